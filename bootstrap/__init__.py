@@ -1,0 +1,1 @@
+"""ioa_p2p.bootstrap"""

@@ -1,0 +1,166 @@
+"""Every error ioa-p2p raises, under one root, grouped by who is at fault.
+
+- :class:`InputError`       the caller or a file handed to us is wrong (fix the input);
+- :class:`RemotePeerError`  another peer misbehaved or is unreachable (retry, or pick another peer);
+- :class:`LocalStateError`  this machine's state is wrong (fix the files, start the node, ...);
+- :class:`IoATimeout`       something took longer than the caller allowed.
+
+Third-party exceptions (libp2p, cbor2, cryptography, openai, sqlite3) are translated into these once,
+at the boundary where they occur; callers never need to catch a library's own exception types.
+Every message says what happened and what to do about it.
+"""
+
+from __future__ import annotations
+
+
+class IoAError(Exception):
+    """Root of every error this package raises on purpose."""
+
+    #: Process exit code the CLI uses for this error (1 = failure, 2 = usage / unreadable input).
+    exit_code: int = 1
+
+
+# --------------------------------------------------------------------------- bad input
+
+
+class InputError(IoAError):
+    """The input we were given is wrong: a bad argument, config file or message."""
+
+
+class UsageError(InputError):
+    """A command or API was called with arguments that cannot work."""
+
+    exit_code = 2
+
+
+class ConfigError(InputError):
+    """A configuration file or value is invalid."""
+
+    exit_code = 2
+
+
+class InvalidMessage(InputError):
+    """Bytes that do not decode to a valid, correctly signed ioa-p2p message."""
+
+
+class MessageTooLarge(InvalidMessage):
+    """A frame or message is larger than the documented limit."""
+
+
+class MalformedEncoding(InvalidMessage):
+    """The bytes are not well-formed CBOR, or contain trailing bytes or forbidden CBOR items."""
+
+
+class NonCanonicalEncoding(InvalidMessage):
+    """Well-formed CBOR that is not in the canonical (deterministic) encoding we require."""
+
+
+class UnsupportedVersion(InvalidMessage):
+    """A message or record of a protocol version this implementation does not speak."""
+
+
+class UnknownMessageType(InvalidMessage):
+    """A message type that is not registered."""
+
+
+class SchemaError(InvalidMessage):
+    """A missing, extra or wrongly typed field."""
+
+
+class SignatureError(InvalidMessage):
+    """A signature does not verify, or the signer is not the claimed author."""
+
+
+class AuthorMismatch(SignatureError):
+    """The signing key does not belong to the peer ID the message names as author."""
+
+
+class InvalidPeerId(InputError):
+    """A peer ID string or byte string that is not a valid Ed25519 libp2p peer ID."""
+
+
+class InvalidAddress(InputError):
+    """A multiaddr that cannot be parsed or lacks a required part (such as /p2p/<peer id>)."""
+
+
+# --------------------------------------------------------------------------- remote peer
+
+
+class RemotePeerError(IoAError):
+    """Another peer misbehaved, refused, or could not be reached."""
+
+
+class PeerUnreachable(RemotePeerError):
+    """We could not connect to a peer or open a stream to it."""
+
+
+class ProtocolViolation(RemotePeerError):
+    """A peer sent something our protocol does not allow (bad frame, bad message, wrong reply)."""
+
+
+class PeerRejected(RemotePeerError):
+    """A peer answered, but refused the request."""
+
+
+# --------------------------------------------------------------------------- local state
+
+
+class LocalStateError(IoAError):
+    """The local machine's state stops us: files, keys, a node that is not running."""
+
+
+class KeyFileError(LocalStateError):
+    """The identity key file is missing, unreadable, corrupt, foreign or has unsafe permissions."""
+
+
+class AlreadyExists(LocalStateError):
+    """Refusing to overwrite something that exists (pass --force / force=True to replace it)."""
+
+
+class NodeNotRunning(LocalStateError):
+    """No local node answers on the control API (start one with `ioa node start`)."""
+
+
+class ControlAPIError(LocalStateError):
+    """The local node's control API answered with an error."""
+
+
+class StoreError(LocalStateError):
+    """The local durable store cannot be opened or written."""
+
+
+# --------------------------------------------------------------------------- timeouts
+
+
+class IoATimeout(IoAError, TimeoutError):
+    """An operation did not finish within the time the caller allowed."""
+
+
+__all__ = [
+    "AlreadyExists",
+    "AuthorMismatch",
+    "ConfigError",
+    "ControlAPIError",
+    "InputError",
+    "InvalidAddress",
+    "InvalidMessage",
+    "InvalidPeerId",
+    "IoAError",
+    "IoATimeout",
+    "KeyFileError",
+    "LocalStateError",
+    "MalformedEncoding",
+    "MessageTooLarge",
+    "NodeNotRunning",
+    "NonCanonicalEncoding",
+    "PeerRejected",
+    "PeerUnreachable",
+    "ProtocolViolation",
+    "RemotePeerError",
+    "SchemaError",
+    "SignatureError",
+    "StoreError",
+    "UnknownMessageType",
+    "UnsupportedVersion",
+    "UsageError",
+]
