@@ -1,0 +1,197 @@
+"""Sentence embeddings behind one small :class:`Embedder` protocol.
+
+Every vector carries the id of the model that made it (``Embedder.model_id``); vectors of different models
+are never compared. All embedders return float32 rows, L2-normalised, so cosine similarity is a dot product.
+
+Backends:
+
+- :class:`WordLlamaEmbedder` (default): static embeddings shipped inside the ``wordllama`` wheel, no key and no
+  download at run time. Trap: ``WordLlama.load()`` looks for tokenizer files in the wrong folder when offline;
+  loading with ``cache_dir=<the wordllama package folder>, disable_download=True`` works with no network.
+- :class:`OpenAIEmbedder`: any OpenAI-compatible ``/v1/embeddings`` endpoint (``base_url``, ``model``).
+- :class:`HashingEmbedder`: numpy-only hashed word and character n-grams; deterministic, instant, weaker.
+  Used by unit tests as the scripted fake and as a last resort when wordllama is unavailable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import ConfigError, PeerUnreachable, RemotePeerError
+
+Matrix = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed dimension."""
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """Return an array of shape ``(len(texts), dim)``, float32, each row of unit length (or zero)."""
+        ...
+
+
+def normalise(rows: Any) -> Matrix:
+    matrix = np.asarray(rows, dtype=np.float32)
+    if matrix.ndim == 1:
+        matrix = matrix[None, :]
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return (matrix / norms).astype(np.float32)
+
+
+class WordLlamaEmbedder:
+    """The embedded offline default (``wordllama`` l2_supercat, 256 dimensions)."""
+
+    _lock = threading.Lock()
+    _cache: dict[int, Any] = {}
+
+    def __init__(self, dim: int = 256) -> None:
+        self._dim = dim
+
+    @property
+    def model_id(self) -> str:
+        return f"wordllama/l2_supercat/{self._dim}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def _model(self) -> Any:
+        with self._lock:
+            model = self._cache.get(self._dim)
+            if model is None:
+                try:
+                    import wordllama
+                    from wordllama import WordLlama
+                except ImportError as exc:  # pragma: no cover - a dependency of the package
+                    raise ConfigError("the wordllama package is not installed") from exc
+                folder = Path(wordllama.__file__).parent
+                model = WordLlama.load(cache_dir=folder, disable_download=True, dim=self._dim)
+                self._cache[self._dim] = model
+            return model
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        rows = self._model().embed(list(texts), norm=False, return_np=True)
+        return normalise(rows)
+
+
+class HashingEmbedder:
+    """Deterministic hashed bag of words and character trigrams (numpy only)."""
+
+    def __init__(self, dim: int = 256) -> None:
+        if dim < 8:
+            raise ConfigError("HashingEmbedder needs at least 8 dimensions")
+        self._dim = dim
+
+    @property
+    def model_id(self) -> str:
+        return f"hashing/v1/{self._dim}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for feature, weight in _features(text):
+                digest = hashlib.blake2b(feature.encode(), digest_size=8).digest()
+                index = int.from_bytes(digest[:4], "little") % self._dim
+                sign = 1.0 if digest[4] & 1 else -1.0
+                out[row, index] += sign * weight
+        return normalise(out)
+
+
+def _features(text: str) -> list[tuple[str, float]]:
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    features = [("w:" + w, 1.0) for w in words]
+    for word in words:
+        padded = f"#{word}#"
+        features += [("c:" + padded[i : i + 3], 0.3) for i in range(len(padded) - 2)]
+    return features
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible embeddings endpoint, through the ``openai`` package."""
+
+    def __init__(
+        self, *, model: str, base_url: str | None = None, api_key: str | None = None, dim: int
+    ) -> None:
+        import openai
+
+        self._model_name = model
+        self._dim = dim
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key or "unused", timeout=30.0)
+        self._base_url = base_url or "openai"
+
+    @property
+    def model_id(self) -> str:
+        return f"openai/{self._model_name}/{self._dim}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        import openai
+
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        try:
+            reply = self._client.embeddings.create(model=self._model_name, input=list(texts))
+        except openai.APIConnectionError as exc:
+            raise PeerUnreachable(f"embedding server {self._base_url} unreachable: {exc}") from exc
+        except openai.OpenAIError as exc:
+            raise RemotePeerError(f"embedding server {self._base_url} failed: {exc}") from exc
+        rows = [item.embedding for item in sorted(reply.data, key=lambda d: d.index)]
+        matrix = normalise(rows)
+        if matrix.shape != (len(texts), self._dim):
+            raise RemotePeerError(
+                f"embedding server returned shape {matrix.shape}, expected {(len(texts), self._dim)}; "
+                "set the right `dim` for this model in the config"
+            )
+        return matrix
+
+
+def make_embedder(settings: dict[str, Any] | None = None) -> Embedder:
+    """Build the embedder a config section asks for: ``{"backend": "wordllama"|"openai"|"hashing", ...}``."""
+    settings = dict(settings or {})
+    backend = settings.pop("backend", "wordllama")
+    try:
+        if backend == "wordllama":
+            return WordLlamaEmbedder(**settings)
+        if backend == "hashing":
+            return HashingEmbedder(**settings)
+        if backend == "openai":
+            return OpenAIEmbedder(**settings)
+    except TypeError as exc:
+        raise ConfigError(f"bad options for embedding backend {backend!r}: {exc}") from None
+    raise ConfigError(f"unknown embedding backend {backend!r}; use wordllama, openai or hashing")
+
+
+__all__ = [
+    "Embedder",
+    "HashingEmbedder",
+    "Matrix",
+    "OpenAIEmbedder",
+    "WordLlamaEmbedder",
+    "make_embedder",
+    "normalise",
+]
