@@ -75,12 +75,40 @@ class AuthorMismatch(SignatureError):
     """The signing key does not belong to the peer ID the message names as author."""
 
 
+class InvalidCard(InvalidMessage):
+    """An agent card that is malformed, forged, oversized, or carries a bad embedding vector."""
+
+
+class ExpiredCard(InvalidCard):
+    """An agent card whose expiry time has passed (its owner must republish a fresh one)."""
+
+
 class InvalidPeerId(InputError):
     """A peer ID string or byte string that is not a valid Ed25519 libp2p peer ID."""
 
 
 class InvalidAddress(InputError):
     """A multiaddr that cannot be parsed or lacks a required part (such as /p2p/<peer id>)."""
+
+
+class UnknownAdapter(ConfigError):
+    """No installed agent adapter has the configured kind (see ``ioa_p2p.adapters.list_adapters``)."""
+
+
+class AdapterOptionsError(ConfigError):
+    """An agent adapter's options are missing, unknown or of the wrong type."""
+
+
+class AdapterLoadError(ConfigError):
+    """An adapter plugin could not be imported, or does not implement the adapter protocol."""
+
+
+class TaskRejected(InputError):
+    """An agent adapter cannot do this task (no code block, no arithmetic, ...); the reason says why."""
+
+
+class BadAdapterOutput(InputError):
+    """An agent adapter returned something that is not a valid, bounded task result."""
 
 
 # --------------------------------------------------------------------------- remote peer
@@ -100,6 +128,10 @@ class ProtocolViolation(RemotePeerError):
 
 class PeerRejected(RemotePeerError):
     """A peer answered, but refused the request."""
+
+
+class PeerClosed(RemotePeerError):
+    """The peer closed or reset the stream (or the connection) before the exchange was complete."""
 
 
 # --------------------------------------------------------------------------- local state
@@ -137,12 +169,19 @@ class IoATimeout(IoAError, TimeoutError):
 
 
 __all__ = [
+    "UnknownAdapter",
+    "TaskRejected",
+    "BadAdapterOutput",
+    "AdapterOptionsError",
+    "AdapterLoadError",
     "AlreadyExists",
     "AuthorMismatch",
     "ConfigError",
     "ControlAPIError",
+    "ExpiredCard",
     "InputError",
     "InvalidAddress",
+    "InvalidCard",
     "InvalidMessage",
     "InvalidPeerId",
     "IoAError",
@@ -153,6 +192,7 @@ __all__ = [
     "MessageTooLarge",
     "NodeNotRunning",
     "NonCanonicalEncoding",
+    "PeerClosed",
     "PeerRejected",
     "PeerUnreachable",
     "ProtocolViolation",

@@ -1,1 +1,16 @@
-"""ioa_p2p.node"""
+"""ioa_p2p.node: the running peer (installed from the top-level ``node/`` folder).
+
+- ``node.py``           :func:`open_node` and :class:`Node`: host, DHT, bootstrap, services, control API
+- ``host.py``           the py-libp2p host: TCP, Noise only, yamux; key and peer-ID conversion
+- ``libp2p_patches.py`` every workaround for a py-libp2p 0.8.1 problem, each with a test that notices upstream
+- ``framing.py``        length-prefixed frames over streams: buffered reader, size limit, read timeout
+- ``routing.py``        Kademlia DHT instance, bootstrap dialing with backoff, peer discovery
+- ``control.py``        local HTTP/JSON control API (127.0.0.1, bearer token) served by hypercorn on trio
+- ``peers_api.py``      control routes ``/id``, ``/peers``, ``/connect``
+- ``messaging.py``      direct signed messages, protocol ``/ioa/msg/1.0.0``, control ``/send`` and ``/inbox``
+"""
+
+from .framing import FramedStream
+from .node import Node, open_node
+
+__all__ = ["FramedStream", "Node", "open_node"]

@@ -1,0 +1,274 @@
+"""The running peer: ``async with open_node(config) as node:``.
+
+``open_node`` loads the identity, starts the Noise-only libp2p host on the configured multiaddrs, the node's
+Kademlia DHT (``node.dht``, see :mod:`ioa_p2p.node.routing`), bootstrap dialing with backoff, peer discovery,
+the local control API, and then every service in :data:`_SERVICES` in order. All background work lives in the
+node's nursery (``node.nursery``); leaving the ``async with`` block cancels it and closes the host.
+
+Services are async context managers ``open_<name>(node)`` that register stream handlers / control routes,
+start their tasks in ``node.nursery`` and put themselves in ``node.services[name]``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import trio
+from libp2p.tools.anyio_service import background_trio_service
+
+from ioa_p2p.config import NodeConfig
+from ioa_p2p.errors import (
+    IoAError,
+    IoATimeout,
+    PeerClosed,
+    PeerUnreachable,
+    UsageError,
+)
+from ioa_p2p.identity import Identity, PeerId, load_key_file
+
+from .control import ControlAPI
+from .framing import FramedStream
+from .host import from_libp2p_id, new_noise_host, parse_multiaddr, peer_info_from_addr, to_libp2p_id
+from .routing import keep_bootstrap_connected, new_dht, run_peer_discovery
+
+log = logging.getLogger("ioa_p2p.node")
+
+StreamHandler = Callable[[FramedStream], Awaitable[None]]
+ServiceOpener = Callable[["Node"], Any]
+
+STREAM_OPEN_ATTEMPTS = 3
+DEFAULT_STREAM_TIMEOUT = 10.0
+
+
+def _builtin_services() -> tuple[ServiceOpener, ...]:
+    from .messaging import open_messaging
+    from .peers_api import open_peers_api
+
+    return (open_peers_api, open_messaging)
+
+
+#: Services started by every node after the built-ins, in order: dotted paths of ``open_<name>(node)``
+#: async context managers, e.g. ``"ioa_p2p.dht.service.open_discovery"`` (imported lazily).
+_SERVICES: tuple[str, ...] = ()
+
+
+class Node:
+    """A running ioa-p2p peer. Made by :func:`open_node`; do not construct directly."""
+
+    def __init__(self, config: NodeConfig, identity: Identity, host: Any, nursery: trio.Nursery) -> None:
+        self.config = config
+        self.home: Path = config.home
+        self.identity = identity
+        self.peer_id: PeerId = identity.peer_id
+        self.host = host
+        self.nursery = nursery
+        self.dht: Any = None
+        self.control = ControlAPI()
+        self.services: dict[str, Any] = {}
+
+    # ------------------------------------------------------------------ addresses and peers
+
+    def listen_addrs(self) -> list[str]:
+        """Full listen multiaddrs, each ending in ``/p2p/<peer id>``."""
+        suffix = f"/p2p/{self.peer_id}"
+        out = []
+        for addr in self.host.get_addrs():
+            text = str(addr)
+            out.append(text if text.endswith(suffix) else text + suffix)
+        return out
+
+    def connected_peers(self) -> list[PeerId]:
+        return sorted(from_libp2p_id(p) for p in self.host.get_connected_peers())
+
+    def is_connected(self, peer: PeerId) -> bool:
+        return bool(self.host.get_network().connections.get(to_libp2p_id(peer)))
+
+    def peer_addrs(self, peer: PeerId) -> list[str]:
+        try:
+            return [str(a) for a in self.host.get_peerstore().addrs(to_libp2p_id(peer))]
+        except Exception:  # peerstore raises PeerStoreError for unknown peers
+            return []
+
+    async def connect(self, addr: str) -> PeerId:
+        """Connect to a full multiaddr (``.../p2p/<peer id>``); returns the peer's ID."""
+        info = peer_info_from_addr(addr)
+        peer = from_libp2p_id(info.peer_id)
+        if peer == self.peer_id:
+            raise UsageError(f"{addr} is this node's own address")
+        try:
+            await self.host.connect(info)
+        except Exception as exc:
+            raise PeerUnreachable(f"cannot connect to {addr}: {exc}") from None
+        return peer
+
+    async def connect_peer(self, peer: PeerId) -> None:
+        """Connect to a peer whose addresses are already known (peerstore / DHT)."""
+        if self.is_connected(peer):
+            return
+        from libp2p.peer.peerinfo import PeerInfo
+
+        pid = to_libp2p_id(peer)
+        try:
+            addrs = self.host.get_peerstore().addrs(pid)
+        except Exception:
+            addrs = []
+        if not addrs:
+            raise PeerUnreachable(f"no known address for {peer}; connect to it by multiaddr first")
+        try:
+            await self.host.connect(PeerInfo(pid, addrs))
+        except Exception as exc:
+            raise PeerUnreachable(f"cannot connect to {peer}: {exc}") from None
+
+    # ------------------------------------------------------------------ streams
+
+    def set_stream_handler(self, protocol_id: str, handler: StreamHandler) -> None:
+        """Serve ``protocol_id``: each inbound stream becomes a FramedStream whose ``remote`` is the
+        Noise-authenticated peer. Our errors end the stream quietly; anything else is logged."""
+
+        async def wrapped(stream: Any) -> None:
+            try:
+                remote = from_libp2p_id(stream.muxed_conn.peer_id)
+            except Exception:
+                await stream.reset()
+                return
+            framed = FramedStream(stream, remote)
+            try:
+                await handler(framed)
+            except (PeerClosed, IoATimeout) as exc:
+                log.debug("%s stream from %s ended: %s", protocol_id, remote, exc)
+                await framed.reset()
+            except IoAError as exc:
+                log.info("%s stream from %s failed: %s", protocol_id, remote, exc)
+                await framed.reset()
+            except Exception:
+                log.exception("handler for %s crashed on a stream from %s", protocol_id, remote)
+                await framed.reset()
+            else:
+                await framed.close()
+
+        self.host.set_stream_handler(protocol_id, wrapped)
+
+    async def open_stream(
+        self, peer: PeerId, protocol_id: str, *, timeout: float = DEFAULT_STREAM_TIMEOUT
+    ) -> FramedStream:
+        """Open a stream to ``peer`` (dialing it if needed), retrying transient failures."""
+        if peer == self.peer_id:
+            raise UsageError("cannot open a stream to this node itself")
+        last: Exception | None = None
+        with trio.move_on_after(timeout) as scope:
+            for attempt in range(STREAM_OPEN_ATTEMPTS):
+                try:
+                    stream = await self.host.new_stream(to_libp2p_id(peer), [protocol_id])
+                    return FramedStream(stream, peer)
+                except Exception as exc:  # libp2p raises many types while dialing/negotiating
+                    last = exc
+                    await trio.sleep(0.05 * (attempt + 1))
+        if scope.cancelled_caught:
+            raise IoATimeout(f"opening {protocol_id} to {peer} took longer than {timeout:.1f} s")
+        raise PeerUnreachable(f"cannot open {protocol_id} to {peer}: {last}")
+
+    # ------------------------------------------------------------------ info
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "pid": os.getpid(),
+            "peer_id": str(self.peer_id),
+            "addrs": self.listen_addrs(),
+            "control": {"host": "127.0.0.1", "port": self.control.port},
+            "services": sorted(self.services),
+        }
+
+
+def _resolve_openers() -> list[ServiceOpener]:
+    import importlib
+
+    openers = list(_builtin_services())
+    for dotted in _SERVICES:
+        module, _, name = dotted.rpartition(".")
+        openers.append(getattr(importlib.import_module(module), name))
+    return openers
+
+
+@asynccontextmanager
+async def open_node(
+    config: NodeConfig,
+    *,
+    identity: Identity | None = None,
+    control_api: bool = True,
+    write_info: bool = True,
+    services: bool = True,
+) -> AsyncIterator[Node]:
+    """Run a node until the block exits. ``identity`` defaults to the key file under ``config.home``."""
+    identity = identity or load_key_file(config.key_path)
+    listen = [parse_multiaddr(a) for a in config.listen]
+    for bootstrap in config.bootstrap:
+        peer_info_from_addr(bootstrap)  # fail early on a bad bootstrap address
+    host = new_noise_host(identity)
+    try:
+        host_cm = host.run(listen_addrs=listen)
+        await host_cm.__aenter__()
+    except OSError as exc:
+        raise UsageError(f"cannot listen on {list(config.listen)}: {exc.strerror or exc}") from None
+    try:
+        async with trio.open_nursery() as nursery:
+            node = Node(config, identity, host, nursery)
+            node.dht = new_dht(host)
+            async with AsyncExitStack() as stack:
+                await stack.enter_async_context(background_trio_service(node.dht))
+                await _start_routing(node)
+                if services:
+                    for opener in _resolve_openers():
+                        await stack.enter_async_context(opener(node))
+                if control_api:
+                    await nursery.start(lambda task_status: node.control.serve(
+                        port=config.control_port, task_status=task_status
+                    ))
+                    if write_info:
+                        config.home.mkdir(parents=True, exist_ok=True)
+                        node.control.write_files(config.home, node.info())
+                try:
+                    yield node
+                finally:
+                    if write_info and control_api:
+                        _remove_info(config.home)
+                    nursery.cancel_scope.cancel()
+    finally:
+        with trio.CancelScope(shield=True), trio.move_on_after(5):
+            try:
+                await host_cm.__aexit__(None, None, None)
+            except Exception as exc:
+                log.debug("host shutdown: %s", exc)
+
+
+async def _start_routing(node: Node) -> None:
+    async def on_bootstrap(peer: PeerId) -> None:
+        try:
+            await node.dht.add_peer(to_libp2p_id(peer))
+        except Exception as exc:
+            log.debug("could not add bootstrap peer %s to the routing table: %s", peer, exc)
+
+    for addr in node.config.bootstrap:
+        node.nursery.start_soon(
+            lambda a=addr: keep_bootstrap_connected(
+                node.connect,
+                node.is_connected,
+                a,
+                backoff=node.config.bootstrap_backoff,
+                backoff_max=node.config.bootstrap_backoff_max,
+                on_connected=on_bootstrap,
+            )
+        )
+    node.nursery.start_soon(run_peer_discovery, node.dht, node.connect_peer, node.is_connected)
+
+
+def _remove_info(home: Path) -> None:
+    for name in ("node.json", "control.token"):
+        try:
+            (home / name).unlink()
+        except OSError:
+            pass
