@@ -1,0 +1,19 @@
+"""The ``ioa`` command: a thin click layer over the library.
+
+Each module registers its commands on :data:`main`:
+
+- ``identity_cmds.py``  ``ioa init``, ``ioa id``
+- ``node_cmds.py``      ``ioa node start``, ``ioa peers``, ``ioa send``, ``ioa inbox``
+
+Exit codes: 0 ok, 1 failure, 2 usage error or unreadable input. Errors print one line ``error: ...`` on
+stderr (with ``--json``, a JSON object ``{"error": {"type", "message"}}`` on stdout instead).
+"""
+
+from __future__ import annotations
+
+from ._base import main
+
+from . import identity_cmds as identity_cmds  # noqa: E402  (registers commands)
+from . import node_cmds as node_cmds  # noqa: E402
+
+__all__ = ["main"]

@@ -1,0 +1,66 @@
+"""The root click group, shared options and the one place errors become exit codes."""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from ..config import ioa_home
+from ..errors import IoAError
+from ..logs import setup_logging
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Context:
+    def __init__(self, home: Path, verbosity: int) -> None:
+        self.home = home
+        self.verbosity = verbosity
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--home", type=click.Path(path_type=Path), default=None, help="Node home (default $IOA_HOME or ~/.ioa).")
+@click.option("-v", "--verbose", count=True, help="More logging (-vv: debug, including libp2p).")
+@click.option("-q", "--quiet", is_flag=True, help="Only errors.")
+@click.version_option(package_name="ioa-p2p")
+@click.pass_context
+def main(ctx: click.Context, home: Path | None, verbose: int, quiet: bool) -> None:
+    """ioa-p2p: the Internet of Agents as a peer-to-peer network."""
+    verbosity = -1 if quiet else verbose
+    setup_logging(verbosity)
+    ctx.obj = Context(ioa_home(home), verbosity)
+
+
+def handle_errors(json_flag: str | None = "as_json") -> Callable[[F], F]:
+    """Turn our errors into ``error: ...`` (or JSON) and the error's exit code."""
+
+    def wrap(fn: F) -> F:
+        @functools.wraps(fn)
+        def inner(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return fn(*args, **kwargs)
+            except IoAError as exc:
+                if json_flag and kwargs.get(json_flag):
+                    click.echo(json.dumps({"error": {"type": type(exc).__name__, "message": str(exc)}}))
+                else:
+                    click.echo(f"error: {exc}", err=True)
+                sys.exit(exc.exit_code)
+
+        return inner  # type: ignore[return-value]
+
+    return wrap
+
+
+def emit_json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, sort_keys=True))
+
+
+def get_home(ctx: click.Context) -> Path:
+    obj = ctx.find_object(Context)
+    return obj.home if obj else ioa_home(None)

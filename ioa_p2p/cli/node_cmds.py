@@ -1,0 +1,107 @@
+"""``ioa node start``, ``ioa peers``, ``ioa send``, ``ioa inbox``."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import trio
+
+from ..config import NodeConfig, load_config
+from ..control_client import ControlClient
+from ._base import emit_json, get_home, handle_errors, main
+
+
+@main.group()
+def node() -> None:
+    """Run this machine's node."""
+
+
+@node.command("start")
+@click.option("--config", "config_file", type=click.Path(path_type=Path), default=None,
+              help="Config file (default: config.toml in the node home).")
+@click.option("--listen", multiple=True, metavar="MADDR", help="Listen multiaddr (repeatable); replaces the config's.")
+@click.option("--bootstrap", multiple=True, metavar="MADDR", help="Bootstrap peer /.../p2p/<id> (repeatable).")
+@click.option("--name", default=None, help="Agent name (overrides [agent].name).")
+@click.option("--description", default=None, help="Agent description (overrides [agent].description).")
+@click.option("--skill", "skills", multiple=True, help="Agent skill/tag (repeatable; overrides [agent].skills).")
+@click.option("--adapter", default=None, help="Agent adapter kind (overrides [agent].adapter).")
+@click.pass_context
+@handle_errors(json_flag=None)
+def node_start(ctx: click.Context, config_file: Path | None, listen: tuple[str, ...],
+               bootstrap: tuple[str, ...], name: str | None, description: str | None,
+               skills: tuple[str, ...], adapter: str | None) -> None:
+    """Start the node; runs until SIGINT/SIGTERM. Prints `listening on <multiaddr>` lines."""
+    home = get_home(ctx)
+    config = load_config(home, path=config_file)
+    agent: dict[str, Any] = {}
+    for key, value in (("name", name), ("description", description), ("adapter", adapter)):
+        if value is not None:
+            agent[key] = value
+    if skills:
+        agent["skills"] = list(skills)
+    config = config.with_overrides(listen=listen or None, bootstrap=bootstrap, sections={"agent": agent})
+    trio.run(_run_node, config)
+
+
+async def _run_node(config: NodeConfig) -> None:
+    from ..node import open_node
+
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with open_node(config) as running:
+            for addr in running.listen_addrs():
+                click.echo(f"listening on {addr}")
+            click.echo(f"peer id {running.peer_id}")
+            click.echo(f"control api on 127.0.0.1:{running.control.port}")
+            sys.stdout.flush()
+            async for signum in signals:
+                click.echo(f"received {signal.Signals(signum).name}, shutting down", err=True)
+                break
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of {peer_id, addrs}.")
+@click.pass_context
+@handle_errors()
+def peers(ctx: click.Context, as_json: bool) -> None:
+    """List the peers the running node is connected to."""
+    result = ControlClient(get_home(ctx)).call("GET", "/peers")
+    if as_json:
+        emit_json(result)
+        return
+    if not result:
+        click.echo("no connected peers")
+    for peer in result:
+        click.echo(f"{peer['peer_id']}  {' '.join(peer['addrs'])}")
+
+
+@main.command()
+@click.argument("peer")
+@click.argument("text")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors()
+def send(ctx: click.Context, peer: str, text: str, as_json: bool) -> None:
+    """Send a signed direct message to PEER and wait for its acknowledgement."""
+    result = ControlClient(get_home(ctx)).call("POST", "/send", {"peer": peer, "text": text})
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(f"delivered {result['hash']}")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors()
+def inbox(ctx: click.Context, as_json: bool) -> None:
+    """Show direct messages the running node received (verified)."""
+    result = ControlClient(get_home(ctx)).call("GET", "/inbox")
+    if as_json:
+        emit_json(result)
+        return
+    for item in result:
+        click.echo(f"{item['from']} #{item['seq']}: {item['text']}")
