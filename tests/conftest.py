@@ -1,0 +1,106 @@
+"""Shared fixtures: temporary node homes, in-process nodes on 127.0.0.1, node processes."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from ioa_p2p.config import NodeConfig
+from ioa_p2p.identity import Identity
+
+logging.getLogger("libp2p").setLevel(logging.CRITICAL)
+logging.getLogger("hypercorn").setLevel(logging.CRITICAL)
+
+
+@asynccontextmanager
+async def open_test_nodes(tmp_path: Path, count: int, *, connect: str = "first", **kwargs) -> AsyncIterator[list]:
+    """Start ``count`` in-process nodes; all but the first bootstrap from the first."""
+    from ioa_p2p.node import open_node
+
+    nodes = []
+    async with AsyncExitStack() as stack:
+        first = None
+        for i in range(count):
+            bootstrap = (first.listen_addrs()[0],) if (first and connect == "first") else ()
+            config = NodeConfig(home=tmp_path / f"n{i}", bootstrap=bootstrap, bootstrap_backoff=0.2)
+            node = await stack.enter_async_context(
+                open_node(config, identity=Identity.generate(), write_info=False, **kwargs)
+            )
+            first = first or node
+            nodes.append(node)
+        yield nodes
+
+
+@pytest.fixture
+def node_env(tmp_path: Path) -> Iterator[dict[str, str]]:
+    env = dict(os.environ)
+    env["PYTHONUNBUFFERED"] = "1"
+    yield env
+
+
+class NodeProcess:
+    """A real `ioa node start` process with its own IOA_HOME."""
+
+    def __init__(self, home: Path, *args: str, env: dict[str, str] | None = None) -> None:
+        self.home = home
+        self.env = dict(env or os.environ)
+        self.env["IOA_HOME"] = str(home)
+        self.env["PYTHONUNBUFFERED"] = "1"
+        self.log = open(home.parent / f"{home.name}.log", "w+")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "ioa_p2p", "node", "start", *args],
+            env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        self.addrs: list[str] = []
+
+    def wait_listening(self, timeout: float = 30.0) -> list[str]:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.log.seek(0)
+            lines = self.log.read().splitlines()
+            addrs = [ln.removeprefix("listening on ").strip() for ln in lines if ln.startswith("listening on ")]
+            if addrs and (self.home / "node.json").exists():
+                self.addrs = addrs
+                return addrs
+            if self.proc.poll() is not None:
+                raise AssertionError(f"node exited early ({self.proc.returncode}):\n" + "\n".join(lines))
+            time.sleep(0.1)
+        raise AssertionError(f"node at {self.home} did not start listening in {timeout} s")
+
+    def ioa(self, *args: str, timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "ioa_p2p", *args], env=self.env, capture_output=True, text=True,
+            timeout=timeout,
+        )
+
+    def stop(self, timeout: float = 15.0) -> int:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.log.close()
+        return self.proc.returncode
+
+    def output(self) -> str:
+        self.log.flush()
+        return Path(self.log.name).read_text()
+
+
+def ioa_init(home: Path, env: dict[str, str] | None = None) -> str:
+    env = dict(env or os.environ)
+    env["IOA_HOME"] = str(home)
+    out = subprocess.run([sys.executable, "-m", "ioa_p2p", "init", "--json"], env=env,
+                         capture_output=True, text=True, timeout=60, check=True)
+    import json
+    return json.loads(out.stdout)["peer_id"]

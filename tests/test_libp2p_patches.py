@@ -1,0 +1,34 @@
+"""Tell when upstream py-libp2p changes make a workaround in ioa_p2p.node.libp2p_patches stale or wrong."""
+
+from __future__ import annotations
+
+import libp2p.network.swarm as swarm
+import trio
+
+from ioa_p2p.node import libp2p_patches
+
+from .conftest import open_test_nodes
+
+
+def test_patches_target_the_version_they_were_written_for() -> None:
+    assert libp2p_patches.libp2p_version() == libp2p_patches.PATCHED_FOR_VERSION, (
+        "py-libp2p changed version: re-check every patch in ioa_p2p/node/libp2p_patches.py"
+    )
+
+
+def test_happy_eyeballs_constant_still_exists_with_upstream_value() -> None:
+    assert libp2p_patches.upstream_happy_eyeballs_delay() == libp2p_patches.UPSTREAM_HAPPY_EYEBALLS_DELAY, (
+        "upstream removed or changed _HAPPY_EYEBALLS_DELAY: the dial-delay patch may be unnecessary"
+    )
+    libp2p_patches.apply_patches()
+    assert swarm._HAPPY_EYEBALLS_DELAY == 0
+
+
+async def test_connect_is_fast_with_the_patch(tmp_path) -> None:
+    # With the 250 ms delay, connecting takes > 250 ms; the patch makes it far quicker. Loose bound: this checks
+    # the patch is in effect, not a speed target.
+    async with open_test_nodes(tmp_path, 2, connect="none") as (a, b):
+        start = trio.current_time()
+        with trio.fail_after(10):
+            await b.connect(a.listen_addrs()[0])
+        assert trio.current_time() - start < 0.25

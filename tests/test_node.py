@@ -1,0 +1,81 @@
+"""In-process nodes on 127.0.0.1: bootstrap and discovery, direct signed messages, bad frames."""
+
+from __future__ import annotations
+
+import trio
+
+from ioa_p2p import canonical
+from ioa_p2p.identity import Identity
+from ioa_p2p.node.messaging import PROTOCOL_ID
+from ioa_p2p.wire import Envelope, Text
+
+from .conftest import open_test_nodes
+
+
+async def wait_connected(a, b, timeout: float = 20.0) -> None:
+    with trio.fail_after(timeout):
+        while not a.is_connected(b.peer_id):
+            await trio.sleep(0.1)
+
+
+async def test_peers_meet_through_a_bootstrap_node(tmp_path) -> None:
+    async with open_test_nodes(tmp_path, 3) as (a, b, c):
+        await wait_connected(b, c)
+        assert set(b.connected_peers()) >= {a.peer_id, c.peer_id}
+        assert set(c.connected_peers()) >= {a.peer_id, b.peer_id}
+        assert all(addr.endswith(f"/p2p/{a.peer_id}") for addr in a.listen_addrs())
+
+
+async def test_direct_message_arrives_verified(tmp_path) -> None:
+    async with open_test_nodes(tmp_path, 2) as (a, b):
+        await wait_connected(b, a)
+        with trio.fail_after(10):
+            digest = await b.services["messaging"].send_text(a.peer_id, "hello", {"k": 1})
+            await a.services["messaging"].wait_message(1)
+        env = a.services["messaging"].inbox[0]
+        assert env.hash == digest and env.author == b.peer_id and env.body.text == "hello"
+
+
+async def test_flipped_byte_rejected_and_stream_stays_usable(tmp_path) -> None:
+    async with open_test_nodes(tmp_path, 2) as (a, b):
+        await wait_connected(b, a)
+        good = Envelope.create(b.identity, Text(text="fine"), seq=1)
+        bad = bytearray(Envelope.create(b.identity, Text(text="evil"), seq=2).to_cbor())
+        bad[len(bad) // 2] ^= 0x40
+        with trio.fail_after(10):
+            stream = await b.open_stream(a.peer_id, PROTOCOL_ID)
+            await stream.send(bytes(bad))
+            reply = await stream.receive_value()
+            assert reply["ok"] is False and reply["error"]
+            await stream.send(b"\xff\x00garbage")
+            assert (await stream.receive_value())["ok"] is False
+            await stream.send_envelope(good)
+            reply = await stream.receive_value()
+            assert reply == {"ok": True, "hash": good.hash}
+            await stream.close()
+        assert [e.body.text for e in a.services["messaging"].inbox] == ["fine"]
+
+
+async def test_message_from_another_author_is_refused(tmp_path) -> None:
+    async with open_test_nodes(tmp_path, 2) as (a, b):
+        await wait_connected(b, a)
+        forged = Envelope.create(Identity.generate(), Text(text="relayed"), seq=1)
+        with trio.fail_after(10):
+            stream = await b.open_stream(a.peer_id, PROTOCOL_ID)
+            await stream.send_envelope(forged)
+            reply = canonical.decode(await stream.receive())
+        assert reply["ok"] is False and "not the sending peer" in reply["error"]
+        assert not a.services["messaging"].inbox
+
+
+async def test_oversize_frame_is_refused_without_reading_it(tmp_path) -> None:
+    async with open_test_nodes(tmp_path, 2) as (a, b):
+        await wait_connected(b, a)
+        with trio.fail_after(10):
+            stream = await b.open_stream(a.peer_id, PROTOCOL_ID)
+            await stream.send(b"x" * ((1 << 20) + 10))
+            reply = await stream.receive_value()
+        assert reply["ok"] is False and "over the limit" in reply["error"]
+        # the node is still fine for others
+        with trio.fail_after(10):
+            await b.services["messaging"].send_text(a.peer_id, "after")
