@@ -93,7 +93,8 @@ class NodeProcess:
         return self.proc.returncode
 
     def output(self) -> str:
-        self.log.flush()
+        if not self.log.closed:
+            self.log.flush()
         return Path(self.log.name).read_text()
 
 
