@@ -20,7 +20,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
@@ -178,7 +178,7 @@ def load_key_file(path: Path) -> Identity:
         key = serialization.load_pem_private_key(data, password=None)
     except TypeError:
         raise KeyFileError(f"key file {path} is password-protected; ioa-p2p needs an unencrypted key") from None
-    except (ValueError, serialization.UnsupportedAlgorithm) as exc:
+    except (ValueError, UnsupportedAlgorithm) as exc:
         raise KeyFileError(
             f"key file {path} is corrupt or truncated (not a PEM private key: {exc}); "
             "restore it from a backup, or create a new identity with `ioa init --force`"
