@@ -83,6 +83,10 @@ class ExpiredCard(InvalidCard):
     """An agent card whose expiry time has passed (its owner must republish a fresh one)."""
 
 
+class ReplayedCard(InvalidCard):
+    """An announced agent card older than the version we already hold (a replay): ignored."""
+
+
 class InvalidPeerId(InputError):
     """A peer ID string or byte string that is not a valid Ed25519 libp2p peer ID."""
 
@@ -197,6 +201,7 @@ __all__ = [
     "PeerUnreachable",
     "ProtocolViolation",
     "RemotePeerError",
+    "ReplayedCard",
     "SchemaError",
     "SignatureError",
     "StoreError",

@@ -1,0 +1,363 @@
+"""The signed agent card: what a node can do, as one self-certifying record (pure: no I/O, no clock).
+
+A card is an :class:`~ioa_p2p.wire.Envelope` whose body is an :class:`AgentCard` (message type
+``"agent_card"``, version 1). The envelope's author is the signer; a card is valid only when
+
+- the signature verifies and the signer is the card's own ``peer`` (nobody can publish a card for
+  someone else),
+- the envelope ``seq`` equals the card ``version`` and the envelope ``ts`` equals ``issued_at``,
+- it has not expired (``now_ms < expires_at``), was not issued in the future (more than
+  :data:`MAX_CLOCK_SKEW_MS` ahead of the caller's clock) and lives at most :data:`MAX_TTL_MS`,
+- the encoding is at most :data:`MAX_CARD_SIZE` bytes and every field is within its limit,
+- the embedding is ``dim`` little-endian float32 values, all finite, ``1 <= dim <= MAX_DIM``.
+
+Selection: a card replaces another card of the same peer only when its ``version`` is strictly
+greater (:func:`newer_than`); equal or older versions never replace. Versions come from
+:func:`next_version` (``max(now_ms, previous + 1)``), so they keep increasing across restarts.
+
+The exact wire layout is in ``docs/protocol-discovery.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar  # noqa: F401  (wire.message_type resolves Body's ClassVar hints here)
+
+import numpy as np
+import numpy.typing as npt
+
+from .errors import (
+    AuthorMismatch,
+    ExpiredCard,
+    InvalidCard,
+    InvalidMessage,
+    MessageTooLarge,
+)
+from .identity import Identity, PeerId
+from .wire import Body, Envelope, message_type
+
+#: Largest encoded card (the whole signed envelope) accepted anywhere: DHT, gossip, control API.
+MAX_CARD_SIZE = 32 * 1024
+#: Largest embedding dimension accepted (OpenAI text-embedding-3-large has 3072).
+MAX_DIM = 4096
+#: Default card lifetime (the owner republishes a new version well before it runs out).
+DEFAULT_TTL_MS = 30 * 60 * 1000
+#: Longest lifetime a card may claim: a stopped agent disappears within this time at the latest.
+MAX_TTL_MS = 24 * 60 * 60 * 1000
+#: How far ahead of the verifier's clock ``issued_at`` may be.
+MAX_CLOCK_SKEW_MS = 5 * 60 * 1000
+
+# Field limits (UTF-8 bytes for strings). Together they keep any card under MAX_CARD_SIZE.
+MAX_NAME = 128
+MAX_DESCRIPTION = 4096
+MAX_TAG = 64
+MAX_TAGS = 32
+MAX_ADDR = 256
+MAX_ADDRS = 16
+MAX_MODEL_ID = 128
+
+Vector = npt.NDArray[np.float32]
+
+
+@message_type("agent_card", 1)
+class AgentCard(Body):
+    """The body of a card. Build cards with :func:`issue_card`; parse them with :func:`parse_card`."""
+
+    peer: PeerId
+    name: str
+    description: str
+    skills: tuple[str, ...]
+    adapter: str
+    task_types: tuple[str, ...]
+    model: str
+    dim: int
+    vector: bytes
+    addrs: tuple[str, ...]
+    version: int
+    issued_at: int
+    expires_at: int
+
+    def validate(self) -> None:
+        _check_text("name", self.name, MAX_NAME, required=True)
+        _check_text("description", self.description, MAX_DESCRIPTION)
+        _check_text("adapter", self.adapter, MAX_TAG)
+        _check_text("model", self.model, MAX_MODEL_ID, required=True)
+        _check_tags("skills", self.skills, MAX_TAGS, MAX_TAG)
+        _check_tags("task_types", self.task_types, MAX_TAGS, MAX_TAG)
+        _check_tags("addrs", self.addrs, MAX_ADDRS, MAX_ADDR)
+        for addr in self.addrs:
+            if not addr.startswith("/"):
+                raise InvalidCard(f"card address {addr!r} is not a multiaddr (must start with '/')")
+        _check_vector(self.dim, self.vector)
+        for name in ("version", "issued_at", "expires_at"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidCard(f"card {name} must be an integer, got {type(value).__name__}")
+            if not 0 <= value < 2**63:
+                raise InvalidCard(f"card {name} must be a non-negative 63-bit integer, got {value}")
+        lifetime = self.expires_at - self.issued_at
+        if lifetime <= 0:
+            raise InvalidCard("card expires_at must be after issued_at")
+        if lifetime > MAX_TTL_MS:
+            raise InvalidCard(
+                f"card lifetime {lifetime} ms is over the limit of {MAX_TTL_MS} ms; "
+                "issue cards with a shorter TTL and republish them"
+            )
+
+    def embedding(self) -> Vector:
+        """The vector as a read-only float32 array of shape ``(dim,)``."""
+        return np.frombuffer(self.vector, dtype="<f4").astype(np.float32)
+
+
+@dataclass(frozen=True, slots=True)
+class SignedCard:
+    """A verified card with its exact encoding (what travels on the DHT and in gossip)."""
+
+    envelope: Envelope
+    encoded: bytes
+
+    @property
+    def card(self) -> AgentCard:
+        body = self.envelope.body
+        assert isinstance(body, AgentCard)
+        return body
+
+    @property
+    def peer_id(self) -> PeerId:
+        return self.card.peer
+
+    @property
+    def version(self) -> int:
+        return self.card.version
+
+    @property
+    def expires_at(self) -> int:
+        return self.card.expires_at
+
+    @property
+    def model(self) -> str:
+        return self.card.model
+
+    def embedding(self) -> Vector:
+        return self.card.embedding()
+
+    def is_expired(self, now_ms: int) -> bool:
+        return now_ms >= self.card.expires_at
+
+    def to_bytes(self) -> bytes:
+        return self.encoded
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-able view (no vector) for the control API and the CLI."""
+        card = self.card
+        return {
+            "peer_id": str(card.peer),
+            "name": card.name,
+            "description": card.description,
+            "skills": list(card.skills),
+            "adapter": card.adapter,
+            "task_types": list(card.task_types),
+            "model": card.model,
+            "addrs": list(card.addrs),
+            "version": card.version,
+            "issued_at": card.issued_at,
+            "expires_at": card.expires_at,
+        }
+
+
+def encode_vector(vector: Sequence[float] | npt.NDArray[Any]) -> bytes:
+    """A vector as little-endian float32 bytes (the card's ``vector`` field)."""
+    array = np.asarray(vector, dtype="<f4")
+    if array.ndim != 1:
+        raise InvalidCard(f"an embedding is one-dimensional, got shape {array.shape}")
+    return array.tobytes()
+
+
+def card_text(name: str, description: str, skills: Iterable[str] = (), task_types: Iterable[str] = ()) -> str:
+    """The text a node embeds for its own card (deterministic, so peers could recompute it)."""
+    parts = [f"{name}: {description}".strip()]
+    skills = list(skills)
+    task_types = list(task_types)
+    if skills:
+        parts.append("Skills: " + ", ".join(skills) + ".")
+    if task_types:
+        parts.append("Tasks: " + ", ".join(task_types) + ".")
+    return " ".join(parts)
+
+
+def next_version(previous: int | None, now_ms: int) -> int:
+    """A version above ``previous`` that also keeps increasing across restarts (it tracks the clock)."""
+    return now_ms if previous is None else max(now_ms, previous + 1)
+
+
+def issue_card(
+    identity: Identity,
+    *,
+    name: str,
+    description: str,
+    model: str,
+    vector: Sequence[float] | npt.NDArray[Any],
+    version: int,
+    now_ms: int,
+    ttl_ms: int = DEFAULT_TTL_MS,
+    skills: Sequence[str] = (),
+    adapter: str = "",
+    task_types: Sequence[str] = (),
+    addrs: Sequence[str] = (),
+) -> SignedCard:
+    """Build and sign this node's card. Raises :class:`InvalidCard` when a field is out of bounds."""
+    raw = encode_vector(vector)
+    body = AgentCard(
+        peer=identity.peer_id,
+        name=name,
+        description=description,
+        skills=tuple(skills),
+        adapter=adapter,
+        task_types=tuple(task_types),
+        model=model,
+        dim=len(raw) // 4,
+        vector=raw,
+        addrs=tuple(addrs),
+        version=version,
+        issued_at=now_ms,
+        expires_at=now_ms + ttl_ms,
+    )
+    envelope = Envelope.create(identity, body, seq=version, ts=now_ms)
+    encoded = envelope.to_cbor()
+    if len(encoded) > MAX_CARD_SIZE:
+        raise InvalidCard(
+            f"the card encodes to {len(encoded)} bytes, over the limit of {MAX_CARD_SIZE}; "
+            "shorten the description or use a smaller embedding"
+        )
+    return SignedCard(envelope, encoded)
+
+
+def parse_card(data: bytes, *, now_ms: int, peer: PeerId | None = None) -> SignedCard:
+    """Decode, verify and check a card against the caller's clock ``now_ms``.
+
+    ``peer``, when given, is the peer the card must belong to (e.g. from the DHT key).
+    Raises :class:`MessageTooLarge`, :class:`ExpiredCard`, :class:`AuthorMismatch`, or another
+    :class:`InvalidMessage` subclass (all of them :class:`~ioa_p2p.errors.InputError`).
+    """
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise InvalidCard(f"a card is bytes, got {type(data).__name__}")
+    data = bytes(data)
+    if len(data) > MAX_CARD_SIZE:
+        raise MessageTooLarge(f"a card of {len(data)} bytes is over the limit of {MAX_CARD_SIZE}")
+    envelope = Envelope.from_cbor(data, verify=False)
+    body = envelope.body
+    if not isinstance(body, AgentCard):
+        raise InvalidCard(f"expected an agent card, got a {body.TYPE!r} message")
+    if envelope.author != body.peer:
+        raise AuthorMismatch(
+            f"card for {body.peer} is signed by {envelope.author}: a card must be signed by its own peer"
+        )
+    envelope.verify()
+    if envelope.seq != body.version or envelope.ts != body.issued_at:
+        raise InvalidCard("card envelope seq/ts must equal the card's version/issued_at")
+    if peer is not None and body.peer != peer:
+        raise InvalidCard(f"expected the card of {peer}, got the card of {body.peer}")
+    check_fresh(body, now_ms)
+    return SignedCard(envelope, data)
+
+
+def check_fresh(card: AgentCard, now_ms: int) -> None:
+    """Raise :class:`ExpiredCard` / :class:`InvalidCard` unless the card is live at ``now_ms``."""
+    if now_ms >= card.expires_at:
+        raise ExpiredCard(
+            f"card of {card.peer} (version {card.version}) expired "
+            f"{(now_ms - card.expires_at) / 1000:.1f} s ago"
+        )
+    if card.issued_at > now_ms + MAX_CLOCK_SKEW_MS:
+        raise InvalidCard(
+            f"card of {card.peer} was issued {(card.issued_at - now_ms) / 1000:.0f} s in the future; "
+            "check the clocks"
+        )
+
+
+def try_parse_card(data: bytes, *, now_ms: int, peer: PeerId | None = None) -> SignedCard | None:
+    """:func:`parse_card`, returning ``None`` for any invalid card."""
+    try:
+        return parse_card(data, now_ms=now_ms, peer=peer)
+    except InvalidMessage:
+        return None
+
+
+def newer_than(candidate: SignedCard, current: SignedCard | None) -> bool:
+    """True when ``candidate`` should replace ``current`` (same peer, strictly greater version)."""
+    if current is None:
+        return True
+    if candidate.peer_id != current.peer_id:
+        raise InvalidCard("cannot compare the cards of two different peers")
+    return candidate.version > current.version
+
+
+def select_newest(cards: Sequence[SignedCard | None]) -> int | None:
+    """Index of the card to keep among candidates (``None`` = invalid); ties keep the earliest."""
+    best: int | None = None
+    for index, card in enumerate(cards):
+        if card is None:
+            continue
+        if best is None:
+            best = index
+            continue
+        chosen = cards[best]
+        assert chosen is not None
+        if card.version > chosen.version:
+            best = index
+    return best
+
+
+# --------------------------------------------------------------------------- field checks
+
+
+def _check_text(field: str, value: str, limit: int, *, required: bool = False) -> None:
+    if not isinstance(value, str):
+        raise InvalidCard(f"card {field} must be text, got {type(value).__name__}")
+    size = len(value.encode("utf-8", "surrogatepass"))
+    if size > limit:
+        raise InvalidCard(f"card {field} is {size} bytes, over the limit of {limit}")
+    if required and not value.strip():
+        raise InvalidCard(f"card {field} must not be empty")
+
+
+def _check_tags(field: str, values: tuple[str, ...], count: int, limit: int) -> None:
+    if not isinstance(values, tuple):
+        raise InvalidCard(f"card {field} must be a list of text, got {type(values).__name__}")
+    if len(values) > count:
+        raise InvalidCard(f"card {field} has {len(values)} entries, over the limit of {count}")
+    for value in values:
+        _check_text(field, value, limit, required=True)
+
+
+def _check_vector(dim: int, raw: bytes) -> None:
+    if isinstance(dim, bool) or not isinstance(dim, int) or not isinstance(raw, bytes):
+        raise InvalidCard("card embedding must be bytes with an integer dimension")
+    if not 1 <= dim <= MAX_DIM:
+        raise InvalidCard(f"card embedding dimension {dim} is outside 1..{MAX_DIM}")
+    if len(raw) != 4 * dim:
+        raise InvalidCard(f"card embedding has {len(raw)} bytes; {dim} float32 values need {4 * dim}")
+    values = np.frombuffer(raw, dtype="<f4")
+    if not np.isfinite(values).all():
+        raise InvalidCard("card embedding contains NaN or infinite values")
+
+
+__all__ = [
+    "DEFAULT_TTL_MS",
+    "MAX_CARD_SIZE",
+    "MAX_CLOCK_SKEW_MS",
+    "MAX_DIM",
+    "MAX_TTL_MS",
+    "AgentCard",
+    "SignedCard",
+    "card_text",
+    "check_fresh",
+    "encode_vector",
+    "issue_card",
+    "newer_than",
+    "next_version",
+    "parse_card",
+    "select_newest",
+    "try_parse_card",
+]
