@@ -106,7 +106,8 @@ class ExactIndex:
         return list(self._keys)
 
     def vector(self, key: str) -> npt.NDArray[np.float32]:
-        return self._matrix[self._rows[key]].copy()
+        row: npt.NDArray[np.float32] = self._matrix[self._rows[key]].copy()
+        return row
 
     def upsert(self, key: str, vector: Any) -> None:
         row = unit_row(vector, self.dim)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar  # noqa: F401  (wire.message_type resolves Body's ClassVar hints here)
+from typing import Any, ClassVar, cast  # noqa: F401  (wire.message_type resolves Body's ClassVar hints here)
 
 import numpy as np
 import numpy.typing as npt
@@ -208,7 +208,7 @@ def issue_card(
 ) -> SignedCard:
     """Build and sign this node's card. Raises :class:`InvalidCard` when a field is out of bounds."""
     raw = encode_vector(vector)
-    body = AgentCard(
+    body = _new_card(
         peer=identity.peer_id,
         name=name,
         description=description,
@@ -307,6 +307,12 @@ def select_newest(cards: Sequence[SignedCard | None]) -> int | None:
         if card.version > chosen.version:
             best = index
     return best
+
+
+def _new_card(**fields: Any) -> AgentCard:
+    """Construct a card body (mypy does not see the dataclass ``__init__`` made by ``message_type``)."""
+    card: AgentCard = cast(Any, AgentCard)(**fields)
+    return card
 
 
 # --------------------------------------------------------------------------- field checks
