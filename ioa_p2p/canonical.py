@@ -35,7 +35,11 @@ def encode(value: Any) -> bytes:
     _check_item(value, 0)
     try:
         return cbor2.dumps(value, canonical=True)
-    except (cbor2.CBOREncodeError, TypeError, ValueError) as exc:  # pragma: no cover - guarded above
+    except (
+        cbor2.CBOREncodeError,
+        TypeError,
+        ValueError,
+    ) as exc:  # pragma: no cover - guarded above
         raise MalformedEncoding(f"value cannot be encoded as CBOR: {exc}") from exc
 
 
@@ -62,7 +66,9 @@ def decode(data: bytes, *, max_size: int | None = None) -> Any:
         raise MalformedEncoding("CBOR nesting is too deep") from exc
     except MalformedEncoding:
         raise
-    except Exception as exc:  # cbor2 raises many types (CBORDecodeError, ValueError, OverflowError...)
+    except (
+        Exception
+    ) as exc:  # cbor2 raises many types (CBORDecodeError, ValueError, OverflowError...)
         raise MalformedEncoding(f"not valid CBOR: {exc}") from exc
     if stream.tell() != len(data):
         raise MalformedEncoding(
@@ -87,7 +93,9 @@ def _check_item(value: Any, depth: int) -> None:
         return
     if isinstance(value, int):
         if not _INT_MIN <= value <= _INT_MAX:
-            raise MalformedEncoding("integer outside the 64-bit CBOR range (bignum tags are not allowed)")
+            raise MalformedEncoding(
+                "integer outside the 64-bit CBOR range (bignum tags are not allowed)"
+            )
         return
     if isinstance(value, float):
         if not math.isfinite(value):

@@ -120,7 +120,9 @@ def parse_config(home: Path, raw: dict[str, Any], *, source: str = "config") -> 
     )
 
 
-def _str_list(table: dict[str, Any], key: str, default: tuple[str, ...], source: str) -> tuple[str, ...]:
+def _str_list(
+    table: dict[str, Any], key: str, default: tuple[str, ...], source: str
+) -> tuple[str, ...]:
     value = table.get(key, list(default))
     if isinstance(value, str):
         value = [value]

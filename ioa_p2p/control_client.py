@@ -3,7 +3,8 @@
 The node writes ``$IOA_HOME/node.json`` (``{"pid", "peer_id", "addrs", "control": {"host", "port"}}``) and
 ``$IOA_HOME/control.token`` (mode 0600) when it starts. Requests carry ``Authorization: Bearer <token>``;
 bodies and replies are JSON; errors come back as ``{"error": {"type", "message"}}`` with a 4xx/5xx status.
-Streaming endpoints answer newline-delimited JSON (``application/x-ndjson``), read with :meth:`ControlClient.stream`.
+Streaming endpoints answer newline-delimited JSON (``application/x-ndjson``), read with
+:meth:`ControlClient.stream`.
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ class ControlClient:
                 )
             return path.read_text(encoding="ascii").strip()
         except FileNotFoundError:
-            raise NodeNotRunning(f"no control token at {path}; start the node with `ioa node start`") from None
+            raise NodeNotRunning(
+                f"no control token at {path}; start the node with `ioa node start`"
+            ) from None
         except (OSError, UnicodeDecodeError) as exc:
             raise NodeNotRunning(f"cannot read control token {path}: {exc}") from None
 
@@ -84,7 +87,9 @@ class ControlClient:
             raise _error_from(response.status, data)
         return conn, response
 
-    def call(self, method: str, path: str, json_body: Any = None, *, timeout: float | None = None) -> Any:
+    def call(
+        self, method: str, path: str, json_body: Any = None, *, timeout: float | None = None
+    ) -> Any:
         conn, response = self._request(method, path, json_body, timeout)
         try:
             data = response.read()

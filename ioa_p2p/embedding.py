@@ -5,7 +5,7 @@ are never compared. All embedders return float32 rows, L2-normalised, so cosine 
 
 Backends:
 
-- :class:`WordLlamaEmbedder` (default): static embeddings shipped inside the ``wordllama`` wheel, no key and no
+- :class:`WordLlamaEmbedder` (default): static embeddings shipped inside the ``wordllama`` wheel, no key, no
   download at run time. Trap: ``WordLlama.load()`` looks for tokenizer files in the wrong folder when offline;
   loading with ``cache_dir=<the wordllama package folder>, disable_download=True`` works with no network.
 - :class:`OpenAIEmbedder`: any OpenAI-compatible ``/v1/embeddings`` endpoint (``base_url``, ``model``).
@@ -51,7 +51,8 @@ def normalise(rows: Any) -> Matrix:
         matrix = matrix[None, :]
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
-    return (matrix / norms).astype(np.float32)
+    normalised: Matrix = (matrix / norms).astype(np.float32)
+    return normalised
 
 
 class WordLlamaEmbedder:

@@ -87,6 +87,36 @@ class ReplayedCard(InvalidCard):
     """An announced agent card older than the version we already hold (a replay): ignored."""
 
 
+class HistoryViolation(InvalidMessage):
+    """A correctly signed chat message that breaks the chat's rules (membership, sequence, parents).
+
+    ``code`` names the rule (e.g. ``"non-member"``, ``"bad-seq"``, ``"unauthorized"``, ``"wrong-chat"``).
+    """
+
+    def __init__(self, message: str, *, code: str = "invalid") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class Equivocation(HistoryViolation):
+    """One author signed two different chat messages with the same sequence number (``first``, ``second``)."""
+
+    def __init__(self, message: str, *, first: object, second: object) -> None:
+        super().__init__(message, code="equivocation")
+        self.first = first
+        self.second = second
+
+
+class UnreadableHistory(InputError):
+    """A history file that cannot be read at all, or is not an ioa-p2p chat history file."""
+
+    exit_code = 2
+
+
+class InvalidContent(SchemaError):
+    """A conversation (``conv.*``) message's content is missing fields, has wrong types or breaks a limit."""
+
+
 class InvalidPeerId(InputError):
     """A peer ID string or byte string that is not a valid Ed25519 libp2p peer ID."""
 
@@ -138,6 +168,14 @@ class PeerClosed(RemotePeerError):
     """The peer closed or reset the stream (or the connection) before the exchange was complete."""
 
 
+class ModelError(RemotePeerError):
+    """The language model server failed or refused a request (check its URL, key, model name and logs)."""
+
+
+class ModelOutputError(ModelError):
+    """The language model kept answering something unusable after the allowed retries."""
+
+
 # --------------------------------------------------------------------------- local state
 
 
@@ -165,6 +203,10 @@ class StoreError(LocalStateError):
     """The local durable store cannot be opened or written."""
 
 
+class UnknownChat(LocalStateError):
+    """This node holds no chat with the given ID (list known chats with `ioa chats`)."""
+
+
 # --------------------------------------------------------------------------- timeouts
 
 
@@ -173,6 +215,10 @@ class IoATimeout(IoAError, TimeoutError):
 
 
 __all__ = [
+    "UnreadableHistory",
+    "UnknownChat",
+    "HistoryViolation",
+    "Equivocation",
     "UnknownAdapter",
     "TaskRejected",
     "BadAdapterOutput",
@@ -186,6 +232,7 @@ __all__ = [
     "InputError",
     "InvalidAddress",
     "InvalidCard",
+    "InvalidContent",
     "InvalidMessage",
     "InvalidPeerId",
     "IoAError",
@@ -194,6 +241,8 @@ __all__ = [
     "LocalStateError",
     "MalformedEncoding",
     "MessageTooLarge",
+    "ModelError",
+    "ModelOutputError",
     "NodeNotRunning",
     "NonCanonicalEncoding",
     "PeerClosed",

@@ -59,7 +59,10 @@ def b58decode(text: str) -> bytes:
 
 @dataclass(frozen=True, slots=True, order=True)
 class PeerId:
-    """An Ed25519 libp2p peer ID. Construct with :meth:`from_bytes`, :meth:`from_string` or :meth:`from_public_key`."""
+    """An Ed25519 libp2p peer ID.
+
+    Construct with :meth:`from_bytes`, :meth:`from_string` or :meth:`from_public_key`.
+    """
 
     raw: bytes
 
@@ -177,7 +180,9 @@ def load_key_file(path: Path) -> Identity:
     try:
         key = serialization.load_pem_private_key(data, password=None)
     except TypeError:
-        raise KeyFileError(f"key file {path} is password-protected; ioa-p2p needs an unencrypted key") from None
+        raise KeyFileError(
+            f"key file {path} is password-protected; ioa-p2p needs an unencrypted key"
+        ) from None
     except (ValueError, UnsupportedAlgorithm) as exc:
         raise KeyFileError(
             f"key file {path} is corrupt or truncated (not a PEM private key: {exc}); "
@@ -194,7 +199,9 @@ def load_key_file(path: Path) -> Identity:
     return Identity(seed)
 
 
-def create_key_file(path: Path, *, force: bool = False, identity: Identity | None = None) -> Identity:
+def create_key_file(
+    path: Path, *, force: bool = False, identity: Identity | None = None
+) -> Identity:
     """Write a new key file with mode 0600 (atomically). Refuses to replace one unless ``force``."""
     if path.exists() and not force:
         raise AlreadyExists(f"a key file already exists at {path}; pass --force to replace it")

@@ -9,14 +9,24 @@ import logging
 import sys
 import time
 
-_THIRD_PARTY = ("libp2p", "multiaddr", "hypercorn", "zeroconf", "aioquic", "httpx", "openai", "async_service")
+_THIRD_PARTY = (
+    "libp2p",
+    "multiaddr",
+    "hypercorn",
+    "zeroconf",
+    "aioquic",
+    "httpx",
+    "openai",
+    "async_service",
+)
 
 
 class KeyValueFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
         message = record.getMessage().replace('"', "'")
-        line = f'ts={stamp}.{int(record.msecs):03d}Z level={record.levelname.lower()} logger={record.name} msg="{message}"'
+        level = record.levelname.lower()
+        line = f'ts={stamp}.{int(record.msecs):03d}Z level={level} logger={record.name} msg="{message}"'
         if record.exc_info:
             line += " exc=" + repr(self.formatException(record.exc_info))
         return line

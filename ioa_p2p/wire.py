@@ -52,7 +52,7 @@ _UINT64_MAX = 2**64 - 1
 
 
 class Body:
-    """Base class of message bodies. Subclasses are frozen slotted dataclasses made with :func:`message_type`."""
+    """Base class of message bodies: frozen slotted dataclasses made with :func:`message_type`."""
 
     __slots__ = ()
     TYPE: ClassVar[str]
@@ -73,7 +73,9 @@ class Body:
         missing = [n for n in names if n not in value]
         extra = sorted(set(value) - set(names))
         if missing or extra:
-            raise SchemaError(f"{cls.__name__}: missing fields {missing}, unexpected fields {extra}")
+            raise SchemaError(
+                f"{cls.__name__}: missing fields {missing}, unexpected fields {extra}"
+            )
         kwargs = {n: _from_value(hints[n], value[n], f"{cls.__name__}.{n}") for n in names}
         body = cls(**kwargs)
         body.validate()
@@ -303,7 +305,7 @@ def _typed(value: Any, kind: type[T], where: str) -> T:
     ok = isinstance(value, kind) and not (kind in (int, float) and isinstance(value, bool))
     if not ok:
         raise SchemaError(f"{where} must be {kind.__name__}, got {type(value).__name__}")
-    return value
+    return typing.cast(T, value)
 
 
 def _uint(value: Any, where: str) -> int:
@@ -323,7 +325,6 @@ class Text(Body):
 
     text: str
     data: dict[str, Any] | None = None
-
 
 
 def decode_envelope(data: bytes, *, verify: bool = True) -> Envelope:

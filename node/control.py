@@ -181,7 +181,11 @@ class ControlAPI:
         except IoAError as exc:
             error = {"error": {"type": type(exc).__name__, "message": str(exc)}}
             await send(
-                {"type": "http.response.body", "body": json.dumps(error).encode() + b"\n", "more_body": True}
+                {
+                    "type": "http.response.body",
+                    "body": json.dumps(error).encode() + b"\n",
+                    "more_body": True,
+                }
             )
         await send({"type": "http.response.body", "body": b""})
 

@@ -11,6 +11,7 @@ Every libp2p stream exception is translated here, once, into :mod:`ioa_p2p.error
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -76,7 +77,9 @@ class FrameDecoder:
                 if i > 0 and byte == 0:
                     raise ProtocolViolation("frame length prefix is not minimally encoded")
                 if length > limit:
-                    raise MessageTooLarge(f"frame of {length} bytes is over the limit of {limit} bytes")
+                    raise MessageTooLarge(
+                        f"frame of {length} bytes is over the limit of {limit} bytes"
+                    )
                 start = i + 1
                 if len(self._buffer) < start + length:
                     return None
@@ -140,7 +143,9 @@ class FramedStream:
                 return data
             if self._eof:
                 if self._decoder.buffered:
-                    raise ProtocolViolation(f"{self.remote} closed the stream in the middle of a frame")
+                    raise ProtocolViolation(
+                        f"{self.remote} closed the stream in the middle of a frame"
+                    )
                 raise PeerClosed(f"{self.remote} closed the stream")
             chunk = await self._read_chunk()
             if chunk:
@@ -179,16 +184,12 @@ class FramedStream:
             raise ProtocolViolation(f"{self.remote} sent an invalid envelope: {exc}") from exc
 
     async def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # closing a broken stream: nothing left to do
             await self._stream.close()
-        except Exception:  # closing a broken stream: nothing left to do
-            pass
 
     async def reset(self) -> None:
-        try:
+        with contextlib.suppress(Exception):
             await self._stream.reset()
-        except Exception:
-            pass
 
     async def __aenter__(self) -> FramedStream:
         return self

@@ -46,7 +46,9 @@ def new_noise_host(identity: Identity) -> Any:
     """A host whose only security transport is Noise (never plaintext or secio) and muxer is yamux."""
     apply_patches()
     key_pair = libp2p_key_pair(identity)
-    security = {NOISE_PROTOCOL_ID: NoiseTransport(key_pair, noise_privkey=new_x25519_key_pair().private_key)}
+    security = {
+        NOISE_PROTOCOL_ID: NoiseTransport(key_pair, noise_privkey=new_x25519_key_pair().private_key)
+    }
     muxers = {k: v for k, v in create_yamux_muxer_option().items() if "yamux" in str(k)}
     host = new_host(key_pair=key_pair, sec_opt=security, muxer_opt=muxers)
     if from_libp2p_id(host.get_id()) != identity.peer_id:  # pragma: no cover - invariant

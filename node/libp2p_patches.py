@@ -1,14 +1,15 @@
 """Every workaround for a py-libp2p 0.8.1 problem, in one place.
 
-Each patch names the problem, what we do, and how ``tests/test_libp2p_patches.py`` notices when upstream changes
-make it unnecessary or wrong (those tests fail loudly rather than letting a stale patch linger).
+Each patch names the problem, what we do, and how ``tests/test_libp2p_patches.py`` notices when upstream
+changes make it unnecessary or wrong (those tests fail loudly rather than letting a stale patch linger).
 
-1. Dial delay: every successful dial waited ``swarm._HAPPY_EYEBALLS_DELAY`` (250 ms) because the delay is not
-   cut short after the primary dial succeeds. We set it to 0 (connect goes from ~250 ms to ~25 ms). The test
-   checks the constant still exists with its upstream value before patching.
-2. Plaintext by default: ``new_host()`` without ``sec_opt`` also accepts ``/plaintext/2.0.0`` (and secio), so a
-   peer could claim any peer ID. We always pass a Noise-only ``sec_opt`` (see :mod:`ioa_p2p.node.host`); the test
-   checks that a plaintext dial to our node is refused and that upstream's default still includes plaintext.
+1. Dial delay: every successful dial waited ``swarm._HAPPY_EYEBALLS_DELAY`` (250 ms) because the delay is
+   not cut short after the primary dial succeeds. We set it to 0 (connect goes from ~250 ms to ~25 ms).
+   The test checks the constant still exists with its upstream value before patching.
+2. Plaintext by default: ``new_host()`` without ``sec_opt`` also accepts ``/plaintext/2.0.0`` (and secio),
+   so a peer could claim any peer ID. We always pass a Noise-only ``sec_opt`` (:mod:`ioa_p2p.node.host`);
+   the tests check that a plaintext dial to our node is refused and that upstream's default still offers
+   plaintext.
 3. Noisy loggers: thousands of warnings on normal stream closes. :func:`quiet_libp2p_logs` sets the library's
    loggers to ERROR unless the user asks for debug output.
 """

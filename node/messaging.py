@@ -70,7 +70,10 @@ class Messaging:
         if env.author != remote:
             return {"ok": False, "error": f"author {env.author} is not the sending peer {remote}"}
         if not isinstance(env.body, Text):
-            return {"ok": False, "error": f"{PROTOCOL_ID} carries 'text' messages, not {env.type!r}"}
+            return {
+                "ok": False,
+                "error": f"{PROTOCOL_ID} carries 'text' messages, not {env.type!r}",
+            }
         self.inbox.append(env)
         self._arrived.set()
         self._arrived = trio.Event()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,7 @@ StreamHandler = Callable[[FramedStream], Awaitable[None]]
 ServiceOpener = Callable[["Node"], Any]
 
 STREAM_OPEN_ATTEMPTS = 3
-DEFAULT_STREAM_TIMEOUT = 10.0
+STREAM_OPEN_TIMEOUT = 10.0
 
 
 def _builtin_services() -> tuple[ServiceOpener, ...]:
@@ -60,7 +60,9 @@ _SERVICES: tuple[str, ...] = ()
 class Node:
     """A running ioa-p2p peer. Made by :func:`open_node`; do not construct directly."""
 
-    def __init__(self, config: NodeConfig, identity: Identity, host: Any, nursery: trio.Nursery) -> None:
+    def __init__(
+        self, config: NodeConfig, identity: Identity, host: Any, nursery: trio.Nursery
+    ) -> None:
         self.config = config
         self.home: Path = config.home
         self.identity = identity
@@ -153,10 +155,12 @@ class Node:
 
         self.host.set_stream_handler(protocol_id, wrapped)
 
-    async def open_stream(
-        self, peer: PeerId, protocol_id: str, *, timeout: float = DEFAULT_STREAM_TIMEOUT
-    ) -> FramedStream:
-        """Open a stream to ``peer`` (dialing it if needed), retrying transient failures."""
+    async def open_stream(self, peer: PeerId, protocol_id: str) -> FramedStream:
+        """Open a stream to ``peer`` (dialing it if needed), retrying transient failures.
+
+        Callers bound the wait with their own cancel scope; as a safety net the attempts stop after
+        ``STREAM_OPEN_TIMEOUT`` seconds with :class:`IoATimeout`."""
+        timeout = STREAM_OPEN_TIMEOUT
         if peer == self.peer_id:
             raise UsageError("cannot open a stream to this node itself")
         last: Exception | None = None
@@ -225,9 +229,11 @@ async def open_node(
                     for opener in _resolve_openers():
                         await stack.enter_async_context(opener(node))
                 if control_api:
-                    await nursery.start(lambda task_status: node.control.serve(
-                        port=config.control_port, task_status=task_status
-                    ))
+                    await nursery.start(
+                        lambda task_status: node.control.serve(
+                            port=config.control_port, task_status=task_status
+                        )
+                    )
                     if write_info:
                         config.home.mkdir(parents=True, exist_ok=True)
                         node.control.write_files(config.home, node.info())
@@ -268,7 +274,5 @@ async def _start_routing(node: Node) -> None:
 
 def _remove_info(home: Path) -> None:
     for name in ("node.json", "control.token"):
-        try:
+        with suppress(OSError):
             (home / name).unlink()
-        except OSError:
-            pass

@@ -99,4 +99,6 @@ async def run_peer_discovery(
                 except (IoAError, trio.TooSlowError) as exc:
                     log.debug("could not connect to %s: %s", peer, exc)
         rounds += 1
-        await trio.sleep(FAST_REFRESH_SECONDS if rounds < FAST_REFRESH_ROUNDS else SLOW_REFRESH_SECONDS)
+        await trio.sleep(
+            FAST_REFRESH_SECONDS if rounds < FAST_REFRESH_ROUNDS else SLOW_REFRESH_SECONDS
+        )

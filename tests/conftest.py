@@ -21,7 +21,9 @@ logging.getLogger("hypercorn").setLevel(logging.CRITICAL)
 
 
 @asynccontextmanager
-async def open_test_nodes(tmp_path: Path, count: int, *, connect: str = "first", **kwargs) -> AsyncIterator[list]:
+async def open_test_nodes(
+    tmp_path: Path, count: int, *, connect: str = "first", **kwargs
+) -> AsyncIterator[list]:
     """Start ``count`` in-process nodes; all but the first bootstrap from the first."""
     from ioa_p2p.node import open_node
 
@@ -57,7 +59,9 @@ class NodeProcess:
         self.log = open(home.parent / f"{home.name}.log", "w+")  # noqa: SIM115
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "ioa_p2p", "node", "start", *args],
-            env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
         )
         self.addrs: list[str] = []
 
@@ -66,18 +70,27 @@ class NodeProcess:
         while time.monotonic() < deadline:
             self.log.seek(0)
             lines = self.log.read().splitlines()
-            addrs = [ln.removeprefix("listening on ").strip() for ln in lines if ln.startswith("listening on ")]
+            addrs = [
+                ln.removeprefix("listening on ").strip()
+                for ln in lines
+                if ln.startswith("listening on ")
+            ]
             if addrs and (self.home / "node.json").exists():
                 self.addrs = addrs
                 return addrs
             if self.proc.poll() is not None:
-                raise AssertionError(f"node exited early ({self.proc.returncode}):\n" + "\n".join(lines))
+                raise AssertionError(
+                    f"node exited early ({self.proc.returncode}):\n" + "\n".join(lines)
+                )
             time.sleep(0.1)
         raise AssertionError(f"node at {self.home} did not start listening in {timeout} s")
 
     def ioa(self, *args: str, timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
-            [sys.executable, "-m", "ioa_p2p", *args], env=self.env, capture_output=True, text=True,
+            [sys.executable, "-m", "ioa_p2p", *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
             timeout=timeout,
         )
 
@@ -101,7 +114,14 @@ class NodeProcess:
 def ioa_init(home: Path, env: dict[str, str] | None = None) -> str:
     env = dict(env or os.environ)
     env["IOA_HOME"] = str(home)
-    out = subprocess.run([sys.executable, "-m", "ioa_p2p", "init", "--json"], env=env,
-                         capture_output=True, text=True, timeout=60, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "ioa_p2p", "init", "--json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     import json
+
     return json.loads(out.stdout)["peer_id"]

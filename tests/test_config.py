@@ -24,7 +24,8 @@ def test_written_default_roundtrips(tmp_path) -> None:
 
 def test_overrides(tmp_path) -> None:
     config = load_config(tmp_path).with_overrides(
-        listen=("/ip4/127.0.0.1/tcp/4001",), bootstrap=("/ip4/127.0.0.1/tcp/1/p2p/x",),
+        listen=("/ip4/127.0.0.1/tcp/4001",),
+        bootstrap=("/ip4/127.0.0.1/tcp/1/p2p/x",),
         sections={"agent": {"name": "n"}},
     )
     assert config.listen == ("/ip4/127.0.0.1/tcp/4001",)
@@ -34,8 +35,14 @@ def test_overrides(tmp_path) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["[node\nlisten=", "[node]\nlisten = 5", "[node]\nbogus = 1", "[node]\ncontrol_port = -1",
-     "node = 3", "[node]\ncontrol_port = 1.5"],
+    [
+        "[node\nlisten=",
+        "[node]\nlisten = 5",
+        "[node]\nbogus = 1",
+        "[node]\ncontrol_port = -1",
+        "node = 3",
+        "[node]\ncontrol_port = 1.5",
+    ],
 )
 def test_bad_configs(tmp_path, text) -> None:
     (tmp_path / "config.toml").write_text(text)

@@ -10,7 +10,10 @@ from ioa_p2p.errors import MessageTooLarge, ProtocolViolation
 from ioa_p2p.node.framing import FrameDecoder, encode_varint, frame
 
 
-@given(st.lists(st.binary(max_size=300), max_size=10), st.lists(st.integers(1, 50), min_size=1, max_size=40))
+@given(
+    st.lists(st.binary(max_size=300), max_size=10),
+    st.lists(st.integers(1, 50), min_size=1, max_size=40),
+)
 def test_frames_survive_any_chunking(frames, cuts) -> None:
     stream = b"".join(frame(f) for f in frames)
     decoder = FrameDecoder(max_size=1000)

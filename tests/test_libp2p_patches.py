@@ -17,18 +17,16 @@ def test_patches_target_the_version_they_were_written_for() -> None:
 
 
 def test_happy_eyeballs_constant_still_exists_with_upstream_value() -> None:
-    assert libp2p_patches.upstream_happy_eyeballs_delay() == libp2p_patches.UPSTREAM_HAPPY_EYEBALLS_DELAY, (
-        "upstream removed or changed _HAPPY_EYEBALLS_DELAY: the dial-delay patch may be unnecessary"
-    )
+    assert (
+        libp2p_patches.upstream_happy_eyeballs_delay()
+        == libp2p_patches.UPSTREAM_HAPPY_EYEBALLS_DELAY
+    ), "upstream removed or changed _HAPPY_EYEBALLS_DELAY: the dial-delay patch may be unnecessary"
     libp2p_patches.apply_patches()
     assert swarm._HAPPY_EYEBALLS_DELAY == 0
 
 
-async def test_connect_is_fast_with_the_patch(tmp_path) -> None:
-    # With the 250 ms delay, connecting takes > 250 ms; the patch makes it far quicker. Loose bound: this checks
-    # the patch is in effect, not a speed target.
+async def test_running_nodes_have_the_patch_applied(tmp_path) -> None:
     async with open_test_nodes(tmp_path, 2, connect="none") as (a, b):
-        start = trio.current_time()
+        assert swarm._HAPPY_EYEBALLS_DELAY == 0
         with trio.fail_after(10):
-            await b.connect(a.listen_addrs()[0])
-        assert trio.current_time() - start < 0.25
+            assert await b.connect(a.listen_addrs()[0]) == a.peer_id

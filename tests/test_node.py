@@ -12,9 +12,9 @@ from ioa_p2p.wire import Envelope, Text
 from .conftest import open_test_nodes
 
 
-async def wait_connected(a, b, timeout: float = 20.0) -> None:
-    with trio.fail_after(timeout):
-        while not a.is_connected(b.peer_id):
+async def wait_connected(a, b) -> None:
+    with trio.fail_after(20):
+        while not a.is_connected(b.peer_id):  # noqa: ASYNC110 (libp2p offers no event to wait on)
             await trio.sleep(0.1)
 
 

@@ -58,7 +58,9 @@ def test_three_processes_bootstrap_see_each_other_and_exchange_signed_messages(t
         assert sent.returncode == 0, sent.stderr
         digest = json.loads(sent.stdout)["hash"]
         inbox = json.loads(c.ioa("inbox", "--json").stdout)
-        assert [(m["from"], m["text"], m["hash"]) for m in inbox] == [(ids["b"], "hello from B", digest)]
+        assert [(m["from"], m["text"], m["hash"]) for m in inbox] == [
+            (ids["b"], "hello from B", digest)
+        ]
 
         # A frame with a flipped byte is rejected, and the same stream still carries a good message.
         trio.run(_tamper_then_send, tmp_path, c.addrs[0])
@@ -72,7 +74,9 @@ def test_three_processes_bootstrap_see_each_other_and_exchange_signed_messages(t
 
 async def _tamper_then_send(tmp_path, target_addr: str) -> None:
     config = NodeConfig(home=tmp_path / "probe")
-    async with open_node(config, identity=Identity.generate(), write_info=False, control_api=False) as probe:
+    async with open_node(
+        config, identity=Identity.generate(), write_info=False, control_api=False
+    ) as probe:
         with trio.fail_after(20):
             target = await probe.connect(target_addr)
             assert isinstance(target, PeerId)

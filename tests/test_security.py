@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+import multiaddr
 import pytest
 import trio
 from libp2p import new_host
 from libp2p.crypto.ed25519 import create_new_key_pair
 from libp2p.peer.peerinfo import info_from_p2p_addr
 from libp2p.security.insecure.transport import PLAINTEXT_PROTOCOL_ID, InsecureTransport
-import multiaddr
 
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.host import SECURITY_PROTOCOLS, new_noise_host

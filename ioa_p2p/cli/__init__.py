@@ -11,9 +11,8 @@ stderr (with ``--json``, a JSON object ``{"error": {"type", "message"}}`` on std
 
 from __future__ import annotations
 
-from ._base import main
-
 from . import identity_cmds as identity_cmds  # noqa: E402  (registers commands)
 from . import node_cmds as node_cmds  # noqa: E402
+from ._base import main
 
 __all__ = ["main"]

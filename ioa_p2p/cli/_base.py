@@ -25,7 +25,12 @@ class Context:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--home", type=click.Path(path_type=Path), default=None, help="Node home (default $IOA_HOME or ~/.ioa).")
+@click.option(
+    "--home",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Node home (default $IOA_HOME or ~/.ioa).",
+)
 @click.option("-v", "--verbose", count=True, help="More logging (-vv: debug, including libp2p).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors.")
 @click.version_option(package_name="ioa-p2p")
@@ -47,7 +52,9 @@ def handle_errors(json_flag: str | None = "as_json") -> Callable[[F], F]:
                 return fn(*args, **kwargs)
             except IoAError as exc:
                 if json_flag and kwargs.get(json_flag):
-                    click.echo(json.dumps({"error": {"type": type(exc).__name__, "message": str(exc)}}))
+                    click.echo(
+                        json.dumps({"error": {"type": type(exc).__name__, "message": str(exc)}})
+                    )
                 else:
                     click.echo(f"error: {exc}", err=True)
                 sys.exit(exc.exit_code)

@@ -21,19 +21,45 @@ def node() -> None:
 
 
 @node.command("start")
-@click.option("--config", "config_file", type=click.Path(path_type=Path), default=None,
-              help="Config file (default: config.toml in the node home).")
-@click.option("--listen", multiple=True, metavar="MADDR", help="Listen multiaddr (repeatable); replaces the config's.")
-@click.option("--bootstrap", multiple=True, metavar="MADDR", help="Bootstrap peer /.../p2p/<id> (repeatable).")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Config file (default: config.toml in the node home).",
+)
+@click.option(
+    "--listen",
+    multiple=True,
+    metavar="MADDR",
+    help="Listen multiaddr (repeatable); replaces the config's.",
+)
+@click.option(
+    "--bootstrap", multiple=True, metavar="MADDR", help="Bootstrap peer /.../p2p/<id> (repeatable)."
+)
 @click.option("--name", default=None, help="Agent name (overrides [agent].name).")
-@click.option("--description", default=None, help="Agent description (overrides [agent].description).")
-@click.option("--skill", "skills", multiple=True, help="Agent skill/tag (repeatable; overrides [agent].skills).")
+@click.option(
+    "--description", default=None, help="Agent description (overrides [agent].description)."
+)
+@click.option(
+    "--skill",
+    "skills",
+    multiple=True,
+    help="Agent skill/tag (repeatable; overrides [agent].skills).",
+)
 @click.option("--adapter", default=None, help="Agent adapter kind (overrides [agent].adapter).")
 @click.pass_context
 @handle_errors(json_flag=None)
-def node_start(ctx: click.Context, config_file: Path | None, listen: tuple[str, ...],
-               bootstrap: tuple[str, ...], name: str | None, description: str | None,
-               skills: tuple[str, ...], adapter: str | None) -> None:
+def node_start(
+    ctx: click.Context,
+    config_file: Path | None,
+    listen: tuple[str, ...],
+    bootstrap: tuple[str, ...],
+    name: str | None,
+    description: str | None,
+    skills: tuple[str, ...],
+    adapter: str | None,
+) -> None:
     """Start the node; runs until SIGINT/SIGTERM. Prints `listening on <multiaddr>` lines."""
     home = get_home(ctx)
     config = load_config(home, path=config_file)
@@ -43,7 +69,9 @@ def node_start(ctx: click.Context, config_file: Path | None, listen: tuple[str, 
             agent[key] = value
     if skills:
         agent["skills"] = list(skills)
-    config = config.with_overrides(listen=listen or None, bootstrap=bootstrap, sections={"agent": agent})
+    config = config.with_overrides(
+        listen=listen or None, bootstrap=bootstrap, sections={"agent": agent}
+    )
     trio.run(_run_node, config)
 
 
