@@ -61,12 +61,21 @@ class WordLlamaEmbedder:
     _lock = threading.Lock()
     _cache: dict[int, Any] = {}
 
+    #: The wheel ships the 256-d l2_supercat weights; smaller sizes are Matryoshka truncations of them.
+    DIMS = (64, 128, 256)
+
     def __init__(self, dim: int = 256) -> None:
+        if dim not in self.DIMS:
+            raise ConfigError(f"wordllama supports dim in {list(self.DIMS)}, got {dim!r}")
         self._dim = dim
 
     @property
     def model_id(self) -> str:
         return f"wordllama/l2_supercat/{self._dim}"
+
+    def load(self) -> None:
+        """Load the weights now (about 0.4 s, no network) instead of on the first :meth:`embed`."""
+        self._model()
 
     @property
     def dim(self) -> int:
@@ -82,7 +91,18 @@ class WordLlamaEmbedder:
                 except ImportError as exc:  # pragma: no cover - a dependency of the package
                     raise ConfigError("the wordllama package is not installed") from exc
                 folder = Path(wordllama.__file__).parent
-                model = WordLlama.load(cache_dir=folder, disable_download=True, dim=self._dim)
+                try:
+                    model = WordLlama.load(
+                        cache_dir=folder,
+                        disable_download=True,
+                        dim=256,
+                        trunc_dim=self._dim if self._dim < 256 else None,
+                    )
+                except Exception as exc:  # the library raises assorted errors for missing files
+                    raise ConfigError(
+                        f"cannot load the wordllama model shipped in {folder}: {exc}; "
+                        "reinstall wordllama or choose another embedding backend"
+                    ) from exc
                 self._cache[self._dim] = model
             return model
 
