@@ -246,6 +246,10 @@ async def open_node(
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(5):
             try:
+                await host.get_network().close()  # closes connections (and their sockets) first
+            except Exception as exc:
+                log.debug("swarm close: %s", exc)
+            try:
                 await host_cm.__aexit__(None, None, None)
             except Exception as exc:
                 log.debug("host shutdown: %s", exc)

@@ -79,3 +79,45 @@ async def test_oversize_frame_is_refused_without_reading_it(tmp_path) -> None:
         # the node is still fine for others
         with trio.fail_after(10):
             await b.services["messaging"].send_text(a.peer_id, "after")
+
+
+async def test_bootstrap_is_retried_until_the_peer_comes_up(tmp_path) -> None:
+    import socket
+
+    from ioa_p2p.config import NodeConfig
+    from ioa_p2p.node import open_node
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    a_identity = Identity.generate()
+    boot = f"/ip4/127.0.0.1/tcp/{port}/p2p/{a_identity.peer_id}"
+    b_config = NodeConfig(home=tmp_path / "b", bootstrap=(boot,), bootstrap_backoff=0.2)
+    async with open_node(b_config, identity=Identity.generate(), write_info=False) as b:
+        await trio.sleep(1.0)  # several failed dials happen here
+        assert not b.connected_peers()
+        a_config = NodeConfig(home=tmp_path / "a", listen=(f"/ip4/127.0.0.1/tcp/{port}",))
+        async with open_node(a_config, identity=a_identity, write_info=False) as a:
+            await wait_connected(b, a)
+
+
+async def test_bad_addresses_are_typed_errors(tmp_path) -> None:
+    import pytest
+
+    from ioa_p2p.config import NodeConfig
+    from ioa_p2p.errors import InvalidAddress, UsageError
+    from ioa_p2p.node import open_node
+
+    with pytest.raises(InvalidAddress):
+        async with open_node(NodeConfig(home=tmp_path, bootstrap=("/ip4/127.0.0.1/tcp/1",)),
+                             identity=Identity.generate()):
+            pass
+    with pytest.raises(InvalidAddress):
+        async with open_node(NodeConfig(home=tmp_path, listen=("not a multiaddr",)),
+                             identity=Identity.generate()):
+            pass
+    async with open_test_nodes(tmp_path, 1) as (a,):
+        with pytest.raises(UsageError):
+            await a.connect(a.listen_addrs()[0])
+        with pytest.raises(InvalidAddress):
+            await a.connect("/ip4/127.0.0.1/tcp/9")
