@@ -1,0 +1,185 @@
+"""The self-contained chat history file: export, parse, read and write.
+
+Layout (all a history needs to be verified with nothing but the file)::
+
+    magic    18 bytes  b"IOA-CHAT-HISTORY" 0x00 0x01   (name, NUL, format version 1)
+    record*            unsigned LEB128 varint length, then that many bytes
+
+Record 0 is the signed ``chat.genesis`` envelope (its hash is the chat ID; it carries every initial
+member's peer ID, hence their public keys). Every following record is one signed ``chat.msg``
+envelope, in causal order (see :mod:`ioa_p2p.history`). Each record is the envelope's canonical
+CBOR, exactly as signed and hashed. Nothing else is in the file: no index, no unsigned metadata.
+
+:func:`parse_history` never raises for damage inside a recognisable file: it returns the records
+it could delimit and a list of structural problems (with byte offsets), so an audit can report a
+modified byte anywhere. A file that is not a history at all raises :class:`UnreadableHistory`.
+File I/O is limited to :func:`read_history_file` and :func:`write_history_file`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import UnreadableHistory, UsageError
+from .history import ChatHistory
+from .wire import MAX_MESSAGE_SIZE
+
+MAGIC = b"IOA-CHAT-HISTORY\x00\x01"
+#: A file this large is refused rather than read into memory.
+MAX_FILE_SIZE = 4 << 30
+_MAX_VARINT_BYTES = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    index: int
+    offset: int
+    raw: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class StructureProblem:
+    code: str
+    message: str
+    offset: int
+
+
+@dataclass
+class ParsedHistory:
+    records: list[Record] = field(default_factory=list)
+    problems: list[StructureProblem] = field(default_factory=list)
+    size: int = 0
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def encode_history(genesis: bytes, messages: Iterable[bytes]) -> bytes:
+    """The file bytes for a genesis and messages (each an envelope's canonical CBOR)."""
+    parts = [MAGIC, _varint(len(genesis)), genesis]
+    for raw in messages:
+        parts.append(_varint(len(raw)))
+        parts.append(raw)
+    return b"".join(parts)
+
+
+def export_history(history: ChatHistory) -> bytes:
+    """A history's file bytes: its genesis and every accepted message in causal order."""
+    return encode_history(history.genesis.to_cbor(), (e.env.to_cbor() for e in history.entries()))
+
+
+def parse_history(data: bytes) -> ParsedHistory:
+    """Split a history file into records; damage is reported in ``problems``, not raised."""
+    parsed = ParsedHistory(size=len(data))
+    if len(data) < len(MAGIC):
+        raise UnreadableHistory(
+            f"not an ioa-p2p chat history: {len(data)} bytes is shorter than the file header"
+        )
+    header = data[: len(MAGIC)]
+    if header != MAGIC:
+        differing = sum(1 for a, b in zip(header, MAGIC, strict=True) if a != b)
+        if differing > 2:
+            raise UnreadableHistory(
+                "not an ioa-p2p chat history (the file does not start with IOA-CHAT-HISTORY v1)"
+            )
+        parsed.problems.append(
+            StructureProblem("modified-header", f"{differing} byte(s) of the file header differ", 0)
+        )
+    offset = len(MAGIC)
+    while offset < len(data):
+        start = offset
+        length, offset, error = _read_varint(data, offset)
+        if error:
+            parsed.problems.append(StructureProblem("bad-frame", error, start))
+            return parsed
+        if length > MAX_MESSAGE_SIZE:
+            parsed.problems.append(
+                StructureProblem(
+                    "bad-frame",
+                    f"record length {length} is over the {MAX_MESSAGE_SIZE}-byte limit; "
+                    "the rest of the file cannot be delimited",
+                    start,
+                )
+            )
+            return parsed
+        if offset + length > len(data):
+            parsed.problems.append(
+                StructureProblem(
+                    "truncated-record",
+                    f"record needs {length} bytes but only {len(data) - offset} remain "
+                    "(the file was cut or a length byte was modified)",
+                    start,
+                )
+            )
+            return parsed
+        parsed.records.append(Record(len(parsed.records), start, data[offset : offset + length]))
+        offset += length
+    return parsed
+
+
+def _read_varint(data: bytes, offset: int) -> tuple[int, int, str]:
+    value = 0
+    for i in range(_MAX_VARINT_BYTES):
+        if offset + i >= len(data):
+            return 0, offset, "the file ends inside a record length"
+        byte = data[offset + i]
+        value |= (byte & 0x7F) << (7 * i)
+        if not byte & 0x80:
+            if i > 0 and byte == 0:
+                return 0, offset, "record length is not minimally encoded"
+            return value, offset + i + 1, ""
+    return 0, offset, f"record length longer than {_MAX_VARINT_BYTES} bytes"
+
+
+def read_history_file(path: Path) -> bytes:
+    """The file's bytes; raises UnreadableHistory (exit code 2) when it cannot be read."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_SIZE:
+            raise UnreadableHistory(f"{path} is {size} bytes, over the {MAX_FILE_SIZE}-byte limit")
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise UnreadableHistory(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise UnreadableHistory(f"{path} is a directory, not a history file") from None
+    except OSError as exc:
+        raise UnreadableHistory(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def write_history_file(path: Path, data: bytes) -> None:
+    """Write atomically (temporary file, fsync, rename)."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        with open(tmp, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+__all__ = [
+    "MAGIC",
+    "ParsedHistory",
+    "Record",
+    "StructureProblem",
+    "encode_history",
+    "export_history",
+    "parse_history",
+    "read_history_file",
+    "write_history_file",
+]
