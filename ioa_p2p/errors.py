@@ -203,6 +203,10 @@ class StoreError(LocalStateError):
     """The local durable store cannot be opened or written."""
 
 
+class NodeProcessError(LocalStateError):
+    """A node process (testnet / bootstrap launcher) exited or never became ready; see its log file."""
+
+
 class UnknownChat(LocalStateError):
     """This node holds no chat with the given ID (list known chats with `ioa chats`)."""
 
@@ -244,6 +248,7 @@ __all__ = [
     "ModelError",
     "ModelOutputError",
     "NodeNotRunning",
+    "NodeProcessError",
     "NonCanonicalEncoding",
     "PeerClosed",
     "PeerRejected",
