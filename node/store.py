@@ -1,0 +1,297 @@
+"""The durable chat store: one SQLite file, ``$IOA_HOME/chats.sqlite3``, in WAL mode.
+
+Tables (schema version 1, ``PRAGMA user_version``)::
+
+    chats     chat_id PK, genesis (signed envelope CBOR), status, joined_ms
+    messages  hash PK, chat_id, author, seq, depth, ts, kind, raw   (insertion order = rowid)
+    outbox    (hash, peer) PK, chat_id, added_ms                   (deliveries not yet acknowledged)
+    evidence  chat_id, first, second                               (equivocation proofs)
+
+Rules the chat service relies on:
+
+- a message is inserted **before** it is acknowledged, in one committed statement or transaction;
+  ``synchronous=NORMAL`` in WAL mode survives a killed process (``kill -9``); ``fsync=true`` in
+  ``[chats]`` selects ``synchronous=FULL`` to survive power loss too;
+- ``INSERT OR IGNORE`` on the hash: a replayed or re-delivered message changes nothing;
+- rowid order is a causal order (a message is only stored after its parents), so loading in rowid
+  order rebuilds the in-memory DAG without a sort;
+- the author's own message and its outbox rows are written in one transaction, so after a crash
+  every own message is either absent or still queued for delivery.
+
+Every sqlite3 error is translated into :class:`ioa_p2p.errors.StoreError` here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from ioa_p2p.errors import StoreError
+from ioa_p2p.identity import PeerId
+
+STORE_FILE_NAME = "chats.sqlite3"
+SCHEMA_VERSION = 1
+
+STATUS_MEMBER = "member"
+STATUS_DECLINED = "declined"
+STATUS_LEFT = "left"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS chats (
+    chat_id   BLOB PRIMARY KEY,
+    genesis   BLOB NOT NULL,
+    status    TEXT NOT NULL,
+    joined_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS messages (
+    hash    BLOB PRIMARY KEY,
+    chat_id BLOB NOT NULL REFERENCES chats(chat_id),
+    author  BLOB NOT NULL,
+    seq     INTEGER NOT NULL,
+    depth   INTEGER NOT NULL,
+    ts      INTEGER NOT NULL,
+    kind    TEXT NOT NULL,
+    raw     BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS messages_by_chat ON messages (chat_id);
+CREATE TABLE IF NOT EXISTS outbox (
+    hash     BLOB NOT NULL,
+    peer     BLOB NOT NULL,
+    chat_id  BLOB NOT NULL,
+    added_ms INTEGER NOT NULL,
+    PRIMARY KEY (hash, peer)
+);
+CREATE INDEX IF NOT EXISTS outbox_by_peer ON outbox (peer);
+CREATE TABLE IF NOT EXISTS evidence (
+    chat_id BLOB NOT NULL,
+    first   BLOB NOT NULL,
+    second  BLOB NOT NULL,
+    PRIMARY KEY (chat_id, first, second)
+);
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRow:
+    chat_id: bytes
+    genesis: bytes
+    status: str
+    joined_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRow:
+    hash: bytes
+    chat_id: bytes
+    author: bytes
+    seq: int
+    depth: int
+    ts: int
+    kind: str
+    raw: bytes
+
+
+class ChatStore:
+    """Synchronous SQLite access (each call is short; callers run it on the trio thread)."""
+
+    def __init__(self, path: Path, *, fsync: bool = False) -> None:
+        self.path = path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StoreError(f"{path}: SQLite refused WAL mode (got {mode!r})")
+            self._db.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
+            self._db.execute("PRAGMA foreign_keys=ON")
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version not in (0, SCHEMA_VERSION):
+                raise StoreError(
+                    f"{path} has chat store schema {version}; this version reads {SCHEMA_VERSION}. "
+                    "Upgrade ioa-p2p, or move the file away to start with an empty store"
+                )
+            self._db.executescript(_SCHEMA)
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+        except sqlite3.Error as exc:
+            raise StoreError(
+                f"cannot open the chat store {path}: {exc}; check the disk and permissions "
+                "(a corrupt file can be moved away, losing local chat history)"
+            ) from None
+
+    @classmethod
+    def open(cls, home: Path, *, fsync: bool = False) -> ChatStore:
+        return cls(home / STORE_FILE_NAME, fsync=fsync)
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):  # closing: nothing left to save
+            self._db.close()
+
+    @contextmanager
+    def _errors(self, what: str) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise StoreError(f"chat store {self.path}: cannot {what}: {exc}") from None
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """One atomic, committed write (BEGIN IMMEDIATE ... COMMIT)."""
+        with self._errors("write"):
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    # ------------------------------------------------------------------ chats
+
+    def add_chat(self, chat_id: bytes, genesis: bytes, status: str, now_ms: int) -> None:
+        """Record a chat (an existing row keeps its genesis; its status is updated)."""
+        with self._errors("save a chat"):
+            self._db.execute(
+                "INSERT INTO chats (chat_id, genesis, status, joined_ms) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(chat_id) DO UPDATE SET status = excluded.status",
+                (chat_id, genesis, status, now_ms),
+            )
+
+    def set_status(self, chat_id: bytes, status: str) -> None:
+        with self._errors("update a chat"):
+            self._db.execute("UPDATE chats SET status = ? WHERE chat_id = ?", (status, chat_id))
+
+    def chats(self) -> list[ChatRow]:
+        with self._errors("list chats"):
+            rows = self._db.execute(
+                "SELECT chat_id, genesis, status, joined_ms FROM chats ORDER BY joined_ms, chat_id"
+            ).fetchall()
+        return [ChatRow(*row) for row in rows]
+
+    def chat(self, chat_id: bytes) -> ChatRow | None:
+        with self._errors("read a chat"):
+            row = self._db.execute(
+                "SELECT chat_id, genesis, status, joined_ms FROM chats WHERE chat_id = ?", (chat_id,)
+            ).fetchone()
+        return ChatRow(*row) if row else None
+
+    # ------------------------------------------------------------------ messages
+
+    def insert_messages(self, rows: Iterable[MessageRow]) -> int:
+        """Insert (ignoring hashes already stored) in one transaction; returns rows added."""
+        added = 0
+        with self.transaction():
+            for row in rows:
+                added += self._insert(row)
+        return added
+
+    def insert_message(self, row: MessageRow) -> bool:
+        """Insert one message in its own committed statement; False when it was already there."""
+        with self._errors("save a message"):
+            return self._insert(row) == 1
+
+    def _insert(self, row: MessageRow) -> int:
+        cursor = self._db.execute(
+            "INSERT OR IGNORE INTO messages (hash, chat_id, author, seq, depth, ts, kind, raw) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (row.hash, row.chat_id, row.author, row.seq, row.depth, row.ts, row.kind, row.raw),
+        )
+        return cursor.rowcount
+
+    def insert_own(self, row: MessageRow, peers: Iterable[PeerId], now_ms: int) -> None:
+        """An own message and its outbox rows, atomically."""
+        with self.transaction():
+            self._insert(row)
+            self._db.executemany(
+                "INSERT OR IGNORE INTO outbox (hash, peer, chat_id, added_ms) VALUES (?, ?, ?, ?)",
+                [(row.hash, p.raw, row.chat_id, now_ms) for p in peers],
+            )
+
+    def messages(self, chat_id: bytes) -> list[MessageRow]:
+        """A chat's messages in insertion (causal) order."""
+        with self._errors("read messages"):
+            rows = self._db.execute(
+                "SELECT hash, chat_id, author, seq, depth, ts, kind, raw FROM messages "
+                "WHERE chat_id = ? ORDER BY rowid",
+                (chat_id,),
+            ).fetchall()
+        return [MessageRow(*row) for row in rows]
+
+    def message_raw(self, digest: bytes) -> bytes | None:
+        with self._errors("read a message"):
+            row = self._db.execute("SELECT raw FROM messages WHERE hash = ?", (digest,)).fetchone()
+        return row[0] if row else None
+
+    def count(self, chat_id: bytes) -> int:
+        with self._errors("count messages"):
+            row = self._db.execute("SELECT COUNT(*) FROM messages WHERE chat_id = ?", (chat_id,)).fetchone()
+        return int(row[0])
+
+    # ------------------------------------------------------------------ outbox
+
+    def add_outbox(self, chat_id: bytes, digests: Iterable[bytes], peer: PeerId, now_ms: int) -> None:
+        with self._errors("queue deliveries"):
+            self._db.executemany(
+                "INSERT OR IGNORE INTO outbox (hash, peer, chat_id, added_ms) VALUES (?, ?, ?, ?)",
+                [(d, peer.raw, chat_id, now_ms) for d in digests],
+            )
+
+    def outbox(self, peer: PeerId, limit: int = 1000) -> list[tuple[bytes, bytes]]:
+        """(chat_id, hash) of deliveries to ``peer`` not yet acknowledged, oldest first."""
+        with self._errors("read the outbox"):
+            rows = self._db.execute(
+                "SELECT outbox.chat_id, outbox.hash FROM outbox "
+                "JOIN messages ON messages.hash = outbox.hash "
+                "WHERE outbox.peer = ? ORDER BY messages.rowid LIMIT ?",
+                (peer.raw, limit),
+            ).fetchall()
+        return [(row[0], row[1]) for row in rows]
+
+    def outbox_peers(self) -> list[PeerId]:
+        with self._errors("read the outbox"):
+            rows = self._db.execute("SELECT DISTINCT peer FROM outbox").fetchall()
+        return sorted(PeerId.from_bytes(row[0]) for row in rows)
+
+    def acked(self, digests: Iterable[bytes], peer: PeerId) -> None:
+        with self._errors("record acknowledgements"):
+            self._db.executemany(
+                "DELETE FROM outbox WHERE hash = ? AND peer = ?", [(d, peer.raw) for d in digests]
+            )
+
+    def drop_outbox(self, chat_id: bytes, peer: PeerId) -> None:
+        with self._errors("update the outbox"):
+            self._db.execute("DELETE FROM outbox WHERE chat_id = ? AND peer = ?", (chat_id, peer.raw))
+
+    def outbox_size(self) -> int:
+        with self._errors("read the outbox"):
+            return int(self._db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0])
+
+    # ------------------------------------------------------------------ evidence
+
+    def add_evidence(self, chat_id: bytes, first: bytes, second: bytes) -> None:
+        with self._errors("save equivocation evidence"):
+            self._db.execute(
+                "INSERT OR IGNORE INTO evidence (chat_id, first, second) VALUES (?, ?, ?)",
+                (chat_id, first, second),
+            )
+
+    def evidence(self, chat_id: bytes) -> list[tuple[bytes, bytes]]:
+        with self._errors("read evidence"):
+            rows = self._db.execute(
+                "SELECT first, second FROM evidence WHERE chat_id = ?", (chat_id,)
+            ).fetchall()
+        return [(row[0], row[1]) for row in rows]
+
+
+__all__ = [
+    "STATUS_DECLINED",
+    "STATUS_LEFT",
+    "STATUS_MEMBER",
+    "STORE_FILE_NAME",
+    "ChatRow",
+    "ChatStore",
+    "MessageRow",
+]
