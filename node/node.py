@@ -54,7 +54,9 @@ def _builtin_services() -> tuple[ServiceOpener, ...]:
 
 #: Services started by every node after the built-ins, in order: dotted paths of ``open_<name>(node)``
 #: async context managers, e.g. ``"ioa_p2p.dht.service.open_discovery"`` (imported lazily).
-_SERVICES: tuple[str, ...] = ()
+_SERVICES: tuple[str, ...] = (
+    "ioa_p2p.bootstrap.relay.open_relay",
+)
 
 
 class Node:
