@@ -172,7 +172,9 @@ def serve(default_reply: Reply | None = None, embedding_dim: int = 16) -> Iterat
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     httpd.daemon_threads = True
     state.port = httpd.server_address[1]
-    thread = threading.Thread(target=httpd.serve_forever, name="openai-scripted", daemon=True)
+    thread = threading.Thread(
+        target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="openai-scripted", daemon=True
+    )
     thread.start()
     try:
         yield state
