@@ -200,53 +200,11 @@ def _split(block: _Block, chunk_chars: int) -> list[_Block]:
 
 # --------------------------------------------------------------------------- scoring (pure)
 
-_STOP = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "do",
-        "does",
-        "for",
-        "from",
-        "how",
-        "i",
-        "in",
-        "is",
-        "it",
-        "of",
-        "on",
-        "or",
-        "the",
-        "this",
-        "to",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "with",
-        "you",
-        "your",
-        "about",
-        "into",
-        "me",
-        "my",
-        "please",
-        "tell",
-        "find",
-        "show",
-        "give",
-        "explain",
-    ]
+_STOP_WORDS = (
+    "a an and are as at be by can do does for from how i in is it of on or the this to what when "
+    "where which who why with you your about into me my please tell find show give explain"
 )
+_STOP = frozenset(_STOP_WORDS.split())
 
 
 def content_words(text: str) -> set[str]:
