@@ -130,6 +130,7 @@ _UNICODE = str.maketrans(
     }
 )
 _THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d]|,\d)")
+_DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{4}\b")
 _TIMES_X = re.compile(r"(?<=[\d)])\s*x\s*(?=[\d(])")
 _TOKEN = re.compile(
     r"(?P<num>(?:\d+(?:\.\d*)?|\.\d+)(?:e[+-]?\d{1,4}(?![\d.]))?)"
@@ -153,6 +154,7 @@ class Tok:
 
 def normalise(text: str) -> str:
     text = text.lower().translate(_UNICODE).replace("**", "^")
+    text = _DATE.sub(" date ", text)  # 2024-01-05 is a date, not 2024 - 1 - 5
     text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
     for pattern, repl in _PHRASE_RES:
         text = pattern.sub(repl, text)

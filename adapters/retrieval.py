@@ -374,13 +374,13 @@ class RetrievalAdapter:
             if changed:
                 self.builds += 1
             hits = await trio.to_thread.run_sync(self.index.search, query)
-        passages, _ = self.index.all()
-        stats = {
-            "files": len(self.index.files),
-            "passages": len(passages),
-            "model": self.embedder.model_id,
-            "skipped": self.index.skipped[:20],
-        }
+            passages, _ = self.index.all()
+            stats = {
+                "files": len(self.index.files),
+                "passages": len(passages),
+                "model": self.embedder.model_id,
+                "skipped": self.index.skipped[:20],
+            }
         if not passages:
             return TaskResult.failed(
                 TASK_ERROR, f"no documents to search in {self.root}", data={"index": stats}

@@ -64,6 +64,7 @@ def values(text: str) -> list[str]:
         ("1.5e2 + 1", ["151"]),
         ("compute 2+2 and 3*3", ["4", "9"]),
         ("In 2023 we sold 3 * 40 units.", ["120"]),
+        ("On 2024-01-05 we sold 3 * 40 units.", ["120"]),
         ("sqrt(2)", ["≈ 1.41421356237310"]),
     ],
 )
@@ -93,6 +94,7 @@ def test_exactness_and_inexact_marking() -> None:
     [
         ("Write a poem about 3 cats", "no arithmetic"),
         ("hello", "no arithmetic"),
+        ("Summarise the meeting of 2024-01-05 and 12/03/2023", "no arithmetic"),
         ("what is fifteen plus three", "arithmetic"),
         ("", "no arithmetic"),
         ("1/0", "division by zero"),
