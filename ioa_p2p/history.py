@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .chat import (
+    KIND_MEMBER_ADD,
     MAX_PARENTS,
     MEMBERSHIP_KINDS,
     ChatGenesis,
@@ -34,6 +35,7 @@ from .chat import (
     check_genesis,
     check_membership_change,
     make_message,
+    member_of,
     message_body,
 )
 from .errors import Equivocation, HistoryViolation
@@ -120,6 +122,7 @@ class ChatHistory:
         self._pending: dict[bytes, tuple[Envelope, tuple[bytes, ...]]] = {}
         self._waiting: dict[bytes, set[bytes]] = {}
         self.equivocations: list[tuple[Envelope, Envelope]] = []
+        self._ever: set[PeerId] = set(self.genesis_body.members)
 
     # ------------------------------------------------------------------ queries
 
@@ -153,11 +156,7 @@ class ChatHistory:
 
     def ever_members(self) -> frozenset[PeerId]:
         """Everyone who was a member at some point (genesis members and every added peer)."""
-        everyone = set(self.genesis_body.members)
-        for entry in self._entries.values():
-            if entry.depth and entry.msg.kind in MEMBERSHIP_KINDS and "member" in entry.msg.content:
-                everyone.add(PeerId.from_bytes(entry.msg.content["member"]))
-        return frozenset(everyone)
+        return frozenset(self._ever)
 
     def version(self) -> dict[PeerId, int]:
         """Highest seq held per author; all lower seqs are held too (histories are closed)."""
@@ -289,6 +288,8 @@ class ChatHistory:
         self._by_author.setdefault(author, []).append(entry)
         self._heads.difference_update(entry.msg.parents)
         self._heads.add(entry.hash)
+        if entry.msg.kind == KIND_MEMBER_ADD:
+            self._ever.add(member_of(entry.msg.content))
         released = []
         for child in sorted(self._waiting.pop(entry.hash, ())):
             item = self._pending.get(child)

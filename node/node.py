@@ -56,6 +56,7 @@ def _builtin_services() -> tuple[ServiceOpener, ...]:
 #: async context managers, e.g. ``"ioa_p2p.dht.service.open_discovery"`` (imported lazily).
 _SERVICES: tuple[str, ...] = (
     "ioa_p2p.bootstrap.relay.open_relay",
+    "ioa_p2p.node.chats.open_chats",
 )
 
 

@@ -1,0 +1,306 @@
+"""Chats over real libp2p hosts on 127.0.0.1: concurrency, partitions, rejections, invitations."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from ioa_p2p import canonical
+from ioa_p2p.audit import audit_history
+from ioa_p2p.chat import (
+    ACK_REJECTED,
+    ACK_STORED,
+    MAX_CHAT_MESSAGE_SIZE,
+    ChatAck,
+    ChatMessage,
+    decode_control,
+    make_message,
+)
+from ioa_p2p.config import NodeConfig
+from ioa_p2p.errors import PeerClosed, PeerUnreachable, ProtocolViolation
+from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.node import Node, open_node
+from ioa_p2p.node.chats import PROTO_DELIVER, Chats
+from ioa_p2p.node.host import to_libp2p_id
+from ioa_p2p.wire import Envelope
+
+pytestmark = pytest.mark.slow
+
+FAST = {"sync_interval": 1.0, "retry_initial": 0.1, "retry_max": 0.5, "invite_timeout": 5.0}
+
+
+@asynccontextmanager
+async def open_nodes(
+    tmp_path: Path, count: int, *, identities: list[Identity] | None = None, **chats: Any
+) -> AsyncIterator[list[Node]]:
+    """``count`` in-process nodes with fast chat timers, all connected to each other."""
+    async with AsyncExitStack() as stack:
+        nodes = []
+        for i in range(count):
+            config = NodeConfig(home=tmp_path / f"n{i}", raw={"chats": {**FAST, **chats}})
+            identity = identities[i] if identities else Identity.generate()
+            nodes.append(
+                await stack.enter_async_context(open_node(config, identity=identity, write_info=False))
+            )
+        await connect_all(nodes)
+        yield nodes
+
+
+async def connect_all(nodes: list[Node]) -> None:
+    for i, a in enumerate(nodes):
+        for b in nodes[i + 1 :]:
+            await a.connect(b.listen_addrs()[0])
+
+
+def chats_of(node: Node) -> Chats:
+    chats = node.services["chats"]
+    assert isinstance(chats, Chats)
+    return chats
+
+
+async def wait_messages(nodes: list[Node], chat_id: bytes, count: int) -> None:
+    for node in nodes:
+        chats = chats_of(node)
+        await chats.wait_until(lambda c=chats: chat_id in c._histories and len(c.get(chat_id)) >= count)
+
+
+def stored_hashes(node: Node, chat_id: bytes) -> set[bytes]:
+    return {row.hash for row in chats_of(node).store.messages(chat_id)}
+
+
+async def test_four_members_talk_concurrently_and_end_identical(tmp_path: Path) -> None:
+    with trio.fail_after(60):
+        async with open_nodes(tmp_path, 4) as nodes:
+            creator = chats_of(nodes[0])
+            handle = await creator.create_chat([n.peer_id for n in nodes[1:]], "plan a trip")
+            assert sorted(handle.accepted) == sorted(n.peer_id for n in nodes[1:])
+            assert not handle.declined and not handle.unanswered
+            chat_id = handle.chat_id
+            per_member = 12
+            rng = random.Random(7)
+
+            async def talk(node: Node) -> None:
+                chats = chats_of(node)
+                for i in range(per_member):
+                    await chats.post(chat_id, "text", {"text": f"{node.peer_id.short()} says {i}"})
+                    await trio.sleep(rng.random() * 0.02)
+
+            async with trio.open_nursery() as nursery:
+                for node in nodes:
+                    nursery.start_soon(talk, node)
+            total = 4 * per_member
+            await wait_messages(nodes, chat_id, total)
+            exports = [chats_of(n).export(chat_id) for n in nodes]
+            assert len(set(exports)) == 1  # byte-identical histories
+            assert len({frozenset(stored_hashes(n, chat_id)) for n in nodes}) == 1
+            report = audit_history(exports[0])
+            assert report.valid, [f.line() for f in report.findings]
+            assert report.summary()["messages"] == total
+            heads = {tuple(chats_of(n).get(chat_id).heads()) for n in nodes}
+            assert len(heads) == 1
+            # every delivery was acknowledged: the outboxes drain
+            for node in nodes:
+                chats = chats_of(node)
+                with trio.fail_after(15):
+                    await chats.wait_until(lambda c=chats: not c.store.outbox_size())
+
+
+async def test_subscribe_gets_messages_in_causal_order(tmp_path: Path) -> None:
+    with trio.fail_after(40):
+        async with open_nodes(tmp_path, 2) as (a, b):
+            handle = await chats_of(a).create_chat([b.peer_id], "subscribe")
+            async with chats_of(b).subscribe(handle.chat_id, replay=True) as incoming:
+                for i in range(5):
+                    await chats_of(a).post(handle.chat_id, "conv.note", {"i": i, "blob": b"\x00"})
+                seen: set[bytes] = {handle.chat_id}
+                got = []
+                for _ in range(5):
+                    env = await incoming.receive()
+                    body = env.body
+                    assert isinstance(body, ChatMessage)
+                    assert set(body.parents) <= seen
+                    seen.add(env.hash)
+                    got.append(body.content["i"])
+                assert got == list(range(5))
+            assert chats_of(b).history(handle.chat_id)[-1].body.content == {"i": 4, "blob": b"\x00"}  # type: ignore[attr-defined]
+
+
+class Partition:
+    """Cut every stream between two groups of nodes (connections closed, new streams refused)."""
+
+    def __init__(self, nodes: list[Node]) -> None:
+        self.nodes = nodes
+        self.cut: set[frozenset[PeerId]] = set()
+        for node in nodes:
+            original = node.open_stream
+
+            async def guarded(peer: PeerId, protocol: str, _n: Node = node, _o: Any = original) -> Any:
+                if frozenset({_n.peer_id, peer}) in self.cut:
+                    raise PeerUnreachable(f"partitioned from {peer}")
+                return await _o(peer, protocol)
+
+            node.open_stream = guarded  # type: ignore[method-assign]
+
+    async def split(self, alone: Node) -> None:
+        for node in self.nodes:
+            if node is not alone:
+                self.cut.add(frozenset({node.peer_id, alone.peer_id}))
+                await node.host.get_network().close_peer(to_libp2p_id(alone.peer_id))
+                await alone.host.get_network().close_peer(to_libp2p_id(node.peer_id))
+
+    async def heal(self) -> None:
+        self.cut.clear()
+        await connect_all(self.nodes)
+
+
+async def test_a_partitioned_member_converges_after_reconnect(tmp_path: Path) -> None:
+    with trio.fail_after(60):
+        async with open_nodes(tmp_path, 3) as nodes:
+            a, b, c = nodes
+            partition = Partition(nodes)
+            handle = await chats_of(a).create_chat([b.peer_id, c.peer_id], "partition")
+            chat_id = handle.chat_id
+            await chats_of(a).post(chat_id, "text", {"text": "before"})
+            await wait_messages(nodes, chat_id, 1)
+            await partition.split(c)
+            for i in range(5):
+                await chats_of(a).post(chat_id, "text", {"text": f"a {i}"})
+                await chats_of(b).post(chat_id, "text", {"text": f"b {i}"})
+            await chats_of(c).post(chat_id, "text", {"text": "c alone"})
+            await wait_messages([a, b], chat_id, 11)
+            await trio.sleep(0.5)
+            assert len(chats_of(c).get(chat_id)) == 2  # cut off: nothing arrived
+            await partition.heal()
+            await wait_messages(nodes, chat_id, 12)
+            exports = {chats_of(n).export(chat_id) for n in nodes}
+            assert len(exports) == 1
+            assert audit_history(exports.pop()).valid
+
+
+async def send_raw(stream: Any, frame: bytes) -> ChatAck:
+    await stream.send(frame)
+    return decode_control(await stream.receive(), ChatAck)
+
+
+async def test_bad_frames_are_rejected_without_disturbing_the_chat(tmp_path: Path) -> None:
+    with trio.fail_after(60):
+        async with open_nodes(tmp_path, 4) as nodes:
+            a, b, c, outsider = nodes
+            handle = await chats_of(a).create_chat([b.peer_id, c.peer_id], "robust")
+            chat_id = handle.chat_id
+            first = await chats_of(a).post(chat_id, "text", {"text": "hello"})
+            await wait_messages([a, b, c], chat_id, 1)
+            hist_b = chats_of(b).get(chat_id)
+
+            # a member's stream: forged, non-member, garbage, wrong chat, then oversize
+            stream = await c.open_stream(b.peer_id, PROTO_DELIVER)
+            intruder = make_message(
+                outsider.identity,
+                chat_id,
+                hist_b.heads(),
+                "text",
+                {"text": "let me in"},
+                seq=1,
+                now_ms=1,
+            )
+            ack = await send_raw(stream, intruder.to_cbor())
+            assert ack.status == ACK_REJECTED and "non-member" in ack.reason
+            tampered = bytearray(first.to_cbor())
+            tampered[-10] ^= 1
+            ack = await send_raw(stream, bytes(tampered))
+            assert ack.status == ACK_REJECTED and "SignatureError" in ack.reason
+            for garbage in (b"\xff\xfe\xfd", b"", canonical.encode({"hello": 1})):
+                ack = await send_raw(stream, garbage)
+                assert ack.status == ACK_REJECTED
+            fork = make_message(
+                c.identity, chat_id, hist_b.heads(), "text", {"text": "seq 5?"}, seq=5, now_ms=1
+            )
+            ack = await send_raw(stream, fork.to_cbor())
+            assert ack.status == ACK_REJECTED and "bad-seq" in ack.reason
+            good = chats_of(c).get(chat_id).compose(c.identity, "text", {"text": "ok"}, now_ms=9)
+            ack = await send_raw(stream, good.to_cbor())  # the stream still works
+            assert ack.status == ACK_STORED
+            await stream.send(b"\x00" * (MAX_CHAT_MESSAGE_SIZE + 10))
+            ack = decode_control(await stream.receive(), ChatAck)
+            assert ack.status == ACK_REJECTED and "over the limit" in ack.reason
+            with pytest.raises((PeerClosed, ProtocolViolation)):
+                await stream.send(good.to_cbor())
+                await stream.receive()
+
+            # a non-member's own stream is refused outright
+            alien = await outsider.open_stream(b.peer_id, PROTO_DELIVER)
+            ack = await send_raw(alien, good.to_cbor())
+            assert ack.status == ACK_REJECTED and "not a member" in ack.reason
+            await alien.close()
+
+            # the chat carries on, and nothing bad was stored anywhere
+            await chats_of(b).post(chat_id, "text", {"text": "still fine"})
+            await chats_of(c).post(chat_id, "text", {"text": "me too"})
+            await wait_messages([a, b, c], chat_id, 4)
+            for node in (a, b, c):
+                hist = chats_of(node).get(chat_id)
+                authors = {e.author for e in hist.envelopes()}
+                assert outsider.peer_id not in authors
+                assert audit_history(chats_of(node).export(chat_id)).valid
+            assert chats_of(b).rejected >= 6
+            assert chat_id not in chats_of(outsider)._histories
+
+
+async def test_declines_adds_and_leaves(tmp_path: Path) -> None:
+    with trio.fail_after(60):
+        async with open_nodes(tmp_path, 4) as nodes:
+            a, b, c, d = nodes
+
+            async def busy(genesis: Envelope) -> bool:
+                return False
+
+            chats_of(c).set_invite_policy(busy)
+            handle = await chats_of(a).create_chat([b.peer_id, c.peer_id], "team")
+            chat_id = handle.chat_id
+            assert handle.accepted == (b.peer_id,) and handle.declined == (c.peer_id,)
+            assert chats_of(c).status(chat_id) == "declined"
+            await wait_messages([a, b], chat_id, 1)  # the removal of the decliner
+            assert c.peer_id not in chats_of(a).get(chat_id).members()
+            await chats_of(a).post(chat_id, "text", {"text": "welcome b"})
+            await chats_of(b).add_member(chat_id, d.peer_id)
+            await wait_messages([a, b, d], chat_id, 3)
+            assert len(chats_of(d).get(chat_id)) == 3  # the newcomer got the history before it
+            await chats_of(d).post(chat_id, "text", {"text": "hi, I am d"})
+            await wait_messages([a, b, d], chat_id, 4)
+            await chats_of(b).leave(chat_id)
+            await wait_messages([a, d], chat_id, 5)
+            assert chats_of(a).get(chat_id).members() == {a.peer_id, d.peer_id}
+            with pytest.raises(Exception, match="left"):
+                await chats_of(b).post(chat_id, "text", {"text": "one more"})
+            exports = {chats_of(n).export(chat_id) for n in (a, d)}
+            assert len(exports) == 1 and audit_history(exports.pop()).valid
+            assert len(chats_of(c).get(chat_id)) == 0
+
+
+async def test_restart_resumes_from_the_store(tmp_path: Path) -> None:
+    ids = [Identity.generate() for _ in range(3)]
+    with trio.fail_after(60):
+        async with open_nodes(tmp_path, 2, identities=ids[:2]) as (a, b):
+            config = NodeConfig(home=tmp_path / "c", raw={"chats": FAST})
+            async with open_node(config, identity=ids[2], write_info=False) as c:
+                await connect_all([a, b, c])
+                handle = await chats_of(a).create_chat([b.peer_id, c.peer_id], "restart")
+                chat_id = handle.chat_id
+                await chats_of(c).post(chat_id, "text", {"text": "c before the restart"})
+                await wait_messages([a, b, c], chat_id, 1)
+            # c is down: the others keep talking
+            for i in range(4):
+                await chats_of(a).post(chat_id, "text", {"text": f"while c is away {i}"})
+            async with open_node(config, identity=ids[2], write_info=False) as c:
+                assert len(chats_of(c).get(chat_id)) >= 1  # reloaded from SQLite
+                await connect_all([a, b, c])
+                await wait_messages([c], chat_id, 5)
+                await chats_of(c).post(chat_id, "text", {"text": "back"})
+                await wait_messages([a, b, c], chat_id, 6)
+                assert len({chats_of(n).export(chat_id) for n in (a, b, c)}) == 1
