@@ -11,6 +11,7 @@ stderr (with ``--json``, a JSON object ``{"error": {"type", "message"}}`` on std
 
 from __future__ import annotations
 
+from . import bootstrap_cmds, testnet_cmds  # noqa: E402, F401  (bootstrap, relay, testnet)
 from . import chat_cmds as chat_cmds  # noqa: E402
 from . import identity_cmds as identity_cmds  # noqa: E402  (registers commands)
 from . import node_cmds as node_cmds  # noqa: E402

@@ -1,0 +1,59 @@
+"""A bootstrap node: a normal node without an agent, meant to run for a long time at a reachable address.
+
+New peers list its multiaddr (``/ip4/<public ip>/tcp/<port>/p2p/<its peer id>``) in ``[node].bootstrap`` (or
+``ioa node start --bootstrap``); through it they fill their DHT routing tables and meet each other. By default
+it is also a circuit relay v2 *hop* (``[relay].hop = true``, limits in :mod:`ioa_p2p.bootstrap.relay`), so
+peers behind NAT can hold a reservation on it and be reached through it.
+
+:func:`bootstrap_config` turns any node config into a bootstrap node's (pure); ``ioa bootstrap start`` runs
+it with :func:`ioa_p2p.node.open_node` and prints :func:`describe`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ioa_p2p.config import NodeConfig
+
+if TYPE_CHECKING:
+    from ioa_p2p.node import Node
+
+#: Config tables a bootstrap node drops: it runs no agent.
+AGENT_SECTIONS = ("agent",)
+
+
+def bootstrap_config(
+    config: NodeConfig,
+    *,
+    relay: bool = True,
+    listen: tuple[str, ...] = (),
+    bootstrap: tuple[str, ...] = (),
+) -> NodeConfig:
+    """``config`` as a bootstrap node's: no ``[agent]`` table, ``[relay].hop = relay``; ``listen``
+    (if given) replaces the listen addresses, ``bootstrap`` adds other bootstrap peers."""
+    config = config.with_overrides(listen=listen or None, bootstrap=bootstrap)
+    raw: dict[str, Any] = {k: v for k, v in config.raw.items() if k not in AGENT_SECTIONS}
+    raw["relay"] = {**config.section("relay"), "hop": relay}
+    return replace(config, raw=raw)
+
+
+def describe(node: Node) -> list[str]:
+    """The lines ``ioa bootstrap start`` prints once the node runs (``listening on`` lines first)."""
+    lines = [f"listening on {addr}" for addr in node.listen_addrs()]
+    lines.append(f"peer id {node.peer_id}")
+    lines.append(f"control api on 127.0.0.1:{node.control.port}")
+    relay = node.services.get("relay")
+    if relay is not None and relay.settings.hop:
+        s = relay.settings
+        lines.append(
+            f"relay hop on: max_reservations={s.max_reservations} "
+            f"max_circuits_per_peer={s.max_circuits_per_peer} circuit_duration={s.circuit_duration}s "
+            f"circuit_bytes={s.circuit_bytes} reservation_ttl={s.reservation_ttl}s"
+        )
+    else:
+        lines.append("relay hop off")
+    return lines
+
+
+__all__ = ["bootstrap_config", "describe"]

@@ -1,0 +1,414 @@
+"""A local testnet: a bootstrap node and agent nodes as separate OS processes on 127.0.0.1.
+
+::
+
+    specs = [NodeSpec("calc", {"agent": {"description": "exact arithmetic", "adapter": "calculator"}})]
+    async with open_testnet(root, specs) as net:
+        net["calc"].peer_id, net["calc"].addrs, net["calc"].home
+        await net["calc"].call("GET", "/peers")          # the node's control API (in a worker thread)
+        await net.wait_mesh()                              # every node sees every other one
+        await net.kill("calc", signal.SIGKILL)             # a crash
+        await net.restart("calc")                          # same identity, same listen port
+
+Each node gets its own ``IOA_HOME`` under ``root/<name>`` (identity created through the library on first
+use and reused afterwards; ``config.toml`` written with tomli_w from the spec) and runs as
+``python -m ioa_p2p node start`` (the bootstrap node: ``bootstrap start``) in its own session, stdout and
+stderr going to ``root/<name>.log``. A node is ready when its ``node.json`` names the new process and its log
+shows the ``peer id`` line (printed after every ``listening on`` line). The bootstrap node starts first, then
+all others at once. Leaving the block, for any reason (error, cancellation), sends SIGTERM to every node,
+waits up to ``stop_timeout`` seconds, then SIGKILLs the process group of any straggler: no orphans remain.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+import trio
+
+from ioa_p2p.config import CONFIG_FILE_NAME, NODE_INFO_FILE_NAME, TOKEN_FILE_NAME
+from ioa_p2p.control_client import ControlClient
+from ioa_p2p.errors import IoAError, IoATimeout, NodeProcessError, UsageError
+from ioa_p2p.identity import PeerId, create_key_file
+
+BOOTSTRAP_NAME = "bootstrap"
+LOCAL_LISTEN = "/ip4/127.0.0.1/tcp/0"
+#: Seconds a node may take to become ready (Python + libp2p import is ~1 s per process on 2 cores).
+START_TIMEOUT = 60.0
+#: Seconds between SIGTERM and SIGKILL on shutdown.
+STOP_TIMEOUT = 10.0
+CONTROL_TIMEOUT = 15.0
+POLL = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class NodeSpec:
+    """One testnet node: its ``name`` (also its home folder), ``config`` tables merged into its
+    ``config.toml`` (``{"agent": {...}, "relay": {...}, ...}``), and extra ``ioa node start`` arguments."""
+
+    name: str
+    config: Mapping[str, Any] = field(default_factory=dict)
+    args: tuple[str, ...] = ()
+
+
+def node_config(spec: NodeSpec, bootstrap: Sequence[str], *, is_bootstrap: bool = False) -> dict[str, Any]:
+    """The ``config.toml`` content of a testnet node (pure): local defaults, then ``spec.config``
+    merged table by table."""
+    base: dict[str, Any] = {
+        "node": {
+            "listen": [LOCAL_LISTEN],
+            "bootstrap": list(bootstrap),
+            "bootstrap_backoff": 0.2,
+            "bootstrap_backoff_max": 5.0,
+        }
+    }
+    if not is_bootstrap:
+        base["agent"] = {"name": spec.name}
+    for table, values in spec.config.items():
+        if isinstance(values, Mapping) and isinstance(base.get(table), dict):
+            base[table] = {**base[table], **values}
+        else:
+            base[table] = values
+    return base
+
+
+def check_specs(specs: Sequence[NodeSpec], *, bootstrap: bool) -> None:
+    names = [s.name for s in specs] + ([BOOTSTRAP_NAME] if bootstrap else [])
+    for name in names:
+        if not name or name in (".", "..") or "/" in name or name != name.strip():
+            raise UsageError(f"testnet node name {name!r} cannot be a folder name")
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    if duplicates:
+        raise UsageError(f"testnet node names must be unique; repeated: {duplicates}")
+
+
+class TestnetNode:
+    """A node process of a :class:`Testnet`."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, spec: NodeSpec, home: Path, *, is_bootstrap: bool) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.home = home
+        self.log_path = home.parent / f"{spec.name}.log"
+        self.is_bootstrap = is_bootstrap
+        self.control = ControlClient(home, timeout=CONTROL_TIMEOUT)
+        self.process: trio.Process | None = None
+        self.peer_id: PeerId | None = None
+        self.addrs: list[str] = []
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    async def call(self, method: str, path: str, body: Any = None) -> Any:
+        """A control API call (``ControlClient.call``) run in a worker thread."""
+
+        def call() -> Any:
+            return self.control.call(method, path, body)
+
+        # trio's KI-protection decorator hides this keyword from mypy.
+        return await trio.to_thread.run_sync(call, abandon_on_cancel=True)  # type: ignore[call-arg,unused-ignore]
+
+    async def peers(self) -> set[PeerId]:
+        return {PeerId.from_string(p["peer_id"]) for p in await self.call("GET", "/peers")}
+
+    def log_text(self, offset: int = 0) -> str:
+        """The node's log (stdout and stderr of every run), from byte ``offset``."""
+        try:
+            with open(self.log_path, "rb") as log:
+                log.seek(offset)
+                return log.read().decode("utf-8", errors="replace")
+        except OSError:
+            return ""
+
+    def __repr__(self) -> str:
+        return f"TestnetNode({self.name!r}, pid={self.pid}, peer_id={self.peer_id})"
+
+
+class Testnet:
+    """Running testnet: nodes by name (the bootstrap node first), kill / restart, mesh check."""
+
+    __test__ = False
+
+    def __init__(self, root: Path, *, python: str, stop_timeout: float, start_timeout: float) -> None:
+        self.root = root
+        self.nodes: dict[str, TestnetNode] = {}
+        self.python = python
+        self.stop_timeout = stop_timeout
+        self.start_timeout = start_timeout
+        #: After :meth:`wait_mesh`: node name -> names of running nodes it is not connected to.
+        self.mesh_gaps: dict[str, list[str]] = {}
+
+    def __getitem__(self, name: str) -> TestnetNode:
+        try:
+            return self.nodes[name]
+        except KeyError:
+            raise UsageError(f"no testnet node {name!r}; nodes: {sorted(self.nodes)}") from None
+
+    @property
+    def bootstrap(self) -> TestnetNode | None:
+        node = self.nodes.get(BOOTSTRAP_NAME)
+        return node if node and node.is_bootstrap else None
+
+    @property
+    def agents(self) -> list[TestnetNode]:
+        return [n for n in self.nodes.values() if not n.is_bootstrap]
+
+    def bootstrap_addrs(self) -> list[str]:
+        return list(self.bootstrap.addrs) if self.bootstrap else []
+
+    # ------------------------------------------------------------------ processes
+
+    async def _spawn(self, node: TestnetNode, extra: Sequence[str] = ()) -> int:
+        """Start ``node``'s process; returns the log offset its output starts at."""
+        command = "bootstrap" if node.is_bootstrap else "node"
+        argv = [self.python, "-m", "ioa_p2p", command, "start", *node.spec.args, *extra]
+        env = dict(os.environ, IOA_HOME=str(node.home), PYTHONUNBUFFERED="1")
+        with open(node.log_path, "ab") as log:  # noqa: ASYNC230 - a local file, opened once per start
+            offset = log.tell()
+            node.process = await trio.lowlevel.open_process(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                start_new_session=True,  # its own process group: we signal it, not the terminal
+            )
+        return offset
+
+    async def _wait_ready(self, node: TestnetNode, offset: int) -> None:
+        process = node.process
+        assert process is not None
+        with trio.move_on_after(self.start_timeout) as scope:
+            while True:
+                if process.poll() is not None:
+                    raise NodeProcessError(
+                        f"testnet node {node.name!r} exited with code {process.returncode} before it "
+                        f"was ready; its log {node.log_path} ends with:\n{_tail(node.log_text(offset))}"
+                    )
+                info = _read_info(node.home)
+                if info.get("pid") == process.pid and _has_peer_line(node.log_text(offset)):
+                    node.peer_id = PeerId.from_string(info["peer_id"])
+                    node.addrs = [str(a) for a in info.get("addrs", [])]
+                    return
+                await trio.sleep(POLL)
+        if scope.cancelled_caught:
+            raise IoATimeout(
+                f"testnet node {node.name!r} was not ready within {self.start_timeout:.0f} s; "
+                f"see {node.log_path}:\n{_tail(node.log_text(offset))}"
+            )
+
+    async def _start(self, nodes: Sequence[TestnetNode], extra: Mapping[str, Sequence[str]]) -> None:
+        """Spawn all ``nodes`` at once, then wait for all of them; the first failure stops the wait and
+        is raised as is (the caller stops every spawned process)."""
+        offsets = {}
+        for node in nodes:
+            offsets[node.name] = await self._spawn(node, extra.get(node.name, ()))
+        failures: list[IoAError] = []
+        async with trio.open_nursery() as nursery:
+
+            async def wait_one(node: TestnetNode) -> None:
+                try:
+                    await self._wait_ready(node, offsets[node.name])
+                except IoAError as exc:
+                    failures.append(exc)
+                    nursery.cancel_scope.cancel()
+
+            for node in nodes:
+                nursery.start_soon(wait_one, node)
+        if failures:
+            raise failures[0]
+
+    async def kill(self, name: str, sig: int = signal.SIGKILL, *, wait: bool = True) -> int | None:
+        """Send ``sig`` to node ``name`` (SIGKILL: to its whole process group, like a crash). With ``wait``
+        and a terminating signal, wait (bounded) for the exit and return the exit code."""
+        node = self[name]
+        if not node.running:
+            return node.process.returncode if node.process else None
+        assert node.process is not None
+        _signal(node.process.pid, sig, group=sig == signal.SIGKILL)
+        if not wait or sig not in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT):
+            return None
+        with trio.move_on_after(self.stop_timeout):
+            return await node.process.wait()
+        raise IoATimeout(f"testnet node {name!r} still runs {self.stop_timeout:.0f} s after signal {sig}")
+
+    async def stop(self, name: str) -> int:
+        """SIGTERM node ``name``; SIGKILL it if it has not exited after ``stop_timeout``. Returns its code."""
+        node = self[name]
+        if node.process is None:
+            raise UsageError(f"testnet node {name!r} was never started")
+        await _stop_all([node], self.stop_timeout)
+        code = node.process.returncode
+        if code is None:  # survived SIGKILL for 5 s: the kernel is in trouble
+            raise IoATimeout(f"testnet node {name!r} (pid {node.process.pid}) does not exit")
+        return code
+
+    async def restart(self, name: str) -> TestnetNode:
+        """Stop node ``name`` if it runs, then start it again: same home and identity, same listen ports
+        (so peers' stored addresses and others' bootstrap address stay valid)."""
+        node = self[name]
+        if node.running:
+            await self.stop(name)
+        for stale in (NODE_INFO_FILE_NAME, TOKEN_FILE_NAME):  # left behind by a kill -9
+            with suppress(FileNotFoundError):
+                (node.home / stale).unlink()
+        extra: list[str] = []
+        for addr in node.addrs:
+            extra += ["--listen", addr.rsplit("/p2p/", 1)[0]]
+        await self._start([node], {name: extra})
+        return node
+
+    async def wait_mesh(self) -> None:
+        """Wait until every running node is connected to every other running node (callers bound the
+        wait; :attr:`mesh_gaps` then tells who did not see whom)."""
+        while True:
+            self.mesh_gaps = await self._mesh_gaps()
+            if not self.mesh_gaps:
+                return
+            await trio.sleep(0.2)
+
+    async def _mesh_gaps(self) -> dict[str, list[str]]:
+        running = [n for n in self.nodes.values() if n.running and n.peer_id]
+        gaps: dict[str, list[str]] = {}
+        for node in running:
+            seen = await node.peers()
+            absent = [o.name for o in running if o is not node and o.peer_id not in seen]
+            if absent:
+                gaps[node.name] = absent
+        return gaps
+
+    async def aclose(self) -> None:
+        """Stop every node (SIGTERM, then SIGKILL after ``stop_timeout``); safe to call twice."""
+        with trio.CancelScope(shield=True):
+            await _stop_all([n for n in self.nodes.values() if n.process], self.stop_timeout)
+
+
+@asynccontextmanager
+async def open_testnet(
+    root: Path,
+    specs: Sequence[NodeSpec],
+    *,
+    bootstrap: bool = True,
+    bootstrap_spec: NodeSpec | None = None,
+    python: str | None = None,
+    start_timeout: float = START_TIMEOUT,
+    stop_timeout: float = STOP_TIMEOUT,
+) -> AsyncIterator[Testnet]:
+    """Start a testnet under ``root``: with ``bootstrap``, a bootstrap node (``bootstrap_spec`` or a default
+    one named ``bootstrap``, relaying) first, every spec's node bootstrapping from it; then all ``specs``
+    nodes at once. Everything is stopped when the block exits."""
+    if bootstrap_spec is not None and bootstrap_spec.name != BOOTSTRAP_NAME:
+        raise UsageError(f"the bootstrap node must be named {BOOTSTRAP_NAME!r}")
+    check_specs(specs, bootstrap=bootstrap)
+    net = Testnet(
+        _make_root(root),
+        python=python or sys.executable,
+        stop_timeout=stop_timeout,
+        start_timeout=start_timeout,
+    )
+    try:
+        if bootstrap:
+            spec = bootstrap_spec or NodeSpec(BOOTSTRAP_NAME)
+            boot = _prepare(net, spec, [], is_bootstrap=True)
+            await net._start([boot], {})
+        agents = [_prepare(net, spec, net.bootstrap_addrs(), is_bootstrap=False) for spec in specs]
+        await net._start(agents, {})
+        yield net
+    finally:
+        await net.aclose()
+
+
+def _make_root(root: Path) -> Path:
+    root = root.resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+def _prepare(net: Testnet, spec: NodeSpec, bootstrap: Sequence[str], *, is_bootstrap: bool) -> TestnetNode:
+    """Create the node's home: identity (kept if present), config.toml (rewritten)."""
+    home = net.root / spec.name
+    home.mkdir(parents=True, exist_ok=True)
+    home.chmod(0o700)
+    if not (home / "node.key").exists():
+        create_key_file(home / "node.key")
+    config = node_config(spec, bootstrap, is_bootstrap=is_bootstrap)
+    (home / CONFIG_FILE_NAME).write_text(tomli_w.dumps(config), encoding="utf-8")
+    for stale in (NODE_INFO_FILE_NAME, TOKEN_FILE_NAME):
+        with suppress(FileNotFoundError):
+            (home / stale).unlink()
+    node = TestnetNode(spec, home, is_bootstrap=is_bootstrap)
+    net.nodes[spec.name] = node
+    return node
+
+
+async def _stop_all(nodes: Sequence[TestnetNode], grace: float) -> None:
+    """SIGTERM the running ones, wait up to ``grace`` seconds, SIGKILL the process groups of stragglers, reap,
+    and SIGKILL whatever is left in each group (an adapter's subprocess, for instance)."""
+    live = [n.process for n in nodes if n.process is not None and n.process.poll() is None]
+    for process in live:
+        _signal(process.pid, signal.SIGTERM, group=False)
+    await _wait_all(live, grace)
+    for process in live:
+        if process.poll() is None:
+            _signal(process.pid, signal.SIGKILL, group=True)
+    await _wait_all(live, 5.0)
+    for process in live:  # just reaped: the group id cannot have been reused yet
+        _signal(process.pid, signal.SIGKILL, group=True)
+
+
+async def _wait_all(processes: Sequence[trio.Process], seconds: float) -> None:
+    with trio.move_on_after(seconds):
+        async with trio.open_nursery() as nursery:
+            for process in processes:
+                nursery.start_soon(process.wait)
+
+
+def _signal(pid: int, sig: int, *, group: bool) -> None:
+    with suppress(ProcessLookupError, PermissionError):
+        if group:
+            os.killpg(pid, sig)  # start_new_session: the process group id is the node's pid
+        else:
+            os.kill(pid, sig)
+
+
+def _read_info(home: Path) -> dict[str, Any]:
+    try:
+        info = json.loads((home / NODE_INFO_FILE_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return info if isinstance(info, dict) else {}
+
+
+def _has_peer_line(text: str) -> bool:
+    return any(line.startswith("peer id ") for line in text.splitlines())
+
+
+def _tail(text: str, lines: int = 20) -> str:
+    return "\n".join(text.splitlines()[-lines:]) or "(empty)"
+
+
+__all__ = [
+    "BOOTSTRAP_NAME",
+    "NodeSpec",
+    "Testnet",
+    "TestnetNode",
+    "check_specs",
+    "node_config",
+    "open_testnet",
+]

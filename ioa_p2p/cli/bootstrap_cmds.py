@@ -1,0 +1,125 @@
+"""``ioa bootstrap start``, ``ioa relay status``, ``ioa relay connect``."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from pathlib import Path
+
+import click
+import trio
+
+from ..config import NodeConfig, load_config
+from ..control_client import ControlClient
+from ._base import emit_json, get_home, handle_errors, main
+
+
+@main.group()
+def bootstrap() -> None:
+    """Run a bootstrap node (no agent; a circuit relay for peers behind NAT by default)."""
+
+
+@bootstrap.command("start")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Config file (default: config.toml in the node home).",
+)
+@click.option(
+    "--listen",
+    multiple=True,
+    metavar="MADDR",
+    help="Listen multiaddr (repeatable), e.g. /ip4/0.0.0.0/tcp/4001; replaces the config's.",
+)
+@click.option(
+    "--bootstrap",
+    "others",
+    multiple=True,
+    metavar="MADDR",
+    help="Another bootstrap peer /.../p2p/<id> to join (repeatable).",
+)
+@click.option(
+    "--relay/--no-relay",
+    default=True,
+    show_default=True,
+    help="Act as a circuit relay v2 hop (limits from the [relay] table).",
+)
+@click.pass_context
+@handle_errors(json_flag=None)
+def bootstrap_start(
+    ctx: click.Context,
+    config_file: Path | None,
+    listen: tuple[str, ...],
+    others: tuple[str, ...],
+    relay: bool,
+) -> None:
+    """Start a bootstrap node; runs until SIGINT/SIGTERM. Prints `listening on <multiaddr>` lines."""
+    from ..bootstrap.bootnode import bootstrap_config
+
+    home = get_home(ctx)
+    config = bootstrap_config(
+        load_config(home, path=config_file), relay=relay, listen=listen, bootstrap=others
+    )
+    trio.run(_serve, config)
+
+
+async def _serve(config: NodeConfig) -> None:
+    from ..bootstrap.bootnode import describe
+    from ..node import open_node
+
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async with open_node(config) as node:
+            for line in describe(node):
+                click.echo(line)
+            sys.stdout.flush()
+            async for signum in signals:
+                click.echo(f"received {signal.Signals(signum).name}, shutting down", err=True)
+                break
+
+
+@main.group()
+def relay() -> None:
+    """Circuit relay: this node's reservations, and reaching peers through relays."""
+
+
+@relay.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the relay status as JSON.")
+@click.pass_context
+@handle_errors()
+def relay_status(ctx: click.Context, as_json: bool) -> None:
+    """Show relay role, limits, reservations and this node's /p2p-circuit addresses."""
+    result = ControlClient(get_home(ctx)).call("GET", "/relay")
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(f"hop: {'on' if result['hop'] else 'off'}   client: {'on' if result['client'] else 'off'}")
+    if result["hop"]:
+        click.echo(f"reserved peers: {result.get('reserved_peers', '?')}")
+        click.echo("limits: " + " ".join(f"{k}={v}" for k, v in sorted(result["limits"].items())))
+    for item in result["reservations"]:
+        click.echo(f"reservation on {item['relay']} until {item['expires']}")
+    for addr in result["circuit_addrs"]:
+        click.echo(f"reachable at {addr}")
+
+
+@relay.command("connect")
+@click.argument("target")
+@click.option("--via", "via", default=None, metavar="RELAY", help="Relay peer ID to use (with a PEER_ID).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handle_errors()
+def relay_connect(ctx: click.Context, target: str, via: str | None, as_json: bool) -> None:
+    """Connect to TARGET through a relay: a /p2p-circuit multiaddr, or a peer ID (tries connected relays)."""
+    if target.startswith("/"):
+        body: dict[str, str] = {"addr": target}
+    else:
+        body = {"peer": target}
+        if via:
+            body["relay"] = via
+    result = ControlClient(get_home(ctx)).call("POST", "/relay/connect", body)
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(f"connected to {result['peer_id']} via {result['via'] or 'an existing connection'}")
