@@ -206,7 +206,7 @@ class _Node:
     height: int
     queue: tuple[str, ...]  # queue[0] holds the floor for the next turn
     waiting: tuple[str, ...]
-    streak: int  # consecutive turns by ``author`` that kept the floor for themselves
+    streak: int  # consecutive self-nominations by ``author`` (discussion/async naming itself first)
     tasks: dict[str, _Task]
     declared: dict[str, str]  # task id -> why a turn on this branch declared it failed
     concluded: bool = False
@@ -497,7 +497,8 @@ class Conversation:
             new_ids.append(tid)
         declared = dict(parent.declared)
         for tid in turn.fail_tasks:
-            declared.setdefault(tid, f"declared failed by {author} at turn {turn.height} (overdue)")
+            why = _WHY.get(turn.reason, "cancelled")
+            declared.setdefault(tid, f"declared failed by {author} at turn {turn.height} ({why})")
         rest = tuple(q for q in parent.queue[1:] if q != author)
         waiting: tuple[str, ...] = ()
         if turn.kind == cm.TASK_SYNC:
@@ -508,9 +509,12 @@ class Conversation:
             queue = (author,)
         else:
             queue = tuple(dict.fromkeys(rest + turn.next))
-        streak = parent.streak + 1 if parent.author == author else 1
-        if queue and queue[0] == author and streak >= self.start.max_self_turns:
-            queue = queue[1:]  # the self-turn cap: the floor goes to someone else
+        streak = parent.streak if parent.author == author else 0
+        if turn.kind in (cm.DISCUSSION, cm.TASK_ASYNC) and queue and queue[0] == author:
+            if streak >= self.start.max_self_turns:
+                queue = queue[1:]  # the self-turn cap: the floor goes to someone else
+            else:
+                streak += 1
         if not queue:
             queue = (self._successor(author),)
         node = _Node(msg_id, author, turn, turn.height, queue, waiting, streak, tasks, declared)
@@ -644,6 +648,13 @@ class Conversation:
 
 
 _Status = tuple[TaskStatus, TaskOutcome | None, str, str | None]
+_WHY = {
+    "tasks-overdue": "overdue",
+    "wrap-up": "the goal's deadline is near",
+    "max-turns": "no turns left",
+    "speaker-timeout": "overdue",
+    "holder-left": "overdue",
+}
 
 
 def _failed(reason: str, failure: str) -> _Status:

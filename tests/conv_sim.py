@@ -104,6 +104,21 @@ class Sim:
             self.now, _, what, payload = heapq.heappop(self.queue)
             getattr(self, f"_on_{what}")(payload)
 
+    async def arun(self, until: float) -> None:
+        """Like :meth:`run`, for brains that are coroutine functions (awaited in event order)."""
+        for m in self.members.values():
+            self._handle(m, m.conv.on_tick(self.now))
+        while self.queue and self.queue[0][0] <= until:
+            self.now, _, what, payload = heapq.heappop(self.queue)
+            if what == "brain":
+                member, speak = payload
+                m = self.members[member]
+                if m.alive(self.now):
+                    draft = await m.brain(m.conv.view(), speak)
+                    self._handle(m, m.conv.compose_turn(speak.token, draft, self.now))
+            else:
+                getattr(self, f"_on_{what}")(payload)
+
     def deliver_everything(self) -> None:
         """Give every surviving member every message ever posted (convergence check)."""
         gone = [m.name for m in self.members.values() if m.left_at is not None]

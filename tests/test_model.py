@@ -196,3 +196,106 @@ async def test_scripted_model_fake() -> None:
         await model.complete(USER)
     with pytest.raises(ModelError, match="no replies left"):
         await model.complete(USER)
+
+
+# --------------------------------------------------------------------------- whole goals with the LLM brain
+
+
+def _llm_sim(server, members, runner):
+    from ioa_p2p.brain import MemberInfo
+    from ioa_p2p.conv_messages import ConvStart
+    from ioa_p2p.embedding import HashingEmbedder
+    from ioa_p2p.llm_brain import LLMBrain
+    from ioa_p2p.offline_brain import OfflineBrain
+
+    from .conv_sim import Sim
+
+    team = [MemberInfo(p, name, desc) for p, name, desc in members]
+    model = make(server)
+    brain = LLMBrain(model, fallback=OfflineBrain(HashingEmbedder()), retries=1)
+
+    async def take(view, speak):
+        return await brain.take_turn(view, speak, team)
+
+    ids = [p for p, _, _ in members]
+    spec = ConvStart.create("What is 17 * 23? Give the answer.", initiator=ids[0], members=ids,
+                            now=0.0, speaker_timeout=30.0)  # fmt: skip
+    return Sim(spec, {p: take for p in ids}, runner=runner), model
+
+
+def _calc_runner(member, task):
+    from ioa_p2p.conv_messages import TaskOutcome
+
+    return 1.0, TaskOutcome(task.task_id, True, "17 * 23 = 391")
+
+
+async def test_whole_goal_through_the_real_openai_client(server) -> None:
+    from ioa_p2p.conversation import Concluded, TaskStatus
+
+    server.script(
+        Reply(content="I will ask the calculator."),  # not JSON: repaired? no -> retried
+        Reply(content='{"thought": "delegate", "message_type": "sync_task", "content": "Please compute",'
+                      ' "tasks": [{"assignee": "calculator", "title": "multiply",'
+                      ' "description": "what is 17 * 23"}]}'),
+        Reply(content='{"thought": "done", "message_type": "conclusion", "content": "17 * 23 = 391",'
+                      ' "next_speakers": []}'),
+    )  # fmt: skip
+    members = [("peerA", "coordinator", "coordinates"), ("peerB", "calculator", "exact arithmetic")]
+    sim, model = _llm_sim(server, members, _calc_runner)
+    with trio.fail_after(20):
+        await sim.arun(until=600)
+    await model.aclose()
+    final = sim.final("peerB")
+    assert isinstance(final, Concluded) and final.text == "17 * 23 = 391" and final.author == "peerA"
+    view = sim.members["peerA"].conv.view()
+    assert [t.kind for t in view.turns] == ["conv.task.sync", "conv.conclusion"]
+    [task] = view.tasks
+    assert task.assignee == "peerB" and task.status is TaskStatus.COMPLETED
+    requests = server.chat_requests()
+    assert len(requests) == 3
+    last_prompt = requests[2]["messages"][1]["content"]
+    assert "T1 [completed] calculator" in last_prompt and "391" in last_prompt
+    assert "coordinator (you)" in requests[0]["messages"][0]["content"]
+
+
+async def test_llm_brain_falls_back_to_the_offline_planner_visibly(server) -> None:
+    from ioa_p2p.conversation import Concluded
+
+    server.default_reply = Reply(status=500, error_message="model overloaded")
+    members = [("peerA", "coordinator", "coordinates"), ("peerB", "calculator", "exact arithmetic")]
+    sim, model = _llm_sim(server, members, _calc_runner)
+    with trio.fail_after(20):
+        await sim.arun(until=600)
+    await model.aclose()
+    view = sim.members["peerA"].conv.view()
+    assert view.turns and all(
+        t.text.startswith("[fallback to offline planner: ModelError") for t in view.turns
+    )
+    final = sim.final("peerA")
+    assert isinstance(final, Concluded) and "391" in final.text
+
+
+def test_parse_turn_decision_maps_names_and_rejects_nonsense() -> None:
+    from ioa_p2p.brain import MemberInfo
+    from ioa_p2p.conv_messages import ConvStart
+    from ioa_p2p.conversation import Conversation
+    from ioa_p2p.llm_brain import parse_turn_decision
+
+    spec = ConvStart.create("goal", initiator="pA", members=["pA", "pB", "pC"], now=0.0)
+    view = Conversation(spec, me="pA", start_id="s", now=0.0).view()
+    team = [MemberInfo("pA", "alice"), MemberInfo("pB", "bob"), MemberInfo("pC", "bob")]
+    draft = parse_turn_decision(
+        {"message_type": "async_task_assign", "content": "go", "next_speakers": "alice",
+         "tasks": [{"assignee": "bob#pB", "description": "do x"}]}, view, team)  # fmt: skip
+    assert draft.kind == "conv.task.async" and draft.next == ("pA",)
+    assert draft.tasks[0].assignee == "pB" and draft.tasks[0].title == "do x"
+    for bad in (
+        {"message_type": "shout", "content": "x"},
+        {"message_type": "discussion", "content": ""},
+        {"message_type": "discussion", "content": "x", "next_speakers": ["carol"]},
+        {"message_type": "sync_task", "content": "x", "tasks": []},
+        {"message_type": "sync_task", "content": "x", "tasks": [{"assignee": "bob", "description": "d"}]},
+        {"message_type": "pause", "content": "x", "triggers": ["T9"]},
+    ):  # "bob" is ambiguous: two members are called bob
+        with pytest.raises(ModelOutputError):
+            parse_turn_decision(bad, view, team)

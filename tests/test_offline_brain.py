@@ -1,0 +1,156 @@
+"""The offline planner: step planning, matching steps to members by embeddings, sync/async by dependencies,
+failover, fallback speakers continuing the plan, and the label on everything it writes."""
+
+from __future__ import annotations
+
+import pytest
+
+from ioa_p2p import conv_messages as cm
+from ioa_p2p.adapters.calculator import calculate
+from ioa_p2p.brain import MemberInfo, make_brain
+from ioa_p2p.conv_messages import ConvStart, TaskOutcome
+from ioa_p2p.conversation import Concluded, TaskStatus
+from ioa_p2p.embedding import HashingEmbedder, WordLlamaEmbedder
+from ioa_p2p.errors import TaskRejected
+from ioa_p2p.offline_brain import PREFIX, OfflineBrain, plan_steps, short_value
+
+from .conv_sim import Sim
+
+TEAM = [
+    MemberInfo("A", "coordinator", "Talks with the user and coordinates the team."),
+    MemberInfo("B", "calculator", "Exact calculator: evaluates arithmetic in plain-language tasks "
+               "(percentages, fractions, powers, roots, sums, averages).", ("arithmetic", "math")),
+    MemberInfo("C", "python", "Runs Python code in a sandbox and returns its output and files.",
+               ("code", "python", "programming")),
+    MemberInfo("D", "docs", "Answers questions from a folder of documents, with citations.",
+               ("retrieval", "documentation", "search")),
+]  # fmt: skip
+MEMBERS = tuple(m.peer_id for m in TEAM)
+
+
+@pytest.fixture(scope="module")
+def brain() -> OfflineBrain:
+    return OfflineBrain(WordLlamaEmbedder())
+
+
+def real_runner(member: str, task):
+    """B computes with the real calculator adapter code; C and D answer canned text."""
+    if member == "B":
+        try:
+            lines = [f"{c.expression} = {c.shown()}" for c in calculate(task.description)]
+        except TaskRejected as exc:
+            return 0.5, TaskOutcome(task.task_id, False, str(exc), None, None, "rejected")
+        return 0.5, TaskOutcome(task.task_id, True, "\n".join(lines))
+    answers = {"C": "2 3 5 7 11 13 17 19 23 29", "D": "audit checks every signature [docs/audit.md]"}
+    return 2.0, TaskOutcome(task.task_id, True, answers.get(member, "ok"))
+
+
+def run(goal, brain, *, runner=real_runner, crash=(), leave=(), **spec_kw):
+    spec = ConvStart.create(goal, initiator="A", members=MEMBERS, now=0.0,
+                            **{"timeout": 600.0, "speaker_timeout": 10.0, **spec_kw})  # fmt: skip
+    sim = Sim(spec, {m: (lambda v, s: brain.decide(v, s, TEAM)) for m in MEMBERS}, runner=runner)
+    for who, when in crash:
+        sim.crash(who, when)
+    for who, when in leave:
+        sim.leave(who, when)
+    sim.run(until=2000)
+    return sim
+
+
+def test_plan_steps_and_dependencies() -> None:
+    steps = plan_steps("Compute 17 * 23, then multiply it by 2. Find in the docs how audit works.")
+    assert [(s.index, s.text, s.depends_on) for s in steps] == [
+        (1, "Compute 17 * 23", None),
+        (2, "multiply it by 2", 1),
+        (3, "Find in the docs how audit works", None),
+    ]
+    assert [s.depends_on for s in plan_steps("Sum 1 and 2 and plot the result")] == [None, 1]
+    assert len(plan_steps("What is 2 + 2?")) == 1
+    assert short_value("17 * 23 = 391") == "391"
+    assert short_value("a long\nanswer that is not a value at all, it goes on and on and on") is None
+
+
+def test_steps_go_to_the_best_matching_member(brain) -> None:
+    steps = plan_steps("Calculate 15% of 80. Write and run a Python program printing primes. "
+                       "Look up in the documentation how the audit works.")  # fmt: skip
+    ranking = brain.rank(steps, TEAM)
+    assert [r[0] for r in ranking] == ["B", "C", "D"]
+
+
+def test_parallel_steps_async_then_dependent_step_sync(brain) -> None:
+    goal = ("Compute 17 * 23, then compute it times 2. Write and run a Python script printing "
+            "the first 10 primes. Find in the docs how the audit works.")  # fmt: skip
+    sim = run(goal, brain)
+    view = sim.members["C"].conv.view()
+    kinds = [t.kind for t in view.turns]
+    assert kinds == [cm.TASK_ASYNC, cm.PAUSE, cm.TASK_SYNC, cm.CONCLUSION]
+    first = view.turns[0]
+    assigned = {view.task(t).title: view.task(t).assignee for t in first.task_ids}
+    assert assigned == {"step 1/4": "B", "step 3/4": "C", "step 4/4": "D"}
+    step2 = next(t for t in view.tasks if t.title == "step 2/4")
+    assert step2.description == "compute 391 times 2" and step2.mode == "sync"
+    assert step2.text.endswith("= 782")
+    conclusion = sim.final("A")
+    assert isinstance(conclusion, Concluded) and "782" in conclusion.text and "2 3 5 7" in conclusion.text
+    assert all(t.text.startswith(PREFIX) for t in view.turns)
+    assert {type(sim.final(m)) for m in MEMBERS} == {Concluded}
+
+
+def test_failed_step_fails_over_to_the_next_best_member(brain) -> None:
+    def runner(member, task):
+        if member == "B":
+            return 1.0, TaskOutcome(task.task_id, False, "calculator crashed", None, None, "crash")
+        return real_runner(member, task)
+
+    sim = run("Compute 12 * 12", brain, runner=runner)
+    view = sim.members["A"].conv.view()
+    attempts = [t for t in view.tasks if t.title == "step 1/1"]
+    assert [t.assignee for t in attempts][0] == "B" and len(attempts) == 2
+    assert attempts[0].status is TaskStatus.FAILED and attempts[1].assignee != "B"
+    assert isinstance(sim.final("A"), Concluded)
+
+
+def test_step_of_a_member_who_leaves_is_reassigned(brain) -> None:
+    def runner(member, task):
+        return None if member == "B" else real_runner(member, task)  # B never answers; it leaves
+
+    sim = run("Compute 12 * 12", brain, runner=runner, leave=[("B", 5.0)])
+    view = sim.members["A"].conv.view()
+    attempts = [t for t in view.tasks if t.title == "step 1/1"]
+    assert attempts[0].assignee == "B" and attempts[0].failure == "left"
+    assert len(attempts) == 2 and attempts[1].assignee != "B"
+    assert sim.end_time("A") < 60.0
+
+
+def test_fallback_speaker_continues_the_same_plan(brain) -> None:
+    goal = "Compute 17 * 23, then compute it times 2"
+    sim = run(goal, brain, crash=[("A", 1.0)])  # the initiator dies after its first turn
+    view = sim.members["B"].conv.view()
+    assert view.turns[0].author == "A"
+    assert any(t.author != "A" and t.level > 0 for t in view.turns)
+    step2 = next(t for t in view.tasks if t.title == "step 2/2")
+    assert step2.description == "compute 391 times 2" and step2.status is TaskStatus.COMPLETED
+    final = sim.final("B")
+    assert isinstance(final, Concluded) and "782" in final.text
+
+
+def test_forced_conclusion_reports_what_is_there(brain) -> None:
+    def runner(member, task):
+        return (5000.0, TaskOutcome(task.task_id, True, "too late")) if member == "C" else real_runner(
+            member, task)  # fmt: skip
+
+    goal = "Compute 2 + 2. Write and run a Python script printing primes."
+    sim = run(goal, brain, runner=runner, timeout=200.0, task_timeout=1000.0)
+    final = sim.final("A")
+    assert isinstance(final, Concluded) and final.forced
+    assert "2 + 2 = 4" in final.text and "Step 2" in final.text and "still running" in final.text
+    late = next(t for t in sim.members["A"].conv.view().tasks if t.assignee == "C")
+    assert late.status is TaskStatus.FAILED and "deadline is near" in late.text
+
+
+def test_offline_brain_is_the_default_without_a_model() -> None:
+    brain = make_brain({}, embedder=HashingEmbedder(), env={})
+    assert isinstance(brain, OfflineBrain) and brain.label == "offline planner"
+    llm = make_brain({"base_url": "http://127.0.0.1:9/v1", "model": "m"}, embedder=HashingEmbedder(),
+                     env={})  # fmt: skip
+    assert llm.label == "llm:openai/m"
