@@ -223,3 +223,25 @@ def test_testnet_up_rejects_a_bad_count() -> None:
         [sys.executable, "-m", "ioa_p2p", "testnet", "up", "0"], capture_output=True, text=True, timeout=60
     )
     assert out.returncode == 2 and "COUNT" in out.stderr
+
+
+async def test_bootstrap_without_relay_and_relay_cli(tmp_path: Path) -> None:
+    boot_spec = NodeSpec("bootstrap", args=("--no-relay",))
+    with trio.fail_after(60):
+        async with open_testnet(tmp_path, [], bootstrap_spec=boot_spec) as net:
+            boot = net["bootstrap"]
+            assert "relay hop off" in boot.log_text()
+            assert (await boot.call("GET", "/relay"))["hop"] is False
+            assert "agent" not in (boot.home / "config.toml").read_text()
+
+            async def ioa(*args: str) -> subprocess.CompletedProcess[bytes]:
+                argv = [sys.executable, "-m", "ioa_p2p", "--home", str(boot.home), *args]
+                return await trio.run_process(argv, capture_stdout=True, capture_stderr=True, check=False)
+
+            status = await ioa("relay", "status")
+            assert status.returncode == 0 and b"hop: off" in status.stdout
+            bad = await ioa("relay", "connect", "/ip4/127.0.0.1/tcp/1")
+            assert bad.returncode == 2 and b"p2p-circuit" in bad.stderr
+            me = boot.peer_id  # relaying to itself through itself: a usage error, not a hang
+            itself = await ioa("relay", "connect", f"/p2p/{me}/p2p-circuit/p2p/{me}")
+            assert itself.returncode == 2 and b"this node" in itself.stderr
