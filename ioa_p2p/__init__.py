@@ -9,6 +9,12 @@ Core package (pure where it can be: no I/O outside the CLI and explicit file hel
 - ``config.py``          ``$IOA_HOME`` and ``config.toml``
 - ``embedding.py``       the :class:`Embedder` protocol and its backends (wordllama offline default)
 - ``control_client.py``  client of a running node's local control API
+- ``conv_messages.py``   the ``conv.*`` chat-message kinds of a conversation (content schemas)
+- ``conversation.py``    the conversation state machine (turns, floor, limits, fallback speakers, tasks)
+- ``brain.py``           the :class:`Brain` protocol; ``offline_brain.py`` (embedded planner) and
+  ``llm_brain.py`` (model-driven turns and team-up)
+- ``teaming.py``         team selection by similarity and sub-need coverage; the LLM team-up tools
+- ``model.py``           the :class:`Model` protocol, the OpenAI-compatible backend, JSON repair/retries
 - ``logs.py``            structured logging setup
 - ``cli/``               the ``ioa`` command (thin click layer)
 
