@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from .card import AgentCard
 from .conversation import ConversationView, Speak, TurnDraft
 
 
@@ -32,6 +33,10 @@ class MemberInfo:
     name: str
     description: str = ""
     skills: tuple[str, ...] = ()
+
+    @classmethod
+    def from_card(cls, card: AgentCard) -> MemberInfo:
+        return cls(str(card.peer), card.name, card.description, tuple(card.skills))
 
     def text(self) -> str:
         """The text embedded to match this member with a step (the same shape as card_text)."""

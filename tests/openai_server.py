@@ -165,12 +165,18 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that gave up (timeout, cancellation) closed its socket: nothing to report
+
+
 @contextlib.contextmanager
 def serve(default_reply: Reply | None = None, embedding_dim: int = 16) -> Iterator[ScriptedServer]:
     """Run a :class:`ScriptedServer` on 127.0.0.1 (ephemeral port) in a daemon thread."""
     state = ScriptedServer(default_reply=default_reply, embedding_dim=embedding_dim)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    httpd.daemon_threads = True
+    httpd = _Server(("127.0.0.1", 0), _handler(state))
     state.port = httpd.server_address[1]
     thread = threading.Thread(
         target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="openai-scripted", daemon=True

@@ -148,3 +148,32 @@ async def test_llm_team_up_tool_loop() -> None:
     never = ScriptedModel([ModelReply("I think we need a calculator.")] * 2)
     with pytest.raises(ModelOutputError, match="did not team up"):
         await llm_choose_team(never, "goal", search, max_rounds=2)
+
+
+def test_candidates_from_cards_and_choice_for_a_goal() -> None:
+    from ioa_p2p.brain import MemberInfo
+    from ioa_p2p.card import card_text, issue_card
+    from ioa_p2p.embedding import HashingEmbedder
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.teaming import choose_team_for_goal
+
+    embedder = WordLlamaEmbedder()
+    specs = [("calculator", "Exact arithmetic: sums, percentages, averages.", ("math",)),
+             ("python", "Runs Python scripts and draws charts.", ("code",)),
+             ("weather", "Weather forecasts for cities.", ())]  # fmt: skip
+    cards = []
+    for name, description, skills in specs:
+        text = card_text(name, description, skills)
+        other = HashingEmbedder(16) if name == "weather" else embedder  # a card from another model
+        cards.append(issue_card(Identity.generate(), name=name, description=description,
+                                model=other.model_id, vector=other.embed([text])[0], version=1,
+                                now_ms=1, skills=skills).card)  # fmt: skip
+    candidates = [Candidate.from_card(card, embedder, score=0.5) for card in cards]
+    assert all(c.vector.shape == (embedder.dim,) for c in candidates)  # the foreign one re-embedded
+    assert candidates[0].peer_id == str(cards[0].peer) and candidates[0].skills == ("math",)
+    choice = choose_team_for_goal("Compute the average of 3, 5 and 10, then plot it with Python",
+                                  embedder, candidates)  # fmt: skip
+    assert {c.name for c in choice.members} == {"calculator", "python"}
+    weather = choose_team_for_goal("Will it rain in Oslo tomorrow?", embedder, candidates)
+    assert [c.name for c in weather.members] == ["weather"]
+    assert MemberInfo.from_card(cards[1]).name == "python"
