@@ -227,13 +227,12 @@ class Conversation:
         self._results: dict[str, dict[str, tuple[str, TaskOutcome]]] = {}  # task -> msg id -> result
         self._progress: dict[str, str] = {}
         self._left: set[str] = set()
-        self._rejected: set[str] = set()
         self._seen: set[str] = set()
         # local bookkeeping
-        self._created = now
         self._tip_seen: dict[str, float] = {}
         self._tip_open: dict[str, float] = {}
         self._spoken: set[tuple[str, int]] = set()
+        self._composed: set[SpeakToken] = set()
         self._running: set[str] = set()
         self._done: set[str] = set()
         self._ended: str = ""  # "", "concluded" or "aborted"
@@ -245,7 +244,6 @@ class Conversation:
 
     def on_message(self, msg: Incoming, now: float) -> list[Decision]:
         """Record a verified chat message (any kind; non-``conv.`` kinds are ignored)."""
-        out: list[Decision] = []
         if not msg.kind.startswith("conv.") or msg.msg_id in self._seen or msg.kind == cm.START:
             return self._reconcile(now)
         self._seen.add(msg.msg_id)
@@ -266,7 +264,7 @@ class Conversation:
         elif isinstance(parsed, TaskProgress) and self._assignee(parsed.task_id) == msg.author:
             self._progress[parsed.task_id] = parsed.text
         self._rebuild()
-        return out + self._reconcile(now)
+        return self._reconcile(now)
 
     def on_member_left(self, member: str, now: float) -> list[Decision]:
         """A member left or was removed (a signed membership change in the chat)."""
@@ -320,6 +318,8 @@ class Conversation:
         tip = self._tip
         if self._ended or token.tip != tip.msg_id or token.height != tip.height + 1:
             return []
+        if token in self._composed:  # never sign two different turns for the same floor
+            return []
         chain = self._chain(tip.queue[0])
         if token.level >= len(chain) or chain[token.level] != self.me:
             return []
@@ -327,6 +327,7 @@ class Conversation:
         turn = self._repair(tip, token, speak, draft)
         if self._invalid(tip, self.me, turn) is not None:  # repair failed: fall back to the plainest turn
             turn = self._repair(tip, token, speak, None)
+        self._composed.add(token)
         return [Post(turn.kind, turn.to_content())]
 
     def _repair(self, tip: _Node, token: SpeakToken, speak: Speak, draft: TurnDraft | None) -> Turn:
@@ -625,7 +626,6 @@ class Conversation:
     # ----------------------------------------------------------------- helpers
 
     def _reject(self, msg: Incoming, reason: str) -> Rejected:
-        self._rejected.add(msg.msg_id)
         return Rejected(msg.msg_id, msg.author, reason)
 
     def _task_view(self, task: _Task, node: _Node) -> TaskView:

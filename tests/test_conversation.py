@@ -300,8 +300,12 @@ def test_compose_repairs_bad_drafts() -> None:
     assert isinstance(post, Post) and post.kind == cm.DISCUSSION
     assert post.content["next"] == ["B"] and post.content["text"] == "(no text)"
     draft = TurnDraft(cm.TASK_SYNC, "nobody valid", tasks=(TaskAssignment("Z", "t", "x"),))
-    [post] = conv.compose_turn(speak.token, draft, 0.1)
+    assert conv.compose_turn(speak.token, draft, 0.1) == []  # one turn per floor: no equivocation
+    fresh = Conversation(start(), me="A", start_id="start", now=0.0)
+    speak = next(d for d in fresh.on_tick(0.0) if isinstance(d, Speak))
+    [post] = fresh.compose_turn(speak.token, draft, 0.1)
     assert post.kind == cm.DISCUSSION
+    conv = fresh
     stale = conv.on_message(Incoming("x", "A", post.kind, post.content), 0.2)
     assert conv.compose_turn(speak.token, draft, 0.3) == []  # the floor moved on
     assert not any(isinstance(d, Speak) for d in stale)
