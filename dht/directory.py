@@ -49,7 +49,7 @@ class Offer(enum.Enum):
 @dataclass(frozen=True, slots=True)
 class Entry:
     card: SignedCard
-    learned_ms: int  # when this version was first stored
+    learned_ms: int  # when this version was stored, or last confirmed (:meth:`Directory.touch`)
     source: str  # "self", "gossip", "dht", ...
 
 
@@ -134,6 +134,12 @@ class Directory:
         elif key in self.index:
             self.index.remove(key)
         return Offer.ADDED if current is None else Offer.UPDATED
+
+    def touch(self, peer: PeerId, now_ms: int) -> None:
+        """Record that the stored card was just confirmed current (e.g. re-read from the DHT)."""
+        entry = self._entries.get(peer)
+        if entry is not None:
+            self._entries[peer] = Entry(entry.card, now_ms, entry.source)
 
     def remove(self, peer: PeerId) -> bool:
         if self._entries.pop(peer, None) is None:

@@ -1,0 +1,152 @@
+"""Card announcements over GossipSub (network I/O; the checks live in :mod:`ioa_p2p.dht.validators`).
+
+One topic, :data:`TOPIC` (``/ioa/cards/1``); a message's data is one signed card exactly as stored in
+the DHT. Pubsub messages are signed by their publisher (``strict_signing``), and our topic validator
+accepts a card only when it is valid, live, published by its own peer (pubsub ``from``), and not older
+than the version we hold; anything else is dropped before it is forwarded (and the forwarder's score
+drops). Re-announcing an unchanged card is allowed, so periodic announcements reach newcomers.
+
+py-libp2p's GossipSub defaults lose messages (heartbeat 120 s, 10 msg/s per peer and topic including
+our own publishes, silent drops; and "adaptive gossip" stretches the heartbeat to 30-60 s whenever it
+judges the network unhealthy); :class:`GossipSettings` sets them deliberately: heartbeat 1 s, adaptive
+gossip off, a rate limit far above one announcement per peer per republish interval, and
+subscriptions drained by a dedicated task. Gossip stays best-effort: the DHT is the source of truth
+for lookups.
+
+py-libp2p's Pubsub learns peers from connection events, so peers connected before it was created are
+registered explicitly at start.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import trio
+from libp2p.pubsub.gossipsub import PROTOCOL_ID, PROTOCOL_ID_V11, PROTOCOL_ID_V12, GossipSub
+from libp2p.pubsub.pubsub import Pubsub
+from libp2p.tools.anyio_service import background_trio_service
+
+from ioa_p2p.card import MAX_CARD_SIZE
+from ioa_p2p.errors import InvalidPeerId
+from ioa_p2p.identity import PeerId
+
+log = logging.getLogger("ioa_p2p.dht.gossip")
+
+TOPIC = "/ioa/cards/1"
+PEER_REGISTER_TIMEOUT = 15.0
+
+#: validate(publisher, data) -> accept?   deliver(publisher, data) -> None (after validation)
+Validate = Callable[[PeerId, bytes], bool]
+Deliver = Callable[[PeerId, bytes], None]
+
+
+@dataclass(frozen=True, slots=True)
+class GossipSettings:
+    heartbeat: float = 1.0
+    degree: int = 6
+    degree_low: int = 4
+    degree_high: int = 12
+    #: Accepted messages per second from one forwarding peer on our topic (library default: 10).
+    max_rate: float = 200.0
+    #: Seconds a message ID is remembered to suppress duplicates.
+    seen_ttl: int = 120
+    #: Keep the eclipse-protection IP-diversity grafting (useless on a loopback testnet).
+    eclipse_protection: bool = True
+
+
+class CardGossip:
+    """A running subscription to the card topic. Made by :func:`open_card_gossip`."""
+
+    def __init__(self, pubsub: Pubsub, router: GossipSub) -> None:
+        self.pubsub = pubsub
+        self.router = router
+        self.published = 0
+        self.received = 0
+        self.rejected = 0
+
+    async def announce(self, data: bytes) -> None:
+        """Publish a card (our own) to the topic."""
+        await self.pubsub.publish(TOPIC, data)
+        self.published += 1
+
+    def topic_peers(self) -> int:
+        """How many peers we know to be subscribed to the topic."""
+        return len(self.pubsub.peer_topics.get(TOPIC, ()))
+
+    def mesh_peers(self) -> int:
+        return len(self.router.mesh.get(TOPIC, ()))
+
+
+def _publisher(msg: Any) -> PeerId | None:
+    try:
+        return PeerId.from_bytes(bytes(msg.from_id))
+    except InvalidPeerId:
+        return None
+
+
+@asynccontextmanager
+async def open_card_gossip(
+    host: Any, validate: Validate, deliver: Deliver, settings: GossipSettings | None = None
+) -> AsyncIterator[CardGossip]:
+    settings = settings or GossipSettings()
+    router = GossipSub(
+        protocols=[PROTOCOL_ID_V12, PROTOCOL_ID_V11, PROTOCOL_ID],
+        degree=settings.degree,
+        degree_low=settings.degree_low,
+        degree_high=settings.degree_high,
+        heartbeat_interval=settings.heartbeat,  # type: ignore[arg-type]  # annotated int, used as float
+        heartbeat_initial_delay=0.1,
+        max_messages_per_topic_per_second=settings.max_rate,
+        eclipse_protection_enabled=settings.eclipse_protection,
+        # Adaptive gossip stretches the heartbeat to 30-60 s whenever it judges the network unhealthy.
+        adaptive_gossip_enabled=False,
+    )
+    pubsub = Pubsub(
+        host,
+        router,
+        seen_ttl=settings.seen_ttl,
+        strict_signing=True,
+        max_inbound_rpc_size=MAX_CARD_SIZE * 4 + 64 * 1024,
+    )
+    gossip = CardGossip(pubsub, router)
+
+    def topic_validator(forwarder: Any, msg: Any) -> bool:
+        publisher = _publisher(msg)
+        accepted = publisher is not None and validate(publisher, bytes(msg.data))
+        if not accepted:
+            gossip.rejected += 1
+        return accepted
+
+    async with background_trio_service(pubsub), background_trio_service(router):
+        await pubsub.wait_until_ready()
+        pubsub.set_topic_validator(TOPIC, topic_validator, False)
+        subscription = await pubsub.subscribe(TOPIC)
+        async with trio.open_nursery() as nursery:
+            for peer in host.get_connected_peers():  # connected before pubsub existed
+                nursery.start_soon(pubsub.ensure_peer_stream, peer, PEER_REGISTER_TIMEOUT)
+            nursery.start_soon(_drain, subscription, gossip, deliver)
+            try:
+                yield gossip
+            finally:
+                nursery.cancel_scope.cancel()
+
+
+async def _drain(subscription: Any, gossip: CardGossip, deliver: Deliver) -> None:
+    """Empty the subscription queue as fast as messages come (a full queue drops messages)."""
+    while True:
+        msg = await subscription.get()
+        publisher = _publisher(msg)
+        if publisher is None:
+            continue
+        gossip.received += 1
+        try:
+            deliver(publisher, bytes(msg.data))
+        except Exception:  # a bug in deliver must not stop the drain
+            log.exception("handling a card announcement from %s failed", publisher)
+
+
+__all__ = ["TOPIC", "CardGossip", "GossipSettings", "open_card_gossip"]

@@ -1,0 +1,443 @@
+"""Capability discovery on a running node: ``async with open_discovery(node) as discovery:``.
+
+What it does (the wire formats are in ``docs/protocol-discovery.md``):
+
+- embeds the node's agent text (``[agent]`` table, :func:`ioa_p2p.card.card_text`) with the configured
+  embedder and issues a signed card, a new version every ``republish`` seconds (well before ``ttl``);
+- DHT (``node.dht``, server mode, strict validation): registers the ``/ioa/`` namespace validator,
+  stores the card under ``/ioa/card/<peer id>`` and provides the card's LSH bucket keys (one per
+  table); re-stores when the routing table grows (with backoff) and re-provides when the buckets change
+  or the table grows (at most every :data:`PROVIDE_MIN_INTERVAL` s: py-libp2p rate-limits ADD_PROVIDER);
+- gossip: announces the card on start, on every new version, and again when new peers subscribe;
+  learns other cards from announcements that pass the topic validator;
+- keeps a local :class:`~ioa_p2p.dht.directory.Directory` of verified cards with expiry and a vector index
+  (annoy snapshots rebuilt in a worker thread);
+- :meth:`Discovery.find`: embeds the query, probes the query's LSH buckets and near buckets in the DHT
+  (asking the closest peers, never trusting local copies alone), fetches and verifies the cards of the
+  providers we do not hold fresh, and ranks the directory by cosine similarity.
+
+Control API: ``POST /find {"text", "k"?, "dht"?}``, ``GET /cards``, ``GET /card``, ``POST /card``.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import trio
+from libp2p.identity.identify_push.identify_push import push_identify_to_peers
+
+from ioa_p2p.card import SignedCard, card_text, issue_card, next_version, parse_card, select_newest
+from ioa_p2p.embedding import Embedder, make_embedder
+from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
+from ioa_p2p.identity import PeerId
+
+from . import kad
+from .directory import Directory, Match, Offer
+from .gossip import CardGossip, GossipSettings, open_card_gossip
+from .index import AnnoyIndex, make_index
+from .lsh import Hyperplanes, hyperplanes_for
+from .settings import AgentSettings, DiscoverySettings
+from .validators import NAMESPACE, IoaNamespaceValidator, card_key, check_announcement
+
+if TYPE_CHECKING:
+    from ioa_p2p.node import Node
+
+log = logging.getLogger("ioa_p2p.discovery")
+
+#: py-libp2p accepts at most 10 ADD_PROVIDER per 10 s from one peer; we send one per LSH table.
+PROVIDE_MIN_INTERVAL = 12.0
+#: After a new peer subscribes to the card topic, wait this long before re-announcing (batches joins).
+ANNOUNCE_MIN_INTERVAL = 3.0
+DHT_PUBLISH_TIMEOUT = 30.0
+MAX_K = 100
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class Discovery:
+    """The discovery service of one node (``node.services["discovery"]``)."""
+
+    def __init__(
+        self,
+        node: Node,
+        settings: DiscoverySettings,
+        agent: AgentSettings,
+        embedder: Embedder,
+        directory: Directory,
+        gossip: CardGossip | None,
+    ) -> None:
+        self.node = node
+        self.settings = settings
+        self.agent = agent
+        self.embedder = embedder
+        self.directory = directory
+        self.gossip = gossip
+        self.hyperplanes: Hyperplanes = hyperplanes_for(embedder.model_id, embedder.dim)
+        self.card: SignedCard | None = None
+        self._vector: Any = None
+        self._dht_wake = trio.Event()
+        self.stats = {"finds": 0, "dht_fetched": 0, "dht_rejected": 0, "gossip_accepted": 0}
+
+    # ------------------------------------------------------------------ own card
+
+    async def _embed(self, texts: list[str]) -> Any:
+        embed = functools.partial(self.embedder.embed, texts)
+        return await trio.to_thread.run_sync(embed, abandon_on_cancel=True)  # type: ignore[call-arg]
+
+    async def set_agent(self, agent: AgentSettings) -> SignedCard:
+        """Adopt new agent settings: re-embed, issue a new card version and announce it everywhere."""
+        text = card_text(agent.name, agent.description, agent.skills, agent.task_types)
+        vector = (await self._embed([text]))[0]
+        self.agent, self._vector = agent, vector
+        return await self.republish()
+
+    async def republish(self) -> SignedCard:
+        """Issue a new version of our card (fresh expiry) and publish it."""
+        now = now_ms()
+        agent = self.agent
+        try:
+            card = issue_card(
+                self.node.identity,
+                name=agent.name,
+                description=agent.description,
+                skills=agent.skills,
+                task_types=agent.task_types,
+                adapter=agent.adapter,
+                model=self.embedder.model_id,
+                vector=self._vector,
+                addrs=self.node.listen_addrs()[:16],
+                version=next_version(None if self.card is None else self.card.version, now),
+                now_ms=now,
+                ttl_ms=int(self.settings.ttl * 1000),
+            )
+        except InvalidCard as exc:
+            raise ConfigError(f"the [agent] settings do not make a valid card: {exc}") from None
+        self.card = card
+        self.directory.offer(card, now, "self")
+        self._dht_wake.set()
+        await self.announce()
+        return card
+
+    async def announce(self) -> None:
+        if self.gossip is not None and self.card is not None:
+            try:
+                await self.gossip.announce(self.card.encoded)
+            except Exception as exc:  # the library raises when no peer is reachable
+                log.debug("gossip announce failed: %s", exc)
+
+    # ------------------------------------------------------------------ gossip callbacks
+
+    def check_gossip(self, publisher: PeerId, data: bytes) -> bool:
+        try:
+            check_announcement(
+                data,
+                publisher=publisher,
+                known_version=self.directory.version_of(publisher),
+                now_ms=now_ms(),
+            )
+        except InvalidMessage as exc:
+            log.debug("dropped a card announcement from %s: %s", publisher, exc)
+            return False
+        return True
+
+    def on_gossip(self, publisher: PeerId, data: bytes) -> None:
+        try:
+            card = parse_card(data, now_ms=now_ms(), peer=publisher)
+        except InvalidMessage:
+            return
+        if self.directory.offer(card, now_ms(), "gossip").changed:
+            self.stats["gossip_accepted"] += 1
+
+    # ------------------------------------------------------------------ find
+
+    async def find(
+        self, text: str, k: int = 5, *, use_dht: bool | None = None, include_self: bool = True
+    ) -> list[Match]:
+        """The ``k`` agents whose cards best match ``text``, best first."""
+        if not isinstance(text, str) or not text.strip():
+            raise UsageError("find needs a non-empty text describing the task")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+            raise UsageError(f"k must be an integer between 1 and {MAX_K}")
+        self.stats["finds"] += 1
+        vector = (await self._embed([text]))[0]
+        if self.settings.dht if use_dht is None else use_dht:
+            with trio.move_on_after(self.settings.find_timeout):
+                await self.lookup_dht(vector)
+        exclude = frozenset() if include_self else frozenset({self.node.peer_id})
+        return self.directory.search(vector, k, now_ms(), exclude=exclude)
+
+    async def lookup_dht(self, vector: Any) -> dict[str, int]:
+        """Probe the vector's LSH buckets; fetch and verify the cards of their providers."""
+        buckets = self.hyperplanes.probes(vector, self.settings.probes)
+        found = await kad.get_providers_many(self.node.dht, [b.key for b in buckets], ask=self.settings.ask)
+        providers: set[PeerId] = set()
+        for ids in found.values():
+            for libp2p_id in ids:
+                try:
+                    providers.add(PeerId.from_bytes(libp2p_id.to_bytes()))
+                except Exception:  # a provider whose peer ID is not Ed25519
+                    continue
+        wanted = [p for p in sorted(providers) if self._needs_fetch(p)][: self.settings.max_fetch]
+        await self.fetch_cards(wanted)
+        return {"buckets": len(buckets), "providers": len(providers), "fetched": len(wanted)}
+
+    def _needs_fetch(self, peer: PeerId) -> bool:
+        if peer == self.node.peer_id:
+            return False
+        entry = self.directory.entry(peer, now_ms())
+        return entry is None or now_ms() - entry.learned_ms > self.settings.card_refresh * 1000
+
+    async def fetch_card(self, peer: PeerId) -> SignedCard | None:
+        """The newest valid card of ``peer`` in the DHT (asking the network), stored in the directory."""
+        await self.fetch_cards([peer])
+        return self.directory.get(peer, now_ms())
+
+    async def fetch_cards(self, peers: list[PeerId]) -> int:
+        """Fetch the cards of ``peers`` from the DHT in one batched lookup; returns how many were new."""
+        if not peers:
+            return 0
+        found = await kad.get_values_many(self.node.dht, [card_key(p) for p in peers], ask=self.settings.ask)
+        now = now_ms()
+        stored = 0
+        for peer in peers:
+            cards: list[SignedCard | None] = []
+            for value in found.get(card_key(peer), []):
+                try:
+                    cards.append(parse_card(value, now_ms=now, peer=peer))
+                except InvalidMessage as exc:
+                    self.stats["dht_rejected"] += 1
+                    log.debug("rejected a DHT card of %s: %s", peer, exc)
+            best = select_newest(cards)
+            if best is None:
+                continue
+            card = cards[best]
+            assert card is not None
+            self.stats["dht_fetched"] += 1
+            offer = self.directory.offer(card, now, "dht")
+            if offer.changed:
+                stored += 1
+            elif offer is Offer.UNCHANGED:
+                self.directory.touch(peer, now)
+        return stored
+
+    # ------------------------------------------------------------------ background loops
+
+    async def republish_loop(self) -> None:
+        while True:
+            await trio.sleep(self.settings.republish)
+            await self.republish()
+
+    async def expiry_loop(self) -> None:
+        while True:
+            gone = self.directory.expire(now_ms())
+            if gone:
+                log.debug("expired cards of %s", [p.short() for p in gone])
+            next_at = self.directory.next_expiry()
+            wait = 1.0 if next_at is None else (next_at - now_ms()) / 1000 + 0.001
+            await trio.sleep(min(max(wait, 0.01), 1.0))
+
+    async def rebuild_loop(self) -> None:
+        index = self.directory.index
+        if not isinstance(index, AnnoyIndex):
+            return
+        while True:
+            await trio.sleep(2.0)
+            if not index.needs_rebuild():
+                continue
+            job = index.prepare_rebuild()
+            try:
+                built = await trio.to_thread.run_sync(job.build)
+            except BaseException:
+                index.abandon_rebuild()
+                raise
+            index.install(built)
+
+    async def announce_loop(self) -> None:
+        """Re-announce our card when new peers subscribe to the topic (announcements made before they
+        joined never reached them)."""
+        assert self.gossip is not None
+        seen = 0
+        while True:
+            await trio.sleep(ANNOUNCE_MIN_INTERVAL if seen else 0.25)
+            peers = self.gossip.topic_peers()
+            if peers > seen:
+                await self.announce()
+            seen = peers
+
+    async def dht_publish_loop(self) -> None:
+        """Keep our card and bucket provider records in the DHT (see the module docstring)."""
+        dht = self.node.dht
+        put_version, put_size, put_gap, put_at = -1, -1, 1.0, -math.inf
+        provided: tuple[bytes, ...] = ()
+        provide_size, provide_at = -1, -math.inf
+        while True:
+            card = self.card
+            size = kad.routing_table_size(dht)
+            now = trio.current_time()
+            if card is not None and (
+                card.version != put_version or (size > put_size and now - put_at >= put_gap)
+            ):
+                with trio.move_on_after(DHT_PUBLISH_TIMEOUT):
+                    if await kad.put_value(dht, card_key(card.peer_id), card.encoded):
+                        put_gap = 1.0 if card.version != put_version else min(put_gap * 2, 60.0)
+                        put_version, put_size, put_at = card.version, size, trio.current_time()
+            keys = tuple(b.key for b in self.hyperplanes.buckets(self._vector)) if card is not None else ()
+            if (
+                keys
+                and (keys != provided or size > provide_size)
+                and now - provide_at >= PROVIDE_MIN_INTERVAL
+            ):
+                provide_at = now
+                with trio.move_on_after(DHT_PUBLISH_TIMEOUT):
+                    async with trio.open_nursery() as nursery:
+                        for key in keys:
+                            nursery.start_soon(kad.provide, dht, key)
+                    provided, provide_size = keys, size
+            with trio.move_on_after(1.0):
+                await self._dht_wake.wait()
+            self._dht_wake = trio.Event()
+
+    # ------------------------------------------------------------------ views
+
+    def cards_view(self) -> dict[str, Any]:
+        now = now_ms()
+        out = []
+        for entry in sorted(self.directory, key=lambda e: str(e.card.peer_id)):
+            if entry.card.is_expired(now):
+                continue
+            item = entry.card.summary()
+            item.update(source=entry.source, learned_ms=entry.learned_ms)
+            out.append(item)
+        return {"model": self.embedder.model_id, "cards": out}
+
+    def status(self) -> dict[str, Any]:
+        gossip = self.gossip
+        return {
+            "model": self.embedder.model_id,
+            "cards": len(self.directory),
+            "kad_protocol": kad.kad_protocol_in_use(),
+            "routing_table": kad.routing_table_size(self.node.dht),
+            "gossip": None
+            if gossip is None
+            else {
+                "topic_peers": gossip.topic_peers(),
+                "mesh_peers": gossip.mesh_peers(),
+                "published": gossip.published,
+                "received": gossip.received,
+                "rejected": gossip.rejected,
+            },
+            **self.stats,
+        }
+
+    def match_json(self, match: Match) -> dict[str, Any]:
+        out = match.to_json()
+        out["self"] = match.card.peer_id == self.node.peer_id
+        return out
+
+
+def _register_routes(node: Node, service: Discovery) -> None:
+    async def post_find(request: Any) -> Any:
+        text = request.arg("text", str)
+        k = request.arg("k", int, 5)
+        use_dht = request.arg("dht", bool, None) if "dht" in (request.body or {}) else None
+        started = time.monotonic()
+        matches = await service.find(text, k, use_dht=use_dht)
+        return {
+            "query": text,
+            "k": k,
+            "model": service.embedder.model_id,
+            "took_ms": round((time.monotonic() - started) * 1000, 1),
+            "results": [service.match_json(m) for m in matches],
+        }
+
+    async def get_cards(request: Any) -> Any:
+        return service.cards_view()
+
+    async def get_card(request: Any) -> Any:
+        assert service.card is not None
+        return {**service.card.summary(), "status": service.status()}
+
+    async def post_card(request: Any) -> Any:
+        body = request.body if isinstance(request.body, dict) else {}
+        allowed = {"name", "description", "skills", "task_types", "adapter"}
+        unknown = sorted(set(body) - allowed)
+        if unknown:
+            raise UsageError(f"unknown card fields {unknown}; allowed: {sorted(allowed)}")
+        try:
+            agent = service.agent.with_changes(body, node.peer_id)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+        card = await service.set_agent(agent)
+        return card.summary()
+
+    node.control.add_route("POST", "/find", post_find)
+    node.control.add_route("GET", "/cards", get_cards)
+    node.control.add_route("GET", "/card", get_card)
+    node.control.add_route("POST", "/card", post_card)
+
+
+async def _prepare_dht(node: Node) -> None:
+    if kad.ensure_ioa_kad_protocol(node.dht):
+        try:
+            with trio.move_on_after(5):
+                await push_identify_to_peers(node.host)
+        except Exception as exc:
+            log.debug("identify push after moving the DHT protocol failed: %s", exc)
+    node.dht.register_validator(NAMESPACE, IoaNamespaceValidator(now_ms))
+
+
+@asynccontextmanager
+async def open_discovery(node: Node) -> AsyncIterator[Discovery]:
+    """Run discovery for ``node`` until the block exits; registers ``node.services["discovery"]``."""
+    settings = DiscoverySettings.from_section(node.config.section("discovery"))
+    agent = AgentSettings.from_section(node.config.section("agent"), node.peer_id)
+    embedder = make_embedder(node.config.section("embedding"))
+    index = make_index(settings.index, embedder.dim)
+    directory = Directory(embedder.model_id, embedder.dim, index, max_cards=settings.max_cards)
+    await _prepare_dht(node)
+    async with AsyncExitStack() as stack:
+        gossip: CardGossip | None = None
+        service: Discovery | None = None
+
+        def validate(publisher: PeerId, data: bytes) -> bool:
+            return service is not None and service.check_gossip(publisher, data)
+
+        def deliver(publisher: PeerId, data: bytes) -> None:
+            if service is not None:
+                service.on_gossip(publisher, data)
+
+        if settings.gossip:
+            gossip_settings = GossipSettings(
+                heartbeat=settings.heartbeat, eclipse_protection=settings.eclipse_protection
+            )
+            gossip = await stack.enter_async_context(
+                open_card_gossip(node.host, validate, deliver, gossip_settings)
+            )
+        service = Discovery(node, settings, agent, embedder, directory, gossip)
+        await service.set_agent(agent)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(service.republish_loop)
+            nursery.start_soon(service.expiry_loop)
+            nursery.start_soon(service.rebuild_loop)
+            if settings.dht:
+                nursery.start_soon(service.dht_publish_loop)
+            if gossip is not None:
+                nursery.start_soon(service.announce_loop)
+            _register_routes(node, service)
+            node.services["discovery"] = service
+            try:
+                yield service
+            finally:
+                node.services.pop("discovery", None)
+                nursery.cancel_scope.cancel()
+
+
+__all__ = ["Discovery", "open_discovery"]

@@ -1,0 +1,57 @@
+"""``ioa find TEXT [-k N] [--json] [--no-dht]``: ranked agents for a task, through the local node.
+
+Human output, one line per agent, best first::
+
+    1. py-plotter  0.502  python code execution and plotting  12D3KooW...
+
+``--json`` prints the control API's answer unchanged (stable)::
+
+    {"query": str, "k": int, "model": str, "took_ms": float,
+     "results": [{"peer_id", "name", "description", "skills", "adapter", "task_types", "model",
+                  "addrs", "version", "issued_at", "expires_at", "score", "source", "self"}, ...]}
+
+``source`` says how the node learned the card: ``"self"``, ``"gossip"`` or ``"dht"``.
+"""
+
+from __future__ import annotations
+
+import click
+
+from ..control_client import ControlClient
+from ..errors import UsageError
+from ._base import emit_json, get_home, handle_errors, main
+
+MAX_K = 100
+
+
+@main.command()
+@click.argument("text")
+@click.option("-k", "k", type=int, default=5, show_default=True, help="How many agents to return.")
+@click.option("--json", "as_json", is_flag=True, help="Print the JSON answer of the node.")
+@click.option("--no-dht", is_flag=True, help="Rank only the cards this node already holds.")
+@click.pass_context
+@handle_errors()
+def find(ctx: click.Context, text: str, k: int, as_json: bool, no_dht: bool) -> None:
+    """Find the agents best suited to TEXT (a task, in plain words)."""
+    if not text.strip():
+        raise UsageError("give the task to find agents for, e.g. ioa find 'plot a chart of revenue'")
+    if not 1 <= k <= MAX_K:
+        raise UsageError(f"-k must be between 1 and {MAX_K}")
+    body: dict[str, object] = {"text": text, "k": k}
+    if no_dht:
+        body["dht"] = False
+    result = ControlClient(get_home(ctx), timeout=60.0).call("POST", "/find", body)
+    if as_json:
+        emit_json(result)
+        return
+    results = result.get("results", []) if isinstance(result, dict) else []
+    if not results:
+        click.echo("no agents found (is the node connected? try `ioa peers`)")
+        return
+    width = max(len(r["name"]) for r in results)
+    for rank, item in enumerate(results, 1):
+        mark = " (this node)" if item.get("self") else ""
+        click.echo(
+            f"{rank}. {item['name']:<{width}}  {item['score']:.3f}  {item['description']}"
+            f"  {item['peer_id']}{mark}"
+        )

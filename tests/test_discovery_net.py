@@ -1,0 +1,309 @@
+"""Discovery on real libp2p hosts (127.0.0.1, in-process): DHT + LSH, gossip, validators, expiry."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from ioa_p2p import canonical
+from ioa_p2p.card import SignedCard, issue_card
+from ioa_p2p.config import NodeConfig
+from ioa_p2p.dht import kad
+from ioa_p2p.dht.gossip import TOPIC
+from ioa_p2p.dht.service import Discovery, open_discovery
+from ioa_p2p.dht.validators import card_key
+from ioa_p2p.errors import UsageError
+from ioa_p2p.identity import Identity
+from ioa_p2p.node import open_node
+from ioa_p2p.node.control import ControlRequest
+from ioa_p2p.node.host import to_libp2p_id
+from ioa_p2p.wire import Envelope
+
+AGENTS = [
+    ("web-search", "web search and browsing"),
+    ("py-plotter", "python code execution and plotting charts"),
+    ("sql-analyst", "SQL database analyst"),
+    ("translator", "translate between languages"),
+    ("summarizer", "summarize long documents"),
+    ("robot-arm", "robot arm motion planning"),
+    ("image-gen", "generate images from text prompts"),
+    ("weather", "weather forecasts"),
+]
+
+
+def agent(i: int) -> dict[str, Any]:
+    name, description = AGENTS[i % len(AGENTS)]
+    return {"name": name, "description": description}
+
+
+@asynccontextmanager
+async def open_peer(
+    tmp_path: Path, index: int, agent_table: dict[str, Any], discovery: dict[str, Any], bootstrap: Any = None
+) -> AsyncIterator[tuple[Any, Discovery]]:
+    config = NodeConfig(
+        home=tmp_path / f"n{index}",
+        bootstrap=(bootstrap.listen_addrs()[0],) if bootstrap is not None else (),
+        bootstrap_backoff=0.2,
+        raw={"agent": agent_table, "discovery": discovery},
+    )
+    async with open_node(config, identity=Identity.generate(), write_info=False, control_api=False) as node:
+        if "discovery" in node.services:  # started by the node itself
+            yield node, node.services["discovery"]
+        else:
+            async with open_discovery(node) as service:
+                yield node, service
+
+
+@asynccontextmanager
+async def open_peers(
+    tmp_path: Path, count: int, discovery: dict[str, Any] | None = None
+) -> AsyncIterator[list[tuple[Any, Discovery]]]:
+    peers: list[tuple[Any, Discovery]] = []
+    async with AsyncExitStack() as stack:
+        for i in range(count):
+            first = peers[0][0] if peers else None
+            peers.append(
+                await stack.enter_async_context(open_peer(tmp_path, i, agent(i), discovery or {}, first))
+            )
+        yield peers
+
+
+async def wait_until(check: Callable[[], Any], what: str, limit: float = 30.0) -> None:
+    with trio.move_on_after(limit):
+        for _ in itertools.count():
+            if await check():
+                return
+            await trio.sleep(0.2)
+    pytest.fail(f"timed out after {limit} s waiting for {what}")
+
+
+def names(matches: list[Any]) -> list[str]:
+    return [m.card.card.name for m in matches]
+
+
+async def test_find_ranks_the_plotting_agent_first_on_every_node(tmp_path: Path) -> None:
+    with trio.fail_after(90):
+        async with open_peers(tmp_path, 8) as peers:
+
+            async def everyone_knows_everyone() -> bool:
+                return all(len(service.directory) == 8 for _, service in peers)
+
+            await wait_until(everyone_knows_everyone, "all 8 cards on all 8 nodes")
+            for node, service in peers:  # ranking what gossip brought
+                matches = await service.find("plot a chart of revenue", k=3, use_dht=False)
+                assert names(matches)[0] == "py-plotter", (node.peer_id, names(matches))
+            # The control API route (DHT lookup included) answers the same, as JSON.
+            node, service = peers[5]
+            handler = node.control.routes[("POST", "/find")]
+            reply = await handler(ControlRequest("POST", "/find", {}, {"text": "translate French", "k": 2}))
+            assert reply["results"][0]["name"] == "translator"
+            assert len(reply["results"]) == 2 and reply["model"] == service.embedder.model_id
+            assert reply["results"][0]["peer_id"] == str(peers[3][0].peer_id)
+            with pytest.raises(UsageError):
+                await handler(ControlRequest("POST", "/find", {}, {"text": "x", "k": 0}))
+            with pytest.raises(UsageError):
+                await handler(ControlRequest("POST", "/find", {}, {"text": "  "}))
+
+
+async def test_dht_only_lookup_finds_cards_through_lsh_provider_records(tmp_path: Path) -> None:
+    with trio.fail_after(90):
+        async with open_peers(tmp_path, 6, {"gossip": False}) as peers:
+            node, service = peers[-1]
+            assert service.gossip is None
+            assert [e.source for e in service.directory] == ["self"]
+
+            async def plotter_found() -> bool:
+                matches = await service.find("plot a chart of revenue", k=3)
+                return bool(matches) and names(matches)[0] == "py-plotter"
+
+            await wait_until(plotter_found, "the plotter found through the DHT", limit=60)
+            plotter = service.directory.entry(peers[1][0].peer_id)
+            assert plotter is not None and plotter.source == "dht"
+            # Without the DHT, a node that has no gossip knows only itself.
+            other_node, other = peers[2]
+            assert names(await other.find("plot a chart of revenue", k=3, use_dht=False)) == ["sql-analyst"]
+
+
+async def test_a_node_that_joins_last_is_findable(tmp_path: Path) -> None:
+    with trio.fail_after(90):
+        async with open_peers(tmp_path, 5) as peers:
+            first_node, first = peers[0]
+            joiner = {"name": "chef", "description": "plans dinner menus and cooking recipes"}
+            async with open_peer(tmp_path, 99, joiner, {}, first_node) as (late_node, _late):
+
+                async def chef_found() -> bool:
+                    matches = await first.find("cook a dinner recipe", k=1)
+                    return bool(matches) and matches[0].card.peer_id == late_node.peer_id
+
+                await wait_until(chef_found, "the late joiner found by the first node", limit=30)
+
+
+async def test_an_agent_that_stops_is_gone_after_its_card_expires(tmp_path: Path) -> None:
+    settings = {"ttl": 4, "republish": 1.5}
+    with trio.fail_after(90):
+        async with open_peers(tmp_path, 3, settings) as peers:
+            node, service = peers[0]
+            async with open_peer(
+                tmp_path, 50, {"name": "forecaster", "description": "weather forecasts"}, settings, node
+            ) as (stopping, _):
+
+                async def forecaster_found() -> bool:
+                    return names(await service.find("will it rain tomorrow", k=1)) == ["forecaster"]
+
+                await wait_until(forecaster_found, "the forecaster found")
+                # While it runs, its card outlives the TTL: it is republished.
+                await trio.sleep(5)
+                assert await forecaster_found()
+            stopped = stopping.peer_id
+
+            async def forecaster_gone() -> bool:
+                matches = await service.find("will it rain tomorrow", k=5)
+                return stopped not in [m.card.peer_id for m in matches]
+
+            await wait_until(forecaster_gone, "the stopped agent to disappear", limit=10)
+            for _node, other in peers:
+                assert other.directory.get(stopped) is None or other.directory.get(stopped).is_expired(  # type: ignore[union-attr]
+                    kad_now()
+                )
+
+
+def kad_now() -> int:
+    from ioa_p2p.dht.service import now_ms
+
+    return now_ms()
+
+
+def bad_cards(victim: Identity, genuine: SignedCard, attacker: Identity) -> dict[str, bytes]:
+    body = genuine.card
+    forged = Envelope.create(attacker, body, seq=body.version + 5, ts=body.issued_at).to_cbor()
+    tampered = canonical.decode(genuine.to_bytes())
+    tampered["b"]["vector"] = bytes(reversed(tampered["b"]["vector"]))
+    bumped = canonical.decode(genuine.to_bytes())
+    bumped["b"]["version"] = bumped["seq"] = body.version + 1000
+    expired = issue_card(
+        victim,
+        name=body.name,
+        description="expired copy",
+        model=body.model,
+        vector=body.embedding(),
+        version=body.version + 2000,
+        now_ms=kad_now() - 120_000,
+        ttl_ms=60_000,
+    )
+    return {
+        "forged": forged,
+        "tampered": canonical.encode(tampered),
+        "higher-version-bad-signature": canonical.encode(bumped),
+        "expired": expired.to_bytes(),
+    }
+
+
+async def test_bad_cards_are_rejected_by_the_dht_and_the_gossip_validators(tmp_path: Path) -> None:
+    with trio.fail_after(90):
+        async with open_peers(tmp_path, 3) as peers:
+            (victim_node, victim), (attacker_node, attacker), (observer_node, observer) = peers
+
+            async def settled() -> bool:
+                return all(len(s.directory) == 3 for _, s in peers)
+
+            await wait_until(settled, "all cards everywhere")
+            genuine = victim.card
+            assert genuine is not None
+            bad = bad_cards(victim_node.identity, genuine, attacker_node.identity)
+            key = card_key(victim_node.peer_id)
+
+            # DHT: the attacker stores each bad card at the observer directly (PUT_VALUE).
+            observer_id = to_libp2p_id(observer_node.peer_id)
+            for name, value in bad.items():
+                stored = await attacker_node.dht.value_store._store_at_peer(observer_id, key.encode(), value)
+                assert not stored, name
+            record = observer_node.dht.value_store.get(key.encode())
+            assert record is None or record.value == genuine.to_bytes()
+            # A storer that serves a bad card (bypassing its own validation) is not believed.
+            for name, value in bad.items():
+                attacker_node.dht.value_store.put(key.encode(), value)
+                fetched = await observer.fetch_card(victim_node.peer_id)
+                assert fetched is not None and fetched.to_bytes() == genuine.to_bytes(), name
+            assert observer.stats["dht_rejected"] >= len(bad)
+
+            # Gossip: the attacker publishes each bad card, bypassing its own topic validator.
+            assert attacker.gossip is not None and observer.gossip is not None
+            attacker.gossip.pubsub.remove_topic_validator(TOPIC)
+            rejected_before = observer.gossip.rejected
+            for value in bad.values():
+                await attacker.gossip.pubsub.publish(TOPIC, value)
+
+            async def all_rejected() -> bool:
+                return observer.gossip.rejected - rejected_before >= len(bad)  # type: ignore[union-attr]
+
+            await wait_until(all_rejected, "the observer to reject every bad announcement", limit=15)
+            entry = observer.directory.entry(victim_node.peer_id)
+            assert entry is not None and entry.card.to_bytes() == genuine.to_bytes()
+            matches = await observer.find(genuine.card.description, k=3)
+            for match in matches:
+                if match.card.peer_id == victim_node.peer_id:
+                    assert match.card.to_bytes() == genuine.to_bytes()
+
+
+async def test_card_updates_spread_and_replace_older_versions(tmp_path: Path) -> None:
+    with trio.fail_after(60):
+        async with open_peers(tmp_path, 3) as peers:
+            (node, service), (_, other), _third = peers
+
+            async def settled() -> bool:
+                return all(len(s.directory) == 3 for _, s in peers)
+
+            await wait_until(settled, "all cards everywhere")
+            old = service.card
+            assert old is not None
+            handler = node.control.routes[("POST", "/card")]
+            summary = await handler(
+                ControlRequest(
+                    "POST", "/card", {}, {"description": "bakes sourdough bread", "skills": ["baking"]}
+                )
+            )
+            assert summary["version"] > old.version and summary["skills"] == ["baking"]
+
+            async def updated() -> bool:
+                return other.directory.version_of(node.peer_id) == summary["version"]
+
+            await wait_until(updated, "the new version to reach the other node", limit=15)
+            assert names(await other.find("bake some bread", k=1, use_dht=False)) == [summary["name"]]
+            with pytest.raises(UsageError):
+                await handler(ControlRequest("POST", "/card", {}, {"colour": "blue"}))
+            cards = await node.control.routes[("GET", "/cards")](ControlRequest("GET", "/cards", {}, None))
+            assert len(cards["cards"]) == 3
+            own = await node.control.routes[("GET", "/card")](ControlRequest("GET", "/card", {}, None))
+            assert own["version"] == summary["version"] and own["status"]["kad_protocol"] == "/ioa/kad/1.0.0"
+
+
+async def test_the_dht_speaks_the_ioa_protocol_only(tmp_path: Path) -> None:
+    with trio.fail_after(30):
+        async with open_peers(tmp_path, 2, {"gossip": False}) as peers:
+            node, _ = peers[0]
+            handlers = node.host.get_mux().handlers
+            assert "/ioa/kad/1.0.0" in handlers
+            assert "/ipfs/kad/1.0.0" not in handlers
+            assert kad.kad_protocol_in_use() == "/ioa/kad/1.0.0"
+            # Our records are refused outside the /ioa/card/ namespace, and strictly elsewhere.
+            assert not await kad.put_value(node.dht, "/ioa/other/x", b"v")
+            assert not await kad.put_value(node.dht, "/free/x", b"v")
+
+
+def test_library_internals_we_rely_on_exist() -> None:
+    """Fails when a py-libp2p upgrade moves what ioa_p2p.dht.kad patches or calls."""
+    import libp2p.kad_dht.kad_dht as kad_module
+    from libp2p.kad_dht.pb.kademlia_pb2 import Message
+    from libp2p.kad_dht.provider_store import ProviderStore
+    from libp2p.kad_dht.value_store import ValueStore
+
+    assert kad_module.PROTOCOL_ID in ("/ipfs/kad/1.0.0", "/ioa/kad/1.0.0")
+    assert hasattr(ProviderStore, "get_providers") and hasattr(ProviderStore, "provide")
+    assert hasattr(ValueStore, "get") and hasattr(ValueStore, "_store_at_peer")
+    assert Message.MessageType.GET_PROVIDERS and Message.MessageType.GET_VALUE
