@@ -14,6 +14,7 @@ import trio
 from ioa_p2p import canonical
 from ioa_p2p.audit import audit_history
 from ioa_p2p.chat import (
+    ACK_DUPLICATE,
     ACK_REJECTED,
     ACK_STORED,
     MAX_CHAT_MESSAGE_SIZE,
@@ -36,6 +37,25 @@ FAST = {"sync_interval": 1.0, "retry_initial": 0.1, "retry_max": 0.5, "invite_ti
 
 
 @asynccontextmanager
+async def checked_node(
+    config: NodeConfig, identity: Identity, *, write_info: bool = False
+) -> AsyncIterator[Node]:
+    """``open_node`` that never loses the block's exception.
+
+    Workaround: leaving ``open_node`` currently swallows an exception raised inside the block
+    (py-libp2p's DHT service exit), which would let a failing assertion pass unnoticed."""
+    failure: BaseException | None = None
+    async with open_node(config, identity=identity, write_info=write_info) as node:
+        try:
+            yield node
+        except BaseException as exc:
+            failure = exc
+            raise
+    if failure is not None:
+        raise failure
+
+
+@asynccontextmanager
 async def open_nodes(
     tmp_path: Path, count: int, *, identities: list[Identity] | None = None, **chats: Any
 ) -> AsyncIterator[list[Node]]:
@@ -45,9 +65,7 @@ async def open_nodes(
         for i in range(count):
             config = NodeConfig(home=tmp_path / f"n{i}", raw={"chats": {**FAST, **chats}})
             identity = identities[i] if identities else Identity.generate()
-            nodes.append(
-                await stack.enter_async_context(open_node(config, identity=identity, write_info=False))
-            )
+            nodes.append(await stack.enter_async_context(checked_node(config, identity)))
         await connect_all(nodes)
         yield nodes
 
@@ -55,7 +73,15 @@ async def open_nodes(
 async def connect_all(nodes: list[Node]) -> None:
     for i, a in enumerate(nodes):
         for b in nodes[i + 1 :]:
-            await a.connect(b.listen_addrs()[0])
+            for attempt in range(20):  # libp2p may still back off from dials that failed earlier
+                if a.is_connected(b.peer_id):
+                    break
+                try:
+                    await a.connect(b.listen_addrs()[0])
+                except PeerUnreachable:
+                    if attempt == 19:
+                        raise
+                    await trio.sleep(0.25)
 
 
 def chats_of(node: Node) -> Chats:
@@ -223,12 +249,17 @@ async def test_bad_frames_are_rejected_without_disturbing_the_chat(tmp_path: Pat
             )
             ack = await send_raw(stream, fork.to_cbor())
             assert ack.status == ACK_REJECTED and "bad-seq" in ack.reason
-            good = chats_of(c).get(chat_id).compose(c.identity, "text", {"text": "ok"}, now_ms=9)
+            good = await chats_of(a).post(chat_id, "text", {"text": "ok"})
             ack = await send_raw(stream, good.to_cbor())  # the stream still works
-            assert ack.status == ACK_STORED
-            await stream.send(b"\x00" * (MAX_CHAT_MESSAGE_SIZE + 10))
-            ack = decode_control(await stream.receive(), ChatAck)
-            assert ack.status == ACK_REJECTED and "over the limit" in ack.reason
+            assert ack.status in (ACK_STORED, ACK_DUPLICATE)
+            before = chats_of(b).rejected
+            try:  # the receiver refuses on the length prefix; its reset may cut our write
+                await stream.send(b"\x00" * (MAX_CHAT_MESSAGE_SIZE + 10))
+                ack = decode_control(await stream.receive(), ChatAck)
+                assert ack.status == ACK_REJECTED and "over the limit" in ack.reason
+            except PeerClosed:
+                pass
+            assert chats_of(b).rejected == before + 1
             with pytest.raises((PeerClosed, ProtocolViolation)):
                 await stream.send(good.to_cbor())
                 await stream.receive()
@@ -248,7 +279,7 @@ async def test_bad_frames_are_rejected_without_disturbing_the_chat(tmp_path: Pat
                 authors = {e.author for e in hist.envelopes()}
                 assert outsider.peer_id not in authors
                 assert audit_history(chats_of(node).export(chat_id)).valid
-            assert chats_of(b).rejected >= 6
+            assert chats_of(b).rejected >= 7
             assert chat_id not in chats_of(outsider)._histories
 
 
@@ -288,7 +319,7 @@ async def test_restart_resumes_from_the_store(tmp_path: Path) -> None:
     with trio.fail_after(60):
         async with open_nodes(tmp_path, 2, identities=ids[:2]) as (a, b):
             config = NodeConfig(home=tmp_path / "c", raw={"chats": FAST})
-            async with open_node(config, identity=ids[2], write_info=False) as c:
+            async with checked_node(config, ids[2]) as c:
                 await connect_all([a, b, c])
                 handle = await chats_of(a).create_chat([b.peer_id, c.peer_id], "restart")
                 chat_id = handle.chat_id
@@ -297,9 +328,11 @@ async def test_restart_resumes_from_the_store(tmp_path: Path) -> None:
             # c is down: the others keep talking
             for i in range(4):
                 await chats_of(a).post(chat_id, "text", {"text": f"while c is away {i}"})
-            async with open_node(config, identity=ids[2], write_info=False) as c:
+            async with checked_node(config, ids[2]) as c:
                 assert len(chats_of(c).get(chat_id)) >= 1  # reloaded from SQLite
-                await connect_all([a, b, c])
+                # the restarted node dials out (the others' libp2p refuses to re-dial a peer whose
+                # addresses all failed in the last 60 s: its "negative cache")
+                await connect_all([c, a, b])
                 await wait_messages([c], chat_id, 5)
                 await chats_of(c).post(chat_id, "text", {"text": "back"})
                 await wait_messages([a, b, c], chat_id, 6)

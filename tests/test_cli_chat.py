@@ -14,7 +14,8 @@ from ioa_p2p.config import NodeConfig
 from ioa_p2p.history import ChatHistory
 from ioa_p2p.history_file import encode_history, export_history, parse_history
 from ioa_p2p.identity import Identity
-from ioa_p2p.node import open_node
+
+from .test_chats_net import checked_node
 
 A, B = Identity(b"\x51" * 32), Identity(b"\x52" * 32)
 
@@ -95,8 +96,8 @@ async def test_chat_commands_through_a_running_node(tmp_path: Path) -> None:
     homes = [tmp_path / "a", tmp_path / "b"]
     with trio.fail_after(60):
         async with (
-            open_node(NodeConfig(home=homes[0]), identity=A) as node_a,
-            open_node(NodeConfig(home=homes[1]), identity=B) as node_b,
+            checked_node(NodeConfig(home=homes[0]), A, write_info=True) as node_a,
+            checked_node(NodeConfig(home=homes[1]), B, write_info=True) as node_b,
         ):
             await node_a.connect(node_b.listen_addrs()[0])
             chats_a = node_a.services["chats"]
