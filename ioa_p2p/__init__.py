@@ -11,6 +11,7 @@ Core package (pure where it can be: no I/O outside the CLI and explicit file hel
 - ``control_client.py``  client of a running node's local control API
 - ``conv_messages.py``   the ``conv.*`` chat-message kinds of a conversation (content schemas)
 - ``conversation.py``    the conversation state machine (turns, floor, limits, fallback speakers, tasks)
+- ``conv_types.py``     its inputs, views and decisions (re-exported by ``conversation.py``)
 - ``brain.py``           the :class:`Brain` protocol; ``offline_brain.py`` (embedded planner) and
   ``llm_brain.py`` (model-driven turns and team-up)
 - ``teaming.py``         team selection by similarity and sub-need coverage; the LLM team-up tools
