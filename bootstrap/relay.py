@@ -325,7 +325,10 @@ class RelayService:
         address used. Works when ``peer`` holds a reservation on that relay."""
         if self.node.is_connected(peer):
             return ""
-        candidates = [relay] if relay else self.known_relays()
+        candidates = [relay] if relay else self.candidate_relays()
+        if not candidates and self.node.config.bootstrap:
+            await self._dial_bootstrap_peers()  # e.g. just started: the bootstrap dial is still under way
+            candidates = self.candidate_relays()
         if not candidates:
             raise PeerUnreachable(f"cannot reach {peer} through a relay: this node knows no relay")
         failures: list[str] = []
@@ -353,6 +356,26 @@ class RelayService:
             if HOP_PROTOCOL in protocols:
                 relays.append(peer)
         return sorted(relays, key=lambda p: p not in self.reservations)
+
+    async def _dial_bootstrap_peers(self) -> None:
+        for addr in self.node.config.bootstrap:
+            try:
+                with _bounded(f"connecting to bootstrap peer {addr}"):
+                    await self.node.connect(addr)
+            except IoAError as exc:
+                log.debug("bootstrap peer %s unreachable: %s", addr, exc)
+
+    def candidate_relays(self) -> list[PeerId]:
+        """Relays to try: :meth:`known_relays`, then connected bootstrap peers whose protocols identify has
+        not reported yet (a bootstrap node relays by default)."""
+        from ioa_p2p.node.host import from_libp2p_id, peer_info_from_addr
+
+        out = self.known_relays()
+        for addr in self.node.config.bootstrap:
+            peer = from_libp2p_id(peer_info_from_addr(addr).peer_id)
+            if peer not in out and self.node.is_connected(peer):
+                out.append(peer)
+        return out
 
     def _relay_addrs(self, relay: PeerId) -> list[str]:
         reservation = self.reservations.get(relay)
@@ -395,8 +418,12 @@ class RelayService:
 @asynccontextmanager
 async def open_relay(node: Node) -> AsyncIterator[RelayService]:
     """The ``relay`` node service (listed in ``ioa_p2p.node.node._SERVICES``)."""
+    from ioa_p2p.node.host import peer_info_from_addr
+
     settings = RelaySettings.from_section(node.config.section("relay"), str(node.home / "config.toml"))
     targets = settings.reservation_targets(node.config.bootstrap)
+    for target in targets:
+        peer_info_from_addr(target)  # a bad [relay].reserve address fails the start, not a task later
     service = RelayService(node, settings)
     if settings.hop or settings.client:
         service.protocol = CircuitV2Protocol(node.host, limits=settings.limits(), allow_hop=settings.hop)

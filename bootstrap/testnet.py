@@ -181,14 +181,19 @@ class Testnet:
         env = dict(os.environ, IOA_HOME=str(node.home), PYTHONUNBUFFERED="1")
         with open(node.log_path, "ab") as log:  # noqa: ASYNC230 - a local file, opened once per start
             offset = log.tell()
-            node.process = await trio.lowlevel.open_process(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=env,
-                start_new_session=True,  # its own process group: we signal it, not the terminal
-            )
+            try:
+                node.process = await trio.lowlevel.open_process(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    env=env,
+                    start_new_session=True,  # its own process group: we signal it, not the terminal
+                )
+            except OSError as exc:
+                raise NodeProcessError(
+                    f"cannot start testnet node {node.name!r} with {self.python}: {exc.strerror or exc}"
+                ) from None
         return offset
 
     async def _wait_ready(self, node: TestnetNode, offset: int) -> None:

@@ -211,3 +211,18 @@ async def test_client_off_means_no_relay_protocols(tmp_path: Path) -> None:
             target = Identity.generate().peer_id
             with pytest.raises(UsageError, match="client = false"):
                 await service.connect_via(f"/p2p/{Identity.generate().peer_id}/p2p-circuit/p2p/{target}")
+
+
+async def test_bad_reserve_address_fails_the_node_start(tmp_path: Path) -> None:
+    caught: BaseExceptionGroup[InvalidAddress] | None = None
+    with trio.fail_after(20):
+        try:  # open_node may hand the error on inside an exception group: accept both
+            async with AsyncExitStack() as stack:
+                await _start(stack, tmp_path, "n", relay={"reserve": ["/ip4/127.0.0.1/tcp/1"]})
+        except* InvalidAddress as group:
+            caught = group
+    assert caught is not None
+    leaf: BaseException = caught
+    while isinstance(leaf, BaseExceptionGroup):
+        leaf = leaf.exceptions[0]
+    assert isinstance(leaf, InvalidAddress) and "/p2p/<peer id>" in str(leaf)

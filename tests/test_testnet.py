@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,13 @@ def _gone(pid: int) -> bool:
     except ProcessLookupError:
         return True
     return False
+
+
+async def _mesh(net: Any) -> None:
+    with trio.move_on_after(45):
+        await net.wait_mesh()
+        return
+    raise AssertionError(f"testnet not fully connected after 45 s; missing: {net.mesh_gaps}")
 
 
 async def _circuit_addrs(node: Any) -> list[str]:
@@ -125,8 +133,7 @@ async def test_testnet_mesh_kill_restart_and_clean_exit(tmp_path: Path) -> None:
             with pytest.raises(UsageError):
                 net["nobody"]
 
-            with trio.fail_after(45):
-                await net.wait_mesh()
+            await _mesh(net)
 
             # The real CLI, through alpha's control API.
             out = await trio.run_process(
@@ -155,8 +162,13 @@ async def test_testnet_mesh_kill_restart_and_clean_exit(tmp_path: Path) -> None:
             await net.restart("beta")
             assert net["beta"].pid != old_pid and net["beta"].running
             assert net["beta"].peer_id == old_peer and net["beta"].addrs == old_addrs
-            with trio.fail_after(45):
-                await net.wait_mesh()
+            # beta cannot dial hidden (no address): it goes through the bootstrap relay by peer ID.
+            with trio.fail_after(30):
+                answer = await net["beta"].call(
+                    "POST", "/relay/connect", {"peer": str(net["hidden"].peer_id)}
+                )
+            assert answer["peer_id"] == str(net["hidden"].peer_id)
+            await _mesh(net)
             pids = [n.pid for n in net.nodes.values()]
             assert sorted(_processes_under(tmp_path)) == sorted(pids)
 
@@ -245,3 +257,27 @@ async def test_bootstrap_without_relay_and_relay_cli(tmp_path: Path) -> None:
             me = boot.peer_id  # relaying to itself through itself: a usage error, not a hang
             itself = await ioa("relay", "connect", f"/p2p/{me}/p2p-circuit/p2p/{me}")
             assert itself.returncode == 2 and b"this node" in itself.stderr
+
+
+async def test_missing_interpreter_is_a_typed_error(tmp_path: Path) -> None:
+    with trio.fail_after(20), pytest.raises(NodeProcessError, match="cannot start testnet node"):
+        async with open_testnet(tmp_path, [NodeSpec("a")], bootstrap=False, python="/nonexistent/python"):
+            raise AssertionError("unreachable")
+
+
+def test_testnet_up_ctrl_c_during_start_up_stops_cleanly(tmp_path: Path) -> None:
+    argv = [sys.executable, "-m", "ioa_p2p", "testnet", "up", "2", "--root", str(tmp_path)]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
+        try:
+            deadline = time.monotonic() + 30
+            while not _processes_under(tmp_path) and time.monotonic() < deadline:
+                time.sleep(0.05)  # the bootstrap node process exists: start-up is under way
+            proc.send_signal(signal.SIGINT)
+            out, _ = proc.communicate(timeout=60)
+            assert proc.returncode == 0, out
+            assert "testnet stopped" in out
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+    assert _processes_under(tmp_path) == []

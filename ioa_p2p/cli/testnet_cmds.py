@@ -117,36 +117,56 @@ def testnet_up(count: int, root: Path | None, as_json: bool) -> None:
 
 async def _run(root: Path, count: int, as_json: bool) -> None:
     from ..adapters import list_adapters
-    from ..bootstrap.testnet import open_testnet
 
     specs = sample_specs(count, set(list_adapters()))
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        if not as_json:
-            click.echo(f"starting a bootstrap node and {count} agent nodes under {root} ...")
-        async with open_testnet(root, specs) as net:
-            rows = [
-                {
-                    "name": node.name,
-                    "role": "bootstrap" if node.is_bootstrap else "agent",
-                    "peer_id": str(node.peer_id),
-                    "home": str(node.home),
-                    "addrs": node.addrs,
-                    "log": str(node.log_path),
-                    "pid": node.pid,
-                }
-                for node in net.nodes.values()
-            ]
-            if as_json:
-                click.echo(json.dumps(rows, indent=2))
-            else:
-                for row in rows:
-                    addr = row["addrs"][0] if row["addrs"] else "(no listen address)"
-                    click.echo(f"{row['name']:<14} {row['peer_id']}  {row['home']}  {addr}")
-                click.echo(
-                    "use a node with `IOA_HOME=<home> ioa peers`; press Ctrl-C to stop the testnet"
-                )
-            sys.stdout.flush()
-            async for signum in signals:
-                click.echo(f"received {signal.Signals(signum).name}, stopping the testnet", err=True)
-                break
+        async with trio.open_nursery() as nursery:
+
+            async def stop_on_signal() -> None:
+                async for signum in signals:
+                    click.echo(f"received {signal.Signals(signum).name}, stopping the testnet", err=True)
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(stop_on_signal)
+            await _serve(root, specs, as_json)
     click.echo("testnet stopped", err=True)
+
+
+async def _serve(root: Path, specs: list[Any], as_json: bool) -> None:
+    """Start the testnet, print it, then watch for nodes that die until cancelled (Ctrl-C)."""
+    from ..bootstrap.testnet import open_testnet
+
+    if not as_json:
+        click.echo(f"starting a bootstrap node and {len(specs)} agent nodes under {root} ...")
+    async with open_testnet(root, specs) as net:
+        rows = [
+            {
+                "name": node.name,
+                "role": "bootstrap" if node.is_bootstrap else "agent",
+                "peer_id": str(node.peer_id),
+                "home": str(node.home),
+                "addrs": node.addrs,
+                "log": str(node.log_path),
+                "pid": node.pid,
+            }
+            for node in net.nodes.values()
+        ]
+        if as_json:
+            click.echo(json.dumps(rows, indent=2))
+        else:
+            for row in rows:
+                addr = row["addrs"][0] if row["addrs"] else "(no listen address)"
+                click.echo(f"{row['name']:<14} {row['peer_id']}  {row['home']}  {addr}")
+            click.echo("talk to a node with `ioa --home <home> peers`; press Ctrl-C to stop the testnet")
+        sys.stdout.flush()
+        reported: set[str] = set()
+        while True:
+            for node in net.nodes.values():
+                if node.name not in reported and not node.running and node.process is not None:
+                    reported.add(node.name)
+                    click.echo(
+                        f"node {node.name} exited with code {node.process.returncode}; see {node.log_path}",
+                        err=True,
+                    )
+            await trio.sleep(1.0)
