@@ -80,7 +80,7 @@ def ensure_ioa_kad_protocol(dht: Any) -> bool:
     handlers = getattr(dht.host.get_mux(), "handlers", {})
     if UPSTREAM_KAD_PROTOCOL not in handlers:
         return False
-    log.warning(
+    log.info(
         "the node's DHT was built before %s was patched in; moving its handler now "
         "(call ioa_p2p.dht.kad.use_ioa_kad_protocol() before building the DHT)",
         IOA_KAD_PROTOCOL,

@@ -395,14 +395,21 @@ async def _prepare_dht(node: Node) -> None:
 
 
 @asynccontextmanager
-async def open_discovery(node: Node) -> AsyncIterator[Discovery]:
-    """Run discovery for ``node`` until the block exits; registers ``node.services["discovery"]``."""
+async def open_discovery(node: Node) -> AsyncIterator[Discovery | None]:
+    """Run discovery for ``node`` until the block exits; registers ``node.services["discovery"]``.
+
+    With ``[discovery] enabled = false`` the node only validates and serves ``/ioa/`` DHT records
+    (it yields ``None`` and registers nothing).
+    """
     settings = DiscoverySettings.from_section(node.config.section("discovery"))
+    await _prepare_dht(node)
+    if not settings.enabled:  # still a DHT server for everyone's cards
+        yield None
+        return
     agent = AgentSettings.from_section(node.config.section("agent"), node.peer_id)
     embedder = make_embedder(node.config.section("embedding"))
     index = make_index(settings.index, embedder.dim)
     directory = Directory(embedder.model_id, embedder.dim, index, max_cards=settings.max_cards)
-    await _prepare_dht(node)
     async with AsyncExitStack() as stack:
         gossip: CardGossip | None = None
         service: Discovery | None = None

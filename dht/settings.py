@@ -10,6 +10,7 @@
 
 ``[discovery]`` (all optional)::
 
+    enabled = true          # false: serve the DHT's /ioa/ records only (no card, no gossip, no find)
     ttl = 1800              # seconds a card lives
     republish = 600         # seconds between new card versions (default ttl / 3)
     gossip = true           # announce and learn cards by GossipSub
@@ -47,7 +48,7 @@ _NUMBERS: dict[str, tuple[type, float, float]] = {
     "heartbeat": (float, 0.05, 120.0),
     "max_cards": (int, 1, 10_000_000),
 }
-_FLAGS = ("gossip", "dht", "eclipse_protection")
+_FLAGS = ("enabled", "gossip", "dht", "eclipse_protection")
 
 
 DEFAULT_TTL = 1800.0
@@ -55,6 +56,7 @@ DEFAULT_TTL = 1800.0
 
 @dataclass(frozen=True, slots=True)
 class DiscoverySettings:
+    enabled: bool = True
     ttl: float = DEFAULT_TTL
     republish: float = DEFAULT_TTL / 3
     gossip: bool = True

@@ -57,6 +57,7 @@ def _builtin_services() -> tuple[ServiceOpener, ...]:
 _SERVICES: tuple[str, ...] = (
     "ioa_p2p.bootstrap.relay.open_relay",
     "ioa_p2p.node.chats.open_chats",
+    "ioa_p2p.dht.service.open_discovery",
 )
 
 
