@@ -95,7 +95,10 @@ def test_bootstrap_config_drops_the_agent_and_relays(tmp_path: Path) -> None:
     assert config.section("agent") == {} and config.section("other") == {"k": 1}
     assert config.section("relay") == {"max_reservations": 3, "hop": True}
     assert config.listen == ("/ip4/127.0.0.1/tcp/4001",) and config.bootstrap == ("/p2p/x",)
+    assert config.section("discovery") == {"enabled": False}  # no card of its own
     assert bootstrap_config(base, relay=False).section("relay")["hop"] is False
+    explicit = NodeConfig(home=tmp_path, raw={"discovery": {"enabled": True}})
+    assert bootstrap_config(explicit).section("discovery") == {"enabled": True}
 
 
 def test_sample_specs_are_varied_and_unique() -> None:
@@ -128,6 +131,8 @@ async def test_testnet_mesh_kill_restart_and_clean_exit(tmp_path: Path) -> None:
                 info = json.loads((node.home / "node.json").read_text())
                 assert info["pid"] == node.pid and info["peer_id"] == str(node.peer_id)
             assert net["hidden"].addrs == [] and len(net["alpha"].addrs) == 1
+            boot_services = json.loads((boot.home / "node.json").read_text())["services"]
+            assert "relay" in boot_services and "discovery" not in boot_services  # no agent card
             config = (net["alpha"].home / "config.toml").read_text()
             assert boot.addrs[0] in config and "adds numbers" in config
             with pytest.raises(UsageError):
