@@ -260,6 +260,7 @@ class RelayService:
         delay = RETRY_BACKOFF
         while True:
             try:
+                self._unblock(relay)
                 with trio.fail_after(RELAY_TIMEOUT):
                     await self.node.connect(relay_addr)
                 reservation = await self.reserve(relay)
@@ -283,6 +284,16 @@ class RelayService:
             if time.time() >= refresh_at:
                 return True
             await trio.sleep(KEEPER_POLL)
+
+    def _unblock(self, peer: PeerId) -> None:
+        """py-libp2p 0.8.1's swarm refuses to dial a peer for 60 s after a dial to it failed (its "negative
+        cache"), so a relay that restarts would stay unreachable for a minute. We re-dial with our own
+        backoff, so lift that block first."""
+        from ioa_p2p.node.host import to_libp2p_id
+
+        unblock = getattr(self.node.host.get_network(), "unblock_peer", None)
+        if callable(unblock):
+            unblock(to_libp2p_id(peer))
 
     def circuit_addrs(self) -> list[str]:
         """Addresses at which others reach this node through the relays it holds reservations on."""
@@ -309,6 +320,7 @@ class RelayService:
         if not self.node.is_connected(relay):
             if relay_addr == f"/p2p/{relay}":
                 raise PeerUnreachable(f"not connected to relay {relay} and {addr} gives no address for it")
+            self._unblock(relay)
             with _bounded(f"connecting to relay {relay}"):
                 await self.node.connect(relay_addr)
         try:

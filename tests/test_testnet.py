@@ -56,6 +56,13 @@ async def _mesh(net: Any) -> None:
     raise AssertionError(f"testnet not fully connected after 45 s; missing: {net.mesh_gaps}")
 
 
+async def _reserved_peers(relay: Any, count: int) -> None:
+    while True:
+        if (await relay.call("GET", "/relay"))["reserved_peers"] == count:
+            return
+        await trio.sleep(0.1)
+
+
 async def _circuit_addrs(node: Any) -> list[str]:
     while True:
         addrs = (await node.call("GET", "/relay"))["circuit_addrs"]
@@ -174,6 +181,14 @@ async def test_testnet_mesh_kill_restart_and_clean_exit(tmp_path: Path) -> None:
                 )
             assert answer["peer_id"] == str(net["hidden"].peer_id)
             await _mesh(net)
+
+            # The bootstrap relay restarts on its old port: hidden takes a new reservation on its own.
+            boot_addrs = boot.addrs
+            await net.restart("bootstrap")
+            assert boot.addrs == boot_addrs
+            with trio.fail_after(30):
+                await _reserved_peers(boot, 1)
+            assert net["hidden"].peer_id in await boot.peers()
             pids = [n.pid for n in net.nodes.values()]
             assert sorted(_processes_under(tmp_path)) == sorted(pids)
 
