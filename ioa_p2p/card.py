@@ -174,9 +174,15 @@ def encode_vector(vector: Sequence[float] | npt.NDArray[Any]) -> bytes:
     return array.tobytes()
 
 
-def card_text(name: str, description: str, skills: Iterable[str] = (), task_types: Iterable[str] = ()) -> str:
-    """The text a node embeds for its own card (deterministic, so peers could recompute it)."""
-    parts = [f"{name}: {description}".strip()]
+def card_text(
+    name: str, description: str, skills: Iterable[str] = (), task_types: Iterable[str] = ()
+) -> str:
+    """The text a node embeds for its own card (deterministic, so peers could recompute it).
+
+    The description leads (the name only stands in when there is no description: on the teaming dev
+    set, adding names like ``py-plotter`` lowered Top@1 from 0.90 to 0.83); skills and task types follow.
+    """
+    parts = [description.strip() or name.strip()]
     skills = list(skills)
     task_types = list(task_types)
     if skills:

@@ -254,8 +254,9 @@ def test_next_version_is_monotonic_across_clock_jumps() -> None:
 
 def test_card_text_is_deterministic() -> None:
     text = card_text("plotter", "draws charts", ["matplotlib"], ["plot"])
-    assert text == "plotter: draws charts Skills: matplotlib. Tasks: plot."
-    assert card_text("a", "b") == "a: b"
+    assert text == "draws charts Skills: matplotlib. Tasks: plot."
+    assert card_text("a", "b") == "b"
+    assert card_text("translator", "  ") == "translator"
 
 
 def test_agent_card_is_a_frozen_body() -> None:
