@@ -1,0 +1,338 @@
+"""Chat figures: end-to-end latency and throughput, direct streams vs a central star relay.
+
+Run: python bench/bench_chat.py [--sizes 2,4,8] [--latency N] [--burst M]
+
+Direct: n in-process member nodes (real Noise + yamux over TCP on 127.0.0.1, real SQLite stores)
+run the chat service. Latency of one message = from ``post()`` (sign, persist, queue) until the
+sender holds the acknowledgements of every other member (each verified, checked and persisted it
+before acking); one message in flight at a time. Throughput = every member posts M messages at
+once; messages fully delivered (stored by all n members) per second.
+
+Star: the same members, but every message goes through ONE central relay in a separate OS process
+(like IoA's server): the member signs and persists it, sends it to the relay, which verifies and
+persists it, forwards it to every other member (each verifies, persists, acks the relay) and acks
+the sender once all did. Same latency and throughput definitions. Both modes run in the same run.
+
+Each configuration first lets the nodes settle for 5 s (start-up DHT and discovery work) and sends
+5 warm-up messages that are not counted. All members share one Python thread (in-process nodes),
+so the direct figures include every member's verification and SQLite work on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ioa_p2p import canonical
+from ioa_p2p.chat import make_genesis
+from ioa_p2p.config import NodeConfig
+from ioa_p2p.errors import IoAError
+from ioa_p2p.history import ChatHistory, Entry
+from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.node import Node, open_node
+from ioa_p2p.node.chats import Chats, _row
+from ioa_p2p.node.libp2p_patches import quiet_libp2p_logs
+from ioa_p2p.node.store import STATUS_MEMBER, ChatStore
+from ioa_p2p.wire import Envelope
+
+SUBMIT = "/ioa/bench/star-submit/1.0.0"
+FORWARD = "/ioa/bench/star-forward/1.0.0"
+FAST = {"sync_interval": 30.0, "retry_initial": 0.1, "retry_max": 0.5}
+TEXT = "x" * 100
+SETTLE = 5.0
+WARMUP = 5
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+@asynccontextmanager
+async def open_members(root: Path, n: int) -> AsyncIterator[list[Node]]:
+    async with AsyncExitStack() as stack:
+        nodes = []
+        for i in range(n):
+            cfg = NodeConfig(home=root / f"m{i}", raw={"chats": FAST})
+            nodes.append(
+                await stack.enter_async_context(
+                    open_node(cfg, identity=Identity.generate(), write_info=False)
+                )
+            )
+        for i, a in enumerate(nodes):
+            for b in nodes[i + 1 :]:
+                await a.connect(b.listen_addrs()[0])
+        await trio.sleep(SETTLE)  # let start-up work (DHT bootstrap, discovery dials) settle
+        failure: BaseException | None = None
+        try:
+            yield nodes
+        except BaseException as exc:  # open_node currently swallows the block's exception
+            failure = exc
+            raise
+    if failure is not None:
+        raise failure
+
+
+# --------------------------------------------------------------------------- direct
+
+
+async def bench_direct(root: Path, n: int, latency: int, burst: int) -> dict[str, float]:
+    async with open_members(root / f"direct{n}", n) as nodes:
+        chats: list[Chats] = [node.services["chats"] for node in nodes]
+        handle = await chats[0].create_chat([node.peer_id for node in nodes[1:]], "bench")
+        chat_id = handle.chat_id
+        sender = chats[0]
+        samples = []
+        for i in range(WARMUP + latency):
+            start = time.perf_counter()
+            await sender.post(chat_id, "text", {"text": f"{TEXT} {i}"})
+            await sender.wait_until(lambda: sender.store.outbox_size() == 0)
+            if i >= WARMUP:
+                samples.append(time.perf_counter() - start)
+        target = WARMUP + latency + n * burst
+
+        async def flood(c: Chats) -> None:
+            for i in range(burst):
+                await c.post(chat_id, "text", {"text": f"{TEXT} burst {i}"})
+
+        start = time.perf_counter()
+        async with trio.open_nursery() as nursery:
+            for c in chats:
+                nursery.start_soon(flood, c)
+        for c in chats:
+            await c.wait_until(lambda c=c: len(c.get(chat_id)) >= target)
+        elapsed = time.perf_counter() - start
+        exports = {c.export(chat_id) for c in chats}
+        assert len(exports) == 1, "stores differ"
+    return {
+        "p50_ms": pct(samples, 0.5) * 1000,
+        "p95_ms": pct(samples, 0.95) * 1000,
+        "msgs_per_s": n * burst / elapsed,
+        "stored_per_node_per_s": n * burst / elapsed,
+    }
+
+
+# --------------------------------------------------------------------------- star relay
+
+
+class StarMember:
+    """A member that only talks to the relay: persists and acks forwarded messages."""
+
+    def __init__(self, node: Node, genesis: Envelope) -> None:
+        self.node = node
+        self.history = ChatHistory(genesis)
+        self.store = ChatStore.open(node.home / "star")
+        self.store.add_chat(self.history.chat_id, genesis.to_cbor(), STATUS_MEMBER, 0)
+        self.changed = trio.Event()
+        node.set_stream_handler(FORWARD, self.handle_forward)
+
+    def persist(self, entry: Entry) -> None:
+        self.store.insert_message(_row(entry))
+
+    async def handle_forward(self, stream: Any) -> None:
+        while True:
+            data = await stream.receive()
+            env = Envelope.from_cbor(data)
+            self.history.add(env, env.hash, persist=self.persist)
+            await stream.send(env.hash)
+            self.changed.set()
+            self.changed = trio.Event()
+
+    async def wait_count(self, count: int) -> None:
+        while len(self.history) < count:
+            await self.changed.wait()
+
+
+async def bench_star(root: Path, n: int, latency: int, burst: int, relay_addr: str) -> dict[str, float]:
+    async with open_members(root / f"star{n}", n) as nodes:
+        identities = [node.identity for node in nodes]
+        genesis = make_genesis(
+            identities[0], [i.peer_id for i in identities[1:]], "star", now_ms=1, nonce=bytes(16)
+        )
+        members = [StarMember(node, genesis) for node in nodes]
+        streams = []
+        for node in nodes:
+            relay = await node.connect(relay_addr)
+            stream = await node.open_stream(relay, SUBMIT)
+            await stream.send(canonical.encode({"genesis": genesis.to_cbor()}))
+            assert await stream.receive() == b"joined"
+            streams.append(stream)
+
+        async def submit(k: int, text: str) -> None:
+            member = members[k]
+            env = member.history.compose(nodes[k].identity, "text", {"text": text}, now_ms=2)
+            member.history.add(env, persist=member.persist)
+            await streams[k].send(env.to_cbor())
+
+        samples = []
+        for i in range(WARMUP + latency):
+            start = time.perf_counter()
+            await submit(0, f"{TEXT} {i}")
+            await streams[0].receive()  # the relay's ack: every member stored it
+            if i >= WARMUP:
+                samples.append(time.perf_counter() - start)
+        target = WARMUP + latency + n * burst
+
+        async def flood(k: int) -> None:
+            # each member only sees its own messages echo back after the relay forwarded them,
+            # so messages chain per author; others' arrive through the forward stream
+            for i in range(burst):
+                await submit(k, f"{TEXT} burst {i}")
+            for _ in range(burst):
+                await streams[k].receive()
+
+        start = time.perf_counter()
+        async with trio.open_nursery() as nursery:
+            for k in range(n):
+                nursery.start_soon(flood, k)
+        for member in members:
+            await member.wait_count(target)
+        elapsed = time.perf_counter() - start
+        for stream in streams:
+            await stream.close()
+        for member in members:
+            member.store.close()
+    return {
+        "p50_ms": pct(samples, 0.5) * 1000,
+        "p95_ms": pct(samples, 0.95) * 1000,
+        "msgs_per_s": n * burst / elapsed,
+        "stored_per_node_per_s": n * burst / elapsed,
+    }
+
+
+class Relay:
+    """The central relay (run in its own process with --relay-server): one room per chat."""
+
+    def __init__(self, node: Node, home: Path) -> None:
+        self.node = node
+        self.store = ChatStore.open(home)
+        self.rooms: dict[bytes, dict[PeerId, Any]] = {}
+        self.pending: dict[Any, deque[bytes]] = {}
+        self.waiting: dict[bytes, tuple[int, Any]] = {}
+
+    async def handle_submit(self, stream: Any) -> None:
+        join = canonical.decode(await stream.receive())
+        genesis = Envelope.from_cbor(join["genesis"])
+        self.store.add_chat(genesis.hash, genesis.to_cbor(), STATUS_MEMBER, 0)
+        room = self.rooms.setdefault(genesis.hash, {})
+        peer = stream.remote
+        forward = await self.node.open_stream(peer, FORWARD)
+        room[peer] = forward
+        self.pending[forward] = deque()
+        self.node.nursery.start_soon(self.read_acks, forward)
+        await stream.send(b"joined")
+        try:
+            while True:
+                data = await stream.receive()
+                env = Envelope.from_cbor(data)  # verify
+                self.store.insert_message(_relay_row(env, env.body))  # persist, then forward
+                others = [room[p] for p in room if p != peer]
+                self.waiting[env.hash] = (len(others), stream)
+                if not others:
+                    await stream.send(env.hash)
+                for other in others:
+                    self.pending[other].append(env.hash)
+                    await other.send(data)
+        except Exception as exc:
+            print(f"relay: submit stream of {peer} failed: {exc!r}", file=sys.stderr, flush=True)
+            raise
+        finally:
+            room.pop(peer, None)
+
+    async def read_acks(self, forward: Any) -> None:
+        while True:
+            try:
+                digest = await forward.receive()
+            except IoAError:  # the member went away
+                return
+            expected = self.pending[forward].popleft()
+            assert digest == expected
+            left, origin = self.waiting[digest]
+            if left == 1:
+                del self.waiting[digest]
+                await origin.send(digest)
+            else:
+                self.waiting[digest] = (left - 1, origin)
+
+
+def _relay_row(env: Envelope, body: Any) -> Any:
+    from ioa_p2p.node.store import MessageRow
+
+    return MessageRow(env.hash, body.chat_id, env.author.raw, env.seq, 0, env.ts, body.kind, env.to_cbor())
+
+
+async def relay_server(home: Path) -> None:
+    quiet()
+    async with open_node(NodeConfig(home=home), identity=Identity.generate(), write_info=False) as node:
+        relay = Relay(node, home)
+        node.set_stream_handler(SUBMIT, relay.handle_submit)
+        print(node.listen_addrs()[0], flush=True)
+        await trio.sleep_forever()
+
+
+# --------------------------------------------------------------------------- main
+
+
+async def run(sizes: list[int], latency: int, burst: int, root: Path, relay_addr: str) -> None:
+    quiet()
+    print(f"{'members':>7} {'mode':>6} {'p50 ms':>8} {'p95 ms':>8} {'msgs/s':>8}")
+    for n in sizes:
+        for mode in ("direct", "star"):
+            if mode == "direct":
+                figures = await bench_direct(root, n, latency, burst)
+            else:
+                figures = await bench_star(root, n, latency, burst, relay_addr)
+            print(
+                f"{n:>7} {mode:>6} {figures['p50_ms']:8.2f} {figures['p95_ms']:8.2f} "
+                f"{figures['msgs_per_s']:8.0f}",
+                flush=True,
+            )
+
+
+def quiet() -> None:
+    quiet_libp2p_logs()
+    logging.getLogger("libp2p").setLevel(logging.CRITICAL)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--sizes", default="2,4,8")
+    parser.add_argument("--latency", type=int, default=100, help="messages timed one by one")
+    parser.add_argument("--burst", type=int, default=50, help="messages per member, all at once")
+    parser.add_argument("--relay-server", type=Path, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.relay_server:
+        trio.run(relay_server, args.relay_server)
+        return
+    root = Path(tempfile.mkdtemp(prefix="bench-chat-"))
+    (root / "relay").mkdir()
+    with (root / "relay.log").open("w") as log:
+        relay = subprocess.Popen(
+            [sys.executable, __file__, "--relay-server", str(root / "relay")],
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+        )
+    try:
+        assert relay.stdout is not None
+        relay_addr = relay.stdout.readline().strip()
+        sizes = [int(s) for s in args.sizes.split(",")]
+        trio.run(run, sizes, args.latency, args.burst, root, relay_addr)
+    finally:
+        relay.terminate()
+        relay.wait(10)
+
+
+if __name__ == "__main__":
+    main()
