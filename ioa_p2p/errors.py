@@ -164,6 +164,10 @@ class PeerRejected(RemotePeerError):
     """A peer answered, but refused the request."""
 
 
+class NoTeam(PeerRejected):
+    """Fewer agents than a goal needs joined its team (none matched, or they declined or did not answer)."""
+
+
 class PeerClosed(RemotePeerError):
     """The peer closed or reset the stream (or the connection) before the exchange was complete."""
 
@@ -247,6 +251,7 @@ __all__ = [
     "MessageTooLarge",
     "ModelError",
     "ModelOutputError",
+    "NoTeam",
     "NodeNotRunning",
     "NodeProcessError",
     "NonCanonicalEncoding",

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, asynccontextmanager, suppress
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from ioa_p2p.identity import Identity, PeerId, load_key_file
 from .control import ControlAPI
 from .framing import FramedStream
 from .host import from_libp2p_id, new_noise_host, parse_multiaddr, peer_info_from_addr, to_libp2p_id
+from .libp2p_patches import unblock_peer
 from .routing import keep_bootstrap_connected, new_dht, run_peer_discovery
 
 log = logging.getLogger("ioa_p2p.node")
@@ -106,6 +107,7 @@ class Node:
         peer = from_libp2p_id(info.peer_id)
         if peer == self.peer_id:
             raise UsageError(f"{addr} is this node's own address")
+        unblock_peer(self.host, info.peer_id)
         try:
             await self.host.connect(info)
         except Exception as exc:
@@ -125,6 +127,7 @@ class Node:
             addrs = []
         if not addrs:
             raise PeerUnreachable(f"no known address for {peer}; connect to it by multiaddr first")
+        unblock_peer(self.host, pid)
         try:
             await self.host.connect(PeerInfo(pid, addrs))
         except Exception as exc:
@@ -223,29 +226,34 @@ async def open_node(
     except OSError as exc:
         raise UsageError(f"cannot listen on {list(config.listen)}: {exc.strerror or exc}") from None
     try:
-        async with trio.open_nursery() as nursery:
-            node = Node(config, identity, host, nursery)
-            node.dht = new_dht(host)
-            async with AsyncExitStack() as stack:
-                await stack.enter_async_context(background_trio_service(node.dht))
-                await _start_routing(node)
-                if services:
-                    for opener in _resolve_openers():
-                        await stack.enter_async_context(opener(node))
-                if control_api:
-                    await nursery.start(
-                        lambda task_status: node.control.serve(
-                            port=config.control_port, task_status=task_status
-                        )
-                    )
-                    if write_info:
-                        config.home.mkdir(parents=True, exist_ok=True)
-                        node.control.write_files(config.home, node.info())
+        with _single_error():
+            async with trio.open_nursery() as nursery:
+                node = Node(config, identity, host, nursery)
+                node.dht = new_dht(host)
                 try:
-                    yield node
+                    # Services exit (in reverse order) before the background tasks are cancelled, so an
+                    # exception raised in the block is never replaced by a Cancelled from our own scope.
+                    async with AsyncExitStack() as stack:
+                        await stack.enter_async_context(background_trio_service(node.dht))
+                        await _start_routing(node)
+                        if services:
+                            for opener in _resolve_openers():
+                                await stack.enter_async_context(opener(node))
+                        if control_api:
+                            await nursery.start(
+                                lambda task_status: node.control.serve(
+                                    port=config.control_port, task_status=task_status
+                                )
+                            )
+                            if write_info:
+                                config.home.mkdir(parents=True, exist_ok=True)
+                                node.control.write_files(config.home, node.info())
+                        try:
+                            yield node
+                        finally:
+                            if write_info and control_api:
+                                _remove_info(config.home)
                 finally:
-                    if write_info and control_api:
-                        _remove_info(config.home)
                     nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(5):
@@ -278,6 +286,28 @@ async def _start_routing(node: Node) -> None:
             )
         )
     node.nursery.start_soon(run_peer_discovery, node.dht, node.connect_peer, node.is_connected)
+
+
+@contextmanager
+def _single_error() -> Iterator[None]:
+    """Re-raise a lone error out of trio's exception group, so callers catch our typed errors (or the
+    block's own exception) directly; several errors stay grouped."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        leaves = list(_leaves(group))
+        real = [exc for exc in leaves if not isinstance(exc, trio.Cancelled)]
+        if len(real) == 1:
+            raise real[0] from None
+        raise
+
+
+def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            yield from _leaves(exc)
+        else:
+            yield exc
 
 
 def _remove_info(home: Path) -> None:

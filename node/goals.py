@@ -1,0 +1,852 @@
+"""Goals from any peer: team formation, the conversation of each goal chat, nested teams, control routes.
+
+``open_goals(node)`` (``node.services["goals"]``) wires the pure parts together (docs/goals.md):
+
+- the node's agent (:mod:`ioa_p2p.node.agent_runtime`) and brain (offline planner, or the LLM brain when a
+  ``[model]`` table or ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL`` is set; ``[goals] brain`` can force one);
+- an invitation policy: goal chats (topic ``goal: ...``) are accepted while this node works on fewer than
+  ``max_concurrent`` goals, declined otherwise; other chats are accepted as before;
+- one :class:`~ioa_p2p.node.goal_driver.ChatDriver` per goal chat, resumed from the store on start;
+- :meth:`Goals.launch_goal`: discover, choose, invite, open the chat, post ``conv.start``, follow the round;
+- :meth:`Goals.perform_task`: a task assigned to this node runs on its adapter, or forms a sub-team.
+
+Config ``[goals]``: ``max_concurrent`` (4), ``timeout`` (300 s per goal), ``max_turns`` (20),
+``speaker_timeout`` (30 s), ``task_timeout`` (default: half the goal's time), ``invite_timeout`` (10 s),
+``max_team`` (4), ``threshold`` (0.2), ``shortlist`` (10), ``depth`` (1), ``brain``
+("auto" | "offline" | "llm").
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from ioa_p2p import conv_messages as cm
+from ioa_p2p.brain import Brain, MemberInfo
+from ioa_p2p.chat import ChatGenesis, ChatMessage
+from ioa_p2p.conv_messages import ConvStart, TaskOutcome
+from ioa_p2p.conversation import TaskView
+from ioa_p2p.embedding import Embedder, make_embedder
+from ioa_p2p.errors import (
+    ConfigError,
+    IoAError,
+    IoATimeout,
+    ModelError,
+    NoTeam,
+    PeerUnreachable,
+    UsageError,
+)
+from ioa_p2p.identity import PeerId
+from ioa_p2p.llm_brain import LLMBrain, llm_choose_team
+from ioa_p2p.model import Model, model_from_settings
+from ioa_p2p.offline_brain import OfflineBrain
+from ioa_p2p.teaming import Candidate, choose_team_for_goal, split_goal
+from ioa_p2p.wire import Envelope
+
+from .agent_runtime import AgentRuntime, load_runtime, subteam_reason
+from .goal_driver import ChatDriver, Round, RoundOutcome, task_json
+
+if TYPE_CHECKING:
+    from .node import Node
+
+log = logging.getLogger("ioa_p2p.goals")
+
+GOAL_TOPIC_PREFIX = "goal: "
+MAX_GOAL_CHARS = cm.MAX_GOAL
+#: Extra seconds launch_goal waits after a round's deadline (every member ends by itself at the deadline).
+WAIT_GRACE = 15.0
+CARD_FETCH_TIMEOUT = 3.0
+BRAINS = ("auto", "offline", "llm")
+
+
+@dataclass(frozen=True, slots=True)
+class GoalsConfig:
+    max_concurrent: int = 4
+    timeout: float = 300.0
+    max_turns: int = 20
+    speaker_timeout: float = 30.0
+    task_timeout: float = 0.0  # 0: half of the goal's time
+    invite_timeout: float = 10.0
+    max_team: int = 4
+    threshold: float = 0.2
+    shortlist: int = 10
+    depth: int = 1
+    brain: str = "auto"
+    reserve_timeout: float = 60.0
+
+    @classmethod
+    def from_section(cls, table: dict[str, Any]) -> GoalsConfig:
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(table) - set(known))
+        if unknown:
+            raise ConfigError(f"unknown keys in [goals]: {unknown} (known: {sorted(known)})")
+        values: dict[str, Any] = {}
+        for key, value in table.items():
+            default = getattr(cls(), key)
+            if isinstance(default, str):
+                if value not in BRAINS:
+                    raise ConfigError(f"[goals].{key} must be one of {list(BRAINS)}, not {value!r}")
+            elif isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+                raise ConfigError(f"[goals].{key} must be a non-negative number, not {value!r}")
+            elif isinstance(default, int) and not isinstance(value, int):
+                raise ConfigError(f"[goals].{key} must be an integer, not {value!r}")
+            values[key] = type(default)(value)
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class Teammate:
+    peer_id: str
+    name: str
+    score: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"peer_id": self.peer_id, "name": self.name, "score": round(self.score, 4)}
+
+
+@dataclass(frozen=True, slots=True)
+class GoalResult:
+    """What :meth:`Goals.launch_goal` returns (``to_json`` is the control API's answer)."""
+
+    chat_id: str
+    round_id: str
+    goal: str
+    status: str  # "concluded" or "aborted"
+    conclusion: str
+    forced: bool
+    team: tuple[Teammate, ...]  # the round's members, the initiator first
+    declined: tuple[Teammate, ...]
+    unanswered: tuple[Teammate, ...]
+    tasks: tuple[dict[str, Any], ...]
+    turns: int
+    messages: int
+    bytes: int
+    brain: str
+    depth: int
+    parent_chat: str = ""
+    parent_task: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "concluded"
+
+    @property
+    def aborted(self) -> bool:
+        return self.status == "aborted"
+
+    @property
+    def succeeded(self) -> bool:
+        """Concluded, and when tasks were assigned, at least one of them completed."""
+        done = any(t.get("status") == "completed" for t in self.tasks)
+        return self.ok and (done or not self.tasks)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "comm_id": self.chat_id,
+            "chat_id": self.chat_id,
+            "round_id": self.round_id,
+            "goal": self.goal,
+            "status": self.status,
+            "conclusion": self.conclusion,
+            "forced": self.forced,
+            "aborted": self.aborted,
+            "team": [t.to_json() for t in self.team],
+            "declined": [t.to_json() for t in self.declined],
+            "unanswered": [t.to_json() for t in self.unanswered],
+            "tasks": list(self.tasks),
+            "turns": self.turns,
+            "messages": self.messages,
+            "bytes": self.bytes,
+            "brain": self.brain,
+            "depth": self.depth,
+            "parent_chat": self.parent_chat,
+            "parent_task": self.parent_task,
+            "timings": {k: round(v, 4) for k, v in self.timings.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FormedTeam:
+    chat_id: bytes
+    members: tuple[Teammate, ...]  # accepted invitees (not this node)
+    declined: tuple[Teammate, ...]
+    unanswered: tuple[Teammate, ...]
+    timings: dict[str, float]
+
+
+EventSink = Callable[[dict[str, Any]], None]
+ProgressFn = Callable[[str, float | None], Awaitable[None]]
+
+
+class Goals:
+    """The goals service of one node (``node.services["goals"]``)."""
+
+    def __init__(
+        self,
+        node: Node,
+        config: GoalsConfig,
+        runtime: AgentRuntime,
+        embedder: Embedder,
+        brain: Brain,
+        model: Model | None,
+        nursery: trio.Nursery,
+    ) -> None:
+        self.node = node
+        self.chats: Any = node.services["chats"]
+        self.config = config
+        self.runtime = runtime
+        self.embedder = embedder
+        self.brain = brain
+        self.model = model
+        self.me = str(node.peer_id)
+        self.drivers: dict[bytes, ChatDriver] = {}
+        self._nursery = nursery
+        self.declined_invitations = 0
+
+    @property
+    def discovery(self) -> Any:
+        return self.node.services.get("discovery")
+
+    # ------------------------------------------------------------------ drivers and invitations
+
+    def ensure_driver(
+        self, chat_id: bytes, *, wait_for_chat: float = 0.0, reserved: bool = False
+    ) -> ChatDriver:
+        driver = self.drivers.get(chat_id)
+        if driver is None:
+            driver = ChatDriver(self, chat_id, reserved=reserved)
+            self.drivers[chat_id] = driver
+            self._nursery.start_soon(driver.run, wait_for_chat)
+        return driver
+
+    def forget_driver(self, driver: ChatDriver) -> None:
+        if self.drivers.get(driver.chat_id) is driver:
+            del self.drivers[driver.chat_id]
+
+    def start_job(self, job: Callable[[], Awaitable[None]]) -> None:
+        """Run ``job`` in the service's nursery (it outlives the request that started it)."""
+        self._nursery.start_soon(job)
+
+    def busy_count(self) -> int:
+        return sum(1 for d in self.drivers.values() if d.busy(self.config.reserve_timeout))
+
+    async def invite_policy(self, genesis: Envelope) -> bool:
+        """Accept goal chats while under ``max_concurrent`` (others as before); start their driver."""
+        body = genesis.body
+        if not isinstance(body, ChatGenesis) or not body.topic.startswith(GOAL_TOPIC_PREFIX):
+            return True
+        if genesis.hash in self.drivers:
+            return True
+        if self.busy_count() >= self.config.max_concurrent:
+            self.declined_invitations += 1
+            log.info("declining goal chat %s: busy with %d goals", genesis.hash.hex()[:16], self.busy_count())
+            return False
+        self.ensure_driver(genesis.hash, wait_for_chat=self.config.reserve_timeout, reserved=True)
+        return True
+
+    def resume(self) -> int:
+        """Start a driver for every goal chat this node is a member of (unfinished rounds resume)."""
+        count = 0
+        for info in self.chats.list_chats():
+            if info["status"] == "member" and info["topic"].startswith(GOAL_TOPIC_PREFIX):
+                self.ensure_driver(bytes.fromhex(info["chat_id"]))
+                count += 1
+        return count
+
+    # ------------------------------------------------------------------ names, cards, events
+
+    def _card(self, peer: str) -> Any:
+        discovery = self.discovery
+        if discovery is None:
+            return None
+        if peer == self.me:
+            return discovery.card
+        try:
+            return discovery.directory.get(PeerId.from_string(peer), int(time.time() * 1000))
+        except IoAError:
+            return None
+
+    def member_info(self, peer: str) -> MemberInfo:
+        card = self._card(peer)
+        if card is not None:
+            return MemberInfo.from_card(card.card)
+        if peer == self.me and self.runtime.card is not None:
+            c = self.runtime.card
+            return MemberInfo(peer, c.name, c.description, c.skills)
+        return MemberInfo(peer, f"agent-{peer[-6:]}")
+
+    def name_of(self, peer: str) -> str:
+        return self.member_info(peer).name
+
+    async def team_info(self, members: Sequence[str]) -> list[MemberInfo]:
+        """Cards of the members (missing ones fetched from the DHT, bounded)."""
+        discovery = self.discovery
+        missing = [m for m in members if m != self.me and self._card(m) is None]
+        if discovery is not None and missing:
+            with trio.move_on_after(CARD_FETCH_TIMEOUT):
+                try:
+                    await discovery.fetch_cards([PeerId.from_string(m) for m in missing])
+                except IoAError as exc:
+                    log.debug("fetching member cards failed: %s", exc)
+        return [self.member_info(m) for m in members]
+
+    def describe_start(self, start: ConvStart, round_id: str) -> dict[str, Any]:
+        return {
+            "event": "start",
+            "round_id": round_id,
+            "goal": start.goal,
+            "initiator": start.initiator,
+            "initiator_name": self.name_of(start.initiator),
+            "members": [{"peer_id": m, "name": self.name_of(m)} for m in start.members],
+            "deadline_ms": round(start.deadline * 1000),
+            "max_turns": start.max_turns,
+            "depth": start.depth,
+            "parent_chat": start.parent_chat,
+            "parent_task": start.parent_task,
+        }
+
+    def describe_message(self, env: Envelope, round_id: str | None) -> dict[str, Any]:
+        body = env.body
+        assert isinstance(body, ChatMessage)
+        author, msg_id = str(env.author), env.hash.hex()
+        c = body.content
+        base = {
+            "round_id": round_id,
+            "msg_id": msg_id,
+            "author": author,
+            "author_name": self.name_of(author),
+            "kind": body.kind,
+        }
+        try:
+            parsed = cm.parse(body.kind, c)
+        except IoAError as exc:
+            return {"event": "invalid", **base, "reason": str(exc)}
+        if isinstance(parsed, cm.Turn):
+            tasks = [
+                {
+                    "task_id": cm.task_id(msg_id, i),
+                    "assignee": t.assignee,
+                    "assignee_name": self.name_of(t.assignee),
+                    "title": t.title,
+                    "description": t.description,
+                }
+                for i, t in enumerate(parsed.tasks)
+            ]
+            return {
+                "event": "turn",
+                **base,
+                "type": _TYPE.get(parsed.kind, parsed.kind),
+                "height": parsed.height,
+                "level": parsed.level,
+                "reason": parsed.reason,
+                "text": parsed.text,
+                "next": [self.name_of(n) for n in parsed.next],
+                "tasks": tasks,
+                "triggers": list(parsed.triggers),
+                "fail_tasks": list(parsed.fail_tasks),
+                "forced": parsed.forced,
+            }
+        if isinstance(parsed, cm.TaskProgress):
+            return {
+                "event": "progress",
+                **base,
+                "task_id": parsed.task_id,
+                "text": parsed.text,
+                "fraction": parsed.fraction,
+            }
+        if isinstance(parsed, TaskOutcome):
+            return {
+                "event": "result",
+                **base,
+                "task_id": parsed.task_id,
+                "ok": parsed.ok,
+                "text": parsed.text,
+                "failure": parsed.failure,
+                "files": sorted(parsed.files or {}),
+            }
+        return {"event": "message", **base}
+
+    def describe_task(self, task: TaskView) -> dict[str, Any]:
+        out = task_json(task)
+        out["assignee_name"] = self.name_of(task.assignee)
+        return out
+
+    # ------------------------------------------------------------------ doing a task
+
+    async def perform_task(
+        self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
+    ) -> TaskOutcome:
+        """Run a task assigned to this node: on its adapter, or through a sub-team (the nested-team rule)."""
+        text, depth = task.description, r.start.depth
+        reason = subteam_reason(text, depth=depth, has_adapter=self.runtime.has_adapter)
+        own: TaskOutcome | None = None
+        if reason is None:
+            own = await self._run_own(driver, r, task, deadline, progress)
+            rejected = own.failure == "rejected"
+            reason = subteam_reason(text, depth=depth, has_adapter=True, rejected=rejected)
+            if reason is None:
+                return own
+        sub = await self._subteam(driver, r, task, deadline, reason, progress)
+        if sub is not None:
+            return sub
+        if own is None and self.runtime.has_adapter:  # asked for a team, but nobody joined: do it alone
+            own = await self._run_own(driver, r, task, deadline, progress)
+        if own is not None:
+            return own
+        why = "no agent joined a sub-team for this task and this agent has no adapter to do it itself"
+        return TaskOutcome(task.task_id, False, why, None, None, "rejected")
+
+    async def _run_own(
+        self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
+    ) -> TaskOutcome:
+        turns = r.conv.view().turns[-8:] if r.conv is not None else ()
+        context = [
+            {"speaker": self.name_of(t.author), "type": t.kind.removeprefix("conv."), "content": t.text}
+            for t in turns
+        ]
+        result = await self.runtime.run(
+            task.description,
+            deadline=deadline,
+            task_id=task.task_id,
+            chat_id=driver.hex,
+            context=context,
+            on_progress=progress,
+        )
+        return TaskOutcome(task.task_id, result.ok, result.text, result.data, result.files, result.failure)
+
+    async def _subteam(
+        self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, reason: str, progress: ProgressFn
+    ) -> TaskOutcome | None:
+        """The sub-team's conclusion as the task's outcome; None when no other agent joined."""
+        remaining = deadline - time.time()
+        timeout = remaining - min(10.0, remaining * 0.2)
+        if timeout < 5.0:
+            return None
+        await progress(f"forming a sub-team (depth {r.start.depth - 1}): {reason}", None)
+        try:
+            sub = await self.launch_goal(
+                task.description,
+                depth=r.start.depth - 1,
+                max_turns=r.start.max_turns,
+                timeout=timeout,
+                speaker_timeout=r.start.speaker_timeout,
+                parent_chat=driver.chat_id,
+                parent_task=task.task_id,
+                exclude=tuple(m for m in r.start.members if m != self.me),
+                min_team=1,
+            )
+        except NoTeam as exc:
+            await progress(f"no sub-team: {exc}", None)
+            return None
+        except IoAError as exc:
+            return TaskOutcome(task.task_id, False, f"the sub-team failed: {exc}", None, None, "task_error")
+        names = ", ".join(t.name for t in sub.team)
+        text = f"[sub-team {sub.chat_id[:16]}: {names}; {sub.status}]\n{sub.conclusion}"[: cm.MAX_TEXT]
+        data = {
+            "sub_chat": sub.chat_id,
+            "sub_round": sub.round_id,
+            "status": sub.status,
+            "team": [t.peer_id for t in sub.team],
+        }
+        ok = sub.succeeded
+        return TaskOutcome(task.task_id, ok, text, data, None, None if ok else "task_error")
+
+    # ------------------------------------------------------------------ launching a goal
+
+    async def launch_goal(
+        self,
+        goal: str = "",
+        *,
+        team: Sequence[str] | None = None,
+        depth: int | None = None,
+        max_turns: int | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - the goal's deadline, enforced by every member
+        comm_id: str | None = None,
+        cont_input: str | None = None,
+        speaker_timeout: float | None = None,
+        task_timeout: float | None = None,
+        max_team: int | None = None,
+        parent_chat: bytes | None = None,
+        parent_task: str = "",
+        exclude: Sequence[str] = (),
+        min_team: int = 0,
+        on_event: EventSink | None = None,
+    ) -> GoalResult:
+        """Form a team for ``goal`` (or continue chat ``comm_id`` with ``cont_input``) and work it out."""
+        cfg = self.config
+        started = time.monotonic()
+        goal = (cont_input if comm_id else goal) or goal
+        depth = cfg.depth if depth is None else depth
+        max_turns = cfg.max_turns if max_turns is None else max_turns
+        timeout = cfg.timeout if timeout is None else timeout
+        speaker_timeout = cfg.speaker_timeout if speaker_timeout is None else speaker_timeout
+        check_launch_args(goal, depth, max_turns, timeout, speaker_timeout, comm_id, cont_input)
+        emit = on_event or (lambda event: None)
+        if comm_id:
+            chat_id = self.chats.resolve(comm_id)
+            formed = self._continuation(chat_id)
+        else:
+            emit({"event": "searching", "goal": goal})
+            formed = await self._form_team(
+                goal, team, max_team or cfg.max_team, parent_chat, exclude, min_team
+            )
+        chat_id = formed.chat_id
+        emit(
+            {
+                "event": "team",
+                "chat_id": chat_id.hex(),
+                "goal": goal,
+                "team": [t.to_json() for t in formed.members],
+                "declined": [t.to_json() for t in formed.declined],
+                "unanswered": [t.to_json() for t in formed.unanswered],
+                "timings": formed.timings,
+            }
+        )
+        start = ConvStart.create(
+            goal,
+            initiator=self.me,
+            members=[self.me, *(t.peer_id for t in formed.members)],
+            now=time.time(),
+            timeout=timeout,
+            max_turns=max_turns,
+            speaker_timeout=speaker_timeout,
+            task_timeout=task_timeout or cfg.task_timeout or None,
+            depth=depth,
+            parent_chat=parent_chat.hex() if parent_chat else "",
+            parent_task=parent_task,
+        )
+        driver = self.ensure_driver(chat_id)
+        async with driver.follow(replay=False) as events:
+            env = await self.chats.post(chat_id, cm.START, start.to_content())
+            round_id = env.hash.hex()
+            with trio.fail_after(timeout + WAIT_GRACE):
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(_relay, events, emit)
+                    outcome = await driver.wait_round(round_id)
+                    nursery.cancel_scope.cancel()
+            for event in _drain_events(events):
+                emit(event)
+        timings = dict(formed.timings, total_s=time.monotonic() - started)
+        me = Teammate(self.me, self.name_of(self.me), 1.0)
+        return _result(goal, start, round_id, chat_id, outcome, formed, me, self.brain.label, timings)
+
+    def _continuation(self, chat_id: bytes) -> FormedTeam:
+        """A new round in an existing chat: the last round's members still in the chat."""
+        hist = self.chats.get(chat_id)
+        members = {str(m) for m in hist.members()}
+        if self.me not in members:
+            raise UsageError(f"this node is not a member of chat {chat_id.hex()[:16]}...; cannot continue it")
+        driver = self.drivers.get(chat_id)
+        last = driver.latest_round() if driver else None
+        chosen = [
+            m for m in (last.start.members if last else sorted(members)) if m in members and m != self.me
+        ]
+        team = tuple(Teammate(m, self.name_of(m)) for m in chosen)
+        return FormedTeam(chat_id, team, (), (), {})
+
+    async def _form_team(
+        self,
+        goal: str,
+        team: Sequence[str] | None,
+        max_team: int,
+        parent_chat: bytes | None,
+        exclude: Sequence[str],
+        min_team: int = 0,
+    ) -> FormedTeam:
+        t0 = time.monotonic()
+        if team:
+            chosen = await self._resolve_team(team)
+        else:
+            chosen = await self._choose(goal, max_team, exclude)
+        if len(chosen) < min_team:
+            raise NoTeam(f"found {len(chosen)} candidate teammates, {min_team} needed")
+        t1 = time.monotonic()
+        handle = await self.chats.create_chat(
+            [PeerId.from_string(t.peer_id) for t in chosen],
+            f"{GOAL_TOPIC_PREFIX}{goal}"[:4000],
+            parent_chat,
+            invite_timeout=self.config.invite_timeout,
+        )
+        for peer in handle.unanswered:  # no answer: out of this round (the chat membership follows)
+            await self.chats.remove_member(handle.chat_id, peer)
+        if len(handle.accepted) < min_team:
+            await self.chats.leave(handle.chat_id)
+            raise NoTeam(f"{len(handle.accepted)} of {len(chosen)} invited agents joined, {min_team} needed")
+        t2 = time.monotonic()
+        by_peer = {t.peer_id: t for t in chosen}
+
+        def pick(peers: Sequence[PeerId]) -> tuple[Teammate, ...]:
+            return tuple(by_peer.get(str(p), Teammate(str(p), self.name_of(str(p)))) for p in peers)
+
+        timings = {"discovery_s": t1 - t0, "invitations_s": t2 - t1, "team_formed_s": t2 - t0}
+        return FormedTeam(
+            handle.chat_id, pick(handle.accepted), pick(handle.declined), pick(handle.unanswered), timings
+        )
+
+    async def _resolve_team(self, entries: Sequence[str]) -> list[Teammate]:
+        """Peer IDs or agent names (case-insensitive, through discovery) -> teammates (this node left out)."""
+        out: dict[str, Teammate] = {}
+        for entry in entries:
+            entry = entry.strip()
+            if not entry:
+                continue
+            try:
+                peer = str(PeerId.from_string(entry))
+                found = Teammate(peer, self.name_of(peer), 1.0)
+            except IoAError:
+                found = await self._by_name(entry)
+            if found.peer_id != self.me:
+                out.setdefault(found.peer_id, found)
+        return list(out.values())
+
+    async def _by_name(self, name: str) -> Teammate:
+        discovery = self.discovery
+        if discovery is None:
+            raise UsageError(f"cannot resolve agent name {name!r}: discovery is off; give peer IDs instead")
+        wanted = name.lower()
+        now = int(time.time() * 1000)
+        for entry in discovery.directory:
+            card = entry.card
+            if card.card.name.lower() == wanted and not card.is_expired(now):
+                return Teammate(str(card.peer_id), card.card.name, 1.0)
+        for match in await discovery.find(name, k=10, include_self=False):
+            if match.card.card.name.lower() == wanted:
+                return Teammate(str(match.card.peer_id), match.card.card.name, match.score)
+        raise UsageError(f"no agent named {name!r} is known to this node; check `ioa find` or give a peer ID")
+
+    async def _candidates(self, query: str, k: int) -> list[Candidate]:
+        matches = await self.discovery.find(query, k=k, include_self=False)
+        return [Candidate.from_card(m.card.card, self.embedder, m.score) for m in matches]
+
+    async def _choose(self, goal: str, max_team: int, exclude: Sequence[str]) -> list[Teammate]:
+        if self.discovery is None:
+            return []
+        queries = list(dict.fromkeys([goal[:2000], *(c.text for c in split_goal(goal))]))[:6]
+        found: list[list[Candidate]] = [[] for _ in queries]
+
+        async def search(i: int, query: str) -> None:
+            found[i] = await self._candidates(query, self.config.shortlist)
+
+        async with trio.open_nursery() as nursery:
+            for i, query in enumerate(queries):
+                nursery.start_soon(search, i, query)
+        pool = [c for batch in found for c in batch if c.peer_id not in exclude]
+        if self.model is not None:
+            try:
+                picked = await llm_choose_team(
+                    self.model,
+                    goal,
+                    self._llm_search(exclude),
+                    max_team=max_team,
+                    shortlist_size=self.config.shortlist,
+                )
+                return [Teammate(c.peer_id, c.name, c.score) for c in picked if c.peer_id != self.me]
+            except (ModelError, IoATimeout, PeerUnreachable, ConfigError) as exc:
+                log.warning("LLM team-up failed (%s); choosing by similarity", exc)
+        choice = choose_team_for_goal(
+            goal, self.embedder, pool, max_team=max_team, threshold=self.config.threshold, exclude=exclude
+        )
+        return [Teammate(c.peer_id, c.name, c.score) for c in choice.members]
+
+    def _llm_search(self, exclude: Sequence[str]) -> Callable[[str], Awaitable[Sequence[Candidate]]]:
+        async def search(query: str) -> Sequence[Candidate]:
+            return [
+                c for c in await self._candidates(query, self.config.shortlist) if c.peer_id not in exclude
+            ]
+
+        return search
+
+    # ------------------------------------------------------------------ listing
+
+    def list_goals(self) -> list[dict[str, Any]]:
+        out = []
+        for chat_id, driver in sorted(self.drivers.items()):
+            for r in sorted(driver.rounds.values(), key=lambda r: r.started_ms):
+                item: dict[str, Any] = {
+                    "chat_id": chat_id.hex(),
+                    "round_id": r.round_id,
+                    "goal": r.start.goal,
+                    "initiator": r.start.initiator,
+                    "members": list(r.start.members),
+                    "status": r.outcome.status if r.outcome else "running",
+                    "started_ms": r.started_ms,
+                    "depth": r.start.depth,
+                    "parent_chat": r.start.parent_chat,
+                }
+                if r.outcome is not None:
+                    item["conclusion"] = r.outcome.conclusion
+                out.append(item)
+        return out
+
+
+_TYPE = {
+    cm.DISCUSSION: "discussion",
+    cm.TASK_SYNC: "sync_task",
+    cm.TASK_ASYNC: "async_task",
+    cm.PAUSE: "pause",
+    cm.CONCLUSION: "conclusion",
+}
+
+
+def check_launch_args(
+    goal: str,
+    depth: int,
+    max_turns: int,
+    timeout: float,
+    speaker_timeout: float,
+    comm_id: str | None,
+    cont_input: str | None,
+) -> None:
+    if not isinstance(goal, str) or not goal.strip():
+        raise UsageError("a goal needs a non-empty text (or comm_id with cont_input to continue a chat)")
+    if len(goal) > MAX_GOAL_CHARS:
+        raise UsageError(f"the goal has {len(goal)} characters; the limit is {MAX_GOAL_CHARS}")
+    if cont_input is not None and not comm_id:
+        raise UsageError("cont_input continues a chat: give its comm_id too")
+    if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= 8:
+        raise UsageError("depth (team_up_depth) must be an integer between 0 and 8")
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or not 1 <= max_turns <= 1000:
+        raise UsageError("max_turns must be an integer between 1 and 1000")
+    for name, value in (("timeout", timeout), ("speaker_timeout", speaker_timeout)):
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= 86_400:
+            raise UsageError(f"{name} must be a number of seconds between 1 and 86400")
+
+
+def _result(
+    goal: str,
+    start: ConvStart,
+    round_id: str,
+    chat_id: bytes,
+    outcome: RoundOutcome,
+    formed: FormedTeam,
+    me: Teammate,
+    brain: str,
+    timings: dict[str, float],
+) -> GoalResult:
+    return GoalResult(
+        chat_id=chat_id.hex(),
+        round_id=round_id,
+        goal=goal,
+        status=outcome.status,
+        conclusion=outcome.conclusion,
+        forced=outcome.forced,
+        team=(me, *formed.members),
+        declined=formed.declined,
+        unanswered=formed.unanswered,
+        tasks=tuple(outcome.tasks),
+        turns=outcome.turns,
+        messages=outcome.messages,
+        bytes=outcome.bytes,
+        brain=brain,
+        depth=start.depth,
+        parent_chat=start.parent_chat,
+        parent_task=start.parent_task,
+        timings=timings,
+    )
+
+
+async def _relay(events: trio.MemoryReceiveChannel[dict[str, Any]], emit: EventSink) -> None:
+    async for event in events:
+        emit(event)
+
+
+def _drain_events(events: trio.MemoryReceiveChannel[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    while True:
+        try:
+            out.append(events.receive_nowait())
+        except (trio.WouldBlock, trio.EndOfChannel):
+            return out
+
+
+def make_brain_for(
+    config: GoalsConfig, settings: dict[str, Any], embedder: Embedder, env: dict[str, str] | None = None
+) -> tuple[Brain, Model | None]:
+    """The brain ``[goals] brain`` and ``[model]`` ask for, and the model (None for the offline planner)."""
+    offline = OfflineBrain(embedder)
+    if config.brain == "offline":
+        return offline, None
+    model = model_from_settings(settings, env)
+    if model is None:
+        if config.brain == "llm":
+            raise ConfigError(
+                "[goals] brain = 'llm' needs a [model] table or OPENAI_API_KEY / OPENAI_BASE_URL"
+            )
+        return offline, None
+    return LLMBrain(model, fallback=offline), model
+
+
+@asynccontextmanager
+async def open_goals(node: Node) -> AsyncIterator[Goals]:
+    """The goals service (see the module docstring); needs the chats service, uses discovery when on."""
+    from .goal_routes import add_goal_routes
+
+    config = GoalsConfig.from_section(node.config.section("goals"))
+    runtime = load_runtime(node.config.section("agent"), node.home)
+    discovery = node.services.get("discovery")
+    embedder = (
+        discovery.embedder if discovery is not None else make_embedder(node.config.section("embedding"))
+    )
+    settings = node.config.section("model") or node.config.section("llm")
+    brain, model = make_brain_for(config, dict(settings), embedder)
+    try:
+        async with trio.open_nursery() as nursery:
+            goals = Goals(node, config, runtime, embedder, brain, model, nursery)
+            node.services["chats"].set_invite_policy(goals.invite_policy)
+            node.services["goals"] = goals
+            add_goal_routes(node, goals)
+            if discovery is not None and runtime.card is not None:
+                await _merge_adapter_card(discovery, runtime)
+            goals.resume()
+            try:
+                yield goals
+            finally:
+                node.services.pop("goals", None)
+                nursery.cancel_scope.cancel()
+    finally:
+        await runtime.aclose()
+        close = getattr(model, "aclose", None)
+        if close is not None:
+            with trio.CancelScope(shield=True), trio.move_on_after(5):
+                await close()
+
+
+async def _merge_adapter_card(discovery: Any, runtime: AgentRuntime) -> None:
+    """Fill the card fields the operator left empty from the adapter's own description, and republish."""
+    card = runtime.card
+    assert card is not None
+    agent = discovery.agent
+    changes: dict[str, Any] = {}
+    if not agent.description.strip():
+        changes["description"] = card.description
+    extra = [s for s in card.skills if s not in agent.skills]
+    if extra:
+        changes["skills"] = [*agent.skills, *extra]
+    if not agent.task_types and card.task_types:
+        changes["task_types"] = list(card.task_types)
+    if not agent.adapter:
+        changes["adapter"] = card.kind
+    if changes:
+        try:
+            await discovery.set_agent(agent.with_changes(changes, discovery.node.peer_id))
+        except IoAError as exc:
+            log.warning("could not add the adapter's description to the card: %s", exc)
+
+
+__all__ = [
+    "GOAL_TOPIC_PREFIX",
+    "GoalResult",
+    "Goals",
+    "GoalsConfig",
+    "Teammate",
+    "check_launch_args",
+    "make_brain_for",
+    "open_goals",
+]
