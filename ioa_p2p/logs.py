@@ -1,6 +1,10 @@
 """Logging: structured ``key=value`` lines on stderr; py-libp2p's noisy loggers quieted unless ``-vv``.
 
 Verbosity: ``-q`` errors only, default warnings, ``-v`` info, ``-vv`` debug including third-party libraries.
+
+py-libp2p configures its own logger when it is imported (no handler, ``propagate = False``, level WARNING, so
+Python's last-resort handler prints thousands of warnings on normal stream closes). The node calls
+:func:`apply_third_party_levels` after importing it, which restores our choice.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ _THIRD_PARTY = (
     "openai",
     "async_service",
 )
+_third_party_level = logging.CRITICAL
 
 
 class KeyValueFormatter(logging.Formatter):
@@ -34,12 +39,20 @@ class KeyValueFormatter(logging.Formatter):
 
 def setup_logging(verbosity: int = 0) -> None:
     """``verbosity``: -1 quiet, 0 default, 1 verbose, 2 debug."""
+    global _third_party_level
     level = {-1: logging.ERROR, 0: logging.WARNING, 1: logging.INFO}.get(verbosity, logging.DEBUG)
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(KeyValueFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    third_party = logging.DEBUG if verbosity >= 2 else logging.CRITICAL
+    _third_party_level = logging.DEBUG if verbosity >= 2 else logging.CRITICAL
+    apply_third_party_levels()
+
+
+def apply_third_party_levels() -> None:
+    """(Re)apply our level to the libraries' loggers and route them through our handlers."""
     for name in _THIRD_PARTY:
-        logging.getLogger(name).setLevel(third_party)
+        logger = logging.getLogger(name)
+        logger.setLevel(_third_party_level)
+        logger.propagate = True

@@ -10,16 +10,23 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    so a peer could claim any peer ID. We always pass a Noise-only ``sec_opt`` (:mod:`ioa_p2p.node.host`);
    the tests check that a plaintext dial to our node is refused and that upstream's default still offers
    plaintext.
-3. Noisy loggers: thousands of warnings on normal stream closes. :func:`quiet_libp2p_logs` sets the library's
-   loggers to ERROR unless the user asks for debug output.
+3. Noisy loggers: py-libp2p sets up its own logger on import (no handler, no propagation, so Python's
+   last-resort handler prints thousands of warnings on normal stream closes). :func:`apply_patches` re-applies
+   our levels (:func:`ioa_p2p.logs.apply_third_party_levels`) after the import.
+4. Dial back-off: after a failed dial the swarm refuses to dial that peer again for 60 s. A restarted
+   bootstrap or teammate would stay unreachable that long; :func:`unblock_peer` lifts the block before
+   each deliberate dial (``Node.connect`` / ``connect_peer``).
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import libp2p
 import libp2p.network.swarm as _swarm
+
+from ioa_p2p.logs import apply_third_party_levels
 
 #: The py-libp2p version these patches were written against.
 PATCHED_FOR_VERSION = "0.8.1"
@@ -45,10 +52,18 @@ def apply_patches() -> None:
         return
     if hasattr(_swarm, "_HAPPY_EYEBALLS_DELAY"):
         _swarm._HAPPY_EYEBALLS_DELAY = 0  # type: ignore[attr-defined]
+    apply_third_party_levels()
     _applied = True
 
 
-def quiet_libp2p_logs(level: int = logging.ERROR) -> None:
+def unblock_peer(host: Any, peer_id: Any) -> None:
+    """Forget a failed dial to ``peer_id`` so the next dial is attempted at once."""
+    network = host.get_network()
+    if hasattr(network, "unblock_peer"):
+        network.unblock_peer(peer_id)
+
+
+def quiet_libp2p_logs(level: int = logging.CRITICAL) -> None:
     for name in _NOISY_LOGGERS:
         logging.getLogger(name).setLevel(level)
 
