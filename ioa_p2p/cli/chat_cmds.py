@@ -142,7 +142,7 @@ def _render(msg: dict[str, Any]) -> str:
 @click.option(
     "--workers",
     type=click.IntRange(0, 64),
-    default=1,
+    default=2,
     show_default=True,
     help="Threads verifying signatures while records decode (0: inline).",
 )
