@@ -6,6 +6,7 @@ import trio
 
 from ioa_p2p import canonical
 from ioa_p2p.identity import Identity
+from ioa_p2p.node.framing import encode_varint
 from ioa_p2p.node.messaging import PROTOCOL_ID
 from ioa_p2p.wire import Envelope, Text
 
@@ -73,7 +74,9 @@ async def test_oversize_frame_is_refused_without_reading_it(tmp_path) -> None:
         await wait_connected(b, a)
         with trio.fail_after(10):
             stream = await b.open_stream(a.peer_id, PROTOCOL_ID)
-            await stream.send(b"x" * ((1 << 20) + 10))
+            # announce an oversize frame and send only the start of its body: the node must answer from
+            # the length prefix alone, without waiting for (or reading) the body
+            await stream._stream.write(encode_varint((1 << 20) + 10) + b"x" * 100)
             reply = await stream.receive_value()
         assert reply["ok"] is False and "over the limit" in reply["error"]
         # the node is still fine for others
