@@ -171,6 +171,7 @@ class Chats:
         self._histories: dict[bytes, ChatHistory] = {}
         self._status: dict[bytes, str] = {}
         self._subscribers: dict[bytes, list[trio.MemorySendChannel[Envelope]]] = {}
+        self._join_subscribers: list[trio.MemorySendChannel[bytes]] = []
         self._wake: dict[PeerId, trio.Event] = {}
         self._pulling: set[tuple[bytes, PeerId]] = set()
         self._changed = trio.Event()
@@ -256,6 +257,19 @@ class Chats:
             yield receive
         finally:
             self._subscribers[chat_id].remove(send)
+            send.close()
+
+    @asynccontextmanager
+    async def subscribe_joins(self) -> AsyncIterator[trio.MemoryReceiveChannel[bytes]]:
+        """A channel of the IDs of chats this node joins from now on (created here or accepted
+        invitations), sent as soon as the chat exists locally: subscribe to it with
+        ``replay=True`` so no message that arrived in between is missed."""
+        send, receive = trio.open_memory_channel[bytes](math.inf)
+        self._join_subscribers.append(send)
+        try:
+            yield receive
+        finally:
+            self._join_subscribers.remove(send)
             send.close()
 
     async def wait_until(self, predicate: Callable[[], bool]) -> None:
@@ -409,7 +423,11 @@ class Chats:
         if hist is None:
             hist = ChatHistory(genesis, genesis_hash=chat_id, max_pending=self.config.max_pending)
             self._histories[chat_id] = hist
+        joined = status == STATUS_MEMBER and self._status.get(chat_id) != STATUS_MEMBER
         self._status[chat_id] = status
+        if joined:
+            for send in self._join_subscribers:
+                send.send_nowait(chat_id)
         self._notify()
         return hist
 

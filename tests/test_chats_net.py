@@ -140,7 +140,9 @@ async def test_four_members_talk_concurrently_and_end_identical(tmp_path: Path) 
 async def test_subscribe_gets_messages_in_causal_order(tmp_path: Path) -> None:
     with trio.fail_after(40):
         async with open_nodes(tmp_path, 2) as (a, b):
-            handle = await chats_of(a).create_chat([b.peer_id], "subscribe")
+            async with chats_of(b).subscribe_joins() as joins:
+                handle = await chats_of(a).create_chat([b.peer_id], "subscribe")
+                assert await joins.receive() == handle.chat_id
             async with chats_of(b).subscribe(handle.chat_id, replay=True) as incoming:
                 for i in range(5):
                     await chats_of(a).post(handle.chat_id, "conv.note", {"i": i, "blob": b"\x00"})
