@@ -137,15 +137,28 @@ class ExactIndex:
 
     def search(self, query: Any, k: int) -> Scored:
         q = unit_row(query, self.dim)
-        n = len(self._keys)
-        if k <= 0 or n == 0:
+        if k <= 0 or not self._keys:
             return []
-        want = k + _SLACK
-        if want < n:
-            rough = self._matrix[:n] @ q
-            rows = np.argpartition(-rough, want - 1)[:want]
-        else:
-            rows = np.arange(n)
+        return self.rank_rows(q, self.top_rows(q, None, k + _SLACK), k)
+
+    def rows_of(self, keys: Iterable[str]) -> npt.NDArray[np.int64]:
+        """Row numbers of the keys present (row numbers change on removals: use them at once)."""
+        return np.fromiter((self._rows[k] for k in keys if k in self._rows), dtype=np.int64)
+
+    def top_rows(
+        self, q: npt.NDArray[np.float32], rows: npt.NDArray[np.int64] | None, n: int
+    ) -> npt.NDArray[np.int64]:
+        """The ``n`` best of ``rows`` (all rows when None) by a fast float32 product."""
+        count = len(self._keys) if rows is None else len(rows)
+        if n >= count:
+            return np.arange(count, dtype=np.int64) if rows is None else rows
+        matrix = self._matrix[:count] if rows is None else self._matrix[rows]
+        best = np.argpartition(-(matrix @ q), n - 1)[:n]
+        return best.astype(np.int64) if rows is None else rows[best]
+
+    def rank_rows(self, q: npt.NDArray[np.float32], rows: npt.NDArray[np.int64], k: int) -> Scored:
+        """Exact final scores of ``rows`` (deduplicated), best ``k`` first, ties by key."""
+        rows = np.unique(rows)
         scores = exact_scores(self._matrix[rows], q)
         return _ranked([(self._keys[r], s) for r, s in zip(rows.tolist(), scores, strict=True)], k)
 
@@ -220,6 +233,7 @@ class AnnoyIndex:
         self._changed: dict[str, int] = {}  # key -> generation of its last change
         self._snapshot: BuiltSnapshot | None = None
         self._dirty: set[str] = set()  # changed since the snapshot was prepared
+        self._delta_rows: npt.NDArray[np.int64] | None = None  # store rows of the dirty keys (cache)
         self._rebuilding = False
 
     def __len__(self) -> int:
@@ -237,6 +251,7 @@ class AnnoyIndex:
         return len(self._dirty)
 
     def _touch(self, key: str) -> None:
+        self._delta_rows = None
         self._generation += 1
         self._changed[key] = self._generation
         self._dirty.add(key)
@@ -262,13 +277,18 @@ class AnnoyIndex:
         snapshot = self._snapshot
         assert snapshot is not None
         q = unit_row(query, self.dim)
-        want = k + min(len(self._dirty), 4 * k + 1000)
-        search_k = self.search_k if self.search_k is not None else max(self.n_trees * want, 100 * k)
+        # Ask annoy for enough neighbours that filtering out changed cards still leaves k.
+        dirty_share = min(len(self._dirty) / max(len(snapshot.keys), 1), 0.5)
+        want = int((k + _SLACK) / (1 - dirty_share)) + 1
+        search_k = self.search_k if self.search_k is not None else max(self.n_trees * want, 500 * k)
         ids = snapshot.annoy.get_nns_by_vector(q, want, search_k=search_k)
-        candidates = {snapshot.keys[i] for i in ids}
-        candidates -= self._dirty
-        candidates |= {key for key in self._dirty if key in self._store}
-        return _ranked(self._store.score(q, sorted(candidates)), k)
+        from_snapshot = self._store.rows_of(
+            key for key in (snapshot.keys[i] for i in ids) if key not in self._dirty
+        )
+        if self._delta_rows is None:
+            self._delta_rows = self._store.rows_of(self._dirty)
+        from_delta = self._store.top_rows(q, self._delta_rows, k + _SLACK)
+        return self._store.rank_rows(q, np.concatenate([from_snapshot, from_delta]), k)
 
     def needs_rebuild(self) -> bool:
         if self._rebuilding or len(self._store) < self.min_size:
@@ -291,6 +311,7 @@ class AnnoyIndex:
         self._snapshot = built
         self._changed = {k: g for k, g in self._changed.items() if g > built.generation}
         self._dirty = set(self._changed)
+        self._delta_rows = None
 
     def abandon_rebuild(self) -> None:
         """The build failed or was cancelled: allow a new one later."""
