@@ -131,7 +131,8 @@ def run(
         exact.upsert(str(i), v)
     truth, exact_times = timed_queries(exact, queries, 10)
     print(
-        f"{'exact numpy':<36} recall 1.000  p50 {pct(exact_times, 50):6.2f} ms  p95 {pct(exact_times, 95):6.2f} ms"
+        f"{'exact numpy':<36} recall 1.000  p50 {pct(exact_times, 50):6.2f} ms  "
+        f"p95 {pct(exact_times, 95):6.2f} ms"
     )
     for n_trees, search_k in configs:
         index = AnnoyIndex(embedder.dim, min_size=1, n_trees=n_trees, search_k=search_k)
@@ -160,7 +161,7 @@ def run(
         exact.upsert(str(i), v)
     truth, _ = timed_queries(exact, queries, 10)
     found, times = timed_queries(index, queries, 10)
-    label = f"  + 5% changed since the snapshot"
+    label = "  + 5% changed since the snapshot"
     print(
         f"{label:<36} recall {recall(found, truth):.3f}  p50 {pct(times, 50):6.2f} ms  "
         f"p95 {pct(times, 95):6.2f} ms  (delta {index.delta_size})"
