@@ -591,6 +591,9 @@ class Chats:
             self.store.drop_outbox(chat_id, peer)
         elif ack.status == ACK_UNKNOWN_CHAT:
             hist = self.get(chat_id)
+            if peer not in hist.members():  # e.g. removed before it ever answered: let it be
+                self.store.drop_outbox(chat_id, peer)
+                return
             answer = await self.call_invite(
                 peer, hist.genesis, _added_by(hist, peer), within=self.config.invite_timeout
             )

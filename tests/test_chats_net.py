@@ -339,3 +339,24 @@ async def test_restart_resumes_from_the_store(tmp_path: Path) -> None:
                 await chats_of(c).post(chat_id, "text", {"text": "back"})
                 await wait_messages([a, b, c], chat_id, 6)
                 assert len({chats_of(n).export(chat_id) for n in (a, b, c)}) == 1
+
+
+async def test_a_member_offline_at_creation_is_invited_again_and_catches_up(tmp_path: Path) -> None:
+    ids = [Identity.generate() for _ in range(3)]
+    with trio.fail_after(60):
+        async with open_nodes(tmp_path, 2, identities=ids[:2]) as (a, b):
+            handle = await chats_of(a).create_chat(
+                [b.peer_id, ids[2].peer_id], "late joiner", invite_timeout=1.0
+            )
+            assert handle.accepted == (b.peer_id,) and handle.unanswered == (ids[2].peer_id,)
+            for i in range(3):
+                await chats_of(a).post(handle.chat_id, "text", {"text": f"early {i}"})
+            config = NodeConfig(home=tmp_path / "late", raw={"chats": FAST})
+            async with checked_node(config, ids[2]) as c:
+                assert handle.chat_id not in chats_of(c)._histories
+                await connect_all([c, a, b])
+                # a's retrying delivery meets "unknown-chat", re-invites c, then delivers
+                await wait_messages([c], handle.chat_id, 3)
+                assert chats_of(c).status(handle.chat_id) == "member"
+                await chats_of(c).post(handle.chat_id, "text", {"text": "sorry, I was away"})
+                await wait_messages([a, b, c], handle.chat_id, 4)
