@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from . import bootstrap_cmds, testnet_cmds  # noqa: E402, F401  (bootstrap, relay, testnet)
 from . import chat_cmds as chat_cmds  # noqa: E402
+from . import demo_cmds as demo_cmds  # noqa: E402  (ioa demo)
 from . import find_cmds as find_cmds  # noqa: E402  (ioa find)
+from . import goal_cmds as goal_cmds  # noqa: E402  (ioa goal)
 from . import identity_cmds as identity_cmds  # noqa: E402  (registers commands)
 from . import node_cmds as node_cmds  # noqa: E402
 from ._base import main
