@@ -28,8 +28,8 @@ import math
 import random
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -447,7 +447,7 @@ class Chats:
             with trio.fail_after(within):
                 stream = await self.node.open_stream(peer, PROTO_INVITE)
                 async with stream:
-                    await stream.send_envelope(invite)
+                    await _send(stream, invite.to_cbor())
                     reply = await stream.receive_envelope()
         except (IoAError, trio.TooSlowError) as exc:
             log.info("invitation of %s to %s got no answer: %s", peer, genesis.hash.hex()[:16], exc)
@@ -478,7 +478,7 @@ class Chats:
             seq=0,
             ts=self.now_ms(),
         )
-        await stream.send_envelope(reply)
+        await _send(stream, reply.to_cbor())
         if accept:
             self._start_pull(chat_id, stream.remote)
 
@@ -564,9 +564,9 @@ class Chats:
                 continue
             frames.append(raw)
             sent.append((chat_id, digest))
-        await stream.send_many(frames)
+        await _send(stream, *frames)
         done: list[bytes] = []
-        with trio.fail_after(ACK_TIMEOUT):
+        with _within(ACK_TIMEOUT, f"acknowledgements from {peer}"):
             for chat_id, digest in sent:
                 ack = decode_control(await stream.receive(), ChatAck)
                 if ack.hash != digest:
@@ -612,17 +612,17 @@ class Chats:
                 return
             except MessageTooLarge as exc:
                 self.rejected += 1
-                await stream.send(encode_control(_ack(b"", ACK_REJECTED, reason=str(exc))))
+                await _send(stream, encode_control(_ack(b"", ACK_REJECTED, reason=str(exc))))
                 raise  # the oversize frame cannot be skipped reliably: end this stream
             try:
                 env = Envelope.from_cbor(data)
             except InvalidMessage as exc:
                 self.rejected += 1
-                await stream.send(
-                    encode_control(_ack(b"", ACK_REJECTED, reason=f"{type(exc).__name__}: {exc}"))
+                await _send(
+                    stream, encode_control(_ack(b"", ACK_REJECTED, reason=f"{type(exc).__name__}: {exc}"))
                 )
                 continue
-            await stream.send(encode_control(self.accept(env, env.hash, stream.remote)))
+            await _send(stream, encode_control(self.accept(env, env.hash, stream.remote)))
 
     # ------------------------------------------------------------------ sync
 
@@ -644,10 +644,10 @@ class Chats:
         """Fetch from ``peer`` every message of the chat this node lacks; returns how many."""
         hist = self.get(chat_id)
         received = 0
-        with trio.fail_after(self.config.stream_timeout + ACK_TIMEOUT):
-            stream = await self._open(peer, PROTO_SYNC)
-            async with stream:
-                while True:
+        stream = await self._open(peer, PROTO_SYNC)
+        async with stream:
+            while True:
+                with _within(ACK_TIMEOUT, f"sync of {chat_id.hex()[:16]} from {peer}"):
                     version = hist.version()
                     authors = sorted(version)
                     request = build(
@@ -657,7 +657,7 @@ class Chats:
                         seqs=tuple(version[a] for a in authors),
                         limit=SYNC_LIMIT,
                     )
-                    await stream.send(encode_control(request))
+                    await _send(stream, encode_control(request))
                     header = decode_control(await stream.receive(), SyncBatch)
                     if header.status != "ok" or header.count > SYNC_LIMIT:
                         return received
@@ -686,15 +686,15 @@ class Chats:
                 raise ProtocolViolation(f"{stream.remote} sent a bad sync request: {exc}") from None
             hist = self._histories.get(request.chat_id)
             if hist is None:
-                await stream.send(encode_control(_batch(request.chat_id, "unknown-chat")))
+                await _send(stream, encode_control(_batch(request.chat_id, "unknown-chat")))
                 continue
             if stream.remote not in hist.members():
-                await stream.send(encode_control(_batch(request.chat_id, "not-member")))
+                await _send(stream, encode_control(_batch(request.chat_id, "not-member")))
                 continue
             have = dict(zip(request.authors, request.seqs, strict=True))
             entries, more = hist.messages_after(have, min(request.limit, SYNC_LIMIT))
             header = build(SyncBatch, chat_id=request.chat_id, status="ok", count=len(entries), more=more)
-            await stream.send_many([encode_control(header), *(e.env.to_cbor() for e in entries)])
+            await _send(stream, encode_control(header), *(e.env.to_cbor() for e in entries))
 
     async def sync_now(self, chat_id: bytes | None = None, *, connected_only: bool = False) -> int:
         """Pull every chat (or one) from its members now; returns messages received."""
@@ -745,6 +745,25 @@ class Chats:
         for peer in self.store.outbox_peers():
             self._wake_delivery(peer)
         await self.sync_now()
+
+
+SEND_TIMEOUT = 30.0
+
+
+async def _send(stream: FramedStream, *frames: bytes) -> None:
+    """Write frames in one write; a peer that stops reading cannot block us for ever."""
+    with _within(SEND_TIMEOUT, f"sending to {stream.remote}"):
+        await stream.send_many(frames)
+
+
+@contextmanager
+def _within(seconds: float, what: str) -> Iterator[None]:
+    """``trio.fail_after`` translated into IoATimeout."""
+    try:
+        with trio.fail_after(seconds):
+            yield
+    except trio.TooSlowError:
+        raise IoATimeout(f"{what} took longer than {seconds:.0f} s") from None
 
 
 def _added_by(hist: ChatHistory, peer: PeerId) -> bytes | None:
