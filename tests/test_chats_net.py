@@ -178,9 +178,12 @@ class Partition:
     async def split(self, alone: Node) -> None:
         for node in self.nodes:
             if node is not alone:
-                self.cut.add(frozenset({node.peer_id, alone.peer_id}))
-                await node.host.get_network().close_peer(to_libp2p_id(alone.peer_id))
-                await alone.host.get_network().close_peer(to_libp2p_id(node.peer_id))
+                await self.cut_pair(node, alone)
+
+    async def cut_pair(self, x: Node, y: Node) -> None:
+        self.cut.add(frozenset({x.peer_id, y.peer_id}))
+        await x.host.get_network().close_peer(to_libp2p_id(y.peer_id))
+        await y.host.get_network().close_peer(to_libp2p_id(x.peer_id))
 
     async def heal(self) -> None:
         self.cut.clear()
@@ -360,3 +363,26 @@ async def test_a_member_offline_at_creation_is_invited_again_and_catches_up(tmp_
                 assert chats_of(c).status(handle.chat_id) == "member"
                 await chats_of(c).post(handle.chat_id, "text", {"text": "sorry, I was away"})
                 await wait_messages([a, b, c], handle.chat_id, 4)
+
+
+async def test_a_message_with_missing_parents_waits_and_they_are_fetched(tmp_path: Path) -> None:
+    with trio.fail_after(60):
+        async with open_nodes(tmp_path, 3, sync_interval=600.0) as nodes:
+            a, b, c = nodes
+            partition = Partition(nodes)
+            handle = await chats_of(a).create_chat([b.peer_id, c.peer_id], "gaps")
+            chat_id = handle.chat_id
+            await partition.cut_pair(a, b)  # b hears nothing from a directly
+            first = await chats_of(a).post(chat_id, "text", {"text": "one"})
+            second = await chats_of(a).post(chat_id, "text", {"text": "two"})
+            await wait_messages([c], chat_id, 2)
+            assert len(chats_of(b).get(chat_id)) == 0
+            stream = await c.open_stream(b.peer_id, PROTO_DELIVER)
+            ack = await send_raw(stream, second.to_cbor())  # c relays only the second one
+            assert ack.status == "missing" and ack.missing == (first.hash,)
+            assert chats_of(b).get(chat_id).pending_count == 1
+            await stream.close()
+            # b pulls the missing parent from the peer that delivered the orphan
+            await wait_messages([b], chat_id, 2)
+            assert [e.hash for e in chats_of(b).history(chat_id)] == [first.hash, second.hash]
+            assert chats_of(b).get(chat_id).pending_count == 0
