@@ -45,12 +45,13 @@ from ioa_p2p.conversation import (
     Rejected,
     Speak,
     StartTask,
-    TaskView,
     TurnDraft,
     compose_conclusion,
 )
 from ioa_p2p.errors import InvalidContent, InvalidMessage, IoAError, MessageTooLarge, UnknownChat
 from ioa_p2p.wire import Envelope
+
+from .goal_events import describe_message, describe_start, describe_task
 
 if TYPE_CHECKING:
     from .goals import Goals
@@ -260,7 +261,7 @@ class ChatDriver:
             incoming = Incoming(msg_id, author, kind, body.content)
             for rid in targets:
                 self._feed(rid, pending, lambda c: c.on_message(incoming, now))
-            self.emit(self.goals.describe_message(env, round_id))
+            self.emit(describe_message(env, round_id, self.goals.name_of))
         elif kind in (KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE):
             try:
                 gone = author if kind == KIND_MEMBER_LEAVE else str(member_of(body.content))
@@ -305,7 +306,7 @@ class ChatDriver:
         self.rounds[msg_id] = r
         self._msg_round[msg_id] = msg_id
         self.reserved = False
-        self.emit(self.goals.describe_start(start, msg_id))
+        self.emit(describe_start(start, msg_id, self.goals.name_of))
         pending.setdefault(msg_id, []).extend(conv.on_tick(now))
 
     # ------------------------------------------------------------------ decisions
@@ -409,7 +410,7 @@ class ChatDriver:
             author=author,
             forced=forced,
             reason=reason,
-            tasks=[self.goals.describe_task(t) for t in view.tasks],
+            tasks=[describe_task(t, self.goals.name_of) for t in view.tasks],
             turns=len(view.turns),
             messages=r.messages,
             bytes=r.bytes,
@@ -499,22 +500,4 @@ def _drain(channel: trio.MemoryReceiveChannel[Any]) -> list[Any]:
             return items
 
 
-def task_json(task: TaskView) -> dict[str, Any]:
-    """A task as plain JSON (files by name and size only)."""
-    return {
-        "task_id": task.task_id,
-        "title": task.title,
-        "description": task.description,
-        "assigner": task.assigner,
-        "assignee": task.assignee,
-        "mode": task.mode,
-        "status": task.status.value,
-        "text": task.text,
-        "failure": task.failure,
-        "data": dict(task.data or {}),
-        "files": {name: len(blob) for name, blob in (task.files or {}).items()},
-        "progress": task.progress,
-    }
-
-
-__all__ = ["ChatDriver", "Round", "RoundOutcome", "net_decisions", "task_json"]
+__all__ = ["ChatDriver", "Round", "RoundOutcome", "net_decisions"]

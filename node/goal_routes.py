@@ -22,7 +22,7 @@ import trio
 from ioa_p2p.errors import IoAError, UsageError
 
 from .control import ControlRequest, Streaming
-from .goals import check_launch_args
+from .goal_types import check_launch_args
 
 if TYPE_CHECKING:
     from .goals import Goals

@@ -22,163 +22,49 @@ import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING, Any
 
 import trio
 
 from ioa_p2p import conv_messages as cm
 from ioa_p2p.brain import Brain, MemberInfo
-from ioa_p2p.chat import ChatGenesis, ChatMessage
+from ioa_p2p.chat import ChatGenesis
 from ioa_p2p.conv_messages import ConvStart, TaskOutcome
 from ioa_p2p.conversation import TaskView
 from ioa_p2p.embedding import Embedder, make_embedder
 from ioa_p2p.errors import (
     ConfigError,
     IoAError,
-    IoATimeout,
-    ModelError,
     NoTeam,
-    PeerUnreachable,
-    UsageError,
 )
 from ioa_p2p.identity import PeerId
-from ioa_p2p.llm_brain import LLMBrain, llm_choose_team
+from ioa_p2p.llm_brain import LLMBrain
 from ioa_p2p.model import Model, model_from_settings
 from ioa_p2p.offline_brain import OfflineBrain
-from ioa_p2p.teaming import Candidate, choose_team_for_goal, split_goal
 from ioa_p2p.wire import Envelope
 
 from .agent_runtime import AgentRuntime, load_runtime, subteam_reason
-from .goal_driver import ChatDriver, Round, RoundOutcome, task_json
+from .goal_driver import ChatDriver, Round
+from .goal_types import (
+    GOAL_TOPIC_PREFIX,
+    GoalResult,
+    GoalsConfig,
+    Teammate,
+    check_launch_args,
+    make_result,
+)
+
+# GoalResult is re-exported: ``from ioa_p2p.node.goals import GoalResult``.
+from .team_formation import TeamFormation
 
 if TYPE_CHECKING:
     from .node import Node
 
 log = logging.getLogger("ioa_p2p.goals")
 
-GOAL_TOPIC_PREFIX = "goal: "
-MAX_GOAL_CHARS = cm.MAX_GOAL
 #: Extra seconds launch_goal waits after a round's deadline (every member ends by itself at the deadline).
 WAIT_GRACE = 15.0
 CARD_FETCH_TIMEOUT = 3.0
-BRAINS = ("auto", "offline", "llm")
-
-
-@dataclass(frozen=True, slots=True)
-class GoalsConfig:
-    max_concurrent: int = 4
-    timeout: float = 300.0
-    max_turns: int = 20
-    speaker_timeout: float = 30.0
-    task_timeout: float = 0.0  # 0: half of the goal's time
-    invite_timeout: float = 10.0
-    max_team: int = 4
-    threshold: float = 0.2
-    shortlist: int = 10
-    depth: int = 1
-    brain: str = "auto"
-    reserve_timeout: float = 60.0
-
-    @classmethod
-    def from_section(cls, table: dict[str, Any]) -> GoalsConfig:
-        known = {f.name: f for f in fields(cls)}
-        unknown = sorted(set(table) - set(known))
-        if unknown:
-            raise ConfigError(f"unknown keys in [goals]: {unknown} (known: {sorted(known)})")
-        values: dict[str, Any] = {}
-        for key, value in table.items():
-            default = getattr(cls(), key)
-            if isinstance(default, str):
-                if value not in BRAINS:
-                    raise ConfigError(f"[goals].{key} must be one of {list(BRAINS)}, not {value!r}")
-            elif isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise ConfigError(f"[goals].{key} must be a non-negative number, not {value!r}")
-            elif isinstance(default, int) and not isinstance(value, int):
-                raise ConfigError(f"[goals].{key} must be an integer, not {value!r}")
-            values[key] = type(default)(value)
-        return cls(**values)
-
-
-@dataclass(frozen=True, slots=True)
-class Teammate:
-    peer_id: str
-    name: str
-    score: float = 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return {"peer_id": self.peer_id, "name": self.name, "score": round(self.score, 4)}
-
-
-@dataclass(frozen=True, slots=True)
-class GoalResult:
-    """What :meth:`Goals.launch_goal` returns (``to_json`` is the control API's answer)."""
-
-    chat_id: str
-    round_id: str
-    goal: str
-    status: str  # "concluded" or "aborted"
-    conclusion: str
-    forced: bool
-    team: tuple[Teammate, ...]  # the round's members, the initiator first
-    declined: tuple[Teammate, ...]
-    unanswered: tuple[Teammate, ...]
-    tasks: tuple[dict[str, Any], ...]
-    turns: int
-    messages: int
-    bytes: int
-    brain: str
-    depth: int
-    parent_chat: str = ""
-    parent_task: str = ""
-    timings: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "concluded"
-
-    @property
-    def aborted(self) -> bool:
-        return self.status == "aborted"
-
-    @property
-    def succeeded(self) -> bool:
-        """Concluded, and when tasks were assigned, at least one of them completed."""
-        done = any(t.get("status") == "completed" for t in self.tasks)
-        return self.ok and (done or not self.tasks)
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "comm_id": self.chat_id,
-            "chat_id": self.chat_id,
-            "round_id": self.round_id,
-            "goal": self.goal,
-            "status": self.status,
-            "conclusion": self.conclusion,
-            "forced": self.forced,
-            "aborted": self.aborted,
-            "team": [t.to_json() for t in self.team],
-            "declined": [t.to_json() for t in self.declined],
-            "unanswered": [t.to_json() for t in self.unanswered],
-            "tasks": list(self.tasks),
-            "turns": self.turns,
-            "messages": self.messages,
-            "bytes": self.bytes,
-            "brain": self.brain,
-            "depth": self.depth,
-            "parent_chat": self.parent_chat,
-            "parent_task": self.parent_task,
-            "timings": {k: round(v, 4) for k, v in self.timings.items()},
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class FormedTeam:
-    chat_id: bytes
-    members: tuple[Teammate, ...]  # accepted invitees (not this node)
-    declined: tuple[Teammate, ...]
-    unanswered: tuple[Teammate, ...]
-    timings: dict[str, float]
 
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -209,6 +95,7 @@ class Goals:
         self.drivers: dict[bytes, ChatDriver] = {}
         self._nursery = nursery
         self.declined_invitations = 0
+        self.teams = TeamFormation(self)
 
     @property
     def discovery(self) -> Any:
@@ -296,87 +183,6 @@ class Goals:
                 except IoAError as exc:
                     log.debug("fetching member cards failed: %s", exc)
         return [self.member_info(m) for m in members]
-
-    def describe_start(self, start: ConvStart, round_id: str) -> dict[str, Any]:
-        return {
-            "event": "start",
-            "round_id": round_id,
-            "goal": start.goal,
-            "initiator": start.initiator,
-            "initiator_name": self.name_of(start.initiator),
-            "members": [{"peer_id": m, "name": self.name_of(m)} for m in start.members],
-            "deadline_ms": round(start.deadline * 1000),
-            "max_turns": start.max_turns,
-            "depth": start.depth,
-            "parent_chat": start.parent_chat,
-            "parent_task": start.parent_task,
-        }
-
-    def describe_message(self, env: Envelope, round_id: str | None) -> dict[str, Any]:
-        body = env.body
-        assert isinstance(body, ChatMessage)
-        author, msg_id = str(env.author), env.hash.hex()
-        c = body.content
-        base = {
-            "round_id": round_id,
-            "msg_id": msg_id,
-            "author": author,
-            "author_name": self.name_of(author),
-            "kind": body.kind,
-        }
-        try:
-            parsed = cm.parse(body.kind, c)
-        except IoAError as exc:
-            return {"event": "invalid", **base, "reason": str(exc)}
-        if isinstance(parsed, cm.Turn):
-            tasks = [
-                {
-                    "task_id": cm.task_id(msg_id, i),
-                    "assignee": t.assignee,
-                    "assignee_name": self.name_of(t.assignee),
-                    "title": t.title,
-                    "description": t.description,
-                }
-                for i, t in enumerate(parsed.tasks)
-            ]
-            return {
-                "event": "turn",
-                **base,
-                "type": _TYPE.get(parsed.kind, parsed.kind),
-                "height": parsed.height,
-                "level": parsed.level,
-                "reason": parsed.reason,
-                "text": parsed.text,
-                "next": [self.name_of(n) for n in parsed.next],
-                "tasks": tasks,
-                "triggers": list(parsed.triggers),
-                "fail_tasks": list(parsed.fail_tasks),
-                "forced": parsed.forced,
-            }
-        if isinstance(parsed, cm.TaskProgress):
-            return {
-                "event": "progress",
-                **base,
-                "task_id": parsed.task_id,
-                "text": parsed.text,
-                "fraction": parsed.fraction,
-            }
-        if isinstance(parsed, TaskOutcome):
-            return {
-                "event": "result",
-                **base,
-                "task_id": parsed.task_id,
-                "ok": parsed.ok,
-                "text": parsed.text,
-                "failure": parsed.failure,
-                "files": sorted(parsed.files or {}),
-            }
-        return {"event": "message", **base}
-
-    def describe_task(self, task: TaskView) -> dict[str, Any]:
-        out = task_json(task)
-        out["assignee_name"] = self.name_of(task.assignee)
-        return out
 
     # ------------------------------------------------------------------ doing a task
 
@@ -491,10 +297,10 @@ class Goals:
         emit = on_event or (lambda event: None)
         if comm_id:
             chat_id = self.chats.resolve(comm_id)
-            formed = self._continuation(chat_id)
+            formed = self.teams.continuation(chat_id)
         else:
             emit({"event": "searching", "goal": goal})
-            formed = await self._form_team(
+            formed = await self.teams.form(
                 goal, team, max_team or cfg.max_team, parent_chat, exclude, min_team
             )
         chat_id = formed.chat_id
@@ -535,133 +341,7 @@ class Goals:
                 emit(event)
         timings = dict(formed.timings, total_s=time.monotonic() - started)
         me = Teammate(self.me, self.name_of(self.me), 1.0)
-        return _result(goal, start, round_id, chat_id, outcome, formed, me, self.brain.label, timings)
-
-    def _continuation(self, chat_id: bytes) -> FormedTeam:
-        """A new round in an existing chat: the last round's members still in the chat."""
-        hist = self.chats.get(chat_id)
-        members = {str(m) for m in hist.members()}
-        if self.me not in members:
-            raise UsageError(f"this node is not a member of chat {chat_id.hex()[:16]}...; cannot continue it")
-        driver = self.drivers.get(chat_id)
-        last = driver.latest_round() if driver else None
-        chosen = [
-            m for m in (last.start.members if last else sorted(members)) if m in members and m != self.me
-        ]
-        team = tuple(Teammate(m, self.name_of(m)) for m in chosen)
-        return FormedTeam(chat_id, team, (), (), {})
-
-    async def _form_team(
-        self,
-        goal: str,
-        team: Sequence[str] | None,
-        max_team: int,
-        parent_chat: bytes | None,
-        exclude: Sequence[str],
-        min_team: int = 0,
-    ) -> FormedTeam:
-        t0 = time.monotonic()
-        if team:
-            chosen = await self._resolve_team(team)
-        else:
-            chosen = await self._choose(goal, max_team, exclude)
-        if len(chosen) < min_team:
-            raise NoTeam(f"found {len(chosen)} candidate teammates, {min_team} needed")
-        t1 = time.monotonic()
-        handle = await self.chats.create_chat(
-            [PeerId.from_string(t.peer_id) for t in chosen],
-            f"{GOAL_TOPIC_PREFIX}{goal}"[:4000],
-            parent_chat,
-            invite_timeout=self.config.invite_timeout,
-        )
-        for peer in handle.unanswered:  # no answer: out of this round (the chat membership follows)
-            await self.chats.remove_member(handle.chat_id, peer)
-        if len(handle.accepted) < min_team:
-            await self.chats.leave(handle.chat_id)
-            raise NoTeam(f"{len(handle.accepted)} of {len(chosen)} invited agents joined, {min_team} needed")
-        t2 = time.monotonic()
-        by_peer = {t.peer_id: t for t in chosen}
-
-        def pick(peers: Sequence[PeerId]) -> tuple[Teammate, ...]:
-            return tuple(by_peer.get(str(p), Teammate(str(p), self.name_of(str(p)))) for p in peers)
-
-        timings = {"discovery_s": t1 - t0, "invitations_s": t2 - t1, "team_formed_s": t2 - t0}
-        return FormedTeam(
-            handle.chat_id, pick(handle.accepted), pick(handle.declined), pick(handle.unanswered), timings
-        )
-
-    async def _resolve_team(self, entries: Sequence[str]) -> list[Teammate]:
-        """Peer IDs or agent names (case-insensitive, through discovery) -> teammates (this node left out)."""
-        out: dict[str, Teammate] = {}
-        for entry in entries:
-            entry = entry.strip()
-            if not entry:
-                continue
-            try:
-                peer = str(PeerId.from_string(entry))
-                found = Teammate(peer, self.name_of(peer), 1.0)
-            except IoAError:
-                found = await self._by_name(entry)
-            if found.peer_id != self.me:
-                out.setdefault(found.peer_id, found)
-        return list(out.values())
-
-    async def _by_name(self, name: str) -> Teammate:
-        discovery = self.discovery
-        if discovery is None:
-            raise UsageError(f"cannot resolve agent name {name!r}: discovery is off; give peer IDs instead")
-        wanted = name.lower()
-        now = int(time.time() * 1000)
-        for entry in discovery.directory:
-            card = entry.card
-            if card.card.name.lower() == wanted and not card.is_expired(now):
-                return Teammate(str(card.peer_id), card.card.name, 1.0)
-        for match in await discovery.find(name, k=10, include_self=False):
-            if match.card.card.name.lower() == wanted:
-                return Teammate(str(match.card.peer_id), match.card.card.name, match.score)
-        raise UsageError(f"no agent named {name!r} is known to this node; check `ioa find` or give a peer ID")
-
-    async def _candidates(self, query: str, k: int) -> list[Candidate]:
-        matches = await self.discovery.find(query, k=k, include_self=False)
-        return [Candidate.from_card(m.card.card, self.embedder, m.score) for m in matches]
-
-    async def _choose(self, goal: str, max_team: int, exclude: Sequence[str]) -> list[Teammate]:
-        if self.discovery is None:
-            return []
-        queries = list(dict.fromkeys([goal[:2000], *(c.text for c in split_goal(goal))]))[:6]
-        found: list[list[Candidate]] = [[] for _ in queries]
-
-        async def search(i: int, query: str) -> None:
-            found[i] = await self._candidates(query, self.config.shortlist)
-
-        async with trio.open_nursery() as nursery:
-            for i, query in enumerate(queries):
-                nursery.start_soon(search, i, query)
-        pool = [c for batch in found for c in batch if c.peer_id not in exclude]
-        if self.model is not None:
-            try:
-                picked = await llm_choose_team(
-                    self.model,
-                    goal,
-                    self._llm_search(exclude),
-                    max_team=max_team,
-                    shortlist_size=self.config.shortlist,
-                )
-                return [Teammate(c.peer_id, c.name, c.score) for c in picked if c.peer_id != self.me]
-            except (ModelError, IoATimeout, PeerUnreachable, ConfigError) as exc:
-                log.warning("LLM team-up failed (%s); choosing by similarity", exc)
-        choice = choose_team_for_goal(
-            goal, self.embedder, pool, max_team=max_team, threshold=self.config.threshold, exclude=exclude
-        )
-        return [Teammate(c.peer_id, c.name, c.score) for c in choice.members]
-
-    def _llm_search(self, exclude: Sequence[str]) -> Callable[[str], Awaitable[Sequence[Candidate]]]:
-        async def search(query: str) -> Sequence[Candidate]:
-            return [
-                c for c in await self._candidates(query, self.config.shortlist) if c.peer_id not in exclude
-            ]
-
-        return search
+        return make_result(goal, start, round_id, chat_id, outcome, formed, me, self.brain.label, timings)
 
     # ------------------------------------------------------------------ listing
 
@@ -684,72 +364,6 @@ class Goals:
                     item["conclusion"] = r.outcome.conclusion
                 out.append(item)
         return out
-
-
-_TYPE = {
-    cm.DISCUSSION: "discussion",
-    cm.TASK_SYNC: "sync_task",
-    cm.TASK_ASYNC: "async_task",
-    cm.PAUSE: "pause",
-    cm.CONCLUSION: "conclusion",
-}
-
-
-def check_launch_args(
-    goal: str,
-    depth: int,
-    max_turns: int,
-    timeout: float,
-    speaker_timeout: float,
-    comm_id: str | None,
-    cont_input: str | None,
-) -> None:
-    if not isinstance(goal, str) or not goal.strip():
-        raise UsageError("a goal needs a non-empty text (or comm_id with cont_input to continue a chat)")
-    if len(goal) > MAX_GOAL_CHARS:
-        raise UsageError(f"the goal has {len(goal)} characters; the limit is {MAX_GOAL_CHARS}")
-    if cont_input is not None and not comm_id:
-        raise UsageError("cont_input continues a chat: give its comm_id too")
-    if isinstance(depth, bool) or not isinstance(depth, int) or not 0 <= depth <= 8:
-        raise UsageError("depth (team_up_depth) must be an integer between 0 and 8")
-    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or not 1 <= max_turns <= 1000:
-        raise UsageError("max_turns must be an integer between 1 and 1000")
-    for name, value in (("timeout", timeout), ("speaker_timeout", speaker_timeout)):
-        if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= 86_400:
-            raise UsageError(f"{name} must be a number of seconds between 1 and 86400")
-
-
-def _result(
-    goal: str,
-    start: ConvStart,
-    round_id: str,
-    chat_id: bytes,
-    outcome: RoundOutcome,
-    formed: FormedTeam,
-    me: Teammate,
-    brain: str,
-    timings: dict[str, float],
-) -> GoalResult:
-    return GoalResult(
-        chat_id=chat_id.hex(),
-        round_id=round_id,
-        goal=goal,
-        status=outcome.status,
-        conclusion=outcome.conclusion,
-        forced=outcome.forced,
-        team=(me, *formed.members),
-        declined=formed.declined,
-        unanswered=formed.unanswered,
-        tasks=tuple(outcome.tasks),
-        turns=outcome.turns,
-        messages=outcome.messages,
-        bytes=outcome.bytes,
-        brain=brain,
-        depth=start.depth,
-        parent_chat=start.parent_chat,
-        parent_task=start.parent_task,
-        timings=timings,
-    )
 
 
 async def _relay(events: trio.MemoryReceiveChannel[dict[str, Any]], emit: EventSink) -> None:
@@ -840,13 +454,4 @@ async def _merge_adapter_card(discovery: Any, runtime: AgentRuntime) -> None:
             log.warning("could not add the adapter's description to the card: %s", exc)
 
 
-__all__ = [
-    "GOAL_TOPIC_PREFIX",
-    "GoalResult",
-    "Goals",
-    "GoalsConfig",
-    "Teammate",
-    "check_launch_args",
-    "make_brain_for",
-    "open_goals",
-]
+__all__ = ["GoalResult", "Goals", "make_brain_for", "open_goals"]
