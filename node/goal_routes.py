@@ -111,16 +111,14 @@ def _precheck(goals: Goals, kwargs: dict[str, Any]) -> None:
         goals.chats.resolve(kwargs["comm_id"])
 
 
-async def _with_heartbeats(
-    events: trio.MemoryReceiveChannel[dict[str, Any]],
-) -> AsyncIterator[dict[str, Any]]:
-    while True:
-        with trio.move_on_after(HEARTBEAT) as scope:
-            try:
-                event = await events.receive()
-            except trio.EndOfChannel:
-                return
-        yield {"event": "heartbeat"} if scope.cancelled_caught else event
+async def _next_event(events: trio.MemoryReceiveChannel[dict[str, Any]]) -> dict[str, Any] | None:
+    """The next event, a heartbeat after HEARTBEAT seconds of silence, or None at the end."""
+    with trio.move_on_after(HEARTBEAT):
+        try:
+            return await events.receive()
+        except trio.EndOfChannel:
+            return None
+    return {"event": "heartbeat"}
 
 
 def add_goal_routes(node: Node, goals: Goals) -> None:
@@ -158,7 +156,7 @@ def add_goal_routes(node: Node, goals: Goals) -> None:
 
         async def items() -> AsyncIterator[dict[str, Any]]:
             async with receive:
-                async for event in _with_heartbeats(receive):
+                while (event := await _next_event(receive)) is not None:
                     yield event
 
         return Streaming(items())
@@ -172,7 +170,7 @@ def add_goal_routes(node: Node, goals: Goals) -> None:
 
         async def items() -> AsyncIterator[dict[str, Any]]:
             async with driver.follow(replay=True) as events:
-                async for event in _with_heartbeats(events):
+                while (event := await _next_event(events)) is not None:
                     yield event
                     if event.get("event") in END_EVENTS:
                         latest = driver.latest_round()

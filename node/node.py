@@ -59,6 +59,7 @@ _SERVICES: tuple[str, ...] = (
     "ioa_p2p.bootstrap.relay.open_relay",
     "ioa_p2p.node.chats.open_chats",
     "ioa_p2p.dht.service.open_discovery",
+    "ioa_p2p.node.goals.open_goals",
 )
 
 
@@ -182,6 +183,15 @@ class Node:
         if scope.cancelled_caught:
             raise IoATimeout(f"opening {protocol_id} to {peer} took longer than {timeout:.1f} s")
         raise PeerUnreachable(f"cannot open {protocol_id} to {peer}: {last}")
+
+    # ------------------------------------------------------------------ goals
+
+    async def launch_goal(self, goal: str = "", **options: Any) -> Any:
+        """Form a team for ``goal`` and work it out; see :meth:`ioa_p2p.node.goals.Goals.launch_goal`."""
+        goals = self.services.get("goals")
+        if goals is None:
+            raise UsageError("this node runs without the goals service")
+        return await goals.launch_goal(goal, **options)
 
     # ------------------------------------------------------------------ info
 

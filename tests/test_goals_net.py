@@ -1,0 +1,244 @@
+"""Goals on real libp2p nodes in one process: teams, conversations, declines, continuations, nesting."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from ioa_p2p.audit import audit_history
+from ioa_p2p.config import NodeConfig
+from ioa_p2p.errors import UsageError
+from ioa_p2p.identity import Identity
+from ioa_p2p.node import Node, open_node
+from ioa_p2p.node.control import ControlRequest, Streaming
+from ioa_p2p.node.goals import GoalResult, Goals
+
+pytestmark = pytest.mark.slow
+
+FAST_CHATS = {"sync_interval": 1.0, "retry_initial": 0.1, "retry_max": 0.5, "invite_timeout": 5.0}
+COORDINATOR = {"name": "coordinator", "description": "Coordinates agents: launches goals and plans them."}
+CALCULATOR = {
+    "name": "calculator",
+    "adapter": "calculator",
+    "description": "Exact arithmetic from plain language: sums, products, powers, percentages and fractions.",
+}
+CODER = {
+    "name": "coder",
+    "adapter": "python",
+    "description": "Runs Python code in a sandbox and returns what it prints.",
+    "skills": ["python", "code"],
+}
+
+
+@asynccontextmanager
+async def checked_node(config: NodeConfig) -> AsyncIterator[Node]:
+    """``open_node`` that re-raises the block's exception (open_node may swallow it on exit)."""
+    failure: BaseException | None = None
+    async with open_node(config, identity=Identity.generate(), write_info=False) as node:
+        try:
+            yield node
+        except BaseException as exc:
+            failure = exc
+            raise
+    if failure is not None:
+        raise failure
+
+
+@asynccontextmanager
+async def open_agents(tmp_path: Path, agents: list[dict[str, Any]]) -> AsyncIterator[list[Node]]:
+    """In-process nodes (the first is everyone's bootstrap) whose cards reached every node."""
+    nodes: list[Node] = []
+    async with AsyncExitStack() as stack:
+        for i, agent in enumerate(agents):
+            agent = dict(agent)
+            goals = {"brain": "offline", "speaker_timeout": 10.0, **agent.pop("goals", {})}
+            config = NodeConfig(
+                home=tmp_path / f"n{i}",
+                bootstrap=(nodes[0].listen_addrs()[0],) if nodes else (),
+                bootstrap_backoff=0.2,
+                raw={"agent": agent, "chats": FAST_CHATS, "goals": goals},
+            )
+            nodes.append(await stack.enter_async_context(checked_node(config)))
+        with trio.fail_after(30):
+            while not all(len(n.services["discovery"].directory) >= len(nodes) for n in nodes):  # noqa: ASYNC110
+                await trio.sleep(0.1)
+        yield nodes
+
+
+def goals_of(node: Node) -> Goals:
+    goals = node.services["goals"]
+    assert isinstance(goals, Goals)
+    return goals
+
+
+def by_title(result: GoalResult) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = {}
+    for task in result.tasks:
+        out.setdefault(task["title"], []).append(task)
+    return out
+
+
+async def wait_member_outcome(node: Node, result: GoalResult) -> Any:
+    driver = goals_of(node).drivers[bytes.fromhex(result.chat_id)]
+    with trio.fail_after(15):
+        return await driver.wait_round(result.round_id)
+
+
+async def test_goal_with_sync_and_async_tasks_concludes_and_audits_on_every_member(tmp_path: Path) -> None:
+    with trio.fail_after(90):
+        async with open_agents(tmp_path, [COORDINATOR, CALCULATOR, CODER]) as nodes:
+            coordinator = nodes[0]
+            events: list[dict[str, Any]] = []
+            result = await coordinator.launch_goal(
+                "Calculate 17 * 23. print(sum(range(10)))  # Python. Then calculate the result times 2",
+                timeout=60,
+                on_event=events.append,
+            )
+            assert isinstance(result, GoalResult)
+            assert result.status == "concluded" and result.succeeded and not result.forced
+            assert {t.name for t in result.team} == {"coordinator", "calculator", "coder"}
+            steps = by_title(result)
+            assert [(t["mode"], t["status"], t["assignee_name"]) for t in steps["step 1/3"]] == [
+                ("async", "completed", "calculator")
+            ]
+            assert steps["step 2/3"][0]["mode"] == "async" and steps["step 2/3"][0]["text"].strip() == "45"
+            assert steps["step 3/3"][0]["mode"] == "sync"
+            assert steps["step 3/3"][0]["description"] == "calculate 45 times 2"  # the result flowed in
+            for value in ("391", "45", "90"):
+                assert value in result.conclusion
+            assert result.turns == 4 and result.messages > result.turns and result.bytes > 1000
+            assert 0 < result.timings["team_formed_s"] < result.timings["total_s"]
+            kinds = [e["event"] for e in events]
+            assert kinds[:3] == ["searching", "team", "start"] and kinds[-1] == "concluded"
+            assert {"turn", "progress", "result"} <= set(kinds)
+            # every member reached the same conclusion and holds an identical, valid history
+            exports = []
+            for node in nodes:
+                outcome = await wait_member_outcome(node, result)
+                assert outcome.status == "concluded" and outcome.conclusion == result.conclusion
+                chats = node.services["chats"]
+                chat_id = bytes.fromhex(result.chat_id)
+                with trio.fail_after(10):
+                    await chats.wait_until(lambda c=chats, i=chat_id: len(c.get(i)) >= result.messages)
+                exports.append(chats.export(chat_id))
+            assert len(set(exports)) == 1
+            report = audit_history(exports[0])
+            assert report.valid, [f.line() for f in report.findings]
+            # the control routes: GET /goals and a replayed GET /goal_events that ends with the round
+            listed = await coordinator.control.routes[("GET", "/goals")](
+                ControlRequest("GET", "/goals", {}, None)
+            )
+            assert [g["status"] for g in listed if g["round_id"] == result.round_id] == ["concluded"]
+            request = ControlRequest("GET", "/goal_events", {"chat": result.chat_id[:12]}, None)
+            stream = await coordinator.control.routes[("GET", "/goal_events")](request)
+            assert isinstance(stream, Streaming)
+            replayed = [e async for e in stream.items]
+            assert replayed[0]["event"] == "start" and replayed[-1]["event"] == "concluded"
+
+
+async def test_busy_agent_declines_names_resolve_and_a_chat_continues(tmp_path: Path) -> None:
+    busy = {**CALCULATOR, "name": "busy-calculator", "goals": {"max_concurrent": 0}}
+    with trio.fail_after(90):
+        async with open_agents(tmp_path, [COORDINATOR, CALCULATOR, busy]) as nodes:
+            coordinator, calculator, _ = nodes
+            with pytest.raises(UsageError, match="no agent named 'nobody'"):
+                await coordinator.launch_goal("Calculate 6 * 7", team=["nobody"])
+            result = await coordinator.launch_goal(
+                "Calculate 6 * 7", team=["Busy-Calculator", str(calculator.peer_id)], timeout=30
+            )
+            assert [t.name for t in result.declined] == ["busy-calculator"]
+            assert [t.name for t in result.team] == ["coordinator", "calculator"]
+            assert result.succeeded and "42" in result.conclusion
+            assert goals_of(nodes[2]).declined_invitations == 1
+            # IoA's comm_id + cont_input: a new round in the same chat, with the same team
+            again = await coordinator.launch_goal(
+                comm_id=result.chat_id, cont_input="Calculate 2 + 3", timeout=30
+            )
+            assert again.chat_id == result.chat_id and again.round_id != result.round_id
+            assert [t.name for t in again.team] == ["coordinator", "calculator"]
+            assert again.succeeded and "5" in again.conclusion and "42" not in again.conclusion
+            rounds = goals_of(calculator).drivers[bytes.fromhex(result.chat_id)].rounds
+            assert len(rounds) == 2
+
+
+async def test_alone_with_or_without_an_adapter(tmp_path: Path) -> None:
+    with trio.fail_after(60):
+        async with open_agents(tmp_path, [CALCULATOR]) as nodes:
+            result = await nodes[0].launch_goal("Calculate 1 + 1", timeout=30)
+            assert (
+                [t.name for t in result.team] == ["calculator"]
+                and result.succeeded
+                and "2" in result.conclusion
+            )
+        async with open_agents(tmp_path / "b", [COORDINATOR]) as nodes:
+            result = await nodes[0].launch_goal("Calculate 1 + 1", timeout=30)
+            assert result.status == "concluded" and not result.succeeded
+            assert all(t["status"] == "failed" for t in result.tasks)
+
+
+async def test_nested_teams_of_depth_two_report_their_conclusions_upward(tmp_path: Path) -> None:
+    manager = {"name": "manager", "description": "Project manager: forms teams for projects."}
+    lead = {"name": "lead", "description": "Team lead: forms small teams for calculations."}
+    with trio.fail_after(120):
+        async with open_agents(tmp_path, [COORDINATOR, manager, lead, CALCULATOR]) as nodes:
+            coordinator = nodes[0]
+            result = await coordinator.launch_goal(
+                "Form a team to calculate 6 * 7", team=["manager"], depth=2, timeout=60
+            )
+            assert result.succeeded and "42" in result.conclusion
+            # follow the chain of sub-chats down from the top round's task results
+            tasks, parent_chat, chain = list(result.tasks), result.chat_id, []
+            while subs := [t for t in tasks if t["data"].get("sub_chat")]:
+                sub = subs[-1]
+                owner = next(n for n in nodes if str(n.peer_id) == sub["assignee"])
+                driver = goals_of(owner).drivers[bytes.fromhex(sub["data"]["sub_chat"])]
+                outcome = await driver.wait_round(sub["data"]["sub_round"])
+                start = driver.rounds[sub["data"]["sub_round"]].start
+                assert start.parent_chat == parent_chat and start.parent_task == sub["task_id"]
+                assert owner.services["chats"].chat_info(driver.chat_id)["parent"] == parent_chat
+                chain.append((start.depth, outcome.status, "42" in outcome.conclusion))
+                tasks, parent_chat = outcome.tasks, sub["data"]["sub_chat"]
+            assert chain == [(1, "concluded", True), (0, "concluded", True)]
+
+
+async def test_launch_goal_route_takes_ioa_requests_and_streams_events(tmp_path: Path) -> None:
+    with trio.fail_after(90):
+        async with open_agents(tmp_path, [COORDINATOR, CALCULATOR]) as nodes:
+            launch = nodes[0].control.routes[("POST", "/launch_goal")]
+            body = {
+                "goal": "Calculate 2 ** 10",
+                "team_member_names": ["calculator"],
+                "team_up_depth": 1,
+                "max_turns": 6,
+                "skip_naming": True,
+                "timeout": 30,
+            }
+            answer = await launch(ControlRequest("POST", "/launch_goal", {}, body))
+            assert answer["comm_id"] == answer["chat_id"] and "1024" in answer["conclusion"]
+            assert answer["status"] == "concluded" and answer["team"][1]["name"] == "calculator"
+            with pytest.raises(UsageError):
+                await launch(ControlRequest("POST", "/launch_goal", {}, {"goal": " "}))
+            with pytest.raises(UsageError):
+                await launch(ControlRequest("POST", "/launch_goal", {}, {"goal": "x", "max_turns": 0}))
+            streamed = await launch(
+                ControlRequest(
+                    "POST",
+                    "/launch_goal",
+                    {},
+                    {
+                        "comm_id": answer["comm_id"],
+                        "cont_input": {"content": "Calculate 3 * 3", "sender": "user"},
+                        "stream": True,
+                    },
+                )
+            )
+            assert isinstance(streamed, Streaming)
+            events = [e async for e in streamed.items]
+            assert events[-1]["event"] == "done" and "9" in events[-1]["result"]["conclusion"]
+            assert events[-1]["result"]["chat_id"] == answer["chat_id"]
+            assert "turn" in {e["event"] for e in events}
