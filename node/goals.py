@@ -304,17 +304,6 @@ class Goals:
                 goal, team, max_team or cfg.max_team, parent_chat, exclude, min_team
             )
         chat_id = formed.chat_id
-        emit(
-            {
-                "event": "team",
-                "chat_id": chat_id.hex(),
-                "goal": goal,
-                "team": [t.to_json() for t in formed.members],
-                "declined": [t.to_json() for t in formed.declined],
-                "unanswered": [t.to_json() for t in formed.unanswered],
-                "timings": formed.timings,
-            }
-        )
         start = ConvStart.create(
             goal,
             initiator=self.me,
@@ -330,6 +319,16 @@ class Goals:
         )
         driver = self.ensure_driver(chat_id)
         async with driver.follow(replay=False) as events:
+            driver.emit(  # in the chat's event log too, so /goal_events followers see the team
+                {
+                    "event": "team",
+                    "goal": goal,
+                    "team": [t.to_json() for t in formed.members],
+                    "declined": [t.to_json() for t in formed.declined],
+                    "unanswered": [t.to_json() for t in formed.unanswered],
+                    "timings": formed.timings,
+                }
+            )
             env = await self.chats.post(chat_id, cm.START, start.to_content())
             round_id = env.hash.hex()
             with trio.fail_after(timeout + WAIT_GRACE):

@@ -138,7 +138,9 @@ async def test_goal_with_sync_and_async_tasks_concludes_and_audits_on_every_memb
             stream = await coordinator.control.routes[("GET", "/goal_events")](request)
             assert isinstance(stream, Streaming)
             replayed = [e async for e in stream.items]
-            assert replayed[0]["event"] == "start" and replayed[-1]["event"] == "concluded"
+            assert [e["event"] for e in replayed[:2]] == ["team", "start"] and replayed[-1][
+                "event"
+            ] == "concluded"
 
 
 async def test_busy_agent_declines_names_resolve_and_a_chat_continues(tmp_path: Path) -> None:
