@@ -86,6 +86,7 @@ B = TypeVar("B", bound=Body)
 _REGISTRY: dict[tuple[str, int], type[Body]] = {}
 
 
+@typing.dataclass_transform(frozen_default=True)
 def message_type(type_name: str, version: int) -> Callable[[type[B]], type[B]]:
     """Class decorator: make ``cls`` a frozen slotted dataclass and register it as (type, version)."""
 
