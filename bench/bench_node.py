@@ -66,7 +66,8 @@ async def main(rounds: int) -> None:
                     await stream.send(b"done")
 
         a.set_stream_handler(BENCH_PROTOCOL, sink)
-        envs = [Envelope.create(b.identity, Text(text="x" * 200), seq=i).to_cbor() for i in range(rounds * 10)]
+        count = rounds * 10
+        envs = [Envelope.create(b.identity, Text(text="x" * 200), seq=i).to_cbor() for i in range(count)]
         stream = await b.open_stream(a.peer_id, BENCH_PROTOCOL)
         start = time.perf_counter()
         for i in range(0, len(envs), 32):
