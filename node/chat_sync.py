@@ -1,0 +1,185 @@
+"""Chat sync, protocol ``/ioa/chat/sync/1.0.0``: pull what a member lacks, and when to pull.
+
+The requester sends its per-author highest seq (``chat.sync_req``); the responder answers a
+``chat.sync_batch`` header and that many envelopes in causal order, until nothing is left. Pulls
+run on start, when a peer (re)connects, periodically, and when a delivered message names unknown
+parents.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import trio
+
+from ioa_p2p.chat import (
+    ACK_STORED,
+    MAX_CHAT_MESSAGE_SIZE,
+    SyncBatch,
+    SyncRequest,
+    build,
+    decode_control,
+    encode_control,
+)
+from ioa_p2p.errors import InvalidMessage, IoAError, PeerClosed, ProtocolViolation
+from ioa_p2p.history import ChatHistory
+from ioa_p2p.identity import PeerId
+from ioa_p2p.wire import Envelope
+
+from .chat_streams import ACK_TIMEOUT, open_within, send, within
+from .framing import FramedStream
+
+if TYPE_CHECKING:
+    from .chats import Chats
+
+log = logging.getLogger("ioa_p2p.chats")
+
+PROTO_SYNC = "/ioa/chat/sync/1.0.0"
+SYNC_LIMIT = 500
+
+
+class ChatSync:
+    """Both sides of history sync for one chat service, and its background triggers."""
+
+    def __init__(self, chats: Chats, nursery: trio.Nursery) -> None:
+        self.chats = chats
+        self._nursery = nursery
+        self._pulling: set[tuple[bytes, PeerId]] = set()
+
+    # ------------------------------------------------------------------ requester
+
+    def start_pull(self, chat_id: bytes, peer: PeerId) -> None:
+        """Pull ``chat_id`` from ``peer`` in the background (once at a time per pair)."""
+        if peer == self.chats.me or (chat_id, peer) in self._pulling:
+            return
+        self._pulling.add((chat_id, peer))
+        self._nursery.start_soon(self._pull_task, chat_id, peer)
+
+    async def _pull_task(self, chat_id: bytes, peer: PeerId) -> None:
+        try:
+            await self.pull(chat_id, peer)
+        except (IoAError, trio.TooSlowError) as exc:
+            log.debug("sync of %s from %s failed: %s", chat_id.hex()[:16], peer, exc)
+        finally:
+            self._pulling.discard((chat_id, peer))
+
+    async def pull(self, chat_id: bytes, peer: PeerId) -> int:
+        """Fetch from ``peer`` every message of the chat this node lacks; returns how many."""
+        hist = self.chats.get(chat_id)
+        received = 0
+        stream = await open_within(self.chats.node, peer, PROTO_SYNC, self.chats.config.stream_timeout)
+        async with stream:
+            while True:
+                with within(ACK_TIMEOUT, f"sync of {chat_id.hex()[:16]} from {peer}"):
+                    header = await self._request(stream, hist)
+                    if header.status != "ok" or header.count > SYNC_LIMIT:
+                        return received
+                    received += await self._receive_batch(stream, peer, header.count)
+                    if not header.more or header.count == 0:
+                        return received
+
+    async def _request(self, stream: FramedStream, hist: ChatHistory) -> SyncBatch:
+        """Send this node's version of the chat; the responder's batch header."""
+        version = hist.version()
+        authors = sorted(version)
+        request = build(
+            SyncRequest,
+            chat_id=hist.chat_id,
+            authors=tuple(authors),
+            seqs=tuple(version[a] for a in authors),
+            limit=SYNC_LIMIT,
+        )
+        await send(stream, encode_control(request))
+        return decode_control(await stream.receive(), SyncBatch)
+
+    async def _receive_batch(self, stream: FramedStream, peer: PeerId, count: int) -> int:
+        """Accept ``count`` envelopes from the stream; how many were new."""
+        received = 0
+        for _ in range(count):
+            data = await stream.receive(max_size=MAX_CHAT_MESSAGE_SIZE)
+            try:
+                env = Envelope.from_cbor(data)
+            except InvalidMessage as exc:
+                raise ProtocolViolation(f"{peer} sent an invalid message in sync: {exc}") from None
+            ack = self.chats.accept(env, env.hash, peer)
+            received += ack.status == ACK_STORED
+        return received
+
+    async def sync_now(self, chat_id: bytes | None = None, *, connected_only: bool = False) -> int:
+        """Pull every chat (or one) from its members now; returns messages received."""
+        chats = self.chats
+        chat_ids = [chat_id] if chat_id else chats.member_chats()
+        total = 0
+
+        async def one(cid: bytes, peer: PeerId) -> None:
+            nonlocal total
+            try:
+                total += await self.pull(cid, peer)
+            except (IoAError, trio.TooSlowError) as exc:
+                log.debug("sync of %s from %s failed: %s", cid.hex()[:16], peer, exc)
+
+        async with trio.open_nursery() as nursery:
+            for cid in chat_ids:
+                for peer in sorted(chats.get(cid).members() - {chats.me}):
+                    if connected_only and not chats.node.is_connected(peer):
+                        continue
+                    nursery.start_soon(one, cid, peer)
+        return total
+
+    # ------------------------------------------------------------------ responder
+
+    async def handle_sync(self, stream: FramedStream) -> None:
+        while True:
+            try:
+                data = await stream.receive()
+            except PeerClosed:
+                return
+            try:
+                request = decode_control(data, SyncRequest)
+            except InvalidMessage as exc:
+                raise ProtocolViolation(f"{stream.remote} sent a bad sync request: {exc}") from None
+            await send(stream, *self._answer(request, stream.remote))
+
+    def _answer(self, request: SyncRequest, remote: PeerId) -> list[bytes]:
+        """The frames answering one request: a batch header, then the envelopes."""
+        hist = self.chats.find(request.chat_id)
+        if hist is None:
+            return [encode_control(_batch(request.chat_id, "unknown-chat"))]
+        if remote not in hist.members():
+            return [encode_control(_batch(request.chat_id, "not-member"))]
+        have = dict(zip(request.authors, request.seqs, strict=True))
+        entries, more = hist.messages_after(have, min(request.limit, SYNC_LIMIT))
+        header = build(SyncBatch, chat_id=request.chat_id, status="ok", count=len(entries), more=more)
+        return [encode_control(header), *(e.env.to_cbor() for e in entries)]
+
+    # ------------------------------------------------------------------ background triggers
+
+    async def run_periodic_sync(self) -> None:
+        while True:
+            await trio.sleep(self.chats.config.sync_interval * (0.75 + 0.5 * self.chats.rng.random()))
+            await self.sync_now(connected_only=True)
+
+    async def run_connection_watch(self, interval: float = 0.5) -> None:
+        """On every new connection: pull shared chats from that peer and retry its deliveries."""
+        node = self.chats.node
+        known: set[PeerId] = set(node.connected_peers())
+        while True:
+            await trio.sleep(interval)
+            current = set(node.connected_peers())
+            for peer in current - known:
+                self.on_connected(peer)
+            known = current
+
+    def on_connected(self, peer: PeerId) -> None:
+        for chat_id in self.chats.member_chats():
+            if peer in self.chats.get(chat_id).members():
+                self.start_pull(chat_id, peer)
+        self.chats.delivery.on_connected(peer)
+
+
+def _batch(chat_id: bytes, status: str) -> SyncBatch:
+    return build(SyncBatch, chat_id=chat_id, status=status, count=0, more=False)
+
+
+__all__ = ["PROTO_SYNC", "SYNC_LIMIT", "ChatSync"]
