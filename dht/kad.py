@@ -35,6 +35,7 @@ from libp2p.kad_dht.common import BUCKET_SIZE, MAX_DHT_MESSAGE_SIZE
 from libp2p.kad_dht.pb.kademlia_pb2 import Message
 from libp2p.kad_dht.utils import sort_peer_ids_by_distance
 from libp2p.peer.id import ID
+from libp2p.peer.peerinfo import PeerInfo
 from multiaddr import Multiaddr
 
 log = logging.getLogger("ioa_p2p.dht.kad")
@@ -49,7 +50,7 @@ _KAD_MODULES = (
     "libp2p.kad_dht.value_store",
 )
 #: Peers asked per key (records are stored on the BUCKET_SIZE closest; a few answers suffice).
-DEFAULT_ASK = 3
+DEFAULT_ASK = 2
 #: Rounds of the iterative lookup (each round moves every key closer to its closest peers).
 MAX_ROUNDS = 3
 PEER_TIMEOUT = 5.0
@@ -272,6 +273,51 @@ async def put_value(dht: Any, key: str, value: bytes) -> bool:
     return True
 
 
+async def provide_many(dht: Any, keys: list[bytes], *, ask: int = DEFAULT_ASK) -> int:
+    """Announce ourselves as provider of ``keys`` to the closest peers of each; returns how many
+    (peer, key) announcements were acknowledged.
+
+    One batched :func:`lookup` finds the closest peers of every key (its replies carry each peer's
+    closest known peers), then every target peer gets all its keys pipelined on one stream. The
+    library's ``provide`` costs one iterative lookup and one stream per key and peer instead (8 keys
+    took 15-20 s on 10 in-process nodes). Receivers accept at most 10 ADD_PROVIDER per 10 s from us.
+    """
+    me = dht.host.get_id()
+    addrs = list(dht.host.get_addrs())
+    for key in keys:
+        dht.provider_store.add_provider(key, PeerInfo(me, addrs))
+    if not addrs:
+        return 0
+    states = await lookup(dht, keys, "providers", ask=ask)
+    plan: dict[ID, list[bytes]] = {}
+    for key, state in states.items():
+        for peer in state.candidates[:BUCKET_SIZE]:
+            plan.setdefault(peer, []).append(key)
+    acknowledged = 0
+
+    async def announce(peer: ID, peer_keys: list[bytes]) -> None:
+        nonlocal acknowledged
+        requests = []
+        for key in peer_keys:
+            message = Message(type=Message.MessageType.ADD_PROVIDER, key=key)
+            provider = message.providerPeers.add()
+            provider.id = me.to_bytes()
+            provider.addrs.extend(addr.to_bytes() for addr in addrs)
+            requests.append(message)
+        with trio.move_on_after(PEER_TIMEOUT):
+            try:
+                replies = await _exchange(dht.host, peer, requests)
+            except Exception as exc:
+                log.debug("ADD_PROVIDER to %s failed: %r", peer, exc)
+                return
+            acknowledged += sum(r.type == Message.MessageType.ADD_PROVIDER for r in replies)
+
+    async with trio.open_nursery() as nursery:
+        for peer, peer_keys in plan.items():
+            nursery.start_soon(announce, peer, peer_keys)
+    return acknowledged
+
+
 async def provide(dht: Any, key: bytes) -> bool:
     """Announce ourselves as a provider of ``key`` to its closest peers (and locally)."""
     try:
@@ -294,6 +340,7 @@ __all__ = [
     "local_closest",
     "lookup",
     "provide",
+    "provide_many",
     "put_value",
     "routing_table_size",
     "use_ioa_kad_protocol",

@@ -3,7 +3,7 @@
 Every peer must compute the same buckets for the same vector, so everything here is fixed by the
 protocol (``docs/protocol-discovery.md`` has the byte-level spec):
 
-- :data:`TABLES` = 8 hash tables of :data:`BITS` = 6 hyperplanes each (64 buckets per table).
+- :data:`TABLES` = 8 hash tables of :data:`BITS` = 5 hyperplanes each (32 buckets per table).
 - Hyperplane entries are +1/-1, read from a SHAKE-256 stream seeded by the model id and dimension, so
   vectors of different models never share buckets and any implementation can rebuild the planes
   without a particular random number generator. (Sign random projections with +/-1 entries behave
@@ -35,7 +35,7 @@ from ioa_p2p.errors import UsageError
 
 LSH_VERSION = 1
 TABLES = 8
-BITS = 6
+BITS = 5
 SEED_CONTEXT = b"ioa-p2p/lsh/v1\x00"
 _MULTIHASH_SHA256 = b"\x12\x20"
 

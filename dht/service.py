@@ -6,8 +6,9 @@ What it does (the wire formats are in ``docs/protocol-discovery.md``):
   embedder and issues a signed card, a new version every ``republish`` seconds (well before ``ttl``);
 - DHT (``node.dht``, server mode, strict validation): registers the ``/ioa/`` namespace validator,
   stores the card under ``/ioa/card/<peer id>`` and provides the card's LSH bucket keys (one per
-  table); re-stores when the routing table grows (with backoff) and re-provides when the buckets change
-  or the table grows (at most every :data:`PROVIDE_MIN_INTERVAL` s: py-libp2p rate-limits ADD_PROVIDER);
+  table); re-stores and re-provides when the routing table has doubled since (the closest peers of
+  our keys may have changed) and re-provides when the buckets change, at most every
+  :data:`PROVIDE_MIN_INTERVAL` s (py-libp2p rate-limits ADD_PROVIDER);
 - gossip: announces the card on start, on every new version, and again when new peers subscribe;
   learns other cards from announcements that pass the topic validator;
 - keeps a local :class:`~ioa_p2p.dht.directory.Directory` of verified cards with expiry and a vector index
@@ -52,6 +53,8 @@ log = logging.getLogger("ioa_p2p.discovery")
 
 #: py-libp2p accepts at most 10 ADD_PROVIDER per 10 s from one peer; we send one per LSH table.
 PROVIDE_MIN_INTERVAL = 12.0
+#: Provider records live 48 h on the peers that store them: announce again well before.
+PROVIDE_REFRESH = 6 * 3600.0
 #: After a new peer subscribes to the card topic, wait this long before re-announcing (batches joins).
 ANNOUNCE_MIN_INTERVAL = 3.0
 DHT_PUBLISH_TIMEOUT = 30.0
@@ -264,43 +267,45 @@ class Discovery:
         """Re-announce our card when new peers subscribe to the topic (announcements made before they
         joined never reached them)."""
         assert self.gossip is not None
-        seen = 0
+        most = 0  # high-water mark: peers that leave and come back do not trigger announcements
         while True:
-            await trio.sleep(ANNOUNCE_MIN_INTERVAL if seen else 0.25)
+            await trio.sleep(ANNOUNCE_MIN_INTERVAL if most else 0.25)
             peers = self.gossip.topic_peers()
-            if peers > seen:
+            if peers > most:
                 await self.announce()
-            seen = peers
+                most = peers
 
     async def dht_publish_loop(self) -> None:
         """Keep our card and bucket provider records in the DHT (see the module docstring)."""
         dht = self.node.dht
-        put_version, put_size, put_gap, put_at = -1, -1, 1.0, -math.inf
+        put_version, put_size, put_gap, put_at = -1, 0, 1.0, -math.inf
         provided: tuple[bytes, ...] = ()
-        provide_size, provide_at = -1, -math.inf
+        provide_size, provide_at = 0, -math.inf
         while True:
             card = self.card
+            # Sizes are high-water marks: churn (peers dropping out and back) does not re-trigger.
             size = kad.routing_table_size(dht)
             now = trio.current_time()
             if card is not None and (
-                card.version != put_version or (size > put_size and now - put_at >= put_gap)
+                card.version != put_version or (_grew(size, put_size) and now - put_at >= put_gap)
             ):
                 with trio.move_on_after(DHT_PUBLISH_TIMEOUT):
                     if await kad.put_value(dht, card_key(card.peer_id), card.encoded):
                         put_gap = 1.0 if card.version != put_version else min(put_gap * 2, 60.0)
-                        put_version, put_size, put_at = card.version, size, trio.current_time()
+                        put_version, put_at = card.version, trio.current_time()
+                        put_size = max(put_size, size)
             keys = tuple(b.key for b in self.hyperplanes.buckets(self._vector)) if card is not None else ()
             if (
                 keys
-                and (keys != provided or size > provide_size)
+                and size > 0
+                and (keys != provided or _grew(size, provide_size) or now - provide_at >= PROVIDE_REFRESH)
                 and now - provide_at >= PROVIDE_MIN_INTERVAL
             ):
                 provide_at = now
                 with trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-                    async with trio.open_nursery() as nursery:
-                        for key in keys:
-                            nursery.start_soon(kad.provide, dht, key)
-                    provided, provide_size = keys, size
+                    await kad.provide_many(dht, list(keys), ask=self.settings.ask)
+                # Best effort: a partial announcement is completed by the next growth or refresh.
+                provided, provide_size = keys, max(provide_size, size)
             with trio.move_on_after(1.0):
                 await self._dht_wake.wait()
             self._dht_wake = trio.Event()
@@ -341,6 +346,12 @@ class Discovery:
         out = match.to_json()
         out["self"] = match.card.peer_id == self.node.peer_id
         return out
+
+
+def _grew(size: int, published_at: int) -> bool:
+    """The routing table grew enough since we last published that other peers may now be closest
+    to our keys (it doubled, by at least 4): worth publishing again."""
+    return size >= max(2 * published_at, published_at + 4)
 
 
 def _register_routes(node: Node, service: Discovery) -> None:

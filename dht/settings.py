@@ -15,8 +15,8 @@
     republish = 600         # seconds between new card versions (default ttl / 3)
     gossip = true           # announce and learn cards by GossipSub
     dht = true              # store cards and LSH provider records in the DHT, look them up on find
-    probes = 16             # near LSH buckets probed per query, on top of one bucket per table
-    ask = 3                 # closest peers asked per DHT lookup
+    probes = 40             # near LSH buckets probed per query, on top of one bucket per table
+    ask = 2                 # closest peers asked per key in DHT lookups
     find_timeout = 10.0     # seconds a find may spend on DHT lookups before answering from what it has
     card_refresh = 60       # re-fetch a candidate's card from the DHT when our copy is older than this
     max_fetch = 64          # cards fetched from the DHT per find, at most
@@ -61,8 +61,8 @@ class DiscoverySettings:
     republish: float = DEFAULT_TTL / 3
     gossip: bool = True
     dht: bool = True
-    probes: int = 16
-    ask: int = 3
+    probes: int = 40
+    ask: int = 2
     find_timeout: float = 10.0
     card_refresh: float = 60.0
     max_fetch: int = 64

@@ -166,6 +166,10 @@ class OpenAIEmbedder:
     def model_id(self) -> str:
         return f"openai/{self._model_name}/{self._dim}"
 
+    def close(self) -> None:
+        """Close the HTTP connection pool."""
+        self._client.close()
+
     @property
     def dim(self) -> int:
         return self._dim

@@ -149,6 +149,8 @@ def test_openai_compatible_backend() -> None:
         wrong = OpenAIEmbedder(model="emb-test", base_url=server.base_url, dim=8)
         with pytest.raises(RemotePeerError, match="dim"):
             wrong.embed(["x"])
+        wrong.close()
+        embedder.close()
 
 
 def test_openai_backend_unreachable_is_a_typed_error() -> None:
@@ -156,3 +158,4 @@ def test_openai_backend_unreachable_is_a_typed_error() -> None:
     embedder._client = embedder._client.with_options(max_retries=0, timeout=5.0)
     with pytest.raises(PeerUnreachable, match="unreachable"):
         embedder.embed(["x"])
+    embedder.close()

@@ -122,3 +122,17 @@ def test_bad_vectors_are_usage_errors() -> None:
         Hyperplanes("m", 0)
     with pytest.raises(UsageError):
         Hyperplanes("m", 8, tables=0)
+
+
+def test_documented_test_vector() -> None:
+    """The example in docs/protocol-discovery.md (other implementations check against it)."""
+    h = hyperplanes_for("example/4", 4)
+    v = [1.0, -2.0, 3.0, -4.0]
+    assert (
+        seed_bytes("example/4", 4).hex() == "696f612d7032702f6c73682f7631006578616d706c652f3400000000040805"
+    )
+    assert h.planes[:2].astype(int).tolist() == [[1, -1, -1, -1], [-1, -1, -1, 1]]
+    assert h.codes(v) == (13, 2, 6, 7, 20, 30, 23, 0)
+    first = h.buckets(v)[0]
+    assert first.name == "/ioa/lsh/1/example/4/4/8x5/0/13"
+    assert first.key.hex() == "1220a687d276c131441107a37a358e88a8364b237de93a15bcce589077a9afb48f80"

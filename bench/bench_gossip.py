@@ -1,0 +1,94 @@
+"""Card propagation by gossip: time until a new card version has reached all N nodes (N = 10, 25, 50).
+
+    /work/venv/bin/python bench/bench_gossip.py [--sizes 10,25,50] [--rounds 10]
+
+Nodes are real libp2p hosts on 127.0.0.1 IN ONE PROCESS (one event loop on one core, so every figure
+includes the work of all N nodes: pessimistic compared with one process per node). Once every
+directory holds every card, a random node issues a new version of its card (``republish``: new
+signature, new expiry) and we poll (every 2 ms) until every other node's directory holds that version.
+Reported: time to the first receiver, to half, and to all of them (p50 / p95 over rounds), and
+deliveries that never came within 30 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import time
+
+import numpy as np
+import trio
+from bench_find import open_bench_nodes, wait_all_cards
+
+DELIVERY_LIMIT = 30.0
+
+
+async def one_round(peers: list[tuple[object, object]], rng: random.Random) -> list[float] | None:
+    node, service = peers[rng.randrange(len(peers))]
+    others = [s for n, s in peers if n is not node]
+    started = time.perf_counter()
+    card = await service.republish()  # type: ignore[attr-defined]
+    arrivals: dict[int, float] = {}
+    with trio.move_on_after(DELIVERY_LIMIT):
+        while len(arrivals) < len(others):
+            for i, other in enumerate(others):
+                if i not in arrivals and other.directory.version_of(card.peer_id) == card.version:  # type: ignore[attr-defined]
+                    arrivals[i] = (time.perf_counter() - started) * 1000
+            await trio.sleep(0.002)
+    if len(arrivals) < len(others):
+        return None
+    return sorted(arrivals.values())
+
+
+async def measure(n: int, rounds: int, settle: float) -> dict[str, float]:
+    async with open_bench_nodes(n, {"dht": False}) as peers:
+        await wait_all_cards(peers, n)
+        await trio.sleep(settle)
+        rng = random.Random(5)
+        firsts, halves, alls, lost = [], [], [], 0
+        for _ in range(rounds):
+            arrivals = await one_round(peers, rng)
+            if arrivals is None:
+                lost += 1
+                continue
+            firsts.append(arrivals[0])
+            halves.append(arrivals[len(arrivals) // 2])
+            alls.append(arrivals[-1])
+            await trio.sleep(0.5)
+    return {
+        "first": float(np.percentile(firsts, 50)),
+        "half": float(np.percentile(halves, 50)),
+        "all_p50": float(np.percentile(alls, 50)),
+        "all_p95": float(np.percentile(alls, 95)),
+        "lost": lost,
+    }
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    print(
+        f"{'N':>3} {'first p50':>10} {'half p50':>9} {'all p50':>8} {'all p95':>8} {'lost':>5}"
+        f"   ms, {args.rounds} rounds"
+    )
+    for n in (int(s) for s in args.sizes.split(",")):
+        row = await measure(n, args.rounds, args.settle)
+        print(
+            f"{n:>3} {row['first']:>10.1f} {row['half']:>9.1f} {row['all_p50']:>8.1f} {row['all_p95']:>8.1f} "
+            f"{row['lost']:>5.0f}",
+            flush=True,
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10,25,50")
+    parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--settle", type=float, default=20.0)
+    args = parser.parse_args()
+    for name in ("libp2p", "ioa_p2p", "multiaddr"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    trio.run(main_async, args)
+
+
+if __name__ == "__main__":
+    main()
