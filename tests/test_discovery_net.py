@@ -200,7 +200,18 @@ def bad_cards(victim: Identity, genuine: SignedCard, attacker: Identity) -> dict
         now_ms=kad_now() - 120_000,
         ttl_ms=60_000,
     )
+    older = issue_card(  # genuine signature, live, but older than what everyone holds: a replay
+        victim,
+        name=body.name,
+        description="an older version",
+        model=body.model,
+        vector=body.embedding(),
+        version=body.version - 1,
+        now_ms=kad_now(),
+        ttl_ms=60_000,
+    )
     return {
+        "replayed-older-version": older.to_bytes(),
         "forged": forged,
         "tampered": canonical.encode(tampered),
         "higher-version-bad-signature": canonical.encode(bumped),
