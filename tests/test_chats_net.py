@@ -26,8 +26,8 @@ from ioa_p2p.chat import (
 from ioa_p2p.config import NodeConfig
 from ioa_p2p.errors import PeerClosed, PeerUnreachable, ProtocolViolation
 from ioa_p2p.identity import Identity, PeerId
-from ioa_p2p.node import Node, open_node
-from ioa_p2p.node.chats import PROTO_DELIVER, Chats
+from ioa_p2p.node import FramedStream, Node, open_node
+from ioa_p2p.node.chats import PROTO_DELIVER, PROTO_INVITE, PROTO_SYNC, Chats
 from ioa_p2p.node.host import to_libp2p_id
 from ioa_p2p.wire import Envelope
 
@@ -161,7 +161,13 @@ async def test_subscribe_gets_messages_in_causal_order(tmp_path: Path) -> None:
 
 
 class Partition:
-    """Cut every stream between two groups of nodes (connections closed, new streams refused)."""
+    """Cut every chat stream between two groups of nodes (connections closed, streams refused).
+
+    Only chat streams are cut: libp2p itself (peer discovery, the DHT) may still re-dial a cut pair,
+    so the cut is enforced per stream, on both sides: ``open_stream`` refuses a cut peer *and*
+    drops a stream whose opening was under way when the cut came (``Node.open_stream`` retries
+    and re-dials internally, which a real partition would not let through), and the chat
+    handlers refuse inbound streams from a cut peer."""
 
     def __init__(self, nodes: list[Node]) -> None:
         self.nodes = nodes
@@ -170,11 +176,34 @@ class Partition:
             original = node.open_stream
 
             async def guarded(peer: PeerId, protocol: str, _n: Node = node, _o: Any = original) -> Any:
-                if frozenset({_n.peer_id, peer}) in self.cut:
-                    raise PeerUnreachable(f"partitioned from {peer}")
-                return await _o(peer, protocol)
+                self._check(_n, peer)
+                stream = await _o(peer, protocol)
+                try:
+                    self._check(_n, peer)  # cut while the stream was being opened
+                except PeerUnreachable:
+                    await stream.reset()
+                    raise
+                return stream
 
             node.open_stream = guarded  # type: ignore[method-assign]
+            chats = chats_of(node)
+            for protocol, handler in (
+                (PROTO_INVITE, chats.invites.handle_invite),
+                (PROTO_DELIVER, chats.delivery.handle_deliver),
+                (PROTO_SYNC, chats.sync.handle_sync),
+            ):
+                node.set_stream_handler(protocol, self._inbound_guard(node, handler))
+
+    def _check(self, node: Node, peer: PeerId) -> None:
+        if frozenset({node.peer_id, peer}) in self.cut:
+            raise PeerUnreachable(f"partitioned from {peer}")
+
+    def _inbound_guard(self, node: Node, handler: Any) -> Any:
+        async def guarded(stream: FramedStream) -> None:
+            self._check(node, stream.remote)  # the node resets the stream
+            await handler(stream)
+
+        return guarded
 
     async def split(self, alone: Node) -> None:
         for node in self.nodes:
