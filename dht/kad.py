@@ -2,12 +2,10 @@
 
 Traps of the library and what this module does about them:
 
-1. ``KadDHT(protocol_prefix=...)`` is ignored: every module imports the constant ``PROTOCOL_ID``
-   (``/ipfs/kad/1.0.0``), so an agent DHT would merge with the public IPFS DHT.
-   :func:`use_ioa_kad_protocol` replaces that constant, in every module that imported it, with
-   :data:`IOA_KAD_PROTOCOL` (``/ioa/kad/1.0.0``). It must run before the node's ``KadDHT`` is built
-   (its stream handler is registered in the constructor); :func:`ensure_ioa_kad_protocol` repairs a DHT
-   built earlier by moving its handler to the new protocol ID.
+1. ``KadDHT(protocol_prefix=...)`` is ignored (every module imports the constant ``PROTOCOL_ID``,
+   ``/ipfs/kad/1.0.0``). The fix, ``use_ioa_kad_protocol`` (``/ioa/kad/1.0.0``), lives with every other
+   py-libp2p workaround in :mod:`ioa_p2p.node.libp2p_patches` and runs before the node's DHT is built;
+   :func:`ensure_ioa_kad_protocol` checks it (and repairs a DHT built before the patch).
 2. ``get_value`` answers from the local store without asking the network, and ``find_providers``
    answers only from local provider records whenever any exist (stale reads). :func:`lookup` always
    asks the peers closest to each key (adding what we hold ourselves), so the caller sees what the
@@ -38,17 +36,13 @@ from libp2p.peer.id import ID
 from libp2p.peer.peerinfo import PeerInfo
 from multiaddr import Multiaddr
 
+from ioa_p2p.node import libp2p_patches as _patches
+
 log = logging.getLogger("ioa_p2p.dht.kad")
 
-IOA_KAD_PROTOCOL = TProtocol("/ioa/kad/1.0.0")
-UPSTREAM_KAD_PROTOCOL = TProtocol("/ipfs/kad/1.0.0")
-_KAD_MODULES = (
-    "libp2p.kad_dht.common",
-    "libp2p.kad_dht.kad_dht",
-    "libp2p.kad_dht.peer_routing",
-    "libp2p.kad_dht.provider_store",
-    "libp2p.kad_dht.value_store",
-)
+IOA_KAD_PROTOCOL = TProtocol(_patches.IOA_KAD_PROTOCOL)
+UPSTREAM_KAD_PROTOCOL = TProtocol(_patches.UPSTREAM_KAD_PROTOCOL)
+use_ioa_kad_protocol = _patches.use_ioa_kad_protocol
 #: Peers asked per key (records are stored on the BUCKET_SIZE closest; a few answers suffice).
 DEFAULT_ASK = 2
 #: Rounds of the iterative lookup (each round moves every key closer to its closest peers).
@@ -57,18 +51,6 @@ PEER_TIMEOUT = 5.0
 ATTEMPTS = 2
 READ_CHUNK = 64 * 1024
 ADDR_TTL = 600
-
-
-def use_ioa_kad_protocol() -> None:
-    """Make every py-libp2p Kademlia module speak ``/ioa/kad/1.0.0`` (idempotent, process-wide)."""
-    for name in _KAD_MODULES:
-        module = importlib.import_module(name)
-        current = getattr(module, "PROTOCOL_ID", None)
-        if current not in (UPSTREAM_KAD_PROTOCOL, IOA_KAD_PROTOCOL):
-            raise RuntimeError(
-                f"{name}.PROTOCOL_ID is {current!r}: py-libp2p changed; revisit ioa_p2p.dht.kad"
-            )
-        module.PROTOCOL_ID = IOA_KAD_PROTOCOL  # type: ignore[attr-defined]
 
 
 def kad_protocol_in_use() -> str:

@@ -13,6 +13,11 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
 3. Noisy loggers: py-libp2p sets up its own logger on import (no handler, no propagation, so Python's
    last-resort handler prints thousands of warnings on normal stream closes). :func:`apply_patches` re-applies
    our levels (:func:`ioa_p2p.logs.apply_third_party_levels`) after the import.
+5. Kademlia protocol ID: ``KadDHT(protocol_prefix=...)`` is ignored; every Kademlia module imports the
+   constant ``PROTOCOL_ID`` (``/ipfs/kad/1.0.0``), so an agent DHT would merge with the public IPFS DHT.
+   :func:`use_ioa_kad_protocol` replaces that constant in each of those modules with
+   :data:`IOA_KAD_PROTOCOL` (``/ioa/kad/1.0.0``, still standard Kademlia messages); :func:`apply_patches`
+   runs it before any DHT is built. The test fails when a module's constant holds anything else.
 4. Dial back-off: after a failed dial the swarm refuses to dial that peer again for 60 s. A restarted
    bootstrap or teammate would stay unreachable that long; :func:`unblock_peer` lifts the block before
    each deliberate dial (``Node.connect`` / ``connect_peer``).
@@ -32,6 +37,16 @@ from ioa_p2p.logs import apply_third_party_levels
 PATCHED_FOR_VERSION = "0.8.1"
 #: Upstream's happy-eyeballs delay before we patch it (seconds).
 UPSTREAM_HAPPY_EYEBALLS_DELAY = 0.250
+
+IOA_KAD_PROTOCOL = "/ioa/kad/1.0.0"
+UPSTREAM_KAD_PROTOCOL = "/ipfs/kad/1.0.0"
+KAD_MODULES = (
+    "libp2p.kad_dht.common",
+    "libp2p.kad_dht.kad_dht",
+    "libp2p.kad_dht.peer_routing",
+    "libp2p.kad_dht.provider_store",
+    "libp2p.kad_dht.value_store",
+)
 
 _NOISY_LOGGERS = ("libp2p", "multiaddr", "hypercorn", "zeroconf", "aioquic")
 _applied = False
@@ -53,7 +68,24 @@ def apply_patches() -> None:
     if hasattr(_swarm, "_HAPPY_EYEBALLS_DELAY"):
         _swarm._HAPPY_EYEBALLS_DELAY = 0  # type: ignore[attr-defined]
     apply_third_party_levels()
+    use_ioa_kad_protocol()
     _applied = True
+
+
+def use_ioa_kad_protocol() -> None:
+    """Make every py-libp2p Kademlia module speak ``/ioa/kad/1.0.0`` (idempotent, process-wide)."""
+    import importlib
+
+    from libp2p.custom_types import TProtocol
+
+    for name in KAD_MODULES:
+        module = importlib.import_module(name)
+        current = getattr(module, "PROTOCOL_ID", None)
+        if current not in (UPSTREAM_KAD_PROTOCOL, IOA_KAD_PROTOCOL):
+            raise RuntimeError(
+                f"{name}.PROTOCOL_ID is {current!r}: py-libp2p changed; revisit ioa_p2p.node.libp2p_patches"
+            )
+        module.PROTOCOL_ID = TProtocol(IOA_KAD_PROTOCOL)
 
 
 def unblock_peer(host: Any, peer_id: Any) -> None:

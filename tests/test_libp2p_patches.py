@@ -30,3 +30,18 @@ async def test_running_nodes_have_the_patch_applied(tmp_path) -> None:
         assert swarm._HAPPY_EYEBALLS_DELAY == 0
         with trio.fail_after(10):
             assert await b.connect(a.listen_addrs()[0]) == a.peer_id
+
+
+def test_kademlia_speaks_the_ioa_protocol_id(tmp_path) -> None:
+    import importlib
+
+    libp2p_patches.apply_patches()
+    for name in libp2p_patches.KAD_MODULES:
+        assert importlib.import_module(name).PROTOCOL_ID == libp2p_patches.IOA_KAD_PROTOCOL
+
+
+async def test_the_node_dht_serves_only_the_ioa_protocol(tmp_path) -> None:
+    async with open_test_nodes(tmp_path, 1) as (node,):
+        handlers = {str(p) for p in node.host.get_mux().handlers}
+        assert libp2p_patches.IOA_KAD_PROTOCOL in handlers
+        assert libp2p_patches.UPSTREAM_KAD_PROTOCOL not in handlers
