@@ -22,8 +22,11 @@ import argparse
 import itertools
 import json
 import logging
+import os
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -111,7 +114,7 @@ async def open_bench_nodes(n: int, discovery: dict[str, Any]) -> AsyncIterator[l
             node = await stack.enter_async_context(
                 open_node(config, identity=Identity.generate(), write_info=False, control_api=False)
             )
-            peers.append((node, node.services["discovery"]))
+            peers.append((node, node.services.get("discovery")))
         yield peers
 
 
@@ -128,7 +131,8 @@ def pct(values: list[float], p: float) -> float:
     return float(np.percentile(values, p))
 
 
-async def measure(n: int, mode: str, n_queries: int, settle: float) -> dict[str, float]:
+async def measure(n: int, mode: str, n_queries: int, settle: float) -> None:
+    """Measure one configuration and print its row (before the nodes are torn down)."""
     discovery = {"gossip": mode == "gossip"}
     _, goals = agents_and_goals(n)
     async with open_bench_nodes(n, discovery) as peers:
@@ -155,20 +159,11 @@ async def measure(n: int, mode: str, n_queries: int, settle: float) -> dict[str,
             matches = await service.find(goal, k=5)
             latencies.append((time.perf_counter() - t0) * 1000)
             recalls.append(len({str(m.card.peer_id) for m in matches} & truth) / 5)
-    return {
-        "p50": pct(latencies, 50),
-        "p95": pct(latencies, 95),
-        "recall": statistics.mean(recalls),
-        "setup": time.monotonic() - started,
-    }
-
-
-async def main_async(args: argparse.Namespace) -> None:
-    print(f"{'N':>3} {'mode':<7} {'p50 ms':>8} {'p95 ms':>8} {'recall@5':>9}   (queries={args.queries})")
-    for n in (int(s) for s in args.sizes.split(",")):
-        for mode in args.modes.split(","):
-            row = await measure(n, mode, args.queries, settle=args.settle + n * 0.3)
-            print(f"{n:>3} {mode:<7} {row['p50']:>8.1f} {row['p95']:>8.1f} {row['recall']:>9.3f}", flush=True)
+        print(
+            f"{n:>3} {mode:<7} {pct(latencies, 50):>8.1f} {pct(latencies, 95):>8.1f} "
+            f"{statistics.mean(recalls):>9.3f}",
+            flush=True,
+        )
 
 
 def main() -> None:
@@ -177,12 +172,36 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=30)
     parser.add_argument("--modes", default="dht,gossip")
     parser.add_argument(
-        "--settle", type=float, default=20.0, help="seconds to let the DHT settle (+0.3 s/node)"
+        "--settle", type=float, default=60.0, help="seconds to let the network settle (+2 s per node)"
     )
+    parser.add_argument("--one", nargs=2, metavar=("N", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     for name in ("libp2p", "ioa_p2p", "multiaddr"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
-    trio.run(main_async, args)
+    if args.one:
+        n = int(args.one[0])
+        trio.run(measure, n, args.one[1], args.queries, args.settle + 2 * n)
+        return
+    print(f"# load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
+    # One process per configuration: a fresh event loop each time, and a crash while tearing down
+    # many in-process nodes (seen with py-libp2p 0.8.1 at N >= 25) cannot lose the other rows.
+    print(
+        f"{'N':>3} {'mode':<7} {'p50 ms':>8} {'p95 ms':>8} {'recall@5':>9}   (queries={args.queries})",
+        flush=True,
+    )
+    for n in args.sizes.split(","):
+        for mode in args.modes.split(","):
+            run_one(
+                __file__, ["--one", n, mode, "--queries", str(args.queries), "--settle", str(args.settle)]
+            )
+
+
+def run_one(script: str, argv: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, script, *argv], capture_output=True, text=True, timeout=3600, check=False
+    )
+    rows = [line for line in done.stdout.splitlines() if line.strip()]
+    print("\n".join(rows) if rows else f"{' '.join(argv)}: failed ({done.returncode})", flush=True)
 
 
 if __name__ == "__main__":

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import random
 import time
 
 import numpy as np
 import trio
-from bench_find import open_bench_nodes, wait_all_cards
+from bench_find import open_bench_nodes, run_one, wait_all_cards
 
 DELIVERY_LIMIT = 30.0
 
@@ -41,7 +42,8 @@ async def one_round(peers: list[tuple[object, object]], rng: random.Random) -> l
     return sorted(arrivals.values())
 
 
-async def measure(n: int, rounds: int, settle: float) -> dict[str, float]:
+async def measure(n: int, rounds: int, settle: float) -> None:
+    """Measure one network size and print its row (before the nodes are torn down)."""
     async with open_bench_nodes(n, {"dht": False}) as peers:
         await wait_all_cards(peers, n)
         await trio.sleep(settle)
@@ -55,26 +57,10 @@ async def measure(n: int, rounds: int, settle: float) -> dict[str, float]:
             firsts.append(arrivals[0])
             halves.append(arrivals[len(arrivals) // 2])
             alls.append(arrivals[-1])
-            await trio.sleep(0.5)
-    return {
-        "first": float(np.percentile(firsts, 50)),
-        "half": float(np.percentile(halves, 50)),
-        "all_p50": float(np.percentile(alls, 50)),
-        "all_p95": float(np.percentile(alls, 95)),
-        "lost": lost,
-    }
-
-
-async def main_async(args: argparse.Namespace) -> None:
-    print(
-        f"{'N':>3} {'first p50':>10} {'half p50':>9} {'all p50':>8} {'all p95':>8} {'lost':>5}"
-        f"   ms, {args.rounds} rounds"
-    )
-    for n in (int(s) for s in args.sizes.split(",")):
-        row = await measure(n, args.rounds, args.settle)
+            await trio.sleep(1.5)  # above the receivers' per-publisher flood guard
         print(
-            f"{n:>3} {row['first']:>10.1f} {row['half']:>9.1f} {row['all_p50']:>8.1f} {row['all_p95']:>8.1f} "
-            f"{row['lost']:>5.0f}",
+            f"{n:>3} {np.percentile(firsts, 50):>10.1f} {np.percentile(halves, 50):>9.1f} "
+            f"{np.percentile(alls, 50):>8.1f} {np.percentile(alls, 95):>8.1f} {lost:>5}",
             flush=True,
         )
 
@@ -83,11 +69,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="10,25,50")
     parser.add_argument("--rounds", type=int, default=10)
-    parser.add_argument("--settle", type=float, default=20.0)
+    parser.add_argument("--settle", type=float, default=30.0)
+    parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     for name in ("libp2p", "ioa_p2p", "multiaddr"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
-    trio.run(main_async, args)
+    if args.one:
+        trio.run(measure, args.one, args.rounds, args.settle)
+        return
+    print(f"# load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs", flush=True)
+    print(
+        f"{'N':>3} {'first p50':>10} {'half p50':>9} {'all p50':>8} {'all p95':>8} {'lost':>5}"
+        f"   ms, {args.rounds} rounds",
+        flush=True,
+    )
+    for n in args.sizes.split(","):
+        run_one(__file__, ["--one", n, "--rounds", str(args.rounds), "--settle", str(args.settle)])
 
 
 if __name__ == "__main__":

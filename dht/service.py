@@ -57,6 +57,10 @@ PROVIDE_MIN_INTERVAL = 12.0
 PROVIDE_REFRESH = 6 * 3600.0
 #: After a new peer subscribes to the card topic, wait this long before re-announcing (batches joins).
 ANNOUNCE_MIN_INTERVAL = 3.0
+#: Flood guard: a peer's announcements closer together than this are dropped (an honest node sends
+#: one per republish interval, plus one when new peers subscribe, at most every ANNOUNCE_MIN_INTERVAL).
+GOSSIP_REPEAT_INTERVAL_MS = 1000
+GOSSIP_UPDATE_INTERVAL_MS = 100
 DHT_PUBLISH_TIMEOUT = 30.0
 MAX_K = 100
 
@@ -87,6 +91,7 @@ class Discovery:
         self.card: SignedCard | None = None
         self._vector: Any = None
         self._dht_wake = trio.Event()
+        self._last_announcement: dict[PeerId, int] = {}
         self.stats = {"finds": 0, "dht_fetched": 0, "dht_rejected": 0, "gossip_accepted": 0}
 
     # ------------------------------------------------------------------ own card
@@ -139,16 +144,27 @@ class Discovery:
     # ------------------------------------------------------------------ gossip callbacks
 
     def check_gossip(self, publisher: PeerId, data: bytes) -> bool:
+        """Topic validator: a valid, live card of the publisher itself, not older than ours; and a
+        flood guard per publisher (a re-announced version at most every
+        :data:`GOSSIP_REPEAT_INTERVAL_MS`, a new version at most every :data:`GOSSIP_UPDATE_INTERVAL_MS`)."""
+        now = now_ms()
+        known = self.directory.version_of(publisher)
         try:
-            check_announcement(
-                data,
-                publisher=publisher,
-                known_version=self.directory.version_of(publisher),
-                now_ms=now_ms(),
-            )
+            card = check_announcement(data, publisher=publisher, known_version=known, now_ms=now)
         except InvalidMessage as exc:
             log.debug("dropped a card announcement from %s: %s", publisher, exc)
             return False
+        if publisher != self.node.peer_id:
+            last = self._last_announcement.get(publisher)
+            gap = GOSSIP_REPEAT_INTERVAL_MS if card.version == known else GOSSIP_UPDATE_INTERVAL_MS
+            if last is not None and now - last < gap:
+                log.debug("dropped a card announcement from %s: too frequent", publisher)
+                return False
+            if len(self._last_announcement) > 10_000:
+                self._last_announcement = {
+                    p: t for p, t in self._last_announcement.items() if now - t < GOSSIP_REPEAT_INTERVAL_MS
+                }
+            self._last_announcement[publisher] = now
         return True
 
     def on_gossip(self, publisher: PeerId, data: bytes) -> None:
@@ -350,8 +366,8 @@ class Discovery:
 
 def _grew(size: int, published_at: int) -> bool:
     """The routing table grew enough since we last published that other peers may now be closest
-    to our keys (it doubled, by at least 4): worth publishing again."""
-    return size >= max(2 * published_at, published_at + 4)
+    to our keys (it at least doubled, e.g. from empty): worth publishing again."""
+    return size > published_at and size >= 2 * published_at
 
 
 def _register_routes(node: Node, service: Discovery) -> None:

@@ -233,6 +233,11 @@ async def test_bad_cards_are_rejected_by_the_dht_and_the_gossip_validators(tmp_p
             bad = bad_cards(victim_node.identity, genuine, attacker_node.identity)
             key = card_key(victim_node.peer_id)
 
+            async def observer_stores_the_genuine_card() -> bool:
+                record = observer_node.dht.value_store.get(key.encode())
+                return record is not None and record.value == genuine.to_bytes()
+
+            await wait_until(observer_stores_the_genuine_card, "the victim's card stored at the observer")
             # DHT: the attacker stores each bad card at the observer directly (PUT_VALUE).
             observer_id = to_libp2p_id(observer_node.peer_id)
             for name, value in bad.items():
@@ -245,7 +250,10 @@ async def test_bad_cards_are_rejected_by_the_dht_and_the_gossip_validators(tmp_p
                 attacker_node.dht.value_store.put(key.encode(), value)
                 fetched = await observer.fetch_card(victim_node.peer_id)
                 assert fetched is not None and fetched.to_bytes() == genuine.to_bytes(), name
-            assert observer.stats["dht_rejected"] >= len(bad)
+            invalid = [
+                name for name in bad if name != "replayed-older-version"
+            ]  # the replay is valid, just old
+            assert observer.stats["dht_rejected"] >= len(invalid)
 
             # Gossip: the attacker publishes each bad card, bypassing its own topic validator.
             assert attacker.gossip is not None and observer.gossip is not None
