@@ -65,7 +65,7 @@ class NodeProcess:
         )
         self.addrs: list[str] = []
 
-    def wait_listening(self, timeout: float = 30.0) -> list[str]:
+    def wait_listening(self, timeout: float = 90.0) -> list[str]:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             self.log.seek(0)

@@ -33,7 +33,7 @@ from ioa_p2p.wire import Envelope
 
 pytestmark = pytest.mark.slow
 
-FAST = {"sync_interval": 1.0, "retry_initial": 0.1, "retry_max": 0.5, "invite_timeout": 5.0}
+FAST = {"sync_interval": 1.0, "retry_initial": 0.1, "retry_max": 0.5, "invite_timeout": 20.0}
 
 
 @asynccontextmanager

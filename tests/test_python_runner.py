@@ -99,12 +99,13 @@ async def test_crash_is_a_failed_result_with_traceback(tmp_path: Path, isolation
 
 @pytest.mark.parametrize("isolation", ISOLATIONS)
 async def test_timeout_kills_the_code(tmp_path: Path, isolation: str) -> None:
-    a = adapter(tmp_path, isolation=isolation, timeout=0.5)
+    # 3 s leaves room for interpreter start-up on a loaded machine before the first print
+    a = adapter(tmp_path, isolation=isolation, timeout=3.0)
     started = trio.current_time()
     result = await run(a, "print('spinning', flush=True)\nwhile True:\n    pass")
-    assert result.failure == TIMEOUT and "0.5 s" in result.text
+    assert result.failure == TIMEOUT and "3 s" in result.text, result.text
     assert result.data["stdout"] == "spinning\n"
-    assert trio.current_time() - started < 5
+    assert trio.current_time() - started < 30  # killed, not left spinning
 
 
 async def test_task_deadline_cancels_and_cleans_up(tmp_path: Path) -> None:
