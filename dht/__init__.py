@@ -10,5 +10,5 @@
 - ``service.py``     ``open_discovery(node)``: publishing, republishing, ``find``, control API routes
 
 The card record itself is :mod:`ioa_p2p.card`; embeddings are :mod:`ioa_p2p.embedding`.
-Wire formats: ``docs/protocol-discovery.md``.
+Wire formats: ``docs/protocol.md §9``.
 """

@@ -1,7 +1,7 @@
 """Random-hyperplane locality-sensitive hashing of card embeddings into DHT bucket keys (pure).
 
 Every peer must compute the same buckets for the same vector, so everything here is fixed by the
-protocol (``docs/protocol-discovery.md`` has the byte-level spec):
+protocol (``docs/protocol.md §9`` has the byte-level spec):
 
 - :data:`TABLES` = 8 hash tables of :data:`BITS` = 5 hyperplanes each (32 buckets per table).
 - Hyperplane entries are +1/-1, read from a SHAKE-256 stream seeded by the model id and dimension, so

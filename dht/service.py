@@ -1,6 +1,6 @@
 """Capability discovery on a running node: ``async with open_discovery(node) as discovery:``.
 
-What it does (the wire formats are in ``docs/protocol-discovery.md``):
+What it does (the wire formats are in ``docs/protocol.md §9``):
 
 - embeds the node's agent text (``[agent]`` table, :func:`ioa_p2p.card.card_text`) with the configured
   embedder and issues a signed card, a new version every ``republish`` seconds (well before ``ttl``);

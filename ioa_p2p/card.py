@@ -15,7 +15,7 @@ Selection: a card replaces another card of the same peer only when its ``version
 greater (:func:`newer_than`); equal or older versions never replace. Versions come from
 :func:`next_version` (``max(now_ms, previous + 1)``), so they keep increasing across restarts.
 
-The exact wire layout is in ``docs/protocol-discovery.md``.
+The exact wire layout is in ``docs/protocol.md §9``.
 """
 
 from __future__ import annotations

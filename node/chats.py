@@ -1,6 +1,6 @@
 """Group chats over direct Noise streams: the chat service, its state and the application API.
 
-The service speaks three protocols (wire details in docs/protocol-chat.md), one module each:
+The service speaks three protocols (wire details in docs/protocol.md §10), one module each:
 ``chat_invites`` (``/ioa/chat/invite/1.0.0``), ``chat_delivery`` (``/ioa/chat/deliver/1.0.0``:
 durable outbox, acks, retries with backoff) and ``chat_sync`` (``/ioa/chat/sync/1.0.0``: pulls on
 start, on (re)connect, periodically and on unknown parents); ``chat_routes`` adds the control

@@ -125,7 +125,7 @@ def test_bad_vectors_are_usage_errors() -> None:
 
 
 def test_documented_test_vector() -> None:
-    """The example in docs/protocol-discovery.md (other implementations check against it)."""
+    """The example in docs/protocol.md §9 (other implementations check against it)."""
     h = hyperplanes_for("example/4", 4)
     v = [1.0, -2.0, 3.0, -4.0]
     assert (
