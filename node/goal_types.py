@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 GOAL_TOPIC_PREFIX = "goal: "
 MAX_GOAL_CHARS = cm.MAX_GOAL
 BRAINS = ("auto", "offline", "llm")
+DHT_LOOKUPS = ("auto", "always", "never")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,8 @@ class GoalsConfig:
     shortlist: int = 10
     depth: int = 1
     brain: str = "auto"
+    dht_lookup: str = "auto"
+    dht_wait: float = 2.0
     reserve_timeout: float = 60.0
 
     @classmethod
@@ -48,8 +51,9 @@ class GoalsConfig:
         for key, value in table.items():
             default = getattr(cls(), key)
             if isinstance(default, str):
-                if value not in BRAINS:
-                    raise ConfigError(f"[goals].{key} must be one of {list(BRAINS)}, not {value!r}")
+                choices = BRAINS if key == "brain" else DHT_LOOKUPS
+                if value not in choices:
+                    raise ConfigError(f"[goals].{key} must be one of {list(choices)}, not {value!r}")
             elif isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
                 raise ConfigError(f"[goals].{key} must be a non-negative number, not {value!r}")
             elif isinstance(default, int) and not isinstance(value, int):
@@ -198,6 +202,7 @@ def make_result(
 
 __all__ = [
     "BRAINS",
+    "DHT_LOOKUPS",
     "GOAL_TOPIC_PREFIX",
     "MAX_GOAL_CHARS",
     "FormedTeam",

@@ -149,7 +149,8 @@ class Goals:
 
     # ------------------------------------------------------------------ names, cards, events
 
-    def _card(self, peer: str) -> Any:
+    def card_of(self, peer: str) -> Any:
+        """The signed card of ``peer`` this node holds (None when unknown or discovery is off)."""
         discovery = self.discovery
         if discovery is None:
             return None
@@ -161,7 +162,7 @@ class Goals:
             return None
 
     def member_info(self, peer: str) -> MemberInfo:
-        card = self._card(peer)
+        card = self.card_of(peer)
         if card is not None:
             return MemberInfo.from_card(card.card)
         if peer == self.me and self.runtime.card is not None:
@@ -175,7 +176,7 @@ class Goals:
     async def team_info(self, members: Sequence[str]) -> list[MemberInfo]:
         """Cards of the members (missing ones fetched from the DHT, bounded)."""
         discovery = self.discovery
-        missing = [m for m in members if m != self.me and self._card(m) is None]
+        missing = [m for m in members if m != self.me and self.card_of(m) is None]
         if discovery is not None and missing:
             with trio.move_on_after(CARD_FETCH_TIMEOUT):
                 try:

@@ -4,10 +4,13 @@
 
 - named teammates (``team=``): peer IDs, or agent names resolved through discovery (exact name, any case);
 - otherwise candidates come from :meth:`~ioa_p2p.dht.service.Discovery.find` on the goal and on each of its
-  clauses (concurrently, ``[goals] shortlist`` per query); with a model the LLM runs IoA's tool loop
+  clauses (concurrently, ``[goals] shortlist`` per query): the local directory of verified cards first, the
+  DHT too when no local card reaches the threshold (``[goals] dht_lookup = "auto"``; or ``"always"``,
+  ``"never"``); with a model the LLM runs IoA's tool loop
   (``search_agents`` then ``team_up``, :func:`~ioa_p2p.llm_brain.llm_choose_team`) over ranked shortlists,
   falling back to similarity when the model fails; without one :func:`~ioa_p2p.teaming.choose_team_for_goal`
   picks by similarity with a threshold and coverage of the goal's sub-needs;
+- teammates this node is not connected to are dialled at the addresses of their signed cards;
 - the chat is created with ``create_chat`` (topic ``goal: <goal>``, parent chat for sub-teams); decliners
   are removed by the chat service, agents that did not answer are removed here, so the chat's membership
   is the team's.
@@ -65,6 +68,7 @@ class TeamFormation:
         if len(chosen) < min_team:
             raise NoTeam(f"found {len(chosen)} candidate teammates, {min_team} needed")
         t1 = time.monotonic()
+        await self.reach([PeerId.from_string(t.peer_id) for t in chosen])
         handle = await goals.chats.create_chat(
             [PeerId.from_string(t.peer_id) for t in chosen],
             f"{GOAL_TOPIC_PREFIX}{goal}"[:4000],
@@ -86,6 +90,29 @@ class TeamFormation:
         return FormedTeam(
             handle.chat_id, pick(handle.accepted), pick(handle.declined), pick(handle.unanswered), timings
         )
+
+    async def reach(self, peers: Sequence[PeerId]) -> None:
+        """Connect to the teammates this node is not connected to, through the addresses in their signed
+        cards (the peerstore may not know them yet), concurrently, bounded by ``invite_timeout``."""
+        goals = self.goals
+        node = goals.node
+
+        async def one(peer: PeerId) -> None:
+            card = goals.card_of(str(peer))
+            for addr in card.card.addrs if card is not None else ():
+                if node.is_connected(peer):
+                    return
+                full = addr if "/p2p/" in addr else f"{addr}/p2p/{peer}"
+                try:
+                    await node.connect(full)
+                except IoAError as exc:
+                    log.debug("cannot reach %s at %s: %s", peer, addr, exc)
+
+        with trio.move_on_after(goals.config.invite_timeout):
+            async with trio.open_nursery() as nursery:
+                for peer in peers:
+                    if not node.is_connected(peer):
+                        nursery.start_soon(one, peer)
 
     def continuation(self, chat_id: bytes) -> FormedTeam:
         """A new round in an existing chat: the last round's members still in the chat."""
@@ -131,8 +158,25 @@ class TeamFormation:
         raise UsageError(f"no agent named {name!r} is known to this node; check `ioa find` or give a peer ID")
 
     async def candidates(self, query: str, exclude: Sequence[str] = ()) -> list[Candidate]:
+        """The shortlist for ``query``: the local directory first; the DHT too (for at most ``dht_wait``
+        seconds) when ``[goals] dht_lookup`` is ``always``, or ``auto`` and no local card reaches the
+        threshold."""
         goals = self.goals
-        matches = await goals.discovery.find(query, k=goals.config.shortlist, include_self=False)
+        cfg = goals.config
+        find = goals.discovery.find
+        matches = []
+        if cfg.dht_lookup != "always":
+            matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=False)
+        usable = [m for m in matches if str(m.card.peer_id) not in exclude]
+        wanted = cfg.dht_lookup == "always" or (
+            cfg.dht_lookup == "auto" and (not usable or usable[0].score < cfg.threshold)
+        )
+        if wanted:  # bounded: whatever the lookup fetched meanwhile is in the directory for the retry below
+            with trio.move_on_after(cfg.dht_wait):
+                matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=True)
+                wanted = False
+        if wanted:
+            matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=False)
         found = [Candidate.from_card(m.card.card, goals.embedder, m.score) for m in matches]
         return [c for c in found if c.peer_id not in exclude]
 

@@ -244,3 +244,49 @@ async def test_launch_goal_route_takes_ioa_requests_and_streams_events(tmp_path:
             assert events[-1]["event"] == "done" and "9" in events[-1]["result"]["conclusion"]
             assert events[-1]["result"]["chat_id"] == answer["chat_id"]
             assert "turn" in {e["event"] for e in events}
+
+
+async def test_members_conclude_when_the_initiator_is_gone(tmp_path: Path) -> None:
+    slow = {
+        "name": "translator",
+        "adapter": "echo",
+        "description": "Translates reports into French.",
+        "options": {"delay": 2.0, "steps": 2},
+    }
+    with trio.fail_after(90):
+        async with open_agents(tmp_path, [CALCULATOR, slow]) as members:
+            config = NodeConfig(
+                home=tmp_path / "initiator",
+                bootstrap=(members[0].listen_addrs()[0],),
+                bootstrap_backoff=0.2,
+                raw={"agent": COORDINATOR, "chats": FAST_CHATS, "goals": {"brain": "offline"}},
+            )
+            gone = trio.CancelScope()
+            launched: list[str] = []
+
+            async def initiator() -> None:
+                with gone:
+                    async with checked_node(config) as node:
+                        while len(node.services["discovery"].directory) < 3:  # noqa: ASYNC110
+                            await trio.sleep(0.1)
+                        launched.append(str(node.peer_id))
+                        await node.launch_goal(
+                            "Translate the report into French",
+                            team=["translator"],
+                            timeout=40,
+                            speaker_timeout=3,
+                        )
+
+            translator = goals_of(members[1])
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(initiator)
+                while not any(r.running for d in translator.drivers.values() for r in d.rounds.values()):  # noqa: ASYNC110
+                    await trio.sleep(0.05)
+                gone.cancel()  # the initiator's node stops while the translator works on its task
+            (driver,) = translator.drivers.values()
+            (round_,) = driver.rounds.values()
+            outcome = await driver.wait_round(round_.round_id)
+            assert outcome.status == "concluded" and outcome.author == str(members[1].peer_id)
+            assert round_.start.initiator == launched[0] != outcome.author
+            assert [t["status"] for t in outcome.tasks] == ["completed"]
+            assert "echo: Translate the report" in outcome.conclusion

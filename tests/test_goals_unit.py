@@ -182,9 +182,20 @@ def test_check_launch_args_limits(args: tuple[Any, ...]) -> None:
 
 
 def test_goals_config_section() -> None:
-    config = GoalsConfig.from_section({"max_concurrent": 0, "timeout": 90, "brain": "offline"})
+    config = GoalsConfig.from_section(
+        {"max_concurrent": 0, "timeout": 90, "brain": "offline", "dht_lookup": "never"}
+    )
     assert config.max_concurrent == 0 and config.timeout == 90.0 and config.brain == "offline"
-    for bad in ({"colour": 1}, {"brain": "smart"}, {"timeout": -1}, {"max_turns": 2.5}, {"depth": True}):
+    assert config.dht_lookup == "never"
+    bad_tables = (
+        {"colour": 1},
+        {"brain": "smart"},
+        {"dht_lookup": "sometimes"},
+        {"timeout": -1},
+        {"max_turns": 2.5},
+        {"depth": True},
+    )
+    for bad in bad_tables:
         with pytest.raises(ConfigError):
             GoalsConfig.from_section(bad)
 
