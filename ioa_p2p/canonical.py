@@ -82,6 +82,21 @@ def decode(data: bytes, *, max_size: int | None = None) -> Any:
     return value
 
 
+def encode_uvarint(value: int) -> bytes:
+    """Unsigned LEB128 varint (the length prefix of frames and history-file records)."""
+    if value < 0:
+        raise ValueError("varint must be non-negative")
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
 def _reject_tag(decoder: Any, tag: Any) -> Any:
     raise MalformedEncoding(f"CBOR tag {tag.tag} is not allowed in ioa-p2p messages")
 

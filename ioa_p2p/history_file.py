@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .canonical import encode_uvarint
 from .errors import UnreadableHistory, UsageError
 from .history import ChatHistory
 from .wire import MAX_MESSAGE_SIZE
@@ -54,23 +55,11 @@ class ParsedHistory:
     size: int = 0
 
 
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
-
-
 def encode_history(genesis: bytes, messages: Iterable[bytes]) -> bytes:
     """The file bytes for a genesis and messages (each an envelope's canonical CBOR)."""
-    parts = [MAGIC, _varint(len(genesis)), genesis]
+    parts = [MAGIC, encode_uvarint(len(genesis)), genesis]
     for raw in messages:
-        parts.append(_varint(len(raw)))
+        parts.append(encode_uvarint(len(raw)))
         parts.append(raw)
     return b"".join(parts)
 
@@ -100,7 +89,7 @@ def parse_history(data: bytes) -> ParsedHistory:
     offset = len(MAGIC)
     while offset < len(data):
         start = offset
-        length, offset, error = _read_varint(data, offset)
+        length, offset, error = _readencode_uvarint(data, offset)
         if error:
             parsed.problems.append(StructureProblem("bad-frame", error, start))
             return parsed
@@ -129,7 +118,7 @@ def parse_history(data: bytes) -> ParsedHistory:
     return parsed
 
 
-def _read_varint(data: bytes, offset: int) -> tuple[int, int, str]:
+def _readencode_uvarint(data: bytes, offset: int) -> tuple[int, int, str]:
     value = 0
     for i in range(_MAX_VARINT_BYTES):
         if offset + i >= len(data):

@@ -34,18 +34,7 @@ DEFAULT_READ_TIMEOUT = 30.0
 _MAX_VARINT_BYTES = 4  # 2**28 - 1 > any frame we accept
 
 
-def encode_varint(value: int) -> bytes:
-    if value < 0:
-        raise ValueError("varint must be non-negative")
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        if value:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
+encode_varint = canonical.encode_uvarint
 
 
 def frame(data: bytes) -> bytes:
