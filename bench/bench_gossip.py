@@ -16,6 +16,7 @@ import argparse
 import logging
 import os
 import random
+import sys
 import time
 
 import numpy as np
@@ -42,15 +43,25 @@ async def one_round(peers: list[tuple[object, object]], rng: random.Random) -> l
     return sorted(arrivals.values())
 
 
+def progress(text: str) -> None:
+    print(f"# {text}", file=sys.stderr, flush=True)
+
+
 async def measure(n: int, rounds: int, settle: float) -> None:
     """Measure one network size and print its row (before the nodes are torn down)."""
     async with open_bench_nodes(n, {"dht": False}) as peers:
+        started = time.monotonic()
         await wait_all_cards(peers, n)
+        progress(
+            f"N={n}: every card everywhere after {time.monotonic() - started:.1f} s "
+            f"({sum(len(s.directory) for _, s in peers)}/{n * n})"
+        )
         await trio.sleep(settle)
         rng = random.Random(5)
         firsts, halves, alls, lost = [], [], [], 0
         for _ in range(rounds):
             arrivals = await one_round(peers, rng)
+            progress(f"round: {'lost' if arrivals is None else f'{arrivals[-1]:.0f} ms to all'}")
             if arrivals is None:
                 lost += 1
                 continue

@@ -56,7 +56,12 @@ async def open_agents(tmp_path: Path, agents: list[dict[str, Any]]) -> AsyncIter
     async with AsyncExitStack() as stack:
         for i, agent in enumerate(agents):
             agent = dict(agent)
-            goals = {"brain": "offline", "speaker_timeout": 10.0, **agent.pop("goals", {})}
+            goals = {
+                "brain": "offline",
+                "speaker_timeout": 10.0,
+                "invite_timeout": 20.0,
+                **agent.pop("goals", {}),
+            }
             config = NodeConfig(
                 home=tmp_path / f"n{i}",
                 bootstrap=(nodes[0].listen_addrs()[0],) if nodes else (),
@@ -65,9 +70,21 @@ async def open_agents(tmp_path: Path, agents: list[dict[str, Any]]) -> AsyncIter
             )
             nodes.append(await stack.enter_async_context(checked_node(config)))
         with trio.fail_after(30):
-            while not all(len(n.services["discovery"].directory) >= len(nodes) for n in nodes):  # noqa: ASYNC110
+            while not all_cards_current(nodes):  # noqa: ASYNC110
                 await trio.sleep(0.1)
         yield nodes
+
+
+def all_cards_current(nodes: list[Node]) -> bool:
+    """Every node holds every node's latest card (the goals service republishes a card once, with the
+    adapter's description merged in, right after start)."""
+    for a in nodes:
+        directory = a.services["discovery"].directory
+        for b in nodes:
+            held = directory.get(b.peer_id)
+            if held is None or held.version != b.services["discovery"].card.version:
+                return False
+    return True
 
 
 def goals_of(node: Node) -> Goals:
@@ -101,7 +118,7 @@ async def test_goal_with_sync_and_async_tasks_concludes_and_audits_on_every_memb
             )
             assert isinstance(result, GoalResult)
             assert result.status == "concluded" and result.succeeded and not result.forced
-            assert {t.name for t in result.team} == {"coordinator", "calculator", "coder"}
+            assert {t.name for t in result.team} == {"coordinator", "calculator", "coder"}, result.to_json()
             steps = by_title(result)
             assert [(t["mode"], t["status"], t["assignee_name"]) for t in steps["step 1/3"]] == [
                 ("async", "completed", "calculator")

@@ -36,7 +36,7 @@ def spec(name: str, agent: dict[str, Any], goals: dict[str, Any] | None = None, 
     config = {
         "agent": {"name": name, **agent},
         "chats": FAST_CHATS,
-        "goals": {"brain": "offline", "speaker_timeout": 10.0, **(goals or {})},
+        "goals": {"brain": "offline", "speaker_timeout": 10.0, "invite_timeout": 20.0, **(goals or {})},
         **tables,
     }
     return NodeSpec(name, config)
@@ -54,10 +54,18 @@ async def poll_until(check: Callable[[], Awaitable[bool]], limit: float) -> None
             await trio.sleep(0.2)
 
 
-async def wait_cards(node: TestnetNode, expected: int) -> None:
+async def wait_cards(net: Testnet, node: TestnetNode, expected: int) -> None:
+    """``node`` holds the latest card of ``expected`` other agents (cards are republished once at start
+    with the adapter's description merged in)."""
+    net_nodes = [n for n in net.agents if n is not node]
+
     async def enough() -> bool:
-        cards = (await node.call("GET", "/cards"))["cards"]
-        return len([c for c in cards if c["peer_id"] != str(node.peer_id)]) >= expected
+        held = {c["peer_id"]: c["version"] for c in (await node.call("GET", "/cards"))["cards"]}
+        current = 0
+        for other in net_nodes:
+            own = await other.call("GET", "/card")
+            current += held.get(own["peer_id"]) == own["version"]
+        return current >= expected
 
     await poll_until(enough, 45)
 
@@ -116,7 +124,7 @@ async def test_goal_through_the_cli_and_ioa_http_shape_across_processes(tmp_path
     with trio.fail_after(150):
         async with open_testnet(tmp_path / "net", specs) as net:
             coordinator = net["coordinator"]
-            await wait_cards(coordinator, 2)
+            await wait_cards(net, coordinator, 2)
             done = await ioa(coordinator.home, "goal", GOAL, "--timeout", "60", "--json")
             assert done.returncode == 0, done.stderr.decode()
             result = json.loads(done.stdout)
@@ -198,7 +206,7 @@ async def test_goal_with_the_llm_brain_through_a_scripted_openai_server(tmp_path
         with trio.fail_after(150):
             async with open_testnet(tmp_path / "net", specs) as net:
                 coordinator = net["coordinator"]
-                await wait_cards(coordinator, 2)
+                await wait_cards(net, coordinator, 2)
                 result = await call(
                     coordinator,
                     "POST",
@@ -230,7 +238,7 @@ async def test_a_teammate_killed_mid_task_is_replaced_before_the_deadline(tmp_pa
     with trio.fail_after(150):
         async with open_testnet(tmp_path / "net", specs) as net:
             coordinator = net["coordinator"]
-            await wait_cards(coordinator, 2)
+            await wait_cards(net, coordinator, 2)
             body = {
                 "goal": "Translate the report into French",
                 "team_member_names": ["translator", "echo"],
@@ -275,7 +283,7 @@ async def test_a_member_restarted_mid_task_resumes_it_from_its_store(tmp_path: P
     with trio.fail_after(150):
         async with open_testnet(tmp_path / "net", specs) as net:
             coordinator = net["coordinator"]
-            await wait_cards(coordinator, 1)
+            await wait_cards(net, coordinator, 1)
             body = {
                 "goal": "Translate the report into French",
                 "team_member_names": ["worker"],

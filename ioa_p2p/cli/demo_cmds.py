@@ -175,7 +175,7 @@ class Demo:
                 self.say(f"  {node.name:<12} {node.peer_id}  {what}")
             self.say(f"  (the librarian serves {docs}, {origin})")
             coordinator = net["coordinator"]
-            await self._wait_cards(coordinator, len(agents) - 1)
+            await self._wait_cards(net, coordinator)
             result = await self._launch(coordinator)
             self.report["result"] = result
             audit = await self._audit(net, result)
@@ -186,17 +186,21 @@ class Demo:
         self.say(f"demo {'finished' if ok else 'FAILED'} in {self.elapsed()}")
         return ok
 
-    async def _wait_cards(self, coordinator: Any, expected: int) -> None:
+    async def _wait_cards(self, net: Any, coordinator: Any) -> None:
+        """Until the coordinator holds the latest card of every other agent (each node republishes its card
+        once at start, with its adapter's description merged in)."""
         self.say("waiting for the agents' signed cards to reach the coordinator ...")
+        others = [n for n in net.agents if n is not coordinator]
         with trio.move_on_after(DISCOVERY_TIMEOUT):
             while True:
-                cards = (await coordinator.call("GET", "/cards"))["cards"]
-                others = [c for c in cards if c["peer_id"] != str(coordinator.peer_id)]
-                if len(others) >= expected:
-                    self.say(
-                        f"  {len(others)} cards: {', '.join(sorted(c['name'] for c in others))} "
-                        f"({self.elapsed()})"
-                    )
+                held = {c["peer_id"]: c for c in (await coordinator.call("GET", "/cards"))["cards"]}
+                current = []
+                for node in others:
+                    own = await node.call("GET", "/card")
+                    if held.get(own["peer_id"], {}).get("version") == own["version"]:
+                        current.append(own["name"])
+                if len(current) == len(others):
+                    self.say(f"  {len(current)} cards: {', '.join(sorted(current))} ({self.elapsed()})")
                     return
                 await trio.sleep(0.25)
         raise IoATimeout(
