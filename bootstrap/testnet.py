@@ -178,7 +178,8 @@ class Testnet:
         """Start ``node``'s process; returns the log offset its output starts at."""
         command = "bootstrap" if node.is_bootstrap else "node"
         argv = [self.python, "-m", "ioa_p2p", command, "start", *node.spec.args, *extra]
-        env = dict(os.environ, IOA_HOME=str(node.home), PYTHONUNBUFFERED="1")
+        # IOA_PARENT_PID: the node exits when this process is gone, even if it dies without cleaning up.
+        env = dict(os.environ, IOA_HOME=str(node.home), PYTHONUNBUFFERED="1", IOA_PARENT_PID=str(os.getpid()))
         with open(node.log_path, "ab") as log:  # noqa: ASYNC230 - a local file, opened once per start
             offset = log.tell()
             try:

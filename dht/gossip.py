@@ -15,7 +15,13 @@ for lookups.
 
 py-libp2p's Pubsub learns peers from connection events, so peers connected before it was created are
 registered explicitly at start, and a maintenance task repairs registrations and subscriptions that
-connection churn loses (see :func:`_maintain`).
+connection churn loses (see :func:`_maintain`). Registration is only attempted with peers that can
+answer: py-libp2p retries opening a pubsub stream forever (every 10 s) to any connected peer, including
+ones that do not speak GossipSub at all (a bootstrap node, another implementation's DHT-only peer). Each
+attempt costs both sides a failed protocol negotiation; with every node connected to the bootstrap that
+grew into a steady load on it. :func:`speaks_pubsub` reads the protocols the peer announced by identify:
+peers that announced no GossipSub protocol are not asked, peers whose identify has not answered yet are
+asked with a bounded retry, then again with a per-peer back-off (2 s doubling to 60 s).
 """
 
 from __future__ import annotations
@@ -41,6 +47,9 @@ log = logging.getLogger("ioa_p2p.dht.gossip")
 TOPIC = "/ioa/cards/1"
 PEER_REGISTER_TIMEOUT = 15.0
 MAINTAIN_INTERVAL = 2.0
+#: Back-off between registration attempts with one peer whose identify has not answered (doubling).
+REGISTER_BACKOFF_MAX = 60.0
+GOSSIP_PROTOCOLS = frozenset(str(p) for p in (PROTOCOL_ID_V12, PROTOCOL_ID_V11, PROTOCOL_ID))
 RESUBSCRIBE_EVERY = 5  # maintenance ticks (10 s)
 
 #: validate(publisher, data) -> accept?   deliver(publisher, data) -> None (after validation)
@@ -81,6 +90,16 @@ class CardGossip:
         """How many peers we know to be subscribed to the topic."""
         return len(self.pubsub.peer_topics.get(TOPIC, ()))
 
+    def topic_peer_ids(self) -> list[PeerId]:
+        """The peers we know to be subscribed to the topic (our gossip neighbours)."""
+        out = []
+        for peer in list(self.pubsub.peer_topics.get(TOPIC, ())):
+            try:
+                out.append(PeerId.from_bytes(peer.to_bytes()))
+            except InvalidPeerId:  # a neighbour whose key is not Ed25519 publishes no card we accept
+                continue
+        return out
+
     def mesh_peers(self) -> int:
         return len(self.router.mesh.get(TOPIC, ()))
 
@@ -92,13 +111,43 @@ def _publisher(msg: Any) -> PeerId | None:
         return None
 
 
+def speaks_pubsub(host: Any, peer: Any) -> bool | None:
+    """Whether ``peer`` announced a GossipSub protocol by identify; None while identify has not answered."""
+    try:
+        protocols = host.get_peerstore().get_protocols(peer)
+    except Exception:  # PeerStoreError: the peer is not in the peerstore (yet)
+        return None
+    if not protocols:
+        return None
+    return any(str(p) in GOSSIP_PROTOCOLS for p in protocols)
+
+
+def bound_registration(host: Any, pubsub: Pubsub) -> None:
+    """Make py-libp2p's per-connection registration give up on peers without pubsub (see the module doc).
+
+    Upstream calls ``_handle_new_peer_with_retry(peer)`` on every new connection with no time limit; the
+    replacement skips peers that announced no GossipSub protocol and bounds the others to
+    :data:`PEER_REGISTER_TIMEOUT` (the maintenance task takes over after that).
+    """
+    upstream = pubsub._handle_new_peer_with_retry
+
+    async def register(peer_id: Any, timeout: float | None = None) -> None:  # noqa: ASYNC109 - upstream's signature
+        if speaks_pubsub(host, peer_id) is False:
+            return
+        await upstream(peer_id, PEER_REGISTER_TIMEOUT if timeout is None else timeout)
+
+    pubsub._handle_new_peer_with_retry = register  # type: ignore[method-assign]
+
+
 @asynccontextmanager
 async def open_card_gossip(
     host: Any, validate: Validate, deliver: Deliver, settings: GossipSettings | None = None
 ) -> AsyncIterator[CardGossip]:
     settings = settings or GossipSettings()
     router = GossipSub(
-        protocols=[PROTOCOL_ID_V12, PROTOCOL_ID_V11, PROTOCOL_ID],
+        # Not /meshsub/1.2.0: its IDONTWANT sends one more RPC to every mesh peer per message, which
+        # only pays off for messages much larger than a card.
+        protocols=[PROTOCOL_ID_V11, PROTOCOL_ID],
         degree=settings.degree,
         degree_low=settings.degree_low,
         degree_high=settings.degree_high,
@@ -116,6 +165,7 @@ async def open_card_gossip(
         strict_signing=True,
         max_inbound_rpc_size=MAX_CARD_SIZE * 4 + 64 * 1024,
     )
+    bound_registration(host, pubsub)
     gossip = CardGossip(pubsub, router)
 
     def topic_validator(forwarder: Any, msg: Any) -> bool:
@@ -131,7 +181,8 @@ async def open_card_gossip(
         subscription = await pubsub.subscribe(TOPIC)
         async with trio.open_nursery() as nursery:
             for peer in host.get_connected_peers():  # connected before pubsub existed
-                nursery.start_soon(pubsub.ensure_peer_stream, peer, PEER_REGISTER_TIMEOUT)
+                if speaks_pubsub(host, peer) is not False:
+                    nursery.start_soon(pubsub.ensure_peer_stream, peer, PEER_REGISTER_TIMEOUT)
             nursery.start_soon(_drain, subscription, gossip, deliver)
             nursery.start_soon(_maintain, host, pubsub)
             try:
@@ -146,24 +197,35 @@ async def _maintain(host: Any, pubsub: Pubsub) -> None:
     When a connection closes while another to the same peer stays up, Pubsub can keep a peer without a
     working stream, or forget its subscriptions, and never recovers on its own (measured: 10 in-process
     nodes with 7-9 connections each knew only 2-6 topic peers). Every few seconds: register every
-    connected peer that Pubsub does not have, and re-announce our subscription to all peers (idempotent
+    connected peer that speaks pubsub and that Pubsub does not have (peers whose identify has not
+    answered yet with a per-peer back-off), and re-announce our subscription to all peers (idempotent
     for them) so those that forgot it learn it again.
     """
     pending: set[Any] = set()
+    backoff = RegisterBackoff()
 
     async def register(peer: Any) -> None:
         try:
-            await pubsub.ensure_peer_stream(peer, PEER_REGISTER_TIMEOUT)
+            if await pubsub.ensure_peer_stream(peer, PEER_REGISTER_TIMEOUT):
+                backoff.forget(peer)
+            else:
+                backoff.failed(peer, trio.current_time())
         except Exception as exc:  # the library raises assorted errors on a closing connection
             log.debug("pubsub registration of %s failed: %s", peer, exc)
+            backoff.failed(peer, trio.current_time())
         finally:
             pending.discard(peer)
 
     async with trio.open_nursery() as nursery:
         for tick in itertools.count():
             await trio.sleep(MAINTAIN_INTERVAL)
-            for peer in host.get_connected_peers():
-                if peer not in pubsub.peers and peer not in pending:
+            connected = host.get_connected_peers()
+            backoff.keep_only(connected)
+            now = trio.current_time()
+            for peer in connected:
+                if peer in pubsub.peers or peer in pending or speaks_pubsub(host, peer) is False:
+                    continue
+                if backoff.due(peer, now):
                     pending.add(peer)
                     nursery.start_soon(register, peer)
             if tick % RESUBSCRIBE_EVERY == 0:
@@ -172,6 +234,30 @@ async def _maintain(host: Any, pubsub: Pubsub) -> None:
                     await pubsub.message_all_peers(packet.SerializeToString(), announce=subopt)
                 except Exception as exc:
                     log.debug("re-announcing our subscription failed: %s", exc)
+
+
+class RegisterBackoff:
+    """Per-peer back-off for registration attempts that failed (pure bookkeeping)."""
+
+    def __init__(self, first: float = MAINTAIN_INTERVAL, most: float = REGISTER_BACKOFF_MAX) -> None:
+        self.first, self.most = first, most
+        self._next: dict[Any, tuple[float, float]] = {}  # peer -> (next attempt at, current delay)
+
+    def due(self, peer: Any, now: float) -> bool:
+        entry = self._next.get(peer)
+        return entry is None or now >= entry[0]
+
+    def failed(self, peer: Any, now: float) -> None:
+        delay = min(self._next[peer][1] * 2, self.most) if peer in self._next else self.first
+        self._next[peer] = (now + delay, delay)
+
+    def forget(self, peer: Any) -> None:
+        self._next.pop(peer, None)
+
+    def keep_only(self, peers: Any) -> None:
+        keep = set(peers)
+        for peer in [p for p in self._next if p not in keep]:
+            del self._next[peer]
 
 
 async def _drain(subscription: Any, gossip: CardGossip, deliver: Deliver) -> None:

@@ -9,8 +9,12 @@ What it does (the wire formats are in ``docs/protocol.md §9``):
   table); re-stores and re-provides when the routing table has doubled since (the closest peers of
   our keys may have changed) and re-provides when the buckets change, at most every
   :data:`PROVIDE_MIN_INTERVAL` s (py-libp2p rate-limits ADD_PROVIDER);
-- gossip: announces the card on start, on every new version, and again when new peers subscribe;
-  learns other cards from announcements that pass the topic validator;
+- gossip: announces the card on start and on every new version; re-announces when more peers have
+  subscribed since, at a pace that halves each time (:class:`AnnouncePacer`: 3 s, 6 s, 12 s ... up to
+  the republish interval), so a forming network of N nodes carries O(N log N) announcements, not O(N^2);
+  learns other cards from announcements that pass the topic validator, and fetches from the DHT the
+  cards of gossip neighbours it has none of (a node that joins a settled network learns its neighbours'
+  cards this way, since they no longer re-announce for one newcomer);
 - keeps a local :class:`~ioa_p2p.dht.directory.Directory` of verified cards with expiry and a vector index
   (annoy snapshots rebuilt in a worker thread);
 - :meth:`Discovery.find`: embeds the query, probes the query's LSH buckets and near buckets in the DHT
@@ -43,7 +47,7 @@ from .directory import Directory, Match, Offer
 from .gossip import CardGossip, GossipSettings, open_card_gossip
 from .index import AnnoyIndex, make_index
 from .lsh import Hyperplanes, hyperplanes_for
-from .settings import AgentSettings, DiscoverySettings
+from .settings import DEFAULT_TTL, AgentSettings, DiscoverySettings
 from .validators import NAMESPACE, IoaNamespaceValidator, card_key, check_announcement
 
 if TYPE_CHECKING:
@@ -55,8 +59,14 @@ log = logging.getLogger("ioa_p2p.discovery")
 PROVIDE_MIN_INTERVAL = 12.0
 #: Provider records live 48 h on the peers that store them: announce again well before.
 PROVIDE_REFRESH = 6 * 3600.0
-#: After a new peer subscribes to the card topic, wait this long before re-announcing (batches joins).
+#: After a new peer subscribes to the card topic, wait this long before re-announcing (batches joins);
+#: the wait doubles after each such re-announcement (see :class:`AnnouncePacer`).
 ANNOUNCE_MIN_INTERVAL = 3.0
+#: Seconds between catch-up rounds (neighbours' cards fetched from the DHT), and before asking the DHT
+#: again for one neighbour's card it did not have.
+CATCH_UP_INTERVAL = 2.0
+CATCH_UP_RETRY = 30.0
+CATCH_UP_BATCH = 32
 #: Flood guard: new card versions of one peer closer together than this are rejected.
 GOSSIP_UPDATE_INTERVAL_MS = 100
 DHT_PUBLISH_TIMEOUT = 30.0
@@ -65,6 +75,28 @@ MAX_K = 100
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+class AnnouncePacer:
+    """When to re-announce our card because more peers subscribed (pure; times in seconds)."""
+
+    def __init__(self, first: float = ANNOUNCE_MIN_INTERVAL, most: float = DEFAULT_TTL / 3) -> None:
+        self.gap, self.most = first, most
+        self.peers_at_last = 0
+        self.last_at = -math.inf
+
+    def announced(self, peers: int, now: float) -> None:
+        """Any announcement (start, new version) reached the ``peers`` subscribed now."""
+        self.peers_at_last = max(self.peers_at_last, peers)
+        self.last_at = now
+
+    def due(self, peers: int, now: float) -> bool:
+        """More peers than at the last announcement, and the current gap has passed."""
+        return peers > self.peers_at_last and now - self.last_at >= self.gap
+
+    def reannounced(self, peers: int, now: float) -> None:
+        self.announced(peers, now)
+        self.gap = min(self.gap * 2, self.most)
 
 
 class Discovery:
@@ -90,7 +122,8 @@ class Discovery:
         self._vector: Any = None
         self._dht_wake = trio.Event()
         self._last_update: dict[PeerId, int] = {}
-        self._announced_at = -math.inf
+        self.pacer = AnnouncePacer(most=max(ANNOUNCE_MIN_INTERVAL, settings.republish))
+        self._asked_at: dict[PeerId, float] = {}
         self.stats = {"finds": 0, "dht_fetched": 0, "dht_rejected": 0, "gossip_accepted": 0}
 
     # ------------------------------------------------------------------ own card
@@ -130,12 +163,18 @@ class Discovery:
         self.card = card
         self.directory.offer(card, now, "self")
         self._dht_wake.set()
-        await self.announce()
+        if self.node.services_ready.is_set():  # before that, :meth:`go_live` announces the final card
+            await self.announce()
         return card
+
+    async def go_live(self) -> None:
+        """Wait until every node service is open (one may still change the card), then announce it."""
+        await self.node.services_ready.wait()
+        await self.announce()
 
     async def announce(self) -> None:
         if self.gossip is not None and self.card is not None:
-            self._announced_at = trio.current_time()
+            self.pacer.announced(self.gossip.topic_peers(), trio.current_time())
             try:
                 await self.gossip.announce(self.card.encoded)
             except Exception as exc:  # the library raises when no peer is reachable
@@ -284,19 +323,39 @@ class Discovery:
             index.install(built)
 
     async def announce_loop(self) -> None:
-        """Re-announce our card when new peers subscribe to the topic (announcements made before they
-        joined never reached them)."""
+        """Re-announce our card when more peers have subscribed to the topic (announcements made before
+        they joined never reached them), paced by :class:`AnnouncePacer`."""
         assert self.gossip is not None
-        most = 0  # high-water mark: peers that leave and come back do not trigger announcements
+        await self.node.services_ready.wait()
         while True:
             await trio.sleep(0.5)
             peers = self.gossip.topic_peers()
-            if peers > most and trio.current_time() - self._announced_at >= ANNOUNCE_MIN_INTERVAL:
+            if self.pacer.due(peers, trio.current_time()):
                 await self.announce()
-                most = peers
+                self.pacer.reannounced(peers, trio.current_time())
+
+    async def catch_up_loop(self) -> None:
+        """Fetch from the DHT the cards of gossip neighbours we hold none of (see the module doc)."""
+        assert self.gossip is not None
+        while True:
+            await trio.sleep(CATCH_UP_INTERVAL)
+            now = trio.current_time()
+            missing = [
+                p
+                for p in self.gossip.topic_peer_ids()
+                if self.directory.entry(p, now_ms()) is None
+                and now - self._asked_at.get(p, -math.inf) >= CATCH_UP_RETRY
+            ][:CATCH_UP_BATCH]
+            if not missing:
+                continue
+            for peer in missing:
+                self._asked_at[peer] = now
+            with trio.move_on_after(self.settings.find_timeout):
+                await self.fetch_cards(missing)
 
     async def dht_publish_loop(self) -> None:
         """Keep our card and bucket provider records in the DHT (see the module docstring)."""
+        await self.node.services_ready.wait()
         dht = self.node.dht
         put_version, put_size, put_gap, put_at = -1, 0, 1.0, -math.inf
         provided: tuple[bytes, ...] = ()
@@ -468,7 +527,10 @@ async def open_discovery(node: Node) -> AsyncIterator[Discovery | None]:
             if settings.dht:
                 nursery.start_soon(service.dht_publish_loop)
             if gossip is not None:
+                nursery.start_soon(service.go_live)
                 nursery.start_soon(service.announce_loop)
+                if settings.dht:
+                    nursery.start_soon(service.catch_up_loop)
             _register_routes(node, service)
             node.services["discovery"] = service
             try:

@@ -46,6 +46,8 @@ class NodeConfig:
     #: Seconds between bootstrap dial retries start at this and double up to ``bootstrap_backoff_max``.
     bootstrap_backoff: float = 0.5
     bootstrap_backoff_max: float = 30.0
+    #: Connections the node keeps to peers it learns from the DHT (see ``ioa_p2p.node.routing``).
+    target_peers: int = 16
     raw: dict[str, Any] = field(default_factory=dict)
 
     def section(self, name: str) -> dict[str, Any]:
@@ -105,7 +107,14 @@ def parse_config(home: Path, raw: dict[str, Any], *, source: str = "config") -> 
     node = raw.get("node", {})
     if not isinstance(node, dict):
         raise ConfigError(f"[node] in {source} must be a table")
-    known = {"listen", "bootstrap", "control_port", "bootstrap_backoff", "bootstrap_backoff_max"}
+    known = {
+        "listen",
+        "bootstrap",
+        "control_port",
+        "bootstrap_backoff",
+        "bootstrap_backoff_max",
+        "target_peers",
+    }
     unknown = sorted(set(node) - known)
     if unknown:
         raise ConfigError(f"unknown keys in [node] of {source}: {unknown} (known: {sorted(known)})")
@@ -116,13 +125,12 @@ def parse_config(home: Path, raw: dict[str, Any], *, source: str = "config") -> 
         control_port=_number(node, "control_port", 0, source, int),
         bootstrap_backoff=_number(node, "bootstrap_backoff", 0.5, source, float),
         bootstrap_backoff_max=_number(node, "bootstrap_backoff_max", 30.0, source, float),
+        target_peers=_number(node, "target_peers", 16, source, int),
         raw=raw,
     )
 
 
-def _str_list(
-    table: dict[str, Any], key: str, default: tuple[str, ...], source: str
-) -> tuple[str, ...]:
+def _str_list(table: dict[str, Any], key: str, default: tuple[str, ...], source: str) -> tuple[str, ...]:
     value = table.get(key, list(default))
     if isinstance(value, str):
         value = [value]

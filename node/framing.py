@@ -66,9 +66,7 @@ class FrameDecoder:
                 if i > 0 and byte == 0:
                     raise ProtocolViolation("frame length prefix is not minimally encoded")
                 if length > limit:
-                    raise MessageTooLarge(
-                        f"frame of {length} bytes is over the limit of {limit} bytes"
-                    )
+                    raise MessageTooLarge(f"frame of {length} bytes is over the limit of {limit} bytes")
                 start = i + 1
                 if len(self._buffer) < start + length:
                     return None
@@ -132,9 +130,7 @@ class FramedStream:
                 return data
             if self._eof:
                 if self._decoder.buffered:
-                    raise ProtocolViolation(
-                        f"{self.remote} closed the stream in the middle of a frame"
-                    )
+                    raise ProtocolViolation(f"{self.remote} closed the stream in the middle of a frame")
                 raise PeerClosed(f"{self.remote} closed the stream")
             chunk = await self._read_chunk()
             if chunk:

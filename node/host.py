@@ -21,7 +21,7 @@ from libp2p.security.noise.transport import Transport as NoiseTransport
 from ioa_p2p.errors import InvalidAddress
 from ioa_p2p.identity import Identity, PeerId
 
-from .libp2p_patches import apply_patches
+from .libp2p_patches import apply_patches, disable_auto_connector
 
 #: The only security protocol our hosts offer or accept.
 SECURITY_PROTOCOLS = (str(NOISE_PROTOCOL_ID),)
@@ -46,11 +46,10 @@ def new_noise_host(identity: Identity) -> Any:
     """A host whose only security transport is Noise (never plaintext or secio) and muxer is yamux."""
     apply_patches()
     key_pair = libp2p_key_pair(identity)
-    security = {
-        NOISE_PROTOCOL_ID: NoiseTransport(key_pair, noise_privkey=new_x25519_key_pair().private_key)
-    }
+    security = {NOISE_PROTOCOL_ID: NoiseTransport(key_pair, noise_privkey=new_x25519_key_pair().private_key)}
     muxers = {k: v for k, v in create_yamux_muxer_option().items() if "yamux" in str(k)}
     host = new_host(key_pair=key_pair, sec_opt=security, muxer_opt=muxers)
+    disable_auto_connector(host)
     if from_libp2p_id(host.get_id()) != identity.peer_id:  # pragma: no cover - invariant
         raise RuntimeError("libp2p derived a different peer ID from our key")
     return host

@@ -21,6 +21,20 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
 4. Dial back-off: after a failed dial the swarm refuses to dial that peer again for 60 s. A restarted
    bootstrap or teammate would stay unreachable that long; :func:`unblock_peer` lifts the block before
    each deliberate dial (``Node.connect`` / ``connect_peer``).
+6. Connection manager over-dialing: the swarm's ``AutoConnector`` aims for the midpoint of
+   ``low_watermark``/``high_watermark`` (100/300: 200 connections) and, below ``min_connections`` (50), dials
+   peers from the peerstore every 10 s. Every peer a node ever heard of gets dialed; with 25+ nodes on one
+   machine the whole testnet becomes a full mesh of Noise + yamux + identify + GossipSub connections. The
+   node manages its connections itself (:mod:`ioa_p2p.node.routing`, ``target_peers``);
+   :func:`disable_auto_connector` turns the library's cycle into a no-op on each host. The test checks the
+   upstream defaults and the method still exist and that a patched host dials nothing by itself.
+7. Signed peer record re-verified on every pubsub RPC: py-libp2p attaches the sender's signed peer
+   record to every pubsub RPC and the receiver parses and verifies it (Ed25519) each time, then rewrites
+   the peerstore. A node re-sends the same record bytes until its addresses change, so
+   :func:`cache_pubsub_peer_records` remembers, per peer, the record bytes last verified and accepted
+   and skips the work for identical bytes for :data:`PEER_RECORD_RECHECK` s (then verifies again, which
+   also refreshes the record's peerstore TTL). Different bytes are always verified. The test checks
+   that a forged record is still refused and that identical bytes are verified once.
 """
 
 from __future__ import annotations
@@ -33,6 +47,9 @@ import libp2p.network.swarm as _swarm
 
 from ioa_p2p.logs import apply_third_party_levels
 
+#: Seconds a verified signed peer record is trusted again without re-verification (patch 7).
+PEER_RECORD_RECHECK = 600.0
+PUBSUB_RECORD_MODULES = ("libp2p.pubsub.pubsub", "libp2p.pubsub.gossipsub")
 #: The py-libp2p version these patches were written against.
 PATCHED_FOR_VERSION = "0.8.1"
 #: Upstream's happy-eyeballs delay before we patch it (seconds).
@@ -69,6 +86,7 @@ def apply_patches() -> None:
         _swarm._HAPPY_EYEBALLS_DELAY = 0  # type: ignore[attr-defined]
     apply_third_party_levels()
     use_ioa_kad_protocol()
+    cache_pubsub_peer_records()
     _applied = True
 
 
@@ -88,11 +106,64 @@ def use_ioa_kad_protocol() -> None:
         module.PROTOCOL_ID = TProtocol(IOA_KAD_PROTOCOL)
 
 
+def cache_pubsub_peer_records() -> None:
+    """Verify each peer's signed record once per :data:`PEER_RECORD_RECHECK` s in pubsub (patch 7)."""
+    import importlib
+    import time
+
+    import libp2p.pubsub.utils as utils
+
+    upstream = utils.maybe_consume_signed_record
+    verified: dict[Any, tuple[bytes, float]] = {}
+
+    def consume(msg: Any, host: Any, peer_id: Any) -> bool:
+        if not msg.HasField("senderRecord"):
+            return True
+        record = bytes(msg.senderRecord)
+        last = verified.get(peer_id)
+        now = time.monotonic()
+        if last is not None and last[0] == record and now - last[1] < PEER_RECORD_RECHECK:
+            return True
+        ok = bool(upstream(msg, host, peer_id))
+        if ok:
+            if len(verified) > 10_000:
+                verified.clear()
+            verified[peer_id] = (record, now)
+        return ok
+
+    consume.upstream = upstream  # type: ignore[attr-defined]
+    for name in PUBSUB_RECORD_MODULES:
+        module = importlib.import_module(name)
+        current = getattr(module, "maybe_consume_signed_record", None)
+        if current is None:
+            raise RuntimeError(
+                f"{name}.maybe_consume_signed_record is gone: py-libp2p changed; revisit "
+                "ioa_p2p.node.libp2p_patches"
+            )
+        if getattr(current, "upstream", None) is None:
+            module.maybe_consume_signed_record = consume  # type: ignore[attr-defined]
+
+
 def unblock_peer(host: Any, peer_id: Any) -> None:
     """Forget a failed dial to ``peer_id`` so the next dial is attempted at once."""
     network = host.get_network()
     if hasattr(network, "unblock_peer"):
         network.unblock_peer(peer_id)
+
+
+def disable_auto_connector(host: Any) -> None:
+    """Stop the swarm's connection manager from dialing peerstore peers on its own (patch 6)."""
+    connector = getattr(host.get_network(), "auto_connector", None)
+    if connector is None or not hasattr(connector, "maybe_connect"):
+        raise RuntimeError(
+            "py-libp2p's swarm has no auto_connector.maybe_connect any more: "
+            "revisit ioa_p2p.node.libp2p_patches"
+        )
+
+    async def maybe_connect() -> None:
+        return None
+
+    connector.maybe_connect = maybe_connect
 
 
 def quiet_libp2p_logs(level: int = logging.CRITICAL) -> None:

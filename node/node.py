@@ -35,7 +35,7 @@ from .control import ControlAPI
 from .framing import FramedStream
 from .host import from_libp2p_id, new_noise_host, parse_multiaddr, peer_info_from_addr, to_libp2p_id
 from .libp2p_patches import unblock_peer
-from .routing import keep_bootstrap_connected, new_dht, run_peer_discovery
+from .routing import RefreshPolicy, RefreshTrigger, keep_bootstrap_connected, new_dht, run_peer_discovery
 
 log = logging.getLogger("ioa_p2p.node")
 
@@ -66,9 +66,7 @@ _SERVICES: tuple[str, ...] = (
 class Node:
     """A running ioa-p2p peer. Made by :func:`open_node`; do not construct directly."""
 
-    def __init__(
-        self, config: NodeConfig, identity: Identity, host: Any, nursery: trio.Nursery
-    ) -> None:
+    def __init__(self, config: NodeConfig, identity: Identity, host: Any, nursery: trio.Nursery) -> None:
         self.config = config
         self.home: Path = config.home
         self.identity = identity
@@ -78,6 +76,9 @@ class Node:
         self.dht: Any = None
         self.control = ControlAPI()
         self.services: dict[str, Any] = {}
+        #: Set once every service is open: services publish what depends on the others only then
+        #: (discovery announces the card after the goals service added the adapter's description).
+        self.services_ready = trio.Event()
 
     # ------------------------------------------------------------------ addresses and peers
 
@@ -249,6 +250,7 @@ async def open_node(
                         if services:
                             for opener in _resolve_openers():
                                 await stack.enter_async_context(opener(node))
+                        node.services_ready.set()
                         if control_api:
                             await nursery.start(
                                 lambda task_status: node.control.serve(
@@ -278,11 +280,14 @@ async def open_node(
 
 
 async def _start_routing(node: Node) -> None:
+    trigger = RefreshTrigger()
+
     async def on_bootstrap(peer: PeerId) -> None:
         try:
             await node.dht.add_peer(to_libp2p_id(peer))
         except Exception as exc:
             log.debug("could not add bootstrap peer %s to the routing table: %s", peer, exc)
+        trigger.poke()
 
     for addr in node.config.bootstrap:
         node.nursery.start_soon(
@@ -295,7 +300,15 @@ async def _start_routing(node: Node) -> None:
                 on_connected=on_bootstrap,
             )
         )
-    node.nursery.start_soon(run_peer_discovery, node.dht, node.connect_peer, node.is_connected)
+    node.nursery.start_soon(
+        lambda: run_peer_discovery(
+            node.dht,
+            node.connect_peer,
+            node.connected_peers,
+            policy=RefreshPolicy(target_peers=node.config.target_peers),
+            trigger=trigger,
+        )
+    )
 
 
 @contextmanager

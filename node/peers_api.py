@@ -40,9 +40,7 @@ async def open_peers_api(node: Node) -> AsyncIterator[None]:
             with trio.fail_after(CONNECT_TIMEOUT):
                 peer = await node.connect(addr)
         except trio.TooSlowError:
-            raise IoATimeout(
-                f"connecting to {addr} took longer than {CONNECT_TIMEOUT:.0f} s"
-            ) from None
+            raise IoATimeout(f"connecting to {addr} took longer than {CONNECT_TIMEOUT:.0f} s") from None
         return {"peer_id": str(peer)}
 
     node.control.add_route("GET", "/id", get_id)

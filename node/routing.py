@@ -7,18 +7,32 @@ second DHT.
 
 Bootstrap: each configured bootstrap multiaddr is dialed until connected, with exponential backoff
 (``bootstrap_backoff`` doubling to ``bootstrap_backoff_max``), and re-dialed if the connection drops. Once
-connected, the peer joins the routing table and a routing-table refresh (a lookup of our own key) brings in
-the peers closest to us, which we then connect to, so peers that only share a bootstrap node meet each other.
+connected, the peer joins the routing table and the peer-discovery loop wakes up.
+
+Peer discovery (:func:`run_peer_discovery`) is a lookup of our own key (the Kademlia "self lookup"), which
+fills the routing table with the peers closest to us, followed by dials to routing-table peers until the node
+holds :attr:`RefreshPolicy.target_peers` connections (half the XOR-closest, half random, so the connection
+graph stays connected and gossip reaches every node). The pace is adaptive and decided by the pure
+:class:`RefreshPolicy`: every ``fast`` seconds while the routing table or the connection set still grows,
+then doubling up to ``slow`` once nothing changes; a bootstrap (re)connection resets it to ``fast``. A full
+per-bucket refresh (one lookup per non-empty k-bucket) runs only at the slow pace. The library's own
+connection manager, which would dial every peer in the peerstore, is switched off
+(:func:`ioa_p2p.node.libp2p_patches.disable_auto_connector`). Before this policy, nodes refreshed every second
+for 15 s and dialed up to 64 peers each: at 25+ nodes on one 2-core machine the lookups alone kept a core
+busy and opening any stream took ~1 s.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import trio
 from libp2p.kad_dht.kad_dht import DHTMode, KadDHT
+from libp2p.peer.peerinfo import PeerInfo
 
 from ioa_p2p.errors import IoAError
 from ioa_p2p.identity import PeerId
@@ -27,13 +41,59 @@ from .host import from_libp2p_id, peer_info_from_addr
 
 log = logging.getLogger("ioa_p2p.routing")
 
-#: Refresh quickly while the network is forming, then settle.
-FAST_REFRESH_SECONDS = 1.0
-FAST_REFRESH_ROUNDS = 15
-SLOW_REFRESH_SECONDS = 30.0
-#: Upper bound on peers we open connections to from the routing table.
-MAX_AUTO_CONNECT = 64
 DIAL_TIMEOUT = 10.0
+LOOKUP_TIMEOUT = 10.0
+#: Dials run concurrently, at most this many at a time.
+DIAL_CONCURRENCY = 4
+
+
+@dataclass(frozen=True, slots=True)
+class RefreshPolicy:
+    """When to look up peers and how many to stay connected to (pure decisions, no I/O)."""
+
+    fast: float = 1.0
+    slow: float = 60.0
+    target_peers: int = 16
+
+    def next_delay(self, delay: float, grew: bool) -> float:
+        """``fast`` after a round that found new peers or connections, else twice the last delay, capped."""
+        return self.fast if grew else min(max(delay, self.fast) * 2, self.slow)
+
+    def full_refresh(self, delay: float) -> bool:
+        """A per-bucket refresh is due only once the network has settled (the slow pace)."""
+        return delay >= self.slow
+
+    def peers_to_dial(
+        self, by_distance: Sequence[PeerId], connected: set[PeerId], rng: random.Random
+    ) -> list[PeerId]:
+        """Peers to dial to reach ``target_peers``: the closest half first, then random others."""
+        wanted = self.target_peers - len(connected)
+        if wanted <= 0:
+            return []
+        half = self.target_peers // 2
+        closest = [p for p in by_distance[:half] if p not in connected][:wanted]
+        others = [p for p in by_distance[half:] if p not in connected]
+        rng.shuffle(others)
+        return closest + others[: wanted - len(closest)]
+
+
+class RefreshTrigger:
+    """Wakes the peer-discovery loop early (a bootstrap connected)."""
+
+    def __init__(self) -> None:
+        self._event = trio.Event()
+
+    def poke(self) -> None:
+        self._event.set()
+
+    async def wait_poke(self, seconds: float) -> bool:
+        """Sleep up to ``seconds``; True if poked meanwhile (the trigger then re-arms)."""
+        with trio.move_on_after(seconds):
+            await self._event.wait()
+        poked = self._event.is_set()
+        if poked:
+            self._event = trio.Event()
+        return poked
 
 
 def new_dht(host: Any) -> KadDHT:
@@ -78,27 +138,77 @@ async def keep_bootstrap_connected(
 
 async def run_peer_discovery(
     dht: KadDHT,
-    connect_peer: Callable[[PeerId], Any],
-    is_connected: Callable[[PeerId], bool],
-    wake: trio.Event | None = None,
+    connect_peer: Callable[[PeerId], Awaitable[None]],
+    connected_peers: Callable[[], list[PeerId]],
+    *,
+    policy: RefreshPolicy | None = None,
+    trigger: RefreshTrigger | None = None,
 ) -> None:
-    """Refresh the routing table periodically and connect to the peers it holds."""
-    rounds = 0
+    """Look up peers and keep ``policy.target_peers`` connections, at the pace ``policy`` decides."""
+    policy = policy or RefreshPolicy()
+    trigger = trigger or RefreshTrigger()
+    rng = random.Random()
+    own_key = dht.host.get_id().to_bytes()
+    delay = policy.fast
     while True:
-        try:
-            with trio.move_on_after(DIAL_TIMEOUT):
+        table_before = dht.routing_table.size()
+        await _lookup(dht, own_key, full=policy.full_refresh(delay))
+        dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng)
+        grew = dht.routing_table.size() > table_before or dialed > 0
+        delay = policy.next_delay(delay, grew)
+        if await trigger.wait_poke(delay):
+            delay = policy.fast
+
+
+async def _lookup(dht: KadDHT, own_key: bytes, *, full: bool) -> None:
+    try:
+        with trio.move_on_after(LOOKUP_TIMEOUT):
+            if full:
                 await dht.refresh_routing_table()
-        except Exception as exc:  # the library's refresh raises assorted errors on churn
-            log.debug("routing table refresh failed: %s", exc)
-        peers = [from_libp2p_id(p) for p in dht.routing_table.get_peer_ids()]
-        for peer in peers[:MAX_AUTO_CONNECT]:
-            if not is_connected(peer):
-                try:
-                    with trio.fail_after(DIAL_TIMEOUT):
-                        await connect_peer(peer)
-                except (IoAError, trio.TooSlowError) as exc:
-                    log.debug("could not connect to %s: %s", peer, exc)
-        rounds += 1
-        await trio.sleep(
-            FAST_REFRESH_SECONDS if rounds < FAST_REFRESH_ROUNDS else SLOW_REFRESH_SECONDS
-        )
+                return
+            found = await dht.peer_routing.find_closest_peers_network(own_key)
+            for peer in found:
+                await _add_to_table(dht, peer)
+    except Exception as exc:  # the library's lookups raise assorted errors on churn
+        log.debug("routing table lookup failed: %s", exc)
+
+
+async def _add_to_table(dht: KadDHT, peer: Any) -> None:
+    try:
+        addrs = dht.host.get_peerstore().addrs(peer)
+    except Exception:  # PeerStoreError: no addresses known
+        return
+    if addrs:
+        await dht.routing_table.add_peer(PeerInfo(peer, addrs))
+
+
+async def _connect_more(
+    dht: KadDHT,
+    own_key: bytes,
+    connect_peer: Callable[[PeerId], Awaitable[None]],
+    connected_peers: Callable[[], list[PeerId]],
+    policy: RefreshPolicy,
+    rng: random.Random,
+) -> int:
+    by_distance = [
+        from_libp2p_id(p)
+        for p in dht.routing_table.find_local_closest_peers(own_key, count=dht.routing_table.size() or 1)
+    ]
+    todo = policy.peers_to_dial(by_distance, set(connected_peers()), rng)
+    dialed = 0
+    limiter = trio.CapacityLimiter(DIAL_CONCURRENCY)
+
+    async def dial(peer: PeerId) -> None:
+        nonlocal dialed
+        async with limiter:
+            try:
+                with trio.fail_after(DIAL_TIMEOUT):
+                    await connect_peer(peer)
+                dialed += 1
+            except (IoAError, trio.TooSlowError) as exc:
+                log.debug("could not connect to %s: %s", peer, exc)
+
+    async with trio.open_nursery() as nursery:
+        for peer in todo:
+            nursery.start_soon(dial, peer)
+    return dialed

@@ -17,10 +17,9 @@ def test_patches_target_the_version_they_were_written_for() -> None:
 
 
 def test_happy_eyeballs_constant_still_exists_with_upstream_value() -> None:
-    assert (
-        libp2p_patches.upstream_happy_eyeballs_delay()
-        == libp2p_patches.UPSTREAM_HAPPY_EYEBALLS_DELAY
-    ), "upstream removed or changed _HAPPY_EYEBALLS_DELAY: the dial-delay patch may be unnecessary"
+    assert libp2p_patches.upstream_happy_eyeballs_delay() == libp2p_patches.UPSTREAM_HAPPY_EYEBALLS_DELAY, (
+        "upstream removed or changed _HAPPY_EYEBALLS_DELAY: the dial-delay patch may be unnecessary"
+    )
     libp2p_patches.apply_patches()
     assert swarm._HAPPY_EYEBALLS_DELAY == 0
 
@@ -45,3 +44,53 @@ async def test_the_node_dht_serves_only_the_ioa_protocol(tmp_path) -> None:
         handlers = {str(p) for p in node.host.get_mux().handlers}
         assert libp2p_patches.IOA_KAD_PROTOCOL in handlers
         assert libp2p_patches.UPSTREAM_KAD_PROTOCOL not in handlers
+
+
+def test_connection_manager_defaults_still_overdial_and_the_patch_switches_them_off() -> None:
+    import libp2p.network.config as netconfig
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.host import new_noise_host
+
+    # Upstream aims for (100 + 300) / 2 connections: were these lower, the patch might be unnecessary.
+    assert (netconfig.LOW_WATERMARK, netconfig.HIGH_WATERMARK, netconfig.MIN_CONNECTIONS) == (100, 300, 50)
+    host = new_noise_host(Identity.generate())
+    connector = host.get_network().auto_connector
+    assert connector.maybe_connect.__qualname__.startswith("disable_auto_connector")
+
+
+def _rpc_with_record(host) -> object:
+    from libp2p.peer.peerstore import env_to_send_in_RPC
+    from libp2p.pubsub.pb import rpc_pb2
+
+    rpc = rpc_pb2.RPC()
+    rpc.senderRecord = env_to_send_in_RPC(host)[0]
+    return rpc
+
+
+def test_pubsub_peer_records_are_verified_once_and_forgeries_still_refused(monkeypatch) -> None:
+    import libp2p.pubsub.pubsub as pubsub_module
+    import libp2p.pubsub.utils as utils
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.host import new_noise_host
+
+    libp2p_patches.apply_patches()
+    calls = []
+    real = utils.consume_envelope
+    monkeypatch.setattr(utils, "consume_envelope", lambda *a, **k: calls.append(1) or real(*a, **k))
+    sender, receiver, other = (new_noise_host(Identity.generate()) for _ in range(3))
+    consume = pubsub_module.maybe_consume_signed_record
+    rpc = _rpc_with_record(sender)
+    assert consume(rpc, receiver, sender.get_id())
+    assert consume(rpc, receiver, sender.get_id())
+    assert len(calls) == 1  # identical bytes from the same peer: verified once
+    # The same (valid) record presented as another peer's is refused, every time.
+    assert not consume(rpc, receiver, other.get_id())
+    assert not consume(rpc, receiver, other.get_id())
+    # Tampered bytes are verified (and refused), not matched against the cache.
+    tampered = _rpc_with_record(sender)
+    raw = bytearray(tampered.senderRecord)
+    raw[-1] ^= 0x01
+    tampered.senderRecord = bytes(raw)
+    assert not consume(tampered, receiver, sender.get_id())

@@ -301,3 +301,30 @@ def test_testnet_up_ctrl_c_during_start_up_stops_cleanly(tmp_path: Path) -> None
                 proc.kill()
                 proc.wait(10)
     assert _processes_under(tmp_path) == []
+
+
+def test_nodes_exit_when_the_launcher_is_killed(tmp_path: Path) -> None:
+    # SIGKILL gives the launcher no chance to stop its nodes: they notice on their own (IOA_PARENT_PID).
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    argv = [sys.executable, "-m", "ioa_p2p", "testnet", "up", "1", "--root", str(tmp_path), "--json"]
+    out, quiet = subprocess.PIPE, subprocess.DEVNULL
+    with subprocess.Popen(argv, stdout=out, stderr=quiet, text=True, env=env) as proc:
+        try:
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                if line.rstrip() == "]":
+                    break
+            children = _processes_under(tmp_path)
+            assert len(children) == 2  # the bootstrap node and one agent
+            proc.kill()
+            proc.wait(10)
+            deadline = time.monotonic() + 30
+            while _processes_under(tmp_path) and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert _processes_under(tmp_path) == []
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+            for pid in _processes_under(tmp_path):
+                os.kill(pid, signal.SIGKILL)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import signal
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+import trio
 
 from ..config import ioa_home
 from ..errors import IoAError
@@ -52,9 +55,7 @@ def handle_errors(json_flag: str | None = "as_json") -> Callable[[F], F]:
                 return fn(*args, **kwargs)
             except IoAError as exc:
                 if json_flag and kwargs.get(json_flag):
-                    click.echo(
-                        json.dumps({"error": {"type": type(exc).__name__, "message": str(exc)}})
-                    )
+                    click.echo(json.dumps({"error": {"type": type(exc).__name__, "message": str(exc)}}))
                 else:
                     click.echo(f"error: {exc}", err=True)
                 sys.exit(exc.exit_code)
@@ -71,3 +72,37 @@ def emit_json(value: Any) -> None:
 def get_home(ctx: click.Context) -> Path:
     obj = ctx.find_object(Context)
     return obj.home if obj else ioa_home(None)
+
+
+#: Set by a launcher (``open_testnet``) to its own PID: the node stops when that process is gone, so a
+#: launcher killed without a chance to clean up (SIGKILL, or SIGTERM before its handlers run) leaves
+#: no orphaned nodes behind.
+PARENT_PID_ENV = "IOA_PARENT_PID"
+PARENT_POLL_SECONDS = 1.0
+
+
+async def wait_stop_request(signals: Any) -> str:
+    """Wait for a signal from ``signals`` (a ``trio.open_signal_receiver``), or for the launcher named by
+    ``$IOA_PARENT_PID`` to exit; says which."""
+    parent = os.environ.get(PARENT_PID_ENV, "")
+    reason = ""
+    async with trio.open_nursery() as nursery:
+
+        async def on_signal() -> None:
+            nonlocal reason
+            async for signum in signals:
+                reason = f"received {signal.Signals(signum).name}"
+                nursery.cancel_scope.cancel()
+                return
+
+        async def watch_parent(pid: int) -> None:
+            nonlocal reason
+            while os.getppid() == pid:  # noqa: ASYNC110 - no event tells us the parent exited
+                await trio.sleep(PARENT_POLL_SECONDS)
+            reason = f"launcher process {pid} is gone"
+            nursery.cancel_scope.cancel()
+
+        nursery.start_soon(on_signal)
+        if parent.isdigit():
+            nursery.start_soon(watch_parent, int(parent))
+    return reason

@@ -11,7 +11,7 @@ import trio
 
 from ..config import NodeConfig, load_config
 from ..control_client import ControlClient
-from ._base import emit_json, get_home, handle_errors, main
+from ._base import emit_json, get_home, handle_errors, main, wait_stop_request
 
 
 @main.group()
@@ -74,9 +74,8 @@ async def _serve(config: NodeConfig) -> None:
             for line in describe(node):
                 click.echo(line)
             sys.stdout.flush()
-            async for signum in signals:
-                click.echo(f"received {signal.Signals(signum).name}, shutting down", err=True)
-                break
+            reason = await wait_stop_request(signals)
+            click.echo(f"{reason}, shutting down", err=True)
 
 
 @main.group()

@@ -12,7 +12,7 @@ import trio
 
 from ..config import NodeConfig, load_config
 from ..control_client import ControlClient
-from ._base import emit_json, get_home, handle_errors, main
+from ._base import emit_json, get_home, handle_errors, main, wait_stop_request
 
 
 @main.group()
@@ -38,9 +38,7 @@ def node() -> None:
     "--bootstrap", multiple=True, metavar="MADDR", help="Bootstrap peer /.../p2p/<id> (repeatable)."
 )
 @click.option("--name", default=None, help="Agent name (overrides [agent].name).")
-@click.option(
-    "--description", default=None, help="Agent description (overrides [agent].description)."
-)
+@click.option("--description", default=None, help="Agent description (overrides [agent].description).")
 @click.option(
     "--skill",
     "skills",
@@ -69,9 +67,7 @@ def node_start(
             agent[key] = value
     if skills:
         agent["skills"] = list(skills)
-    config = config.with_overrides(
-        listen=listen or None, bootstrap=bootstrap, sections={"agent": agent}
-    )
+    config = config.with_overrides(listen=listen or None, bootstrap=bootstrap, sections={"agent": agent})
     trio.run(_run_node, config)
 
 
@@ -85,9 +81,8 @@ async def _run_node(config: NodeConfig) -> None:
             click.echo(f"peer id {running.peer_id}")
             click.echo(f"control api on 127.0.0.1:{running.control.port}")
             sys.stdout.flush()
-            async for signum in signals:
-                click.echo(f"received {signal.Signals(signum).name}, shutting down", err=True)
-                break
+            reason = await wait_stop_request(signals)
+            click.echo(f"{reason}, shutting down", err=True)
 
 
 @main.command()

@@ -1,0 +1,84 @@
+"""The pure pacing rules of peer discovery, pubsub registration and card re-announcement."""
+
+from __future__ import annotations
+
+import random
+
+import trio
+
+from ioa_p2p.dht.gossip import RegisterBackoff
+from ioa_p2p.dht.service import AnnouncePacer
+from ioa_p2p.identity import Identity
+from ioa_p2p.node.routing import RefreshPolicy, RefreshTrigger
+
+
+def _peers(n: int) -> list:
+    return [Identity.generate().peer_id for _ in range(n)]
+
+
+def test_refresh_slows_down_while_nothing_changes_and_speeds_up_on_growth() -> None:
+    policy = RefreshPolicy(fast=1.0, slow=60.0)
+    delays, delay = [], policy.fast
+    for _ in range(8):
+        delay = policy.next_delay(delay, grew=False)
+        delays.append(delay)
+    assert delays == [2.0, 4.0, 8.0, 16.0, 32.0, 60.0, 60.0, 60.0]
+    assert policy.next_delay(60.0, grew=True) == 1.0
+    assert not policy.full_refresh(32.0) and policy.full_refresh(60.0)
+
+
+def test_peers_to_dial_fills_the_target_closest_first_then_random() -> None:
+    policy = RefreshPolicy(target_peers=6)
+    by_distance = _peers(20)
+    chosen = policy.peers_to_dial(by_distance, set(), random.Random(1))
+    assert len(chosen) == 6 and len(set(chosen)) == 6
+    assert chosen[:3] == by_distance[:3]  # the closest half
+    assert set(chosen[3:]) <= set(by_distance[3:])
+    connected = set(by_distance[:4])
+    more = policy.peers_to_dial(by_distance, connected, random.Random(1))
+    assert len(more) == 2 and not set(more) & connected
+    assert policy.peers_to_dial(by_distance, set(by_distance[:6]), random.Random(1)) == []
+    assert policy.peers_to_dial(by_distance[:2], set(), random.Random(1)) == by_distance[:2]
+
+
+async def test_refresh_trigger_wakes_early_and_rearms() -> None:
+    trigger = RefreshTrigger()
+    with trio.fail_after(5):
+        assert not await trigger.wait_poke(0.01)
+        trigger.poke()
+        assert await trigger.wait_poke(10)
+        assert not await trigger.wait_poke(0.01)  # re-armed
+
+
+def test_register_backoff_doubles_per_peer_and_forgets() -> None:
+    backoff = RegisterBackoff(first=2.0, most=10.0)
+    a, b = "a", "b"
+    assert backoff.due(a, 0.0)
+    backoff.failed(a, 0.0)
+    assert not backoff.due(a, 1.9) and backoff.due(a, 2.0) and backoff.due(b, 0.0)
+    backoff.failed(a, 2.0)  # 4 s
+    assert not backoff.due(a, 5.9) and backoff.due(a, 6.0)
+    backoff.failed(a, 6.0)
+    backoff.failed(a, 14.0)  # 8 s, then capped at 10 s
+    assert not backoff.due(a, 23.9) and backoff.due(a, 24.0)
+    backoff.forget(a)
+    assert backoff.due(a, 0.0)
+    backoff.failed(b, 0.0)
+    backoff.keep_only([a])
+    assert backoff.due(b, 0.0)
+
+
+def test_announce_pacer_reannounces_on_growth_with_doubling_gaps() -> None:
+    pacer = AnnouncePacer(first=3.0, most=600.0)
+    pacer.announced(0, 0.0)  # the first announcement
+    times = []
+    peers = 0
+    for t in range(0, 200):  # one more subscribed peer every second
+        peers += 1
+        if pacer.due(peers, float(t)):
+            times.append(t)
+            pacer.reannounced(peers, float(t))
+    assert times == [3, 9, 21, 45, 93, 189]  # gaps 3, 6, 12, 24, 48, 96: O(log T), not O(N)
+    pacer.announced(peers, 200.0)  # e.g. a new card version
+    assert not pacer.due(peers, 10_000.0)  # no growth, no announcement
+    assert pacer.due(peers + 1, 10_000.0)
