@@ -6,9 +6,9 @@ What it does (the wire formats are in ``docs/protocol.md §9``):
   embedder and issues a signed card, a new version every ``republish`` seconds (well before ``ttl``);
 - DHT (``node.dht``, server mode, strict validation): registers the ``/ioa/`` namespace validator,
   stores the card under ``/ioa/card/<peer id>`` and provides the card's LSH bucket keys (one per
-  table); re-stores and re-provides when the routing table has doubled since (the closest peers of
-  our keys may have changed) and re-provides when the buckets change, at most every
-  :data:`PROVIDE_MIN_INTERVAL` s (py-libp2p rate-limits ADD_PROVIDER);
+  table); re-stores and re-provides when the routing table has doubled since and then kept its size
+  for :data:`DHT_SETTLE` s (the closest peers of our keys may have changed) and re-provides when the
+  buckets change, at most every :data:`PROVIDE_MIN_INTERVAL` s (py-libp2p rate-limits ADD_PROVIDER);
 - gossip: announces the card on start and on every new version; re-announces when more peers have
   subscribed since, at a pace that halves each time (:class:`AnnouncePacer`: 3 s, 6 s, 12 s ... up to
   the republish interval), so a forming network of N nodes carries O(N log N) announcements, not O(N^2);
@@ -70,6 +70,8 @@ CATCH_UP_BATCH = 32
 #: Flood guard: new card versions of one peer closer together than this are rejected.
 GOSSIP_UPDATE_INTERVAL_MS = 100
 DHT_PUBLISH_TIMEOUT = 30.0
+#: Seconds the routing table must keep its size before a growth-triggered DHT re-publish.
+DHT_SETTLE = 3.0
 MAX_K = 100
 
 
@@ -360,13 +362,19 @@ class Discovery:
         put_version, put_size, put_gap, put_at = -1, 0, 1.0, -math.inf
         provided: tuple[bytes, ...] = ()
         provide_size, provide_at = 0, -math.inf
+        last_size, size_changed_at = -1, -math.inf
         while True:
             card = self.card
             # Sizes are high-water marks: churn (peers dropping out and back) does not re-trigger.
             size = kad.routing_table_size(dht)
             now = trio.current_time()
+            if size != last_size:
+                last_size, size_changed_at = size, now
+            # Growth re-publishes wait until the table stops changing: while a network forms, one
+            # publish after it settles replaces one per doubling (1, 2, 4, 8, 16 ... peers).
+            settled = now - size_changed_at >= DHT_SETTLE
             if card is not None and (
-                card.version != put_version or (_grew(size, put_size) and now - put_at >= put_gap)
+                card.version != put_version or (_grew(size, put_size) and settled and now - put_at >= put_gap)
             ):
                 with trio.move_on_after(DHT_PUBLISH_TIMEOUT):
                     if await kad.put_value(dht, card_key(card.peer_id), card.encoded):
@@ -377,7 +385,11 @@ class Discovery:
             if (
                 keys
                 and size > 0
-                and (keys != provided or _grew(size, provide_size) or now - provide_at >= PROVIDE_REFRESH)
+                and (
+                    keys != provided
+                    or (_grew(size, provide_size) and settled)
+                    or now - provide_at >= PROVIDE_REFRESH
+                )
                 and now - provide_at >= PROVIDE_MIN_INTERVAL
             ):
                 provide_at = now

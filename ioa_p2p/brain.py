@@ -33,10 +33,13 @@ class MemberInfo:
     name: str
     description: str = ""
     skills: tuple[str, ...] = ()
+    #: False when the member's card names no adapter (a coordinator): it can only take a task by
+    #: forming a sub-team, so planners rank it after the members that do the work themselves.
+    works: bool = True
 
     @classmethod
     def from_card(cls, card: AgentCard) -> MemberInfo:
-        return cls(str(card.peer), card.name, card.description, tuple(card.skills))
+        return cls(str(card.peer), card.name, card.description, tuple(card.skills), bool(card.adapter))
 
     def text(self) -> str:
         """The text embedded to match this member with a step (the same shape as card_text)."""

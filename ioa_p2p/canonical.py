@@ -66,9 +66,7 @@ def decode(data: bytes, *, max_size: int | None = None) -> Any:
         raise MalformedEncoding("CBOR nesting is too deep") from exc
     except MalformedEncoding:
         raise
-    except (
-        Exception
-    ) as exc:  # cbor2 raises many types (CBORDecodeError, ValueError, OverflowError...)
+    except Exception as exc:  # cbor2 raises many types (CBORDecodeError, ValueError, OverflowError...)
         raise MalformedEncoding(f"not valid CBOR: {exc}") from exc
     if stream.tell() != len(data):
         raise MalformedEncoding(
@@ -108,9 +106,7 @@ def _check_item(value: Any, depth: int) -> None:
         return
     if isinstance(value, int):
         if not _INT_MIN <= value <= _INT_MAX:
-            raise MalformedEncoding(
-                "integer outside the 64-bit CBOR range (bignum tags are not allowed)"
-            )
+            raise MalformedEncoding("integer outside the 64-bit CBOR range (bignum tags are not allowed)")
         return
     if isinstance(value, float):
         if not math.isfinite(value):

@@ -174,9 +174,7 @@ def encode_vector(vector: Sequence[float] | npt.NDArray[Any]) -> bytes:
     return array.tobytes()
 
 
-def card_text(
-    name: str, description: str, skills: Iterable[str] = (), task_types: Iterable[str] = ()
-) -> str:
+def card_text(name: str, description: str, skills: Iterable[str] = (), task_types: Iterable[str] = ()) -> str:
     """The text a node embeds for its own card (deterministic, so peers could recompute it).
 
     The description leads (the name only stands in when there is no description: on the teaming dev

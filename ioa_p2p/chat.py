@@ -151,9 +151,7 @@ class ChatMessage(Body):
     def validate(self) -> None:
         _check_hash(self.chat_id, "chat.msg chat_id")
         if not 1 <= len(self.parents) <= MAX_PARENTS:
-            raise SchemaError(
-                f"a chat message has 1 to {MAX_PARENTS} parents, got {len(self.parents)}"
-            )
+            raise SchemaError(f"a chat message has 1 to {MAX_PARENTS} parents, got {len(self.parents)}")
         for parent in self.parents:
             _check_hash(parent, "chat.msg parent")
         if not _strictly_sorted(self.parents):
@@ -231,13 +229,9 @@ def check_membership_change(
     if kind == KIND_MEMBER_ADD:
         target = member_of(content)
         if target in members:
-            raise HistoryViolation(
-                f"member.add of {target}, who is already a member", code="unauthorized"
-            )
+            raise HistoryViolation(f"member.add of {target}, who is already a member", code="unauthorized")
         if len(members) >= MAX_MEMBERS:
-            raise HistoryViolation(
-                f"member.add over the limit of {MAX_MEMBERS} members", code="unauthorized"
-            )
+            raise HistoryViolation(f"member.add over the limit of {MAX_MEMBERS} members", code="unauthorized")
     elif kind == KIND_MEMBER_REMOVE:
         target = member_of(content)
         if author != creator:
@@ -246,13 +240,9 @@ def check_membership_change(
                 code="unauthorized",
             )
         if target == author:
-            raise HistoryViolation(
-                "the creator cannot remove itself; use member.leave", code="unauthorized"
-            )
+            raise HistoryViolation("the creator cannot remove itself; use member.leave", code="unauthorized")
         if target not in members:
-            raise HistoryViolation(
-                f"member.remove of {target}, who is not a member", code="unauthorized"
-            )
+            raise HistoryViolation(f"member.remove of {target}, who is not a member", code="unauthorized")
 
 
 def apply_membership(
@@ -381,9 +371,7 @@ def decode_control(data: bytes, expected: type[B]) -> B:
 
 def message_body(env: Envelope) -> ChatMessage:
     if not isinstance(env.body, ChatMessage):
-        raise HistoryViolation(
-            f"expected a chat.msg envelope, got {env.type!r}", code="not-chat-message"
-        )
+        raise HistoryViolation(f"expected a chat.msg envelope, got {env.type!r}", code="not-chat-message")
     return env.body
 
 

@@ -61,9 +61,7 @@ class ControlClient:
     ) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
         info = self.node_info()
         control = info["control"]
-        conn = http.client.HTTPConnection(
-            "127.0.0.1", int(control["port"]), timeout=timeout or self.timeout
-        )
+        conn = http.client.HTTPConnection("127.0.0.1", int(control["port"]), timeout=timeout or self.timeout)
         headers = {"Authorization": f"Bearer {self._token()}", "Accept": "application/json"}
         payload = None
         if body is not None:
@@ -87,9 +85,7 @@ class ControlClient:
             raise _error_from(response.status, data)
         return conn, response
 
-    def call(
-        self, method: str, path: str, json_body: Any = None, *, timeout: float | None = None
-    ) -> Any:
+    def call(self, method: str, path: str, json_body: Any = None, *, timeout: float | None = None) -> Any:
         conn, response = self._request(method, path, json_body, timeout)
         try:
             data = response.read()

@@ -351,9 +351,7 @@ class Turn:
             raw = c["tasks"]
             if not isinstance(raw, list | tuple) or not 1 <= len(raw) <= MAX_ITEMS:
                 raise InvalidContent(f"{kind}.tasks must be a list of 1..{MAX_ITEMS} tasks")
-            tasks = tuple(
-                TaskAssignment.from_content(t, f"{kind}.tasks[{i}]") for i, t in enumerate(raw)
-            )
+            tasks = tuple(TaskAssignment.from_content(t, f"{kind}.tasks[{i}]") for i, t in enumerate(raw))
         return cls(
             kind=kind,
             prev=_str(f"{kind}.prev", c["prev"], MAX_ID),
@@ -388,9 +386,7 @@ class TaskProgress:
         c = _keys(PROGRESS, content, ("task_id", "text", "fraction"))
         fraction = c["fraction"]
         if fraction is not None and (
-            not isinstance(fraction, int | float)
-            or isinstance(fraction, bool)
-            or not 0.0 <= fraction <= 1.0
+            not isinstance(fraction, int | float) or isinstance(fraction, bool) or not 0.0 <= fraction <= 1.0
         ):
             raise InvalidContent(f"{PROGRESS}.fraction must be null or a number in 0..1")
         return cls(

@@ -150,9 +150,7 @@ class Conversation:
         fixed = TaskOutcome(task_id, outcome.ok, text, outcome.data, outcome.files, outcome.failure)
         return [Post(cm.RESULT, fixed.to_content()), *self._reconcile(now)]
 
-    def on_task_progress(
-        self, task_id: str, text: str, fraction: float | None, now: float
-    ) -> list[Decision]:
+    def on_task_progress(self, task_id: str, text: str, fraction: float | None, now: float) -> list[Decision]:
         """A running local task reported progress; returns the progress message to post."""
         if task_id not in self._running:
             return []
@@ -174,9 +172,7 @@ class Conversation:
 
     # ----------------------------------------------------------------- composing a turn
 
-    def compose_turn(
-        self, token: SpeakToken, draft: TurnDraft | None, now: float
-    ) -> list[Decision]:
+    def compose_turn(self, token: SpeakToken, draft: TurnDraft | None, now: float) -> list[Decision]:
         """Turn a brain's draft into a valid turn to post; [] if the floor moved on meanwhile.
 
         ``draft=None`` (the brain failed or timed out) gives the rule-based pass: a conclusion from the task
@@ -214,8 +210,9 @@ class Conversation:
             text = text[: cm.MAX_TEXT]
         next_ = tuple(dict.fromkeys(n for n in draft.next if n in members))[: cm.MAX_ITEMS]
         tasks = tuple(
-            TaskAssignment(t.assignee, str(t.title)[: cm.MAX_TITLE],
-                           str(t.description)[: cm.MAX_DESCRIPTION])  # fmt: skip
+            TaskAssignment(
+                t.assignee, str(t.title)[: cm.MAX_TITLE], str(t.description)[: cm.MAX_DESCRIPTION]
+            )  # fmt: skip
             for t in draft.tasks
             if t.assignee in members and str(t.description).strip()
         )[: cm.MAX_ITEMS]
@@ -270,9 +267,7 @@ class Conversation:
 
     def _result(self, task_id: str) -> TaskOutcome | None:
         assignee = self._assignee(task_id)
-        found = sorted(
-            (mid, r) for mid, (a, r) in self._results.get(task_id, {}).items() if a == assignee
-        )
+        found = sorted((mid, r) for mid, (a, r) in self._results.get(task_id, {}).items() if a == assignee)
         return found[0][1] if found else None
 
     def _status(self, task: _Task, node: _Node) -> _Status:
@@ -349,9 +344,7 @@ class Conversation:
             return "next names a non-member"
         if any(t.assignee not in members for t in turn.tasks):
             return "a task is assigned to a non-member"
-        if turn.kind == cm.PAUSE and (
-            not turn.triggers or any(t not in parent.tasks for t in turn.triggers)
-        ):
+        if turn.kind == cm.PAUSE and (not turn.triggers or any(t not in parent.tasks for t in turn.triggers)):
             return "a pause must name known tasks as triggers"
         return None
 

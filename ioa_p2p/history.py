@@ -209,9 +209,7 @@ class ChatHistory:
             chosen[-1] = next(d for d in heads if self._clock_of(d, idx) == last)
         return tuple(sorted(chosen))
 
-    def compose(
-        self, identity: Identity, kind: str, content: dict[str, object], *, now_ms: int
-    ) -> Envelope:
+    def compose(self, identity: Identity, kind: str, content: dict[str, object], *, now_ms: int) -> Envelope:
         """Sign the next message of ``identity`` on top of the current heads (not added here)."""
         me = identity.peer_id
         return make_message(

@@ -199,9 +199,7 @@ def load_key_file(path: Path) -> Identity:
     return Identity(seed)
 
 
-def create_key_file(
-    path: Path, *, force: bool = False, identity: Identity | None = None
-) -> Identity:
+def create_key_file(path: Path, *, force: bool = False, identity: Identity | None = None) -> Identity:
     """Write a new key file with mode 0600 (atomically). Refuses to replace one unless ``force``."""
     if path.exists() and not force:
         raise AlreadyExists(f"a key file already exists at {path}; pass --force to replace it")

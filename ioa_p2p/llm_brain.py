@@ -82,9 +82,7 @@ class LLMBrain:
         self.history_chars = history_chars
         self.label = f"llm:{model.model_id}"
 
-    async def take_turn(
-        self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]
-    ) -> TurnDraft:
+    async def take_turn(self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]) -> TurnDraft:
         messages = turn_prompt(view, speak, team, history_chars=self.history_chars)
         try:
             return await complete_json(

@@ -63,8 +63,11 @@ class ModelReply:
         message: dict[str, Any] = {"role": "assistant", "content": self.text}
         if self.tool_calls:
             message["tool_calls"] = [
-                {"id": c.id, "type": "function",
-                 "function": {"name": c.name, "arguments": c.arguments}}  # fmt: skip
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {"name": c.name, "arguments": c.arguments},
+                }  # fmt: skip
                 for c in self.tool_calls
             ]
         return message
@@ -352,9 +355,7 @@ async def complete_json(
 class ScriptedModel:
     """A fake :class:`Model` replaying scripted replies (str = text reply, ModelReply, or an exception)."""
 
-    def __init__(
-        self, replies: Iterable[str | ModelReply | Exception] = (), name: str = "scripted"
-    ) -> None:
+    def __init__(self, replies: Iterable[str | ModelReply | Exception] = (), name: str = "scripted") -> None:
         self.replies: deque[str | ModelReply | Exception] = deque(replies)
         self.calls: list[list[dict[str, Any]]] = []
         self.name = name

@@ -74,18 +74,17 @@ class OfflineBrain:
     def __init__(self, embedder: Embedder, *, max_attempts: int = 2) -> None:
         self.embedder = embedder
         self.max_attempts = max_attempts
-        self._cache: dict[tuple[str, tuple[str, ...]], list[list[str]]] = {}
+        self._cache: dict[tuple[str, tuple[tuple[str, bool], ...]], list[list[str]]] = {}
 
-    async def take_turn(
-        self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]
-    ) -> TurnDraft:
+    async def take_turn(self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]) -> TurnDraft:
         return self.decide(view, speak, team)
 
     # ------------------------------------------------------------------ planning
 
     def rank(self, steps: Sequence[Step], members: Sequence[MemberInfo]) -> list[list[str]]:
-        """For each step, the member peer ids from best to worst match."""
-        key = (" | ".join(s.text for s in steps), tuple(m.text() for m in members))
+        """For each step, the member peer ids from best to worst match; members that do work themselves
+        (an adapter on their card) before coordinators, who could only delegate it to a sub-team."""
+        key = (" | ".join(s.text for s in steps), tuple((m.text(), m.works) for m in members))
         if key not in self._cache:
             if not members:
                 self._cache[key] = [[] for _ in steps]
@@ -94,14 +93,15 @@ class OfflineBrain:
                 member_vectors = self.embedder.embed([m.text() for m in members])
                 scores = step_vectors @ member_vectors.T
                 self._cache[key] = [
-                    [members[j].peer_id for j in sorted(range(len(members)), key=lambda j: (-row[j], j))]
+                    [
+                        members[j].peer_id
+                        for j in sorted(range(len(members)), key=lambda j: (not members[j].works, -row[j], j))
+                    ]
                     for row in np.asarray(scores)
                 ]
         return self._cache[key]
 
-    def decide(
-        self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]
-    ) -> TurnDraft:
+    def decide(self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]) -> TurnDraft:
         steps = plan_steps(view.start.goal)
         members = [m for m in team_for(view, team) if m.peer_id not in view.left]
         names = handles(team_for(view, team))
@@ -112,8 +112,9 @@ class OfflineBrain:
         running = [t.task_id for t in view.tasks if t.status is TaskStatus.RUNNING]
         if ready:
             tasks = tuple(
-                TaskAssignment(tracker.next_assignee(s), step_title(s, len(steps)),
-                               tracker.describe(s))  # fmt: skip
+                TaskAssignment(
+                    tracker.next_assignee(s), step_title(s, len(steps)), tracker.describe(s)
+                )  # fmt: skip
                 for s in ready
             )
             plan = "; ".join(
@@ -129,9 +130,7 @@ class OfflineBrain:
             return TurnDraft(cm.PAUSE, f"{PREFIX}Waiting for {waiting}", triggers=tuple(running))
         return self._conclusion(view, steps, names)
 
-    def _conclusion(
-        self, view: ConversationView, steps: Sequence[Step], names: dict[str, str]
-    ) -> TurnDraft:
+    def _conclusion(self, view: ConversationView, steps: Sequence[Step], names: dict[str, str]) -> TurnDraft:
         lines = [f"{PREFIX}Conclusion for: {view.start.goal}"]
         for s in steps:
             title = step_title(s, len(steps))
@@ -167,8 +166,10 @@ class _Tracker:
         self.max_attempts = max_attempts
         total = len(steps)
         self.attempts: dict[int, list[TaskView]] = {
-            s.index: sorted((t for t in view.tasks if t.title == step_title(s, total)),
-                            key=lambda t: (t.height, t.task_id))  # fmt: skip
+            s.index: sorted(
+                (t for t in view.tasks if t.title == step_title(s, total)),
+                key=lambda t: (t.height, t.task_id),
+            )  # fmt: skip
             for s in steps
         }
 

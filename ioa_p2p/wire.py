@@ -73,9 +73,7 @@ class Body:
         missing = [n for n in names if n not in value]
         extra = sorted(set(value) - set(names))
         if missing or extra:
-            raise SchemaError(
-                f"{cls.__name__}: missing fields {missing}, unexpected fields {extra}"
-            )
+            raise SchemaError(f"{cls.__name__}: missing fields {missing}, unexpected fields {extra}")
         kwargs = {n: _from_value(hints[n], value[n], f"{cls.__name__}.{n}") for n in names}
         body = cls(**kwargs)
         body.validate()

@@ -167,7 +167,7 @@ class Goals:
             return MemberInfo.from_card(card.card)
         if peer == self.me and self.runtime.card is not None:
             c = self.runtime.card
-            return MemberInfo(peer, c.name, c.description, c.skills)
+            return MemberInfo(peer, c.name, c.description, c.skills, self.runtime.has_adapter)
         return MemberInfo(peer, f"agent-{peer[-6:]}")
 
     def name_of(self, peer: str) -> str:

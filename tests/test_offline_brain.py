@@ -154,3 +154,14 @@ def test_offline_brain_is_the_default_without_a_model() -> None:
     llm = make_brain({"base_url": "http://127.0.0.1:9/v1", "model": "m"}, embedder=HashingEmbedder(),
                      env={})  # fmt: skip
     assert llm.label == "llm:openai/m"
+
+
+def test_members_without_an_adapter_rank_after_those_that_do_the_work(brain) -> None:
+    from dataclasses import replace
+
+    # The calculator matches the step best; as a coordinator without an adapter it ranks last.
+    steps = plan_steps("Calculate 15% of 80.")
+    assert brain.rank(steps, TEAM)[0][0] == "B"
+    team = [replace(m, works=False) if m.peer_id == "B" else m for m in TEAM]
+    ranking = brain.rank(steps, team)[0]
+    assert ranking[-1] == "B" and ranking[0] != "B"
