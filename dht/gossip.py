@@ -20,8 +20,10 @@ answer: py-libp2p retries opening a pubsub stream forever (every 10 s) to any co
 ones that do not speak GossipSub at all (a bootstrap node, another implementation's DHT-only peer). Each
 attempt costs both sides a failed protocol negotiation; with every node connected to the bootstrap that
 grew into a steady load on it. :func:`speaks_pubsub` reads the protocols the peer announced by identify:
-peers that announced no GossipSub protocol are not asked, peers whose identify has not answered yet are
-asked with a bounded retry, then again with a per-peer back-off (2 s doubling to 60 s).
+peers whose identify has not answered yet are asked with a bounded retry, then again with a per-peer
+back-off (2 s doubling to 60 s); peers that announced no GossipSub protocol are not asked on connection,
+only by the maintenance task, once after 30 s and then at most once a minute, with a single attempt
+(their identify may have answered before their pubsub started, and an identify push can be lost).
 """
 
 from __future__ import annotations
@@ -204,9 +206,9 @@ async def _maintain(host: Any, pubsub: Pubsub) -> None:
     pending: set[Any] = set()
     backoff = RegisterBackoff()
 
-    async def register(peer: Any) -> None:
+    async def register(peer: Any, timeout: float) -> None:  # noqa: ASYNC109 - passed to the library
         try:
-            if await pubsub.ensure_peer_stream(peer, PEER_REGISTER_TIMEOUT):
+            if await pubsub.ensure_peer_stream(peer, timeout):
                 backoff.forget(peer)
             else:
                 backoff.failed(peer, trio.current_time())
@@ -223,11 +225,17 @@ async def _maintain(host: Any, pubsub: Pubsub) -> None:
             backoff.keep_only(connected)
             now = trio.current_time()
             for peer in connected:
-                if peer in pubsub.peers or peer in pending or speaks_pubsub(host, peer) is False:
+                if peer in pubsub.peers or peer in pending:
                     continue
+                speaks = speaks_pubsub(host, peer)
+                if speaks is False and not backoff.known(peer):
+                    # Identify said no GossipSub, but it may have answered before the peer's pubsub
+                    # started (and an identify push can be lost): ask rarely, never never.
+                    backoff.failed(peer, now, delay=REGISTER_BACKOFF_MAX / 2)
                 if backoff.due(peer, now):
                     pending.add(peer)
-                    nursery.start_soon(register, peer)
+                    timeout = 1.0 if speaks is False else PEER_REGISTER_TIMEOUT
+                    nursery.start_soon(register, peer, timeout)
             if tick % RESUBSCRIBE_EVERY == 0:
                 packet, subopt = pubsub._build_announce_rpc(TOPIC, subscribe=True)
                 try:
@@ -247,9 +255,14 @@ class RegisterBackoff:
         entry = self._next.get(peer)
         return entry is None or now >= entry[0]
 
-    def failed(self, peer: Any, now: float) -> None:
-        delay = min(self._next[peer][1] * 2, self.most) if peer in self._next else self.first
+    def failed(self, peer: Any, now: float, delay: float | None = None) -> None:
+        """One more failure: wait ``delay`` (default: twice the last wait, at first ``first``)."""
+        if delay is None:
+            delay = min(self._next[peer][1] * 2, self.most) if peer in self._next else self.first
         self._next[peer] = (now + delay, delay)
+
+    def known(self, peer: Any) -> bool:
+        return peer in self._next
 
     def forget(self, peer: Any) -> None:
         self._next.pop(peer, None)

@@ -82,3 +82,12 @@ def test_announce_pacer_reannounces_on_growth_with_doubling_gaps() -> None:
     pacer.announced(peers, 200.0)  # e.g. a new card version
     assert not pacer.due(peers, 10_000.0)  # no growth, no announcement
     assert pacer.due(peers + 1, 10_000.0)
+
+
+def test_register_backoff_accepts_an_explicit_first_wait() -> None:
+    backoff = RegisterBackoff(first=2.0, most=60.0)
+    assert not backoff.known("p")
+    backoff.failed("p", 0.0, delay=30.0)
+    assert backoff.known("p") and not backoff.due("p", 29.9) and backoff.due("p", 30.0)
+    backoff.failed("p", 30.0)
+    assert not backoff.due("p", 89.9) and backoff.due("p", 90.0)  # doubled, capped at 60 s
