@@ -230,7 +230,7 @@ async def _maintain(host: Any, pubsub: Pubsub) -> None:
                 speaks = speaks_pubsub(host, peer)
                 if speaks is False and not backoff.known(peer):
                     # Identify said no GossipSub, but it may have answered before the peer's pubsub
-                    # started (and an identify push can be lost): ask rarely, never never.
+                    # started (and an identify push can be lost): ask rarely rather than never.
                     backoff.failed(peer, now, delay=REGISTER_BACKOFF_MAX / 2)
                 if backoff.due(peer, now):
                     pending.add(peer)
