@@ -363,9 +363,12 @@ def decode_control(data: bytes, expected: type[B]) -> B:
     value = canonical.decode(data, max_size=64 * 1024)
     if not isinstance(value, dict) or set(value) != {"t", "tv", "b"}:
         raise SchemaError("a control frame is a map with exactly the keys t, tv, b")
-    cls = body_class(value["t"], value["tv"]) if isinstance(value["t"], str) else None
-    if cls is not expected or isinstance(value["tv"], bool):
-        raise SchemaError(f"expected a {expected.TYPE!r} control frame, got {value['t']!r}")
+    type_name, version = value["t"], value["tv"]
+    if not isinstance(type_name, str) or not isinstance(version, int) or isinstance(version, bool):
+        raise SchemaError("a control frame's t is a text string and its tv an unsigned integer")
+    if (type_name, version) != (expected.TYPE, expected.VERSION):
+        body_class(type_name, version)  # UnknownMessageType / UnsupportedVersion for unknown ones
+        raise SchemaError(f"expected a {expected.TYPE!r} control frame, got {type_name[:64]!r}")
     return expected.from_value(value["b"])
 
 

@@ -29,7 +29,6 @@ from ioa_p2p.chat import (
 )
 from ioa_p2p.errors import (
     InvalidMessage,
-    IoAError,
     IoATimeout,
     MessageTooLarge,
     PeerClosed,
@@ -86,11 +85,14 @@ class ChatDelivery:
             if not self.store.outbox(peer, limit=1):
                 await self._wake[peer].wait()
                 continue
-            try:
+            delivered = False
+            with self.chats.node.faults.boundary("chat delivery", peer):
                 await self._deliver_session(peer)
+                delivered = True
+            if delivered:
                 delay = config.retry_initial
-            except (IoAError, trio.TooSlowError) as exc:
-                log.debug("delivery to %s failed (%s); retry in %.1f s", peer, exc, delay)
+            else:
+                log.debug("delivery to %s failed; retry in %.1f s", peer, delay)
                 with trio.move_on_after(delay * (0.5 + self.chats.rng.random())):
                     await self._wake[peer].wait()  # a reconnect wakes the worker early
                 delay = min(delay * 2, config.retry_max)

@@ -120,9 +120,11 @@ class ChatInvites:
         self._nursery.start_soon(self._invite_added, chat_id, peer, added_by)
 
     async def _invite_added(self, chat_id: bytes, peer: PeerId, added_by: bytes) -> None:
-        hist = self.chats.get(chat_id)
-        answer = await self.call_invite(peer, hist.genesis, added_by, within=self.chats.config.invite_timeout)
-        log.info("added member %s answered %s", peer, answer)
+        with self.chats.node.faults.boundary("chat invitation", peer):
+            hist = self.chats.get(chat_id)
+            timeout = self.chats.config.invite_timeout
+            answer = await self.call_invite(peer, hist.genesis, added_by, within=timeout)
+            log.info("added member %s answered %s", peer, answer)
 
 
 __all__ = ["PROTO_INVITE", "ChatInvites", "InvitePolicy", "accept_all"]

@@ -22,7 +22,7 @@ from ioa_p2p.chat import (
     decode_control,
     encode_control,
 )
-from ioa_p2p.errors import InvalidMessage, IoAError, PeerClosed, ProtocolViolation
+from ioa_p2p.errors import InvalidMessage, PeerClosed, ProtocolViolation
 from ioa_p2p.history import ChatHistory
 from ioa_p2p.identity import PeerId
 from ioa_p2p.wire import Envelope
@@ -58,9 +58,8 @@ class ChatSync:
 
     async def _pull_task(self, chat_id: bytes, peer: PeerId) -> None:
         try:
-            await self.pull(chat_id, peer)
-        except (IoAError, trio.TooSlowError) as exc:
-            log.debug("sync of %s from %s failed: %s", chat_id.hex()[:16], peer, exc)
+            with self.chats.node.faults.boundary("chat sync pull", peer):
+                await self.pull(chat_id, peer)
         finally:
             self._pulling.discard((chat_id, peer))
 
@@ -114,10 +113,8 @@ class ChatSync:
 
         async def one(cid: bytes, peer: PeerId) -> None:
             nonlocal total
-            try:
+            with chats.node.faults.boundary("chat sync pull", peer):
                 total += await self.pull(cid, peer)
-            except (IoAError, trio.TooSlowError) as exc:
-                log.debug("sync of %s from %s failed: %s", cid.hex()[:16], peer, exc)
 
         async with trio.open_nursery() as nursery:
             for cid in chat_ids:

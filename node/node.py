@@ -23,14 +23,13 @@ from libp2p.tools.anyio_service import background_trio_service
 
 from ioa_p2p.config import NodeConfig
 from ioa_p2p.errors import (
-    IoAError,
     IoATimeout,
-    PeerClosed,
     PeerUnreachable,
     UsageError,
 )
 from ioa_p2p.identity import Identity, PeerId, load_key_file
 
+from .boundary import Faults
 from .control import ControlAPI
 from .framing import FramedStream
 from .host import from_libp2p_id, new_noise_host, parse_multiaddr, peer_info_from_addr, to_libp2p_id
@@ -75,6 +74,8 @@ class Node:
         self.nursery = nursery
         self.dht: Any = None
         self.control = ControlAPI()
+        #: Exceptions stopped at per-peer / per-stream task boundaries (nothing a peer sends ends the node).
+        self.faults = Faults()
         self.services: dict[str, Any] = {}
         #: Set once every service is open: services publish what depends on the others only then
         #: (discovery announces the card after the goals service added the adapter's description).
@@ -139,7 +140,8 @@ class Node:
 
     def set_stream_handler(self, protocol_id: str, handler: StreamHandler) -> None:
         """Serve ``protocol_id``: each inbound stream becomes a FramedStream whose ``remote`` is the
-        Noise-authenticated peer. Our errors end the stream quietly; anything else is logged."""
+        Noise-authenticated peer. Any exception but cancellation ends only that stream (reset), and is
+        counted in ``node.faults``: nothing a peer sends can end the node."""
 
         async def wrapped(stream: Any) -> None:
             try:
@@ -148,19 +150,11 @@ class Node:
                 await stream.reset()
                 return
             framed = FramedStream(stream, remote)
-            try:
+            ok = False
+            with self.faults.boundary(f"stream {protocol_id}", remote):
                 await handler(framed)
-            except (PeerClosed, IoATimeout) as exc:
-                log.debug("%s stream from %s ended: %s", protocol_id, remote, exc)
-                await framed.reset()
-            except IoAError as exc:
-                log.info("%s stream from %s failed: %s", protocol_id, remote, exc)
-                await framed.reset()
-            except Exception:
-                log.exception("handler for %s crashed on a stream from %s", protocol_id, remote)
-                await framed.reset()
-            else:
-                await framed.close()
+                ok = True
+            await (framed.close() if ok else framed.reset())
 
         self.host.set_stream_handler(protocol_id, wrapped)
 
