@@ -5,7 +5,7 @@ Keys and defaults: ``sync_interval`` (s, 10), ``retry_initial`` (0.5), ``retry_m
 may invite this node (:mod:`~ioa_p2p.node.invite_admission`): ``invite_policy`` ("open" | "known" |
 "allowlist"; default "open", "known" when the adapter executes code), ``invite_allowlist`` ([]),
 ``invite_denylist`` ([]), ``invite_rate`` (0.5 invitations per second per inviter), ``invite_burst``
-(20), ``max_chats_per_inviter`` (1000), ``max_invited_chats`` (10000).
+(20), ``max_chats_per_inviter`` (500), ``max_invited_chats`` (2000).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ class ChatsConfig:
     invite_denylist: tuple[str, ...] = ()
     invite_rate: float = 0.5
     invite_burst: int = 20
-    max_chats_per_inviter: int = 1000
-    max_invited_chats: int = 10_000
+    max_chats_per_inviter: int = 500
+    max_invited_chats: int = 2000
 
     @classmethod
     def from_section(cls, section: dict[str, Any]) -> ChatsConfig:

@@ -104,8 +104,8 @@ class InviteRules:
     deny: frozenset[PeerId] = frozenset()
     rate: float = 0.5
     burst: int = 20
-    max_per_inviter: int = 1000
-    max_total: int = 10_000
+    max_per_inviter: int = 500
+    max_total: int = 2000
 
 
 class RateLimiter:
