@@ -152,13 +152,15 @@ class ChatInvites:
     async def _check_and_ask(
         self, genesis: Envelope, invite: ChatInvite, inviter: PeerId
     ) -> tuple[bool, str]:
+        deadline = trio.current_time() + self.chats.config.invite_timeout  # bounds every check below
         refusal = await self.admission.check_policy(inviter)
         if refusal is not None:
             return False, refusal.reason
         verified: ChatHistory | None = None
         if invite.added_by is not None:
+            left = max(0.5, deadline - trio.current_time())
             verified, why = await verify_added_by(
-                self.chats.node, genesis, invite.added_by, inviter, within=self.chats.config.invite_timeout
+                self.chats.node, genesis, invite.added_by, inviter, within=left
             )
             if verified is None:
                 return False, self.admission.refuse(rules.BAD_ADDED_BY, why).reason
