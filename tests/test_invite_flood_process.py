@@ -5,6 +5,12 @@ The attacker has nothing but libp2p keys: four identities in this test process i
 The per-inviter rate limit refuses most of them, so little is stored; the node is then stopped and
 started again, and must be listening with its control API up within 5 s, answering ``GET /chats`` at
 once. The figures are printed (``-s``) for docs/security.md.
+
+Most of a start-up is Python importing py-libp2p (2-3 s on an idle 2-core machine), which other
+processes on a loaded machine can stretch past 5 s by themselves. So the test also starts a node with
+an empty store right before the restart: if even that one needs more than 4 s, the machine is too
+loaded for the absolute bound, and the restart must instead cost at most 1 s more than the empty
+start (what the stored invitations add).
 """
 
 from __future__ import annotations
@@ -97,6 +103,9 @@ def test_a_restart_after_1000_unsolicited_invitations_takes_under_5_s(tmp_path: 
     assert codes["rate-limited"] > INVITATIONS * 3 // 4  # most were refused ...
     assert len(listing) == accepted  # ... and only accepted ones were stored
 
+    empty_home = tmp_path / "empty"
+    ioa_init(empty_home)
+    empty = timed_start(empty_home, listen)
     restarted = NodeProcess(home, *listen)
     try:
         began = time.monotonic()
@@ -109,8 +118,23 @@ def test_a_restart_after_1000_unsolicited_invitations_takes_under_5_s(tmp_path: 
         assert restarted.stop() == 0, restarted.output()
     print(
         f"\nflood: {dict(codes)} in {took:.1f} s; store {(home / 'chats.sqlite3').stat().st_size} bytes; "
-        f"restart to listening {startup:.2f} s; GET /chats ({len(listing)} chats) {listed * 1000:.0f} ms"
+        f"restart to listening {startup:.2f} s (empty node: {empty:.2f} s); "
+        f"GET /chats ({len(listing)} chats) {listed * 1000:.0f} ms"
     )
     assert len(listing) == accepted
-    assert startup < 5.0, f"restart took {startup:.2f} s"
+    if empty <= 4.0:
+        assert startup < 5.0, f"restart took {startup:.2f} s (an empty node: {empty:.2f} s)"
+    else:  # a loaded machine: what the stored invitations add
+        assert startup < empty + 1.0, f"restart took {startup:.2f} s, an empty node {empty:.2f} s"
     assert listed < 1.0, f"GET /chats took {listed:.2f} s"
+
+
+def timed_start(home: Path, listen: tuple[str, ...]) -> float:
+    """Seconds from spawning ``ioa node start`` to listening with its control API up."""
+    node = NodeProcess(home, *listen)
+    try:
+        began = time.monotonic()
+        node.wait_listening(timeout=60)
+        return time.monotonic() - began
+    finally:
+        assert node.stop() == 0, node.output()
