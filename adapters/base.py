@@ -279,7 +279,11 @@ def check_file_name(name: str) -> None:
 
 @runtime_checkable
 class Adapter(Protocol):
-    """An agent that does work. ``run`` may be called concurrently (serialise inside if needed)."""
+    """An agent that does work. ``run`` may be called concurrently (serialise inside if needed).
+
+    An adapter that executes code it is given declares ``EXECUTES_CODE = True`` on its class (or on its
+    factory function): its node then accepts chat invitations only from known peers by default
+    (``[chats] invite_policy = "known"``, see docs/security.md)."""
 
     def describe(self) -> AdapterCard: ...
 

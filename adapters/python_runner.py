@@ -53,7 +53,7 @@ import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import trio
 
@@ -145,6 +145,10 @@ class PythonOptions:
 
 class PythonAdapter:
     """Runs the task's Python code in a subprocess with time, memory and network limits."""
+
+    #: It runs code it is given: its node accepts chat invitations from known peers only by default
+    #: (``[chats] invite_policy``, see ioa_p2p.adapters.registry.adapter_executes_code).
+    EXECUTES_CODE: ClassVar[bool] = True
 
     def __init__(self, options: PythonOptions | None = None) -> None:
         self.options = options = options or PythonOptions()

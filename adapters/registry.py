@@ -123,6 +123,24 @@ def adapter_from_config(agent: Mapping[str, Any]) -> Adapter | None:
     return load_adapter(kind, options)
 
 
+def adapter_executes_code(kind: object) -> bool:
+    """Whether the installed adapter ``kind`` declares that it executes code it is given:
+    ``EXECUTES_CODE = True`` on its factory, or on the class whose method the factory is. Imports the
+    plugin without building an adapter; no adapter (``None``) or an unknown kind is False (building
+    the adapter reports an unknown kind)."""
+    if not isinstance(kind, str) or not kind:
+        return False
+    info = list_adapters().get(kind)
+    if info is None:
+        return False
+    factory = _load_factory(info)
+    for owner in (factory, getattr(factory, "__self__", None)):
+        declared = getattr(owner, "EXECUTES_CODE", None)
+        if isinstance(declared, bool):
+            return declared
+    return False
+
+
 @asynccontextmanager
 async def open_adapter(kind: str, options: Mapping[str, Any] | None = None) -> AsyncIterator[Adapter]:
     """``load_adapter`` and ``aclose`` on exit."""
@@ -166,6 +184,7 @@ def _check_protocol(adapter: object, info: AdapterInfo) -> None:
 __all__ = [
     "ENTRY_POINT_GROUP",
     "AdapterInfo",
+    "adapter_executes_code",
     "adapter_from_config",
     "list_adapters",
     "load_adapter",

@@ -122,7 +122,7 @@ def parse_config(home: Path, raw: dict[str, Any], *, source: str = "config") -> 
         home=home,
         listen=_str_list(node, "listen", DEFAULT_LISTEN, source),
         bootstrap=_str_list(node, "bootstrap", (), source),
-        control_port=_number(node, "control_port", 0, source, int),
+        control_port=_port(node, "control_port", source),
         bootstrap_backoff=_number(node, "bootstrap_backoff", 0.5, source, float),
         bootstrap_backoff_max=_number(node, "bootstrap_backoff_max", 30.0, source, float),
         target_peers=_number(node, "target_peers", 16, source, int),
@@ -146,6 +146,15 @@ def _number(table: dict[str, Any], key: str, default: Any, source: str, kind: ty
     if kind is int and not isinstance(value, int):
         raise ConfigError(f"[node].{key} in {source} must be an integer")
     return kind(value)
+
+
+def _port(table: dict[str, Any], key: str, source: str) -> int:
+    value = _number(table, key, 0, source, int)
+    if value > 65535:
+        raise ConfigError(
+            f"[node].{key} in {source} must be a TCP port 0..65535 (0: any free port), not {value}"
+        )
+    return int(value)
 
 
 def default_config_dict(name: str) -> dict[str, Any]:

@@ -87,6 +87,16 @@ class ReplayedCard(InvalidCard):
     """An announced agent card older than the version we already hold (a replay): ignored."""
 
 
+class ReplayedMessage(InvalidMessage):
+    """A correctly signed direct message that this node must not accept again: its seq is not above the
+    author's last accepted one (``code`` ``"replay"``), its ts is outside the accepted window (``"stale"``),
+    or the bounded table of authors is full (``"busy"``). See docs/protocol.md §6.1."""
+
+    def __init__(self, message: str, *, code: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
 class HistoryViolation(InvalidMessage):
     """A correctly signed chat message that breaks the chat's rules (membership, sequence, parents).
 
@@ -261,6 +271,7 @@ __all__ = [
     "ProtocolViolation",
     "RemotePeerError",
     "ReplayedCard",
+    "ReplayedMessage",
     "SchemaError",
     "SignatureError",
     "StoreError",

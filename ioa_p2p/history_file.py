@@ -7,8 +7,14 @@ Layout (all a history needs to be verified with nothing but the file)::
 
 Record 0 is the signed ``chat.genesis`` envelope (its hash is the chat ID; it carries every initial
 member's peer ID, hence their public keys). Every following record is one signed ``chat.msg``
-envelope, in causal order (see :mod:`ioa_p2p.history`). Each record is the envelope's canonical
-CBOR, exactly as signed and hashed. Nothing else is in the file: no index, no unsigned metadata.
+envelope: the accepted history in causal order (see :mod:`ioa_p2p.history`), then the
+**equivocation evidence** the exporter holds: every signed message that was refused because its
+author had already signed another message with the same seq (sorted by hash; its parents are in the
+history before it). Evidence is signed by its author like any message, so one exported copy proves
+the equivocation: its audit reports ``equivocation`` naming the author and seq. Each record is the
+envelope's canonical CBOR, exactly as signed and hashed. Nothing else is in the file: no index, no
+unsigned metadata. (Evidence records need no new layout: the format stays version 1, and auditors
+that predate them report the same finding.)
 
 :func:`parse_history` never raises for damage inside a recognisable file: it returns the records
 it could delimit and a list of structural problems (with byte offsets), so an audit can report a
@@ -24,9 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .canonical import encode_uvarint
-from .errors import UnreadableHistory, UsageError
+from .chat import ChatMessage
+from .errors import InvalidMessage, UnreadableHistory, UsageError
 from .history import ChatHistory
-from .wire import MAX_MESSAGE_SIZE
+from .wire import MAX_MESSAGE_SIZE, Envelope
 
 MAGIC = b"IOA-CHAT-HISTORY\x00\x01"
 #: A file this large is refused rather than read into memory.
@@ -64,9 +71,30 @@ def encode_history(genesis: bytes, messages: Iterable[bytes]) -> bytes:
     return b"".join(parts)
 
 
-def export_history(history: ChatHistory) -> bytes:
-    """A history's file bytes: its genesis and every accepted message in causal order."""
-    return encode_history(history.genesis.to_cbor(), (e.env.to_cbor() for e in history.entries()))
+def export_history(history: ChatHistory, evidence: Iterable[bytes] = ()) -> bytes:
+    """A history's file bytes: its genesis, every accepted message in causal order, then the
+    equivocation evidence (``history.equivocations`` and ``evidence``: envelope bytes, e.g. from the
+    node's store) that is not part of the history and whose parents are."""
+    messages = [e.env.to_cbor() for e in history.entries()]
+    return encode_history(history.genesis.to_cbor(), messages + evidence_records(history, evidence))
+
+
+def evidence_records(history: ChatHistory, evidence: Iterable[bytes] = ()) -> list[bytes]:
+    """The equivocating envelopes to append to an export, each once, sorted by hash."""
+    candidates = [env.to_cbor() for pair in history.equivocations for env in pair]
+    candidates.extend(evidence)
+    found: dict[bytes, bytes] = {}
+    for raw in candidates:
+        try:
+            env = Envelope.from_cbor(raw)  # verified: an export never carries an unsigned claim
+        except InvalidMessage:
+            continue
+        body = env.body
+        if env.hash in history or not isinstance(body, ChatMessage) or body.chat_id != history.chat_id:
+            continue
+        if all(p in history for p in body.parents):
+            found[env.hash] = raw
+    return [found[digest] for digest in sorted(found)]
 
 
 def parse_history(data: bytes) -> ParsedHistory:
@@ -167,6 +195,7 @@ __all__ = [
     "Record",
     "StructureProblem",
     "encode_history",
+    "evidence_records",
     "export_history",
     "parse_history",
     "read_history_file",

@@ -1,8 +1,12 @@
 """Chat invitations, protocol ``/ioa/chat/invite/1.0.0``: both sides and the application policy.
 
-The inviter sends a signed ``chat.invite`` (genesis inside); the invitee checks it names the right
-members, asks the application policy (bounded by ``invite_timeout``) and answers a signed
-``chat.invite_reply``. After accepting, the invitee pulls the history from the inviter.
+The inviter sends a signed ``chat.invite`` (genesis inside); the invitee checks, in order
+(protocol.md §10.3): the genesis names it (or ``added_by`` is set) and the inviter is a genesis member
+(or ``added_by`` is set); it is already a member (accept); the ``[chats]`` invitation policy, rate
+limit and budgets (:mod:`~ioa_p2p.node.invite_admission`); ``added_by`` is a real ``member.add`` of it
+(:mod:`~ioa_p2p.node.chat_verify`); then it asks the application policy (bounded by
+``invite_timeout``) and answers a signed ``chat.invite_reply`` whose reason starts with a code.
+Only an accepted invitation is stored; after accepting, the invitee pulls the history from the inviter.
 """
 
 from __future__ import annotations
@@ -15,12 +19,16 @@ import trio
 
 from ioa_p2p.chat import ChatGenesis, ChatInvite, ChatInviteReply, build, check_author, decode_genesis
 from ioa_p2p.errors import InvalidMessage, IoAError, ProtocolViolation
+from ioa_p2p.history import ChatHistory
 from ioa_p2p.identity import PeerId
 from ioa_p2p.wire import Envelope
 
+from . import invite_admission as rules
 from .chat_streams import send
+from .chat_verify import verify_added_by
 from .framing import FramedStream
-from .store import STATUS_DECLINED, STATUS_MEMBER
+from .invite_admission import Admission, Refusal
+from .store import STATUS_MEMBER
 
 if TYPE_CHECKING:
     from .chats import Chats
@@ -31,6 +39,9 @@ PROTO_INVITE = "/ioa/chat/invite/1.0.0"
 
 InvitePolicy = Callable[[Envelope], Awaitable[bool]]
 
+#: Invitations checked at once beyond the cheap rules (DHT lookups, added_by pulls); more are ``busy``.
+MAX_CONCURRENT_CHECKS = 4
+
 
 async def accept_all(genesis: Envelope) -> bool:
     """The default invitation policy."""
@@ -40,10 +51,13 @@ async def accept_all(genesis: Envelope) -> bool:
 class ChatInvites:
     """Sends and answers the invitations of one chat service."""
 
-    def __init__(self, chats: Chats, nursery: trio.Nursery) -> None:
+    def __init__(self, chats: Chats, nursery: trio.Nursery, admission: Admission) -> None:
         self.chats = chats
         self._nursery = nursery
         self.policy: InvitePolicy = accept_all
+        self.admission = admission
+        self._checks = trio.Semaphore(MAX_CONCURRENT_CHECKS)
+        self._deciding: set[bytes] = set()
 
     async def call_invite(
         self, peer: PeerId, genesis: Envelope, added_by: bytes | None, *, within: float
@@ -69,6 +83,9 @@ class ChatInvites:
         if reply.author != peer or not isinstance(body, ChatInviteReply) or body.chat_id != genesis.hash:
             log.warning("%s answered the invitation with a wrong reply", peer)
             return None
+        if not body.accept and body.reason.split(":", 1)[0] in rules.TRANSIENT:
+            log.info("%s cannot take the invitation now: %s", peer, body.reason)
+            return None  # "not now": it stays a member and is invited again later
         return body.accept
 
     async def handle_invite(self, stream: FramedStream) -> None:
@@ -84,8 +101,6 @@ class ChatInvites:
             raise ProtocolViolation(f"{stream.remote} sent an invalid genesis: {exc}") from None
         chat_id = genesis.hash
         accept, reason = await self._decide(genesis, header, body, stream.remote)
-        if accept or chats.find(chat_id) is None:
-            chats.join(genesis, chat_id, STATUS_MEMBER if accept else STATUS_DECLINED)
         reply = Envelope.create(
             chats.node.identity,
             build(ChatInviteReply, chat_id=chat_id, accept=accept, reason=reason),
@@ -99,21 +114,75 @@ class ChatInvites:
     async def _decide(
         self, genesis: Envelope, header: ChatGenesis, invite: ChatInvite, inviter: PeerId
     ) -> tuple[bool, str]:
-        if self.chats.me not in header.members and invite.added_by is None:
-            return False, "this peer is not a member of that chat"
-        if invite.added_by is None and inviter not in header.members:
-            return False, "the inviter is not a member of that chat"
-        if self.chats.status(genesis.hash) == STATUS_MEMBER:
-            return True, "already a member"
+        """Apply every rule, then ask the application; join the chat when accepted (only then is
+        anything stored). Returns (accept, reason)."""
+        chat_id = genesis.hash
+        refusal = self._check_names(header, invite, inviter)
+        if refusal is not None:
+            return False, refusal.reason
+        if self.chats.status(chat_id) == STATUS_MEMBER:
+            return True, f"{rules.ALREADY_MEMBER}: this node is a member of the chat"
+        refusal = self.admission.check_rate(inviter)
+        if refusal is not None:
+            return False, refusal.reason
+        if chat_id in self._deciding:
+            return False, f"{rules.BUSY}: another invitation to this chat is being checked"
+        try:
+            self._checks.acquire_nowait()
+        except trio.WouldBlock:
+            return False, f"{rules.BUSY}: this node is checking other invitations; ask again later"
+        self._deciding.add(chat_id)
+        try:
+            return await self._check_and_ask(genesis, invite, inviter)
+        finally:
+            self._deciding.discard(chat_id)
+            self._checks.release()
+
+    def _check_names(self, header: ChatGenesis, invite: ChatInvite, inviter: PeerId) -> Refusal | None:
+        if invite.added_by is not None:
+            return None  # checked against the inviter's history later
+        if self.chats.me not in header.members:
+            return self.admission.refuse(
+                rules.NOT_NAMED, "the genesis does not name this node and the invitation has no added_by"
+            )
+        if inviter not in header.members:
+            return self.admission.refuse(rules.INVITER_NOT_MEMBER, "the inviter is not a member of the chat")
+        return None
+
+    async def _check_and_ask(
+        self, genesis: Envelope, invite: ChatInvite, inviter: PeerId
+    ) -> tuple[bool, str]:
+        deadline = trio.current_time() + self.chats.config.invite_timeout  # bounds every check below
+        refusal = await self.admission.check_policy(inviter)
+        if refusal is not None:
+            return False, refusal.reason
+        verified: ChatHistory | None = None
+        if invite.added_by is not None:
+            left = max(0.5, deadline - trio.current_time())
+            verified, why = await verify_added_by(
+                self.chats.node, genesis, invite.added_by, inviter, within=left
+            )
+            if verified is None:
+                return False, self.admission.refuse(rules.BAD_ADDED_BY, why).reason
+        accept, reason = await self._ask_application(genesis)
+        if accept:
+            self.chats.join(genesis, genesis.hash, STATUS_MEMBER, inviter=inviter)
+            if verified is not None:
+                self.chats.adopt(verified, inviter)
+        return accept, reason
+
+    async def _ask_application(self, genesis: Envelope) -> tuple[bool, str]:
         try:
             with trio.fail_after(self.chats.config.invite_timeout):
                 accept = bool(await self.policy(genesis))
         except trio.TooSlowError:
-            return False, "the application did not decide in time"
+            return False, f"{rules.DECLINED}: the application did not decide in time"
         except Exception as exc:
             log.warning("invitation policy failed: %r", exc)
-            return False, "the application could not decide"
-        return accept, "accepted" if accept else "declined"
+            return False, f"{rules.DECLINED}: the application could not decide"
+        if accept:
+            return True, f"{rules.ACCEPTED}: welcome"
+        return False, f"{rules.DECLINED}: the application declined"
 
     def invite_added(self, chat_id: bytes, peer: PeerId, added_by: bytes) -> None:
         """Invite a member added by ``member.add`` message ``added_by``, in the background."""

@@ -10,8 +10,7 @@ share: every chat's history and status, the rules applied to a received message,
 ``open_chats(node)`` runs the service; the application uses :class:`Chats` (``node.services["chats"]``):
 ``create_chat``, ``post``, ``subscribe``, ``set_invite_policy``, ``history``, ``list_chats``, ...
 
-Config ``[chats]``: ``sync_interval`` (s, 10), ``retry_initial`` (0.5), ``retry_max`` (30),
-``invite_timeout`` (10), ``stream_timeout`` (10), ``fsync`` (false), ``max_pending`` (10000).
+Config ``[chats]``: :class:`~ioa_p2p.node.chats_config.ChatsConfig` (timers, store, who may invite).
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from ioa_p2p.adapters.registry import adapter_executes_code
 from ioa_p2p.chat import (
     ACK_DECLINED,
     ACK_DUPLICATE,
@@ -43,7 +43,7 @@ from ioa_p2p.chat import (
     ChatMessage,
     make_genesis,
 )
-from ioa_p2p.errors import ConfigError, Equivocation, HistoryViolation, UnknownChat, UsageError
+from ioa_p2p.errors import Equivocation, HistoryViolation, UnknownChat, UsageError
 from ioa_p2p.history import ChatHistory, Entry, Ready
 from ioa_p2p.history_file import export_history
 from ioa_p2p.identity import PeerId
@@ -54,40 +54,14 @@ from .chat_invites import PROTO_INVITE, ChatInvites, InvitePolicy, accept_all
 from .chat_routes import add_routes, message_view
 from .chat_streams import make_ack
 from .chat_sync import PROTO_SYNC, ChatSync
+from .chats_config import ChatsConfig
+from .invite_admission import POLICY_KNOWN, POLICY_OPEN, Admission, DiscoveryDirectory
 from .store import STATUS_LEFT, STATUS_MEMBER, ChatStore, MessageRow
 
 if TYPE_CHECKING:
     from .node import Node
 
 log = logging.getLogger("ioa_p2p.chats")
-
-
-@dataclass(frozen=True, slots=True)
-class ChatsConfig:
-    sync_interval: float = 10.0
-    retry_initial: float = 0.5
-    retry_max: float = 30.0
-    invite_timeout: float = 10.0
-    stream_timeout: float = 10.0
-    fsync: bool = False
-    max_pending: int = 10_000
-
-    @classmethod
-    def from_section(cls, section: dict[str, Any]) -> ChatsConfig:
-        fields = cls.__dataclass_fields__
-        unknown = sorted(set(section) - set(fields))
-        if unknown:
-            raise ConfigError(f"unknown keys in [chats]: {unknown} (known: {sorted(fields)})")
-        values: dict[str, Any] = {}
-        for name, value in section.items():
-            default = getattr(cls(), name)
-            if isinstance(default, bool):
-                if not isinstance(value, bool):
-                    raise ConfigError(f"[chats].{name} must be true or false")
-            elif isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise ConfigError(f"[chats].{name} must be a positive number")
-            values[name] = type(default)(value)
-        return cls(**values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +93,7 @@ class Chats:
         *,
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
+        default_invite_policy: str = POLICY_OPEN,
     ) -> None:
         self.node = node
         self.me = node.peer_id
@@ -132,7 +107,10 @@ class Chats:
         self._join_subscribers: list[trio.MemorySendChannel[bytes]] = []
         self._changed = trio.Event()
         self.rejected = 0  # frames and messages refused (counted for tests and `ioa chats`)
-        self.invites = ChatInvites(self, nursery)
+        admission = Admission(
+            config.invite_rules(default_invite_policy), store, DiscoveryDirectory(node), time.monotonic
+        )
+        self.invites = ChatInvites(self, nursery, admission)
         self.delivery = ChatDelivery(self, nursery)
         self.sync = ChatSync(self, nursery)
 
@@ -142,20 +120,31 @@ class Chats:
         return int(self._clock() * 1000)
 
     def load(self) -> None:
-        """Rebuild every chat from the store (trusted local data: signatures not re-checked)."""
+        """Read every chat's status and rebuild the histories of the chats this node is a member of
+        (trusted local data: signatures not re-checked). A chat it left (or declined, in stores written
+        by older versions) is rebuilt only when first used: start-up costs what the live chats cost."""
         for row in self.store.chats():
-            genesis = Envelope.from_cbor(row.genesis, verify=False)
-            hist = ChatHistory(genesis, genesis_hash=row.chat_id, max_pending=self.config.max_pending)
-            for msg in self.store.messages(row.chat_id):
-                hist.add(Envelope.from_cbor(msg.raw, verify=False), msg.hash)
-            self._histories[row.chat_id] = hist
             self._status[row.chat_id] = row.status
+            if row.status == STATUS_MEMBER:
+                self._histories[row.chat_id] = self._rebuild(row.chat_id, row.genesis)
+
+    def _rebuild(self, chat_id: bytes, genesis_raw: bytes) -> ChatHistory:
+        genesis = Envelope.from_cbor(genesis_raw, verify=False)
+        hist = ChatHistory(genesis, genesis_hash=chat_id, max_pending=self.config.max_pending)
+        for msg in self.store.messages(chat_id):
+            hist.add(Envelope.from_cbor(msg.raw, verify=False), msg.hash)
+        return hist
 
     def find(self, chat_id: bytes) -> ChatHistory | None:
-        return self._histories.get(chat_id)
+        hist = self._histories.get(chat_id)
+        if hist is None and chat_id in self._status:  # a chat left earlier: rebuilt on first use
+            row = self.store.chat(chat_id)
+            if row is not None:
+                hist = self._histories[chat_id] = self._rebuild(chat_id, row.genesis)
+        return hist
 
     def get(self, chat_id: bytes) -> ChatHistory:
-        hist = self._histories.get(chat_id)
+        hist = self.find(chat_id)
         if hist is None:
             raise UnknownChat(f"no chat {chat_id.hex()[:16]}... on this node; list chats with `ioa chats`")
         return hist
@@ -163,7 +152,7 @@ class Chats:
     def resolve(self, ref: str) -> bytes:
         """A chat ID from its hex form or a unique hex prefix."""
         ref = ref.strip().lower()
-        found = [c for c in self._histories if c.hex().startswith(ref)] if ref else []
+        found = [c for c in self._status if c.hex().startswith(ref)] if ref else []
         if not found:
             raise UnknownChat(f"no chat {ref!r} on this node; list chats with `ioa chats`")
         if len(found) > 1:
@@ -182,7 +171,7 @@ class Chats:
         return self.get(chat_id).envelopes()
 
     def list_chats(self) -> list[dict[str, Any]]:
-        return [self.chat_info(c) for c in self._histories]
+        return [self.chat_info(c) for c in self._status]
 
     def chat_info(self, chat_id: bytes) -> dict[str, Any]:
         hist = self.get(chat_id)
@@ -193,14 +182,21 @@ class Chats:
             "parent": hist.genesis_body.parent.hex() if hist.genesis_body.parent else None,
             "members": sorted(str(m) for m in hist.members()),
             "status": self.status(chat_id),
+            "inviter": self._inviter_of(chat_id),
             "messages": len(hist),
             "pending": hist.pending_count,
             "heads": [h.hex() for h in hist.heads()],
             "created_ms": hist.genesis.ts,
         }
 
+    def _inviter_of(self, chat_id: bytes) -> str | None:
+        row = self.store.chat(chat_id)
+        return str(PeerId.from_bytes(row.inviter)) if row is not None and row.inviter else None
+
     def export(self, chat_id: bytes) -> bytes:
-        return export_history(self.get(chat_id))
+        """The history file: the history, then the stored equivocation evidence (protocol.md §10.7)."""
+        evidence = [raw for pair in self.store.evidence(chat_id) for raw in pair]
+        return export_history(self.get(chat_id), evidence)
 
     def set_invite_policy(self, policy: InvitePolicy) -> None:
         """``async policy(genesis_envelope) -> bool`` decides whether to accept an invitation."""
@@ -262,11 +258,12 @@ class Chats:
         body = env.body
         if not isinstance(body, ChatMessage):
             return make_ack(digest, ACK_REJECTED, reason=f"{env.type!r} is not a chat message")
-        hist = self._histories.get(body.chat_id)
-        if hist is None:
+        status = self._status.get(body.chat_id)
+        if status is None:
             return make_ack(digest, ACK_UNKNOWN_CHAT, reason="this node does not know the chat")
-        if self._status.get(body.chat_id) != STATUS_MEMBER:
-            return make_ack(digest, ACK_DECLINED, reason=f"this node is {self.status(body.chat_id)}")
+        if status != STATUS_MEMBER:
+            return make_ack(digest, ACK_DECLINED, reason=f"this node is {status}")
+        hist = self.get(body.chat_id)
         if remote not in hist.ever_members():
             return make_ack(digest, ACK_REJECTED, reason=f"{remote} is not a member of the chat")
         try:
@@ -382,9 +379,12 @@ class Chats:
     async def leave(self, chat_id: bytes) -> Envelope:
         return await self.post(chat_id, KIND_MEMBER_LEAVE, {})
 
-    def join(self, genesis: Envelope, chat_id: bytes, status: str) -> ChatHistory:
-        hist = self._histories.get(chat_id)
-        self.store.add_chat(chat_id, genesis.to_cbor(), status, self.now_ms())
+    def join(
+        self, genesis: Envelope, chat_id: bytes, status: str, *, inviter: PeerId | None = None
+    ) -> ChatHistory:
+        """Record the chat (``inviter``: whose invitation this node accepted; None when created here)."""
+        hist = self.find(chat_id)
+        self.store.add_chat(chat_id, genesis.to_cbor(), status, self.now_ms(), inviter)
         if hist is None:
             hist = ChatHistory(genesis, genesis_hash=chat_id, max_pending=self.config.max_pending)
             self._histories[chat_id] = hist
@@ -395,6 +395,12 @@ class Chats:
                 send.send_nowait(chat_id)
         self.notify()
         return hist
+
+    def adopt(self, verified: ChatHistory, remote: PeerId) -> int:
+        """Accept, as if received from ``remote``, the messages of a detached history pulled to check
+        an invitation (:mod:`~ioa_p2p.node.chat_verify`); returns how many were stored."""
+        acks = [self.accept(e.env, e.hash, remote) for e in verified.entries()]
+        return sum(ack.status == ACK_STORED for ack in acks)
 
     # ------------------------------------------------------------------ collaborators
 
@@ -421,10 +427,12 @@ def _row(entry: Entry) -> MessageRow:
 async def open_chats(node: Node) -> AsyncIterator[Chats]:
     """The chat service: store, handlers, routes, deliveries, sync loops (until the node stops)."""
     config = ChatsConfig.from_section(node.config.section("chats"))
+    runs_code = adapter_executes_code(node.config.section("agent").get("adapter"))
     store = ChatStore.open(node.home, fsync=config.fsync)
     try:
         async with trio.open_nursery() as nursery:
-            chats = Chats(node, store, config, nursery)
+            policy = POLICY_KNOWN if runs_code else POLICY_OPEN
+            chats = Chats(node, store, config, nursery, default_invite_policy=policy)
             chats.load()
             node.set_stream_handler(PROTO_INVITE, chats.invites.handle_invite)
             node.set_stream_handler(PROTO_DELIVER, chats.delivery.handle_deliver)

@@ -5,6 +5,11 @@ a handler receives a :class:`ControlRequest` and returns a JSON-able value, or a
 async iterator of JSON-able items is sent as newline-delimited JSON. Our errors map to HTTP statuses:
 input errors 400, unknown routes 404, remote-peer errors 502, timeouts 504, local-state errors 409,
 anything else 500; the body is ``{"error": {"type": <class name>, "message": <text>}}``.
+
+Requests are checked before any handler runs: a missing or wrong ``Authorization`` header (any bytes,
+compared in constant time) is 401; a body that is not UTF-8 JSON, larger than ``MAX_BODY`` or nested
+deeper than ``MAX_JSON_DEPTH``, or a query string that is not UTF-8, is 400. A control port that is out
+of range or already in use is a :class:`~ioa_p2p.errors.ConfigError` naming ``[node].control_port``.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import json
 import logging
 import os
 import secrets
+import socket
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +31,7 @@ from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve
 
 from ioa_p2p.errors import (
+    ConfigError,
     InputError,
     IoAError,
     IoATimeout,
@@ -35,6 +42,8 @@ from ioa_p2p.errors import (
 
 log = logging.getLogger("ioa_p2p.control")
 MAX_BODY = 4 * 1024 * 1024
+#: Deepest nesting of arrays/objects accepted in a request body (our requests nest 3 or 4 levels).
+MAX_JSON_DEPTH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,9 +97,11 @@ class ControlAPI:
         self.routes[key] = handler
 
     async def serve(self, *, port: int = 0, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-        """Serve until cancelled; ``task_status.started(port)`` once listening."""
+        """Serve until cancelled; ``task_status.started(port)`` once listening. A port that cannot be
+        bound raises :class:`ConfigError` (exit code 2) before anything is served."""
+        sock = bind_control_socket(port)
         config = HypercornConfig()
-        config.bind = [f"127.0.0.1:{port}"]
+        config.bind = [f"fd://{sock.detach()}"]  # hypercorn owns the bound socket from here on
         config.accesslog = None
         config.errorlog = logging.getLogger("hypercorn.error")
         config.graceful_timeout = 1.0
@@ -145,18 +156,20 @@ class ControlAPI:
 
     async def _dispatch(self, scope: dict[str, Any], receive: Any) -> tuple[int, Any]:
         headers = dict(scope.get("headers", []))
-        supplied = headers.get(b"authorization", b"").decode(errors="replace")
-        if not hmac.compare_digest(supplied, f"Bearer {self.token}"):
+        supplied = headers.get(b"authorization", b"")
+        # Compared as bytes: any header value (non-ASCII too) is just wrong, never an error.
+        if not hmac.compare_digest(supplied, f"Bearer {self.token}".encode()):
             return 401, _error_body("Unauthorized", "missing or wrong control token")
         handler = self.routes.get((scope["method"], scope["path"]))
         if handler is None:
             return 404, _error_body("NotFound", f"no endpoint {scope['method']} {scope['path']}")
         try:
-            raw = await _read_body(receive)
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            return 400, _error_body("UsageError", "request body is not valid JSON (or too large)")
-        query = {k: v[-1] for k, v in parse_qs(scope.get("query_string", b"").decode()).items()}
+            body = parse_json_body(await _read_body(receive))
+            query = {k: v[-1] for k, v in parse_qs(scope.get("query_string", b"").decode("utf-8")).items()}
+        except UsageError as exc:
+            return 400, _error_body("UsageError", str(exc))
+        except UnicodeDecodeError:
+            return 400, _error_body("UsageError", "the query string is not UTF-8")
         request = ControlRequest(scope["method"], scope["path"], query, body)
         try:
             return 200, await handler(request)
@@ -190,6 +203,54 @@ class ControlAPI:
         await send({"type": "http.response.body", "body": b""})
 
 
+def bind_control_socket(port: int) -> socket.socket:
+    """A listening TCP socket on 127.0.0.1:``port`` (0: any free port); ConfigError when impossible."""
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ConfigError(f"[node].control_port must be a TCP port 0..65535 (0: any free port), not {port!r}")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(
+            f"[node].control_port {port}: cannot listen on 127.0.0.1:{port}: {exc.strerror or exc} "
+            "(is another node running with this port?); choose another port, or 0 for any free one"
+        ) from None
+    return sock
+
+
+def parse_json_body(raw: bytes) -> Any:
+    """The request body as JSON (None when empty); UsageError unless UTF-8 JSON nested at most
+    ``MAX_JSON_DEPTH`` levels."""
+    if not raw:
+        return None
+    too_deep = f"request body nests arrays/objects deeper than {MAX_JSON_DEPTH} levels"
+    try:
+        value = json.loads(raw)
+    except RecursionError:  # deeper than the interpreter's recursion limit
+        raise UsageError(too_deep) from None
+    except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+        raise UsageError(f"request body is not valid UTF-8 JSON: {exc}") from None
+    if _depth_over(value, MAX_JSON_DEPTH):
+        raise UsageError(too_deep)
+    return value
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests containers more than ``limit`` deep (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
 async def _read_body(receive: Any) -> bytes:
     chunks: list[bytes] = []
     size = 0
@@ -198,7 +259,7 @@ async def _read_body(receive: Any) -> bytes:
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY:
-            raise ValueError("body too large")
+            raise UsageError(f"request body is larger than {MAX_BODY} bytes")
         chunks.append(chunk)
         if not message.get("more_body"):
             return b"".join(chunks)

@@ -2,8 +2,10 @@
 
 The dialer sends frames, each one envelope of type ``text`` v1 whose author must be the dialer itself (the
 Noise-authenticated peer of the stream). For every frame the listener answers one frame, a canonical CBOR map:
-``{"ok": true, "hash": <32-byte message hash>}`` or ``{"ok": false, "error": <text>}``. A bad frame (bad
-CBOR, bad signature, wrong author, oversize) gets an error answer and the stream stays open for the next one.
+``{"ok": true, "hash": <32-byte message hash>}`` or ``{"ok": false, "error": <text>, "code": <text>}``. A bad
+frame (bad CBOR, bad signature, wrong author, oversize) gets an error answer and the stream stays open for the
+next one. Replays are refused (:mod:`ioa_p2p.node.replay`): each author's ``seq`` must strictly increase,
+checked against a table persisted under ``$IOA_HOME`` before the ``ok`` answer.
 
 Control API: ``POST /send {"peer", "text", "data"?}`` -> ``{"hash", "acked"}``; ``GET /inbox`` -> the last
 received messages (``{"from", "hash", "seq", "ts", "text", "data"}``), oldest first.
@@ -25,6 +27,7 @@ from ioa_p2p.errors import (
     MessageTooLarge,
     PeerRejected,
     ProtocolViolation,
+    ReplayedMessage,
     UsageError,
 )
 from ioa_p2p.identity import PeerId
@@ -32,6 +35,7 @@ from ioa_p2p.wire import Envelope, Text
 
 from .control import ControlRequest
 from .framing import FramedStream
+from .replay import ReplayGuard
 
 if TYPE_CHECKING:
     from .node import Node
@@ -42,11 +46,13 @@ SEND_TIMEOUT = 10.0
 
 
 class Messaging:
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: Node, replay: ReplayGuard) -> None:
         self.node = node
+        self.replay = replay
         self.inbox: collections.deque[Envelope] = collections.deque(maxlen=INBOX_SIZE)
         self._seq = time.time_ns() // 1000  # monotonic across restarts without storing state
         self._arrived = trio.Event()
+        self._send_locks: dict[PeerId, trio.Lock] = {}
 
     def next_seq(self) -> int:
         self._seq += 1
@@ -57,7 +63,7 @@ class Messaging:
             try:
                 data = await stream.receive()
             except MessageTooLarge as exc:
-                await stream.send_value({"ok": False, "error": str(exc)})
+                await stream.send_value(_refusal("too-large", str(exc)))
                 raise  # the oversize body cannot be skipped reliably: end this stream
             reply = self._accept(stream.remote, data)
             await stream.send_value(reply)
@@ -66,22 +72,31 @@ class Messaging:
         try:
             env = Envelope.from_cbor(data)
         except InvalidMessage as exc:
-            return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+            return _refusal("invalid", f"{type(exc).__name__}: {exc}")
         if env.author != remote:
-            return {"ok": False, "error": f"author {env.author} is not the sending peer {remote}"}
+            return _refusal("wrong-author", f"author {env.author} is not the sending peer {remote}")
         if not isinstance(env.body, Text):
-            return {
-                "ok": False,
-                "error": f"{PROTOCOL_ID} carries 'text' messages, not {env.type!r}",
-            }
+            return _refusal("wrong-type", f"{PROTOCOL_ID} carries 'text' messages, not {env.type!r}")
+        try:
+            self.replay.admit(env.author, env.seq, env.ts)  # persisted before the ok answer
+        except ReplayedMessage as exc:
+            return _refusal(exc.code, f"ReplayedMessage: {exc}")
         self.inbox.append(env)
         self._arrived.set()
         self._arrived = trio.Event()
         return {"ok": True, "hash": env.hash}
 
     async def send_text(self, peer: PeerId, text: str, data: dict[str, Any] | None = None) -> bytes:
-        env = Envelope.create(self.node.identity, Text(text=text, data=data), seq=self.next_seq())
-        return await self.send_envelope(peer, env)
+        """Sign and send one message. Sends to one peer are serialized, so they arrive in seq order
+        (the receiver refuses a seq that is not above the last one it accepted)."""
+        lock = self._send_locks.setdefault(peer, trio.Lock())
+        try:
+            async with lock:
+                env = Envelope.create(self.node.identity, Text(text=text, data=data), seq=self.next_seq())
+                return await self.send_envelope(peer, env)
+        finally:
+            if not lock.locked() and lock.statistics().tasks_waiting == 0:
+                self._send_locks.pop(peer, None)
 
     async def send_envelope(self, peer: PeerId, env: Envelope) -> bytes:
         """Send one envelope; return its hash once the peer acknowledged it."""
@@ -99,6 +114,10 @@ class Messaging:
         """Wait until at least ``count`` messages sit in the inbox (callers bound the wait)."""
         while len(self.inbox) < count:
             await self._arrived.wait()
+
+
+def _refusal(code: str, error: str) -> dict[str, Any]:
+    return {"ok": False, "error": error, "code": code}
 
 
 def check_ack(reply: Any, env: Envelope, peer: PeerId) -> bytes:
@@ -125,7 +144,8 @@ def envelope_view(env: Envelope) -> dict[str, Any]:
 
 @asynccontextmanager
 async def open_messaging(node: Node) -> AsyncIterator[Messaging]:
-    messaging = Messaging(node)
+    replay = ReplayGuard.open(node.home, clock_ms=lambda: time.time_ns() // 1_000_000)
+    messaging = Messaging(node, replay)
 
     async def post_send(request: ControlRequest) -> Any:
         try:
@@ -143,4 +163,7 @@ async def open_messaging(node: Node) -> AsyncIterator[Messaging]:
     node.control.add_route("POST", "/send", post_send)
     node.control.add_route("GET", "/inbox", get_inbox)
     node.services["messaging"] = messaging
-    yield messaging
+    try:
+        yield messaging
+    finally:
+        replay.close()

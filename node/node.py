@@ -23,6 +23,7 @@ from libp2p.tools.anyio_service import background_trio_service
 
 from ioa_p2p.config import NodeConfig
 from ioa_p2p.errors import (
+    ConfigError,
     IoATimeout,
     PeerUnreachable,
     UsageError,
@@ -231,6 +232,7 @@ async def open_node(
     except OSError as exc:
         raise UsageError(f"cannot listen on {list(config.listen)}: {exc.strerror or exc}") from None
     try:
+        _check_listening(host, config.listen, listen)
         with _single_error():
             async with trio.open_nursery() as nursery:
                 node = Node(config, identity, host, nursery)
@@ -303,6 +305,41 @@ async def _start_routing(node: Node) -> None:
             trigger=trigger,
         )
     )
+
+
+def _check_listening(host: Any, texts: tuple[str, ...], addrs: list[Any]) -> None:
+    """py-libp2p only logs a listen address it cannot bind: refuse to run deaf (ConfigError, exit 2)."""
+    listening = host.get_network().listeners
+    failed = [text for text, addr in zip(texts, addrs, strict=True) if str(addr) not in listening]
+    if failed:
+        reasons = "; ".join(
+            f"{text}: {_bind_problem(addr)}"
+            for text, addr in zip(texts, addrs, strict=True)
+            if text in failed
+        )
+        raise ConfigError(
+            f"[node].listen (or --listen): cannot listen on {reasons}; choose another port (tcp/0: any "
+            "free port) or an address of this machine"
+        )
+
+
+def _bind_problem(addr: Any) -> str:
+    """Why a TCP listen address cannot be bound, found by trying (py-libp2p does not say)."""
+    import socket
+
+    try:
+        host = addr.value_for_protocol("ip4") or addr.value_for_protocol("ip6")
+        port = int(addr.value_for_protocol("tcp"))
+    except Exception:  # not an ip/tcp address: the transport refused it
+        return "no transport can listen on it"
+    family = socket.AF_INET6 if ":" in str(host) else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((str(host), port))
+        except OSError as exc:
+            return exc.strerror or str(exc)
+    return "the address could not be bound"
 
 
 @contextmanager

@@ -1,8 +1,8 @@
 """The durable chat store: one SQLite file, ``$IOA_HOME/chats.sqlite3``, in WAL mode.
 
-Tables (schema version 1, ``PRAGMA user_version``)::
+Tables (schema version 2, ``PRAGMA user_version``; a version 1 file gains ``chats.inviter``)::
 
-    chats     chat_id PK, genesis (signed envelope CBOR), status, joined_ms
+    chats     chat_id PK, genesis (signed envelope CBOR), status, joined_ms, inviter (NULL: created here)
     messages  hash PK, chat_id, author, seq, depth, ts, kind, raw   (insertion order = rowid)
     outbox    (hash, peer) PK, chat_id, added_ms                   (deliveries not yet acknowledged)
     evidence  chat_id, first, second                               (equivocation proofs)
@@ -34,7 +34,7 @@ from ioa_p2p.errors import StoreError
 from ioa_p2p.identity import PeerId
 
 STORE_FILE_NAME = "chats.sqlite3"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 STATUS_MEMBER = "member"
 STATUS_DECLINED = "declined"
@@ -45,7 +45,8 @@ CREATE TABLE IF NOT EXISTS chats (
     chat_id   BLOB PRIMARY KEY,
     genesis   BLOB NOT NULL,
     status    TEXT NOT NULL,
-    joined_ms INTEGER NOT NULL
+    joined_ms INTEGER NOT NULL,
+    inviter   BLOB
 );
 CREATE TABLE IF NOT EXISTS messages (
     hash    BLOB PRIMARY KEY,
@@ -81,6 +82,7 @@ class ChatRow:
     genesis: bytes
     status: str
     joined_ms: int
+    inviter: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,12 +111,15 @@ class ChatStore:
             self._db.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
             self._db.execute("PRAGMA foreign_keys=ON")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, SCHEMA_VERSION):
+            if version not in (0, 1, SCHEMA_VERSION):
                 raise StoreError(
                     f"{path} has chat store schema {version}; this version reads {SCHEMA_VERSION}. "
                     "Upgrade ioa-p2p, or move the file away to start with an empty store"
                 )
             self._db.executescript(_SCHEMA)
+            if version == 1:  # schema 2 added who invited this node to each chat
+                self._db.execute("ALTER TABLE chats ADD COLUMN inviter BLOB")
+            self._db.execute("CREATE INDEX IF NOT EXISTS chats_by_inviter ON chats (inviter, status)")
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
         except sqlite3.Error as exc:
             raise StoreError(
@@ -151,14 +156,26 @@ class ChatStore:
 
     # ------------------------------------------------------------------ chats
 
-    def add_chat(self, chat_id: bytes, genesis: bytes, status: str, now_ms: int) -> None:
-        """Record a chat (an existing row keeps its genesis; its status is updated)."""
+    def add_chat(
+        self, chat_id: bytes, genesis: bytes, status: str, now_ms: int, inviter: PeerId | None = None
+    ) -> None:
+        """Record a chat (an existing row keeps its genesis and inviter; its status is updated).
+        ``inviter``: the peer whose invitation this node accepted (None: created here)."""
         with self._errors("save a chat"):
             self._db.execute(
-                "INSERT INTO chats (chat_id, genesis, status, joined_ms) VALUES (?, ?, ?, ?) "
+                "INSERT INTO chats (chat_id, genesis, status, joined_ms, inviter) VALUES (?, ?, ?, ?, ?) "
                 "ON CONFLICT(chat_id) DO UPDATE SET status = excluded.status",
-                (chat_id, genesis, status, now_ms),
+                (chat_id, genesis, status, now_ms, inviter.raw if inviter else None),
             )
+
+    def count_invited(self, inviter: PeerId | None = None, status: str = "member") -> int:
+        """Chats with ``status`` this node joined by an invitation (from ``inviter``, or from anyone)."""
+        query = "SELECT COUNT(*) FROM chats WHERE status = ? AND inviter IS NOT NULL"
+        args: tuple[object, ...] = (status,)
+        if inviter is not None:
+            query, args = query + " AND inviter = ?", (status, inviter.raw)
+        with self._errors("count chats"):
+            return int(self._db.execute(query, args).fetchone()[0])
 
     def set_status(self, chat_id: bytes, status: str) -> None:
         with self._errors("update a chat"):
@@ -167,14 +184,15 @@ class ChatStore:
     def chats(self) -> list[ChatRow]:
         with self._errors("list chats"):
             rows = self._db.execute(
-                "SELECT chat_id, genesis, status, joined_ms FROM chats ORDER BY joined_ms, chat_id"
+                "SELECT chat_id, genesis, status, joined_ms, inviter FROM chats ORDER BY joined_ms, chat_id"
             ).fetchall()
         return [ChatRow(*row) for row in rows]
 
     def chat(self, chat_id: bytes) -> ChatRow | None:
         with self._errors("read a chat"):
             row = self._db.execute(
-                "SELECT chat_id, genesis, status, joined_ms FROM chats WHERE chat_id = ?", (chat_id,)
+                "SELECT chat_id, genesis, status, joined_ms, inviter FROM chats WHERE chat_id = ?",
+                (chat_id,),
             ).fetchone()
         return ChatRow(*row) if row else None
 
