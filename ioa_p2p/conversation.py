@@ -260,7 +260,7 @@ class Conversation:
     def _assignee(self, task_id: str) -> str | None:
         msg_id, _, index = task_id.rpartition("#")
         entry = self._turns.get(msg_id)
-        if entry is None or not index.isdigit():
+        if entry is None or not (index.isascii() and index.isdigit()):  # "²".isdigit(), int("²") fails
             return None
         tasks = entry[1].tasks
         return tasks[int(index)].assignee if int(index) < len(tasks) else None
