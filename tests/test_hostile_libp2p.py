@@ -1,0 +1,174 @@
+"""Nothing a peer sends through py-libp2p's own protocols, or who it is, can end a node.
+
+Each test is the regression test of one remote crash found by sending hostile input from a real libp2p host
+on 127.0.0.1 to a full node (every service), which must outlive it (see :mod:`tests.hostile`):
+
+- a GossipSub frame that is not protobuf: ``DecodeError`` escaped py-libp2p's pubsub stream handler and the
+  swarm service, ending the host and, silently, the node (libp2p_patches patch 8);
+- a GossipSub message whose ``key`` is not a protobuf key: ``DecodeError`` from the signature check failed
+  the Pubsub service (patch 9);
+- a peer with a secp256k1 identity: ``Node.connected_peers`` raised ``InvalidPeerId`` in the chat service's
+  connection watch (the Noise handshake now refuses non-Ed25519 peers);
+- a Kademlia answer naming a non-Ed25519 closer peer: ``InvalidPeerId`` in the peer-discovery loop;
+- a relay answering a reservation with a status code the protocol does not define: ``ValueError`` in the
+  reservation keeper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import multiaddr
+import pytest
+import trio
+from libp2p import create_yamux_muxer_option, new_host
+from libp2p.crypto.secp256k1 import create_new_key_pair as new_secp256k1_key_pair
+from libp2p.crypto.x25519 import create_new_key_pair as new_x25519_key_pair
+from libp2p.kad_dht.pb.kademlia_pb2 import Message
+from libp2p.peer.id import ID
+from libp2p.peer.peerinfo import info_from_p2p_addr
+from libp2p.pubsub.pb import rpc_pb2
+from libp2p.relay.circuit_v2.pb.circuit_pb2 import HopMessage
+from libp2p.relay.circuit_v2.utils import read_delimited_msg, write_delimited_msg
+from libp2p.security.noise.transport import PROTOCOL_ID as NOISE_PROTOCOL_ID
+from libp2p.security.noise.transport import Transport as NoiseTransport
+
+from ioa_p2p.bootstrap.relay import HOP_PROTOCOL
+from ioa_p2p.config import NodeConfig
+from ioa_p2p.dht.gossip import TOPIC
+from ioa_p2p.identity import Identity
+from ioa_p2p.node import Node, open_node
+from ioa_p2p.node.libp2p_patches import IOA_KAD_PROTOCOL
+
+from .hostile import Watch, send_raw, uvarint_frame, watch_victim
+
+pytestmark = pytest.mark.slow
+
+PUBSUB = "/meshsub/1.1.0"
+
+
+@asynccontextmanager
+async def attacker_node(home: Path) -> AsyncIterator[Node]:
+    """A plain node (messaging, no discovery) that the tests turn hostile."""
+    config = NodeConfig(home=home, raw={"discovery": {"enabled": False}})
+    async with open_node(config, identity=Identity.generate(), write_info=False) as node:
+        yield node
+
+
+async def wait_fault(victim: Watch, key: str) -> None:
+    while victim.node.faults.counts[key] == 0:
+        await trio.sleep(0.05)
+
+
+async def still_serves(victim: Watch, peer: Node) -> None:
+    """The victim still answers a signed direct message (a new stream, a full round trip)."""
+    digest = await peer.services["messaging"].send_text(victim.node.peer_id, "still there?")
+    assert len(digest) == 32
+
+
+def publish_rpc(**fields: bytes) -> bytes:
+    rpc = rpc_pb2.RPC()
+    msg = rpc.publish.add()
+    msg.topicIDs.append(TOPIC)
+    for name, value in fields.items():
+        setattr(msg, name, value)
+    return uvarint_frame(rpc.SerializeToString())
+
+
+async def test_a_pubsub_frame_that_is_not_protobuf_resets_only_its_stream(tmp_path: Path) -> None:
+    with trio.fail_after(90):
+        async with watch_victim(tmp_path / "v") as victim, attacker_node(tmp_path / "a") as attacker:
+            await victim.node.services_ready.wait()
+            await attacker.connect(victim.node.listen_addrs()[0])
+            await send_raw(attacker, victim.node, PUBSUB, uvarint_frame(b"\xff" * 5))
+            await wait_fault(victim, f"libp2p stream {PUBSUB}:DecodeError")
+            await still_serves(victim, attacker)
+            victim.done()
+
+
+async def test_a_pubsub_message_with_a_garbage_key_is_dropped(tmp_path: Path) -> None:
+    with trio.fail_after(90):
+        async with watch_victim(tmp_path / "v") as victim, attacker_node(tmp_path / "a") as attacker:
+            await victim.node.services_ready.wait()
+            await attacker.connect(victim.node.listen_addrs()[0])
+            rpc = publish_rpc(from_id=b"\x01\x02x", seqno=b"\x00" * 8, signature=b"s", key=b"\xff\x01", data=b"x")
+            await send_raw(attacker, victim.node, PUBSUB, rpc)
+            await wait_fault(victim, "pubsub message:DecodeError")
+            await still_serves(victim, attacker)
+            victim.done()
+
+
+async def test_a_peer_with_a_secp256k1_key_is_refused_at_the_handshake(tmp_path: Path) -> None:
+    key_pair = new_secp256k1_key_pair()
+    noise = NoiseTransport(key_pair, noise_privkey=new_x25519_key_pair().private_key)
+    muxers = {k: v for k, v in create_yamux_muxer_option().items() if "yamux" in str(k)}
+    foreign = new_host(key_pair=key_pair, sec_opt={NOISE_PROTOCOL_ID: noise}, muxer_opt=muxers)
+    with trio.fail_after(90):
+        async with (
+            watch_victim(tmp_path / "v") as victim,
+            attacker_node(tmp_path / "a") as good,
+            foreign.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]),
+        ):
+            info = info_from_p2p_addr(multiaddr.Multiaddr(victim.node.listen_addrs()[0]))
+            with pytest.raises(Exception):  # noqa: B017 - py-libp2p's swarm raises its own dial errors
+                await foreign.connect(info)
+            await trio.sleep(1.0)  # the chat service's connection watch runs every 0.5 s
+            assert victim.node.connected_peers() == []
+            await good.connect(victim.node.listen_addrs()[0])
+            await still_serves(victim, good)
+            victim.done()
+
+
+async def test_a_kademlia_answer_naming_a_non_ed25519_peer_is_harmless(tmp_path: Path) -> None:
+    foreign_id = ID.from_pubkey(new_secp256k1_key_pair().public_key)
+    answered = 0
+
+    async def evil_kad(stream) -> None:  # answers every request with the foreign peer as closest
+        nonlocal answered
+        reply = Message(type=Message.MessageType.FIND_NODE)
+        peer = reply.closerPeers.add()
+        peer.id = foreign_id.to_bytes()
+        peer.addrs.append(multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/9").to_bytes())
+        try:
+            while await read_delimited_msg(stream, Message) is not None:
+                await stream.write(uvarint_frame(reply.SerializeToString()))
+                answered += 1
+        except Exception:
+            return
+
+    with trio.fail_after(90):
+        async with attacker_node(tmp_path / "a") as attacker:
+            attacker.host.set_stream_handler(IOA_KAD_PROTOCOL, evil_kad)
+            async with watch_victim(tmp_path / "v", bootstrap=(attacker.listen_addrs()[0],)) as victim:
+                while foreign_id not in victim.node.dht.routing_table.get_peer_ids():  # noqa: ASYNC110
+                    await trio.sleep(0.1)
+                assert answered
+                await trio.sleep(2.0)  # a few peer-discovery rounds with the foreign ID in the table
+                await still_serves(victim, attacker)
+                victim.done()
+
+
+async def test_a_relay_answering_an_undefined_status_code_is_retried_not_fatal(tmp_path: Path) -> None:
+    asked = 0
+
+    async def evil_hop(stream) -> None:
+        nonlocal asked
+        await read_delimited_msg(stream, HopMessage)
+        asked += 1
+        reply = HopMessage(type=HopMessage.STATUS)
+        reply.MergeFromString(b"\x28\xe7\x07")  # field 5 (status) = 999, not a StatusCode
+        await write_delimited_msg(stream, reply)
+        await stream.close()
+
+    with trio.fail_after(90):
+        async with attacker_node(tmp_path / "a") as relay:
+            relay.host.set_stream_handler(HOP_PROTOCOL, evil_hop)
+            raw = {"relay": {"reserve": [relay.listen_addrs()[0]]}, "discovery": {"enabled": False}}
+            async with watch_victim(tmp_path / "v", raw=raw) as victim:
+                while asked < 2:  # noqa: ASYNC110 - the keeper asks again after a refusal
+                    await trio.sleep(0.05)
+                assert victim.node.services["relay"].reservations == {}
+                await still_serves(victim, relay)
+                victim.done()
