@@ -9,7 +9,7 @@ victim ended or when the test's own block never reached its end (:meth:`Watch.do
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,7 @@ class Watch:
 
     def done(self) -> None:
         """Call as the last line of the test's block: proves the block was not cancelled."""
-        assert self.alive(), f"the victim node ended: {self.error!r}"
+        assert self.alive(), f"the victim node ended: {repr(self.error)[:400]}"
         self.reached_end = True
 
 
@@ -75,7 +75,8 @@ async def watch_victim(
         # A failing assertion of the test speaks for itself; a block that just stopped (cancelled, or
         # leaving quietly) means the victim took it down.
         if watch is not None and not watch.reached_end and _only_cancelled(failure):
-            raise AssertionError(f"the test block did not finish: the victim node ended ({watch.error!r})")
+            ended = repr(watch.error)[:400]
+            raise AssertionError(f"the test block did not finish: the victim node ended ({ended})")
 
 
 def _only_cancelled(exc: BaseException | None) -> bool:
@@ -98,10 +99,8 @@ async def send_raw(attacker: Node, victim: Node, protocol: str, payload: bytes) 
                 return b""
         return b""
     finally:
-        try:
+        with suppress(Exception):
             await stream.reset()
-        except Exception:
-            pass
 
 
 def uvarint_frame(payload: bytes) -> bytes:

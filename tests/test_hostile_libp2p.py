@@ -58,7 +58,7 @@ async def attacker_node(home: Path) -> AsyncIterator[Node]:
 
 
 async def wait_fault(victim: Watch, key: str) -> None:
-    while victim.node.faults.counts[key] == 0:
+    while victim.node.faults.counts[key] == 0:  # noqa: ASYNC110 - no event to wait on
         await trio.sleep(0.05)
 
 
@@ -93,7 +93,8 @@ async def test_a_pubsub_message_with_a_garbage_key_is_dropped(tmp_path: Path) ->
         async with watch_victim(tmp_path / "v") as victim, attacker_node(tmp_path / "a") as attacker:
             await victim.node.services_ready.wait()
             await attacker.connect(victim.node.listen_addrs()[0])
-            rpc = publish_rpc(from_id=b"\x01\x02x", seqno=b"\x00" * 8, signature=b"s", key=b"\xff\x01", data=b"x")
+            garbage_key = {"key": b"\xff\x01", "signature": b"s", "from_id": b"\x01\x02x"}
+            rpc = publish_rpc(seqno=b"\x00" * 8, data=b"x", **garbage_key)
             await send_raw(attacker, victim.node, PUBSUB, rpc)
             await wait_fault(victim, "pubsub message:DecodeError")
             await still_serves(victim, attacker)
