@@ -37,6 +37,7 @@ PEERS = [Identity(bytes([i]) * 32).peer_id for i in range(1, 4)]
 NOW = 1_700_000_000_000
 BODY_TYPES = sorted(wire.registered_types().items())
 CONTROL_TYPES = [chat.ChatAck, chat.SyncRequest, chat.SyncBatch]
+WORDS = ["ok", "stored", "missing", "text", "member.add", "member.leave", "conv.x", "not-member", "/a"]
 
 # --------------------------------------------------------------------------- strategies
 
@@ -52,8 +53,10 @@ _leaf = (
 #: Any value, keys of any type (what a caller of ``from_value`` may hand in).
 junk = st.recursive(
     _leaf,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(max_size=6) | st.integers(0, 3) | st.binary(max_size=2), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=6) | st.integers(0, 3) | st.binary(max_size=2), inner, max_size=4)
+    ),
     max_leaves=8,
 )
 
@@ -82,8 +85,7 @@ def _typed_for(hint: Any) -> st.SearchStrategy[Any]:
     if hint is int:
         return st.integers(-5, 300) | st.sampled_from([4096, 4097, 100_000, 100_001, 2**63, 2**64 - 1, 2**64])
     if hint is str:
-        words = ["ok", "stored", "missing", "text", "member.add", "member.leave", "conv.x", "not-member", "/a"]
-        return st.text(max_size=20) | st.sampled_from(words) | st.just("x" * 4100)
+        return st.text(max_size=20) | st.sampled_from(WORDS) | st.just("x" * 4100)
     if hint is bytes:
         sized = st.sampled_from([4, 16, 32, 38, 64]).flatmap(lambda n: st.binary(min_size=n, max_size=n))
         return st.binary(max_size=70) | sized
@@ -93,7 +95,8 @@ def _typed_for(hint: Any) -> st.SearchStrategy[Any]:
         return body_values(hint)
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is tuple:
-        return st.lists(for_hint(args[0]), max_size=5) | st.lists(_typed_for(args[0]), min_size=30, max_size=40)
+        many = st.lists(_typed_for(args[0]), min_size=30, max_size=40)
+        return st.lists(for_hint(args[0]), max_size=5) | many
     if origin is dict:
         keys = st.text(max_size=8) | st.sampled_from(["text", "member"])
         return st.dictionaries(keys, for_hint(args[1]), max_size=3)
@@ -150,17 +153,14 @@ def test_every_body_type_raises_only_our_errors(key: tuple[str, int], cls: type[
 
 @pytest.mark.parametrize("expected", CONTROL_TYPES, ids=lambda c: c.TYPE)
 @FUZZ
-@given(
-    frame=st.fixed_dictionaries(
-        {"t": st.sampled_from([c.TYPE for c in CONTROL_TYPES]) | hostile_scalar, "tv": st.just(1) | hostile_scalar}
-    ).flatmap(lambda f: body_values(CONTROL_TYPES[0]).map(lambda b: {**f, "b": b}))
-    | junk,
-    raw=st.binary(max_size=200),
-)
-def test_control_frames_raise_only_our_errors(expected: type[Body], frame: Any, raw: bytes) -> None:
-    data = encoded(frame)
-    if data is not None:
-        only_our_errors(chat.decode_control, data, expected)
+@given(data=st.data(), raw=st.binary(max_size=200))
+def test_control_frames_raise_only_our_errors(expected: type[Body], data: Any, raw: bytes) -> None:
+    names = st.sampled_from([c.TYPE for c in CONTROL_TYPES]) | hostile_scalar
+    header = {"t": data.draw(names), "tv": data.draw(st.just(1) | hostile_scalar)}
+    frame = data.draw(st.just({**header, "b": data.draw(body_values(expected))}) | junk)
+    encoded_frame = encoded(frame)
+    if encoded_frame is not None:
+        only_our_errors(chat.decode_control, encoded_frame, expected)
     only_our_errors(chat.decode_control, raw, expected)
 
 
@@ -299,6 +299,7 @@ def test_a_result_naming_a_non_ascii_digit_task_index_is_an_unknown_task() -> No
 
 # --------------------------------------------------------------------------- cards and DHT records
 
+DHT_KEYS = [card_key(KEY.peer_id), "/ioa/card/", "/ioa/card/x", "/ioa/other/1", "/ioa/card/" + "1" * 99]
 CARD = issue_card(KEY, name="n", description="d", model="m", vector=[0.5, 1.0], version=NOW, now_ms=NOW)
 
 
@@ -314,9 +315,7 @@ def test_cards_with_hostile_bodies_raise_only_our_errors(body: Any, raw: bytes) 
 
 @FUZZ
 @given(
-    key=st.sampled_from([card_key(KEY.peer_id), "/ioa/card/", "/ioa/card/x", "/ioa/other/1", "/ioa/card/" + "1" * 300])
-    | st.text(max_size=40)
-    | st.binary(max_size=10),
+    key=st.sampled_from(DHT_KEYS) | st.text(max_size=40) | st.binary(max_size=10),
     values=st.lists(st.just(CARD.encoded) | st.binary(max_size=100) | hostile_scalar, max_size=4),
 )
 def test_the_dht_record_validator_raises_only_our_errors(key: Any, values: list[Any]) -> None:
