@@ -16,6 +16,9 @@ on 127.0.0.1 to a full node (every service), which must outlive it (see :mod:`te
 
 from __future__ import annotations
 
+import contextlib
+import json
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -40,8 +43,11 @@ from ioa_p2p.config import NodeConfig
 from ioa_p2p.dht.gossip import TOPIC
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import Node, open_node
+from ioa_p2p.node.control import ControlRequest
+from ioa_p2p.node.host import to_libp2p_id
 from ioa_p2p.node.libp2p_patches import IOA_KAD_PROTOCOL
 
+from .conftest import NodeProcess, ioa_init
 from .hostile import Watch, send_raw, uvarint_frame, watch_victim
 
 pytestmark = pytest.mark.slow
@@ -85,6 +91,9 @@ async def test_a_pubsub_frame_that_is_not_protobuf_resets_only_its_stream(tmp_pa
             await send_raw(attacker, victim.node, PUBSUB, uvarint_frame(b"\xff" * 5))
             await wait_fault(victim, f"libp2p stream {PUBSUB}:DecodeError")
             await still_serves(victim, attacker)
+            get_faults = victim.node.control.routes[("GET", "/faults")]
+            faults = await get_faults(ControlRequest("GET", "/faults", {}, None))
+            assert faults == {"total": 1, "counts": {f"libp2p stream {PUBSUB}:DecodeError": 1}}
             victim.done()
 
 
@@ -173,3 +182,46 @@ async def test_a_relay_answering_an_undefined_status_code_is_retried_not_fatal(t
                 assert victim.node.services["relay"].reservations == {}
                 await still_serves(victim, relay)
                 victim.done()
+
+
+def test_a_node_process_outlives_a_hostile_pubsub_frame_and_reports_it(tmp_path: Path) -> None:
+    """The same attack on an ``ioa node start`` process: it keeps running, ``ioa faults`` shows the fault,
+    and it stops cleanly (exit 0)."""
+    ioa_init(tmp_path / "v")
+    victim = NodeProcess(tmp_path / "v", "--listen", "/ip4/127.0.0.1/tcp/0")
+    try:
+        addr = victim.wait_listening()[0]
+        trio.run(_send_garbage_pubsub_frame, tmp_path / "a", addr)
+        key = f"libp2p stream {PUBSUB}:DecodeError"
+        deadline = time.monotonic() + 20
+        while True:
+            out = victim.ioa("faults", "--json")
+            assert out.returncode == 0, out.stderr
+            report = json.loads(out.stdout)
+            if report["counts"].get(key) or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert report["counts"].get(key) == 1 and report["total"] >= 1, report
+        text = victim.ioa("faults")
+        assert "faults stopped at task boundaries:" in text.stdout and key in text.stdout
+        assert victim.proc.poll() is None
+    finally:
+        code = victim.stop()
+    assert code == 0, victim.output()
+
+
+async def _send_garbage_pubsub_frame(home: Path, addr: str) -> None:
+    with trio.fail_after(60):
+        async with attacker_node(home) as attacker:
+            peer = await attacker.connect(addr)
+            # the node's pubsub starts with its discovery service; retry until the protocol is served
+            for _ in range(100):
+                try:
+                    stream = await attacker.host.new_stream(to_libp2p_id(peer), [PUBSUB])
+                    break
+                except Exception:
+                    await trio.sleep(0.2)
+            await stream.write(uvarint_frame(b"\xff" * 5))
+            await trio.sleep(0.5)
+            with contextlib.suppress(Exception):
+                await stream.reset()
