@@ -196,13 +196,19 @@ async def open_card_gossip(
         async with trio.open_nursery() as nursery:
             for peer in host.get_connected_peers():  # connected before pubsub existed
                 if speaks_pubsub(host, peer) is not False:
-                    nursery.start_soon(pubsub.ensure_peer_stream, peer, PEER_REGISTER_TIMEOUT)
+                    nursery.start_soon(_register_quietly, pubsub, peer, faults)
             nursery.start_soon(_drain, subscription, gossip, deliver, faults)
             nursery.start_soon(_maintain, host, pubsub)
             try:
                 yield gossip
             finally:
                 nursery.cancel_scope.cancel()
+
+
+async def _register_quietly(pubsub: Pubsub, peer: Any, faults: Faults) -> None:
+    """Register one peer with Pubsub; whatever the peer does meanwhile fails this registration only."""
+    with faults.boundary("pubsub registration", str(peer)):
+        await pubsub.ensure_peer_stream(peer, PEER_REGISTER_TIMEOUT)
 
 
 async def _maintain(host: Any, pubsub: Pubsub) -> None:

@@ -66,6 +66,8 @@ log = logging.getLogger("ioa_p2p.goals")
 #: Extra seconds launch_goal waits after a round's deadline (every member ends by itself at the deadline).
 WAIT_GRACE = 15.0
 CARD_FETCH_TIMEOUT = 3.0
+#: Tasks (adapter runs or sub-teams) this node works on at once, over all goals.
+MAX_RUNNING_TASKS = 8
 
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -97,6 +99,7 @@ class Goals:
         self._nursery = nursery
         self.declined_invitations = 0
         self.teams = TeamFormation(self)
+        self._task_slots = trio.CapacityLimiter(MAX_RUNNING_TASKS)
 
     @property
     def discovery(self) -> Any:
@@ -203,7 +206,18 @@ class Goals:
     async def perform_task(
         self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
     ) -> TaskOutcome:
-        """Run a task assigned to this node: on its adapter, or through a sub-team (the nested-team rule)."""
+        """Run a task assigned to this node: on its adapter, or through a sub-team (the nested-team rule).
+        At most :data:`MAX_RUNNING_TASKS` run at once (teammates choose how many tasks they assign); the
+        others wait for a slot until their deadline."""
+        with trio.move_on_after(max(0.0, deadline - time.time())):
+            async with self._task_slots:
+                return await self._perform(driver, r, task, deadline, progress)
+        why = f"this node runs at most {MAX_RUNNING_TASKS} tasks at once; none ended before this deadline"
+        return TaskOutcome(task.task_id, False, why, None, None, "timeout")
+
+    async def _perform(
+        self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
+    ) -> TaskOutcome:
         text, depth = task.description, r.start.depth
         reason = subteam_reason(text, depth=depth, has_adapter=self.runtime.has_adapter)
         own: TaskOutcome | None = None

@@ -1,9 +1,11 @@
 """A teammate's conversation messages cannot end a node's goals service, or the node.
 
-Regression: a ``conv.task.result`` whose task id ends in ``#²`` (``"²".isdigit()`` is true, ``int("²")``
+Regressions: a ``conv.task.result`` whose task id ends in ``#²`` (``"²".isdigit()`` is true, ``int("²")``
 raises ``ValueError``) made ``Conversation.on_message`` raise inside the chat driver; the exception left
-the goals service's nursery and the node ended. The hostile member here is a real node that runs only the
-chat service and posts by hand whatever a malicious teammate could sign.
+the goals service's nursery and the node ended. A teammate assigning many tasks had all of them run at
+once (one adapter run, or one sub-team, each); now at most ``MAX_RUNNING_TASKS`` run at a time. The
+hostile member here is a real node that runs only the chat service and posts by hand whatever a malicious
+teammate could sign.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from ioa_p2p.conv_messages import ConvStart, TaskAssignment, TaskOutcome, Turn
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import Node, open_node
 from ioa_p2p.node.chats import Chats, open_chats
+from ioa_p2p.node.goals import MAX_RUNNING_TASKS
 
 from .hostile import Watch, watch_victim
 
@@ -59,8 +62,8 @@ async def open_round(victim: Watch, attacker: Node, chats: Chats) -> tuple[bytes
     return handle.chat_id, round_id, turn_id
 
 
-async def conclude(chats: Chats, chat_id: bytes, turn_id: str) -> None:
-    end = Turn(cm.CONCLUSION, prev=turn_id, height=1, text="done")
+async def conclude(chats: Chats, chat_id: bytes, turn_id: str, *, height: int = 1) -> None:
+    end = Turn(cm.CONCLUSION, prev=turn_id, height=height, text="done")
     await chats.post(chat_id, cm.CONCLUSION, end.to_content())
 
 
@@ -115,4 +118,28 @@ async def test_a_message_the_conversation_chokes_on_costs_only_that_message(
             outcome = await wait_outcome(victim, chat_id, round_id)
             assert outcome.status == "concluded"
             assert victim.node.faults.counts["goal message:RuntimeError"] >= 1
+            victim.done()
+
+
+async def test_a_teammate_assigning_many_tasks_gets_a_bounded_number_run_at_once(tmp_path: Path) -> None:
+    raw = {**VICTIM, "agent": {"name": "worker", "adapter": "echo", "options": {"fail": "hang"}}}
+    with trio.fail_after(90):
+        async with (
+            watch_victim(tmp_path / "v", raw=raw) as victim,
+            chat_only_node(tmp_path / "a") as (attacker, chats),
+        ):
+            chat_id, round_id, turn_id = await open_round(victim, attacker, chats)
+            me, them = str(attacker.peer_id), str(victim.node.peer_id)
+            tasks = tuple(TaskAssignment(them, f"t{i}", "work that never ends") for i in range(16))
+            flood = Turn(cm.TASK_ASYNC, prev=turn_id, height=1, text="all yours", tasks=tasks, next=(me,))
+            flood_id = (await chats.post(chat_id, cm.TASK_ASYNC, flood.to_content())).hash.hex()
+            adapter = victim.node.services["goals"].runtime.adapter
+            while adapter.runs < MAX_RUNNING_TASKS:  # noqa: ASYNC110 - no event to wait on
+                await trio.sleep(0.05)
+            await trio.sleep(1.0)  # the other 8 wait for a slot: none starts
+            assert adapter.runs == MAX_RUNNING_TASKS
+            await conclude(chats, chat_id, flood_id, height=2)
+            outcome = await wait_outcome(victim, chat_id, round_id)
+            assert outcome.status == "concluded"
+            assert adapter.runs == MAX_RUNNING_TASKS  # the waiting ones were cancelled, never run
             victim.done()
