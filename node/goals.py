@@ -209,11 +209,15 @@ class Goals:
         """Run a task assigned to this node: on its adapter, or through a sub-team (the nested-team rule).
         At most :data:`MAX_RUNNING_TASKS` run at once (teammates choose how many tasks they assign); the
         others wait for a slot until their deadline."""
-        with trio.move_on_after(max(0.0, deadline - time.time())):
-            async with self._task_slots:
-                return await self._perform(driver, r, task, deadline, progress)
-        why = f"this node runs at most {MAX_RUNNING_TASKS} tasks at once; none ended before this deadline"
-        return TaskOutcome(task.task_id, False, why, None, None, "timeout")
+        with trio.move_on_after(max(0.0, deadline - time.time())) as waited:
+            await self._task_slots.acquire()
+        if waited.cancelled_caught:
+            why = f"this node runs at most {MAX_RUNNING_TASKS} tasks at once; none ended before this deadline"
+            return TaskOutcome(task.task_id, False, why, None, None, "timeout")
+        try:
+            return await self._perform(driver, r, task, deadline, progress)
+        finally:
+            self._task_slots.release()
 
     async def _perform(
         self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
