@@ -12,12 +12,16 @@ on 127.0.0.1 to a full node (every service), which must outlive it (see :mod:`te
 - a Kademlia answer naming a non-Ed25519 closer peer: ``InvalidPeerId`` in the peer-discovery loop;
 - a relay answering a reservation with a status code the protocol does not define: ``ValueError`` in the
   reservation keeper.
+
+A burst of random GossipSub RPCs (control messages with peer exchange, publishes with random fields) and
+the same attack on an ``ioa node start`` process complete the picture.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import random
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -225,3 +229,66 @@ async def _send_garbage_pubsub_frame(home: Path, addr: str) -> None:
             await trio.sleep(0.5)
             with contextlib.suppress(Exception):
                 await stream.reset()
+
+
+def random_pubsub_rpc(rng: random.Random, own_id: bytes) -> bytes:
+    """An RPC with random subscriptions, control messages (IHAVE, IWANT, GRAFT, PRUNE with peer exchange,
+    IDONTWANT) and publishes with random origin, seqno, signature and key fields."""
+
+    def blob(size: int | None = None) -> bytes:
+        return rng.randbytes(rng.randint(0, 40) if size is None else size)
+
+    topics = [TOPIC, "", "x" * 300, "\u2603"]
+    rpc = rpc_pb2.RPC()
+    for _ in range(rng.randint(0, 3)):
+        sub = rpc.subscriptions.add()
+        sub.subscribe, sub.topicid = rng.random() < 0.7, rng.choice(topics)
+    control = rpc.control
+    for _ in range(rng.randint(0, 3)):
+        kind = rng.randint(0, 4)
+        if kind == 0:
+            ihave = control.ihave.add()
+            ihave.topicID = rng.choice(topics)
+            ihave.messageIDs.extend(blob() for _ in range(rng.randint(0, 5)))
+        elif kind == 1:
+            control.iwant.add().messageIDs.extend(blob() for _ in range(rng.randint(0, 5)))
+        elif kind == 2:
+            control.graft.add().topicID = rng.choice(topics)
+        elif kind == 3:
+            prune = control.prune.add()
+            prune.topicID, prune.backoff = rng.choice(topics), rng.choice([0, 10, 2**63, 2**64 - 1])
+            for _ in range(rng.randint(0, 3)):
+                peer = prune.peers.add()
+                peer.peerID = rng.choice([blob(), own_id, blob(38)])
+                if rng.random() < 0.5:
+                    peer.signedPeerRecord = blob()
+        else:
+            control.idontwant.add().messageIDs.extend(blob() for _ in range(rng.randint(0, 5)))
+    for _ in range(rng.randint(0, 2)):
+        msg = rpc.publish.add()
+        msg.topicIDs.append(rng.choice(topics))
+        msg.from_id, msg.seqno, msg.data = rng.choice([blob(), own_id, b""]), blob(rng.choice([0, 8])), blob()
+        if rng.random() < 0.5:
+            msg.signature = blob(64)
+        if rng.random() < 0.3:
+            msg.key = blob()
+    return uvarint_frame(rpc.SerializeToString())
+
+
+async def test_a_burst_of_random_pubsub_rpcs_ends_nothing(tmp_path: Path) -> None:
+    rng = random.Random(20261123)
+    with trio.fail_after(120):
+        async with watch_victim(tmp_path / "v") as victim, attacker_node(tmp_path / "a") as attacker:
+            await victim.node.services_ready.wait()
+            await attacker.connect(victim.node.listen_addrs()[0])
+            own_id = attacker.host.get_id().to_bytes()
+            for _ in range(60):
+                stream = await attacker.host.new_stream(to_libp2p_id(victim.node.peer_id), [PUBSUB])
+                with contextlib.suppress(Exception):  # the victim resets a stream it cannot parse
+                    for _ in range(5):
+                        await stream.write(random_pubsub_rpc(rng, own_id))
+                    await stream.close()
+            await trio.sleep(3.0)  # a few GossipSub heartbeats over whatever state the RPCs left
+            assert victim.node.faults.total > 0  # the burst did reach the boundaries
+            await still_serves(victim, attacker)
+            victim.done()
