@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 import multiaddr
@@ -47,13 +47,11 @@ from libp2p.relay.circuit_v2.pb.circuit_pb2 import HopMessage
 from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID as HOP_PROTOCOL_ID
 from libp2p.relay.circuit_v2.protocol import STOP_PROTOCOL_ID, CircuitV2Protocol
 from libp2p.relay.circuit_v2.protocol_buffer import StatusCode
-from libp2p.relay.circuit_v2.resources import RelayLimits
 from libp2p.relay.circuit_v2.transport import CircuitV2Transport
 from libp2p.relay.circuit_v2.utils import read_delimited_msg, write_delimited_msg
 from libp2p.tools.anyio_service import background_trio_service
 
 from ioa_p2p.errors import (
-    ConfigError,
     InvalidAddress,
     IoAError,
     IoATimeout,
@@ -62,6 +60,8 @@ from ioa_p2p.errors import (
     UsageError,
 )
 from ioa_p2p.identity import PeerId
+
+from .relay_settings import RelaySettings
 
 if TYPE_CHECKING:
     from ioa_p2p.node import Node
@@ -80,71 +80,7 @@ RETRY_BACKOFF_MAX = 30.0
 KEEPER_POLL = 1.0
 
 
-# --------------------------------------------------------------------------- settings (pure)
-
-
-@dataclass(frozen=True, slots=True)
-class RelaySettings:
-    """The parsed ``[relay]`` table (see the module docstring for meanings and defaults)."""
-
-    hop: bool = False
-    client: bool = True
-    reserve: tuple[str, ...] = ()
-    reserve_on_bootstrap: bool = False
-    max_reservations: int = 128
-    max_circuits_per_peer: int = 16
-    circuit_duration: int = 1800
-    circuit_bytes: int = 64 * 1024 * 1024
-    reservation_ttl: int = 600
-
-    @classmethod
-    def from_section(cls, table: Mapping[str, Any], source: str = "config") -> RelaySettings:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(table) - known)
-        if unknown:
-            raise ConfigError(f"unknown keys in [relay] of {source}: {unknown} (known: {sorted(known)})")
-        values: dict[str, Any] = {}
-        for key in ("hop", "client", "reserve_on_bootstrap"):
-            if key in table:
-                if not isinstance(table[key], bool):
-                    raise ConfigError(f"[relay].{key} in {source} must be true or false")
-                values[key] = table[key]
-        if "reserve" in table:
-            reserve = table["reserve"]
-            if isinstance(reserve, str):
-                reserve = [reserve]
-            if not isinstance(reserve, list) or not all(isinstance(a, str) for a in reserve):
-                raise ConfigError(f"[relay].reserve in {source} must be a list of relay multiaddrs")
-            values["reserve"] = tuple(reserve)
-        minimum = {"max_reservations": 1, "max_circuits_per_peer": 1, "reservation_ttl": 10}
-        for key in (
-            "max_reservations",
-            "max_circuits_per_peer",
-            "circuit_duration",
-            "circuit_bytes",
-            "reservation_ttl",
-        ):
-            if key in table:
-                value = table[key]
-                low = minimum.get(key, 0)
-                if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                    raise ConfigError(f"[relay].{key} in {source} must be an integer >= {low}")
-                values[key] = value
-        return cls(**values)
-
-    def limits(self) -> RelayLimits:
-        return RelayLimits(
-            duration=self.circuit_duration,
-            data=self.circuit_bytes,
-            max_circuit_conns=self.max_circuits_per_peer,
-            max_reservations=self.max_reservations,
-            reservation_ttl=self.reservation_ttl,
-        )
-
-    def reservation_targets(self, bootstrap: tuple[str, ...]) -> tuple[str, ...]:
-        """Relay multiaddrs to hold a reservation on, in order, without duplicates."""
-        targets = list(self.reserve) + (list(bootstrap) if self.reserve_on_bootstrap else [])
-        return tuple(dict.fromkeys(targets))
+# --------------------------------------------------------------------------- addresses (pure)
 
 
 def circuit_addr(relay_addr: str, target: PeerId) -> str:
@@ -227,9 +163,9 @@ class RelayService:
             raise PeerUnreachable(
                 f"cannot ask {relay} for a relay reservation: {exc or type(exc).__name__}"
             ) from None
-        status = StatusCode(reply.status) if reply.HasField("status") else StatusCode.UNUSED
+        status = reply.status if reply.HasField("status") else StatusCode.UNUSED
         if status != StatusCode.OK or not reply.HasField("reservation"):
-            raise PeerRejected(f"relay {relay} refused a reservation ({status.name})")
+            raise PeerRejected(f"relay {relay} refused a reservation ({_STATUS_NAMES.get(status, status)})")
         addrs = []
         for raw in reply.reservation.addrs:
             try:
@@ -259,14 +195,17 @@ class RelayService:
         relay = from_libp2p_id(peer_info_from_addr(relay_addr).peer_id)
         delay = RETRY_BACKOFF
         while True:
-            try:
-                self._unblock(relay)
-                with trio.fail_after(RELAY_TIMEOUT):
-                    await self.node.connect(relay_addr)
-                reservation = await self.reserve(relay)
-            except (IoAError, trio.TooSlowError) as exc:
+            reservation: Reservation | None = None
+            with self.node.faults.boundary("relay reservation", relay):  # whatever the relay answers
+                try:
+                    self._unblock(relay)
+                    with trio.fail_after(RELAY_TIMEOUT):
+                        await self.node.connect(relay_addr)
+                    reservation = await self.reserve(relay)
+                except (IoAError, trio.TooSlowError) as exc:
+                    log.info("no relay reservation on %s (%s); retrying in %.1f s", relay_addr, exc, delay)
+            if reservation is None:
                 self.reservations.pop(relay, None)
-                log.info("no relay reservation on %s (%s); retrying in %.1f s", relay_addr, exc, delay)
                 await trio.sleep(delay)
                 delay = min(delay * 2, RETRY_BACKOFF_MAX)
                 continue
@@ -491,6 +430,10 @@ async def _close_quietly(stream: Any) -> None:
         await stream.close()
     except Exception as exc:
         log.debug("closing relay stream: %s", exc)
+
+
+#: Status names by code; a relay may answer a code the protocol does not define (shown as a number).
+_STATUS_NAMES = {code.value: code.name for code in StatusCode}
 
 
 def _reason(exc: BaseException) -> str:

@@ -43,6 +43,8 @@ from libp2p.tools.anyio_service import background_trio_service
 from ioa_p2p.card import MAX_CARD_SIZE
 from ioa_p2p.errors import InvalidPeerId
 from ioa_p2p.identity import PeerId
+from ioa_p2p.node.boundary import Faults
+from ioa_p2p.node.libp2p_patches import contain_pubsub_messages
 
 log = logging.getLogger("ioa_p2p.dht.gossip")
 
@@ -143,9 +145,16 @@ def bound_registration(host: Any, pubsub: Pubsub) -> None:
 
 @asynccontextmanager
 async def open_card_gossip(
-    host: Any, validate: Validate, deliver: Deliver, settings: GossipSettings | None = None
+    host: Any,
+    validate: Validate,
+    deliver: Deliver,
+    settings: GossipSettings | None = None,
+    faults: Faults | None = None,
 ) -> AsyncIterator[CardGossip]:
+    """Run the card topic. ``faults`` counts exceptions stopped while handling received messages (a
+    message that makes ``validate``, ``deliver`` or the library raise is dropped; nothing else stops)."""
     settings = settings or GossipSettings()
+    faults = faults or Faults()
     router = GossipSub(
         # Not /meshsub/1.2.0: its IDONTWANT sends one more RPC to every mesh peer per message, which
         # only pays off for messages much larger than a card.
@@ -168,11 +177,14 @@ async def open_card_gossip(
         max_inbound_rpc_size=MAX_CARD_SIZE * 4 + 64 * 1024,
     )
     bound_registration(host, pubsub)
+    contain_pubsub_messages(pubsub, faults.record)
     gossip = CardGossip(pubsub, router)
 
     def topic_validator(forwarder: Any, msg: Any) -> bool:
         publisher = _publisher(msg)
-        accepted = publisher is not None and validate(publisher, bytes(msg.data))
+        accepted = False
+        with faults.boundary("gossip validator", publisher):
+            accepted = publisher is not None and validate(publisher, bytes(msg.data))
         if not accepted:
             gossip.rejected += 1
         return accepted
@@ -184,13 +196,19 @@ async def open_card_gossip(
         async with trio.open_nursery() as nursery:
             for peer in host.get_connected_peers():  # connected before pubsub existed
                 if speaks_pubsub(host, peer) is not False:
-                    nursery.start_soon(pubsub.ensure_peer_stream, peer, PEER_REGISTER_TIMEOUT)
-            nursery.start_soon(_drain, subscription, gossip, deliver)
+                    nursery.start_soon(_register_quietly, pubsub, peer, faults)
+            nursery.start_soon(_drain, subscription, gossip, deliver, faults)
             nursery.start_soon(_maintain, host, pubsub)
             try:
                 yield gossip
             finally:
                 nursery.cancel_scope.cancel()
+
+
+async def _register_quietly(pubsub: Pubsub, peer: Any, faults: Faults) -> None:
+    """Register one peer with Pubsub; whatever the peer does meanwhile fails this registration only."""
+    with faults.boundary("pubsub registration", str(peer)):
+        await pubsub.ensure_peer_stream(peer, PEER_REGISTER_TIMEOUT)
 
 
 async def _maintain(host: Any, pubsub: Pubsub) -> None:
@@ -273,7 +291,7 @@ class RegisterBackoff:
             del self._next[peer]
 
 
-async def _drain(subscription: Any, gossip: CardGossip, deliver: Deliver) -> None:
+async def _drain(subscription: Any, gossip: CardGossip, deliver: Deliver, faults: Faults) -> None:
     """Empty the subscription queue as fast as messages come (a full queue drops messages)."""
     while True:
         msg = await subscription.get()
@@ -281,10 +299,8 @@ async def _drain(subscription: Any, gossip: CardGossip, deliver: Deliver) -> Non
         if publisher is None:
             continue
         gossip.received += 1
-        try:
+        with faults.boundary("gossip delivery", publisher):  # one bad message must not stop the drain
             deliver(publisher, bytes(msg.data))
-        except Exception:  # a bug in deliver must not stop the drain
-            log.exception("handling a card announcement from %s failed", publisher)
 
 
 __all__ = ["TOPIC", "CardGossip", "GossipSettings", "open_card_gossip"]

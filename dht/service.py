@@ -352,8 +352,9 @@ class Discovery:
                 continue
             for peer in missing:
                 self._asked_at[peer] = now
-            with trio.move_on_after(self.settings.find_timeout):
-                await self.fetch_cards(missing)
+            with self.node.faults.boundary("discovery catch-up"):
+                with trio.move_on_after(self.settings.find_timeout):
+                    await self.fetch_cards(missing)
 
     async def dht_publish_loop(self) -> None:
         """Keep our card and bucket provider records in the DHT (see the module docstring)."""
@@ -376,7 +377,7 @@ class Discovery:
             if card is not None and (
                 card.version != put_version or (_grew(size, put_size) and settled and now - put_at >= put_gap)
             ):
-                with trio.move_on_after(DHT_PUBLISH_TIMEOUT):
+                with self.node.faults.boundary("discovery publish"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
                     if await kad.put_value(dht, card_key(card.peer_id), card.encoded):
                         put_gap = 1.0 if card.version != put_version else min(put_gap * 2, 60.0)
                         put_version, put_at = card.version, trio.current_time()
@@ -393,7 +394,7 @@ class Discovery:
                 and now - provide_at >= PROVIDE_MIN_INTERVAL
             ):
                 provide_at = now
-                with trio.move_on_after(DHT_PUBLISH_TIMEOUT):
+                with self.node.faults.boundary("discovery provide"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
                     await kad.provide_many(dht, list(keys), ask=self.settings.ask)
                 # Best effort: a partial announcement is completed by the next growth or refresh.
                 provided, provide_size = keys, max(provide_size, size)
@@ -528,7 +529,7 @@ async def open_discovery(node: Node) -> AsyncIterator[Discovery | None]:
                 heartbeat=settings.heartbeat, eclipse_protection=settings.eclipse_protection
             )
             gossip = await stack.enter_async_context(
-                open_card_gossip(node.host, validate, deliver, gossip_settings)
+                open_card_gossip(node.host, validate, deliver, gossip_settings, node.faults)
             )
         service = Discovery(node, settings, agent, embedder, directory, gossip)
         await service.set_agent(agent)

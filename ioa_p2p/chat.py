@@ -161,6 +161,8 @@ class ChatMessage(Body):
 
 def check_content(kind: str, content: dict[str, Any]) -> None:
     """Schema of ``content`` for each kind; unknown kinds (other than ``conv.*``) are rejected."""
+    if not isinstance(kind, str) or not isinstance(content, dict):
+        raise SchemaError("a chat message has a text kind and a map content")
     if kind == KIND_TEXT:
         if set(content) != {"text"} or not isinstance(content["text"], str):
             raise SchemaError('a "text" message has content {"text": <string>} and nothing else')

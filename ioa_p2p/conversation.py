@@ -51,6 +51,12 @@ from .conv_types import (
 )
 from .errors import InvalidContent
 
+#: This member's own limits on one round (each message rebuilds the turn tree, each node copying its
+#: branch's tasks: 600 turns of 32 tasks cost 53 s and 356 MB). Past them the member leaves the round
+#: (``Aborted``); others may go on. A round within the launch limit (``max_turns`` <= 1000) stays under.
+MAX_HELD_TURNS = 1200
+MAX_ROUND_TASKS = 256
+
 # --------------------------------------------------------------------------- internal tree
 
 
@@ -103,6 +109,7 @@ class Conversation:
         self._running: set[str] = set()
         self._done: set[str] = set()
         self._ended: str = ""  # "", "concluded" or "aborted"
+        self._tasks_held = 0
         self._wakeup: float | None = None
         self._root = self._tip = _Node(start_id, "", None, -1, (start.first_speaker,), (), 0, {}, {})
         self._rebuild()
@@ -121,6 +128,9 @@ class Conversation:
         except InvalidContent as exc:
             return [self._reject(msg, str(exc))]
         if isinstance(parsed, Turn):
+            self._tasks_held += len(parsed.tasks)
+            if len(self._turns) >= MAX_HELD_TURNS or self._tasks_held > MAX_ROUND_TASKS:
+                return self._leave_oversized()
             self._turns[msg.msg_id] = (msg.author, parsed)
             self._children_of.setdefault(parsed.prev, []).append(msg.msg_id)
         elif isinstance(parsed, TaskOutcome):
@@ -260,7 +270,7 @@ class Conversation:
     def _assignee(self, task_id: str) -> str | None:
         msg_id, _, index = task_id.rpartition("#")
         entry = self._turns.get(msg_id)
-        if entry is None or not index.isdigit():
+        if entry is None or not (index.isascii() and index.isdigit()):  # "²".isdigit(), int("²") fails
             return None
         tasks = entry[1].tasks
         return tasks[int(index)].assignee if int(index) < len(tasks) else None
@@ -411,6 +421,12 @@ class Conversation:
         out += self._reconcile_tasks(tip, now)
         out += self._maybe_speak(tip, now)
         return out
+
+    def _leave_oversized(self) -> list[Decision]:
+        """This member's limits are exceeded: it stops taking part (the round may go on without it)."""
+        self._ended = "aborted"
+        why = f"the round exceeds this member's limits ({MAX_HELD_TURNS} turns, {MAX_ROUND_TASKS} tasks)"
+        return [*self._cancel_all(why), Aborted(why)]
 
     def _cancel_all(self, reason: str) -> list[Decision]:
         out: list[Decision] = [CancelTask(t, reason) for t in sorted(self._running)]

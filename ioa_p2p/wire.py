@@ -71,7 +71,7 @@ class Body:
             raise SchemaError(f"{cls.__name__} must be a map, got {type(value).__name__}")
         names = [f.name for f in _fields(cls)]
         missing = [n for n in names if n not in value]
-        extra = sorted(set(value) - set(names))
+        extra = sorted(k if isinstance(k, str) else repr(k)[:64] for k in set(value) - set(names))
         if missing or extra:
             raise SchemaError(f"{cls.__name__}: missing fields {missing}, unexpected fields {extra}")
         kwargs = {n: _from_value(hints[n], value[n], f"{cls.__name__}.{n}") for n in names}
@@ -282,6 +282,8 @@ def _from_value(hint: Any, value: Any, where: str) -> Any:
         return tuple(_from_value(args[0], v, f"{where}[{i}]") for i, v in enumerate(items))
     if origin is dict:
         mapping = _typed(value, dict, where)
+        for key in mapping:
+            _typed(key, str, f"{where} key")
         return {k: _from_value(args[1], v, f"{where}.{k}") for k, v in mapping.items()}
     if origin in (typing.Union, types.UnionType):
         if value is None and type(None) in args:

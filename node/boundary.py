@@ -34,7 +34,7 @@ class Faults:
     def total(self) -> int:
         return sum(self.counts.values())
 
-    def record(self, where: str, peer: PeerId | None, exc: BaseException) -> None:
+    def record(self, where: str, peer: PeerId | str | None, exc: BaseException) -> None:
         kind = type(exc).__name__
         self.counts[f"{where}:{kind}"] += 1
         first = (where, kind) not in self._seen
@@ -55,7 +55,7 @@ class Faults:
             )
 
     @contextmanager
-    def boundary(self, where: str, peer: PeerId | None = None) -> Iterator[None]:
+    def boundary(self, where: str, peer: PeerId | str | None = None) -> Iterator[None]:
         """Stop any exception except cancellation; record it."""
         try:
             yield

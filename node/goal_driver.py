@@ -51,7 +51,8 @@ from ioa_p2p.conversation import (
 from ioa_p2p.errors import InvalidContent, InvalidMessage, IoAError, MessageTooLarge, UnknownChat
 from ioa_p2p.wire import Envelope
 
-from .goal_events import describe_message, describe_start, describe_task
+from .goal_events import TYPE_NAMES, describe_message, describe_start, describe_task
+from .goal_types import RoundOutcome
 
 if TYPE_CHECKING:
     from .goals import Goals
@@ -61,30 +62,6 @@ log = logging.getLogger("ioa_p2p.goals")
 #: Share of the speaker timeout a brain may use (the rest is left for signing and delivering the turn).
 BRAIN_SHARE = 0.8
 EVENT_LOG = 2000
-TYPE_NAMES = {
-    cm.DISCUSSION: "discussion",
-    cm.TASK_SYNC: "sync_task",
-    cm.TASK_ASYNC: "async_task",
-    cm.PAUSE: "pause",
-    cm.CONCLUSION: "conclusion",
-}
-
-
-@dataclass(slots=True)
-class RoundOutcome:
-    """How a round ended, as this member saw it."""
-
-    round_id: str
-    status: str  # "concluded" or "aborted"
-    conclusion: str
-    author: str
-    forced: bool
-    reason: str
-    tasks: list[dict[str, Any]]
-    turns: int
-    messages: int
-    bytes: int
-    ended_ms: int
 
 
 @dataclass(slots=True)
@@ -214,6 +191,9 @@ class ChatDriver:
     # ------------------------------------------------------------------ processing a batch
 
     async def _process(self, items: list[tuple[Any, ...]], *, replay: bool) -> None:
+        """Feed a batch to the rounds, then execute their decisions. Each message, call and round runs
+        in a fault boundary: content no decoder foresaw costs that message, never the driver."""
+        faults = self.goals.node.faults
         pending: dict[str, list[Decision]] = {}
         for item in items:
             now = time.time()
@@ -222,15 +202,19 @@ class ChatDriver:
                 env = item[1]
                 if replay:
                     now = min(now, env.ts / 1000)
-                self._on_envelope(env, now, pending)
+                with faults.boundary("goal message", env.author):
+                    self._on_envelope(env, now, pending)
             elif what in _CALLS:  # ("task_done" | "progress" | "turn", round id, *arguments)
-                self._feed(item[1], pending, _call(_CALLS[what], *item[2:]))
+                with faults.boundary(f"goal {what}"):
+                    self._feed(item[1], pending, _call(_CALLS[what], *item[2:]))
         now = time.time()
         for round_id, r in self.rounds.items():
             if r.conv is not None and r.active:
-                pending.setdefault(round_id, []).extend(r.conv.on_tick(now))
+                with faults.boundary("goal tick"):
+                    pending.setdefault(round_id, []).extend(r.conv.on_tick(now))
         for round_id, decisions in pending.items():
-            await self._execute(self.rounds[round_id], net_decisions(decisions))
+            with faults.boundary("goal decisions"):
+                await self._execute(self.rounds[round_id], net_decisions(decisions))
 
     def _feed(
         self,
@@ -386,7 +370,12 @@ class ChatDriver:
             await self._send.send(("progress", r.round_id, task_id, text, fraction))
 
         with scope:
-            outcome = await self.goals.perform_task(self, r, start.task, start.deadline, progress)
+            try:
+                outcome = await self.goals.perform_task(self, r, start.task, start.deadline, progress)
+            except Exception as exc:  # a bug or an unforeseen answer (a model, a sub-team): the task fails
+                self.goals.node.faults.record("goal task", None, exc)
+                why = f"the task crashed on this node: {type(exc).__name__}: {exc}"[: cm.MAX_TEXT]
+                outcome = TaskOutcome(task_id, False, why, None, None, "crash")
             outcome = _postable(outcome)
             await self._send.send(("task_done", r.round_id, task_id, outcome))
         r.running.pop(task_id, None)
@@ -500,4 +489,4 @@ def _drain(channel: trio.MemoryReceiveChannel[Any]) -> list[Any]:
             return items
 
 
-__all__ = ["ChatDriver", "Round", "RoundOutcome", "net_decisions"]
+__all__ = ["TYPE_NAMES", "ChatDriver", "Round", "RoundOutcome", "net_decisions"]

@@ -2,6 +2,7 @@
 
 - :class:`GoalsConfig`: the ``[goals]`` table;
 - :class:`Teammate`, :class:`FormedTeam`: who was invited and who joined;
+- :class:`RoundOutcome`: how one round ended on this node;
 - :class:`GoalResult`: what ``launch_goal`` returns (``to_json`` is ``POST /launch_goal``'s answer);
 - :func:`check_launch_args`: the limits on a goal's arguments (UsageError saying which is wrong).
 """
@@ -9,14 +10,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ioa_p2p import conv_messages as cm
 from ioa_p2p.conv_messages import ConvStart
 from ioa_p2p.errors import ConfigError, UsageError
-
-if TYPE_CHECKING:
-    from .goal_driver import RoundOutcome
 
 GOAL_TOPIC_PREFIX = "goal: "
 MAX_GOAL_CHARS = cm.MAX_GOAL
@@ -70,6 +68,23 @@ class Teammate:
 
     def to_json(self) -> dict[str, Any]:
         return {"peer_id": self.peer_id, "name": self.name, "score": round(self.score, 4)}
+
+
+@dataclass(slots=True)
+class RoundOutcome:
+    """How a round ended, as one member saw it (made by the chat driver)."""
+
+    round_id: str
+    status: str  # "concluded" or "aborted"
+    conclusion: str
+    author: str
+    forced: bool
+    reason: str
+    tasks: list[dict[str, Any]]
+    turns: int
+    messages: int
+    bytes: int
+    ended_ms: int
 
 
 @dataclass(frozen=True, slots=True)

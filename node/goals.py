@@ -35,6 +35,7 @@ from ioa_p2p.embedding import Embedder, make_embedder
 from ioa_p2p.errors import (
     ConfigError,
     IoAError,
+    IoATimeout,
     NoTeam,
 )
 from ioa_p2p.identity import PeerId
@@ -65,6 +66,8 @@ log = logging.getLogger("ioa_p2p.goals")
 #: Extra seconds launch_goal waits after a round's deadline (every member ends by itself at the deadline).
 WAIT_GRACE = 15.0
 CARD_FETCH_TIMEOUT = 3.0
+#: Tasks (adapter runs or sub-teams) this node works on at once, over all goals.
+MAX_RUNNING_TASKS = 8
 
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -96,6 +99,7 @@ class Goals:
         self._nursery = nursery
         self.declined_invitations = 0
         self.teams = TeamFormation(self)
+        self._task_slots = trio.CapacityLimiter(MAX_RUNNING_TASKS)
 
     @property
     def discovery(self) -> Any:
@@ -110,16 +114,28 @@ class Goals:
         if driver is None:
             driver = ChatDriver(self, chat_id, reserved=reserved)
             self.drivers[chat_id] = driver
-            self._nursery.start_soon(driver.run, wait_for_chat)
+            self._nursery.start_soon(self._run_driver, driver, wait_for_chat)
         return driver
+
+    async def _run_driver(self, driver: ChatDriver, wait_for_chat: float) -> None:
+        """A driver that fails stops alone (it forgets itself; the next invitation or start resumes the
+        chat): the goals service and the node go on."""
+        with self.node.faults.boundary("goal driver"):
+            await driver.run(wait_for_chat)
 
     def forget_driver(self, driver: ChatDriver) -> None:
         if self.drivers.get(driver.chat_id) is driver:
             del self.drivers[driver.chat_id]
 
     def start_job(self, job: Callable[[], Awaitable[None]]) -> None:
-        """Run ``job`` in the service's nursery (it outlives the request that started it)."""
-        self._nursery.start_soon(job)
+        """Run ``job`` in the service's nursery (it outlives the request that started it); an exception
+        it raises ends the job only (counted in ``node.faults``)."""
+
+        async def bounded() -> None:
+            with self.node.faults.boundary("goal job"):
+                await job()
+
+        self._nursery.start_soon(bounded)
 
     def busy_count(self) -> int:
         return sum(1 for d in self.drivers.values() if d.busy(self.config.reserve_timeout))
@@ -190,7 +206,22 @@ class Goals:
     async def perform_task(
         self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
     ) -> TaskOutcome:
-        """Run a task assigned to this node: on its adapter, or through a sub-team (the nested-team rule)."""
+        """Run a task assigned to this node: on its adapter, or through a sub-team (the nested-team rule).
+        At most :data:`MAX_RUNNING_TASKS` run at once (teammates choose how many tasks they assign); the
+        others wait for a slot until their deadline."""
+        with trio.move_on_after(max(0.0, deadline - time.time())) as waited:
+            await self._task_slots.acquire()
+        if waited.cancelled_caught:
+            why = f"this node runs at most {MAX_RUNNING_TASKS} tasks at once; none ended before this deadline"
+            return TaskOutcome(task.task_id, False, why, None, None, "timeout")
+        try:
+            return await self._perform(driver, r, task, deadline, progress)
+        finally:
+            self._task_slots.release()
+
+    async def _perform(
+        self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
+    ) -> TaskOutcome:
         text, depth = task.description, r.start.depth
         reason = subteam_reason(text, depth=depth, has_adapter=self.runtime.has_adapter)
         own: TaskOutcome | None = None
@@ -332,11 +363,16 @@ class Goals:
             )
             env = await self.chats.post(chat_id, cm.START, start.to_content())
             round_id = env.hash.hex()
-            with trio.fail_after(timeout + WAIT_GRACE):
+            with trio.move_on_after(timeout + WAIT_GRACE) as waited:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(_relay, events, emit)
                     outcome = await driver.wait_round(round_id)
                     nursery.cancel_scope.cancel()
+            if waited.cancelled_caught:
+                raise IoATimeout(
+                    f"round {round_id[:16]} of chat {chat_id.hex()[:16]} did not end on this node "
+                    f"{timeout + WAIT_GRACE:.0f} s after it started; see `ioa goal events` and the node log"
+                )
             for event in _drain_events(events):
                 emit(event)
         timings = dict(formed.timings, total_s=time.monotonic() - started)

@@ -1,11 +1,15 @@
 """Building the py-libp2p host: TCP, Noise only, yamux; identify and ping run automatically.
 
 This is the only module that knows how py-libp2p wants keys, security and muxer options, and the place that
-translates multiaddr / peer-info errors into ours.
+translates multiaddr / peer-info errors into ours. Only Ed25519 peers are let in: the Noise handshake with a
+peer whose identity key is of another type (secp256k1, ECDSA, RSA) fails, because every ioa-p2p peer ID
+(:class:`~ioa_p2p.identity.PeerId`) is an Ed25519 key. Inbound streams are served inside a fault boundary
+(:func:`~ioa_p2p.node.libp2p_patches.contain_inbound_streams`).
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import multiaddr
@@ -15,14 +19,18 @@ from libp2p.crypto.keys import KeyPair
 from libp2p.crypto.x25519 import create_new_key_pair as new_x25519_key_pair
 from libp2p.peer.id import ID
 from libp2p.peer.peerinfo import PeerInfo, info_from_p2p_addr
+from libp2p.security.exceptions import HandshakeFailure
 from libp2p.security.noise.transport import PROTOCOL_ID as NOISE_PROTOCOL_ID
 from libp2p.security.noise.transport import Transport as NoiseTransport
 
-from ioa_p2p.errors import InvalidAddress
+from ioa_p2p.errors import InvalidAddress, InvalidPeerId
 from ioa_p2p.identity import Identity, PeerId
 
-from .libp2p_patches import apply_patches, disable_auto_connector
+from .boundary import Faults
+from .libp2p_patches import FaultSink, apply_patches, contain_inbound_streams, disable_auto_connector
 
+#: Faults of hosts made without an ``on_fault`` sink (tools and tests; a node passes its own).
+HOSTS_WITHOUT_NODE = Faults()
 #: The only security protocol our hosts offer or accept.
 SECURITY_PROTOCOLS = (str(NOISE_PROTOCOL_ID),)
 
@@ -42,14 +50,38 @@ def from_libp2p_id(peer: ID) -> PeerId:
     return PeerId.from_bytes(peer.to_bytes())
 
 
-def new_noise_host(identity: Identity) -> Any:
-    """A host whose only security transport is Noise (never plaintext or secio) and muxer is yamux."""
+class Ed25519NoiseTransport(NoiseTransport):  # type: ignore[misc]
+    """Noise that completes only with peers whose identity key is Ed25519 (both directions)."""
+
+    async def secure_inbound(self, conn: Any) -> Any:
+        return await _ed25519_only(await super().secure_inbound(conn))
+
+    async def secure_outbound(self, conn: Any, peer_id: ID) -> Any:
+        return await _ed25519_only(await super().secure_outbound(conn, peer_id))
+
+
+async def _ed25519_only(secure_conn: Any) -> Any:
+    peer = secure_conn.get_remote_peer()
+    try:
+        from_libp2p_id(peer)
+    except InvalidPeerId:
+        with contextlib.suppress(Exception):
+            await secure_conn.close()
+        raise HandshakeFailure(f"peer {peer} does not use an Ed25519 key; ioa-p2p peers must") from None
+    return secure_conn
+
+
+def new_noise_host(identity: Identity, *, on_fault: FaultSink | None = None) -> Any:
+    """A host whose only security transport is Noise (never plaintext or secio) with Ed25519 peers, and
+    muxer is yamux. ``on_fault(where, peer, exception)`` counts exceptions contained while serving inbound
+    streams (default: logged and dropped)."""
     apply_patches()
     key_pair = libp2p_key_pair(identity)
-    security = {NOISE_PROTOCOL_ID: NoiseTransport(key_pair, noise_privkey=new_x25519_key_pair().private_key)}
+    noise = Ed25519NoiseTransport(key_pair, noise_privkey=new_x25519_key_pair().private_key)
     muxers = {k: v for k, v in create_yamux_muxer_option().items() if "yamux" in str(k)}
-    host = new_host(key_pair=key_pair, sec_opt=security, muxer_opt=muxers)
+    host = new_host(key_pair=key_pair, sec_opt={NOISE_PROTOCOL_ID: noise}, muxer_opt=muxers)
     disable_auto_connector(host)
+    contain_inbound_streams(host, on_fault or HOSTS_WITHOUT_NODE.record)
     if from_libp2p_id(host.get_id()) != identity.peer_id:  # pragma: no cover - invariant
         raise RuntimeError("libp2p derived a different peer ID from our key")
     return host

@@ -35,11 +35,23 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    and skips the work for identical bytes for :data:`PEER_RECORD_RECHECK` s (then verifies again, which
    also refreshes the record's peerstore TTL). Different bytes are always verified. The test checks
    that a forged record is still refused and that identical bytes are verified once.
+8. A raising stream handler ends the whole host: the swarm runs each inbound stream's handler in the
+   connection's nursery, under the swarm service; an exception there (py-libp2p's own pubsub handler lets
+   ``DecodeError`` through for a frame that is not protobuf, for one) cancels the service, and with it the
+   host and every task of the node, silently. :func:`contain_inbound_streams` wraps the host's one
+   dispatching handler: any exception but cancellation resets that stream and is counted in the node's
+   faults (:mod:`ioa_p2p.node.boundary`). The test shows an unpatched host still dies of it.
+9. Pubsub messages: ``push_msg`` runs as a task of the Pubsub service for every received message, and
+   ``signature_validator`` re-raises when the message's ``key`` field is not a protobuf key, which fails the
+   service (the node ends). :func:`contain_pubsub_messages` stops any exception of one message's handling
+   there (the message is dropped and counted). The test checks upstream still raises on such a key.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import libp2p
@@ -64,6 +76,9 @@ KAD_MODULES = (
     "libp2p.kad_dht.provider_store",
     "libp2p.kad_dht.value_store",
 )
+
+#: ``record(where, peer, exception)``: where a contained exception is counted (``Faults.record``).
+FaultSink = Callable[[str, Any, BaseException], None]
 
 _NOISY_LOGGERS = ("libp2p", "multiaddr", "hypercorn", "zeroconf", "aioquic")
 _applied = False
@@ -164,6 +179,62 @@ def disable_auto_connector(host: Any) -> None:
         return None
 
     connector.maybe_connect = maybe_connect
+
+
+def contain_inbound_streams(host: Any, record: FaultSink) -> None:
+    """Patch 8: an exception raised while serving one inbound stream resets that stream only."""
+    network = host.get_network()
+    upstream = getattr(network, "common_stream_handler", None)
+    if upstream is None or not callable(getattr(network, "set_stream_handler", None)):
+        raise RuntimeError(
+            "py-libp2p's swarm has no common_stream_handler / set_stream_handler any more: "
+            "revisit ioa_p2p.node.libp2p_patches"
+        )
+    if getattr(upstream, "contained", False):
+        return
+
+    async def handler(stream: Any) -> None:
+        try:
+            await upstream(stream)
+        except Exception as exc:  # the point of the patch; cancellation passes
+            record(f"libp2p stream {_protocol_of(stream)}", _peer_of(stream), exc)
+            with contextlib.suppress(Exception):
+                await stream.reset()
+
+    handler.contained = True  # type: ignore[attr-defined]
+    network.set_stream_handler(handler)
+
+
+def contain_pubsub_messages(pubsub: Any, record: FaultSink) -> None:
+    """Patch 9: an exception while handling one received pubsub message drops that message only."""
+    upstream = getattr(pubsub, "push_msg", None)
+    if upstream is None:
+        raise RuntimeError("py-libp2p's Pubsub has no push_msg any more: revisit ioa_p2p.node.libp2p_patches")
+    if getattr(upstream, "contained", False):
+        return
+
+    async def push_msg(forwarder: Any, msg: Any) -> None:
+        try:
+            await upstream(forwarder, msg)
+        except Exception as exc:  # the point of the patch; cancellation passes
+            record("pubsub message", str(forwarder), exc)
+
+    push_msg.contained = True  # type: ignore[attr-defined]
+    pubsub.push_msg = push_msg
+
+
+def _protocol_of(stream: Any) -> str:
+    try:
+        return str(stream.get_protocol() or "(negotiating)")
+    except Exception:
+        return "(unknown protocol)"
+
+
+def _peer_of(stream: Any) -> str | None:
+    try:
+        return str(stream.muxed_conn.peer_id)
+    except Exception:
+        return None
 
 
 def quiet_libp2p_logs(level: int = logging.CRITICAL) -> None:

@@ -24,6 +24,7 @@ from libp2p.tools.anyio_service import background_trio_service
 from ioa_p2p.config import NodeConfig
 from ioa_p2p.errors import (
     ConfigError,
+    InvalidPeerId,
     IoATimeout,
     PeerUnreachable,
     UsageError,
@@ -66,7 +67,15 @@ _SERVICES: tuple[str, ...] = (
 class Node:
     """A running ioa-p2p peer. Made by :func:`open_node`; do not construct directly."""
 
-    def __init__(self, config: NodeConfig, identity: Identity, host: Any, nursery: trio.Nursery) -> None:
+    def __init__(
+        self,
+        config: NodeConfig,
+        identity: Identity,
+        host: Any,
+        nursery: trio.Nursery,
+        *,
+        faults: Faults | None = None,
+    ) -> None:
         self.config = config
         self.home: Path = config.home
         self.identity = identity
@@ -76,7 +85,7 @@ class Node:
         self.dht: Any = None
         self.control = ControlAPI()
         #: Exceptions stopped at per-peer / per-stream task boundaries (nothing a peer sends ends the node).
-        self.faults = Faults()
+        self.faults = faults or Faults()
         self.services: dict[str, Any] = {}
         #: Set once every service is open: services publish what depends on the others only then
         #: (discovery announces the card after the goals service added the adapter's description).
@@ -94,7 +103,12 @@ class Node:
         return out
 
     def connected_peers(self) -> list[PeerId]:
-        return sorted(from_libp2p_id(p) for p in self.host.get_connected_peers())
+        """Connected peers (only Ed25519 peers can connect; any other ID is left out)."""
+        out = []
+        for peer in self.host.get_connected_peers():
+            with suppress(InvalidPeerId):
+                out.append(from_libp2p_id(peer))
+        return sorted(out)
 
     def is_connected(self, peer: PeerId) -> bool:
         return bool(self.host.get_network().connections.get(to_libp2p_id(peer)))
@@ -225,7 +239,8 @@ async def open_node(
     listen = [parse_multiaddr(a) for a in config.listen]
     for bootstrap in config.bootstrap:
         peer_info_from_addr(bootstrap)  # fail early on a bad bootstrap address
-    host = new_noise_host(identity)
+    faults = Faults()  # before the host: inbound streams are served inside its boundary from the start
+    host = new_noise_host(identity, on_fault=faults.record)
     try:
         host_cm = host.run(listen_addrs=listen)
         await host_cm.__aenter__()
@@ -235,7 +250,7 @@ async def open_node(
         _check_listening(host, config.listen, listen)
         with _single_error():
             async with trio.open_nursery() as nursery:
-                node = Node(config, identity, host, nursery)
+                node = Node(config, identity, host, nursery, faults=faults)
                 node.dht = new_dht(host)
                 try:
                     # Services exit (in reverse order) before the background tasks are cancelled, so an
@@ -303,6 +318,7 @@ async def _start_routing(node: Node) -> None:
             node.connected_peers,
             policy=RefreshPolicy(target_peers=node.config.target_peers),
             trigger=trigger,
+            faults=node.faults,
         )
     )
 

@@ -1,4 +1,6 @@
-"""Control API routes about this node and its peers: ``GET /id``, ``GET /peers``, ``POST /connect``."""
+"""Control API routes about this node and its peers: ``GET /id``, ``GET /peers``, ``POST /connect``, and
+``GET /faults``: ``{"total": n, "counts": {"<where>:<exception type>": n}}``, what the node's task
+boundaries stopped (input from peers that no decoder foresaw, or a bug; see docs/security.md)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,10 @@ if TYPE_CHECKING:
     from .node import Node
 
 CONNECT_TIMEOUT = 10.0
+
+
+def faults_view(node: Node) -> dict[str, Any]:
+    return {"total": node.faults.total, "counts": node.faults.snapshot()}
 
 
 def peers_view(node: Node) -> list[dict[str, Any]]:
@@ -45,5 +51,10 @@ async def open_peers_api(node: Node) -> AsyncIterator[None]:
 
     node.control.add_route("GET", "/id", get_id)
     node.control.add_route("GET", "/peers", get_peers)
+
+    async def get_faults(request: ControlRequest) -> Any:
+        return faults_view(node)
+
     node.control.add_route("POST", "/connect", post_connect)
+    node.control.add_route("GET", "/faults", get_faults)
     yield

@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,9 +35,10 @@ import trio
 from libp2p.kad_dht.kad_dht import DHTMode, KadDHT
 from libp2p.peer.peerinfo import PeerInfo
 
-from ioa_p2p.errors import IoAError
+from ioa_p2p.errors import InvalidPeerId, IoAError
 from ioa_p2p.identity import PeerId
 
+from .boundary import Faults
 from .host import from_libp2p_id, peer_info_from_addr
 
 log = logging.getLogger("ioa_p2p.routing")
@@ -143,18 +145,22 @@ async def run_peer_discovery(
     *,
     policy: RefreshPolicy | None = None,
     trigger: RefreshTrigger | None = None,
+    faults: Faults | None = None,
 ) -> None:
     """Look up peers and keep ``policy.target_peers`` connections, at the pace ``policy`` decides."""
     policy = policy or RefreshPolicy()
     trigger = trigger or RefreshTrigger()
     rng = random.Random()
+    faults = faults or Faults()
     own_key = dht.host.get_id().to_bytes()
     delay = policy.fast
     while True:
         table_before = dht.routing_table.size()
-        await _lookup(dht, own_key, full=policy.full_refresh(delay))
-        dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng)
-        grew = dht.routing_table.size() > table_before or dialed > 0
+        grew = False
+        with faults.boundary("peer discovery"):  # fed by other peers' FIND_NODE answers
+            await _lookup(dht, own_key, full=policy.full_refresh(delay))
+            dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng)
+            grew = dht.routing_table.size() > table_before or dialed > 0
         delay = policy.next_delay(delay, grew)
         if await trigger.wait_poke(delay):
             delay = policy.fast
@@ -190,10 +196,10 @@ async def _connect_more(
     policy: RefreshPolicy,
     rng: random.Random,
 ) -> int:
-    by_distance = [
-        from_libp2p_id(p)
-        for p in dht.routing_table.find_local_closest_peers(own_key, count=dht.routing_table.size() or 1)
-    ]
+    by_distance = []
+    for p in dht.routing_table.find_local_closest_peers(own_key, count=dht.routing_table.size() or 1):
+        with suppress(InvalidPeerId):  # a FIND_NODE reply can name any ID; only Ed25519 peers can connect
+            by_distance.append(from_libp2p_id(p))
     todo = policy.peers_to_dial(by_distance, set(connected_peers()), rng)
     dialed = 0
     limiter = trio.CapacityLimiter(DIAL_CONCURRENCY)

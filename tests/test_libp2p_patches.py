@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import libp2p.network.swarm as swarm
+import multiaddr
+import pytest
 import trio
 
 from ioa_p2p.node import libp2p_patches
@@ -94,3 +96,69 @@ def test_pubsub_peer_records_are_verified_once_and_forgeries_still_refused(monke
     raw[-1] ^= 0x01
     tampered.senderRecord = bytes(raw)
     assert not consume(tampered, receiver, sender.get_id())
+
+
+async def _dies_of_a_raising_handler(host, dialer) -> bool:
+    """Run ``host`` with a handler that raises and make ``dialer`` open a stream to it: did ``host`` stop
+    running within 3 s?"""
+    from libp2p.peer.peerinfo import PeerInfo
+
+    ended = trio.Event()
+
+    async def boom(stream) -> None:
+        raise ValueError("a handler bug, or input its decoder did not foresee")
+
+    async def run(task_status=trio.TASK_STATUS_IGNORED) -> None:
+        try:
+            async with host.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]):
+                task_status.started()
+                await trio.sleep_forever()
+        except Exception:  # the host died of the handler's exception (raised out of host.run)
+            pass
+        finally:
+            ended.set()
+
+    host.set_stream_handler("/test/boom/1", boom)
+    async with trio.open_nursery() as nursery:
+        await nursery.start(run)
+        await dialer.connect(PeerInfo(host.get_id(), host.get_addrs()))
+        try:
+            stream = await dialer.new_stream(host.get_id(), ["/test/boom/1"])
+            await stream.write(b"x")
+        except Exception:  # the host may already be gone
+            pass
+        with trio.move_on_after(3):
+            await ended.wait()
+        died = ended.is_set()
+        nursery.cancel_scope.cancel()
+    return died
+
+
+async def test_an_unpatched_host_still_dies_of_a_raising_handler_and_a_contained_one_does_not() -> None:
+    from libp2p import new_host
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.host import libp2p_key_pair, new_noise_host
+
+    dialer = new_noise_host(Identity.generate())
+    async with dialer.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]):
+        upstream = new_host(key_pair=libp2p_key_pair(Identity.generate()))
+        with trio.fail_after(30):
+            died = await _dies_of_a_raising_handler(upstream, dialer)
+        assert died, "upstream now survives a raising stream handler: patch 8 may be unnecessary"
+        faults: list[tuple[str, object, BaseException]] = []
+        contained = new_noise_host(Identity.generate(), on_fault=lambda *f: faults.append(f))
+        with trio.fail_after(30):
+            died = await _dies_of_a_raising_handler(contained, dialer)
+        assert not died
+        assert [(w, type(e)) for w, _, e in faults] == [("libp2p stream /test/boom/1", ValueError)]
+
+
+def test_upstream_pubsub_signature_check_still_raises_on_a_garbage_key() -> None:
+    from google.protobuf.message import DecodeError
+    from libp2p.pubsub.pb import rpc_pb2
+    from libp2p.pubsub.validators import signature_validator
+
+    msg = rpc_pb2.Message(from_id=b"\x01\x02x", seqno=b"\x00" * 8, signature=b"s", key=b"\xff\x01", data=b"x")
+    with pytest.raises(DecodeError):  # patch 9 (contain_pubsub_messages) keeps this from failing Pubsub
+        signature_validator(msg)

@@ -3,7 +3,7 @@
 Each module registers its commands on :data:`main`:
 
 - ``identity_cmds.py``  ``ioa init``, ``ioa id``
-- ``node_cmds.py``      ``ioa node start``, ``ioa peers``, ``ioa send``, ``ioa inbox``
+- ``node_cmds.py``      ``ioa node start``, ``ioa peers``, ``ioa faults``, ``ioa send``, ``ioa inbox``
 
 Exit codes: 0 ok, 1 failure, 2 usage error or unreadable input. Errors print one line ``error: ...`` on
 stderr (with ``--json``, a JSON object ``{"error": {"type", "message"}}`` on stdout instead).

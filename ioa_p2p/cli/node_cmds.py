@@ -1,4 +1,4 @@
-"""``ioa node start``, ``ioa peers``, ``ioa send``, ``ioa inbox``."""
+"""``ioa node start``, ``ioa peers``, ``ioa faults``, ``ioa send``, ``ioa inbox``."""
 
 from __future__ import annotations
 
@@ -99,6 +99,21 @@ def peers(ctx: click.Context, as_json: bool) -> None:
         click.echo("no connected peers")
     for peer in result:
         click.echo(f"{peer['peer_id']}  {' '.join(peer['addrs'])}")
+
+
+@main.command()
+@click.option("--json", "as_json", is_flag=True, help='Print {"total", "counts"}.')
+@click.pass_context
+@handle_errors()
+def faults(ctx: click.Context, as_json: bool) -> None:
+    """Exceptions the running node stopped at its task boundaries (by place and type) instead of ending."""
+    result = ControlClient(get_home(ctx)).call("GET", "/faults")
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(f"faults stopped at task boundaries: {result['total']}")
+    for where, count in result["counts"].items():
+        click.echo(f"{count:>8}  {where}")
 
 
 @main.command()

@@ -1,0 +1,333 @@
+"""Decoder fuzzing: whatever a peer sends, decoders raise only InvalidMessage subclasses (never TypeError,
+KeyError, AttributeError, UnicodeError, OverflowError, RecursionError...), and the conversation state
+machine takes any message without raising.
+
+Covered: every registered wire body type (``wire.registered_types()``: directly, inside a correctly signed
+envelope, and as a control frame), control frames, the content of every chat kind (membership kinds
+included) and every ``conv.*`` kind, a conversation fed hostile messages, cards (re-signed with hostile
+bodies), gossip announcements and the DHT record validator. Inputs are arbitrary values and mutations of
+valid ones: type-swapped fields, lists where scalars are expected, huge integers, deep nesting, keys that
+are not text. Sizes are kept so the whole file runs in a few seconds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import types
+import typing
+from typing import Any
+
+import cbor2
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ioa_p2p import canonical, chat, wire
+from ioa_p2p import conv_messages as cm
+from ioa_p2p.card import issue_card, parse_card
+from ioa_p2p.conversation import Conversation, Incoming, SpeakToken
+from ioa_p2p.dht.validators import IoaNamespaceValidator, card_key, check_announcement
+from ioa_p2p.errors import InvalidMessage, MalformedEncoding
+from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.wire import SIGNING_CONTEXT, Body, Envelope
+
+FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
+KEY = Identity(bytes(range(32)))
+PEERS = [Identity(bytes([i]) * 32).peer_id for i in range(1, 4)]
+NOW = 1_700_000_000_000
+BODY_TYPES = sorted(wire.registered_types().items())
+CONTROL_TYPES = [chat.ChatAck, chat.SyncRequest, chat.SyncBatch]
+WORDS = ["ok", "stored", "missing", "text", "member.add", "member.leave", "conv.x", "not-member", "/a"]
+
+# --------------------------------------------------------------------------- strategies
+
+_leaf = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.sampled_from([-1, 0, 2**31, 2**53 + 1, 2**63, 2**64 - 1, 2**64])
+    | st.text(max_size=10)
+    | st.binary(max_size=40)
+    | st.floats()
+)
+#: Any value, keys of any type (what a caller of ``from_value`` may hand in).
+junk = st.recursive(
+    _leaf,
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(max_size=6) | st.integers(0, 3) | st.binary(max_size=2), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
+
+
+def _nested(depth: int) -> Any:
+    value: Any = 1
+    for i in range(depth):
+        value = [value] if i % 2 else {"x": value}
+    return value
+
+
+deep = st.sampled_from([_nested(30), _nested(40), _nested(200)])
+hostile_scalar = junk | deep
+
+
+def for_hint(hint: Any) -> st.SearchStrategy[Any]:
+    """Values mostly of the right type (so semantic checks run), sometimes of any type."""
+    return _typed_for(hint) | hostile_scalar
+
+
+def _typed_for(hint: Any) -> st.SearchStrategy[Any]:
+    if hint is Any:
+        return junk
+    if hint is PeerId:
+        return st.sampled_from([p.raw for p in PEERS]) | st.binary(min_size=36, max_size=40)
+    if hint is int:
+        return st.integers(-5, 300) | st.sampled_from([4096, 4097, 100_000, 100_001, 2**63, 2**64 - 1, 2**64])
+    if hint is str:
+        return st.text(max_size=20) | st.sampled_from(WORDS) | st.just("x" * 4100)
+    if hint is bytes:
+        sized = st.sampled_from([4, 16, 32, 38, 64]).flatmap(lambda n: st.binary(min_size=n, max_size=n))
+        return st.binary(max_size=70) | sized
+    if hint in (bool, float):
+        return st.booleans() if hint is bool else st.floats()
+    if isinstance(hint, type) and issubclass(hint, Body):
+        return body_values(hint)
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is tuple:
+        many = st.lists(_typed_for(args[0]), min_size=30, max_size=40)
+        return st.lists(for_hint(args[0]), max_size=5) | many
+    if origin is dict:
+        keys = st.text(max_size=8) | st.sampled_from(["text", "member"])
+        return st.dictionaries(keys, for_hint(args[1]), max_size=3)
+    if origin in (typing.Union, types.UnionType):
+        return st.one_of([st.none() if a is type(None) else _typed_for(a) for a in args])
+    raise AssertionError(f"no strategy for {hint!r}")  # pragma: no cover - a new annotation kind
+
+
+def body_values(cls: type[Body]) -> st.SearchStrategy[Any]:
+    hints = wire._hints(cls)
+    fields = st.fixed_dictionaries({name: for_hint(hint) for name, hint in hints.items()})
+    return fields | fields.map(lambda v: {**v, "extra": 1}) | fields.map(lambda v: dict(list(v.items())[1:]))
+
+
+def only_our_errors(decode: Any, *args: Any, **kwargs: Any) -> Any:
+    with contextlib.suppress(InvalidMessage):
+        return decode(*args, **kwargs)
+    return None
+
+
+def signed_envelope(type_name: str, version: int, body: Any, *, seq: int = 1) -> bytes | None:
+    """Canonical CBOR of a correctly signed envelope around ``body`` (None when CBOR cannot carry it)."""
+    unsigned = {"v": 1, "t": type_name, "tv": version, "a": KEY.peer_id.raw, "ts": NOW, "seq": seq, "b": body}
+    try:
+        signature = KEY.sign(SIGNING_CONTEXT + canonical.encode(unsigned))
+        return canonical.encode({**unsigned, "sig": signature})
+    except MalformedEncoding:
+        return None
+
+
+def encoded(value: Any) -> bytes | None:
+    try:
+        return canonical.encode(value)
+    except MalformedEncoding:
+        return None
+
+
+# --------------------------------------------------------------------------- wire bodies, control frames
+
+
+@pytest.mark.parametrize(("key", "cls"), BODY_TYPES, ids=[f"{t}-v{v}" for (t, v), _ in BODY_TYPES])
+@FUZZ
+@given(data=st.data())
+def test_every_body_type_raises_only_our_errors(key: tuple[str, int], cls: type[Body], data: Any) -> None:
+    value = data.draw(body_values(cls) | junk)
+    only_our_errors(cls.from_value, value)
+    envelope = signed_envelope(*key, value)
+    if envelope is not None:
+        only_our_errors(Envelope.from_cbor, envelope)
+    frame = encoded({"t": key[0], "tv": key[1], "b": value})
+    if frame is not None:
+        only_our_errors(chat.decode_control, frame, cls)
+
+
+@pytest.mark.parametrize("expected", CONTROL_TYPES, ids=lambda c: c.TYPE)
+@FUZZ
+@given(data=st.data(), raw=st.binary(max_size=200))
+def test_control_frames_raise_only_our_errors(expected: type[Body], data: Any, raw: bytes) -> None:
+    names = st.sampled_from([c.TYPE for c in CONTROL_TYPES]) | hostile_scalar
+    header = {"t": data.draw(names), "tv": data.draw(st.just(1) | hostile_scalar)}
+    frame = data.draw(st.just({**header, "b": data.draw(body_values(expected))}) | junk)
+    encoded_frame = encoded(frame)
+    if encoded_frame is not None:
+        only_our_errors(chat.decode_control, encoded_frame, expected)
+    only_our_errors(chat.decode_control, raw, expected)
+
+
+@FUZZ
+@given(value=junk | deep)
+def test_non_canonical_and_foreign_cbor_raises_only_our_errors(value: Any) -> None:
+    """cbor2's own encoding (non-canonical, non-text keys, bignums, NaN, deep nesting) fed to decoders."""
+    with contextlib.suppress(Exception):
+        data = cbor2.dumps(value)
+        only_our_errors(canonical.decode, data)
+        only_our_errors(Envelope.from_cbor, data)
+        only_our_errors(chat.decode_control, data, chat.ChatAck)
+
+
+# --------------------------------------------------------------------------- chat content
+
+
+CHAT_KINDS = ["text", "member.add", "member.leave", "member.remove", "conv.start", "conv.Bad", "other"]
+
+
+@FUZZ
+@given(kind=st.sampled_from(CHAT_KINDS) | st.text(max_size=70), content=for_hint(dict[str, Any]))
+def test_chat_message_content_of_every_kind_raises_only_our_errors(kind: str, content: Any) -> None:
+    only_our_errors(chat.check_content, kind, content)
+    body = {"chat_id": bytes(32), "parents": [bytes(32)], "kind": kind, "content": content}
+    envelope = signed_envelope("chat.msg", 1, body)
+    if envelope is not None:
+        only_our_errors(Envelope.from_cbor, envelope)
+
+
+# --------------------------------------------------------------------------- conv.* content
+
+NAMES = ("A", "B", "C")
+START = cm.ConvStart.create("a goal", initiator="A", members=NAMES, now=0.0, timeout=1000)
+TEMPLATES: dict[str, dict[str, Any]] = {
+    cm.START: START.to_content(),
+    cm.DISCUSSION: cm.Turn(cm.DISCUSSION, "S", 0, "hi", next=("B",)).to_content(),
+    cm.TASK_SYNC: cm.Turn(cm.TASK_SYNC, "S", 0, "t", tasks=(cm.TaskAssignment("B", "t", "d"),)).to_content(),
+    cm.TASK_ASYNC: cm.Turn(
+        cm.TASK_ASYNC, "S", 0, "t", tasks=(cm.TaskAssignment("A", "t", "d"),), next=("A",)
+    ).to_content(),
+    cm.PAUSE: cm.Turn(cm.PAUSE, "S", 1, "p", triggers=("S#0",)).to_content(),
+    cm.CONCLUSION: cm.Turn(cm.CONCLUSION, "S", 0, "c", forced=True).to_content(),
+    cm.PROGRESS: cm.TaskProgress("S#0", "half", 0.5).to_content(),
+    cm.RESULT: cm.TaskOutcome("S#0", True, "ok", {"a": [1, 2.5]}, {"f.txt": b"x"}, None).to_content(),
+}
+REF_FIELDS = ("prev", "task_id")
+REF_LISTS = ("triggers", "fail_tasks", "next")
+SUFFIXES = ["", "#0", "#1", "#31", "#32", "#\u00b2", "#\u0663", "#-1", "#+1", "# 1", "##0", "#" + "9" * 30]
+
+
+def mutate(draw: Any, value: Any) -> Any:
+    """A hostile variant of a valid content value: swapped types, wrapped lists, huge numbers, extra or
+    dropped keys, long lists."""
+    choice = draw(st.integers(0, 9))
+    if choice == 0:
+        return draw(hostile_scalar)
+    if choice == 1:
+        return [value]
+    if choice == 2 and isinstance(value, int) and not isinstance(value, bool):
+        return draw(st.sampled_from([-1, 2**53, 2**53 + 1, 2**63, 10**30, True, 1.5]))
+    if isinstance(value, dict):
+        out = {k: mutate(draw, v) for k, v in value.items() if draw(st.integers(0, 12))}
+        if not draw(st.integers(0, 6)):
+            out[draw(st.text(max_size=5) | st.integers(0, 2))] = draw(junk)
+        return out
+    if isinstance(value, list):
+        return [mutate(draw, v) for v in value] * draw(st.sampled_from([1, 1, 1, 0, 40]))
+    return value
+
+
+@st.composite
+def conv_messages(draw: Any, refs: tuple[str, ...] = ("S",)) -> tuple[str, Any]:
+    """A ``conv.*`` message: a valid one whose references point at ``refs`` (plus odd suffixes), or a
+    mutated one, or one of a kind that does not exist."""
+    kind = draw(st.sampled_from(sorted(TEMPLATES)) | st.sampled_from(["conv.x", "conv.task.Result"]))
+    content = dict(TEMPLATES.get(kind, {"text": "?"}))
+    for name in REF_FIELDS:
+        if name in content:
+            content[name] = draw(st.sampled_from(refs)) + draw(st.sampled_from(SUFFIXES))
+    for name in REF_LISTS:
+        if name in content and draw(st.booleans()):
+            content[name] = [draw(st.sampled_from(refs + NAMES)) + draw(st.sampled_from(SUFFIXES))]
+    if draw(st.booleans()):
+        content = mutate(draw, content)
+    return kind, content
+
+
+@FUZZ
+@given(message=conv_messages())
+def test_conv_content_of_every_kind_raises_only_invalid_content(message: tuple[str, Any]) -> None:
+    kind, content = message
+    parsed = only_our_errors(cm.parse, kind, content)
+    if parsed is not None:  # what parses re-encodes to the same content
+        assert cm.parse(kind, parsed.to_content()) == parsed
+
+
+@st.composite
+def conversation_scripts(draw: Any) -> list[tuple[str, str, str, Any]]:
+    """Messages (id, author, kind, content) that reference earlier ones, from members and an outsider."""
+    script = []
+    ids: tuple[str, ...] = ("S",)
+    for i in range(draw(st.integers(1, 10))):
+        kind, content = draw(conv_messages(ids))
+        msg_id = draw(st.sampled_from(ids)) if not draw(st.integers(0, 9)) else f"m{i}"  # some duplicates
+        script.append((msg_id, draw(st.sampled_from((*NAMES, "Z"))), kind, content))
+        ids = (*ids, msg_id)
+    return script
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+@given(script=conversation_scripts(), me=st.sampled_from(NAMES))
+def test_a_conversation_takes_any_messages_without_raising(
+    script: list[tuple[str, str, str, Any]], me: str
+) -> None:
+    conv = Conversation(START, me=me, start_id="S", now=1.0)
+    now = 1.0
+    for msg_id, author, kind, content in script:
+        now += 7.0
+        conv.on_message(Incoming(msg_id, author, kind, content), now)
+        conv.on_tick(now)
+        conv.on_member_left("Z", now)
+    view = conv.view()
+    if view.floor is not None:  # composing on whatever state the messages produced also works
+        conv.compose_turn(SpeakToken(conv.view().turns[-1].msg_id if view.turns else "S", 0, 0), None, now)
+
+
+def test_a_result_naming_a_non_ascii_digit_task_index_is_an_unknown_task() -> None:
+    """Regression: ``"²".isdigit()`` is true but ``int("²")`` raises ValueError."""
+    conv = Conversation(START, me="B", start_id="S", now=1.0)
+    conv.on_message(Incoming("T", "A", cm.TASK_ASYNC, TEMPLATES[cm.TASK_ASYNC]), 2.0)
+    for index in ("\u00b2", "\u0663", "\u2460", "\uff11"):
+        result = dict(TEMPLATES[cm.RESULT], task_id=f"T#{index}")
+        assert conv.on_message(Incoming(f"R{index}", "B", cm.RESULT, result), 3.0) == []
+
+
+# --------------------------------------------------------------------------- cards and DHT records
+
+DHT_KEYS = [card_key(KEY.peer_id), "/ioa/card/", "/ioa/card/x", "/ioa/other/1", "/ioa/card/" + "1" * 99]
+CARD = issue_card(KEY, name="n", description="d", model="m", vector=[0.5, 1.0], version=NOW, now_ms=NOW)
+
+
+@FUZZ
+@given(body=body_values(wire.body_class("agent_card", 1)), raw=st.binary(max_size=300))
+def test_cards_with_hostile_bodies_raise_only_our_errors(body: Any, raw: bytes) -> None:
+    data = signed_envelope("agent_card", 1, body, seq=NOW)
+    if data is not None:
+        only_our_errors(parse_card, data, now_ms=NOW)
+        only_our_errors(check_announcement, data, publisher=KEY.peer_id, known_version=NOW, now_ms=NOW)
+    only_our_errors(parse_card, raw, now_ms=NOW)
+
+
+@FUZZ
+@given(
+    key=st.sampled_from(DHT_KEYS) | st.text(max_size=40) | st.binary(max_size=10),
+    values=st.lists(st.just(CARD.encoded) | st.binary(max_size=100) | hostile_scalar, max_size=4),
+)
+def test_the_dht_record_validator_raises_only_our_errors(key: Any, values: list[Any]) -> None:
+    validator = IoaNamespaceValidator(lambda: NOW + 1)
+    for value in values:
+        only_our_errors(validator.validate, key, value)
+    chosen = only_our_errors(validator.select, key, values)
+    assert chosen is None or 0 <= chosen < max(1, len(values))
+
+
+def test_an_intact_card_still_passes_the_validator() -> None:
+    """The fuzz above can pass by rejecting everything; the real card must still be accepted."""
+    validator = IoaNamespaceValidator(lambda: NOW + 1)
+    validator.validate(card_key(KEY.peer_id), CARD.encoded)
+    assert parse_card(CARD.encoded, now_ms=NOW + 1) == CARD
