@@ -12,6 +12,8 @@ share: every chat's history and status, the rules applied to a received message,
 
 Config ``[chats]``: ``sync_interval`` (s, 10), ``retry_initial`` (0.5), ``retry_max`` (30),
 ``invite_timeout`` (10), ``stream_timeout`` (10), ``fsync`` (false), ``max_pending`` (10000).
+Pending messages are also bounded in bytes per chat and across chats, and sync work per peer per
+period, by ``[limits]`` (``node.budgets``, :mod:`ioa_p2p.node.budgets`).
 """
 
 from __future__ import annotations
@@ -145,11 +147,21 @@ class Chats:
         """Rebuild every chat from the store (trusted local data: signatures not re-checked)."""
         for row in self.store.chats():
             genesis = Envelope.from_cbor(row.genesis, verify=False)
-            hist = ChatHistory(genesis, genesis_hash=row.chat_id, max_pending=self.config.max_pending)
+            hist = self._new_history(genesis, row.chat_id)
             for msg in self.store.messages(row.chat_id):
                 hist.add(Envelope.from_cbor(msg.raw, verify=False), msg.hash)
             self._histories[row.chat_id] = hist
             self._status[row.chat_id] = row.status
+
+    def _new_history(self, genesis: Envelope, chat_id: bytes) -> ChatHistory:
+        budgets = self.node.budgets
+        return ChatHistory(
+            genesis,
+            genesis_hash=chat_id,
+            max_pending=self.config.max_pending,
+            max_pending_bytes=budgets.limits.pending_bytes_per_chat,
+            pending_budget=budgets.orphans,
+        )
 
     def find(self, chat_id: bytes) -> ChatHistory | None:
         return self._histories.get(chat_id)
@@ -195,6 +207,7 @@ class Chats:
             "status": self.status(chat_id),
             "messages": len(hist),
             "pending": hist.pending_count,
+            "pending_bytes": hist.pending_bytes,
             "heads": [h.hex() for h in hist.heads()],
             "created_ms": hist.genesis.ts,
         }
@@ -257,8 +270,10 @@ class Chats:
                 send.send_nowait(entry.env)
         self.notify()
 
-    def accept(self, env: Envelope, digest: bytes, remote: PeerId) -> ChatAck:
-        """Verify-checked envelope from ``remote`` -> rules, persist, publish; the ack to send."""
+    def accept(self, env: Envelope, digest: bytes, remote: PeerId, size: int | None = None) -> ChatAck:
+        """Verify-checked envelope from ``remote`` (``size`` encoded bytes) -> rules, persist,
+        publish; the ack to send. A message whose parents are missing is answered ``missing``
+        (never ``stored``), whether the pending set kept it or its budget refused it."""
         body = env.body
         if not isinstance(body, ChatMessage):
             return make_ack(digest, ACK_REJECTED, reason=f"{env.type!r} is not a chat message")
@@ -270,7 +285,7 @@ class Chats:
         if remote not in hist.ever_members():
             return make_ack(digest, ACK_REJECTED, reason=f"{remote} is not a member of the chat")
         try:
-            result = hist.add(env, digest, persist=self._persist)
+            result = hist.add(env, digest, persist=self._persist, source=remote, size=size)
         except HistoryViolation as exc:
             self._record_violation(body.chat_id, exc)
             return make_ack(digest, ACK_REJECTED, reason=f"{exc.code}: {exc}")
@@ -281,7 +296,7 @@ class Chats:
         if result.duplicate:
             return make_ack(digest, ACK_DUPLICATE)
         if result.missing:
-            self.sync.start_pull(body.chat_id, remote)
+            self.sync.pull_on_missing(body.chat_id, remote)
             return make_ack(digest, ACK_MISSING, missing=result.missing)
         return make_ack(digest, ACK_STORED)
 
@@ -386,7 +401,7 @@ class Chats:
         hist = self._histories.get(chat_id)
         self.store.add_chat(chat_id, genesis.to_cbor(), status, self.now_ms())
         if hist is None:
-            hist = ChatHistory(genesis, genesis_hash=chat_id, max_pending=self.config.max_pending)
+            hist = self._new_history(genesis, chat_id)
             self._histories[chat_id] = hist
         joined = status == STATUS_MEMBER and self._status.get(chat_id) != STATUS_MEMBER
         self._status[chat_id] = status

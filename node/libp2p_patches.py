@@ -35,11 +35,17 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    and skips the work for identical bytes for :data:`PEER_RECORD_RECHECK` s (then verifies again, which
    also refreshes the record's peerstore TTL). Different bytes are always verified. The test checks
    that a forged record is still refused and that identical bytes are verified once.
+8. Inbound streams per peer: yamux accepts any number of inbound streams (its 256-slot backlog only
+   bounds the streams we open) and the resource manager counts streams only in total (10,000, shared
+   with outbound streams). :func:`cap_inbound_streams` wraps the host's resource manager so that an
+   inbound stream of a peer that already has ``per_peer`` open is refused before protocol negotiation
+   (py-libp2p resets it at once). The test checks the hook still exists and that the cap holds.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import libp2p
@@ -164,6 +170,44 @@ def disable_auto_connector(host: Any) -> None:
         return None
 
     connector.maybe_connect = maybe_connect
+
+
+def cap_inbound_streams(host: Any, per_peer: int, on_refused: Callable[[], None] | None = None) -> None:
+    """Refuse a peer's inbound streams past ``per_peer`` open at once, before negotiation (patch 8)."""
+    from libp2p.rcmgr import Direction
+
+    manager = getattr(host.get_network(), "_resource_manager", None)
+    if manager is None or not hasattr(manager, "acquire_stream") or not hasattr(manager, "release_stream"):
+        raise RuntimeError(
+            "py-libp2p's swarm has no resource manager with acquire_stream/release_stream any more: "
+            "revisit ioa_p2p.node.libp2p_patches"
+        )
+    acquire, release = manager.acquire_stream, manager.release_stream
+    open_inbound: dict[str, int] = {}
+
+    def acquire_stream(peer_id: Any, direction: Any) -> bool:
+        key = str(peer_id)
+        if direction == Direction.INBOUND and open_inbound.get(key, 0) >= per_peer:
+            if on_refused is not None:
+                on_refused()
+            return False
+        if not acquire(peer_id, direction):
+            return False
+        if direction == Direction.INBOUND:
+            open_inbound[key] = open_inbound.get(key, 0) + 1
+        return True
+
+    def release_stream(peer_id: Any, direction: Any) -> None:
+        release(peer_id, direction)
+        key = str(peer_id)
+        if direction == Direction.INBOUND and key in open_inbound:
+            open_inbound[key] -= 1
+            if not open_inbound[key]:
+                del open_inbound[key]
+
+    manager.acquire_stream = acquire_stream
+    manager.release_stream = release_stream
+    manager.ioa_open_inbound = open_inbound
 
 
 def quiet_libp2p_logs(level: int = logging.CRITICAL) -> None:
