@@ -208,6 +208,7 @@ class Chats:
             "messages": len(hist),
             "pending": hist.pending_count,
             "pending_bytes": hist.pending_bytes,
+            "pending_refused": hist.pending.refused + hist.pending.dropped,
             "heads": [h.hex() for h in hist.heads()],
             "created_ms": hist.genesis.ts,
         }

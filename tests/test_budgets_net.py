@@ -1,0 +1,132 @@
+"""Resource budgets on real libp2p hosts (in-process, 127.0.0.1): caps refuse, a full node-wide
+budget evicts the heaviest peer's newest work, and a good peer is still served."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import multiaddr
+import pytest
+import trio
+
+from ioa_p2p.config import NodeConfig
+from ioa_p2p.errors import ConfigError
+from ioa_p2p.identity import Identity
+from ioa_p2p.node import Node, open_node
+from ioa_p2p.node.framing import encode_varint
+from ioa_p2p.node.host import new_noise_host, peer_info_from_addr, to_libp2p_id
+from ioa_p2p.node.messaging import PROTOCOL_ID
+
+pytestmark = pytest.mark.slow
+
+
+@asynccontextmanager
+async def victim_node(tmp_path: Path, **limits: Any) -> AsyncIterator[Node]:
+    config = NodeConfig(home=tmp_path / "victim", raw={"limits": limits})
+    async with open_node(config, identity=Identity.generate(), write_info=False, control_api=False) as node:
+        yield node
+
+
+@asynccontextmanager
+async def raw_hosts(node: Node, count: int) -> AsyncIterator[list[Any]]:
+    """``count`` bare py-libp2p hosts (fresh identities) connected to ``node``."""
+    async with AsyncExitStack() as stack:
+        hosts = []
+        for _ in range(count):
+            host = new_noise_host(Identity.generate())
+            await stack.enter_async_context(
+                host.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")])
+            )
+            await host.connect(peer_info_from_addr(node.listen_addrs()[0]))
+            hosts.append(host)
+        yield hosts
+
+
+async def open_silent(host: Any, node: Node, count: int) -> list[Any]:
+    """Open up to ``count`` /ioa/msg streams that send nothing; stops at the first refused one."""
+    streams = []
+    for _ in range(count):
+        try:
+            streams.append(await host.new_stream(to_libp2p_id(node.peer_id), [PROTOCOL_ID]))
+        except Exception:
+            break
+    await trio.sleep(0.3)  # let the node's handlers start (and claim their budget)
+    return streams
+
+
+async def is_reset(stream: Any) -> bool:
+    with trio.move_on_after(2):
+        try:
+            await stream.write(b"\x01")
+            await stream.read(1)
+        except Exception:
+            return True
+    return False
+
+
+async def test_a_peers_inbound_streams_past_its_cap_are_refused_before_negotiation(tmp_path: Path) -> None:
+    with trio.fail_after(60):
+        async with victim_node(tmp_path, streams_per_peer=4) as node, raw_hosts(node, 1) as (host,):
+            await trio.sleep(0.5)  # identify and friends finish
+            streams = await open_silent(host, node, 8)
+            assert 2 <= len(streams) <= 4
+            assert node.budgets.streams_refused_early >= 1
+            # a stream given back makes room again
+            await streams[0].reset()
+            await trio.sleep(0.3)
+            assert len(await open_silent(host, node, 1)) == 1
+
+
+async def test_a_full_stream_budget_resets_the_heaviest_peers_newest_stream(tmp_path: Path) -> None:
+    with trio.fail_after(60):
+        async with (
+            victim_node(tmp_path, streams_per_peer=5, streams_total=6) as node,
+            raw_hosts(node, 2) as (heavy, light),
+        ):
+            await trio.sleep(0.5)
+            heavy_streams = await open_silent(heavy, node, 4)
+            light_streams = await open_silent(light, node, 2)
+            assert (len(heavy_streams), len(light_streams)) == (4, 2)
+            assert node.budgets.streams.held_total == 6
+            good_config = NodeConfig(home=tmp_path / "good")
+            async with open_node(good_config, identity=Identity.generate(), write_info=False) as good:
+                await good.connect(node.listen_addrs()[0])
+                await good.services["messaging"].send_text(node.peer_id, "served")
+            assert node.services["messaging"].inbox[-1].body.text == "served"
+            assert node.budgets.streams.evicted >= 1
+            assert await is_reset(heavy_streams[-1])
+            assert not await is_reset(light_streams[0])
+
+
+async def test_a_full_frame_budget_evicts_the_heaviest_peers_newest_partial_frame(tmp_path: Path) -> None:
+    mib = 1 << 20
+    with trio.fail_after(60):
+        async with (
+            victim_node(
+                tmp_path, partial_frame_bytes_per_peer=2 * mib, partial_frame_bytes_total=2 * mib
+            ) as node,
+            raw_hosts(node, 1) as (heavy,),
+        ):
+            streams = await open_silent(heavy, node, 2)
+            for stream in streams:
+                await stream.write(encode_varint(mib - 64) + b"x" * 1000)
+            await trio.sleep(0.5)
+            assert node.budgets.frames.held_total == 2 * (mib - 64)
+            good_config = NodeConfig(home=tmp_path / "good")
+            async with open_node(good_config, identity=Identity.generate(), write_info=False) as good:
+                await good.connect(node.listen_addrs()[0])
+                # a large message arrives in several reads: it needs budget, and gets it by eviction
+                await good.services["messaging"].send_text(node.peer_id, "y" * 300_000)
+            assert node.services["messaging"].inbox[-1].body.text == "y" * 300_000
+            assert node.budgets.frames.evicted == 1
+            assert await is_reset(streams[-1])
+            assert node.budgets.frames.held_total == mib - 64
+
+
+async def test_bad_limits_stop_the_node_from_starting(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"\[limits\]\.streams_per_peer"):
+        async with victim_node(tmp_path, streams_per_peer=-3):
+            pass
