@@ -178,6 +178,13 @@ class RateBudget:
         self.take(key, granted, now)
         return granted
 
+    def give_back(self, key: Hashable, amount: int, now: float) -> None:
+        """Return ``amount`` units taken at ``now`` but not used (never above capacity)."""
+        if amount > 0:
+            self._store(key, min(float(self.per_key), self._level(key, now) + amount), now)
+            if self.total is not None:
+                self._all = (min(float(self.total), self._level_all(now) + amount), now)
+
     def _level(self, key: Hashable, now: float) -> float:
         tokens, at = self._buckets.get(key, (float(self.per_key), _NEVER))
         return self._refill(tokens, at, now, self.per_key)

@@ -203,8 +203,10 @@ class ChatSync:
         if remote not in hist.members():
             return [encode_control(_batch(request.chat_id, "not-member"))], None
         budgets, now = self.budgets, self.budgets.now()
-        limit = min(request.limit, SYNC_LIMIT, budgets.sync_messages.available(remote, now))
-        if limit <= 0 or not budgets.sync_requests.take(remote, 1, now):
+        if not budgets.sync_requests.take(remote, 1, now):
+            return [encode_control(_batch(request.chat_id, STATUS_BUSY))], None
+        limit = budgets.sync_messages.take_up_to(remote, min(request.limit, SYNC_LIMIT), now)
+        if limit <= 0:
             return [encode_control(_batch(request.chat_id, STATUS_BUSY))], None
         have = dict(zip(request.authors, request.seqs, strict=True))
         entries, more = hist.messages_after(have, limit)
@@ -215,10 +217,11 @@ class ChatSync:
                 break
             frames.append(raw)
             size += len(raw)
+        budgets.sync_messages.give_back(remote, limit - len(frames), now)
         claim = budgets.sync_answers.try_claim(remote, size, on_evict)
         if claim is None:
+            budgets.sync_messages.give_back(remote, len(frames), now)
             return [encode_control(_batch(request.chat_id, STATUS_BUSY))], None
-        budgets.sync_messages.take(remote, len(frames), now)
         more = more or len(frames) < len(entries)
         header = build(SyncBatch, chat_id=request.chat_id, status="ok", count=len(frames), more=more)
         return [encode_control(header), *frames], claim

@@ -161,37 +161,35 @@ class FramedStream:
         MessageTooLarge over the limit, IoATimeout after ``read_timeout`` seconds of silence or when a
         frame is not complete ``frame_timeout`` seconds after its first byte, OverBudget when the frame
         does not fit the partial-frame budget. After any of these the stream is unusable: reset it."""
+        decoder = self._decoder
         try:
-            return await self._receive(max_size)
+            while True:
+                data = decoder.next_frame(max_size)
+                if data is not None:
+                    if self._claim is not None:
+                        self.release_budget()
+                    self._frame_started = None
+                    return data
+                if self._evicted:  # (its bytes were dropped: the buffer is empty)
+                    raise self._eviction_error()
+                if decoder.buffered:
+                    # bytes left of a frame arrived with the last read at the latest
+                    if self._frame_started is None:
+                        self._frame_started = self._last_read_at
+                    if decoder.announced and self._claim is None and self._budget is not None:
+                        self._claim_partial_frame(self._budget, decoder.announced)
+                if self._eof:
+                    if decoder.buffered:
+                        raise ProtocolViolation(f"{self.remote} closed the stream in the middle of a frame")
+                    raise PeerClosed(f"{self.remote} closed the stream")
+                chunk = await self._read_chunk()
+                if chunk:
+                    decoder.feed(chunk)
+                else:
+                    self._eof = True
         except IoAError:
             self.release_budget()
             raise
-
-    async def _receive(self, max_size: int | None) -> bytes:
-        decoder = self._decoder
-        while True:
-            if self._evicted:
-                raise self._eviction_error()
-            data = decoder.next_frame(max_size)
-            if data is not None:
-                if self._claim is not None:
-                    self.release_budget()
-                self._frame_started = self._last_read_at if decoder.buffered else None
-                return data
-            if decoder.buffered:
-                if self._frame_started is None:
-                    self._frame_started = self._last_read_at
-                if decoder.announced and self._claim is None and self._budget is not None:
-                    self._claim_partial_frame(self._budget, decoder.announced)
-            if self._eof:
-                if decoder.buffered:
-                    raise ProtocolViolation(f"{self.remote} closed the stream in the middle of a frame")
-                raise PeerClosed(f"{self.remote} closed the stream")
-            chunk = await self._read_chunk()
-            if chunk:
-                decoder.feed(chunk)
-            else:
-                self._eof = True
 
     def _claim_partial_frame(self, budget: Ledger, announced: int) -> None:
         self._claim = budget.try_claim(self.remote, announced, self._on_evicted)
