@@ -78,7 +78,7 @@ class NodeBudgets:
             budget=self.frames,
         )
 
-    def count_refused_early(self) -> None:
+    def count_refused_early(self, peer: str) -> None:
         self.streams_refused_early += 1
 
     @staticmethod

@@ -172,7 +172,7 @@ def disable_auto_connector(host: Any) -> None:
     connector.maybe_connect = maybe_connect
 
 
-def cap_inbound_streams(host: Any, per_peer: int, on_refused: Callable[[], None] | None = None) -> None:
+def cap_inbound_streams(host: Any, per_peer: int, on_refused: Callable[[str], None] | None = None) -> None:
     """Refuse a peer's inbound streams past ``per_peer`` open at once, before negotiation (patch 8)."""
     from libp2p.rcmgr import Direction
 
@@ -189,7 +189,7 @@ def cap_inbound_streams(host: Any, per_peer: int, on_refused: Callable[[], None]
         key = str(peer_id)
         if direction == Direction.INBOUND and open_inbound.get(key, 0) >= per_peer:
             if on_refused is not None:
-                on_refused()
+                on_refused(key)
             return False
         if not acquire(peer_id, direction):
             return False

@@ -189,3 +189,12 @@ def test_pending_release_hands_back_children_and_frees_their_budget() -> None:
     pending.drop(third.hash)
     pending.drop(third.hash)
     assert len(pending) == 0 and shared.held_total == 0 and pending.waiting_on() == set()
+
+
+def test_rate_budget_gives_back_what_was_not_used() -> None:
+    rate = RateBudget("t", period=10.0, per_key=10, total=15)
+    assert rate.take_up_to("a", 10, now=0.0) == 10
+    rate.give_back("a", 6, now=0.0)
+    assert rate.available("a", now=0.0) == 6 and rate.available("b", now=0.0) == 10
+    rate.give_back("a", 100, now=0.0)  # never above capacity
+    assert rate.available("a", now=0.0) == 10
