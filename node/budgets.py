@@ -7,7 +7,8 @@ One :class:`NodeBudgets` per node (``node.budgets``) owns the ledgers and rate b
   node makes, inbound and outbound, is charged here; see :mod:`ioa_p2p.node.framing`);
 - ``streams``: inbound ``/ioa/...`` streams open at once, per peer and in total (charged by
   :meth:`ioa_p2p.node.node.Node.set_stream_handler`; py-libp2p's resource manager also caps every
-  inbound stream of a peer before protocol negotiation: ``libp2p_patches.cap_inbound_streams``);
+  inbound stream of a peer before protocol negotiation: ``libp2p_patches.cap_inbound_streams``, and
+  refuses there the streams of a peer whose partial-frame budget is full, :meth:`NodeBudgets.admits`);
 - ``orphans``: encoded bytes of chat messages waiting for missing parents, across all chats
   (each chat's own cap lives in its :class:`ioa_p2p.pending.PendingSet`);
 - ``sync_requests`` / ``sync_messages``: sync answers per peer and in total per period;
@@ -26,11 +27,12 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ioa_p2p.budget import Ledger, RateBudget
+from ioa_p2p.errors import IoAError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.limits import Limits
 
 from .control import ControlRequest
-from .framing import FramedStream
+from .framing import READ_CHUNK, FramedStream
 
 if TYPE_CHECKING:
     from .node import Node
@@ -80,6 +82,19 @@ class NodeBudgets:
 
     def count_refused_early(self, peer: str) -> None:
         self.streams_refused_early += 1
+
+    def admits(self, peer: str) -> bool:
+        """Whether a new inbound stream of ``peer`` may start protocol negotiation: not while the
+        peer's partial-frame budget is full (less than one read chunk left), since any frame it
+        would announce there is refused anyway, after the cost of negotiating and reading it."""
+        frames = self.frames
+        if frames.held_total == 0:
+            return True
+        try:
+            key = PeerId.from_string(peer)
+        except IoAError:
+            return False
+        return frames.per_key is None or frames.per_key - frames.held(key) >= READ_CHUNK
 
     @staticmethod
     def now() -> float:

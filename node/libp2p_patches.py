@@ -38,8 +38,9 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
 8. Inbound streams per peer: yamux accepts any number of inbound streams (its 256-slot backlog only
    bounds the streams we open) and the resource manager counts streams only in total (10,000, shared
    with outbound streams). :func:`cap_inbound_streams` wraps the host's resource manager so that an
-   inbound stream of a peer that already has ``per_peer`` open is refused before protocol negotiation
-   (py-libp2p resets it at once). The test checks the hook still exists and that the cap holds.
+   inbound stream of a peer that already has ``per_peer`` open (or that the node's budgets do not
+   admit) is refused before protocol negotiation (py-libp2p resets it at once). The test checks the
+   hook still exists and that the cap holds.
 """
 
 from __future__ import annotations
@@ -172,8 +173,14 @@ def disable_auto_connector(host: Any) -> None:
     connector.maybe_connect = maybe_connect
 
 
-def cap_inbound_streams(host: Any, per_peer: int, on_refused: Callable[[str], None] | None = None) -> None:
-    """Refuse a peer's inbound streams past ``per_peer`` open at once, before negotiation (patch 8)."""
+def cap_inbound_streams(
+    host: Any,
+    per_peer: int,
+    on_refused: Callable[[str], None] | None = None,
+    admit: Callable[[str], bool] | None = None,
+) -> None:
+    """Refuse a peer's inbound streams past ``per_peer`` open at once, or when ``admit(peer)`` says
+    no, before negotiation (patch 8); ``on_refused(peer)`` hears of each refusal."""
     from libp2p.rcmgr import Direction
 
     manager = getattr(host.get_network(), "_resource_manager", None)
@@ -187,7 +194,9 @@ def cap_inbound_streams(host: Any, per_peer: int, on_refused: Callable[[str], No
 
     def acquire_stream(peer_id: Any, direction: Any) -> bool:
         key = str(peer_id)
-        if direction == Direction.INBOUND and open_inbound.get(key, 0) >= per_peer:
+        if direction == Direction.INBOUND and (
+            open_inbound.get(key, 0) >= per_peer or (admit is not None and not admit(key))
+        ):
             if on_refused is not None:
                 on_refused(key)
             return False

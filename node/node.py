@@ -252,7 +252,7 @@ async def open_node(
         peer_info_from_addr(bootstrap)  # fail early on a bad bootstrap address
     budgets = NodeBudgets(Limits.from_section(config.section("limits")))
     host = new_noise_host(identity)
-    cap_inbound_streams(host, budgets.limits.streams_per_peer, budgets.count_refused_early)
+    cap_inbound_streams(host, budgets.limits.streams_per_peer, budgets.count_refused_early, budgets.admits)
     try:
         host_cm = host.run(listen_addrs=listen)
         await host_cm.__aenter__()

@@ -134,6 +134,30 @@ async def test_a_full_frame_budget_evicts_the_heaviest_peers_newest_partial_fram
             assert node.budgets.frames.held_total == mib - 64
 
 
+async def test_a_peer_whose_frame_budget_is_full_opens_no_new_stream_until_it_frees_it(
+    tmp_path: Path,
+) -> None:
+    mib = 1 << 20
+    with trio.fail_after(60):
+        async with (
+            victim_node(tmp_path, partial_frame_bytes_per_peer=mib) as node,
+            raw_hosts(node, 2) as (heavy, other),
+        ):
+            (stream,) = await open_silent(heavy, node, 1)
+            await stream.write(encode_varint(mib - 64) + b"x" * 1000)
+            await trio.sleep(0.5)
+            assert node.budgets.frames.held_total == mib - 64
+            early = node.budgets.streams_refused_early
+            # any frame it would announce now is refused: it is not even let to negotiate a stream
+            assert await open_silent(heavy, node, 1) == []
+            assert node.budgets.streams_refused_early == early + 1
+            assert len(await open_silent(other, node, 1)) == 1  # others are served
+            await stream.reset()
+            await trio.sleep(0.5)
+            assert node.budgets.frames.held_total == 0
+            assert len(await open_silent(heavy, node, 1)) == 1
+
+
 async def test_bad_limits_stop_the_node_from_starting(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"\[limits\]\.streams_per_peer"):
         async with victim_node(tmp_path, streams_per_peer=-3):
