@@ -75,7 +75,9 @@ class Victim:
 @pytest.fixture
 def victim(tmp_path: Path) -> Iterator[Victim]:
     victim_id = ioa_init(tmp_path / "victim")
-    if os.environ.get("IOA_TEST_VICTIM_LIMITS"):  # manual experiments only
+    # For showing that these tests fail without the budgets, e.g.
+    # IOA_TEST_VICTIM_LIMITS="pending_bytes_per_chat = 9000000000; pending_bytes_total = 9000000000"
+    if os.environ.get("IOA_TEST_VICTIM_LIMITS"):
         with open(tmp_path / "victim" / "config.toml", "a") as f:
             f.write("\n[limits]\n" + os.environ["IOA_TEST_VICTIM_LIMITS"].replace(";", "\n") + "\n")
     good_id = ioa_init(tmp_path / "good")
@@ -92,8 +94,7 @@ def victim(tmp_path: Path) -> Iterator[Victim]:
     assert codes == [0] * len(procs), [p.output()[-3000:] for p in procs]
 
 
-#: Times ``count`` good direct messages in its own process, so that the attacker's work in the test
-#: process (and its hold on the GIL) does not inflate the figures.
+#: Times ``count`` good direct messages in a process of its own (nothing else in it competes).
 _ROUND_TRIPS = """
 import json, sys, time
 from pathlib import Path
