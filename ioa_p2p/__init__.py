@@ -6,6 +6,9 @@ Core package (pure where it can be: no I/O outside the CLI and explicit file hel
 - ``canonical.py``       canonical (deterministic) CBOR: the one encoding every signed object uses
 - ``identity.py``        Ed25519 identity; the libp2p peer ID that carries its public key; key files
 - ``wire.py``            the signed, versioned envelope and the registry of message body types
+- ``budget.py``          resource budgets: amounts held per peer (:class:`Ledger`) and work per period
+- ``limits.py``          the ``[limits]`` table: every budget's default, typed
+- ``pending.py``         chat messages waiting for missing parents, bounded per chat and per node
 - ``config.py``          ``$IOA_HOME`` and ``config.toml``
 - ``embedding.py``       the :class:`Embedder` protocol and its backends (wordllama offline default)
 - ``control_client.py``  client of a running node's local control API

@@ -330,7 +330,8 @@ class SyncRequest(Body):
 @message_type("chat.sync_batch", 1)
 class SyncBatch(Body):
     """Pull answer header: ``count`` message frames follow; ``more`` when the limit cut the
-    answer short. ``status`` is ``ok``, ``unknown-chat`` or ``not-member``."""
+    answer short. ``status`` is ``ok``, ``unknown-chat``, ``not-member`` or ``busy`` (the
+    responder's sync budget for this peer is spent for now: ask again later)."""
 
     chat_id: bytes
     status: str
@@ -338,7 +339,7 @@ class SyncBatch(Body):
     more: bool
 
     def validate(self) -> None:
-        if self.status not in ("ok", "unknown-chat", "not-member") or self.count < 0:
+        if self.status not in ("ok", "unknown-chat", "not-member", "busy") or self.count < 0:
             raise SchemaError(f"bad chat.sync_batch status {self.status!r} or count {self.count}")
 
 

@@ -182,6 +182,12 @@ class PeerClosed(RemotePeerError):
     """The peer closed or reset the stream (or the connection) before the exchange was complete."""
 
 
+class OverBudget(RemotePeerError):
+    """A peer's work would pass one of this node's resource budgets (bytes of partial frames, open
+    streams, pending chat messages, sync work per period): it was refused or evicted, and the node
+    keeps serving everyone else (budgets: ``[limits]`` in config.toml, docs/security.md)."""
+
+
 class ModelError(RemotePeerError):
     """The language model server failed or refused a request (check its URL, key, model name and logs)."""
 
@@ -265,6 +271,7 @@ __all__ = [
     "NodeNotRunning",
     "NodeProcessError",
     "NonCanonicalEncoding",
+    "OverBudget",
     "PeerClosed",
     "PeerRejected",
     "PeerUnreachable",

@@ -14,6 +14,8 @@ from the message's **causal past only** (so every holder of the same messages de
   messages must also obey :func:`ioa_p2p.chat.check_membership_change`.
 
 Signatures are *not* checked here: callers hand in verified envelopes (``Envelope.from_cbor``).
+Pending messages live in a :class:`ioa_p2p.pending.PendingSet`, bounded in count and bytes per
+chat and against a node-wide ledger; a message it refuses or evicts was never accepted.
 
 The **causal order** used for transcripts and exports sorts by (depth, ts, hash), where depth is
 the longest path from the genesis: a deterministic topological order every copy agrees on.
@@ -22,9 +24,10 @@ the longest path from the genesis: a deterministic topological order every copy 
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 
+from .budget import Ledger
 from .chat import (
     KIND_MEMBER_ADD,
     MAX_PARENTS,
@@ -40,9 +43,8 @@ from .chat import (
 )
 from .errors import Equivocation, HistoryViolation
 from .identity import Identity, PeerId
+from .pending import DEFAULT_MAX_PENDING, PendingSet
 from .wire import Envelope
-
-DEFAULT_MAX_PENDING = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +107,8 @@ class ChatHistory:
         *,
         genesis_hash: bytes | None = None,
         max_pending: int = DEFAULT_MAX_PENDING,
+        max_pending_bytes: int | None = None,
+        pending_budget: Ledger | None = None,
     ) -> None:
         self.genesis_body: ChatGenesis = check_genesis(genesis)
         self.genesis = genesis
@@ -119,8 +123,7 @@ class ChatHistory:
         self._members_cache: dict[frozenset[bytes], frozenset[PeerId]] = {
             frozenset(): frozenset(self.genesis_body.members)
         }
-        self._pending: dict[bytes, tuple[Envelope, tuple[bytes, ...]]] = {}
-        self._waiting: dict[bytes, set[bytes]] = {}
+        self.pending = PendingSet(max_count=max_pending, max_bytes=max_pending_bytes, shared=pending_budget)
         self.equivocations: list[tuple[Envelope, Envelope]] = []
         self._ever: set[PeerId] = set(self.genesis_body.members)
 
@@ -185,14 +188,18 @@ class ChatHistory:
 
     def missing(self) -> set[bytes]:
         """Parents named by pending messages that are not held."""
-        return {d for d in self._waiting if d not in self._entries}
+        return {d for d in self.pending.waiting_on() if d not in self._entries}
 
     @property
     def pending_count(self) -> int:
-        return len(self._pending)
+        return len(self.pending)
+
+    @property
+    def pending_bytes(self) -> int:
+        return self.pending.bytes_held
 
     def pending_envelopes(self) -> list[Envelope]:
-        return [env for env, _ in self._pending.values()]
+        return self.pending.envelopes()
 
     # ------------------------------------------------------------------ composing
 
@@ -288,33 +295,22 @@ class ChatHistory:
         self._heads.add(entry.hash)
         if entry.msg.kind == KIND_MEMBER_ADD:
             self._ever.add(member_of(entry.msg.content))
-        released = []
-        for child in sorted(self._waiting.pop(entry.hash, ())):
-            item = self._pending.get(child)
-            if item is not None and all(p in self._entries for p in message_body(item[0]).parents):
-                del self._pending[child]
-                released.append((item[0], child))
-        return released
+        return self.pending.release(entry.hash, self._entries.__contains__)
 
-    def hold(self, env: Envelope, digest: bytes, missing: tuple[bytes, ...]) -> None:
-        """Keep a message whose parents are missing (bounded: the oldest is dropped when full)."""
-        if digest in self._pending:
-            return
-        while len(self._pending) >= self.max_pending:
-            oldest = next(iter(self._pending))
-            self._drop_pending(oldest)
-        self._pending[digest] = (env, missing)
-        for parent in missing:
-            self._waiting.setdefault(parent, set()).add(digest)
-
-    def _drop_pending(self, digest: bytes) -> None:
-        _, missing = self._pending.pop(digest)
-        for parent in missing:
-            waiters = self._waiting.get(parent)
-            if waiters is not None:
-                waiters.discard(digest)
-                if not waiters:
-                    del self._waiting[parent]
+    def hold(
+        self,
+        env: Envelope,
+        digest: bytes,
+        missing: tuple[bytes, ...],
+        *,
+        source: Hashable | None = None,
+        size: int | None = None,
+    ) -> bool:
+        """Keep a message whose parents are missing, charged to ``source`` (default: its author)
+        for ``size`` bytes (default: its encoded size); False when the budgets refused it."""
+        if size is None:
+            size = len(env.to_cbor())
+        return self.pending.hold(env, digest, missing, env.author if source is None else source, size)
 
     def add(
         self,
@@ -322,10 +318,13 @@ class ChatHistory:
         digest: bytes | None = None,
         *,
         persist: Callable[[Entry], None] | None = None,
+        source: Hashable | None = None,
+        size: int | None = None,
     ) -> AddResult:
         """Classify, persist (through ``persist``, before anything changes here) and commit a
         message, then every pending message it releases. A rule broken by ``env`` itself is raised;
-        rules broken by released messages are reported in ``rejected``."""
+        rules broken by released messages are reported in ``rejected``. A message whose parents
+        are missing is held for them (charged to ``source``, ``size`` bytes; see :meth:`hold`)."""
         result = AddResult()
         queue: deque[tuple[Envelope, bytes]] = deque([(env, digest or env.hash)])
         first = True
@@ -343,7 +342,7 @@ class ChatHistory:
             if isinstance(verdict, Duplicate):
                 result.duplicate = result.duplicate or first
             elif isinstance(verdict, Missing):
-                self.hold(item, item_hash, verdict.hashes)
+                self.hold(item, item_hash, verdict.hashes, source=source, size=size if first else None)
                 if first:
                     result.missing = verdict.hashes
             else:

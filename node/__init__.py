@@ -3,7 +3,9 @@
 - ``node.py``           :func:`open_node` and :class:`Node`: host, DHT, bootstrap, services, control API
 - ``host.py``           the py-libp2p host: TCP, Noise only, yamux; key and peer-ID conversion
 - ``libp2p_patches.py`` every workaround for a py-libp2p 0.8.1 problem, each with a test that notices upstream
-- ``framing.py``        length-prefixed frames over streams: buffered reader, size limit, read timeout
+- ``framing.py``        length-prefixed frames over streams: buffered reader, size limit, whole-frame
+  deadline, idle timeout, partial-frame budget
+- ``budgets.py``        the node's resource budgets (``[limits]``) shared by the services; ``/budgets``
 - ``routing.py``        Kademlia DHT instance, bootstrap dialing with backoff, peer discovery
 - ``control.py``        local HTTP/JSON control API (127.0.0.1, bearer token) served by hypercorn on trio
 - ``peers_api.py``      control routes ``/id``, ``/peers``, ``/connect``

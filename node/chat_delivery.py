@@ -182,7 +182,8 @@ class ChatDelivery:
                 reason = f"{type(exc).__name__}: {exc}"
                 await send(stream, encode_control(make_ack(b"", ACK_REJECTED, reason=reason)))
                 continue
-            await send(stream, encode_control(self.chats.accept(env, env.hash, stream.remote)))
+            ack = self.chats.accept(env, env.hash, stream.remote, len(data))
+            await send(stream, encode_control(ack))
 
 
 def _added_by(hist: ChatHistory, peer: PeerId) -> bytes | None:

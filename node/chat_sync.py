@@ -4,15 +4,26 @@ The requester sends its per-author highest seq (``chat.sync_req``); the responde
 ``chat.sync_batch`` header and that many envelopes in causal order, until nothing is left. Pulls
 run on start, when a peer (re)connects, periodically, and when a delivered message names unknown
 parents.
+
+Budgets (``[limits]``, ``node.budgets``): a responder answers at most ``sync_requests_per_peer``
+requests and ``sync_messages_per_peer`` messages per peer per ``sync_period`` (and node-wide
+totals), and holds at most ``sync_answer_bytes_per_peer`` / ``_total`` bytes of answers not yet
+sent (one answer carries at most :data:`SYNC_ANSWER_BYTES` of messages); past them it answers
+``busy`` with no messages, and the requester tries again at its next trigger. Pulls started
+because of what a peer sent (unknown parents) are limited to ``sync_pulls_per_peer`` per period,
+and a node runs at most :data:`PULLS_PER_PEER` pulls to one peer at a time.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
 import trio
 
+from ioa_p2p.budget import Claim
 from ioa_p2p.chat import (
     ACK_STORED,
     MAX_CHAT_MESSAGE_SIZE,
@@ -22,7 +33,7 @@ from ioa_p2p.chat import (
     decode_control,
     encode_control,
 )
-from ioa_p2p.errors import InvalidMessage, PeerClosed, ProtocolViolation
+from ioa_p2p.errors import InvalidMessage, OverBudget, PeerClosed, ProtocolViolation
 from ioa_p2p.history import ChatHistory
 from ioa_p2p.identity import PeerId
 from ioa_p2p.wire import Envelope
@@ -37,6 +48,11 @@ log = logging.getLogger("ioa_p2p.chats")
 
 PROTO_SYNC = "/ioa/chat/sync/1.0.0"
 SYNC_LIMIT = 500
+#: encoded message bytes in one answer (at least one message): cuts a batch of large messages short
+SYNC_ANSWER_BYTES = 4 * 1024 * 1024
+#: concurrent pulls from one peer (a node sharing many chats with a peer must stay under its stream cap)
+PULLS_PER_PEER = 8
+STATUS_BUSY = "busy"
 
 
 class ChatSync:
@@ -46,6 +62,8 @@ class ChatSync:
         self.chats = chats
         self._nursery = nursery
         self._pulling: set[tuple[bytes, PeerId]] = set()
+        self._slots: dict[PeerId, trio.CapacityLimiter] = {}
+        self.budgets = chats.node.budgets
 
     # ------------------------------------------------------------------ requester
 
@@ -56,6 +74,26 @@ class ChatSync:
         self._pulling.add((chat_id, peer))
         self._nursery.start_soon(self._pull_task, chat_id, peer)
 
+    def pull_on_missing(self, chat_id: bytes, peer: PeerId) -> None:
+        """``peer`` sent a message whose parents are missing: pull from it, at most
+        ``sync_pulls_per_peer`` times per period (the periodic sync catches up after that)."""
+        if peer == self.chats.me or (chat_id, peer) in self._pulling:
+            return
+        if self.budgets.sync_pulls.take(peer, 1, self.budgets.now()):
+            self.start_pull(chat_id, peer)
+
+    @asynccontextmanager
+    async def _pull_slot(self, peer: PeerId) -> AsyncIterator[None]:
+        limiter = self._slots.get(peer)
+        if limiter is None:
+            limiter = self._slots[peer] = trio.CapacityLimiter(PULLS_PER_PEER)
+        try:
+            async with limiter:
+                yield
+        finally:
+            if not limiter.borrowed_tokens and not limiter.statistics().tasks_waiting:
+                self._slots.pop(peer, None)
+
     async def _pull_task(self, chat_id: bytes, peer: PeerId) -> None:
         try:
             with self.chats.node.faults.boundary("chat sync pull", peer):
@@ -65,6 +103,10 @@ class ChatSync:
 
     async def pull(self, chat_id: bytes, peer: PeerId) -> int:
         """Fetch from ``peer`` every message of the chat this node lacks; returns how many."""
+        async with self._pull_slot(peer):
+            return await self._pull(chat_id, peer)
+
+    async def _pull(self, chat_id: bytes, peer: PeerId) -> int:
         hist = self.chats.get(chat_id)
         received = 0
         stream = await open_within(self.chats.node, peer, PROTO_SYNC, self.chats.config.stream_timeout)
@@ -73,6 +115,8 @@ class ChatSync:
                 with within(ACK_TIMEOUT, f"sync of {chat_id.hex()[:16]} from {peer}"):
                     header = await self._request(stream, hist)
                     if header.status != "ok" or header.count > SYNC_LIMIT:
+                        if header.status == STATUS_BUSY:
+                            log.debug("%s is busy: sync of %s later", peer, chat_id.hex()[:16])
                         return received
                     received += await self._receive_batch(stream, peer, header.count)
                     if not header.more or header.count == 0:
@@ -101,7 +145,7 @@ class ChatSync:
                 env = Envelope.from_cbor(data)
             except InvalidMessage as exc:
                 raise ProtocolViolation(f"{peer} sent an invalid message in sync: {exc}") from None
-            ack = self.chats.accept(env, env.hash, peer)
+            ack = self.chats.accept(env, env.hash, peer, len(data))
             received += ack.status == ACK_STORED
         return received
 
@@ -136,19 +180,51 @@ class ChatSync:
                 request = decode_control(data, SyncRequest)
             except InvalidMessage as exc:
                 raise ProtocolViolation(f"{stream.remote} sent a bad sync request: {exc}") from None
-            await send(stream, *self._answer(request, stream.remote))
+            scope = trio.CancelScope()
+            frames, claim = self._answer(request, stream.remote, scope.cancel)
+            try:
+                with scope:
+                    await send(stream, *frames)
+            finally:
+                self.budgets.sync_answers.release(claim)
+            if scope.cancelled_caught:
+                raise OverBudget(
+                    f"sync answer to {stream.remote} evicted: the node's sync answer budget is full"
+                )
 
-    def _answer(self, request: SyncRequest, remote: PeerId) -> list[bytes]:
-        """The frames answering one request: a batch header, then the envelopes."""
+    def _answer(
+        self, request: SyncRequest, remote: PeerId, on_evict: Callable[[], None]
+    ) -> tuple[list[bytes], Claim | None]:
+        """The frames answering one request (a batch header, then the envelopes) and the claim
+        their bytes hold in the sync answer budget until sent."""
         hist = self.chats.find(request.chat_id)
         if hist is None:
-            return [encode_control(_batch(request.chat_id, "unknown-chat"))]
+            return [encode_control(_batch(request.chat_id, "unknown-chat"))], None
         if remote not in hist.members():
-            return [encode_control(_batch(request.chat_id, "not-member"))]
+            return [encode_control(_batch(request.chat_id, "not-member"))], None
+        budgets, now = self.budgets, self.budgets.now()
+        if not budgets.sync_requests.take(remote, 1, now):
+            return [encode_control(_batch(request.chat_id, STATUS_BUSY))], None
+        limit = budgets.sync_messages.take_up_to(remote, min(request.limit, SYNC_LIMIT), now)
+        if limit <= 0:
+            return [encode_control(_batch(request.chat_id, STATUS_BUSY))], None
         have = dict(zip(request.authors, request.seqs, strict=True))
-        entries, more = hist.messages_after(have, min(request.limit, SYNC_LIMIT))
-        header = build(SyncBatch, chat_id=request.chat_id, status="ok", count=len(entries), more=more)
-        return [encode_control(header), *(e.env.to_cbor() for e in entries)]
+        entries, more = hist.messages_after(have, limit)
+        frames, size = [], 0
+        for entry in entries:
+            raw = entry.env.to_cbor()
+            if frames and size + len(raw) > SYNC_ANSWER_BYTES:
+                break
+            frames.append(raw)
+            size += len(raw)
+        budgets.sync_messages.give_back(remote, limit - len(frames), now)
+        claim = budgets.sync_answers.try_claim(remote, size, on_evict)
+        if claim is None:
+            budgets.sync_messages.give_back(remote, len(frames), now)
+            return [encode_control(_batch(request.chat_id, STATUS_BUSY))], None
+        more = more or len(frames) < len(entries)
+        header = build(SyncBatch, chat_id=request.chat_id, status="ok", count=len(frames), more=more)
+        return [encode_control(header), *frames], claim
 
     # ------------------------------------------------------------------ background triggers
 
@@ -179,4 +255,4 @@ def _batch(chat_id: bytes, status: str) -> SyncBatch:
     return build(SyncBatch, chat_id=chat_id, status=status, count=0, more=False)
 
 
-__all__ = ["PROTO_SYNC", "SYNC_LIMIT", "ChatSync"]
+__all__ = ["PROTO_SYNC", "PULLS_PER_PEER", "STATUS_BUSY", "SYNC_LIMIT", "ChatSync"]

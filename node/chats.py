@@ -11,6 +11,8 @@ share: every chat's history and status, the rules applied to a received message,
 ``create_chat``, ``post``, ``subscribe``, ``set_invite_policy``, ``history``, ``list_chats``, ...
 
 Config ``[chats]``: :class:`~ioa_p2p.node.chats_config.ChatsConfig` (timers, store, who may invite).
+Pending messages are also bounded in bytes per chat and across chats, and sync work per peer per
+period, by ``[limits]`` (``node.budgets``, :mod:`ioa_p2p.node.budgets`).
 """
 
 from __future__ import annotations
@@ -130,10 +132,20 @@ class Chats:
 
     def _rebuild(self, chat_id: bytes, genesis_raw: bytes) -> ChatHistory:
         genesis = Envelope.from_cbor(genesis_raw, verify=False)
-        hist = ChatHistory(genesis, genesis_hash=chat_id, max_pending=self.config.max_pending)
+        hist = self._new_history(genesis, chat_id)
         for msg in self.store.messages(chat_id):
             hist.add(Envelope.from_cbor(msg.raw, verify=False), msg.hash)
         return hist
+
+    def _new_history(self, genesis: Envelope, chat_id: bytes) -> ChatHistory:
+        budgets = self.node.budgets
+        return ChatHistory(
+            genesis,
+            genesis_hash=chat_id,
+            max_pending=self.config.max_pending,
+            max_pending_bytes=budgets.limits.pending_bytes_per_chat,
+            pending_budget=budgets.orphans,
+        )
 
     def find(self, chat_id: bytes) -> ChatHistory | None:
         hist = self._histories.get(chat_id)
@@ -185,6 +197,8 @@ class Chats:
             "inviter": self._inviter_of(chat_id),
             "messages": len(hist),
             "pending": hist.pending_count,
+            "pending_bytes": hist.pending_bytes,
+            "pending_refused": hist.pending.refused + hist.pending.dropped,
             "heads": [h.hex() for h in hist.heads()],
             "created_ms": hist.genesis.ts,
         }
@@ -253,8 +267,10 @@ class Chats:
                 send.send_nowait(entry.env)
         self.notify()
 
-    def accept(self, env: Envelope, digest: bytes, remote: PeerId) -> ChatAck:
-        """Verify-checked envelope from ``remote`` -> rules, persist, publish; the ack to send."""
+    def accept(self, env: Envelope, digest: bytes, remote: PeerId, size: int | None = None) -> ChatAck:
+        """Verify-checked envelope from ``remote`` (``size`` encoded bytes) -> rules, persist,
+        publish; the ack to send. A message whose parents are missing is answered ``missing``
+        (never ``stored``), whether the pending set kept it or its budget refused it."""
         body = env.body
         if not isinstance(body, ChatMessage):
             return make_ack(digest, ACK_REJECTED, reason=f"{env.type!r} is not a chat message")
@@ -267,7 +283,7 @@ class Chats:
         if remote not in hist.ever_members():
             return make_ack(digest, ACK_REJECTED, reason=f"{remote} is not a member of the chat")
         try:
-            result = hist.add(env, digest, persist=self._persist)
+            result = hist.add(env, digest, persist=self._persist, source=remote, size=size)
         except HistoryViolation as exc:
             self._record_violation(body.chat_id, exc)
             return make_ack(digest, ACK_REJECTED, reason=f"{exc.code}: {exc}")
@@ -278,7 +294,7 @@ class Chats:
         if result.duplicate:
             return make_ack(digest, ACK_DUPLICATE)
         if result.missing:
-            self.sync.start_pull(body.chat_id, remote)
+            self.sync.pull_on_missing(body.chat_id, remote)
             return make_ack(digest, ACK_MISSING, missing=result.missing)
         return make_ack(digest, ACK_STORED)
 
@@ -386,7 +402,7 @@ class Chats:
         hist = self.find(chat_id)
         self.store.add_chat(chat_id, genesis.to_cbor(), status, self.now_ms(), inviter)
         if hist is None:
-            hist = ChatHistory(genesis, genesis_hash=chat_id, max_pending=self.config.max_pending)
+            hist = self._new_history(genesis, chat_id)
             self._histories[chat_id] = hist
         joined = status == STATUS_MEMBER and self._status.get(chat_id) != STATUS_MEMBER
         self._status[chat_id] = status

@@ -45,6 +45,12 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    ``signature_validator`` re-raises when the message's ``key`` field is not a protobuf key, which fails the
    service (the node ends). :func:`contain_pubsub_messages` stops any exception of one message's handling
    there (the message is dropped and counted). The test checks upstream still raises on such a key.
+10. Inbound streams per peer: yamux accepts any number of inbound streams (its 256-slot backlog only
+   bounds the streams we open) and the resource manager counts streams only in total (10,000, shared
+   with outbound streams). :func:`cap_inbound_streams` wraps the host's resource manager so that an
+   inbound stream of a peer that already has ``per_peer`` open (or that the node's budgets do not
+   admit) is refused before protocol negotiation (py-libp2p resets it at once). The test checks the
+   hook still exists and that the cap holds.
 """
 
 from __future__ import annotations
@@ -235,6 +241,52 @@ def _peer_of(stream: Any) -> str | None:
         return str(stream.muxed_conn.peer_id)
     except Exception:
         return None
+
+
+def cap_inbound_streams(
+    host: Any,
+    per_peer: int,
+    on_refused: Callable[[str], None] | None = None,
+    admit: Callable[[str], bool] | None = None,
+) -> None:
+    """Refuse a peer's inbound streams past ``per_peer`` open at once, or when ``admit(peer)`` says
+    no, before negotiation (patch 10); ``on_refused(peer)`` hears of each refusal."""
+    from libp2p.rcmgr import Direction
+
+    manager = getattr(host.get_network(), "_resource_manager", None)
+    if manager is None or not hasattr(manager, "acquire_stream") or not hasattr(manager, "release_stream"):
+        raise RuntimeError(
+            "py-libp2p's swarm has no resource manager with acquire_stream/release_stream any more: "
+            "revisit ioa_p2p.node.libp2p_patches"
+        )
+    acquire, release = manager.acquire_stream, manager.release_stream
+    open_inbound: dict[str, int] = {}
+
+    def acquire_stream(peer_id: Any, direction: Any) -> bool:
+        key = str(peer_id)
+        if direction == Direction.INBOUND and (
+            open_inbound.get(key, 0) >= per_peer or (admit is not None and not admit(key))
+        ):
+            if on_refused is not None:
+                on_refused(key)
+            return False
+        if not acquire(peer_id, direction):
+            return False
+        if direction == Direction.INBOUND:
+            open_inbound[key] = open_inbound.get(key, 0) + 1
+        return True
+
+    def release_stream(peer_id: Any, direction: Any) -> None:
+        release(peer_id, direction)
+        key = str(peer_id)
+        if direction == Direction.INBOUND and key in open_inbound:
+            open_inbound[key] -= 1
+            if not open_inbound[key]:
+                del open_inbound[key]
+
+    manager.acquire_stream = acquire_stream
+    manager.release_stream = release_stream
+    manager.ioa_open_inbound = open_inbound
 
 
 def quiet_libp2p_logs(level: int = logging.CRITICAL) -> None:

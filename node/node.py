@@ -30,12 +30,14 @@ from ioa_p2p.errors import (
     UsageError,
 )
 from ioa_p2p.identity import Identity, PeerId, load_key_file
+from ioa_p2p.limits import Limits
 
 from .boundary import Faults
+from .budgets import NodeBudgets
 from .control import ControlAPI
 from .framing import FramedStream
 from .host import from_libp2p_id, new_noise_host, parse_multiaddr, peer_info_from_addr, to_libp2p_id
-from .libp2p_patches import unblock_peer
+from .libp2p_patches import cap_inbound_streams, unblock_peer
 from .routing import RefreshPolicy, RefreshTrigger, keep_bootstrap_connected, new_dht, run_peer_discovery
 
 log = logging.getLogger("ioa_p2p.node")
@@ -48,10 +50,11 @@ STREAM_OPEN_TIMEOUT = 10.0
 
 
 def _builtin_services() -> tuple[ServiceOpener, ...]:
+    from .budgets import open_budgets_api
     from .messaging import open_messaging
     from .peers_api import open_peers_api
 
-    return (open_peers_api, open_messaging)
+    return (open_peers_api, open_budgets_api, open_messaging)
 
 
 #: Services started by every node after the built-ins, in order: dotted paths of ``open_<name>(node)``
@@ -75,6 +78,7 @@ class Node:
         nursery: trio.Nursery,
         *,
         faults: Faults | None = None,
+        budgets: NodeBudgets | None = None,
     ) -> None:
         self.config = config
         self.home: Path = config.home
@@ -86,6 +90,8 @@ class Node:
         self.control = ControlAPI()
         #: Exceptions stopped at per-peer / per-stream task boundaries (nothing a peer sends ends the node).
         self.faults = faults or Faults()
+        #: Resource budgets per peer and per node (``[limits]``; docs/security.md, "Resource budgets").
+        self.budgets = budgets or NodeBudgets(Limits())
         self.services: dict[str, Any] = {}
         #: Set once every service is open: services publish what depends on the others only then
         #: (discovery announces the card after the goals service added the adapter's description).
@@ -156,7 +162,12 @@ class Node:
     def set_stream_handler(self, protocol_id: str, handler: StreamHandler) -> None:
         """Serve ``protocol_id``: each inbound stream becomes a FramedStream whose ``remote`` is the
         Noise-authenticated peer. Any exception but cancellation ends only that stream (reset), and is
-        counted in ``node.faults``: nothing a peer sends can end the node."""
+        counted in ``node.faults``: nothing a peer sends can end the node.
+
+        Each stream holds one unit of the ``streams`` budget while its handler runs: past the peer's
+        cap it is reset at once; past the node's total, the newest stream of the peer holding the most
+        is reset instead (when that peer holds more than this one), else this one."""
+        streams = self.budgets.streams
 
         async def wrapped(stream: Any) -> None:
             try:
@@ -164,11 +175,20 @@ class Node:
             except Exception:
                 await stream.reset()
                 return
-            framed = FramedStream(stream, remote)
+            scope = trio.CancelScope()
+            claim = streams.try_claim(remote, 1, scope.cancel)
+            if claim is None:
+                await stream.reset()
+                return
+            framed = self.budgets.framed(stream, remote)
             ok = False
-            with self.faults.boundary(f"stream {protocol_id}", remote):
-                await handler(framed)
-                ok = True
+            try:
+                with scope, self.faults.boundary(f"stream {protocol_id}", remote):
+                    await handler(framed)
+                    ok = True
+            finally:
+                streams.release(claim)
+                framed.release_budget()
             await (framed.close() if ok else framed.reset())
 
         self.host.set_stream_handler(protocol_id, wrapped)
@@ -186,7 +206,7 @@ class Node:
             for attempt in range(STREAM_OPEN_ATTEMPTS):
                 try:
                     stream = await self.host.new_stream(to_libp2p_id(peer), [protocol_id])
-                    return FramedStream(stream, peer)
+                    return self.budgets.framed(stream, peer)
                 except Exception as exc:  # libp2p raises many types while dialing/negotiating
                     last = exc
                     await trio.sleep(0.05 * (attempt + 1))
@@ -240,7 +260,9 @@ async def open_node(
     for bootstrap in config.bootstrap:
         peer_info_from_addr(bootstrap)  # fail early on a bad bootstrap address
     faults = Faults()  # before the host: inbound streams are served inside its boundary from the start
+    budgets = NodeBudgets(Limits.from_section(config.section("limits")))
     host = new_noise_host(identity, on_fault=faults.record)
+    cap_inbound_streams(host, budgets.limits.streams_per_peer, budgets.count_refused_early, budgets.admits)
     try:
         host_cm = host.run(listen_addrs=listen)
         await host_cm.__aenter__()
@@ -250,7 +272,7 @@ async def open_node(
         _check_listening(host, config.listen, listen)
         with _single_error():
             async with trio.open_nursery() as nursery:
-                node = Node(config, identity, host, nursery, faults=faults)
+                node = Node(config, identity, host, nursery, faults=faults, budgets=budgets)
                 node.dht = new_dht(host)
                 try:
                     # Services exit (in reverse order) before the background tasks are cancelled, so an

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import pytest
+import trio
 from hypothesis import given
 from hypothesis import strategies as st
+from libp2p.network.stream.exceptions import StreamEOF
 
-from ioa_p2p.errors import MessageTooLarge, ProtocolViolation
-from ioa_p2p.node.framing import FrameDecoder, encode_varint, frame
+from ioa_p2p.budget import Ledger
+from ioa_p2p.errors import IoATimeout, MessageTooLarge, OverBudget, ProtocolViolation
+from ioa_p2p.identity import Identity
+from ioa_p2p.node.framing import FrameDecoder, FramedStream, encode_varint, frame
 
 
 @given(
@@ -54,3 +58,143 @@ def test_varint_encoding() -> None:
     assert encode_varint(127) == b"\x7f"
     assert encode_varint(128) == b"\x80\x01"
     assert encode_varint(300) == b"\xac\x02"
+
+
+# ---------------------------------------------------------------- FramedStream deadlines and budget
+
+
+class FakeStream:
+    """A libp2p stream's read side fed by the test (chunks arrive as written): the deadlines are
+    checked on trio's mock clock, which real sockets would not follow."""
+
+    def __init__(self) -> None:
+        self.feed, self._chunks = trio.open_memory_channel[bytes](1000)
+        self.was_reset = False
+
+    async def read(self, n: int) -> bytes:
+        try:
+            return await self._chunks.receive()
+        except trio.EndOfChannel:
+            raise StreamEOF("end") from None
+
+    async def write(self, data: bytes) -> None:
+        pass
+
+    def get_protocol(self) -> str:
+        return "/test/1.0.0"
+
+    async def close(self) -> None:
+        pass
+
+    async def reset(self) -> None:
+        self.was_reset = True
+
+
+PEER = Identity(bytes(32)).peer_id
+OTHER = Identity(bytes([1]) * 32).peer_id
+
+
+def framed(budget: Ledger | None = None, peer=PEER) -> tuple[FakeStream, FramedStream]:
+    raw = FakeStream()
+    return raw, FramedStream(raw, peer, read_timeout=30.0, frame_timeout=20.0, budget=budget)
+
+
+async def test_a_trickled_frame_hits_the_whole_frame_deadline(autojump_clock) -> None:
+    raw, stream = framed()
+
+    async def trickle() -> None:
+        await raw.feed.send(encode_varint(1000) + b"x")
+        for _ in range(100):
+            await trio.sleep(1.0)  # far below the 30 s idle timeout
+            await raw.feed.send(b"x")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trickle)
+        start = trio.current_time()
+        with pytest.raises(IoATimeout, match="did not complete a frame within 20.0 s"):
+            await stream.receive()
+        assert trio.current_time() - start == pytest.approx(20.0)
+        nursery.cancel_scope.cancel()
+
+
+async def test_silence_between_frames_is_the_idle_timeout(autojump_clock) -> None:
+    raw, stream = framed()
+    await raw.feed.send(frame(b"one") + frame(b"two"))
+    assert await stream.receive() == b"one"
+    assert await stream.receive() == b"two"
+    start = trio.current_time()
+    with pytest.raises(IoATimeout, match="sent nothing for 30.0 s"):
+        await stream.receive()
+    assert trio.current_time() - start == pytest.approx(30.0)
+
+
+async def test_the_frame_deadline_counts_from_the_first_byte_of_each_frame(autojump_clock) -> None:
+    raw, stream = framed()
+    # one frame complete and the start of the next arrive together; the rest of the next one
+    # arrives 15 s later: 15 s after its first byte, within the deadline
+    await raw.feed.send(frame(b"a" * 10) + encode_varint(10) + b"b")
+    assert await stream.receive() == b"a" * 10
+    await trio.sleep(15.0)
+    await raw.feed.send(b"b" * 9)
+    assert await stream.receive() == b"b" * 10
+    # a third frame whose first byte arrived 15 s before the receive() call still has only 5 s left
+    await raw.feed.send(frame(b"d") + encode_varint(10) + b"c")
+    assert await stream.receive() == b"d"
+    await trio.sleep(15.0)
+    start = trio.current_time()
+    with pytest.raises(IoATimeout, match="did not complete a frame"):
+        await stream.receive()
+    assert trio.current_time() - start == pytest.approx(5.0)
+
+
+async def test_a_frame_larger_than_the_budget_left_is_refused_from_its_prefix() -> None:
+    budget = Ledger("frames", total=10_000, per_key=5_000)
+    raw, stream = framed(budget)
+    await raw.feed.send(encode_varint(6_000) + b"x" * 10)
+    with pytest.raises(OverBudget, match="announced a frame of 6000 bytes"):
+        await stream.receive()
+    assert budget.held_total == 0
+
+
+async def test_a_partial_frame_holds_its_announced_length_until_complete(autojump_clock) -> None:
+    budget = Ledger("frames", total=10_000, per_key=5_000)
+    raw, stream = framed(budget)
+    await raw.feed.send(encode_varint(4_000) + b"x" * 1_000)
+    with trio.move_on_after(0.2):
+        await stream.receive()
+    assert budget.held(PEER) == 4_000
+    await raw.feed.send(b"x" * 3_000)
+    assert await stream.receive() == b"x" * 4_000
+    assert budget.held_total == 0
+    # a partial frame left behind is given back by reset (and by close)
+    await raw.feed.send(encode_varint(4_000) + b"y")
+    with trio.move_on_after(0.2):
+        await stream.receive()
+    assert budget.held(PEER) == 4_000
+    await stream.reset()
+    assert budget.held_total == 0 and raw.was_reset
+
+
+async def test_a_heavier_peers_partial_frame_is_evicted_for_a_lighter_one(autojump_clock) -> None:
+    budget = Ledger("frames", total=5_000, per_key=5_000)
+    raw, heavy = framed(budget)
+    raw_light, light = framed(budget, OTHER)
+    await raw.feed.send(encode_varint(4_500) + b"x")
+    async with trio.open_nursery() as nursery:
+        failures: list[BaseException] = []
+
+        async def heavy_reader() -> None:
+            try:
+                await heavy.receive()
+            except OverBudget as exc:
+                failures.append(exc)
+
+        nursery.start_soon(heavy_reader)
+        await trio.sleep(0.1)
+        assert budget.held(PEER) == 4_500
+        await raw_light.feed.send(frame(b"z" * 1000)[:50])  # 4,500 + 1,000 > 5,000
+        await trio.sleep(0.1)
+        await raw_light.feed.send(frame(b"z" * 1000)[50:])
+        assert await light.receive() == b"z" * 1000
+    assert failures and "evicted" in str(failures[0])
+    assert budget.held_total == 0 and budget.evicted == 1

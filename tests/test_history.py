@@ -150,15 +150,19 @@ def test_membership_changes_follow_causality() -> None:
     assert h.ever_members() >= {A.peer_id, B.peer_id, C.peer_id, D.peer_id}
 
 
-def test_pending_is_bounded() -> None:
+def test_pending_is_bounded_and_the_flooder_loses_its_newest() -> None:
     source = new_chat()
     envs = [say(source, A, str(i)) for i in range(6)]
     h = ChatHistory(source.genesis, max_pending=3)
     for env in envs[1:]:
-        h.add(env)
+        assert h.add(env).missing  # answered `missing` whether kept or not
     assert h.pending_count == 3
     held = {e.hash for e in h.pending_envelopes()}
-    assert held == {e.hash for e in envs[3:]}
+    assert held == {e.hash for e in envs[1:4]}  # the sender's newest were refused
+    # the missing parent arrives: what was kept is released, the rest can come again later
+    result = h.add(envs[0])
+    assert [e.hash for e in result.stored] == [e.hash for e in envs[:4]]
+    assert h.pending_count == 0 and h.pending_bytes == 0
 
 
 def test_persist_failure_changes_nothing() -> None:

@@ -162,3 +162,24 @@ def test_upstream_pubsub_signature_check_still_raises_on_a_garbage_key() -> None
     msg = rpc_pb2.Message(from_id=b"\x01\x02x", seqno=b"\x00" * 8, signature=b"s", key=b"\xff\x01", data=b"x")
     with pytest.raises(DecodeError):  # patch 9 (contain_pubsub_messages) keeps this from failing Pubsub
         signature_validator(msg)
+
+
+def test_inbound_stream_cap_wraps_the_resource_manager() -> None:
+    from libp2p.rcmgr import Direction
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.host import new_noise_host
+
+    host = new_noise_host(Identity.generate())
+    refused: list[str] = []
+    libp2p_patches.cap_inbound_streams(host, 2, refused.append)
+    manager = host.get_network()._resource_manager
+    peer = str(Identity.generate().peer_id)
+    assert manager.acquire_stream(peer, Direction.INBOUND)
+    assert manager.acquire_stream(peer, Direction.INBOUND)
+    assert not manager.acquire_stream(peer, Direction.INBOUND)  # a third at once: refused
+    assert manager.acquire_stream(str(Identity.generate().peer_id), Direction.INBOUND)  # others are not
+    assert manager.acquire_stream(peer, Direction.OUTBOUND)  # streams we open are not capped
+    manager.release_stream(peer, Direction.INBOUND)
+    assert manager.acquire_stream(peer, Direction.INBOUND)
+    assert refused == [peer]

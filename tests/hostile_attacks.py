@@ -1,0 +1,181 @@
+"""The attackers of tests/test_hostile_load.py: raw py-libp2p hosts with fresh identities.
+
+Run as ``python -m tests.hostile_attacks SCENARIO VICTIM_ADDR VICTIM_ID GOOD_ID HOME SECONDS`` from
+the repository root; prints one JSON line of what the attack did. The process lowers its own CPU
+priority first (``nice`` 10): on a small test machine a co-located attacker would otherwise measure
+how the operating system shares the CPU, where a real attacker runs on its own machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import multiaddr
+import trio
+
+from ioa_p2p.chat import make_message
+from ioa_p2p.config import NodeConfig
+from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.node import open_node
+from ioa_p2p.node.chats import PROTO_DELIVER
+from ioa_p2p.node.framing import encode_varint, frame
+from ioa_p2p.node.host import new_noise_host, peer_info_from_addr, to_libp2p_id
+from ioa_p2p.node.libp2p_patches import quiet_libp2p_logs
+from ioa_p2p.node.messaging import PROTOCOL_ID
+
+IDENTITIES = 4
+ANNOUNCED = (1 << 20) - 64  # a frame announced at ~1 MiB (the /ioa/msg limit)
+FIRST_PART = 768 * 1024  # sent at once; the rest trickles one byte at a time
+REOPEN_AFTER = 1.0  # seconds before a stream the victim ended is opened again
+ORPHAN_SIZE = 300 * 1024
+ORPHAN_CHATS = 5
+ORPHANS_PER_CHAT = 200
+
+
+@dataclass(frozen=True)
+class Target:
+    addr: str
+    peer: PeerId
+    good: PeerId
+    home: Path
+    seconds: float
+
+
+@asynccontextmanager
+async def raw_hosts(target: Target, count: int = IDENTITIES) -> AsyncIterator[list[Any]]:
+    """``count`` bare py-libp2p hosts with fresh identities, connected to the victim."""
+    async with AsyncExitStack() as stack:
+        hosts = []
+        for _ in range(count):
+            host = new_noise_host(Identity.generate())
+            listen = [multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]
+            await stack.enter_async_context(host.run(listen_addrs=listen))
+            with trio.fail_after(20):
+                await host.connect(peer_info_from_addr(target.addr))
+            hosts.append(host)
+        yield hosts
+
+
+async def on_every_stream(
+    target: Target, per_host: int, work: Callable[[Any, int], Awaitable[None]]
+) -> dict[str, int]:
+    """Keep ``per_host`` streams to the victim open on each host for ``target.seconds``, each running
+    ``work(stream, index)``; a stream that ends (reset, refused) is opened again after a pause."""
+    tally = {"opened": 0, "ended": 0}
+    async with raw_hosts(target) as hosts, trio.open_nursery() as nursery:
+
+        async def one(host: Any, index: int) -> None:
+            while True:
+                try:
+                    stream = await host.new_stream(to_libp2p_id(target.peer), [PROTOCOL_ID])
+                    tally["opened"] += 1
+                    await work(stream, index)
+                except Exception:
+                    tally["ended"] += 1
+                await trio.sleep(REOPEN_AFTER)
+
+        for host in hosts:
+            for index in range(per_host):
+                nursery.start_soon(one, host, index)
+        await trio.sleep(target.seconds)
+        nursery.cancel_scope.cancel()
+    return tally
+
+
+async def half_sent_frames(target: Target) -> dict[str, Any]:
+    """1,000 streams (250 per identity), each announcing a ~1 MiB frame, sending 768 KiB of it at
+    once, then one more byte per second."""
+
+    async def trickle(stream: Any, index: int) -> None:
+        await stream.write(encode_varint(ANNOUNCED) + secrets.token_bytes(FIRST_PART))
+        while True:
+            await trio.sleep(1.0)
+            await stream.write(b"\x00")
+
+    return await on_every_stream(target, 250, trickle)
+
+
+async def idle_and_garbage_streams(target: Target) -> dict[str, Any]:
+    """600 streams (150 per identity): a quarter silent (slowloris), a quarter garbage, a quarter
+    oversize length prefixes, a quarter valid frames of junk; each kept open as long as it lasts."""
+
+    async def misbehave(stream: Any, index: int) -> None:
+        if index % 4 == 1:
+            await stream.write(secrets.token_bytes(64))
+        elif index % 4 == 2:
+            await stream.write(encode_varint((1 << 20) + 1) + b"x" * 100)
+        elif index % 4 == 3:
+            await stream.write(frame(secrets.token_bytes(300)))
+        await trio.sleep_forever()
+
+    return await on_every_stream(target, 150, misbehave)
+
+
+async def orphan_flood(target: Target) -> dict[str, Any]:
+    """A node creates five chats inviting the victim and the good node (so it is a legitimate
+    member), then sends 1,000 messages of 300 KiB whose parents do not exist."""
+    quiet_libp2p_logs()
+    config = NodeConfig(home=target.home / "attacker")
+    acks: dict[str, int] = {}
+    async with open_node(config, identity=Identity.generate(), write_info=False, control_api=False) as evil:
+        with trio.fail_after(30):
+            await evil.connect(target.addr)
+            chats = evil.services["chats"]
+            handles = [
+                await chats.create_chat([target.peer, target.good], f"orphans {i}")
+                for i in range(ORPHAN_CHATS)
+            ]
+        accepted = all(set(h.accepted) == {target.peer, target.good} for h in handles)
+        with trio.move_on_after(target.seconds):
+            stream = await evil.open_stream(target.peer, PROTO_DELIVER)
+            filler = "x" * ORPHAN_SIZE
+            for seq in range(2, ORPHANS_PER_CHAT + 2):
+                for handle in handles:
+                    parents = (secrets.token_bytes(32),)  # made up: never to arrive
+                    env = make_message(
+                        evil.identity,
+                        handle.chat_id,
+                        parents,
+                        "text",
+                        {"text": filler},
+                        seq=seq,
+                        now_ms=_now(),
+                    )
+                    await stream.send(env.to_cbor())
+                    status = (await stream.receive_value())["b"]["status"]
+                    acks[status] = acks.get(status, 0) + 1
+            await stream.close()
+            await trio.sleep_forever()
+    return {"acks": acks, "accepted": accepted, "chats": [h.chat_id.hex() for h in handles]}
+
+
+def _now() -> int:
+    return int(time.time() * 1000)
+
+
+SCENARIOS: dict[str, Callable[[Target], Awaitable[dict[str, Any]]]] = {
+    "half_sent_frames": half_sent_frames,
+    "idle_and_garbage_streams": idle_and_garbage_streams,
+    "orphan_flood": orphan_flood,
+}
+
+
+def main(argv: list[str]) -> None:
+    scenario, addr, victim, good, home, seconds = argv
+    os.nice(10)
+    target = Target(addr, PeerId.from_string(victim), PeerId.from_string(good), Path(home), float(seconds))
+    result = trio.run(SCENARIOS[scenario], target)
+    print(json.dumps(result), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
