@@ -67,6 +67,11 @@ ANNOUNCE_MIN_INTERVAL = 3.0
 CATCH_UP_INTERVAL = 2.0
 CATCH_UP_RETRY = 30.0
 CATCH_UP_BATCH = 32
+#: Publishers whose new version the flood guard dropped are fetched from the DHT at the next catch-up
+#: ticks (up to this many tries, until the directory holds that version), so an honest update that came
+#: too soon after the previous one is late, never lost. At most STALE_MAX publishers are remembered.
+STALE_TRIES = 5
+STALE_MAX = 4096
 #: Flood guard: new card versions of one peer closer together than this are rejected.
 GOSSIP_UPDATE_INTERVAL_MS = 100
 DHT_PUBLISH_TIMEOUT = 30.0
@@ -126,6 +131,8 @@ class Discovery:
         self._last_update: dict[PeerId, int] = {}
         self.pacer = AnnouncePacer(most=max(ANNOUNCE_MIN_INTERVAL, settings.republish))
         self._asked_at: dict[PeerId, float] = {}
+        #: publisher -> (version the flood guard dropped, DHT fetches left)
+        self._stale: dict[PeerId, tuple[int, int]] = {}
         self.stats = {"finds": 0, "dht_fetched": 0, "dht_rejected": 0, "gossip_accepted": 0}
 
     # ------------------------------------------------------------------ own card
@@ -204,6 +211,8 @@ class Discovery:
             last = self._last_update.get(publisher)
             if last is not None and now - last < GOSSIP_UPDATE_INTERVAL_MS:
                 log.debug("dropped a card announcement from %s: new versions too frequent", publisher)
+                if publisher in self._stale or len(self._stale) < STALE_MAX:
+                    self._stale[publisher] = (card.version, STALE_TRIES)
                 return False
             if len(self._last_update) > 10_000:
                 self._last_update = {
@@ -348,6 +357,7 @@ class Discovery:
                 if self.directory.entry(p, now_ms()) is None
                 and now - self._asked_at.get(p, -math.inf) >= CATCH_UP_RETRY
             ][:CATCH_UP_BATCH]
+            missing += self._stale_due()[: max(0, CATCH_UP_BATCH - len(missing))]
             if not missing:
                 continue
             for peer in missing:
@@ -355,6 +365,18 @@ class Discovery:
             with self.node.faults.boundary("discovery catch-up"):
                 with trio.move_on_after(self.settings.find_timeout):
                     await self.fetch_cards(missing)
+
+    def _stale_due(self) -> list[PeerId]:
+        """Publishers whose dropped new version the directory still lacks (one try used per call)."""
+        due = []
+        for peer, (version, tries) in list(self._stale.items()):
+            held = self.directory.version_of(peer)
+            if (held is not None and held >= version) or tries <= 0:
+                del self._stale[peer]
+                continue
+            self._stale[peer] = (version, tries - 1)
+            due.append(peer)
+        return due
 
     async def dht_publish_loop(self) -> None:
         """Keep our card and bucket provider records in the DHT (see the module docstring)."""

@@ -306,6 +306,34 @@ async def test_card_updates_spread_and_replace_older_versions(tmp_path: Path) ->
             assert own["version"] == summary["version"] and own["status"]["kad_protocol"] == "/ioa/kad/1.0.0"
 
 
+async def test_an_update_the_flood_guard_drops_is_fetched_from_the_dht_later(tmp_path: Path) -> None:
+    """Two versions issued back to back: receivers drop the second as too frequent (flood guard), then
+    fetch it from the DHT; without that, the honest update was lost until the next republish."""
+    with trio.fail_after(60):
+        async with open_peers(tmp_path, 3) as peers:
+            (_, service), (_, other), _third = peers
+
+            async def settled() -> bool:
+                return all(len(s.directory) == 3 for _, s in peers) and other.gossip is not None
+
+            await wait_until(settled, "all cards everywhere")
+            await wait_until(
+                lambda: _true_if(other.gossip is not None and other.gossip.mesh_peers() >= 2), "a mesh"
+            )
+            first = await service.republish()
+            second = await service.republish()
+            assert second.version > first.version
+
+            async def holds_second() -> bool:
+                return other.directory.version_of(service.node.peer_id) == second.version
+
+            await wait_until(holds_second, "the second version at the other node", limit=30)
+
+
+async def _true_if(value: bool) -> bool:
+    return value
+
+
 async def test_the_dht_speaks_the_ioa_protocol_only(tmp_path: Path) -> None:
     with trio.fail_after(30):
         async with open_peers(tmp_path, 2, {"gossip": False}) as peers:
