@@ -24,7 +24,7 @@ Typical use by a node::
     await adapter.aclose()
 """
 
-from .base import (
+from ioa_p2p.adapters.base import (
     BAD_OUTPUT,
     CRASH,
     FAILURE_KINDS,
@@ -41,7 +41,7 @@ from .base import (
     parse_options,
     run_task,
 )
-from .registry import (
+from ioa_p2p.adapters.registry import (
     ENTRY_POINT_GROUP,
     AdapterInfo,
     adapter_from_config,

@@ -26,8 +26,8 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import trio
 
-from ioa_p2p import canonical
 from ioa_p2p.errors import AdapterOptionsError, BadAdapterOutput, IoAError, TaskRejected
+from ioa_p2p.wire import canonical
 
 log = logging.getLogger(__name__)
 

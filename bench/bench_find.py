@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import trio
 
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import open_node
 

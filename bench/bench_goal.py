@@ -43,7 +43,7 @@ from typing import Any
 import trio
 
 from ioa_p2p.bootstrap.testnet import NodeSpec, open_testnet
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.control_client import ControlClient
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import Node, open_node

@@ -38,17 +38,16 @@ import trio
 from libp2p.identity.identify_push.identify_push import push_identify_to_peers
 
 from ioa_p2p.card import SignedCard, card_text, issue_card, next_version, parse_card, select_newest
+from ioa_p2p.dht.directory import Directory, Match, Offer
+from ioa_p2p.dht.index import AnnoyIndex, make_index
+from ioa_p2p.dht.lsh import Hyperplanes, hyperplanes_for
+from ioa_p2p.dht.settings import DEFAULT_TTL, AgentSettings, DiscoverySettings
+from ioa_p2p.dht.validators import NAMESPACE, IoaNamespaceValidator, card_key, check_announcement
 from ioa_p2p.embedding import Embedder, make_embedder
 from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
 from ioa_p2p.identity import PeerId
-
-from . import kad
-from .directory import Directory, Match, Offer
-from .gossip import CardGossip, GossipSettings, open_card_gossip
-from .index import AnnoyIndex, make_index
-from .lsh import Hyperplanes, hyperplanes_for
-from .settings import DEFAULT_TTL, AgentSettings, DiscoverySettings
-from .validators import NAMESPACE, IoaNamespaceValidator, card_key, check_announcement
+from ioa_p2p.node.net import kad
+from ioa_p2p.node.net.gossip import CardGossip, GossipSettings, open_card_gossip
 
 if TYPE_CHECKING:
     from ioa_p2p.node import Node

@@ -32,19 +32,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .config import NodeConfig, ioa_home, load_config
-from .control_client import ControlClient
-from .embedding import Embedder, HashingEmbedder, WordLlamaEmbedder, make_embedder
-from .errors import (
-    InputError,
-    InvalidMessage,
-    IoAError,
-    IoATimeout,
-    LocalStateError,
-    RemotePeerError,
-)
-from .identity import Identity, PeerId, create_key_file, load_key_file
-from .wire import Body, Envelope, Text, message_type
+from ioa_p2p.config.node_config import NodeConfig, ioa_home, load_config
+from ioa_p2p.control_client import ControlClient
+from ioa_p2p.embedding import Embedder, HashingEmbedder, WordLlamaEmbedder, make_embedder
+from ioa_p2p.errors import InputError, InvalidMessage, IoAError, IoATimeout, LocalStateError, RemotePeerError
+from ioa_p2p.identity import Identity, PeerId, create_key_file, load_key_file
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.schema import Body, message_type
+from ioa_p2p.wire.text import Text
 
 _LAZY = {"open_node": "ioa_p2p.node", "Node": "ioa_p2p.node"}
 

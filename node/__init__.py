@@ -21,7 +21,7 @@
 - ``chats.py``          the group-chat service; ``store.py`` its SQLite store (WAL, persist before ack)
 """
 
-from .framing import FramedStream
-from .node import Node, open_node
+from ioa_p2p.node.net.framing import FramedStream
+from ioa_p2p.node.node import Node, open_node
 
 __all__ = ["FramedStream", "Node", "open_node"]

@@ -1,9 +1,10 @@
 """The running peer: ``async with open_node(config) as node:``.
 
 ``open_node`` loads the identity, starts the Noise-only libp2p host on the configured multiaddrs, the node's
-Kademlia DHT (``node.dht``, see :mod:`ioa_p2p.node.routing`), bootstrap dialing with backoff, peer discovery,
-the local control API, and then every service in :data:`_SERVICES` in order. All background work lives in the
-node's nursery (``node.nursery``); leaving the ``async with`` block cancels it and closes the host.
+Kademlia DHT (``node.dht``, see :mod:`ioa_p2p.node.net.routing`), bootstrap dialing with backoff, peer
+discovery, the local control API, and then every service in :data:`_SERVICES` in order. All background work
+lives in the node's nursery (``node.nursery``); leaving the ``async with`` block cancels it and closes the
+host.
 
 Services are async context managers ``open_<name>(node)`` that register stream handlers / control routes,
 start their tasks in ``node.nursery`` and put themselves in ``node.services[name]``.
@@ -21,7 +22,8 @@ from typing import Any
 import trio
 from libp2p.tools.anyio_service import background_trio_service
 
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.limits import Limits
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import (
     ConfigError,
     InvalidPeerId,
@@ -29,16 +31,26 @@ from ioa_p2p.errors import (
     PeerUnreachable,
     UsageError,
 )
+from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId, load_key_file
-from ioa_p2p.limits import Limits
-
-from .boundary import Faults
-from .budgets import NodeBudgets
-from .control import ControlAPI
-from .framing import FramedStream
-from .host import from_libp2p_id, new_noise_host, parse_multiaddr, peer_info_from_addr, to_libp2p_id
-from .libp2p_patches import cap_inbound_streams, unblock_peer
-from .routing import RefreshPolicy, RefreshTrigger, keep_bootstrap_connected, new_dht, run_peer_discovery
+from ioa_p2p.node.control.server import ControlAPI
+from ioa_p2p.node.net.budgets import NodeBudgets
+from ioa_p2p.node.net.framing import FramedStream
+from ioa_p2p.node.net.host import (
+    from_libp2p_id,
+    new_noise_host,
+    parse_multiaddr,
+    peer_info_from_addr,
+    to_libp2p_id,
+)
+from ioa_p2p.node.net.libp2p_patches import cap_inbound_streams, unblock_peer
+from ioa_p2p.node.net.routing import (
+    RefreshPolicy,
+    RefreshTrigger,
+    keep_bootstrap_connected,
+    new_dht,
+    run_peer_discovery,
+)
 
 log = logging.getLogger("ioa_p2p.node")
 
@@ -50,9 +62,8 @@ STREAM_OPEN_TIMEOUT = 10.0
 
 
 def _builtin_services() -> tuple[ServiceOpener, ...]:
-    from .budgets import open_budgets_api
-    from .messaging import open_messaging
-    from .peers_api import open_peers_api
+    from ioa_p2p.node.control.routes import open_budgets_api, open_peers_api
+    from ioa_p2p.node.messaging.service import open_messaging
 
     return (open_peers_api, open_budgets_api, open_messaging)
 
@@ -60,7 +71,7 @@ def _builtin_services() -> tuple[ServiceOpener, ...]:
 #: Services started by every node after the built-ins, in order: dotted paths of ``open_<name>(node)``
 #: async context managers, e.g. ``"ioa_p2p.dht.service.open_discovery"`` (imported lazily).
 _SERVICES: tuple[str, ...] = (
-    "ioa_p2p.bootstrap.relay.open_relay",
+    "ioa_p2p.node.relay.service.open_relay",
     "ioa_p2p.node.chats.open_chats",
     "ioa_p2p.dht.service.open_discovery",
     "ioa_p2p.node.goals.open_goals",

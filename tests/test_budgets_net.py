@@ -12,15 +12,17 @@ import multiaddr
 import pytest
 import trio
 
-from ioa_p2p.chat import SyncBatch, SyncRequest, build, decode_control, encode_control
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import ConfigError
+from ioa_p2p.history.frames import SyncBatch, SyncRequest
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node import Node
-from ioa_p2p.node.chats import PROTO_SYNC
-from ioa_p2p.node.framing import FramedStream, encode_varint
-from ioa_p2p.node.host import new_noise_host, peer_info_from_addr, to_libp2p_id
-from ioa_p2p.node.messaging import PROTOCOL_ID
+from ioa_p2p.node.chats.sync import PROTO_SYNC
+from ioa_p2p.node.messaging.service import PROTOCOL_ID
+from ioa_p2p.node.net.framing import FramedStream, encode_varint
+from ioa_p2p.node.net.host import new_noise_host, peer_info_from_addr, to_libp2p_id
+from ioa_p2p.wire.control import decode_control, encode_control
+from ioa_p2p.wire.schema import build
 
 from .test_chats_net import FAST, chats_of, checked_node, connect_all
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import trio
 from click.testing import CliRunner, Result
 
-from ioa_p2p.chat import make_genesis
 from ioa_p2p.cli import main
-from ioa_p2p.config import NodeConfig
-from ioa_p2p.history import ChatHistory
-from ioa_p2p.history_file import encode_history, export_history, parse_history
+from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.history.bodies import make_genesis
+from ioa_p2p.history.dag import ChatHistory
+from ioa_p2p.history.file import encode_history, export_history, parse_history
 from ioa_p2p.identity import Identity
 
 from .test_chats_net import checked_node

@@ -10,13 +10,14 @@ from typing import Any
 import pytest
 import trio
 
-from ioa_p2p.audit import audit_history
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import UsageError
+from ioa_p2p.history.audit import audit_history
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import Node, open_node
-from ioa_p2p.node.control import ControlRequest, Streaming
-from ioa_p2p.node.goals import GoalResult, Goals
+from ioa_p2p.node.control.server import ControlRequest, Streaming
+from ioa_p2p.node.goals.service import Goals
+from ioa_p2p.node.goals.types import GoalResult
 
 pytestmark = pytest.mark.slow
 

@@ -19,13 +19,13 @@ from typing import Any
 import pytest
 import trio
 
-from ioa_p2p import conv_messages as cm
-from ioa_p2p.config import NodeConfig
-from ioa_p2p.conv_messages import ConvStart, TaskAssignment, TaskOutcome, Turn
+from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.messages import ConvStart, TaskAssignment, TaskOutcome, Turn
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import Node, open_node
-from ioa_p2p.node.chats import Chats, open_chats
-from ioa_p2p.node.goals import MAX_RUNNING_TASKS
+from ioa_p2p.node.chats.service import Chats, open_chats
+from ioa_p2p.node.goals.service import MAX_RUNNING_TASKS
 
 from .hostile import Watch, watch_victim
 

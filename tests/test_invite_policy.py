@@ -17,14 +17,17 @@ import pytest
 import trio
 
 from ioa_p2p.adapters.registry import adapter_executes_code
-from ioa_p2p.chat import ChatInvite, ChatInviteReply, build, make_genesis
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import ConfigError
+from ioa_p2p.history.bodies import make_genesis
+from ioa_p2p.history.frames import ChatInvite, ChatInviteReply
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node import Node
-from ioa_p2p.node.chats import PROTO_INVITE, ChatsConfig
-from ioa_p2p.node.invite_admission import RateLimiter
-from ioa_p2p.wire import Envelope
+from ioa_p2p.node.chats.admission import RateLimiter
+from ioa_p2p.node.chats.config import ChatsConfig
+from ioa_p2p.node.chats.invites import PROTO_INVITE
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.schema import build
 
 from .test_chats_net import FAST, chats_of, checked_node, connect_all
 

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import trio
 
-from ioa_p2p import canonical
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.framing import encode_varint
-from ioa_p2p.node.messaging import PROTOCOL_ID
-from ioa_p2p.wire import Envelope, Text
+from ioa_p2p.node.messaging.service import PROTOCOL_ID
+from ioa_p2p.node.net.framing import encode_varint
+from ioa_p2p.wire import canonical
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.text import Text
 
 from .conftest import open_test_nodes
 
@@ -87,7 +88,7 @@ async def test_oversize_frame_is_refused_without_reading_it(tmp_path) -> None:
 async def test_bootstrap_is_retried_until_the_peer_comes_up(tmp_path) -> None:
     import socket
 
-    from ioa_p2p.config import NodeConfig
+    from ioa_p2p.config.node_config import NodeConfig
     from ioa_p2p.node import open_node
 
     with socket.socket() as probe:
@@ -107,17 +108,19 @@ async def test_bootstrap_is_retried_until_the_peer_comes_up(tmp_path) -> None:
 async def test_bad_addresses_are_typed_errors(tmp_path) -> None:
     import pytest
 
-    from ioa_p2p.config import NodeConfig
+    from ioa_p2p.config.node_config import NodeConfig
     from ioa_p2p.errors import InvalidAddress, UsageError
     from ioa_p2p.node import open_node
 
     with pytest.raises(InvalidAddress):
-        async with open_node(NodeConfig(home=tmp_path, bootstrap=("/ip4/127.0.0.1/tcp/1",)),
-                             identity=Identity.generate()):
+        async with open_node(
+            NodeConfig(home=tmp_path, bootstrap=("/ip4/127.0.0.1/tcp/1",)), identity=Identity.generate()
+        ):
             pass
     with pytest.raises(InvalidAddress):
-        async with open_node(NodeConfig(home=tmp_path, listen=("not a multiaddr",)),
-                             identity=Identity.generate()):
+        async with open_node(
+            NodeConfig(home=tmp_path, listen=("not a multiaddr",)), identity=Identity.generate()
+        ):
             pass
     async with open_test_nodes(tmp_path, 1) as (a,):
         with pytest.raises(UsageError):

@@ -13,13 +13,7 @@ from typing import Any
 import pytest
 import trio
 
-from ioa_p2p.bootstrap.relay import (
-    RelaySettings,
-    circuit_addr,
-    parse_circuit_addr,
-    with_peer,
-)
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import (
     ConfigError,
     InvalidAddress,
@@ -31,7 +25,9 @@ from ioa_p2p.errors import (
 )
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node import open_node
-from ioa_p2p.node.host import to_libp2p_id
+from ioa_p2p.node.net.host import to_libp2p_id
+from ioa_p2p.node.relay.service import circuit_addr, parse_circuit_addr, with_peer
+from ioa_p2p.node.relay.settings import RelaySettings
 
 # --------------------------------------------------------------------------- settings and addresses (pure)
 

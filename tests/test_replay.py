@@ -7,13 +7,14 @@ from pathlib import Path
 import pytest
 import trio
 
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import ReplayedMessage
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import Node, open_node
-from ioa_p2p.node.messaging import PROTOCOL_ID
-from ioa_p2p.node.replay import ReplayGuard
-from ioa_p2p.wire import Envelope, Text
+from ioa_p2p.node.messaging.replay import ReplayGuard
+from ioa_p2p.node.messaging.service import PROTOCOL_ID
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.text import Text
 
 MINUTE = 60_000
 

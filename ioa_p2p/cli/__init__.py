@@ -11,13 +11,13 @@ stderr (with ``--json``, a JSON object ``{"error": {"type", "message"}}`` on std
 
 from __future__ import annotations
 
-from . import bootstrap_cmds, testnet_cmds  # noqa: E402, F401  (bootstrap, relay, testnet)
-from . import chat_cmds as chat_cmds  # noqa: E402
-from . import demo_cmds as demo_cmds  # noqa: E402  (ioa demo)
-from . import find_cmds as find_cmds  # noqa: E402  (ioa find)
-from . import goal_cmds as goal_cmds  # noqa: E402  (ioa goal)
-from . import identity_cmds as identity_cmds  # noqa: E402  (registers commands)
-from . import node_cmds as node_cmds  # noqa: E402
-from ._base import main
+from ioa_p2p.cli import bootstrap_cmds, testnet_cmds  # noqa: E402, F401  (bootstrap, relay, testnet)
+from ioa_p2p.cli import chat_cmds as chat_cmds  # noqa: E402
+from ioa_p2p.cli import demo_cmds as demo_cmds  # noqa: E402  (ioa demo)
+from ioa_p2p.cli import find_cmds as find_cmds  # noqa: E402  (ioa find)
+from ioa_p2p.cli import goal_cmds as goal_cmds  # noqa: E402  (ioa goal)
+from ioa_p2p.cli import identity_cmds as identity_cmds  # noqa: E402  (registers commands)
+from ioa_p2p.cli import node_cmds as node_cmds  # noqa: E402
+from ioa_p2p.cli._base import main
 
 __all__ = ["main"]

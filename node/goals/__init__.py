@@ -1,0 +1,16 @@
+"""ioa_p2p.node.goals: goals from any peer: team formation, the conversations of goal chats, nested teams.
+
+- ``service.py``  :class:`Goals`: drivers, invitation policy, tasks, :meth:`Goals.launch_goal`;
+  :func:`open_goals`
+- ``types.py``    the ``[goals]`` table, teammates, results, argument checks (pure)
+- ``teams.py``    forming a goal's team: discover, choose, invite, open the chat
+- ``driver.py``   :class:`ChatDriver`: the trio layer that drives the conversations of one goal chat
+- ``events.py``   the JSON events of a goal chat (pure)
+- ``runtime.py``  the node's agent: its adapter, tasks with deadlines and progress, the sub-team rule
+- ``routes.py``   control routes ``/launch_goal``, ``/goal_events``, ``/goals``
+"""
+
+from ioa_p2p.node.goals.service import Goals, make_brain_for, open_goals
+from ioa_p2p.node.goals.types import GoalResult, GoalsConfig
+
+__all__ = ["GoalResult", "Goals", "GoalsConfig", "make_brain_for", "open_goals"]
