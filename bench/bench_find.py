@@ -114,7 +114,7 @@ async def open_bench_nodes(n: int, discovery: dict[str, Any]) -> AsyncIterator[l
             node = await stack.enter_async_context(
                 open_node(config, identity=Identity.generate(), write_info=False, control_api=False)
             )
-            peers.append((node, node.services.get("discovery")))
+            peers.append((node, node.services.discovery))
         yield peers
 
 

@@ -106,8 +106,8 @@ async def test_a_full_stream_budget_resets_the_heaviest_peers_newest_stream(tmp_
             assert (len(heavy_streams), len(light_streams)) == (4, 2)
             assert node.budgets.streams.held_total == 6
             async with good_node(tmp_path, node) as good:
-                await good.services["messaging"].send_text(node.peer_id, "served")
-            assert node.services["messaging"].inbox[-1].body.text == "served"
+                await good.services.messaging.send_text(node.peer_id, "served")
+            assert node.services.messaging.inbox[-1].body.text == "served"
             assert node.budgets.streams.evicted >= 1
             assert await is_reset(heavy_streams[-1])
             assert not await is_reset(light_streams[0])
@@ -129,8 +129,8 @@ async def test_a_full_frame_budget_evicts_the_heaviest_peers_newest_partial_fram
             assert node.budgets.frames.held_total == 2 * (mib - 64)
             async with good_node(tmp_path, node) as good:
                 # a large message arrives in several reads: it needs budget, and gets it by eviction
-                await good.services["messaging"].send_text(node.peer_id, "y" * 300_000)
-            assert node.services["messaging"].inbox[-1].body.text == "y" * 300_000
+                await good.services.messaging.send_text(node.peer_id, "y" * 300_000)
+            assert node.services.messaging.inbox[-1].body.text == "y" * 300_000
             assert node.budgets.frames.evicted == 1
             assert await is_reset(streams[-1])
             assert node.budgets.frames.held_total == mib - 64

@@ -81,7 +81,7 @@ async def connect_all(nodes: list[Node]) -> None:
 
 
 def chats_of(node: Node) -> Chats:
-    chats = node.services["chats"]
+    chats = node.services.chats
     assert isinstance(chats, Chats)
     return chats
 

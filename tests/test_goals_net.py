@@ -80,16 +80,16 @@ def all_cards_current(nodes: list[Node]) -> bool:
     """Every node holds every node's latest card (the goals service republishes a card once, with the
     adapter's description merged in, right after start)."""
     for a in nodes:
-        directory = a.services["discovery"].directory
+        directory = a.services.discovery.directory
         for b in nodes:
             held = directory.get(b.peer_id)
-            if held is None or held.version != b.services["discovery"].card.version:
+            if held is None or held.version != b.services.discovery.card.version:
                 return False
     return True
 
 
 def goals_of(node: Node) -> Goals:
-    goals = node.services["goals"]
+    goals = node.services.goals
     assert isinstance(goals, Goals)
     return goals
 
@@ -139,7 +139,7 @@ async def test_goal_with_sync_and_async_tasks_concludes_and_audits_on_every_memb
             for node in nodes:
                 outcome = await wait_member_outcome(node, result)
                 assert outcome.status == "concluded" and outcome.conclusion == result.conclusion
-                chats = node.services["chats"]
+                chats = node.services.chats
                 chat_id = bytes.fromhex(result.chat_id)
                 with trio.fail_after(10):
                     await chats.wait_until(lambda c=chats, i=chat_id: len(c.get(i)) >= result.messages)
@@ -220,7 +220,7 @@ async def test_nested_teams_of_depth_two_report_their_conclusions_upward(tmp_pat
                 outcome = await driver.wait_round(sub["data"]["sub_round"])
                 start = driver.rounds[sub["data"]["sub_round"]].start
                 assert start.parent_chat == parent_chat and start.parent_task == sub["task_id"]
-                assert owner.services["chats"].chat_info(driver.chat_id)["parent"] == parent_chat
+                assert owner.services.chats.chat_info(driver.chat_id)["parent"] == parent_chat
                 chain.append((start.depth, outcome.status, "42" in outcome.conclusion))
                 tasks, parent_chat = outcome.tasks, sub["data"]["sub_chat"]
             assert chain == [(1, "concluded", True), (0, "concluded", True)]
@@ -285,7 +285,7 @@ async def test_members_conclude_when_the_initiator_is_gone(tmp_path: Path) -> No
             async def initiator() -> None:
                 with gone:
                     async with checked_node(config) as node:
-                        while len(node.services["discovery"].directory) < 3:  # noqa: ASYNC110
+                        while len(node.services.discovery.directory) < 3:  # noqa: ASYNC110
                             await trio.sleep(0.1)
                         launched.append(str(node.peer_id))
                         await node.launch_goal(

@@ -303,7 +303,7 @@ async def test_a_node_whose_adapter_executes_code_accepts_only_known_inviters_by
             assert chats_of(coder).invites.admission.rules.policy == "known"
             assert chats_of(nodes["open_coder"]).invites.admission.rules.policy == "open"
             assert chats_of(known).invites.admission.rules.policy == "open"  # no adapter: open
-            directory = coder.services["discovery"].directory
+            directory = coder.services.discovery.directory
             while directory.get(known.peer_id) is None:  # noqa: ASYNC110 - gossip has no event to wait on
                 await trio.sleep(0.1)
             assert (await invite_fresh(known, coder)).accept

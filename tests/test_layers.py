@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Lowest first. A module belongs to the layer of its longest matching prefix (a package and everything in it).
+#: Lowest first. A module belongs to the layer of its longest matching prefix (a package and all in it).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("errors", ("ioa_p2p.errors",)),
     ("core basics", ("ioa_p2p.logs", "ioa_p2p.identity", "ioa_p2p.budget", "ioa_p2p.faults")),
@@ -211,7 +211,9 @@ def package_list_problems(root: Path, modules: dict[str, Module]) -> list[str]:
     config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
     listed = set(config["tool"]["setuptools"]["packages"])
     on_disk = {m.name for m in modules.values() if m.is_package}
-    problems = [f"package {p} is not listed in pyproject [tool.setuptools] packages" for p in on_disk - listed]
+    problems = [
+        f"package {p} is not listed in pyproject [tool.setuptools] packages" for p in on_disk - listed
+    ]
     problems += [f"pyproject lists {p}, which has no __init__.py" for p in listed - on_disk]
     return sorted(problems)
 

@@ -24,14 +24,15 @@ import logging
 import math
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import trio
 
 from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.brains.base import Brain, MemberInfo
 from ioa_p2p.conversation.machine import Conversation
 from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
 from ioa_p2p.conversation.types import (
@@ -44,23 +45,45 @@ from ioa_p2p.conversation.types import (
     Rejected,
     Speak,
     StartTask,
+    TaskView,
     TurnDraft,
     compose_conclusion,
 )
 from ioa_p2p.errors import InvalidContent, InvalidMessage, IoAError, MessageTooLarge, UnknownChat
 from ioa_p2p.history.bodies import KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE, ChatMessage, member_of
+from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.goals.events import describe_message, describe_start, describe_task
 from ioa_p2p.node.goals.types import RoundOutcome
+from ioa_p2p.node.ports import NodePort
 from ioa_p2p.wire.envelope import Envelope
-
-if TYPE_CHECKING:
-    from ioa_p2p.node.goals.service import Goals
 
 log = logging.getLogger("ioa_p2p.goals")
 
 #: Share of the speaker timeout a brain may use (the rest is left for signing and delivering the turn).
 BRAIN_SHARE = 0.8
 EVENT_LOG = 2000
+
+
+#: ``progress(text, fraction)`` reported by a running task.
+ProgressFn = Callable[[str, float | None], Awaitable[None]]
+
+
+class GoalsPort(Protocol):
+    """What a driver uses of the goals service (:class:`ioa_p2p.node.goals.service.Goals`)."""
+
+    @property
+    def node(self) -> NodePort: ...
+    @property
+    def chats(self) -> Chats: ...
+    @property
+    def brain(self) -> Brain: ...
+
+    def name_of(self, peer: str) -> str: ...
+    async def team_info(self, members: Sequence[str]) -> list[MemberInfo]: ...
+    def forget_driver(self, driver: ChatDriver) -> None: ...
+    async def perform_task(
+        self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
+    ) -> TaskOutcome: ...
 
 
 @dataclass(slots=True)
@@ -83,7 +106,7 @@ class Round:
 class ChatDriver:
     """Drives every conversation round of one chat for this node (see the module docstring)."""
 
-    def __init__(self, goals: Goals, chat_id: bytes, *, reserved: bool = False) -> None:
+    def __init__(self, goals: GoalsPort, chat_id: bytes, *, reserved: bool = False) -> None:
         self.goals = goals
         self.chat_id = chat_id
         self.hex = chat_id.hex()
