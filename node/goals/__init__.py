@@ -6,6 +6,7 @@
 - ``teams.py``    forming a goal's team: discover, choose, invite, open the chat (``TeamPort``)
 - ``driver.py``   :class:`ChatDriver`: the trio layer that drives the conversations of one goal chat
   (``GoalsPort``: what it uses of the service)
+- ``rounds.py``   one round as the driver tracks it; the typed items of the driver's queue
 - ``events.py``   the JSON events of a goal chat (pure)
 - ``runtime.py``  the node's agent: its adapter, tasks with deadlines and progress, the sub-team rule
 - ``routes.py``   control routes ``/launch_goal``, ``/goal_events``, ``/goals``

@@ -46,7 +46,8 @@ from ioa_p2p.llm.model import Model
 from ioa_p2p.llm.openai_compat import model_from_settings
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
-from ioa_p2p.node.goals.driver import ChatDriver, ProgressFn, Round
+from ioa_p2p.node.goals.driver import ChatDriver, ProgressFn
+from ioa_p2p.node.goals.rounds import Round
 from ioa_p2p.node.goals.runtime import AgentRuntime, subteam_reason
 
 # GoalResult is re-exported: ``from ioa_p2p.node.goals import GoalResult``.
