@@ -23,8 +23,9 @@ from ioa_p2p.node.net.framing import FramedStream, encode_varint
 from ioa_p2p.node.net.host import new_noise_host, peer_info_from_addr, to_libp2p_id
 from ioa_p2p.wire.control import decode_control, encode_control
 from ioa_p2p.wire.schema import build
+from tests.nodes import checked_node
 
-from .test_chats_net import FAST, chats_of, checked_node, connect_all
+from .test_chats_net import FAST, chats_of, connect_all
 
 pytestmark = pytest.mark.slow
 

@@ -14,8 +14,7 @@ from ioa_p2p.history.bodies import make_genesis
 from ioa_p2p.history.dag import ChatHistory
 from ioa_p2p.history.file import encode_history, export_history, parse_history
 from ioa_p2p.identity import Identity
-
-from .test_chats_net import checked_node
+from tests.nodes import checked_node
 
 A, B = Identity(b"\x51" * 32), Identity(b"\x52" * 32)
 

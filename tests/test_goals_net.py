@@ -13,11 +13,11 @@ import trio
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import UsageError
 from ioa_p2p.history.audit import audit_history
-from ioa_p2p.identity import Identity
-from ioa_p2p.node import Node, open_node
+from ioa_p2p.node import Node
 from ioa_p2p.node.control.server import ControlRequest, Streaming
 from ioa_p2p.node.goals.service import Goals
 from ioa_p2p.node.goals.types import GoalResult
+from tests.nodes import checked_node
 
 pytestmark = pytest.mark.slow
 
@@ -34,20 +34,6 @@ CODER = {
     "description": "Runs Python code in a sandbox and returns what it prints.",
     "skills": ["python", "code"],
 }
-
-
-@asynccontextmanager
-async def checked_node(config: NodeConfig) -> AsyncIterator[Node]:
-    """``open_node`` that re-raises the block's exception (open_node may swallow it on exit)."""
-    failure: BaseException | None = None
-    async with open_node(config, identity=Identity.generate(), write_info=False) as node:
-        try:
-            yield node
-        except BaseException as exc:
-            failure = exc
-            raise
-    if failure is not None:
-        raise failure
 
 
 @asynccontextmanager

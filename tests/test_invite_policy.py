@@ -28,8 +28,9 @@ from ioa_p2p.node.chats.config import ChatsConfig
 from ioa_p2p.node.chats.invites import PROTO_INVITE
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.schema import build
+from tests.nodes import checked_node
 
-from .test_chats_net import FAST, chats_of, checked_node, connect_all
+from .test_chats_net import FAST, chats_of, connect_all
 
 # --------------------------------------------------------------------------- units
 

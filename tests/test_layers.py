@@ -242,3 +242,20 @@ def test_there_is_no_import_cycle_between_modules() -> None:
 
 def test_every_package_is_installed() -> None:
     assert not (problems := package_list_problems(ROOT, MODULES)), "\n".join(problems)
+
+
+def documented_layers(root: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """The layer table of docs/architecture.md: (name, module prefixes in backticks) per row, in order."""
+    text = (root / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[0].isdigit():
+            modules = tuple(part.split(" ")[0] for part in cells[2].split("`")[1::2])
+            rows.append((cells[1], tuple(m for m in modules if m.startswith("ioa_p2p"))))
+    return rows
+
+
+def test_docs_architecture_lists_the_same_layers() -> None:
+    assert documented_layers(ROOT) == [(name, prefixes) for name, prefixes in LAYERS]
