@@ -14,11 +14,12 @@ from pathlib import Path
 
 import trio
 
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import open_node
-from ioa_p2p.node.libp2p_patches import quiet_libp2p_logs
-from ioa_p2p.wire import Envelope, Text
+from ioa_p2p.node.net.libp2p_patches import quiet_libp2p_logs
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.text import Text
 
 BENCH_PROTOCOL = "/ioa/bench/sink/1.0.0"
 
@@ -45,7 +46,7 @@ async def main(rounds: int) -> None:
             await trio.sleep(0.05)
         print(f"connect (Noise+yamux, dial patch on): median {statistics.median(connects) * 1000:.1f} ms")
 
-        messaging = b.services["messaging"]
+        messaging = b.services.messaging
         rtts = []
         for i in range(rounds):
             start = time.perf_counter()
