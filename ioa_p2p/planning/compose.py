@@ -116,6 +116,10 @@ def _literal(value: Value | None) -> str:
 
 def value_of(text: str, data: Mapping[str, Any] | None) -> Value | None:
     """The value a result carries: ``data["value"]`` if valid, else what its text states."""
+    if data and "sub_chat" in data:  # a sub-team's conclusion: its first line states its answer
+        lines = [line for line in text.splitlines()[1:] if line.strip()]
+        m = re.match(r"The answer is (.+?)\.?$", lines[0].strip()) if lines else None
+        return parse_value(m.group(1)) if m else None
     if data:
         value = Value.from_dict(data.get("value"))
         if value is not None:

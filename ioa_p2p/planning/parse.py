@@ -92,7 +92,8 @@ def _merge_short(clauses: list[str]) -> list[str]:
     out: list[str] = []
     carry = ""
     for clause in clauses:
-        if len(clause.split()) <= 2 and not re.search(r"\d|\u27e6|\(", clause) and not _REPORT_ONLY.match(clause):
+        starts_with_verb = clause.split()[0].lower() in ACTION
+        if len(clause.split()) <= 2 and not re.search(r"\d|\u27e6|\(", clause) and not starts_with_verb:
             carry += clause + " "
             continue
         out.append(carry + clause)
