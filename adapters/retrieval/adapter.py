@@ -342,7 +342,7 @@ class RetrievalOptions:
     description: str = ""
     skills: tuple[str, ...] = ("document search", "question answering", "citations")
     #: An answer span below this confidence (0..1, see answer.py) fails the task: nothing answers it.
-    min_answer_score: float = 0.2
+    min_answer_score: float = 0.15
     answer_candidates: int = 16  # passages the answer span is looked for in
 
 

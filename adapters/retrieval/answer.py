@@ -251,9 +251,13 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
         return confidence(fact) + bonus
 
     for fact in sorted(facts, key=lambda f: -rank(f))[:12]:
+        if kind != "passage" and confidence(fact) < 0.1:
+            break
         value = extract(question, fact, kind, scorer, facts)
         if value is not None:
             return Answer(value, fact, round(min(1.0, confidence(fact)), 4))
+    if kind == "number" and not expected:  # no number answers it: the best passage may
+        return answer(question, facts, expected="passage")
     return None
 
 
@@ -267,10 +271,9 @@ def expected_kind(question: str) -> str:
         return "name"
     if re.search(r"\bversion\b", q):
         return "version"
-    if re.search(r"\b(how many|how much|how (long|heavy|far|old|big|large|high)|number|price|cost|weight|"
-                 r"capacity|amount|total|rate|percentage|count)\b|\d", q):
-        return "number"
-    return "passage"
+    if re.search(r"^\s*(how (do|does|is|are|can|should|to)|why|explain|describe|search|summari[sz]e)\b", q):
+        return "passage"
+    return "number"
 
 
 def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequence[Fact]) -> Value | None:
