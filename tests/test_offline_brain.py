@@ -9,7 +9,12 @@ from ioa_p2p.adapters.calculator.adapter import calculate
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.base import MemberInfo
 from ioa_p2p.conversation.brains.factory import make_brain
-from ioa_p2p.conversation.brains.offline import PREFIX, OfflineBrain, plan_steps, short_value
+from ioa_p2p.conversation.brains.offline import PREFIX, OfflineBrain
+from ioa_p2p.planning import parse_value, plan_request
+
+
+def plan_steps(goal: str):  # issue 11: the plan comes from ioa_p2p.planning (typed steps, needs)
+    return plan_request(goal).steps
 from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
 from ioa_p2p.conversation.types import Concluded, TaskStatus
 from ioa_p2p.embedding import HashingEmbedder, WordLlamaEmbedder
@@ -60,15 +65,11 @@ def run(goal, brain, *, runner=real_runner, crash=(), leave=(), **spec_kw):
 
 def test_plan_steps_and_dependencies() -> None:
     steps = plan_steps("Compute 17 * 23, then multiply it by 2. Find in the docs how audit works.")
-    assert [(s.index, s.text, s.depends_on) for s in steps] == [
-        (1, "Compute 17 * 23", None),
-        (2, "multiply it by 2", 1),
-        (3, "Find in the docs how audit works", None),
-    ]
-    assert [s.depends_on for s in plan_steps("Sum 1 and 2 and plot the result")] == [None, 1]
+    # issue 11: steps carry their kind and the steps whose values they need
+    assert [(s.index, s.kind, s.needs) for s in steps] == [(1, "calc", ()), (2, "calc", (1,)), (3, "lookup", ())]
     assert len(plan_steps("What is 2 + 2?")) == 1
-    assert short_value("17 * 23 = 391") == "391"
-    assert short_value("a long\nanswer that is not a value at all, it goes on and on and on") is None
+    value = parse_value("17 * 23 = 391")
+    assert value is not None and value.number == 391
 
 
 def test_steps_go_to_the_best_matching_member(brain) -> None:
