@@ -15,6 +15,8 @@ from ioa_p2p.planning import parse_value, plan_request
 
 def plan_steps(goal: str):  # issue 11: the plan comes from ioa_p2p.planning (typed steps, needs)
     return plan_request(goal).steps
+
+
 from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
 from ioa_p2p.conversation.types import Concluded, TaskStatus
 from ioa_p2p.embedding import HashingEmbedder, WordLlamaEmbedder
@@ -66,7 +68,11 @@ def run(goal, brain, *, runner=real_runner, crash=(), leave=(), **spec_kw):
 def test_plan_steps_and_dependencies() -> None:
     steps = plan_steps("Compute 17 * 23, then multiply it by 2. Find in the docs how audit works.")
     # issue 11: steps carry their kind and the steps whose values they need
-    assert [(s.index, s.kind, s.needs) for s in steps] == [(1, "calc", ()), (2, "calc", (1,)), (3, "lookup", ())]
+    assert [(s.index, s.kind, s.needs) for s in steps] == [
+        (1, "calc", ()),
+        (2, "calc", (1,)),
+        (3, "lookup", ()),
+    ]
     assert len(plan_steps("What is 2 + 2?")) == 1
     value = parse_value("17 * 23 = 391")
     assert value is not None and value.number == 391

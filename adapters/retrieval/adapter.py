@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 import trio
 
+from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, TaskResult, parse_options
 from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
-from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, TaskResult, parse_options
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
 

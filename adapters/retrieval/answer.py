@@ -24,11 +24,7 @@ from ioa_p2p.planning.values import Value, dates_in, numbers_in
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
 _STOP = frozenset(
-    """a an the of in on at to for by with from and or is are was were be been do does did what which who
-    whom when where how much many it its this that these those there their our we i you me my your please
-    tell find look up get give search according document documents docs value number amount what's whats
-    s than as per into about can could would should may might will shall has have had any all both each
-    every across over under after before between""".split()
+    ["a", "an", "the", "of", "in", "on", "at", "to", "for", "by", "with", "from", "and", "or", "is", "are", "was", "were", "be", "been", "do", "does", "did", "what", "which", "who", "whom", "when", "where", "how", "much", "many", "it", "its", "this", "that", "these", "those", "there", "their", "our", "we", "i", "you", "me", "my", "your", "please", "tell", "find", "look", "up", "get", "give", "search", "according", "document", "documents", "docs", "value", "number", "amount", "what's", "whats", "s", "than", "as", "per", "into", "about", "can", "could", "would", "should", "may", "might", "will", "shall", "has", "have", "had", "any", "all", "both", "each", "every", "across", "over", "under", "after", "before", "between"]
 )
 _CODE = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z]+-?\d+[a-z]?$")
 _SUPERSEDED = re.compile(r"\b(superseded|replaced by|obsolete|no longer valid|outdated)\b", re.I)
@@ -39,8 +35,23 @@ _VERSION = re.compile(r"\b\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)+\b")
 #: attribute words -> the units a value of that attribute is given in
 UNIT_HINTS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("weight", "weigh", "heavy", "mass"), ("kg", "g", "lb")),
-    (("price", "cost", "pay", "costs", "credit", "allowance", "fee", "budget", "revenue", "penalty",
-      "reimburse", "diem"), ("EUR", "USD", "%")),
+    (
+        (
+            "price",
+            "cost",
+            "pay",
+            "costs",
+            "credit",
+            "allowance",
+            "fee",
+            "budget",
+            "revenue",
+            "penalty",
+            "reimburse",
+            "diem",
+        ),
+        ("EUR", "USD", "%"),
+    ),
     (("capacity", "energy"), ("kWh", "Wh")),
     (("power", "output"), ("kW", "W")),
     (("efficiency", "rate", "discount", "vat", "share"), ("%",)),
@@ -52,10 +63,23 @@ UNIT_HINTS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
 
 #: question words that name an attribute under another word
 SYNONYMS = {
-    "heavy": "weight", "heavier": "weight", "weigh": "weight", "lighter": "weight", "light": "weight",
-    "cost": "price", "costs": "price", "expensive": "price", "cheaper": "price", "pay": "price",
-    "long": "length", "longer": "length", "sold": "sell", "sale": "sell", "sales": "sell",
-    "effect": "valid", "effective": "valid",
+    "heavy": "weight",
+    "heavier": "weight",
+    "weigh": "weight",
+    "lighter": "weight",
+    "light": "weight",
+    "cost": "price",
+    "costs": "price",
+    "expensive": "price",
+    "cheaper": "price",
+    "pay": "price",
+    "long": "length",
+    "longer": "length",
+    "sold": "sell",
+    "sale": "sell",
+    "sales": "sell",
+    "effect": "valid",
+    "effective": "valid",
 }
 
 
@@ -63,7 +87,12 @@ def stem(word: str) -> str:
     if re.search(r"(ch|sh|x|ss|z)es$", word) and len(word) > 5:
         return word[:-2]
     for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("s", "")):
-        if len(word) > len(suffix) + 2 and not word.endswith("ss") and word.endswith(suffix) and not _CODE.match(word):
+        if (
+            len(word) > len(suffix) + 2
+            and not word.endswith("ss")
+            and word.endswith(suffix)
+            and not _CODE.match(word)
+        ):
             word = word[: -len(suffix)] + keep
             if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "ls":
                 word = word[:-1]  # capped -> cap, shipped -> ship
@@ -284,7 +313,9 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
             return None
         if kind == "dates":
             same = [d for f in facts if f.path == fact.path for d in dates_in(f.text)]
-            days = tuple(dict.fromkeys(d for _, _, d in same)) if len(found) < 2 else tuple(d for *_, d in found)
+            days = (
+                tuple(dict.fromkeys(d for _, _, d in same)) if len(found) < 2 else tuple(d for *_, d in found)
+            )
             return Value.of_list(tuple(Value.of_date(d) for d in days))
         start, end, day = _closest(list(found), text, scorer)
         return Value.of_date(day, text[start:end])
@@ -314,7 +345,11 @@ def _units_wanted(question: str) -> tuple[str, ...]:
 
 
 def _number_value(question: str, text: str, scorer: Scorer) -> Value | None:
-    found = [f for f in numbers_in(text) if not (f.unit == "" and 1900 <= f.number <= 2100 and "year" not in question)]
+    found = [
+        f
+        for f in numbers_in(text)
+        if not (f.unit == "" and 1900 <= f.number <= 2100 and "year" not in question)
+    ]
     if not found:
         return None
     wanted = _units_wanted(question)
@@ -385,4 +420,14 @@ def superseded(text: str) -> bool:
     return bool(_SUPERSEDED.search(head))
 
 
-__all__ = ["Answer", "Fact", "Scorer", "answer", "expected_kind", "extract", "facts_of", "superseded", "terms"]
+__all__ = [
+    "Answer",
+    "Fact",
+    "Scorer",
+    "answer",
+    "expected_kind",
+    "extract",
+    "facts_of",
+    "superseded",
+    "terms",
+]

@@ -176,7 +176,9 @@ def conclusion(plan: Plan, outcomes: Mapping[int, StepOutcome]) -> tuple[str, di
     missing = [o for o in outcomes.values() if o.status != "completed"]
     final = outcomes.get(plan.answer_step)
     citations = [
-        {"step": o.step.index, **dict(o.citation)} for o in outcomes.values() if o.citation and o.value is not None
+        {"step": o.step.index, **dict(o.citation)}
+        for o in outcomes.values()
+        if o.citation and o.value is not None
     ]
     answer = ""
     if final is not None and final.value is not None and not missing:
@@ -199,7 +201,9 @@ def conclusion(plan: Plan, outcomes: Mapping[int, StepOutcome]) -> tuple[str, di
         lines.append("")
         lines.append("Sources:")
         for c in citations:
-            lines.append(f"- step {c['step']}: {c.get('path')}:{c.get('line')}: {_short(str(c.get('text', '')), 160)}")
+            lines.append(
+                f"- step {c['step']}: {c.get('path')}:{c.get('line')}: {_short(str(c.get('text', '')), 160)}"
+            )
     info = {
         "answer": answer,
         "steps": [o.to_dict() for o in outcomes.values()],

@@ -13,16 +13,18 @@ from __future__ import annotations
 import ast
 import re
 
-_ONES = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-    "seventeen eighteen nineteen"
-).split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 WORD_NUMBERS = {w: i for i, w in enumerate(_ONES)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
 WORD_NUMBERS |= {"a dozen": 12, "dozen": 12, "a hundred": 100, "hundred": 100, "a thousand": 1000}
 _WORD_NUM = re.compile(
-    r"\b(" + "|".join(_TENS) + r")[- ](" + "|".join(_ONES[1:10]) + r")\b|\b("
-    + "|".join(sorted(WORD_NUMBERS, key=len, reverse=True)) + r")\b"
+    r"\b("
+    + "|".join(_TENS)
+    + r")[- ]("
+    + "|".join(_ONES[1:10])
+    + r")\b|\b("
+    + "|".join(sorted(WORD_NUMBERS, key=len, reverse=True))
+    + r")\b"
 )
 FUNCTIONS = frozenset({"sqrt", "abs", "round", "factorial", "total"})
 _P = r"(?:[^()]|\((?:[^()]|\([^()]*\))*\))*"  # balanced parentheses, three levels
@@ -68,8 +70,10 @@ def _apply(s: str, default: str) -> str:
         (rf"{O}\s*(?:%|percentage|percent) of {O}", lambda a, b: f"({a} / 100 * {b})"),
         (rf"{O} of {O}", lambda a, b: f"({_pct(a)} * {b})" if a.endswith("%") else None),
         (rf"difference (?:between|of) {O} and {O}", lambda a, b: f"abs({a} - {b})"),
-        (rf"(?:sum|total) of {O}(?:,? (?:and )?{O})?(?:,? (?:and )?{O})?(?:,? (?:and )?{O})?",
-         lambda *xs: " + ".join(x for x in xs if x) if sum(1 for x in xs if x) > 1 else f"total({xs[0]})"),
+        (
+            rf"(?:sum|total) of {O}(?:,? (?:and )?{O})?(?:,? (?:and )?{O})?(?:,? (?:and )?{O})?",
+            lambda *xs: " + ".join(x for x in xs if x) if sum(1 for x in xs if x) > 1 else f"total({xs[0]})",
+        ),
         (rf"product of {O},? (?:and )?{O}", lambda a, b: f"({a} * {b})"),
         (rf"multiply {O} (?:by|with) {O}", lambda a, b: f"({a} * {_pct(b)})"),
         (rf"{O} (?:times|multiplied by|x) {O}", lambda a, b: f"({a} * {_pct(b)})"),
@@ -79,14 +83,22 @@ def _apply(s: str, default: str) -> str:
         (rf"multiply (?:by|with) {O}", lambda a: f"({d} * {_pct(a)})"),
         (rf"divid(?:e|ing) {O} by {O}", lambda a, b: f"({a} / {b})"),
         (rf"divid(?:e|ing) (?:by|through) {O}", lambda a: f"({d} / {a})"),
-        (rf"(?:add|adding) {O} (?:to|onto) {O}",
-         lambda a, b: f"({b} * (1 + {_pct(a)}))" if a.endswith("%") else f"({b} + {a})"),
-        (rf"(?:add|adding|plus) {O}",
-         lambda a: f"({d} * (1 + {_pct(a)}))" if a.endswith("%") else f"({d} + {a})"),
-        (rf"(?:subtract|deduct|take (?:off|away)|remove) (?:the )?{O}(?: [a-z ]{{0,30}}?)? from {O}",
-         lambda a, b: f"({b} * (1 - {_pct(a)}))" if a.endswith("%") else f"({b} - {a})"),
-        (rf"(?:subtract|deduct|take (?:off|away)|minus) (?:the )?{O}",
-         lambda a: f"({d} * (1 - {_pct(a)}))" if a.endswith("%") else f"({d} - {a})"),
+        (
+            rf"(?:add|adding) {O} (?:to|onto) {O}",
+            lambda a, b: f"({b} * (1 + {_pct(a)}))" if a.endswith("%") else f"({b} + {a})",
+        ),
+        (
+            rf"(?:add|adding|plus) {O}",
+            lambda a: f"({d} * (1 + {_pct(a)}))" if a.endswith("%") else f"({d} + {a})",
+        ),
+        (
+            rf"(?:subtract|deduct|take (?:off|away)|remove) (?:the )?{O}(?: [a-z ]{{0,30}}?)? from {O}",
+            lambda a, b: f"({b} * (1 - {_pct(a)}))" if a.endswith("%") else f"({b} - {a})",
+        ),
+        (
+            rf"(?:subtract|deduct|take (?:off|away)|minus) (?:the )?{O}",
+            lambda a: f"({d} * (1 - {_pct(a)}))" if a.endswith("%") else f"({d} - {a})",
+        ),
         (rf"(?:double|twice) {O}", lambda a: f"({a} * 2)"),
         (rf"(?:half|halve) {O}", lambda a: f"({a} / 2)"),
     ]
@@ -98,7 +110,9 @@ def _apply(s: str, default: str) -> str:
     return s
 
 
-_TOKEN = re.compile(r"\s*((?:v\d+|\d+(?:\.\d+)?%?|sqrt|abs|factorial|total|round)(?![a-z])|\*\*|//|[-+*/%(),])")
+_TOKEN = re.compile(
+    r"\s*((?:v\d+|\d+(?:\.\d+)?%?|sqrt|abs|factorial|total|round)(?![a-z])|\*\*|//|[-+*/%(),])"
+)
 
 
 def _chunks(s: str) -> list[str]:

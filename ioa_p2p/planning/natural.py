@@ -22,16 +22,34 @@ from ioa_p2p.planning.expr import normalise
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, PlanStep
 
 ADJECTIVES = {
-    "heavier": "weight", "lighter": "weight", "longer": "length", "shorter": "length",
-    "more expensive": "price", "cheaper": "price", "bigger": "size", "larger": "size", "smaller": "size",
-    "older": "age", "newer": "age", "faster": "speed", "slower": "speed", "higher": "value", "lower": "value",
+    "heavier": "weight",
+    "lighter": "weight",
+    "longer": "length",
+    "shorter": "length",
+    "more expensive": "price",
+    "cheaper": "price",
+    "bigger": "size",
+    "larger": "size",
+    "smaller": "size",
+    "older": "age",
+    "newer": "age",
+    "faster": "speed",
+    "slower": "speed",
+    "higher": "value",
+    "lower": "value",
 }
 VERBS = {"weigh": "weight", "cost": "price", "pay": "price", "last": "duration", "take": "duration"}
 #: target unit -> (source unit, factor): value_in_target = value_in_source * factor
 CONVERSIONS = {
-    "lb": ("kg", 1 / 0.45359237), "kg": ("lb", 0.45359237), "miles": ("km", 1 / 1.609344),
-    "km": ("miles", 1.609344), "g": ("kg", 1000.0), "Wh": ("kWh", 1000.0), "kWh": ("Wh", 0.001),
-    "min": ("h", 60.0), "h": ("min", 1 / 60),
+    "lb": ("kg", 1 / 0.45359237),
+    "kg": ("lb", 0.45359237),
+    "miles": ("km", 1 / 1.609344),
+    "km": ("miles", 1.609344),
+    "g": ("kg", 1000.0),
+    "Wh": ("kWh", 1000.0),
+    "kWh": ("Wh", 0.001),
+    "min": ("h", 60.0),
+    "h": ("min", 1 / 60),
 }
 _UNIT_NAMES = {"pounds": "lb", "lbs": "lb", "lb": "lb", "kilograms": "kg", "kg": "kg", "miles": "miles",
                "kilometres": "km", "kilometers": "km", "km": "km", "grams": "g", "watt-hours": "Wh",
@@ -74,7 +92,9 @@ def _days_between(q: str) -> tuple[PlanStep, ...] | None:
     m = re.search(r"\bthe two dates (?:in|of|from) (.+)$", q, re.I)
     if m:
         return (_lookup(1, f"the two dates in {m.group(1)}"), PlanStep(2, DATE, q, "days between {1}", (1,)))
-    m = re.search(r"\bbetween (.+?) and (.+)$", q, re.I) or re.search(r"\bfrom (.+?) (?:to|until|till) (.+)$", q, re.I)
+    m = re.search(r"\bbetween (.+?) and (.+)$", q, re.I) or re.search(
+        r"\bfrom (.+?) (?:to|until|till) (.+)$", q, re.I
+    )
     if m:
         a, b = m.group(1), m.group(2)
     else:
@@ -114,10 +134,14 @@ def _comparison(q: str) -> tuple[PlanStep, ...] | None:
         first = f"{thing} {rest}"
         tail = re.search(r"\b(in|at|on|during|for|from) (.+)$", rest, re.I)
         other = re.sub(r"^(in|at|on|during|for|from) ", "", other.strip(), flags=re.I)
-        second = f"{thing} {rest[: tail.start()]}{tail.group(1)} {other}" if tail else f"{thing} {rest} {other}"
+        second = (
+            f"{thing} {rest[: tail.start()]}{tail.group(1)} {other}" if tail else f"{thing} {rest} {other}"
+        )
         return (_lookup(1, first), _lookup(2, second), _calc(3, q, "(v1 - v2)", (1, 2)))
     adjectives = "|".join(sorted(ADJECTIVES, key=len, reverse=True))
-    m = re.search(rf"\bhow (?:much|many \w+) ({adjectives}) (?:is|are|was|were) {_ENTITY} than {_ENTITY}$", q, re.I)
+    m = re.search(
+        rf"\bhow (?:much|many \w+) ({adjectives}) (?:is|are|was|were) {_ENTITY} than {_ENTITY}$", q, re.I
+    )
     if not m:
         return None
     attribute = ADJECTIVES[m.group(1).lower()]
@@ -133,7 +157,11 @@ def _combined(q: str) -> tuple[PlanStep, ...] | None:
                   q, re.I)  # fmt: skip
     if m:
         what, a, b = m.groups()
-        return (_lookup(1, f"{what} of the {a}"), _lookup(2, f"{what} of the {b}"), _calc(3, q, "(v1 + v2)", (1, 2)))
+        return (
+            _lookup(1, f"{what} of the {a}"),
+            _lookup(2, f"{what} of the {b}"),
+            _calc(3, q, "(v1 + v2)", (1, 2)),
+        )
     if re.search(r"\b(across|in) (both|all)\b|\baltogether\b|\bin total\b", q, re.I) and re.search(
         r"\bhow (many|much)\b|\btotal\b", q, re.I
     ):
@@ -159,7 +187,9 @@ def _purchase(q: str) -> tuple[PlanStep, ...] | None:
 def _quantity(q: str) -> tuple[PlanStep, ...] | None:
     verbs = "|".join(VERBS)
     n = normalise(q)
-    m = re.search(rf"\b(?:would|do|does|will) (\d+(?:\.\d+)?) (?:of (?:the|our|these) )?(.+?) ({verbs})\b(.*)$", n)
+    m = re.search(
+        rf"\b(?:would|do|does|will) (\d+(?:\.\d+)?) (?:of (?:the|our|these) )?(.+?) ({verbs})\b(.*)$", n
+    )
     if not m:
         return None
     count, thing, verb, rest = m.groups()

@@ -28,10 +28,7 @@ from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, MAX_STEPS, TASK, Pl
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _MARK = "\u27e6code{}\u27e7"
 _MARK_RE = re.compile(r"\u27e6code(\d+)\u27e7")
-ACTION = (
-    "add calculate compute convert count divide multiply subtract take find get look search check run execute "
-    "write use print tell give determine work figure sum deduct retrieve fetch read"
-).split()
+ACTION = ["add", "calculate", "compute", "convert", "count", "divide", "multiply", "subtract", "take", "find", "get", "look", "search", "check", "run", "execute", "write", "use", "print", "tell", "give", "determine", "work", "figure", "sum", "deduct", "retrieve", "fetch", "read"]
 _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next)"
 _SPLIT = re.compile(
     rf"(?<=[.!?])\s+(?=[A-Z0-9(\u27e6])|\n+|;\s*|,?\s+(?<!\band )(?={_SEQ}\b[\s,]+\w)"
@@ -42,17 +39,25 @@ _SPLIT = re.compile(
 _LEAD = re.compile(rf"^(?:{_SEQ}\b|\d[.)]|first\b|please\b|could you\b|can you\b|,|\s)+", re.I)
 _REPORT_ONLY = re.compile(r"^(?:and )?(?:tell|show|give) me\b(?!.*\b(?:of|in|from)\b.*\b[A-Z0-9]{2,})", re.I)
 _WANTS_CODE = re.compile(r"\b(python|code|script|program)\b", re.I)
-_RUN_CODE = re.compile(r"\b(run|execute)\b.*\b(this|the following|following|the|below)\b.*\b(code|python|script)\b"
-                       r"|\brun this\b|\bthis for me\b|\bcode\b.*\bbelow\b", re.I)
+_RUN_CODE = re.compile(
+    r"\b(run|execute)\b.*\b(this|the following|following|the|below)\b.*\b(code|python|script)\b"
+    r"|\brun this\b|\bthis for me\b|\bcode\b.*\bbelow\b",
+    re.I,
+)
 _INLINE = re.compile(r"\b(?:print|len|sum|sorted|max|min|int|str)\(")
 _LOOKUP_VERB = re.compile(r"^(?:look up|find|get|search|check|retrieve|fetch|read)\b", re.I)
-_QUESTION = re.compile(r"^(?:what|which|who|whom|when|where|how|on which|in which|is|are|does|do|did)\b", re.I)
+_QUESTION = re.compile(
+    r"^(?:what|which|who|whom|when|where|how|on which|in which|is|are|does|do|did)\b", re.I
+)
 _ARITH_WORD = re.compile(
     r"\b(times|plus|minus|multipl\w*|divid\w*|add|subtract|deduct|squared|cubed|square root|factorial|"
     r"percent\w*|sum|product|difference|power|total|double|half|take off)\b|(?<![A-Za-z])[-+*/^%]\s*\d|\d\s*[-+*/^%]"
 )
-_DATE_STEP = re.compile(r"\b(\d+|a|one|two|three)\s+(days?|weeks?)\s+(after|before|later|earlier|from)\b|"
-                        r"\bdays? between\b", re.I)
+_DATE_STEP = re.compile(
+    r"\b(\d+|a|one|two|three)\s+(days?|weeks?)\s+(after|before|later|earlier|from)\b|"
+    r"\bdays? between\b",
+    re.I,
+)
 
 
 def plan_request(goal: str) -> Plan:
@@ -136,15 +141,22 @@ def make_step(clause: str, before: list[PlanStep], blocks: list[str]) -> PlanSte
         template = re.sub(r"\bv(\d+)\b", r"{\1}", text)
         return PlanStep(index, DATE, clause, template, tuple(refs))
     is_lookup = bool(_LOOKUP_VERB.match(clause)) or (
-        bool(_QUESTION.match(clause)) and not re.search(r"\d", clause.split(" of ")[-1] if " of " in clause else "")
+        bool(_QUESTION.match(clause))
+        and not re.search(r"\d", clause.split(" of ")[-1] if " of " in clause else "")
     )
     default = f"v{before[-1].index}" if before else ""
     expression = to_expression(text, default) if (_ARITH_WORD.search(normalise(text)) or refs) else None
-    if expression is not None and (refs or not is_lookup or not re.search(r"[A-Z]\w*\d|\b[A-Z][a-z]+\b", clause[1:])):
+    if expression is not None and (
+        refs or not is_lookup or not re.search(r"[A-Z]\w*\d|\b[A-Z][a-z]+\b", clause[1:])
+    ):
         needs = tuple(names_in(expression))
         return PlanStep(index, CALC, clause, expression, needs, unit=_unit_of(needs, before, expression))
-    if is_lookup or re.search(r"\b(in|from|according to) the [\w -]*(list|report|policy|contract|sheet|"
-                              r"datasheet|handbook|notes|log|timetable|docs?|documents?)\b", clause, re.I):
+    if is_lookup or re.search(
+        r"\b(in|from|according to) the [\w -]*(list|report|policy|contract|sheet|"
+        r"datasheet|handbook|notes|log|timetable|docs?|documents?)\b",
+        clause,
+        re.I,
+    ):
         return PlanStep(index, LOOKUP, clause, _question(clause), ())
     if expression is not None:
         needs = tuple(names_in(expression))
@@ -178,8 +190,9 @@ _CODE_REF = re.compile(
     r"what (?:the code|the program) prints)\b",
     re.I,
 )
-_NOUN_REF = re.compile(r"\b(?:that|this|the|those|these) (?!result\b|answer\b|number\b|value\b)([a-z][a-z-]{2,})\b",
-                       re.I)
+_NOUN_REF = re.compile(
+    r"\b(?:that|this|the|those|these) (?!result\b|answer\b|number\b|value\b)([a-z][a-z-]{2,})\b", re.I
+)
 _PLAIN_REF = re.compile(
     r"\b(?:that|this) (?:result|answer|number|value|product|sum|total|amount|figure|percentage|difference|"
     r"quotient|date|count)\b|\bthe (?:result|answer|previous result|number|value|amount)\b(?! of)"
@@ -200,11 +213,17 @@ def resolve(clause: str, before: list[PlanStep]) -> tuple[list[int], str]:
         return " and ".join(f"v{n}" for n in ns)
 
     text = _CODE_REF.sub(lambda m: use([_last(before, CODE)]), text)
-    text = _ORDINAL.sub(lambda m: use([before[min(_ORDINALS[m.group(1).lower()], len(before) - 1)].index]), text)
+    text = _ORDINAL.sub(
+        lambda m: use([before[min(_ORDINALS[m.group(1).lower()], len(before) - 1)].index]), text
+    )
 
     def multi(m: re.Match[str]) -> str:
         word = (m.group(1) or "").lower()
-        count = _COUNT.get(word, len(before)) if word else (2 if m.group(0).lower() in ("both", "them") else len(before))
+        count = (
+            _COUNT.get(word, len(before))
+            if word
+            else (2 if m.group(0).lower() in ("both", "them") else len(before))
+        )
         return use([s.index for s in before[-count:]])
 
     text = _MULTI.sub(multi, text)
@@ -217,6 +236,7 @@ def resolve(clause: str, before: list[PlanStep]) -> tuple[list[int], str]:
         return m.group(0)
 
     text = _NOUN_REF.sub(noun, text) if re.search(r"\b(that|this)\b", text, re.I) else text
+
     def plain(m: re.Match[str]) -> str:
         keep = " percentage" if m.group(0).lower().endswith(("percentage", "percent")) else ""
         return use([before[-1].index]) + keep
@@ -232,21 +252,26 @@ def _last(before: list[PlanStep], kind: str) -> int:
 # --------------------------------------------------------------------------- code steps
 
 _BIND = re.compile(
-    r"(?:with|where|and)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as)\s+(v\d+(?: and v\d+)*)", re.I
+    r"(?:with|where|and)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as)\s+(v\d+(?: and v\d+)*)",
+    re.I,
 )
 
 
 def _code_step(
     index: int, clause: str, text: str, refs: list[int], before: list[PlanStep], block: str | None
 ) -> PlanStep:
-    bindings: list[tuple[str, int]] = [(m.group(1), int(m.group(2)[1:].split()[0])) for m in _BIND.finditer(text)]
+    bindings: list[tuple[str, int]] = [
+        (m.group(1), int(m.group(2)[1:].split()[0])) for m in _BIND.finditer(text)
+    ]
     if block is None:
         inline = _inline_code(clause)
         if inline is not None:
             block = inline
     if block is not None:
         free = [n for n in free_names(block) if n not in {b for b, _ in bindings}]
-        pool = [n for n in refs if n not in {v for _, v in bindings}] or ([before[-1].index] if before else [])
+        pool = [n for n in refs if n not in {v for _, v in bindings}] or (
+            [before[-1].index] if before else []
+        )
         for name, ref in zip(free, pool, strict=False):
             bindings.append((name, ref))
         needs = tuple(dict.fromkeys(v for _, v in bindings))
@@ -310,13 +335,17 @@ def generate_code(text: str, refs: list[int], before: list[PlanStep]) -> tuple[s
                   "", body)  # fmt: skip
     default = f"v{refs[0]}"
     expression = to_expression(body, default) or None
-    for_n = re.search(r"\bfor (\d+(?:\.\d+)?) (?:weeks?|days?|months?|years?|hours?|units?|times)\b", text.lower())
+    for_n = re.search(
+        r"\bfor (\d+(?:\.\d+)?) (?:weeks?|days?|months?|years?|hours?|units?|times)\b", text.lower()
+    )
     if expression is None:
         expression = f"{default} * {for_n.group(1)}" if for_n else " + ".join(f"v{n}" for n in refs[:1])
     value = f"({expression})"
     decimals = re.search(r"(?:to|with) (\d+) decimal|(\d+) decimal places?|to (one|two|three) decimal", low)
     if decimals:
-        digits = decimals.group(1) or decimals.group(2) or str({"one": 1, "two": 2, "three": 3}[decimals.group(3)])
+        digits = (
+            decimals.group(1) or decimals.group(2) or str({"one": 1, "two": 2, "three": 3}[decimals.group(3)])
+        )
         shown = f"round({value}, {digits})"
     elif re.search(r"\bround", low):
         shown = f"round({value})"

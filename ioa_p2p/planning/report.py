@@ -34,7 +34,9 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
             data = t.get("data") if isinstance(t.get("data"), dict) else None
             value = value_of(str(t.get("text", "")), data) if t.get("status") == "completed" else None
             if value is not None and answers(step, value, data):
-                outcome = StepOutcome(step, str(t.get("assignee_name", "")), value, "completed", _citation(data))
+                outcome = StepOutcome(
+                    step, str(t.get("assignee_name", "")), value, "completed", _citation(data)
+                )
                 break
         if outcome.status != "completed" and tried:
             last = tried[-1]

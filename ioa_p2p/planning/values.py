@@ -51,7 +51,7 @@ SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "mn": 1e6, "bn": 1e9}
 MONTHS = {
     name: i
     for i, full in enumerate(
-        "january february march april may june july august september october november december".split(), 1
+        ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"], 1
     )
     for name in {full, full[:3], full[:4]}
 }
@@ -68,7 +68,9 @@ _NOT_NUMBER = re.compile(
 _MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
 _DATE_FORMS = (
     re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
-    re.compile(r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?(?: of)? (?P<mn>" + _MONTH_NAMES + r")\.?,? (?P<y>\d{4})\b", re.I),
+    re.compile(
+        r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)?(?: of)? (?P<mn>" + _MONTH_NAMES + r")\.?,? (?P<y>\d{4})\b", re.I
+    ),
     re.compile(r"\b(?P<mn>" + _MONTH_NAMES + r")\.? (?P<d>\d{1,2})(?:st|nd|rd|th)?,? (?P<y>\d{4})\b", re.I),
     re.compile(r"\b(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})\b"),
 )

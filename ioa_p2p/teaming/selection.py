@@ -56,7 +56,13 @@ class Candidate:
             text = card_text(card.name, card.description, card.skills, card.task_types)
             vector = embedder.embed([text])[0]
         return cls(
-            str(card.peer), card.name, card.description, vector, score, tuple(card.skills), tuple(card.task_types)
+            str(card.peer),
+            card.name,
+            card.description,
+            vector,
+            score,
+            tuple(card.skills),
+            tuple(card.task_types),
         )
 
 
@@ -176,5 +182,4 @@ def _usable(candidates: Sequence[Candidate], dim: int, exclude: Sequence[str]) -
 # --------------------------------------------------------------------------- the LLM variant
 
 
-__all__ = [
-    "add_able","Candidate", "NeedCover", "TeamChoice", "choose_team", "choose_team_for_goal"]
+__all__ = ["add_able", "Candidate", "NeedCover", "TeamChoice", "choose_team", "choose_team_for_goal"]

@@ -34,7 +34,16 @@ from ioa_p2p.conversation.brains.base import MemberInfo, handles, team_for
 from ioa_p2p.conversation.messages import TaskAssignment
 from ioa_p2p.conversation.types import ConversationView, Speak, TaskStatus, TaskView, TurnDraft
 from ioa_p2p.embedding import Embedder
-from ioa_p2p.planning import Plan, PlanStep, StepOutcome, answers, conclusion, describe, plan_request, value_of
+from ioa_p2p.planning import (
+    Plan,
+    PlanStep,
+    StepOutcome,
+    answers,
+    conclusion,
+    describe,
+    plan_request,
+    value_of,
+)
 from ioa_p2p.planning.routing import Candidate, rank_members
 from ioa_p2p.planning.values import Value
 
@@ -79,7 +88,8 @@ class OfflineBrain:
                 scores = np.asarray(step_vectors @ member_vectors.T)
                 candidates = [Candidate(m.peer_id, m.abilities, m.works) for m in members]
                 self._cache[key] = [
-                    rank_members(step, candidates, [float(x) for x in row]) for step, row in zip(steps, scores, strict=True)
+                    rank_members(step, candidates, [float(x) for x in row])
+                    for step, row in zip(steps, scores, strict=True)
                 ]
         return self._cache[key]
 
@@ -94,11 +104,14 @@ class OfflineBrain:
         running = [t.task_id for t in view.tasks if t.status is TaskStatus.RUNNING]
         if ready:
             tasks = tuple(
-                TaskAssignment(tracker.next_assignee(s), step_title(s, len(plan.steps)), describe(s, tracker.values()))
+                TaskAssignment(
+                    tracker.next_assignee(s), step_title(s, len(plan.steps)), describe(s, tracker.values())
+                )
                 for s in ready
             )
             shown = "; ".join(
-                f"{t.title} -> {names.get(t.assignee, t.assignee)}: {_short(t.description, 80)}" for t in tasks
+                f"{t.title} -> {names.get(t.assignee, t.assignee)}: {_short(t.description, 80)}"
+                for t in tasks
             )
             if len(tasks) == 1 and not running:
                 return TurnDraft(cm.TASK_SYNC, f"{PREFIX}Assigning {shown}", tasks=tasks)
@@ -120,7 +133,9 @@ class OfflineBrain:
 class Tracker:
     """Where each step stands in the history (attempts are tasks titled ``step i/n``)."""
 
-    def __init__(self, view: ConversationView, plan: Plan, ranking: list[list[str]], max_attempts: int) -> None:
+    def __init__(
+        self, view: ConversationView, plan: Plan, ranking: list[list[str]], max_attempts: int
+    ) -> None:
         self.view = view
         self.plan = plan
         self.ranking = ranking
@@ -181,7 +196,11 @@ class Tracker:
             elif tried:
                 last = tried[-1]
                 status = "running" if last.status is TaskStatus.RUNNING else "failed"
-                note = last.text if last.status is not TaskStatus.COMPLETED else "the result did not answer the step"
+                note = (
+                    last.text
+                    if last.status is not TaskStatus.COMPLETED
+                    else "the result did not answer the step"
+                )
                 out[s.index] = StepOutcome(s, _who(last, names), None, status, None, _short(note, 200))
             else:
                 out[s.index] = StepOutcome(s, "", None, "not started")
