@@ -417,10 +417,10 @@ class RetrievalAdapter:
                 data={"index": stats},
             )
         if found is None or found.score < self.options.min_answer_score:
-            best = f"best {found.score:.2f}: {found.fact.text[:200]!r}" if found else "none found"
+            shown = f"best {found.score:.2f}: {found.fact.text[:200]!r}" if found else "none found"
             return TaskResult.failed(
                 TASK_ERROR,
-                f"nothing in {self.root.name} answers this ({best}; min_answer_score "
+                f"nothing in {self.root.name} answers this ({shown}; min_answer_score "
                 f"{self.options.min_answer_score:g})",
                 data={"index": stats, "confidence": found.score if found else 0.0},
             )

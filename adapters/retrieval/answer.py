@@ -19,13 +19,19 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ioa_p2p.planning.values import Value, dates_in, numbers_in
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
-_STOP = frozenset(
-    ["a", "an", "the", "of", "in", "on", "at", "to", "for", "by", "with", "from", "and", "or", "is", "are", "was", "were", "be", "been", "do", "does", "did", "what", "which", "who", "whom", "when", "where", "how", "much", "many", "it", "its", "this", "that", "these", "those", "there", "their", "our", "we", "i", "you", "me", "my", "your", "please", "tell", "find", "look", "up", "get", "give", "search", "according", "document", "documents", "docs", "value", "number", "amount", "what's", "whats", "s", "than", "as", "per", "into", "about", "can", "could", "would", "should", "may", "might", "will", "shall", "has", "have", "had", "any", "all", "both", "each", "every", "across", "over", "under", "after", "before", "between"]
-)
+_STOP_WORDS = """
+    a an the of in on at to for by with from and or is are was were be been do does did what which
+    who whom when where how much many it its this that these those there their our we i you me my
+    your please tell find look up get give search according document documents docs value number
+    amount what's whats s than as per into about can could would should may might will shall has
+    have had any all both each every across over under after before between
+    """
+_STOP = frozenset(_STOP_WORDS.split())
 _CODE = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z]+-?\d+[a-z]?$")
 _SUPERSEDED = re.compile(r"\b(superseded|replaced by|obsolete|no longer valid|outdated)\b", re.I)
 _AGGREGATE = re.compile(r"\b(both|all|each|every|across|total|combined)\b", re.I)
@@ -257,7 +263,7 @@ class Scorer:
             siblings = {t for t in everywhere if _CODE.match(t) and t != code}
             if family and code not in everywhere and any(s.startswith(family.group()) for s in siblings):
                 value *= 0.33
-        for name in self.stated.get(fact.path, set()) - own - ctx:
+        for _name in self.stated.get(fact.path, set()) - own - ctx:
             value *= 0.6
         if "\0superseded" in fact.context and not self.names_superseded:
             value *= 0.7
@@ -395,7 +401,7 @@ def _cell_value(question: str, fact: Fact, scorer: Scorer, facts: Sequence[Fact]
     return Value.of_date(days[0][2]) if days else None
 
 
-def _closest(spans: list[tuple[int, int, object]], text: str, scorer: Scorer) -> tuple:  # type: ignore[type-arg]
+def _closest(spans: Sequence[tuple[int, int, Any]], text: str, scorer: Scorer) -> tuple[int, int, Any]:
     """The span most tied to the question's words: each word weighs its IDF over its distance."""
     anchors = [
         (m.start(), scorer.idf.get(stem(m.group()), scorer.idf.get(m.group(), 0.0)))

@@ -76,7 +76,7 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
 
         expression = re.sub(r"\bv(\d+)\b", sub, expression)
         expression = re.sub(r"total\(", "(", expression)
-        expression = _convert(step, expression, values)
+        expression = _tidy(_convert(step, expression, values))
         return f"Calculate {expression}"
     if step.kind == DATE:
         return re.sub(r"\{(\d+)\}", lambda m: _plain(values.get(int(m.group(1)))), step.template)
@@ -85,6 +85,23 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         code = "\n".join([*lines, step.template])
         return f"Run this Python code:\n```python\n{code}\n```"
     return re.sub(r"\{(\d+)\}", lambda m: _plain(values.get(int(m.group(1)))), step.template)
+
+
+def _tidy(expression: str) -> str:
+    """``( 391 * 2 )`` -> ``391 * 2``: no spaces inside parentheses, no pair around the whole."""
+    expression = re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", " ".join(expression.split())))
+    while expression.startswith("(") and expression.endswith(")") and _balanced(expression[1:-1]):
+        expression = expression[1:-1].strip()
+    return expression
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
 
 
 def _convert(step: PlanStep, expression: str, values: Mapping[int, Value]) -> str:
@@ -155,46 +172,75 @@ def _rounded(n: float) -> float:
     return float(f"{n:.10g}")
 
 
-def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome]) -> str:
-    """The unit of the answer: the plan's, else one carried unchanged through scaling steps."""
-    step = plan.step(plan.answer_step) if plan.answer_step else None
+def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome], index: int = 0) -> str:
+    """The unit of step ``index``'s value (default: the answer step): the plan's, else one carried unchanged
+    through scaling steps."""
+    index = index or plan.answer_step
+    step = plan.step(index) if index else None
     if step is None:
         return ""
     if step.unit:
         return step.unit
-    if step.kind == CALC and re.fullmatch(r"\(?\s*v\d+\s*[*/]\s*[\d.]+\s*\)?|\(?\s*[\d.]+\s*\*\s*v\d+\s*\)?|"
-                                          r"\(?\s*v\d+ [-+] v\d+\s*\)?|abs\(\s*v\d+ - v\d+\s*\)|total\(v\d+\)",
-                                          step.template.strip()):  # fmt: skip
-        units = {outcomes[n].value.unit for n in step.needs if n in outcomes and outcomes[n].value}  # type: ignore[union-attr]
+    if step.kind == CALC and _SCALING.fullmatch(step.template.strip()):
+        units = {o.value.unit for n in step.needs if (o := outcomes.get(n)) and o.value}
         if len(units) == 1 and "%" not in units:
             return units.pop()
     return ""
 
 
+_SCALING = re.compile(
+    r"\(?\s*v\d+\s*[*/]\s*[\d.]+\s*\)?|\(?\s*[\d.]+\s*\*\s*v\d+\s*\)?|"
+    r"\(?\s*v\d+ [-+] v\d+\s*\)?|abs\(\s*v\d+ - v\d+\s*\)|total\(v\d+\)"
+)
+
+
+def answer_steps(plan: Plan) -> list[int]:
+    """The steps whose values answer the request: the plan's answer step, or, when the request has several
+    independent parts (steps no later step needs), each of them."""
+    if not plan.steps:
+        return []
+    if plan.answer_step and plan.answer_step != len(plan.steps):
+        return [plan.answer_step]
+    needed = {n for s in plan.steps for n in s.needs}
+    return [s.index for s in plan.steps if s.index not in needed] or [len(plan.steps)]
+
+
+_STATUS = {"running": "still running", "not started": "never started"}
+
+
 def conclusion(plan: Plan, outcomes: Mapping[int, StepOutcome]) -> tuple[str, dict[str, Any]]:
     """(conclusion text, {"answer", "steps", "citations", "missing"})."""
     missing = [o for o in outcomes.values() if o.status != "completed"]
-    final = outcomes.get(plan.answer_step)
+    finals = [outcomes[i] for i in answer_steps(plan) if i in outcomes]
     citations = [
         {"step": o.step.index, **dict(o.citation)}
         for o in outcomes.values()
         if o.citation and o.value is not None
     ]
+
+    def shown(o: StepOutcome) -> str:
+        assert o.value is not None
+        return _with_unit(o.value, final_unit(plan, outcomes, o.step.index)).shown()
+
+    done = [o for o in finals if o.value is not None]
     answer = ""
-    if final is not None and final.value is not None and not missing:
-        shown = _with_unit(final.value, final_unit(plan, outcomes)).shown()
-        answer = f"The answer is {shown}."
+    if len(finals) == 1 and done:
+        answer = f"The answer is {shown(done[0])}."
+    elif done:
+        parts = "; ".join(f"{_short(o.step.text, 60).rstrip('.')}: {shown(o)}" for o in done)
+        answer = f"The answers are: {parts}."
+    names = "; ".join(
+        f"step {o.step.index} ({_short(o.step.text, 80)}): {_STATUS.get(o.status, o.status)}" for o in missing
+    )
+    if answer and not missing:
         head = answer
-    elif final is not None and final.value is not None:
-        shown = _with_unit(final.value, final_unit(plan, outcomes)).shown()
-        answer = f"The answer is {shown}."
-        head = f"{answer} (incomplete: step {', '.join(str(o.step.index) for o in missing)} did not complete)"
+    elif answer:
+        head = f"{answer} Incomplete: the team could not complete {names}."
     else:
-        names = "; ".join(f"step {o.step.index} ({o.step.text[:80]}): {o.status}" for o in missing)
         head = f"No answer: the team could not complete {names}."
     lines = [head, "", "How:"]
     for o in outcomes.values():
-        value = o.value.shown() if o.value is not None else o.status
+        value = o.value.shown() if o.value is not None else _STATUS.get(o.status, o.status)
         note = f" ({o.note[:120]})" if o.note and o.value is None else ""
         lines.append(f"{o.step.index}. {o.who or '-'}: {_short(o.step.text, 90)} -> {value}{note}")
     if citations:
@@ -218,4 +264,4 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
-__all__ = ["StepOutcome", "answers", "conclusion", "describe", "final_unit", "value_of"]
+__all__ = ["StepOutcome", "answer_steps", "answers", "conclusion", "describe", "final_unit", "value_of"]

@@ -13,7 +13,11 @@ from __future__ import annotations
 import ast
 import re
 
-_ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_ONES_WORDS = """
+    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+    sixteen seventeen eighteen nineteen
+"""
+_ONES = _ONES_WORDS.split()
 _TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
 WORD_NUMBERS = {w: i for i, w in enumerate(_ONES)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
 WORD_NUMBERS |= {"a dozen": 12, "dozen": 12, "a hundred": 100, "hundred": 100, "a thousand": 1000}
@@ -28,7 +32,7 @@ _WORD_NUM = re.compile(
 )
 FUNCTIONS = frozenset({"sqrt", "abs", "round", "factorial", "total"})
 _P = r"(?:[^()]|\((?:[^()]|\([^()]*\))*\))*"  # balanced parentheses, three levels
-O = r"(?:the )?(v\d+|\d+(?:\.\d+)?%?|(?:sqrt|abs|factorial|total)?\(" + _P + r"\))"
+OPERAND = r"(?:the )?(v\d+|\d+(?:\.\d+)?%?|(?:sqrt|abs|factorial|total)?\(" + _P + r"\))"
 _UNIT_WORDS = (
     r"kwh|wh|kw|kg|kgs|lb|lbs|eur|euros?|usd|€|\$|km|miles?|hours?|minutes?|weeks?|days?|years?|units?|"
     r"kilometres?|kilometers?|metres?|meters?|pounds?|kilograms?|cycles?"
@@ -61,46 +65,47 @@ def _apply(s: str, default: str) -> str:
     """One pass of the word rules; each rule replaces its words by a parenthesised expression."""
     d = default or "v0"
     rules: list[tuple[str, object]] = [
-        (rf"(?:the )?square root of {O}", lambda a: f"sqrt({a})"),
-        (rf"(?:the )?square of {O}", lambda a: f"({a} ** 2)"),
-        (rf"{O} squared", lambda a: f"({a} ** 2)"),
-        (rf"{O} cubed", lambda a: f"({a} ** 3)"),
-        (rf"{O} factorial|factorial of {O}", lambda a, b=None: f"factorial({a or b})"),
-        (rf"{O} (?:raised )?to the power (?:of )?{O}", lambda a, b: f"({a} ** {b})"),
-        (rf"{O}\s*(?:%|percentage|percent) of {O}", lambda a, b: f"({a} / 100 * {b})"),
-        (rf"{O} of {O}", lambda a, b: f"({_pct(a)} * {b})" if a.endswith("%") else None),
-        (rf"difference (?:between|of) {O} and {O}", lambda a, b: f"abs({a} - {b})"),
+        (rf"(?:the )?square root of {OPERAND}", lambda a: f"sqrt({a})"),
+        (rf"(?:the )?square of {OPERAND}", lambda a: f"({a} ** 2)"),
+        (rf"{OPERAND} squared", lambda a: f"({a} ** 2)"),
+        (rf"{OPERAND} cubed", lambda a: f"({a} ** 3)"),
+        (rf"{OPERAND} factorial|factorial of {OPERAND}", lambda a, b=None: f"factorial({a or b})"),
+        (rf"{OPERAND} (?:raised )?to the power (?:of )?{OPERAND}", lambda a, b: f"({a} ** {b})"),
+        (rf"{OPERAND}\s*(?:%|percentage|percent) of {OPERAND}", lambda a, b: f"({a} / 100 * {b})"),
+        (rf"{OPERAND} of {OPERAND}", lambda a, b: f"({_pct(a)} * {b})" if a.endswith("%") else None),
+        (rf"difference (?:between|of) {OPERAND} and {OPERAND}", lambda a, b: f"abs({a} - {b})"),
         (
-            rf"(?:sum|total) of {O}(?:,? (?:and )?{O})?(?:,? (?:and )?{O})?(?:,? (?:and )?{O})?",
+            rf"(?:sum|total) of {OPERAND}" + rf"(?:,? (?:and )?{OPERAND})?" * 3,
             lambda *xs: " + ".join(x for x in xs if x) if sum(1 for x in xs if x) > 1 else f"total({xs[0]})",
         ),
-        (rf"product of {O},? (?:and )?{O}", lambda a, b: f"({a} * {b})"),
-        (rf"multiply {O} (?:by|with) {O}", lambda a, b: f"({a} * {_pct(b)})"),
-        (rf"{O} (?:times|multiplied by|x) {O}", lambda a, b: f"({a} * {_pct(b)})"),
-        (rf"{O} (?:divided by|over) {O}", lambda a, b: f"({a} / {b})"),
-        (rf"{O} plus {O}", lambda a, b: f"({a} + {b})"),
-        (rf"{O} (?:minus|less) {O}", lambda a, b: f"({a} - {b})"),
-        (rf"multiply (?:by|with) {O}", lambda a: f"({d} * {_pct(a)})"),
-        (rf"divid(?:e|ing) {O} by {O}", lambda a, b: f"({a} / {b})"),
-        (rf"divid(?:e|ing) (?:by|through) {O}", lambda a: f"({d} / {a})"),
+        (rf"product of {OPERAND},? (?:and )?{OPERAND}", lambda a, b: f"({a} * {b})"),
+        (rf"multiply {OPERAND} (?:by|with) {OPERAND}", lambda a, b: f"({a} * {_pct(b)})"),
+        (rf"{OPERAND} (?:times|multiplied by|x) {OPERAND}", lambda a, b: f"({a} * {_pct(b)})"),
+        (rf"{OPERAND} (?:divided by|over) {OPERAND}", lambda a, b: f"({a} / {b})"),
+        (rf"{OPERAND} plus {OPERAND}", lambda a, b: f"({a} + {b})"),
+        (rf"{OPERAND} (?:minus|less) {OPERAND}", lambda a, b: f"({a} - {b})"),
+        (rf"multiply (?:by|with) {OPERAND}", lambda a: f"({d} * {_pct(a)})"),
+        (rf"divid(?:e|ing) {OPERAND} by {OPERAND}", lambda a, b: f"({a} / {b})"),
+        (rf"divid(?:e|ing) (?:by|through) {OPERAND}", lambda a: f"({d} / {a})"),
         (
-            rf"(?:add|adding) {O} (?:to|onto) {O}",
+            rf"(?:add|adding) {OPERAND} (?:to|onto) {OPERAND}",
             lambda a, b: f"({b} * (1 + {_pct(a)}))" if a.endswith("%") else f"({b} + {a})",
         ),
         (
-            rf"(?:add|adding|plus) {O}",
+            rf"(?:add|adding|plus) {OPERAND}",
             lambda a: f"({d} * (1 + {_pct(a)}))" if a.endswith("%") else f"({d} + {a})",
         ),
         (
-            rf"(?:subtract|deduct|take (?:off|away)|remove) (?:the )?{O}(?: [a-z ]{{0,30}}?)? from {O}",
+            rf"(?:subtract|deduct|take (?:off|away)|remove) (?:the )?{OPERAND}"
+            rf"(?: [a-z ]{{0,30}}?)? from {OPERAND}",
             lambda a, b: f"({b} * (1 - {_pct(a)}))" if a.endswith("%") else f"({b} - {a})",
         ),
         (
-            rf"(?:subtract|deduct|take (?:off|away)|minus) (?:the )?{O}",
+            rf"(?:subtract|deduct|take (?:off|away)|minus) (?:the )?{OPERAND}",
             lambda a: f"({d} * (1 - {_pct(a)}))" if a.endswith("%") else f"({d} - {a})",
         ),
-        (rf"(?:double|twice) {O}", lambda a: f"({a} * 2)"),
-        (rf"(?:half|halve) {O}", lambda a: f"({a} / 2)"),
+        (rf"(?:double|twice) {OPERAND}", lambda a: f"({a} * 2)"),
+        (rf"(?:half|halve) {OPERAND}", lambda a: f"({a} / 2)"),
     ]
     for pattern, make in rules:
         for m in re.finditer(pattern, s):

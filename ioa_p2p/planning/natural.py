@@ -51,9 +51,23 @@ CONVERSIONS = {
     "min": ("h", 60.0),
     "h": ("min", 1 / 60),
 }
-_UNIT_NAMES = {"pounds": "lb", "lbs": "lb", "lb": "lb", "kilograms": "kg", "kg": "kg", "miles": "miles",
-               "kilometres": "km", "kilometers": "km", "km": "km", "grams": "g", "watt-hours": "Wh",
-               "wh": "Wh", "kwh": "kWh", "minutes": "min", "hours": "h"}  # fmt: skip
+_UNIT_NAMES = {
+    "pounds": "lb",
+    "lbs": "lb",
+    "lb": "lb",
+    "kilograms": "kg",
+    "kg": "kg",
+    "miles": "miles",
+    "kilometres": "km",
+    "kilometers": "km",
+    "km": "km",
+    "grams": "g",
+    "watt-hours": "Wh",
+    "wh": "Wh",
+    "kwh": "kWh",
+    "minutes": "min",
+    "hours": "h",
+}
 _ENTITY = r"(?:an?|the|one|each)?\s*(.+?)"
 
 
@@ -67,14 +81,21 @@ def _calc(i: int, text: str, expression: str, needs: tuple[int, ...], unit: str 
 
 
 def _target_unit(q: str) -> str:
-    m = re.search(r"\bin (pounds|lbs?|kilograms|kg|miles|kilometres|kilometers|km|grams|kwh|wh|minutes|hours)\b",
-                  q, re.I)  # fmt: skip
+    m = re.search(
+        r"\bin (pounds|lbs?|kilograms|kg|miles|kilometres|kilometers|km|grams|kwh|wh|minutes|hours)\b",
+        q,
+        re.I,
+    )
     return _UNIT_NAMES[m.group(1).lower()] if m else ""
 
 
 def _strip_unit(q: str) -> str:
-    return re.sub(r"\s+in (pounds|lbs?|kilograms|kg|miles|kilometres|kilometers|km|grams|kwh|wh|minutes|hours)\b",
-                  "", q, flags=re.I)  # fmt: skip
+    return re.sub(
+        r"\s+in (pounds|lbs?|kilograms|kg|miles|kilometres|kilometers|km|grams|kwh|wh|minutes|hours)\b",
+        "",
+        q,
+        flags=re.I,
+    )
 
 
 def decompose(question: str) -> tuple[PlanStep, ...] | None:
@@ -114,9 +135,12 @@ def _when(clause: str) -> str:
 
 
 def _percent_change(q: str) -> tuple[PlanStep, ...] | None:
-    m = re.search(r"by (?:what|how much|how many) (?:percentage|percent|%)(?: points)? (?:did|does|has|have|will) "
-                  r"(?:the )?(.+?) (?:grow|increase|rise|fall|drop|decline|decrease|change)\w* from (.+?) to (.+)$",
-                  q, re.I)  # fmt: skip
+    m = re.search(
+        r"by (?:what|how much|how many) (?:percentage|percent|%)(?: points)? (?:did|does|has|have|will) "
+        r"(?:the )?(.+?) (?:grow|increase|rise|fall|drop|decline|decrease|change)\w* from (.+?) to (.+)$",
+        q,
+        re.I,
+    )
     if not m:
         return None
     what, a, b = m.groups()
@@ -153,8 +177,11 @@ def _comparison(q: str) -> tuple[PlanStep, ...] | None:
 
 
 def _combined(q: str) -> tuple[PlanStep, ...] | None:
-    m = re.search(r"\b(?:combined|total|overall|joint) (.+?) of (?:an?|one|the)?\s*(.+?) and (?:an?|one|the)?\s*(.+)$",
-                  q, re.I)  # fmt: skip
+    m = re.search(
+        r"\b(?:combined|total|overall|joint) (.+?) of (?:an?|one|the)?\s*(.+?) and (?:an?|one|the)?\s*(.+)$",
+        q,
+        re.I,
+    )
     if m:
         what, a, b = m.groups()
         return (
@@ -173,8 +200,11 @@ def _purchase(q: str) -> tuple[PlanStep, ...] | None:
     n = normalise(q)
     if not re.search(r"\b(buy|order|purchase|pay|cost)\b", n):
         return None
-    items = re.findall(r"\b(\d+) ((?:[a-z0-9-]+ ){0,3}?(?:modules?|units?|inverters?|batteries|battery|kits?|"
-                       r"items?|pieces?|[a-z0-9-]*\d[a-z0-9-]*)(?: [a-z]+)?)\b", n)  # fmt: skip
+    items = re.findall(
+        r"\b(\d+) ((?:[a-z0-9-]+ ){0,3}?(?:modules?|units?|inverters?|batteries|battery|kits?|"
+        r"items?|pieces?|[a-z0-9-]*\d[a-z0-9-]*)(?: [a-z]+)?)\b",
+        n,
+    )
     items = [(count, thing) for count, thing in items if not re.match(r"\d", thing)]
     if len(items) < 2:
         return None

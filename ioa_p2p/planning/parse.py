@@ -28,7 +28,11 @@ from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, MAX_STEPS, TASK, Pl
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _MARK = "\u27e6code{}\u27e7"
 _MARK_RE = re.compile(r"\u27e6code(\d+)\u27e7")
-ACTION = ["add", "calculate", "compute", "convert", "count", "divide", "multiply", "subtract", "take", "find", "get", "look", "search", "check", "run", "execute", "write", "use", "print", "tell", "give", "determine", "work", "figure", "sum", "deduct", "retrieve", "fetch", "read"]
+ACTION_WORDS = """
+    add calculate compute convert count divide multiply subtract take find get look search check run
+    execute write use print tell give determine work figure sum deduct retrieve fetch read
+"""
+ACTION = ACTION_WORDS.split()
 _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next)"
 _SPLIT = re.compile(
     rf"(?<=[.!?])\s+(?=[A-Z0-9(\u27e6])|\n+|;\s*|,?\s+(?<!\band )(?={_SEQ}\b[\s,]+\w)"
@@ -51,7 +55,8 @@ _QUESTION = re.compile(
 )
 _ARITH_WORD = re.compile(
     r"\b(times|plus|minus|multipl\w*|divid\w*|add|subtract|deduct|squared|cubed|square root|factorial|"
-    r"percent\w*|sum|product|difference|power|total|double|half|take off)\b|(?<![A-Za-z])[-+*/^%]\s*\d|\d\s*[-+*/^%]"
+    r"percent\w*|sum|product|difference|power|total|double|half|take off)\b"
+    r"|(?<![A-Za-z])[-+*/^%]\s*\d|\d\s*[-+*/^%]"
 )
 _DATE_STEP = re.compile(
     r"\b(\d+|a|one|two|three)\s+(days?|weeks?)\s+(after|before|later|earlier|from)\b|"
@@ -98,8 +103,11 @@ def _merge_short(clauses: list[str]) -> list[str]:
     carry = ""
     for clause in clauses:
         starts_with_verb = clause.split()[0].lower() in ACTION
-        if len(clause.split()) <= 2 and not re.search(r"\d|\u27e6|\(", clause) and not starts_with_verb:
-            carry += clause + " "
+        bare_verb = len(clause.split()) == 1 and starts_with_verb  # "write [and run ...]"
+        if bare_verb or (
+            len(clause.split()) <= 2 and not re.search(r"\d|\u27e6|\(", clause) and not starts_with_verb
+        ):
+            carry += clause + (" and " if bare_verb else " ")
             continue
         out.append(carry + clause)
         carry = ""
@@ -122,8 +130,14 @@ def _attach_blocks(clauses: list[str]) -> list[str]:
     for clause in clauses:
         only = _MARK_RE.fullmatch(clause.strip())
         if only:
-            target = next((i for i in range(len(out) - 1, -1, -1)
-                           if _RUN_CODE.search(out[i]) and not _MARK_RE.search(out[i])), None)  # fmt: skip
+            target = next(
+                (
+                    i
+                    for i in range(len(out) - 1, -1, -1)
+                    if _RUN_CODE.search(out[i]) and not _MARK_RE.search(out[i])
+                ),
+                None,
+            )
             if target is not None:
                 out[target] += " " + clause.strip()
                 continue
@@ -184,7 +198,9 @@ _MULTI = re.compile(
     r"|\ball (?:the )?(?:results|values|numbers)\b|\bboth\b|\bthem\b",
     re.I,
 )
-_ORDINAL = re.compile(r"\bthe (first|second|third|fourth)(?: (?:value|number|result|one|step))?\b", re.I)
+_ORDINAL = re.compile(
+    r"\bthe (first|second|third|fourth)(?: (?:value|number|result|one|step))?\b(?!\s*\d)", re.I
+)
 _CODE_REF = re.compile(
     r"\b(?:its output|the output|(?:what|whatever) it prints|the printed (?:number|value|result|output)|"
     r"what (?:the code|the program) prints)\b",
@@ -276,7 +292,10 @@ def _code_step(
             bindings.append((name, ref))
         needs = tuple(dict.fromkeys(v for _, v in bindings))
         return PlanStep(index, CODE, _short(clause), block, needs, tuple(bindings))
-    code, needs = generate_code(text, refs, before)
+    generated = generate_code(text, refs, before)
+    if generated is None:  # "write a program that ...": no code to run and nothing to compute
+        return PlanStep(index, TASK, clause, clause, tuple(refs))
+    code, needs = generated
     return PlanStep(index, CODE, clause, code, needs, tuple((f"v{n}", n) for n in needs))
 
 
@@ -311,16 +330,22 @@ def free_names(code: str) -> list[str]:
     except SyntaxError:
         return []
     stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    stored |= {a.asname or a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)
-               for a in n.names}  # fmt: skip
+    stored |= {
+        a.asname or a.name.split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for a in n.names
+    }
     stored |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
     stored |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args}
     loaded = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
     return list(dict.fromkeys(n for n in loaded if n not in stored and not hasattr(builtins, n)))
 
 
-def generate_code(text: str, refs: list[int], before: list[PlanStep]) -> tuple[str, tuple[int, ...]]:
-    """Python for an instruction such as "print the result times 48.5, rounded to 2 decimals"."""
+def generate_code(text: str, refs: list[int], before: list[PlanStep]) -> tuple[str, tuple[int, ...]] | None:
+    """Python for an instruction such as "print the result times 48.5, rounded to 2 decimals"; None when
+    the instruction names no value to print and no computation (it is not code the planner can write)."""
+    explicit = bool(refs)
     if not refs and before:
         refs = [before[-1].index]
     low = normalise(text)
@@ -328,16 +353,27 @@ def generate_code(text: str, refs: list[int], before: list[PlanStep]) -> tuple[s
     if moved and refs:
         days = int(moved.group(1)) * (7 if moved.group(2).startswith("week") else 1)
         sign = "-" if moved.group(3) in ("before", "earlier") else "+"
-        code = f"import datetime\nday = datetime.date.fromisoformat(str(v{refs[0]}))\nprint(day {sign} datetime.timedelta(days={days}))"
+        code = (
+            f"import datetime\nday = datetime.date.fromisoformat(str(v{refs[0]}))\n"
+            f"print(day {sign} datetime.timedelta(days={days}))"
+        )
         return code, (refs[0],)
     body = re.split(r"\bprints?\b|\bwork out\b|\bcompute\b|\bcalculate\b", low, maxsplit=1)[-1]
-    body = re.sub(r",?\s*(?:rounded|to (?:one|two|three|\d+) decimal|with (?:a )?thousands|in binary|as binary).*$",
-                  "", body)  # fmt: skip
+    body = re.sub(
+        r",?\s*(?:rounded|to (?:one|two|three|\d+) decimal|with (?:a )?thousands|in binary|as binary).*$",
+        "",
+        body,
+    )
+    if not refs:
+        return None
     default = f"v{refs[0]}"
     expression = to_expression(body, default) or None
     for_n = re.search(
         r"\bfor (\d+(?:\.\d+)?) (?:weeks?|days?|months?|years?|hours?|units?|times)\b", text.lower()
     )
+    formatted = re.search(r"\bround|\bdecimal|\bbinary\b|thousands? separator", low)
+    if expression is None and not (explicit or for_n or formatted):
+        return None
     if expression is None:
         expression = f"{default} * {for_n.group(1)}" if for_n else " + ".join(f"v{n}" for n in refs[:1])
     value = f"({expression})"

@@ -40,8 +40,14 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
                 break
         if outcome.status != "completed" and tried:
             last = tried[-1]
-            outcome = StepOutcome(step, str(last.get("assignee_name", "")), None, "failed", None,
-                                  str(last.get("text", ""))[:200])  # fmt: skip
+            outcome = StepOutcome(
+                step,
+                str(last.get("assignee_name", "")),
+                None,
+                "failed",
+                None,
+                str(last.get("text", ""))[:200],
+            )
         outcomes[step.index] = outcome
     _, info = conclusion(plan, outcomes)
     return {

@@ -48,13 +48,8 @@ UNITS: dict[str, tuple[str, ...]] = {
 }
 ALIASES = {alias: unit for unit, spellings in UNITS.items() for alias in spellings}
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "mn": 1e6, "bn": 1e9}
-MONTHS = {
-    name: i
-    for i, full in enumerate(
-        ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"], 1
-    )
-    for name in {full, full[:3], full[:4]}
-}
+_MONTH_WORDS = "january february march april may june july august september october november december"
+MONTHS = {name: i for i, full in enumerate(_MONTH_WORDS.split(), 1) for name in {full, full[:3], full[:4]}}
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _NUMBER = re.compile(

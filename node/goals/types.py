@@ -125,7 +125,7 @@ class GoalResult:
         return self.ok and (done or not self.tasks)
 
     def report(self) -> dict[str, Any]:
-        """``answer``, ``steps``, ``citations`` and ``complete`` (every needed step done), see docs/goals.md."""
+        """``answer``, ``steps``, ``citations``, ``complete`` (every needed step done): docs/goals.md."""
         from ioa_p2p.planning.report import goal_report
 
         return goal_report(self.goal, self.tasks, self.conclusion)

@@ -18,7 +18,9 @@ Turns (whoever holds the floor runs the same rules, so a fallback speaker contin
 3. tasks are running -> ``conv.pause`` until they end;
 4. otherwise -> ``conv.conclusion``: the answer sentence first, then one line per step, then citations.
 
-Texts of turns start with ``[offline planner]``; the conclusion starts with the answer. Steps are recognised in
+Texts of turns start with ``[offline planner]``; the conclusion starts with the answer and ends with
+``(offline planner)``. Steps are recognised
+in
 the history by their task title ``step i/n``.
 """
 
@@ -115,8 +117,9 @@ class OfflineBrain:
             )
             if len(tasks) == 1 and not running:
                 return TurnDraft(cm.TASK_SYNC, f"{PREFIX}Assigning {shown}", tasks=tasks)
-            return TurnDraft(cm.TASK_ASYNC, f"{PREFIX}Working in parallel: {shown}",
-                             next=(view.me,), tasks=tasks)  # fmt: skip
+            return TurnDraft(
+                cm.TASK_ASYNC, f"{PREFIX}Working in parallel: {shown}", next=(view.me,), tasks=tasks
+            )
         if running:
             waiting = ", ".join(t.title or t.task_id[-6:] for t in view.tasks if t.task_id in running)
             return TurnDraft(cm.PAUSE, f"{PREFIX}Waiting for {waiting}", triggers=tuple(running))
@@ -127,7 +130,8 @@ class OfflineBrain:
         others = [t for t in tracker.view.tasks if not t.title.startswith("step ")]
         for t in others:
             text += f"\n{t.title or 'task'} by {_who(t, names)}: {t.status.value}: {_short(t.text, 300)}"
-        return TurnDraft(cm.CONCLUSION, text[: cm.MAX_TEXT])
+        label = f"\n\n({LABEL})"
+        return TurnDraft(cm.CONCLUSION, text[: cm.MAX_TEXT - len(label)] + label)
 
 
 class Tracker:
@@ -142,9 +146,12 @@ class Tracker:
         self.max_attempts = max_attempts
         total = len(plan.steps)
         self.attempts: dict[int, list[TaskView]] = {
-            s.index: sorted((t for t in view.tasks if t.title == step_title(s, total)), key=lambda t: (t.height, t.task_id))
+            s.index: sorted(
+                (t for t in view.tasks if t.title == step_title(s, total)),
+                key=lambda t: (t.height, t.task_id),
+            )
             for s in plan.steps
-        }  # fmt: skip
+        }
 
     def _remaining(self, step: PlanStep) -> list[str]:
         tried = {t.assignee for t in self.attempts[step.index]}
