@@ -346,6 +346,12 @@ class RetrievalOptions:
     answer_candidates: int = 16  # passages the answer span is looked for in
 
 
+#: Words of an arithmetic task that name nothing to search for.
+_ARITHMETIC = "calculate compute evaluate work out plus minus times divided multiplied sqrt abs "
+_ARITHMETIC += "round total days weeks between after before from"
+_ARITHMETIC_WORDS = frozenset(_ARITHMETIC.split())
+
+
 class RetrievalAdapter:
     """Finds the passages of a local document folder that answer a question."""
 
@@ -382,6 +388,16 @@ class RetrievalAdapter:
             kind=KIND,
             task_types=("question",),
         )
+
+    def can_do(self, task: Task) -> float:
+        """Cheap, from the words alone: 0 for code (a fenced block) and for bare arithmetic (no word to
+        search for besides "calculate"), else 0.5: whether the documents answer is known only by searching,
+        and a search below ``min_score`` / ``min_answer_score`` fails the task rather than completing it."""
+        text = task.text.strip()[:MAX_QUERY_CHARS]
+        words = {w for w in content_words(text) if not w.replace("_", "").isdigit()}
+        if "```" in text or not (words - _ARITHMETIC_WORDS):
+            return 0.0
+        return 0.5
 
     async def aclose(self) -> None:
         self.index.files.clear()

@@ -153,6 +153,10 @@ def answers(step: PlanStep, value: Value | None, data: Mapping[str, Any] | None)
         return False
     if data and "sub_chat" in data and step.kind in (CALC, DATE, LOOKUP):
         return value.kind in (NUMBER, DATE_VALUE, LIST)
+    if step.kind == LOOKUP and step.unit and value.kind != NUMBER:
+        return False  # "how many weeks ...?" answered by a text or a date
+    if step.kind == LOOKUP and step.unit and value.unit and value.unit != step.unit:
+        return False  # "how many weeks ...?" answered by "10 %": the passage answers another question
     if step.kind in (CALC,):
         return value.kind in (NUMBER, LIST)
     if step.kind == DATE:

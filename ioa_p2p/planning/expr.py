@@ -30,6 +30,10 @@ _WORD_NUM = re.compile(
     + "|".join(sorted(WORD_NUMBERS, key=len, reverse=True))
     + r")\b"
 )
+#: Fractions and multiples in words ("one fifth of", "three quarters of", "twice").
+FRACTIONS = {"half": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6, "tenth": 10}
+_FRACTIONS = "|".join(FRACTIONS)
+MULTIPLES = {"twice": 2, "double": 2, "triple": 3, "thrice": 3}
 FUNCTIONS = frozenset({"sqrt", "abs", "round", "factorial", "total"})
 _P = r"(?:[^()]|\((?:[^()]|\([^()]*\))*\))*"  # balanced parentheses, three levels
 OPERAND = r"(?:the )?(v\d+|\d+(?:\.\d+)?%?|(?:sqrt|abs|factorial|total)?\(" + _P + r"\))"
@@ -79,6 +83,15 @@ def _apply(s: str, default: str) -> str:
             lambda *xs: " + ".join(x for x in xs if x) if sum(1 for x in xs if x) > 1 else f"total({xs[0]})",
         ),
         (rf"product of {OPERAND},? (?:and )?{OPERAND}", lambda a, b: f"({a} * {b})"),
+        (
+            rf"(?:add(?: up| together)?|sum(?: up)?|total(?: up)?) {OPERAND}"
+            + rf",? (?:and )?{OPERAND}" * 1
+            + rf"(?:,? (?:and )?{OPERAND})?" * 2,
+            lambda *xs: "(" + " + ".join(x for x in xs if x) + ")",
+        ),
+        (rf"(?:an? |one |1 )?({_FRACTIONS}) of {OPERAND}", lambda f, a: f"({a} / {FRACTIONS[f]})"),
+        (rf"(\d+) ({_FRACTIONS})s of {OPERAND}", lambda n, f, a: f"({a} * {n} / {FRACTIONS[f]})"),
+        (rf"(twice|double|triple|thrice) {OPERAND}", lambda m, a: f"({a} * {MULTIPLES[m]})"),
         (rf"multiply {OPERAND} (?:by|with) {OPERAND}", lambda a, b: f"({a} * {_pct(b)})"),
         (rf"{OPERAND} (?:times|multiplied by|x) {OPERAND}", lambda a, b: f"({a} * {_pct(b)})"),
         (rf"{OPERAND} (?:divided by|over) {OPERAND}", lambda a, b: f"({a} / {b})"),
@@ -188,4 +201,12 @@ def names_in(expr: str) -> list[int]:
     return sorted({int(n) for n in re.findall(r"\bv(\d+)\b", expr)})
 
 
-__all__ = ["WORD_NUMBERS", "check_expression", "names_in", "normalise", "to_expression"]
+__all__ = [
+    "FRACTIONS",
+    "MULTIPLES",
+    "WORD_NUMBERS",
+    "check_expression",
+    "names_in",
+    "normalise",
+    "to_expression",
+]

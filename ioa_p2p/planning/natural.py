@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import re
 
-from ioa_p2p.planning.expr import normalise
+from ioa_p2p.planning.expr import FRACTIONS, MULTIPLES, normalise, to_expression
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, PlanStep
+from ioa_p2p.planning.values import ALIASES, numbers_in
 
 ADJECTIVES = {
     "heavier": "weight",
@@ -100,7 +101,18 @@ def _strip_unit(q: str) -> str:
 
 def decompose(question: str) -> tuple[PlanStep, ...] | None:
     q = question.strip().rstrip("?.! ")
-    for shape in (_days_between, _percent_change, _comparison, _combined, _purchase, _quantity, _vat):
+    for shape in (
+        _days_between,
+        _percent_change,
+        _comparison,
+        _combined,
+        _purchase,
+        _quantity,
+        _vat,
+        _average,
+        _repeated,
+        _scaled,
+    ):
         steps = shape(q)
         if steps is not None:
             return steps
@@ -243,4 +255,121 @@ def _vat(q: str) -> tuple[PlanStep, ...] | None:
     )
 
 
-__all__ = ["ADJECTIVES", "CONVERSIONS", "decompose"]
+# --------------------------------------------------------------------------- general relations
+
+#: Words that repeat what they follow: "and back" doubles a trip.
+REPEATS = (
+    (r"\b(?:there and back|and back|round[- ]trip|return trip|both ways|each way and back)\b", 2),
+    (r"\btwice\b", 2),
+    (r"\bthree times\b", 3),
+)
+#: How often a frequency happens in a period: (frequency words, period word) -> count.
+_FREQUENCY = r"\b(?:every|each|per|a) (work(?:ing)? ?day|weekday|day|week|month)\b|\bdaily\b|\bweekly\b"
+_PERIOD = r"\b(?:per|a|each|every|in a|of a|in one|over a|for a) (?:(\d+)-day )?(week|month|year)\b"
+PER_PERIOD = {
+    ("workday", "week"): 5,
+    ("day", "week"): 7,
+    ("week", "year"): 52,
+    ("day", "year"): 365,
+    ("month", "year"): 12,
+}
+
+
+def _kind_of_day(word: str) -> str:
+    word = word.lower()
+    return "workday" if word.startswith(("work", "weekday")) else ("day" if word == "daily" else word)
+
+
+def _times(q: str) -> tuple[list[int], str] | None:
+    """The factors the repetition and frequency words of ``q`` multiply by, and ``q`` without them; None
+    when a frequency has no period it can be counted in (the question is then not this shape)."""
+    factors: list[int] = []
+    rest = q
+    for pattern, k in REPEATS:
+        if re.search(pattern, rest, re.I):
+            factors.append(k)
+            rest = re.sub(pattern, "", rest, flags=re.I)
+    freq = re.search(_FREQUENCY, rest, re.I)
+    if freq:
+        period = re.search(_PERIOD, normalise(rest[freq.end() :] + " " + rest[: freq.start()]))
+        if period is None:
+            return None
+        what = _kind_of_day(freq.group(1) or freq.group(0).removesuffix("ly"))
+        count = int(period.group(1)) if period.group(1) and what == "workday" else None
+        count = count or PER_PERIOD.get((what, period.group(2)))
+        if count is None:
+            return None
+        factors.append(count)
+        rest = rest[: freq.start()] + rest[freq.end() :]
+        rest = re.sub(r"\b(?:of|in|per|a|each|every) (?:a )?(?:\w+-day )?(?:week|month|year)\b", "", rest)
+    return factors, rest
+
+
+def _repeated(q: str) -> tuple[PlanStep, ...] | None:
+    """ "If I ride line 4 end to end and back every workday, how many minutes a week?": the activity's
+    quantity (stated, or looked up) times each repetition."""
+    asked = re.search(r"\bhow (?:many|much) ([a-z-]+)", q, re.I)
+    if not asked:
+        return None
+    found = _times(q)
+    if found is None or not found[0]:
+        return None
+    factors, rest = found
+    activity = re.search(r"\b(?:if|when) (?:i|we|you|they|he|she|it) (.+?)(?:,|$)", rest, re.I)
+    if not activity:
+        return None
+    what = " ".join(activity.group(1).split())
+    stated = [n for n in numbers_in(what) if n.unit]
+    product = " * ".join(str(k) for k in factors)
+    unit = ALIASES.get(asked.group(1).lower(), "")
+    if stated:
+        value = f"{stated[0].number:g}"
+        return (_calc(1, q, f"({value} * {product})", (), unit or stated[0].unit),)
+    question = f"How many {asked.group(1)} does it take to {what}"
+    return (_lookup(1, question), _calc(2, q, f"(v1 * {product})", (1,), unit))
+
+
+def _average(q: str) -> tuple[PlanStep, ...] | None:
+    """ "On average, how many hours was each affected customer without power in IR-2291?": the total over
+    all of them, divided by how many there are."""
+    if not re.search(r"\b(?:on average|average)\b", q, re.I):
+        return None
+    each = re.search(
+        r"\b(?:each|per|every) ((?:[a-z-]+ ){0,2}?[a-z-]+?)s?\b"
+        r"(?= (?:in|of|at|on|during|for|was|were|did|had)\b|[,?]|$)",
+        q,
+        re.I,
+    )
+    asked = re.search(r"\bhow (?:many|much) ([a-z-]+)", q, re.I)
+    if not each or not asked:
+        return None
+    noun = each.group(1)
+    context = " ".join(re.findall(r"\b(?:in|of|at|during|for) (?:the )?[A-Z][\w-]*\d[\w-]*\b", q))
+    total = re.sub(r"\b(?:on average|average),?\s*", "", q, flags=re.I)
+    total = total.replace(each.group(0), f"all {noun}s")
+    return (
+        _lookup(1, f"{total} in total"),
+        _lookup(2, f"How many {noun}s {context}".strip()),
+        _calc(3, q, "(v1 / v2)", (1, 2), ALIASES.get(asked.group(1).lower(), "")),
+    )
+
+
+_SCALE = rf"(\d+(?:\.\d+)?%|(?:an? |one |\d+ )?(?:{'|'.join(FRACTIONS)})s?|{'|'.join(MULTIPLES)})"
+
+
+def _scaled(q: str) -> tuple[PlanStep, ...] | None:
+    """ "What is one fifth of the annual budget of the Oslo team?": a lookup of the fact, then the share."""
+    n = normalise(q)
+    m = re.match(
+        rf"^(?:what is|what's|how much is|how many \w+ (?:is|are)|calculate|compute) {_SCALE} of (.+)$", n
+    )
+    if not m or re.search(r"(?<![a-z\d-])\d", re.sub(r"\b[a-z]+-?\d[\w-]*", "", m.group(2))):
+        return None
+    expression = to_expression(f"{m.group(1)} of v1", "v1")
+    if expression is None:
+        return None
+    fact = q[len(q) - len(m.group(2)) :] if q.lower().endswith(m.group(2)) else m.group(2)
+    return (_lookup(1, f"What is {fact}"), _calc(2, q, expression, (1,)))
+
+
+__all__ = ["ADJECTIVES", "CONVERSIONS", "PER_PERIOD", "REPEATS", "decompose"]

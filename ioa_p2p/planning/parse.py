@@ -24,13 +24,15 @@ import re
 from ioa_p2p.planning import natural
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
+from ioa_p2p.planning.values import ALIASES
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _MARK = "\u27e6code{}\u27e7"
 _MARK_RE = re.compile(r"\u27e6code(\d+)\u27e7")
 ACTION_WORDS = """
     add calculate compute convert count divide multiply subtract take find get look search check run
-    execute write use print tell give determine work figure sum deduct retrieve fetch read
+    execute write use print tell give determine work figure sum deduct retrieve fetch read double
+    triple halve evaluate round
 """
 ACTION = ACTION_WORDS.split()
 _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next)"
@@ -44,14 +46,16 @@ _LEAD = re.compile(rf"^(?:{_SEQ}\b|\d[.)]|first\b|please\b|could you\b|can you\b
 _REPORT_ONLY = re.compile(r"^(?:and )?(?:tell|show|give) me\b(?!.*\b(?:of|in|from)\b.*\b[A-Z0-9]{2,})", re.I)
 _WANTS_CODE = re.compile(r"\b(python|code|script|program)\b", re.I)
 _RUN_CODE = re.compile(
-    r"\b(run|execute)\b.*\b(this|the following|following|the|below)\b.*\b(code|python|script)\b"
-    r"|\brun this\b|\bthis for me\b|\bcode\b.*\bbelow\b",
+    r"\b(run|execute|evaluate|try)\b.*\b(code|python|script|program|snippet)\b"
+    r"|\b(run|execute|evaluate) (this|that|it|the following)\b|\bthis for me\b|\bcode\b.*\bbelow\b",
     re.I,
 )
 _INLINE = re.compile(r"\b(?:print|len|sum|sorted|max|min|int|str)\(")
 _LOOKUP_VERB = re.compile(r"^(?:look up|find|get|search|check|retrieve|fetch|read)\b", re.I)
 _QUESTION = re.compile(
-    r"^(?:what|which|who|whom|when|where|how|on which|in which|is|are|does|do|did)\b", re.I
+    r"^(?:(?:after|for|in|on|at|by|to|from|within|until|since|during) )?"
+    r"(?:what|which|who|whom|when|where|how|is|are|does|do|did)\b",
+    re.I,
 )
 _ARITH_WORD = re.compile(
     r"\b(times|plus|minus|multipl\w*|divid\w*|add|subtract|deduct|squared|cubed|square root|factorial|"
@@ -87,7 +91,9 @@ def plan_request(goal: str) -> Plan:
     for clause in clauses:
         if _REPORT_ONLY.match(clause) and steps:
             continue
-        step = make_step(clause, steps, blocks)
+        nested, clause = nested_lookups(clause, len(steps) + 1)
+        steps.extend(nested)
+        step = make_step(clause, steps, blocks, nested=tuple(s.index for s in nested))
         if step is not None:
             steps.append(step)
         if len(steps) >= MAX_STEPS:
@@ -145,9 +151,46 @@ def _attach_blocks(clauses: list[str]) -> list[str]:
     return out
 
 
-def make_step(clause: str, before: list[PlanStep], blocks: list[str]) -> PlanStep | None:
+_ENTITY = r"(?:[A-Z][\w-]*\d[\w-]*|[A-Z][a-z]+ [A-Z][\w-]*)(?: [a-z]+){0,2}"
+_END = r"(?= to\b| from\b| by\b| and\b| with\b| plus\b| minus\b| times\b|[.,;?!]|$)"
+_NESTED = (
+    re.compile(rf"\bthe ({_ENTITY})'s ([a-z]+(?: [a-z]+){{0,2}}?){_END}"),  # "the X7 module's weight"
+    re.compile(
+        rf"\bthe ([a-z]+(?: [a-z]+){{0,2}}) of (?:the |an? )?({_ENTITY}){_END}"
+    ),  # "the weight of the X7"
+)
+_NEST_MARK = "\u27e8n{}\u27e9"
+
+
+def nested_lookups(clause: str, index: int) -> tuple[list[PlanStep], str]:
+    """A calculation that names a fact it needs ("add the X7 module's weight to it", "multiply it by the
+    price of the H3"): a lookup step for each such fact, and the clause with a mark where its value goes."""
+    if _LOOKUP_VERB.match(clause) or _QUESTION.match(clause) or not _ARITH_WORD.search(normalise(clause)):
+        return [], clause
+    found: list[PlanStep] = []
+    for form, pattern in enumerate(_NESTED):
+        for m in list(pattern.finditer(clause))[:3]:
+            entity, attribute = (m.group(1), m.group(2)) if form == 0 else (m.group(2), m.group(1))
+            if re.search(r"\b(result|value|number|answer|sum|product|total|difference)\b", attribute):
+                continue
+            question = f"What is the {attribute} of the {entity}?"
+            found.append(PlanStep(index + len(found), LOOKUP, question.rstrip("?"), question))
+            clause = clause.replace(m.group(0), _NEST_MARK.format(found[-1].index), 1)
+    return found, clause
+
+
+def make_step(
+    clause: str, before: list[PlanStep], blocks: list[str], nested: tuple[int, ...] = ()
+) -> PlanStep | None:
+    """The step for ``clause``; ``nested`` are lookups just planned for facts the clause names (marked
+    in it), which references ("it", "the result") skip."""
     index = len(before) + 1
-    refs, text = resolve(clause, before)
+    refs, text = resolve(clause, [s for s in before if s.index not in nested])
+    for n in nested:
+        text = text.replace(_NEST_MARK.format(n), f"v{n}")
+        refs.append(n)
+    for n in nested:
+        clause = clause.replace(_NEST_MARK.format(n), before[n - 1].text.removeprefix("What is "))
     mark = _MARK_RE.search(text)
     if mark or _INLINE.search(text) or (_WANTS_CODE.search(clause) and (refs or _RUN_CODE.search(clause))):
         return _code_step(index, clause, text, refs, before, blocks[int(mark.group(1))] if mark else None)
@@ -171,11 +214,17 @@ def make_step(clause: str, before: list[PlanStep], blocks: list[str]) -> PlanSte
         clause,
         re.I,
     ):
-        return PlanStep(index, LOOKUP, clause, _question(clause), ())
+        return PlanStep(index, LOOKUP, clause, _question(clause), (), unit=asked_unit(clause))
     if expression is not None:
         needs = tuple(names_in(expression))
         return PlanStep(index, CALC, clause, expression, needs)
     return PlanStep(index, TASK, clause, clause, tuple(refs))
+
+
+def asked_unit(question: str) -> str:
+    """The unit a question asks its answer in ("how many weeks ..." -> ``weeks``), "" when it names none."""
+    m = re.search(r"\bhow (?:many|much) ([a-z-]+)", question, re.I)
+    return ALIASES.get(m.group(1).lower(), "") if m else ""
 
 
 def _question(clause: str) -> str:
