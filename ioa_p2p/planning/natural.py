@@ -336,7 +336,7 @@ def _average(q: str) -> tuple[PlanStep, ...] | None:
         return None
     each = re.search(
         r"\b(?:each|per|every) ((?:[a-z-]+ ){0,2}?[a-z-]+?)s?\b"
-        r"(?= (?:in|of|at|on|during|for|was|were|did|had)\b|[,?]|$)",
+        r"(?= (?:in|of|at|on|during|for|was|were|did|had|have|has|get|got|spend|lose|receive)\b|[,?]|$)",
         q,
         re.I,
     )
@@ -344,7 +344,7 @@ def _average(q: str) -> tuple[PlanStep, ...] | None:
     if not each or not asked:
         return None
     noun = each.group(1)
-    context = " ".join(re.findall(r"\b(?:in|of|at|during|for) (?:the )?[A-Z][\w-]*\d[\w-]*\b", q))
+    context = " ".join(re.findall(r"\b(?:in|of|at|during|for) (?:the )?(?:[a-z]+ )?[A-Z][\w-]*\d[\w-]*", q))
     total = re.sub(r"\b(?:on average|average),?\s*", "", q, flags=re.I)
     total = total.replace(each.group(0), f"all {noun}s")
     return (
