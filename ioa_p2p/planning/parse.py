@@ -50,6 +50,12 @@ _RUN_CODE = re.compile(
     r"|\b(run|execute|evaluate) (this|that|it|the following)\b|\bthis for me\b|\bcode\b.*\bbelow\b",
     re.I,
 )
+#: A clause asking for a team ("form a team to ..."): kept whole; its assignee forms the sub-team asked for.
+TEAM_ASK = re.compile(
+    r"\b(?:form|assemble|build|create|set\s+up|put\s+together|gather|recruit)\s+(?:a\s+|an\s+|your\s+own\s+)?"
+    r"(?:new\s+|small\s+)?(?:sub-?\s?team|team)\b|\bsub-?\s?team\b",
+    re.I,
+)
 _INLINE = re.compile(r"\b(?:print|len|sum|sorted|max|min|int|str)\(")
 _LOOKUP_VERB = re.compile(r"^(?:look up|find|get|search|check|retrieve|fetch|read)\b", re.I)
 _QUESTION = re.compile(
@@ -83,7 +89,7 @@ def plan_request(goal: str) -> Plan:
     text = re.sub(r"(?<=\u27e7)\s*\n\s*(?=[a-z])", " ", text)
     clauses = _merge_short([c for c in (_clean(p) for p in _SPLIT.split(text) if p) if c])
     clauses = _attach_blocks(clauses)
-    if len(clauses) == 1 and not _MARK_RE.search(clauses[0]):
+    if len(clauses) == 1 and not _MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
         decomposed = natural.decompose(clauses[0])
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
@@ -191,6 +197,8 @@ def make_step(
         refs.append(n)
     for n in nested:
         clause = clause.replace(_NEST_MARK.format(n), before[n - 1].text.removeprefix("What is "))
+    if TEAM_ASK.search(clause):  # the user asks for a team: the step goes as written, to be delegated
+        return PlanStep(index, TASK, clause, text, tuple(refs))
     mark = _MARK_RE.search(text)
     if mark or _INLINE.search(text) or (_WANTS_CODE.search(clause) and (refs or _RUN_CODE.search(clause))):
         return _code_step(index, clause, text, refs, before, blocks[int(mark.group(1))] if mark else None)
