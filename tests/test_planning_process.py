@@ -14,11 +14,11 @@ import pytest
 import trio
 
 from ioa_p2p.bootstrap.testnet import open_testnet
+from ioa_p2p.cli.goal_cmds import EXIT_INCOMPLETE
 
 from .test_goals_process import (
     CALCULATOR,
     COORDINATOR,
-    EXIT_INCOMPLETE,
     ioa,
     spec,
     tasks_by_title,
@@ -55,8 +55,12 @@ OVERCONFIDENT_CODER = {
 }
 
 
-async def goal_json(home: Path, goal: str) -> tuple[int, dict[str, Any]]:
-    done = await ioa(home, "goal", goal, "--timeout", "60", "--json")
+#: The goals' team, named (team selection by wording is not what this test is about).
+TEAM = ("--team", "librarian,calculator,coder")
+
+
+async def goal_json(home: Path, goal: str, *args: str) -> tuple[int, dict[str, Any]]:
+    done = await ioa(home, "goal", goal, "--timeout", "60", "--json", *args)
     assert done.stdout, done.stderr.decode()
     return done.returncode, json.loads(done.stdout)
 
@@ -78,7 +82,7 @@ async def test_planned_goals_answer_first_reroute_and_fail_honestly(tmp_path: Pa
 
             # a lookup (routed to the librarian by ability), then a calculation on its value
             code, result = await goal_json(
-                coordinator.home, "Look up the take-off weight of the K2 drone, then triple it."
+                coordinator.home, "Look up the take-off weight of the K2 drone, then triple it.", *TEAM
             )
             assert code == 0, result["conclusion"]
             first = result["conclusion"].splitlines()[0]
@@ -95,7 +99,7 @@ async def test_planned_goals_answer_first_reroute_and_fail_honestly(tmp_path: Pa
 
             # re-routing: the coder claims arithmetic and ranks first, rejects through can_do, the
             # calculator does it; the coder's refusal forms no sub-team
-            code, result = await goal_json(coordinator.home, "Compute 37 * 54.")
+            code, result = await goal_json(coordinator.home, "Compute 37 * 54.", "--team", "coder,calculator")
             assert code == 0, result["conclusion"]
             attempts = tasks_by_title(result)["step 1/1"]
             assert [(t["assignee_name"], t["status"]) for t in attempts] == [
@@ -111,6 +115,7 @@ async def test_planned_goals_answer_first_reroute_and_fail_honestly(tmp_path: Pa
             code, result = await goal_json(
                 coordinator.home,
                 "Look up the boiling point of the coolant in the Q9 reactor, then double it.",
+                *TEAM,
             )
             assert code == EXIT_INCOMPLETE, result["conclusion"]
             assert result["answer"] == "" and result["complete"] is False

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ioa_p2p.planning.values import Value, dates_in, numbers_in
+from ioa_p2p.planning.values import ALIASES, Value, dates_in, numbers_in
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
 _STOP_WORDS = """
@@ -338,10 +338,20 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
         return Value.of_text(text.split("\0")[0].strip()[:400])
     if fact.cells:
         return _cell_value(question, fact, scorer, facts)
+    if counts(question) and not any(f.unit == "" for f in numbers_in(text)):
+        return None  # only amounts with units here: they do not count anything
     return _number_value(question, text, scorer)
 
 
+def counts(question: str) -> bool:
+    """The question asks how many of some thing ("how many X7 modules"), not an amount in a unit."""
+    m = re.search(r"\bhow many ([\w-]+)", question, re.I)
+    return bool(m) and m.group(1).lower() not in ALIASES
+
+
 def _units_wanted(question: str) -> tuple[str, ...]:
+    if counts(question):
+        return ("",)  # "how many customers": a plain count, not a price or a weight
     q = terms(question)
     wanted: list[str] = []
     for words, units in UNIT_HINTS:

@@ -20,8 +20,8 @@ from typing import Any
 
 from ioa_p2p.planning.natural import CONVERSIONS
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, Plan, PlanStep
+from ioa_p2p.planning.values import ALIASES, LIST, NUMBER, UNITS, Value, format_number, parse_value
 from ioa_p2p.planning.values import DATE as DATE_VALUE
-from ioa_p2p.planning.values import LIST, NUMBER, Value, format_number, parse_value
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +153,8 @@ def answers(step: PlanStep, value: Value | None, data: Mapping[str, Any] | None)
         return False
     if data and "sub_chat" in data and step.kind in (CALC, DATE, LOOKUP):
         return value.kind in (NUMBER, DATE_VALUE, LIST)
+    if step.kind == LOOKUP and _counts(step.template) and value.unit in _AMOUNT_UNITS:
+        return False  # "how many customers ...?" answered by "EUR 85"
     if step.kind == LOOKUP and step.unit and value.kind != NUMBER:
         return False  # "how many weeks ...?" answered by a text or a date
     if step.kind == LOOKUP and step.unit and value.unit and value.unit != step.unit:
@@ -162,6 +164,14 @@ def answers(step: PlanStep, value: Value | None, data: Mapping[str, Any] | None)
     if step.kind == DATE:
         return value.kind in (NUMBER, DATE_VALUE)
     return True
+
+
+_AMOUNT_UNITS = frozenset(UNITS) - {"cycles"}
+
+
+def _counts(question: str) -> bool:
+    m = re.search(r"\bhow many ([\w-]+)", question, re.I)
+    return bool(m) and m.group(1).lower() not in ALIASES
 
 
 def _with_unit(value: Value, unit: str) -> Value:

@@ -164,7 +164,9 @@ def to_expression(clause: str, default: str = "") -> str | None:
     candidates = []
     for raw in _chunks(s):
         chunk = re.sub(r"(\d+(?:\.\d+)?)%", r"(\1 / 100)", raw.strip(" ,"))
-        if check_expression(chunk):
+        if check_expression(chunk) and not re.search(
+            r"\b(?:sqrt|abs|factorial|total|round)\b(?!\s*\()", chunk
+        ):
             candidates.append(chunk)
     operations = [c for c in candidates if re.search(r"[-+*/]|sqrt|abs|factorial|total|\*\*", c)]
     if not operations:

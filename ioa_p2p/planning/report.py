@@ -51,7 +51,7 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
         outcomes[step.index] = outcome
     _, info = conclusion(plan, outcomes)
     return {
-        "answer": info["answer"] or first,
+        "answer": info["answer"],  # "" when a needed step failed (the conclusion says what is missing)
         "steps": info["steps"],
         "citations": info["citations"],
         "complete": not info["missing"],
