@@ -171,7 +171,7 @@ _AMOUNT_UNITS = frozenset(UNITS) - {"cycles"}
 
 def _counts(question: str) -> bool:
     m = re.search(r"\bhow many ([\w-]+)", question, re.I)
-    return bool(m) and m.group(1).lower() not in ALIASES
+    return m is not None and m.group(1).lower() not in ALIASES
 
 
 def _with_unit(value: Value, unit: str) -> Value:

@@ -1,8 +1,8 @@
 """The offline planner: a deterministic brain that needs no language model (the embedded default).
 
-Plan (the same on every member, from the goal alone): :func:`~ioa_p2p.planning.plan_request` turns the goal
-into typed steps with data dependencies (lookups, calculations, date arithmetic, code with its variables;
-see ioa_p2p/planning).
+Plan (the same on every member): the plan a turn posted (a model's plan, ioa_p2p/planning/posted.py), else
+:func:`~ioa_p2p.planning.plan_request` of the goal alone: typed steps with data dependencies (lookups,
+calculations, date arithmetic, code with its variables; see ioa_p2p/planning).
 
 Assignment: each step goes first to the members whose card declares an ability its kind needs (``task_types``
 such as ``question``, ``arithmetic``, ``code``), then to the other working members, by the similarity of the
@@ -46,6 +46,7 @@ from ioa_p2p.planning import (
     plan_request,
     value_of,
 )
+from ioa_p2p.planning.posted import posted_plan
 from ioa_p2p.planning.routing import Candidate, rank_members
 from ioa_p2p.planning.values import Value
 
@@ -95,8 +96,16 @@ class OfflineBrain:
                 ]
         return self._cache[key]
 
-    def decide(self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]) -> TurnDraft:
-        plan = self.plan(view.start.goal)
+    def plan_of(self, view: ConversationView) -> Plan:
+        """The plan a turn posted (a model's, see ioa_p2p/planning/posted.py), else the goal's own plan."""
+        posted = posted_plan([t.text for t in view.turns], view.start.goal)
+        return posted if posted is not None else self.plan(view.start.goal)
+
+    def decide(
+        self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo], plan: Plan | None = None
+    ) -> TurnDraft:
+        """This turn's draft for ``plan`` (default: :meth:`plan_of` the conversation)."""
+        plan = plan if plan is not None else self.plan_of(view)
         members = [m for m in team_for(view, team) if m.peer_id not in view.left]
         names = handles(team_for(view, team))
         tracker = Tracker(view, plan, self.rank(plan.steps, members), self.max_attempts)
