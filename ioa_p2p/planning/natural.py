@@ -109,6 +109,7 @@ def decompose(question: str) -> tuple[PlanStep, ...] | None:
         _purchase,
         _quantity,
         _vat,
+        _defined_unit,
         _average,
         _repeated,
         _scaled,
@@ -233,12 +234,51 @@ def _quantity(q: str) -> tuple[PlanStep, ...] | None:
         rf"\b(?:would|do|does|will) (\d+(?:\.\d+)?) (?:of (?:the|our|these) )?(.+?) ({verbs})\b(.*)$", n
     )
     if not m:
-        return None
+        return _full_load(n, q)
     count, thing, verb, rest = m.groups()
     unit = _target_unit(rest)
     steps = [_lookup(1, f"{VERBS[verb]} of the {thing}")]
     steps.append(_calc(2, q, f"({count} * v1)", (1,), unit))
     return tuple(steps)
+
+
+def _full_load(n: str, q: str) -> tuple[PlanStep, ...] | None:
+    """ "What does a full rack of K2 drones on one trailer weigh?": how many fit (looked up) times one."""
+    verbs = "|".join(VERBS)
+    m = re.search(
+        rf"\b(?:would|do|does|will) (?:a|one|1) (?:full|complete|maximum|max) [a-z]+ of (.+?) "
+        rf"(?:on|in|per|for) (?:one|1|a|an|each|the) (.+?) ({verbs})\b(.*)$",
+        n,
+    )
+    if not m:
+        return None
+    thing, holder, verb, rest = m.groups()
+    return (
+        _lookup(1, f"What is the maximum number of {thing} per {holder}"),
+        _lookup(2, f"{VERBS[verb]} of the {thing}"),
+        _calc(3, q, "(v1 * v2)", (1, 2), _target_unit(rest)),
+    )
+
+
+def _defined_unit(q: str) -> tuple[PlanStep, ...] | None:
+    """ "How many hours of leave ..., if a working day is one fifth of the standard working week?": the
+    answer in the defined unit (days, looked up) times the definition (a share of another fact)."""
+    m = re.search(rf",? if (?:a|an|one) ([a-z -]+?) is {_SCALE} of (?:the |a |an )?(.+)$", q, re.I)
+    asked = re.search(r"\bhow (?:many|much) ([a-z-]+)", q, re.I)
+    if not m or not asked:
+        return None
+    defined, share, fact = m.group(1), m.group(2), m.group(3)
+    per = to_expression(f"{normalise(share)} of v2", "v2")
+    if per is None:
+        return None
+    main = q[: m.start()]
+    plural = defined.split()[-1] + "s"
+    question = main[: asked.start(1)] + plural + main[asked.end(1) :]
+    return (
+        _lookup(1, question),
+        _lookup(2, f"What is the {fact}"),
+        _calc(3, q, f"(v1 * {per})", (1, 2), ALIASES.get(asked.group(1).lower(), "")),
+    )
 
 
 def _vat(q: str) -> tuple[PlanStep, ...] | None:
