@@ -162,6 +162,13 @@ def test_forced_conclusion_reports_what_is_there(brain) -> None:
     assert late.status is TaskStatus.FAILED and "deadline is near" in late.text
 
 
+def test_an_unplanned_request_concludes_at_once_saying_why(brain) -> None:
+    sim = run("How much do the K1 drone plus the K2 charger weigh?", brain)
+    final = sim.final("A")
+    assert isinstance(final, Concluded) and final.text.startswith("No answer: the question combines")
+    assert not sim.members["A"].conv.view().tasks  # nothing assigned, nothing "completed"
+
+
 def test_offline_brain_is_the_default_without_a_model() -> None:
     brain = make_brain({}, embedder=HashingEmbedder(), env={})
     assert isinstance(brain, OfflineBrain) and brain.label == "offline planner"

@@ -237,6 +237,15 @@ def test_conclusion_says_what_is_missing() -> None:
     assert info["answer"] == "" and info["missing"] == [1, 2]
 
 
+def test_a_question_combining_values_it_cannot_separate_is_not_answered() -> None:
+    # one lookup would answer only part of it: a confident wrong answer; the planner says what is missing
+    plan = plan_request("What does the Oslo office spend on two desks plus the monthly cleaning contract?")
+    assert plan.steps == () and "plus" in plan.unplanned
+    text, info = conclusion(plan, {})
+    assert text.startswith("No answer: the question combines several values ('plus')")
+    assert info["answer"] == "" and info["missing"]
+
+
 def test_plans_round_trip_as_plain_data() -> None:
     plan = plan_request(
         "Multiply 12 by 12. Then run this with `n` set to that number:\n```python\nprint(n)\n```"

@@ -251,13 +251,15 @@ def conclusion(plan: Plan, outcomes: Mapping[int, StepOutcome]) -> tuple[str, di
     names = "; ".join(
         f"step {o.step.index} ({_short(o.step.text, 80)}): {_STATUS.get(o.status, o.status)}" for o in missing
     )
-    if answer and not missing:
+    if plan.unplanned:
+        head = f"No answer: {plan.unplanned}."
+    elif answer and not missing:
         head = answer
     elif answer:
         head = f"{answer} Incomplete: the team could not complete {names}."
     else:
         head = f"No answer: the team could not complete {names}."
-    lines = [head, "", "How:"]
+    lines = [head, "", "How:"] if outcomes else [head]
     for o in outcomes.values():
         value = o.value.shown() if o.value is not None else _STATUS.get(o.status, o.status)
         note = f" ({o.note[:120]})" if o.note and o.value is None else ""
@@ -273,7 +275,7 @@ def conclusion(plan: Plan, outcomes: Mapping[int, StepOutcome]) -> tuple[str, di
         "answer": answer,
         "steps": [o.to_dict() for o in outcomes.values()],
         "citations": citations,
-        "missing": [o.step.index for o in missing],
+        "missing": [o.step.index for o in missing] or ([0] if plan.unplanned else []),
     }
     return "\n".join(lines), info
 

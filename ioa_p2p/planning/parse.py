@@ -56,6 +56,10 @@ TEAM_ASK = re.compile(
     r"(?:new\s+|small\s+)?(?:sub-?\s?team|team)\b|\bsub-?\s?team\b",
     re.I,
 )
+#: Connectives that combine several quantities in one question ("three nights plus the allowances").
+_COMBINES = re.compile(
+    r"\b(?:plus|minus|times|multiplied by|divided by|in total|altogether|combined|together with)\b", re.I
+)
 _INLINE = re.compile(r"\b(?:print|len|sum|sorted|max|min|int|str)\(")
 _LOOKUP_VERB = re.compile(r"^(?:look up|find|get|search|check|retrieve|fetch|read)\b", re.I)
 _QUESTION = re.compile(
@@ -93,6 +97,14 @@ def plan_request(goal: str) -> Plan:
         decomposed = natural.decompose(clauses[0])
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
+        combined = _COMBINES.search(clauses[0])
+        if combined and _QUESTION.match(clauses[0]) and to_expression(clauses[0]) is None:
+            why = (
+                f"the question combines several values ('{combined.group(0)}') in a way the offline planner "
+                "cannot separate into lookups and a calculation; ask for each value and the calculation as "
+                "steps (e.g. 'Look up A. Look up B. Add the two.')"
+            )
+            return Plan(goal, (), 0, clauses[0], unplanned=why)
     steps: list[PlanStep] = []
     for clause in clauses:
         if _REPORT_ONLY.match(clause) and steps:

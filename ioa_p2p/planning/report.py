@@ -19,6 +19,8 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
     total = len(plan.steps)
     titled = [t for t in tasks if str(t.get("title", "")).endswith(f"/{total}")]
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if plan.unplanned and not tasks:  # the offline planner could not plan it: nothing was answered
+        return {"answer": "", "steps": [], "citations": [], "complete": False}
     if not titled:
         steps = [_task_step(i, t) for i, t in enumerate(tasks, 1)]
         citations = [{"step": s["step"], **s.pop("_citation")} for s in steps if s.get("_citation")]

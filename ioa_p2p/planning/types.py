@@ -82,6 +82,8 @@ class Plan:
     steps: tuple[PlanStep, ...]
     answer_step: int  # the step whose value answers the request (0: none)
     question: str = ""  # the request in a few words, for the answer sentence
+    #: Why the planner could not plan the request (it then has no steps and the answer says this).
+    unplanned: str = ""
 
     def step(self, index: int) -> PlanStep:
         return self.steps[index - 1]

@@ -83,7 +83,7 @@ class OfflineBrain:
         """For each step, the member peer ids from best to worst (abilities, then wording)."""
         key = (" | ".join(s.text for s in steps), tuple((m.text(), m.works, m.abilities) for m in members))
         if key not in self._cache:
-            if not members:
+            if not members or not steps:
                 self._cache[key] = [[] for _ in steps]
             else:
                 step_vectors = self.embedder.embed([s.text for s in steps])
