@@ -199,6 +199,12 @@ def test_a_lookup_answered_in_another_unit_is_no_answer() -> None:
     assert answers(step, Value.of_number(24, "months"), {})
 
 
+def test_a_count_is_not_answered_by_an_amount() -> None:
+    steps = plan_request("What does a full rack of K2 drones on one trailer weigh?").steps
+    assert not answers(steps[0], Value.of_number(5, "kW"), {})  # "the maximum number of ..." is a count
+    assert answers(steps[0], Value.of_number(8), {})
+
+
 def test_a_calculation_needs_a_number() -> None:
     step = PlanStep(1, CALC, "x", "v1 * 2")
     assert not answers(step, value_of("ok", {}), {})

@@ -345,8 +345,8 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
 
 def counts(question: str) -> bool:
     """The question asks how many of some thing ("how many X7 modules"), not an amount in a unit."""
-    m = re.search(r"\bhow many ([\w-]+)", question, re.I)
-    return m is not None and m.group(1).lower() not in ALIASES
+    m = re.search(r"\bhow many ([\w-]+)|\bnumber of ([\w-]+)", question, re.I)
+    return m is not None and (m.group(1) or m.group(2)).lower() not in ALIASES
 
 
 def _units_wanted(question: str) -> tuple[str, ...]:

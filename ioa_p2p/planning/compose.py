@@ -170,8 +170,8 @@ _AMOUNT_UNITS = frozenset(UNITS) - {"cycles"}
 
 
 def _counts(question: str) -> bool:
-    m = re.search(r"\bhow many ([\w-]+)", question, re.I)
-    return m is not None and m.group(1).lower() not in ALIASES
+    m = re.search(r"\bhow many ([\w-]+)|\bnumber of ([\w-]+)", question, re.I)
+    return m is not None and (m.group(1) or m.group(2)).lower() not in ALIASES
 
 
 def _with_unit(value: Value, unit: str) -> Value:
