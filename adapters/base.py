@@ -300,6 +300,27 @@ class Adapter(Protocol):
         ...
 
 
+@runtime_checkable
+class EstimatesTasks(Protocol):
+    """An adapter that can say cheaply (no I/O, no model call, well under a millisecond) how likely it is
+    to do a task: ``can_do(task)`` in 0..1, 0 meaning "certainly not" (docs/adapters.md, "Abilities")."""
+
+    def can_do(self, task: Task) -> float: ...
+
+
+def estimate(adapter: Adapter, task: Task) -> float | None:
+    """``adapter.can_do(task)`` clamped to 0..1; None when the adapter gives no estimate (or its estimate
+    crashes: the task is then run and fails or succeeds on its own)."""
+    if not isinstance(adapter, EstimatesTasks):
+        return None
+    try:
+        score = float(adapter.can_do(task))
+    except Exception:
+        log.warning("can_do of %s crashed", _adapter_name(adapter), exc_info=True)
+        return None
+    return None if math.isnan(score) else min(1.0, max(0.0, score))
+
+
 async def run_task(
     adapter: Adapter,
     task: Task,
@@ -398,6 +419,8 @@ def _coerce(value: Any, hint: Any, where: str) -> Any:
 
 
 __all__ = [
+    "EstimatesTasks",
+    "estimate",
     "BAD_OUTPUT",
     "CRASH",
     "FAILURE_KINDS",

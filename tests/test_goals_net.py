@@ -112,7 +112,8 @@ async def test_goal_with_sync_and_async_tasks_concludes_and_audits_on_every_memb
             ]
             assert steps["step 2/3"][0]["mode"] == "async" and steps["step 2/3"][0]["text"].strip() == "45"
             assert steps["step 3/3"][0]["mode"] == "sync"
-            assert steps["step 3/3"][0]["description"] == "calculate 45 times 2"  # the result flowed in
+            # the result flowed in, bound into the expression (issue 11)
+            assert steps["step 3/3"][0]["description"] == "Calculate 45 * 2"
             for value in ("391", "45", "90"):
                 assert value in result.conclusion
             assert result.turns == 4 and result.messages > result.turns and result.bytes > 1000

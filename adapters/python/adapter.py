@@ -112,6 +112,14 @@ class PythonAdapter:
     async def aclose(self) -> None:
         return None
 
+    def can_do(self, task: Task) -> float:
+        """1 when the task holds Python code (a fenced block, or a text that compiles as code), else 0."""
+        try:
+            extract_code(task.text, max_chars=self.options.max_code_chars)
+        except TaskRejected:
+            return 0.0
+        return 1.0
+
     async def run(self, task: Task, ctx: TaskContext) -> TaskResult:
         code = extract_code(task.text, max_chars=self.options.max_code_chars)
         async with self._limiter:

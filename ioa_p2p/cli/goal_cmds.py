@@ -6,8 +6,9 @@ leaving), then the conclusion and the chat ID. ``--json`` prints only the final 
 ``GoalResult`` JSON of docs/goals.md). ``--chat CHAT`` continues an existing goal chat with TEXT as the new
 round's goal (IoA's ``comm_id`` + ``cont_input``).
 
-Exit codes: 0 the goal concluded; 1 it was aborted (deadline) or failed, or no node runs; 2 usage errors (bad
-options, an unknown agent name, an unknown chat).
+Exit codes: 0 the goal concluded and every needed task completed; 3 it concluded with failed or missing
+tasks; 4 it was aborted (deadline, cancellation); 1 it could not run (no running node, connection error); 2
+usage errors (bad options, an unknown agent name, an unknown chat).
 """
 
 from __future__ import annotations
@@ -217,7 +218,21 @@ def goal(
         emit_json(result)
     else:
         print_result(result, click.echo)
-    sys.exit(0 if result.get("status") == "concluded" else 1)
+    sys.exit(exit_code(result))
+
+
+#: ``ioa goal`` exit codes (docs/goals.md section 10).
+EXIT_OK, EXIT_NO_NODE, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_ABORTED = 0, 1, 2, 3, 4
+
+
+def exit_code(result: dict[str, Any]) -> int:
+    """0 concluded with every needed task completed; 3 concluded with failed or missing tasks; 4 aborted."""
+    if result.get("status") != "concluded":
+        return EXIT_ABORTED
+    complete = result.get("complete")
+    if complete is None:
+        complete = all(t.get("status") == "completed" for t in result.get("tasks", []))
+    return EXIT_OK if complete else EXIT_INCOMPLETE
 
 
 def run_events(events: Iterable[dict[str, Any]], echo: Callable[[str], None]) -> None:
@@ -227,4 +242,4 @@ def run_events(events: Iterable[dict[str, Any]], echo: Callable[[str], None]) ->
         printer(event)
 
 
-__all__ = ["EventPrinter", "follow_launch", "goal_body", "print_result", "run_events"]
+__all__ = ["EventPrinter", "exit_code", "follow_launch", "goal_body", "print_result", "run_events"]

@@ -15,7 +15,12 @@ member given a task forms a sub-team for it, when the round still allows nesting
 
 1. the task text asks for a team (:data:`SUBTEAM_PHRASE`: "form a team", "assemble a sub-team", ...), or
 2. this node has no adapter (it cannot do any task itself), or
-3. its adapter rejected the task (``failure == "rejected"``: "no arithmetic found", "no Python code").
+3. its adapter rejected the task (``failure == "rejected"``: "no arithmetic found", "no Python code"),
+   unless the task is a step of a planned goal (title ``step i/n``, :func:`is_planned_step`): the planner
+   re-routes a rejected step to the next member able to do it (issue 11) instead.
+
+Before running a task, :meth:`AgentRuntime.run` asks the adapter's cheap ``can_do(task)`` estimate (when it
+has one, :func:`~ioa_p2p.adapters.base.estimate`); 0 rejects the task at once, without running it.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from typing import Any
 import trio
 
 from ioa_p2p.adapters import Adapter, AdapterCard, Progress, Task, TaskContext, TaskResult, run_task
+from ioa_p2p.adapters.base import estimate
 from ioa_p2p.adapters.registry import adapter_from_config
 
 log = logging.getLogger("ioa_p2p.agent")
@@ -47,6 +53,14 @@ REASON_NO_ADAPTER = "this agent has no adapter to do tasks itself"
 REASON_REJECTED = "this agent's adapter cannot do the task"
 
 ProgressCallback = Callable[[str, float | None], Awaitable[None]]
+
+
+_PLANNED_STEP = re.compile(r"step \d+/\d+")
+
+
+def is_planned_step(title: str) -> bool:
+    """A task that is one step of a planner's plan (its title is ``step i/n``)."""
+    return _PLANNED_STEP.fullmatch(title.strip()) is not None
 
 
 def subteam_reason(text: str, *, depth: int, has_adapter: bool, rejected: bool = False) -> str | None:
@@ -104,9 +118,14 @@ class AgentRuntime:
         """Run ``text`` through the adapter until ``deadline`` (Unix seconds); never raises but Cancelled."""
         if self.adapter is None:
             return TaskResult.failed("rejected", "this agent has no adapter: it cannot run tasks")
-        self.tasks_run += 1
         trio_deadline = trio.current_time() + max(0.0, deadline - time.time())
         task = Task(text, tuple(context), trio_deadline, task_id, chat_id)
+        score = estimate(self.adapter, task)
+        if score is not None and score <= 0.0:  # the adapter's own cheap estimate: certainly not
+            kind = self.card.kind if self.card is not None else "adapter"
+            why = f"this agent's {kind} adapter cannot do this task (can_do = 0): {text[:120]!r}"
+            return TaskResult.failed("rejected", why, data={"confidence": 0.0})
+        self.tasks_run += 1
 
         async def sink(report: Progress) -> None:
             if on_progress is not None:
@@ -137,6 +156,7 @@ __all__ = [
     "SUBTEAM_PHRASE",
     "AgentRuntime",
     "adapter_table",
+    "is_planned_step",
     "load_runtime",
     "subteam_reason",
 ]

@@ -48,7 +48,7 @@ from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.driver import ChatDriver, ProgressFn
 from ioa_p2p.node.goals.rounds import Round
-from ioa_p2p.node.goals.runtime import AgentRuntime, subteam_reason
+from ioa_p2p.node.goals.runtime import AgentRuntime, is_planned_step, subteam_reason
 
 # GoalResult is re-exported: ``from ioa_p2p.node.goals import GoalResult``.
 from ioa_p2p.node.goals.teams import TeamFormation
@@ -235,7 +235,8 @@ class Goals:
         own: TaskOutcome | None = None
         if reason is None:
             own = await self._run_own(driver, r, task, deadline, progress)
-            rejected = own.failure == "rejected"
+            # a rejected plan step goes back to the planner, which re-routes it within the team
+            rejected = own.failure == "rejected" and not is_planned_step(task.title)
             reason = subteam_reason(text, depth=depth, has_adapter=True, rejected=rejected)
             if reason is None:
                 return own

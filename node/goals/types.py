@@ -124,8 +124,19 @@ class GoalResult:
         done = any(t.get("status") == "completed" for t in self.tasks)
         return self.ok and (done or not self.tasks)
 
+    def report(self) -> dict[str, Any]:
+        """``answer``, ``steps``, ``citations``, ``complete`` (every needed step done): docs/goals.md."""
+        from ioa_p2p.planning.report import goal_report
+
+        return goal_report(self.goal, self.tasks, self.conclusion)
+
     def to_json(self) -> dict[str, Any]:
+        report = self.report()
         return {
+            "answer": report["answer"] if self.status == "concluded" else "",
+            "steps": report["steps"],
+            "citations": report["citations"],
+            "complete": self.status == "concluded" and report["complete"],
             "comm_id": self.chat_id,
             "chat_id": self.chat_id,
             "round_id": self.round_id,

@@ -2,7 +2,10 @@
 
 Turn: the model gets the goal, the members' cards, the history and the task table, and must answer one JSON
 object ``{"thought", "message_type", "content", "next_speakers", "tasks", "triggers"}`` (the format is in
-:data:`TURN_FORMAT`). :func:`parse_turn_decision` maps member names and task aliases (``T1``, ``T2``...)
+:data:`TURN_FORMAT`), optionally with a ``plan`` in the planner's types (ioa_p2p/planning/posted.py): the
+turn then posts the plan and starts its first steps, and every later turn (any member's) works that plan
+step by step like the offline planner, with the same answer-first conclusion.
+:func:`parse_turn_decision` maps member names and task aliases (``T1``, ``T2``...)
 back to peer ids and task ids and rejects what cannot work, so :func:`~ioa_p2p.llm.model.complete_json` can
 retry with the reason. When the model stays unusable or unreachable, the turn comes from the offline
 planner, prefixed ``[fallback to offline planner: <reason>]`` so that nobody mistakes it for the model.
@@ -24,6 +27,8 @@ from ioa_p2p.conversation.messages import TaskAssignment
 from ioa_p2p.conversation.types import ConversationView, Speak, TaskStatus, TurnDraft
 from ioa_p2p.errors import IoAError, ModelOutputError
 from ioa_p2p.llm.model import Model, complete_json
+from ioa_p2p.planning import Plan
+from ioa_p2p.planning.posted import PLAN_SCHEMA, plan_from_model, plan_line, posted_plan
 
 MESSAGE_TYPES: Mapping[str, str] = {
     "discussion": cm.DISCUSSION,
@@ -39,7 +44,8 @@ MESSAGE_TYPES: Mapping[str, str] = {
     "conclude_group_discussion": cm.CONCLUSION,
 }
 
-TURN_FORMAT = """Reply with exactly one JSON object:
+TURN_FORMAT = (
+    """Reply with exactly one JSON object:
 {"thought": "your private reasoning, one or two sentences",
  "message_type": "discussion" | "sync_task" | "async_task" | "pause" | "conclusion",
  "content": "the message the team reads (for a conclusion: the final answer to the goal)",
@@ -53,7 +59,10 @@ TURN_FORMAT = """Reply with exactly one JSON object:
 - conclusion: end the conversation with the final answer.
 Task descriptions must be self-contained (include every number, text or code the assignee needs): the
 assignee's tool runs them without seeing this chat. Assign tasks only to members able to do them.
-Conclude as soon as the goal is achieved."""
+Conclude as soon as the goal is achieved.
+"""
+    + PLAN_SCHEMA
+)
 
 
 class LLMBrain:
@@ -74,14 +83,21 @@ class LLMBrain:
         self.label = f"llm:{model.model_id}"
 
     async def take_turn(self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]) -> TurnDraft:
+        if self.fallback is not None and posted_plan([t.text for t in view.turns], view.start.goal):
+            return self.fallback.decide(view, speak, team)  # a posted plan is worked step by step
         messages = turn_prompt(view, speak, team, history_chars=self.history_chars)
         try:
-            return await complete_json(
+            draft, plan = await complete_json(
                 self.model,
                 messages,
-                lambda obj: parse_turn_decision(obj, view, team),
+                lambda obj: (parse_turn_decision(obj, view, team), _plan_of(obj, view.start.goal)),
                 retries=self.retries,
             )
+            if plan is None or self.fallback is None:
+                return draft
+            work = self.fallback.decide(view, speak, team, plan)  # the model's plan, its first steps
+            text = f"{draft.text}\n{work.text}\n{plan_line(plan)}"
+            return TurnDraft(work.kind, text, work.next, work.tasks, work.triggers)
         except IoAError as exc:
             if self.fallback is None:
                 raise
@@ -191,6 +207,17 @@ def parse_turn_decision(
     if kind == cm.PAUSE:
         triggers = _triggers(obj.get("triggers"), view)
     return TurnDraft(kind, content.strip(), next_, tasks, triggers)
+
+
+def _plan_of(obj: Mapping[str, Any], goal: str) -> Plan | None:
+    """The decision's optional ``plan`` (ioa_p2p/planning/posted.py); ModelOutputError when it is invalid."""
+    raw = obj.get("plan")
+    if not raw:
+        return None
+    try:
+        return plan_from_model(raw, goal)
+    except ValueError as exc:
+        raise ModelOutputError(str(exc)) from None
 
 
 def _tasks(raw: Any, member: Callable[[Any], str]) -> tuple[TaskAssignment, ...]:
