@@ -129,9 +129,7 @@ def completion(body: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model", "hostile"),
-        "choices": [
-            {"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}
-        ],
+        "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
 
@@ -164,10 +162,8 @@ def _handler(server: HostileServer) -> type[BaseHTTPRequestHandler]:
             except ValueError:
                 body = {}
             count = server.record(self.path, dict(self.headers.items()), body)
-            try:
+            with contextlib.suppress(OSError):  # the client gave up (its deadline): nothing to do
                 self._answer(body, count)
-            except OSError:
-                pass  # the client gave up (its deadline): nothing to do
 
         def _answer(self, body: dict[str, Any], count: int) -> None:
             mode = server.mode
@@ -189,8 +185,8 @@ def _handler(server: HostileServer) -> type[BaseHTTPRequestHandler]:
             elif mode == "stream":
                 self._stream(body)
             elif mode == "no_schema" and body.get("response_format", {}).get("type") == "json_schema":
-                error = {"message": "response_format type json_schema is not supported", "type": "bad"}
-                self._json(400, {"error": error})
+                refusal = {"message": "response_format type json_schema is not supported", "type": "bad"}
+                self._json(400, {"error": refusal})
             else:
                 self._json(200, completion(body, hostile_answer(mode, body)))
 
@@ -213,8 +209,8 @@ def _handler(server: HostileServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             text = valid_answer(body).get("content") or ""
             for piece in (text[:10], text[10:]):
-                chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "hostile",
-                         "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}  # fmt: skip
+                delta = {"index": 0, "delta": {"content": piece}, "finish_reason": None}
+                chunk = {"id": "c", "object": "chat.completion.chunk", "model": "hostile", "choices": [delta]}
                 self._chunk(f"data: {json.dumps(chunk)}\n\n".encode())
             self._chunk(b"data: [DONE]\n\n")
             self._chunk(b"")

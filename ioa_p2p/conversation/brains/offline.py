@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.base import MemberInfo, handles, team_for
 from ioa_p2p.conversation.messages import TaskAssignment
+from ioa_p2p.conversation.plan import PlanStep, clip_steps
 from ioa_p2p.conversation.types import ConversationView, Speak, TaskStatus, TaskView, TurnDraft
 from ioa_p2p.embedding import Embedder
 from ioa_p2p.teaming.clauses import split_goal
@@ -104,10 +105,25 @@ class OfflineBrain:
     def decide(self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]) -> TurnDraft:
         steps = plan_steps(view.start.goal)
         members = [m for m in team_for(view, team) if m.peer_id not in view.left]
+        tracker = _Tracker(view, steps, self.rank(steps, members), self.max_attempts)
+        return replace(self._decide(view, speak, team, steps, tracker), plan=tracker.plan())
+
+    def fallback_turn(
+        self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo], failure: str
+    ) -> TurnDraft | None:
+        return None  # the offline planner is the fallback; its failure is a bug (the rule-based pass)
+
+    def _decide(
+        self,
+        view: ConversationView,
+        speak: Speak,
+        team: Sequence[MemberInfo],
+        steps: Sequence[Step],
+        tracker: _Tracker,
+    ) -> TurnDraft:
         names = handles(team_for(view, team))
         if speak.must_conclude:
             return self._conclusion(view, steps, names)
-        tracker = _Tracker(view, steps, self.rank(steps, members), self.max_attempts)
         ready = [s for s in steps if tracker.state(s) == "ready"]
         running = [t.task_id for t in view.tasks if t.status is TaskStatus.RUNNING]
         if ready:
@@ -193,6 +209,19 @@ class _Tracker:
 
     def next_assignee(self, step: Step) -> str:
         return self._remaining(step)[0]
+
+    def plan(self) -> tuple[PlanStep, ...]:
+        """The shared plan as the task results show it: each step, its owner (the last attempt's
+        assignee, else the best match) and its status."""
+        status = {"done": "done", "running": "running", "failed": "failed"}
+        out = []
+        for index, step in sorted(self.steps.items()):
+            tried = self.attempts[index]
+            remaining = self._remaining(step)
+            owner = tried[-1].assignee if tried else (remaining[0] if remaining else "")
+            title = f"{step_title(step, len(self.steps))}: {step.text}"
+            out.append(PlanStep(title, owner, status.get(self.state(step), "todo")))
+        return clip_steps(out)
 
     def result_of(self, index: int) -> TaskView | None:
         done = [t for t in self.attempts[index] if t.status is TaskStatus.COMPLETED]
