@@ -12,8 +12,8 @@ variables ``OPENAI_API_KEY``, ``OPENAI_BASE_URL``, ``OPENAI_MODEL`` (:func:`mode
 - Structured output: a ``json_schema`` response format is sent as asked until the server refuses it (HTTP
   400 naming the response format); then JSON mode, then none, remembered for this server
   (:attr:`OpenAIModel.format_support`; one model object per node).
-- Secrets: ``user:password@`` in ``base_url`` is taken out of the URL (sent as HTTP basic auth), and no
-  error message quotes the server (its body can echo our headers) or shows userinfo.
+- Secrets: ``user:password@`` in ``base_url`` is taken out of the URL (sent as HTTP basic auth when no API
+  key is set), and no error message quotes the server (its body can echo our headers) or shows userinfo.
 - Library exceptions are translated here, once: connection failures -> :class:`PeerUnreachable`, timeouts
   -> :class:`IoATimeout`, HTTP 429 -> :class:`ModelRateLimited` (with ``Retry-After``), bad key / unknown
   model -> :class:`ConfigError`, a body that is not a chat completion -> :class:`ModelOutputError`,
@@ -70,7 +70,7 @@ class OpenAIModel:
         self.format_support = "json_schema" if json_mode else "none"
         headers: dict[str, str] = {}
         userinfo = url_userinfo(base_url or "")
-        if userinfo is not None:
+        if userinfo is not None and not api_key:  # an API key, when given, is the Authorization
             token = base64.b64encode(f"{userinfo[0]}:{userinfo[1]}".encode()).decode()
             headers["Authorization"] = f"Basic {token}"
         self._client = openai.AsyncOpenAI(
