@@ -189,8 +189,11 @@ def exit_code_of(result: dict[str, Any]) -> int:
         return code
     if result.get("status") != "concluded":
         return EXIT_ABORTED
-    failed = any(t.get("status") != "completed" for t in result.get("tasks", []))
-    return EXIT_TASKS_FAILED if failed else EXIT_OK
+    done: dict[str, bool] = {}  # a task is needed until one with the same title (a retry) completed
+    for t in result.get("tasks", []):
+        key = str(t.get("title") or t.get("task_id"))
+        done[key] = done.get(key, False) or t.get("status") == "completed"
+    return EXIT_OK if all(done.values()) else EXIT_TASKS_FAILED
 
 
 def follow_launch(

@@ -1,9 +1,11 @@
 """The speaker policy a member uses to take its turn, behind one small :class:`Brain` protocol.
 
 When :class:`~ioa_p2p.conversation.Conversation` says :class:`~ioa_p2p.conversation.Speak`, the node calls
-``await brain.take_turn(conv.view(), speak, team)`` (inside ``trio.fail_after(start.speaker_timeout)``) and
-hands the :class:`~ioa_p2p.conversation.TurnDraft` to ``conv.compose_turn``; on any error or timeout it
-calls ``compose_turn(token, None, now)``, the state machine's rule-based pass.
+``await brain.take_turn(conv.view(), speak, team)`` inside one cancel scope (the turn's deadline) and
+hands the :class:`~ioa_p2p.conversation.TurnDraft` to ``conv.compose_turn``; on an error or at the deadline
+it takes ``brain.fallback_turn(view, speak, team, kind)`` (the offline planner's decision, its text marked
+with :func:`fallback_note`), or, when that is None, ``compose_turn(token, None, now)``, the state
+machine's rule-based pass. :func:`turn_origin` tells, from a signed turn's text, which of these wrote it.
 
 Two brains:
 
