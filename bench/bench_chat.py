@@ -89,7 +89,7 @@ async def open_members(root: Path, n: int) -> AsyncIterator[list[Node]]:
 
 async def bench_direct(root: Path, n: int, latency: int, burst: int) -> dict[str, float]:
     async with open_members(root / f"direct{n}", n) as nodes:
-        chats: list[Chats] = [node.services["chats"] for node in nodes]
+        chats: list[Chats] = [node.services.chats for node in nodes]
         handle = await chats[0].create_chat([node.peer_id for node in nodes[1:]], "bench")
         chat_id = handle.chat_id
         sender = chats[0]

@@ -190,7 +190,7 @@ async def run_inprocess(root: Path, n: int, goals: int, settle: float) -> None:
             nodes.append(node)
         up = time.monotonic() - started
         progress(f"N={n}: {n} in-process nodes up in {up:.1f} s")
-        directory = nodes[0].services["discovery"].directory
+        directory = nodes[0].services.discovery.directory
         with trio.move_on_after(120):
             while len(directory) < n:  # noqa: ASYNC110 - polling the directory size is the measurement
                 await trio.sleep(0.1)

@@ -46,7 +46,7 @@ async def main(rounds: int) -> None:
             await trio.sleep(0.05)
         print(f"connect (Noise+yamux, dial patch on): median {statistics.median(connects) * 1000:.1f} ms")
 
-        messaging = b.services["messaging"]
+        messaging = b.services.messaging
         rtts = []
         for i in range(rounds):
             start = time.perf_counter()

@@ -46,7 +46,7 @@ def describe(node: Node) -> list[str]:
     lines = [f"listening on {addr}" for addr in node.listen_addrs()]
     lines.append(f"peer id {node.peer_id}")
     lines.append(f"control api on 127.0.0.1:{node.control.port}")
-    relay = node.services.get("relay")
+    relay = node.services.relay
     if relay is not None and relay.settings.hop:
         s = relay.settings
         lines.append(

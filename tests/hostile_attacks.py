@@ -129,7 +129,7 @@ async def orphan_flood(target: Target) -> dict[str, Any]:
     async with open_node(config, identity=Identity.generate(), write_info=False, control_api=False) as evil:
         with trio.fail_after(30):
             await evil.connect(target.addr)
-            chats = evil.services["chats"]
+            chats = evil.services.chats
             handles = [
                 await chats.create_chat([target.peer, target.good], f"orphans {i}")
                 for i in range(ORPHAN_CHATS)

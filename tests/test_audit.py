@@ -8,8 +8,9 @@ from dataclasses import replace
 import pytest
 
 from ioa_p2p.errors import UnreadableHistory
-from ioa_p2p.history.audit import audit_history, compare_histories, signing_bytes_of, verify_batch
+from ioa_p2p.history.audit import audit_history, signing_bytes_of, verify_batch
 from ioa_p2p.history.bodies import make_genesis, make_message
+from ioa_p2p.history.compare import compare_histories
 from ioa_p2p.history.dag import ChatHistory
 from ioa_p2p.history.file import (
     MAGIC,

@@ -31,8 +31,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from ioa_p2p.errors import Equivocation, HistoryViolation
-from ioa_p2p.history.audit import audit_history, compare_histories
+from ioa_p2p.history.audit import audit_history
 from ioa_p2p.history.bodies import KIND_MEMBER_ADD, KIND_MEMBER_REMOVE, make_genesis, make_message
+from ioa_p2p.history.compare import compare_histories
 from ioa_p2p.history.dag import ChatHistory, Entry, Ready
 from ioa_p2p.history.file import export_history
 from ioa_p2p.identity import Identity, PeerId

@@ -20,9 +20,10 @@ from ioa_p2p.history.frames import ACK_REJECTED
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.chats.delivery import PROTO_DELIVER
 from ioa_p2p.wire.envelope import Envelope
+from tests.nodes import checked_node
 
 from .test_audit import B, build_chat
-from .test_chats_net import FAST, chats_of, checked_node, connect_all, send_raw, wait_messages
+from .test_chats_net import FAST, chats_of, connect_all, send_raw, wait_messages
 
 
 def twin_of(env: Envelope, identity: Identity, text: str = "the other story") -> Envelope:

@@ -13,13 +13,13 @@ from ioa_p2p.cli.goal_cmds import EventPrinter, goal_body, print_result
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.llm import LLMBrain
 from ioa_p2p.conversation.brains.offline import OfflineBrain
+from ioa_p2p.conversation.inputs import net_decisions
 from ioa_p2p.conversation.messages import ConvStart, TaskAssignment, TaskOutcome, Turn
 from ioa_p2p.conversation.types import CancelTask, Speak, SpeakToken, StartTask, TaskStatus, TaskView
 from ioa_p2p.embedding import HashingEmbedder
 from ioa_p2p.errors import ConfigError, UsageError
 from ioa_p2p.history.bodies import make_message
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.goals.driver import net_decisions
 from ioa_p2p.node.goals.events import describe_message, describe_start, describe_task
 from ioa_p2p.node.goals.routes import launch_arguments
 from ioa_p2p.node.goals.runtime import (

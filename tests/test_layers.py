@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-#: Lowest first. A module belongs to the layer of its longest matching prefix (a package and everything in it).
+#: Lowest first. A module belongs to the layer of its longest matching prefix (a package and all in it).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("errors", ("ioa_p2p.errors",)),
     ("core basics", ("ioa_p2p.logs", "ioa_p2p.identity", "ioa_p2p.budget", "ioa_p2p.faults")),
@@ -211,7 +211,9 @@ def package_list_problems(root: Path, modules: dict[str, Module]) -> list[str]:
     config = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
     listed = set(config["tool"]["setuptools"]["packages"])
     on_disk = {m.name for m in modules.values() if m.is_package}
-    problems = [f"package {p} is not listed in pyproject [tool.setuptools] packages" for p in on_disk - listed]
+    problems = [
+        f"package {p} is not listed in pyproject [tool.setuptools] packages" for p in on_disk - listed
+    ]
     problems += [f"pyproject lists {p}, which has no __init__.py" for p in listed - on_disk]
     return sorted(problems)
 
@@ -240,3 +242,20 @@ def test_there_is_no_import_cycle_between_modules() -> None:
 
 def test_every_package_is_installed() -> None:
     assert not (problems := package_list_problems(ROOT, MODULES)), "\n".join(problems)
+
+
+def documented_layers(root: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """The layer table of docs/architecture.md: (name, module prefixes in backticks) per row, in order."""
+    text = (root / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 3 and cells[0].isdigit():
+            modules = tuple(part.split(" ")[0] for part in cells[2].split("`")[1::2])
+            rows.append((cells[1], tuple(m for m in modules if m.startswith("ioa_p2p"))))
+    return rows
+
+
+def test_docs_architecture_lists_the_same_layers() -> None:
+    assert documented_layers(ROOT) == [(name, prefixes) for name, prefixes in LAYERS]

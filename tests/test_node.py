@@ -32,9 +32,9 @@ async def test_direct_message_arrives_verified(tmp_path) -> None:
     async with open_test_nodes(tmp_path, 2) as (a, b):
         await wait_connected(b, a)
         with trio.fail_after(10):
-            digest = await b.services["messaging"].send_text(a.peer_id, "hello", {"k": 1})
-            await a.services["messaging"].wait_message(1)
-        env = a.services["messaging"].inbox[0]
+            digest = await b.services.messaging.send_text(a.peer_id, "hello", {"k": 1})
+            await a.services.messaging.wait_message(1)
+        env = a.services.messaging.inbox[0]
         assert env.hash == digest and env.author == b.peer_id and env.body.text == "hello"
 
 
@@ -55,7 +55,7 @@ async def test_flipped_byte_rejected_and_stream_stays_usable(tmp_path) -> None:
             reply = await stream.receive_value()
             assert reply == {"ok": True, "hash": good.hash}
             await stream.close()
-        assert [e.body.text for e in a.services["messaging"].inbox] == ["fine"]
+        assert [e.body.text for e in a.services.messaging.inbox] == ["fine"]
 
 
 async def test_message_from_another_author_is_refused(tmp_path) -> None:
@@ -67,7 +67,7 @@ async def test_message_from_another_author_is_refused(tmp_path) -> None:
             await stream.send_envelope(forged)
             reply = canonical.decode(await stream.receive())
         assert reply["ok"] is False and "not the sending peer" in reply["error"]
-        assert not a.services["messaging"].inbox
+        assert not a.services.messaging.inbox
 
 
 async def test_oversize_frame_is_refused_without_reading_it(tmp_path) -> None:
@@ -82,7 +82,7 @@ async def test_oversize_frame_is_refused_without_reading_it(tmp_path) -> None:
         assert reply["ok"] is False and "over the limit" in reply["error"]
         # the node is still fine for others
         with trio.fail_after(10):
-            await b.services["messaging"].send_text(a.peer_id, "after")
+            await b.services.messaging.send_text(a.peer_id, "after")
 
 
 async def test_bootstrap_is_retried_until_the_peer_comes_up(tmp_path) -> None:

@@ -2,8 +2,15 @@
 
 Each module registers its commands on :data:`main`:
 
-- ``identity_cmds.py``  ``ioa init``, ``ioa id``
-- ``node_cmds.py``      ``ioa node start``, ``ioa peers``, ``ioa faults``, ``ioa send``, ``ioa inbox``
+- ``_base.py``           the ``main`` group, output and error handling shared by every command
+- ``identity_cmds.py``   ``ioa init``, ``ioa id``
+- ``node_cmds.py``       ``ioa node start``, ``ioa peers``, ``ioa faults``, ``ioa send``, ``ioa inbox``
+- ``chat_cmds.py``       ``ioa chats``, ``ioa history show|export``, ``ioa audit``
+- ``find_cmds.py``       ``ioa find``
+- ``goal_cmds.py``       ``ioa goal``
+- ``demo_cmds.py``       ``ioa demo``
+- ``bootstrap_cmds.py``  ``ioa bootstrap start``, ``ioa relay status|connect``
+- ``testnet_cmds.py``    ``ioa testnet up``
 
 Exit codes: 0 ok, 1 failure, 2 usage error or unreadable input. Errors print one line ``error: ...`` on
 stderr (with ``--json``, a JSON object ``{"error": {"type", "message"}}`` on stdout instead).

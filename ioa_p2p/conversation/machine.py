@@ -26,10 +26,9 @@ are documented in docs/conversation.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.messages import ConvStart, TaskAssignment, TaskOutcome, TaskProgress, Turn
+from ioa_p2p.conversation.tree import WHY, Status, TreeTask, TurnNode, failed, preference, turn_view
 from ioa_p2p.conversation.types import (
     Aborted,
     CancelTask,
@@ -46,7 +45,6 @@ from ioa_p2p.conversation.types import (
     TaskStatus,
     TaskView,
     TurnDraft,
-    TurnView,
     compose_conclusion,
 )
 from ioa_p2p.errors import InvalidContent
@@ -56,35 +54,6 @@ from ioa_p2p.errors import InvalidContent
 #: (``Aborted``); others may go on. A round within the launch limit (``max_turns`` <= 1000) stays under.
 MAX_HELD_TURNS = 1200
 MAX_ROUND_TASKS = 256
-
-# --------------------------------------------------------------------------- internal tree
-
-
-@dataclass(frozen=True, slots=True)
-class _Task:
-    task_id: str
-    assigner: str
-    assignee: str
-    title: str
-    description: str
-    mode: str
-    height: int
-
-
-@dataclass(slots=True)
-class _Node:
-    msg_id: str
-    author: str
-    turn: Turn | None  # None for the root (the round's start)
-    height: int
-    queue: tuple[str, ...]  # queue[0] holds the floor for the next turn
-    waiting: tuple[str, ...]
-    streak: int  # consecutive self-nominations by ``author`` (discussion/async naming itself first)
-    tasks: dict[str, _Task]
-    declared: dict[str, str]  # task id -> why a turn on this branch declared it failed
-    concluded: bool = False
-    children: list[_Node] = field(default_factory=list)
-    best: tuple[bool, int] = (False, 0)  # (a conclusion below?, deepest height below): fork choice
 
 
 class Conversation:
@@ -111,7 +80,7 @@ class Conversation:
         self._ended: str = ""  # "", "concluded" or "aborted"
         self._tasks_held = 0
         self._wakeup: float | None = None
-        self._root = self._tip = _Node(start_id, "", None, -1, (start.first_speaker,), (), 0, {}, {})
+        self._root = self._tip = TurnNode(start_id, "", None, -1, (start.first_speaker,), (), 0, {}, {})
         self._rebuild()
 
     # ----------------------------------------------------------------- events
@@ -203,7 +172,7 @@ class Conversation:
         self._composed.add(token)
         return [Post(turn.kind, turn.to_content())]
 
-    def _repair(self, tip: _Node, token: SpeakToken, speak: Speak, draft: TurnDraft | None) -> Turn:
+    def _repair(self, tip: TurnNode, token: SpeakToken, speak: Speak, draft: TurnDraft | None) -> Turn:
         members = set(self._members)
         running = {t for t in tip.tasks if self._status(tip.tasks[t], tip)[0] is TaskStatus.RUNNING}
         if draft is None:
@@ -247,7 +216,7 @@ class Conversation:
 
     def view(self) -> ConversationView:
         path = self._path(self._tip)
-        turns = tuple(_turn_view(n) for n in path if n.turn is not None)
+        turns = tuple(turn_view(n) for n in path if n.turn is not None)
         tasks = tuple(self._task_view(t, self._tip) for t in self._tip.tasks.values())
         floor = None
         if not self._tip.concluded and not self._ended:
@@ -280,25 +249,25 @@ class Conversation:
         found = sorted((mid, r) for mid, (a, r) in self._results.get(task_id, {}).items() if a == assignee)
         return found[0][1] if found else None
 
-    def _status(self, task: _Task, node: _Node) -> _Status:
+    def _status(self, task: TreeTask, node: TurnNode) -> Status:
         """A task's status on the branch ending at ``node``; the first rule that applies wins."""
         result = self._result(task.task_id)
         if result is not None:
             status = TaskStatus.COMPLETED if result.ok else TaskStatus.FAILED
             return status, result, result.text, result.failure
         if task.assignee in self._left:
-            return _failed(f"the assignee {task.assignee} left the conversation", "left")
+            return failed(f"the assignee {task.assignee} left the conversation", "left")
         if task.task_id in node.declared:
-            return _failed(node.declared[task.task_id], "timeout")
+            return failed(node.declared[task.task_id], "timeout")
         if node.concluded:
-            return _failed("the conversation concluded before the task finished", "cancelled")
+            return failed("the conversation concluded before the task finished", "cancelled")
         if self._ended == "aborted":
-            return _failed("the goal's deadline passed before the task finished", "timeout")
+            return failed("the goal's deadline passed before the task finished", "timeout")
         if self._ended:
-            return _failed("the conversation ended before the task finished", "cancelled")
+            return failed("the conversation ended before the task finished", "cancelled")
         return TaskStatus.RUNNING, None, "", None
 
-    def _running_at(self, task_id: str, node: _Node) -> bool:
+    def _running_at(self, task_id: str, node: TurnNode) -> bool:
         task = node.tasks.get(task_id)
         return task is not None and self._status(task, node)[0] is TaskStatus.RUNNING
 
@@ -311,9 +280,9 @@ class Conversation:
         return self._chain(member)[1] if len(self._members) > 1 else member
 
     def _rebuild(self) -> None:
-        root = _Node(self.start_id, "", None, -1, (self.start.first_speaker,), (), 0, {}, {})
+        root = TurnNode(self.start_id, "", None, -1, (self.start.first_speaker,), (), 0, {}, {})
         stack = [root]
-        order: list[_Node] = []
+        order: list[TurnNode] = []
         while stack:
             node = stack.pop()
             order.append(node)
@@ -327,10 +296,10 @@ class Conversation:
             node.best = max([c.best for c in node.children], default=(node.concluded, node.height))
         tip = root
         while tip.children:
-            tip = min(tip.children, key=_preference)
+            tip = min(tip.children, key=preference)
         self._root, self._tip = root, tip
 
-    def _invalid(self, parent: _Node, author: str, turn: Turn) -> str | None:
+    def _invalid(self, parent: TurnNode, author: str, turn: Turn) -> str | None:
         """Why ``turn`` by ``author`` is not a valid successor of ``parent`` (None when it is valid)."""
         if parent.concluded:
             return "the conversation already concluded"
@@ -358,17 +327,17 @@ class Conversation:
             return "a pause must name known tasks as triggers"
         return None
 
-    def _child(self, parent: _Node, msg_id: str, author: str, turn: Turn) -> _Node:
+    def _child(self, parent: TurnNode, msg_id: str, author: str, turn: Turn) -> TurnNode:
         tasks = dict(parent.tasks)
         mode = "sync" if turn.kind == cm.TASK_SYNC else "async"
         new_ids = []
         for i, t in enumerate(turn.tasks):
             tid = cm.task_id(msg_id, i)
-            tasks[tid] = _Task(tid, author, t.assignee, t.title, t.description, mode, turn.height)
+            tasks[tid] = TreeTask(tid, author, t.assignee, t.title, t.description, mode, turn.height)
             new_ids.append(tid)
         declared = dict(parent.declared)
         for tid in turn.fail_tasks:
-            why = _WHY.get(turn.reason, "cancelled")
+            why = WHY.get(turn.reason, "cancelled")
             declared.setdefault(tid, f"declared failed by {author} at turn {turn.height} ({why})")
         rest = tuple(q for q in parent.queue[1:] if q != author)
         waiting: tuple[str, ...] = ()
@@ -388,14 +357,14 @@ class Conversation:
                 streak += 1
         if not queue:
             queue = (self._successor(author),)
-        node = _Node(msg_id, author, turn, turn.height, queue, waiting, streak, tasks, declared)
+        node = TurnNode(msg_id, author, turn, turn.height, queue, waiting, streak, tasks, declared)
         node.concluded = turn.kind == cm.CONCLUSION
         return node
 
-    def _path(self, node: _Node) -> list[_Node]:
+    def _path(self, node: TurnNode) -> list[TurnNode]:
         path = [self._root]
         while path[-1] is not node and path[-1].children:
-            nxt = min(path[-1].children, key=_preference)
+            nxt = min(path[-1].children, key=preference)
             path.append(nxt)
         return path
 
@@ -433,7 +402,7 @@ class Conversation:
         self._running.clear()
         return out
 
-    def _reconcile_tasks(self, tip: _Node, now: float) -> list[Decision]:
+    def _reconcile_tasks(self, tip: TurnNode, now: float) -> list[Decision]:
         out: list[Decision] = []
         for task_id in sorted(self._running):
             task = tip.tasks.get(task_id)
@@ -449,7 +418,7 @@ class Conversation:
                 out.append(StartTask(self._task_view(task, tip), deadline))
         return out
 
-    def _speak_context(self, tip: _Node, level: int, now: float) -> Speak:
+    def _speak_context(self, tip: TurnNode, level: int, now: float) -> Speak:
         chain = self._chain(tip.queue[0])
         pending = tuple(t for t in tip.waiting if self._running_at(t, tip))
         wrap_up = now >= self.start.deadline - self.start.wrap_up
@@ -467,7 +436,7 @@ class Conversation:
         token = SpeakToken(tip.msg_id, level, tip.height + 1)
         return Speak(token, reason, wrap_up or last, pending)
 
-    def _ready_at(self, tip: _Node, level: int, now: float) -> float:
+    def _ready_at(self, tip: TurnNode, level: int, now: float) -> float:
         """When this member may take the floor at ``level`` (see "fallback speaker" in the docs)."""
         chain = self._chain(tip.queue[0])
         live_before = sum(1 for m in chain[:level] if m not in self._left)
@@ -481,7 +450,7 @@ class Conversation:
         step = self.start.wrap_up / (len(self._members) + 1)
         return min(normal, max(wrap_start, seen) + live_before * step)
 
-    def _maybe_speak(self, tip: _Node, now: float) -> list[Decision]:
+    def _maybe_speak(self, tip: TurnNode, now: float) -> list[Decision]:
         chain = self._chain(tip.queue[0])
         wakeups = [self.start.deadline, self.start.deadline - self.start.wrap_up]
         out: list[Decision] = []
@@ -504,7 +473,7 @@ class Conversation:
     def _reject(self, msg: Incoming, reason: str) -> Rejected:
         return Rejected(msg.msg_id, msg.author, reason)
 
-    def _task_view(self, task: _Task, node: _Node) -> TaskView:
+    def _task_view(self, task: TreeTask, node: TurnNode) -> TaskView:
         status, result, text, failure = self._status(task, node)
         return TaskView(
             task_id=task.task_id,
@@ -521,46 +490,6 @@ class Conversation:
             failure=failure,
             progress=self._progress.get(task.task_id, ""),
         )
-
-
-_Status = tuple[TaskStatus, TaskOutcome | None, str, str | None]
-_WHY = {
-    "tasks-overdue": "overdue",
-    "wrap-up": "the goal's deadline is near",
-    "max-turns": "no turns left",
-    "speaker-timeout": "overdue",
-    "holder-left": "overdue",
-}
-
-
-def _failed(reason: str, failure: str) -> _Status:
-    return TaskStatus.FAILED, None, reason, failure
-
-
-def _preference(node: _Node) -> tuple[bool, int, int, str]:
-    """Fork choice among siblings: a branch with a conclusion, then the deepest, then the lowest level
-    (the regular holder before fallbacks), then the lowest message id."""
-    level = node.turn.level if node.turn is not None else 0
-    return (not node.best[0], -node.best[1], level, node.msg_id)
-
-
-def _turn_view(node: _Node) -> TurnView:
-    turn = node.turn
-    assert turn is not None
-    return TurnView(
-        msg_id=node.msg_id,
-        author=node.author,
-        kind=turn.kind,
-        height=turn.height,
-        level=turn.level,
-        reason=turn.reason,
-        text=turn.text,
-        next=turn.next,
-        task_ids=tuple(cm.task_id(node.msg_id, i) for i in range(len(turn.tasks))),
-        triggers=turn.triggers,
-        fail_tasks=turn.fail_tasks,
-        forced=turn.forced,
-    )
 
 
 __all__ = ["Conversation"]

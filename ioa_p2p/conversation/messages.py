@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ioa_p2p.conversation.failures import FAILURES
 from ioa_p2p.errors import InvalidContent
 
 START = "conv.start"
@@ -51,7 +52,6 @@ MAX_DESCRIPTION = 8_000
 MAX_ID = 200  # characters in a member (peer) id, a message id or a task id
 MAX_ITEMS = 32  # members, next speakers, tasks per turn, triggers, failed tasks
 MAX_FILES = 32
-_FAILURES = frozenset({"timeout", "crash", "bad_output", "rejected", "task_error", "cancelled", "left"})
 
 
 # --------------------------------------------------------------------------- field checks
@@ -410,8 +410,8 @@ class TaskOutcome:
     def __post_init__(self) -> None:
         if self.ok != (self.failure is None):
             raise InvalidContent(f"{RESULT}: a failed result needs a failure kind, a success none")
-        if self.failure is not None and self.failure not in _FAILURES:
-            raise InvalidContent(f"{RESULT}.failure {self.failure!r} is not one of {sorted(_FAILURES)}")
+        if self.failure is not None and self.failure not in FAILURES:
+            raise InvalidContent(f"{RESULT}.failure {self.failure!r} is not one of {sorted(FAILURES)}")
 
     def to_content(self) -> dict[str, Any]:
         return {

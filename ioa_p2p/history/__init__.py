@@ -6,7 +6,8 @@
 - ``dag.py``         :class:`ChatHistory`: the hash-linked DAG of one chat, rules applied in causal order
 - ``pending.py``     messages waiting for missing parents, bounded per chat and per node
 - ``file.py``        the history file format (export, parse, read and write files)
-- ``audit.py``       verify a history file with nothing but its bytes; compare two copies
+- ``audit.py``       verify a history file with nothing but its bytes
+- ``compare.py``     compare two audited copies: truncation, divergence, cross-copy equivocation
 
 Imports: :mod:`ioa_p2p.wire`, :mod:`ioa_p2p.identity`, :mod:`ioa_p2p.budget`, :mod:`ioa_p2p.errors`.
 """

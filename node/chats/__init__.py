@@ -1,7 +1,9 @@
 """ioa_p2p.node.chats: group chats over direct Noise streams (docs/protocol.md §10).
 
 - ``service.py``    :class:`Chats`: every chat's history and status, the rules applied to a received
-  message, the application API (``create_chat``, ``post``, ``subscribe``...); :func:`open_chats`
+  message, the application API (``create_chat``, ``post``, ``subscribe``...)
+- ``run.py``        :func:`open_chats`: store, stream handlers, routes, background loops
+- ``ports.py``      what the protocols below see of the service and of each other (``typing.Protocol``)
 - ``config.py``     the ``[chats]`` table
 - ``store.py``      :class:`ChatStore`: SQLite (WAL), persist before ack, durable outbox
 - ``streams.py``    bounded sends, opens and waits shared by the chat protocols; ``chat.ack`` frames
@@ -17,7 +19,8 @@ from ioa_p2p.node.chats.config import ChatsConfig
 from ioa_p2p.node.chats.delivery import PROTO_DELIVER
 from ioa_p2p.node.chats.invites import PROTO_INVITE, InvitePolicy, accept_all
 from ioa_p2p.node.chats.routes import message_view
-from ioa_p2p.node.chats.service import ChatHandle, Chats, open_chats
+from ioa_p2p.node.chats.run import open_chats
+from ioa_p2p.node.chats.service import ChatHandle, Chats
 from ioa_p2p.node.chats.sync import PROTO_SYNC
 
 __all__ = [

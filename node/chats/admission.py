@@ -43,7 +43,7 @@ from ioa_p2p.identity import PeerId
 from ioa_p2p.node.chats.store import ChatStore
 
 if TYPE_CHECKING:
-    from ioa_p2p.node.node import Node
+    from ioa_p2p.node.ports import DiscoveryPort
 
 log = logging.getLogger("ioa_p2p.chats")
 
@@ -138,18 +138,19 @@ class PeerDirectory(Protocol):
 
 
 class DiscoveryDirectory:
-    """:class:`PeerDirectory` over the node's discovery service (none running: nobody is known)."""
+    """:class:`PeerDirectory` over the node's discovery service, found by ``current`` at each call
+    (discovery starts after chats; none running: nobody is known)."""
 
-    def __init__(self, node: Node) -> None:
-        self.node = node
+    def __init__(self, current: Callable[[], DiscoveryPort | None]) -> None:
+        self.current = current
 
     def knows(self, peer: PeerId) -> bool:
-        discovery = self.node.services.get("discovery")
+        discovery = self.current()
         return discovery is not None and discovery.directory.get(peer, _now_ms()) is not None
 
     async def lookup(self, peer: PeerId) -> bool:
         """Fetch ``peer``'s card from the DHT (bounded); True when a valid card is now held."""
-        discovery = self.node.services.get("discovery")
+        discovery = self.current()
         if discovery is None:
             return False
         with trio.move_on_after(LOOKUP_TIMEOUT):

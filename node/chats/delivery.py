@@ -39,7 +39,7 @@ from ioa_p2p.wire.control import decode_control, encode_control
 from ioa_p2p.wire.envelope import Envelope
 
 if TYPE_CHECKING:
-    from ioa_p2p.node.chats.service import Chats
+    from ioa_p2p.node.chats.ports import ChatCore
 
 log = logging.getLogger("ioa_p2p.chats")
 
@@ -51,7 +51,7 @@ IDLE_CLOSE = 5.0
 class ChatDelivery:
     """Both sides of message delivery for one chat service."""
 
-    def __init__(self, chats: Chats, nursery: trio.Nursery) -> None:
+    def __init__(self, chats: ChatCore, nursery: trio.Nursery) -> None:
         self.chats = chats
         self.store = chats.store
         self._nursery = nursery

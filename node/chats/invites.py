@@ -32,7 +32,7 @@ from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.schema import build
 
 if TYPE_CHECKING:
-    from ioa_p2p.node.chats.service import Chats
+    from ioa_p2p.node.chats.ports import ChatCore
 
 log = logging.getLogger("ioa_p2p.chats")
 
@@ -52,7 +52,7 @@ async def accept_all(genesis: Envelope) -> bool:
 class ChatInvites:
     """Sends and answers the invitations of one chat service."""
 
-    def __init__(self, chats: Chats, nursery: trio.Nursery, admission: Admission) -> None:
+    def __init__(self, chats: ChatCore, nursery: trio.Nursery, admission: Admission) -> None:
         self.chats = chats
         self._nursery = nursery
         self.policy: InvitePolicy = accept_all

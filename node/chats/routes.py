@@ -18,7 +18,7 @@ from ioa_p2p.wire.envelope import Envelope
 
 if TYPE_CHECKING:
     from ioa_p2p.node.chats.service import Chats
-    from ioa_p2p.node.node import Node
+    from ioa_p2p.node.ports import NodePort
 
 
 def _json_value(value: Any) -> Any:
@@ -49,7 +49,7 @@ def message_view(env: Envelope) -> dict[str, Any]:
     }
 
 
-def add_routes(node: Node, chats: Chats) -> None:
+def add_routes(node: NodePort, chats: Chats) -> None:
     """Register the ``/chats...`` control routes of ``chats`` on the node's control API."""
 
     async def get_chats(request: ControlRequest) -> Any:

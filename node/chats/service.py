@@ -1,13 +1,15 @@
 """Group chats over direct Noise streams: the chat service, its state and the application API.
 
 The service speaks three protocols (wire details in docs/protocol.md §10), one module each:
-``chat_invites`` (``/ioa/chat/invite/1.0.0``), ``chat_delivery`` (``/ioa/chat/deliver/1.0.0``:
-durable outbox, acks, retries with backoff) and ``chat_sync`` (``/ioa/chat/sync/1.0.0``: pulls on
-start, on (re)connect, periodically and on unknown parents); ``chat_routes`` adds the control
-routes, ``chat_streams`` holds the bounded stream helpers they share. This module holds what they
-share: every chat's history and status, the rules applied to a received message, the store.
+``invites`` (``/ioa/chat/invite/1.0.0``), ``delivery`` (``/ioa/chat/deliver/1.0.0``:
+durable outbox, acks, retries with backoff) and ``sync`` (``/ioa/chat/sync/1.0.0``: pulls on
+start, on (re)connect, periodically and on unknown parents); ``routes`` adds the control
+routes, ``streams`` holds the bounded stream helpers they share, ``ports`` what they see of this
+service. This module holds what they share: every chat's history and status, the rules applied to a
+received message, the store.
 
-``open_chats(node)`` runs the service; the application uses :class:`Chats` (``node.services["chats"]``):
+:func:`~ioa_p2p.node.chats.run.open_chats` runs the service; the application uses :class:`Chats`
+(``node.services.chats``):
 ``create_chat``, ``post``, ``subscribe``, ``set_invite_policy``, ``history``, ``list_chats``, ...
 
 Config ``[chats]``: :class:`~ioa_p2p.node.chats.config.ChatsConfig` (timers, store, who may invite).
@@ -29,7 +31,6 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ioa_p2p.adapters.registry import adapter_executes_code
 from ioa_p2p.errors import Equivocation, HistoryViolation, UnknownChat, UsageError
 from ioa_p2p.history.bodies import (
     KIND_MEMBER_ADD,
@@ -51,18 +52,17 @@ from ioa_p2p.history.frames import (
     ChatAck,
 )
 from ioa_p2p.identity import PeerId
-from ioa_p2p.node.chats.admission import POLICY_KNOWN, POLICY_OPEN, Admission, DiscoveryDirectory
+from ioa_p2p.node.chats.admission import POLICY_OPEN, Admission, DiscoveryDirectory
 from ioa_p2p.node.chats.config import ChatsConfig
-from ioa_p2p.node.chats.delivery import PROTO_DELIVER, ChatDelivery
-from ioa_p2p.node.chats.invites import PROTO_INVITE, ChatInvites, InvitePolicy
-from ioa_p2p.node.chats.routes import add_routes
+from ioa_p2p.node.chats.delivery import ChatDelivery
+from ioa_p2p.node.chats.invites import ChatInvites, InvitePolicy
 from ioa_p2p.node.chats.store import STATUS_LEFT, STATUS_MEMBER, ChatStore, MessageRow
 from ioa_p2p.node.chats.streams import make_ack
-from ioa_p2p.node.chats.sync import PROTO_SYNC, ChatSync
+from ioa_p2p.node.chats.sync import ChatSync
 from ioa_p2p.wire.envelope import Envelope
 
 if TYPE_CHECKING:
-    from ioa_p2p.node.node import Node
+    from ioa_p2p.node.ports import DiscoveryPort, NodePort
 
 log = logging.getLogger("ioa_p2p.chats")
 
@@ -89,7 +89,7 @@ class Chats:
 
     def __init__(
         self,
-        node: Node,
+        node: NodePort,
         store: ChatStore,
         config: ChatsConfig,
         nursery: trio.Nursery,
@@ -97,6 +97,7 @@ class Chats:
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
         default_invite_policy: str = POLICY_OPEN,
+        discovery: Callable[[], DiscoveryPort | None] = lambda: None,
     ) -> None:
         self.node = node
         self.me = node.peer_id
@@ -111,7 +112,7 @@ class Chats:
         self._changed = trio.Event()
         self.rejected = 0  # frames and messages refused (counted for tests and `ioa chats`)
         admission = Admission(
-            config.invite_rules(default_invite_policy), store, DiscoveryDirectory(node), time.monotonic
+            config.invite_rules(default_invite_policy), store, DiscoveryDirectory(discovery), time.monotonic
         )
         self.invites = ChatInvites(self, nursery, admission)
         self.delivery = ChatDelivery(self, nursery)
@@ -440,31 +441,4 @@ def _row(entry: Entry) -> MessageRow:
     )
 
 
-@asynccontextmanager
-async def open_chats(node: Node) -> AsyncIterator[Chats]:
-    """The chat service: store, handlers, routes, deliveries, sync loops (until the node stops)."""
-    config = ChatsConfig.from_section(node.config.section("chats"))
-    runs_code = adapter_executes_code(node.config.section("agent").get("adapter"))
-    store = ChatStore.open(node.home, fsync=config.fsync)
-    try:
-        async with trio.open_nursery() as nursery:
-            policy = POLICY_KNOWN if runs_code else POLICY_OPEN
-            chats = Chats(node, store, config, nursery, default_invite_policy=policy)
-            chats.load()
-            node.set_stream_handler(PROTO_INVITE, chats.invites.handle_invite)
-            node.set_stream_handler(PROTO_DELIVER, chats.delivery.handle_deliver)
-            node.set_stream_handler(PROTO_SYNC, chats.sync.handle_sync)
-            add_routes(node, chats)
-            node.services["chats"] = chats
-            nursery.start_soon(chats.resume)
-            nursery.start_soon(chats.sync.run_periodic_sync)
-            nursery.start_soon(chats.sync.run_connection_watch)
-            try:
-                yield chats
-            finally:
-                nursery.cancel_scope.cancel()
-    finally:
-        store.close()
-
-
-__all__ = ["ChatHandle", "Chats", "open_chats"]
+__all__ = ["ChatHandle", "Chats"]

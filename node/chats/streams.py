@@ -19,7 +19,7 @@ from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.wire.schema import build
 
 if TYPE_CHECKING:
-    from ioa_p2p.node.node import Node
+    from ioa_p2p.node.ports import NodePort
 
 SEND_TIMEOUT = 30.0
 ACK_TIMEOUT = 30.0
@@ -41,7 +41,7 @@ def within(seconds: float, what: str) -> Iterator[None]:
         raise IoATimeout(f"{what} took longer than {seconds:.0f} s") from None
 
 
-async def open_within(node: Node, peer: PeerId, protocol: str, seconds: float) -> FramedStream:
+async def open_within(node: NodePort, peer: PeerId, protocol: str, seconds: float) -> FramedStream:
     """Open a ``protocol`` stream to ``peer`` (dialing if needed), bounded by ``seconds``."""
     try:
         with trio.fail_after(seconds):

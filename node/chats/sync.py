@@ -36,7 +36,7 @@ from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.schema import build
 
 if TYPE_CHECKING:
-    from ioa_p2p.node.chats.service import Chats
+    from ioa_p2p.node.chats.ports import ChatCore
 
 log = logging.getLogger("ioa_p2p.chats")
 
@@ -52,7 +52,7 @@ STATUS_BUSY = "busy"
 class ChatSync:
     """Both sides of history sync for one chat service, and its background triggers."""
 
-    def __init__(self, chats: Chats, nursery: trio.Nursery) -> None:
+    def __init__(self, chats: ChatCore, nursery: trio.Nursery) -> None:
         self.chats = chats
         self._nursery = nursery
         self._pulling: set[tuple[bytes, PeerId]] = set()

@@ -29,14 +29,14 @@ from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.schema import build
 
 if TYPE_CHECKING:
-    from ioa_p2p.node.node import Node
+    from ioa_p2p.node.ports import NodePort
 
 #: Most messages pulled to find an ``added_by`` message (the rest is synced after accepting).
 MAX_VERIFY_MESSAGES = 20_000
 
 
 async def verify_added_by(
-    node: Node, genesis: Envelope, added_by: bytes, inviter: PeerId, *, within: float
+    node: NodePort, genesis: Envelope, added_by: bytes, inviter: PeerId, *, within: float
 ) -> tuple[ChatHistory | None, str]:
     """The detached history holding a valid ``member.add`` of this node with hash ``added_by``
     (pulled from ``inviter`` within ``within`` seconds), or ``(None, why not)``."""
@@ -57,7 +57,7 @@ async def verify_added_by(
     return hist, ""
 
 
-async def _pull_until(node: Node, hist: ChatHistory, peer: PeerId, wanted: bytes) -> None:
+async def _pull_until(node: NodePort, hist: ChatHistory, peer: PeerId, wanted: bytes) -> None:
     stream = await open_within(node, peer, PROTO_SYNC, 10.0)
     async with stream:
         while wanted not in hist and len(hist) < MAX_VERIFY_MESSAGES:

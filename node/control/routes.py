@@ -15,16 +15,16 @@ from ioa_p2p.node.control.server import ControlRequest
 from ioa_p2p.node.net.budgets import NodeBudgets
 
 if TYPE_CHECKING:
-    from ioa_p2p.node.node import Node
+    from ioa_p2p.node.ports import NodePort
 
 CONNECT_TIMEOUT = 10.0
 
 
-def faults_view(node: Node) -> dict[str, Any]:
+def faults_view(node: NodePort) -> dict[str, Any]:
     return {"total": node.faults.total, "counts": node.faults.snapshot()}
 
 
-def peers_view(node: Node) -> list[dict[str, Any]]:
+def peers_view(node: NodePort) -> list[dict[str, Any]]:
     """One entry per connected peer: ``{"peer_id", "addrs", "protocols"}`` sorted by peer ID."""
     out = []
     for peer in node.connected_peers():
@@ -33,7 +33,7 @@ def peers_view(node: Node) -> list[dict[str, Any]]:
 
 
 @asynccontextmanager
-async def open_peers_api(node: Node) -> AsyncIterator[None]:
+async def open_peers_api(node: NodePort) -> AsyncIterator[None]:
     async def get_id(request: ControlRequest) -> Any:
         return {"peer_id": str(node.peer_id), "addrs": node.listen_addrs()}
 
@@ -61,7 +61,7 @@ async def open_peers_api(node: Node) -> AsyncIterator[None]:
 
 
 @asynccontextmanager
-async def open_budgets_api(node: Node) -> AsyncIterator[NodeBudgets]:
+async def open_budgets_api(node: NodePort) -> AsyncIterator[NodeBudgets]:
     """Control route ``GET /budgets``: usage, refusals and evictions of every budget."""
 
     async def get_budgets(request: ControlRequest) -> Any:

@@ -27,18 +27,29 @@ import logging
 import math
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol, TypeVar
 
 import trio
 
 from ioa_p2p.conversation import messages as cm
-from ioa_p2p.conversation.brains.base import fallback_kind, turn_origin
+from ioa_p2p.conversation.brains.base import Brain, MemberInfo, fallback_kind, turn_origin
+from ioa_p2p.conversation.inputs import (
+    ConversationInput,
+    MemberLeft,
+    MessageArrived,
+    TaskFinished,
+    TaskProgressed,
+    Tick,
+    TurnComposed,
+    apply_input,
+    net_decisions,
+    postable,
+)
 from ioa_p2p.conversation.machine import Conversation
 from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
-from ioa_p2p.conversation.plan import PLAN, PlanBoard, PlanUpdate
+from ioa_p2p.conversation.plan import PLAN, PlanUpdate
 from ioa_p2p.conversation.types import (
     Aborted,
     CancelTask,
@@ -50,45 +61,54 @@ from ioa_p2p.conversation.types import (
     Rejected,
     Speak,
     StartTask,
+    TaskView,
     compose_conclusion,
 )
 from ioa_p2p.errors import InvalidContent, InvalidMessage, IoAError, MessageTooLarge, UnknownChat
 from ioa_p2p.history.bodies import KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE, ChatMessage, member_of
+from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.goals.events import describe_message, describe_start, describe_task
-from ioa_p2p.node.goals.turns import SIDE_KINDS, net_decisions, side_message, take_turn_bounded
+from ioa_p2p.node.goals.rounds import DriverItem, EnvelopeArrived, Round, RoundInput
+from ioa_p2p.node.goals.turns import SIDE_KINDS, side_message, take_turn_bounded
 from ioa_p2p.node.goals.types import RoundOutcome
+from ioa_p2p.node.ports import NodePort
 from ioa_p2p.wire.envelope import Envelope
-
-if TYPE_CHECKING:
-    from ioa_p2p.node.goals.service import Goals
 
 log = logging.getLogger("ioa_p2p.goals")
 
 EVENT_LOG = 2000
 
 
-@dataclass(slots=True)
-class Round:
-    round_id: str
-    start: ConvStart
-    conv: Conversation | None
-    started_ms: int
-    messages: int = 1
-    bytes: int = 0
-    outcome: RoundOutcome | None = None
-    done: trio.Event = field(default_factory=trio.Event)
-    running: dict[str, trio.CancelScope] = field(default_factory=dict)
-    plans: PlanBoard = field(default_factory=PlanBoard.empty)
+#: ``progress(text, fraction)`` reported by a running task.
+ProgressFn = Callable[[str, float | None], Awaitable[None]]
+
+
+class GoalsPort(Protocol):
+    """What a driver uses of the goals service (:class:`ioa_p2p.node.goals.service.Goals`)."""
 
     @property
-    def active(self) -> bool:
-        return self.outcome is None
+    def node(self) -> NodePort: ...
+    @property
+    def chats(self) -> Chats: ...
+    @property
+    def brain(self) -> Brain: ...
+
+    def name_of(self, peer: str) -> str: ...
+    async def team_info(self, members: Sequence[str]) -> list[MemberInfo]: ...
+    def member_info(self, peer: str) -> MemberInfo: ...
+    def forget_driver(self, driver: ChatDriver) -> None: ...
+    async def perform_task(
+        self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
+    ) -> TaskOutcome: ...
+
+
+_T = TypeVar("_T")
 
 
 class ChatDriver:
     """Drives every conversation round of one chat for this node (see the module docstring)."""
 
-    def __init__(self, goals: Goals, chat_id: bytes, *, reserved: bool = False) -> None:
+    def __init__(self, goals: GoalsPort, chat_id: bytes, *, reserved: bool = False) -> None:
         self.goals = goals
         self.chat_id = chat_id
         self.hex = chat_id.hex()
@@ -98,7 +118,7 @@ class ChatDriver:
         self.reserved = reserved  # accepted an invitation; waiting for the first conv.start
         self._msg_round: dict[str, str] = {}
         self._waiters: dict[str, trio.Event] = {}
-        self._send, self._recv = trio.open_memory_channel[tuple[Any, ...]](math.inf)
+        self._send, self._recv = trio.open_memory_channel[DriverItem](math.inf)
         self._followers: list[trio.MemorySendChannel[dict[str, Any]]] = []
         self._log: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG)
         self._nursery: trio.Nursery | None = None
@@ -163,7 +183,7 @@ class ChatDriver:
             async with chats.subscribe(self.chat_id, replay=True) as channel, trio.open_nursery() as nursery:
                 self._nursery = nursery
                 stored = _drain(channel)
-                await self._process([("msg", env) for env in stored], replay=True)
+                await self._process([EnvelopeArrived(env) for env in stored], replay=True)
                 nursery.start_soon(self._forward, channel)
                 await self._loop()
         finally:
@@ -172,12 +192,12 @@ class ChatDriver:
 
     async def _forward(self, channel: trio.MemoryReceiveChannel[Envelope]) -> None:
         async for env in channel:
-            await self._send.send(("msg", env))
+            await self._send.send(EnvelopeArrived(env))
 
     async def _loop(self) -> None:
         while True:
             wake = self._next_wakeup()
-            items: list[tuple[Any, ...]] = []
+            items: list[DriverItem] = []
             deadline = math.inf if wake is None else trio.current_time() + max(0.0, wake - time.time())
             with trio.move_on_at(deadline):
                 items.append(await self._recv.receive())
@@ -194,41 +214,37 @@ class ChatDriver:
 
     # ------------------------------------------------------------------ processing a batch
 
-    async def _process(self, items: list[tuple[Any, ...]], *, replay: bool) -> None:
+    async def _process(self, items: list[DriverItem], *, replay: bool) -> None:
         """Feed a batch to the rounds, then execute their decisions. Each message, call and round runs
         in a fault boundary: content no decoder foresaw costs that message, never the driver."""
         faults = self.goals.node.faults
         pending: dict[str, list[Decision]] = {}
         for item in items:
             now = time.time()
-            what = item[0]
-            if what == "msg":
-                env = item[1]
-                if replay:
-                    now = min(now, env.ts / 1000)
-                with faults.boundary("goal message", env.author):
-                    self._on_envelope(env, now, pending)
-            elif what in _CALLS:  # ("task_done" | "progress" | "turn", round id, *arguments)
-                with faults.boundary(f"goal {what}"):
-                    self._feed(item[1], pending, _call(_CALLS[what], *item[2:]))
+            match item:
+                case EnvelopeArrived(env):
+                    if replay:
+                        now = min(now, env.ts / 1000)
+                    with faults.boundary("goal message", env.author):
+                        self._on_envelope(env, now, pending)
+                case RoundInput(round_id, event):
+                    with faults.boundary(f"goal {type(event).__name__}"):
+                        self._feed(round_id, pending, event, now)
         now = time.time()
         for round_id, r in self.rounds.items():
             if r.conv is not None and r.active:
                 with faults.boundary("goal tick"):
-                    pending.setdefault(round_id, []).extend(r.conv.on_tick(now))
+                    pending.setdefault(round_id, []).extend(apply_input(r.conv, Tick(), now))
         for round_id, decisions in pending.items():
             with faults.boundary("goal decisions"):
                 await self._execute(self.rounds[round_id], net_decisions(decisions))
 
     def _feed(
-        self,
-        round_id: str,
-        pending: dict[str, list[Decision]],
-        call: Callable[[Conversation], list[Decision]],
+        self, round_id: str, pending: dict[str, list[Decision]], event: ConversationInput, now: float
     ) -> None:
         r = self.rounds.get(round_id)
         if r is not None and r.conv is not None and r.active:
-            pending.setdefault(round_id, []).extend(call(r.conv))
+            pending.setdefault(round_id, []).extend(apply_input(r.conv, event, now))
 
     def _on_envelope(self, env: Envelope, now: float, pending: dict[str, list[Decision]]) -> None:
         body = env.body
@@ -238,9 +254,8 @@ class ChatDriver:
         if kind == cm.START:
             self._start_round(env, msg_id, author, body.content, now, pending)
         elif kind in SIDE_KINDS:
-            rid, event, decision = side_message(
-                kind, body.content, msg_id, author, self.rounds, self.goals.name_of
-            )
+            names = self.goals.name_of
+            rid, event, decision = side_message(kind, body.content, msg_id, author, self.rounds, names)
             if decision is not None and self.rounds[rid].active:
                 pending.setdefault(rid, []).append(decision)
             if event is not None:
@@ -254,9 +269,9 @@ class ChatDriver:
                     found.messages += 1
                     found.bytes += len(env.to_cbor())
             targets = [round_id] if round_id is not None else list(self.rounds)
-            incoming = Incoming(msg_id, author, kind, body.content)
+            arrived = MessageArrived(Incoming(msg_id, author, kind, body.content))
             for rid in targets:
-                self._feed(rid, pending, lambda c: c.on_message(incoming, now))
+                self._feed(rid, pending, arrived, now)
             self.emit(describe_message(env, round_id, self.goals.name_of))
         elif kind in (KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE):
             try:
@@ -264,7 +279,7 @@ class ChatDriver:
             except InvalidMessage:
                 return
             for rid in list(self.rounds):
-                self._feed(rid, pending, lambda c: c.on_member_left(gone, now))
+                self._feed(rid, pending, MemberLeft(gone), now)
             self.emit({"event": "member_left", "member": gone, "name": self.goals.name_of(gone)})
 
     def _route(self, kind: str, content: Any) -> str | None:
@@ -369,13 +384,13 @@ class ChatDriver:
         if draft is not None and draft.plan is not None and r.active and r.plans.changed(draft.plan):
             update = PlanUpdate(r.round_id, r.plans.next_version(), draft.plan)
             await self._post(r, Post(PLAN, update.to_content()))
-        await self._send.send(("turn", r.round_id, speak.token, draft))
+        await self._send.send(RoundInput(r.round_id, TurnComposed(speak.token, draft)))
 
     async def _run_task(self, r: Round, start: StartTask, scope: trio.CancelScope) -> None:
         task_id = start.task.task_id
 
         async def progress(text: str, fraction: float | None) -> None:
-            await self._send.send(("progress", r.round_id, task_id, text, fraction))
+            await self._send.send(RoundInput(r.round_id, TaskProgressed(task_id, text, fraction)))
 
         with scope:
             try:
@@ -384,8 +399,8 @@ class ChatDriver:
                 self.goals.node.faults.record("goal task", None, exc)
                 why = f"the task crashed on this node: {type(exc).__name__}: {exc}"[: cm.MAX_TEXT]
                 outcome = TaskOutcome(task_id, False, why, None, None, "crash")
-            outcome = _postable(outcome)
-            await self._send.send(("task_done", r.round_id, task_id, outcome))
+            outcome = postable(outcome)
+            await self._send.send(RoundInput(r.round_id, TaskFinished(task_id, outcome)))
         r.running.pop(task_id, None)
 
     def _finish(self, r: Round, final: Concluded | Aborted) -> None:
@@ -440,32 +455,11 @@ class ChatDriver:
 
 # --------------------------------------------------------------------------- helpers (pure)
 
-_CALLS = {"task_done": "on_task_finished", "progress": "on_task_progress", "turn": "compose_turn"}
-
-
-def _call(method: str, *args: Any) -> Callable[[Conversation], list[Decision]]:
-    """``conv.<method>(*args, now)`` as a function of the conversation."""
-
-    def call(conv: Conversation) -> list[Decision]:
-        result: list[Decision] = getattr(conv, method)(*args, time.time())
-        return result
-
-    return call
-
 
 def _tip(conv: Conversation) -> str:
     """The id of the turn the floor is at (the round's start before the first turn)."""
     turns = conv.view().turns
     return turns[-1].msg_id if turns else conv.start_id
-
-
-def _postable(outcome: TaskOutcome) -> TaskOutcome:
-    """The outcome as a valid ``conv.task.result`` (data that is not plain JSON-like is dropped, visibly)."""
-    try:
-        return TaskOutcome.from_content(outcome.to_content())
-    except InvalidContent as exc:
-        text = f"{outcome.text}\n[structured data dropped: {exc}]"[: cm.MAX_TEXT]
-        return TaskOutcome(outcome.task_id, outcome.ok, text, {}, {}, outcome.failure)
 
 
 def _known(chats: Any, chat_id: bytes) -> bool:
@@ -476,8 +470,8 @@ def _known(chats: Any, chat_id: bytes) -> bool:
     return True
 
 
-def _drain(channel: trio.MemoryReceiveChannel[Any]) -> list[Any]:
-    items = []
+def _drain(channel: trio.MemoryReceiveChannel[_T]) -> list[_T]:
+    items: list[_T] = []
     while True:
         try:
             items.append(channel.receive_nowait())
@@ -485,4 +479,4 @@ def _drain(channel: trio.MemoryReceiveChannel[Any]) -> list[Any]:
             return items
 
 
-__all__ = ["ChatDriver", "Round", "net_decisions"]  # net_decisions: from turns.py
+__all__ = ["ChatDriver", "GoalsPort", "ProgressFn"]

@@ -26,7 +26,7 @@ from ioa_p2p.node.goals.types import EXIT_ABORTED, check_launch_args
 
 if TYPE_CHECKING:
     from ioa_p2p.node.goals.service import Goals
-    from ioa_p2p.node.node import Node
+    from ioa_p2p.node.ports import NodePort
 
 HEARTBEAT = 10.0
 _IGNORED = {"skip_naming", "is_collaborative_planning_enabled", "obs_kwargs"}
@@ -121,7 +121,7 @@ async def _next_event(events: trio.MemoryReceiveChannel[dict[str, Any]]) -> dict
     return {"event": "heartbeat"}
 
 
-def add_goal_routes(node: Node, goals: Goals) -> None:
+def add_goal_routes(node: NodePort, goals: Goals) -> None:
     async def launch(request: ControlRequest) -> Any:
         kwargs, stream = launch_arguments(request.body)
         _precheck(goals, kwargs)

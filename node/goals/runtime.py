@@ -32,7 +32,6 @@ import trio
 
 from ioa_p2p.adapters import Adapter, AdapterCard, Progress, Task, TaskContext, TaskResult, run_task
 from ioa_p2p.adapters.registry import adapter_from_config
-from ioa_p2p.errors import IoAError
 
 log = logging.getLogger("ioa_p2p.agent")
 
@@ -131,30 +130,7 @@ def load_runtime(agent: Mapping[str, Any], home: Path) -> AgentRuntime:
     return AgentRuntime(adapter, adapter.describe() if adapter is not None else None)
 
 
-async def merge_adapter_card(discovery: Any, runtime: AgentRuntime) -> None:
-    """Fill the card fields the operator left empty from the adapter's own description, and republish."""
-    card = runtime.card
-    assert card is not None
-    agent = discovery.agent
-    changes: dict[str, Any] = {}
-    if not agent.description.strip():
-        changes["description"] = card.description
-    extra = [s for s in card.skills if s not in agent.skills]
-    if extra:
-        changes["skills"] = [*agent.skills, *extra]
-    if not agent.task_types and card.task_types:
-        changes["task_types"] = list(card.task_types)
-    if not agent.adapter:
-        changes["adapter"] = card.kind
-    if changes:
-        try:
-            await discovery.set_agent(agent.with_changes(changes, discovery.node.peer_id))
-        except IoAError as exc:
-            log.warning("could not add the adapter's description to the card: %s", exc)
-
-
 __all__ = [
-    "merge_adapter_card",
     "REASON_ASKED",
     "REASON_NO_ADAPTER",
     "REASON_REJECTED",

@@ -1,6 +1,7 @@
 """Goals from any peer: team formation, the conversation of each goal chat, nested teams, control routes.
 
-``open_goals(node)`` (``node.services["goals"]``) wires the pure parts together (docs/goals.md):
+``open_goals(node, chats, discovery)`` (:mod:`~ioa_p2p.node.goals.run`; the service is
+``node.services.goals``) wires the pure parts together (docs/goals.md):
 
 - the node's agent (:mod:`ioa_p2p.node.goals.runtime`) and brain (offline planner, or the LLM brain when a
   ``[model]`` table or ``OPENAI_API_KEY`` / ``OPENAI_BASE_URL`` is set; ``[goals] brain`` can force one);
@@ -21,13 +22,13 @@ from __future__ import annotations
 import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import trio
 
+from ioa_p2p.card import SignedCard
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.base import Brain, MemberInfo
 from ioa_p2p.conversation.brains.llm import CONTEXT_TOKENS, LLMBrain
@@ -35,7 +36,7 @@ from ioa_p2p.conversation.brains.offline import OfflineBrain
 from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
 from ioa_p2p.conversation.plan import CANCEL, RoundCancel
 from ioa_p2p.conversation.types import TaskView
-from ioa_p2p.embedding import Embedder, make_embedder
+from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import (
     ConfigError,
     GoalAborted,
@@ -47,9 +48,12 @@ from ioa_p2p.history.bodies import ChatGenesis
 from ioa_p2p.identity import PeerId
 from ioa_p2p.llm.model import Model
 from ioa_p2p.llm.openai_compat import model_from_settings
-from ioa_p2p.node.goals.driver import ChatDriver, Round
+from ioa_p2p.node.chats import Chats
+from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.node.goals.driver import ChatDriver, ProgressFn
 from ioa_p2p.node.goals.model_calls import GuardedModel
-from ioa_p2p.node.goals.runtime import AgentRuntime, load_runtime, merge_adapter_card
+from ioa_p2p.node.goals.rounds import Round
+from ioa_p2p.node.goals.runtime import AgentRuntime
 from ioa_p2p.node.goals.tasks import MAX_RUNNING_TASKS, perform_task
 
 # GoalResult is re-exported: ``from ioa_p2p.node.goals import GoalResult``.
@@ -67,10 +71,11 @@ from ioa_p2p.node.goals.types import (
 from ioa_p2p.wire.envelope import Envelope
 
 if TYPE_CHECKING:
-    from ioa_p2p.node.node import Node
+    from ioa_p2p.node.ports import NodePort
 
 log = logging.getLogger("ioa_p2p.goals")
 
+CARD_FETCH_TIMEOUT = 3.0
 #: Seconds ``launch_goal`` may take beyond its ``timeout`` (every member ends the round by itself at the
 #: deadline; this covers delivering the last messages and the wrap-up). docs/goals.md, section 1.
 GOAL_GRACE = 5.0
@@ -90,19 +95,17 @@ class Launch:
     cancelled: bool = False
 
 
-CARD_FETCH_TIMEOUT = 3.0
-
-
 EventSink = Callable[[dict[str, Any]], None]
-ProgressFn = Callable[[str, float | None], Awaitable[None]]
 
 
 class Goals:
-    """The goals service of one node (``node.services["goals"]``)."""
+    """The goals service of one node (``node.services.goals``)."""
 
     def __init__(
         self,
-        node: Node,
+        node: NodePort,
+        chats: Chats,
+        discovery: Discovery | None,
         config: GoalsConfig,
         runtime: AgentRuntime,
         embedder: Embedder,
@@ -111,7 +114,8 @@ class Goals:
         nursery: trio.Nursery,
     ) -> None:
         self.node = node
-        self.chats: Any = node.services["chats"]
+        self.chats = chats
+        self.discovery = discovery
         self.config = config
         self.runtime = runtime
         self.embedder = embedder
@@ -125,10 +129,6 @@ class Goals:
         self.task_slots = trio.CapacityLimiter(MAX_RUNNING_TASKS)
         self.launches: dict[str, Launch] = {}
         self.context_tokens = getattr(brain, "context_tokens", CONTEXT_TOKENS)
-
-    @property
-    def discovery(self) -> Any:
-        return self.node.services.get("discovery")
 
     # ------------------------------------------------------------------ drivers and invitations
 
@@ -147,6 +147,12 @@ class Goals:
         chat): the goals service and the node go on."""
         with self.node.faults.boundary("goal driver"):
             await driver.run(wait_for_chat)
+
+    def last_round_members(self, chat_id: bytes) -> tuple[str, ...] | None:
+        """The members of the latest round this node drove in ``chat_id`` (None: no round known)."""
+        driver = self.drivers.get(chat_id)
+        last = driver.latest_round() if driver else None
+        return None if last is None else tuple(last.start.members)
 
     def forget_driver(self, driver: ChatDriver) -> None:
         if self.drivers.get(driver.chat_id) is driver:
@@ -190,7 +196,7 @@ class Goals:
 
     # ------------------------------------------------------------------ names, cards, events
 
-    def card_of(self, peer: str) -> Any:
+    def card_of(self, peer: str) -> SignedCard | None:
         """The signed card of ``peer`` this node holds (None when unknown or discovery is off)."""
         discovery = self.discovery
         if discovery is None:
@@ -442,39 +448,4 @@ def make_brain_for(
     return brain, model
 
 
-@asynccontextmanager
-async def open_goals(node: Node) -> AsyncIterator[Goals]:
-    """The goals service (see the module docstring); needs the chats service, uses discovery when on."""
-    from ioa_p2p.node.goals.routes import add_goal_routes
-
-    config = GoalsConfig.from_section(node.config.section("goals"))
-    runtime = load_runtime(node.config.section("agent"), node.home)
-    discovery = node.services.get("discovery")
-    embedder = (
-        discovery.embedder if discovery is not None else make_embedder(node.config.section("embedding"))
-    )
-    settings = node.config.section("model") or node.config.section("llm")
-    brain, model = make_brain_for(config, dict(settings), embedder)
-    try:
-        async with trio.open_nursery() as nursery:
-            goals = Goals(node, config, runtime, embedder, brain, model, nursery)
-            node.services["chats"].set_invite_policy(goals.invite_policy)
-            node.services["goals"] = goals
-            add_goal_routes(node, goals)
-            if discovery is not None and runtime.card is not None:
-                await merge_adapter_card(discovery, runtime)
-            goals.resume()
-            try:
-                yield goals
-            finally:
-                node.services.pop("goals", None)
-                nursery.cancel_scope.cancel()
-    finally:
-        await runtime.aclose()
-        close = getattr(model, "aclose", None)
-        if close is not None:
-            with trio.CancelScope(shield=True), trio.move_on_after(5):
-                await close()
-
-
-__all__ = ["Goals", "make_brain_for", "open_goals"]
+__all__ = ["Goals", "make_brain_for"]

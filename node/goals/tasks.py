@@ -7,7 +7,8 @@ assign); the others wait for a slot until their deadline. docs/goals.md, section
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 
@@ -15,14 +16,41 @@ from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.messages import TaskOutcome
 from ioa_p2p.conversation.types import TaskView
 from ioa_p2p.errors import IoAError, NoTeam
-from ioa_p2p.node.goals.runtime import subteam_reason
+from ioa_p2p.node.goals.runtime import AgentRuntime, subteam_reason
+from ioa_p2p.node.goals.types import GoalResult
 
 if TYPE_CHECKING:
-    from ioa_p2p.node.goals.driver import ChatDriver, Round
-    from ioa_p2p.node.goals.service import Goals, ProgressFn
+    from ioa_p2p.node.goals.driver import ChatDriver, ProgressFn
+    from ioa_p2p.node.goals.rounds import Round
 
 #: Tasks (adapter runs or sub-teams) this node works on at once, over all goals.
 MAX_RUNNING_TASKS = 8
+
+
+class Goals(Protocol):
+    """What doing a task uses of the goals service (:class:`ioa_p2p.node.goals.service.Goals`)."""
+
+    @property
+    def me(self) -> str: ...
+    @property
+    def runtime(self) -> AgentRuntime: ...
+    @property
+    def task_slots(self) -> trio.CapacityLimiter: ...
+
+    def name_of(self, peer: str) -> str: ...
+    async def launch_goal(
+        self,
+        goal: str = "",
+        *,
+        depth: int | None = None,
+        max_turns: int | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - the sub-team's deadline
+        speaker_timeout: float | None = None,
+        parent_chat: bytes | None = None,
+        parent_task: str = "",
+        exclude: Sequence[str] = (),
+        min_team: int = 0,
+    ) -> GoalResult: ...
 
 
 async def perform_task(

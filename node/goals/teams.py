@@ -3,10 +3,10 @@
 :class:`TeamFormation` (one per goals service):
 
 - named teammates (``team=``): peer IDs, or agent names resolved through discovery (exact name, any case);
-- otherwise candidates come from :meth:`~ioa_p2p.dht.service.Discovery.find` on the goal and on each of its
-  clauses (concurrently, ``[goals] shortlist`` per query): the local directory of verified cards first, the
-  DHT too when no local card reaches the threshold (``[goals] dht_lookup = "auto"``; or ``"always"``,
-  ``"never"``); with a model the LLM runs IoA's tool loop
+- otherwise candidates come from :meth:`~ioa_p2p.node.discovery.Discovery.find` on the goal and on each
+  of its clauses (concurrently, ``[goals] shortlist`` per query): the local directory of verified cards
+  first, the DHT too when no local card reaches the threshold (``[goals] dht_lookup = "auto"``; or
+  ``"always"``, ``"never"``); with a model the LLM runs IoA's tool loop
   (``search_agents`` then ``team_up``, :func:`~ioa_p2p.teaming.llm_team.llm_choose_team`) over ranked
   shortlists, falling back to similarity when the model fails; without one
   :func:`~ioa_p2p.teaming.choose_team_for_goal` picks by similarity with a threshold and coverage of the
@@ -23,28 +23,57 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import trio
 
+from ioa_p2p.card import SignedCard
+from ioa_p2p.dht.directory import Match
+from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import IoAError, NoTeam, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.llm.failures import failure_kind
-from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, Teammate
+from ioa_p2p.llm.model import Model
+from ioa_p2p.node.chats import Chats
+from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig, Teammate
+from ioa_p2p.node.ports import NodePort
 from ioa_p2p.teaming.clauses import split_goal
 from ioa_p2p.teaming.llm_team import llm_choose_team
 from ioa_p2p.teaming.selection import Candidate, choose_team_for_goal
-
-if TYPE_CHECKING:
-    from ioa_p2p.node.goals.service import Goals
 
 log = logging.getLogger("ioa_p2p.goals")
 
 MAX_QUERIES = 6
 
 
+class TeamPort(Protocol):
+    """What team formation uses of the goals service (:class:`ioa_p2p.node.goals.service.Goals`)."""
+
+    @property
+    def node(self) -> NodePort: ...
+    @property
+    def chats(self) -> Chats: ...
+    @property
+    def discovery(self) -> Discovery | None: ...
+    @property
+    def config(self) -> GoalsConfig: ...
+    @property
+    def me(self) -> str: ...
+    @property
+    def embedder(self) -> Embedder: ...
+    @property
+    def model(self) -> Model | None: ...
+    @property
+    def context_tokens(self) -> int: ...
+
+    def name_of(self, peer: str) -> str: ...
+    def card_of(self, peer: str) -> SignedCard | None: ...
+    def last_round_members(self, chat_id: bytes) -> tuple[str, ...] | None: ...
+
+
 class TeamFormation:
-    def __init__(self, goals: Goals) -> None:
+    def __init__(self, goals: TeamPort) -> None:
         self.goals = goals
 
     async def form(
@@ -131,9 +160,9 @@ class TeamFormation:
         members = {str(m) for m in goals.chats.get(chat_id).members()}
         if goals.me not in members:
             raise UsageError(f"this node is not a member of chat {chat_id.hex()[:16]}...; cannot continue it")
-        driver = goals.drivers.get(chat_id)
-        last = driver.latest_round() if driver else None
-        previous = last.start.members if last else tuple(sorted(members))
+        previous = goals.last_round_members(chat_id)
+        if previous is None:
+            previous = tuple(sorted(members))
         chosen = [m for m in previous if m in members and m != goals.me]
         return FormedTeam(chat_id, tuple(Teammate(m, goals.name_of(m)) for m in chosen), (), (), {})
 
@@ -174,8 +203,10 @@ class TeamFormation:
         threshold."""
         goals = self.goals
         cfg = goals.config
+        if goals.discovery is None:  # no discovery: nobody to shortlist
+            return []
         find = goals.discovery.find
-        matches = []
+        matches: list[Match] = []
         if cfg.dht_lookup != "always":
             matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=False)
         usable = [m for m in matches if str(m.card.peer_id) not in exclude]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import trio
 
@@ -24,18 +24,12 @@ from ioa_p2p.conversation.messages import ConvStart
 from ioa_p2p.conversation.plan import CANCEL, PLAN, PlanBoard, PlanUpdate, RoundCancel
 from ioa_p2p.conversation.types import (
     Aborted,
-    CancelTask,
     ConversationView,
-    Decision,
     Speak,
-    StartTask,
     TurnDraft,
 )
 from ioa_p2p.errors import InvalidContent, IoAError
 from ioa_p2p.llm.failures import failure_kind
-
-if TYPE_CHECKING:
-    from ioa_p2p.node.goals.service import Goals
 
 log = logging.getLogger("ioa_p2p.goals")
 
@@ -50,8 +44,15 @@ def turn_deadline(start: ConvStart, now: float) -> float:
     return min(now + start.speaker_timeout * BRAIN_SHARE, start.deadline - TURN_RESERVE)
 
 
+class TeamCards(Protocol):
+    """What a turn needs of the goals service: the members' cards."""
+
+    async def team_info(self, members: Sequence[str]) -> list[MemberInfo]: ...
+    def member_info(self, peer: str) -> MemberInfo: ...
+
+
 async def take_turn_bounded(
-    goals: Goals, brain: Brain, view: Callable[[], ConversationView | None], speak: Speak, chat: str
+    goals: TeamCards, brain: Brain, view: Callable[[], ConversationView | None], speak: Speak, chat: str
 ) -> TurnDraft | None:
     """The brain's turn within :func:`turn_deadline`, or its fallback (None: the rule-based pass)."""
     current = view()
@@ -114,30 +115,10 @@ def side_message(
 SIDE_KINDS = (PLAN, CANCEL)
 
 
-def net_decisions(decisions: list[Decision]) -> list[Decision]:
-    """A batch's decisions with no-ops removed: a StartTask cancelled later in the batch (both dropped),
-    and every Speak but the last."""
-    out: list[Decision] = []
-    last_speak = max((i for i, d in enumerate(decisions) if isinstance(d, Speak)), default=-1)
-    for i, d in enumerate(decisions):
-        if isinstance(d, Speak) and i != last_speak:
-            continue
-        if isinstance(d, CancelTask):
-            started = [
-                j for j, e in enumerate(out) if isinstance(e, StartTask) and e.task.task_id == d.task_id
-            ]
-            if started:
-                del out[started[-1]]
-                continue
-        out.append(d)
-    return out
-
-
 __all__ = [
     "BRAIN_SHARE",
     "SIDE_KINDS",
     "TURN_RESERVE",
-    "net_decisions",
     "side_message",
     "take_turn_bounded",
     "turn_deadline",

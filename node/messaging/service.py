@@ -38,7 +38,7 @@ from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.text import Text
 
 if TYPE_CHECKING:
-    from ioa_p2p.node.node import Node
+    from ioa_p2p.node.ports import NodePort
 
 PROTOCOL_ID = "/ioa/msg/1.0.0"
 INBOX_SIZE = 1000
@@ -46,7 +46,7 @@ SEND_TIMEOUT = 10.0
 
 
 class Messaging:
-    def __init__(self, node: Node, replay: ReplayGuard) -> None:
+    def __init__(self, node: NodePort, replay: ReplayGuard) -> None:
         self.node = node
         self.replay = replay
         self.inbox: collections.deque[Envelope] = collections.deque(maxlen=INBOX_SIZE)
@@ -143,7 +143,7 @@ def envelope_view(env: Envelope) -> dict[str, Any]:
 
 
 @asynccontextmanager
-async def open_messaging(node: Node) -> AsyncIterator[Messaging]:
+async def open_messaging(node: NodePort) -> AsyncIterator[Messaging]:
     replay = ReplayGuard.open(node.home, clock_ms=lambda: time.time_ns() // 1_000_000)
     messaging = Messaging(node, replay)
 
@@ -162,7 +162,6 @@ async def open_messaging(node: Node) -> AsyncIterator[Messaging]:
     node.set_stream_handler(PROTOCOL_ID, messaging.handle_stream)
     node.control.add_route("POST", "/send", post_send)
     node.control.add_route("GET", "/inbox", get_inbox)
-    node.services["messaging"] = messaging
     try:
         yield messaging
     finally:

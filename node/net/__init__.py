@@ -8,7 +8,9 @@
   deadline, idle timeout, partial-frame budget; every stream exception translated once
 - ``budgets.py``         the node's resource budgets (``[limits]``) shared by the services
 - ``routing.py``         the node's Kademlia DHT instance, bootstrap dialing with backoff, peer discovery
-- ``kad.py``             batched fresh Kademlia lookups, puts and provides over py-libp2p's KadDHT
+- ``kad.py``             batched fresh Kademlia lookups, puts and provides over py-libp2p's KadDHT; serving
+  the DHT on ``/ioa/kad/1.0.0`` with our record validators
 - ``gossip.py``          GossipSub card announcements (tuned heartbeat and limits, topic validator, drain
   task)
+- ``relay.py``           circuit relay v2 (HOP protocol, STOP transport, reservation exchange), wrapped
 """

@@ -112,3 +112,18 @@ def peer_info_from_addr(text: str) -> PeerInfo:
     except Exception as exc:
         raise InvalidAddress(f"{text!r} names a peer ID that is not Ed25519: {exc}") from None
     return info
+
+
+def peer_of_addr(text: str) -> PeerId:
+    """The peer a full multiaddr (``.../p2p/<peer id>``) names."""
+    return from_libp2p_id(peer_info_from_addr(text).peer_id)
+
+
+def known_peer_info(host: Any, peer: PeerId) -> PeerInfo | None:
+    """The peer with the addresses ``host``'s peerstore knows for it; None when it knows none."""
+    pid = to_libp2p_id(peer)
+    try:
+        addrs = host.get_peerstore().addrs(pid)
+    except Exception:  # the peerstore raises PeerStoreError for unknown peers
+        addrs = []
+    return PeerInfo(pid, addrs) if addrs else None

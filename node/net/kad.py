@@ -21,7 +21,6 @@ Traps of the library and what this module does about them:
 from __future__ import annotations
 
 import contextlib
-import importlib
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,6 +28,8 @@ from typing import Any
 import trio
 import varint
 from libp2p.custom_types import TProtocol
+from libp2p.identity.identify_push.identify_push import push_identify_to_peers
+from libp2p.kad_dht import kad_dht as _kad_dht_module
 from libp2p.kad_dht.common import BUCKET_SIZE, MAX_DHT_MESSAGE_SIZE
 from libp2p.kad_dht.pb.kademlia_pb2 import Message
 from libp2p.kad_dht.utils import sort_peer_ids_by_distance
@@ -54,7 +55,21 @@ ADDR_TTL = 600
 
 
 def kad_protocol_in_use() -> str:
-    return str(importlib.import_module("libp2p.kad_dht.kad_dht").PROTOCOL_ID)
+    """The protocol ID py-libp2p's KadDHT module speaks now (read at call time: the patch rebinds it)."""
+    return str(_kad_dht_module.PROTOCOL_ID)  # type: ignore[attr-defined]
+
+
+async def prepare_dht(host: Any, dht: Any, namespace: str, validator: Any) -> None:
+    """Serve ``dht`` on ``/ioa/kad/1.0.0`` (telling connected peers by identify push when its handler had
+    to move) and register ``validator`` (``validate(key, value)`` / ``select(key, values)``) for
+    ``namespace``. An identify push that fails is only logged: peers learn the protocol at next identify."""
+    if ensure_ioa_kad_protocol(dht):
+        try:
+            with trio.move_on_after(5):
+                await push_identify_to_peers(host)
+        except Exception as exc:
+            log.debug("identify push after moving the DHT protocol failed: %s", exc)
+    dht.register_validator(namespace, validator)
 
 
 def ensure_ioa_kad_protocol(dht: Any) -> bool:

@@ -27,13 +27,14 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Awaitable, Callable, Sequence
-from contextlib import suppress
+from contextlib import AbstractAsyncContextManager, suppress
 from dataclasses import dataclass
 from typing import Any
 
 import trio
 from libp2p.kad_dht.kad_dht import DHTMode, KadDHT
 from libp2p.peer.peerinfo import PeerInfo
+from libp2p.tools.anyio_service import background_trio_service
 
 from ioa_p2p.errors import InvalidPeerId, IoAError
 from ioa_p2p.faults import Faults
@@ -95,6 +96,11 @@ class RefreshTrigger:
         if poked:
             self._event = trio.Event()
         return poked
+
+
+def run_dht(dht: KadDHT) -> AbstractAsyncContextManager[Any]:
+    """Run ``dht``'s background service until the block exits."""
+    return background_trio_service(dht)
 
 
 def new_dht(host: Any) -> KadDHT:

@@ -38,38 +38,32 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import multiaddr
 import trio
-from libp2p.relay.circuit_v2.config import RelayConfig, RelayRole
-from libp2p.relay.circuit_v2.pb.circuit_pb2 import HopMessage
-from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID as HOP_PROTOCOL_ID
-from libp2p.relay.circuit_v2.protocol import STOP_PROTOCOL_ID, CircuitV2Protocol
-from libp2p.relay.circuit_v2.protocol_buffer import StatusCode
-from libp2p.relay.circuit_v2.transport import CircuitV2Transport
-from libp2p.relay.circuit_v2.utils import read_delimited_msg, write_delimited_msg
-from libp2p.tools.anyio_service import background_trio_service
 
 from ioa_p2p.errors import (
     InvalidAddress,
     IoAError,
     IoATimeout,
-    PeerRejected,
     PeerUnreachable,
     UsageError,
 )
 from ioa_p2p.identity import PeerId
+from ioa_p2p.node.control.server import ControlRequest
+from ioa_p2p.node.net.host import parse_multiaddr, peer_of_addr
+from ioa_p2p.node.net.relay import (
+    HOP_PROTOCOL,
+    STOP_PROTOCOL,
+    CircuitRelay,
+    peer_protocols,
+    request_reservation,
+)
+from ioa_p2p.node.ports import NodePort
 from ioa_p2p.node.relay.settings import RelaySettings
-
-if TYPE_CHECKING:
-    from ioa_p2p.node import Node
-    from ioa_p2p.node.control.server import ControlRequest
 
 log = logging.getLogger("ioa_p2p.relay")
 
-HOP_PROTOCOL = str(HOP_PROTOCOL_ID)
-STOP_PROTOCOL = str(STOP_PROTOCOL_ID)
 #: Bound on one reservation exchange or one relayed dial.
 RELAY_TIMEOUT = 10.0
 #: Reservation keeper: first retry delay after a failure, doubling up to the max.
@@ -107,14 +101,12 @@ def parse_circuit_addr(text: str) -> tuple[str, PeerId, PeerId]:
         raise InvalidAddress(
             f"{text!r} must name the relay: <relay multiaddr>/p2p/<relay id>/p2p-circuit/..."
         )
+    parse_multiaddr(text)  # InvalidAddress: "<text> is not a valid multiaddr: ..."
     try:
-        multiaddr.Multiaddr(text)
         relay = PeerId.from_string(relay_part[1])
         target = PeerId.from_string(tail.removeprefix("/p2p/"))
     except IoAError as exc:
         raise InvalidAddress(f"{text!r}: {exc}") from None
-    except Exception as exc:  # multiaddr raises many types
-        raise InvalidAddress(f"{text!r} is not a valid multiaddr: {exc}") from None
     return head, relay, target
 
 
@@ -130,13 +122,13 @@ class Reservation:
 
 
 class RelayService:
-    """``node.services["relay"]``: relaying for others (hop) and reaching peers through relays."""
+    """``node.services.relay``: relaying for others (hop) and reaching peers through relays."""
 
-    def __init__(self, node: Node, settings: RelaySettings) -> None:
+    def __init__(self, node: NodePort, settings: RelaySettings) -> None:
         self.node = node
         self.settings = settings
-        self.protocol: CircuitV2Protocol | None = None
-        self.transport: CircuitV2Transport | None = None
+        #: py-libp2p's relay protocol and transport (None when both hop and client are off).
+        self.circuit: CircuitRelay | None = None
         self.reservations: dict[PeerId, Reservation] = {}
         self._reserved = trio.Event()
 
@@ -144,34 +136,8 @@ class RelayService:
 
     async def reserve(self, relay: PeerId) -> Reservation:
         """Ask ``relay`` (already connected) for a reservation; raises PeerRejected if it refuses."""
-        from ioa_p2p.node.net.host import to_libp2p_id
-
-        try:
-            with trio.fail_after(RELAY_TIMEOUT):
-                stream = await self.node.host.new_stream(to_libp2p_id(relay), [HOP_PROTOCOL_ID])
-                try:
-                    await write_delimited_msg(stream, HopMessage(type=HopMessage.RESERVE))
-                    reply = await read_delimited_msg(stream, HopMessage)
-                finally:
-                    await _close_quietly(stream)
-        except trio.TooSlowError:
-            raise IoATimeout(
-                f"relay {relay} did not answer a reservation within {RELAY_TIMEOUT:.0f} s"
-            ) from None
-        except Exception as exc:  # libp2p: negotiation / stream errors of many types
-            raise PeerUnreachable(
-                f"cannot ask {relay} for a relay reservation: {exc or type(exc).__name__}"
-            ) from None
-        status = reply.status if reply.HasField("status") else StatusCode.UNUSED
-        if status != StatusCode.OK or not reply.HasField("reservation"):
-            raise PeerRejected(f"relay {relay} refused a reservation ({_STATUS_NAMES.get(status, status)})")
-        addrs = []
-        for raw in reply.reservation.addrs:
-            try:
-                addrs.append(str(multiaddr.Multiaddr(raw)))
-            except Exception:
-                log.debug("relay %s sent an unparsable address", relay)
-        reservation = Reservation(relay, int(reply.reservation.expire), tuple(addrs))
+        expires, addrs = await request_reservation(self.node.host, relay, RELAY_TIMEOUT)
+        reservation = Reservation(relay, expires, addrs)
         self.reservations[relay] = reservation
         self._reserved.set()
         self._reserved = trio.Event()
@@ -189,16 +155,13 @@ class RelayService:
     async def keep_reservation(self, relay_addr: str) -> None:
         """Hold a reservation on ``relay_addr`` for as long as the node runs: connect, reserve, refresh at
         half the lifetime, and start over (with backoff) whenever the relay connection drops."""
-        from ioa_p2p.node.net.host import from_libp2p_id, peer_info_from_addr
-
-        relay = from_libp2p_id(peer_info_from_addr(relay_addr).peer_id)
+        relay = peer_of_addr(relay_addr)
         delay = RETRY_BACKOFF
         while True:
             reservation: Reservation | None = None
             with self.node.faults.boundary("relay reservation", relay):  # whatever the relay answers
                 try:
-                    self._unblock(relay)
-                    with trio.fail_after(RELAY_TIMEOUT):
+                    with trio.fail_after(RELAY_TIMEOUT):  # connect lifts py-libp2p's 60 s dial block
                         await self.node.connect(relay_addr)
                     reservation = await self.reserve(relay)
                 except (IoAError, trio.TooSlowError) as exc:
@@ -223,16 +186,6 @@ class RelayService:
                 return True
             await trio.sleep(KEEPER_POLL)
 
-    def _unblock(self, peer: PeerId) -> None:
-        """py-libp2p 0.8.1's swarm refuses to dial a peer for 60 s after a dial to it failed (its "negative
-        cache"), so a relay that restarts would stay unreachable for a minute. We re-dial with our own
-        backoff, so lift that block first."""
-        from ioa_p2p.node.net.host import to_libp2p_id
-
-        unblock = getattr(self.node.host.get_network(), "unblock_peer", None)
-        if callable(unblock):
-            unblock(to_libp2p_id(peer))
-
     def circuit_addrs(self) -> list[str]:
         """Addresses at which others reach this node through the relays it holds reservations on."""
         out: list[str] = []
@@ -253,21 +206,19 @@ class RelayService:
             raise UsageError(f"{addr} names this node as the relay")
         if self.node.is_connected(target):
             return target
-        if self.transport is None:
+        circuit = self.circuit
+        if circuit is None or circuit.transport is None:
             raise UsageError("relay client is off ([relay].client = false): cannot dial through relays")
         if not self.node.is_connected(relay):
             if relay_addr == f"/p2p/{relay}":
                 raise PeerUnreachable(f"not connected to relay {relay} and {addr} gives no address for it")
-            self._unblock(relay)
-            with _bounded(f"connecting to relay {relay}"):
+            with _bounded(f"connecting to relay {relay}"):  # connect lifts py-libp2p's 60 s dial block
                 await self.node.connect(relay_addr)
         try:
             with _bounded(f"dialing {target} through relay {relay}"):
-                await self.transport.dial(multiaddr.Multiaddr(addr))
-        except IoATimeout:
-            raise
-        except Exception as exc:  # ConnectionError, RelayConnectionError, SwarmException, ...
-            raise PeerUnreachable(f"cannot reach {target} through relay {relay}: {_reason(exc)}") from None
+                await circuit.dial(addr)
+        except PeerUnreachable as exc:
+            raise PeerUnreachable(f"cannot reach {target} through relay {relay}: {exc}") from None
         return target
 
     async def connect_through(self, peer: PeerId, relay: PeerId | None = None) -> str:
@@ -294,17 +245,7 @@ class RelayService:
 
     def known_relays(self) -> list[PeerId]:
         """Connected peers that announced the relay (hop) protocol, reservation holders first."""
-        from ioa_p2p.node.net.host import to_libp2p_id
-
-        store = self.node.host.get_peerstore()
-        relays = []
-        for peer in self.node.connected_peers():
-            try:
-                protocols = {str(p) for p in store.get_protocols(to_libp2p_id(peer))}
-            except Exception:  # unknown peer
-                protocols = set()
-            if HOP_PROTOCOL in protocols:
-                relays.append(peer)
+        relays = [p for p in self.node.connected_peers() if HOP_PROTOCOL in peer_protocols(self.node.host, p)]
         return sorted(relays, key=lambda p: p not in self.reservations)
 
     async def _dial_bootstrap_peers(self) -> None:
@@ -318,11 +259,9 @@ class RelayService:
     def candidate_relays(self) -> list[PeerId]:
         """Relays to try: :meth:`known_relays`, then connected bootstrap peers whose protocols identify has
         not reported yet (a bootstrap node relays by default)."""
-        from ioa_p2p.node.net.host import from_libp2p_id, peer_info_from_addr
-
         out = self.known_relays()
         for addr in self.node.config.bootstrap:
-            peer = from_libp2p_id(peer_info_from_addr(addr).peer_id)
+            peer = peer_of_addr(addr)
             if peer not in out and self.node.is_connected(peer):
                 out.append(peer)
         return out
@@ -358,35 +297,26 @@ class RelayService:
             ],
             "circuit_addrs": self.circuit_addrs(),
         }
-        if self.settings.hop and self.protocol is not None:
-            # py-libp2p keeps no public count; this is best effort and 0 if its internals change.
-            held = getattr(self.protocol.resource_manager, "_reservations", {})
-            out["reserved_peers"] = sum(1 for r in held.values() if not r.is_expired())
+        if self.settings.hop and self.circuit is not None:
+            out["reserved_peers"] = self.circuit.reserved_peers()
         return out
 
 
 @asynccontextmanager
-async def open_relay(node: Node) -> AsyncIterator[RelayService]:
-    """The ``relay`` node service (listed in ``ioa_p2p.node.node._SERVICES``)."""
-    from ioa_p2p.node.net.host import peer_info_from_addr
-
+async def open_relay(node: NodePort) -> AsyncIterator[RelayService]:
+    """The ``relay`` node service (composed by :func:`ioa_p2p.node.services.open_services`)."""
     settings = RelaySettings.from_section(node.config.section("relay"), str(node.home / "config.toml"))
     targets = settings.reservation_targets(node.config.bootstrap)
     for target in targets:
-        peer_info_from_addr(target)  # a bad [relay].reserve address fails the start, not a task later
+        peer_of_addr(target)  # a bad [relay].reserve address fails the start, not a task later
     service = RelayService(node, settings)
     if settings.hop or settings.client:
-        service.protocol = CircuitV2Protocol(node.host, limits=settings.limits(), allow_hop=settings.hop)
-    if settings.client and service.protocol is not None:
-        # STOP only: CLIENT would make every relayed dial also take a reservation on the relay.
-        config = RelayConfig(roles=RelayRole.STOP, limits=settings.limits())
-        service.transport = CircuitV2Transport(node.host, service.protocol, config)
+        service.circuit = CircuitRelay(node.host, settings.limits(), hop=settings.hop, client=settings.client)
     _register_routes(node, service)
-    node.services["relay"] = service
-    if service.protocol is None:
+    if service.circuit is None:
         yield service
         return
-    async with background_trio_service(service.protocol):
+    async with service.circuit.run():
         if targets and not settings.client:
             log.warning("[relay].reserve is ignored: [relay].client is false")
         elif targets:
@@ -395,7 +325,7 @@ async def open_relay(node: Node) -> AsyncIterator[RelayService]:
         yield service
 
 
-def _register_routes(node: Node, service: RelayService) -> None:
+def _register_routes(node: NodePort, service: RelayService) -> None:
     async def get_relay(request: ControlRequest) -> Any:
         return service.status()
 
@@ -422,22 +352,6 @@ def _bounded(what: str) -> Iterator[None]:
             yield
     except trio.TooSlowError:
         raise IoATimeout(f"{what} took longer than {RELAY_TIMEOUT:.0f} s") from None
-
-
-async def _close_quietly(stream: Any) -> None:
-    try:
-        await stream.close()
-    except Exception as exc:
-        log.debug("closing relay stream: %s", exc)
-
-
-#: Status names by code; a relay may answer a code the protocol does not define (shown as a number).
-_STATUS_NAMES = {code.value: code.name for code in StatusCode}
-
-
-def _reason(exc: BaseException) -> str:
-    text = str(exc) or type(exc).__name__
-    return text.replace("\n", " ")[:300]
 
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""The ``[relay]`` config table, parsed (pure); :mod:`ioa_p2p.node.relay.service` documents every key."""
+"""The ``[relay]`` config table, parsed (no I/O); :mod:`ioa_p2p.node.relay.service` documents every key."""
 
 from __future__ import annotations
 
@@ -6,9 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from libp2p.relay.circuit_v2.resources import RelayLimits
-
 from ioa_p2p.errors import ConfigError
+from ioa_p2p.node.net.relay import CircuitLimits
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +59,8 @@ class RelaySettings:
                 values[key] = value
         return cls(**values)
 
-    def limits(self) -> RelayLimits:
-        return RelayLimits(
+    def limits(self) -> CircuitLimits:
+        return CircuitLimits(
             duration=self.circuit_duration,
             data=self.circuit_bytes,
             max_circuit_conns=self.max_circuits_per_peer,

@@ -1,4 +1,4 @@
-"""Capability discovery on a running node: ``async with open_discovery(node) as discovery:``.
+"""Capability discovery on a running node: the :class:`Discovery` service.
 
 What it does (the wire formats are in ``docs/protocol.md §9``):
 
@@ -21,7 +21,8 @@ What it does (the wire formats are in ``docs/protocol.md §9``):
   (asking the closest peers, never trusting local copies alone), fetches and verifies the cards of the
   providers we do not hold fresh, and ranks the directory by cosine similarity.
 
-Control API: ``POST /find {"text", "k"?, "dht"?}``, ``GET /cards``, ``GET /card``, ``POST /card``.
+Control API (:mod:`~ioa_p2p.node.discovery.routes`): ``POST /find {"text", "k"?, "dht"?}``, ``GET /cards``,
+``GET /card``, ``POST /card``. :func:`~ioa_p2p.node.discovery.run.open_discovery` runs the service.
 """
 
 from __future__ import annotations
@@ -29,28 +30,23 @@ from __future__ import annotations
 import functools
 import logging
 import math
-import time
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import trio
-from libp2p.identity.identify_push.identify_push import push_identify_to_peers
 
 from ioa_p2p.card import SignedCard, card_text, issue_card, next_version, parse_card, select_newest
 from ioa_p2p.dht.directory import Directory, Match, Offer
-from ioa_p2p.dht.index import AnnoyIndex, make_index
+from ioa_p2p.dht.index import AnnoyIndex
 from ioa_p2p.dht.lsh import Hyperplanes, hyperplanes_for
-from ioa_p2p.dht.settings import DEFAULT_TTL, AgentSettings, DiscoverySettings
-from ioa_p2p.dht.validators import NAMESPACE, IoaNamespaceValidator, card_key, check_announcement
-from ioa_p2p.embedding import Embedder, make_embedder
+from ioa_p2p.dht.settings import AgentSettings, DiscoverySettings
+from ioa_p2p.dht.validators import card_key, check_announcement
+from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
 from ioa_p2p.identity import PeerId
+from ioa_p2p.node.discovery.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, grew_enough, now_ms
 from ioa_p2p.node.net import kad
-from ioa_p2p.node.net.gossip import CardGossip, GossipSettings, open_card_gossip
-
-if TYPE_CHECKING:
-    from ioa_p2p.node import Node
+from ioa_p2p.node.net.gossip import CardGossip
+from ioa_p2p.node.ports import NodePort
 
 log = logging.getLogger("ioa_p2p.discovery")
 
@@ -58,9 +54,6 @@ log = logging.getLogger("ioa_p2p.discovery")
 PROVIDE_MIN_INTERVAL = 12.0
 #: Provider records live 48 h on the peers that store them: announce again well before.
 PROVIDE_REFRESH = 6 * 3600.0
-#: After a new peer subscribes to the card topic, wait this long before re-announcing (batches joins);
-#: the wait doubles after each such re-announcement (see :class:`AnnouncePacer`).
-ANNOUNCE_MIN_INTERVAL = 3.0
 #: Seconds between catch-up rounds (neighbours' cards fetched from the DHT), and before asking the DHT
 #: again for one neighbour's card it did not have.
 CATCH_UP_INTERVAL = 2.0
@@ -79,38 +72,12 @@ DHT_SETTLE = 3.0
 MAX_K = 100
 
 
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
-
-
-class AnnouncePacer:
-    """When to re-announce our card because more peers subscribed (pure; times in seconds)."""
-
-    def __init__(self, first: float = ANNOUNCE_MIN_INTERVAL, most: float = DEFAULT_TTL / 3) -> None:
-        self.gap, self.most = first, most
-        self.peers_at_last = 0
-        self.last_at = -math.inf
-
-    def announced(self, peers: int, now: float) -> None:
-        """Any announcement (start, new version) reached the ``peers`` subscribed now."""
-        self.peers_at_last = max(self.peers_at_last, peers)
-        self.last_at = now
-
-    def due(self, peers: int, now: float) -> bool:
-        """More peers than at the last announcement, and the current gap has passed."""
-        return peers > self.peers_at_last and now - self.last_at >= self.gap
-
-    def reannounced(self, peers: int, now: float) -> None:
-        self.announced(peers, now)
-        self.gap = min(self.gap * 2, self.most)
-
-
 class Discovery:
-    """The discovery service of one node (``node.services["discovery"]``)."""
+    """The discovery service of one node (``node.services.discovery``)."""
 
     def __init__(
         self,
-        node: Node,
+        node: NodePort,
         settings: DiscoverySettings,
         agent: AgentSettings,
         embedder: Embedder,
@@ -396,7 +363,8 @@ class Discovery:
             # publish after it settles replaces one per doubling (1, 2, 4, 8, 16 ... peers).
             settled = now - size_changed_at >= DHT_SETTLE
             if card is not None and (
-                card.version != put_version or (_grew(size, put_size) and settled and now - put_at >= put_gap)
+                card.version != put_version
+                or (grew_enough(size, put_size) and settled and now - put_at >= put_gap)
             ):
                 with self.node.faults.boundary("discovery publish"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
                     if await kad.put_value(dht, card_key(card.peer_id), card.encoded):
@@ -409,7 +377,7 @@ class Discovery:
                 and size > 0
                 and (
                     keys != provided
-                    or (_grew(size, provide_size) and settled)
+                    or (grew_enough(size, provide_size) and settled)
                     or now - provide_at >= PROVIDE_REFRESH
                 )
                 and now - provide_at >= PROVIDE_MIN_INTERVAL
@@ -461,117 +429,4 @@ class Discovery:
         return out
 
 
-def _grew(size: int, published_at: int) -> bool:
-    """The routing table grew enough since we last published that other peers may now be closest
-    to our keys (it at least doubled, e.g. from empty): worth publishing again."""
-    return size > published_at and size >= 2 * published_at
-
-
-def _register_routes(node: Node, service: Discovery) -> None:
-    async def post_find(request: Any) -> Any:
-        text = request.arg("text", str)
-        k = request.arg("k", int, 5)
-        use_dht = request.arg("dht", bool, None) if "dht" in (request.body or {}) else None
-        started = time.monotonic()
-        matches = await service.find(text, k, use_dht=use_dht)
-        return {
-            "query": text,
-            "k": k,
-            "model": service.embedder.model_id,
-            "took_ms": round((time.monotonic() - started) * 1000, 1),
-            "results": [service.match_json(m) for m in matches],
-        }
-
-    async def get_cards(request: Any) -> Any:
-        return service.cards_view()
-
-    async def get_card(request: Any) -> Any:
-        assert service.card is not None
-        return {**service.card.summary(), "status": service.status()}
-
-    async def post_card(request: Any) -> Any:
-        body = request.body if isinstance(request.body, dict) else {}
-        allowed = {"name", "description", "skills", "task_types", "adapter"}
-        unknown = sorted(set(body) - allowed)
-        if unknown:
-            raise UsageError(f"unknown card fields {unknown}; allowed: {sorted(allowed)}")
-        try:
-            agent = service.agent.with_changes(body, node.peer_id)
-        except ConfigError as exc:
-            raise UsageError(str(exc)) from None
-        card = await service.set_agent(agent)
-        return card.summary()
-
-    node.control.add_route("POST", "/find", post_find)
-    node.control.add_route("GET", "/cards", get_cards)
-    node.control.add_route("GET", "/card", get_card)
-    node.control.add_route("POST", "/card", post_card)
-
-
-async def _prepare_dht(node: Node) -> None:
-    if kad.ensure_ioa_kad_protocol(node.dht):
-        try:
-            with trio.move_on_after(5):
-                await push_identify_to_peers(node.host)
-        except Exception as exc:
-            log.debug("identify push after moving the DHT protocol failed: %s", exc)
-    node.dht.register_validator(NAMESPACE, IoaNamespaceValidator(now_ms))
-
-
-@asynccontextmanager
-async def open_discovery(node: Node) -> AsyncIterator[Discovery | None]:
-    """Run discovery for ``node`` until the block exits; registers ``node.services["discovery"]``.
-
-    With ``[discovery] enabled = false`` the node only validates and serves ``/ioa/`` DHT records
-    (it yields ``None`` and registers nothing).
-    """
-    settings = DiscoverySettings.from_section(node.config.section("discovery"))
-    await _prepare_dht(node)
-    if not settings.enabled:  # still a DHT server for everyone's cards
-        yield None
-        return
-    agent = AgentSettings.from_section(node.config.section("agent"), node.peer_id)
-    embedder = make_embedder(node.config.section("embedding"))
-    index = make_index(settings.index, embedder.dim)
-    directory = Directory(embedder.model_id, embedder.dim, index, max_cards=settings.max_cards)
-    async with AsyncExitStack() as stack:
-        gossip: CardGossip | None = None
-        service: Discovery | None = None
-
-        def validate(publisher: PeerId, data: bytes) -> bool:
-            return service is not None and service.check_gossip(publisher, data)
-
-        def deliver(publisher: PeerId, data: bytes) -> None:
-            if service is not None:
-                service.on_gossip(publisher, data)
-
-        if settings.gossip:
-            gossip_settings = GossipSettings(
-                heartbeat=settings.heartbeat, eclipse_protection=settings.eclipse_protection
-            )
-            gossip = await stack.enter_async_context(
-                open_card_gossip(node.host, validate, deliver, gossip_settings, node.faults)
-            )
-        service = Discovery(node, settings, agent, embedder, directory, gossip)
-        await service.set_agent(agent)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(service.republish_loop)
-            nursery.start_soon(service.expiry_loop)
-            nursery.start_soon(service.rebuild_loop)
-            if settings.dht:
-                nursery.start_soon(service.dht_publish_loop)
-            if gossip is not None:
-                nursery.start_soon(service.go_live)
-                nursery.start_soon(service.announce_loop)
-                if settings.dht:
-                    nursery.start_soon(service.catch_up_loop)
-            _register_routes(node, service)
-            node.services["discovery"] = service
-            try:
-                yield service
-            finally:
-                node.services.pop("discovery", None)
-                nursery.cancel_scope.cancel()
-
-
-__all__ = ["Discovery", "open_discovery"]
+__all__ = ["Discovery"]
