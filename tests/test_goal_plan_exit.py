@@ -10,7 +10,7 @@ from ioa_p2p.cli.goal_cmds import EventPrinter, exit_code_of, summary_line
 from ioa_p2p.conversation.brains.offline import OfflineBrain
 from ioa_p2p.conversation.machine import Conversation
 from ioa_p2p.conversation.messages import ConvStart
-from ioa_p2p.conversation.plan import PlanBoard, PlanStep, PlanUpdate, RoundCancel
+from ioa_p2p.conversation.plan import PlanBoard, PlanUpdate, RoundCancel, SharedStep
 from ioa_p2p.conversation.types import Aborted, Speak
 from ioa_p2p.embedding import HashingEmbedder
 from ioa_p2p.errors import InvalidContent
@@ -19,7 +19,7 @@ from ioa_p2p.node.goals.types import goal_exit_code
 
 
 def test_plan_update_round_trips_and_rejects_bad_content() -> None:
-    update = PlanUpdate("r1", 2, (PlanStep("multiply", "peerB", "running"), PlanStep("report")))
+    update = PlanUpdate("r1", 2, (SharedStep("multiply", "peerB", "running"), SharedStep("report")))
     assert PlanUpdate.from_content(update.to_content()) == update
     for bad in (
         {"round": "r1", "version": 0, "steps": []},
@@ -34,13 +34,13 @@ def test_plan_update_round_trips_and_rejects_bad_content() -> None:
 
 def test_plan_board_orders_versions_and_detects_changes() -> None:
     board = PlanBoard.empty()
-    steps = (PlanStep("a"),)
+    steps = (SharedStep("a"),)
     assert board.changed(steps) and board.next_version() == 1
-    board.add("m2", "p", PlanUpdate("r", 2, (PlanStep("b"),)))
+    board.add("m2", "p", PlanUpdate("r", 2, (SharedStep("b"),)))
     board.add("m1", "p", PlanUpdate("r", 1, steps))
     latest = board.latest()
     assert latest is not None and latest.version == 2 and board.next_version() == 3
-    assert not board.changed((PlanStep("b"),)) and board.changed(steps)
+    assert not board.changed((SharedStep("b"),)) and board.changed(steps)
 
 
 def _round() -> SimpleNamespace:
@@ -62,7 +62,7 @@ def test_only_the_initiator_cancels_a_round() -> None:
 
 def test_a_plan_update_becomes_an_event_and_the_round_keeps_it() -> None:
     rounds = {"r": _round()}
-    content = PlanUpdate("r", 1, (PlanStep("multiply", "pB", "todo"),)).to_content()
+    content = PlanUpdate("r", 1, (SharedStep("multiply", "pB", "todo"),)).to_content()
     rid, event, decision = side_message("conv.plan", content, "m", "pB", rounds, lambda p: f"name-{p}")
     assert rid == "r" and decision is None and event is not None
     assert event["event"] == "plan" and event["steps"][0]["owner_name"] == "name-pB"

@@ -10,7 +10,10 @@
   tasks. A cancel by anyone else is ignored.
 
 Both are signed chat messages like every ``conv.*`` kind; their schemas are in docs/protocol.md. The
-offline planner's steps and the LLM's ``plan`` answer both become :class:`PlanStep` tuples here.
+offline planner's steps and the LLM's ``plan`` answer both become :class:`SharedStep` tuples here.
+
+:class:`SharedStep` is the *state* of a plan step (title, owner, status) as the team shares it; it is not
+the planner's own step type (what to compute, from which inputs), which a planner maps onto it.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ def _text(where: str, value: Any, limit: int) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class PlanStep:
+class SharedStep:
     title: str
     owner: str = ""  # peer id of the member doing it, "" when nobody is assigned
     status: str = "todo"
@@ -55,7 +58,7 @@ class PlanStep:
         return {"title": self.title, "owner": self.owner, "status": self.status}
 
     @classmethod
-    def from_content(cls, content: Any, where: str = PLAN) -> PlanStep:
+    def from_content(cls, content: Any, where: str = PLAN) -> SharedStep:
         c = _keys(f"{where}.step", content, ("title", "owner", "status"))
         status = c["status"]
         if status not in STATUSES:
@@ -72,7 +75,7 @@ class PlanUpdate:
 
     round: str  # the round's id (its conv.start message id)
     version: int
-    steps: tuple[PlanStep, ...]
+    steps: tuple[SharedStep, ...]
 
     def to_content(self) -> dict[str, Any]:
         return {
@@ -91,7 +94,7 @@ class PlanUpdate:
         if not isinstance(steps, list) or len(steps) > MAX_STEPS:
             raise InvalidContent(f"{PLAN}.steps must be a list of at most {MAX_STEPS} steps")
         round_id = _text(f"{PLAN}.round", c["round"], MAX_ID)
-        return cls(round_id, version, tuple(PlanStep.from_content(s) for s in steps))
+        return cls(round_id, version, tuple(SharedStep.from_content(s) for s in steps))
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,13 +113,13 @@ class RoundCancel:
         return cls(_text(f"{CANCEL}.round", c["round"], MAX_ID), _text(f"{CANCEL}.reason", c["reason"], 500))
 
 
-def clip_steps(steps: Iterable[PlanStep]) -> tuple[PlanStep, ...]:
+def clip_steps(steps: Iterable[SharedStep]) -> tuple[SharedStep, ...]:
     """Steps made valid for the wire: at most :data:`MAX_STEPS`, titles cut to :data:`MAX_STEP_TEXT`."""
     out = []
     for s in list(steps)[:MAX_STEPS]:
         title = " ".join(s.title.split())[:MAX_STEP_TEXT] or "step"
         status = s.status if s.status in STATUSES else "todo"
-        out.append(PlanStep(title, s.owner[:MAX_ID], status))
+        out.append(SharedStep(title, s.owner[:MAX_ID], status))
     return tuple(out)
 
 
@@ -141,12 +144,12 @@ class PlanBoard:
     def next_version(self) -> int:
         return (self.updates[-1][0] if self.updates else 0) + 1
 
-    def changed(self, steps: Sequence[PlanStep]) -> bool:
+    def changed(self, steps: Sequence[SharedStep]) -> bool:
         latest = self.latest()
         return latest is None or latest.steps != tuple(steps)
 
 
-def render_plan(steps: Sequence[PlanStep], name_of: Any = str) -> list[str]:
+def render_plan(steps: Sequence[SharedStep], name_of: Any = str) -> list[str]:
     """One line per step: ``2. [running] compute the product (calculator)``."""
     lines = []
     for i, s in enumerate(steps, 1):
@@ -160,7 +163,7 @@ __all__ = [
     "PLAN",
     "STATUSES",
     "PlanBoard",
-    "PlanStep",
+    "SharedStep",
     "PlanUpdate",
     "RoundCancel",
     "clip_steps",

@@ -15,7 +15,7 @@ from typing import Any
 
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.messages import ConvStart, TaskAssignment
-from ioa_p2p.conversation.plan import PlanStep
+from ioa_p2p.conversation.plan import SharedStep
 
 
 class TaskStatus(StrEnum):
@@ -47,7 +47,7 @@ class TurnDraft:
     tasks: tuple[TaskAssignment, ...] = ()
     triggers: tuple[str, ...] = ()
     #: The shared plan as this brain sees it after the turn (None: no opinion); posted as ``conv.plan``.
-    plan: tuple[PlanStep, ...] | None = None
+    plan: tuple[SharedStep, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

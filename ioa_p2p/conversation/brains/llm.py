@@ -25,7 +25,7 @@ from ioa_p2p.conversation.brains.base import MemberInfo, fallback_note, handles,
 from ioa_p2p.conversation.brains.offline import OfflineBrain
 from ioa_p2p.conversation.brains.prompt import TURN_FORMAT, aliases, turn_prompt, turn_schema
 from ioa_p2p.conversation.messages import TaskAssignment
-from ioa_p2p.conversation.plan import STATUSES, PlanStep, clip_steps
+from ioa_p2p.conversation.plan import STATUSES, SharedStep, clip_steps
 from ioa_p2p.conversation.types import ConversationView, Speak, TaskStatus, TurnDraft
 from ioa_p2p.errors import IoAError, ModelOutputError
 from ioa_p2p.llm.failures import failure_kind
@@ -151,7 +151,7 @@ def parse_turn_decision(
     return TurnDraft(kind, content.strip(), next_, tasks, triggers, _plan(obj.get("plan"), member))
 
 
-def _plan(raw: Any, member: Callable[[Any], str]) -> tuple[PlanStep, ...] | None:
+def _plan(raw: Any, member: Callable[[Any], str]) -> tuple[SharedStep, ...] | None:
     """The model's plan (None when it gave none); steps it got wrong are kept with what is usable."""
     if not isinstance(raw, list) or not raw:
         return None
@@ -167,7 +167,7 @@ def _plan(raw: Any, member: Callable[[Any], str]) -> tuple[PlanStep, ...] | None
             owner = member(item["owner"]) if item.get("owner") else ""
         except ModelOutputError:
             owner = ""
-        steps.append(PlanStep(title, owner, status if status in STATUSES else "todo"))
+        steps.append(SharedStep(title, owner, status if status in STATUSES else "todo"))
     return clip_steps(steps) or None
 
 

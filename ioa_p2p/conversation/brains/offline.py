@@ -34,7 +34,7 @@ import numpy as np
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.base import MemberInfo, handles, team_for
 from ioa_p2p.conversation.messages import TaskAssignment
-from ioa_p2p.conversation.plan import PlanStep, clip_steps
+from ioa_p2p.conversation.plan import SharedStep, clip_steps
 from ioa_p2p.conversation.types import ConversationView, Speak, TaskStatus, TaskView, TurnDraft
 from ioa_p2p.embedding import Embedder
 from ioa_p2p.teaming.clauses import split_goal
@@ -210,7 +210,7 @@ class _Tracker:
     def next_assignee(self, step: Step) -> str:
         return self._remaining(step)[0]
 
-    def plan(self) -> tuple[PlanStep, ...]:
+    def plan(self) -> tuple[SharedStep, ...]:
         """The shared plan as the task results show it: each step, its owner (the last attempt's
         assignee, else the best match) and its status."""
         status = {"done": "done", "running": "running", "failed": "failed"}
@@ -220,7 +220,7 @@ class _Tracker:
             remaining = self._remaining(step)
             owner = tried[-1].assignee if tried else (remaining[0] if remaining else "")
             title = f"{step_title(step, len(self.steps))}: {step.text}"
-            out.append(PlanStep(title, owner, status.get(self.state(step), "todo")))
+            out.append(SharedStep(title, owner, status.get(self.state(step), "todo")))
         return clip_steps(out)
 
     def result_of(self, index: int) -> TaskView | None:
