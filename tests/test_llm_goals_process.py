@@ -7,7 +7,8 @@ every turn fall back to the offline planner visibly (terminal, ``--json``, the s
 still gets done, every member's copy of the chat passes the audit, and the credential appears in no
 output, log or stored file. The stall run also cancels goals: ``ioa goal cancel CHAT`` from another
 shell, and Ctrl-C on ``ioa goal``: every member sees the signed ``conv.cancel`` and aborts the round.
-The other hostile modes are covered per turn in tests/test_llm_hostile.py.
+The other hostile modes are covered per turn in tests/test_llm_hostile.py, and as whole goals by
+bench/bench_llm_path.py.
 """
 
 from __future__ import annotations
@@ -81,29 +82,58 @@ async def signed_turn_texts(node: TestnetNode, chat: str) -> list[str]:
             isinstance(m["content"], dict) and "height" in m["content"]]  # fmt: skip
 
 
-async def test_goal_with_a_stalling_model_server_falls_back_and_can_be_cancelled(tmp_path: Path) -> None:
+async def test_goals_with_a_stalling_server_and_a_header_echoing_proxy(tmp_path: Path) -> None:
+    """One testnet; the model server stalls, then (switched) echoes the request headers in its 500s."""
     with serve_hostile("stall") as server, trio.fail_after(240):
         async with open_testnet(tmp_path / "net", specs_for(server.base_url)) as net:
             coordinator = net["coordinator"]
             await wait_cards(net, coordinator, 1)
-            done, elapsed = await timed_goal(coordinator.home, "--json")
-            assert done.returncode == 0, done.stderr.decode()
-            assert elapsed <= TIMEOUT + GRACE + CLI_SLACK
-            result = json.loads(done.stdout)
-            assert result["status"] == "concluded" and result["exit_code"] == 0
-            assert result["team_fallback"] == "timeout"  # the team-up stalled: chosen by similarity
-            assert result["model_turns"] == 0 and result["fallback_turns"] >= 2
-            assert result["fallbacks"] == {"timeout": result["fallback_turns"]}
-            assert [t["status"] for t in result["tasks"]] == ["completed"]
-            assert result["plan"] and result["plan"][0]["status"] == "done"
-            texts = await signed_turn_texts(net["calculator"], result["chat_id"])
-            assert texts and all(t.startswith("[fallback to offline planner: timeout] ") for t in texts)
-            assert len(await audit_members(net, result)) == 1
-            plans = await ioa(coordinator.home, "history", result["chat_id"], "--plan")
-            assert plans.returncode == 0 and b"plan v1" in plans.stdout and b"[done]" in plans.stdout
-            cancelled = await cancel_from_another_shell(net)
-            interrupted = await interrupt_the_cli(net)
-            assert_no_credential(tmp_path / "net", done.stdout, done.stderr, cancelled, interrupted)
+            outputs = [
+                *await stalling_goal(net),
+                await cancel_from_another_shell(net),
+                await interrupt_the_cli(net),
+            ]
+            server.mode = "echo_headers"
+            outputs.append(await echoing_goal(net))
+            assert server.chat_requests()  # the proxy was asked, and echoed the credential back
+            assert_no_credential(tmp_path / "net", *outputs)
+
+
+async def stalling_goal(net: Testnet) -> list[bytes]:
+    coordinator = net["coordinator"]
+    done, elapsed = await timed_goal(coordinator.home, "--json")
+    assert done.returncode == 0, done.stderr.decode()
+    assert elapsed <= TIMEOUT + GRACE + CLI_SLACK
+    result = json.loads(done.stdout)
+    assert result["status"] == "concluded" and result["exit_code"] == 0
+    assert result["team_fallback"] == "timeout"  # the team-up stalled: chosen by similarity
+    assert result["model_turns"] == 0 and result["fallback_turns"] >= 2
+    assert result["fallbacks"] == {"timeout": result["fallback_turns"]}
+    assert [t["status"] for t in result["tasks"]] == ["completed"]
+    assert result["plan"] and result["plan"][0]["status"] == "done"
+    texts = await signed_turn_texts(net["calculator"], result["chat_id"])
+    assert texts and all(t.startswith("[fallback to offline planner: timeout] ") for t in texts)
+    assert len(await audit_members(net, result)) == 1
+    plans = await ioa(coordinator.home, "history", result["chat_id"], "--plan")
+    assert plans.returncode == 0 and b"plan v1" in plans.stdout and b"[done]" in plans.stdout
+    return [done.stdout, done.stderr, plans.stdout]
+
+
+async def echoing_goal(net: Testnet) -> bytes:
+    coordinator = net["coordinator"]
+    done, elapsed = await timed_goal(coordinator.home)
+    out = done.stdout.decode()
+    assert done.returncode == 0, done.stderr.decode()
+    assert elapsed <= TIMEOUT + GRACE + CLI_SLACK
+    assert "LLM team-up failed (server_error); team chosen by similarity" in out
+    assert "[fallback: server_error]" in out and "model 0, fallback" in out
+    assert "calculator done step 1/1: 17 * 23 = 391" in out
+    chat = out.strip().splitlines()[-1].removeprefix("chat ")
+    history = await net["calculator"].call("GET", f"/chats/history?chat={chat}")
+    result = {"chat_id": chat, "team": [{"peer_id": str(n.peer_id)} for n in net.agents]}
+    assert len(await audit_members(net, result)) == 1
+    assert "upstream failed" not in out + done.stderr.decode()
+    return done.stdout + done.stderr + json.dumps(history).encode()
 
 
 async def launch_in_background(home: Path, nursery: trio.Nursery) -> trio.Process:
@@ -163,24 +193,3 @@ async def interrupt_the_cli(net: Testnet) -> bytes:
     assert b"interrupted: cancelled the goal" in err
     await poll_until(lambda: round_aborted_on(calculator, chat), 20)
     return err
-
-
-async def test_goal_with_a_header_echoing_proxy_leaks_nothing(tmp_path: Path) -> None:
-    with serve_hostile("echo_headers") as server, trio.fail_after(200):
-        async with open_testnet(tmp_path / "net", specs_for(server.base_url)) as net:
-            coordinator = net["coordinator"]
-            await wait_cards(net, coordinator, 1)
-            done, elapsed = await timed_goal(coordinator.home)
-            out = done.stdout.decode()
-            assert done.returncode == 0, done.stderr.decode()
-            assert elapsed <= TIMEOUT + GRACE + CLI_SLACK
-            assert "LLM team-up failed (server_error); team chosen by similarity" in out
-            assert "[fallback: server_error]" in out and "model 0, fallback" in out
-            assert "calculator done step 1/1: 17 * 23 = 391" in out
-            assert server.chat_requests()  # the proxy was asked, and echoed the credential back
-            chat = out.strip().splitlines()[-1].removeprefix("chat ")
-            history = await net["calculator"].call("GET", f"/chats/history?chat={chat}")
-            result = {"chat_id": chat, "team": [{"peer_id": str(n.peer_id)} for n in net.agents]}
-            assert len(await audit_members(net, result)) == 1
-            assert_no_credential(tmp_path / "net", done.stdout, done.stderr, json.dumps(history).encode())
-            assert "upstream failed" not in out + done.stderr.decode()
