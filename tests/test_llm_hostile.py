@@ -24,6 +24,7 @@ from ioa_p2p.conversation.brains.offline import OfflineBrain
 from ioa_p2p.conversation.brains.prompt import turn_prompt
 from ioa_p2p.conversation.machine import Conversation
 from ioa_p2p.conversation.messages import ConvStart
+from ioa_p2p.conversation.plan import SharedStep
 from ioa_p2p.conversation.types import Incoming, Speak
 from ioa_p2p.embedding import HashingEmbedder
 from ioa_p2p.errors import IoAError, ModelOutputError
@@ -127,6 +128,19 @@ async def test_retry_after_that_fits_is_waited_for(caplog: pytest.LogCaptureFixt
     draft, _, server = await run_turn("rate_limit", caplog, retry_after=0.5, fail_first=1)
     assert turn_origin(draft.text) == "model" and draft.kind == "conv.conclusion"
     assert len(server.chat_requests()) == 2
+
+
+async def test_a_model_that_states_no_plan_gets_one_from_its_tasks() -> None:
+    task = {"assignee": "calculator", "title": "product", "description": "17 * 23"}
+    answer = {"message_type": "sync_task", "content": "Calculator, please.", "tasks": [task]}
+    with serve_hostile("ok", content=json.dumps(answer)) as server:
+        brain, raw = brain_for(server.base_url)
+        conv, speak = first_speak(time.time())
+        with trio.fail_after(10):
+            turn = await brain.take_turn(conv.view(), speak, MEMBERS)
+        await raw.aclose()
+    assert turn_origin(turn.text) == "model"
+    assert turn.plan == (SharedStep("product", "peerB", "running"),)
 
 
 async def test_endless_self_nomination_is_a_model_turn_the_state_machine_caps(

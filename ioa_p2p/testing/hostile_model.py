@@ -62,6 +62,7 @@ class HostileServer:
     retry_after: float = 3600.0  # rate_limit: the Retry-After header
     fail_first: int = 0  # rate_limit: only the first N requests are refused (0: all)
     huge_bytes: int = 4_000_000
+    content: str | None = None  # ok: the content of every turn answer (default: a conclusion)
     requests: list[dict[str, Any]] = field(default_factory=list)
     stopped: threading.Event = field(default_factory=threading.Event)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -187,6 +188,8 @@ def _handler(server: HostileServer) -> type[BaseHTTPRequestHandler]:
             elif mode == "no_schema" and body.get("response_format", {}).get("type") == "json_schema":
                 refusal = {"message": "response_format type json_schema is not supported", "type": "bad"}
                 self._json(400, {"error": refusal})
+            elif server.content is not None and not body.get("tools"):
+                self._json(200, completion(body, {"content": server.content}))
             else:
                 self._json(200, completion(body, hostile_answer(mode, body)))
 

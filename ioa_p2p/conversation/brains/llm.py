@@ -18,6 +18,7 @@ clock).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ioa_p2p.conversation import messages as cm
@@ -73,7 +74,7 @@ class LLMBrain:
         """The model's turn; raises IoAError (ModelError, ModelOutputError, ...) when there is none."""
         budget = max(256, self.context_tokens - self.max_tokens)
         messages = turn_prompt(view, speak, team, budget=budget)
-        return await complete_json(
+        draft = await complete_json(
             self.model,
             messages,
             lambda obj: parse_turn_decision(obj, view, team),
@@ -81,6 +82,7 @@ class LLMBrain:
             schema=("turn", turn_schema(view, team)),
             max_tokens=self.max_tokens,
         )
+        return draft if draft.plan is not None else replace(draft, plan=plan_from_tasks(view, draft))
 
     async def take_turn(self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]) -> TurnDraft:
         try:
@@ -106,6 +108,15 @@ class LLMBrain:
             draft.triggers,
             draft.plan,
         )
+
+
+def plan_from_tasks(view: ConversationView, draft: TurnDraft) -> tuple[SharedStep, ...] | None:
+    """The shared plan when the model stated none: the round's tasks with their owners and status, and
+    the tasks this turn assigns (running from now on); None when there are no tasks at all."""
+    status = {TaskStatus.COMPLETED: "done", TaskStatus.FAILED: "failed", TaskStatus.RUNNING: "running"}
+    steps = [SharedStep(t.title or t.description[:80], t.assignee, status[t.status]) for t in view.tasks]
+    steps += [SharedStep(t.title or t.description[:80], t.assignee, "running") for t in draft.tasks]
+    return clip_steps(steps) or None
 
 
 # --------------------------------------------------------------------------- parsing the decision
