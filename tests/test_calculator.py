@@ -169,7 +169,10 @@ async def test_adapter_runs_and_rejects() -> None:
     adapter = load_adapter("calculator", {"name": "calc-1"})
     assert isinstance(adapter, CalculatorAdapter)
     card = adapter.describe()
-    assert card.name == "calc-1" and card.task_types == ("arithmetic",)
+    assert card.name == "calc-1" and card.task_types == (
+        "arithmetic",
+        "date arithmetic",
+    )  # issue 11: abilities
     with trio.fail_after(10):
         ok = await run_task(adapter, Task.create("what is 12.5% of 2,400?", timeout=10))
         refused = await run_task(adapter, Task("please summarise the meeting"))

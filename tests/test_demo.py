@@ -28,9 +28,11 @@ def test_ioa_demo_concludes_audits_and_stops_everything(tmp_path: Path) -> None:
     out = done.stdout
     assert done.returncode == 0, out + done.stderr
     assert "team: " in out and "> async_task" in out and "> sync_task" in out
-    assert "calculator done step 1/4: (15% of 2480) + (17 ^ 2) = 661" in out
-    assert "coder done step 3/4: 338350" in out and "librarian done step 2/4: [1]" in out
-    assert "338350 * 3 = 1015050" in out and "\nconclusion:" in out
+    # issue 11: tasks carry the planner's expression with earlier values bound; retrieval states its answer
+    # span first (then the passages); the conclusion's first line states the answers
+    assert "calculator done step 1/4: (15 / 100 * 2480) + (17 ^ 2) = 661" in out
+    assert "coder done step 3/4: 338350" in out and "librarian done step 2/4: " in out
+    assert "338350 * 3 = 1015050" in out and "\nconclusion:\n  The answers are: " in out
     assert "audit: valid" in out and "identical on every member" in out
     assert out.rstrip().splitlines()[-1].startswith("demo finished in")
     history = next(root.glob("ioa-demo-*.history"))

@@ -95,8 +95,11 @@ def test_the_offline_planner_states_its_plan() -> None:
     ],
 )
 def test_exit_codes(status: str, tasks: list[dict[str, str]], code: int) -> None:
-    assert goal_exit_code(status, tasks) == code
     assert exit_code_of({"status": status, "tasks": tasks}) == code  # without the node's exit_code
+    assert exit_code_of({"status": status, "tasks": [], "exit_code": code}) == code  # the node's wins
+    complete = code == 0
+    assert exit_code_of({"status": status, "tasks": tasks, "complete": complete}) == code
+    assert goal_exit_code(status, complete) == code
 
 
 def test_summary_line_counts_model_turns_and_fallbacks() -> None:

@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("config", ("ioa_p2p.config",)),
     ("records and models", ("ioa_p2p.card", "ioa_p2p.embedding", "ioa_p2p.llm")),
     ("history", ("ioa_p2p.history",)),
+    ("planning", ("ioa_p2p.planning",)),
     ("teaming", ("ioa_p2p.teaming",)),
     ("conversation", ("ioa_p2p.conversation",)),
     ("core surface", ("ioa_p2p.control_client", "ioa_p2p")),

@@ -9,13 +9,19 @@ from ioa_p2p.adapters.calculator.adapter import calculate
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.base import MemberInfo
 from ioa_p2p.conversation.brains.factory import make_brain
-from ioa_p2p.conversation.brains.offline import PREFIX, OfflineBrain, plan_steps, short_value
+from ioa_p2p.conversation.brains.offline import PREFIX, OfflineBrain
 from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
 from ioa_p2p.conversation.types import Concluded, TaskStatus
 from ioa_p2p.embedding import HashingEmbedder, WordLlamaEmbedder
 from ioa_p2p.errors import TaskRejected
+from ioa_p2p.planning import parse_value, plan_request
 
 from .conv_sim import Sim
+
+
+def plan_steps(goal: str):  # issue 11: the plan comes from ioa_p2p.planning (typed steps, needs)
+    return plan_request(goal).steps
+
 
 TEAM = [
     MemberInfo("A", "coordinator", "Talks with the user and coordinates the team."),
@@ -60,15 +66,15 @@ def run(goal, brain, *, runner=real_runner, crash=(), leave=(), **spec_kw):
 
 def test_plan_steps_and_dependencies() -> None:
     steps = plan_steps("Compute 17 * 23, then multiply it by 2. Find in the docs how audit works.")
-    assert [(s.index, s.text, s.depends_on) for s in steps] == [
-        (1, "Compute 17 * 23", None),
-        (2, "multiply it by 2", 1),
-        (3, "Find in the docs how audit works", None),
+    # issue 11: steps carry their kind and the steps whose values they need
+    assert [(s.index, s.kind, s.needs) for s in steps] == [
+        (1, "calc", ()),
+        (2, "calc", (1,)),
+        (3, "lookup", ()),
     ]
-    assert [s.depends_on for s in plan_steps("Sum 1 and 2 and plot the result")] == [None, 1]
     assert len(plan_steps("What is 2 + 2?")) == 1
-    assert short_value("17 * 23 = 391") == "391"
-    assert short_value("a long\nanswer that is not a value at all, it goes on and on and on") is None
+    value = parse_value("17 * 23 = 391")
+    assert value is not None and value.number == 391
 
 
 def test_steps_go_to_the_best_matching_member(brain) -> None:
@@ -89,11 +95,14 @@ def test_parallel_steps_async_then_dependent_step_sync(brain) -> None:
     assigned = {view.task(t).title: view.task(t).assignee for t in first.task_ids}
     assert assigned == {"step 1/4": "B", "step 3/4": "C", "step 4/4": "D"}
     step2 = next(t for t in view.tasks if t.title == "step 2/4")
-    assert step2.description == "compute 391 times 2" and step2.mode == "sync"
+    # issue 11: the task carries the value bound into the expression, not the clause's words
+    assert step2.description == "Calculate 391 * 2" and step2.mode == "sync"
     assert step2.text.endswith("= 782")
     conclusion = sim.final("A")
     assert isinstance(conclusion, Concluded) and "782" in conclusion.text and "2 3 5 7" in conclusion.text
-    assert all(t.text.startswith(PREFIX) for t in view.turns)
+    # issue 11: the conclusion's first line is the answer; the planner's label closes it
+    assert all(t.text.startswith(PREFIX) for t in view.turns if t.kind != cm.CONCLUSION)
+    assert conclusion.text.startswith("The answers are: ") and conclusion.text.endswith("(offline planner)")
     assert {type(sim.final(m)) for m in MEMBERS} == {Concluded}
 
 
@@ -101,7 +110,7 @@ def test_failed_step_fails_over_to_the_next_best_member(brain) -> None:
     def runner(member, task):
         if member == "B":
             return 1.0, TaskOutcome(task.task_id, False, "calculator crashed", None, None, "crash")
-        return real_runner(member, task)
+        return 1.0, TaskOutcome(task.task_id, True, "12 * 12 = 144")  # issue 11: "ok" answers nothing
 
     sim = run("Compute 12 * 12", brain, runner=runner)
     view = sim.members["A"].conv.view()
@@ -113,7 +122,9 @@ def test_failed_step_fails_over_to_the_next_best_member(brain) -> None:
 
 def test_step_of_a_member_who_leaves_is_reassigned(brain) -> None:
     def runner(member, task):
-        return None if member == "B" else real_runner(member, task)  # B never answers; it leaves
+        if member == "B":
+            return None  # B never answers; it leaves
+        return 1.0, TaskOutcome(task.task_id, True, "12 * 12 = 144")  # issue 11: "ok" answers nothing
 
     sim = run("Compute 12 * 12", brain, runner=runner, leave=[("B", 5.0)])
     view = sim.members["A"].conv.view()
@@ -130,7 +141,7 @@ def test_fallback_speaker_continues_the_same_plan(brain) -> None:
     assert view.turns[0].author == "A"
     assert any(t.author != "A" and t.level > 0 for t in view.turns)
     step2 = next(t for t in view.tasks if t.title == "step 2/2")
-    assert step2.description == "compute 391 times 2" and step2.status is TaskStatus.COMPLETED
+    assert step2.description == "Calculate 391 * 2" and step2.status is TaskStatus.COMPLETED
     final = sim.final("B")
     assert isinstance(final, Concluded) and "782" in final.text
 
@@ -144,7 +155,9 @@ def test_forced_conclusion_reports_what_is_there(brain) -> None:
     sim = run(goal, brain, runner=runner, timeout=200.0, task_timeout=1000.0)
     final = sim.final("A")
     assert isinstance(final, Concluded) and final.forced
-    assert "2 + 2 = 4" in final.text and "Step 2" in final.text and "still running" in final.text
+    # issue 11: the conclusion states the answer it has and names the step still running
+    assert final.text.startswith("The answers are: Compute 2 + 2: 4")
+    assert "step 2 (" in final.text and "still running" in final.text
     late = next(t for t in sim.members["A"].conv.view().tasks if t.assignee == "C")
     assert late.status is TaskStatus.FAILED and "deadline is near" in late.text
 

@@ -127,7 +127,11 @@ async def test_answers_with_citations(tmp_path: Path) -> None:
     best = result.data["passages"][0]
     assert best["path"] == "garden.md" and "copper tape" in best["text"]
     assert best["text"] == lines_of(docs / "garden.md", best["start_line"], best["end_line"])
-    assert result.text.startswith(f"[1] garden.md:{best['start_line']}-{best['end_line']}")
+    # issue 11: the answer span first, then its source line, then the passages' citations
+    assert result.text.splitlines()[0] == "Slugs are kept away by copper tape around the beds."
+    assert result.data["value"]["kind"] == "text" and result.data["citation"]["path"] == "garden.md"
+    assert 0 < result.data["confidence"] <= 1
+    assert f"[1] garden.md:{best['start_line']}-{best['end_line']}" in result.text
     knot = await ask(adapter, "Which knot makes a fixed loop at the end of a rope?")
     assert knot.data["passages"][0]["path"] == "sub/boats.rst"
     index = result.data["index"]

@@ -29,10 +29,12 @@ from typing import Any
 import trio
 
 from ioa_p2p.adapters.base import AdapterCard, Task, TaskContext, TaskResult, parse_options
+from ioa_p2p.adapters.calculator.dates import date_calculation
 from ioa_p2p.adapters.calculator.evaluate import evaluate
 from ioa_p2p.adapters.calculator.parser import is_operation, parse
 from ioa_p2p.adapters.calculator.render import approx, digit_count, format_value, render
 from ioa_p2p.adapters.calculator.values import (
+    MAX_INPUT_CHARS,
     MAX_SHOWN_EXPRESSION,
     MAX_SHOWN_INT_DIGITS,
     Budget,
@@ -130,16 +132,33 @@ class CalculatorAdapter:
             ),
             skills=self.options.skills,
             kind=KIND,
-            task_types=("arithmetic",),
+            task_types=("arithmetic", "date arithmetic"),
         )
 
+    def can_do(self, task: Task) -> float:
+        """Cheap estimate (0..1) that this adapter can do ``task``: 1 when it holds a calculation."""
+        if date_calculation(task.text[:MAX_INPUT_CHARS]) is not None:
+            return 1.0
+        try:
+            return 1.0 if calculate(task.text, self.limits) else 0.0
+        except TaskRejected:
+            return 0.0
+
     async def run(self, task: Task, ctx: TaskContext) -> TaskResult:
+        dated = date_calculation(task.text[:MAX_INPUT_CHARS])
+        if dated is not None:
+            value = dated.to_dict()
+            text = f"{dated.expression} = {value['text']}"
+            return TaskResult.success(text, data={"value": value, "confidence": 1.0, "results": []})
         # Pure and bounded (<~0.5 s), but CPU-bound: keep it off the node's event loop.
         job = functools.partial(calculate, task.text, self.limits)
         results = await trio.to_thread.run_sync(job, abandon_on_cancel=True)  # type: ignore[call-arg]
         lines = [f"{c.expression} = {c.shown()}" for c in results]
         await ctx.progress(f"{len(results)} calculation(s) done", 1.0)
-        return TaskResult.success("\n".join(lines), data={"results": [c.to_dict() for c in results]})
+        last = results[-1]
+        value = {"kind": "number", "value": float(last.value), "unit": "", "text": last.shown()}
+        data = {"results": [c.to_dict() for c in results], "value": value, "confidence": 1.0}
+        return TaskResult.success("\n".join(lines), data=data)
 
     async def aclose(self) -> None:
         return None

@@ -30,6 +30,8 @@ import numpy as np
 import trio
 
 from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, TaskResult, parse_options
+from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of
+from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
 
@@ -231,6 +233,8 @@ class _FileEntry:
     key: tuple[int, int]  # (size, mtime_ns)
     passages: list[Passage]
     matrix: Matrix
+    title: str = ""  # the first non-blank line
+    superseded: bool = False  # its head says it was superseded / replaced
 
 
 @dataclass(slots=True)
@@ -259,9 +263,11 @@ class DocIndex:
 
     def _embed_file(self, rel: str, key: tuple[int, int]) -> _FileEntry:
         raw = (self.root / rel).read_bytes()[: self.options.max_file_kb * 1024]
-        passages = chunk_document(rel, raw.decode("utf-8", "replace"), self.options.chunk_chars)
+        text = raw.decode("utf-8", "replace")
+        passages = chunk_document(rel, text, self.options.chunk_chars)
         matrix = self.embedder.embed([p.embedding_text() for p in passages])
-        return _FileEntry(key, passages, matrix)
+        title = next((line.strip().lstrip("# ") for line in text.splitlines() if line.strip()), "")
+        return _FileEntry(key, passages, matrix, title[:200], is_superseded(text))
 
     def all(self) -> tuple[list[Passage], Matrix]:
         passages = [p for entry in self.files.values() for p in entry.passages]
@@ -269,14 +275,28 @@ class DocIndex:
         matrix = np.vstack(mats) if mats else np.zeros((0, self.embedder.dim), dtype=np.float32)
         return passages, matrix
 
-    def search(self, query: str) -> list[tuple[float, Passage]]:
+    def search(self, query: str, k: int = 0) -> list[tuple[float, Passage]]:
         passages, matrix = self.all()
         if not passages:
             return []
         query_vec = self.embedder.embed([query])[0]
         scores = score_passages(query_vec, matrix, query, passages, self.options.keyword_weight)
-        order = np.argsort(-scores, kind="stable")[: self.options.top_k]
+        order = np.argsort(-scores, kind="stable")[: k or self.options.top_k]
         return [(float(scores[i]), passages[i]) for i in order]
+
+    def facts(self, hits: Sequence[tuple[float, Passage]]) -> list[Fact]:
+        """The facts of the passages found (answer spans are read from them)."""
+        out: list[Fact] = []
+        for score, p in hits:
+            entry = self.files.get(p.path)
+            title, old = (entry.title, entry.superseded) if entry else ("", False)
+            out += facts_of(p.path, p.start_line, p.heading, p.text, old, title, score)
+        return out
+
+    def find_answer(self, query: str) -> tuple[list[tuple[float, Passage]], Answer | None]:
+        """The passages for ``query`` and the answer span read from the best candidates. Blocking."""
+        hits = self.search(query, max(self.options.top_k, self.options.answer_candidates))
+        return hits, answer(query, self.facts(hits))
 
 
 def scan_folder(root: Path, o: RetrievalOptions) -> tuple[dict[str, tuple[int, int]], list[str]]:
@@ -321,6 +341,9 @@ class RetrievalOptions:
     name: str = "doc-retrieval"
     description: str = ""
     skills: tuple[str, ...] = ("document search", "question answering", "citations")
+    #: An answer span below this confidence (0..1, see answer.py) fails the task: nothing answers it.
+    min_answer_score: float = 0.15
+    answer_candidates: int = 16  # passages the answer span is looked for in
 
 
 class RetrievalAdapter:
@@ -372,7 +395,7 @@ class RetrievalAdapter:
             changed = await trio.to_thread.run_sync(self._refresh)
             if changed:
                 self.builds += 1
-            hits = await trio.to_thread.run_sync(self.index.search, query)
+            hits, found = await trio.to_thread.run_sync(self.index.find_answer, query)
             passages, _ = self.index.all()
             stats = {
                 "files": len(self.index.files),
@@ -384,7 +407,7 @@ class RetrievalAdapter:
             return TaskResult.failed(
                 TASK_ERROR, f"no documents to search in {self.root}", data={"index": stats}
             )
-        good = [(s, p) for s, p in hits if s >= self.options.min_score]
+        good = [(s, p) for s, p in hits if s >= self.options.min_score][: self.options.top_k]
         if not good:
             best = hits[0][0] if hits else 0.0
             return TaskResult.failed(
@@ -393,10 +416,22 @@ class RetrievalAdapter:
                 f"(best score {best:.2f} < min_score {self.options.min_score:g})",
                 data={"index": stats},
             )
+        if found is None or found.score < self.options.min_answer_score:
+            shown = f"best {found.score:.2f}: {found.fact.text[:200]!r}" if found else "none found"
+            return TaskResult.failed(
+                TASK_ERROR,
+                f"nothing in {self.root.name} answers this ({shown}; min_answer_score "
+                f"{self.options.min_answer_score:g})",
+                data={"index": stats, "confidence": found.score if found else 0.0},
+            )
         await ctx.progress(f"found {len(good)} passage(s)", 1.0)
+        fact = found.fact
         return TaskResult.success(
-            _answer_text(good),
+            _answer_text(found, good),
             data={
+                "value": found.value.to_dict(),
+                "confidence": found.score,
+                "citation": {"path": fact.path, "line": fact.line, "text": fact.text.split("\0")[0][:500]},
                 "query": query,
                 "root": self.root.name,
                 "passages": [
@@ -423,13 +458,14 @@ class RetrievalAdapter:
             raise
 
 
-def _answer_text(hits: Sequence[tuple[float, Passage]]) -> str:
-    parts = []
+def _answer_text(found: Answer, hits: Sequence[tuple[float, Passage]]) -> str:
+    """The value first, then the fact it was read from and the passages found (citations only)."""
+    fact = found.fact.text.split("\0")[0].strip()
+    lines = [found.value.shown(), f"source: {found.citation}: {fact[:300]}"]
     for n, (score, p) in enumerate(hits, 1):
         title = f" ({p.heading})" if p.heading else ""
-        body = p.text if len(p.text) <= SHOWN_PASSAGE_CHARS else p.text[:SHOWN_PASSAGE_CHARS] + " …"
-        parts.append(f"[{n}] {p.citation}{title}, score {score:.2f}\n{body}")
-    return "\n\n".join(parts)
+        lines.append(f"[{n}] {p.citation}{title}, score {score:.2f}")
+    return "\n".join(lines)
 
 
 __all__ = [

@@ -182,6 +182,11 @@ def summary_line(result: dict[str, Any]) -> str:
     )
 
 
+def exit_code(result: dict[str, Any]) -> int:
+    """The exit code of a goal result (the name issue 11 gave it)."""
+    return exit_code_of(result)
+
+
 def exit_code_of(result: dict[str, Any]) -> int:
     """The exit code of a goal result (the node computes it; older nodes: from status and tasks)."""
     code = result.get("exit_code")
@@ -189,6 +194,8 @@ def exit_code_of(result: dict[str, Any]) -> int:
         return code
     if result.get("status") != "concluded":
         return EXIT_ABORTED
+    if isinstance(result.get("complete"), bool):  # the goal report: every needed step done
+        return EXIT_OK if result["complete"] else EXIT_TASKS_FAILED
     done: dict[str, bool] = {}  # a task is needed until one with the same title (a retry) completed
     for t in result.get("tasks", []):
         key = str(t.get("title") or t.get("task_id"))
@@ -351,6 +358,7 @@ def run_events(events: Iterable[dict[str, Any]], echo: Callable[[str], None]) ->
 
 __all__ = [
     "EventPrinter",
+    "exit_code",
     "exit_code_of",
     "follow_launch",
     "goal_body",

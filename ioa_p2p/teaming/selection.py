@@ -45,6 +45,7 @@ class Candidate:
     vector: Vector | None = None  # L2-normalised, made by the same embedder as the goal's vectors
     score: float = 0.0  # similarity to the search query that found it
     skills: tuple[str, ...] = ()
+    abilities: tuple[str, ...] = ()  # the card's task types
 
     @classmethod
     def from_card(cls, card: AgentCard, embedder: Embedder, score: float = 0.0) -> Candidate:
@@ -54,7 +55,15 @@ class Candidate:
         else:
             text = card_text(card.name, card.description, card.skills, card.task_types)
             vector = embedder.embed([text])[0]
-        return cls(str(card.peer), card.name, card.description, vector, score, tuple(card.skills))
+        return cls(
+            str(card.peer),
+            card.name,
+            card.description,
+            vector,
+            score,
+            tuple(card.skills),
+            tuple(card.task_types),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +147,23 @@ def choose_team_for_goal(
                        threshold=threshold, exclude=exclude)  # fmt: skip
 
 
+def add_able(
+    members: Sequence[Candidate], pool: Sequence[Candidate], wanted: Sequence[Sequence[str]], *, max_team: int
+) -> list[Candidate]:
+    """``members`` plus, for each ability set in ``wanted`` that no member has, the best-scoring candidate
+    of ``pool`` that has one of them (the plan's steps need someone able to do them), up to ``max_team``."""
+    team = list(members)
+    for abilities in wanted:
+        want = {a.lower() for a in abilities}
+        if not want or any(want & {a.lower() for a in m.abilities} for m in team):
+            continue
+        able = sorted((c for c in pool if want & {a.lower() for a in c.abilities}), key=lambda c: -c.score)
+        fresh = [c for c in able if c.peer_id not in {m.peer_id for m in team}]
+        if fresh and len(team) < max_team:
+            team.append(fresh[0])
+    return team
+
+
 def _usable(candidates: Sequence[Candidate], dim: int, exclude: Sequence[str]) -> list[Candidate]:
     by_peer: dict[str, Candidate] = {}
     for c in candidates:
@@ -156,4 +182,4 @@ def _usable(candidates: Sequence[Candidate], dim: int, exclude: Sequence[str]) -
 # --------------------------------------------------------------------------- the LLM variant
 
 
-__all__ = ["Candidate", "NeedCover", "TeamChoice", "choose_team", "choose_team_for_goal"]
+__all__ = ["add_able", "Candidate", "NeedCover", "TeamChoice", "choose_team", "choose_team_for_goal"]

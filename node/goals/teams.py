@@ -38,9 +38,10 @@ from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig, Teammate
 from ioa_p2p.node.ports import NodePort
+from ioa_p2p.planning import ABILITIES, plan_request
 from ioa_p2p.teaming.clauses import split_goal
 from ioa_p2p.teaming.llm_team import llm_choose_team
-from ioa_p2p.teaming.selection import Candidate, choose_team_for_goal
+from ioa_p2p.teaming.selection import Candidate, add_able, choose_team_for_goal
 
 log = logging.getLogger("ioa_p2p.goals")
 
@@ -260,7 +261,12 @@ class TeamFormation:
         choice = choose_team_for_goal(
             goal, goals.embedder, pool, max_team=max_team, threshold=goals.config.threshold, exclude=exclude
         )
-        return [Teammate(c.peer_id, c.name, c.score) for c in choice.members], fallback
+        # routing by ability: the plan's step kinds each need a member able to do them
+        kinds = {step.kind for step in plan_request(goal).steps}
+        wanted = [ABILITIES[k] for k in sorted(kinds) if ABILITIES.get(k)]
+        usable = [c for c in pool if c.peer_id not in set(exclude)]
+        members = add_able(choice.members, usable, wanted, max_team=max_team)
+        return [Teammate(c.peer_id, c.name, c.score) for c in members], fallback
 
     def _search(self, exclude: Sequence[str]) -> Callable[[str], Awaitable[Sequence[Candidate]]]:
         async def search(query: str) -> Sequence[Candidate]:

@@ -99,17 +99,12 @@ EXIT_TASKS_FAILED = 3  # concluded with failed or missing tasks
 EXIT_ABORTED = 4  # aborted: the deadline, a cancellation, an abort
 
 
-def goal_exit_code(status: str, tasks: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> int:
-    """0 when the round concluded and every needed task completed, 3 when it concluded with a failed
-    task, 4 when it was aborted. A task is needed until a task with the same title (a retry of the same
-    step) completed, so a failover that succeeded counts as completed."""
+def goal_exit_code(status: str, complete: bool) -> int:
+    """0 when the round concluded and every needed task completed (``complete``: the goal report's,
+    :func:`~ioa_p2p.planning.report.goal_report`), 3 when it concluded without, 4 when it was aborted."""
     if status != "concluded":
         return EXIT_ABORTED
-    done: dict[str, bool] = {}
-    for t in tasks:
-        key = str(t.get("title") or t.get("task_id"))
-        done[key] = done.get(key, False) or t.get("status") == "completed"
-    return EXIT_OK if all(done.values()) else EXIT_TASKS_FAILED
+    return EXIT_OK if complete else EXIT_TASKS_FAILED
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +136,7 @@ class GoalResult:
 
     @property
     def exit_code(self) -> int:
-        return goal_exit_code(self.status, self.tasks)
+        return goal_exit_code(self.status, bool(self.report()["complete"]))
 
     @property
     def ok(self) -> bool:
@@ -157,8 +152,19 @@ class GoalResult:
         done = any(t.get("status") == "completed" for t in self.tasks)
         return self.ok and (done or not self.tasks)
 
+    def report(self) -> dict[str, Any]:
+        """``answer``, ``steps``, ``citations``, ``complete`` (every needed step done): docs/goals.md."""
+        from ioa_p2p.planning.report import goal_report
+
+        return goal_report(self.goal, self.tasks, self.conclusion)
+
     def to_json(self) -> dict[str, Any]:
+        report = self.report()
         return {
+            "answer": report["answer"] if self.status == "concluded" else "",
+            "steps": report["steps"],
+            "citations": report["citations"],
+            "complete": self.status == "concluded" and report["complete"],
             "comm_id": self.chat_id,
             "chat_id": self.chat_id,
             "round_id": self.round_id,
@@ -185,7 +191,7 @@ class GoalResult:
             "turn_origins": dict(self.origins),
             "team_fallback": self.team_fallback,
             "plan": list(self.plan),
-            "exit_code": self.exit_code,
+            "exit_code": goal_exit_code(self.status, bool(report["complete"])),
         }
 
 

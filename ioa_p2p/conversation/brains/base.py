@@ -39,10 +39,15 @@ class MemberInfo:
     #: False when the member's card names no adapter (a coordinator): it can only take a task by
     #: forming a sub-team, so planners rank it after the members that do the work themselves.
     works: bool = True
+    #: The card's task types: the abilities the planner routes steps by (docs/adapters.md).
+    abilities: tuple[str, ...] = ()
 
     @classmethod
     def from_card(cls, card: AgentCard) -> MemberInfo:
-        return cls(str(card.peer), card.name, card.description, tuple(card.skills), bool(card.adapter))
+        return cls(
+            str(card.peer), card.name, card.description, tuple(card.skills), bool(card.adapter),
+            tuple(card.task_types),
+        )  # fmt: skip
 
     def text(self) -> str:
         """The text embedded to match this member with a step (the same shape as card_text)."""

@@ -1,33 +1,34 @@
 """The offline planner: a deterministic brain that needs no language model (the embedded default).
 
-Plan (the same on every member, from the goal alone): :func:`plan_steps` splits the goal into steps with
-:func:`~ioa_p2p.teaming.split_goal`; a step depends on the previous one when it was introduced by a
-sequencing word ("then", "finally", ...) or refers back to it ("it", "them", "the result", ...).
+Plan (the same on every member, from the goal alone): :func:`~ioa_p2p.planning.plan_request` turns the goal
+into typed steps with data dependencies (lookups, calculations, date arithmetic, code with its variables;
+see ioa_p2p/planning).
 
-Assignment: each step goes to the member whose card text is most similar to the step (cosine of
-:class:`~ioa_p2p.embedding.Embedder` vectors; ties by rotation order); a failed attempt is retried once
-with the next best member that has not tried it (failover), members that left are skipped.
+Assignment: each step goes first to the members whose card declares an ability its kind needs (``task_types``
+such as ``question``, ``arithmetic``, ``code``), then to the other working members, by the similarity of the
+step's words to the card (embedding cosine); members without an adapter come last. A failed attempt, or a
+"completion" that does not answer the step (no value of the kind the step needs), is retried with the next
+member that has not tried it, up to ``max_attempts``; members that left are skipped.
 
 Turns (whoever holds the floor runs the same rules, so a fallback speaker continues the same plan):
 
 1. a conclusion is due (``must_conclude``) -> conclude with what is there;
-2. steps are ready (not done, their dependency done) -> assign them: one ready step and nothing running
-   -> ``conv.task.sync`` (the result comes back before going on); several -> ``conv.task.async`` so they run
-   in parallel, the floor staying with the planner;
+2. steps are ready (not done, every step they need done) -> assign them with the values they need bound
+   (one ready step and nothing running -> ``conv.task.sync``; several -> ``conv.task.async``, in parallel);
 3. tasks are running -> ``conv.pause`` until they end;
-4. otherwise -> ``conv.conclusion`` composed from the step results.
+4. otherwise -> ``conv.conclusion``: the answer sentence first, then one line per step, then citations.
 
-A dependent step gets its input from its dependency's result: a short value (e.g. the ``391`` of
-``17 * 23 = 391``) replaces the back-reference ("multiply it by 2" -> "multiply 391 by 2"); a longer
-result is appended as "Input from step N". Every text this brain writes starts with ``[offline planner]``.
-Steps are recognised in the history by their task title ``step i/n``.
+Texts of turns start with ``[offline planner]``; the conclusion starts with the answer and ends with
+``(offline planner)``. Steps are recognised
+in
+the history by their task title ``step i/n``.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -37,76 +38,71 @@ from ioa_p2p.conversation.messages import TaskAssignment
 from ioa_p2p.conversation.plan import SharedStep, clip_steps
 from ioa_p2p.conversation.types import ConversationView, Speak, TaskStatus, TaskView, TurnDraft
 from ioa_p2p.embedding import Embedder
-from ioa_p2p.teaming.clauses import split_goal
+from ioa_p2p.planning import (
+    Plan,
+    PlanStep,
+    StepOutcome,
+    answers,
+    conclusion,
+    describe,
+    plan_request,
+    value_of,
+)
+from ioa_p2p.planning.routing import Candidate, rank_members
+from ioa_p2p.planning.values import Value
 
 LABEL = "offline planner"
 PREFIX = "[offline planner] "
-_BACKREF = re.compile(
-    r"\b(it|its|them|they|the (?:result|results|answer|output|value|number)|above|previous)\b",
-    re.IGNORECASE,
-)
-_SUBSTITUTABLE = re.compile(r"\b(it|them|the (?:result|answer|output|value|number))\b", re.I)
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
-    index: int  # 1-based
-    text: str
-    depends_on: int | None  # the step whose result this one needs
-
-
-def plan_steps(goal: str) -> tuple[Step, ...]:
-    steps = []
-    for i, clause in enumerate(split_goal(goal), 1):
-        needs_previous = i > 1 and (clause.sequenced or bool(_BACKREF.search(clause.text)))
-        steps.append(Step(i, clause.text, i - 1 if needs_previous else None))
-    return tuple(steps)
-
-
-def step_title(step: Step, total: int) -> str:
+def step_title(step: PlanStep, total: int) -> str:
     return f"step {step.index}/{total}"
 
 
 class OfflineBrain:
-    """Deterministic planning by embedding similarity (see the module docstring)."""
+    """Deterministic planning by abilities and embedding similarity (see the module docstring)."""
 
     label = LABEL
 
-    def __init__(self, embedder: Embedder, *, max_attempts: int = 2) -> None:
+    def __init__(self, embedder: Embedder, *, max_attempts: int = 3) -> None:
         self.embedder = embedder
         self.max_attempts = max_attempts
-        self._cache: dict[tuple[str, tuple[tuple[str, bool], ...]], list[list[str]]] = {}
+        self._cache: dict[tuple[str, tuple[tuple[str, bool, tuple[str, ...]], ...]], list[list[str]]] = {}
+        self._plans: dict[str, Plan] = {}
 
     async def take_turn(self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]) -> TurnDraft:
         return self.decide(view, speak, team)
 
-    # ------------------------------------------------------------------ planning
+    def plan(self, goal: str) -> Plan:
+        if goal not in self._plans:
+            if len(self._plans) > 256:
+                self._plans.clear()
+            self._plans[goal] = plan_request(goal)
+        return self._plans[goal]
 
-    def rank(self, steps: Sequence[Step], members: Sequence[MemberInfo]) -> list[list[str]]:
-        """For each step, the member peer ids from best to worst match; members that do work themselves
-        (an adapter on their card) before coordinators, who could only delegate it to a sub-team."""
-        key = (" | ".join(s.text for s in steps), tuple((m.text(), m.works) for m in members))
+    def rank(self, steps: Sequence[PlanStep], members: Sequence[MemberInfo]) -> list[list[str]]:
+        """For each step, the member peer ids from best to worst (abilities, then wording)."""
+        key = (" | ".join(s.text for s in steps), tuple((m.text(), m.works, m.abilities) for m in members))
         if key not in self._cache:
             if not members:
                 self._cache[key] = [[] for _ in steps]
             else:
                 step_vectors = self.embedder.embed([s.text for s in steps])
                 member_vectors = self.embedder.embed([m.text() for m in members])
-                scores = step_vectors @ member_vectors.T
+                scores = np.asarray(step_vectors @ member_vectors.T)
+                candidates = [Candidate(m.peer_id, m.abilities, m.works) for m in members]
                 self._cache[key] = [
-                    [
-                        members[j].peer_id
-                        for j in sorted(range(len(members)), key=lambda j: (not members[j].works, -row[j], j))
-                    ]
-                    for row in np.asarray(scores)
+                    rank_members(step, candidates, [float(x) for x in row])
+                    for step, row in zip(steps, scores, strict=True)
                 ]
         return self._cache[key]
 
     def decide(self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]) -> TurnDraft:
-        steps = plan_steps(view.start.goal)
+        """The planner's turn, with the shared plan (:meth:`Tracker.shared`) as the task results show it."""
+        plan = self.plan(view.start.goal)
         members = [m for m in team_for(view, team) if m.peer_id not in view.left]
-        tracker = _Tracker(view, steps, self.rank(steps, members), self.max_attempts)
-        return replace(self._decide(view, speak, team, steps, tracker), plan=tracker.plan())
+        tracker = Tracker(view, plan, self.rank(plan.steps, members), self.max_attempts)
+        return replace(self._decide(view, speak, team, plan, tracker), plan=tracker.shared())
 
     def fallback_turn(
         self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo], failure: str
@@ -114,147 +110,145 @@ class OfflineBrain:
         return None  # the offline planner is the fallback; its failure is a bug (the rule-based pass)
 
     def _decide(
-        self,
-        view: ConversationView,
-        speak: Speak,
-        team: Sequence[MemberInfo],
-        steps: Sequence[Step],
-        tracker: _Tracker,
+        self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo], plan: Plan, tracker: Tracker
     ) -> TurnDraft:
         names = handles(team_for(view, team))
         if speak.must_conclude:
-            return self._conclusion(view, steps, names)
-        ready = [s for s in steps if tracker.state(s) == "ready"]
+            return self._conclusion(plan, tracker, names)
+        ready = [s for s in plan.steps if tracker.state(s) == "ready"]
         running = [t.task_id for t in view.tasks if t.status is TaskStatus.RUNNING]
         if ready:
             tasks = tuple(
                 TaskAssignment(
-                    tracker.next_assignee(s), step_title(s, len(steps)), tracker.describe(s)
-                )  # fmt: skip
+                    tracker.next_assignee(s), step_title(s, len(plan.steps)), describe(s, tracker.values())
+                )
                 for s in ready
             )
-            plan = "; ".join(
+            shown = "; ".join(
                 f"{t.title} -> {names.get(t.assignee, t.assignee)}: {_short(t.description, 80)}"
                 for t in tasks
             )
             if len(tasks) == 1 and not running:
-                return TurnDraft(cm.TASK_SYNC, f"{PREFIX}Assigning {plan}", tasks=tasks)
-            return TurnDraft(cm.TASK_ASYNC, f"{PREFIX}Working in parallel: {plan}",
-                             next=(view.me,), tasks=tasks)  # fmt: skip
+                return TurnDraft(cm.TASK_SYNC, f"{PREFIX}Assigning {shown}", tasks=tasks)
+            return TurnDraft(
+                cm.TASK_ASYNC, f"{PREFIX}Working in parallel: {shown}", next=(view.me,), tasks=tasks
+            )
         if running:
             waiting = ", ".join(t.title or t.task_id[-6:] for t in view.tasks if t.task_id in running)
             return TurnDraft(cm.PAUSE, f"{PREFIX}Waiting for {waiting}", triggers=tuple(running))
-        return self._conclusion(view, steps, names)
+        return self._conclusion(plan, tracker, names)
 
-    def _conclusion(self, view: ConversationView, steps: Sequence[Step], names: dict[str, str]) -> TurnDraft:
-        lines = [f"{PREFIX}Conclusion for: {view.start.goal}"]
-        for s in steps:
-            title = step_title(s, len(steps))
-            tried = [t for t in view.tasks if t.title == title]
-            done = [t for t in tried if t.status is TaskStatus.COMPLETED]
-            if done:
-                result = done[-1].text.strip()
-                lines.append(f"Step {s.index} ({s.text}) by {_who(done[-1], names)}:\n{result}")
-            elif tried:
-                last = tried[-1]
-                state = "still running" if last.status is TaskStatus.RUNNING else "failed"
-                lines.append(f"Step {s.index} ({s.text}) {state} ({_who(last, names)}): {last.text[:500]}")
-            else:
-                lines.append(f"Step {s.index} ({s.text}): not started")
-        others = [t for t in view.tasks if not t.title.startswith("step ")]
+    def _conclusion(self, plan: Plan, tracker: Tracker, names: dict[str, str]) -> TurnDraft:
+        text, _ = conclusion(plan, tracker.outcomes(names))
+        others = [t for t in tracker.view.tasks if not t.title.startswith("step ")]
         for t in others:
-            lines.append(f"{t.title or 'task'} by {_who(t, names)}: {t.status.value}: {t.text[:1000]}")
-        return TurnDraft(cm.CONCLUSION, "\n".join(lines)[: cm.MAX_TEXT])
+            text += f"\n{t.title or 'task'} by {_who(t, names)}: {t.status.value}: {_short(t.text, 300)}"
+        label = f"\n\n({LABEL})"
+        return TurnDraft(cm.CONCLUSION, text[: cm.MAX_TEXT - len(label)] + label)
 
 
-class _Tracker:
+class Tracker:
     """Where each step stands in the history (attempts are tasks titled ``step i/n``)."""
 
     def __init__(
-        self,
-        view: ConversationView,
-        steps: Sequence[Step],
-        ranking: list[list[str]],
-        max_attempts: int,
+        self, view: ConversationView, plan: Plan, ranking: list[list[str]], max_attempts: int
     ) -> None:
-        self.steps = {s.index: s for s in steps}
+        self.view = view
+        self.plan = plan
         self.ranking = ranking
         self.max_attempts = max_attempts
-        total = len(steps)
+        total = len(plan.steps)
         self.attempts: dict[int, list[TaskView]] = {
             s.index: sorted(
                 (t for t in view.tasks if t.title == step_title(s, total)),
                 key=lambda t: (t.height, t.task_id),
-            )  # fmt: skip
-            for s in steps
+            )
+            for s in plan.steps
         }
 
-    def _remaining(self, step: Step) -> list[str]:
+    def shared(self) -> tuple[SharedStep, ...]:
+        """The shared plan (``conv.plan``): each step of the plan with its owner (the last attempt's
+        assignee, else the best match) and its status."""
+        status = {"done": "done", "running": "running", "failed": "failed"}
+        out = []
+        total = len(self.plan.steps)
+        for step in self.plan.steps:
+            tried = self.attempts[step.index]
+            remaining = self._remaining(step)
+            owner = tried[-1].assignee if tried else (remaining[0] if remaining else "")
+            title = f"{step_title(step, total)}: {step.text}"
+            out.append(SharedStep(title, owner, status.get(self.state(step), "todo")))
+        return clip_steps(out)
+
+    def _remaining(self, step: PlanStep) -> list[str]:
         tried = {t.assignee for t in self.attempts[step.index]}
         return [p for p in self.ranking[step.index - 1] if p not in tried]
 
-    def state(self, step: Step) -> str:
-        tried = self.attempts[step.index]
-        if any(t.status is TaskStatus.COMPLETED for t in tried):
+    def answer_of(self, step: PlanStep) -> tuple[TaskView, Value] | None:
+        """The latest completed attempt whose result answers the step, with its value."""
+        for t in reversed(self.attempts[step.index]):
+            if t.status is TaskStatus.COMPLETED:
+                value = value_of(t.text, t.data)
+                if answers(step, value, t.data) and value is not None:
+                    return t, value
+        return None
+
+    def state(self, step: PlanStep) -> str:
+        if self.answer_of(step) is not None:
             return "done"
+        tried = self.attempts[step.index]
         if tried and tried[-1].status is TaskStatus.RUNNING:
             return "running"
         if len(tried) >= self.max_attempts or not self._remaining(step):
             return "failed"
-        if step.depends_on is not None:
-            before = self.state(self.steps[step.depends_on])
+        for n in step.needs:
+            before = self.state(self.plan.step(n))
             if before != "done":
                 return "failed" if before == "failed" else "blocked"
         return "ready"
 
-    def next_assignee(self, step: Step) -> str:
+    def next_assignee(self, step: PlanStep) -> str:
         return self._remaining(step)[0]
 
-    def plan(self) -> tuple[SharedStep, ...]:
-        """The shared plan as the task results show it: each step, its owner (the last attempt's
-        assignee, else the best match) and its status."""
-        status = {"done": "done", "running": "running", "failed": "failed"}
-        out = []
-        for index, step in sorted(self.steps.items()):
-            tried = self.attempts[index]
-            remaining = self._remaining(step)
-            owner = tried[-1].assignee if tried else (remaining[0] if remaining else "")
-            title = f"{step_title(step, len(self.steps))}: {step.text}"
-            out.append(SharedStep(title, owner, status.get(self.state(step), "todo")))
-        return clip_steps(out)
+    def values(self) -> dict[int, Value]:
+        out = {}
+        for s in self.plan.steps:
+            found = self.answer_of(s)
+            if found is not None:
+                out[s.index] = found[1]
+        return out
 
-    def result_of(self, index: int) -> TaskView | None:
-        done = [t for t in self.attempts[index] if t.status is TaskStatus.COMPLETED]
-        return done[-1] if done else None
+    def outcomes(self, names: Mapping[str, str]) -> dict[int, StepOutcome]:
+        out: dict[int, StepOutcome] = {}
+        for s in self.plan.steps:
+            found = self.answer_of(s)
+            tried = self.attempts[s.index]
+            if found is not None:
+                task, value = found
+                citation = _citation(task.data)
+                out[s.index] = StepOutcome(s, _who(task, names), value, "completed", citation)
+            elif tried:
+                last = tried[-1]
+                status = "running" if last.status is TaskStatus.RUNNING else "failed"
+                note = (
+                    last.text
+                    if last.status is not TaskStatus.COMPLETED
+                    else "the result did not answer the step"
+                )
+                out[s.index] = StepOutcome(s, _who(last, names), None, status, None, _short(note, 200))
+            else:
+                out[s.index] = StepOutcome(s, "", None, "not started")
+        return out
 
-    def describe(self, step: Step) -> str:
-        if step.depends_on is None:
-            return step.text
-        previous = self.result_of(step.depends_on)
-        if previous is None:
-            return step.text
-        value = short_value(previous.text)
-        if value is not None and _SUBSTITUTABLE.search(step.text):
-            return _SUBSTITUTABLE.sub(value, step.text, count=1)
-        return f"{step.text}\n\nInput from step {step.depends_on}:\n{previous.text[:4000]}"
 
-
-def short_value(text: str) -> str | None:
-    """The value a result boils down to, when it is short: ``'17 * 23 = 391'`` -> ``'391'``."""
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    if not lines:
-        return None
-    last = lines[-1]
-    if "=" in last:
-        value = last.rsplit("=", 1)[1].strip()
-        if value and len(value) <= 40:
-            return value
-    if len(lines) == 1 and len(last) <= 40:
-        return last
+def _citation(data: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    raw = data.get("citation") if data else None
+    if isinstance(raw, dict) and raw.get("path"):
+        return {"path": str(raw["path"]), "line": raw.get("line"), "text": str(raw.get("text", ""))[:500]}
     return None
 
 
-def _who(task: TaskView, names: dict[str, str]) -> str:
+def _who(task: TaskView, names: Mapping[str, str]) -> str:
     return names.get(task.assignee, task.assignee[-8:])
 
 
@@ -263,4 +257,4 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
-__all__ = ["LABEL", "PREFIX", "OfflineBrain", "Step", "plan_steps", "short_value", "step_title"]
+__all__ = ["LABEL", "PREFIX", "OfflineBrain", "Tracker", "step_title"]

@@ -1,0 +1,492 @@
+"""Issue 11's goal suite: 60 goals with exact answers, run through the ``ioa`` command on a local network.
+
+README
+======
+
+Run (from the repository root, with the project's venv)::
+
+    python bench/bench_goals_suite.py [--split dev|check|all] [--only ID,...] [--timeout S] [--keep] [--json]
+    python bench/bench_goals_suite.py --validate      # the suite files and the scorer only, no network
+
+``--keep`` keeps the node homes, logs and every goal's raw ``--json`` result (``<root>/results/ID.json``),
+``--root DIR`` puts them in DIR, ``--ioa PATH`` picks the ``ioa`` command (default: the one beside this
+Python), ``--brain auto`` lets the nodes use a model configured through ``OPENAI_*`` (default: the offline
+planner), ``--json`` prints one JSON report on stdout (progress on stderr). Exit code 0, 130 when interrupted.
+
+The network, a new user's local network: every process on 127.0.0.1, each node with its own ``IOA_HOME``
+under a temporary root, created with ``ioa init`` and started with ``ioa bootstrap start`` / ``ioa node start
+--config F``: a bootstrap node, a ``coordinator`` (no adapter), a ``calculator`` (``calculator`` adapter), a
+``coder`` (``python``) and a ``librarian`` (``retrieval`` over ``bench/goal_suite/docs/``). The bench waits
+until every agent holds every other one's current card (``ioa find --json``), then runs the goals one after
+the other as ``ioa goal TEXT --json --timeout S`` on the coordinator. Every node is stopped at exit (also on
+Ctrl-C, SIGTERM and errors) and stops by itself if the bench dies (``IOA_PARENT_PID``). Only the CLI, config
+files and JSON outputs are used: nothing is imported from ``ioa_p2p``.
+
+The suite, ``bench/goal_suite/``: ``docs/`` (15 short company documents with exact facts and distractors: two
+battery models, two price lists, two tram lines, two inverters, ...) and ``dev.json`` / ``check.json`` (30
+goals each, the same mix: 8 ``single``, 8 ``chained``, 6 ``three_agent``, 8 ``natural``). Develop on ``dev``,
+verify on ``check`` without tuning to it. A goal has ``id``, ``category``, ``goal``, ``expected``, ``why``
+(the derivation) and ``sources`` (the documents the answer may be read from); ``--validate`` checks that the
+answer is neither in the goal's text nor in any other document, and the scorer on known forms.
+
+What is scored (``goals_suite_scoring.py``): the **answer** score reads the result's ``answer`` field when the
+JSON has one (issue 11 adds ``answer``, ``steps``, ``citations``), else the conclusion's first non-empty line;
+the **anywhere** score also accepts the value anywhere in the conclusion (lenient: today's conclusions paste
+retrieved passages, so a lookup's value is "anywhere" even when nothing answered). Numbers match within the
+goal's ``tol`` after normalising thousands separators, decimal commas, scale words and units (a different
+known unit after the number does not match, a bare number does); dates in any common format; text
+case-insensitively on word boundaries. The exit code of ``ioa goal`` is reported, never scored (issue 12: 0
+only when every task completed, a distinct code for concluded with failed tasks; today 0 when concluded).
+
+Baseline: main at 30e89f6 + this suite, 2026-11-23 15:40, 2 cores shared with other helpers' work (load
+average 4.4 at the start, 4.5 at the end), offline planner, ``--split all --timeout 60``. The run took 2 min
+53 s: start-up 13.5 s, cards 4.5 s, goals 151 s (median 2.1 s, max 8.1 s per goal)::
+
+    category      goals       answer (dev / check)   anywhere (dev / check)
+    single        8 + 8       0/8   0/8              4/8   5/8
+    chained       8 + 8       0/8   0/8              1/8   0/8
+    three_agent   6 + 6       0/6   0/6              0/6   0/6
+    natural       8 + 8       0/8   0/8              0/8   0/8
+    total        30 + 30      0 %   0 %              17 %  17 %
+
+Every goal exited 0 with status "concluded", though only 32 of 60 had all their tasks completed; the
+conclusion's first line is always ``[offline planner] Conclusion for: <goal>`` (hence 0 % answer); conclusions
+run to a median of 1,116 and at most 18,646 characters. The anywhere hits: four one-step calculations, one
+two-step calculation ("the result" resolved), one Python one-liner and four lookups whose passages hold the
+value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from goals_suite_scoring import score_result, score_text, self_test
+
+SUITE = Path(__file__).resolve().parent / "goal_suite"
+CATEGORIES = ("single", "chained", "three_agent", "natural")
+START_TIMEOUT = 90.0
+CARDS_TIMEOUT = 90.0
+STOP_TIMEOUT = 10.0
+
+AGENTS: dict[str, dict[str, Any]] = {
+    "coordinator": {
+        "description": "Coordinates a team of agents: splits a goal into steps and assigns them.",
+        "skills": ["planning", "coordination"],
+    },
+    "calculator": {
+        "adapter": "calculator",
+        "description": "Exact arithmetic from plain language: sums, products, powers, percentages and "
+        "fractions.",
+        "skills": ["math", "arithmetic", "percentages"],
+    },
+    "coder": {
+        "adapter": "python",
+        "description": "Runs Python code in a sandbox and returns what it prints.",
+        "skills": ["python", "code"],
+    },
+    "librarian": {
+        "adapter": "retrieval",
+        "description": "Searches the company's documents (spec sheets, price lists, policies, reports, "
+        "timetables) and answers with cited passages.",
+        "skills": ["documents", "search", "citations"],
+    },
+}
+
+
+# --------------------------------------------------------------------------- the suite
+
+
+def load_goals(split: str) -> list[dict[str, Any]]:
+    names = ("dev", "check") if split == "all" else (split,)
+    goals = []
+    for name in names:
+        data = json.loads((SUITE / f"{name}.json").read_text(encoding="utf-8"))
+        goals += [{**g, "split": name} for g in data["goals"]]
+    return goals
+
+
+def validate_suite() -> list[str]:
+    """Problems in the suite files (empty when sound)."""
+    problems = self_test()
+    goals = load_goals("all")
+    docs = {p.name: p.read_text(encoding="utf-8") for p in sorted((SUITE / "docs").iterdir())}
+    ids = [g["id"] for g in goals]
+    problems += [f"duplicate id {i}" for i in sorted({i for i in ids if ids.count(i) > 1})]
+    mixes = {}
+    for split in ("dev", "check"):
+        mixes[split] = collections.Counter(g["category"] for g in goals if g["split"] == split)
+    if mixes["dev"] != mixes["check"]:
+        problems.append(f"category mix differs: dev {dict(mixes['dev'])} vs check {dict(mixes['check'])}")
+    for g in goals:
+        where = g.get("id", "?")
+        if g.get("category") not in CATEGORIES or not g.get("goal") or not g.get("why"):
+            problems.append(f"{where}: needs a category in {CATEGORIES}, a goal and a why")
+        for source in g.get("sources", []):
+            if not (SUITE / "docs" / source).is_file():
+                problems.append(f"{where}: source {source} is not in docs/")
+        exp = g.get("expected", {})
+        try:
+            hit = score_text(exp, g["goal"])
+        except (KeyError, TypeError, ValueError) as exc:
+            problems.append(f"{where}: bad expected {exp}: {exc!r}")
+            continue
+        if hit:  # the answer must not be readable from the question itself
+            problems.append(f"{where}: the expected answer already appears in the goal text ({hit!r})")
+        for doc, text in docs.items():  # nor from a passage a lookup would return by chance
+            if doc not in g.get("sources", []) and score_text(exp, text):
+                problems.append(f"{where}: the expected answer appears in {doc}, not one of its sources")
+    return problems
+
+
+# --------------------------------------------------------------------------- the network
+
+
+def toml_text(tables: dict[str, dict[str, Any]]) -> str:
+    """A config.toml for plain tables of str/number/bool/list values and one level of sub-tables."""
+    out: list[str] = []
+    for name, table in tables.items():
+        subs = {k: v for k, v in table.items() if isinstance(v, dict)}
+        out.append(f"[{name}]")
+        out += [f"{k} = {json.dumps(v)}" for k, v in table.items() if k not in subs]
+        for sub, values in subs.items():
+            out.append(f"[{name}.{sub}]")
+            out += [f"{k} = {json.dumps(v)}" for k, v in values.items()]
+        out.append("")
+    return "\n".join(out)
+
+
+class Network:
+    """The bootstrap node and the four agents as ``ioa`` processes under ``root``."""
+
+    def __init__(self, root: Path, ioa: list[str], brain: str, log: Any) -> None:
+        self.root, self.ioa, self.brain, self.log = root, ioa, brain, log
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+        self.env = {k: v for k, v in os.environ.items() if brain != "offline" or not k.startswith("OPENAI_")}
+        self.env.update(PYTHONUNBUFFERED="1", IOA_PARENT_PID=str(os.getpid()))
+
+    def home(self, name: str) -> Path:
+        return self.root / name
+
+    def run(self, name: str, *args: str, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
+        env = dict(self.env, IOA_HOME=str(self.home(name)))
+        return subprocess.run([*self.ioa, *args], env=env, capture_output=True, text=True, timeout=timeout)
+
+    def start(self) -> None:
+        self._spawn("bootstrap", self._config("bootstrap", []), "bootstrap")
+        boot = self._wait_ready("bootstrap")
+        for name in AGENTS:
+            self._spawn(name, self._config(name, boot), "node")
+        for name in AGENTS:
+            self._wait_ready(name)
+
+    def _config(self, name: str, bootstrap: list[str]) -> Path:
+        init = self.run(name, "init", "--json", "--name", name)
+        if init.returncode != 0:
+            raise RuntimeError(f"ioa init for {name} failed ({init.returncode}): {init.stderr.strip()}")
+        tables: dict[str, dict[str, Any]] = {
+            "node": {"listen": ["/ip4/127.0.0.1/tcp/0"], "bootstrap": bootstrap}
+        }
+        if name in AGENTS:
+            agent = {"name": name, **AGENTS[name]}
+            if agent.get("adapter") == "retrieval":
+                agent["options"] = {"path": str(SUITE / "docs")}
+            tables["agent"] = agent
+            if self.brain == "offline":
+                tables["goals"] = {"brain": "offline"}
+        path = self.root / f"{name}.toml"
+        path.write_text(toml_text(tables), encoding="utf-8")
+        return path
+
+    def _spawn(self, name: str, config: Path, command: str) -> None:
+        log = open(self.root / f"{name}.log", "wb")  # noqa: SIM115 - handed to the child, closed here
+        try:
+            self.procs[name] = subprocess.Popen(
+                [*self.ioa, command, "start", "--config", str(config)],
+                env=dict(self.env, IOA_HOME=str(self.home(name))),
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # Ctrl-C reaches the bench, which stops the nodes in order
+            )
+        finally:
+            log.close()
+
+    def _wait_ready(self, name: str) -> list[str]:
+        """Until the node printed its ``listening on`` and ``peer id`` lines; returns its addresses."""
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            text = (self.root / f"{name}.log").read_text(encoding="utf-8", errors="replace")
+            if any(line.startswith("peer id ") for line in text.splitlines()):
+                return [
+                    ln.removeprefix("listening on ").strip()
+                    for ln in text.splitlines()
+                    if ln.startswith("listening on ")
+                ]
+            if self.procs[name].poll() is not None:
+                raise RuntimeError(f"node {name} exited ({self.procs[name].returncode}):\n{text[-2000:]}")
+            time.sleep(0.2)
+        raise RuntimeError(
+            f"node {name} did not start within {START_TIMEOUT:.0f} s; see {self.root}/{name}.log"
+        )
+
+    def cards(self, on: str) -> dict[str, dict[str, Any]]:
+        """The cards node ``on`` holds (its own included), by agent name, from ``ioa find --json``."""
+        out = self.run(on, "find", "agent", "--json", "--no-dht", "-k", "50")
+        results = json.loads(out.stdout).get("results", []) if out.returncode == 0 else []
+        return {r["name"]: r for r in results}
+
+    def wait_cards(self) -> float:
+        """Until every agent holds the current card of every other one (the coordinator to choose its team;
+        the coder, whose python adapter accepts invitations only from peers whose card it holds, to accept
+        it and the sub-teams other members form); returns the seconds taken."""
+        started = time.monotonic()
+        missing: list[str] = []
+        while time.monotonic() - started < CARDS_TIMEOUT:
+            held = {name: self.cards(name) for name in AGENTS}
+            own = {name: cards.get(name, {}) for name, cards in held.items()}
+            missing = [
+                f"{other} at {name}"
+                for name, cards in held.items()
+                for other in AGENTS
+                if cards.get(other, {}).get("version") != own[other].get("version") or not own[other]
+            ]
+            if not missing:
+                return time.monotonic() - started
+            time.sleep(1.0)
+        raise RuntimeError(f"cards missing after {CARDS_TIMEOUT:.0f} s: {', '.join(missing)}")
+
+    def stop(self) -> None:
+        """SIGTERM every node, SIGKILL the process group of any that has not exited after STOP_TIMEOUT."""
+        live = [p for p in self.procs.values() if p.poll() is None]
+        for p in live:
+            p.terminate()
+        deadline = time.monotonic() + STOP_TIMEOUT
+        for p in live:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                p.wait(max(0.1, deadline - time.monotonic()))
+        for p in self.procs.values():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(p.pid, signal.SIGKILL)  # stragglers, and whatever an adapter left in the group
+            if p.poll() is None:
+                p.wait(5)
+
+
+# --------------------------------------------------------------------------- running and reporting
+
+
+def run_goal(net: Network, goal: dict[str, Any], timeout: float, save: Path | None) -> dict[str, Any]:
+    """``ioa goal TEXT --json --timeout S`` on the coordinator, scored; ``save``: folder for the raw JSON."""
+    started = time.monotonic()
+    args = ("goal", goal["goal"], "--json", "--timeout", f"{timeout:g}")
+    try:
+        done = net.run("coordinator", *args, timeout=timeout + 120)
+        code, stdout, stderr = done.returncode, done.stdout, done.stderr
+    except subprocess.TimeoutExpired:
+        code, stdout, stderr = "hung", "", f"ioa goal did not return within {timeout + 120:g} s"
+    wall = time.monotonic() - started
+    if save is not None:
+        (save / f"{goal['id']}.json").write_text(stdout or stderr, encoding="utf-8")
+    try:
+        result = json.loads(stdout)
+    except ValueError:
+        result = {"error": {"type": "no JSON", "message": (stderr or stdout)[-300:]}}
+    record = {
+        "id": goal["id"],
+        "split": goal["split"],
+        "category": goal["category"],
+        "exit_code": code,
+        "wall_s": round(wall, 1),
+        "expected": goal["expected"],
+    }
+    if "error" in result and "conclusion" not in result:
+        return {
+            **record,
+            "status": "error",
+            "error": result["error"],
+            "answer": "",
+            "answer_ok": False,
+            "anywhere_match": None,
+        }
+    return {**record, **score_result(goal["expected"], result), "chat_id": result.get("chat_id")}
+
+
+def score_table(records: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
+    table = {}
+    for cat in (*CATEGORIES, "total"):
+        rows = [r for r in records if cat in ("total", r["category"])]
+        if rows:
+            table[cat] = {
+                "goals": len(rows),
+                "answer_ok": sum(r["answer_ok"] for r in rows),
+                "anywhere_ok": sum(r["anywhere_match"] is not None for r in rows),
+            }
+    return table
+
+
+def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
+    splits = [s for s in ("dev", "check") if any(r["split"] == s for r in records)]
+    sizes = sorted(r.get("conclusion_chars", 0) for r in records) or [0]
+    return {
+        "by_category": score_table(records),
+        "by_split": {s: score_table([r for r in records if r["split"] == s]) for s in splits},
+        "exit_codes": dict(collections.Counter(str(r["exit_code"]) for r in records)),
+        "statuses": dict(collections.Counter(str(r.get("status")) for r in records)),
+        "all_tasks_completed": sum(
+            1 for r in records if r.get("tasks") and r["tasks_completed"] == r["tasks"]
+        ),
+        "wall_s": round(sum(r["wall_s"] for r in records), 1),
+        "conclusion_chars": {"median": sizes[len(sizes) // 2], "max": sizes[-1]},
+    }
+
+
+def goal_line(r: dict[str, Any]) -> str:
+    verdict = "ok" if r["answer_ok"] else ("ok*" if r["anywhere_match"] is not None else "FAIL")
+    found = r.get("answer") or (r.get("error") or {}).get("message", "")
+    found = found if len(found) <= 70 else found[:67] + "..."
+    extra = f"  [in conclusion: {r['anywhere_match']!r}]" if verdict == "ok*" else ""
+    tasks = f"{r.get('tasks_completed', 0)}/{r.get('tasks', 0)}"
+    return (
+        f"{r['id']:<10} {r['category']:<12} {verdict:<5} {r['wall_s']:>6.1f}s  exit {r['exit_code']!s:<4} "
+        f"tasks {tasks:<5} {found!r}{extra}"
+    )
+
+
+def print_report(report: dict[str, Any]) -> None:
+    s = report["summary"]
+    tables = dict(s["by_split"]) if len(s["by_split"]) > 1 else {}
+    tables["all" if tables else next(iter(s["by_split"]), "none")] = s["by_category"]
+    for name, table in tables.items():
+        label = "all goals" if name == "all" else f"{name} split"
+        print(f"\n{label:<13} {'goals':>5} {'answer':>11} {'anywhere':>11}")
+        for cat, row in table.items():
+            n = row["goals"]
+            print(
+                f"{cat:<13} {n:>5} {row['answer_ok']:>4} ({row['answer_ok'] / n:4.0%}) "
+                f"{row['anywhere_ok']:>4} ({row['anywhere_ok'] / n:4.0%})"
+            )
+    print(
+        "\nanswer: the result's `answer`, else the conclusion's first line, states the expected value; "
+        "anywhere: the whole conclusion does (ok* above)"
+    )
+    print(
+        f"exit codes of ioa goal: {s['exit_codes']}   statuses: {s['statuses']}   goals with every task "
+        f"completed: {s['all_tasks_completed']}/{len(report['goals'])}; conclusion length median "
+        f"{s['conclusion_chars']['median']}, max {s['conclusion_chars']['max']} characters"
+    )
+    print(
+        f"goal time {s['wall_s']:.0f} s; whole run {report['elapsed_s']:.0f} s (start-up "
+        f"{report.get('startup_s', '?')} s, cards after {report.get('cards_s', '?')} s more); "
+        f"load average at the end {report['load_avg']}"
+    )
+
+
+def ioa_command(explicit: str | None) -> list[str]:
+    if explicit:
+        return [explicit]
+    beside = Path(sys.executable).parent / "ioa"
+    found = str(beside) if beside.exists() else shutil.which("ioa")
+    return [found] if found else [sys.executable, "-m", "ioa_p2p"]
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--split", choices=("dev", "check", "all"), default="dev")
+    parser.add_argument("--only", default=None, help="comma-separated goal ids (searched in every split)")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per goal (ioa goal --timeout)")
+    parser.add_argument("--keep", action="store_true", help="keep node homes, logs and raw goal results")
+    parser.add_argument("--root", type=Path, default=None, help="folder for node homes (default: temporary)")
+    parser.add_argument("--ioa", default=None, help="the ioa command (default: the one beside this Python)")
+    parser.add_argument("--brain", choices=("offline", "auto"), default="offline")
+    parser.add_argument("--json", action="store_true", help="one JSON report on stdout")
+    parser.add_argument("--validate", action="store_true", help="check the suite files and exit")
+    return parser.parse_args()
+
+
+def select_goals(args: argparse.Namespace) -> list[dict[str, Any]]:
+    if not args.only:
+        return load_goals(args.split)
+    wanted = set(args.only.split(","))
+    return [g for g in load_goals("all") if g["id"] in wanted]
+
+
+def run_suite(net: Network, goals: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, Any]:
+    """Start the network, wait for the cards, run the goals; the report so far even when interrupted."""
+    report: dict[str, Any] = {"split": args.split, "timeout": args.timeout, "brain": args.brain, "goals": []}
+    started = time.monotonic()
+    save = net.root / "results" if args.keep else None
+    try:
+        print(f"starting the network under {net.root} ...", file=net.log, flush=True)
+        net.start()
+        report["startup_s"] = round(time.monotonic() - started, 1)
+        report["cards_s"] = round(net.wait_cards(), 1)
+        report["peers"] = len(json.loads(net.run("coordinator", "peers", "--json").stdout or "[]"))
+        print(
+            f"ready after {report['startup_s']} s; cards after {report['cards_s']} s more; the coordinator "
+            f"has {report['peers']} peers; {len(goals)} goals, --timeout {args.timeout:g}",
+            file=net.log,
+            flush=True,
+        )
+        if save is not None:
+            save.mkdir(exist_ok=True)
+        for goal in goals:
+            report["goals"].append(run_goal(net, goal, args.timeout, save))
+            print(goal_line(report["goals"][-1]), file=net.log, flush=True)
+    except KeyboardInterrupt:
+        report["interrupted"] = True
+        print("interrupted; stopping the network", file=net.log, flush=True)
+    finally:
+        net.stop()
+    report.update(
+        summary=summary(report["goals"]),
+        elapsed_s=round(time.monotonic() - started, 1),
+        load_avg=[round(x, 2) for x in os.getloadavg()],
+        date=time.strftime("%Y-%m-%d %H:%M"),
+    )
+    return report
+
+
+def main() -> int:
+    args = parse_args()
+    problems = validate_suite()
+    if args.validate or problems:
+        print("\n".join(problems) or f"suite ok: {len(load_goals('all'))} goals", file=sys.stderr)
+        return 1 if problems else 0
+    goals = select_goals(args)
+    if not goals:
+        print(f"no goal with id in {args.only}", file=sys.stderr)
+        return 2
+    root = (args.root or Path(tempfile.mkdtemp(prefix="ioa-suite-"))).resolve()
+    root.mkdir(parents=True, exist_ok=True)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the finally blocks stop the nodes
+    net = Network(root, ioa_command(args.ioa), args.brain, sys.stderr if args.json else sys.stdout)
+    try:
+        report = run_suite(net, goals, args)
+    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if args.keep:
+            print(f"node homes, logs and raw results kept in {root}", file=net.log)
+        elif args.root is None:
+            shutil.rmtree(root, ignore_errors=True)
+    if args.json:
+        print(json.dumps(report, indent=2, default=str))
+    else:
+        print_report(report)
+    return 130 if report.get("interrupted") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,267 @@
+"""From plan + values to work and answers (pure).
+
+- :func:`describe` writes the task a member gets for a step, with the values of the steps it needs bound:
+  numbers into the expression (``Calculate 48.5 * 3``), dates into a date calculation, variables assigned
+  before the code (``result = 58.8``), looked-up values nowhere (a lookup is a question);
+- :func:`value_of` reads a result's value: its ``data["value"]`` when the adapter gave one, else the value
+  its text states; :func:`answers` says whether a completed result answers its step (a calculation that
+  returns no number, a lookup without a value, code that printed nothing do not);
+- :func:`conclusion` writes the conclusion: the answer sentence first, then one line per step (who, what,
+  value), then the citations; a missing step is named.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ioa_p2p.planning.natural import CONVERSIONS
+from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, Plan, PlanStep
+from ioa_p2p.planning.values import DATE as DATE_VALUE
+from ioa_p2p.planning.values import LIST, NUMBER, Value, format_number, parse_value
+
+
+@dataclass(frozen=True, slots=True)
+class StepOutcome:
+    """What became of one step: who did it, its value (None when it failed or never ran)."""
+
+    step: PlanStep
+    who: str = ""
+    value: Value | None = None
+    status: str = "not started"  # "completed" | "failed" | "running" | "not started"
+    citation: Mapping[str, Any] | None = None
+    note: str = ""  # why it failed
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "step": self.step.index,
+            "kind": self.step.kind,
+            "what": self.step.text,
+            "who": self.who,
+            "status": self.status,
+            "value": self.value.to_dict() if self.value else None,
+        }
+        if self.note:
+            out["note"] = self.note
+        return out
+
+
+def _number(value: Value, as_fraction: bool) -> str:
+    if value.kind == LIST:
+        return "(" + " + ".join(format_number(n) for n in value.numbers()) + ")"
+    n = value.number if value.number is not None else math.nan
+    if as_fraction and value.unit == "%":
+        return f"({format_number(n)} / 100)"
+    return format_number(n)
+
+
+def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
+    """The task text for ``step`` with the values of the steps it needs."""
+    if step.kind == CALC:
+        expression = step.template
+        percent_context = re.compile(r"\bv(\d+)\s*/\s*100\b")
+        bare = {int(m.group(1)) for m in percent_context.finditer(expression)}
+
+        def sub(m: re.Match[str]) -> str:
+            n = int(m.group(1))
+            value = values.get(n)
+            if value is None:
+                return m.group(0)
+            if value.kind == LIST and "total(" in expression:
+                return _number(value, False)
+            return _number(value, n not in bare)
+
+        expression = re.sub(r"\bv(\d+)\b", sub, expression)
+        expression = re.sub(r"total\(", "(", expression)
+        expression = _tidy(_convert(step, expression, values))
+        return f"Calculate {expression}"
+    if step.kind == DATE:
+        return re.sub(r"\{(\d+)\}", lambda m: _plain(values.get(int(m.group(1)))), step.template)
+    if step.kind == CODE:
+        lines = [f"{name} = {_literal(values.get(n))}" for name, n in step.bindings if values.get(n)]
+        code = "\n".join([*lines, step.template])
+        return f"Run this Python code:\n```python\n{code}\n```"
+    return re.sub(r"\{(\d+)\}", lambda m: _plain(values.get(int(m.group(1)))), step.template)
+
+
+def _tidy(expression: str) -> str:
+    """``( 391 * 2 )`` -> ``391 * 2``: no spaces inside parentheses, no pair around the whole."""
+    expression = re.sub(r"\(\s+", "(", re.sub(r"\s+\)", ")", " ".join(expression.split())))
+    while expression.startswith("(") and expression.endswith(")") and _balanced(expression[1:-1]):
+        expression = expression[1:-1].strip()
+    return expression
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _convert(step: PlanStep, expression: str, values: Mapping[int, Value]) -> str:
+    if not step.unit or step.unit not in CONVERSIONS:
+        return expression
+    source, factor = CONVERSIONS[step.unit]
+    units = {values[n].unit for n in step.needs if n in values}
+    return f"({expression}) * {factor:.12g}" if source in units else expression
+
+
+def _plain(value: Value | None) -> str:
+    if value is None:
+        return "(missing)"
+    if value.kind == LIST:
+        return ", ".join(_plain(v) for v in value.items)
+    return value.iso if value.kind == DATE_VALUE else value.shown()
+
+
+def _literal(value: Value | None) -> str:
+    if value is None:
+        return "None"
+    if value.kind == NUMBER and value.number is not None:
+        n = value.number
+        return str(int(n)) if n == int(n) and abs(n) < 1e15 else repr(n)
+    if value.kind == LIST:
+        return "[" + ", ".join(_literal(v) for v in value.items) + "]"
+    return repr(value.iso if value.kind == DATE_VALUE else value.text)
+
+
+def value_of(text: str, data: Mapping[str, Any] | None) -> Value | None:
+    """The value a result carries: ``data["value"]`` if valid, else what its text states."""
+    if data and "sub_chat" in data:  # a sub-team's conclusion: its first line states its answer
+        lines = [line for line in text.splitlines()[1:] if line.strip()]
+        m = re.match(r"The answer is (.+?)\.?$", lines[0].strip()) if lines else None
+        return parse_value(m.group(1)) if m else None
+    if data:
+        value = Value.from_dict(data.get("value"))
+        if value is not None:
+            return value
+        stdout = data.get("stdout")
+        if isinstance(stdout, str) and stdout.strip():
+            return parse_value(stdout)
+    return parse_value(text)
+
+
+def answers(step: PlanStep, value: Value | None, data: Mapping[str, Any] | None) -> bool:
+    """Whether a completed result answers its step (the planner never accepts one that does not)."""
+    if value is None:
+        return False
+    if data and "sub_chat" in data and step.kind in (CALC, DATE, LOOKUP):
+        return value.kind in (NUMBER, DATE_VALUE, LIST)
+    if step.kind in (CALC,):
+        return value.kind in (NUMBER, LIST)
+    if step.kind == DATE:
+        return value.kind in (NUMBER, DATE_VALUE)
+    return True
+
+
+def _with_unit(value: Value, unit: str) -> Value:
+    if value.kind == NUMBER and value.number is not None and unit and not value.unit:
+        return Value.of_number(_rounded(value.number), unit)
+    if value.kind == NUMBER and value.number is not None:
+        return Value.of_number(_rounded(value.number), value.unit)
+    return value
+
+
+def _rounded(n: float) -> float:
+    return float(f"{n:.10g}")
+
+
+def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome], index: int = 0) -> str:
+    """The unit of step ``index``'s value (default: the answer step): the plan's, else one carried unchanged
+    through scaling steps."""
+    index = index or plan.answer_step
+    step = plan.step(index) if index else None
+    if step is None:
+        return ""
+    if step.unit:
+        return step.unit
+    if step.kind == CALC and _SCALING.fullmatch(step.template.strip()):
+        units = {o.value.unit for n in step.needs if (o := outcomes.get(n)) and o.value}
+        if len(units) == 1 and "%" not in units:
+            return units.pop()
+    return ""
+
+
+_SCALING = re.compile(
+    r"\(?\s*v\d+\s*[*/]\s*[\d.]+\s*\)?|\(?\s*[\d.]+\s*\*\s*v\d+\s*\)?|"
+    r"\(?\s*v\d+ [-+] v\d+\s*\)?|abs\(\s*v\d+ - v\d+\s*\)|total\(v\d+\)"
+)
+
+
+def answer_steps(plan: Plan) -> list[int]:
+    """The steps whose values answer the request: the plan's answer step, or, when the request has several
+    independent parts (steps no later step needs), each of them."""
+    if not plan.steps:
+        return []
+    if plan.answer_step and plan.answer_step != len(plan.steps):
+        return [plan.answer_step]
+    needed = {n for s in plan.steps for n in s.needs}
+    return [s.index for s in plan.steps if s.index not in needed] or [len(plan.steps)]
+
+
+_STATUS = {"running": "still running", "not started": "never started"}
+
+
+def conclusion(plan: Plan, outcomes: Mapping[int, StepOutcome]) -> tuple[str, dict[str, Any]]:
+    """(conclusion text, {"answer", "steps", "citations", "missing"})."""
+    missing = [o for o in outcomes.values() if o.status != "completed"]
+    finals = [outcomes[i] for i in answer_steps(plan) if i in outcomes]
+    citations = [
+        {"step": o.step.index, **dict(o.citation)}
+        for o in outcomes.values()
+        if o.citation and o.value is not None
+    ]
+
+    def shown(o: StepOutcome) -> str:
+        assert o.value is not None
+        return _with_unit(o.value, final_unit(plan, outcomes, o.step.index)).shown()
+
+    done = [o for o in finals if o.value is not None]
+    answer = ""
+    if len(finals) == 1 and done:
+        answer = f"The answer is {shown(done[0])}."
+    elif done:
+        parts = "; ".join(f"{_short(o.step.text, 60).rstrip('.')}: {shown(o)}" for o in done)
+        answer = f"The answers are: {parts}."
+    names = "; ".join(
+        f"step {o.step.index} ({_short(o.step.text, 80)}): {_STATUS.get(o.status, o.status)}" for o in missing
+    )
+    if answer and not missing:
+        head = answer
+    elif answer:
+        head = f"{answer} Incomplete: the team could not complete {names}."
+    else:
+        head = f"No answer: the team could not complete {names}."
+    lines = [head, "", "How:"]
+    for o in outcomes.values():
+        value = o.value.shown() if o.value is not None else _STATUS.get(o.status, o.status)
+        note = f" ({o.note[:120]})" if o.note and o.value is None else ""
+        lines.append(f"{o.step.index}. {o.who or '-'}: {_short(o.step.text, 90)} -> {value}{note}")
+    if citations:
+        lines.append("")
+        lines.append("Sources:")
+        for c in citations:
+            lines.append(
+                f"- step {c['step']}: {c.get('path')}:{c.get('line')}: {_short(str(c.get('text', '')), 160)}"
+            )
+    info = {
+        "answer": answer,
+        "steps": [o.to_dict() for o in outcomes.values()],
+        "citations": citations,
+        "missing": [o.step.index for o in missing],
+    }
+    return "\n".join(lines), info
+
+
+def _short(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "\u2026"
+
+
+__all__ = ["StepOutcome", "answer_steps", "answers", "conclusion", "describe", "final_unit", "value_of"]

@@ -1,0 +1,191 @@
+"""Arithmetic instructions in words -> expressions (pure).
+
+:func:`to_expression` turns a clause whose references to earlier values were replaced by ``v1``, ``v2``, ...
+("multiply v1 by 3", "take off the 8% volume discount from v1", "add 17% to v2", "v1 percentage of 1,187,500",
+"the difference between v1 and v2", "subtract seven") into a Python-syntax expression over those names
+(``v1 * 3``, ``v1 * (1 - 8 / 100)``, ...). A clause with no left operand ("subtract seven", "divide by 4")
+works on ``default``. :func:`normalise` spells numbers as digits ("thirty-seven" -> 37, "2,480" -> 2480).
+:func:`check_expression` accepts only numbers, ``vN`` names, + - * / // % ** and a few functions.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+_ONES_WORDS = """
+    zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
+    sixteen seventeen eighteen nineteen
+"""
+_ONES = _ONES_WORDS.split()
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+WORD_NUMBERS = {w: i for i, w in enumerate(_ONES)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+WORD_NUMBERS |= {"a dozen": 12, "dozen": 12, "a hundred": 100, "hundred": 100, "a thousand": 1000}
+_WORD_NUM = re.compile(
+    r"\b("
+    + "|".join(_TENS)
+    + r")[- ]("
+    + "|".join(_ONES[1:10])
+    + r")\b|\b("
+    + "|".join(sorted(WORD_NUMBERS, key=len, reverse=True))
+    + r")\b"
+)
+FUNCTIONS = frozenset({"sqrt", "abs", "round", "factorial", "total"})
+_P = r"(?:[^()]|\((?:[^()]|\([^()]*\))*\))*"  # balanced parentheses, three levels
+OPERAND = r"(?:the )?(v\d+|\d+(?:\.\d+)?%?|(?:sqrt|abs|factorial|total)?\(" + _P + r"\))"
+_UNIT_WORDS = (
+    r"kwh|wh|kw|kg|kgs|lb|lbs|eur|euros?|usd|€|\$|km|miles?|hours?|minutes?|weeks?|days?|years?|units?|"
+    r"kilometres?|kilometers?|metres?|meters?|pounds?|kilograms?|cycles?"
+)
+
+
+def normalise(text: str) -> str:
+    s = text.lower()
+    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
+    s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
+
+    def word(m: re.Match[str]) -> str:
+        if m.group(1):
+            return str(WORD_NUMBERS[m.group(1)] + WORD_NUMBERS[m.group(2)])
+        return str(WORD_NUMBERS[m.group(3)])
+
+    s = _WORD_NUM.sub(word, s)
+    s = re.sub(r"(?:eur|usd|€|\$)\s*(?=\d)", "", s)
+    s = re.sub(r"(?<=\d)\s*(?:" + _UNIT_WORDS + r")\b\.?", "", s)
+    s = re.sub(r"(?<![v\d.])(\d+(?:\.\d+)?)\s*(?:percent\b|per cent\b|%)", r"\1%", s)
+    s = s.replace("×", "*").replace("÷", "/").replace("−", "-").replace("^", "**")
+    return s
+
+
+def _pct(operand: str) -> str:
+    return f"({operand[:-1]} / 100)" if operand.endswith("%") else operand
+
+
+def _apply(s: str, default: str) -> str:
+    """One pass of the word rules; each rule replaces its words by a parenthesised expression."""
+    d = default or "v0"
+    rules: list[tuple[str, object]] = [
+        (rf"(?:the )?square root of {OPERAND}", lambda a: f"sqrt({a})"),
+        (rf"(?:the )?square of {OPERAND}", lambda a: f"({a} ** 2)"),
+        (rf"{OPERAND} squared", lambda a: f"({a} ** 2)"),
+        (rf"{OPERAND} cubed", lambda a: f"({a} ** 3)"),
+        (rf"{OPERAND} factorial|factorial of {OPERAND}", lambda a, b=None: f"factorial({a or b})"),
+        (rf"{OPERAND} (?:raised )?to the power (?:of )?{OPERAND}", lambda a, b: f"({a} ** {b})"),
+        (rf"{OPERAND}\s*(?:%|percentage|percent) of {OPERAND}", lambda a, b: f"({a} / 100 * {b})"),
+        (rf"{OPERAND} of {OPERAND}", lambda a, b: f"({_pct(a)} * {b})" if a.endswith("%") else None),
+        (rf"difference (?:between|of) {OPERAND} and {OPERAND}", lambda a, b: f"abs({a} - {b})"),
+        (
+            rf"(?:sum|total) of {OPERAND}" + rf"(?:,? (?:and )?{OPERAND})?" * 3,
+            lambda *xs: " + ".join(x for x in xs if x) if sum(1 for x in xs if x) > 1 else f"total({xs[0]})",
+        ),
+        (rf"product of {OPERAND},? (?:and )?{OPERAND}", lambda a, b: f"({a} * {b})"),
+        (rf"multiply {OPERAND} (?:by|with) {OPERAND}", lambda a, b: f"({a} * {_pct(b)})"),
+        (rf"{OPERAND} (?:times|multiplied by|x) {OPERAND}", lambda a, b: f"({a} * {_pct(b)})"),
+        (rf"{OPERAND} (?:divided by|over) {OPERAND}", lambda a, b: f"({a} / {b})"),
+        (rf"{OPERAND} plus {OPERAND}", lambda a, b: f"({a} + {b})"),
+        (rf"{OPERAND} (?:minus|less) {OPERAND}", lambda a, b: f"({a} - {b})"),
+        (rf"multiply (?:by|with) {OPERAND}", lambda a: f"({d} * {_pct(a)})"),
+        (rf"divid(?:e|ing) {OPERAND} by {OPERAND}", lambda a, b: f"({a} / {b})"),
+        (rf"divid(?:e|ing) (?:by|through) {OPERAND}", lambda a: f"({d} / {a})"),
+        (
+            rf"(?:add|adding) {OPERAND} (?:to|onto) {OPERAND}",
+            lambda a, b: f"({b} * (1 + {_pct(a)}))" if a.endswith("%") else f"({b} + {a})",
+        ),
+        (
+            rf"(?:add|adding|plus) {OPERAND}",
+            lambda a: f"({d} * (1 + {_pct(a)}))" if a.endswith("%") else f"({d} + {a})",
+        ),
+        (
+            rf"(?:subtract|deduct|take (?:off|away)|remove) (?:the )?{OPERAND}"
+            rf"(?: [a-z ]{{0,30}}?)? from {OPERAND}",
+            lambda a, b: f"({b} * (1 - {_pct(a)}))" if a.endswith("%") else f"({b} - {a})",
+        ),
+        (
+            rf"(?:subtract|deduct|take (?:off|away)|minus) (?:the )?{OPERAND}",
+            lambda a: f"({d} * (1 - {_pct(a)}))" if a.endswith("%") else f"({d} - {a})",
+        ),
+        (rf"(?:double|twice) {OPERAND}", lambda a: f"({a} * 2)"),
+        (rf"(?:half|halve) {OPERAND}", lambda a: f"({a} / 2)"),
+    ]
+    for pattern, make in rules:
+        for m in re.finditer(pattern, s):
+            out = make(*m.groups())  # type: ignore[operator]
+            if out is not None:
+                return s[: m.start()] + str(out) + s[m.end() :]
+    return s
+
+
+_TOKEN = re.compile(
+    r"\s*((?:v\d+|\d+(?:\.\d+)?%?|sqrt|abs|factorial|total|round)(?![a-z])|\*\*|//|[-+*/%(),])"
+)
+
+
+def _chunks(s: str) -> list[str]:
+    """Maximal runs of expression tokens (any other word ends a run)."""
+    out: list[str] = []
+    pos, current = 0, ""
+    while pos < len(s):
+        m = _TOKEN.match(s, pos)
+        if m:
+            current += m.group(1) + " "
+            pos = m.end()
+            continue
+        if current.strip():
+            out.append(current.strip())
+        current = ""
+        nxt = re.compile(r"[a-z_']+|\S|\s+").match(s, pos)
+        pos = nxt.end() if nxt else pos + 1
+    if current.strip():
+        out.append(current.strip())
+    return out
+
+
+def to_expression(clause: str, default: str = "") -> str | None:
+    """The arithmetic ``clause`` asks for as an expression over ``vN`` (None when it holds none)."""
+    s = normalise(clause)
+    for _ in range(12):
+        nxt = _apply(s, default)
+        if nxt == s:
+            break
+        s = nxt
+    candidates = []
+    for raw in _chunks(s):
+        chunk = re.sub(r"(\d+(?:\.\d+)?)%", r"(\1 / 100)", raw.strip(" ,"))
+        if check_expression(chunk):
+            candidates.append(chunk)
+    operations = [c for c in candidates if re.search(r"[-+*/]|sqrt|abs|factorial|total|\*\*", c)]
+    if not operations:
+        return None
+    with_refs = [c for c in operations if "v" in c]
+    best = max(with_refs or operations, key=len)
+    return best.replace("v0", default) if default else (None if "v0" in best else best)
+
+
+def check_expression(expr: str) -> bool:
+    """Only numbers, names v1..v99, arithmetic operators and the known functions."""
+    try:
+        tree = ast.parse(expr, mode="eval")
+    except (SyntaxError, ValueError, RecursionError):
+        return False
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            if not (re.fullmatch(r"v\d{1,2}", node.id) or node.id in FUNCTIONS):
+                return False
+        elif isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTIONS or node.keywords:
+                return False
+        elif isinstance(node, ast.Constant):
+            if not isinstance(node.value, int | float) or isinstance(node.value, bool):
+                return False
+        elif not isinstance(
+            node, ast.Expression | ast.BinOp | ast.UnaryOp | ast.operator | ast.unaryop | ast.Load
+        ):
+            return False
+    return True
+
+
+def names_in(expr: str) -> list[int]:
+    return sorted({int(n) for n in re.findall(r"\bv(\d+)\b", expr)})
+
+
+__all__ = ["WORD_NUMBERS", "check_expression", "names_in", "normalise", "to_expression"]

@@ -1,0 +1,246 @@
+"""Naturally worded questions -> lookups + a computation (pure).
+
+Recognised shapes (wording varies; each is a kind of question, not a sentence):
+
+- days between two dates: "how many days between A and B", "how many days after A does B", "... the two
+  dates in D" (one lookup of both dates);
+- comparisons: "how much heavier / more expensive / longer is A than B", "how many more X in A than in B";
+- totals: "the combined / total X of A and B", "X across both / all ..." (a lookup of every value, summed);
+- changes: "by what percentage did X grow from A to B";
+- quantities: "what would 3 of the A weigh [in pounds]", "if I buy two A and one B, what do I pay";
+- "... including VAT": the price and the VAT rate.
+
+Each returns the steps: ``lookup`` questions over documents and one ``calc`` / ``date`` step over their
+values; None when the question has none of these shapes (it stays one step).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ioa_p2p.planning.expr import normalise
+from ioa_p2p.planning.types import CALC, DATE, LOOKUP, PlanStep
+
+ADJECTIVES = {
+    "heavier": "weight",
+    "lighter": "weight",
+    "longer": "length",
+    "shorter": "length",
+    "more expensive": "price",
+    "cheaper": "price",
+    "bigger": "size",
+    "larger": "size",
+    "smaller": "size",
+    "older": "age",
+    "newer": "age",
+    "faster": "speed",
+    "slower": "speed",
+    "higher": "value",
+    "lower": "value",
+}
+VERBS = {"weigh": "weight", "cost": "price", "pay": "price", "last": "duration", "take": "duration"}
+#: target unit -> (source unit, factor): value_in_target = value_in_source * factor
+CONVERSIONS = {
+    "lb": ("kg", 1 / 0.45359237),
+    "kg": ("lb", 0.45359237),
+    "miles": ("km", 1 / 1.609344),
+    "km": ("miles", 1.609344),
+    "g": ("kg", 1000.0),
+    "Wh": ("kWh", 1000.0),
+    "kWh": ("Wh", 0.001),
+    "min": ("h", 60.0),
+    "h": ("min", 1 / 60),
+}
+_UNIT_NAMES = {
+    "pounds": "lb",
+    "lbs": "lb",
+    "lb": "lb",
+    "kilograms": "kg",
+    "kg": "kg",
+    "miles": "miles",
+    "kilometres": "km",
+    "kilometers": "km",
+    "km": "km",
+    "grams": "g",
+    "watt-hours": "Wh",
+    "wh": "Wh",
+    "kwh": "kWh",
+    "minutes": "min",
+    "hours": "h",
+}
+_ENTITY = r"(?:an?|the|one|each)?\s*(.+?)"
+
+
+def _lookup(i: int, question: str) -> PlanStep:
+    question = re.sub(r"\s+", " ", question).strip(" ?.,")
+    return PlanStep(i, LOOKUP, question, question + "?")
+
+
+def _calc(i: int, text: str, expression: str, needs: tuple[int, ...], unit: str = "") -> PlanStep:
+    return PlanStep(i, CALC, text, expression, needs, unit=unit)
+
+
+def _target_unit(q: str) -> str:
+    m = re.search(
+        r"\bin (pounds|lbs?|kilograms|kg|miles|kilometres|kilometers|km|grams|kwh|wh|minutes|hours)\b",
+        q,
+        re.I,
+    )
+    return _UNIT_NAMES[m.group(1).lower()] if m else ""
+
+
+def _strip_unit(q: str) -> str:
+    return re.sub(
+        r"\s+in (pounds|lbs?|kilograms|kg|miles|kilometres|kilometers|km|grams|kwh|wh|minutes|hours)\b",
+        "",
+        q,
+        flags=re.I,
+    )
+
+
+def decompose(question: str) -> tuple[PlanStep, ...] | None:
+    q = question.strip().rstrip("?.! ")
+    for shape in (_days_between, _percent_change, _comparison, _combined, _purchase, _quantity, _vat):
+        steps = shape(q)
+        if steps is not None:
+            return steps
+    return None
+
+
+def _days_between(q: str) -> tuple[PlanStep, ...] | None:
+    if not re.search(r"\bhow many (days|weeks)\b", q, re.I):
+        return None
+    m = re.search(r"\bthe two dates (?:in|of|from) (.+)$", q, re.I)
+    if m:
+        return (_lookup(1, f"the two dates in {m.group(1)}"), PlanStep(2, DATE, q, "days between {1}", (1,)))
+    m = re.search(r"\bbetween (.+?) and (.+)$", q, re.I) or re.search(
+        r"\bfrom (.+?) (?:to|until|till) (.+)$", q, re.I
+    )
+    if m:
+        a, b = m.group(1), m.group(2)
+    else:
+        m = re.search(r"\b(?:days|weeks) (after|before) (.+?) (?:does|did|do|is|was|will) (.+)$", q, re.I)
+        if not m:
+            return None
+        a, b = m.group(2), m.group(3)
+    return (
+        _lookup(1, f"When was {a}"),
+        _lookup(2, f"When {_when(b)}"),
+        PlanStep(3, DATE, q, "days between {1} and {2}", (1, 2)),
+    )
+
+
+def _when(clause: str) -> str:
+    return clause if re.match(r"(is|was|does|did|will)\b", clause, re.I) else f"does {clause}"
+
+
+def _percent_change(q: str) -> tuple[PlanStep, ...] | None:
+    m = re.search(
+        r"by (?:what|how much|how many) (?:percentage|percent|%)(?: points)? (?:did|does|has|have|will) "
+        r"(?:the )?(.+?) (?:grow|increase|rise|fall|drop|decline|decrease|change)\w* from (.+?) to (.+)$",
+        q,
+        re.I,
+    )
+    if not m:
+        return None
+    what, a, b = m.groups()
+    return (
+        _lookup(1, f"{what} in {a}"),
+        _lookup(2, f"{what} in {b}"),
+        _calc(3, q, "((v2 - v1) / v1 * 100)", (1, 2), "%"),
+    )
+
+
+def _comparison(q: str) -> tuple[PlanStep, ...] | None:
+    m = re.search(r"\bhow (?:much|many) more (.+?) (?:did|do|does|were|was|are|is) (.+?) than (.+)$", q, re.I)
+    if m:
+        thing, rest, other = m.groups()
+        first = f"{thing} {rest}"
+        tail = re.search(r"\b(in|at|on|during|for|from) (.+)$", rest, re.I)
+        other = re.sub(r"^(in|at|on|during|for|from) ", "", other.strip(), flags=re.I)
+        second = (
+            f"{thing} {rest[: tail.start()]}{tail.group(1)} {other}" if tail else f"{thing} {rest} {other}"
+        )
+        return (_lookup(1, first), _lookup(2, second), _calc(3, q, "(v1 - v2)", (1, 2)))
+    adjectives = "|".join(sorted(ADJECTIVES, key=len, reverse=True))
+    m = re.search(
+        rf"\bhow (?:much|many \w+) ({adjectives}) (?:is|are|was|were) {_ENTITY} than {_ENTITY}$", q, re.I
+    )
+    if not m:
+        return None
+    attribute = ADJECTIVES[m.group(1).lower()]
+    return (
+        _lookup(1, f"{attribute} of the {m.group(2)}"),
+        _lookup(2, f"{attribute} of the {m.group(3)}"),
+        _calc(3, q, "abs(v1 - v2)", (1, 2)),
+    )
+
+
+def _combined(q: str) -> tuple[PlanStep, ...] | None:
+    m = re.search(
+        r"\b(?:combined|total|overall|joint) (.+?) of (?:an?|one|the)?\s*(.+?) and (?:an?|one|the)?\s*(.+)$",
+        q,
+        re.I,
+    )
+    if m:
+        what, a, b = m.groups()
+        return (
+            _lookup(1, f"{what} of the {a}"),
+            _lookup(2, f"{what} of the {b}"),
+            _calc(3, q, "(v1 + v2)", (1, 2)),
+        )
+    if re.search(r"\b(across|in) (both|all)\b|\baltogether\b|\bin total\b", q, re.I) and re.search(
+        r"\bhow (many|much)\b|\btotal\b", q, re.I
+    ):
+        return (_lookup(1, q), _calc(2, q, "total(v1)", (1,)))
+    return None
+
+
+def _purchase(q: str) -> tuple[PlanStep, ...] | None:
+    n = normalise(q)
+    if not re.search(r"\b(buy|order|purchase|pay|cost)\b", n):
+        return None
+    items = re.findall(
+        r"\b(\d+) ((?:[a-z0-9-]+ ){0,3}?(?:modules?|units?|inverters?|batteries|battery|kits?|"
+        r"items?|pieces?|[a-z0-9-]*\d[a-z0-9-]*)(?: [a-z]+)?)\b",
+        n,
+    )
+    items = [(count, thing) for count, thing in items if not re.match(r"\d", thing)]
+    if len(items) < 2:
+        return None
+    steps = [_lookup(i, f"price of the {thing}") for i, (_, thing) in enumerate(items, 1)]
+    expression = " + ".join(f"{count} * v{i}" for i, (count, _) in enumerate(items, 1))
+    steps.append(_calc(len(items) + 1, q, f"({expression})", tuple(range(1, len(items) + 1))))
+    return tuple(steps)
+
+
+def _quantity(q: str) -> tuple[PlanStep, ...] | None:
+    verbs = "|".join(VERBS)
+    n = normalise(q)
+    m = re.search(
+        rf"\b(?:would|do|does|will) (\d+(?:\.\d+)?) (?:of (?:the|our|these) )?(.+?) ({verbs})\b(.*)$", n
+    )
+    if not m:
+        return None
+    count, thing, verb, rest = m.groups()
+    unit = _target_unit(rest)
+    steps = [_lookup(1, f"{VERBS[verb]} of the {thing}")]
+    steps.append(_calc(2, q, f"({count} * v1)", (1,), unit))
+    return tuple(steps)
+
+
+def _vat(q: str) -> tuple[PlanStep, ...] | None:
+    m = re.search(r"\b(?:cost|price|pay)\b.*\b(?:including|incl\.?|with|plus) (vat|sales tax|tax)\b", q, re.I)
+    if not m:
+        return None
+    thing = re.sub(r"\b(?:including|incl\.?|with|plus) (?:vat|sales tax|tax)\b", "", q, flags=re.I)
+    thing = re.sub(r"^(?:what|how much) (?:does|do|is|would) (?:an?|the|one)?\s*", "", thing, flags=re.I)
+    thing = re.sub(r"\b(cost|price)\b", "", thing).strip()
+    return (
+        _lookup(1, f"price of the {thing}"),
+        _lookup(2, f"{m.group(1)} rate"),
+        _calc(3, q, "(v1 * (1 + v2 / 100))", (1, 2), ""),
+    )
+
+
+__all__ = ["ADJECTIVES", "CONVERSIONS", "decompose"]

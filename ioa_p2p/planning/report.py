@@ -1,0 +1,82 @@
+"""The structured report of a finished goal (pure): ``answer``, ``steps``, ``citations``, ``complete``.
+
+Built on the launching node from the goal and the round's task list (docs/goals.md section 3): when the
+tasks follow the offline plan (titles ``step i/n``), each step's outcome is read back exactly as the
+planner did; otherwise (an LLM plan) every task is a step and the answer is the conclusion's first line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ioa_p2p.planning.compose import StepOutcome, answers, conclusion, value_of
+from ioa_p2p.planning.parse import plan_request
+
+
+def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dict[str, Any]:
+    plan = plan_request(goal)
+    total = len(plan.steps)
+    titled = [t for t in tasks if str(t.get("title", "")).endswith(f"/{total}")]
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if not titled:
+        steps = [_task_step(i, t) for i, t in enumerate(tasks, 1)]
+        citations = [{"step": s["step"], **s.pop("_citation")} for s in steps if s.get("_citation")]
+        for s in steps:
+            s.pop("_citation", None)
+        complete = all(t.get("status") == "completed" for t in tasks)
+        return {"answer": first, "steps": steps, "citations": citations, "complete": complete}
+    outcomes: dict[int, StepOutcome] = {}
+    for step in plan.steps:
+        tried = [t for t in tasks if t.get("title") == f"step {step.index}/{total}"]
+        outcome = StepOutcome(step)
+        for t in reversed(tried):
+            data = t.get("data") if isinstance(t.get("data"), dict) else None
+            value = value_of(str(t.get("text", "")), data) if t.get("status") == "completed" else None
+            if value is not None and answers(step, value, data):
+                outcome = StepOutcome(
+                    step, str(t.get("assignee_name", "")), value, "completed", _citation(data)
+                )
+                break
+        if outcome.status != "completed" and tried:
+            last = tried[-1]
+            outcome = StepOutcome(
+                step,
+                str(last.get("assignee_name", "")),
+                None,
+                "failed",
+                None,
+                str(last.get("text", ""))[:200],
+            )
+        outcomes[step.index] = outcome
+    _, info = conclusion(plan, outcomes)
+    return {
+        "answer": info["answer"] or first,
+        "steps": info["steps"],
+        "citations": info["citations"],
+        "complete": not info["missing"],
+    }
+
+
+def _citation(data: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    raw = data.get("citation") if data else None
+    if isinstance(raw, dict) and raw.get("path"):
+        return {"path": str(raw["path"]), "line": raw.get("line"), "text": str(raw.get("text", ""))[:500]}
+    return None
+
+
+def _task_step(i: int, task: Mapping[str, Any]) -> dict[str, Any]:
+    data = task.get("data") if isinstance(task.get("data"), dict) else None
+    value = value_of(str(task.get("text", "")), data) if task.get("status") == "completed" else None
+    return {
+        "step": i,
+        "kind": "task",
+        "what": str(task.get("description", ""))[:300],
+        "who": str(task.get("assignee_name", "")),
+        "status": str(task.get("status", "")),
+        "value": value.to_dict() if value else None,
+        "_citation": _citation(data),
+    }
+
+
+__all__ = ["goal_report"]
