@@ -196,6 +196,15 @@ class ModelOutputError(ModelError):
     """The language model kept answering something unusable after the allowed retries."""
 
 
+class ModelRateLimited(ModelError):
+    """The model server asked to slow down (HTTP 429); ``retry_after``: the seconds it asked to wait,
+    when it said (the caller waits only when that fits the time it has left)."""
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
 # --------------------------------------------------------------------------- local state
 
 
@@ -238,6 +247,13 @@ class IoATimeout(IoAError, TimeoutError):
     """An operation did not finish within the time the caller allowed."""
 
 
+class GoalAborted(IoAError):
+    """A goal ended before its round could start (its deadline passed or it was cancelled while its team
+    was being formed). ``ioa goal`` exits 4, like any aborted goal."""
+
+    exit_code = 4
+
+
 __all__ = [
     "UnreadableHistory",
     "UnknownChat",
@@ -261,12 +277,14 @@ __all__ = [
     "InvalidPeerId",
     "IoAError",
     "IoATimeout",
+    "GoalAborted",
     "KeyFileError",
     "LocalStateError",
     "MalformedEncoding",
     "MessageTooLarge",
     "ModelError",
     "ModelOutputError",
+    "ModelRateLimited",
     "NoTeam",
     "NodeNotRunning",
     "NodeProcessError",

@@ -20,6 +20,9 @@ _THIRD_PARTY = (
     "zeroconf",
     "aioquic",
     "httpx",
+    "httpx2",
+    "httpcore",
+    "httpcore2",
     "openai",
     "async_service",
 )
@@ -50,9 +53,16 @@ def setup_logging(verbosity: int = 0) -> None:
     apply_third_party_levels()
 
 
+#: The HTTP client of the model servers logs URLs and request options: never below WARNING (secrets).
+_NEVER_VERBOSE = ("httpx", "httpx2", "httpcore", "httpcore2", "openai")
+
+
 def apply_third_party_levels() -> None:
     """(Re)apply our level to the libraries' loggers and route them through our handlers."""
     for name in _THIRD_PARTY:
         logger = logging.getLogger(name)
-        logger.setLevel(_third_party_level)
+        level = _third_party_level
+        if name in _NEVER_VERBOSE:
+            level = max(level, logging.WARNING)
+        logger.setLevel(level)
         logger.propagate = True

@@ -222,9 +222,16 @@ async def test_goal_with_the_llm_brain_through_a_scripted_openai_server(tmp_path
                 assert (tasks["squares"]["mode"], tasks["squares"]["status"]) == ("async", "completed")
                 assert tasks["squares"]["text"].strip() == "385"
                 assert len(await audit_members(net, result)) == 1
+                assert (result["model_turns"], result["fallback_turns"], result["exit_code"]) == (4, 0, 0)
         requests = server.chat_requests()
         assert [bool(r.get("tools")) for r in requests[:2]] == [True, True]  # the team-up tool loop
         assert len(requests) >= 6 and "Multiply 17 by 23" in json.dumps(requests[2]["messages"])
+        assert all(r["max_tokens"] > 0 for r in requests)  # always bounded
+        turns = [r for r in requests if not r.get("tools")]
+        assert all(r["response_format"]["type"] == "json_schema" for r in turns)  # structured output
+        schema = turns[0]["response_format"]["json_schema"]["schema"]["properties"]
+        assert set(schema["next_speakers"]["items"]["enum"]) == {"coordinator", "calculator", "coder"}
+        assert "sync_task" in schema["message_type"]["enum"]
 
 
 async def test_a_teammate_killed_mid_task_is_replaced_before_the_deadline(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ PLAN = {
 
 def decision(plan: Any) -> str:
     return json.dumps({"thought": "", "message_type": "discussion", "content": "Look it up, then multiply.",
-                       "next_speakers": ["coordinator"], "plan": plan})  # fmt: skip
+                       "next_speakers": ["coordinator"], "work_plan": plan})  # fmt: skip
 
 
 def runner(member: str, task: Any) -> tuple[float, TaskOutcome]:

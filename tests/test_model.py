@@ -31,7 +31,7 @@ def server():
 
 
 def make(server, **kw) -> OpenAIModel:
-    options = dict(model="scripted-1", base_url=server.base_url, api_key="test-key", max_retries=0,
+    options = dict(model="scripted-1", base_url=server.base_url, api_key="test-key",
                    timeout=10.0)  # fmt: skip
     options.update(kw)
     return OpenAIModel(**options)
@@ -107,7 +107,7 @@ async def test_server_without_json_mode_is_asked_again_without_it(server) -> Non
     with trio.fail_after(10):
         answer = await complete_json(model, USER, needs_answer)
     await model.aclose()
-    assert answer == "plain" and model.json_mode is False
+    assert answer == "plain" and model.format_support == "none"
     assert "response_format" not in server.chat_requests()[1]
 
 
@@ -128,13 +128,13 @@ async def test_unreachable_server_and_timeout() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    model = OpenAIModel(model="m", base_url=f"http://127.0.0.1:{port}/v1", api_key="k", max_retries=0)
+    model = OpenAIModel(model="m", base_url=f"http://127.0.0.1:{port}/v1", api_key="k")
     with trio.fail_after(10), pytest.raises(PeerUnreachable, match="cannot reach"):
         await model.complete(USER)
     await model.aclose()
     with serve() as slow:
         slow.script(Reply(content="late", delay=2.0))
-        model = OpenAIModel(model="m", base_url=slow.base_url, api_key="k", max_retries=0, timeout=0.3)
+        model = OpenAIModel(model="m", base_url=slow.base_url, api_key="k", timeout=0.3)
         with trio.fail_after(10), pytest.raises(IoATimeout):
             await model.complete(USER)
         await model.aclose()
@@ -264,7 +264,7 @@ async def test_llm_brain_falls_back_to_the_offline_planner_visibly(server) -> No
     await model.aclose()
     view = sim.members["peerA"].conv.view()
     assert view.turns and all(
-        t.text.startswith("[fallback to offline planner: ModelError") for t in view.turns
+        t.text.startswith("[fallback to offline planner: server_error] ") for t in view.turns
     )
     final = sim.final("peerA")
     assert isinstance(final, Concluded) and "391" in final.text

@@ -29,7 +29,8 @@ import click
 
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
 from ioa_p2p.control_client import ControlClient
-from ioa_p2p.errors import NodeNotRunning, UnreadableHistory, UsageError
+from ioa_p2p.conversation.plan import PLAN, PlanUpdate, render_plan
+from ioa_p2p.errors import IoAError, NodeNotRunning, UnreadableHistory, UsageError
 from ioa_p2p.history.audit import AuditReport, audit_history
 from ioa_p2p.history.compare import Comparison, compare_histories
 from ioa_p2p.history.file import read_history_file, write_history_file
@@ -79,11 +80,15 @@ def history() -> None:
 @history.command("show")
 @click.argument("chat")
 @click.option("--json", "as_json", is_flag=True, help="Print the messages as JSON.")
+@click.option("--plan", "plan", is_flag=True, help="Print the evolution of the goal's shared plan.")
 @click.pass_context
 @handle_errors()
-def history_show(ctx: click.Context, chat: str, as_json: bool) -> None:
+def history_show(ctx: click.Context, chat: str, as_json: bool, plan: bool) -> None:
     """Print CHAT's transcript in causal order (CHAT: chat ID or a unique prefix)."""
     result = ControlClient(get_home(ctx)).call("GET", f"/chats/history?chat={_chat_ref(chat)}")
+    if plan:
+        print_plans(result["messages"], click.echo, as_json=as_json)
+        return
     if as_json:
         emit_json(result)
         return
@@ -93,6 +98,30 @@ def history_show(ctx: click.Context, chat: str, as_json: bool) -> None:
     click.echo(f"created by {info['creator']} at {_when(info['created_ms'])}")
     for msg in result["messages"]:
         click.echo(f"[{_when(msg['ts'])}] {msg['author'][-6:]} #{msg['seq']:<4} {_render(msg)}")
+
+
+def print_plans(messages: list[dict[str, Any]], echo: Any, *, as_json: bool = False) -> None:
+    """Every ``conv.plan`` update of a chat in causal order: version, author, steps."""
+    updates = []
+    for msg in messages:
+        if msg.get("kind") != PLAN:
+            continue
+        try:
+            update = PlanUpdate.from_content(msg.get("content"))
+        except IoAError:
+            continue
+        updates.append((msg, update))
+    if as_json:
+        emit_json([{"hash": m.get("hash"), "author": m["author"], "ts": m["ts"], **u.to_content()}
+                   for m, u in updates])  # fmt: skip
+        return
+    if not updates:
+        echo("no plan updates in this chat")
+    for msg, update in updates:
+        who, when = msg["author"][-6:], _when(msg["ts"])
+        echo(f"plan v{update.version} (round {update.round[:12]}) by {who} at {when}")
+        for line in render_plan(update.steps, lambda peer: peer[-6:]):
+            echo(f"  {line}")
 
 
 @history.command("export")

@@ -6,15 +6,21 @@ leaving), then the conclusion and the chat ID. ``--json`` prints only the final 
 ``GoalResult`` JSON of docs/goals.md). ``--chat CHAT`` continues an existing goal chat with TEXT as the new
 round's goal (IoA's ``comm_id`` + ``cont_input``).
 
-Exit codes: 0 the goal concluded and every needed task completed; 3 it concluded with failed or missing
-tasks; 4 it was aborted (deadline, cancellation); 1 it could not run (no running node, connection error); 2
-usage errors (bad options, an unknown agent name, an unknown chat).
+``ioa goal cancel CHAT`` cancels a goal this node launched (every member sees a signed ``conv.cancel``);
+Ctrl-C during ``ioa goal TEXT`` does the same before exiting.
+
+Exit codes (docs/goals.md, section 10): 0 the goal concluded and every needed task completed; 3 it
+concluded with failed or missing tasks; 4 it was aborted (its deadline, a cancellation, an abort); 2 usage
+and config errors (bad options, an unknown agent name, an unknown chat); 1 it could not run (no running
+node, a connection error). The command returns at most ``--timeout`` + :data:`GOAL_GRACE` +
+:data:`CLIENT_SLACK` seconds after it started, whatever the node does.
 """
 
 from __future__ import annotations
 
 import sys
 import textwrap
+import time
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -22,11 +28,13 @@ import click
 
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
 from ioa_p2p.control_client import ControlClient
-from ioa_p2p.errors import ControlAPIError, UsageError
+from ioa_p2p.errors import ControlAPIError, IoAError, IoATimeout, UsageError
 
-#: Seconds the CLI waits beyond the goal's own timeout before giving up on the stream.
-STREAM_GRACE = 60.0
+#: Seconds a goal may take beyond its timeout on the node (the node's GOAL_GRACE), and the CLI's own slack.
+GOAL_GRACE = 5.0
+CLIENT_SLACK = 5.0
 DEFAULT_TIMEOUT = 300.0
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TASKS_FAILED, EXIT_ABORTED = 0, 1, 2, 3, 4
 INDENT = "      "
 
 
@@ -60,6 +68,20 @@ class EventPrinter:
                 out.append(f"{key}: {names}")
         return out
 
+    def _on_team_fallback(self, event: dict[str, Any]) -> list[str]:
+        return [f"LLM team-up failed ({event.get('reason')}); team chosen by similarity"]
+
+    def _on_plan(self, event: dict[str, Any]) -> list[str]:
+        head = f"{INDENT}plan v{event.get('version')} by {event.get('author_name')}:"
+        lines = []
+        for i, step in enumerate(event.get("steps", []), 1):
+            owner = f" ({step.get('owner_name')})" if step.get("owner_name") else ""
+            lines.append(f"{INDENT}  {i}. [{step.get('status')}] {step.get('title')}{owner}")
+        return [head, *lines]
+
+    def _on_cancelled(self, event: dict[str, Any]) -> list[str]:
+        return [f"cancelled by {event.get('author_name')}: {event.get('reason')}"]
+
     def _on_start(self, event: dict[str, Any]) -> list[str]:
         members = ", ".join(m["name"] for m in event.get("members", []))
         depth = event.get("depth", 0)
@@ -71,6 +93,8 @@ class EventPrinter:
     def _on_turn(self, event: dict[str, Any]) -> list[str]:
         speaker = event.get("author_name", "?")
         note = f" [{event['reason']}]" if event.get("reason") else ""
+        if event.get("fallback"):
+            note += f" [fallback: {event['fallback']}]"
         head = f"#{event.get('height', 0)} {speaker} > {event.get('type')}{note}: "
         text = str(event.get("text", ""))
         if event.get("type") == "conclusion":  # printed in full at the end
@@ -127,20 +151,67 @@ def print_result(result: dict[str, Any], echo: Callable[[str], None]) -> None:
     echo(f"conclusion{flag}:" if status == "concluded" else "aborted; what the team had:")
     for line in str(result.get("conclusion", "")).splitlines():
         echo(textwrap.indent(line, "  ") if line else "")
-    done = sum(1 for t in result.get("tasks", []) if t.get("status") == "completed")
+    for line in plan_lines(result.get("plan") or []):
+        echo(line)
     echo("")
-    echo(
-        f"{status}: {result.get('turns')} turns, {done}/{len(result.get('tasks', []))} tasks completed, "
-        f"{result.get('messages')} messages, brain {result.get('brain')}"
-    )
+    echo(summary_line(result))
     echo(f"chat {result.get('chat_id')}")
+
+
+def plan_lines(plan: list[dict[str, Any]]) -> list[str]:
+    if not plan:
+        return []
+    out = ["", "plan:"]
+    for i, step in enumerate(plan, 1):
+        out.append(f"  {i}. [{step.get('status')}] {step.get('title')}")
+    return out
+
+
+def summary_line(result: dict[str, Any]) -> str:
+    """``concluded: 5 turns (model 2, fallback 3: timeout 3), 2/3 tasks completed, 14 messages, brain X``."""
+    done = sum(1 for t in result.get("tasks", []) if t.get("status") == "completed")
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted((result.get("fallbacks") or {}).items()))
+    origins = f"model {result.get('model_turns', 0)}, fallback {result.get('fallback_turns', 0)}"
+    if kinds:
+        origins += f": {kinds}"
+    team = f"; team-up fell back: {result['team_fallback']}" if result.get("team_fallback") else ""
+    return (
+        f"{result.get('status')}: {result.get('turns')} turns ({origins}), "
+        f"{done}/{len(result.get('tasks', []))} tasks completed, {result.get('messages')} messages, "
+        f"brain {result.get('brain')}{team}"
+    )
+
+
+def exit_code(result: dict[str, Any]) -> int:
+    """The exit code of a goal result (the name issue 11 gave it)."""
+    return exit_code_of(result)
+
+
+def exit_code_of(result: dict[str, Any]) -> int:
+    """The exit code of a goal result (the node computes it; older nodes: from status and tasks)."""
+    code = result.get("exit_code")
+    if isinstance(code, int) and code in (EXIT_OK, EXIT_TASKS_FAILED, EXIT_ABORTED):
+        return code
+    if result.get("status") != "concluded":
+        return EXIT_ABORTED
+    if isinstance(result.get("complete"), bool):  # the goal report: every needed step done
+        return EXIT_OK if result["complete"] else EXIT_TASKS_FAILED
+    done: dict[str, bool] = {}  # a task is needed until one with the same title (a retry) completed
+    for t in result.get("tasks", []):
+        key = str(t.get("title") or t.get("task_id"))
+        done[key] = done.get(key, False) or t.get("status") == "completed"
+    return EXIT_OK if all(done.values()) else EXIT_TASKS_FAILED
 
 
 def follow_launch(
     client: ControlClient, body: dict[str, Any], on_event: Callable[[dict[str, Any]], None], timeout: float
 ) -> dict[str, Any]:
-    """Stream ``POST /launch_goal``; returns the result, or raises the error the node reported."""
+    """Stream ``POST /launch_goal``; returns the result, or raises the error the node reported.
+    ``timeout``: total seconds (heartbeats do not extend it); IoATimeout after it."""
+    end = time.monotonic() + timeout
     for event in client.stream("POST", "/launch_goal", {**body, "stream": True}, timeout=timeout):
+        if time.monotonic() > end:
+            raise IoATimeout(f"the goal did not end within {timeout:.0f} s")
         kind = event.get("event")
         if kind == "done":
             result: dict[str, Any] = event["result"]
@@ -186,7 +257,21 @@ def goal_body(
     return body
 
 
-@main.command("goal")
+class _DefaultRunGroup(click.Group):
+    """``ioa goal TEXT`` means ``ioa goal run TEXT``; ``ioa goal cancel CHAT`` cancels."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("-h", "--help")):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+@main.group("goal", cls=_DefaultRunGroup)
+def goal() -> None:
+    """Work out a goal with a team (`ioa goal TEXT`), or cancel one (`ioa goal cancel CHAT`)."""
+
+
+@goal.command("run")
 @click.argument("text")
 @click.option("--team", default=None, metavar="PEER_OR_NAME,...", help="Teammates: peer IDs or agent names.")
 @click.option("--depth", type=int, default=None, help="How many levels of sub-teams members may form.")
@@ -196,7 +281,7 @@ def goal_body(
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON result at the end (no live output).")
 @click.pass_context
 @handle_errors()
-def goal(
+def goal_run(
     ctx: click.Context,
     text: str,
     team: str | None,
@@ -211,28 +296,57 @@ def goal(
     client = ControlClient(get_home(ctx))
     client.node_info()  # fail early (NodeNotRunning) before printing anything
     printer = EventPrinter(click.echo)
-    sink: Callable[[dict[str, Any]], None] = (lambda event: None) if as_json else printer
-    wait = (timeout or DEFAULT_TIMEOUT) + STREAM_GRACE
-    result = follow_launch(client, body, sink, wait)
+    seen: dict[str, str] = {}
+
+    def sink(event: dict[str, Any]) -> None:
+        for key in ("launch_id", "chat_id"):
+            if event.get(key):
+                seen[key] = str(event[key])
+        if not as_json:
+            printer(event)
+
+    wait = (timeout or DEFAULT_TIMEOUT) + GOAL_GRACE + CLIENT_SLACK
+    try:
+        result = follow_launch(client, body, sink, wait)
+    except (KeyboardInterrupt, IoATimeout) as exc:
+        why = "interrupted" if isinstance(exc, KeyboardInterrupt) else "timed out"
+        _cancel_seen(client, seen, why, as_json)
+        sys.exit(EXIT_ABORTED)
     if as_json:
         emit_json(result)
     else:
         print_result(result, click.echo)
-    sys.exit(exit_code(result))
+    sys.exit(exit_code_of(result))
 
 
-#: ``ioa goal`` exit codes (docs/goals.md section 10).
-EXIT_OK, EXIT_NO_NODE, EXIT_USAGE, EXIT_INCOMPLETE, EXIT_ABORTED = 0, 1, 2, 3, 4
+def _cancel_seen(client: ControlClient, seen: dict[str, str], why: str, as_json: bool) -> None:
+    """Cancel the goal this command launched (by chat, or by launch id before the team was formed)."""
+    ref = {"chat": seen["chat_id"]} if "chat_id" in seen else {"launch": seen.get("launch_id", "")}
+    if not any(ref.values()):
+        message = f"{why} before the node started the goal"
+    else:
+        try:
+            client.call("POST", "/cancel_goal", ref)
+            message = f"{why}: cancelled the goal ({next(iter(ref.values()))})"
+        except IoAError as exc:
+            message = f"{why}: could not cancel the goal: {exc}"
+    if as_json:
+        emit_json(
+            {"status": "aborted", "aborted": True, "reason": message, "exit_code": EXIT_ABORTED, **seen}
+        )
+    else:
+        click.echo(message, err=True)
 
 
-def exit_code(result: dict[str, Any]) -> int:
-    """0 concluded with every needed task completed; 3 concluded with failed or missing tasks; 4 aborted."""
-    if result.get("status") != "concluded":
-        return EXIT_ABORTED
-    complete = result.get("complete")
-    if complete is None:
-        complete = all(t.get("status") == "completed" for t in result.get("tasks", []))
-    return EXIT_OK if complete else EXIT_INCOMPLETE
+@goal.command("cancel")
+@click.argument("chat")
+@click.pass_context
+@handle_errors()
+def goal_cancel(ctx: click.Context, chat: str) -> None:
+    """Cancel the goal running in CHAT (launched by this node): every member sees a signed cancellation."""
+    answer = ControlClient(get_home(ctx)).call("POST", "/cancel_goal", {"chat": chat})
+    rounds = ", ".join(r[:12] for r in answer.get("cancelled", [])) or "(before its round started)"
+    click.echo(f"cancelled {rounds} in chat {answer.get('chat_id', chat)}")
 
 
 def run_events(events: Iterable[dict[str, Any]], echo: Callable[[str], None]) -> None:
@@ -242,4 +356,13 @@ def run_events(events: Iterable[dict[str, Any]], echo: Callable[[str], None]) ->
         printer(event)
 
 
-__all__ = ["EventPrinter", "exit_code", "follow_launch", "goal_body", "print_result", "run_events"]
+__all__ = [
+    "EventPrinter",
+    "exit_code",
+    "exit_code_of",
+    "follow_launch",
+    "goal_body",
+    "print_result",
+    "run_events",
+    "summary_line",
+]

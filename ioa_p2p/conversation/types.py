@@ -15,6 +15,7 @@ from typing import Any
 
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.messages import ConvStart, TaskAssignment
+from ioa_p2p.conversation.plan import SharedStep
 
 
 class TaskStatus(StrEnum):
@@ -45,6 +46,8 @@ class TurnDraft:
     next: tuple[str, ...] = ()
     tasks: tuple[TaskAssignment, ...] = ()
     triggers: tuple[str, ...] = ()
+    #: The shared plan as this brain sees it after the turn (None: no opinion); posted as ``conv.plan``.
+    plan: tuple[SharedStep, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

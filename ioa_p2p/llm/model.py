@@ -76,6 +76,7 @@ class Model(Protocol):
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         response_format: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
     ) -> ModelReply: ...
 
 
@@ -85,6 +86,15 @@ class Model(Protocol):
 # --------------------------------------------------------------------------- JSON output, repaired
 
 
+def json_schema_format(name: str, schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``response_format`` asking for JSON that follows ``schema`` (structured output)."""
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": dict(schema)}}
+
+
+#: Longer replies are not parsed (a server gone wrong; ``max_tokens`` keeps a real model far below).
+MAX_REPLY_CHARS = 200_000
+
+
 async def complete_json(
     model: Model,
     messages: Sequence[Message],
@@ -92,35 +102,52 @@ async def complete_json(
     *,
     retries: int = 2,
     tools: Sequence[Mapping[str, Any]] | None = None,
+    schema: tuple[str, Mapping[str, Any]] | None = None,
+    max_tokens: int | None = None,
 ) -> T:
     """Ask ``model`` for one JSON object and return ``validate(obj)``, retrying ``retries`` times.
 
-    The object is taken from the first tool call's arguments when the model called a tool, else from the
-    text. ``validate`` raises any :class:`IoAError`, ``ValueError``, ``KeyError`` or ``TypeError`` to reject
-    it; the model is then told what was wrong and asked again. Transport errors propagate at once.
-    Raises :class:`ModelOutputError` after the last failed attempt.
+    ``schema`` (name, JSON schema) asks for structured output (the model falls back to JSON mode where
+    the server does not accept a schema); ``max_tokens`` bounds each answer. The object is taken from the
+    first tool call's arguments when the model called a tool, else from the text. ``validate`` raises any
+    :class:`IoAError`, ``ValueError``, ``KeyError`` or ``TypeError`` to reject it; the model is then told
+    what was wrong and asked again. Transport errors propagate at once. Raises
+    :class:`ModelOutputError` after the last failed attempt; its message never quotes the model.
+    The caller bounds the total time (a cancel scope around the whole call).
     """
     history = [dict(m) for m in messages]
+    response_format = json_schema_format(*schema) if schema is not None else JSON_MODE
     problem = ""
     for _ in range(retries + 1):
-        reply = await model.complete(history, tools=tools, response_format=JSON_MODE)
+        reply = await model.complete(
+            history, tools=tools, response_format=response_format, max_tokens=max_tokens
+        )
         try:
+            if len(reply.text) > MAX_REPLY_CHARS:
+                raise ModelOutputError(f"the reply had {len(reply.text)} characters; answer briefly")
             raw = reply.tool_calls[0].parsed() if reply.tool_calls else parse_json_object(reply.text)
             return validate(raw)
         except (IoAError, ValueError, KeyError, TypeError) as exc:
             problem = f"{type(exc).__name__}: {exc}"
-        history.append({"role": "assistant", "content": reply.text or "(tool call)"})
+        history.append({"role": "assistant", "content": reply.text[:2000] or "(tool call)"})
         history.append({
             "role": "user",
             "content": f"Your reply could not be used ({problem[:500]}). Answer again with only one "
             "JSON object that follows the requested format exactly.",
         })  # fmt: skip
-    raise ModelOutputError(
-        f"{model.model_id} gave no usable JSON after {retries + 1} attempts; last problem: {problem}"
-    )
+    raise ModelOutputError(f"{model.model_id} gave no usable JSON after {retries + 1} attempts")
 
 
 # --------------------------------------------------------------------------- scripted fake
 
 
-__all__ = ["JSON_MODE", "Message", "Model", "ModelReply", "ToolCall", "complete_json"]
+__all__ = [
+    "JSON_MODE",
+    "MAX_REPLY_CHARS",
+    "Message",
+    "Model",
+    "ModelReply",
+    "ToolCall",
+    "complete_json",
+    "json_schema_format",
+]

@@ -1,6 +1,6 @@
 """Plans made by a model and posted in the chat (pure).
 
-The LLM brain may answer its first turn with a ``plan`` (the same :class:`~ioa_p2p.planning.types.Plan` types
+The LLM brain may answer its first turn with a ``work_plan`` (the same :class:`~ioa_p2p.planning.types.Plan` types
 as the offline planner, as JSON; :data:`PLAN_SCHEMA` is what the model is told). :func:`plan_from_model`
 checks it (kinds, dependencies on earlier steps only, calculations that are expressions over ``v1``, ``v2``
 ...). The turn that starts the plan ends with one line ``plan: {json}`` (:func:`plan_line`), so every member
@@ -22,7 +22,7 @@ PLAN_PREFIX = "plan: "
 MAX_PLAN_CHARS = 16_000
 
 PLAN_SCHEMA = (
-    'Optionally (best on your first turn) add "plan": {"steps": [{"kind": "lookup" | "calc" | "date" | '
+    'Optionally (best on your first turn) add "work_plan": {"steps": [{"kind": "lookup" | "calc" | "date" | '
     '"code" | "task", "text": "what the step does, in words", "template": "the work", "needs": [earlier '
     'step numbers whose values it uses]}], "answer_step": the step whose value answers the goal}. A '
     "lookup's template is a question over documents; a calc's an arithmetic expression over v1, v2, ... "

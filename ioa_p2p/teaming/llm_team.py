@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
 from ioa_p2p.errors import ModelOutputError
+from ioa_p2p.llm.failures import estimate_tokens, text_tokens
 from ioa_p2p.llm.model import Model
 from ioa_p2p.teaming.selection import Candidate
 
@@ -63,14 +64,39 @@ def merge_results(results: Sequence[Sequence[Candidate]], *, limit: int = 10) ->
     return sorted(best.values(), key=lambda c: (-c.score, c.peer_id))[:limit]
 
 
-def render_shortlist(shortlist: Sequence[Candidate]) -> str:
+def render_shortlist(shortlist: Sequence[Candidate], *, budget: int = 100_000) -> str:
+    """The numbered shortlist the model sees, shortened (lowest scores dropped) to ``budget`` tokens."""
     if not shortlist:
         return "No agents found."
-    lines = []
+    lines: list[str] = []
     for i, c in enumerate(shortlist, 1):
         skills = f" Skills: {', '.join(c.skills)}." if c.skills else ""
-        lines.append(f"{i}. {c.name} (score {c.score:.2f}): {c.description[:300]}{skills}")
+        line = f"{i}. {c.name} (score {c.score:.2f}): {c.description[:300]}{skills}"
+        if lines and text_tokens("\n".join([*lines, line])) > budget:
+            break
+        lines.append(line)
     return "\n".join(lines)
+
+
+def fit_messages(messages: Sequence[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
+    """The tool loop's messages within ``budget`` tokens: the system prompt and the goal always, then the
+    newest exchanges (an assistant message with the tool answers after it), the oldest dropped first."""
+    head, rest = list(messages[:2]), list(messages[2:])
+    exchanges: list[list[dict[str, Any]]] = []
+    for m in rest:
+        if m.get("role") == "assistant" or not exchanges:
+            exchanges.append([m])
+        else:
+            exchanges[-1].append(m)
+    kept: list[list[dict[str, Any]]] = []
+    used = estimate_tokens(head)
+    for exchange in reversed(exchanges):
+        cost = estimate_tokens(exchange)
+        if kept and used + cost > budget:
+            break
+        kept.append(exchange)
+        used += cost
+    return head + [m for exchange in reversed(kept) for m in exchange]
 
 
 def parse_search_queries(arguments: Mapping[str, Any], *, limit: int = 5) -> tuple[str, ...]:
@@ -153,19 +179,25 @@ async def llm_choose_team(
     max_team: int = 4,
     max_rounds: int = 4,
     shortlist_size: int = 10,
+    context_tokens: int = 4096,
 ) -> tuple[Candidate, ...]:
     """Run the search-then-team-up tool loop; raises ModelOutputError if the model never teams up.
 
     Transport errors (:class:`~ioa_p2p.errors.ModelError`, PeerUnreachable, IoATimeout) propagate: the
-    caller then chooses with :func:`~ioa_p2p.teaming.choose_team` instead.
+    caller then chooses with :func:`~ioa_p2p.teaming.choose_team` instead. The prompt stays within
+    ``context_tokens`` minus :data:`TEAM_MAX_TOKENS` (oldest exchanges dropped, the shortlist shortened);
+    the caller bounds the time.
     """
+    budget = max(256, context_tokens - TEAM_MAX_TOKENS)
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": TEAM_PROMPT.format(max_team=max_team)},
         {"role": "user", "content": f"Goal: {goal}"},
     ]
     shortlist: list[Candidate] = []
     for _ in range(max_rounds):
-        reply = await model.complete(messages, tools=TEAM_TOOLS)
+        reply = await model.complete(
+            fit_messages(messages, budget), tools=TEAM_TOOLS, max_tokens=TEAM_MAX_TOKENS
+        )
         messages.append(reply.as_message())
         if not reply.tool_calls:
             messages.append({"role": "user", "content": "Call search_agents or team_up."})
@@ -176,7 +208,7 @@ async def llm_choose_team(
                 if call.name == "search_agents":
                     found = [await search(q) for q in parse_search_queries(args)]
                     shortlist = merge_results([shortlist, *found], limit=shortlist_size)
-                    answer = render_shortlist(shortlist)
+                    answer = render_shortlist(shortlist, budget=budget // 3)
                 elif call.name == "team_up":
                     return parse_team_choice(args, shortlist, max_team=max_team)
                 else:
@@ -190,10 +222,15 @@ async def llm_choose_team(
     )
 
 
+#: Tokens each team-up answer may use.
+TEAM_MAX_TOKENS = 512
+
+
 __all__ = [
     "SEARCH_TOOL",
     "TEAM_TOOLS",
     "TEAM_UP_TOOL",
+    "fit_messages",
     "llm_choose_team",
     "merge_results",
     "parse_search_queries",

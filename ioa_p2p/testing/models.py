@@ -16,6 +16,7 @@ class ScriptedModel:
     def __init__(self, replies: Iterable[str | ModelReply | Exception] = (), name: str = "scripted") -> None:
         self.replies: deque[str | ModelReply | Exception] = deque(replies)
         self.calls: list[list[dict[str, Any]]] = []
+        self.formats: list[dict[str, Any] | None] = []
         self.name = name
 
     @property
@@ -28,8 +29,10 @@ class ScriptedModel:
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
         response_format: Mapping[str, Any] | None = None,
+        max_tokens: int | None = None,
     ) -> ModelReply:
         self.calls.append([dict(m) for m in messages])
+        self.formats.append(None if response_format is None else dict(response_format))
         if not self.replies:
             raise ModelError("the scripted model has no replies left")
         reply = self.replies.popleft()

@@ -4,13 +4,16 @@ The driver subscribes to the chat (replaying what is stored, so a restarted node
 feeds every verified message to the :class:`~ioa_p2p.conversation.Conversation` of its round; a round begins
 with each ``conv.start`` message (its id is the round id). It executes the decisions (docs/conversation.md):
 
-- ``Speak``: the node's brain runs in its own task under ``trio.fail_after`` (a share of the speaker
-  timeout); its draft, or ``None`` on error/timeout, goes back to ``compose_turn``;
+- ``Speak``: the node's brain runs in its own task within the turn's deadline
+  (:func:`~ioa_p2p.node.goals.turns.take_turn_bounded`); its draft, or its fallback's (the offline
+  planner, marked), goes back to ``compose_turn``; a changed shared plan is posted as ``conv.plan``;
 - ``StartTask`` / ``CancelTask``: the goals service runs the task (adapter or sub-team) in a cancel scope;
 - ``Post``: signed and sent to the chat; it comes back through the subscription like any message;
 - ``Concluded`` / ``Aborted``: the round's outcome is recorded and its waiters are woken.
 
-Membership changes (``member.leave``, ``member.remove``) become ``on_member_left``; the loop calls
+``conv.plan`` updates are collected per round; a ``conv.cancel`` by the round's initiator aborts the round
+(reason ``cancelled``) on every member. Membership changes (``member.leave``, ``member.remove``) become
+``on_member_left``; the loop calls
 ``on_tick`` at the earliest ``next_wakeup`` of its rounds. Messages are processed in batches: decisions of a
 batch are netted (a task started and cancelled within the batch never runs; only the last ``Speak`` for the
 current floor runs), which makes replaying a long stored history cheap and free of side effects.
@@ -23,7 +26,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, Protocol, TypeVar
@@ -31,7 +34,7 @@ from typing import Any, Protocol, TypeVar
 import trio
 
 from ioa_p2p.conversation import messages as cm
-from ioa_p2p.conversation.brains.base import Brain, MemberInfo
+from ioa_p2p.conversation.brains.base import Brain, MemberInfo, fallback_kind, turn_origin
 from ioa_p2p.conversation.inputs import (
     ConversationInput,
     MemberLeft,
@@ -46,10 +49,12 @@ from ioa_p2p.conversation.inputs import (
 )
 from ioa_p2p.conversation.machine import Conversation
 from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
+from ioa_p2p.conversation.plan import PLAN, PlanUpdate
 from ioa_p2p.conversation.types import (
     Aborted,
     CancelTask,
     Concluded,
+    ConversationView,
     Decision,
     Incoming,
     Post,
@@ -57,7 +62,6 @@ from ioa_p2p.conversation.types import (
     Speak,
     StartTask,
     TaskView,
-    TurnDraft,
     compose_conclusion,
 )
 from ioa_p2p.errors import InvalidContent, InvalidMessage, IoAError, MessageTooLarge, UnknownChat
@@ -65,14 +69,13 @@ from ioa_p2p.history.bodies import KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE, ChatMe
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.goals.events import describe_message, describe_start, describe_task
 from ioa_p2p.node.goals.rounds import DriverItem, EnvelopeArrived, Round, RoundInput
+from ioa_p2p.node.goals.turns import SIDE_KINDS, side_message, take_turn_bounded
 from ioa_p2p.node.goals.types import RoundOutcome
 from ioa_p2p.node.ports import NodePort
 from ioa_p2p.wire.envelope import Envelope
 
 log = logging.getLogger("ioa_p2p.goals")
 
-#: Share of the speaker timeout a brain may use (the rest is left for signing and delivering the turn).
-BRAIN_SHARE = 0.8
 EVENT_LOG = 2000
 
 
@@ -92,6 +95,7 @@ class GoalsPort(Protocol):
 
     def name_of(self, peer: str) -> str: ...
     async def team_info(self, members: Sequence[str]) -> list[MemberInfo]: ...
+    def member_info(self, peer: str) -> MemberInfo: ...
     def forget_driver(self, driver: ChatDriver) -> None: ...
     async def perform_task(
         self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
@@ -249,6 +253,13 @@ class ChatDriver:
         msg_id, author, kind = env.hash.hex(), str(env.author), body.kind
         if kind == cm.START:
             self._start_round(env, msg_id, author, body.content, now, pending)
+        elif kind in SIDE_KINDS:
+            names = self.goals.name_of
+            rid, event, decision = side_message(kind, body.content, msg_id, author, self.rounds, names)
+            if decision is not None and self.rounds[rid].active:
+                pending.setdefault(rid, []).append(decision)
+            if event is not None:
+                self.emit(event)
         elif kind.startswith("conv."):
             round_id = self._route(kind, body.content)
             if round_id is not None:
@@ -366,17 +377,13 @@ class ChatDriver:
             log.warning("chat %s: could not post %s: %s", self.hex[:16], post.kind, exc)
 
     async def _speak(self, r: Round, speak: Speak) -> None:
-        assert r.conv is not None
-        draft: TurnDraft | None = None
-        brain = self.goals.brain
-        try:
-            team = await self.goals.team_info(r.start.members)
-            with trio.fail_after(r.start.speaker_timeout * BRAIN_SHARE):
-                draft = await brain.take_turn(r.conv.view(), speak, team)
-        except trio.TooSlowError:
-            log.warning("chat %s: the %s brain did not answer in time", self.hex[:16], brain.label)
-        except Exception:  # a brain bug must not stop the conversation: the rule-based pass takes over
-            log.warning("chat %s: the %s brain failed", self.hex[:16], brain.label, exc_info=True)
+        def view() -> ConversationView | None:
+            return r.conv.view() if r.conv is not None and r.active else None
+
+        draft = await take_turn_bounded(self.goals, self.goals.brain, view, speak, self.hex)
+        if draft is not None and draft.plan is not None and r.active and r.plans.changed(draft.plan):
+            update = PlanUpdate(r.round_id, r.plans.next_version(), draft.plan)
+            await self._post(r, Post(PLAN, update.to_content()))
         await self._send.send(RoundInput(r.round_id, TurnComposed(speak.token, draft)))
 
     async def _run_task(self, r: Round, start: StartTask, scope: trio.CancelScope) -> None:
@@ -408,6 +415,9 @@ class ChatDriver:
         else:
             status, author, forced, reason = "aborted", "", False, final.reason
             text = compose_conclusion(view, [f"Aborted: {final.reason}."])
+        origins = Counter(turn_origin(t.text) for t in view.turns)
+        fallbacks = Counter(k for t in view.turns if (k := fallback_kind(t.text)) is not None)
+        latest = r.plans.latest()
         r.outcome = RoundOutcome(
             round_id=r.round_id,
             status=status,
@@ -420,6 +430,10 @@ class ChatDriver:
             messages=r.messages,
             bytes=r.bytes,
             ended_ms=int(time.time() * 1000),
+            origins=dict(origins),
+            fallbacks=dict(fallbacks),
+            plan=[s.to_content() for s in latest.steps] if latest is not None else [],
+            plan_versions=len(r.plans.updates),
         )
         r.conv = None  # an ended round takes no more input; free its state
         event: dict[str, Any] = {

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.brains.base import fallback_kind, turn_origin
 from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
 from ioa_p2p.conversation.types import TaskView
 from ioa_p2p.errors import IoAError
@@ -86,6 +87,8 @@ def describe_message(env: Envelope, round_id: str | None, name_of: NameOf) -> di
             "triggers": list(parsed.triggers),
             "fail_tasks": list(parsed.fail_tasks),
             "forced": parsed.forced,
+            "origin": turn_origin(parsed.text),
+            "fallback": fallback_kind(parsed.text) or "",
         }
     if isinstance(parsed, cm.TaskProgress):
         return {

@@ -9,6 +9,7 @@ import trio
 from ioa_p2p.conversation.inputs import ConversationInput
 from ioa_p2p.conversation.machine import Conversation
 from ioa_p2p.conversation.messages import ConvStart
+from ioa_p2p.conversation.plan import PlanBoard
 from ioa_p2p.node.goals.types import RoundOutcome
 from ioa_p2p.wire.envelope import Envelope
 
@@ -24,6 +25,7 @@ class Round:
     outcome: RoundOutcome | None = None
     done: trio.Event = field(default_factory=trio.Event)
     running: dict[str, trio.CancelScope] = field(default_factory=dict)
+    plans: PlanBoard = field(default_factory=PlanBoard.empty)
 
     @property
     def active(self) -> bool:

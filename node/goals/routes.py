@@ -7,7 +7,8 @@
 when the round ends; with ``"stream": true`` it answers NDJSON events as they happen, then
 ``{"event": "done", "result": {...}}`` (or ``{"event": "error", "error": {...}}``). The goal keeps running
 if the client goes away. ``GET /goal_events?chat=ID[&round=ID]`` streams a goal chat's events (past ones
-first) until the round ends. JSON shapes: docs/goals.md.
+first) until the round ends. ``POST /cancel_goal {"chat": CHAT}`` (or ``{"launch": ID}``) cancels a goal
+this node launched. JSON shapes: docs/goals.md.
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ioa_p2p.errors import IoAError, UsageError
+from ioa_p2p.errors import IoAError, IoATimeout, UsageError
 from ioa_p2p.node.control.server import ControlRequest, Streaming
-from ioa_p2p.node.goals.types import check_launch_args
+from ioa_p2p.node.goals.types import EXIT_ABORTED, check_launch_args
 
 if TYPE_CHECKING:
     from ioa_p2p.node.goals.service import Goals
@@ -138,16 +139,9 @@ def add_goal_routes(node: NodePort, goals: Goals) -> None:
                 try:
                     result = await goals.launch_goal(**kwargs, on_event=sink)
                 except IoAError as exc:
-                    sink(
-                        {
-                            "event": "error",
-                            "error": {
-                                "type": type(exc).__name__,
-                                "message": str(exc),
-                                "exit_code": exc.exit_code,
-                            },
-                        }
-                    )
+                    code = EXIT_ABORTED if isinstance(exc, IoATimeout) else exc.exit_code
+                    error = {"type": type(exc).__name__, "message": str(exc), "exit_code": code}
+                    sink({"event": "error", "error": error})
                 else:
                     sink({"event": "done", "result": result.to_json()})
 
@@ -182,9 +176,17 @@ def add_goal_routes(node: NodePort, goals: Goals) -> None:
     async def list_goals(request: ControlRequest) -> Any:
         return goals.list_goals()
 
+    async def cancel(request: ControlRequest) -> Any:
+        body = request.body
+        ref = body.get("chat") or body.get("launch") if isinstance(body, dict) else None
+        if not isinstance(ref, str) or not ref:
+            raise UsageError('POST /cancel_goal needs {"chat": CHAT} or {"launch": LAUNCH_ID}')
+        return await goals.cancel_goal(ref)
+
     node.control.add_route("POST", "/launch_goal", launch)
     node.control.add_route("GET", "/goal_events", goal_events)
     node.control.add_route("GET", "/goals", list_goals)
+    node.control.add_route("POST", "/cancel_goal", cancel)
 
 
 __all__ = ["add_goal_routes", "launch_arguments"]

@@ -20,8 +20,10 @@ Config ``[goals]``: ``max_concurrent`` (4), ``timeout`` (300 s per goal), ``max_
 from __future__ import annotations
 
 import logging
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -29,16 +31,18 @@ import trio
 from ioa_p2p.card import SignedCard
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.base import Brain, MemberInfo
-from ioa_p2p.conversation.brains.llm import LLMBrain
+from ioa_p2p.conversation.brains.llm import CONTEXT_TOKENS, LLMBrain
 from ioa_p2p.conversation.brains.offline import OfflineBrain
 from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
+from ioa_p2p.conversation.plan import CANCEL, RoundCancel
 from ioa_p2p.conversation.types import TaskView
 from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import (
     ConfigError,
+    GoalAborted,
     IoAError,
     IoATimeout,
-    NoTeam,
+    UsageError,
 )
 from ioa_p2p.history.bodies import ChatGenesis
 from ioa_p2p.identity import PeerId
@@ -47,15 +51,19 @@ from ioa_p2p.llm.openai_compat import model_from_settings
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.driver import ChatDriver, ProgressFn
+from ioa_p2p.node.goals.model_calls import GuardedModel
 from ioa_p2p.node.goals.rounds import Round
-from ioa_p2p.node.goals.runtime import AgentRuntime, is_planned_step, subteam_reason
+from ioa_p2p.node.goals.runtime import AgentRuntime
+from ioa_p2p.node.goals.tasks import MAX_RUNNING_TASKS, perform_task
 
 # GoalResult is re-exported: ``from ioa_p2p.node.goals import GoalResult``.
 from ioa_p2p.node.goals.teams import TeamFormation
 from ioa_p2p.node.goals.types import (
     GOAL_TOPIC_PREFIX,
+    FormedTeam,
     GoalResult,
     GoalsConfig,
+    RoundOutcome,
     Teammate,
     check_launch_args,
     make_result,
@@ -67,11 +75,24 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ioa_p2p.goals")
 
-#: Extra seconds launch_goal waits after a round's deadline (every member ends by itself at the deadline).
-WAIT_GRACE = 15.0
 CARD_FETCH_TIMEOUT = 3.0
-#: Tasks (adapter runs or sub-teams) this node works on at once, over all goals.
-MAX_RUNNING_TASKS = 8
+#: Seconds ``launch_goal`` may take beyond its ``timeout`` (every member ends the round by itself at the
+#: deadline; this covers delivering the last messages and the wrap-up). docs/goals.md, section 1.
+GOAL_GRACE = 5.0
+WAIT_GRACE = GOAL_GRACE  # the old name
+#: Seconds a round gets at least, when team formation used (nearly) all of the goal's time.
+ROUND_MIN = 1.0
+
+
+@dataclass(slots=True)
+class Launch:
+    """A goal this node is launching: cancellable until its round ends."""
+
+    launch_id: str
+    scope: trio.CancelScope
+    chat_id: bytes | None = None
+    round_id: str = ""
+    cancelled: bool = False
 
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -105,7 +126,9 @@ class Goals:
         self._nursery = nursery
         self.declined_invitations = 0
         self.teams = TeamFormation(self)
-        self._task_slots = trio.CapacityLimiter(MAX_RUNNING_TASKS)
+        self.task_slots = trio.CapacityLimiter(MAX_RUNNING_TASKS)
+        self.launches: dict[str, Launch] = {}
+        self.context_tokens = getattr(brain, "context_tokens", CONTEXT_TOKENS)
 
     # ------------------------------------------------------------------ drivers and invitations
 
@@ -214,96 +237,8 @@ class Goals:
     async def perform_task(
         self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
     ) -> TaskOutcome:
-        """Run a task assigned to this node: on its adapter, or through a sub-team (the nested-team rule).
-        At most :data:`MAX_RUNNING_TASKS` run at once (teammates choose how many tasks they assign); the
-        others wait for a slot until their deadline."""
-        with trio.move_on_after(max(0.0, deadline - time.time())) as waited:
-            await self._task_slots.acquire()
-        if waited.cancelled_caught:
-            why = f"this node runs at most {MAX_RUNNING_TASKS} tasks at once; none ended before this deadline"
-            return TaskOutcome(task.task_id, False, why, None, None, "timeout")
-        try:
-            return await self._perform(driver, r, task, deadline, progress)
-        finally:
-            self._task_slots.release()
-
-    async def _perform(
-        self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
-    ) -> TaskOutcome:
-        text, depth = task.description, r.start.depth
-        reason = subteam_reason(text, depth=depth, has_adapter=self.runtime.has_adapter)
-        own: TaskOutcome | None = None
-        if reason is None:
-            own = await self._run_own(driver, r, task, deadline, progress)
-            # a rejected plan step goes back to the planner, which re-routes it within the team
-            rejected = own.failure == "rejected" and not is_planned_step(task.title)
-            reason = subteam_reason(text, depth=depth, has_adapter=True, rejected=rejected)
-            if reason is None:
-                return own
-        sub = await self._subteam(driver, r, task, deadline, reason, progress)
-        if sub is not None:
-            return sub
-        if own is None and self.runtime.has_adapter:  # asked for a team, but nobody joined: do it alone
-            own = await self._run_own(driver, r, task, deadline, progress)
-        if own is not None:
-            return own
-        why = "no agent joined a sub-team for this task and this agent has no adapter to do it itself"
-        return TaskOutcome(task.task_id, False, why, None, None, "rejected")
-
-    async def _run_own(
-        self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
-    ) -> TaskOutcome:
-        turns = r.conv.view().turns[-8:] if r.conv is not None else ()
-        context = [
-            {"speaker": self.name_of(t.author), "type": t.kind.removeprefix("conv."), "content": t.text}
-            for t in turns
-        ]
-        result = await self.runtime.run(
-            task.description,
-            deadline=deadline,
-            task_id=task.task_id,
-            chat_id=driver.hex,
-            context=context,
-            on_progress=progress,
-        )
-        return TaskOutcome(task.task_id, result.ok, result.text, result.data, result.files, result.failure)
-
-    async def _subteam(
-        self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, reason: str, progress: ProgressFn
-    ) -> TaskOutcome | None:
-        """The sub-team's conclusion as the task's outcome; None when no other agent joined."""
-        remaining = deadline - time.time()
-        timeout = remaining - min(10.0, remaining * 0.2)
-        if timeout < 5.0:
-            return None
-        await progress(f"forming a sub-team (depth {r.start.depth - 1}): {reason}", None)
-        try:
-            sub = await self.launch_goal(
-                task.description,
-                depth=r.start.depth - 1,
-                max_turns=r.start.max_turns,
-                timeout=timeout,
-                speaker_timeout=r.start.speaker_timeout,
-                parent_chat=driver.chat_id,
-                parent_task=task.task_id,
-                exclude=tuple(m for m in r.start.members if m != self.me),
-                min_team=1,
-            )
-        except NoTeam as exc:
-            await progress(f"no sub-team: {exc}", None)
-            return None
-        except IoAError as exc:
-            return TaskOutcome(task.task_id, False, f"the sub-team failed: {exc}", None, None, "task_error")
-        names = ", ".join(t.name for t in sub.team)
-        text = f"[sub-team {sub.chat_id[:16]}: {names}; {sub.status}]\n{sub.conclusion}"[: cm.MAX_TEXT]
-        data = {
-            "sub_chat": sub.chat_id,
-            "sub_round": sub.round_id,
-            "status": sub.status,
-            "team": [t.peer_id for t in sub.team],
-        }
-        ok = sub.succeeded
-        return TaskOutcome(task.task_id, ok, text, data, None, None if ok else "task_error")
+        """Run a task assigned to this node (:func:`~ioa_p2p.node.goals.tasks.perform_task`)."""
+        return await perform_task(self, driver, r, task, deadline, progress)
 
     # ------------------------------------------------------------------ launching a goal
 
@@ -326,7 +261,11 @@ class Goals:
         min_team: int = 0,
         on_event: EventSink | None = None,
     ) -> GoalResult:
-        """Form a team for ``goal`` (or continue chat ``comm_id`` with ``cont_input``) and work it out."""
+        """Form a team for ``goal`` (or continue chat ``comm_id`` with ``cont_input``) and work it out.
+
+        ONE deadline, ``timeout`` seconds from now, covers everything: discovery, the LLM team-up,
+        invitations, the round (whose ``conv.start`` deadline is this same deadline) and its wrap-up;
+        this call returns by the deadline plus :data:`GOAL_GRACE`. :meth:`cancel_goal` ends it early."""
         cfg = self.config
         started = time.monotonic()
         goal = (cont_input if comm_id else goal) or goal
@@ -336,28 +275,49 @@ class Goals:
         speaker_timeout = cfg.speaker_timeout if speaker_timeout is None else speaker_timeout
         check_launch_args(goal, depth, max_turns, timeout, speaker_timeout, comm_id, cont_input)
         emit = on_event or (lambda event: None)
-        if comm_id:
-            chat_id = self.chats.resolve(comm_id)
-            formed = self.teams.continuation(chat_id)
-        else:
-            emit({"event": "searching", "goal": goal})
-            formed = await self.teams.form(
-                goal, team, max_team or cfg.max_team, parent_chat, exclude, min_team
+        deadline = time.time() + timeout
+        launch = Launch(secrets.token_hex(8), trio.CancelScope(deadline=trio.current_time() + timeout))
+        self.launches[launch.launch_id] = launch
+        try:
+            with launch.scope:
+                if comm_id:
+                    formed = self.teams.continuation(self.chats.resolve(comm_id))
+                else:
+                    emit({"event": "searching", "goal": goal, "launch_id": launch.launch_id})
+                    formed = await self.teams.form(
+                        goal, team, max_team or cfg.max_team, parent_chat, exclude, min_team,
+                        deadline=deadline, emit=emit,
+                    )  # fmt: skip
+            if launch.scope.cancelled_caught:
+                why = "cancelled" if launch.cancelled else "the goal's deadline passed"
+                raise GoalAborted(f"no team was formed: {why} (after {time.monotonic() - started:.1f} s)")
+            launch.chat_id = formed.chat_id
+            start = ConvStart.create(
+                goal,
+                initiator=self.me,
+                members=[self.me, *(t.peer_id for t in formed.members)],
+                now=time.time(),
+                timeout=max(ROUND_MIN, deadline - time.time()),
+                max_turns=max_turns,
+                speaker_timeout=speaker_timeout,
+                task_timeout=task_timeout or cfg.task_timeout or None,
+                depth=depth,
+                parent_chat=parent_chat.hex() if parent_chat else "",
+                parent_task=parent_task,
             )
-        chat_id = formed.chat_id
-        start = ConvStart.create(
-            goal,
-            initiator=self.me,
-            members=[self.me, *(t.peer_id for t in formed.members)],
-            now=time.time(),
-            timeout=timeout,
-            max_turns=max_turns,
-            speaker_timeout=speaker_timeout,
-            task_timeout=task_timeout or cfg.task_timeout or None,
-            depth=depth,
-            parent_chat=parent_chat.hex() if parent_chat else "",
-            parent_task=parent_task,
+            round_id, outcome = await self._run_round(launch, goal, formed, start, emit)
+        finally:
+            self.launches.pop(launch.launch_id, None)
+        timings = dict(formed.timings, total_s=time.monotonic() - started)
+        me = Teammate(self.me, self.name_of(self.me), 1.0)
+        return make_result(
+            goal, start, round_id, formed.chat_id, outcome, formed, me, self.brain.label, timings
         )
+
+    async def _run_round(
+        self, launch: Launch, goal: str, formed: FormedTeam, start: ConvStart, emit: EventSink
+    ) -> tuple[str, RoundOutcome]:
+        chat_id = formed.chat_id
         driver = self.ensure_driver(chat_id)
         async with driver.follow(replay=False) as events:
             driver.emit(  # in the chat's event log too, so /goal_events followers see the team
@@ -368,11 +328,16 @@ class Goals:
                     "declined": [t.to_json() for t in formed.declined],
                     "unanswered": [t.to_json() for t in formed.unanswered],
                     "timings": formed.timings,
+                    "team_fallback": formed.team_fallback,
+                    "launch_id": launch.launch_id,
                 }
             )
             env = await self.chats.post(chat_id, cm.START, start.to_content())
-            round_id = env.hash.hex()
-            with trio.move_on_after(timeout + WAIT_GRACE) as waited:
+            round_id = launch.round_id = env.hash.hex()
+            if launch.cancelled:  # cancelled while conv.start was being posted
+                await self.cancel_round(chat_id, round_id)
+            wait = max(0.0, start.deadline - time.time()) + GOAL_GRACE
+            with trio.move_on_after(wait) as waited:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(_relay, events, emit)
                     outcome = await driver.wait_round(round_id)
@@ -380,13 +345,45 @@ class Goals:
             if waited.cancelled_caught:
                 raise IoATimeout(
                     f"round {round_id[:16]} of chat {chat_id.hex()[:16]} did not end on this node "
-                    f"{timeout + WAIT_GRACE:.0f} s after it started; see `ioa goal events` and the node log"
+                    f"{GOAL_GRACE:.0f} s after its deadline; see `ioa goal events` and the node log"
                 )
             for event in _drain_events(events):
                 emit(event)
-        timings = dict(formed.timings, total_s=time.monotonic() - started)
-        me = Teammate(self.me, self.name_of(self.me), 1.0)
-        return make_result(goal, start, round_id, chat_id, outcome, formed, me, self.brain.label, timings)
+        return round_id, outcome
+
+    # ------------------------------------------------------------------ cancelling
+
+    async def cancel_goal(self, ref: str) -> dict[str, Any]:
+        """Cancel a goal this node launched: ``ref`` is a launch id (from the ``searching`` event) or a
+        chat (id or unique prefix). A running round gets a signed ``conv.cancel`` (every member aborts
+        it); a launch still forming its team stops there."""
+        for launch in list(self.launches.values()):
+            if ref == launch.launch_id or (launch.chat_id is not None and launch.chat_id.hex() == ref):
+                launch.cancelled = True
+                if launch.round_id and launch.chat_id is not None:
+                    await self.cancel_round(launch.chat_id, launch.round_id)
+                    return {"cancelled": [launch.round_id], "chat_id": launch.chat_id.hex()}
+                if launch.chat_id is None:
+                    launch.scope.cancel()
+                return {"cancelled": [], "launch_id": launch.launch_id}
+        chat_id = self.chats.resolve(ref)
+        driver = self.drivers.get(chat_id)
+        mine = [
+            r.round_id
+            for r in (driver.rounds.values() if driver is not None else ())
+            if r.active and r.start.initiator == self.me
+        ]
+        if not mine:
+            raise UsageError(
+                f"chat {chat_id.hex()[:16]} has no running round launched by this node; only the node that "
+                "launched a goal can cancel it"
+            )
+        for round_id in mine:
+            await self.cancel_round(chat_id, round_id)
+        return {"cancelled": mine, "chat_id": chat_id.hex()}
+
+    async def cancel_round(self, chat_id: bytes, round_id: str) -> None:
+        await self.chats.post(chat_id, CANCEL, RoundCancel(round_id).to_content())
 
     # ------------------------------------------------------------------ listing
 
@@ -427,19 +424,28 @@ def _drain_events(events: trio.MemoryReceiveChannel[dict[str, Any]]) -> list[dic
 
 def make_brain_for(
     config: GoalsConfig, settings: dict[str, Any], embedder: Embedder, env: dict[str, str] | None = None
-) -> tuple[Brain, Model | None]:
+) -> tuple[Brain, Model | None]:  # the model: wrapped in GuardedModel (retries within callers' deadlines)
     """The brain ``[goals] brain`` and ``[model]`` ask for, and the model (None for the offline planner)."""
     offline = OfflineBrain(embedder)
     if config.brain == "offline":
         return offline, None
-    model = model_from_settings(settings, env)
-    if model is None:
+    raw = model_from_settings(settings, env)
+    if raw is None:
         if config.brain == "llm":
             raise ConfigError(
                 "[goals] brain = 'llm' needs a [model] table or OPENAI_API_KEY / OPENAI_BASE_URL"
             )
         return offline, None
-    return LLMBrain(model, fallback=offline), model
+    try:
+        retries = int(settings.get("max_retries", 2))
+        context_tokens = int(settings.get("context_tokens", CONTEXT_TOKENS))
+    except (TypeError, ValueError):
+        raise ConfigError("[model] max_retries and context_tokens must be integers") from None
+    if context_tokens < 512 or not 0 <= retries <= 10:
+        raise ConfigError("[model] context_tokens must be >= 512 and max_retries within 0..10")
+    model = GuardedModel(raw, retries=retries)
+    brain = LLMBrain(model, fallback=offline, context_tokens=context_tokens, max_tokens=raw.max_tokens)
+    return brain, model
 
 
 __all__ = ["Goals", "make_brain_for"]

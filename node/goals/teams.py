@@ -20,25 +20,19 @@
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import trio
 
 from ioa_p2p.card import SignedCard
 from ioa_p2p.dht.directory import Match
 from ioa_p2p.embedding import Embedder
-from ioa_p2p.errors import (
-    ConfigError,
-    IoAError,
-    IoATimeout,
-    ModelError,
-    NoTeam,
-    PeerUnreachable,
-    UsageError,
-)
+from ioa_p2p.errors import IoAError, NoTeam, UsageError
 from ioa_p2p.identity import PeerId
+from ioa_p2p.llm.failures import failure_kind
 from ioa_p2p.llm.model import Model
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
@@ -71,6 +65,8 @@ class TeamPort(Protocol):
     def embedder(self) -> Embedder: ...
     @property
     def model(self) -> Model | None: ...
+    @property
+    def context_tokens(self) -> int: ...
 
     def name_of(self, peer: str) -> str: ...
     def card_of(self, peer: str) -> SignedCard | None: ...
@@ -89,11 +85,22 @@ class TeamFormation:
         parent_chat: bytes | None,
         exclude: Sequence[str],
         min_team: int = 0,
+        *,
+        deadline: float = math.inf,
+        emit: Callable[[dict[str, Any]], None] = lambda event: None,
     ) -> FormedTeam:
-        """Choose or resolve the teammates, invite them, open the chat; NoTeam below ``min_team``."""
+        """Choose or resolve the teammates, invite them, open the chat; NoTeam below ``min_team``.
+        ``deadline`` (wall clock) is the goal's: the LLM team-up gets at most a third of what is left
+        (and ``[goals] team_up_timeout``), invitations at most half of what is left."""
         goals = self.goals
         t0 = time.monotonic()
-        chosen = await self.resolve(team) if team else await self.choose(goal, max_team, exclude)
+        fallback = ""
+        if team:
+            chosen = await self.resolve(team)
+        else:
+            chosen, fallback = await self.choose(goal, max_team, exclude, deadline)
+            if fallback:
+                emit({"event": "team_fallback", "reason": fallback})
         if len(chosen) < min_team:
             raise NoTeam(f"found {len(chosen)} candidate teammates, {min_team} needed")
         t1 = time.monotonic()
@@ -102,7 +109,7 @@ class TeamFormation:
             [PeerId.from_string(t.peer_id) for t in chosen],
             f"{GOAL_TOPIC_PREFIX}{goal}"[:4000],
             parent_chat,
-            invite_timeout=goals.config.invite_timeout,
+            invite_timeout=min(goals.config.invite_timeout, max(1.0, (deadline - time.time()) / 2)),
         )
         for peer in handle.unanswered:  # no answer: out of this round (the chat membership follows)
             await goals.chats.remove_member(handle.chat_id, peer)
@@ -117,7 +124,12 @@ class TeamFormation:
 
         timings = {"discovery_s": t1 - t0, "invitations_s": t2 - t1, "team_formed_s": t2 - t0}
         return FormedTeam(
-            handle.chat_id, pick(handle.accepted), pick(handle.declined), pick(handle.unanswered), timings
+            handle.chat_id,
+            pick(handle.accepted),
+            pick(handle.declined),
+            pick(handle.unanswered),
+            timings,
+            fallback,
         )
 
     async def reach(self, peers: Sequence[PeerId]) -> None:
@@ -211,22 +223,31 @@ class TeamFormation:
         found = [Candidate.from_card(m.card.card, goals.embedder, m.score) for m in matches]
         return [c for c in found if c.peer_id not in exclude]
 
-    async def choose(self, goal: str, max_team: int, exclude: Sequence[str]) -> list[Teammate]:
+    async def choose(
+        self, goal: str, max_team: int, exclude: Sequence[str], deadline: float = math.inf
+    ) -> tuple[list[Teammate], str]:
+        """The teammates, and the failure kind when the LLM team-up failed ("" otherwise)."""
         goals = self.goals
         if goals.discovery is None:
-            return []
+            return [], ""
+        fallback = ""
         if goals.model is not None:
-            try:
-                picked = await llm_choose_team(
-                    goals.model,
-                    goal,
-                    self._search(exclude),
-                    max_team=max_team,
-                    shortlist_size=goals.config.shortlist,
-                )
-                return [Teammate(c.peer_id, c.name, c.score) for c in picked if c.peer_id != goals.me]
-            except (ModelError, IoATimeout, PeerUnreachable, ConfigError) as exc:
-                log.warning("LLM team-up failed (%s); choosing by similarity", exc)
+            budget = min(goals.config.team_up_timeout, max(0.0, deadline - time.time()) / 3)
+            fallback = "timeout"
+            with trio.move_on_after(budget):
+                try:
+                    picked = await llm_choose_team(
+                        goals.model,
+                        goal,
+                        self._search(exclude),
+                        max_team=max_team,
+                        shortlist_size=goals.config.shortlist,
+                        context_tokens=goals.context_tokens,
+                    )
+                    return [Teammate(c.peer_id, c.name, c.score) for c in picked if c.peer_id != goals.me], ""
+                except IoAError as exc:
+                    fallback = failure_kind(exc)
+            log.warning("LLM team-up failed (%s); choosing by similarity", fallback)
         queries = list(dict.fromkeys([goal[:2000], *(c.text for c in split_goal(goal))]))[:MAX_QUERIES]
         found: list[list[Candidate]] = [[] for _ in queries]
 
@@ -245,7 +266,7 @@ class TeamFormation:
         wanted = [ABILITIES[k] for k in sorted(kinds) if ABILITIES.get(k)]
         usable = [c for c in pool if c.peer_id not in set(exclude)]
         members = add_able(choice.members, usable, wanted, max_team=max_team)
-        return [Teammate(c.peer_id, c.name, c.score) for c in members]
+        return [Teammate(c.peer_id, c.name, c.score) for c in members], fallback
 
     def _search(self, exclude: Sequence[str]) -> Callable[[str], Awaitable[Sequence[Candidate]]]:
         async def search(query: str) -> Sequence[Candidate]:

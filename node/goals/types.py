@@ -38,6 +38,7 @@ class GoalsConfig:
     dht_lookup: str = "auto"
     dht_wait: float = 2.0
     reserve_timeout: float = 60.0
+    team_up_timeout: float = 30.0  # seconds the LLM team-up may take at most (and 1/3 of the goal's time)
 
     @classmethod
     def from_section(cls, table: dict[str, Any]) -> GoalsConfig:
@@ -85,6 +86,25 @@ class RoundOutcome:
     messages: int
     bytes: int
     ended_ms: int
+    origins: dict[str, int] = field(default_factory=dict)  # turns by origin: model, fallback, offline, rule
+    fallbacks: dict[str, int] = field(default_factory=dict)  # fallback turns by failure kind
+    plan: list[dict[str, Any]] = field(default_factory=list)  # the latest shared plan
+    plan_versions: int = 0
+
+
+#: Exit codes of ``ioa goal`` (docs/goals.md, section 10).
+EXIT_OK = 0  # concluded, every needed task completed
+EXIT_USAGE = 2
+EXIT_TASKS_FAILED = 3  # concluded with failed or missing tasks
+EXIT_ABORTED = 4  # aborted: the deadline, a cancellation, an abort
+
+
+def goal_exit_code(status: str, complete: bool) -> int:
+    """0 when the round concluded and every needed task completed (``complete``: the goal report's,
+    :func:`~ioa_p2p.planning.report.goal_report`), 3 when it concluded without, 4 when it was aborted."""
+    if status != "concluded":
+        return EXIT_ABORTED
+    return EXIT_OK if complete else EXIT_TASKS_FAILED
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +129,14 @@ class GoalResult:
     parent_chat: str = ""
     parent_task: str = ""
     timings: dict[str, float] = field(default_factory=dict)
+    origins: dict[str, int] = field(default_factory=dict)
+    fallbacks: dict[str, int] = field(default_factory=dict)
+    team_fallback: str = ""  # the failure kind when the LLM team-up failed and similarity chose the team
+    plan: tuple[dict[str, Any], ...] = ()
+
+    @property
+    def exit_code(self) -> int:
+        return goal_exit_code(self.status, bool(self.report()["complete"]))
 
     @property
     def ok(self) -> bool:
@@ -157,6 +185,13 @@ class GoalResult:
             "parent_chat": self.parent_chat,
             "parent_task": self.parent_task,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "model_turns": self.origins.get("model", 0),
+            "fallback_turns": self.origins.get("fallback", 0),
+            "fallbacks": dict(self.fallbacks),
+            "turn_origins": dict(self.origins),
+            "team_fallback": self.team_fallback,
+            "plan": list(self.plan),
+            "exit_code": goal_exit_code(self.status, bool(report["complete"])),
         }
 
 
@@ -167,6 +202,7 @@ class FormedTeam:
     declined: tuple[Teammate, ...]
     unanswered: tuple[Teammate, ...]
     timings: dict[str, float]
+    team_fallback: str = ""  # the failure kind when the LLM team-up failed (similarity chose)
 
 
 def check_launch_args(
@@ -223,6 +259,10 @@ def make_result(
         parent_chat=start.parent_chat,
         parent_task=start.parent_task,
         timings=timings,
+        origins=dict(outcome.origins),
+        fallbacks=dict(outcome.fallbacks),
+        team_fallback=formed.team_fallback,
+        plan=tuple(outcome.plan),
     )
 
 
@@ -233,8 +273,13 @@ __all__ = [
     "MAX_GOAL_CHARS",
     "FormedTeam",
     "GoalResult",
+    "EXIT_ABORTED",
+    "EXIT_OK",
+    "EXIT_TASKS_FAILED",
+    "EXIT_USAGE",
     "GoalsConfig",
     "Teammate",
     "check_launch_args",
+    "goal_exit_code",
     "make_result",
 ]

@@ -1,9 +1,11 @@
 """The speaker policy a member uses to take its turn, behind one small :class:`Brain` protocol.
 
 When :class:`~ioa_p2p.conversation.Conversation` says :class:`~ioa_p2p.conversation.Speak`, the node calls
-``await brain.take_turn(conv.view(), speak, team)`` (inside ``trio.fail_after(start.speaker_timeout)``) and
-hands the :class:`~ioa_p2p.conversation.TurnDraft` to ``conv.compose_turn``; on any error or timeout it
-calls ``compose_turn(token, None, now)``, the state machine's rule-based pass.
+``await brain.take_turn(conv.view(), speak, team)`` inside one cancel scope (the turn's deadline) and
+hands the :class:`~ioa_p2p.conversation.TurnDraft` to ``conv.compose_turn``; on an error or at the deadline
+it takes ``brain.fallback_turn(view, speak, team, kind)`` (the offline planner's decision, its text marked
+with :func:`fallback_note`), or, when that is None, ``compose_turn(token, None, now)``, the state
+machine's rule-based pass. :func:`turn_origin` tells, from a signed turn's text, which of these wrote it.
 
 Two brains:
 
@@ -17,6 +19,7 @@ Two brains:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -61,6 +64,42 @@ class Brain(Protocol):
         self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]
     ) -> TurnDraft: ...
 
+    def fallback_turn(
+        self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo], failure: str
+    ) -> TurnDraft | None:
+        """The turn to take when ``take_turn`` failed or ran out of time (``failure``: its kind), marked
+        as a fallback; None when the brain has none (the state machine's rule-based pass then)."""
+        ...
+
+
+#: How a fallback turn's text starts: ``[fallback to offline planner: timeout] ...``.
+FALLBACK_PREFIX = "[fallback to offline planner: "
+#: How the offline planner's own turns start.
+OFFLINE_PREFIX = "[offline planner]"
+_FALLBACK = re.compile(r"^\[fallback to offline planner: ([a-z_]{1,32})\] ")
+
+
+def fallback_note(failure: str) -> str:
+    return f"{FALLBACK_PREFIX}{failure}] "
+
+
+def fallback_kind(text: str) -> str | None:
+    """The failure kind a fallback turn's text is marked with, or None."""
+    found = _FALLBACK.match(text)
+    return found.group(1) if found else None
+
+
+def turn_origin(text: str) -> str:
+    """Who wrote a turn, from its text: ``fallback`` (a model failed; the offline planner's turn),
+    ``offline`` (the offline planner), ``rule`` (the state machine's pass) or ``model``."""
+    if fallback_kind(text) is not None:
+        return "fallback"
+    if text.startswith(OFFLINE_PREFIX):
+        return "offline"
+    if text == RULE_PASS_TEXT:
+        return "rule"
+    return "model"
+
 
 def handles(team: Sequence[MemberInfo]) -> dict[str, str]:
     """A unique, readable handle per member (its name; name#last4 of the peer id when names collide)."""
@@ -81,4 +120,17 @@ def team_for(view: ConversationView, team: Sequence[MemberInfo]) -> list[MemberI
     return [known.get(p, MemberInfo(p, f"agent-{p[-6:]}")) for p in view.start.members]
 
 
-__all__ = ["Brain", "MemberInfo", "handles", "team_for"]
+#: The text of the state machine's rule-based pass (``compose_turn`` with no draft).
+RULE_PASS_TEXT = "(passing the floor)"
+
+__all__ = [
+    "FALLBACK_PREFIX",
+    "OFFLINE_PREFIX",
+    "Brain",
+    "MemberInfo",
+    "fallback_kind",
+    "fallback_note",
+    "handles",
+    "team_for",
+    "turn_origin",
+]

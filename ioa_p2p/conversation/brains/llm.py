@@ -1,34 +1,43 @@
-"""The LLM brain: a :class:`~ioa_p2p.llm.model.Model` decides each turn, and (optionally) forms the team.
+"""The LLM brain: a :class:`~ioa_p2p.llm.model.Model` decides each turn.
 
-Turn: the model gets the goal, the members' cards, the history and the task table, and must answer one JSON
-object ``{"thought", "message_type", "content", "next_speakers", "tasks", "triggers"}`` (the format is in
-:data:`TURN_FORMAT`), optionally with a ``plan`` in the planner's types (ioa_p2p/planning/posted.py): the
-turn then posts the plan and starts its first steps, and every later turn (any member's) works that plan
-step by step like the offline planner, with the same answer-first conclusion.
-:func:`parse_turn_decision` maps member names and task aliases (``T1``, ``T2``...)
-back to peer ids and task ids and rejects what cannot work, so :func:`~ioa_p2p.llm.model.complete_json` can
-retry with the reason. When the model stays unusable or unreachable, the turn comes from the offline
-planner, prefixed ``[fallback to offline planner: <reason>]`` so that nobody mistakes it for the model.
+Turn: the model gets the goal, the members' cards, the history and the task table (within the
+``context_tokens`` budget: :mod:`~ioa_p2p.conversation.brains.prompt`), and must answer one JSON object
+``{"thought", "message_type", "content", "next_speakers", "tasks", "triggers", "plan"}``, asked for with a
+JSON schema whose enums are the message types and the member names (JSON mode on servers without schema
+support), with ``max_tokens`` always set. :func:`parse_turn_decision` maps member names and task aliases
+(``T1``, ``T2``...) back to peer ids and task ids and rejects what cannot work, so
+:func:`~ioa_p2p.llm.model.complete_json` can retry with the reason.
 
-Team: :func:`llm_choose_team` runs IoA's tool loop (``search_agents`` with several queries, then
-``team_up``) against a caller-provided async ``search(query) -> list[Candidate]``, showing the model a ranked
-shortlist rather than the whole contact book.
+Work plan: the answer may also carry a ``work_plan`` in the planner's types (ioa_p2p/planning/posted.py):
+the turn then posts it (one ``plan: {json}`` line) and starts its first steps, and every later turn (any
+member's, a fallback speaker's included) works that plan step by step like the offline planner, with the
+same answer-first conclusion. The shared ``plan`` (steps, owners, status) is what ``conv.plan`` carries.
+
+Fallback: when the model fails (unreachable, 429, 5xx, unusable output, or the caller's deadline), the turn
+is the offline planner's, its text prefixed ``[fallback to offline planner: <kind>]`` with the failure's
+kind only (:data:`~ioa_p2p.llm.failures.FAILURE_KINDS`), never the server's words.
+:meth:`LLMBrain.fallback_turn` is what the node calls when its deadline cut the model off (the core has no
+clock).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ioa_p2p.conversation import messages as cm
-from ioa_p2p.conversation.brains.base import MemberInfo, handles, team_for
+from ioa_p2p.conversation.brains.base import MemberInfo, fallback_note, handles, team_for
 from ioa_p2p.conversation.brains.offline import OfflineBrain
+from ioa_p2p.conversation.brains.prompt import TURN_FORMAT, aliases, turn_prompt, turn_schema
 from ioa_p2p.conversation.messages import TaskAssignment
+from ioa_p2p.conversation.plan import STATUSES, SharedStep, clip_steps
 from ioa_p2p.conversation.types import ConversationView, Speak, TaskStatus, TurnDraft
 from ioa_p2p.errors import IoAError, ModelOutputError
+from ioa_p2p.llm.failures import failure_kind
 from ioa_p2p.llm.model import Model, complete_json
 from ioa_p2p.planning import Plan
-from ioa_p2p.planning.posted import PLAN_SCHEMA, plan_from_model, plan_line, posted_plan
+from ioa_p2p.planning.posted import plan_from_model, plan_line, posted_plan
 
 MESSAGE_TYPES: Mapping[str, str] = {
     "discussion": cm.DISCUSSION,
@@ -44,25 +53,9 @@ MESSAGE_TYPES: Mapping[str, str] = {
     "conclude_group_discussion": cm.CONCLUSION,
 }
 
-TURN_FORMAT = (
-    """Reply with exactly one JSON object:
-{"thought": "your private reasoning, one or two sentences",
- "message_type": "discussion" | "sync_task" | "async_task" | "pause" | "conclusion",
- "content": "the message the team reads (for a conclusion: the final answer to the goal)",
- "next_speakers": ["member name", ...],
- "tasks": [{"assignee": "member name", "title": "a few words", "description": "the complete task"}],
- "triggers": ["T1", ...]}
-- discussion: talk to the team; next_speakers says who speaks next.
-- sync_task: assign tasks; you speak again when all of them have finished.
-- async_task: assign tasks that run in the background; next_speakers says who speaks next.
-- pause: wait until the running tasks listed in triggers finish; then you speak again.
-- conclusion: end the conversation with the final answer.
-Task descriptions must be self-contained (include every number, text or code the assignee needs): the
-assignee's tool runs them without seeing this chat. Assign tasks only to members able to do them.
-Conclude as soon as the goal is achieved.
-"""
-    + PLAN_SCHEMA
-)
+#: Tokens a turn answer may use (``max_tokens``); the prompt gets ``context_tokens`` minus this.
+TURN_MAX_TOKENS = 1024
+CONTEXT_TOKENS = 4096
 
 
 class LLMBrain:
@@ -74,96 +67,69 @@ class LLMBrain:
         *,
         fallback: OfflineBrain | None = None,
         retries: int = 2,
-        history_chars: int = 24_000,
+        context_tokens: int = CONTEXT_TOKENS,
+        max_tokens: int = TURN_MAX_TOKENS,
     ) -> None:
         self.model = model
         self.fallback = fallback
         self.retries = retries
-        self.history_chars = history_chars
+        self.max_tokens = max(64, min(max_tokens, context_tokens // 2))
+        self.context_tokens = context_tokens
         self.label = f"llm:{model.model_id}"
+
+    async def propose(self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]) -> TurnDraft:
+        """The model's turn; raises IoAError (ModelError, ModelOutputError, ...) when there is none."""
+        budget = max(256, self.context_tokens - self.max_tokens)
+        messages = turn_prompt(view, speak, team, budget=budget)
+        draft, work = await complete_json(
+            self.model,
+            messages,
+            lambda obj: (parse_turn_decision(obj, view, team), _work_plan(obj, view.start.goal)),
+            retries=self.retries,
+            schema=("turn", turn_schema(view, team)),
+            max_tokens=self.max_tokens,
+        )
+        if work is not None and self.fallback is not None:
+            step = self.fallback.decide(view, speak, team, work)  # the model's plan, its first steps
+            text = f"{draft.text}\n{step.text}\n{plan_line(work)}"
+            return TurnDraft(step.kind, text, step.next, step.tasks, step.triggers, step.plan)
+        return draft if draft.plan is not None else replace(draft, plan=plan_from_tasks(view, draft))
 
     async def take_turn(self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo]) -> TurnDraft:
         if self.fallback is not None and posted_plan([t.text for t in view.turns], view.start.goal):
-            return self.fallback.decide(view, speak, team)  # a posted plan is worked step by step
-        messages = turn_prompt(view, speak, team, history_chars=self.history_chars)
+            return self.fallback.decide(view, speak, team)  # a posted work plan is worked step by step
         try:
-            draft, plan = await complete_json(
-                self.model,
-                messages,
-                lambda obj: (parse_turn_decision(obj, view, team), _plan_of(obj, view.start.goal)),
-                retries=self.retries,
-            )
-            if plan is None or self.fallback is None:
-                return draft
-            work = self.fallback.decide(view, speak, team, plan)  # the model's plan, its first steps
-            text = f"{draft.text}\n{work.text}\n{plan_line(plan)}"
-            return TurnDraft(work.kind, text, work.next, work.tasks, work.triggers)
+            return await self.propose(view, speak, team)
         except IoAError as exc:
-            if self.fallback is None:
+            draft = self.fallback_turn(view, speak, team, failure_kind(exc))
+            if draft is None:
                 raise
-            draft = self.fallback.decide(view, speak, team)
-            reason = " ".join(str(exc).split())[:200]
-            note = f"[fallback to offline planner: {type(exc).__name__}: {reason}] "
-            return TurnDraft(draft.kind, note + draft.text, draft.next, draft.tasks, draft.triggers)
+            return draft
 
-
-# --------------------------------------------------------------------------- prompt
-
-
-def _aliases(view: ConversationView) -> dict[str, str]:
-    return {t.task_id: f"T{i}" for i, t in enumerate(view.tasks, 1)}
-
-
-def turn_prompt(
-    view: ConversationView,
-    speak: Speak,
-    team: Sequence[MemberInfo],
-    *,
-    history_chars: int = 24_000,
-) -> list[dict[str, Any]]:
-    members = team_for(view, team)
-    names = handles(members)
-    me = names.get(view.me, view.me)
-    roster = "\n".join(
-        f"- {names[m.peer_id]}{' (you)' if m.peer_id == view.me else ''}"
-        f"{' [left]' if m.peer_id in view.left else ''}: {m.description[:400]}"
-        + (f" Skills: {', '.join(m.skills)}." if m.skills else "")
-        for m in members
-    )
-    system = (
-        f"You are {me}, one agent of a team working on a goal together in a group chat.\n"
-        f"Goal: {view.start.goal}\n\nTeam:\n{roster}\n\n{TURN_FORMAT}"
-    )
-    aliases = _aliases(view)
-    lines = []
-    for turn in view.turns:
-        extra = ""
-        if turn.task_ids:
-            extra = " assigns " + ", ".join(aliases.get(t, t) for t in turn.task_ids)
-        kind = turn.kind.removeprefix("conv.")
-        lines.append(f"[{names.get(turn.author, turn.author)}] ({kind}{extra}): {turn.text}")
-    history = "\n".join(lines)
-    if len(history) > history_chars:
-        history = "...(earlier messages cut)...\n" + history[-history_chars:]
-    task_lines = []
-    for t in view.tasks:
-        result = f" -> {t.text[:1500]}" if t.text else ""
-        task_lines.append(
-            f"{aliases[t.task_id]} [{t.status.value}] {names.get(t.assignee, t.assignee)}: "
-            f"{t.title} ({t.mode}): {t.description[:600]}{result}"
+    def fallback_turn(
+        self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo], failure: str
+    ) -> TurnDraft | None:
+        """The offline planner's turn, marked with the failure's kind; None without a fallback."""
+        if self.fallback is None:
+            return None
+        draft = self.fallback.decide(view, speak, team)
+        return TurnDraft(
+            draft.kind,
+            fallback_note(failure) + draft.text,
+            draft.next,
+            draft.tasks,
+            draft.triggers,
+            draft.plan,
         )
-    left = max(0, view.start.max_turns - (speak.token.height + 1))
-    situation = [f"It is your turn ({me}). Turns left after this one: {left}."]
-    if speak.reason:
-        situation.append(f"You take the floor because: {speak.reason}.")
-    if speak.must_conclude:
-        situation.append("This turn must be a conclusion: answer the goal with what is known now.")
-    user = (
-        "Conversation so far:\n" + (history or "(nothing yet: you start)")
-        + "\n\nTasks:\n" + ("\n".join(task_lines) or "(none)")
-        + "\n\n" + " ".join(situation)
-    )  # fmt: skip
-    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def plan_from_tasks(view: ConversationView, draft: TurnDraft) -> tuple[SharedStep, ...] | None:
+    """The shared plan when the model stated none: the round's tasks with their owners and status, and
+    the tasks this turn assigns (running from now on); None when there are no tasks at all."""
+    status = {TaskStatus.COMPLETED: "done", TaskStatus.FAILED: "failed", TaskStatus.RUNNING: "running"}
+    steps = [SharedStep(t.title or t.description[:80], t.assignee, status[t.status]) for t in view.tasks]
+    steps += [SharedStep(t.title or t.description[:80], t.assignee, "running") for t in draft.tasks]
+    return clip_steps(steps) or None
 
 
 # --------------------------------------------------------------------------- parsing the decision
@@ -206,12 +172,32 @@ def parse_turn_decision(
     triggers: tuple[str, ...] = ()
     if kind == cm.PAUSE:
         triggers = _triggers(obj.get("triggers"), view)
-    return TurnDraft(kind, content.strip(), next_, tasks, triggers)
+    return TurnDraft(kind, content.strip(), next_, tasks, triggers, _plan(obj.get("plan"), member))
 
 
-def _plan_of(obj: Mapping[str, Any], goal: str) -> Plan | None:
-    """The decision's optional ``plan`` (ioa_p2p/planning/posted.py); ModelOutputError when it is invalid."""
-    raw = obj.get("plan")
+def _plan(raw: Any, member: Callable[[Any], str]) -> tuple[SharedStep, ...] | None:
+    """The model's plan (None when it gave none); steps it got wrong are kept with what is usable."""
+    if not isinstance(raw, list) or not raw:
+        return None
+    steps = []
+    for item in raw:
+        if not isinstance(item, Mapping):
+            continue
+        title = item.get("step", item.get("title"))
+        if not isinstance(title, str) or not title.strip():
+            continue
+        status = str(item.get("status", "todo")).strip().lower()
+        try:
+            owner = member(item["owner"]) if item.get("owner") else ""
+        except ModelOutputError:
+            owner = ""
+        steps.append(SharedStep(title, owner, status if status in STATUSES else "todo"))
+    return clip_steps(steps) or None
+
+
+def _work_plan(obj: Mapping[str, Any], goal: str) -> Plan | None:
+    """The answer's optional ``work_plan`` (ioa_p2p/planning/posted.py); ModelOutputError when invalid."""
+    raw = obj.get("work_plan")
     if not raw:
         return None
     try:
@@ -239,7 +225,7 @@ def _tasks(raw: Any, member: Callable[[Any], str]) -> tuple[TaskAssignment, ...]
 
 def _triggers(raw: Any, view: ConversationView) -> tuple[str, ...]:
     running = {t.task_id for t in view.tasks if t.status is TaskStatus.RUNNING}
-    by_alias = {alias.lower(): tid for tid, alias in _aliases(view).items()}
+    by_alias = {alias.lower(): tid for tid, alias in aliases(view).items()}
     if isinstance(raw, str):
         raw = [raw]
     if not isinstance(raw, list):
@@ -247,12 +233,9 @@ def _triggers(raw: Any, view: ConversationView) -> tuple[str, ...]:
     found = [by_alias.get(str(x).strip().lower(), str(x).strip()) for x in raw]
     chosen = tuple(t for t in dict.fromkeys(found) if t in running)
     if not chosen:
-        names = ", ".join(a for t, a in _aliases(view).items() if t in running) or "none"
+        names = ", ".join(a for t, a in aliases(view).items() if t in running) or "none"
         raise ModelOutputError(f"a pause needs running tasks as triggers (running now: {names})")
     return chosen
-
-
-# --------------------------------------------------------------------------- team formation
 
 
 __all__ = ["MESSAGE_TYPES", "TURN_FORMAT", "LLMBrain", "parse_turn_decision", "turn_prompt"]

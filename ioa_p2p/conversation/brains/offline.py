@@ -27,6 +27,7 @@ the history by their task title ``step i/n``.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,7 @@ import numpy as np
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.base import MemberInfo, handles, team_for
 from ioa_p2p.conversation.messages import TaskAssignment
+from ioa_p2p.conversation.plan import SharedStep, clip_steps
 from ioa_p2p.conversation.types import ConversationView, Speak, TaskStatus, TaskView, TurnDraft
 from ioa_p2p.embedding import Embedder
 from ioa_p2p.planning import (
@@ -107,8 +109,18 @@ class OfflineBrain:
         """This turn's draft for ``plan`` (default: :meth:`plan_of` the conversation)."""
         plan = plan if plan is not None else self.plan_of(view)
         members = [m for m in team_for(view, team) if m.peer_id not in view.left]
-        names = handles(team_for(view, team))
         tracker = Tracker(view, plan, self.rank(plan.steps, members), self.max_attempts)
+        return replace(self._decide(view, speak, team, plan, tracker), plan=tracker.shared())
+
+    def fallback_turn(
+        self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo], failure: str
+    ) -> TurnDraft | None:
+        return None  # the offline planner is the fallback; its failure is a bug (the rule-based pass)
+
+    def _decide(
+        self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo], plan: Plan, tracker: Tracker
+    ) -> TurnDraft:
+        names = handles(team_for(view, team))
         if speak.must_conclude:
             return self._conclusion(plan, tracker, names)
         ready = [s for s in plan.steps if tracker.state(s) == "ready"]
@@ -161,6 +173,20 @@ class Tracker:
             )
             for s in plan.steps
         }
+
+    def shared(self) -> tuple[SharedStep, ...]:
+        """The shared plan (``conv.plan``): each step of the plan with its owner (the last attempt's
+        assignee, else the best match) and its status."""
+        status = {"done": "done", "running": "running", "failed": "failed"}
+        out = []
+        total = len(self.plan.steps)
+        for step in self.plan.steps:
+            tried = self.attempts[step.index]
+            remaining = self._remaining(step)
+            owner = tried[-1].assignee if tried else (remaining[0] if remaining else "")
+            title = f"{step_title(step, total)}: {step.text}"
+            out.append(SharedStep(title, owner, status.get(self.state(step), "todo")))
+        return clip_steps(out)
 
     def _remaining(self, step: PlanStep) -> list[str]:
         tried = {t.assignee for t in self.attempts[step.index]}

@@ -1,0 +1,112 @@
+"""The shared plan and cancellation messages, exit codes of ``ioa goal``, the summary line (pure parts)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from ioa_p2p.cli.goal_cmds import EventPrinter, exit_code_of, summary_line
+from ioa_p2p.conversation.brains.offline import OfflineBrain
+from ioa_p2p.conversation.machine import Conversation
+from ioa_p2p.conversation.messages import ConvStart
+from ioa_p2p.conversation.plan import PlanBoard, PlanUpdate, RoundCancel, SharedStep
+from ioa_p2p.conversation.types import Aborted, Speak
+from ioa_p2p.embedding import HashingEmbedder
+from ioa_p2p.errors import InvalidContent
+from ioa_p2p.node.goals.turns import side_message
+from ioa_p2p.node.goals.types import goal_exit_code
+
+
+def test_plan_update_round_trips_and_rejects_bad_content() -> None:
+    update = PlanUpdate("r1", 2, (SharedStep("multiply", "peerB", "running"), SharedStep("report")))
+    assert PlanUpdate.from_content(update.to_content()) == update
+    for bad in (
+        {"round": "r1", "version": 0, "steps": []},
+        {"round": "r1", "version": 1, "steps": [{"title": "x", "owner": "", "status": "maybe"}]},
+        {"round": "r1", "version": 1, "steps": [], "extra": 1},
+        {"round": "r1", "version": 1, "steps": [{"title": " ", "owner": "", "status": "todo"}]},
+    ):
+        with pytest.raises(InvalidContent):
+            PlanUpdate.from_content(bad)
+    assert RoundCancel.from_content(RoundCancel("r1").to_content()).round == "r1"
+
+
+def test_plan_board_orders_versions_and_detects_changes() -> None:
+    board = PlanBoard.empty()
+    steps = (SharedStep("a"),)
+    assert board.changed(steps) and board.next_version() == 1
+    board.add("m2", "p", PlanUpdate("r", 2, (SharedStep("b"),)))
+    board.add("m1", "p", PlanUpdate("r", 1, steps))
+    latest = board.latest()
+    assert latest is not None and latest.version == 2 and board.next_version() == 3
+    assert not board.changed((SharedStep("b"),)) and board.changed(steps)
+
+
+def _round() -> SimpleNamespace:
+    start = ConvStart.create("g", initiator="pA", members=["pA", "pB"], now=0.0)
+    return SimpleNamespace(round_id="r", start=start, plans=PlanBoard.empty())
+
+
+def test_only_the_initiator_cancels_a_round() -> None:
+    rounds = {"r": _round()}
+    content = RoundCancel("r").to_content()
+    rid, event, decision = side_message("conv.cancel", content, "m", "pB", rounds, str)
+    assert decision is None and event is not None and event["event"] == "rejected"
+    rid, event, decision = side_message("conv.cancel", content, "m", "pA", rounds, str)
+    assert rid == "r" and isinstance(decision, Aborted) and decision.reason == "cancelled"
+    assert side_message("conv.cancel", content, "m", "stranger", rounds, str) == ("", None, None)
+    rid, event, _ = side_message("conv.plan", {"round": "r"}, "m", "pA", rounds, str)
+    assert event is not None and event["event"] == "invalid"
+
+
+def test_a_plan_update_becomes_an_event_and_the_round_keeps_it() -> None:
+    rounds = {"r": _round()}
+    content = PlanUpdate("r", 1, (SharedStep("multiply", "pB", "todo"),)).to_content()
+    rid, event, decision = side_message("conv.plan", content, "m", "pB", rounds, lambda p: f"name-{p}")
+    assert rid == "r" and decision is None and event is not None
+    assert event["event"] == "plan" and event["steps"][0]["owner_name"] == "name-pB"
+    assert rounds["r"].plans.latest().steps[0].title == "multiply"
+    lines = EventPrinter(lambda line: None).lines({**event, "author_name": "bob"})
+    assert lines[0].strip() == "plan v1 by bob:" and "1. [todo] multiply (name-pB)" in lines[1]
+
+
+def test_the_offline_planner_states_its_plan() -> None:
+    start = ConvStart.create("Calculate 2 + 2. Then multiply it by 3", initiator="pA", members=["pA"],
+                             now=0.0)  # fmt: skip
+    conv = Conversation(start, me="pA", start_id="s", now=0.0)
+    [speak] = [d for d in conv.on_tick(0.0) if isinstance(d, Speak)]
+    from ioa_p2p.conversation.brains.base import MemberInfo
+
+    draft = OfflineBrain(HashingEmbedder()).decide(conv.view(), speak, [MemberInfo("pA", "me")])
+    assert draft.plan is not None and [s.status for s in draft.plan] == ["todo", "todo"]
+    assert draft.plan[0].owner == "pA" and draft.plan[1].title.startswith("step 2/2")
+
+
+@pytest.mark.parametrize(
+    ("status", "tasks", "code"),
+    [
+        ("concluded", [], 0),
+        ("concluded", [{"title": "step 1/1", "status": "completed"}], 0),
+        ("concluded", [{"title": "s", "status": "failed"}, {"title": "s", "status": "completed"}], 0),
+        ("concluded", [{"title": "a", "status": "completed"}, {"title": "b", "status": "failed"}], 3),
+        ("concluded", [{"title": "a", "status": "failed"}], 3),
+        ("aborted", [{"title": "a", "status": "completed"}], 4),
+    ],
+)
+def test_exit_codes(status: str, tasks: list[dict[str, str]], code: int) -> None:
+    assert exit_code_of({"status": status, "tasks": tasks}) == code  # without the node's exit_code
+    assert exit_code_of({"status": status, "tasks": [], "exit_code": code}) == code  # the node's wins
+    complete = code == 0
+    assert exit_code_of({"status": status, "tasks": tasks, "complete": complete}) == code
+    assert goal_exit_code(status, complete) == code
+
+
+def test_summary_line_counts_model_turns_and_fallbacks() -> None:
+    result = {"status": "concluded", "turns": 3, "model_turns": 1, "fallback_turns": 2,
+              "fallbacks": {"timeout": 2}, "tasks": [{"status": "completed"}], "messages": 9,
+              "brain": "llm:openai/x", "team_fallback": "rate_limited"}  # fmt: skip
+    assert summary_line(result) == (
+        "concluded: 3 turns (model 1, fallback 2: timeout 2), 1/1 tasks completed, 9 messages, "
+        "brain llm:openai/x; team-up fell back: rate_limited"
+    )
