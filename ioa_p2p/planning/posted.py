@@ -1,6 +1,7 @@
 """Plans made by a model and posted in the chat (pure).
 
-The LLM brain may answer its first turn with a ``work_plan`` (the same :class:`~ioa_p2p.planning.types.Plan` types
+The LLM brain may answer its first turn with a ``work_plan`` (the same
+:class:`~ioa_p2p.planning.types.Plan` types
 as the offline planner, as JSON; :data:`PLAN_SCHEMA` is what the model is told). :func:`plan_from_model`
 checks it (kinds, dependencies on earlier steps only, calculations that are expressions over ``v1``, ``v2``
 ...). The turn that starts the plan ends with one line ``plan: {json}`` (:func:`plan_line`), so every member

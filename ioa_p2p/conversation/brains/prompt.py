@@ -22,7 +22,8 @@ from ioa_p2p.planning.posted import PLAN_SCHEMA
 
 TYPES = ("discussion", "sync_task", "async_task", "pause", "conclusion")
 
-TURN_FORMAT = """Reply with exactly one JSON object:
+TURN_FORMAT = (
+    """Reply with exactly one JSON object:
 {"thought": "your private reasoning, one or two sentences",
  "message_type": "discussion" | "sync_task" | "async_task" | "pause" | "conclusion",
  "content": "the message the team reads (for a conclusion: the final answer to the goal)",
@@ -40,7 +41,9 @@ TURN_FORMAT = """Reply with exactly one JSON object:
 Task descriptions must be self-contained (include every number, text or code the assignee needs): the
 assignee's tool runs them without seeing this chat. Assign tasks only to members able to do them.
 Conclude as soon as the goal is achieved.
-""" + PLAN_SCHEMA
+"""
+    + PLAN_SCHEMA
+)
 
 #: Characters of one task result / description shown at most (before the budget cuts further).
 RESULT_CHARS = 1500
