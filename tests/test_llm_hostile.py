@@ -13,6 +13,7 @@ import base64
 import json
 import logging
 import time
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -232,6 +233,14 @@ def test_the_prompt_keeps_within_the_context_budget_dropping_the_oldest_turns() 
     assert estimate_tokens(messages) <= 3072
     user = messages[1]["content"]
     assert "turn 59:" in user and "turn 0:" not in user and "earlier messages cut" in user
+
+
+def test_the_prompt_shows_the_shared_plan_by_member_names() -> None:
+    conv, speak = first_speak(0.0)
+    view = replace(conv.view(), plan=(SharedStep("multiply", "peerB", "running"),))
+    user = turn_prompt(view, speak, MEMBERS)[1]["content"]
+    assert "Shared plan" in user and "1. [running] multiply (calculator)" in user
+    assert "Shared plan" not in turn_prompt(conv.view(), speak, MEMBERS)[1]["content"]
 
 
 def test_fit_messages_drops_whole_exchanges_oldest_first() -> None:

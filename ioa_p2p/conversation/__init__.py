@@ -7,6 +7,7 @@
 - ``machine.py``   :class:`Conversation`: one member's state machine (turns, floor, limits, fallback
   speakers, tasks); docs/conversation.md
 - ``tree.py``      the turn tree the machine rebuilds from the messages it holds, and its fork choice
+- ``plan.py``      ``conv.plan`` (the shared plan: steps, owners, status, versioned) and ``conv.cancel``
 - ``brains/``      the speaker policies a member uses to take its turn (offline planner, LLM)
 
 Imports: :mod:`ioa_p2p.errors`; ``brains/`` also :mod:`ioa_p2p.card`, :mod:`ioa_p2p.embedding`,

@@ -104,6 +104,8 @@ class ConversationView:
     floor: Floor | None
     left: frozenset[str]
     conclusion: TurnView | None = None
+    #: The round's latest shared plan (``conv.plan``), added by the node (the machine does not hold it).
+    plan: tuple[SharedStep, ...] = ()
 
     def task(self, task_id: str) -> TaskView | None:
         return next((t for t in self.tasks if t.task_id == task_id), None)

@@ -3,7 +3,10 @@
 - ``model.py``          :class:`Model` (``await model.complete(messages, tools=..., response_format=...)``),
   :class:`ModelReply`, :class:`ToolCall`; :func:`complete_json`: one validated JSON object, with retries
 - ``json_repair.py``    the JSON object in a model's text, repaired (fences, prose, commas, brackets...)
-- ``openai_compat.py``  :class:`OpenAIModel` (any OpenAI-compatible server) and the ``[model]`` table
+- ``openai_compat.py``  :class:`OpenAIModel` (any OpenAI-compatible server) and the ``[model]`` table:
+  one attempt per call (callers bound the whole call), ``max_tokens``, JSON schema detected per server
+- ``failures.py``       what may be said of a model failure (its kind; URLs without userinfo) and the
+  prompt budget's token estimate
 
 Imports: :mod:`ioa_p2p.errors` only (and the ``openai`` package).
 """

@@ -29,6 +29,7 @@ import time
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 import trio
@@ -378,7 +379,10 @@ class ChatDriver:
 
     async def _speak(self, r: Round, speak: Speak) -> None:
         def view() -> ConversationView | None:
-            return r.conv.view() if r.conv is not None and r.active else None
+            if r.conv is None or not r.active:
+                return None
+            latest = r.plans.latest()
+            return replace(r.conv.view(), plan=latest.steps) if latest is not None else r.conv.view()
 
         draft = await take_turn_bounded(self.goals, self.goals.brain, view, speak, self.hex)
         if draft is not None and draft.plan is not None and r.active and r.plans.changed(draft.plan):

@@ -119,14 +119,26 @@ def turn_prompt(
     if speak.must_conclude:
         situation.append("This turn must be a conclusion: answer the goal with what is known now.")
     fixed = estimate_tokens([{"content": system}, {"content": " ".join(situation)}]) + 16
+    fixed += text_tokens("\n".join(_plan_lines(view, names)))
     tasks = _task_lines(view, names, max(0, (budget - fixed) // 2))
     history = _history(view, names, max(0, budget - fixed - text_tokens("\n".join(tasks))))
+    shared = _plan_lines(view, names)
     user = (
         "Conversation so far:\n" + (history or "(nothing yet: you start)")
         + "\n\nTasks:\n" + ("\n".join(tasks) or "(none)")
+        + ("\n\nShared plan (update it in \"plan\"):\n" + "\n".join(shared) if shared else "")
         + "\n\n" + " ".join(situation)
     )  # fmt: skip
     return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+def _plan_lines(view: ConversationView, names: dict[str, str]) -> list[str]:
+    """The latest shared plan, one line per step (its owner by name)."""
+    lines = []
+    for i, step in enumerate(view.plan, 1):
+        owner = f" ({names.get(step.owner, step.owner)})" if step.owner else ""
+        lines.append(f"{i}. [{step.status}] {step.title[:200]}{owner}")
+    return lines
 
 
 def _task_lines(view: ConversationView, names: dict[str, str], budget: int) -> list[str]:
