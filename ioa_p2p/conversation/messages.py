@@ -1,9 +1,13 @@
 """The content of conversation messages: the ``conv.*`` chat-message kinds (pure, no I/O).
 
 A conversation travels inside a group chat as ordinary signed chat messages whose kind starts with ``conv.``
-and whose content is a plain map. Each kind has one frozen dataclass here with ``to_content()`` (a dict of
-plain CBOR/JSON values) and ``from_content(kind, dict)`` that validates everything and raises
-:class:`~ioa_p2p.errors.InvalidContent` saying which field is wrong. Extra or missing keys are rejected.
+and whose content is a plain map. The content of each kind has a wire schema declared with the one schema
+mechanism of signed bodies (:func:`~ioa_p2p.wire.schema.message_type` with field :class:`Limit` s, in the
+registry :data:`CONTENT_TYPES`, version 1: the kind names the schema, the envelope's own version covers the
+chat message). Each kind also has a frozen dataclass here, what the state machine uses, with
+``to_content()`` (a dict of plain CBOR/JSON values) and ``from_content(...)``, which decodes through the
+schema and raises :class:`~ioa_p2p.errors.InvalidContent` saying which field is wrong (extra or missing
+keys included).
 
 Kinds (the full schemas are in docs/conversation.md):
 
@@ -19,13 +23,15 @@ Kinds (the full schemas are in docs/conversation.md):
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
 from ioa_p2p.conversation.failures import FAILURES
-from ioa_p2p.errors import InvalidContent
+from ioa_p2p.errors import InvalidContent, SchemaError
+from ioa_p2p.wire.schema import Body, Limit, message_type
 
 START = "conv.start"
 DISCUSSION = "conv.discussion"
@@ -54,75 +60,128 @@ MAX_ITEMS = 32  # members, next speakers, tasks per turn, triggers, failed tasks
 MAX_FILES = 32
 
 
-# --------------------------------------------------------------------------- field checks
+# --------------------------------------------------------------------------- wire schemas of the contents
+
+#: Schemas of the ``conv.*`` contents by (kind, version); never envelope bodies.
+CONTENT_TYPES: dict[tuple[str, int], type[Body]] = {}
+
+Id = Annotated[str, Limit(max_len=MAX_ID, non_empty=True)]
+OptionalId = Annotated[str, Limit(max_len=MAX_ID)]
+Ids = Annotated[tuple[Id, ...], Limit(max_len=MAX_ITEMS, unique=True)]
+Millis = Annotated[int, Limit(low=0, high=2**53)]
+Text = Annotated[str, Limit(max_len=MAX_TEXT)]
 
 
-def _keys(where: str, value: Any, expected: Sequence[str]) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise InvalidContent(f"{where}: content must be a map, got {type(value).__name__}")
-    missing = [k for k in expected if k not in value]
-    extra = sorted(str(k) for k in value if k not in expected)
-    if missing or extra:
-        raise InvalidContent(f"{where}: missing fields {missing}, unexpected fields {extra}")
-    return value
+class Content(Body):
+    """A ``conv.*`` content schema: decoding errors are :class:`InvalidContent`."""
+
+    __slots__ = ()
+    ERROR: ClassVar[type[SchemaError]] = InvalidContent
 
 
-def _str(where: str, value: Any, limit: int, *, empty: bool = True) -> str:
-    if not isinstance(value, str):
-        raise InvalidContent(f"{where} must be text, got {type(value).__name__}")
-    if len(value) > limit:
-        raise InvalidContent(f"{where} has {len(value)} characters (limit {limit})")
-    if not empty and not value.strip():
-        raise InvalidContent(f"{where} must not be empty")
-    return value
+@message_type(START, 1, registry=CONTENT_TYPES)
+class StartContent(Content):
+    LABEL = START
+    goal: Annotated[str, Limit(max_len=MAX_GOAL, non_empty=True)]
+    initiator: Id
+    members: Annotated[tuple[Id, ...], Limit(max_len=MAX_ITEMS, min_len=1, unique=True)]
+    first_speaker: Id
+    deadline_ms: Millis
+    max_turns: Annotated[int, Limit(low=1, high=10_000)]
+    speaker_timeout_ms: Millis
+    task_timeout_ms: Millis
+    max_self_turns: Annotated[int, Limit(low=1, high=10_000)]
+    wrap_up_ms: Millis
+    depth: Annotated[int, Limit(low=0, high=64)]
+    parent_chat: OptionalId
+    parent_task: OptionalId
 
 
-def _int(where: str, value: Any, low: int, high: int) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise InvalidContent(f"{where} must be an integer, got {type(value).__name__}")
-    if not low <= value <= high:
-        raise InvalidContent(f"{where} = {value} is outside {low}..{high}")
-    return value
+@message_type("conv.task", 1, registry=CONTENT_TYPES)
+class AssignmentContent(Content):
+    LABEL = "task"
+    assignee: Id
+    title: Annotated[str, Limit(max_len=MAX_TITLE)]
+    description: Annotated[str, Limit(max_len=MAX_DESCRIPTION, non_empty=True)]
 
 
-def _bool(where: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise InvalidContent(f"{where} must be true or false, got {type(value).__name__}")
-    return value
+@dataclass(frozen=True, slots=True)
+class TurnContent(Content):
+    """The fields of every turn kind."""
+
+    prev: OptionalId
+    height: Annotated[int, Limit(low=0, high=10_000)]
+    level: Annotated[int, Limit(low=0, high=MAX_ITEMS)]
+    reason: Annotated[str, Limit(max_len=40, one_of=REASONS)]
+    fail_tasks: Ids
+    text: Text
 
 
-def _ids(where: str, value: Any, *, unique: bool = True) -> tuple[str, ...]:
-    if not isinstance(value, list | tuple):
-        raise InvalidContent(f"{where} must be a list, got {type(value).__name__}")
-    if len(value) > MAX_ITEMS:
-        raise InvalidContent(f"{where} has {len(value)} items (limit {MAX_ITEMS})")
-    items = tuple(_str(f"{where}[{i}]", v, MAX_ID, empty=False) for i, v in enumerate(value))
-    if unique and len(set(items)) != len(items):
-        raise InvalidContent(f"{where} lists the same item twice")
-    return items
+Tasks = Annotated[tuple[AssignmentContent, ...], Limit(min_len=1, max_len=MAX_ITEMS)]
 
 
-def _plain(where: str, value: Any, depth: int = 0) -> None:
-    """Plain data only (what both CBOR and JSON carry): null, bool, int, finite float, text, list, map."""
-    if depth > 16:
-        raise InvalidContent(f"{where} is nested too deeply")
-    if value is None or isinstance(value, bool | int | str):
-        return
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise InvalidContent(f"{where} contains NaN or infinity")
-        return
-    if isinstance(value, list | tuple):
-        for item in value:
-            _plain(where, item, depth + 1)
-        return
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                raise InvalidContent(f"{where} has a non-text map key")
-            _plain(where, item, depth + 1)
-        return
-    raise InvalidContent(f"{where} contains a {type(value).__name__}, which is not plain data")
+@message_type(DISCUSSION, 1, registry=CONTENT_TYPES)
+class DiscussionContent(TurnContent):
+    LABEL = DISCUSSION
+    next: Ids
+
+
+@message_type(TASK_SYNC, 1, registry=CONTENT_TYPES)
+class TaskSyncContent(TurnContent):
+    LABEL = TASK_SYNC
+    tasks: Tasks
+
+
+@message_type(TASK_ASYNC, 1, registry=CONTENT_TYPES)
+class TaskAsyncContent(TurnContent):
+    LABEL = TASK_ASYNC
+    tasks: Tasks
+    next: Ids
+
+
+@message_type(PAUSE, 1, registry=CONTENT_TYPES)
+class PauseContent(TurnContent):
+    LABEL = PAUSE
+    triggers: Ids
+
+
+@message_type(CONCLUSION, 1, registry=CONTENT_TYPES)
+class ConclusionContent(TurnContent):
+    LABEL = CONCLUSION
+    forced: bool
+
+
+_TURN_CONTENT: dict[str, type[TurnContent]] = {
+    DISCUSSION: DiscussionContent,
+    TASK_SYNC: TaskSyncContent,
+    TASK_ASYNC: TaskAsyncContent,
+    PAUSE: PauseContent,
+    CONCLUSION: ConclusionContent,
+}
+
+
+@message_type(PROGRESS, 1, registry=CONTENT_TYPES)
+class ProgressContent(Content):
+    LABEL = PROGRESS
+    task_id: Id
+    text: Annotated[str, Limit(max_len=1000)]
+    fraction: Annotated[int | float | None, Limit(low=0.0, high=1.0)]
+
+
+@message_type(RESULT, 1, registry=CONTENT_TYPES)
+class ResultContent(Content):
+    LABEL = RESULT
+    task_id: Id
+    ok: bool
+    text: Text
+    data: Annotated[dict[str, Any], Limit(plain=True)]
+    files: Annotated[dict[str, bytes], Limit(max_len=MAX_FILES)]
+    failure: Annotated[str, Limit(max_len=40)] | None
+
+    def validate(self) -> None:
+        for name in self.files:
+            if not name.strip() or len(name) > 200:
+                raise InvalidContent(f"{RESULT}.files: a file name must be 1..200 characters")
 
 
 # --------------------------------------------------------------------------- conv.start
@@ -150,72 +209,60 @@ class ConvStart:
     parent_chat: str = ""
     parent_task: str = ""
 
-    _FIELDS = (
-        "goal", "initiator", "members", "first_speaker", "deadline_ms", "max_turns",
-        "speaker_timeout_ms", "task_timeout_ms", "max_self_turns", "wrap_up_ms", "depth",
-        "parent_chat", "parent_task",
-    )  # fmt: skip
-
     def __post_init__(self) -> None:
         self.validate()
 
     def validate(self) -> None:
-        w = "conv.start"
-        _str(f"{w}.goal", self.goal, MAX_GOAL, empty=False)
-        members = _ids(f"{w}.members", list(self.members))
-        if not members:
-            raise InvalidContent(f"{w}.members must name at least one member")
-        for name in ("initiator", "first_speaker"):
-            if getattr(self, name) not in members:
-                raise InvalidContent(f"{w}.{name} must be one of the members")
+        """The wire schema's limits (:class:`StartContent`) plus the rules that span fields."""
+        w = START
         for name in ("deadline", "speaker_timeout", "task_timeout", "wrap_up"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
                 raise InvalidContent(f"{w}.{name} must be a finite number of seconds >= 0")
         if self.speaker_timeout <= 0 or self.task_timeout <= 0:
             raise InvalidContent(f"{w}: speaker_timeout and task_timeout must be > 0")
-        _int(f"{w}.max_turns", self.max_turns, 1, 10_000)
-        _int(f"{w}.max_self_turns", self.max_self_turns, 1, 10_000)
-        _int(f"{w}.depth", self.depth, 0, 64)
-        _str(f"{w}.parent_chat", self.parent_chat, MAX_ID)
-        _str(f"{w}.parent_task", self.parent_task, MAX_ID)
+        StartContent.from_value(self._wire().to_value())
+        for name in ("initiator", "first_speaker"):
+            if getattr(self, name) not in self.members:
+                raise InvalidContent(f"{w}.{name} must be one of the members")
+
+    def _wire(self) -> StartContent:
+        return StartContent(
+            goal=self.goal,
+            initiator=self.initiator,
+            members=tuple(self.members),
+            first_speaker=self.first_speaker,
+            deadline_ms=round(self.deadline * 1000),
+            max_turns=self.max_turns,
+            speaker_timeout_ms=round(self.speaker_timeout * 1000),
+            task_timeout_ms=round(self.task_timeout * 1000),
+            max_self_turns=self.max_self_turns,
+            wrap_up_ms=round(self.wrap_up * 1000),
+            depth=self.depth,
+            parent_chat=self.parent_chat,
+            parent_task=self.parent_task,
+        )
 
     def to_content(self) -> dict[str, Any]:
-        return {
-            "goal": self.goal,
-            "initiator": self.initiator,
-            "members": list(self.members),
-            "first_speaker": self.first_speaker,
-            "deadline_ms": round(self.deadline * 1000),
-            "max_turns": self.max_turns,
-            "speaker_timeout_ms": round(self.speaker_timeout * 1000),
-            "task_timeout_ms": round(self.task_timeout * 1000),
-            "max_self_turns": self.max_self_turns,
-            "wrap_up_ms": round(self.wrap_up * 1000),
-            "depth": self.depth,
-            "parent_chat": self.parent_chat,
-            "parent_task": self.parent_task,
-        }
+        return self._wire().to_value()
 
     @classmethod
     def from_content(cls, content: Any) -> ConvStart:
-        w = "conv.start"
-        c = _keys(w, content, cls._FIELDS)
-        ms = {k: _int(f"{w}.{k}", c[k], 0, 2**53) for k in cls._FIELDS if k.endswith("_ms")}
+        c = StartContent.from_value(content)
         return cls(
-            goal=_str(f"{w}.goal", c["goal"], MAX_GOAL, empty=False),
-            initiator=_str(f"{w}.initiator", c["initiator"], MAX_ID, empty=False),
-            members=_ids(f"{w}.members", c["members"]),
-            first_speaker=_str(f"{w}.first_speaker", c["first_speaker"], MAX_ID, empty=False),
-            deadline=ms["deadline_ms"] / 1000,
-            max_turns=_int(f"{w}.max_turns", c["max_turns"], 1, 10_000),
-            speaker_timeout=ms["speaker_timeout_ms"] / 1000,
-            task_timeout=ms["task_timeout_ms"] / 1000,
-            max_self_turns=_int(f"{w}.max_self_turns", c["max_self_turns"], 1, 10_000),
-            wrap_up=ms["wrap_up_ms"] / 1000,
-            depth=_int(f"{w}.depth", c["depth"], 0, 64),
-            parent_chat=_str(f"{w}.parent_chat", c["parent_chat"], MAX_ID),
-            parent_task=_str(f"{w}.parent_task", c["parent_task"], MAX_ID),
+            goal=c.goal,
+            initiator=c.initiator,
+            members=c.members,
+            first_speaker=c.first_speaker,
+            deadline=c.deadline_ms / 1000,
+            max_turns=c.max_turns,
+            speaker_timeout=c.speaker_timeout_ms / 1000,
+            task_timeout=c.task_timeout_ms / 1000,
+            max_self_turns=c.max_self_turns,
+            wrap_up=c.wrap_up_ms / 1000,
+            depth=c.depth,
+            parent_chat=c.parent_chat,
+            parent_task=c.parent_task,
         )
 
     @classmethod
@@ -272,27 +319,19 @@ class TaskAssignment:
     title: str
     description: str
 
+    def wire(self) -> AssignmentContent:
+        return AssignmentContent(assignee=self.assignee, title=self.title, description=self.description)
+
     def to_content(self) -> dict[str, Any]:
-        return {"assignee": self.assignee, "title": self.title, "description": self.description}
+        return self.wire().to_value()
 
     @classmethod
-    def from_content(cls, content: Any, where: str = "task") -> TaskAssignment:
-        c = _keys(where, content, ("assignee", "title", "description"))
-        return cls(
-            assignee=_str(f"{where}.assignee", c["assignee"], MAX_ID, empty=False),
-            title=_str(f"{where}.title", c["title"], MAX_TITLE),
-            description=_str(f"{where}.description", c["description"], MAX_DESCRIPTION, empty=False),
-        )
+    def from_wire(cls, c: AssignmentContent) -> TaskAssignment:
+        return cls(assignee=c.assignee, title=c.title, description=c.description)
 
-
-_TURN_COMMON = ("prev", "height", "level", "reason", "fail_tasks", "text")
-_TURN_EXTRA = {
-    DISCUSSION: ("next",),
-    TASK_SYNC: ("tasks",),
-    TASK_ASYNC: ("tasks", "next"),
-    PAUSE: ("triggers",),
-    CONCLUSION: ("forced",),
-}
+    @classmethod
+    def from_content(cls, content: Any) -> TaskAssignment:
+        return cls.from_wire(AssignmentContent.from_value(content))
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,52 +357,40 @@ class Turn:
     forced: bool = False
 
     def to_content(self) -> dict[str, Any]:
-        content: dict[str, Any] = {
+        schema = _TURN_CONTENT[self.kind]
+        fields: dict[str, Any] = {
             "prev": self.prev,
             "height": self.height,
             "level": self.level,
             "reason": self.reason,
-            "fail_tasks": list(self.fail_tasks),
+            "fail_tasks": tuple(self.fail_tasks),
             "text": self.text,
+            "next": tuple(self.next),
+            "tasks": tuple(t.wire() for t in self.tasks),
+            "triggers": tuple(self.triggers),
+            "forced": self.forced,
         }
-        extra = _TURN_EXTRA[self.kind]
-        if "next" in extra:
-            content["next"] = list(self.next)
-        if "tasks" in extra:
-            content["tasks"] = [t.to_content() for t in self.tasks]
-        if "triggers" in extra:
-            content["triggers"] = list(self.triggers)
-        if "forced" in extra:
-            content["forced"] = self.forced
-        return content
+        names = {f.name for f in dataclasses.fields(schema)}
+        return schema(**{k: v for k, v in fields.items() if k in names}).to_value()
 
     @classmethod
     def from_content(cls, kind: str, content: Any) -> Turn:
-        if kind not in TURN_KINDS:
+        schema = _TURN_CONTENT.get(kind)
+        if schema is None:
             raise InvalidContent(f"{kind!r} is not a turn kind; expected one of {sorted(TURN_KINDS)}")
-        extra = _TURN_EXTRA[kind]
-        c = _keys(kind, content, _TURN_COMMON + extra)
-        reason = _str(f"{kind}.reason", c["reason"], 40)
-        if reason not in REASONS:
-            raise InvalidContent(f"{kind}.reason {reason!r} is not one of {sorted(REASONS)}")
-        tasks: tuple[TaskAssignment, ...] = ()
-        if "tasks" in extra:
-            raw = c["tasks"]
-            if not isinstance(raw, list | tuple) or not 1 <= len(raw) <= MAX_ITEMS:
-                raise InvalidContent(f"{kind}.tasks must be a list of 1..{MAX_ITEMS} tasks")
-            tasks = tuple(TaskAssignment.from_content(t, f"{kind}.tasks[{i}]") for i, t in enumerate(raw))
+        c = schema.from_value(content)
         return cls(
             kind=kind,
-            prev=_str(f"{kind}.prev", c["prev"], MAX_ID),
-            height=_int(f"{kind}.height", c["height"], 0, 10_000),
-            text=_str(f"{kind}.text", c["text"], MAX_TEXT),
-            level=_int(f"{kind}.level", c["level"], 0, MAX_ITEMS),
-            reason=reason,
-            fail_tasks=_ids(f"{kind}.fail_tasks", c["fail_tasks"]),
-            next=_ids(f"{kind}.next", c["next"]) if "next" in extra else (),
-            tasks=tasks,
-            triggers=_ids(f"{kind}.triggers", c["triggers"]) if "triggers" in extra else (),
-            forced=_bool(f"{kind}.forced", c["forced"]) if "forced" in extra else False,
+            prev=c.prev,
+            height=c.height,
+            text=c.text,
+            level=c.level,
+            reason=c.reason,
+            fail_tasks=c.fail_tasks,
+            next=getattr(c, "next", ()),
+            tasks=tuple(TaskAssignment.from_wire(t) for t in getattr(c, "tasks", ())),
+            triggers=getattr(c, "triggers", ()),
+            forced=getattr(c, "forced", False),
         )
 
 
@@ -379,21 +406,12 @@ class TaskProgress:
     fraction: float | None = None
 
     def to_content(self) -> dict[str, Any]:
-        return {"task_id": self.task_id, "text": self.text, "fraction": self.fraction}
+        return ProgressContent(task_id=self.task_id, text=self.text, fraction=self.fraction).to_value()
 
     @classmethod
     def from_content(cls, content: Any) -> TaskProgress:
-        c = _keys(PROGRESS, content, ("task_id", "text", "fraction"))
-        fraction = c["fraction"]
-        if fraction is not None and (
-            not isinstance(fraction, int | float) or isinstance(fraction, bool) or not 0.0 <= fraction <= 1.0
-        ):
-            raise InvalidContent(f"{PROGRESS}.fraction must be null or a number in 0..1")
-        return cls(
-            task_id=_str(f"{PROGRESS}.task_id", c["task_id"], MAX_ID, empty=False),
-            text=_str(f"{PROGRESS}.text", c["text"], 1000),
-            fraction=None if fraction is None else float(fraction),
-        )
+        c = ProgressContent.from_value(content)
+        return cls(c.task_id, c.text, None if c.fraction is None else float(c.fraction))
 
 
 @dataclass(frozen=True, slots=True)
@@ -414,38 +432,19 @@ class TaskOutcome:
             raise InvalidContent(f"{RESULT}.failure {self.failure!r} is not one of {sorted(FAILURES)}")
 
     def to_content(self) -> dict[str, Any]:
-        return {
-            "task_id": self.task_id,
-            "ok": self.ok,
-            "text": self.text,
-            "data": dict(self.data or {}),
-            "files": dict(self.files or {}),
-            "failure": self.failure,
-        }
+        return ResultContent(
+            task_id=self.task_id,
+            ok=self.ok,
+            text=self.text,
+            data=dict(self.data or {}),
+            files=dict(self.files or {}),
+            failure=self.failure,
+        ).to_value()
 
     @classmethod
     def from_content(cls, content: Any) -> TaskOutcome:
-        c = _keys(RESULT, content, ("task_id", "ok", "text", "data", "files", "failure"))
-        data, files, failure = c["data"], c["files"], c["failure"]
-        if not isinstance(data, Mapping):
-            raise InvalidContent(f"{RESULT}.data must be a map")
-        _plain(f"{RESULT}.data", data)
-        if not isinstance(files, Mapping) or len(files) > MAX_FILES:
-            raise InvalidContent(f"{RESULT}.files must be a map of at most {MAX_FILES} files")
-        for name, blob in files.items():
-            _str(f"{RESULT}.files name", name, 200, empty=False)
-            if not isinstance(blob, bytes):
-                raise InvalidContent(f"{RESULT}.files[{name!r}] must be bytes")
-        if failure is not None:
-            _str(f"{RESULT}.failure", failure, 40)
-        return cls(
-            task_id=_str(f"{RESULT}.task_id", c["task_id"], MAX_ID, empty=False),
-            ok=_bool(f"{RESULT}.ok", c["ok"]),
-            text=_str(f"{RESULT}.text", c["text"], MAX_TEXT),
-            data=dict(data),
-            files=dict(files),
-            failure=failure,
-        )
+        c = ResultContent.from_value(content)
+        return cls(c.task_id, c.ok, c.text, dict(c.data), dict(c.files), c.failure)
 
 
 def parse(kind: str, content: Any) -> ConvStart | Turn | TaskProgress | TaskOutcome:
@@ -467,6 +466,7 @@ def task_id(assignment_msg_id: str, index: int) -> str:
 
 
 __all__ = [
+    "CONTENT_TYPES",
     "ALL_KINDS",
     "CONCLUSION",
     "DISCUSSION",

@@ -43,11 +43,16 @@ def encode(value: Any) -> bytes:
         raise MalformedEncoding(f"value cannot be encoded as CBOR: {exc}") from exc
 
 
-def decode(data: bytes, *, max_size: int | None = None) -> Any:
+def decode(data: bytes, *, max_size: int | None = None, check_items: bool = True) -> Any:
     """Decode exactly one canonical CBOR item that fills ``data`` entirely.
 
     Raises :class:`MessageTooLarge`, :class:`MalformedEncoding` (not CBOR, trailing bytes, forbidden items)
     or :class:`NonCanonicalEncoding` (valid CBOR in a non-canonical form). Never anything else.
+
+    ``check_items=False`` leaves the item rules (:func:`check_item`: text map keys, finite floats, no
+    ``undefined`` or simple values) to the caller: a schema that types every field checks them for free
+    and runs :func:`check_item` only on its opaque (``Any``) fields (:mod:`ioa_p2p.wire.schema`); the
+    bytes are still proven canonical by re-encoding.
     """
     if not isinstance(data, bytes | bytearray | memoryview):
         raise MalformedEncoding(f"expected bytes, got {type(data).__name__}")
@@ -72,8 +77,13 @@ def decode(data: bytes, *, max_size: int | None = None) -> Any:
         raise MalformedEncoding(
             f"{len(data) - stream.tell()} trailing bytes after the CBOR item; expected exactly one item"
         )
-    _check_item(value, 0)
-    if cbor2.dumps(value, canonical=True) != data:
+    if check_items:
+        _check_item(value, 0)
+    try:
+        again = cbor2.dumps(value, canonical=True)
+    except Exception as exc:  # an item cbor2 decodes but cannot encode back (check_items=False)
+        raise MalformedEncoding(f"CBOR item cannot be re-encoded: {exc}") from exc
+    if again != data:
         raise NonCanonicalEncoding(
             "CBOR is valid but not canonically encoded (shortest integers, sorted keys, definite lengths)"
         )
@@ -93,6 +103,11 @@ def encode_uvarint(value: int) -> bytes:
         else:
             out.append(byte)
             return bytes(out)
+
+
+def check_item(value: Any) -> None:
+    """Raise :class:`MalformedEncoding` unless ``value`` holds only what canonical CBOR may carry here."""
+    _check_item(value, 0)
 
 
 def _reject_tag(decoder: Any, tag: Any) -> Any:

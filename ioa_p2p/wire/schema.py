@@ -4,13 +4,23 @@ Bodies are frozen, slotted dataclasses registered with :func:`message_type`; the
 the schema (``int``, ``str``, ``bytes``, ``bool``, ``float``, :class:`~ioa_p2p.identity.PeerId`,
 ``tuple[X, ...]``, ``X | None``, ``dict[str, Any]`` for an opaque CBOR map, or a nested :class:`Body`).
 Every field is always present on the wire (``None`` as CBOR null); missing, extra or wrongly typed fields
-are rejected. The same bodies travel in signed envelopes (:mod:`ioa_p2p.wire.envelope`) and in unsigned
-control frames (:mod:`ioa_p2p.wire.control`).
+are rejected. A field's limits are part of its annotation: ``Annotated[str, Limit(max_len=200)]`` (text
+length, item counts, number ranges, unique items, allowed values, plain data only); a body's
+:meth:`Body.validate` adds checks that span fields. A body class may name the error its decoding raises
+(``ERROR``, a :class:`SchemaError` subclass) and how its messages name it (``LABEL``). The same bodies
+travel in signed envelopes (:mod:`ioa_p2p.wire.envelope`), in unsigned control frames
+(:mod:`ioa_p2p.wire.control`) and, as the ``conv.*`` contents, inside chat messages.
+
+Decoding is compiled once per class (:func:`_decoder_of`): a plan of per-field functions with their error
+locations fixed in advance, so decoding a record costs a few calls per field. Opaque (``Any``) fields are
+checked with :func:`ioa_p2p.wire.canonical.check_item`; every other field is typed, which is why an
+envelope is decoded with ``canonical.decode(..., check_items=False)``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from collections.abc import Callable
@@ -19,13 +29,100 @@ from typing import Any, ClassVar, TypeVar
 
 from ioa_p2p.errors import (
     InvalidPeerId,
+    MalformedEncoding,
     SchemaError,
     UnknownMessageType,
     UnsupportedVersion,
 )
 from ioa_p2p.identity import PeerId
+from ioa_p2p.wire import canonical
 
 _UINT64_MAX = 2**64 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """Limits of one field, given as ``Annotated[<type>, Limit(...)]``; checked when a value is decoded.
+
+    ``low`` / ``high``: numbers (inclusive); ``max_len``: characters of text, items of a list or map;
+    ``min_len``: items of a list; ``non_empty``: text with a non-space character; ``unique``: list items
+    distinct; ``one_of``: the allowed texts; ``plain``: only null, bool, int, finite float, text, lists and
+    maps with text keys (what both CBOR and JSON carry), at most :data:`MAX_PLAIN_DEPTH` deep.
+    """
+
+    low: float | None = None
+    high: float | None = None
+    max_len: int | None = None
+    min_len: int = 0
+    non_empty: bool = False
+    unique: bool = False
+    one_of: frozenset[str] | None = None
+    plain: bool = False
+
+    def check(self, value: Any, where: str) -> None:
+        if value is None:
+            return
+        if isinstance(value, str):
+            self._check_text(value, where)
+        elif isinstance(value, tuple | list | dict):
+            self._check_items(value, where)
+        elif isinstance(value, int | float) and not isinstance(value, bool) and not self._in_range(value):
+            raise SchemaError(f"{where} = {value} is outside {_num(self.low)}..{_num(self.high)}")
+        if self.plain:
+            check_plain(value, where)
+
+    def _in_range(self, value: float) -> bool:
+        """NaN is never in range."""
+        return (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
+
+    def _check_text(self, value: str, where: str) -> None:
+        if self.max_len is not None and len(value) > self.max_len:
+            raise SchemaError(f"{where} has {len(value)} characters (limit {self.max_len})")
+        if self.non_empty and not value.strip():
+            raise SchemaError(f"{where} must not be empty")
+        if self.one_of is not None and value not in self.one_of:
+            raise SchemaError(f"{where} {value!r} is not one of {sorted(self.one_of)}")
+
+    def _check_items(self, value: tuple[Any, ...] | list[Any] | dict[Any, Any], where: str) -> None:
+        if self.max_len is not None and len(value) > self.max_len:
+            raise SchemaError(f"{where} has {len(value)} items (limit {self.max_len})")
+        if len(value) < self.min_len:
+            raise SchemaError(f"{where} needs at least {self.min_len} items")
+        if self.unique and len(set(value)) != len(value):
+            raise SchemaError(f"{where} lists the same item twice")
+
+
+#: How deep plain data (``Limit(plain=True)``) may nest.
+MAX_PLAIN_DEPTH = 16
+
+
+def check_plain(value: Any, where: str, depth: int = 0) -> None:
+    """Plain data only: null, bool, int, finite float, text, lists, maps with text keys."""
+    if depth > MAX_PLAIN_DEPTH:
+        raise SchemaError(f"{where} is nested too deeply")
+    if value is None or isinstance(value, bool | int | str):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise SchemaError(f"{where} contains NaN or infinity")
+        return
+    if isinstance(value, list | tuple):
+        for item in value:
+            check_plain(item, where, depth + 1)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise SchemaError(f"{where} has a non-text map key")
+            check_plain(item, where, depth + 1)
+        return
+    raise SchemaError(f"{where} contains a {type(value).__name__}, which is not plain data")
+
+
+def _num(bound: float | None) -> str:
+    if bound is None:
+        return ""
+    return str(int(bound)) if float(bound).is_integer() else str(bound)
 
 
 class Body:
@@ -34,6 +131,10 @@ class Body:
     __slots__ = ()
     TYPE: ClassVar[str]
     VERSION: ClassVar[int]
+    #: The error decoding raises (a SchemaError subclass, e.g. InvalidContent for ``conv.*`` contents).
+    ERROR: ClassVar[type[SchemaError]] = SchemaError
+    #: How error messages name this body (default: the class name).
+    LABEL: ClassVar[str | None] = None
 
     def validate(self) -> None:
         """Semantic checks beyond the field types; raise :class:`SchemaError`. Default: none."""
@@ -43,18 +144,17 @@ class Body:
 
     @classmethod
     def from_value(cls: type[B], value: Any) -> B:
-        hints = _hints(cls)
-        if not isinstance(value, dict):
-            raise SchemaError(f"{cls.__name__} must be a map, got {type(value).__name__}")
-        names = [f.name for f in _fields(cls)]
-        missing = [n for n in names if n not in value]
-        extra = sorted(k if isinstance(k, str) else repr(k)[:64] for k in set(value) - set(names))
-        if missing or extra:
-            raise SchemaError(f"{cls.__name__}: missing fields {missing}, unexpected fields {extra}")
-        kwargs = {n: _from_value(hints[n], value[n], f"{cls.__name__}.{n}") for n in names}
-        body = cls(**kwargs)
-        body.validate()
-        return body
+        """Decode and check a CBOR value; raises ``cls.ERROR`` (a :class:`SchemaError`) naming the field."""
+        try:
+            return cls._decode(value)
+        except SchemaError as exc:
+            if isinstance(exc, cls.ERROR):
+                raise
+            raise cls.ERROR(str(exc)) from None
+
+    @classmethod
+    def _decode(cls: type[B], value: Any) -> B:
+        return _decoder_of(cls)(value)  # type: ignore[no-any-return]
 
 
 B = TypeVar("B", bound=Body)
@@ -64,18 +164,23 @@ _REGISTRY: dict[tuple[str, int], type[Body]] = {}
 
 
 @typing.dataclass_transform(frozen_default=True)
-def message_type(type_name: str, version: int) -> Callable[[type[B]], type[B]]:
-    """Class decorator: make ``cls`` a frozen slotted dataclass and register it as (type, version)."""
+def message_type(
+    type_name: str, version: int, *, registry: dict[tuple[str, int], type[Body]] | None = None
+) -> Callable[[type[B]], type[B]]:
+    """Class decorator: make ``cls`` a frozen slotted dataclass and register it as (type, version), in the
+    registry of envelope bodies unless another ``registry`` is given (e.g. the ``conv.*`` contents, which
+    travel inside chat messages and must never decode as an envelope body)."""
+    table = _REGISTRY if registry is None else registry
 
     def wrap(cls: type[B]) -> type[B]:
         key = (type_name, version)
-        if key in _REGISTRY:
+        if key in table:
             raise ValueError(f"message type {type_name!r} version {version} is registered twice")
         cls.TYPE = type_name
         cls.VERSION = version
         made = dataclass(frozen=True, slots=True)(cls)
         _hints(made)  # fail at import time on an unsupported annotation
-        _REGISTRY[key] = made
+        table[key] = made
         return made
 
     return wrap
@@ -98,17 +203,25 @@ def body_class(type_name: str, version: int) -> type[Body]:
 
 
 _HINT_CACHE: dict[type, dict[str, Any]] = {}
+_NAME_CACHE: dict[type, tuple[str, ...]] = {}
 
 
 def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
     return dataclasses.fields(cls)
 
 
+def _names(cls: type) -> tuple[str, ...]:
+    names = _NAME_CACHE.get(cls)
+    if names is None:
+        names = _NAME_CACHE[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
 def _hints(cls: type) -> dict[str, Any]:
     hints = _HINT_CACHE.get(cls)
     if hints is None:
-        module = __import__(cls.__module__, fromlist=["_"])
-        hints = typing.get_type_hints(cls, globalns=vars(module), localns={"Any": Any, "ClassVar": ClassVar})
+        # Each class of the MRO resolves its annotations in its own module (globalns=None).
+        hints = typing.get_type_hints(cls, localns={"Any": Any, "ClassVar": ClassVar}, include_extras=True)
         hints = {f.name: hints[f.name] for f in dataclasses.fields(cls)}
         for name, hint in hints.items():
             _check_hint(hint, f"{cls.__name__}.{name}")
@@ -119,6 +232,10 @@ def _hints(cls: type) -> dict[str, Any]:
 def _check_hint(hint: Any, where: str) -> None:
     if hint in (int, str, bytes, bool, float, PeerId) or hint is Any:
         return
+    if typing.get_origin(hint) is typing.Annotated:
+        if not any(isinstance(m, Limit) for m in hint.__metadata__):
+            raise TypeError(f"{where}: Annotated fields take a Limit")
+        return _check_hint(hint.__origin__, where)
     if isinstance(hint, type) and issubclass(hint, Body):
         return
     origin, args = typing.get_origin(hint), typing.get_args(hint)
@@ -146,39 +263,163 @@ def _to_value(value: Any) -> Any:
     return value
 
 
-def _from_value(hint: Any, value: Any, where: str) -> Any:
+Decoder = Callable[[Any], Any]
+_DECODERS: dict[type, Decoder] = {}
+
+
+def _decoder_of(cls: type[Body]) -> Decoder:
+    """The decoding function of a body class, built once from its annotations (a plan per field, each
+    with its error location fixed in advance): decoding a record costs a few calls per field."""
+    found = _DECODERS.get(cls)
+    if found is None:
+        found = _DECODERS[cls] = _body_decoder(cls)
+    return found
+
+
+def _body_decoder(cls: type[Body]) -> Decoder:
+    hints = _hints(cls)
+    label = cls.LABEL or cls.__name__
+    names = _names(cls)
+    plan = tuple((n, _compile(hints[n], f"{label}.{n}")) for n in names)
+    count = len(names)
+
+    def decode(value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise SchemaError(f"{label} must be a map, got {type(value).__name__}")
+        if len(value) != count or any(n not in value for n in names):
+            missing = [n for n in names if n not in value]
+            extra = sorted(k if isinstance(k, str) else repr(k)[:64] for k in set(value) - set(names))
+            raise SchemaError(f"{label}: missing fields {missing}, unexpected fields {extra}")
+        body = cls(**{n: dec(value[n]) for n, dec in plan})
+        body.validate()
+        return body
+
+    return decode
+
+
+def _compile(hint: Any, where: str) -> Decoder:
+    """A function decoding one value of type ``hint`` (raising SchemaError naming ``where``)."""
     if hint is Any:
-        return value
-    if hint is PeerId:
-        try:
-            return PeerId.from_bytes(typed_value(value, bytes, where))
-        except InvalidPeerId as exc:
-            raise SchemaError(f"{where}: {exc}") from None
+        return _any_decoder(where)
     if hint in (int, str, bytes, bool, float):
-        return typed_value(value, hint, where)
+        return _scalar_decoder(hint, where)
+    if hint is PeerId:
+
+        def peer(value: Any) -> PeerId:
+            try:
+                return PeerId.from_bytes(typed_value(value, bytes, where))
+            except InvalidPeerId as exc:
+                raise SchemaError(f"{where}: {exc}") from None
+
+        return peer
     if isinstance(hint, type) and issubclass(hint, Body):
-        return hint.from_value(value)
+        body_cls = hint
+        return lambda value: _decoder_of(body_cls)(value)
     origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Annotated:
+        return _limited_decoder(_compile(args[0], where), hint.__metadata__, where)
     if origin is tuple:
-        items = typed_value(value, list, where)
-        return tuple(_from_value(args[0], v, f"{where}[{i}]") for i, v in enumerate(items))
+        return _tuple_decoder(args[0], where)
     if origin is dict:
-        mapping = typed_value(value, dict, where)
-        for key in mapping:
-            typed_value(key, str, f"{where} key")
-        return {k: _from_value(args[1], v, f"{where}.{k}") for k, v in mapping.items()}
+        return _dict_decoder(args[1], where)
     if origin in (typing.Union, types.UnionType):
-        if value is None and type(None) in args:
+        return _union_decoder(args, where)
+    raise TypeError(f"{where}: unsupported schema {hint!r}")  # pragma: no cover - _check_hint ran
+
+
+def _any_decoder(where: str) -> Decoder:
+    def any_value(value: Any) -> Any:
+        try:
+            canonical.check_item(value)  # an opaque value: only what canonical CBOR may carry
+        except MalformedEncoding as exc:
+            raise SchemaError(f"{where}: {exc}") from None
+        return value
+
+    return any_value
+
+
+def _scalar_decoder(kind: type, where: str) -> Decoder:
+    numeric = kind in (int, float)
+
+    def scalar(value: Any) -> Any:
+        if isinstance(value, kind) and not (numeric and isinstance(value, bool)):
+            if isinstance(value, float) and not math.isfinite(value):
+                raise SchemaError(f"{where} must be a finite number")
+            return value
+        raise SchemaError(f"{where} must be {kind.__name__}, got {type(value).__name__}")
+
+    return scalar
+
+
+def _limited_decoder(inner: Decoder, metadata: tuple[Any, ...], where: str) -> Decoder:
+    limits = tuple(m for m in metadata if isinstance(m, Limit))
+
+    def limited(value: Any) -> Any:
+        decoded = inner(value)
+        for limit in limits:
+            limit.check(decoded, where)
+        return decoded
+
+    return limited
+
+
+def _tuple_decoder(item_hint: Any, where: str) -> Decoder:
+    item = _compile(item_hint, f"{where}[]")
+
+    def items(value: Any) -> tuple[Any, ...]:
+        if not isinstance(value, list | tuple):
+            raise SchemaError(f"{where} must be list, got {type(value).__name__}")
+        try:
+            return tuple(item(v) for v in value)
+        except SchemaError as exc:  # name the item: the plan's "<where>[]" becomes "<where>[i]"
+            index = next(i for i, v in enumerate(value) if not _decodes(item, v))
+            raise type(exc)(str(exc).replace(f"{where}[]", f"{where}[{index}]", 1)) from None
+
+    return items
+
+
+def _dict_decoder(value_hint: Any, where: str) -> Decoder:
+    item = _compile(value_hint, f"{where}{{}}")
+
+    def mapping(value: Any) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            raise SchemaError(f"{where} must be dict, got {type(value).__name__}")
+        for key in value:
+            if not isinstance(key, str):
+                raise SchemaError(f"{where} key must be str, got {type(key).__name__}")
+        try:
+            return {k: item(v) for k, v in value.items()}
+        except SchemaError as exc:  # name the entry: "<where>{}" becomes "<where>.<key>"
+            key = next(k for k, v in value.items() if not _decodes(item, v))
+            raise type(exc)(str(exc).replace(f"{where}{{}}", f"{where}.{key}", 1)) from None
+
+    return mapping
+
+
+def _decodes(decoder: Decoder, value: Any) -> bool:
+    try:
+        decoder(value)
+    except SchemaError:
+        return False
+    return True
+
+
+def _union_decoder(args: tuple[Any, ...], where: str) -> Decoder:
+    optional = type(None) in args
+    options = tuple(_compile(a, where) for a in args if a is not type(None))
+
+    def union(value: Any) -> Any:
+        if value is None and optional:
             return None
-        options = [a for a in args if a is not type(None)]
         errors = []
         for option in options:
             try:
-                return _from_value(option, value, where)
+                return option(value)
             except SchemaError as exc:
                 errors.append(str(exc))
         raise SchemaError("; ".join(errors))
-    raise SchemaError(f"{where}: unsupported schema {hint!r}")  # pragma: no cover
+
+    return union
 
 
 T = TypeVar("T")
@@ -208,9 +449,12 @@ def build(cls: type[B], **fields: Any) -> B:
 
 
 __all__ = [
+    "MAX_PLAIN_DEPTH",
     "Body",
+    "Limit",
     "body_class",
     "build",
+    "check_plain",
     "check_uint",
     "message_type",
     "registered_types",
