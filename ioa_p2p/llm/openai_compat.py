@@ -12,6 +12,8 @@ variables ``OPENAI_API_KEY``, ``OPENAI_BASE_URL``, ``OPENAI_MODEL`` (:func:`mode
 - Structured output: a ``json_schema`` response format is sent as asked until the server refuses it (HTTP
   400 naming the response format); then JSON mode, then none, remembered for this server
   (:attr:`OpenAIModel.format_support`; one model object per node).
+- Size: every response body is bounded (``[model] max_response_bytes``, default 2 MiB) by the transport
+  under the client (:mod:`~ioa_p2p.llm.bounded_http`); a larger one is a :class:`ModelOutputError`.
 - Secrets: ``user:password@`` in ``base_url`` is taken out of the URL (sent as HTTP basic auth when no API
   key is set), and no error message quotes the server (its body can echo our headers) or shows userinfo.
 - Library exceptions are translated here, once: connection failures -> :class:`PeerUnreachable`, timeouts
@@ -36,6 +38,7 @@ from ioa_p2p.errors import (
     ModelRateLimited,
     PeerUnreachable,
 )
+from ioa_p2p.llm.bounded_http import DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLarge, capped_http_client
 from ioa_p2p.llm.failures import redact_url, url_userinfo
 from ioa_p2p.llm.model import JSON_MODE, Message, ModelReply, ToolCall
 
@@ -56,6 +59,7 @@ class OpenAIModel:
         temperature: float | None = None,
         json_mode: bool = True,
         max_tokens: int = DEFAULT_MAX_TOKENS,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
     ) -> None:
         import openai
 
@@ -79,6 +83,7 @@ class OpenAIModel:
             timeout=timeout,
             max_retries=0,
             default_headers=headers or None,
+            http_client=capped_http_client(max_response_bytes, where=f"the model server at {self._url}"),
         )
 
     @property
@@ -113,7 +118,11 @@ class OpenAIModel:
                 kwargs.pop("response_format", None)
             try:
                 reply = await self._client.chat.completions.create(**kwargs)
+            except IoAError:
+                raise
             except Exception as exc:
+                if isinstance(exc.__cause__, ResponseTooLarge):  # the client wraps transport errors
+                    raise exc.__cause__ from None
                 translated = self._translate(exc)
                 if translated is None:
                     raise
@@ -209,7 +218,8 @@ def model_from_settings(
 
     Keys: ``model``, ``base_url``, ``api_key``, ``timeout`` (per read; the callers bound the whole call),
     ``max_retries`` (retries within the caller's bound), ``temperature``, ``json_mode``, ``max_tokens``,
-    ``context_tokens`` (the prompt budget of the LLM brain; read by the goals service). Missing keys
+    ``context_tokens`` (the prompt budget of the LLM brain; read by the goals service),
+    ``max_response_bytes`` (a response body's size bound, :mod:`~ioa_p2p.llm.bounded_http`). Missing keys
     fall back to ``OPENAI_MODEL``, ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``.
     With neither an API key nor a base URL there is no model (the offline brain is used).
     """
@@ -217,7 +227,7 @@ def model_from_settings(
     env = os.environ if env is None else env
     known = {
         "model", "base_url", "api_key", "timeout", "max_retries", "temperature", "json_mode",
-        "max_tokens", "context_tokens",
+        "max_tokens", "context_tokens", "max_response_bytes",
     }  # fmt: skip
     unknown = sorted(set(settings) - known)
     if unknown:
@@ -236,6 +246,7 @@ def model_from_settings(
             max_tokens=int(settings.get("max_tokens", DEFAULT_MAX_TOKENS)),
             temperature=None if settings.get("temperature") is None else float(settings["temperature"]),
             json_mode=bool(settings.get("json_mode", True)),
+            max_response_bytes=int(settings.get("max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES)),
         )
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"bad [model] setting: {exc}") from None
