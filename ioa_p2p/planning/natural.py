@@ -234,30 +234,12 @@ def _quantity(q: str) -> tuple[PlanStep, ...] | None:
         rf"\b(?:would|do|does|will) (\d+(?:\.\d+)?) (?:of (?:the|our|these) )?(.+?) ({verbs})\b(.*)$", n
     )
     if not m:
-        return _full_load(n, q)
+        return None
     count, thing, verb, rest = m.groups()
     unit = _target_unit(rest)
     steps = [_lookup(1, f"{VERBS[verb]} of the {thing}")]
     steps.append(_calc(2, q, f"({count} * v1)", (1,), unit))
     return tuple(steps)
-
-
-def _full_load(n: str, q: str) -> tuple[PlanStep, ...] | None:
-    """ "What does a full rack of K2 drones on one trailer weigh?": how many fit (looked up) times one."""
-    verbs = "|".join(VERBS)
-    m = re.search(
-        rf"\b(?:would|do|does|will) (?:a|one|1) (?:full|complete|maximum|max) [a-z]+ of (.+?) "
-        rf"(?:on|in|per|for) (?:one|1|a|an|each|the) (.+?) ({verbs})\b(.*)$",
-        n,
-    )
-    if not m:
-        return None
-    thing, holder, verb, rest = m.groups()
-    return (
-        _lookup(1, f"What is the maximum number of {thing} per {holder}"),
-        _lookup(2, f"{VERBS[verb]} of the {thing}"),
-        _calc(3, q, "(v1 * v2)", (1, 2), _target_unit(rest)),
-    )
 
 
 def _defined_unit(q: str) -> tuple[PlanStep, ...] | None:
