@@ -129,6 +129,10 @@ async def orphan_flood(target: Target) -> dict[str, Any]:
     async with open_node(config, identity=Identity.generate(), write_info=False, control_api=False) as evil:
         with trio.fail_after(30):
             await evil.connect(target.addr)
+            # the good node is learnt through the victim's DHT; under load that takes a while, and an
+            # invitee not reachable yet would only be re-invited later: wait (bounded) until it is known
+            while not evil.peer_addrs(target.good):
+                await trio.sleep(0.2)
             chats = evil.services.chats
             handles = [
                 await chats.create_chat([target.peer, target.good], f"orphans {i}")
