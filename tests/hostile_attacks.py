@@ -131,7 +131,9 @@ async def orphan_flood(target: Target) -> dict[str, Any]:
             await evil.connect(target.addr)
             # the good node is learnt through the victim's DHT; under load that takes a while, and an
             # invitee not reachable yet would only be re-invited later: wait (bounded) until it is known
-            while not evil.peer_addrs(target.good):
+            for _ in range(150):  # polling a peerstore: there is no event to wait for
+                if evil.peer_addrs(target.good):
+                    break
                 await trio.sleep(0.2)
             chats = evil.services.chats
             handles = [
