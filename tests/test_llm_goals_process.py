@@ -7,8 +7,8 @@ every turn fall back to the offline planner visibly (terminal, ``--json``, the s
 still gets done, every member's copy of the chat passes the audit, and the credential appears in no
 output, log or stored file. The stall run also cancels goals: ``ioa goal cancel CHAT`` from another
 shell, and Ctrl-C on ``ioa goal``: every member sees the signed ``conv.cancel`` and aborts the round.
-The other hostile modes are covered per turn in tests/test_llm_hostile.py, and as whole goals by
-bench/bench_llm_path.py.
+Every other hostile mode runs as a whole goal too (one testnet, the server switched between goals), and
+per turn in tests/test_llm_hostile.py; bench/bench_llm_path.py prints the wall time / timeout ratios.
 """
 
 from __future__ import annotations
@@ -193,3 +193,51 @@ async def interrupt_the_cli(net: Testnet) -> bytes:
     assert b"interrupted: cancelled the goal" in err
     await poll_until(lambda: round_aborted_on(calculator, chat), 20)
     return err
+
+
+#: The other hostile modes, each a whole goal on one testnet: (mode, --timeout, the failure kind the
+#: team-up and the turns fall back with; None: the model's turns are usable, no fallback is due).
+OTHER_MODES: list[tuple[str, float, str | None]] = [
+    ("trickle", 25.0, "timeout"),
+    ("rate_limit", 15.0, "rate_limited"),
+    ("invalid_json", 15.0, "bad_output"),
+    ("unknown_members", 15.0, "bad_output"),
+    ("huge", 15.0, "bad_output"),
+    ("stream", 15.0, "bad_output"),
+    ("self_nomination", 15.0, None),
+]
+
+
+async def test_every_other_hostile_mode_ends_in_time_visibly_and_without_the_credential(
+    tmp_path: Path,
+) -> None:
+    """For each remaining mode of the hostile server, a whole goal across node processes ends within
+    ``--timeout`` plus the grace, with the fallback visible in ``--json`` and the signed turns, every
+    member's copy audits valid, and the credential is in no output or stored file."""
+    with serve_hostile("trickle") as server, trio.fail_after(360):
+        async with open_testnet(tmp_path / "net", specs_for(server.base_url)) as net:
+            coordinator = net["coordinator"]
+            await wait_cards(net, coordinator, 1)
+            outputs: list[bytes] = []
+            for mode, timeout, kind in OTHER_MODES:
+                server.mode = mode
+                outputs += await hostile_goal(net, mode, timeout, kind)
+            assert_no_credential(tmp_path / "net", *outputs)
+
+
+async def hostile_goal(net: Testnet, mode: str, seconds: float, kind: str | None) -> list[bytes]:
+    coordinator = net["coordinator"]
+    t0 = trio.current_time()
+    done = await ioa(coordinator.home, "goal", GOAL, "--timeout", str(int(seconds)), "--json",
+                     limit=seconds + 30)  # fmt: skip
+    elapsed = trio.current_time() - t0
+    assert elapsed <= seconds + GRACE + CLI_SLACK, (mode, elapsed)
+    assert done.returncode in (0, 3), (mode, done.returncode, done.stderr.decode()[-2000:])
+    result = json.loads(done.stdout)
+    assert result["status"] == "concluded", mode
+    if kind is not None:
+        assert result["fallback_turns"] >= 1 and set(result["fallbacks"]) == {kind}, (mode, result)
+        texts = await signed_turn_texts(net["calculator"], result["chat_id"])
+        assert any(t.startswith(f"[fallback to offline planner: {kind}] ") for t in texts), mode
+    assert len(await audit_members(net, result)) == 1, mode
+    return [done.stdout, done.stderr]
