@@ -26,12 +26,16 @@ PEER = PeerId.from_string(PEER_ID)
 CHAT_ID = bytes([0x11]) * 32
 
 
+def _card_key_text() -> str:
+    return str(card_key(PEER))
+
+
 def _card_key_bytes() -> str:
-    return card_key(PEER).encode("utf-8").hex()
+    return _card_key_text().encode("utf-8").hex()
 
 
 def _card_key_kademlia_id() -> str:
-    return hashlib.sha256(card_key(PEER).encode("utf-8")).hexdigest()
+    return hashlib.sha256(_card_key_text().encode("utf-8")).hexdigest()
 
 
 def _sync_req() -> str:
@@ -40,7 +44,7 @@ def _sync_req() -> str:
 
 
 EXAMPLES: dict[str, Callable[[], str]] = {
-    "card-key-text": lambda: card_key(PEER),
+    "card-key-text": _card_key_text,
     "card-key-bytes": _card_key_bytes,
     "card-key-kademlia-id": _card_key_kademlia_id,
     "sync-req": _sync_req,
