@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ioa_p2p.dht.validators import card_key
-from ioa_p2p.history.frames import SyncRequest
+from ioa_p2p.history.frames import SYNC_INVALID, SyncBatch, SyncRequest
 from ioa_p2p.identity import PeerId
 from ioa_p2p.wire.control import encode_control
 from ioa_p2p.wire.schema import build
@@ -43,11 +43,17 @@ def _sync_req() -> str:
     return encode_control(request).hex()
 
 
+def _sync_batch_invalid() -> str:
+    refusal = build(SyncBatch, chat_id=b"", status=SYNC_INVALID, count=0, more=False)
+    return encode_control(refusal).hex()
+
+
 EXAMPLES: dict[str, Callable[[], str]] = {
     "card-key-text": _card_key_text,
     "card-key-bytes": _card_key_bytes,
     "card-key-kademlia-id": _card_key_kademlia_id,
     "sync-req": _sync_req,
+    "sync-batch-invalid": _sync_batch_invalid,
 }
 
 
