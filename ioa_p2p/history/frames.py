@@ -99,11 +99,22 @@ class SyncRequest(Body):
             raise SchemaError("chat.sync_req seqs must be >= 0 and limit in 1..100000")
 
 
+#: ``chat.sync_batch`` statuses that refuse a malformed ``chat.sync_req`` (count 0, empty chat_id):
+#: it did not decode (not a canonical control frame of that type, wrong field types, an author that is
+#: not a 38-byte Ed25519 peer ID, too many authors...), or its frame was announced over 64 KiB (the
+#: responder then resets the stream: the oversize body cannot be skipped safely).
+SYNC_INVALID = "invalid"
+SYNC_TOO_LARGE = "too-large"
+SYNC_STATUSES = frozenset({"ok", "unknown-chat", "not-member", "busy", SYNC_INVALID, SYNC_TOO_LARGE})
+
+
 @message_type("chat.sync_batch", 1)
 class SyncBatch(Body):
     """Pull answer header: ``count`` message frames follow; ``more`` when the limit cut the
-    answer short. ``status`` is ``ok``, ``unknown-chat``, ``not-member`` or ``busy`` (the
-    responder's sync budget for this peer is spent for now: ask again later)."""
+    answer short. ``status`` is ``ok``, ``unknown-chat``, ``not-member``, ``busy`` (the
+    responder's sync budget for this peer is spent for now: ask again later), or
+    :data:`SYNC_INVALID` / :data:`SYNC_TOO_LARGE` (the request was malformed: asking again
+    with the same request cannot help)."""
 
     chat_id: bytes
     status: str
@@ -111,7 +122,7 @@ class SyncBatch(Body):
     more: bool
 
     def validate(self) -> None:
-        if self.status not in ("ok", "unknown-chat", "not-member", "busy") or self.count < 0:
+        if self.status not in SYNC_STATUSES or self.count < 0:
             raise SchemaError(f"bad chat.sync_batch status {self.status!r} or count {self.count}")
 
 
@@ -123,6 +134,9 @@ def check_author(env: Envelope, remote: PeerId) -> None:
 
 __all__ = [
     "ACK_STATUSES",
+    "SYNC_INVALID",
+    "SYNC_STATUSES",
+    "SYNC_TOO_LARGE",
     "ChatAck",
     "ChatInvite",
     "ChatInviteReply",

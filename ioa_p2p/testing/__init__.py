@@ -3,6 +3,9 @@
 - ``echo.py``    :class:`EchoAdapter`: answers with its input, or fails on demand (``mode`` option); the
   ``echo`` adapter kind (entry point), which tests and benchmarks run nodes with (``--adapter echo``)
 - ``models.py``  :class:`ScriptedModel`: a :class:`~ioa_p2p.llm.model.Model` replaying scripted replies
+- ``memnet.py``  :class:`~ioa_p2p.testing.memnet.MemoryNetwork`: an in-memory transport fake (in-process
+  nodes implementing ``NodePort``) for fast chat tests on trio's ``MockClock`` (not imported here: it
+  loads the node layer)
 
 Imports anything below it (this is the top layer, with the CLI); product code never imports it.
 """

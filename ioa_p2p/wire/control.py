@@ -13,6 +13,9 @@ from ioa_p2p.errors import SchemaError
 from ioa_p2p.wire import canonical
 from ioa_p2p.wire.schema import B, Body, body_class
 
+#: Largest encoded control frame (docs/protocol.md §10.4); receivers refuse larger ones from the prefix.
+MAX_CONTROL_SIZE = 64 * 1024
+
 
 def encode_control(body: Body) -> bytes:
     """An unsigned control frame: canonical CBOR ``{"t": type, "tv": version, "b": body}``.
@@ -26,7 +29,7 @@ def encode_control(body: Body) -> bytes:
 
 def decode_control(data: bytes, expected: type[B]) -> B:
     """Decode a control frame of type ``expected``; raises InvalidMessage subclasses."""
-    value = canonical.decode(data, max_size=64 * 1024)
+    value = canonical.decode(data, max_size=MAX_CONTROL_SIZE)
     if not isinstance(value, dict) or set(value) != {"t", "tv", "b"}:
         raise SchemaError("a control frame is a map with exactly the keys t, tv, b")
     type_name, version = value["t"], value["tv"]
@@ -39,6 +42,7 @@ def decode_control(data: bytes, expected: type[B]) -> B:
 
 
 __all__ = [
+    "MAX_CONTROL_SIZE",
     "decode_control",
     "encode_control",
 ]

@@ -24,14 +24,14 @@ from typing import TYPE_CHECKING
 import trio
 
 from ioa_p2p.budget import Claim
-from ioa_p2p.errors import InvalidMessage, OverBudget, PeerClosed, ProtocolViolation
+from ioa_p2p.errors import InvalidMessage, MessageTooLarge, OverBudget, PeerClosed, ProtocolViolation
 from ioa_p2p.history.bodies import MAX_CHAT_MESSAGE_SIZE
 from ioa_p2p.history.dag import ChatHistory
-from ioa_p2p.history.frames import ACK_STORED, SyncBatch, SyncRequest
+from ioa_p2p.history.frames import ACK_STORED, SYNC_INVALID, SYNC_TOO_LARGE, SyncBatch, SyncRequest
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.chats.streams import ACK_TIMEOUT, open_within, send, within
 from ioa_p2p.node.net.framing import FramedStream
-from ioa_p2p.wire.control import decode_control, encode_control
+from ioa_p2p.wire.control import MAX_CONTROL_SIZE, decode_control, encode_control
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.schema import build
 
@@ -111,6 +111,8 @@ class ChatSync:
                     if header.status != "ok" or header.count > SYNC_LIMIT:
                         if header.status == STATUS_BUSY:
                             log.debug("%s is busy: sync of %s later", peer, chat_id.hex()[:16])
+                        elif header.status in (SYNC_INVALID, SYNC_TOO_LARGE):
+                            log.warning("%s refused our sync request as %s", peer, header.status)
                         return received
                     received += await self._receive_batch(stream, peer, header.count)
                     if not header.more or header.count == 0:
@@ -166,14 +168,12 @@ class ChatSync:
 
     async def handle_sync(self, stream: FramedStream) -> None:
         while True:
-            try:
-                data = await stream.receive()
-            except PeerClosed:
+            request = await self._receive_request(stream)
+            if request is None:
                 return
-            try:
-                request = decode_control(data, SyncRequest)
-            except InvalidMessage as exc:
-                raise ProtocolViolation(f"{stream.remote} sent a bad sync request: {exc}") from None
+            if isinstance(request, str):  # malformed: refused, the stream stays usable
+                await send(stream, encode_control(_batch(b"", request)))
+                continue
             scope = trio.CancelScope()
             frames, claim = self._answer(request, stream.remote, scope.cancel)
             try:
@@ -185,6 +185,26 @@ class ChatSync:
                 raise OverBudget(
                     f"sync answer to {stream.remote} evicted: the node's sync answer budget is full"
                 )
+
+    async def _receive_request(self, stream: FramedStream) -> SyncRequest | str | None:
+        """The next request; the refusal status of a malformed one; None at the end of the stream.
+
+        A frame announced over :data:`MAX_CONTROL_SIZE` is answered ``too-large`` from its length
+        prefix, then the stream ends (reset): its body cannot be skipped safely."""
+        try:
+            data = await stream.receive(max_size=MAX_CONTROL_SIZE)
+        except PeerClosed:
+            return None
+        except MessageTooLarge as exc:
+            self.chats.rejected += 1
+            await send(stream, encode_control(_batch(b"", SYNC_TOO_LARGE)))
+            raise ProtocolViolation(f"{stream.remote} sent an oversize sync request: {exc}") from None
+        try:
+            return decode_control(data, SyncRequest)
+        except InvalidMessage as exc:
+            self.chats.rejected += 1
+            log.info("refused a malformed sync request from %s: %s", stream.remote, exc)
+            return SYNC_INVALID
 
     def _answer(
         self, request: SyncRequest, remote: PeerId, on_evict: Callable[[], None]

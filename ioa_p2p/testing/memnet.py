@@ -1,0 +1,220 @@
+"""An in-memory transport fake: in-process nodes whose streams are byte pipes, for fast tests.
+
+:class:`MemoryNetwork` holds :class:`MemoryNode` s that implement :class:`~ioa_p2p.node.ports.NodePort`
+(what the chat service uses of a node: identity, config, budgets, faults, stream handlers, dialing)
+with no py-libp2p underneath, so chat delivery and sync run unchanged (real ``FramedStream`` framing,
+real SQLite store) on a clock a test controls (``trio.testing.MockClock(autojump_threshold=0)``).
+
+What is faked: a stream is a pair of unbounded in-memory byte pipes (a test double, not a network: no
+flow control); dialing succeeds at once between nodes that are not partitioned
+(:meth:`MemoryNetwork.partition` cuts links and resets their open streams, :meth:`MemoryNetwork.heal`
+restores reachability); a write into a reset or closed stream is dropped, and the reader sees end of
+stream. Handlers run in the listening node's nursery, inside its fault boundary, like the real node's.
+
+With ``autojump_threshold=0`` nothing may wait for a worker thread (``trio.to_thread``, ``trio.Path``): the
+clock jumps while the thread runs and every timeout fires at once; the chat service and this module use none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ioa_p2p.config.limits import Limits
+from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.errors import PeerRejected, PeerUnreachable
+from ioa_p2p.faults import Faults
+from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.node.control.server import ControlAPI
+from ioa_p2p.node.net.budgets import NodeBudgets
+from ioa_p2p.node.net.framing import FramedStream
+from ioa_p2p.node.ports import StreamHandler
+
+ADDR_PREFIX = "/memory/"
+
+
+class _Pipe:
+    """One direction of a stream: bytes in order, then an end (close or reset)."""
+
+    def __init__(self) -> None:
+        self._data = bytearray()
+        self.ended = False
+        self._changed = trio.Event()
+
+    def put(self, data: bytes) -> None:
+        if not self.ended:
+            self._data += data
+            self._wake()
+
+    def end(self) -> None:
+        self.ended = True
+        self._wake()
+
+    def _wake(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def take(self, most: int) -> bytes:
+        """Up to ``most`` bytes; ``b""`` once the pipe ended and is drained."""
+        while not self._data and not self.ended:
+            await self._changed.wait()
+        await trio.lowlevel.checkpoint()
+        data = bytes(self._data[:most])
+        del self._data[:most]
+        return data
+
+
+class MemoryStream:
+    """One side of an in-memory stream, with the methods ``FramedStream`` calls on a libp2p stream."""
+
+    def __init__(self, protocol: str, incoming: _Pipe, outgoing: _Pipe) -> None:
+        self._protocol = protocol
+        self._in, self._out = incoming, outgoing
+
+    def get_protocol(self) -> str:
+        return self._protocol
+
+    async def read(self, most: int) -> bytes:
+        return await self._in.take(most)
+
+    async def write(self, data: bytes) -> None:
+        await trio.lowlevel.checkpoint()
+        self._out.put(data)  # dropped once the stream was closed or reset
+
+    async def close(self) -> None:
+        self._out.end()
+
+    async def reset(self) -> None:
+        self._out.end()
+        self._in.end()
+
+
+def stream_pair(protocol: str) -> tuple[MemoryStream, MemoryStream]:
+    """The dialer's and the listener's side of a new stream."""
+    forward, backward = _Pipe(), _Pipe()
+    return MemoryStream(protocol, backward, forward), MemoryStream(protocol, forward, backward)
+
+
+class MemoryNode:
+    """A node of a :class:`MemoryNetwork`: a :class:`~ioa_p2p.node.ports.NodePort` without libp2p."""
+
+    def __init__(self, network: MemoryNetwork, config: NodeConfig, identity: Identity, nursery: trio.Nursery):
+        self.network = network
+        self.config = config
+        self.home = config.home
+        self.identity = identity
+        self.peer_id = identity.peer_id
+        self.nursery = nursery
+        self.control = ControlAPI()
+        self.faults = Faults()
+        self.budgets = NodeBudgets(Limits.from_section(config.section("limits")))
+        self.host: Any = None
+        self.dht: Any = None
+        self.services_ready = trio.Event()
+        self.handlers: dict[str, StreamHandler] = {}
+        self.streams: list[MemoryStream] = []
+
+    def listen_addrs(self) -> list[str]:
+        return [ADDR_PREFIX + str(self.peer_id)]
+
+    def connected_peers(self) -> list[PeerId]:
+        return sorted(self.network.links_of(self.peer_id))
+
+    def is_connected(self, peer: PeerId) -> bool:
+        return peer in self.network.links_of(self.peer_id)
+
+    def peer_addrs(self, peer: PeerId) -> list[str]:
+        return [ADDR_PREFIX + str(peer)]
+
+    async def connect(self, addr: str) -> PeerId:
+        if not addr.startswith(ADDR_PREFIX):
+            raise PeerUnreachable(f"{addr!r} is not a memory address ({ADDR_PREFIX}<peer id>)")
+        peer = PeerId.from_string(addr[len(ADDR_PREFIX) :])
+        await self.connect_peer(peer)
+        return peer
+
+    async def connect_peer(self, peer: PeerId) -> None:
+        await trio.lowlevel.checkpoint()
+        self.network.link(self.peer_id, peer)
+
+    def set_stream_handler(self, protocol_id: str, handler: StreamHandler) -> None:
+        self.handlers[protocol_id] = handler
+
+    async def open_stream(self, peer: PeerId, protocol_id: str) -> FramedStream:
+        await self.connect_peer(peer)
+        remote = self.network.nodes[peer]
+        handler = remote.handlers.get(protocol_id)
+        if handler is None:
+            raise PeerRejected(f"{peer} does not serve {protocol_id}")
+        mine, theirs = stream_pair(protocol_id)
+        self.streams.append(mine)
+        remote.streams.append(theirs)
+        remote.nursery.start_soon(remote.serve, handler, theirs, self.peer_id)
+        return self.budgets.framed(mine, peer)
+
+    async def serve(self, handler: StreamHandler, raw: MemoryStream, dialer: PeerId) -> None:
+        """Run ``handler`` like the real node does: any exception ends only that stream (reset)."""
+        framed = self.budgets.framed(raw, dialer)
+        ok = False
+        try:
+            with self.faults.boundary(f"stream {raw.get_protocol()}", dialer):
+                await handler(framed)
+                ok = True
+        finally:
+            framed.release_budget()
+        await (framed.close() if ok else framed.reset())
+
+
+class MemoryNetwork:
+    """In-process nodes and the links between them (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.nodes: dict[PeerId, MemoryNode] = {}
+        self._links: set[frozenset[PeerId]] = set()
+        self._cut: set[PeerId] = set()
+
+    def links_of(self, peer: PeerId) -> set[PeerId]:
+        return {other for link in self._links if peer in link for other in link if other != peer}
+
+    def link(self, a: PeerId, b: PeerId) -> None:
+        if b not in self.nodes or a == b or (self._cut & {a, b}):
+            raise PeerUnreachable(f"{b} cannot be reached from {a} on the memory network")
+        self._links.add(frozenset((a, b)))
+
+    def partition(self, peer: PeerId) -> None:
+        """Cut ``peer`` off: its links drop, its open streams are reset, nobody can dial it or be dialed."""
+        self._cut.add(peer)
+        self._links = {link for link in self._links if peer not in link}
+        for stream in self.nodes[peer].streams:
+            stream._in.end()
+            stream._out.end()
+        self.nodes[peer].streams.clear()
+
+    def heal(self, peer: PeerId) -> None:
+        self._cut.discard(peer)
+
+    @asynccontextmanager
+    async def open_node(self, home: Path, *, raw: dict[str, Any] | None = None) -> AsyncIterator[MemoryNode]:
+        """A node with a new identity until the block exits (its nursery runs its stream handlers)."""
+        config = _config(home, raw or {})  # no thread: a mock clock would jump past it
+        async with trio.open_nursery() as nursery:
+            node = MemoryNode(self, config, Identity.generate(), nursery)
+            self.nodes[node.peer_id] = node
+            try:
+                yield node
+            finally:
+                self.partition(node.peer_id)
+                del self.nodes[node.peer_id]
+                nursery.cancel_scope.cancel()
+
+
+def _config(home: Path, raw: dict[str, Any]) -> NodeConfig:
+    home.mkdir(parents=True, exist_ok=True)
+    return NodeConfig(home=home, raw=raw)
+
+
+__all__ = ["MemoryNetwork", "MemoryNode", "MemoryStream", "stream_pair"]

@@ -1,0 +1,74 @@
+"""The worked examples of docs/protocol.md are recomputed from the code, so the document cannot drift.
+
+Each example in the document is a fenced block right after a ``<!-- example: NAME -->`` line; its
+content (whitespace ignored) must equal what the code produces for :data:`EXAMPLES` ``[NAME]``, and every
+example the code knows must be in the document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from ioa_p2p.dht.validators import card_key
+from ioa_p2p.history.frames import SYNC_INVALID, SyncBatch, SyncRequest
+from ioa_p2p.identity import PeerId
+from ioa_p2p.wire.control import encode_control
+from ioa_p2p.wire.schema import build
+
+from .vectors import PEER_ID, PEER_ID_BYTES_HEX
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
+BLOCK = re.compile(r"<!-- example: ([a-z0-9-]+) -->\s*```[a-z]*\n(.*?)```", re.DOTALL)
+PEER = PeerId.from_string(PEER_ID)
+CHAT_ID = bytes([0x11]) * 32
+
+
+def _card_key_text() -> str:
+    return str(card_key(PEER))
+
+
+def _card_key_bytes() -> str:
+    return _card_key_text().encode("utf-8").hex()
+
+
+def _card_key_kademlia_id() -> str:
+    return hashlib.sha256(_card_key_text().encode("utf-8")).hexdigest()
+
+
+def _sync_req() -> str:
+    request = build(SyncRequest, chat_id=CHAT_ID, authors=(PEER,), seqs=(3,), limit=500)
+    return encode_control(request).hex()
+
+
+def _sync_batch_invalid() -> str:
+    refusal = build(SyncBatch, chat_id=b"", status=SYNC_INVALID, count=0, more=False)
+    return encode_control(refusal).hex()
+
+
+EXAMPLES: dict[str, Callable[[], str]] = {
+    "card-key-text": _card_key_text,
+    "card-key-bytes": _card_key_bytes,
+    "card-key-kademlia-id": _card_key_kademlia_id,
+    "sync-req": _sync_req,
+    "sync-batch-invalid": _sync_batch_invalid,
+}
+
+
+def documented() -> dict[str, str]:
+    text = DOC.read_text(encoding="utf-8")
+    return {name: "".join(body.split()) for name, body in BLOCK.findall(text)}
+
+
+def test_the_examples_use_the_known_answer_peer() -> None:
+    assert PEER.raw.hex() == PEER_ID_BYTES_HEX
+    assert PEER_ID_BYTES_HEX in _sync_req()  # sync_req authors are the 38 raw peer ID bytes
+
+
+def test_every_worked_example_of_protocol_md_matches_the_code() -> None:
+    doc = documented()
+    assert sorted(doc) == sorted(EXAMPLES), "docs/protocol.md examples and tests disagree on names"
+    wrong = {name: make() for name, make in EXAMPLES.items() if doc[name] != make()}
+    assert not wrong, f"docs/protocol.md examples that drifted from the code (name: correct value): {wrong}"
