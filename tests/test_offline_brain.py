@@ -7,7 +7,7 @@ import pytest
 
 from ioa_p2p.adapters.calculator.adapter import calculate
 from ioa_p2p.conversation import messages as cm
-from ioa_p2p.conversation.brains.base import MemberInfo
+from ioa_p2p.conversation.brains.base import MemberInfo, turn_origin
 from ioa_p2p.conversation.brains.factory import make_brain
 from ioa_p2p.conversation.brains.offline import PREFIX, OfflineBrain
 from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
@@ -103,6 +103,9 @@ def test_parallel_steps_async_then_dependent_step_sync(brain) -> None:
     # issue 11: the conclusion's first line is the answer; the planner's label closes it
     assert all(t.text.startswith(PREFIX) for t in view.turns if t.kind != cm.CONCLUSION)
     assert conclusion.text.startswith("The answers are: ") and conclusion.text.endswith("(offline planner)")
+    # every turn, the answer-first conclusion included, counts as the offline planner's (not a model's)
+    assert {turn_origin(t.text) for t in view.turns} == {"offline"}
+    assert turn_origin(conclusion.text + "\n\ncosts: ...") == "offline"
     assert {type(sim.final(m)) for m in MEMBERS} == {Concluded}
 
 

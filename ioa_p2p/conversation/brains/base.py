@@ -76,6 +76,8 @@ class Brain(Protocol):
 FALLBACK_PREFIX = "[fallback to offline planner: "
 #: How the offline planner's own turns start.
 OFFLINE_PREFIX = "[offline planner]"
+#: How the offline planner's conclusion ends (it starts with the answer, issue 11).
+OFFLINE_SUFFIX = "\n\n(offline planner)"
 _FALLBACK = re.compile(r"^\[fallback to offline planner: ([a-z_]{1,32})\] ")
 
 
@@ -94,7 +96,7 @@ def turn_origin(text: str) -> str:
     ``offline`` (the offline planner), ``rule`` (the state machine's pass) or ``model``."""
     if fallback_kind(text) is not None:
         return "fallback"
-    if text.startswith(OFFLINE_PREFIX):
+    if text.startswith(OFFLINE_PREFIX) or OFFLINE_SUFFIX in text:  # a cost table may follow it
         return "offline"
     if text == RULE_PASS_TEXT:
         return "rule"

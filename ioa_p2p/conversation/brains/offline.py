@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ioa_p2p.conversation import messages as cm
-from ioa_p2p.conversation.brains.base import MemberInfo, handles, team_for
+from ioa_p2p.conversation.brains.base import OFFLINE_SUFFIX, MemberInfo, handles, team_for
 from ioa_p2p.conversation.messages import TaskAssignment
 from ioa_p2p.conversation.plan import SharedStep, clip_steps
 from ioa_p2p.conversation.types import ConversationView, Speak, TaskStatus, TaskView, TurnDraft
@@ -151,7 +151,7 @@ class OfflineBrain:
         others = [t for t in tracker.view.tasks if not t.title.startswith("step ")]
         for t in others:
             text += f"\n{t.title or 'task'} by {_who(t, names)}: {t.status.value}: {_short(t.text, 300)}"
-        label = f"\n\n({LABEL})"
+        label = OFFLINE_SUFFIX
         return TurnDraft(cm.CONCLUSION, text[: cm.MAX_TEXT - len(label)] + label)
 
 
