@@ -48,16 +48,17 @@ def single_error() -> Iterator[None]:
     try:
         yield
     except BaseExceptionGroup as group:
-        real = [exc for exc in _leaves(group) if not isinstance(exc, trio.Cancelled)]
+        real = [exc for exc in exception_leaves(group) if not isinstance(exc, trio.Cancelled)]
         if len(real) == 1:
             raise real[0] from None
         raise
 
 
-def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
+def exception_leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
+    """Every non-group exception in ``group``, depth first."""
     for exc in group.exceptions:
         if isinstance(exc, BaseExceptionGroup):
-            yield from _leaves(exc)
+            yield from exception_leaves(exc)
         else:
             yield exc
 
@@ -108,4 +109,4 @@ class Lifetime:
                 await self._stopped.wait()
 
 
-__all__ = ["Lifetime", "ServedAdapter", "single_error", "start_adapter"]
+__all__ = ["Lifetime", "ServedAdapter", "exception_leaves", "single_error", "start_adapter"]

@@ -114,7 +114,7 @@ def agent_card(url: str, streaming: bool) -> AgentCard:
                 description="Weather forecast for a city",
                 tags=["weather", "forecast"],
                 examples=["Will it rain in Paris?"],
-            ),  # fmt: skip
+            ),
             AgentSkill(
                 id="alerts", name="storm alerts", description="Severe weather alerts", tags=["storms"]
             ),
@@ -130,8 +130,9 @@ def serve_a2a(*, streaming: bool = True) -> Iterator[A2AServer]:
     sock.listen(16)
     state = A2AServer(url=f"http://127.0.0.1:{sock.getsockname()[1]}/", streaming=streaming)
     card = agent_card(state.url, streaming)
-    handler = DefaultRequestHandler(agent_executor=ScriptedExecutor(state), task_store=InMemoryTaskStore(),
-                                    agent_card=card)  # fmt: skip
+    handler = DefaultRequestHandler(
+        agent_executor=ScriptedExecutor(state), task_store=InMemoryTaskStore(), agent_card=card
+    )
     app = Starlette(routes=create_agent_card_routes(card) + create_jsonrpc_routes(handler, "/"))
     server = uvicorn.Server(uvicorn.Config(app, log_level="error", timeout_graceful_shutdown=1))
     thread = threading.Thread(target=lambda: asyncio.run(server.serve(sockets=[sock])), daemon=True)

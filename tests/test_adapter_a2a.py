@@ -126,9 +126,13 @@ async def test_an_adapter_never_started_connects_per_task() -> None:
 
 @pytest.mark.parametrize(
     "options",
-    [{}, {"url": "ftp://example.org"}, {"url": "http://127.0.0.1:1/", "poll_interval": 0.0},
-     {"url": "http://127.0.0.1:1/", "headers": {"Authorization": "Bearer ${IOA_TEST_UNSET_TOKEN}"}}],
-)  # fmt: skip
+    [
+        {},
+        {"url": "ftp://example.org"},
+        {"url": "http://127.0.0.1:1/", "poll_interval": 0.0},
+        {"url": "http://127.0.0.1:1/", "headers": {"Authorization": "Bearer ${IOA_TEST_UNSET_TOKEN}"}},
+    ],
+)
 def test_bad_options_are_typed_errors(options: dict[str, object]) -> None:
     with pytest.raises(AdapterOptionsError):
         load_adapter("a2a", options)

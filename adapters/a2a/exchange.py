@@ -90,8 +90,9 @@ def _call_context(end: float) -> ClientCallContext:
     return ClientCallContext(timeout=max(1.0, left) if math.isfinite(left) else None)
 
 
-async def _stream(client: Client, request: SendMessageRequest, tracker: TaskTracker, ctx: TaskContext,
-                  end: float) -> None:  # fmt: skip
+async def _stream(
+    client: Client, request: SendMessageRequest, tracker: TaskTracker, ctx: TaskContext, end: float
+) -> None:
     async with aclosing(_events(client, request, end)) as events:
         async for event in events:
             await _report(tracker, event, ctx)
@@ -111,8 +112,9 @@ async def _report(tracker: TaskTracker, event: StreamResponse, ctx: TaskContext)
         await ctx.progress(text)
 
 
-async def _poll(client: Client, tracker: TaskTracker, ctx: TaskContext, settings: ExchangeSettings,
-                end: float) -> None:  # fmt: skip
+async def _poll(
+    client: Client, tracker: TaskTracker, ctx: TaskContext, settings: ExchangeSettings, end: float
+) -> None:
     if not tracker.done and not tracker.task_id:
         raise ProtocolViolation("the remote A2A agent answered with neither a task nor a message")
     while not tracker.done:
@@ -166,8 +168,10 @@ async def run_exchange(
     if waited.cancelled_caught:
         info["remote_canceled"] = await cancel_remote(remote.client, tracker, settings.cancel_timeout)
         canceled = "its task was canceled" if info["remote_canceled"] else "canceling its task failed"
-        reason = f"the remote A2A agent did not finish before the deadline (last state: " \
-                 f"{state_name(tracker.state)}); {canceled}"  # fmt: skip
+        reason = (
+            f"the remote A2A agent did not finish before the deadline (last state: "
+            f"{state_name(tracker.state)}); {canceled}"
+        )
         return _with_usage(TaskResult.failed(TIMEOUT, reason), started, tracker, info)
     if tracker.open_remote_task:  # waiting for input or authorization we cannot give
         info["remote_canceled"] = await cancel_remote(remote.client, tracker, settings.cancel_timeout)
@@ -189,9 +193,10 @@ def _translate(exc: BaseException, tracker: TaskTracker, settings: ExchangeSetti
         return TaskResult.failed(CRASH, f"cannot reach the remote A2A agent{where}: {detail}")
     if isinstance(exc, A2AError):
         return TaskResult.failed(
-            TASK_ERROR, f"the remote A2A agent refused the request{where}: {type(exc).__name__}: "
-            f"{scrub(str(exc), secrets, limit=500)}"
-        )  # fmt: skip
+            TASK_ERROR,
+            f"the remote A2A agent refused the request{where}: {type(exc).__name__}: "
+            f"{scrub(str(exc), secrets, limit=500)}",
+        )
     return None
 
 

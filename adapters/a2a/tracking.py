@@ -200,8 +200,13 @@ def remote_usage(metadata: dict[str, Any]) -> dict[str, Any]:
 def build_result(tracker: TaskTracker, info: dict[str, Any], secrets: list[str]) -> TaskResult:
     """Our result for the tracked remote task (see the module docstring); ``info`` joins ``data``."""
     text, data, files = _collect(tracker, secrets)
-    data["a2a"] = {**info, "task_id": tracker.task_id, "context_id": tracker.context_id,
-                   "state": state_name(tracker.state), "events": tracker.events}  # fmt: skip
+    data["a2a"] = {
+        **info,
+        "task_id": tracker.task_id,
+        "context_id": tracker.context_id,
+        "state": state_name(tracker.state),
+        "events": tracker.events,
+    }
     state = tracker.state
     reason = scrub(tracker.status_text, secrets, limit=1000) or "no reason given"
     if tracker.reply is not None or state == TaskState.TASK_STATE_COMPLETED:

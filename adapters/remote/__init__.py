@@ -10,7 +10,8 @@ open_interpreter).
 
 from .card import MAX_REMOTE_SKILLS, cut_utf8, fit_card, fit_skills
 from .http_client import (
-    BoundedTransport,
+    bounded_transport,
+    expand_env_refs,
     expand_headers,
     header_secrets,
     open_http_client,
@@ -22,10 +23,11 @@ from .scrub import REDACTED, hide_secrets, scrub, strip_userinfo
 __all__ = [
     "MAX_REMOTE_SKILLS",
     "REDACTED",
-    "BoundedTransport",
     "FileCollector",
+    "bounded_transport",
     "clip_text",
     "cut_utf8",
+    "expand_env_refs",
     "expand_headers",
     "fit_card",
     "fit_data",

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import AsyncIterator, Mapping
@@ -33,53 +34,62 @@ from .scrub import scrub, strip_userinfo
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-class _BoundedStream(httpx.AsyncByteStream):
-    def __init__(self, inner: httpx.AsyncByteStream, limit: int, where: str) -> None:
-        self._inner = inner
-        self._limit = limit
-        self._where = where
+@functools.cache
+def _bounded_transport_class(lib: Any) -> Any:
+    """A transport class for the httpx-compatible library ``lib`` (``httpx``, or ``httpx2`` that the ``mcp``
+    package uses) that cuts every response body off at a byte limit."""
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        seen = 0
-        async for chunk in self._inner:
-            seen += len(chunk)
-            if seen > self._limit:
+    class BoundedStream(lib.AsyncByteStream):  # type: ignore[misc]
+        def __init__(self, inner: Any, limit: int, where: str) -> None:
+            self._inner = inner
+            self._limit = limit
+            self._where = where
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            seen = 0
+            async for chunk in self._inner:
+                seen += len(chunk)
+                if seen > self._limit:
+                    raise MessageTooLarge(
+                        f"the response from {self._where} is larger than {self._limit} bytes; "
+                        "raise the adapter's max_response_kb if that is expected"
+                    )
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    class BoundedTransport(lib.AsyncBaseTransport):  # type: ignore[misc]
+        def __init__(self, inner: Any, limit: int) -> None:
+            self._inner = inner
+            self._limit = limit
+
+        async def handle_async_request(self, request: Any) -> Any:
+            response = await self._inner.handle_async_request(request)
+            where = strip_userinfo(str(request.url.copy_with(query=None)))
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > self._limit:
+                await response.aclose()
                 raise MessageTooLarge(
-                    f"the response from {self._where} is larger than {self._limit} bytes; "
-                    "raise the adapter's max_response_kb if that is expected"
+                    f"the response from {where} declares {declared} bytes, over the limit of {self._limit}"
                 )
-            yield chunk
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-
-class BoundedTransport(httpx.AsyncBaseTransport):
-    """Wraps a transport so that no response body may exceed ``limit`` bytes."""
-
-    def __init__(self, inner: httpx.AsyncBaseTransport, limit: int) -> None:
-        self._inner = inner
-        self._limit = limit
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        response = await self._inner.handle_async_request(request)
-        where = strip_userinfo(str(request.url.copy_with(query=None)))
-        declared = response.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > self._limit:
-            await response.aclose()
-            raise MessageTooLarge(
-                f"the response from {where} declares {declared} bytes, over the limit of {self._limit}"
+            return lib.Response(
+                status_code=response.status_code,
+                headers=response.headers,
+                stream=BoundedStream(response.stream, self._limit, where),
+                extensions=response.extensions,
             )
-        assert isinstance(response.stream, httpx.AsyncByteStream)
-        return httpx.Response(
-            status_code=response.status_code,
-            headers=response.headers,
-            stream=_BoundedStream(response.stream, self._limit, where),
-            extensions=response.extensions,
-        )
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    return BoundedTransport
+
+
+def bounded_transport(limit: int, *, lib: Any = httpx) -> Any:
+    """A transport of ``lib`` (default httpx) on which no response body may exceed ``limit`` bytes
+    (:class:`~ioa_p2p.errors.MessageTooLarge`, raised as the bytes arrive)."""
+    return _bounded_transport_class(lib)(lib.AsyncHTTPTransport(retries=0), limit)
 
 
 def open_http_client(
@@ -90,35 +100,40 @@ def open_http_client(
     headers: Mapping[str, str] | None = None,
 ) -> httpx.AsyncClient:
     """A client for one adapter (close it with ``aclose``/``async with``); redirects are not followed."""
-    transport = BoundedTransport(httpx.AsyncHTTPTransport(retries=0), max_response_bytes)
     return httpx.AsyncClient(
-        transport=transport,
+        transport=bounded_transport(max_response_bytes),
         timeout=httpx.Timeout(timeout, connect=min(connect_timeout, timeout)),
         headers=dict(headers or {}),
         follow_redirects=False,
     )
 
 
+def expand_env_refs(value: str, *, where: str, env: Mapping[str, str] | None = None) -> str:
+    """``value`` with each ``${NAME}`` replaced from the environment; a missing variable is an
+    :class:`~ioa_p2p.errors.AdapterOptionsError` naming ``where`` (e.g. "adapter 'http': header 'X'")."""
+    env = os.environ if env is None else env
+
+    def substitute(match: re.Match[str]) -> str:
+        variable = match.group(1)
+        if variable not in env:
+            raise AdapterOptionsError(
+                f"{where} uses ${{{variable}}}, which is not set in the environment; "
+                "export it before starting the node"
+            )
+        return env[variable]
+
+    return _ENV_REF.sub(substitute, value)
+
+
 def expand_headers(
     headers: Mapping[str, Any], *, kind: str, env: Mapping[str, str] | None = None
 ) -> dict[str, str]:
     """Header values with ``${NAME}`` replaced from the environment (for secrets)."""
-    env = os.environ if env is None else env
     out: dict[str, str] = {}
     for name, value in headers.items():
         if not isinstance(value, str) or not name or any(c in name for c in ":\r\n "):
             raise AdapterOptionsError(f"adapter {kind!r}: header {name!r} must be a name with a string value")
-
-        def substitute(match: re.Match[str], header: str = name) -> str:
-            variable = match.group(1)
-            if variable not in env:
-                raise AdapterOptionsError(
-                    f"adapter {kind!r}: header {header!r} uses ${{{variable}}}, which is not set in the "
-                    "environment; export it before starting the node"
-                )
-            return env[variable]
-
-        expanded = _ENV_REF.sub(substitute, value)
+        expanded = expand_env_refs(value, where=f"adapter {kind!r}: header {name!r}", env=env)
         if "\r" in expanded or "\n" in expanded:
             raise AdapterOptionsError(f"adapter {kind!r}: header {name!r} contains a line break")
         out[name] = expanded
@@ -149,7 +164,8 @@ def translate_http_error(exc: Exception, what: str, secrets: list[str] | None = 
 
 
 __all__ = [
-    "BoundedTransport",
+    "bounded_transport",
+    "expand_env_refs",
     "expand_headers",
     "header_secrets",
     "open_http_client",
