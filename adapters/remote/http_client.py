@@ -47,14 +47,20 @@ def _bounded_transport_class(lib: Any) -> Any:
 
         async def __aiter__(self) -> AsyncIterator[bytes]:
             seen = 0
-            async for chunk in self._inner:
-                seen += len(chunk)
-                if seen > self._limit:
-                    raise MessageTooLarge(
-                        f"the response from {self._where} is larger than {self._limit} bytes; "
-                        "raise the adapter's max_response_kb if that is expected"
-                    )
-                yield chunk
+            chunks = self._inner.__aiter__()
+            try:
+                async for chunk in chunks:
+                    seen += len(chunk)
+                    if seen > self._limit:
+                        raise MessageTooLarge(
+                            f"the response from {self._where} is larger than {self._limit} bytes; "
+                            "raise the adapter's max_response_kb if that is expected"
+                        )
+                    yield chunk
+            finally:
+                close = getattr(chunks, "aclose", None)
+                if close is not None:  # the library's own generator: end it now, not at garbage collection
+                    await close()
 
         async def aclose(self) -> None:
             await self._inner.aclose()
