@@ -1,1 +1,9 @@
-"""(in progress)"""
+"""Kind ``agent_protocol``: AutoGPT and other Agent Protocol (v1) agents, over plain HTTP.
+
+- ``adapter.py``  options, the step loop, artifacts into files, the failure mapping;
+- ``client.py``   the Agent Protocol endpoints this adapter uses (tasks, steps, artifacts).
+"""
+
+from .adapter import AgentProtocolAdapter, AgentProtocolOptions
+
+__all__ = ["AgentProtocolAdapter", "AgentProtocolOptions"]
