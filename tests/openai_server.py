@@ -44,6 +44,7 @@ class Reply:
     error_message: str = "scripted error"
     delay: float = 0.0  # seconds to wait before answering
     finish_reason: str = ""
+    usage: tuple[int, int] | None = (1, 1)  # (prompt, completion) tokens reported; None: no usage field
 
 
 @dataclass
@@ -88,14 +89,18 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
             for i, call in enumerate(reply.tool_calls)
         ]
     finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
-    return {
+    completion: dict[str, Any] = {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model", "scripted"),
         "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
+    if reply.usage is not None:
+        prompt, done = reply.usage
+        total = prompt + done
+        completion["usage"] = {"prompt_tokens": prompt, "completion_tokens": done, "total_tokens": total}
+    return completion
 
 
 def _embedding(text: str, dim: int) -> list[float]:

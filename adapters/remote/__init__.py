@@ -5,10 +5,13 @@ open_interpreter).
 - ``scrub.py``        remote text made safe for results and messages (no secrets, no URL credentials);
 - ``outputs.py``      bounded result files, text and data; the ``data["usage"]`` record;
 - ``card.py``         a remote agent's self-description fitted into the signed card's limits;
-- ``threads.py``      a blocking agent loop in a worker thread, bounded in time and abandoned on cancel.
+- ``threads.py``      a blocking agent loop in a worker thread, interrupted and abandoned on cancel;
+- ``endpoint.py``     the OpenAI-compatible endpoint settings a third-party agent library is given;
+- ``prompt.py``       a task and its chat context as one prompt.
 """
 
 from .card import MAX_REMOTE_SKILLS, cut_utf8, fit_card, fit_skills
+from .endpoint import Endpoint, endpoint_from_settings
 from .http_client import (
     bounded_transport,
     expand_env_refs,
@@ -18,15 +21,21 @@ from .http_client import (
     translate_http_error,
 )
 from .outputs import FileCollector, clip_text, fit_data, plain, safe_file_name, usage_record
+from .prompt import context_lines, task_prompt
 from .scrub import REDACTED, hide_secrets, scrub, strip_userinfo
+from .threads import Report, run_blocking
 
 __all__ = [
     "MAX_REMOTE_SKILLS",
     "REDACTED",
+    "Endpoint",
     "FileCollector",
+    "Report",
     "bounded_transport",
     "clip_text",
+    "context_lines",
     "cut_utf8",
+    "endpoint_from_settings",
     "expand_env_refs",
     "expand_headers",
     "fit_card",
@@ -36,9 +45,11 @@ __all__ = [
     "hide_secrets",
     "open_http_client",
     "plain",
+    "run_blocking",
     "safe_file_name",
     "scrub",
     "strip_userinfo",
+    "task_prompt",
     "translate_http_error",
     "usage_record",
 ]
