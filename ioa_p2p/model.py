@@ -57,6 +57,9 @@ class ModelReply:
     tool_calls: tuple[ToolCall, ...] = ()
     finish_reason: str = ""
     model: str = ""
+    #: Tokens the server reported in ``usage`` for this reply; ``None`` when it reported none.
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
 
     def as_message(self) -> dict[str, Any]:
         """The reply as an assistant message to append to the conversation sent back to the model."""
@@ -161,11 +164,14 @@ class OpenAIModel:
             for i, c in enumerate(getattr(message, "tool_calls", None) or [])
             if getattr(c, "function", None) is not None
         )
+        usage = getattr(reply, "usage", None)
         return ModelReply(
             text=str(message.content or ""),
             tool_calls=calls,
             finish_reason=str(choices[0].finish_reason or ""),
             model=str(getattr(reply, "model", "") or self._model),
+            prompt_tokens=_token_count(getattr(usage, "prompt_tokens", None)),
+            completion_tokens=_token_count(getattr(usage, "completion_tokens", None)),
         )
 
     def _translate(self, exc: Exception) -> IoAError | None:
@@ -188,6 +194,13 @@ class OpenAIModel:
         if isinstance(exc, openai.OpenAIError):
             return ModelError(f"{where} failed: {exc}")
         return None
+
+
+def _token_count(value: Any) -> int | None:
+    """A server-reported token count, or None when it is absent or not a sane integer."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**40:
+        return None
+    return value
 
 
 def _rejects_json_mode(exc: Exception) -> bool:

@@ -4,12 +4,12 @@
 - ``connection.py``   opening a stdio or streamable HTTP session; stderr capture; errors translated;
 - ``task_syntax.py``  how a task names a tool: ``{"tool": ..., "arguments": {...}}`` or ``name(arg=...)``;
 - ``results.py``      a tool result -> our task result (text, structured data, files);
-- ``tools.py``        :class:`ToolSpec` and the :class:`ToolChooser` port for a language-model loop.
+- :class:`ToolSpec` and the :class:`ToolChooser` port: ``adapters/toolloop/spec.py`` (shared with ``llm``).
 """
 
+from ..toolloop.spec import CallTool, ToolChooser, ToolSpec
 from .adapter import McpAdapter, McpOptions
 from .task_syntax import ToolCallRequest, parse_tool_call
-from .tools import CallTool, ToolChooser, ToolSpec
 
 __all__ = [
     "CallTool",

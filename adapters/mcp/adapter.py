@@ -16,6 +16,7 @@ errors are ``task_error`` results with the server's message; a call past ``call_
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -24,15 +25,23 @@ from urllib.parse import urlsplit
 import mcp
 import trio
 
-from ioa_p2p.errors import AdapterOptionsError, IoAError, IoATimeout, PeerUnreachable, TaskRejected
+from ioa_p2p.errors import (
+    AdapterOptionsError,
+    ConfigError,
+    IoAError,
+    IoATimeout,
+    PeerUnreachable,
+    TaskRejected,
+)
+from ioa_p2p.model import model_from_settings
 
 from ..base import CRASH, TIMEOUT, AdapterCard, Task, TaskContext, TaskResult, parse_options
 from ..lifecycle import Lifetime, single_error
 from ..remote import expand_env_refs, expand_headers, fit_card, header_secrets, usage_record
+from ..toolloop import Limits, ToolChooser, ToolLoop, ToolSpec
 from .connection import ServerLog, ServerSpec, list_tools, open_session, translate_errors
 from .results import to_task_result
 from .task_syntax import parse_tool_call
-from .tools import ToolChooser, ToolSpec
 
 log = logging.getLogger(__name__)
 KIND = "mcp"
@@ -50,6 +59,10 @@ class McpOptions:
     max_tools: int = 64  # tools read from the server
     max_response_kb: int = 4096  # per HTTP response (HTTP servers)
     task_types: tuple[str, ...] = ("text",)
+    # A task that names no tool: the tool loop over this endpoint chooses ([model] keys; the node fills it
+    # from its [model] table; none anywhere = such tasks are rejected) with these loop settings.
+    model: dict[str, Any] = field(default_factory=dict)
+    loop: dict[str, Any] = field(default_factory=dict)  # mode, max_steps, max_tokens, timeout, instructions
 
 
 def _server_spec(o: McpOptions, env: Mapping[str, str] | None) -> ServerSpec:
@@ -104,6 +117,7 @@ class McpAdapter:
     """The tools of one MCP server as this node's adapter (see the module docstring)."""
 
     EXECUTES_CODE: ClassVar[bool] = False
+    USES_MODEL: ClassVar[bool] = True  # the node passes its [model] table as the `model` option
     OPTIONS: ClassVar[type] = McpOptions
 
     def __init__(
@@ -120,7 +134,8 @@ class McpAdapter:
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> McpAdapter:
-        return cls(parse_options(McpOptions, options, KIND))
+        parsed = parse_options(McpOptions, options, KIND)
+        return cls(parsed, chooser=chooser_from_options(parsed))
 
     def describe(self) -> AdapterCard:
         return self._card
@@ -235,8 +250,56 @@ class McpAdapter:
             )
         return to_task_result(name, raw, self._spec.secrets)
 
+    async def call_tool(self, name: str, arguments: dict[str, Any], ctx: TaskContext) -> TaskResult:
+        """Call one tool on the long-lived session (for a loop that uses this server's tools: the adapter
+        must have been started); a server that is not running is a ``crash`` result with the reason."""
+        session = self._session
+        if session is None or self._life.closing:
+            why = self.start_error or "it is not running (the adapter was not started, or it stopped)"
+            return TaskResult.failed(CRASH, f"{self._spec.describe()}: {why}", data={"tool": name})
+        return await self._call(session, name, arguments, ctx, None)
+
     async def aclose(self) -> None:
         await self._life.close(time_limit=20.0)
+        if self._chooser is not None:
+            close = getattr(getattr(self._chooser, "model", None), "aclose", None)
+            if close is not None:
+                with trio.CancelScope(shield=True), trio.move_on_after(5):
+                    await close()
+
+
+def chooser_from_options(o: McpOptions) -> ToolLoop | None:
+    """The tool loop for tasks that name no tool, when a model endpoint is configured (else None)."""
+    try:
+        model = model_from_settings(dict(o.model)) if o.model or _env_model() else None
+    except ConfigError as exc:
+        raise AdapterOptionsError(f"adapter 'mcp' option model: {exc}") from None
+    if model is None:
+        return None
+    known = {"mode", "max_steps", "max_tokens", "timeout", "instructions"}
+    unknown = sorted(set(o.loop) - known)
+    if unknown:
+        raise AdapterOptionsError(
+            f"adapter 'mcp' option loop: unknown keys {unknown}; known: {sorted(known)}"
+        )
+    try:
+        limits = Limits(
+            max_steps=int(o.loop.get("max_steps", 8)),
+            max_tokens=int(o.loop.get("max_tokens", 50_000)),
+            time_limit=float(o.loop.get("timeout", 300.0)),
+        )
+        return ToolLoop(
+            model,
+            mode=str(o.loop.get("mode", "auto")),
+            limits=limits,
+            instructions=str(o.loop.get("instructions", "")),
+        )
+    except (TypeError, ValueError) as exc:
+        raise AdapterOptionsError(f"adapter 'mcp' option loop: {exc}") from None
+
+
+def _env_model() -> bool:
+    return bool(os.environ.get("OPENAI_BASE_URL") or os.environ.get("OPENAI_API_KEY"))
 
 
 def _with_usage(result: TaskResult, started: float, tool_calls: int) -> TaskResult:

@@ -36,7 +36,7 @@ from ioa_p2p.errors import IoAError, IoATimeout, PeerUnreachable, ProtocolViolat
 
 from ..lifecycle import exception_leaves, single_error
 from ..remote import bounded_transport, scrub, strip_userinfo
-from .tools import ToolSpec
+from ..toolloop.spec import ToolSpec
 
 log = logging.getLogger(__name__)
 

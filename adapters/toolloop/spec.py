@@ -1,9 +1,10 @@
-"""An MCP server's tools as this adapter uses them, and the seam for a loop that chooses among them.
+"""Tools as a language-model loop sees them, and the port through which such a loop solves a task.
 
-:class:`ToolSpec` is a listed tool (name, description, JSON schemas), in the shape an OpenAI-style tool list
-needs (:meth:`ToolSpec.as_openai_tool`). :class:`ToolChooser` is the port through which a language-model loop
-(the ``llm`` adapter's, built separately) solves a task that names no tool: it gets the task, the tools and a
-function that calls one, and returns the result. Without a chooser such a task is rejected.
+:class:`ToolSpec` is a tool (name, description, JSON schemas; an MCP server's tools, the ``llm`` kind's
+built-in ones), in the shape an OpenAI-style tool list needs (:meth:`ToolSpec.as_openai_tool`).
+:class:`ToolChooser` is the port through which a loop (:class:`~ioa_p2p.adapters.toolloop.ToolLoop`) solves a
+task: it gets the task, the tools and a function that calls one, and returns the result. The ``mcp`` kind
+without a chooser rejects a task that names no tool.
 """
 
 from __future__ import annotations
