@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, is_dataclass
 from importlib import metadata
 from typing import Any, cast
 
@@ -156,14 +156,28 @@ def adapter_executes_code(kind: object) -> bool:
     ``EXECUTES_CODE = True`` on its factory, or on the class whose method the factory is. Imports the
     plugin without building an adapter; no adapter (``None``) or an unknown kind is False (building
     the adapter reports an unknown kind)."""
+    return _declares(kind, "EXECUTES_CODE")
+
+
+def adapter_uses_model(kind: object) -> bool:
+    """Whether the installed adapter ``kind`` declares ``USES_MODEL = True``: its ``model`` option takes
+    the keys of the node's ``[model]`` table, and the node fills it from that table when it is absent.
+    (A kind whose optional dependencies are missing declares nothing: loading it reports them.)"""
+    return _declares(kind, "USES_MODEL")
+
+
+def _declares(kind: object, flag: str) -> bool:
     if not isinstance(kind, str) or not kind:
         return False
     info = list_adapters().get(kind)
     if info is None:
         return False
-    factory = _load_factory(info)
+    try:
+        factory = _load_factory(info)
+    except AdapterLoadError:  # e.g. its optional dependencies are missing: building it reports that
+        return False
     for owner in (factory, getattr(factory, "__self__", None)):
-        declared = getattr(owner, "EXECUTES_CODE", None)
+        declared = getattr(owner, flag, None)
         if isinstance(declared, bool):
             return declared
     return False
@@ -196,6 +210,9 @@ def adapter_options(kind: str) -> list[OptionSpec] | None:
         declared = getattr(owner, "OPTIONS", None)
         if isinstance(declared, type):
             return option_specs(declared)
+    owner = getattr(factory, "__self__", None)
+    if isinstance(owner, type) and is_dataclass(owner):  # the adapter is its own options dataclass
+        return option_specs(owner)
     return None
 
 
@@ -235,6 +252,7 @@ __all__ = [
     "OptionSpec",
     "adapter_executes_code",
     "adapter_options",
+    "adapter_uses_model",
     "adapter_from_config",
     "list_adapters",
     "load_adapter",

@@ -439,15 +439,16 @@ async def open_goals(node: Node) -> AsyncIterator[Goals]:
     from .goal_routes import add_goal_routes
 
     config = GoalsConfig.from_section(node.config.section("goals"))
-    runtime = load_runtime(node.config.section("agent"), node.home)
+    settings = node.config.section("model") or node.config.section("llm")
+    runtime = load_runtime(node.config.section("agent"), node.home, settings)
     discovery = node.services.get("discovery")
     embedder = (
         discovery.embedder if discovery is not None else make_embedder(node.config.section("embedding"))
     )
-    settings = node.config.section("model") or node.config.section("llm")
     brain, model = make_brain_for(config, dict(settings), embedder)
     try:
         async with trio.open_nursery() as nursery:
+            await runtime.start(nursery)
             goals = Goals(node, config, runtime, embedder, brain, model, nursery)
             node.services["chats"].set_invite_policy(goals.invite_policy)
             node.services["goals"] = goals
