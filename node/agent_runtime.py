@@ -37,6 +37,7 @@ import trio
 from ioa_p2p.adapters import Adapter, AdapterCard, Progress, Task, TaskContext, TaskResult, run_task
 from ioa_p2p.adapters.lifecycle import start_adapter
 from ioa_p2p.adapters.registry import adapter_from_config, adapter_uses_model
+from ioa_p2p.costs import normalize_usage
 
 log = logging.getLogger("ioa_p2p.agent")
 
@@ -140,7 +141,9 @@ class AgentRuntime:
                 await on_progress(report.text, report.fraction)
 
         ctx = TaskContext(sink, min_interval=0.5)
-        return await run_task(self.adapter, task, ctx)
+        started = trio.current_time()
+        result = await run_task(self.adapter, task, ctx)
+        return with_usage(result, int((trio.current_time() - started) * 1000))
 
     async def start(self, nursery: trio.Nursery) -> None:
         """Start the adapter's long-lived part in ``nursery`` (a server process, a remote card); its card
@@ -156,6 +159,13 @@ class AgentRuntime:
                     await self.adapter.aclose()
                 except Exception:
                     log.warning("closing the adapter failed", exc_info=True)
+
+
+def with_usage(result: TaskResult, wall_ms: int) -> TaskResult:
+    """``result`` whose ``data["usage"]`` is a canonical usage record (what the adapter reported, the
+    node's own wall time where it reported none): every task result this node signs says what it cost."""
+    data = {**result.data, "usage": normalize_usage(result.data.get("usage"), wall_ms=wall_ms)}
+    return TaskResult(result.ok, result.text, data, result.files, result.failure)
 
 
 def load_runtime(
@@ -177,4 +187,5 @@ __all__ = [
     "adapter_table",
     "load_runtime",
     "subteam_reason",
+    "with_usage",
 ]

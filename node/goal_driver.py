@@ -48,6 +48,7 @@ from ioa_p2p.conversation import (
     TurnDraft,
     compose_conclusion,
 )
+from ioa_p2p.costs import normalize_usage
 from ioa_p2p.errors import InvalidContent, InvalidMessage, IoAError, MessageTooLarge, UnknownChat
 from ioa_p2p.wire import Envelope
 
@@ -370,13 +371,14 @@ class ChatDriver:
             await self._send.send(("progress", r.round_id, task_id, text, fraction))
 
         with scope:
+            started = trio.current_time()
             try:
                 outcome = await self.goals.perform_task(self, r, start.task, start.deadline, progress)
             except Exception as exc:  # a bug or an unforeseen answer (a model, a sub-team): the task fails
                 self.goals.node.faults.record("goal task", None, exc)
                 why = f"the task crashed on this node: {type(exc).__name__}: {exc}"[: cm.MAX_TEXT]
                 outcome = TaskOutcome(task_id, False, why, None, None, "crash")
-            outcome = _postable(outcome)
+            outcome = _postable(outcome, int((trio.current_time() - started) * 1000))
             await self._send.send(("task_done", r.round_id, task_id, outcome))
         r.running.pop(task_id, None)
 
@@ -463,13 +465,17 @@ def _tip(conv: Conversation) -> str:
     return turns[-1].msg_id if turns else conv.start_id
 
 
-def _postable(outcome: TaskOutcome) -> TaskOutcome:
-    """The outcome as a valid ``conv.task.result`` (data that is not plain JSON-like is dropped, visibly)."""
+def _postable(outcome: TaskOutcome, wall_ms: int) -> TaskOutcome:
+    """The outcome as a valid ``conv.task.result`` that says what it cost (ioa_p2p.costs: the adapter's usage
+    record, else this node's time); data that is not plain JSON-like is dropped, visibly; the usage stays."""
+    usage = normalize_usage((outcome.data or {}).get("usage"), wall_ms=wall_ms)
     try:
-        return TaskOutcome.from_content(outcome.to_content())
+        return TaskOutcome.from_content(
+            {**outcome.to_content(), "data": {**(outcome.data or {}), "usage": usage}}
+        )
     except InvalidContent as exc:
         text = f"{outcome.text}\n[structured data dropped: {exc}]"[: cm.MAX_TEXT]
-        return TaskOutcome(outcome.task_id, outcome.ok, text, {}, {}, outcome.failure)
+        return TaskOutcome(outcome.task_id, outcome.ok, text, {"usage": usage}, {}, outcome.failure)
 
 
 def _known(chats: Any, chat_id: bytes) -> bool:
