@@ -15,6 +15,7 @@ from typing import Any
 
 from . import conv_messages as cm
 from .conv_messages import ConvStart, TaskAssignment
+from .costs import costs_appendix, task_costs
 
 
 class TaskStatus(StrEnum):
@@ -179,6 +180,21 @@ def compose_conclusion(view: ConversationView, lines: Iterable[str] = ()) -> str
     return "\n".join(parts)[: cm.MAX_TEXT]
 
 
+def append_costs(text: str, view: ConversationView) -> str:
+    """A conclusion ends with the per-agent cost table of the finished tasks (ioa_p2p.costs), computed from
+    the assignees' signed results the conversation accepted."""
+    finished = (TaskStatus.COMPLETED, TaskStatus.FAILED)
+    table = task_costs(
+        (t.assignee, t.task_id, t.status is TaskStatus.COMPLETED, t.data)
+        for t in view.tasks
+        if t.status in finished
+    )
+    appendix = costs_appendix(table)
+    if not appendix or appendix in text:
+        return text[: cm.MAX_TEXT]
+    return text[: max(0, cm.MAX_TEXT - len(appendix) - 2)] + "\n\n" + appendix
+
+
 __all__ = [
     "Aborted",
     "CancelTask",
@@ -196,5 +212,6 @@ __all__ = [
     "TaskView",
     "TurnDraft",
     "TurnView",
+    "append_costs",
     "compose_conclusion",
 ]

@@ -47,6 +47,7 @@ from .conv_types import (
     TaskView,
     TurnDraft,
     TurnView,
+    append_costs,
     compose_conclusion,
 )
 from .errors import InvalidContent
@@ -217,7 +218,8 @@ class Conversation:
         text = str(draft.text)[: cm.MAX_TEXT].strip()
         if kind == cm.CONCLUSION and (forced or not text):
             text = (text + "\n\n" if text else "") + compose_conclusion(self.view())
-            text = text[: cm.MAX_TEXT]
+        if kind == cm.CONCLUSION:
+            text = append_costs(text, self.view())
         next_ = tuple(dict.fromkeys(n for n in draft.next if n in members))[: cm.MAX_ITEMS]
         tasks = tuple(
             TaskAssignment(

@@ -134,6 +134,24 @@ def cost_table(results: Iterable[tuple[str, Mapping[str, Any]]]) -> CostTable:
     return CostTable(sorted(rows.values(), key=lambda r: r.agent), total)
 
 
+def task_costs(tasks: Iterable[tuple[str, str, bool, Any]]) -> CostTable:
+    """The table of finished tasks given as ``(assignee, task_id, ok, data)`` (a conversation's view, a
+    goal result's task list: both hold only the assignees' verified results)."""
+    return cost_table(
+        (assignee, {"task_id": tid, "ok": ok, "data": data}) for assignee, tid, ok, data in tasks
+    )
+
+
+COSTS_HEADING = "Cost per agent (from the signed task results):"
+
+
+def costs_appendix(table: CostTable, names: Mapping[str, str] | None = None) -> str:
+    """The text a conclusion ends with ("" when no task finished)."""
+    if not table.rows:
+        return ""
+    return COSTS_HEADING + "\n" + "\n".join(render_costs(table, names))
+
+
 def _tokens(row: CostRow) -> str:
     if row.unknown_tokens and row.unknown_tokens == row.tasks:
         return "unknown"
@@ -161,4 +179,15 @@ def render_costs(table: CostTable, names: Mapping[str, str] | None = None) -> li
     return ["  ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)).rstrip() for line in lines]
 
 
-__all__ = ["USAGE_KEYS", "CostRow", "CostTable", "cost_table", "normalize_usage", "render_costs", "usage_of"]
+__all__ = [
+    "COSTS_HEADING",
+    "USAGE_KEYS",
+    "CostRow",
+    "CostTable",
+    "cost_table",
+    "costs_appendix",
+    "normalize_usage",
+    "render_costs",
+    "task_costs",
+    "usage_of",
+]

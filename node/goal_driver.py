@@ -46,6 +46,7 @@ from ioa_p2p.conversation import (
     Speak,
     StartTask,
     TurnDraft,
+    append_costs,
     compose_conclusion,
 )
 from ioa_p2p.costs import normalize_usage
@@ -393,7 +394,7 @@ class ChatDriver:
             status, text, author, forced, reason = "concluded", final.text, final.author, final.forced, ""
         else:
             status, author, forced, reason = "aborted", "", False, final.reason
-            text = compose_conclusion(view, [f"Aborted: {final.reason}."])
+            text = append_costs(compose_conclusion(view, [f"Aborted: {final.reason}."]), view)
         r.outcome = RoundOutcome(
             round_id=r.round_id,
             status=status,

@@ -14,6 +14,7 @@ from typing import Any
 
 from ioa_p2p import conv_messages as cm
 from ioa_p2p.conv_messages import ConvStart
+from ioa_p2p.costs import CostTable, task_costs
 from ioa_p2p.errors import ConfigError, UsageError
 
 GOAL_TOPIC_PREFIX = "goal: "
@@ -146,7 +147,16 @@ class GoalResult:
             "parent_chat": self.parent_chat,
             "parent_task": self.parent_task,
             "timings": {k: round(v, 4) for k, v in self.timings.items()},
+            "costs": self.costs().to_json({t.peer_id: t.name for t in self.team}),
         }
+
+    def costs(self) -> CostTable:
+        """Per-agent cost of the round's finished tasks, from the assignees' signed results."""
+        return task_costs(
+            (str(t.get("assignee")), str(t.get("task_id")), t.get("status") == "completed", t.get("data"))
+            for t in self.tasks
+            if t.get("status") in ("completed", "failed")
+        )
 
 
 @dataclass(frozen=True, slots=True)

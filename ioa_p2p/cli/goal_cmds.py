@@ -2,9 +2,9 @@
 
 The command calls ``POST /launch_goal`` with ``"stream": true`` and prints each event as it arrives (the
 team, every turn with its speaker and type, tasks with their assignees, progress, results, members
-leaving), then the conclusion and the chat ID. ``--json`` prints only the final result object (the
-``GoalResult`` JSON of docs/goals.md). ``--chat CHAT`` continues an existing goal chat with TEXT as the new
-round's goal (IoA's ``comm_id`` + ``cont_input``).
+leaving), then the conclusion, the cost per agent (ioa_p2p.costs) and the chat ID. ``--json`` prints only
+the final result object (the ``GoalResult`` JSON of docs/goals.md, with ``costs``). ``--chat CHAT``
+continues an existing goal chat with TEXT as the new round's goal (IoA's ``comm_id`` + ``cont_input``).
 
 Exit codes: 0 the goal concluded; 1 it was aborted (deadline) or failed, or no node runs; 2 usage errors (bad
 options, an unknown agent name, an unknown chat).
@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 from ..control_client import ControlClient
+from ..costs import COSTS_HEADING, CostRow, CostTable, render_costs
 from ..errors import ControlAPIError, UsageError
 from ._base import emit_json, get_home, handle_errors, main
 
@@ -119,13 +120,22 @@ class EventPrinter:
 
 
 def print_result(result: dict[str, Any], echo: Callable[[str], None]) -> None:
-    """The end of a goal: conclusion, status, chat ID."""
+    """The end of a goal: conclusion, the cost per agent, status, chat ID."""
     status = result.get("status")
     flag = " (forced by the limits)" if result.get("forced") else ""
     echo("")
     echo(f"conclusion{flag}:" if status == "concluded" else "aborted; what the team had:")
-    for line in str(result.get("conclusion", "")).splitlines():
+    conclusion = str(result.get("conclusion", ""))
+    costs = cost_lines(result.get("costs"))
+    if costs:  # the signed conclusion's table names agents by peer ID: shown below by name instead
+        conclusion = conclusion.split("\n\n" + COSTS_HEADING, 1)[0]
+    for line in conclusion.splitlines():
         echo(textwrap.indent(line, "  ") if line else "")
+    if costs:
+        echo("")
+        echo(COSTS_HEADING)
+        for line in costs:
+            echo("  " + line)
     done = sum(1 for t in result.get("tasks", []) if t.get("status") == "completed")
     echo("")
     echo(
@@ -133,6 +143,28 @@ def print_result(result: dict[str, Any], echo: Callable[[str], None]) -> None:
         f"{result.get('messages')} messages, brain {result.get('brain')}"
     )
     echo(f"chat {result.get('chat_id')}")
+
+
+def cost_lines(costs: Any) -> list[str]:
+    """The ``costs`` of a goal result (GoalResult JSON) as table lines, by agent name."""
+    if not isinstance(costs, dict) or not costs.get("agents"):
+        return []
+    rows = [_row(r) for r in costs["agents"] if isinstance(r, dict)]
+    table = CostTable([r for r in rows if r is not None], _row(costs.get("total")) or CostRow("total"))
+    names = {r["agent"]: r.get("name") or "" for r in costs["agents"] if isinstance(r, dict) and "agent" in r}
+    return render_costs(table, names)
+
+
+def _row(item: Any) -> CostRow | None:
+    if not isinstance(item, dict) or not isinstance(item.get("agent"), str):
+        return None
+    row = CostRow(item["agent"])
+    for key, attr in (("tasks", "tasks"), ("ok", "ok"), ("prompt_tokens", "prompt_tokens"),
+                      ("completion_tokens", "completion_tokens"), ("tokens_unknown_tasks", "unknown_tokens"),
+                      ("tool_calls", "tool_calls"), ("wall_ms", "wall_ms")):  # fmt: skip
+        value = item.get(key)
+        setattr(row, attr, value if isinstance(value, int) and not isinstance(value, bool) else 0)
+    return row
 
 
 def follow_launch(
