@@ -5,8 +5,9 @@
 ``google-ai-generativelanguage`` pins ``protobuf < 5``, while ``a2a-sdk`` 1.3 (a core dependency of this
 package) needs ``protobuf >= 5.29.5``: pip cannot install the extra next to ``ioa-p2p`` (checked in a fresh
 venv). The kind is registered so ``ioa adapters`` shows it with its missing dependency; it works where the
-package can be imported (for example ``pip install --no-deps open-interpreter`` plus its other requirements,
-at your own risk). Its tests are skipped with this reason when the package is absent.
+package can be imported: ``pip install --no-deps open-interpreter==0.4.3`` plus its other requirements
+(without ``google-generativeai``) imports, and the test against the scripted server passes there (checked in
+a throwaway venv, 2026-11-23). Its tests are skipped with this reason when the package is absent.
 
 Each task builds a fresh ``OpenInterpreter`` (offline: no telemetry, no conversation files; ``auto_run``)
 on the node's OpenAI-compatible endpoint (option ``model``, the ``[model]`` keys; litellm model
@@ -23,6 +24,7 @@ a container.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -99,6 +101,8 @@ class OpenInterpreterAdapter:
     OPTIONS: ClassVar[type] = OpenInterpreterOptions
 
     def __init__(self, options: OpenInterpreterOptions, *, env: Mapping[str, str] | None = None) -> None:
+        # litellm (under Open Interpreter) fetches a price list from the internet on import unless told not to
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         self._oi = import_optional("interpreter", kind=KIND, extra=EXTRA)
         _validate(options)
         self.options = options
