@@ -200,9 +200,9 @@ def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome], index: int = 0) 
         if len(units) == 1 and "%" not in units:
             return units.pop()
     if step.kind == CALC and re.fullmatch(r"\(?\s*v\d+\s*\*\s*v\d+\s*\)?", step.template.strip()):
-        units = [o.value.unit for n in step.needs if (o := outcomes.get(n)) and o.value]
-        named = [u for u in units if u]
-        if len(units) == 2 and len(named) == 1 and named[0] != "%":
+        factors = [o.value.unit for n in step.needs if (o := outcomes.get(n)) and o.value]
+        named = [u for u in factors if u]
+        if len(factors) == 2 and len(named) == 1 and named[0] != "%":
             return named[0]  # a count times an amount: the amount's unit
     return ""
 
