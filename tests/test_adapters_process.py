@@ -74,8 +74,13 @@ async def test_an_llm_an_a2a_and_an_mcp_agent_team_up_across_processes(tmp_path:
     assert texts[0] == "21 * 2 = 42" and texts[1].startswith("done: Summarise the quarterly report")
     assert texts[2] == "5"
     conclusion = result["conclusion"]
-    for text in texts:
-        assert text.splitlines()[0] in conclusion  # each agent's result
+    # each agent's result: the answer-first conclusion (issue 11) states every step's value, and its
+    # 'How:' lines say which agent gave it
+    assert conclusion.startswith("The answers are: ") and complete_answer(conclusion, ("42", "5"))
+    for n, name in enumerate(AGENTS, 1):
+        line = next(x for x in conclusion.splitlines() if x.startswith(f"{n}. {name}: "))
+        assert " -> " in line and not line.endswith(("failed", "never started", "still running")), line
+    assert result["complete"] is True and result["exit_code"] == 0
     assert COSTS_HEADING in conclusion and conclusion.rstrip().splitlines()[-1].startswith("total")
     assert len(copies) == 1  # every member's copy is identical and valid
 
@@ -111,3 +116,9 @@ async def test_an_llm_an_a2a_and_an_mcp_agent_team_up_across_processes(tmp_path:
     assert shown.returncode == 0 and "300+24" in shown.stdout.decode()
     requests = tools.chat_requests()
     assert len(requests) == 2 and [t["function"]["name"] for t in requests[0]["tools"]] == ["calculator"]
+
+
+def complete_answer(conclusion: str, values: tuple[str, ...]) -> bool:
+    """The conclusion's first line gives each of ``values`` as one part's answer."""
+    first = conclusion.splitlines()[0]
+    return all(f": {v};" in first or first.endswith(f": {v}.") for v in values)
