@@ -32,6 +32,9 @@ from typing import Any, cast
 
 import trio
 
+from ioa_p2p.adapters.base import Adapter, AdapterCard
+from ioa_p2p.adapters.lifecycle import single_error, start_adapter
+from ioa_p2p.adapters.optional_deps import OptionSpec, missing_requirements, option_specs
 from ioa_p2p.errors import (
     AdapterLoadError,
     AdapterOptionsError,
@@ -39,10 +42,6 @@ from ioa_p2p.errors import (
     IoAError,
     UnknownAdapter,
 )
-
-from .base import Adapter, AdapterCard
-from .lifecycle import single_error, start_adapter
-from .optional_deps import OptionSpec, missing_requirements, option_specs
 
 log = logging.getLogger(__name__)
 

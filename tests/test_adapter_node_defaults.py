@@ -10,7 +10,7 @@ from pathlib import Path
 import trio
 
 from ioa_p2p.adapters.registry import adapter_uses_model
-from ioa_p2p.node.agent_runtime import adapter_table, load_runtime
+from ioa_p2p.node.goals.runtime import adapter_table, load_runtime
 
 MCP_SERVER = [sys.executable, str(Path(__file__).with_name("mcp_server.py"))]
 MODEL = {"base_url": "http://127.0.0.1:1/v1", "model": "tiny"}

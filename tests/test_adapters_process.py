@@ -16,7 +16,7 @@ import pytest
 import trio
 
 from ioa_p2p.bootstrap.testnet import open_testnet
-from ioa_p2p.costs import COSTS_HEADING
+from ioa_p2p.conversation.costs import COSTS_HEADING
 
 from .a2a_server import serve_a2a
 from .openai_server import Reply, ToolCallReply, serve

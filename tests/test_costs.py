@@ -1,4 +1,4 @@
-"""The per-agent cost table, computed from task-result contents alone (ioa_p2p.costs)."""
+"""The per-agent cost table, computed from task-result contents alone (ioa_p2p.conversation.costs)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ioa_p2p.costs import cost_table, normalize_usage, render_costs, usage_of
+from ioa_p2p.conversation.costs import cost_table, normalize_usage, render_costs, usage_of
 
 
 def _result(task_id: str, ok: bool, usage: Any) -> dict[str, Any]:

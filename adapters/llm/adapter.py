@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import trio
 
 from ioa_p2p.errors import AdapterOptionsError, ConfigError
-from ioa_p2p.model import Model, model_from_settings
+from ioa_p2p.llm import Model, model_from_settings
 
 from ..base import AdapterCard, Task, TaskContext, TaskResult, parse_options
 from ..lifecycle import Lifetime, start_adapter

@@ -33,7 +33,7 @@ from ioa_p2p.errors import (
     PeerUnreachable,
     TaskRejected,
 )
-from ioa_p2p.model import model_from_settings
+from ioa_p2p.llm import model_from_settings
 
 from ..base import CRASH, TIMEOUT, AdapterCard, Task, TaskContext, TaskResult, parse_options
 from ..lifecycle import Lifetime, single_error

@@ -13,8 +13,8 @@ import math
 import re
 from typing import Any
 
-from ioa_p2p import canonical
 from ioa_p2p.errors import BadAdapterOutput, IoAError
+from ioa_p2p.wire import canonical
 
 from ..base import MAX_DATA_BYTES, MAX_FILE_NAME, MAX_FILES, MAX_FILES_BYTES, MAX_TEXT_CHARS, check_file_name
 

@@ -72,7 +72,8 @@ async def run_blocking(
             nursery.start_soon(forward)
             try:
                 with send:
-                    return await trio.to_thread.run_sync(work, relay, abandon_on_cancel=True)
+                    # trio's KI-protection decorator hides this keyword from mypy
+                    return await trio.to_thread.run_sync(work, relay, abandon_on_cancel=True)  # type: ignore[call-arg,unused-ignore]
             except trio.Cancelled:
                 _interrupt(interrupt)
                 raise

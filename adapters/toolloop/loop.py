@@ -33,7 +33,7 @@ from typing import Any
 import trio
 
 from ioa_p2p.errors import IoAError, IoATimeout, ModelError, ModelOutputError
-from ioa_p2p.model import Model, ModelReply, ToolCall, parse_json_object
+from ioa_p2p.llm import Model, ModelReply, ToolCall, parse_json_object
 
 from ..base import CRASH, TASK_ERROR, TIMEOUT, Task, TaskContext, TaskResult
 from ..remote import FileCollector, clip_text, task_prompt, usage_record
@@ -244,7 +244,7 @@ class ToolLoop:
             completion_tokens=meter.completion,
             tool_calls=meter.tool_calls,
         )
-        info = {
+        info: dict[str, Any] = {
             "mode": "native" if self._native else "react",
             "steps": meter.steps,
             "calls": meter.calls[-50:],

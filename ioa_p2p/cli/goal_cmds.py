@@ -2,9 +2,10 @@
 
 The command calls ``POST /launch_goal`` with ``"stream": true`` and prints each event as it arrives (the
 team, every turn with its speaker and type, tasks with their assignees, progress, results, members
-leaving), then the conclusion, the cost per agent (ioa_p2p.costs) and the chat ID. ``--json`` prints only
-the final result object (the ``GoalResult`` JSON of docs/goals.md, with ``costs``). ``--chat CHAT``
-continues an existing goal chat with TEXT as the new round's goal (IoA's ``comm_id`` + ``cont_input``).
+leaving), then the conclusion, the cost per agent (ioa_p2p.conversation.costs) and the chat ID. ``--json``
+prints only the final result object (the ``GoalResult`` JSON of docs/goals.md, with ``costs``).
+``--chat CHAT`` continues an existing goal chat with TEXT as the new round's goal (IoA's ``comm_id`` +
+``cont_input``).
 
 Exit codes: 0 the goal concluded; 1 it was aborted (deadline) or failed, or no node runs; 2 usage errors (bad
 options, an unknown agent name, an unknown chat).
@@ -19,10 +20,10 @@ from typing import Any
 
 import click
 
-from ..control_client import ControlClient
-from ..costs import COSTS_HEADING, CostRow, CostTable, render_costs
-from ..errors import ControlAPIError, UsageError
-from ._base import emit_json, get_home, handle_errors, main
+from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
+from ioa_p2p.control_client import ControlClient
+from ioa_p2p.conversation.costs import COSTS_HEADING, CostRow, CostTable, render_costs
+from ioa_p2p.errors import ControlAPIError, UsageError
 
 #: Seconds the CLI waits beyond the goal's own timeout before giving up on the stream.
 STREAM_GRACE = 60.0
