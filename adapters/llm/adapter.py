@@ -1,4 +1,4 @@
-"""Kind ``llm``: a tool-using agent over the project's OpenAI-compatible :class:`~ioa_p2p.model.Model`.
+"""Kind ``llm``: a tool-using agent over the project's OpenAI-compatible :class:`~ioa_p2p.llm.Model`.
 
 The loop is :class:`~ioa_p2p.adapters.toolloop.ToolLoop` (native tool calls or JSON ReAct, hard limits on
 steps, tokens and wall time, a bad model output costs one step). The tools (``tools.py``), each switchable:

@@ -132,7 +132,7 @@ def _when(ms: int) -> str:
 
 def _print_costs(client: ControlClient, result: dict[str, Any], as_json: bool) -> None:
     """``--costs``: the per-agent table of every ``conv.task.result`` in the node's verified history, by
-    its signer (ioa_p2p.costs); JSON ``{"chat", "costs": {"agents", "total"}}``."""
+    its signer (ioa_p2p.conversation.costs); JSON ``{"chat", "costs": {"agents", "total"}}``."""
     table = cost_table(
         (m["author"], m["content"]) for m in result["messages"] if m["kind"] == "conv.task.result"
     )
