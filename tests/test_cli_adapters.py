@@ -25,6 +25,10 @@ def test_ioa_adapters_lists_kinds_options_and_missing_dependencies(tmp_path: Pat
     options = {o["name"]: o for o in llm["options"]}
     assert options["max_steps"]["default"] == 8 and options["http_get"]["default"] is False
     assert kinds["a2a"]["options"][0] == {"name": "url", "type": "str", "default": None, "required": True}
+    for kind in ("python", "calculator", "retrieval", "echo"):  # the built-ins list their options too
+        assert kinds[kind]["options"], kind
+    timeout = {"name": "timeout", "type": "float", "default": 10.0, "required": False}
+    assert timeout in kinds["python"]["options"]
     oi = kinds["open_interpreter"]
     if not oi["available"]:  # the normal case here: pip cannot install it beside a2a-sdk (docs/adapters.md)
         assert (

@@ -72,6 +72,7 @@ async def run_blocking(
             nursery.start_soon(forward)
             try:
                 with send:
+                    # trio's KI-protection decorator hides this keyword from mypy
                     return await trio.to_thread.run_sync(work, relay, abandon_on_cancel=True)  # type: ignore[call-arg]
             except trio.Cancelled:
                 _interrupt(interrupt)

@@ -232,8 +232,9 @@ class SmolagentsAdapter:
             for s in getattr(getattr(agent, "memory", None), "steps", ())
             if type(s).__name__ == "ActionStep"
         ]
-        usages = [getattr(s, "token_usage", None) for s in steps]
-        known = bool(usages) and all(u is not None for u in usages)
+        reported = [getattr(s, "token_usage", None) for s in steps]
+        usages = [u for u in reported if u is not None]
+        known = bool(reported) and len(usages) == len(reported)
         usage = usage_record(
             wall_ms=int((time.monotonic() - started) * 1000),
             model=self.endpoint.model_id,

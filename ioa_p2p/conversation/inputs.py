@@ -96,15 +96,14 @@ def net_decisions(decisions: list[Decision]) -> list[Decision]:
     return out
 
 
-def postable(outcome: TaskOutcome, wall_ms: int) -> TaskOutcome:
-    """The outcome as a valid ``conv.task.result`` that says what it cost (:mod:`ioa_p2p.conversation.costs`:
-    the adapter's usage record, else ``wall_ms``, this node's time); data that is not plain JSON-like is
-    dropped, visibly; the usage stays."""
+def postable(outcome: TaskOutcome, *, wall_ms: int | None = None) -> TaskOutcome:
+    """The outcome as a valid ``conv.task.result`` that says what it cost (``data.usage``, see
+    :mod:`ioa_p2p.conversation.costs`: the adapter's record, ``wall_ms`` where it has no time); data that is
+    not plain JSON-like is dropped, visibly; the usage record stays."""
     usage = normalize_usage((outcome.data or {}).get("usage"), wall_ms=wall_ms)
     try:
-        return TaskOutcome.from_content(
-            {**outcome.to_content(), "data": {**(outcome.data or {}), "usage": usage}}
-        )
+        data = {**(outcome.data or {}), "usage": usage}
+        return TaskOutcome.from_content({**outcome.to_content(), "data": data})
     except InvalidContent as exc:
         text = f"{outcome.text}\n[structured data dropped: {exc}]"[: cm.MAX_TEXT]
         return TaskOutcome(outcome.task_id, outcome.ok, text, {"usage": usage}, {}, outcome.failure)

@@ -186,8 +186,8 @@ def compose_conclusion(view: ConversationView, lines: Iterable[str] = ()) -> str
 
 
 def append_costs(text: str, view: ConversationView) -> str:
-    """A conclusion ends with the per-agent cost table of the finished tasks (:mod:`.costs`), computed
-    from the assignees' signed results the conversation accepted."""
+    """A conclusion ends with the per-agent cost table of the finished tasks (``costs.py``), computed from the
+    assignees' signed results the conversation accepted."""
     finished = (TaskStatus.COMPLETED, TaskStatus.FAILED)
     table = task_costs(
         (t.assignee, t.task_id, t.status is TaskStatus.COMPLETED, t.data)

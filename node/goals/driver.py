@@ -405,7 +405,7 @@ class ChatDriver:
                 self.goals.node.faults.record("goal task", None, exc)
                 why = f"the task crashed on this node: {type(exc).__name__}: {exc}"[: cm.MAX_TEXT]
                 outcome = TaskOutcome(task_id, False, why, None, None, "crash")
-            outcome = postable(outcome, int((trio.current_time() - started) * 1000))
+            outcome = postable(outcome, wall_ms=int((trio.current_time() - started) * 1000))
             await self._send.send(RoundInput(r.round_id, TaskFinished(task_id, outcome)))
         r.running.pop(task_id, None)
 

@@ -35,7 +35,7 @@ async def open_goals(node: NodePort, chats: Chats, discovery: Discovery | None) 
     brain, model = make_brain_for(config, dict(settings), embedder)
     try:
         async with trio.open_nursery() as nursery:
-            await runtime.start(nursery)
+            await runtime.start(nursery)  # a served adapter's card is final before it is published
             goals = Goals(node, chats, discovery, config, runtime, embedder, brain, model, nursery)
             chats.set_invite_policy(goals.invite_policy)
             add_goal_routes(node, goals)
