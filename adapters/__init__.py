@@ -13,7 +13,14 @@ Files:
                        (time, memory, no network, scratch directory, output and files);
 - ``calculator/``      kind ``calculator``: exact arithmetic from plain-language tasks, no ``eval``;
 - ``retrieval/``       kind ``retrieval``: passages with citations from a local folder of documents,
-                       by offline embedding search.
+                       by offline embedding search;
+- ``lifecycle.py``     long-lived adapters (``serve``, :func:`start_adapter`);
+- ``optional_deps.py`` optional extras and the option listings of ``ioa adapters``;
+- ``toolloop/``        the language-model tool loop (native tool calls or JSON ReAct) of ``llm`` and ``mcp``;
+- ``llm/``             kind ``llm``: a tool-using agent over the node's OpenAI-compatible model;
+- ``remote/``          what the remote and third-party kinds share (bounded HTTP, scrubbing, outputs);
+- ``a2a/``, ``mcp/``, ``agent_protocol/``, ``http/``: kinds for remote agents (docs/adapters.md);
+- ``smolagents/``, ``open_interpreter/``: kinds for agent libraries run in the node (optional extras).
 
 The ``echo`` kind, a deterministic adapter for tests only, is :mod:`ioa_p2p.testing.echo`.
 

@@ -26,11 +26,15 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, is_dataclass
 from importlib import metadata
 from typing import Any, cast
 
+import trio
+
 from ioa_p2p.adapters.base import Adapter, AdapterCard
+from ioa_p2p.adapters.lifecycle import single_error, start_adapter
+from ioa_p2p.adapters.optional_deps import OptionSpec, missing_requirements, option_specs
 from ioa_p2p.errors import (
     AdapterLoadError,
     AdapterOptionsError,
@@ -50,19 +54,41 @@ AGENT_OPTIONS_KEY = "options"
 
 @dataclass(frozen=True, slots=True)
 class AdapterInfo:
-    """An installed adapter kind: its name, the ``module:object`` it names, its distribution."""
+    """An installed adapter kind: its name, the ``module:object`` it names, its distribution.
+
+    A kind whose entry point names extras (``"pkg.mod:Factory [extra]"``) needs that extra's packages;
+    ``missing`` lists those not installed (the kind is listed but cannot be loaded until they are).
+    """
 
     kind: str
     target: str
     distribution: str
+    extras: tuple[str, ...] = ()
+    missing: tuple[str, ...] = ()
+
+    @property
+    def available(self) -> bool:
+        return not self.missing
+
+    def missing_message(self) -> str:
+        """``missing dependency X (pip install 'dist[extra]')``, or "" when nothing is missing."""
+        if not self.missing:
+            return ""
+        extras = ",".join(e.replace("_", "-") for e in self.extras)
+        return f"missing dependency {', '.join(self.missing)} (pip install '{self.distribution}[{extras}]')"
 
 
 def list_adapters() -> dict[str, AdapterInfo]:
-    """Every installed adapter kind, by kind (sorted). Raises AdapterLoadError on a conflict."""
+    """Every installed adapter kind, by kind (sorted). Raises AdapterLoadError on a conflict.
+
+    Kinds whose optional dependencies are missing are listed too (see :attr:`AdapterInfo.missing`)."""
     found: dict[str, AdapterInfo] = {}
     for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
         dist = ep.dist.name if ep.dist is not None else "?"
-        info = AdapterInfo(ep.name, ep.value, dist)
+        target = ep.value.split("[", 1)[0].strip()
+        extras = tuple(ep.extras)
+        missing = missing_requirements(ep.dist, extras) if ep.dist is not None and extras else ()
+        info = AdapterInfo(ep.name, target, dist, extras, missing)
         previous = found.get(ep.name)
         if previous is not None and previous.target != info.target:
             raise AdapterLoadError(
@@ -91,6 +117,8 @@ def load_adapter(kind: str, options: Mapping[str, Any] | None = None) -> Adapter
             f"installed kinds: {sorted(installed) or 'none'} "
             f"(a package adds one with an entry point in the group {ENTRY_POINT_GROUP!r})"
         )
+    if info.missing:
+        raise AdapterLoadError(f"adapter {kind!r} cannot be used: {info.missing_message()}")
     factory = _load_factory(info)
     try:
         adapter = factory(dict(options or {}))
@@ -127,14 +155,28 @@ def adapter_executes_code(kind: object) -> bool:
     ``EXECUTES_CODE = True`` on its factory, or on the class whose method the factory is. Imports the
     plugin without building an adapter; no adapter (``None``) or an unknown kind is False (building
     the adapter reports an unknown kind)."""
+    return _declares(kind, "EXECUTES_CODE")
+
+
+def adapter_uses_model(kind: object) -> bool:
+    """Whether the installed adapter ``kind`` declares ``USES_MODEL = True``: its ``model`` option takes
+    the keys of the node's ``[model]`` table, and the node fills it from that table when it is absent.
+    (A kind whose optional dependencies are missing declares nothing: loading it reports them.)"""
+    return _declares(kind, "USES_MODEL")
+
+
+def _declares(kind: object, flag: str) -> bool:
     if not isinstance(kind, str) or not kind:
         return False
     info = list_adapters().get(kind)
     if info is None:
         return False
-    factory = _load_factory(info)
+    try:
+        factory = _load_factory(info)
+    except AdapterLoadError:  # e.g. its optional dependencies are missing: building it reports that
+        return False
     for owner in (factory, getattr(factory, "__self__", None)):
-        declared = getattr(owner, "EXECUTES_CODE", None)
+        declared = getattr(owner, flag, None)
         if isinstance(declared, bool):
             return declared
     return False
@@ -142,12 +184,35 @@ def adapter_executes_code(kind: object) -> bool:
 
 @asynccontextmanager
 async def open_adapter(kind: str, options: Mapping[str, Any] | None = None) -> AsyncIterator[Adapter]:
-    """``load_adapter`` and ``aclose`` on exit."""
+    """``load_adapter``, start its long-lived part if it has one (:func:`start_adapter`: its card is
+    final once this returns), and ``aclose`` on exit."""
     adapter = load_adapter(kind, options)
-    try:
-        yield adapter
-    finally:
-        await adapter.aclose()
+    with single_error():
+        async with trio.open_nursery() as nursery:
+            try:
+                await start_adapter(adapter, nursery)
+                yield adapter
+            finally:
+                await adapter.aclose()
+
+
+def adapter_options(kind: str) -> list[OptionSpec] | None:
+    """The options the installed adapter ``kind`` accepts (name, type, default), read from the options
+    dataclass its factory declares as ``OPTIONS``; ``None`` when it declares none. Imports the plugin."""
+    info = list_adapters().get(kind)
+    if info is None:
+        raise UnknownAdapter(f"no adapter of kind {kind!r} is installed")
+    if info.missing:
+        raise AdapterLoadError(f"adapter {kind!r} cannot be used: {info.missing_message()}")
+    factory = _load_factory(info)
+    for owner in (factory, getattr(factory, "__self__", None)):
+        declared = getattr(owner, "OPTIONS", None)
+        if isinstance(declared, type):
+            return option_specs(declared)
+    owner = getattr(factory, "__self__", None)
+    if isinstance(owner, type) and is_dataclass(owner):  # the adapter is its own options dataclass
+        return option_specs(owner)
+    return None
 
 
 def _load_factory(info: AdapterInfo) -> Any:
@@ -183,7 +248,10 @@ def _check_protocol(adapter: object, info: AdapterInfo) -> None:
 __all__ = [
     "ENTRY_POINT_GROUP",
     "AdapterInfo",
+    "OptionSpec",
     "adapter_executes_code",
+    "adapter_options",
+    "adapter_uses_model",
     "adapter_from_config",
     "list_adapters",
     "load_adapter",

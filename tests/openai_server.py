@@ -1,7 +1,8 @@
 """A real OpenAI-compatible HTTP server for tests (stdlib only, 127.0.0.1, scripted replies).
 
 It speaks enough of the API for the ``openai`` package: ``POST /v1/chat/completions`` (plain content, JSON
-content, tool calls, scripted HTTP errors, delays), ``POST /v1/embeddings`` (deterministic hashed vectors) and
+content, tool calls, scripted HTTP errors, delays; server-sent events when ``"stream": true``),
+``POST /v1/embeddings`` (deterministic hashed vectors) and
 ``GET /v1/models``. Replies to chat completions come from a FIFO queue the test fills with :meth:`script`;
 when the queue is empty the server answers with :attr:`default_reply` (or HTTP 500 if that is None).
 Every request body is recorded in :attr:`requests` so tests can assert on what the client sent.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -44,6 +46,7 @@ class Reply:
     error_message: str = "scripted error"
     delay: float = 0.0  # seconds to wait before answering
     finish_reason: str = ""
+    usage: tuple[int, int] | None = (1, 1)  # (prompt, completion) tokens reported; None: no usage field
 
 
 @dataclass
@@ -88,14 +91,44 @@ def _completion(body: dict[str, Any], reply: Reply) -> dict[str, Any]:
             for i, call in enumerate(reply.tool_calls)
         ]
     finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
-    return {
+    completion: dict[str, Any] = {
         "id": "chatcmpl-scripted",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body.get("model", "scripted"),
         "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
     }
+    if reply.usage is not None:
+        prompt, done = reply.usage
+        total = prompt + done
+        completion["usage"] = {"prompt_tokens": prompt, "completion_tokens": done, "total_tokens": total}
+    return completion
+
+
+def _stream_chunks(body: dict[str, Any], reply: Reply) -> list[dict[str, Any]]:
+    """The reply as streamed ``chat.completion.chunk`` objects, as a real server sends them: the content a
+    word (or a run of whitespace) at a time, the tool calls in one delta, then the finish reason, then the
+    usage (when asked for with ``stream_options.include_usage``)."""
+    whole = _completion(body, reply)
+    message, finish = whole["choices"][0]["message"], whole["choices"][0]["finish_reason"]
+    base = {
+        "id": whole["id"],
+        "object": "chat.completion.chunk",
+        "created": whole["created"],
+        "model": whole["model"],
+    }
+    deltas: list[dict[str, Any]] = [
+        {"content": p} for p in re.findall(r"\s+|\S+", message.get("content") or "")
+    ]
+    deltas = deltas or [{"content": ""}]
+    deltas[0]["role"] = "assistant"
+    if message.get("tool_calls"):
+        deltas.append({"tool_calls": [{"index": i, **call} for i, call in enumerate(message["tool_calls"])]})
+    chunks = [{**base, "choices": [{"index": 0, "delta": d, "finish_reason": None}]} for d in deltas]
+    chunks.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
+    if "usage" in whole and (body.get("stream_options") or {}).get("include_usage"):
+        chunks.append({**base, "choices": [], "usage": whole["usage"]})
+    return chunks
 
 
 def _embedding(text: str, dim: int) -> list[float]:
@@ -167,7 +200,21 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             if reply.status != 200:
                 self._send(reply.status, {"error": {"message": reply.error_message, "type": "scripted"}})
                 return
+            if body.get("stream"):
+                self._stream(_stream_chunks(body, reply))
+                return
             self._send(200, _completion(body, reply))
+
+        def _stream(self, chunks: list[dict[str, Any]]) -> None:
+            """``"stream": true``: server-sent events, one ``data:`` line per chunk, then ``[DONE]``."""
+            events = (
+                b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+            )
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Content-Length", str(len(events)))
+            self.end_headers()
+            self.wfile.write(events)
 
     return Handler
 

@@ -10,6 +10,7 @@ from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.base import MemberInfo, turn_origin
 from ioa_p2p.conversation.brains.factory import make_brain
 from ioa_p2p.conversation.brains.offline import PREFIX, OfflineBrain
+from ioa_p2p.conversation.costs import COSTS_HEADING
 from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
 from ioa_p2p.conversation.types import Concluded, TaskStatus
 from ioa_p2p.embedding import HashingEmbedder, WordLlamaEmbedder
@@ -100,12 +101,14 @@ def test_parallel_steps_async_then_dependent_step_sync(brain) -> None:
     assert step2.text.endswith("= 782")
     conclusion = sim.final("A")
     assert isinstance(conclusion, Concluded) and "782" in conclusion.text and "2 3 5 7" in conclusion.text
-    # issue 11: the conclusion's first line is the answer; the planner's label closes it
+    # issue 11: the conclusion's first line is the answer; the planner's label closes it, before the
+    # cost per agent every conclusion ends with (issue 13)
     assert all(t.text.startswith(PREFIX) for t in view.turns if t.kind != cm.CONCLUSION)
-    assert conclusion.text.startswith("The answers are: ") and conclusion.text.endswith("(offline planner)")
-    # every turn, the answer-first conclusion included, counts as the offline planner's (not a model's)
+    answer, costs = conclusion.text.split("\n\n" + COSTS_HEADING, 1)
+    assert answer.startswith("The answers are: ") and answer.endswith("(offline planner)")
+    assert "\ntotal  4 (4 ok)" in costs  # the four tasks of B, C and D
+    # every turn, the answer-first conclusion with its cost table included, is the offline planner's
     assert {turn_origin(t.text) for t in view.turns} == {"offline"}
-    assert turn_origin(conclusion.text + "\n\ncosts: ...") == "offline"
     assert {type(sim.final(m)) for m in MEMBERS} == {Concluded}
 
 

@@ -24,7 +24,7 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any
+from typing import Any, ClassVar
 
 import trio
 
@@ -110,6 +110,8 @@ class CalculatorOptions:
 
 class CalculatorAdapter:
     """Answers arithmetic questions exactly; rejects everything else."""
+
+    OPTIONS: ClassVar[type] = CalculatorOptions  # what `ioa adapters` lists
 
     def __init__(self, options: CalculatorOptions | None = None) -> None:
         options = options or CalculatorOptions()

@@ -80,6 +80,8 @@ KIND = "python"
 class PythonAdapter:
     """Runs the task's Python code in a subprocess with time, memory and network limits."""
 
+    OPTIONS: ClassVar[type] = PythonOptions  # what `ioa adapters` lists
+
     #: It runs code it is given: its node accepts chat invitations from known peers only by default
     #: (``[chats] invite_policy``, see ioa_p2p.adapters.registry.adapter_executes_code).
     EXECUTES_CODE: ClassVar[bool] = True

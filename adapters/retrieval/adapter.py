@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import trio
@@ -354,6 +354,8 @@ _ARITHMETIC_WORDS = frozenset(_ARITHMETIC.split())
 
 class RetrievalAdapter:
     """Finds the passages of a local document folder that answer a question."""
+
+    OPTIONS: ClassVar[type] = RetrievalOptions  # what `ioa adapters` lists
 
     def __init__(self, options: RetrievalOptions, embedder: Embedder | None = None) -> None:
         root = Path(options.path).expanduser()

@@ -5,6 +5,7 @@ Each module registers its commands on :data:`main`:
 - ``_base.py``           the ``main`` group, output and error handling shared by every command
 - ``identity_cmds.py``   ``ioa init``, ``ioa id``
 - ``node_cmds.py``       ``ioa node start``, ``ioa peers``, ``ioa faults``, ``ioa send``, ``ioa inbox``
+- ``adapter_cmds.py``    ``ioa adapters``
 - ``chat_cmds.py``       ``ioa chats``, ``ioa history show|export``, ``ioa audit``
 - ``find_cmds.py``       ``ioa find``
 - ``goal_cmds.py``       ``ioa goal``
@@ -18,6 +19,7 @@ stderr (with ``--json``, a JSON object ``{"error": {"type", "message"}}`` on std
 
 from __future__ import annotations
 
+from ioa_p2p.cli import adapter_cmds as adapter_cmds  # noqa: E402  (ioa adapters)
 from ioa_p2p.cli import bootstrap_cmds, testnet_cmds  # noqa: E402, F401  (bootstrap, relay, testnet)
 from ioa_p2p.cli import chat_cmds as chat_cmds  # noqa: E402
 from ioa_p2p.cli import demo_cmds as demo_cmds  # noqa: E402  (ioa demo)

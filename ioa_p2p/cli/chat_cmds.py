@@ -13,7 +13,8 @@ JSON (``--json``): one report is ``{"source", "valid", "chat_id", "records", "to
 "timings"}``; two copies give ``{"valid", "identical", "a", "b", "only_a", "only_b",
 "findings"}``. ``ioa chats --json`` lists ``{"chat_id", "topic", "creator", "parent", "members",
 "status", "messages", "heads", "created_ms"}``; ``ioa history CHAT --json`` gives ``{"chat",
-"messages": [{"hash", "author", "seq", "ts", "kind", "content", "parents"}]}``.
+"messages": [{"hash", "author", "seq", "ts", "kind", "content", "parents"}]}``. ``ioa history CHAT --costs``
+prints the cost per agent computed from the chat's signed task results (``--json``: ``{"chat", "costs"}``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import click
 
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
 from ioa_p2p.control_client import ControlClient
+from ioa_p2p.conversation.costs import cost_table, render_costs
 from ioa_p2p.conversation.plan import PLAN, PlanUpdate, render_plan
 from ioa_p2p.errors import IoAError, NodeNotRunning, UnreadableHistory, UsageError
 from ioa_p2p.history.audit import AuditReport, audit_history
@@ -81,13 +83,18 @@ def history() -> None:
 @click.argument("chat")
 @click.option("--json", "as_json", is_flag=True, help="Print the messages as JSON.")
 @click.option("--plan", "plan", is_flag=True, help="Print the evolution of the goal's shared plan.")
+@click.option("--costs", is_flag=True, help="Print the cost per agent, from the signed task results.")
 @click.pass_context
 @handle_errors()
-def history_show(ctx: click.Context, chat: str, as_json: bool, plan: bool) -> None:
+def history_show(ctx: click.Context, chat: str, as_json: bool, plan: bool, costs: bool) -> None:
     """Print CHAT's transcript in causal order (CHAT: chat ID or a unique prefix)."""
-    result = ControlClient(get_home(ctx)).call("GET", f"/chats/history?chat={_chat_ref(chat)}")
+    client = ControlClient(get_home(ctx))
+    result = client.call("GET", f"/chats/history?chat={_chat_ref(chat)}")
     if plan:
         print_plans(result["messages"], click.echo, as_json=as_json)
+        return
+    if costs:
+        _print_costs(client, result, as_json)
         return
     if as_json:
         emit_json(result)
@@ -150,6 +157,24 @@ def _chat_ref(text: str) -> str:
 def _when(ms: int) -> str:
     stamp = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.UTC)
     return stamp.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+
+
+def _print_costs(client: ControlClient, result: dict[str, Any], as_json: bool) -> None:
+    """``--costs``: the per-agent table of every ``conv.task.result`` in the node's verified history, by
+    its signer (ioa_p2p.conversation.costs); JSON ``{"chat", "costs": {"agents", "total"}}``."""
+    table = cost_table(
+        (m["author"], m["content"]) for m in result["messages"] if m["kind"] == "conv.task.result"
+    )
+    try:
+        names = {c["peer_id"]: c.get("name", "") for c in client.call("GET", "/cards").get("cards", [])}
+    except IoAError:  # names are a courtesy: peer IDs identify the signers
+        names = {}
+    if as_json:
+        emit_json({"chat": result["chat"]["chat_id"], "costs": table.to_json(names)})
+        return
+    click.echo(f"chat {result['chat']['chat_id']}")
+    for line in render_costs(table, names):
+        click.echo(line)
 
 
 def _render(msg: dict[str, Any]) -> str:

@@ -2,9 +2,10 @@
 
 The command calls ``POST /launch_goal`` with ``"stream": true`` and prints each event as it arrives (the
 team, every turn with its speaker and type, tasks with their assignees, progress, results, members
-leaving), then the conclusion and the chat ID. ``--json`` prints only the final result object (the
-``GoalResult`` JSON of docs/goals.md). ``--chat CHAT`` continues an existing goal chat with TEXT as the new
-round's goal (IoA's ``comm_id`` + ``cont_input``).
+leaving), then the conclusion, the cost per agent (ioa_p2p.conversation.costs) and the chat ID. ``--json``
+prints only the final result object (the ``GoalResult`` JSON of docs/goals.md, with ``costs``). ``--chat
+CHAT`` continues an existing goal chat with TEXT as the new round's goal (IoA's ``comm_id`` +
+``cont_input``).
 
 ``ioa goal cancel CHAT`` cancels a goal this node launched (every member sees a signed ``conv.cancel``);
 Ctrl-C during ``ioa goal TEXT`` does the same before exiting.
@@ -28,6 +29,7 @@ import click
 
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
 from ioa_p2p.control_client import ControlClient
+from ioa_p2p.conversation.costs import COSTS_HEADING, CostRow, CostTable, render_costs
 from ioa_p2p.errors import ControlAPIError, IoAError, IoATimeout, UsageError
 
 #: Seconds a goal may take beyond its timeout on the node (the node's GOAL_GRACE), and the CLI's own slack.
@@ -35,6 +37,7 @@ GOAL_GRACE = 5.0
 CLIENT_SLACK = 5.0
 DEFAULT_TIMEOUT = 300.0
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_TASKS_FAILED, EXIT_ABORTED = 0, 1, 2, 3, 4
+EXIT_INCOMPLETE = EXIT_TASKS_FAILED  # the name issue 11 gave exit code 3
 INDENT = "      "
 
 
@@ -144,15 +147,24 @@ class EventPrinter:
 
 
 def print_result(result: dict[str, Any], echo: Callable[[str], None]) -> None:
-    """The end of a goal: conclusion, status, chat ID."""
+    """The end of a goal: conclusion, the cost per agent, status, chat ID."""
     status = result.get("status")
     flag = " (forced by the limits)" if result.get("forced") else ""
     echo("")
     echo(f"conclusion{flag}:" if status == "concluded" else "aborted; what the team had:")
-    for line in str(result.get("conclusion", "")).splitlines():
+    conclusion = str(result.get("conclusion", ""))
+    costs = cost_lines(result.get("costs"))
+    if costs:  # the signed conclusion's table names agents by peer ID: shown below by name instead
+        conclusion = conclusion.split("\n\n" + COSTS_HEADING, 1)[0]
+    for line in conclusion.splitlines():
         echo(textwrap.indent(line, "  ") if line else "")
     for line in plan_lines(result.get("plan") or []):
         echo(line)
+    if costs:
+        echo("")
+        echo(COSTS_HEADING)
+        for line in costs:
+            echo("  " + line)
     echo("")
     echo(summary_line(result))
     echo(f"chat {result.get('chat_id')}")
@@ -201,6 +213,28 @@ def exit_code_of(result: dict[str, Any]) -> int:
         key = str(t.get("title") or t.get("task_id"))
         done[key] = done.get(key, False) or t.get("status") == "completed"
     return EXIT_OK if all(done.values()) else EXIT_TASKS_FAILED
+
+
+def cost_lines(costs: Any) -> list[str]:
+    """The ``costs`` of a goal result (GoalResult JSON) as table lines, by agent name."""
+    if not isinstance(costs, dict) or not costs.get("agents"):
+        return []
+    rows = [_row(r) for r in costs["agents"] if isinstance(r, dict)]
+    table = CostTable([r for r in rows if r is not None], _row(costs.get("total")) or CostRow("total"))
+    names = {r["agent"]: r.get("name") or "" for r in costs["agents"] if isinstance(r, dict) and "agent" in r}
+    return render_costs(table, names)
+
+
+def _row(item: Any) -> CostRow | None:
+    if not isinstance(item, dict) or not isinstance(item.get("agent"), str):
+        return None
+    row = CostRow(item["agent"])
+    for key, attr in (("tasks", "tasks"), ("ok", "ok"), ("prompt_tokens", "prompt_tokens"),
+                      ("completion_tokens", "completion_tokens"), ("tokens_unknown_tasks", "unknown_tokens"),
+                      ("tool_calls", "tool_calls"), ("wall_ms", "wall_ms")):  # fmt: skip
+        value = item.get(key)
+        setattr(row, attr, value if isinstance(value, int) and not isinstance(value, bool) else 0)
+    return row
 
 
 def follow_launch(

@@ -118,6 +118,7 @@ def parse_config(home: Path, raw: dict[str, Any], *, source: str = "config") -> 
     unknown = sorted(set(node) - known)
     if unknown:
         raise ConfigError(f"unknown keys in [node] of {source}: {unknown} (known: {sorted(known)})")
+    raw = fold_adapter_table(raw, source)
     return NodeConfig(
         home=home,
         listen=_str_list(node, "listen", DEFAULT_LISTEN, source),
@@ -128,6 +129,35 @@ def parse_config(home: Path, raw: dict[str, Any], *, source: str = "config") -> 
         target_peers=_number(node, "target_peers", 16, source, int),
         raw=raw,
     )
+
+
+def fold_adapter_table(raw: dict[str, Any], source: str = "config") -> dict[str, Any]:
+    """``raw`` with an ``[adapter]`` table (``kind``, ``[adapter.options]``: the form ``ioa node start
+    --adapter KIND`` pairs with) folded into ``[agent]`` (``adapter``, ``[agent.options]``), the one place
+    the node reads. Saying the same thing twice differently is a ConfigError."""
+    table = raw.get("adapter")
+    if table is None:
+        return raw
+    if not isinstance(table, dict):
+        raise ConfigError(f"[adapter] in {source} must be a table (kind = ..., [adapter.options])")
+    unknown = sorted(set(table) - {"kind", "options"})
+    if unknown:
+        raise ConfigError(f"unknown keys in [adapter] of {source}: {unknown} (known: ['kind', 'options'])")
+    agent = raw.get("agent", {})
+    if not isinstance(agent, dict):
+        raise ConfigError(f"[agent] in {source} must be a table")
+    agent = dict(agent)
+    if "kind" in table:
+        if agent.get("adapter", table["kind"]) != table["kind"]:
+            raise ConfigError(f"{source} names two adapters: [agent].adapter and [adapter].kind; keep one")
+        agent["adapter"] = table["kind"]
+    if "options" in table:
+        if "options" in agent:
+            raise ConfigError(f"{source} has both [agent.options] and [adapter.options]; keep one")
+        agent["options"] = table["options"]
+    folded = {k: v for k, v in raw.items() if k != "adapter"}
+    folded["agent"] = agent
+    return folded
 
 
 def _str_list(table: dict[str, Any], key: str, default: tuple[str, ...], source: str) -> tuple[str, ...]:

@@ -8,6 +8,7 @@
   speakers, tasks); docs/conversation.md
 - ``tree.py``      the turn tree the machine rebuilds from the messages it holds, and its fork choice
 - ``plan.py``      ``conv.plan`` (the shared plan: steps, owners, status, versioned) and ``conv.cancel``
+- ``costs.py``     usage records of task results and the per-agent cost table a conclusion ends with
 - ``brains/``      the speaker policies a member uses to take its turn (offline planner, LLM)
 
 Imports: :mod:`ioa_p2p.errors`; ``brains/`` also :mod:`ioa_p2p.card`, :mod:`ioa_p2p.embedding`,

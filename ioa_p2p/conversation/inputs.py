@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.costs import normalize_usage
 from ioa_p2p.conversation.machine import Conversation
 from ioa_p2p.conversation.messages import TaskOutcome
 from ioa_p2p.conversation.types import CancelTask, Decision, Incoming, Speak, SpeakToken, StartTask, TurnDraft
@@ -95,13 +96,17 @@ def net_decisions(decisions: list[Decision]) -> list[Decision]:
     return out
 
 
-def postable(outcome: TaskOutcome) -> TaskOutcome:
-    """The outcome as a valid ``conv.task.result`` (data that is not plain JSON-like is dropped, visibly)."""
+def postable(outcome: TaskOutcome, *, wall_ms: int | None = None) -> TaskOutcome:
+    """The outcome as a valid ``conv.task.result`` that says what it cost (``data.usage``, see
+    :mod:`ioa_p2p.conversation.costs`: the adapter's record, ``wall_ms`` where it has no time); data that is
+    not plain JSON-like is dropped, visibly; the usage record stays."""
+    usage = normalize_usage((outcome.data or {}).get("usage"), wall_ms=wall_ms)
     try:
-        return TaskOutcome.from_content(outcome.to_content())
+        data = {**(outcome.data or {}), "usage": usage}
+        return TaskOutcome.from_content({**outcome.to_content(), "data": data})
     except InvalidContent as exc:
         text = f"{outcome.text}\n[structured data dropped: {exc}]"[: cm.MAX_TEXT]
-        return TaskOutcome(outcome.task_id, outcome.ok, text, {}, {}, outcome.failure)
+        return TaskOutcome(outcome.task_id, outcome.ok, text, {"usage": usage}, {}, outcome.failure)
 
 
 __all__ = [

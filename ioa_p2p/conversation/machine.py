@@ -45,6 +45,7 @@ from ioa_p2p.conversation.types import (
     TaskStatus,
     TaskView,
     TurnDraft,
+    append_costs,
     compose_conclusion,
 )
 from ioa_p2p.errors import InvalidContent
@@ -186,7 +187,8 @@ class Conversation:
         text = str(draft.text)[: cm.MAX_TEXT].strip()
         if kind == cm.CONCLUSION and (forced or not text):
             text = (text + "\n\n" if text else "") + compose_conclusion(self.view())
-            text = text[: cm.MAX_TEXT]
+        if kind == cm.CONCLUSION:
+            text = append_costs(text, self.view())
         next_ = tuple(dict.fromkeys(n for n in draft.next if n in members))[: cm.MAX_ITEMS]
         tasks = tuple(
             TaskAssignment(

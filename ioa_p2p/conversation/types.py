@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.costs import costs_appendix, task_costs
 from ioa_p2p.conversation.messages import ConvStart, TaskAssignment
 from ioa_p2p.conversation.plan import SharedStep
 
@@ -184,6 +185,21 @@ def compose_conclusion(view: ConversationView, lines: Iterable[str] = ()) -> str
     return "\n".join(parts)[: cm.MAX_TEXT]
 
 
+def append_costs(text: str, view: ConversationView) -> str:
+    """A conclusion ends with the per-agent cost table of the finished tasks (``costs.py``), computed from the
+    assignees' signed results the conversation accepted."""
+    finished = (TaskStatus.COMPLETED, TaskStatus.FAILED)
+    table = task_costs(
+        (t.assignee, t.task_id, t.status is TaskStatus.COMPLETED, t.data)
+        for t in view.tasks
+        if t.status in finished
+    )
+    appendix = costs_appendix(table)
+    if not appendix or appendix in text:
+        return text[: cm.MAX_TEXT]
+    return text[: max(0, cm.MAX_TEXT - len(appendix) - 2)] + "\n\n" + appendix
+
+
 __all__ = [
     "Aborted",
     "CancelTask",
@@ -201,5 +217,6 @@ __all__ = [
     "TaskView",
     "TurnDraft",
     "TurnView",
+    "append_costs",
     "compose_conclusion",
 ]

@@ -47,6 +47,9 @@ class ModelReply:
     tool_calls: tuple[ToolCall, ...] = ()
     finish_reason: str = ""
     model: str = ""
+    #: Tokens the server reported in ``usage`` for this reply; ``None`` when it reported none.
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
 
     def as_message(self) -> dict[str, Any]:
         """The reply as an assistant message to append to the conversation sent back to the model."""

@@ -157,11 +157,14 @@ class OpenAIModel:
             for i, c in enumerate(getattr(message, "tool_calls", None) or [])
             if getattr(c, "function", None) is not None
         )
+        usage = getattr(reply, "usage", None)
         return ModelReply(
             text=str(message.content or ""),
             tool_calls=calls,
             finish_reason=str(choices[0].finish_reason or ""),
             model=str(getattr(reply, "model", "") or self._model),
+            prompt_tokens=_token_count(getattr(usage, "prompt_tokens", None)),
+            completion_tokens=_token_count(getattr(usage, "completion_tokens", None)),
         )
 
     def _translate(self, exc: Exception) -> IoAError | None:
@@ -191,6 +194,13 @@ class OpenAIModel:
         if isinstance(exc, ValueError):  # a body that is not JSON (json.JSONDecodeError)
             return ModelOutputError(f"{where} answered a body that is not valid JSON")
         return None
+
+
+def _token_count(value: Any) -> int | None:
+    """A server-reported token count, or None when it is absent or not a sane integer."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**40:
+        return None
+    return value
 
 
 def _retry_after(exc: Any) -> float | None:

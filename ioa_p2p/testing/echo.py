@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import trio
 
@@ -32,6 +32,8 @@ class EchoOptions:
 
 class EchoAdapter:
     """Echoes the task text. Testing only."""
+
+    OPTIONS: ClassVar[type] = EchoOptions  # what `ioa adapters` lists
 
     def __init__(self, options: EchoOptions) -> None:
         if options.fail not in FAILURE_MODES:

@@ -63,6 +63,7 @@ from ioa_p2p.conversation.types import (
     Speak,
     StartTask,
     TaskView,
+    append_costs,
     compose_conclusion,
 )
 from ioa_p2p.errors import InvalidContent, InvalidMessage, IoAError, MessageTooLarge, UnknownChat
@@ -397,13 +398,14 @@ class ChatDriver:
             await self._send.send(RoundInput(r.round_id, TaskProgressed(task_id, text, fraction)))
 
         with scope:
+            started = trio.current_time()
             try:
                 outcome = await self.goals.perform_task(self, r, start.task, start.deadline, progress)
             except Exception as exc:  # a bug or an unforeseen answer (a model, a sub-team): the task fails
                 self.goals.node.faults.record("goal task", None, exc)
                 why = f"the task crashed on this node: {type(exc).__name__}: {exc}"[: cm.MAX_TEXT]
                 outcome = TaskOutcome(task_id, False, why, None, None, "crash")
-            outcome = postable(outcome)
+            outcome = postable(outcome, wall_ms=int((trio.current_time() - started) * 1000))
             await self._send.send(RoundInput(r.round_id, TaskFinished(task_id, outcome)))
         r.running.pop(task_id, None)
 
@@ -418,7 +420,7 @@ class ChatDriver:
             status, text, author, forced, reason = "concluded", final.text, final.author, final.forced, ""
         else:
             status, author, forced, reason = "aborted", "", False, final.reason
-            text = compose_conclusion(view, [f"Aborted: {final.reason}."])
+            text = append_costs(compose_conclusion(view, [f"Aborted: {final.reason}."]), view)
         origins = Counter(turn_origin(t.text) for t in view.turns)
         fallbacks = Counter(k for t in view.turns if (k := fallback_kind(t.text)) is not None)
         latest = r.plans.latest()

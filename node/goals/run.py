@@ -27,14 +27,15 @@ log = logging.getLogger("ioa_p2p.goals")
 async def open_goals(node: NodePort, chats: Chats, discovery: Discovery | None) -> AsyncIterator[Goals]:
     """The goals service (see :mod:`ioa_p2p.node.goals.service`); uses discovery when it runs."""
     config = GoalsConfig.from_section(node.config.section("goals"))
-    runtime = load_runtime(node.config.section("agent"), node.home)
+    settings = node.config.section("model") or node.config.section("llm")
+    runtime = load_runtime(node.config.section("agent"), node.home, settings)
     embedder = (
         discovery.embedder if discovery is not None else make_embedder(node.config.section("embedding"))
     )
-    settings = node.config.section("model") or node.config.section("llm")
     brain, model = make_brain_for(config, dict(settings), embedder)
     try:
         async with trio.open_nursery() as nursery:
+            await runtime.start(nursery)  # a served adapter's card is final before it is published
             goals = Goals(node, chats, discovery, config, runtime, embedder, brain, model, nursery)
             chats.set_invite_policy(goals.invite_policy)
             add_goal_routes(node, goals)

@@ -1,10 +1,14 @@
 """The agent that does this node's work: its adapter, tasks with deadlines and progress, the sub-team rule.
 
 :func:`load_runtime` builds the adapter the ``[agent]`` table names (``adapter`` + ``[agent.options]``,
-see docs/adapters.md) with two node-specific defaults:
+see docs/adapters.md) with node-specific defaults:
 
 - ``python``: ``hide_paths`` defaults to the node home (the node key must stay out of reach of remote code);
-- ``retrieval``: a relative ``path`` is taken relative to the node home, never to the working directory.
+  so does the ``llm`` kind's python tool (``python_options``);
+- ``retrieval``: a relative ``path`` is taken relative to the node home, never to the working directory; so
+  are the ``llm`` kind's ``retrieval`` and ``files`` folders;
+- a kind that declares ``USES_MODEL`` (``llm``, ``mcp``, ``smolagents``, ``open_interpreter``) gets the
+  node's ``[model]`` table as its ``model`` option when the option is absent.
 
 :meth:`AgentRuntime.run` turns a conversation task into an adapter :class:`~ioa_p2p.adapters.Task` (the
 deadline is a Unix time on the wire, a trio time for adapters) and always returns a
@@ -37,7 +41,9 @@ import trio
 
 from ioa_p2p.adapters import Adapter, AdapterCard, Progress, Task, TaskContext, TaskResult, run_task
 from ioa_p2p.adapters.base import estimate
-from ioa_p2p.adapters.registry import adapter_from_config
+from ioa_p2p.adapters.lifecycle import start_adapter
+from ioa_p2p.adapters.registry import adapter_from_config, adapter_uses_model
+from ioa_p2p.conversation.costs import normalize_usage
 
 log = logging.getLogger("ioa_p2p.agent")
 
@@ -76,8 +82,15 @@ def subteam_reason(text: str, *, depth: int, has_adapter: bool, rejected: bool =
     return None
 
 
-def adapter_table(agent: Mapping[str, Any], home: Path) -> dict[str, Any]:
-    """The ``[agent]`` table with the node's defaults filled in (pure; see the module docstring)."""
+def adapter_table(
+    agent: Mapping[str, Any],
+    home: Path,
+    *,
+    model: Mapping[str, Any] | None = None,
+    uses_model: bool = False,
+) -> dict[str, Any]:
+    """The ``[agent]`` table with the node's defaults filled in (pure; see the module docstring).
+    ``model`` is the node's ``[model]`` table; ``uses_model`` whether the kind declares ``USES_MODEL``."""
     table = dict(agent)
     kind = table.get("adapter")
     options = table.get("options")
@@ -86,11 +99,26 @@ def adapter_table(agent: Mapping[str, Any], home: Path) -> dict[str, Any]:
     options = dict(options or {})
     if kind == "python":
         options.setdefault("hide_paths", [str(home)])
-    if kind == "retrieval" and isinstance(options.get("path"), str):
-        path = Path(options["path"]).expanduser()
-        options["path"] = str(path if path.is_absolute() else (home / path))
+    if kind == "retrieval":
+        _under_home(options, "path", home)
+    if kind == "llm":
+        python = options.get("python_options")
+        if python is None or isinstance(python, Mapping):
+            options["python_options"] = {"hide_paths": [str(home)], **dict(python or {})}
+        _under_home(options, "retrieval", home)
+        _under_home(options, "files", home)
+    if uses_model and model and "model" not in options:
+        options["model"] = dict(model)
     table["options"] = options
     return table
+
+
+def _under_home(options: dict[str, Any], key: str, home: Path) -> None:
+    """A relative folder option taken relative to the node home (never to the working directory)."""
+    value = options.get(key)
+    if isinstance(value, str) and value:
+        path = Path(value).expanduser()
+        options[key] = str(path if path.is_absolute() else (home / path))
 
 
 @dataclass(slots=True)
@@ -132,7 +160,16 @@ class AgentRuntime:
                 await on_progress(report.text, report.fraction)
 
         ctx = TaskContext(sink, min_interval=0.5)
-        return await run_task(self.adapter, task, ctx)
+        started = trio.current_time()
+        result = await run_task(self.adapter, task, ctx)
+        return with_usage(result, int((trio.current_time() - started) * 1000))
+
+    async def start(self, nursery: trio.Nursery) -> None:
+        """Start the adapter's long-lived part in ``nursery`` (a server process, a remote card); its card
+        is final afterwards. Raises the adapter's typed start-up error (a2a: an unreachable agent)."""
+        if self.adapter is not None:
+            await start_adapter(self.adapter, nursery)
+            self.card = self.adapter.describe()
 
     async def aclose(self) -> None:
         if self.adapter is not None:
@@ -143,9 +180,20 @@ class AgentRuntime:
                     log.warning("closing the adapter failed", exc_info=True)
 
 
-def load_runtime(agent: Mapping[str, Any], home: Path) -> AgentRuntime:
-    """Build the adapter ``[agent]`` names (raises the registry's ConfigError subclasses when it is wrong)."""
-    adapter = adapter_from_config(adapter_table(agent, home))
+def with_usage(result: TaskResult, wall_ms: int) -> TaskResult:
+    """``result`` whose ``data["usage"]`` is a canonical usage record (what the adapter reported, the
+    node's own wall time where it reported none): every task result this node signs says what it cost."""
+    data = {**result.data, "usage": normalize_usage(result.data.get("usage"), wall_ms=wall_ms)}
+    return TaskResult(result.ok, result.text, data, result.files, result.failure)
+
+
+def load_runtime(
+    agent: Mapping[str, Any], home: Path, model: Mapping[str, Any] | None = None
+) -> AgentRuntime:
+    """Build the adapter ``[agent]`` names (raises the registry's ConfigError subclasses when it is wrong);
+    ``model`` is the node's ``[model]`` table. Start it with :meth:`AgentRuntime.start`."""
+    uses_model = adapter_uses_model(agent.get("adapter"))
+    adapter = adapter_from_config(adapter_table(agent, home, model=model, uses_model=uses_model))
     return AgentRuntime(adapter, adapter.describe() if adapter is not None else None)
 
 
@@ -159,4 +207,5 @@ __all__ = [
     "is_planned_step",
     "load_runtime",
     "subteam_reason",
+    "with_usage",
 ]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.costs import CostTable, task_costs
 from ioa_p2p.conversation.messages import ConvStart
 from ioa_p2p.errors import ConfigError, UsageError
 
@@ -192,7 +193,16 @@ class GoalResult:
             "team_fallback": self.team_fallback,
             "plan": list(self.plan),
             "exit_code": goal_exit_code(self.status, bool(report["complete"])),
+            "costs": self.costs().to_json({t.peer_id: t.name for t in self.team}),
         }
+
+    def costs(self) -> CostTable:
+        """Per-agent cost of the round's finished tasks, from the assignees' signed results."""
+        return task_costs(
+            (str(t.get("assignee")), str(t.get("task_id")), t.get("status") == "completed", t.get("data"))
+            for t in self.tasks
+            if t.get("status") in ("completed", "failed")
+        )
 
 
 @dataclass(frozen=True, slots=True)

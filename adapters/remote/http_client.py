@@ -1,0 +1,178 @@
+"""HTTP to remote agents: bounded responses, header secrets from the environment, errors translated once.
+
+- :func:`open_http_client`: an ``httpx.AsyncClient`` (works under trio) whose every response body is cut off
+  at ``max_response_bytes`` (:class:`~ioa_p2p.errors.MessageTooLarge`, checked as the bytes arrive, so a
+  streamed or endless body cannot fill memory), with explicit connect/read/write/pool timeouts. httpx
+  timeouts are per operation: callers bound a whole exchange with a trio deadline (the task's).
+- :func:`expand_headers`: header values may name environment variables (``"Bearer ${SERVICE_TOKEN}"``), so
+  secrets stay out of config files; a missing variable is an :class:`~ioa_p2p.errors.AdapterOptionsError`.
+- :func:`translate_http_error`: httpx exceptions -> :class:`~ioa_p2p.errors.PeerUnreachable`,
+  :class:`~ioa_p2p.errors.IoATimeout`, :class:`~ioa_p2p.errors.RemotePeerError`, with scrubbed messages.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import httpx
+
+from ioa_p2p.adapters.remote.scrub import scrub, strip_userinfo
+from ioa_p2p.errors import (
+    AdapterOptionsError,
+    IoAError,
+    IoATimeout,
+    MessageTooLarge,
+    PeerUnreachable,
+    RemotePeerError,
+)
+
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+@functools.cache
+def _bounded_transport_class(lib: Any) -> Any:
+    """A transport class for the httpx-compatible library ``lib`` (``httpx``, or ``httpx2`` that the ``mcp``
+    package uses) that cuts every response body off at a byte limit."""
+
+    class BoundedStream(lib.AsyncByteStream):  # type: ignore[misc]
+        def __init__(self, inner: Any, limit: int, where: str) -> None:
+            self._inner = inner
+            self._limit = limit
+            self._where = where
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            seen = 0
+            chunks = self._inner.__aiter__()
+            try:
+                async for chunk in chunks:
+                    seen += len(chunk)
+                    if seen > self._limit:
+                        raise MessageTooLarge(
+                            f"the response from {self._where} is larger than {self._limit} bytes; "
+                            "raise the adapter's max_response_kb if that is expected"
+                        )
+                    yield chunk
+            finally:
+                close = getattr(chunks, "aclose", None)
+                if close is not None:  # the library's own generator: end it now, not at garbage collection
+                    await close()
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    class BoundedTransport(lib.AsyncBaseTransport):  # type: ignore[misc]
+        def __init__(self, inner: Any, limit: int) -> None:
+            self._inner = inner
+            self._limit = limit
+
+        async def handle_async_request(self, request: Any) -> Any:
+            response = await self._inner.handle_async_request(request)
+            where = strip_userinfo(str(request.url.copy_with(query=None)))
+            declared = response.headers.get("content-length", "")
+            if declared.isdigit() and int(declared) > self._limit:
+                await response.aclose()
+                raise MessageTooLarge(
+                    f"the response from {where} declares {declared} bytes, over the limit of {self._limit}"
+                )
+            return lib.Response(
+                status_code=response.status_code,
+                headers=response.headers,
+                stream=BoundedStream(response.stream, self._limit, where),
+                extensions=response.extensions,
+            )
+
+        async def aclose(self) -> None:
+            await self._inner.aclose()
+
+    return BoundedTransport
+
+
+def bounded_transport(limit: int, *, lib: Any = httpx) -> Any:
+    """A transport of ``lib`` (default httpx) on which no response body may exceed ``limit`` bytes
+    (:class:`~ioa_p2p.errors.MessageTooLarge`, raised as the bytes arrive)."""
+    return _bounded_transport_class(lib)(lib.AsyncHTTPTransport(retries=0), limit)
+
+
+def open_http_client(
+    *,
+    max_response_bytes: int,
+    timeout: float = 30.0,
+    connect_timeout: float = 10.0,
+    headers: Mapping[str, str] | None = None,
+) -> httpx.AsyncClient:
+    """A client for one adapter (close it with ``aclose``/``async with``); redirects are not followed."""
+    return httpx.AsyncClient(
+        transport=bounded_transport(max_response_bytes),
+        timeout=httpx.Timeout(timeout, connect=min(connect_timeout, timeout)),
+        headers=dict(headers or {}),
+        follow_redirects=False,
+    )
+
+
+def expand_env_refs(value: str, *, where: str, env: Mapping[str, str] | None = None) -> str:
+    """``value`` with each ``${NAME}`` replaced from the environment; a missing variable is an
+    :class:`~ioa_p2p.errors.AdapterOptionsError` naming ``where`` (e.g. "adapter 'http': header 'X'")."""
+    env = os.environ if env is None else env
+
+    def substitute(match: re.Match[str]) -> str:
+        variable = match.group(1)
+        if variable not in env:
+            raise AdapterOptionsError(
+                f"{where} uses ${{{variable}}}, which is not set in the environment; "
+                "export it before starting the node"
+            )
+        return env[variable]
+
+    return _ENV_REF.sub(substitute, value)
+
+
+def expand_headers(
+    headers: Mapping[str, Any], *, kind: str, env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Header values with ``${NAME}`` replaced from the environment (for secrets)."""
+    out: dict[str, str] = {}
+    for name, value in headers.items():
+        if not isinstance(value, str) or not name or any(c in name for c in ":\r\n "):
+            raise AdapterOptionsError(f"adapter {kind!r}: header {name!r} must be a name with a string value")
+        expanded = expand_env_refs(value, where=f"adapter {kind!r}: header {name!r}", env=env)
+        if "\r" in expanded or "\n" in expanded:
+            raise AdapterOptionsError(f"adapter {kind!r}: header {name!r} contains a line break")
+        out[name] = expanded
+    return out
+
+
+def header_secrets(headers: Mapping[str, str]) -> list[str]:
+    """Every header value and its parts (``Bearer abc`` -> ``abc``): what :func:`scrub` must hide."""
+    secrets: list[str] = []
+    for value in headers.values():
+        secrets.append(value)
+        secrets.extend(value.split())
+    return secrets
+
+
+def translate_http_error(exc: Exception, what: str, secrets: list[str] | None = None) -> IoAError:
+    """An httpx exception (or one of ours) as our error type; ``what`` names the remote for the message."""
+    if isinstance(exc, IoAError):
+        return exc
+    detail = scrub(str(exc) or type(exc).__name__, secrets or (), limit=300)
+    if isinstance(exc, httpx.TimeoutException):
+        return IoATimeout(f"{what} did not answer in time ({type(exc).__name__})")
+    if isinstance(exc, httpx.ConnectError | httpx.UnsupportedProtocol):
+        return PeerUnreachable(f"cannot connect to {what}: {detail}; check the URL and that it is running")
+    if isinstance(exc, httpx.HTTPError):
+        return RemotePeerError(f"talking to {what} failed: {type(exc).__name__}: {detail}")
+    return RemotePeerError(f"talking to {what} failed: {type(exc).__name__}: {detail}")
+
+
+__all__ = [
+    "bounded_transport",
+    "expand_env_refs",
+    "expand_headers",
+    "header_secrets",
+    "open_http_client",
+    "translate_http_error",
+]
