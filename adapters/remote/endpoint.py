@@ -15,7 +15,12 @@ from typing import Any
 
 from ioa_p2p.errors import AdapterOptionsError
 
-KNOWN = frozenset({"model", "base_url", "api_key", "timeout", "max_retries", "temperature", "json_mode"})
+#: Every key of the node's ``[model]`` table is accepted (the brain-only ones, ``max_tokens``,
+#: ``context_tokens`` and ``max_response_bytes``, are not used by the endpoint).
+KNOWN = frozenset({
+    "model", "base_url", "api_key", "timeout", "max_retries", "temperature", "json_mode",
+    "max_tokens", "context_tokens", "max_response_bytes",
+})  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
