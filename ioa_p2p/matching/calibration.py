@@ -82,8 +82,8 @@ _STANDARD: Mapping[str, tuple[float, float]] = MappingProxyType(
 HYBRID = Calibration(
     standard=_STANDARD,
     weights=_frozen({WORDLLAMA: 1.0, MINILM: 1.0, LEXICAL: 2.0, LATE: 1.0}),
-    slope=0.62,
-    offset=-8.2,
+    slope=0.672,
+    offset=-7.414,
     need_threshold=0.35,
     cover_margin=2.0,
 )
@@ -92,8 +92,8 @@ HYBRID = Calibration(
 LITE = Calibration(
     standard=_STANDARD,
     weights=_frozen({WORDLLAMA: 1.0, LEXICAL: 1.0}),
-    slope=1.0,
-    offset=-6.0,
+    slope=1.584,
+    offset=-6.694,
     need_threshold=0.35,
     cover_margin=1.0,
 )

@@ -15,6 +15,7 @@ so a node can still compute old-scheme LSH keys during a migration.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
@@ -53,11 +54,13 @@ class HybridMatcher:
         shortlist: int = 10,
         late_capacity: int = DEFAULT_CAPACITY,
         model_id: str = HYBRID_MODEL_ID,
+        query_cache: int = QUERY_CACHE,
     ) -> None:
         if shortlist < 1:
             raise UsageError("the shortlist must hold at least one card")
         self.calibration = calibration
         self.shortlist = shortlist
+        self.query_cache = query_cache
         self._model_id = model_id
         self._wordllama = WordLlamaEncoder()
         self._minilm = MiniLMEncoder() if self._needs_minilm else None
@@ -88,6 +91,16 @@ class HybridMatcher:
 
     def __contains__(self, key: object) -> bool:
         return key in self._rows
+
+    def variant(self, calibration: Calibration) -> HybridMatcher:
+        """This index scored with another calibration (benchmarks, calibration runs); shares the index,
+        so it must not be used after this matcher changes."""
+        clone = copy.copy(self)
+        clone.calibration = calibration
+        clone._queries = OrderedDict()
+        if clone._needs_minilm and self._minilm is None:
+            raise UsageError("this matcher has no MiniLM vectors; build the variant from a hybrid matcher")
+        return clone
 
     def load(self) -> None:
         """Load the models now (about 1 s) instead of on first use."""
@@ -217,7 +230,7 @@ class HybridMatcher:
                 states = token_states[0] if token_states else None
             cached = (wl, pooled, states)
             self._queries[query] = cached
-            while len(self._queries) > QUERY_CACHE:
+            while len(self._queries) > self.query_cache:
                 self._queries.popitem(last=False)
         self._queries.move_to_end(query)
         return cached

@@ -23,7 +23,7 @@ from ioa_p2p.errors import UsageError
 from .base import Match, Matcher
 from .goals import Need, split_goal
 
-POOL = 12  # best cards per query that enter the pool
+POOL = 6  # best cards for the whole goal that may join (their need scores decide)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +61,8 @@ def choose_team(
     max_team: int = 4,
     need_threshold: float | None = None,
     cover_margin: float | None = None,
+    pool: int = POOL,
+    need_pool: int = 0,
 ) -> TeamPick:
     """Pick 1..``max_team`` members for ``goal`` from the matcher's cards (see the module docstring)."""
     if max_team < 1:
@@ -69,14 +71,16 @@ def choose_team(
     threshold = cal.need_threshold if need_threshold is None else need_threshold
     margin = cal.cover_margin if cover_margin is None else cover_margin
     candidates = _allowed(among, exclude)
-    ranked = [m for m in matcher.rank(goal, POOL, among=candidates) if m.key not in exclude]
+    ranked = [m for m in matcher.rank(goal, pool, among=candidates) if m.key not in exclude]
     needs = split_goal(goal)
     if not ranked:
         return TeamPick((), tuple(NeedCover(n.text, "", 0.0) for n in needs))
-    pool = {m.key for m in ranked}
-    for need in needs:
-        pool.update(m.key for m in matcher.rank(need.text, POOL, among=candidates) if m.key not in exclude)
-    table = {need.index: _by_key(matcher.rank(need.text, len(pool), among=pool)) for need in needs}
+    keys = {m.key for m in ranked}
+    for need in needs if need_pool else ():
+        keys.update(
+            m.key for m in matcher.rank(need.text, need_pool, among=candidates) if m.key not in exclude
+        )
+    table = {need.index: _by_key(matcher.rank(need.text, len(keys), among=keys)) for need in needs}
     chosen = [ranked[0].key]
     for need in sorted(needs, key=lambda n: -_best(table[n.index]).fused):
         scores = table[need.index]

@@ -60,8 +60,8 @@ def is_content(word: str) -> bool:
 
 
 def terms(text: str) -> list[str]:
-    """The stemmed content words of ``text``, in order, with repeats."""
-    return [stem(w) for w in words(text) if is_content(w)]
+    """The content words of ``text``, in order, with repeats; alphabetic words stemmed (not ``node.js``)."""
+    return [stem(w) if w.isalpha() else w for w in words(text) if is_content(w)]
 
 
 def language_names(values: Iterable[str]) -> list[str]:

@@ -1,0 +1,106 @@
+"""ioa_p2p.matching: profiles, text, BM25, goal needs, late index, calibration (no model weights needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ioa_p2p.errors import ConfigError, UsageError
+from ioa_p2p.matching import HYBRID, CardProfile, make_matcher, split_goal
+from ioa_p2p.matching.encoders import TokenStates, is_content_token
+from ioa_p2p.matching.late import LateIndex
+from ioa_p2p.matching.lexical import BM25Index
+from ioa_p2p.matching.text import language_names, media_words, terms
+
+
+def test_terms_stem_and_drop_function_words() -> None:
+    assert terms("Translates the reports; translating a report") == [
+        "translat",
+        "report",
+        "translat",
+        "report",
+    ]
+    assert terms("C++ and node.js in S3") == ["c++", "node.js", "s3"]
+    assert language_names(["ja", "pt-BR", "Klingon"]) == ["japanese", "portuguese", "Klingon"]
+    assert media_words(["image/png", "application/pdf"]) == ["image png", "pdf"]
+
+
+def test_profile_texts_use_structured_fields_when_present() -> None:
+    plain = CardProfile.make("py-plotter", "")
+    assert plain.dense_text() == "py plotter" and not plain.structured
+    card = CardProfile.make(
+        "reader", "Reads scans.", skills=["ocr"], languages=["de"], input_types=["application/pdf"]
+    )
+    assert card.structured
+    assert card.dense_text() == "Reads scans. Skills: ocr. Languages: german. Input: pdf."
+    fields = card.lexical_fields()
+    assert fields["languages"] == "german" and fields["media"] == "pdf" and fields["name"] == "reader"
+    with pytest.raises(UsageError, match="unknown profile fields"):
+        CardProfile.make("x", "y", skils=["typo"])
+    assert CardProfile.make("x", "y", skills=["a", " a ", ""]).skills == ("a",)
+
+
+def test_bm25_ranks_by_rare_shared_terms_and_updates() -> None:
+    index = BM25Index()
+    index.add("tokyo", {"description": "Share prices on the Tokyo Stock Exchange"})
+    index.add("crypto", {"description": "Prices of Bitcoin and Ether tokens"})
+    index.add("weather", {"description": "Weather forecasts"})
+    scores = index.normalised("What did Keyence shares do in Tokyo?")
+    assert max(scores, key=lambda k: scores[k]) == "tokyo" and scores["tokyo"] == 1.0
+    assert "weather" not in scores
+    index.add("tokyo", {"description": "Weather in Tokyo"})  # re-indexing replaces the document
+    index.remove("weather")
+    assert len(index) == 2 and index.scores("forecasts") == {}
+    assert index.scores("tokyo", among={"crypto"}) == {}
+
+
+def test_split_goal_cuts_at_connectives_and_glues_short_pieces() -> None:
+    needs = [n.text for n in split_goal("Transcribe my lecture recording and turn it into 30 flashcards.")]
+    assert needs == ["Transcribe my lecture recording", "turn it into 30 flashcards"]
+    assert [n.text for n in split_goal("add 2 and 3")] == ["add 2 and 3"]  # "3" has no content of its own
+    three = split_goal("Find the articles, put them into English, then rewrite them for a child")
+    assert [n.index for n in three] == [0, 1, 2]
+    assert split_goal("   ") == ()
+    many = split_goal("; ".join(f"task number {i} here" for i in range(10)), max_needs=4)
+    assert len(many) == 4 and "task number 9" in many[-1].text
+
+
+def _states(tokens: list[str], seed: int) -> TokenStates:
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((len(tokens), 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return TokenStates(tuple(tokens), vectors.astype(np.float16))
+
+
+def test_late_index_scores_max_similarity_and_bounds_its_cache() -> None:
+    late = LateIndex(capacity=2)
+    a, b, c = _states(["gpu", "notebook"], 1), _states(["plot"], 2), _states(["tide"], 3)
+    late.add("a", a.tokens, a)
+    late.add("b", b.tokens, b)
+    late.add("c", c.tokens, c)  # evicts "a" (least recently used)
+    assert late.missing(["a", "b", "c", "unknown"]) == ["a"]
+    late.put("a", a)
+    scores = late.scores(TokenStates(a.tokens[:1], a.vectors[:1]), ["a", "b", "c"])
+    assert set(scores) == {"a", "c"}  # "b" was evicted by putting "a" back
+    assert scores["a"] == pytest.approx(1.0, abs=1e-2) and scores["c"] < 0.5
+    assert late.remove("a") and not late.remove("a") and len(late) == 2
+    with pytest.raises(UsageError):
+        LateIndex(capacity=0)
+
+
+def test_content_tokens_and_calibration() -> None:
+    assert is_content_token("##ing") and is_content_token("gpu")
+    assert not is_content_token("[CLS]") and not is_content_token("the") and not is_content_token(",")
+    assert 0.0 < HYBRID.probability(0.0) < HYBRID.probability(10.0) < 1.0
+    assert HYBRID.probability(HYBRID.fused_for(0.35)) == pytest.approx(0.35)
+    assert HYBRID.probability(-1e6) == 0.0
+
+
+def test_make_matcher_rejects_bad_settings() -> None:
+    with pytest.raises(ConfigError, match="unknown matcher"):
+        make_matcher({"matcher": "bert"})
+    with pytest.raises(ConfigError, match="unknown matcher options"):
+        make_matcher({"shortlst": 3})
+    with pytest.raises(ConfigError, match="positive integer"):
+        make_matcher({"shortlist": 0})
+    assert make_matcher({"matcher": "lite"}).model_id == "wordllama/l2_supercat/256"
