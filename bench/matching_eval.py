@@ -170,7 +170,7 @@ def families(matcher: HybridMatcher, data: dict[str, Any], count: int = 35) -> d
 def cross_validate(matcher: HybridMatcher, data: dict[str, Any], variants: dict[str, Calibration]) -> None:
     family = families(matcher, data)
     goal_family = [family[g["team"][0]] for g in data["goals"]]
-    grid = [{WORDLLAMA: a, MINILM: b, LEXICAL: c, LATE: d} for a in (0, 0.5, 1) for b in (0, 0.5, 1)
+    grid = [{WORDLLAMA: a, MINILM: b, LEXICAL: c, LATE: d} for a in (0.5, 1) for b in (0.5, 1)
             for c in (0, 1, 2, 3) for d in (0, 0.5, 1, 2) if a + b + d > 0]  # fmt: skip
     base = matcher.calibration
     rng = np.random.default_rng(14)
