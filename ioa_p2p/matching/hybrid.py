@@ -68,6 +68,7 @@ class HybridMatcher:
         self._rows: dict[str, int] = {}
         self._profiles: dict[str, CardProfile] = {}
         self._matrix: Matrix = np.zeros((0, self.dim), dtype=np.float32)
+        self._lex_ids: npt.NDArray[np.intp] = np.zeros(0, dtype=np.intp)  # row -> BM25 document id
         self._lexical = BM25Index()
         self._late = LateIndex(late_capacity)
         self._queries: OrderedDict[str, _QueryCode] = OrderedDict()
@@ -135,9 +136,9 @@ class HybridMatcher:
             for key, toks in zip(given, tokens, strict=True):
                 self._late.add(key, toks)
         for key, profile in cards.items():
-            self._put_row(key, np.asarray(given.get(key, encoded.get(key)), dtype=np.float32))
+            row = self._put_row(key, np.asarray(given.get(key, encoded.get(key)), dtype=np.float32))
             self._profiles[key] = profile
-            self._lexical.add(key, profile.lexical_fields())
+            self._lex_ids[row] = self._lexical.add(key, profile.lexical_fields())
 
     def remove(self, keys: Iterable[str]) -> None:
         for key in keys:
@@ -150,12 +151,13 @@ class HybridMatcher:
                 self._keys[row] = moved
                 self._rows[moved] = row
                 self._matrix[row] = self._matrix[last]
+                self._lex_ids[row] = self._lex_ids[last]
             self._keys.pop()
             self._profiles.pop(key, None)
             self._lexical.remove(key)
             self._late.remove(key)
 
-    def _put_row(self, key: str, vector: npt.NDArray[np.float32]) -> None:
+    def _put_row(self, key: str, vector: npt.NDArray[np.float32]) -> int:
         row = self._rows.get(key)
         if row is None:
             row = len(self._keys)
@@ -165,7 +167,11 @@ class HybridMatcher:
                 grown = np.zeros((max(16, 2 * row), self.dim), dtype=np.float32)
                 grown[: self._matrix.shape[0]] = self._matrix
                 self._matrix = grown
+                ids = np.zeros(grown.shape[0], dtype=np.intp)
+                ids[: self._lex_ids.shape[0]] = self._lex_ids
+                self._lex_ids = ids
         self._matrix[row] = vector
+        return row
 
     def _encode_cards(self, profiles: list[CardProfile], keys: list[str] | None) -> Matrix:
         texts = [p.dense_text() for p in profiles]
@@ -195,11 +201,9 @@ class HybridMatcher:
         parts[WORDLLAMA] = (block[:, :_SPLIT] @ wl) * (math.sqrt(2.0) if self._minilm else 1.0)
         if pooled is not None:
             parts[MINILM] = (block[:, _SPLIT:] @ pooled) * math.sqrt(2.0)
-        position = self._rows if among is None else {self._keys[r]: i for i, r in enumerate(rows)}
-        lexical = self._lexical.normalised(query, among=None if among is None else position.keys())
-        parts[LEXICAL] = np.zeros(len(rows), dtype=np.float32)
-        for key, value in lexical.items():
-            parts[LEXICAL][position[key]] = value
+        lexical = self._lexical.score_ids(query)[self._lex_ids[rows]]
+        top = float(lexical.max()) if lexical.size else 0.0
+        parts[LEXICAL] = lexical / top if top > 0 else lexical
         fused = np.zeros(len(rows), dtype=np.float32)
         for signal, values in parts.items():
             weight = cal.weights.get(signal, 0.0)

@@ -14,6 +14,9 @@ import math
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 from .text import terms
 
 #: Weight of one occurrence of a term, per field. Untuned: every field counts like description text.
@@ -29,12 +32,17 @@ FIELD_WEIGHTS: Mapping[str, float] = {
 
 @dataclass(frozen=True, slots=True)
 class _Doc:
+    id: int
     tf: Mapping[str, float]
     length: float
 
 
 class BM25Index:
-    """Okapi BM25 over weighted fields, with :meth:`add` / :meth:`remove` of single documents."""
+    """Okapi BM25 over weighted fields, with :meth:`add` / :meth:`remove` of single documents.
+
+    Every document gets a small integer id (:meth:`id_of`); :meth:`score_ids` returns the scores of all
+    ids as one array, computed per query term from cached numpy posting arrays.
+    """
 
     def __init__(
         self, *, k1: float = 1.2, b: float = 0.75, field_weights: Mapping[str, float] = FIELD_WEIGHTS
@@ -43,7 +51,11 @@ class BM25Index:
         self.b = b
         self.field_weights = dict(field_weights)
         self._docs: dict[str, _Doc] = {}
-        self._postings: dict[str, dict[str, float]] = {}
+        self._keys: list[str | None] = []
+        self._free: list[int] = []
+        self._lengths = np.zeros(16, dtype=np.float32)
+        self._postings: dict[str, dict[int, float]] = {}
+        self._arrays: dict[str, tuple[npt.NDArray[np.intp], npt.NDArray[np.float32]]] = {}
         self._total_length = 0.0
 
     def __len__(self) -> int:
@@ -52,29 +64,51 @@ class BM25Index:
     def __contains__(self, key: object) -> bool:
         return key in self._docs
 
-    def add(self, key: str, fields: Mapping[str, str]) -> None:
-        """Index (or re-index) document ``key`` from its fields."""
+    @property
+    def capacity(self) -> int:
+        """One more than the largest id in use (the length of :meth:`score_ids`)."""
+        return len(self._keys)
+
+    def id_of(self, key: str) -> int:
+        return self._docs[key].id
+
+    def add(self, key: str, fields: Mapping[str, str]) -> int:
+        """Index (or re-index) document ``key`` from its fields; return its id."""
         self.remove(key)
         tf: dict[str, float] = {}
         for name, text in fields.items():
             weight = self.field_weights.get(name, 1.0)
             for term in terms(text):
                 tf[term] = tf.get(term, 0.0) + weight
-        doc = _Doc(dict(tf), float(sum(tf.values())))
+        doc_id = self._free.pop() if self._free else len(self._keys)
+        if doc_id == len(self._keys):
+            self._keys.append(key)
+        else:
+            self._keys[doc_id] = key
+        if doc_id >= self._lengths.shape[0]:
+            self._lengths = np.concatenate([self._lengths, np.zeros_like(self._lengths)])
+        doc = _Doc(doc_id, tf, float(sum(tf.values())))
         self._docs[key] = doc
+        self._lengths[doc_id] = doc.length
         self._total_length += doc.length
-        for term, count in doc.tf.items():
-            self._postings.setdefault(term, {})[key] = count
+        for term, count in tf.items():
+            self._postings.setdefault(term, {})[doc_id] = count
+            self._arrays.pop(term, None)
+        return doc_id
 
     def remove(self, key: str) -> bool:
         doc = self._docs.pop(key, None)
         if doc is None:
             return False
         self._total_length -= doc.length
+        self._keys[doc.id] = None
+        self._lengths[doc.id] = 0.0
+        self._free.append(doc.id)
         for term in doc.tf:
             posting = self._postings.get(term)
+            self._arrays.pop(term, None)
             if posting is not None:
-                posting.pop(key, None)
+                posting.pop(doc.id, None)
                 if not posting:
                     del self._postings[term]
         return True
@@ -84,23 +118,38 @@ class BM25Index:
         n = len(self._docs)
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
-    def scores(self, query: str, among: Collection[str] | None = None) -> dict[str, float]:
-        """BM25 score of every document sharing a term with ``query`` (others score 0, left out)."""
+    def _posting_arrays(self, term: str) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.float32]]:
+        arrays = self._arrays.get(term)
+        if arrays is None:
+            posting = self._postings[term]
+            arrays = (np.fromiter(posting.keys(), dtype=np.intp, count=len(posting)),
+                      np.fromiter(posting.values(), dtype=np.float32, count=len(posting)))  # fmt: skip
+            self._arrays[term] = arrays
+        return arrays
+
+    def score_ids(self, query: str) -> npt.NDArray[np.float32]:
+        """BM25 score of every document id (0 where no query term occurs), shape ``(capacity,)``."""
+        out = np.zeros(len(self._keys), dtype=np.float32)
         if not self._docs:
-            return {}
+            return out
         average = max(self._total_length / len(self._docs), 1e-9)
-        out: dict[str, float] = {}
         k1, b = self.k1, self.b
         for term in dict.fromkeys(terms(query)):
-            posting = self._postings.get(term)
-            if not posting:
+            if term not in self._postings:
                 continue
-            idf = self.idf(term)
-            for key, tf in posting.items():
-                if among is not None and key not in among:
-                    continue
-                norm = k1 * (1.0 - b + b * self._docs[key].length / average)
-                out[key] = out.get(key, 0.0) + idf * tf * (k1 + 1.0) / (tf + norm)
+            ids, tf = self._posting_arrays(term)
+            norm = k1 * (1.0 - b + b * self._lengths[ids] / average)
+            out[ids] += self.idf(term) * tf * (k1 + 1.0) / (tf + norm)
+        return out
+
+    def scores(self, query: str, among: Collection[str] | None = None) -> dict[str, float]:
+        """BM25 score of every document sharing a term with ``query`` (others score 0, left out)."""
+        values = self.score_ids(query)
+        out = {}
+        for doc_id in np.flatnonzero(values > 0):
+            key = self._keys[int(doc_id)]
+            if key is not None and (among is None or key in among):
+                out[key] = float(values[doc_id])
         return out
 
     def normalised(self, query: str, among: Collection[str] | None = None) -> dict[str, float]:
