@@ -74,7 +74,7 @@ def find_latency(data: dict[str, Any], count: int) -> None:
     goals = [g["goal"] for g in data["goals"]][:40]
     for goal in goals:  # warm: query vectors cached, late states of shortlisted cards cached
         matcher.rank(goal, 10)
-    for label in ("cold late states", "warm"):
+    for label in ("warm", "cold late states"):
         times = []
         for goal in goals:
             if label.startswith("cold"):
