@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ioa_p2p.matching import Calibration, HybridMatcher, choose_team
+from ioa_p2p.matching import LITE, Calibration, HybridMatcher, choose_team
 from ioa_p2p.matching.calibration import LATE, LEXICAL, MINILM, SIGNALS, WORDLLAMA
 
 Chooser = Callable[[str], Sequence[str]]
@@ -117,19 +117,34 @@ def logistic_fit(x: np.ndarray, y: np.ndarray, steps: int = 3000) -> tuple[float
     return a, b
 
 
+#: Precision a calibrated team setting must keep; among those, the one with the best recall is chosen.
+MIN_PRECISION = 0.80
+TEAM_GRID = {
+    "context_weight": (0.0, 0.25, 0.5),
+    "need_threshold": (0.05, 0.1, 0.2, 0.35, 0.5),
+    "cover_margin": (0.5, 1.0, 2.0, 3.0),
+}
+
+
 def team_grid(
     matcher: HybridMatcher, data: dict[str, Any], goals: Sequence[int] | None = None
-) -> list[tuple]:
+) -> list[tuple[float, dict[str, float], dict[str, float]]]:
+    """Every team setting of :data:`TEAM_GRID` with its metrics, best first: the highest recall among
+    settings keeping :data:`MIN_PRECISION` (ties: precision), then the others by F1."""
     rows = []
-    for threshold, margin in itertools.product((0.1, 0.2, 0.35, 0.5, 0.65, 0.8), (0.5, 1.0, 1.5, 2.0, 3.0)):
+    for values in itertools.product(*TEAM_GRID.values()):
+        setting = dict(zip(TEAM_GRID, values, strict=True))
 
-        def chooser(g: str, th: float = threshold, mg: float = margin) -> Sequence[str]:
-            return choose_team(g, matcher, need_threshold=th, cover_margin=mg).keys
+        def chooser(g: str, s: dict[str, float] = setting) -> Sequence[str]:
+            return choose_team(g, matcher, **s).keys
 
         t = teams(chooser, data, goals)
         f1 = 2 * t["recall"] * t["precision"] / max(t["recall"] + t["precision"], 1e-9)
-        rows.append((f1, threshold, margin, t))
-    return sorted(rows, key=lambda r: -r[0])
+        key = (t["recall"], t["precision"]) if t["precision"] >= MIN_PRECISION else (f1 - 1.0, 0.0)
+        rows.append((key, setting, t))
+    rows.sort(key=lambda r: r[0], reverse=True)
+    return [(2 * t["recall"] * t["precision"] / max(t["recall"] + t["precision"], 1e-9), s, t)
+            for _, s, t in rows]  # fmt: skip
 
 
 def calibrate(matcher: HybridMatcher, data: dict[str, Any]) -> None:
@@ -139,15 +154,18 @@ def calibrate(matcher: HybridMatcher, data: dict[str, Any]) -> None:
         print(f"  {s:<10} ({raw[s].mean():.4f}, {raw[s].std():.4f})")
     cal = matcher.calibration
     standard = {s: (float(raw[s].mean()), float(raw[s].std())) for s in (WORDLLAMA, MINILM, LATE)}
+    lite = LITE
     for label, weights in (("hybrid", cal.weights), ("lite", {WORDLLAMA: 1.0, LEXICAL: 1.0})):
         c = Calibration(standard, weights, 1.0, 0.0)
         x, y = fused(raw, c).ravel(), gold.ravel().astype(float)
         a, b = logistic_fit(x, y)
         print(f"{label}: logistic slope {a:.3f} offset {b:.3f} (fused mean {x.mean():.2f}, gold mean "
               f"{x[y == 1].mean():.2f})")  # fmt: skip
-    print("team thresholds (need_threshold, cover_margin) by F1 of recall and precision, best first:")
-    for f1, threshold, margin, t in team_grid(matcher, data)[:8]:
-        print(f"  {threshold:.2f} {margin:.1f}  F1 {f1:.3f}  {team_row(t)}")
+    print(f"team settings: best recall with precision >= {MIN_PRECISION}, best first")
+    for variant, cal in (("hybrid", matcher.calibration), ("lite", lite)):
+        print(f"  {variant}:")
+        for f1, setting, t in team_grid(matcher.variant(cal), data)[:6]:
+            print(f"    {setting}  F1 {f1:.3f}  {team_row(t)}")
 
 
 # ----------------------------------------------------------------------------- cross-validation
@@ -187,21 +205,22 @@ def cross_validate(matcher: HybridMatcher, data: dict[str, Any], variants: dict[
             return ranking(matcher.variant(cal), data, goals)
 
         tuned = max(grid, key=lambda w: (lambda r: r["top1"] + r["mrr"])(score(w, train)))
-        best_team = team_grid(matcher, data, train)[0]
-        team_test = teams(lambda g, b=best_team: choose_team(g, matcher, need_threshold=b[1],
-                                                             cover_margin=b[2]).keys, data, test)  # fmt: skip
+        best_team = team_grid(matcher, data, train)[0][1]
+        team_test = teams(lambda g, b=best_team: choose_team(g, matcher, **b).keys, data, test)
+        team_default = teams(lambda g: choose_team(g, matcher).keys, data, test)
         row = {"tuned": score(tuned, test), "default": score(dict(base.weights), test),
-               "wordllama": score({WORDLLAMA: 1.0}, test), "team": team_test}  # fmt: skip
+               "wordllama": score({WORDLLAMA: 1.0}, test), "team": team_test,
+               "team_default": team_default}  # fmt: skip
         rows.append(row)
         print(f"split {rep}: train {len(train)} goals, test {len(test)}; weights tuned on train {tuned}; "
-              f"team thresholds {best_team[1]}/{best_team[2]}")  # fmt: skip
+              f"team setting tuned on train {best_team}")  # fmt: skip
         for k in ("tuned", "default", "wordllama"):
             print(f"   test {k:<10} Top@1 {row[k]['top1']:.3f} MRR {row[k]['mrr']:.3f}")
-        print(f"   test team       {team_row(team_test)}")
+        print(f"   test team (tuned)     {team_row(team_test)}")
+        print(f"   test team (committed) {team_row(team_default)}")
     for k in ("tuned", "default", "wordllama"):
         print(f"mean over splits, {k:<10}: Top@1 {np.mean([r[k]['top1'] for r in rows]):.3f} "
               f"MRR {np.mean([r[k]['mrr'] for r in rows]):.3f}")  # fmt: skip
-    print(
-        "mean over splits, team (thresholds tuned on train): "
-        + team_row({k: float(np.mean([r["team"][k] for r in rows])) for k in rows[0]["team"]})
-    )
+    for k, label in (("team", "tuned on train"), ("team_default", "committed")):
+        mean = {m: float(np.mean([r[k][m] for r in rows])) for m in rows[0][k]}
+        print(f"mean over splits, team ({label}): hit recall prec exact size {team_row(mean)}")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from ioa_p2p.errors import ConfigError, UsageError
-from ioa_p2p.matching import HYBRID, CardProfile, make_matcher, split_goal
+from ioa_p2p.matching import HYBRID, CardProfile, Need, make_matcher, split_goal
 from ioa_p2p.matching.encoders import TokenStates, is_content_token
 from ioa_p2p.matching.late import LateIndex
 from ioa_p2p.matching.lexical import BM25Index
@@ -54,15 +54,64 @@ def test_bm25_ranks_by_rare_shared_terms_and_updates() -> None:
     assert index.scores("tokyo", among={"crypto"}) == {}
 
 
-def test_split_goal_cuts_at_connectives_and_glues_short_pieces() -> None:
-    needs = [n.text for n in split_goal("Transcribe my lecture recording and turn it into 30 flashcards.")]
-    assert needs == ["Transcribe my lecture recording", "turn it into 30 flashcards"]
-    assert [n.text for n in split_goal("add 2 and 3")] == ["add 2 and 3"]  # "3" has no content of its own
-    three = split_goal("Find the articles, put them into English, then rewrite them for a child")
-    assert [n.index for n in three] == [0, 1, 2]
+def _texts(goal: str) -> list[str]:
+    return [n.text for n in split_goal(goal)]
+
+
+def test_split_goal_cuts_where_a_verb_starts_a_clause() -> None:
+    assert _texts("Transcribe my lecture recording and turn it into 30 flashcards.") == [
+        "Transcribe my lecture recording",
+        "turn it into 30 flashcards",
+    ]
+    # verbs the old fixed list missed, found in the lexicon: email, put, turn
+    assert _texts("Find the Spanish articles, put them into English and email them to Ana") == [
+        "Find the Spanish articles",
+        "put them into English",
+        "email them to Ana",
+    ]
+    # noun lists, numbers and proper nouns after "and"/"or" stay inside their clause
+    assert _texts("I've got a lamb shoulder, rosemary and a bag of potatoes") == [
+        "I've got a lamb shoulder, rosemary and a bag of potatoes"
+    ]
+    assert _texts("Is it on Netflix or Prime?") == ["Is it on Netflix or Prime?"]
+    assert _texts("add 2 and 3") == ["add 2 and 3"]
+    assert _texts("How many cars passed between 8 and 9 am?") == ["How many cars passed between 8 and 9 am?"]
+    # a noun that can be a verb counts as one only with an object: "and email marketing" is a noun
+    assert _texts("Plan the launch and email marketing") == ["Plan the launch and email marketing"]
+    # questions and subject + verb clauses after a connective are clauses too
+    assert _texts("What was reported this week, and how has NVDA traded since?") == [
+        "What was reported this week",
+        "how has NVDA traded since?",
+    ]
+
+
+def test_split_goal_tells_requests_from_context() -> None:
+    needs = split_goal(
+        "Someone in accounts clicked a 'DocuSign' email. Was it a scam? Set up paging if a server misbehaves."
+    )
+    assert [(n.kind, n.asks) for n in needs] == [
+        ("statement", False),
+        ("question", True),
+        ("imperative", True),
+    ]
+    heading = split_goal("Three days in Kyoto in November: plan our sightseeing.")
+    assert [n.asks for n in heading] == [False, True]
+    wants = split_goal("I need a holder for my router; our robot has to lift the tote")
+    assert [n.kind for n in wants] == ["request", "request"]
+    only = split_goal("Our GitHub Actions pipeline fails at the deploy step.")
+    assert len(only) == 1 and only[0].asks  # nothing else asks: the statement is the need
+
+
+def test_split_goal_bounds() -> None:
+    assert [n.index for n in split_goal("Find the articles, put them into English, then rewrite them")] == [
+        0,
+        1,
+        2,
+    ]
     assert split_goal("   ") == ()
-    many = split_goal("; ".join(f"task number {i} here" for i in range(10)), max_needs=4)
-    assert len(many) == 4 and "task number 9" in many[-1].text
+    assert split_goal("...") == (Need("...", 0),)
+    many = split_goal("; ".join(f"check number {i} here" for i in range(10)), max_needs=4)
+    assert len(many) == 4 and "number 9" in many[-1].text
 
 
 def _states(tokens: list[str], seed: int) -> TokenStates:

@@ -14,6 +14,7 @@ from ioa_p2p.matching import (
     choose_team,
     hybrid_matcher,
     lite_matcher,
+    team_shortlist,
 )
 
 pytest.importorskip("onnxruntime")
@@ -88,3 +89,15 @@ def test_choose_team_adds_members_only_for_uncovered_needs(matcher: HybridMatche
     assert "nimbus" not in choose_team("weather forecast for Paris", matcher, exclude={"nimbus"}).keys
     with pytest.raises(UsageError):
         choose_team("anything", matcher, max_team=0)
+
+
+def test_team_shortlist_starts_with_the_offline_team_and_is_bounded(matcher: HybridMatcher) -> None:
+    goal = "Transcribe the recording of our Osaka interviews and translate them into English"
+    pick = choose_team(goal, matcher)
+    short = team_shortlist(goal, matcher, size=4, pick=pick)
+    assert short[: len(pick.keys)] == pick.keys and len(short) == 4 and len(set(short)) == 4
+    assert set(short) <= set(AGENTS)
+    assert "scribe" not in team_shortlist(goal, matcher, size=3, exclude={"scribe"})
+    assert team_shortlist(goal, matcher, among=set()) == ()
+    with pytest.raises(UsageError):
+        team_shortlist(goal, matcher, size=0)

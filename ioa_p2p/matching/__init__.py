@@ -6,8 +6,9 @@ The package is self-contained (numpy, wordllama, and for the default matcher onn
 - :class:`CardProfile`: what we know of an agent (name, description, optional structured fields).
 - :class:`Matcher` (port) and :class:`HybridMatcher` (:func:`hybrid_matcher`, the default;
   :func:`lite_matcher` without onnxruntime): ``index(cards)``, ``rank(query, k)`` with calibrated scores.
-- :func:`split_goal` (needs from connectives and content) and :func:`choose_team` (members with the need
-  each covers; a member is added only for a need no chosen member covers).
+- :func:`split_goal` (clauses from verbs, objects and connectives) and :func:`choose_team` (members with
+  the need each covers; a member is added only for a need no chosen member covers); :func:`team_shortlist`
+  (the offline shortlist an LLM team-up chooses from).
 - :func:`make_matcher`: the matcher a config section names.
 
 ``docs/matching.md`` has the measurements behind the choice and the integration plan.
@@ -25,7 +26,7 @@ from .calibration import HYBRID, LITE, Calibration
 from .goals import Need, split_goal
 from .hybrid import HYBRID_MODEL_ID, LITE_MODEL_ID, HybridMatcher, hybrid_matcher, lite_matcher
 from .profile import CardProfile
-from .team import Member, NeedCover, TeamPick, choose_team
+from .team import Member, NeedCover, TeamPick, choose_team, team_shortlist
 
 
 def make_matcher(settings: Mapping[str, Any] | None = None) -> HybridMatcher:
@@ -64,4 +65,5 @@ __all__ = [
     "lite_matcher",
     "make_matcher",
     "split_goal",
+    "team_shortlist",
 ]

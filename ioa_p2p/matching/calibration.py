@@ -49,6 +49,8 @@ class Calibration:
     need_threshold: float = 0.5
     #: a chosen member covers a need when its fused score for it is within this of the best candidate's.
     cover_margin: float = 1.0
+    #: weight of the whole goal in a need's score for a card: (1 - w) * need + w * goal.
+    context_weight: float = 0.0
     extra: Mapping[str, float] = field(default_factory=dict)
 
     def uses(self, signal: str) -> bool:
@@ -86,6 +88,7 @@ HYBRID = Calibration(
     offset=-7.414,
     need_threshold=0.35,
     cover_margin=2.0,
+    context_weight=0.5,
 )
 """The default matcher: wordllama + MiniLM cosines, BM25, MiniLM late interaction on the shortlist."""
 
@@ -95,7 +98,8 @@ LITE = Calibration(
     slope=1.584,
     offset=-6.694,
     need_threshold=0.35,
-    cover_margin=1.0,
+    cover_margin=2.0,
+    context_weight=0.25,
 )
 """Without onnxruntime: wordllama cosine + BM25 only."""
 
