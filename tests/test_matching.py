@@ -8,6 +8,7 @@ import pytest
 from ioa_p2p.errors import ConfigError, UsageError
 from ioa_p2p.matching import HYBRID, CardProfile, Need, make_matcher, split_goal
 from ioa_p2p.matching.encoders import TokenStates, is_content_token
+from ioa_p2p.matching.goals import MAX_NEEDS
 from ioa_p2p.matching.late import LateIndex
 from ioa_p2p.matching.lexical import BM25Index
 from ioa_p2p.matching.text import language_names, media_words, terms
@@ -112,6 +113,8 @@ def test_split_goal_bounds() -> None:
     assert split_goal("...") == (Need("...", 0),)
     many = split_goal("; ".join(f"check number {i} here" for i in range(10)), max_needs=4)
     assert len(many) == 4 and "number 9" in many[-1].text
+    long = split_goal("Translate " + ", then translate ".join(f"file {i}" for i in range(3000)))
+    assert len(long) == MAX_NEEDS and long[-1].text.endswith("file 2999")
 
 
 def _states(tokens: list[str], seed: int) -> TokenStates:

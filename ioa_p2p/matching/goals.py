@@ -36,6 +36,7 @@ _CONNECTIVE = re.compile(
 )
 _LIST_MARK = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
 _TRIM = " ,.;:!-\u2013\u2014"
+_LOOKAHEAD = 80  # characters after a connective that decide whether a clause starts there
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +86,8 @@ def _clauses(sentence: str) -> list[str]:
     out: list[str] = []
     start = 0
     for cut in _CONNECTIVE.finditer(sentence):
-        if not opens_clause(sentence[cut.end() :]) or not sentence[start : cut.start()].strip(_TRIM):
+        after = sentence[cut.end() : cut.end() + _LOOKAHEAD]  # a clause's shape shows in its first words
+        if not opens_clause(after) or not sentence[start : cut.start()].strip(_TRIM):
             continue
         out.append(sentence[start : cut.start()])
         start = cut.end()
