@@ -101,3 +101,13 @@ def test_team_shortlist_starts_with_the_offline_team_and_is_bounded(matcher: Hyb
     assert team_shortlist(goal, matcher, among=set()) == ()
     with pytest.raises(UsageError):
         team_shortlist(goal, matcher, size=0)
+
+
+def test_embed_texts_uses_the_card_vector_scheme(matcher: HybridMatcher) -> None:
+    profile = CardProfile.make("scribe", AGENTS["scribe"])
+    query = matcher.embed([profile.dense_text(), "speech to text"])
+    assert query.shape == (2, matcher.dim) and query.dtype == np.float32
+    assert np.allclose(query[0], matcher.card_vectors([profile])[0], atol=1e-5)
+    assert matcher.embed([]).shape == (0, matcher.dim)
+    lite = lite_matcher()
+    assert lite.dim == 256 and np.allclose(np.linalg.norm(lite.embed(["tide times"])), 1.0, atol=1e-5)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 import math
 from collections import OrderedDict
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -114,6 +114,19 @@ class HybridMatcher:
     def card_vectors(self, profiles: Iterable[CardProfile]) -> Matrix:
         """The vector each card publishes (see the module docstring)."""
         return self._encode_cards(list(profiles), keys=None)
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        """Plain texts (queries) as vectors of this matcher's scheme: what LSH probes and vector indexes
+        compare with card vectors. With :meth:`model_id` and :attr:`dim` this makes the matcher an
+        ``ioa_p2p.embedding.Embedder``."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts = [self._wordllama.embed(list(texts))]
+        if self._minilm is not None:
+            parts.append(self._minilm.embed(list(texts)))
+        if len(parts) == 1:
+            return parts[0]
+        return (np.concatenate(parts, axis=1) * _HALF).astype(np.float32)
 
     def index(
         self, cards: Mapping[str, CardProfile], vectors: Mapping[str, npt.NDArray[np.float32]] | None = None
