@@ -208,13 +208,12 @@ class HybridMatcher:
         if rows.size == 0:
             return []
         cal = self.calibration
-        parts: dict[str, npt.NDArray[np.float32]] = {}
-        block = self._matrix[: len(self._keys)] if among is None else self._matrix[rows]
-        wl, pooled, query_states = self._encode_query(query)
-        parts[WORDLLAMA] = (block[:, :_SPLIT] @ wl) * (math.sqrt(2.0) if self._minilm else 1.0)
-        if pooled is not None:
-            parts[MINILM] = (block[:, _SPLIT:] @ pooled) * math.sqrt(2.0)
-        lexical = self._lexical.score_ids(query)[self._lex_ids[rows]]
+        count = len(self._keys)
+        block = self._matrix[:count] if among is None else self._matrix[rows]
+        lex_ids = self._lex_ids[:count] if among is None else self._lex_ids[rows]
+        parts = self._dense_parts(block, *self._encode_query(query)[:2])
+        query_states = self._encode_query(query)[2]
+        lexical = self._lexical.score_ids(query)[lex_ids]
         top = float(lexical.max()) if lexical.size else 0.0
         parts[LEXICAL] = lexical / top if top > 0 else lexical
         fused = np.zeros(len(rows), dtype=np.float32)
@@ -222,7 +221,7 @@ class HybridMatcher:
             weight = cal.weights.get(signal, 0.0)
             if weight:
                 fused += weight * (values if signal == LEXICAL else self._standard(signal, values))
-        order = [int(i) for i in np.argsort(-fused, kind="stable")[: max(k, self.shortlist)]]
+        order = _best_rows(fused, max(k, self.shortlist))
         head, tail = order[: self.shortlist], order[self.shortlist :]
         keys = {i: self._keys[int(rows[i])] for i in order}
         late: dict[str, float] = {}
@@ -234,6 +233,21 @@ class HybridMatcher:
             head.sort(key=lambda i: (-float(fused[i]), keys[i]))
         ranked = head + tail
         return [self._match(i, keys[i], float(fused[i]), parts, late) for i in ranked[:k]]
+
+    def _dense_parts(
+        self,
+        block: Matrix,
+        wordllama: npt.NDArray[np.float32],
+        pooled: npt.NDArray[np.float32] | None,
+    ) -> dict[str, npt.NDArray[np.float32]]:
+        """Both cosines of every card row in one matrix product (a contiguous pass over the rows)."""
+        if pooled is None:
+            return {WORDLLAMA: block @ wordllama}
+        query = np.zeros((self.dim, 2), dtype=np.float32)
+        query[:_SPLIT, 0] = wordllama * math.sqrt(2.0)
+        query[_SPLIT:, 1] = pooled * math.sqrt(2.0)
+        both = block @ query
+        return {WORDLLAMA: both[:, 0], MINILM: both[:, 1]}
 
     def _encode_query(self, query: str) -> _QueryCode:
         """The query's vectors and token states (the last :data:`QUERY_CACHE` queries are remembered)."""
@@ -283,6 +297,13 @@ class HybridMatcher:
         if key in late:
             detail[LATE] = late[key]
         return Match(key, self.calibration.probability(fused), fused, detail)
+
+
+def _best_rows(fused: npt.NDArray[np.float32], count: int) -> list[int]:
+    """Indices of the ``count`` highest scores, best first (ties: lower index first), without a full sort."""
+    whole = count >= len(fused)
+    chosen = np.arange(len(fused)) if whole else np.argpartition(-fused, count - 1)[:count]
+    return sorted((int(i) for i in chosen), key=lambda i: (-float(fused[i]), i))
 
 
 def hybrid_matcher(**options: int) -> HybridMatcher:
