@@ -86,7 +86,7 @@ HYBRID = Calibration(
     weights=_frozen({WORDLLAMA: 1.0, MINILM: 1.0, LEXICAL: 2.0, LATE: 1.0}),
     slope=0.672,
     offset=-7.414,
-    need_threshold=0.35,
+    need_threshold=0.1,
     cover_margin=2.0,
     context_weight=0.5,
 )
