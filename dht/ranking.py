@@ -1,0 +1,153 @@
+"""Ranking the directory's cards for a query with the offline matcher (pure: no I/O, no clock).
+
+:class:`CardRanker` keeps a :class:`~ioa_p2p.matching.HybridMatcher` in step with a
+:class:`~ioa_p2p.dht.directory.Directory`: every stored card is indexed under its peer id with its
+:class:`~ioa_p2p.matching.CardProfile` (name, description, skills, task types and, on version 2 cards, the
+structured capability fields).
+
+Mixed-version networks: a card whose vector was made under the matcher's scheme (``card.model`` equals
+the matcher's :attr:`~ioa_p2p.matching.HybridMatcher.model_id` and ``card.dim`` its ``dim``) is indexed
+with that vector as published; a card of any other model (an older node's ``wordllama/l2_supercat/256``,
+an OpenAI embedder) is re-embedded locally from its text. Either way every card is ranked by the same
+signals, so the answer does not depend on which version each peer runs.
+
+Re-embedding costs a MiniLM pass per card (a few ms), so :meth:`CardRanker.add` only queues the card;
+:meth:`CardRanker.refresh` embeds the queue in batches. The node calls ``refresh``, ``rank`` and
+``choose_team`` in a worker thread; a lock serialises them, so concurrent finds are safe.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Collection
+
+import numpy as np
+import numpy.typing as npt
+
+from ioa_p2p.card import AgentCard, SignedCard
+from ioa_p2p.matching import (
+    HYBRID_MODEL_ID,
+    LITE_MODEL_ID,
+    CardProfile,
+    HybridMatcher,
+    Match,
+    TeamPick,
+    choose_team,
+    team_shortlist,
+)
+
+#: Cards embedded per batch by :meth:`CardRanker.refresh` (bounds one pass of the model).
+BATCH = 256
+
+
+def card_profile(card: AgentCard) -> CardProfile:
+    """What the matcher knows of a card: its text fields and its structured capability fields."""
+    extra = {
+        name: tuple(getattr(card, name, ()) or ())
+        for name in ("languages", "input_types", "output_types", "tools")
+        if getattr(card, name, None)
+    }
+    return CardProfile.make(
+        card.name, card.description, skills=card.skills, task_types=card.task_types, **extra
+    )
+
+
+class CardRanker:
+    """The directory's cards in a matcher, keyed by peer id string (see the module docstring).
+
+    :meth:`add` and :meth:`remove` only queue (a short lock, safe from the event loop while a worker
+    thread ranks); :meth:`refresh` and :meth:`rank` apply the queue under the matcher's lock.
+    """
+
+    def __init__(self, matcher: HybridMatcher) -> None:
+        self.matcher = matcher
+        self._queue_lock = threading.Lock()
+        self._matcher_lock = threading.Lock()
+        self._pending: dict[str, SignedCard | None] = {}  # key -> card to index, or None to remove
+        self.reembedded = 0  # cards of another model embedded locally (a mixed-version network)
+
+    @property
+    def model_id(self) -> str:
+        return self.matcher.model_id
+
+    def compatible(self, card: SignedCard) -> bool:
+        """True when the card's published vector is in this matcher's scheme."""
+        return card.model == self.matcher.model_id and card.card.dim == self.matcher.dim
+
+    def add(self, card: SignedCard) -> None:
+        """Queue ``card`` (a new card, or a new version of a card) for :meth:`refresh`."""
+        with self._queue_lock:
+            self._pending[str(card.peer_id)] = card
+
+    def remove(self, key: str) -> None:
+        with self._queue_lock:
+            self._pending[key] = None
+
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def refresh(self) -> int:
+        """Apply the queue (embedding foreign cards); returns how many cards were indexed."""
+        with self._matcher_lock:
+            return self._refresh_locked()
+
+    def rank(self, query: str, k: int, *, among: Collection[str] | None = None) -> list[Match]:
+        """The ``k`` best indexed cards for ``query``, after applying the queue."""
+        with self._matcher_lock:
+            self._refresh_locked()
+            return self.matcher.rank(query, k, among=among)
+
+    def choose_team(self, goal: str, *, exclude: Collection[str] = (), max_team: int = 4) -> TeamPick:
+        """The offline team for ``goal`` over every indexed card (:func:`~ioa_p2p.matching.choose_team`)."""
+        with self._matcher_lock:
+            self._refresh_locked()
+            return choose_team(goal, self.matcher, exclude=exclude, max_team=max_team)
+
+    def shortlist(
+        self, goal: str, *, size: int, exclude: Collection[str] = (), max_team: int = 4
+    ) -> tuple[TeamPick, tuple[str, ...]]:
+        """The offline team and the shortlist an LLM team-up may choose from (offline team first)."""
+        with self._matcher_lock:
+            self._refresh_locked()
+            pick = choose_team(goal, self.matcher, exclude=exclude, max_team=max_team)
+            keys = team_shortlist(goal, self.matcher, size=size, exclude=exclude, pick=pick)
+            return pick, keys
+
+    def _refresh_locked(self) -> int:
+        done = 0
+        while True:
+            with self._queue_lock:
+                batch = dict(list(self._pending.items())[:BATCH])
+                for key in batch:
+                    del self._pending[key]
+            if not batch:
+                return done
+            self.matcher.remove([k for k, card in batch.items() if card is None])
+            cards = {k: card for k, card in batch.items() if card is not None}
+            profiles = {key: card_profile(card.card) for key, card in cards.items()}
+            vectors = {
+                key: np.asarray(card.embedding(), dtype=np.float32)
+                for key, card in cards.items()
+                if self.compatible(card)
+            }
+            self.matcher.index(profiles, vectors)
+            self.reembedded += len(cards) - len(vectors)
+            done += len(cards)
+
+
+def legacy_probe(
+    model_id: str, vector: npt.NDArray[np.float32]
+) -> tuple[str, int, npt.NDArray[np.float32]] | None:
+    """The previous scheme's query vector, to probe its LSH buckets during the migration (see
+    ``docs/matching.md``): for a hybrid vector, its wordllama part (the first 256 values, unit length
+    again), under model ``wordllama/l2_supercat/256``; ``None`` for any other model."""
+    if model_id != HYBRID_MODEL_ID or np.shape(vector) != (640,):
+        return None
+    part = np.asarray(vector[:256], dtype=np.float32)
+    norm = float(np.linalg.norm(part))
+    if norm == 0.0:
+        return None
+    return LITE_MODEL_ID, 256, (part / norm).astype(np.float32)
+
+
+__all__ = ["BATCH", "CardRanker", "card_profile", "legacy_probe"]

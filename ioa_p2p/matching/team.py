@@ -1,0 +1,177 @@
+"""Team formation without an LLM: who should work on a goal, and which need each member covers (pure).
+
+1. The goal as a whole is ranked; its best card is the first member (the lead pick, what ``find`` shows).
+2. The goal is cut into needs, its clauses (:func:`~ioa_p2p.matching.goals.split_goal`), and every need
+   is scored over a pool: the goal's ``pool`` best cards plus each need's ``need_pool`` best cards.
+3. A clause alone says too little ("where is my package really" reads like software packages), so a
+   need's score for a card is read in the context of its goal: ``(1 - w) * need + w * goal`` (fused
+   units), with ``w`` the calibration's :attr:`~ioa_p2p.matching.Calibration.context_weight`.
+4. Needs are visited from the most confidently matched to the least. A need is *covered* when a chosen
+   member's score for the need's own text is within ``cover_margin`` of that of the need's best candidate
+   (in context); only an uncovered need adds a member, its best candidate, and only when that
+   candidate's calibrated score in context reaches ``need_threshold``, up to ``max_team``.
+5. Each need is reported with the member that covers it best (or none).
+
+``need_threshold``, ``cover_margin`` and ``context_weight`` are calibrated per matcher on the dev data
+(``bench/bench_matching.py --calibrate``); callers may override the first two.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from ioa_p2p.errors import UsageError
+
+from .base import Match, Matcher
+from .calibration import Calibration
+from .goals import Need, split_goal
+
+POOL = 12  # best cards for the whole goal that may join (their need scores decide)
+NEED_POOL = 4  # best cards of each need that may join too
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A chosen teammate: its key, its calibrated score for the goal and the needs it covers."""
+
+    key: str
+    score: float
+    needs: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NeedCover:
+    need: str
+    key: str  # "" when no member covers it
+    score: float  # calibrated score of that member (or of the best candidate when uncovered)
+
+
+@dataclass(frozen=True, slots=True)
+class TeamPick:
+    members: tuple[Member, ...]
+    coverage: tuple[NeedCover, ...]
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        return tuple(m.key for m in self.members)
+
+
+def choose_team(
+    goal: str,
+    matcher: Matcher,
+    *,
+    among: Collection[str] | None = None,
+    exclude: Collection[str] = (),
+    max_team: int = 4,
+    need_threshold: float | None = None,
+    cover_margin: float | None = None,
+    context_weight: float | None = None,
+    pool: int = POOL,
+    need_pool: int = NEED_POOL,
+) -> TeamPick:
+    """Pick 1..``max_team`` members for ``goal`` from the matcher's cards (see the module docstring)."""
+    if max_team < 1:
+        raise UsageError("max_team must be at least 1")
+    cal = matcher.calibration
+    threshold = cal.need_threshold if need_threshold is None else need_threshold
+    margin = cal.cover_margin if cover_margin is None else cover_margin
+    weight = cal.context_weight if context_weight is None else context_weight
+    candidates = _allowed(among, exclude)
+    ranked = [m for m in matcher.rank(goal, pool, among=candidates) if m.key not in exclude]
+    needs = split_goal(goal)
+    if not ranked:
+        return TeamPick((), tuple(NeedCover(n.text, "", 0.0) for n in needs))
+    keys = {m.key for m in ranked}
+    for need in needs if need_pool else ():
+        keys.update(
+            m.key for m in matcher.rank(need.text, need_pool, among=candidates) if m.key not in exclude
+        )
+    goal_scores = {m.key: m.fused for m in matcher.rank(goal, len(keys), among=keys)}
+    alone = {n.index: {m.key: m.fused for m in matcher.rank(n.text, len(keys), among=keys)} for n in needs}
+    table = {i: _in_context(scores, goal_scores, weight) for i, scores in alone.items()}
+    chosen = [ranked[0].key]
+    for need in sorted(needs, key=lambda n: -max(table[n.index].values(), default=0.0)):
+        scores = table[need.index]
+        if not scores or len(chosen) >= max_team:
+            continue
+        best = max(scores, key=lambda k: (scores[k], k))
+        if best in chosen:
+            continue
+        own = alone[need.index]  # covered: a member is about as good for the need itself
+        if max(own.get(k, -math.inf) for k in chosen) >= own[best] - margin:
+            continue
+        if cal.probability(scores[best]) >= threshold:
+            chosen.append(best)
+    return _pick(chosen, ranked, needs, table, cal)
+
+
+def _in_context(need: Mapping[str, float], goal: Mapping[str, float], weight: float) -> dict[str, float]:
+    """A need's fused score per card, read in the context of its goal (module docstring, step 3)."""
+    floor = min(goal.values(), default=0.0)
+    return {k: (1.0 - weight) * v + weight * goal.get(k, floor) for k, v in need.items()}
+
+
+def _allowed(among: Collection[str] | None, exclude: Collection[str]) -> Collection[str] | None:
+    if not exclude:
+        return among
+    if among is None:
+        return None  # excluded keys are filtered from the results instead
+    return [k for k in among if k not in exclude]
+
+
+def _pick(
+    chosen: list[str],
+    ranked: Sequence[Match],
+    needs: Sequence[Need],
+    table: Mapping[int, Mapping[str, float]],
+    cal: Calibration,
+) -> TeamPick:
+    goal_scores = {m.key: m.score for m in ranked}
+    covers: dict[str, list[str]] = {k: [] for k in chosen}
+    coverage = []
+    for need in needs:
+        scores = table[need.index]
+        present = [k for k in chosen if k in scores]
+        if not present:
+            best = max(scores.values(), default=None)
+            coverage.append(NeedCover(need.text, "", 0.0 if best is None else cal.probability(best)))
+            continue
+        key = max(present, key=lambda k: scores[k])
+        covers[key].append(need.text)
+        coverage.append(NeedCover(need.text, key, cal.probability(scores[key])))
+    members = tuple(Member(k, goal_scores.get(k, 0.0), tuple(covers[k])) for k in chosen)
+    return TeamPick(members, tuple(coverage))
+
+
+def team_shortlist(
+    goal: str,
+    matcher: Matcher,
+    *,
+    size: int = 10,
+    among: Collection[str] | None = None,
+    exclude: Collection[str] = (),
+    pick: TeamPick | None = None,
+) -> tuple[str, ...]:
+    """The cards an LLM may choose a team from for ``goal``, chosen offline, best first (at most ``size``).
+
+    The offline team (``pick``, or :func:`choose_team`'s) comes first, then the goal's ranking and each
+    need's ranking in turns (the goal's next card, each need's next card, ...), without repeats. The LLM
+    never sees the whole directory; its choice is checked against this list by the caller.
+    """
+    if size < 1:
+        raise UsageError("the shortlist must hold at least one card")
+    pick = pick if pick is not None else choose_team(goal, matcher, among=among, exclude=exclude)
+    candidates = _allowed(among, exclude)
+    lists = [matcher.rank(goal, size, among=candidates)]
+    lists += [matcher.rank(n.text, size, among=candidates) for n in split_goal(goal)]
+    out = dict.fromkeys(k for k in pick.keys if k not in exclude)
+    for turn in range(size):
+        for ranked in lists:
+            if turn < len(ranked) and ranked[turn].key not in exclude:
+                out.setdefault(ranked[turn].key)
+    return tuple(out)[:size]
+
+
+__all__ = ["NEED_POOL", "POOL", "Member", "NeedCover", "TeamPick", "choose_team", "team_shortlist"]

@@ -1,0 +1,95 @@
+"""Words, stems and content terms of English capability text (pure, deterministic).
+
+Everything lexical in :mod:`ioa_p2p.matching` goes through :func:`terms`: lower-cased words (keeping
+``c++``, ``c#``, ``node.js``, ``s3`` whole), minus a small stop list of function words, stemmed with the
+Snowball English stemmer (so "translates", "translation" and "translating" meet). Language codes on cards
+(``ja``, ``de``) are expanded to language names by :func:`language_names` so a goal saying "Japanese"
+matches a card that lists ``ja``.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable
+
+import snowballstemmer
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.+#][a-z0-9]+)*[+#]*")
+
+#: Function words that carry no capability (pronouns, auxiliaries, articles, question words, fillers).
+STOP_WORDS = frozenset(
+    """a an the and or but if then else of to in on at by for with from into onto over under about as is are
+    was were be been being do does did doing done have has had having i me my mine we our ours us you your
+    yours he him his she her it its they them their this that these those there here what which who whom
+    whose when where why how can could should would will shall may might must not no nor so than too very
+    just also any all each every some such only own same other another more most few both either neither
+    up down out off again further once am get gets got let lets make makes made please want wants need
+    needs like i'm it's we're don't doesn't isn't can't won't i've i'll you're they're there's what's
+    via per etc ie eg""".split()  # noqa: SIM905
+)
+
+#: ISO 639-1 codes of common languages, for cards that list languages by code.
+LANGUAGE_CODES = {
+    "ar": "arabic", "bn": "bengali", "cs": "czech", "da": "danish", "de": "german", "el": "greek",
+    "en": "english", "es": "spanish", "fa": "persian", "fi": "finnish", "fr": "french", "he": "hebrew",
+    "hi": "hindi", "hu": "hungarian", "id": "indonesian", "it": "italian", "ja": "japanese",
+    "ko": "korean", "ms": "malay", "nl": "dutch", "no": "norwegian", "pl": "polish", "pt": "portuguese",
+    "ro": "romanian", "ru": "russian", "sv": "swedish", "sw": "swahili", "th": "thai", "tr": "turkish",
+    "uk": "ukrainian", "ur": "urdu", "vi": "vietnamese", "zh": "chinese",
+}  # fmt: skip
+
+_stemmer = snowballstemmer.stemmer("english")
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens of ``text``, in order (stop words included)."""
+    return _WORD.findall(text.lower())
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """The Snowball English stem of one lower-case word."""
+    result: str = _stemmer.stemWord(word)
+    return result
+
+
+def is_content(word: str) -> bool:
+    """True for a word that can carry meaning (not a stop word, not a single character)."""
+    return len(word) >= 2 and word not in STOP_WORDS
+
+
+def terms(text: str) -> list[str]:
+    """The content words of ``text``, in order, with repeats; alphabetic words stemmed (not ``node.js``)."""
+    return [stem(w) if w.isalpha() else w for w in words(text) if is_content(w)]
+
+
+def language_names(values: Iterable[str]) -> list[str]:
+    """Language entries with ISO 639-1 codes (``ja``, ``pt-BR``) replaced by their English names."""
+    out = []
+    for value in values:
+        code = value.strip().lower().replace("_", "-").split("-")[0]
+        out.append(LANGUAGE_CODES.get(code, value.strip()))
+    return out
+
+
+def media_words(values: Iterable[str]) -> list[str]:
+    """Media types as words: ``image/png`` -> ``image png``, ``application/pdf`` -> ``pdf``."""
+    out = []
+    for value in values:
+        kind, _, sub = value.strip().lower().partition("/")
+        parts = [p for p in (kind, *re.split(r"[.+-]", sub)) if p and p not in ("application", "x", "vnd")]
+        out.append(" ".join(parts))
+    return out
+
+
+__all__ = [
+    "LANGUAGE_CODES",
+    "STOP_WORDS",
+    "is_content",
+    "language_names",
+    "media_words",
+    "stem",
+    "terms",
+    "words",
+]

@@ -1,0 +1,158 @@
+"""ioa_p2p.matching: profiles, text, BM25, goal needs, late index, calibration (no model weights needed)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ioa_p2p.errors import ConfigError, UsageError
+from ioa_p2p.matching import HYBRID, CardProfile, Need, make_matcher, split_goal
+from ioa_p2p.matching.encoders import TokenStates, is_content_token
+from ioa_p2p.matching.goals import MAX_NEEDS
+from ioa_p2p.matching.late import LateIndex
+from ioa_p2p.matching.lexical import BM25Index
+from ioa_p2p.matching.text import language_names, media_words, terms
+
+
+def test_terms_stem_and_drop_function_words() -> None:
+    assert terms("Translates the reports; translating a report") == [
+        "translat",
+        "report",
+        "translat",
+        "report",
+    ]
+    assert terms("C++ and node.js in S3") == ["c++", "node.js", "s3"]
+    assert language_names(["ja", "pt-BR", "Klingon"]) == ["japanese", "portuguese", "Klingon"]
+    assert media_words(["image/png", "application/pdf"]) == ["image png", "pdf"]
+
+
+def test_profile_texts_use_structured_fields_when_present() -> None:
+    plain = CardProfile.make("py-plotter", "")
+    assert plain.dense_text() == "py plotter" and not plain.structured
+    card = CardProfile.make(
+        "reader", "Reads scans.", skills=["ocr"], languages=["de"], input_types=["application/pdf"]
+    )
+    assert card.structured
+    assert card.dense_text() == "Reads scans. Skills: ocr. Languages: german. Input: pdf."
+    fields = card.lexical_fields()
+    assert fields["languages"] == "german" and fields["media"] == "pdf" and fields["name"] == "reader"
+    with pytest.raises(UsageError, match="unknown profile fields"):
+        CardProfile.make("x", "y", skils=["typo"])
+    assert CardProfile.make("x", "y", skills=["a", " a ", ""]).skills == ("a",)
+
+
+def test_bm25_ranks_by_rare_shared_terms_and_updates() -> None:
+    index = BM25Index()
+    index.add("tokyo", {"description": "Share prices on the Tokyo Stock Exchange"})
+    index.add("crypto", {"description": "Prices of Bitcoin and Ether tokens"})
+    index.add("weather", {"description": "Weather forecasts"})
+    scores = index.normalised("What did Keyence shares do in Tokyo?")
+    assert max(scores, key=lambda k: scores[k]) == "tokyo" and scores["tokyo"] == 1.0
+    assert "weather" not in scores
+    index.add("tokyo", {"description": "Weather in Tokyo"})  # re-indexing replaces the document
+    index.remove("weather")
+    assert len(index) == 2 and index.scores("forecasts") == {}
+    assert index.scores("tokyo", among={"crypto"}) == {}
+
+
+def _texts(goal: str) -> list[str]:
+    return [n.text for n in split_goal(goal)]
+
+
+def test_split_goal_cuts_where_a_verb_starts_a_clause() -> None:
+    assert _texts("Transcribe my lecture recording and turn it into 30 flashcards.") == [
+        "Transcribe my lecture recording",
+        "turn it into 30 flashcards",
+    ]
+    # verbs the old fixed list missed, found in the lexicon: email, put, turn
+    assert _texts("Find the Spanish articles, put them into English and email them to Ana") == [
+        "Find the Spanish articles",
+        "put them into English",
+        "email them to Ana",
+    ]
+    # noun lists, numbers and proper nouns after "and"/"or" stay inside their clause
+    assert _texts("I've got a lamb shoulder, rosemary and a bag of potatoes") == [
+        "I've got a lamb shoulder, rosemary and a bag of potatoes"
+    ]
+    assert _texts("Is it on Netflix or Prime?") == ["Is it on Netflix or Prime?"]
+    assert _texts("add 2 and 3") == ["add 2 and 3"]
+    assert _texts("How many cars passed between 8 and 9 am?") == ["How many cars passed between 8 and 9 am?"]
+    # a noun that can be a verb counts as one only with an object: "and email marketing" is a noun
+    assert _texts("Plan the launch and email marketing") == ["Plan the launch and email marketing"]
+    # questions and subject + verb clauses after a connective are clauses too
+    assert _texts("What was reported this week, and how has NVDA traded since?") == [
+        "What was reported this week",
+        "how has NVDA traded since?",
+    ]
+
+
+def test_split_goal_tells_requests_from_context() -> None:
+    needs = split_goal(
+        "Someone in accounts clicked a 'DocuSign' email. Was it a scam? Set up paging if a server misbehaves."
+    )
+    assert [(n.kind, n.asks) for n in needs] == [
+        ("statement", False),
+        ("question", True),
+        ("imperative", True),
+    ]
+    heading = split_goal("Three days in Kyoto in November: plan our sightseeing.")
+    assert [n.asks for n in heading] == [False, True]
+    wants = split_goal("I need a holder for my router; our robot has to lift the tote")
+    assert [n.kind for n in wants] == ["request", "request"]
+    only = split_goal("Our GitHub Actions pipeline fails at the deploy step.")
+    assert len(only) == 1 and only[0].asks  # nothing else asks: the statement is the need
+
+
+def test_split_goal_bounds() -> None:
+    assert [n.index for n in split_goal("Find the articles, put them into English, then rewrite them")] == [
+        0,
+        1,
+        2,
+    ]
+    assert split_goal("   ") == ()
+    assert split_goal("...") == (Need("...", 0),)
+    many = split_goal("; ".join(f"check number {i} here" for i in range(10)), max_needs=4)
+    assert len(many) == 4 and "number 9" in many[-1].text
+    long = split_goal("Translate " + ", then translate ".join(f"file {i}" for i in range(3000)))
+    assert len(long) == MAX_NEEDS and long[-1].text.endswith("file 2999")
+
+
+def _states(tokens: list[str], seed: int) -> TokenStates:
+    rng = np.random.default_rng(seed)
+    vectors = rng.standard_normal((len(tokens), 384)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    return TokenStates(tuple(tokens), vectors.astype(np.float16))
+
+
+def test_late_index_scores_max_similarity_and_bounds_its_cache() -> None:
+    late = LateIndex(capacity=2)
+    a, b, c = _states(["gpu", "notebook"], 1), _states(["plot"], 2), _states(["tide"], 3)
+    late.add("a", a.tokens, a)
+    late.add("b", b.tokens, b)
+    late.add("c", c.tokens, c)  # evicts "a" (least recently used)
+    assert late.missing(["a", "b", "c", "unknown"]) == ["a"]
+    late.put("a", a)
+    scores = late.scores(TokenStates(a.tokens[:1], a.vectors[:1]), ["a", "b", "c"])
+    assert set(scores) == {"a", "c"}  # "b" was evicted by putting "a" back
+    assert scores["a"] == pytest.approx(1.0, abs=1e-2) and scores["c"] < 0.5
+    assert late.remove("a") and not late.remove("a") and len(late) == 2
+    with pytest.raises(UsageError):
+        LateIndex(capacity=0)
+
+
+def test_content_tokens_and_calibration() -> None:
+    assert is_content_token("##ing") and is_content_token("gpu")
+    assert not is_content_token("[CLS]") and not is_content_token("the") and not is_content_token(",")
+    assert 0.0 < HYBRID.probability(0.0) < HYBRID.probability(10.0) < 1.0
+    assert HYBRID.probability(HYBRID.fused_for(0.35)) == pytest.approx(0.35)
+    assert HYBRID.probability(-1e6) == 0.0
+
+
+def test_make_matcher_rejects_bad_settings() -> None:
+    with pytest.raises(ConfigError, match="unknown matcher"):
+        make_matcher({"matcher": "bert"})
+    with pytest.raises(ConfigError, match="unknown matcher options"):
+        make_matcher({"shortlst": 3})
+    with pytest.raises(ConfigError, match="positive integer"):
+        make_matcher({"shortlist": 0})
+    assert make_matcher({"matcher": "lite"}).model_id == "wordllama/l2_supercat/256"
