@@ -12,15 +12,14 @@
 
 from __future__ import annotations
 
-import functools
 import os
 import re
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
-from ioa_p2p.adapters.remote.scrub import scrub, strip_userinfo
+from ioa_p2p.adapters.remote.scrub import scrub
 from ioa_p2p.errors import (
     AdapterOptionsError,
     IoAError,
@@ -29,72 +28,20 @@ from ioa_p2p.errors import (
     PeerUnreachable,
     RemotePeerError,
 )
+from ioa_p2p.llm.bounded_http import bounded_transport as shared_bounded_transport
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-@functools.cache
-def _bounded_transport_class(lib: Any) -> Any:
-    """A transport class for the httpx-compatible library ``lib`` (``httpx``, or ``httpx2`` that the ``mcp``
-    package uses) that cuts every response body off at a byte limit."""
-
-    class BoundedStream(lib.AsyncByteStream):  # type: ignore[misc]
-        def __init__(self, inner: Any, limit: int, where: str) -> None:
-            self._inner = inner
-            self._limit = limit
-            self._where = where
-
-        async def __aiter__(self) -> AsyncIterator[bytes]:
-            seen = 0
-            chunks = self._inner.__aiter__()
-            try:
-                async for chunk in chunks:
-                    seen += len(chunk)
-                    if seen > self._limit:
-                        raise MessageTooLarge(
-                            f"the response from {self._where} is larger than {self._limit} bytes; "
-                            "raise the adapter's max_response_kb if that is expected"
-                        )
-                    yield chunk
-            finally:
-                close = getattr(chunks, "aclose", None)
-                if close is not None:  # the library's own generator: end it now, not at garbage collection
-                    await close()
-
-        async def aclose(self) -> None:
-            await self._inner.aclose()
-
-    class BoundedTransport(lib.AsyncBaseTransport):  # type: ignore[misc]
-        def __init__(self, inner: Any, limit: int) -> None:
-            self._inner = inner
-            self._limit = limit
-
-        async def handle_async_request(self, request: Any) -> Any:
-            response = await self._inner.handle_async_request(request)
-            where = strip_userinfo(str(request.url.copy_with(query=None)))
-            declared = response.headers.get("content-length", "")
-            if declared.isdigit() and int(declared) > self._limit:
-                await response.aclose()
-                raise MessageTooLarge(
-                    f"the response from {where} declares {declared} bytes, over the limit of {self._limit}"
-                )
-            return lib.Response(
-                status_code=response.status_code,
-                headers=response.headers,
-                stream=BoundedStream(response.stream, self._limit, where),
-                extensions=response.extensions,
-            )
-
-        async def aclose(self) -> None:
-            await self._inner.aclose()
-
-    return BoundedTransport
+def _too_large(message: str) -> Exception:
+    return MessageTooLarge(f"{message}; raise the adapter's max_response_kb if that is expected")
 
 
 def bounded_transport(limit: int, *, lib: Any = httpx) -> Any:
     """A transport of ``lib`` (default httpx) on which no response body may exceed ``limit`` bytes
-    (:class:`~ioa_p2p.errors.MessageTooLarge`, raised as the bytes arrive)."""
-    return _bounded_transport_class(lib)(lib.AsyncHTTPTransport(retries=0), limit)
+    (:class:`~ioa_p2p.errors.MessageTooLarge`, raised as the bytes arrive; one implementation with the
+    model client's, :mod:`ioa_p2p.llm.bounded_http`)."""
+    return shared_bounded_transport(limit, lib=lib, too_large=_too_large)
 
 
 def open_http_client(

@@ -83,7 +83,7 @@ class OpenAIModel:
             timeout=timeout,
             max_retries=0,
             default_headers=headers or None,
-            http_client=capped_http_client(max_response_bytes, where=f"the model server at {self._url}"),
+            http_client=capped_http_client(max_response_bytes),
         )
 
     @property
