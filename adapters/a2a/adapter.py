@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
-from urllib.parse import urlsplit
 
 import httpx
 import trio
@@ -27,6 +26,7 @@ from ioa_p2p.adapters.a2a.remote import KIND, RemoteAgent, adapter_card, connect
 from ioa_p2p.adapters.base import CRASH, TIMEOUT, AdapterCard, Task, TaskContext, TaskResult, parse_options
 from ioa_p2p.adapters.lifecycle import Lifetime
 from ioa_p2p.adapters.remote import (
+    check_http_url,
     expand_headers,
     header_secrets,
     open_http_client,
@@ -53,9 +53,7 @@ class A2AOptions:
 
 
 def _validate(o: A2AOptions) -> None:
-    parts = urlsplit(o.url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise AdapterOptionsError(f"adapter 'a2a' option url must be an http(s) URL, not {o.url!r}")
+    check_http_url(o.url, kind="a2a")
     positive = ("card_timeout", "timeout", "poll_interval", "cancel_timeout", "read_timeout")
     for name in positive:
         if not getattr(o, name) > 0:

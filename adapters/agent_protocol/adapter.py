@@ -40,6 +40,7 @@ from ioa_p2p.adapters.base import (
 )
 from ioa_p2p.adapters.remote import (
     FileCollector,
+    check_http_url,
     clip_text,
     expand_headers,
     fit_card,
@@ -69,11 +70,7 @@ class AgentProtocolOptions:
 
 
 def _validate(o: AgentProtocolOptions) -> None:
-    parts = urlsplit(o.url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise AdapterOptionsError(
-            f"adapter 'agent_protocol' option url must be an http(s) URL, not {o.url!r}"
-        )
+    check_http_url(o.url, kind="agent_protocol")
     if not (o.max_steps >= 1 and o.step_timeout > 0 and o.timeout > 0 and o.max_response_kb >= 1):
         raise AdapterOptionsError(
             "adapter 'agent_protocol': max_steps, timeouts and max_response_kb must be > 0"

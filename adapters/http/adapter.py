@@ -54,6 +54,7 @@ from ioa_p2p.adapters.base import (
 )
 from ioa_p2p.adapters.http.mapping import get_path, put_path
 from ioa_p2p.adapters.remote import (
+    check_http_url,
     clip_text,
     expand_headers,
     fit_card,
@@ -97,9 +98,7 @@ class HttpOptions:
 
 
 def _validate(o: HttpOptions) -> None:
-    parts = urlsplit(o.url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise AdapterOptionsError(f"adapter 'http' option url must be an http(s) URL, not {o.url!r}")
+    check_http_url(o.url, kind="http")
     if o.method.upper() not in METHODS:
         raise AdapterOptionsError(f"adapter 'http' option method must be one of {list(METHODS)}")
     if o.response not in ("json", "text"):

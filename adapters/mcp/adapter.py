@@ -20,7 +20,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
-from urllib.parse import urlsplit
 
 import mcp
 import trio
@@ -30,7 +29,14 @@ from ioa_p2p.adapters.lifecycle import Lifetime, single_error
 from ioa_p2p.adapters.mcp.connection import ServerLog, ServerSpec, list_tools, open_session, translate_errors
 from ioa_p2p.adapters.mcp.results import to_task_result
 from ioa_p2p.adapters.mcp.task_syntax import parse_tool_call
-from ioa_p2p.adapters.remote import expand_env_refs, expand_headers, fit_card, header_secrets, usage_record
+from ioa_p2p.adapters.remote import (
+    check_http_url,
+    expand_env_refs,
+    expand_headers,
+    fit_card,
+    header_secrets,
+    usage_record,
+)
 from ioa_p2p.adapters.toolloop import Limits, ToolChooser, ToolLoop, ToolSpec
 from ioa_p2p.errors import (
     AdapterOptionsError,
@@ -67,8 +73,8 @@ class McpOptions:
 def _server_spec(o: McpOptions, env: Mapping[str, str] | None) -> ServerSpec:
     if bool(o.command) == bool(o.url):
         raise AdapterOptionsError("adapter 'mcp' needs exactly one of command (a stdio server) or url (HTTP)")
-    if o.url and (urlsplit(o.url).scheme not in ("http", "https") or not urlsplit(o.url).hostname):
-        raise AdapterOptionsError(f"adapter 'mcp' option url must be an http(s) URL, not {o.url!r}")
+    if o.url:
+        check_http_url(o.url, kind="mcp")
     if o.command and not o.command[0]:
         raise AdapterOptionsError("adapter 'mcp' option command must start with a program")
     if not (o.start_timeout > 0 and o.call_timeout > 0 and o.max_tools >= 1 and o.max_response_kb >= 1):

@@ -14,6 +14,7 @@ from ioa_p2p.adapters.remote.card import MAX_REMOTE_SKILLS, cut_utf8, fit_card, 
 from ioa_p2p.adapters.remote.endpoint import Endpoint, endpoint_from_settings
 from ioa_p2p.adapters.remote.http_client import (
     bounded_transport,
+    check_http_url,
     expand_env_refs,
     expand_headers,
     header_secrets,
@@ -39,6 +40,7 @@ __all__ = [
     "FileCollector",
     "Report",
     "bounded_transport",
+    "check_http_url",
     "clip_text",
     "context_lines",
     "cut_utf8",

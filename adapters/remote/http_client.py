@@ -16,6 +16,7 @@ import os
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -58,6 +59,14 @@ def open_http_client(
         headers=dict(headers or {}),
         follow_redirects=False,
     )
+
+
+def check_http_url(url: str, *, kind: str) -> None:
+    """An :class:`~ioa_p2p.errors.AdapterOptionsError` unless ``url`` (adapter ``kind``'s ``url`` option)
+    is an http(s) URL with a host."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise AdapterOptionsError(f"adapter {kind!r} option url must be an http(s) URL, not {url!r}")
 
 
 def expand_env_refs(value: str, *, where: str, env: Mapping[str, str] | None = None) -> str:
@@ -116,6 +125,7 @@ def translate_http_error(exc: Exception, what: str, secrets: list[str] | None = 
 
 
 __all__ = [
+    "check_http_url",
     "bounded_transport",
     "expand_env_refs",
     "expand_headers",
