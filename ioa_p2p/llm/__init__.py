@@ -7,8 +7,10 @@
   one attempt per call (callers bound the whole call), ``max_tokens``, JSON schema detected per server
 - ``failures.py``       what may be said of a model failure (its kind; URLs without userinfo) and the
   prompt budget's token estimate
+- ``bounded_http.py``   response bodies bounded as they arrive (``[model] max_response_bytes``); the same
+  transport serves the remote-agent adapters' HTTP clients
 
-Imports: :mod:`ioa_p2p.errors` only (and the ``openai`` package).
+Imports: :mod:`ioa_p2p.errors` only (and the ``openai`` package and its HTTP package).
 """
 
 from ioa_p2p.llm.json_repair import parse_json_object
