@@ -9,12 +9,13 @@ Files:
 - ``registry.py``      adapters by kind through the entry-point group ``ioa_p2p.adapters``:
                        :func:`load_adapter`, :func:`adapter_from_config`, :func:`open_adapter`,
                        :func:`list_adapters`;
-- ``python_runner.py`` kind ``python``: runs a fenced Python block in a sandboxed subprocess
+- ``python/``          kind ``python``: runs a fenced Python block in a sandboxed subprocess
                        (time, memory, no network, scratch directory, output and files);
-- ``calculator.py``    kind ``calculator``: exact arithmetic from plain-language tasks, no ``eval``;
-- ``retrieval.py``     kind ``retrieval``: passages with citations from a local folder of documents,
-                       by offline embedding search;
-- ``echo.py``          kind ``echo``: a deterministic adapter for tests only (it does no work).
+- ``calculator/``      kind ``calculator``: exact arithmetic from plain-language tasks, no ``eval``;
+- ``retrieval/``       kind ``retrieval``: passages with citations from a local folder of documents,
+                       by offline embedding search.
+
+The ``echo`` kind, a deterministic adapter for tests only, is :mod:`ioa_p2p.testing.echo`.
 
 Typical use by a node::
 
@@ -24,7 +25,7 @@ Typical use by a node::
     await adapter.aclose()
 """
 
-from .base import (
+from ioa_p2p.adapters.base import (
     BAD_OUTPUT,
     CRASH,
     FAILURE_KINDS,
@@ -41,7 +42,7 @@ from .base import (
     parse_options,
     run_task,
 )
-from .registry import (
+from ioa_p2p.adapters.registry import (
     ENTRY_POINT_GROUP,
     AdapterInfo,
     adapter_from_config,

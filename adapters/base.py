@@ -26,8 +26,16 @@ from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import trio
 
-from ioa_p2p import canonical
+from ioa_p2p.conversation.failures import (
+    ADAPTER_FAILURES,
+    BAD_OUTPUT,
+    CRASH,
+    REJECTED,
+    TASK_ERROR,
+    TIMEOUT,
+)
 from ioa_p2p.errors import AdapterOptionsError, BadAdapterOutput, IoAError, TaskRejected
+from ioa_p2p.wire import canonical
 
 log = logging.getLogger(__name__)
 
@@ -38,13 +46,8 @@ MAX_FILES_BYTES = 512 * 1024
 MAX_FILE_NAME = 200
 MAX_PROGRESS_CHARS = 500
 
-# Why a task failed (``TaskResult.failure``).
-TIMEOUT = "timeout"  # the deadline passed (or the adapter's own time limit)
-CRASH = "crash"  # the adapter raised an unexpected exception
-BAD_OUTPUT = "bad_output"  # the adapter returned something that is not a valid, bounded TaskResult
-REJECTED = "rejected"  # the adapter cannot do this kind of task (TaskRejected)
-TASK_ERROR = "task_error"  # the task ran and failed (code raised, nothing relevant found, ...)
-FAILURE_KINDS = frozenset({TIMEOUT, CRASH, BAD_OUTPUT, REJECTED, TASK_ERROR})
+# Why a task failed (``TaskResult.failure``): defined once, in :mod:`ioa_p2p.conversation.messages`.
+FAILURE_KINDS = ADAPTER_FAILURES
 
 
 @dataclass(frozen=True, slots=True)

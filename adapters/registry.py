@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, cast
 
+from ioa_p2p.adapters.base import Adapter, AdapterCard
 from ioa_p2p.errors import (
     AdapterLoadError,
     AdapterOptionsError,
@@ -37,8 +38,6 @@ from ioa_p2p.errors import (
     IoAError,
     UnknownAdapter,
 )
-
-from .base import Adapter, AdapterCard
 
 log = logging.getLogger(__name__)
 

@@ -17,12 +17,12 @@ import os
 import random
 import time
 
-from ioa_p2p.audit import audit_history, verify_batch
-from ioa_p2p.chat import make_genesis, make_message
-from ioa_p2p.history import ChatHistory
-from ioa_p2p.history_file import export_history, parse_history
+from ioa_p2p.history.audit import audit_history, verify_batch
+from ioa_p2p.history.bodies import make_genesis, make_message
+from ioa_p2p.history.dag import ChatHistory
+from ioa_p2p.history.file import export_history, parse_history
 from ioa_p2p.identity import Identity
-from ioa_p2p.wire import Envelope
+from ioa_p2p.wire.envelope import Envelope
 
 
 def build(messages: int, authors: int, seed: int = 1) -> bytes:

@@ -34,17 +34,17 @@ from typing import Any
 
 import trio
 
-from ioa_p2p import canonical
-from ioa_p2p.chat import make_genesis
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import IoAError
-from ioa_p2p.history import ChatHistory, Entry
+from ioa_p2p.history.bodies import make_genesis
+from ioa_p2p.history.dag import ChatHistory, Entry
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node import Node, open_node
-from ioa_p2p.node.chats import Chats, _row
-from ioa_p2p.node.libp2p_patches import quiet_libp2p_logs
-from ioa_p2p.node.store import STATUS_MEMBER, ChatStore
-from ioa_p2p.wire import Envelope
+from ioa_p2p.node.chats.service import Chats, _row
+from ioa_p2p.node.chats.store import STATUS_MEMBER, ChatStore
+from ioa_p2p.node.net.libp2p_patches import quiet_libp2p_logs
+from ioa_p2p.wire import canonical
+from ioa_p2p.wire.envelope import Envelope
 
 SUBMIT = "/ioa/bench/star-submit/1.0.0"
 FORWARD = "/ioa/bench/star-forward/1.0.0"
@@ -89,7 +89,7 @@ async def open_members(root: Path, n: int) -> AsyncIterator[list[Node]]:
 
 async def bench_direct(root: Path, n: int, latency: int, burst: int) -> dict[str, float]:
     async with open_members(root / f"direct{n}", n) as nodes:
-        chats: list[Chats] = [node.services["chats"] for node in nodes]
+        chats: list[Chats] = [node.services.chats for node in nodes]
         handle = await chats[0].create_chat([node.peer_id for node in nodes[1:]], "bench")
         chat_id = handle.chat_id
         sender = chats[0]
@@ -267,7 +267,7 @@ class Relay:
 
 
 def _relay_row(env: Envelope, body: Any) -> Any:
-    from ioa_p2p.node.store import MessageRow
+    from ioa_p2p.node.chats.store import MessageRow
 
     return MessageRow(env.hash, body.chat_id, env.author.raw, env.seq, 0, env.ts, body.kind, env.to_cbor())
 

@@ -1,6 +1,6 @@
 """Discovery quality on the teaming dev set: Top@1, Top@5 and MRR of the gold agent per goal.
 
-    /work/venv/bin/python bench/bench_discovery.py [path/to/teaming-dev.json]
+    .venv/bin/python bench/bench_discovery.py [path/to/teaming-dev.json]
 
 Each agent of the set becomes a card exactly as a node would issue it (``card_text(name, description)``
 embedded by the embedder); each goal is embedded as a ``find`` query and the cards are ranked by cosine
@@ -18,12 +18,14 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from shared_data import data_file, require
+
 from ioa_p2p.card import card_text, issue_card
 from ioa_p2p.dht.directory import Directory
 from ioa_p2p.embedding import Embedder, HashingEmbedder, WordLlamaEmbedder
 from ioa_p2p.identity import Identity
 
-DEFAULT_PATH = Path("/work/shared/data/teaming-dev.json")
+DEFAULT_PATH = data_file("teaming-dev.json")
 NOW = 1_700_000_000_000
 
 
@@ -67,7 +69,7 @@ def evaluate(data: dict[str, Any], embedder: Embedder) -> dict[str, dict[str, fl
 
 
 def main(argv: list[str]) -> int:
-    path = Path(argv[1]) if len(argv) > 1 else DEFAULT_PATH
+    path = require(Path(argv[1]) if len(argv) > 1 else DEFAULT_PATH)
     if not path.exists():
         print(f"teaming data set not found at {path}; nothing to measure (pass a path to a teaming-*.json)")
         return 0

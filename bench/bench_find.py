@@ -1,6 +1,6 @@
 """``find`` latency (p50/p95) and recall@5 against exact search over all cards, at N = 10, 25, 50 nodes.
 
-    /work/venv/bin/python bench/bench_find.py [--sizes 10,25,50] [--queries 30] [--modes dht,gossip]
+    .venv/bin/python bench/bench_find.py [--sizes 10,25,50] [--queries 30] [--modes dht,gossip]
 
 Nodes are real libp2p hosts on 127.0.0.1 (TCP, Noise, yamux) but run IN ONE PROCESS (one event loop,
 one core): every figure includes the other N-1 nodes' work, so they are pessimistic compared with one
@@ -36,12 +36,13 @@ from typing import Any
 
 import numpy as np
 import trio
+from shared_data import data_file
 
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import open_node
 
-DATA = Path("/work/shared/data/teaming-dev.json")
+DATA = data_file("teaming-dev.json")
 SUBJECTS = [
     "invoices",
     "weather",
@@ -81,7 +82,11 @@ VERBS = [
 def agents_and_goals(n: int) -> tuple[list[tuple[str, str]], list[str]]:
     agents: list[tuple[str, str]] = []
     goals: list[str] = []
-    if DATA.exists():
+    if not DATA.exists():
+        print(
+            f"note: {DATA} is absent (set IOA_SHARED); using generated agents and goals only", file=sys.stderr
+        )
+    else:
         data = json.loads(DATA.read_text(encoding="utf-8"))
         agents = [(a["name"], a["description"]) for a in data["agents"]]
         goals = [g["goal"] for g in data["goals"]]
@@ -114,7 +119,7 @@ async def open_bench_nodes(n: int, discovery: dict[str, Any]) -> AsyncIterator[l
             node = await stack.enter_async_context(
                 open_node(config, identity=Identity.generate(), write_info=False, control_api=False)
             )
-            peers.append((node, node.services.get("discovery")))
+            peers.append((node, node.services.discovery))
         yield peers
 
 

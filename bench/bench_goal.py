@@ -43,7 +43,7 @@ from typing import Any
 import trio
 
 from ioa_p2p.bootstrap.testnet import NodeSpec, open_testnet
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.control_client import ControlClient
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import Node, open_node
@@ -190,7 +190,7 @@ async def run_inprocess(root: Path, n: int, goals: int, settle: float) -> None:
             nodes.append(node)
         up = time.monotonic() - started
         progress(f"N={n}: {n} in-process nodes up in {up:.1f} s")
-        directory = nodes[0].services["discovery"].directory
+        directory = nodes[0].services.discovery.directory
         with trio.move_on_after(120):
             while len(directory) < n:  # noqa: ASYNC110 - polling the directory size is the measurement
                 await trio.sleep(0.1)

@@ -1,6 +1,6 @@
 """Card propagation by gossip: time until a new card version has reached all N nodes (N = 10, 25, 50).
 
-    /work/venv/bin/python bench/bench_gossip.py [--sizes 10,25,50] [--rounds 10]
+    .venv/bin/python bench/bench_gossip.py [--sizes 10,25,50] [--rounds 10]
 
 Nodes are real libp2p hosts on 127.0.0.1 IN ONE PROCESS (one event loop on one core, so every figure
 includes the work of all N nodes: pessimistic compared with one process per node). Once every

@@ -1,6 +1,6 @@
 """Local index: recall@10 and query time of the annoy snapshot (+ exact delta) against exact numpy search.
 
-    /work/venv/bin/python bench/bench_index.py [--sizes 10000,100000] [--queries 200]
+    .venv/bin/python bench/bench_index.py [--sizes 10000,100000] [--queries 200]
 
 Vectors are real wordllama embeddings (256-d) of generated agent descriptions, so they have the
 clustered structure of real cards (random Gaussian vectors would flatter neither method). Each size is

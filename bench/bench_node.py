@@ -14,11 +14,12 @@ from pathlib import Path
 
 import trio
 
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import open_node
-from ioa_p2p.node.libp2p_patches import quiet_libp2p_logs
-from ioa_p2p.wire import Envelope, Text
+from ioa_p2p.node.net.libp2p_patches import quiet_libp2p_logs
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.text import Text
 
 BENCH_PROTOCOL = "/ioa/bench/sink/1.0.0"
 
@@ -32,8 +33,10 @@ async def main(rounds: int) -> None:
     quiet_libp2p_logs()
     root = Path(tempfile.mkdtemp())
     cfg = lambda name: NodeConfig(home=root / name)  # noqa: E731
-    async with open_node(cfg("a"), identity=Identity.generate(), write_info=False) as a, \
-            open_node(cfg("b"), identity=Identity.generate(), write_info=False) as b:
+    async with (
+        open_node(cfg("a"), identity=Identity.generate(), write_info=False) as a,
+        open_node(cfg("b"), identity=Identity.generate(), write_info=False) as b,
+    ):
         connects = []
         for _ in range(5):
             start = time.perf_counter()
@@ -41,16 +44,18 @@ async def main(rounds: int) -> None:
             connects.append(time.perf_counter() - start)
             await b.host.get_network().close_peer(a.host.get_id())
             await trio.sleep(0.05)
-        print(f"connect (Noise+yamux, dial patch on): median {statistics.median(connects)*1000:.1f} ms")
+        print(f"connect (Noise+yamux, dial patch on): median {statistics.median(connects) * 1000:.1f} ms")
 
-        messaging = b.services["messaging"]
+        messaging = b.services.messaging
         rtts = []
         for i in range(rounds):
             start = time.perf_counter()
             await messaging.send_text(a.peer_id, f"m{i}")
             rtts.append(time.perf_counter() - start)
-        print(f"direct message, new stream each (sign, send, verify, ack): "
-              f"p50 {pct(rtts, .5)*1000:.2f} ms  p95 {pct(rtts, .95)*1000:.2f} ms  n={rounds}")
+        print(
+            f"direct message, new stream each (sign, send, verify, ack): "
+            f"p50 {pct(rtts, 0.5) * 1000:.2f} ms  p95 {pct(rtts, 0.95) * 1000:.2f} ms  n={rounds}"
+        )
 
         received = 0
         done = trio.Event()
@@ -74,8 +79,10 @@ async def main(rounds: int) -> None:
             await stream.send_many(envs[i : i + 32])
         await stream.receive()
         elapsed = time.perf_counter() - start
-        print(f"one stream, batches of 32, verify each: {len(envs)/elapsed:,.0f} msg/s "
-              f"({len(envs)} envelopes of {len(envs[0])} B)")
+        print(
+            f"one stream, batches of 32, verify each: {len(envs) / elapsed:,.0f} msg/s "
+            f"({len(envs)} envelopes of {len(envs[0])} B)"
+        )
         await stream.close()
 
 

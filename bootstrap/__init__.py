@@ -1,8 +1,7 @@
 """ioa_p2p.bootstrap: bootstrap/relay nodes and local testnets (installed from the top-level ``bootstrap/``).
 
-- ``relay.py``    circuit relay v2: the ``[relay]`` config table and the ``relay`` node service (hop for
-                  others, reservations, dialing ``/p2p-circuit`` addresses; ``GET /relay``,
-                  ``POST /relay/connect``)
+Circuit relay v2 itself, the ``relay`` service every node runs, is :mod:`ioa_p2p.node.relay`.
+
 - ``bootnode.py`` a bootstrap node: a normal node without an agent, relaying by default
                   (``ioa bootstrap start``)
 - ``testnet.py``  :func:`open_testnet`: a bootstrap node and agent nodes as separate OS processes on

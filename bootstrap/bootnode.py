@@ -2,7 +2,7 @@
 
 New peers list its multiaddr (``/ip4/<public ip>/tcp/<port>/p2p/<its peer id>``) in ``[node].bootstrap`` (or
 ``ioa node start --bootstrap``); through it they fill their DHT routing tables and meet each other. By default
-it is also a circuit relay v2 *hop* (``[relay].hop = true``, limits in :mod:`ioa_p2p.bootstrap.relay`), so
+it is also a circuit relay v2 *hop* (``[relay].hop = true``, limits in :mod:`ioa_p2p.node.relay.service`), so
 peers behind NAT can hold a reservation on it and be reached through it.
 
 :func:`bootstrap_config` turns any node config into a bootstrap node's (pure); ``ioa bootstrap start`` runs
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 
 if TYPE_CHECKING:
     from ioa_p2p.node import Node
@@ -46,7 +46,7 @@ def describe(node: Node) -> list[str]:
     lines = [f"listening on {addr}" for addr in node.listen_addrs()]
     lines.append(f"peer id {node.peer_id}")
     lines.append(f"control api on 127.0.0.1:{node.control.port}")
-    relay = node.services.get("relay")
+    relay = node.services.relay
     if relay is not None and relay.settings.hop:
         s = relay.settings
         lines.append(

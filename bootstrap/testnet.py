@@ -35,7 +35,7 @@ from typing import Any
 import tomli_w
 import trio
 
-from ioa_p2p.config import CONFIG_FILE_NAME, NODE_INFO_FILE_NAME, TOKEN_FILE_NAME
+from ioa_p2p.config.node_config import CONFIG_FILE_NAME, NODE_INFO_FILE_NAME, TOKEN_FILE_NAME
 from ioa_p2p.control_client import ControlClient
 from ioa_p2p.errors import IoAError, IoATimeout, NodeProcessError, UsageError
 from ioa_p2p.identity import PeerId, create_key_file

@@ -23,10 +23,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ioa_p2p.card import SignedCard, newer_than
+from ioa_p2p.dht.index import ExactIndex, VectorIndex
 from ioa_p2p.errors import UsageError
 from ioa_p2p.identity import PeerId
-
-from .index import ExactIndex, VectorIndex
 
 DEFAULT_MAX_CARDS = 200_000
 

@@ -336,6 +336,7 @@ __all__ = [
     "AnnoyIndex",
     "BuiltSnapshot",
     "ExactIndex",
+    "Matrix",
     "RebuildJob",
     "VectorIndex",
     "exact_scores",

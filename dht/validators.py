@@ -15,8 +15,7 @@ version we already hold (a replay).
 from __future__ import annotations
 
 from collections.abc import Callable
-
-from libp2p.records.validator import Validator
+from typing import Protocol
 
 from ioa_p2p.card import SignedCard, parse_card, select_newest, try_parse_card
 from ioa_p2p.errors import AuthorMismatch, InvalidCard, InvalidPeerId, ReplayedCard
@@ -26,6 +25,15 @@ NAMESPACE = "ioa"
 CARD_PREFIX = f"/{NAMESPACE}/card/"
 
 Clock = Callable[[], int]
+
+
+class RecordValidator(Protocol):
+    """The interface py-libp2p's ``KadDHT.register_validator`` calls (its ``Validator``; duck-typed, so
+    this module needs no libp2p import: :func:`ioa_p2p.node.net.kad.prepare_dht` registers it)."""
+
+    def validate(self, key: str, value: bytes) -> None: ...
+
+    def select(self, key: str, values: list[bytes]) -> int: ...
 
 
 def card_key(peer: PeerId) -> str:
@@ -42,7 +50,7 @@ def peer_from_card_key(key: str) -> PeerId:
         raise InvalidCard(f"card key {key!r} does not end in a peer ID: {exc}") from None
 
 
-class CardValidator(Validator):
+class CardValidator:
     """Validator of ``/ioa/card/<peer id>`` records."""
 
     def __init__(self, clock_ms: Clock) -> None:
@@ -61,13 +69,13 @@ class CardValidator(Validator):
         return 0 if best is None else best
 
 
-class IoaNamespaceValidator(Validator):
+class IoaNamespaceValidator:
     """Everything under ``/ioa/``: dispatches on the second path segment (only ``card`` exists)."""
 
     def __init__(self, clock_ms: Clock) -> None:
         self.card = CardValidator(clock_ms)
 
-    def _pick(self, key: str) -> Validator:
+    def _pick(self, key: str) -> RecordValidator:
         if isinstance(key, str) and key.startswith(CARD_PREFIX):
             return self.card
         raise InvalidCard(f"no record type is defined for DHT key {key!r}; only {CARD_PREFIX}<peer id>")
@@ -101,6 +109,7 @@ __all__ = [
     "NAMESPACE",
     "CardValidator",
     "IoaNamespaceValidator",
+    "RecordValidator",
     "card_key",
     "check_announcement",
     "peer_from_card_key",

@@ -1,59 +1,51 @@
 """ioa-p2p: the Internet of Agents as a real peer-to-peer network.
 
-Core package (pure where it can be: no I/O outside the CLI and explicit file helpers):
+The pure core (no network I/O; CONTRIBUTING.md and docs/architecture.md give the layer rule):
 
 - ``errors.py``          every error, under :class:`IoAError`, grouped by who is at fault
-- ``canonical.py``       canonical (deterministic) CBOR: the one encoding every signed object uses
-- ``identity.py``        Ed25519 identity; the libp2p peer ID that carries its public key; key files
-- ``wire.py``            the signed, versioned envelope and the registry of message body types
-- ``budget.py``          resource budgets: amounts held per peer (:class:`Ledger`) and work per period
-- ``limits.py``          the ``[limits]`` table: every budget's default, typed
-- ``pending.py``         chat messages waiting for missing parents, bounded per chat and per node
-- ``config.py``          ``$IOA_HOME`` and ``config.toml``
-- ``embedding.py``       the :class:`Embedder` protocol and its backends (wordllama offline default)
-- ``control_client.py``  client of a running node's local control API
-- ``conv_messages.py``   the ``conv.*`` chat-message kinds of a conversation (content schemas)
-- ``conversation.py``    the conversation state machine (turns, floor, limits, fallback speakers, tasks)
-- ``conv_types.py``     its inputs, views and decisions (re-exported by ``conversation.py``)
-- ``brain.py``           the :class:`Brain` protocol; ``offline_brain.py`` (embedded planner) and
-  ``llm_brain.py`` (model-driven turns and team-up)
-- ``teaming.py``         team selection by similarity and sub-need coverage; the LLM team-up tools
-- ``model.py``           the :class:`Model` protocol, the OpenAI-compatible backend, JSON repair/retries
 - ``logs.py``            structured logging setup
+- ``identity.py``        Ed25519 identity; the libp2p peer ID that carries its public key; key files
+- ``budget.py``          resource budgets: amounts held per peer (:class:`Ledger`) and work per period
+- ``faults.py``          counting the exceptions stopped at task boundaries (nothing a peer sends ends a node)
+- ``wire/``              canonical CBOR, the signed versioned envelope, the ``message_type`` schema mechanism
+- ``config/``            ``$IOA_HOME``, ``config.toml``, the ``[limits]`` table
+- ``card.py``            the signed capability card of an agent
+- ``embedding.py``       the :class:`Embedder` protocol and its backends (wordllama offline default)
+- ``llm/``               the :class:`Model` protocol, the OpenAI-compatible backend, JSON repair
+- ``history/``           group-chat histories: bodies, the hash-linked DAG, history files, audit
+- ``teaming/``           team selection by similarity and sub-need coverage; the LLM team-up tools
+- ``conversation/``      the conversation state machine, its messages, inputs and decisions; ``brains/``
+- ``control_client.py``  client of a running node's local control API
 - ``cli/``               the ``ioa`` command (thin click layer)
+- ``testing/``           test doubles (echo adapter, scripted model), never imported by product code
 
-The running peer lives in :mod:`ioa_p2p.node` (top-level ``node/`` folder); discovery in :mod:`ioa_p2p.dht`;
-agent integrations in :mod:`ioa_p2p.adapters`; bootstrap nodes and testnets in :mod:`ioa_p2p.bootstrap`.
-Names from those packages re-exported here (``open_node``, ``Node``) are imported lazily, so importing the
-core never loads py-libp2p.
+The running peer lives in :mod:`ioa_p2p.node` (top-level ``node/`` folder); the pure half of discovery in
+:mod:`ioa_p2p.dht`; agent integrations in :mod:`ioa_p2p.adapters`; bootstrap nodes and testnets in
+:mod:`ioa_p2p.bootstrap`. ``open_node`` and ``Node`` are re-exported here but imported on first use (in
+:func:`__getattr__`): ``import ioa_p2p`` must not load py-libp2p (about 10x the import time of the core),
+and the core is a lower layer than the node.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from .config import NodeConfig, ioa_home, load_config
-from .control_client import ControlClient
-from .embedding import Embedder, HashingEmbedder, WordLlamaEmbedder, make_embedder
-from .errors import (
-    InputError,
-    InvalidMessage,
-    IoAError,
-    IoATimeout,
-    LocalStateError,
-    RemotePeerError,
-)
-from .identity import Identity, PeerId, create_key_file, load_key_file
-from .wire import Body, Envelope, Text, message_type
-
-_LAZY = {"open_node": "ioa_p2p.node", "Node": "ioa_p2p.node"}
+from ioa_p2p.config.node_config import NodeConfig, ioa_home, load_config
+from ioa_p2p.control_client import ControlClient
+from ioa_p2p.embedding import Embedder, HashingEmbedder, WordLlamaEmbedder, make_embedder
+from ioa_p2p.errors import InputError, InvalidMessage, IoAError, IoATimeout, LocalStateError, RemotePeerError
+from ioa_p2p.identity import Identity, PeerId, create_key_file, load_key_file
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.schema import Body, message_type
+from ioa_p2p.wire.text import Text
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        import importlib
+    """``ioa_p2p.open_node`` and ``ioa_p2p.Node``, imported on first use (see the module docstring)."""
+    if name in ("open_node", "Node"):
+        from ioa_p2p import node
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        return getattr(node, name)
     raise AttributeError(f"module 'ioa_p2p' has no attribute {name!r}")
 
 

@@ -27,15 +27,10 @@ from typing import Any, ClassVar, cast  # noqa: F401  (wire.message_type resolve
 import numpy as np
 import numpy.typing as npt
 
-from .errors import (
-    AuthorMismatch,
-    ExpiredCard,
-    InvalidCard,
-    InvalidMessage,
-    MessageTooLarge,
-)
-from .identity import Identity, PeerId
-from .wire import Body, Envelope, message_type
+from ioa_p2p.errors import AuthorMismatch, ExpiredCard, InvalidCard, InvalidMessage, MessageTooLarge
+from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.schema import Body, message_type
 
 #: Largest encoded card (the whole signed envelope) accepted anywhere: DHT, gossip, control API.
 MAX_CARD_SIZE = 32 * 1024

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from .config import NODE_INFO_FILE_NAME, TOKEN_FILE_NAME
-from .errors import ControlAPIError, IoATimeout, KeyFileError, NodeNotRunning
+from ioa_p2p.config.node_config import NODE_INFO_FILE_NAME, TOKEN_FILE_NAME
+from ioa_p2p.errors import ControlAPIError, IoATimeout, KeyFileError, NodeNotRunning
 
 
 class ControlClient:

@@ -25,7 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from .errors import ConfigError, PeerUnreachable, RemotePeerError
+from ioa_p2p.errors import ConfigError, PeerUnreachable, RemotePeerError
 
 Matrix = npt.NDArray[np.float32]
 

@@ -24,7 +24,7 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
-from .errors import AlreadyExists, InvalidPeerId, KeyFileError
+from ioa_p2p.errors import AlreadyExists, InvalidPeerId, KeyFileError
 
 _PEER_ID_PREFIX = bytes([0x00, 0x24, 0x08, 0x01, 0x12, 0x20])
 PEER_ID_BYTES_LEN = len(_PEER_ID_PREFIX) + 32

@@ -1,27 +1,27 @@
 """The running peer: ``async with open_node(config) as node:``.
 
 ``open_node`` loads the identity, starts the Noise-only libp2p host on the configured multiaddrs, the node's
-Kademlia DHT (``node.dht``, see :mod:`ioa_p2p.node.routing`), bootstrap dialing with backoff, peer discovery,
-the local control API, and then every service in :data:`_SERVICES` in order. All background work lives in the
-node's nursery (``node.nursery``); leaving the ``async with`` block cancels it and closes the host.
-
-Services are async context managers ``open_<name>(node)`` that register stream handlers / control routes,
-start their tasks in ``node.nursery`` and put themselves in ``node.services[name]``.
+Kademlia DHT (``node.dht``, see :mod:`ioa_p2p.node.net.routing`), bootstrap dialing with backoff, peer
+discovery, the local control API, and then the services, composed explicitly by
+:func:`ioa_p2p.node.services.open_services` into the typed ``node.services``
+(:class:`~ioa_p2p.node.services.NodeServices`: ``node.services.chats``, ``node.services.goals``...). All
+background work lives in the node's nursery (``node.nursery``); leaving the ``async with`` block cancels it
+and closes the host. Services see the node through :class:`ioa_p2p.node.ports.NodePort`.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 import trio
-from libp2p.tools.anyio_service import background_trio_service
 
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.limits import Limits
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import (
     ConfigError,
     InvalidPeerId,
@@ -29,42 +29,35 @@ from ioa_p2p.errors import (
     PeerUnreachable,
     UsageError,
 )
+from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId, load_key_file
-from ioa_p2p.limits import Limits
-
-from .boundary import Faults
-from .budgets import NodeBudgets
-from .control import ControlAPI
-from .framing import FramedStream
-from .host import from_libp2p_id, new_noise_host, parse_multiaddr, peer_info_from_addr, to_libp2p_id
-from .libp2p_patches import cap_inbound_streams, unblock_peer
-from .routing import RefreshPolicy, RefreshTrigger, keep_bootstrap_connected, new_dht, run_peer_discovery
+from ioa_p2p.node.control.server import ControlAPI
+from ioa_p2p.node.net.budgets import NodeBudgets
+from ioa_p2p.node.net.framing import FramedStream
+from ioa_p2p.node.net.host import (
+    from_libp2p_id,
+    known_peer_info,
+    new_noise_host,
+    parse_multiaddr,
+    peer_info_from_addr,
+    to_libp2p_id,
+)
+from ioa_p2p.node.net.libp2p_patches import cap_inbound_streams, unblock_peer
+from ioa_p2p.node.net.routing import (
+    RefreshPolicy,
+    RefreshTrigger,
+    keep_bootstrap_connected,
+    new_dht,
+    run_dht,
+    run_peer_discovery,
+)
+from ioa_p2p.node.ports import StreamHandler
+from ioa_p2p.node.services import NodeServices, open_services
 
 log = logging.getLogger("ioa_p2p.node")
 
-StreamHandler = Callable[[FramedStream], Awaitable[None]]
-ServiceOpener = Callable[["Node"], Any]
-
 STREAM_OPEN_ATTEMPTS = 3
 STREAM_OPEN_TIMEOUT = 10.0
-
-
-def _builtin_services() -> tuple[ServiceOpener, ...]:
-    from .budgets import open_budgets_api
-    from .messaging import open_messaging
-    from .peers_api import open_peers_api
-
-    return (open_peers_api, open_budgets_api, open_messaging)
-
-
-#: Services started by every node after the built-ins, in order: dotted paths of ``open_<name>(node)``
-#: async context managers, e.g. ``"ioa_p2p.dht.service.open_discovery"`` (imported lazily).
-_SERVICES: tuple[str, ...] = (
-    "ioa_p2p.bootstrap.relay.open_relay",
-    "ioa_p2p.node.chats.open_chats",
-    "ioa_p2p.dht.service.open_discovery",
-    "ioa_p2p.node.goals.open_goals",
-)
 
 
 class Node:
@@ -92,7 +85,8 @@ class Node:
         self.faults = faults or Faults()
         #: Resource budgets per peer and per node (``[limits]``; docs/security.md, "Resource budgets").
         self.budgets = budgets or NodeBudgets(Limits())
-        self.services: dict[str, Any] = {}
+        #: The running services (composed by :func:`ioa_p2p.node.services.open_services`).
+        self.services = NodeServices()
         #: Set once every service is open: services publish what depends on the others only then
         #: (discovery announces the card after the goals service added the adapter's description).
         self.services_ready = trio.Event()
@@ -142,18 +136,12 @@ class Node:
         """Connect to a peer whose addresses are already known (peerstore / DHT)."""
         if self.is_connected(peer):
             return
-        from libp2p.peer.peerinfo import PeerInfo
-
-        pid = to_libp2p_id(peer)
-        try:
-            addrs = self.host.get_peerstore().addrs(pid)
-        except Exception:
-            addrs = []
-        if not addrs:
+        info = known_peer_info(self.host, peer)
+        if info is None:
             raise PeerUnreachable(f"no known address for {peer}; connect to it by multiaddr first")
-        unblock_peer(self.host, pid)
+        unblock_peer(self.host, info.peer_id)
         try:
-            await self.host.connect(PeerInfo(pid, addrs))
+            await self.host.connect(info)
         except Exception as exc:
             raise PeerUnreachable(f"cannot connect to {peer}: {exc}") from None
 
@@ -218,7 +206,7 @@ class Node:
 
     async def launch_goal(self, goal: str = "", **options: Any) -> Any:
         """Form a team for ``goal`` and work it out; see :meth:`ioa_p2p.node.goals.Goals.launch_goal`."""
-        goals = self.services.get("goals")
+        goals = self.services.goals
         if goals is None:
             raise UsageError("this node runs without the goals service")
         return await goals.launch_goal(goal, **options)
@@ -231,18 +219,8 @@ class Node:
             "peer_id": str(self.peer_id),
             "addrs": self.listen_addrs(),
             "control": {"host": "127.0.0.1", "port": self.control.port},
-            "services": sorted(self.services),
+            "services": self.services.names(),
         }
-
-
-def _resolve_openers() -> list[ServiceOpener]:
-    import importlib
-
-    openers = list(_builtin_services())
-    for dotted in _SERVICES:
-        module, _, name = dotted.rpartition(".")
-        openers.append(getattr(importlib.import_module(module), name))
-    return openers
 
 
 @asynccontextmanager
@@ -278,11 +256,10 @@ async def open_node(
                     # Services exit (in reverse order) before the background tasks are cancelled, so an
                     # exception raised in the block is never replaced by a Cancelled from our own scope.
                     async with AsyncExitStack() as stack:
-                        await stack.enter_async_context(background_trio_service(node.dht))
+                        await stack.enter_async_context(run_dht(node.dht))
                         await _start_routing(node)
                         if services:
-                            for opener in _resolve_openers():
-                                await stack.enter_async_context(opener(node))
+                            await open_services(node, stack, node.services)
                         node.services_ready.set()
                         if control_api:
                             await nursery.start(

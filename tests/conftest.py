@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.identity import Identity
 
 logging.getLogger("libp2p").setLevel(logging.CRITICAL)
@@ -71,17 +71,13 @@ class NodeProcess:
             self.log.seek(0)
             lines = self.log.read().splitlines()
             addrs = [
-                ln.removeprefix("listening on ").strip()
-                for ln in lines
-                if ln.startswith("listening on ")
+                ln.removeprefix("listening on ").strip() for ln in lines if ln.startswith("listening on ")
             ]
             if addrs and (self.home / "node.json").exists():
                 self.addrs = addrs
                 return addrs
             if self.proc.poll() is not None:
-                raise AssertionError(
-                    f"node exited early ({self.proc.returncode}):\n" + "\n".join(lines)
-                )
+                raise AssertionError(f"node exited early ({self.proc.returncode}):\n" + "\n".join(lines))
             time.sleep(0.1)
         raise AssertionError(f"node at {self.home} did not start listening in {timeout} s")
 

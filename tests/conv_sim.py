@@ -15,12 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ioa_p2p.conv_messages import ConvStart, TaskOutcome
-from ioa_p2p.conversation import (
+from ioa_p2p.conversation.machine import Conversation
+from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
+from ioa_p2p.conversation.types import (
     Aborted,
     CancelTask,
     Concluded,
-    Conversation,
     ConversationView,
     Decision,
     Incoming,

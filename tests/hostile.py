@@ -17,10 +17,10 @@ from typing import Any
 import trio
 import varint
 
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import Node, open_node
-from ioa_p2p.node.host import to_libp2p_id
+from ioa_p2p.node.net.host import to_libp2p_id
 
 
 @dataclass

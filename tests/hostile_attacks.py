@@ -22,15 +22,15 @@ from typing import Any
 import multiaddr
 import trio
 
-from ioa_p2p.chat import make_message
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.history.bodies import make_message
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node import open_node
-from ioa_p2p.node.chats import PROTO_DELIVER
-from ioa_p2p.node.framing import encode_varint, frame
-from ioa_p2p.node.host import new_noise_host, peer_info_from_addr, to_libp2p_id
-from ioa_p2p.node.libp2p_patches import quiet_libp2p_logs
-from ioa_p2p.node.messaging import PROTOCOL_ID
+from ioa_p2p.node.chats.delivery import PROTO_DELIVER
+from ioa_p2p.node.messaging.service import PROTOCOL_ID
+from ioa_p2p.node.net.framing import encode_varint, frame
+from ioa_p2p.node.net.host import new_noise_host, peer_info_from_addr, to_libp2p_id
+from ioa_p2p.node.net.libp2p_patches import quiet_libp2p_logs
 
 IDENTITIES = 4
 ANNOUNCED = (1 << 20) - 64  # a frame announced at ~1 MiB (the /ioa/msg limit)
@@ -129,7 +129,7 @@ async def orphan_flood(target: Target) -> dict[str, Any]:
     async with open_node(config, identity=Identity.generate(), write_info=False, control_api=False) as evil:
         with trio.fail_after(30):
             await evil.connect(target.addr)
-            chats = evil.services["chats"]
+            chats = evil.services.chats
             handles = [
                 await chats.create_chat([target.peer, target.good], f"orphans {i}")
                 for i in range(ORPHAN_CHATS)

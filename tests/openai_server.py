@@ -145,8 +145,15 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
                     {"object": "embedding", "index": i, "embedding": _embedding(t, server.embedding_dim)}
                     for i, t in enumerate(texts)
                 ]
-                self._send(200, {"object": "list", "data": data, "model": body.get("model", ""),
-                                 "usage": {"prompt_tokens": 1, "total_tokens": 1}})
+                self._send(
+                    200,
+                    {
+                        "object": "list",
+                        "data": data,
+                        "model": body.get("model", ""),
+                        "usage": {"prompt_tokens": 1, "total_tokens": 1},
+                    },
+                )
             else:
                 self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
 

@@ -8,7 +8,6 @@ import pytest
 import trio
 import trio.lowlevel
 
-from ioa_p2p import canonical
 from ioa_p2p.adapters import (
     BAD_OUTPUT,
     CRASH,
@@ -25,8 +24,9 @@ from ioa_p2p.adapters import (
     run_task,
 )
 from ioa_p2p.adapters.base import MAX_DATA_BYTES, MAX_FILES_BYTES, MAX_TEXT_CHARS
-from ioa_p2p.adapters.echo import EchoAdapter
 from ioa_p2p.errors import AdapterOptionsError, BadAdapterOutput, TaskRejected
+from ioa_p2p.testing.echo import EchoAdapter
+from ioa_p2p.wire import canonical
 
 
 class Scripted:

@@ -7,12 +7,12 @@ from dataclasses import replace
 
 import pytest
 
-from ioa_p2p import canonical
-from ioa_p2p.audit import audit_history, compare_histories, signing_bytes_of, verify_batch
-from ioa_p2p.chat import make_genesis, make_message
 from ioa_p2p.errors import UnreadableHistory
-from ioa_p2p.history import ChatHistory
-from ioa_p2p.history_file import (
+from ioa_p2p.history.audit import audit_history, signing_bytes_of, verify_batch
+from ioa_p2p.history.bodies import make_genesis, make_message
+from ioa_p2p.history.compare import compare_histories
+from ioa_p2p.history.dag import ChatHistory
+from ioa_p2p.history.file import (
     MAGIC,
     encode_history,
     export_history,
@@ -21,7 +21,8 @@ from ioa_p2p.history_file import (
     write_history_file,
 )
 from ioa_p2p.identity import Identity
-from ioa_p2p.wire import Envelope
+from ioa_p2p.wire import canonical
+from ioa_p2p.wire.envelope import Envelope
 
 A, B, C, X = (Identity(bytes([i]) * 32) for i in range(21, 25))
 

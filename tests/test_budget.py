@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ioa_p2p.budget import Ledger, RateBudget
+from ioa_p2p.config.limits import Limits, MiB, parse_table
 from ioa_p2p.errors import ConfigError
-from ioa_p2p.limits import Limits, MiB, parse_table
-from ioa_p2p.pending import PendingSet
+from ioa_p2p.history.pending import PendingSet
 
 from .test_history import A, new_chat, say
 

@@ -12,17 +12,20 @@ import multiaddr
 import pytest
 import trio
 
-from ioa_p2p.chat import SyncBatch, SyncRequest, build, decode_control, encode_control
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import ConfigError
+from ioa_p2p.history.frames import SyncBatch, SyncRequest
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node import Node
-from ioa_p2p.node.chats import PROTO_SYNC
-from ioa_p2p.node.framing import FramedStream, encode_varint
-from ioa_p2p.node.host import new_noise_host, peer_info_from_addr, to_libp2p_id
-from ioa_p2p.node.messaging import PROTOCOL_ID
+from ioa_p2p.node.chats.sync import PROTO_SYNC
+from ioa_p2p.node.messaging.service import PROTOCOL_ID
+from ioa_p2p.node.net.framing import FramedStream, encode_varint
+from ioa_p2p.node.net.host import new_noise_host, peer_info_from_addr, to_libp2p_id
+from ioa_p2p.wire.control import decode_control, encode_control
+from ioa_p2p.wire.schema import build
+from tests.nodes import checked_node
 
-from .test_chats_net import FAST, chats_of, checked_node, connect_all
+from .test_chats_net import FAST, chats_of, connect_all
 
 pytestmark = pytest.mark.slow
 
@@ -104,8 +107,8 @@ async def test_a_full_stream_budget_resets_the_heaviest_peers_newest_stream(tmp_
             assert (len(heavy_streams), len(light_streams)) == (4, 2)
             assert node.budgets.streams.held_total == 6
             async with good_node(tmp_path, node) as good:
-                await good.services["messaging"].send_text(node.peer_id, "served")
-            assert node.services["messaging"].inbox[-1].body.text == "served"
+                await good.services.messaging.send_text(node.peer_id, "served")
+            assert node.services.messaging.inbox[-1].body.text == "served"
             assert node.budgets.streams.evicted >= 1
             assert await is_reset(heavy_streams[-1])
             assert not await is_reset(light_streams[0])
@@ -127,8 +130,8 @@ async def test_a_full_frame_budget_evicts_the_heaviest_peers_newest_partial_fram
             assert node.budgets.frames.held_total == 2 * (mib - 64)
             async with good_node(tmp_path, node) as good:
                 # a large message arrives in several reads: it needs budget, and gets it by eviction
-                await good.services["messaging"].send_text(node.peer_id, "y" * 300_000)
-            assert node.services["messaging"].inbox[-1].body.text == "y" * 300_000
+                await good.services.messaging.send_text(node.peer_id, "y" * 300_000)
+            assert node.services.messaging.inbox[-1].body.text == "y" * 300_000
             assert node.budgets.frames.evicted == 1
             assert await is_reset(streams[-1])
             assert node.budgets.frames.held_total == mib - 64

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ioa_p2p.adapters import REJECTED, Task, load_adapter, run_task
-from ioa_p2p.adapters.calculator import CalculatorAdapter, Limits, calculate, format_value
+from ioa_p2p.adapters.calculator.adapter import CalculatorAdapter, Limits, calculate, format_value
 from ioa_p2p.errors import AdapterOptionsError, TaskRejected
 
 

@@ -12,7 +12,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ioa_p2p import canonical
 from ioa_p2p.card import (
     DEFAULT_TTL_MS,
     MAX_CARD_SIZE,
@@ -38,7 +37,9 @@ from ioa_p2p.errors import (
     SignatureError,
 )
 from ioa_p2p.identity import Identity
-from ioa_p2p.wire import SIGNING_CONTEXT, Envelope, Text
+from ioa_p2p.wire import canonical
+from ioa_p2p.wire.envelope import SIGNING_CONTEXT, Envelope
+from ioa_p2p.wire.text import Text
 
 NOW = 1_700_000_000_000
 ALICE = Identity(bytes(range(32)))

@@ -4,27 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from ioa_p2p import canonical
-from ioa_p2p.chat import (
-    MAX_CHAT_MESSAGE_SIZE,
-    MAX_PARENTS,
-    ChatAck,
-    ChatGenesis,
-    ChatInvite,
-    ChatMessage,
-    SyncBatch,
-    SyncRequest,
-    apply_membership,
-    build,
-    chat_id_of,
-    check_genesis,
-    check_membership_change,
-    decode_control,
-    decode_genesis,
-    encode_control,
-    make_genesis,
-    make_message,
-)
 from ioa_p2p.errors import (
     HistoryViolation,
     InvalidMessage,
@@ -32,8 +11,24 @@ from ioa_p2p.errors import (
     SchemaError,
     SignatureError,
 )
+from ioa_p2p.history.bodies import (
+    MAX_CHAT_MESSAGE_SIZE,
+    MAX_PARENTS,
+    ChatGenesis,
+    ChatMessage,
+    chat_id_of,
+    check_genesis,
+    decode_genesis,
+    make_genesis,
+    make_message,
+)
+from ioa_p2p.history.frames import ChatAck, ChatInvite, SyncBatch, SyncRequest
+from ioa_p2p.history.membership import apply_membership, check_membership_change
 from ioa_p2p.identity import Identity
-from ioa_p2p.wire import Envelope
+from ioa_p2p.wire import canonical
+from ioa_p2p.wire.control import decode_control, encode_control
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.schema import build
 
 A, B, C, D = (Identity(bytes([i]) * 32) for i in range(1, 5))
 H = bytes(32)

@@ -1,8 +1,8 @@
 """Property test (hypothesis state machine) of the chat DAG and its SQLite store, without the network.
 
 Three members each keep a copy of one chat: a :class:`~ioa_p2p.history.ChatHistory` over a real
-:class:`~ioa_p2p.node.store.ChatStore` file, driven the way the chat service drives them (an own message is
-stored with its outbox rows, then committed; a delivered message goes through ``ChatHistory.add`` with the
+:class:`~ioa_p2p.node.chats.store.ChatStore` file, driven the way the chat service drives them (an own message
+is stored with its outbox rows, then committed; a delivered message goes through ``ChatHistory.add`` with the
 store as ``persist``; a restart rebuilds the copy from its store, as ``Chats.load`` does). Rules, in any
 interleaving: a member composes (text, or the creator removing / re-adding a member); a message is
 delivered to any copy in any order (orphans wait for their parents), again (duplicates); the equivocating
@@ -30,14 +30,15 @@ from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from ioa_p2p.audit import audit_history, compare_histories
-from ioa_p2p.chat import KIND_MEMBER_ADD, KIND_MEMBER_REMOVE, make_genesis, make_message
 from ioa_p2p.errors import Equivocation, HistoryViolation
-from ioa_p2p.history import ChatHistory, Entry, Ready
-from ioa_p2p.history_file import export_history
+from ioa_p2p.history.audit import audit_history
+from ioa_p2p.history.bodies import KIND_MEMBER_ADD, KIND_MEMBER_REMOVE, make_genesis, make_message
+from ioa_p2p.history.compare import compare_histories
+from ioa_p2p.history.dag import ChatHistory, Entry, Ready
+from ioa_p2p.history.file import export_history
 from ioa_p2p.identity import Identity, PeerId
-from ioa_p2p.node.store import STATUS_MEMBER, ChatStore, MessageRow
-from ioa_p2p.wire import Envelope
+from ioa_p2p.node.chats.store import STATUS_MEMBER, ChatStore, MessageRow
+from ioa_p2p.wire.envelope import Envelope
 
 CREATOR, HONEST, FORKER = (Identity(bytes([i]) * 32) for i in (41, 42, 43))
 MEMBERS = (CREATOR, HONEST, FORKER)

@@ -11,48 +11,26 @@ from typing import Any
 import pytest
 import trio
 
-from ioa_p2p import canonical
-from ioa_p2p.audit import audit_history
-from ioa_p2p.chat import (
-    ACK_DUPLICATE,
-    ACK_REJECTED,
-    ACK_STORED,
-    MAX_CHAT_MESSAGE_SIZE,
-    ChatAck,
-    ChatMessage,
-    decode_control,
-    make_message,
-)
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import PeerClosed, PeerUnreachable, ProtocolViolation
+from ioa_p2p.history.audit import audit_history
+from ioa_p2p.history.bodies import MAX_CHAT_MESSAGE_SIZE, ChatMessage, make_message
+from ioa_p2p.history.frames import ACK_DUPLICATE, ACK_REJECTED, ACK_STORED, ChatAck
 from ioa_p2p.identity import Identity, PeerId
-from ioa_p2p.node import FramedStream, Node, open_node
-from ioa_p2p.node.chats import PROTO_DELIVER, PROTO_INVITE, PROTO_SYNC, Chats
-from ioa_p2p.node.host import to_libp2p_id
-from ioa_p2p.wire import Envelope
+from ioa_p2p.node import FramedStream, Node
+from ioa_p2p.node.chats.delivery import PROTO_DELIVER
+from ioa_p2p.node.chats.invites import PROTO_INVITE
+from ioa_p2p.node.chats.service import Chats
+from ioa_p2p.node.chats.sync import PROTO_SYNC
+from ioa_p2p.node.net.host import to_libp2p_id
+from ioa_p2p.wire import canonical
+from ioa_p2p.wire.control import decode_control
+from ioa_p2p.wire.envelope import Envelope
+from tests.nodes import checked_node
 
 pytestmark = pytest.mark.slow
 
 FAST = {"sync_interval": 1.0, "retry_initial": 0.1, "retry_max": 0.5, "invite_timeout": 20.0}
-
-
-@asynccontextmanager
-async def checked_node(
-    config: NodeConfig, identity: Identity, *, write_info: bool = False
-) -> AsyncIterator[Node]:
-    """``open_node`` that never loses the block's exception.
-
-    Workaround: leaving ``open_node`` currently swallows an exception raised inside the block
-    (py-libp2p's DHT service exit), which would let a failing assertion pass unnoticed."""
-    failure: BaseException | None = None
-    async with open_node(config, identity=identity, write_info=write_info) as node:
-        try:
-            yield node
-        except BaseException as exc:
-            failure = exc
-            raise
-    if failure is not None:
-        raise failure
 
 
 @asynccontextmanager
@@ -85,7 +63,7 @@ async def connect_all(nodes: list[Node]) -> None:
 
 
 def chats_of(node: Node) -> Chats:
-    chats = node.services["chats"]
+    chats = node.services.chats
     assert isinstance(chats, Chats)
     return chats
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from ioa_p2p.audit import audit_history
 from ioa_p2p.control_client import ControlClient
 from ioa_p2p.errors import IoAError
-from ioa_p2p.node.store import ChatStore
+from ioa_p2p.history.audit import audit_history
+from ioa_p2p.node.chats.store import ChatStore
 
 from .conftest import NodeProcess, ioa_init
 

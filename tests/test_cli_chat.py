@@ -8,14 +8,13 @@ from pathlib import Path
 import trio
 from click.testing import CliRunner, Result
 
-from ioa_p2p.chat import make_genesis
 from ioa_p2p.cli import main
-from ioa_p2p.config import NodeConfig
-from ioa_p2p.history import ChatHistory
-from ioa_p2p.history_file import encode_history, export_history, parse_history
+from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.history.bodies import make_genesis
+from ioa_p2p.history.dag import ChatHistory
+from ioa_p2p.history.file import encode_history, export_history, parse_history
 from ioa_p2p.identity import Identity
-
-from .test_chats_net import checked_node
+from tests.nodes import checked_node
 
 A, B = Identity(b"\x51" * 32), Identity(b"\x52" * 32)
 
@@ -100,11 +99,11 @@ async def test_chat_commands_through_a_running_node(tmp_path: Path) -> None:
             checked_node(NodeConfig(home=homes[1]), B, write_info=True) as node_b,
         ):
             await node_a.connect(node_b.listen_addrs()[0])
-            chats_a = node_a.services["chats"]
+            chats_a = node_a.services.chats
             handle = await chats_a.create_chat([B.peer_id], "through the CLI")
             await chats_a.post(handle.chat_id, "text", {"text": "hello from a"})
             await chats_a.post(handle.chat_id, "conv.note", {"x": [1, 2]})
-            chats_b = node_b.services["chats"]
+            chats_b = node_b.services.chats
             await chats_b.wait_until(lambda: len(chats_b.get(handle.chat_id)) == 2)
             chat_hex = handle.chat_id.hex()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ioa_p2p.config import load_config, write_default_config
+from ioa_p2p.config.node_config import load_config, write_default_config
 from ioa_p2p.errors import AlreadyExists, ConfigError
 
 

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 import trio
 
-from ioa_p2p.config import load_config
+from ioa_p2p.config.node_config import load_config
 from ioa_p2p.errors import ConfigError
-from ioa_p2p.node.control import MAX_JSON_DEPTH, ControlAPI, ControlRequest, bind_control_socket
+from ioa_p2p.node.control.server import MAX_JSON_DEPTH, ControlAPI, ControlRequest, bind_control_socket
 
 from .conftest import ioa_init
 

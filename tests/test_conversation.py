@@ -9,12 +9,12 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from ioa_p2p import conv_messages as cm
-from ioa_p2p.conv_messages import ConvStart, TaskAssignment, TaskOutcome, Turn
-from ioa_p2p.conversation import (
+from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.machine import Conversation
+from ioa_p2p.conversation.messages import ConvStart, TaskAssignment, TaskOutcome, Turn
+from ioa_p2p.conversation.types import (
     Aborted,
     Concluded,
-    Conversation,
     ConversationView,
     Incoming,
     Post,
@@ -391,7 +391,8 @@ def _raw_content(data: st.DataObject, sim: Sim):
             level=data.draw(st.integers(0, 4)),
             next=tuple(data.draw(st.lists(st.sampled_from(NAMES), max_size=2, unique=True))),
             tasks=(TaskAssignment(data.draw(st.sampled_from(NAMES)), "raw", "raw task"),)
-            if kind in cm.TASK_KINDS else (),
+            if kind in cm.TASK_KINDS
+            else (),
             triggers=("x#0",) if kind == cm.PAUSE else (),
         )
         return kind, turn.to_content()

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import pytest
 
-from ioa_p2p import conv_messages as cm
-from ioa_p2p import conversation
-from ioa_p2p.conv_messages import ConvStart, TaskAssignment, Turn
-from ioa_p2p.conversation import Aborted, CancelTask, Conversation, Incoming, StartTask
+from ioa_p2p.conversation import machine as conversation
+from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.machine import Conversation
+from ioa_p2p.conversation.messages import ConvStart, TaskAssignment, Turn
+from ioa_p2p.conversation.types import Aborted, CancelTask, Incoming, StartTask
 
 #: Rules only a hostile initiator would set: long round, unlimited self-turns.
 START = ConvStart(

@@ -13,19 +13,19 @@ from typing import Any
 import pytest
 import trio
 
-from ioa_p2p import canonical
 from ioa_p2p.card import SignedCard, issue_card
-from ioa_p2p.config import NodeConfig
-from ioa_p2p.dht import kad
-from ioa_p2p.dht.gossip import TOPIC
-from ioa_p2p.dht.service import Discovery, open_discovery
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.errors import UsageError
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import open_node
-from ioa_p2p.node.control import ControlRequest
-from ioa_p2p.node.host import to_libp2p_id
-from ioa_p2p.wire import Envelope
+from ioa_p2p.node.control.server import ControlRequest
+from ioa_p2p.node.discovery import Discovery, open_discovery
+from ioa_p2p.node.net import kad
+from ioa_p2p.node.net.gossip import TOPIC
+from ioa_p2p.node.net.host import to_libp2p_id
+from ioa_p2p.wire import canonical
+from ioa_p2p.wire.envelope import Envelope
 
 from .conftest import NodeProcess, ioa_init
 
@@ -57,8 +57,8 @@ async def open_peer(
         raw={"agent": agent_table, "discovery": discovery},
     )
     async with open_node(config, identity=Identity.generate(), write_info=False, control_api=False) as node:
-        if "discovery" in node.services:  # started by the node itself
-            yield node, node.services["discovery"]
+        if node.services.discovery is not None:  # started by the node itself
+            yield node, node.services.discovery
         else:
             async with open_discovery(node) as service:
                 yield node, service
@@ -178,7 +178,7 @@ async def test_an_agent_that_stops_is_gone_after_its_card_expires(tmp_path: Path
 
 
 def kad_now() -> int:
-    from ioa_p2p.dht.service import now_ms
+    from ioa_p2p.node.discovery.pacing import now_ms
 
     return now_ms()
 
@@ -348,7 +348,7 @@ async def test_the_dht_speaks_the_ioa_protocol_only(tmp_path: Path) -> None:
 
 
 def test_library_internals_we_rely_on_exist() -> None:
-    """Fails when a py-libp2p upgrade moves what ioa_p2p.dht.kad patches or calls."""
+    """Fails when a py-libp2p upgrade moves what ioa_p2p.node.net.kad patches or calls."""
     import libp2p.kad_dht.kad_dht as kad_module
     from libp2p.kad_dht.pb.kademlia_pb2 import Message
     from libp2p.kad_dht.provider_store import ProviderStore

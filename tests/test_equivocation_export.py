@@ -9,19 +9,21 @@ import pytest
 import trio
 from click.testing import CliRunner
 
-from ioa_p2p.audit import audit_history
-from ioa_p2p.chat import ACK_REJECTED, make_message
 from ioa_p2p.cli import main
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import Equivocation
-from ioa_p2p.history import ChatHistory
-from ioa_p2p.history_file import MAGIC, evidence_records, export_history, parse_history
+from ioa_p2p.history.audit import audit_history
+from ioa_p2p.history.bodies import make_message
+from ioa_p2p.history.dag import ChatHistory
+from ioa_p2p.history.file import MAGIC, evidence_records, export_history, parse_history
+from ioa_p2p.history.frames import ACK_REJECTED
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.chats import PROTO_DELIVER
-from ioa_p2p.wire import Envelope
+from ioa_p2p.node.chats.delivery import PROTO_DELIVER
+from ioa_p2p.wire.envelope import Envelope
+from tests.nodes import checked_node
 
 from .test_audit import B, build_chat
-from .test_chats_net import FAST, chats_of, checked_node, connect_all, send_raw, wait_messages
+from .test_chats_net import FAST, chats_of, connect_all, send_raw, wait_messages
 
 
 def twin_of(env: Envelope, identity: Identity, text: str = "the other story") -> Envelope:

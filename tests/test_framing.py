@@ -11,7 +11,7 @@ from libp2p.network.stream.exceptions import StreamEOF
 from ioa_p2p.budget import Ledger
 from ioa_p2p.errors import IoATimeout, MessageTooLarge, OverBudget, ProtocolViolation
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.framing import FrameDecoder, FramedStream, encode_varint, frame
+from ioa_p2p.node.net.framing import FrameDecoder, FramedStream, encode_varint, frame
 
 
 @given(

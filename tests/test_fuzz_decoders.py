@@ -22,21 +22,25 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ioa_p2p import canonical, chat, wire
-from ioa_p2p import conv_messages as cm
 from ioa_p2p.card import issue_card, parse_card
-from ioa_p2p.conversation import Conversation, Incoming, SpeakToken
+from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.machine import Conversation
+from ioa_p2p.conversation.types import Incoming, SpeakToken
 from ioa_p2p.dht.validators import IoaNamespaceValidator, card_key, check_announcement
 from ioa_p2p.errors import InvalidMessage, MalformedEncoding
+from ioa_p2p.history import bodies, frames
 from ioa_p2p.identity import Identity, PeerId
-from ioa_p2p.wire import SIGNING_CONTEXT, Body, Envelope
+from ioa_p2p.wire import canonical, control
+from ioa_p2p.wire import schema as wire
+from ioa_p2p.wire.envelope import SIGNING_CONTEXT, Envelope
+from ioa_p2p.wire.schema import Body
 
 FUZZ = settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
 KEY = Identity(bytes(range(32)))
 PEERS = [Identity(bytes([i]) * 32).peer_id for i in range(1, 4)]
 NOW = 1_700_000_000_000
 BODY_TYPES = sorted(wire.registered_types().items())
-CONTROL_TYPES = [chat.ChatAck, chat.SyncRequest, chat.SyncBatch]
+CONTROL_TYPES = [frames.ChatAck, frames.SyncRequest, frames.SyncBatch]
 WORDS = ["ok", "stored", "missing", "text", "member.add", "member.leave", "conv.x", "not-member", "/a"]
 
 # --------------------------------------------------------------------------- strategies
@@ -148,7 +152,7 @@ def test_every_body_type_raises_only_our_errors(key: tuple[str, int], cls: type[
         only_our_errors(Envelope.from_cbor, envelope)
     frame = encoded({"t": key[0], "tv": key[1], "b": value})
     if frame is not None:
-        only_our_errors(chat.decode_control, frame, cls)
+        only_our_errors(control.decode_control, frame, cls)
 
 
 @pytest.mark.parametrize("expected", CONTROL_TYPES, ids=lambda c: c.TYPE)
@@ -160,8 +164,8 @@ def test_control_frames_raise_only_our_errors(expected: type[Body], data: Any, r
     frame = data.draw(st.just({**header, "b": data.draw(body_values(expected))}) | junk)
     encoded_frame = encoded(frame)
     if encoded_frame is not None:
-        only_our_errors(chat.decode_control, encoded_frame, expected)
-    only_our_errors(chat.decode_control, raw, expected)
+        only_our_errors(control.decode_control, encoded_frame, expected)
+    only_our_errors(control.decode_control, raw, expected)
 
 
 @FUZZ
@@ -172,7 +176,7 @@ def test_non_canonical_and_foreign_cbor_raises_only_our_errors(value: Any) -> No
         data = cbor2.dumps(value)
         only_our_errors(canonical.decode, data)
         only_our_errors(Envelope.from_cbor, data)
-        only_our_errors(chat.decode_control, data, chat.ChatAck)
+        only_our_errors(control.decode_control, data, frames.ChatAck)
 
 
 # --------------------------------------------------------------------------- chat content
@@ -184,7 +188,7 @@ CHAT_KINDS = ["text", "member.add", "member.leave", "member.remove", "conv.start
 @FUZZ
 @given(kind=st.sampled_from(CHAT_KINDS) | st.text(max_size=70), content=for_hint(dict[str, Any]))
 def test_chat_message_content_of_every_kind_raises_only_our_errors(kind: str, content: Any) -> None:
-    only_our_errors(chat.check_content, kind, content)
+    only_our_errors(bodies.check_content, kind, content)
     body = {"chat_id": bytes(32), "parents": [bytes(32)], "kind": kind, "content": content}
     envelope = signed_envelope("chat.msg", 1, body)
     if envelope is not None:

@@ -10,13 +10,14 @@ from typing import Any
 import pytest
 import trio
 
-from ioa_p2p.audit import audit_history
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import UsageError
-from ioa_p2p.identity import Identity
-from ioa_p2p.node import Node, open_node
-from ioa_p2p.node.control import ControlRequest, Streaming
-from ioa_p2p.node.goals import GoalResult, Goals
+from ioa_p2p.history.audit import audit_history
+from ioa_p2p.node import Node
+from ioa_p2p.node.control.server import ControlRequest, Streaming
+from ioa_p2p.node.goals.service import Goals
+from ioa_p2p.node.goals.types import GoalResult
+from tests.nodes import checked_node
 
 pytestmark = pytest.mark.slow
 
@@ -33,20 +34,6 @@ CODER = {
     "description": "Runs Python code in a sandbox and returns what it prints.",
     "skills": ["python", "code"],
 }
-
-
-@asynccontextmanager
-async def checked_node(config: NodeConfig) -> AsyncIterator[Node]:
-    """``open_node`` that re-raises the block's exception (open_node may swallow it on exit)."""
-    failure: BaseException | None = None
-    async with open_node(config, identity=Identity.generate(), write_info=False) as node:
-        try:
-            yield node
-        except BaseException as exc:
-            failure = exc
-            raise
-    if failure is not None:
-        raise failure
 
 
 @asynccontextmanager
@@ -79,16 +66,16 @@ def all_cards_current(nodes: list[Node]) -> bool:
     """Every node holds every node's latest card (the goals service republishes a card once, with the
     adapter's description merged in, right after start)."""
     for a in nodes:
-        directory = a.services["discovery"].directory
+        directory = a.services.discovery.directory
         for b in nodes:
             held = directory.get(b.peer_id)
-            if held is None or held.version != b.services["discovery"].card.version:
+            if held is None or held.version != b.services.discovery.card.version:
                 return False
     return True
 
 
 def goals_of(node: Node) -> Goals:
-    goals = node.services["goals"]
+    goals = node.services.goals
     assert isinstance(goals, Goals)
     return goals
 
@@ -138,7 +125,7 @@ async def test_goal_with_sync_and_async_tasks_concludes_and_audits_on_every_memb
             for node in nodes:
                 outcome = await wait_member_outcome(node, result)
                 assert outcome.status == "concluded" and outcome.conclusion == result.conclusion
-                chats = node.services["chats"]
+                chats = node.services.chats
                 chat_id = bytes.fromhex(result.chat_id)
                 with trio.fail_after(10):
                     await chats.wait_until(lambda c=chats, i=chat_id: len(c.get(i)) >= result.messages)
@@ -219,7 +206,7 @@ async def test_nested_teams_of_depth_two_report_their_conclusions_upward(tmp_pat
                 outcome = await driver.wait_round(sub["data"]["sub_round"])
                 start = driver.rounds[sub["data"]["sub_round"]].start
                 assert start.parent_chat == parent_chat and start.parent_task == sub["task_id"]
-                assert owner.services["chats"].chat_info(driver.chat_id)["parent"] == parent_chat
+                assert owner.services.chats.chat_info(driver.chat_id)["parent"] == parent_chat
                 chain.append((start.depth, outcome.status, "42" in outcome.conclusion))
                 tasks, parent_chat = outcome.tasks, sub["data"]["sub_chat"]
             assert chain == [(1, "concluded", True), (0, "concluded", True)]
@@ -284,7 +271,7 @@ async def test_members_conclude_when_the_initiator_is_gone(tmp_path: Path) -> No
             async def initiator() -> None:
                 with gone:
                     async with checked_node(config) as node:
-                        while len(node.services["discovery"].directory) < 3:  # noqa: ASYNC110
+                        while len(node.services.discovery.directory) < 3:  # noqa: ASYNC110
                             await trio.sleep(0.1)
                         launched.append(str(node.peer_id))
                         await node.launch_goal(

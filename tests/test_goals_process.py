@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import trio
 
-from ioa_p2p.audit import audit_history
 from ioa_p2p.bootstrap.testnet import NodeSpec, Testnet, TestnetNode, open_testnet
 from ioa_p2p.control_client import ControlClient
+from ioa_p2p.history.audit import audit_history
 
 from .openai_server import Reply, ToolCallReply, serve
 

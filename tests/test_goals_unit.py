@@ -9,17 +9,20 @@ from typing import Any
 import pytest
 import trio
 
-from ioa_p2p import conv_messages as cm
-from ioa_p2p.adapters.echo import EchoAdapter
-from ioa_p2p.chat import make_message
 from ioa_p2p.cli.goal_cmds import EventPrinter, goal_body, print_result
-from ioa_p2p.conv_messages import ConvStart, TaskAssignment, TaskOutcome, Turn
-from ioa_p2p.conversation import CancelTask, Speak, SpeakToken, StartTask, TaskStatus, TaskView
+from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.brains.llm import LLMBrain
+from ioa_p2p.conversation.brains.offline import OfflineBrain
+from ioa_p2p.conversation.inputs import net_decisions
+from ioa_p2p.conversation.messages import ConvStart, TaskAssignment, TaskOutcome, Turn
+from ioa_p2p.conversation.types import CancelTask, Speak, SpeakToken, StartTask, TaskStatus, TaskView
 from ioa_p2p.embedding import HashingEmbedder
 from ioa_p2p.errors import ConfigError, UsageError
+from ioa_p2p.history.bodies import make_message
 from ioa_p2p.identity import Identity
-from ioa_p2p.llm_brain import LLMBrain
-from ioa_p2p.node.agent_runtime import (
+from ioa_p2p.node.goals.events import describe_message, describe_start, describe_task
+from ioa_p2p.node.goals.routes import launch_arguments
+from ioa_p2p.node.goals.runtime import (
     REASON_ASKED,
     REASON_NO_ADAPTER,
     REASON_REJECTED,
@@ -27,12 +30,9 @@ from ioa_p2p.node.agent_runtime import (
     adapter_table,
     subteam_reason,
 )
-from ioa_p2p.node.goal_driver import net_decisions
-from ioa_p2p.node.goal_events import describe_message, describe_start, describe_task
-from ioa_p2p.node.goal_routes import launch_arguments
-from ioa_p2p.node.goal_types import GoalResult, GoalsConfig, Teammate, check_launch_args
-from ioa_p2p.node.goals import make_brain_for
-from ioa_p2p.offline_brain import OfflineBrain
+from ioa_p2p.node.goals.service import make_brain_for
+from ioa_p2p.node.goals.types import GoalResult, GoalsConfig, Teammate, check_launch_args
+from ioa_p2p.testing.echo import EchoAdapter
 
 # --------------------------------------------------------------------------- the nested-team rule
 

@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ioa_p2p.chat import MAX_PARENTS, make_genesis, make_message
 from ioa_p2p.errors import Equivocation, HistoryViolation, StoreError
-from ioa_p2p.history import ChatHistory
+from ioa_p2p.history.bodies import MAX_PARENTS, make_genesis, make_message
+from ioa_p2p.history.dag import ChatHistory
 from ioa_p2p.identity import Identity
-from ioa_p2p.wire import Envelope
+from ioa_p2p.wire.envelope import Envelope
 
 A, B, C, D = (Identity(bytes([i]) * 32) for i in range(11, 15))
 

@@ -13,11 +13,13 @@ from typing import Any
 import pytest
 import trio
 
-from ioa_p2p import canonical
-from ioa_p2p.chat import ChatAck, SyncBatch, SyncRequest, decode_control
 from ioa_p2p.errors import InvalidMessage, PeerClosed
+from ioa_p2p.history.frames import ChatAck, SyncBatch, SyncRequest
 from ioa_p2p.node import FramedStream
-from ioa_p2p.node.chats import PROTO_DELIVER, PROTO_SYNC
+from ioa_p2p.node.chats.delivery import PROTO_DELIVER
+from ioa_p2p.node.chats.sync import PROTO_SYNC
+from ioa_p2p.wire import canonical
+from ioa_p2p.wire.control import decode_control
 
 from .test_chats_net import chats_of, open_nodes, wait_messages
 

@@ -19,13 +19,13 @@ from typing import Any
 import pytest
 import trio
 
-from ioa_p2p import conv_messages as cm
-from ioa_p2p.config import NodeConfig
-from ioa_p2p.conv_messages import ConvStart, TaskAssignment, TaskOutcome, Turn
+from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.messages import ConvStart, TaskAssignment, TaskOutcome, Turn
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import Node, open_node
 from ioa_p2p.node.chats import Chats, open_chats
-from ioa_p2p.node.goals import MAX_RUNNING_TASKS
+from ioa_p2p.node.goals.service import MAX_RUNNING_TASKS
 
 from .hostile import Watch, watch_victim
 
@@ -68,7 +68,7 @@ async def conclude(chats: Chats, chat_id: bytes, turn_id: str, *, height: int = 
 
 
 async def wait_outcome(victim: Watch, chat_id: bytes, round_id: str) -> Any:
-    goals = victim.node.services["goals"]
+    goals = victim.node.services.goals
     while True:
         driver = goals.drivers.get(chat_id)
         found = driver.rounds.get(round_id) if driver else None
@@ -133,7 +133,7 @@ async def test_a_teammate_assigning_many_tasks_gets_a_bounded_number_run_at_once
             tasks = tuple(TaskAssignment(them, f"t{i}", "work that never ends") for i in range(16))
             flood = Turn(cm.TASK_ASYNC, prev=turn_id, height=1, text="all yours", tasks=tasks, next=(me,))
             flood_id = (await chats.post(chat_id, cm.TASK_ASYNC, flood.to_content())).hash.hex()
-            adapter = victim.node.services["goals"].runtime.adapter
+            adapter = victim.node.services.goals.runtime.adapter
             while adapter.runs < MAX_RUNNING_TASKS:  # noqa: ASYNC110 - no event to wait on
                 await trio.sleep(0.05)
             await trio.sleep(1.0)  # the other 8 wait for a slot: none starts

@@ -42,14 +42,14 @@ from libp2p.relay.circuit_v2.utils import read_delimited_msg, write_delimited_ms
 from libp2p.security.noise.transport import PROTOCOL_ID as NOISE_PROTOCOL_ID
 from libp2p.security.noise.transport import Transport as NoiseTransport
 
-from ioa_p2p.bootstrap.relay import HOP_PROTOCOL
-from ioa_p2p.config import NodeConfig
-from ioa_p2p.dht.gossip import TOPIC
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import Node, open_node
-from ioa_p2p.node.control import ControlRequest
-from ioa_p2p.node.host import to_libp2p_id
-from ioa_p2p.node.libp2p_patches import IOA_KAD_PROTOCOL
+from ioa_p2p.node.control.server import ControlRequest
+from ioa_p2p.node.net.gossip import TOPIC
+from ioa_p2p.node.net.host import to_libp2p_id
+from ioa_p2p.node.net.libp2p_patches import IOA_KAD_PROTOCOL
+from ioa_p2p.node.relay import HOP_PROTOCOL
 
 from .conftest import NodeProcess, ioa_init
 from .hostile import Watch, send_raw, uvarint_frame, watch_victim
@@ -74,7 +74,7 @@ async def wait_fault(victim: Watch, key: str) -> None:
 
 async def still_serves(victim: Watch, peer: Node) -> None:
     """The victim still answers a signed direct message (a new stream, a full round trip)."""
-    digest = await peer.services["messaging"].send_text(victim.node.peer_id, "still there?")
+    digest = await peer.services.messaging.send_text(victim.node.peer_id, "still there?")
     assert len(digest) == 32
 
 
@@ -183,7 +183,7 @@ async def test_a_relay_answering_an_undefined_status_code_is_retried_not_fatal(t
             async with watch_victim(tmp_path / "v", raw=raw) as victim:
                 while asked < 2:  # noqa: ASYNC110 - the keeper asks again after a refusal
                     await trio.sleep(0.05)
-                assert victim.node.services["relay"].reservations == {}
+                assert victim.node.services.relay.reservations == {}
                 await still_serves(victim, relay)
                 victim.done()
 

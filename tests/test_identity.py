@@ -29,9 +29,7 @@ def test_signature_checkable_from_peer_id_alone() -> None:
     assert not Identity.generate().peer_id.verify(sig, b"payload")
 
 
-@pytest.mark.parametrize(
-    "text", ["", "0OIl", "12D3KooW", "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG"]
-)
+@pytest.mark.parametrize("text", ["", "0OIl", "12D3KooW", "QmYwAPJzv5CZsnA625s3Xf2nemtYgPpHdWEz79ojWnPbdG"])
 def test_bad_peer_ids(text) -> None:
     with pytest.raises(InvalidPeerId):
         PeerId.from_string(text)

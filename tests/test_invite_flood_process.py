@@ -24,13 +24,15 @@ from pathlib import Path
 import pytest
 import trio
 
-from ioa_p2p.chat import ChatInvite, ChatInviteReply, build, make_genesis
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.control_client import ControlClient
+from ioa_p2p.history.bodies import make_genesis
+from ioa_p2p.history.frames import ChatInvite, ChatInviteReply
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node import Node, open_node
-from ioa_p2p.node.chats import PROTO_INVITE
-from ioa_p2p.wire import Envelope
+from ioa_p2p.node.chats.invites import PROTO_INVITE
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.schema import build
 
 from .conftest import NodeProcess, ioa_init
 from .test_chats_process import free_port

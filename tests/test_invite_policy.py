@@ -17,16 +17,20 @@ import pytest
 import trio
 
 from ioa_p2p.adapters.registry import adapter_executes_code
-from ioa_p2p.chat import ChatInvite, ChatInviteReply, build, make_genesis
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import ConfigError
+from ioa_p2p.history.bodies import make_genesis
+from ioa_p2p.history.frames import ChatInvite, ChatInviteReply
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node import Node
-from ioa_p2p.node.chats import PROTO_INVITE, ChatsConfig
-from ioa_p2p.node.invite_admission import RateLimiter
-from ioa_p2p.wire import Envelope
+from ioa_p2p.node.chats.admission import RateLimiter
+from ioa_p2p.node.chats.config import ChatsConfig
+from ioa_p2p.node.chats.invites import PROTO_INVITE
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.schema import build
+from tests.nodes import checked_node
 
-from .test_chats_net import FAST, chats_of, checked_node, connect_all
+from .test_chats_net import FAST, chats_of, connect_all
 
 # --------------------------------------------------------------------------- units
 
@@ -300,7 +304,7 @@ async def test_a_node_whose_adapter_executes_code_accepts_only_known_inviters_by
             assert chats_of(coder).invites.admission.rules.policy == "known"
             assert chats_of(nodes["open_coder"]).invites.admission.rules.policy == "open"
             assert chats_of(known).invites.admission.rules.policy == "open"  # no adapter: open
-            directory = coder.services["discovery"].directory
+            directory = coder.services.discovery.directory
             while directory.get(known.peer_id) is None:  # noqa: ASYNC110 - gossip has no event to wait on
                 await trio.sleep(0.1)
             assert (await invite_fresh(known, coder)).accept

@@ -1,4 +1,5 @@
-"""Tell when upstream py-libp2p changes make a workaround in ioa_p2p.node.libp2p_patches stale or wrong."""
+"""Tell when upstream py-libp2p changes make a workaround in ioa_p2p.node.net.libp2p_patches stale or
+wrong."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import multiaddr
 import pytest
 import trio
 
-from ioa_p2p.node import libp2p_patches
+from ioa_p2p.node.net import libp2p_patches
 
 from .conftest import open_test_nodes
 
@@ -52,7 +53,7 @@ def test_connection_manager_defaults_still_overdial_and_the_patch_switches_them_
     import libp2p.network.config as netconfig
 
     from ioa_p2p.identity import Identity
-    from ioa_p2p.node.host import new_noise_host
+    from ioa_p2p.node.net.host import new_noise_host
 
     # Upstream aims for (100 + 300) / 2 connections: were these lower, the patch might be unnecessary.
     assert (netconfig.LOW_WATERMARK, netconfig.HIGH_WATERMARK, netconfig.MIN_CONNECTIONS) == (100, 300, 50)
@@ -75,7 +76,7 @@ def test_pubsub_peer_records_are_verified_once_and_forgeries_still_refused(monke
     import libp2p.pubsub.utils as utils
 
     from ioa_p2p.identity import Identity
-    from ioa_p2p.node.host import new_noise_host
+    from ioa_p2p.node.net.host import new_noise_host
 
     libp2p_patches.apply_patches()
     calls = []
@@ -138,7 +139,7 @@ async def test_an_unpatched_host_still_dies_of_a_raising_handler_and_a_contained
     from libp2p import new_host
 
     from ioa_p2p.identity import Identity
-    from ioa_p2p.node.host import libp2p_key_pair, new_noise_host
+    from ioa_p2p.node.net.host import libp2p_key_pair, new_noise_host
 
     dialer = new_noise_host(Identity.generate())
     async with dialer.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]):
@@ -168,7 +169,7 @@ def test_inbound_stream_cap_wraps_the_resource_manager() -> None:
     from libp2p.rcmgr import Direction
 
     from ioa_p2p.identity import Identity
-    from ioa_p2p.node.host import new_noise_host
+    from ioa_p2p.node.net.host import new_noise_host
 
     host = new_noise_host(Identity.generate())
     refused: list[str] = []

@@ -14,15 +14,10 @@ from ioa_p2p.errors import (
     ModelOutputError,
     PeerUnreachable,
 )
-from ioa_p2p.model import (
-    ModelReply,
-    OpenAIModel,
-    ScriptedModel,
-    ToolCall,
-    complete_json,
-    model_from_settings,
-    parse_json_object,
-)
+from ioa_p2p.llm.json_repair import parse_json_object
+from ioa_p2p.llm.model import ModelReply, ToolCall, complete_json
+from ioa_p2p.llm.openai_compat import OpenAIModel, model_from_settings
+from ioa_p2p.testing.models import ScriptedModel
 
 from .openai_server import Reply, ToolCallReply, serve
 
@@ -202,11 +197,11 @@ async def test_scripted_model_fake() -> None:
 
 
 def _llm_sim(server, members, runner):
-    from ioa_p2p.brain import MemberInfo
-    from ioa_p2p.conv_messages import ConvStart
+    from ioa_p2p.conversation.brains.base import MemberInfo
+    from ioa_p2p.conversation.brains.llm import LLMBrain
+    from ioa_p2p.conversation.brains.offline import OfflineBrain
+    from ioa_p2p.conversation.messages import ConvStart
     from ioa_p2p.embedding import HashingEmbedder
-    from ioa_p2p.llm_brain import LLMBrain
-    from ioa_p2p.offline_brain import OfflineBrain
 
     from .conv_sim import Sim
 
@@ -224,13 +219,13 @@ def _llm_sim(server, members, runner):
 
 
 def _calc_runner(member, task):
-    from ioa_p2p.conv_messages import TaskOutcome
+    from ioa_p2p.conversation.messages import TaskOutcome
 
     return 1.0, TaskOutcome(task.task_id, True, "17 * 23 = 391")
 
 
 async def test_whole_goal_through_the_real_openai_client(server) -> None:
-    from ioa_p2p.conversation import Concluded, TaskStatus
+    from ioa_p2p.conversation.types import Concluded, TaskStatus
 
     server.script(
         Reply(content="I will ask the calculator."),  # not JSON: repaired? no -> retried
@@ -259,7 +254,7 @@ async def test_whole_goal_through_the_real_openai_client(server) -> None:
 
 
 async def test_llm_brain_falls_back_to_the_offline_planner_visibly(server) -> None:
-    from ioa_p2p.conversation import Concluded
+    from ioa_p2p.conversation.types import Concluded
 
     server.default_reply = Reply(status=500, error_message="model overloaded")
     members = [("peerA", "coordinator", "coordinates"), ("peerB", "calculator", "exact arithmetic")]
@@ -276,10 +271,10 @@ async def test_llm_brain_falls_back_to_the_offline_planner_visibly(server) -> No
 
 
 def test_parse_turn_decision_maps_names_and_rejects_nonsense() -> None:
-    from ioa_p2p.brain import MemberInfo
-    from ioa_p2p.conv_messages import ConvStart
-    from ioa_p2p.conversation import Conversation
-    from ioa_p2p.llm_brain import parse_turn_decision
+    from ioa_p2p.conversation.brains.base import MemberInfo
+    from ioa_p2p.conversation.brains.llm import parse_turn_decision
+    from ioa_p2p.conversation.machine import Conversation
+    from ioa_p2p.conversation.messages import ConvStart
 
     spec = ConvStart.create("goal", initiator="pA", members=["pA", "pB", "pC"], now=0.0)
     view = Conversation(spec, me="pA", start_id="s", now=0.0).view()

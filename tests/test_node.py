@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import trio
 
-from ioa_p2p import canonical
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.framing import encode_varint
-from ioa_p2p.node.messaging import PROTOCOL_ID
-from ioa_p2p.wire import Envelope, Text
+from ioa_p2p.node.messaging.service import PROTOCOL_ID
+from ioa_p2p.node.net.framing import encode_varint
+from ioa_p2p.wire import canonical
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.text import Text
 
 from .conftest import open_test_nodes
 
@@ -31,9 +32,9 @@ async def test_direct_message_arrives_verified(tmp_path) -> None:
     async with open_test_nodes(tmp_path, 2) as (a, b):
         await wait_connected(b, a)
         with trio.fail_after(10):
-            digest = await b.services["messaging"].send_text(a.peer_id, "hello", {"k": 1})
-            await a.services["messaging"].wait_message(1)
-        env = a.services["messaging"].inbox[0]
+            digest = await b.services.messaging.send_text(a.peer_id, "hello", {"k": 1})
+            await a.services.messaging.wait_message(1)
+        env = a.services.messaging.inbox[0]
         assert env.hash == digest and env.author == b.peer_id and env.body.text == "hello"
 
 
@@ -54,7 +55,7 @@ async def test_flipped_byte_rejected_and_stream_stays_usable(tmp_path) -> None:
             reply = await stream.receive_value()
             assert reply == {"ok": True, "hash": good.hash}
             await stream.close()
-        assert [e.body.text for e in a.services["messaging"].inbox] == ["fine"]
+        assert [e.body.text for e in a.services.messaging.inbox] == ["fine"]
 
 
 async def test_message_from_another_author_is_refused(tmp_path) -> None:
@@ -66,7 +67,7 @@ async def test_message_from_another_author_is_refused(tmp_path) -> None:
             await stream.send_envelope(forged)
             reply = canonical.decode(await stream.receive())
         assert reply["ok"] is False and "not the sending peer" in reply["error"]
-        assert not a.services["messaging"].inbox
+        assert not a.services.messaging.inbox
 
 
 async def test_oversize_frame_is_refused_without_reading_it(tmp_path) -> None:
@@ -81,13 +82,13 @@ async def test_oversize_frame_is_refused_without_reading_it(tmp_path) -> None:
         assert reply["ok"] is False and "over the limit" in reply["error"]
         # the node is still fine for others
         with trio.fail_after(10):
-            await b.services["messaging"].send_text(a.peer_id, "after")
+            await b.services.messaging.send_text(a.peer_id, "after")
 
 
 async def test_bootstrap_is_retried_until_the_peer_comes_up(tmp_path) -> None:
     import socket
 
-    from ioa_p2p.config import NodeConfig
+    from ioa_p2p.config.node_config import NodeConfig
     from ioa_p2p.node import open_node
 
     with socket.socket() as probe:
@@ -107,17 +108,19 @@ async def test_bootstrap_is_retried_until_the_peer_comes_up(tmp_path) -> None:
 async def test_bad_addresses_are_typed_errors(tmp_path) -> None:
     import pytest
 
-    from ioa_p2p.config import NodeConfig
+    from ioa_p2p.config.node_config import NodeConfig
     from ioa_p2p.errors import InvalidAddress, UsageError
     from ioa_p2p.node import open_node
 
     with pytest.raises(InvalidAddress):
-        async with open_node(NodeConfig(home=tmp_path, bootstrap=("/ip4/127.0.0.1/tcp/1",)),
-                             identity=Identity.generate()):
+        async with open_node(
+            NodeConfig(home=tmp_path, bootstrap=("/ip4/127.0.0.1/tcp/1",)), identity=Identity.generate()
+        ):
             pass
     with pytest.raises(InvalidAddress):
-        async with open_node(NodeConfig(home=tmp_path, listen=("not a multiaddr",)),
-                             identity=Identity.generate()):
+        async with open_node(
+            NodeConfig(home=tmp_path, listen=("not a multiaddr",)), identity=Identity.generate()
+        ):
             pass
     async with open_test_nodes(tmp_path, 1) as (a,):
         with pytest.raises(UsageError):

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from ioa_p2p import conv_messages as cm
-from ioa_p2p.adapters.calculator import calculate
-from ioa_p2p.brain import MemberInfo, make_brain
-from ioa_p2p.conv_messages import ConvStart, TaskOutcome
-from ioa_p2p.conversation import Concluded, TaskStatus
+from ioa_p2p.adapters.calculator.adapter import calculate
+from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.brains.base import MemberInfo
+from ioa_p2p.conversation.brains.factory import make_brain
+from ioa_p2p.conversation.brains.offline import PREFIX, OfflineBrain, plan_steps, short_value
+from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
+from ioa_p2p.conversation.types import Concluded, TaskStatus
 from ioa_p2p.embedding import HashingEmbedder, WordLlamaEmbedder
 from ioa_p2p.errors import TaskRejected
-from ioa_p2p.offline_brain import PREFIX, OfflineBrain, plan_steps, short_value
 
 from .conv_sim import Sim
 

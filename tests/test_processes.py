@@ -8,11 +8,12 @@ import time
 import pytest
 import trio
 
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node import open_node
-from ioa_p2p.node.messaging import PROTOCOL_ID
-from ioa_p2p.wire import Envelope, Text
+from ioa_p2p.node.messaging.service import PROTOCOL_ID
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.text import Text
 
 from .conftest import NodeProcess, ioa_init
 
@@ -58,9 +59,7 @@ def test_three_processes_bootstrap_see_each_other_and_exchange_signed_messages(t
         assert sent.returncode == 0, sent.stderr
         digest = json.loads(sent.stdout)["hash"]
         inbox = json.loads(c.ioa("inbox", "--json").stdout)
-        assert [(m["from"], m["text"], m["hash"]) for m in inbox] == [
-            (ids["b"], "hello from B", digest)
-        ]
+        assert [(m["from"], m["text"], m["hash"]) for m in inbox] == [(ids["b"], "hello from B", digest)]
 
         # A frame with a flipped byte is rejected, and the same stream still carries a good message.
         trio.run(_tamper_then_send, tmp_path, c.addrs[0])
@@ -74,9 +73,7 @@ def test_three_processes_bootstrap_see_each_other_and_exchange_signed_messages(t
 
 async def _tamper_then_send(tmp_path, target_addr: str) -> None:
     config = NodeConfig(home=tmp_path / "probe")
-    async with open_node(
-        config, identity=Identity.generate(), write_info=False, control_api=False
-    ) as probe:
+    async with open_node(config, identity=Identity.generate(), write_info=False, control_api=False) as probe:
         with trio.fail_after(20):
             target = await probe.connect(target_addr)
             assert isinstance(target, PeerId)

@@ -11,7 +11,8 @@ import pytest
 import trio
 
 from ioa_p2p.adapters import REJECTED, TASK_ERROR, TIMEOUT, Task, TaskResult, load_adapter, run_task
-from ioa_p2p.adapters.python_runner import PythonAdapter, _namespaces_work, extract_code
+from ioa_p2p.adapters.python.adapter import PythonAdapter, extract_code
+from ioa_p2p.adapters.python.sandbox import namespaces_work as _namespaces_work
 from ioa_p2p.errors import AdapterOptionsError, TaskRejected
 
 NAMESPACES = trio.run(_namespaces_work)

@@ -13,13 +13,7 @@ from typing import Any
 import pytest
 import trio
 
-from ioa_p2p.bootstrap.relay import (
-    RelaySettings,
-    circuit_addr,
-    parse_circuit_addr,
-    with_peer,
-)
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import (
     ConfigError,
     InvalidAddress,
@@ -31,7 +25,9 @@ from ioa_p2p.errors import (
 )
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node import open_node
-from ioa_p2p.node.host import to_libp2p_id
+from ioa_p2p.node.net.host import to_libp2p_id
+from ioa_p2p.node.relay.service import circuit_addr, parse_circuit_addr, with_peer
+from ioa_p2p.node.relay.settings import RelaySettings
 
 # --------------------------------------------------------------------------- settings and addresses (pure)
 
@@ -127,33 +123,33 @@ async def test_peer_behind_relay_is_reached_only_through_it(tmp_path: Path) -> N
             )
             caller = await _start(stack, tmp_path, "caller", bootstrap=boot)
             assert hidden.listen_addrs() == []
-            await hidden.services["relay"].wait_reservation(relay.peer_id)
-            assert relay.services["relay"].status()["reserved_peers"] == 1
-            [advertised] = hidden.services["relay"].circuit_addrs()
+            await hidden.services.relay.wait_reservation(relay.peer_id)
+            assert relay.services.relay.status()["reserved_peers"] == 1
+            [advertised] = hidden.services.relay.circuit_addrs()
             assert advertised == circuit_addr(relay.listen_addrs()[0], hidden.peer_id)
 
             # A direct dial cannot work: the hidden peer has no address at all.
             with pytest.raises(PeerUnreachable):
                 await caller.connect_peer(hidden.peer_id)
             # identify tells the caller that the relay speaks hop
-            await _until(lambda: relay.peer_id in caller.services["relay"].known_relays())
-            via = await caller.services["relay"].connect_through(hidden.peer_id)
+            await _until(lambda: relay.peer_id in caller.services.relay.known_relays())
+            via = await caller.services.relay.connect_through(hidden.peer_id)
             assert via == advertised
             assert _relayed(caller, hidden.peer_id) and _relayed(hidden, caller.peer_id)
 
             # Signed messages both ways over the relayed (end-to-end Noise) connection.
-            await caller.services["messaging"].send_text(hidden.peer_id, "through the relay")
-            await hidden.services["messaging"].send_text(caller.peer_id, "and back")
-            await caller.services["messaging"].send_text(hidden.peer_id, "x" * 100_000)
-            first, big = hidden.services["messaging"].inbox
+            await caller.services.messaging.send_text(hidden.peer_id, "through the relay")
+            await hidden.services.messaging.send_text(caller.peer_id, "and back")
+            await caller.services.messaging.send_text(hidden.peer_id, "x" * 100_000)
+            first, big = hidden.services.messaging.inbox
             assert (first.author, first.body.text) == (caller.peer_id, "through the relay")
             assert big.body.text == "x" * 100_000
-            assert [e.body.text for e in caller.services["messaging"].inbox] == ["and back"]
+            assert [e.body.text for e in caller.services.messaging.inbox] == ["and back"]
 
             # A third peer dials the advertised /p2p-circuit address explicitly.
             third = await _start(stack, tmp_path, "third")
-            assert await third.services["relay"].connect_via(advertised) == hidden.peer_id
-            await third.services["messaging"].send_text(hidden.peer_id, "hello via address")
+            assert await third.services.relay.connect_via(advertised) == hidden.peer_id
+            await third.services.messaging.send_text(hidden.peer_id, "hello via address")
             assert _relayed(third, hidden.peer_id)
 
 
@@ -169,19 +165,19 @@ async def test_relay_refusals_are_typed_errors(tmp_path: Path) -> None:
                 await node.connect(raddr)
                 await node.connect(plain.listen_addrs()[0])
 
-            await first.services["relay"].reserve(relay.peer_id)
+            await first.services.relay.reserve(relay.peer_id)
             with pytest.raises(PeerRejected, match="refused a reservation"):
-                await second.services["relay"].reserve(relay.peer_id)  # max_reservations = 1
+                await second.services.relay.reserve(relay.peer_id)  # max_reservations = 1
             with pytest.raises(PeerUnreachable, match="reservation"):
-                await first.services["relay"].reserve(plain.peer_id)  # does not speak hop
+                await first.services.relay.reserve(plain.peer_id)  # does not speak hop
 
             # second holds no reservation on the relay: nobody can reach it through it.
             with pytest.raises(PeerUnreachable, match="no relay could reach"):
-                await first.services["relay"].connect_through(second.peer_id, relay.peer_id)
+                await first.services.relay.connect_through(second.peer_id, relay.peer_id)
             with pytest.raises(UsageError):
-                await first.services["relay"].connect_via(circuit_addr(raddr, first.peer_id))
+                await first.services.relay.connect_via(circuit_addr(raddr, first.peer_id))
             with pytest.raises(PeerUnreachable, match="gives no address"):
-                await first.services["relay"].connect_via(
+                await first.services.relay.connect_via(
                     f"/p2p/{Identity.generate().peer_id}/p2p-circuit/p2p/{second.peer_id}"
                 )
 
@@ -193,23 +189,23 @@ async def test_circuit_data_limit_cuts_the_relayed_connection(tmp_path: Path) ->
             raddr = relay.listen_addrs()[0]
             hidden = await _start(stack, tmp_path, "hidden", listen=(), relay={"reserve": [raddr]})
             caller = await _start(stack, tmp_path, "caller")
-            await hidden.services["relay"].wait_reservation(relay.peer_id)
+            await hidden.services.relay.wait_reservation(relay.peer_id)
             await caller.connect(raddr)
-            await caller.services["relay"].connect_via(circuit_addr(raddr, hidden.peer_id))
-            await caller.services["messaging"].send_text(hidden.peer_id, "small")
+            await caller.services.relay.connect_via(circuit_addr(raddr, hidden.peer_id))
+            await caller.services.messaging.send_text(hidden.peer_id, "small")
             # The same 100 kB message passes a relay with default limits (the first test); here it breaks
             # the circuit's 48 KiB budget and the relay resets the connection.
             with pytest.raises((PeerClosed, PeerUnreachable, IoATimeout)):
-                await caller.services["messaging"].send_text(hidden.peer_id, "x" * 100_000)
-            assert [e.body.text for e in hidden.services["messaging"].inbox] == ["small"]
+                await caller.services.messaging.send_text(hidden.peer_id, "x" * 100_000)
+            assert [e.body.text for e in hidden.services.messaging.inbox] == ["small"]
 
 
 async def test_client_off_means_no_relay_protocols(tmp_path: Path) -> None:
     with trio.fail_after(20):
         async with AsyncExitStack() as stack:
             node = await _start(stack, tmp_path, "n", relay={"client": False})
-            service = node.services["relay"]
-            assert service.protocol is None and service.transport is None
+            service = node.services.relay
+            assert service.circuit is None
             target = Identity.generate().peer_id
             with pytest.raises(UsageError, match="client = false"):
                 await service.connect_via(f"/p2p/{Identity.generate().peer_id}/p2p-circuit/p2p/{target}")

@@ -7,13 +7,14 @@ from pathlib import Path
 import pytest
 import trio
 
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import ReplayedMessage
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import Node, open_node
-from ioa_p2p.node.messaging import PROTOCOL_ID
-from ioa_p2p.node.replay import ReplayGuard
-from ioa_p2p.wire import Envelope, Text
+from ioa_p2p.node.messaging.replay import ReplayGuard
+from ioa_p2p.node.messaging.service import PROTOCOL_ID
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.text import Text
 
 MINUTE = 60_000
 
@@ -118,15 +119,15 @@ async def test_replayed_and_out_of_order_messages_are_refused_also_after_a_resta
             # the node's own sender keeps its sends to one peer in seq order, even concurrent ones
             async with trio.open_nursery() as nursery:
                 for i in range(5):
-                    nursery.start_soon(probe.services["messaging"].send_text, target.peer_id, f"c{i}")
-            assert [e.seq for e in target.services["messaging"].inbox][0] == 10
-            assert len(target.services["messaging"].inbox) == 6
+                    nursery.start_soon(probe.services.messaging.send_text, target.peer_id, f"c{i}")
+            assert [e.seq for e in target.services.messaging.inbox][0] == 10
+            assert len(target.services.messaging.inbox) == 6
         async with (
             open_node(target_config, identity=target_id, write_info=False) as target,
             open_node(probe_config, identity=probe_id, write_info=False, control_api=False) as probe,
         ):
             await probe.connect(target.listen_addrs()[0])
             assert (await send(probe, target, first))["code"] == "replay"  # remembered across a restart
-            newer = Envelope.create(probe_id, Text(text="newer"), seq=probe.services["messaging"].next_seq())
+            newer = Envelope.create(probe_id, Text(text="newer"), seq=probe.services.messaging.next_seq())
             assert (await send(probe, target, newer))["ok"] is True
-            assert [e.hash for e in target.services["messaging"].inbox] == [newer.hash]
+            assert [e.hash for e in target.services.messaging.inbox] == [newer.hash]

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ioa_p2p.adapters import REJECTED, TASK_ERROR, Task, TaskResult, load_adapter, run_task
-from ioa_p2p.adapters.retrieval import RetrievalAdapter, chunk_document
+from ioa_p2p.adapters.retrieval.adapter import RetrievalAdapter, chunk_document
 from ioa_p2p.errors import AdapterOptionsError, ConfigError
 
 GARDEN = """# Gardening guide

@@ -11,7 +11,7 @@ from libp2p.peer.peerinfo import info_from_p2p_addr
 from libp2p.security.insecure.transport import PLAINTEXT_PROTOCOL_ID, InsecureTransport
 
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.host import SECURITY_PROTOCOLS, new_noise_host
+from ioa_p2p.node.net.host import SECURITY_PROTOCOLS, new_noise_host
 
 from .conftest import open_test_nodes
 

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from ioa_p2p.chat import make_genesis
 from ioa_p2p.errors import StoreError
-from ioa_p2p.history import ChatHistory, Entry
+from ioa_p2p.history.bodies import make_genesis
+from ioa_p2p.history.dag import ChatHistory, Entry
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.store import STATUS_DECLINED, STATUS_MEMBER, ChatStore, MessageRow
-from ioa_p2p.wire import Envelope
+from ioa_p2p.node.chats.store import STATUS_DECLINED, STATUS_MEMBER, ChatStore, MessageRow
+from ioa_p2p.wire.envelope import Envelope
 
 A, B = Identity(b"\x31" * 32), Identity(b"\x32" * 32)
 
@@ -141,10 +141,10 @@ WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from ioa_p2p.chat import make_genesis
+    from ioa_p2p.history.bodies import make_genesis
     from ioa_p2p.history import ChatHistory
     from ioa_p2p.identity import Identity
-    from ioa_p2p.node.store import ChatStore, MessageRow
+    from ioa_p2p.node.chats.store import ChatStore, MessageRow
 
     store = ChatStore.open(Path(sys.argv[1]))
     a, b = Identity(b"\\x31" * 32), Identity(b"\\x32" * 32)

@@ -8,18 +8,18 @@ import pytest
 
 from ioa_p2p.embedding import WordLlamaEmbedder, normalise
 from ioa_p2p.errors import ModelOutputError, UsageError
-from ioa_p2p.llm_brain import llm_choose_team
-from ioa_p2p.model import ModelReply, ScriptedModel, ToolCall
-from ioa_p2p.teaming import (
+from ioa_p2p.llm.model import ModelReply, ToolCall
+from ioa_p2p.teaming.clauses import split_goal
+from ioa_p2p.teaming.llm_team import (
     TEAM_TOOLS,
-    Candidate,
-    choose_team,
+    llm_choose_team,
     merge_results,
     parse_search_queries,
     parse_team_choice,
     render_shortlist,
-    split_goal,
 )
+from ioa_p2p.teaming.selection import Candidate, choose_team
+from ioa_p2p.testing.models import ScriptedModel
 
 
 @pytest.mark.parametrize(
@@ -151,11 +151,11 @@ async def test_llm_team_up_tool_loop() -> None:
 
 
 def test_candidates_from_cards_and_choice_for_a_goal() -> None:
-    from ioa_p2p.brain import MemberInfo
     from ioa_p2p.card import card_text, issue_card
+    from ioa_p2p.conversation.brains.base import MemberInfo
     from ioa_p2p.embedding import HashingEmbedder
     from ioa_p2p.identity import Identity
-    from ioa_p2p.teaming import choose_team_for_goal
+    from ioa_p2p.teaming.selection import choose_team_for_goal
 
     embedder = WordLlamaEmbedder()
     specs = [("calculator", "Exact arithmetic: sums, percentages, averages.", ("math",)),

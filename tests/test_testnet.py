@@ -17,7 +17,7 @@ import trio
 from ioa_p2p.bootstrap.bootnode import bootstrap_config
 from ioa_p2p.bootstrap.testnet import NodeSpec, check_specs, node_config, open_testnet
 from ioa_p2p.cli.testnet_cmds import sample_specs
-from ioa_p2p.config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import NodeProcessError, UsageError
 from ioa_p2p.identity import PeerId
 

@@ -8,7 +8,6 @@ import pytest
 from libp2p.records.utils import InvalidRecordType
 from libp2p.records.validator import NamespacedValidator
 
-from ioa_p2p import canonical
 from ioa_p2p.card import SignedCard, issue_card
 from ioa_p2p.dht.validators import (
     CARD_PREFIX,
@@ -27,7 +26,8 @@ from ioa_p2p.errors import (
     SignatureError,
 )
 from ioa_p2p.identity import Identity
-from ioa_p2p.wire import Envelope
+from ioa_p2p.wire import canonical
+from ioa_p2p.wire.envelope import Envelope
 
 NOW = 1_700_000_000_000
 ALICE = Identity(b"\x01" * 32)

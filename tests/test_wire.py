@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from nacl.signing import VerifyKey
 
-from ioa_p2p import canonical
 from ioa_p2p.errors import (
     AuthorMismatch,
     InvalidMessage,
@@ -24,7 +23,9 @@ from ioa_p2p.errors import (
     UnsupportedVersion,
 )
 from ioa_p2p.identity import Identity, PeerId
-from ioa_p2p.wire import MAX_MESSAGE_SIZE, SIGNING_CONTEXT, Envelope, Text
+from ioa_p2p.wire import canonical
+from ioa_p2p.wire.envelope import MAX_MESSAGE_SIZE, SIGNING_CONTEXT, Envelope
+from ioa_p2p.wire.text import Text
 
 from . import vectors as kat
 

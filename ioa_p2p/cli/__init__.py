@@ -2,8 +2,15 @@
 
 Each module registers its commands on :data:`main`:
 
-- ``identity_cmds.py``  ``ioa init``, ``ioa id``
-- ``node_cmds.py``      ``ioa node start``, ``ioa peers``, ``ioa faults``, ``ioa send``, ``ioa inbox``
+- ``_base.py``           the ``main`` group, output and error handling shared by every command
+- ``identity_cmds.py``   ``ioa init``, ``ioa id``
+- ``node_cmds.py``       ``ioa node start``, ``ioa peers``, ``ioa faults``, ``ioa send``, ``ioa inbox``
+- ``chat_cmds.py``       ``ioa chats``, ``ioa history show|export``, ``ioa audit``
+- ``find_cmds.py``       ``ioa find``
+- ``goal_cmds.py``       ``ioa goal``
+- ``demo_cmds.py``       ``ioa demo``
+- ``bootstrap_cmds.py``  ``ioa bootstrap start``, ``ioa relay status|connect``
+- ``testnet_cmds.py``    ``ioa testnet up``
 
 Exit codes: 0 ok, 1 failure, 2 usage error or unreadable input. Errors print one line ``error: ...`` on
 stderr (with ``--json``, a JSON object ``{"error": {"type", "message"}}`` on stdout instead).
@@ -11,13 +18,13 @@ stderr (with ``--json``, a JSON object ``{"error": {"type", "message"}}`` on std
 
 from __future__ import annotations
 
-from . import bootstrap_cmds, testnet_cmds  # noqa: E402, F401  (bootstrap, relay, testnet)
-from . import chat_cmds as chat_cmds  # noqa: E402
-from . import demo_cmds as demo_cmds  # noqa: E402  (ioa demo)
-from . import find_cmds as find_cmds  # noqa: E402  (ioa find)
-from . import goal_cmds as goal_cmds  # noqa: E402  (ioa goal)
-from . import identity_cmds as identity_cmds  # noqa: E402  (registers commands)
-from . import node_cmds as node_cmds  # noqa: E402
-from ._base import main
+from ioa_p2p.cli import bootstrap_cmds, testnet_cmds  # noqa: E402, F401  (bootstrap, relay, testnet)
+from ioa_p2p.cli import chat_cmds as chat_cmds  # noqa: E402
+from ioa_p2p.cli import demo_cmds as demo_cmds  # noqa: E402  (ioa demo)
+from ioa_p2p.cli import find_cmds as find_cmds  # noqa: E402  (ioa find)
+from ioa_p2p.cli import goal_cmds as goal_cmds  # noqa: E402  (ioa goal)
+from ioa_p2p.cli import identity_cmds as identity_cmds  # noqa: E402  (registers commands)
+from ioa_p2p.cli import node_cmds as node_cmds  # noqa: E402
+from ioa_p2p.cli._base import main
 
 __all__ = ["main"]

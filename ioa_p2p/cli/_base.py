@@ -14,9 +14,9 @@ from typing import Any, TypeVar
 import click
 import trio
 
-from ..config import ioa_home
-from ..errors import IoAError
-from ..logs import setup_logging
+from ioa_p2p.config.node_config import ioa_home
+from ioa_p2p.errors import IoAError
+from ioa_p2p.logs import setup_logging
 
 F = TypeVar("F", bound=Callable[..., Any])
 

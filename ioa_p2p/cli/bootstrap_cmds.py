@@ -9,9 +9,9 @@ from pathlib import Path
 import click
 import trio
 
-from ..config import NodeConfig, load_config
-from ..control_client import ControlClient
-from ._base import emit_json, get_home, handle_errors, main, wait_stop_request
+from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main, wait_stop_request
+from ioa_p2p.config.node_config import NodeConfig, load_config
+from ioa_p2p.control_client import ControlClient
 
 
 @main.group()
@@ -56,7 +56,7 @@ def bootstrap_start(
     relay: bool,
 ) -> None:
     """Start a bootstrap node; runs until SIGINT/SIGTERM. Prints `listening on <multiaddr>` lines."""
-    from ..bootstrap.bootnode import bootstrap_config
+    from ioa_p2p.bootstrap.bootnode import bootstrap_config
 
     home = get_home(ctx)
     config = bootstrap_config(
@@ -66,8 +66,8 @@ def bootstrap_start(
 
 
 async def _serve(config: NodeConfig) -> None:
-    from ..bootstrap.bootnode import describe
-    from ..node import open_node
+    from ioa_p2p.bootstrap.bootnode import describe
+    from ioa_p2p.node import open_node
 
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with open_node(config) as node:

@@ -27,11 +27,12 @@ from typing import Any
 
 import click
 
-from ..audit import AuditReport, Comparison, audit_history, compare_histories
-from ..control_client import ControlClient
-from ..errors import NodeNotRunning, UnreadableHistory, UsageError
-from ..history_file import read_history_file, write_history_file
-from ._base import emit_json, get_home, handle_errors, main
+from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
+from ioa_p2p.control_client import ControlClient
+from ioa_p2p.errors import NodeNotRunning, UnreadableHistory, UsageError
+from ioa_p2p.history.audit import AuditReport, audit_history
+from ioa_p2p.history.compare import Comparison, compare_histories
+from ioa_p2p.history.file import read_history_file, write_history_file
 
 _CHAT_REF = re.compile(r"[0-9a-fA-F]{6,64}")
 

@@ -29,11 +29,11 @@ from typing import Any
 import click
 import trio
 
-from ..audit import audit_history
-from ..control_client import ControlClient
-from ..errors import IoATimeout, UsageError
-from ._base import handle_errors, main
-from .goal_cmds import EventPrinter, follow_launch, print_result
+from ioa_p2p.cli._base import handle_errors, main
+from ioa_p2p.cli.goal_cmds import EventPrinter, follow_launch, print_result
+from ioa_p2p.control_client import ControlClient
+from ioa_p2p.errors import IoATimeout, UsageError
+from ioa_p2p.history.audit import audit_history
 
 DEMO_GOAL = (
     "Calculate 15% of 2480 plus 17 squared. "
@@ -120,7 +120,7 @@ def find_docs(root: Path) -> tuple[Path, str]:
 
 
 def demo_specs(docs: Path) -> list[Any]:
-    from ..bootstrap.testnet import NodeSpec
+    from ioa_p2p.bootstrap.testnet import NodeSpec
 
     specs = []
     for name, agent in AGENTS:
@@ -155,7 +155,7 @@ class Demo:
         return f"{time.monotonic() - self.started:.1f} s"
 
     async def run(self) -> bool:
-        from ..bootstrap.testnet import open_testnet
+        from ioa_p2p.bootstrap.testnet import open_testnet
 
         docs, origin = find_docs(self.root)
         self.say("ioa demo: a peer-to-peer network of agent processes on 127.0.0.1 (no server, no API key)")

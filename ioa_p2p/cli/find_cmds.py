@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import click
 
-from ..control_client import ControlClient
-from ..errors import UsageError
-from ._base import emit_json, get_home, handle_errors, main
+from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
+from ioa_p2p.control_client import ControlClient
+from ioa_p2p.errors import UsageError
 
 MAX_K = 100
 

@@ -19,9 +19,9 @@ from typing import Any
 
 import click
 
-from ..control_client import ControlClient
-from ..errors import ControlAPIError, UsageError
-from ._base import emit_json, get_home, handle_errors, main
+from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
+from ioa_p2p.control_client import ControlClient
+from ioa_p2p.errors import ControlAPIError, UsageError
 
 #: Seconds the CLI waits beyond the goal's own timeout before giving up on the stream.
 STREAM_GRACE = 60.0

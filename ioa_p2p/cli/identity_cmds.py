@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ..config import write_default_config
-from ..errors import AlreadyExists
-from ..identity import create_key_file, load_key_file
-from ._base import emit_json, get_home, handle_errors, main
+from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
+from ioa_p2p.config.node_config import write_default_config
+from ioa_p2p.errors import AlreadyExists
+from ioa_p2p.identity import create_key_file, load_key_file
 
 
 @main.command()

@@ -10,9 +10,9 @@ from typing import Any
 import click
 import trio
 
-from ..config import NodeConfig, load_config
-from ..control_client import ControlClient
-from ._base import emit_json, get_home, handle_errors, main, wait_stop_request
+from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main, wait_stop_request
+from ioa_p2p.config.node_config import NodeConfig, load_config
+from ioa_p2p.control_client import ControlClient
 
 
 @main.group()
@@ -72,7 +72,7 @@ def node_start(
 
 
 async def _run_node(config: NodeConfig) -> None:
-    from ..node import open_node
+    from ioa_p2p.node import open_node
 
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with open_node(config) as running:

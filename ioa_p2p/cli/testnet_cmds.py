@@ -13,8 +13,8 @@ from typing import Any
 import click
 import trio
 
-from ..errors import UsageError
-from ._base import handle_errors, main
+from ioa_p2p.cli._base import handle_errors, main
+from ioa_p2p.errors import UsageError
 
 #: Sample agents, cycled: (name, description, skills, adapter kind or None).
 SAMPLE_AGENTS: tuple[tuple[str, str, tuple[str, ...], str | None], ...] = (
@@ -72,7 +72,7 @@ MAX_NODES = 64
 
 def sample_specs(count: int, installed_adapters: set[str]) -> list[Any]:
     """``count`` agent node specs with varied descriptions (an adapter only where one is installed)."""
-    from ..bootstrap.testnet import NodeSpec
+    from ioa_p2p.bootstrap.testnet import NodeSpec
 
     specs = []
     for i in range(count):
@@ -116,7 +116,7 @@ def testnet_up(count: int, root: Path | None, as_json: bool) -> None:
 
 
 async def _run(root: Path, count: int, as_json: bool) -> None:
-    from ..adapters import list_adapters
+    from ioa_p2p.adapters import list_adapters
 
     specs = sample_specs(count, set(list_adapters()))
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
@@ -135,12 +135,12 @@ async def _run(root: Path, count: int, as_json: bool) -> None:
 
 async def _serve(root: Path, specs: list[Any], as_json: bool) -> None:
     """Start the testnet, print it, then watch for nodes that die until cancelled (Ctrl-C)."""
-    from ..bootstrap.testnet import open_testnet
+    from ioa_p2p.bootstrap.testnet import open_testnet
 
     if not as_json:
         click.echo(f"starting a bootstrap node and {len(specs)} agent nodes under {root} ...")
     async with open_testnet(root, specs) as net:
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "name": node.name,
                 "role": "bootstrap" if node.is_bootstrap else "agent",

@@ -1,0 +1,444 @@
+"""Kind ``retrieval``: answer from a local folder of documents by embedding search, with citations.
+
+The folder (option ``path``) is scanned for ``.md``, ``.txt`` and ``.rst`` files (no hidden files,
+no symlinks, at most ``max_files`` files of at most ``max_file_kb`` KiB). Each file is cut into
+passages of about ``chunk_chars`` characters along its structure (headings start a passage,
+paragraphs and fenced code blocks are kept whole when they fit) and every passage remembers its
+line range and heading trail. Passages are embedded with :mod:`ioa_p2p.embedding` (option
+``embedding``, default the offline wordllama model) together with their file name and headings.
+
+A task is answered with the ``top_k`` best passages, each cited as ``path:first-last`` lines. The
+score is ``(1 - keyword_weight) * cosine + keyword_weight * keyword overlap`` (the share of the
+question's content words found in the passage), so exact names still count. Passages under
+``min_score`` are dropped; when none is left the task fails with the best score found.
+
+The index is built on the first task and cached in memory per file, keyed by (path, size,
+modification time): every task re-checks the folder (a ``stat`` per file) and re-embeds only the
+files that changed. Embedding runs in a worker thread, off the node's event loop.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import trio
+
+from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, TaskResult, parse_options
+from ioa_p2p.embedding import Embedder, Matrix, make_embedder
+from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
+
+KIND = "retrieval"
+MAX_QUERY_CHARS = 2_000
+SHOWN_PASSAGE_CHARS = 1_200
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    path: str  # relative to the folder, POSIX separators
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    heading: str  # "Title > Section" or ""
+    text: str
+
+    @property
+    def citation(self) -> str:
+        return f"{self.path}:{self.start_line}-{self.end_line}"
+
+    def embedding_text(self) -> str:
+        words = re.sub(r"[_\-./]+", " ", self.path)
+        return f"{words}. {self.heading}\n{self.text}"
+
+
+# --------------------------------------------------------------------------- chunking (pure)
+
+_MD_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+])\1{2,}\s*$")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+@dataclass(slots=True)
+class _Block:
+    start: int
+    lines: list[str]
+    heading: str
+    title_only: bool = False  # just a heading line: always kept with what follows
+
+    @property
+    def end(self) -> int:
+        return self.start + len(self.lines) - 1
+
+    @property
+    def size(self) -> int:
+        return sum(len(line) + 1 for line in self.lines)
+
+
+def chunk_document(path: str, text: str, chunk_chars: int) -> list[Passage]:
+    """Cut one document into passages of about ``chunk_chars`` characters, keeping line ranges."""
+    passages: list[Passage] = []
+    current: list[_Block] = []
+    source = text.splitlines()
+
+    def flush() -> None:
+        if current:
+            # the exact source lines (blank lines between blocks included), so citations are exact
+            body = "\n".join(source[current[0].start - 1 : current[-1].end]).strip()
+            body = body[: chunk_chars * 4]
+            if body:
+                passages.append(Passage(path, current[0].start, current[-1].end, current[0].heading, body))
+            current.clear()
+
+    for block in _blocks(source, chunk_chars):
+        if block.lines and block.lines[0] == "\0heading":
+            flush()
+            continue
+        titles_only = all(b.title_only for b in current)
+        if (
+            current
+            and not titles_only
+            and (
+                block.heading != current[0].heading or sum(b.size for b in current) + block.size > chunk_chars
+            )
+        ):
+            flush()
+        current.append(block)
+    flush()
+    return passages
+
+
+def _blocks(lines: Sequence[str], chunk_chars: int) -> list[_Block]:
+    """Paragraphs, fenced code blocks and heading markers; over-long blocks split by lines."""
+    out: list[_Block] = []
+    trail: list[tuple[int, str]] = []
+    para: list[str] = []
+    start = 1
+    in_fence = False
+    title_only = False
+
+    def heading_text() -> str:
+        return " > ".join(title for _, title in trail)
+
+    def end_para(next_start: int) -> None:
+        nonlocal para, start, title_only
+        if any(line.strip() for line in para):
+            out.extend(_split(_Block(start, para, heading_text(), title_only), chunk_chars))
+        para, start, title_only = [], next_start, False
+
+    i = 0
+    while i < len(lines):
+        line, number = lines[i], i + 1
+        if _FENCE.match(line):
+            if not in_fence:
+                end_para(number)
+            in_fence = not in_fence
+            para.append(line)
+            title_only = False
+            i += 1
+            continue
+        level_title = None if in_fence else _heading(lines, i)
+        if level_title is not None:
+            end_para(number)
+            level, title = level_title
+            trail[:] = [(lv, t) for lv, t in trail if lv < level] + [(level, title)]
+            out.append(_Block(number, ["\0heading"], heading_text()))
+            skip = 2 if level_title[0] >= 10 else 1  # rst headings use two lines
+            para, start = [line] + ([lines[i + 1]] if skip == 2 else []), number
+            title_only = True
+            i += skip
+            continue
+        if not line.strip() and not in_fence:
+            end_para(number + 1)
+            i += 1
+            continue
+        if not para:
+            start = number
+        para.append(line)
+        title_only = False
+        i += 1
+    end_para(len(lines) + 1)
+    return out
+
+
+def _heading(lines: Sequence[str], i: int) -> tuple[int, str] | None:
+    """(level, title) when line i starts a heading: markdown '#' levels 1-6, rst levels 10+."""
+    m = _MD_HEADING.match(lines[i])
+    if m:
+        return len(m.group(1)), m.group(2)
+    title = lines[i].strip()
+    if (
+        title
+        and i + 1 < len(lines)
+        and _RST_UNDERLINE.match(lines[i + 1])
+        and len(lines[i + 1].strip()) >= len(title)
+        and not _RST_UNDERLINE.match(lines[i])
+    ):
+        return 10 + "=-~^\"'`#*+".index(lines[i + 1].strip()[0]), title
+    return None
+
+
+def _split(block: _Block, chunk_chars: int) -> list[_Block]:
+    if block.size <= chunk_chars:
+        return [block]
+    pieces: list[_Block] = []
+    lines: list[str] = []
+    start = block.start
+    for offset, line in enumerate(block.lines):
+        if lines and sum(len(x) + 1 for x in lines) + len(line) > chunk_chars:
+            pieces.append(_Block(start, lines, block.heading))
+            lines, start = [], block.start + offset
+        lines.append(line)
+    if lines:
+        pieces.append(_Block(start, lines, block.heading))
+    return pieces
+
+
+# --------------------------------------------------------------------------- scoring (pure)
+
+_STOP_WORDS = (
+    "a an and are as at be by can do does for from how i in is it of on or the this to what when "
+    "where which who why with you your about into me my please tell find show give explain"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9_]{2,}", text.lower()) if w not in _STOP}
+
+
+def score_passages(
+    query_vec: Matrix, matrix: Matrix, query: str, passages: Sequence[Passage], keyword_weight: float
+) -> np.ndarray[Any, np.dtype[np.float64]]:
+    cosine = (matrix @ query_vec.reshape(-1)).astype(np.float64)
+    words = content_words(query)
+    if not words or keyword_weight == 0:
+        return cosine
+    overlap = np.array(
+        [len(words & content_words(p.heading + " " + p.path + " " + p.text)) / len(words) for p in passages]
+    )
+    return (1 - keyword_weight) * cosine + keyword_weight * overlap
+
+
+# --------------------------------------------------------------------------- the index
+
+
+@dataclass(slots=True)
+class _FileEntry:
+    key: tuple[int, int]  # (size, mtime_ns)
+    passages: list[Passage]
+    matrix: Matrix
+
+
+@dataclass(slots=True)
+class DocIndex:
+    """Passages and their vectors for one folder, rebuilt per changed file."""
+
+    root: Path
+    embedder: Embedder
+    options: RetrievalOptions
+    files: dict[str, _FileEntry] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+
+    def refresh(self) -> bool:
+        """Re-scan the folder; re-embed changed files. Returns True if anything changed. Blocking."""
+        found, skipped = scan_folder(self.root, self.options)
+        changed = set(self.files) != set(found)
+        fresh: dict[str, _FileEntry] = {}
+        for rel, key in found.items():
+            entry = self.files.get(rel)
+            if entry is None or entry.key != key:
+                entry = self._embed_file(rel, key)
+                changed = True
+            fresh[rel] = entry
+        self.files, self.skipped = fresh, skipped
+        return changed
+
+    def _embed_file(self, rel: str, key: tuple[int, int]) -> _FileEntry:
+        raw = (self.root / rel).read_bytes()[: self.options.max_file_kb * 1024]
+        passages = chunk_document(rel, raw.decode("utf-8", "replace"), self.options.chunk_chars)
+        matrix = self.embedder.embed([p.embedding_text() for p in passages])
+        return _FileEntry(key, passages, matrix)
+
+    def all(self) -> tuple[list[Passage], Matrix]:
+        passages = [p for entry in self.files.values() for p in entry.passages]
+        mats = [entry.matrix for entry in self.files.values() if len(entry.passages)]
+        matrix = np.vstack(mats) if mats else np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return passages, matrix
+
+    def search(self, query: str) -> list[tuple[float, Passage]]:
+        passages, matrix = self.all()
+        if not passages:
+            return []
+        query_vec = self.embedder.embed([query])[0]
+        scores = score_passages(query_vec, matrix, query, passages, self.options.keyword_weight)
+        order = np.argsort(-scores, kind="stable")[: self.options.top_k]
+        return [(float(scores[i]), passages[i]) for i in order]
+
+
+def scan_folder(root: Path, o: RetrievalOptions) -> tuple[dict[str, tuple[int, int]], list[str]]:
+    """Document files under ``root`` -> (size, mtime_ns); skipped files with the reason."""
+    found: dict[str, tuple[int, int]] = {}
+    skipped: list[str] = []
+    suffixes = {"." + e.lower().lstrip(".") for e in o.extensions}
+    for dirpath, dirs, names in os.walk(root, followlinks=False):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            path = Path(dirpath, name)
+            rel = path.relative_to(root).as_posix()
+            if name.startswith(".") or path.suffix.lower() not in suffixes:
+                continue
+            if path.is_symlink() or not path.is_file():
+                skipped.append(f"{rel} (symlink or not a regular file)")
+                continue
+            if len(found) >= o.max_files:
+                skipped.append(f"{rel} (over max_files = {o.max_files})")
+                continue
+            stat = path.stat()
+            if stat.st_size > o.max_file_kb * 1024:
+                skipped.append(f"{rel} ({stat.st_size} bytes; only the first {o.max_file_kb} KiB used)")
+            found[rel] = (stat.st_size, stat.st_mtime_ns)
+    return found, skipped[:100]
+
+
+# --------------------------------------------------------------------------- the adapter
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalOptions:
+    path: str
+    chunk_chars: int = 800
+    top_k: int = 3
+    min_score: float = 0.2
+    keyword_weight: float = 0.3
+    extensions: tuple[str, ...] = ("md", "txt", "rst")
+    max_files: int = 2_000
+    max_file_kb: int = 1_024
+    embedding: dict[str, Any] = field(default_factory=dict)  # {"backend": "wordllama"} by default
+    name: str = "doc-retrieval"
+    description: str = ""
+    skills: tuple[str, ...] = ("document search", "question answering", "citations")
+
+
+class RetrievalAdapter:
+    """Finds the passages of a local document folder that answer a question."""
+
+    def __init__(self, options: RetrievalOptions, embedder: Embedder | None = None) -> None:
+        root = Path(options.path).expanduser()
+        if not root.is_dir():
+            raise AdapterOptionsError(f"retrieval option path: {options.path!r} is not a folder")
+        if options.chunk_chars < 100 or not 1 <= options.top_k <= 20:
+            raise AdapterOptionsError("retrieval options: chunk_chars >= 100 and 1 <= top_k <= 20")
+        if not 0 <= options.keyword_weight <= 1 or options.max_files < 1 or options.max_file_kb < 1:
+            raise AdapterOptionsError(
+                "retrieval options: 0 <= keyword_weight <= 1, max_files >= 1, max_file_kb >= 1"
+            )
+        self.options = options
+        self.root = root.resolve()
+        self.embedder = embedder if embedder is not None else make_embedder(dict(options.embedding))
+        self.index = DocIndex(self.root, self.embedder, options)
+        self._lock = trio.Lock()
+        self.builds = 0
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> RetrievalAdapter:
+        return cls(parse_options(RetrievalOptions, options, KIND))
+
+    def describe(self) -> AdapterCard:
+        description = self.options.description or (
+            f"Answers questions from the documents in {self.root.name or self.root} with cited "
+            "passages (file and line numbers), offline."
+        )
+        return AdapterCard(
+            name=self.options.name,
+            description=description,
+            skills=self.options.skills,
+            kind=KIND,
+            task_types=("question",),
+        )
+
+    async def aclose(self) -> None:
+        self.index.files.clear()
+
+    async def run(self, task: Task, ctx: TaskContext) -> TaskResult:
+        query = task.text.strip()[:MAX_QUERY_CHARS]
+        if not content_words(query):
+            raise TaskRejected("the task has no words to search the documents for")
+        async with self._lock:  # one refresh at a time; searches are quick
+            await ctx.progress(f"checking the documents in {self.root.name}")
+            changed = await trio.to_thread.run_sync(self._refresh)
+            if changed:
+                self.builds += 1
+            hits = await trio.to_thread.run_sync(self.index.search, query)
+            passages, _ = self.index.all()
+            stats = {
+                "files": len(self.index.files),
+                "passages": len(passages),
+                "model": self.embedder.model_id,
+                "skipped": self.index.skipped[:20],
+            }
+        if not passages:
+            return TaskResult.failed(
+                TASK_ERROR, f"no documents to search in {self.root}", data={"index": stats}
+            )
+        good = [(s, p) for s, p in hits if s >= self.options.min_score]
+        if not good:
+            best = hits[0][0] if hits else 0.0
+            return TaskResult.failed(
+                TASK_ERROR,
+                f"no passage in {self.root.name} matches the question well enough "
+                f"(best score {best:.2f} < min_score {self.options.min_score:g})",
+                data={"index": stats},
+            )
+        await ctx.progress(f"found {len(good)} passage(s)", 1.0)
+        return TaskResult.success(
+            _answer_text(good),
+            data={
+                "query": query,
+                "root": self.root.name,
+                "passages": [
+                    {
+                        "path": p.path,
+                        "start_line": p.start_line,
+                        "end_line": p.end_line,
+                        "heading": p.heading,
+                        "score": round(s, 4),
+                        "text": p.text[: SHOWN_PASSAGE_CHARS * 2],
+                    }
+                    for s, p in good
+                ],
+                "index": stats,
+            },
+        )
+
+    def _refresh(self) -> bool:
+        try:
+            return self.index.refresh()
+        except OSError as exc:
+            raise TaskRejected(f"cannot read the documents in {self.root}: {exc}") from None
+        except IoAError:
+            raise
+
+
+def _answer_text(hits: Sequence[tuple[float, Passage]]) -> str:
+    parts = []
+    for n, (score, p) in enumerate(hits, 1):
+        title = f" ({p.heading})" if p.heading else ""
+        body = p.text if len(p.text) <= SHOWN_PASSAGE_CHARS else p.text[:SHOWN_PASSAGE_CHARS] + " …"
+        parts.append(f"[{n}] {p.citation}{title}, score {score:.2f}\n{body}")
+    return "\n\n".join(parts)
+
+
+__all__ = [
+    "DocIndex",
+    "Passage",
+    "RetrievalAdapter",
+    "RetrievalOptions",
+    "chunk_document",
+    "content_words",
+    "scan_folder",
+    "score_passages",
+]

@@ -1,0 +1,32 @@
+"""ioa_p2p.config: ``$IOA_HOME``, ``config.toml`` and the tables parsed here.
+
+- ``node_config.py``  the node home, :class:`NodeConfig` (the ``[node]`` table; every other table is handed
+  to the service that owns it through :meth:`NodeConfig.section`), loading and writing the file
+- ``limits.py``       the ``[limits]`` table: every resource budget of a node, typed, with defaults
+
+Imports: :mod:`ioa_p2p.errors` only.
+"""
+
+from ioa_p2p.config.limits import Limits
+from ioa_p2p.config.node_config import (
+    CONFIG_FILE_NAME,
+    NODE_INFO_FILE_NAME,
+    TOKEN_FILE_NAME,
+    NodeConfig,
+    ioa_home,
+    load_config,
+    parse_config,
+    write_default_config,
+)
+
+__all__ = [
+    "CONFIG_FILE_NAME",
+    "NODE_INFO_FILE_NAME",
+    "TOKEN_FILE_NAME",
+    "Limits",
+    "NodeConfig",
+    "ioa_home",
+    "load_config",
+    "parse_config",
+    "write_default_config",
+]

@@ -1,0 +1,56 @@
+"""ioa_p2p.conversation: IoA conversations in a goal chat (pure: no I/O, no clock, no randomness).
+
+- ``messages.py``  the ``conv.*`` chat-message kinds of a conversation and their content schemas
+- ``failures.py``  why a task failed: the one list of failure kinds
+- ``types.py``     the machine's views and decisions (and :class:`Incoming`, :class:`TurnDraft`)
+- ``inputs.py``    the typed inputs a driver feeds the machine (:func:`apply_input`), netting decisions
+- ``machine.py``   :class:`Conversation`: one member's state machine (turns, floor, limits, fallback
+  speakers, tasks); docs/conversation.md
+- ``tree.py``      the turn tree the machine rebuilds from the messages it holds, and its fork choice
+- ``brains/``      the speaker policies a member uses to take its turn (offline planner, LLM)
+
+Imports: :mod:`ioa_p2p.errors`; ``brains/`` also :mod:`ioa_p2p.card`, :mod:`ioa_p2p.embedding`,
+:mod:`ioa_p2p.llm`, :mod:`ioa_p2p.teaming`.
+"""
+
+from ioa_p2p.conversation.machine import Conversation
+from ioa_p2p.conversation.types import (
+    Aborted,
+    CancelTask,
+    Concluded,
+    ConversationView,
+    Decision,
+    Floor,
+    Incoming,
+    Post,
+    Rejected,
+    Speak,
+    SpeakToken,
+    StartTask,
+    TaskStatus,
+    TaskView,
+    TurnDraft,
+    TurnView,
+    compose_conclusion,
+)
+
+__all__ = [
+    "Aborted",
+    "CancelTask",
+    "Concluded",
+    "Conversation",
+    "ConversationView",
+    "Decision",
+    "Floor",
+    "Incoming",
+    "Post",
+    "Rejected",
+    "Speak",
+    "SpeakToken",
+    "StartTask",
+    "TaskStatus",
+    "TaskView",
+    "TurnDraft",
+    "TurnView",
+    "compose_conclusion",
+]

@@ -1,0 +1,202 @@
+"""Team-up by a language model, as IoA does it but over a ranked shortlist.
+
+:data:`TEAM_TOOLS` (``search_agents`` with several queries, then ``team_up``), :func:`merge_results` (one
+shortlist from several searches), :func:`render_shortlist` (what the model sees),
+:func:`parse_team_choice` (names, peer ids or shortlist numbers back to candidates), and
+:func:`llm_choose_team`, the tool loop that drives the model (the caller falls back to
+:func:`~ioa_p2p.teaming.selection.choose_team` when it fails).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
+
+from ioa_p2p.errors import ModelOutputError
+from ioa_p2p.llm.model import Model
+from ioa_p2p.teaming.selection import Candidate
+
+SEARCH_TOOL: Mapping[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "search_agents",
+        "description": "Search the network for agents by what they can do. Give several short natural "
+        "language queries (skills, tasks, expertise); you get back a ranked shortlist.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "queries": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 5}
+            },
+            "required": ["queries"],
+        },
+    },
+}
+
+
+TEAM_UP_TOOL: Mapping[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "team_up",
+        "description": "Form the team that will work on the goal in a group chat. Name agents from the "
+        "shortlist by their number or name (you are included automatically).",
+        "parameters": {
+            "type": "object",
+            "properties": {"members": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
+            "required": ["members"],
+        },
+    },
+}
+
+
+TEAM_TOOLS: tuple[Mapping[str, Any], ...] = (SEARCH_TOOL, TEAM_UP_TOOL)
+
+
+def merge_results(results: Sequence[Sequence[Candidate]], *, limit: int = 10) -> list[Candidate]:
+    """One ranked shortlist from several searches: each peer once, at its best score."""
+    best: dict[str, Candidate] = {}
+    for found in results:
+        for c in found:
+            if c.peer_id not in best or c.score > best[c.peer_id].score:
+                best[c.peer_id] = c
+    return sorted(best.values(), key=lambda c: (-c.score, c.peer_id))[:limit]
+
+
+def render_shortlist(shortlist: Sequence[Candidate]) -> str:
+    if not shortlist:
+        return "No agents found."
+    lines = []
+    for i, c in enumerate(shortlist, 1):
+        skills = f" Skills: {', '.join(c.skills)}." if c.skills else ""
+        lines.append(f"{i}. {c.name} (score {c.score:.2f}): {c.description[:300]}{skills}")
+    return "\n".join(lines)
+
+
+def parse_search_queries(arguments: Mapping[str, Any], *, limit: int = 5) -> tuple[str, ...]:
+    queries = arguments.get("queries")
+    if isinstance(queries, str):
+        queries = [queries]
+    if not isinstance(queries, list) or not queries:
+        raise ModelOutputError('search_agents needs {"queries": [at least one string]}')
+    cleaned = [q.strip()[:300] for q in queries if isinstance(q, str) and q.strip()]
+    if not cleaned:
+        raise ModelOutputError("search_agents got no usable query")
+    return tuple(dict.fromkeys(cleaned))[:limit]
+
+
+def parse_team_choice(
+    arguments: Mapping[str, Any], shortlist: Sequence[Candidate], *, max_team: int = 4
+) -> tuple[Candidate, ...]:
+    """The candidates the model named (by shortlist number, name or peer id); unknown entries dropped.
+
+    Raises :class:`ModelOutputError` when none of the entries names a shortlisted agent.
+    """
+    raw = arguments.get("members", arguments.get("team_members"))
+    if isinstance(raw, str | int):
+        raw = [raw]
+    if not isinstance(raw, list):
+        raise ModelOutputError('team_up needs {"members": [numbers or names from the shortlist]}')
+    by_name: dict[str, Candidate] = {}
+    for c in shortlist:
+        by_name.setdefault(c.name.strip().lower(), c)
+    by_peer = {c.peer_id: c for c in shortlist}
+    chosen: dict[str, Candidate] = {}
+    for entry in raw:
+        found = _lookup(entry, shortlist, by_name, by_peer)
+        if found is not None:
+            chosen.setdefault(found.peer_id, found)
+    if not chosen:
+        raise ModelOutputError(
+            f"team_up named no agent from the shortlist ({raw!r}); use the numbers 1..{len(shortlist)}"
+        )
+    return tuple(chosen.values())[:max_team]
+
+
+def _lookup(
+    entry: Any,
+    shortlist: Sequence[Candidate],
+    by_name: Mapping[str, Candidate],
+    by_peer: Mapping[str, Candidate],
+) -> Candidate | None:
+    if isinstance(entry, bool):
+        return None
+    if isinstance(entry, int):
+        return shortlist[entry - 1] if 1 <= entry <= len(shortlist) else None
+    if not isinstance(entry, str):
+        return None
+    text = entry.strip()
+    number = re.fullmatch(r"#?(\d+)\.?", text)
+    if number:
+        return _lookup(int(number.group(1)), shortlist, by_name, by_peer)
+    if text in by_peer:
+        return by_peer[text]
+    text = re.sub(r"^\d+\.\s*", "", text)  # "2. calculator"
+    text = re.sub(r"\s*\(.*\)$", "", text).strip().lower()  # "calculator (score 0.8)"
+    return by_name.get(text)
+
+
+Search = Callable[[str], Awaitable[Sequence[Candidate]]]
+
+
+TEAM_PROMPT = """You assemble a team of agents for a goal. First call search_agents with several short
+queries describing the skills the goal needs; you get a ranked shortlist. Search again if needed. Then call
+team_up with the shortlist numbers of the agents to include (at most {max_team}; you are included anyway).
+Choose only agents whose skills the goal needs."""
+
+
+async def llm_choose_team(
+    model: Model,
+    goal: str,
+    search: Search,
+    *,
+    max_team: int = 4,
+    max_rounds: int = 4,
+    shortlist_size: int = 10,
+) -> tuple[Candidate, ...]:
+    """Run the search-then-team-up tool loop; raises ModelOutputError if the model never teams up.
+
+    Transport errors (:class:`~ioa_p2p.errors.ModelError`, PeerUnreachable, IoATimeout) propagate: the
+    caller then chooses with :func:`~ioa_p2p.teaming.choose_team` instead.
+    """
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": TEAM_PROMPT.format(max_team=max_team)},
+        {"role": "user", "content": f"Goal: {goal}"},
+    ]
+    shortlist: list[Candidate] = []
+    for _ in range(max_rounds):
+        reply = await model.complete(messages, tools=TEAM_TOOLS)
+        messages.append(reply.as_message())
+        if not reply.tool_calls:
+            messages.append({"role": "user", "content": "Call search_agents or team_up."})
+            continue
+        for call in reply.tool_calls:
+            try:
+                args = call.parsed()
+                if call.name == "search_agents":
+                    found = [await search(q) for q in parse_search_queries(args)]
+                    shortlist = merge_results([shortlist, *found], limit=shortlist_size)
+                    answer = render_shortlist(shortlist)
+                elif call.name == "team_up":
+                    return parse_team_choice(args, shortlist, max_team=max_team)
+                else:
+                    answer = f"unknown tool {call.name!r}; use search_agents or team_up"
+            except ModelOutputError as exc:
+                answer = f"error: {exc}"
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})
+    raise ModelOutputError(
+        f"{model.model_id} did not team up within {max_rounds} rounds "
+        f"(shortlist: {json.dumps([c.name for c in shortlist])})"
+    )
+
+
+__all__ = [
+    "SEARCH_TOOL",
+    "TEAM_TOOLS",
+    "TEAM_UP_TOOL",
+    "llm_choose_team",
+    "merge_results",
+    "parse_search_queries",
+    "parse_team_choice",
+    "render_shortlist",
+]

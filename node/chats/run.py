@@ -1,0 +1,51 @@
+"""``async with open_chats(node, discovery) as chats:``: the chat service with its store, stream handlers,
+control routes, deliveries and sync loops, until the block exits."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+import trio
+
+from ioa_p2p.adapters.registry import adapter_executes_code
+from ioa_p2p.node.chats.admission import POLICY_KNOWN, POLICY_OPEN
+from ioa_p2p.node.chats.config import ChatsConfig
+from ioa_p2p.node.chats.delivery import PROTO_DELIVER
+from ioa_p2p.node.chats.invites import PROTO_INVITE
+from ioa_p2p.node.chats.routes import add_routes
+from ioa_p2p.node.chats.service import Chats
+from ioa_p2p.node.chats.store import ChatStore
+from ioa_p2p.node.chats.sync import PROTO_SYNC
+from ioa_p2p.node.ports import DiscoveryPort, NodePort
+
+
+@asynccontextmanager
+async def open_chats(
+    node: NodePort, discovery: Callable[[], DiscoveryPort | None] = lambda: None
+) -> AsyncIterator[Chats]:
+    """The chat service: store, handlers, routes, deliveries, sync loops (until the node stops)."""
+    config = ChatsConfig.from_section(node.config.section("chats"))
+    runs_code = adapter_executes_code(node.config.section("agent").get("adapter"))
+    store = ChatStore.open(node.home, fsync=config.fsync)
+    try:
+        async with trio.open_nursery() as nursery:
+            policy = POLICY_KNOWN if runs_code else POLICY_OPEN
+            chats = Chats(node, store, config, nursery, default_invite_policy=policy, discovery=discovery)
+            chats.load()
+            node.set_stream_handler(PROTO_INVITE, chats.invites.handle_invite)
+            node.set_stream_handler(PROTO_DELIVER, chats.delivery.handle_deliver)
+            node.set_stream_handler(PROTO_SYNC, chats.sync.handle_sync)
+            add_routes(node, chats)
+            nursery.start_soon(chats.resume)
+            nursery.start_soon(chats.sync.run_periodic_sync)
+            nursery.start_soon(chats.sync.run_connection_watch)
+            try:
+                yield chats
+            finally:
+                nursery.cancel_scope.cancel()
+    finally:
+        store.close()
+
+
+__all__ = ["open_chats"]

@@ -1,0 +1,444 @@
+"""Group chats over direct Noise streams: the chat service, its state and the application API.
+
+The service speaks three protocols (wire details in docs/protocol.md §10), one module each:
+``invites`` (``/ioa/chat/invite/1.0.0``), ``delivery`` (``/ioa/chat/deliver/1.0.0``:
+durable outbox, acks, retries with backoff) and ``sync`` (``/ioa/chat/sync/1.0.0``: pulls on
+start, on (re)connect, periodically and on unknown parents); ``routes`` adds the control
+routes, ``streams`` holds the bounded stream helpers they share, ``ports`` what they see of this
+service. This module holds what they share: every chat's history and status, the rules applied to a
+received message, the store.
+
+:func:`~ioa_p2p.node.chats.run.open_chats` runs the service; the application uses :class:`Chats`
+(``node.services.chats``):
+``create_chat``, ``post``, ``subscribe``, ``set_invite_policy``, ``history``, ``list_chats``, ...
+
+Config ``[chats]``: :class:`~ioa_p2p.node.chats.config.ChatsConfig` (timers, store, who may invite).
+Pending messages are also bounded in bytes per chat and across chats, and sync work per peer per
+period, by ``[limits]`` (``node.budgets``, :mod:`ioa_p2p.node.net.budgets`).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import secrets
+import time
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from ioa_p2p.errors import Equivocation, HistoryViolation, UnknownChat, UsageError
+from ioa_p2p.history.bodies import (
+    KIND_MEMBER_ADD,
+    KIND_MEMBER_LEAVE,
+    KIND_MEMBER_REMOVE,
+    ChatGenesis,
+    ChatMessage,
+    make_genesis,
+)
+from ioa_p2p.history.dag import ChatHistory, Entry, Ready
+from ioa_p2p.history.file import export_history
+from ioa_p2p.history.frames import (
+    ACK_DECLINED,
+    ACK_DUPLICATE,
+    ACK_MISSING,
+    ACK_REJECTED,
+    ACK_STORED,
+    ACK_UNKNOWN_CHAT,
+    ChatAck,
+)
+from ioa_p2p.identity import PeerId
+from ioa_p2p.node.chats.admission import POLICY_OPEN, Admission, DiscoveryDirectory
+from ioa_p2p.node.chats.config import ChatsConfig
+from ioa_p2p.node.chats.delivery import ChatDelivery
+from ioa_p2p.node.chats.invites import ChatInvites, InvitePolicy
+from ioa_p2p.node.chats.store import STATUS_LEFT, STATUS_MEMBER, ChatStore, MessageRow
+from ioa_p2p.node.chats.streams import make_ack
+from ioa_p2p.node.chats.sync import ChatSync
+from ioa_p2p.wire.envelope import Envelope
+
+if TYPE_CHECKING:
+    from ioa_p2p.node.ports import DiscoveryPort, NodePort
+
+log = logging.getLogger("ioa_p2p.chats")
+
+
+@dataclass(frozen=True, slots=True)
+class ChatHandle:
+    """A created chat: its ID, genesis and how the invitees answered."""
+
+    chat_id: bytes
+    genesis: Envelope
+    accepted: tuple[PeerId, ...]
+    declined: tuple[PeerId, ...]
+    unanswered: tuple[PeerId, ...]
+
+    @property
+    def topic(self) -> str:
+        body = self.genesis.body
+        assert isinstance(body, ChatGenesis)
+        return body.topic
+
+
+class Chats:
+    """The chat service of one node."""
+
+    def __init__(
+        self,
+        node: NodePort,
+        store: ChatStore,
+        config: ChatsConfig,
+        nursery: trio.Nursery,
+        *,
+        clock: Callable[[], float] = time.time,
+        rng: random.Random | None = None,
+        default_invite_policy: str = POLICY_OPEN,
+        discovery: Callable[[], DiscoveryPort | None] = lambda: None,
+    ) -> None:
+        self.node = node
+        self.me = node.peer_id
+        self.store = store
+        self.config = config
+        self._clock = clock
+        self.rng = rng or random.Random()
+        self._histories: dict[bytes, ChatHistory] = {}
+        self._status: dict[bytes, str] = {}
+        self._subscribers: dict[bytes, list[trio.MemorySendChannel[Envelope]]] = {}
+        self._join_subscribers: list[trio.MemorySendChannel[bytes]] = []
+        self._changed = trio.Event()
+        self.rejected = 0  # frames and messages refused (counted for tests and `ioa chats`)
+        admission = Admission(
+            config.invite_rules(default_invite_policy), store, DiscoveryDirectory(discovery), time.monotonic
+        )
+        self.invites = ChatInvites(self, nursery, admission)
+        self.delivery = ChatDelivery(self, nursery)
+        self.sync = ChatSync(self, nursery)
+
+    # ------------------------------------------------------------------ state
+
+    def now_ms(self) -> int:
+        return int(self._clock() * 1000)
+
+    def load(self) -> None:
+        """Read every chat's status and rebuild the histories of the chats this node is a member of
+        (trusted local data: signatures not re-checked). A chat it left (or declined, in stores written
+        by older versions) is rebuilt only when first used: start-up costs what the live chats cost."""
+        for row in self.store.chats():
+            self._status[row.chat_id] = row.status
+            if row.status == STATUS_MEMBER:
+                self._histories[row.chat_id] = self._rebuild(row.chat_id, row.genesis)
+
+    def _rebuild(self, chat_id: bytes, genesis_raw: bytes) -> ChatHistory:
+        genesis = Envelope.from_cbor(genesis_raw, verify=False)
+        hist = self._new_history(genesis, chat_id)
+        for msg in self.store.messages(chat_id):
+            hist.add(Envelope.from_cbor(msg.raw, verify=False), msg.hash)
+        return hist
+
+    def _new_history(self, genesis: Envelope, chat_id: bytes) -> ChatHistory:
+        budgets = self.node.budgets
+        return ChatHistory(
+            genesis,
+            genesis_hash=chat_id,
+            max_pending=self.config.max_pending,
+            max_pending_bytes=budgets.limits.pending_bytes_per_chat,
+            pending_budget=budgets.orphans,
+        )
+
+    def find(self, chat_id: bytes) -> ChatHistory | None:
+        hist = self._histories.get(chat_id)
+        if hist is None and chat_id in self._status:  # a chat left earlier: rebuilt on first use
+            row = self.store.chat(chat_id)
+            if row is not None:
+                hist = self._histories[chat_id] = self._rebuild(chat_id, row.genesis)
+        return hist
+
+    def get(self, chat_id: bytes) -> ChatHistory:
+        hist = self.find(chat_id)
+        if hist is None:
+            raise UnknownChat(f"no chat {chat_id.hex()[:16]}... on this node; list chats with `ioa chats`")
+        return hist
+
+    def resolve(self, ref: str) -> bytes:
+        """A chat ID from its hex form or a unique hex prefix."""
+        ref = ref.strip().lower()
+        found = [c for c in self._status if c.hex().startswith(ref)] if ref else []
+        if not found:
+            raise UnknownChat(f"no chat {ref!r} on this node; list chats with `ioa chats`")
+        if len(found) > 1:
+            raise UsageError(f"chat prefix {ref!r} is ambiguous ({len(found)} chats); give more characters")
+        return found[0]
+
+    def status(self, chat_id: bytes) -> str:
+        return self._status.get(chat_id, "unknown")
+
+    def member_chats(self) -> list[bytes]:
+        """The chats this node is a member of (not declined, not left)."""
+        return [c for c, s in self._status.items() if s == STATUS_MEMBER]
+
+    def history(self, chat_id: bytes) -> list[Envelope]:
+        """Every message of the chat in causal order (genesis not included)."""
+        return self.get(chat_id).envelopes()
+
+    def list_chats(self) -> list[dict[str, Any]]:
+        return [self.chat_info(c) for c in self._status]
+
+    def chat_info(self, chat_id: bytes) -> dict[str, Any]:
+        hist = self.get(chat_id)
+        return {
+            "chat_id": chat_id.hex(),
+            "topic": hist.topic,
+            "creator": str(hist.creator),
+            "parent": hist.genesis_body.parent.hex() if hist.genesis_body.parent else None,
+            "members": sorted(str(m) for m in hist.members()),
+            "status": self.status(chat_id),
+            "inviter": self._inviter_of(chat_id),
+            "messages": len(hist),
+            "pending": hist.pending_count,
+            "pending_bytes": hist.pending_bytes,
+            "pending_refused": hist.pending.refused + hist.pending.dropped,
+            "heads": [h.hex() for h in hist.heads()],
+            "created_ms": hist.genesis.ts,
+        }
+
+    def _inviter_of(self, chat_id: bytes) -> str | None:
+        row = self.store.chat(chat_id)
+        return str(PeerId.from_bytes(row.inviter)) if row is not None and row.inviter else None
+
+    def export(self, chat_id: bytes) -> bytes:
+        """The history file: the history, then the stored equivocation evidence (protocol.md §10.7)."""
+        evidence = [raw for pair in self.store.evidence(chat_id) for raw in pair]
+        return export_history(self.get(chat_id), evidence)
+
+    def set_invite_policy(self, policy: InvitePolicy) -> None:
+        """``async policy(genesis_envelope) -> bool`` decides whether to accept an invitation."""
+        self.invites.policy = policy
+
+    @asynccontextmanager
+    async def subscribe(
+        self, chat_id: bytes, *, replay: bool = False
+    ) -> AsyncIterator[trio.MemoryReceiveChannel[Envelope]]:
+        """A channel of the chat's new verified messages, each after its parents (causal order).
+        ``replay``: first every message already held. Unbounded: drain it."""
+        hist = self.get(chat_id)
+        send, receive = trio.open_memory_channel[Envelope](math.inf)
+        if replay:
+            for env in hist.envelopes():
+                send.send_nowait(env)
+        self._subscribers.setdefault(chat_id, []).append(send)
+        try:
+            yield receive
+        finally:
+            self._subscribers[chat_id].remove(send)
+            send.close()
+
+    @asynccontextmanager
+    async def subscribe_joins(self) -> AsyncIterator[trio.MemoryReceiveChannel[bytes]]:
+        """A channel of the IDs of chats this node joins from now on (created here or accepted
+        invitations), sent as soon as the chat exists locally: subscribe to it with
+        ``replay=True`` so no message that arrived in between is missed."""
+        send, receive = trio.open_memory_channel[bytes](math.inf)
+        self._join_subscribers.append(send)
+        try:
+            yield receive
+        finally:
+            self._join_subscribers.remove(send)
+            send.close()
+
+    async def wait_until(self, predicate: Callable[[], bool]) -> None:
+        """Wait until ``predicate()`` holds, re-checked after every change (callers bound the wait)."""
+        while not predicate():
+            await self._changed.wait()
+
+    def notify(self) -> None:
+        self._changed.set()
+        self._changed = trio.Event()
+
+    # ------------------------------------------------------------------ storing
+
+    def _persist(self, entry: Entry) -> None:
+        self.store.insert_message(_row(entry))
+
+    def _publish(self, entries: Iterable[Entry]) -> None:
+        for entry in entries:
+            for send in self._subscribers.get(entry.msg.chat_id, ()):
+                send.send_nowait(entry.env)
+        self.notify()
+
+    def accept(self, env: Envelope, digest: bytes, remote: PeerId, size: int | None = None) -> ChatAck:
+        """Verify-checked envelope from ``remote`` (``size`` encoded bytes) -> rules, persist,
+        publish; the ack to send. A message whose parents are missing is answered ``missing``
+        (never ``stored``), whether the pending set kept it or its budget refused it."""
+        body = env.body
+        if not isinstance(body, ChatMessage):
+            return make_ack(digest, ACK_REJECTED, reason=f"{env.type!r} is not a chat message")
+        status = self._status.get(body.chat_id)
+        if status is None:
+            return make_ack(digest, ACK_UNKNOWN_CHAT, reason="this node does not know the chat")
+        if status != STATUS_MEMBER:
+            return make_ack(digest, ACK_DECLINED, reason=f"this node is {status}")
+        hist = self.get(body.chat_id)
+        if remote not in hist.ever_members():
+            return make_ack(digest, ACK_REJECTED, reason=f"{remote} is not a member of the chat")
+        try:
+            result = hist.add(env, digest, persist=self._persist, source=remote, size=size)
+        except HistoryViolation as exc:
+            self._record_violation(body.chat_id, exc)
+            return make_ack(digest, ACK_REJECTED, reason=f"{exc.code}: {exc}")
+        for _, problem in result.rejected:
+            self._record_violation(body.chat_id, problem)
+        if result.stored:
+            self._publish(result.stored)
+        if result.duplicate:
+            return make_ack(digest, ACK_DUPLICATE)
+        if result.missing:
+            self.sync.pull_on_missing(body.chat_id, remote)
+            return make_ack(digest, ACK_MISSING, missing=result.missing)
+        return make_ack(digest, ACK_STORED)
+
+    def _record_violation(self, chat_id: bytes, exc: HistoryViolation) -> None:
+        self.rejected += 1
+        if isinstance(exc, Equivocation):
+            first, second = exc.first, exc.second
+            assert isinstance(first, Envelope) and isinstance(second, Envelope)
+            self.store.add_evidence(chat_id, first.to_cbor(), second.to_cbor())
+            log.warning("equivocation in chat %s: %s", chat_id.hex()[:16], exc)
+        else:
+            log.info("rejected a chat message: %s", exc)
+
+    # ------------------------------------------------------------------ application API
+
+    async def create_chat(
+        self,
+        members: Iterable[PeerId],
+        topic: str,
+        parent: bytes | None = None,
+        *,
+        invite_timeout: float | None = None,
+        remove_decliners: bool = True,
+    ) -> ChatHandle:
+        """Create a chat, invite every member concurrently and wait (bounded) for the answers.
+        Decliners are removed with ``member.remove`` messages unless ``remove_decliners`` is off;
+        members that did not answer stay members (deliveries re-invite them later)."""
+        others = sorted({m for m in members if m != self.me})
+        genesis = make_genesis(
+            self.node.identity,
+            others,
+            topic,
+            now_ms=self.now_ms(),
+            nonce=secrets.token_bytes(16),
+            parent=parent,
+        )
+        chat_id = genesis.hash
+        self.join(genesis, chat_id, STATUS_MEMBER)
+        answers: dict[PeerId, bool | None] = {}
+        timeout = self.config.invite_timeout if invite_timeout is None else invite_timeout
+
+        async def ask(peer: PeerId) -> None:
+            answers[peer] = await self.invites.call_invite(peer, genesis, None, within=timeout)
+
+        async with trio.open_nursery() as nursery:
+            for peer in others:
+                nursery.start_soon(ask, peer)
+        accepted = tuple(p for p in others if answers.get(p) is True)
+        declined = tuple(p for p in others if answers.get(p) is False)
+        unanswered = tuple(p for p in others if answers.get(p) is None)
+        if remove_decliners:
+            for peer in declined:
+                await self.post(chat_id, KIND_MEMBER_REMOVE, {"member": peer.raw})
+        return ChatHandle(chat_id, genesis, accepted, declined, unanswered)
+
+    async def post(self, chat_id: bytes, kind: str, content: dict[str, Any]) -> Envelope:
+        """Sign, persist (with its outbox rows) and queue a message for every member; returns it
+        once stored locally (delivery continues in the background until acknowledged)."""
+        hist = self.get(chat_id)
+        if self._status.get(chat_id) != STATUS_MEMBER:
+            raise UsageError(f"this node is {self.status(chat_id)} in chat {chat_id.hex()[:16]}...")
+        if self.me not in hist.members():
+            raise UsageError(f"this node is no longer a member of chat {chat_id.hex()[:16]}...")
+        env = hist.compose(self.node.identity, kind, content, now_ms=self.now_ms())
+        before = hist.members()
+        verdict = hist.classify(env)
+        if not isinstance(verdict, Ready):  # pragma: no cover - composed on our own heads
+            raise UsageError(f"could not compose a message on chat {chat_id.hex()[:16]}...")
+        entry = verdict.entry
+        after = self._members_after(hist, entry, before)
+        recipients = sorted((before | after) - {self.me})
+        self.store.insert_own(_row(entry), recipients, self.now_ms())
+        hist.commit(entry)
+        self._publish([entry])
+        for peer in recipients:
+            self.delivery.wake(peer)
+        if kind == KIND_MEMBER_LEAVE:
+            self._status[chat_id] = STATUS_LEFT
+            self.store.set_status(chat_id, STATUS_LEFT)
+        if kind == KIND_MEMBER_ADD:
+            added = PeerId.from_bytes(content["member"])
+            self.invites.invite_added(chat_id, added, entry.hash)
+        return env
+
+    @staticmethod
+    def _members_after(hist: ChatHistory, entry: Entry, before: frozenset[PeerId]) -> frozenset[PeerId]:
+        msg = entry.msg
+        if msg.kind == KIND_MEMBER_ADD:
+            return before | {PeerId.from_bytes(msg.content["member"])}
+        return before
+
+    async def add_member(self, chat_id: bytes, peer: PeerId) -> Envelope:
+        return await self.post(chat_id, KIND_MEMBER_ADD, {"member": peer.raw})
+
+    async def remove_member(self, chat_id: bytes, peer: PeerId) -> Envelope:
+        return await self.post(chat_id, KIND_MEMBER_REMOVE, {"member": peer.raw})
+
+    async def leave(self, chat_id: bytes) -> Envelope:
+        return await self.post(chat_id, KIND_MEMBER_LEAVE, {})
+
+    def join(
+        self, genesis: Envelope, chat_id: bytes, status: str, *, inviter: PeerId | None = None
+    ) -> ChatHistory:
+        """Record the chat (``inviter``: whose invitation this node accepted; None when created here)."""
+        hist = self.find(chat_id)
+        self.store.add_chat(chat_id, genesis.to_cbor(), status, self.now_ms(), inviter)
+        if hist is None:
+            hist = self._new_history(genesis, chat_id)
+            self._histories[chat_id] = hist
+        joined = status == STATUS_MEMBER and self._status.get(chat_id) != STATUS_MEMBER
+        self._status[chat_id] = status
+        if joined:
+            for send in self._join_subscribers:
+                send.send_nowait(chat_id)
+        self.notify()
+        return hist
+
+    def adopt(self, verified: ChatHistory, remote: PeerId) -> int:
+        """Accept, as if received from ``remote``, the messages of a detached history pulled to check
+        an invitation (:mod:`~ioa_p2p.node.chats.verify`); returns how many were stored."""
+        acks = [self.accept(e.env, e.hash, remote) for e in verified.entries()]
+        return sum(ack.status == ACK_STORED for ack in acks)
+
+    # ------------------------------------------------------------------ collaborators
+
+    async def sync_now(self, chat_id: bytes | None = None, *, connected_only: bool = False) -> int:
+        """Pull every chat (or one) from its members now; returns messages received."""
+        return await self.sync.sync_now(chat_id, connected_only=connected_only)
+
+    async def resume(self) -> None:
+        """After a start (or a crash): restart deliveries from the outbox and pull every chat."""
+        for peer in self.store.outbox_peers():
+            self.delivery.wake(peer)
+        await self.sync_now()
+
+
+def _row(entry: Entry) -> MessageRow:
+    env = entry.env
+    msg = entry.msg
+    return MessageRow(
+        entry.hash, msg.chat_id, env.author.raw, env.seq, entry.depth, env.ts, msg.kind, env.to_cbor()
+    )
+
+
+__all__ = ["ChatHandle", "Chats"]

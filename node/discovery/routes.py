@@ -1,0 +1,56 @@
+"""Control routes of discovery: ``POST /find {"text", "k"?, "dht"?}``, ``GET /cards``, ``GET /card``,
+``POST /card`` (docs/protocol.md §9)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ioa_p2p.errors import ConfigError, UsageError
+from ioa_p2p.identity import PeerId
+from ioa_p2p.node.control.server import ControlAPI, ControlRequest
+from ioa_p2p.node.discovery.service import Discovery
+
+
+def add_discovery_routes(control: ControlAPI, me: PeerId, service: Discovery) -> None:
+    async def post_find(request: ControlRequest) -> Any:
+        text = request.arg("text", str)
+        k = request.arg("k", int, 5)
+        use_dht = request.arg("dht", bool, None) if "dht" in (request.body or {}) else None
+        started = time.monotonic()
+        matches = await service.find(text, k, use_dht=use_dht)
+        return {
+            "query": text,
+            "k": k,
+            "model": service.embedder.model_id,
+            "took_ms": round((time.monotonic() - started) * 1000, 1),
+            "results": [service.match_json(m) for m in matches],
+        }
+
+    async def get_cards(request: ControlRequest) -> Any:
+        return service.cards_view()
+
+    async def get_card(request: ControlRequest) -> Any:
+        assert service.card is not None
+        return {**service.card.summary(), "status": service.status()}
+
+    async def post_card(request: ControlRequest) -> Any:
+        body = request.body if isinstance(request.body, dict) else {}
+        allowed = {"name", "description", "skills", "task_types", "adapter"}
+        unknown = sorted(set(body) - allowed)
+        if unknown:
+            raise UsageError(f"unknown card fields {unknown}; allowed: {sorted(allowed)}")
+        try:
+            agent = service.agent.with_changes(body, me)
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+        card = await service.set_agent(agent)
+        return card.summary()
+
+    control.add_route("POST", "/find", post_find)
+    control.add_route("GET", "/cards", get_cards)
+    control.add_route("GET", "/card", get_card)
+    control.add_route("POST", "/card", post_card)
+
+
+__all__ = ["add_discovery_routes"]

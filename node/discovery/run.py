@@ -1,0 +1,78 @@
+"""``async with open_discovery(node) as discovery:``: run the discovery service and its background loops."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+
+import trio
+
+from ioa_p2p.dht.directory import Directory
+from ioa_p2p.dht.index import make_index
+from ioa_p2p.dht.settings import AgentSettings, DiscoverySettings
+from ioa_p2p.dht.validators import NAMESPACE, IoaNamespaceValidator
+from ioa_p2p.embedding import make_embedder
+from ioa_p2p.identity import PeerId
+from ioa_p2p.node.discovery.pacing import now_ms
+from ioa_p2p.node.discovery.routes import add_discovery_routes
+from ioa_p2p.node.discovery.service import Discovery
+from ioa_p2p.node.net import kad
+from ioa_p2p.node.net.gossip import CardGossip, GossipSettings, open_card_gossip
+from ioa_p2p.node.ports import NodePort
+
+
+@asynccontextmanager
+async def open_discovery(node: NodePort) -> AsyncIterator[Discovery | None]:
+    """Run discovery for ``node`` until the block exits (composed into ``node.services.discovery``).
+
+    With ``[discovery] enabled = false`` the node only validates and serves ``/ioa/`` DHT records
+    (it yields ``None``).
+    """
+    settings = DiscoverySettings.from_section(node.config.section("discovery"))
+    await kad.prepare_dht(node.host, node.dht, NAMESPACE, IoaNamespaceValidator(now_ms))
+    if not settings.enabled:  # still a DHT server for everyone's cards
+        yield None
+        return
+    agent = AgentSettings.from_section(node.config.section("agent"), node.peer_id)
+    embedder = make_embedder(node.config.section("embedding"))
+    index = make_index(settings.index, embedder.dim)
+    directory = Directory(embedder.model_id, embedder.dim, index, max_cards=settings.max_cards)
+    async with AsyncExitStack() as stack:
+        gossip: CardGossip | None = None
+        service: Discovery | None = None
+
+        def validate(publisher: PeerId, data: bytes) -> bool:
+            return service is not None and service.check_gossip(publisher, data)
+
+        def deliver(publisher: PeerId, data: bytes) -> None:
+            if service is not None:
+                service.on_gossip(publisher, data)
+
+        if settings.gossip:
+            gossip_settings = GossipSettings(
+                heartbeat=settings.heartbeat, eclipse_protection=settings.eclipse_protection
+            )
+            gossip = await stack.enter_async_context(
+                open_card_gossip(node.host, validate, deliver, gossip_settings, node.faults)
+            )
+        service = Discovery(node, settings, agent, embedder, directory, gossip)
+        await service.set_agent(agent)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(service.republish_loop)
+            nursery.start_soon(service.expiry_loop)
+            nursery.start_soon(service.rebuild_loop)
+            if settings.dht:
+                nursery.start_soon(service.dht_publish_loop)
+            if gossip is not None:
+                nursery.start_soon(service.go_live)
+                nursery.start_soon(service.announce_loop)
+                if settings.dht:
+                    nursery.start_soon(service.catch_up_loop)
+            add_discovery_routes(node.control, node.peer_id, service)
+            try:
+                yield service
+            finally:
+                nursery.cancel_scope.cancel()
+
+
+__all__ = ["open_discovery"]

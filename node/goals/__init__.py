@@ -1,0 +1,19 @@
+"""ioa_p2p.node.goals: goals from any peer: team formation, the conversations of goal chats, nested teams.
+
+- ``service.py``  :class:`Goals`: drivers, invitation policy, tasks, :meth:`Goals.launch_goal`
+- ``run.py``      :func:`open_goals`: the service, its routes, the adapter's description on the card
+- ``types.py``    the ``[goals]`` table, teammates, results, argument checks (pure)
+- ``teams.py``    forming a goal's team: discover, choose, invite, open the chat (``TeamPort``)
+- ``driver.py``   :class:`ChatDriver`: the trio layer that drives the conversations of one goal chat
+  (``GoalsPort``: what it uses of the service)
+- ``rounds.py``   one round as the driver tracks it; the typed items of the driver's queue
+- ``events.py``   the JSON events of a goal chat (pure)
+- ``runtime.py``  the node's agent: its adapter, tasks with deadlines and progress, the sub-team rule
+- ``routes.py``   control routes ``/launch_goal``, ``/goal_events``, ``/goals``
+"""
+
+from ioa_p2p.node.goals.run import open_goals
+from ioa_p2p.node.goals.service import Goals, make_brain_for
+from ioa_p2p.node.goals.types import GoalResult, GoalsConfig
+
+__all__ = ["GoalResult", "Goals", "GoalsConfig", "make_brain_for", "open_goals"]

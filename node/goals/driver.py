@@ -1,0 +1,468 @@
+"""The thin trio layer that drives the conversations of one goal chat (one :class:`ChatDriver` per chat).
+
+The driver subscribes to the chat (replaying what is stored, so a restarted node resumes where it was) and
+feeds every verified message to the :class:`~ioa_p2p.conversation.Conversation` of its round; a round begins
+with each ``conv.start`` message (its id is the round id). It executes the decisions (docs/conversation.md):
+
+- ``Speak``: the node's brain runs in its own task under ``trio.fail_after`` (a share of the speaker
+  timeout); its draft, or ``None`` on error/timeout, goes back to ``compose_turn``;
+- ``StartTask`` / ``CancelTask``: the goals service runs the task (adapter or sub-team) in a cancel scope;
+- ``Post``: signed and sent to the chat; it comes back through the subscription like any message;
+- ``Concluded`` / ``Aborted``: the round's outcome is recorded and its waiters are woken.
+
+Membership changes (``member.leave``, ``member.remove``) become ``on_member_left``; the loop calls
+``on_tick`` at the earliest ``next_wakeup`` of its rounds. Messages are processed in batches: decisions of a
+batch are netted (a task started and cancelled within the batch never runs; only the last ``Speak`` for the
+current floor runs), which makes replaying a long stored history cheap and free of side effects.
+
+Every message also becomes a JSON event (:meth:`ChatDriver.follow`) for ``ioa goal`` and the control API.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Any, Protocol, TypeVar
+
+import trio
+
+from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.brains.base import Brain, MemberInfo
+from ioa_p2p.conversation.inputs import (
+    ConversationInput,
+    MemberLeft,
+    MessageArrived,
+    TaskFinished,
+    TaskProgressed,
+    Tick,
+    TurnComposed,
+    apply_input,
+    net_decisions,
+    postable,
+)
+from ioa_p2p.conversation.machine import Conversation
+from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
+from ioa_p2p.conversation.types import (
+    Aborted,
+    CancelTask,
+    Concluded,
+    Decision,
+    Incoming,
+    Post,
+    Rejected,
+    Speak,
+    StartTask,
+    TaskView,
+    TurnDraft,
+    compose_conclusion,
+)
+from ioa_p2p.errors import InvalidContent, InvalidMessage, IoAError, MessageTooLarge, UnknownChat
+from ioa_p2p.history.bodies import KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE, ChatMessage, member_of
+from ioa_p2p.node.chats import Chats
+from ioa_p2p.node.goals.events import describe_message, describe_start, describe_task
+from ioa_p2p.node.goals.rounds import DriverItem, EnvelopeArrived, Round, RoundInput
+from ioa_p2p.node.goals.types import RoundOutcome
+from ioa_p2p.node.ports import NodePort
+from ioa_p2p.wire.envelope import Envelope
+
+log = logging.getLogger("ioa_p2p.goals")
+
+#: Share of the speaker timeout a brain may use (the rest is left for signing and delivering the turn).
+BRAIN_SHARE = 0.8
+EVENT_LOG = 2000
+
+
+#: ``progress(text, fraction)`` reported by a running task.
+ProgressFn = Callable[[str, float | None], Awaitable[None]]
+
+
+class GoalsPort(Protocol):
+    """What a driver uses of the goals service (:class:`ioa_p2p.node.goals.service.Goals`)."""
+
+    @property
+    def node(self) -> NodePort: ...
+    @property
+    def chats(self) -> Chats: ...
+    @property
+    def brain(self) -> Brain: ...
+
+    def name_of(self, peer: str) -> str: ...
+    async def team_info(self, members: Sequence[str]) -> list[MemberInfo]: ...
+    def forget_driver(self, driver: ChatDriver) -> None: ...
+    async def perform_task(
+        self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
+    ) -> TaskOutcome: ...
+
+
+_T = TypeVar("_T")
+
+
+class ChatDriver:
+    """Drives every conversation round of one chat for this node (see the module docstring)."""
+
+    def __init__(self, goals: GoalsPort, chat_id: bytes, *, reserved: bool = False) -> None:
+        self.goals = goals
+        self.chat_id = chat_id
+        self.hex = chat_id.hex()
+        self.me = str(goals.node.peer_id)
+        self.rounds: dict[str, Round] = {}
+        self.created = time.monotonic()
+        self.reserved = reserved  # accepted an invitation; waiting for the first conv.start
+        self._msg_round: dict[str, str] = {}
+        self._waiters: dict[str, trio.Event] = {}
+        self._send, self._recv = trio.open_memory_channel[DriverItem](math.inf)
+        self._followers: list[trio.MemorySendChannel[dict[str, Any]]] = []
+        self._log: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG)
+        self._nursery: trio.Nursery | None = None
+        self.stopped = trio.Event()
+
+    # ------------------------------------------------------------------ state
+
+    def busy(self, reserve_timeout: float) -> bool:
+        """This node works on a round of this chat (or just accepted to and is waiting for it)."""
+        if any(r.active and self.me in r.start.members for r in self.rounds.values()):
+            return True
+        return self.reserved and not self.rounds and time.monotonic() - self.created < reserve_timeout
+
+    def latest_round(self) -> Round | None:
+        return max(self.rounds.values(), key=lambda r: r.started_ms, default=None)
+
+    async def wait_round(self, round_id: str) -> RoundOutcome:
+        """Wait (callers bound it) until round ``round_id`` ends on this node."""
+        while True:
+            found = self.rounds.get(round_id)
+            if found is not None and found.outcome is not None:
+                return found.outcome
+            await self._waiters.setdefault(round_id, trio.Event()).wait()
+
+    @asynccontextmanager
+    async def follow(
+        self, *, replay: bool = True
+    ) -> AsyncIterator[trio.MemoryReceiveChannel[dict[str, Any]]]:
+        """A channel of this chat's events (past ones first with ``replay``)."""
+        send, receive = trio.open_memory_channel[dict[str, Any]](math.inf)
+        if replay:
+            for event in self._log:
+                send.send_nowait(event)
+        self._followers.append(send)
+        try:
+            yield receive
+        finally:
+            self._followers.remove(send)
+            send.close()
+
+    def emit(self, event: dict[str, Any]) -> None:
+        event = {"chat_id": self.hex, **event}
+        self._log.append(event)
+        for send in list(self._followers):
+            try:
+                send.send_nowait(event)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                self._followers.remove(send)
+
+    # ------------------------------------------------------------------ loop
+
+    async def run(self, wait_for_chat: float = 0.0) -> None:
+        """Run until cancelled (the node stops). ``wait_for_chat``: seconds to wait for an invited chat."""
+        chats = self.goals.chats
+        try:
+            if wait_for_chat:
+                with trio.move_on_after(wait_for_chat):
+                    await chats.wait_until(lambda: _known(chats, self.chat_id))
+            if not _known(chats, self.chat_id):
+                log.info("chat %s never arrived; dropping its driver", self.hex[:16])
+                return
+            async with chats.subscribe(self.chat_id, replay=True) as channel, trio.open_nursery() as nursery:
+                self._nursery = nursery
+                stored = _drain(channel)
+                await self._process([EnvelopeArrived(env) for env in stored], replay=True)
+                nursery.start_soon(self._forward, channel)
+                await self._loop()
+        finally:
+            self.stopped.set()
+            self.goals.forget_driver(self)
+
+    async def _forward(self, channel: trio.MemoryReceiveChannel[Envelope]) -> None:
+        async for env in channel:
+            await self._send.send(EnvelopeArrived(env))
+
+    async def _loop(self) -> None:
+        while True:
+            wake = self._next_wakeup()
+            items: list[DriverItem] = []
+            deadline = math.inf if wake is None else trio.current_time() + max(0.0, wake - time.time())
+            with trio.move_on_at(deadline):
+                items.append(await self._recv.receive())
+            items += _drain(self._recv)
+            await self._process(items, replay=False)
+
+    def _next_wakeup(self) -> float | None:
+        wakes = [
+            w
+            for r in self.rounds.values()
+            if r.conv is not None and r.active and (w := r.conv.next_wakeup()) is not None
+        ]
+        return min(wakes, default=None)
+
+    # ------------------------------------------------------------------ processing a batch
+
+    async def _process(self, items: list[DriverItem], *, replay: bool) -> None:
+        """Feed a batch to the rounds, then execute their decisions. Each message, call and round runs
+        in a fault boundary: content no decoder foresaw costs that message, never the driver."""
+        faults = self.goals.node.faults
+        pending: dict[str, list[Decision]] = {}
+        for item in items:
+            now = time.time()
+            match item:
+                case EnvelopeArrived(env):
+                    if replay:
+                        now = min(now, env.ts / 1000)
+                    with faults.boundary("goal message", env.author):
+                        self._on_envelope(env, now, pending)
+                case RoundInput(round_id, event):
+                    with faults.boundary(f"goal {type(event).__name__}"):
+                        self._feed(round_id, pending, event, now)
+        now = time.time()
+        for round_id, r in self.rounds.items():
+            if r.conv is not None and r.active:
+                with faults.boundary("goal tick"):
+                    pending.setdefault(round_id, []).extend(apply_input(r.conv, Tick(), now))
+        for round_id, decisions in pending.items():
+            with faults.boundary("goal decisions"):
+                await self._execute(self.rounds[round_id], net_decisions(decisions))
+
+    def _feed(
+        self, round_id: str, pending: dict[str, list[Decision]], event: ConversationInput, now: float
+    ) -> None:
+        r = self.rounds.get(round_id)
+        if r is not None and r.conv is not None and r.active:
+            pending.setdefault(round_id, []).extend(apply_input(r.conv, event, now))
+
+    def _on_envelope(self, env: Envelope, now: float, pending: dict[str, list[Decision]]) -> None:
+        body = env.body
+        if not isinstance(body, ChatMessage):
+            return
+        msg_id, author, kind = env.hash.hex(), str(env.author), body.kind
+        if kind == cm.START:
+            self._start_round(env, msg_id, author, body.content, now, pending)
+        elif kind.startswith("conv."):
+            round_id = self._route(kind, body.content)
+            if round_id is not None:
+                self._msg_round[msg_id] = round_id
+                found = self.rounds.get(round_id)
+                if found is not None:
+                    found.messages += 1
+                    found.bytes += len(env.to_cbor())
+            targets = [round_id] if round_id is not None else list(self.rounds)
+            arrived = MessageArrived(Incoming(msg_id, author, kind, body.content))
+            for rid in targets:
+                self._feed(rid, pending, arrived, now)
+            self.emit(describe_message(env, round_id, self.goals.name_of))
+        elif kind in (KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE):
+            try:
+                gone = author if kind == KIND_MEMBER_LEAVE else str(member_of(body.content))
+            except InvalidMessage:
+                return
+            for rid in list(self.rounds):
+                self._feed(rid, pending, MemberLeft(gone), now)
+            self.emit({"event": "member_left", "member": gone, "name": self.goals.name_of(gone)})
+
+    def _route(self, kind: str, content: Any) -> str | None:
+        """The round a conv.* message belongs to (turns by ``prev``, results/progress by task id)."""
+        if not isinstance(content, dict):
+            return None
+        if kind in cm.TURN_KINDS:
+            prev = content.get("prev")
+            return self._msg_round.get(prev) if isinstance(prev, str) else None
+        task_id = content.get("task_id")
+        if isinstance(task_id, str):
+            return self._msg_round.get(task_id.rpartition("#")[0])
+        return None
+
+    def _start_round(
+        self,
+        env: Envelope,
+        msg_id: str,
+        author: str,
+        content: Any,
+        now: float,
+        pending: dict[str, list[Decision]],
+    ) -> None:
+        try:
+            start = ConvStart.from_content(content)
+        except InvalidContent as exc:
+            log.info("ignoring a bad conv.start in chat %s: %s", self.hex[:16], exc)
+            return
+        members = {str(m) for m in self.goals.chats.get(self.chat_id).ever_members()}
+        if start.initiator != author or not set(start.members) <= members:
+            log.info("ignoring a conv.start in chat %s: wrong initiator or non-members", self.hex[:16])
+            return
+        conv = Conversation(start, me=self.me, start_id=msg_id, now=now)
+        r = Round(msg_id, start, conv, env.ts, bytes=len(env.to_cbor()))
+        self.rounds[msg_id] = r
+        self._msg_round[msg_id] = msg_id
+        self.reserved = False
+        self.emit(describe_start(start, msg_id, self.goals.name_of))
+        pending.setdefault(msg_id, []).extend(conv.on_tick(now))
+
+    # ------------------------------------------------------------------ decisions
+
+    async def _execute(self, r: Round, decisions: list[Decision]) -> None:
+        for d in decisions:
+            if isinstance(d, Post):
+                await self._post(r, d)
+            elif isinstance(d, Speak):
+                if r.active and r.conv is not None and d.token.tip == _tip(r.conv):
+                    self._spawn(self._speak, r, d)
+            elif isinstance(d, StartTask):
+                if r.active and d.task.task_id not in r.running:
+                    scope = trio.CancelScope()
+                    r.running[d.task.task_id] = scope
+                    self._spawn(self._run_task, r, d, scope)
+            elif isinstance(d, CancelTask):
+                if d.task_id in r.running:
+                    r.running.pop(d.task_id).cancel()
+            elif isinstance(d, Concluded | Aborted):
+                self._finish(r, d)
+            elif isinstance(d, Rejected):
+                log.info(
+                    "chat %s: rejected %s by %s: %s", self.hex[:16], d.msg_id[:12], d.author[-8:], d.reason
+                )
+                self.emit(
+                    {
+                        "event": "rejected",
+                        "round_id": r.round_id,
+                        "msg_id": d.msg_id,
+                        "author": d.author,
+                        "reason": d.reason,
+                    }
+                )
+
+    def _spawn(self, fn: Callable[..., Any], *args: Any) -> None:
+        assert self._nursery is not None
+        self._nursery.start_soon(fn, *args)
+
+    async def _post(self, r: Round, post: Post) -> None:
+        content = post.content
+        chats = self.goals.chats
+        try:
+            try:
+                await chats.post(self.chat_id, post.kind, content)
+            except MessageTooLarge:
+                if post.kind != cm.RESULT:
+                    raise
+                note = "\n[result files dropped: the message was over the chat's size limit]"
+                slim = {
+                    **content,
+                    "files": {},
+                    "text": str(content.get("text", ""))[: cm.MAX_TEXT - 100] + note,
+                }
+                await chats.post(self.chat_id, post.kind, slim)
+        except IoAError as exc:
+            log.warning("chat %s: could not post %s: %s", self.hex[:16], post.kind, exc)
+
+    async def _speak(self, r: Round, speak: Speak) -> None:
+        assert r.conv is not None
+        draft: TurnDraft | None = None
+        brain = self.goals.brain
+        try:
+            team = await self.goals.team_info(r.start.members)
+            with trio.fail_after(r.start.speaker_timeout * BRAIN_SHARE):
+                draft = await brain.take_turn(r.conv.view(), speak, team)
+        except trio.TooSlowError:
+            log.warning("chat %s: the %s brain did not answer in time", self.hex[:16], brain.label)
+        except Exception:  # a brain bug must not stop the conversation: the rule-based pass takes over
+            log.warning("chat %s: the %s brain failed", self.hex[:16], brain.label, exc_info=True)
+        await self._send.send(RoundInput(r.round_id, TurnComposed(speak.token, draft)))
+
+    async def _run_task(self, r: Round, start: StartTask, scope: trio.CancelScope) -> None:
+        task_id = start.task.task_id
+
+        async def progress(text: str, fraction: float | None) -> None:
+            await self._send.send(RoundInput(r.round_id, TaskProgressed(task_id, text, fraction)))
+
+        with scope:
+            try:
+                outcome = await self.goals.perform_task(self, r, start.task, start.deadline, progress)
+            except Exception as exc:  # a bug or an unforeseen answer (a model, a sub-team): the task fails
+                self.goals.node.faults.record("goal task", None, exc)
+                why = f"the task crashed on this node: {type(exc).__name__}: {exc}"[: cm.MAX_TEXT]
+                outcome = TaskOutcome(task_id, False, why, None, None, "crash")
+            outcome = postable(outcome)
+            await self._send.send(RoundInput(r.round_id, TaskFinished(task_id, outcome)))
+        r.running.pop(task_id, None)
+
+    def _finish(self, r: Round, final: Concluded | Aborted) -> None:
+        if r.outcome is not None or r.conv is None:
+            return
+        view = r.conv.view()
+        for scope in r.running.values():
+            scope.cancel()
+        r.running.clear()
+        if isinstance(final, Concluded):
+            status, text, author, forced, reason = "concluded", final.text, final.author, final.forced, ""
+        else:
+            status, author, forced, reason = "aborted", "", False, final.reason
+            text = compose_conclusion(view, [f"Aborted: {final.reason}."])
+        r.outcome = RoundOutcome(
+            round_id=r.round_id,
+            status=status,
+            conclusion=text,
+            author=author,
+            forced=forced,
+            reason=reason,
+            tasks=[describe_task(t, self.goals.name_of) for t in view.tasks],
+            turns=len(view.turns),
+            messages=r.messages,
+            bytes=r.bytes,
+            ended_ms=int(time.time() * 1000),
+        )
+        r.conv = None  # an ended round takes no more input; free its state
+        event: dict[str, Any] = {
+            "event": status,
+            "round_id": r.round_id,
+            "text": text,
+            "forced": forced,
+            "author": author,
+            "author_name": self.goals.name_of(author) if author else "",
+        }
+        if reason:
+            event["reason"] = reason
+        self.emit(event)
+        r.done.set()
+        waiter = self._waiters.pop(r.round_id, None)
+        if waiter is not None:
+            waiter.set()
+
+
+# --------------------------------------------------------------------------- helpers (pure)
+
+
+def _tip(conv: Conversation) -> str:
+    """The id of the turn the floor is at (the round's start before the first turn)."""
+    turns = conv.view().turns
+    return turns[-1].msg_id if turns else conv.start_id
+
+
+def _known(chats: Any, chat_id: bytes) -> bool:
+    try:
+        chats.get(chat_id)
+    except UnknownChat:
+        return False
+    return True
+
+
+def _drain(channel: trio.MemoryReceiveChannel[_T]) -> list[_T]:
+    items: list[_T] = []
+    while True:
+        try:
+            items.append(channel.receive_nowait())
+        except (trio.WouldBlock, trio.EndOfChannel):
+            return items
+
+
+__all__ = ["ChatDriver", "GoalsPort", "ProgressFn"]

@@ -1,0 +1,78 @@
+"""``async with open_goals(node, chats, discovery) as goals:``: the goals service, its routes and the
+adapter's description merged into the node's card, until the block exits."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import trio
+
+from ioa_p2p.embedding import make_embedder
+from ioa_p2p.errors import IoAError
+from ioa_p2p.node.chats import Chats
+from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.node.goals.routes import add_goal_routes
+from ioa_p2p.node.goals.runtime import AgentRuntime, load_runtime
+from ioa_p2p.node.goals.service import Goals, make_brain_for
+from ioa_p2p.node.goals.types import GoalsConfig
+from ioa_p2p.node.ports import NodePort
+
+log = logging.getLogger("ioa_p2p.goals")
+
+
+@asynccontextmanager
+async def open_goals(node: NodePort, chats: Chats, discovery: Discovery | None) -> AsyncIterator[Goals]:
+    """The goals service (see :mod:`ioa_p2p.node.goals.service`); uses discovery when it runs."""
+    config = GoalsConfig.from_section(node.config.section("goals"))
+    runtime = load_runtime(node.config.section("agent"), node.home)
+    embedder = (
+        discovery.embedder if discovery is not None else make_embedder(node.config.section("embedding"))
+    )
+    settings = node.config.section("model") or node.config.section("llm")
+    brain, model = make_brain_for(config, dict(settings), embedder)
+    try:
+        async with trio.open_nursery() as nursery:
+            goals = Goals(node, chats, discovery, config, runtime, embedder, brain, model, nursery)
+            chats.set_invite_policy(goals.invite_policy)
+            add_goal_routes(node, goals)
+            if discovery is not None and runtime.card is not None:
+                await _merge_adapter_card(discovery, runtime)
+            goals.resume()
+            try:
+                yield goals
+            finally:
+                nursery.cancel_scope.cancel()
+    finally:
+        await runtime.aclose()
+        close = getattr(model, "aclose", None)
+        if close is not None:
+            with trio.CancelScope(shield=True), trio.move_on_after(5):
+                await close()
+
+
+async def _merge_adapter_card(discovery: Discovery, runtime: AgentRuntime) -> None:
+    """Fill the card fields the operator left empty from the adapter's own description, and republish."""
+    card = runtime.card
+    assert card is not None
+    agent = discovery.agent
+    changes: dict[str, Any] = {}
+    if not agent.description.strip():
+        changes["description"] = card.description
+    extra = [s for s in card.skills if s not in agent.skills]
+    if extra:
+        changes["skills"] = [*agent.skills, *extra]
+    if not agent.task_types and card.task_types:
+        changes["task_types"] = list(card.task_types)
+    if not agent.adapter:
+        changes["adapter"] = card.kind
+    if changes:
+        try:
+            await discovery.set_agent(agent.with_changes(changes, discovery.node.peer_id))
+        except IoAError as exc:
+            log.warning("could not add the adapter's description to the card: %s", exc)
+
+
+__all__ = ["open_goals"]

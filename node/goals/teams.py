@@ -1,0 +1,251 @@
+"""Forming a goal's team: discover candidates, choose teammates, invite them, open the goal chat.
+
+:class:`TeamFormation` (one per goals service):
+
+- named teammates (``team=``): peer IDs, or agent names resolved through discovery (exact name, any case);
+- otherwise candidates come from :meth:`~ioa_p2p.node.discovery.Discovery.find` on the goal and on each
+  of its clauses (concurrently, ``[goals] shortlist`` per query): the local directory of verified cards
+  first, the DHT too when no local card reaches the threshold (``[goals] dht_lookup = "auto"``; or
+  ``"always"``, ``"never"``); with a model the LLM runs IoA's tool loop
+  (``search_agents`` then ``team_up``, :func:`~ioa_p2p.teaming.llm_team.llm_choose_team`) over ranked
+  shortlists, falling back to similarity when the model fails; without one
+  :func:`~ioa_p2p.teaming.choose_team_for_goal` picks by similarity with a threshold and coverage of the
+  goal's sub-needs;
+- teammates this node is not connected to are dialled at the addresses of their signed cards;
+- the chat is created with ``create_chat`` (topic ``goal: <goal>``, parent chat for sub-teams); decliners
+  are removed by the chat service, agents that did not answer are removed here, so the chat's membership
+  is the team's.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Protocol
+
+import trio
+
+from ioa_p2p.card import SignedCard
+from ioa_p2p.dht.directory import Match
+from ioa_p2p.embedding import Embedder
+from ioa_p2p.errors import (
+    ConfigError,
+    IoAError,
+    IoATimeout,
+    ModelError,
+    NoTeam,
+    PeerUnreachable,
+    UsageError,
+)
+from ioa_p2p.identity import PeerId
+from ioa_p2p.llm.model import Model
+from ioa_p2p.node.chats import Chats
+from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig, Teammate
+from ioa_p2p.node.ports import NodePort
+from ioa_p2p.teaming.clauses import split_goal
+from ioa_p2p.teaming.llm_team import llm_choose_team
+from ioa_p2p.teaming.selection import Candidate, choose_team_for_goal
+
+log = logging.getLogger("ioa_p2p.goals")
+
+MAX_QUERIES = 6
+
+
+class TeamPort(Protocol):
+    """What team formation uses of the goals service (:class:`ioa_p2p.node.goals.service.Goals`)."""
+
+    @property
+    def node(self) -> NodePort: ...
+    @property
+    def chats(self) -> Chats: ...
+    @property
+    def discovery(self) -> Discovery | None: ...
+    @property
+    def config(self) -> GoalsConfig: ...
+    @property
+    def me(self) -> str: ...
+    @property
+    def embedder(self) -> Embedder: ...
+    @property
+    def model(self) -> Model | None: ...
+
+    def name_of(self, peer: str) -> str: ...
+    def card_of(self, peer: str) -> SignedCard | None: ...
+    def last_round_members(self, chat_id: bytes) -> tuple[str, ...] | None: ...
+
+
+class TeamFormation:
+    def __init__(self, goals: TeamPort) -> None:
+        self.goals = goals
+
+    async def form(
+        self,
+        goal: str,
+        team: Sequence[str] | None,
+        max_team: int,
+        parent_chat: bytes | None,
+        exclude: Sequence[str],
+        min_team: int = 0,
+    ) -> FormedTeam:
+        """Choose or resolve the teammates, invite them, open the chat; NoTeam below ``min_team``."""
+        goals = self.goals
+        t0 = time.monotonic()
+        chosen = await self.resolve(team) if team else await self.choose(goal, max_team, exclude)
+        if len(chosen) < min_team:
+            raise NoTeam(f"found {len(chosen)} candidate teammates, {min_team} needed")
+        t1 = time.monotonic()
+        await self.reach([PeerId.from_string(t.peer_id) for t in chosen])
+        handle = await goals.chats.create_chat(
+            [PeerId.from_string(t.peer_id) for t in chosen],
+            f"{GOAL_TOPIC_PREFIX}{goal}"[:4000],
+            parent_chat,
+            invite_timeout=goals.config.invite_timeout,
+        )
+        for peer in handle.unanswered:  # no answer: out of this round (the chat membership follows)
+            await goals.chats.remove_member(handle.chat_id, peer)
+        if len(handle.accepted) < min_team:
+            await goals.chats.leave(handle.chat_id)
+            raise NoTeam(f"{len(handle.accepted)} of {len(chosen)} invited agents joined, {min_team} needed")
+        t2 = time.monotonic()
+        by_peer = {t.peer_id: t for t in chosen}
+
+        def pick(peers: Sequence[PeerId]) -> tuple[Teammate, ...]:
+            return tuple(by_peer.get(str(p), Teammate(str(p), goals.name_of(str(p)))) for p in peers)
+
+        timings = {"discovery_s": t1 - t0, "invitations_s": t2 - t1, "team_formed_s": t2 - t0}
+        return FormedTeam(
+            handle.chat_id, pick(handle.accepted), pick(handle.declined), pick(handle.unanswered), timings
+        )
+
+    async def reach(self, peers: Sequence[PeerId]) -> None:
+        """Connect to the teammates this node is not connected to, through the addresses in their signed
+        cards (the peerstore may not know them yet), concurrently, bounded by ``invite_timeout``."""
+        goals = self.goals
+        node = goals.node
+
+        async def one(peer: PeerId) -> None:
+            card = goals.card_of(str(peer))
+            for addr in card.card.addrs if card is not None else ():
+                if node.is_connected(peer):
+                    return
+                full = addr if "/p2p/" in addr else f"{addr}/p2p/{peer}"
+                try:
+                    await node.connect(full)
+                except IoAError as exc:
+                    log.debug("cannot reach %s at %s: %s", peer, addr, exc)
+
+        with trio.move_on_after(goals.config.invite_timeout):
+            async with trio.open_nursery() as nursery:
+                for peer in peers:
+                    if not node.is_connected(peer):
+                        nursery.start_soon(one, peer)
+
+    def continuation(self, chat_id: bytes) -> FormedTeam:
+        """A new round in an existing chat: the last round's members still in the chat."""
+        goals = self.goals
+        members = {str(m) for m in goals.chats.get(chat_id).members()}
+        if goals.me not in members:
+            raise UsageError(f"this node is not a member of chat {chat_id.hex()[:16]}...; cannot continue it")
+        previous = goals.last_round_members(chat_id)
+        if previous is None:
+            previous = tuple(sorted(members))
+        chosen = [m for m in previous if m in members and m != goals.me]
+        return FormedTeam(chat_id, tuple(Teammate(m, goals.name_of(m)) for m in chosen), (), (), {})
+
+    async def resolve(self, entries: Sequence[str]) -> list[Teammate]:
+        """Peer IDs or agent names (case-insensitive, through discovery) -> teammates (this node left out)."""
+        out: dict[str, Teammate] = {}
+        for entry in entries:
+            entry = entry.strip()
+            if not entry:
+                continue
+            try:
+                peer = str(PeerId.from_string(entry))
+                found = Teammate(peer, self.goals.name_of(peer), 1.0)
+            except IoAError:
+                found = await self.by_name(entry)
+            if found.peer_id != self.goals.me:
+                out.setdefault(found.peer_id, found)
+        return list(out.values())
+
+    async def by_name(self, name: str) -> Teammate:
+        discovery = self.goals.discovery
+        if discovery is None:
+            raise UsageError(f"cannot resolve agent name {name!r}: discovery is off; give peer IDs instead")
+        wanted = name.lower()
+        now = int(time.time() * 1000)
+        for entry in discovery.directory:
+            card = entry.card
+            if card.card.name.lower() == wanted and not card.is_expired(now):
+                return Teammate(str(card.peer_id), card.card.name, 1.0)
+        for match in await discovery.find(name, k=10, include_self=False):
+            if match.card.card.name.lower() == wanted:
+                return Teammate(str(match.card.peer_id), match.card.card.name, match.score)
+        raise UsageError(f"no agent named {name!r} is known to this node; check `ioa find` or give a peer ID")
+
+    async def candidates(self, query: str, exclude: Sequence[str] = ()) -> list[Candidate]:
+        """The shortlist for ``query``: the local directory first; the DHT too (for at most ``dht_wait``
+        seconds) when ``[goals] dht_lookup`` is ``always``, or ``auto`` and no local card reaches the
+        threshold."""
+        goals = self.goals
+        cfg = goals.config
+        if goals.discovery is None:  # no discovery: nobody to shortlist
+            return []
+        find = goals.discovery.find
+        matches: list[Match] = []
+        if cfg.dht_lookup != "always":
+            matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=False)
+        usable = [m for m in matches if str(m.card.peer_id) not in exclude]
+        wanted = cfg.dht_lookup == "always" or (
+            cfg.dht_lookup == "auto" and (not usable or usable[0].score < cfg.threshold)
+        )
+        if wanted:  # bounded: whatever the lookup fetched meanwhile is in the directory for the retry below
+            with trio.move_on_after(cfg.dht_wait):
+                matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=True)
+                wanted = False
+        if wanted:
+            matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=False)
+        found = [Candidate.from_card(m.card.card, goals.embedder, m.score) for m in matches]
+        return [c for c in found if c.peer_id not in exclude]
+
+    async def choose(self, goal: str, max_team: int, exclude: Sequence[str]) -> list[Teammate]:
+        goals = self.goals
+        if goals.discovery is None:
+            return []
+        if goals.model is not None:
+            try:
+                picked = await llm_choose_team(
+                    goals.model,
+                    goal,
+                    self._search(exclude),
+                    max_team=max_team,
+                    shortlist_size=goals.config.shortlist,
+                )
+                return [Teammate(c.peer_id, c.name, c.score) for c in picked if c.peer_id != goals.me]
+            except (ModelError, IoATimeout, PeerUnreachable, ConfigError) as exc:
+                log.warning("LLM team-up failed (%s); choosing by similarity", exc)
+        queries = list(dict.fromkeys([goal[:2000], *(c.text for c in split_goal(goal))]))[:MAX_QUERIES]
+        found: list[list[Candidate]] = [[] for _ in queries]
+
+        async def search(i: int, query: str) -> None:
+            found[i] = await self.candidates(query, exclude)
+
+        async with trio.open_nursery() as nursery:
+            for i, query in enumerate(queries):
+                nursery.start_soon(search, i, query)
+        pool = [c for batch in found for c in batch]
+        choice = choose_team_for_goal(
+            goal, goals.embedder, pool, max_team=max_team, threshold=goals.config.threshold, exclude=exclude
+        )
+        return [Teammate(c.peer_id, c.name, c.score) for c in choice.members]
+
+    def _search(self, exclude: Sequence[str]) -> Callable[[str], Awaitable[Sequence[Candidate]]]:
+        async def search(query: str) -> Sequence[Candidate]:
+            return await self.candidates(query, exclude)
+
+        return search
+
+
+__all__ = ["TeamFormation"]

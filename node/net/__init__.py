@@ -1,0 +1,16 @@
+"""ioa_p2p.node.net: the node's libp2p layer, the only place that imports ``libp2p`` (and ``multiaddr``).
+
+- ``host.py``            the py-libp2p host: TCP, Noise only (Ed25519 peers), yamux; key and peer-ID
+  conversion, multiaddr parsing (their errors translated into ours)
+- ``libp2p_patches.py``  every workaround for a py-libp2p 0.8.1 problem, each with a test that notices
+  upstream
+- ``framing.py``         length-prefixed frames over streams: buffered reader, size limit, whole-frame
+  deadline, idle timeout, partial-frame budget; every stream exception translated once
+- ``budgets.py``         the node's resource budgets (``[limits]``) shared by the services
+- ``routing.py``         the node's Kademlia DHT instance, bootstrap dialing with backoff, peer discovery
+- ``kad.py``             batched fresh Kademlia lookups, puts and provides over py-libp2p's KadDHT; serving
+  the DHT on ``/ioa/kad/1.0.0`` with our record validators
+- ``gossip.py``          GossipSub card announcements (tuned heartbeat and limits, topic validator, drain
+  task)
+- ``relay.py``           circuit relay v2 (HOP protocol, STOP transport, reservation exchange), wrapped
+"""

@@ -1,0 +1,64 @@
+"""The node's services, composed explicitly: :class:`NodeServices` and :func:`open_services`.
+
+Every service is an async context manager ``open_<name>(node, ...)`` that registers its stream handlers and
+control routes, runs its tasks in a nursery it owns, and yields the service object. :func:`open_services`
+opens them in dependency order and hands each one exactly the other services it uses (typed, no string
+lookup): chats get a late-bound view of discovery (discovery starts after chats, so the invitation policy
+``known`` asks it only when it runs), goals get chats and discovery. They exit in reverse order; each
+field is reset to ``None`` just before its service closes.
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, fields
+
+from ioa_p2p.node.chats import Chats, open_chats
+from ioa_p2p.node.control.routes import open_budgets_api, open_peers_api
+from ioa_p2p.node.discovery import Discovery, open_discovery
+from ioa_p2p.node.goals import Goals, open_goals
+from ioa_p2p.node.messaging import Messaging, open_messaging
+from ioa_p2p.node.ports import DiscoveryPort, NodePort
+from ioa_p2p.node.relay import RelayService, open_relay
+
+
+@dataclass(slots=True)
+class NodeServices:
+    """The services a node runs; a field is ``None`` while (or when) that service is not running."""
+
+    messaging: Messaging | None = None
+    relay: RelayService | None = None
+    chats: Chats | None = None
+    discovery: Discovery | None = None
+    goals: Goals | None = None
+
+    def names(self) -> list[str]:
+        """The running services, by name (``node.json`` and ``GET /id`` list them)."""
+        return sorted(f.name for f in fields(self) if getattr(self, f.name) is not None)
+
+
+async def open_services(node: NodePort, stack: AsyncExitStack, services: NodeServices) -> None:
+    """Open every service on ``stack`` (closed by the caller, in reverse order), filling ``services``."""
+    await stack.enter_async_context(open_peers_api(node))
+    await stack.enter_async_context(open_budgets_api(node))
+    services.messaging = await stack.enter_async_context(open_messaging(node))
+    stack.callback(_clear, services, "messaging")
+    services.relay = await stack.enter_async_context(open_relay(node))
+    stack.callback(_clear, services, "relay")
+
+    def current_discovery() -> DiscoveryPort | None:
+        return services.discovery
+
+    chats = services.chats = await stack.enter_async_context(open_chats(node, current_discovery))
+    stack.callback(_clear, services, "chats")
+    discovery = services.discovery = await stack.enter_async_context(open_discovery(node))
+    stack.callback(_clear, services, "discovery")
+    services.goals = await stack.enter_async_context(open_goals(node, chats, discovery))
+    stack.callback(_clear, services, "goals")
+
+
+def _clear(services: NodeServices, name: str) -> None:
+    setattr(services, name, None)
+
+
+__all__ = ["NodeServices", "open_services"]
