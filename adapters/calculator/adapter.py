@@ -131,6 +131,8 @@ class CalculatorAdapter:
             skills=self.options.skills,
             kind=KIND,
             task_types=("arithmetic",),
+            input_types=("text/plain",),
+            output_types=("text/plain",),
         )
 
     async def run(self, task: Task, ctx: TaskContext) -> TaskResult:

@@ -358,6 +358,8 @@ class RetrievalAdapter:
             skills=self.options.skills,
             kind=KIND,
             task_types=("question",),
+            input_types=("text/plain",),
+            output_types=("text/plain",),
         )
 
     async def aclose(self) -> None:

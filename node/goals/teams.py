@@ -3,14 +3,15 @@
 :class:`TeamFormation` (one per goals service):
 
 - named teammates (``team=``): peer IDs, or agent names resolved through discovery (exact name, any case);
-- otherwise candidates come from :meth:`~ioa_p2p.node.discovery.Discovery.find` on the goal and on each
-  of its clauses (concurrently, ``[goals] shortlist`` per query): the local directory of verified cards
-  first, the DHT too when no local card reaches the threshold (``[goals] dht_lookup = "auto"``; or
-  ``"always"``, ``"never"``); with a model the LLM runs IoA's tool loop
-  (``search_agents`` then ``team_up``, :func:`~ioa_p2p.teaming.llm_team.llm_choose_team`) over ranked
-  shortlists, falling back to similarity when the model fails; without one
-  :func:`~ioa_p2p.teaming.choose_team_for_goal` picks by similarity with a threshold and coverage of the
-  goal's sub-needs;
+- otherwise :meth:`~ioa_p2p.node.discovery.Discovery.find` runs on the goal and on each of its clauses
+  (concurrently) so the local directory holds what the network knows: the directory first, the DHT too
+  when no local card reaches the threshold (``[goals] dht_lookup = "auto"``; or ``"always"``,
+  ``"never"``). Then the offline matcher chooses over the whole directory
+  (:meth:`~ioa_p2p.dht.ranking.CardRanker.shortlist`: a member is added only for a clause no chosen
+  member covers, ``docs/matching.md``). With a model, the model re-ranks and picks from the offline
+  shortlist (``[goals] shortlist`` cards: the offline team first, then the best cards of the goal and of
+  its clauses), never beyond it (:func:`~ioa_p2p.teaming.llm_team.llm_team_from_shortlist`), and the
+  offline team stands when the model fails;
 - teammates this node is not connected to are dialled at the addresses of their signed cards;
 - the chat is created with ``create_chat`` (topic ``goal: <goal>``, parent chat for sub-teams); decliners
   are removed by the chat service, agents that did not answer are removed here, so the chat's membership
@@ -19,6 +20,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -40,13 +42,13 @@ from ioa_p2p.errors import (
 )
 from ioa_p2p.identity import PeerId
 from ioa_p2p.llm.model import Model
+from ioa_p2p.matching import split_goal
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig, Teammate
 from ioa_p2p.node.ports import NodePort
-from ioa_p2p.teaming.clauses import split_goal
-from ioa_p2p.teaming.llm_team import llm_choose_team
-from ioa_p2p.teaming.selection import Candidate, choose_team_for_goal
+from ioa_p2p.teaming.llm_team import llm_team_from_shortlist
+from ioa_p2p.teaming.selection import Candidate
 
 log = logging.getLogger("ioa_p2p.goals")
 
@@ -211,39 +213,53 @@ class TeamFormation:
         return [c for c in found if c.peer_id not in exclude]
 
     async def choose(self, goal: str, max_team: int, exclude: Sequence[str]) -> list[Teammate]:
+        """The offline matcher's team over the local directory (after the goal's and its clauses' finds
+        have brought in what the DHT knows); with a model, the model picks from the offline shortlist."""
         goals = self.goals
-        if goals.discovery is None:
+        discovery = goals.discovery
+        if discovery is None or discovery.directory.ranker is None:
             return []
-        if goals.model is not None:
-            try:
-                picked = await llm_choose_team(
-                    goals.model,
-                    goal,
-                    self._search(exclude),
-                    max_team=max_team,
-                    shortlist_size=goals.config.shortlist,
-                )
-                return [Teammate(c.peer_id, c.name, c.score) for c in picked if c.peer_id != goals.me]
-            except (ModelError, IoATimeout, PeerUnreachable, ConfigError) as exc:
-                log.warning("LLM team-up failed (%s); choosing by similarity", exc)
-        queries = list(dict.fromkeys([goal[:2000], *(c.text for c in split_goal(goal))]))[:MAX_QUERIES]
-        found: list[list[Candidate]] = [[] for _ in queries]
-
-        async def search(i: int, query: str) -> None:
-            found[i] = await self.candidates(query, exclude)
-
-        async with trio.open_nursery() as nursery:
-            for i, query in enumerate(queries):
-                nursery.start_soon(search, i, query)
-        pool = [c for batch in found for c in batch]
-        choice = choose_team_for_goal(
-            goal, goals.embedder, pool, max_team=max_team, threshold=goals.config.threshold, exclude=exclude
+        queries = list(dict.fromkeys([goal[:2000], *(n.text for n in split_goal(goal))]))[:MAX_QUERIES]
+        async with trio.open_nursery() as nursery:  # fills the directory (DHT lookups as configured)
+            for query in queries:
+                nursery.start_soon(self.candidates, query, exclude)
+        ranker = discovery.directory.ranker
+        skip = [*exclude, goals.me]
+        offline = functools.partial(
+            ranker.shortlist, goal, size=goals.config.shortlist, exclude=skip, max_team=max_team
         )
-        return [Teammate(c.peer_id, c.name, c.score) for c in choice.members]
+        pick, keys = await trio.to_thread.run_sync(offline, abandon_on_cancel=True)  # type: ignore[call-arg]
+        scores = {m.key: m.score for m in pick.members}
+        if goals.model is not None and keys:
+            shortlist = self._as_candidates(keys, scores)
+            try:
+                picked = await llm_team_from_shortlist(
+                    goals.model, goal, shortlist, self._search_within(keys), max_team=max_team
+                )
+                return [Teammate(c.peer_id, c.name, c.score) for c in picked]
+            except (ModelError, IoATimeout, PeerUnreachable, ConfigError) as exc:
+                log.warning("LLM team-up failed (%s); keeping the offline choice", exc)
+        return [Teammate(k, goals.name_of(k), scores.get(k, 0.0)) for k in pick.keys]
 
-    def _search(self, exclude: Sequence[str]) -> Callable[[str], Awaitable[Sequence[Candidate]]]:
+    def _as_candidates(self, keys: Sequence[str], scores: dict[str, float]) -> list[Candidate]:
+        out = []
+        for key in keys:
+            card = self.goals.card_of(key)
+            if card is not None:
+                c = card.card
+                out.append(Candidate(key, c.name, c.description, None, scores.get(key, 0.0), tuple(c.skills)))
+        return out
+
+    def _search_within(self, keys: Sequence[str]) -> Callable[[str], Awaitable[Sequence[Candidate]]]:
+        """The model's ``search_agents``: the matcher re-ranks the shortlist, nothing beyond it."""
+        discovery = self.goals.discovery
+        assert discovery is not None and discovery.directory.ranker is not None
+        ranker = discovery.directory.ranker
+
         async def search(query: str) -> Sequence[Candidate]:
-            return await self.candidates(query, exclude)
+            rank = functools.partial(ranker.rank, query, len(keys), among=keys)
+            found = await trio.to_thread.run_sync(rank, abandon_on_cancel=True)  # type: ignore[call-arg]
+            return self._as_candidates([m.key for m in found], {m.key: m.score for m in found})
 
         return search
 
