@@ -161,7 +161,7 @@ def default_config_dict(name: str) -> dict[str, Any]:
     return {
         "node": {"listen": list(DEFAULT_LISTEN), "bootstrap": [], "control_port": 0},
         "agent": {"name": name, "description": "", "skills": []},
-        "embedding": {"backend": "matcher"},
+        "embedding": {"backend": "wordllama"},
     }
 
 

@@ -38,7 +38,9 @@ async def open_discovery(node: NodePort) -> AsyncIterator[Discovery | None]:
     agent = AgentSettings.from_section(node.config.section("agent"), node.peer_id)
     matcher = make_matcher({"matcher": settings.matcher})  # models load on first use, in worker threads
     embedding = node.config.section("embedding")
-    own_scheme = embedding.get("backend", "matcher") == "matcher"  # cards carry the matcher's vectors
+    # Cards carry wordllama vectors unless [embedding] backend = "matcher" (the matcher's 640-d scheme):
+    # MiniLM then loads only at this node's first find, never in a node that only serves (memory budget).
+    own_scheme = embedding.get("backend", "wordllama") == "matcher"
     embedder: Embedder = matcher if own_scheme else make_embedder(embedding)
     index = make_index(settings.index, embedder.dim)
     ranker = CardRanker(matcher)
