@@ -61,6 +61,11 @@ class AdapterCard:
     kind: str
     #: Task types it accepts, from an open vocabulary: "code", "arithmetic", "question", "text".
     task_types: tuple[str, ...]
+    #: Structured capability fields for the card (version 2, docs/protocol.md §9.1); all optional.
+    languages: tuple[str, ...] = ()
+    input_types: tuple[str, ...] = ()
+    output_types: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
 
     def with_overrides(
         self,
@@ -77,6 +82,10 @@ class AdapterCard:
             skills=merged,
             kind=self.kind,
             task_types=self.task_types,
+            languages=self.languages,
+            input_types=self.input_types,
+            output_types=self.output_types,
+            tools=self.tools,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -86,6 +95,10 @@ class AdapterCard:
             "skills": list(self.skills),
             "kind": self.kind,
             "task_types": list(self.task_types),
+            "languages": list(self.languages),
+            "input_types": list(self.input_types),
+            "output_types": list(self.output_types),
+            "tools": list(self.tools),
         }
 
 

@@ -1,89 +1,227 @@
-"""Discovery quality on the teaming dev set: Top@1, Top@5 and MRR of the gold agent per goal.
+"""Discovery quality per data file with the node's default settings: ranking and team formation.
 
-    .venv/bin/python bench/bench_discovery.py [path/to/teaming-dev.json]
+    .venv/bin/python bench/bench_discovery.py [FILE.json ...] [--matcher hybrid|lite] [--llm] [--limit N]
+    .venv/bin/python bench/bench_discovery.py --find-cards 10000     # local find latency at 10k cards
 
-Each agent of the set becomes a card exactly as a node would issue it (``card_text(name, description)``
-embedded by the embedder); each goal is embedded as a ``find`` query and the cards are ranked by cosine
-similarity through the same :class:`~ioa_p2p.dht.directory.Directory` the node uses. A goal whose team
-has several agents counts the best-ranked member. Figures are printed per embedder and per goal subset.
-Exits 0 with a message when the data file is absent.
+Without files: ``teaming-dev-hard.json`` and ``teaming-dev.json`` from the shared data folder
+(``$IOA_SHARED`` or ``../shared``; see ``bench/shared_data.py``). Each agent of a file becomes a signed
+card exactly as a node issues it (its profile embedded by the node's default matcher, published under the
+matcher's model id), offered to a :class:`~ioa_p2p.dht.directory.Directory` with the node's
+:class:`~ioa_p2p.dht.ranking.CardRanker`; each goal is then
+
+- a ``find``: :meth:`Directory.rank`, what ``ioa find`` answers locally. Top@1, Top@5, Top@10 and MRR of
+  the best-ranked gold agent;
+- a team formation: the node's offline choice (:func:`~ioa_p2p.dht.ranking.CardRanker.choose_team`, the
+  same call the goals service makes). hit = first member gold, recall = share of the gold team chosen,
+  precision = share of the chosen that are gold, mean team size;
+- with ``--llm``: the IoA team-up over the offline shortlist by the model named by the usual variables
+  (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``OPENAI_MODEL``; see docs/matching.md). Costs one or more
+  model calls per goal; ``--limit`` caps the goals.
+
+Exits 0 with a message when a data file is absent.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from shared_data import data_file, require
+import numpy as np
+import trio
+from shared_data import data_file
 
-from ioa_p2p.card import card_text, issue_card
+from ioa_p2p.card import issue_card
 from ioa_p2p.dht.directory import Directory
-from ioa_p2p.embedding import Embedder, HashingEmbedder, WordLlamaEmbedder
+from ioa_p2p.dht.ranking import CardRanker, card_profile
+from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.identity import Identity
+from ioa_p2p.llm.openai_compat import model_from_settings
+from ioa_p2p.matching import make_matcher
+from ioa_p2p.node.goals.types import GoalsConfig
+from ioa_p2p.teaming.llm_team import llm_team_from_shortlist
+from ioa_p2p.teaming.selection import Candidate
 
-DEFAULT_PATH = data_file("teaming-dev.json")
+FILES = ("teaming-dev-hard.json", "teaming-dev.json")
 NOW = 1_700_000_000_000
+Goals = list[dict[str, Any]]
 
 
-def evaluate(data: dict[str, Any], embedder: Embedder) -> dict[str, dict[str, float]]:
-    agents = data["agents"]
-    identities = [Identity(i.to_bytes(32, "big")) for i in range(1, len(agents) + 1)]
-    vectors = embedder.embed([card_text(a["name"], a.get("description", "")) for a in agents])
-    directory = Directory(embedder.model_id, embedder.dim)
-    for identity, agent, vector in zip(identities, agents, vectors, strict=True):
-        card = issue_card(
-            identity,
-            name=agent["name"],
-            description=agent.get("description", ""),
-            model=embedder.model_id,
-            vector=vector,
-            version=1,
-            now_ms=NOW,
-        )
+def build(data: dict[str, Any], matcher_kind: str) -> tuple[Directory, dict[str, str]]:
+    """Every agent as a signed card issued and stored as a node does it; peer id -> agent name."""
+    matcher = make_matcher({"matcher": matcher_kind})
+    directory = Directory(matcher.model_id, matcher.dim, ranker=CardRanker(matcher))
+    names = {}
+    for i, agent in enumerate(data["agents"], start=1):
+        identity = Identity(i.to_bytes(32, "big"))
+        fields = {"name": agent["name"], "description": agent.get("description", "")}
+        draft = issue_card(identity, model="draft", vector=[1.0], version=1, now_ms=NOW, **fields)
+        vector = matcher.card_vectors([card_profile(draft.card)])[0]
+        card = issue_card(identity, model=matcher.model_id, vector=vector, version=1, now_ms=NOW, **fields)
         directory.offer(card, NOW, "bench")
-    goals = data["goals"]
+        names[str(identity.peer_id)] = agent["name"]
+    return directory, names
+
+
+def ranking(directory: Directory, names: dict[str, str], goals: Goals) -> dict[str, float]:
+    ranks = []
+    for goal in goals:
+        ranked = [names[str(m.card.peer_id)] for m in directory.rank(goal["goal"], len(names), NOW)]
+        ranks.append(min((ranked.index(g) + 1 for g in goal["team"] if g in ranked), default=len(names) + 1))
+    r = np.array(ranks)
+    return {"top1": float(np.mean(r == 1)), "top5": float(np.mean(r <= 5)),
+            "top10": float(np.mean(r <= 10)), "mrr": float(np.mean(1.0 / r))}  # fmt: skip
+
+
+def team_metrics(chosen_teams: list[list[str]], goals: Goals) -> dict[str, float]:
+    hit, recall, precision, size = [], [], [], []
+    for chosen, goal in zip(chosen_teams, goals, strict=True):
+        gold = set(goal["team"])
+        right = len(gold & set(chosen))
+        hit.append(bool(chosen) and chosen[0] in gold)
+        recall.append(right / len(gold))
+        precision.append(right / len(chosen) if chosen else 0.0)
+        size.append(len(chosen))
+    return {"hit": float(np.mean(hit)), "recall": float(np.mean(recall)),
+            "precision": float(np.mean(precision)), "size": float(np.mean(size))}  # fmt: skip
+
+
+def offline_teams(
+    directory: Directory, names: dict[str, str], goals: list[dict[str, Any]]
+) -> list[list[str]]:
+    assert directory.ranker is not None
+    max_team = GoalsConfig().max_team
+    return [
+        [names[k] for k in directory.ranker.choose_team(g["goal"], max_team=max_team).keys] for g in goals
+    ]
+
+
+def llm_teams(directory: Directory, names: dict[str, str], goals: Goals) -> list[list[str]]:
+    """The node's LLM path: the model picks from the offline shortlist (docs/matching.md)."""
+    model = model_from_settings({})
+    if model is None:
+        raise SystemExit(
+            "--llm needs OPENAI_BASE_URL and/or OPENAI_API_KEY (and OPENAI_MODEL) in the environment"
+        )
+    ranker = directory.ranker
+    assert ranker is not None
+    cfg = GoalsConfig()
+    cards = {str(e.card.peer_id): e.card.card for e in directory}
+
+    def candidates(keys: list[str] | tuple[str, ...]) -> list[Candidate]:
+        return [Candidate(k, cards[k].name, cards[k].description) for k in keys]
+
+    async def run() -> list[list[str]]:
+        out = []
+        for goal in goals:
+            pick, keys = ranker.shortlist(goal["goal"], size=cfg.shortlist, max_team=cfg.max_team)
+
+            async def search(query: str, keys: tuple[str, ...] = keys) -> list[Candidate]:
+                return candidates([m.key for m in ranker.rank(query, len(keys), among=keys)])
+
+            try:
+                with trio.fail_after(120):
+                    chosen = await llm_team_from_shortlist(
+                        model, goal["goal"], candidates(keys), search, max_team=cfg.max_team
+                    )
+                out.append([c.name for c in chosen])
+            except Exception as exc:  # a failed call keeps the offline team, as the node does
+                print(f"  model failed on a goal ({type(exc).__name__}); offline team kept", file=sys.stderr)
+                out.append([names[k] for k in pick.keys])
+        return out
+
+    return trio.run(run)
+
+
+def local_find(data: dict[str, Any], count: int, matcher_kind: str) -> None:
+    """``find`` without the DHT over ``count`` cards: :meth:`Directory.rank` as the node runs it.
+
+    Cards recombine the file's sentences and publish vectors in the matcher's scheme (mixtures of two
+    agents' vectors), as peers of the same release do, so indexing embeds nothing (cards of another model
+    would be re-embedded once, when they arrive). Warm: the shortlisted cards' token states are cached
+    (a node's steady state); the query's own embedding is timed apart."""
+    rng = np.random.default_rng(7)
+    agents = data["agents"]
+    sentences = [s.strip() for a in agents for s in a["description"].split(". ") if s.strip()]
+    matcher = make_matcher({"matcher": matcher_kind})
+    base = matcher.card_vectors([card_profile(build_draft(a).card) for a in agents])
+    directory = Directory(matcher.model_id, matcher.dim, ranker=CardRanker(matcher))
+    for i in range(count):
+        a, b = rng.integers(len(agents), size=2)
+        text = f"{sentences[rng.integers(len(sentences))]}. {sentences[rng.integers(len(sentences))]}."
+        mix = base[a] + base[b]
+        identity = Identity((10_000 + i).to_bytes(32, "big"))
+        card = issue_card(identity, name=f"{agents[a]['name']}-{i}", description=text, model=matcher.model_id,
+                          vector=mix / np.linalg.norm(mix), version=1, now_ms=NOW)  # fmt: skip
+        directory.offer(card, NOW, "bench")
     started = time.perf_counter()
-    queries = embedder.embed([g["goal"] for g in goals])
-    per_subset: dict[str, list[int]] = defaultdict(list)
-    for goal, query in zip(goals, queries, strict=True):
-        ranked = [m.card.card.name for m in directory.search(query, len(agents), NOW)]
-        rank = min((ranked.index(name) + 1 for name in goal["team"] if name in ranked), default=0)
-        per_subset["all"].append(rank)
-        per_subset[goal.get("set", "-")].append(rank)
-    elapsed = time.perf_counter() - started
-    out = {}
-    for subset, ranks in per_subset.items():
-        n = len(ranks)
-        out[subset] = {
-            "n": n,
-            "top1": sum(r == 1 for r in ranks) / n,
-            "top5": sum(1 <= r <= 5 for r in ranks) / n,
-            "mrr": sum(1 / r for r in ranks if r) / n,
-        }
-    out["all"]["ms_per_goal"] = 1000 * elapsed / len(goals)
-    return out
+    assert directory.ranker is not None
+    directory.ranker.refresh()
+    print(f"local find over {count} cards ({matcher_kind}): indexing {time.perf_counter() - started:.1f} s")
+    goals = [g["goal"] for g in data["goals"]][:40]
+    for goal in goals:  # warm: query codes and the shortlisted cards' token states cached
+        directory.rank(goal, 5, NOW)
+    times = []
+    for goal in goals:
+        started = time.perf_counter()
+        directory.rank(goal, 5, NOW)
+        times.append(1000 * (time.perf_counter() - started))
+    fresh = make_matcher({"matcher": matcher_kind})
+    embed = []
+    for goal in goals[:20]:
+        started = time.perf_counter()
+        fresh.embed([goal])
+        embed.append(1000 * (time.perf_counter() - started))
+    print(f"  rank p50 {np.percentile(times, 50):.1f} ms, p95 {np.percentile(times, 95):.1f} ms; "
+          f"query embedding p50 {np.percentile(embed, 50):.1f} ms (once per new query)")  # fmt: skip
+
+
+def build_draft(agent: dict[str, Any]) -> Any:
+    return issue_card(Identity(b"\x01" * 32), name=agent["name"], description=agent.get("description", ""),
+                      model="draft", vector=[1.0], version=1, now_ms=NOW)  # fmt: skip
 
 
 def main(argv: list[str]) -> int:
-    path = require(Path(argv[1]) if len(argv) > 1 else DEFAULT_PATH)
-    if not path.exists():
-        print(f"teaming data set not found at {path}; nothing to measure (pass a path to a teaming-*.json)")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--matcher", default=DiscoverySettings().matcher, choices=("hybrid", "lite"))
+    parser.add_argument("--llm", action="store_true")
+    parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--find-cards", type=int, default=0, help="also time a local find over N cards")
+    args = parser.parse_args(argv[1:])
+    paths = args.files or [data_file(name) for name in FILES]
+    if args.find_cards:
+        if not paths[0].exists():
+            print(f"{paths[0]}: not found; nothing to measure")
+            return 0
+        local_find(json.loads(paths[0].read_text(encoding="utf-8")), args.find_cards, args.matcher)
         return 0
-    data = json.loads(path.read_text(encoding="utf-8"))
-    print(f"{path.name}: {len(data['agents'])} agents, {len(data['goals'])} goals")
-    print(f"{'embedder':<28} {'subset':<10} {'n':>3} {'Top@1':>6} {'Top@5':>6} {'MRR':>6}")
-    for embedder in (WordLlamaEmbedder(), HashingEmbedder(256)):
-        results = evaluate(data, embedder)
-        for subset, row in sorted(results.items(), key=lambda kv: (kv[0] != "all", kv[0])):
+    print(f"{'file':<22} {'matcher':<8} {'goals':>5} {'Top@1':>6} {'Top@5':>6} {'Top@10':>6} {'MRR':>6} | "
+          f"{'team':<7} {'hit':>5} {'recall':>6} {'prec':>5} {'size':>4} {'ms/goal':>7}")  # fmt: skip
+    for path in paths:
+        if not path.exists():
             print(
-                f"{embedder.model_id:<28} {subset:<10} {row['n']:>3.0f} "
-                f"{row['top1']:>6.3f} {row['top5']:>6.3f} {row['mrr']:>6.3f}"
+                f"{path}: not found; nothing to measure (put the shared data in ../shared/data or pass paths)"
             )
-        print(f"{'':<28} (embedding + ranking: {results['all']['ms_per_goal']:.2f} ms per goal)")
+            continue
+
+        data = json.loads(path.read_text(encoding="utf-8"))
+        goals = data["goals"][: args.limit] if args.limit else data["goals"]
+        directory, names = build(data, args.matcher)
+        started = time.perf_counter()
+        r = ranking(directory, names, goals)
+        rows = [("offline", offline_teams(directory, names, goals))]
+        took = 1000 * (time.perf_counter() - started) / len(goals)
+        if args.llm:
+            rows.append(("llm", llm_teams(directory, names, goals)))
+        for label, chosen in rows:
+            t = team_metrics(chosen, goals)
+            print(f"{path.name:<22} {args.matcher:<8} {len(goals):>5} {r['top1']:>6.3f} {r['top5']:>6.3f} "
+                  f"{r['top10']:>6.3f} {r['mrr']:>6.3f} | {label:<7} {t['hit']:>5.3f} {t['recall']:>6.3f} "
+                  f"{t['precision']:>5.3f} {t['size']:>4.2f} {took:>7.1f}")  # fmt: skip
     return 0
 
 

@@ -11,7 +11,8 @@ Cards arrive from gossip, from DHT lookups and from the node itself; all of them
 
 Cards made with the directory's embedding model (``model_id``, ``dim``) are also put in a vector index
 so :meth:`Directory.search` ranks them by cosine similarity; cards of other models are kept (and
-listed) but never compared.
+listed) but never compared by vector. With a :class:`~ioa_p2p.dht.ranking.CardRanker` (what a node
+uses), every card, of any model, is also ranked by the offline matcher: :meth:`Directory.rank`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 from ioa_p2p.card import SignedCard, newer_than
 from ioa_p2p.dht.index import ExactIndex, VectorIndex
+from ioa_p2p.dht.ranking import CardRanker
 from ioa_p2p.errors import UsageError
 from ioa_p2p.identity import PeerId
 
@@ -75,6 +77,7 @@ class Directory:
         index: VectorIndex | None = None,
         *,
         max_cards: int = DEFAULT_MAX_CARDS,
+        ranker: CardRanker | None = None,
     ) -> None:
         self.model_id = model_id
         self.dim = dim
@@ -82,6 +85,7 @@ class Directory:
         if self.index.dim != dim:
             raise UsageError(f"index dimension {self.index.dim} differs from the model's {dim}")
         self.max_cards = max_cards
+        self.ranker = ranker
         self._entries: dict[PeerId, Entry] = {}
         self._expiry: list[tuple[int, bytes, int]] = []  # (expires_at, peer raw, version), lazy
 
@@ -132,6 +136,8 @@ class Directory:
             self.index.upsert(key, card.embedding())
         elif key in self.index:
             self.index.remove(key)
+        if self.ranker is not None:
+            self.ranker.add(card)
         return Offer.ADDED if current is None else Offer.UPDATED
 
     def touch(self, peer: PeerId, now_ms: int) -> None:
@@ -144,6 +150,8 @@ class Directory:
         if self._entries.pop(peer, None) is None:
             return False
         self.index.remove(str(peer))
+        if self.ranker is not None:
+            self.ranker.remove(str(peer))
         return True
 
     def expire(self, now_ms: int) -> list[PeerId]:
@@ -183,6 +191,23 @@ class Directory:
         _, raw, _ = heapq.heappop(self._expiry)
         self.remove(PeerId(raw))
         return True
+
+    def rank(
+        self, text: str, k: int, now_ms: int, *, exclude: frozenset[PeerId] = frozenset()
+    ) -> list[Match]:
+        """The ``k`` live cards that best match ``text`` by the offline matcher (every card, whatever
+        its model; see :mod:`~ioa_p2p.dht.ranking`), best first. Blocking: run it in a worker thread."""
+        if self.ranker is None:
+            raise UsageError("this directory has no matcher; use search() with a query vector")
+        if k <= 0:
+            return []
+        out: list[Match] = []
+        for found in self.ranker.rank(text, k + len(exclude)):
+            entry = self._entries.get(PeerId.from_string(found.key))
+            if entry is None or entry.card.peer_id in exclude or entry.card.is_expired(now_ms):
+                continue
+            out.append(Match(entry.card, found.score, entry.source))
+        return out[:k]
 
     def search(
         self, vector: Any, k: int, now_ms: int, *, exclude: frozenset[PeerId] = frozenset()

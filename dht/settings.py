@@ -6,6 +6,10 @@
     description = "Draws charts..."  # what the agent does, in plain words (this is what gets embedded)
     skills = ["matplotlib"]          # tags
     task_types = ["plot"]            # accepted task types
+    languages = ["de", "en"]         # structured capability fields (optional; card version 2):
+    input_types = ["text/csv"]       #   natural languages, media types accepted and returned,
+    output_types = ["image/png"]     #   tools or runtimes the agent drives
+    tools = ["python", "matplotlib"]
     adapter = "python"               # adapter kind
 
 ``[discovery]`` (all optional)::
@@ -23,6 +27,7 @@
     heartbeat = 1.0         # GossipSub heartbeat, seconds
     eclipse_protection = true
     max_cards = 200000      # local directory size
+    matcher = "hybrid"      # offline ranking: "hybrid" (wordllama + MiniLM int8 + BM25) or "lite"
     [discovery.index]       # kind = "annoy" (default; exact below min_size) or "exact"
     min_size = 20000
     n_trees = 50
@@ -52,6 +57,7 @@ _FLAGS = ("enabled", "gossip", "dht", "eclipse_protection")
 
 
 DEFAULT_TTL = 1800.0
+MATCHERS = ("hybrid", "lite")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,11 +75,12 @@ class DiscoverySettings:
     heartbeat: float = 1.0
     eclipse_protection: bool = True
     max_cards: int = 200_000
+    matcher: str = "hybrid"
     index: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_section(cls, table: dict[str, Any]) -> DiscoverySettings:
-        known = set(_NUMBERS) | set(_FLAGS) | {"index"}
+        known = set(_NUMBERS) | set(_FLAGS) | {"index", "matcher"}
         unknown = sorted(set(table) - known)
         if unknown:
             raise ConfigError(f"unknown keys in [discovery]: {unknown} (known: {sorted(known)})")
@@ -86,6 +93,11 @@ class DiscoverySettings:
                 if not isinstance(table[key], bool):
                     raise ConfigError(f"[discovery].{key} must be true or false")
                 values[key] = table[key]
+        if "matcher" in table:
+            if table["matcher"] not in MATCHERS:
+                wanted = table["matcher"]
+                raise ConfigError(f"[discovery].matcher must be one of {list(MATCHERS)}, not {wanted!r}")
+            values["matcher"] = table["matcher"]
         if "index" in table:
             if not isinstance(table["index"], dict):
                 raise ConfigError("[discovery].index must be a table")
@@ -101,6 +113,10 @@ class DiscoverySettings:
         return settings
 
 
+#: The ``[agent]`` keys that hold lists of text (all optional).
+LIST_FIELDS = ("skills", "task_types", "languages", "input_types", "output_types", "tools")
+
+
 @dataclass(frozen=True, slots=True)
 class AgentSettings:
     name: str
@@ -108,6 +124,10 @@ class AgentSettings:
     skills: tuple[str, ...] = ()
     task_types: tuple[str, ...] = ()
     adapter: str = ""
+    languages: tuple[str, ...] = ()  # structured capability fields (card version 2, docs/protocol.md §9.1)
+    input_types: tuple[str, ...] = ()
+    output_types: tuple[str, ...] = ()
+    tools: tuple[str, ...] = ()
 
     @classmethod
     def from_section(cls, table: dict[str, Any], peer: PeerId) -> AgentSettings:
@@ -118,7 +138,7 @@ class AgentSettings:
                 if not isinstance(table[key], str):
                     raise ConfigError(f"[agent].{key} must be text")
                 values[key] = table[key]
-        for key in ("skills", "task_types"):
+        for key in LIST_FIELDS:
             if key in table:
                 value = table[key]
                 if isinstance(value, str):
@@ -131,13 +151,8 @@ class AgentSettings:
         return cls(**values)
 
     def with_changes(self, changes: dict[str, Any], peer: PeerId) -> AgentSettings:
-        merged = {
-            "name": self.name,
-            "description": self.description,
-            "skills": list(self.skills),
-            "task_types": list(self.task_types),
-            "adapter": self.adapter,
-        }
+        merged: dict[str, Any] = {"name": self.name, "description": self.description, "adapter": self.adapter}
+        merged.update({key: list(getattr(self, key)) for key in LIST_FIELDS})
         merged.update(changes)
         return AgentSettings.from_section(merged, peer)
 

@@ -105,6 +105,36 @@ class AgentCard(Body):
         return np.frombuffer(self.vector, dtype="<f4").astype(np.float32)
 
 
+#: The optional structured capability fields of a version 2 card (each a list of text, like ``skills``).
+STRUCTURED_FIELDS = ("languages", "input_types", "output_types", "tools")
+
+
+@message_type("agent_card", 2)
+class AgentCardV2(AgentCard):
+    """Version 2 of the card body: version 1's fields plus structured capability fields (additive).
+
+    ``languages``: natural languages the agent reads or writes (ISO 639-1 codes or names);
+    ``input_types`` / ``output_types``: media types it accepts / returns (``application/pdf``,
+    ``image/png``); ``tools``: tools or runtimes it drives (``python``, ``postgres``). A node issues a
+    version 2 card only when one of them is set, so nodes that know only version 1 keep reading the rest.
+    """
+
+    languages: tuple[str, ...]
+    input_types: tuple[str, ...]
+    output_types: tuple[str, ...]
+    tools: tuple[str, ...]
+
+    def validate(self) -> None:
+        AgentCard.validate(self)  # (slotted dataclasses are rebuilt: no zero-argument super())
+        for name in STRUCTURED_FIELDS:
+            _check_tags(name, getattr(self, name), MAX_TAGS, MAX_TAG)
+
+
+def structured_fields(card: AgentCard) -> dict[str, tuple[str, ...]]:
+    """The structured capability fields of a card (empty for a version 1 card)."""
+    return {name: tuple(getattr(card, name, ())) for name in STRUCTURED_FIELDS}
+
+
 @dataclass(frozen=True, slots=True)
 class SignedCard:
     """A verified card with its exact encoding (what travels on the DHT and in gossip)."""
@@ -158,6 +188,7 @@ class SignedCard:
             "version": card.version,
             "issued_at": card.issued_at,
             "expires_at": card.expires_at,
+            **{name: list(values) for name, values in structured_fields(card).items()},
         }
 
 
@@ -204,10 +235,22 @@ def issue_card(
     adapter: str = "",
     task_types: Sequence[str] = (),
     addrs: Sequence[str] = (),
+    languages: Sequence[str] = (),
+    input_types: Sequence[str] = (),
+    output_types: Sequence[str] = (),
+    tools: Sequence[str] = (),
 ) -> SignedCard:
-    """Build and sign this node's card. Raises :class:`InvalidCard` when a field is out of bounds."""
+    """Build and sign this node's card (version 2 when a structured field is set, else version 1).
+    Raises :class:`InvalidCard` when a field is out of bounds."""
     raw = encode_vector(vector)
+    structured = {
+        "languages": tuple(languages),
+        "input_types": tuple(input_types),
+        "output_types": tuple(output_types),
+        "tools": tuple(tools),
+    }
     body = _new_card(
+        structured if any(structured.values()) else {},
         peer=identity.peer_id,
         name=name,
         description=description,
@@ -308,9 +351,11 @@ def select_newest(cards: Sequence[SignedCard | None]) -> int | None:
     return best
 
 
-def _new_card(**fields: Any) -> AgentCard:
-    """Construct a card body (mypy does not see the dataclass ``__init__`` made by ``message_type``)."""
-    card: AgentCard = cast(Any, AgentCard)(**fields)
+def _new_card(structured: dict[str, tuple[str, ...]], **fields: Any) -> AgentCard:
+    """Construct a card body, version 2 when ``structured`` has fields (mypy does not see the dataclass
+    ``__init__`` made by ``message_type``)."""
+    kind = AgentCardV2 if structured else AgentCard
+    card: AgentCard = cast(Any, kind)(**fields, **structured)
     return card
 
 

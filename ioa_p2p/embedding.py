@@ -196,10 +196,16 @@ class OpenAIEmbedder:
 
 
 def make_embedder(settings: dict[str, Any] | None = None) -> Embedder:
-    """Build the embedder a config section asks for: ``{"backend": "wordllama"|"openai"|"hashing", ...}``."""
+    """Build the embedder a config section asks for: ``{"backend": "wordllama"|"matcher"|"openai"|"hashing",
+    ...}``. ``matcher`` is the offline matcher's vector scheme (:func:`ioa_p2p.matching.make_matcher`;
+    option ``matcher = "hybrid"|"lite"``), what a node's discovery uses by default."""
     settings = dict(settings or {})
     backend = settings.pop("backend", "wordllama")
     try:
+        if backend == "matcher":
+            from ioa_p2p.matching import make_matcher  # noqa: PLC0415  (loads no model until used)
+
+            return make_matcher(settings)
         if backend == "wordllama":
             return WordLlamaEmbedder(**settings)
         if backend == "hashing":
@@ -208,7 +214,7 @@ def make_embedder(settings: dict[str, Any] | None = None) -> Embedder:
             return OpenAIEmbedder(**settings)
     except TypeError as exc:
         raise ConfigError(f"bad options for embedding backend {backend!r}: {exc}") from None
-    raise ConfigError(f"unknown embedding backend {backend!r}; use wordllama, openai or hashing")
+    raise ConfigError(f"unknown embedding backend {backend!r}; use matcher, wordllama, openai or hashing")
 
 
 __all__ = [

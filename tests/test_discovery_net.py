@@ -58,9 +58,11 @@ async def open_peer(
     )
     async with open_node(config, identity=Identity.generate(), write_info=False, control_api=False) as node:
         if node.services.discovery is not None:  # started by the node itself
+            await node.services.discovery.card_ready.wait()  # the card is issued in the background
             yield node, node.services.discovery
         else:
             async with open_discovery(node) as service:
+                await service.card_ready.wait()
                 yield node, service
 
 

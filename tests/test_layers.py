@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("core basics", ("ioa_p2p.logs", "ioa_p2p.identity", "ioa_p2p.budget", "ioa_p2p.faults")),
     ("wire", ("ioa_p2p.wire",)),
     ("config", ("ioa_p2p.config",)),
-    ("records and models", ("ioa_p2p.card", "ioa_p2p.embedding", "ioa_p2p.llm")),
+    ("records and models", ("ioa_p2p.card", "ioa_p2p.embedding", "ioa_p2p.llm", "ioa_p2p.matching")),
     ("history", ("ioa_p2p.history",)),
     ("planning", ("ioa_p2p.planning",)),
     ("teaming", ("ioa_p2p.teaming",)),

@@ -135,6 +135,8 @@ class CalculatorAdapter:
             skills=self.options.skills,
             kind=KIND,
             task_types=("arithmetic", "date arithmetic"),
+            input_types=("text/plain",),
+            output_types=("text/plain",),
         )
 
     def can_do(self, task: Task) -> float:

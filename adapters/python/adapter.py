@@ -109,6 +109,9 @@ class PythonAdapter:
             skills=o.skills,
             kind=KIND,
             task_types=("code",),
+            input_types=("text/x-python",),
+            output_types=("text/plain", "image/png"),
+            tools=("python",),
         )
 
     async def aclose(self) -> None:

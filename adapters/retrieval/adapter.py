@@ -389,6 +389,8 @@ class RetrievalAdapter:
             skills=self.options.skills,
             kind=KIND,
             task_types=("question",),
+            input_types=("text/plain",),
+            output_types=("text/plain",),
         )
 
     def can_do(self, task: Task) -> float:

@@ -45,6 +45,10 @@ def node() -> None:
     multiple=True,
     help="Agent skill/tag (repeatable; overrides [agent].skills).",
 )
+@click.option("--language", "languages", multiple=True, help="Language the agent works in (repeatable).")
+@click.option("--input-type", "input_types", multiple=True, help="Media type it accepts, e.g. text/csv.")
+@click.option("--output-type", "output_types", multiple=True, help="Media type it returns, e.g. image/png.")
+@click.option("--tool", "tools", multiple=True, help="Tool or runtime it drives, e.g. python (repeatable).")
 @click.option("--adapter", default=None, help="Agent adapter kind (overrides [agent].adapter).")
 @click.pass_context
 @handle_errors(json_flag=None)
@@ -56,6 +60,10 @@ def node_start(
     name: str | None,
     description: str | None,
     skills: tuple[str, ...],
+    languages: tuple[str, ...],
+    input_types: tuple[str, ...],
+    output_types: tuple[str, ...],
+    tools: tuple[str, ...],
     adapter: str | None,
 ) -> None:
     """Start the node; runs until SIGINT/SIGTERM. Prints `listening on <multiaddr>` lines."""
@@ -65,8 +73,9 @@ def node_start(
     for key, value in (("name", name), ("description", description), ("adapter", adapter)):
         if value is not None:
             agent[key] = value
-    if skills:
-        agent["skills"] = list(skills)
+    lists = {"skills": skills, "languages": languages, "input_types": input_types}
+    lists.update(output_types=output_types, tools=tools)
+    agent.update({key: list(values) for key, values in lists.items() if values})  # each overrides [agent]
     config = config.with_overrides(listen=listen or None, bootstrap=bootstrap, sections={"agent": agent})
     trio.run(_run_node, config)
 

@@ -1,5 +1,9 @@
 """Team-up by a language model, as IoA does it but over a ranked shortlist.
 
+A node uses :func:`llm_team_from_shortlist`: the shortlist is chosen offline (the matcher's team and the
+best cards of the goal and of each of its clauses, never the whole directory); the model re-ranks and
+picks from it, and its choice is checked against it (:func:`check_in_shortlist`).
+
 :data:`TEAM_TOOLS` (``search_agents`` with several queries, then ``team_up``), :func:`merge_results` (one
 shortlist from several searches), :func:`render_shortlist` (what the model sees),
 :func:`parse_team_choice` (names, peer ids or shortlist numbers back to candidates), and
@@ -11,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from ioa_p2p.errors import ModelOutputError
@@ -226,12 +230,84 @@ async def llm_choose_team(
 TEAM_MAX_TOKENS = 512
 
 
+SHORTLIST_PROMPT = """You assemble a team of agents for a goal. The user message lists the agents shortlisted
+for it (numbered). Call team_up with the numbers of the agents the goal needs (at most {max_team}; you are
+included anyway); choose only agents whose skills the goal needs. You may call search_agents first: it
+re-ranks the same shortlist for your queries, it cannot bring in other agents."""
+
+
+async def llm_team_from_shortlist(
+    model: Model,
+    goal: str,
+    shortlist: Sequence[Candidate],
+    search: Search,
+    *,
+    max_team: int = 4,
+    max_rounds: int = 4,
+    context_tokens: int = 4096,
+) -> tuple[Candidate, ...]:
+    """IoA's team-up over a shortlist chosen offline: the model re-ranks and picks, never beyond it.
+
+    ``search`` must rank within ``shortlist`` only (the node passes the matcher restricted to it); every
+    candidate it returns and every member the model names is checked against the shortlist
+    (:func:`check_in_shortlist`). Raises :class:`ModelOutputError` when the model never teams up; transport
+    errors propagate, as for :func:`llm_choose_team` (the caller then keeps the offline choice).
+    """
+    if not shortlist:
+        return ()
+    budget = max(256, context_tokens - TEAM_MAX_TOKENS)
+    allowed = {c.peer_id for c in shortlist}
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SHORTLIST_PROMPT.format(max_team=max_team)},
+        {
+            "role": "user",
+            "content": f"Goal: {goal}\n\nShortlist:\n{render_shortlist(shortlist, budget=budget // 3)}",
+        },
+    ]
+    current: list[Candidate] = list(shortlist)
+    for _ in range(max_rounds):
+        reply = await model.complete(
+            fit_messages(messages, budget), tools=TEAM_TOOLS, max_tokens=TEAM_MAX_TOKENS
+        )
+        messages.append(reply.as_message())
+        if not reply.tool_calls:
+            messages.append({"role": "user", "content": "Call team_up with numbers from the shortlist."})
+            continue
+        for call in reply.tool_calls:
+            try:
+                args = call.parsed()
+                if call.name == "search_agents":
+                    found = [await search(q) for q in parse_search_queries(args)]
+                    current = merge_results(
+                        [check_in_shortlist(f, allowed) for f in found], limit=len(shortlist)
+                    ) or list(shortlist)
+                    answer = render_shortlist(current, budget=budget // 3)
+                elif call.name == "team_up":
+                    return check_in_shortlist(parse_team_choice(args, current, max_team=max_team), allowed)
+                else:
+                    answer = f"unknown tool {call.name!r}; use team_up"
+            except ModelOutputError as exc:
+                answer = f"error: {exc}"
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})
+    raise ModelOutputError(f"{model.model_id} did not team up within {max_rounds} rounds")
+
+
+def check_in_shortlist(chosen: Sequence[Candidate], allowed: Collection[str]) -> tuple[Candidate, ...]:
+    """``chosen`` if every candidate is in the shortlist; else :class:`ModelOutputError` naming the rest."""
+    outside = [c.name or c.peer_id for c in chosen if c.peer_id not in allowed]
+    if outside:
+        raise ModelOutputError(f"chosen agents are not on the shortlist: {outside}")
+    return tuple(chosen)
+
+
 __all__ = [
     "SEARCH_TOOL",
     "TEAM_TOOLS",
     "TEAM_UP_TOOL",
+    "check_in_shortlist",
     "fit_messages",
     "llm_choose_team",
+    "llm_team_from_shortlist",
     "merge_results",
     "parse_search_queries",
     "parse_team_choice",

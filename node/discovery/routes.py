@@ -6,10 +6,16 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ioa_p2p.errors import ConfigError, UsageError
+import trio
+
+from ioa_p2p.dht.settings import LIST_FIELDS
+from ioa_p2p.errors import ConfigError, IoATimeout, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.control.server import ControlAPI, ControlRequest
 from ioa_p2p.node.discovery.service import Discovery
+
+#: Seconds ``GET /card`` waits for the first card (issued in the background while the models load).
+CARD_WAIT = 30.0
 
 
 def add_discovery_routes(control: ControlAPI, me: PeerId, service: Discovery) -> None:
@@ -31,12 +37,15 @@ def add_discovery_routes(control: ControlAPI, me: PeerId, service: Discovery) ->
         return service.cards_view()
 
     async def get_card(request: ControlRequest) -> Any:
-        assert service.card is not None
+        with trio.move_on_after(CARD_WAIT):  # the first card is issued in the background at start
+            await service.card_ready.wait()
+        if service.card is None:
+            raise IoATimeout(f"this node has issued no card yet (waited {CARD_WAIT:.0f} s); try again")
         return {**service.card.summary(), "status": service.status()}
 
     async def post_card(request: ControlRequest) -> Any:
         body = request.body if isinstance(request.body, dict) else {}
-        allowed = {"name", "description", "skills", "task_types", "adapter"}
+        allowed = {"name", "description", "adapter", *LIST_FIELDS}
         unknown = sorted(set(body) - allowed)
         if unknown:
             raise UsageError(f"unknown card fields {unknown}; allowed: {sorted(allowed)}")

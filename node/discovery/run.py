@@ -9,10 +9,12 @@ import trio
 
 from ioa_p2p.dht.directory import Directory
 from ioa_p2p.dht.index import make_index
+from ioa_p2p.dht.ranking import CardRanker
 from ioa_p2p.dht.settings import AgentSettings, DiscoverySettings
 from ioa_p2p.dht.validators import NAMESPACE, IoaNamespaceValidator
-from ioa_p2p.embedding import make_embedder
+from ioa_p2p.embedding import Embedder, make_embedder
 from ioa_p2p.identity import PeerId
+from ioa_p2p.matching import make_matcher
 from ioa_p2p.node.discovery.pacing import now_ms
 from ioa_p2p.node.discovery.routes import add_discovery_routes
 from ioa_p2p.node.discovery.service import Discovery
@@ -34,9 +36,15 @@ async def open_discovery(node: NodePort) -> AsyncIterator[Discovery | None]:
         yield None
         return
     agent = AgentSettings.from_section(node.config.section("agent"), node.peer_id)
-    embedder = make_embedder(node.config.section("embedding"))
+    matcher = make_matcher({"matcher": settings.matcher})  # models load on first use, in worker threads
+    embedding = node.config.section("embedding")
+    # Cards carry wordllama vectors unless [embedding] backend = "matcher" (the matcher's 640-d scheme):
+    # MiniLM then loads only at this node's first find, never in a node that only serves (memory budget).
+    own_scheme = embedding.get("backend", "wordllama") == "matcher"
+    embedder: Embedder = matcher if own_scheme else make_embedder(embedding)
     index = make_index(settings.index, embedder.dim)
-    directory = Directory(embedder.model_id, embedder.dim, index, max_cards=settings.max_cards)
+    ranker = CardRanker(matcher)
+    directory = Directory(embedder.model_id, embedder.dim, index, max_cards=settings.max_cards, ranker=ranker)
     async with AsyncExitStack() as stack:
         gossip: CardGossip | None = None
         service: Discovery | None = None
@@ -56,8 +64,9 @@ async def open_discovery(node: NodePort) -> AsyncIterator[Discovery | None]:
                 open_card_gossip(node.host, validate, deliver, gossip_settings, node.faults)
             )
         service = Discovery(node, settings, agent, embedder, directory, gossip)
-        await service.set_agent(agent)
+        service.adopt_agent(agent)  # the card is issued in the background: start does not wait for models
         async with trio.open_nursery() as nursery:
+            nursery.start_soon(service.card_loop)
             nursery.start_soon(service.republish_loop)
             nursery.start_soon(service.expiry_loop)
             nursery.start_soon(service.rebuild_loop)

@@ -19,7 +19,9 @@ What it does (the wire formats are in ``docs/protocol.md §9``):
   (annoy snapshots rebuilt in a worker thread);
 - :meth:`Discovery.find`: embeds the query, probes the query's LSH buckets and near buckets in the DHT
   (asking the closest peers, never trusting local copies alone), fetches and verifies the cards of the
-  providers we do not hold fresh, and ranks the directory by cosine similarity.
+  providers we do not hold fresh, and ranks the whole directory with the offline matcher
+  (:meth:`~ioa_p2p.dht.directory.Directory.rank`, in a worker thread: cards of any model, foreign ones
+  re-embedded from their text).
 
 Control API (:mod:`~ioa_p2p.node.discovery.routes`): ``POST /find {"text", "k"?, "dht"?}``, ``GET /cards``,
 ``GET /card``, ``POST /card``. :func:`~ioa_p2p.node.discovery.run.open_discovery` runs the service.
@@ -38,11 +40,13 @@ from ioa_p2p.card import SignedCard, card_text, issue_card, next_version, parse_
 from ioa_p2p.dht.directory import Directory, Match, Offer
 from ioa_p2p.dht.index import AnnoyIndex
 from ioa_p2p.dht.lsh import Hyperplanes, hyperplanes_for
-from ioa_p2p.dht.settings import AgentSettings, DiscoverySettings
+from ioa_p2p.dht.ranking import legacy_probe
+from ioa_p2p.dht.settings import LIST_FIELDS, AgentSettings, DiscoverySettings
 from ioa_p2p.dht.validators import card_key, check_announcement
 from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
 from ioa_p2p.identity import PeerId
+from ioa_p2p.matching import CardProfile, HybridMatcher
 from ioa_p2p.node.discovery.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, grew_enough, now_ms
 from ioa_p2p.node.net import kad
 from ioa_p2p.node.net.gossip import CardGossip
@@ -92,7 +96,9 @@ class Discovery:
         self.gossip = gossip
         self.hyperplanes: Hyperplanes = hyperplanes_for(embedder.model_id, embedder.dim)
         self.card: SignedCard | None = None
+        self.card_ready = trio.Event()  # set once the first card is issued
         self._vector: Any = None
+        self._agent_changed = trio.Event()
         self._dht_wake = trio.Event()
         self._last_update: dict[PeerId, int] = {}
         self.pacer = AnnouncePacer(most=max(ANNOUNCE_MIN_INTERVAL, settings.republish))
@@ -109,13 +115,42 @@ class Discovery:
 
     async def set_agent(self, agent: AgentSettings) -> SignedCard:
         """Adopt new agent settings: re-embed, issue a new card version and announce it everywhere."""
-        text = card_text(agent.name, agent.description, agent.skills, agent.task_types)
-        vector = (await self._embed([text]))[0]
+        if isinstance(self.embedder, HybridMatcher):  # the matcher's card scheme: every field counts
+            vector = (await self._card_vectors(agent))[0]
+        else:
+            vector = (
+                await self._embed([card_text(agent.name, agent.description, agent.skills, agent.task_types)])
+            )[0]
         self.agent, self._vector = agent, vector
-        return await self.republish()
+        card = await self.republish()
+        assert card is not None
+        return card
 
-    async def republish(self) -> SignedCard:
-        """Issue a new version of our card (fresh expiry) and publish it."""
+    async def _card_vectors(self, agent: AgentSettings) -> Any:
+        assert isinstance(self.embedder, HybridMatcher)
+        fields = {key: getattr(agent, key) for key in LIST_FIELDS}
+        profile = CardProfile.make(agent.name, agent.description, **fields)
+        embed = functools.partial(self.embedder.card_vectors, [profile])
+        return await trio.to_thread.run_sync(embed, abandon_on_cancel=True)  # type: ignore[call-arg]
+
+    def adopt_agent(self, agent: AgentSettings) -> None:
+        """Adopt new agent settings without waiting: :meth:`card_loop` embeds them (loading the models
+        on first use, in a worker thread) and issues the card, so a node starts before any model loads."""
+        self.agent = agent
+        self._agent_changed.set()
+
+    async def card_loop(self) -> None:
+        """Issue a card version for every :meth:`adopt_agent` (the latest settings win)."""
+        while True:
+            await self._agent_changed.wait()
+            self._agent_changed = trio.Event()
+            await self.set_agent(self.agent)
+
+    async def republish(self) -> SignedCard | None:
+        """Issue a new version of our card (fresh expiry) and publish it (nothing before the first
+        embedding is done)."""
+        if self._vector is None:
+            return None
         now = now_ms()
         agent = self.agent
         try:
@@ -126,6 +161,10 @@ class Discovery:
                 skills=agent.skills,
                 task_types=agent.task_types,
                 adapter=agent.adapter,
+                languages=agent.languages,
+                input_types=agent.input_types,
+                output_types=agent.output_types,
+                tools=agent.tools,
                 model=self.embedder.model_id,
                 vector=self._vector,
                 addrs=self.node.listen_addrs()[:16],
@@ -136,6 +175,7 @@ class Discovery:
         except InvalidCard as exc:
             raise ConfigError(f"the [agent] settings do not make a valid card: {exc}") from None
         self.card = card
+        self.card_ready.set()
         self.directory.offer(card, now, "self")
         self._dht_wake.set()
         if self.node.services_ready.is_set():  # before that, :meth:`go_live` announces the final card
@@ -145,6 +185,7 @@ class Discovery:
     async def go_live(self) -> None:
         """Wait until every node service is open (one may still change the card), then announce it."""
         await self.node.services_ready.wait()
+        await self.card_ready.wait()
         await self.announce()
 
     async def announce(self) -> None:
@@ -206,16 +247,22 @@ class Discovery:
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise UsageError(f"k must be an integer between 1 and {MAX_K}")
         self.stats["finds"] += 1
-        vector = (await self._embed([text]))[0]
         if self.settings.dht if use_dht is None else use_dht:
+            vector = (await self._embed([text]))[0]
             with trio.move_on_after(self.settings.find_timeout):
                 await self.lookup_dht(vector)
         exclude = frozenset() if include_self else frozenset({self.node.peer_id})
-        return self.directory.search(vector, k, now_ms(), exclude=exclude)
+        rank = functools.partial(self.directory.rank, text, k, now_ms(), exclude=exclude)
+        return await trio.to_thread.run_sync(rank, abandon_on_cancel=True)  # type: ignore[call-arg]
 
     async def lookup_dht(self, vector: Any) -> dict[str, int]:
-        """Probe the vector's LSH buckets; fetch and verify the cards of their providers."""
+        """Probe the vector's LSH buckets (and, during the scheme migration, the previous scheme's
+        buckets of the same query: :func:`~ioa_p2p.dht.ranking.legacy_probe`); fetch and verify the
+        cards of their providers."""
         buckets = self.hyperplanes.probes(vector, self.settings.probes)
+        legacy = legacy_probe(self.embedder.model_id, vector)
+        if legacy is not None:
+            buckets += hyperplanes_for(legacy[0], legacy[1]).probes(legacy[2], self.settings.probes)
         found = await kad.get_providers_many(self.node.dht, [b.key for b in buckets], ask=self.settings.ask)
         providers: set[PeerId] = set()
         for ids in found.values():

@@ -69,9 +69,12 @@ async def _merge_adapter_card(discovery: Discovery, runtime: AgentRuntime) -> No
         changes["task_types"] = list(card.task_types)
     if not agent.adapter:
         changes["adapter"] = card.kind
+    for key in ("languages", "input_types", "output_types", "tools"):  # structured fields: the operator's win
+        if not getattr(agent, key) and getattr(card, key):
+            changes[key] = list(getattr(card, key))
     if changes:
         try:
-            await discovery.set_agent(agent.with_changes(changes, discovery.node.peer_id))
+            discovery.adopt_agent(agent.with_changes(changes, discovery.node.peer_id))
         except IoAError as exc:
             log.warning("could not add the adapter's description to the card: %s", exc)
 

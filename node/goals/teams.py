@@ -3,14 +3,15 @@
 :class:`TeamFormation` (one per goals service):
 
 - named teammates (``team=``): peer IDs, or agent names resolved through discovery (exact name, any case);
-- otherwise candidates come from :meth:`~ioa_p2p.node.discovery.Discovery.find` on the goal and on each
-  of its clauses (concurrently, ``[goals] shortlist`` per query): the local directory of verified cards
-  first, the DHT too when no local card reaches the threshold (``[goals] dht_lookup = "auto"``; or
-  ``"always"``, ``"never"``); with a model the LLM runs IoA's tool loop
-  (``search_agents`` then ``team_up``, :func:`~ioa_p2p.teaming.llm_team.llm_choose_team`) over ranked
-  shortlists, falling back to similarity when the model fails; without one
-  :func:`~ioa_p2p.teaming.choose_team_for_goal` picks by similarity with a threshold and coverage of the
-  goal's sub-needs;
+- otherwise :meth:`~ioa_p2p.node.discovery.Discovery.find` runs on the goal and on each of its clauses
+  (concurrently) so the local directory holds what the network knows: the directory first, the DHT too
+  when no local card reaches the threshold (``[goals] dht_lookup = "auto"``; or ``"always"``,
+  ``"never"``). Then the offline matcher chooses over the whole directory
+  (:meth:`~ioa_p2p.dht.ranking.CardRanker.shortlist`: a member is added only for a clause no chosen
+  member covers, ``docs/matching.md``). With a model, the model re-ranks and picks from the offline
+  shortlist (``[goals] shortlist`` cards: the offline team first, then the best cards of the goal and of
+  its clauses), never beyond it (:func:`~ioa_p2p.teaming.llm_team.llm_team_from_shortlist`), and the
+  offline team stands when the model fails;
 - teammates this node is not connected to are dialled at the addresses of their signed cards;
 - the chat is created with ``create_chat`` (topic ``goal: <goal>``, parent chat for sub-teams); decliners
   are removed by the chat service, agents that did not answer are removed here, so the chat's membership
@@ -19,6 +20,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 import time
@@ -34,14 +36,14 @@ from ioa_p2p.errors import IoAError, NoTeam, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.llm.failures import failure_kind
 from ioa_p2p.llm.model import Model
+from ioa_p2p.matching import split_goal
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig, Teammate
 from ioa_p2p.node.ports import NodePort
 from ioa_p2p.planning import ABILITIES, plan_request
-from ioa_p2p.teaming.clauses import split_goal
-from ioa_p2p.teaming.llm_team import llm_choose_team
-from ioa_p2p.teaming.selection import Candidate, add_able, choose_team_for_goal
+from ioa_p2p.teaming.llm_team import llm_team_from_shortlist
+from ioa_p2p.teaming.selection import Candidate, add_able
 
 log = logging.getLogger("ioa_p2p.goals")
 
@@ -226,51 +228,89 @@ class TeamFormation:
     async def choose(
         self, goal: str, max_team: int, exclude: Sequence[str], deadline: float = math.inf
     ) -> tuple[list[Teammate], str]:
-        """The teammates, and the failure kind when the LLM team-up failed ("" otherwise)."""
+        """The teammates, and the failure kind when the LLM team-up failed ("" otherwise).
+
+        The offline matcher ranks the local directory (after the goal's and its clauses' finds have
+        brought in what the DHT knows) and picks a team; members able to do the offline plan's step kinds
+        are added when nobody chosen can. With a model, the model picks from the offline shortlist
+        (never beyond it), within a third of what is left before ``deadline``."""
         goals = self.goals
-        if goals.discovery is None:
+        discovery = goals.discovery
+        if discovery is None or discovery.directory.ranker is None:
             return [], ""
-        fallback = ""
-        if goals.model is not None:
-            budget = min(goals.config.team_up_timeout, max(0.0, deadline - time.time()) / 3)
-            fallback = "timeout"
-            with trio.move_on_after(budget):
-                try:
-                    picked = await llm_choose_team(
-                        goals.model,
-                        goal,
-                        self._search(exclude),
-                        max_team=max_team,
-                        shortlist_size=goals.config.shortlist,
-                        context_tokens=goals.context_tokens,
-                    )
-                    return [Teammate(c.peer_id, c.name, c.score) for c in picked if c.peer_id != goals.me], ""
-                except IoAError as exc:
-                    fallback = failure_kind(exc)
-            log.warning("LLM team-up failed (%s); choosing by similarity", fallback)
-        queries = list(dict.fromkeys([goal[:2000], *(c.text for c in split_goal(goal))]))[:MAX_QUERIES]
+        queries = list(dict.fromkeys([goal[:2000], *(n.text for n in split_goal(goal))]))[:MAX_QUERIES]
         found: list[list[Candidate]] = [[] for _ in queries]
 
-        async def search(i: int, query: str) -> None:
+        async def search(i: int, query: str) -> None:  # fills the directory (DHT lookups as configured)
             found[i] = await self.candidates(query, exclude)
 
         async with trio.open_nursery() as nursery:
             for i, query in enumerate(queries):
                 nursery.start_soon(search, i, query)
-        pool = [c for batch in found for c in batch]
-        choice = choose_team_for_goal(
-            goal, goals.embedder, pool, max_team=max_team, threshold=goals.config.threshold, exclude=exclude
+        ranker = discovery.directory.ranker
+        offline = functools.partial(
+            ranker.shortlist,
+            goal,
+            size=goals.config.shortlist,
+            exclude=[*exclude, goals.me],
+            max_team=max_team,
         )
+        pick, keys = await trio.to_thread.run_sync(offline, abandon_on_cancel=True)  # type: ignore[call-arg]
+        scores = {m.key: m.score for m in pick.members}
+        fallback = ""
+        if goals.model is not None and keys:
+            budget = min(goals.config.team_up_timeout, max(0.0, deadline - time.time()) / 3)
+            fallback = "timeout"
+            with trio.move_on_after(budget):
+                try:
+                    picked = await llm_team_from_shortlist(
+                        goals.model,
+                        goal,
+                        self._as_candidates(keys, scores),
+                        self._search_within(keys),
+                        max_team=max_team,
+                        context_tokens=goals.context_tokens,
+                    )
+                    return [Teammate(c.peer_id, c.name, c.score) for c in picked if c.peer_id != goals.me], ""
+                except IoAError as exc:
+                    fallback = failure_kind(exc)
+            log.warning("LLM team-up failed (%s); keeping the offline choice", fallback)
+        members = self._as_candidates(pick.keys, scores)
         # routing by ability: the plan's step kinds each need a member able to do them
         kinds = {step.kind for step in plan_request(goal).steps}
         wanted = [ABILITIES[k] for k in sorted(kinds) if ABILITIES.get(k)]
-        usable = [c for c in pool if c.peer_id not in set(exclude)]
-        members = add_able(choice.members, usable, wanted, max_team=max_team)
+        pool = [c for batch in found for c in batch if c.peer_id not in {*exclude, goals.me}]
+        members = add_able(members, pool, wanted, max_team=max_team)
         return [Teammate(c.peer_id, c.name, c.score) for c in members], fallback
 
-    def _search(self, exclude: Sequence[str]) -> Callable[[str], Awaitable[Sequence[Candidate]]]:
+    def _as_candidates(self, keys: Sequence[str], scores: dict[str, float]) -> list[Candidate]:
+        out = []
+        for key in keys:
+            card = self.goals.card_of(key)
+            if card is not None:
+                c = card.card
+                out.append(
+                    Candidate(
+                        key,
+                        c.name,
+                        c.description,
+                        score=scores.get(key, 0.0),
+                        skills=tuple(c.skills),
+                        abilities=tuple(c.task_types),
+                    )
+                )
+        return out
+
+    def _search_within(self, keys: Sequence[str]) -> Callable[[str], Awaitable[Sequence[Candidate]]]:
+        """The model's ``search_agents``: the matcher re-ranks the shortlist, nothing beyond it."""
+        discovery = self.goals.discovery
+        assert discovery is not None and discovery.directory.ranker is not None
+        ranker = discovery.directory.ranker
+
         async def search(query: str) -> Sequence[Candidate]:
-            return await self.candidates(query, exclude)
+            rank = functools.partial(ranker.rank, query, len(keys), among=keys)
+            found = await trio.to_thread.run_sync(rank, abandon_on_cancel=True)  # type: ignore[call-arg]
+            return self._as_candidates([m.key for m in found], {m.key: m.score for m in found})
 
         return search
 
