@@ -156,3 +156,13 @@ def test_make_matcher_rejects_bad_settings() -> None:
     with pytest.raises(ConfigError, match="positive integer"):
         make_matcher({"shortlist": 0})
     assert make_matcher({"matcher": "lite"}).model_id == "wordllama/l2_supercat/256"
+
+
+def test_split_goal_keeps_code_blocks_out_and_never_fails_on_odd_text() -> None:
+    goal = "Run this Python code:\n```python\ntotal = sum(x)\nprint(total)\n```"
+    assert [n.text for n in split_goal(goal)] == ["Run this Python code"]
+    assert split_goal("```python\nprint(1)\n```")[0].text.startswith("```")  # only code: the whole goal
+    # one-word clauses after a cut, a lone word, punctuation only, an unclosed fence
+    for odd in ["Total", "do it; total", "a, b; c", "?!", ":", "Plot it:\n```\nx", "x y: z\n\n- w"]:
+        for need in split_goal(odd):
+            assert need.text

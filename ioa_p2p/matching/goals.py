@@ -1,6 +1,6 @@
 """A goal's needs: its clauses, found from its verbs, their objects and the connectives between them (pure).
 
-1. The goal is cut into sentences (``.``, ``!``, ``?``, ``;``, line breaks, list marks) and at a colon
+1. Fenced code blocks are left out (material, not needs). The goal is cut into sentences (``.``, ``!``, ``?``, ``;``, line breaks, list marks) and at a colon
    that introduces parts ("Three days in Kyoto: plan our sightseeing").
 2. Inside a sentence every connective (a comma, "and", "or", "then", "but", "plus", "before", "after",
    "and then", ...) is a possible cut. The text after it starts a new clause only when it has a clause's
@@ -35,6 +35,7 @@ _CONNECTIVE = re.compile(
     re.IGNORECASE,
 )
 _LIST_MARK = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.DOTALL)  # a fenced code block (or one left open)
 _TRIM = " ,.;:!-\u2013\u2014"
 _LOOKAHEAD = 80  # characters after a connective that decide whether a clause starts there
 
@@ -54,12 +55,15 @@ def content_count(text: str) -> int:
 
 
 def split_goal(goal: str, *, max_needs: int = MAX_NEEDS) -> tuple[Need, ...]:
-    """The goal's needs in order; one need (the whole goal) when it has no separable clauses."""
+    """The goal's needs in order; one need (the whole goal) when it has no separable clauses.
+
+    Fenced code blocks are material for the clause that introduces them ("Run this Python code:"), not
+    clauses of their own."""
     text = goal.strip()
     if not text:
         return ()
     clauses: list[tuple[str, ClauseKind]] = []
-    for sentence in _SENTENCE.split(text):
+    for sentence in _SENTENCE.split(_FENCE.sub("\n", text)):
         sentence = _LIST_MARK.sub("", sentence).strip()
         heads = _COLON.split(sentence)
         for n, part in enumerate(heads):

@@ -154,7 +154,7 @@ def clause_kind(text: str) -> ClauseKind:
         return ClauseKind.IMPERATIVE
     if _asks_for(words):
         return ClauseKind.REQUEST
-    following = [*words[2:], None]
+    following: list[str | None] = [*words[2:], None][: len(words) - 1]  # one word: nothing follows it
     if first in SUBJECTS or any(_finite(w, f) for w, f in zip(words[1:], following, strict=True)):
         return ClauseKind.STATEMENT
     return ClauseKind.FRAGMENT
