@@ -1,7 +1,8 @@
 """A goal's needs: its clauses, found from its verbs, their objects and the connectives between them (pure).
 
-1. Fenced code blocks are left out (material, not needs). The goal is cut into sentences (``.``, ``!``, ``?``, ``;``, line breaks, list marks) and at a colon
-   that introduces parts ("Three days in Kyoto: plan our sightseeing").
+1. Fenced code blocks are left out (material, not needs). The goal is cut into sentences (``.``, ``!``,
+   ``?``, ``;``, line breaks, list marks) and at a colon that introduces parts ("Three days in Kyoto: plan
+   our sightseeing").
 2. Inside a sentence every connective (a comma, "and", "or", "then", "but", "plus", "before", "after",
    "and then", ...) is a possible cut. The text after it starts a new clause only when it has a clause's
    shape (:func:`~ioa_p2p.matching.grammar.clause_kind`): a verb in the base form with its object ("put

@@ -39,6 +39,7 @@ def add_discovery_routes(control: ControlAPI, me: PeerId, service: Discovery) ->
     async def get_card(request: ControlRequest) -> Any:
         with trio.move_on_after(CARD_WAIT):  # the first card is issued in the background at start
             await service.card_ready.wait()
+            await service.wait_card_current()
         if service.card is None:
             raise IoATimeout(f"this node has issued no card yet (waited {CARD_WAIT:.0f} s); try again")
         return {**service.card.summary(), "status": service.status()}

@@ -99,6 +99,9 @@ class Discovery:
         self.card_ready = trio.Event()  # set once the first card is issued
         self._vector: Any = None
         self._agent_changed = trio.Event()
+        self._adopted = 0  # agent settings adopted so far, and how many of them a card reflects
+        self._issued = 0
+        self._card_issued = trio.Event()  # set (and replaced) each time card_loop issues a card
         self._dht_wake = trio.Event()
         self._last_update: dict[PeerId, int] = {}
         self.pacer = AnnouncePacer(most=max(ANNOUNCE_MIN_INTERVAL, settings.republish))
@@ -137,14 +140,30 @@ class Discovery:
         """Adopt new agent settings without waiting: :meth:`card_loop` embeds them (loading the models
         on first use, in a worker thread) and issues the card, so a node starts before any model loads."""
         self.agent = agent
+        self._adopted += 1
         self._agent_changed.set()
 
     async def card_loop(self) -> None:
-        """Issue a card version for every :meth:`adopt_agent` (the latest settings win)."""
+        """Issue a card version for every :meth:`adopt_agent` (the latest settings win).
+
+        The first waits until every node service is open: one may still fill the card (the adapter's
+        task types, say), and a first version without them would reach peers and be used for routing
+        before its replacement arrives."""
+        await self.node.services_ready.wait()
         while True:
             await self._agent_changed.wait()
             self._agent_changed = trio.Event()
+            adopted = self._adopted
             await self.set_agent(self.agent)
+            self._issued = adopted
+            self._card_issued.set()
+            self._card_issued = trio.Event()
+
+    async def wait_card_current(self) -> None:
+        """Until the card reflects every agent setting adopted so far (an adapter's description merged at
+        start, say), so that the first announcement is not a version about to be replaced."""
+        while self._issued < self._adopted:
+            await self._card_issued.wait()
 
     async def republish(self) -> SignedCard | None:
         """Issue a new version of our card (fresh expiry) and publish it (nothing before the first
@@ -178,7 +197,9 @@ class Discovery:
         self.card_ready.set()
         self.directory.offer(card, now, "self")
         self._dht_wake.set()
-        if self.node.services_ready.is_set():  # before that, :meth:`go_live` announces the final card
+        # before services are ready :meth:`go_live` announces the final card; a version already
+        # superseded by newer settings (card_loop issues those next) is not announced either
+        if self.node.services_ready.is_set() and not self._agent_changed.is_set():
             await self.announce()
         return card
 
@@ -186,6 +207,7 @@ class Discovery:
         """Wait until every node service is open (one may still change the card), then announce it."""
         await self.node.services_ready.wait()
         await self.card_ready.wait()
+        await self.wait_card_current()
         await self.announce()
 
     async def announce(self) -> None:
