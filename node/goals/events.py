@@ -12,14 +12,10 @@ other fields **in their declaration order**, which is therefore the key order on
 Tuples become lists, nested dataclasses objects, and a value with ``to_json`` (a teammate, a goal result)
 its JSON. A field marked :data:`OMIT_EMPTY` is left out when it is empty.
 
-Kinds: ``searching``, ``team_fallback``, ``team`` (the launcher's); ``start``, ``turn``, ``progress``,
-``result``, ``message``, ``invalid``, ``plan``, ``cancelled``, ``rejected``, ``member_left``,
-``concluded`` / ``aborted`` (every member's, from its chat); ``heartbeat``, ``done``, ``error`` (streams).
-``invalid`` and ``rejected`` each have two shapes, kept as they were: a ``conv.*`` message whose content
-does not parse (:class:`InvalidEvent`) or a ``conv.plan`` / ``conv.cancel`` that does not
-(:class:`InvalidSideEvent`: no round is known); a message the state machine refused
-(:class:`RejectedEvent`) or a ``conv.cancel`` by someone else than the round's initiator
-(:class:`CancelRejectedEvent`).
+Kinds: the launcher's (``searching``, ``team_fallback``, ``team``), every member's from its chat (``start``,
+``turn``, ``progress``, ``result``, ``message``, ``invalid``, ``plan``, ``cancelled``, ``rejected``,
+``member_left``, ``concluded`` / ``aborted``), a stream's own (``heartbeat``, ``done``, ``error``).
+``invalid`` and ``rejected`` each keep their two shapes (two classes each, see their docstrings).
 """
 
 from __future__ import annotations
