@@ -197,14 +197,19 @@ class MemberLeaveContent(ChatContent):
     SHAPE = "{} (empty)"
 
 
+#: The schema of each chat kind (the registry above, by kind).
+_SCHEMAS: dict[str, type[ChatContent]] = {
+    kind: cls for (kind, _), cls in CHAT_CONTENT_TYPES.items() if issubclass(cls, ChatContent)
+}
+
+
 def chat_content(kind: str, content: dict[str, Any]) -> ChatContent | None:
     """The typed content of a chat's own kind (None for a ``conv.*`` kind, whose content is opaque here).
     Raises SchemaError for a bad content, an unknown kind (other than ``conv.*``) or a bad ``conv.*`` name."""
     if not isinstance(kind, str) or not isinstance(content, dict):
         raise SchemaError("a chat message has a text kind and a map content")
-    schema = CHAT_CONTENT_TYPES.get((kind, CONTENT_VERSION))
+    schema = _SCHEMAS.get(kind)
     if schema is not None:
-        assert issubclass(schema, ChatContent)
         return _decode_content(schema, content)
     if not kind.startswith(APP_KIND_PREFIX):
         raise SchemaError(
