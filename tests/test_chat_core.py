@@ -12,15 +12,22 @@ from ioa_p2p.errors import (
     SignatureError,
 )
 from ioa_p2p.history.bodies import (
+    CHAT_CONTENT_TYPES,
     MAX_CHAT_MESSAGE_SIZE,
     MAX_PARENTS,
     ChatGenesis,
     ChatMessage,
+    MemberAddContent,
+    MemberLeaveContent,
+    MemberRemoveContent,
+    TextContent,
+    chat_content,
     chat_id_of,
     check_genesis,
     decode_genesis,
     make_genesis,
     make_message,
+    member_of,
 )
 from ioa_p2p.history.frames import ChatAck, ChatInvite, SyncBatch, SyncRequest
 from ioa_p2p.history.membership import apply_membership, check_membership_change
@@ -108,6 +115,11 @@ def test_message_roundtrip_and_parent_sorting() -> None:
         ("member.add", {"member": b"nope"}, "peer ID"),
         ("member.add", {}, "member"),
         ("member.leave", {"x": 1}, "empty"),
+        ("text", {}, "missing fields \\['text'\\]"),
+        ("member.remove", {"member": "a peer"}, "content.member must be bytes"),
+        ("member.remove", {"member": B.peer_id.raw, "why": "x"}, "unexpected fields \\['why'\\]"),
+        ("member.add", {"member": B.peer_id.raw[:-1]}, "peer ID"),
+        ("member.leave", {"member": B.peer_id.raw}, "empty"),
         ("shout", {}, "unknown chat message kind"),
         ("conv.", {}, "application kind"),
         ("conv.Bad Kind", {}, "application kind"),
@@ -116,6 +128,30 @@ def test_message_roundtrip_and_parent_sorting() -> None:
 def test_bad_kinds_and_content_are_rejected(kind: str, content: dict, match: str) -> None:
     with pytest.raises(SchemaError, match=match):
         make_message(A, H, [H], kind, content, seq=1, now_ms=1)
+
+
+def test_the_chat_kinds_decode_into_their_typed_contents() -> None:
+    assert sorted(CHAT_CONTENT_TYPES) == [
+        ("member.add", 1),
+        ("member.leave", 1),
+        ("member.remove", 1),
+        ("text", 1),
+    ]
+    assert chat_content("text", {"text": "hi"}) == TextContent(text="hi")
+    assert chat_content("member.add", {"member": B.peer_id.raw}) == MemberAddContent(member=B.peer_id)
+    assert chat_content("member.remove", {"member": B.peer_id.raw}) == MemberRemoveContent(member=B.peer_id)
+    assert chat_content("member.leave", {}) == MemberLeaveContent()
+    assert chat_content("conv.turn", {"any": 1}) is None  # conv.* contents are opaque to the chat layer
+    assert member_of({"member": C.peer_id.raw}) == C.peer_id
+    with pytest.raises(SchemaError, match="member"):
+        member_of({})
+    with pytest.raises(SchemaError, match="map content"):
+        chat_content("text", ["hi"])  # type: ignore[arg-type]
+    # the typed content is the same map on the wire
+    content = {"member": B.peer_id.raw}
+    env = make_message(A, H, [H], "member.add", content, seq=1, now_ms=1)
+    assert canonical.encode(MemberAddContent.from_value(content).to_value()) == canonical.encode(content)
+    assert Envelope.from_cbor(env.to_cbor()).body.content == content  # type: ignore[attr-defined]
 
 
 def test_application_kinds_carry_opaque_content() -> None:

@@ -27,7 +27,7 @@ from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.machine import Conversation
 from ioa_p2p.conversation.types import Incoming, SpeakToken
 from ioa_p2p.dht.validators import IoaNamespaceValidator, card_key, check_announcement
-from ioa_p2p.errors import InvalidMessage, MalformedEncoding
+from ioa_p2p.errors import InvalidMessage, InvalidPeerId, MalformedEncoding
 from ioa_p2p.history import bodies, frames
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.wire import canonical, control
@@ -193,6 +193,43 @@ def test_chat_message_content_of_every_kind_raises_only_our_errors(kind: str, co
     envelope = signed_envelope("chat.msg", 1, body)
     if envelope is not None:
         only_our_errors(Envelope.from_cbor, envelope)
+
+
+def _documented_content_rule(kind: str, content: dict[str, Any]) -> bool:
+    """docs/protocol.md's table of the chat's own kinds, written out by hand (the reference the schemas in
+    ``bodies.CHAT_CONTENT_TYPES`` must match exactly)."""
+    if kind == "text":
+        return set(content) == {"text"} and isinstance(content["text"], str)
+    if kind in ("member.add", "member.remove"):
+        return set(content) == {"member"} and _is_peer_id(content["member"])
+    return content == {}  # member.leave
+
+
+def _is_peer_id(value: Any) -> bool:
+    if not isinstance(value, bytes):
+        return False
+    try:
+        PeerId.from_bytes(value)
+    except InvalidPeerId:
+        return False
+    return True
+
+
+@FUZZ
+@given(kind=st.sampled_from(["text", "member.add", "member.leave", "member.remove"]), data=st.data())
+def test_the_chat_content_schemas_accept_exactly_the_documented_contents(kind: str, data: Any) -> None:
+    schema = bodies.CHAT_CONTENT_TYPES[(kind, bodies.CONTENT_VERSION)]
+    content = data.draw(body_values(schema) | for_hint(dict[str, Any]))
+    if not isinstance(content, dict):
+        with pytest.raises(InvalidMessage):
+            bodies.check_content(kind, content)
+        return
+    if _documented_content_rule(kind, content):
+        typed = bodies.chat_content(kind, content)
+        assert isinstance(typed, schema) and typed.to_value() == content  # the same map, the same bytes
+    else:
+        with pytest.raises(InvalidMessage, match=f"a '{kind}' message has content"):
+            bodies.check_content(kind, content)
 
 
 # --------------------------------------------------------------------------- conv.* content

@@ -14,6 +14,7 @@ from ioa_p2p.conversation.plan import PlanBoard, PlanUpdate, RoundCancel, Shared
 from ioa_p2p.conversation.types import Aborted, Speak
 from ioa_p2p.embedding import HashingEmbedder
 from ioa_p2p.errors import InvalidContent
+from ioa_p2p.node.goals.events import PlanEvent, event_to_json
 from ioa_p2p.node.goals.turns import side_message
 from ioa_p2p.node.goals.types import goal_exit_code
 
@@ -51,23 +52,24 @@ def _round() -> SimpleNamespace:
 def test_only_the_initiator_cancels_a_round() -> None:
     rounds = {"r": _round()}
     content = RoundCancel("r").to_content()
-    rid, event, decision = side_message("conv.cancel", content, "m", "pB", rounds, str)
-    assert decision is None and event is not None and event["event"] == "rejected"
-    rid, event, decision = side_message("conv.cancel", content, "m", "pA", rounds, str)
+    rid, event, decision = side_message("conv.cancel", content, "m", "pB", rounds, str, chat_id="c")
+    assert decision is None and event is not None and event.event == "rejected"
+    rid, event, decision = side_message("conv.cancel", content, "m", "pA", rounds, str, chat_id="c")
     assert rid == "r" and isinstance(decision, Aborted) and decision.reason == "cancelled"
-    assert side_message("conv.cancel", content, "m", "stranger", rounds, str) == ("", None, None)
-    rid, event, _ = side_message("conv.plan", {"round": "r"}, "m", "pA", rounds, str)
-    assert event is not None and event["event"] == "invalid"
+    assert side_message("conv.cancel", content, "m", "stranger", rounds, str, chat_id="c") == ("", None, None)
+    rid, event, _ = side_message("conv.plan", {"round": "r"}, "m", "pA", rounds, str, chat_id="c")
+    assert event is not None and event.event == "invalid"
 
 
 def test_a_plan_update_becomes_an_event_and_the_round_keeps_it() -> None:
     rounds = {"r": _round()}
     content = PlanUpdate("r", 1, (SharedStep("multiply", "pB", "todo"),)).to_content()
-    rid, event, decision = side_message("conv.plan", content, "m", "pB", rounds, lambda p: f"name-{p}")
+    names = lambda p: f"name-{p}"  # noqa: E731
+    rid, event, decision = side_message("conv.plan", content, "m", "pB", rounds, names, chat_id="c")
     assert rid == "r" and decision is None and event is not None
-    assert event["event"] == "plan" and event["steps"][0]["owner_name"] == "name-pB"
+    assert isinstance(event, PlanEvent) and event.steps[0].owner_name == "name-pB"
     assert rounds["r"].plans.latest().steps[0].title == "multiply"
-    lines = EventPrinter(lambda line: None).lines({**event, "author_name": "bob"})
+    lines = EventPrinter(lambda line: None).lines({**event_to_json(event), "author_name": "bob"})
     assert lines[0].strip() == "plan v1 by bob:" and "1. [todo] multiply (name-pB)" in lines[1]
 
 

@@ -15,8 +15,10 @@ from ioa_p2p.errors import UsageError
 from ioa_p2p.history.audit import audit_history
 from ioa_p2p.node import Node
 from ioa_p2p.node.control.server import ControlRequest, Streaming
+from ioa_p2p.node.goals.events import GoalEvent, event_to_json
 from ioa_p2p.node.goals.service import Goals
 from ioa_p2p.node.goals.types import GoalResult
+from tests.goal_event_shapes import check_shape
 from tests.nodes import checked_node
 
 pytestmark = pytest.mark.slow
@@ -97,7 +99,7 @@ async def test_goal_with_sync_and_async_tasks_concludes_and_audits_on_every_memb
     with trio.fail_after(90):
         async with open_agents(tmp_path, [COORDINATOR, CALCULATOR, CODER]) as nodes:
             coordinator = nodes[0]
-            events: list[dict[str, Any]] = []
+            events: list[GoalEvent] = []
             result = await coordinator.launch_goal(
                 "Calculate 17 * 23. print(sum(range(10)))  # Python. Then calculate the result times 2",
                 timeout=60,
@@ -118,7 +120,7 @@ async def test_goal_with_sync_and_async_tasks_concludes_and_audits_on_every_memb
                 assert value in result.conclusion
             assert result.turns == 4 and result.messages > result.turns and result.bytes > 1000
             assert 0 < result.timings["team_formed_s"] < result.timings["total_s"]
-            kinds = [e["event"] for e in events]
+            kinds = [e.event for e in events]
             assert kinds[:3] == ["searching", "team", "start"] and kinds[-1] == "concluded"
             assert {"turn", "progress", "result"} <= set(kinds)
             # every member reached the same conclusion and holds an identical, valid history
@@ -143,6 +145,8 @@ async def test_goal_with_sync_and_async_tasks_concludes_and_audits_on_every_memb
             stream = await coordinator.control.routes[("GET", "/goal_events")](request)
             assert isinstance(stream, Streaming)
             replayed = [e async for e in stream.items]
+            for item in [*replayed, *(event_to_json(e) for e in events)]:
+                check_shape(item)  # the documented JSON shapes, key order included
             assert [e["event"] for e in replayed[:2]] == ["team", "start"] and replayed[-1][
                 "event"
             ] == "concluded"
@@ -246,6 +250,8 @@ async def test_launch_goal_route_takes_ioa_requests_and_streams_events(tmp_path:
             )
             assert isinstance(streamed, Streaming)
             events = [e async for e in streamed.items]
+            for item in events:
+                check_shape(item)
             assert events[-1]["event"] == "done" and "9" in events[-1]["result"]["conclusion"]
             assert events[-1]["result"]["chat_id"] == answer["chat_id"]
             assert "turn" in {e["event"] for e in events}

@@ -20,7 +20,8 @@ from ioa_p2p.embedding import HashingEmbedder
 from ioa_p2p.errors import ConfigError, UsageError
 from ioa_p2p.history.bodies import make_message
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.goals.events import describe_message, describe_start, describe_task
+from ioa_p2p.node.goals.describe import describe_message, describe_start, describe_task
+from ioa_p2p.node.goals.events import event_to_json
 from ioa_p2p.node.goals.routes import launch_arguments
 from ioa_p2p.node.goals.runtime import (
     REASON_ASKED,
@@ -266,22 +267,26 @@ def test_events_describe_turns_results_and_bad_content() -> None:
     alice, bob = Identity.generate(), Identity.generate()
     names = {str(alice.peer_id): "alice", str(bob.peer_id): "bob"}
     start = ConvStart.create("g", initiator=str(alice.peer_id), members=[str(bob.peer_id)], now=0.0)
-    started = describe_start(start, "r1", names.__getitem__)
+    started = event_to_json(describe_start("c1", start, "r1", names.__getitem__))
     assert started["members"] == [
         {"peer_id": str(alice.peer_id), "name": "alice"},
         {"peer_id": str(bob.peer_id), "name": "bob"},
     ]
     turn = Turn(cm.TASK_SYNC, "r1", 0, "do it", tasks=(TaskAssignment(str(bob.peer_id), "step 1/1", "6*7"),))
     env = _envelope(alice, cm.TASK_SYNC, turn.to_content())
-    event = describe_message(env, "r1", names.__getitem__)
+    event = event_to_json(describe_message("c1", env, "r1", names.__getitem__))
     assert event["event"] == "turn" and event["type"] == "sync_task" and event["author_name"] == "alice"
     assert (
         event["tasks"][0]["task_id"] == f"{env.hash.hex()}#0" and event["tasks"][0]["assignee_name"] == "bob"
     )
     outcome = TaskOutcome(f"{env.hash.hex()}#0", False, "boom", None, {"a.txt": b"x"}, "crash")
-    result = describe_message(_envelope(bob, cm.RESULT, outcome.to_content()), "r1", names.__getitem__)
+    result = event_to_json(
+        describe_message("c1", _envelope(bob, cm.RESULT, outcome.to_content()), "r1", names.__getitem__)
+    )
     assert result["event"] == "result" and result["failure"] == "crash" and result["files"] == ["a.txt"]
-    invalid = describe_message(_envelope(bob, cm.DISCUSSION, {"text": "no fields"}), None, names.__getitem__)
+    invalid = event_to_json(
+        describe_message("c1", _envelope(bob, cm.DISCUSSION, {"text": "no fields"}), None, names.__getitem__)
+    )
     assert invalid["event"] == "invalid" and "missing fields" in invalid["reason"]
     task = TaskView(
         "t#0", "a", str(bob.peer_id), "t", "d", "sync", 0, TaskStatus.COMPLETED, "42", None, {"f": b"123"}

@@ -17,6 +17,9 @@ Kinds:
 - ``member.remove``  content ``{"member": <peer id bytes>}``; only the creator, another member
 - ``conv.*``         application kinds (the IoA conversation layer); content opaque here
 
+The contents of the chat's own kinds are typed bodies of the one schema mechanism (:data:`CHAT_CONTENT_TYPES`,
+:func:`chat_content`): a message's content is checked by decoding it into its kind's dataclass.
+
 Membership at a message is computed from the membership messages in its causal past only (see
 :mod:`ioa_p2p.history`), so every holder of the same messages reaches the same verdicts.
 
@@ -29,9 +32,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any, ClassVar, TypeVar  # noqa: F401  (Body's ClassVar hints)
+from typing import Any, ClassVar, TypeVar
 
-from ioa_p2p.errors import HistoryViolation, InvalidPeerId, MessageTooLarge, SchemaError
+from ioa_p2p.errors import HistoryViolation, MessageTooLarge, SchemaError
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.schema import Body, build, message_type
@@ -149,38 +152,93 @@ class ChatMessage(Body):
         check_content(self.kind, self.content)
 
 
-def check_content(kind: str, content: dict[str, Any]) -> None:
-    """Schema of ``content`` for each kind; unknown kinds (other than ``conv.*``) are rejected."""
+# --------------------------------------------------------------------------- contents of the chat's own kinds
+
+#: Schemas of the contents of the chat's own kinds by (kind, version), declared with the one schema
+#: mechanism of signed bodies (:func:`~ioa_p2p.wire.schema.message_type`); never envelope bodies. The
+#: ``conv.*`` contents have theirs in :data:`ioa_p2p.conversation.messages.CONTENT_TYPES`.
+CHAT_CONTENT_TYPES: dict[tuple[str, int], type[Body]] = {}
+#: The schema version of a chat content (the kind names the schema; the envelope's version covers it).
+CONTENT_VERSION = 1
+
+
+class ChatContent(Body):
+    """The content of a chat's own kind: a CBOR map with exactly the class's fields."""
+
+    __slots__ = ()
+    #: The content's shape, as the error for a bad content states it.
+    SHAPE: ClassVar[str] = "{}"
+
+
+@message_type(KIND_TEXT, CONTENT_VERSION, registry=CHAT_CONTENT_TYPES)
+class TextContent(ChatContent):
+    LABEL = "content"
+    SHAPE = '{"text": <string>} and nothing else'
+    text: str
+
+
+@message_type(KIND_MEMBER_ADD, CONTENT_VERSION, registry=CHAT_CONTENT_TYPES)
+class MemberAddContent(ChatContent):
+    LABEL = "content"
+    SHAPE = '{"member": <peer id bytes>}'
+    member: PeerId
+
+
+@message_type(KIND_MEMBER_REMOVE, CONTENT_VERSION, registry=CHAT_CONTENT_TYPES)
+class MemberRemoveContent(ChatContent):
+    LABEL = "content"
+    SHAPE = '{"member": <peer id bytes>}'
+    member: PeerId
+
+
+@message_type(KIND_MEMBER_LEAVE, CONTENT_VERSION, registry=CHAT_CONTENT_TYPES)
+class MemberLeaveContent(ChatContent):
+    LABEL = "content"
+    SHAPE = "{} (empty)"
+
+
+#: The schema of each chat kind (the registry above, by kind).
+_SCHEMAS: dict[str, type[ChatContent]] = {
+    kind: cls for (kind, _), cls in CHAT_CONTENT_TYPES.items() if issubclass(cls, ChatContent)
+}
+
+
+def chat_content(kind: str, content: dict[str, Any]) -> ChatContent | None:
+    """The typed content of a chat's own kind (None for a ``conv.*`` kind, whose content is opaque here).
+    Raises SchemaError for a bad content, an unknown kind (other than ``conv.*``) or a bad ``conv.*`` name."""
     if not isinstance(kind, str) or not isinstance(content, dict):
         raise SchemaError("a chat message has a text kind and a map content")
-    if kind == KIND_TEXT:
-        if set(content) != {"text"} or not isinstance(content["text"], str):
-            raise SchemaError('a "text" message has content {"text": <string>} and nothing else')
-    elif kind in (KIND_MEMBER_ADD, KIND_MEMBER_REMOVE):
-        if set(content) != {"member"} or not isinstance(content["member"], bytes):
-            raise SchemaError(f'a {kind!r} message has content {{"member": <peer id bytes>}}')
-        member_of(content)
-    elif kind == KIND_MEMBER_LEAVE:
-        if content:
-            raise SchemaError('a "member.leave" message has empty content')
-    elif kind.startswith(APP_KIND_PREFIX):
-        if not _APP_KIND.fullmatch(kind):
-            raise SchemaError(
-                f"application kind {kind!r} must match conv.[a-z0-9][a-z0-9_.-]* (64 chars max)"
-            )
-    else:
+    schema = _SCHEMAS.get(kind)
+    if schema is not None:
+        return _decode_content(schema, content)
+    if not kind.startswith(APP_KIND_PREFIX):
         raise SchemaError(
             f"unknown chat message kind {kind[:MAX_KIND_CHARS]!r} "
             "(known: text, member.add, member.leave, member.remove, conv.*)"
         )
+    if not _APP_KIND.fullmatch(kind):
+        raise SchemaError(f"application kind {kind!r} must match conv.[a-z0-9][a-z0-9_.-]* (64 chars max)")
+    return None
+
+
+def check_content(kind: str, content: dict[str, Any]) -> None:
+    """Schema of ``content`` for each kind (:func:`chat_content`); raises SchemaError."""
+    chat_content(kind, content)
+
+
+C = TypeVar("C", bound=ChatContent)
+
+
+def _decode_content(schema: type[C], content: dict[str, Any]) -> C:
+    try:
+        return schema.from_value(content)
+    except SchemaError as exc:
+        raise SchemaError(f"a {schema.TYPE!r} message has content {schema.SHAPE}: {exc}") from None
 
 
 def member_of(content: dict[str, Any]) -> PeerId:
-    """The peer named by a member.add / member.remove content."""
-    try:
-        return PeerId.from_bytes(content["member"])
-    except InvalidPeerId as exc:
-        raise SchemaError(f"content.member is not an Ed25519 peer ID: {exc}") from None
+    """The peer named by a member.add / member.remove content (both kinds have the same schema)."""
+    return _decode_content(MemberAddContent, content).member
 
 
 def make_message(
@@ -231,12 +289,20 @@ __all__ = [
     "KIND_MEMBER_LEAVE",
     "KIND_MEMBER_REMOVE",
     "KIND_TEXT",
+    "CHAT_CONTENT_TYPES",
+    "CONTENT_VERSION",
     "MAX_CHAT_MESSAGE_SIZE",
     "MAX_MEMBERS",
     "MAX_PARENTS",
     "MEMBERSHIP_KINDS",
+    "ChatContent",
     "ChatGenesis",
     "ChatMessage",
+    "MemberAddContent",
+    "MemberLeaveContent",
+    "MemberRemoveContent",
+    "TextContent",
+    "chat_content",
     "chat_id_of",
     "check_hash",
     "check_content",

@@ -281,12 +281,12 @@ def _body_decoder(cls: type[Body]) -> Decoder:
     label = cls.LABEL or cls.__name__
     names = _names(cls)
     plan = tuple((n, _compile(hints[n], f"{label}.{n}")) for n in names)
-    count = len(names)
+    expected = frozenset(names)
 
     def decode(value: Any) -> Any:
         if not isinstance(value, dict):
             raise SchemaError(f"{label} must be a map, got {type(value).__name__}")
-        if len(value) != count or any(n not in value for n in names):
+        if value.keys() != expected:
             missing = [n for n in names if n not in value]
             extra = sorted(k if isinstance(k, str) else repr(k)[:64] for k in set(value) - set(names))
             raise SchemaError(f"{label}: missing fields {missing}, unexpected fields {extra}")

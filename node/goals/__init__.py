@@ -7,13 +7,19 @@
 - ``driver.py``   :class:`ChatDriver`: the trio layer that drives the conversations of one goal chat
   (``GoalsPort``: what it uses of the service)
 - ``rounds.py``   one round as the driver tracks it; the typed items of the driver's queue
-- ``events.py``   the JSON events of a goal chat (pure)
+- ``events.py``   the typed events of a goal (one dataclass per kind, ``GoalEvent``) and ``event_to_json``,
+  their JSON at the control API (pure)
+- ``describe.py`` a verified message's event (``start``, ``turn``, ``progress``, ``result``...) (pure)
+- ``turns.py``    this node's turn under its deadline; ``conv.plan`` / ``conv.cancel`` messages
+- ``tasks.py``    doing a task assigned to this node: on its adapter, or through a sub-team
+- ``model_calls.py`` model calls under the caller's deadline (retries within what is left)
 - ``runtime.py``  the node's agent: its adapter, tasks with deadlines and progress, the sub-team rule
 - ``routes.py``   control routes ``/launch_goal``, ``/goal_events``, ``/goals``
 """
 
+from ioa_p2p.node.goals.events import GoalEvent, event_to_json
 from ioa_p2p.node.goals.run import open_goals
 from ioa_p2p.node.goals.service import Goals, make_brain_for
 from ioa_p2p.node.goals.types import GoalResult, GoalsConfig
 
-__all__ = ["GoalResult", "Goals", "GoalsConfig", "make_brain_for", "open_goals"]
+__all__ = ["GoalEvent", "GoalResult", "Goals", "GoalsConfig", "event_to_json", "make_brain_for", "open_goals"]

@@ -18,7 +18,8 @@ with each ``conv.start`` message (its id is the round id). It executes the decis
 batch are netted (a task started and cancelled within the batch never runs; only the last ``Speak`` for the
 current floor runs), which makes replaying a long stored history cheap and free of side effects.
 
-Every message also becomes a JSON event (:meth:`ChatDriver.follow`) for ``ioa goal`` and the control API.
+Every message also becomes a typed event (:mod:`ioa_p2p.node.goals.events`; :meth:`ChatDriver.follow`) for
+``launch_goal`` and the control API, which turns it into JSON.
 """
 
 from __future__ import annotations
@@ -69,7 +70,14 @@ from ioa_p2p.conversation.types import (
 from ioa_p2p.errors import InvalidContent, InvalidMessage, IoAError, MessageTooLarge, UnknownChat
 from ioa_p2p.history.bodies import KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE, ChatMessage, member_of
 from ioa_p2p.node.chats import Chats
-from ioa_p2p.node.goals.events import describe_message, describe_start, describe_task
+from ioa_p2p.node.goals.describe import describe_message, describe_start, describe_task
+from ioa_p2p.node.goals.events import (
+    AbortedEvent,
+    ChatEvent,
+    ConcludedEvent,
+    MemberLeftEvent,
+    RejectedEvent,
+)
 from ioa_p2p.node.goals.rounds import DriverItem, EnvelopeArrived, Round, RoundInput
 from ioa_p2p.node.goals.turns import SIDE_KINDS, side_message, take_turn_bounded
 from ioa_p2p.node.goals.types import RoundOutcome
@@ -121,8 +129,8 @@ class ChatDriver:
         self._msg_round: dict[str, str] = {}
         self._waiters: dict[str, trio.Event] = {}
         self._send, self._recv = trio.open_memory_channel[DriverItem](math.inf)
-        self._followers: list[trio.MemorySendChannel[dict[str, Any]]] = []
-        self._log: deque[dict[str, Any]] = deque(maxlen=EVENT_LOG)
+        self._followers: list[trio.MemorySendChannel[ChatEvent]] = []
+        self._log: deque[ChatEvent] = deque(maxlen=EVENT_LOG)
         self._nursery: trio.Nursery | None = None
         self.stopped = trio.Event()
 
@@ -146,11 +154,9 @@ class ChatDriver:
             await self._waiters.setdefault(round_id, trio.Event()).wait()
 
     @asynccontextmanager
-    async def follow(
-        self, *, replay: bool = True
-    ) -> AsyncIterator[trio.MemoryReceiveChannel[dict[str, Any]]]:
+    async def follow(self, *, replay: bool = True) -> AsyncIterator[trio.MemoryReceiveChannel[ChatEvent]]:
         """A channel of this chat's events (past ones first with ``replay``)."""
-        send, receive = trio.open_memory_channel[dict[str, Any]](math.inf)
+        send, receive = trio.open_memory_channel[ChatEvent](math.inf)
         if replay:
             for event in self._log:
                 send.send_nowait(event)
@@ -161,8 +167,8 @@ class ChatDriver:
             self._followers.remove(send)
             send.close()
 
-    def emit(self, event: dict[str, Any]) -> None:
-        event = {"chat_id": self.hex, **event}
+    def emit(self, event: ChatEvent) -> None:
+        """Log an event of this chat and pass it to every follower."""
         self._log.append(event)
         for send in list(self._followers):
             try:
@@ -257,7 +263,9 @@ class ChatDriver:
             self._start_round(env, msg_id, author, body.content, now, pending)
         elif kind in SIDE_KINDS:
             names = self.goals.name_of
-            rid, event, decision = side_message(kind, body.content, msg_id, author, self.rounds, names)
+            rid, event, decision = side_message(
+                kind, body.content, msg_id, author, self.rounds, names, chat_id=self.hex
+            )
             if decision is not None and self.rounds[rid].active:
                 pending.setdefault(rid, []).append(decision)
             if event is not None:
@@ -274,7 +282,7 @@ class ChatDriver:
             arrived = MessageArrived(Incoming(msg_id, author, kind, body.content))
             for rid in targets:
                 self._feed(rid, pending, arrived, now)
-            self.emit(describe_message(env, round_id, self.goals.name_of))
+            self.emit(describe_message(self.hex, env, round_id, self.goals.name_of))
         elif kind in (KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE):
             try:
                 gone = author if kind == KIND_MEMBER_LEAVE else str(member_of(body.content))
@@ -282,7 +290,7 @@ class ChatDriver:
                 return
             for rid in list(self.rounds):
                 self._feed(rid, pending, MemberLeft(gone), now)
-            self.emit({"event": "member_left", "member": gone, "name": self.goals.name_of(gone)})
+            self.emit(MemberLeftEvent(self.hex, gone, self.goals.name_of(gone)))
 
     def _route(self, kind: str, content: Any) -> str | None:
         """The round a conv.* message belongs to (turns by ``prev``, results/progress by task id)."""
@@ -319,7 +327,7 @@ class ChatDriver:
         self.rounds[msg_id] = r
         self._msg_round[msg_id] = msg_id
         self.reserved = False
-        self.emit(describe_start(start, msg_id, self.goals.name_of))
+        self.emit(describe_start(self.hex, start, msg_id, self.goals.name_of))
         pending.setdefault(msg_id, []).extend(conv.on_tick(now))
 
     # ------------------------------------------------------------------ decisions
@@ -345,15 +353,7 @@ class ChatDriver:
                 log.info(
                     "chat %s: rejected %s by %s: %s", self.hex[:16], d.msg_id[:12], d.author[-8:], d.reason
                 )
-                self.emit(
-                    {
-                        "event": "rejected",
-                        "round_id": r.round_id,
-                        "msg_id": d.msg_id,
-                        "author": d.author,
-                        "reason": d.reason,
-                    }
-                )
+                self.emit(RejectedEvent(self.hex, r.round_id, d.msg_id, d.author, d.reason))
 
     def _spawn(self, fn: Callable[..., Any], *args: Any) -> None:
         assert self._nursery is not None
@@ -416,11 +416,15 @@ class ChatDriver:
         for scope in r.running.values():
             scope.cancel()
         r.running.clear()
+        event: ConcludedEvent | AbortedEvent
         if isinstance(final, Concluded):
             status, text, author, forced, reason = "concluded", final.text, final.author, final.forced, ""
+            name = self.goals.name_of(author) if author else ""
+            event = ConcludedEvent(self.hex, r.round_id, text, forced, author, name)
         else:
             status, author, forced, reason = "aborted", "", False, final.reason
             text = append_costs(compose_conclusion(view, [f"Aborted: {final.reason}."]), view)
+            event = AbortedEvent(self.hex, r.round_id, text, reason=reason)
         origins = Counter(turn_origin(t.text) for t in view.turns)
         fallbacks = Counter(k for t in view.turns if (k := fallback_kind(t.text)) is not None)
         latest = r.plans.latest()
@@ -442,16 +446,6 @@ class ChatDriver:
             plan_versions=len(r.plans.updates),
         )
         r.conv = None  # an ended round takes no more input; free its state
-        event: dict[str, Any] = {
-            "event": status,
-            "round_id": r.round_id,
-            "text": text,
-            "forced": forced,
-            "author": author,
-            "author_name": self.goals.name_of(author) if author else "",
-        }
-        if reason:
-            event["reason"] = reason
         self.emit(event)
         r.done.set()
         waiter = self._waiters.pop(r.round_id, None)

@@ -8,7 +8,8 @@ when the round ends; with ``"stream": true`` it answers NDJSON events as they ha
 ``{"event": "done", "result": {...}}`` (or ``{"event": "error", "error": {...}}``). The goal keeps running
 if the client goes away. ``GET /goal_events?chat=ID[&round=ID]`` streams a goal chat's events (past ones
 first) until the round ends. ``POST /cancel_goal {"chat": CHAT}`` (or ``{"launch": ID}``) cancels a goal
-this node launched. JSON shapes: docs/goals.md.
+this node launched. JSON shapes: docs/goals.md. The goals service passes typed events
+(:mod:`ioa_p2p.node.goals.events`); these routes are where they become JSON (``event_to_json``).
 """
 
 from __future__ import annotations
@@ -16,12 +17,21 @@ from __future__ import annotations
 import math
 from collections.abc import AsyncIterator
 from contextlib import suppress
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import trio
 
 from ioa_p2p.errors import IoAError, IoATimeout, UsageError
 from ioa_p2p.node.control.server import ControlRequest, Streaming
+from ioa_p2p.node.goals.events import (
+    END_EVENTS,
+    DoneEvent,
+    ErrorEvent,
+    GoalEvent,
+    HeartbeatEvent,
+    StreamError,
+    event_to_json,
+)
 from ioa_p2p.node.goals.types import EXIT_ABORTED, check_launch_args
 
 if TYPE_CHECKING:
@@ -29,6 +39,7 @@ if TYPE_CHECKING:
     from ioa_p2p.node.ports import NodePort
 
 HEARTBEAT = 10.0
+_E = TypeVar("_E", bound=GoalEvent)
 _IGNORED = {"skip_naming", "is_collaborative_planning_enabled", "obs_kwargs"}
 _KNOWN = {
     "goal",
@@ -45,7 +56,6 @@ _KNOWN = {
     "cont_input",
     "stream",
 } | _IGNORED
-END_EVENTS = ("concluded", "aborted")
 
 
 def launch_arguments(body: Any) -> tuple[dict[str, Any], bool]:
@@ -111,14 +121,14 @@ def _precheck(goals: Goals, kwargs: dict[str, Any]) -> None:
         goals.chats.resolve(kwargs["comm_id"])
 
 
-async def _next_event(events: trio.MemoryReceiveChannel[dict[str, Any]]) -> dict[str, Any] | None:
+async def _next_event(events: trio.MemoryReceiveChannel[_E]) -> _E | HeartbeatEvent | None:
     """The next event, a heartbeat after HEARTBEAT seconds of silence, or None at the end."""
     with trio.move_on_after(HEARTBEAT):
         try:
             return await events.receive()
         except trio.EndOfChannel:
             return None
-    return {"event": "heartbeat"}
+    return HeartbeatEvent()
 
 
 def add_goal_routes(node: NodePort, goals: Goals) -> None:
@@ -128,9 +138,9 @@ def add_goal_routes(node: NodePort, goals: Goals) -> None:
         if not stream:
             result = await goals.launch_goal(**kwargs)
             return result.to_json()
-        send, receive = trio.open_memory_channel[dict[str, Any]](math.inf)
+        send, receive = trio.open_memory_channel[GoalEvent](math.inf)
 
-        def sink(event: dict[str, Any]) -> None:
+        def sink(event: GoalEvent) -> None:
             with suppress(trio.BrokenResourceError, trio.ClosedResourceError):  # the client went away
                 send.send_nowait(event)
 
@@ -140,17 +150,16 @@ def add_goal_routes(node: NodePort, goals: Goals) -> None:
                     result = await goals.launch_goal(**kwargs, on_event=sink)
                 except IoAError as exc:
                     code = EXIT_ABORTED if isinstance(exc, IoATimeout) else exc.exit_code
-                    error = {"type": type(exc).__name__, "message": str(exc), "exit_code": code}
-                    sink({"event": "error", "error": error})
+                    sink(ErrorEvent(StreamError(type(exc).__name__, str(exc), code)))
                 else:
-                    sink({"event": "done", "result": result.to_json()})
+                    sink(DoneEvent(result))
 
         goals.start_job(job)
 
         async def items() -> AsyncIterator[dict[str, Any]]:
             async with receive:
                 while (event := await _next_event(receive)) is not None:
-                    yield event
+                    yield event_to_json(event)
 
         return Streaming(items())
 
@@ -164,11 +173,11 @@ def add_goal_routes(node: NodePort, goals: Goals) -> None:
         async def items() -> AsyncIterator[dict[str, Any]]:
             async with driver.follow(replay=True) as events:
                 while (event := await _next_event(events)) is not None:
-                    yield event
-                    if event.get("event") in END_EVENTS:
+                    yield event_to_json(event)
+                    if isinstance(event, END_EVENTS):
                         latest = driver.latest_round()
                         target = wanted or (latest.round_id if latest else None)
-                        if event.get("round_id") == target:
+                        if event.round_id == target:
                             return
 
         return Streaming(items())

@@ -51,6 +51,7 @@ from ioa_p2p.llm.openai_compat import model_from_settings
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.driver import ChatDriver, ProgressFn
+from ioa_p2p.node.goals.events import ChatEvent, EventSink, SearchingEvent, TeamEvent
 from ioa_p2p.node.goals.model_calls import GuardedModel
 from ioa_p2p.node.goals.rounds import Round
 from ioa_p2p.node.goals.runtime import AgentRuntime
@@ -93,9 +94,6 @@ class Launch:
     chat_id: bytes | None = None
     round_id: str = ""
     cancelled: bool = False
-
-
-EventSink = Callable[[dict[str, Any]], None]
 
 
 class Goals:
@@ -265,7 +263,9 @@ class Goals:
 
         ONE deadline, ``timeout`` seconds from now, covers everything: discovery, the LLM team-up,
         invitations, the round (whose ``conv.start`` deadline is this same deadline) and its wrap-up;
-        this call returns by the deadline plus :data:`GOAL_GRACE`. :meth:`cancel_goal` ends it early."""
+        this call returns by the deadline plus :data:`GOAL_GRACE`. :meth:`cancel_goal` ends it early.
+        ``on_event`` gets every event as it happens, typed (:data:`~ioa_p2p.node.goals.events.GoalEvent`;
+        :func:`~ioa_p2p.node.goals.events.event_to_json` gives the JSON the control API streams)."""
         cfg = self.config
         started = time.monotonic()
         goal = (cont_input if comm_id else goal) or goal
@@ -283,7 +283,7 @@ class Goals:
                 if comm_id:
                     formed = self.teams.continuation(self.chats.resolve(comm_id))
                 else:
-                    emit({"event": "searching", "goal": goal, "launch_id": launch.launch_id})
+                    emit(SearchingEvent(goal, launch.launch_id))
                     formed = await self.teams.form(
                         goal, team, max_team or cfg.max_team, parent_chat, exclude, min_team,
                         deadline=deadline, emit=emit,
@@ -321,16 +321,16 @@ class Goals:
         driver = self.ensure_driver(chat_id)
         async with driver.follow(replay=False) as events:
             driver.emit(  # in the chat's event log too, so /goal_events followers see the team
-                {
-                    "event": "team",
-                    "goal": goal,
-                    "team": [t.to_json() for t in formed.members],
-                    "declined": [t.to_json() for t in formed.declined],
-                    "unanswered": [t.to_json() for t in formed.unanswered],
-                    "timings": formed.timings,
-                    "team_fallback": formed.team_fallback,
-                    "launch_id": launch.launch_id,
-                }
+                TeamEvent(
+                    chat_id=chat_id.hex(),
+                    goal=goal,
+                    team=formed.members,
+                    declined=formed.declined,
+                    unanswered=formed.unanswered,
+                    timings=formed.timings,
+                    team_fallback=formed.team_fallback,
+                    launch_id=launch.launch_id,
+                )
             )
             env = await self.chats.post(chat_id, cm.START, start.to_content())
             round_id = launch.round_id = env.hash.hex()
@@ -408,13 +408,13 @@ class Goals:
         return out
 
 
-async def _relay(events: trio.MemoryReceiveChannel[dict[str, Any]], emit: EventSink) -> None:
+async def _relay(events: trio.MemoryReceiveChannel[ChatEvent], emit: EventSink) -> None:
     async for event in events:
         emit(event)
 
 
-def _drain_events(events: trio.MemoryReceiveChannel[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
+def _drain_events(events: trio.MemoryReceiveChannel[ChatEvent]) -> list[ChatEvent]:
+    out: list[ChatEvent] = []
     while True:
         try:
             out.append(events.receive_nowait())

@@ -25,7 +25,7 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import trio
 
@@ -39,6 +39,7 @@ from ioa_p2p.llm.model import Model
 from ioa_p2p.matching import split_goal
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.node.goals.events import EventSink, TeamFallbackEvent
 from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig, Teammate
 from ioa_p2p.node.ports import NodePort
 from ioa_p2p.planning import ABILITIES, plan_request
@@ -89,7 +90,7 @@ class TeamFormation:
         min_team: int = 0,
         *,
         deadline: float = math.inf,
-        emit: Callable[[dict[str, Any]], None] = lambda event: None,
+        emit: EventSink = lambda event: None,
     ) -> FormedTeam:
         """Choose or resolve the teammates, invite them, open the chat; NoTeam below ``min_team``.
         ``deadline`` (wall clock) is the goal's: the LLM team-up gets at most a third of what is left
@@ -102,7 +103,7 @@ class TeamFormation:
         else:
             chosen, fallback = await self.choose(goal, max_team, exclude, deadline)
             if fallback:
-                emit({"event": "team_fallback", "reason": fallback})
+                emit(TeamFallbackEvent(fallback))
         if len(chosen) < min_team:
             raise NoTeam(f"found {len(chosen)} candidate teammates, {min_team} needed")
         t1 = time.monotonic()

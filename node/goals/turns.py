@@ -7,14 +7,14 @@ before the round's deadline. When the brain fails or the scope ends first, the b
 silent, slow or broken model costs a turn's budget, never the turn. Only the failure's kind is logged.
 
 :func:`side_message`: a ``conv.plan`` or ``conv.cancel`` message, checked (a member of the round, the
-initiator for a cancellation), as the driver's event and decisions.
+initiator for a cancellation), as the driver's typed event and decisions.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import trio
@@ -30,6 +30,13 @@ from ioa_p2p.conversation.types import (
 )
 from ioa_p2p.errors import InvalidContent, IoAError
 from ioa_p2p.llm.failures import failure_kind
+from ioa_p2p.node.goals.events import (
+    CancelledEvent,
+    CancelRejectedEvent,
+    InvalidSideEvent,
+    PlanEvent,
+    PlanStepView,
+)
 
 log = logging.getLogger("ioa_p2p.goals")
 
@@ -82,14 +89,19 @@ async def take_turn_bounded(
         return None
 
 
+SideEvent = InvalidSideEvent | CancelRejectedEvent | CancelledEvent | PlanEvent
+
+
 def side_message(
     kind: str,
     content: Any,
     msg_id: str,
     author: str,
-    rounds: dict[str, Any],
+    rounds: Mapping[str, Any],
     name_of: Callable[[str], str],
-) -> tuple[str, dict[str, Any] | None, Aborted | None]:
+    *,
+    chat_id: str,
+) -> tuple[str, SideEvent | None, Aborted | None]:
     """``(round id, event, decision)`` for a ``conv.plan`` / ``conv.cancel`` message; ``("", None,
     None)`` when it belongs to no known round or is not valid (an ``invalid`` event then)."""
     try:
@@ -97,19 +109,21 @@ def side_message(
             PlanUpdate.from_content(content) if kind == PLAN else RoundCancel.from_content(content)
         )
     except InvalidContent as exc:
-        return "", {"event": "invalid", "msg_id": msg_id, "author": author, "reason": str(exc)}, None
+        return "", InvalidSideEvent(chat_id, msg_id, author, str(exc)), None
     r = rounds.get(parsed.round)
     if r is None or author not in r.start.members:
         return "", None, None
-    base = {"round_id": r.round_id, "msg_id": msg_id, "author": author, "author_name": name_of(author)}
+    base = (chat_id, r.round_id, msg_id, author, name_of(author))
     if isinstance(parsed, RoundCancel):
         if author != r.start.initiator:
-            return "", {"event": "rejected", **base, "reason": "only the initiator may cancel a round"}, None
-        return r.round_id, {"event": "cancelled", **base, "reason": parsed.reason}, Aborted("cancelled")
+            return "", CancelRejectedEvent(*base, "only the initiator may cancel a round"), None
+        return r.round_id, CancelledEvent(*base, parsed.reason), Aborted("cancelled")
     board: PlanBoard = r.plans
     board.add(msg_id, author, parsed)
-    steps = [{**s.to_content(), "owner_name": name_of(s.owner) if s.owner else ""} for s in parsed.steps]
-    return r.round_id, {"event": "plan", **base, "version": parsed.version, "steps": steps}, None
+    steps = tuple(
+        PlanStepView(s.title, s.owner, s.status, name_of(s.owner) if s.owner else "") for s in parsed.steps
+    )
+    return r.round_id, PlanEvent(*base, parsed.version, steps), None
 
 
 SIDE_KINDS = (PLAN, CANCEL)
@@ -118,6 +132,7 @@ SIDE_KINDS = (PLAN, CANCEL)
 __all__ = [
     "BRAIN_SHARE",
     "SIDE_KINDS",
+    "SideEvent",
     "TURN_RESERVE",
     "side_message",
     "take_turn_bounded",
