@@ -3,9 +3,10 @@
     .venv/bin/python bench/bench_matching.py [--data DIR] [--files a.json,b.json] [--cost] [--cv]
                                              [--calibrate] [--find-cards 10000]
 
-``--data`` defaults to ``../shared/data`` next to the repository root (pass ``--data /path/to/shared/data``
-from a worktree). Every agent of a file becomes a :class:`~ioa_p2p.matching.CardProfile` from its name
-and description only (the held-out sets carry nothing else); each goal is a query.
+``--data`` defaults to ``<shared>/data`` (``bench/shared_data.py``: ``$IOA_SHARED``, else the nearest
+``shared/`` folder beside the repository or one of its parents, i.e. ``../shared`` from a checkout).
+Every agent of a file becomes a :class:`~ioa_p2p.matching.CardProfile` from its name and description only
+(the held-out sets carry nothing else); each goal is a query.
 
 Ranking: Top@1, Top@5, Top@10 and MRR of the best-ranked gold member. Team formation (``choose_team``):
 hit (first member gold), recall (share of the gold team chosen, mean over goals), precision, exact (the
@@ -33,15 +34,16 @@ from ioa_p2p.matching.calibration import LEXICAL, MINILM, WORDLLAMA
 sys.path.insert(0, str(Path(__file__).parent))
 import matching_cost  # noqa: E402
 import matching_eval as ev  # noqa: E402
+import shared_data  # noqa: E402
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DEFAULT_DATA = shared_data.shared_dir() / "data"
 FILES = ("teaming-dev-hard.json", "teaming-dev.json")
 
 
 def variants() -> dict[str, Calibration]:
     def only(**weights: float) -> Calibration:
-        return Calibration(HYBRID.standard, weights, HYBRID.slope, HYBRID.offset,
-                           HYBRID.need_threshold, HYBRID.cover_margin)  # fmt: skip
+        return Calibration(HYBRID.standard, weights, HYBRID.slope, HYBRID.offset, HYBRID.need_threshold,
+                           HYBRID.cover_margin, HYBRID.context_weight, join=HYBRID.join)  # fmt: skip
 
     return {
         "wordllama (current)": only(**{WORDLLAMA: 1.0}),
