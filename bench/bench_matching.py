@@ -1,11 +1,12 @@
 """Offline matching research bench: ranking and team formation per method and data file, plus costs.
 
-    .venv/bin/python bench/bench_matching.py [--data DIR] [--files a.json,b.json] [--cost] [--cv]
+    .venv/bin/python bench/bench_matching.py [--data DIR] [--files a.json,b.json] [--cost] [--cv] [--cv-teams]
                                              [--calibrate] [--find-cards 10000]
 
-``--data`` defaults to ``../shared/data`` next to the repository root (pass ``--data /path/to/shared/data``
-from a worktree). Every agent of a file becomes a :class:`~ioa_p2p.matching.CardProfile` from its name
-and description only (the held-out sets carry nothing else); each goal is a query.
+``--data`` defaults to ``<shared>/data`` (``bench/shared_data.py``: ``$IOA_SHARED``, else the nearest
+``shared/`` folder beside the repository or one of its parents, i.e. ``../shared`` from a checkout).
+Every agent of a file becomes a :class:`~ioa_p2p.matching.CardProfile` from its name and description only
+(the held-out sets carry nothing else); each goal is a query.
 
 Ranking: Top@1, Top@5, Top@10 and MRR of the best-ranked gold member. Team formation (``choose_team``):
 hit (first member gold), recall (share of the gold team chosen, mean over goals), precision, exact (the
@@ -16,7 +17,8 @@ fixed-verb splitter of ``ioa_p2p.teaming``), when that module is importable.
 ``--calibrate`` prints the standardisation constants, the logistic map and the team thresholds fitted on
 the first file (the hard dev set). ``--cv`` runs the family cross-validation (agents clustered into 35
 families; 10 random halvings: weights and team thresholds tuned on the goals of half the families, tested
-on the other half). ``--cost`` prints install sizes, load time, RSS, ms per card and per query, and
+on the other half; ``--cv-teams``: the same without the fusion weights, minutes instead of hours).
+``--cost`` prints install sizes, load time, RSS, ms per card and per query, and
 ``find`` latency over ``--find-cards`` synthetic cards.
 """
 
@@ -33,15 +35,16 @@ from ioa_p2p.matching.calibration import LEXICAL, MINILM, WORDLLAMA
 sys.path.insert(0, str(Path(__file__).parent))
 import matching_cost  # noqa: E402
 import matching_eval as ev  # noqa: E402
+import shared_data  # noqa: E402
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DEFAULT_DATA = shared_data.shared_dir() / "data"
 FILES = ("teaming-dev-hard.json", "teaming-dev.json")
 
 
 def variants() -> dict[str, Calibration]:
     def only(**weights: float) -> Calibration:
-        return Calibration(HYBRID.standard, weights, HYBRID.slope, HYBRID.offset,
-                           HYBRID.need_threshold, HYBRID.cover_margin)  # fmt: skip
+        return Calibration(HYBRID.standard, weights, HYBRID.slope, HYBRID.offset, HYBRID.need_threshold,
+                           HYBRID.cover_margin, HYBRID.context_weight, join=HYBRID.join)  # fmt: skip
 
     return {
         "wordllama (current)": only(**{WORDLLAMA: 1.0}),
@@ -85,6 +88,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--files", default=",".join(FILES))
     parser.add_argument("--calibrate", action="store_true")
     parser.add_argument("--cv", action="store_true")
+    parser.add_argument("--cv-teams", action="store_true", help="--cv without the (slow) fusion-weight grid")
     parser.add_argument("--cost", action="store_true")
     parser.add_argument("--find-cards", type=int, default=10_000)
     args = parser.parse_args(argv[1:])
@@ -99,9 +103,9 @@ def main(argv: list[str]) -> int:
         data = ev.load(args.data / files[0])
         ev.calibrate(build(data), data)
         return 0
-    if args.cv:
+    if args.cv or args.cv_teams:
         data = ev.load(args.data / files[0])
-        ev.cross_validate(build(data), data, variants())
+        ev.cross_validate(build(data), data, variants(), ranking_weights=args.cv)
         return 0
     report(args.data, files)
     return 0

@@ -5,9 +5,11 @@ from __future__ import annotations
 import itertools
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import matching_join as mj  # bench/ is on sys.path (bench_matching.py)
 import numpy as np
 
 from ioa_p2p.matching import LITE, Calibration, HybridMatcher, choose_team
@@ -161,10 +163,18 @@ def calibrate(matcher: HybridMatcher, data: dict[str, Any]) -> None:
         a, b = logistic_fit(x, y)
         print(f"{label}: logistic slope {a:.3f} offset {b:.3f} (fused mean {x.mean():.2f}, gold mean "
               f"{x[y == 1].mean():.2f})")  # fmt: skip
-    print(f"team settings: best recall with precision >= {MIN_PRECISION}, best first")
-    for variant, cal in (("hybrid", matcher.calibration), ("lite", lite)):
+    print(f"join rule (best recall at precision >= {mj.MIN_PRECISION} over thresholds {mj.THRESHOLDS}):")
+    for variant, c in (("hybrid", matcher.calibration), ("lite", lite)):
+        rule, threshold, t = mj.fit(mj.score_goals(matcher.variant(c), data))
+        print(f"  {variant}: JoinRule({dict(rule.weights)}, offset {rule.offset}) need_threshold {threshold}"
+              f"  {team_row(t)}")  # fmt: skip
+    print("cover rule (calibrations without a join rule), best first:")
+    for variant, c in (
+        ("hybrid", replace(matcher.calibration, join=None)),
+        ("lite", replace(lite, join=None)),
+    ):
         print(f"  {variant}:")
-        for f1, setting, t in team_grid(matcher.variant(cal), data)[:6]:
+        for f1, setting, t in team_grid(matcher.variant(c), data)[:3]:
             print(f"    {setting}  F1 {f1:.3f}  {team_row(t)}")
 
 
@@ -185,42 +195,68 @@ def families(matcher: HybridMatcher, data: dict[str, Any], count: int = 35) -> d
     return {names[i]: k for k, c in enumerate(clusters) for i in c}
 
 
-def cross_validate(matcher: HybridMatcher, data: dict[str, Any], variants: dict[str, Calibration]) -> None:
+def family_halves(
+    matcher: HybridMatcher, data: dict[str, Any], reps: int = 10
+) -> list[tuple[list[int], list[int]]]:
+    """``reps`` random halvings of the agent families: (train goals, test goals), seeded."""
     family = families(matcher, data)
     goal_family = [family[g["team"][0]] for g in data["goals"]]
-    grid = [{WORDLLAMA: a, MINILM: b, LEXICAL: c, LATE: d} for a in (0.5, 1) for b in (0.5, 1)
-            for c in (0, 1, 2, 3) for d in (0, 0.5, 1, 2) if a + b + d > 0]  # fmt: skip
-    base = matcher.calibration
     rng = np.random.default_rng(14)
-    rows = []
-    for rep in range(10):
+    out = []
+    for _ in range(reps):
         fams = sorted(set(goal_family))
         rng.shuffle(fams)
         half = set(fams[: len(fams) // 2])
-        train = [i for i, f in enumerate(goal_family) if f in half]
-        test = [i for i, f in enumerate(goal_family) if f not in half]
+        out.append(([i for i, f in enumerate(goal_family) if f in half],
+                     [i for i, f in enumerate(goal_family) if f not in half]))  # fmt: skip
+    return out
+
+
+def cross_validate(
+    matcher: HybridMatcher,
+    data: dict[str, Any],
+    variants: dict[str, Calibration],
+    *,
+    ranking_weights: bool = True,
+) -> None:
+    """Family cross-validation: the join rule (and with ``ranking_weights`` the fusion weights, slow:
+    every weight setting re-encodes the goals) fitted on the goals of half the families, tested on the
+    other half, next to the committed settings on the same halves."""
+    grid = [{WORDLLAMA: a, MINILM: b, LEXICAL: c, LATE: d} for a in (0.5, 1) for b in (0.5, 1)
+            for c in (0, 1, 2, 3) for d in (0, 0.5, 1, 2) if a + b + d > 0]  # fmt: skip
+    base = matcher.calibration
+    assert base.join is not None
+    scored = mj.score_goals(matcher, data)
+    cover = matcher.variant(replace(base, join=None, need_threshold=0.1))
+    rows = []
+    for rep, (train, test) in enumerate(family_halves(matcher, data)):
 
         def score(weights: dict[str, float], goals: list[int]) -> dict[str, float]:
             cal = Calibration(base.standard, weights, base.slope, base.offset)
             return ranking(matcher.variant(cal), data, goals)
 
-        tuned = max(grid, key=lambda w: (lambda r: r["top1"] + r["mrr"])(score(w, train)))
-        best_team = team_grid(matcher, data, train)[0][1]
-        team_test = teams(lambda g, b=best_team: choose_team(g, matcher, **b).keys, data, test)
-        team_default = teams(lambda g: choose_team(g, matcher).keys, data, test)
-        row = {"tuned": score(tuned, test), "default": score(dict(base.weights), test),
-               "wordllama": score({WORDLLAMA: 1.0}, test), "team": team_test,
-               "team_default": team_default}  # fmt: skip
+        rule, threshold, _ = mj.fit([scored[i] for i in train])
+        test_scored = [scored[i] for i in test]
+        row = {"team": mj.team_metrics(test_scored, rule, threshold),
+               "team_default": mj.team_metrics(test_scored, base.join, base.need_threshold),
+               "team_cover": teams(lambda g: choose_team(g, cover).keys, data, test)}  # fmt: skip
+        print(f"split {rep}: train {len(train)} goals, test {len(test)}; join rule fitted on train "
+              f"{dict(rule.weights)} offset {rule.offset} threshold {threshold}")  # fmt: skip
+        if ranking_weights:
+            tuned = max(grid, key=lambda w: (lambda r: r["top1"] + r["mrr"])(score(w, train)))
+            row |= {"tuned": score(tuned, test), "default": score(dict(base.weights), test),
+                    "wordllama": score({WORDLLAMA: 1.0}, test)}  # fmt: skip
+            print(f"   weights tuned on train {tuned}")
+            for k in ("tuned", "default", "wordllama"):
+                print(f"   test {k:<10} Top@1 {row[k]['top1']:.3f} MRR {row[k]['mrr']:.3f}")
+        print(f"   test team (join rule fitted on train) {team_row(row['team'])}")
+        print(f"   test team (committed join rule)       {team_row(row['team_default'])}")
+        print(f"   test team (phase A cover rule)        {team_row(row['team_cover'])}", flush=True)
         rows.append(row)
-        print(f"split {rep}: train {len(train)} goals, test {len(test)}; weights tuned on train {tuned}; "
-              f"team setting tuned on train {best_team}")  # fmt: skip
-        for k in ("tuned", "default", "wordllama"):
-            print(f"   test {k:<10} Top@1 {row[k]['top1']:.3f} MRR {row[k]['mrr']:.3f}")
-        print(f"   test team (tuned)     {team_row(team_test)}")
-        print(f"   test team (committed) {team_row(team_default)}")
-    for k in ("tuned", "default", "wordllama"):
+    for k in ("tuned", "default", "wordllama") if ranking_weights else ():
         print(f"mean over splits, {k:<10}: Top@1 {np.mean([r[k]['top1'] for r in rows]):.3f} "
               f"MRR {np.mean([r[k]['mrr'] for r in rows]):.3f}")  # fmt: skip
-    for k, label in (("team", "tuned on train"), ("team_default", "committed")):
+    for k, label in (("team", "join rule fitted on train"), ("team_default", "committed join rule"),
+                     ("team_cover", "phase A cover rule")):  # fmt: skip
         mean = {m: float(np.mean([r[k][m] for r in rows])) for m in rows[0][k]}
         print(f"mean over splits, team ({label}): hit recall prec exact size {team_row(mean)}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -89,6 +91,17 @@ def test_choose_team_adds_members_only_for_uncovered_needs(matcher: HybridMatche
     assert "nimbus" not in choose_team("weather forecast for Paris", matcher, exclude={"nimbus"}).keys
     with pytest.raises(UsageError):
         choose_team("anything", matcher, max_team=0)
+
+
+def test_choose_team_joins_a_member_for_a_need_the_lead_leaves_open(matcher: HybridMatcher) -> None:
+    # One clause, two capabilities: Tokyo share prices (the lead) and a chart in Python. Phase A's cover
+    # rule kept the lead alone (no second clause to cover); the join rule weighs the plotter's fit to the
+    # goal, its gap to the lead and its advantage on the need.
+    goal = "Chart Toyota's share price over the last year in Python"
+    assert choose_team(goal, matcher).keys == ("kabuto", "py-plotter")
+    cover = matcher.variant(replace(matcher.calibration, join=None, need_threshold=0.1))
+    assert choose_team(goal, cover).keys == ("kabuto",)  # calibrations without a join rule: cover rule
+    assert choose_team(goal, matcher, need_threshold=0.999).keys == ("kabuto",)  # override: nobody joins
 
 
 def test_team_shortlist_starts_with_the_offline_team_and_is_bounded(matcher: HybridMatcher) -> None:

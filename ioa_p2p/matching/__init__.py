@@ -7,7 +7,8 @@ The package is self-contained (numpy, wordllama, and for the default matcher onn
 - :class:`Matcher` (port) and :class:`HybridMatcher` (:func:`hybrid_matcher`, the default;
   :func:`lite_matcher` without onnxruntime): ``index(cards)``, ``rank(query, k)`` with calibrated scores.
 - :func:`split_goal` (clauses from verbs, objects and connectives) and :func:`choose_team` (members with
-  the need each covers; a member is added only for a need no chosen member covers); :func:`team_shortlist`
+  the need each covers; a candidate joins the lead by a calibrated :class:`JoinRule` weighing its fit to
+  the goal with how much better than the chosen members it covers a need); :func:`team_shortlist`
   (the offline shortlist an LLM team-up chooses from).
 - :func:`make_matcher`: the matcher a config section names.
 
@@ -22,7 +23,7 @@ from typing import Any
 from ioa_p2p.errors import ConfigError
 
 from .base import Match, Matcher
-from .calibration import HYBRID, LITE, Calibration
+from .calibration import HYBRID, LITE, Calibration, JoinRule
 from .goals import Need, split_goal
 from .hybrid import HYBRID_MODEL_ID, LITE_MODEL_ID, HybridMatcher, hybrid_matcher, lite_matcher
 from .profile import CardProfile
@@ -54,6 +55,7 @@ __all__ = [
     "Calibration",
     "CardProfile",
     "HybridMatcher",
+    "JoinRule",
     "Match",
     "Matcher",
     "Member",

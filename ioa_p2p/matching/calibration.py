@@ -9,8 +9,10 @@ signal is BM25 divided by the query's best BM25 score (in [0, 1]). The fused sco
 ``Match.score`` reads as "how likely this card is a right pick" and thresholds mean the same for every
 query and directory size.
 
-The team-formation thresholds (:attr:`need_threshold`, :attr:`cover_margin`) are calibrated per matcher
-from the dev data too (grid search for the best whole-team F1; ``docs/matching.md`` has the table).
+Team formation is calibrated per matcher from the dev data too: the :class:`JoinRule` (a logistic model
+of "this candidate belongs in the team as well", fitted on the dev goals' gold teams) and the probability
+it must reach (:attr:`Calibration.need_threshold`); ``docs/matching.md`` has the fit and its
+cross-validation.
 Weights are not tuned per data set: each signal counts once (BM25 twice, its [0, 1] range being about
 half the spread of a standardised signal); cross-validation over agent families showed tuned weights do
 no better on unseen families.
@@ -30,8 +32,30 @@ LATE = "late"
 SIGNALS = (WORDLLAMA, MINILM, LEXICAL, LATE)
 
 
+#: Features of the join rule (:mod:`~ioa_p2p.matching.join` computes them), in fused units.
+GAP = "gap"  # the candidate's score for the whole goal minus the lead's (<= 0 for the lead's rivals)
+GOAL = "goal"  # the candidate's score for the whole goal
+ADVANTAGE = "advantage"  # its best lead over the team on one need, read in the goal's context
+JOIN_FEATURES = (GAP, GOAL, ADVANTAGE)
+
+
 def _frozen(values: Mapping[str, float]) -> Mapping[str, float]:
     return MappingProxyType(dict(values))
+
+
+@dataclass(frozen=True, slots=True)
+class JoinRule:
+    """Logistic model of the probability that a candidate belongs in a team besides the members chosen so
+    far: ``1 / (1 + exp(-(sum(weights[f] * features[f]) + offset)))`` over :data:`JOIN_FEATURES`."""
+
+    weights: Mapping[str, float]
+    offset: float
+
+    def probability(self, features: Mapping[str, float]) -> float:
+        x = self.offset + sum(w * features.get(f, 0.0) for f, w in self.weights.items())
+        if x < -60.0:
+            return 0.0
+        return 1.0 / (1.0 + math.exp(-min(x, 60.0)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,13 +69,17 @@ class Calibration:
     #: logistic map of the fused score: p = 1 / (1 + exp(-(slope * fused + offset))).
     slope: float
     offset: float
-    #: a need gets its own teammate only when its best candidate's probability reaches this.
+    #: a candidate joins the team only when its probability reaches this: the join rule's probability
+    #: when there is a :attr:`join` rule, else its need's best-candidate probability (cover rule).
     need_threshold: float = 0.5
-    #: a chosen member covers a need when its fused score for it is within this of the best candidate's.
+    #: cover rule only: a chosen member covers a need when its fused score for it is within this of the
+    #: best candidate's.
     cover_margin: float = 1.0
     #: weight of the whole goal in a need's score for a card: (1 - w) * need + w * goal.
     context_weight: float = 0.0
     extra: Mapping[str, float] = field(default_factory=dict)
+    #: who else joins the lead (:mod:`~ioa_p2p.matching.join`); None: the cover rule of phase A.
+    join: JoinRule | None = None
 
     def uses(self, signal: str) -> bool:
         return self.weights.get(signal, 0.0) != 0.0
@@ -86,9 +114,10 @@ HYBRID = Calibration(
     weights=_frozen({WORDLLAMA: 1.0, MINILM: 1.0, LEXICAL: 2.0, LATE: 1.0}),
     slope=0.672,
     offset=-7.414,
-    need_threshold=0.1,
+    need_threshold=0.15,
     cover_margin=2.0,
     context_weight=0.5,
+    join=JoinRule({GAP: 0.1164, GOAL: 0.3173, ADVANTAGE: 0.2596}, -3.8417),
 )
 """The default matcher: wordllama + MiniLM cosines, BM25, MiniLM late interaction on the shortlist."""
 
@@ -97,11 +126,26 @@ LITE = Calibration(
     weights=_frozen({WORDLLAMA: 1.0, LEXICAL: 1.0}),
     slope=1.584,
     offset=-6.694,
-    need_threshold=0.35,
+    need_threshold=0.2,
     cover_margin=2.0,
     context_weight=0.25,
+    join=JoinRule({GAP: 0.4971, GOAL: 0.8958, ADVANTAGE: 0.467}, -3.9016),
 )
 """Without onnxruntime: wordllama cosine + BM25 only."""
 
 
-__all__ = ["HYBRID", "LATE", "LEXICAL", "LITE", "MINILM", "SIGNALS", "WORDLLAMA", "Calibration"]
+__all__ = [
+    "ADVANTAGE",
+    "GAP",
+    "GOAL",
+    "HYBRID",
+    "JOIN_FEATURES",
+    "LATE",
+    "LEXICAL",
+    "LITE",
+    "MINILM",
+    "SIGNALS",
+    "WORDLLAMA",
+    "Calibration",
+    "JoinRule",
+]

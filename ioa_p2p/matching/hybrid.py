@@ -81,7 +81,8 @@ class HybridMatcher:
 
     @property
     def dim(self) -> int:
-        return _SPLIT + (MiniLMEncoder.dim if self._needs_minilm else 0)
+        # from the encoders, not the calibration: a variant of a hybrid matcher keeps its 640-d rows
+        return _SPLIT + (MiniLMEncoder.dim if self._minilm is not None else 0)
 
     @property
     def _needs_minilm(self) -> bool:

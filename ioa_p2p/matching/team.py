@@ -6,14 +6,16 @@
 3. A clause alone says too little ("where is my package really" reads like software packages), so a
    need's score for a card is read in the context of its goal: ``(1 - w) * need + w * goal`` (fused
    units), with ``w`` the calibration's :attr:`~ioa_p2p.matching.Calibration.context_weight`.
-4. Needs are visited from the most confidently matched to the least. A need is *covered* when a chosen
-   member's score for the need's own text is within ``cover_margin`` of that of the need's best candidate
-   (in context); only an uncovered need adds a member, its best candidate, and only when that
-   candidate's calibrated score in context reaches ``need_threshold``, up to ``max_team``.
+4. Members join the lead one at a time (:mod:`~ioa_p2p.matching.join`): the candidate most likely to
+   belong in the team as well, by the calibration's :class:`~ioa_p2p.matching.calibration.JoinRule`
+   (its fit to the goal, its gap to the lead, and how much better than every chosen member it covers
+   its best need), joins while that probability reaches ``need_threshold``, up to ``max_team``.
+   Calibrations without a join rule keep phase A's *cover rule* (:func:`_cover_rule`): a need adds its
+   best candidate only when no chosen member comes within ``cover_margin`` of it.
 5. Each need is reported with the member that covers it best (or none).
 
-``need_threshold``, ``cover_margin`` and ``context_weight`` are calibrated per matcher on the dev data
-(``bench/bench_matching.py --calibrate``); callers may override the first two.
+The join rule, ``need_threshold``, ``cover_margin`` and ``context_weight`` are calibrated per matcher on
+the dev data (``bench/bench_matching.py --calibrate``); callers may override them.
 """
 
 from __future__ import annotations
@@ -25,8 +27,9 @@ from dataclasses import dataclass
 from ioa_p2p.errors import UsageError
 
 from .base import Match, Matcher
-from .calibration import Calibration
+from .calibration import Calibration, JoinRule
 from .goals import Need, split_goal
+from .join import grow_team, in_context
 
 POOL = 12  # best cards for the whole goal that may join (their need scores decide)
 NEED_POOL = 4  # best cards of each need that may join too
@@ -58,6 +61,42 @@ class TeamPick:
         return tuple(m.key for m in self.members)
 
 
+@dataclass(frozen=True, slots=True)
+class PoolScores:
+    """What team formation knows of a goal: the lead's ranking, the needs, and the pool's fused scores
+    for the whole goal and for each need's own text (``alone``, keyed by :attr:`Need.index`)."""
+
+    ranked: tuple[Match, ...]
+    needs: tuple[Need, ...]
+    goal: Mapping[str, float]
+    alone: Mapping[int, Mapping[str, float]]
+
+
+def score_pool(
+    goal: str,
+    matcher: Matcher,
+    *,
+    among: Collection[str] | None = None,
+    exclude: Collection[str] = (),
+    pool: int = POOL,
+    need_pool: int = NEED_POOL,
+) -> PoolScores:
+    """Steps 1-2 of the module docstring: the goal's ranking, its needs and the pool's scores."""
+    candidates = _allowed(among, exclude)
+    ranked = tuple(m for m in matcher.rank(goal, pool, among=candidates) if m.key not in exclude)
+    needs = split_goal(goal)
+    if not ranked:
+        return PoolScores((), needs, {}, {})
+    keys = {m.key for m in ranked}
+    for need in needs if need_pool else ():
+        keys.update(
+            m.key for m in matcher.rank(need.text, need_pool, among=candidates) if m.key not in exclude
+        )
+    goal_scores = {m.key: m.fused for m in matcher.rank(goal, len(keys), among=keys)}
+    alone = {n.index: {m.key: m.fused for m in matcher.rank(n.text, len(keys), among=keys)} for n in needs}
+    return PoolScores(ranked, needs, goal_scores, alone)
+
+
 def choose_team(
     goal: str,
     matcher: Matcher,
@@ -70,47 +109,65 @@ def choose_team(
     context_weight: float | None = None,
     pool: int = POOL,
     need_pool: int = NEED_POOL,
+    join: JoinRule | None = None,
 ) -> TeamPick:
-    """Pick 1..``max_team`` members for ``goal`` from the matcher's cards (see the module docstring)."""
+    """Pick 1..``max_team`` members for ``goal`` from the matcher's cards (see the module docstring).
+
+    ``join`` overrides the calibration's join rule (benchmarks); ``need_threshold`` is the probability a
+    candidate must reach to join (the join rule's, or with no join rule the cover rule's).
+    """
     if max_team < 1:
         raise UsageError("max_team must be at least 1")
     cal = matcher.calibration
     threshold = cal.need_threshold if need_threshold is None else need_threshold
     margin = cal.cover_margin if cover_margin is None else cover_margin
     weight = cal.context_weight if context_weight is None else context_weight
-    candidates = _allowed(among, exclude)
-    ranked = [m for m in matcher.rank(goal, pool, among=candidates) if m.key not in exclude]
-    needs = split_goal(goal)
+    rule = cal.join if join is None else join
+    scored = score_pool(goal, matcher, among=among, exclude=exclude, pool=pool, need_pool=need_pool)
+    ranked, needs = scored.ranked, scored.needs
     if not ranked:
         return TeamPick((), tuple(NeedCover(n.text, "", 0.0) for n in needs))
-    keys = {m.key for m in ranked}
-    for need in needs if need_pool else ():
-        keys.update(
-            m.key for m in matcher.rank(need.text, need_pool, among=candidates) if m.key not in exclude
+    table = {i: in_context(scores, scored.goal, weight) for i, scores in scored.alone.items()}
+    if rule is not None:
+        chosen = grow_team(
+            ranked[0].key,
+            scored.goal,
+            [table[n.index] for n in needs],
+            rule,
+            threshold=threshold,
+            max_team=max_team,
         )
-    goal_scores = {m.key: m.fused for m in matcher.rank(goal, len(keys), among=keys)}
-    alone = {n.index: {m.key: m.fused for m in matcher.rank(n.text, len(keys), among=keys)} for n in needs}
-    table = {i: _in_context(scores, goal_scores, weight) for i, scores in alone.items()}
-    chosen = [ranked[0].key]
-    for need in sorted(needs, key=lambda n: -max(table[n.index].values(), default=0.0)):
+    else:
+        chosen = _cover_rule(ranked[0].key, scored, table, cal, threshold, margin, max_team)
+    return _pick(chosen, ranked, needs, table, cal)
+
+
+def _cover_rule(
+    lead: str,
+    scored: PoolScores,
+    table: Mapping[int, Mapping[str, float]],
+    cal: Calibration,
+    threshold: float,
+    margin: float,
+    max_team: int,
+) -> list[str]:
+    """Phase A's rule (calibrations without a join rule): needs from the most confidently matched; a
+    need adds its best card when no chosen member comes within ``margin`` of it on the need's own text
+    and that card's probability in context reaches ``threshold``."""
+    chosen = [lead]
+    for need in sorted(scored.needs, key=lambda n: -max(table[n.index].values(), default=0.0)):
         scores = table[need.index]
         if not scores or len(chosen) >= max_team:
             continue
         best = max(scores, key=lambda k: (scores[k], k))
         if best in chosen:
             continue
-        own = alone[need.index]  # covered: a member is about as good for the need itself
+        own = scored.alone[need.index]  # covered: a member is about as good for the need itself
         if max(own.get(k, -math.inf) for k in chosen) >= own[best] - margin:
             continue
         if cal.probability(scores[best]) >= threshold:
             chosen.append(best)
-    return _pick(chosen, ranked, needs, table, cal)
-
-
-def _in_context(need: Mapping[str, float], goal: Mapping[str, float], weight: float) -> dict[str, float]:
-    """A need's fused score per card, read in the context of its goal (module docstring, step 3)."""
-    floor = min(goal.values(), default=0.0)
-    return {k: (1.0 - weight) * v + weight * goal.get(k, floor) for k, v in need.items()}
+    return chosen
 
 
 def _allowed(among: Collection[str] | None, exclude: Collection[str]) -> Collection[str] | None:
@@ -174,4 +231,14 @@ def team_shortlist(
     return tuple(out)[:size]
 
 
-__all__ = ["NEED_POOL", "POOL", "Member", "NeedCover", "TeamPick", "choose_team", "team_shortlist"]
+__all__ = [
+    "NEED_POOL",
+    "POOL",
+    "Member",
+    "NeedCover",
+    "PoolScores",
+    "TeamPick",
+    "choose_team",
+    "score_pool",
+    "team_shortlist",
+]

@@ -1,0 +1,86 @@
+"""Who joins the lead: a calibrated rule that grows a team one member at a time (pure).
+
+Team formation (:mod:`~ioa_p2p.matching.team`) scores a pool of candidates for the whole goal and for
+each of its needs (clauses). Starting from the lead (the goal's best card), the candidate most likely to
+belong in the team as well joins while that probability reaches the threshold, up to ``max_team``
+members. The probability is a :class:`~ioa_p2p.matching.calibration.JoinRule` over three features of the
+candidate *given the members chosen so far*, all in fused units:
+
+- ``goal``: its score for the whole goal (a card that fits the goal at all);
+- ``gap``: that score minus the lead's (a strong lead leaves less room for a second member);
+- ``advantage``: over the goal's needs, its best lead over every chosen member on one need, the need's
+  score read in the goal's context (``(1 - w) * need + w * goal``). A candidate that no need prefers to
+  the members already chosen has a negative advantage: what it would bring is covered already, so it
+  rarely joins. This is how "a member is added only for a need no chosen member covers" is decided: by
+  how much better the candidate covers its best need, weighed with how well it fits the goal, not by a
+  hard cut (a hard cut lost recall on the dev data: ``docs/matching.md``).
+
+The weights and the threshold are fitted per matcher on the dev data (``bench/bench_matching.py
+--calibrate``) and checked by family cross-validation (``--cv``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from .calibration import ADVANTAGE, GAP, GOAL, JoinRule
+
+Scores = Mapping[str, float]
+
+
+def in_context(need: Scores, goal: Scores, weight: float) -> dict[str, float]:
+    """A need's fused score per card, read in the context of its goal: ``(1 - w) * need + w * goal``."""
+    floor = min(goal.values(), default=0.0)
+    return {k: (1.0 - weight) * v + weight * goal.get(k, floor) for k, v in need.items()}
+
+
+def join_features(
+    candidate: str, team: Sequence[str], goal: Scores, needs: Sequence[Scores]
+) -> dict[str, float]:
+    """The join rule's features for ``candidate`` given the chosen ``team`` (lead first).
+
+    ``goal``: fused scores of the pool for the whole goal; ``needs``: per need, fused scores of the pool
+    already read in context (:func:`in_context`).
+    """
+    floor = min(goal.values(), default=0.0)
+    own = goal.get(candidate, floor)
+    advantage = -1e9
+    for scores in needs:
+        low = min(scores.values(), default=0.0)
+        covered = max((scores.get(k, low) for k in team), default=low)
+        advantage = max(advantage, scores.get(candidate, low) - covered)
+    if not needs:
+        advantage = 0.0
+    return {GAP: own - goal.get(team[0], floor), GOAL: own, ADVANTAGE: advantage}
+
+
+def grow_team(
+    lead: str,
+    goal: Scores,
+    needs: Sequence[Scores],
+    rule: JoinRule,
+    *,
+    threshold: float,
+    max_team: int,
+) -> list[str]:
+    """``lead`` and the candidates of ``goal`` that join it, in the order they joined (module docstring).
+
+    ``needs`` are the per-need scores in context (:func:`in_context`); every candidate is a key of
+    ``goal``. Ties go to the smaller key, so the choice does not depend on the pool's order.
+    """
+    team = [lead]
+    while len(team) < max_team:
+        best: tuple[float, str] | None = None
+        for key in sorted(goal):
+            if key in team:
+                continue
+            p = rule.probability(join_features(key, team, goal, needs))
+            if best is None or p > best[0]:
+                best = (p, key)
+        if best is None or best[0] < threshold:
+            break
+        team.append(best[1])
+    return team
+
+
+__all__ = ["grow_team", "in_context", "join_features"]
