@@ -196,7 +196,7 @@ def _convert(value: Any, hint: Any, rule: Rule) -> tuple[bool, Any]:
     if hint is str:
         return isinstance(value, str), value
     if origin is Literal:
-        return isinstance(value, str | int) and value in typing.get_args(hint), value
+        return not isinstance(value, bool) and value in typing.get_args(hint), value
     if origin is tuple:
         if rule.one_or_list and isinstance(value, str):
             value = [value]
