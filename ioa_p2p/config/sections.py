@@ -24,7 +24,6 @@ parse.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import types
 import typing
@@ -104,7 +103,7 @@ def parse_section(
     missing = [name for name, f in known.items() if _required(f) and name not in table]
     if missing:
         raise error(f"{where} lacks the required {noun} {missing}; add them")
-    hints = _hints(cls)
+    hints = typing.get_type_hints(cls)
     values = {
         name: read_value(table[name], hints[name], rule_of(f), key_name(where, name), error)
         for name, f in known.items()
@@ -166,11 +165,6 @@ def rule_of(f: dataclasses.Field[Any]) -> Rule:
 
 def _required(f: dataclasses.Field[Any]) -> bool:
     return f.default is MISSING and f.default_factory is MISSING
-
-
-@functools.cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
 
 
 def _is_optional(hint: Any) -> bool:
