@@ -10,7 +10,6 @@ Imports: :mod:`ioa_p2p.errors` only.
 """
 
 from ioa_p2p.config.limits import Limits
-from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.config.node_config import (
     CONFIG_FILE_NAME,
     NODE_INFO_FILE_NAME,
@@ -21,6 +20,7 @@ from ioa_p2p.config.node_config import (
     parse_config,
     write_default_config,
 )
+from ioa_p2p.config.sections import parse_section, setting
 
 __all__ = [
     "CONFIG_FILE_NAME",
