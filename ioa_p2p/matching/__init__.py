@@ -40,9 +40,12 @@ class MatcherSettings:
     late_capacity: int | None = setting(None, above=0)
 
 
-def make_matcher(settings: Mapping[str, Any] | None = None) -> HybridMatcher:
-    """``{"matcher": "hybrid"|"lite", "shortlist": 10, "late_capacity": 4096}`` -> a matcher."""
-    parsed = parse_section(MatcherSettings, settings, "the matcher settings", noun="matcher options")
+def make_matcher(
+    settings: Mapping[str, Any] | None = None, where: str = "the matcher settings"
+) -> HybridMatcher:
+    """``{"matcher": "hybrid"|"lite", "shortlist": 10, "late_capacity": 4096}`` -> a matcher (``where``
+    names the table in messages)."""
+    parsed = parse_section(MatcherSettings, settings, where, noun="matcher options")
     sizes = {"shortlist": parsed.shortlist, "late_capacity": parsed.late_capacity}
     options = {key: value for key, value in sizes.items() if value is not None}
     if parsed.matcher == "hybrid":
