@@ -18,14 +18,13 @@ from __future__ import annotations
 
 import logging
 import math
-import types
-import typing
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import trio
 
+from ioa_p2p.config.sections import parse_section
 from ioa_p2p.conversation.failures import (
     ADAPTER_FAILURES,
     BAD_OUTPUT,
@@ -380,55 +379,13 @@ OptionsT = TypeVar("OptionsT")
 
 
 def parse_options(cls: type[OptionsT], options: Mapping[str, Any] | None, kind: str) -> OptionsT:
-    """Build the frozen dataclass ``cls`` from a TOML options table, checking names and types.
-
-    Supported field types: ``str``, ``int``, ``float`` (ints accepted), ``bool``,
-    ``tuple[str, ...]`` (a TOML list of strings), ``dict[str, Any]`` and ``X | None``. Raises
-    :class:`~ioa_p2p.errors.AdapterOptionsError` naming the bad key and the expected type.
-    """
-    options = dict(options or {})
-    hints = typing.get_type_hints(cls)
-    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(options) - names)
-    if unknown:
-        raise AdapterOptionsError(f"unknown option(s) {unknown} for adapter {kind!r}; known: {sorted(names)}")
-    values: dict[str, Any] = {}
-    for name, value in options.items():
-        values[name] = _coerce(value, hints[name], f"adapter {kind!r} option {name!r}")
-    try:
-        return cls(**values)
-    except TypeError as exc:  # a required option is missing
-        raise AdapterOptionsError(f"adapter {kind!r}: {exc}") from None
-
-
-def _coerce(value: Any, hint: Any, where: str) -> Any:
-    origin = typing.get_origin(hint)
-    if origin in (types.UnionType, typing.Union):
-        args = typing.get_args(hint)
-        if value is None and type(None) in args:
-            return None
-        (inner,) = [a for a in args if a is not type(None)]
-        return _coerce(value, inner, where)
-    if hint is bool:
-        if isinstance(value, bool):
-            return value
-    elif hint is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif hint is float:
-        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-            return float(value)
-    elif hint is str:
-        if isinstance(value, str):
-            return value
-    elif origin is tuple:
-        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-            return tuple(value)
-        raise AdapterOptionsError(f"{where} must be a list of strings, not {value!r}")
-    elif origin is dict and isinstance(value, dict):
-        return dict(value)
-    name = getattr(hint, "__name__", str(hint))
-    raise AdapterOptionsError(f"{where} must be of type {name}, not {value!r}")
+    """Build the frozen dataclass ``cls`` from an adapter's ``[agent.options]`` table with the one section
+    parser (:func:`~ioa_p2p.config.sections.parse_section`: ``str``, ``int``, ``float``, ``bool``,
+    ``tuple[str, ...]``, ``dict[str, Any]``, ``Literal[...]``, ``X | None``, ranges set with
+    :func:`~ioa_p2p.config.sections.setting`). Raises :class:`~ioa_p2p.errors.AdapterOptionsError`
+    naming the adapter kind and the option."""
+    where = f"[agent.options] of adapter {kind!r}"
+    return parse_section(cls, options, where, error=AdapterOptionsError, noun="options")
 
 
 __all__ = [

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
-from ioa_p2p.errors import ConfigError, UsageError
+from ioa_p2p.config.sections import parse_section, setting
+from ioa_p2p.errors import UsageError
 
 Matrix = npt.NDArray[np.float32]
 Scored = list[tuple[str, float]]
@@ -318,21 +319,37 @@ class AnnoyIndex:
         self._rebuilding = False
 
 
+@dataclass(frozen=True, slots=True)
+class IndexSettings:
+    """The ``[discovery.index]`` table: the index kind and the annoy index's options (exact takes none)."""
+
+    kind: Literal["annoy", "exact"] = "annoy"
+    min_size: int = setting(20_000, low=0)
+    n_trees: int = setting(50, low=1)
+    search_k: int | None = setting(None, low=1)
+    rebuild_fraction: float = setting(0.05, low=0)
+    min_rebuild: int = setting(500, low=0)
+    seed: int = 1
+
+
 def make_index(settings: dict[str, Any] | None, dim: int) -> VectorIndex:
     """``{"kind": "exact"|"annoy", ...annoy options}`` -> an index (default: annoy, exact when small)."""
-    settings = dict(settings or {})
-    kind = settings.pop("kind", "annoy")
-    if kind == "exact":
+    parsed = parse_section(IndexSettings, settings, "[discovery.index]")
+    if parsed.kind == "exact":
         return ExactIndex(dim)
-    if kind == "annoy":
-        try:
-            return AnnoyIndex(dim, **settings)
-        except TypeError as exc:
-            raise ConfigError(f"bad annoy index options {settings}: {exc}") from None
-    raise ConfigError(f"unknown index kind {kind!r}; use 'exact' or 'annoy'")
+    return AnnoyIndex(
+        dim,
+        min_size=parsed.min_size,
+        n_trees=parsed.n_trees,
+        search_k=parsed.search_k,
+        rebuild_fraction=parsed.rebuild_fraction,
+        min_rebuild=parsed.min_rebuild,
+        seed=parsed.seed,
+    )
 
 
 __all__ = [
+    "IndexSettings",
     "AnnoyIndex",
     "BuiltSnapshot",
     "ExactIndex",

@@ -35,76 +35,42 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 from ioa_p2p.card import MAX_TTL_MS
+from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.errors import ConfigError
 from ioa_p2p.identity import PeerId
 
-_NUMBERS: dict[str, tuple[type, float, float]] = {
-    "ttl": (float, 2.0, MAX_TTL_MS / 1000),
-    "republish": (float, 0.5, MAX_TTL_MS / 1000),
-    "probes": (int, 0, 512),
-    "ask": (int, 1, 20),
-    "find_timeout": (float, 0.1, 600.0),
-    "card_refresh": (float, 0.0, 86_400.0),
-    "max_fetch": (int, 1, 10_000),
-    "heartbeat": (float, 0.05, 120.0),
-    "max_cards": (int, 1, 10_000_000),
-}
-_FLAGS = ("enabled", "gossip", "dht", "eclipse_protection")
-
-
 DEFAULT_TTL = 1800.0
-MATCHERS = ("hybrid", "lite")
+MAX_TTL = MAX_TTL_MS / 1000
 
 
 @dataclass(frozen=True, slots=True)
 class DiscoverySettings:
     enabled: bool = True
-    ttl: float = DEFAULT_TTL
-    republish: float = DEFAULT_TTL / 3
+    ttl: float = setting(DEFAULT_TTL, low=2.0, high=MAX_TTL, unit="seconds")
+    #: default: a third of ``ttl``
+    republish: float = setting(DEFAULT_TTL / 3, low=0.5, high=MAX_TTL, unit="seconds")
     gossip: bool = True
     dht: bool = True
-    probes: int = 40
-    ask: int = 2
-    find_timeout: float = 10.0
-    card_refresh: float = 60.0
-    max_fetch: int = 64
-    heartbeat: float = 1.0
+    probes: int = setting(40, low=0, high=512)
+    ask: int = setting(2, low=1, high=20)
+    find_timeout: float = setting(10.0, low=0.1, high=600.0, unit="seconds")
+    card_refresh: float = setting(60.0, low=0.0, high=86_400.0, unit="seconds")
+    max_fetch: int = setting(64, low=1, high=10_000)
+    heartbeat: float = setting(1.0, low=0.05, high=120.0, unit="seconds")
     eclipse_protection: bool = True
-    max_cards: int = 200_000
-    matcher: str = "hybrid"
+    max_cards: int = setting(200_000, low=1, high=10_000_000)
+    matcher: Literal["hybrid", "lite"] = "hybrid"
     index: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_section(cls, table: dict[str, Any]) -> DiscoverySettings:
-        known = set(_NUMBERS) | set(_FLAGS) | {"index", "matcher"}
-        unknown = sorted(set(table) - known)
-        if unknown:
-            raise ConfigError(f"unknown keys in [discovery]: {unknown} (known: {sorted(known)})")
-        values: dict[str, Any] = {}
-        for key, (kind, low, high) in _NUMBERS.items():
-            if key in table:
-                values[key] = _number(key, table[key], kind, low, high)
-        for key in _FLAGS:
-            if key in table:
-                if not isinstance(table[key], bool):
-                    raise ConfigError(f"[discovery].{key} must be true or false")
-                values[key] = table[key]
-        if "matcher" in table:
-            if table["matcher"] not in MATCHERS:
-                wanted = table["matcher"]
-                raise ConfigError(f"[discovery].matcher must be one of {list(MATCHERS)}, not {wanted!r}")
-            values["matcher"] = table["matcher"]
-        if "index" in table:
-            if not isinstance(table["index"], dict):
-                raise ConfigError("[discovery].index must be a table")
-            values["index"] = dict(table["index"])
-        if "republish" not in values:
-            values["republish"] = values.get("ttl", DEFAULT_TTL) / 3
-        settings = cls(**values)
+        settings = parse_section(cls, table, "[discovery]")
+        if "republish" not in table:
+            settings = replace(settings, republish=settings.ttl / 3)
         if settings.republish >= settings.ttl:
             raise ConfigError(
                 f"[discovery].republish ({settings.republish} s) must be shorter than "
@@ -121,50 +87,29 @@ LIST_FIELDS = ("skills", "task_types", "languages", "input_types", "output_types
 class AgentSettings:
     name: str
     description: str = ""
-    skills: tuple[str, ...] = ()
-    task_types: tuple[str, ...] = ()
+    skills: tuple[str, ...] = setting((), one_or_list=True)
+    task_types: tuple[str, ...] = setting((), one_or_list=True)
     adapter: str = ""
-    languages: tuple[str, ...] = ()  # structured capability fields (card version 2, docs/protocol.md §9.1)
-    input_types: tuple[str, ...] = ()
-    output_types: tuple[str, ...] = ()
-    tools: tuple[str, ...] = ()
+    #: structured capability fields (card version 2, docs/protocol.md §9.1)
+    languages: tuple[str, ...] = setting((), one_or_list=True)
+    input_types: tuple[str, ...] = setting((), one_or_list=True)
+    output_types: tuple[str, ...] = setting((), one_or_list=True)
+    tools: tuple[str, ...] = setting((), one_or_list=True)
 
     @classmethod
     def from_section(cls, table: dict[str, Any], peer: PeerId) -> AgentSettings:
-        # Other services (adapters, goals) keep their own keys in [agent]: unknown keys are theirs.
-        values: dict[str, Any] = {}
-        for key in ("name", "description", "adapter"):
-            if key in table:
-                if not isinstance(table[key], str):
-                    raise ConfigError(f"[agent].{key} must be text")
-                values[key] = table[key]
-        for key in LIST_FIELDS:
-            if key in table:
-                value = table[key]
-                if isinstance(value, str):
-                    value = [value]
-                if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                    raise ConfigError(f"[agent].{key} must be a list of text")
-                values[key] = tuple(value)
-        if not values.get("name", "").strip():
-            values["name"] = f"agent-{peer.short()}"
-        return cls(**values)
+        """The agent's own keys of ``[agent]``; the other keys of the table (``options``...) belong to the
+        adapter and the goals service and are left to them. A blank name: ``agent-<peer>``."""
+        settings = parse_section(cls, {"name": "", **table}, "[agent]", ignore_unknown=True)
+        if not settings.name.strip():
+            settings = replace(settings, name=f"agent-{peer.short()}")
+        return settings
 
     def with_changes(self, changes: dict[str, Any], peer: PeerId) -> AgentSettings:
         merged: dict[str, Any] = {"name": self.name, "description": self.description, "adapter": self.adapter}
         merged.update({key: list(getattr(self, key)) for key in LIST_FIELDS})
         merged.update(changes)
         return AgentSettings.from_section(merged, peer)
-
-
-def _number(key: str, value: Any, kind: type, low: float, high: float) -> Any:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(f"[discovery].{key} must be a number")
-    if kind is int and not isinstance(value, int):
-        raise ConfigError(f"[discovery].{key} must be an integer")
-    if not low <= value <= high:
-        raise ConfigError(f"[discovery].{key} must be between {low:g} and {high:g}, got {value}")
-    return kind(value)
 
 
 __all__ = ["AgentSettings", "DiscoverySettings"]

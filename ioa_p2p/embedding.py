@@ -11,6 +11,10 @@ Backends:
 - :class:`OpenAIEmbedder`: any OpenAI-compatible ``/v1/embeddings`` endpoint (``base_url``, ``model``).
 - :class:`HashingEmbedder`: numpy-only hashed word and character n-grams; deterministic, instant, weaker.
   Used by unit tests as the scripted fake and as a last resort when wordllama is unavailable.
+
+The ``[embedding]`` table is read by the one section parser (:func:`~ioa_p2p.config.sections.parse_section`)
+into the settings of its ``backend`` (:class:`WordLlamaSettings`, :class:`HashingSettings`,
+:class:`OpenAISettings`).
 """
 
 from __future__ import annotations
@@ -18,13 +22,15 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
 
+from ioa_p2p.config.sections import key_name, parse_section, setting
 from ioa_p2p.errors import ConfigError, PeerUnreachable, RemotePeerError
 
 Matrix = npt.NDArray[np.float32]
@@ -195,33 +201,85 @@ class OpenAIEmbedder:
         return matrix
 
 
-def make_embedder(settings: dict[str, Any] | None = None) -> Embedder:
-    """Build the embedder a config section asks for: ``{"backend": "wordllama"|"matcher"|"openai"|"hashing",
-    ...}``. ``matcher`` is the offline matcher's vector scheme (:func:`ioa_p2p.matching.make_matcher`;
-    option ``matcher = "hybrid"|"lite"``), what a node's discovery uses by default."""
-    settings = dict(settings or {})
-    backend = settings.pop("backend", "wordllama")
-    try:
-        if backend == "matcher":
-            from ioa_p2p.matching import make_matcher  # noqa: PLC0415  (loads no model until used)
+@dataclass(frozen=True, slots=True)
+class WordLlamaSettings:
+    """``[embedding]`` with ``backend = "wordllama"`` (the default)."""
 
-            return make_matcher(settings)
-        if backend == "wordllama":
-            return WordLlamaEmbedder(**settings)
-        if backend == "hashing":
-            return HashingEmbedder(**settings)
-        if backend == "openai":
-            return OpenAIEmbedder(**settings)
-    except TypeError as exc:
-        raise ConfigError(f"bad options for embedding backend {backend!r}: {exc}") from None
-    raise ConfigError(f"unknown embedding backend {backend!r}; use matcher, wordllama, openai or hashing")
+    backend: Literal["wordllama"] = "wordllama"
+    dim: Literal[64, 128, 256] = 256
+
+
+@dataclass(frozen=True, slots=True)
+class HashingSettings:
+    """``[embedding]`` with ``backend = "hashing"``."""
+
+    backend: Literal["hashing"] = "hashing"
+    dim: int = setting(256, low=8)
+
+
+@dataclass(frozen=True, slots=True)
+class OpenAISettings:
+    """``[embedding]`` with ``backend = "openai"``: the model and its dimension are required."""
+
+    backend: Literal["openai"]
+    model: str
+    dim: int = setting(low=1)
+    base_url: str | None = None
+    api_key: str | None = None
+
+
+EmbeddingSettings = WordLlamaSettings | HashingSettings | OpenAISettings
+_BACKENDS: dict[str, type[EmbeddingSettings]] = {
+    "wordllama": WordLlamaSettings,
+    "openai": OpenAISettings,
+    "hashing": HashingSettings,
+}
+
+
+def embedding_settings(
+    settings: Mapping[str, Any] | None = None, where: str = "[embedding]"
+) -> EmbeddingSettings:
+    """The ``[embedding]`` table, parsed (its ``backend`` chooses which keys it takes); ConfigError."""
+    table = dict(settings or {})
+    backend = table.get("backend", "wordllama")
+    kind = _BACKENDS.get(backend) if isinstance(backend, str) else None
+    if kind is None:
+        key = key_name(where, "backend")
+        raise ConfigError(
+            f"unknown embedding backend {backend!r} in {key}; use matcher, wordllama, openai or hashing"
+        )
+    return parse_section(kind, {"backend": backend, **table}, where)
+
+
+def make_embedder(settings: Mapping[str, Any] | None = None, where: str = "[embedding]") -> Embedder:
+    """Build the embedder a config section asks for: ``{"backend": "wordllama"|"matcher"|"openai"|"hashing",
+    ...}`` (``where`` names the table in messages). ``matcher`` is the offline matcher's vector scheme
+    (:func:`ioa_p2p.matching.make_matcher`; option ``matcher = "hybrid"|"lite"``)."""
+    table = dict(settings or {})
+    if table.get("backend") == "matcher":
+        from ioa_p2p.matching import make_matcher  # noqa: PLC0415  (loads no model until used)
+
+        return make_matcher({k: v for k, v in table.items() if k != "backend"}, where)
+    parsed = embedding_settings(settings, where)
+    if isinstance(parsed, OpenAISettings):
+        return OpenAIEmbedder(
+            model=parsed.model, base_url=parsed.base_url, api_key=parsed.api_key, dim=parsed.dim
+        )
+    if isinstance(parsed, HashingSettings):
+        return HashingEmbedder(parsed.dim)
+    return WordLlamaEmbedder(parsed.dim)
 
 
 __all__ = [
     "Embedder",
     "HashingEmbedder",
     "Matrix",
+    "EmbeddingSettings",
+    "HashingSettings",
     "OpenAIEmbedder",
+    "OpenAISettings",
+    "WordLlamaSettings",
+    "embedding_settings",
     "WordLlamaEmbedder",
     "make_embedder",
     "normalise",

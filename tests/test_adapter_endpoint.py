@@ -21,5 +21,6 @@ def test_the_node_model_table_is_accepted_whole() -> None:
 
 
 def test_an_unknown_key_is_refused_with_its_name() -> None:
-    with pytest.raises(IoAError, match="unknown keys \\['temprature'\\]"):
+    said = r"unknown keys in \[agent\.options\.model\] of adapter 'smolagents': \['temprature'\]"
+    with pytest.raises(IoAError, match=said):
         endpoint_from_settings({**NODE_MODEL_TABLE, "temprature": 1}, kind="smolagents", env={})

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ioa_p2p.budget import Ledger, RateBudget
-from ioa_p2p.config.limits import Limits, MiB, parse_table
+from ioa_p2p.config.limits import Limits, MiB
+from ioa_p2p.config.sections import parse_section
 from ioa_p2p.errors import ConfigError
 from ioa_p2p.history.pending import PendingSet
 
@@ -136,9 +137,9 @@ def test_limits_refuse_bad_values_with_a_clear_error(table: dict[str, object], m
         Limits.from_section(table)
 
 
-def test_parse_table_requires_a_table() -> None:
+def test_limits_must_be_a_table() -> None:
     with pytest.raises(ConfigError, match="must be a table"):
-        parse_table(Limits, [], "limits")  # type: ignore[arg-type]
+        parse_section(Limits, [], "[limits]")
 
 
 # --------------------------------------------------------------------------- PendingSet

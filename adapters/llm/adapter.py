@@ -28,7 +28,7 @@ from ioa_p2p.adapters.llm.tools import Tool, adapter_tool, http_get_tool, read_f
 from ioa_p2p.adapters.registry import load_adapter
 from ioa_p2p.adapters.remote import fit_card
 from ioa_p2p.adapters.toolloop import Limits, ToolLoop, ToolSpec
-from ioa_p2p.errors import AdapterOptionsError, ConfigError
+from ioa_p2p.errors import AdapterOptionsError
 from ioa_p2p.llm import Model, model_from_settings
 
 if TYPE_CHECKING:  # the mcp package takes seconds to import: only when MCP servers are configured
@@ -40,10 +40,8 @@ _TOOL_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 
 def model_for(settings: Mapping[str, Any], kind: str, env: Mapping[str, str] | None = None) -> Model:
     """The OpenAI-compatible model an adapter's ``model`` option (the ``[model]`` keys) names."""
-    try:
-        model = model_from_settings(dict(settings), env)
-    except ConfigError as exc:
-        raise AdapterOptionsError(f"adapter {kind!r} option model: {exc}") from None
+    where = f"[agent.options.model] of adapter {kind!r}"
+    model = model_from_settings(settings, env, where=where, error=AdapterOptionsError)
     if model is None:
         raise AdapterOptionsError(
             f"adapter {kind!r} needs a model endpoint: set [agent.options] model = {{base_url = ..., "

@@ -19,7 +19,7 @@ import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import mcp
 import trio
@@ -38,9 +38,9 @@ from ioa_p2p.adapters.remote import (
     usage_record,
 )
 from ioa_p2p.adapters.toolloop import Limits, ToolChooser, ToolLoop, ToolSpec
+from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.errors import (
     AdapterOptionsError,
-    ConfigError,
     IoAError,
     IoATimeout,
     PeerUnreachable,
@@ -68,6 +68,17 @@ class McpOptions:
     # from its [model] table; none anywhere = such tasks are rejected) with these loop settings.
     model: dict[str, Any] = field(default_factory=dict)
     loop: dict[str, Any] = field(default_factory=dict)  # mode, max_steps, max_tokens, timeout, instructions
+
+
+@dataclass(frozen=True, slots=True)
+class LoopOptions:
+    """The ``loop`` option: the tool loop that chooses for tasks naming no tool."""
+
+    mode: Literal["auto", "native", "react"] = "auto"
+    max_steps: int = setting(8, low=1, high=100)
+    max_tokens: int = setting(50_000, low=100)
+    timeout: float = setting(300.0, above=0, unit="seconds")
+    instructions: str = ""
 
 
 def _server_spec(o: McpOptions, env: Mapping[str, str] | None) -> ServerSpec:
@@ -275,32 +286,20 @@ class McpAdapter:
 
 def chooser_from_options(o: McpOptions) -> ToolLoop | None:
     """The tool loop for tasks that name no tool, when a model endpoint is configured (else None)."""
-    try:
-        model = model_from_settings(dict(o.model)) if o.model or _env_model() else None
-    except ConfigError as exc:
-        raise AdapterOptionsError(f"adapter 'mcp' option model: {exc}") from None
+    where = "[agent.options.model] of adapter 'mcp'"
+    configured = o.model or _env_model()
+    model = model_from_settings(o.model, where=where, error=AdapterOptionsError) if configured else None
     if model is None:
         return None
-    known = {"mode", "max_steps", "max_tokens", "timeout", "instructions"}
-    unknown = sorted(set(o.loop) - known)
-    if unknown:
-        raise AdapterOptionsError(
-            f"adapter 'mcp' option loop: unknown keys {unknown}; known: {sorted(known)}"
-        )
-    try:
-        limits = Limits(
-            max_steps=int(o.loop.get("max_steps", 8)),
-            max_tokens=int(o.loop.get("max_tokens", 50_000)),
-            time_limit=float(o.loop.get("timeout", 300.0)),
-        )
-        return ToolLoop(
-            model,
-            mode=str(o.loop.get("mode", "auto")),
-            limits=limits,
-            instructions=str(o.loop.get("instructions", "")),
-        )
-    except (TypeError, ValueError) as exc:
-        raise AdapterOptionsError(f"adapter 'mcp' option loop: {exc}") from None
+    loop = parse_section(
+        LoopOptions,
+        o.loop,
+        "[agent.options.loop] of adapter 'mcp'",
+        error=AdapterOptionsError,
+        noun="options",
+    )
+    limits = Limits(max_steps=loop.max_steps, max_tokens=loop.max_tokens, time_limit=loop.timeout)
+    return ToolLoop(model, mode=loop.mode, limits=limits, instructions=loop.instructions)
 
 
 def _env_model() -> bool:

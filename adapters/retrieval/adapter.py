@@ -369,7 +369,8 @@ class RetrievalAdapter:
             )
         self.options = options
         self.root = root.resolve()
-        self.embedder = embedder if embedder is not None else make_embedder(dict(options.embedding))
+        where = "[agent.options.embedding] of adapter 'retrieval'"
+        self.embedder = embedder if embedder is not None else make_embedder(options.embedding, where)
         self.index = DocIndex(self.root, self.embedder, options)
         self._lock = trio.Lock()
         self.builds = 0

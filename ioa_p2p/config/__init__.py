@@ -3,6 +3,8 @@
 - ``node_config.py``  the node home, :class:`NodeConfig` (the ``[node]`` table; every other table is handed
   to the service that owns it through :meth:`NodeConfig.section`), loading and writing the file
 - ``limits.py``       the ``[limits]`` table: every resource budget of a node, typed, with defaults
+- ``sections.py``     the one typed parser of a TOML table into a frozen dataclass (:func:`parse_section`,
+  field constraints with :func:`setting`): every table of ``config.toml`` and every adapter's options
 
 Imports: :mod:`ioa_p2p.errors` only.
 """
@@ -18,6 +20,7 @@ from ioa_p2p.config.node_config import (
     parse_config,
     write_default_config,
 )
+from ioa_p2p.config.sections import parse_section, setting
 
 __all__ = [
     "CONFIG_FILE_NAME",
@@ -28,5 +31,7 @@ __all__ = [
     "ioa_home",
     "load_config",
     "parse_config",
+    "parse_section",
+    "setting",
     "write_default_config",
 ]

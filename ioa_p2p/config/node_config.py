@@ -7,7 +7,8 @@ Files under ``$IOA_HOME``:
 - ``node.json``      written by a running node: pid, peer ID, listen multiaddrs, control API port
 - ``control.token``  random bearer token of the running node's control API, mode 0600
 
-The ``[node]`` table is parsed here; every other table is handed to the service that owns it through
+The ``[node]`` table is parsed here (by :func:`~ioa_p2p.config.sections.parse_section`, like every
+table); every other table is handed to the service that owns it through
 :meth:`NodeConfig.section` (``[agent]``, ``[discovery]``, ``[embedding]``, ``[llm]``, ...).
 """
 
@@ -21,12 +22,14 @@ from typing import Any
 
 import tomli_w
 
+from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.errors import AlreadyExists, ConfigError
 
 CONFIG_FILE_NAME = "config.toml"
 NODE_INFO_FILE_NAME = "node.json"
 TOKEN_FILE_NAME = "control.token"
 DEFAULT_LISTEN = ("/ip4/127.0.0.1/tcp/0",)
+_MULTIADDRS = "a multiaddr string or a list of them"
 
 
 def ioa_home(explicit: str | Path | None = None) -> Path:
@@ -40,14 +43,14 @@ def ioa_home(explicit: str | Path | None = None) -> Path:
 @dataclass(frozen=True, slots=True)
 class NodeConfig:
     home: Path
-    listen: tuple[str, ...] = DEFAULT_LISTEN
-    bootstrap: tuple[str, ...] = ()
-    control_port: int = 0
+    listen: tuple[str, ...] = setting(DEFAULT_LISTEN, one_or_list=True, what=_MULTIADDRS)
+    bootstrap: tuple[str, ...] = setting((), one_or_list=True, what=_MULTIADDRS)
+    control_port: int = setting(0, low=0, high=65535, what="a TCP port 0..65535 (0: any free port)")
     #: Seconds between bootstrap dial retries start at this and double up to ``bootstrap_backoff_max``.
-    bootstrap_backoff: float = 0.5
-    bootstrap_backoff_max: float = 30.0
+    bootstrap_backoff: float = setting(0.5, low=0, unit="seconds")
+    bootstrap_backoff_max: float = setting(30.0, low=0, unit="seconds")
     #: Connections the node keeps to peers it learns from the DHT (see ``ioa_p2p.node.net.routing``).
-    target_peers: int = 16
+    target_peers: int = setting(16, low=0)
     raw: dict[str, Any] = field(default_factory=dict)
 
     def section(self, name: str) -> dict[str, Any]:
@@ -104,87 +107,43 @@ def load_config(home: Path, *, path: Path | None = None) -> NodeConfig:
 
 
 def parse_config(home: Path, raw: dict[str, Any], *, source: str = "config") -> NodeConfig:
-    node = raw.get("node", {})
-    if not isinstance(node, dict):
-        raise ConfigError(f"[node] in {source} must be a table")
-    known = {
-        "listen",
-        "bootstrap",
-        "control_port",
-        "bootstrap_backoff",
-        "bootstrap_backoff_max",
-        "target_peers",
-    }
-    unknown = sorted(set(node) - known)
-    if unknown:
-        raise ConfigError(f"unknown keys in [node] of {source}: {unknown} (known: {sorted(known)})")
+    """The node's configuration from the parsed TOML ``raw``: the ``[node]`` table read into
+    :class:`NodeConfig` by the section parser, every table kept in ``raw`` for its service."""
     raw = fold_adapter_table(raw, source)
-    return NodeConfig(
-        home=home,
-        listen=_str_list(node, "listen", DEFAULT_LISTEN, source),
-        bootstrap=_str_list(node, "bootstrap", (), source),
-        control_port=_port(node, "control_port", source),
-        bootstrap_backoff=_number(node, "bootstrap_backoff", 0.5, source, float),
-        bootstrap_backoff_max=_number(node, "bootstrap_backoff_max", 30.0, source, float),
-        target_peers=_number(node, "target_peers", 16, source, int),
-        raw=raw,
-    )
+    where = f"[node] of {source}"
+    return parse_section(NodeConfig, raw.get("node"), where, given={"home": home, "raw": raw})
+
+
+@dataclass(frozen=True, slots=True)
+class AdapterTable:
+    """The ``[adapter]`` table (``kind = ...``, ``[adapter.options]``), folded into ``[agent]``."""
+
+    kind: str | None = None
+    options: dict[str, Any] | None = None
 
 
 def fold_adapter_table(raw: dict[str, Any], source: str = "config") -> dict[str, Any]:
     """``raw`` with an ``[adapter]`` table (``kind``, ``[adapter.options]``: the form ``ioa node start
     --adapter KIND`` pairs with) folded into ``[agent]`` (``adapter``, ``[agent.options]``), the one place
     the node reads. Saying the same thing twice differently is a ConfigError."""
-    table = raw.get("adapter")
-    if table is None:
+    if raw.get("adapter") is None:
         return raw
-    if not isinstance(table, dict):
-        raise ConfigError(f"[adapter] in {source} must be a table (kind = ..., [adapter.options])")
-    unknown = sorted(set(table) - {"kind", "options"})
-    if unknown:
-        raise ConfigError(f"unknown keys in [adapter] of {source}: {unknown} (known: ['kind', 'options'])")
+    table = parse_section(AdapterTable, raw["adapter"], f"[adapter] of {source}")
     agent = raw.get("agent", {})
     if not isinstance(agent, dict):
         raise ConfigError(f"[agent] in {source} must be a table")
     agent = dict(agent)
-    if "kind" in table:
-        if agent.get("adapter", table["kind"]) != table["kind"]:
+    if table.kind is not None:
+        if agent.get("adapter", table.kind) != table.kind:
             raise ConfigError(f"{source} names two adapters: [agent].adapter and [adapter].kind; keep one")
-        agent["adapter"] = table["kind"]
-    if "options" in table:
+        agent["adapter"] = table.kind
+    if table.options is not None:
         if "options" in agent:
             raise ConfigError(f"{source} has both [agent.options] and [adapter.options]; keep one")
-        agent["options"] = table["options"]
+        agent["options"] = table.options
     folded = {k: v for k, v in raw.items() if k != "adapter"}
     folded["agent"] = agent
     return folded
-
-
-def _str_list(table: dict[str, Any], key: str, default: tuple[str, ...], source: str) -> tuple[str, ...]:
-    value = table.get(key, list(default))
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"[node].{key} in {source} must be a list of multiaddr strings")
-    return tuple(value)
-
-
-def _number(table: dict[str, Any], key: str, default: Any, source: str, kind: type) -> Any:
-    value = table.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-        raise ConfigError(f"[node].{key} in {source} must be a non-negative number")
-    if kind is int and not isinstance(value, int):
-        raise ConfigError(f"[node].{key} in {source} must be an integer")
-    return kind(value)
-
-
-def _port(table: dict[str, Any], key: str, source: str) -> int:
-    value = _number(table, key, 0, source, int)
-    if value > 65535:
-        raise ConfigError(
-            f"[node].{key} in {source} must be a TCP port 0..65535 (0: any free port), not {value}"
-        )
-    return int(value)
 
 
 def default_config_dict(name: str) -> dict[str, Any]:

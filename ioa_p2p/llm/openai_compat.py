@@ -41,8 +41,8 @@ from ioa_p2p.errors import (
 from ioa_p2p.llm.bounded_http import DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLarge, capped_http_client
 from ioa_p2p.llm.failures import redact_url, url_userinfo
 from ioa_p2p.llm.model import JSON_MODE, Message, ModelReply, ToolCall
+from ioa_p2p.llm.settings import DEFAULT_MAX_TOKENS, ModelSettings
 
-DEFAULT_MAX_TOKENS = 1024
 _DOWNGRADE = {"json_schema": "json_object", "json_object": "none"}
 
 
@@ -222,44 +222,35 @@ def _rejects_format(exc: Exception) -> bool:
 
 
 def model_from_settings(
-    settings: Mapping[str, Any] | None = None, env: Mapping[str, str] | None = None
+    settings: Mapping[str, Any] | None = None,
+    env: Mapping[str, str] | None = None,
+    *,
+    where: str = "[model]",
+    error: type[ConfigError] = ConfigError,
 ) -> OpenAIModel | None:
     """The model a ``[model]`` config table (or the environment) asks for; None when none is configured.
 
-    Keys: ``model``, ``base_url``, ``api_key``, ``timeout`` (per read; the callers bound the whole call),
-    ``max_retries`` (retries within the caller's bound), ``temperature``, ``json_mode``, ``max_tokens``,
-    ``context_tokens`` (the prompt budget of the LLM brain; read by the goals service),
-    ``max_response_bytes`` (a response body's size bound, :mod:`~ioa_p2p.llm.bounded_http`). Missing keys
-    fall back to ``OPENAI_MODEL``, ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``.
-    With neither an API key nor a base URL there is no model (the offline brain is used).
+    The keys are :class:`~ioa_p2p.llm.settings.ModelSettings`'; missing ``model``, ``base_url`` and
+    ``api_key`` fall back to ``OPENAI_MODEL``, ``OPENAI_BASE_URL``, ``OPENAI_API_KEY``. With neither an
+    API key nor a base URL there is no model (the offline brain is used). A bad table raises ``error``
+    naming ``where`` and the key.
     """
-    settings = dict(settings or {})
+    parsed = ModelSettings.from_section(settings, where, error)
     env = os.environ if env is None else env
-    known = {
-        "model", "base_url", "api_key", "timeout", "max_retries", "temperature", "json_mode",
-        "max_tokens", "context_tokens", "max_response_bytes",
-    }  # fmt: skip
-    unknown = sorted(set(settings) - known)
-    if unknown:
-        raise ConfigError(f"unknown [model] settings {unknown}; known: {sorted(known)}")
-    api_key = settings.get("api_key") or env.get("OPENAI_API_KEY")
-    base_url = settings.get("base_url") or env.get("OPENAI_BASE_URL")
+    api_key = parsed.api_key or env.get("OPENAI_API_KEY")
+    base_url = parsed.base_url or env.get("OPENAI_BASE_URL")
     if not api_key and not base_url:
         return None
-    model = settings.get("model") or env.get("OPENAI_MODEL") or "gpt-4o-mini"
-    try:
-        return OpenAIModel(
-            model=str(model),
-            base_url=base_url,
-            api_key=api_key,
-            timeout=float(settings.get("timeout", 120.0)),
-            max_tokens=int(settings.get("max_tokens", DEFAULT_MAX_TOKENS)),
-            temperature=None if settings.get("temperature") is None else float(settings["temperature"]),
-            json_mode=bool(settings.get("json_mode", True)),
-            max_response_bytes=int(settings.get("max_response_bytes", DEFAULT_MAX_RESPONSE_BYTES)),
-        )
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"bad [model] setting: {exc}") from None
+    return OpenAIModel(
+        model=parsed.model or env.get("OPENAI_MODEL") or "gpt-4o-mini",
+        base_url=base_url,
+        api_key=api_key,
+        timeout=parsed.timeout,
+        max_tokens=parsed.max_tokens,
+        temperature=parsed.temperature,
+        json_mode=parsed.json_mode,
+        max_response_bytes=parsed.max_response_bytes,
+    )
 
 
 __all__ = [

@@ -18,8 +18,10 @@ The package is self-contained (numpy, wordllama, and for the default matcher onn
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
+from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.errors import ConfigError
 
 from .base import Match, Matcher
@@ -30,21 +32,28 @@ from .profile import CardProfile
 from .team import Member, NeedCover, TeamPick, choose_team, team_shortlist
 
 
-def make_matcher(settings: Mapping[str, Any] | None = None) -> HybridMatcher:
-    """``{"matcher": "hybrid"|"lite", "shortlist": 10, "late_capacity": 4096}`` -> a matcher."""
-    options = dict(settings or {})
-    kind = options.pop("matcher", "hybrid")
-    unknown = sorted(set(options) - {"shortlist", "late_capacity"})
-    if unknown:
-        raise ConfigError(f"unknown matcher options {unknown}; known: late_capacity, shortlist")
-    for key, value in options.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ConfigError(f"matcher option {key} must be a positive integer, got {value!r}")
-    if kind == "hybrid":
+@dataclass(frozen=True, slots=True)
+class MatcherSettings:
+    """Which matcher and its sizes (unset: the matcher's defaults)."""
+
+    matcher: str = "hybrid"
+    shortlist: int | None = setting(None, above=0)
+    late_capacity: int | None = setting(None, above=0)
+
+
+def make_matcher(
+    settings: Mapping[str, Any] | None = None, where: str = "the matcher settings"
+) -> HybridMatcher:
+    """``{"matcher": "hybrid"|"lite", "shortlist": 10, "late_capacity": 4096}`` -> a matcher (``where``
+    names the table in messages)."""
+    parsed = parse_section(MatcherSettings, settings, where, noun="matcher options")
+    sizes = {"shortlist": parsed.shortlist, "late_capacity": parsed.late_capacity}
+    options = {key: value for key, value in sizes.items() if value is not None}
+    if parsed.matcher == "hybrid":
         return hybrid_matcher(**options)
-    if kind == "lite":
+    if parsed.matcher == "lite":
         return lite_matcher(**options)
-    raise ConfigError(f"unknown matcher {kind!r}; use hybrid or lite")
+    raise ConfigError(f"unknown matcher {parsed.matcher!r}; use hybrid or lite")
 
 
 __all__ = [

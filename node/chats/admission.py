@@ -34,11 +34,11 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 
-from ioa_p2p.errors import ConfigError, InvalidPeerId
+from ioa_p2p.errors import InvalidPeerId
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.chats.store import ChatStore
 
@@ -75,23 +75,14 @@ BUSY = "busy"
 TRANSIENT = frozenset({RATE_LIMITED, BUSY})
 
 
-def parse_policy(value: Any) -> str:
-    """A valid ``invite_policy`` value ("" means: the node's default)."""
-    if value != "" and value not in POLICIES:
-        raise ConfigError(f"[chats].invite_policy must be one of {list(POLICIES)}, not {value!r}")
-    return str(value)
-
-
-def parse_peers(key: str, value: Any) -> tuple[str, ...]:
-    """A list of peer ID strings (``invite_allowlist`` / ``invite_denylist``), each checked."""
-    if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"[chats].{key} must be a list of peer ID strings (12D3KooW...)")
-    for text in value:
+def peer_ids_problem(peers: tuple[str, ...]) -> str | None:
+    """What is wrong with a list of peer ID strings (``invite_allowlist`` / ``invite_denylist``), or None."""
+    for text in peers:
         try:
             PeerId.from_string(text)
         except InvalidPeerId as exc:
-            raise ConfigError(f"[chats].{key}: {exc}") from None
-    return tuple(value)
+            return str(exc)
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +233,5 @@ __all__ = [
     "PeerDirectory",
     "RateLimiter",
     "Refusal",
-    "parse_peers",
-    "parse_policy",
+    "peer_ids_problem",
 ]

@@ -11,52 +11,42 @@ may invite this node (:mod:`~ioa_p2p.node.chats.admission`): ``invite_policy`` (
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from ioa_p2p.errors import ConfigError
+from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.identity import PeerId
-from ioa_p2p.node.chats.admission import InviteRules, parse_peers, parse_policy
+from ioa_p2p.node.chats.admission import InviteRules, peer_ids_problem
+
+
+def _positive(default: float) -> Any:
+    return setting(default, above=0)
+
+
+def _peers() -> Any:
+    return setting((), check=peer_ids_problem, what="a list of peer ID strings (12D3KooW...)")
 
 
 @dataclass(frozen=True, slots=True)
 class ChatsConfig:
-    sync_interval: float = 10.0
-    retry_initial: float = 0.5
-    retry_max: float = 30.0
-    invite_timeout: float = 10.0
-    stream_timeout: float = 10.0
+    sync_interval: float = _positive(10.0)
+    retry_initial: float = _positive(0.5)
+    retry_max: float = _positive(30.0)
+    invite_timeout: float = _positive(10.0)
+    stream_timeout: float = _positive(10.0)
     fsync: bool = False
-    max_pending: int = 10_000
-    invite_policy: str = ""  # "": "open", or "known" when the adapter executes code
-    invite_allowlist: tuple[str, ...] = ()
-    invite_denylist: tuple[str, ...] = ()
-    invite_rate: float = 0.5
-    invite_burst: int = 20
-    max_chats_per_inviter: int = 500
-    max_invited_chats: int = 2000
+    max_pending: int = _positive(10_000)
+    #: "": "open", or "known" when the adapter executes code
+    invite_policy: Literal["", "open", "known", "allowlist"] = ""
+    invite_allowlist: tuple[str, ...] = _peers()
+    invite_denylist: tuple[str, ...] = _peers()
+    invite_rate: float = _positive(0.5)
+    invite_burst: int = _positive(20)
+    max_chats_per_inviter: int = _positive(500)
+    max_invited_chats: int = _positive(2000)
 
     @classmethod
     def from_section(cls, section: dict[str, Any]) -> ChatsConfig:
-        fields = cls.__dataclass_fields__
-        unknown = sorted(set(section) - set(fields))
-        if unknown:
-            raise ConfigError(f"unknown keys in [chats]: {unknown} (known: {sorted(fields)})")
-        values: dict[str, Any] = {}
-        for name, value in section.items():
-            default = getattr(cls(), name)
-            if name == "invite_policy":
-                values[name] = parse_policy(value)
-            elif isinstance(default, tuple):
-                values[name] = parse_peers(name, value)
-            elif isinstance(default, bool):
-                if not isinstance(value, bool):
-                    raise ConfigError(f"[chats].{name} must be true or false")
-                values[name] = value
-            elif isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise ConfigError(f"[chats].{name} must be a positive number")
-            else:
-                values[name] = type(default)(value)
-        return cls(**values)
+        return parse_section(cls, section, "[chats]")
 
     def invite_rules(self, default_policy: str) -> InviteRules:
         return InviteRules(

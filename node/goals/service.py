@@ -48,6 +48,7 @@ from ioa_p2p.history.bodies import ChatGenesis
 from ioa_p2p.identity import PeerId
 from ioa_p2p.llm.model import Model
 from ioa_p2p.llm.openai_compat import model_from_settings
+from ioa_p2p.llm.settings import ModelSettings
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.driver import ChatDriver, ProgressFn
@@ -436,13 +437,9 @@ def make_brain_for(
                 "[goals] brain = 'llm' needs a [model] table or OPENAI_API_KEY / OPENAI_BASE_URL"
             )
         return offline, None
-    try:
-        retries = int(settings.get("max_retries", 2))
-        context_tokens = int(settings.get("context_tokens", CONTEXT_TOKENS))
-    except (TypeError, ValueError):
-        raise ConfigError("[model] max_retries and context_tokens must be integers") from None
-    if context_tokens < 512 or not 0 <= retries <= 10:
-        raise ConfigError("[model] context_tokens must be >= 512 and max_retries within 0..10")
+    parsed = ModelSettings.from_section(settings)
+    retries = parsed.max_retries
+    context_tokens = parsed.context_tokens or CONTEXT_TOKENS
     model = GuardedModel(raw, retries=retries)
     brain = LLMBrain(model, fallback=offline, context_tokens=context_tokens, max_tokens=raw.max_tokens)
     return brain, model

@@ -9,57 +9,52 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal, get_args
 
+from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.costs import CostTable, task_costs
 from ioa_p2p.conversation.messages import ConvStart
-from ioa_p2p.errors import ConfigError, UsageError
+from ioa_p2p.errors import UsageError
 
 GOAL_TOPIC_PREFIX = "goal: "
 MAX_GOAL_CHARS = cm.MAX_GOAL
-BRAINS = ("auto", "offline", "llm")
-DHT_LOOKUPS = ("auto", "always", "never")
+Brain = Literal["auto", "offline", "llm"]
+DhtLookup = Literal["auto", "always", "never"]
+BRAINS: tuple[str, ...] = get_args(Brain)
+DHT_LOOKUPS: tuple[str, ...] = get_args(DhtLookup)
+
+
+def _amount(default: float) -> Any:
+    return setting(default, low=0)
 
 
 @dataclass(frozen=True, slots=True)
 class GoalsConfig:
-    max_concurrent: int = 4
-    timeout: float = 300.0
-    max_turns: int = 20
-    speaker_timeout: float = 30.0
-    task_timeout: float = 0.0  # 0: half of the goal's time
-    invite_timeout: float = 10.0
-    max_team: int = 4
-    threshold: float = 0.2
-    shortlist: int = 10
-    depth: int = 1
-    brain: str = "auto"
-    dht_lookup: str = "auto"
-    dht_wait: float = 2.0
-    reserve_timeout: float = 60.0
-    team_up_timeout: float = 30.0  # seconds the LLM team-up may take at most (and 1/3 of the goal's time)
+    """The ``[goals]`` table (docs/goals.md): counts and seconds are non-negative."""
+
+    max_concurrent: int = _amount(4)
+    timeout: float = _amount(300.0)
+    max_turns: int = _amount(20)
+    speaker_timeout: float = _amount(30.0)
+    task_timeout: float = _amount(0.0)  # 0: half of the goal's time
+    invite_timeout: float = _amount(10.0)
+    max_team: int = _amount(4)
+    threshold: float = _amount(0.2)
+    shortlist: int = _amount(10)
+    depth: int = _amount(1)
+    brain: Brain = "auto"
+    dht_lookup: DhtLookup = "auto"
+    dht_wait: float = _amount(2.0)
+    reserve_timeout: float = _amount(60.0)
+    team_up_timeout: float = _amount(
+        30.0
+    )  # seconds the LLM team-up may take at most (and 1/3 of the goal's time)
 
     @classmethod
     def from_section(cls, table: dict[str, Any]) -> GoalsConfig:
-        known = {f.name: f for f in fields(cls)}
-        unknown = sorted(set(table) - set(known))
-        if unknown:
-            raise ConfigError(f"unknown keys in [goals]: {unknown} (known: {sorted(known)})")
-        values: dict[str, Any] = {}
-        for key, value in table.items():
-            default = getattr(cls(), key)
-            if isinstance(default, str):
-                choices = BRAINS if key == "brain" else DHT_LOOKUPS
-                if value not in choices:
-                    raise ConfigError(f"[goals].{key} must be one of {list(choices)}, not {value!r}")
-            elif isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-                raise ConfigError(f"[goals].{key} must be a non-negative number, not {value!r}")
-            elif isinstance(default, int) and not isinstance(value, int):
-                raise ConfigError(f"[goals].{key} must be an integer, not {value!r}")
-            values[key] = type(default)(value)
-        return cls(**values)
+        return parse_section(cls, table, "[goals]")
 
 
 @dataclass(frozen=True, slots=True)

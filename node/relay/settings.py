@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
-from ioa_p2p.errors import ConfigError
+from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.node.net.relay import CircuitLimits
 
 
@@ -16,48 +16,18 @@ class RelaySettings:
 
     hop: bool = False
     client: bool = True
-    reserve: tuple[str, ...] = ()
+    reserve: tuple[str, ...] = setting((), one_or_list=True, what="a relay multiaddr or a list of them")
     reserve_on_bootstrap: bool = False
-    max_reservations: int = 128
-    max_circuits_per_peer: int = 16
-    circuit_duration: int = 1800
-    circuit_bytes: int = 64 * 1024 * 1024
-    reservation_ttl: int = 600
+    max_reservations: int = setting(128, low=1)
+    max_circuits_per_peer: int = setting(16, low=1)
+    circuit_duration: int = setting(1800, low=0)
+    circuit_bytes: int = setting(64 * 1024 * 1024, low=0)
+    reservation_ttl: int = setting(600, low=10)
 
     @classmethod
-    def from_section(cls, table: Mapping[str, Any], source: str = "config") -> RelaySettings:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(table) - known)
-        if unknown:
-            raise ConfigError(f"unknown keys in [relay] of {source}: {unknown} (known: {sorted(known)})")
-        values: dict[str, Any] = {}
-        for key in ("hop", "client", "reserve_on_bootstrap"):
-            if key in table:
-                if not isinstance(table[key], bool):
-                    raise ConfigError(f"[relay].{key} in {source} must be true or false")
-                values[key] = table[key]
-        if "reserve" in table:
-            reserve = table["reserve"]
-            if isinstance(reserve, str):
-                reserve = [reserve]
-            if not isinstance(reserve, list) or not all(isinstance(a, str) for a in reserve):
-                raise ConfigError(f"[relay].reserve in {source} must be a list of relay multiaddrs")
-            values["reserve"] = tuple(reserve)
-        minimum = {"max_reservations": 1, "max_circuits_per_peer": 1, "reservation_ttl": 10}
-        for key in (
-            "max_reservations",
-            "max_circuits_per_peer",
-            "circuit_duration",
-            "circuit_bytes",
-            "reservation_ttl",
-        ):
-            if key in table:
-                value = table[key]
-                low = minimum.get(key, 0)
-                if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                    raise ConfigError(f"[relay].{key} in {source} must be an integer >= {low}")
-                values[key] = value
-        return cls(**values)
+    def from_section(cls, table: Mapping[str, Any], source: str = "") -> RelaySettings:
+        """The parsed table; ``source`` (the config file) is named in messages."""
+        return parse_section(cls, table, f"[relay] of {source}" if source else "[relay]")
 
     def limits(self) -> CircuitLimits:
         return CircuitLimits(
