@@ -288,3 +288,30 @@ async def test_goal_events_replays_a_chats_events_until_its_round_ends(routes: A
     with trio.fail_after(10):
         streamed = await _stream(await follow(_events_of("r1")))
     assert streamed[-1]["event"] == "concluded" and len(streamed) < len(chat_events)
+
+
+async def test_a_bug_in_a_goal_streams_an_internal_error_and_still_reaches_the_fault_boundary(
+    routes: Any,
+) -> None:
+    api, goals = routes([SearchingEvent("g", "l1")], ValueError("zip() argument 2 is longer"))
+    caught: list[BaseException] = []
+
+    def start_job(job: Any) -> None:  # the real service runs jobs inside node.faults.boundary
+        async def bounded() -> None:
+            try:
+                await job()
+            except ValueError as exc:
+                caught.append(exc)
+
+        goals.nursery.start_soon(bounded)
+
+    goals.start_job = start_job
+    body = {"goal": "Calculate 6 * 7", "stream": True}
+    with trio.fail_after(10):
+        answer = await api.routes[("POST", "/launch_goal")](ControlRequest("POST", "/", {}, body))
+        streamed = await _stream(answer)
+    assert streamed[0] == {"event": "searching", "goal": "g", "launch_id": "l1"}
+    error = streamed[-1]["error"]
+    assert streamed[-1]["event"] == "error" and error["type"] == "InternalError" and error["exit_code"] == 1
+    assert "ValueError" in error["message"] and "zip()" not in error["message"]  # no internals leak
+    assert len(caught) == 1

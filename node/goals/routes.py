@@ -151,6 +151,10 @@ def add_goal_routes(node: NodePort, goals: Goals) -> None:
                 except IoAError as exc:
                     code = EXIT_ABORTED if isinstance(exc, IoATimeout) else exc.exit_code
                     sink(ErrorEvent(StreamError(type(exc).__name__, str(exc), code)))
+                except Exception as exc:  # a bug: the client hears of it; the job's fault boundary logs it
+                    what = f"the goal stopped on an internal error ({type(exc).__name__}); the node keeps "
+                    sink(ErrorEvent(StreamError("InternalError", what + "running: see `ioa faults`", 1)))
+                    raise
                 else:
                     sink(DoneEvent(result))
 
