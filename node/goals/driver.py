@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -96,6 +95,7 @@ class GoalsPort(Protocol):
     def brain(self) -> Brain: ...
 
     def name_of(self, peer: str) -> str: ...
+    def now(self) -> float: ...
     async def team_info(self, members: Sequence[str]) -> list[MemberInfo]: ...
     def member_info(self, peer: str) -> MemberInfo: ...
     def forget_driver(self, driver: ChatDriver) -> None: ...
@@ -116,7 +116,7 @@ class ChatDriver:
         self.hex = chat_id.hex()
         self.me = str(goals.node.peer_id)
         self.rounds: dict[str, Round] = {}
-        self.created = time.monotonic()
+        self.created = trio.current_time()
         self.reserved = reserved  # accepted an invitation; waiting for the first conv.start
         self._msg_round: dict[str, str] = {}
         self._waiters: dict[str, trio.Event] = {}
@@ -132,7 +132,7 @@ class ChatDriver:
         """This node works on a round of this chat (or just accepted to and is waiting for it)."""
         if any(r.active and self.me in r.start.members for r in self.rounds.values()):
             return True
-        return self.reserved and not self.rounds and time.monotonic() - self.created < reserve_timeout
+        return self.reserved and not self.rounds and trio.current_time() - self.created < reserve_timeout
 
     def latest_round(self) -> Round | None:
         return max(self.rounds.values(), key=lambda r: r.started_ms, default=None)
@@ -200,7 +200,9 @@ class ChatDriver:
         while True:
             wake = self._next_wakeup()
             items: list[DriverItem] = []
-            deadline = math.inf if wake is None else trio.current_time() + max(0.0, wake - time.time())
+            deadline = (
+                math.inf if wake is None else trio.current_time() + max(0.0, wake - self.goals.node.now())
+            )
             with trio.move_on_at(deadline):
                 items.append(await self._recv.receive())
             items += _drain(self._recv)
@@ -222,7 +224,7 @@ class ChatDriver:
         faults = self.goals.node.faults
         pending: dict[str, list[Decision]] = {}
         for item in items:
-            now = time.time()
+            now = self.goals.node.now()
             match item:
                 case EnvelopeArrived(env):
                     if replay:
@@ -232,7 +234,7 @@ class ChatDriver:
                 case RoundInput(round_id, event):
                     with faults.boundary(f"goal {type(event).__name__}"):
                         self._feed(round_id, pending, event, now)
-        now = time.time()
+        now = self.goals.node.now()
         for round_id, r in self.rounds.items():
             if r.conv is not None and r.active:
                 with faults.boundary("goal tick"):
@@ -435,7 +437,7 @@ class ChatDriver:
             turns=len(view.turns),
             messages=r.messages,
             bytes=r.bytes,
-            ended_ms=int(time.time() * 1000),
+            ended_ms=int(self.goals.node.now() * 1000),
             origins=dict(origins),
             fallbacks=dict(fallbacks),
             plan=[s.to_content() for s in latest.steps] if latest is not None else [],

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Protocol
 
@@ -93,7 +92,7 @@ class TeamFormation:
         ``deadline`` (wall clock) is the goal's: the LLM team-up gets at most a third of what is left
         (and ``[goals] team_up_timeout``), invitations at most half of what is left."""
         goals = self.goals
-        t0 = time.monotonic()
+        t0 = trio.current_time()
         fallback = ""
         if team:
             chosen = await self.resolve(team)
@@ -103,20 +102,20 @@ class TeamFormation:
                 emit({"event": "team_fallback", "reason": fallback})
         if len(chosen) < min_team:
             raise NoTeam(f"found {len(chosen)} candidate teammates, {min_team} needed")
-        t1 = time.monotonic()
+        t1 = trio.current_time()
         await self.reach([PeerId.from_string(t.peer_id) for t in chosen])
         handle = await goals.chats.create_chat(
             [PeerId.from_string(t.peer_id) for t in chosen],
             f"{GOAL_TOPIC_PREFIX}{goal}"[:4000],
             parent_chat,
-            invite_timeout=min(goals.config.invite_timeout, max(1.0, (deadline - time.time()) / 2)),
+            invite_timeout=min(goals.config.invite_timeout, max(1.0, (deadline - goals.node.now()) / 2)),
         )
         for peer in handle.unanswered:  # no answer: out of this round (the chat membership follows)
             await goals.chats.remove_member(handle.chat_id, peer)
         if len(handle.accepted) < min_team:
             await goals.chats.leave(handle.chat_id)
             raise NoTeam(f"{len(handle.accepted)} of {len(chosen)} invited agents joined, {min_team} needed")
-        t2 = time.monotonic()
+        t2 = trio.current_time()
         by_peer = {t.peer_id: t for t in chosen}
 
         def pick(peers: Sequence[PeerId]) -> tuple[Teammate, ...]:
@@ -188,7 +187,7 @@ class TeamFormation:
         if discovery is None:
             raise UsageError(f"cannot resolve agent name {name!r}: discovery is off; give peer IDs instead")
         wanted = name.lower()
-        now = int(time.time() * 1000)
+        now = int(self.goals.node.now() * 1000)
         for entry in discovery.directory:
             card = entry.card
             if card.card.name.lower() == wanted and not card.is_expired(now):
@@ -232,7 +231,7 @@ class TeamFormation:
             return [], ""
         fallback = ""
         if goals.model is not None:
-            budget = min(goals.config.team_up_timeout, max(0.0, deadline - time.time()) / 3)
+            budget = min(goals.config.team_up_timeout, max(0.0, deadline - goals.node.now()) / 3)
             fallback = "timeout"
             with trio.move_on_after(budget):
                 try:

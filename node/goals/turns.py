@@ -13,7 +13,6 @@ initiator for a cancellation), as the driver's event and decisions.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -49,6 +48,7 @@ class TeamCards(Protocol):
 
     async def team_info(self, members: Sequence[str]) -> list[MemberInfo]: ...
     def member_info(self, peer: str) -> MemberInfo: ...
+    def now(self) -> float: ...
 
 
 async def take_turn_bounded(
@@ -58,10 +58,10 @@ async def take_turn_bounded(
     current = view()
     if current is None:
         return None
-    deadline = turn_deadline(current.start, time.time())
+    deadline = turn_deadline(current.start, goals.now())
     team: Sequence[MemberInfo] | None = None
     failure = "timeout"
-    with trio.move_on_after(max(0.0, deadline - time.time())):
+    with trio.move_on_after(max(0.0, deadline - goals.now())):
         try:
             team = await goals.team_info(current.start.members)
             return await brain.take_turn(current, speak, team)
