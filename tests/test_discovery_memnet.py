@@ -208,16 +208,21 @@ async def test_forged_and_invalid_card_records_are_refused_by_the_dht_and_the_to
         assert observer_store.values[key] == genuine.to_bytes()
         attacker_net = cards.net_of(attacker)
         bad = bad_cards(victim_agent[0].identity, genuine, attacker.identity, observer.now_ms())
+        gossip = observer.gossip
+        assert gossip is not None
         async with attacker_net.open_topic(lambda p, d: True, lambda p, d: None, GossipSettings()) as topic:
             for label, value in bad.items():
                 assert not await attacker_net.store_at(observer_agent[0].peer_id, key, value), label
                 assert observer_store.values[key] == genuine.to_bytes(), label
-                rejected = observer.gossip.rejected if observer.gossip else -1
+                before = (gossip.rejected, gossip.received)
                 await topic.announce(value)  # announced by the attacker: never its own card
-                assert observer.gossip is not None and observer.gossip.rejected == rejected + 1, label
+                assert (gossip.rejected, gossip.received) == (before[0] + 1, before[1]), label
             # A genuine card announced by someone else is refused too (peers announce only their own).
             await topic.announce(genuine.to_bytes())
-            assert observer.gossip.rejected == rejected + 2
+            assert gossip.rejected == before[0] + 2
+            # The victim's own re-announcement of the same card passes the same validator.
+            await victim.announce()
+            assert gossip.received == before[1] + 1
         # The validator also refuses keys outside the card namespace, and a valid card under another key.
         own = cards.net_of(observer_agent[0])
         assert not await own.put_value("/ioa/other/x", genuine.to_bytes())
