@@ -63,9 +63,10 @@ def all_cards_current(team: list[Agent]) -> bool:
     for _, services in team:
         assert services.discovery is not None
         for other, other_services in team:
-            assert other_services.discovery is not None and other_services.discovery.card is not None
+            assert other_services.discovery is not None
+            card = other_services.discovery.card  # None until its first card is issued
             held = services.discovery.directory.get(other.peer_id)
-            if held is None or held.version != other_services.discovery.card.version:
+            if card is None or held is None or held.version != card.version:
                 return False
     return True
 
