@@ -13,6 +13,7 @@ initiator for a cancellation), as the driver's event and decisions.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
@@ -48,20 +49,25 @@ class TeamCards(Protocol):
 
     async def team_info(self, members: Sequence[str]) -> list[MemberInfo]: ...
     def member_info(self, peer: str) -> MemberInfo: ...
-    def now(self) -> float: ...
 
 
 async def take_turn_bounded(
-    goals: TeamCards, brain: Brain, view: Callable[[], ConversationView | None], speak: Speak, chat: str
+    goals: TeamCards,
+    brain: Brain,
+    view: Callable[[], ConversationView | None],
+    speak: Speak,
+    chat: str,
+    now: Callable[[], float] = time.time,
 ) -> TurnDraft | None:
-    """The brain's turn within :func:`turn_deadline`, or its fallback (None: the rule-based pass)."""
+    """The brain's turn within :func:`turn_deadline` (read on the wall clock ``now``, the node's), or its
+    fallback (None: the rule-based pass)."""
     current = view()
     if current is None:
         return None
-    deadline = turn_deadline(current.start, goals.now())
+    deadline = turn_deadline(current.start, now())
     team: Sequence[MemberInfo] | None = None
     failure = "timeout"
-    with trio.move_on_after(max(0.0, deadline - goals.now())):
+    with trio.move_on_after(max(0.0, deadline - now())):
         try:
             team = await goals.team_info(current.start.members)
             return await brain.take_turn(current, speak, team)
