@@ -152,6 +152,18 @@ class Progress:
 
 
 ProgressSink = Callable[[Progress], Awaitable[None]]
+_R = TypeVar("_R")
+
+
+class Offload(Protocol):
+    """Runs a blocking function off the event loop (the node's worker threads)."""
+
+    async def __call__(self, fn: Callable[[], _R]) -> _R: ...
+
+
+async def in_worker_thread(fn: Callable[[], _R]) -> _R:
+    """The default :class:`Offload`: a trio worker thread, abandoned when the caller is cancelled."""
+    return await trio.to_thread.run_sync(fn, abandon_on_cancel=True)  # type: ignore[call-arg]
 
 
 class TaskContext:
@@ -160,14 +172,26 @@ class TaskContext:
     ``on_progress`` is called for each report, text cut to :data:`MAX_PROGRESS_CHARS`, fraction
     clamped to 0..1; reports closer together than ``min_interval`` seconds are dropped (the final
     1.0 never is). An exception from ``on_progress`` propagates into the adapter (and fails the
-    task).
+    task). CPU-bound work goes through :meth:`run_sync` (the node's ``offload``: worker threads on a
+    real node, inline on the in-memory test network).
     """
 
-    def __init__(self, on_progress: ProgressSink | None = None, *, min_interval: float = 0.0) -> None:
+    def __init__(
+        self,
+        on_progress: ProgressSink | None = None,
+        *,
+        min_interval: float = 0.0,
+        offload: Offload = in_worker_thread,
+    ) -> None:
         self._sink = on_progress
+        self._offload = offload
         self._min_interval = min_interval
         self._last: float | None = None
         self.reports: list[Progress] = []
+
+    async def run_sync(self, fn: Callable[[], _R]) -> _R:
+        """``fn()`` off the event loop (abandoned when the task is cancelled)."""
+        return await self._offload(fn)
 
     async def progress(self, text: str, fraction: float | None = None) -> None:
         text = str(text)[:MAX_PROGRESS_CHARS]
@@ -404,12 +428,14 @@ __all__ = [
     "Adapter",
     "AdapterCard",
     "Progress",
+    "Offload",
     "ProgressSink",
     "Task",
     "TaskContext",
     "TaskResult",
     "check_file_name",
     "check_result",
+    "in_worker_thread",
     "parse_options",
     "run_task",
 ]

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Iterator
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager, suppress
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import trio
 
@@ -33,6 +34,7 @@ from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId, load_key_file
 from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
+from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.host import (
     from_libp2p_id,
@@ -58,6 +60,7 @@ log = logging.getLogger("ioa_p2p.node")
 
 STREAM_OPEN_ATTEMPTS = 3
 STREAM_OPEN_TIMEOUT = 10.0
+_T = TypeVar("_T")
 
 
 class Node:
@@ -90,6 +93,16 @@ class Node:
         #: Set once every service is open: services publish what depends on the others only then
         #: (discovery announces the card after the goals service added the adapter's description).
         self.services_ready = trio.Event()
+
+    # ------------------------------------------------------------------ clock and worker threads
+
+    def now(self) -> float:
+        """Wall-clock time (seconds since the Unix epoch)."""
+        return time.time()
+
+    async def run_sync(self, fn: Callable[[], _T]) -> _T:
+        """``fn()`` in a worker thread (abandoned, not waited for, when the caller is cancelled)."""
+        return await trio.to_thread.run_sync(fn, abandon_on_cancel=True)  # type: ignore[call-arg]
 
     # ------------------------------------------------------------------ addresses and peers
 
@@ -259,7 +272,8 @@ async def open_node(
                         await stack.enter_async_context(run_dht(node.dht))
                         await _start_routing(node)
                         if services:
-                            await open_services(node, stack, node.services)
+                            card_net = Libp2pCardNet(host, node.dht, faults)
+                            await open_services(node, stack, node.services, card_net=card_net)
                         node.services_ready.set()
                         if control_api:
                             await nursery.start(

@@ -8,26 +8,37 @@ imports :mod:`ioa_p2p.node.node` (the layer above it) or another service's modul
   fault boundaries, budgets, stream handlers, dialing. ``host`` and ``dht`` are opaque handles, passed
   only to :mod:`ioa_p2p.node.net` functions.
 - :class:`DiscoveryPort`: what chats (the ``known`` invitation policy) need from discovery.
+- :class:`CardNetPort` (with :class:`CardTopicPort`): what discovery needs of the network: the DHT's card
+  and provider records and the card gossip topic. The real one is
+  :class:`ioa_p2p.node.net.card_net.Libp2pCardNet` (passed in by ``open_node``); tests use an in-memory
+  one (:mod:`ioa_p2p.testing.memcards`).
+
+A node also lends its services a clock (:meth:`NodePort.now`, wall-clock seconds) and its worker threads
+(:meth:`NodePort.run_sync`), so an in-memory test node can run them on virtual time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import trio
 
 from ioa_p2p.card import SignedCard
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.dht.directory import Directory
+from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.framing import FramedStream
+from ioa_p2p.node.net.gossip import Deliver, GossipSettings, Validate
 
 StreamHandler = Callable[[FramedStream], Awaitable[None]]
+_T = TypeVar("_T")
 
 
 class NodePort(Protocol):
@@ -64,6 +75,13 @@ class NodePort(Protocol):
     async def connect_peer(self, peer: PeerId) -> None: ...
     def set_stream_handler(self, protocol_id: str, handler: StreamHandler) -> None: ...
     async def open_stream(self, peer: PeerId, protocol_id: str) -> FramedStream: ...
+    def now(self) -> float:
+        """Wall-clock time, seconds since the Unix epoch (``time.time()`` on a real node)."""
+        ...
+
+    async def run_sync(self, fn: Callable[[], _T]) -> _T:
+        """``fn()`` off the event loop (a worker thread on a real node; abandoned when cancelled)."""
+        ...
 
 
 class DiscoveryPort(Protocol):
@@ -75,4 +93,54 @@ class DiscoveryPort(Protocol):
     async def fetch_card(self, peer: PeerId) -> SignedCard | None: ...
 
 
-__all__ = ["DiscoveryPort", "NodePort", "StreamHandler"]
+class CardTopicPort(Protocol):
+    """A running subscription to the card gossip topic (best effort; counters for ``GET /status``)."""
+
+    published: int
+    received: int
+    rejected: int
+
+    async def announce(self, data: bytes) -> None:
+        """Publish our own card (may raise when no peer is reachable)."""
+        ...
+
+    def topic_peers(self) -> int: ...
+    def topic_peer_ids(self) -> list[PeerId]: ...
+    def mesh_peers(self) -> int: ...
+
+
+class CardNetPort(Protocol):
+    """What discovery uses of the network: DHT records (checked by the validator it registers, by every
+    peer that stores them) and the card topic. Lookups ask the network, never only local copies; a peer
+    that fails is one missing answer, never an exception."""
+
+    def protocol(self) -> str:
+        """The DHT protocol spoken (``GET /status``)."""
+        ...
+
+    async def prepare(self, namespace: str, validator: RecordValidator) -> None:
+        """Serve the DHT's records of ``namespace``, checked by ``validator``."""
+        ...
+
+    async def put_value(self, key: str, value: bytes) -> bool:
+        """Store here and at the closest peers; False when refused (invalid, older) or failed."""
+        ...
+
+    async def get_values(self, keys: list[str], *, ask: int) -> dict[str, list[bytes]]:
+        """Every value the closest reachable peers (and we) hold under each key, unvalidated."""
+        ...
+
+    async def get_providers(self, keys: list[bytes], *, ask: int) -> dict[bytes, set[PeerId]]: ...
+    async def provide(self, keys: list[bytes], *, ask: int) -> int:
+        """Announce ourselves as provider of ``keys``; how many (peer, key) announcements were acked."""
+        ...
+
+    def routing_table_size(self) -> int: ...
+    def open_topic(
+        self, validate: Validate, deliver: Deliver, settings: GossipSettings
+    ) -> AbstractAsyncContextManager[CardTopicPort]:
+        """Join the card topic until the block exits: ``validate`` then ``deliver`` every announcement."""
+        ...
+
+
+__all__ = ["CardNetPort", "CardTopicPort", "DiscoveryPort", "NodePort", "StreamHandler"]

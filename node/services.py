@@ -18,7 +18,7 @@ from ioa_p2p.node.control.routes import open_budgets_api, open_peers_api
 from ioa_p2p.node.discovery import Discovery, open_discovery
 from ioa_p2p.node.goals import Goals, open_goals
 from ioa_p2p.node.messaging import Messaging, open_messaging
-from ioa_p2p.node.ports import DiscoveryPort, NodePort
+from ioa_p2p.node.ports import CardNetPort, DiscoveryPort, NodePort
 from ioa_p2p.node.relay import RelayService, open_relay
 
 
@@ -37,8 +37,11 @@ class NodeServices:
         return sorted(f.name for f in fields(self) if getattr(self, f.name) is not None)
 
 
-async def open_services(node: NodePort, stack: AsyncExitStack, services: NodeServices) -> None:
-    """Open every service on ``stack`` (closed by the caller, in reverse order), filling ``services``."""
+async def open_services(
+    node: NodePort, stack: AsyncExitStack, services: NodeServices, *, card_net: CardNetPort
+) -> None:
+    """Open every service on ``stack`` (closed by the caller, in reverse order), filling ``services``.
+    ``card_net`` is discovery's network (the node's DHT and card topic)."""
     await stack.enter_async_context(open_peers_api(node))
     await stack.enter_async_context(open_budgets_api(node))
     services.messaging = await stack.enter_async_context(open_messaging(node))
@@ -51,7 +54,7 @@ async def open_services(node: NodePort, stack: AsyncExitStack, services: NodeSer
 
     chats = services.chats = await stack.enter_async_context(open_chats(node, current_discovery))
     stack.callback(_clear, services, "chats")
-    discovery = services.discovery = await stack.enter_async_context(open_discovery(node))
+    discovery = services.discovery = await stack.enter_async_context(open_discovery(node, card_net))
     stack.callback(_clear, services, "discovery")
     services.goals = await stack.enter_async_context(open_goals(node, chats, discovery))
     stack.callback(_clear, services, "goals")

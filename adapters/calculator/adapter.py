@@ -26,8 +26,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
 
-import trio
-
 from ioa_p2p.adapters.base import AdapterCard, Task, TaskContext, TaskResult, parse_options
 from ioa_p2p.adapters.calculator.dates import date_calculation
 from ioa_p2p.adapters.calculator.evaluate import evaluate
@@ -156,7 +154,7 @@ class CalculatorAdapter:
             return TaskResult.success(text, data={"value": value, "confidence": 1.0, "results": []})
         # Pure and bounded (<~0.5 s), but CPU-bound: keep it off the node's event loop.
         job = functools.partial(calculate, task.text, self.limits)
-        results = await trio.to_thread.run_sync(job, abandon_on_cancel=True)  # type: ignore[call-arg]
+        results = await ctx.run_sync(job)
         lines = [f"{c.expression} = {c.shown()}" for c in results]
         await ctx.progress(f"{len(results)} calculation(s) done", 1.0)
         last = results[-1]

@@ -4,8 +4,14 @@
   ``echo`` adapter kind (entry point), which tests and benchmarks run nodes with (``--adapter echo``)
 - ``models.py``  :class:`ScriptedModel`: a :class:`~ioa_p2p.llm.model.Model` replaying scripted replies
 - ``memnet.py``  :class:`~ioa_p2p.testing.memnet.MemoryNetwork`: an in-memory transport fake (in-process
-  nodes implementing ``NodePort``) for fast chat tests on trio's ``MockClock`` (not imported here: it
-  loads the node layer)
+  nodes implementing ``NodePort``, streams as byte pipes, partition/heal, a virtual wall clock) for fast
+  tests on trio's ``MockClock``
+- ``memcards.py`` :class:`~ioa_p2p.testing.memcards.MemoryCards`: discovery's DHT records and card topic on
+  that network (``CardNetPort``; records checked by the validator discovery registers)
+- ``memagents.py`` :func:`~ioa_p2p.testing.memagents.open_memory_agent`: a memory node running every node
+  service, composed by ``open_services`` as ``open_node`` does (chats, discovery, goals on virtual time)
+
+The three ``mem*`` modules are not imported here: they load the node layer.
 
 Imports anything below it (this is the top layer, with the CLI); product code never imports it.
 """

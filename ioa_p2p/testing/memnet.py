@@ -11,16 +11,26 @@ flow control); dialing succeeds at once between nodes that are not partitioned
 restores reachability); a write into a reset or closed stream is dropped, and the reader sees end of
 stream. Handlers run in the listening node's nursery, inside its fault boundary, like the real node's.
 
+Time: a node's wall clock (:meth:`MemoryNode.now`, what services read deadlines and card expiry
+against) is the network's ``epoch`` plus the trio clock's time since the network started, so on a
+``MockClock`` goal deadlines, card expiry and re-publishing run on virtual time.
+
 With ``autojump_threshold=0`` nothing may wait for a worker thread (``trio.to_thread``, ``trio.Path``): the
-clock jumps while the thread runs and every timeout fires at once; the chat service and this module use none.
+clock jumps while the thread runs and every timeout fires at once. Services take their worker threads from
+the node (:meth:`MemoryNode.run_sync` runs the function inline); this module starts none. Pick adapters that
+run no thread or subprocess (echo, calculator) and the exact vector index (the annoy index rebuilds in a
+thread).
+
+Discovery's DHT and gossip on this network are in :mod:`ioa_p2p.testing.memcards`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import trio
 
@@ -35,6 +45,7 @@ from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.ports import StreamHandler
 
 ADDR_PREFIX = "/memory/"
+_T = TypeVar("_T")
 
 
 class _Pipe:
@@ -118,6 +129,15 @@ class MemoryNode:
         self.handlers: dict[str, StreamHandler] = {}
         self.streams: list[MemoryStream] = []
 
+    def now(self) -> float:
+        """Wall-clock seconds: the network's epoch plus the trio clock's time since it started."""
+        return self.network.now()
+
+    async def run_sync(self, fn: Callable[[], _T]) -> _T:
+        """``fn()`` inline (no worker thread: a mock clock would jump past it)."""
+        await trio.lowlevel.checkpoint()
+        return fn()
+
     def listen_addrs(self) -> list[str]:
         return [ADDR_PREFIX + str(self.peer_id)]
 
@@ -170,12 +190,25 @@ class MemoryNode:
 
 
 class MemoryNetwork:
-    """In-process nodes and the links between them (see the module docstring)."""
+    """In-process nodes and the links between them (see the module docstring). ``epoch``: the wall-clock
+    time (Unix seconds) when the network starts (default: the real time then)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, epoch: float | None = None) -> None:
         self.nodes: dict[PeerId, MemoryNode] = {}
         self._links: set[frozenset[PeerId]] = set()
         self._cut: set[PeerId] = set()
+        self.epoch = time.time() if epoch is None else epoch
+        self._started: float | None = None
+
+    def now(self) -> float:
+        """The network's wall clock (see :meth:`MemoryNode.now`); starts at ``epoch`` on first use."""
+        if self._started is None:
+            self._started = trio.current_time()
+        return self.epoch + (trio.current_time() - self._started)
+
+    def reachable(self, a: PeerId, b: PeerId) -> bool:
+        """Whether ``a`` could dial ``b`` now (both on the network, neither partitioned)."""
+        return a in self.nodes and b in self.nodes and not (self._cut & {a, b})
 
     def links_of(self, peer: PeerId) -> set[PeerId]:
         return {other for link in self._links if peer in link for other in link if other != peer}
@@ -201,6 +234,7 @@ class MemoryNetwork:
     async def open_node(self, home: Path, *, raw: dict[str, Any] | None = None) -> AsyncIterator[MemoryNode]:
         """A node with a new identity until the block exits (its nursery runs its stream handlers)."""
         config = _config(home, raw or {})  # no thread: a mock clock would jump past it
+        self.now()  # the clock starts with the first node
         async with trio.open_nursery() as nursery:
             node = MemoryNode(self, config, Identity.generate(), nursery)
             self.nodes[node.peer_id] = node

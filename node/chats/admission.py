@@ -130,14 +130,18 @@ class PeerDirectory(Protocol):
 
 class DiscoveryDirectory:
     """:class:`PeerDirectory` over the node's discovery service, found by ``current`` at each call
-    (discovery starts after chats; none running: nobody is known)."""
+    (discovery starts after chats; none running: nobody is known). ``clock``: the node's wall clock (card
+    expiry is read against it)."""
 
-    def __init__(self, current: Callable[[], DiscoveryPort | None]) -> None:
+    def __init__(
+        self, current: Callable[[], DiscoveryPort | None], clock: Callable[[], float] = time.time
+    ) -> None:
         self.current = current
+        self.clock = clock
 
     def knows(self, peer: PeerId) -> bool:
         discovery = self.current()
-        return discovery is not None and discovery.directory.get(peer, _now_ms()) is not None
+        return discovery is not None and discovery.directory.get(peer, int(self.clock() * 1000)) is not None
 
     async def lookup(self, peer: PeerId) -> bool:
         """Fetch ``peer``'s card from the DHT (bounded); True when a valid card is now held."""
@@ -147,10 +151,6 @@ class DiscoveryDirectory:
         with trio.move_on_after(LOOKUP_TIMEOUT):
             await discovery.fetch_card(peer)
         return self.knows(peer)
-
-
-def _now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 @dataclass(frozen=True, slots=True)

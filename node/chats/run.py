@@ -31,7 +31,15 @@ async def open_chats(
     try:
         async with trio.open_nursery() as nursery:
             policy = POLICY_KNOWN if runs_code else POLICY_OPEN
-            chats = Chats(node, store, config, nursery, default_invite_policy=policy, discovery=discovery)
+            chats = Chats(
+                node,
+                store,
+                config,
+                nursery,
+                default_invite_policy=policy,
+                discovery=discovery,
+                clock=node.now,
+            )
             chats.load()
             node.set_stream_handler(PROTO_INVITE, chats.invites.handle_invite)
             node.set_stream_handler(PROTO_DELIVER, chats.delivery.handle_deliver)

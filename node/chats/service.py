@@ -112,7 +112,10 @@ class Chats:
         self._changed = trio.Event()
         self.rejected = 0  # frames and messages refused (counted for tests and `ioa chats`)
         admission = Admission(
-            config.invite_rules(default_invite_policy), store, DiscoveryDirectory(discovery), time.monotonic
+            config.invite_rules(default_invite_policy),
+            store,
+            DiscoveryDirectory(discovery, clock),
+            trio.current_time,  # monotonic, and virtual on a mock clock
         )
         self.invites = ChatInvites(self, nursery, admission)
         self.delivery = ChatDelivery(self, nursery)

@@ -15,23 +15,24 @@ from ioa_p2p.dht.validators import NAMESPACE, IoaNamespaceValidator
 from ioa_p2p.embedding import Embedder, make_embedder
 from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import make_matcher
-from ioa_p2p.node.discovery.pacing import now_ms
 from ioa_p2p.node.discovery.routes import add_discovery_routes
 from ioa_p2p.node.discovery.service import Discovery
-from ioa_p2p.node.net import kad
-from ioa_p2p.node.net.gossip import CardGossip, GossipSettings, open_card_gossip
-from ioa_p2p.node.ports import NodePort
+from ioa_p2p.node.net.card_net import Libp2pCardNet
+from ioa_p2p.node.net.gossip import GossipSettings
+from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
 
 @asynccontextmanager
-async def open_discovery(node: NodePort) -> AsyncIterator[Discovery | None]:
-    """Run discovery for ``node`` until the block exits (composed into ``node.services.discovery``).
+async def open_discovery(node: NodePort, net: CardNetPort | None = None) -> AsyncIterator[Discovery | None]:
+    """Run discovery for ``node`` over ``net`` (its DHT and card topic; by default the node's libp2p
+    DHT and GossipSub) until the block exits (composed into ``node.services.discovery``).
 
     With ``[discovery] enabled = false`` the node only validates and serves ``/ioa/`` DHT records
     (it yields ``None``).
     """
     settings = DiscoverySettings.from_section(node.config.section("discovery"))
-    await kad.prepare_dht(node.host, node.dht, NAMESPACE, IoaNamespaceValidator(now_ms))
+    net = net or Libp2pCardNet(node.host, node.dht, node.faults)
+    await net.prepare(NAMESPACE, IoaNamespaceValidator(lambda: int(node.now() * 1000)))
     if not settings.enabled:  # still a DHT server for everyone's cards
         yield None
         return
@@ -46,7 +47,7 @@ async def open_discovery(node: NodePort) -> AsyncIterator[Discovery | None]:
     ranker = CardRanker(matcher)
     directory = Directory(embedder.model_id, embedder.dim, index, max_cards=settings.max_cards, ranker=ranker)
     async with AsyncExitStack() as stack:
-        gossip: CardGossip | None = None
+        gossip: CardTopicPort | None = None
         service: Discovery | None = None
 
         def validate(publisher: PeerId, data: bytes) -> bool:
@@ -60,10 +61,8 @@ async def open_discovery(node: NodePort) -> AsyncIterator[Discovery | None]:
             gossip_settings = GossipSettings(
                 heartbeat=settings.heartbeat, eclipse_protection=settings.eclipse_protection
             )
-            gossip = await stack.enter_async_context(
-                open_card_gossip(node.host, validate, deliver, gossip_settings, node.faults)
-            )
-        service = Discovery(node, settings, agent, embedder, directory, gossip)
+            gossip = await stack.enter_async_context(net.open_topic(validate, deliver, gossip_settings))
+        service = Discovery(node, settings, agent, embedder, directory, gossip, net)
         service.adopt_agent(agent)  # the card is issued in the background: start does not wait for models
         async with trio.open_nursery() as nursery:
             nursery.start_soon(service.card_loop)

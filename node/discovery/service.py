@@ -4,7 +4,8 @@ What it does (the wire formats are in ``docs/protocol.md §9``):
 
 - embeds the node's agent text (``[agent]`` table, :func:`ioa_p2p.card.card_text`) with the configured
   embedder and issues a signed card, a new version every ``republish`` seconds (well before ``ttl``);
-- DHT (``node.dht``, server mode, strict validation): registers the ``/ioa/`` namespace validator,
+- DHT (the :class:`~ioa_p2p.node.ports.CardNetPort` ``open_node`` passes in; on libp2p Kademlia in
+  server mode with strict validation): registers the ``/ioa/`` namespace validator,
   stores the card under ``/ioa/card/<peer id>`` and provides the card's LSH bucket keys (one per
   table); re-stores and re-provides when the routing table has doubled since and then kept its size
   for :data:`DHT_SETTLE` s (the closest peers of our keys may have changed) and re-provides when the
@@ -29,7 +30,6 @@ Control API (:mod:`~ioa_p2p.node.discovery.routes`): ``POST /find {"text", "k"?,
 
 from __future__ import annotations
 
-import functools
 import logging
 import math
 from typing import Any
@@ -47,10 +47,8 @@ from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import CardProfile, HybridMatcher
-from ioa_p2p.node.discovery.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, grew_enough, now_ms
-from ioa_p2p.node.net import kad
-from ioa_p2p.node.net.gossip import CardGossip
-from ioa_p2p.node.ports import NodePort
+from ioa_p2p.node.discovery.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, grew_enough
+from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
 log = logging.getLogger("ioa_p2p.discovery")
 
@@ -86,9 +84,11 @@ class Discovery:
         agent: AgentSettings,
         embedder: Embedder,
         directory: Directory,
-        gossip: CardGossip | None,
+        gossip: CardTopicPort | None,
+        net: CardNetPort,
     ) -> None:
         self.node = node
+        self.net = net
         self.settings = settings
         self.agent = agent
         self.embedder = embedder
@@ -112,9 +112,12 @@ class Discovery:
 
     # ------------------------------------------------------------------ own card
 
+    def now_ms(self) -> int:
+        """The node's wall clock in milliseconds (card issue times, expiry, flood guard)."""
+        return int(self.node.now() * 1000)
+
     async def _embed(self, texts: list[str]) -> Any:
-        embed = functools.partial(self.embedder.embed, texts)
-        return await trio.to_thread.run_sync(embed, abandon_on_cancel=True)  # type: ignore[call-arg]
+        return await self.node.run_sync(lambda: self.embedder.embed(texts))
 
     async def set_agent(self, agent: AgentSettings) -> SignedCard:
         """Adopt new agent settings: re-embed, issue a new card version and announce it everywhere."""
@@ -134,7 +137,7 @@ class Discovery:
         fields = {key: getattr(agent, key) for key in LIST_FIELDS}
         profile = CardProfile.make(agent.name, agent.description, **fields)
         embed = functools.partial(self.embedder.card_vectors, [profile])
-        return await trio.to_thread.run_sync(embed, abandon_on_cancel=True)  # type: ignore[call-arg]
+        return await self.node.run_sync(embed)
 
     def adopt_agent(self, agent: AgentSettings) -> None:
         """Adopt new agent settings without waiting: :meth:`card_loop` embeds them (loading the models
@@ -170,7 +173,7 @@ class Discovery:
         embedding is done)."""
         if self._vector is None:
             return None
-        now = now_ms()
+        now = self.now_ms()
         agent = self.agent
         try:
             card = issue_card(
@@ -229,7 +232,7 @@ class Discovery:
         after the previous one from the same publisher (an honest node issues one per
         ``republish`` interval).
         """
-        now = now_ms()
+        now = self.now_ms()
         known = self.directory.version_of(publisher)
         try:
             card = check_announcement(data, publisher=publisher, known_version=known, now_ms=now)
@@ -252,10 +255,10 @@ class Discovery:
 
     def on_gossip(self, publisher: PeerId, data: bytes) -> None:
         try:
-            card = parse_card(data, now_ms=now_ms(), peer=publisher)
+            card = parse_card(data, now_ms=self.now_ms(), peer=publisher)
         except InvalidMessage:
             return
-        if self.directory.offer(card, now_ms(), "gossip").changed:
+        if self.directory.offer(card, self.now_ms(), "gossip").changed:
             self.stats["gossip_accepted"] += 1
 
     # ------------------------------------------------------------------ find
@@ -274,8 +277,8 @@ class Discovery:
             with trio.move_on_after(self.settings.find_timeout):
                 await self.lookup_dht(vector)
         exclude = frozenset() if include_self else frozenset({self.node.peer_id})
-        rank = functools.partial(self.directory.rank, text, k, now_ms(), exclude=exclude)
-        return await trio.to_thread.run_sync(rank, abandon_on_cancel=True)  # type: ignore[call-arg]
+        rank = functools.partial(self.directory.rank, text, k, self.now_ms(), exclude=exclude)
+        return await self.node.run_sync(rank)
 
     async def lookup_dht(self, vector: Any) -> dict[str, int]:
         """Probe the vector's LSH buckets (and, during the scheme migration, the previous scheme's
@@ -285,14 +288,8 @@ class Discovery:
         legacy = legacy_probe(self.embedder.model_id, vector)
         if legacy is not None:
             buckets += hyperplanes_for(legacy[0], legacy[1]).probes(legacy[2], self.settings.probes)
-        found = await kad.get_providers_many(self.node.dht, [b.key for b in buckets], ask=self.settings.ask)
-        providers: set[PeerId] = set()
-        for ids in found.values():
-            for libp2p_id in ids:
-                try:
-                    providers.add(PeerId.from_bytes(libp2p_id.to_bytes()))
-                except Exception:  # a provider whose peer ID is not Ed25519
-                    continue
+        found = await self.net.get_providers([b.key for b in buckets], ask=self.settings.ask)
+        providers: set[PeerId] = set().union(*found.values())
         wanted = [p for p in sorted(providers) if self._needs_fetch(p)][: self.settings.max_fetch]
         await self.fetch_cards(wanted)
         return {"buckets": len(buckets), "providers": len(providers), "fetched": len(wanted)}
@@ -300,20 +297,20 @@ class Discovery:
     def _needs_fetch(self, peer: PeerId) -> bool:
         if peer == self.node.peer_id:
             return False
-        entry = self.directory.entry(peer, now_ms())
-        return entry is None or now_ms() - entry.learned_ms > self.settings.card_refresh * 1000
+        entry = self.directory.entry(peer, self.now_ms())
+        return entry is None or self.now_ms() - entry.learned_ms > self.settings.card_refresh * 1000
 
     async def fetch_card(self, peer: PeerId) -> SignedCard | None:
         """The newest valid card of ``peer`` in the DHT (asking the network), stored in the directory."""
         await self.fetch_cards([peer])
-        return self.directory.get(peer, now_ms())
+        return self.directory.get(peer, self.now_ms())
 
     async def fetch_cards(self, peers: list[PeerId]) -> int:
         """Fetch the cards of ``peers`` from the DHT in one batched lookup; returns how many were new."""
         if not peers:
             return 0
-        found = await kad.get_values_many(self.node.dht, [card_key(p) for p in peers], ask=self.settings.ask)
-        now = now_ms()
+        found = await self.net.get_values([card_key(p) for p in peers], ask=self.settings.ask)
+        now = self.now_ms()
         stored = 0
         for peer in peers:
             cards: list[SignedCard | None] = []
@@ -345,11 +342,11 @@ class Discovery:
 
     async def expiry_loop(self) -> None:
         while True:
-            gone = self.directory.expire(now_ms())
+            gone = self.directory.expire(self.now_ms())
             if gone:
                 log.debug("expired cards of %s", [p.short() for p in gone])
             next_at = self.directory.next_expiry()
-            wait = 1.0 if next_at is None else (next_at - now_ms()) / 1000 + 0.001
+            wait = 1.0 if next_at is None else (next_at - self.now_ms()) / 1000 + 0.001
             await trio.sleep(min(max(wait, 0.01), 1.0))
 
     async def rebuild_loop(self) -> None:
@@ -389,7 +386,7 @@ class Discovery:
             missing = [
                 p
                 for p in self.gossip.topic_peer_ids()
-                if self.directory.entry(p, now_ms()) is None
+                if self.directory.entry(p, self.now_ms()) is None
                 and now - self._asked_at.get(p, -math.inf) >= CATCH_UP_RETRY
             ][:CATCH_UP_BATCH]
             missing += self._stale_due()[: max(0, CATCH_UP_BATCH - len(missing))]
@@ -416,7 +413,7 @@ class Discovery:
     async def dht_publish_loop(self) -> None:
         """Keep our card and bucket provider records in the DHT (see the module docstring)."""
         await self.node.services_ready.wait()
-        dht = self.node.dht
+        net = self.net
         put_version, put_size, put_gap, put_at = -1, 0, 1.0, -math.inf
         provided: tuple[bytes, ...] = ()
         provide_size, provide_at = 0, -math.inf
@@ -424,7 +421,7 @@ class Discovery:
         while True:
             card = self.card
             # Sizes are high-water marks: churn (peers dropping out and back) does not re-trigger.
-            size = kad.routing_table_size(dht)
+            size = net.routing_table_size()
             now = trio.current_time()
             if size != last_size:
                 last_size, size_changed_at = size, now
@@ -436,7 +433,7 @@ class Discovery:
                 or (grew_enough(size, put_size) and settled and now - put_at >= put_gap)
             ):
                 with self.node.faults.boundary("discovery publish"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-                    if await kad.put_value(dht, card_key(card.peer_id), card.encoded):
+                    if await net.put_value(card_key(card.peer_id), card.encoded):
                         put_gap = 1.0 if card.version != put_version else min(put_gap * 2, 60.0)
                         put_version, put_at = card.version, trio.current_time()
                         put_size = max(put_size, size)
@@ -453,7 +450,7 @@ class Discovery:
             ):
                 provide_at = now
                 with self.node.faults.boundary("discovery provide"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-                    await kad.provide_many(dht, list(keys), ask=self.settings.ask)
+                    await net.provide(list(keys), ask=self.settings.ask)
                 # Best effort: a partial announcement is completed by the next growth or refresh.
                 provided, provide_size = keys, max(provide_size, size)
             with trio.move_on_after(1.0):
@@ -463,7 +460,7 @@ class Discovery:
     # ------------------------------------------------------------------ views
 
     def cards_view(self) -> dict[str, Any]:
-        now = now_ms()
+        now = self.now_ms()
         out = []
         for entry in sorted(self.directory, key=lambda e: str(e.card.peer_id)):
             if entry.card.is_expired(now):
@@ -478,8 +475,8 @@ class Discovery:
         return {
             "model": self.embedder.model_id,
             "cards": len(self.directory),
-            "kad_protocol": kad.kad_protocol_in_use(),
-            "routing_table": kad.routing_table_size(self.node.dht),
+            "kad_protocol": self.net.protocol(),
+            "routing_table": self.net.routing_table_size(),
             "gossip": None
             if gossip is None
             else {

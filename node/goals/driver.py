@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -124,7 +123,7 @@ class ChatDriver:
         self.hex = chat_id.hex()
         self.me = str(goals.node.peer_id)
         self.rounds: dict[str, Round] = {}
-        self.created = time.monotonic()
+        self.created = trio.current_time()
         self.reserved = reserved  # accepted an invitation; waiting for the first conv.start
         self._msg_round: dict[str, str] = {}
         self._waiters: dict[str, trio.Event] = {}
@@ -140,7 +139,7 @@ class ChatDriver:
         """This node works on a round of this chat (or just accepted to and is waiting for it)."""
         if any(r.active and self.me in r.start.members for r in self.rounds.values()):
             return True
-        return self.reserved and not self.rounds and time.monotonic() - self.created < reserve_timeout
+        return self.reserved and not self.rounds and trio.current_time() - self.created < reserve_timeout
 
     def latest_round(self) -> Round | None:
         return max(self.rounds.values(), key=lambda r: r.started_ms, default=None)
@@ -206,7 +205,9 @@ class ChatDriver:
         while True:
             wake = self._next_wakeup()
             items: list[DriverItem] = []
-            deadline = math.inf if wake is None else trio.current_time() + max(0.0, wake - time.time())
+            deadline = (
+                math.inf if wake is None else trio.current_time() + max(0.0, wake - self.goals.node.now())
+            )
             with trio.move_on_at(deadline):
                 items.append(await self._recv.receive())
             items += _drain(self._recv)
@@ -228,7 +229,7 @@ class ChatDriver:
         faults = self.goals.node.faults
         pending: dict[str, list[Decision]] = {}
         for item in items:
-            now = time.time()
+            now = self.goals.node.now()
             match item:
                 case EnvelopeArrived(env):
                     if replay:
@@ -238,7 +239,7 @@ class ChatDriver:
                 case RoundInput(round_id, event):
                     with faults.boundary(f"goal {type(event).__name__}"):
                         self._feed(round_id, pending, event, now)
-        now = time.time()
+        now = self.goals.node.now()
         for round_id, r in self.rounds.items():
             if r.conv is not None and r.active:
                 with faults.boundary("goal tick"):
@@ -385,7 +386,8 @@ class ChatDriver:
             latest = r.plans.latest()
             return replace(r.conv.view(), plan=latest.steps) if latest is not None else r.conv.view()
 
-        draft = await take_turn_bounded(self.goals, self.goals.brain, view, speak, self.hex)
+        clock = self.goals.node.now
+        draft = await take_turn_bounded(self.goals, self.goals.brain, view, speak, self.hex, clock)
         if draft is not None and draft.plan is not None and r.active and r.plans.changed(draft.plan):
             update = PlanUpdate(r.round_id, r.plans.next_version(), draft.plan)
             await self._post(r, Post(PLAN, update.to_content()))
@@ -439,7 +441,7 @@ class ChatDriver:
             turns=len(view.turns),
             messages=r.messages,
             bytes=r.bytes,
-            ended_ms=int(time.time() * 1000),
+            ended_ms=int(self.goals.node.now() * 1000),
             origins=dict(origins),
             fallbacks=dict(fallbacks),
             plan=[s.to_content() for s in latest.steps] if latest is not None else [],

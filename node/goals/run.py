@@ -28,7 +28,7 @@ async def open_goals(node: NodePort, chats: Chats, discovery: Discovery | None) 
     """The goals service (see :mod:`ioa_p2p.node.goals.service`); uses discovery when it runs."""
     config = GoalsConfig.from_section(node.config.section("goals"))
     settings = node.config.section("model") or node.config.section("llm")
-    runtime = load_runtime(node.config.section("agent"), node.home, settings)
+    runtime = load_runtime(node.config.section("agent"), node.home, settings, node.now, node.run_sync)
     embedder = (
         discovery.embedder if discovery is not None else make_embedder(node.config.section("embedding"))
     )

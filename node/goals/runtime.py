@@ -40,7 +40,7 @@ from typing import Any
 import trio
 
 from ioa_p2p.adapters import Adapter, AdapterCard, Progress, Task, TaskContext, TaskResult, run_task
-from ioa_p2p.adapters.base import estimate
+from ioa_p2p.adapters.base import Offload, estimate, in_worker_thread
 from ioa_p2p.adapters.lifecycle import start_adapter
 from ioa_p2p.adapters.registry import adapter_from_config, adapter_uses_model
 from ioa_p2p.conversation.costs import normalize_usage
@@ -128,6 +128,10 @@ class AgentRuntime:
     adapter: Adapter | None
     card: AdapterCard | None
     tasks_run: int = 0
+    #: Wall clock (seconds since the Unix epoch) that task deadlines are read against.
+    clock: Callable[[], float] = time.time
+    #: Where adapters run CPU-bound work (:meth:`ioa_p2p.adapters.base.TaskContext.run_sync`).
+    offload: Offload = in_worker_thread
 
     @property
     def has_adapter(self) -> bool:
@@ -146,7 +150,7 @@ class AgentRuntime:
         """Run ``text`` through the adapter until ``deadline`` (Unix seconds); never raises but Cancelled."""
         if self.adapter is None:
             return TaskResult.failed("rejected", "this agent has no adapter: it cannot run tasks")
-        trio_deadline = trio.current_time() + max(0.0, deadline - time.time())
+        trio_deadline = trio.current_time() + max(0.0, deadline - self.clock())
         task = Task(text, tuple(context), trio_deadline, task_id, chat_id)
         score = estimate(self.adapter, task)
         if score is not None and score <= 0.0:  # the adapter's own cheap estimate: certainly not
@@ -159,7 +163,7 @@ class AgentRuntime:
             if on_progress is not None:
                 await on_progress(report.text, report.fraction)
 
-        ctx = TaskContext(sink, min_interval=0.5)
+        ctx = TaskContext(sink, min_interval=0.5, offload=self.offload)
         started = trio.current_time()
         result = await run_task(self.adapter, task, ctx)
         return with_usage(result, int((trio.current_time() - started) * 1000))
@@ -188,13 +192,20 @@ def with_usage(result: TaskResult, wall_ms: int) -> TaskResult:
 
 
 def load_runtime(
-    agent: Mapping[str, Any], home: Path, model: Mapping[str, Any] | None = None
+    agent: Mapping[str, Any],
+    home: Path,
+    model: Mapping[str, Any] | None = None,
+    clock: Callable[[], float] = time.time,
+    offload: Offload = in_worker_thread,
 ) -> AgentRuntime:
     """Build the adapter ``[agent]`` names (raises the registry's ConfigError subclasses when it is wrong);
-    ``model`` is the node's ``[model]`` table. Start it with :meth:`AgentRuntime.start`."""
+    ``model`` is the node's ``[model]`` table, ``clock`` the node's wall clock, ``offload`` its worker
+    threads. Start it with :meth:`AgentRuntime.start`."""
     uses_model = adapter_uses_model(agent.get("adapter"))
     adapter = adapter_from_config(adapter_table(agent, home, model=model, uses_model=uses_model))
-    return AgentRuntime(adapter, adapter.describe() if adapter is not None else None)
+    return AgentRuntime(
+        adapter, adapter.describe() if adapter is not None else None, clock=clock, offload=offload
+    )
 
 
 __all__ = [

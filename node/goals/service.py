@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -203,7 +202,7 @@ class Goals:
         if peer == self.me:
             return discovery.card
         try:
-            return discovery.directory.get(PeerId.from_string(peer), int(time.time() * 1000))
+            return discovery.directory.get(PeerId.from_string(peer), int(self.node.now() * 1000))
         except IoAError:
             return None
 
@@ -218,6 +217,10 @@ class Goals:
 
     def name_of(self, peer: str) -> str:
         return self.member_info(peer).name
+
+    def now(self) -> float:
+        """The node's wall clock (seconds since the Unix epoch): goal and task deadlines are read on it."""
+        return self.node.now()
 
     async def team_info(self, members: Sequence[str]) -> list[MemberInfo]:
         """Cards of the members (missing ones fetched from the DHT, bounded)."""
@@ -268,7 +271,7 @@ class Goals:
         ``on_event`` gets every event as it happens, typed (:data:`~ioa_p2p.node.goals.events.GoalEvent`;
         :func:`~ioa_p2p.node.goals.events.event_to_json` gives the JSON the control API streams)."""
         cfg = self.config
-        started = time.monotonic()
+        started = trio.current_time()
         goal = (cont_input if comm_id else goal) or goal
         depth = cfg.depth if depth is None else depth
         max_turns = cfg.max_turns if max_turns is None else max_turns
@@ -276,7 +279,7 @@ class Goals:
         speaker_timeout = cfg.speaker_timeout if speaker_timeout is None else speaker_timeout
         check_launch_args(goal, depth, max_turns, timeout, speaker_timeout, comm_id, cont_input)
         emit = on_event or (lambda event: None)
-        deadline = time.time() + timeout
+        deadline = self.node.now() + timeout
         launch = Launch(secrets.token_hex(8), trio.CancelScope(deadline=trio.current_time() + timeout))
         self.launches[launch.launch_id] = launch
         try:
@@ -291,14 +294,14 @@ class Goals:
                     )  # fmt: skip
             if launch.scope.cancelled_caught:
                 why = "cancelled" if launch.cancelled else "the goal's deadline passed"
-                raise GoalAborted(f"no team was formed: {why} (after {time.monotonic() - started:.1f} s)")
+                raise GoalAborted(f"no team was formed: {why} (after {trio.current_time() - started:.1f} s)")
             launch.chat_id = formed.chat_id
             start = ConvStart.create(
                 goal,
                 initiator=self.me,
                 members=[self.me, *(t.peer_id for t in formed.members)],
-                now=time.time(),
-                timeout=max(ROUND_MIN, deadline - time.time()),
+                now=self.node.now(),
+                timeout=max(ROUND_MIN, deadline - self.node.now()),
                 max_turns=max_turns,
                 speaker_timeout=speaker_timeout,
                 task_timeout=task_timeout or cfg.task_timeout or None,
@@ -309,7 +312,7 @@ class Goals:
             round_id, outcome = await self._run_round(launch, goal, formed, start, emit)
         finally:
             self.launches.pop(launch.launch_id, None)
-        timings = dict(formed.timings, total_s=time.monotonic() - started)
+        timings = dict(formed.timings, total_s=trio.current_time() - started)
         me = Teammate(self.me, self.name_of(self.me), 1.0)
         return make_result(
             goal, start, round_id, formed.chat_id, outcome, formed, me, self.brain.label, timings
@@ -337,7 +340,7 @@ class Goals:
             round_id = launch.round_id = env.hash.hex()
             if launch.cancelled:  # cancelled while conv.start was being posted
                 await self.cancel_round(chat_id, round_id)
-            wait = max(0.0, start.deadline - time.time()) + GOAL_GRACE
+            wait = max(0.0, start.deadline - self.node.now()) + GOAL_GRACE
             with trio.move_on_after(wait) as waited:
                 async with trio.open_nursery() as nursery:
                     nursery.start_soon(_relay, events, emit)

@@ -6,7 +6,6 @@ assign); the others wait for a slot until their deadline. docs/goals.md, section
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
@@ -38,6 +37,7 @@ class Goals(Protocol):
     def task_slots(self) -> trio.CapacityLimiter: ...
 
     def name_of(self, peer: str) -> str: ...
+    def now(self) -> float: ...
     async def launch_goal(
         self,
         goal: str = "",
@@ -59,7 +59,7 @@ async def perform_task(
     """Run a task assigned to this node: on its adapter, or through a sub-team (the nested-team rule).
     At most :data:`MAX_RUNNING_TASKS` run at once (teammates choose how many tasks they assign); the
     others wait for a slot until their deadline."""
-    with trio.move_on_after(max(0.0, deadline - time.time())) as waited:
+    with trio.move_on_after(max(0.0, deadline - goals.now())) as waited:
         await goals.task_slots.acquire()
     if waited.cancelled_caught:
         why = f"this node runs at most {MAX_RUNNING_TASKS} tasks at once; none ended before this deadline"
@@ -123,7 +123,7 @@ async def _subteam(
     progress: ProgressFn,
 ) -> TaskOutcome | None:
     """The sub-team's conclusion as the task's outcome; None when no other agent joined."""
-    remaining = deadline - time.time()
+    remaining = deadline - goals.now()
     timeout = remaining - min(10.0, remaining * 0.2)
     if timeout < 5.0:
         return None

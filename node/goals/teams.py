@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import logging
 import math
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Protocol
 
@@ -96,7 +95,7 @@ class TeamFormation:
         ``deadline`` (wall clock) is the goal's: the LLM team-up gets at most a third of what is left
         (and ``[goals] team_up_timeout``), invitations at most half of what is left."""
         goals = self.goals
-        t0 = time.monotonic()
+        t0 = trio.current_time()
         fallback = ""
         if team:
             chosen = await self.resolve(team)
@@ -106,20 +105,20 @@ class TeamFormation:
                 emit(TeamFallbackEvent(fallback))
         if len(chosen) < min_team:
             raise NoTeam(f"found {len(chosen)} candidate teammates, {min_team} needed")
-        t1 = time.monotonic()
+        t1 = trio.current_time()
         await self.reach([PeerId.from_string(t.peer_id) for t in chosen])
         handle = await goals.chats.create_chat(
             [PeerId.from_string(t.peer_id) for t in chosen],
             f"{GOAL_TOPIC_PREFIX}{goal}"[:4000],
             parent_chat,
-            invite_timeout=min(goals.config.invite_timeout, max(1.0, (deadline - time.time()) / 2)),
+            invite_timeout=min(goals.config.invite_timeout, max(1.0, (deadline - goals.node.now()) / 2)),
         )
         for peer in handle.unanswered:  # no answer: out of this round (the chat membership follows)
             await goals.chats.remove_member(handle.chat_id, peer)
         if len(handle.accepted) < min_team:
             await goals.chats.leave(handle.chat_id)
             raise NoTeam(f"{len(handle.accepted)} of {len(chosen)} invited agents joined, {min_team} needed")
-        t2 = time.monotonic()
+        t2 = trio.current_time()
         by_peer = {t.peer_id: t for t in chosen}
 
         def pick(peers: Sequence[PeerId]) -> tuple[Teammate, ...]:
@@ -191,7 +190,7 @@ class TeamFormation:
         if discovery is None:
             raise UsageError(f"cannot resolve agent name {name!r}: discovery is off; give peer IDs instead")
         wanted = name.lower()
-        now = int(time.time() * 1000)
+        now = int(self.goals.node.now() * 1000)
         for entry in discovery.directory:
             card = entry.card
             if card.card.name.lower() == wanted and not card.is_expired(now):
@@ -256,11 +255,11 @@ class TeamFormation:
             exclude=[*exclude, goals.me],
             max_team=max_team,
         )
-        pick, keys = await trio.to_thread.run_sync(offline, abandon_on_cancel=True)  # type: ignore[call-arg]
+        pick, keys = await goals.node.run_sync(offline)
         scores = {m.key: m.score for m in pick.members}
         fallback = ""
         if goals.model is not None and keys:
-            budget = min(goals.config.team_up_timeout, max(0.0, deadline - time.time()) / 3)
+            budget = min(goals.config.team_up_timeout, max(0.0, deadline - goals.node.now()) / 3)
             fallback = "timeout"
             with trio.move_on_after(budget):
                 try:
@@ -310,7 +309,7 @@ class TeamFormation:
 
         async def search(query: str) -> Sequence[Candidate]:
             rank = functools.partial(ranker.rank, query, len(keys), among=keys)
-            found = await trio.to_thread.run_sync(rank, abandon_on_cancel=True)  # type: ignore[call-arg]
+            found = await self.goals.node.run_sync(rank)
             return self._as_candidates([m.key for m in found], {m.key: m.score for m in found})
 
         return search

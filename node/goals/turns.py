@@ -59,16 +59,22 @@ class TeamCards(Protocol):
 
 
 async def take_turn_bounded(
-    goals: TeamCards, brain: Brain, view: Callable[[], ConversationView | None], speak: Speak, chat: str
+    goals: TeamCards,
+    brain: Brain,
+    view: Callable[[], ConversationView | None],
+    speak: Speak,
+    chat: str,
+    now: Callable[[], float] = time.time,
 ) -> TurnDraft | None:
-    """The brain's turn within :func:`turn_deadline`, or its fallback (None: the rule-based pass)."""
+    """The brain's turn within :func:`turn_deadline` (read on the wall clock ``now``, the node's), or its
+    fallback (None: the rule-based pass)."""
     current = view()
     if current is None:
         return None
-    deadline = turn_deadline(current.start, time.time())
+    deadline = turn_deadline(current.start, now())
     team: Sequence[MemberInfo] | None = None
     failure = "timeout"
-    with trio.move_on_after(max(0.0, deadline - time.time())):
+    with trio.move_on_after(max(0.0, deadline - now())):
         try:
             team = await goals.team_info(current.start.members)
             return await brain.take_turn(current, speak, team)

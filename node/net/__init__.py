@@ -12,5 +12,6 @@
   the DHT on ``/ioa/kad/1.0.0`` with our record validators
 - ``gossip.py``          GossipSub card announcements (tuned heartbeat and limits, topic validator, drain
   task)
+- ``card_net.py``        :class:`Libp2pCardNet`: discovery's ``CardNetPort`` over ``kad.py`` and ``gossip.py``
 - ``relay.py``           circuit relay v2 (HOP protocol, STOP transport, reservation exchange), wrapped
 """

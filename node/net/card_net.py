@@ -1,0 +1,67 @@
+"""Discovery's network on py-libp2p: :class:`Libp2pCardNet`, the real ``CardNetPort`` of ``node.ports``.
+
+It binds the node's host and ``KadDHT`` to the functions of :mod:`ioa_p2p.node.net.kad` (batched lookups
+that always ask the network, ``/ioa/kad/1.0.0``, the namespace validator registered with strict
+validation) and opens the card topic with :func:`ioa_p2p.node.net.gossip.open_card_gossip`. Peer IDs leave
+this module as :class:`~ioa_p2p.identity.PeerId`: providers whose key is not Ed25519 are dropped here.
+``open_node`` makes one and passes it to ``open_discovery``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from ioa_p2p.dht.validators import RecordValidator
+from ioa_p2p.faults import Faults
+from ioa_p2p.identity import PeerId
+from ioa_p2p.node.net import kad
+from ioa_p2p.node.net.gossip import CardGossip, Deliver, GossipSettings, Validate, open_card_gossip
+
+
+class Libp2pCardNet:
+    """Card records in the node's Kademlia DHT and the card topic on its GossipSub."""
+
+    def __init__(self, host: Any, dht: Any, faults: Faults) -> None:
+        self.host, self.dht, self.faults = host, dht, faults
+
+    def protocol(self) -> str:
+        return kad.kad_protocol_in_use()
+
+    async def prepare(self, namespace: str, validator: RecordValidator) -> None:
+        await kad.prepare_dht(self.host, self.dht, namespace, validator)
+
+    async def put_value(self, key: str, value: bytes) -> bool:
+        return await kad.put_value(self.dht, key, value)
+
+    async def get_values(self, keys: list[str], *, ask: int) -> dict[str, list[bytes]]:
+        return await kad.get_values_many(self.dht, keys, ask=ask)
+
+    async def get_providers(self, keys: list[bytes], *, ask: int) -> dict[bytes, set[PeerId]]:
+        found = await kad.get_providers_many(self.dht, keys, ask=ask)
+        out: dict[bytes, set[PeerId]] = {}
+        for key, ids in found.items():
+            peers = out[key] = set()
+            for libp2p_id in ids:
+                try:
+                    peers.add(PeerId.from_bytes(libp2p_id.to_bytes()))
+                except Exception:  # a provider whose peer ID is not Ed25519
+                    continue
+        return out
+
+    async def provide(self, keys: list[bytes], *, ask: int) -> int:
+        return await kad.provide_many(self.dht, keys, ask=ask)
+
+    def routing_table_size(self) -> int:
+        return kad.routing_table_size(self.dht)
+
+    @asynccontextmanager
+    async def open_topic(
+        self, validate: Validate, deliver: Deliver, settings: GossipSettings
+    ) -> AsyncIterator[CardGossip]:
+        async with open_card_gossip(self.host, validate, deliver, settings, self.faults) as gossip:
+            yield gossip
+
+
+__all__ = ["Libp2pCardNet"]

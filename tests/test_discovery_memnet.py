@@ -1,0 +1,249 @@
+"""Discovery on the in-memory transport fake under trio's ``MockClock(autojump_threshold=0)``: the real
+discovery service over :mod:`ioa_p2p.testing.memcards` (per-node record stores checked by the validator
+discovery registers, the card topic, partitions), with card issue, re-publishing and expiry on virtual
+time. The libp2p tests (tests/test_discovery_net.py) stay as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+from trio.testing import MockClock
+
+from ioa_p2p.card import SignedCard, issue_card
+from ioa_p2p.dht.validators import card_key
+from ioa_p2p.identity import Identity
+from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.node.net.gossip import GossipSettings
+from ioa_p2p.node.services import NodeServices
+from ioa_p2p.testing.memagents import open_memory_agent
+from ioa_p2p.testing.memcards import MemoryCards
+from ioa_p2p.testing.memnet import MemoryNetwork, MemoryNode
+from ioa_p2p.wire import canonical
+from ioa_p2p.wire.envelope import Envelope
+
+AGENTS = {
+    "plotter": "draws plots and charts of data with python",
+    "weather": "weather forecasts for any city",
+    "translator": "translates text between languages",
+    "calculator": "exact arithmetic: sums, products, percentages",
+}
+
+Agent = tuple[MemoryNode, NodeServices]
+
+
+@pytest.fixture
+def autojump_clock() -> MockClock:
+    return MockClock(autojump_threshold=0)
+
+
+@asynccontextmanager
+async def open_agents(
+    net: MemoryNetwork,
+    cards: MemoryCards,
+    tmp_path: Path,
+    names: list[str],
+    discovery: dict[str, Any] | None = None,
+) -> AsyncIterator[list[Agent]]:
+    with trio.fail_after(600):  # virtual seconds: a test that would wait forever fails at once instead
+        async with AsyncExitStack() as stack:
+            agents = await open_each(stack, net, cards, tmp_path, names, discovery or {})
+            yield agents
+
+
+async def open_each(
+    stack: AsyncExitStack,
+    net: MemoryNetwork,
+    cards: MemoryCards,
+    tmp_path: Path,
+    names: list[str],
+    discovery: dict[str, Any],
+) -> list[Agent]:
+    agents = []
+    for name in names:
+        agent: dict[str, Any] = {"name": name, "description": AGENTS[name]}
+        if name == "calculator":
+            agent["adapter"] = "calculator"
+        raw = {"agent": agent, "discovery": discovery}
+        agents.append(await stack.enter_async_context(open_memory_agent(net, cards, tmp_path / name, raw)))
+    return agents
+
+
+def discovery_of(agent: Agent) -> Discovery:
+    discovery = agent[1].discovery
+    assert discovery is not None
+    return discovery
+
+
+def names(matches: list[Any]) -> list[str]:
+    return [m.card.card.name for m in matches]
+
+
+async def wait_cards(agents: list[Agent], count: int) -> None:
+    with trio.fail_after(60):
+        while any(len(discovery_of(a).directory) < count for a in agents):  # noqa: ASYNC110
+            await trio.sleep(0.5)
+
+
+async def test_cards_of_every_node_are_found_best_match_first(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    net = MemoryNetwork()
+    async with open_agents(net, MemoryCards(net), tmp_path, list(AGENTS)) as agents:
+        await wait_cards(agents, len(AGENTS))
+        for agent in agents:
+            found = await discovery_of(agent).find("draw a chart of these numbers", k=4, use_dht=True)
+            assert names(found)[0] == "plotter", names(found)
+            assert len(found) == 4 and [m.score for m in found] == sorted(
+                (m.score for m in found), reverse=True
+            )
+            weather = await discovery_of(agent).find("what is the weather forecast in Paris", k=2)
+            assert names(weather)[0] == "weather"
+        mine = await discovery_of(agents[0]).find("draw a chart", k=4, include_self=False)
+        assert "plotter" not in names(mine) and len(mine) == 3
+
+
+async def test_without_gossip_cards_are_found_through_the_dht_buckets(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    async with open_agents(net, cards, tmp_path, list(AGENTS), {"gossip": False}) as agents:
+        await trio.sleep(15)  # every node stored its card and provided its LSH buckets
+        seeker = discovery_of(agents[1])
+        assert len(seeker.directory) == 1  # only its own card: nothing was announced
+        found = await seeker.find("draw a plot of the data with python", k=2)
+        assert names(found)[0] == "plotter"
+        assert seeker.directory.get(agents[0][0].peer_id) is not None
+        assert seeker.stats["dht_fetched"] >= 1
+        # A partitioned node answers nothing: its card is not found where it was not already held.
+        fresh = discovery_of(agents[3])
+        net.partition(agents[0][0].peer_id)
+        for other in agents[1:]:  # the plotter's card lives on the other nodes' stores too
+            cards.net_of(other[0]).values.pop(card_key(agents[0][0].peer_id), None)
+        cut = await fresh.find("draw a plot of the data with python", k=4)
+        assert "plotter" not in names(cut)
+
+
+async def test_cards_are_republished_and_expire_on_virtual_time(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    net = MemoryNetwork()
+    timing = {"ttl": 60.0, "republish": 20.0}
+    async with open_agents(
+        net, MemoryCards(net), tmp_path, ["plotter", "weather", "translator"], timing
+    ) as agents:
+        await wait_cards(agents, 3)
+        observer, plotter = discovery_of(agents[1]), discovery_of(agents[0])
+        plotter_id = agents[0][0].peer_id
+        first = plotter.card
+        assert first is not None
+        await trio.sleep(21)  # one republish interval later: a new version, issued on the virtual clock
+        second = plotter.card
+        assert second is not None and second.version > first.version
+        assert second.card.issued_at - first.card.issued_at == pytest.approx(20_000, abs=1_000)
+        held = observer.directory.get(plotter_id, observer.now_ms())
+        assert held is not None and held.version == second.version
+        # The plotter is cut off: no new version reaches anyone, and its last card expires at its ttl.
+        net.partition(plotter_id)
+        cut_at = trio.current_time()
+        while observer.directory.get(plotter_id, observer.now_ms()) is not None:  # noqa: ASYNC110
+            await trio.sleep(1)
+        gone_after = trio.current_time() - cut_at
+        assert 60 - 21 - 1 <= gone_after <= 60 + 2
+        assert "plotter" not in names(await observer.find("draw plots and charts", k=3))
+
+
+def bad_cards(victim: Identity, genuine: SignedCard, attacker: Identity, now_ms: int) -> dict[str, bytes]:
+    body = genuine.card
+    forged = Envelope.create(attacker, body, seq=body.version + 5, ts=body.issued_at).to_cbor()
+    tampered = canonical.decode(genuine.to_bytes())
+    tampered["b"]["vector"] = bytes(reversed(tampered["b"]["vector"]))
+    bumped = canonical.decode(genuine.to_bytes())
+    bumped["b"]["version"] = bumped["seq"] = body.version + 1000
+
+    def reissue(description: str, version: int, issued: int) -> bytes:
+        card = issue_card(
+            victim,
+            name=body.name,
+            description=description,
+            model=body.model,
+            vector=body.embedding(),
+            version=version,
+            now_ms=issued,
+            ttl_ms=60_000,
+        )
+        return card.to_bytes()
+
+    return {
+        "forged": forged,
+        "tampered": canonical.encode(tampered),
+        "higher-version-bad-signature": canonical.encode(bumped),
+        "expired": reissue("expired copy", body.version + 2000, now_ms - 120_000),
+        "replayed-older-version": reissue("an older version", body.version - 1, now_ms),
+    }
+
+
+async def test_forged_and_invalid_card_records_are_refused_by_the_dht_and_the_topic(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    async with (
+        open_agents(net, cards, tmp_path, ["plotter", "weather"]) as agents,
+        net.open_node(tmp_path / "attacker") as attacker,
+    ):
+        await wait_cards(agents, 2)
+        victim_agent, observer_agent = agents
+        victim, observer = discovery_of(victim_agent), discovery_of(observer_agent)
+        genuine = victim.card
+        assert genuine is not None
+        key = card_key(genuine.peer_id)
+        observer_store = cards.net_of(observer_agent[0])
+        assert observer_store.values[key] == genuine.to_bytes()
+        attacker_net = cards.net_of(attacker)
+        bad = bad_cards(victim_agent[0].identity, genuine, attacker.identity, observer.now_ms())
+        gossip = observer.gossip
+        assert gossip is not None
+        async with attacker_net.open_topic(lambda p, d: True, lambda p, d: None, GossipSettings()) as topic:
+            for label, value in bad.items():
+                assert not await attacker_net.store_at(observer_agent[0].peer_id, key, value), label
+                assert observer_store.values[key] == genuine.to_bytes(), label
+                before = (gossip.rejected, gossip.received)
+                await topic.announce(value)  # announced by the attacker: never its own card
+                assert (gossip.rejected, gossip.received) == (before[0] + 1, before[1]), label
+            # A genuine card announced by someone else is refused too (peers announce only their own).
+            await topic.announce(genuine.to_bytes())
+            assert gossip.rejected == before[0] + 2
+            # The victim's own re-announcement of the same card passes the same validator.
+            await victim.announce()
+            assert gossip.received == before[1] + 1
+        # The validator also refuses keys outside the card namespace, and a valid card under another key.
+        own = cards.net_of(observer_agent[0])
+        assert not await own.put_value("/ioa/other/x", genuine.to_bytes())
+        assert not await own.put_value("/free/x", genuine.to_bytes())
+        assert not await own.put_value(card_key(attacker.peer_id), genuine.to_bytes())
+        held = observer.directory.get(genuine.peer_id, observer.now_ms())
+        assert held is not None and held.to_bytes() == genuine.to_bytes()
+        assert (await observer.fetch_card(genuine.peer_id)) == held
+
+
+async def test_a_goal_finds_its_teammates_through_discovery(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    net = MemoryNetwork()
+    async with open_agents(net, MemoryCards(net), tmp_path, list(AGENTS)) as agents:
+        await wait_cards(agents, len(AGENTS))
+        with trio.fail_after(120):
+            goals = agents[1][1].goals  # the weather agent launches an arithmetic goal
+            assert goals is not None
+            result = await goals.launch_goal("Calculate 6 * 7", timeout=60)
+        out = result.to_json()
+        assert out["answer"] == "The answer is 42.", out
+        assert "calculator" in {m["name"] for m in out["team"]}
+        assert [t["assignee_name"] for t in out["tasks"]] == ["calculator"]
