@@ -1,4 +1,9 @@
-"""ioa_p2p.adapters.retrieval: the ``retrieval`` adapter: answers from a folder of documents."""
+"""ioa_p2p.adapters.retrieval: the ``retrieval`` adapter: answers from a folder of documents.
+
+- ``adapter.py``  options, the document index, the adapter (search, can_do, run)
+- ``chunks.py``   documents cut into cited passages along their structure (pure)
+- ``answer.py``   the answer span, its confidence and citation from the best passages (pure)
+"""
 
 from ioa_p2p.adapters.retrieval.adapter import Passage, RetrievalAdapter, RetrievalOptions, chunk_document
 
