@@ -193,41 +193,73 @@ async def llm_choose_team(
     the caller bounds the time.
     """
     budget = max(256, context_tokens - TEAM_MAX_TOKENS)
-    messages: list[dict[str, Any]] = [
+    shortlist: list[Candidate] = []
+
+    async def on_search(args: Any) -> str:
+        nonlocal shortlist
+        found = [await search(q) for q in parse_search_queries(args)]
+        shortlist = merge_results([shortlist, *found], limit=shortlist_size)
+        return render_shortlist(shortlist, budget=budget // 3)
+
+    def on_team_up(args: Any) -> tuple[Candidate, ...]:
+        return parse_team_choice(args, shortlist, max_team=max_team)
+
+    loop = _TeamUpLoop(model, budget, on_search, on_team_up, "search_agents or team_up")
+    prompt = [
         {"role": "system", "content": TEAM_PROMPT.format(max_team=max_team)},
         {"role": "user", "content": f"Goal: {goal}"},
     ]
-    shortlist: list[Candidate] = []
-    for _ in range(max_rounds):
-        reply = await model.complete(
-            fit_messages(messages, budget), tools=TEAM_TOOLS, max_tokens=TEAM_MAX_TOKENS
+    picked = await loop.run(prompt, max_rounds)
+    if picked is None:
+        raise ModelOutputError(
+            f"{model.model_id} did not team up within {max_rounds} rounds "
+            f"(shortlist: {json.dumps([c.name for c in shortlist])})"
         )
-        messages.append(reply.as_message())
-        if not reply.tool_calls:
-            messages.append({"role": "user", "content": "Call search_agents or team_up."})
-            continue
-        for call in reply.tool_calls:
-            try:
-                args = call.parsed()
-                if call.name == "search_agents":
-                    found = [await search(q) for q in parse_search_queries(args)]
-                    shortlist = merge_results([shortlist, *found], limit=shortlist_size)
-                    answer = render_shortlist(shortlist, budget=budget // 3)
-                elif call.name == "team_up":
-                    return parse_team_choice(args, shortlist, max_team=max_team)
-                else:
-                    answer = f"unknown tool {call.name!r}; use search_agents or team_up"
-            except ModelOutputError as exc:
-                answer = f"error: {exc}"
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})
-    raise ModelOutputError(
-        f"{model.model_id} did not team up within {max_rounds} rounds "
-        f"(shortlist: {json.dumps([c.name for c in shortlist])})"
-    )
+    return picked
 
 
 #: Tokens each team-up answer may use.
 TEAM_MAX_TOKENS = 512
+
+
+class _TeamUpLoop:
+    """The tool loop both team-ups share: the model calls ``search_agents`` (answered by ``on_search``)
+    until it calls ``team_up`` (parsed by ``on_team_up``); a bad call is answered with the error."""
+
+    def __init__(
+        self,
+        model: Model,
+        budget: int,
+        on_search: Callable[[Any], Awaitable[str]],
+        on_team_up: Callable[[Any], tuple[Candidate, ...]],
+        tools_hint: str,
+    ) -> None:
+        self.model, self.budget, self.tools_hint = model, budget, tools_hint
+        self.on_search, self.on_team_up = on_search, on_team_up
+
+    async def run(self, messages: list[dict[str, Any]], max_rounds: int) -> tuple[Candidate, ...] | None:
+        """The team the model chose, or None when it did not call ``team_up`` within ``max_rounds``."""
+        for _ in range(max_rounds):
+            reply = await self.model.complete(
+                fit_messages(messages, self.budget), tools=TEAM_TOOLS, max_tokens=TEAM_MAX_TOKENS
+            )
+            messages.append(reply.as_message())
+            if not reply.tool_calls:
+                messages.append({"role": "user", "content": f"Call {self.tools_hint}."})
+                continue
+            for call in reply.tool_calls:
+                try:
+                    args = call.parsed()
+                    if call.name == "search_agents":
+                        answer = await self.on_search(args)
+                    elif call.name == "team_up":
+                        return self.on_team_up(args)
+                    else:
+                        answer = f"unknown tool {call.name!r}; use {self.tools_hint}"
+                except ModelOutputError as exc:
+                    answer = f"error: {exc}"
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})
+        return None
 
 
 SHORTLIST_PROMPT = """You assemble a team of agents for a goal. The user message lists the agents shortlisted
@@ -257,39 +289,28 @@ async def llm_team_from_shortlist(
         return ()
     budget = max(256, context_tokens - TEAM_MAX_TOKENS)
     allowed = {c.peer_id for c in shortlist}
-    messages: list[dict[str, Any]] = [
-        {"role": "system", "content": SHORTLIST_PROMPT.format(max_team=max_team)},
-        {
-            "role": "user",
-            "content": f"Goal: {goal}\n\nShortlist:\n{render_shortlist(shortlist, budget=budget // 3)}",
-        },
-    ]
     current: list[Candidate] = list(shortlist)
-    for _ in range(max_rounds):
-        reply = await model.complete(
-            fit_messages(messages, budget), tools=TEAM_TOOLS, max_tokens=TEAM_MAX_TOKENS
-        )
-        messages.append(reply.as_message())
-        if not reply.tool_calls:
-            messages.append({"role": "user", "content": "Call team_up with numbers from the shortlist."})
-            continue
-        for call in reply.tool_calls:
-            try:
-                args = call.parsed()
-                if call.name == "search_agents":
-                    found = [await search(q) for q in parse_search_queries(args)]
-                    current = merge_results(
-                        [check_in_shortlist(f, allowed) for f in found], limit=len(shortlist)
-                    ) or list(shortlist)
-                    answer = render_shortlist(current, budget=budget // 3)
-                elif call.name == "team_up":
-                    return check_in_shortlist(parse_team_choice(args, current, max_team=max_team), allowed)
-                else:
-                    answer = f"unknown tool {call.name!r}; use team_up"
-            except ModelOutputError as exc:
-                answer = f"error: {exc}"
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": answer})
-    raise ModelOutputError(f"{model.model_id} did not team up within {max_rounds} rounds")
+
+    async def on_search(args: Any) -> str:
+        nonlocal current
+        found = [await search(q) for q in parse_search_queries(args)]
+        ranked = merge_results([check_in_shortlist(f, allowed) for f in found], limit=len(shortlist))
+        current = ranked or list(shortlist)
+        return render_shortlist(current, budget=budget // 3)
+
+    def on_team_up(args: Any) -> tuple[Candidate, ...]:
+        return check_in_shortlist(parse_team_choice(args, current, max_team=max_team), allowed)
+
+    loop = _TeamUpLoop(model, budget, on_search, on_team_up, "team_up with numbers from the shortlist")
+    listed = render_shortlist(shortlist, budget=budget // 3)
+    prompt = [
+        {"role": "system", "content": SHORTLIST_PROMPT.format(max_team=max_team)},
+        {"role": "user", "content": f"Goal: {goal}\n\nShortlist:\n{listed}"},
+    ]
+    picked = await loop.run(prompt, max_rounds)
+    if picked is None:
+        raise ModelOutputError(f"{model.model_id} did not team up within {max_rounds} rounds")
+    return picked
 
 
 def check_in_shortlist(chosen: Sequence[Candidate], allowed: Collection[str]) -> tuple[Candidate, ...]:
