@@ -30,6 +30,7 @@ Control API (:mod:`~ioa_p2p.node.discovery.routes`): ``POST /find {"text", "k"?,
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from typing import Any
