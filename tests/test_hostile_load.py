@@ -28,7 +28,7 @@ import trio
 from ioa_p2p.control_client import ControlClient
 
 from . import hostile_attacks
-from .conftest import NodeProcess, ioa_init
+from .conftest import NodeProcess, ioa_init, stop_all
 
 pytestmark = pytest.mark.slow
 
@@ -90,7 +90,7 @@ def victim(tmp_path: Path) -> Iterator[Victim]:
         good.wait_listening()
         yield Victim(node, good, victim_id, good_id)
     finally:
-        codes = [p.stop() for p in procs]
+        codes = stop_all(procs)
     assert codes == [0] * len(procs), [p.output()[-3000:] for p in procs]
 
 

@@ -15,7 +15,7 @@ from ioa_p2p.node.messaging.service import PROTOCOL_ID
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.text import Text
 
-from .conftest import NodeProcess, ioa_init
+from .conftest import NodeProcess, ioa_init, ioa_init_all, stop_all
 
 pytestmark = pytest.mark.slow
 
@@ -36,7 +36,7 @@ def _wait(predicate, timeout: float = 30.0, what: str = "condition") -> None:
 
 
 def test_three_processes_bootstrap_see_each_other_and_exchange_signed_messages(tmp_path) -> None:
-    ids = {name: ioa_init(tmp_path / name) for name in "abc"}
+    ids = dict(zip("abc", ioa_init_all([tmp_path / name for name in "abc"]), strict=True))
     a = NodeProcess(tmp_path / "a", "--listen", "/ip4/127.0.0.1/tcp/0")
     nodes = [a]
     try:
@@ -66,7 +66,7 @@ def test_three_processes_bootstrap_see_each_other_and_exchange_signed_messages(t
         inbox = json.loads(c.ioa("inbox", "--json").stdout)
         assert [m["text"] for m in inbox] == ["hello from B", "after tamper"]
     finally:
-        codes = [n.stop() for n in nodes]
+        codes = stop_all(nodes)
     assert codes == [0, 0, 0], [n.output() for n in nodes]
     assert not (tmp_path / "a" / "node.json").exists()
 
