@@ -17,7 +17,7 @@ from ioa_p2p.errors import IoAError
 from ioa_p2p.history.audit import audit_history
 from ioa_p2p.node.chats.store import ChatStore
 
-from .conftest import NodeProcess, ioa_init
+from .conftest import NodeProcess, ioa_init_all, stop_all
 
 pytestmark = pytest.mark.slow
 
@@ -42,13 +42,11 @@ def wait(predicate, timeout: float = 40.0, what: str = "condition") -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def start(home: Path, port: int, *bootstrap: str) -> NodeProcess:
+def spawn(home: Path, port: int, *bootstrap: str) -> NodeProcess:
     args = ["--listen", f"/ip4/127.0.0.1/tcp/{port}"]
     for addr in bootstrap:
         args += ["--bootstrap", addr]
-    node = NodeProcess(home, *args)
-    node.wait_listening()
-    return node
+    return NodeProcess(home, *args)
 
 
 def count(home: Path, chat: str) -> int:
@@ -58,18 +56,21 @@ def count(home: Path, chat: str) -> int:
 
 def test_sigkilled_member_restarts_and_loses_nothing_it_acknowledged(tmp_path: Path) -> None:
     homes = {name: tmp_path / name for name in "abc"}
-    ids = {}
-    for name, home in homes.items():
-        ids[name] = ioa_init(home)
+    ids = dict(zip(homes, ioa_init_all(list(homes.values())), strict=True))
+    for home in homes.values():
         with (home / "config.toml").open("a") as config:
             config.write(FAST_CHATS)
     ports = {name: free_port() for name in "abc"}
-    a = start(homes["a"], ports["a"])
-    boot = a.addrs[0]
-    b = start(homes["b"], ports["b"], boot)
-    c = start(homes["c"], ports["c"], boot)
+    # A's address is known before it starts: the three start at once (B and C retry the bootstrap dial)
+    boot = f"/ip4/127.0.0.1/tcp/{ports['a']}/p2p/{ids['a']}"
+    a = spawn(homes["a"], ports["a"])
+    b = spawn(homes["b"], ports["b"], boot)
+    c = spawn(homes["c"], ports["c"], boot)
     procs = [a, b, c]
     try:
+        for proc in procs:
+            proc.wait_listening()
+        assert boot in a.addrs, a.addrs
         api = {name: ControlClient(home, timeout=30) for name, home in homes.items()}
         for name in "bc":
             api["a"].call("POST", "/connect", {"addr": {"b": b, "c": c}[name].addrs[0]})
@@ -108,8 +109,8 @@ def test_sigkilled_member_restarts_and_loses_nothing_it_acknowledged(tmp_path: P
         store.close()
         assert {m["hash"] for m in before} <= kept, "a message C had stored was lost"
 
-        c = start(homes["c"], ports["c"], boot)
-        procs[2] = c
+        c = procs[2] = spawn(homes["c"], ports["c"], boot)
+        c.wait_listening()
         time.sleep(0.5)
         stop.set()
         for thread in talkers:
@@ -127,8 +128,4 @@ def test_sigkilled_member_restarts_and_loses_nothing_it_acknowledged(tmp_path: P
         out = c.ioa("audit", chat, "--json")
         assert out.returncode == 0 and json.loads(out.stdout)["valid"] is True
     finally:
-        for proc in procs:
-            if proc.proc.poll() is None:
-                proc.stop()
-            elif not proc.log.closed:
-                proc.log.close()
+        stop_all(procs)

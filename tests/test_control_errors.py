@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import shutil
 import socket
 import subprocess
 import sys
@@ -105,33 +106,53 @@ def test_control_port_out_of_range_or_in_use_is_a_config_error(tmp_path: Path) -
         bind_control_socket(port)
 
 
-def run_ioa(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "ioa_p2p", "--home", str(home), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def run_ioa_together(runs: dict[str, tuple[Path, list[str]]]) -> dict[str, subprocess.CompletedProcess[str]]:
+    """Run several real ``ioa`` commands at once (each in its own home): their results by name."""
+    procs = {
+        name: subprocess.Popen(
+            [sys.executable, "-m", "ioa_p2p", "--home", str(home), *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name, (home, args) in runs.items()
+    }
+    done = {}
+    for name, proc in procs.items():
+        try:
+            out, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            for other in procs.values():
+                other.kill()
+            raise
+        done[name] = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    return done
 
 
 @pytest.mark.slow
 def test_every_start_command_exits_2_naming_the_field(tmp_path: Path) -> None:
-    home = tmp_path / "n"
-    ioa_init(home)
+    ioa_init(tmp_path / "n")
+    names = ["range", "control in use", "listen in use", "bootstrap control", "bootstrap listen"]
+    homes = {name: tmp_path / f"n{i}" for i, name in enumerate(names)}
+    for home in homes.values():  # one identity, a home per run: the five start at once
+        shutil.copytree(tmp_path / "n", home)
     (tmp_path / "range.toml").write_text("[node]\ncontrol_port = 70000\n")
     with busy_port() as port:
         (tmp_path / "busy.toml").write_text(f"[node]\ncontrol_port = {port}\n")
-        runs = {
-            "range": run_ioa(home, "node", "start", "--config", str(tmp_path / "range.toml")),
-            "control in use": run_ioa(home, "node", "start", "--config", str(tmp_path / "busy.toml")),
-            "listen in use": run_ioa(home, "node", "start", "--listen", f"/ip4/127.0.0.1/tcp/{port}"),
-            "bootstrap control": run_ioa(home, "bootstrap", "start", "--config", str(tmp_path / "busy.toml")),
-            "bootstrap listen": run_ioa(home, "bootstrap", "start", "--listen", f"/ip4/127.0.0.1/tcp/{port}"),
+        listen = f"/ip4/127.0.0.1/tcp/{port}"
+        commands = {
+            "range": ["node", "start", "--config", str(tmp_path / "range.toml")],
+            "control in use": ["node", "start", "--config", str(tmp_path / "busy.toml")],
+            "listen in use": ["node", "start", "--listen", listen],
+            "bootstrap control": ["bootstrap", "start", "--config", str(tmp_path / "busy.toml")],
+            "bootstrap listen": ["bootstrap", "start", "--listen", listen],
         }
+        runs = run_ioa_together({name: (homes[name], commands[name]) for name in names})
     for name, out in runs.items():
         assert out.returncode == 2, (name, out.stdout, out.stderr)
         assert "Traceback" not in out.stderr, (name, out.stderr)
         field = "listen" if "listen" in name else "control_port"
         assert f"[node].{field}" in out.stderr, (name, out.stderr)
     assert "70000" in runs["range"].stderr and str(port) in runs["control in use"].stderr
-    assert not (home / "node.json").exists()
+    for name, home in homes.items():
+        assert not (home / "node.json").exists(), name

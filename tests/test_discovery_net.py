@@ -27,7 +27,7 @@ from ioa_p2p.node.net.host import to_libp2p_id
 from ioa_p2p.wire import canonical
 from ioa_p2p.wire.envelope import Envelope
 
-from .conftest import NodeProcess, ioa_init
+from .conftest import NodeProcess, ioa_init_all, stop_all
 
 AGENTS = [
     ("web-search", "web search and browsing"),
@@ -385,8 +385,7 @@ def _poll(predicate: Callable[[], bool], limit: float, what: str) -> float:
 def test_nine_processes_find_agents_through_the_cli(tmp_path: Path) -> None:
     """8 agents in 8 processes, then a 9th that joins late and later stops (its card lives 8 s)."""
     homes = [tmp_path / f"p{i}" for i in range(9)]
-    for home in homes:
-        ioa_init(home)
+    ioa_init_all(homes)
     with (homes[8] / "config.toml").open("a", encoding="utf-8") as config:  # the agent that will stop
         config.write("\n[discovery]\nttl = 8\nrepublish = 2.5\n")
     nodes: list[NodeProcess] = []
@@ -442,5 +441,4 @@ def test_nine_processes_find_agents_through_the_cli(tmp_path: Path) -> None:
         missing = stray.ioa("find", "anything", "--json")
         assert missing.returncode == 1 and "NodeNotRunning" in missing.stdout
     finally:
-        for node in nodes:
-            node.stop()
+        stop_all(nodes)

@@ -28,7 +28,8 @@ import trio
 from ioa_p2p.control_client import ControlClient
 
 from . import hostile_attacks
-from .conftest import NodeProcess, ioa_init
+from .conftest import NodeProcess, ioa_init_all, stop_all
+from .test_chats_process import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -74,23 +75,24 @@ class Victim:
 
 @pytest.fixture
 def victim(tmp_path: Path) -> Iterator[Victim]:
-    victim_id = ioa_init(tmp_path / "victim")
+    victim_id, good_id = ioa_init_all([tmp_path / "victim", tmp_path / "good"])
     # For showing that these tests fail without the budgets, e.g.
     # IOA_TEST_VICTIM_LIMITS="pending_bytes_per_chat = 9000000000; pending_bytes_total = 9000000000"
     if os.environ.get("IOA_TEST_VICTIM_LIMITS"):
         with open(tmp_path / "victim" / "config.toml", "a") as f:
             f.write("\n[limits]\n" + os.environ["IOA_TEST_VICTIM_LIMITS"].replace(";", "\n") + "\n")
-    good_id = ioa_init(tmp_path / "good")
-    node = NodeProcess(tmp_path / "victim", "--listen", "/ip4/127.0.0.1/tcp/0")
+    # the victim's address is known before it starts: both start at once (the good one retries its dial)
+    addr = f"/ip4/127.0.0.1/tcp/{free_port()}/p2p/{victim_id}"
+    node = NodeProcess(tmp_path / "victim", "--listen", addr.split("/p2p/")[0])
     procs = [node]
     try:
-        addr = node.wait_listening()[0]
         good = NodeProcess(tmp_path / "good", "--bootstrap", addr)
         procs.append(good)
+        assert addr in node.wait_listening()
         good.wait_listening()
         yield Victim(node, good, victim_id, good_id)
     finally:
-        codes = [p.stop() for p in procs]
+        codes = stop_all(procs)
     assert codes == [0] * len(procs), [p.output()[-3000:] for p in procs]
 
 

@@ -15,7 +15,8 @@ from ioa_p2p.node.messaging.service import PROTOCOL_ID
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.text import Text
 
-from .conftest import NodeProcess, ioa_init
+from .conftest import NodeProcess, ioa_init, ioa_init_all, stop_all
+from .test_chats_process import free_port
 
 pytestmark = pytest.mark.slow
 
@@ -36,15 +37,16 @@ def _wait(predicate, timeout: float = 30.0, what: str = "condition") -> None:
 
 
 def test_three_processes_bootstrap_see_each_other_and_exchange_signed_messages(tmp_path) -> None:
-    ids = {name: ioa_init(tmp_path / name) for name in "abc"}
-    a = NodeProcess(tmp_path / "a", "--listen", "/ip4/127.0.0.1/tcp/0")
+    ids = dict(zip("abc", ioa_init_all([tmp_path / name for name in "abc"]), strict=True))
+    # A's address is known before it starts: the three start at once (B and C retry their bootstrap dial)
+    boot = f"/ip4/127.0.0.1/tcp/{free_port()}/p2p/{ids['a']}"
+    a = NodeProcess(tmp_path / "a", "--listen", boot.split("/p2p/")[0])
     nodes = [a]
     try:
-        boot = a.wait_listening()[0]
-        assert boot.endswith(f"/p2p/{ids['a']}")
         b = NodeProcess(tmp_path / "b", "--bootstrap", boot)
         c = NodeProcess(tmp_path / "c", "--bootstrap", boot)
         nodes += [b, c]
+        assert a.wait_listening() == [boot]
         b.wait_listening()
         c.wait_listening()
         info = json.loads((tmp_path / "b" / "node.json").read_text())
@@ -66,7 +68,7 @@ def test_three_processes_bootstrap_see_each_other_and_exchange_signed_messages(t
         inbox = json.loads(c.ioa("inbox", "--json").stdout)
         assert [m["text"] for m in inbox] == ["hello from B", "after tamper"]
     finally:
-        codes = [n.stop() for n in nodes]
+        codes = stop_all(nodes)
     assert codes == [0, 0, 0], [n.output() for n in nodes]
     assert not (tmp_path / "a" / "node.json").exists()
 
