@@ -166,34 +166,31 @@ class ChatContent(Body):
     """The content of a chat's own kind: a CBOR map with exactly the class's fields."""
 
     __slots__ = ()
+    LABEL = "content"
     #: The content's shape, as the error for a bad content states it.
     SHAPE: ClassVar[str] = "{}"
 
 
 @message_type(KIND_TEXT, CONTENT_VERSION, registry=CHAT_CONTENT_TYPES)
 class TextContent(ChatContent):
-    LABEL = "content"
     SHAPE = '{"text": <string>} and nothing else'
     text: str
 
 
 @message_type(KIND_MEMBER_ADD, CONTENT_VERSION, registry=CHAT_CONTENT_TYPES)
 class MemberAddContent(ChatContent):
-    LABEL = "content"
     SHAPE = '{"member": <peer id bytes>}'
     member: PeerId
 
 
 @message_type(KIND_MEMBER_REMOVE, CONTENT_VERSION, registry=CHAT_CONTENT_TYPES)
 class MemberRemoveContent(ChatContent):
-    LABEL = "content"
     SHAPE = '{"member": <peer id bytes>}'
     member: PeerId
 
 
 @message_type(KIND_MEMBER_LEAVE, CONTENT_VERSION, registry=CHAT_CONTENT_TYPES)
 class MemberLeaveContent(ChatContent):
-    LABEL = "content"
     SHAPE = "{} (empty)"
 
 
