@@ -23,6 +23,8 @@ import re
 
 from ioa_p2p.planning import natural
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
+from ioa_p2p.planning.literal import format_only, literal_step, percent_relation, rounded, rounding
+from ioa_p2p.planning.segment import fence_code
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.values import ALIASES
 
@@ -47,7 +49,8 @@ _REPORT_ONLY = re.compile(r"^(?:and )?(?:tell|show|give) me\b(?!.*\b(?:of|in|fro
 _WANTS_CODE = re.compile(r"\b(python|code|script|program)\b", re.I)
 _RUN_CODE = re.compile(
     r"\b(run|execute|evaluate|try)\b.*\b(code|python|script|program|snippet)\b"
-    r"|\b(run|execute|evaluate) (this|that|it|the following)\b|\bthis for me\b|\bcode\b.*\bbelow\b",
+    r"|\b(run|execute|evaluate) (this|that|it|the following)\b|\bthis for me\b|\bcode\b.*\bbelow\b"
+    r"|^(?:run|execute)\s*:?$",
     re.I,
 )
 #: A clause asking for a team ("form a team to ..."): kept whole; its assignee forms the sub-team asked for.
@@ -87,13 +90,19 @@ def plan_request(goal: str) -> Plan:
         blocks.append(m.group(2).rstrip("\n"))
         return " " + _MARK.format(len(blocks) - 1) + " "
 
-    text = _FENCE.sub(cut, goal.strip())
+    text = _FENCE.sub(cut, fence_code(goal.strip()))
     # a block inside a sentence ("run <block> where value is that product") stays in it
     text = re.sub(r"(?<![.:!?])\s*\n\s*(?=\u27e6)", " ", text)
     text = re.sub(r"(?<=\u27e7)\s*\n\s*(?=[a-z])", " ", text)
     clauses = _merge_short([c for c in (_clean(p) for p in _SPLIT.split(text) if p) if c])
     clauses = _attach_blocks(clauses)
+    relation = percent_relation(text) if not blocks else None
+    if relation is not None:
+        return Plan(goal, (relation,), 1, clauses[-1])
     if len(clauses) == 1 and not _MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
+        alone = literal_step(clauses[0], 1) if not _codeish(clauses[0]) else None
+        if alone is not None:
+            return Plan(goal, (alone,), 1, clauses[0])
         decomposed = natural.decompose(clauses[0])
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
@@ -109,6 +118,16 @@ def plan_request(goal: str) -> Plan:
     for clause in clauses:
         if _REPORT_ONLY.match(clause) and steps:
             continue
+        if steps and format_only(clause):  # "Two decimals, please.": how the previous result is shown
+            steps[-1] = _shown(steps[-1], clause, len(steps) + 1, steps)
+            if steps[-1].index != len(steps):
+                steps.append(steps.pop())
+            continue
+        refs, _ = resolve(clause, steps)
+        alone = literal_step(clause, len(steps) + 1) if not refs and not _codeish(clause) else None
+        if alone is not None:
+            steps.append(alone)
+            continue
         nested, clause = nested_lookups(clause, len(steps) + 1)
         steps.extend(nested)
         step = make_step(clause, steps, blocks, nested=tuple(s.index for s in nested))
@@ -119,6 +138,19 @@ def plan_request(goal: str) -> Plan:
     if not steps:
         steps = [PlanStep(1, TASK, goal.strip()[:2000], goal.strip())]
     return Plan(goal, tuple(steps), len(steps), clauses[-1] if clauses else goal)
+
+
+def _codeish(clause: str) -> bool:
+    return bool(_MARK_RE.search(clause) or _INLINE.search(clause) or _WANTS_CODE.search(clause))
+
+
+def _shown(step: PlanStep, clause: str, index: int, steps: list[PlanStep]) -> PlanStep:
+    """``step`` rounded as ``clause`` says: a calculation's expression wrapped, else a new rounding step."""
+    how = rounding(clause)
+    if step.kind == CALC:
+        return PlanStep(step.index, CALC, step.text, rounded(step.template, how), step.needs, unit=step.unit)
+    steps.append(step)
+    return PlanStep(index, CALC, clause, rounded(f"v{step.index}", how), (step.index,), unit=step.unit)
 
 
 def _merge_short(clauses: list[str]) -> list[str]:
@@ -338,7 +370,8 @@ def _last(before: list[PlanStep], kind: str) -> int:
 # --------------------------------------------------------------------------- code steps
 
 _BIND = re.compile(
-    r"(?:with|where|and)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as)\s+(v\d+(?: and v\d+)*)",
+    r"(?:with|where|and)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|bound to|equal)\s+"
+    r"(v\d+(?: and v\d+)*)",
     re.I,
 )
 
