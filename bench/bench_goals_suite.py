@@ -160,7 +160,9 @@ def validate_suite(split: str = "all") -> list[str]:
     ids = [g["id"] for g in goals]
     problems += [f"duplicate id {i}" for i in sorted({i for i in ids if ids.count(i) > 1})]
     if SUITE.name == "1":
-        mixes = {s: collections.Counter(g["category"] for g in goals if g["split"] == s) for s in SUITE.splits}
+        mixes = {
+            s: collections.Counter(g["category"] for g in goals if g["split"] == s) for s in SUITE.splits
+        }
         if split == "all" and mixes["dev"] != mixes["check"]:
             problems.append(f"category mix differs: dev {dict(mixes['dev'])} vs check {dict(mixes['check'])}")
     hidden = 0
@@ -456,7 +458,9 @@ def ioa_command(explicit: str | None) -> list[str]:
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--suite", choices=tuple(SUITES), default="2", help="2: goal_suite2 (default); 1: the old one")
+    parser.add_argument(
+        "--suite", choices=tuple(SUITES), default="2", help="2: goal_suite2 (default); 1: the old one"
+    )
     parser.add_argument(
         "--split", default="all", help="train | dev | test | all (suite 2); dev | check | all (suite 1)"
     )
@@ -511,7 +515,9 @@ def run_suite(net: Network, goals: list[dict[str, Any]], args: argparse.Namespac
         for goal in goals:
             report["goals"].append(run_goal(net, goal, args.timeout, save))
             done = report["goals"][-1]
-            line = goal_line(done) if done["split"] != "test" else f"{done['id']:<10} (test: scored, not shown)"
+            line = (
+                goal_line(done) if done["split"] != "test" else f"{done['id']:<10} (test: scored, not shown)"
+            )
             print(line, file=net.log, flush=True)
     except KeyboardInterrupt:
         report["interrupted"] = True
@@ -532,7 +538,9 @@ def main() -> int:
     args = parse_args()
     SUITE = SUITES[args.suite]
     if args.split not in (*SUITE.splits, "all"):
-        print(f"--split must be one of {', '.join(SUITE.splits)} or all for suite {SUITE.name}", file=sys.stderr)
+        print(
+            f"--split must be one of {', '.join(SUITE.splits)} or all for suite {SUITE.name}", file=sys.stderr
+        )
         return 2
     problems = validate_suite(args.split)
     if args.validate or problems:

@@ -96,7 +96,9 @@ def _apply(s: str, default: str) -> str:
             lambda a, b, c=None, e=None: _change(a or c, b or e, "-"),
         ),
         (
-            rf"(?:the )?(?:average|mean) of {OPERAND}" + rf",? (?:and )?{OPERAND}" + rf"(?:,? (?:and )?{OPERAND})?" * 4,
+            rf"(?:the )?(?:average|mean) of {OPERAND}"
+            + rf",? (?:and )?{OPERAND}"
+            + rf"(?:,? (?:and )?{OPERAND})?" * 4,
             lambda *xs: "((" + " + ".join(x for x in xs if x) + f") / {sum(1 for x in xs if x)})",
         ),
         (rf"{OPERAND} per {OPERAND}", lambda a, b: f"({a} / {b})"),

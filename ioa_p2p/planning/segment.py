@@ -37,7 +37,7 @@ def parses(code: str) -> bool:
 
 
 def _code_run(lines: list[str], start: int) -> int:
-    """The end (exclusive) of the longest run of code lines from ``start`` that parses; ``start`` when none."""
+    """The end (exclusive) of the longest run of code lines from ``start`` that parses (``start``: none)."""
     best = start
     for end in range(start + 1, min(len(lines), start + MAX_CODE_LINES) + 1):
         line = lines[end - 1]

@@ -1,0 +1,232 @@
+"""Facts (pure): the sentences, list items, ``key: value`` lines and table rows of retrieved passages, and
+the IDF-weighted :class:`Scorer` that says how much of a question each fact holds.
+
+Passages are cut into **facts**: sentences and list items, ``key: value`` lines, rows of markdown and of
+space-aligned tables (cells named by the header row), each with its **context** (file name, heading trail,
+the header of the block or table it sits in); headings are facts of kind ``heading`` (context for what
+follows, never an answer). A fact scores the IDF-weighted share of the question's terms it holds (terms in
+the context count 0.6); a fact that names another model of the same family as one the question names
+(``X5`` when the question says ``X7``) without the question's own counts a third; documents that say they
+were superseded count 0.7 unless the question names them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ioa_p2p.planning.values import numbers_in
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
+_STOP_WORDS = """
+    a an the of in on at to for by with from and or is are was were be been do does did what which
+    who whom when where how much many it its this that these those there their our we i you me my
+    your please tell find look up get give search according document documents docs value number
+    amount what's whats s than as per into about can could would should may might will shall has
+    have had any all both each every across over under after before between
+    """
+_STOP = frozenset(_STOP_WORDS.split())
+_CODE = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z]+-?\d+[a-z]?$")
+_SUPERSEDED = re.compile(r"\b(superseded|replaced by|obsolete|no longer valid|outdated)\b", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(])")
+#: question words that name an attribute under another word
+SYNONYMS = {
+    "heavy": "weight",
+    "heavier": "weight",
+    "weigh": "weight",
+    "lighter": "weight",
+    "light": "weight",
+    "cost": "price",
+    "costs": "price",
+    "expensive": "price",
+    "cheaper": "price",
+    "pay": "price",
+    "long": "length",
+    "longer": "length",
+    "sold": "sell",
+    "sale": "sell",
+    "sales": "sell",
+    "effect": "valid",
+    "effective": "valid",
+}
+
+
+def stem(word: str) -> str:
+    if re.search(r"(ch|sh|x|ss|z)es$", word) and len(word) > 5:
+        return word[:-2]
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("s", "")):
+        if (
+            len(word) > len(suffix) + 2
+            and not word.endswith("ss")
+            and word.endswith(suffix)
+            and not _CODE.match(word)
+        ):
+            word = word[: -len(suffix)] + keep
+            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "ls":
+                word = word[:-1]  # capped -> cap, shipped -> ship
+            return word
+    return word
+
+
+def terms(text: str) -> set[str]:
+    """Content terms: lower-cased, stemmed, stop words out; hyphenated codes kept whole and in parts."""
+    out: set[str] = set()
+    for token in _WORD.findall(text.lower()):
+        parts = [token, *token.split("-")] if "-" in token else [token]
+        out.update(stem(p) for p in parts if p not in _STOP and (len(p) > 1 or p.isdigit()))
+    return out
+
+
+def _named(question: str) -> set[str]:
+    """Terms of the question's codes (X7, IR-2291) and capitalised words after its first word."""
+    words = re.findall(r"[A-Za-z0-9]+(?:[.\-][A-Za-z0-9]+)*", question)
+    out = {stem(w.lower()) for w in words[1:] if w[:1].isupper() and w.lower() not in _STOP}
+    return out | {t for t in terms(question) if _CODE.match(t)}
+
+
+def question_terms(text: str) -> set[str]:
+    """A question's terms, with the attribute its adjectives and verbs name ("heavy" -> weight)."""
+    words = {w for w in _WORD.findall(text.lower())}
+    return terms(text) | {stem(SYNONYMS[w]) for w in words if w in SYNONYMS}
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    path: str
+    line: int
+    text: str  # the fact as written
+    context: str  # file name, headings, block / table header
+    cells: tuple[tuple[str, str], ...] = ()  # (column header, cell) for table rows
+    table: str = ""  # an id shared by the rows of one table
+    prior: float = 0.0  # the search score of the passage it is in
+    kind: str = ""  # "heading" for a heading line (context, never an answer)
+
+
+def facts_of(
+    path: str,
+    start_line: int,
+    heading: str,
+    text: str,
+    superseded: bool = False,
+    title: str = "",
+    prior: float = 0.0,
+) -> list[Fact]:
+    """The facts of one passage (``text`` starts at source line ``start_line``; ``title``: the document's
+    first line, context for every fact)."""
+    lines = text.splitlines()
+    context0 = re.sub(r"[_\-./]+", " ", path) + " " + title + " " + heading
+    out: list[Fact] = []
+    i = 0
+    block_header = ""
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            if stripped.startswith("#"):
+                block_header = stripped.lstrip("# ")
+                out.append(Fact(path, start_line + i, block_header, context0, kind="heading"))
+            i += 1
+            continue
+        table = _table_at(lines, i)
+        if table is not None:
+            header, rows, used = table
+            tid = f"{path}:{start_line + i}"
+            for offset, cells in rows:
+                named = tuple(zip(header, cells, strict=False))
+                own = " | ".join(cells) + " \0 " + " ".join(header)
+                out.append(Fact(path, start_line + i + offset, own, f"{context0} {block_header}", named, tid))
+            i += used
+            continue
+        indented = line[:1].isspace()
+        if not indented and i + 1 < len(lines) and lines[i + 1][:1].isspace() and lines[i + 1].strip():
+            block_header = stripped
+        first = i
+        while i + 1 < len(lines) and _continues(lines[i + 1]):
+            i += 1
+            stripped += " " + lines[i].strip()
+        for sentence in _SENTENCE_END.split(stripped.lstrip("-*• ").strip()):
+            if sentence:
+                out.append(Fact(path, start_line + first, sentence, f"{context0} {block_header}"))
+        i += 1
+    mark = " \0superseded" if superseded else ""
+    return [Fact(f.path, f.line, f.text, f.context + mark, f.cells, f.table, prior, f.kind) for f in out]
+
+
+def _continues(line: str) -> bool:
+    """A wrapped line of the same paragraph (not blank, a list item, a heading, a table or indented)."""
+    s = line.strip()
+    return bool(s) and not line[:1].isspace() and not re.match(r"([-*•|#]|\d+[.)])\s", s + " ")
+
+
+def _table_at(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[int, list[str]]], int] | None:
+    """A markdown or space-aligned table starting at line i: (header, [(offset, cells)], lines used)."""
+    if lines[i].strip().startswith("|"):
+        rows: list[tuple[int, list[str]]] = []
+        j = i
+        while j < len(lines) and lines[j].strip().startswith("|"):
+            cells = [c.strip() for c in lines[j].strip().strip("|").split("|")]
+            if not all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+                rows.append((j - i, cells))
+            j += 1
+        if len(rows) >= 2:
+            return rows[0][1], rows[1:], j - i
+        return None
+    split = [re.split(r"\s{2,}", lines[k].strip()) for k in range(i, min(len(lines), i + 50))]
+    width = len(split[0])
+    if width < 3 or len(split) < 2 or len(split[1]) != width or numbers_in(lines[i]):
+        return None
+    rows, j = [], 1
+    while j < len(split) and len(split[j]) == width and lines[i + j].strip():
+        rows.append((j, split[j]))
+        j += 1
+    return split[0], rows, j
+
+
+class Scorer:
+    """IDF-weighted matching of a question's terms against facts (IDF over the given facts)."""
+
+    def __init__(self, question: str, facts: Sequence[Fact]) -> None:
+        self.question = question
+        self.q_terms = question_terms(question)
+        n = max(1, len(facts))
+        df: dict[str, int] = {}
+        for f in facts:
+            for t in terms(f.text) | terms(f.context):
+                df[t] = df.get(t, 0) + 1
+        self.idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in self.q_terms}
+        for t in _named(question) & self.q_terms:  # names and codes pin the answer down: they weigh double
+            self.idf[t] *= 2
+        self.total = sum(self.idf.values()) or 1.0
+        self.codes = {t for t in self.q_terms if _CODE.match(t)}
+        self.names_superseded = bool(_SUPERSEDED.search(question))
+        # a named term (Munich) that some fact of a document states: that document's facts must state it
+        self.named = _named(question) & self.q_terms
+        self.stated: dict[str, set[str]] = {}
+        for f in facts:
+            self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
+
+    def score(self, fact: Fact) -> float:
+        own, ctx = terms(fact.text), terms(fact.context)
+        got = sum(w * (1.0 if t in own else 0.6 if t in ctx else 0.0) for t, w in self.idf.items())
+        value = got / self.total
+        everywhere = own | ctx
+        for code in self.codes:
+            family = re.match(r"[a-z]+", code)
+            siblings = {t for t in everywhere if _CODE.match(t) and t != code}
+            if family and code not in everywhere and any(s.startswith(family.group()) for s in siblings):
+                value *= 0.33
+        for _name in self.stated.get(fact.path, set()) - own - ctx:
+            value *= 0.6
+        if "\0superseded" in fact.context and not self.names_superseded:
+            value *= 0.7
+        return value
+
+
+def superseded(text: str) -> bool:
+    head = "\n".join(text.splitlines()[:3])
+    return bool(_SUPERSEDED.search(head))
+
+
+__all__ = ["Fact", "Scorer", "facts_of", "question_terms", "stem", "superseded", "terms"]
