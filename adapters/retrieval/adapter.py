@@ -35,6 +35,7 @@ from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
+from ioa_p2p.planning.answer_types import request_act
 
 KIND = "retrieval"
 MAX_QUERY_CHARS = 2_000
@@ -237,12 +238,16 @@ class RetrievalAdapter:
         )
 
     def can_do(self, task: Task) -> float:
-        """Cheap, from the words alone: 0 for code (a fenced block) and for bare arithmetic (no word to
-        search for besides "calculate"), else 0.5: whether the documents answer is known only by searching,
-        and a search below ``min_score`` / ``min_answer_score`` fails the task rather than completing it."""
+        """Cheap, from the request's form alone (:func:`~ioa_p2p.planning.answer_types.request_act`): 0 for
+        what is not a question over documents (arithmetic to do, code to run, a text to translate or count)
+        and for bare arithmetic (no word to search for besides "calculate"); else 0.5: whether the documents
+        answer is known only by searching, and a search below ``min_score`` / ``min_answer_score`` fails the
+        task rather than completing it."""
         text = task.text.strip()[:MAX_QUERY_CHARS]
         words = {w for w in content_words(text) if not w.replace("_", "").isdigit()}
         if "```" in text or not (words - _ARITHMETIC_WORDS):
+            return 0.0
+        if request_act(text) in ("compute", "code", "transform"):
             return 0.0
         return 0.5
 
@@ -253,6 +258,8 @@ class RetrievalAdapter:
         query = task.text.strip()[:MAX_QUERY_CHARS]
         if not content_words(query):
             raise TaskRejected("the task has no words to search the documents for")
+        if self.can_do(task) <= 0.0:
+            raise TaskRejected(f"not a question over the documents ({request_act(query)}): {query[:120]!r}")
         async with self._lock:  # one refresh at a time; searches are quick
             await ctx.progress(f"checking the documents in {self.root.name}")
             changed = await trio.to_thread.run_sync(self._refresh)

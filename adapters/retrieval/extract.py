@@ -24,7 +24,8 @@ from typing import Any
 
 from ioa_p2p.adapters.retrieval.facts import _WORD, Fact, Scorer, stem, terms
 from ioa_p2p.planning.answer_types import AnswerType, answer_type
-from ioa_p2p.planning.values import Found, Value, dates_in, numbers_in
+from ioa_p2p.planning.units import unit_in_header
+from ioa_p2p.planning.values import ALIASES, Found, Value, dates_in, numbers_in
 
 _AGGREGATE = re.compile(r"\b(both|all|each|every|across|total|combined)\b", re.I)
 _NAME = re.compile(r"\b([A-Z][a-zà-ÿ'-]+(?:\s+[A-Z][a-zà-ÿ'-]+){1,2})\b")
@@ -187,7 +188,8 @@ def _cell_value(
     nums = numbers_in(cell)
     if nums:
         pick = next((n for n in nums if n.unit in wanted.units), nums[0])
-        return Value.of_number(pick.number, pick.unit, pick.text)
+        unit = pick.unit or unit_in_header(header, ALIASES)  # "Green coffee roasted (tonnes)": 66.8 t
+        return Value.of_number(pick.number, unit, pick.text)
     days = dates_in(cell)
     return Value.of_date(days[0][2]) if days else None
 

@@ -139,4 +139,53 @@ def _per(q: str) -> str:
     return re.sub(r"\s+(?:for|of|in|on|at|to|from|with|is|are|does|do|the)\b.*$", "", m.group(1)).strip()
 
 
-__all__ = ["ATTRIBUTE_UNITS", "MONEY_UNITS", "TIME_UNITS", "AnswerType", "answer_type", "attribute_units"]
+
+
+# --------------------------------------------------------------------------- what a request asks to be done
+
+_POLITE = re.compile(r"^(?:(?:and |then |now |next |finally |first |also )*(?:please |kindly |could you |can you |"
+                     r"would you |i'd like you to |i want you to )?)+", re.I)  # fmt: skip
+_LOOKUP_VERBS = frozenset("find look search check get retrieve fetch read tell show list name quote cite".split())
+_COMPUTE_VERBS = frozenset(
+    """calculate compute work add subtract multiply divide convert turn round sum total double halve triple
+    express scale deduct increase decrease reduce raise apply average estimate figure""".split()
+)
+_CODE_VERBS = frozenset("run execute evaluate".split())
+_TRANSFORM_VERBS = frozenset(
+    "translate encode decode count sort reverse summarise summarize rewrite format spell paraphrase".split()
+)
+_QUESTION_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|"
+                             r"can|could|will|would|should|has|have|had)\b", re.I)  # fmt: skip
+
+
+def request_act(text: str) -> str:
+    """What a request asks to be done: ``question`` (a question, or a request to look something up),
+    ``compute`` (arithmetic on values), ``code`` (run code), ``transform`` (translate, encode, count, sort
+    a given text) or ``other``. Read from the request's form: its leading verb, or its question word."""
+    s = _POLITE.sub("", " ".join(text.strip().split())).strip(" ,;:")
+    first = re.match(r"[A-Za-z']+", s)
+    word = first.group(0).lower() if first else ""
+    if "```" in text:
+        return "code"
+    if word in _COMPUTE_VERBS:
+        return "compute"
+    if word in _CODE_VERBS:
+        return "code" if re.search(r"\b(?:code|python|script|program|snippet|print\()", s, re.I) else "compute"
+    if word in _TRANSFORM_VERBS:
+        return "transform"
+    if word in ("give", "state", "tell", "show") and not re.search(r"[A-Z]\w*\d|[A-Z][a-z]+ [A-Z]", s[1:]):
+        return "compute" if re.search(r"\d|\b(?:it|that|this|result)\b", s, re.I) else "question"
+    if word in _LOOKUP_VERBS or _QUESTION_START.match(s) or s.endswith("?"):
+        return "question"
+    return "other"
+
+
+__all__ = [
+    "ATTRIBUTE_UNITS",
+    "MONEY_UNITS",
+    "TIME_UNITS",
+    "AnswerType",
+    "answer_type",
+    "attribute_units",
+    "request_act",
+]

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ioa_p2p.planning.natural import CONVERSIONS
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, Plan, PlanStep
+from ioa_p2p.planning.units import factor
 from ioa_p2p.planning.values import ALIASES, LIST, NUMBER, UNITS, Value, format_number, parse_value
 from ioa_p2p.planning.values import DATE as DATE_VALUE
 
@@ -64,6 +64,9 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         expression = step.template
         percent_context = re.compile(r"\bv(\d+)\s*/\s*100\b")
         bare = {int(m.group(1)) for m in percent_context.finditer(expression)}
+        # inputs are converted to the unit asked for only when they all are in one unit (tonnes -> kg);
+        # a product of values in different units (days x hours per day) is left as it is
+        one_unit = len({values[n].unit for n in step.needs if n in values}) == 1
 
         def sub(m: re.Match[str]) -> str:
             n = int(m.group(1))
@@ -72,11 +75,11 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
                 return m.group(0)
             if value.kind == LIST and "total(" in expression:
                 return _number(value, False)
-            return _number(value, n not in bare)
+            return _number(_in_unit(value, step.unit) if one_unit else value, n not in bare)
 
         expression = re.sub(r"\bv(\d+)\b", sub, expression)
         expression = re.sub(r"total\(", "(", expression)
-        expression = _tidy(_convert(step, expression, values))
+        expression = _tidy(expression)
         return f"Calculate {expression}"
     if step.kind == DATE:
         return re.sub(r"\{(\d+)\}", lambda m: _plain(values.get(int(m.group(1)))), step.template)
@@ -104,12 +107,15 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-def _convert(step: PlanStep, expression: str, values: Mapping[int, Value]) -> str:
-    if not step.unit or step.unit not in CONVERSIONS:
-        return expression
-    source, factor = CONVERSIONS[step.unit]
-    units = {values[n].unit for n in step.needs if n in values}
-    return f"({expression}) * {factor:.12g}" if source in units else expression
+def _in_unit(value: Value, unit: str) -> Value:
+    """A number in the unit the step asks for, when it is in another unit of the same kind (66.8 t asked
+    in kg: 66800 kg); otherwise the value as it is."""
+    if not unit or value.kind != NUMBER or value.number is None or not value.unit:
+        return value
+    scale = factor(value.unit, unit)
+    if scale is None or scale == 1.0:
+        return value
+    return Value.of_number(value.number * scale, unit)
 
 
 def _plain(value: Value | None) -> str:

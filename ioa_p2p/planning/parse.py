@@ -23,10 +23,11 @@ import re
 
 from ioa_p2p.planning import natural
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
-from ioa_p2p.planning.literal import format_only, literal_step, percent_relation, rounded, rounding
+from ioa_p2p.planning.answer_types import request_act
+from ioa_p2p.planning.literal import digits, format_only, literal_step, percent_relation, rounded, rounding
 from ioa_p2p.planning.segment import fence_code
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
-from ioa_p2p.planning.values import ALIASES
+from ioa_p2p.planning.values import ALIASES, numbers_in
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _MARK = "\u27e6code{}\u27e7"
@@ -246,9 +247,11 @@ def make_step(
     mark = _MARK_RE.search(text)
     if mark or _INLINE.search(text) or (_WANTS_CODE.search(clause) and (refs or _RUN_CODE.search(clause))):
         return _code_step(index, clause, text, refs, before, blocks[int(mark.group(1))] if mark else None)
-    if _DATE_STEP.search(clause) and (refs or re.search(r"\d{4}", clause)):
-        template = re.sub(r"\bv(\d+)\b", r"{\1}", text)
+    if _DATE_STEP.search(digits(clause)) and (refs or re.search(r"\d{4}", clause)):
+        template = re.sub(r"\bv(\d+)\b", r"{\1}", digits(text))
         return PlanStep(index, DATE, clause, template, tuple(refs))
+    if request_act(clause) == "compute" and (refs or before):
+        return applied(index, clause, text, refs, before)
     is_lookup = bool(_LOOKUP_VERB.match(clause)) or (
         bool(_QUESTION.match(clause))
         and not re.search(r"\d", clause.split(" of ")[-1] if " of " in clause else "")
@@ -271,6 +274,32 @@ def make_step(
         needs = tuple(names_in(expression))
         return PlanStep(index, CALC, clause, expression, needs)
     return PlanStep(index, TASK, clause, clause, tuple(refs))
+
+
+def applied(index: int, clause: str, text: str, refs: list[int], before: list[PlanStep]) -> PlanStep:
+    """A calculation asked for in words over earlier values ("calculate four nights at that cap", "compute
+    the claim for a 236 km trip"): the expression its words give; with no operation word, the earlier
+    value (a rate, a price per unit) applied to the one quantity the clause states."""
+    default = f"v{refs[0] if refs else before[-1].index}"
+    expression = to_expression(text, default)
+    if expression is None:
+        quantities = [n for n in numbers_in(digits(text)) if not re.match(r"v\d", text[n.start - 1 : n.start])]
+        if len(quantities) == 1:
+            expression = f"({default} * {quantities[0].number:g})"
+    if expression is None:
+        return PlanStep(index, TASK, clause, clause, tuple(refs))
+    unit = _target_unit(clause)
+    needs = tuple(names_in(expression)) or (int(default[1:]),)
+    return PlanStep(index, CALC, clause, rounded(expression, rounding(clause)), needs, unit=unit)
+
+
+def _target_unit(clause: str) -> str:
+    """The unit a calculation is asked in ("..., in kilograms"), "" when none."""
+    for m in re.finditer(r"\b(?:in|into|as) ([a-z³²]+(?: [a-z³²]+)?)\b(?! of\b)", clause.lower()):
+        for word in (m.group(1), m.group(1).split()[0]):
+            if word in ALIASES:
+                return ALIASES[word]
+    return ""
 
 
 def asked_unit(question: str) -> str:

@@ -22,6 +22,11 @@ LIST = "list"
 UNITS: dict[str, tuple[str, ...]] = {
     "kg": ("kg", "kgs", "kilogram", "kilograms", "kilo", "kilos"),
     "g": ("g", "gram", "grams"),
+    "t": ("t", "tonne", "tonnes", "ton", "tons"),
+    "L": ("l", "litre", "litres", "liter", "liters"),
+    "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters"),
+    "m³": ("m³", "m3", "cubic metre", "cubic metres", "cubic meters"),
+    "m²": ("m²", "m2", "square metre", "square metres", "square meters", "sqm"),
     "lb": ("lb", "lbs", "pound", "pounds"),
     "kWh": ("kwh",),
     "Wh": ("wh",),
