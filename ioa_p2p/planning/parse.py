@@ -46,7 +46,12 @@ _SPLIT = re.compile(
     re.IGNORECASE,
 )
 _LEAD = re.compile(rf"^(?:{_SEQ}\b|\d[.)]|first\b|please\b|could you\b|can you\b|,|\s)+", re.I)
-_REPORT_ONLY = re.compile(r"^(?:and )?(?:tell|show|give) me\b(?!.*\b(?:of|in|from)\b.*\b[A-Z0-9]{2,})", re.I)
+_REPORT_ONLY = re.compile(
+    r"^(?:and )?(?:tell|show|give) me\b(?!.*\b(?:of|in|from)\b.*\b[A-Z0-9]{2,})"
+    r"|^(?:and )?(?:tell|show|give|state|report)(?: me| us)? (?:the |your |an? )?(?:final )?"
+    r"(?:answer|result)s?[.!]?$",
+    re.I,
+)
 _WANTS_CODE = re.compile(r"\b(python|code|script|program)\b", re.I)
 _RUN_CODE = re.compile(
     r"\b(run|execute|evaluate|try)\b.*\b(code|python|script|program|snippet)\b"
