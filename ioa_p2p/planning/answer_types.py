@@ -139,20 +139,23 @@ def _per(q: str) -> str:
     return re.sub(r"\s+(?:for|of|in|on|at|to|from|with|is|are|does|do|the)\b.*$", "", m.group(1)).strip()
 
 
-
-
 # --------------------------------------------------------------------------- what a request asks to be done
 
-_POLITE = re.compile(r"^(?:(?:and |then |now |next |finally |first |also )*(?:please |kindly |could you |can you |"
-                     r"would you |i'd like you to |i want you to )?)+", re.I)  # fmt: skip
-_LOOKUP_VERBS = frozenset("find look search check get retrieve fetch read tell show list name quote cite".split())
+_POLITE = re.compile(
+    r"^(?:(?:and |then |now |next |finally |first |also )*(?:please |kindly |could you |can you |"
+    r"would you |i'd like you to |i want you to )?)+",
+    re.I,
+)
+_LOOKUP_VERBS = frozenset(
+    "find look search check get retrieve fetch read tell show list name quote cite".split()  # noqa: SIM905
+)
 _COMPUTE_VERBS = frozenset(
     """calculate compute work add subtract multiply divide convert turn round sum total double halve triple
-    express scale deduct increase decrease reduce raise apply average estimate figure""".split()
+    express scale deduct increase decrease reduce raise apply average estimate figure""".split()  # noqa: SIM905
 )
-_CODE_VERBS = frozenset("run execute evaluate".split())
+_CODE_VERBS = frozenset({"run", "execute", "evaluate"})
 _TRANSFORM_VERBS = frozenset(
-    "translate encode decode count sort reverse summarise summarize rewrite format spell paraphrase".split()
+    "translate encode decode count sort reverse summarise summarize rewrite format spell paraphrase".split()  # noqa: SIM905
 )
 _QUESTION_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|"
                              r"can|could|will|would|should|has|have|had)\b", re.I)  # fmt: skip
@@ -170,7 +173,8 @@ def request_act(text: str) -> str:
     if word in _COMPUTE_VERBS:
         return "compute"
     if word in _CODE_VERBS:
-        return "code" if re.search(r"\b(?:code|python|script|program|snippet|print\()", s, re.I) else "compute"
+        code = re.search(r"\b(?:code|python|script|program|snippet|print\()", s, re.I)
+        return "code" if code else "compute"
     if word in _TRANSFORM_VERBS:
         return "transform"
     if word in ("give", "state", "tell", "show") and not re.search(r"[A-Z]\w*\d|[A-Z][a-z]+ [A-Z]", s[1:]):

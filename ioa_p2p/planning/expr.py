@@ -102,8 +102,10 @@ def _apply(s: str, default: str) -> str:
             lambda *xs: "((" + " + ".join(x for x in xs if x) + f") / {sum(1 for x in xs if x)})",
         ),
         (rf"{OPERAND} per {OPERAND}", lambda a, b: f"({a} / {b})"),
-        (rf"(?:an? )?average (?:per [a-z]+ )?(?:over|across|for) (?:the )?(?:[a-z']+ )?{OPERAND}",
-         lambda a: f"({d} / {a})"),  # fmt: skip
+        (
+            rf"(?:an? )?average (?:per [a-z]+ )?(?:over|across|for) (?:the )?(?:[a-z']+ )?{OPERAND}",
+            lambda a: f"({d} / {a})",
+        ),  # fmt: skip
         (rf"{OPERAND} (?:shared|split|divided) (?:among|between|by) {OPERAND}", lambda a, b: f"({a} / {b})"),
         (rf"{OPERAND} of {OPERAND}", lambda a, b: f"({_pct(a)} * {b})" if a.endswith("%") else None),
         (rf"difference (?:between|of) {OPERAND} and {OPERAND}", lambda a, b: f"abs({a} - {b})"),

@@ -22,8 +22,8 @@ import builtins
 import re
 
 from ioa_p2p.planning import natural
-from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.answer_types import request_act
+from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.literal import digits, format_only, literal_step, percent_relation, rounded, rounding
 from ioa_p2p.planning.segment import fence_code
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
@@ -288,7 +288,7 @@ def applied(index: int, clause: str, text: str, refs: list[int], before: list[Pl
     default = f"v{refs[0] if refs else before[-1].index}"
     expression = to_expression(text, default)
     if expression is None:
-        quantities = [n for n in numbers_in(digits(text)) if not re.match(r"v\d", text[n.start - 1 : n.start])]
+        quantities = numbers_in(digits(text))  # vN names are not numbers (a letter before the digits)
         if len(quantities) == 1:
             expression = f"({default} * {quantities[0].number:g})"
     if expression is None:

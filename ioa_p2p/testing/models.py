@@ -43,9 +43,6 @@ class ScriptedModel:
         return reply if isinstance(reply, ModelReply) else ModelReply(text=reply)
 
 
-
-
-
 class WeakModel:
     """A weak but well-formed model for the LLM brain's floor (issue 23): every answer is valid JSON of
     the turn format, and none advances the plan. In rotation it answers off-topic (a discussion about

@@ -90,7 +90,8 @@ class LLMBrain:
             schema=("turn", turn_schema(view, team)),
             max_tokens=self.max_tokens,
         )
-        if work is not None and self.fallback is not None and covers(work, self.fallback.plan(view.start.goal)):
+        offline = self.fallback.plan(view.start.goal) if self.fallback is not None else None
+        if work is not None and self.fallback is not None and offline is not None and covers(work, offline):
             step = self.fallback.decide(view, speak, team, work)  # the model's plan, its first steps
             text = f"{draft.text}\n{step.text}\n{plan_line(work)}"
             return TurnDraft(step.kind, text, step.next, step.tasks, step.triggers, step.plan)
