@@ -9,6 +9,7 @@ value of the kind asked for; a question no number answers may be answered by the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -37,7 +38,9 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
     """The best-scoring fact that holds a value of the kind the question asks for, with that value."""
     scorer = Scorer(question, facts)
     kind = expected or expected_kind(question)
-    wanted = answer_type(question).units if kind == "number" else ()
+    asked = answer_type(question)
+    wanted = asked.units if kind == "number" else ()
+    per = asked.per.split()[-1][:5] if asked.per else ""
 
     def confidence(fact: Fact) -> float:
         # a passage answers a how/why question by meaning too: its search score counts
@@ -45,7 +48,15 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
         return max(lexical, fact.prior) if kind in ("passage", "reason") else lexical
 
     def rank(fact: Fact) -> float:
-        bonus = 0.1 if wanted and any(n.unit in wanted for n in numbers_in(fact.text)) else 0.0
+        found = numbers_in(fact.text)
+        fits = any(n.unit in wanted for n in found) or bool(
+            fact.cells and found and not any(n.unit for n in found)
+        )
+        bonus = (
+            0.1 if wanted and fits else 0.0
+        )  # a table's cells carry no unit: the header or the doc says it
+        if per and re.search(rf"\bper[- ](?:\w+ )?{re.escape(per)}", fact.text.lower()):
+            bonus += 0.15  # "the rate per card": a fact stating a rate per card
         return confidence(fact) + bonus
 
     for fact in sorted(facts, key=lambda f: -rank(f))[:12]:

@@ -27,7 +27,7 @@ from ioa_p2p.planning.answer_types import AnswerType, answer_type
 from ioa_p2p.planning.units import unit_in_header
 from ioa_p2p.planning.values import ALIASES, Found, Value, dates_in, numbers_in
 
-_AGGREGATE = re.compile(r"\b(both|all|each|every|across|total|combined)\b", re.I)
+_AGGREGATE = re.compile(r"\b(both|all|each|every|across|combined)\b", re.I)
 _NAME = re.compile(r"\b([A-Z][a-zà-ÿ'-]+(?:\s+[A-Z][a-zà-ÿ'-]+){1,2})\b")
 _ENTITY = re.compile(r"\b[A-Z][\w&'-]*(?:[ -](?:[A-Z0-9][\w'-]*|&))*")
 _VERSION = re.compile(r"\b\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)+\b")

@@ -30,6 +30,17 @@ _STOP_WORDS = """
 _STOP = frozenset(_STOP_WORDS.split())
 _CODE = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z]+-?\d+[a-z]?$")
 _SUPERSEDED = re.compile(r"\b(superseded|replaced by|obsolete|no longer valid|outdated)\b", re.I)
+#: A section, heading or sentence about figures no longer in force (the document itself may be current).
+_OLD = re.compile(
+    r"\b(?:superseded|replaced by|obsolete|no longer (?:valid|sold|offered|available|appl\w+|in force)|"
+    r"outdated|"
+    r"previous (?:fares|prices|rates|edition|list|figures|version)|for reference only|formerly|"
+    r"until \d{1,2} \w+ \d{4}\b[^.]*\b(?:was|were)\b|old (?:rate|price|fare)s?\b)",
+    re.I,
+)
+_TOTAL_ASKED = re.compile(r"\b(?:total|overall|full[- ]year|annual|whole year|in all|altogether)\b", re.I)
+_TOTAL_ROW = frozenset({"total", "fy", "full year", "year", "all", "sum", "overall", "grand total"})
+_RANGE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|to)\s*(\d[\d,]*(?:\.\d+)?)")
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(])")
 #: question words that name an attribute under another word
 SYNONYMS = {
@@ -70,9 +81,13 @@ def stem(word: str) -> str:
     return word
 
 
+_DESIGNATED = re.compile(r"\b([A-Za-z]{3,}) ([A-Z]|\d{1,3})\b(?![.,:]?\d)")
+
+
 def terms(text: str) -> set[str]:
-    """Content terms: lower-cased, stemmed, stop words out; hyphenated codes kept whole and in parts."""
-    out: set[str] = set()
+    """Content terms: lower-cased, stemmed, stop words out; hyphenated codes kept whole and in parts; a
+    noun with a designator ("Route A", "Zone 4", "Line 2") also as one term (``route#a``)."""
+    out: set[str] = {f"{stem(m.group(1).lower())}#{m.group(2).lower()}" for m in _DESIGNATED.finditer(text)}
     for token in _WORD.findall(text.lower()):
         parts = [token, *token.split("-")] if "-" in token else [token]
         out.update(stem(p) for p in parts if p not in _STOP and (len(p) > 1 or p.isdigit()))
@@ -150,8 +165,13 @@ def facts_of(
             if sentence:
                 out.append(Fact(path, start_line + first, sentence, f"{context0} {block_header}"))
         i += 1
-    mark = " \0superseded" if superseded else ""
-    return [Fact(f.path, f.line, f.text, f.context + mark, f.cells, f.table, prior, f.kind) for f in out]
+    old_section = bool(_OLD.search(heading))
+
+    def mark(f: Fact) -> str:
+        old = superseded or old_section or bool(_OLD.search(f.context + " " + f.text))
+        return " \0superseded" if old else ""
+
+    return [Fact(f.path, f.line, f.text, f.context + mark(f), f.cells, f.table, prior, f.kind) for f in out]
 
 
 def _continues(line: str) -> bool:
@@ -206,6 +226,8 @@ class Scorer:
         self.stated: dict[str, set[str]] = {}
         for f in facts:
             self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
+        self.quantities = quantities(question)
+        self.total_asked = bool(_TOTAL_ASKED.search(question))
 
     def score(self, fact: Fact) -> float:
         own, ctx = terms(fact.text), terms(fact.context)
@@ -220,8 +242,57 @@ class Scorer:
         for _name in self.stated.get(fact.path, set()) - own - ctx:
             value *= 0.6
         if "\0superseded" in fact.context and not self.names_superseded:
-            value *= 0.7
+            value *= 0.5
+        key = _key_of(fact)
+        band = _band(key)
+        if band is not None and self.quantities:  # volume bands, weight bands: the one the quantity is in
+            value *= 1.6 if any(band[0] <= q <= band[1] for q in self.quantities) else 0.4
+        if self.total_asked and fact.cells and key.strip().lower() in _TOTAL_ROW:
+            value *= 1.5
+        if self.sibling(key):
+            value *= 0.4
         return value
+
+    def sibling(self, key: str) -> bool:
+        """The fact is about a sibling of what the question names: its key "Lime curd" where the question
+        says "Lemon curd" (same head word, another modifier the question does not use)."""
+        words = re.findall(r"[a-z]+", key.lower())
+        if len(words) < 2 or len(words) > 4:
+            return False
+        head, modifier = words[-1], words[-2]
+        asked = re.findall(rf"\b([a-z]+) {re.escape(head)}\b", self.question.lower())
+        return bool(asked) and modifier not in asked and stem(modifier) not in self.q_terms
+
+
+def quantities(question: str) -> list[float]:
+    """The quantities a question states (800 cards, 3 kg): numbers that are not years or parts of codes."""
+    return [n.number for n in numbers_in(question) if not (n.unit == "" and 1900 <= n.number <= 2100)]
+
+
+def _key_of(fact: Fact) -> str:
+    """What a fact is about: a table row's first cell, else a sentence's words before its colon."""
+    if fact.cells:
+        return fact.cells[0][1]
+    colon = fact.text.find(":")
+    return fact.text[:colon] if 0 < colon <= 60 else ""
+
+
+def _band(key: str) -> tuple[float, float] | None:
+    """The range of quantities a row or line is for ("100-249", "1,000+", "up to 5 kg", "over 10,000"),
+    None when it names none."""
+    low = key.lower()
+    m = _RANGE.search(low)
+    if m:
+        return float(m.group(1).replace(",", "")), float(m.group(2).replace(",", ""))
+    nums = [n.number for n in numbers_in(key)]
+    if len(nums) != 1:
+        return None
+    n = nums[0]
+    if re.search(r"\d\s*\+|\b(?:over|above|beyond|more than|from|at least|and more|or more)\b", low):
+        return n, math.inf
+    if re.search(r"\b(?:up to|under|below|less than|first|max(?:imum)?|at most|within)\b", low):
+        return 0.0, n
+    return None
 
 
 def superseded(text: str) -> bool:

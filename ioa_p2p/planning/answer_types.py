@@ -88,7 +88,8 @@ def answer_type(question: str) -> AnswerType:
     per = _per(q)
     if re.search(r"\b(?:the|both|two) dates\b", q):
         return AnswerType("dates")
-    if re.search(r"\bwhat time\b|\bat what time\b|\bwhen (?:does|do|will|did) .* (?:leave|depart|arrive|"
+    if re.search(r"\bwhat time\b|\bat what time\b|\bthe (?:clock )?time (?:the|when|at which|that)\b|"
+                 r"\bwhen (?:does|do|will|did) .* (?:leave|depart|arrive|"
                  r"start|open|close|sail|run)\w*\b|\b(?:departure|arrival) time\b", q):  # fmt: skip
         return AnswerType("time")
     if re.search(r"^\s*(?:on )?when\b|\b(?:what|which) (?:date|day)\b|\bon what day\b|\bwhen (?:was|is|did|"
@@ -133,7 +134,7 @@ def attribute_units(question: str) -> tuple[str, ...]:
 
 
 def _per(q: str) -> str:
-    m = re.search(r"\bper ((?:square |cubic )?[a-z]+(?: [a-z]+)?)", q)
+    m = re.search(r"\bper[- ]((?:square |cubic )?[a-z]+(?: [a-z]+)?)", q)
     if not m:
         return ""
     return re.sub(r"\s+(?:for|of|in|on|at|to|from|with|is|are|does|do|the)\b.*$", "", m.group(1)).strip()

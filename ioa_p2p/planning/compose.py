@@ -20,7 +20,17 @@ from typing import Any
 
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, Plan, PlanStep
 from ioa_p2p.planning.units import factor
-from ioa_p2p.planning.values import ALIASES, LIST, NUMBER, UNITS, Value, format_number, parse_value
+from ioa_p2p.planning.values import (
+    ALIASES,
+    LIST,
+    NUMBER,
+    TEXT,
+    UNITS,
+    Value,
+    format_number,
+    numbers_in,
+    parse_value,
+)
 from ioa_p2p.planning.values import DATE as DATE_VALUE
 
 
@@ -50,6 +60,9 @@ class StepOutcome:
 
 
 def _number(value: Value, as_fraction: bool) -> str:
+    if value.kind == TEXT:  # a printed line such as "Total: 42 items": its one number
+        found = numbers_in(value.text)
+        value = Value.of_number(found[0].number, found[0].unit) if len(found) == 1 else value
     if value.kind == LIST:
         return "(" + " + ".join(format_number(n) for n in value.numbers()) + ")"
     n = value.number if value.number is not None else math.nan

@@ -101,6 +101,13 @@ def _apply(s: str, default: str) -> str:
             + rf"(?:,? (?:and )?{OPERAND})?" * 4,
             lambda *xs: "((" + " + ".join(x for x in xs if x) + f") / {sum(1 for x in xs if x)})",
         ),
+        (r"(?<![\d.])(\d+(?:\.\d+)?) (v\d+) (v\d+)\b", lambda n, a, b: f"({n} * ({a} + {b}))"),
+        # "800 laminated cards": a count of things priced in two parts (the option and the base)
+        (r"(?<![\d.])(\d+(?:\.\d+)?) (v\d+)\b", lambda n, v: f"({n} * {v})"),  # "2 v1": two of v1
+        (
+            r"\((\d+(?:\.\d+)? \* v\d+)\),? and \((\d+(?:\.\d+)? \* v\d+)\)",
+            lambda a, b: f"({a} + {b})",
+        ),  # "two adults and two children" (each a count of a priced thing): together
         (rf"{OPERAND} per {OPERAND}", lambda a, b: f"({a} / {b})"),
         (
             rf"(?:an? )?average (?:per [a-z]+ )?(?:over|across|for) (?:the )?(?:[a-z']+ )?{OPERAND}",

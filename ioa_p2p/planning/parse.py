@@ -25,6 +25,7 @@ from ioa_p2p.planning import natural
 from ioa_p2p.planning.answer_types import request_act
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.literal import digits, format_only, literal_step, percent_relation, rounded, rounding
+from ioa_p2p.planning.lookups import label_refs, split_lookup
 from ioa_p2p.planning.segment import fence_code
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.values import ALIASES, numbers_in
@@ -83,7 +84,7 @@ _ARITH_WORD = re.compile(
 )
 _DATE_STEP = re.compile(
     r"\b(\d+|a|one|two|three)\s+(days?|weeks?)\s+(after|before|later|earlier|from)\b|"
-    r"\bdays? between\b",
+    r"\b(?:days?|minutes|hours) between\b",
     re.I,
 )
 
@@ -101,7 +102,7 @@ def plan_request(goal: str) -> Plan:
     text = re.sub(r"(?<![.:!?])\s*\n\s*(?=\u27e6)", " ", text)
     text = re.sub(r"(?<=\u27e7)\s*\n\s*(?=[a-z])", " ", text)
     clauses = _merge_short([c for c in (_clean(p) for p in _SPLIT.split(text) if p) if c])
-    clauses = _attach_blocks(clauses)
+    clauses = _with_context(_attach_blocks(clauses))
     relation = percent_relation(text) if not blocks else None
     if relation is not None:
         return Plan(goal, (relation,), 1, clauses[-1])
@@ -134,6 +135,11 @@ def plan_request(goal: str) -> Plan:
         if alone is not None:
             steps.append(alone)
             continue
+        pair = split_lookup(clause) if not _codeish(clause) else None
+        if pair is not None:  # "find the A and the B": two lookups, each with the context both share
+            for question in pair:
+                steps.append(PlanStep(len(steps) + 1, LOOKUP, question.rstrip("?"), question))
+            continue
         nested, clause = nested_lookups(clause, len(steps) + 1)
         steps.extend(nested)
         step = make_step(clause, steps, blocks, nested=tuple(s.index for s in nested))
@@ -144,6 +150,27 @@ def plan_request(goal: str) -> Plan:
     if not steps:
         steps = [PlanStep(1, TASK, goal.strip()[:2000], goal.strip())]
     return Plan(goal, tuple(steps), len(steps), clauses[-1] if clauses else goal)
+
+
+_CONTEXT = re.compile(r"^(?:from|in|for|under|according to|on|at|within|regarding|about)\b", re.I)
+
+
+def _with_context(clauses: list[str]) -> list[str]:
+    """A clause that only says where to look ("From Tallowmere's INC-2024-017 timeline") is the topic of
+    the next clause: ``"<context>: <next clause>"``."""
+    out: list[str] = []
+    carry = ""
+    for clause in clauses:
+        words = clause.split()
+        verbless = request_act(clause) == "other" and not _QUESTION.match(clause) and len(words) <= 12
+        if _CONTEXT.match(clause) and verbless and "\u27e6" not in clause:
+            carry = f"{carry} {clause}".strip()
+            continue
+        out.append(f"{carry}: {clause}" if carry else clause)
+        carry = ""
+    if carry:
+        out.append(carry)
+    return out
 
 
 def _codeish(clause: str) -> bool:
@@ -241,7 +268,11 @@ def make_step(
     """The step for ``clause``; ``nested`` are lookups just planned for facts the clause names (marked
     in it), which references ("it", "the result") skip."""
     index = len(before) + 1
-    refs, text = resolve(clause, [s for s in before if s.index not in nested])
+    labelled, named = label_refs(clause, before, nested) if request_act(clause) == "compute" else (clause, [])
+    if named:  # "the ratio FY2024 ÷ FY2023": earlier values named by what they are
+        refs, text = list(named), re.sub(r"\b(v\d+)(?: \1\b)+", r"\1", labelled)
+    else:
+        refs, text = resolve(clause, [s for s in before if s.index not in nested])
     for n in nested:
         text = text.replace(_NEST_MARK.format(n), f"v{n}")
         refs.append(n)

@@ -232,6 +232,11 @@ def parse_value(text: str) -> Value | None:
         return Value.of_date(days[0][2], days[0][2].isoformat())
     numbers = numbers_in(last)
     if len(numbers) == 1 and len(last) <= 60:
+        rest = (last[: numbers[0].start] + last[numbers[0].end :]).strip(" .:=")
+        if re.search(r"[A-Za-z]{2,}", rest) and not re.fullmatch(
+            r"(?:the )?(?:answer|result|total)( is)?", rest, re.I
+        ):
+            return Value.of_text(last)  # "16 minutes over target": the printed line is the answer
         return Value.of_number(numbers[0].number, numbers[0].unit, numbers[0].text)
     if len(last) <= 80:
         return Value.of_text(last)
