@@ -18,7 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, Plan, PlanStep
+from ioa_p2p.planning.answer_types import answer_type
+from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import factor
 from ioa_p2p.planning.values import (
     ALIASES,
@@ -180,12 +181,30 @@ def answers(step: PlanStep, value: Value | None, data: Mapping[str, Any] | None)
         return False  # "how many weeks ...?" answered by "10 %": the passage answers another question
     if step.kind in (CALC,):
         return value.kind in (NUMBER, LIST)
+    if step.kind in (LOOKUP, TASK) and not typed_fit(step, value):
+        return False  # "how long ...?" answered by a name, "convert 12 miles to km" by a text
     if step.kind == DATE:
         return value.kind in (NUMBER, DATE_VALUE)
     return True
 
 
 _AMOUNT_UNITS = frozenset(UNITS) - {"cycles"}
+
+
+def typed_fit(step: PlanStep, value: Value) -> bool:
+    """Whether ``value`` is of the type the step's question asks for (planning/answer_types.py): a number
+    (or a list of them) for a count, an amount or a duration, a date for "when", a text for a name."""
+    asked = answer_type(step.template)
+    numeric = value.kind in (NUMBER, LIST) or (value.kind == TEXT and bool(numbers_in(value.text)))
+    if asked.kind in ("duration", "amount", "count"):
+        return numeric
+    if asked.kind in ("date", "dates"):
+        return value.kind in (DATE_VALUE, LIST)
+    if asked.kind == "time":
+        return value.kind == TEXT and bool(re.search(r"\d{1,2}[:.]\d{2}", value.text))
+    if step.kind == TASK and re.search(r"\b(?:convert|express)\b.*\b(?:to|into|in)\b", step.template, re.I):
+        return value.kind == NUMBER  # a conversion gives a number, never the request's own words back
+    return True
 
 
 def _counts(question: str) -> bool:

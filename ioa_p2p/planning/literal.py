@@ -18,6 +18,7 @@ import re
 
 from ioa_p2p.planning.expr import WORD_NUMBERS, to_expression
 from ioa_p2p.planning.types import CALC, DATE, PlanStep
+from ioa_p2p.planning.units import factor
 from ioa_p2p.planning.values import ALIASES, MONTHS, dates_in, numbers_in
 
 _CODE = re.compile(r"\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+\b"
@@ -69,10 +70,42 @@ def digits(text: str) -> str:
     return re.sub(pattern, lambda m: str(WORD_NUMBERS[m.group(1).lower()]), text, flags=re.I)
 
 
+_CONVERT = re.compile(
+    r"\b(?:convert|express|change|turn)?\s*(\d[\d,]*(?:\.\d+)?)\s*([a-z³²/]+(?: [a-z³²]+)?) (?:to|into|in) "
+    r"([a-z³²/]+(?: [a-z³²]+)?)\b",
+    re.I,
+)
+
+
+def conversion(clause: str, index: int) -> PlanStep | None:
+    """ "Convert 12 miles to kilometres" -> ``12 * 1.609344`` in km (units as values, planning/units.py)."""
+    m = _CONVERT.search(clause.replace(",", ""))
+    if not m:
+        return None
+    src = _unit_named(m.group(2))
+    dst = _unit_named(m.group(3))
+    scale = factor(src, dst) if src and dst else None
+    if scale is None:
+        return None
+    expression = rounded(f"{m.group(1)} * {scale:.12g}", rounding(clause))
+    return PlanStep(index, CALC, clause, expression, unit=dst)
+
+
+def _unit_named(words: str) -> str:
+    words = words.lower().strip()
+    for candidate in (words, words.split()[0]):
+        if candidate in ALIASES:
+            return ALIASES[candidate]
+    return ""
+
+
 def literal_step(clause: str, index: int) -> PlanStep | None:
     """The step for a clause that states everything it needs (no name to look up), or None."""
     if names_in(clause):
         return None
+    converted = conversion(clause, index)
+    if converted is not None:
+        return converted
     days = dates_in(clause)
     if days and _DATE_OP.search(clause) and (len(days) == 2 or re.search(r"\d|\bweek|\bday", clause)):
         return PlanStep(index, DATE, clause, digits(clause))

@@ -36,7 +36,7 @@ _MARK_RE = re.compile(r"\u27e6code(\d+)\u27e7")
 ACTION_WORDS = """
     add calculate compute convert count divide multiply subtract take find get look search check run
     execute write use print tell give determine work figure sum deduct retrieve fetch read double
-    triple halve evaluate round
+    triple halve evaluate round translate encode decode reverse sort summarise summarize spell list
 """
 ACTION = ACTION_WORDS.split()
 _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next)"
@@ -143,6 +143,13 @@ def plan_request(goal: str) -> Plan:
         nested, clause = nested_lookups(clause, len(steps) + 1)
         steps.extend(nested)
         step = make_step(clause, steps, blocks, nested=tuple(s.index for s in nested))
+        if step is not None and step.fmt.startswith("missing:"):
+            names = step.fmt.removeprefix("missing:").replace(",", ", ")
+            why = (
+                f"the code uses {names}, which no earlier step gives a value to; say what it is set to "
+                f"(e.g. 'with {names.split(', ')[0]} set to 5') or compute it in an earlier step"
+            )
+            return Plan(goal, (), 0, clause, unplanned=why)
         if step is not None:
             steps.append(step)
         if len(steps) >= MAX_STEPS:
@@ -454,10 +461,15 @@ def _code_step(
     if block is not None:
         free = [n for n in free_names(block) if n not in {b for b, _ in bindings}]
         pool = [n for n in refs if n not in {v for _, v in bindings}] or (
-            [before[-1].index] if before else []
-        )
+            [before[-1].index] if before and not bindings else []
+        )  # an explicit binding ("with x set to the result") binds only what it names
         for name, ref in zip(free, pool, strict=False):
             bindings.append((name, ref))
+        unbound = [n for n in free if n not in {b for b, _ in bindings}]
+        if unbound:  # never run code with a variable missing: the plan says which one has no value
+            return PlanStep(
+                index, CODE, _short(clause), block, (), tuple(bindings), fmt="missing:" + ",".join(unbound)
+            )
         needs = tuple(dict.fromkeys(v for _, v in bindings))
         return PlanStep(index, CODE, _short(clause), block, needs, tuple(bindings))
     generated = generate_code(text, refs, before)
