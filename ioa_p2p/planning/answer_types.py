@@ -89,8 +89,8 @@ def answer_type(question: str) -> AnswerType:
     if re.search(r"\b(?:the|both|two) dates\b", q):
         return AnswerType("dates")
     if re.search(r"\bwhat time\b|\bat what time\b|\bthe (?:clock )?time (?:the|when|at which|that)\b|"
-                 r"\bwhen (?:does|do|will|did) .* (?:leave|depart|arrive|"
-                 r"start|open|close|sail|run)\w*\b|\b(?:departure|arrival) time\b", q):  # fmt: skip
+                 r"\bwhen (?:does|do|will) .* (?:leave|depart|arrive|"
+                 r"open|close|sail)\w*\b|\b(?:departure|arrival) time\b", q):  # fmt: skip
         return AnswerType("time")
     if re.search(r"^\s*(?:on )?when\b|\b(?:what|which) (?:date|day)\b|\bon what day\b|\bwhen (?:was|is|did|"
                  r"does|will|were)\b|\bdate of\b", q):  # fmt: skip

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ioa_p2p.planning.answer_types import answer_type
+from ioa_p2p.planning.structured import structured_of, structured_value
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import factor
 from ioa_p2p.planning.values import (
@@ -151,8 +152,9 @@ def _literal(value: Value | None) -> str:
     return repr(value.iso if value.kind == DATE_VALUE else value.text)
 
 
-def value_of(text: str, data: Mapping[str, Any] | None) -> Value | None:
-    """The value a result carries: ``data["value"]`` if valid, else what its text states."""
+def value_of(text: str, data: Mapping[str, Any] | None, request: str = "") -> Value | None:
+    """The value a result carries: ``data["value"]`` if valid, else its structured answer (the field
+    ``request`` asks for; planning/structured.py), else what its text states."""
     if data and "sub_chat" in data:  # a sub-team's conclusion: its first line states its answer
         lines = [line for line in text.splitlines()[1:] if line.strip()]
         m = re.match(r"The answer is (.+?)\.?$", lines[0].strip()) if lines else None
@@ -164,6 +166,9 @@ def value_of(text: str, data: Mapping[str, Any] | None) -> Value | None:
         stdout = data.get("stdout")
         if isinstance(stdout, str) and stdout.strip():
             return parse_value(stdout)
+    raw = structured_of(text, data)
+    if raw is not None:
+        return structured_value(raw, request)
     return parse_value(text)
 
 

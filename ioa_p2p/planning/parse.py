@@ -17,17 +17,17 @@
 
 from __future__ import annotations
 
-import ast
-import builtins
 import re
 
 from ioa_p2p.planning import natural
 from ioa_p2p.planning.answer_types import request_act
+from ioa_p2p.planning.code import code_step
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.literal import digits, format_only, literal_step, percent_relation, rounded, rounding
 from ioa_p2p.planning.lookups import label_refs, split_lookup
+from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.segment import fence_code
-from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
+from ioa_p2p.planning.types import CALC, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.values import ALIASES, numbers_in
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -289,7 +289,7 @@ def make_step(
         return PlanStep(index, TASK, clause, text, tuple(refs))
     mark = _MARK_RE.search(text)
     if mark or _INLINE.search(text) or (_WANTS_CODE.search(clause) and (refs or _RUN_CODE.search(clause))):
-        return _code_step(index, clause, text, refs, before, blocks[int(mark.group(1))] if mark else None)
+        return code_step(index, clause, text, refs, before, blocks[int(mark.group(1))] if mark else None)
     if _DATE_STEP.search(digits(clause)) and (refs or re.search(r"\d{4}", clause)):
         template = re.sub(r"\bv(\d+)\b", r"{\1}", digits(text))
         return PlanStep(index, DATE, clause, template, tuple(refs))
@@ -362,221 +362,8 @@ def _unit_of(needs: tuple[int, ...], before: list[PlanStep], expression: str) ->
     return ""
 
 
-# --------------------------------------------------------------------------- references
-
-_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3}
-_COUNT = {"two": 2, "both": 2, "three": 3, "four": 4}
-_MULTI = re.compile(
-    r"\b(?:(?:the|all|both|these|those)\s+)?(two|three|four|both)\s+(?:numbers|results|values|figures|answers)\b"
-    r"|\ball (?:the )?(?:results|values|numbers)\b|\bboth\b|\bthem\b",
-    re.I,
-)
-_ORDINAL = re.compile(
-    r"\bthe (first|second|third|fourth)(?: (?:value|number|result|one|step))?\b(?!\s*\d)", re.I
-)
-_CODE_REF = re.compile(
-    r"\b(?:its output|the output|(?:what|whatever) it prints|the printed (?:number|value|result|output)|"
-    r"what (?:the code|the program) prints)\b",
-    re.I,
-)
-_NOUN_REF = re.compile(
-    r"\b(?:that|this|the|those|these) (?!result\b|answer\b|number\b|value\b)([a-z][a-z-]{2,})\b", re.I
-)
-_PLAIN_REF = re.compile(
-    r"\b(?:that|this) (?:result|answer|number|value|product|sum|total|amount|figure|percentage|difference|"
-    r"quotient|date|count)\b|\bthe (?:result|answer|previous result|number|value|amount)\b(?! of)"
-    r"|\bthe (?:total|product|sum)\b(?! of| [a-z]+ of)"
-    r"|\b(?:it|that|this)\b",
-    re.I,
-)
-
-
-def resolve(clause: str, before: list[PlanStep]) -> tuple[list[int], str]:
-    """(steps referred to, the clause with each reference replaced by vN)."""
-    if not before:
-        return [], clause
-    refs: list[int] = []
-    text = clause
-
-    def use(ns: list[int]) -> str:
-        refs.extend(n for n in ns if n not in refs)
-        return " and ".join(f"v{n}" for n in ns)
-
-    text = _CODE_REF.sub(lambda m: use([_last(before, CODE)]), text)
-    text = _ORDINAL.sub(
-        lambda m: use([before[min(_ORDINALS[m.group(1).lower()], len(before) - 1)].index]), text
-    )
-
-    def multi(m: re.Match[str]) -> str:
-        word = (m.group(1) or "").lower()
-        count = (
-            _COUNT.get(word, len(before))
-            if word
-            else (2 if m.group(0).lower() in ("both", "them") else len(before))
-        )
-        return use([s.index for s in before[-count:]])
-
-    text = _MULTI.sub(multi, text)
-
-    def noun(m: re.Match[str]) -> str:
-        word = m.group(1).lower()
-        for step in reversed(before):
-            if re.search(rf"\b{re.escape(word[:5])}", step.text, re.I) and step.kind == LOOKUP:
-                return use([step.index])
-        return m.group(0)
-
-    text = _NOUN_REF.sub(noun, text) if re.search(r"\b(that|this)\b", text, re.I) else text
-
-    def plain(m: re.Match[str]) -> str:
-        keep = " percentage" if m.group(0).lower().endswith(("percentage", "percent")) else ""
-        return use([before[-1].index]) + keep
-
-    text = _PLAIN_REF.sub(plain, text)
-    return refs, text
-
-
-def _last(before: list[PlanStep], kind: str) -> int:
-    return next((s.index for s in reversed(before) if s.kind == kind), before[-1].index)
-
-
-# --------------------------------------------------------------------------- code steps
-
-_BIND = re.compile(
-    r"(?:with|where|and)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|bound to|equal)\s+"
-    r"(v\d+(?: and v\d+)*)",
-    re.I,
-)
-
-
-def _code_step(
-    index: int, clause: str, text: str, refs: list[int], before: list[PlanStep], block: str | None
-) -> PlanStep:
-    bindings: list[tuple[str, int]] = [
-        (m.group(1), int(m.group(2)[1:].split()[0])) for m in _BIND.finditer(text)
-    ]
-    if block is None:
-        inline = _inline_code(clause)
-        if inline is not None:
-            block = inline
-    if block is not None:
-        free = [n for n in free_names(block) if n not in {b for b, _ in bindings}]
-        pool = [n for n in refs if n not in {v for _, v in bindings}] or (
-            [before[-1].index] if before and not bindings else []
-        )  # an explicit binding ("with x set to the result") binds only what it names
-        for name, ref in zip(free, pool, strict=False):
-            bindings.append((name, ref))
-        unbound = [n for n in free if n not in {b for b, _ in bindings}]
-        if unbound:  # never run code with a variable missing: the plan says which one has no value
-            return PlanStep(
-                index, CODE, _short(clause), block, (), tuple(bindings), fmt="missing:" + ",".join(unbound)
-            )
-        needs = tuple(dict.fromkeys(v for _, v in bindings))
-        return PlanStep(index, CODE, _short(clause), block, needs, tuple(bindings))
-    generated = generate_code(text, refs, before)
-    if generated is None:  # "write a program that ...": no code to run and nothing to compute
-        return PlanStep(index, TASK, clause, clause, tuple(refs))
-    code, needs = generated
-    return PlanStep(index, CODE, clause, code, needs, tuple((f"v{n}", n) for n in needs))
-
-
-def _inline_code(clause: str) -> str | None:
-    """The call starting at ``print(`` (or ``len(``, ...) in ``clause``, to its closing parenthesis."""
-    for m in _INLINE.finditer(clause):
-        depth, quote = 0, ""
-        for i in range(m.end() - 1, len(clause)):
-            ch = clause[i]
-            if quote:
-                quote = "" if ch == quote else quote
-            elif ch in "\"'":
-                quote = ch
-            elif ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-                if depth == 0:
-                    piece = clause[m.start() : i + 1]
-                    try:
-                        ast.parse(piece)
-                    except SyntaxError:
-                        break
-                    return piece
-    return None
-
-
-def free_names(code: str) -> list[str]:
-    """Names the code reads but never sets (not builtins): its inputs."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
-    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    stored |= {
-        a.asname or a.name.split(".")[0]
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Import | ast.ImportFrom)
-        for a in n.names
-    }
-    stored |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
-    stored |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args}
-    loaded = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-    return list(dict.fromkeys(n for n in loaded if n not in stored and not hasattr(builtins, n)))
-
-
-def generate_code(text: str, refs: list[int], before: list[PlanStep]) -> tuple[str, tuple[int, ...]] | None:
-    """Python for an instruction such as "print the result times 48.5, rounded to 2 decimals"; None when
-    the instruction names no value to print and no computation (it is not code the planner can write)."""
-    explicit = bool(refs)
-    if not refs and before:
-        refs = [before[-1].index]
-    low = normalise(text)
-    moved = re.search(r"(\d+)\s+(days?|weeks?)\s+(after|later|before|earlier)", text.lower())
-    if moved and refs:
-        days = int(moved.group(1)) * (7 if moved.group(2).startswith("week") else 1)
-        sign = "-" if moved.group(3) in ("before", "earlier") else "+"
-        code = (
-            f"import datetime\nday = datetime.date.fromisoformat(str(v{refs[0]}))\n"
-            f"print(day {sign} datetime.timedelta(days={days}))"
-        )
-        return code, (refs[0],)
-    body = re.split(r"\bprints?\b|\bwork out\b|\bcompute\b|\bcalculate\b", low, maxsplit=1)[-1]
-    body = re.sub(
-        r",?\s*(?:rounded|to (?:one|two|three|\d+) decimal|with (?:a )?thousands|in binary|as binary).*$",
-        "",
-        body,
-    )
-    if not refs:
-        return None
-    default = f"v{refs[0]}"
-    expression = to_expression(body, default) or None
-    for_n = re.search(
-        r"\bfor (\d+(?:\.\d+)?) (?:weeks?|days?|months?|years?|hours?|units?|times)\b", text.lower()
-    )
-    formatted = re.search(r"\bround|\bdecimal|\bbinary\b|thousands? separator", low)
-    if expression is None and not (explicit or for_n or formatted):
-        return None
-    if expression is None:
-        expression = f"{default} * {for_n.group(1)}" if for_n else " + ".join(f"v{n}" for n in refs[:1])
-    value = f"({expression})"
-    decimals = re.search(r"(?:to|with) (\d+) decimal|(\d+) decimal places?|to (one|two|three) decimal", low)
-    if decimals:
-        digits = (
-            decimals.group(1) or decimals.group(2) or str({"one": 1, "two": 2, "three": 3}[decimals.group(3)])
-        )
-        shown = f"round({value}, {digits})"
-    elif re.search(r"\bround", low):
-        shown = f"round({value})"
-    elif re.search(r"\bbinary\b", low):
-        shown = f"bin(int({value}))[2:]"
-    elif re.search(r"thousands? separator", low):
-        shown = f'f"{{{value}:,}}"'
-    else:
-        shown = value
-    needs = tuple(sorted({*names_in(expression)} or set(refs[:1])))
-    return f"print({shown})", needs
-
-
 def _short(text: str) -> str:
     return _MARK_RE.sub("[code]", text).strip()
 
 
-__all__ = ["free_names", "generate_code", "make_step", "plan_request", "resolve"]
+__all__ = ["make_step", "plan_request"]
