@@ -21,7 +21,10 @@ def kinds(goal: str) -> list[str]:
 
 
 def test_code_after_a_colon_is_found_without_a_fence() -> None:
-    goal = "Execute:\nimport math\nfor k in range(2):\n    print(math.floor(7.5 + k))\nthen double whatever it prints."
+    goal = (
+        "Execute:\nimport math\nfor k in range(2):\n    print(math.floor(7.5 + k))\n"
+        "then double whatever it prints."
+    )
     assert "```python\nimport math\nfor k in range(2):\n    print(math.floor(7.5 + k))\n```" in fence_code(
         goal
     )
