@@ -30,7 +30,7 @@ import numpy as np
 import trio
 
 from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, TaskResult, parse_options
-from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of
+from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of, quotes
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
@@ -139,7 +139,9 @@ class DocIndex:
     def find_answer(self, query: str) -> tuple[list[tuple[float, Passage]], Answer | None]:
         """The passages for ``query`` and the answer span read from the best candidates. Blocking."""
         hits = self.search(query, max(self.options.top_k, self.options.answer_candidates))
-        return hits, answer(query, self.facts(hits))
+        # a passage that quotes the request (an example of it in the docs) holds no answer to it
+        answering = [(s, p) for s, p in hits if not quotes(query, p.text)]
+        return hits, answer(query, self.facts(answering))
 
 
 def scan_folder(root: Path, o: RetrievalOptions) -> tuple[dict[str, tuple[int, int]], list[str]]:

@@ -62,12 +62,25 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
     for fact in sorted(facts, key=lambda f: -rank(f))[:12]:
         if kind not in ("passage", "reason") and confidence(fact) < 0.1:
             break
+        if quotes(question, fact.text):  # a line that quotes the request itself answers nothing
+            continue
         value = extract(question, fact, kind, scorer, facts)
         if value is not None:
             return Answer(value, fact, round(min(1.0, confidence(fact)), 4))
     if kind in ("number", "reason", "name") and not expected:  # nothing of that kind: the best passage may
         return answer(question, facts, expected="passage")
     return None
+
+
+def quotes(question: str, text: str) -> bool:
+    """Whether ``text`` quotes ``question``: holds most of its words in a row (at least 6, and 70 % of
+    them; a document that cites the request, such as an example of it, is not an answer to it)."""
+    words = re.findall(r"[a-z0-9]+", question.lower())
+    run = max(6, -(-len(words) * 7 // 10))
+    if len(words) < run:
+        return False
+    said = " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
+    return any(" " + " ".join(words[i : i + run]) + " " in said for i in range(len(words) - run + 1))
 
 
 def expected_kind(question: str) -> str:
@@ -82,6 +95,7 @@ __all__ = [
     "answer",
     "counts",
     "expected_kind",
+    "quotes",
     "extract",
     "facts_of",
     "superseded",

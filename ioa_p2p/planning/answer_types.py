@@ -115,7 +115,8 @@ def answer_type(question: str) -> AnswerType:
     if re.search(r"\bwhich\b(?! (?:date|day|time|version))", q) and not re.search(r"\bhow\b", q):
         return AnswerType("name")
     if re.search(r"^\s*(?:how (?:do|does|is|are|can|should|to)\b(?! much| many| long)|explain|describe|"
-                 r"summari[sz]e)", q):  # fmt: skip
+                 r"summari[sz]e)|\b(?:for|about|on|explain|describe) how (?:an? |the |to |do |does |is |are |"
+                 r"can |should |new )", q):  # fmt: skip
         return AnswerType("passage")
     units = attribute_units(q)
     if re.search(r"\bhow much\b", q) and (not units or units == MONEY_UNITS):
