@@ -75,6 +75,11 @@ def _number(value: Value, as_fraction: bool) -> str:
 
 def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
     """The task text for ``step`` with the values of the steps it needs."""
+    if step.kind == CALC and re.fullmatch(r"v\d+", step.template.strip()) and step.unit:
+        value = values.get(int(step.template.strip()[1:]))  # a conversion: the value times the factor
+        scale = factor(value.unit, step.unit) if value is not None and value.unit else None
+        if value is not None and value.number is not None and scale is not None:
+            return f"Calculate {format_number(value.number)} * {scale:.12g}"
     if step.kind == CALC:
         expression = step.template
         percent_context = re.compile(r"\bv(\d+)\s*/\s*100\b")
@@ -241,7 +246,7 @@ def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome], index: int = 0) 
     if step.kind == CALC and _SCALING.fullmatch(step.template.strip()):
         units = {o.value.unit for n in step.needs if (o := outcomes.get(n)) and o.value}
         if len(units) == 1 and "%" not in units:
-            return units.pop()
+            return _scaled_unit(units.pop(), step.template)
     if step.kind == CALC and re.fullmatch(r"\(?\s*v\d+\s*\*\s*v\d+\s*\)?", step.template.strip()):
         seen = [o.value.unit for n in step.needs if (o := outcomes.get(n)) and o.value]
         named = [u for u in seen if u]
@@ -251,9 +256,20 @@ def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome], index: int = 0) 
 
 
 _SCALING = re.compile(
-    r"\(?\s*v\d+\s*[*/]\s*[\d.]+\s*\)?|\(?\s*[\d.]+\s*\*\s*v\d+\s*\)?|"
+    r"\(?\s*v\d+\s*[*/]\s*[\d.]+\s*\)?|\(?\s*[\d.]+\s*[*/]\s*v\d+\s*\)?|"
     r"\(?\s*v\d+ [-+] v\d+\s*\)?|abs\(\s*v\d+ - v\d+\s*\)|total\(v\d+\)"
 )
+
+
+def _scaled_unit(unit: str, template: str) -> str:
+    """A rate times a quantity is in the rate's numerator (L/min x min -> L); a quantity over a rate in its
+    denominator (L / (L/min) -> min); anything else keeps the unit."""
+    top, _, bottom = unit.partition("/")
+    if not bottom:
+        return unit
+    if re.fullmatch(r"\(?\s*[\d.]+\s*/\s*v\d+\s*\)?", template.strip()):
+        return bottom
+    return top if "*" in template else unit
 
 
 def answer_steps(plan: Plan) -> list[int]:

@@ -28,6 +28,7 @@ from ioa_p2p.planning.lookups import label_refs, split_lookup
 from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.segment import fence_code
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
+from ioa_p2p.planning.units import unit_phrase
 from ioa_p2p.planning.values import ALIASES, numbers_in
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -36,7 +37,7 @@ _MARK_RE = re.compile(r"\u27e6code(\d+)\u27e7")
 ACTION_WORDS = """
     add calculate compute convert count divide multiply subtract take find get look search check run
     execute write use print tell give determine work figure sum deduct retrieve fetch read double
-    triple halve evaluate round translate encode decode reverse sort summarise summarize spell list
+    triple halve evaluate round translate encode decode reverse sort summarise summarize spell list express
 """
 ACTION = ACTION_WORDS.split()
 _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next)"
@@ -329,19 +330,21 @@ def applied(index: int, clause: str, text: str, refs: list[int], before: list[Pl
         quantities = numbers_in(digits(text))  # vN names are not numbers (a letter before the digits)
         if len(quantities) == 1:
             expression = f"({default} * {quantities[0].number:g})"
+    unit = _target_unit(clause)
+    if expression is None and unit:  # "express it in cubic metres per hour": the value in another unit
+        expression = default
     if expression is None:
         return PlanStep(index, TASK, clause, clause, tuple(refs))
-    unit = _target_unit(clause)
     needs = tuple(names_in(expression)) or (int(default[1:]),)
     return PlanStep(index, CALC, clause, rounded(expression, rounding(clause)), needs, unit=unit)
 
 
 def _target_unit(clause: str) -> str:
     """The unit a calculation is asked in ("..., in kilograms"), "" when none."""
-    for m in re.finditer(r"\b(?:in|into|as) ([a-z³²]+(?: [a-z³²]+)?)\b(?! of\b)", clause.lower()):
-        for word in (m.group(1), m.group(1).split()[0]):
-            if word in ALIASES:
-                return ALIASES[word]
+    for m in re.finditer(r"\b(?:in|into|as) ((?:[a-z³²/]+ ?){1,5})", clause.lower()):
+        unit = unit_phrase(m.group(1), ALIASES)
+        if unit:
+            return unit
     return ""
 
 

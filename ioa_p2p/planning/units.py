@@ -60,4 +60,26 @@ def unit_in_header(header: str, aliases: dict[str, str]) -> str:
     return ""
 
 
-__all__ = ["DIMENSIONS", "factor", "unit_in_header"]
+def unit_phrase(words: str, aliases: dict[str, str]) -> str:
+    """The unit a phrase names: "kilograms" -> ``kg``, "cubic metres per hour" -> ``m³/h``, "litres an
+    hour" -> ``L/h``; "" when it names none."""
+    low = " ".join(words.lower().replace("-", " ").split())
+    parts = re.split(r"\s+(?:per|an?|each|every)\s+|\s*/\s*", low, maxsplit=1)
+    top = _named_unit(parts[0], aliases)
+    if not top:
+        return ""
+    if len(parts) == 2:
+        bottom = _named_unit(parts[1], aliases)
+        return f"{top}/{bottom}" if bottom else top
+    return top
+
+
+def _named_unit(words: str, aliases: dict[str, str]) -> str:
+    tokens = words.split()
+    for n in (2, 1):  # "cubic metres" before "metres"
+        if len(tokens) >= n and " ".join(tokens[:n]) in aliases:
+            return aliases[" ".join(tokens[:n])]
+    return ""
+
+
+__all__ = ["DIMENSIONS", "factor", "unit_in_header", "unit_phrase"]

@@ -59,7 +59,7 @@ MONTHS = {name: i for i, full in enumerate(_MONTH_WORDS.split(), 1) for name in 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _NUMBER = re.compile(
     r"(?P<cur>(?:EUR|USD|€|\$)\s?)?(?<![\w.,/-])(?P<sign>[-−])?(?P<num>" + _NUM + r")(?![\w]*-\w)"
-    r"(?P<tail>\s?(?:%|°C|per cent|[A-Za-z€$]+)?)",
+    r"(?P<tail>\s?(?:%|°C|per cent|[A-Za-z€$³²]+(?:/[A-Za-z³²]+)?)?)",
 )
 _CODE_BEFORE = re.compile(r"[A-Za-z][-]?$")
 _NOT_NUMBER = re.compile(
@@ -191,6 +191,12 @@ def numbers_in(text: str) -> list[Found]:
             end = m.end("tail")
         elif tail in ALIASES and not unit:
             unit, end = ALIASES[tail], m.end("tail")
+        elif "/" in tail and not unit:  # a rate: 160 L/min, 9.6 m³/h, 40 km/h
+            top, bottom = tail.split("/", 1)
+            if top in ALIASES and bottom in ALIASES:
+                unit, end = f"{ALIASES[top]}/{ALIASES[bottom]}", m.end("tail")
+            elif top in ALIASES:
+                unit, end = ALIASES[top], m.start("tail") + len(m.group("tail")) - len(bottom) - 1
         begin = m.start("cur") if m.group("cur") else m.start()
         out.append(Found(begin, end, number, unit, text[begin:end].strip()))
     return out
