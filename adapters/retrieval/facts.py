@@ -193,15 +193,38 @@ def _table_at(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[int, 
         if len(rows) >= 2:
             return rows[0][1], rows[1:], j - i
         return None
-    split = [re.split(r"\s{2,}", lines[k].strip()) for k in range(i, min(len(lines), i + 50))]
-    width = len(split[0])
-    if width < 3 or len(split) < 2 or len(split[1]) != width or numbers_in(lines[i]):
-        return None
-    rows, j = [], 1
-    while j < len(split) and len(split[j]) == width and lines[i + j].strip():
-        rows.append((j, split[j]))
+    return _aligned_table(lines, i)
+
+
+_BORDER = re.compile(r"^\s*[=\-]{2,}(?:\s+[=\-]{2,})+\s*$")
+
+
+def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[int, list[str]]], int] | None:
+    """A space-aligned table (columns two or more spaces apart; RST simple tables' ``===  ===`` borders
+    skipped): three columns or more, or two when every row holds numbers (a curve: head -> flow)."""
+    kept: list[tuple[int, list[str]]] = []
+    j = i
+    while j < min(len(lines), i + 60) and lines[j].strip():
+        if not _BORDER.match(lines[j]):
+            kept.append((j - i, re.split(r"\s{2,}", lines[j].strip())))
         j += 1
-    return split[0], rows, j
+    if len(kept) < 2 or numbers_in(lines[i]) and not _BORDER.match(lines[i]):
+        return None
+    (_, header), rows = kept[0], kept[1:]
+    width = len(header)
+    if width < 2 or numbers_in(" ".join(header)) and width < 3 or len(rows[0][1]) != width:
+        return None
+    body: list[tuple[int, list[str]]] = []
+    for offset, cells in rows:
+        if len(cells) != width:
+            break
+        body.append((offset, cells))
+    if width == 2 and not all(all(numbers_in(c) for c in cells) for _, cells in body):
+        return None
+    used = (body[-1][0] + 1) if body else 1
+    while i + used < len(lines) and _BORDER.match(lines[i + used]):
+        used += 1
+    return header, body, used
 
 
 class Scorer:
@@ -247,6 +270,10 @@ class Scorer:
         band = _band(key)
         if band is not None and self.quantities:  # volume bands, weight bands: the one the quantity is in
             value *= 1.6 if any(band[0] <= q <= band[1] for q in self.quantities) else 0.4
+        elif fact.cells and self.quantities and band is None:  # a curve's row: the one at the quantity
+            keyed = [n.number for n in numbers_in(key)]
+            if len(keyed) == 1:
+                value *= 1.6 if keyed[0] in self.quantities else 0.6
         if self.total_asked and fact.cells and key.strip().lower() in _TOTAL_ROW:
             value *= 1.5
         if self.sibling(key):

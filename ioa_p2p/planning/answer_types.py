@@ -119,9 +119,17 @@ def answer_type(question: str) -> AnswerType:
                  r"can |should |new )", q):  # fmt: skip
         return AnswerType("passage")
     units = attribute_units(q)
-    if re.search(r"\bhow much\b", q) and (not units or units == MONEY_UNITS):
+    much = re.search(r"\bhow much (\w+)", q)
+    substance = much is not None and much.group(1) not in _NOT_SUBSTANCE  # "how much sugar": a quantity
+    if much and not substance and (not units or units == MONEY_UNITS):
         return AnswerType("amount", MONEY_UNITS, per)
     return AnswerType("number", units, per)
+
+
+_NOT_SUBSTANCE = frozenset(
+    """does do did is are was were will would can could should it money cash more less in for to of extra
+    we i you they he she altogether overall in total""".split()  # noqa: SIM905
+)
 
 
 def attribute_units(question: str) -> tuple[str, ...]:

@@ -25,6 +25,7 @@ from ioa_p2p.planning.code import code_step
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.literal import digits, format_only, literal_step, percent_relation, rounded, rounding
 from ioa_p2p.planning.lookups import label_refs, split_lookup
+from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.segment import fence_code
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
@@ -111,7 +112,7 @@ def plan_request(goal: str) -> Plan:
         alone = literal_step(clauses[0], 1) if not _codeish(clauses[0]) else None
         if alone is not None:
             return Plan(goal, (alone,), 1, clauses[0])
-        decomposed = natural.decompose(clauses[0])
+        decomposed = natural.decompose(clauses[0]) or apply_rate(clauses[0])
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
         combined = _COMBINES.search(clauses[0])
@@ -122,6 +123,11 @@ def plan_request(goal: str) -> Plan:
                 "steps (e.g. 'Look up A. Look up B. Add the two.')"
             )
             return Plan(goal, (), 0, clauses[0], unplanned=why)
+    asked = _asked_after_statements(clauses)
+    if asked is not None:  # "I'd like 14 jars of X. How much sugar should I buy?": one question
+        rated = apply_rate(asked)
+        if rated is not None:
+            return Plan(goal, rated, len(rated), clauses[-1])
     steps: list[PlanStep] = []
     for clause in clauses:
         if _REPORT_ONLY.match(clause) and steps:
@@ -144,6 +150,10 @@ def plan_request(goal: str) -> Plan:
         nested, clause = nested_lookups(clause, len(steps) + 1)
         steps.extend(nested)
         step = make_step(clause, steps, blocks, nested=tuple(s.index for s in nested))
+        if step is not None and step.kind == LOOKUP and "/" in step.unit:  # "how many litres an hour"
+            steps.append(step)
+            step = PlanStep(step.index + 1, CALC, f"{step.text} (in {step.unit})", f"v{step.index}",
+                            (step.index,), unit=step.unit)  # fmt: skip
         if step is not None and step.fmt.startswith("missing:"):
             names = step.fmt.removeprefix("missing:").replace(",", ", ")
             why = (
@@ -179,6 +189,18 @@ def _with_context(clauses: list[str]) -> list[str]:
     if carry:
         out.append(carry)
     return out
+
+
+def _asked_after_statements(clauses: list[str]) -> str | None:
+    """Statements that set the scene, then one question: the whole as one question (None otherwise)."""
+    if len(clauses) < 2 or any(_codeish(c) for c in clauses):
+        return None
+    *scene, question = clauses
+    if not (_QUESTION.match(question) or question.rstrip().endswith("?")):
+        return None
+    if any(request_act(c) != "other" or c.rstrip().endswith("?") for c in scene):
+        return None
+    return " ".join([*scene, question])
 
 
 def _codeish(clause: str) -> bool:
@@ -349,9 +371,10 @@ def _target_unit(clause: str) -> str:
 
 
 def asked_unit(question: str) -> str:
-    """The unit a question asks its answer in ("how many weeks ..." -> ``weeks``), "" when it names none."""
-    m = re.search(r"\bhow (?:many|much) ([a-z-]+)", question, re.I)
-    return ALIASES.get(m.group(1).lower(), "") if m else ""
+    """The unit a question asks its answer in ("how many weeks ..." -> ``weeks``, "how many litres an
+    hour" -> ``L/h``), "" when it names none."""
+    m = re.search(r"\bhow (?:many|much) ([a-z-]+(?: (?:an?|per|each) [a-z]+)?)", question, re.I)
+    return unit_phrase(m.group(1), ALIASES) if m else ""
 
 
 def _question(clause: str) -> str:
