@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 
 from ioa_p2p.planning import natural
-from ioa_p2p.planning.answer_types import request_act
-from ioa_p2p.planning.code import code_step
+from ioa_p2p.planning.answer_types import answer_type, request_act
+from ioa_p2p.planning.code import code_step, free_names
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.literal import digits, format_only, literal_step, percent_relation, rounded, rounding
 from ioa_p2p.planning.lookups import label_refs, split_lookup
@@ -86,7 +86,7 @@ _ARITH_WORD = re.compile(
 )
 _DATE_STEP = re.compile(
     r"\b(\d+|a|one|two|three)\s+(days?|weeks?)\s+(after|before|later|earlier|from)\b|"
-    r"\b(?:days?|minutes|hours) between\b",
+    r"\b(?:days?|minutes|hours) (?:between|apart)\b|\bminutes pass\b",
     re.I,
 )
 
@@ -104,7 +104,7 @@ def plan_request(goal: str) -> Plan:
     text = re.sub(r"(?<![.:!?])\s*\n\s*(?=\u27e6)", " ", text)
     text = re.sub(r"(?<=\u27e7)\s*\n\s*(?=[a-z])", " ", text)
     clauses = _merge_short([c for c in (_clean(p) for p in _SPLIT.split(text) if p) if c])
-    clauses = _with_context(_attach_blocks(clauses))
+    clauses = _with_context(_attach_blocks(clauses, blocks))
     relation = percent_relation(text) if not blocks else None
     if relation is not None:
         return Plan(goal, (relation,), 1, clauses[-1])
@@ -243,17 +243,30 @@ def _clean(part: str) -> str:
     return part if len(part) >= 2 else ""
 
 
-def _attach_blocks(clauses: list[str]) -> list[str]:
+def _binds_input(clause: str, block: str) -> bool:
+    """The clause sets a variable the block reads ("simulate it with needed set to that number")."""
+    named = {m.group(1) for m in _BINDS.finditer(clause)}
+    return bool(named & set(free_names(block)))
+
+
+_BINDS = re.compile(
+    r"\b(?:with|where|and)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|bound to)\b"
+)
+
+
+def _attach_blocks(clauses: list[str], blocks: list[str] | None = None) -> list[str]:
     """A clause that asks to run code gets the next free block; blocks alone join such a clause."""
     out: list[str] = []
     for clause in clauses:
         only = _MARK_RE.fullmatch(clause.strip())
         if only:
+            block = blocks[int(only.group(1))] if blocks is not None else ""
             target = next(
                 (
                     i
                     for i in range(len(out) - 1, -1, -1)
-                    if _RUN_CODE.search(out[i]) and not _MARK_RE.search(out[i])
+                    if (_RUN_CODE.search(out[i]) or _binds_input(out[i], block))
+                    and not _MARK_RE.search(out[i])
                 ),
                 None,
             )
@@ -347,11 +360,17 @@ def applied(index: int, clause: str, text: str, refs: list[int], before: list[Pl
     the claim for a 236 km trip"): the expression its words give; with no operation word, the earlier
     value (a rate, a price per unit) applied to the one quantity the clause states."""
     default = f"v{refs[0] if refs else before[-1].index}"
-    expression = to_expression(text, default)
+    expression = _change_in_percent(clause, before) or to_expression(text, default)
     if expression is None:
         quantities = numbers_in(digits(text))  # vN names are not numbers (a letter before the digits)
         if len(quantities) == 1:
-            expression = f"({default} * {quantities[0].number:g})"
+            q = quantities[0]
+            n = f"ceil({q.number:g})" if _PART_COUNTS.search(clause) else f"{q.number:g}"
+            per_time = q.unit and answer_type(clause).kind == "duration" and q.unit not in _TIME
+            # how long a quantity takes at a rate: the quantity over it; a rate for a quantity: times it
+            expression = f"({n} / {default})" if per_time else f"({default} * {n})"
+        elif not quantities and re.search(r"\b(?:multiply|product|times)\b", text, re.I) and len(before) >= 2:
+            expression = f"(v{before[-2].index} * v{before[-1].index})"
     unit = _target_unit(clause)
     if expression is None and unit:  # "express it in cubic metres per hour": the value in another unit
         expression = default
@@ -359,6 +378,32 @@ def applied(index: int, clause: str, text: str, refs: list[int], before: list[Pl
         return PlanStep(index, TASK, clause, clause, tuple(refs))
     needs = tuple(names_in(expression)) or (int(default[1:]),)
     return PlanStep(index, CALC, clause, rounded(expression, rounding(clause)), needs, unit=unit)
+
+
+_PART_COUNTS = re.compile(r"\bor part\b|\bpart(?:ial)? \w+ counts? as (?:a )?whole|\brounded up\b", re.I)
+_TIME = frozenset({"s", "min", "h", "days", "weeks", "months", "years"})
+_GROWTH = re.compile(
+    r"\b(?:growth|grow|increase|rise|change|decline|decrease|drop|fall)\b.*"
+    r"\b(?:percent|per cent|%|percentage)\b"
+    r"|\b(?:percent|percentage)\b.*\b(?:growth|increase|change|decline|decrease)\b",
+    re.I,
+)
+
+
+def _change_in_percent(clause: str, before: list[PlanStep]) -> str | None:
+    """ "the year-on-year growth in percent" of two earlier values: new over old, the newer one being the
+    one whose words name the later year or quarter."""
+    if not _GROWTH.search(clause) or len(before) < 2:
+        return None
+    a, b = before[-2], before[-1]
+
+    def when(step: PlanStep) -> tuple[int, int]:
+        year = re.findall(r"\b(?:19|20)\d{2}\b", step.text)
+        quarter = re.findall(r"\bQ([1-4])\b", step.text)
+        return (int(year[-1]) if year else 0, int(quarter[-1]) if quarter else 0)
+
+    old, new = (a, b) if when(a) <= when(b) else (b, a)
+    return f"((v{new.index} - v{old.index}) / v{old.index} * 100)"
 
 
 def _target_unit(clause: str) -> str:

@@ -14,7 +14,7 @@ _ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3}
 _COUNT = {"two": 2, "both": 2, "three": 3, "four": 4}
 _MULTI = re.compile(
     r"\b(?:(?:the|all|both|these|those)\s+)?(two|three|four|both)\s+(?:numbers|results|values|figures|answers)\b"
-    r"|\ball (?:the )?(?:results|values|numbers)\b|\bboth\b|\bthem\b",
+    r"|\ball (?:the )?(?:results|values|numbers)\b|\bboth\b|\bthem\b|\bthey\b",
     re.I,
 )
 _ORDINAL = re.compile(
@@ -58,7 +58,7 @@ def resolve(clause: str, before: list[PlanStep]) -> tuple[list[int], str]:
         count = (
             _COUNT.get(word, len(before))
             if word
-            else (2 if m.group(0).lower() in ("both", "them") else len(before))
+            else (2 if m.group(0).lower() in ("both", "them", "they") else len(before))
         )
         return use([s.index for s in before[-count:]])
 

@@ -2,9 +2,10 @@
 
 People paste code after a colon without a fence ("Run:\\nimport statistics\\nprint(...)\\nthen add 35 % to
 whatever it prints"). :func:`fence_code` finds such code by what it is, not by wording: a run of lines,
-right after a line that ends with a colon (or after the colon of the same line), that parses as Python as a
-whole and whose every line looks like code (a call, an assignment, a keyword statement or an indented
-continuation). English sentences do not parse, so the run ends at the first line of prose. The runs found
+right after a line that ends with a colon (or after the colon of the same line), or two lines or more on
+their own, that parses as Python as a whole and whose every line looks like code (a call, an assignment, a
+keyword statement or an indented continuation). English sentences do not parse, so the run ends at the
+first line of prose. The runs found
 are wrapped in a fence, so the planner handles them like any fenced block.
 """
 
@@ -75,12 +76,18 @@ def _fence_plain(text: str) -> str:
                 out.append("```python\n" + "\n".join([tail.strip(), *lines[i + 1 : i + end]]) + "\n```")
                 i += end
                 continue
-        if line.rstrip().endswith(":") and not looks_like_code(line):
+        if line.rstrip().endswith(":") and not parses(line) and not _KEYWORD.match(line.strip()):
             end = _code_run(lines, i + 1)
             if end > i + 1:
                 code = textwrap.dedent("\n".join(lines[i + 1 : end]))
                 out.append(line)
                 out.append("```python\n" + code + "\n```")
+                i = end
+                continue
+        if looks_like_code(line) and not (i and lines[i - 1].strip() and looks_like_code(lines[i - 1])):
+            end = _code_run(lines, i)  # two code lines or more on their own: code, whatever comes before
+            if end >= i + 2:
+                out.append("```python\n" + textwrap.dedent("\n".join(lines[i:end])) + "\n```")
                 i = end
                 continue
         out.append(line)
