@@ -90,6 +90,9 @@ def terms(text: str) -> set[str]:
     out: set[str] = {f"{stem(m.group(1).lower())}#{m.group(2).lower()}" for m in _DESIGNATED.finditer(text)}
     for token in _WORD.findall(text.lower()):
         parts = [token, *token.split("-")] if "-" in token else [token]
+        year = re.fullmatch(r"[a-z]{1,3}((?:19|20)\d{2})", token)  # FY2023 is about 2023 too
+        if year:
+            parts.append(year.group(1))
         out.update(stem(p) for p in parts if p not in _STOP and (len(p) > 1 or p.isdigit()))
     return out
 

@@ -90,7 +90,9 @@ def answer_type(question: str) -> AnswerType:
         return AnswerType("dates")
     if re.search(r"\bwhat time\b|\bat what time\b|\bthe (?:clock )?time (?:the|when|at which|that)\b|"
                  r"\bwhen (?:does|do|will) .* (?:leave|depart|arrive|"
-                 r"open|close|sail)\w*\b|\b(?:departure|arrival) time\b", q):  # fmt: skip
+                 r"open|close|sail)\w*\b|\b(?:departure|arrival) time\b|"
+                 r"\b(?:first|last|next|earliest|latest) (?:departure|arrival|sailing|train|bus|ferry)\b",
+                 q):  # fmt: skip
         return AnswerType("time")
     if re.search(r"^\s*(?:on )?when\b|\b(?:what|which) (?:date|day)\b|\bon what day\b|\bwhen (?:was|is|did|"
                  r"does|will|were)\b|\bdate of\b", q):  # fmt: skip

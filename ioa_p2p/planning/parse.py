@@ -112,7 +112,8 @@ def plan_request(goal: str) -> Plan:
         alone = literal_step(clauses[0], 1) if not _codeish(clauses[0]) else None
         if alone is not None:
             return Plan(goal, (alone,), 1, clauses[0])
-        decomposed = natural.decompose(clauses[0]) or apply_rate(clauses[0])
+        combines = _COMBINES.search(clauses[0])
+        decomposed = natural.decompose(clauses[0]) or (apply_rate(clauses[0]) if not combines else None)
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
         combined = _COMBINES.search(clauses[0])
