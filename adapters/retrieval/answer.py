@@ -23,6 +23,9 @@ _KINDS = {"date": "date", "dates": "dates", "time": "time", "name": "name", "ver
           "passage": "passage", "reason": "reason"}  # fmt: skip
 
 
+_CAUSE_SECTION = re.compile(r"\b(?:root cause|causes?|reasons?|why|what happened|what went wrong)\b", re.I)
+
+
 @dataclass(frozen=True, slots=True)
 class Answer:
     value: Value
@@ -57,6 +60,8 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
         )  # a table's cells carry no unit: the header or the doc says it
         if per and re.search(rf"\bper[- ](?:\w+ )?{re.escape(per)}", fact.text.lower()):
             bonus += 0.15  # "the rate per card": a fact stating a rate per card
+        if kind == "reason" and _CAUSE_SECTION.search(fact.context):
+            bonus += 0.5  # "why ...?": the section that gives the cause
         return confidence(fact) + bonus
 
     for fact in sorted(facts, key=lambda f: -rank(f))[:12]:

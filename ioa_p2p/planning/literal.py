@@ -18,7 +18,7 @@ import re
 
 from ioa_p2p.planning.expr import WORD_NUMBERS, to_expression
 from ioa_p2p.planning.types import CALC, DATE, PlanStep
-from ioa_p2p.planning.units import factor
+from ioa_p2p.planning.units import conversion_expression, unit_phrase
 from ioa_p2p.planning.values import ALIASES, MONTHS, dates_in, numbers_in
 
 _CODE = re.compile(r"\b(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+\b"
@@ -71,8 +71,9 @@ def digits(text: str) -> str:
 
 
 _CONVERT = re.compile(
-    r"\b(?:convert|express|change|turn)?\s*(\d[\d,]*(?:\.\d+)?)\s*([a-z³²/]+(?: [a-z³²]+)?) (?:to|into|in) "
-    r"([a-z³²/]+(?: [a-z³²]+)?)\b",
+    r"\b(?:convert|express|change|turn)?\s*(-?\d[\d,]*(?:\.\d+)?)\s*([a-z°³²/]+(?: [a-z³²]+)?) "
+    r"(?:to|into|in) "
+    r"([a-z°³²/]+(?: [a-z°³²]+){0,2})",
     re.I,
 )
 
@@ -83,12 +84,11 @@ def conversion(clause: str, index: int) -> PlanStep | None:
     if not m:
         return None
     src = _unit_named(m.group(2))
-    dst = _unit_named(m.group(3))
-    scale = factor(src, dst) if src and dst else None
-    if scale is None:
+    dst = unit_phrase(m.group(3), ALIASES) or _unit_named(m.group(3))
+    converted = conversion_expression(m.group(1), src, dst) if src and dst else None
+    if converted is None:
         return None
-    expression = rounded(f"{m.group(1)} * {scale:.12g}", rounding(clause))
-    return PlanStep(index, CALC, clause, expression, unit=dst)
+    return PlanStep(index, CALC, clause, rounded(converted, rounding(clause)), unit=dst)
 
 
 def _unit_named(words: str) -> str:

@@ -47,6 +47,19 @@ def _simple(src: str, dst: str) -> float | None:
     return _BASE[src][1] / _BASE[dst][1]
 
 
+#: temperatures convert by an offset too: value_in_dst = (value_in_src + a) * b - c
+_TEMPERATURE = {("°F", "°C"): "(({n} - 32) * 5 / 9)", ("°C", "°F"): "({n} * 9 / 5 + 32)"}
+
+
+def conversion_expression(number: str, src: str, dst: str) -> str | None:
+    """An expression for ``number`` (in ``src``) in ``dst``: a factor, or the temperature formula; None
+    when the two measure different things."""
+    if (src, dst) in _TEMPERATURE:
+        return _TEMPERATURE[(src, dst)].format(n=number)
+    scale = factor(src, dst)
+    return None if scale is None else f"{number} * {scale:.12g}"
+
+
 def unit_in_header(header: str, aliases: dict[str, str]) -> str:
     """The unit a table header names in parentheses ("Green coffee roasted (tonnes)" -> ``t``, "(EUR/kg)"
     -> ``EUR/kg``), "" when none."""
@@ -82,4 +95,4 @@ def _named_unit(words: str, aliases: dict[str, str]) -> str:
     return ""
 
 
-__all__ = ["DIMENSIONS", "factor", "unit_in_header", "unit_phrase"]
+__all__ = ["DIMENSIONS", "conversion_expression", "factor", "unit_in_header", "unit_phrase"]

@@ -49,7 +49,8 @@ UNITS: dict[str, tuple[str, ...]] = {
     "cm": ("cm",),
     "mm": ("mm",),
     "cycles": ("cycle", "cycles"),
-    "°C": ("°c",),
+    "°C": ("°c", "celsius", "degrees celsius", "centigrade"),
+    "°F": ("°f", "fahrenheit", "degrees fahrenheit"),
 }
 ALIASES = {alias: unit for unit, spellings in UNITS.items() for alias in spellings}
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "mn": 1e6, "bn": 1e9}
