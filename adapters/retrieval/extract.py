@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ioa_p2p.adapters.retrieval.facts import _WORD, Fact, Scorer, stem, terms
-from ioa_p2p.planning.answer_types import AnswerType, answer_type
+from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
 from ioa_p2p.planning.units import unit_in_header
 from ioa_p2p.planning.values import ALIASES, Found, Value, dates_in, numbers_in
 
@@ -170,9 +170,14 @@ def _cell_value(
     q_terms = scorer.q_terms
     per = wanted.per.split()[-1][:5] if wanted.per else ""
 
+    money = bool(set(attribute_units(question)) & set(MONEY_UNITS)) and wanted.kind != "count"
+
     def col_score(header: str) -> float:
         score = sum(scorer.idf.get(t, 0.0) for t in terms(header) & q_terms)
-        return score + (1.0 if per and per in header.lower() else 0.0)
+        score += 1.0 if per and per in header.lower() else 0.0
+        if money and set(attribute_units(header)) & set(MONEY_UNITS):
+            score += 0.5  # "the café revenue": the Revenue column, not the Cafés count
+        return score
 
     header, cell = max(columns, key=lambda hc: (col_score(hc[0]), -columns.index(hc)))
     row_key = fact.cells[0][1] if fact.cells else ""

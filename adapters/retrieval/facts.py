@@ -84,14 +84,14 @@ def stem(word: str) -> str:
 _DESIGNATED = re.compile(r"\b([A-Za-z]{3,}) ([A-Z]|\d{1,3})\b(?![.,:]?\d)")
 
 
-def terms(text: str) -> set[str]:
+def terms(text: str, *, years: bool = True) -> set[str]:
     """Content terms: lower-cased, stemmed, stop words out; hyphenated codes kept whole and in parts; a
     noun with a designator ("Route A", "Zone 4", "Line 2") also as one term (``route#a``)."""
     out: set[str] = {f"{stem(m.group(1).lower())}#{m.group(2).lower()}" for m in _DESIGNATED.finditer(text)}
     for token in _WORD.findall(text.lower()):
         parts = [token, *token.split("-")] if "-" in token else [token]
-        year = re.fullmatch(r"[a-z]{1,3}((?:19|20)\d{2})", token)  # FY2023 is about 2023 too
-        if year:
+        year = re.fullmatch(r"[a-z]{1,3}((?:19|20)\d{2})", token) if years else None
+        if year:  # a fact's FY2023 is about 2023 too (a question's FY2023 stays precise)
             parts.append(year.group(1))
         out.update(stem(p) for p in parts if p not in _STOP and (len(p) > 1 or p.isdigit()))
     return out
@@ -107,7 +107,7 @@ def _named(question: str) -> set[str]:
 def question_terms(text: str) -> set[str]:
     """A question's terms, with the attribute its adjectives and verbs name ("heavy" -> weight)."""
     words = {w for w in _WORD.findall(text.lower())}
-    return terms(text) | {stem(SYNONYMS[w]) for w in words if w in SYNONYMS}
+    return terms(text, years=False) | {stem(SYNONYMS[w]) for w in words if w in SYNONYMS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +267,7 @@ class Scorer:
                 value *= 0.33
         for _name in self.stated.get(fact.path, set()) - own - ctx:
             value *= 0.6
+        value *= 1 + 0.25 * len(self.codes & own)  # a code the fact itself states (not only its file's name)
         if "\0superseded" in fact.context and not self.names_superseded:
             value *= 0.5
         key = _key_of(fact)
@@ -277,7 +278,7 @@ class Scorer:
             keyed = [n.number for n in numbers_in(key)]
             if len(keyed) == 1:
                 value *= 1.6 if keyed[0] in self.quantities else 0.6
-        if self.total_asked and fact.cells and key.strip().lower() in _TOTAL_ROW:
+        if self.total_asked and fact.cells and key.strip(" *_").lower() in _TOTAL_ROW:
             value *= 1.5
         if self.sibling(key):
             value *= 0.4

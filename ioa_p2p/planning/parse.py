@@ -103,7 +103,9 @@ def plan_request(goal: str) -> Plan:
     # a block inside a sentence ("run <block> where value is that product") stays in it
     text = re.sub(r"(?<![.:!?])\s*\n\s*(?=\u27e6)", " ", text)
     text = re.sub(r"(?<=\u27e7)\s*\n\s*(?=[a-z])", " ", text)
-    clauses = _merge_short([c for c in (_clean(p) for p in _SPLIT.split(text) if p) if c])
+    text = _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + _DOT, text)  # "No. 7" ends no sentence
+    pieces = [p.replace(_DOT, ".") for p in _SPLIT.split(text) if p]
+    clauses = _merge_short([c for c in (_clean(p) for p in pieces) if c])
     clauses = _with_context(_attach_blocks(clauses, blocks))
     relation = percent_relation(text) if not blocks else None
     if relation is not None:
@@ -124,6 +126,17 @@ def plan_request(goal: str) -> Plan:
                 "steps (e.g. 'Look up A. Look up B. Add the two.')"
             )
             return Plan(goal, (), 0, clauses[0], unplanned=why)
+    if len(clauses) > 1 and not blocks and _meta_only(clauses[1:]):
+        natural_steps = natural.decompose(clauses[0])
+        if natural_steps is not None:  # the question, then how to work it out: the question's steps
+            how = next((rounding(c) for c in clauses[1:] if rounding(c)), None)
+            last = natural_steps[-1]
+            if how is not None and last.kind == CALC:
+                last = PlanStep(
+                    last.index, CALC, last.text, rounded(last.template, how), last.needs, unit=last.unit
+                )
+            steps_ = (*natural_steps[:-1], last)
+            return Plan(goal, steps_, len(steps_), clauses[0])
     asked = _asked_after_statements(clauses)
     if asked is not None:  # "I'd like 14 jars of X. How much sugar should I buy?": one question
         rated = apply_rate(asked)
@@ -169,6 +182,26 @@ def plan_request(goal: str) -> Plan:
     if not steps:
         steps = [PlanStep(1, TASK, goal.strip()[:2000], goal.strip())]
     return Plan(goal, tuple(steps), len(steps), clauses[-1] if clauses else goal)
+
+
+_DOT = "\u2024"
+_ABBREVIATION = re.compile(
+    r"\b(?:No|Nr|Nos|St|Dr|Mr|Mrs|Ms|Fig|Vol|approx|incl|excl|e\.g|i\.e|vs|cf|ca|Co|Ltd|Inc|Jr|Sr|p|pp)"
+    r"\.(?= \S)"
+)
+#: Clauses after a natural question that only say how to work it out ("Look up both figures and give the
+#: percentage to two decimals."): the question's own steps do that.
+_META = re.compile(
+    r"^(?:(?:look up|find|get|use|check) (?:both|the two|all|the|these|those) (?:figures|values|numbers|"
+    r"amounts)\b|(?:give|show|state|report|express) (?:it|the (?:percentage|share|result|answer|ratio|value|"
+    r"difference))\b|and\b)",
+    re.I,
+)
+
+
+def _meta_only(clauses: list[str]) -> bool:
+    parts = [p for c in clauses for p in re.split(r"\s+and\s+", c) if p.strip()]
+    return all(_META.match(p.strip()) or format_only(p) or _REPORT_ONLY.match(p.strip()) for p in parts)
 
 
 _CONTEXT = re.compile(r"^(?:from|in|for|under|according to|on|at|within|regarding|about)\b", re.I)
