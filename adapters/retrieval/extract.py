@@ -164,7 +164,12 @@ def _after_names(pool: Sequence[Found], text: str, scorer: Scorer) -> Found | No
 def _cell_value(
     question: str, fact: Fact, scorer: Scorer, facts: Sequence[Fact], wanted: AnswerType
 ) -> Value | None:
-    columns = [(h, c) for h, c in fact.cells if numbers_in(c) or dates_in(c)]
+    stated = {n.text.lower() for n in numbers_in(question)}
+    columns = [
+        (h, c) for h, c in fact.cells if (numbers_in(c) or dates_in(c)) and c.strip().lower() not in stated
+    ]
+    if wanted.kind == "count":  # "how many bags": a bare number, not the bag size
+        columns = [(h, c) for h, c in columns if any(n.unit == "" for n in numbers_in(c))] or columns
     if not columns:
         return None
     q_terms = scorer.q_terms

@@ -278,7 +278,8 @@ class Scorer:
             keyed = [n.number for n in numbers_in(key)]
             if len(keyed) == 1:
                 value *= 1.6 if keyed[0] in self.quantities else 0.6
-        if self.total_asked and fact.cells and key.strip(" *_").lower() in _TOTAL_ROW:
+        named_here = not (self.codes - own)  # a total row of another period is not the total asked for
+        if self.total_asked and fact.cells and key.strip(" *_").lower() in _TOTAL_ROW and named_here:
             value *= 1.5
         if self.sibling(key):
             value *= 0.4
