@@ -253,6 +253,7 @@ class Scorer:
         for f in facts:
             self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
         self.quantities = quantities(question)
+        self.measured = {(n.number, n.unit) for n in numbers_in(question) if n.unit}
         self.total_asked = bool(_TOTAL_ASKED.search(question))
 
     def score(self, fact: Fact) -> float:
@@ -283,6 +284,11 @@ class Scorer:
             value *= 1.5
         if self.sibling(key):
             value *= 0.4
+        if self.measured and not fact.cells:  # "0 m head" where the question says "6 m of head"
+            found = {(n.number, n.unit) for n in numbers_in(fact.text) if n.unit}
+            same_unit = {u for _, u in self.measured} & {u for _, u in found}
+            if same_unit and not (found & self.measured):
+                value *= 0.5
         return value
 
     def sibling(self, key: str) -> bool:

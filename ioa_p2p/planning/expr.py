@@ -44,7 +44,7 @@ _UNIT_WORDS = (
 
 
 def normalise(text: str) -> str:
-    s = text.lower()
+    s = re.sub(r"\b[a-z]{2,}-\d[\w-]*", "code", text.lower())  # AL-200 names a product: no "- 200"
     s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
     s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
 

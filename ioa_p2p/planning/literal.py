@@ -67,6 +67,8 @@ def digits(text: str) -> str:
     text = re.sub(rf"\b({tens})[- ]({ones})\b", compound, text, flags=re.I)
     simple = [w for w in WORD_NUMBERS if " " not in w and w not in ("dozen", "hundred", "zero")]
     pattern = r"\b(" + "|".join(sorted(simple, key=len, reverse=True)) + r")\b(?=\s+[a-z])"
+    # "one after another", "one of", "one or two": not a count of what follows
+    pattern += r"(?!\s+(?:after|another|of|by|or|way|more|less|at|in|to|for|and)\b)"
     return re.sub(pattern, lambda m: str(WORD_NUMBERS[m.group(1).lower()]), text, flags=re.I)
 
 

@@ -22,7 +22,7 @@ import re
 from ioa_p2p.planning import natural
 from ioa_p2p.planning.answer_types import answer_type, request_act
 from ioa_p2p.planning.code import code_step, free_names
-from ioa_p2p.planning.expr import names_in, normalise, to_expression
+from ioa_p2p.planning.expr import WORD_NUMBERS, names_in, normalise, to_expression
 from ioa_p2p.planning.literal import digits, format_only, literal_step, percent_relation, rounded, rounding
 from ioa_p2p.planning.lookups import label_refs, split_lookup
 from ioa_p2p.planning.rates import apply_rate
@@ -218,7 +218,7 @@ def _with_context(clauses: list[str]) -> list[str]:
         if _CONTEXT.match(clause) and verbless and "\u27e6" not in clause:
             carry = f"{carry} {clause}".strip()
             continue
-        out.append(f"{carry}: {clause}" if carry else clause)
+        out.append(f"{clause.rstrip(' .?')} ({carry})" if carry else clause)
         carry = ""
     if carry:
         out.append(carry)
@@ -365,6 +365,8 @@ def make_step(
         return PlanStep(index, DATE, clause, template, tuple(refs))
     if request_act(clause) == "compute" and (refs or before):
         return applied(index, clause, text, refs, before)
+    if refs and answer_type(clause).numeric and len(numbers_in(digits(text))) == 1:
+        return applied(index, clause, text, refs, before)  # "if I bake five batches, how many hours is that?"
     is_lookup = bool(_LOOKUP_VERB.match(clause)) or (
         bool(_QUESTION.match(clause))
         and not re.search(r"\d", clause.split(" of ")[-1] if " of " in clause else "")
@@ -405,7 +407,10 @@ def applied(index: int, clause: str, text: str, refs: list[int], before: list[Pl
             expression = f"({n} / {default})" if per_time else f"({default} * {n})"
         elif not quantities and re.search(r"\b(?:multiply|product|times)\b", text, re.I) and len(before) >= 2:
             expression = f"(v{before[-2].index} * v{before[-1].index})"
-    unit = _target_unit(clause)
+    unit = _target_unit(clause) or asked_unit(clause)
+    week = _DEFINED_WEEK.search(clause)
+    if week and expression is None:  # "five-day working weeks": a week of that many days
+        expression, unit = f"({default} / {WORD_NUMBERS.get(week.group(1).lower(), week.group(1))})", "weeks"
     if expression is None and unit:  # "express it in cubic metres per hour": the value in another unit
         expression = default
     if expression is None:
@@ -414,6 +419,7 @@ def applied(index: int, clause: str, text: str, refs: list[int], before: list[Pl
     return PlanStep(index, CALC, clause, rounded(expression, rounding(clause)), needs, unit=unit)
 
 
+_DEFINED_WEEK = re.compile(r"\b(\d+|[a-z]+)[- ]day (?:working |work |school )?weeks?\b", re.I)
 _PART_COUNTS = re.compile(r"\bor part\b|\bpart(?:ial)? \w+ counts? as (?:a )?whole|\brounded up\b", re.I)
 _TIME = frozenset({"s", "min", "h", "days", "weeks", "months", "years"})
 _GROWTH = re.compile(
