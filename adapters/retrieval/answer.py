@@ -69,12 +69,23 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
             break
         if quotes(question, fact.text):  # a line that quotes the request itself answers nothing
             continue
+        fact = _first_or_last(question, fact, facts) if kind == "time" else fact
         value = extract(question, fact, kind, scorer, facts)
         if value is not None:
             return Answer(value, fact, round(min(1.0, confidence(fact)), 4))
     if kind in ("number", "reason", "name") and not expected:  # nothing of that kind: the best passage may
         return answer(question, facts, expected="passage")
     return None
+
+
+def _first_or_last(question: str, fact: Fact, facts: Sequence[Fact]) -> Fact:
+    """ "The first departure": the table's first row; "the last sailing": its last (rows in line order)."""
+    which = re.search(r"\b(first|earliest|last|latest)\b", question, re.I)
+    rows = [f for f in facts if fact.table and f.table == fact.table]
+    if which is None or not rows:
+        return fact
+    pick = min if which.group(1).lower() in ("first", "earliest") else max
+    return pick(rows, key=lambda f: f.line)
 
 
 def quotes(question: str, text: str) -> bool:

@@ -31,7 +31,7 @@ _AGGREGATE = re.compile(r"\b(both|all|each|every|across|combined)\b", re.I)
 _NAME = re.compile(r"\b([A-Z][a-zà-ÿ'-]+(?:\s+[A-Z][a-zà-ÿ'-]+){1,2})\b")
 _ENTITY = re.compile(r"\b[A-Z][\w&'-]*(?:[ -](?:[A-Z0-9][\w'-]*|&))*")
 _VERSION = re.compile(r"\b\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)+\b")
-_CLOCK = re.compile(r"(?<![\d.:])([01]?\d|2[0-3])[:.]([0-5]\d)(?![\d:])")
+_CLOCK = re.compile(r"(?<![\d.:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
 _CAUSE = re.compile(
     r"\b(?:because|due to|caused by|cause[ds]?|root cause|as a result of|owing to|after|since|when|"
     r"reason|triggered|expired|expiry|ran out|broke|overload\w*|exhausted|misconfigur\w*|deleted|bug|leak\w*|"
@@ -48,8 +48,7 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
     if kind in ("date", "dates"):
         return _date_value(kind, fact, scorer, facts)
     if kind == "time":
-        clocks = [(m.start(), m.end(), f"{int(m.group(1)):02d}:{m.group(2)}") for m in _CLOCK.finditer(text)]
-        return Value.of_text(_closest(clocks, text, scorer)[2]) if clocks else None
+        return _time_value(question, fact, scorer)
     if kind == "name":
         return _name_value(question, fact, scorer)
     if kind == "version":
@@ -90,6 +89,41 @@ def _date_value(kind: str, fact: Fact, scorer: Scorer, facts: Sequence[Fact]) ->
         return Value.of_list(tuple(Value.of_date(d) for d in days))
     start, end, day = _closest(list(found), text, scorer)
     return Value.of_date(day, text[start:end])
+
+
+def _time_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
+    """A clock time: in a timetable row, the cell of the column the question names ("reach Carrick Isle"
+    -> "Carrick Isle arr."), never the time the question itself states; else the nearest to its words."""
+    asked = {f"{int(m.group(1)):02d}:{m.group(2)}" for m in _CLOCK.finditer(question)}
+
+    def clock(cell: str) -> str:
+        m = _CLOCK.search(cell)
+        return f"{int(m.group(1)):02d}:{m.group(2)}" if m else ""
+
+    if fact.cells:
+        cells = [(h, clock(c)) for h, c in fact.cells if clock(c) and clock(c) not in asked]
+        if not cells:
+            return None
+        q_terms = scorer.q_terms
+        low = question.lower()
+        to = re.search(r"\b(?:reach(?:es)?|arriv\w* (?:at|in)|get to|to|for|into)\s+((?:[a-z]+ ?){1,3})", low)
+        src = re.search(r"\b(?:from|leav\w*|depart\w*(?: from)?)\s+((?:[a-z]+ ?){1,3})", low)
+
+        def col_score(header: str) -> float:
+            score = sum(scorer.idf.get(t, 0.0) for t in terms(header) & q_terms)
+            h = terms(header)
+            if to and "arr" in h and terms(to.group(1)) & h:
+                score += 2.0  # "reach Carrick Isle": the Carrick Isle arrival column
+            if src and "dep" in h and terms(src.group(1)) & h and not (to and "arr" in q_terms):
+                score += 2.0  # "the first departure from Tobarin": the Tobarin departure column
+            return score
+
+        best = max(cells, key=lambda hc: (col_score(hc[0]), -cells.index(hc)))
+        return Value.of_text(best[1])
+    text = fact.text
+    clocks = [(m.start(), m.end(), f"{int(m.group(1)):02d}:{m.group(2)}") for m in _CLOCK.finditer(text)]
+    clocks = [c for c in clocks if c[2] not in asked]
+    return Value.of_text(_closest(clocks, text, scorer)[2]) if clocks else None
 
 
 def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:

@@ -61,6 +61,16 @@ SYNONYMS = {
     "sales": "sell",
     "effect": "valid",
     "effective": "valid",
+    "reach": "arr",
+    "reaches": "arr",
+    "arrive": "arr",
+    "arrives": "arr",
+    "arrival": "arr",
+    "leave": "dep",
+    "leaves": "dep",
+    "depart": "dep",
+    "departs": "dep",
+    "departure": "dep",
 }
 
 
@@ -148,6 +158,10 @@ def facts_of(
             i += 1
             continue
         table = _table_at(lines, i)
+        if table is not None and line[:1].isspace() and not block_header:
+            block_header = next(
+                (x.strip() for x in reversed(lines[:i]) if x.strip() and not x[:1].isspace()), ""
+            )
         if table is not None:
             header, rows, used = table
             tid = f"{path}:{start_line + i}"
@@ -158,7 +172,8 @@ def facts_of(
             i += used
             continue
         indented = line[:1].isspace()
-        if not indented and i + 1 < len(lines) and lines[i + 1][:1].isspace() and lines[i + 1].strip():
+        following = next((x for x in lines[i + 1 : i + 4] if x.strip()), "")
+        if not indented and following[:1].isspace():  # "ROUTE B -- daily" heads the indented block below
             block_header = stripped
         first = i
         while i + 1 < len(lines) and _continues(lines[i + 1]):
@@ -199,7 +214,8 @@ def _table_at(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[int, 
     return _aligned_table(lines, i)
 
 
-_BORDER = re.compile(r"^\s*[=\-]{2,}(?:\s+[=\-]{2,})+\s*$")
+_BORDER = re.compile(r"^\s*[=\-]{2,}(?:\s+(?:[=\-]{2,}|\|))+\s*$")
+_CLOCK = re.compile(r"(?<![\d.:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
 
 
 def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[int, list[str]]], int] | None:
@@ -254,6 +270,7 @@ class Scorer:
             self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
         self.quantities = quantities(question)
         self.measured = {(n.number, n.unit) for n in numbers_in(question) if n.unit}
+        self.clocks = {_hhmm(c) for c in _CLOCK.findall(question)}
         self.total_asked = bool(_TOTAL_ASKED.search(question))
 
     def score(self, fact: Fact) -> float:
@@ -284,6 +301,9 @@ class Scorer:
             value *= 1.5
         if self.sibling(key):
             value *= 0.4
+        if self.clocks:  # "the 13:00 sailing": the row of that time
+            here = {_hhmm(c) for c in _CLOCK.findall(fact.text)}
+            value *= 1.5 if here & self.clocks else (0.7 if here else 1.0)
         if self.measured and not fact.cells:  # "0 m head" where the question says "6 m of head"
             found = {(n.number, n.unit) for n in numbers_in(fact.text) if n.unit}
             same_unit = {u for _, u in self.measured} & {u for _, u in found}
@@ -300,6 +320,11 @@ class Scorer:
         head, modifier = words[-1], words[-2]
         asked = re.findall(rf"\b([a-z]+) {re.escape(head)}\b", self.question.lower())
         return bool(asked) and modifier not in asked and stem(modifier) not in self.q_terms
+
+
+def _hhmm(clock: str) -> str:
+    h, m = clock.split(":")
+    return f"{int(h):02d}:{m}"
 
 
 def quantities(question: str) -> list[float]:
