@@ -159,3 +159,20 @@ def test_a_structured_result_gives_the_field_asked_for_never_the_last_line_of_it
 def test_units_convert_within_one_kind_and_never_across() -> None:
     assert factor("t", "kg") == 1000 and factor("L/min", "m³/h") == pytest.approx(0.06)
     assert factor("kg", "km") is None and factor("EUR/km", "EUR/km") == 1.0
+
+
+def test_a_value_without_a_number_never_crashes_a_calculation() -> None:
+    steps = plan_request("Look up when the 9:10 bus from Arden reaches Holm, then add 5 to it.").steps
+    assert describe(steps[-1], {1: Value.of_text("09:40")}).startswith("Calculate")
+
+
+def test_a_timetable_question_asks_for_a_time_and_the_next_ferry_is_no_new_step() -> None:
+    assert answer_type("Look up when the 9:10 bus from Arden reaches Holm").kind == "time"
+    assert (
+        len(
+            plan_request(
+                "Find when the 9:10 bus reaches Holm, then count the minutes until the next bus."
+            ).steps
+        )
+        == 2
+    )

@@ -91,7 +91,8 @@ def answer_type(question: str) -> AnswerType:
     if re.search(r"\bwhat time\b|\bat what time\b|\bthe (?:clock )?time (?:the|when|at which|that)\b|"
                  r"\bwhen (?:does|do|will) .* (?:leave|depart|arrive|"
                  r"open|close|sail)\w*\b|\b(?:departure|arrival) time\b|"
-                 r"\b(?:first|last|next|earliest|latest) (?:departure|arrival|sailing|train|bus|ferry)\b",
+                 r"\b(?:first|last|next|earliest|latest) (?:departure|arrival|sailing|train|bus|ferry)\b|"
+                 r"\bwhen (?:the |a |an )?[\w: ]*?\b(?:reach|arriv|leav|depart|sail)\w*\b",
                  q):  # fmt: skip
         return AnswerType("time")
     if re.search(r"^\s*(?:on )?when\b|\b(?:what|which) (?:date|day)\b|\bon what day\b|\bwhen (?:was|is|did|"

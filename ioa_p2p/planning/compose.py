@@ -67,7 +67,9 @@ def _number(value: Value, as_fraction: bool) -> str:
         value = Value.of_number(found[0].number, found[0].unit) if len(found) == 1 else value
     if value.kind == LIST:
         return "(" + " + ".join(format_number(n) for n in value.numbers()) + ")"
-    n = value.number if value.number is not None else math.nan
+    if value.number is None or not math.isfinite(value.number):
+        return value.shown() or "(missing)"  # not a number ("13:55"): the calculation says so, never crashes
+    n = value.number
     if as_fraction and value.unit == "%":
         return f"({format_number(n)} / 100)"
     return format_number(n)

@@ -41,7 +41,7 @@ ACTION_WORDS = """
     triple halve evaluate round translate encode decode reverse sort summarise summarize spell list express
 """
 ACTION = ACTION_WORDS.split()
-_SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next)"
+_SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next(?=,))"  # "the next ferry" is no step
 _SPLIT = re.compile(
     rf"(?<=[.!?])\s+(?=[A-Z0-9(\u27e6])|\n+|;\s*|,?\s+(?<!\band )(?={_SEQ}\b[\s,]+\w)"
     rf"|,\s*(?:and\s+)?(?=(?:{'|'.join(ACTION)})\b)"

@@ -8,6 +8,7 @@ dates in the common forms; :func:`parse_value` reads the value a short result st
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -146,6 +147,8 @@ class Value:
 
 
 def format_number(number: float, unit: str = "") -> str:
+    if not math.isfinite(number):
+        return str(number)
     if number == int(number) and abs(number) < 1e15:
         shown = str(int(number))
     else:
