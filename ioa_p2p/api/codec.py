@@ -10,10 +10,12 @@ fixed by the class). The field's type hint says what the key holds:
 - another :class:`ApiObject` (a nested object); :data:`JsonValue` / :data:`JsonObject` (free JSON, kept
   as it is: message contents, task data).
 
-:func:`api_field` adds what a hint cannot say: ``key`` (the JSON name when it is not a Python name:
-``"from"``, ``"self"``), ``omit`` (leave the key out when the value is ``None`` / empty), ``digits``
-(round floats when writing). ``to_json`` writes; ``from_json`` reads and checks every value, then calls
-the class, whose ``__post_init__`` checks the rules across fields. Every failure is one
+A :class:`Json` in ``Annotated[...]`` adds what a hint cannot say: ``key`` (the JSON name when it is not
+a Python name: ``"from"``, ``"self"``), ``omit`` (leave the key out when the value is ``None`` / empty),
+``digits`` (round floats when writing): ``score: Annotated[float, Json(digits=4)] = 0.0``.
+
+``to_json`` writes; ``from_json`` reads and checks every value, then calls the class, whose
+``__post_init__`` checks the rules across fields. Every failure is one
 :class:`~ioa_p2p.errors.InvalidField` naming the field's path (``tasks[2].status``) and what it takes.
 A schema with ``STRICT = True`` (every request) refuses keys it does not know; replies ignore them (a
 newer node may add keys). :func:`from_query` reads a request from a URL query string instead.
@@ -27,7 +29,7 @@ import types
 import typing
 from collections.abc import Iterator, Mapping
 from dataclasses import MISSING, dataclass
-from typing import ClassVar, Literal, Self, TypeAlias, TypeVar, Union, get_args, get_origin
+from typing import Annotated, ClassVar, Literal, Self, TypeAlias, TypeVar, Union, get_args, get_origin
 
 from ioa_p2p.errors import InvalidField
 
@@ -37,29 +39,16 @@ JsonValue: TypeAlias = None | bool | int | float | str | list["JsonValue"] | dic
 JsonObject: TypeAlias = dict[str, JsonValue]
 
 Omit = Literal["none", "empty"]
-_META = "ioa_api"
 _O = TypeVar("_O", bound="ApiObject")
 
 
 @dataclass(frozen=True, slots=True)
-class FieldMeta:
+class Json:
+    """How a field goes to JSON beyond its type (see the module docstring)."""
+
     key: str | None = None
     omit: Omit | None = None
     digits: int | None = None
-
-
-def api_field(
-    *,
-    default: object = MISSING,
-    key: str | None = None,
-    omit: Omit | None = None,
-    digits: int | None = None,
-) -> typing.Any:  # the dataclasses.field idiom: the field's type is the annotation's
-    """A schema field with a JSON ``key``, an ``omit`` rule or rounding ``digits`` (module docstring)."""
-    meta = {_META: FieldMeta(key, omit, digits)}
-    if default is MISSING:
-        return dataclasses.field(metadata=meta)
-    return dataclasses.field(default=default, metadata=meta)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +59,7 @@ class FieldSpec:
     key: str
     hint: object
     required: bool
-    meta: FieldMeta
+    meta: Json
 
 
 class ApiObject:
@@ -98,12 +87,15 @@ def fields_of(cls: type) -> tuple[FieldSpec, ...]:
     """The fields of a schema class, in order (computed once per class)."""
     found = _SPECS.get(cls)
     if found is None:
-        hints = typing.get_type_hints(cls)
+        hints = typing.get_type_hints(cls, include_extras=True)
         specs = []
         for f in dataclasses.fields(cls):
-            meta = f.metadata.get(_META, FieldMeta())
+            hint, meta = hints[f.name], Json()
+            if get_origin(hint) is Annotated:
+                hint, *extras = get_args(hint)
+                meta = next((x for x in extras if isinstance(x, Json)), meta)
             required = f.default is MISSING and f.default_factory is MISSING
-            specs.append(FieldSpec(f.name, meta.key or f.name, hints[f.name], required, meta))
+            specs.append(FieldSpec(f.name, meta.key or f.name, hint, required, meta))
         found = _SPECS[cls] = tuple(specs)
     return found
 
@@ -333,11 +325,10 @@ def to_query(obj: ApiObject) -> dict[str, str]:
 
 __all__ = [
     "ApiObject",
-    "FieldMeta",
     "FieldSpec",
+    "Json",
     "JsonObject",
     "JsonValue",
-    "api_field",
     "decode",
     "decode_object",
     "encode",

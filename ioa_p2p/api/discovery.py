@@ -7,9 +7,9 @@ JSON (:class:`CardSummary`) is its signed fields without the vector.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
-from ioa_p2p.api.codec import ApiObject, JsonObject, api_field
+from ioa_p2p.api.codec import ApiObject, Json, JsonObject
 from ioa_p2p.errors import InvalidField
 
 #: Agents one ``find`` returns at most.
@@ -51,7 +51,7 @@ class CardMatch(CardSummary):
 
     score: float
     source: str
-    is_self: bool = api_field(key="self")
+    is_self: Annotated[bool, Json(key="self")]
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,13 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Self
+from typing import Annotated, ClassVar, Self
 
 from ioa_p2p.api.codec import (
     ApiObject,
+    Json,
     JsonObject,
     JsonValue,
-    api_field,
     decode_object,
     encode_object,
     fields_of,
@@ -319,7 +319,7 @@ class AbortedEvent(Event):
     forced: bool = False  # the keys of a concluded event, then the reason
     author: str = ""
     author_name: str = ""
-    reason: str = api_field(default="", omit="empty")
+    reason: Annotated[str, Json(omit="empty")] = ""
 
 
 # --------------------------------------------------------------------------- a stream's own events

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
-from ioa_p2p.api.codec import ApiObject, JsonObject, api_field
+from ioa_p2p.api.codec import ApiObject, Json, JsonObject
 from ioa_p2p.conversation.costs import CostTable, task_costs
 from ioa_p2p.errors import InvalidField
 from ioa_p2p.planning.report import goal_report
@@ -39,7 +39,7 @@ class Teammate(ApiObject):
 
     peer_id: str
     name: str
-    score: float = api_field(default=0.0, digits=4)
+    score: Annotated[float, Json(digits=4)] = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +74,7 @@ class CostRowView(ApiObject):
     tool_calls: int
     wall_ms: int
     models: tuple[str, ...]
-    name: str | None = api_field(default=None, omit="none")
+    name: Annotated[str | None, Json(omit="none")] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +116,7 @@ class GoalResult(ApiObject):
     depth: int
     parent_chat: str
     parent_task: str
-    timings: Mapping[str, float] = api_field(digits=4)
+    timings: Annotated[Mapping[str, float], Json(digits=4)]
     model_turns: int
     fallback_turns: int
     fallbacks: Mapping[str, int]
@@ -222,7 +222,7 @@ class GoalSummary(ApiObject):
     started_ms: int
     depth: int
     parent_chat: str
-    conclusion: str | None = api_field(default=None, omit="none")
+    conclusion: Annotated[str | None, Json(omit="none")] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,8 +248,8 @@ class CancelGoalReply(ApiObject):
     """The rounds cancelled (empty when the launch was still forming its team), in the chat or launch."""
 
     cancelled: tuple[str, ...]
-    chat_id: str | None = api_field(default=None, omit="none")
-    launch_id: str | None = api_field(default=None, omit="none")
+    chat_id: Annotated[str | None, Json(omit="none")] = None
+    launch_id: Annotated[str | None, Json(omit="none")] = None
 
 
 @dataclass(frozen=True, slots=True)

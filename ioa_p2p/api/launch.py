@@ -4,13 +4,13 @@ A :class:`LaunchRequest` is checked once, when it is built (by the CLI from its 
 /launch_goal`` from JSON with :meth:`LaunchRequest.from_json`, by a task that forms a sub-team, by a Python
 caller): a wrong value is an :class:`~ioa_p2p.errors.InvalidField` naming the field. The goals service
 takes it as it is. ``None`` fields take the node's ``[goals]`` defaults (:meth:`LaunchRequest.or_defaults`),
-whose bounds are these same limits.
+whose bounds are these same limits. :data:`GOAL_GRACE` is how long a launch may take beyond its timeout.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import ClassVar, Self
 
 from ioa_p2p.api.codec import ApiObject, JsonObject, JsonValue, decode_object
@@ -33,6 +33,10 @@ class Bounds:
             what = "an integer" if self.integer else "a number of seconds"
             raise InvalidField(path, f"must be {what} between {self.text()}, not {value!r}")
 
+    def clamp(self, value: float) -> float:
+        """``value`` brought within the range (a limit taken from a peer's message)."""
+        return min(self.high, max(self.low, value))
+
     def text(self) -> str:
         low, high = (int(self.low), int(self.high)) if self.integer else (self.low, self.high)
         return f"{low:g} and {high:g}" if not self.integer else f"{low} and {high}"
@@ -43,6 +47,9 @@ DEPTH = Bounds(0, 8, integer=True)
 MAX_TURNS = Bounds(1, 1000, integer=True)
 SECONDS = Bounds(1, 86_400, integer=False)  # timeout, speaker_timeout, task_timeout
 MAX_TEAM = Bounds(1, MAX_MEMBERS - 1, integer=True)
+#: Seconds a launch may take beyond its ``timeout`` (every member ends the round by itself at the deadline;
+#: this covers delivering the last messages and the wrap-up). docs/goals.md, section 1.
+GOAL_GRACE = 5.0
 #: Characters of a goal; peers named in a pinned team.
 MAX_GOAL_CHARS = MAX_GOAL
 MAX_TEAM_NAMES = MAX_MEMBERS - 1
@@ -61,6 +68,19 @@ class SubTeamOf:
     parent_task: str
     exclude: tuple[str, ...] = ()
     min_team: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchLimits:
+    """The limits a launch runs with (:meth:`LaunchRequest.limits`); ``task_timeout`` None: half of the
+    goal's time."""
+
+    depth: int
+    max_turns: int
+    timeout: float
+    speaker_timeout: float
+    task_timeout: float | None
+    max_team: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,22 +122,16 @@ class LaunchRequest(ApiObject):
         if self.parent is not None and not isinstance(self.parent, SubTeamOf):
             raise InvalidField("parent", "must be a SubTeamOf")
 
-    def or_defaults(
-        self,
-        *,
-        depth: int,
-        max_turns: int,
-        timeout: float,
-        speaker_timeout: float,
-        task_timeout: float | None,
-        max_team: int,
-    ) -> LaunchRequest:
-        """The request with every None limit set to the given default (the node's ``[goals]``)."""
-        given = {f.name: getattr(self, f.name) for f in fields(self)}
-        defaults = {"depth": depth, "max_turns": max_turns, "timeout": timeout,
-                    "speaker_timeout": speaker_timeout, "task_timeout": task_timeout,
-                    "max_team": max_team}  # fmt: skip
-        return replace(self, **{k: v for k, v in defaults.items() if given[k] is None})
+    def limits(self, defaults: LaunchLimits) -> LaunchLimits:
+        """The launch's limits: those given, the node's ``defaults`` (its ``[goals]``) for the others."""
+        return LaunchLimits(
+            depth=defaults.depth if self.depth is None else self.depth,
+            max_turns=self.max_turns or defaults.max_turns,
+            timeout=self.timeout or defaults.timeout,
+            speaker_timeout=self.speaker_timeout or defaults.speaker_timeout,
+            task_timeout=self.task_timeout or defaults.task_timeout,
+            max_team=self.max_team or defaults.max_team,
+        )
 
     # ------------------------------------------------------------------ JSON (IoA's request shape)
 
@@ -152,7 +166,7 @@ class LaunchRequest(ApiObject):
         unknown = sorted(set(data) - set(cls.JSON_KEYS))
         if unknown:
             raise InvalidField("body", f"unknown fields {unknown}; known: {sorted(cls.JSON_KEYS)}")
-        body = {k: v for k, v in data.items() if k not in IGNORED_KEYS and v is not None}
+        body: JsonObject = {k: v for k, v in data.items() if k not in IGNORED_KEYS and v is not None}
         team = body.pop("team_member_names", body.pop("team", None))
         if isinstance(team, str):
             team = [t for t in team.split(",") if t.strip()]
@@ -175,7 +189,18 @@ class LaunchRequest(ApiObject):
         if team is not None:
             body["team"] = team
         body.setdefault("goal", "")
-        return decode_object(_LaunchFields, body, "").request(cls)
+        f = decode_object(_LaunchFields, body, "")
+        return cls(
+            f.goal,
+            f.team,
+            f.depth,
+            f.max_turns,
+            f.timeout,
+            f.speaker_timeout,
+            f.task_timeout,
+            f.max_team,
+            f.chat,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,9 +219,6 @@ class _LaunchFields(ApiObject):
     max_team: int | None = None
     chat: str | None = None
 
-    def request(self, cls: type[LaunchRequest]) -> LaunchRequest:
-        return cls(**{f.name: getattr(self, f.name) for f in fields(self)})
-
 
 def _team(names: object) -> tuple[str, ...]:
     if not isinstance(names, tuple | list) or not all(isinstance(n, str) for n in names):
@@ -214,6 +236,7 @@ def _team(names: object) -> tuple[str, ...]:
 
 __all__ = [
     "DEPTH",
+    "GOAL_GRACE",
     "IGNORED_KEYS",
     "MAX_GOAL_CHARS",
     "MAX_TEAM",
@@ -221,6 +244,7 @@ __all__ = [
     "MAX_TURNS",
     "SECONDS",
     "Bounds",
+    "LaunchLimits",
     "LaunchRequest",
     "SubTeamOf",
 ]

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Annotated, ClassVar
 
-from ioa_p2p.api.codec import ApiObject, JsonObject, JsonValue, api_field
+from ioa_p2p.api.codec import ApiObject, Json, JsonObject, JsonValue
 from ioa_p2p.errors import InputError, InvalidField
 from ioa_p2p.identity import PeerId
 
@@ -75,12 +75,12 @@ class SendReply(ApiObject):
 class InboxMessage(ApiObject):
     """A direct message this node received (``GET /inbox``)."""
 
-    sender: str = api_field(key="from")
-    hash: str = api_field()
-    seq: int = api_field()
-    ts: int = api_field()
-    text: str | None = api_field()
-    data: JsonValue = api_field()
+    sender: Annotated[str, Json(key="from")]
+    hash: str
+    seq: int
+    ts: int
+    text: str | None
+    data: JsonValue
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +171,7 @@ class RelayStatus(ApiObject):
     limits: RelayLimitsView
     reservations: tuple[ReservationView, ...]
     circuit_addrs: tuple[str, ...]
-    reserved_peers: int | None = api_field(default=None, omit="none")
+    reserved_peers: Annotated[int | None, Json(omit="none")] = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,10 +44,12 @@ class Cursor:
 
     @classmethod
     def parse(cls, text: str, path: str = "after") -> Cursor:
-        """``<epoch>.<seq>``, or a bare ``<seq>`` (epoch ``""``: any log, the caller trusts it is the same)."""
+        """``<epoch>.<seq>``, or a bare ``<seq>`` (epoch ``""``: any log; the caller trusts it is the one)."""
         epoch, _, seq = text.strip().rpartition(".")
         if (epoch and not _EPOCH.fullmatch(epoch)) or not seq.isdigit() or len(seq) > 18:
-            raise InvalidField(path, f"must be a cursor <epoch>.<seq> (the id of a streamed event), not {text!r}")
+            raise InvalidField(
+                path, f"must be a cursor <epoch>.<seq> (the id of a streamed event), not {text!r}"
+            )
         return cls(epoch, int(seq))
 
 

@@ -45,7 +45,9 @@ async def open_peers_api(node: NodePort) -> AsyncIterator[None]:
             with trio.fail_after(CONNECT_TIMEOUT):
                 peer = await node.connect(request.addr)
         except trio.TooSlowError:
-            raise IoATimeout(f"connecting to {request.addr} took longer than {CONNECT_TIMEOUT:.0f} s") from None
+            raise IoATimeout(
+                f"connecting to {request.addr} took longer than {CONNECT_TIMEOUT:.0f} s"
+            ) from None
         return ConnectReply(str(peer))
 
     async def get_faults(request: Empty, call: CallInfo) -> FaultsReply:

@@ -95,6 +95,8 @@ class Streaming:
 
 
 Handler = Callable[[ControlRequest], Awaitable[JsonValue | Streaming]]
+#: A route's handler: the typed request and the call's details in, the typed reply (or a stream) out.
+TypedHandler = Callable[[Q, CallInfo], Awaitable[R | Streaming]]
 
 
 @dataclass
@@ -103,7 +105,7 @@ class ControlAPI:
     routes: dict[tuple[str, str], Handler] = field(default_factory=dict)
     port: int = 0
 
-    def add_route(self, route: Route[Q, R], handler: Callable[[Q, CallInfo], Awaitable[R | Streaming]]) -> None:
+    def add_route(self, route: Route[Q, R], handler: TypedHandler[Q, R]) -> None:
         """Serve ``route``: requests are read by its request schema, replies written by its reply schema."""
 
         async def raw(request: ControlRequest) -> JsonValue | Streaming:

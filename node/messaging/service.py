@@ -27,7 +27,6 @@ from ioa_p2p.errors import (
     PeerRejected,
     ProtocolViolation,
     ReplayedMessage,
-    UsageError,
 )
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.messaging.replay import ReplayGuard

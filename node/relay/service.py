@@ -293,7 +293,8 @@ class RelayService:
             client=self.settings.client,
             limits=RelayLimitsView(**limits),
             reservations=tuple(
-                ReservationView(str(r.relay), r.expires, tuple(r.relay_addrs)) for r in self.reservations.values()
+                ReservationView(str(r.relay), r.expires, tuple(r.relay_addrs))
+                for r in self.reservations.values()
             ),
             circuit_addrs=tuple(self.circuit_addrs()),
             reserved_peers=reserved,
