@@ -56,6 +56,8 @@ SHAPES: dict[str, list[list[str]]] = {
     "heartbeat": [["event"]],
     "done": [["event", "result"]],
     "error": [["event", "error"]],
+    "gap": [["event", "missed"]],
+    "reset": [["event", "epoch"]],
 }
 
 #: The keys of the objects inside events: (kind, key) -> keys of each item.

@@ -87,7 +87,9 @@ def fields_of(cls: type) -> tuple[FieldSpec, ...]:
     """The fields of a schema class, in order (computed once per class)."""
     found = _SPECS.get(cls)
     if found is None:
-        hints = typing.get_type_hints(cls, include_extras=True)
+        # JsonValue's own forward references resolve here, whatever the schema's module imported
+        names = {"JsonValue": JsonValue, "JsonObject": JsonObject}
+        hints = typing.get_type_hints(cls, localns=names, include_extras=True)
         specs = []
         for f in dataclasses.fields(cls):
             hint, meta = hints[f.name], Json()

@@ -169,9 +169,12 @@ def _chat_stream(
     def ends(event: ChatEvent) -> bool:
         return isinstance(event, END_EVENTS) and event.round_id == target()
 
-    ended = driver.rounds.get(target() or "")
-    to_come = driver.log.entries_after(start).entries
-    drain = ended is not None and ended.outcome is not None and not any(ends(e) for _, e in to_come)
+    ended_at = next((seq for seq, event in driver.log.entries_after(0).entries if ends(event)), None)
+    known = driver.rounds.get(target() or "")
+    if ended_at is not None:
+        drain = ended_at <= start  # the client read the end already
+    else:  # not (or no longer) in the log: ended when the round has an outcome
+        drain = known is not None and known.outcome is not None
     return stream_log(driver.log, start, sse=sse, ends=ends, first=reset, drain=drain)
 
 
