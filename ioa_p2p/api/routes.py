@@ -151,7 +151,7 @@ GOAL_EVENTS = Route(
     "GET",
     "/goal_events",
     g.GoalEventsRequest,
-    one(g.GoalResult),  # never answered: the route streams
+    one(g.Empty),  # never answered: the route only streams
     "the events of a launch or of a goal chat, past ones first; resumable",
     streams="always",
 )

@@ -216,15 +216,14 @@ class AsyncControlClient:
 
     # ------------------------------------------------------------------ goal event streams
 
-    async def launch_events(self, request: LaunchRequest, *, resume: int = 3) -> AsyncIterator[StreamItem]:
+    def launch_events(self, request: LaunchRequest, *, resume: int = 3) -> AsyncIterator[StreamItem]:
         """Launch a goal and yield its events as they happen (the last: ``done`` or ``error``), resuming a
-        dropped connection at most ``resume`` times after the last cursor read."""
+        dropped connection at most ``resume`` times after the last cursor read. An async generator: a
+        caller that stops early closes it (``aclose``, or ``contextlib.aclosing``)."""
         body = {**request.to_json(), "stream": True}
-        first = self._build("POST", r.LAUNCH_GOAL.path, body, SSE)
-        async for item in self._resumed(first, Resume(), resume):
-            yield item
+        return self._resumed(self._build("POST", r.LAUNCH_GOAL.path, body, SSE), Resume(), resume)
 
-    async def goal_events(
+    def goal_events(
         self,
         *,
         chat: str | None = None,
@@ -237,8 +236,7 @@ class AsyncControlClient:
         query = GoalEventsRequest(chat, launch, round_id, str(after) if after else None)
         path, _ = route_target(r.GOAL_EVENTS, query)
         state = Resume(launch=launch, chat=chat, round_id=round_id, cursor=after)
-        async for item in self._resumed(self._build("GET", path, None, SSE), state, resume):
-            yield item
+        return self._resumed(self._build("GET", path, None, SSE), state, resume)
 
     async def _resumed(
         self, request: httpx.Request, state: Resume, attempts: int
@@ -248,14 +246,11 @@ class AsyncControlClient:
             reader = SseReader()
             dropped: Exception = ControlAPIError("the node closed the goal stream before the goal ended")
             try:
-                async for line in response.aiter_lines():
+                async for line in response.aiter_lines():  # read to its end: httpx's generators finish
                     item = reader.feed(line)
-                    if item is None:
-                        continue
-                    state.saw(item)
-                    yield item
-                    if state.ended:
-                        return
+                    if item is not None and not state.ended:
+                        state.saw(item)
+                        yield item
                 if not state.needs_end:
                     return
             except httpx.TimeoutException:
