@@ -171,10 +171,9 @@ def _chat_stream(
 
     ended_at = next((seq for seq, event in driver.log.entries_after(0).entries if ends(event)), None)
     known = driver.rounds.get(target() or "")
-    if ended_at is not None:
-        drain = ended_at <= start  # the client read the end already
-    else:  # not (or no longer) in the log: ended when the round has an outcome
-        drain = known is not None and known.outcome is not None
+    # the client read the end already; or the end is not (or no longer) in the log and the round ended
+    ended = known is not None and known.outcome is not None
+    drain = ended_at <= start if ended_at is not None else ended
     return stream_log(driver.log, start, sse=sse, ends=ends, first=reset, drain=drain)
 
 
