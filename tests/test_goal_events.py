@@ -49,8 +49,8 @@ from ioa_p2p.identity import Identity
 from ioa_p2p.node.control.server import ControlAPI, ControlRequest, Streaming
 from ioa_p2p.node.goals.describe import describe_message, describe_start
 from ioa_p2p.node.goals.driver import ChatDriver
-from ioa_p2p.node.goals.eventlog import EventLog, LaunchLogs
-from ioa_p2p.node.goals.launches import run_logged
+from ioa_p2p.node.goals.eventlog import EventLog
+from ioa_p2p.node.goals.launches import LaunchLogs, run_logged
 from ioa_p2p.node.goals.routes import add_goal_routes
 from ioa_p2p.node.goals.turns import side_message
 from tests.goal_event_shapes import SHAPES, check_shape

@@ -6,20 +6,20 @@ tells a cursor of this log from one of an earlier log of the same chat (a restar
 Readers never hold a buffer of their own: each reads the log after the last sequence number it saw, so
 a slow or gone reader costs nothing, and one that fell further behind than the log keeps is told how
 many events it missed (:attr:`Batch.missed`). Every chat driver keeps the log of its chat; the goals
-service keeps the log of each launch (:class:`LaunchLogs`, the finished ones bounded).
+service keeps the log of each launch (:class:`~ioa_p2p.node.goals.launches.LaunchLogs`).
 """
 
 from __future__ import annotations
 
 import secrets
-from collections import OrderedDict, deque
+from collections import deque
 from dataclasses import dataclass
 from itertools import islice
 from typing import Generic, TypeVar
 
 import trio
 
-from ioa_p2p.api.events import GoalEvent, ResetEvent
+from ioa_p2p.api.events import ResetEvent
 from ioa_p2p.api.stream import Cursor
 from ioa_p2p.errors import InvalidField
 
@@ -27,8 +27,6 @@ E = TypeVar("E")
 
 #: Events a log keeps (a chat's, a launch's).
 EVENT_LOG = 2000
-#: Logs of finished launches kept (so a client that lost the end of a stream can read it again).
-FINISHED_LAUNCHES = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,28 +101,4 @@ class EventLog(Generic[E]):
         self._changed = trio.Event()
 
 
-class LaunchLogs:
-    """The event logs of this node's launches, by launch ID: every running one, and the last
-    ``finished`` finished ones."""
-
-    def __init__(self, finished: int = FINISHED_LAUNCHES) -> None:
-        self._logs: OrderedDict[str, EventLog[GoalEvent]] = OrderedDict()
-        self._keep = finished
-
-    def open(self, launch_id: str, log: EventLog[GoalEvent]) -> None:
-        self._logs[launch_id] = log
-
-    def get(self, launch_id: str) -> EventLog[GoalEvent] | None:
-        return self._logs.get(launch_id)
-
-    def finish(self, launch_id: str) -> None:
-        """Close the launch's log; forget the oldest finished logs beyond the bound."""
-        log = self._logs.get(launch_id)
-        if log is not None:
-            log.close()
-        done = [k for k, v in self._logs.items() if v.closed]
-        for old in done[: max(0, len(done) - self._keep)]:
-            del self._logs[old]
-
-
-__all__ = ["EVENT_LOG", "FINISHED_LAUNCHES", "Batch", "EventLog", "LaunchLogs"]
+__all__ = ["EVENT_LOG", "Batch", "EventLog"]

@@ -8,6 +8,8 @@ round). :func:`run_logged` runs a launch in the background with its events in an
 
 from __future__ import annotations
 
+import secrets
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -17,6 +19,13 @@ from ioa_p2p.api.events import DoneEvent, ErrorEvent, EventSink, GoalEvent, Stre
 from ioa_p2p.api.goals import EXIT_ABORTED, EXIT_FAILED, GoalResult
 from ioa_p2p.errors import IoAError, IoATimeout
 from ioa_p2p.node.goals.eventlog import EventLog
+
+#: Logs of finished launches kept (so a client that lost the end of a stream can read it again).
+FINISHED_LAUNCHES = 64
+#: The event log of a launch.
+LaunchLog = EventLog[GoalEvent]
+#: Runs a coroutine in the goals service's nursery, within its fault boundary.
+StartJob = Callable[[Callable[[], Awaitable[None]]], None]
 
 
 @dataclass(slots=True)
@@ -50,4 +59,49 @@ async def run_logged(launch: Callable[[EventSink], Awaitable[GoalResult]], log: 
         log.append(DoneEvent(result))
 
 
-__all__ = ["Launch", "run_logged"]
+class LaunchLogs:
+    """The event logs of this node's launches, by launch ID: every running one, and the last
+    ``finished`` finished ones."""
+
+    def __init__(self, finished: int = FINISHED_LAUNCHES) -> None:
+        self._logs: OrderedDict[str, LaunchLog] = OrderedDict()
+        self._keep = finished
+
+    def open(self, launch_id: str, log: LaunchLog) -> None:
+        self._logs[launch_id] = log
+
+    def get(self, launch_id: str) -> LaunchLog | None:
+        return self._logs.get(launch_id)
+
+    def finish(self, launch_id: str) -> None:
+        """Close the launch's log; forget the oldest finished logs beyond the bound."""
+        log = self._logs.get(launch_id)
+        if log is not None:
+            log.close()
+        done = [k for k, v in self._logs.items() if v.closed]
+        for old in done[: max(0, len(done) - self._keep)]:
+            del self._logs[old]
+
+    def start(
+        self, launch: Callable[[str, EventSink], Awaitable[GoalResult]], start_job: StartJob
+    ) -> tuple[str, LaunchLog]:
+        """Start ``launch(launch_id, sink)`` as a job (it outlives the client that asked) with a new log;
+        the launch ID and the log, which ends with ``done`` or ``error`` (:func:`run_logged`)."""
+        launch_id = secrets.token_hex(8)
+        log: LaunchLog = EventLog()
+        self.open(launch_id, log)
+
+        async def run(sink: EventSink) -> GoalResult:
+            return await launch(launch_id, sink)
+
+        async def job() -> None:
+            try:
+                await run_logged(run, log)
+            finally:
+                self.finish(launch_id)
+
+        start_job(job)
+        return launch_id, log
+
+
+__all__ = ["FINISHED_LAUNCHES", "Launch", "LaunchLog", "LaunchLogs", "run_logged"]

@@ -53,8 +53,7 @@ from ioa_p2p.llm.settings import ModelSettings
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.driver import ChatDriver, ProgressFn
-from ioa_p2p.node.goals.eventlog import EventLog, LaunchLogs
-from ioa_p2p.node.goals.launches import Launch, run_logged
+from ioa_p2p.node.goals.launches import Launch, LaunchLog, LaunchLogs
 from ioa_p2p.node.goals.model_calls import GuardedModel
 from ioa_p2p.node.goals.rounds import Round
 from ioa_p2p.node.goals.runtime import AgentRuntime
@@ -222,24 +221,14 @@ class Goals:
 
     # ------------------------------------------------------------------ launching a goal
 
-    def start_launch(self, request: LaunchRequest) -> tuple[str, EventLog[GoalEvent]]:
+    def start_launch(self, request: LaunchRequest) -> tuple[str, LaunchLog]:
         """Launch ``request`` in the background (it outlives the client that asked); its launch ID and
         its event log, which ends with ``done`` or ``error`` (:mod:`ioa_p2p.node.goals.launches`)."""
-        launch_id = secrets.token_hex(8)
-        log: EventLog[GoalEvent] = EventLog()
-        self.launch_logs.open(launch_id, log)
 
-        async def launch(sink: EventSink) -> GoalResult:
+        async def launch(launch_id: str, sink: EventSink) -> GoalResult:
             return await self.launch_goal(request, on_event=sink, launch_id=launch_id)
 
-        async def job() -> None:
-            try:
-                await run_logged(launch, log)
-            finally:
-                self.launch_logs.finish(launch_id)
-
-        self.start_job(job)
-        return launch_id, log
+        return self.launch_logs.start(launch, self.start_job)
 
     async def launch_goal(
         self, request: LaunchRequest, *, on_event: EventSink | None = None, launch_id: str | None = None
