@@ -122,6 +122,7 @@ async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> 
             for item in items:
                 check_shape(item.event.to_json())
             assert called == {route.key for route in r.ROUTES}
+            assert set(coordinator.control.routes) == called  # the node serves exactly the table
 
 
 def calculator_inbox(node: Node) -> list[Any]:
