@@ -35,8 +35,7 @@ from typing import Any, TypeVar
 import tomli_w
 import trio
 
-from ioa_p2p.api.codec import ApiObject, JsonValue
-from ioa_p2p.api.goals import Empty
+from ioa_p2p.api.codec import ApiObject, Empty, JsonValue
 from ioa_p2p.api.routes import PEERS, Route
 from ioa_p2p.config.node_config import CONFIG_FILE_NAME, NODE_INFO_FILE_NAME, TOKEN_FILE_NAME
 from ioa_p2p.control_client import ControlClient

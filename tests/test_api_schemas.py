@@ -15,7 +15,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 import pytest
 
 from ioa_p2p.api.chats import CreateChatRequest, PostRequest
-from ioa_p2p.api.codec import ApiObject, _is_json_value, fields_of, from_query, to_query
+from ioa_p2p.api.codec import ApiObject, fields_of, from_query, is_json_value, to_query
 from ioa_p2p.api.discovery import CardUpdate, FindRequest
 from ioa_p2p.api.events import EVENT_TYPES
 from ioa_p2p.api.goals import CancelGoalRequest, GoalEventsRequest
@@ -45,7 +45,7 @@ def sample(hint: object, key: str = "") -> Any:
     text = hint in (str, str | None, tuple[str, ...], tuple[str, ...] | None)
     if key in VALID and text:
         return VALID[key]
-    if _is_json_value(hint):
+    if is_json_value(hint):
         return {"a": [1, "b", None, {"c": 2.5}]}
     origin = get_origin(hint)
     if origin in (Union, types.UnionType):
@@ -97,7 +97,7 @@ def test_every_field_of_every_schema_refuses_a_wrong_type_and_its_absence(schema
     if getattr(schema, "event", ""):
         good = {"event": schema.event, **good}
     for spec in fields_of(schema):
-        if _is_json_value(spec.hint):
+        if is_json_value(spec.hint):
             continue  # any JSON
         bad = {**good, spec.key: wrong(spec.hint)}
         with pytest.raises(InvalidField) as caught:

@@ -15,9 +15,8 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Literal, Union, get_args, get_origin
 
-from ioa_p2p.api.codec import ApiObject, _is_json_value, fields_of, walk_schemas
+from ioa_p2p.api.codec import ApiObject, Empty, fields_of, is_json_value, walk_schemas
 from ioa_p2p.api.events import EVENT_TYPES
-from ioa_p2p.api.goals import Empty
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.api.routes import ROUTES, RouteInfo
 
@@ -46,7 +45,7 @@ def rows(text: str) -> dict[str, list[str]]:
 
 
 def type_name(hint: object) -> str:
-    if _is_json_value(hint):
+    if is_json_value(hint):
         return "JSON"
     origin = get_origin(hint)
     if origin in (Union, types.UnionType):
@@ -58,7 +57,7 @@ def type_name(hint: object) -> str:
         return f"[{type_name(get_args(hint)[0])}]"
     if origin in (dict, Mapping):
         value = get_args(hint)[1]
-        return "object" if _is_json_value(value) else f"{{text: {type_name(value)}}}"
+        return "object" if is_json_value(value) else f"{{text: {type_name(value)}}}"
     if isinstance(hint, type) and issubclass(hint, ApiObject):
         return f"`{hint.__name__}`"
     return {str: "text", int: "int", float: "number", bool: "bool"}[hint]  # type: ignore[index]

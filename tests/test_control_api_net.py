@@ -18,10 +18,10 @@ import trio
 
 from ioa_p2p.api import routes as r
 from ioa_p2p.api.chats import CreateChatRequest, PostRequest
-from ioa_p2p.api.codec import ApiObject, JsonValue
+from ioa_p2p.api.codec import ApiObject, Empty, JsonValue
 from ioa_p2p.api.discovery import CardUpdate, FindRequest
 from ioa_p2p.api.events import DoneEvent, StartEvent, TeamEvent
-from ioa_p2p.api.goals import Empty, GoalResult
+from ioa_p2p.api.goals import GoalResult
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.api.peers import RelayConnectRequest
 from ioa_p2p.api.stream import StreamItem

@@ -77,6 +77,13 @@ class ApiObject:
         return decode_object(cls, data, "")
 
 
+@dataclass(frozen=True, slots=True)
+class Empty(ApiObject):
+    """The request of a route that takes no fields (any field is refused)."""
+
+    STRICT: ClassVar[bool] = True
+
+
 # --------------------------------------------------------------------------- the fields of a schema
 
 
@@ -133,7 +140,7 @@ def encode_object(obj: ApiObject) -> JsonObject:
 
 def encode(hint: object, value: object, digits: int | None = None) -> JsonValue:
     """``value`` (of type ``hint``) as JSON."""
-    if _is_json_value(hint):
+    if is_json_value(hint):
         return typing.cast(JsonValue, value)
     if isinstance(value, ApiObject):
         return value.to_json()
@@ -185,7 +192,7 @@ def decode_object(cls: type[_O], data: JsonValue, path: str) -> _O:
 
 def decode(hint: object, value: JsonValue, path: str) -> object:
     """``value`` read as ``hint`` (see the module docstring); InvalidField when it is not one."""
-    if _is_json_value(hint):
+    if is_json_value(hint):
         return value
     origin = get_origin(hint)
     if origin is Literal:
@@ -242,7 +249,8 @@ def _non_none(hint: object) -> object:
     return hint
 
 
-def _is_json_value(hint: object) -> bool:
+def is_json_value(hint: object) -> bool:
+    """Whether ``hint`` is :data:`JsonValue` (any JSON)."""
     args = set(get_args(hint))
     return get_origin(hint) in (Union, types.UnionType) and {type(None), bool, int, float, str} <= args
 
@@ -327,6 +335,7 @@ def to_query(obj: ApiObject) -> dict[str, str]:
 
 __all__ = [
     "ApiObject",
+    "Empty",
     "FieldSpec",
     "Json",
     "JsonObject",
@@ -337,6 +346,7 @@ __all__ = [
     "encode_object",
     "fields_of",
     "from_query",
+    "is_json_value",
     "json_object",
     "json_value",
     "to_query",

@@ -271,13 +271,6 @@ class GoalEventsRequest(ApiObject):
             raise InvalidField("round", "a launch has one round: give round only with chat")
 
 
-@dataclass(frozen=True, slots=True)
-class Empty(ApiObject):
-    """The request of a route that takes no fields (any field is refused)."""
-
-    STRICT: ClassVar[bool] = True
-
-
 __all__ = [
     "EXIT_ABORTED",
     "EXIT_FAILED",
@@ -288,7 +281,6 @@ __all__ = [
     "CancelGoalRequest",
     "CostRowView",
     "CostsView",
-    "Empty",
     "GoalEventsRequest",
     "GoalResult",
     "GoalSummary",

@@ -17,7 +17,7 @@ from ioa_p2p.api import chats as c
 from ioa_p2p.api import discovery as d
 from ioa_p2p.api import goals as g
 from ioa_p2p.api import peers as p
-from ioa_p2p.api.codec import ApiObject, JsonValue, decode, encode, from_query
+from ioa_p2p.api.codec import ApiObject, Empty, JsonValue, decode, encode, from_query
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.errors import InvalidField
 
@@ -115,18 +115,18 @@ class RouteInfo(Protocol):
 
 # --------------------------------------------------------------------------- the routes
 
-ID = Route("GET", "/id", g.Empty, one(p.IdReply), "this node's peer ID and listen addresses")
-PEERS = Route("GET", "/peers", g.Empty, many(p.PeerInfo), "connected peers, sorted by peer ID")
+ID = Route("GET", "/id", Empty, one(p.IdReply), "this node's peer ID and listen addresses")
+PEERS = Route("GET", "/peers", Empty, many(p.PeerInfo), "connected peers, sorted by peer ID")
 CONNECT = Route("POST", "/connect", p.ConnectRequest, one(p.ConnectReply), "dial a peer's multiaddr")
 SEND = Route("POST", "/send", p.SendRequest, one(p.SendReply), "a signed direct message, acknowledged")
-INBOX = Route("GET", "/inbox", g.Empty, many(p.InboxMessage), "direct messages received")
-FAULTS = Route("GET", "/faults", g.Empty, one(p.FaultsReply), "what the task boundaries stopped")
-BUDGETS = Route("GET", "/budgets", g.Empty, one(p.BudgetsReply), "resource budgets and the limits")
-RELAY = Route("GET", "/relay", g.Empty, one(p.RelayStatus), "relay state: reservations, circuits")
+INBOX = Route("GET", "/inbox", Empty, many(p.InboxMessage), "direct messages received")
+FAULTS = Route("GET", "/faults", Empty, one(p.FaultsReply), "what the task boundaries stopped")
+BUDGETS = Route("GET", "/budgets", Empty, one(p.BudgetsReply), "resource budgets and the limits")
+RELAY = Route("GET", "/relay", Empty, one(p.RelayStatus), "relay state: reservations, circuits")
 RELAY_CONNECT = Route(
     "POST", "/relay/connect", p.RelayConnectRequest, one(p.RelayConnectReply), "reach a peer via a relay"
 )
-CHATS = Route("GET", "/chats", g.Empty, many(c.ChatInfo), "the chats this node takes part in")
+CHATS = Route("GET", "/chats", Empty, many(c.ChatInfo), "the chats this node takes part in")
 HISTORY = Route("GET", "/chats/history", c.ChatRef, one(c.HistoryReply), "a chat's messages, causal order")
 EXPORT = Route("GET", "/chats/export", c.ChatRef, one(c.ExportReply), "a chat's history file")
 POST = Route("POST", "/chats/post", c.PostRequest, one(c.ChatMessageView), "post a message to a chat")
@@ -135,8 +135,8 @@ CREATE_CHAT = Route(
 )
 SYNC_CHATS = Route("POST", "/chats/sync", c.SyncChatsRequest, one(c.SyncChatsReply), "pull missed messages")
 FIND = Route("POST", "/find", d.FindRequest, one(d.FindReply), "agents whose cards best match a text")
-CARDS = Route("GET", "/cards", g.Empty, one(d.CardsReply), "the live cards this node holds")
-CARD = Route("GET", "/card", g.Empty, one(d.OwnCard), "this node's card and the discovery status")
+CARDS = Route("GET", "/cards", Empty, one(d.CardsReply), "the live cards this node holds")
+CARD = Route("GET", "/card", Empty, one(d.OwnCard), "this node's card and the discovery status")
 UPDATE_CARD = Route("POST", "/card", d.CardUpdate, one(d.CardSummary), "change this node's card")
 LAUNCH_GOAL = Route(
     "POST",
@@ -151,11 +151,11 @@ GOAL_EVENTS = Route(
     "GET",
     "/goal_events",
     g.GoalEventsRequest,
-    one(g.Empty),  # never answered: the route only streams
+    one(Empty),  # never answered: the route only streams
     "the events of a launch or of a goal chat, past ones first; resumable",
     streams="always",
 )
-GOALS = Route("GET", "/goals", g.Empty, many(g.GoalSummary), "every round this node has seen")
+GOALS = Route("GET", "/goals", Empty, many(g.GoalSummary), "every round this node has seen")
 CANCEL_GOAL = Route(
     "POST", "/cancel_goal", g.CancelGoalRequest, one(g.CancelGoalReply), "cancel a goal this node launched"
 )

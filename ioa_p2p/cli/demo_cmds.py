@@ -31,7 +31,8 @@ import trio
 
 from ioa_p2p.api import routes
 from ioa_p2p.api.chats import ChatRef
-from ioa_p2p.api.goals import Empty, GoalResult
+from ioa_p2p.api.codec import Empty
+from ioa_p2p.api.goals import GoalResult
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.cli._base import handle_errors, main
 from ioa_p2p.cli.goal_cmds import follow_launch

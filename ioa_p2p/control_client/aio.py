@@ -34,12 +34,11 @@ from ioa_p2p.api.chats import (
     SyncChatsReply,
     SyncChatsRequest,
 )
-from ioa_p2p.api.codec import ApiObject, JsonObject, JsonValue
+from ioa_p2p.api.codec import ApiObject, Empty, JsonObject, JsonValue
 from ioa_p2p.api.discovery import CardsReply, CardSummary, CardUpdate, FindReply, FindRequest, OwnCard
 from ioa_p2p.api.goals import (
     CancelGoalReply,
     CancelGoalRequest,
-    Empty,
     GoalEventsRequest,
     GoalResult,
     GoalSummary,

@@ -23,8 +23,7 @@ from ioa_p2p.api.chats import (
     SyncChatsReply,
     SyncChatsRequest,
 )
-from ioa_p2p.api.codec import json_object
-from ioa_p2p.api.goals import Empty
+from ioa_p2p.api.codec import Empty, json_object
 from ioa_p2p.errors import InvalidMessage, UsageError
 from ioa_p2p.history.bodies import KIND_MEMBER_ADD, KIND_MEMBER_REMOVE, ChatMessage
 from ioa_p2p.identity import PeerId

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import trio
 
 from ioa_p2p.api import routes as r
-from ioa_p2p.api.goals import Empty
+from ioa_p2p.api.codec import Empty
 from ioa_p2p.api.peers import BudgetsReply, ConnectReply, ConnectRequest, FaultsReply, IdReply, PeerInfo
 from ioa_p2p.errors import IoATimeout
 from ioa_p2p.node.control.server import CallInfo

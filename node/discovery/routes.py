@@ -8,6 +8,7 @@ import time
 import trio
 
 from ioa_p2p.api import routes as r
+from ioa_p2p.api.codec import Empty
 from ioa_p2p.api.discovery import (
     CardMatch,
     CardsReply,
@@ -17,7 +18,6 @@ from ioa_p2p.api.discovery import (
     FindRequest,
     OwnCard,
 )
-from ioa_p2p.api.goals import Empty
 from ioa_p2p.errors import ConfigError, IoATimeout, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.control.server import CallInfo, ControlAPI

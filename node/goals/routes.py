@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 import trio
 
 from ioa_p2p.api import routes as r
+from ioa_p2p.api.codec import Empty
 from ioa_p2p.api.events import (
     END_EVENTS,
     FINAL_EVENTS,
@@ -32,7 +33,6 @@ from ioa_p2p.api.events import (
 from ioa_p2p.api.goals import (
     CancelGoalReply,
     CancelGoalRequest,
-    Empty,
     GoalEventsRequest,
     GoalResult,
     GoalSummary,

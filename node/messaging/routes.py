@@ -7,8 +7,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Protocol
 
 from ioa_p2p.api import routes as r
-from ioa_p2p.api.codec import JsonObject, json_value
-from ioa_p2p.api.goals import Empty
+from ioa_p2p.api.codec import Empty, JsonObject, json_value
 from ioa_p2p.api.peers import InboxMessage, SendReply, SendRequest
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.control.server import CallInfo

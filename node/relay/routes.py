@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from ioa_p2p.api import routes as r
-from ioa_p2p.api.goals import Empty
+from ioa_p2p.api.codec import Empty
 from ioa_p2p.api.peers import RelayConnectReply, RelayConnectRequest, RelayStatus
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.control.server import CallInfo
