@@ -110,7 +110,10 @@ class DocIndex:
         passages = chunk_document(rel, text, self.options.chunk_chars)
         matrix = self.embedder.embed([p.embedding_text() for p in passages])
         title = next((line.strip().lstrip("# ") for line in text.splitlines() if line.strip()), "")
-        return _FileEntry(key, passages, matrix, title[:200], is_superseded(text))
+        old = is_superseded(text) or bool(
+            re.search(r"(?:^|[-_./])(?:superseded|obsolete|outdated)(?:[-_./]|$)", rel)
+        )
+        return _FileEntry(key, passages, matrix, title[:200], old)
 
     def all(self) -> tuple[list[Passage], Matrix]:
         passages = [p for entry in self.files.values() for p in entry.passages]

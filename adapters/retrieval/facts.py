@@ -61,6 +61,10 @@ SYNONYMS = {
     "sales": "sell",
     "effect": "valid",
     "effective": "valid",
+    "teaches": "tutor",
+    "teach": "tutor",
+    "taught": "tutor",
+    "teacher": "tutor",
     "reach": "arr",
     "reaches": "arr",
     "arrive": "arr",
@@ -179,9 +183,12 @@ def facts_of(
         while i + 1 < len(lines) and _continues(lines[i + 1]):
             i += 1
             stripped += " " + lines[i].strip()
-        for sentence in _SENTENCE_END.split(stripped.lstrip("-*• ").strip()):
-            if sentence:
-                out.append(Fact(path, start_line + first, sentence, f"{context0} {block_header}"))
+        sentences = [x for x in _SENTENCE_END.split(stripped.lstrip("-*• ").strip()) if x]
+        for n, sentence in enumerate(sentences):
+            lead = (
+                f" {sentences[0]}" if n else ""
+            )  # "Tutor: H. Quayle." belongs to the course its paragraph opens
+            out.append(Fact(path, start_line + first, sentence, f"{context0} {block_header}{lead}"))
         i += 1
     old_section = bool(_OLD.search(heading))
 
@@ -214,7 +221,7 @@ def _table_at(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[int, 
     return _aligned_table(lines, i)
 
 
-_BORDER = re.compile(r"^\s*[=\-]{2,}(?:\s+(?:[=\-]{2,}|\|))+\s*$")
+_BORDER = re.compile(r"^\s*[=\-]{3,}(?:\s+(?:[=\-]{2,}|\|))*\s*$")
 _CLOCK = re.compile(r"(?<![\d.:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
 
 
@@ -263,6 +270,9 @@ class Scorer:
         self.total = sum(self.idf.values()) or 1.0
         self.codes = {t for t in self.q_terms if _CODE.match(t)}
         self.names_superseded = bool(_SUPERSEDED.search(question))
+        self.current_asked = bool(
+            re.search(r"\b(?:current|currently|now|latest|new|today|valid)\b", question, re.I)
+        )
         # a named term (Munich) that some fact of a document states: that document's facts must state it
         self.named = _named(question) & self.q_terms
         self.stated: dict[str, set[str]] = {}
@@ -287,7 +297,7 @@ class Scorer:
             value *= 0.6
         value *= 1 + 0.25 * len(self.codes & own)  # a code the fact itself states (not only its file's name)
         if "\0superseded" in fact.context and not self.names_superseded:
-            value *= 0.5
+            value *= 0.25 if self.current_asked else 0.5
         key = _key_of(fact)
         band = _band(key)
         if band is not None and self.quantities:  # volume bands, weight bands: the one the quantity is in

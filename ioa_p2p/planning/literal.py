@@ -101,6 +101,27 @@ def _unit_named(words: str) -> str:
     return ""
 
 
+def quantities_total(text: str, index: int = 1) -> PlanStep | None:
+    """ "Add up 3.5 hours and 2 hours 50 minutes and give me the total in minutes": the stated quantities
+    of one kind, each in the unit asked, added up (no name to look up)."""
+    if names_in(text) or not re.search(
+        r"\b(?:add(?: up)?|total|sum|together|altogether|combined)\b", text, re.I
+    ):
+        return None
+    target = next((u for m in re.finditer(r"\bin ((?:[a-z]+ ?){1,3})", text.lower())
+                   if (u := unit_phrase(m.group(1), ALIASES))), "")  # fmt: skip
+    found = [n for n in numbers_in(digits(text)) if n.unit]
+    if not target or len(found) < 2:
+        return None
+    parts = []
+    for n in found:
+        expression = conversion_expression(f"{n.number:g}", n.unit, target)
+        if expression is None:
+            return None
+        parts.append(f"({expression})" if n.unit != target else f"{n.number:g}")
+    return PlanStep(index, CALC, text, rounded(" + ".join(parts), rounding(text)), unit=target)
+
+
 def literal_step(clause: str, index: int) -> PlanStep | None:
     """The step for a clause that states everything it needs (no name to look up), or None."""
     if names_in(clause):
@@ -202,4 +223,13 @@ def format_only(clause: str) -> bool:
     return not rest.strip()
 
 
-__all__ = ["digits", "format_only", "literal_step", "names_in", "percent_relation", "rounded", "rounding"]
+__all__ = [
+    "digits",
+    "format_only",
+    "literal_step",
+    "names_in",
+    "percent_relation",
+    "quantities_total",
+    "rounded",
+    "rounding",
+]

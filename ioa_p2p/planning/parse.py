@@ -23,13 +23,21 @@ from ioa_p2p.planning import natural
 from ioa_p2p.planning.answer_types import answer_type, request_act
 from ioa_p2p.planning.code import code_step, free_names
 from ioa_p2p.planning.expr import WORD_NUMBERS, names_in, normalise, to_expression
-from ioa_p2p.planning.literal import digits, format_only, literal_step, percent_relation, rounded, rounding
+from ioa_p2p.planning.literal import (
+    digits,
+    format_only,
+    literal_step,
+    percent_relation,
+    quantities_total,
+    rounded,
+    rounding,
+)
 from ioa_p2p.planning.lookups import label_refs, split_lookup
 from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.segment import fence_code
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
-from ioa_p2p.planning.units import unit_phrase
+from ioa_p2p.planning.units import period_of, periods, unit_phrase
 from ioa_p2p.planning.values import ALIASES, numbers_in
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -107,7 +115,7 @@ def plan_request(goal: str) -> Plan:
     pieces = [p.replace(_DOT, ".") for p in _SPLIT.split(text) if p]
     clauses = _merge_short([c for c in (_clean(p) for p in pieces) if c])
     clauses = _with_context(_attach_blocks(clauses, blocks))
-    relation = percent_relation(text) if not blocks else None
+    relation = (percent_relation(text) or quantities_total(text)) if not blocks else None
     if relation is not None:
         return Plan(goal, (relation,), 1, clauses[-1])
     if len(clauses) == 1 and not _MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
@@ -407,6 +415,10 @@ def applied(index: int, clause: str, text: str, refs: list[int], before: list[Pl
             expression = f"({n} / {default})" if per_time else f"({default} * {n})"
         elif not quantities and re.search(r"\b(?:multiply|product|times)\b", text, re.I) and len(before) >= 2:
             expression = f"(v{before[-2].index} * v{before[-1].index})"
+        elif not quantities:  # "calculate a full year of it" for an amount per month: x 12
+            source = before[int(default[1:]) - 1]
+            k = periods(period_of(source.text, per=True), period_of(clause, per=False))
+            expression = f"({default} * {k:.12g})" if k else None
     unit = _target_unit(clause) or asked_unit(clause)
     week = _DEFINED_WEEK.search(clause)
     if week and expression is None:  # "five-day working weeks": a week of that many days

@@ -18,7 +18,41 @@ DIMENSIONS: dict[str, dict[str, float]] = {
     "length": {"mm": 1.0, "cm": 10.0, "m": 1000.0, "km": 1e6, "miles": 1609344.0},
     "energy": {"Wh": 1.0, "kWh": 1000.0},
     "power": {"W": 1.0, "kW": 1000.0},
+    "money": {"cent": 1.0, "EUR": 100.0},
 }
+#: how many of each period make the next ones (a monthly amount for a year: x 12)
+PERIODS = {"day": 1.0, "week": 7.0, "month": 365 / 12, "quarter": 365 / 4, "year": 365.0}
+_PERIOD_WORDS = {
+    "daily": "day", "day": "day", "days": "day", "weekly": "week", "week": "week", "weeks": "week",
+    "monthly": "month", "month": "month", "months": "month", "quarterly": "quarter", "quarter": "quarter",
+    "yearly": "year", "annual": "year", "annually": "year", "year": "year", "years": "year",
+}  # fmt: skip
+
+
+def period_of(text: str, *, per: bool) -> str:
+    """The period an amount is given per ("EUR 65 per month", "monthly") when ``per``, else the period a
+    request asks for ("a full year of it", "for a year"); "" when none."""
+    low = text.lower()
+    if per:
+        m = re.search(r"\b(?:per|a|each|every) (day|week|month|quarter|year)\b"
+                      r"|\b(daily|weekly|monthly|quarterly|yearly|annual)\b", low)  # fmt: skip
+    else:
+        m = re.search(r"\b(?:a|one|the|full|whole|per|for a|an?) ?(?:full |whole )?"
+                      r"(day|week|month|quarter|year)\b|\b(annual|yearly|annually)\b", low)  # fmt: skip
+    return _PERIOD_WORDS.get((m.group(1) or m.group(2)) if m else "", "")
+
+
+def periods(src: str, dst: str) -> float | None:
+    """How many ``src`` periods make one ``dst`` period (month -> year: 12); None when either is unknown."""
+    if src not in PERIODS or dst not in PERIODS or src == dst:
+        return None
+    if {src, dst} <= {"month", "quarter", "year"}:
+        return {"month": 1, "quarter": 3, "year": 12}[dst] / {"month": 1, "quarter": 3, "year": 12}[src]
+    if {src, dst} == {"week", "year"}:
+        return 52.0 if dst == "year" else 1 / 52
+    return PERIODS[dst] / PERIODS[src]
+
+
 _BASE = {unit: (dim, f) for dim, units in DIMENSIONS.items() for unit, f in units.items()}
 
 
@@ -95,4 +129,13 @@ def _named_unit(words: str, aliases: dict[str, str]) -> str:
     return ""
 
 
-__all__ = ["DIMENSIONS", "conversion_expression", "factor", "unit_in_header", "unit_phrase"]
+__all__ = [
+    "DIMENSIONS",
+    "PERIODS",
+    "conversion_expression",
+    "factor",
+    "period_of",
+    "periods",
+    "unit_in_header",
+    "unit_phrase",
+]

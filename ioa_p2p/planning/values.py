@@ -36,6 +36,7 @@ UNITS: dict[str, tuple[str, ...]] = {
     "V": ("v", "volt", "volts"),
     "EUR": ("eur", "euro", "euros", "€"),
     "USD": ("usd", "$", "dollar", "dollars"),
+    "cent": ("cent", "cents", "ct", "eurocent", "eurocents"),
     "%": ("%", "percent", "per cent", "pct"),
     "h": ("h", "hr", "hrs", "hour", "hours"),
     "min": ("min", "mins", "minute", "minutes"),
@@ -197,6 +198,7 @@ def numbers_in(text: str) -> list[Found]:
             unit, end = ALIASES[tail], m.end("tail")
         elif "/" in tail and not unit:  # a rate: 160 L/min, 9.6 m³/h, 40 km/h
             top, bottom = tail.split("/", 1)
+            top = "cent" if top == "c" else top  # "29.10 c/kWh": cents per kWh
             if top in ALIASES and bottom in ALIASES:
                 unit, end = f"{ALIASES[top]}/{ALIASES[bottom]}", m.end("tail")
             elif top in ALIASES:
