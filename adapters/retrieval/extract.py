@@ -146,6 +146,8 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
         for f in numbers_in(text)
         if not (f.unit == "" and 1900 <= f.number <= 2100 and "year" not in question.lower())
     ]
+    asked = {(n.number, n.unit) for n in numbers_in(question)}
+    found = [f for f in found if (f.number, f.unit) not in asked and (f.number, "") not in asked] or found
     if not found:
         return None
     units = wanted.units

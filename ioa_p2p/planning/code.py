@@ -24,6 +24,10 @@ _BIND = re.compile(
     r"(v\d+(?: and v\d+)*)",
     re.I,
 )
+#: "Bind it to `tax`", "store the result as `total`", "call that x": the value named first, the name last
+_BIND_TO = re.compile(
+    r"\b(?:bind|assign|store|save|put|call|name)\s+(v\d+)\s+(?:to|in|as|into)?\s*`?([A-Za-z_]\w*)`?", re.I
+)
 
 
 def code_step(
@@ -32,6 +36,7 @@ def code_step(
     bindings: list[tuple[str, int]] = [
         (m.group(1), int(m.group(2)[1:].split()[0])) for m in _BIND.finditer(text)
     ]
+    bindings += [(m.group(2), int(m.group(1)[1:])) for m in _BIND_TO.finditer(text)]
     if block is None:
         inline = inline_code(clause)
         if inline is not None:

@@ -38,7 +38,7 @@ from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.segment import fence_code
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import period_of, periods, unit_phrase
-from ioa_p2p.planning.values import ALIASES, numbers_in
+from ioa_p2p.planning.values import ALIASES, dates_in, numbers_in
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _MARK = "\u27e6code{}\u27e7"
@@ -109,12 +109,12 @@ def plan_request(goal: str) -> Plan:
 
     text = _FENCE.sub(cut, fence_code(goal.strip()))
     # a block inside a sentence ("run <block> where value is that product") stays in it
-    text = re.sub(r"(?<![.:!?])\s*\n\s*(?=\u27e6)", " ", text)
+    text = re.sub(r"(?<![.:!?\s])\s*\n\s*(?=\u27e6)", " ", text)
     text = re.sub(r"(?<=\u27e7)\s*\n\s*(?=[a-z])", " ", text)
     text = _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + _DOT, text)  # "No. 7" ends no sentence
     pieces = [p.replace(_DOT, ".") for p in _SPLIT.split(text) if p]
     clauses = _merge_short([c for c in (_clean(p) for p in pieces) if c])
-    clauses = _with_context(_attach_blocks(clauses, blocks))
+    clauses = _with_context(_join_bindings(_attach_blocks(clauses, blocks)))
     relation = (percent_relation(text) or quantities_total(text)) if not blocks else None
     if relation is not None:
         return Plan(goal, (relation,), 1, clauses[-1])
@@ -152,7 +152,7 @@ def plan_request(goal: str) -> Plan:
             return Plan(goal, rated, len(rated), clauses[-1])
     steps: list[PlanStep] = []
     for clause in clauses:
-        if _REPORT_ONLY.match(clause) and steps:
+        if _REPORT_ONLY.match(clause) and steps and not _MARK_RE.search(clause):
             continue
         if steps and format_only(clause):  # "Two decimals, please.": how the previous result is shown
             steps[-1] = _shown(steps[-1], clause, len(steps) + 1, steps)
@@ -285,9 +285,27 @@ def _clean(part: str) -> str:
     return part if len(part) >= 2 else ""
 
 
+_BIND_ONLY = re.compile(
+    r"^(?:bind|assign|store|save|call|name)\s+(?:it|that|this|the result|the value|the number)\s+"
+    r"(?:to|in|as|into)?\s*`?[A-Za-z_]\w*`?[.]?$",
+    re.I,
+)
+
+
+def _join_bindings(clauses: list[str]) -> list[str]:
+    """ "Bind it to `tax` and run: <code>": the binding belongs to the code step that follows."""
+    out: list[str] = []
+    for clause in clauses:
+        if out and _BIND_ONLY.match(out[-1].strip()) and _MARK_RE.search(clause):
+            out[-1] = f"{clause} and {out[-1]}"
+            continue
+        out.append(clause)
+    return out
+
+
 def _binds_input(clause: str, block: str) -> bool:
     """The clause sets a variable the block reads ("simulate it with needed set to that number")."""
-    named = {m.group(1) for m in _BINDS.finditer(clause)}
+    named = {m.group(1) or m.group(2) for m in _BINDS.finditer(clause)}
     return bool(named & set(free_names(block)))
 
 
@@ -371,6 +389,12 @@ def make_step(
     if _DATE_STEP.search(digits(clause)) and (refs or re.search(r"\d{4}", clause)):
         template = re.sub(r"\bv(\d+)\b", r"{\1}", digits(text))
         return PlanStep(index, DATE, clause, template, tuple(refs))
+    days = dates_in(clause)
+    if len(days) == 1 and before and re.search(r"\bdate\b|\bwhen\b|\bday\b", clause, re.I) and not refs:
+        # "give the due date for a bill issued on 14 November 2025": that date moved by the earlier value
+        return PlanStep(
+            index, DATE, clause, f"{days[0][2].isoformat()} + {{{before[-1].index}}}", (before[-1].index,)
+        )
     if request_act(clause) == "compute" and (refs or before):
         return applied(index, clause, text, refs, before)
     if refs and answer_type(clause).numeric and len(numbers_in(digits(text))) == 1:
@@ -404,6 +428,8 @@ def applied(index: int, clause: str, text: str, refs: list[int], before: list[Pl
     the claim for a 236 km trip"): the expression its words give; with no operation word, the earlier
     value (a rate, a price per unit) applied to the one quantity the clause states."""
     default = f"v{refs[0] if refs else before[-1].index}"
+    added = _ADDED_SHARE.search(text)  # "including 21 % VAT": the rest of the clause, then the share on top
+    text = _ADDED_SHARE.sub("", text) if added else text
     expression = _change_in_percent(clause, before) or to_expression(text, default)
     if expression is None:
         quantities = numbers_in(digits(text))  # vN names are not numbers (a letter before the digits)
@@ -425,12 +451,21 @@ def applied(index: int, clause: str, text: str, refs: list[int], before: list[Pl
         expression, unit = f"({default} / {WORD_NUMBERS.get(week.group(1).lower(), week.group(1))})", "weeks"
     if expression is None and unit:  # "express it in cubic metres per hour": the value in another unit
         expression = default
+    if expression is None and added:
+        expression = default
     if expression is None:
         return PlanStep(index, TASK, clause, clause, tuple(refs))
+    if added:
+        expression = f"({expression} * (1 + {added.group(1)} / 100))"
     needs = tuple(names_in(expression)) or (int(default[1:]),)
     return PlanStep(index, CALC, clause, rounded(expression, rounding(clause)), needs, unit=unit)
 
 
+_ADDED_SHARE = re.compile(
+    r",?\s*\b(?:including|incl\.?|plus|with|inclusive of|and add)\s+(\d+(?:\.\d+)?)\s*(?:%|per ?cent)\s*"
+    r"(?:vat|tax|sales tax|service charge|surcharge|tip|service)\b",
+    re.I,
+)
 _DEFINED_WEEK = re.compile(r"\b(\d+|[a-z]+)[- ]day (?:working |work |school )?weeks?\b", re.I)
 _PART_COUNTS = re.compile(r"\bor part\b|\bpart(?:ial)? \w+ counts? as (?:a )?whole|\brounded up\b", re.I)
 _TIME = frozenset({"s", "min", "h", "days", "weeks", "months", "years"})

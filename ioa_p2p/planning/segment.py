@@ -49,8 +49,22 @@ def _code_run(lines: list[str], start: int) -> int:
     return best
 
 
+_TICKED = re.compile(r"(?<!`)`([^`\n]{3,400})`(?!`)")
+
+
+def _fence_ticked(text: str) -> str:
+    """Inline code in backticks that is code (a call or an assignment that parses): a fenced block."""
+
+    def fence(m: re.Match[str]) -> str:
+        code = m.group(1).strip()
+        return f"\n```python\n{code}\n```\n" if looks_like_code(code) and parses(code) else m.group(0)
+
+    return _TICKED.sub(fence, text)
+
+
 def fence_code(text: str) -> str:
     """``text`` with every unfenced run of code after a colon put in a fence (fenced code stays as it is)."""
+    text = _fence_ticked(text)
     out: list[str] = []
     last = 0
     for m in _FENCED.finditer(text):
