@@ -8,6 +8,8 @@
 - ``segment.py``  code pasted after a colon without a fence
 - ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation
+- ``applied.py``  calculations over earlier values asked for in words (rates, periods, shares on top)
+- ``rates.py``    natural questions that apply a rate from the documents to the request's quantity
 - ``refs.py``     references to earlier values ("it", "that price", "both", "the second")
 - ``code.py``     code steps: the block, its variables and the values bound to them
 - ``answer_types.py`` what a question asks for (duration, amount, count, date, time, name, reason, ...)

@@ -183,7 +183,7 @@ def request_act(text: str) -> str:
     word = first.group(0).lower() if first else ""
     if "```" in text:
         return "code"
-    if word in _COMPUTE_VERBS:
+    if word in _COMPUTE_VERBS or re.match(r"use (?:it|that|this|them|the result|these)\b.*\bto\b", s, re.I):
         return "compute"
     if word in _CODE_VERBS:
         code = re.search(r"\b(?:code|python|script|program|snippet|print\()", s, re.I)

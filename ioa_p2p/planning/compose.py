@@ -79,7 +79,8 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
     """The task text for ``step`` with the values of the steps it needs."""
     if step.kind == CALC and re.fullmatch(r"v\d+", step.template.strip()) and step.unit:
         value = values.get(int(step.template.strip()[1:]))  # a conversion: the value times the factor
-        scale = factor(value.unit, step.unit) if value is not None and value.unit else None
+        src = (value.unit if value is not None else "") or step.fmt.removeprefix("from:")
+        scale = factor(src, step.unit) if value is not None and src else None
         if value is not None and value.number is not None and scale is not None:
             return f"Calculate {format_number(value.number)} * {scale:.12g}"
     if step.kind == CALC:

@@ -18,11 +18,13 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ioa_p2p.planning import natural
 from ioa_p2p.planning.answer_types import answer_type, request_act
+from ioa_p2p.planning.applied import applied, asked_unit
 from ioa_p2p.planning.code import code_step, free_names
-from ioa_p2p.planning.expr import WORD_NUMBERS, names_in, normalise, to_expression
+from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.literal import (
     digits,
     format_only,
@@ -37,7 +39,7 @@ from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.segment import fence_code
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
-from ioa_p2p.planning.units import period_of, periods, unit_phrase
+from ioa_p2p.planning.units import unit_phrase
 from ioa_p2p.planning.values import ALIASES, dates_in, numbers_in
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
@@ -154,6 +156,10 @@ def plan_request(goal: str) -> Plan:
     for clause in clauses:
         if _REPORT_ONLY.match(clause) and steps and not _MARK_RE.search(clause):
             continue
+        declared = _DECLARED_UNIT.match(clause.strip())
+        if steps and declared and unit_phrase(declared.group(1), ALIASES):  # "the number it prints is in kWh"
+            steps[-1] = replace(steps[-1], unit=unit_phrase(declared.group(1), ALIASES))
+            continue
         if steps and format_only(clause):  # "Two decimals, please.": how the previous result is shown
             steps[-1] = _shown(steps[-1], clause, len(steps) + 1, steps)
             if steps[-1].index != len(steps):
@@ -161,6 +167,8 @@ def plan_request(goal: str) -> Plan:
             continue
         refs, _ = resolve(clause, steps)
         alone = literal_step(clause, len(steps) + 1) if not refs and not _codeish(clause) else None
+        if alone is not None and steps and alone.kind == CALC and len(_literals(alone.template)) < 2:
+            alone = None  # "work out seven hours of hire including 21 % VAT": the earlier value is implied
         if alone is not None:
             steps.append(alone)
             continue
@@ -292,6 +300,18 @@ _BIND_ONLY = re.compile(
 )
 
 
+_DECLARED_UNIT = re.compile(
+    r"^(?:the )?(?:number|value|result|output|figure|amount|it|that)(?: (?:it|that|the code) "
+    r"(?:prints|printed|gives|returns|shows))? (?:is|was) (?:given )?in ((?:[a-z³²/]+ ?){1,3})[.]?$",
+    re.I,
+)
+
+
+def _literals(expression: str) -> list[str]:
+    """The numbers an expression states, a percentage counted once (``21 / 100`` is one number)."""
+    return re.findall(r"\d+(?:\.\d+)?", re.sub(r"/ 100\b", "", expression))
+
+
 def _join_bindings(clauses: list[str]) -> list[str]:
     """ "Bind it to `tax` and run: <code>": the binding belongs to the code step that follows."""
     out: list[str] = []
@@ -421,92 +441,6 @@ def make_step(
         needs = tuple(names_in(expression))
         return PlanStep(index, CALC, clause, expression, needs)
     return PlanStep(index, TASK, clause, clause, tuple(refs))
-
-
-def applied(index: int, clause: str, text: str, refs: list[int], before: list[PlanStep]) -> PlanStep:
-    """A calculation asked for in words over earlier values ("calculate four nights at that cap", "compute
-    the claim for a 236 km trip"): the expression its words give; with no operation word, the earlier
-    value (a rate, a price per unit) applied to the one quantity the clause states."""
-    default = f"v{refs[0] if refs else before[-1].index}"
-    added = _ADDED_SHARE.search(text)  # "including 21 % VAT": the rest of the clause, then the share on top
-    text = _ADDED_SHARE.sub("", text) if added else text
-    expression = _change_in_percent(clause, before) or to_expression(text, default)
-    if expression is None:
-        quantities = numbers_in(digits(text))  # vN names are not numbers (a letter before the digits)
-        if len(quantities) == 1:
-            q = quantities[0]
-            n = f"ceil({q.number:g})" if _PART_COUNTS.search(clause) else f"{q.number:g}"
-            per_time = q.unit and answer_type(clause).kind == "duration" and q.unit not in _TIME
-            # how long a quantity takes at a rate: the quantity over it; a rate for a quantity: times it
-            expression = f"({n} / {default})" if per_time else f"({default} * {n})"
-        elif not quantities and re.search(r"\b(?:multiply|product|times)\b", text, re.I) and len(before) >= 2:
-            expression = f"(v{before[-2].index} * v{before[-1].index})"
-        elif not quantities:  # "calculate a full year of it" for an amount per month: x 12
-            source = before[int(default[1:]) - 1]
-            k = periods(period_of(source.text, per=True), period_of(clause, per=False))
-            expression = f"({default} * {k:.12g})" if k else None
-    unit = _target_unit(clause) or asked_unit(clause)
-    week = _DEFINED_WEEK.search(clause)
-    if week and expression is None:  # "five-day working weeks": a week of that many days
-        expression, unit = f"({default} / {WORD_NUMBERS.get(week.group(1).lower(), week.group(1))})", "weeks"
-    if expression is None and unit:  # "express it in cubic metres per hour": the value in another unit
-        expression = default
-    if expression is None and added:
-        expression = default
-    if expression is None:
-        return PlanStep(index, TASK, clause, clause, tuple(refs))
-    if added:
-        expression = f"({expression} * (1 + {added.group(1)} / 100))"
-    needs = tuple(names_in(expression)) or (int(default[1:]),)
-    return PlanStep(index, CALC, clause, rounded(expression, rounding(clause)), needs, unit=unit)
-
-
-_ADDED_SHARE = re.compile(
-    r",?\s*\b(?:including|incl\.?|plus|with|inclusive of|and add)\s+(\d+(?:\.\d+)?)\s*(?:%|per ?cent)\s*"
-    r"(?:vat|tax|sales tax|service charge|surcharge|tip|service)\b",
-    re.I,
-)
-_DEFINED_WEEK = re.compile(r"\b(\d+|[a-z]+)[- ]day (?:working |work |school )?weeks?\b", re.I)
-_PART_COUNTS = re.compile(r"\bor part\b|\bpart(?:ial)? \w+ counts? as (?:a )?whole|\brounded up\b", re.I)
-_TIME = frozenset({"s", "min", "h", "days", "weeks", "months", "years"})
-_GROWTH = re.compile(
-    r"\b(?:growth|grow|increase|rise|change|decline|decrease|drop|fall)\b.*"
-    r"\b(?:percent|per cent|%|percentage)\b"
-    r"|\b(?:percent|percentage)\b.*\b(?:growth|increase|change|decline|decrease)\b",
-    re.I,
-)
-
-
-def _change_in_percent(clause: str, before: list[PlanStep]) -> str | None:
-    """ "the year-on-year growth in percent" of two earlier values: new over old, the newer one being the
-    one whose words name the later year or quarter."""
-    if not _GROWTH.search(clause) or len(before) < 2:
-        return None
-    a, b = before[-2], before[-1]
-
-    def when(step: PlanStep) -> tuple[int, int]:
-        year = re.findall(r"\b(?:19|20)\d{2}\b", step.text)
-        quarter = re.findall(r"\bQ([1-4])\b", step.text)
-        return (int(year[-1]) if year else 0, int(quarter[-1]) if quarter else 0)
-
-    old, new = (a, b) if when(a) <= when(b) else (b, a)
-    return f"((v{new.index} - v{old.index}) / v{old.index} * 100)"
-
-
-def _target_unit(clause: str) -> str:
-    """The unit a calculation is asked in ("..., in kilograms"), "" when none."""
-    for m in re.finditer(r"\b(?:in|into|as) ((?:[a-z³²/]+ ?){1,5})", clause.lower()):
-        unit = unit_phrase(m.group(1), ALIASES)
-        if unit:
-            return unit
-    return ""
-
-
-def asked_unit(question: str) -> str:
-    """The unit a question asks its answer in ("how many weeks ..." -> ``weeks``, "how many litres an
-    hour" -> ``L/h``), "" when it names none."""
-    m = re.search(r"\bhow (?:many|much) ([a-z-]+(?: (?:an?|per|each) [a-z]+)?)", question, re.I)
-    return unit_phrase(m.group(1), ALIASES) if m else ""
 
 
 def _question(clause: str) -> str:

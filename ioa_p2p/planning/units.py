@@ -16,7 +16,7 @@ DIMENSIONS: dict[str, dict[str, float]] = {
     "volume": {"ml": 1.0, "L": 1000.0, "m³": 1e6},
     "time": {"s": 1.0, "min": 60.0, "h": 3600.0, "days": 86400.0, "weeks": 604800.0},
     "length": {"mm": 1.0, "cm": 10.0, "m": 1000.0, "km": 1e6, "miles": 1609344.0},
-    "energy": {"Wh": 1.0, "kWh": 1000.0},
+    "energy": {"Wh": 1.0, "kWh": 1000.0, "J": 1 / 3600, "kJ": 1000 / 3600, "MJ": 1e6 / 3600},
     "power": {"W": 1.0, "kW": 1000.0},
     "money": {"cent": 1.0, "EUR": 100.0},
 }
