@@ -11,6 +11,7 @@ import pytest
 import trio
 from trio.testing import MockClock
 
+from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.testing.memnet import MemoryNetwork
 
 from .test_goals_memnet import CALCULATOR, COORDINATOR, goals_of, open_team, tasks_of
@@ -34,7 +35,7 @@ async def test_each_request_is_a_step_for_its_best_agent(tmp_path: Path, autojum
     net = MemoryNetwork()
     with trio.fail_after(600):
         async with open_team(net, tmp_path, [COORDINATOR, CALCULATOR, ENCODER]) as team:
-            result = await goals_of(team[0]).launch_goal(GOAL, timeout=60)
+            result = await goals_of(team[0]).launch_goal(LaunchRequest(GOAL, timeout=60))
             out = result.to_json()
             assert {m["name"] for m in out["team"]} >= {"coordinator", "calculator", "encoder"}, out["team"]
             by_title = {t["title"]: t for t in tasks_of(result) if t["status"] == "completed"}
@@ -50,7 +51,7 @@ async def test_an_agent_that_accepts_any_text_does_not_complete_a_conversion(
     net = MemoryNetwork()
     with trio.fail_after(600):
         async with open_team(net, tmp_path, [COORDINATOR, ENCODER]) as team:
-            result = await goals_of(team[0]).launch_goal(GOAL, timeout=60)
+            result = await goals_of(team[0]).launch_goal(LaunchRequest(GOAL, timeout=60))
             out = result.to_json()
             conversion = [t for t in tasks_of(result) if t["title"] == "step 1/2"]
             # the encoder ran it (it accepts anything) and echoed the words back: not an answer
