@@ -48,6 +48,7 @@ from ioa_p2p.node.net.host import (
     to_libp2p_id,
 )
 from ioa_p2p.node.net.libp2p_patches import cap_inbound_streams, unblock_peer
+from ioa_p2p.node.net.ping import ping_rtt
 from ioa_p2p.node.net.routing import (
     RefreshPolicy,
     RefreshTrigger,
@@ -58,6 +59,8 @@ from ioa_p2p.node.net.routing import (
 )
 from ioa_p2p.node.ports import StreamHandler
 from ioa_p2p.node.services import NodeServices, open_services
+from ioa_p2p.node.status import add_status_routes
+from ioa_p2p.telemetry.tracer import NOOP_TRACER, Tracer
 
 log = logging.getLogger("ioa_p2p.node")
 
@@ -78,6 +81,7 @@ class Node:
         *,
         faults: Faults | None = None,
         budgets: NodeBudgets | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         self.config = config
         self.home: Path = config.home
@@ -96,6 +100,10 @@ class Node:
         #: Set once every service is open: services publish what depends on the others only then
         #: (discovery announces the card after the goals service added the adapter's description).
         self.services_ready = trio.Event()
+        #: When the node started (seconds since the Unix epoch).
+        self.started = time.time()
+        #: Spans of goals, turns, tasks and model calls (:mod:`ioa_p2p.node.telemetry`; no-op by default).
+        self.tracer: Tracer = tracer or NOOP_TRACER
 
     # ------------------------------------------------------------------ clock and worker threads
 
@@ -134,6 +142,11 @@ class Node:
             return [str(a) for a in self.host.get_peerstore().addrs(to_libp2p_id(peer))]
         except Exception:  # peerstore raises PeerStoreError for unknown peers
             return []
+
+    async def ping(self, peer: PeerId) -> float | None:
+        """The round-trip time to a connected peer in milliseconds (None: a failed ping); callers bound
+        the wait."""
+        return await ping_rtt(self.host, peer)
 
     async def connect(self, addr: str) -> PeerId:
         """Connect to a full multiaddr (``.../p2p/<peer id>``); returns the peer's ID."""
@@ -277,6 +290,7 @@ async def open_node(
                         if services:
                             card_net = Libp2pCardNet(host, node.dht, faults)
                             await open_services(node, stack, node.services, card_net=card_net)
+                        add_status_routes(node)
                         node.services_ready.set()
                         if control_api:
                             await nursery.start(
