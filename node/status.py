@@ -8,7 +8,7 @@ import os
 import platform
 import resource
 from importlib import metadata
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import trio
 
@@ -19,9 +19,8 @@ from ioa_p2p.api.status import MemoryView, NetworkView, NodeStatus, PeerLink, re
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.control.routes import faults_view
 from ioa_p2p.node.control.server import CallInfo
-
-if TYPE_CHECKING:
-    from ioa_p2p.node.node import Node
+from ioa_p2p.node.ports import NodePort
+from ioa_p2p.node.services import NodeServices
 
 #: Seconds one ``GET /network`` waits for the pings of all peers; a measurement is reused this long.
 PING_TIMEOUT = 2.0
@@ -53,10 +52,20 @@ def memory_view() -> MemoryView:
     return MemoryView(rss, max(peak, rss))
 
 
+class StatusPort(NodePort, Protocol):
+    """What the status routes read of the node (:class:`~ioa_p2p.node.node.Node`)."""
+
+    @property
+    def services(self) -> NodeServices: ...
+    @property
+    def started(self) -> float: ...
+    async def ping(self, peer: PeerId) -> float | None: ...
+
+
 class LatencyCache:
     """The latest round-trip times, measured at most every :data:`LATENCY_TTL` seconds."""
 
-    def __init__(self, node: Node) -> None:
+    def __init__(self, node: StatusPort) -> None:
         self.node = node
         self.measured: dict[PeerId, float | None] = {}
         self.at = -LATENCY_TTL
@@ -82,7 +91,7 @@ class LatencyCache:
         return out
 
 
-def add_status_routes(node: Node) -> None:
+def add_status_routes(node: StatusPort) -> None:
     cache = LatencyCache(node)
 
     def names() -> dict[PeerId, str]:
@@ -132,11 +141,11 @@ def add_status_routes(node: Node) -> None:
             PeerLink(str(p), known.get(p, ""), tuple(node.peer_addrs(p)), latency.get(p)) for p in peers
         )
         discovery = node.services.discovery
-        status = discovery.status() if discovery is not None else {"routing_table": 0, "gossip": None}
+        status = discovery.status() if discovery is not None else {}
         gossip = status.get("gossip")
         return NetworkView(
             peers=links,
-            routing_table=int(status.get("routing_table", 0)),
+            routing_table=int(status.get("routing_table") or 0),
             gossip=GossipStatus.from_json(gossip) if isinstance(gossip, dict) else None,
             measured_ms=int(node.now() * 1000),
         )

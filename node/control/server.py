@@ -190,7 +190,7 @@ class ControlAPI:
             return
         status, payload = await self._dispatch(scope, receive)
         if isinstance(payload, Streaming):
-            await self._send_stream(send, payload)
+            await self._send_stream(send, payload, receive)
             return
         body = json.dumps(payload).encode()
         headers = [(b"content-type", b"application/json"), *SECURITY_HEADERS]
@@ -252,16 +252,27 @@ class ControlAPI:
             log.exception("control API handler %s %s crashed", scope["method"], scope["path"])
             return 500, _error_body("InternalError", f"{type(exc).__name__}: {exc}")
 
-    async def _send_stream(self, send: Any, payload: Streaming) -> None:
+    async def _send_stream(self, send: Any, payload: Streaming, receive: Any) -> None:
+        """Send the stream's chunks until it ends, or until the client goes away (a stream that never
+        ends by itself, like a chat's, stops then instead of sending heartbeats to nobody)."""
         headers = [(b"content-type", payload.media_type.encode()), *SECURITY_HEADERS]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
-        try:
-            async for chunk in payload.chunks:
+        async with trio.open_nursery() as nursery:
+
+            async def watch_disconnect() -> None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(watch_disconnect)
+            try:
+                async for chunk in payload.chunks:
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            except IoAError as exc:
+                chunk = payload.error_chunk(type(exc).__name__, str(exc))
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        except IoAError as exc:
-            chunk = payload.error_chunk(type(exc).__name__, str(exc))
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await send({"type": "http.response.body", "body": b""})
+            await send({"type": "http.response.body", "body": b""})
+            nursery.cancel_scope.cancel()
 
 
 def _header_names(scope: dict[str, Any]) -> dict[str, str]:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ioa_p2p.api.events import EventSink, GoalEvent, SearchingEvent, TeamEvent
-from ioa_p2p.api.goals import CancelGoalReply, GoalResult, GoalSummary, Teammate
+from ioa_p2p.api.goals import CancelGoalReply, GoalResult, GoalSummary, Teammate, goal_result
 from ioa_p2p.api.launch import GOAL_GRACE, LaunchRequest
 from ioa_p2p.card import SignedCard
 from ioa_p2p.conversation import messages as cm
@@ -365,6 +365,44 @@ class Goals:
         await self.chats.post(chat_id, CANCEL, RoundCancel(round_id).to_content())
 
     # ------------------------------------------------------------------ listing
+
+    def round_result(self, chat_ref: str, round_id: str | None = None) -> GoalResult:
+        """The result of an ended round of a goal chat (``round_id``; None: the latest) as this node saw
+        it: any member can tell it (the team's match scores are known to the launcher only: 0 here)."""
+        chat_id = self.chats.resolve(chat_ref)
+        driver = self.drivers.get(chat_id)
+        r = driver.rounds.get(round_id) if driver and round_id else driver.latest_round() if driver else None
+        if r is None:
+            raise UsageError(f"chat {chat_id.hex()[:16]}... has no round {round_id or ''} on this node")
+        out = r.outcome
+        if out is None:
+            raise UsageError(f"round {r.round_id[:16]} is still running; follow it with GET /goal_events")
+        start = r.start
+        team = tuple(Teammate(m, self.name_of(m), float(m == start.initiator)) for m in start.members)
+        return goal_result(
+            goal=start.goal,
+            chat_id=chat_id.hex(),
+            round_id=r.round_id,
+            status=out.status,
+            conclusion=out.conclusion,
+            forced=out.forced,
+            team=team,
+            declined=(),
+            unanswered=(),
+            tasks=out.tasks,
+            turns=out.turns,
+            messages=out.messages,
+            size=out.bytes,
+            brain=self.brain.label,
+            depth=start.depth,
+            parent_chat=start.parent_chat,
+            parent_task=start.parent_task,
+            timings={},
+            origins=out.origins,
+            fallbacks=out.fallbacks,
+            team_fallback="",
+            plan=out.plan,
+        )
 
     def list_goals(self) -> tuple[GoalSummary, ...]:
         """Every round this node has seen, by chat, oldest first."""
