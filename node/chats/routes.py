@@ -107,7 +107,7 @@ def add_routes(node: NodePort, chats: Chats) -> None:
 
     async def get_events(request: ChatEventsRequest, call: CallInfo) -> Streaming:
         chat_id = chats.resolve(request.chat)
-        text = request.after or call.last_event_id
+        text = call.last_event_id or request.after  # a browser's reconnection sends the newest
         sse = call.sse or text is not None
         return Streaming(streams.open(chat_id, text, sse=sse), SSE if sse else NDJSON)
 

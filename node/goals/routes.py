@@ -122,7 +122,7 @@ def add_goal_routes(node: NodePort, goals: GoalsPort) -> None:
         return Streaming(chunks, SSE if call.sse else NDJSON)
 
     async def goal_events(request: GoalEventsRequest, call: CallInfo) -> Streaming:
-        text = request.after or call.last_event_id
+        text = call.last_event_id or request.after  # a browser's reconnection sends the newest
         after = Cursor.parse(text) if text else None
         sse = call.sse or after is not None
         if request.launch is not None:

@@ -3,6 +3,9 @@
 
 let csrf = "";
 const listeners = new Set();
+/** The open live streams (window.ioaLive: a drop() of each simulates a network failure). */
+const live = new Set();
+window.ioaLive = live;
 
 export class ApiError extends Error {
   constructor(status, type, message) {
@@ -104,6 +107,7 @@ export class LiveStream {
 
   open() {
     if (this.closed) return;
+    live.add(this);
     const params = { ...this.params };
     if (this.cursor) params.after = `${this.cursor.epoch}.${this.cursor.seq}`;
     const es = (this.es = new EventSource(url(this.path, params)));
@@ -149,6 +153,13 @@ export class LiveStream {
     this.onEvent(data);
   }
 
+  /** Drop the connection as a network failure would, and resume from the cursor (tests, diagnostics). */
+  drop() {
+    if (this.es) this.es.close();
+    this.onState("reconnecting");
+    setTimeout(() => this.open(), 200);
+  }
+
   /** Resume now (after the server ended the stream on purpose, e.g. a new round began). */
   reopen() {
     if (this.es) this.es.close();
@@ -156,6 +167,7 @@ export class LiveStream {
   }
 
   close() {
+    live.delete(this);
     this.closed = true;
     if (this.es) this.es.close();
     this.onState("closed");

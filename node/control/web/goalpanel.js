@@ -2,7 +2,7 @@
 // with progress bars, the shared plan, the next speaker), and once it ends its result (answer, steps,
 // citations, cost table).
 import { get } from "./api.js";
-import { badge, clear, h, short, table } from "./dom.js";
+import { append, badge, clear, h, short, table } from "./dom.js";
 
 const TASK_STATE = { assigned: "info", running: "info", completed: "ok", failed: "bad", cancelled: "warn" };
 
@@ -93,12 +93,12 @@ export class GoalPanel {
       return;
     }
     const kind = r.status === "concluded" ? "ok" : r.status === "running" ? "info" : "warn";
-    el.append(
+    append(el, [
       h("h2", {}, "Goal ", badge(r.status, kind)),
       h("p", { class: "goal", id: "round-goal" }, r.goal),
       h("p", { class: "muted" }, `round ${short(r.id, 6)}; ${r.turns} turn(s) of ${r.maxTurns}`),
       r.next.length ? h("p", { class: "next", id: "next-speaker" }, "Next speaker: ", h("strong", {}, r.next.join(", "))) : null,
-    );
+    ]);
     if (r.tasks.size) {
       el.append(h("h3", {}, "Tasks"), h("ul", { class: "tasks", id: "task-cards" }, [...r.tasks.values()].map(taskCard)));
     }

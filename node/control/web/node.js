@@ -1,6 +1,6 @@
 // Node view: identity, agent, software, uptime, memory, config summary, faults.
 import { get } from "./api.js";
-import { badge, bytes, clear, duration, h, table, toast } from "./dom.js";
+import { append, badge, bytes, clear, duration, h, table, toast } from "./dom.js";
 
 export function showNode(root) {
   const body = h("div", { class: "stack" }, h("p", { class: "muted" }, "Loading…"));
@@ -25,7 +25,7 @@ export function showNode(root) {
     clearInterval(timer);
     timer = setInterval(tick, 1000); // the clock runs here; nothing is fetched
     const faults = Object.entries(n.faults.counts);
-    body.append(
+    append(body, [
       h("dl", { class: "facts" },
         h("dt", {}, "Peer ID"), h("dd", {}, h("code", { id: "node-peer" }, n.peer_id)),
         h("dt", {}, "Agent"), h("dd", {}, n.name || "(no card yet)", " ", n.adapter ? badge(n.adapter, "info") : ""),
@@ -43,7 +43,7 @@ export function showNode(root) {
         "What the node's task boundaries stopped (ioa faults)") : null,
       h("details", { class: "config" }, h("summary", {}, "Configuration (secrets redacted)"),
         h("pre", {}, JSON.stringify(n.config, null, 2))),
-    );
+    ]);
   }
 
   load();
