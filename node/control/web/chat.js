@@ -59,18 +59,21 @@ export function showChat(root, chatId, ctx) {
     scheduleAudit();
   }
 
-  const messages = new LiveStream("/chats/events", { chat: chatId }, {
-    onEvent: onMessage,
-    onReset: () => {
-      clear(log);
-      queue = [];
-      count = 0;
-    },
-    onState: (s) => {
-      state.textContent = s;
-      state.className = `badge ${s === "live" ? "ok" : s === "closed" ? "muted" : "warn"}`;
-    },
-  });
+  let messages = null;
+  function follow() {
+    messages = new LiveStream("/chats/events", { chat: chatId }, {
+      onEvent: onMessage,
+      onReset: () => {
+        clear(log);
+        queue = [];
+        count = 0;
+      },
+      onState: (s) => {
+        state.textContent = s;
+        state.className = `badge ${s === "live" ? "ok" : s === "closed" ? "muted" : "warn"}`;
+      },
+    });
+  }
 
   // --- the goal side ------------------------------------------------------------------------------------
   function openGoalStream() {
@@ -174,14 +177,16 @@ export function showChat(root, chatId, ctx) {
       title.textContent = chat ? chat.topic || `Chat ${short(chatId)}` : `Chat ${short(chatId)}`;
       send.textContent = chat && chat.topic.startsWith("goal:") ? "Continue" : "Send";
       if (chat && chat.topic.startsWith("goal:")) isGoalChat = true;
-      flush();
     } catch (err) {
       toast(err.message);
     }
+    if (!left) follow(); // the names are known before the first message is shown
   })();
 
+  let left = false;
   return () => {
-    messages.close();
+    left = true;
+    if (messages) messages.close();
     if (goalStream) goalStream.close();
     if (continuing) continuing.abort();
     clearTimeout(auditTimer);
