@@ -60,6 +60,7 @@ from ioa_p2p.node.net.routing import (
 from ioa_p2p.node.ports import StreamHandler
 from ioa_p2p.node.services import NodeServices, open_services
 from ioa_p2p.node.status import add_status_routes
+from ioa_p2p.node.telemetry import open_tracer
 from ioa_p2p.telemetry.tracer import NOOP_TRACER, Tracer
 
 log = logging.getLogger("ioa_p2p.node")
@@ -266,6 +267,7 @@ async def open_node(
     listen = [parse_multiaddr(a) for a in config.listen]
     for bootstrap in config.bootstrap:
         peer_info_from_addr(bootstrap)  # fail early on a bad bootstrap address
+    tracer = open_tracer(config.section("telemetry"), config.home, str(identity.peer_id))
     faults = Faults()  # before the host: inbound streams are served inside its boundary from the start
     budgets = NodeBudgets(Limits.from_section(config.section("limits")))
     host = new_noise_host(identity, on_fault=faults.record)
@@ -279,7 +281,7 @@ async def open_node(
         _check_listening(host, config.listen, listen)
         with _single_error():
             async with trio.open_nursery() as nursery:
-                node = Node(config, identity, host, nursery, faults=faults, budgets=budgets)
+                node = Node(config, identity, host, nursery, faults=faults, budgets=budgets, tracer=tracer)
                 node.dht = new_dht(host)
                 try:
                     # Services exit (in reverse order) before the background tasks are cancelled, so an
@@ -310,6 +312,7 @@ async def open_node(
                     nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(5):
+            await _flush_traces(tracer)
             try:
                 await host.get_network().close()  # closes connections (and their sockets) first
             except Exception as exc:
@@ -318,6 +321,13 @@ async def open_node(
                 await host_cm.__aexit__(None, None, None)
             except Exception as exc:
                 log.debug("host shutdown: %s", exc)
+
+
+async def _flush_traces(tracer: Tracer) -> None:
+    """Export the spans still buffered (an OpenTelemetry tracer's exporters run in threads)."""
+    shutdown = getattr(tracer, "shutdown", None)
+    if shutdown is not None:
+        await trio.to_thread.run_sync(shutdown, abandon_on_cancel=True)  # type: ignore[call-arg]
 
 
 async def _start_routing(node: Node) -> None:
