@@ -94,7 +94,7 @@ class NoopSpan:
         return ""
 
 
-_NOOP_SPAN = NoopSpan()
+NOOP_SPAN = NoopSpan()
 
 
 class NoopTracer:
@@ -122,7 +122,7 @@ class NoopTracer:
 
 @contextmanager
 def _noop() -> Iterator[Span]:
-    yield _NOOP_SPAN
+    yield NOOP_SPAN
 
 
 NOOP_TRACER = NoopTracer()
@@ -130,6 +130,7 @@ NOOP_TRACER = NoopTracer()
 __all__ = [
     "GOAL",
     "MAX_TRACEPARENT",
+    "NOOP_SPAN",
     "NOOP_TRACER",
     "ROUND",
     "TASK",
