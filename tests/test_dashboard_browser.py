@@ -112,7 +112,9 @@ def login_url(home: Path) -> str:
 
 def logged_in(context: BrowserContext, home: Path, view: str = "network") -> Page:
     page = context.new_page()
-    page.on("console", lambda m: print(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    page.on(
+        "console", lambda m: print(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None
+    )
     page.on("pageerror", lambda e: print(f"page error: {e}"))
     page.goto(login_url(home))
     expect(page.locator("#nav")).to_be_visible()
@@ -125,7 +127,9 @@ def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(artifacts_dir() / f"{name}.png"), full_page=True)
 
 
-def raw(port: int, method: str, path: str, headers: dict[str, str] | None = None, body: Any = None) -> tuple[int, bytes]:
+def raw(
+    port: int, method: str, path: str, headers: dict[str, str] | None = None, body: Any = None
+) -> tuple[int, bytes]:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     try:
         data = json.dumps(body).encode() if body is not None else None
@@ -192,7 +196,9 @@ def test_without_a_session_there_is_no_data_and_no_page_that_leaks_any(
 def _session(port: int, code: str) -> tuple[str, str]:
     """The cookie value and CSRF token of a session opened with ``code``."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    conn.request("POST", "/ui/session", body=json.dumps({"code": code}), headers={"Host": f"127.0.0.1:{port}"})
+    conn.request(
+        "POST", "/ui/session", body=json.dumps({"code": code}), headers={"Host": f"127.0.0.1:{port}"}
+    )
     response = conn.getresponse()
     header = response.getheader("Set-Cookie") or ""
     csrf = json.loads(response.read())["csrf"]
@@ -227,7 +233,9 @@ def test_a_goal_launched_from_the_page_is_followed_live_to_a_valid_audit(
     log = page.locator("#chat-log li.msg")
     expect(log.first).to_be_visible()
     expect(page.locator("#task-cards li.task").first).to_be_visible()  # a task card appears live
-    expect(page.locator("#task-cards li.task[data-state=completed] progress[value='100']").first).to_be_visible()
+    expect(
+        page.locator("#task-cards li.task[data-state=completed] progress[value='100']").first
+    ).to_be_visible()
     expect(page.locator("#conclusion")).to_contain_text("782")
     expect(page.locator("#chat-log li.msg[data-kind='conv.task.progress']").first).to_be_visible()
     expect(page.locator("#audit-badge")).to_have_attribute("data-valid", "true")
@@ -235,7 +243,9 @@ def test_a_goal_launched_from_the_page_is_followed_live_to_a_valid_audit(
     assert page.evaluate("window.__notReloaded") is True  # everything arrived without a reload
     indexes = [int(x) for x in log.evaluate_all("els => els.map(e => e.dataset.index)")]
     assert indexes == list(range(1, len(indexes) + 1))  # causal order, each message once
-    assert page.locator("#chat-log .sig .bad").count() == 0 and page.locator("#chat-log .sig .ok").count() == len(indexes)
+    assert page.locator("#chat-log .sig .bad").count() == 0 and page.locator(
+        "#chat-log .sig .ok"
+    ).count() == len(indexes)
     expect(page.locator("#conclusion table")).to_contain_text("calculator")  # the cost table
     shot(page, "chat")
 
@@ -317,7 +327,9 @@ def test_a_chat_of_500_messages_renders_and_a_dropped_stream_resumes_exactly(
         """[...document.querySelectorAll('body *')].filter(e => e.getBoundingClientRect().right > innerWidth + 1)
         .slice(0, 5).map(e => e.tagName + '#' + e.id + '.' + e.className + ' ' + e.getBoundingClientRect().right)"""
     )
-    sizes = page.evaluate("[document.documentElement.scrollWidth, document.body.scrollWidth, innerWidth, document.documentElement.clientWidth]")
+    sizes = page.evaluate(
+        "[document.documentElement.scrollWidth, document.body.scrollWidth, innerWidth, document.documentElement.clientWidth]"
+    )
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1"), (wide, sizes)
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background != "rgb(246, 247, 249)"  # the dark palette, not the light one
