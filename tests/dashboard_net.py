@@ -7,6 +7,7 @@ synchronous functions driving Playwright, share one network per module. The brow
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -119,10 +120,8 @@ class NetworkThread:
     def stop(self, timeout: float = 60.0) -> None:
         if self._token is not None and self._stop is not None:
             stop = self._stop
-            try:
+            with contextlib.suppress(trio.RunFinishedError):  # it ended by itself
                 self._token.run_sync_soon(stop.set)
-            except trio.RunFinishedError:
-                pass
         self._thread.join(timeout)
 
 
