@@ -26,7 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ioa_p2p.planning.values import ALIASES
+from ioa_p2p.planning.expr import normalise
+from ioa_p2p.planning.values import ALIASES, numbers_in
 
 TIME_UNITS = ("s", "min", "h", "days", "weeks", "months", "years")
 MONEY_UNITS = ("EUR", "USD")
@@ -190,6 +191,15 @@ def request_act(text: str) -> str:
         return "code" if code else "compute"
     if word in _TRANSFORM_VERBS:
         return "transform"
+    if word in (
+        "take",
+        "cost",
+        "price",
+        "budget",
+    ):  # "cost three rooms for two nights"; "take the X from ..."
+        rest = normalise(s[len(word) :])
+        numbered = numbers_in(rest) or re.search(r"%|\b(?:it|that|this|them|the result)\b", rest)
+        return "compute" if numbered else ("question" if word == "take" else "other")
     if word in ("give", "state", "tell", "show") and not re.search(r"[A-Z]\w*\d|[A-Z][a-z]+ [A-Z]", s[1:]):
         return "compute" if re.search(r"\d|\b(?:it|that|this|result)\b", s, re.I) else "question"
     if word in _LOOKUP_VERBS or _QUESTION_START.match(s) or s.endswith("?"):

@@ -24,6 +24,12 @@ _BIND = re.compile(
     r"(v\d+(?: and v\d+)*)",
     re.I,
 )
+#: "with rate set to 0.25", "and n = 12": a constant given for a variable
+_BIND_LITERAL = re.compile(
+    r"(?:with|where|and|,)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|equal)\s+"
+    r"(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)(?!\.?\d|[\w%])",
+    re.I,
+)
 #: "Bind it to `tax`", "store the result as `total`", "call that x": the value named first, the name last
 _BIND_TO = re.compile(
     r"\b(?:bind|assign|store|save|put|call|name)\s+(v\d+)\s+(?:to|in|as|into)?\s*`?([A-Za-z_]\w*)`?", re.I
@@ -41,6 +47,10 @@ def code_step(
         inline = inline_code(clause)
         if inline is not None:
             block = inline
+    if block is not None:  # "and bac = 7200": a constant the clause gives, assigned before the code
+        given = {m.group(1): m.group(2).replace(",", "") for m in _BIND_LITERAL.finditer(text)}
+        given = {k: v for k, v in given.items() if k in free_names(block) and k not in dict(bindings)}
+        block = "".join(f"{name} = {value}\n" for name, value in given.items()) + block
     if block is not None:
         free = [n for n in free_names(block) if n not in {b for b, _ in bindings}]
         pool = [n for n in refs if n not in {v for _, v in bindings}] or (

@@ -83,7 +83,9 @@ _COMBINES = re.compile(
     r"\b(?:plus|minus|times|multiplied by|divided by|in total|altogether|combined|together with)\b", re.I
 )
 _INLINE = re.compile(r"\b(?:print|len|sum|sorted|max|min|int|str)\(")
-_LOOKUP_VERB = re.compile(r"^(?:look up|find|get|search|check|retrieve|fetch|read)\b", re.I)
+_LOOKUP_VERB = re.compile(
+    r"^(?:look up|find|get|search|check|retrieve|fetch|read|take(?= the | its | their ))\b", re.I
+)
 _QUESTION = re.compile(
     r"^(?:(?:after|for|in|on|at|by|to|from|within|until|since|during) )?"
     r"(?:what|which|who|whom|when|where|how|is|are|does|do|did)\b",
