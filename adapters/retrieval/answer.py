@@ -60,6 +60,8 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
         )  # a table's cells carry no unit: the header or the doc says it
         if per and re.search(rf"\bper[- ](?:\w+ )?{re.escape(per)}", fact.text.lower()):
             bonus += 0.15  # "the rate per card": a fact stating a rate per card
+        if fact.cells and _row_and_column(fact, scorer):
+            bonus += 0.1  # a table cell at the row and the column the question names: the figure itself
         if kind == "reason" and _CAUSE_SECTION.search(fact.context):
             bonus += 0.5  # "why ...?": the section that gives the cause
         return confidence(fact) + bonus
@@ -76,6 +78,13 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
     if kind in ("number", "reason", "name") and not expected:  # nothing of that kind: the best passage may
         return answer(question, facts, expected="passage")
     return None
+
+
+def _row_and_column(fact: Fact, scorer: Scorer) -> bool:
+    """The question names both the row (its first cell) and a column (a header) of a table fact."""
+    key = terms(fact.cells[0][1]) if fact.cells else set()
+    headers = {t for h, _ in fact.cells[1:] for t in terms(h)}
+    return bool(key & scorer.q_terms) and bool(headers & scorer.q_terms)
 
 
 def _first_or_last(question: str, fact: Fact, facts: Sequence[Fact]) -> Fact:

@@ -110,7 +110,7 @@ def _time_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
         src = re.search(r"\b(?:from|leav\w*|depart\w*(?: from)?)\s+((?:[a-z]+ ?){1,3})", low)
 
         def col_score(header: str) -> float:
-            score = sum(scorer.idf.get(t, 0.0) for t in terms(header) & q_terms)
+            score = sum(scorer.idf.get(t, 0.0) for t in sorted(terms(header) & q_terms))
             h = terms(header)
             if to and "arr" in h and terms(to.group(1)) & h:
                 score += 2.0  # "reach Carrick Isle": the Carrick Isle arrival column
@@ -137,7 +137,19 @@ def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
     names = [n for n in names if not (terms(n[2]) & scorer.q_terms)]
     if not names:
         return None
+    lead = re.match(r"\W*(?:the\s+)?", text, re.I)
+    subject = [n for n in names if lead is not None and n[0] <= lead.end()]
+    if (
+        subject
+        and re.match(r"\s*(?:which|what)\b", question, re.I)
+        and _ACTS_AS_SUBJECT.match(text[subject[0][1] :])
+    ):  # "Which room can only be booked in summer?" - "The Terrace is open ... only": the subject
+        return Value.of_text(re.sub(r"^the\s+", "", subject[0][2].strip(), flags=re.I))
     return Value.of_text(_closest(list(names), text, scorer)[2].strip())
+
+
+_ACTS_AS_SUBJECT = re.compile(r"\s+(?:is|are|was|were|has|have|can|may|must|will|opens?|closes?|holds?|"
+                              r"takes?|seats?|costs?|runs?)\b", re.I)  # fmt: skip
 
 
 def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) -> Value | None:
@@ -158,7 +170,7 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
         per = [f for f in pool if _per_follows(low, f.end, wanted.per)]
         if per:
             pool = per
-    anchored = _after_names(pool, text, scorer)
+    anchored = _after_names(pool, text, scorer) or _in_own_segment(pool, text, scorer)
     if anchored is not None:
         return _of(anchored)
     colon = text.find(":")
@@ -180,6 +192,30 @@ def _per_follows(low: str, end: int, per: str) -> bool:
     if re.match(rf"\s*(?:/|per|a|an|each)\s*(?:\w+\s)?{re.escape(head)}", after):
         return True
     return bool(re.match(r"\s*/\s*m[²2³3]", after)) and ("metre" in per or "meter" in per)
+
+
+def _in_own_segment(pool: Sequence[Found], text: str, scorer: Scorer) -> Found | None:
+    """In an enumeration ("standard resin 8 minutes per side, tough resin 15 minutes per side, ..."), the
+    number of the one item whose own words the question uses (words every item shares do not count)."""
+    if len(pool) < 2:
+        return None
+    cuts = [0, *(m.end() for m in re.finditer(r"[,;:]\s+|\s+(?:and|or)\s+", text)), len(text) + 1]
+    segments = [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+    owned: list[tuple[set[str], Found]] = []
+    for a, b in segments:
+        inside = [f for f in pool if a <= f.start < b]
+        if len(inside) == 1:
+            owned.append((terms(text[a:b]), inside[0]))
+    if len(owned) < 2:
+        return None
+    shared = set.intersection(*(t for t, _ in owned))
+    scored = [
+        (sum(scorer.idf.get(t, 0.0) for t in sorted((own - shared) & scorer.q_terms)), f) for own, f in owned
+    ]
+    scored.sort(key=lambda x: -x[0])
+    if scored[0][0] > 0 and scored[0][0] > scored[1][0]:
+        return scored[0][1]
+    return None
 
 
 def _after_names(pool: Sequence[Found], text: str, scorer: Scorer) -> Found | None:
@@ -214,7 +250,7 @@ def _cell_value(
     money = bool(set(attribute_units(question)) & set(MONEY_UNITS)) and wanted.kind != "count"
 
     def col_score(header: str) -> float:
-        score = sum(scorer.idf.get(t, 0.0) for t in terms(header) & q_terms)
+        score = sum(scorer.idf.get(t, 0.0) for t in sorted(terms(header) & q_terms))
         score += 1.0 if per and per in header.lower() else 0.0
         if money and set(attribute_units(header)) & set(MONEY_UNITS):
             score += 0.5  # "the café revenue": the Revenue column, not the Cafés count

@@ -44,6 +44,10 @@ _RANGE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|to)\s*(\d[\d,]*(?:\.\d+)?)
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(])")
 #: question words that name an attribute under another word
 SYNONYMS = {
+    "longest": "maximum",
+    "most": "maximum",
+    "shortest": "minimum",
+    "least": "minimum",
     "heavy": "weight",
     "heavier": "weight",
     "weigh": "weight",
@@ -172,6 +176,8 @@ def facts_of(
             for offset, cells in rows:
                 named = tuple(zip(header, cells, strict=False))
                 own = " | ".join(cells) + " \0 " + " ".join(header)
+                if header and cells and len(cells[0].split()) == 1:  # "Zone | A": the row is Zone A
+                    own += f" {header[0].strip()} {cells[0].strip()}"
                 out.append(Fact(path, start_line + i + offset, own, f"{context0} {block_header}", named, tid))
             i += used
             continue
@@ -180,7 +186,8 @@ def facts_of(
         if not indented and following[:1].isspace():  # "ROUTE B -- daily" heads the indented block below
             block_header = stripped
         first = i
-        while i + 1 < len(lines) and _continues(lines[i + 1]):
+        item = bool(re.match(r"([-*•]|\d+[.)])\s", stripped))
+        while i + 1 < len(lines) and _continues(lines[i + 1], item):
             i += 1
             stripped += " " + lines[i].strip()
         sentences = [x for x in _SENTENCE_END.split(stripped.lstrip("-*• ").strip()) if x]
@@ -199,10 +206,14 @@ def facts_of(
     return [Fact(f.path, f.line, f.text, f.context + mark(f), f.cells, f.table, prior, f.kind) for f in out]
 
 
-def _continues(line: str) -> bool:
-    """A wrapped line of the same paragraph (not blank, a list item, a heading, a table or indented)."""
+def _continues(line: str, item: bool = False) -> bool:
+    """A wrapped line of the same paragraph (not blank, a list item, a heading, a table or indented; a list
+    item's wrapped lines are indented under it)."""
     s = line.strip()
-    return bool(s) and not line[:1].isspace() and not re.match(r"([-*•|#]|\d+[.)])\s", s + " ")
+    indented_ok = item and line[:1].isspace() and not re.search(r"\S\s{2,}\S", s)
+    return (
+        bool(s) and (indented_ok or not line[:1].isspace()) and not re.match(r"([-*•|#+]|\d+[.)])\s", s + " ")
+    )
 
 
 def _table_at(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[int, list[str]]], int] | None:
@@ -264,7 +275,8 @@ class Scorer:
         for f in facts:
             for t in terms(f.text) | terms(f.context):
                 df[t] = df.get(t, 0) + 1
-        self.idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in self.q_terms}
+        # in a fixed order: sums of floats in a set's (hash-seeded) order would break ties differently per run
+        self.idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in sorted(self.q_terms)}
         for t in _named(question) & self.q_terms:  # names and codes pin the answer down: they weigh double
             self.idf[t] *= 2
         self.total = sum(self.idf.values()) or 1.0

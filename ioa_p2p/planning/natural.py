@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import re
 
-from ioa_p2p.planning.expr import FRACTIONS, MULTIPLES, normalise, to_expression
+from ioa_p2p.planning.expr import FRACTIONS, MULTIPLES, WORD_NUMBERS, normalise, to_expression
+from ioa_p2p.planning.literal import names_in
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, PlanStep
 from ioa_p2p.planning.values import ALIASES, numbers_in
 
@@ -103,6 +104,9 @@ def decompose(question: str) -> tuple[PlanStep, ...] | None:
     q = question.strip().rstrip("?.! ")
     for shape in (
         _days_between,
+        _sum_of_two,
+        _unit_comparison,
+        _change,
         _share,
         _together,
         _percent_change,
@@ -316,6 +320,160 @@ def _vat(q: str) -> tuple[PlanStep, ...] | None:
     )
 
 
+# --------------------------------------------------------------------------- sums, differences, packing
+
+_REFERS = re.compile(r"\b(?:it|that|this|them|the result|the answer|v\d+)\b|\d", re.I)
+_CONTEXT_LEAD = re.compile(
+    r"^(?:(?:using|from|in|according to|based on|with|going by) (?P<ctx>[^,]{3,80}),\s*)", re.I
+)
+
+
+def _with_context(phrase: str, context: str, names: list[str]) -> str:
+    """``phrase`` as a question, with the names ``names`` it lacks and the context the request set."""
+    phrase = re.sub(r"^(?:an?|one|the)\s+", "the ", phrase.strip(" ,.?"), flags=re.I)
+    phrase = phrase if phrase.lower().startswith("the ") else f"the {phrase}"
+    missing = [n for n in names if n.lower() not in phrase.lower()]
+    extra = ", ".join([*missing, *([context] if context else [])])
+    return f"What is {phrase}" + (f" ({extra})" if extra else "") + "?"
+
+
+def _count(phrase: str) -> tuple[int, str]:
+    m = re.match(r"^(\d+|[a-z]+)\s+(.+)$", phrase.strip())
+    if m:
+        word = m.group(1).lower()
+        n = int(word) if word.isdigit() else WORD_NUMBERS.get(word)
+        if n is not None and n > 1 and word not in ("a", "an", "one"):
+            return n, m.group(2)
+    return 1, phrase
+
+
+def _sum_of_two(q: str) -> tuple[PlanStep, ...] | None:
+    """ "Add the fee for a lost card to the charge for a late return", "what do a lock change and one
+    replacement fob add up to": each named amount looked up (with the names and the context they share),
+    then added (a count before a name multiplies it)."""
+    lead = _CONTEXT_LEAD.match(q)
+    context = lead.group("ctx") if lead else ""
+    body = q[lead.end() :] if lead else q
+    m = re.match(r"^(?:please\s+)?add (?:up )?(?P<a>.+?) (?:to|and) (?P<b>.+)$", body, re.I) or re.search(
+        r"\bwhat (?:do|does|would|will) (?P<a>.+?) and (?P<b>.+?) (?:add up to|come to|cost (?:together|in "
+        r"total|altogether)|total|sum to)$",
+        body,
+        re.I,
+    )
+    if (
+        not m
+        or _REFERS.search(m.group("a"))
+        or _REFERS.search(normalise(m.group("b")))
+        and not _count(m.group("b"))[0]
+    ):
+        return None
+    (ka, a), (kb, b) = _count(m.group("a")), _count(m.group("b"))
+    if _REFERS.search(a) or _REFERS.search(b) or min(len(a.split()), len(b.split())) < 2:
+        return None
+    names = names_in(body)
+    steps = (
+        _lookup(1, _with_context(a, context, names)),
+        _lookup(2, _with_context(b, context, names)),
+    )
+    left = f"{ka} * v1" if ka > 1 else "v1"
+    right = f"{kb} * v2" if kb > 1 else "v2"
+    return (*steps, _calc(3, q, f"({left} + {right})", (1, 2)))
+
+
+_LONGER = {
+    "longer": "-", "more": "-", "later": "-", "higher": "-", "larger": "-", "heavier": "-", "further": "-",
+    "shorter": "-", "less": "-", "fewer": "-", "earlier": "-", "lower": "-", "smaller": "-", "lighter": "-",
+}  # fmt: skip
+_PREP = r"(?:in|at|on|for|from|of|under|with|per|during)"
+
+
+def _unit_comparison(q: str) -> tuple[PlanStep, ...] | None:
+    """ "How many minutes longer does the oak stain take to dry than the pine stain at Tovar Joinery": the
+    same question about each of the two things (the context after the second goes with both), then the
+    difference."""
+    words = "|".join(_LONGER)
+    m = re.match(
+        rf"^how (?:many|much) ((?:[a-z]+ ){{1,2}}?)({words}) ((?:per [a-z]+ |[a-z]+ )?)"
+        rf"(does|do|did|is|are|was|were|will) "
+        rf"(.+?) than (.+)$",
+        q,
+        re.I,
+    )
+    if not m:
+        return None
+    unit, _, per, verb, first, second = m.groups()
+    tail = re.search(rf"\s{_PREP}\s", " " + second)
+    other, context = (second[: tail.start() - 1], second[tail.start() - 1 :]) if tail else (second, "")
+    other = other.strip()
+    head = other.split()[-1].lower() if other.split() else ""
+    at = [i for i, w in enumerate(first.split()) if w.lower().rstrip("'s") == head.rstrip("s")]
+    if not other or not at:
+        return None
+    subject = " ".join(first.split()[: at[0] + 1])
+    rest = " ".join(first.split()[at[0] + 1 :])
+    ask = f"How {'many' if 'many' in q.lower()[:9] else 'much'} {unit.strip()} {per.strip()}".replace(
+        "  ", " "
+    )
+    one = f"{ask.strip()} {verb} {subject} {rest}{context}"
+    two = f"{ask.strip()} {verb} {other} {rest}{context}"
+    return (
+        _lookup(1, one),
+        _lookup(2, two),
+        _calc(3, q, "abs(v1 - v2)", (1, 2), ALIASES.get(unit.strip(), "")),
+    )
+
+
+def _change(q: str) -> tuple[PlanStep, ...] | None:
+    """ "By how much did the online revenue grow from Q3 to Q4 2024": the later value less the earlier."""
+    m = re.search(
+        r"\bby how (?:much|many(?: [a-z]+)?) (?:did|does|has|have|will|would) (?:the )?(.+?) "
+        r"(grow|increase|rise|go up|fall|drop|decline|decrease|shrink|change)\w* (?:from|between) (.+?) "
+        r"(?:to|and) (.+)$",
+        q,
+        re.I,
+    )
+    if not m:
+        return None
+    what, verb, a, b = m.groups()
+    a, b = a.strip(), b.strip()
+    unit = re.search(r",? in (thousands|millions) of (\w+)$", b, re.I)
+    b = b[: unit.start()] if unit else b
+    shared = re.search(r"\s(\d{4}|FY\d{2,4})$", b)  # "Q3 to Q4 2024": the year goes with both
+    a_full = f"{a} {shared.group(1)}" if shared and not re.search(r"\d{4}", a) else a
+    sign = "(v1 - v2)" if verb.lower() in ("fall", "drop", "decline", "decrease", "shrink") else "(v2 - v1)"
+    return (_lookup(1, f"{what} in {a_full}"), _lookup(2, f"{what} in {b}"), _calc(3, q, sign, (1, 2)))
+
+
+_CONTAINER = (
+    r"(?:stacks?|packs?|packets?|boxes|box|crates?|cases?|cartons?|bundles?|rolls?|sets?|tables?|"
+    r"trays?|bags?|pallets?|batches|batch|buses|bus|cars?|vans?|rooms?|rows?|shelves|shelf|sheets?)"
+)
+
+
+def packed(q: str) -> PlanStep | None:
+    """ "Chairs come in stacks of twelve and we need 347. How many stacks do we order?": whole containers
+    for the quantity, rounded up (``ceil(347 / 12)``); both numbers are stated."""
+    n = normalise(q)
+    asked = re.search(rf"\bhow many ({_CONTAINER})\b", n)
+    if not asked:
+        return None
+    kind = asked.group(1)[:4]
+    size = re.search(
+        rf"\b(?:in|into)?\s*{kind}\w* (?:of|holding|with|that (?:hold|seat|take)s?) (\d+(?:\.\d+)?)\b"
+        rf"|\b{kind}\w* (?:hold|holds|seat|seats|take|takes|fit|fits) (\d+(?:\.\d+)?)\b"
+        rf"|\b(\d+(?:\.\d+)?) (?:\w+ )?(?:per|a|to a|in a|in each|each) {kind}\w*\b",
+        n,
+    )
+    if not size:
+        return None
+    per = next(g for g in size.groups() if g)
+    rest = n[: size.start()] + " " + n[size.end() :]
+    totals = [x for x in re.findall(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])", rest) if x != per]
+    if len(totals) != 1:
+        return None
+    return _calc(1, q, f"ceil({totals[0]} / {per})", (), "")
+
+
 # --------------------------------------------------------------------------- general relations
 
 #: Words that repeat what they follow: "and back" doubles a trip.
@@ -433,4 +591,4 @@ def _scaled(q: str) -> tuple[PlanStep, ...] | None:
     return (_lookup(1, f"What is {fact}"), _calc(2, q, expression, (1,)))
 
 
-__all__ = ["ADJECTIVES", "CONVERSIONS", "PER_PERIOD", "REPEATS", "decompose"]
+__all__ = ["ADJECTIVES", "CONVERSIONS", "PER_PERIOD", "REPEATS", "decompose", "packed"]

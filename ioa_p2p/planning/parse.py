@@ -119,7 +119,9 @@ def plan_request(goal: str) -> Plan:
     pieces = [p.replace(_DOT, ".") for p in _SPLIT.split(text) if p]
     clauses = _merge_short([c for c in (_clean(p) for p in pieces) if c])
     clauses = _with_context(_join_bindings(_attach_blocks(clauses, blocks)))
-    relation = (percent_relation(text) or quantities_total(text)) if not blocks else None
+    relation = (
+        (percent_relation(text) or quantities_total(text) or natural.packed(text)) if not blocks else None
+    )
     if relation is not None:
         return Plan(goal, (relation,), 1, clauses[-1])
     if len(clauses) == 1 and not _MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
