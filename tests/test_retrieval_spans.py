@@ -94,3 +94,31 @@ def test_the_answer_does_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
         )
         seen.add(out.stdout.strip())
     assert len(seen) == 1
+
+
+HALLS = """ORWIN TOWN HALLS - RATES 2026
+All rates in EUR per hour.
+
+HALL            SEATS   WEEKDAY  WEEKEND  MIN. HIRE
+                        RATE/h   RATE/h   (hours)
+---------------------------------------------------
+Main Hall        300      210      260       4
+Garden Room       80       90      115       2
+Studio            40       55       70       2
+Loft              25       35       45       1
+Cellar Bar        60       75       95       3
+Chapel           120      130      160       3
+Annex             30       40       50       1
+---------------------------------------------------
+"""
+
+
+async def test_a_two_line_header_is_one_header_even_when_a_passage_cuts_the_table(tmp_path: Path) -> None:
+    docs = tmp_path / "halls"
+    docs.mkdir()
+    (docs / "rates.txt").write_text(HALLS)
+    adapter = hashing_adapter(docs, chunk_chars=200)  # the table is cut over several passages
+    result = await ask(adapter, "What is the weekend hourly rate of the Orwin Chapel?")
+    assert result.ok and result.data["value"]["text"] == "160", result.text
+    result = await ask(adapter, "What is the minimum hire of the Garden Room at Orwin Town Halls, in hours?")
+    assert result.ok and result.data["value"]["text"] == "2 h", result.text

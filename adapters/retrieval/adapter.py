@@ -78,6 +78,7 @@ class _FileEntry:
     matrix: Matrix
     title: str = ""  # the first non-blank line
     superseded: bool = False  # its head says it was superseded / replaced
+    lines: tuple[str, ...] = ()  # the file's lines (a passage cut inside a table is read whole)
 
 
 @dataclass(slots=True)
@@ -113,7 +114,7 @@ class DocIndex:
         old = is_superseded(text) or bool(
             re.search(r"(?:^|[-_./])(?:superseded|obsolete|outdated)(?:[-_./]|$)", rel)
         )
-        return _FileEntry(key, passages, matrix, title[:200], old)
+        return _FileEntry(key, passages, matrix, title[:200], old, tuple(text.splitlines()))
 
     def all(self) -> tuple[list[Passage], Matrix]:
         passages = [p for entry in self.files.values() for p in entry.passages]
@@ -136,7 +137,8 @@ class DocIndex:
         for score, p in hits:
             entry = self.files.get(p.path)
             title, old = (entry.title, entry.superseded) if entry else ("", False)
-            out += facts_of(p.path, p.start_line, p.heading, p.text, old, title, score)
+            start, text = whole_blocks(entry.lines, p) if entry else (p.start_line, p.text)
+            out += facts_of(p.path, start, p.heading, text, old, title, score)
         return out
 
     def find_answer(self, query: str) -> tuple[list[tuple[float, Passage]], Answer | None]:
@@ -145,6 +147,22 @@ class DocIndex:
         # a passage that quotes the request (an example of it in the docs) holds no answer to it
         answering = [(s, p) for s, p in hits if not quotes(query, p.text)]
         return hits, answer(query, self.facts(answering))
+
+
+MAX_BLOCK_LINES = 60
+
+
+def whole_blocks(lines: Sequence[str], p: Passage) -> tuple[int, str]:
+    """A passage widened to the blocks it cuts (a table or paragraph split over two passages is read
+    whole, its header with its rows): (first line, text)."""
+    start, end = p.start_line, p.end_line  # 1-based, inclusive
+    while start > 1 and p.start_line - start < MAX_BLOCK_LINES and lines[start - 2].strip():
+        start -= 1
+    while end < len(lines) and end - p.end_line < MAX_BLOCK_LINES and lines[end].strip():
+        end += 1
+    if (start, end) == (p.start_line, p.end_line):
+        return p.start_line, p.text
+    return start, "\n".join(lines[start - 1 : end])
 
 
 def scan_folder(root: Path, o: RetrievalOptions) -> tuple[dict[str, tuple[int, int]], list[str]]:

@@ -99,12 +99,21 @@ def stem(word: str) -> str:
     return word
 
 
+_PER_WORDS = {
+    "h": "hour", "hr": "hour", "d": "day", "min": "minute", "hourly": "hour", "daily": "day",
+    "nightly": "night", "weekly": "week", "monthly": "month", "yearly": "year", "annual": "year",
+    "annually": "year",
+}  # fmt: skip
+_PER_UNIT = re.compile(
+    r"(?:/|\b)(h|hr|d|min|hourly|daily|nightly|weekly|monthly|yearly|annual|annually)\b(?!\.\d)", re.I
+)
 _DESIGNATED = re.compile(r"\b([A-Za-z]{3,}) ([A-Z]|\d{1,3})\b(?![.,:]?\d)")
 
 
 def terms(text: str, *, years: bool = True) -> set[str]:
     """Content terms: lower-cased, stemmed, stop words out; hyphenated codes kept whole and in parts; a
     noun with a designator ("Route A", "Zone 4", "Line 2") also as one term (``route#a``)."""
+    text = _PER_UNIT.sub(lambda m: " " + _PER_WORDS[m.group(1).lower()], text)  # "RATE/h": a rate per hour
     out: set[str] = {f"{stem(m.group(1).lower())}#{m.group(2).lower()}" for m in _DESIGNATED.finditer(text)}
     for token in _WORD.findall(text.lower()):
         parts = [token, *token.split("-")] if "-" in token else [token]
@@ -248,6 +257,10 @@ def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[
     if len(kept) < 2 or numbers_in(lines[i]) and not _BORDER.match(lines[i]):
         return None
     (_, header), rows = kept[0], kept[1:]
+    second = lines[i + kept[1][0]]
+    if len(rows) >= 2 and _continues_header(header, rows[0][1], second, lines, i + kept[1][0]):
+        header = _merged_header(lines[i], second)  # "WEEKDAY" over "RATE/h": one header, "WEEKDAY RATE/h"
+        rows = rows[1:]
     width = len(header)
     if width < 2 or numbers_in(" ".join(header)) and width < 3 or len(rows[0][1]) != width:
         return None
@@ -262,6 +275,30 @@ def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[
     while i + used < len(lines) and _BORDER.match(lines[i + used]):
         used += 1
     return header, body, used
+
+
+def _cells_at(line: str) -> list[tuple[int, str]]:
+    """The cells of an aligned line with the column each starts at."""
+    return [(m.start(), m.group(0)) for m in re.finditer(r"\S+(?: \S+)*", line)]
+
+
+def _continues_header(header: list[str], cells: list[str], line: str, lines: Sequence[str], at: int) -> bool:
+    """The line under a header is more header (units, second words), not a row: fewer cells than the
+    header, no cell holding a plain number without a unit, and a border or a real row right after it."""
+    if len(cells) >= len(header) or any(re.fullmatch(r"[\d.,]+", c.strip()) for c in cells):
+        return False
+    nxt = lines[at + 1] if at + 1 < len(lines) else ""
+    return bool(_BORDER.match(nxt)) or len(re.split(r"\s{2,}", nxt.strip())) == len(header)
+
+
+def _merged_header(top: str, below: str) -> list[str]:
+    """Each header cell with the text below it (by column position)."""
+    heads = _cells_at(top)
+    merged = [text for _, text in heads]
+    for start, text in _cells_at(below):
+        best = min(range(len(heads)), key=lambda k: abs(heads[k][0] - start))
+        merged[best] = f"{merged[best]} {text}"
+    return merged
 
 
 class Scorer:
