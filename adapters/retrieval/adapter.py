@@ -33,9 +33,11 @@ from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, Ta
 from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of, quotes
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
+from ioa_p2p.adapters.retrieval.tariff import charge_terms
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
-from ioa_p2p.planning.answer_types import request_act
+from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type, request_act
+from ioa_p2p.planning.values import Value
 
 KIND = "retrieval"
 MAX_QUERY_CHARS = 2_000
@@ -146,10 +148,41 @@ class DocIndex:
         hits = self.search(query, max(self.options.top_k, self.options.answer_candidates))
         # a passage that quotes the request (an example of it in the docs) holds no answer to it
         answering = [(s, p) for s, p in hits if not quotes(query, p.text)]
-        return hits, answer(query, self.facts(answering))
+        found = answer(query, self.facts(answering))
+        if found is not None and charged(query, found.value):  # a price: what it is per, on what terms
+            rules = self.folder_facts(found.fact.path)
+            terms = charge_terms(query, found.fact, found.value, rules)
+            if terms:
+                found = Answer(found.value.with_terms(terms), found.fact, found.score)
+        return hits, found
+
+    def folder_facts(self, path: str) -> list[Fact]:
+        """The facts of every document in ``path``'s folder (where the rules of a price are stated)."""
+        folder = path.rpartition("/")[0]
+        out: list[Fact] = []
+        for rel, entry in sorted(self.files.items()):
+            if rel.rpartition("/")[0] != folder:
+                continue
+            for p in entry.passages:
+                if len(out) < MAX_RULE_FACTS:
+                    out += facts_of(rel, p.start_line, p.heading, p.text, entry.superseded, entry.title)
+        return out[:MAX_RULE_FACTS]
 
 
 MAX_BLOCK_LINES = 60
+MAX_RULE_FACTS = 2_000
+
+
+def charged(question: str, value: Value) -> bool:
+    """The question asks what something costs and the value is an amount of money."""
+    money = value.unit in MONEY_UNITS or (not value.unit and answer_type(question).kind == "amount")
+    asked = answer_type(question).kind == "amount" or bool(_PRICE_WORDS.search(question))
+    return value.kind == "number" and money and asked
+
+
+_PRICE_WORDS = re.compile(
+    r"(?:cost|costs|price|pay|charge|charged|fee|fees|rate|bill|hire|come to|worth|claim)", re.I
+)
 
 
 def whole_blocks(lines: Sequence[str], p: Passage) -> tuple[int, str]:

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.extract import counts, extract
 from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, facts_of, superseded, terms
+from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import answer_type
+from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.values import Value, numbers_in
 
 #: answer types -> the extractor kinds of :func:`~ioa_p2p.adapters.retrieval.extract.extract`
@@ -48,7 +50,16 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
     def confidence(fact: Fact) -> float:
         # a passage answers a how/why question by meaning too: its search score counts
         lexical = scorer.score(fact)
-        return max(lexical, fact.prior) if kind in ("passage", "reason") else lexical
+        if kind in ("passage", "reason"):
+            return max(lexical, fact.prior)
+        return max(lexical, named_row(fact, scorer)) if fact.cells else lexical
+
+    # a price asked for a stated quantity ("for five and a half hours"): a rate per that kind of unit
+    per_quantity = (
+        per_dimension_pattern([q.dimension for q in stated_quantities(question)])
+        if asked.kind == "amount"
+        else None
+    )
 
     def rank(fact: Fact) -> float:
         found = numbers_in(fact.text)
@@ -62,6 +73,8 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
             bonus += 0.15  # "the rate per card": a fact stating a rate per card
         if fact.cells and _row_and_column(fact, scorer):
             bonus += 0.1  # a table cell at the row and the column the question names: the figure itself
+        if per_quantity is not None and per_quantity.search(fact.text + " " + fact.context.split("\0")[0]):
+            bonus += 0.15
         if kind == "reason" and _CAUSE_SECTION.search(fact.context):
             bonus += 0.5  # "why ...?": the section that gives the cause
         return confidence(fact) + bonus
@@ -78,6 +91,27 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
     if kind in ("number", "reason", "name") and not expected:  # nothing of that kind: the best passage may
         return answer(question, facts, expected="passage")
     return None
+
+
+def named_row(fact: Fact, scorer: Scorer) -> float:
+    """How surely the question names this table row: a cell of words (not a figure) whose words the
+    question mostly uses ("Station Road car park (multi-storey)" for "... in the Station Road car park");
+    0 when none. A row can be named while the question's other words state conditions the row does not."""
+    best = 0.0
+    designation = terms(f"{fact.cells[0][0]} {fact.cells[0][1]}") if fact.cells else set()
+    designation = {t for t in designation if "#" in t}
+    asked = {
+        t for t in scorer.q_terms if "#" in t and any(t.split("#")[0] == d.split("#")[0] for d in designation)
+    }
+    if asked and not asked & designation:
+        return 0.0  # the question names another row ("Zone B" for the row of Zone C)
+    for _, cell in fact.cells[:3]:
+        own = {t for t in terms(cell) if not t.isdigit()}
+        if len(own) >= 2 and not numbers_in(cell):
+            share = len(own & scorer.q_terms) / len(own)
+            if share >= 0.5 and len(own & scorer.q_terms) >= 2:
+                best = max(best, 0.2 + 0.3 * share)
+    return best
 
 
 def _row_and_column(fact: Fact, scorer: Scorer) -> bool:

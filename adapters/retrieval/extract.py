@@ -23,7 +23,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ioa_p2p.adapters.retrieval.facts import _WORD, Fact, Scorer, stem, terms
+from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
+from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.units import unit_in_header
 from ioa_p2p.planning.values import ALIASES, Found, Value, dates_in, numbers_in
 
@@ -164,6 +166,8 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
         return None
     units = wanted.units
     fits = [f for f in found if f.unit in units] if units else []
+    if wanted.kind == "amount" and not fits:
+        return None  # "what will she pay?": an amount of money, never the "two hours" of a rule
     pool = fits or found
     low = text.lower()
     if wanted.per:  # "18.00 per square metre" for "the rate per square metre"
@@ -247,11 +251,26 @@ def _cell_value(
     q_terms = scorer.q_terms
     per = wanted.per.split()[-1][:5] if wanted.per else ""
 
-    money = bool(set(attribute_units(question)) & set(MONEY_UNITS)) and wanted.kind != "count"
+    money = (bool(set(attribute_units(question)) & set(MONEY_UNITS)) or wanted.kind == "amount") and (
+        wanted.kind != "count"
+    )
+
+    per_quantity = (
+        per_dimension_pattern([q.dimension for q in stated_quantities(question)]) if money else None
+    )
 
     def col_score(header: str) -> float:
         score = sum(scorer.idf.get(t, 0.0) for t in sorted(terms(header) & q_terms))
         score += 1.0 if per and per in header.lower() else 0.0
+        if per_quantity is not None and per_quantity.search(header):
+            score += 1.0  # "for five hours": the column of the rate per hour
+        if money and re.search(r"\b(?:min(?:imum|\.)|max(?:imum|\.)|capacity|stay|seats?)\b", header, re.I):
+            score -= 0.5  # a price is asked: not a limit's column
+        if money and re.search(r"\b(?:rates?|prices?|charges?|fees?|costs?|fares?|eur)\b|€", header, re.I):
+            score += 1.0  # a price is asked: a column of prices
+        other = unit_in_header(header, ALIASES)
+        if money and other and other not in MONEY_UNITS and other != "cent":
+            score -= 3.0  # "MIN. HIRE (hours)", "AREA (m2)": a quantity of another kind
         if money and set(attribute_units(header)) & set(MONEY_UNITS):
             score += 0.5  # "the café revenue": the Revenue column, not the Cafés count
         return score

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ioa_p2p.planning.values import numbers_in
+from ioa_p2p.planning.values import dates_in, numbers_in
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
 _STOP_WORDS = """
@@ -25,7 +25,8 @@ _STOP_WORDS = """
     who whom when where how much many it its this that these those there their our we i you me my
     your please tell find look up get give search according document documents docs value number
     amount what's whats s than as per into about can could would should may might will shall has
-    have had any all both each every across over under after before between
+    have had any all both each every across over under after before between she he her him his they them
+    us mum dad
     """
 _STOP = frozenset(_STOP_WORDS.split())
 _CODE = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z]+-?\d+[a-z]?$")
@@ -132,9 +133,19 @@ def _named(question: str) -> set[str]:
 
 
 def question_terms(text: str) -> set[str]:
-    """A question's terms, with the attribute its adjectives and verbs name ("heavy" -> weight)."""
+    """A question's terms, with the attribute its adjectives and verbs name ("heavy" -> weight) and the
+    kind of day a day or date is ("Saturday", "14 June 2025" -> weekend)."""
     words = {w for w in _WORD.findall(text.lower())}
-    return terms(text, years=False) | {stem(SYNONYMS[w]) for w in words if w in SYNONYMS}
+    out = terms(text, years=False) | {stem(SYNONYMS[w]) for w in words if w in SYNONYMS}
+    days = {d.weekday() for _, _, d in dates_in(text)} | {i for i, d in enumerate(_WEEKDAYS) if d in words}
+    if days and all(d >= 5 for d in days):
+        out.add("weekend")
+    elif days and all(d < 5 for d in days):
+        out.add("weekday")
+    return out
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +172,8 @@ def facts_of(
     """The facts of one passage (``text`` starts at source line ``start_line``; ``title``: the document's
     first line, context for every fact)."""
     lines = text.splitlines()
-    context0 = re.sub(r"[_\-./]+", " ", path) + " " + title + " " + heading
+    # the file's name and title, then (after SECTION) the section: its heading trail and block headers
+    context0 = re.sub(r"[_\-./]+", " ", path) + " " + title + f" {SECTION} " + heading
     out: list[Fact] = []
     i = 0
     block_header = ""
@@ -213,6 +225,14 @@ def facts_of(
         return " \0superseded" if old else ""
 
     return [Fact(f.path, f.line, f.text, f.context + mark(f), f.cells, f.table, prior, f.kind) for f in out]
+
+
+SECTION = "\u2016"
+
+
+def section_of(fact: Fact) -> str:
+    """The heading trail and block header a fact sits under (not the file's name or title)."""
+    return fact.context.split("\0")[0].partition(SECTION)[2]
 
 
 def _continues(line: str, item: bool = False) -> bool:
@@ -422,4 +442,14 @@ def superseded(text: str) -> bool:
     return bool(_SUPERSEDED.search(head))
 
 
-__all__ = ["Fact", "Scorer", "facts_of", "question_terms", "stem", "superseded", "terms"]
+__all__ = [
+    "SECTION",
+    "Fact",
+    "Scorer",
+    "facts_of",
+    "question_terms",
+    "section_of",
+    "stem",
+    "superseded",
+    "terms",
+]

@@ -60,6 +60,9 @@ ATTRIBUTE_UNITS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
             "penalty",
             "credit",
             "surcharge",
+            "bill",
+            "charges",
+            "prices",
         ),
         MONEY_UNITS,
     ),  # fmt: skip
@@ -122,6 +125,8 @@ def answer_type(question: str) -> AnswerType:
                  r"summari[sz]e)|\b(?:for|about|on|explain|describe) how (?:an? |the |to |do |does |is |are |"
                  r"can |should |new )", q):  # fmt: skip
         return AnswerType("passage")
+    if _WHAT_IT_COSTS.search(q):  # "what will she pay?", "what will the room hire come to?"
+        return AnswerType("amount", MONEY_UNITS, per)
     units = attribute_units(q)
     much = re.search(r"\bhow much (\w+)", q)
     substance = much is not None and much.group(1) not in _NOT_SUBSTANCE  # "how much sugar": a quantity
@@ -130,6 +135,11 @@ def answer_type(question: str) -> AnswerType:
     return AnswerType("number", units, per)
 
 
+_WHAT_IT_COSTS = re.compile(
+    r"\bwhat(?:'s| is| are| will| would| do| does| did| should| must| can)\b(?:(?!\?).){0,60}?"
+    r"\b(?:pay|cost|costs|charge|charged|come to|comes to|bill|fare|price|fee|claim)\b"
+    r"(?! (?:per|a|an|each) \w)"
+)
 _NOT_SUBSTANCE = frozenset(
     """does do did is are was were will would can could should it money cash more less in for to of extra
     we i you they he she altogether overall in total""".split()  # noqa: SIM905
