@@ -105,6 +105,9 @@ def named_row(fact: Fact, scorer: Scorer) -> float:
     }
     if asked and not asked & designation:
         return 0.0  # the question names another row ("Zone B" for the row of Zone C)
+    key = {t for t in terms(fact.cells[0][1]) if not t.isdigit()} if fact.cells else set()
+    if len(key) == 1 and key <= scorer.named:  # "Glasshouse": a row named by a name the question uses
+        best = 0.35
     for _, cell in fact.cells[:3]:
         own = {t for t in terms(cell) if not t.isdigit()}
         if len(own) >= 2 and not numbers_in(cell):

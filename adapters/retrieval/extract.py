@@ -167,7 +167,11 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
     units = wanted.units
     fits = [f for f in found if f.unit in units] if units else []
     if wanted.kind == "amount" and not fits:
-        return None  # "what will she pay?": an amount of money, never the "two hours" of a rule
+        # "what will she pay?": an amount of money, never the "two hours" of a rule; a price list's bare
+        # figures count when they read as prices ("+ 0.02 per card", "6.50")
+        fits = [f for f in found if not f.unit and _reads_as_price(text, f)]
+        if not fits:
+            return None
     pool = fits or found
     low = text.lower()
     if wanted.per:  # "18.00 per square metre" for "the rate per square metre"
@@ -184,6 +188,11 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
             return _of(after[0])
     spans = [(f.start, f.end, f) for f in pool]
     return _of(_closest(spans, text, scorer)[2])
+
+
+def _reads_as_price(text: str, f: Found) -> bool:
+    after = text[f.end : f.end + 12].lower()
+    return bool(re.search(r"\.\d\d$", f.text) or re.match(r"\s*(?:per|/|each|a |an )", after))
 
 
 def _of(f: Found) -> Value:
@@ -291,6 +300,8 @@ def _cell_value(
     if nums:
         pick = next((n for n in nums if n.unit in wanted.units), nums[0])
         unit = pick.unit or unit_in_header(header, ALIASES)  # "Green coffee roasted (tonnes)": 66.8 t
+        if wanted.units == ("%",) and unit != "%" and "%" not in header:
+            return None  # a percentage asked ("the VAT rate"): a figure of another kind is none
         return Value.of_number(pick.number, unit, pick.text)
     days = dates_in(cell)
     return Value.of_date(days[0][2]) if days else None

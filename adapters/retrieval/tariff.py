@@ -116,7 +116,8 @@ def _after(text: str, value: Value) -> list[str]:
     for n in numbers_in(text):
         if n.number != value.number:
             continue
-        rest, out = text[n.end :], []
+        rest = text[n.end :]
+        out: list[str] = []
         while (m := _PER_AFTER.match(rest)) is not None and len(out) < 3:
             word = m.group(1).lower()
             if word in ("or", "and", "the", "cent", "eur"):
@@ -193,9 +194,15 @@ def _usable(rule: Fact, fact: Fact, question: str, topic: set[str]) -> bool:
     word with the question or the amount's own row or sentence) and its conditions are met."""
     if rule.cells or rule.text == fact.text or "\0superseded" in rule.context:
         return False
-    if not (terms(section_of(rule)) - _GENERIC) & topic:
+    if not _overlap(terms(section_of(rule)) - _GENERIC, topic):
         return False
     return applies(rule.text.split("\0")[0], question)
+
+
+def _overlap(a: set[str], b: set[str]) -> bool:
+    """Two sets of terms share a word, or one's word begins the other's ("moor", "mooring")."""
+    return bool(a & b) or any(len(x) >= 4 and len(y) >= 4 and (x.startswith(y) or y.startswith(x))
+                              for x in a for y in b)  # fmt: skip
 
 
 #: words every price rule uses: no topic in them

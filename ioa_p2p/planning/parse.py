@@ -38,6 +38,7 @@ from ioa_p2p.planning.lookups import label_refs, split_lookup
 from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.segment import fence_code
+from ioa_p2p.planning.tariffs import charge_plan
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import unit_phrase
 from ioa_p2p.planning.values import ALIASES, dates_in, numbers_in
@@ -129,7 +130,8 @@ def plan_request(goal: str) -> Plan:
         if alone is not None:
             return Plan(goal, (alone,), 1, clauses[0])
         combines = _COMBINES.search(clauses[0])
-        decomposed = natural.decompose(clauses[0]) or (apply_rate(clauses[0]) if not combines else None)
+        decomposed = natural.decompose(clauses[0]) or charge_plan(clauses[0])
+        decomposed = decomposed or (apply_rate(clauses[0]) if not combines else None)
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
         combined = _COMBINES.search(clauses[0])
@@ -153,7 +155,7 @@ def plan_request(goal: str) -> Plan:
             return Plan(goal, steps_, len(steps_), clauses[0])
     asked = _asked_after_statements(clauses)
     if asked is not None:  # "I'd like 14 jars of X. How much sugar should I buy?": one question
-        rated = apply_rate(asked)
+        rated = charge_plan(asked) or apply_rate(asked)
         if rated is not None:
             return Plan(goal, rated, len(rated), clauses[-1])
     steps: list[PlanStep] = []

@@ -45,7 +45,9 @@ def dimension_of(unit: str) -> str:
 
 
 _CLOCK = r"(\d{1,2})(?:[:.](\d{2}))?\s*(am|pm|a\.m\.|p\.m\.|h)?"
-_RANGE = re.compile(rf"\b(?:from|between)?\s*{_CLOCK}\s*(?:to|until|till|and|-|–)\s*{_CLOCK}(?![\d.:])", re.I)
+_RANGE = re.compile(
+    rf"\b(?:from|between)?\s*{_CLOCK}\s*(?:to|until|till|and|-|–)\s*{_CLOCK}(?!\d|[.:]\d)", re.I
+)
 _HALF = (
     (re.compile(r"\b(\d+) and a half (hours?|days?|minutes?|weeks?)\b", re.I), 0.5),
     (re.compile(r"\b(?:an?|one) (hour|day|week|minute) and a half\b", re.I), 1.5),
