@@ -25,6 +25,7 @@ same addresses failed within the last backoff (1 s doubling to 30 s); a new addr
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -242,24 +243,46 @@ def _relayed(conn: Any) -> bool:
 
 
 def _reason(exc: BaseException, took: float) -> str:
+    """Why one dial failed, in a few words (the socket error when there is one)."""
     if isinstance(exc, trio.TooSlowError):
         return f"no answer within {took:.1f} s"
     if isinstance(exc, IoAError):
         return str(exc)
-    chain: list[str] = []
-    current: BaseException | None = exc
-    while current is not None and len(chain) < 4:
-        text = str(current).strip() or type(current).__name__
-        if text not in chain:
-            chain.append(text)
-        current = current.__cause__ or current.__context__
-    reason = ": ".join(chain)
-    lowered = reason.lower()
-    if "refused" in lowered:
-        return "connection refused"
-    if "mismatch" in lowered:
+    errno = _socket_errno(exc)
+    if errno is not None:
+        return os.strerror(errno).lower()
+    texts = []
+    for cause in _causes(exc):
+        text = str(cause).strip()
+        if text and text not in texts:
+            texts.append(text)
+    reason = ": ".join(texts) or type(exc).__name__
+    if "mismatch" in reason.lower():
         return "another peer answers at this address"
+    if "handshake" in reason.lower() or "security" in reason.lower():
+        return "the connection was closed during the Noise handshake (a firewall, a NAT, or not a libp2p node)"
     return reason.replace("\n", " ")[:200]
+
+
+def _causes(exc: BaseException, depth: int = 0) -> list[BaseException]:
+    """``exc``, its causes and contexts, and the exceptions of groups among them (depth-bounded)."""
+    if depth > 6:
+        return []
+    out = [exc]
+    for inner in (exc.__cause__, exc.__context__):
+        if inner is not None:
+            out += _causes(inner, depth + 1)
+    for inner in getattr(exc, "exceptions", ()) or ():
+        if isinstance(inner, BaseException):
+            out += _causes(inner, depth + 1)
+    return out
+
+
+def _socket_errno(exc: BaseException) -> int | None:
+    for cause in _causes(exc):
+        if isinstance(cause, OSError) and cause.errno:
+            return int(cause.errno)
+    return None
 
 
 def _skipped_text(plan: DialPlan) -> str:

@@ -23,6 +23,7 @@ service (auto relay).
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import random
 import time
@@ -32,7 +33,8 @@ from typing import Any, Protocol
 import trio
 from libp2p.kad_dht.kad_dht import DHTMode
 
-from ioa_p2p.node.net.addrs import Reachability, parse_direct, scope_of
+from ioa_p2p.node.net import autonat
+from ioa_p2p.node.net.addrs import Reachability, ip_scope, parse_direct, scope_of
 from ioa_p2p.node.net.autonat import AUTONAT_PROTOCOL, E_DIAL_ERROR, OK, AutoNATServer, ask_dialback
 from ioa_p2p.node.net.libp2p_patches import live_connections, observe_identify
 from ioa_p2p.node.net.observed import ObservedAddrs, candidate_addrs
@@ -138,7 +140,8 @@ class NatState:
         now = time.time()
         listen = self.net.listen_addrs()
         announce = [a for a in self.net.options.announce if parse_direct(a) is not None]
-        direct = [a for a in [*announce, *listen] if scope_of(a) in ("public", "private")]
+        testable = {"public", "private", *autonat.DIALBACK_SCOPES}
+        direct = [a for a in [*announce, *listen] if scope_of(a) in testable]
         if not listen and not announce:
             self._apply(self.tracker.no_direct_address(now))
             return
@@ -154,21 +157,31 @@ class NatState:
         self._apply(changed)
 
     def _servers(self) -> list[Any]:
+        """Connected peers that can give a verdict: they serve AutoNAT, and we reach them directly at an
+        address of a scope they dial back from (a peer on our LAN sees us at a LAN address and refuses)."""
         host = self.net.host
         out = []
         for peer in host.get_connected_peers():
-            conns = live_connections(host, peer)
-            direct = [
-                c for c in conns if not any("/p2p-circuit" in str(a) for a in c.get_transport_addresses())
-            ]
+            if not any(self._eligible(c) for c in live_connections(host, peer)):
+                continue
             try:
                 protocols = {str(p) for p in host.get_peerstore().get_protocols(peer)}
             except Exception:  # not identified yet
                 continue
-            if direct and AUTONAT_PROTOCOL in protocols:
+            if AUTONAT_PROTOCOL in protocols:
                 out.append(peer)
         random.shuffle(out)
         return out
+
+    @staticmethod
+    def _eligible(conn: Any) -> bool:
+        try:
+            if any("/p2p-circuit" in str(a) for a in conn.get_transport_addresses()):
+                return False
+            remote = conn.muxed_conn.get_remote_address()
+            return bool(remote) and ip_scope(ipaddress.ip_address(remote[0])) in autonat.DIALBACK_SCOPES
+        except (ValueError, AttributeError, TypeError):  # no socket address: not a direct connection
+            return False
 
     def _request_addrs(self, server: Any, direct: list[str]) -> list[str]:
         listen = self.net.listen_addrs()

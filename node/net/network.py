@@ -56,6 +56,9 @@ from ioa_p2p.node.net.routing import new_dht, run_dht
 
 log = logging.getLogger("ioa_p2p.net")
 
+#: Seconds the network may take to close its connections and the host when the node stops.
+SHUTDOWN_TIMEOUT = 10.0
+
 
 @dataclass(frozen=True, slots=True)
 class NetOptions:
@@ -331,17 +334,35 @@ def bind_problem(addr: Any) -> str:
 async def open_network(
     identity: Identity, options: NetOptions, on_fault: FaultSink, inbound: InboundCap | None = None
 ) -> AsyncIterator[Libp2pNetwork]:
-    """Run the node's network until the block exits; leaving it closes every connection, then the host."""
+    """Run the node's network until the block exits; leaving it closes every connection, then the host.
+
+    The host runs in a task shielded from the caller's cancellation: py-libp2p's teardown is not
+    cancellation-safe (a cancelled swarm marks its connections closed but leaves their sockets open), so
+    leaving the block, for whatever reason, asks that task to close everything in order, within
+    :data:`SHUTDOWN_TIMEOUT` seconds."""
     net = Libp2pNetwork(identity, options, on_fault, inbound)
-    async with AsyncExitStack() as stack:
-        await net._start(stack)
-        async with trio.open_nursery() as nursery:
-            net._run_tasks(nursery)
-            try:
-                yield net
-            finally:
-                nursery.cancel_scope.cancel()
-                net._nursery = None
+    stop = trio.Event()
+    async with trio.open_nursery() as outer:
+        await outer.start(_serve, net, stop)
+        try:
+            async with trio.open_nursery() as nursery:
+                net._run_tasks(nursery)
+                try:
+                    yield net
+                finally:
+                    nursery.cancel_scope.cancel()
+                    net._nursery = None
+        finally:
+            stop.set()
+
+
+async def _serve(net: Libp2pNetwork, stop: trio.Event, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+    with trio.CancelScope(shield=True) as shield:
+        async with AsyncExitStack() as stack:
+            await net._start(stack)
+            task_status.started()
+            await stop.wait()
+            shield.deadline = trio.current_time() + SHUTDOWN_TIMEOUT
 
 
 async def _close_swarm(host: Any) -> None:
