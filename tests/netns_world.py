@@ -64,7 +64,7 @@ AGENTS: dict[str, dict[str, Any]] = {
         "name": "scribe",
         "adapter": "echo",
         "description": "Translates short texts.",
-        "options": {"delay": 1.5, "steps": 6},
+        "options": {"delay": 6.0, "steps": 6},
     },
     "translator": {
         "name": "translator",

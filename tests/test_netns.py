@@ -10,7 +10,9 @@ the reason otherwise); everything created is removed even on failure.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -165,3 +167,127 @@ def _send(world: World, sender: str, target: str) -> None:
     text = f"pair {sender} to {target}"
     send(world[sender], world[target], text)
     assert text in inbox_texts(world[target])
+
+
+# --------------------------------------------------------------------------- faults (they change the world)
+
+GOAL_TIMEOUT = 60.0
+
+
+def test_goals_survive_a_crash_the_bootstrap_going_away_and_a_partitioned_home(world: World) -> None:
+    """SIGKILL one of the five agent nodes (20 %) mid-task, kill the bootstrap node (and restart it later),
+    cut home1 off for 30 s mid-goal: every goal ends within its deadline with its failures visible, what a
+    node acknowledged survives its crash, discovery works without the bootstrap, and the partitioned copy
+    of the goal chat converges to the coordinator's after healing (`ioa audit A B`: identical)."""
+    coord, scribe, translator = world["coord"], world["scribe"], world["translator"]
+    for name in ("scribe", "translator"):
+        poll(lambda n=name: holds_current_card(coord, world[n]), 60, f"coordinator holds {name}'s card")
+    send(coord, translator, "acknowledged before the crash")
+    world.boot.kill()  # the bootstrap node crashes; every node has joined already
+
+    # 1. a teammate killed mid-task: its task fails visibly and goes to the other translator
+    before_crash: list[str] = []
+
+    def kill_translator_mid_task(chat: str) -> None:
+        before_crash.extend(m["hash"] for m in _history(translator, chat))
+        translator.kill()
+
+    first = _goal_with_fault(
+        coord,
+        {"goal": "Translate the report into French", "team_member_names": ["translator", "scribe"]},
+        worker=translator,
+        fault=kill_translator_mid_task,
+    )
+    attempts = [(t["assignee_name"], t["status"]) for t in first["tasks"]]
+    assert attempts[0] == ("translator", "failed") and ("scribe", "completed") in attempts, first["tasks"]
+
+    # 2. without the bootstrap node: a card change still reaches others, and `ioa find` finds it
+    scribe.call("POST", "/card", {"skills": ["subtitles", "french"]})
+    poll(lambda: holds_current_card(world["coder"], scribe), 60, "coder gets scribe's new card, no bootstrap")
+    found = world["coder"].ioa("find", "subtitles in French", "--json")
+    assert found.returncode == 0, found.stderr
+    assert str(scribe.peer_id) in found.stdout
+
+    # 3. the bootstrap and the crashed node come back; what the crashed node acknowledged is still there
+    world.boot.start()
+    translator.start()
+    assert "acknowledged before the crash" in inbox_texts(translator)
+    kept = {m["hash"] for m in _history(translator, first["chat_id"])}
+    assert before_crash and set(before_crash) <= kept
+    poll(lambda: _joined(world), 90, "every agent back on the restarted bootstrap node")
+
+    # 4. home1 cut off for 30 s while the scribe works: the goal still ends by its deadline, failure shown
+    home1 = world.internet.homes["home1"]
+    cut_at: list[float] = []
+
+    def partition(chat: str) -> None:
+        home1.partition()
+        cut_at.append(time.monotonic())
+
+    try:
+        second = _goal_with_fault(
+            coord,
+            {"goal": "Translate the short text into French", "team_member_names": ["scribe"]},
+            worker=scribe,
+            fault=partition,
+        )
+        attempts = [(t["assignee_name"], t["status"]) for t in second["tasks"]]
+        assert attempts[:1] == [("scribe", "failed")], second["tasks"]
+        time.sleep(max(0.0, cut_at[0] + 30.0 - time.monotonic()))
+    finally:
+        home1.heal()
+    chat = second["chat_id"]
+    poll(lambda: _same_copy(world, coord, scribe, chat), 90, "scribe's and coordinator's copies converge")
+    paths = [_export_file(world, node, chat) for node in (coord, scribe)]
+    same = coord.ioa("audit", *paths)
+    assert same.returncode == 0, (same.stdout, same.stderr)
+
+
+def _goal_with_fault(
+    coord: NsNode, body: dict[str, Any], *, worker: NsNode, fault: Callable[[str], None]
+) -> dict[str, Any]:
+    """Launch a goal; once ``worker`` reports progress on it, ``fault(chat)``; the goal's result, which must
+    come by its deadline."""
+    body = {**body, "timeout": GOAL_TIMEOUT, "task_timeout": 8}
+    known = {c["chat_id"] for c in coord.call("GET", "/chats")}
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        started = time.monotonic()
+        launched = pool.submit(coord.call, "POST", "/launch_goal", body, timeout=GOAL_TIMEOUT + 30)
+        chat = poll(lambda: _progress_chat(coord, worker, known), 30, f"{worker.name} working on the goal")
+        fault(chat)
+        result: dict[str, Any] = launched.result()
+    assert result["status"] == "concluded", result
+    assert result["timings"]["total_s"] <= GOAL_TIMEOUT and time.monotonic() - started <= GOAL_TIMEOUT + 10
+    return result
+
+
+def _progress_chat(observer: NsNode, worker: NsNode, known: set[str]) -> str:
+    """The new chat (not in ``known``) in which ``worker`` reported progress (as ``observer`` sees it)."""
+    for chat in observer.call("GET", "/chats"):
+        if chat["chat_id"] in known:
+            continue
+        for message in _history(observer, chat["chat_id"]):
+            if message["kind"] == "conv.task.progress" and message["author"] == str(worker.peer_id):
+                return str(chat["chat_id"])
+    return ""
+
+
+def _history(node: NsNode, chat: str) -> list[dict[str, Any]]:
+    return list(node.call("GET", f"/chats/history?chat={chat}")["messages"])
+
+
+def _joined(world: World) -> bool:
+    seen = {e["peer_id"] for e in world.boot.call("GET", "/peers")}
+    return {str(n.peer_id) for n in world.agents.values()} <= seen
+
+
+def _same_copy(world: World, a: NsNode, b: NsNode, chat: str) -> bool:
+    copies = [n.call("GET", f"/chats/export?chat={chat}") for n in (a, b)]
+    return copies[0]["data"] == copies[1]["data"]
+
+
+def _export_file(world: World, node: NsNode, chat: str) -> str:
+    path = world.root / f"fault-{node.name}.ioa"
+    done = node.ioa("history", "export", chat, "-o", str(path))
+    assert done.returncode == 0, done.stderr
+    return str(path)

@@ -172,23 +172,23 @@ class Home:
     def partition(self) -> None:
         """Cut the home off the internet (its uplink drops every packet both ways; nothing is reset)."""
         if not self.partitioned:
-            for rule in PARTITION_RULES:
-                run(in_netns(self.router, ["iptables", "-I", *rule]))
+            for chain, *rule in PARTITION_RULES:
+                run(in_netns(self.router, ["iptables", "-I", chain, "1", *rule]))
             self.partitioned = True
 
     def heal(self) -> None:
         """Reconnect the home (the router's connection tracking kept its mappings)."""
         if self.partitioned:
-            for rule in PARTITION_RULES:
-                run(in_netns(self.router, ["iptables", "-D", *rule]))
+            for chain, *rule in PARTITION_RULES:
+                run(in_netns(self.router, ["iptables", "-D", chain, *rule]))
             self.partitioned = False
 
 
 #: Inserted first in the router's chains by :meth:`Home.partition`.
 PARTITION_RULES = (
-    ("FORWARD", "1", "-j", "DROP"),
-    ("INPUT", "1", "-i", "wan", "-j", "DROP"),
-    ("OUTPUT", "1", "-o", "wan", "-j", "DROP"),
+    ("FORWARD", "-j", "DROP"),
+    ("INPUT", "-i", "wan", "-j", "DROP"),
+    ("OUTPUT", "-o", "wan", "-j", "DROP"),
 )
 
 
