@@ -147,7 +147,7 @@ class Home:
         run(["ip", "-n", self.router, "addr", "add", f"{gateway}/{HOME_LAN.prefixlen}", "dev", "lan"])
         run(["ip", "-n", self.router, "link", "set", "lan", "up"])
         self.internet.links.append((self.router, "lan"))
-        run(in_netns(self.router, ["sysctl", "-qw", "net.ipv4.ip_forward=1"]))
+        run(in_netns(self.router, ["sh", "-c", "echo 1 > /proc/sys/net/ipv4/ip_forward"]))
         for rule in nat_rules(self.nat):
             run(in_netns(self.router, ["iptables", *rule]))
 
