@@ -154,15 +154,15 @@ def is_relay_addr(addr: str) -> bool:
 
 
 def unusable_addrs(addrs: list[str]) -> list[str]:
-    """Addresses no peer elsewhere can use: wildcards, loopback, private or link-local LAN addresses."""
+    """Addresses no other machine can use: wildcards, loopback, link-local. (A private LAN address is
+    usable by peers in the same network; dialers elsewhere must skip it.)"""
     bad = []
     for addr in addrs:
         match = re.match(r"^/ip[46]/([^/]+)/", addr)
-        if not match:
+        if not match or "/p2p-circuit" in addr:
             continue
         ip = ipaddress.ip_address(match[1])
-        local = ip.is_unspecified or ip.is_loopback or ip.is_private or ip.is_link_local
-        if local and "/p2p-circuit" not in addr:
+        if ip.is_unspecified or ip.is_loopback or ip.is_link_local:
             bad.append(addr)
     return bad
 
