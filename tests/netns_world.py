@@ -82,8 +82,8 @@ class World:
     root: Path
     boot: NsNode
     agents: dict[str, NsNode]
-    #: Seconds from each node's start until a peer in another network reached it (filled by the test).
-    reached_after: dict[str, float] = field(default_factory=dict)
+    #: Seconds from each node's start until a peer in another network reached it, or why it was not.
+    reached_after: dict[str, float | str] = field(default_factory=dict)
 
     @property
     def nodes(self) -> list[NsNode]:
@@ -133,6 +133,7 @@ def open_world(root: Path) -> Iterator[World]:
         try:
             start_all([boot])
             start_all(list(agents.values()))
+            measure_reach(world)
             yield world
         finally:
             stop_all(world.nodes)
@@ -219,6 +220,23 @@ def export_chat(node: NsNode, chat: str, min_messages: int = 0) -> bytes:
     return base64.b64decode(exported["data"])
 
 
+#: Who tries to reach whom for the reachability figure: a peer in another network for every node.
+REACHERS = {"coord": "coder", "calc": "coder", "scribe": "translator", "coder": "calc", "translator": "calc"}
+
+
+def measure_reach(world: World) -> None:
+    """Fill ``world.reached_after``: every node, reached by a peer in another network (all at once)."""
+
+    def one(target: str, sender: str) -> float | str:
+        try:
+            return reach_time(world[sender], world[target])
+        except AssertionError as exc:
+            return str(exc)
+
+    times = in_parallel([lambda t=t, s=s: one(t, s) for t, s in REACHERS.items()])
+    world.reached_after.update(zip(REACHERS, times, strict=True))
+
+
 def reach_time(sender: NsNode, target: NsNode, limit: float = REACH_LIMIT_S) -> float:
     """Seconds from ``target``'s start until ``sender`` first delivered a direct message to it."""
     deadline = target.started_at + limit
@@ -240,6 +258,7 @@ def reach_time(sender: NsNode, target: NsNode, limit: float = REACH_LIMIT_S) -> 
 
 __all__ = [
     "AGENTS",
+    "REACHERS",
     "REACH_TARGET_S",
     "World",
     "connection_kinds",

@@ -16,7 +16,14 @@ from collections.abc import Iterator
 
 import pytest
 
-from ioa_p2p.testing.netns import Internet, Lab, nat_unavailable, netns_unavailable, sweep_leftovers
+from ioa_p2p.testing.netns import (
+    Internet,
+    Lab,
+    in_parallel,
+    nat_unavailable,
+    netns_unavailable,
+    sweep_leftovers,
+)
 from ioa_p2p.testing.netns.delay import add_delay, parse_messages, verdict_message
 from ioa_p2p.testing.netns.lab import PREFIX, list_netns, run
 from ioa_p2p.testing.netns.topology import Host
@@ -106,6 +113,25 @@ def test_a_symmetric_nat_changes_the_port_of_every_new_connection(lab: Lab) -> N
     assert len(set(ports)) == 2 and 4001 not in ports, ports  # one inside port, two random outside ports
     for server in servers:
         server.close()
+
+
+def test_tcp_hole_punching_gets_through_two_masquerade_homes_but_not_a_symmetric_nat(lab: Lab) -> None:
+    """Both sides dial the other's public address from the port they listen on, at about the same time
+    (TCP simultaneous open, what DCUtR does): each router then holds the mapping the other's SYN matches."""
+    net = Internet(lab)
+    homes = [net.add_home("home1"), net.add_home("home2"), net.add_home("home3", nat="symmetric")]
+    a, b, c = (home.add_host(name) for home, name in zip(homes, "abc", strict=True))
+
+    def punch(x: Host, x_home: int, y: Host, y_home: int) -> list[bool]:
+        return in_parallel(
+            [
+                lambda: connect(lab, x, homes[y_home].wan_ip, 4001, bind=4001, timeout=4.0),
+                lambda: connect(lab, y, homes[x_home].wan_ip, 4001, bind=4001, timeout=4.0),
+            ]
+        )
+
+    assert punch(a, 0, b, 1) == [True, True]
+    assert punch(a, 0, c, 2) == [False, False]
 
 
 def test_delay_is_added_to_every_link_a_packet_crosses(lab: Lab) -> None:
