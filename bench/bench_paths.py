@@ -34,6 +34,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ioa_p2p.testing.netns import (
     Internet,
@@ -101,7 +102,7 @@ def join(lab: Lab, hosts: dict[str, Host], boot: NsNode, root: Path) -> list[NsN
         for name, host in hosts.items()
     }
     start_all(list(nodes.values()))
-    pairs = [("pub", "home1"), ("pub", "home2"), ("pub", "home3"), ("home1", "pub")]
+    pairs = [("home1", "pub"), ("home2", "pub"), ("home3", "pub"), ("pub", "home1")]  # (target, sender)
     times = in_parallel([lambda s=s, t=t: first_reach(nodes[s], nodes[t]) for t, s in pairs])
     for (target, sender), took in zip(pairs, times, strict=True):
         shown = f"{took:.1f} s" if took is not None else "not within 120 s"
@@ -111,53 +112,100 @@ def join(lab: Lab, hosts: dict[str, Host], boot: NsNode, root: Path) -> list[NsN
     return list(nodes.values())
 
 
-def probe(lab: Lab, host: Host, boot: NsNode, root: Path, name: str, reachability: str) -> NsNode:
-    config = {"node": {"target_peers": 0, "reachability": reachability}, "agent": {"name": name}}
-    args = (*listen(4002), "--bootstrap", boot.addr())
-    return NsNode(lab, host, root / f"probe-{name}", name=name, args=args, config=config)
+#: The probe nodes of part 2: name -> (machine, port, reachability, [relay] table).
+PROBES: dict[str, tuple[str, int, str, dict[str, Any]]] = {
+    # the same-pair comparison: no hole punching, and the public one also reachable through the relay
+    "pubA": ("pub", 4002, "public", {"hole_punching": False, "reserve_on_bootstrap": True}),
+    "h1A": ("home1", 4002, "private", {"hole_punching": False}),
+    "h1B": ("home1", 4004, "private", {"hole_punching": False}),
+    # between homes: relayed, then punched where the NATs allow it
+    "h1": ("home1", 4003, "private", {}),
+    "h2": ("home2", 4002, "private", {}),
+    "h3": ("home3", 4002, "private", {}),
+}
 
 
-def path(sender: NsNode, target: NsNode, messages: int) -> tuple[float, float]:
-    """(first message ms, median of the next ``messages`` ms)."""
-    first = send_ms(sender, target, "first")
-    rest = [send_ms(sender, target, f"m{i}") for i in range(messages)]
-    return first, statistics.median(rest)
-
-
-def show(label: str, first: float, median: float | None, note: str = "") -> None:
-    then = f", then median {median:6.1f} ms" if median is not None else ""
-    print(f"  {label:<24}: first message {first:7.1f} ms{then}{note}")
-
-
-def paths(probes: dict[str, NsNode], messages: int) -> dict[str, float]:
-    p0, p1, p2, p3 = (probes[n] for n in ("pub", "home1", "home2", "home3"))
-    out: dict[str, float] = {}
-    first, out["direct"] = path(p1, p0, messages)
-    show("direct  home1 -> public", first, out["direct"])
-    first, out["relayed"] = path(p1, p3, messages)
-    show("relayed home1 -> home3", first, out["relayed"], f" ({'/'.join(sorted(kinds(p1, p3))) or '?'})")
-    first = send_ms(p1, p2, "first")
-    upgraded = wait_for(lambda: "punched" in kinds(p1, p2) or "punched" in kinds(p2, p1), PUNCH_WAIT_S)
-    if upgraded is None:
-        show("home1 -> home2", first, None, f"; no hole punch within {PUNCH_WAIT_S:.0f} s")
-        return out
-    out["punched"] = statistics.median([send_ms(p1, p2, f"p{i}") for i in range(messages)])
-    show("punched home1 -> home2", first, out["punched"], f" (relayed; punched {upgraded:.1f} s later)")
+def probes(lab: Lab, hosts: dict[str, Host], boot: NsNode, root: Path) -> dict[str, NsNode]:
+    out = {}
+    for name, (machine, port, reachability, relay) in PROBES.items():
+        config = {
+            "node": {"target_peers": 0, "reachability": reachability},
+            "agent": {"name": name},
+            "relay": relay,
+        }
+        args = (*listen(port), "--bootstrap", boot.addr())
+        out[name] = NsNode(lab, hosts[machine], root / f"probe-{name}", name=name, args=args, config=config)
     return out
 
 
-def punching(probes: dict[str, NsNode], attempts: int) -> tuple[int, int]:
-    p1, p2 = probes["home1"], probes["home2"]
+def connect_ms(sender: NsNode, addr: str) -> float:
+    """``POST /connect`` to exactly ``addr`` (direct or ``/p2p-circuit``), timed (ms): a new connection."""
+    started = time.perf_counter()
+    sender.call("POST", "/connect", {"addr": addr}, timeout=60)
+    return (time.perf_counter() - started) * 1000
+
+
+def circuit_addr(node: NsNode, limit: float = 60.0) -> str:
+    """A ``/p2p-circuit`` address ``node`` holds a reservation for (waits for one)."""
+    found: list[str] = []
+
+    def reserved() -> bool:
+        found[:] = node.call("GET", "/relay").get("circuit_addrs", [])
+        return bool(found)
+
+    if wait_for(reserved, limit) is None:
+        raise SystemExit(f"{node.name} holds no relay reservation after {limit:.0f} s")
+    return found[0]
+
+
+def punched(a: NsNode, b: NsNode) -> bool:
+    return "punched" in kinds(a, b) or "punched" in kinds(b, a)
+
+
+def rtt(sender: NsNode, target: NsNode, messages: int) -> float:
+    return statistics.median([send_ms(sender, target, f"m{i}") for i in range(messages)])
+
+
+def show(label: str, setup: float, median: float | None, note: str = "") -> None:
+    then = f", message RTT median {median:6.1f} ms" if median is not None else ""
+    print(f"  {label:<24}: connect {setup:7.1f} ms{then}{note}")
+
+
+def paths(nodes: dict[str, NsNode], messages: int) -> dict[str, float]:
+    out: dict[str, float] = {}
+    pub, h1a, h1b, h1, h2, h3 = (nodes[n] for n in PROBES)
+    print("  connected before:", {n: sorted(kinds(nodes[n], o) for o in nodes.values()) for n in nodes})
+    setup = connect_ms(h1a, circuit_addr(pub))
+    out["relayed"] = rtt(h1a, pub, messages)
+    show("relayed home1 -> public", setup, out["relayed"], f" ({'/'.join(sorted(kinds(h1a, pub)))})")
+    setup = connect_ms(h1b, pub.addr(PROBES["pubA"][1]))  # the same machines, another program
+    out["direct"] = rtt(h1b, pub, messages)
+    show("direct  home1 -> public", setup, out["direct"], f" ({'/'.join(sorted(kinds(h1b, pub)))})")
+    setup = connect_ms(h1, circuit_addr(h3))
+    out["relayed_homes"] = rtt(h1, h3, messages)
+    show("relayed home1 -> home3", setup, out["relayed_homes"], " (symmetric NAT: no punch possible)")
+    setup = connect_ms(h1, circuit_addr(h2))
+    upgraded = wait_for(lambda: punched(h1, h2), PUNCH_WAIT_S)
+    if upgraded is None:
+        show("relayed home1 -> home2", setup, rtt(h1, h2, messages), f"; no punch in {PUNCH_WAIT_S:.0f} s")
+        return out
+    out["punched"] = rtt(h1, h2, messages)
+    show("punched home1 -> home2", setup, out["punched"], f" (relayed first; punched {upgraded:.1f} s later)")
+    return out
+
+
+def punching(nodes: dict[str, NsNode], attempts: int) -> tuple[int, int]:
+    p1, p2 = nodes["h1"], nodes["h2"]
     won = 0
     for i in range(attempts):
         p2.stop()
         p2.start()
         try:
-            send_ms(p1, p2, f"attempt {i}")
+            connect_ms(p1, circuit_addr(p2))
         except Exception as exc:
-            print(f"  attempt {i + 1}: home2 unreachable after its restart ({exc})")
+            print(f"  attempt {i + 1}: cannot reach home2 through the relay after its restart ({exc})")
             continue
-        took = wait_for(lambda: "punched" in kinds(p1, p2) or "punched" in kinds(p2, p1), PUNCH_WAIT_S)
+        took = wait_for(lambda: punched(p1, p2), PUNCH_WAIT_S)
         won += took is not None
         print(f"  attempt {i + 1}: " + (f"punched after {took:.1f} s" if took is not None else "no punch"))
     return won, attempts
@@ -191,29 +239,27 @@ def main() -> None:
             joined = join(lab, hosts, boot, root)
             started += joined
             stop_all(joined)
-            probes = {
-                n: probe(lab, h, boot, root, n, "public" if n == "pub" else "private")
-                for n, h in hosts.items()
-            }
-            started += probes.values()
-            start_all(list(probes.values()))
-            print(f"2. paths ({args.messages} messages each; a message = new stream + signed text + ack)")
-            rtt = paths(probes, args.messages)
+            nodes = probes(lab, hosts, boot, root)
+            started += nodes.values()
+            start_all(list(nodes.values()))
+            print(f"2. paths (connect: POST /connect; RTT: median of {args.messages} acknowledged messages)")
+            figures = paths(nodes, args.messages)
             print(f"3. hole punching home1 <-> home2 ({args.punch_attempts} attempts)")
-            won, tried = punching(probes, args.punch_attempts)
-            summary(rtt, won, tried)
+            won, tried = punching(nodes, args.punch_attempts)
+            summary(figures, won, tried)
         finally:
             stop_all(started)
             for line in lines:
                 line.stop()
 
 
-def summary(rtt: dict[str, float], won: int, tried: int) -> None:
+def summary(figures: dict[str, float], won: int, tried: int) -> None:
     print("summary")
-    if "punched" in rtt:
-        ratio = rtt["relayed"] / rtt["punched"]
-        print(f"  relayed / punched RTT between homes: {ratio:.2f}x (target <= 2; link delays alone: 1.33x)")
-    print(f"  relayed (home-home) / direct (home-public) RTT: {rtt['relayed'] / rtt['direct']:.2f}x")
+    ratio = figures["relayed"] / figures["direct"]
+    print(f"  relayed / direct RTT, same two machines: {ratio:.2f}x (target <= 2; link delays alone: 1.5x)")
+    if "punched" in figures:
+        ratio = figures["relayed_homes"] / figures["punched"]
+        print(f"  relayed (home1-home3) / punched (home1-home2) RTT: {ratio:.2f}x (link delays alone: 1.33x)")
     share = won / tried if tried else 0.0
     print(f"  hole punching: {won}/{tried} attempts = {share:.0%} (target >= 75 %)")
 
