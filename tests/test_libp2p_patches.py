@@ -44,7 +44,7 @@ def test_kademlia_speaks_the_ioa_protocol_id(tmp_path) -> None:
 
 async def test_the_node_dht_serves_only_the_ioa_protocol(tmp_path) -> None:
     async with open_test_nodes(tmp_path, 1) as (node,):
-        handlers = {str(p) for p in node.host.get_mux().handlers}
+        handlers = {str(p) for p in node.net.host.get_mux().handlers}
         assert libp2p_patches.IOA_KAD_PROTOCOL in handlers
         assert libp2p_patches.UPSTREAM_KAD_PROTOCOL not in handlers
 

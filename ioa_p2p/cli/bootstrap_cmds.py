@@ -5,6 +5,7 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 import trio
@@ -88,19 +89,54 @@ def relay() -> None:
 @click.pass_context
 @handle_errors()
 def relay_status(ctx: click.Context, as_json: bool) -> None:
-    """Show relay role, limits, reservations and this node's /p2p-circuit addresses."""
+    """Reachability, relay role and limits, what the relay carries, reservations, /p2p-circuit addresses."""
     result = ControlClient(get_home(ctx)).call("GET", "/relay")
     if as_json:
         emit_json(result)
         return
-    click.echo(f"hop: {'on' if result['hop'] else 'off'}   client: {'on' if result['client'] else 'off'}")
+    for line in relay_lines(result):
+        click.echo(line)
+
+
+def relay_lines(result: dict[str, Any]) -> list[str]:
+    """``ioa relay status`` lines (pure: tests read them)."""
+    lines = [
+        f"reachability: {result.get('reachability', 'unknown')}",
+        f"hop: {'on' if result['hop'] else 'off'}   client: {'on' if result['client'] else 'off'}",
+    ]
     if result["hop"]:
-        click.echo(f"reserved peers: {result.get('reserved_peers', '?')}")
-        click.echo("limits: " + " ".join(f"{k}={v}" for k, v in sorted(result["limits"].items())))
-    for item in result["reservations"]:
-        click.echo(f"reservation on {item['relay']} until {item['expires']}")
+        lines.append("limits: " + " ".join(f"{k}={v}" for k, v in sorted(result["limits"].items())))
+        usage = result.get("usage") or {}
+        lines.append(
+            f"relaying: {usage.get('reservations', 0)} reservations, {usage.get('circuits', 0)} circuits "
+            f"open, {usage.get('circuits_opened', 0)} opened, {usage.get('relayed_bytes', 0)} bytes relayed"
+        )
+        refusals = usage.get("refusals") or {}
+        cuts = usage.get("circuits_cut") or {}
+        if refusals:
+            lines.append("refused: " + " ".join(f"{k}={v}" for k, v in sorted(refusals.items())))
+        if cuts:
+            lines.append("circuits cut by limit: " + " ".join(f"{k}={v}" for k, v in sorted(cuts.items())))
+    wanted = result.get("wanted_reservations")
+    held = result["reservations"]
+    if result.get("reachability") == "private" and wanted:
+        lines.append(f"reservations: {len(held)} held, {wanted} wanted")
+    for item in held:
+        kind = "pinned" if item.get("pinned") else "auto"
+        left = item.get("expires_in")
+        lines.append(
+            f"reservation on {item['relay']} ({kind}) expires in {left} s"
+            if left is not None
+            else f"reservation on {item['relay']} until {item['expires']}"
+        )
     for addr in result["circuit_addrs"]:
-        click.echo(f"reachable at {addr}")
+        lines.append(f"reachable at {addr}")
+    punch = result.get("hole_punching")
+    if punch:
+        lines.append(
+            f"hole punching: {punch.get('successes', 0)} of {punch.get('attempts', 0)} attempts worked"
+        )
+    return lines
 
 
 @relay.command("connect")

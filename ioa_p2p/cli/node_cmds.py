@@ -1,4 +1,4 @@
-"""``ioa node start``, ``ioa peers``, ``ioa faults``, ``ioa send``, ``ioa inbox``."""
+"""``ioa node start``, ``ioa node status``, ``ioa peers``, ``ioa faults``, ``ioa send``, ``ioa inbox``."""
 
 from __future__ import annotations
 
@@ -37,6 +37,18 @@ def node() -> None:
 @click.option(
     "--bootstrap", multiple=True, metavar="MADDR", help="Bootstrap peer /.../p2p/<id> (repeatable)."
 )
+@click.option(
+    "--bootstrap-file",
+    default=None,
+    metavar="FILE",
+    help="File of bootstrap multiaddrs, one a line (# comments); $IOA_BOOTSTRAP adds more.",
+)
+@click.option(
+    "--announce",
+    multiple=True,
+    metavar="MADDR",
+    help="An address to advertise besides the detected ones: a public IP, a forwarded port (repeatable).",
+)
 @click.option("--name", default=None, help="Agent name (overrides [agent].name).")
 @click.option("--description", default=None, help="Agent description (overrides [agent].description).")
 @click.option(
@@ -57,6 +69,8 @@ def node_start(
     config_file: Path | None,
     listen: tuple[str, ...],
     bootstrap: tuple[str, ...],
+    bootstrap_file: str | None,
+    announce: tuple[str, ...],
     name: str | None,
     description: str | None,
     skills: tuple[str, ...],
@@ -76,7 +90,13 @@ def node_start(
     lists = {"skills": skills, "languages": languages, "input_types": input_types}
     lists.update(output_types=output_types, tools=tools)
     agent.update({key: list(values) for key, values in lists.items() if values})  # each overrides [agent]
-    config = config.with_overrides(listen=listen or None, bootstrap=bootstrap, sections={"agent": agent})
+    config = config.with_overrides(
+        listen=listen or None,
+        bootstrap=bootstrap,
+        bootstrap_file=str(Path(bootstrap_file).resolve()) if bootstrap_file else None,
+        announce=announce,
+        sections={"agent": agent},
+    )
     trio.run(_run_node, config)
 
 
@@ -94,12 +114,54 @@ async def _run_node(config: NodeConfig) -> None:
             click.echo(f"{reason}, shutting down", err=True)
 
 
+@node.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the GET /net answer as JSON.")
+@click.pass_context
+@handle_errors()
+def node_status(ctx: click.Context, as_json: bool) -> None:
+    """Reachability, listen and advertised addresses, and bootstrap peers of the running node."""
+    result = ControlClient(get_home(ctx)).call("GET", "/net")
+    if as_json:
+        emit_json(result)
+        return
+    for line in net_lines(result):
+        click.echo(line)
+
+
+def net_lines(net: dict[str, Any]) -> list[str]:
+    """``ioa node status`` lines (pure: tests read them)."""
+    reach = net.get("reachability", {})
+    lines = [f"peer id {net.get('peer_id')}"]
+    mode = reach.get("mode", "auto")
+    how = (
+        "set by [node].reachability"
+        if mode != "auto"
+        else (f"AutoNAT: {reach.get('reached', 0)} peer(s) reached us, {reach.get('failed', 0)} could not")
+    )
+    lines.append(f"reachability: {reach.get('status', 'unknown')} ({how})")
+    for ip in reach.get("confirmed_ips", []):
+        lines.append(f"observed public IP: {ip}")
+    lines += [f"listening on {a}" for a in net.get("listen", [])]
+    lines += [f"advertised {a}" for a in net.get("advertised", [])]
+    for boot in net.get("bootstrap", []):
+        state = (
+            "connected" if boot.get("connected") else f"not connected ({boot.get('last_error') or 'dialing'})"
+        )
+        lines.append(f"bootstrap {boot.get('addr')}: {state}")
+    punch = net.get("hole_punching")
+    if punch:
+        lines.append(
+            f"hole punching: {punch.get('successes', 0)} of {punch.get('attempts', 0)} attempts worked"
+        )
+    return lines
+
+
 @main.command()
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of {peer_id, addrs}.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of {peer_id, addrs, connections}.")
 @click.pass_context
 @handle_errors()
 def peers(ctx: click.Context, as_json: bool) -> None:
-    """List the peers the running node is connected to."""
+    """List the peers the running node is connected to, each connection direct, relayed or punched."""
     result = ControlClient(get_home(ctx)).call("GET", "/peers")
     if as_json:
         emit_json(result)
@@ -107,7 +169,9 @@ def peers(ctx: click.Context, as_json: bool) -> None:
     if not result:
         click.echo("no connected peers")
     for peer in result:
-        click.echo(f"{peer['peer_id']}  {' '.join(peer['addrs'])}")
+        conns = peer.get("connections") or [{"kind": "direct", "addr": " ".join(peer["addrs"])}]
+        for conn in conns:
+            click.echo(f"{peer['peer_id']}  {conn['kind']:<8} {conn.get('addr', '')}")
 
 
 @main.command()

@@ -1,6 +1,7 @@
-"""Control API routes about this node and its peers: ``GET /id``, ``GET /peers``, ``POST /connect``, and
-``GET /faults``: ``{"total": n, "counts": {"<where>:<exception type>": n}}``, what the node's task
-boundaries stopped (input from peers that no decoder foresaw, or a bug; see docs/security.md)."""
+"""Control API routes about this node and its peers: ``GET /id``, ``GET /peers`` (each connection with its
+kind: direct, relayed or punched), ``GET /net`` (reachability, addresses, bootstrap peers), ``POST
+/connect``, and ``GET /faults``: ``{"total": n, "counts": {"<where>:<exception type>": n}}``, what the
+node's task boundaries stopped (input from peers that no decoder foresaw, or a bug; see docs/security.md)."""
 
 from __future__ import annotations
 
@@ -25,20 +26,30 @@ def faults_view(node: NodePort) -> dict[str, Any]:
 
 
 def peers_view(node: NodePort) -> list[dict[str, Any]]:
-    """One entry per connected peer: ``{"peer_id", "addrs", "protocols"}`` sorted by peer ID."""
+    """One entry per connected peer, sorted by peer ID: ``{"peer_id", "addrs", "connections"}``, each
+    connection ``{"kind": "direct"|"relayed"|"punched", "addr", "direction", "streams"}``."""
     out = []
     for peer in node.connected_peers():
-        out.append({"peer_id": str(peer), "addrs": node.peer_addrs(peer)})
+        out.append(
+            {"peer_id": str(peer), "addrs": node.peer_addrs(peer), "connections": node.connections(peer)}
+        )
     return out
 
 
 @asynccontextmanager
 async def open_peers_api(node: NodePort) -> AsyncIterator[None]:
     async def get_id(request: ControlRequest) -> Any:
-        return {"peer_id": str(node.peer_id), "addrs": node.listen_addrs()}
+        return {
+            "peer_id": str(node.peer_id),
+            "addrs": node.listen_addrs(),
+            "advertised": node.advertised_addrs(),
+        }
 
     async def get_peers(request: ControlRequest) -> Any:
         return peers_view(node)
+
+    async def get_net(request: ControlRequest) -> Any:
+        return node.net_status()
 
     async def post_connect(request: ControlRequest) -> Any:
         addr = request.arg("addr", str)
@@ -51,6 +62,7 @@ async def open_peers_api(node: NodePort) -> AsyncIterator[None]:
 
     node.control.add_route("GET", "/id", get_id)
     node.control.add_route("GET", "/peers", get_peers)
+    node.control.add_route("GET", "/net", get_net)
 
     async def get_faults(request: ControlRequest) -> Any:
         return faults_view(node)

@@ -26,6 +26,7 @@ from ioa_p2p.errors import (
     IoATimeout,
     MessageTooLarge,
     PeerRejected,
+    PeerUnreachable,
     ProtocolViolation,
     ReplayedMessage,
     UsageError,
@@ -100,15 +101,26 @@ class Messaging:
                 self._send_locks.pop(peer, None)
 
     async def send_envelope(self, peer: PeerId, env: Envelope) -> bytes:
-        """Send one envelope; return its hash once the peer acknowledged it."""
+        """Send one envelope; return its hash once the peer acknowledged it. A peer that cannot be
+        reached is :class:`~ioa_p2p.errors.DialFailed` (naming the addresses and relays tried: nothing was
+        sent); :class:`~ioa_p2p.errors.IoATimeout` "did not acknowledge" means the message went out on an
+        open stream and no answer came."""
+        sent = False
         try:
             with trio.fail_after(SEND_TIMEOUT):
                 stream = await self.node.open_stream(peer, PROTOCOL_ID)
                 async with stream:
                     await stream.send_envelope(env)
+                    sent = True
                     reply = await stream.receive_value()
         except trio.TooSlowError:
-            raise IoATimeout(f"{peer} did not acknowledge within {SEND_TIMEOUT:.0f} s") from None
+            if sent:
+                raise IoATimeout(
+                    f"{peer} did not acknowledge within {SEND_TIMEOUT:.0f} s (the message was sent to it)"
+                ) from None
+            raise PeerUnreachable(
+                f"could not open a stream to {peer} within {SEND_TIMEOUT:.0f} s; nothing was sent"
+            ) from None
         return check_ack(reply, env, peer)
 
     async def wait_message(self, count: int) -> None:
