@@ -8,12 +8,12 @@ next one. Replays are refused (:mod:`ioa_p2p.node.messaging.replay`): each autho
 increase, checked against a table persisted under ``$IOA_HOME`` before the ``ok`` answer.
 
 Control API: ``POST /send {"peer", "text", "data"?}`` -> ``{"hash", "acked"}``; ``GET /inbox`` -> the last
-received messages (``{"from", "hash", "seq", "ts", "text", "data"}``), oldest first.
+received messages (``{"from", "hash", "seq", "ts", "text", "data"}``), oldest first: stored on disk before the
+``ok`` answer (:mod:`ioa_p2p.node.messaging.inbox`), so an acknowledged message survives a crash.
 """
 
 from __future__ import annotations
 
-import collections
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -33,6 +33,7 @@ from ioa_p2p.errors import (
 )
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.control.server import ControlRequest
+from ioa_p2p.node.messaging.inbox import Inbox
 from ioa_p2p.node.messaging.replay import ReplayGuard
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.wire.envelope import Envelope
@@ -42,15 +43,14 @@ if TYPE_CHECKING:
     from ioa_p2p.node.ports import NodePort
 
 PROTOCOL_ID = "/ioa/msg/1.0.0"
-INBOX_SIZE = 1000
 SEND_TIMEOUT = 10.0
 
 
 class Messaging:
-    def __init__(self, node: NodePort, replay: ReplayGuard) -> None:
+    def __init__(self, node: NodePort, replay: ReplayGuard, inbox: Inbox) -> None:
         self.node = node
         self.replay = replay
-        self.inbox: collections.deque[Envelope] = collections.deque(maxlen=INBOX_SIZE)
+        self.inbox = inbox
         self._seq = time.time_ns() // 1000  # monotonic across restarts without storing state
         self._arrived = trio.Event()
         self._send_locks: dict[PeerId, trio.Lock] = {}
@@ -82,7 +82,8 @@ class Messaging:
             self.replay.admit(env.author, env.seq, env.ts)  # persisted before the ok answer
         except ReplayedMessage as exc:
             return _refusal(exc.code, f"ReplayedMessage: {exc}")
-        self.inbox.append(env)
+        # on disk before the ok answer too (a crash in between: no ok, and the sender's retry has a new seq)
+        self.inbox.append(env, data)
         self._arrived.set()
         self._arrived = trio.Event()
         return {"ok": True, "hash": env.hash}
@@ -157,7 +158,8 @@ def envelope_view(env: Envelope) -> dict[str, Any]:
 @asynccontextmanager
 async def open_messaging(node: NodePort) -> AsyncIterator[Messaging]:
     replay = ReplayGuard.open(node.home, clock_ms=lambda: time.time_ns() // 1_000_000)
-    messaging = Messaging(node, replay)
+    inbox = Inbox.open(node.home)
+    messaging = Messaging(node, replay, inbox)
 
     async def post_send(request: ControlRequest) -> Any:
         try:
@@ -177,4 +179,5 @@ async def open_messaging(node: NodePort) -> AsyncIterator[Messaging]:
     try:
         yield messaging
     finally:
+        inbox.close()
         replay.close()
