@@ -42,10 +42,10 @@ from ioa_p2p.node.net.host import (
 from ioa_p2p.node.net.interfaces import InterfaceCache
 from ioa_p2p.node.net.libp2p_patches import (
     FaultSink,
+    advertise,
     cap_inbound_streams,
     live_connections,
     route_dials,
-    set_addrs_factory,
 )
 from ioa_p2p.node.net.mdns import run_mdns
 from ioa_p2p.node.net.nat import NatOptions, NatState
@@ -105,7 +105,7 @@ class Libp2pNetwork:
         circuit = self._dial_through_relay if options.relay_client else None
         self.dialer = Dialer(self.host, self.local_view, circuit=circuit)
         route_dials(self.host, lambda peer: self.dialer.dial(peer, deliberate=False))
-        set_addrs_factory(self.host, self._addrs_factory)
+        advertise(self.host, self.advertised)
         self.nat.install()
 
     # ------------------------------------------------------------------ addresses
@@ -132,13 +132,6 @@ class Libp2pNetwork:
     def local_view(self) -> LocalView:
         own = frozenset(strip_peer(a) for a in [*self.listen_addrs(), *self._last_advertised])
         return LocalView(tuple(self.interfaces.get()), own)
-
-    def _addrs_factory(self, candidates: list[Any]) -> list[Any]:
-        out = []
-        for text in self.advertised():
-            with suppress(Exception):  # an address the multiaddr library cannot encode is left out
-                out.append(parse_multiaddr(text))
-        return out
 
     def set_circuit_addrs(self, addrs: list[str]) -> None:
         """Our ``/p2p-circuit`` addresses (the relay service's reservations)."""
@@ -195,7 +188,7 @@ class Libp2pNetwork:
             relayed = any(is_circuit(a) for a in addrs)
             punched = self.punch is not None and self.punch.is_punched(conn)
             kind = "relayed" if relayed else "punched" if punched else "direct"
-            direction = str(getattr(getattr(conn, "direction", None), "value", "unknown"))
+            direction = str(getattr(getattr(conn, "direction", None), "name", "unknown")).lower()
             out.append(
                 {
                     "kind": kind,
