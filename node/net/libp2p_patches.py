@@ -76,6 +76,14 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    address afresh (the swarm's transport for it, then the security handshake, which proves the peer ID)
    and closes it without registering it; :class:`ioa_p2p.node.net.autonat.AutoNATServer` uses it. The
    test shows upstream's service still answers OK for an address nobody listens on.
+15. Hole punching from both ends: ``DCUtRProtocol``'s auto-drive starts a session from both sides of every
+   relayed connection; concurrent sessions collide until the attempts are spent.
+   :class:`ioa_p2p.node.net.punch.HolePuncher` wraps ``initiate_hole_punch`` (one initiator per pair) and
+   ``_perform_hole_punch`` (to mark the connections a punch made). The test checks both still exist and
+   that the auto-drive loop still goes through ``initiate_hole_punch``.
+16. Not patched but replaced, because too much would need patching: the circuit relay HOP server
+   (:mod:`ioa_p2p.node.net.relay_hop` says why) and the relayed dial
+   (:func:`ioa_p2p.node.net.relay.dial_circuit`).
 """
 
 from __future__ import annotations
