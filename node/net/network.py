@@ -22,6 +22,7 @@ import trio
 from libp2p.identity.identify_push.identify_push import push_identify_to_peers
 
 from ioa_p2p.errors import ConfigError, InvalidAddress, InvalidPeerId, UsageError
+from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.net.addrs import (
     LocalView,
@@ -31,6 +32,7 @@ from ioa_p2p.node.net.addrs import (
     split_circuit,
     strip_peer,
 )
+from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.dialer import Dialer
 from ioa_p2p.node.net.host import (
     from_libp2p_id,
@@ -53,6 +55,7 @@ from ioa_p2p.node.net.punch import HolePuncher
 from ioa_p2p.node.net.relay import StopService, dial_circuit, peer_protocols
 from ioa_p2p.node.net.relay_hop import HopServer
 from ioa_p2p.node.net.relay_limits import HopLimits
+from ioa_p2p.node.net.relay_net import Libp2pRelayNet
 from ioa_p2p.node.net.routing import new_dht, run_dht
 
 log = logging.getLogger("ioa_p2p.net")
@@ -248,6 +251,16 @@ class Libp2pNetwork:
         explicit = [relay_part] if not relay_part.startswith("/p2p/") else None
         await self.dialer.dial(relay, explicit)
         return await dial_circuit(self.host, relay, target, addr)
+
+    # ------------------------------------------------------------------ what services get
+
+    def card_net(self, faults: Faults) -> Libp2pCardNet:
+        """Discovery's network: the DHT's card records and the card topic."""
+        return Libp2pCardNet(self.host, self.dht, faults)
+
+    def relay_net(self) -> Libp2pRelayNet:
+        """The relay service's network."""
+        return Libp2pRelayNet(self)
 
     # ------------------------------------------------------------------ relaying for others
 
