@@ -61,7 +61,7 @@ from ioa_p2p.node.net.routing import new_dht, run_dht
 log = logging.getLogger("ioa_p2p.net")
 
 #: Seconds the network may take to close its connections and the host when the node stops.
-SHUTDOWN_TIMEOUT = 10.0
+SHUTDOWN_TIMEOUT = 8.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +297,8 @@ class Libp2pNetwork:
             if self.options.hole_punching:
                 self.punch = HolePuncher(self.host)
                 await stack.enter_async_context(self.punch.run())
+        # unwinding starts by closing every connection: the services' exits then wait on nothing
+        stack.push_async_callback(_close_swarm, self.host)
 
     def _run_tasks(self, nursery: trio.Nursery) -> None:
         self._nursery = nursery
