@@ -65,7 +65,7 @@ async def test_a_private_node_holds_two_reservations_and_is_reached_through_a_re
                 == 0
             )
             status = home.services.relay.status()
-            assert status["reachability"] == "private" and len(status["circuit_addrs"]) == 2
+            assert status.reachability == "private" and len(status.circuit_addrs) == 2
 
             # a caller knows the home's signed-card addresses: its direct address is refused (the NAT),
             # the relayed one works, for a plain send
@@ -191,6 +191,6 @@ async def test_relay_limits_hold_per_ip_and_per_circuit_and_show_in_the_status(t
             # circuit_duration = 2 s: the relay cuts the relayed connection, even an idle one (a direct one
             # may have replaced it meanwhile: first is not behind a NAT, DCUtR dials it directly)
             await until(lambda: "relayed" not in kinds(caller, first.peer_id), "cut by duration", 15)
-            usage = relay.services.relay.status()["usage"]
-            assert usage["refusals"]["reservations_per_ip"] == 1
-            assert usage["circuits_cut"] == {"duration": 1} and usage["relayed_bytes"] > 0
+            usage = relay.services.relay.status().usage
+            assert usage is not None and usage.refusals["reservations_per_ip"] == 1
+            assert usage.circuits_cut == {"duration": 1} and usage.relayed_bytes > 0

@@ -51,6 +51,7 @@ from ioa_p2p.node.net.libp2p_patches import (
 )
 from ioa_p2p.node.net.mdns import run_mdns
 from ioa_p2p.node.net.nat import NatOptions, NatState
+from ioa_p2p.node.net.ping import ping_rtt
 from ioa_p2p.node.net.punch import HolePuncher
 from ioa_p2p.node.net.relay import StopService, dial_circuit, peer_protocols
 from ioa_p2p.node.net.relay_hop import HopServer
@@ -218,6 +219,10 @@ class Libp2pNetwork:
         if peer == self.peer_id:
             raise UsageError("cannot dial this node itself")
         await self.dialer.dial(to_libp2p_id(peer), deliberate=deliberate)
+
+    async def ping(self, peer: PeerId) -> float | None:
+        """Round-trip time to a connected peer in milliseconds (None: a failed ping); callers bound it."""
+        return await ping_rtt(self.host, peer)
 
     async def new_stream(self, peer: PeerId, protocol: str) -> Any:
         """A raw py-libp2p stream of ``protocol`` on the best connection (``connect_peer`` first)."""
