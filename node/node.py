@@ -239,6 +239,7 @@ async def open_node(
         nat=NatOptions(mode=config.reachability, confirmations=config.confirmations),
         relay_client=relay.client,
         hole_punching=relay.client and relay.hole_punching,
+        mdns=config.mdns,
     )
     faults = Faults()  # before the host: inbound streams are served inside its boundary from the start
     budgets = NodeBudgets(Limits.from_section(config.section("limits")))

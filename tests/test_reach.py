@@ -166,3 +166,15 @@ async def test_a_joined_node_keeps_working_when_its_bootstrap_node_is_gone(tmp_p
             await until(lambda: not b.is_connected(c.peer_id), "disconnected")
             await b.services.messaging.send_text(c.peer_id, "still here")  # dialed from what b learned
             assert [e.body.text for e in c.services.messaging.inbox] == ["still here"]
+
+
+async def test_nodes_on_one_lan_find_each_other_by_mdns_when_asked(tmp_path: Path) -> None:
+    """``[node] mdns = true`` (off by default): two nodes with no bootstrap peer meet on the local network."""
+    lan = ("/ip4/0.0.0.0/tcp/0",)
+    with trio.fail_after(60):
+        async with node_group() as group:
+            a = await group.start("a", config(tmp_path, "a", listen=lan, mdns=True))
+            b = await group.start("b", config(tmp_path, "b", listen=lan, mdns=True))
+            quiet = await group.start("quiet", config(tmp_path, "quiet", listen=lan))
+            await until(lambda: a.is_connected(b.peer_id), "found by mDNS", 40)
+            assert not quiet.is_connected(a.peer_id) and not quiet.is_connected(b.peer_id)

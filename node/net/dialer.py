@@ -260,7 +260,7 @@ def _reason(exc: BaseException, took: float) -> str:
     if "mismatch" in reason.lower():
         return "another peer answers at this address"
     if "handshake" in reason.lower() or "security" in reason.lower():
-        return "the connection was closed during the Noise handshake (a firewall, a NAT, or not a libp2p node)"
+        return "closed during the Noise handshake (a firewall, a NAT, or not a libp2p node)"
     return reason.replace("\n", " ")[:200]
 
 

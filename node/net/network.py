@@ -47,6 +47,7 @@ from ioa_p2p.node.net.libp2p_patches import (
     route_dials,
     set_addrs_factory,
 )
+from ioa_p2p.node.net.mdns import run_mdns
 from ioa_p2p.node.net.nat import NatOptions, NatState
 from ioa_p2p.node.net.punch import HolePuncher
 from ioa_p2p.node.net.relay import StopService, dial_circuit, peer_protocols
@@ -69,6 +70,7 @@ class NetOptions:
     nat: NatOptions = NatOptions()
     relay_client: bool = True
     hole_punching: bool = True
+    mdns: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +297,16 @@ class Libp2pNetwork:
         self.check_addrs()
         nursery.start_soon(self.nat.run)
         nursery.start_soon(self.interfaces.refresh_loop, self.check_addrs)
+        if self.options.mdns:
+            nursery.start_soon(
+                run_mdns, self.host, self.listen_addrs, self._dial_lan_peer, self._connected_id
+            )
+
+    async def _dial_lan_peer(self, peer: Any, addrs: list[str]) -> None:
+        await self.dialer.dial(peer, addrs, deliberate=False)
+
+    def _connected_id(self, peer: Any) -> bool:
+        return bool(live_connections(self.host, peer))
 
 
 def check_listening(host: Any, texts: tuple[str, ...], addrs: list[Any]) -> None:
