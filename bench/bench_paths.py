@@ -275,7 +275,11 @@ def main() -> None:
         hosts = {"pub": pub, **{h.name: h.add_host(f"m{i + 1}") for i, h in enumerate(homes)}}
         mechanism, lines = add_delay(net.links, args.delay)
         note = "" if mechanism == "netem" else " (this kernel has no sch_netem: NFQUEUE delay line)"
-        print(f"links: {args.delay:g} ms per traversal via {mechanism}{note}")
+        print(
+            f"links: {args.delay:g} ms per traversal via {mechanism}{note}"
+            if args.delay
+            else "links: no delay"
+        )
         try:
             print(f"0. link check: TCP echo home1 <-> pub {echo_rtt(lab, hosts['home1'], pub):.1f} ms "
                   f"(4 traversals: {4 * args.delay:g} ms + processing)")  # fmt: skip
