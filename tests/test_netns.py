@@ -152,7 +152,7 @@ def test_homes_reach_each_other_and_hole_punching_upgrades_a_pair(world: World) 
         _send(world, "translator", other)
     try:
         pair = poll(
-            punched, 45, "a relayed connection between two MASQUERADE homes upgraded by hole punching"
+            punched, 30, "a relayed connection between two MASQUERADE homes upgraded by hole punching"
         )
     finally:
         print(f"\nconnections between homes: {kinds()}")
