@@ -30,12 +30,10 @@ from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId, load_key_file
 from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
-from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.host import parse_multiaddr, peer_info_from_addr, remote_peer_of
 from ioa_p2p.node.net.nat import NatOptions
 from ioa_p2p.node.net.network import InboundCap, Libp2pNetwork, NetOptions, open_network
-from ioa_p2p.node.net.relay_net import Libp2pRelayNet
 from ioa_p2p.node.net.routing import BootstrapState, start_routing
 from ioa_p2p.node.ports import StreamHandler
 from ioa_p2p.node.relay.settings import RelaySettings
@@ -256,10 +254,12 @@ async def open_node(
                 async with AsyncExitStack() as stack:
                     start_routing(net, node.bootstrap, config, nursery, faults)
                     if services:
-                        card_net = Libp2pCardNet(net.host, net.dht, faults)
-                        relay_net = Libp2pRelayNet(net)
                         await open_services(
-                            node, stack, node.services, card_net=card_net, relay_net=relay_net
+                            node,
+                            stack,
+                            node.services,
+                            card_net=net.card_net(faults),
+                            relay_net=net.relay_net(),
                         )
                         _hint_card_addrs(node)
                     node.services_ready.set()

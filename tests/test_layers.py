@@ -48,6 +48,7 @@ CONFINED = {
     "libp2p": ("ioa_p2p.node.net",),
     "multiaddr": ("ioa_p2p.node.net",),
     "varint": ("ioa_p2p.node.net",),
+    "ifaddr": ("ioa_p2p.node.net",),
     "hypercorn": ("ioa_p2p.node.control",),
 }
 #: The core (every layer below ``adapters``) does no network I/O: none of these.

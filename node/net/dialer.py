@@ -97,7 +97,7 @@ class Dialer:
             out = []
         if self.hints is not None:
             out += self.hints(peer)
-        return list(dict.fromkeys(strip_peer(a) if not is_circuit(a) else a for a in out))
+        return list(dict.fromkeys(_normal(a, peer) for a in out))
 
     # ------------------------------------------------------------------ dialing
 
@@ -137,7 +137,7 @@ class Dialer:
         self, peer: ID, addrs: Sequence[str] | None, deliberate: bool, deadline: float
     ) -> Any:
         explicit = addrs is not None
-        candidates = [strip_peer(a) if not is_circuit(a) else a for a in (addrs or self.known_addrs(peer))]
+        candidates = [_normal(a, peer) for a in (addrs or self.known_addrs(peer))]
         plan = plan_dial(candidates, self.local(), explicit=explicit)
         if plan.relayed and self.circuit is None:
             plan = DialPlan(
@@ -233,6 +233,14 @@ class _Race:
         if self.winner is None:
             self.winner = conn
             self.scope.cancel()
+
+
+def _normal(addr: str, peer: ID) -> str:
+    """A direct address without ``/p2p/<id>``; a circuit address ending in ``/p2p-circuit/p2p/<peer>``
+    (identify and peer records carry it without the target)."""
+    if not is_circuit(addr):
+        return strip_peer(addr)
+    return f"{addr}/p2p/{peer}" if addr.endswith("/p2p-circuit") else addr
 
 
 def _relayed(conn: Any) -> bool:

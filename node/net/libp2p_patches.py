@@ -59,10 +59,13 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    :class:`~ioa_p2p.node.net.dialer.Dialer` instead; :func:`dial_one_address` dials exactly one address
    (the swarm's single-attempt dial, no retries, no cache). The tests check both internals still exist
    with the signatures we call and that a patched host dials a second address when the first is dead.
-12. Advertised addresses: :func:`set_addrs_factory` installs the function that decides what the host
-   advertises (identify, signed peer record, relay reservations) through ``BasicHost._addrs_factory``,
-   the hook behind ``get_addrs()``: py-libp2p would otherwise advertise ``/ip4/0.0.0.0/...`` as given.
-   The test checks the hook is still consulted.
+12. Advertised addresses: ``BasicHost.get_addrs()`` (what identify, the signed peer record and DCUtR
+   advertise) returns the listen addresses as given (``/ip4/0.0.0.0/...``), and its ``addrs_factory``
+   hook cannot carry a relay address: ``get_addrs`` strips the first ``/p2p/`` component it finds, which
+   turns ``<relay addr>/p2p/<relay>/p2p-circuit`` into the relay's own address claimed as ours.
+   :func:`advertise` replaces ``get_addrs`` on the host with our advertised list (each ending in
+   ``/p2p/<our id>``). The test checks upstream still mangles a circuit address and that identify and the
+   peer record carry ours.
 13. Observed addresses: py-libp2p counts an identify observation only when four observers agree on IP
    *and port*; behind a NAT every outbound connection gets its own port, so nothing is ever confirmed.
    :func:`observe_identify` hands every observation (and every closed connection) also to our
@@ -73,6 +76,14 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    address afresh (the swarm's transport for it, then the security handshake, which proves the peer ID)
    and closes it without registering it; :class:`ioa_p2p.node.net.autonat.AutoNATServer` uses it. The
    test shows upstream's service still answers OK for an address nobody listens on.
+15. Hole punching from both ends: ``DCUtRProtocol``'s auto-drive starts a session from both sides of every
+   relayed connection; concurrent sessions collide until the attempts are spent.
+   :class:`ioa_p2p.node.net.punch.HolePuncher` wraps ``initiate_hole_punch`` (one initiator per pair) and
+   ``_perform_hole_punch`` (to mark the connections a punch made). The test checks both still exist and
+   that the auto-drive loop still goes through ``initiate_hole_punch``.
+16. Not patched but replaced, because too much would need patching: the circuit relay HOP server
+   (:mod:`ioa_p2p.node.net.relay_hop` says why) and the relayed dial
+   (:func:`ioa_p2p.node.net.relay.dial_circuit`).
 """
 
 from __future__ import annotations
@@ -372,13 +383,25 @@ def route_dials(host: Any, dial: Callable[[Any], Any]) -> None:
     swarm.dial_peer = dial_peer
 
 
-def set_addrs_factory(host: Any, factory: Callable[[list[Any]], list[Any]]) -> None:
-    """Patch 12: ``host.get_addrs()`` advertises ``factory(candidates)`` (then appends ``/p2p/<id>``)."""
-    if not hasattr(host, "_addrs_factory"):
+def advertise(host: Any, addrs: Callable[[], list[str]]) -> None:
+    """Patch 12: ``host.get_addrs()`` returns ``addrs()`` (multiaddr text without ``/p2p/<our id>``), each
+    with ``/p2p/<our id>`` appended; an address the multiaddr library cannot parse is left out."""
+    import multiaddr
+
+    if not callable(getattr(host, "get_addrs", None)):
         raise RuntimeError(
-            "py-libp2p's BasicHost has no _addrs_factory any more: revisit ioa_p2p.node.net.libp2p_patches"
+            "py-libp2p's BasicHost has no get_addrs any more: revisit ioa_p2p.node.net.libp2p_patches"
         )
-    host._addrs_factory = factory
+    suffix = f"/p2p/{host.get_id()}"
+
+    def get_addrs() -> list[Any]:
+        out = []
+        for text in addrs():
+            with contextlib.suppress(Exception):
+                out.append(multiaddr.Multiaddr(text if text.endswith(suffix) else text + suffix))
+        return out
+
+    host.get_addrs = get_addrs
 
 
 def observe_identify(host: Any, record: Callable[[Any, Any], None], forget: Callable[[Any], None]) -> None:

@@ -22,6 +22,7 @@ import trio
 from libp2p.identity.identify_push.identify_push import push_identify_to_peers
 
 from ioa_p2p.errors import ConfigError, InvalidAddress, InvalidPeerId, UsageError
+from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.net.addrs import (
     LocalView,
@@ -31,6 +32,7 @@ from ioa_p2p.node.net.addrs import (
     split_circuit,
     strip_peer,
 )
+from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.dialer import Dialer
 from ioa_p2p.node.net.host import (
     from_libp2p_id,
@@ -42,10 +44,10 @@ from ioa_p2p.node.net.host import (
 from ioa_p2p.node.net.interfaces import InterfaceCache
 from ioa_p2p.node.net.libp2p_patches import (
     FaultSink,
+    advertise,
     cap_inbound_streams,
     live_connections,
     route_dials,
-    set_addrs_factory,
 )
 from ioa_p2p.node.net.mdns import run_mdns
 from ioa_p2p.node.net.nat import NatOptions, NatState
@@ -53,6 +55,7 @@ from ioa_p2p.node.net.punch import HolePuncher
 from ioa_p2p.node.net.relay import StopService, dial_circuit, peer_protocols
 from ioa_p2p.node.net.relay_hop import HopServer
 from ioa_p2p.node.net.relay_limits import HopLimits
+from ioa_p2p.node.net.relay_net import Libp2pRelayNet
 from ioa_p2p.node.net.routing import new_dht, run_dht
 
 log = logging.getLogger("ioa_p2p.net")
@@ -105,7 +108,7 @@ class Libp2pNetwork:
         circuit = self._dial_through_relay if options.relay_client else None
         self.dialer = Dialer(self.host, self.local_view, circuit=circuit)
         route_dials(self.host, lambda peer: self.dialer.dial(peer, deliberate=False))
-        set_addrs_factory(self.host, self._addrs_factory)
+        advertise(self.host, self.advertised)
         self.nat.install()
 
     # ------------------------------------------------------------------ addresses
@@ -132,13 +135,6 @@ class Libp2pNetwork:
     def local_view(self) -> LocalView:
         own = frozenset(strip_peer(a) for a in [*self.listen_addrs(), *self._last_advertised])
         return LocalView(tuple(self.interfaces.get()), own)
-
-    def _addrs_factory(self, candidates: list[Any]) -> list[Any]:
-        out = []
-        for text in self.advertised():
-            with suppress(Exception):  # an address the multiaddr library cannot encode is left out
-                out.append(parse_multiaddr(text))
-        return out
 
     def set_circuit_addrs(self, addrs: list[str]) -> None:
         """Our ``/p2p-circuit`` addresses (the relay service's reservations)."""
@@ -195,7 +191,7 @@ class Libp2pNetwork:
             relayed = any(is_circuit(a) for a in addrs)
             punched = self.punch is not None and self.punch.is_punched(conn)
             kind = "relayed" if relayed else "punched" if punched else "direct"
-            direction = str(getattr(getattr(conn, "direction", None), "value", "unknown"))
+            direction = str(getattr(getattr(conn, "direction", None), "name", "unknown")).lower()
             out.append(
                 {
                     "kind": kind,
@@ -255,6 +251,16 @@ class Libp2pNetwork:
         explicit = [relay_part] if not relay_part.startswith("/p2p/") else None
         await self.dialer.dial(relay, explicit)
         return await dial_circuit(self.host, relay, target, addr)
+
+    # ------------------------------------------------------------------ what services get
+
+    def card_net(self, faults: Faults) -> Libp2pCardNet:
+        """Discovery's network: the DHT's card records and the card topic."""
+        return Libp2pCardNet(self.host, self.dht, faults)
+
+    def relay_net(self) -> Libp2pRelayNet:
+        """The relay service's network."""
+        return Libp2pRelayNet(self)
 
     # ------------------------------------------------------------------ relaying for others
 

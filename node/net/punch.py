@@ -9,8 +9,12 @@ New streams then go to the direct connection (the swarm prefers direct connectio
 open on the relayed one finish there, and the relayed connection is closed 60 s after the upgrade, so no
 message in flight is lost.
 
-:class:`HolePuncher` adds what the node reports: which direct connections a punch made (``ioa peers``
-shows them as ``punched``) and counts of attempts and successes.
+:class:`HolePuncher` changes one thing: only one side of a relayed pair initiates. The library drives a
+hole punch from both ends of every relayed connection, and two sessions at once collide (each side dials
+with both handshake roles) until the 3 attempts are spent. As in go-libp2p, the side that *accepted* the
+relayed connection initiates; when both did (each dialed the other through a relay), the one with the
+smaller peer ID does. It also reports which direct connections a punch made (``ioa peers`` shows them as
+``punched``) and counts attempts and successes.
 """
 
 from __future__ import annotations
@@ -59,6 +63,23 @@ class HolePuncher:
             return ok
 
         self.protocol._perform_hole_punch = perform  # type: ignore[method-assign]
+        initiate = self.protocol.initiate_hole_punch
+
+        async def initiate_if_ours(peer_id: Any) -> bool:
+            if not self.initiates(peer_id):
+                return False
+            return bool(await initiate(peer_id))
+
+        self.protocol.initiate_hole_punch = initiate_if_ours  # type: ignore[method-assign]
+
+    def initiates(self, peer_id: Any) -> bool:
+        """Whether this side starts the hole punch with ``peer_id`` (module docstring)."""
+        relayed = [c for c in live_connections(self.host, peer_id) if _relayed(c)]
+        inbound = any(_direction(c) == "inbound" for c in relayed)
+        outbound = any(_direction(c) == "outbound" for c in relayed)
+        if inbound and outbound:
+            return bool(self.host.get_id().to_bytes() < peer_id.to_bytes())
+        return inbound
 
     def run(self) -> AbstractAsyncContextManager[Any]:
         return background_trio_service(self.protocol)
@@ -68,6 +89,11 @@ class HolePuncher:
 
     def status(self) -> dict[str, int]:
         return {"attempts": self.attempts, "successes": self.successes}
+
+
+def _direction(conn: Any) -> str:
+    """``inbound``, ``outbound`` or ``unknown`` (py-libp2p's ``Direction`` by name)."""
+    return str(getattr(getattr(conn, "direction", None), "name", "unknown")).lower()
 
 
 def _relayed(conn: Any) -> bool:

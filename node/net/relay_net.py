@@ -7,17 +7,35 @@ HOP server, hole punching) and :func:`~ioa_p2p.node.net.relay.request_reservatio
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.addrs import Reachability
-from ioa_p2p.node.net.network import Libp2pNetwork
+from ioa_p2p.node.net.nat import NatState
+from ioa_p2p.node.net.punch import HolePuncher
 from ioa_p2p.node.net.relay import HOP_PROTOCOL, request_reservation
+from ioa_p2p.node.net.relay_hop import HopServer
 from ioa_p2p.node.net.relay_limits import HopLimits
 
 
+class _Net(Protocol):
+    """What of :class:`~ioa_p2p.node.net.network.Libp2pNetwork` this uses."""
+
+    host: Any
+    nat: NatState
+    hop: HopServer | None
+    punch: HolePuncher | None
+
+    def speaks(self, peer: PeerId, protocol: str) -> bool: ...
+    def connected_peers(self) -> list[PeerId]: ...
+    def connections(self, peer: PeerId) -> list[dict[str, Any]]: ...
+    def set_circuit_addrs(self, addrs: list[str]) -> None: ...
+    def start_hop(self, limits: HopLimits) -> None: ...
+    def stop_hop(self) -> None: ...
+
+
 class Libp2pRelayNet:
-    def __init__(self, net: Libp2pNetwork) -> None:
+    def __init__(self, net: _Net) -> None:
         self.net = net
 
     def reachability(self) -> Reachability:
