@@ -23,6 +23,9 @@ from typing import Any, TypeVar
 
 import trio
 
+from ioa_p2p.api.events import EventSink
+from ioa_p2p.api.goals import GoalResult
+from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.config.limits import Limits
 from ioa_p2p.config.node_config import NodeConfig, resolve_bootstrap
 from ioa_p2p.errors import IoATimeout, PeerUnreachable, UsageError
@@ -38,6 +41,9 @@ from ioa_p2p.node.net.routing import BootstrapState, start_routing
 from ioa_p2p.node.ports import StreamHandler
 from ioa_p2p.node.relay.settings import RelaySettings
 from ioa_p2p.node.services import NodeServices, open_services
+from ioa_p2p.node.status import add_status_routes
+from ioa_p2p.node.telemetry import open_tracer
+from ioa_p2p.telemetry.tracer import NOOP_TRACER, Tracer
 
 log = logging.getLogger("ioa_p2p.node")
 
@@ -58,6 +64,7 @@ class Node:
         *,
         faults: Faults | None = None,
         budgets: NodeBudgets | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         self.config = config
         self.home: Path = config.home
@@ -78,6 +85,10 @@ class Node:
         #: Set once every service is open: services publish what depends on the others only then
         #: (discovery announces the card after the goals service added the adapter's description).
         self.services_ready = trio.Event()
+        #: When the node started (seconds since the Unix epoch).
+        self.started = time.time()
+        #: Spans of goals, turns, tasks and model calls (:mod:`ioa_p2p.node.telemetry`; no-op by default).
+        self.tracer: Tracer = tracer or NOOP_TRACER
 
     # ------------------------------------------------------------------ clock and worker threads
 
@@ -126,6 +137,11 @@ class Node:
             "bootstrap": self.bootstrap.view(),
             "hole_punching": self.net.punch.status() if self.net.punch is not None else None,
         }
+
+    async def ping(self, peer: PeerId) -> float | None:
+        """The round-trip time to a connected peer in milliseconds (None: a failed ping); callers bound
+        the wait."""
+        return await self.net.ping(peer)
 
     async def connect(self, addr: str) -> PeerId:
         """Connect to exactly ``addr`` (``.../p2p/<peer id>``, direct or ``/p2p-circuit``); the peer's ID."""
@@ -194,12 +210,12 @@ class Node:
 
     # ------------------------------------------------------------------ goals
 
-    async def launch_goal(self, goal: str = "", **options: Any) -> Any:
-        """Form a team for ``goal`` and work it out; see :meth:`ioa_p2p.node.goals.Goals.launch_goal`."""
+    async def launch_goal(self, request: LaunchRequest, *, on_event: EventSink | None = None) -> GoalResult:
+        """Form a team for a goal and work it out; see :meth:`ioa_p2p.node.goals.Goals.launch_goal`."""
         goals = self.services.goals
         if goals is None:
             raise UsageError("this node runs without the goals service")
-        return await goals.launch_goal(goal, **options)
+        return await goals.launch_goal(request, on_event=on_event)
 
     # ------------------------------------------------------------------ info
 
@@ -239,6 +255,7 @@ async def open_node(
         hole_punching=relay.client and relay.hole_punching,
         mdns=config.mdns,
     )
+    tracer = open_tracer(config.section("telemetry"), config.home, str(identity.peer_id))
     faults = Faults()  # before the host: inbound streams are served inside its boundary from the start
     budgets = NodeBudgets(Limits.from_section(config.section("limits")))
     inbound = InboundCap(budgets.limits.streams_per_peer, budgets.count_refused_early, budgets.admits)
@@ -247,7 +264,7 @@ async def open_node(
             open_network(identity, options, faults.record, inbound) as net,
             trio.open_nursery() as nursery,
         ):
-            node = Node(config, identity, net, nursery, faults=faults, budgets=budgets)
+            node = Node(config, identity, net, nursery, faults=faults, budgets=budgets, tracer=tracer)
             try:
                 # Services exit (in reverse order) before the background tasks are cancelled, so an
                 # exception raised in the block is never replaced by a Cancelled from our own scope.
@@ -262,6 +279,7 @@ async def open_node(
                             relay_net=net.relay_net(),
                         )
                         _hint_card_addrs(node)
+                    add_status_routes(node)
                     node.services_ready.set()
                     if control_api:
                         await nursery.start(
@@ -279,6 +297,15 @@ async def open_node(
                             _remove_info(config.home)
             finally:
                 nursery.cancel_scope.cancel()
+                with trio.CancelScope(shield=True), trio.move_on_after(5):
+                    await _flush_traces(tracer)
+
+
+async def _flush_traces(tracer: Tracer) -> None:
+    """Export the spans still buffered (an OpenTelemetry tracer's exporters run in threads)."""
+    shutdown = getattr(tracer, "shutdown", None)
+    if shutdown is not None:
+        await trio.to_thread.run_sync(shutdown, abandon_on_cancel=True)  # type: ignore[call-arg]
 
 
 def _hint_card_addrs(node: Node) -> None:

@@ -40,6 +40,7 @@ from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.gossip import Deliver, GossipSettings, Validate
 from ioa_p2p.node.net.relay_limits import HopLimits
+from ioa_p2p.telemetry.tracer import Tracer
 
 StreamHandler = Callable[[FramedStream], Awaitable[None]]
 _T = TypeVar("_T")
@@ -66,6 +67,8 @@ class NodePort(Protocol):
     def budgets(self) -> NodeBudgets: ...
     @property
     def services_ready(self) -> trio.Event: ...
+    @property
+    def tracer(self) -> Tracer: ...  # spans of goals, turns, tasks, model calls (no-op unless tracing is on)
 
     def listen_addrs(self) -> list[str]:
         """Where the node listens (wildcards expanded), each ending in ``/p2p/<peer id>``."""

@@ -65,7 +65,7 @@ async def test_a_private_node_holds_two_reservations_and_is_reached_through_a_re
                 == 0
             )
             status = home.services.relay.status()
-            assert status["reachability"] == "private" and len(status["circuit_addrs"]) == 2
+            assert status.reachability == "private" and len(status.circuit_addrs) == 2
 
             # a caller knows the home's signed-card addresses: its direct address is refused (the NAT),
             # the relayed one works, for a plain send
@@ -74,7 +74,8 @@ async def test_a_private_node_holds_two_reservations_and_is_reached_through_a_re
             with trio.fail_after(15):
                 await caller.services.messaging.send_text(home.peer_id, "through a relay")
             assert [e.body.text for e in home.services.messaging.inbox] == ["through a relay"]
-            assert kinds(caller, home.peer_id) == ["relayed"]
+            # relayed (the home may then have dialed the caller directly: DCUtR's first step, it can dial out)
+            assert "relayed" in kinds(caller, home.peer_id)
             assert gate.refused >= 1 and loopback  # the direct dial came, and the NAT refused it
 
             # renewed before they end (ttl 10 s), and a relay that goes away is replaced
@@ -117,7 +118,7 @@ async def test_autonat_finds_a_natted_node_private_and_an_open_one_public(
                 lambda: all(p.net.nat.status() == "public" for p in [boot, *peers]), "others public", 60
             )
             summary = home.net_status()["reachability"]
-            assert summary["failed"] >= 2 and summary["reached"] == 0, summary
+            assert summary["failed"] >= 1 and summary["reached"] == 0, summary  # 1 when 1 server was known
             await until(lambda: len(home.services.relay.reservations) >= 2, "auto relay", 60)
             assert all(p.services.relay.hop_running for p in [boot, *peers])  # auto_hop while public
             assert circuits_via(home) and home.net.dht.mode.name == "CLIENT"
@@ -190,6 +191,6 @@ async def test_relay_limits_hold_per_ip_and_per_circuit_and_show_in_the_status(t
             # circuit_duration = 2 s: the relay cuts the relayed connection, even an idle one (a direct one
             # may have replaced it meanwhile: first is not behind a NAT, DCUtR dials it directly)
             await until(lambda: "relayed" not in kinds(caller, first.peer_id), "cut by duration", 15)
-            usage = relay.services.relay.status()["usage"]
-            assert usage["refusals"]["reservations_per_ip"] == 1
-            assert usage["circuits_cut"] == {"duration": 1} and usage["relayed_bytes"] > 0
+            usage = relay.services.relay.status().usage
+            assert usage is not None and usage.refusals["reservations_per_ip"] == 1
+            assert usage.circuits_cut == {"duration": 1} and usage.relayed_bytes > 0

@@ -5,11 +5,11 @@ from __future__ import annotations
 import signal
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 import trio
 
+from ioa_p2p.api.peers import RelayConnectRequest, RelayStatus
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main, wait_stop_request
 from ioa_p2p.config.node_config import NodeConfig, load_config
 from ioa_p2p.control_client import ControlClient
@@ -90,52 +90,44 @@ def relay() -> None:
 @handle_errors()
 def relay_status(ctx: click.Context, as_json: bool) -> None:
     """Reachability, relay role and limits, what the relay carries, reservations, /p2p-circuit addresses."""
-    result = ControlClient(get_home(ctx)).call("GET", "/relay")
+    result = ControlClient(get_home(ctx)).relay()
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
         return
     for line in relay_lines(result):
         click.echo(line)
 
 
-def relay_lines(result: dict[str, Any]) -> list[str]:
+def relay_lines(result: RelayStatus) -> list[str]:
     """``ioa relay status`` lines (pure: tests read them)."""
     lines = [
-        f"reachability: {result.get('reachability', 'unknown')}",
-        f"hop: {'on' if result['hop'] else 'off'}   client: {'on' if result['client'] else 'off'}",
+        f"reachability: {result.reachability}",
+        f"hop: {'on' if result.hop else 'off'}   client: {'on' if result.client else 'off'}",
     ]
-    if result["hop"]:
-        lines.append("limits: " + " ".join(f"{k}={v}" for k, v in sorted(result["limits"].items())))
-        usage = result.get("usage") or {}
+    usage = result.usage
+    if result.hop:
+        lines.append("limits: " + " ".join(f"{k}={v}" for k, v in sorted(result.limits.to_json().items())))
+    if usage is not None:
         lines.append(
-            f"relaying: {usage.get('reservations', 0)} reservations, {usage.get('circuits', 0)} circuits "
-            f"open, {usage.get('circuits_opened', 0)} opened, {usage.get('relayed_bytes', 0)} bytes relayed"
+            f"relaying: {usage.reservations} reservations, {usage.circuits} circuits open, "
+            f"{usage.circuits_opened} opened, {usage.relayed_bytes} bytes relayed"
         )
-        refusals = usage.get("refusals") or {}
-        cuts = usage.get("circuits_cut") or {}
-        if refusals:
-            lines.append("refused: " + " ".join(f"{k}={v}" for k, v in sorted(refusals.items())))
-        if cuts:
-            lines.append("circuits cut by limit: " + " ".join(f"{k}={v}" for k, v in sorted(cuts.items())))
-    wanted = result.get("wanted_reservations")
-    held = result["reservations"]
-    if result.get("reachability") == "private" and wanted:
-        lines.append(f"reservations: {len(held)} held, {wanted} wanted")
-    for item in held:
-        kind = "pinned" if item.get("pinned") else "auto"
-        left = item.get("expires_in")
-        lines.append(
-            f"reservation on {item['relay']} ({kind}) expires in {left} s"
-            if left is not None
-            else f"reservation on {item['relay']} until {item['expires']}"
-        )
-    for addr in result["circuit_addrs"]:
-        lines.append(f"reachable at {addr}")
-    punch = result.get("hole_punching")
-    if punch:
-        lines.append(
-            f"hole punching: {punch.get('successes', 0)} of {punch.get('attempts', 0)} attempts worked"
-        )
+        if usage.refusals:
+            lines.append("refused: " + " ".join(f"{k}={v}" for k, v in sorted(usage.refusals.items())))
+        if usage.circuits_cut:
+            lines.append(
+                "circuits cut by limit: "
+                + " ".join(f"{k}={v}" for k, v in sorted(usage.circuits_cut.items()))
+            )
+    if result.reachability == "private" and result.wanted_reservations:
+        lines.append(f"reservations: {len(result.reservations)} held, {result.wanted_reservations} wanted")
+    for item in result.reservations:
+        kind = "pinned" if item.pinned else "auto"
+        lines.append(f"reservation on {item.relay} ({kind}) expires in {item.expires_in} s")
+    lines += [f"reachable at {addr}" for addr in result.circuit_addrs]
+    punch = result.hole_punching
+    if punch is not None:
+        lines.append(f"hole punching: {punch.successes} of {punch.attempts} attempts worked")
     return lines
 
 
@@ -148,13 +140,11 @@ def relay_lines(result: dict[str, Any]) -> list[str]:
 def relay_connect(ctx: click.Context, target: str, via: str | None, as_json: bool) -> None:
     """Connect to TARGET through a relay: a /p2p-circuit multiaddr, or a peer ID (tries connected relays)."""
     if target.startswith("/"):
-        body: dict[str, str] = {"addr": target}
+        request = RelayConnectRequest(addr=target)
     else:
-        body = {"peer": target}
-        if via:
-            body["relay"] = via
-    result = ControlClient(get_home(ctx)).call("POST", "/relay/connect", body)
+        request = RelayConnectRequest(peer=target, relay=via)
+    result = ControlClient(get_home(ctx)).relay_connect(request)
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
     else:
-        click.echo(f"connected to {result['peer_id']} via {result['via'] or 'an existing connection'}")
+        click.echo(f"connected to {result.peer_id} via {result.via or 'an existing connection'}")

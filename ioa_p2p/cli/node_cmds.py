@@ -10,6 +10,7 @@ from typing import Any
 import click
 import trio
 
+from ioa_p2p.api.peers import NetStatus
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main, wait_stop_request
 from ioa_p2p.config.node_config import NodeConfig, load_config
 from ioa_p2p.control_client import ControlClient
@@ -120,39 +121,33 @@ async def _run_node(config: NodeConfig) -> None:
 @handle_errors()
 def node_status(ctx: click.Context, as_json: bool) -> None:
     """Reachability, listen and advertised addresses, and bootstrap peers of the running node."""
-    result = ControlClient(get_home(ctx)).call("GET", "/net")
+    result = ControlClient(get_home(ctx)).net()
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
         return
     for line in net_lines(result):
         click.echo(line)
 
 
-def net_lines(net: dict[str, Any]) -> list[str]:
+def net_lines(net: NetStatus) -> list[str]:
     """``ioa node status`` lines (pure: tests read them)."""
-    reach = net.get("reachability", {})
-    lines = [f"peer id {net.get('peer_id')}"]
-    mode = reach.get("mode", "auto")
+    reach = net.reachability
+    lines = [f"peer id {net.peer_id}"]
     how = (
         "set by [node].reachability"
-        if mode != "auto"
-        else (f"AutoNAT: {reach.get('reached', 0)} peer(s) reached us, {reach.get('failed', 0)} could not")
+        if reach.mode != "auto"
+        else f"AutoNAT: {reach.reached} peer(s) reached us, {reach.failed} could not"
     )
-    lines.append(f"reachability: {reach.get('status', 'unknown')} ({how})")
-    for ip in reach.get("confirmed_ips", []):
-        lines.append(f"observed public IP: {ip}")
-    lines += [f"listening on {a}" for a in net.get("listen", [])]
-    lines += [f"advertised {a}" for a in net.get("advertised", [])]
-    for boot in net.get("bootstrap", []):
-        state = (
-            "connected" if boot.get("connected") else f"not connected ({boot.get('last_error') or 'dialing'})"
-        )
-        lines.append(f"bootstrap {boot.get('addr')}: {state}")
-    punch = net.get("hole_punching")
-    if punch:
-        lines.append(
-            f"hole punching: {punch.get('successes', 0)} of {punch.get('attempts', 0)} attempts worked"
-        )
+    lines.append(f"reachability: {reach.status} ({how})")
+    lines += [f"observed public IP: {ip}" for ip in reach.confirmed_ips]
+    lines += [f"listening on {a}" for a in net.listen]
+    lines += [f"advertised {a}" for a in net.advertised]
+    for boot in net.bootstrap:
+        state = "connected" if boot.connected else f"not connected ({boot.last_error or 'dialing'})"
+        lines.append(f"bootstrap {boot.addr}: {state}")
+    punch = net.hole_punching
+    if punch is not None:
+        lines.append(f"hole punching: {punch.successes} of {punch.attempts} attempts worked")
     return lines
 
 
@@ -162,16 +157,17 @@ def net_lines(net: dict[str, Any]) -> list[str]:
 @handle_errors()
 def peers(ctx: click.Context, as_json: bool) -> None:
     """List the peers the running node is connected to, each connection direct, relayed or punched."""
-    result = ControlClient(get_home(ctx)).call("GET", "/peers")
+    result = ControlClient(get_home(ctx)).peers()
     if as_json:
-        emit_json(result)
+        emit_json([p.to_json() for p in result])
         return
     if not result:
         click.echo("no connected peers")
     for peer in result:
-        conns = peer.get("connections") or [{"kind": "direct", "addr": " ".join(peer["addrs"])}]
-        for conn in conns:
-            click.echo(f"{peer['peer_id']}  {conn['kind']:<8} {conn.get('addr', '')}")
+        if not peer.connections:
+            click.echo(f"{peer.peer_id}  {' '.join(peer.addrs)}")
+        for conn in peer.connections:
+            click.echo(f"{peer.peer_id}  {conn.kind:<8} {conn.addr}")
 
 
 @main.command()
@@ -180,12 +176,12 @@ def peers(ctx: click.Context, as_json: bool) -> None:
 @handle_errors()
 def faults(ctx: click.Context, as_json: bool) -> None:
     """Exceptions the running node stopped at its task boundaries (by place and type) instead of ending."""
-    result = ControlClient(get_home(ctx)).call("GET", "/faults")
+    result = ControlClient(get_home(ctx)).faults()
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
         return
-    click.echo(f"faults stopped at task boundaries: {result['total']}")
-    for where, count in result["counts"].items():
+    click.echo(f"faults stopped at task boundaries: {result.total}")
+    for where, count in result.counts.items():
         click.echo(f"{count:>8}  {where}")
 
 
@@ -197,11 +193,11 @@ def faults(ctx: click.Context, as_json: bool) -> None:
 @handle_errors()
 def send(ctx: click.Context, peer: str, text: str, as_json: bool) -> None:
     """Send a signed direct message to PEER and wait for its acknowledgement."""
-    result = ControlClient(get_home(ctx)).call("POST", "/send", {"peer": peer, "text": text})
+    result = ControlClient(get_home(ctx)).send(peer, text)
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
     else:
-        click.echo(f"delivered {result['hash']}")
+        click.echo(f"delivered {result.hash}")
 
 
 @main.command()
@@ -210,9 +206,9 @@ def send(ctx: click.Context, peer: str, text: str, as_json: bool) -> None:
 @handle_errors()
 def inbox(ctx: click.Context, as_json: bool) -> None:
     """Show direct messages the running node received (verified)."""
-    result = ControlClient(get_home(ctx)).call("GET", "/inbox")
+    result = ControlClient(get_home(ctx)).inbox()
     if as_json:
-        emit_json(result)
+        emit_json([m.to_json() for m in result])
         return
     for item in result:
-        click.echo(f"{item['from']} #{item['seq']}: {item['text']}")
+        click.echo(f"{item.sender} #{item.seq}: {item.text}")

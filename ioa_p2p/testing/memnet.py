@@ -43,6 +43,7 @@ from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.ports import StreamHandler
+from ioa_p2p.telemetry.tracer import NOOP_TRACER, Tracer
 
 ADDR_PREFIX = "/memory/"
 _T = TypeVar("_T")
@@ -124,6 +125,7 @@ class MemoryNode:
         self.faults = Faults()
         self.budgets = NodeBudgets(Limits.from_section(config.section("limits")))
         self.services_ready = trio.Event()
+        self.tracer: Tracer = NOOP_TRACER
         self.handlers: dict[str, StreamHandler] = {}
         self.streams: list[MemoryStream] = []
 

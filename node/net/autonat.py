@@ -9,7 +9,8 @@ handshake proving the requester's identity, then closed; it never joins the swar
 service needs:
 
 - it dials back only requesters it sees at a **public** IP (a peer on our LAN or machine learns nothing
-  about the internet from us) — :data:`DIALBACK_SCOPES`;
+  about the internet from us) — :data:`DIALBACK_SCOPES` — and never one at an IP of this machine (a
+  dial-back from a machine to itself proves nothing);
 - at most :data:`MAX_ADDRS` addresses per request, each bounded by :data:`PROBE_TIMEOUT`, the whole
   request by :data:`REQUEST_TIMEOUT`; at most :data:`MAX_CONCURRENT` dial-backs at once in total and one
   per peer; at most :data:`REQUESTS_PER_MINUTE` requests from one IP address (the rest are answered
@@ -23,7 +24,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import trio
@@ -56,8 +57,9 @@ _TRACKED_IPS = 4096
 class AutoNATServer(AutoNATService):
     """Answers AutoNAT dial-back requests with fresh dials (module docstring)."""
 
-    def __init__(self, host: Any) -> None:
+    def __init__(self, host: Any, own_ips: Callable[[], set[str]] = set) -> None:
         super().__init__(host, serve=False)
+        self._own_ips = own_ips
         self._limiter = trio.CapacityLimiter(MAX_CONCURRENT)
         self._busy: set[ID] = set()
         self._recent: dict[str, deque[float]] = {}
@@ -116,6 +118,10 @@ class AutoNATServer(AutoNATService):
                 scope = "unsupported"
             if scope not in DIALBACK_SCOPES:
                 return _response(E_DIAL_REFUSED, f"dial-back is for requesters at a public IP, not {scope}")
+            if scope != "loopback" and observed_ip in self._own_ips():
+                return _response(
+                    E_DIAL_REFUSED, "the requester runs on this machine: a dial-back proves nothing"
+                )
         del message.dial.peer.addrs[MAX_ADDRS:]
         return await super()._handle_dial(message, observed_ip, is_relayed)
 

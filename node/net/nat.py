@@ -36,6 +36,7 @@ from libp2p.kad_dht.kad_dht import DHTMode
 from ioa_p2p.node.net import autonat
 from ioa_p2p.node.net.addrs import Reachability, ip_scope, parse_direct, scope_of
 from ioa_p2p.node.net.autonat import AUTONAT_PROTOCOL, E_DIAL_ERROR, OK, AutoNATServer, ask_dialback
+from ioa_p2p.node.net.interfaces import InterfaceCache
 from ioa_p2p.node.net.libp2p_patches import live_connections, observe_identify
 from ioa_p2p.node.net.observed import ObservedAddrs, candidate_addrs
 from ioa_p2p.node.net.reachability import Mode, ReachabilityTracker
@@ -60,6 +61,7 @@ class NatOptions:
 class _Net(Protocol):
     host: Any
     dht: Any
+    interfaces: InterfaceCache
 
     def listen_addrs(self) -> list[str]: ...
     def check_addrs(self) -> None: ...
@@ -73,7 +75,7 @@ class NatState:
         self.options = options
         self.observed = ObservedAddrs(confirmations=options.confirmations)
         self.tracker = ReachabilityTracker(mode=options.mode, confirmations=options.confirmations)
-        self.server = AutoNATServer(net.host)
+        self.server = AutoNATServer(net.host, self._own_ips)
         self._verified: dict[str, float] = {}
         self._asked: dict[Any, float] = {}
         self._wake = trio.Event()
@@ -173,15 +175,22 @@ class NatState:
         random.shuffle(out)
         return out
 
-    @staticmethod
-    def _eligible(conn: Any) -> bool:
+    def _eligible(self, conn: Any) -> bool:
         try:
             if any("/p2p-circuit" in str(a) for a in conn.get_transport_addresses()):
                 return False
             remote = conn.muxed_conn.get_remote_address()
-            return bool(remote) and ip_scope(ipaddress.ip_address(remote[0])) in autonat.DIALBACK_SCOPES
+            if not remote:
+                return False
+            scope = ip_scope(ipaddress.ip_address(remote[0]))
         except (ValueError, AttributeError, TypeError):  # no socket address: not a direct connection
             return False
+        if scope != "loopback" and str(ipaddress.ip_address(remote[0])) in self._own_ips():
+            return False  # a peer on this machine: its dial-back would prove nothing
+        return scope in autonat.DIALBACK_SCOPES
+
+    def _own_ips(self) -> set[str]:
+        return {str(i.ip) for i in self.net.interfaces.get()}
 
     def _request_addrs(self, server: Any, direct: list[str]) -> list[str]:
         listen = self.net.listen_addrs()

@@ -51,6 +51,7 @@ from ioa_p2p.node.net.libp2p_patches import (
 )
 from ioa_p2p.node.net.mdns import run_mdns
 from ioa_p2p.node.net.nat import NatOptions, NatState
+from ioa_p2p.node.net.ping import ping_rtt
 from ioa_p2p.node.net.punch import HolePuncher
 from ioa_p2p.node.net.relay import StopService, dial_circuit, peer_protocols
 from ioa_p2p.node.net.relay_hop import HopServer
@@ -61,7 +62,7 @@ from ioa_p2p.node.net.routing import new_dht, run_dht
 log = logging.getLogger("ioa_p2p.net")
 
 #: Seconds the network may take to close its connections and the host when the node stops.
-SHUTDOWN_TIMEOUT = 10.0
+SHUTDOWN_TIMEOUT = 8.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +220,10 @@ class Libp2pNetwork:
             raise UsageError("cannot dial this node itself")
         await self.dialer.dial(to_libp2p_id(peer), deliberate=deliberate)
 
+    async def ping(self, peer: PeerId) -> float | None:
+        """Round-trip time to a connected peer in milliseconds (None: a failed ping); callers bound it."""
+        return await ping_rtt(self.host, peer)
+
     async def new_stream(self, peer: PeerId, protocol: str) -> Any:
         """A raw py-libp2p stream of ``protocol`` on the best connection (``connect_peer`` first)."""
         return await self.host.new_stream(to_libp2p_id(peer), [protocol])
@@ -297,6 +302,8 @@ class Libp2pNetwork:
             if self.options.hole_punching:
                 self.punch = HolePuncher(self.host)
                 await stack.enter_async_context(self.punch.run())
+        # unwinding starts by closing every connection: the services' exits then wait on nothing
+        stack.push_async_callback(_close_swarm, self.host)
 
     def _run_tasks(self, nursery: trio.Nursery) -> None:
         self._nursery = nursery

@@ -48,19 +48,20 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from dataclasses import fields
 
 import trio
 
+from ioa_p2p.api.peers import PunchView, RelayLimitsView, RelayStatus, RelayUsage, ReservationView
 from ioa_p2p.config.node_config import resolve_bootstrap
 from ioa_p2p.errors import InvalidAddress, IoAError, IoATimeout, PeerUnreachable, UsageError
 from ioa_p2p.identity import PeerId
-from ioa_p2p.node.control.server import ControlRequest
 from ioa_p2p.node.net.addrs import split_circuit
 from ioa_p2p.node.net.host import parse_multiaddr, peer_of_addr
 from ioa_p2p.node.net.relay import HOP_PROTOCOL, STOP_PROTOCOL
 from ioa_p2p.node.ports import NodePort, RelayNetPort
 from ioa_p2p.node.relay.autorelay import RELAY_TIMEOUT, Reservation, Reservations, circuit_addr, with_peer
+from ioa_p2p.node.relay.routes import add_relay_routes
 from ioa_p2p.node.relay.settings import RelaySettings
 
 log = logging.getLogger("ioa_p2p.relay")
@@ -212,38 +213,35 @@ class RelayService:
 
     # ------------------------------------------------------------------ status
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> RelayStatus:
+        """``GET /relay``: reachability, role and limits, what this node relays, the reservations it
+        holds, its circuit addresses, hole punching."""
         now = time.time()
-        out: dict[str, Any] = {
-            "hop": self.hop_running,
-            "client": self.settings.client,
-            "reachability": self.net.reachability() if self.net is not None else "unknown",
-            "limits": _limits_view(self.settings),
-            "reservations": [
-                {
-                    "relay": str(r.relay),
-                    "expires": r.expires,
-                    "expires_in": max(0, int(r.expires - now)),
-                    "relay_addrs": list(r.relay_addrs),
-                    "pinned": r.pinned,
-                    "renewals": r.renewals,
-                }
-                for r in self.reservations.values()
-            ],
-            "wanted_reservations": self.settings.reservations,
-            "circuit_addrs": self.circuit_addrs(),
-            "hole_punching": self.net.punch_status() if self.net is not None else None,
-        }
+        limits = self.settings.limits()
         hop = self.net.hop_status() if self.net is not None else None
-        if hop is not None:
-            out["usage"] = hop
-            out["reserved_peers"] = hop["reservations"]
-        return out
-
-
-def _limits_view(settings: RelaySettings) -> dict[str, int]:
-    limits = settings.limits()
-    return {name: getattr(limits, name) for name in limits.__dataclass_fields__}
+        punch = self.net.punch_status() if self.net is not None else None
+        return RelayStatus(
+            hop=self.hop_running,
+            client=self.settings.client,
+            limits=RelayLimitsView(**{f.name: getattr(limits, f.name) for f in fields(RelayLimitsView)}),
+            reservations=tuple(
+                ReservationView(
+                    str(r.relay),
+                    r.expires,
+                    tuple(r.relay_addrs),
+                    max(0, int(r.expires - now)),
+                    r.pinned,
+                    r.renewals,
+                )
+                for r in self.reservations.values()
+            ),
+            circuit_addrs=tuple(self.circuit_addrs()),
+            reserved_peers=int(hop["reservations"]) if hop is not None else None,
+            reachability=self.net.reachability() if self.net is not None else "unknown",
+            wanted_reservations=self.settings.reservations,
+            hole_punching=PunchView(**punch) if punch is not None else None,
+            usage=RelayUsage.from_json(hop) if hop is not None else None,
+        )
 
 
 @asynccontextmanager
@@ -257,7 +255,7 @@ async def open_relay(node: NodePort, net: RelayNetPort | None = None) -> AsyncIt
     if net is None and (settings.hop or settings.client):
         raise UsageError("[relay] hop and client need the node's libp2p network")
     service = RelayService(node, settings, net)
-    _register_routes(node, service)
+    add_relay_routes(node, service)
     async with trio.open_nursery() as nursery:
         if net is not None:
             nursery.start_soon(service.run_hop)
@@ -272,25 +270,6 @@ async def open_relay(node: NodePort, net: RelayNetPort | None = None) -> AsyncIt
             yield service
         finally:
             nursery.cancel_scope.cancel()
-
-
-def _register_routes(node: NodePort, service: RelayService) -> None:
-    async def get_relay(request: ControlRequest) -> Any:
-        return service.status()
-
-    async def post_connect(request: ControlRequest) -> Any:
-        addr = request.arg("addr", str, None)
-        if addr is not None:
-            peer = await service.connect_via(addr)
-            return {"peer_id": str(peer), "via": addr}
-        peer = PeerId.from_string(request.arg("peer", str))
-        relay_text = request.arg("relay", str, None)
-        relay = PeerId.from_string(relay_text) if relay_text else None
-        via = await service.connect_through(peer, relay)
-        return {"peer_id": str(peer), "via": via or None}
-
-    node.control.add_route("GET", "/relay", get_relay)
-    node.control.add_route("POST", "/relay/connect", post_connect)
 
 
 __all__ = [
