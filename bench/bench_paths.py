@@ -4,33 +4,38 @@ Run (as root: it builds Linux network namespaces, ioa_p2p.testing.netns):
 
     python bench/bench_paths.py [--delay 20] [--messages 20] [--punch-attempts 8]
 
-The simulated internet: a public bootstrap/relay (``ioa bootstrap start``), a public machine, and three
-homes behind NAT routers: home1 and home2 MASQUERADE (port-preserving: hole punching can work), home3
-symmetric (``--random-fully``: it cannot). Every link a packet crosses adds ``--delay`` ms (``tc netem``
-where the kernel has it, else the NFQUEUE delay line; the output says which), so with 20 ms: public <->
-home host 4 traversals per round trip (80 ms), home <-> home directly 6 (120 ms), home <-> relay <-> home 8
-(160 ms): the best a relayed path between two homes can do is 1.33x their direct one.
+The simulated internet: a public bootstrap/relay (``ioa bootstrap start``), a public machine ``pub``, and
+three homes behind NAT routers: home1 and home2 MASQUERADE (port-preserving: hole punching can work),
+home3 symmetric (``--random-fully``: it cannot). Every link a packet crosses adds ``--delay`` ms (``tc
+netem`` where the kernel has it, else the NFQUEUE delay line; the output says which and checks it with a
+plain TCP echo). Link traversals per round trip: home <-> public machine 4 (80 ms at 20 ms), home <->
+relay <-> public machine 6 (120 ms: a relayed path can be no better than 1.5x the direct one between the
+same two machines), home <-> home directly 6, home <-> relay <-> home 8.
 
-1. join: one node per machine, started with the README's join command and default config; for each, the
-   seconds from its start until a node in another network delivered a direct message to it (target: 30 s).
-2. paths: fresh probe nodes (a second program on the same machines, port 4002) that connect only on demand
-   (``[node] target_peers = 0``; their reachability stated in config, so that no AutoNAT round is waited
-   for); per path, the first message (connection set-up included) and the median of ``--messages`` more
-   (a signed direct message, new stream, acknowledged: ``POST /send`` timed from inside the namespace):
-   public <-> home1 (direct), home1 <-> home3 (relayed: the punch cannot work), home1 <-> home2 (relayed,
-   then the seconds until a hole punch upgraded it, then the RTT on the punched connection).
-3. punching: ``--punch-attempts`` times, the home2 probe restarts and home1's probe reaches it again; an
-   attempt succeeds when the pair shows a ``punched`` connection within 20 s (target: >= 75 %).
-
-Ratios printed: relayed / punched RTT between homes (same geometry; target <= 2), relayed / direct.
+0. link check: a TCP echo between home1 and pub, no libp2p (median of 10).
+1. join: one node per machine, the README's join command and default config; seconds from a node's start
+   until a node in another network delivered a direct message to it (target: 30 s).
+2. paths: probe nodes (more programs on the same machines, ports 4002-4004) that connect on demand
+   (``[node] target_peers = 0``, reachability stated in config so no AutoNAT round is waited for):
+   ``connect`` is ``POST /connect`` to one address (a new connection; "already connected" when the node
+   had connected on its own meanwhile); RTT is the median of ``--messages`` acknowledged direct messages
+   (``POST /send`` timed from inside the namespace: a new stream, the signed message, its ack).
+   - relayed vs direct between the same two machines (home1 and pub): one home1 program reaches pub's
+     program through the relay only (hole punching off on both), another dials it directly;
+   - home1 -> home3: relayed (symmetric NAT: no punch can work);
+   - home1 -> home2: relayed, then the seconds until hole punching upgraded it, then RTT on that.
+3. punching: ``--punch-attempts`` times, the home2 probe restarts and home1's probe reaches it through the
+   relay again; an attempt succeeds when the pair shows a ``punched`` connection within 20 s (>= 75 %).
 """
 
 from __future__ import annotations
 
 import argparse
+import socket
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -52,10 +57,22 @@ from ioa_p2p.testing.netns.topology import Host
 
 JOIN_TARGET_S = 30.0
 PUNCH_WAIT_S = 20.0
+#: The probe nodes of part 2: name -> (machine, port, reachability, [relay] table).
+PROBES: dict[str, tuple[str, int, str, dict[str, Any]]] = {
+    "pubA": ("pub", 4002, "public", {"hole_punching": False, "reserve_on_bootstrap": True}),
+    "h1A": ("home1", 4002, "private", {"hole_punching": False}),
+    "h1B": ("home1", 4004, "private", {"hole_punching": False}),
+    "h1": ("home1", 4003, "private", {}),
+    "h2": ("home2", 4002, "private", {}),
+    "h3": ("home3", 4002, "private", {}),
+}
 
 
 def listen(port: int) -> tuple[str, ...]:
     return ("--listen", f"/ip4/0.0.0.0/tcp/{port}")
+
+
+# --------------------------------------------------------------------------- measuring
 
 
 def send_ms(sender: NsNode, target: NsNode, text: str) -> float:
@@ -65,11 +82,19 @@ def send_ms(sender: NsNode, target: NsNode, text: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+def rtt(sender: NsNode, target: NsNode, messages: int) -> float:
+    return statistics.median([send_ms(sender, target, f"m{i}") for i in range(messages)])
+
+
 def kinds(node: NsNode, other: NsNode) -> set[str]:
     for entry in node.call("GET", "/peers"):
         if entry["peer_id"] == str(other.peer_id):
             return {str(c.get("kind")) for c in entry.get("connections", [])}
     return set()
+
+
+def punched(a: NsNode, b: NsNode) -> bool:
+    return "punched" in kinds(a, b) or "punched" in kinds(b, a)
 
 
 def wait_for(check: Callable[[], bool], limit: float) -> float | None:
@@ -80,6 +105,29 @@ def wait_for(check: Callable[[], bool], limit: float) -> float | None:
             return time.monotonic() - started
         time.sleep(0.1)
     return None
+
+
+def setup(sender: NsNode, target: NsNode, addr: str) -> str:
+    """``POST /connect`` to exactly ``addr``, timed, unless the two are connected already (said so)."""
+    before = kinds(sender, target)
+    if before:
+        return f"already connected ({'/'.join(sorted(before))})"
+    started = time.perf_counter()
+    sender.call("POST", "/connect", {"addr": addr}, timeout=60)
+    return f"{(time.perf_counter() - started) * 1000:.0f} ms"
+
+
+def circuit_addr(node: NsNode, limit: float = 60.0) -> str:
+    """A ``/p2p-circuit`` address ``node`` holds a reservation for (waits for one)."""
+    found: list[str] = []
+
+    def reserved() -> bool:
+        found[:] = node.call("GET", "/relay").get("circuit_addrs", [])
+        return bool(found)
+
+    if wait_for(reserved, limit) is None:
+        raise SystemExit(f"{node.name} holds no relay reservation after {limit:.0f} s")
+    return found[0]
 
 
 def first_reach(sender: NsNode, target: NsNode, limit: float = 120.0) -> float | None:
@@ -93,7 +141,32 @@ def first_reach(sender: NsNode, target: NsNode, limit: float = 120.0) -> float |
     return None
 
 
-# --------------------------------------------------------------------------- the three parts
+def echo_rtt(lab: Lab, client: Host, server: Host, rounds: int = 10) -> float:
+    """Median round trip (ms) of a 32-byte TCP echo between two machines (no libp2p)."""
+    listener = lab.threads(server.netns).run(lambda: socket.create_server(("0.0.0.0", 5999)))
+
+    def serve() -> None:
+        with listener, listener.accept()[0] as conn:
+            while data := conn.recv(64):
+                conn.sendall(data)
+
+    threading.Thread(target=serve, daemon=True).start()
+
+    def ping() -> float:
+        with socket.create_connection((server.ip, 5999), timeout=10) as sock:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            times = []
+            for _ in range(rounds):
+                started = time.perf_counter()
+                sock.sendall(b"x" * 32)
+                sock.recv(64)
+                times.append((time.perf_counter() - started) * 1000)
+            return statistics.median(times)
+
+    return lab.threads(client.netns).run(ping)
+
+
+# --------------------------------------------------------------------------- the parts
 
 
 def join(lab: Lab, hosts: dict[str, Host], boot: NsNode, root: Path) -> list[NsNode]:
@@ -112,19 +185,6 @@ def join(lab: Lab, hosts: dict[str, Host], boot: NsNode, root: Path) -> list[NsN
     return list(nodes.values())
 
 
-#: The probe nodes of part 2: name -> (machine, port, reachability, [relay] table).
-PROBES: dict[str, tuple[str, int, str, dict[str, Any]]] = {
-    # the same-pair comparison: no hole punching, and the public one also reachable through the relay
-    "pubA": ("pub", 4002, "public", {"hole_punching": False, "reserve_on_bootstrap": True}),
-    "h1A": ("home1", 4002, "private", {"hole_punching": False}),
-    "h1B": ("home1", 4004, "private", {"hole_punching": False}),
-    # between homes: relayed, then punched where the NATs allow it
-    "h1": ("home1", 4003, "private", {}),
-    "h2": ("home2", 4002, "private", {}),
-    "h3": ("home3", 4002, "private", {}),
-}
-
-
 def probes(lab: Lab, hosts: dict[str, Host], boot: NsNode, root: Path) -> dict[str, NsNode]:
     out = {}
     for name, (machine, port, reachability, relay) in PROBES.items():
@@ -138,59 +198,32 @@ def probes(lab: Lab, hosts: dict[str, Host], boot: NsNode, root: Path) -> dict[s
     return out
 
 
-def connect_ms(sender: NsNode, addr: str) -> float:
-    """``POST /connect`` to exactly ``addr`` (direct or ``/p2p-circuit``), timed (ms): a new connection."""
-    started = time.perf_counter()
-    sender.call("POST", "/connect", {"addr": addr}, timeout=60)
-    return (time.perf_counter() - started) * 1000
-
-
-def circuit_addr(node: NsNode, limit: float = 60.0) -> str:
-    """A ``/p2p-circuit`` address ``node`` holds a reservation for (waits for one)."""
-    found: list[str] = []
-
-    def reserved() -> bool:
-        found[:] = node.call("GET", "/relay").get("circuit_addrs", [])
-        return bool(found)
-
-    if wait_for(reserved, limit) is None:
-        raise SystemExit(f"{node.name} holds no relay reservation after {limit:.0f} s")
-    return found[0]
-
-
-def punched(a: NsNode, b: NsNode) -> bool:
-    return "punched" in kinds(a, b) or "punched" in kinds(b, a)
-
-
-def rtt(sender: NsNode, target: NsNode, messages: int) -> float:
-    return statistics.median([send_ms(sender, target, f"m{i}") for i in range(messages)])
-
-
-def show(label: str, setup: float, median: float | None, note: str = "") -> None:
+def show(label: str, connect: str, median: float | None, note: str = "") -> None:
     then = f", message RTT median {median:6.1f} ms" if median is not None else ""
-    print(f"  {label:<24}: connect {setup:7.1f} ms{then}{note}")
+    print(f"  {label:<24}: connect {connect}{then}{note}")
 
 
 def paths(nodes: dict[str, NsNode], messages: int) -> dict[str, float]:
     out: dict[str, float] = {}
     pub, h1a, h1b, h1, h2, h3 = (nodes[n] for n in PROBES)
-    print("  connected before:", {n: sorted(kinds(nodes[n], o) for o in nodes.values()) for n in nodes})
-    setup = connect_ms(h1a, circuit_addr(pub))
+    connect = setup(h1a, pub, circuit_addr(pub))
     out["relayed"] = rtt(h1a, pub, messages)
-    show("relayed home1 -> public", setup, out["relayed"], f" ({'/'.join(sorted(kinds(h1a, pub)))})")
-    setup = connect_ms(h1b, pub.addr(PROBES["pubA"][1]))  # the same machines, another program
+    show("relayed home1 -> pub", connect, out["relayed"], f" ({'/'.join(sorted(kinds(h1a, pub)))})")
+    connect = setup(h1b, pub, pub.addr(PROBES["pubA"][1]))
     out["direct"] = rtt(h1b, pub, messages)
-    show("direct  home1 -> public", setup, out["direct"], f" ({'/'.join(sorted(kinds(h1b, pub)))})")
-    setup = connect_ms(h1, circuit_addr(h3))
+    show("direct  home1 -> pub", connect, out["direct"], f" ({'/'.join(sorted(kinds(h1b, pub)))})")
+    connect = setup(h1, h3, circuit_addr(h3))
     out["relayed_homes"] = rtt(h1, h3, messages)
-    show("relayed home1 -> home3", setup, out["relayed_homes"], " (symmetric NAT: no punch possible)")
-    setup = connect_ms(h1, circuit_addr(h2))
+    show("relayed home1 -> home3", connect, out["relayed_homes"], f" ({'/'.join(sorted(kinds(h1, h3)))})")
+    connect = setup(h1, h2, circuit_addr(h2))
     upgraded = wait_for(lambda: punched(h1, h2), PUNCH_WAIT_S)
     if upgraded is None:
-        show("relayed home1 -> home2", setup, rtt(h1, h2, messages), f"; no punch in {PUNCH_WAIT_S:.0f} s")
+        show("relayed home1 -> home2", connect, rtt(h1, h2, messages), f"; no punch in {PUNCH_WAIT_S:.0f} s")
         return out
     out["punched"] = rtt(h1, h2, messages)
-    show("punched home1 -> home2", setup, out["punched"], f" (relayed first; punched {upgraded:.1f} s later)")
+    show(
+        "punched home1 -> home2", connect, out["punched"], f" (relayed first; punched {upgraded:.1f} s later)"
+    )
     return out
 
 
@@ -201,7 +234,7 @@ def punching(nodes: dict[str, NsNode], attempts: int) -> tuple[int, int]:
         p2.stop()
         p2.start()
         try:
-            connect_ms(p1, circuit_addr(p2))
+            setup(p1, p2, circuit_addr(p2))
         except Exception as exc:
             print(f"  attempt {i + 1}: cannot reach home2 through the relay after its restart ({exc})")
             continue
@@ -211,8 +244,20 @@ def punching(nodes: dict[str, NsNode], attempts: int) -> tuple[int, int]:
     return won, attempts
 
 
+def summary(figures: dict[str, float], won: int, tried: int, delay: float) -> None:
+    print("summary")
+    floor = f"; link delays alone: {1.5 if delay else 1.0:.2f}x"
+    ratio = figures["relayed"] / figures["direct"]
+    print(f"  relayed / direct message RTT, same two machines: {ratio:.2f}x (target <= 2{floor})")
+    if "punched" in figures:
+        ratio = figures["relayed_homes"] / figures["punched"]
+        print(f"  relayed (home1-home3) / punched (home1-home2) RTT: {ratio:.2f}x")
+    share = won / tried if tried else 0.0
+    print(f"  hole punching: {won}/{tried} attempts = {share:.0%} (target >= 75 %)")
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--delay", type=float, default=20.0, help="ms added per link traversal")
     parser.add_argument("--messages", type=int, default=20)
     parser.add_argument("--punch-attempts", type=int, default=8)
@@ -230,8 +275,14 @@ def main() -> None:
         hosts = {"pub": pub, **{h.name: h.add_host(f"m{i + 1}") for i, h in enumerate(homes)}}
         mechanism, lines = add_delay(net.links, args.delay)
         note = "" if mechanism == "netem" else " (this kernel has no sch_netem: NFQUEUE delay line)"
-        print(f"links: {args.delay:g} ms per traversal via {mechanism}{note}")
+        print(
+            f"links: {args.delay:g} ms per traversal via {mechanism}{note}"
+            if args.delay
+            else "links: no delay"
+        )
         try:
+            print(f"0. link check: TCP echo home1 <-> pub {echo_rtt(lab, hosts['home1'], pub):.1f} ms "
+                  f"(4 traversals: {4 * args.delay:g} ms + processing)")  # fmt: skip
             boot = NsNode(lab, boot_host, root / "boot", command="bootstrap", args=listen(4001))
             started.append(boot)
             start_all([boot])
@@ -242,26 +293,15 @@ def main() -> None:
             nodes = probes(lab, hosts, boot, root)
             started += nodes.values()
             start_all(list(nodes.values()))
-            print(f"2. paths (connect: POST /connect; RTT: median of {args.messages} acknowledged messages)")
+            print(f"2. paths (RTT: median of {args.messages} acknowledged messages, a new stream each)")
             figures = paths(nodes, args.messages)
             print(f"3. hole punching home1 <-> home2 ({args.punch_attempts} attempts)")
             won, tried = punching(nodes, args.punch_attempts)
-            summary(figures, won, tried)
+            summary(figures, won, tried, args.delay)
         finally:
             stop_all(started)
             for line in lines:
                 line.stop()
-
-
-def summary(figures: dict[str, float], won: int, tried: int) -> None:
-    print("summary")
-    ratio = figures["relayed"] / figures["direct"]
-    print(f"  relayed / direct RTT, same two machines: {ratio:.2f}x (target <= 2; link delays alone: 1.5x)")
-    if "punched" in figures:
-        ratio = figures["relayed_homes"] / figures["punched"]
-        print(f"  relayed (home1-home3) / punched (home1-home2) RTT: {ratio:.2f}x (link delays alone: 1.33x)")
-    share = won / tried if tried else 0.0
-    print(f"  hole punching: {won}/{tried} attempts = {share:.0%} (target >= 75 %)")
 
 
 if __name__ == "__main__":

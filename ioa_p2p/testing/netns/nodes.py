@@ -65,6 +65,7 @@ class NsNode:
         args: Sequence[str] = (),
         config: Mapping[str, Any] | None = None,
         env: Mapping[str, str] | None = None,
+        global_args: Sequence[str] = (),
     ) -> None:
         self.lab = lab
         self.host = host
@@ -72,6 +73,8 @@ class NsNode:
         self.name = name or host.name
         self.command = command
         self.args = tuple(args)
+        #: ``ioa`` options before the command, e.g. ``("-vv",)`` for debug logs in ``<home>.log``.
+        self.global_args = tuple(global_args)
         self.env = dict(env if env is not None else os.environ)
         self.log_path = home.parent / f"{home.name}.log"
         self.process: subprocess.Popen[bytes] | None = None
@@ -104,7 +107,7 @@ class NsNode:
         for stale in (NODE_INFO_FILE_NAME, TOKEN_FILE_NAME):
             with contextlib.suppress(FileNotFoundError):
                 (self.home / stale).unlink()
-        argv = [sys.executable, "-m", "ioa_p2p", self.command, "start", *self.args, *extra]
+        argv = [sys.executable, "-m", "ioa_p2p", *self.global_args, self.command, "start", *self.args, *extra]
         env = dict(self.env, IOA_HOME=str(self.home), PYTHONUNBUFFERED="1", IOA_PARENT_PID=str(os.getpid()))
         with open(self.log_path, "ab") as log:
             self._log_offset = log.tell()
