@@ -3,7 +3,8 @@
 - ``types.py``    :class:`Plan`, :class:`PlanStep`, step kinds and the abilities they need
 - ``values.py``   :class:`Value` (numbers with units, dates, text, lists), reading values from text
 - ``expr.py``     arithmetic instructions in words -> expressions over earlier values
-- ``natural.py``  naturally worded questions -> lookups + a computation
+- ``natural.py``  naturally worded questions -> lookups + a computation (comparisons, totals, VAT)
+- ``relations.py`` sums, differences in a unit, changes, containers, repetitions, averages, shares
 - ``parse.py``    :func:`plan_request`: clauses and their kinds (each request a step of its own)
 - ``segment.py``  code pasted after a colon without a fence
 - ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions

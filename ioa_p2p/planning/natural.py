@@ -18,10 +18,21 @@ from __future__ import annotations
 
 import re
 
-from ioa_p2p.planning.expr import FRACTIONS, MULTIPLES, WORD_NUMBERS, normalise, to_expression
-from ioa_p2p.planning.literal import names_in
-from ioa_p2p.planning.types import CALC, DATE, LOOKUP, PlanStep
-from ioa_p2p.planning.values import ALIASES, numbers_in
+from ioa_p2p.planning.expr import normalise, to_expression
+from ioa_p2p.planning.relations import (
+    SCALE,
+    average,
+    calc_step,
+    change,
+    lookup_step,
+    packed,
+    repeated,
+    scaled,
+    sum_of_two,
+    unit_comparison,
+)
+from ioa_p2p.planning.types import DATE, PlanStep
+from ioa_p2p.planning.values import ALIASES
 
 ADJECTIVES = {
     "heavier": "weight",
@@ -73,15 +84,6 @@ _UNIT_NAMES = {
 _ENTITY = r"(?:an?|the|one|each)?\s*(.+?)"
 
 
-def _lookup(i: int, question: str) -> PlanStep:
-    question = re.sub(r"\s+", " ", question).strip(" ?.,")
-    return PlanStep(i, LOOKUP, question, question + "?")
-
-
-def _calc(i: int, text: str, expression: str, needs: tuple[int, ...], unit: str = "") -> PlanStep:
-    return PlanStep(i, CALC, text, expression, needs, unit=unit)
-
-
 def _target_unit(q: str) -> str:
     m = re.search(
         r"\bin (pounds|lbs?|kilograms|kg|miles|kilometres|kilometers|km|grams|kwh|wh|minutes|hours)\b",
@@ -104,9 +106,9 @@ def decompose(question: str) -> tuple[PlanStep, ...] | None:
     q = question.strip().rstrip("?.! ")
     for shape in (
         _days_between,
-        _sum_of_two,
-        _unit_comparison,
-        _change,
+        sum_of_two,
+        unit_comparison,
+        change,
         _share,
         _together,
         _percent_change,
@@ -116,9 +118,9 @@ def decompose(question: str) -> tuple[PlanStep, ...] | None:
         _quantity,
         _vat,
         _defined_unit,
-        _average,
-        _repeated,
-        _scaled,
+        average,
+        repeated,
+        scaled,
     ):
         steps = shape(q)
         if steps is not None:
@@ -138,9 +140,9 @@ def _share(q: str) -> tuple[PlanStep, ...] | None:
         return None
     whole, part = m.group(1), m.group(2)
     return (
-        _lookup(1, f"What is the {whole} from {part}"),
-        _lookup(2, f"What is the total {whole}"),
-        _calc(3, q, "(v1 / v2 * 100)", (1, 2), "%"),
+        lookup_step(1, f"What is the {whole} from {part}"),
+        lookup_step(2, f"What is the total {whole}"),
+        calc_step(3, q, "(v1 / v2 * 100)", (1, 2), "%"),
     )
 
 
@@ -157,9 +159,9 @@ def _together(q: str) -> tuple[PlanStep, ...] | None:
         return None
     attribute = VERBS[m.group(3).lower()]
     return (
-        _lookup(1, f"{attribute} of the {m.group(1)}"),
-        _lookup(2, f"{attribute} of the {m.group(2)}"),
-        _calc(3, q, "(v1 + v2)", (1, 2)),
+        lookup_step(1, f"{attribute} of the {m.group(1)}"),
+        lookup_step(2, f"{attribute} of the {m.group(2)}"),
+        calc_step(3, q, "(v1 + v2)", (1, 2)),
     )
 
 
@@ -168,7 +170,10 @@ def _days_between(q: str) -> tuple[PlanStep, ...] | None:
         return None
     m = re.search(r"\bthe two dates (?:in|of|from) (.+)$", q, re.I)
     if m:
-        return (_lookup(1, f"the two dates in {m.group(1)}"), PlanStep(2, DATE, q, "days between {1}", (1,)))
+        return (
+            lookup_step(1, f"the two dates in {m.group(1)}"),
+            PlanStep(2, DATE, q, "days between {1}", (1,)),
+        )
     m = re.search(r"\bbetween (.+?) and (.+)$", q, re.I) or re.search(
         r"\bfrom (.+?) (?:to|until|till) (.+)$", q, re.I
     )
@@ -180,8 +185,8 @@ def _days_between(q: str) -> tuple[PlanStep, ...] | None:
             return None
         a, b = m.group(2), m.group(3)
     return (
-        _lookup(1, f"When was {a}"),
-        _lookup(2, f"When {_when(b)}"),
+        lookup_step(1, f"When was {a}"),
+        lookup_step(2, f"When {_when(b)}"),
         PlanStep(3, DATE, q, "days between {1} and {2}", (1, 2)),
     )
 
@@ -201,9 +206,9 @@ def _percent_change(q: str) -> tuple[PlanStep, ...] | None:
         return None
     what, a, b = m.groups()
     return (
-        _lookup(1, f"{what} in {a}"),
-        _lookup(2, f"{what} in {b}"),
-        _calc(3, q, "((v2 - v1) / v1 * 100)", (1, 2), "%"),
+        lookup_step(1, f"{what} in {a}"),
+        lookup_step(2, f"{what} in {b}"),
+        calc_step(3, q, "((v2 - v1) / v1 * 100)", (1, 2), "%"),
     )
 
 
@@ -217,7 +222,7 @@ def _comparison(q: str) -> tuple[PlanStep, ...] | None:
         second = (
             f"{thing} {rest[: tail.start()]}{tail.group(1)} {other}" if tail else f"{thing} {rest} {other}"
         )
-        return (_lookup(1, first), _lookup(2, second), _calc(3, q, "(v1 - v2)", (1, 2)))
+        return (lookup_step(1, first), lookup_step(2, second), calc_step(3, q, "(v1 - v2)", (1, 2)))
     adjectives = "|".join(sorted(ADJECTIVES, key=len, reverse=True))
     m = re.search(
         rf"\bhow (?:much|many \w+) ({adjectives}) (?:is|are|was|were) {_ENTITY} than {_ENTITY}$", q, re.I
@@ -226,9 +231,9 @@ def _comparison(q: str) -> tuple[PlanStep, ...] | None:
         return None
     attribute = ADJECTIVES[m.group(1).lower()]
     return (
-        _lookup(1, f"{attribute} of the {m.group(2)}"),
-        _lookup(2, f"{attribute} of the {m.group(3)}"),
-        _calc(3, q, "abs(v1 - v2)", (1, 2)),
+        lookup_step(1, f"{attribute} of the {m.group(2)}"),
+        lookup_step(2, f"{attribute} of the {m.group(3)}"),
+        calc_step(3, q, "abs(v1 - v2)", (1, 2)),
     )
 
 
@@ -241,14 +246,14 @@ def _combined(q: str) -> tuple[PlanStep, ...] | None:
     if m:
         what, a, b = m.groups()
         return (
-            _lookup(1, f"{what} of the {a}"),
-            _lookup(2, f"{what} of the {b}"),
-            _calc(3, q, "(v1 + v2)", (1, 2)),
+            lookup_step(1, f"{what} of the {a}"),
+            lookup_step(2, f"{what} of the {b}"),
+            calc_step(3, q, "(v1 + v2)", (1, 2)),
         )
     if re.search(r"\b(across|in) (both|all)\b|\baltogether\b|\bin total\b", q, re.I) and re.search(
         r"\bhow (many|much)\b|\btotal\b", q, re.I
     ):
-        return (_lookup(1, q), _calc(2, q, "total(v1)", (1,)))
+        return (lookup_step(1, q), calc_step(2, q, "total(v1)", (1,)))
     return None
 
 
@@ -264,9 +269,9 @@ def _purchase(q: str) -> tuple[PlanStep, ...] | None:
     items = [(count, thing) for count, thing in items if not re.match(r"\d", thing)]
     if len(items) < 2:
         return None
-    steps = [_lookup(i, f"price of the {thing}") for i, (_, thing) in enumerate(items, 1)]
+    steps = [lookup_step(i, f"price of the {thing}") for i, (_, thing) in enumerate(items, 1)]
     expression = " + ".join(f"{count} * v{i}" for i, (count, _) in enumerate(items, 1))
-    steps.append(_calc(len(items) + 1, q, f"({expression})", tuple(range(1, len(items) + 1))))
+    steps.append(calc_step(len(items) + 1, q, f"({expression})", tuple(range(1, len(items) + 1))))
     return tuple(steps)
 
 
@@ -280,15 +285,15 @@ def _quantity(q: str) -> tuple[PlanStep, ...] | None:
         return None
     count, thing, verb, rest = m.groups()
     unit = _target_unit(rest)
-    steps = [_lookup(1, f"{VERBS[verb]} of the {thing}")]
-    steps.append(_calc(2, q, f"({count} * v1)", (1,), unit))
+    steps = [lookup_step(1, f"{VERBS[verb]} of the {thing}")]
+    steps.append(calc_step(2, q, f"({count} * v1)", (1,), unit))
     return tuple(steps)
 
 
 def _defined_unit(q: str) -> tuple[PlanStep, ...] | None:
     """ "How many hours of leave ..., if a working day is one fifth of the standard working week?": the
     answer in the defined unit (days, looked up) times the definition (a share of another fact)."""
-    m = re.search(rf",? if (?:a|an|one) ([a-z -]+?) is {_SCALE} of (?:the |a |an )?(.+)$", q, re.I)
+    m = re.search(rf",? if (?:a|an|one) ([a-z -]+?) is {SCALE} of (?:the |a |an )?(.+)$", q, re.I)
     asked = re.search(r"\bhow (?:many|much) ([a-z-]+)", q, re.I)
     if not m or not asked:
         return None
@@ -300,9 +305,9 @@ def _defined_unit(q: str) -> tuple[PlanStep, ...] | None:
     plural = defined.split()[-1] + "s"
     question = main[: asked.start(1)] + plural + main[asked.end(1) :]
     return (
-        _lookup(1, question),
-        _lookup(2, f"What is the {fact}"),
-        _calc(3, q, f"(v1 * {per})", (1, 2), ALIASES.get(asked.group(1).lower(), "")),
+        lookup_step(1, question),
+        lookup_step(2, f"What is the {fact}"),
+        calc_step(3, q, f"(v1 * {per})", (1, 2), ALIASES.get(asked.group(1).lower(), "")),
     )
 
 
@@ -314,281 +319,10 @@ def _vat(q: str) -> tuple[PlanStep, ...] | None:
     thing = re.sub(r"^(?:what|how much) (?:does|do|is|would) (?:an?|the|one)?\s*", "", thing, flags=re.I)
     thing = re.sub(r"\b(cost|price)\b", "", thing).strip()
     return (
-        _lookup(1, f"price of the {thing}"),
-        _lookup(2, f"{m.group(1)} rate"),
-        _calc(3, q, "(v1 * (1 + v2 / 100))", (1, 2), ""),
+        lookup_step(1, f"price of the {thing}"),
+        lookup_step(2, f"{m.group(1)} rate"),
+        calc_step(3, q, "(v1 * (1 + v2 / 100))", (1, 2), ""),
     )
 
 
-# --------------------------------------------------------------------------- sums, differences, packing
-
-_REFERS = re.compile(r"\b(?:it|that|this|them|the result|the answer|v\d+)\b|\d", re.I)
-_CONTEXT_LEAD = re.compile(
-    r"^(?:(?:using|from|in|according to|based on|with|going by) (?P<ctx>[^,]{3,80}),\s*)", re.I
-)
-
-
-def _with_context(phrase: str, context: str, names: list[str]) -> str:
-    """``phrase`` as a question, with the names ``names`` it lacks and the context the request set."""
-    phrase = re.sub(r"^(?:an?|one|the)\s+", "the ", phrase.strip(" ,.?"), flags=re.I)
-    phrase = phrase if phrase.lower().startswith("the ") else f"the {phrase}"
-    missing = [n for n in names if n.lower() not in phrase.lower()]
-    extra = ", ".join([*missing, *([context] if context else [])])
-    return f"What is {phrase}" + (f" ({extra})" if extra else "") + "?"
-
-
-def _count(phrase: str) -> tuple[int, str]:
-    m = re.match(r"^(\d+|[a-z]+)\s+(.+)$", phrase.strip())
-    if m:
-        word = m.group(1).lower()
-        n = int(word) if word.isdigit() else WORD_NUMBERS.get(word)
-        if n is not None and n > 1 and word not in ("a", "an", "one"):
-            return n, m.group(2)
-    return 1, phrase
-
-
-def _sum_of_two(q: str) -> tuple[PlanStep, ...] | None:
-    """ "Add the fee for a lost card to the charge for a late return", "what do a lock change and one
-    replacement fob add up to": each named amount looked up (with the names and the context they share),
-    then added (a count before a name multiplies it)."""
-    lead = _CONTEXT_LEAD.match(q)
-    context = lead.group("ctx") if lead else ""
-    body = q[lead.end() :] if lead else q
-    m = re.match(r"^(?:please\s+)?add (?:up )?(?P<a>.+?) (?:to|and) (?P<b>.+)$", body, re.I) or re.search(
-        r"\bwhat (?:do|does|would|will) (?P<a>.+?) and (?P<b>.+?) (?:add up to|come to|cost (?:together|in "
-        r"total|altogether)|total|sum to)$",
-        body,
-        re.I,
-    )
-    if (
-        not m
-        or _REFERS.search(m.group("a"))
-        or _REFERS.search(normalise(m.group("b")))
-        and not _count(m.group("b"))[0]
-    ):
-        return None
-    (ka, a), (kb, b) = _count(m.group("a")), _count(m.group("b"))
-    if _REFERS.search(a) or _REFERS.search(b) or min(len(a.split()), len(b.split())) < 2:
-        return None
-    names = names_in(body)
-    steps = (
-        _lookup(1, _with_context(a, context, names)),
-        _lookup(2, _with_context(b, context, names)),
-    )
-    left = f"{ka} * v1" if ka > 1 else "v1"
-    right = f"{kb} * v2" if kb > 1 else "v2"
-    return (*steps, _calc(3, q, f"({left} + {right})", (1, 2)))
-
-
-_LONGER = {
-    "longer": "-", "more": "-", "later": "-", "higher": "-", "larger": "-", "heavier": "-", "further": "-",
-    "shorter": "-", "less": "-", "fewer": "-", "earlier": "-", "lower": "-", "smaller": "-", "lighter": "-",
-}  # fmt: skip
-_PREP = r"(?:in|at|on|for|from|of|under|with|per|during)"
-
-
-def _unit_comparison(q: str) -> tuple[PlanStep, ...] | None:
-    """ "How many minutes longer does the oak stain take to dry than the pine stain at Tovar Joinery": the
-    same question about each of the two things (the context after the second goes with both), then the
-    difference."""
-    words = "|".join(_LONGER)
-    m = re.match(
-        rf"^how (?:many|much) ((?:[a-z]+ ){{1,2}}?)({words}) ((?:per [a-z]+ |[a-z]+ )?)"
-        rf"(does|do|did|is|are|was|were|will) "
-        rf"(.+?) than (.+)$",
-        q,
-        re.I,
-    )
-    if not m:
-        return None
-    unit, _, per, verb, first, second = m.groups()
-    tail = re.search(rf"\s{_PREP}\s", " " + second)
-    other, context = (second[: tail.start() - 1], second[tail.start() - 1 :]) if tail else (second, "")
-    other = other.strip()
-    head = other.split()[-1].lower() if other.split() else ""
-    at = [i for i, w in enumerate(first.split()) if w.lower().rstrip("'s") == head.rstrip("s")]
-    if not other or not at:
-        return None
-    subject = " ".join(first.split()[: at[0] + 1])
-    rest = " ".join(first.split()[at[0] + 1 :])
-    ask = f"How {'many' if 'many' in q.lower()[:9] else 'much'} {unit.strip()} {per.strip()}".replace(
-        "  ", " "
-    )
-    one = f"{ask.strip()} {verb} {subject} {rest}{context}"
-    two = f"{ask.strip()} {verb} {other} {rest}{context}"
-    return (
-        _lookup(1, one),
-        _lookup(2, two),
-        _calc(3, q, "abs(v1 - v2)", (1, 2), ALIASES.get(unit.strip(), "")),
-    )
-
-
-def _change(q: str) -> tuple[PlanStep, ...] | None:
-    """ "By how much did the online revenue grow from Q3 to Q4 2024": the later value less the earlier."""
-    m = re.search(
-        r"\bby how (?:much|many(?: [a-z]+)?) (?:did|does|has|have|will|would) (?:the )?(.+?) "
-        r"(grow|increase|rise|go up|fall|drop|decline|decrease|shrink|change)\w* (?:from|between) (.+?) "
-        r"(?:to|and) (.+)$",
-        q,
-        re.I,
-    )
-    if not m:
-        return None
-    what, verb, a, b = m.groups()
-    a, b = a.strip(), b.strip()
-    unit = re.search(r",? in (thousands|millions) of (\w+)$", b, re.I)
-    b = b[: unit.start()] if unit else b
-    shared = re.search(r"\s(\d{4}|FY\d{2,4})$", b)  # "Q3 to Q4 2024": the year goes with both
-    a_full = f"{a} {shared.group(1)}" if shared and not re.search(r"\d{4}", a) else a
-    sign = "(v1 - v2)" if verb.lower() in ("fall", "drop", "decline", "decrease", "shrink") else "(v2 - v1)"
-    return (_lookup(1, f"{what} in {a_full}"), _lookup(2, f"{what} in {b}"), _calc(3, q, sign, (1, 2)))
-
-
-_CONTAINER = (
-    r"(?:stacks?|packs?|packets?|boxes|box|crates?|cases?|cartons?|bundles?|rolls?|sets?|tables?|"
-    r"trays?|bags?|pallets?|batches|batch|buses|bus|cars?|vans?|rooms?|rows?|shelves|shelf|sheets?)"
-)
-
-
-def packed(q: str) -> PlanStep | None:
-    """ "Chairs come in stacks of twelve and we need 347. How many stacks do we order?": whole containers
-    for the quantity, rounded up (``ceil(347 / 12)``); both numbers are stated."""
-    n = normalise(q)
-    asked = re.search(rf"\bhow many ({_CONTAINER})\b", n)
-    if not asked:
-        return None
-    kind = asked.group(1)[:4]
-    size = re.search(
-        rf"\b(?:in|into)?\s*{kind}\w* (?:of|holding|with|that (?:hold|seat|take)s?) (\d+(?:\.\d+)?)\b"
-        rf"|\b{kind}\w* (?:hold|holds|seat|seats|take|takes|fit|fits) (\d+(?:\.\d+)?)\b"
-        rf"|\b(\d+(?:\.\d+)?) (?:\w+ )?(?:per|a|to a|in a|in each|each) {kind}\w*\b",
-        n,
-    )
-    if not size:
-        return None
-    per = next(g for g in size.groups() if g)
-    rest = n[: size.start()] + " " + n[size.end() :]
-    totals = [x for x in re.findall(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])", rest) if x != per]
-    if len(totals) != 1:
-        return None
-    return _calc(1, q, f"ceil({totals[0]} / {per})", (), "")
-
-
-# --------------------------------------------------------------------------- general relations
-
-#: Words that repeat what they follow: "and back" doubles a trip.
-REPEATS = (
-    (r"\b(?:there and back|and back|round[- ]trip|return trip|both ways|each way and back)\b", 2),
-    (r"\btwice\b", 2),
-    (r"\bthree times\b", 3),
-)
-#: How often a frequency happens in a period: (frequency words, period word) -> count.
-_FREQUENCY = r"\b(?:every|each|per|a) (work(?:ing)? ?day|weekday|day|week|month)\b|\bdaily\b|\bweekly\b"
-_PERIOD = r"\b(?:per|a|each|every|in a|of a|in one|over a|for a) (?:(\d+)-day )?(week|month|year)\b"
-PER_PERIOD = {
-    ("workday", "week"): 5,
-    ("day", "week"): 7,
-    ("week", "year"): 52,
-    ("day", "year"): 365,
-    ("month", "year"): 12,
-}
-
-
-def _kind_of_day(word: str) -> str:
-    word = word.lower()
-    return "workday" if word.startswith(("work", "weekday")) else ("day" if word == "daily" else word)
-
-
-def _times(q: str) -> tuple[list[int], str] | None:
-    """The factors the repetition and frequency words of ``q`` multiply by, and ``q`` without them; None
-    when a frequency has no period it can be counted in (the question is then not this shape)."""
-    factors: list[int] = []
-    rest = q
-    for pattern, k in REPEATS:
-        if re.search(pattern, rest, re.I):
-            factors.append(k)
-            rest = re.sub(pattern, "", rest, flags=re.I)
-    freq = re.search(_FREQUENCY, rest, re.I)
-    if freq:
-        period = re.search(_PERIOD, normalise(rest[freq.end() :] + " " + rest[: freq.start()]))
-        if period is None:
-            return None
-        what = _kind_of_day(freq.group(1) or freq.group(0).removesuffix("ly"))
-        count = int(period.group(1)) if period.group(1) and what == "workday" else None
-        count = count or PER_PERIOD.get((what, period.group(2)))
-        if count is None:
-            return None
-        factors.append(count)
-        rest = rest[: freq.start()] + rest[freq.end() :]
-        rest = re.sub(r"\b(?:of|in|per|a|each|every) (?:a )?(?:\w+-day )?(?:week|month|year)\b", "", rest)
-    return factors, rest
-
-
-def _repeated(q: str) -> tuple[PlanStep, ...] | None:
-    """ "If I ride line 4 end to end and back every workday, how many minutes a week?": the activity's
-    quantity (stated, or looked up) times each repetition."""
-    asked = re.search(r"\bhow (?:many|much) ([a-z-]+)", q, re.I)
-    if not asked:
-        return None
-    found = _times(q)
-    if found is None or not found[0]:
-        return None
-    factors, rest = found
-    activity = re.search(r"\b(?:if|when) (?:i|we|you|they|he|she|it) (.+?)(?:,|$)", rest, re.I)
-    if not activity:
-        return None
-    what = " ".join(activity.group(1).split())
-    stated = [n for n in numbers_in(what) if n.unit]
-    product = " * ".join(str(k) for k in factors)
-    unit = ALIASES.get(asked.group(1).lower(), "")
-    if stated:
-        value = f"{stated[0].number:g}"
-        return (_calc(1, q, f"({value} * {product})", (), unit or stated[0].unit),)
-    question = f"How many {asked.group(1)} does it take to {what}"
-    return (_lookup(1, question), _calc(2, q, f"(v1 * {product})", (1,), unit))
-
-
-def _average(q: str) -> tuple[PlanStep, ...] | None:
-    """ "On average, how many hours was each affected customer without power in IR-2291?": the total over
-    all of them, divided by how many there are."""
-    if not re.search(r"\b(?:on average|average)\b", q, re.I):
-        return None
-    each = re.search(
-        r"\b(?:each|per|every) ((?:[a-z-]+ ){0,2}?[a-z-]+?)s?\b"
-        r"(?= (?:in|of|at|on|during|for|was|were|did|had|have|has|get|got|spend|lose|receive)\b|[,?]|$)",
-        q,
-        re.I,
-    )
-    asked = re.search(r"\bhow (?:many|much) ([a-z-]+)", q, re.I)
-    if not each or not asked:
-        return None
-    noun = each.group(1)
-    context = " ".join(re.findall(r"\b(?:in|of|at|during|for) (?:the )?(?:[a-z]+ )?[A-Z][\w-]*\d[\w-]*", q))
-    total = re.sub(r"\b(?:on average|average),?\s*", "", q, flags=re.I)
-    total = total.replace(each.group(0), f"all {noun}s")
-    return (
-        _lookup(1, f"{total} in total"),
-        _lookup(2, f"How many {noun}s {context}".strip()),
-        _calc(3, q, "(v1 / v2)", (1, 2), ALIASES.get(asked.group(1).lower(), "")),
-    )
-
-
-_SCALE = rf"(\d+(?:\.\d+)?%|(?:an? |one |\d+ )?(?:{'|'.join(FRACTIONS)})s?|{'|'.join(MULTIPLES)})"
-
-
-def _scaled(q: str) -> tuple[PlanStep, ...] | None:
-    """ "What is one fifth of the annual budget of the Oslo team?": a lookup of the fact, then the share."""
-    n = normalise(q)
-    m = re.match(
-        rf"^(?:what is|what's|how much is|how many \w+ (?:is|are)|calculate|compute) {_SCALE} of (.+)$", n
-    )
-    if not m or re.search(r"(?<![a-z\d-])\d", re.sub(r"\b[a-z]+-?\d[\w-]*", "", m.group(2))):
-        return None
-    expression = to_expression(f"{m.group(1)} of v1", "v1")
-    if expression is None:
-        return None
-    fact = q[len(q) - len(m.group(2)) :] if q.lower().endswith(m.group(2)) else m.group(2)
-    return (_lookup(1, f"What is {fact}"), _calc(2, q, expression, (1,)))
-
-
-__all__ = ["ADJECTIVES", "CONVERSIONS", "PER_PERIOD", "REPEATS", "decompose", "packed"]
+__all__ = ["ADJECTIVES", "CONVERSIONS", "decompose", "packed"]
