@@ -33,6 +33,7 @@ from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, Ta
 from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of, quotes
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
+from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import charge_terms
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
@@ -92,6 +93,7 @@ class DocIndex:
     options: RetrievalOptions
     files: dict[str, _FileEntry] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
+    sets: dict[str, str] = field(default_factory=dict)  # document set -> its paths and text, lower case
 
     def refresh(self) -> bool:
         """Re-scan the folder; re-embed changed files. Returns True if anything changed. Blocking."""
@@ -105,6 +107,11 @@ class DocIndex:
                 changed = True
             fresh[rel] = entry
         self.files, self.skipped = fresh, skipped
+        if changed or not self.sets:
+            texts: dict[str, list[str]] = {}
+            for rel, entry in sorted(fresh.items()):
+                texts.setdefault(set_of(rel), []).extend([rel, *entry.lines])
+            self.sets = {s: "\n".join(lines).lower() for s, lines in texts.items()}
         return changed
 
     def _embed_file(self, rel: str, key: tuple[int, int]) -> _FileEntry:
@@ -130,8 +137,14 @@ class DocIndex:
             return []
         query_vec = self.embedder.embed([query])[0]
         scores = score_passages(query_vec, matrix, query, passages, self.options.keyword_weight)
+        weights = self.scope(query)  # a question that names its subject: that document set
+        if weights:
+            scores = scores * np.array([weights.get(set_of(p.path), 1.0) for p in passages])
         order = np.argsort(-scores, kind="stable")[: k or self.options.top_k]
         return [(float(scores[i]), passages[i]) for i in order]
+
+    def scope(self, query: str) -> dict[str, float]:
+        return scope_weights(query, self.sets)
 
     def facts(self, hits: Sequence[tuple[float, Passage]]) -> list[Fact]:
         """The facts of the passages found (answer spans are read from them)."""
@@ -148,7 +161,7 @@ class DocIndex:
         hits = self.search(query, max(self.options.top_k, self.options.answer_candidates))
         # a passage that quotes the request (an example of it in the docs) holds no answer to it
         answering = [(s, p) for s, p in hits if not quotes(query, p.text)]
-        found = answer(query, self.facts(answering))
+        found = answer(query, self.facts(answering), scope=self.scope(query))
         if found is not None and charged(query, found.value):  # a price: what it is per, on what terms
             rules = self.folder_facts(found.fact.path)
             terms = charge_terms(query, found.fact, found.value, rules)

@@ -10,7 +10,7 @@ value of the kind asked for; a question no number answers may be answered by the
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.extract import counts, extract
@@ -39,8 +39,13 @@ class Answer:
         return f"{self.fact.path}:{self.fact.line}"
 
 
-def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answer | None:
-    """The best-scoring fact that holds a value of the kind the question asks for, with that value."""
+def answer(
+    question: str, facts: Sequence[Fact], *, expected: str = "", scope: Mapping[str, float] | None = None
+) -> Answer | None:
+    """The best-scoring fact that holds a value of the kind the question asks for, with that value;
+    ``scope`` weighs the facts of each document set (:func:`~ioa_p2p.adapters.retrieval.scope.scope_weights`,
+    keyed by a file's folder) in the ranking."""
+    weights = scope or {}
     scorer = Scorer(question, facts)
     kind = expected or expected_kind(question)
     asked = answer_type(question)
@@ -77,7 +82,7 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
             bonus += 0.15
         if kind == "reason" and _CAUSE_SECTION.search(fact.context):
             bonus += 0.5  # "why ...?": the section that gives the cause
-        return confidence(fact) + bonus
+        return confidence(fact) * weights.get(fact.path.rpartition("/")[0], 1.0) + bonus
 
     for fact in sorted(facts, key=lambda f: -rank(f))[:12]:
         if kind not in ("passage", "reason") and confidence(fact) < 0.1:
@@ -89,7 +94,7 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
         if value is not None:
             return Answer(value, fact, round(min(1.0, confidence(fact)), 4))
     if kind in ("number", "reason", "name") and not expected:  # nothing of that kind: the best passage may
-        return answer(question, facts, expected="passage")
+        return answer(question, facts, expected="passage", scope=scope)
     return None
 
 

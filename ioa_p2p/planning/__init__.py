@@ -6,6 +6,7 @@
 - ``natural.py``  naturally worded questions -> lookups + a computation (comparisons, totals, VAT)
 - ``relations.py`` sums, differences in a unit, changes, containers, repetitions, averages, shares
 - ``parse.py``    :func:`plan_request`: clauses and their kinds (each request a step of its own)
+- ``scene.py``    statements that set the scene join their question; deadlines (a period added to a date)
 - ``segment.py``  code pasted after a colon without a fence
 - ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation

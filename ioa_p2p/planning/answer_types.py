@@ -3,7 +3,7 @@
 ========  ==============================================  =============================================
 kind      asked by                                        the answer
 ========  ==============================================  =============================================
-date      when (did / was / is), which date, on what day  a date
+date      when (did / was / is), which date, the last day   a date
 dates     "the dates", "both dates"                       several dates
 time      what time, at what time, when does X leave      a clock time (09:40)
 duration  how long, how many minutes / hours / days       a number with a unit of time
@@ -100,7 +100,8 @@ def answer_type(question: str) -> AnswerType:
                  q):  # fmt: skip
         return AnswerType("time")
     if re.search(r"^\s*(?:on )?when\b|\b(?:what|which) (?:date|day)\b|\bon what day\b|\bwhen (?:was|is|did|"
-                 r"does|will|were)\b|\bdate of\b", q):  # fmt: skip
+                 r"does|will|were)\b|\bdate of\b|\b(?:last|first|latest|earliest|final) (?:possible )?(?:day|"
+                 r"date)\b|\bdeadline\b|\b(?:by|until|till) when\b", q):  # fmt: skip
         return AnswerType("date")
     if re.search(r"\bwhy\b|\bwhat caused\b|\bthe (?:root )?cause\b|\breason\b|\bcaused by\b", q):
         return AnswerType("reason")

@@ -37,6 +37,7 @@ from ioa_p2p.planning.literal import (
 from ioa_p2p.planning.lookups import label_refs, split_lookup
 from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.refs import resolve
+from ioa_p2p.planning.scene import deadline_plan, join_scenes
 from ioa_p2p.planning.segment import fence_code
 from ioa_p2p.planning.tariffs import charge_plan
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
@@ -125,12 +126,18 @@ def plan_request(goal: str) -> Plan:
     )
     if relation is not None:
         return Plan(goal, (relation,), 1, clauses[-1])
+    asked = _asked_after_statements(clauses)
+    if asked is not None:  # "I'd like 14 jars of X. How much sugar should I buy?": one question
+        rated = charge_plan(asked) or apply_rate(asked)
+        if rated is not None:
+            return Plan(goal, rated, len(rated), clauses[-1])
+    clauses = join_scenes(clauses, _codeish)  # "I got back on 3 May. What's the last day ...?": one
     if len(clauses) == 1 and not _MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
         alone = literal_step(clauses[0], 1) if not _codeish(clauses[0]) else None
         if alone is not None:
             return Plan(goal, (alone,), 1, clauses[0])
         combines = _COMBINES.search(clauses[0])
-        decomposed = natural.decompose(clauses[0]) or charge_plan(clauses[0])
+        decomposed = natural.decompose(clauses[0]) or charge_plan(clauses[0]) or deadline_plan(clauses[0])
         decomposed = decomposed or (apply_rate(clauses[0]) if not combines else None)
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
@@ -153,11 +160,6 @@ def plan_request(goal: str) -> Plan:
                 )
             steps_ = (*natural_steps[:-1], last)
             return Plan(goal, steps_, len(steps_), clauses[0])
-    asked = _asked_after_statements(clauses)
-    if asked is not None:  # "I'd like 14 jars of X. How much sugar should I buy?": one question
-        rated = charge_plan(asked) or apply_rate(asked)
-        if rated is not None:
-            return Plan(goal, rated, len(rated), clauses[-1])
     steps: list[PlanStep] = []
     for clause in clauses:
         if _REPORT_ONLY.match(clause) and steps and not _MARK_RE.search(clause):
