@@ -7,9 +7,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ioa_p2p.planning import DATE, LOOKUP, TASK, plan_request
+from ioa_p2p.planning import CALC, DATE, LOOKUP, TASK, PlanStep, plan_request
 from ioa_p2p.planning.answer_types import answer_type
-from ioa_p2p.planning.scene import deadline_plan, is_statement, join_scenes
+from ioa_p2p.planning.scene import (
+    as_question,
+    deadline_plan,
+    is_statement,
+    join_scenes,
+    lead_to_end,
+    shifted,
+)
 
 from .test_retrieval import ask, hashing_adapter
 
@@ -108,3 +115,46 @@ async def test_a_question_naming_its_subject_is_answered_from_that_subjects_docu
         )
         assert result.ok, result.text
         assert result.data["value"]["text"] == days, (name, result.text)
+
+
+def test_a_lead_saying_where_to_look_goes_after_the_question() -> None:
+    plan = plan_request(
+        "Going by the Tamsin Hall staff rules, how many guests may a member bring? Then triple it."
+    )
+    first = plan.steps[0]
+    assert first.kind == LOOKUP
+    assert first.template.startswith("how many guests may a member bring?")
+    assert "(Going by the Tamsin Hall staff rules)" in first.template
+    assert plan.steps[1].needs == (1,)
+    assert lead_to_end("From 2024 on, prices rose.") == "From 2024 on, prices rose."  # no request after it
+
+
+def test_an_instruction_to_work_out_a_question_is_that_question() -> None:
+    assert (
+        as_question("Work out how many crates the Selby depot holds")
+        == "how many crates the Selby depot holds"
+    )
+    assert as_question("Calculate what it costs for 3 hours") == "Calculate what it costs for 3 hours"
+    assert as_question("Calculate 4 times 5") == "Calculate 4 times 5"
+
+
+def test_a_charge_among_other_requests_is_planned_as_if_alone() -> None:
+    plan = plan_request(
+        "What will two hours of court hire at Brindle Leisure cost on a Sunday? "
+        "Then add the 6 EUR racket fee."
+    )
+    kinds = [s.kind for s in plan.steps]
+    assert kinds[:2] == [LOOKUP, CALC] and plan.steps[1].template.startswith("charge(v1; 2 h")
+    assert plan.steps[-1].needs == (2,) and "6" in plan.steps[-1].template
+
+
+def test_steps_planned_alone_are_renumbered_after_the_earlier_ones() -> None:
+    own = (
+        PlanStep(1, LOOKUP, "a", "a?"),
+        PlanStep(2, DATE, "b", "2025-01-02 + {1}", (1,)),
+        PlanStep(3, CALC, "c", "charge(v1; 2 h) + v2", (1, 2)),
+    )
+    moved = shifted(own, 2)
+    assert [s.index for s in moved] == [3, 4, 5]
+    assert moved[1].template == "2025-01-02 + {3}" and moved[1].needs == (3,)
+    assert moved[2].template == "charge(v3; 2 h) + v4" and moved[2].needs == (3, 4)

@@ -37,7 +37,14 @@ from ioa_p2p.planning.literal import (
 from ioa_p2p.planning.lookups import label_refs, split_lookup
 from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.refs import resolve
-from ioa_p2p.planning.scene import deadline_plan, join_scenes
+from ioa_p2p.planning.scene import (
+    as_question,
+    deadline_plan,
+    is_question,
+    join_scenes,
+    lead_to_end,
+    shifted,
+)
 from ioa_p2p.planning.segment import fence_code
 from ioa_p2p.planning.tariffs import charge_plan
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
@@ -132,6 +139,7 @@ def plan_request(goal: str) -> Plan:
         if rated is not None:
             return Plan(goal, rated, len(rated), clauses[-1])
     clauses = join_scenes(clauses, _codeish)  # "I got back on 3 May. What's the last day ...?": one
+    clauses[:1] = [as_question(c) for c in clauses[:1]]  # "work out what ...": before any value is known
     if len(clauses) == 1 and not _MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
         alone = literal_step(clauses[0], 1) if not _codeish(clauses[0]) else None
         if alone is not None:
@@ -173,12 +181,18 @@ def plan_request(goal: str) -> Plan:
             if steps[-1].index != len(steps):
                 steps.append(steps.pop())
             continue
+        if not _MARK_RE.search(clause):  # "Going by the handbook, how many ...?": the question first
+            clause = lead_to_end(clause) if steps else as_question(lead_to_end(clause))
         refs, _ = resolve(clause, steps)
         alone = literal_step(clause, len(steps) + 1) if not refs and not _codeish(clause) else None
         if alone is not None and steps and alone.kind == CALC and len(_literals(alone.template)) < 2:
             alone = None  # "work out seven hours of hire including 21 % VAT": the earlier value is implied
         if alone is not None:
             steps.append(alone)
+            continue
+        own = _own_plan(clause) if not refs and not _codeish(clause) else None
+        if own is not None:  # a question of its own among other requests: planned as if alone
+            steps.extend(shifted(own, len(steps)))
             continue
         pair = split_lookup(clause) if not _codeish(clause) else None
         if pair is not None:  # "find the A and the B": two lookups, each with the context both share
@@ -228,7 +242,11 @@ def _meta_only(clauses: list[str]) -> bool:
     return all(_META.match(p.strip()) or format_only(p) or _REPORT_ONLY.match(p.strip()) for p in parts)
 
 
-_CONTEXT = re.compile(r"^(?:from|in|for|under|according to|on|at|within|regarding|about)\b", re.I)
+_CONTEXT = re.compile(
+    r"^(?:from|in|for|under|according to|on|at|within|regarding|about|using|based on|going by|as per|"
+    r"following)\b",
+    re.I,
+)
 
 
 def _with_context(clauses: list[str]) -> list[str]:
@@ -259,6 +277,13 @@ def _asked_after_statements(clauses: list[str]) -> str | None:
     if any(request_act(c) != "other" or c.rstrip().endswith("?") for c in scene):
         return None
     return " ".join([*scene, question])
+
+
+def _own_plan(clause: str) -> tuple[PlanStep, ...] | None:
+    if not is_question(clause) or TEAM_ASK.search(clause):
+        return None
+    own = charge_plan(clause) or deadline_plan(clause)  # the request's quantities applied to documents
+    return own or (apply_rate(clause) if not _COMBINES.search(clause) else None)
 
 
 def _codeish(clause: str) -> bool:

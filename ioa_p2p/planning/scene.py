@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from ioa_p2p.planning.answer_types import answer_type, request_act
 from ioa_p2p.planning.types import DATE, LOOKUP, PlanStep
@@ -118,4 +119,70 @@ def deadline_plan(question: str) -> tuple[PlanStep, ...] | None:
     )
 
 
-__all__ = ["deadline_plan", "is_question", "is_statement", "join_scenes"]
+_LEAD = re.compile(
+    r"^(?P<lead>(?:according to|going by|based on|using|as per|from|in|under) [^,?]{3,80}),"
+    r"\s+(?P<rest>\S.*)$",
+    re.I,
+)
+
+
+def lead_to_end(clause: str) -> str:
+    """ "Going by Pellam's handbook, how many leave days ...?": the question first, where it looks
+    (``"how many leave days ...? (Going by Pellam's handbook)"``), so the question's words lead."""
+    m = _LEAD.match(clause.strip())
+    if not m or not (is_question(m.group("rest")) or request_act(m.group("rest")) != "other"):
+        return clause
+    rest = m.group("rest").rstrip()
+    end = "?" if rest.endswith("?") else ""
+    return f"{rest.rstrip(' ?.')}{end} ({m.group('lead')})"
+
+
+_WORK_OUT = re.compile(
+    r"^(?:please\s+)?(?:calculate|compute|work out|figure out|determine|find out|estimate)\s+"
+    r"(?=(?:what|how|which|when)\b)",
+    re.I,
+)
+_REFERS = re.compile(
+    r"\b(?:it|its|that|this|these|those|them|both|the result|the answer|the (?:first|second|third) "
+    r"(?:value|number|result))\b",
+    re.I,
+)
+
+
+def as_question(clause: str) -> str:
+    """ "Calculate what 14 loaves cost at Dunmore": a question put as an instruction is that question
+    (``"what 14 loaves cost at Dunmore"``), when it works on no earlier value."""
+    m = _WORK_OUT.match(clause.strip())
+    if not m or _REFERS.search(clause):
+        return clause
+    return clause.strip()[m.end() :]
+
+
+def shifted(steps: tuple[PlanStep, ...], offset: int) -> list[PlanStep]:
+    """Steps planned on their own, numbered after ``offset`` earlier steps (their references moved)."""
+
+    def move(text: str) -> str:
+        text = re.sub(r"\bv(\d+)\b", lambda m: f"v{int(m.group(1)) + offset}", text)
+        return re.sub(r"\{(\d+)\}", lambda m: f"{{{int(m.group(1)) + offset}}}", text)
+
+    return [
+        replace(
+            s,
+            index=s.index + offset,
+            template=move(s.template),
+            needs=tuple(n + offset for n in s.needs),
+            bindings=tuple((name, n + offset) for name, n in s.bindings),
+        )
+        for s in steps
+    ]
+
+
+__all__ = [
+    "as_question",
+    "deadline_plan",
+    "is_question",
+    "is_statement",
+    "join_scenes",
+    "lead_to_end",
+    "shifted",
+]
