@@ -13,7 +13,8 @@
 - ``applied.py``  calculations over earlier values asked for in words (rates, periods, shares on top)
 - ``rates.py``    natural questions that apply a rate from the documents to the request's quantity
 - ``refs.py``     references to earlier values ("it", "that price", "both", "the second")
-- ``code.py``     code steps: the block, its variables and the values bound to them
+- ``code.py``     code steps: the block, its variables and the values bound to them; blocks cut out of a
+  request and given to the clause that asks to run them
 - ``answer_types.py`` what a question asks for (duration, amount, count, date, time, name, reason, ...)
   and what a request asks to be done (a question, a calculation, code, a transformation)
 - ``units.py``    units as values: conversions between units of one kind, rates

@@ -23,7 +23,7 @@ from dataclasses import replace
 from ioa_p2p.planning import natural
 from ioa_p2p.planning.answer_types import answer_type, request_act
 from ioa_p2p.planning.applied import applied, asked_unit
-from ioa_p2p.planning.code import code_step, free_names
+from ioa_p2p.planning.code import MARK, MARK_RE, RUN_CODE, attach_blocks, code_step, join_bindings
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.literal import (
     digits,
@@ -52,8 +52,6 @@ from ioa_p2p.planning.units import unit_phrase
 from ioa_p2p.planning.values import ALIASES, dates_in, numbers_in
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_MARK = "\u27e6code{}\u27e7"
-_MARK_RE = re.compile(r"\u27e6code(\d+)\u27e7")
 ACTION_WORDS = """
     add calculate compute convert count divide multiply subtract take find get look search check run
     execute write use print tell give determine work figure sum deduct retrieve fetch read double
@@ -75,12 +73,6 @@ _REPORT_ONLY = re.compile(
     re.I,
 )
 _WANTS_CODE = re.compile(r"\b(python|code|script|program)\b", re.I)
-_RUN_CODE = re.compile(
-    r"\b(run|execute|evaluate|try)\b.*\b(code|python|script|program|snippet)\b"
-    r"|\b(run|execute|evaluate) (this|that|it|the following)\b|\bthis for me\b|\bcode\b.*\bbelow\b"
-    r"|^(?:run|execute)\s*:?$",
-    re.I,
-)
 #: A clause asking for a team ("form a team to ..."): kept whole; its assignee forms the sub-team asked for.
 TEAM_ASK = re.compile(
     r"\b(?:form|assemble|build|create|set\s+up|put\s+together|gather|recruit)\s+(?:a\s+|an\s+|your\s+own\s+)?"
@@ -118,7 +110,7 @@ def plan_request(goal: str) -> Plan:
 
     def cut(m: re.Match[str]) -> str:
         blocks.append(m.group(2).rstrip("\n"))
-        return " " + _MARK.format(len(blocks) - 1) + " "
+        return " " + MARK.format(len(blocks) - 1) + " "
 
     text = _FENCE.sub(cut, fence_code(goal.strip()))
     # a block inside a sentence ("run <block> where value is that product") stays in it
@@ -127,7 +119,7 @@ def plan_request(goal: str) -> Plan:
     text = _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + _DOT, text)  # "No. 7" ends no sentence
     pieces = [p.replace(_DOT, ".") for p in _SPLIT.split(text) if p]
     clauses = _merge_short([c for c in (_clean(p) for p in pieces) if c])
-    clauses = _with_context(_join_bindings(_attach_blocks(clauses, blocks)))
+    clauses = _with_context(join_bindings(attach_blocks(clauses, blocks)))
     relation = (
         (percent_relation(text) or quantities_total(text) or natural.packed(text)) if not blocks else None
     )
@@ -140,7 +132,7 @@ def plan_request(goal: str) -> Plan:
             return Plan(goal, rated, len(rated), clauses[-1])
     clauses = join_scenes(clauses, _codeish)  # "I got back on 3 May. What's the last day ...?": one
     clauses[:1] = [as_question(c) for c in clauses[:1]]  # "work out what ...": before any value is known
-    if len(clauses) == 1 and not _MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
+    if len(clauses) == 1 and not MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
         alone = literal_step(clauses[0], 1) if not _codeish(clauses[0]) else None
         if alone is not None:
             return Plan(goal, (alone,), 1, clauses[0])
@@ -170,7 +162,7 @@ def plan_request(goal: str) -> Plan:
             return Plan(goal, steps_, len(steps_), clauses[0])
     steps: list[PlanStep] = []
     for clause in clauses:
-        if _REPORT_ONLY.match(clause) and steps and not _MARK_RE.search(clause):
+        if _REPORT_ONLY.match(clause) and steps and not MARK_RE.search(clause):
             continue
         declared = _DECLARED_UNIT.match(clause.strip())
         if steps and declared and unit_phrase(declared.group(1), ALIASES):  # "the number it prints is in kWh"
@@ -181,7 +173,7 @@ def plan_request(goal: str) -> Plan:
             if steps[-1].index != len(steps):
                 steps.append(steps.pop())
             continue
-        if not _MARK_RE.search(clause):  # "Going by the handbook, how many ...?": the question first
+        if not MARK_RE.search(clause):  # "Going by the handbook, how many ...?": the question first
             clause = lead_to_end(clause) if steps else as_question(lead_to_end(clause))
         refs, _ = resolve(clause, steps)
         alone = literal_step(clause, len(steps) + 1) if not refs and not _codeish(clause) else None
@@ -287,7 +279,7 @@ def _own_plan(clause: str) -> tuple[PlanStep, ...] | None:
 
 
 def _codeish(clause: str) -> bool:
-    return bool(_MARK_RE.search(clause) or _INLINE.search(clause) or _WANTS_CODE.search(clause))
+    return bool(MARK_RE.search(clause) or _INLINE.search(clause) or _WANTS_CODE.search(clause))
 
 
 def _shown(step: PlanStep, clause: str, index: int, steps: list[PlanStep]) -> PlanStep:
@@ -326,13 +318,6 @@ def _clean(part: str) -> str:
     return part if len(part) >= 2 else ""
 
 
-_BIND_ONLY = re.compile(
-    r"^(?:bind|assign|store|save|call|name)\s+(?:it|that|this|the result|the value|the number)\s+"
-    r"(?:to|in|as|into)?\s*`?[A-Za-z_]\w*`?[.]?$",
-    re.I,
-)
-
-
 _DECLARED_UNIT = re.compile(
     r"^(?:the )?(?:number|value|result|output|figure|amount|it|that)(?: (?:it|that|the code) "
     r"(?:prints|printed|gives|returns|shows))? (?:is|was) (?:given )?in ((?:[a-z³²/]+ ?){1,3})[.]?$",
@@ -343,51 +328,6 @@ _DECLARED_UNIT = re.compile(
 def _literals(expression: str) -> list[str]:
     """The numbers an expression states, a percentage counted once (``21 / 100`` is one number)."""
     return re.findall(r"\d+(?:\.\d+)?", re.sub(r"/ 100\b", "", expression))
-
-
-def _join_bindings(clauses: list[str]) -> list[str]:
-    """ "Bind it to `tax` and run: <code>": the binding belongs to the code step that follows."""
-    out: list[str] = []
-    for clause in clauses:
-        if out and _BIND_ONLY.match(out[-1].strip()) and _MARK_RE.search(clause):
-            out[-1] = f"{clause} and {out[-1]}"
-            continue
-        out.append(clause)
-    return out
-
-
-def _binds_input(clause: str, block: str) -> bool:
-    """The clause sets a variable the block reads ("simulate it with needed set to that number")."""
-    named = {m.group(1) or m.group(2) for m in _BINDS.finditer(clause)}
-    return bool(named & set(free_names(block)))
-
-
-_BINDS = re.compile(
-    r"\b(?:with|where|and)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|bound to)\b"
-)
-
-
-def _attach_blocks(clauses: list[str], blocks: list[str] | None = None) -> list[str]:
-    """A clause that asks to run code gets the next free block; blocks alone join such a clause."""
-    out: list[str] = []
-    for clause in clauses:
-        only = _MARK_RE.fullmatch(clause.strip())
-        if only:
-            block = blocks[int(only.group(1))] if blocks is not None else ""
-            target = next(
-                (
-                    i
-                    for i in range(len(out) - 1, -1, -1)
-                    if (_RUN_CODE.search(out[i]) or _binds_input(out[i], block))
-                    and not _MARK_RE.search(out[i])
-                ),
-                None,
-            )
-            if target is not None:
-                out[target] += " " + clause.strip()
-                continue
-        out.append(clause)
-    return out
 
 
 _ENTITY = r"(?:[A-Z][\w-]*\d[\w-]*|[A-Z][a-z]+ [A-Z][\w-]*)(?: [a-z]+){0,2}"
@@ -436,8 +376,8 @@ def make_step(
         clause = clause.replace(_NEST_MARK.format(n), before[n - 1].text.removeprefix("What is "))
     if TEAM_ASK.search(clause):  # the user asks for a team: the step goes as written, to be delegated
         return PlanStep(index, TASK, clause, text, tuple(refs))
-    mark = _MARK_RE.search(text)
-    if mark or _INLINE.search(text) or (_WANTS_CODE.search(clause) and (refs or _RUN_CODE.search(clause))):
+    mark = MARK_RE.search(text)
+    if mark or _INLINE.search(text) or (_WANTS_CODE.search(clause) and (refs or RUN_CODE.search(clause))):
         return code_step(index, clause, text, refs, before, blocks[int(mark.group(1))] if mark else None)
     if _DATE_STEP.search(digits(clause)) and (refs or re.search(r"\d{4}", clause)):
         template = re.sub(r"\bv(\d+)\b", r"{\1}", digits(text))
@@ -488,7 +428,7 @@ def _unit_of(needs: tuple[int, ...], before: list[PlanStep], expression: str) ->
 
 
 def _short(text: str) -> str:
-    return _MARK_RE.sub("[code]", text).strip()
+    return MARK_RE.sub("[code]", text).strip()
 
 
 __all__ = ["make_step", "plan_request"]
