@@ -13,7 +13,10 @@ what the question asks:
 - otherwise, nearest the question's words (each weighted by its IDF).
 
 A table row answers with the cell of the column whose header best matches the question; a question about
-every row ("both", "all", "across") gets the column's values as a list.
+every row ("both", "all", "across") gets the column's values as a list. "What <noun>" answers with the
+words under the column the noun names ("What cabin ..." -> "Cabin allowed"), and a cell with a condition
+("business, only with director approval; otherwise premium economy") with the branch the question's
+situation meets (:func:`otherwise`).
 """
 
 from __future__ import annotations
@@ -51,6 +54,9 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
         return _date_value(kind, fact, scorer, facts)
     if kind == "time":
         return _time_value(question, fact, scorer)
+    named = _named_column(question, fact) if fact.cells and kind in ("name", "number") else None
+    if named is not None:  # "what cabin ...": the Cabin column of the row, its words
+        return Value.of_text(otherwise(named, question))
     if kind == "name":
         return _name_value(question, fact, scorer)
     if kind == "version":
@@ -69,6 +75,49 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
     if wanted.kind == "count" and not any(f.unit == "" for f in numbers_in(text)):
         return None  # only amounts with units here: they do not count anything
     return _number_value(question, text, scorer, wanted)
+
+
+_ASKED_NOUN = re.compile(
+    r"^\W*(?:and\s+)?(?:what|which)\s+(?:kind of\s+|type of\s+|class of\s+)?([a-z]{3,})\b", re.I
+)
+
+
+def _named_column(question: str, fact: Fact) -> str | None:
+    """ "What cabin may I book?", "which hall ...": the words of the row's cell under the column the
+    question's noun names ("Cabin allowed"), when they are words and not a figure; None otherwise."""
+    m = _ASKED_NOUN.match(question)
+    if not m or m.group(1).lower() in _NOT_NOUNS:
+        return None
+    noun = stem(m.group(1).lower())
+    for header, cell in fact.cells[1:]:
+        if noun in terms(header) and cell.strip() and not numbers_in(cell) and not dates_in(cell):
+            return cell.strip()
+    return None
+
+
+_NOT_NOUNS = frozenset("is are was were do does did will would can could should the a an".split())  # noqa: SIM905
+_OTHERWISE = re.compile(
+    r"^(?P<a>[^;]+?),?\s+(?:only\s+)?(?:with|if|when|after|subject to)\s+(?P<cond>[^;]+?)[;,.]\s*"
+    r"(?:otherwise|else|if not|without (?:it|that|this|approval))\s*:?\s*(?P<b>.+)$",
+    re.I,
+)
+_NEGATED = (
+    r"\b(?:no|not|never|without|hasn't|haven't|hasnt|havent|isn't|wasn't|didn't|doesn't|won't|lacks?|"
+    r"missing|refused|denied|rejected)\b"
+)
+
+
+def otherwise(cell: str, question: str) -> str:
+    """ "business, only with director approval; otherwise premium economy": the branch the situation in
+    ``question`` meets (the condition denied there: the other branch; else the cell as written)."""
+    m = _OTHERWISE.match(cell.strip())
+    if not m:
+        return cell
+    cond = {t for t in terms(m.group("cond")) if len(t) > 2}
+    for clause in re.split(r"[.;,()]|\band\b|\bbut\b", question):
+        if cond & terms(clause):  # the situation speaks of the condition: denied or met
+            return m.group("b" if re.search(_NEGATED, clause, re.I) else "a").strip(" .")
+    return cell
 
 
 def counts(question: str) -> bool:
