@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.extract import counts, extract
 from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, facts_of, superseded, terms
+from ioa_p2p.adapters.retrieval.superlative import extreme_row
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import answer_type
 from ioa_p2p.planning.quantities import stated_quantities
@@ -84,15 +85,23 @@ def answer(
             bonus += 0.5  # "why ...?": the section that gives the cause
         return confidence(fact) * weights.get(fact.path.rpartition("/")[0], 1.0) + bonus
 
-    for fact in sorted(facts, key=lambda f: -rank(f))[:12]:
-        if kind not in ("passage", "reason") and confidence(fact) < 0.1:
+    everything = sorted(facts, key=lambda f: -rank(f))
+    ordered = everything[:12]
+    # "the heaviest pump": the row of the table found with the extreme value, as sure as the table's best row
+    top_row = next((f for f in everything if f.cells and confidence(f) >= 0.1), None)
+    extreme = extreme_row(question, top_row, facts) if top_row is not None else None
+    if extreme is not None and top_row is not None:
+        ordered = [extreme, *(f for f in ordered if f is not extreme)]
+    for fact in ordered:
+        sure = confidence(top_row) if fact is extreme and top_row is not None else confidence(fact)
+        if kind not in ("passage", "reason") and sure < 0.1:
             break
         if quotes(question, fact.text):  # a line that quotes the request itself answers nothing
             continue
         fact = _first_or_last(question, fact, facts) if kind == "time" else fact
         value = extract(question, fact, kind, scorer, facts)
         if value is not None:
-            return Answer(value, fact, round(min(1.0, confidence(fact)), 4))
+            return Answer(value, fact, round(min(1.0, sure), 4))
     if kind in ("number", "reason", "name") and not expected:  # nothing of that kind: the best passage may
         return answer(question, facts, expected="passage", scope=scope)
     return None

@@ -105,6 +105,7 @@ def _strip_unit(q: str) -> str:
 def decompose(question: str) -> tuple[PlanStep, ...] | None:
     q = question.strip().rstrip("?.! ")
     for shape in (
+        _times_as,
         _days_between,
         sum_of_two,
         unit_comparison,
@@ -234,6 +235,53 @@ def _comparison(q: str) -> tuple[PlanStep, ...] | None:
         lookup_step(1, f"{attribute} of the {m.group(2)}"),
         lookup_step(2, f"{attribute} of the {m.group(3)}"),
         calc_step(3, q, "abs(v1 - v2)", (1, 2)),
+    )
+
+
+_AS_ATTRIBUTE = {
+    "much": "price", "expensive": "price", "costly": "price", "heavy": "weight", "long": "duration",
+    "large": "size", "big": "size", "fast": "speed", "powerful": "power", "many": "number",
+}  # fmt: skip
+_AS_VERB = {"cost": "price", "weigh": "weight", "take": "duration", "last": "duration"}
+
+
+def _times_as(q: str) -> tuple[PlanStep, ...] | None:
+    """ "The heaviest pump in the range costs how many times as much as the lightest one?", "how many
+    times heavier is A than B": the attribute of each, then their ratio."""
+    m = re.match(
+        r"^(?P<a>.+?) (?P<verb>costs?|weighs?|takes?|lasts?|is|are) how many times (?:as (?P<adj>\w+) as|"
+        r"(?P<more>more \w+|\w+er) than) (?P<b>.+)$",
+        q,
+        re.I,
+    ) or re.match(
+        r"^how many times (?:as (?P<adj>\w+)|(?P<more>more \w+|\w+er)) (?P<verb>is|are|does|do) (?P<a>.+?) "
+        r"(?:than|as) (?P<b>.+?)(?: (?:cost|weigh|take|last))?$",
+        q,
+        re.I,
+    )
+    if not m:
+        return None
+    word = (m.group("adj") or m.group("more") or "").lower().removeprefix("more ")
+    verb = m.group("verb").lower().rstrip("s")
+    attribute = _AS_ATTRIBUTE.get(word) or _AS_ATTRIBUTE.get(word.removesuffix("ier") + "y") or ""
+    attribute = _AS_VERB.get(verb, attribute) if word in ("much", "many", "") else attribute
+    attribute = attribute or ADJECTIVES.get(word, "")
+    if not attribute:
+        return None
+    a, b = m.group("a").strip(), m.group("b").strip()
+    head = re.match(r"^(.+?)\s+((?:in|of|at|from|on)\s+.+)$", a)
+    subject, context = (head.group(1), head.group(2)) if head else (a, "")
+    noun = subject.split()[-1] if subject.split() else ""
+    b = re.sub(r"\bone$", noun, b) if noun else b
+    tail = re.match(r"^(.+?)\s+((?:in|at|from|on)\s+.+)$", b)
+    if context and context.lower() not in b.lower():
+        b = f"{b} {context}"  # "... in the range costs ... the lightest one": the range goes with both
+    elif tail and not context:
+        a = f"{a} {tail.group(2)}"  # "is A than B at Wexley Gym": the place goes with both
+    return (
+        lookup_step(1, f"What is the {attribute} of {a}"),
+        lookup_step(2, f"What is the {attribute} of {b}"),
+        calc_step(3, q, "(v1 / v2)", (1, 2)),
     )
 
 
