@@ -158,3 +158,29 @@ def test_steps_planned_alone_are_renumbered_after_the_earlier_ones() -> None:
     assert [s.index for s in moved] == [3, 4, 5]
     assert moved[1].template == "2025-01-02 + {3}" and moved[1].needs == (3,)
     assert moved[2].template == "charge(v3; 2 h) + v4" and moved[2].needs == (3, 4)
+
+
+def test_questions_by_any_question_word_are_lookups() -> None:
+    for question in (
+        "Why was the Tarrow footbridge closed in May?",
+        "Whose signature does a Kelby purchase order above EUR 500 need?",
+        "Can a Pellam member bring a guest to the sauna?",
+        "Was the Dunmore night bus cancelled on Sunday?",
+        "Once the tenant of Unit 3C has moved out, how soon must the Brackley deposit be repaid?",
+    ):
+        steps = plan_request(question).steps
+        assert [s.kind for s in steps] == [LOOKUP], question
+    assert answer_type("How soon must the deposit be repaid?").kind == "duration"
+
+
+def test_counts_written_before_a_hyphenated_unit_are_numbers() -> None:
+    from ioa_p2p.planning.literal import digits
+
+    assert digits("two porters for a six-hour shift") == "2 porters for a 6-hour shift"
+    assert digits("a three-night stay") == "a 3-night stay"
+    assert digits("in five-day working weeks") == "in five-day working weeks"  # a unit, not a count
+    assert digits("a one-way ticket") == "a one-way ticket"
+    steps = plan_request(
+        "Look up Brindle Hall's hourly rate per porter, then cost two porters for a six-hour shift."
+    )
+    assert steps.steps[-1].template.replace(" ", "") == "(v1*2*6)"

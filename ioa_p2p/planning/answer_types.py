@@ -118,7 +118,9 @@ def answer_type(question: str) -> AnswerType:
         if unit:
             return AnswerType("number", (unit,), per)
         return AnswerType("count", ("",), per)
-    if re.search(r"\bhow long\b(?! is| are| was)|\bhow much time\b|\bduration\b", q):
+    if re.search(
+        r"\bhow long\b(?! is| are| was)|\bhow much time\b|\bduration\b|\bhow soon\b|\bwithin how\b", q
+    ):
         return AnswerType("duration", TIME_UNITS, per)
     if re.search(r"\bwhich\b(?! (?:date|day|time|version))", q) and not re.search(r"\bhow\b", q):
         return AnswerType("name")

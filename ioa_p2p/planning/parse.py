@@ -89,7 +89,11 @@ _LOOKUP_VERB = re.compile(
 )
 _QUESTION = re.compile(
     r"^(?:(?:after|for|in|on|at|by|to|from|within|until|since|during) )?"
-    r"(?:what|which|who|whom|when|where|how|is|are|does|do|did)\b",
+    r"(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|can|could|should|will|"
+    r"would|may|must|has|have)\b"
+    # "Once the keys are back, how soon must ...?": a question after a clause that sets its condition
+    r"|^(?:once|if|when|after|before|since|as|given|assuming|now that|because)\b[^?]{3,200}?,\s*"
+    r"(?:what|which|who|whose|when|where|why|how)\b[^?]*\?",
     re.I,
 )
 _ARITH_WORD = re.compile(
@@ -394,7 +398,9 @@ def make_step(
         return applied(index, clause, text, refs, before)  # "if I bake five batches, how many hours is that?"
     is_lookup = bool(_LOOKUP_VERB.match(clause)) or (
         bool(_QUESTION.match(clause))
-        and not re.search(r"\d", clause.split(" of ")[-1] if " of " in clause else "")
+        and not re.search(  # "the product of 3 and 4" is arithmetic; "the keys of Flat 4B" a name
+            r"(?<![\w-])\d+(?:\.\d+)?(?![\w-])", clause.split(" of ")[-1] if " of " in clause else ""
+        )
     )
     default = f"v{before[-1].index}" if before else ""
     expression = to_expression(text, default) if (_ARITH_WORD.search(normalise(text)) or refs) else None
