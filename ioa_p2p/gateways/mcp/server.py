@@ -1,0 +1,72 @@
+"""Serving the MCP server of a node (``ioa mcp``): on stdio, or over streamable HTTP with a bearer token.
+
+Runs under trio, like the node (``mcp``'s server is built on anyio). It talks to the node through its
+control API, read from ``$IOA_HOME`` at every call: a desktop client may start ``ioa mcp`` before the
+node, and each tool then says the node is not running until it is.
+
+- stdio (``ioa mcp``): what desktop clients start from their config file; the protocol on stdout, our
+  log on stderr.
+- streamable HTTP (``ioa mcp --http HOST:PORT``): the endpoint ``/mcp``; every request needs
+  ``Authorization: Bearer <token>`` (``$IOA_HOME/mcp.token``, made on first use, mode 0600); Host and
+  Origin checked against the listen address (DNS rebinding); a stalled client is dropped after 30 s.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+from hypercorn.config import Config as HypercornConfig
+from hypercorn.trio import serve
+
+from ioa_p2p.gateways.auth import BearerAuth, SendTimeout, gateway_token
+from ioa_p2p.gateways.listen import Listen, bind_socket, check_exposure
+from ioa_p2p.gateways.mcp.tools import build_server
+
+MCP_PATH = "/mcp"
+
+
+async def serve_stdio(home: Path) -> None:
+    """Serve MCP on this process's stdin/stdout until the client closes them."""
+    await build_server(home).run_stdio_async()
+
+
+async def serve_http(
+    home: Path,
+    listen: Listen,
+    token_path: Path,
+    *,
+    tls: tuple[str, str] | None = None,
+    announce: Callable[[str], Any] = print,
+    task_status: Any = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve MCP over streamable HTTP on ``listen`` until cancelled; ``task_status.started(url)``."""
+    check_exposure(listen, tls=tls is not None, public_url=None)
+    token = gateway_token(token_path)
+    sock = bind_socket(listen)
+    port = sock.getsockname()[1]
+    server = build_server(home)
+    host = "127.0.0.1" if listen.host == "localhost" else listen.host
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    guarded = SendTimeout(BearerAuth(app, token, realm="ioa-mcp"))  # type: ignore[arg-type]
+    config = HypercornConfig()
+    config.bind = [f"fd://{sock.detach()}"]
+    config.accesslog = None
+    config.errorlog = logging.getLogger("hypercorn.error")
+    config.graceful_timeout = 2.0
+    if tls is not None:
+        config.certfile, config.keyfile = tls
+    url = listen.url(port, tls=tls is not None).rstrip("/") + MCP_PATH
+    announce(f"mcp server on {url}; bearer token in {token_path}")
+
+    class _Started:
+        def started(self, binds: list[str] | None = None) -> None:
+            task_status.started(url)
+
+    await serve(guarded, config, task_status=_Started(), mode="asgi")  # type: ignore[arg-type]
+
+
+__all__ = ["MCP_PATH", "serve_http", "serve_stdio"]
