@@ -30,7 +30,12 @@ def a2a() -> None:
 
 
 @a2a.command("serve")
-@click.option("--listen", metavar="HOST:PORT", default=None, help="Where to listen ([a2a].listen; 127.0.0.1:8470).")
+@click.option(
+    "--config", "config_file", type=click.Path(path_type=Path), default=None, help="Config file ([a2a])."
+)
+@click.option(
+    "--listen", metavar="HOST:PORT", default=None, help="Where to listen ([a2a].listen; 127.0.0.1:8470)."
+)
 @click.option("--url", default=None, help="The public URL in the agent card (default: http://<listen>/).")
 @click.option("--token-file", type=click.Path(path_type=Path), default=None, help="Bearer token file.")
 @click.option("--tls-cert", default=None, help="TLS certificate (PEM) to serve HTTPS.")
@@ -39,6 +44,7 @@ def a2a() -> None:
 @handle_errors(json_flag=None)
 def a2a_serve(
     ctx: click.Context,
+    config_file: Path | None,
     listen: str | None,
     url: str | None,
     token_file: Path | None,
@@ -47,10 +53,14 @@ def a2a_serve(
 ) -> None:
     """Serve the running node's A2A gateway until SIGINT/SIGTERM (agent card, JSON-RPC, bearer token)."""
     home = get_home(ctx)
-    config = load_config(home)
-    where = f"[a2a] of {home / CONFIG_FILE_NAME}"
+    config = load_config(home, path=config_file)
+    where = f"[a2a] of {config_file or home / CONFIG_FILE_NAME}"
     settings = A2ASettings.from_section(config.section("a2a"), where).with_options(
-        listen=listen, url=url, token_file=str(token_file) if token_file else None, tls_cert=tls_cert, tls_key=tls_key
+        listen=listen,
+        url=url,
+        token_file=str(token_file) if token_file else None,
+        tls_cert=tls_cert,
+        tls_key=tls_key,
     )
     from ioa_p2p.gateways.a2a.server import serve_a2a
 
@@ -65,7 +75,11 @@ def a2a_serve(
 @click.pass_context
 @handle_errors(json_flag=None)
 def mcp_command(
-    ctx: click.Context, http_listen: str | None, token_file: Path | None, tls_cert: str | None, tls_key: str | None
+    ctx: click.Context,
+    http_listen: str | None,
+    token_file: Path | None,
+    tls_cert: str | None,
+    tls_key: str | None,
 ) -> None:
     """Serve the running node's tools over MCP: on stdio (for a desktop client's config), or --http."""
     home = get_home(ctx)
@@ -83,7 +97,11 @@ def mcp_command(
     async def run() -> None:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async with trio.open_nursery() as nursery:
-                await nursery.start(lambda task_status: serve_http(home, listen, path, tls=tls, announce=_say, task_status=task_status))
+                await nursery.start(
+                    lambda task_status: serve_http(
+                        home, listen, path, tls=tls, announce=_say, task_status=task_status
+                    )
+                )
                 async for _ in signals:
                     nursery.cancel_scope.cancel()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -10,9 +12,12 @@ from typing import Any
 import click
 import trio
 
-from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main, wait_stop_request
-from ioa_p2p.config.node_config import NodeConfig, load_config
+from ioa_p2p.cli._base import PARENT_PID_ENV, emit_json, get_home, handle_errors, main, wait_stop_request
+from ioa_p2p.config.node_config import CONFIG_FILE_NAME, NodeConfig, load_config
 from ioa_p2p.control_client import ControlClient
+from ioa_p2p.gateways.settings import A2ASettings
+
+log = logging.getLogger("ioa_p2p.cli")
 
 
 @main.group()
@@ -77,21 +82,39 @@ def node_start(
     lists.update(output_types=output_types, tools=tools)
     agent.update({key: list(values) for key, values in lists.items() if values})  # each overrides [agent]
     config = config.with_overrides(listen=listen or None, bootstrap=bootstrap, sections={"agent": agent})
-    trio.run(_run_node, config)
+    a2a = A2ASettings.from_section(
+        config.section("a2a"), f"[a2a] of {config_file or home / CONFIG_FILE_NAME}"
+    )
+    gateway = None
+    if a2a.enabled:
+        gateway = ["a2a", "serve", *(["--config", str(config_file)] if config_file else [])]
+    trio.run(_run_node, config, gateway)
 
 
-async def _run_node(config: NodeConfig) -> None:
+async def _run_node(config: NodeConfig, gateway: list[str] | None) -> None:
     from ioa_p2p.node import open_node
 
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async with open_node(config) as running:
+        async with open_node(config) as running, trio.open_nursery() as nursery:
             for addr in running.listen_addrs():
                 click.echo(f"listening on {addr}")
             click.echo(f"peer id {running.peer_id}")
             click.echo(f"control api on 127.0.0.1:{running.control.port}")
             sys.stdout.flush()
+            if gateway is not None:
+                nursery.start_soon(_run_a2a_gateway, config, gateway)
             reason = await wait_stop_request(signals)
             click.echo(f"{reason}, shutting down", err=True)
+            nursery.cancel_scope.cancel()
+
+
+async def _run_a2a_gateway(config: NodeConfig, args: list[str]) -> None:
+    """``[a2a] enabled``: the A2A gateway as a child process of the node (its own asyncio loop, and
+    a2a-sdk loaded there only), stopped with the node; if it fails, the node goes on without it."""
+    command = [sys.executable, "-m", "ioa_p2p", "--home", str(config.home), *args]
+    env = dict(os.environ, **{PARENT_PID_ENV: str(os.getpid())})
+    done = await trio.run_process(command, env=env, check=False)
+    log.warning("the A2A gateway exited with code %s; the node goes on without it", done.returncode)
 
 
 @main.command()

@@ -49,7 +49,8 @@ def gateway_token(path: Path) -> str:
         return token
     if os.name == "posix" and st.st_mode & 0o077:
         raise KeyFileError(
-            f"gateway token {path} has mode {stat.S_IMODE(st.st_mode):04o}; it must be 0600 (chmod 600 {path})"
+            f"gateway token {path} has mode {stat.S_IMODE(st.st_mode):04o}; it must be 0600 "
+            f"(chmod 600 {path})"
         )
     try:
         token = path.read_text(encoding="ascii").strip()

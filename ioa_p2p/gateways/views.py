@@ -1,21 +1,26 @@
-"""What both gateways show of a goal (pure): its events as text, bounded JSON, its result as a summary.
+"""What both gateways show of a goal: its events as text, bounded JSON, its result as a summary.
 
 The A2A gateway turns each goal event into a status update, the MCP gateway into a progress notification;
-both say it with the lines ``ioa goal`` prints (:class:`~ioa_p2p.cli.goal_view.EventPrinter`) and carry the
-event's JSON, cut to :data:`MAX_TEXT` characters per text so that one event stays small whatever a peer
-wrote. :func:`result_view` is the answer, steps, citations, chat ID and audit verdict of a finished goal.
+both read the launch's events (:func:`events_of`), say each with the lines ``ioa goal`` prints
+(:class:`~ioa_p2p.cli.goal_view.EventPrinter`) and carry its JSON, cut to :data:`MAX_TEXT` characters per
+text so that one event stays small whatever a peer wrote. :func:`result_view` is the answer, steps,
+citations, chat ID and audit verdict of a finished goal; :func:`transcript` a chat as text.
 """
 
 from __future__ import annotations
 
 import datetime
-from typing import Any
+from collections.abc import AsyncGenerator
+from typing import Any, cast
 
 from ioa_p2p.api.chats import AuditView, HistoryReply
 from ioa_p2p.api.codec import JsonObject, JsonValue
-from ioa_p2p.api.events import GoalEvent, UnknownEvent
+from ioa_p2p.api.events import ConcludedEvent, GoalEvent, UnknownEvent
 from ioa_p2p.api.goals import GoalResult
+from ioa_p2p.api.launch import LaunchRequest
+from ioa_p2p.api.stream import StreamItem
 from ioa_p2p.cli.goal_view import EventPrinter, summary_line
+from ioa_p2p.control_client.aio import AsyncControlClient
 
 #: Characters kept of one text in an event or a result (the rest is cut, with a note).
 MAX_TEXT = 4000
@@ -23,10 +28,17 @@ MAX_TEXT = 4000
 MAX_ITEMS = 100
 
 
+def events_of(client: AsyncControlClient, request: LaunchRequest) -> AsyncGenerator[StreamItem, None]:
+    """A launch's events through ``client`` (its async generator, typed as one so that it can be closed)."""
+    return cast(AsyncGenerator[StreamItem, None], client.launch_events(request))
+
+
 def clip(value: JsonValue, limit: int = MAX_TEXT) -> JsonValue:
     """``value`` with every text cut to ``limit`` characters and every list to :data:`MAX_ITEMS` items."""
     if isinstance(value, str):
-        return value if len(value) <= limit else value[:limit] + f" ... [{len(value) - limit} more characters]"
+        return (
+            value if len(value) <= limit else value[:limit] + f" ... [{len(value) - limit} more characters]"
+        )
     if isinstance(value, list):
         return [clip(v, limit) for v in value[:MAX_ITEMS]]
     if isinstance(value, dict):
@@ -42,6 +54,10 @@ class EventText:
 
     def __call__(self, event: GoalEvent | UnknownEvent) -> str:
         text = "\n".join(self._printer.lines(event)).strip()
+        if isinstance(event, ConcludedEvent):
+            first = (event.text.strip().splitlines() or [""])[0]
+            forced = " (forced by the limits)" if event.forced else ""
+            text = f"concluded by {event.author_name}{forced}: {first}"
         if not text:
             text = f"({event.event})"
         return str(clip(text))
@@ -90,8 +106,6 @@ def answer_text(result: GoalResult) -> str:
     return str(clip(text))
 
 
-
-
 def transcript(history: HistoryReply, names: dict[str, str] | None = None, limit: int = 500) -> str:
     """A chat's messages as text, one line each (``HistoryReply``; the last ``limit`` messages)."""
     names = names or {}
@@ -105,9 +119,20 @@ def transcript(history: HistoryReply, names: dict[str, str] | None = None, limit
         who = names.get(msg.author, msg.author[-6:])
         content = msg.content
         body = content.get("text") or content.get("content") or content.get("goal")
-        text = body if isinstance(body, str) else ", ".join(f"{k}={v!r}" for k, v in list(content.items())[:6])
+        text = (
+            body if isinstance(body, str) else ", ".join(f"{k}={v!r}" for k, v in list(content.items())[:6])
+        )
         lines.append(f"[{when}] {who} {msg.kind}: {clip(text, 1000)}")
     return "\n".join(lines)
 
 
-__all__ = ["MAX_ITEMS", "MAX_TEXT", "EventText", "answer_text", "audit_view", "clip", "result_view", "transcript"]
+__all__ = [
+    "MAX_ITEMS",
+    "MAX_TEXT",
+    "EventText",
+    "answer_text",
+    "audit_view",
+    "clip",
+    "result_view",
+    "transcript",
+]

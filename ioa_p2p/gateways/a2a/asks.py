@@ -33,7 +33,8 @@ class Ask:
     timeout: float | None = None
 
     def launch(self, *, me: str, chat: str | None = None) -> LaunchRequest:
-        """The control API's launch: on this node alone (``run_task``), with a team, or continuing ``chat``."""
+        """The control API's launch: on this node alone (``run_task``), with a team, or continuing
+        ``chat``."""
         team = (me,) if self.skill == RUN_TASK else self.team
         return _launch(self.text, None if chat else team, self.max_turns, self.timeout, chat)
 
@@ -59,7 +60,9 @@ def read_ask(params: SendMessageRequest) -> Ask:
     if isinstance(team, str):
         team = [t for t in team.split(",") if t.strip()]
     if team is not None and skill == RUN_TASK:
-        raise InvalidParamsError(message="metadata.team: the run_task skill runs on this agent alone; no team")
+        raise InvalidParamsError(
+            message="metadata.team: the run_task skill runs on this agent alone; no team"
+        )
     if team is not None and not (isinstance(team, list) and all(isinstance(t, str) for t in team)):
         raise InvalidParamsError(message="metadata.team must be a list of peer IDs or agent names")
     ask = Ask(

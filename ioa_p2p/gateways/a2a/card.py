@@ -57,8 +57,8 @@ def agent_card(own: CardSummary, url: str) -> AgentCard:
         id=RUN_TASK,
         name="Run a task on this agent",
         description=(
-            f"{own.name} does the task itself, with its own adapter ({adapter}), in a signed chat of its own: "
-            f"{own.description}"
+            f"{own.name} does the task itself, with its own adapter ({adapter}), in a signed chat of its "
+            f"own: {own.description}"
         )[:2000],
         tags=tags or ["task"],
         examples=["Calculate 17 * 23"] if "calculator" in adapter else [],
@@ -162,7 +162,11 @@ def _verify_one(entry: Any, payload: str) -> PeerId:
         raw = _unb64(signature if isinstance(signature, str) else "")
     except (ValueError, UnicodeDecodeError):
         raise InvalidCard("a signature whose header or value is not base64url JSON") from None
-    if not isinstance(header, dict) or header.get("alg") != ALGORITHM or not isinstance(header.get("kid"), str):
+    if (
+        not isinstance(header, dict)
+        or header.get("alg") != ALGORITHM
+        or not isinstance(header.get("kid"), str)
+    ):
         raise InvalidCard(f"a signature that is not {ALGORITHM} with a peer ID as kid")
     peer = PeerId.from_string(header["kid"])
     if not peer.verify(raw, f"{protected}.{payload}".encode("ascii")):

@@ -17,7 +17,7 @@ import asyncio
 import re
 import uuid
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Coroutine
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from typing import Any
 
 from a2a.server.context import ServerCallContext
@@ -78,7 +78,9 @@ class GatewayHandler(RequestHandler):
     """See the module docstring. ``spawn`` runs a coroutine in the gateway's task group; ``me`` is the
     node's peer ID (asked once)."""
 
-    def __init__(self, book: TaskBook, pump: GoalPump, spawn: Spawn, me: Callable[[], Coroutine[Any, Any, str]]):
+    def __init__(
+        self, book: TaskBook, pump: GoalPump, spawn: Spawn, me: Callable[[], Coroutine[Any, Any, str]]
+    ):
         self.book = book
         self.pump = pump
         self.spawn = spawn
@@ -113,8 +115,8 @@ class GatewayHandler(RequestHandler):
         task = self._task(params.id)
         if task.terminal:
             raise UnsupportedOperationError(
-                message=f"task {task.task_id} is in terminal state {state_name(task.state)}: GetTask gives its "
-                "history and result"
+                message=f"task {task.task_id} is in terminal state {state_name(task.state)}: GetTask gives "
+                "its history and result"
             )
         async with self._slot():
             position = task.log.last
@@ -123,7 +125,8 @@ class GatewayHandler(RequestHandler):
                 yield update
 
     async def _start(self, params: SendMessageRequest) -> tuple[GatewayTask, Task]:
-        """A new task for the message (or an A2A error), its goal launched; the task and its first snapshot."""
+        """A new task for the message (or an A2A error), its goal launched; the task and its first
+        snapshot."""
         validate_history_length(params.configuration)
         ask = read_ask(params)
         given = params.message
@@ -140,7 +143,9 @@ class GatewayHandler(RequestHandler):
         if chat is None and given.context_id and _CHAT_ID.fullmatch(given.context_id):
             chat = given.context_id  # a goal chat of this node, named by its ID: continue it
         if chat is not None and ask.team is not None:
-            raise InvalidParamsError(message="metadata.team: a follow-up continues the chat's team; give no team")
+            raise InvalidParamsError(
+                message="metadata.team: a follow-up continues the chat's team; give no team"
+            )
         try:
             request = ask.launch(me=await self.me(), chat=chat)
         except IoAError as exc:
@@ -173,7 +178,8 @@ class GatewayHandler(RequestHandler):
         task = self._task(given.task_id)
         if given.context_id and given.context_id != task.context_id:
             raise InvalidParamsError(
-                message=f"context {given.context_id} does not match context {task.context_id} of task {task.task_id}"
+                message=f"context {given.context_id} does not match context {task.context_id} of task "
+                f"{task.task_id}"
             )
         what = f"is in terminal state {state_name(task.state)}" if task.terminal else "is still running"
         raise UnsupportedOperationError(
@@ -228,7 +234,9 @@ class GatewayHandler(RequestHandler):
         validate_history_length(params)
         size = params.page_size if params.HasField("page_size") else 50
         validate_page_size(size)
-        since = params.status_timestamp_after.ToMilliseconds() if params.HasField("status_timestamp_after") else 0
+        since = (
+            params.status_timestamp_after.ToMilliseconds() if params.HasField("status_timestamp_after") else 0
+        )
         chosen = [
             t
             for t in self.book.tasks.values()
@@ -242,7 +250,9 @@ class GatewayHandler(RequestHandler):
             after = decode_page_token(params.page_token)
             ids = [t.task_id for t in chosen]
             if after not in ids:
-                raise InvalidParamsError(message="page_token names no task of this listing (it was forgotten)")
+                raise InvalidParamsError(
+                    message="page_token names no task of this listing (it was forgotten)"
+                )
             start = ids.index(after) + 1
         page = chosen[start : start + size]
         tasks = []
@@ -259,16 +269,16 @@ class GatewayHandler(RequestHandler):
     async def on_cancel_task(self, params: CancelTaskRequest, context: ServerCallContext) -> Task | None:
         task = self._task(params.id)
         if task.terminal:
-            raise TaskNotCancelableError(message=f"task {task.task_id} already ended ({state_name(task.state)})")
+            raise TaskNotCancelableError(
+                message=f"task {task.task_id} already ended ({state_name(task.state)})"
+            )
         try:
             await self.pump.cancel(task)
         except IoAError as exc:
             if not task.terminal:
                 raise TaskNotCancelableError(message=f"the node did not cancel the goal: {exc}") from None
-        try:
+        with suppress(TimeoutError):  # else the cancel is on its way: the stream and GetTask will show it
             await asyncio.wait_for(task.done.wait(), CANCEL_WAIT)
-        except TimeoutError:
-            pass  # the cancel is on its way; the task ends canceled, as its stream and GetTask will show
         return task.snapshot()
 
     # ------------------------------------------------------------------ not offered
@@ -296,7 +306,9 @@ class GatewayHandler(RequestHandler):
     async def on_get_extended_agent_card(
         self, params: GetExtendedAgentCardRequest, context: ServerCallContext
     ) -> AgentCard:
-        raise UnsupportedOperationError(message="this agent has no extended card: its public card says it all")
+        raise UnsupportedOperationError(
+            message="this agent has no extended card: its public card says it all"
+        )
 
 
 __all__ = ["CANCEL_WAIT", "START_WAIT", "GatewayHandler"]

@@ -10,6 +10,8 @@ steps, citations, chat ID, audit verdict...). docs/gateways.md has the table of 
 
 from __future__ import annotations
 
+from typing import Any
+
 from a2a.types.a2a_pb2 import (
     TASK_STATE_CANCELED,
     TASK_STATE_COMPLETED,
@@ -34,7 +36,9 @@ from ioa_p2p.api.goals import EXIT_OK, GoalResult
 from ioa_p2p.gateways.views import answer_text, clip
 
 #: The states that end a task (nothing follows them).
-TERMINAL = frozenset({TASK_STATE_COMPLETED, TASK_STATE_FAILED, TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED})
+TERMINAL = frozenset(
+    {TASK_STATE_COMPLETED, TASK_STATE_FAILED, TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED}
+)
 ARTIFACT_ID = "result"
 JSON_MEDIA = "application/json"
 
@@ -43,7 +47,8 @@ Update = TaskStatusUpdateEvent | TaskArtifactUpdateEvent
 
 
 def json_part(value: JsonValue) -> Part:
-    return Part(data=ParseDict(value, Value()), media_type=JSON_MEDIA)
+    data: Any = value  # any JSON value: a protobuf Value holds each kind
+    return Part(data=ParseDict(data, Value()), media_type=JSON_MEDIA)
 
 
 def agent_message(task_id: str, context_id: str, n: int, text: str, data: JsonValue = None) -> Message:
@@ -57,12 +62,19 @@ def agent_message(task_id: str, context_id: str, n: int, text: str, data: JsonVa
 
 
 def status_update(
-    task_id: str, context_id: str, state: int, message: Message, now_ms: int, meta: JsonObject | None = None
+    task_id: str,
+    context_id: str,
+    state: TaskState,
+    message: Message,
+    now_ms: int,
+    meta: JsonObject | None = None,
 ) -> TaskStatusUpdateEvent:
     stamp = Timestamp()
     stamp.FromMilliseconds(now_ms)
     update = TaskStatusUpdateEvent(
-        task_id=task_id, context_id=context_id, status=TaskStatus(state=state, message=message, timestamp=stamp)
+        task_id=task_id,
+        context_id=context_id,
+        status=TaskStatus(state=state, message=message, timestamp=stamp),
     )
     if meta:
         update.metadata.update(meta)
@@ -79,18 +91,20 @@ def event_update(
     return status_update(task_id, context_id, TASK_STATE_WORKING, message, now_ms, {"event": kind})
 
 
-def result_artifact(task_id: str, context_id: str, result: GoalResult, view: JsonObject) -> TaskArtifactUpdateEvent:
+def result_artifact(
+    task_id: str, context_id: str, result: GoalResult, view: JsonObject
+) -> TaskArtifactUpdateEvent:
     """The artifact ``result`` of a finished goal: the answer as text, the result view as JSON."""
     artifact = Artifact(
         artifact_id=ARTIFACT_ID,
         name="result",
-        description="the goal's answer, steps, citations, chat ID and the audit verdict of its signed history",
+        description="the goal's answer, steps, citations, chat ID and the audit verdict of its history",
         parts=[Part(text=answer_text(result)), json_part(view)],
     )
     return TaskArtifactUpdateEvent(task_id=task_id, context_id=context_id, artifact=artifact, last_chunk=True)
 
 
-def final_state(result: GoalResult, cancel_requested: bool) -> int:
+def final_state(result: GoalResult, cancel_requested: bool) -> TaskState:
     """Completed when the round concluded with every needed task done; canceled when it was aborted after a
     cancel; failed otherwise (concluded with failed tasks, aborted at the deadline)."""
     if result.status == "concluded":
@@ -112,8 +126,8 @@ def error_text(error: StreamError) -> str:
     return str(clip(f"{error.type}: {error.message}", 2000))
 
 
-def state_name(state: int) -> str:
-    return TaskState.Name(state)  # type: ignore[arg-type]
+def state_name(state: TaskState) -> str:
+    return TaskState.Name(state)
 
 
 __all__ = [

@@ -15,7 +15,7 @@ import logging
 import time
 from contextlib import aclosing
 
-from a2a.types.a2a_pb2 import TASK_STATE_CANCELED, TASK_STATE_FAILED
+from a2a.types.a2a_pb2 import TASK_STATE_CANCELED, TASK_STATE_FAILED, TaskState
 
 from ioa_p2p.api.events import (
     CancelledEvent,
@@ -41,7 +41,7 @@ from ioa_p2p.gateways.a2a.mapping import (
     status_update,
 )
 from ioa_p2p.gateways.a2a.tasks import GatewayTask, TaskBook
-from ioa_p2p.gateways.views import EventText, audit_view, result_view
+from ioa_p2p.gateways.views import EventText, audit_view, events_of, result_view
 
 log = logging.getLogger("ioa_p2p.gateways.a2a")
 
@@ -77,7 +77,7 @@ class GoalPump:
         """The goal of ``task`` from launch to result (see the module docstring)."""
         text = EventText()
         try:
-            async with aclosing(self.client.launch_events(request)) as events:
+            async with aclosing(events_of(self.client, request)) as events:
                 async for item in events:
                     started.accept()
                     if await self._take(task, item, text):
@@ -117,7 +117,9 @@ class GoalPump:
         if isinstance(event, CancelledEvent):
             task.cancel_requested = True  # cancelled from elsewhere too (`ioa goal cancel`)
         cursor = str(item.cursor) if item.cursor is not None else ""
-        update = event_update(task.task_id, task.context_id, task.next_n, text(event), event.to_json(), cursor, now_ms())
+        update = event_update(
+            task.task_id, task.context_id, task.next_n, text(event), event.to_json(), cursor, now_ms()
+        )
         self.book.publish(task, update)
         if task.cancel_requested and isinstance(event, SearchingEvent | TeamEvent):
             await self._send_cancel(task)  # asked before the node named the launch
@@ -134,7 +136,7 @@ class GoalPump:
         message = agent_message(task.task_id, task.context_id, task.next_n, result_text(result))
         self.book.publish(task, status_update(task.task_id, task.context_id, state, message, now_ms()))
 
-    def _end(self, task: GatewayTask, state: int, why: str) -> None:
+    def _end(self, task: GatewayTask, state: TaskState, why: str) -> None:
         if task.terminal:
             return
         message = agent_message(task.task_id, task.context_id, task.next_n, why)

@@ -33,6 +33,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from ioa_p2p.cli._base import PARENT_PID_ENV
 from ioa_p2p.control_client.aio import AsyncControlClient
 from ioa_p2p.errors import IoAError
 from ioa_p2p.gateways.a2a.card import agent_card, card_json, sign_agent_card
@@ -68,7 +69,9 @@ class CardSource:
             return self._card
         own = await self.client.card()
         if own.peer_id != str(self.identity.peer_id):
-            raise IoAError(f"the node runs as {own.peer_id}, not as the key of this home; restart the gateway")
+            raise IoAError(
+                f"the node runs as {own.peer_id}, not as the key of this home; restart the gateway"
+            )
         if self._card is None or own.version != self._version:
             self._card = sign_agent_card(agent_card(own, self.url), self.identity)
             self._version = own.version
@@ -127,7 +130,7 @@ class Gateway:
         routes = [Route(CARD_PATH, self.card_endpoint, methods=["GET"])]
         routes += create_jsonrpc_routes(self.handler, "/")
         starlette = Starlette(routes=routes, lifespan=self.running)
-        return SendTimeout(BearerAuth(starlette, token, public=(CARD_PATH,), realm="ioa-a2a"))  # type: ignore[arg-type]
+        return SendTimeout(BearerAuth(starlette, token, public=(CARD_PATH,), realm="ioa-a2a"))
 
 
 async def serve_a2a(home: Path, settings: A2ASettings, *, announce: Any = print) -> None:
@@ -153,6 +156,8 @@ async def serve_a2a(home: Path, settings: A2ASettings, *, announce: Any = print)
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
+    parent = os.environ.get(PARENT_PID_ENV, "")
+    watcher = asyncio.create_task(_watch_parent(int(parent), stop)) if parent.isdigit() else None
     info = home / INFO_FILE
     _write_info(info, {"pid": os.getpid(), "url": url, "card": url.rstrip("/") + CARD_PATH,
                        "peer_id": str(identity.peer_id), "token_file": str(token_path)})  # fmt: skip
@@ -161,8 +166,17 @@ async def serve_a2a(home: Path, settings: A2ASettings, *, announce: Any = print)
     try:
         await serve(gateway.app(token), config, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
     finally:
+        if watcher is not None:
+            watcher.cancel()
         with suppress(FileNotFoundError):
             info.unlink()
+
+
+async def _watch_parent(pid: int, stop: asyncio.Event) -> None:
+    """Stop when the process that started the gateway (the node, ``$IOA_PARENT_PID``) is gone."""
+    while os.getppid() == pid:  # noqa: ASYNC110 - no event tells us the parent exited
+        await asyncio.sleep(1.0)
+    stop.set()
 
 
 def _write_info(path: Path, data: dict[str, Any]) -> None:

@@ -27,6 +27,7 @@ from a2a.types.a2a_pb2 import (
     Message,
     Task,
     TaskArtifactUpdateEvent,
+    TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
 )
@@ -119,7 +120,7 @@ class GatewayTask:
     skill: str
     message: Message  # the user's
     created_ms: int
-    state: int = TASK_STATE_SUBMITTED
+    state: TaskState = TASK_STATE_SUBMITTED
     status_message: Message | None = None
     status_ms: int = 0
     artifacts: list[Artifact] = field(default_factory=list)
@@ -144,7 +145,7 @@ class GatewayTask:
         update the log holds, in order); ``metadata`` names the goal (chat, round, launch, skill)."""
         stamp = Timestamp()
         stamp.FromMilliseconds(self.status_ms or self.created_ms)
-        status = TaskStatus(state=self.state, timestamp=stamp)  # type: ignore[arg-type]
+        status = TaskStatus(state=self.state, timestamp=stamp)
         if self.status_message is not None:
             status.message.CopyFrom(self.status_message)
         history = [self.message]

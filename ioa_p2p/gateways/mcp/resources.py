@@ -33,10 +33,12 @@ class NodeMCPServer(MCPServer):
     def __init__(self, home: Path, **options: Any) -> None:
         super().__init__(**options)
         self.home = home
-        self.resource(AGENTS, name="agent card", mime_type="application/json",
-                      description="The signed capability card of an agent this node knows")(self.read_card)  # fmt: skip
-        self.resource(CHATS, name="chat transcript", mime_type="text/plain",
-                      description="The transcript of a chat this node takes part in")(self.read_chat)  # fmt: skip
+        card = "The signed capability card of an agent this node knows"
+        chat = "The transcript of a chat this node takes part in"
+        self.resource(AGENTS, name="agent card", mime_type="application/json", description=card)(
+            self.read_card
+        )
+        self.resource(CHATS, name="chat transcript", mime_type="text/plain", description=chat)(self.read_chat)
 
     def client(self) -> AsyncControlClient:
         return AsyncControlClient(self.home, timeout=30.0)
@@ -50,7 +52,8 @@ class NodeMCPServer(MCPServer):
                 chats = await client.chats()
         except IoAError:
             return listed  # the node is not running: nothing to name now
-        for card in [own, *cards][:LISTED]:
+        unique = {c.peer_id: c for c in [own, *cards]}
+        for card in list(unique.values())[:LISTED]:
             listed.append(
                 MCPResource(
                     uri=AGENTS.format(peer_id=card.peer_id),

@@ -51,7 +51,7 @@ async def serve_http(
     server = build_server(home)
     host = "127.0.0.1" if listen.host == "localhost" else listen.host
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
-    guarded = SendTimeout(BearerAuth(app, token, realm="ioa-mcp"))  # type: ignore[arg-type]
+    guarded = SendTimeout(BearerAuth(app, token, realm="ioa-mcp"))
     config = HypercornConfig()
     config.bind = [f"fd://{sock.detach()}"]
     config.accesslog = None

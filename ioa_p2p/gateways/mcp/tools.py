@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 from contextlib import aclosing
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -34,7 +34,7 @@ from ioa_p2p.api.events import DoneEvent, ErrorEvent, HeartbeatEvent, TeamEvent
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.control_client.aio import AsyncControlClient
 from ioa_p2p.errors import IoAError
-from ioa_p2p.gateways.views import EventText, audit_view, clip, result_view, transcript
+from ioa_p2p.gateways.views import EventText, audit_view, clip, events_of, result_view, transcript
 
 INSTRUCTIONS = (
     "Tools of an ioa-p2p node: a peer-to-peer network of AI agents with signed capability cards. "
@@ -43,6 +43,7 @@ INSTRUCTIONS = (
     "the end); goal_status, cancel_goal, list_chats, chat_history, audit_chat follow up on chats; "
     "send_message sends a signed direct message to a peer."
 )
+
 
 class TeamMember(TypedDict):
     peer_id: str
@@ -102,13 +103,17 @@ class Tools:
         ctx: Context,
         team: list[str] | None = None,
         max_turns: int | None = None,
-        timeout: float | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 - the goal's time (a tool argument)
     ) -> GoalOutput:
         """Form a team and work ``goal`` out; progress notifications as the goal's events happen."""
-        request = _request(lambda: LaunchRequest(goal, team=tuple(team) if team else None, max_turns=max_turns, timeout=timeout))
+        request = _request(
+            lambda: LaunchRequest(
+                goal, team=tuple(team) if team else None, max_turns=max_turns, timeout=timeout
+            )
+        )
         text = EventText()
         count = 0
-        async with self.client() as client, aclosing(client.launch_events(request)) as events:
+        async with self.client() as client, aclosing(events_of(client, request)) as events:
             async for item in events:
                 event = item.event
                 if isinstance(event, HeartbeatEvent):
@@ -125,7 +130,8 @@ class Tools:
         raise ToolError("the node ended the goal's stream without its result; see goal_status")
 
     async def goal_status(self, chat: str) -> dict[str, Any]:
-        """The rounds of a goal chat on this node (running or ended), and the result of the latest ended one."""
+        """The rounds of a goal chat on this node (running or ended), and the result of the latest ended
+        one."""
         async with self.client() as client:
             await client.history(chat)  # the node's error for a chat it does not know
             rounds = [g.to_json() for g in await client.goals() if g.chat_id.startswith(chat.lower())]
@@ -171,15 +177,15 @@ async def _finish(client: AsyncControlClient, done: DoneEvent) -> GoalOutput:
     result = done.result
     if result.status != "concluded":
         raise ToolError(
-            f"the goal was aborted ({clip(result.conclusion, 500) or 'no conclusion'}); chat {result.chat_id} "
-            "holds what the team had (chat_history)"
+            f"the goal was aborted ({clip(result.conclusion, 500) or 'no conclusion'}); chat "
+            f"{result.chat_id} holds what the team had (chat_history)"
         )
     try:
         audit = audit_view(await client.audit(result.chat_id))
     except IoAError as exc:
         audit = audit_view(None, f"{type(exc).__name__}: {exc}")
     view = result_view(result, audit)
-    return GoalOutput(**view)  # type: ignore[typeddict-item]
+    return cast(GoalOutput, view)
 
 
 def _request(build: Any) -> Any:
