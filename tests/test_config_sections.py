@@ -21,6 +21,7 @@ from ioa_p2p.dht.index import make_index
 from ioa_p2p.dht.settings import AgentSettings, DiscoverySettings
 from ioa_p2p.embedding import make_embedder
 from ioa_p2p.errors import AdapterLoadError, AdapterOptionsError, ConfigError
+from ioa_p2p.gateways.settings import A2ASettings
 from ioa_p2p.identity import Identity
 from ioa_p2p.llm import model_from_settings
 from ioa_p2p.matching import make_matcher
@@ -206,6 +207,7 @@ SECTIONS = (
     Section("LoopOptions", "[agent.options.loop] of adapter 'mcp'", "max_steps", _mcp_loop, OPTIONS),
     Section("MatcherSettings", "the matcher settings", "shortlist", make_matcher),
     Section("TelemetrySettings", "[telemetry]", "file", TelemetrySettings.from_section),
+    Section("A2ASettings", "[a2a]", "listen", A2ASettings.from_section),
     Section(
         "parse_options",
         "[agent.options] of adapter 'calculator'",

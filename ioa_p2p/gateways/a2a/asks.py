@@ -65,10 +65,11 @@ def read_ask(params: SendMessageRequest) -> Ask:
         )
     if team is not None and not (isinstance(team, list) and all(isinstance(t, str) for t in team)):
         raise InvalidParamsError(message="metadata.team must be a list of peer IDs or agent names")
+    names = tuple(t.strip() for t in team if t.strip()) if team else ()
     ask = Ask(
         text,
         skill,
-        tuple(team) if team else None,
+        names or None,
         _integer(options.get("max_turns"), "max_turns"),
         _number(options.get("timeout"), "timeout"),
     )
