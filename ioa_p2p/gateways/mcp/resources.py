@@ -11,6 +11,8 @@ error with our message.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -30,18 +32,21 @@ LISTED = 200
 class NodeMCPServer(MCPServer):
     """``MCPServer`` whose resource list names the node's cards and chats (see the module docstring)."""
 
-    def __init__(self, home: Path, **options: Any) -> None:
+    def __init__(
+        self,
+        home: Path,
+        client: Callable[[], AbstractAsyncContextManager[AsyncControlClient]],
+        **options: Any,
+    ) -> None:
         super().__init__(**options)
         self.home = home
+        self.client = client
         card = "The signed capability card of an agent this node knows"
         chat = "The transcript of a chat this node takes part in"
         self.resource(AGENTS, name="agent card", mime_type="application/json", description=card)(
             self.read_card
         )
         self.resource(CHATS, name="chat transcript", mime_type="text/plain", description=chat)(self.read_chat)
-
-    def client(self) -> AsyncControlClient:
-        return AsyncControlClient(self.home, timeout=30.0)
 
     async def list_resources(self) -> list[MCPResource]:
         listed = await super().list_resources()

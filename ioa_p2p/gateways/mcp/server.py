@@ -22,6 +22,7 @@ import trio
 from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve
 
+from ioa_p2p.control_client.aio import AsyncControlClient
 from ioa_p2p.gateways.auth import BearerAuth, SendTimeout, gateway_token
 from ioa_p2p.gateways.listen import Listen, bind_socket, check_exposure
 from ioa_p2p.gateways.mcp.tools import build_server
@@ -31,7 +32,8 @@ MCP_PATH = "/mcp"
 
 async def serve_stdio(home: Path) -> None:
     """Serve MCP on this process's stdin/stdout until the client closes them."""
-    await build_server(home).run_stdio_async()
+    async with AsyncControlClient(home, timeout=30.0) as client:
+        await build_server(home, client).run_stdio_async()
 
 
 async def serve_http(
@@ -48,8 +50,9 @@ async def serve_http(
     token = gateway_token(token_path)
     sock = bind_socket(listen)
     port = sock.getsockname()[1]
-    server = build_server(home)
     host = "127.0.0.1" if listen.host == "localhost" else listen.host
+    client = AsyncControlClient(home, timeout=30.0)
+    server = build_server(home, client)
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
     guarded = SendTimeout(BearerAuth(app, token, realm="ioa-mcp"))
     config = HypercornConfig()
@@ -66,7 +69,8 @@ async def serve_http(
         def started(self, binds: list[str] | None = None) -> None:
             task_status.started(url)
 
-    await serve(guarded, config, task_status=_Started(), mode="asgi")  # type: ignore[arg-type]
+    async with client:
+        await serve(guarded, config, task_status=_Started(), mode="asgi")  # type: ignore[arg-type]
 
 
 __all__ = ["MCP_PATH", "serve_http", "serve_stdio"]

@@ -21,7 +21,8 @@ it with ``ioa node start``), an unknown chat, a goal that failed or was aborted,
 from __future__ import annotations
 
 import functools
-from contextlib import aclosing
+from collections.abc import AsyncIterator
+from contextlib import aclosing, asynccontextmanager
 from pathlib import Path
 from typing import Any, cast
 
@@ -73,11 +74,19 @@ class Tools:
     """The tools, over one client of the node of ``home`` (read again for each call: the node may
     start, stop or restart while the MCP server runs)."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, shared: AsyncControlClient | None = None) -> None:
         self.home = home
+        self.shared = shared
 
-    def client(self, timeout: float = 30.0) -> AsyncControlClient:
-        return AsyncControlClient(self.home, timeout=timeout)
+    @asynccontextmanager
+    async def client(self) -> AsyncIterator[AsyncControlClient]:
+        """The server's client of the node (one connection pool for every session), or one for this
+        call when the server was built without one."""
+        if self.shared is not None:
+            yield self.shared
+            return
+        async with AsyncControlClient(self.home, timeout=30.0) as client:
+            yield client
 
     async def find_agents(self, text: str, k: int = 5) -> dict[str, Any]:
         """Agents on the network whose signed capability cards best match ``text`` (at most ``k``)."""
@@ -209,13 +218,15 @@ def tool_errors(fn: Any) -> Any:
     return wrapped
 
 
-def build_server(home: Path) -> MCPServer:
+def build_server(home: Path, client: AsyncControlClient | None = None) -> MCPServer:
     """The MCP server of the node of ``home``: the tools above and the resources
-    (:mod:`~ioa_p2p.gateways.mcp.resources`)."""
+    (:mod:`~ioa_p2p.gateways.mcp.resources`). ``client``: the one client of the node every session's
+    calls share (the caller owns and closes it; it reads the node's endpoint at each call); without it,
+    each call opens its own."""
     from ioa_p2p.gateways.mcp.resources import NodeMCPServer
 
-    tools = Tools(home)
-    server = NodeMCPServer(home, name="ioa-p2p", instructions=INSTRUCTIONS, version="0.1.0")
+    tools = Tools(home, client)
+    server = NodeMCPServer(home, tools.client, name="ioa-p2p", instructions=INSTRUCTIONS, version="0.1.0")
     for fn in (tools.find_agents, tools.launch_goal, tools.goal_status, tools.cancel_goal, tools.list_chats,
                tools.chat_history, tools.audit_chat, tools.send_message):  # fmt: skip
         server.add_tool(tool_errors(fn), name=fn.__name__, description=fn.__doc__)
