@@ -52,6 +52,7 @@ CONFINED = {
     "libp2p": ("ioa_p2p.node.net",),
     "multiaddr": ("ioa_p2p.node.net",),
     "varint": ("ioa_p2p.node.net",),
+    "ifaddr": ("ioa_p2p.node.net",),
     "hypercorn": ("ioa_p2p.node.control", "ioa_p2p.gateways"),
     "opentelemetry": ("ioa_p2p.node.telemetry",),
 }
