@@ -5,6 +5,7 @@ mcp."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 import trio
+import trio.testing
 from a2a.client.card_resolver import parse_agent_card
 from a2a.types.a2a_pb2 import (
     TASK_STATE_CANCELED,
@@ -38,6 +40,7 @@ from ioa_p2p.gateways.a2a.card import agent_card, card_json, sign_agent_card, ve
 from ioa_p2p.gateways.a2a.mapping import agent_message, final_state, status_update
 from ioa_p2p.gateways.a2a.tasks import Busy, GatewayTask, TaskBook, UpdateLog
 from ioa_p2p.gateways.auth import BearerAuth, SendTimeout, gateway_token
+from ioa_p2p.gateways.guards import BodyLimit, RequestLimit, jsonrpc_refusal
 from ioa_p2p.gateways.listen import Listen, check_exposure
 from ioa_p2p.gateways.settings import A2ASettings
 from ioa_p2p.identity import Identity, PeerId
@@ -277,6 +280,83 @@ async def test_the_guards_refuse_a_wrong_token_and_drop_a_stalled_client() -> No
     good = {**scope, "headers": [(b"Authorization", b"Bearer s3cret-token-xyz")]}
     with trio.fail_after(5), pytest.raises(TimeoutError):
         await guarded(good, None, stalled)
+
+
+class Recorder:
+    """An ASGI ``send`` that keeps what it is sent; ``status`` and ``body`` of the response."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+
+    async def __call__(self, message: Any) -> None:
+        self.sent.append(dict(message))
+
+    @property
+    def status(self) -> int:
+        return int(self.sent[0]["status"])
+
+    @property
+    def body(self) -> Any:
+        return json.loads(b"".join(m.get("body", b"") for m in self.sent[1:]))
+
+
+def chunks(*parts: bytes, stall: bool = False) -> Any:
+    queue = [{"type": "http.request", "body": p, "more_body": i < len(parts) - 1 or stall}
+             for i, p in enumerate(parts)]  # fmt: skip
+
+    async def receive() -> Any:
+        if queue:
+            return queue.pop(0)
+        await trio.sleep_forever()  # a client that sends nothing more
+
+    return receive
+
+
+async def test_bodies_are_bounded_in_size_and_time_before_the_app_reads_them() -> None:
+    seen: list[bytes] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        seen.append((await receive())["body"])
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    guarded = BodyLimit(app, limit=10, seconds=0.2, refusal=jsonrpc_refusal)
+    scope = {"type": "http", "path": "/", "headers": [(b"content-length", b"11")]}
+    declared, summed, stalled, fine = Recorder(), Recorder(), Recorder(), Recorder()
+    with trio.fail_after(5):
+        await guarded(scope, chunks(b"x" * 11), declared)
+        await guarded({**scope, "headers": []}, chunks(b"x" * 6, b"y" * 6), summed)  # chunked: no length
+        await guarded({**scope, "headers": []}, chunks(b"x", stall=True), stalled)
+        await guarded({**scope, "headers": []}, chunks(b"abc", b"def"), fine)
+    assert (declared.status, summed.status, stalled.status, fine.status) == (413, 413, 408, 200)
+    assert (
+        declared.body["error"]["code"] == -32600 and "larger than 10 bytes" in summed.body["error"]["message"]
+    )
+    assert seen == [b"abcdef"]  # only the good body reached the app, in one piece
+
+
+async def test_requests_at_once_are_bounded_in_total() -> None:
+    release = trio.Event()
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await release.wait()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"{}"})
+
+    limited = RequestLimit(app, limit=2)
+    scope = {"type": "http", "path": "/", "headers": []}
+    answers = [Recorder() for _ in range(3)]
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(limited, scope, None, answers[0])
+            nursery.start_soon(limited, scope, None, answers[1])
+            await trio.testing.wait_all_tasks_blocked()
+            await limited(scope, None, answers[2])  # the third, at once
+            assert answers[2].status == 503 and "2 requests at once" in answers[2].body["error"]
+            release.set()
+        again = Recorder()
+        await limited(scope, None, again)  # the slots are free again
+    assert [a.status for a in answers[:2]] == [200, 200] and again.status == 200 and limited.inside == 0
 
 
 def test_neither_the_node_nor_the_cli_loads_the_gateway_sdks() -> None:

@@ -252,6 +252,9 @@ async def test_bad_requests_get_the_documented_a2a_errors(net: GatewayNet) -> No
                                                      "params": {"id": 5, "historyLength": "x"}}))  # fmt: skip
             old = await rpc(http, net, json.dumps({"jsonrpc": "2.0", "id": 4, "method": "GetTask",
                                                    "params": {"id": "t"}}), version=None)  # fmt: skip
+            headers = {"Content-Type": "application/json", "A2A-Version": "1.0"}
+            big = await http.post(net.a2a_url, content=b"[" + b" " * (2 << 20) + b"]", headers=headers)
+        assert big.status_code == 413 and big.json()["error"]["code"] == -32600  # never parsed
         async with http_client("not-the-token-" + net.a2a_token[:8]) as bad:
             client = await a2a_client(net, bad)
             with pytest.raises(A2AClientError, match="401"):

@@ -11,6 +11,7 @@ Each gateway is its own process talking to the node through its local control AP
   ``resources.py`` agent cards and chat transcripts, ``server.py`` serving it
 - ``views.py``    what both show of a goal: its events as text, bounded JSON, the result and audit verdict
 - ``auth.py``     bearer tokens and the ASGI layers in front of both (token, stalled clients)
+- ``guards.py``   limits in total on what clients hold: requests at once, body size and time
 - ``listen.py``   listen addresses and the rule against plain HTTP off the loopback
 - ``settings.py`` the ``[a2a]`` table
 

@@ -41,6 +41,7 @@ from ioa_p2p.gateways.a2a.handler import GatewayHandler
 from ioa_p2p.gateways.a2a.pumps import GoalPump
 from ioa_p2p.gateways.a2a.tasks import TaskBook
 from ioa_p2p.gateways.auth import BearerAuth, SendTimeout, gateway_token
+from ioa_p2p.gateways.guards import BodyLimit, RequestLimit, jsonrpc_refusal
 from ioa_p2p.gateways.listen import bind_socket, check_exposure
 from ioa_p2p.gateways.settings import A2ASettings
 from ioa_p2p.identity import Identity, load_key_file
@@ -130,7 +131,8 @@ class Gateway:
         routes = [Route(CARD_PATH, self.card_endpoint, methods=["GET"])]
         routes += create_jsonrpc_routes(self.handler, "/")
         starlette = Starlette(routes=routes, lifespan=self.running)
-        return SendTimeout(BearerAuth(starlette, token, public=(CARD_PATH,), realm="ioa-a2a"))
+        bounded = RequestLimit(BodyLimit(starlette, refusal=jsonrpc_refusal), refusal=jsonrpc_refusal)
+        return SendTimeout(BearerAuth(bounded, token, public=(CARD_PATH,), realm="ioa-a2a"))
 
 
 async def serve_a2a(home: Path, settings: A2ASettings, *, announce: Any = print) -> None:

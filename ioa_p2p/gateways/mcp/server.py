@@ -8,7 +8,8 @@ node, and each tool then says the node is not running until it is.
   log on stderr.
 - streamable HTTP (``ioa mcp --http HOST:PORT``): the endpoint ``/mcp``; every request needs
   ``Authorization: Bearer <token>`` (``$IOA_HOME/mcp.token``, made on first use, mode 0600); Host and
-  Origin checked against the listen address (DNS rebinding); a stalled client is dropped after 30 s.
+  Origin checked against the listen address (DNS rebinding); a stalled client is dropped after 30 s;
+  bodies, requests and sessions bounded in total (:mod:`~ioa_p2p.gateways.guards`, :data:`MAX_SESSIONS`).
 """
 
 from __future__ import annotations
@@ -24,10 +25,15 @@ from hypercorn.trio import serve
 
 from ioa_p2p.control_client.aio import AsyncControlClient
 from ioa_p2p.gateways.auth import BearerAuth, SendTimeout, gateway_token
+from ioa_p2p.gateways.guards import MAX_BODY, BodyLimit, RequestLimit
 from ioa_p2p.gateways.listen import Listen, bind_socket, check_exposure
 from ioa_p2p.gateways.mcp.tools import build_server
 
 MCP_PATH = "/mcp"
+#: MCP sessions open at once over HTTP (a client opens one when it connects), in total.
+MAX_SESSIONS = 100
+#: Seconds a session may stay idle before it is closed (its client connects again).
+SESSION_IDLE = 600.0
 
 
 async def serve_stdio(home: Path) -> None:
@@ -53,8 +59,14 @@ async def serve_http(
     host = "127.0.0.1" if listen.host == "localhost" else listen.host
     client = AsyncControlClient(home, timeout=30.0)
     server = build_server(home, client)
-    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
-    guarded = SendTimeout(BearerAuth(app, token, realm="ioa-mcp"))
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        host=host,
+        max_request_body_size=MAX_BODY,
+        max_sessions=MAX_SESSIONS,
+        session_idle_timeout=SESSION_IDLE,
+    )
+    guarded = SendTimeout(BearerAuth(RequestLimit(BodyLimit(app)), token, realm="ioa-mcp"))
     config = HypercornConfig()
     config.bind = [f"fd://{sock.detach()}"]
     config.accesslog = None
@@ -73,4 +85,4 @@ async def serve_http(
         await serve(guarded, config, task_status=_Started(), mode="asgi")  # type: ignore[arg-type]
 
 
-__all__ = ["MCP_PATH", "serve_http", "serve_stdio"]
+__all__ = ["MAX_SESSIONS", "MCP_PATH", "SESSION_IDLE", "serve_http", "serve_stdio"]
