@@ -6,7 +6,8 @@ testnet runs on its own trio loop in a thread; the gateways are ``ioa`` subproce
 
 - ``front``: the gateways' node, adapter ``calculator`` (the ``run_task`` skill does arithmetic);
 - ``coder``: adapter ``python``;
-- ``slow``: the test adapter ``echo``, 8 s per task in 8 progress steps (goals to cancel or to follow).
+- ``slow``: the test adapter ``echo``, 8 s per task in 8 progress steps (goals to cancel or to follow);
+  ``[a2a] enabled``: ``ioa node start`` runs its A2A gateway.
 """
 
 from __future__ import annotations
@@ -33,13 +34,14 @@ CALCULATOR = "Exact arithmetic from plain language: sums, products, powers, perc
 START_LIMIT = 120.0
 
 
-def _spec(name: str, agent: dict[str, Any]) -> NodeSpec:
+def _spec(name: str, agent: dict[str, Any], **sections: Any) -> NodeSpec:
     return NodeSpec(
         name,
         {
             "agent": {"name": name, **agent},
             "chats": FAST_CHATS,
             "goals": {"brain": "offline", "speaker_timeout": 10.0, "invite_timeout": 20.0},
+            **sections,
         },
     )
 
@@ -57,6 +59,7 @@ SPECS = [
             "description": "Repeats a text back, slowly.",
             "options": {"delay": 8.0, "steps": 8, "name": "slow", "skills": ["echo", "repeat"]},
         },
+        a2a={"enabled": True, "listen": "127.0.0.1:0"},  # its gateway started by `ioa node start`
     ),
 ]
 

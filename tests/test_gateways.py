@@ -138,6 +138,25 @@ async def test_the_agent_card_is_signed_by_the_node_and_verifies_from_the_peer_i
         verify_agent_card(raw, net.peers["coder"])
 
 
+async def test_a_node_with_a2a_enabled_serves_its_own_signed_card_from_a_child_gateway(
+    net: GatewayNet,
+) -> None:
+    home = net.homes["slow"]
+    with trio.fail_after(60):
+        while not (home / "a2a.json").exists():  # noqa: ASYNC110 - another process's file
+            await trio.sleep(0.2)
+        info = json.loads((home / "a2a.json").read_text())
+        async with httpx.AsyncClient(timeout=30.0, trust_env=False) as http:
+            raw = (await http.get(info["card"])).json()
+            refused = await http.post(info["url"], json={"jsonrpc": "2.0", "id": 1, "method": "GetTask"})
+    node_pid = json.loads((home / "node.json").read_text())["pid"]
+    stat = await trio.Path(f"/proc/{info['pid']}/stat").read_text()
+    parent = int(stat.rsplit(")", 1)[1].split()[1])
+    assert parent == node_pid  # the node started it (and stops it)
+    assert str(verify_agent_card(raw, net.peers["slow"])) == net.peers["slow"] and raw["name"] == "slow"
+    assert refused.status_code == 401 and (home / "a2a.token").stat().st_mode & 0o777 == 0o600
+
+
 async def test_a_streamed_team_goal_gives_every_event_then_the_exact_audited_answer(net: GatewayNet) -> None:
     with trio.fail_after(90):
         async with http_client(net.a2a_token) as http:
