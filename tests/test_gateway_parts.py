@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 from dataclasses import replace
@@ -29,10 +30,12 @@ from a2a.types.a2a_pb2 import (
 )
 from a2a.utils.errors import ContentTypeNotSupportedError, InvalidParamsError
 from a2a.utils.signing import create_signature_verifier
+from click.testing import CliRunner
 from cryptography.hazmat.primitives.asymmetric import ed25519
 
 from ioa_p2p.api.discovery import CardSummary
 from ioa_p2p.api.goals import goal_result
+from ioa_p2p.cli import main
 from ioa_p2p.config.sections import parse_section
 from ioa_p2p.errors import ConfigError, KeyFileError, SignatureError, UsageError
 from ioa_p2p.gateways.a2a.asks import read_ask
@@ -357,6 +360,33 @@ async def test_requests_at_once_are_bounded_in_total() -> None:
         again = Recorder()
         await limited(scope, None, again)  # the slots are free again
     assert [a.status for a in answers[:2]] == [200, 200] and again.status == 200 and limited.inside == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["mcp", "--http", "10.1.2.3:0"], "over plain HTTP across the network"),
+        (["mcp", "--http", "127.0.0.1:70000"], "--http must be HOST:PORT"),
+        (["mcp", "--http", "127.0.0.1:0", "--tls-cert", "c.pem"], "give both --tls-cert and --tls-key"),
+        (["a2a", "serve", "--listen", "0.0.0.0:0"], "TLS proxy in front (--url)"),
+        (["a2a", "serve", "--listen", "nope"], "must be HOST:PORT"),
+    ],
+)
+def test_a_gateway_command_with_a_wrong_address_is_a_usage_error(
+    tmp_path: Path, args: list[str], words: str
+) -> None:
+    result = CliRunner().invoke(main, ["--home", str(tmp_path), *args])
+    assert result.exit_code == 2 and words in result.output, result.output
+    assert not isinstance(result.exception, BaseExceptionGroup)
+
+
+def test_a_taken_port_is_a_config_error_naming_the_option(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        result = CliRunner().invoke(main, ["--home", str(tmp_path), "mcp", "--http", f"127.0.0.1:{port}"])
+    assert result.exit_code == 2 and f"--http 127.0.0.1:{port}: cannot listen there" in result.output
 
 
 def test_neither_the_node_nor_the_cli_loads_the_gateway_sdks() -> None:

@@ -83,24 +83,21 @@ def mcp_command(
 ) -> None:
     """Serve the running node's tools over MCP: on stdio (for a desktop client's config), or --http."""
     home = get_home(ctx)
-    from ioa_p2p.gateways.mcp.server import serve_http, serve_stdio
+    from ioa_p2p.gateways.mcp.server import bind_http, serve_http, serve_stdio
 
     if http_listen is None:
         trio.run(serve_stdio, home)
         return
     if (tls_cert is None) != (tls_key is None):
         raise click.UsageError("give both --tls-cert and --tls-key, or neither")
-    listen = Listen.parse(http_listen, "--http")
     tls = (tls_cert, tls_key) if tls_cert and tls_key else None
-    path = token_file or home / MCP_TOKEN_FILE
+    endpoint = bind_http(Listen.parse(http_listen, "--http"), token_file or home / MCP_TOKEN_FILE, tls=tls)
 
     async def run() -> None:
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
             async with trio.open_nursery() as nursery:
                 await nursery.start(
-                    lambda task_status: serve_http(
-                        home, listen, path, tls=tls, announce=_say, task_status=task_status
-                    )
+                    lambda task_status: serve_http(home, endpoint, announce=_say, task_status=task_status)
                 )
                 async for _ in signals:
                     nursery.cancel_scope.cancel()

@@ -63,14 +63,15 @@ def check_listen(text: str) -> str | None:
     return None
 
 
-def check_exposure(listen: Listen, *, tls: bool, public_url: str | None) -> None:
-    """Refuse plain HTTP on a non-loopback address (the bearer token would cross the network in clear)."""
+def check_exposure(listen: Listen, *, tls: bool, public_url: str | None, url_option: bool = True) -> None:
+    """Refuse plain HTTP on a non-loopback address (the bearer token would cross the network in clear);
+    ``url_option``: the command has ``--url`` (the URL of a TLS proxy in front)."""
     if listen.loopback or tls or (public_url or "").startswith("https://"):
         return
+    proxy = ", or the https:// URL of the TLS proxy in front (--url)" if url_option else ""
     raise UsageError(
         f"listening on {listen} would send the bearer token over plain HTTP across the network: give a "
-        "TLS certificate and key (--tls-cert/--tls-key), or the https:// URL of the TLS proxy in front "
-        "(--url), or listen on 127.0.0.1"
+        f"TLS certificate and key (--tls-cert/--tls-key){proxy}, or listen on 127.0.0.1"
     )
 
 

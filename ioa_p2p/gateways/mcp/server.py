@@ -15,7 +15,9 @@ node, and each tool then says the node is not running until it is.
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,21 +44,38 @@ async def serve_stdio(home: Path) -> None:
         await build_server(home, client).run_stdio_async()
 
 
+@dataclass(frozen=True, slots=True)
+class HttpEndpoint:
+    """Where ``ioa mcp --http`` serves: the bound socket, its URL, the token (made before any loop runs,
+    so that a wrong address, a taken port or a bad token file is our error at once)."""
+
+    listen: Listen
+    sock: socket.socket
+    url: str
+    token: str
+    token_path: Path
+    tls: tuple[str, str] | None
+
+
+def bind_http(listen: Listen, token_path: Path, *, tls: tuple[str, str] | None = None) -> HttpEndpoint:
+    """Check the exposure rule, read (or make) the token, bind ``listen`` (UsageError, KeyFileError,
+    ConfigError)."""
+    check_exposure(listen, tls=tls is not None, public_url=None, url_option=False)
+    token = gateway_token(token_path)
+    sock = bind_socket(listen, "--http")
+    url = listen.url(sock.getsockname()[1], tls=tls is not None).rstrip("/") + MCP_PATH
+    return HttpEndpoint(listen, sock, url, token, token_path, tls)
+
+
 async def serve_http(
     home: Path,
-    listen: Listen,
-    token_path: Path,
+    endpoint: HttpEndpoint,
     *,
-    tls: tuple[str, str] | None = None,
     announce: Callable[[str], Any] = print,
     task_status: Any = trio.TASK_STATUS_IGNORED,
 ) -> None:
-    """Serve MCP over streamable HTTP on ``listen`` until cancelled; ``task_status.started(url)``."""
-    check_exposure(listen, tls=tls is not None, public_url=None)
-    token = gateway_token(token_path)
-    sock = bind_socket(listen)
-    port = sock.getsockname()[1]
-    host = "127.0.0.1" if listen.host == "localhost" else listen.host
+    """Serve MCP over streamable HTTP at ``endpoint`` until cancelled; ``task_status.started(url)``."""
+    host = "127.0.0.1" if endpoint.listen.host == "localhost" else endpoint.listen.host
     client = AsyncControlClient(home, timeout=30.0)
     server = build_server(home, client)
     app = server.streamable_http_app(
@@ -66,23 +85,30 @@ async def serve_http(
         max_sessions=MAX_SESSIONS,
         session_idle_timeout=SESSION_IDLE,
     )
-    guarded = SendTimeout(BearerAuth(RequestLimit(BodyLimit(app)), token, realm="ioa-mcp"))
+    guarded = SendTimeout(BearerAuth(RequestLimit(BodyLimit(app)), endpoint.token, realm="ioa-mcp"))
     config = HypercornConfig()
-    config.bind = [f"fd://{sock.detach()}"]
+    config.bind = [f"fd://{endpoint.sock.detach()}"]
     config.accesslog = None
     config.errorlog = logging.getLogger("hypercorn.error")
     config.graceful_timeout = 2.0
-    if tls is not None:
-        config.certfile, config.keyfile = tls
-    url = listen.url(port, tls=tls is not None).rstrip("/") + MCP_PATH
-    announce(f"mcp server on {url}; bearer token in {token_path}")
+    if endpoint.tls is not None:
+        config.certfile, config.keyfile = endpoint.tls
+    announce(f"mcp server on {endpoint.url}; bearer token in {endpoint.token_path}")
 
     class _Started:
         def started(self, binds: list[str] | None = None) -> None:
-            task_status.started(url)
+            task_status.started(endpoint.url)
 
     async with client:
         await serve(guarded, config, task_status=_Started(), mode="asgi")  # type: ignore[arg-type]
 
 
-__all__ = ["MAX_SESSIONS", "MCP_PATH", "SESSION_IDLE", "serve_http", "serve_stdio"]
+__all__ = [
+    "MAX_SESSIONS",
+    "MCP_PATH",
+    "SESSION_IDLE",
+    "HttpEndpoint",
+    "bind_http",
+    "serve_http",
+    "serve_stdio",
+]
