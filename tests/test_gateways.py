@@ -200,6 +200,27 @@ async def test_cancel_sends_a_signed_cancel_and_ends_the_task_canceled(net: Gate
     assert any(m.kind == "conv.cancel" and m.author == net.peers["front"] for m in history.messages)
 
 
+async def test_a_stream_stays_alive_for_a_client_with_a_short_read_timeout(net: GatewayNet) -> None:
+    """Keep-alive comments come more often than the 5 s read timeout of a2a-sdk's default client."""
+    body = {"jsonrpc": "2.0", "id": 1, "method": "SendStreamingMessage",
+            "params": MessageToDict(ask(SLOW_GOAL))}  # fmt: skip
+    headers = {"A2A-Version": "1.0", "Accept": "text/event-stream"}
+    pings, task_id = 0, ""
+    with trio.fail_after(60):
+        async with http_client(net.a2a_token) as http:
+            http.timeout = httpx.Timeout(5.0)  # what httpx.AsyncClient() gives the SDK's client by default
+            async with http.stream("POST", net.a2a_url, json=body, headers=headers) as response:
+                async for line in response.aiter_lines():
+                    if line.startswith("data:") and not task_id:
+                        task_id = json.loads(line[5:])["result"]["task"]["id"]
+                    pings += line.startswith(": ping")
+                    if pings == 1:
+                        break
+            client = await a2a_client(net, http)
+            cancelled = await client.cancel_task(CancelTaskRequest(id=task_id))
+    assert pings == 1 and cancelled.status.state == CANCELED
+
+
 async def test_a_client_that_resubscribes_after_a_drop_misses_no_event_and_sees_none_twice(
     net: GatewayNet,
 ) -> None:

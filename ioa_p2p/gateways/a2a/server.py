@@ -28,6 +28,7 @@ from a2a.server.routes import create_jsonrpc_routes
 from a2a.types.a2a_pb2 import AgentCard
 from hypercorn.asyncio import serve
 from hypercorn.config import Config as HypercornConfig
+from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -52,6 +53,9 @@ CARD_PATH = "/.well-known/agent-card.json"
 #: Seconds the signed card is reused before the node's card is read again.
 CARD_TTL = 10.0
 INFO_FILE = "a2a.json"
+#: Seconds between the keep-alive comments (``: ping``) of a task's SSE stream: under the 5 s read timeout
+#: of a2a-sdk's default HTTP client, so that a quiet goal (a long turn) does not end such a client's stream.
+SSE_PING = 4
 
 
 class CardSource:
@@ -128,6 +132,9 @@ class Gateway:
         return JSONResponse(card_json(card), headers=headers)
 
     def app(self, token: str) -> SendTimeout:
+        # a2a-sdk makes its SSE responses with sse-starlette's default ping interval (15 s) and offers no
+        # option; this process serves nothing else, so the class default is this gateway's setting
+        EventSourceResponse.DEFAULT_PING_INTERVAL = SSE_PING
         routes = [Route(CARD_PATH, self.card_endpoint, methods=["GET"])]
         routes += create_jsonrpc_routes(self.handler, "/")
         starlette = Starlette(routes=routes, lifespan=self.running)
@@ -187,4 +194,4 @@ def _write_info(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
-__all__ = ["CARD_PATH", "INFO_FILE", "CardSource", "Gateway", "serve_a2a"]
+__all__ = ["CARD_PATH", "INFO_FILE", "SSE_PING", "CardSource", "Gateway", "serve_a2a"]
