@@ -347,6 +347,13 @@ async def check_tools(session: mcp.Client, net: GatewayNet) -> str:
     assert "Calculate 12 * 12" in transcript.contents[0].text  # type: ignore[union-attr]
     unknown = await session.call_tool("chat_history", {"chat": "abcdef0123"})
     assert unknown.is_error and "no chat 'abcdef0123'" in unknown.content[0].text  # type: ignore[union-attr]
+    for tool, arguments, words in [
+        ("find_agents", {"text": "add numbers", "k": 0}, "k: must be an integer between 1 and"),
+        ("launch_goal", {"goal": "Calculate 1 + 1", "timeout": -1}, "timeout"),
+        ("launch_goal", {"goal": "   "}, "goal"),
+    ]:
+        wrong = await session.call_tool(tool, arguments)
+        assert wrong.is_error and words in wrong.content[0].text, wrong.content  # type: ignore[union-attr]
     return str(output["chat_id"])
 
 
@@ -402,7 +409,10 @@ async def test_mcp_over_http_needs_the_token_and_cancels_a_goal(net: GatewayNet)
             assert any(isinstance(leaf, mcp.MCPError) for leaf in leaves(exc)), repr(exc)
         async with httpx.AsyncClient(trust_env=False) as raw:
             refused = await raw.post(net.mcp_url, json={}, headers={"Authorization": "Bearer wrong"})
+            token = {"Authorization": f"Bearer {net.mcp_token}", "Content-Type": "application/json"}
+            big = await raw.post(net.mcp_url, content=b"[" + b" " * (2 << 20) + b"]", headers=token)
         assert refused.status_code == 401 and refused.headers["www-authenticate"].startswith("Bearer")
+        assert big.status_code == 413 and "larger than" in big.json()["error"]
 
 
 def leaves(exc: BaseException) -> Iterator[BaseException]:
