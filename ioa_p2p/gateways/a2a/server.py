@@ -36,6 +36,7 @@ from starlette.routing import Route
 
 from ioa_p2p.cli._base import PARENT_PID_ENV
 from ioa_p2p.control_client.aio import AsyncControlClient
+from ioa_p2p.control_client.endpoint import Endpoint
 from ioa_p2p.errors import IoAError
 from ioa_p2p.gateways.a2a.card import agent_card, card_json, sign_agent_card
 from ioa_p2p.gateways.a2a.handler import GatewayHandler
@@ -172,6 +173,10 @@ async def serve_a2a(home: Path, settings: A2ASettings, *, announce: Any = print)
                        "peer_id": str(identity.peer_id), "token_file": str(token_path)})  # fmt: skip
     announce(f"a2a gateway on {url} for node {identity.peer_id}")
     announce(f"agent card {url.rstrip('/')}{CARD_PATH}; bearer token in {token_path}")
+    try:
+        Endpoint.of_home(home)
+    except IoAError as exc:  # the gateway still serves: it answers once the node runs
+        announce(f"warning: {exc}; until then every request answers that the node is not running")
     try:
         await serve(gateway.app(token), config, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
     finally:
