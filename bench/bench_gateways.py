@@ -5,7 +5,8 @@
 A testnet of two agent processes (``front``, adapter calculator; ``coder``, adapter python) and a
 bootstrap node on 127.0.0.1, the A2A gateway (``ioa a2a serve``) and the MCP server (``ioa mcp --http``)
 in front of ``front``. The same goal (offline planner; by default pinned to ``front`` so that the goal
-itself is short and the gateways' share shows) runs ``--reps`` times each way, one after the other:
+itself is short and the gateways' share shows) runs ``--reps`` times each way, in rounds that run every
+way once in turn (so that a drift of the machine's load touches every way alike):
 
 - ``ioa goal``: the command, a new process each time (what a person at a shell waits for);
 - ``control API``: ``AsyncControlClient.launch_events`` in this process, one client for all runs (the
@@ -80,13 +81,17 @@ def start_gateway(home: Path, args: list[str], log: Path, ready: Callable[[], st
     raise SystemExit(f"{args[0]} did not start: {log.read_text()[-2000:]}")
 
 
-async def timed(reps: int, run: Callable[[], Awaitable[str]]) -> tuple[list[float], set[str]]:
-    times, answers = [], set()
+async def interleaved(reps: int, ways: dict[str, Callable[[], Awaitable[str]]]) -> dict[str, Any]:
+    """``reps`` rounds, each running every way once in turn (a drift of the machine's load touches every
+    way alike); per way, its times and the answers it gave."""
+    results: dict[str, Any] = {way: ([], set()) for way in ways}
     for _ in range(reps):
-        t0 = time.perf_counter()
-        answers.add(await run())
-        times.append(time.perf_counter() - t0)
-    return times, answers
+        for way, run in ways.items():
+            t0 = time.perf_counter()
+            answer = await run()
+            results[way][0].append(time.perf_counter() - t0)
+            results[way][1].add(answer)
+    return results
 
 
 async def main(reps: int, goal: str, team: str) -> None:
@@ -139,11 +144,16 @@ async def measure(front: Path, url: str, mcp_url: str, reps: int, goal: str, tea
         raise SystemExit("no result through the control API")
 
     token = (front / "a2a.token").read_text().strip()
-    results: dict[str, Any] = {}
-    results["ioa goal"] = await timed(reps, cli)
-    async with AsyncControlClient(front, timeout=60) as control_client:  # one client, as the gateways keep
-        results["control API"] = await timed(reps, control)
-    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
+    mcp_token = (front / "mcp.token").read_text().strip()
+    http = httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=120)
+    http2 = httpx2.AsyncClient(headers={"Authorization": f"Bearer {mcp_token}"}, timeout=120)
+    control_client = AsyncControlClient(front, timeout=60)  # one client, as the gateways keep
+    async with (
+        control_client,
+        http,
+        http2,
+        mcp.Client(streamable_http_client(mcp_url, http_client=http2)) as session,
+    ):
         card = await A2ACardResolver(http, url).get_agent_card()
         client = ClientFactory(ClientConfig(streaming=True, httpx_client=http)).create(card)
 
@@ -156,11 +166,6 @@ async def measure(front: Path, url: str, mcp_url: str, reps: int, goal: str, tea
                     answer = MessageToDict(response.artifact_update.artifact.parts[1].data)["answer"]
             return str(answer)
 
-        results["A2A"] = await timed(reps, a2a)
-    mcp_token = (front / "mcp.token").read_text().strip()
-    http2 = httpx2.AsyncClient(headers={"Authorization": f"Bearer {mcp_token}"}, timeout=120)
-    async with http2, mcp.Client(streamable_http_client(mcp_url, http_client=http2)) as session:
-
         async def tool() -> str:
             arguments: dict[str, Any] = {"goal": goal, **({"team": [team]} if team else {})}
             result = await session.call_tool("launch_goal", arguments, progress_callback=_ignore)
@@ -168,8 +173,7 @@ async def measure(front: Path, url: str, mcp_url: str, reps: int, goal: str, tea
                 raise SystemExit(f"launch_goal failed: {result.content}")
             return str(result.structured_content["answer"])
 
-        results["MCP"] = await timed(reps, tool)
-    return results
+        return await interleaved(reps, {"ioa goal": cli, "control API": control, "A2A": a2a, "MCP": tool})
 
 
 async def _ignore(progress: float, total: float | None, message: str | None) -> None:
