@@ -177,7 +177,7 @@ async def test_busy_agent_declines_names_resolve_and_a_chat_continues(tmp_path: 
             assert [t.name for t in result.declined] == ["busy-calculator"]
             assert [t.name for t in result.team] == ["coordinator", "calculator"]
             assert result.succeeded and "42" in result.conclusion
-            assert goals_of(nodes[2]).declined_invitations == 1
+            assert goals_of(nodes[2]).drivers.declined_invitations == 1
             # IoA's comm_id + cont_input: a new round in the same chat, with the same team
             again = await coordinator.launch_goal(
                 LaunchRequest("Calculate 2 + 3", chat=result.chat_id, timeout=30)

@@ -32,6 +32,7 @@ from ioa_p2p.embedding import HashingEmbedder
 from ioa_p2p.errors import ConfigError, UsageError
 from ioa_p2p.history.bodies import make_message
 from ioa_p2p.identity import Identity
+from ioa_p2p.node.goals.brain import make_brain_for
 from ioa_p2p.node.goals.describe import describe_message, describe_start, describe_task
 from ioa_p2p.node.goals.runtime import (
     REASON_ASKED,
@@ -41,7 +42,6 @@ from ioa_p2p.node.goals.runtime import (
     adapter_table,
     subteam_reason,
 )
-from ioa_p2p.node.goals.service import make_brain_for
 from ioa_p2p.node.goals.types import GoalsConfig
 from ioa_p2p.testing.echo import EchoAdapter
 

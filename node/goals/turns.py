@@ -52,14 +52,15 @@ def turn_deadline(start: ConvStart, now: float) -> float:
 
 
 class TeamCards(Protocol):
-    """What a turn needs of the goals service: the members' cards."""
+    """What a turn needs to know of the members: their cards
+    (:class:`~ioa_p2p.node.goals.members.Members`)."""
 
     async def team_info(self, members: Sequence[str]) -> list[MemberInfo]: ...
     def member_info(self, peer: str) -> MemberInfo: ...
 
 
 async def take_turn_bounded(
-    goals: TeamCards,
+    members: TeamCards,
     brain: Brain,
     view: Callable[[], ConversationView | None],
     speak: Speak,
@@ -76,7 +77,7 @@ async def take_turn_bounded(
     failure = "timeout"
     with trio.move_on_after(max(0.0, deadline - now())):
         try:
-            team = await goals.team_info(current.start.members)
+            team = await members.team_info(current.start.members)
             return await brain.take_turn(current, speak, team)
         except IoAError as exc:
             failure = failure_kind(exc)
@@ -87,7 +88,7 @@ async def take_turn_bounded(
     latest = view()
     if latest is None:
         return None
-    team = team or [goals.member_info(m) for m in latest.start.members]
+    team = team or [members.member_info(m) for m in latest.start.members]
     try:
         return brain.fallback_turn(latest, speak, team, failure)
     except Exception:
