@@ -154,7 +154,11 @@ def test_goals_config_section() -> None:
 def test_brain_choice_follows_goals_brain_and_model_settings() -> None:
     embedder = HashingEmbedder(32)
     brain, model = make_brain_for(GoalsConfig(), {}, embedder, env={})
-    assert isinstance(brain, OfflineBrain) and model is None
+    assert isinstance(brain, OfflineBrain) and model is None and brain.label == "offline planner"
+    llm, _ = make_brain_for(
+        GoalsConfig(), {"base_url": "http://127.0.0.1:9/v1", "model": "m"}, embedder, env={}
+    )
+    assert isinstance(llm, LLMBrain) and llm.label == "llm:openai/m"
     env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
     brain, model = make_brain_for(GoalsConfig(), {}, embedder, env=env)
     assert isinstance(brain, LLMBrain) and model is not None

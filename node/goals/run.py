@@ -86,9 +86,7 @@ def compose_goals(
     """The parts of the goals service, each given what it works with."""
     members = Members(node, discovery, runtime.card)
     context_tokens = brain.context_tokens if isinstance(brain, LLMBrain) else CONTEXT_TOKENS
-    teams = TeamFormation(
-        node, chats, discovery, config, members, model, context_tokens=context_tokens, embedder=embedder
-    )
+    teams = TeamFormation(node, chats, discovery, config, members, model, context_tokens=context_tokens)
     drivers = Drivers(config, nursery)
     launcher = Launcher(
         node, chats, config, teams, drivers, members, brain_label=brain.label, nursery=nursery

@@ -7,12 +7,13 @@ model when the service starts):
 - otherwise :meth:`~ioa_p2p.node.discovery.Discovery.find` runs on the goal and on each of its clauses
   (concurrently) so the local directory holds what the network knows: the directory first, the DHT too
   when no local card reaches the threshold (``[goals] dht_lookup = "auto"``; or ``"always"``,
-  ``"never"``). Then the offline matcher chooses over the whole directory
-  (:meth:`~ioa_p2p.dht.ranking.CardRanker.shortlist`: a member is added only for a clause no chosen
-  member covers, ``docs/matching.md``). With a model, the model re-ranks and picks from the offline
-  shortlist (``[goals] shortlist`` cards: the offline team first, then the best cards of the goal and of
-  its clauses), never beyond it (:func:`~ioa_p2p.teaming.llm_team.llm_team_from_shortlist`), and the
-  offline team stands when the model fails;
+  ``"never"``). Who joins is decided by :mod:`ioa_p2p.teaming` (docs/matching.md): the offline team over
+  the whole directory (:meth:`~ioa_p2p.dht.ranking.CardRanker.shortlist`: the lead, and members joining
+  it by the calibrated join rule), completed so it covers every step of the goal's offline plan
+  (:func:`~ioa_p2p.teaming.coverage.cover_steps`). With a model, the model re-ranks and picks from the
+  offline shortlist (``[goals] shortlist`` cards: the offline team first, then the best cards of the goal
+  and of its clauses), never beyond it (:func:`~ioa_p2p.teaming.llm_team.llm_team_from_shortlist`), and
+  the offline team stands when the model fails;
 - teammates this node is not connected to are dialled at the addresses of their signed cards;
 - the chat is created with ``create_chat`` (topic ``goal: <goal>``, parent chat for sub-teams); decliners
   are removed by the chat service, agents that did not answer are removed here, so the chat's membership
@@ -32,7 +33,6 @@ from ioa_p2p.api.events import EventSink, TeamFallbackEvent
 from ioa_p2p.api.goals import Teammate
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.dht.directory import Match
-from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import IoAError, NoTeam, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.llm.failures import failure_kind
@@ -43,9 +43,10 @@ from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.members import Members
 from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig
 from ioa_p2p.node.ports import NodePort
-from ioa_p2p.planning import ABILITIES, PlanStep, plan_request
+from ioa_p2p.planning import PlanStep, plan_request
+from ioa_p2p.teaming.candidates import Candidate
+from ioa_p2p.teaming.coverage import cover_steps
 from ioa_p2p.teaming.llm_team import llm_team_from_shortlist
-from ioa_p2p.teaming.selection import Candidate, add_able, add_best
 
 log = logging.getLogger("ioa_p2p.goals")
 
@@ -65,7 +66,6 @@ class TeamFormation:
         model: Model | None,
         *,
         context_tokens: int,
-        embedder: Embedder,
     ) -> None:
         self.node = node
         self.chats = chats
@@ -74,7 +74,6 @@ class TeamFormation:
         self.members = members
         self.model = model
         self.context_tokens = context_tokens
-        self.embedder = embedder
         self.me = str(node.peer_id)
 
     async def form(
@@ -212,7 +211,7 @@ class TeamFormation:
                 wanted = False
         if wanted:
             matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=False)
-        found = [Candidate.from_card(m.card.card, self.embedder, m.score) for m in matches]
+        found = [Candidate.from_card(m.card.card, m.score) for m in matches]
         return [c for c in found if c.peer_id not in exclude]
 
     async def choose(
@@ -264,16 +263,18 @@ class TeamFormation:
                 except IoAError as exc:
                     fallback = failure_kind(exc)
             log.warning("LLM team-up failed (%s); keeping the offline choice", fallback)
-        members = self._as_candidates(pick.keys, scores)
-        # routing by ability: the plan's step kinds each need a member able to do them
+        # ability coverage: every step of the offline plan has a member able to do it, and its best agent
         steps = plan_request(goal).steps
-        kinds = {step.kind for step in steps}
-        wanted = [ABILITIES[k] for k in sorted(kinds) if ABILITIES.get(k)]
         pool = [c for batch in found for c in batch if c.peer_id not in {*exclude, self.me}]
-        members = add_able(members, pool, wanted, max_team=max_team)
-        # and every step's best agent by its own words (a converter for "convert 12 miles to km")
         best = await self.node.run_sync(functools.partial(self._best_for, steps, [*exclude, self.me]))
-        members = add_best(members, best, max_team=max_team, threshold=self.config.threshold)
+        members = cover_steps(
+            self._as_candidates(pick.keys, scores),
+            pool,
+            steps,
+            best,
+            max_team=max_team,
+            threshold=self.config.threshold,
+        )
         return [Teammate(c.peer_id, c.name, c.score) for c in members], fallback
 
     def _best_for(self, steps: Sequence[PlanStep], exclude: Sequence[str]) -> list[Candidate | None]:
@@ -288,22 +289,11 @@ class TeamFormation:
         return out
 
     def _as_candidates(self, keys: Sequence[str], scores: dict[str, float]) -> list[Candidate]:
-        out = []
-        for key in keys:
-            card = self.members.card_of(key)
-            if card is not None:
-                c = card.card
-                out.append(
-                    Candidate(
-                        key,
-                        c.name,
-                        c.description,
-                        score=scores.get(key, 0.0),
-                        skills=tuple(c.skills),
-                        abilities=tuple(c.task_types),
-                    )
-                )
-        return out
+        """The candidates of ``keys`` (peer IDs) whose cards this node holds, with their ``scores``."""
+        cards = [(key, self.members.card_of(key)) for key in keys]
+        return [
+            Candidate.from_card(card.card, scores.get(key, 0.0)) for key, card in cards if card is not None
+        ]
 
     def _search_within(self, keys: Sequence[str]) -> Callable[[str], Awaitable[Sequence[Candidate]]]:
         """The model's ``search_agents``: the matcher re-ranks the shortlist, nothing beyond it."""
