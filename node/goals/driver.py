@@ -301,6 +301,7 @@ class ChatDriver:
             log.info("ignoring a conv.start in chat %s: wrong initiator or non-members", self.hex[:16])
             return
         conv = Conversation(start, me=self.me, start_id=msg_id, now=now)
+        conv.names = self.members.names(start.members)
         r = Round(msg_id, start, conv, env.ts, bytes=len(env.to_cbor()))
         self.rounds[msg_id] = r
         self._msg_round[msg_id] = msg_id
@@ -370,6 +371,8 @@ class ChatDriver:
         with self.node.tracer.span(tr.TURN, parent=r.start.trace or None, attributes=about) as span:
             draft = await take_turn_bounded(self.members, self.brain, view, speak, self.hex, clock)
             r.turn_trace = span.traceparent()
+        if r.conv is not None:  # the turn fetched the cards it lacked: its texts name agents by them
+            r.conv.names = self.members.names(r.start.members)
         if draft is not None and draft.plan is not None and r.active and r.plans.changed(draft.plan):
             update = PlanUpdate(r.round_id, r.plans.next_version(), draft.plan)
             await self._post(r, Post(PLAN, update.to_content()))
@@ -416,7 +419,9 @@ class ChatDriver:
             event = ConcludedEvent(self.hex, r.round_id, text, forced, author, name)
         else:
             status, author, forced, reason = "aborted", "", False, final.reason
-            text = append_costs(compose_conclusion(view, [f"Aborted: {final.reason}."]), view)
+            names = self.members.names(r.start.members)
+            text = compose_conclusion(view, [f"Aborted: {final.reason}."], names)
+            text = append_costs(text, view, names)
             event = AbortedEvent(self.hex, r.round_id, text, reason=reason)
         origins = Counter(turn_origin(t.text) for t in view.turns)
         fallbacks = Counter(k for t in view.turns if (k := fallback_kind(t.text)) is not None)

@@ -7,6 +7,11 @@ drivers (:class:`~ioa_p2p.node.goals.drivers.Drivers`, whose driver of the new c
 the members' names. A sub-team is a goal launched here too, by the task runner of the member that forms
 it (:class:`~ioa_p2p.node.goals.tasks.SubTeamLauncher`).
 
+Cancelling: ``cancel_goal`` posts a signed ``conv.cancel`` of the round (every member aborts it and
+cancels its running tasks). A launch whose caller gives up (a task cancelled because its round was
+cancelled, or the node stopping) cancels its own round the same way before it returns, so cancelling a
+goal stops its sub-teams too, level by level.
+
 ONE deadline, the request's ``timeout`` from the call, covers everything: discovery, the LLM team-up,
 invitations, the round (whose ``conv.start`` deadline is this same deadline) and its wrap-up;
 :meth:`Launcher.launch_goal` returns by the deadline plus :data:`~ioa_p2p.api.launch.GOAL_GRACE`.
@@ -14,6 +19,7 @@ invitations, the round (whose ``conv.start`` deadline is this same deadline) and
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Awaitable, Callable
 
@@ -25,7 +31,7 @@ from ioa_p2p.api.launch import GOAL_GRACE, LaunchRequest
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.messages import ConvStart
 from ioa_p2p.conversation.plan import CANCEL, RoundCancel
-from ioa_p2p.errors import GoalAborted, IoATimeout, UsageError
+from ioa_p2p.errors import GoalAborted, IoAError, IoATimeout, UsageError
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.goals.drivers import Drivers
 from ioa_p2p.node.goals.launches import Launch, LaunchLog, LaunchLogs
@@ -36,8 +42,12 @@ from ioa_p2p.node.ports import NodePort
 from ioa_p2p.telemetry import tracer as tr
 from ioa_p2p.telemetry.tracer import NOOP_SPAN, Span
 
+log = logging.getLogger("ioa_p2p.goals")
+
 #: Seconds a round gets at least, when team formation used (nearly) all of the goal's time.
 ROUND_MIN = 1.0
+#: Seconds a launch whose caller gave up spends at most on posting its round's ``conv.cancel``.
+CANCEL_POST_TIMEOUT = 3.0
 
 
 class Launcher:
@@ -166,7 +176,7 @@ class Launcher:
         self, launch: Launch, goal: str, formed: FormedTeam, start: ConvStart, emit: EventSink
     ) -> tuple[str, RoundOutcome]:
         """Post ``start`` in the team's chat and relay the chat's events until the round ends on this
-        node."""
+        node. A caller that gives up meanwhile cancels the round (a signed ``conv.cancel``)."""
         chat_id = formed.chat_id
         driver = self.drivers.ensure(chat_id)
         relayed = driver.log.last_seq  # the chat's events from the team on are this launch's too
@@ -198,11 +208,15 @@ class Launcher:
         if launch.cancelled:  # cancelled while conv.start was being posted
             await self.cancel_round(chat_id, round_id)
         wait = max(0.0, start.deadline - self.node.now()) + GOAL_GRACE
-        with trio.move_on_after(wait) as waited:
-            async with trio.open_nursery() as nursery:
-                nursery.start_soon(relay)
-                outcome = await driver.wait_round(round_id)
-                nursery.cancel_scope.cancel()
+        try:
+            with trio.move_on_after(wait) as waited:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(relay)
+                    outcome = await driver.wait_round(round_id)
+                    nursery.cancel_scope.cancel()
+        except BaseException:  # cancelled (maybe inside a group), interrupted: the round goes on without us
+            await self._abandon(chat_id, round_id)
+            raise
         if waited.cancelled_caught:
             raise IoATimeout(
                 f"round {round_id[:16]} of chat {chat_id.hex()[:16]} did not end on this node "
@@ -213,12 +227,26 @@ class Launcher:
             relayed = seq
         return round_id, outcome
 
+    async def _abandon(self, chat_id: bytes, round_id: str) -> None:
+        """The caller gave up on a running round (a cancelled parent task, the node stopping): cancel it
+        for every member, bounded and shielded (the caller's cancellation goes on right after)."""
+        driver = self.drivers.get(chat_id)
+        found = driver.rounds.get(round_id) if driver is not None else None
+        if found is not None and not found.active:
+            return
+        with trio.CancelScope(shield=True), trio.move_on_after(CANCEL_POST_TIMEOUT):
+            try:
+                await self.cancel_round(chat_id, round_id)
+            except IoAError as exc:
+                log.info("could not cancel round %s of chat %s: %s", round_id[:16], chat_id.hex()[:16], exc)
+
     # ------------------------------------------------------------------ cancelling
 
     async def cancel_goal(self, ref: str) -> CancelGoalReply:
         """Cancel a goal this node launched: ``ref`` is a launch id (from the ``searching`` event) or a
         chat (id or unique prefix). A running round gets a signed ``conv.cancel`` (every member aborts
-        it); a launch still forming its team stops there."""
+        it; a member's sub-team for one of its tasks is cancelled with the task); a launch still forming
+        its team stops there."""
         for launch in list(self.launches.values()):
             if ref == launch.launch_id or (launch.chat_id is not None and launch.chat_id.hex() == ref):
                 launch.cancelled = True
@@ -253,4 +281,4 @@ def _ignore(event: GoalEvent) -> None:
     """The sink of a launch nobody follows."""
 
 
-__all__ = ["ROUND_MIN", "Launcher"]
+__all__ = ["CANCEL_POST_TIMEOUT", "ROUND_MIN", "Launcher"]

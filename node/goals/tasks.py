@@ -16,9 +16,11 @@ from typing import Protocol
 
 import trio
 
+from ioa_p2p.api.codec import JsonValue
 from ioa_p2p.api.goals import GoalResult
 from ioa_p2p.api.launch import DEPTH, MAX_GOAL_CHARS, MAX_TURNS, SECONDS, LaunchRequest, SubTeamOf
 from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.costs import MAX_NESTED_AGENTS, nested_agents, nested_usage, task_costs
 from ioa_p2p.conversation.messages import TaskOutcome
 from ioa_p2p.conversation.types import TaskView
 from ioa_p2p.errors import IoAError, NoTeam
@@ -154,14 +156,32 @@ class TaskRunner:
             return TaskOutcome(task.task_id, False, f"the sub-team failed: {exc}", None, None, "task_error")
         names = ", ".join(t.name for t in sub.team)
         text = f"[sub-team {sub.chat_id[:16]}: {names}; {sub.status}]\n{sub.conclusion}"[: cm.MAX_TEXT]
-        data = {
-            "sub_chat": sub.chat_id,
-            "sub_round": sub.round_id,
-            "status": sub.status,
-            "team": [t.peer_id for t in sub.team],
-        }
         ok = sub.succeeded
-        return TaskOutcome(task.task_id, ok, text, data, None, None if ok else "task_error")
+        return TaskOutcome(
+            task.task_id, ok, text, subteam_data(sub, self.me), None, None if ok else "task_error"
+        )
 
 
-__all__ = ["MAX_RUNNING_TASKS", "REMOTE_KINDS", "ProgressFn", "SubTeamLauncher", "TaskRunner"]
+def subteam_data(sub: GoalResult, me: str) -> dict[str, JsonValue]:
+    """The ``data`` of a task a sub-team did (docs/goals.md section 8): the sub-round, its team, every
+    agent that took part below this node (the sub-team and its own sub-teams, by peer ID and card name)
+    and, as the task's usage, what the sub-team's tasks cost (tokens and tool calls summed: cost tables
+    add up across nesting; the task's real time is measured by the driver)."""
+    finished = [t for t in sub.tasks if t.status in ("completed", "failed")]
+    table = task_costs((t.assignee, t.task_id, t.status == "completed", t.data) for t in finished)
+    agents = {t.peer_id: t.name for t in sub.team if t.peer_id != me}
+    for t in finished:
+        for peer, name in nested_agents(t.data):
+            if peer != me:
+                agents.setdefault(peer, name)
+    return {
+        "sub_chat": sub.chat_id,
+        "sub_round": sub.round_id,
+        "status": sub.status,
+        "team": [t.peer_id for t in sub.team],
+        "agents": [{"peer_id": p, "name": n} for p, n in list(agents.items())[:MAX_NESTED_AGENTS]],
+        "usage": nested_usage(table),
+    }
+
+
+__all__ = ["MAX_RUNNING_TASKS", "REMOTE_KINDS", "ProgressFn", "SubTeamLauncher", "TaskRunner", "subteam_data"]
