@@ -8,9 +8,10 @@ the members' names. A sub-team is a goal launched here too, by the task runner o
 it (:class:`~ioa_p2p.node.goals.tasks.SubTeamLauncher`).
 
 Cancelling: ``cancel_goal`` posts a signed ``conv.cancel`` of the round (every member aborts it and
-cancels its running tasks). A launch whose caller gives up (a task cancelled because its round was
-cancelled, or the node stopping) cancels its own round the same way before it returns, so cancelling a
-goal stops its sub-teams too, level by level.
+cancels its running tasks). A sub-team's launch whose task is given up (its round was cancelled, or the
+node stops) cancels its own round the same way before it returns, so cancelling a goal stops its
+sub-teams too, level by level. A top-level round whose initiator goes away (its node stopping, a client
+gone) is not cancelled: the members conclude it on their own.
 
 ONE deadline, the request's ``timeout`` from the call, covers everything: discovery, the LLM team-up,
 invitations, the round (whose ``conv.start`` deadline is this same deadline) and its wrap-up;
@@ -147,7 +148,9 @@ class Launcher:
                 parent_task=sub.parent_task if sub else "",
                 trace=span.traceparent(),
             )
-            round_id, outcome = await self._run_round(launch, request.goal, formed, start, emit)
+            round_id, outcome = await self._run_round(
+                launch, request.goal, formed, start, emit, abandon=sub is not None
+            )
         finally:
             self.launches.pop(launch.launch_id, None)
         timings = dict(formed.timings, total_s=trio.current_time() - started)
@@ -173,10 +176,12 @@ class Launcher:
         raise GoalAborted(f"no team was formed: {why} (after {trio.current_time() - started:.1f} s)")
 
     async def _run_round(
-        self, launch: Launch, goal: str, formed: FormedTeam, start: ConvStart, emit: EventSink
-    ) -> tuple[str, RoundOutcome]:
+        self, launch: Launch, goal: str, formed: FormedTeam, start: ConvStart, emit: EventSink, *,
+        abandon: bool,
+    ) -> tuple[str, RoundOutcome]:  # fmt: skip
         """Post ``start`` in the team's chat and relay the chat's events until the round ends on this
-        node. A caller that gives up meanwhile cancels the round (a signed ``conv.cancel``)."""
+        node. With ``abandon`` (a sub-team's round), a caller that gives up meanwhile cancels the round
+        (a signed ``conv.cancel``); otherwise the round goes on without this node."""
         chat_id = formed.chat_id
         driver = self.drivers.ensure(chat_id)
         relayed = driver.log.last_seq  # the chat's events from the team on are this launch's too
@@ -214,8 +219,9 @@ class Launcher:
                     nursery.start_soon(relay)
                     outcome = await driver.wait_round(round_id)
                     nursery.cancel_scope.cancel()
-        except BaseException:  # cancelled (maybe inside a group), interrupted: the round goes on without us
-            await self._abandon(chat_id, round_id)
+        except BaseException:  # cancelled (maybe inside a group), interrupted
+            if abandon:  # nobody waits for a sub-team's conclusion any more
+                await self._abandon(chat_id, round_id)
             raise
         if waited.cancelled_caught:
             raise IoATimeout(
@@ -228,8 +234,9 @@ class Launcher:
         return round_id, outcome
 
     async def _abandon(self, chat_id: bytes, round_id: str) -> None:
-        """The caller gave up on a running round (a cancelled parent task, the node stopping): cancel it
-        for every member, bounded and shielded (the caller's cancellation goes on right after)."""
+        """The caller gave up on a running sub-team round (its task cancelled with the parent round, the
+        node stopping): cancel it for every member, bounded and shielded (the caller's cancellation goes
+        on right after)."""
         driver = self.drivers.get(chat_id)
         found = driver.rounds.get(round_id) if driver is not None else None
         if found is not None and not found.active:
