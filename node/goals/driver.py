@@ -29,9 +29,9 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import TypeVar, TypeVarTuple
 
 import trio
 
@@ -104,6 +104,7 @@ class DriverDeps:
 
 
 _T = TypeVar("_T")
+Ts = TypeVarTuple("Ts")
 
 
 class ChatDriver:
@@ -270,7 +271,7 @@ class ChatDriver:
                 self._feed(rid, pending, MemberLeft(gone), now)
             self.emit(MemberLeftEvent(self.hex, gone, self.members.name_of(gone)))
 
-    def _route(self, kind: str, content: Any) -> str | None:
+    def _route(self, kind: str, content: object) -> str | None:
         """The round a conv.* message belongs to (turns by ``prev``, results/progress by task id)."""
         if not isinstance(content, dict):
             return None
@@ -287,7 +288,7 @@ class ChatDriver:
         env: Envelope,
         msg_id: str,
         author: str,
-        content: Any,
+        content: object,
         now: float,
         pending: dict[str, list[Decision]],
     ) -> None:
@@ -334,7 +335,7 @@ class ChatDriver:
                 )
                 self.emit(RejectedEvent(self.hex, r.round_id, d.msg_id, d.author, d.reason))
 
-    def _spawn(self, fn: Callable[..., Any], *args: Any) -> None:
+    def _spawn(self, fn: Callable[[*Ts], Awaitable[object]], *args: *Ts) -> None:
         assert self._nursery is not None
         self._nursery.start_soon(fn, *args)
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
 
 import trio
 
@@ -102,7 +101,7 @@ async def _merge_adapter_card(discovery: Discovery, runtime: AgentRuntime) -> No
     card = runtime.card
     assert card is not None
     agent = discovery.agent
-    changes: dict[str, Any] = {}
+    changes: dict[str, str | list[str]] = {}
     if not agent.description.strip():
         changes["description"] = card.description
     extra = [s for s in card.skills if s not in agent.skills]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import trio
 
@@ -37,6 +37,7 @@ from ioa_p2p.conversation.types import (
 )
 from ioa_p2p.errors import InvalidContent, IoAError
 from ioa_p2p.llm.failures import failure_kind
+from ioa_p2p.node.goals.rounds import Round
 
 log = logging.getLogger("ioa_p2p.goals")
 
@@ -91,7 +92,7 @@ async def take_turn_bounded(
     team = team or [members.member_info(m) for m in latest.start.members]
     try:
         return brain.fallback_turn(latest, speak, team, failure)
-    except Exception:
+    except Exception:  # a planner bug: no turn this time; the round's timeouts take over
         log.warning("chat %s: the fallback planner failed", chat[:16], exc_info=True)
         return None
 
@@ -101,10 +102,10 @@ SideEvent = InvalidSideEvent | CancelRejectedEvent | CancelledEvent | PlanEvent
 
 def side_message(
     kind: str,
-    content: Any,
+    content: object,
     msg_id: str,
     author: str,
-    rounds: Mapping[str, Any],
+    rounds: Mapping[str, Round],
     name_of: Callable[[str], str],
     *,
     chat_id: str,
