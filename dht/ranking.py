@@ -22,12 +22,9 @@ import threading
 from collections.abc import Collection
 
 import numpy as np
-import numpy.typing as npt
 
 from ioa_p2p.card import AgentCard, SignedCard
 from ioa_p2p.matching import (
-    HYBRID_MODEL_ID,
-    LITE_MODEL_ID,
     CardProfile,
     HybridMatcher,
     Match,
@@ -135,19 +132,4 @@ class CardRanker:
             done += len(cards)
 
 
-def legacy_probe(
-    model_id: str, vector: npt.NDArray[np.float32]
-) -> tuple[str, int, npt.NDArray[np.float32]] | None:
-    """The previous scheme's query vector, to probe its LSH buckets during the migration (see
-    ``docs/matching.md``): for a hybrid vector, its wordllama part (the first 256 values, unit length
-    again), under model ``wordllama/l2_supercat/256``; ``None`` for any other model."""
-    if model_id != HYBRID_MODEL_ID or np.shape(vector) != (640,):
-        return None
-    part = np.asarray(vector[:256], dtype=np.float32)
-    norm = float(np.linalg.norm(part))
-    if norm == 0.0:
-        return None
-    return LITE_MODEL_ID, 256, (part / norm).astype(np.float32)
-
-
-__all__ = ["BATCH", "CardRanker", "card_profile", "legacy_probe"]
+__all__ = ["BATCH", "CardRanker", "card_profile"]

