@@ -42,6 +42,7 @@ from ioa_p2p.adapters.base import (
     TaskResult,
     parse_options,
 )
+from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.optional_deps import import_optional
 from ioa_p2p.adapters.remote import (
     Endpoint,
@@ -104,8 +105,7 @@ class _Run:
 class OpenInterpreterAdapter:
     """Open Interpreter as this node's adapter (see the module docstring)."""
 
-    EXECUTES_CODE: ClassVar[bool] = True
-    USES_MODEL: ClassVar[bool] = True  # the node passes its [model] table as the `model` option
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(model=True, executes_code=True)
     OPTIONS: ClassVar[type] = OpenInterpreterOptions
 
     def __init__(self, options: OpenInterpreterOptions, *, env: Mapping[str, str] | None = None) -> None:
