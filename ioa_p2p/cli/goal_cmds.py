@@ -22,7 +22,7 @@ from __future__ import annotations
 import sys
 import textwrap
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -383,13 +383,6 @@ def goal_cancel(ctx: click.Context, chat: str) -> None:
     click.echo(f"cancelled {rounds} in chat {answer.get('chat_id', chat)}")
 
 
-def run_events(events: Iterable[dict[str, Any]], echo: Callable[[str], None]) -> None:
-    """Print a sequence of events (used by ``ioa demo``)."""
-    printer = EventPrinter(echo)
-    for event in events:
-        printer(event)
-
-
 __all__ = [
     "EventPrinter",
     "exit_code",
@@ -397,6 +390,5 @@ __all__ = [
     "follow_launch",
     "goal_body",
     "print_result",
-    "run_events",
     "summary_line",
 ]

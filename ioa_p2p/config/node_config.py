@@ -82,10 +82,6 @@ class NodeConfig:
         return self.home / "node.key"
 
     @property
-    def node_info_path(self) -> Path:
-        return self.home / NODE_INFO_FILE_NAME
-
-    @property
     def token_path(self) -> Path:
         return self.home / TOKEN_FILE_NAME
 
