@@ -58,6 +58,26 @@ class AdapterNeeds:
 
 NO_NEEDS = AdapterNeeds()
 
+#: The card fields an operator describes an agent with ([agent] keys, or the kind's options).
+DESCRIBING_KEYS = ("description", "skills")
+
+
+def undescribed_warning(kind: str, needs: AdapterNeeds, agent: Mapping[str, Any]) -> str | None:
+    """A warning when ``kind`` publishes no card of its own (``needs.self_described`` is False) and the
+    ``[agent]`` table (its ``options`` included) gives it neither a description nor skills: peers then
+    find it only by its name and kind. None when there is nothing to say."""
+    if needs.self_described:
+        return None
+    options = agent.get("options")
+    tables = [agent, options if isinstance(options, Mapping) else {}]
+    if any(table.get(key) for table in tables for key in DESCRIBING_KEYS):
+        return None
+    return (
+        f"the {kind} agent publishes no card of its own and this node gives it neither a description nor "
+        "skills, so peers can hardly find it; set [agent] description and skills (or --description and "
+        "--skill) to say what it does (docs/adapters.md)"
+    )
+
 
 def _copy_tables(table: Mapping[str, Any]) -> dict[str, Any]:
     return {k: _copy_tables(v) if isinstance(v, Mapping) else v for k, v in table.items()}
@@ -90,4 +110,4 @@ def _under_home(options: dict[str, Any], dotted: str, home: Path) -> None:
         table[key] = str(path if path.is_absolute() else home / path)
 
 
-__all__ = ["NO_NEEDS", "AdapterNeeds"]
+__all__ = ["DESCRIBING_KEYS", "NO_NEEDS", "AdapterNeeds", "undescribed_warning"]
