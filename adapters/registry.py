@@ -136,10 +136,10 @@ def load_adapter(kind: str, options: Mapping[str, Any] | None = None) -> Adapter
 
 
 def adapter_from_config(agent: Mapping[str, Any]) -> Adapter | None:
-    """Build the adapter the ``[agent]`` config table names, or ``None`` if it names none
-    (a node that only launches goals and chats)."""
+    """Build the adapter the ``[agent]`` config table names, or ``None`` if it names none (absent or
+    ``""``: a node that only launches goals and chats)."""
     kind = agent.get(AGENT_ADAPTER_KEY)
-    if kind is None:
+    if kind is None or kind == "":  # "" is [agent] adapter's default: none
         if AGENT_OPTIONS_KEY in agent:
             raise ConfigError("[agent.options] is set but [agent].adapter is missing; name a kind")
         return None

@@ -85,7 +85,7 @@ def adapter_table(
     (:meth:`~ioa_p2p.adapters.needs.AdapterNeeds.provide`); ``model`` is the node's ``[model]`` table."""
     table = dict(agent)
     kind, options = table.get("adapter"), table.get("options")
-    if not isinstance(kind, str) or (options is not None and not isinstance(options, Mapping)):
+    if not kind or not isinstance(kind, str) or (options is not None and not isinstance(options, Mapping)):
         return table  # adapter_from_config reports the error
     table["options"] = adapter_needs(kind).provide(options or {}, home=home, model=model)
     return table
