@@ -46,13 +46,19 @@ class AdapterNeeds:
     ) -> dict[str, Any]:
         """``options`` (the ``[agent.options]`` table) with what the node provides filled in (pure: a new
         dict; values of the wrong type are left for the kind's own option check to report)."""
-        out = _copy_tables(options)
+        out = self.resolve_paths(options, home)
         for name in self.hide_home:
             _set_default(out, name, [str(home)])
-        for name in self.home_paths:
-            _under_home(out, name, home)
         if self.model and model and "model" not in out:
             out["model"] = dict(model)
+        return out
+
+    def resolve_paths(self, options: Mapping[str, Any], base: Path) -> dict[str, Any]:
+        """``options`` with the relative paths of :attr:`home_paths` taken relative to ``base`` (a new dict):
+        the node passes its home; ``ioa testnet up`` the folder the user named them from."""
+        out = _copy_tables(options)
+        for name in self.home_paths:
+            _under_home(out, name, base)
         return out
 
 
