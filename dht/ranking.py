@@ -88,6 +88,12 @@ class CardRanker:
         with self._matcher_lock:
             return self._refresh_locked()
 
+    def refresh_some(self, count: int) -> int:
+        """Apply at most ``count`` queued cards (background warming: a short hold of the lock, so a
+        concurrent find waits for a few cards at most); returns how many were indexed."""
+        with self._matcher_lock:
+            return self._refresh_locked(limit=count)
+
     def rank(self, query: str, k: int, *, among: Collection[str] | None = None) -> list[Match]:
         """The ``k`` best indexed cards for ``query``, after applying the queue."""
         with self._matcher_lock:
@@ -110,11 +116,12 @@ class CardRanker:
             keys = team_shortlist(goal, self.matcher, size=size, exclude=exclude, pick=pick)
             return pick, keys
 
-    def _refresh_locked(self) -> int:
+    def _refresh_locked(self, limit: int | None = None) -> int:
         done = 0
-        while True:
+        while limit is None or done < limit:
+            size = BATCH if limit is None else min(BATCH, limit - done)
             with self._queue_lock:
-                batch = dict(list(self._pending.items())[:BATCH])
+                batch = dict(list(self._pending.items())[:size])
                 for key in batch:
                     del self._pending[key]
             if not batch:
@@ -130,6 +137,7 @@ class CardRanker:
             self.matcher.index(profiles, vectors)
             self.reembedded += len(cards) - len(vectors)
             done += len(cards)
+        return done
 
 
 __all__ = ["BATCH", "CardRanker", "card_profile"]

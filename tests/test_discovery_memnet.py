@@ -151,6 +151,36 @@ async def test_nodes_of_both_card_schemes_find_each_other_through_the_dht_bucket
         assert weather.stats["dht_fetched"] >= 1 and plotter.stats["dht_fetched"] >= 1
 
 
+async def test_the_matcher_warms_in_the_background_after_start(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    """With ``[discovery] warm`` the models load after the first card, not at the first find, and cards
+    that arrive are embedded in the background: a find then has nothing left to embed."""
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    agents: list[Agent] = []
+    with trio.fail_after(600):
+        async with AsyncExitStack() as stack:
+            for name, warm in (("plotter", True), ("weather", True), ("translator", False)):
+                raw = {"agent": {"name": name, "description": AGENTS[name]}, "discovery": {"warm": warm}}
+                agents.append(
+                    await stack.enter_async_context(open_memory_agent(net, cards, tmp_path / name, raw))
+                )
+            seeker, cold = discovery_of(agents[1]), discovery_of(agents[2])
+            await seeker.warm.warmed.wait()
+            assert seeker.status()["matcher"]["state"] == "warm"
+            await wait_cards(agents, 3)
+            ranker = seeker.directory.ranker
+            assert ranker is not None
+            while ranker.pending():  # noqa: ASYNC110 - the warm-up embeds them on its period
+                await trio.sleep(0.5)
+            assert len(ranker.matcher) == 3  # every card embedded before any find
+            assert names(await seeker.find("draw a chart of the data", k=1, use_dht=False)) == ["plotter"]
+            assert cold.status()["matcher"] == {"state": "cold", "load_ms": None, "pending": 3}
+            assert cold.directory.ranker is not None and len(cold.directory.ranker.matcher) == 0
+            assert all(a[0].faults.snapshot() == {} for a in agents)
+
+
 async def test_cards_are_republished_and_expire_on_virtual_time(
     tmp_path: Path, autojump_clock: MockClock
 ) -> None:

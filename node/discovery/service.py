@@ -48,6 +48,7 @@ from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import CardProfile, HybridMatcher
 from ioa_p2p.node.discovery.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, grew_enough
+from ioa_p2p.node.discovery.warm import WarmState
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
 log = logging.getLogger("ioa_p2p.discovery")
@@ -109,6 +110,7 @@ class Discovery:
         #: publisher -> (version the flood guard dropped, DHT fetches left)
         self._stale: dict[PeerId, tuple[int, int]] = {}
         self.stats = {"finds": 0, "dht_fetched": 0, "dht_rejected": 0, "gossip_accepted": 0}
+        self.warm = WarmState(directory.ranker)  # the matcher's background warm-up (node/discovery/warm.py)
 
     # ------------------------------------------------------------------ own card
 
@@ -471,6 +473,7 @@ class Discovery:
         return {
             "model": self.embedder.model_id,
             "cards": len(self.directory),
+            "matcher": self.warm.to_json(),
             "kad_protocol": self.net.protocol(),
             "routing_table": self.net.routing_table_size(),
             "gossip": None
