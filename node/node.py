@@ -21,6 +21,9 @@ from typing import Any, TypeVar
 
 import trio
 
+from ioa_p2p.api.events import EventSink
+from ioa_p2p.api.goals import GoalResult
+from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.config.limits import Limits
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import (
@@ -217,12 +220,12 @@ class Node:
 
     # ------------------------------------------------------------------ goals
 
-    async def launch_goal(self, goal: str = "", **options: Any) -> Any:
-        """Form a team for ``goal`` and work it out; see :meth:`ioa_p2p.node.goals.Goals.launch_goal`."""
+    async def launch_goal(self, request: LaunchRequest, *, on_event: EventSink | None = None) -> GoalResult:
+        """Form a team for a goal and work it out; see :meth:`ioa_p2p.node.goals.Goals.launch_goal`."""
         goals = self.services.goals
         if goals is None:
             raise UsageError("this node runs without the goals service")
-        return await goals.launch_goal(goal, **options)
+        return await goals.launch_goal(request, on_event=on_event)
 
     # ------------------------------------------------------------------ info
 

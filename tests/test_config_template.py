@@ -99,7 +99,7 @@ def test_ioa_init_writes_the_template_and_config_check_accepts_it(tmp_path: Path
     [
         ("[limits]\nframe_timeout = 0\n", "ConfigError", "[limits].frame_timeout must be a positive number"),
         ("[discovry]\nttl = 60\n", "ConfigError", "unknown table [discovry]"),
-        ("[goals]\nmax_turns = -1\n", "ConfigError", "[goals].max_turns must be a non-negative integer"),
+        ("[goals]\nmax_turns = -1\n", "ConfigError", "[goals].max_turns must be an integer"),
         ("[relay]\nhops = 1\n", "ConfigError", "unknown keys in [relay] of"),
         ("[discovery.index]\nkind = 'faiss'\n", "ConfigError", "[discovery.index].kind must be one of"),
         ("[embedding]\nbackend = 'word2vec'\n", "ConfigError", "unknown embedding backend 'word2vec'"),

@@ -29,6 +29,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("planning", ("ioa_p2p.planning",)),
     ("teaming", ("ioa_p2p.teaming",)),
     ("conversation", ("ioa_p2p.conversation",)),
+    ("control API", ("ioa_p2p.api",)),
     ("core surface", ("ioa_p2p.control_client", "ioa_p2p")),
     ("adapters", ("ioa_p2p.adapters",)),
     ("dht", ("ioa_p2p.dht",)),

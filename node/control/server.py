@@ -1,8 +1,12 @@
 """The node's local control API: HTTP/JSON on 127.0.0.1 only, behind a random bearer token.
 
-A tiny ASGI application served by hypercorn on trio. Services add routes with :meth:`ControlAPI.add_route`;
-a handler receives a :class:`ControlRequest` and returns a JSON-able value, or a :class:`Streaming` whose
-async iterator of JSON-able items is sent as newline-delimited JSON. Our errors map to HTTP statuses:
+A tiny ASGI application served by hypercorn on trio. Each service registers its routes (from the one table,
+:data:`ioa_p2p.api.routes.ROUTES`) in its own ``routes`` module with :meth:`ControlAPI.add_route`: the
+handler receives the typed request (read and checked by the route's schema: a wrong field is a 400 naming
+it) and a :class:`CallInfo`, and returns the typed reply (written by the schema), or a :class:`Streaming`
+whose chunks are sent as they come (NDJSON or server-sent events, :mod:`ioa_p2p.api.stream`).
+:meth:`ControlAPI.add_raw_route` takes a handler of a raw :class:`ControlRequest` (tests). Our errors map
+to HTTP statuses:
 input errors 400, unknown routes 404, remote-peer errors 502, timeouts 504, local-state errors 409,
 anything else 500; the body is ``{"error": {"type": <class name>, "message": <text>}}``.
 
@@ -20,19 +24,23 @@ import logging
 import os
 import secrets
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qs
 
 import trio
 from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve
 
+from ioa_p2p.api.codec import ApiObject, JsonObject, JsonValue
+from ioa_p2p.api.routes import Route
+from ioa_p2p.api.stream import NDJSON, SSE, error_json
 from ioa_p2p.errors import (
     ConfigError,
     InputError,
+    InvalidField,
     IoAError,
     IoATimeout,
     LocalStateError,
@@ -46,42 +54,49 @@ MAX_BODY = 4 * 1024 * 1024
 MAX_JSON_DEPTH = 64
 
 
+Q = TypeVar("Q", bound=ApiObject)
+R = TypeVar("R")
+
+
 @dataclass(frozen=True, slots=True)
 class ControlRequest:
     method: str
     path: str
     query: dict[str, str]
-    body: Any
+    body: JsonValue
+    headers: Mapping[str, str] = field(default_factory=dict)  # lower-case names
 
-    def arg(self, name: str, kind: type = str, default: Any = ...) -> Any:
-        """A field of the JSON body (or the query string), type-checked; missing -> UsageError."""
-        source = self.body if isinstance(self.body, dict) else {}
-        if name in source:
-            value = source[name]
-        elif name in self.query:
-            value = self.query[name]
-            if kind is int:
-                try:
-                    value = int(value)
-                except ValueError:
-                    raise UsageError(f"query parameter {name!r} must be an integer") from None
-        elif default is not ...:
-            return default
-        else:
-            raise UsageError(f"missing field {name!r}")
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            value = float(value)
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise UsageError(f"field {name!r} must be {kind.__name__}")
-        return value
+
+@dataclass(frozen=True, slots=True)
+class CallInfo:
+    """What a typed handler may need of the HTTP request besides its fields: whether the body asked for a
+    stream, whether the client accepts server-sent events, and the ``Last-Event-ID`` it sent."""
+
+    stream: bool = False
+    sse: bool = False
+    last_event_id: str | None = None
+
+    @classmethod
+    def of(cls, request: ControlRequest, stream: bool) -> CallInfo:
+        accept = request.headers.get("accept", "")
+        return cls(stream, SSE in accept, request.headers.get("last-event-id"))
 
 
 @dataclass(slots=True)
 class Streaming:
-    items: AsyncIterator[Any]
+    """A streamed answer: ``chunks`` are sent as they come (``media_type``: NDJSON or SSE)."""
+
+    chunks: AsyncIterator[bytes]
+    media_type: str = NDJSON
+
+    def error_chunk(self, kind: str, message: str) -> bytes:
+        text = json.dumps(error_json(kind, message))
+        return f"data: {text}\n\n".encode() if self.media_type == SSE else text.encode() + b"\n"
 
 
-Handler = Callable[[ControlRequest], Awaitable[Any]]
+Handler = Callable[[ControlRequest], Awaitable[JsonValue | Streaming]]
+#: A route's handler: the typed request and the call's details in, the typed reply (or a stream) out.
+TypedHandler = Callable[[Q, CallInfo], Awaitable[R | Streaming]]
 
 
 @dataclass
@@ -90,7 +105,19 @@ class ControlAPI:
     routes: dict[tuple[str, str], Handler] = field(default_factory=dict)
     port: int = 0
 
-    def add_route(self, method: str, path: str, handler: Handler) -> None:
+    def add_route(self, route: Route[Q, R], handler: TypedHandler[Q, R]) -> None:
+        """Serve ``route``: requests are read by its request schema, replies written by its reply schema."""
+
+        async def raw(request: ControlRequest) -> JsonValue | Streaming:
+            typed, stream = route.read_request(request.body, request.query)
+            answer = await handler(typed, CallInfo.of(request, stream))
+            if isinstance(answer, Streaming):
+                return answer
+            return route.reply.encode(answer)
+
+        self.add_raw_route(route.method, route.path, raw)
+
+    def add_raw_route(self, method: str, path: str, handler: Handler) -> None:
         key = (method.upper(), path)
         if key in self.routes:
             raise ValueError(f"route {method} {path} registered twice")
@@ -115,7 +142,7 @@ class ControlAPI:
 
         await serve(self._asgi, config, task_status=_Status(), mode="asgi")  # type: ignore[arg-type]
 
-    def write_files(self, home: Path, info: dict[str, Any]) -> None:
+    def write_files(self, home: Path, info: JsonObject) -> None:
         token_path = home / "control.token"
         fd = os.open(token_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         try:
@@ -154,7 +181,7 @@ class ControlAPI:
         )
         await send({"type": "http.response.body", "body": body})
 
-    async def _dispatch(self, scope: dict[str, Any], receive: Any) -> tuple[int, Any]:
+    async def _dispatch(self, scope: dict[str, Any], receive: Any) -> tuple[int, JsonValue | Streaming]:
         headers = dict(scope.get("headers", []))
         supplied = headers.get(b"authorization", b"")
         # Compared as bytes: any header value (non-ASCII too) is just wrong, never an error.
@@ -170,9 +197,12 @@ class ControlAPI:
             return 400, _error_body("UsageError", str(exc))
         except UnicodeDecodeError:
             return 400, _error_body("UsageError", "the query string is not UTF-8")
-        request = ControlRequest(scope["method"], scope["path"], query, body)
+        names = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        request = ControlRequest(scope["method"], scope["path"], query, body, names)
         try:
             return 200, await handler(request)
+        except InvalidField as exc:  # a UsageError: the type clients know, and which field is wrong
+            return 400, {"error": {"type": "UsageError", "message": str(exc), "field": exc.path}}
         except IoAError as exc:
             return _status_of(exc), _error_body(type(exc).__name__, str(exc))
         except Exception as exc:
@@ -180,26 +210,16 @@ class ControlAPI:
             return 500, _error_body("InternalError", f"{type(exc).__name__}: {exc}")
 
     async def _send_stream(self, send: Any, payload: Streaming) -> None:
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 200,
-                "headers": [(b"content-type", b"application/x-ndjson")],
-            }
-        )
+        headers = [(b"content-type", payload.media_type.encode())]
+        if payload.media_type == SSE:
+            headers.append((b"cache-control", b"no-store"))
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
         try:
-            async for item in payload.items:
-                line = json.dumps(item).encode() + b"\n"
-                await send({"type": "http.response.body", "body": line, "more_body": True})
+            async for chunk in payload.chunks:
+                await send({"type": "http.response.body", "body": chunk, "more_body": True})
         except IoAError as exc:
-            error = {"error": {"type": type(exc).__name__, "message": str(exc)}}
-            await send(
-                {
-                    "type": "http.response.body",
-                    "body": json.dumps(error).encode() + b"\n",
-                    "more_body": True,
-                }
-            )
+            chunk = payload.error_chunk(type(exc).__name__, str(exc))
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
         await send({"type": "http.response.body", "body": b""})
 
 
@@ -221,14 +241,14 @@ def bind_control_socket(port: int) -> socket.socket:
     return sock
 
 
-def parse_json_body(raw: bytes) -> Any:
+def parse_json_body(raw: bytes) -> JsonValue:
     """The request body as JSON (None when empty); UsageError unless UTF-8 JSON nested at most
     ``MAX_JSON_DEPTH`` levels."""
     if not raw:
         return None
     too_deep = f"request body nests arrays/objects deeper than {MAX_JSON_DEPTH} levels"
     try:
-        value = json.loads(raw)
+        value: JsonValue = json.loads(raw)
     except RecursionError:  # deeper than the interpreter's recursion limit
         raise UsageError(too_deep) from None
     except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
@@ -238,9 +258,9 @@ def parse_json_body(raw: bytes) -> Any:
     return value
 
 
-def _depth_over(value: Any, limit: int) -> bool:
+def _depth_over(value: JsonValue, limit: int) -> bool:
     """Whether ``value`` nests containers more than ``limit`` deep (iterative: no recursion)."""
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    stack: list[tuple[JsonValue, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         if isinstance(item, dict | list):
@@ -277,5 +297,5 @@ def _status_of(exc: IoAError) -> int:
     return 500
 
 
-def _error_body(kind: str, message: str) -> dict[str, Any]:
-    return {"error": {"type": kind, "message": message}}
+def _error_body(kind: str, message: str) -> JsonValue:
+    return error_json(kind, message)

@@ -37,6 +37,7 @@ from typing import Any
 
 import trio
 
+from ioa_p2p.api.discovery import FIND_MAX_K
 from ioa_p2p.card import SignedCard, card_text, issue_card, next_version, parse_card, select_newest
 from ioa_p2p.dht.directory import Directory, Match, Offer
 from ioa_p2p.dht.index import AnnoyIndex
@@ -72,7 +73,7 @@ GOSSIP_UPDATE_INTERVAL_MS = 100
 DHT_PUBLISH_TIMEOUT = 30.0
 #: Seconds the routing table must keep its size before a growth-triggered DHT re-publish.
 DHT_SETTLE = 3.0
-MAX_K = 100
+MAX_K = FIND_MAX_K  # agents one find returns at most (the control API's limit)
 
 
 class Discovery:

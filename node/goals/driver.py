@@ -18,22 +18,29 @@ with each ``conv.start`` message (its id is the round id). It executes the decis
 batch are netted (a task started and cancelled within the batch never runs; only the last ``Speak`` for the
 current floor runs), which makes replaying a long stored history cheap and free of side effects.
 
-Every message also becomes a typed event (:mod:`ioa_p2p.node.goals.events`; :meth:`ChatDriver.follow`) for
-``launch_goal`` and the control API, which turns it into JSON.
+Every message also becomes a typed event (:mod:`ioa_p2p.api.events`) in the chat's numbered log
+(:attr:`ChatDriver.log`, :mod:`ioa_p2p.node.goals.eventlog`), which ``launch_goal`` relays and the control
+API streams.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections import Counter, deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 import trio
 
+from ioa_p2p.api.events import (
+    AbortedEvent,
+    ChatEvent,
+    ConcludedEvent,
+    MemberLeftEvent,
+    RejectedEvent,
+)
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.base import Brain, MemberInfo, fallback_kind, turn_origin
 from ioa_p2p.conversation.inputs import (
@@ -70,13 +77,7 @@ from ioa_p2p.errors import InvalidContent, InvalidMessage, IoAError, MessageTooL
 from ioa_p2p.history.bodies import KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE, ChatMessage, member_of
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.goals.describe import describe_message, describe_start, describe_task
-from ioa_p2p.node.goals.events import (
-    AbortedEvent,
-    ChatEvent,
-    ConcludedEvent,
-    MemberLeftEvent,
-    RejectedEvent,
-)
+from ioa_p2p.node.goals.eventlog import EventLog
 from ioa_p2p.node.goals.rounds import DriverItem, EnvelopeArrived, Round, RoundInput
 from ioa_p2p.node.goals.turns import SIDE_KINDS, side_message, take_turn_bounded
 from ioa_p2p.node.goals.types import RoundOutcome
@@ -84,8 +85,6 @@ from ioa_p2p.node.ports import NodePort
 from ioa_p2p.wire.envelope import Envelope
 
 log = logging.getLogger("ioa_p2p.goals")
-
-EVENT_LOG = 2000
 
 
 #: ``progress(text, fraction)`` reported by a running task.
@@ -128,8 +127,8 @@ class ChatDriver:
         self._msg_round: dict[str, str] = {}
         self._waiters: dict[str, trio.Event] = {}
         self._send, self._recv = trio.open_memory_channel[DriverItem](math.inf)
-        self._followers: list[trio.MemorySendChannel[ChatEvent]] = []
-        self._log: deque[ChatEvent] = deque(maxlen=EVENT_LOG)
+        #: The chat's events, numbered: what ``launch_goal`` relays and ``GET /goal_events`` streams.
+        self.log: EventLog[ChatEvent] = EventLog()
         self._nursery: trio.Nursery | None = None
         self.stopped = trio.Event()
 
@@ -152,28 +151,9 @@ class ChatDriver:
                 return found.outcome
             await self._waiters.setdefault(round_id, trio.Event()).wait()
 
-    @asynccontextmanager
-    async def follow(self, *, replay: bool = True) -> AsyncIterator[trio.MemoryReceiveChannel[ChatEvent]]:
-        """A channel of this chat's events (past ones first with ``replay``)."""
-        send, receive = trio.open_memory_channel[ChatEvent](math.inf)
-        if replay:
-            for event in self._log:
-                send.send_nowait(event)
-        self._followers.append(send)
-        try:
-            yield receive
-        finally:
-            self._followers.remove(send)
-            send.close()
-
     def emit(self, event: ChatEvent) -> None:
-        """Log an event of this chat and pass it to every follower."""
-        self._log.append(event)
-        for send in list(self._followers):
-            try:
-                send.send_nowait(event)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                self._followers.remove(send)
+        """Log an event of this chat (its readers wake up)."""
+        self.log.append(event)
 
     # ------------------------------------------------------------------ loop
 

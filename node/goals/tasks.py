@@ -6,17 +6,17 @@ assign); the others wait for a slot until their deadline. docs/goals.md, section
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import trio
 
+from ioa_p2p.api.goals import GoalResult
+from ioa_p2p.api.launch import DEPTH, MAX_GOAL_CHARS, MAX_TURNS, SECONDS, LaunchRequest, SubTeamOf
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.messages import TaskOutcome
 from ioa_p2p.conversation.types import TaskView
 from ioa_p2p.errors import IoAError, NoTeam
 from ioa_p2p.node.goals.runtime import AgentRuntime, is_planned_step, subteam_reason
-from ioa_p2p.node.goals.types import GoalResult
 
 if TYPE_CHECKING:
     from ioa_p2p.node.goals.driver import ChatDriver, ProgressFn
@@ -38,19 +38,7 @@ class Goals(Protocol):
 
     def name_of(self, peer: str) -> str: ...
     def now(self) -> float: ...
-    async def launch_goal(
-        self,
-        goal: str = "",
-        *,
-        depth: int | None = None,
-        max_turns: int | None = None,
-        timeout: float | None = None,  # noqa: ASYNC109 - the sub-team's deadline
-        speaker_timeout: float | None = None,
-        parent_chat: bytes | None = None,
-        parent_task: str = "",
-        exclude: Sequence[str] = (),
-        min_team: int = 0,
-    ) -> GoalResult: ...
+    async def launch_goal(self, request: LaunchRequest) -> GoalResult: ...
 
 
 async def perform_task(
@@ -129,17 +117,16 @@ async def _subteam(
         return None
     await progress(f"forming a sub-team (depth {r.start.depth - 1}): {reason}", None)
     try:
-        sub = await goals.launch_goal(
-            task.description,
-            depth=r.start.depth - 1,
-            max_turns=r.start.max_turns,
-            timeout=timeout,
-            speaker_timeout=r.start.speaker_timeout,
-            parent_chat=driver.chat_id,
-            parent_task=task.task_id,
-            exclude=tuple(m for m in r.start.members if m != goals.me),
-            min_team=1,
+        me = goals.me
+        request = LaunchRequest(  # the parent round's limits (a peer's conv.start): within ours
+            task.description[:MAX_GOAL_CHARS],
+            depth=int(DEPTH.clamp(r.start.depth - 1)),
+            max_turns=int(MAX_TURNS.clamp(r.start.max_turns)),
+            timeout=SECONDS.clamp(timeout),
+            speaker_timeout=SECONDS.clamp(r.start.speaker_timeout),
+            parent=SubTeamOf(driver.chat_id, task.task_id, tuple(m for m in r.start.members if m != me)),
         )
+        sub = await goals.launch_goal(request)
     except NoTeam as exc:
         await progress(f"no sub-team: {exc}", None)
         return None

@@ -28,6 +28,9 @@ from typing import Protocol
 
 import trio
 
+from ioa_p2p.api.events import EventSink, TeamFallbackEvent
+from ioa_p2p.api.goals import Teammate
+from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.card import SignedCard
 from ioa_p2p.dht.directory import Match
 from ioa_p2p.embedding import Embedder
@@ -38,8 +41,7 @@ from ioa_p2p.llm.model import Model
 from ioa_p2p.matching import split_goal
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
-from ioa_p2p.node.goals.events import EventSink, TeamFallbackEvent
-from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig, Teammate
+from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig
 from ioa_p2p.node.ports import NodePort
 from ioa_p2p.planning import ABILITIES, plan_request
 from ioa_p2p.teaming.llm_team import llm_team_from_shortlist
@@ -80,21 +82,17 @@ class TeamFormation:
         self.goals = goals
 
     async def form(
-        self,
-        goal: str,
-        team: Sequence[str] | None,
-        max_team: int,
-        parent_chat: bytes | None,
-        exclude: Sequence[str],
-        min_team: int = 0,
-        *,
-        deadline: float = math.inf,
-        emit: EventSink = lambda event: None,
+        self, request: LaunchRequest, *, deadline: float = math.inf, emit: EventSink = lambda event: None
     ) -> FormedTeam:
-        """Choose or resolve the teammates, invite them, open the chat; NoTeam below ``min_team``.
-        ``deadline`` (wall clock) is the goal's: the LLM team-up gets at most a third of what is left
-        (and ``[goals] team_up_timeout``), invitations at most half of what is left."""
+        """Choose (or resolve the pinned ``team`` of) the teammates of ``request``, invite them, open the
+        chat; NoTeam below a sub-team's ``min_team``. ``deadline`` (wall clock) is the goal's: the LLM
+        team-up gets at most a third of what is left (and ``[goals] team_up_timeout``), invitations at
+        most half of what is left."""
         goals = self.goals
+        goal, team, sub = request.goal, request.team, request.parent
+        max_team = request.max_team or goals.config.max_team
+        parent_chat, exclude = (sub.parent_chat, sub.exclude) if sub else (None, ())
+        min_team = sub.min_team if sub else 0
         t0 = trio.current_time()
         fallback = ""
         if team:
