@@ -128,7 +128,12 @@ async def test_with_the_real_open_interpreter(tmp_path: Path) -> None:
     from ioa_p2p.adapters.open_interpreter.setup import create_environment
 
     given = os.environ.get("IOA_OI_PYTHON")
-    python = Path(given) if given else await trio.to_thread.run_sync(create_environment, tmp_path / "oi")
+    folder = tmp_path / "oi"
+    python = (
+        Path(given)
+        if given
+        else await trio.to_thread.run_sync(lambda: create_environment(folder, timeout=900))
+    )
     with serve() as server:
         server.script(
             Reply(content="Let me compute it.\n```python\nprint(6 * 7)\n```"),

@@ -22,11 +22,12 @@ from ioa_p2p.config.node_config import ioa_home
 PACKAGE = "open-interpreter==0.4.3"
 
 
-def create_environment(folder: Path, package: str = PACKAGE) -> Path:
-    """A venv at ``folder`` with ``package`` installed; returns its Python. Raises CalledProcessError."""
+def create_environment(folder: Path, package: str = PACKAGE, *, timeout: float = 1800.0) -> Path:
+    """A venv at ``folder`` with ``package`` installed (pip bounded by ``timeout`` seconds); returns its
+    Python. Raises CalledProcessError or TimeoutExpired."""
     venv.EnvBuilder(with_pip=True, clear=False, upgrade_deps=False).create(folder)
     python = folder / "bin" / "python"
-    subprocess.run([str(python), "-m", "pip", "install", "--quiet", package], check=True)
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", package], check=True, timeout=timeout)
     return python
 
 
@@ -44,6 +45,9 @@ def main(argv: list[str]) -> int:
         python = create_environment(folder)
     except subprocess.CalledProcessError as exc:
         print(f"error: pip failed with code {exc.returncode}", file=sys.stderr)
+        return 1
+    except subprocess.TimeoutExpired:
+        print("error: pip did not finish within 30 minutes", file=sys.stderr)
         return 1
     checked = probe(python)
     if checked.returncode != 0 or '"ready"' not in checked.stdout:
