@@ -12,13 +12,20 @@
 Both return float32 rows of unit length. Loading is thread-safe and happens on first use (or
 :meth:`load`), so a node starts without paying for it. A missing package raises
 :class:`~ioa_p2p.errors.ConfigError` saying what to install.
+
+onnxruntime aborts the whole process (C++ ``std::terminate``, exit 134) when Python finalizes while one of
+its calls (loading a session, running one) is still going in another thread, as happens when a node stops
+while a worker thread it abandoned is loading or running MiniLM. :data:`NATIVE_CALLS` counts those calls
+and the interpreter's exit waits for them (``atexit``, at most :data:`EXIT_WAIT` seconds).
 """
 
 from __future__ import annotations
 
+import atexit
 import gzip
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +38,8 @@ from ioa_p2p.errors import ConfigError
 from .text import STOP_WORDS
 
 Matrix = npt.NDArray[np.float32]
+#: Seconds the interpreter's exit waits for onnxruntime calls still running in other threads.
+EXIT_WAIT = 30.0
 TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-tokenizer.json.gz"
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length
 _SPECIAL = frozenset({"[CLS]", "[SEP]", "[PAD]", "[UNK]"})
@@ -45,6 +54,34 @@ def unit_rows(rows: Any) -> Matrix:
     norms[norms == 0] = 1.0
     out: Matrix = (matrix / norms).astype(np.float32)
     return out
+
+
+class NativeCalls:
+    """onnxruntime calls in flight in any thread (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._idle = threading.Condition()
+        self._running = 0
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        with self._idle:
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._running -= 1
+                self._idle.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no call runs (at most ``timeout`` s); True when none does."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._running == 0, timeout)
+
+
+NATIVE_CALLS = NativeCalls()
+atexit.register(NATIVE_CALLS.wait_idle, EXIT_WAIT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +173,8 @@ class MiniLMEncoder:
     def _load(self) -> tuple[Any, Any]:
         with MiniLMEncoder._lock:
             if MiniLMEncoder._loaded is None:
-                MiniLMEncoder._loaded = _open_minilm(self.threads)
+                with NATIVE_CALLS.running():
+                    MiniLMEncoder._loaded = _open_minilm(self.threads)
             return MiniLMEncoder._loaded
 
     def encode(self, texts: Sequence[str], *, states: bool = True) -> tuple[Matrix, list[TokenStates]]:
@@ -153,7 +191,8 @@ class MiniLMEncoder:
             ids = np.array([enc.ids], dtype=np.int64)
             ones, zeros = np.ones_like(ids), np.zeros_like(ids)
             feed = {"input_ids": ids, "attention_mask": ones, "token_type_ids": zeros}
-            hidden = session.run(None, feed)[0][0]
+            with NATIVE_CALLS.running():
+                hidden = session.run(None, feed)[0][0]
             pooled[row] = hidden.mean(axis=0)
             if states:
                 keep = [i for i, tok in enumerate(enc.tokens) if is_content_token(tok)]
@@ -202,7 +241,9 @@ def _open_minilm(threads: int) -> tuple[Any, Any]:
 
 
 __all__ = [
+    "EXIT_WAIT",
     "MAX_TOKENS",
+    "NATIVE_CALLS",
     "Matrix",
     "MiniLMEncoder",
     "TokenStates",
