@@ -31,6 +31,7 @@ from ioa_p2p.node.chats.config import ChatsConfig
 from ioa_p2p.node.goals.runtime import adapter_table
 from ioa_p2p.node.goals.types import GoalsConfig
 from ioa_p2p.node.relay.settings import RelaySettings
+from ioa_p2p.telemetry.settings import TelemetrySettings
 
 CONFIG_TABLES: tuple[TableDoc, ...] = (
     TableDoc(
@@ -76,6 +77,12 @@ CONFIG_TABLES: tuple[TableDoc, ...] = (
     TableDoc("goals", GoalsConfig, "Goals this node launches: time, turns, team size, the brain."),
     TableDoc(
         "relay", RelaySettings, "Circuit relay v2: relaying for others (hop) and being reached via one."
+    ),
+    TableDoc(
+        "telemetry",
+        TelemetrySettings,
+        "OpenTelemetry traces of goals and tasks (extra ioa-p2p[telemetry]; unset: on when OTEL_* "
+        "variables or an endpoint/file say so).",
     ),
 )
 
@@ -144,6 +151,7 @@ def check_config(home: Path, path: Path | None = None) -> ConfigReport:
 
 def _check_services(config: NodeConfig, path: Path) -> None:
     Limits.from_section(config.section("limits"))
+    TelemetrySettings.from_section(config.section("telemetry"))
     ChatsConfig.from_section(config.section("chats"))
     GoalsConfig.from_section(config.section("goals"))
     RelaySettings.from_section(config.section("relay"), str(path))

@@ -28,6 +28,7 @@ from ioa_p2p.matching import make_matcher
 from ioa_p2p.node.chats.config import ChatsConfig
 from ioa_p2p.node.goals.types import GoalsConfig
 from ioa_p2p.node.relay.settings import RelaySettings
+from ioa_p2p.telemetry.settings import TelemetrySettings
 
 ROOT = Path(__file__).resolve().parents[1]
 PEER = Identity(b"\x05" * 32).peer_id
@@ -215,6 +216,7 @@ SECTIONS = (
     Section("MatcherSettings", "the matcher settings", "shortlist", make_matcher),
     Section("AgentsFile", "the agents file a.toml", "config", _agents_file),
     Section("AgentEntry", "[agent] #1 of a.toml", "count", _agents_entry, strict=False),
+    Section("TelemetrySettings", "[telemetry]", "file", TelemetrySettings.from_section),
     Section(
         "parse_options",
         "[agent.options] of adapter 'calculator'",

@@ -9,10 +9,11 @@ from __future__ import annotations
 import http.client
 import json
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from contextlib import aclosing, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import trio
 
@@ -83,8 +84,24 @@ async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> 
                     same_bytes(route, await client.call("GET", path))
                 return typed
 
-            for route in (r.ID, r.PEERS, r.INBOX, r.FAULTS, r.BUDGETS, r.RELAY, r.CHATS, r.CARDS, r.CARD):
+            for route in (
+                r.ID,
+                r.PEERS,
+                r.INBOX,
+                r.FAULTS,
+                r.BUDGETS,
+                r.RELAY,
+                r.CHATS,
+                r.CARDS,
+                r.CARD,
+                r.NODE,
+            ):
                 await check(route, Empty())
+            network = await check(r.NETWORK, Empty())
+            assert [p.peer_id for p in network.peers] == [str(calculator.peer_id)]
+            assert network.peers[0].name == "calculator" and network.peers[0].latency_ms is not None
+            code = await check(r.UI_CODE, Empty())
+            assert code.url.endswith(f"/ui/#code={code.code}") and code.expires_in > 0
             calc = str(calculator.peer_id)
             assert (await check(r.CONNECT, r.CONNECT.request(calculator.listen_addrs()[0]))).peer_id == calc
             sent = await check(r.SEND, r.SEND.request(calc, "hello", {"n": 1}))
@@ -102,9 +119,17 @@ async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> 
             assert history.messages[-1].hash == posted.hash and history.chat.chat_id == made.chat_id
             exported = await check(r.EXPORT, r.EXPORT.request(made.chat_id))
             assert exported.messages == len(history.messages)
+            audited = await check(r.AUDIT, r.AUDIT.request(made.chat_id))
+            assert audited.valid and audited.messages == len(history.messages) and not audited.findings
+            called.add(r.CHAT_EVENTS.key)
+            streamed = await chat_events(coordinator, made.chat_id, len(history.messages))
+            assert [e["message"]["hash"] for e in streamed] == [m.hash for m in history.messages]
+            assert {e["signature"] for e in streamed} == {"valid"}
             result = await check(r.LAUNCH_GOAL, LaunchRequest("Calculate 6 * 7", timeout=30))
             assert isinstance(result, GoalResult) and result.answer == "The answer is 42."
             same_bytes(r.LAUNCH_GOAL, await client.call("POST", "/launch_goal", {"goal": "Calculate 2 + 2"}))
+            again = await check(r.ROUND_RESULT, r.ROUND_RESULT.request(result.chat_id))
+            assert again.answer == result.answer and again.round_id == result.round_id
             goals = await check(r.GOALS, Empty())
             assert [g.status for g in goals if g.round_id == result.round_id] == ["concluded"]
             called.add(r.CANCEL_GOAL.key)
@@ -123,6 +148,23 @@ async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> 
                 check_shape(item.event.to_json())
             assert called == {route.key for route in r.ROUTES}
             assert set(coordinator.control.routes) == called  # the node serves exactly the table
+
+
+async def chat_events(node: Node, chat: str, count: int) -> list[Any]:
+    """The first ``count`` events of ``GET /chats/events`` (a stream that stays open)."""
+    url = f"http://127.0.0.1:{node.control.port}/chats/events?chat={chat}"
+    headers = {"Authorization": f"Bearer {node.control.token}", "Accept": "text/event-stream"}
+    events: list[Any] = []
+    async with httpx.AsyncClient(timeout=30) as http, http.stream("GET", url, headers=headers) as response:
+        assert response.status_code == 200
+        lines = response.aiter_lines()
+        async with aclosing(lines):
+            async for line in lines:
+                if line.startswith("data: "):
+                    events.append(json.loads(line[6:]))
+                if len(events) == count:
+                    break
+    return events
 
 
 def calculator_inbox(node: Node) -> list[Any]:

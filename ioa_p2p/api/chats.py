@@ -6,10 +6,12 @@ them shown as ``{"$bytes": base64}``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Annotated, ClassVar, Literal
 
-from ioa_p2p.api.codec import ApiObject, JsonObject
+from ioa_p2p.api.codec import ApiObject, Json, JsonObject
+from ioa_p2p.api.events import Event
 from ioa_p2p.api.peers import check_peer
 from ioa_p2p.errors import InvalidField
 
@@ -134,9 +136,67 @@ class SyncChatsReply(ApiObject):
     received: int
 
 
+# --------------------------------------------------------------------------- a chat, live
+
+
+@dataclass(frozen=True, slots=True)
+class ChatEventsRequest(ApiObject):
+    """``GET /chats/events?chat=ID``: every message of a chat, in the order this node stored them (a
+    causal order), then each new one as it arrives; ``after`` (or ``Last-Event-ID``) resumes after a
+    cursor ``<epoch>.<index>``."""
+
+    STRICT: ClassVar[bool] = True
+    chat: str
+    after: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessageEvent(Event):
+    """A message of a chat stream: its ``index`` in the node's order (1, 2, ...) and whether its Ed25519
+    signature verifies (``signature``: ``valid`` / ``invalid``, checked again when served)."""
+
+    event: ClassVar[str] = "chat_message"
+    chat_id: str
+    index: int
+    signature: Literal["valid", "invalid"]
+    message: ChatMessageView
+
+
+@dataclass(frozen=True, slots=True)
+class AuditFinding(ApiObject):
+    """What the audit found wrong (``code``: ``bad_signature``, ``equivocation``, ``broken_chain``...)."""
+
+    code: str
+    message: str
+    index: int | None
+    hash: str | None
+    author: str | None
+    seq: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditView(ApiObject):
+    """``GET /chats/audit?chat=ID``: the offline audit (docs/protocol.md §10.8) of this node's copy of a
+    chat, as ``ioa audit CHAT`` runs it: signatures, hash chain, membership, equivocation."""
+
+    chat_id: str
+    valid: bool
+    records: int
+    messages: int
+    authors: Mapping[str, int]
+    members: tuple[str, ...]
+    heads: tuple[str, ...]
+    findings: tuple[AuditFinding, ...]
+    took_ms: Annotated[float, Json(digits=3)]
+
+
 __all__ = [
     "MAX_CREATE_MEMBERS",
+    "AuditFinding",
+    "AuditView",
+    "ChatEventsRequest",
     "ChatInfo",
+    "ChatMessageEvent",
     "ChatMessageView",
     "ChatRef",
     "CreateChatReply",

@@ -39,10 +39,12 @@ class CardSummary(ApiObject):
 
 @dataclass(frozen=True, slots=True)
 class CardEntry(CardSummary):
-    """A card of the local directory: how it was learned (``self``, ``gossip``, ``dht``) and when."""
+    """A card of the local directory: how it was learned (``self``, ``gossip``, ``dht``) and when, and
+    its signature checked again (``valid``, ``invalid``, ``expired``; absent from older nodes)."""
 
     source: str
     learned_ms: int
+    signature: Annotated[str, Json(omit="empty")] = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +54,7 @@ class CardMatch(CardSummary):
     score: float
     source: str
     is_self: Annotated[bool, Json(key="self")]
+    signature: Annotated[str, Json(omit="empty")] = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -271,6 +271,17 @@ class GoalEventsRequest(ApiObject):
             raise InvalidField("round", "a launch has one round: give round only with chat")
 
 
+@dataclass(frozen=True, slots=True)
+class RoundRequest(ApiObject):
+    """``GET /goals/result?chat=ID``: the result of a round of a goal chat (``round``, by default the
+    latest) as this node saw it."""
+
+    STRICT: ClassVar[bool] = True
+
+    chat: str
+    round: str | None = None
+
+
 __all__ = [
     "EXIT_ABORTED",
     "EXIT_FAILED",
@@ -284,6 +295,7 @@ __all__ = [
     "GoalEventsRequest",
     "GoalResult",
     "GoalSummary",
+    "RoundRequest",
     "TaskRecord",
     "Teammate",
     "goal_exit_code",

@@ -17,6 +17,7 @@ from ioa_p2p.api import chats as c
 from ioa_p2p.api import discovery as d
 from ioa_p2p.api import goals as g
 from ioa_p2p.api import peers as p
+from ioa_p2p.api import status as s
 from ioa_p2p.api.codec import ApiObject, Empty, JsonValue, decode, encode, from_query
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.errors import InvalidField
@@ -126,6 +127,11 @@ RELAY = Route("GET", "/relay", Empty, one(p.RelayStatus), "relay state: reservat
 RELAY_CONNECT = Route(
     "POST", "/relay/connect", p.RelayConnectRequest, one(p.RelayConnectReply), "reach a peer via a relay"
 )
+NODE = Route("GET", "/node", Empty, one(s.NodeStatus), "this node: identity, uptime, memory, config, faults")
+NETWORK = Route(
+    "GET", "/network", Empty, one(s.NetworkView), "peers with latency, routing table, gossip mesh"
+)
+UI_CODE = Route("POST", "/ui/code", Empty, one(s.UiCode), "a one-time code that opens a dashboard session")
 CHATS = Route("GET", "/chats", Empty, many(c.ChatInfo), "the chats this node takes part in")
 HISTORY = Route("GET", "/chats/history", c.ChatRef, one(c.HistoryReply), "a chat's messages, causal order")
 EXPORT = Route("GET", "/chats/export", c.ChatRef, one(c.ExportReply), "a chat's history file")
@@ -134,6 +140,15 @@ CREATE_CHAT = Route(
     "POST", "/chats/create", c.CreateChatRequest, one(c.CreateChatReply), "create a chat, invite members"
 )
 SYNC_CHATS = Route("POST", "/chats/sync", c.SyncChatsRequest, one(c.SyncChatsReply), "pull missed messages")
+CHAT_EVENTS = Route(
+    "GET",
+    "/chats/events",
+    c.ChatEventsRequest,
+    one(Empty),  # never answered: the route only streams
+    "a chat's messages as they arrive, past ones first; resumable",
+    streams="always",
+)
+AUDIT = Route("GET", "/chats/audit", c.ChatRef, one(c.AuditView), "audit this node's copy of a chat")
 FIND = Route("POST", "/find", d.FindRequest, one(d.FindReply), "agents whose cards best match a text")
 CARDS = Route("GET", "/cards", Empty, one(d.CardsReply), "the live cards this node holds")
 CARD = Route("GET", "/card", Empty, one(d.OwnCard), "this node's card and the discovery status")
@@ -156,24 +171,29 @@ GOAL_EVENTS = Route(
     streams="always",
 )
 GOALS = Route("GET", "/goals", Empty, many(g.GoalSummary), "every round this node has seen")
+ROUND_RESULT = Route(
+    "GET", "/goals/result", g.RoundRequest, one(g.GoalResult), "a round's result, as seen here"
+)
 CANCEL_GOAL = Route(
     "POST", "/cancel_goal", g.CancelGoalRequest, one(g.CancelGoalReply), "cancel a goal this node launched"
 )
 
 ROUTES: tuple[RouteInfo, ...] = (
-    ID, PEERS, CONNECT, SEND, INBOX, FAULTS, BUDGETS, RELAY, RELAY_CONNECT,
-    CHATS, HISTORY, EXPORT, POST, CREATE_CHAT, SYNC_CHATS,
+    ID, PEERS, CONNECT, SEND, INBOX, FAULTS, BUDGETS, RELAY, RELAY_CONNECT, NODE, NETWORK, UI_CODE,
+    CHATS, HISTORY, EXPORT, POST, CREATE_CHAT, SYNC_CHATS, CHAT_EVENTS, AUDIT,
     FIND, CARDS, CARD, UPDATE_CARD,
-    LAUNCH_GOAL, GOAL_EVENTS, GOALS, CANCEL_GOAL,
+    LAUNCH_GOAL, GOAL_EVENTS, GOALS, ROUND_RESULT, CANCEL_GOAL,
 )  # fmt: skip
 
 
 __all__ = [
+    "AUDIT",
     "BUDGETS",
     "CANCEL_GOAL",
     "CARD",
     "CARDS",
     "CHATS",
+    "CHAT_EVENTS",
     "CONNECT",
     "CREATE_CHAT",
     "EXPORT",
@@ -185,13 +205,17 @@ __all__ = [
     "ID",
     "INBOX",
     "LAUNCH_GOAL",
+    "NETWORK",
+    "NODE",
     "PEERS",
     "POST",
     "RELAY",
     "RELAY_CONNECT",
+    "ROUND_RESULT",
     "ROUTES",
     "SEND",
     "SYNC_CHATS",
+    "UI_CODE",
     "UPDATE_CARD",
     "ReplyType",
     "Route",

@@ -23,6 +23,7 @@ import httpx
 
 from ioa_p2p.api import routes as r
 from ioa_p2p.api.chats import (
+    AuditView,
     ChatInfo,
     ChatMessageView,
     ChatRef,
@@ -42,6 +43,7 @@ from ioa_p2p.api.goals import (
     GoalEventsRequest,
     GoalResult,
     GoalSummary,
+    RoundRequest,
 )
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.api.peers import (
@@ -58,6 +60,7 @@ from ioa_p2p.api.peers import (
     SendReply,
     SendRequest,
 )
+from ioa_p2p.api.status import NetworkView, NodeStatus, UiCode
 from ioa_p2p.api.stream import SSE, Cursor, SseReader, StreamItem
 from ioa_p2p.control_client.endpoint import Endpoint, error_from, route_target
 from ioa_p2p.control_client.resume import Resume
@@ -160,6 +163,26 @@ class AsyncControlClient:
 
     async def inbox(self) -> tuple[InboxMessage, ...]:
         return await self.request(r.INBOX, Empty())
+
+    async def node_status(self) -> NodeStatus:
+        """``GET /node``: identity, uptime, memory, config summary, faults."""
+        return await self.request(r.NODE, Empty())
+
+    async def network(self) -> NetworkView:
+        """``GET /network``: connected peers with their latency, routing table, gossip mesh."""
+        return await self.request(r.NETWORK, Empty())
+
+    async def ui_code(self) -> UiCode:
+        """``POST /ui/code``: a one-time login link for the dashboard (needs the control token)."""
+        return await self.request(r.UI_CODE, Empty())
+
+    async def audit(self, chat: str) -> AuditView:
+        """``GET /chats/audit``: the offline audit of the node's copy of a chat."""
+        return await self.request(r.AUDIT, ChatRef(chat))
+
+    async def round_result(self, chat: str, round_id: str | None = None) -> GoalResult:
+        """``GET /goals/result``: an ended round's result as the node saw it."""
+        return await self.request(r.ROUND_RESULT, RoundRequest(chat, round_id))
 
     async def faults(self) -> FaultsReply:
         return await self.request(r.FAULTS, Empty())

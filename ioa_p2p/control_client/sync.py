@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 
 from ioa_p2p.api import routes as r
 from ioa_p2p.api.chats import (
+    AuditView,
     ChatInfo,
     ChatMessageView,
     ChatRef,
@@ -36,6 +37,7 @@ from ioa_p2p.api.goals import (
     GoalEventsRequest,
     GoalResult,
     GoalSummary,
+    RoundRequest,
 )
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.api.peers import (
@@ -52,6 +54,7 @@ from ioa_p2p.api.peers import (
     SendReply,
     SendRequest,
 )
+from ioa_p2p.api.status import NetworkView, NodeStatus, UiCode
 from ioa_p2p.api.stream import SSE, Cursor, StreamItem, read_sse
 from ioa_p2p.control_client.endpoint import Endpoint, error_from, node_info, route_target
 from ioa_p2p.control_client.resume import Resume
@@ -180,6 +183,26 @@ class ControlClient:
 
     def inbox(self) -> tuple[InboxMessage, ...]:
         return self.request(r.INBOX, Empty())
+
+    def node_status(self) -> NodeStatus:
+        """``GET /node``: identity, uptime, memory, config summary, faults."""
+        return self.request(r.NODE, Empty())
+
+    def network(self) -> NetworkView:
+        """``GET /network``: connected peers with their latency, routing table, gossip mesh."""
+        return self.request(r.NETWORK, Empty())
+
+    def ui_code(self) -> UiCode:
+        """``POST /ui/code``: a one-time login link for the dashboard (needs the control token)."""
+        return self.request(r.UI_CODE, Empty())
+
+    def audit(self, chat: str) -> AuditView:
+        """``GET /chats/audit``: the offline audit of the node's copy of a chat."""
+        return self.request(r.AUDIT, ChatRef(chat))
+
+    def round_result(self, chat: str, round_id: str | None = None) -> GoalResult:
+        """``GET /goals/result``: an ended round's result as the node saw it."""
+        return self.request(r.ROUND_RESULT, RoundRequest(chat, round_id))
 
     def faults(self) -> FaultsReply:
         return self.request(r.FAULTS, Empty())

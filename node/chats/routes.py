@@ -1,17 +1,22 @@
 """Control API routes of the chat service (``/chats...``) and the JSON view of a chat message.
 
 Routes: ``GET /chats``, ``GET /chats/history``, ``GET /chats/export``, ``POST /chats/post``,
-``POST /chats/create``, ``POST /chats/sync``; ``chat`` accepts a unique hex prefix. Bytes inside
+``POST /chats/create``, ``POST /chats/sync``, ``GET /chats/events`` (the messages live, resumable:
+:mod:`ioa_p2p.node.chats.live`), ``GET /chats/audit``; ``chat`` accepts a unique hex prefix. Bytes inside
 message content are shown as ``{"$bytes": base64}``. Schemas: :mod:`ioa_p2p.api.chats`.
 """
 
 from __future__ import annotations
 
 import base64
+import time
 from typing import TYPE_CHECKING
 
 from ioa_p2p.api import routes as r
 from ioa_p2p.api.chats import (
+    AuditFinding,
+    AuditView,
+    ChatEventsRequest,
     ChatInfo,
     ChatMessageView,
     ChatRef,
@@ -24,10 +29,13 @@ from ioa_p2p.api.chats import (
     SyncChatsRequest,
 )
 from ioa_p2p.api.codec import Empty, json_object
+from ioa_p2p.api.stream import NDJSON, SSE
 from ioa_p2p.errors import InvalidMessage, UsageError
+from ioa_p2p.history.audit import AuditReport, audit_history
 from ioa_p2p.history.bodies import KIND_MEMBER_ADD, KIND_MEMBER_REMOVE, ChatMessage
 from ioa_p2p.identity import PeerId
-from ioa_p2p.node.control.server import CallInfo
+from ioa_p2p.node.chats.live import ChatStreams
+from ioa_p2p.node.control.server import CallInfo, Streaming
 from ioa_p2p.wire.envelope import Envelope
 
 if TYPE_CHECKING:
@@ -95,12 +103,54 @@ def add_routes(node: NodePort, chats: Chats) -> None:
         received = await chats.sync_now(chats.resolve(request.chat) if request.chat else None)
         return SyncChatsReply(received)
 
+    streams = ChatStreams(node, chats, message_view)
+
+    async def get_events(request: ChatEventsRequest, call: CallInfo) -> Streaming:
+        chat_id = chats.resolve(request.chat)
+        text = call.last_event_id or request.after  # a browser's reconnection sends the newest
+        sse = call.sse or text is not None
+        return Streaming(streams.open(chat_id, text, sse=sse), SSE if sse else NDJSON)
+
+    async def get_audit(request: ChatRef, call: CallInfo) -> AuditView:
+        chat_id = chats.resolve(request.chat)
+        data = chats.export(chat_id)
+        started = time.monotonic()
+        report = await node.run_sync(lambda: audit_history(data, source=chat_id.hex()))
+        return audit_view(chat_id, report, (time.monotonic() - started) * 1000)
+
     node.control.add_route(r.CHATS, get_chats)
     node.control.add_route(r.HISTORY, get_history)
     node.control.add_route(r.EXPORT, get_export)
     node.control.add_route(r.POST, post_message)
     node.control.add_route(r.CREATE_CHAT, post_create)
     node.control.add_route(r.SYNC_CHATS, post_sync)
+    node.control.add_route(r.CHAT_EVENTS, get_events)
+    node.control.add_route(r.AUDIT, get_audit)
 
 
-__all__ = ["add_routes", "message_view"]
+def audit_view(chat_id: bytes, report: AuditReport, took_ms: float) -> AuditView:
+    summary = report.summary()
+    return AuditView(
+        chat_id=chat_id.hex(),
+        valid=report.valid,
+        records=report.records,
+        messages=int(summary["messages"]),
+        authors=dict(summary["authors"]),
+        members=tuple(summary["members"]),
+        heads=tuple(summary["heads"]),
+        findings=tuple(
+            AuditFinding(
+                f.code,
+                f.message,
+                f.index,
+                f.hash.hex() if f.hash else None,
+                str(f.author) if f.author else None,
+                f.seq,
+            )
+            for f in report.findings
+        ),
+        took_ms=took_ms,
+    )
+
+
+__all__ = ["add_routes", "audit_view", "message_view"]

@@ -1,6 +1,7 @@
 """Control API routes about this node and its peers: ``GET /id``, ``GET /peers``, ``POST /connect``,
 ``GET /faults`` (what the node's task boundaries stopped: input from peers that no decoder foresaw, or a
-bug; see docs/security.md) and ``GET /budgets``. Schemas: :mod:`ioa_p2p.api.peers`."""
+bug; see docs/security.md), ``GET /budgets`` and ``POST /ui/code`` (a one-time dashboard login code).
+Schemas: :mod:`ioa_p2p.api.peers`."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ import trio
 from ioa_p2p.api import routes as r
 from ioa_p2p.api.codec import Empty
 from ioa_p2p.api.peers import BudgetsReply, ConnectReply, ConnectRequest, FaultsReply, IdReply, PeerInfo
-from ioa_p2p.errors import IoATimeout
+from ioa_p2p.api.status import UiCode
+from ioa_p2p.errors import IoATimeout, UsageError
 from ioa_p2p.node.control.server import CallInfo
+from ioa_p2p.node.control.sessions import CODE_TTL
 from ioa_p2p.node.net.budgets import NodeBudgets
 
 if TYPE_CHECKING:
@@ -53,10 +56,18 @@ async def open_peers_api(node: NodePort) -> AsyncIterator[None]:
     async def get_faults(request: Empty, call: CallInfo) -> FaultsReply:
         return faults_view(node)
 
+    async def post_ui_code(request: Empty, call: CallInfo) -> UiCode:
+        if call.auth != "token":  # a session may not mint more sessions
+            raise UsageError("a dashboard login code is given only for the control token (`ioa ui`)")
+        code = node.control.sessions.issue_code()
+        url = f"http://127.0.0.1:{node.control.port}/ui/#code={code}"
+        return UiCode(url, code, int(CODE_TTL))
+
     node.control.add_route(r.ID, get_id)
     node.control.add_route(r.PEERS, get_peers)
     node.control.add_route(r.CONNECT, post_connect)
     node.control.add_route(r.FAULTS, get_faults)
+    node.control.add_route(r.UI_CODE, post_ui_code)
     yield
 
 

@@ -10,9 +10,12 @@ to HTTP statuses:
 input errors 400, unknown routes 404, remote-peer errors 502, timeouts 504, local-state errors 409,
 anything else 500; the body is ``{"error": {"type": <class name>, "message": <text>}}``.
 
-Requests are checked before any handler runs: a missing or wrong ``Authorization`` header (any bytes,
-compared in constant time) is 401; a body that is not UTF-8 JSON, larger than ``MAX_BODY`` or nested
-deeper than ``MAX_JSON_DEPTH``, or a query string that is not UTF-8, is 400. A control port that is out
+Requests are checked before any handler runs: a request needs the ``Authorization: Bearer <token>``
+header (any bytes, compared in constant time) or the cookie of a dashboard session (:mod:`.sessions`;
+from the page's own origin only, with the session's ``X-IoA-CSRF`` header unless it is a ``GET``), else
+401 (403 for a session request without its CSRF token or from another origin); a body that is not UTF-8
+JSON, larger than ``MAX_BODY`` or nested deeper than ``MAX_JSON_DEPTH``, or a query string that is not
+UTF-8, is 400. A control port that is out
 of range or already in use is a :class:`~ioa_p2p.errors.ConfigError` naming ``[node].control_port``.
 """
 
@@ -47,6 +50,8 @@ from ioa_p2p.errors import (
     RemotePeerError,
     UsageError,
 )
+from ioa_p2p.node.control.dashboard import SECURITY_HEADERS, Dashboard, Response
+from ioa_p2p.node.control.sessions import Sessions, cookie_name, csrf_ok, read_cookie, same_origin
 
 log = logging.getLogger("ioa_p2p.control")
 MAX_BODY = 4 * 1024 * 1024
@@ -70,16 +75,19 @@ class ControlRequest:
 @dataclass(frozen=True, slots=True)
 class CallInfo:
     """What a typed handler may need of the HTTP request besides its fields: whether the body asked for a
-    stream, whether the client accepts server-sent events, and the ``Last-Event-ID`` it sent."""
+    stream, whether the client accepts server-sent events, the ``Last-Event-ID`` it sent, and how it
+    authenticated (``token``: the bearer token; ``session``: a dashboard session cookie)."""
 
     stream: bool = False
     sse: bool = False
     last_event_id: str | None = None
+    auth: str = "token"
 
     @classmethod
     def of(cls, request: ControlRequest, stream: bool) -> CallInfo:
         accept = request.headers.get("accept", "")
-        return cls(stream, SSE in accept, request.headers.get("last-event-id"))
+        auth = request.headers.get(AUTH_KIND, "token")
+        return cls(stream, SSE in accept, request.headers.get("last-event-id"), auth)
 
 
 @dataclass(slots=True)
@@ -94,6 +102,8 @@ class Streaming:
         return f"data: {text}\n\n".encode() if self.media_type == SSE else text.encode() + b"\n"
 
 
+#: The pseudo-header through which the dispatcher tells handlers how a request authenticated.
+AUTH_KIND = ":auth"
 Handler = Callable[[ControlRequest], Awaitable[JsonValue | Streaming]]
 #: A route's handler: the typed request and the call's details in, the typed reply (or a stream) out.
 TypedHandler = Callable[[Q, CallInfo], Awaitable[R | Streaming]]
@@ -104,6 +114,14 @@ class ControlAPI:
     token: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     routes: dict[tuple[str, str], Handler] = field(default_factory=dict)
     port: int = 0
+    sessions: Sessions = field(default_factory=Sessions)
+    dashboard: Dashboard = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.dashboard = Dashboard(self.sessions, self.token_ok, lambda: self.port)
+
+    def token_ok(self, supplied: str) -> bool:
+        return hmac.compare_digest(supplied.encode("utf-8", "surrogatepass"), self.token.encode())
 
     def add_route(self, route: Route[Q, R], handler: TypedHandler[Q, R]) -> None:
         """Serve ``route``: requests are read by its request schema, replies written by its reply schema."""
@@ -167,26 +185,51 @@ class ControlAPI:
                     return
         if scope["type"] != "http":
             return
+        if self.dashboard.owns(scope["method"], scope["path"]):
+            await self._serve_dashboard(scope, receive, send)
+            return
         status, payload = await self._dispatch(scope, receive)
         if isinstance(payload, Streaming):
-            await self._send_stream(send, payload)
+            await self._send_stream(send, payload, receive)
             return
         body = json.dumps(payload).encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": status,
-                "headers": [(b"content-type", b"application/json")],
-            }
-        )
+        headers = [(b"content-type", b"application/json"), *SECURITY_HEADERS]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
-    async def _dispatch(self, scope: dict[str, Any], receive: Any) -> tuple[int, JsonValue | Streaming]:
+    async def _serve_dashboard(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        try:
+            body = await _read_body(receive)
+        except UsageError as exc:
+            answer = Response(400, json.dumps(_error_body("UsageError", str(exc))).encode())
+        else:
+            answer = self.dashboard.handle(scope["method"], scope["path"], _header_names(scope), body)
+        await send({"type": "http.response.start", "status": answer.status, "headers": answer.all_headers()})
+        await send({"type": "http.response.body", "body": answer.body})
+
+    def _authenticate(self, scope: dict[str, Any]) -> tuple[int, str]:
+        """``(0, how)`` for a request that may go on (``token`` / ``session``), else ``(status, why)``."""
         headers = dict(scope.get("headers", []))
-        supplied = headers.get(b"authorization", b"")
-        # Compared as bytes: any header value (non-ASCII too) is just wrong, never an error.
-        if not hmac.compare_digest(supplied, f"Bearer {self.token}".encode()):
-            return 401, _error_body("Unauthorized", "missing or wrong control token")
+        supplied = headers.get(b"authorization")
+        if supplied is not None or b"cookie" not in headers:
+            # Compared as bytes: any header value (non-ASCII too) is just wrong, never an error.
+            ok = supplied is not None and hmac.compare_digest(supplied, f"Bearer {self.token}".encode())
+            return (0, "token") if ok else (401, "missing or wrong control token")
+        names = _header_names(scope)
+        value = read_cookie(names.get("cookie", ""), cookie_name(self.port))
+        session = self.sessions.find(value) if value else None
+        if session is None:
+            return 401, "missing or wrong control token, and no dashboard session"
+        if not same_origin(names, self.port):
+            return 403, "a dashboard session is accepted only from the dashboard's own page"
+        if scope["method"] != "GET" and not csrf_ok(session, names):
+            return 403, "this request changes state: send the session's X-IoA-CSRF header"
+        return 0, "session"
+
+    async def _dispatch(self, scope: dict[str, Any], receive: Any) -> tuple[int, JsonValue | Streaming]:
+        status, how = self._authenticate(scope)
+        if status:
+            return status, _error_body("Unauthorized" if status == 401 else "Forbidden", how)
         handler = self.routes.get((scope["method"], scope["path"]))
         if handler is None:
             return 404, _error_body("NotFound", f"no endpoint {scope['method']} {scope['path']}")
@@ -197,7 +240,7 @@ class ControlAPI:
             return 400, _error_body("UsageError", str(exc))
         except UnicodeDecodeError:
             return 400, _error_body("UsageError", "the query string is not UTF-8")
-        names = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        names = {**_header_names(scope), AUTH_KIND: how}
         request = ControlRequest(scope["method"], scope["path"], query, body, names)
         try:
             return 200, await handler(request)
@@ -209,18 +252,32 @@ class ControlAPI:
             log.exception("control API handler %s %s crashed", scope["method"], scope["path"])
             return 500, _error_body("InternalError", f"{type(exc).__name__}: {exc}")
 
-    async def _send_stream(self, send: Any, payload: Streaming) -> None:
-        headers = [(b"content-type", payload.media_type.encode())]
-        if payload.media_type == SSE:
-            headers.append((b"cache-control", b"no-store"))
+    async def _send_stream(self, send: Any, payload: Streaming, receive: Any) -> None:
+        """Send the stream's chunks until it ends, or until the client goes away (a stream that never
+        ends by itself, like a chat's, stops then instead of sending heartbeats to nobody)."""
+        headers = [(b"content-type", payload.media_type.encode()), *SECURITY_HEADERS]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
-        try:
-            async for chunk in payload.chunks:
+        async with trio.open_nursery() as nursery:
+
+            async def watch_disconnect() -> None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                nursery.cancel_scope.cancel()
+
+            nursery.start_soon(watch_disconnect)
+            try:
+                async for chunk in payload.chunks:
+                    await send({"type": "http.response.body", "body": chunk, "more_body": True})
+            except IoAError as exc:
+                chunk = payload.error_chunk(type(exc).__name__, str(exc))
                 await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        except IoAError as exc:
-            chunk = payload.error_chunk(type(exc).__name__, str(exc))
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await send({"type": "http.response.body", "body": b""})
+            await send({"type": "http.response.body", "body": b""})
+            nursery.cancel_scope.cancel()
+
+
+def _header_names(scope: dict[str, Any]) -> dict[str, str]:
+    """The request's headers by lower-case name (latin-1, as HTTP/1.1 carries them)."""
+    return {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
 
 
 def bind_control_socket(port: int) -> socket.socket:

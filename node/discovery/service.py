@@ -465,7 +465,9 @@ class Discovery:
             if entry.card.is_expired(now):
                 continue
             item = entry.card.summary()
-            item.update(source=entry.source, learned_ms=entry.learned_ms)
+            item.update(
+                source=entry.source, learned_ms=entry.learned_ms, signature=entry.card.signature_status(now)
+            )
             out.append(item)
         return {"model": self.embedder.model_id, "cards": out}
 
@@ -492,6 +494,7 @@ class Discovery:
     def match_json(self, match: Match) -> dict[str, Any]:
         out = match.to_json()
         out["self"] = match.card.peer_id == self.node.peer_id
+        out["signature"] = match.card.signature_status(self.now_ms())
         return out
 
 

@@ -82,9 +82,12 @@ from ioa_p2p.node.goals.rounds import DriverItem, EnvelopeArrived, Round, RoundI
 from ioa_p2p.node.goals.turns import SIDE_KINDS, side_message, take_turn_bounded
 from ioa_p2p.node.goals.types import RoundOutcome
 from ioa_p2p.node.ports import NodePort
+from ioa_p2p.telemetry import tracer as tr
 from ioa_p2p.wire.envelope import Envelope
 
 log = logging.getLogger("ioa_p2p.goals")
+#: Task turns whose trace a round remembers at most (a hostile member cannot grow it without bound).
+MAX_TASK_TRACES = 1024
 
 
 #: ``progress(text, fraction)`` reported by a running task.
@@ -259,6 +262,9 @@ class ChatDriver:
                 if found is not None:
                     found.messages += 1
                     found.bytes += len(env.to_cbor())
+                    trace = body.content.get("trace") if kind in cm.TASK_KINDS else None
+                    if isinstance(trace, str) and len(found.task_traces) < MAX_TASK_TRACES:
+                        found.task_traces[msg_id] = trace
             targets = [round_id] if round_id is not None else list(self.rounds)
             arrived = MessageArrived(Incoming(msg_id, author, kind, body.content))
             for rid in targets:
@@ -342,6 +348,8 @@ class ChatDriver:
 
     async def _post(self, r: Round, post: Post) -> None:
         content = post.content
+        if post.kind in cm.TASK_KINDS and r.turn_trace:  # its tasks' spans become children of the turn's
+            content = {**content, "trace": r.turn_trace}
         chats = self.goals.chats
         try:
             try:
@@ -367,7 +375,10 @@ class ChatDriver:
             return replace(r.conv.view(), plan=latest.steps) if latest is not None else r.conv.view()
 
         clock = self.goals.node.now
-        draft = await take_turn_bounded(self.goals, self.goals.brain, view, speak, self.hex, clock)
+        about = {tr.GEN_AI_CONVERSATION_ID: self.hex, "ioa.round_id": r.round_id, tr.GEN_AI_AGENT_ID: self.me}
+        with self.goals.node.tracer.span(tr.TURN, parent=r.start.trace or None, attributes=about) as span:
+            draft = await take_turn_bounded(self.goals, self.goals.brain, view, speak, self.hex, clock)
+            r.turn_trace = span.traceparent()
         if draft is not None and draft.plan is not None and r.active and r.plans.changed(draft.plan):
             update = PlanUpdate(r.round_id, r.plans.next_version(), draft.plan)
             await self._post(r, Post(PLAN, update.to_content()))
@@ -379,7 +390,14 @@ class ChatDriver:
         async def progress(text: str, fraction: float | None) -> None:
             await self._send.send(RoundInput(r.round_id, TaskProgressed(task_id, text, fraction)))
 
-        with scope:
+        parent = r.task_traces.get(task_id.rpartition("#")[0]) or r.start.trace or None
+        about = {
+            tr.GEN_AI_CONVERSATION_ID: self.hex,
+            tr.GEN_AI_AGENT_ID: self.me,
+            "ioa.task_id": task_id,
+            "ioa.task.title": start.task.title[:200],
+        }
+        with scope, self.goals.node.tracer.span(tr.TASK, parent=parent, attributes=about) as span:
             started = trio.current_time()
             try:
                 outcome = await self.goals.perform_task(self, r, start.task, start.deadline, progress)
@@ -388,6 +406,8 @@ class ChatDriver:
                 why = f"the task crashed on this node: {type(exc).__name__}: {exc}"[: cm.MAX_TEXT]
                 outcome = TaskOutcome(task_id, False, why, None, None, "crash")
             outcome = postable(outcome, wall_ms=int((trio.current_time() - started) * 1000))
+            if not outcome.ok:
+                span.record_error(outcome.failure or "failed", outcome.text[:200])
             await self._send.send(RoundInput(r.round_id, TaskFinished(task_id, outcome)))
         r.running.pop(task_id, None)
 

@@ -1,5 +1,6 @@
 """Control routes of the goals service: ``POST /launch_goal``, ``GET /goal_events``, ``GET /goals``,
-``POST /cancel_goal`` (schemas: :mod:`ioa_p2p.api.goals`, :mod:`ioa_p2p.api.launch`; docs/protocol.md §7).
+``GET /goals/result`` (an ended round's result as this node saw it), ``POST /cancel_goal`` (schemas:
+:mod:`ioa_p2p.api.goals`, :mod:`ioa_p2p.api.launch`; docs/protocol.md §7).
 
 ``POST /launch_goal`` reads a :class:`~ioa_p2p.api.launch.LaunchRequest` (IoA's shape). Without ``stream``
 it answers the :class:`~ioa_p2p.api.goals.GoalResult` when the round ends; with ``"stream": true`` the
@@ -36,6 +37,7 @@ from ioa_p2p.api.goals import (
     GoalEventsRequest,
     GoalResult,
     GoalSummary,
+    RoundRequest,
 )
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.api.stream import NDJSON, SSE, SSE_HEARTBEAT, Cursor, ndjson_line, sse_frame
@@ -67,6 +69,7 @@ class GoalsPort(Protocol):
     async def launch_goal(self, request: LaunchRequest) -> GoalResult: ...
     def start_launch(self, request: LaunchRequest) -> tuple[str, LaunchLog]: ...
     def list_goals(self) -> tuple[GoalSummary, ...]: ...
+    def round_result(self, chat_ref: str, round_id: str | None = None) -> GoalResult: ...
     async def cancel_goal(self, ref: str) -> CancelGoalReply: ...
 
 
@@ -119,7 +122,7 @@ def add_goal_routes(node: NodePort, goals: GoalsPort) -> None:
         return Streaming(chunks, SSE if call.sse else NDJSON)
 
     async def goal_events(request: GoalEventsRequest, call: CallInfo) -> Streaming:
-        text = request.after or call.last_event_id
+        text = call.last_event_id or request.after  # a browser's reconnection sends the newest
         after = Cursor.parse(text) if text else None
         sse = call.sse or after is not None
         if request.launch is not None:
@@ -142,12 +145,16 @@ def add_goal_routes(node: NodePort, goals: GoalsPort) -> None:
     async def list_goals(request: Empty, call: CallInfo) -> tuple[GoalSummary, ...]:
         return goals.list_goals()
 
+    async def get_result(request: RoundRequest, call: CallInfo) -> GoalResult:
+        return goals.round_result(request.chat, request.round)
+
     async def cancel(request: CancelGoalRequest, call: CallInfo) -> CancelGoalReply:
         return await goals.cancel_goal(request.ref)
 
     node.control.add_route(r.LAUNCH_GOAL, launch)
     node.control.add_route(r.GOAL_EVENTS, goal_events)
     node.control.add_route(r.GOALS, list_goals)
+    node.control.add_route(r.ROUND_RESULT, get_result)
     node.control.add_route(r.CANCEL_GOAL, cancel)
 
 

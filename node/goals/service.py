@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ioa_p2p.api.events import EventSink, GoalEvent, SearchingEvent, TeamEvent
-from ioa_p2p.api.goals import CancelGoalReply, GoalResult, GoalSummary, Teammate
+from ioa_p2p.api.goals import CancelGoalReply, GoalResult, GoalSummary, Teammate, goal_result
 from ioa_p2p.api.launch import GOAL_GRACE, LaunchRequest
 from ioa_p2p.card import SignedCard
 from ioa_p2p.conversation import messages as cm
@@ -60,6 +60,8 @@ from ioa_p2p.node.goals.runtime import AgentRuntime
 from ioa_p2p.node.goals.tasks import MAX_RUNNING_TASKS, perform_task
 from ioa_p2p.node.goals.teams import TeamFormation
 from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig, RoundOutcome, make_result
+from ioa_p2p.telemetry import tracer as tr
+from ioa_p2p.telemetry.tracer import NOOP_SPAN, NOOP_TRACER, Span, Tracer
 from ioa_p2p.wire.envelope import Envelope
 
 if TYPE_CHECKING:
@@ -142,6 +144,10 @@ class Goals:
                 await job()
 
         self._nursery.start_soon(bounded)
+
+    @property
+    def tracer(self) -> Tracer:
+        return self.node.tracer
 
     def busy_count(self) -> int:
         return sum(1 for d in self.drivers.values() if d.busy(self.config.reserve_timeout))
@@ -233,6 +239,30 @@ class Goals:
     async def launch_goal(
         self, request: LaunchRequest, *, on_event: EventSink | None = None, launch_id: str | None = None
     ) -> GoalResult:
+        """:meth:`_launch_goal` inside the goal's span (the root of the goal's trace when tracing is on)."""
+        attributes = {
+            tr.GEN_AI_OPERATION: "invoke_agent",
+            tr.GEN_AI_AGENT_ID: self.me,
+            tr.GEN_AI_AGENT_NAME: self.name_of(self.me),
+            "ioa.goal": request.goal[:1000],
+        }
+        with self.node.tracer.span(tr.GOAL, attributes=attributes) as span:
+            result = await self._launch_goal(request, on_event=on_event, launch_id=launch_id, span=span)
+            span.set_attribute(tr.GEN_AI_CONVERSATION_ID, result.chat_id)
+            span.set_attribute("ioa.status", result.status)
+            span.set_attribute("ioa.turns", result.turns)
+            if result.status != "concluded":
+                span.record_error("aborted", result.conclusion[:200])
+            return result
+
+    async def _launch_goal(
+        self,
+        request: LaunchRequest,
+        *,
+        on_event: EventSink | None = None,
+        launch_id: str | None = None,
+        span: Span = NOOP_SPAN,
+    ) -> GoalResult:
         """Form a team for ``request.goal`` (or continue its ``chat``) and work it out.
 
         ONE deadline, the request's ``timeout`` from now, covers everything: discovery, the LLM team-up,
@@ -254,7 +284,11 @@ class Goals:
                     formed = self.teams.continuation(self.chats.resolve(request.chat))
                 else:
                     emit(SearchingEvent(request.goal, launch.launch_id))
-                    formed = await self.teams.form(request, deadline=deadline, emit=emit)
+                    with self.node.tracer.span(
+                        tr.TEAM, attributes={"ioa.launch_id": launch.launch_id}
+                    ) as team:
+                        formed = await self.teams.form(request, deadline=deadline, emit=emit)
+                        team.set_attribute("ioa.team", [t.name or t.peer_id for t in formed.members])
             if launch.scope.cancelled_caught:
                 why = "cancelled" if launch.cancelled else "the goal's deadline passed"
                 raise GoalAborted(f"no team was formed: {why} (after {trio.current_time() - started:.1f} s)")
@@ -271,6 +305,7 @@ class Goals:
                 depth=limits.depth,
                 parent_chat=sub.parent_chat.hex() if sub else "",
                 parent_task=sub.parent_task if sub else "",
+                trace=span.traceparent(),
             )
             round_id, outcome = await self._run_round(launch, request.goal, formed, start, emit)
         finally:
@@ -366,6 +401,44 @@ class Goals:
 
     # ------------------------------------------------------------------ listing
 
+    def round_result(self, chat_ref: str, round_id: str | None = None) -> GoalResult:
+        """The result of an ended round of a goal chat (``round_id``; None: the latest) as this node saw
+        it: any member can tell it (the team's match scores are known to the launcher only: 0 here)."""
+        chat_id = self.chats.resolve(chat_ref)
+        driver = self.drivers.get(chat_id)
+        r = driver.rounds.get(round_id) if driver and round_id else driver.latest_round() if driver else None
+        if r is None:
+            raise UsageError(f"chat {chat_id.hex()[:16]}... has no round {round_id or ''} on this node")
+        out = r.outcome
+        if out is None:
+            raise UsageError(f"round {r.round_id[:16]} is still running; follow it with GET /goal_events")
+        start = r.start
+        team = tuple(Teammate(m, self.name_of(m), float(m == start.initiator)) for m in start.members)
+        return goal_result(
+            goal=start.goal,
+            chat_id=chat_id.hex(),
+            round_id=r.round_id,
+            status=out.status,
+            conclusion=out.conclusion,
+            forced=out.forced,
+            team=team,
+            declined=(),
+            unanswered=(),
+            tasks=out.tasks,
+            turns=out.turns,
+            messages=out.messages,
+            size=out.bytes,
+            brain=self.brain.label,
+            depth=start.depth,
+            parent_chat=start.parent_chat,
+            parent_task=start.parent_task,
+            timings={},
+            origins=out.origins,
+            fallbacks=out.fallbacks,
+            team_fallback="",
+            plan=out.plan,
+        )
+
     def list_goals(self) -> tuple[GoalSummary, ...]:
         """Every round this node has seen, by chat, oldest first."""
         out = []
@@ -393,7 +466,11 @@ def _ignore(event: GoalEvent) -> None:
 
 
 def make_brain_for(
-    config: GoalsConfig, settings: dict[str, Any], embedder: Embedder, env: dict[str, str] | None = None
+    config: GoalsConfig,
+    settings: dict[str, Any],
+    embedder: Embedder,
+    env: dict[str, str] | None = None,
+    tracer: Tracer = NOOP_TRACER,
 ) -> tuple[Brain, Model | None]:  # the model: wrapped in GuardedModel (retries within callers' deadlines)
     """The brain ``[goals] brain`` and ``[model]`` ask for, and the model (None for the offline planner)."""
     offline = OfflineBrain(embedder)
@@ -409,7 +486,7 @@ def make_brain_for(
     parsed = ModelSettings.from_section(settings)
     retries = parsed.max_retries
     context_tokens = parsed.context_tokens or CONTEXT_TOKENS
-    model = GuardedModel(raw, retries=retries)
+    model = GuardedModel(raw, retries=retries, tracer=tracer)
     brain = LLMBrain(model, fallback=offline, context_tokens=context_tokens, max_tokens=raw.max_tokens)
     return brain, model
 

@@ -17,6 +17,8 @@ from ioa_p2p.conversation.messages import TaskOutcome
 from ioa_p2p.conversation.types import TaskView
 from ioa_p2p.errors import IoAError, NoTeam
 from ioa_p2p.node.goals.runtime import AgentRuntime, is_planned_step, subteam_reason
+from ioa_p2p.telemetry import tracer as tr
+from ioa_p2p.telemetry.tracer import Tracer
 
 if TYPE_CHECKING:
     from ioa_p2p.node.goals.driver import ChatDriver, ProgressFn
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
 
 #: Tasks (adapter runs or sub-teams) this node works on at once, over all goals.
 MAX_RUNNING_TASKS = 8
+#: Adapter kinds whose tasks are calls to a remote agent (traced as ``invoke_agent <name>`` client spans).
+REMOTE_KINDS = frozenset({"a2a", "mcp", "agent_protocol", "http"})
 
 
 class Goals(Protocol):
@@ -35,6 +39,8 @@ class Goals(Protocol):
     def runtime(self) -> AgentRuntime: ...
     @property
     def task_slots(self) -> trio.CapacityLimiter: ...
+    @property
+    def tracer(self) -> Tracer: ...
 
     def name_of(self, peer: str) -> str: ...
     def now(self) -> float: ...
@@ -90,14 +96,26 @@ async def _run_own(
         {"speaker": goals.name_of(t.author), "type": t.kind.removeprefix("conv."), "content": t.text}
         for t in turns
     ]
-    result = await goals.runtime.run(
-        task.description,
-        deadline=deadline,
-        task_id=task.task_id,
-        chat_id=driver.hex,
-        context=context,
-        on_progress=progress,
-    )
+    card = goals.runtime.card
+    kind = card.kind if card is not None else ""
+    name = f"invoke_agent {card.name}" if card is not None and kind in REMOTE_KINDS else "ioa.adapter.run"
+    about = {
+        tr.GEN_AI_OPERATION: "invoke_agent",
+        "ioa.adapter": kind,
+        tr.GEN_AI_AGENT_NAME: card.name if card else "",
+    }
+    span_kind = "client" if kind in REMOTE_KINDS else "internal"
+    with goals.tracer.span(name, kind=span_kind, attributes=about) as span:
+        result = await goals.runtime.run(
+            task.description,
+            deadline=deadline,
+            task_id=task.task_id,
+            chat_id=driver.hex,
+            context=context,
+            on_progress=progress,
+        )
+        if not result.ok:
+            span.record_error(result.failure or "failed", result.text[:200])
     return TaskOutcome(task.task_id, result.ok, result.text, result.data, result.files, result.failure)
 
 
@@ -144,4 +162,4 @@ async def _subteam(
     return TaskOutcome(task.task_id, ok, text, data, None, None if ok else "task_error")
 
 
-__all__ = ["MAX_RUNNING_TASKS", "perform_task"]
+__all__ = ["MAX_RUNNING_TASKS", "REMOTE_KINDS", "perform_task"]
