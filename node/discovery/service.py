@@ -192,7 +192,7 @@ class Discovery:
                 tools=agent.tools,
                 model=self.embedder.model_id,
                 vector=self._vector,
-                addrs=self.node.listen_addrs()[:16],
+                addrs=self.node.advertised_addrs()[:16],
                 version=next_version(None if self.card is None else self.card.version, now),
                 now_ms=now,
                 ttl_ms=int(self.settings.ttl * 1000),
