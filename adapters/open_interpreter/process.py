@@ -229,10 +229,35 @@ async def stop_worker(process: trio.Process, *, close: bool = True) -> None:
         os.killpg(process.pid, signal.SIGKILL)  # its code runners too (start_new_session: pgid = pid)
     with trio.move_on_after(5.0):
         await process.wait()
+        for _ in range(250):  # SIGKILL takes effect when a member next runs: wait for them (polled)
+            if not group_alive(process.pid):
+                break
+            await trio.sleep(0.02)
     for stream in (process.stdin, process.stdout, process.stderr) if close else ():
         if stream is not None:
             with suppress(trio.ClosedResourceError, trio.BrokenResourceError, OSError):
                 await stream.aclose()
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` still runs (zombies waiting for their parent do not count)."""
+    proc = Path("/proc")
+    if not proc.is_dir():  # no procfs: ask the kernel (a zombie member counts as alive here)
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return True
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] != "Z":
+            return True
+    return False
 
 
 __all__ = [
@@ -241,6 +266,7 @@ __all__ = [
     "WORKER",
     "WorkerLimits",
     "WorkerOutcome",
+    "group_alive",
     "run_worker",
     "stop_worker",
     "worker_argv",
