@@ -40,6 +40,9 @@ class AdapterNeeds:
     #: own abilities). False for remote agents that publish no card (``http``, ``agent_protocol``): their
     #: node's card says only what the operator writes in ``description`` and ``skills``.
     self_described: bool = True
+    #: Its tasks are calls to a remote agent (an A2A agent, an MCP server, an HTTP endpoint): telemetry
+    #: traces them as ``invoke_agent <name>`` client spans, others as internal ``ioa.adapter.run`` spans.
+    calls_remote: bool = False
 
     def provide(
         self, options: Mapping[str, Any], *, home: Path, model: Mapping[str, Any] | None = None

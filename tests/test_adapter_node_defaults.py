@@ -14,6 +14,7 @@ import trio
 from ioa_p2p.adapters.needs import NO_NEEDS, AdapterNeeds
 from ioa_p2p.adapters.registry import adapter_needs, adapter_uses_model, list_adapters
 from ioa_p2p.node.goals import runtime as runtime_module
+from ioa_p2p.node.goals import tasks as tasks_module
 from ioa_p2p.node.goals.runtime import adapter_table, load_runtime
 
 MCP_SERVER = [sys.executable, str(Path(__file__).with_name("mcp_server.py"))]
@@ -73,14 +74,19 @@ def test_built_in_kinds_declare_what_they_need_and_the_node_names_no_kind() -> N
     assert not adapter_needs("http").self_described and not adapter_needs("agent_protocol").self_described
     assert adapter_needs("a2a").self_described and adapter_needs("mcp").self_described
     assert adapter_needs("calculator") == adapter_needs(None) == adapter_needs("no-such-kind") == NO_NEEDS
-    source = ast.parse(Path(str(runtime_module.__file__)).read_text(encoding="utf-8"))
-    literals = {n.value for n in ast.walk(source) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
-    assert not literals & set(list_adapters()), "node/goals/runtime.py names an adapter kind"
+    remote = {kind for kind in list_adapters() if adapter_needs(kind).calls_remote}
+    assert remote == {"a2a", "mcp", "http", "agent_protocol"}  # traced as invoke_agent client spans
+    for module in (runtime_module, tasks_module):
+        source = ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8"))
+        strings = [n.value for n in ast.walk(source) if isinstance(n, ast.Constant)]
+        literals = {v for v in strings if isinstance(v, str)}
+        assert not literals & set(list_adapters()), f"{module.__name__} names an adapter kind"
 
 
 async def test_the_runtime_starts_a_served_adapter_so_its_card_is_final(tmp_path: Path) -> None:
     runtime = load_runtime({"adapter": "mcp", "options": {"command": MCP_SERVER}}, tmp_path)
     assert runtime.card is not None and "add" not in runtime.card.skills  # not started: no tools yet
+    assert runtime.needs == adapter_needs("mcp") and runtime.needs.calls_remote
     with trio.fail_after(60):
         async with trio.open_nursery() as nursery:
             await runtime.start(nursery)

@@ -68,7 +68,7 @@ def _validate(o: A2AOptions) -> None:
 class A2AAdapter:
     """A remote A2A agent as this node's adapter (see the module docstring)."""
 
-    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds()  # its card is the remote agent's own
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(calls_remote=True)  # its card is the remote agent's own
     OPTIONS: ClassVar[type] = A2AOptions
 
     def __init__(self, options: A2AOptions, *, env: Mapping[str, str] | None = None) -> None:

@@ -90,7 +90,7 @@ class AgentProtocolAdapter:
     """An Agent Protocol agent as this node's adapter (see the module docstring)."""
 
     #: Agent Protocol agents publish no card: the operator describes it (description, skills).
-    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(self_described=False)
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(self_described=False, calls_remote=True)
     OPTIONS: ClassVar[type] = AgentProtocolOptions
 
     def __init__(self, options: AgentProtocolOptions, *, env: Mapping[str, str] | None = None) -> None:

@@ -118,7 +118,7 @@ class HttpAdapter:
     """A JSON HTTP endpoint as this node's adapter (see the module docstring)."""
 
     #: A JSON endpoint publishes no card: the operator describes it (description, skills).
-    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(self_described=False)
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(self_described=False, calls_remote=True)
     OPTIONS: ClassVar[type] = HttpOptions
 
     def __init__(self, options: HttpOptions, *, env: Mapping[str, str] | None = None) -> None:

@@ -133,7 +133,8 @@ def _card(
 class McpAdapter:
     """The tools of one MCP server as this node's adapter (see the module docstring)."""
 
-    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(model=True)  # the node's [model] for tasks naming no tool
+    #: model: the node's [model] for tasks naming no tool
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(model=True, calls_remote=True)
     OPTIONS: ClassVar[type] = McpOptions
 
     def __init__(

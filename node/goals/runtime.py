@@ -38,6 +38,7 @@ import trio
 from ioa_p2p.adapters import Adapter, AdapterCard, Progress, Task, TaskContext, TaskResult, run_task
 from ioa_p2p.adapters.base import Offload, estimate, in_worker_thread
 from ioa_p2p.adapters.lifecycle import start_adapter
+from ioa_p2p.adapters.needs import NO_NEEDS, AdapterNeeds
 from ioa_p2p.adapters.registry import adapter_from_config, adapter_needs
 from ioa_p2p.conversation.costs import normalize_usage
 
@@ -102,6 +103,8 @@ class AgentRuntime:
     clock: Callable[[], float] = time.time
     #: Where adapters run CPU-bound work (:meth:`ioa_p2p.adapters.base.TaskContext.run_sync`).
     offload: Offload = in_worker_thread
+    #: What the adapter's kind declares it needs (:class:`~ioa_p2p.adapters.needs.AdapterNeeds`).
+    needs: AdapterNeeds = NO_NEEDS
 
     @property
     def has_adapter(self) -> bool:
@@ -172,9 +175,9 @@ def load_runtime(
     ``model`` is the node's ``[model]`` table, ``clock`` the node's wall clock, ``offload`` its worker
     threads. Start it with :meth:`AgentRuntime.start`."""
     adapter = adapter_from_config(adapter_table(agent, home, model=model))
-    return AgentRuntime(
-        adapter, adapter.describe() if adapter is not None else None, clock=clock, offload=offload
-    )
+    card = adapter.describe() if adapter is not None else None
+    needs = adapter_needs(agent.get("adapter")) if adapter is not None else NO_NEEDS
+    return AgentRuntime(adapter, card, clock=clock, offload=offload, needs=needs)
 
 
 __all__ = [

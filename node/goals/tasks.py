@@ -26,8 +26,6 @@ if TYPE_CHECKING:
 
 #: Tasks (adapter runs or sub-teams) this node works on at once, over all goals.
 MAX_RUNNING_TASKS = 8
-#: Adapter kinds whose tasks are calls to a remote agent (traced as ``invoke_agent <name>`` client spans).
-REMOTE_KINDS = frozenset({"a2a", "mcp", "agent_protocol", "http"})
 
 
 class Goals(Protocol):
@@ -98,13 +96,14 @@ async def _run_own(
     ]
     card = goals.runtime.card
     kind = card.kind if card is not None else ""
-    name = f"invoke_agent {card.name}" if card is not None and kind in REMOTE_KINDS else "ioa.adapter.run"
+    remote = card is not None and goals.runtime.needs.calls_remote  # declared by the kind (AdapterNeeds)
+    name = f"invoke_agent {card.name}" if card is not None and remote else "ioa.adapter.run"
     about = {
         tr.GEN_AI_OPERATION: "invoke_agent",
         "ioa.adapter": kind,
         tr.GEN_AI_AGENT_NAME: card.name if card else "",
     }
-    span_kind = "client" if kind in REMOTE_KINDS else "internal"
+    span_kind = "client" if remote else "internal"
     with goals.tracer.span(name, kind=span_kind, attributes=about) as span:
         result = await goals.runtime.run(
             task.description,
@@ -162,4 +161,4 @@ async def _subteam(
     return TaskOutcome(task.task_id, ok, text, data, None, None if ok else "task_error")
 
 
-__all__ = ["MAX_RUNNING_TASKS", "REMOTE_KINDS", "perform_task"]
+__all__ = ["MAX_RUNNING_TASKS", "perform_task"]
