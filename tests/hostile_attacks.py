@@ -48,11 +48,14 @@ class Target:
     good: PeerId
     home: Path
     seconds: float
+    identities: int = IDENTITIES
 
 
 @asynccontextmanager
-async def raw_hosts(target: Target, count: int = IDENTITIES) -> AsyncIterator[list[Any]]:
-    """``count`` bare py-libp2p hosts with fresh identities, connected to the victim."""
+async def raw_hosts(target: Target, count: int | None = None) -> AsyncIterator[list[Any]]:
+    """``count`` (default ``target.identities``) bare py-libp2p hosts with fresh identities,
+    connected to the victim."""
+    count = target.identities if count is None else count
     async with AsyncExitStack() as stack:
         hosts = []
         for _ in range(count):
@@ -79,8 +82,10 @@ async def on_every_stream(
                     stream = await host.new_stream(to_libp2p_id(target.peer), [PROTOCOL_ID])
                     tally["opened"] += 1
                     await work(stream, index)
-                except Exception:
+                except Exception as exc:
                     tally["ended"] += 1
+                    if os.environ.get("IOA_ATTACK_DEBUG"):
+                        print(repr(exc)[:300], file=sys.stderr)
                 await trio.sleep(REOPEN_AFTER)
 
         for host in hosts:
@@ -176,9 +181,12 @@ SCENARIOS: dict[str, Callable[[Target], Awaitable[dict[str, Any]]]] = {
 
 
 def main(argv: list[str]) -> None:
-    scenario, addr, victim, good, home, seconds = argv
+    scenario, addr, victim, good, home, seconds, *rest = argv
     os.nice(10)
-    target = Target(addr, PeerId.from_string(victim), PeerId.from_string(good), Path(home), float(seconds))
+    identities = int(rest[0]) if rest else IDENTITIES
+    target = Target(
+        addr, PeerId.from_string(victim), PeerId.from_string(good), Path(home), float(seconds), identities
+    )
     result = trio.run(SCENARIOS[scenario], target)
     print(json.dumps(result), flush=True)
 
