@@ -36,6 +36,7 @@ from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.framing import FramedStream
+from ioa_p2p.node.net.guard import guard_host
 from ioa_p2p.node.net.host import (
     from_libp2p_id,
     known_peer_info,
@@ -44,7 +45,7 @@ from ioa_p2p.node.net.host import (
     peer_info_from_addr,
     to_libp2p_id,
 )
-from ioa_p2p.node.net.libp2p_patches import cap_inbound_streams, unblock_peer
+from ioa_p2p.node.net.libp2p_patches import unblock_peer
 from ioa_p2p.node.net.routing import (
     RefreshPolicy,
     RefreshTrigger,
@@ -253,7 +254,7 @@ async def open_node(
     faults = Faults()  # before the host: inbound streams are served inside its boundary from the start
     budgets = NodeBudgets(Limits.from_section(config.section("limits")))
     host = new_noise_host(identity, on_fault=faults.record)
-    cap_inbound_streams(host, budgets.limits.streams_per_peer, budgets.count_refused_early, budgets.admits)
+    guard_host(host, budgets)
     try:
         host_cm = host.run(listen_addrs=listen)
         await host_cm.__aenter__()

@@ -49,8 +49,26 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    bounds the streams we open) and the resource manager counts streams only in total (10,000, shared
    with outbound streams). :func:`cap_inbound_streams` wraps the host's resource manager so that an
    inbound stream of a peer that already has ``per_peer`` open (or that the node's budgets do not
-   admit) is refused before protocol negotiation (py-libp2p resets it at once). The test checks the
-   hook still exists and that the cap holds.
+   admit) is refused before protocol negotiation (py-libp2p resets it at once); with the node's
+   budgets it also holds the node-wide ``inbound_streams_total`` (strangers together leave the
+   trusted share free). The test checks the hook still exists and that the caps hold.
+11. Unbounded reads of py-libp2p's own protocols: multistream-select reads a negotiation line of
+   any announced length into memory (a peer announcing 50 MB lines on its streams took a node to
+   733 MB), and Kademlia, identify and GossipSub read messages of up to 1-4 MiB each with no
+   deadline. :func:`meter_inbound_streams` gives every inbound stream a metered ``read``
+   (:mod:`ioa_p2p.node.net.inbound_meter`): negotiation lines of at most 1 KiB, every message held
+   in the node's partial-frame budget until complete, within the whole-frame deadline. The test
+   checks that an over-long negotiation line is refused and that upstream still reads it unbounded.
+12. The muxer: yamux does not enforce its receive window and keeps the unread bytes of a reset
+   stream for 60-90 s (growing with whatever the peer still sends on it). :func:`meter_connections`
+   wraps the swarm's ``add_conn``: each new connection's stream buffers are metered
+   (:mod:`ioa_p2p.node.net.muxer_meter`: window enforced, unread bytes in the node's budget, dead
+   streams dropped at once) and its tasks work for the peer, so the CPU they take is charged to it
+   and its reads wait while it owes CPU time (:mod:`ioa_p2p.node.net.cpu_meter`). The test checks
+   that yamux still buffers past the window when unpatched.
+13. Yamux windows grow to 16 MiB per stream (auto-tuning); :func:`apply_patches` caps the growth at
+   :data:`MAX_YAMUX_WINDOW` (1 MiB), so that a peer that respects flow control never has more than
+   that unread per stream. The test checks the constant still exists.
 """
 
 from __future__ import annotations
@@ -58,13 +76,23 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libp2p
 import libp2p.network.swarm as _swarm
 
+from ioa_p2p.errors import InvalidPeerId
+from ioa_p2p.identity import PeerId
 from ioa_p2p.logs import apply_third_party_levels
+from ioa_p2p.node.net.cpu_meter import OWNER, pace_reads, working_for
+from ioa_p2p.node.net.inbound_meter import MessageMeter
+from ioa_p2p.node.net.muxer_meter import meter_yamux
 
+if TYPE_CHECKING:
+    from ioa_p2p.node.net.budgets import NodeBudgets
+
+#: Largest receive window a yamux stream grows to (patch 13; upstream: 16 MiB).
+MAX_YAMUX_WINDOW = 1024 * 1024
 #: Seconds a verified signed peer record is trusted again without re-verification (patch 7).
 PEER_RECORD_RECHECK = 600.0
 PUBSUB_RECORD_MODULES = ("libp2p.pubsub.pubsub", "libp2p.pubsub.gossipsub")
@@ -108,7 +136,17 @@ def apply_patches() -> None:
     apply_third_party_levels()
     use_ioa_kad_protocol()
     cache_pubsub_peer_records()
+    cap_yamux_window()
     _applied = True
+
+
+def cap_yamux_window() -> None:
+    """Patch 13: yamux receive windows grow to at most :data:`MAX_YAMUX_WINDOW`."""
+    import libp2p.stream_muxer.yamux.yamux as yamux
+
+    if not hasattr(yamux, "MAX_WINDOW_SIZE"):
+        raise RuntimeError("py-libp2p's yamux has no MAX_WINDOW_SIZE any more: revisit libp2p_patches")
+    yamux.MAX_WINDOW_SIZE = min(yamux.MAX_WINDOW_SIZE, MAX_YAMUX_WINDOW)
 
 
 def use_ioa_kad_protocol() -> None:
@@ -223,6 +261,9 @@ def contain_pubsub_messages(pubsub: Any, record: FaultSink) -> None:
         return
 
     async def push_msg(forwarder: Any, msg: Any) -> None:
+        owner = OWNER.get()
+        if owner is not None and owner[0].owes(owner[1]):
+            return  # the forwarder owes CPU time: its gossip is dropped (gossip is never relied on)
         try:
             await upstream(forwarder, msg)
         except Exception as exc:  # the point of the patch; cancellation passes
@@ -251,9 +292,11 @@ def cap_inbound_streams(
     per_peer: int,
     on_refused: Callable[[str], None] | None = None,
     admit: Callable[[str], bool] | None = None,
+    budgets: NodeBudgets | None = None,
 ) -> None:
     """Refuse a peer's inbound streams past ``per_peer`` open at once, or when ``admit(peer)`` says
-    no, before negotiation (patch 10); ``on_refused(peer)`` hears of each refusal."""
+    no, or past the node-wide ``budgets.inbound`` ledger (by the peer's trust), before negotiation
+    (patch 10); ``on_refused(peer)`` hears of each refusal."""
     from libp2p.rcmgr import Direction
 
     manager = getattr(host.get_network(), "_resource_manager", None)
@@ -264,19 +307,32 @@ def cap_inbound_streams(
         )
     acquire, release = manager.acquire_stream, manager.release_stream
     open_inbound: dict[str, int] = {}
+    claims: dict[str, list[Any]] = {}
+
+    def refuse(key: str) -> bool:
+        if on_refused is not None:
+            on_refused(key)
+        return False
 
     def acquire_stream(peer_id: Any, direction: Any) -> bool:
         key = str(peer_id)
         if direction == Direction.INBOUND and (
             open_inbound.get(key, 0) >= per_peer or (admit is not None and not admit(key))
         ):
-            if on_refused is not None:
-                on_refused(key)
-            return False
+            return refuse(key)
+        claim = None
+        if direction == Direction.INBOUND and budgets is not None:
+            claim = budgets.inbound.try_claim(key, 1, trust=budgets.trust_of(key))
+            if claim is None:
+                return refuse(key)
         if not acquire(peer_id, direction):
+            if budgets is not None:
+                budgets.inbound.release(claim)
             return False
         if direction == Direction.INBOUND:
             open_inbound[key] = open_inbound.get(key, 0) + 1
+            if claim is not None:
+                claims.setdefault(key, []).append(claim)
         return True
 
     def release_stream(peer_id: Any, direction: Any) -> None:
@@ -286,10 +342,73 @@ def cap_inbound_streams(
             open_inbound[key] -= 1
             if not open_inbound[key]:
                 del open_inbound[key]
+            held = claims.get(key)
+            if held and budgets is not None:
+                budgets.inbound.release(held.pop())
+                if not held:
+                    del claims[key]
 
     manager.acquire_stream = acquire_stream
     manager.release_stream = release_stream
     manager.ioa_open_inbound = open_inbound
+
+
+def meter_inbound_streams(host: Any, budgets: NodeBudgets) -> None:
+    """Patch 11: every inbound stream reads through a :class:`MessageMeter` (bounded negotiation
+    lines, py-libp2p's messages held in the partial-frame budget, a whole-message deadline)."""
+    network = host.get_network()
+    upstream = getattr(network, "common_stream_handler", None)
+    if upstream is None:
+        raise RuntimeError("py-libp2p's swarm has no common_stream_handler any more: revisit libp2p_patches")
+    if getattr(upstream, "metered", False):
+        return
+
+    async def handler(stream: Any) -> None:
+        try:
+            peer = _peer_id(stream.muxed_conn.peer_id)
+        except (InvalidPeerId, AttributeError):
+            await upstream(stream)  # contained: it resets what it cannot serve
+            return
+        meter = MessageMeter(stream, peer, budgets)
+        meter.install()
+        try:
+            await upstream(stream)
+        finally:
+            meter.release()
+
+    handler.metered = True  # type: ignore[attr-defined]
+    handler.contained = getattr(upstream, "contained", False)  # type: ignore[attr-defined]
+    network.set_stream_handler(handler)
+
+
+def meter_connections(host: Any, budgets: NodeBudgets) -> None:
+    """Patch 12: each new connection's yamux buffers are metered, its tasks work for its peer (the
+    CPU they take is charged to it) and its reads wait while the peer owes CPU time."""
+    network = host.get_network()
+    upstream = getattr(network, "add_conn", None)
+    if upstream is None:
+        raise RuntimeError("py-libp2p's swarm has no add_conn any more: revisit libp2p_patches")
+    if getattr(upstream, "metered", False):
+        return
+
+    async def add_conn(muxed_conn: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            peer = _peer_id(muxed_conn.peer_id)
+        except (InvalidPeerId, AttributeError):
+            return await upstream(muxed_conn, *args, **kwargs)
+        meter_yamux(muxed_conn, peer, budgets)
+        secured = getattr(muxed_conn, "secured_conn", None)
+        if secured is not None and hasattr(secured, "read"):
+            pace_reads(secured, budgets, peer)
+        with working_for(budgets, peer):  # the connection's tasks, started in here, inherit it
+            return await upstream(muxed_conn, *args, **kwargs)
+
+    add_conn.metered = True  # type: ignore[attr-defined]
+    network.add_conn = add_conn
+
+
+def _peer_id(libp2p_id: Any) -> PeerId:
+    return PeerId.from_bytes(libp2p_id.to_bytes())
 
 
 def quiet_libp2p_logs(level: int = logging.CRITICAL) -> None:
