@@ -20,8 +20,11 @@ rule that fails gives the reply's reason code (reason text ``"<code>: <explanati
    (:mod:`~ioa_p2p.node.chats.verify`);
 8. ``declined``      the application policy said no (or did not answer within ``invite_timeout``).
 
-Only an ``accepted`` invitation is stored. A *transient* refusal tells the inviter "not now": it
-keeps this node as a member and invites it again later instead of treating it as a decline.
+A frame that is not a valid invitation (not a signed ``chat.invite`` of the stream's peer with a
+valid genesis) is answered ``invalid``: its chat ID is the SHA-256 of the genesis bytes when the
+frame is an invitation, else 32 zero bytes. Only an ``accepted`` invitation is stored. A
+*transient* refusal tells the inviter "not now": it keeps this node as a member and invites it
+again later instead of treating it as a decline.
 
 ``invite_policy`` is ``open`` unless set; a node whose adapter executes code (its class or factory
 declares ``EXECUTES_CODE = True``, as the ``python`` adapter does) defaults to ``known``.
@@ -71,6 +74,7 @@ NOT_ALLOWED = "not-allowed"
 NOT_KNOWN = "not-known"
 OVER_BUDGET = "over-budget"
 BUSY = "busy"
+INVALID = "invalid"
 #: Refusals that say "not now" rather than "no": the inviter keeps the member and invites again later.
 TRANSIENT = frozenset({RATE_LIMITED, BUSY})
 

@@ -171,8 +171,9 @@ class ChatSync:
             request = await self._receive_request(stream)
             if request is None:
                 return
-            if isinstance(request, str):  # malformed: refused, the stream stays usable
+            if isinstance(request, str):  # malformed: refused, the stream stays usable (a while)
                 await send(stream, encode_control(_batch(b"", request)))
+                stream.count_refusal()
                 continue
             scope = trio.CancelScope()
             frames, claim = self._answer(request, stream.remote, scope.cancel)

@@ -38,21 +38,29 @@ _TIMER: trio.lowlevel.RunVar[StepTimer | None] = trio.lowlevel.RunVar("ioa_step_
 
 
 class StepTimer(trio.abc.Instrument):
-    """Times every task step; a step of a task with an :data:`OWNER` is charged to that peer."""
+    """Times each step of a task with an :data:`OWNER` and charges it to that peer.
+
+    The time is the trio thread's CPU time (``time.thread_time``), not the wall clock: a step that
+    waits for the GIL while a worker thread runs (or for the CPU while other processes run) is
+    not the peer's doing. Steps of the node's own tasks are not timed at all."""
 
     def __init__(self) -> None:
+        self._owner: tuple[NodeBudgets, PeerId] | None = None
         self._started = 0.0
         #: steps charged, and their seconds (for tests and ``GET /budgets``)
         self.steps = 0
         self.seconds = 0.0
 
     def before_task_step(self, task: trio.lowlevel.Task) -> None:
-        self._started = time.perf_counter()
+        owner = task.context.get(OWNER)
+        self._owner = owner
+        if owner is not None:
+            self._started = time.thread_time()
 
     def after_task_step(self, task: trio.lowlevel.Task) -> None:
-        owner = task.context.get(OWNER)
+        owner, self._owner = self._owner, None
         if owner is not None:
-            took = time.perf_counter() - self._started
+            took = time.thread_time() - self._started
             self.steps += 1
             self.seconds += took
             owner[0].charge_cpu(owner[1], took)
