@@ -43,6 +43,7 @@ from ioa_p2p.node.net.host import (
     new_noise_host,
     parse_multiaddr,
     peer_info_from_addr,
+    peer_of_addr,
     to_libp2p_id,
 )
 from ioa_p2p.node.net.libp2p_patches import unblock_peer
@@ -253,6 +254,7 @@ async def open_node(
         peer_info_from_addr(bootstrap)  # fail early on a bad bootstrap address
     faults = Faults()  # before the host: inbound streams are served inside its boundary from the start
     budgets = NodeBudgets(Limits.from_section(config.section("limits")))
+    budgets.trust_peers(peer_of_addr(a) for a in config.bootstrap)  # the operator named them
     host = new_noise_host(identity, on_fault=faults.record)
     guard_host(host, budgets)
     try:

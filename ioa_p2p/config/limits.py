@@ -76,6 +76,9 @@ class Limits:
     sync_answer_bytes_total: int = _count(32 * MiB)
     #: pulls this node starts because of what a peer sent (unknown parents), per peer per period
     sync_pulls_per_peer: int = _count(6)
+    #: sync pulls this node starts in all, per period (a member that cannot be reached is also
+    #: backed off from, 5 s doubling to 10 min)
+    sync_pulls_total: int = _count(300)
 
     @classmethod
     def from_section(cls, section: dict[str, Any]) -> Limits:

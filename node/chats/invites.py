@@ -150,9 +150,12 @@ class ChatInvites:
         except trio.WouldBlock:
             return False, f"{rules.BUSY}: this node is checking other invitations; ask again later"
         self._deciding.add(chat_id)
+        stranger = not self.admission.is_partner(inviter)
+        self.admission.checking_strangers += stranger
         try:
             return await self._check_and_ask(genesis, invite, inviter)
         finally:
+            self.admission.checking_strangers -= stranger
             self._deciding.discard(chat_id)
             self._checks.release()
 

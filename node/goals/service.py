@@ -186,10 +186,9 @@ class Goals:
     def resume(self) -> int:
         """Start a driver for every goal chat this node is a member of (unfinished rounds resume)."""
         count = 0
-        for info in self.chats.list_chats():
-            if info["status"] == "member" and info["topic"].startswith(GOAL_TOPIC_PREFIX):
-                self.ensure_driver(bytes.fromhex(info["chat_id"]))
-                count += 1
+        for chat_id in self.chats.member_chats_with_topic(GOAL_TOPIC_PREFIX):
+            self.ensure_driver(chat_id)
+            count += 1
         return count
 
     # ------------------------------------------------------------------ names, cards, events

@@ -166,7 +166,7 @@ class MeteredBuffers(dict[int, bytearray]):
         super().__delitem__(sid)
         self._dropped(buffer)
 
-    def pop(self, sid: int, *default: Any) -> Any:  # type: ignore[override]
+    def pop(self, sid: int, *default: Any) -> Any:
         buffer = super().pop(sid, *default)
         self._dropped(buffer)
         return buffer
