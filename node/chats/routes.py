@@ -1,7 +1,9 @@
 """Control API routes of the chat service (``/chats...``) and the JSON view of a chat message.
 
 Routes: ``GET /chats``, ``GET /chats/history``, ``GET /chats/export``, ``POST /chats/post``,
-``POST /chats/create``, ``POST /chats/sync``; ``chat`` accepts a unique hex prefix. Bytes inside
+``POST /chats/create``, ``POST /chats/sync``, ``GET /chats/store`` (rows kept in quarantine, chats
+joined by strangers' invitations, partners, expired invitations, pull pacing); ``chat`` accepts a
+unique hex prefix. Bytes inside
 message content are shown as ``{"$bytes": base64}``.
 """
 
@@ -105,7 +107,18 @@ def add_routes(node: NodePort, chats: Chats) -> None:
         received = await chats.sync_now(chats.resolve(ref) if ref else None)
         return {"received": received}
 
+    async def get_store(request: ControlRequest) -> Any:
+        ref = request.arg("chat", str, None)
+        return {
+            "quarantined": chats.quarantine(chats.resolve(ref) if ref else None),
+            "stranger_chats": chats.store.count_stranger_chats(),
+            "partners": len(chats.partners),
+            "expired_invitations": chats.expired,
+            "pulls": chats.sync.pacer.snapshot(),
+        }
+
     node.control.add_route("GET", "/chats", get_chats)
+    node.control.add_route("GET", "/chats/store", get_store)
     node.control.add_route("GET", "/chats/history", get_history)
     node.control.add_route("GET", "/chats/export", get_export)
     node.control.add_route("POST", "/chats/post", post_message)

@@ -34,7 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ioa_p2p.errors import StoreError
+from ioa_p2p.errors import StorageFull, StoreError
 from ioa_p2p.identity import PeerId
 
 STORE_FILE_NAME = "chats.sqlite3"
@@ -172,7 +172,7 @@ class ChatStore:
         try:
             yield
         except sqlite3.Error as exc:
-            raise StoreError(f"chat store {self.path}: cannot {what}: {exc}") from None
+            raise store_error(self.path, what, exc) from None
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -182,7 +182,8 @@ class ChatStore:
             try:
                 yield
             except BaseException:
-                self._db.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already
+                    self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
 
@@ -461,6 +462,13 @@ class ChatStore:
                 "SELECT first, second FROM evidence WHERE chat_id = ?", (chat_id,)
             ).fetchall()
         return [(row[0], row[1]) for row in rows]
+
+
+def store_error(path: Path, what: str, exc: sqlite3.Error) -> StoreError:
+    """Our error for a sqlite3 error: :class:`StorageFull` when the disk is full."""
+    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc):
+        return StorageFull(f"chat store {path}: cannot {what}: the disk is full; free space and try again")
+    return StoreError(f"chat store {path}: cannot {what}: {exc}")
 
 
 __all__ = [

@@ -3,8 +3,9 @@
 A tiny ASGI application served by hypercorn on trio. Services add routes with :meth:`ControlAPI.add_route`;
 a handler receives a :class:`ControlRequest` and returns a JSON-able value, or a :class:`Streaming` whose
 async iterator of JSON-able items is sent as newline-delimited JSON. Our errors map to HTTP statuses:
-input errors 400, unknown routes 404, remote-peer errors 502, timeouts 504, local-state errors 409,
-anything else 500; the body is ``{"error": {"type": <class name>, "message": <text>}}``.
+input errors 400, unknown routes 404, remote-peer errors 502, timeouts 504, a full disk 507, other
+local-state errors 409, anything else 500; the body is
+``{"error": {"type": <class name>, "message": <text>}}``.
 
 Requests are checked before any handler runs: a missing or wrong ``Authorization`` header (any bytes,
 compared in constant time) is 401; a body that is not UTF-8 JSON, larger than ``MAX_BODY`` or nested
@@ -37,6 +38,7 @@ from ioa_p2p.errors import (
     IoATimeout,
     LocalStateError,
     RemotePeerError,
+    StorageFull,
     UsageError,
 )
 
@@ -272,6 +274,8 @@ def _status_of(exc: IoAError) -> int:
         return 504
     if isinstance(exc, RemotePeerError):
         return 502
+    if isinstance(exc, StorageFull):
+        return 507  # insufficient storage
     if isinstance(exc, LocalStateError):
         return 409
     return 500
