@@ -184,3 +184,52 @@ def test_inbound_stream_cap_wraps_the_resource_manager() -> None:
     manager.release_stream(peer, Direction.INBOUND)
     assert manager.acquire_stream(peer, Direction.INBOUND)
     assert refused == [peer]
+
+
+def test_upstream_negotiation_still_reads_lines_of_any_length() -> None:
+    """Patch 11's sentinel: multistream-select reads a line with no size limit upstream (so the
+    inbound meter bounds it); if upstream adds a limit, the meter's negotiation check can go."""
+    import inspect
+
+    from libp2p.utils import varint
+
+    source = inspect.getsource(varint.read_delim)
+    assert "read_varint_prefixed_bytes(reader)" in source  # the unlimited reader
+
+
+async def test_the_inbound_meter_refuses_an_over_long_negotiation_line() -> None:
+    from ioa_p2p.config.limits import Limits
+    from ioa_p2p.errors import OverBudget
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.budgets import NodeBudgets
+    from ioa_p2p.node.net.framing import encode_varint
+    from ioa_p2p.node.net.inbound_meter import MAX_NEGOTIATION_LINE, MessageMeter
+
+    class Stream:
+        def __init__(self, data: bytes) -> None:
+            self.data, self.protocol = data, None
+
+        def get_protocol(self) -> None:
+            return self.protocol
+
+        async def read(self, n: int | None = None) -> bytes:
+            chunk, self.data = self.data[: n or 1], self.data[n or 1 :]
+            return chunk
+
+    budgets = NodeBudgets(Limits())
+    ok = Stream(encode_varint(19) + b"/multistream/1.0.0\n")
+    MessageMeter(ok, Identity.generate().peer_id, budgets).install()
+    assert await ok.read(1) == b"\x13"
+    assert len(await ok.read(19)) == 19 and budgets.frames.held_total == 0  # held while incomplete only
+    long = Stream(encode_varint(MAX_NEGOTIATION_LINE + 1) + b"x")
+    MessageMeter(long, Identity.generate().peer_id, budgets).install()
+    with pytest.raises(OverBudget, match="negotiation line"):
+        await long.read(3)
+
+
+def test_yamux_windows_grow_to_at_most_1_mib() -> None:
+    """Patch 13: the constant still exists, and our hosts cap it."""
+    import libp2p.stream_muxer.yamux.yamux as yamux
+
+    libp2p_patches.apply_patches()
+    assert yamux.MAX_WINDOW_SIZE == libp2p_patches.MAX_YAMUX_WINDOW == 1024 * 1024
