@@ -46,7 +46,7 @@ from ioa_p2p.node.net.host import (
     peer_of_addr,
     to_libp2p_id,
 )
-from ioa_p2p.node.net.libp2p_patches import unblock_peer
+from ioa_p2p.node.net.libp2p_patches import close_connections, unblock_peer
 from ioa_p2p.node.net.routing import (
     RefreshPolicy,
     RefreshTrigger,
@@ -295,15 +295,18 @@ async def open_node(
                 finally:
                     nursery.cancel_scope.cancel()
     finally:
-        with trio.CancelScope(shield=True), trio.move_on_after(5):
-            try:
-                await host.get_network().close()  # closes connections (and their sockets) first
-            except Exception as exc:
-                log.debug("swarm close: %s", exc)
-            try:
-                await host_cm.__aexit__(None, None, None)
-            except Exception as exc:
-                log.debug("host shutdown: %s", exc)
+        with trio.CancelScope(shield=True):
+            with trio.move_on_after(5):
+                try:
+                    await close_connections(host)  # all at once (the swarm closes one by one)
+                    await host.get_network().close()  # closes connections (and their sockets) first
+                except Exception as exc:
+                    log.debug("swarm close: %s", exc)
+            with trio.move_on_after(5):  # its own time: a host left open corrupts trio's nurseries
+                try:
+                    await host_cm.__aexit__(None, None, None)
+                except Exception as exc:
+                    log.debug("host shutdown: %s", exc)
 
 
 async def _start_routing(node: Node) -> None:

@@ -89,6 +89,7 @@ async def raw_hosts(target: Target, count: int | None = None) -> AsyncIterator[l
         async with trio.open_nursery() as starting:
             for _ in range(count):
                 starting.start_soon(start_one)
+        print(json.dumps({"connected": len(hosts)}), flush=True)  # the test starts timing now
         yield hosts
         nursery.cancel_scope.cancel()
 
@@ -195,6 +196,7 @@ async def orphan_flood(target: Target) -> dict[str, Any]:
                 for i in range(ORPHAN_CHATS)
             ]
         accepted = all(set(h.accepted) == {target.peer, target.good} for h in handles)
+        print(json.dumps({"connected": 1}), flush=True)  # the flood starts now
         with trio.move_on_after(target.seconds):
             stream = await evil.open_stream(target.peer, PROTO_DELIVER)
             filler = "x" * ORPHAN_SIZE
@@ -311,11 +313,85 @@ async def negotiation_flood(target: Target) -> dict[str, Any]:
     return tally
 
 
+async def mixed_flood(target: Target) -> dict[str, Any]:
+    """Every flood at once from ``target.identities`` identities, streams spread over four kinds:
+    half-sent ~1 MiB frames trickled one byte per second; the same pushed past the yamux window
+    and on after a reset; negotiation lines announced at 50 MB and pushed; invalid 2-byte frames
+    written without ever reading the answers."""
+    import struct
+
+    def delimited(text: str) -> bytes:
+        data = text.encode() + b"\n"
+        return encode_varint(len(data)) + data
+
+    opening = delimited("/multistream/1.0.0")
+    chunk = secrets.token_bytes(64 * 1024 - 12)
+    garbage = frame(b"\xff") * 4096
+    tally = {"opened": 0, "ended": 0}
+
+    async def half_sent(stream: Any) -> None:
+        await stream.write(encode_varint(ANNOUNCED) + secrets.token_bytes(FIRST_PART))
+        while True:
+            await trio.sleep(1.0)
+            await stream.write(b"\x00")
+
+    async def pushy(stream: Any) -> None:
+        muxed = stream.muxed_stream
+        muxed.send_window = 1 << 40
+        await stream.write(encode_varint(ANNOUNCED) + secrets.token_bytes(FIRST_PART))
+        header = struct.pack("!BBHII", 0, 0, 0, muxed.stream_id, len(chunk))
+        while True:
+            await trio.sleep(1.0)
+            await muxed.conn._write_frame(header + chunk)
+
+    async def invalid_frames(stream: Any) -> None:
+        while True:  # never reads the answers
+            await stream.write(garbage)
+            await trio.sleep(0.5)
+
+    async def negotiation(host: Any) -> None:
+        conns = host.get_network().connections.get(to_libp2p_id(target.peer)) or []
+        muxed = await conns[0].muxed_conn.open_stream()
+        muxed.send_window = 1 << 40
+        tally["opened"] += 1
+        await muxed.write(opening + encode_varint(50_000_000))
+        header = struct.pack("!BBHII", 0, 0, 0, muxed.stream_id, len(chunk))
+        for _ in range(64):
+            await muxed.conn._write_frame(header + chunk)
+            await trio.sleep(0.05)
+
+    kinds = [half_sent, pushy, invalid_frames]
+    per_host = streams_per_identity(target)
+    async with raw_hosts(target) as hosts, trio.open_nursery() as nursery:
+
+        async def one(host: Any, index: int) -> None:
+            while True:
+                try:
+                    if index % 4 == 3:
+                        await negotiation(host)
+                    else:
+                        stream = await host.new_stream(to_libp2p_id(target.peer), [PROTOCOL_ID])
+                        tally["opened"] += 1
+                        await kinds[index % 4](stream)
+                except Exception:
+                    tally["ended"] += 1
+                await trio.sleep(REOPEN_AFTER)
+
+        for host in hosts:
+            for index in range(per_host):
+                nursery.start_soon(one, host, index)
+        await trio.sleep(target.seconds)
+        nursery.cancel_scope.cancel()
+    tally["identities"] = len(hosts)
+    return tally
+
+
 SCENARIOS: dict[str, Callable[[Target], Awaitable[dict[str, Any]]]] = {
     "half_sent_frames": half_sent_frames,
     "pushy_frames": pushy_frames,
     "pipelined_frames": pipelined_frames,
     "negotiation_flood": negotiation_flood,
+    "mixed_flood": mixed_flood,
     "idle_and_garbage_streams": idle_and_garbage_streams,
     "orphan_flood": orphan_flood,
 }

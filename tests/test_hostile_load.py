@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -166,10 +167,18 @@ class Attack:
 
 
 async def during_attack(
-    v: Victim, scenario: str, tmp_path: Path, *, seconds: float, ramp: float, rounds: int = 15
+    v: Victim,
+    scenario: str,
+    tmp_path: Path,
+    *,
+    seconds: float,
+    ramp: float,
+    rounds: int = 15,
+    identities: int = hostile_attacks.IDENTITIES,
 ) -> Attack:
-    """Run ``scenario`` of :mod:`tests.hostile_attacks` for ``seconds`` while sampling the victim's
-    RSS; ``ramp`` s after its start, time ``rounds`` good round trips."""
+    """Run ``scenario`` of :mod:`tests.hostile_attacks` with ``identities`` identities for ``seconds``
+    (counted once they are all connected) while sampling the victim's RSS; ``ramp`` s into it, time
+    ``rounds`` good round trips."""
     args = [
         sys.executable,
         "-m",
@@ -180,27 +189,47 @@ async def during_attack(
         v.good_id,
         str(tmp_path),
         str(seconds),
+        str(identities),
     ]
     stop = trio.Event()
-    done: list[Any] = []
+    connected = trio.Event()
+    lines: list[str] = []
+    codes: list[int] = []
 
     async def attacker() -> None:
-        done.append(
-            await trio.run_process(args, cwd=ROOT, capture_stdout=True, capture_stderr=True, check=False)
+        proc = await trio.lowlevel.open_process(
+            args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
         )
-        stop.set()
+        try:
+            assert proc.stdout is not None
+            buffer = b""
+            async for chunk in proc.stdout:
+                buffer += chunk
+                *done, buffer = buffer.split(b"\n")
+                for line in done:
+                    lines.append(line.decode())
+                    if line.startswith(b'{"connected"'):
+                        connected.set()
+            codes.append(await proc.wait())
+        finally:
+            if proc.returncode is None:  # the test failed or was cancelled: end the attacker
+                proc.kill()
+                with trio.CancelScope(shield=True):
+                    await proc.wait()
+            connected.set()
+            stop.set()
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(watch_rss, v, stop)
         nursery.start_soon(attacker)
+        await connected.wait()  # the identities' handshakes done: the attack starts
+        nursery.start_soon(watch_rss, v, stop)
         await trio.sleep(ramp)
         v.assert_up()
         rtts = await round_trips(v, rounds)
         budgets = await trio.to_thread.run_sync(v.budgets)
         assert not stop.is_set(), "the attack ended before the round trips were timed"
-    proc = done[0]
-    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
-    result = json.loads(proc.stdout.decode().splitlines()[-1])
+    assert codes == [0], lines[-5:]
+    result = json.loads(lines[-1])
     return Attack(result, statistics.median(rtts), v.peaks[-1], budgets)
 
 
@@ -290,6 +319,39 @@ async def wait_history(v: Victim, chat_hex: str, text: str) -> None:
             if any(m["content"].get("text") == text for m in history["messages"]):
                 return
             await trio.sleep(0.3)
+
+
+#: Identities of the many-identity floods, and the seconds each flood lasts once they are connected.
+FLOODS = ((16, 12.0), (64, 12.0), (256, 15.0))
+
+
+async def test_every_flood_at_once_from_16_64_and_256_identities(victim: Victim, tmp_path: Path) -> None:
+    """Identities are free: each flood of :func:`tests.hostile_attacks.mixed_flood` (half-sent ~1 MiB
+    frames, the same pushed past the yamux window, 50 MB negotiation lines, invalid 2-byte frames
+    never read) from 16, then 64, then 256 fresh identities, one after the other on one victim.
+    Asserted: the victim stays up within its RSS budget and answers the good peer; printed: the good
+    round trip against its quiet baseline, the victim's CPU, what its budgets held and refused."""
+    v = victim
+    with trio.fail_after(330):
+        base = await baseline_rtt(v)
+        for identities, seconds in FLOODS:
+            attack = await during_attack(
+                v, "mixed_flood", tmp_path, seconds=seconds, ramp=4.0, identities=identities
+            )
+            v.assert_up()
+            budgets = attack.budgets
+            report(v, f"every flood, {identities} identities", base, attack)
+            print(
+                json.dumps(
+                    {k: budgets[k] for k in ("partial_frame_bytes", "unread_bytes", "inbound_streams", "cpu")}
+                )
+            )
+            assert attack.result["identities"] >= identities * 9 // 10  # the attack really ran
+            assert attack.result["opened"] > identities
+            assert attack.peak < RSS_BUDGET_MB
+            held = budgets["partial_frame_bytes"]
+            assert held["held"] <= budgets["limits"]["partial_frame_bytes_total"]
+            assert budgets["inbound_streams"]["held_by_strangers"] <= budgets["inbound_streams"]["total"]
 
 
 def test_rss_budget_is_the_documented_one() -> None:

@@ -233,3 +233,15 @@ def test_yamux_windows_grow_to_at_most_1_mib() -> None:
 
     libp2p_patches.apply_patches()
     assert yamux.MAX_WINDOW_SIZE == libp2p_patches.MAX_YAMUX_WINDOW == 1024 * 1024
+
+
+def test_upstream_yamux_close_still_sleeps_and_the_swarm_closes_one_by_one() -> None:
+    """Patch 14's sentinel: while each close sleeps 0.1 s and the swarm closes connections in turn,
+    a node with many connections must close them concurrently to shut down in time."""
+    import inspect
+
+    from libp2p.network.swarm import Swarm
+    from libp2p.stream_muxer.yamux.yamux import Yamux
+
+    assert "trio.sleep(0.1)" in inspect.getsource(Yamux.close)
+    assert "await conn.close()" in inspect.getsource(Swarm.close)

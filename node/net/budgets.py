@@ -80,6 +80,8 @@ class NodeBudgets:
         self._vouchers: list[Voucher] = []
         self._trusted: dict[PeerId, int] = {}
         self._trust_cache: dict[PeerId, tuple[int, float]] = {}
+        #: CPU seconds noted by the step timer, not yet booked into ``cpu``
+        self._cpu_due: dict[PeerId, float] = {}
 
     def _ledger(self, name: str, total: int, per_peer: int | None) -> Ledger:
         reserve = int(total * self.limits.trusted_share)
@@ -159,22 +161,38 @@ class NodeBudgets:
         trust = self.trust(key)
         if self.frames.held_total and not self.frames.could_claim(key, READ_CHUNK, trust):
             return False
-        return self.cpu.delay(key, self.now(), trust) <= 0
+        return self.cpu_delay(key) <= 0
 
     # ------------------------------------------------------------------ CPU
 
     def charge_cpu(self, peer: PeerId, seconds: float) -> None:
-        self.cpu.charge(peer, seconds, self.now(), self.trust(peer))
+        """Note ``seconds`` of CPU spent for ``peer``. Called by the step timer between task steps,
+        where no service code may run: the charge is booked (trust looked up) at the next
+        question about CPU (:meth:`owes`, :meth:`pace`, :meth:`admits`, :meth:`snapshot`)."""
+        self._cpu_due[peer] = self._cpu_due.get(peer, 0.0) + seconds
+
+    def _book_cpu(self) -> None:
+        if not self._cpu_due:
+            return
+        due, self._cpu_due = self._cpu_due, {}
+        now = self.now()
+        for peer, seconds in due.items():
+            self.cpu.charge(peer, seconds, now, self.trust(peer))
+
+    def cpu_delay(self, peer: PeerId) -> float:
+        """Seconds ``peer`` (or its pool) must wait before more of its work; 0: none."""
+        self._book_cpu()
+        return self.cpu.delay(peer, self.now(), self.trust(peer))
 
     def owes(self, peer: PeerId) -> bool:
         """Whether ``peer`` (or its pool) owes CPU time now."""
-        return self.cpu.delay(peer, self.now(), self.trust(peer)) > 0
+        return self.cpu_delay(peer) > 0
 
     async def pace(self, peer: PeerId) -> None:
         """Wait while ``peer`` owes CPU time (its own, or its pool's): the next piece of its work
         starts only when it is paid back."""
         while True:
-            wait = self.cpu.delay(peer, self.now(), self.trust(peer))
+            wait = self.cpu_delay(peer)
             if wait <= 0:
                 return
             self.cpu.paced += 1
@@ -185,6 +203,7 @@ class NodeBudgets:
         return trio.current_time()
 
     def snapshot(self) -> dict[str, Any]:
+        self._book_cpu()
         streams = self.streams.snapshot()
         streams["refused_before_negotiation"] = self.streams_refused_early
         return {

@@ -69,6 +69,11 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
 13. Yamux windows grow to 16 MiB per stream (auto-tuning); :func:`apply_patches` caps the growth at
    :data:`MAX_YAMUX_WINDOW` (1 MiB), so that a peer that respects flow control never has more than
    that unread per stream. The test checks the constant still exists.
+14. Shutting down: the swarm closes its connections one after the other and yamux sleeps 0.1 s
+   in each close, so a node with 50 connections needed 5 s, the whole shutdown budget, and the host
+   was left open (trio then reports its nurseries corrupted and the node exits 1).
+   :func:`close_connections` closes them all at once before the swarm's own close. The test checks
+   that yamux's close still sleeps (while it does, closing one by one is slow).
 """
 
 from __future__ import annotations
@@ -405,6 +410,22 @@ def meter_connections(host: Any, budgets: NodeBudgets) -> None:
 
     add_conn.metered = True  # type: ignore[attr-defined]
     network.add_conn = add_conn
+
+
+async def close_connections(host: Any) -> None:
+    """Patch 14: close every connection of ``host`` concurrently (best effort)."""
+    import trio
+
+    network = host.get_network()
+    conns = [conn for peer_conns in list(network.connections.values()) for conn in list(peer_conns)]
+
+    async def close(conn: Any) -> None:
+        with contextlib.suppress(Exception):  # shutting down: a broken connection is closed enough
+            await conn.close()
+
+    async with trio.open_nursery() as nursery:
+        for conn in conns:
+            nursery.start_soon(close, conn)
 
 
 def _peer_id(libp2p_id: Any) -> PeerId:
