@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager, suppress
@@ -95,6 +96,8 @@ class Node:
         #: Set once every service is open: services publish what depends on the others only then
         #: (discovery announces the card after the goals service added the adapter's description).
         self.services_ready = trio.Event()
+        self._threads_lock = threading.Lock()
+        self._threads_running = 0
 
     # ------------------------------------------------------------------ clock and worker threads
 
@@ -103,8 +106,27 @@ class Node:
         return time.time()
 
     async def run_sync(self, fn: Callable[[], _T]) -> _T:
-        """``fn()`` in a worker thread (abandoned, not waited for, when the caller is cancelled)."""
-        return await trio.to_thread.run_sync(fn, abandon_on_cancel=True)  # type: ignore[call-arg]
+        """``fn()`` in a worker thread (abandoned, not waited for, when the caller is cancelled;
+        the node's exit waits for it, bounded: see :meth:`wait_threads`)."""
+
+        def counted() -> _T:
+            with self._threads_lock:
+                self._threads_running += 1
+            try:
+                return fn()
+            finally:
+                with self._threads_lock:
+                    self._threads_running -= 1
+
+        return await trio.to_thread.run_sync(counted, abandon_on_cancel=True)  # type: ignore[call-arg]
+
+    async def wait_threads(self, seconds: float) -> None:
+        """Wait (at most ``seconds``) for worker threads still running an abandoned ``run_sync``: a
+        process that exits while one runs native code (a model loading) is aborted by the C library
+        ("exception not rethrown", exit -6)."""
+        with trio.move_on_after(seconds):
+            while self._threads_running:  # noqa: ASYNC110 - a counter worker threads write
+                await trio.sleep(0.05)
 
     # ------------------------------------------------------------------ addresses and peers
 
@@ -207,6 +229,8 @@ class Node:
         last: Exception | None = None
         with trio.move_on_after(timeout) as scope:
             for attempt in range(STREAM_OPEN_ATTEMPTS):
+                if attempt:  # a deliberate send dials again: lift py-libp2p's 60 s block of a peer
+                    unblock_peer(self.host, to_libp2p_id(peer))  # that failed once (it restarted)
                 try:
                     stream = await self.host.new_stream(to_libp2p_id(peer), [protocol_id])
                     return self.budgets.framed(stream, peer)
@@ -294,6 +318,8 @@ async def open_node(
                                 _remove_info(config.home)
                 finally:
                     nursery.cancel_scope.cancel()
+                    with trio.CancelScope(shield=True):
+                        await node.wait_threads(10.0)
     finally:
         with trio.CancelScope(shield=True):
             with trio.move_on_after(5):

@@ -25,6 +25,8 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -153,10 +155,25 @@ class GoodSender:
             stdout=subprocess.PIPE,
             text=True,
         )
+        self.sends: list[dict[str, Any]] = []
 
-    def stop(self) -> list[dict[str, Any]]:
-        out, _ = self.proc.communicate("", timeout=60)
-        return [json.loads(line) for line in out.splitlines()]
+    def stop(self) -> None:
+        try:
+            out, _ = self.proc.communicate("", timeout=60)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+        self.sends = [json.loads(line) for line in out.splitlines()]
+
+
+@contextmanager
+def sending(good: NodeProcess, victim_id: str) -> Iterator[GoodSender]:
+    sender = GoodSender(good, victim_id)
+    try:
+        yield sender
+    finally:
+        sender.stop()
 
 
 def summary(sends: list[dict[str, Any]]) -> str:
@@ -171,16 +188,23 @@ def test_a_restart_after_1000_invitations_from_50_identities_takes_under_5_s_and
     victim_id, _ = ioa_init_all([home, good_home])
     port = free_port()
     listen = ("--listen", f"/ip4/127.0.0.1/tcp/{port}")
-    victim_addr = f"/ip4/127.0.0.1/tcp/{port}/p2p/{victim_id}"
+    good = NodeProcess(good_home, "--bootstrap", f"/ip4/127.0.0.1/tcp/{port}/p2p/{victim_id}")
+    try:
+        run_flood_and_restart(tmp_path, home, good, victim_id, listen)
+    finally:
+        good.stop()
+
+
+def run_flood_and_restart(
+    tmp_path: Path, home: Path, good: NodeProcess, victim_id: str, listen: tuple[str, ...]
+) -> None:
     node = NodeProcess(home, *listen)
-    good = NodeProcess(good_home, "--bootstrap", victim_addr)
     try:
         target = node.wait_listening()[0]
         good.wait_listening()
         wait_reachable(good, victim_id)
-        during = GoodSender(good, victim_id)
-        codes, took = trio.run(flood, tmp_path, target)
-        sends_during = during.stop()
+        with sending(good, victim_id) as during:
+            codes, took = trio.run(flood, tmp_path, target)
         listing = ControlClient(home, timeout=30).call("GET", "/chats")
         store = ControlClient(home, timeout=30).call("GET", "/chats/store")
     finally:
@@ -200,25 +224,24 @@ def test_a_restart_after_1000_invitations_from_50_identities_takes_under_5_s_and
         began = time.monotonic()
         restarted.wait_listening(timeout=60)
         startup = time.monotonic() - began
-        after = GoodSender(good, victim_id)
-        peak = watch_rss(restarted.proc.pid, seconds=6.0)
-        asked = time.monotonic()
-        listing = ControlClient(home, timeout=30).call("GET", "/chats")
-        listed = time.monotonic() - asked
-        sends_after = after.stop()
+        with sending(good, victim_id) as after:
+            peak = watch_rss(restarted.proc.pid, seconds=6.0)
+            asked = time.monotonic()
+            listing = ControlClient(home, timeout=30).call("GET", "/chats")
+            listed = time.monotonic() - asked
     finally:
-        codes_after = [restarted.stop(), good.stop()]
+        code_after = restarted.stop()
     print(
         f"\nflood: {dict(codes)} from {IDENTITIES} identities in {took:.1f} s; store "
         f"{(home / 'chats.sqlite3').stat().st_size} bytes; restart to listening {startup:.2f} s (empty "
         f"node: {empty:.2f} s); RSS peak {peak:.0f} MB in the 6 s after; GET /chats ({len(listing)} chats) "
-        f"{listed * 1000:.0f} ms; good peer's messages during the flood: {summary(sends_during)}; "
-        f"right after the restart: {summary(sends_after)}"
+        f"{listed * 1000:.0f} ms; good peer's messages during the flood: {summary(during.sends)}; "
+        f"right after the restart: {summary(after.sends)}"
     )
-    assert codes_after == [0, 0], restarted.output()[-2000:]
+    assert code_after == 0, restarted.output()[-2000:]
     assert len(listing) == accepted
-    assert sends_during and all(s["ok"] is True for s in sends_during), sends_during
-    assert sends_after and all(s["ok"] is True for s in sends_after), sends_after
+    assert during.sends and all(s["ok"] is True for s in during.sends), during.sends
+    assert after.sends and all(s["ok"] is True for s in after.sends), after.sends
     assert peak < RSS_BUDGET_MB
     if empty <= 4.0:
         assert startup < 5.0, f"restart took {startup:.2f} s (an empty node: {empty:.2f} s)"
