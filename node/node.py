@@ -201,7 +201,7 @@ class Node:
                 await stream.reset()
                 return
             scope = trio.CancelScope()
-            claim = streams.try_claim(remote, 1, scope.cancel)
+            claim = streams.try_claim(remote, 1, scope.cancel, self.budgets.trust(remote))
             if claim is None:
                 await stream.reset()
                 return

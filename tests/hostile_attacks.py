@@ -313,6 +313,19 @@ async def negotiation_flood(target: Target) -> dict[str, Any]:
     return tally
 
 
+async def invalid_frames(target: Target) -> dict[str, Any]:
+    """Each identity keeps 4 ``/ioa/msg`` streams writing invalid 2-byte frames (64 KiB at a time)
+    as fast as the victim takes them, never reading an answer; a stream the victim resets is opened
+    again after a pause."""
+    chunk = frame(b"\xff") * (32 * 1024)
+
+    async def write_forever(stream: Any, index: int) -> None:
+        while True:
+            await stream.write(chunk)
+
+    return await on_every_stream(target, 4, write_forever)
+
+
 async def mixed_flood(target: Target) -> dict[str, Any]:
     """Every flood at once from ``target.identities`` identities, streams spread over four kinds:
     half-sent ~1 MiB frames trickled one byte per second; the same pushed past the yamux window
@@ -392,6 +405,7 @@ SCENARIOS: dict[str, Callable[[Target], Awaitable[dict[str, Any]]]] = {
     "pipelined_frames": pipelined_frames,
     "negotiation_flood": negotiation_flood,
     "mixed_flood": mixed_flood,
+    "invalid_frames": invalid_frames,
     "idle_and_garbage_streams": idle_and_garbage_streams,
     "orphan_flood": orphan_flood,
 }

@@ -322,7 +322,7 @@ async def wait_history(v: Victim, chat_hex: str, text: str) -> None:
 
 
 #: Identities of the many-identity floods, and the seconds each flood lasts once they are connected.
-FLOODS = ((16, 12.0), (64, 12.0), (256, 15.0))
+FLOODS = tuple((int(n), 12.0) for n in os.environ.get("IOA_TEST_FLOODS", "16,64,256").split(","))
 
 
 async def test_every_flood_at_once_from_16_64_and_256_identities(victim: Victim, tmp_path: Path) -> None:
@@ -353,6 +353,28 @@ async def test_every_flood_at_once_from_16_64_and_256_identities(victim: Victim,
             held = budgets["partial_frame_bytes"]
             assert held["held"] <= budgets["limits"]["partial_frame_bytes_total"]
             assert budgets["inbound_streams"]["held_by_strangers"] <= budgets["inbound_streams"]["total"]
+
+
+async def test_invalid_2_byte_frames_never_read(victim: Victim, tmp_path: Path) -> None:
+    """One identity writes invalid 2-byte frames on 4 streams as fast as the victim takes them and
+    never reads an answer (before: a reply per frame, ~95 % of a core, the good round trip 4.7x).
+    Asserted: each stream got at most 16 answers (then it was reset), the CPU the peer caused was
+    charged to it, the victim stays up within its RSS budget and answers the good peer; printed: the
+    round trips and the victim's CPU."""
+    v = victim
+    with trio.fail_after(150):
+        base = await baseline_rtt(v)
+        attack = await during_attack(v, "invalid_frames", tmp_path, seconds=15.0, ramp=4.0, identities=1)
+        v.assert_up()
+        faults = await trio.to_thread.run_sync(lambda: v.control(v.node).call("GET", "/faults"))
+    budgets = attack.budgets
+    report(v, "invalid 2-byte frames", base, attack, f"faults {faults['counts']}")
+    print(json.dumps(budgets["cpu"]))
+    assert attack.result["opened"] >= 1
+    resets = faults["counts"].get("stream /ioa/msg/1.0.0:ProtocolViolation", 0)
+    assert resets >= 1  # streams cut after 16 refused frames, not answered frame after frame
+    assert budgets["cpu"]["charged_s_by_trust"]["stranger"] > 0
+    assert attack.peak < RSS_BUDGET_MB
 
 
 def test_rss_budget_is_the_documented_one() -> None:

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from ioa_p2p.budget import TRUST_STRANGER
 from ioa_p2p.errors import Equivocation, HistoryViolation, UnknownChat, UsageError
 from ioa_p2p.history.bodies import (
     KIND_MEMBER_ADD,
@@ -151,6 +152,9 @@ class Chats:
             max_pending=self.config.max_pending,
             max_pending_bytes=budgets.limits.pending_bytes_per_chat,
             pending_budget=budgets.orphans,
+            pending_trust=lambda source: (
+                budgets.trust(source) if isinstance(source, PeerId) else TRUST_STRANGER
+            ),
         )
 
     def find(self, chat_id: bytes) -> ChatHistory | None:

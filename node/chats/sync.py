@@ -276,7 +276,7 @@ class ChatSync:
             frames.append(raw)
             size += len(raw)
         budgets.sync_messages.give_back(remote, limit - len(frames), now)
-        claim = budgets.sync_answers.try_claim(remote, size, on_evict)
+        claim = budgets.sync_answers.try_claim(remote, size, on_evict, budgets.trust(remote))
         if claim is None:
             budgets.sync_messages.give_back(remote, len(frames), now)
             return [encode_control(_batch(request.chat_id, STATUS_BUSY))], None
