@@ -245,3 +245,34 @@ def test_upstream_yamux_close_still_sleeps_and_the_swarm_closes_one_by_one() -> 
 
     assert "trio.sleep(0.1)" in inspect.getsource(Yamux.close)
     assert "await conn.close()" in inspect.getsource(Swarm.close)
+
+
+async def test_relay_streams_are_metered_for_their_handshake_only() -> None:
+    """A hop or stop stream pipes a relayed connection after one handshake message: those raw
+    bytes are not parsed as messages (they once broke relayed connections)."""
+    from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID, STOP_PROTOCOL_ID
+
+    from ioa_p2p.config.limits import Limits
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.budgets import NodeBudgets
+    from ioa_p2p.node.net.framing import encode_varint
+    from ioa_p2p.node.net.inbound_meter import HANDSHAKE_PROTOCOLS, MessageMeter
+
+    assert {str(PROTOCOL_ID), str(STOP_PROTOCOL_ID)} == HANDSHAKE_PROTOCOLS
+
+    class Stream:
+        def __init__(self, data: bytes) -> None:
+            self.data = data
+
+        def get_protocol(self) -> str:
+            return str(STOP_PROTOCOL_ID)
+
+        async def read(self, n: int | None = None) -> bytes:
+            chunk, self.data = self.data[: n or 1], self.data[n or 1 :]
+            return chunk
+
+    raw = b"\xff" * 8 + encode_varint(50_000_000)  # an over-long prefix, then a huge one, if parsed
+    stream = Stream(encode_varint(3) + b"abc" + raw)
+    MessageMeter(stream, Identity.generate().peer_id, NodeBudgets(Limits())).install()
+    assert await stream.read(4) == encode_varint(3) + b"abc"
+    assert await stream.read(100) == raw

@@ -40,6 +40,10 @@ if TYPE_CHECKING:
 MAX_NEGOTIATION_LINE = 1024
 #: Protocols whose bytes are not varint-prefixed messages (not parsed, not held).
 RAW_PROTOCOLS = frozenset({"/ipfs/ping/1.0.0"})
+#: Protocols that open with one varint-prefixed message and then carry raw bytes (circuit relay v2:
+#: after the handshake a hop or stop stream pipes a relayed connection, bounded by the relay's own
+#: per-circuit limits): only their first message is metered.
+HANDSHAKE_PROTOCOLS = frozenset({"/libp2p/circuit/relay/0.2.0/hop", "/libp2p/circuit/relay/0.2.0/stop"})
 _MAX_PREFIX_SHIFT = 35  # a varint of 5 bytes announces up to 32 GiB: refused long before
 
 
@@ -155,6 +159,8 @@ class MessageMeter:
     def _message_done(self) -> None:
         self.release()
         self._started = None
+        if self._stream.get_protocol() in HANDSHAKE_PROTOCOLS:
+            self.active = False  # what follows the handshake is a relayed connection's raw bytes
 
     def _on_evicted(self) -> None:
         self._claim = None
@@ -172,4 +178,4 @@ class MessageMeter:
         return str(self._stream.get_protocol() or "protocol negotiation")
 
 
-__all__ = ["MAX_NEGOTIATION_LINE", "RAW_PROTOCOLS", "MessageMeter"]
+__all__ = ["HANDSHAKE_PROTOCOLS", "MAX_NEGOTIATION_LINE", "RAW_PROTOCOLS", "MessageMeter"]
