@@ -1,4 +1,4 @@
-"""The yamux meter (patch 12, :mod:`ioa_p2p.node.net.muxer_meter`) on py-libp2p's real yamux objects,
+"""The yamux meter (patch 18, :mod:`ioa_p2p.node.net.muxer_meter`) on py-libp2p's real yamux objects,
 fed the way its reader task feeds them: the receive window is enforced, unread bytes are held in the
 node's budget (and released as they are read), a full budget sheds the least-trusted stream first,
 and a reset stream's bytes are dropped at once (issue 20)."""
@@ -104,7 +104,7 @@ async def test_a_reset_streams_unread_bytes_are_dropped_when_it_is_finalized() -
 
 
 def test_upstream_yamux_still_buffers_past_the_window_when_unmetered() -> None:
-    """The sentinel of patch 12: if upstream starts enforcing the window, the patch can go."""
+    """The sentinel of patch 18: if upstream starts enforcing the window, the patch can go."""
     import inspect
 
     source = inspect.getsource(Yamux.handle_incoming)

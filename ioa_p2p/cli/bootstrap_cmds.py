@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 import trio
 
+from ioa_p2p.api.peers import RelayConnectRequest, RelayStatus
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main, wait_stop_request
 from ioa_p2p.config.node_config import NodeConfig, load_config
 from ioa_p2p.control_client import ControlClient
@@ -88,19 +89,46 @@ def relay() -> None:
 @click.pass_context
 @handle_errors()
 def relay_status(ctx: click.Context, as_json: bool) -> None:
-    """Show relay role, limits, reservations and this node's /p2p-circuit addresses."""
-    result = ControlClient(get_home(ctx)).call("GET", "/relay")
+    """Reachability, relay role and limits, what the relay carries, reservations, /p2p-circuit addresses."""
+    result = ControlClient(get_home(ctx)).relay()
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
         return
-    click.echo(f"hop: {'on' if result['hop'] else 'off'}   client: {'on' if result['client'] else 'off'}")
-    if result["hop"]:
-        click.echo(f"reserved peers: {result.get('reserved_peers', '?')}")
-        click.echo("limits: " + " ".join(f"{k}={v}" for k, v in sorted(result["limits"].items())))
-    for item in result["reservations"]:
-        click.echo(f"reservation on {item['relay']} until {item['expires']}")
-    for addr in result["circuit_addrs"]:
-        click.echo(f"reachable at {addr}")
+    for line in relay_lines(result):
+        click.echo(line)
+
+
+def relay_lines(result: RelayStatus) -> list[str]:
+    """``ioa relay status`` lines (pure: tests read them)."""
+    lines = [
+        f"reachability: {result.reachability}",
+        f"hop: {'on' if result.hop else 'off'}   client: {'on' if result.client else 'off'}",
+    ]
+    usage = result.usage
+    if result.hop:
+        lines.append("limits: " + " ".join(f"{k}={v}" for k, v in sorted(result.limits.to_json().items())))
+    if usage is not None:
+        lines.append(
+            f"relaying: {usage.reservations} reservations, {usage.circuits} circuits open, "
+            f"{usage.circuits_opened} opened, {usage.relayed_bytes} bytes relayed"
+        )
+        if usage.refusals:
+            lines.append("refused: " + " ".join(f"{k}={v}" for k, v in sorted(usage.refusals.items())))
+        if usage.circuits_cut:
+            lines.append(
+                "circuits cut by limit: "
+                + " ".join(f"{k}={v}" for k, v in sorted(usage.circuits_cut.items()))
+            )
+    if result.reachability == "private" and result.wanted_reservations:
+        lines.append(f"reservations: {len(result.reservations)} held, {result.wanted_reservations} wanted")
+    for item in result.reservations:
+        kind = "pinned" if item.pinned else "auto"
+        lines.append(f"reservation on {item.relay} ({kind}) expires in {item.expires_in} s")
+    lines += [f"reachable at {addr}" for addr in result.circuit_addrs]
+    punch = result.hole_punching
+    if punch is not None:
+        lines.append(f"hole punching: {punch.successes} of {punch.attempts} attempts worked")
+    return lines
 
 
 @relay.command("connect")
@@ -112,13 +140,11 @@ def relay_status(ctx: click.Context, as_json: bool) -> None:
 def relay_connect(ctx: click.Context, target: str, via: str | None, as_json: bool) -> None:
     """Connect to TARGET through a relay: a /p2p-circuit multiaddr, or a peer ID (tries connected relays)."""
     if target.startswith("/"):
-        body: dict[str, str] = {"addr": target}
+        request = RelayConnectRequest(addr=target)
     else:
-        body = {"peer": target}
-        if via:
-            body["relay"] = via
-    result = ControlClient(get_home(ctx)).call("POST", "/relay/connect", body)
+        request = RelayConnectRequest(peer=target, relay=via)
+    result = ControlClient(get_home(ctx)).relay_connect(request)
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
     else:
-        click.echo(f"connected to {result['peer_id']} via {result['via'] or 'an existing connection'}")
+        click.echo(f"connected to {result.peer_id} via {result.via or 'an existing connection'}")

@@ -37,6 +37,7 @@ from typing import Any
 
 import trio
 
+from ioa_p2p.api.discovery import FIND_MAX_K
 from ioa_p2p.budget import TRUST_KNOWN, TRUST_STRANGER
 from ioa_p2p.card import SignedCard, card_text, issue_card, next_version, parse_card, select_newest
 from ioa_p2p.dht.directory import Directory, Match, Offer
@@ -73,7 +74,7 @@ GOSSIP_UPDATE_INTERVAL_MS = 100
 DHT_PUBLISH_TIMEOUT = 30.0
 #: Seconds the routing table must keep its size before a growth-triggered DHT re-publish.
 DHT_SETTLE = 3.0
-MAX_K = 100
+MAX_K = FIND_MAX_K  # agents one find returns at most (the control API's limit)
 
 
 class Discovery:
@@ -191,7 +192,7 @@ class Discovery:
                 tools=agent.tools,
                 model=self.embedder.model_id,
                 vector=self._vector,
-                addrs=self.node.listen_addrs()[:16],
+                addrs=self.node.advertised_addrs()[:16],
                 version=next_version(None if self.card is None else self.card.version, now),
                 now_ms=now,
                 ttl_ms=int(self.settings.ttl * 1000),
@@ -472,7 +473,9 @@ class Discovery:
             if entry.card.is_expired(now):
                 continue
             item = entry.card.summary()
-            item.update(source=entry.source, learned_ms=entry.learned_ms)
+            item.update(
+                source=entry.source, learned_ms=entry.learned_ms, signature=entry.card.signature_status(now)
+            )
             out.append(item)
         return {"model": self.embedder.model_id, "cards": out}
 
@@ -498,6 +501,7 @@ class Discovery:
     def match_json(self, match: Match) -> dict[str, Any]:
         out = match.to_json()
         out["self"] = match.card.peer_id == self.node.peer_id
+        out["signature"] = match.card.signature_status(self.now_ms())
         return out
 
 

@@ -33,7 +33,7 @@ from typing import Any
 
 import trio
 
-from ioa_p2p.budget import TRUST_NAMES, TRUST_PARTNER, TRUST_STRANGER, Ledger, RateBudget, WorkBudget
+from ioa_p2p.budget import TRUST_PARTNER, TRUST_STRANGER, Ledger, RateBudget, WorkBudget
 from ioa_p2p.config.limits import Limits
 from ioa_p2p.errors import IoAError
 from ioa_p2p.identity import PeerId
@@ -217,7 +217,6 @@ class NodeBudgets:
             "sync_answer_bytes": self.sync_answers.snapshot(),
             "sync_pulls": self.sync_pulls.snapshot(),
             "cpu": self.cpu.snapshot(),
-            "trust_levels": dict(TRUST_NAMES),
             "limits": _limits_view(self.limits),
         }
 

@@ -89,10 +89,21 @@ def ensure_ioa_kad_protocol(dht: Any) -> bool:
 
 
 def local_closest(dht: Any, key: bytes, count: int = BUCKET_SIZE) -> list[ID]:
-    """The peers we know (routing table and connections) closest to ``key`` by XOR distance."""
+    """The peers we know (routing table and connections) closest to ``key`` by XOR distance, leaving out
+    peers whose identify says they do not serve the DHT (clients: nodes behind NAT run in client mode)."""
     known = set(dht.routing_table.get_peer_ids()) | set(dht.host.get_connected_peers())
     known.discard(dht.local_peer_id)
-    return list(sort_peer_ids_by_distance(key, list(known)))[:count]
+    servers = [p for p in known if serves_dht(dht.host, p)]
+    return list(sort_peer_ids_by_distance(key, servers))[:count]
+
+
+def serves_dht(host: Any, peer: ID) -> bool:
+    """False only when identify told us ``peer``'s protocols and the DHT's is not among them."""
+    try:
+        protocols = {str(p) for p in host.get_peerstore().get_protocols(peer)}
+    except Exception:  # not identified (yet): it may serve the DHT
+        return True
+    return not protocols or kad_protocol_in_use() in protocols
 
 
 @dataclass
@@ -171,7 +182,8 @@ async def _ask_peer(dht: Any, peer: ID, keys: list[bytes], kind: str, states: di
                     continue
                 if addrs:
                     peerstore.add_addrs(closer_id, addrs, ADDR_TTL)
-                closer.append(closer_id)
+                if serves_dht(dht.host, closer_id):
+                    closer.append(closer_id)
             if closer:
                 merged = list(dict.fromkeys([*state.candidates, *closer]))
                 state.candidates = list(sort_peer_ids_by_distance(key, merged))[:BUCKET_SIZE]
@@ -340,5 +352,6 @@ __all__ = [
     "provide_many",
     "put_value",
     "routing_table_size",
+    "serves_dht",
     "use_ioa_kad_protocol",
 ]

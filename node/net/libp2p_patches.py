@@ -52,28 +52,53 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    admit) is refused before protocol negotiation (py-libp2p resets it at once); with the node's
    budgets it also holds the node-wide ``inbound_streams_total`` (strangers together leave the
    trusted share free). The test checks the hook still exists and that the caps hold.
-11. Unbounded reads of py-libp2p's own protocols: multistream-select reads a negotiation line of
-   any announced length into memory (a peer announcing 50 MB lines on its streams took a node to
-   733 MB), and Kademlia, identify and GossipSub read messages of up to 1-4 MiB each with no
-   deadline. :func:`meter_inbound_streams` gives every inbound stream a metered ``read``
-   (:mod:`ioa_p2p.node.net.inbound_meter`): negotiation lines of at most 1 KiB, every message held
-   in the node's partial-frame budget until complete, within the whole-frame deadline. The test
-   checks that an over-long negotiation line is refused and that upstream still reads it unbounded.
-12. The muxer: yamux does not enforce its receive window and keeps the unread bytes of a reset
-   stream for 60-90 s (growing with whatever the peer still sends on it). :func:`meter_connections`
-   wraps the swarm's ``add_conn``: each new connection's stream buffers are metered
-   (:mod:`ioa_p2p.node.net.muxer_meter`: window enforced, unread bytes in the node's budget, dead
-   streams dropped at once) and its tasks work for the peer, so the CPU they take is charged to it
-   and its reads wait while it owes CPU time (:mod:`ioa_p2p.node.net.cpu_meter`). The test checks
-   that yamux still buffers past the window when unpatched.
-13. Yamux windows grow to 16 MiB per stream (auto-tuning); :func:`apply_patches` caps the growth at
-   :data:`MAX_YAMUX_WINDOW` (1 MiB), so that a peer that respects flow control never has more than
-   that unread per stream. The test checks the constant still exists.
-14. Shutting down: the swarm closes its connections one after the other and yamux sleeps 0.1 s
-   in each close, so a node with 50 connections needed 5 s, the whole shutdown budget, and the host
-   was left open (trio then reports its nurseries corrupted and the node exits 1).
-   :func:`close_connections` closes them all at once before the swarm's own close. The test checks
-   that yamux's close still sleeps (while it does, closing one by one is slow).
+11. One dial path: the swarm's ``dial_peer`` (behind ``host.connect`` and every ``new_stream`` to a peer
+   not connected: the DHT, GossipSub, identify...) tries only the first TCP address it knows
+   (``MAX_ADDRS_PER_PEER``, one per transport class), skips loopback addresses whenever others exist,
+   never uses ``/p2p-circuit`` addresses, and refuses a peer for 60 s after one failure (its negative
+   cache, which kept a restarted peer unreachable). :func:`route_dials` makes it call our
+   :class:`~ioa_p2p.node.net.dialer.Dialer` instead; :func:`dial_one_address` dials exactly one address
+   (the swarm's single-attempt dial, no retries, no cache). The tests check both internals still exist
+   with the signatures we call and that a patched host dials a second address when the first is dead.
+12. Advertised addresses: ``BasicHost.get_addrs()`` (what identify, the signed peer record and DCUtR
+   advertise) returns the listen addresses as given (``/ip4/0.0.0.0/...``), and its ``addrs_factory``
+   hook cannot carry a relay address: ``get_addrs`` strips the first ``/p2p/`` component it finds, which
+   turns ``<relay addr>/p2p/<relay>/p2p-circuit`` into the relay's own address claimed as ours.
+   :func:`advertise` replaces ``get_addrs`` on the host with our advertised list (each ending in
+   ``/p2p/<our id>``). The test checks upstream still mangles a circuit address and that identify and the
+   peer record carry ours.
+13. Observed addresses: py-libp2p counts an identify observation only when four observers agree on IP
+   *and port*; behind a NAT every outbound connection gets its own port, so nothing is ever confirmed.
+   :func:`observe_identify` hands every observation (and every closed connection) also to our
+   :class:`~ioa_p2p.node.net.observed.ObservedAddrs`, which counts observed IPs. The test checks the
+   manager's two methods still exist.
+14. AutoNAT dial-back: ``AutoNATService._try_dial`` calls ``host.connect``, which returns the connection
+   the request arrived on: every requester is told it is reachable. :func:`probe_address` dials the
+   address afresh (the swarm's transport for it, then the security handshake, which proves the peer ID)
+   and closes it without registering it; :class:`ioa_p2p.node.net.autonat.AutoNATServer` uses it. The
+   test shows upstream's service still answers OK for an address nobody listens on.
+15. Hole punching from both ends: ``DCUtRProtocol``'s auto-drive starts a session from both sides of every
+   relayed connection; concurrent sessions collide until the attempts are spent.
+   :class:`ioa_p2p.node.net.punch.HolePuncher` wraps ``initiate_hole_punch`` (one initiator per pair) and
+   ``_perform_hole_punch`` (to mark the connections a punch made). The test checks both still exist and
+   that the auto-drive loop still goes through ``initiate_hole_punch``.
+16. Not patched but replaced, because too much would need patching: the circuit relay HOP server
+   (:mod:`ioa_p2p.node.net.relay_hop` says why) and the relayed dial
+   (:func:`ioa_p2p.node.net.relay.dial_circuit`).
+17. Unbounded reads: multistream-select reads a negotiation line of any announced length (50 MB
+   lines took a node to 733 MB); Kademlia, identify and GossipSub read messages of up to 1-4 MiB with no
+   deadline. :func:`~ioa_p2p.node.net.guard.meter_inbound_streams` meters every inbound stream's reads
+   (:mod:`ioa_p2p.node.net.inbound_meter`). The test checks upstream still reads lines unbounded.
+18. The muxer: yamux does not enforce its receive window and keeps a reset stream's unread bytes for
+   60-90 s. :func:`~ioa_p2p.node.net.guard.meter_connections` meters each connection's stream buffers
+   (:mod:`ioa_p2p.node.net.muxer_meter`) and charges its tasks' CPU to its peer
+   (:mod:`ioa_p2p.node.net.cpu_meter`). The test checks yamux still buffers past the window.
+19. Yamux windows grow to 16 MiB per stream; :func:`~ioa_p2p.node.net.guard.cap_yamux_window` caps
+   them at 1 MiB. The test checks the constant still exists.
+20. Shutting down: the swarm closes connections one after the other and yamux sleeps 0.1 s in each
+   close: 50 connections took the whole shutdown budget and left the host open.
+   :func:`~ioa_p2p.node.net.guard.close_connections` closes them concurrently first. The test checks
+   yamux's close still sleeps.
 """
 
 from __future__ import annotations
@@ -86,18 +111,12 @@ from typing import TYPE_CHECKING, Any
 import libp2p
 import libp2p.network.swarm as _swarm
 
-from ioa_p2p.errors import InvalidPeerId
-from ioa_p2p.identity import PeerId
 from ioa_p2p.logs import apply_third_party_levels
-from ioa_p2p.node.net.cpu_meter import OWNER, pace_reads, working_for
-from ioa_p2p.node.net.inbound_meter import MessageMeter
-from ioa_p2p.node.net.muxer_meter import meter_yamux
+from ioa_p2p.node.net.cpu_meter import OWNER
 
 if TYPE_CHECKING:
     from ioa_p2p.node.net.budgets import NodeBudgets
 
-#: Largest receive window a yamux stream grows to (patch 13; upstream: 16 MiB).
-MAX_YAMUX_WINDOW = 1024 * 1024
 #: Seconds a verified signed peer record is trusted again without re-verification (patch 7).
 PEER_RECORD_RECHECK = 600.0
 PUBSUB_RECORD_MODULES = ("libp2p.pubsub.pubsub", "libp2p.pubsub.gossipsub")
@@ -141,17 +160,7 @@ def apply_patches() -> None:
     apply_third_party_levels()
     use_ioa_kad_protocol()
     cache_pubsub_peer_records()
-    cap_yamux_window()
     _applied = True
-
-
-def cap_yamux_window() -> None:
-    """Patch 13: yamux receive windows grow to at most :data:`MAX_YAMUX_WINDOW`."""
-    import libp2p.stream_muxer.yamux.yamux as yamux
-
-    if not hasattr(yamux, "MAX_WINDOW_SIZE"):
-        raise RuntimeError("py-libp2p's yamux has no MAX_WINDOW_SIZE any more: revisit libp2p_patches")
-    yamux.MAX_WINDOW_SIZE = min(yamux.MAX_WINDOW_SIZE, MAX_YAMUX_WINDOW)
 
 
 def use_ioa_kad_protocol() -> None:
@@ -325,14 +334,13 @@ def cap_inbound_streams(
             open_inbound.get(key, 0) >= per_peer or (admit is not None and not admit(key))
         ):
             return refuse(key)
-        claim = None
-        if direction == Direction.INBOUND and budgets is not None:
-            claim = budgets.inbound.try_claim(key, 1, trust=budgets.trust_of(key))
-            if claim is None:
-                return refuse(key)
+        ledger = budgets.inbound if budgets is not None and direction == Direction.INBOUND else None
+        claim = ledger.try_claim(key, 1, trust=budgets.trust_of(key)) if ledger and budgets else None
+        if ledger is not None and claim is None:
+            return refuse(key)
         if not acquire(peer_id, direction):
-            if budgets is not None:
-                budgets.inbound.release(claim)
+            if ledger is not None:
+                ledger.release(claim)
             return False
         if direction == Direction.INBOUND:
             open_inbound[key] = open_inbound.get(key, 0) + 1
@@ -358,80 +366,6 @@ def cap_inbound_streams(
     manager.ioa_open_inbound = open_inbound
 
 
-def meter_inbound_streams(host: Any, budgets: NodeBudgets) -> None:
-    """Patch 11: every inbound stream reads through a :class:`MessageMeter` (bounded negotiation
-    lines, py-libp2p's messages held in the partial-frame budget, a whole-message deadline)."""
-    network = host.get_network()
-    upstream = getattr(network, "common_stream_handler", None)
-    if upstream is None:
-        raise RuntimeError("py-libp2p's swarm has no common_stream_handler any more: revisit libp2p_patches")
-    if getattr(upstream, "metered", False):
-        return
-
-    async def handler(stream: Any) -> None:
-        try:
-            peer = _peer_id(stream.muxed_conn.peer_id)
-        except (InvalidPeerId, AttributeError):
-            await upstream(stream)  # contained: it resets what it cannot serve
-            return
-        meter = MessageMeter(stream, peer, budgets)
-        meter.install()
-        try:
-            await upstream(stream)
-        finally:
-            meter.release()
-
-    handler.metered = True  # type: ignore[attr-defined]
-    handler.contained = getattr(upstream, "contained", False)  # type: ignore[attr-defined]
-    network.set_stream_handler(handler)
-
-
-def meter_connections(host: Any, budgets: NodeBudgets) -> None:
-    """Patch 12: each new connection's yamux buffers are metered, its tasks work for its peer (the
-    CPU they take is charged to it) and its reads wait while the peer owes CPU time."""
-    network = host.get_network()
-    upstream = getattr(network, "add_conn", None)
-    if upstream is None:
-        raise RuntimeError("py-libp2p's swarm has no add_conn any more: revisit libp2p_patches")
-    if getattr(upstream, "metered", False):
-        return
-
-    async def add_conn(muxed_conn: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            peer = _peer_id(muxed_conn.peer_id)
-        except (InvalidPeerId, AttributeError):
-            return await upstream(muxed_conn, *args, **kwargs)
-        meter_yamux(muxed_conn, peer, budgets)
-        secured = getattr(muxed_conn, "secured_conn", None)
-        if secured is not None and hasattr(secured, "read"):
-            pace_reads(secured, budgets, peer)
-        with working_for(budgets, peer):  # the connection's tasks, started in here, inherit it
-            return await upstream(muxed_conn, *args, **kwargs)
-
-    add_conn.metered = True  # type: ignore[attr-defined]
-    network.add_conn = add_conn
-
-
-async def close_connections(host: Any) -> None:
-    """Patch 14: close every connection of ``host`` concurrently (best effort)."""
-    import trio
-
-    network = host.get_network()
-    conns = [conn for peer_conns in list(network.connections.values()) for conn in list(peer_conns)]
-
-    async def close(conn: Any) -> None:
-        with contextlib.suppress(Exception):  # shutting down: a broken connection is closed enough
-            await conn.close()
-
-    async with trio.open_nursery() as nursery:
-        for conn in conns:
-            nursery.start_soon(close, conn)
-
-
-def _peer_id(libp2p_id: Any) -> PeerId:
-    return PeerId.from_bytes(libp2p_id.to_bytes())
-
-
 def quiet_libp2p_logs(level: int = logging.CRITICAL) -> None:
     for name in _NOISY_LOGGERS:
         logging.getLogger(name).setLevel(level)
@@ -439,3 +373,121 @@ def quiet_libp2p_logs(level: int = logging.CRITICAL) -> None:
 
 def libp2p_version() -> str:
     return str(libp2p.__version__)
+
+
+# --------------------------------------------------------------------------- patches 11-13
+
+
+def _require(obj: Any, *names: str) -> None:
+    missing = [n for n in names if not callable(getattr(obj, n, None))]
+    if missing:
+        raise RuntimeError(
+            f"py-libp2p's {type(obj).__name__} has no {', '.join(missing)} any more: "
+            "revisit ioa_p2p.node.net.libp2p_patches"
+        )
+
+
+def live_connections(host: Any, peer_id: Any) -> list[Any]:
+    """The swarm's open connections to ``peer_id`` (closed ones left out)."""
+    conns = host.get_network().connections.get(peer_id) or []
+    return [c for c in conns if not getattr(c, "is_closed", False)]
+
+
+async def dial_one_address(host: Any, addr: Any, peer_id: Any) -> Any:
+    """Patch 11: one dial to exactly ``addr`` (no retry, no negative cache); the started connection."""
+    swarm = host.get_network()
+    _require(swarm, "_dial_addr_single_attempt")
+    conn = await swarm._dial_addr_single_attempt(addr, peer_id)
+    started = getattr(conn, "event_started", None)
+    if started is not None:
+        await started.wait()
+    return conn
+
+
+DialPeer = Callable[[Any], Any]
+
+
+def route_dials(host: Any, dial: Callable[[Any], Any]) -> None:
+    """Patch 11: the swarm's ``dial_peer(peer_id)`` becomes ``[await dial(peer_id)]``; our errors are
+    raised as the ``SwarmException`` py-libp2p's callers expect."""
+    from libp2p.network.exceptions import SwarmException
+
+    swarm = host.get_network()
+    _require(swarm, "dial_peer")
+
+    async def dial_peer(peer_id: Any) -> list[Any]:
+        try:
+            return [await dial(peer_id)]
+        except Exception as exc:  # our DialFailed / PeerUnreachable: the library expects SwarmException
+            raise SwarmException(str(exc)) from exc
+
+    swarm.dial_peer = dial_peer
+
+
+def advertise(host: Any, addrs: Callable[[], list[str]]) -> None:
+    """Patch 12: ``host.get_addrs()`` returns ``addrs()`` (multiaddr text without ``/p2p/<our id>``), each
+    with ``/p2p/<our id>`` appended; an address the multiaddr library cannot parse is left out."""
+    import multiaddr
+
+    if not callable(getattr(host, "get_addrs", None)):
+        raise RuntimeError(
+            "py-libp2p's BasicHost has no get_addrs any more: revisit ioa_p2p.node.net.libp2p_patches"
+        )
+    suffix = f"/p2p/{host.get_id()}"
+
+    def get_addrs() -> list[Any]:
+        out = []
+        for text in addrs():
+            with contextlib.suppress(Exception):
+                out.append(multiaddr.Multiaddr(text if text.endswith(suffix) else text + suffix))
+        return out
+
+    host.get_addrs = get_addrs
+
+
+def observe_identify(host: Any, record: Callable[[Any, Any], None], forget: Callable[[Any], None]) -> None:
+    """Patch 13: ``record(conn, observed_multiaddr)`` for every identify observation py-libp2p records,
+    ``forget(conn)`` for every connection it forgets."""
+    manager = getattr(host, "_observed_addr_manager", None)
+    if manager is None:
+        raise RuntimeError(
+            "py-libp2p's BasicHost has no _observed_addr_manager any more: revisit "
+            "ioa_p2p.node.net.libp2p_patches"
+        )
+    _require(manager, "record_observation", "remove_conn")
+    upstream_record, upstream_remove = manager.record_observation, manager.remove_conn
+
+    def record_observation(conn: Any, observed: Any, local_addrs: Any) -> None:
+        upstream_record(conn, observed, local_addrs)
+        record(conn, observed)
+
+    def remove_conn(conn: Any) -> None:
+        upstream_remove(conn)
+        forget(conn)
+
+    manager.record_observation = record_observation
+    manager.remove_conn = remove_conn
+
+
+async def probe_address(host: Any, addr: Any, peer_id: Any) -> None:
+    """Patch 14: a fresh connection to ``addr`` that authenticates ``peer_id`` (Noise), then closed; it
+    never joins the swarm. Raises when nothing answers there as ``peer_id``."""
+    swarm = host.get_network()
+    manager = getattr(swarm, "transport_manager", None)
+    upgrader = getattr(swarm, "upgrader", None)
+    if manager is None or upgrader is None:
+        raise RuntimeError(
+            "py-libp2p's swarm has no transport_manager / upgrader any more: revisit "
+            "ioa_p2p.node.net.libp2p_patches"
+        )
+    transport = manager.transport_for_dialing(addr)
+    if transport is None:
+        raise ValueError(f"no transport can dial {addr}")
+    raw = await transport.dial(addr)
+    try:
+        secured = await upgrader.upgrade_security(raw, True, peer_id)
+        with contextlib.suppress(Exception):
+            await secured.close()
+    finally:
+        with contextlib.suppress(Exception):
+            await raw.close()
