@@ -90,7 +90,7 @@ async def test_a_full_disk_is_507(tmp_path: Path) -> None:
             store.add_chat(bytes([i % 256]) * 31 + bytes([i // 256]), b"g" * 4000, "member", i)
         return {}
 
-    api.add_route("POST", "/save", save)
+    api.add_raw_route("POST", "/save", save)
     try:
         async with trio.open_nursery() as nursery:
             port = await nursery.start(lambda task_status: api.serve(port=0, task_status=task_status))
