@@ -136,9 +136,14 @@ class BootstrapState:
         peer = self.peers[addr]
         peer.connected, peer.last_error = True, ""
         peer.joined_at = peer.joined_at or now
-        if not self.joined:
+        if not self.joined or self._warned:  # said loudly only after the warning that none answered
+            log.log(
+                logging.WARNING if self._warned else logging.INFO,
+                "%s the network through bootstrap peer %s",
+                "joined" if not self.joined else "back in touch with",
+                addr,
+            )
             self.joined = True
-            log.warning("joined the network through bootstrap peer %s", addr)
         self._warned = False
 
     def failed(self, addr: str, error: str, retry_in: float) -> None:
