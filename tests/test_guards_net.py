@@ -103,7 +103,7 @@ async def test_every_connection_is_metered_and_a_reset_streams_bytes_are_dropped
             for _ in range(40):
                 await stream.conn._write_frame(header + b"y" * 60_000)
             await trio.sleep(0.5)
-            conn = next(iter(node.host.get_network().connections.values()))[0].muxed_conn
+            conn = next(iter(node.net.host.get_network().connections.values()))[0].muxed_conn
             assert conn.ioa_meter is not None  # installed on every connection
             assert stream.stream_id not in conn.stream_buffers  # dropped at once, not after 60-90 s
             assert node.budgets.unread.held_total == 0
