@@ -29,11 +29,11 @@ from a2a.utils.errors import (
     UnsupportedOperationError,
 )
 
+from ioa_p2p.config.gateway import A2ASettings
 from ioa_p2p.gateways.a2a.handler import GatewayHandler
 from ioa_p2p.gateways.a2a.mapping import agent_message, status_update
 from ioa_p2p.gateways.a2a.pumps import GoalPump
 from ioa_p2p.gateways.a2a.tasks import GatewayTask, TaskBook
-from ioa_p2p.gateways.settings import A2ASettings
 
 CONTEXT = ServerCallContext()
 

@@ -36,6 +36,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from ioa_p2p.api.discovery import CardSummary
 from ioa_p2p.api.goals import goal_result
 from ioa_p2p.cli import main
+from ioa_p2p.config.gateway import A2ASettings, Listen, check_exposure
 from ioa_p2p.config.sections import parse_section
 from ioa_p2p.errors import ConfigError, KeyFileError, SignatureError, UsageError
 from ioa_p2p.gateways.a2a.asks import read_ask
@@ -44,8 +45,6 @@ from ioa_p2p.gateways.a2a.mapping import agent_message, final_state, status_upda
 from ioa_p2p.gateways.a2a.tasks import Busy, GatewayTask, TaskBook, UpdateLog
 from ioa_p2p.gateways.auth import BearerAuth, SendTimeout, gateway_token
 from ioa_p2p.gateways.guards import BodyLimit, RequestLimit, jsonrpc_refusal
-from ioa_p2p.gateways.listen import Listen, check_exposure
-from ioa_p2p.gateways.settings import A2ASettings
 from ioa_p2p.identity import Identity, PeerId
 
 ME = Identity(b"\x07" * 32)

@@ -14,9 +14,8 @@ import click
 import trio
 
 from ioa_p2p.cli._base import get_home, handle_errors, main
+from ioa_p2p.config.gateway import MCP_TOKEN_FILE, A2ASettings, Listen
 from ioa_p2p.config.node_config import CONFIG_FILE_NAME, load_config
-from ioa_p2p.gateways.listen import Listen
-from ioa_p2p.gateways.settings import MCP_TOKEN_FILE, A2ASettings
 
 
 def _say(line: str) -> None:

@@ -14,9 +14,9 @@ import trio
 
 from ioa_p2p.api.peers import NetStatus
 from ioa_p2p.cli._base import PARENT_PID_ENV, emit_json, get_home, handle_errors, main, wait_stop_request
+from ioa_p2p.config.gateway import A2ASettings
 from ioa_p2p.config.node_config import CONFIG_FILE_NAME, NodeConfig, load_config
 from ioa_p2p.control_client import ControlClient
-from ioa_p2p.gateways.settings import A2ASettings
 
 log = logging.getLogger("ioa_p2p.cli")
 
@@ -109,7 +109,19 @@ def node_start(
     gateway = None
     if a2a.enabled:
         gateway = ["a2a", "serve", *(["--config", str(config_file)] if config_file else [])]
+    _warn_if_undescribed(config.section("agent"))
     trio.run(_run_node, config, gateway)
+
+
+def _warn_if_undescribed(agent: dict[str, Any]) -> None:
+    """Warn when the adapter's agent publishes no card and nothing describes it (http, agent_protocol)."""
+    from ioa_p2p.adapters.needs import undescribed_warning
+    from ioa_p2p.adapters.registry import adapter_needs
+
+    kind = agent.get("adapter")
+    warning = undescribed_warning(kind, adapter_needs(kind), agent) if isinstance(kind, str) else None
+    if warning:
+        click.echo(f"warning: {warning}", err=True)
 
 
 async def _run_node(config: NodeConfig, gateway: list[str] | None) -> None:

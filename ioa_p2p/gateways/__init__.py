@@ -12,8 +12,8 @@ Each gateway is its own process talking to the node through its local control AP
 - ``views.py``    what both show of a goal: its events as text, bounded JSON, the result and audit verdict
 - ``auth.py``     bearer tokens and the ASGI layers in front of both (token, stalled clients)
 - ``guards.py``   limits in total on what clients hold: requests at once, body size and time
-- ``listen.py``   listen addresses and the rule against plain HTTP off the loopback
-- ``settings.py`` the ``[a2a]`` table
+- ``listen.py``   binding the listening socket (the addresses, the rule against plain HTTP off the
+  loopback and the ``[a2a]`` table are pure settings: :mod:`ioa_p2p.config.gateway`)
 
 docs/gateways.md describes both: the mappings, the limits, the security.
 """

@@ -35,6 +35,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from ioa_p2p.cli._base import PARENT_PID_ENV
+from ioa_p2p.config.gateway import A2ASettings, check_exposure
 from ioa_p2p.control_client.aio import AsyncControlClient
 from ioa_p2p.control_client.endpoint import Endpoint
 from ioa_p2p.errors import IoAError
@@ -44,8 +45,7 @@ from ioa_p2p.gateways.a2a.pumps import GoalPump
 from ioa_p2p.gateways.a2a.tasks import TaskBook
 from ioa_p2p.gateways.auth import BearerAuth, SendTimeout, gateway_token
 from ioa_p2p.gateways.guards import BodyLimit, RequestLimit, jsonrpc_refusal
-from ioa_p2p.gateways.listen import bind_socket, check_exposure
-from ioa_p2p.gateways.settings import A2ASettings
+from ioa_p2p.gateways.listen import bind_socket
 from ioa_p2p.identity import Identity, load_key_file
 
 log = logging.getLogger("ioa_p2p.gateways.a2a")

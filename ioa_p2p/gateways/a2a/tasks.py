@@ -33,8 +33,8 @@ from a2a.types.a2a_pb2 import (
 )
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from ioa_p2p.config.gateway import A2ASettings
 from ioa_p2p.gateways.a2a.mapping import TERMINAL, Update
-from ioa_p2p.gateways.settings import A2ASettings
 
 #: Updates one task's log keeps (a goal of 20 turns has about 80).
 MAX_UPDATES = 1000

@@ -25,10 +25,11 @@ import trio
 from hypercorn.config import Config as HypercornConfig
 from hypercorn.trio import serve
 
+from ioa_p2p.config.gateway import Listen, check_exposure
 from ioa_p2p.control_client.aio import AsyncControlClient
 from ioa_p2p.gateways.auth import BearerAuth, SendTimeout, gateway_token
 from ioa_p2p.gateways.guards import MAX_BODY, BodyLimit, RequestLimit
-from ioa_p2p.gateways.listen import Listen, bind_socket, check_exposure
+from ioa_p2p.gateways.listen import bind_socket
 from ioa_p2p.gateways.mcp.tools import build_server
 
 MCP_PATH = "/mcp"
