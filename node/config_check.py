@@ -158,7 +158,7 @@ def check_config(home: Path, path: Path | None = None) -> ConfigReport:
 
 def _check_services(config: NodeConfig, path: Path) -> None:
     Limits.from_section(config.section("limits"))
-    A2ASettings.from_section(config.section("a2a"), f"[a2a] of {path}")
+    A2ASettings.from_section(config.section("a2a"))
     TelemetrySettings.from_section(config.section("telemetry"))
     ChatsConfig.from_section(config.section("chats"))
     GoalsConfig.from_section(config.section("goals"))
