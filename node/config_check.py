@@ -158,7 +158,9 @@ def check_config(home: Path, path: Path | None = None) -> ConfigReport:
 
 def _check_services(config: NodeConfig, path: Path) -> None:
     Limits.from_section(config.section("limits"))
-    A2ASettings.from_section(config.section("a2a"))
+    a2a = A2ASettings.from_section(config.section("a2a"))
+    if a2a.enabled:
+        a2a.check_exposure()
     TelemetrySettings.from_section(config.section("telemetry"))
     ChatsConfig.from_section(config.section("chats"))
     GoalsConfig.from_section(config.section("goals"))

@@ -115,6 +115,11 @@ def test_ioa_init_writes_the_template_and_config_check_accepts_it(tmp_path: Path
         ("[a2a]\nlisten = 'anywhere'\n", "ConfigError", "[a2a].listen"),
         ("[a2a]\nmax_running = 9\nmax_tasks = 8\n", "ConfigError", "[a2a].max_running (9) exceeds max_tasks"),
         ("[a2a]\ntls_cert = 'c.pem'\n", "ConfigError", "[a2a]: give both tls_cert and tls_key"),
+        (
+            "[a2a]\nenabled = true\nlisten = '0.0.0.0:8470'\n",
+            "ConfigError",
+            "[a2a].listen = '0.0.0.0:8470' would send",
+        ),
     ],
 )
 def test_config_check_names_the_table_and_key_with_the_typed_error(

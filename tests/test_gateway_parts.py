@@ -379,6 +379,13 @@ def test_a_gateway_command_with_a_wrong_address_is_a_usage_error(
     assert not isinstance(result.exception, BaseExceptionGroup)
 
 
+def test_a_node_with_an_exposed_plain_http_gateway_refuses_to_start(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text("[a2a]\nenabled = true\nlisten = '0.0.0.0:8470'\n")
+    result = CliRunner().invoke(main, ["--home", str(tmp_path), "node", "start"])
+    assert result.exit_code == 2 and "over plain HTTP across the network" in result.output, result.output
+    assert not (tmp_path / "node.json").exists()
+
+
 def test_a_taken_port_is_a_config_error_naming_the_option(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -108,6 +108,7 @@ def node_start(
     )
     gateway = None
     if a2a.enabled:
+        a2a.check_exposure(f"[a2a] of {config_file or home / CONFIG_FILE_NAME}")  # before the node starts
         gateway = ["a2a", "serve", *(["--config", str(config_file)] if config_file else [])]
     _warn_if_undescribed(config.section("agent"))
     trio.run(_run_node, config, gateway)

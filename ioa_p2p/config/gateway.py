@@ -80,10 +80,15 @@ def check_listen(text: str) -> str | None:
     return None
 
 
+def exposed(listen: Listen, *, tls: bool, public_url: str | None) -> bool:
+    """Whether serving on ``listen`` would send the token over plain HTTP across a network."""
+    return not (listen.loopback or tls or (public_url or "").startswith("https://"))
+
+
 def check_exposure(listen: Listen, *, tls: bool, public_url: str | None, url_option: bool = True) -> None:
-    """Refuse plain HTTP on a non-loopback address (the bearer token would cross the network in clear);
+    """Refuse plain HTTP on a non-loopback address (UsageError naming the command's options);
     ``url_option``: the command has ``--url`` (the URL of a TLS proxy in front)."""
-    if listen.loopback or tls or (public_url or "").startswith("https://"):
+    if not exposed(listen, tls=tls, public_url=public_url):
         return
     proxy = ", or the https:// URL of the TLS proxy in front (--url)" if url_option else ""
     raise UsageError(
@@ -144,6 +149,16 @@ class A2ASettings:
     def tls(self) -> bool:
         return self.tls_cert is not None
 
+    def check_exposure(self, where: str = "[a2a]") -> None:
+        """ConfigError when these settings would serve plain HTTP off the loopback (the table's keys
+        named); :func:`check_exposure` says it in the command's options."""
+        if exposed(self.listen_at, tls=self.tls, public_url=self.url):
+            raise ConfigError(
+                f"{where}.listen = {self.listen!r} would send the bearer token over plain HTTP across the "
+                "network: set tls_cert and tls_key, or url = the https:// URL of the TLS proxy in front, "
+                "or listen on 127.0.0.1"
+            )
+
     def token_path(self, home: Path) -> Path:
         return Path(self.token_file).expanduser() if self.token_file else home / A2A_TOKEN_FILE
 
@@ -156,4 +171,5 @@ __all__ = [
     "Listen",
     "check_exposure",
     "check_listen",
+    "exposed",
 ]
