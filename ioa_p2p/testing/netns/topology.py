@@ -220,7 +220,7 @@ def forward_rules(port: int, ip: str) -> list[list[str]]:
     """A port forward (pure): DNAT of ``port`` on ``wan`` to ``ip``, let through before the DROP."""
     match = ["-p", "tcp", "--dport", str(port)]
     return [
-        ["-t", "nat", "-A", "PREROUTING", "-i", "wan", *match, "-j", "DNAT", "--to-destination", f"{ip}:{port}"],
+        ["-t", "nat", "-A", "PREROUTING", "-i", "wan", *match, "-j", "DNAT", "--to", f"{ip}:{port}"],
         ["-I", "FORWARD", "1", "-i", "wan", "-o", "lan", "-d", ip, *match, "-j", "ACCEPT"],
     ]
 
