@@ -344,6 +344,7 @@ def test_the_hole_puncher_offers_its_lan_addresses_and_dials_only_what_the_scope
     offers is dialed only where our scope rule allows (not a LAN address of another network, not ours)."""
     import inspect
 
+    from libp2p.relay.circuit_v2 import dcutr
     from libp2p.relay.circuit_v2.dcutr import DCUtRProtocol
 
     from ioa_p2p.identity import Identity
@@ -354,6 +355,7 @@ def test_the_hole_puncher_offers_its_lan_addresses_and_dials_only_what_the_scope
     for method in (DCUtRProtocol._handle_dcutr_stream, DCUtRProtocol._initiate_hole_punch_locked):
         source = inspect.getsource(method)
         assert "await self._get_observed_addrs()" in source and "self._perform_hole_punch(" in source
+    assert isinstance(dcutr.MAX_OBSERVED_ADDRS, int)  # the cap our offer keeps to
     listen = ["/ip4/127.0.0.1/tcp/4001", "/ip4/192.168.1.10/tcp/4001", "/ip4/6.0.0.9/tcp/4001"]
     local = LocalView(
         (Interface.of("127.0.0.1", 8), Interface.of("192.168.1.10", 24)),
