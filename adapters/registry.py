@@ -165,61 +165,21 @@ def adapter_uses_model(kind: object) -> bool:
     return _declares(kind, "USES_MODEL")
 
 
-@dataclass(frozen=True, slots=True)
-class NodeNeeds:
-    """What an adapter kind needs from the node that runs it, as the kind declares it (class attributes
-    of its factory; the node special-cases no kind):
-
-    - ``USES_MODEL = True``: its ``model`` option takes the node's ``[model]`` table when absent;
-    - ``HOME_FOLDERS = ("path", ...)``: folder options taken relative to the node home (never to the
-      working directory);
-    - ``HOME_HIDDEN = ("hide_paths", ...)``: path-list options that default to ``[node home]`` (the node
-      key stays out of reach of the code the adapter runs).
-
-    Option names may be dotted (``python_options.hide_paths``: a key of a table option)."""
-
-    uses_model: bool = False
-    home_folders: tuple[str, ...] = ()
-    home_hidden: tuple[str, ...] = ()
-
-
-def adapter_node_needs(kind: object) -> NodeNeeds:
-    """What the installed adapter ``kind`` declares it needs from its node (:class:`NodeNeeds`); nothing
-    for no adapter, an unknown kind, or a kind whose optional dependencies are missing."""
-    return NodeNeeds(
-        _declares(kind, "USES_MODEL"),
-        _declared_names(kind, "HOME_FOLDERS"),
-        _declared_names(kind, "HOME_HIDDEN"),
-    )
-
-
 def _declares(kind: object, flag: str) -> bool:
-    declared = _declared(kind, flag)
-    return declared if isinstance(declared, bool) else False
-
-
-def _declared_names(kind: object, flag: str) -> tuple[str, ...]:
-    declared = _declared(kind, flag)
-    if isinstance(declared, tuple) and all(isinstance(n, str) and n for n in declared):
-        return declared
-    return ()
-
-
-def _declared(kind: object, flag: str) -> object:
     if not isinstance(kind, str) or not kind:
-        return None
+        return False
     info = list_adapters().get(kind)
     if info is None:
-        return None
+        return False
     try:
         factory = _load_factory(info)
     except AdapterLoadError:  # e.g. its optional dependencies are missing: building it reports that
-        return None
+        return False
     for owner in (factory, getattr(factory, "__self__", None)):
         declared = getattr(owner, flag, None)
-        if declared is not None:
+        if isinstance(declared, bool):
             return declared
-    return None
+    return False
 
 
 @asynccontextmanager
@@ -288,10 +248,8 @@ def _check_protocol(adapter: object, info: AdapterInfo) -> None:
 __all__ = [
     "ENTRY_POINT_GROUP",
     "AdapterInfo",
-    "NodeNeeds",
     "OptionSpec",
     "adapter_executes_code",
-    "adapter_node_needs",
     "adapter_options",
     "adapter_uses_model",
     "adapter_from_config",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import trio
 
-from ioa_p2p.adapters.registry import NodeNeeds, adapter_node_needs, adapter_uses_model
+from ioa_p2p.adapters.registry import adapter_uses_model
 from ioa_p2p.node.goals.runtime import adapter_table, load_runtime
 
 MCP_SERVER = [sys.executable, str(Path(__file__).with_name("mcp_server.py"))]
@@ -25,12 +25,14 @@ def test_model_using_kinds_get_the_node_model_table(tmp_path: Path) -> None:
         and not adapter_uses_model("nope")
         and not adapter_uses_model(None)
     )
-    filled = adapter_table({"adapter": "llm"}, tmp_path, model=MODEL)
+    filled = adapter_table({"adapter": "llm"}, tmp_path, model=MODEL, uses_model=True)
     assert filled["options"]["model"] == MODEL
     own = {"base_url": "http://127.0.0.1:2/v1"}
-    kept = adapter_table({"adapter": "llm", "options": {"model": own}}, tmp_path, model=MODEL)
+    kept = adapter_table(
+        {"adapter": "llm", "options": {"model": own}}, tmp_path, model=MODEL, uses_model=True
+    )
     assert kept["options"]["model"] == own
-    plain = adapter_table({"adapter": "calculator"}, tmp_path, model=MODEL)
+    plain = adapter_table({"adapter": "calculator"}, tmp_path, model=MODEL, uses_model=False)
     assert "model" not in plain["options"]
 
 
@@ -45,38 +47,6 @@ def test_llm_folders_are_under_the_node_home_and_its_python_hides_it(tmp_path: P
     options = table["options"]
     assert options["files"] == str(tmp_path / "notes") and options["retrieval"] == "/srv/docs"
     assert options["python_options"] == {"hide_paths": [str(tmp_path)], "timeout": 5}
-
-
-def test_what_a_node_gives_an_adapter_is_what_its_kind_declares(tmp_path: Path) -> None:
-    """The node special-cases no kind: the built-in kinds declare their needs like a third-party one."""
-    assert adapter_node_needs("python") == NodeNeeds(home_hidden=("hide_paths",))
-    assert adapter_node_needs("retrieval") == NodeNeeds(home_folders=("path",))
-    assert adapter_node_needs("llm") == NodeNeeds(
-        True, ("retrieval", "files"), ("python_options.hide_paths",)
-    )
-    assert (
-        adapter_node_needs("calculator")
-        == adapter_node_needs("nope")
-        == adapter_node_needs(None)
-        == NodeNeeds()
-    )
-    # a kind of someone else's, declaring dotted options, gets the same treatment
-    needs = NodeNeeds(True, ("data", "index.folder"), ("sandbox.hidden", "hidden"))
-    agent = {
-        "adapter": "weather",
-        "options": {"data": "maps", "index": {"folder": "/srv/idx", "size": 3}, "sandbox": {"hidden": []}},
-    }
-    options = adapter_table(agent, tmp_path, model=MODEL, needs=needs)["options"]
-    assert options == {
-        "data": str(tmp_path / "maps"),
-        "index": {"folder": "/srv/idx", "size": 3},
-        "sandbox": {"hidden": []},  # the operator's choice stands
-        "hidden": [str(tmp_path)],
-        "model": MODEL,
-    }
-    assert agent["options"]["data"] == "maps"  # the config's own table is not changed
-    odd = adapter_table({"adapter": "weather", "options": {"sandbox": "x"}}, tmp_path, needs=needs)
-    assert odd["options"]["sandbox"] == "x"  # not a table: left for the adapter to report
 
 
 async def test_the_runtime_starts_a_served_adapter_so_its_card_is_final(tmp_path: Path) -> None:

@@ -77,8 +77,6 @@ class LlmAdapter:
 
     EXECUTES_CODE: ClassVar[bool] = True  # its python tool (on by default) runs model-written code
     USES_MODEL: ClassVar[bool] = True  # the node passes its [model] table as the `model` option
-    HOME_FOLDERS: ClassVar[tuple[str, ...]] = ("retrieval", "files")  # relative: under the node home
-    HOME_HIDDEN: ClassVar[tuple[str, ...]] = ("python_options.hide_paths",)  # its python tool hides it
     OPTIONS: ClassVar[type] = LlmOptions
 
     def __init__(

@@ -85,8 +85,6 @@ class PythonAdapter:
     #: It runs code it is given: its node accepts chat invitations from known peers only by default
     #: (``[chats] invite_policy``, see ioa_p2p.adapters.registry.adapter_executes_code).
     EXECUTES_CODE: ClassVar[bool] = True
-    #: The node home is hidden from the code it runs unless ``hide_paths`` says otherwise (NodeNeeds).
-    HOME_HIDDEN: ClassVar[tuple[str, ...]] = ("hide_paths",)
 
     def __init__(self, options: PythonOptions | None = None) -> None:
         self.options = options = options or PythonOptions()

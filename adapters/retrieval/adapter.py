@@ -204,7 +204,6 @@ class RetrievalAdapter:
     """Finds the passages of a local document folder that answer a question."""
 
     OPTIONS: ClassVar[type] = RetrievalOptions  # what `ioa adapters` lists
-    HOME_FOLDERS: ClassVar[tuple[str, ...]] = ("path",)  # a relative folder is under the node home
 
     def __init__(self, options: RetrievalOptions, embedder: Embedder | None = None) -> None:
         root = Path(options.path).expanduser()

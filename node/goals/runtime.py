@@ -1,13 +1,12 @@
 """The agent that does this node's work: its adapter, tasks with deadlines and progress, the sub-team rule.
 
 :func:`load_runtime` builds the adapter the ``[agent]`` table names (``adapter`` + ``[agent.options]``,
-see docs/adapters.md) with the node-specific defaults its kind declares
-(:class:`~ioa_p2p.adapters.registry.NodeNeeds`; the node special-cases no kind):
+see docs/adapters.md) with node-specific defaults:
 
-- ``HOME_HIDDEN`` options default to ``[node home]`` (the node key must stay out of reach of remote code:
-  ``python``'s ``hide_paths``, the ``llm`` kind's ``python_options.hide_paths``);
-- ``HOME_FOLDERS`` options, when relative, are taken relative to the node home, never to the working
-  directory (``retrieval``'s ``path``, the ``llm`` kind's ``retrieval`` and ``files``);
+- ``python``: ``hide_paths`` defaults to the node home (the node key must stay out of reach of remote code);
+  so does the ``llm`` kind's python tool (``python_options``);
+- ``retrieval``: a relative ``path`` is taken relative to the node home, never to the working directory; so
+  are the ``llm`` kind's ``retrieval`` and ``files`` folders;
 - a kind that declares ``USES_MODEL`` (``llm``, ``mcp``, ``smolagents``, ``open_interpreter``) gets the
   node's ``[model]`` table as its ``model`` option when the option is absent.
 
@@ -43,7 +42,7 @@ import trio
 from ioa_p2p.adapters import Adapter, AdapterCard, Progress, Task, TaskContext, TaskResult, run_task
 from ioa_p2p.adapters.base import Offload, estimate, in_worker_thread
 from ioa_p2p.adapters.lifecycle import start_adapter
-from ioa_p2p.adapters.registry import NodeNeeds, adapter_from_config, adapter_node_needs
+from ioa_p2p.adapters.registry import adapter_from_config, adapter_uses_model
 from ioa_p2p.conversation.costs import normalize_usage
 
 log = logging.getLogger("ioa_p2p.agent")
@@ -88,53 +87,38 @@ def adapter_table(
     home: Path,
     *,
     model: Mapping[str, Any] | None = None,
-    needs: NodeNeeds | None = None,
+    uses_model: bool = False,
 ) -> dict[str, Any]:
-    """The ``[agent]`` table with the node's defaults filled in (see the module docstring). ``model`` is
-    the node's ``[model]`` table; ``needs`` what the kind declares (default: asked of the registry)."""
+    """The ``[agent]`` table with the node's defaults filled in (pure; see the module docstring).
+    ``model`` is the node's ``[model]`` table; ``uses_model`` whether the kind declares ``USES_MODEL``."""
     table = dict(agent)
     kind = table.get("adapter")
     options = table.get("options")
     if not isinstance(kind, str) or (options is not None and not isinstance(options, Mapping)):
         return table  # adapter_from_config reports the error
-    needs = needs if needs is not None else adapter_node_needs(kind)
     options = dict(options or {})
-    for name in needs.home_hidden:
-        _option_default(options, name, [str(home)])
-    for name in needs.home_folders:
-        _under_home(options, name, home)
-    if needs.uses_model and model and "model" not in options:
+    if kind == "python":
+        options.setdefault("hide_paths", [str(home)])
+    if kind == "retrieval":
+        _under_home(options, "path", home)
+    if kind == "llm":
+        python = options.get("python_options")
+        if python is None or isinstance(python, Mapping):
+            options["python_options"] = {"hide_paths": [str(home)], **dict(python or {})}
+        _under_home(options, "retrieval", home)
+        _under_home(options, "files", home)
+    if uses_model and model and "model" not in options:
         options["model"] = dict(model)
     table["options"] = options
     return table
 
 
-def _option_default(options: dict[str, Any], name: str, value: object) -> None:
-    """Set the (dotted) option ``name`` to ``value`` when absent; a table on the way is copied, and an
-    option that is not a table is left for the adapter to report."""
-    head, _, rest = name.partition(".")
-    if not rest:
-        options.setdefault(head, value)
-        return
-    inner = options.get(head)
-    if inner is None or isinstance(inner, Mapping):
-        options[head] = dict(inner or {})
-        _option_default(options[head], rest, value)
-
-
-def _under_home(options: dict[str, Any], name: str, home: Path) -> None:
-    """A relative folder option (``name`` may be dotted) taken relative to the node home, never to the
-    working directory."""
-    head, _, rest = name.partition(".")
-    value = options.get(head)
-    if rest:
-        if isinstance(value, Mapping):
-            options[head] = dict(value)
-            _under_home(options[head], rest, home)
-        return
+def _under_home(options: dict[str, Any], key: str, home: Path) -> None:
+    """A relative folder option taken relative to the node home (never to the working directory)."""
+    value = options.get(key)
     if isinstance(value, str) and value:
         path = Path(value).expanduser()
-        options[head] = str(path if path.is_absolute() else (home / path))
+        options[key] = str(path if path.is_absolute() else (home / path))
 
 
 @dataclass(slots=True)
@@ -217,7 +201,8 @@ def load_runtime(
     """Build the adapter ``[agent]`` names (raises the registry's ConfigError subclasses when it is wrong);
     ``model`` is the node's ``[model]`` table, ``clock`` the node's wall clock, ``offload`` its worker
     threads. Start it with :meth:`AgentRuntime.start`."""
-    adapter = adapter_from_config(adapter_table(agent, home, model=model))
+    uses_model = adapter_uses_model(agent.get("adapter"))
+    adapter = adapter_from_config(adapter_table(agent, home, model=model, uses_model=uses_model))
     return AgentRuntime(
         adapter, adapter.describe() if adapter is not None else None, clock=clock, offload=offload
     )
