@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from dataclasses import replace
 
 import numpy as np
@@ -139,3 +141,23 @@ def test_embed_texts_uses_the_card_vector_scheme(matcher: HybridMatcher) -> None
     assert matcher.embed([]).shape == (0, matcher.dim)
     lite = lite_matcher()
     assert lite.dim == 256 and np.allclose(np.linalg.norm(lite.embed(["tide times"])), 1.0, atol=1e-5)
+
+
+_EXIT_WHILE_ENCODING = """
+import sys, threading, time
+from ioa_p2p.matching.encoders import MiniLMEncoder
+encoder = MiniLMEncoder()
+threading.Thread(target=lambda: [encoder.embed(["warm up " * 50]) for _ in range(50)], daemon=True).start()
+time.sleep(0.3)
+sys.exit(0)
+"""
+
+
+def test_the_interpreter_exits_cleanly_while_another_thread_runs_minilm() -> None:
+    """A node that stops while its abandoned worker thread loads or runs MiniLM (the background warm-up, a
+    find) must exit 0: onnxruntime aborts the process (exit 134) when Python finalizes under one of its calls,
+    so the exit waits for them (encoders.NATIVE_CALLS)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _EXIT_WHILE_ENCODING], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])

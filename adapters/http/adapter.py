@@ -55,6 +55,7 @@ from ioa_p2p.adapters.base import (
     parse_options,
 )
 from ioa_p2p.adapters.http.mapping import get_path, put_path
+from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.remote import (
     check_http_url,
     clip_text,
@@ -120,7 +121,8 @@ def _validate(o: HttpOptions) -> None:
 class HttpAdapter:
     """A JSON HTTP endpoint as this node's adapter (see the module docstring)."""
 
-    EXECUTES_CODE: ClassVar[bool] = False
+    #: A JSON endpoint publishes no card: the operator describes it (description, skills).
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(self_described=False, calls_remote=True)
     OPTIONS: ClassVar[type] = HttpOptions
 
     def __init__(self, options: HttpOptions, *, env: Mapping[str, str] | None = None) -> None:

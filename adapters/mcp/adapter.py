@@ -29,6 +29,7 @@ from ioa_p2p.adapters.lifecycle import Lifetime, single_error
 from ioa_p2p.adapters.mcp.connection import ServerLog, ServerSpec, list_tools, open_session, translate_errors
 from ioa_p2p.adapters.mcp.results import to_task_result
 from ioa_p2p.adapters.mcp.task_syntax import parse_tool_call
+from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.remote import (
     check_http_url,
     expand_env_refs,
@@ -133,8 +134,8 @@ def _card(
 class McpAdapter:
     """The tools of one MCP server as this node's adapter (see the module docstring)."""
 
-    EXECUTES_CODE: ClassVar[bool] = False
-    USES_MODEL: ClassVar[bool] = True  # the node passes its [model] table as the `model` option
+    #: model: the node's [model] for tasks naming no tool
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(model=True, calls_remote=True)
     OPTIONS: ClassVar[type] = McpOptions
 
     def __init__(

@@ -6,6 +6,7 @@ Each module registers its commands on :data:`main`:
 - ``identity_cmds.py``   ``ioa init``, ``ioa id``
 - ``node_cmds.py``       ``ioa node start``, ``ioa peers``, ``ioa faults``, ``ioa send``, ``ioa inbox``
 - ``adapter_cmds.py``    ``ioa adapters``
+- ``config_cmds.py``     ``ioa config check``
 - ``chat_cmds.py``       ``ioa chats``, ``ioa history show|export``, ``ioa audit``
 - ``find_cmds.py``       ``ioa find``
 - ``goal_cmds.py``       ``ioa goal``
@@ -23,6 +24,7 @@ from __future__ import annotations
 from ioa_p2p.cli import adapter_cmds as adapter_cmds  # noqa: E402  (ioa adapters)
 from ioa_p2p.cli import bootstrap_cmds, testnet_cmds  # noqa: E402, F401  (bootstrap, relay, testnet)
 from ioa_p2p.cli import chat_cmds as chat_cmds  # noqa: E402
+from ioa_p2p.cli import config_cmds as config_cmds  # noqa: E402  (ioa config check)
 from ioa_p2p.cli import demo_cmds as demo_cmds  # noqa: E402  (ioa demo)
 from ioa_p2p.cli import find_cmds as find_cmds  # noqa: E402  (ioa find)
 from ioa_p2p.cli import goal_cmds as goal_cmds  # noqa: E402  (ioa goal)

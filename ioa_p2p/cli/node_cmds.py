@@ -98,7 +98,19 @@ def node_start(
         announce=announce,
         sections={"agent": agent},
     )
+    _warn_if_undescribed(config.section("agent"))
     trio.run(_run_node, config)
+
+
+def _warn_if_undescribed(agent: dict[str, Any]) -> None:
+    """Warn when the adapter's agent publishes no card and nothing describes it (http, agent_protocol)."""
+    from ioa_p2p.adapters.needs import undescribed_warning
+    from ioa_p2p.adapters.registry import adapter_needs
+
+    kind = agent.get("adapter")
+    warning = undescribed_warning(kind, adapter_needs(kind), agent) if isinstance(kind, str) else None
+    if warning:
+        click.echo(f"warning: {warning}", err=True)
 
 
 async def _run_node(config: NodeConfig) -> None:

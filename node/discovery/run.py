@@ -17,6 +17,7 @@ from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import make_matcher
 from ioa_p2p.node.discovery.routes import add_discovery_routes
 from ioa_p2p.node.discovery.service import Discovery
+from ioa_p2p.node.discovery.warm import warm_matcher
 from ioa_p2p.node.net.gossip import GossipSettings
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
@@ -74,6 +75,8 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
             nursery.start_soon(service.rebuild_loop)
             if settings.dht:
                 nursery.start_soon(service.dht_publish_loop)
+            if settings.warm:  # low priority: after the first card, in a worker thread, bounded
+                nursery.start_soon(warm_matcher, node, ranker, service.card_ready, service.warm)
             if gossip is not None:
                 nursery.start_soon(service.go_live)
                 nursery.start_soon(service.announce_loop)

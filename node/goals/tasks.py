@@ -32,8 +32,6 @@ from ioa_p2p.telemetry import tracer as tr
 
 #: Tasks (adapter runs or sub-teams) this node works on at once, over all goals.
 MAX_RUNNING_TASKS = 8
-#: Adapter kinds whose tasks are calls to a remote agent (traced as ``invoke_agent <name>`` client spans).
-REMOTE_KINDS = frozenset({"a2a", "mcp", "agent_protocol", "http"})
 
 #: ``progress(text, fraction)`` reported by a running task.
 ProgressFn = Callable[[str, float | None], Awaitable[None]]
@@ -109,13 +107,14 @@ class TaskRunner:
         ]
         card = self.runtime.card
         kind = card.kind if card is not None else ""
-        name = f"invoke_agent {card.name}" if card is not None and kind in REMOTE_KINDS else "ioa.adapter.run"
+        remote = card is not None and self.runtime.needs.calls_remote  # declared by the kind (AdapterNeeds)
+        name = f"invoke_agent {card.name}" if card is not None and remote else "ioa.adapter.run"
         about = {
             tr.GEN_AI_OPERATION: "invoke_agent",
             "ioa.adapter": kind,
             tr.GEN_AI_AGENT_NAME: card.name if card else "",
         }
-        span_kind = "client" if kind in REMOTE_KINDS else "internal"
+        span_kind = "client" if remote else "internal"
         with self.node.tracer.span(name, kind=span_kind, attributes=about) as span:
             result = await self.runtime.run(
                 task.description,
@@ -184,4 +183,4 @@ def subteam_data(sub: GoalResult, me: str) -> dict[str, JsonValue]:
     }
 
 
-__all__ = ["MAX_RUNNING_TASKS", "REMOTE_KINDS", "ProgressFn", "SubTeamLauncher", "TaskRunner", "subteam_data"]
+__all__ = ["MAX_RUNNING_TASKS", "ProgressFn", "SubTeamLauncher", "TaskRunner", "subteam_data"]
