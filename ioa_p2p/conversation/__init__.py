@@ -6,6 +6,7 @@
 - ``inputs.py``    the typed inputs a driver feeds the machine (:func:`apply_input`), netting decisions
 - ``machine.py``   :class:`Conversation`: one member's state machine (turns, floor, limits, fallback
   speakers, tasks); docs/conversation.md
+- ``repair.py``    a brain's draft made into a turn the floor's rules accept (clipped, checked, forced)
 - ``tree.py``      the turn tree the machine rebuilds from the messages it holds, and its fork choice
 - ``plan.py``      ``conv.plan`` (the shared plan: steps, owners, status, versioned) and ``conv.cancel``
 - ``costs.py``     usage records of task results and the per-agent cost table a conclusion ends with
