@@ -1,6 +1,7 @@
 """ioa_p2p.conversation: IoA conversations in a goal chat (pure: no I/O, no clock, no randomness).
 
-- ``messages.py``  the ``conv.*`` chat-message kinds of a conversation and their content schemas
+- ``contents.py``  the ``conv.*`` chat-message kinds, their limits and their wire schemas
+- ``messages.py``  the typed ``conv.*`` messages the machine uses (``to_content`` / ``from_content``)
 - ``failures.py``  why a task failed: the one list of failure kinds
 - ``types.py``     the machine's views and decisions (and :class:`Incoming`, :class:`TurnDraft`)
 - ``inputs.py``    the typed inputs a driver feeds the machine (:func:`apply_input`), netting decisions
