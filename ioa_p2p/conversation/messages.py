@@ -129,7 +129,7 @@ class ConvStart:
         return self._wire().to_value()
 
     @classmethod
-    def from_content(cls, content: Any) -> ConvStart:
+    def from_content(cls, content: object) -> ConvStart:
         c = StartContent.from_value(content)
         return cls(
             goal=c.goal,
@@ -215,7 +215,7 @@ class TaskAssignment:
         return cls(assignee=c.assignee, title=c.title, description=c.description)
 
     @classmethod
-    def from_content(cls, content: Any) -> TaskAssignment:
+    def from_content(cls, content: object) -> TaskAssignment:
         return cls.from_wire(AssignmentContent.from_value(content))
 
 
@@ -259,7 +259,7 @@ class Turn:
         return schema(**{k: v for k, v in fields.items() if k in names}).to_value()
 
     @classmethod
-    def from_content(cls, kind: str, content: Any) -> Turn:
+    def from_content(cls, kind: str, content: object) -> Turn:
         schema = TURN_CONTENT.get(kind)
         if schema is None:
             raise InvalidContent(f"{kind!r} is not a turn kind; expected one of {sorted(TURN_KINDS)}")
@@ -294,7 +294,7 @@ class TaskProgress:
         return ProgressContent(task_id=self.task_id, text=self.text, fraction=self.fraction).to_value()
 
     @classmethod
-    def from_content(cls, content: Any) -> TaskProgress:
+    def from_content(cls, content: object) -> TaskProgress:
         c = ProgressContent.from_value(content)
         return cls(c.task_id, c.text, None if c.fraction is None else float(c.fraction))
 
@@ -327,12 +327,12 @@ class TaskOutcome:
         ).to_value()
 
     @classmethod
-    def from_content(cls, content: Any) -> TaskOutcome:
+    def from_content(cls, content: object) -> TaskOutcome:
         c = ResultContent.from_value(content)
         return cls(c.task_id, c.ok, c.text, dict(c.data), dict(c.files), c.failure)
 
 
-def parse(kind: str, content: Any) -> ConvStart | Turn | TaskProgress | TaskOutcome:
+def parse(kind: str, content: object) -> ConvStart | Turn | TaskProgress | TaskOutcome:
     """Parse the content of any ``conv.*`` kind; raises :class:`InvalidContent`."""
     if kind == START:
         return ConvStart.from_content(content)
