@@ -54,8 +54,8 @@ from ioa_p2p.identity import Identity
 from ioa_p2p.llm.openai_compat import model_from_settings
 from ioa_p2p.matching import make_matcher
 from ioa_p2p.node.goals.types import GoalsConfig
+from ioa_p2p.teaming.candidates import Candidate
 from ioa_p2p.teaming.llm_team import llm_team_from_shortlist
-from ioa_p2p.teaming.selection import Candidate
 
 FILES = ("teaming-dev-hard.json", "teaming-dev.json")
 NOW = 1_700_000_000_000
@@ -104,11 +104,11 @@ def team_metrics(chosen_teams: list[list[str]], goals: Goals) -> dict[str, float
 def offline_teams(
     directory: Directory, names: dict[str, str], goals: list[dict[str, Any]]
 ) -> list[list[str]]:
-    assert directory.ranker is not None
-    max_team = GoalsConfig().max_team
-    return [
-        [names[k] for k in directory.ranker.choose_team(g["goal"], max_team=max_team).keys] for g in goals
-    ]
+    ranker = directory.ranker
+    assert ranker is not None
+    cfg = GoalsConfig()
+    picks = [ranker.shortlist(g["goal"], size=cfg.shortlist, max_team=cfg.max_team)[0] for g in goals]
+    return [[names[k] for k in pick.keys] for pick in picks]
 
 
 def llm_teams(directory: Directory, names: dict[str, str], goals: Goals) -> list[list[str]]:

@@ -13,7 +13,7 @@ signals, so the answer does not depend on which version each peer runs.
 
 Re-embedding costs a MiniLM pass per card (a few ms), so :meth:`CardRanker.add` only queues the card;
 :meth:`CardRanker.refresh` embeds the queue in batches. The node calls ``refresh``, ``rank`` and
-``choose_team`` in a worker thread; a lock serialises them, so concurrent finds are safe.
+``shortlist`` in a worker thread; a lock serialises them, so concurrent finds are safe.
 """
 
 from __future__ import annotations
@@ -24,14 +24,8 @@ from collections.abc import Collection
 import numpy as np
 
 from ioa_p2p.card import AgentCard, SignedCard
-from ioa_p2p.matching import (
-    CardProfile,
-    HybridMatcher,
-    Match,
-    TeamPick,
-    choose_team,
-    team_shortlist,
-)
+from ioa_p2p.matching import CardProfile, HybridMatcher, Match
+from ioa_p2p.teaming.offline import TeamPick, choose_team, team_shortlist
 
 #: Cards embedded per batch by :meth:`CardRanker.refresh` (bounds one pass of the model).
 BATCH = 256
@@ -100,16 +94,11 @@ class CardRanker:
             self._refresh_locked()
             return self.matcher.rank(query, k, among=among)
 
-    def choose_team(self, goal: str, *, exclude: Collection[str] = (), max_team: int = 4) -> TeamPick:
-        """The offline team for ``goal`` over every indexed card (:func:`~ioa_p2p.matching.choose_team`)."""
-        with self._matcher_lock:
-            self._refresh_locked()
-            return choose_team(goal, self.matcher, exclude=exclude, max_team=max_team)
-
     def shortlist(
         self, goal: str, *, size: int, exclude: Collection[str] = (), max_team: int = 4
     ) -> tuple[TeamPick, tuple[str, ...]]:
-        """The offline team and the shortlist an LLM team-up may choose from (offline team first)."""
+        """The offline team (:func:`~ioa_p2p.teaming.offline.choose_team`) and the shortlist an LLM
+        team-up may choose from (offline team first, :func:`~ioa_p2p.teaming.offline.team_shortlist`)."""
         with self._matcher_lock:
             self._refresh_locked()
             pick = choose_team(goal, self.matcher, exclude=exclude, max_team=max_team)

@@ -18,8 +18,8 @@ from ioa_p2p.errors import ConfigError, ModelOutputError, UsageError
 from ioa_p2p.identity import Identity
 from ioa_p2p.llm.openai_compat import OpenAIModel
 from ioa_p2p.matching import HYBRID_MODEL_ID, LITE_MODEL_ID, HybridMatcher, hybrid_matcher
+from ioa_p2p.teaming.candidates import Candidate
 from ioa_p2p.teaming.llm_team import check_in_shortlist, llm_team_from_shortlist
-from ioa_p2p.teaming.selection import Candidate
 
 from .openai_server import Reply, ToolCallReply, serve
 

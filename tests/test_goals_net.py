@@ -177,7 +177,7 @@ async def test_busy_agent_declines_names_resolve_and_a_chat_continues(tmp_path: 
             assert [t.name for t in result.declined] == ["busy-calculator"]
             assert [t.name for t in result.team] == ["coordinator", "calculator"]
             assert result.succeeded and "42" in result.conclusion
-            assert goals_of(nodes[2]).declined_invitations == 1
+            assert goals_of(nodes[2]).drivers.declined_invitations == 1
             # IoA's comm_id + cont_input: a new round in the same chat, with the same team
             again = await coordinator.launch_goal(
                 LaunchRequest("Calculate 2 + 3", chat=result.chat_id, timeout=30)
@@ -205,8 +205,11 @@ async def test_alone_with_or_without_an_adapter(tmp_path: Path) -> None:
 
 
 async def test_nested_teams_of_depth_two_report_their_conclusions_upward(tmp_path: Path) -> None:
-    manager = {"name": "manager", "description": "Project manager: forms teams for projects."}
-    lead = {"name": "lead", "description": "Team lead: forms small teams for calculations."}
+    # the manager's sub-team holds one agent (its own max_team): the lead, whose card fits the goal best
+    # and who has no adapter either, so it forms the second level with the calculator
+    manager = {"name": "manager", "description": "Project manager: forms teams for projects.",
+               "goals": {"max_team": 1}}  # fmt: skip
+    lead = {"name": "lead", "description": "Team lead: forms a team to calculate any product for you."}
     with trio.fail_after(120):
         async with open_agents(tmp_path, [COORDINATOR, manager, lead, CALCULATOR]) as nodes:
             coordinator = nodes[0]
@@ -227,6 +230,40 @@ async def test_nested_teams_of_depth_two_report_their_conclusions_upward(tmp_pat
                 chain.append((start.depth, outcome.status, "42" in outcome.conclusion))
                 tasks, parent_chat = [t.to_json() for t in outcome.tasks], sub["data"]["sub_chat"]
             assert chain == [(1, "concluded", True), (0, "concluded", True)]
+            # the agents below the pinned team are named in the result, through both levels
+            assert {t.name for t in result.outside} == {"lead", "calculator"}
+
+
+async def test_cancelling_a_goal_on_the_network_stops_a_members_sub_team(tmp_path: Path) -> None:
+    manager = {"name": "manager", "description": "Echo manager: gets words echoed by a team of echo agents."}
+    slow = {"name": "wordy", "adapter": "echo", "options": {"name": "wordy", "delay": 60.0, "steps": 30}}
+    with trio.fail_after(120):
+        async with open_agents(tmp_path, [COORDINATOR, manager, slow]) as nodes:
+            coordinator, manager_node, wordy = nodes
+            results: list[GoalResult] = []
+
+            def sub_rounds(node: Node) -> list[Any]:
+                drivers = goals_of(node).drivers.values()
+                return [r for d in drivers for r in d.rounds.values() if r.start.parent_chat]
+
+            async def launch() -> None:
+                request = LaunchRequest("echo the word hello", team=["manager"], depth=1, timeout=100)
+                results.append(await coordinator.launch_goal(request))
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(launch)
+                while not goals_of(wordy).runtime.tasks_run:  # noqa: ASYNC110 - wordy echoes for 60 s
+                    await trio.sleep(0.1)
+                [sub] = sub_rounds(wordy)
+                cancelled_at = trio.current_time()
+                await goals_of(coordinator).cancel_goal(sub.start.parent_chat)
+            assert results[0].status == "aborted" and results[0].exit_code == 4
+            for node in (manager_node, wordy):  # the sub-team's round ends on every member, cancelled
+                [r] = sub_rounds(node)
+                with trio.fail_after(15):
+                    await r.done.wait()
+                assert r.outcome.status == "aborted" and r.outcome.reason == "cancelled"
+            assert trio.current_time() - cancelled_at < 15  # not the sub-team's own deadline (~80 s)
 
 
 async def test_launch_goal_route_takes_ioa_requests_and_streams_events(tmp_path: Path) -> None:

@@ -59,6 +59,20 @@ def _texts(goal: str) -> list[str]:
     return [n.text for n in split_goal(goal)]
 
 
+@pytest.mark.parametrize(
+    ("goal", "needs"),
+    [
+        ("Sum the sales figures and plot them as a chart", ["Sum the sales figures", "plot them as a chart"]),
+        ("add 2 and 3", ["add 2 and 3"]),  # a noun list stays whole
+        ("1. compute 2+2\n2. write a haiku", ["compute 2+2", "write a haiku"]),
+        ("Compute the total, and then summarize the docs", ["Compute the total", "summarize the docs"]),
+        ("   ", []),
+    ],
+)  # fmt: skip
+def test_split_goal_on_sequencing_words_lists_and_verbs(goal: str, needs: list[str]) -> None:
+    assert _texts(goal) == needs
+
+
 def test_split_goal_cuts_where_a_verb_starts_a_clause() -> None:
     assert _texts("Transcribe my lecture recording and turn it into 30 flashcards.") == [
         "Transcribe my lecture recording",

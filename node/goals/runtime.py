@@ -153,7 +153,7 @@ class AgentRuntime:
             with trio.CancelScope(shield=True), trio.move_on_after(10):
                 try:
                     await self.adapter.aclose()
-                except Exception:
+                except Exception:  # third-party close code: the node's shutdown must go on
                     log.warning("closing the adapter failed", exc_info=True)
 
 

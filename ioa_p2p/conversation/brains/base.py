@@ -14,7 +14,7 @@ Two brains:
 - :class:`~ioa_p2p.conversation.brains.llm.LLMBrain`: prompts a :class:`~ioa_p2p.llm.model.Model` for a
   structured decision; when the model fails it falls back to the offline planner, visibly.
 
-:func:`make_brain` picks one from the node's config.
+The node picks one from its config (``ioa_p2p.node.goals.brain.make_brain_for``).
 """
 
 from __future__ import annotations
