@@ -213,6 +213,7 @@ def run_flood_and_restart(
             codes, took = trio.run(flood, tmp_path, target)
         listing = ControlClient(home, timeout=30).call("GET", "/chats")
         store = ControlClient(home, timeout=30).call("GET", "/chats/store")
+        pulls_failed = failed_pulls(home)
     finally:
         assert node.stop() == 0, node.output()
     accepted = codes["accepted"]
@@ -235,6 +236,7 @@ def run_flood_and_restart(
             asked = time.monotonic()
             listing = ControlClient(home, timeout=30).call("GET", "/chats")
             listed = time.monotonic() - asked
+            pulls_failed_after = failed_pulls(home)
     finally:
         code_after = restarted.stop()
     print(
@@ -243,7 +245,8 @@ def run_flood_and_restart(
         f"{(home / 'chats.sqlite3').stat().st_size} bytes; restart to listening {startup:.2f} s (empty "
         f"node: {empty:.2f} s); RSS peak {peak:.0f} MB in the 6 s after; GET /chats ({len(listing)} chats) "
         f"{listed * 1000:.0f} ms; good peer's messages during the flood: {summary(during.sends)}; "
-        f"right after the restart: {summary(after.sends)}"
+        f"right after the restart: {summary(after.sends)}; failed sync pulls: {pulls_failed} in the flood, "
+        f"{pulls_failed_after} in the 6 s after the restart"
     )
     assert code_after == 0, restarted.output()[-2000:]
     assert len(listing) == accepted
@@ -255,6 +258,12 @@ def run_flood_and_restart(
     else:  # a loaded machine: what the stored invitations add
         assert startup < empty + 1.0, f"restart took {startup:.2f} s, an empty node {empty:.2f} s"
     assert listed < 1.0, f"GET /chats took {listed:.2f} s"
+
+
+def failed_pulls(home: Path) -> int:
+    """Sync pulls of the node at ``home`` that failed so far (its ``GET /faults``)."""
+    counts = ControlClient(home, timeout=30).call("GET", "/faults")["counts"]
+    return sum(n for where, n in counts.items() if where.startswith("chat sync pull"))
 
 
 def wait_reachable(good: NodeProcess, victim_id: str) -> None:
