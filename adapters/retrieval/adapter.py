@@ -30,6 +30,7 @@ import numpy as np
 import trio
 
 from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, TaskResult, parse_options
+from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of, quotes
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
@@ -268,6 +269,7 @@ class RetrievalAdapter:
     """Finds the passages of a local document folder that answer a question."""
 
     OPTIONS: ClassVar[type] = RetrievalOptions  # what `ioa adapters` lists
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(home_paths=("path",))  # a relative folder: in the node home
 
     def __init__(self, options: RetrievalOptions, embedder: Embedder | None = None) -> None:
         root = Path(options.path).expanduser()

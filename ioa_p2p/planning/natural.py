@@ -93,15 +93,6 @@ def _target_unit(q: str) -> str:
     return _UNIT_NAMES[m.group(1).lower()] if m else ""
 
 
-def _strip_unit(q: str) -> str:
-    return re.sub(
-        r"\s+in (pounds|lbs?|kilograms|kg|miles|kilometres|kilometers|km|grams|kwh|wh|minutes|hours)\b",
-        "",
-        q,
-        flags=re.I,
-    )
-
-
 def decompose(question: str) -> tuple[PlanStep, ...] | None:
     q = question.strip().rstrip("?.! ")
     for shape in (

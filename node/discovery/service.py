@@ -38,11 +38,11 @@ from typing import Any
 import trio
 
 from ioa_p2p.api.discovery import FIND_MAX_K
+from ioa_p2p.budget import TRUST_KNOWN, TRUST_STRANGER
 from ioa_p2p.card import SignedCard, card_text, issue_card, next_version, parse_card, select_newest
 from ioa_p2p.dht.directory import Directory, Match, Offer
 from ioa_p2p.dht.index import AnnoyIndex
-from ioa_p2p.dht.lsh import Hyperplanes, hyperplanes_for
-from ioa_p2p.dht.ranking import legacy_probe
+from ioa_p2p.dht.lsh import CardBuckets, card_buckets
 from ioa_p2p.dht.settings import LIST_FIELDS, AgentSettings, DiscoverySettings
 from ioa_p2p.dht.validators import card_key, check_announcement
 from ioa_p2p.embedding import Embedder
@@ -50,6 +50,7 @@ from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import CardProfile, HybridMatcher
 from ioa_p2p.node.discovery.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, grew_enough
+from ioa_p2p.node.discovery.warm import WarmState
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
 log = logging.getLogger("ioa_p2p.discovery")
@@ -96,7 +97,7 @@ class Discovery:
         self.embedder = embedder
         self.directory = directory
         self.gossip = gossip
-        self.hyperplanes: Hyperplanes = hyperplanes_for(embedder.model_id, embedder.dim)
+        self.lsh: CardBuckets = card_buckets(embedder.model_id, embedder.dim)
         self.card: SignedCard | None = None
         self.card_ready = trio.Event()  # set once the first card is issued
         self._vector: Any = None
@@ -111,6 +112,7 @@ class Discovery:
         #: publisher -> (version the flood guard dropped, DHT fetches left)
         self._stale: dict[PeerId, tuple[int, int]] = {}
         self.stats = {"finds": 0, "dht_fetched": 0, "dht_rejected": 0, "gossip_accepted": 0}
+        self.warm = WarmState(directory.ranker)  # the matcher's background warm-up (node/discovery/warm.py)
 
     # ------------------------------------------------------------------ own card
 
@@ -283,13 +285,9 @@ class Discovery:
         return await self.node.run_sync(rank)
 
     async def lookup_dht(self, vector: Any) -> dict[str, int]:
-        """Probe the vector's LSH buckets (and, during the scheme migration, the previous scheme's
-        buckets of the same query: :func:`~ioa_p2p.dht.ranking.legacy_probe`); fetch and verify the
-        cards of their providers."""
-        buckets = self.hyperplanes.probes(vector, self.settings.probes)
-        legacy = legacy_probe(self.embedder.model_id, vector)
-        if legacy is not None:
-            buckets += hyperplanes_for(legacy[0], legacy[1]).probes(legacy[2], self.settings.probes)
+        """Probe the vector's LSH buckets (:func:`~ioa_p2p.dht.lsh.card_buckets`: the matcher's scheme
+        shares the default scheme's); fetch and verify the cards of their providers."""
+        buckets = self.lsh.probes(vector, self.settings.probes)
         found = await self.net.get_providers([b.key for b in buckets], ask=self.settings.ask)
         providers: set[PeerId] = set().union(*found.values())
         wanted = [p for p in sorted(providers) if self._needs_fetch(p)][: self.settings.max_fetch]
@@ -301,6 +299,10 @@ class Discovery:
             return False
         entry = self.directory.entry(peer, self.now_ms())
         return entry is None or self.now_ms() - entry.learned_ms > self.settings.card_refresh * 1000
+
+    def vouch(self, peer: PeerId) -> int:
+        """The node's budgets trust a peer whose valid card this node holds (``TRUST_KNOWN``)."""
+        return TRUST_KNOWN if self.directory.get(peer, self.now_ms()) is not None else TRUST_STRANGER
 
     async def fetch_card(self, peer: PeerId) -> SignedCard | None:
         """The newest valid card of ``peer`` in the DHT (asking the network), stored in the directory."""
@@ -439,7 +441,7 @@ class Discovery:
                         put_gap = 1.0 if card.version != put_version else min(put_gap * 2, 60.0)
                         put_version, put_at = card.version, trio.current_time()
                         put_size = max(put_size, size)
-            keys = tuple(b.key for b in self.hyperplanes.buckets(self._vector)) if card is not None else ()
+            keys = tuple(b.key for b in self.lsh.buckets(self._vector)) if card is not None else ()
             if (
                 keys
                 and size > 0
@@ -479,6 +481,7 @@ class Discovery:
         return {
             "model": self.embedder.model_id,
             "cards": len(self.directory),
+            "matcher": self.warm.to_json(),
             "kad_protocol": self.net.protocol(),
             "routing_table": self.net.routing_table_size(),
             "gossip": None
