@@ -184,3 +184,11 @@ def test_counts_written_before_a_hyphenated_unit_are_numbers() -> None:
         "Look up Brindle Hall's hourly rate per porter, then cost two porters for a six-hour shift."
     )
     assert steps.steps[-1].template.replace(" ", "") == "(v1*2*6)"
+
+
+def test_a_year_after_of_is_no_operand_and_find_out_stays_a_lookup() -> None:
+    steps = plan_request("Find out how many tonnes of oats Ardle milled in Q2 2024, then halve it.").steps
+    assert [s.kind for s in steps] == [LOOKUP, CALC]
+    steps = plan_request("Work out how many crates of pears Ardle shipped in 2023, then double it.").steps
+    assert [s.kind for s in steps] == [LOOKUP, CALC]
+    assert plan_request("What is the product of 3 and 4?").steps[0].kind == CALC

@@ -399,7 +399,8 @@ def make_step(
     is_lookup = bool(_LOOKUP_VERB.match(clause)) or (
         bool(_QUESTION.match(clause))
         and not re.search(  # "the product of 3 and 4" is arithmetic; "the keys of Flat 4B" a name
-            r"(?<![\w-])\d+(?:\.\d+)?(?![\w-])", clause.split(" of ")[-1] if " of " in clause else ""
+            r"(?<![\w-])(?!(?:19|20)\d\d\b)\d+(?:\.\d+)?(?![\w-])",  # a year is no operand either
+            clause.split(" of ")[-1] if " of " in clause else "",
         )
     )
     default = f"v{before[-1].index}" if before else ""

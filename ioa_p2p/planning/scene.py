@@ -138,7 +138,7 @@ def lead_to_end(clause: str) -> str:
 
 
 _WORK_OUT = re.compile(
-    r"^(?:please\s+)?(?:calculate|compute|work out|figure out|determine|find out|estimate)\s+"
+    r"^(?:please\s+)?(?:calculate|compute|work out|figure out|determine|estimate)\s+"
     r"(?=(?:what|how|which|when)\b)",
     re.I,
 )
