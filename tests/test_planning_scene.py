@@ -192,3 +192,11 @@ def test_a_year_after_of_is_no_operand_and_find_out_stays_a_lookup() -> None:
     steps = plan_request("Work out how many crates of pears Ardle shipped in 2023, then double it.").steps
     assert [s.kind for s in steps] == [LOOKUP, CALC]
     assert plan_request("What is the product of 3 and 4?").steps[0].kind == CALC
+
+
+def test_a_place_or_topic_leading_a_question_goes_after_it() -> None:
+    steps = plan_request(
+        "On the Corrow bridge repair, how many days of work were lost to frost in March?"
+    ).steps
+    assert [s.kind for s in steps] == [LOOKUP]
+    assert steps[0].template.startswith("how many days of work were lost to frost in March?")

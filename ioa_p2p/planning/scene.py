@@ -120,7 +120,8 @@ def deadline_plan(question: str) -> tuple[PlanStep, ...] | None:
 
 
 _LEAD = re.compile(
-    r"^(?P<lead>(?:according to|going by|based on|using|as per|from|in|under) [^,?]{3,80}),"
+    r"^(?P<lead>(?:according to|going by|based on|using|as per|from|in|under|on|for|at|within|regarding|"
+    r"about|across|during|over) [^,?]{3,80}),"
     r"\s+(?P<rest>\S.*)$",
     re.I,
 )
