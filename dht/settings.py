@@ -20,7 +20,8 @@
     gossip = true           # announce and learn cards by GossipSub
     dht = true              # store cards and LSH provider records in the DHT, look them up on find
     probes = 40             # near LSH buckets probed per query, on top of one bucket per table
-    ask = 2                 # closest peers asked per key in DHT lookups
+    enumerate = 200         # networks estimated at most this large are listed in full by a DHT find
+    ask = 3                 # closest peers asked per key in DHT lookups
     find_timeout = 10.0     # seconds a find may spend on DHT lookups before answering from what it has
     card_refresh = 60       # re-fetch a candidate's card from the DHT when our copy is older than this
     max_fetch = 64          # cards fetched from the DHT per find, at most
@@ -56,7 +57,8 @@ class DiscoverySettings:
     gossip: bool = True
     dht: bool = True
     probes: int = setting(40, low=0, high=512)
-    ask: int = setting(2, low=1, high=20)
+    enumerate: int = setting(200, low=0, high=2000)
+    ask: int = setting(3, low=1, high=20)
     find_timeout: float = setting(10.0, low=0.1, high=600.0, unit="seconds")
     card_refresh: float = setting(60.0, low=0.0, high=86_400.0, unit="seconds")
     max_fetch: int = setting(64, low=1, high=10_000)

@@ -136,6 +136,10 @@ class CardNetPort(Protocol):
         ...
 
     def routing_table_size(self) -> int: ...
+    def network_size(self) -> float:
+        """How many peers the network has, estimated from the routing table (``ioa_p2p.dht.keyspace``)."""
+        ...
+
     def open_topic(
         self, validate: Validate, deliver: Deliver, settings: GossipSettings
     ) -> AbstractAsyncContextManager[CardTopicPort]:

@@ -165,6 +165,9 @@ class MemoryCardNet:
     def routing_table_size(self) -> int:
         return len(self.reachable_nets())
 
+    def network_size(self) -> float:
+        return float(len(self.reachable_nets()) + 1)
+
     @asynccontextmanager
     async def open_topic(
         self, validate: Validate, deliver: Deliver, settings: GossipSettings

@@ -15,6 +15,7 @@ from ioa_p2p.dht.validators import NAMESPACE, IoaNamespaceValidator
 from ioa_p2p.embedding import Embedder, make_embedder
 from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import make_matcher
+from ioa_p2p.node.discovery import loops
 from ioa_p2p.node.discovery.routes import add_discovery_routes
 from ioa_p2p.node.discovery.service import Discovery
 from ioa_p2p.node.net.card_net import Libp2pCardNet
@@ -66,16 +67,16 @@ async def open_discovery(node: NodePort, net: CardNetPort | None = None) -> Asyn
         service.adopt_agent(agent)  # the card is issued in the background: start does not wait for models
         async with trio.open_nursery() as nursery:
             nursery.start_soon(service.card_loop)
-            nursery.start_soon(service.republish_loop)
-            nursery.start_soon(service.expiry_loop)
-            nursery.start_soon(service.rebuild_loop)
+            nursery.start_soon(loops.republish_loop, service)
+            nursery.start_soon(loops.expiry_loop, service)
+            nursery.start_soon(loops.rebuild_loop, service)
             if settings.dht:
-                nursery.start_soon(service.dht_publish_loop)
+                nursery.start_soon(loops.dht_publish_loop, service)
             if gossip is not None:
                 nursery.start_soon(service.go_live)
-                nursery.start_soon(service.announce_loop)
+                nursery.start_soon(loops.announce_loop, service)
                 if settings.dht:
-                    nursery.start_soon(service.catch_up_loop)
+                    nursery.start_soon(loops.catch_up_loop, service)
             add_discovery_routes(node.control, node.peer_id, service)
             try:
                 yield service

@@ -5,11 +5,10 @@ What it does (the wire formats are in ``docs/protocol.md §9``):
 - embeds the node's agent text (``[agent]`` table, :func:`ioa_p2p.card.card_text`) with the configured
   embedder and issues a signed card, a new version every ``republish`` seconds (well before ``ttl``);
 - DHT (the :class:`~ioa_p2p.node.ports.CardNetPort` ``open_node`` passes in; on libp2p Kademlia in
-  server mode with strict validation): registers the ``/ioa/`` namespace validator,
-  stores the card under ``/ioa/card/<peer id>`` and provides the card's LSH bucket keys (one per
-  table); re-stores and re-provides when the routing table has doubled since and then kept its size
-  for :data:`DHT_SETTLE` s (the closest peers of our keys may have changed) and re-provides when the
-  buckets change, at most every :data:`PROVIDE_MIN_INTERVAL` s (py-libp2p rate-limits ADD_PROVIDER);
+  server mode with strict validation): registers the ``/ioa/`` namespace validator, stores the card
+  under ``/ioa/card/<peer id>`` and provides the card's LSH version 2 bucket keys (its prefix at every
+  level of every table, :mod:`~ioa_p2p.dht.forest`), as :class:`~ioa_p2p.node.discovery.pacing.PublishPolicy`
+  decides (new version, new keys, routing table grown and settled, periodic refresh);
 - gossip: announces the card on start and on every new version; re-announces when more peers have
   subscribed since, at a pace that halves each time (:class:`AnnouncePacer`: 3 s, 6 s, 12 s ... up to
   the republish interval), so a forming network of N nodes carries O(N log N) announcements, not O(N^2);
@@ -18,13 +17,15 @@ What it does (the wire formats are in ``docs/protocol.md §9``):
   cards this way, since they no longer re-announce for one newcomer);
 - keeps a local :class:`~ioa_p2p.dht.directory.Directory` of verified cards with expiry and a vector index
   (annoy snapshots rebuilt in a worker thread);
-- :meth:`Discovery.find`: embeds the query, probes the query's LSH buckets and near buckets in the DHT
-  (asking the closest peers, never trusting local copies alone), fetches and verifies the cards of the
-  providers we do not hold fresh, and ranks the whole directory with the offline matcher
+- :meth:`Discovery.find`: embeds the query, asks the DHT for the providers of the buckets
+  :mod:`~ioa_p2p.dht.probing` chooses for the network's size (all of a small network; the query's
+  nearest buckets at a fitting level in a large one), fetches and verifies the cards of the providers
+  we do not hold fresh, and ranks the whole directory with the offline matcher
   (:meth:`~ioa_p2p.dht.directory.Directory.rank`, in a worker thread: cards of any model, foreign ones
   re-embedded from their text).
 
-Control API (:mod:`~ioa_p2p.node.discovery.routes`): ``POST /find {"text", "k"?, "dht"?}``, ``GET /cards``,
+The background loops are in :mod:`~ioa_p2p.node.discovery.loops`. Control API
+(:mod:`~ioa_p2p.node.discovery.routes`): ``POST /find {"text", "k"?, "dht"?}``, ``GET /cards``,
 ``GET /card``, ``POST /card``. :func:`~ioa_p2p.node.discovery.run.open_discovery` runs the service.
 """
 
@@ -32,15 +33,15 @@ from __future__ import annotations
 
 import functools
 import logging
-import math
 from typing import Any
 
 import trio
 
 from ioa_p2p.card import SignedCard, card_text, issue_card, next_version, parse_card, select_newest
 from ioa_p2p.dht.directory import Directory, Match, Offer
-from ioa_p2p.dht.index import AnnoyIndex
+from ioa_p2p.dht.forest import Forest, forest_for
 from ioa_p2p.dht.lsh import Hyperplanes, hyperplanes_for
+from ioa_p2p.dht.probing import needs_finer, plan_probes, rank_providers
 from ioa_p2p.dht.ranking import legacy_probe
 from ioa_p2p.dht.settings import LIST_FIELDS, AgentSettings, DiscoverySettings
 from ioa_p2p.dht.validators import card_key, check_announcement
@@ -48,20 +49,11 @@ from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import CardProfile, HybridMatcher
-from ioa_p2p.node.discovery.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, grew_enough
+from ioa_p2p.node.discovery.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, PublishPolicy
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
 log = logging.getLogger("ioa_p2p.discovery")
 
-#: py-libp2p accepts at most 10 ADD_PROVIDER per 10 s from one peer; we send one per LSH table.
-PROVIDE_MIN_INTERVAL = 12.0
-#: Provider records live 48 h on the peers that store them: announce again well before.
-PROVIDE_REFRESH = 6 * 3600.0
-#: Seconds between catch-up rounds (neighbours' cards fetched from the DHT), and before asking the DHT
-#: again for one neighbour's card it did not have.
-CATCH_UP_INTERVAL = 2.0
-CATCH_UP_RETRY = 30.0
-CATCH_UP_BATCH = 32
 #: Publishers whose new version the flood guard dropped are fetched from the DHT at the next catch-up
 #: ticks (up to this many tries, until the directory holds that version), so an honest update that came
 #: too soon after the previous one is late, never lost. At most STALE_MAX publishers are remembered.
@@ -69,9 +61,6 @@ STALE_TRIES = 5
 STALE_MAX = 4096
 #: Flood guard: new card versions of one peer closer together than this are rejected.
 GOSSIP_UPDATE_INTERVAL_MS = 100
-DHT_PUBLISH_TIMEOUT = 30.0
-#: Seconds the routing table must keep its size before a growth-triggered DHT re-publish.
-DHT_SETTLE = 3.0
 MAX_K = 100
 
 
@@ -96,6 +85,8 @@ class Discovery:
         self.directory = directory
         self.gossip = gossip
         self.hyperplanes: Hyperplanes = hyperplanes_for(embedder.model_id, embedder.dim)
+        self.forest: Forest = forest_for(embedder.model_id, embedder.dim)
+        self.publish_policy = PublishPolicy()
         self.card: SignedCard | None = None
         self.card_ready = trio.Event()  # set once the first card is issued
         self._vector: Any = None
@@ -106,7 +97,6 @@ class Discovery:
         self._dht_wake = trio.Event()
         self._last_update: dict[PeerId, int] = {}
         self.pacer = AnnouncePacer(most=max(ANNOUNCE_MIN_INTERVAL, settings.republish))
-        self._asked_at: dict[PeerId, float] = {}
         #: publisher -> (version the flood guard dropped, DHT fetches left)
         self._stale: dict[PeerId, tuple[int, int]] = {}
         self.stats = {"finds": 0, "dht_fetched": 0, "dht_rejected": 0, "gossip_accepted": 0}
@@ -281,19 +271,47 @@ class Discovery:
         rank = functools.partial(self.directory.rank, text, k, self.now_ms(), exclude=exclude)
         return await self.node.run_sync(rank)
 
-    async def lookup_dht(self, vector: Any) -> dict[str, int]:
-        """Probe the vector's LSH buckets (and, during the scheme migration, the previous scheme's
-        buckets of the same query: :func:`~ioa_p2p.dht.ranking.legacy_probe`); fetch and verify the
-        cards of their providers."""
-        buckets = self.hyperplanes.probes(vector, self.settings.probes)
+    async def lookup_dht(self, vector: Any) -> dict[str, Any]:
+        """Ask the DHT for the providers of the query's LSH buckets and fetch their cards.
+
+        The buckets are chosen by :func:`~ioa_p2p.dht.probing.plan_probes` for the network's estimated
+        size (a small network is listed in full) in the forest of our model and, during the scheme
+        migration, of the previous model family (:func:`~ioa_p2p.dht.ranking.legacy_probe`); version 1
+        exact buckets are asked too (nodes of the previous release provide only those). When most of the
+        query's own buckets come back full, the query is repeated one level finer. Providers are fetched
+        best first (:func:`~ioa_p2p.dht.probing.rank_providers`), those we hold fresh skipped.
+        """
+        size = self.net.network_size()
+        settings = self.settings
+        families = [(self.forest, self.hyperplanes, vector)]
         legacy = legacy_probe(self.embedder.model_id, vector)
         if legacy is not None:
-            buckets += hyperplanes_for(legacy[0], legacy[1]).probes(legacy[2], self.settings.probes)
-        found = await self.net.get_providers([b.key for b in buckets], ask=self.settings.ask)
-        providers: set[PeerId] = set().union(*found.values())
-        wanted = [p for p in sorted(providers) if self._needs_fetch(p)][: self.settings.max_fetch]
+            families.append(
+                (forest_for(legacy[0], legacy[1]), hyperplanes_for(legacy[0], legacy[1]), legacy[2])
+            )
+        plans = [
+            plan_probes(f, v, size, probes=settings.probes, enumerate_up_to=settings.enumerate)
+            for f, _, v in families
+        ]
+        old = [b.key for _, h, v in families for b in h.buckets(v)]
+        found = await self.net.get_providers([k for p in plans for k in p.keys] + old, ask=settings.ask)
+        finer = needs_finer(plans[0], found, self.forest)
+        if finer is not None:
+            plans[0] = plan_probes(self.forest, vector, size, probes=settings.probes, level=finer)
+            found.update(await self.net.get_providers(list(plans[0].keys), ask=settings.ask))
+        ranked = list(dict.fromkeys(p for plan in plans for p in rank_providers(plan, found)))
+        ranked += [p for key in old for p in sorted(found.get(key, ())) if p not in ranked]
+        limit = max(settings.max_fetch, settings.enumerate) if plans[0].listing else settings.max_fetch
+        wanted = [p for p in ranked if self._needs_fetch(p)][:limit]
         await self.fetch_cards(wanted)
-        return {"buckets": len(buckets), "providers": len(providers), "fetched": len(wanted)}
+        keys = sum(len(p.keys) for p in plans) + len(old)
+        return {
+            "size": round(size),
+            "buckets": keys,
+            "listing": plans[0].listing,
+            "providers": len(ranked),
+            "fetched": len(wanted),
+        }
 
     def _needs_fetch(self, peer: PeerId) -> bool:
         if peer == self.node.peer_id:
@@ -334,72 +352,9 @@ class Discovery:
                 self.directory.touch(peer, now)
         return stored
 
-    # ------------------------------------------------------------------ background loops
+    # ------------------------------------------------------------------ for the background loops
 
-    async def republish_loop(self) -> None:
-        while True:
-            await trio.sleep(self.settings.republish)
-            await self.republish()
-
-    async def expiry_loop(self) -> None:
-        while True:
-            gone = self.directory.expire(self.now_ms())
-            if gone:
-                log.debug("expired cards of %s", [p.short() for p in gone])
-            next_at = self.directory.next_expiry()
-            wait = 1.0 if next_at is None else (next_at - self.now_ms()) / 1000 + 0.001
-            await trio.sleep(min(max(wait, 0.01), 1.0))
-
-    async def rebuild_loop(self) -> None:
-        index = self.directory.index
-        if not isinstance(index, AnnoyIndex):
-            return
-        while True:
-            await trio.sleep(2.0)
-            if not index.needs_rebuild():
-                continue
-            job = index.prepare_rebuild()
-            try:
-                built = await trio.to_thread.run_sync(job.build)
-            except BaseException:
-                index.abandon_rebuild()
-                raise
-            index.install(built)
-
-    async def announce_loop(self) -> None:
-        """Re-announce our card when more peers have subscribed to the topic (announcements made before
-        they joined never reached them), paced by :class:`AnnouncePacer`."""
-        assert self.gossip is not None
-        await self.node.services_ready.wait()
-        while True:
-            await trio.sleep(0.5)
-            peers = self.gossip.topic_peers()
-            if self.pacer.due(peers, trio.current_time()):
-                await self.announce()
-                self.pacer.reannounced(peers, trio.current_time())
-
-    async def catch_up_loop(self) -> None:
-        """Fetch from the DHT the cards of gossip neighbours we hold none of (see the module doc)."""
-        assert self.gossip is not None
-        while True:
-            await trio.sleep(CATCH_UP_INTERVAL)
-            now = trio.current_time()
-            missing = [
-                p
-                for p in self.gossip.topic_peer_ids()
-                if self.directory.entry(p, self.now_ms()) is None
-                and now - self._asked_at.get(p, -math.inf) >= CATCH_UP_RETRY
-            ][:CATCH_UP_BATCH]
-            missing += self._stale_due()[: max(0, CATCH_UP_BATCH - len(missing))]
-            if not missing:
-                continue
-            for peer in missing:
-                self._asked_at[peer] = now
-            with self.node.faults.boundary("discovery catch-up"):
-                with trio.move_on_after(self.settings.find_timeout):
-                    await self.fetch_cards(missing)
-
-    def _stale_due(self) -> list[PeerId]:
+    def stale_due(self) -> list[PeerId]:
         """Publishers whose dropped new version the directory still lacks (one try used per call)."""
         due = []
         for peer, (version, tries) in list(self._stale.items()):
@@ -411,52 +366,26 @@ class Discovery:
             due.append(peer)
         return due
 
-    async def dht_publish_loop(self) -> None:
-        """Keep our card and bucket provider records in the DHT (see the module docstring)."""
-        await self.node.services_ready.wait()
-        net = self.net
-        put_version, put_size, put_gap, put_at = -1, 0, 1.0, -math.inf
-        provided: tuple[bytes, ...] = ()
-        provide_size, provide_at = 0, -math.inf
-        last_size, size_changed_at = -1, -math.inf
-        while True:
-            card = self.card
-            # Sizes are high-water marks: churn (peers dropping out and back) does not re-trigger.
-            size = net.routing_table_size()
-            now = trio.current_time()
-            if size != last_size:
-                last_size, size_changed_at = size, now
-            # Growth re-publishes wait until the table stops changing: while a network forms, one
-            # publish after it settles replaces one per doubling (1, 2, 4, 8, 16 ... peers).
-            settled = now - size_changed_at >= DHT_SETTLE
-            if card is not None and (
-                card.version != put_version
-                or (grew_enough(size, put_size) and settled and now - put_at >= put_gap)
-            ):
-                with self.node.faults.boundary("discovery publish"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-                    if await net.put_value(card_key(card.peer_id), card.encoded):
-                        put_gap = 1.0 if card.version != put_version else min(put_gap * 2, 60.0)
-                        put_version, put_at = card.version, trio.current_time()
-                        put_size = max(put_size, size)
-            keys = tuple(b.key for b in self.hyperplanes.buckets(self._vector)) if card is not None else ()
-            if (
-                keys
-                and size > 0
-                and (
-                    keys != provided
-                    or (grew_enough(size, provide_size) and settled)
-                    or now - provide_at >= PROVIDE_REFRESH
-                )
-                and now - provide_at >= PROVIDE_MIN_INTERVAL
-            ):
-                provide_at = now
-                with self.node.faults.boundary("discovery provide"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-                    await net.provide(list(keys), ask=self.settings.ask)
-                # Best effort: a partial announcement is completed by the next growth or refresh.
-                provided, provide_size = keys, max(provide_size, size)
-            with trio.move_on_after(1.0):
-                await self._dht_wake.wait()
-            self._dht_wake = trio.Event()
+    def withheld(self, peer: PeerId) -> bool:
+        """True when ``peer``'s card is not wanted in the directory (withdrawn)."""
+        return False
+
+    def dht_record(self) -> tuple[int, bytes] | None:
+        """Our record for ``/ioa/card/<us>``: its version and bytes (None before the first card)."""
+        card = self.card
+        return None if card is None else (card.version, card.encoded)
+
+    def provided_keys(self) -> tuple[bytes, ...]:
+        """The bucket keys our card is provided under (empty before the first card)."""
+        if self.card is None or self._vector is None:
+            return ()
+        return tuple(cell.key for cell in self.forest.cells(self._vector))
+
+    async def wait_dht_wake(self, timeout: float) -> None:  # noqa: ASYNC109 - the loop's pace
+        """Until our card changes, at most ``timeout`` seconds."""
+        with trio.move_on_after(timeout):
+            await self._dht_wake.wait()
+        self._dht_wake = trio.Event()
 
     # ------------------------------------------------------------------ views
 

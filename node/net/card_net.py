@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+from ioa_p2p.dht.provide import ProvidePacer
 from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
@@ -25,6 +26,7 @@ class Libp2pCardNet:
 
     def __init__(self, host: Any, dht: Any, faults: Faults) -> None:
         self.host, self.dht, self.faults = host, dht, faults
+        self.pacer = ProvidePacer()  # ADD_PROVIDER per target peer, across calls
 
     def protocol(self) -> str:
         return kad.kad_protocol_in_use()
@@ -51,10 +53,13 @@ class Libp2pCardNet:
         return out
 
     async def provide(self, keys: list[bytes], *, ask: int) -> int:
-        return await kad.provide_many(self.dht, keys, ask=ask)
+        return await kad.provide_many(self.dht, keys, self.pacer, ask=ask)
 
     def routing_table_size(self) -> int:
         return kad.routing_table_size(self.dht)
+
+    def network_size(self) -> float:
+        return kad.network_size(self.dht)
 
     @asynccontextmanager
     async def open_topic(

@@ -1,0 +1,149 @@
+"""Which LSH buckets a DHT ``find`` asks for, and which of the providers found it fetches first (pure).
+
+A query's choice depends on the network's size ``n`` (:func:`~ioa_p2p.dht.keyspace.estimate_network_size`):
+
+- **Listing** (``n <= enumerate_up_to``, default 200): every level-4 bucket of the first two tables of the
+  forest (2 x 16 keys). Each table partitions all cards, so the providers of one table are the whole
+  network (two tables: a card whose bucket hit the 20-providers limit of its storing peers in one table
+  is seen through the other); every card is fetched and ranked. Exact, and cheap while the network is
+  small. (Why not similarity probes at this size: query-to-card cosines are low, 0.35 for the best card
+  and 0.2 for the fifth against 0.03 for the median, so random hyperplanes separate them poorly and a
+  probe set covering the best five covers most of a small network anyway; ``docs/performance.md``.)
+- **Probing** (larger ``n``): the level whose buckets hold about :data:`OCCUPANCY` cards (the smallest
+  ``l`` of ``LEVELS`` with ``n / 2**l <= OCCUPANCY``), the query's own bucket in every table plus the
+  ``probes`` likeliest near buckets (one or two of the prefix bits flipped, cheapest first: the cost of
+  a flip is the query's closeness to that hyperplane, ``|projection| / (|v| |plane|)``). Providers are
+  ranked by the summed weight of the buckets they were found in (``exp(-cost / COST_SCALE)`` per
+  bucket: a card in the query's own bucket of several tables comes first) and the best ``fetch`` are
+  fetched.
+
+:func:`needs_finer` tells the caller to probe again one level finer when most own buckets came back full
+(the network is larger than estimated).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Collection, Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+from ioa_p2p.dht.forest import LEVELS, Forest
+from ioa_p2p.dht.keyspace import K
+
+Peer = TypeVar("Peer", bound=Hashable)
+
+#: Cards per bucket a probing query aims at (well under the 20 providers a storing peer keeps).
+OCCUPANCY = 8
+#: Largest estimated network that a find lists in full.
+ENUMERATE_UP_TO = 200
+#: Tables listed in full when listing (each alone covers every card).
+LIST_TABLES = 2
+#: The cost at which a near bucket's weight falls to 1/e of the query's own bucket (a cost is a sum of
+#: ``|cos|`` of the angles between the query and the flipped hyperplanes' normals: 0.05 is typical).
+COST_SCALE = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class ProbePlan:
+    """The keys to ask (best first), each with its weight; ``listing`` when they cover every card."""
+
+    keys: tuple[bytes, ...]
+    weights: Mapping[bytes, float]
+    level: int
+    listing: bool
+
+
+def choose_level(network_size: float) -> int:
+    """The finest level needed so that a bucket holds about :data:`OCCUPANCY` cards."""
+    for level in LEVELS:
+        if network_size / (1 << level) <= OCCUPANCY:
+            return level
+    return LEVELS[-1]
+
+
+def plan_probes(
+    forest: Forest,
+    vector: Sequence[float] | npt.NDArray[Any],
+    network_size: float,
+    *,
+    probes: int,
+    enumerate_up_to: int = ENUMERATE_UP_TO,
+    level: int | None = None,
+) -> ProbePlan:
+    """The buckets to ask for ``vector`` in a network of about ``network_size`` peers (module docstring)."""
+    proj = forest.projections(vector)
+    norm = float(np.linalg.norm(np.asarray(vector, dtype=np.float64))) or 1.0
+    margins = np.abs(proj) / (norm * math.sqrt(forest.dim))  # |cos| of the angle to each plane's normal
+    codes = forest.codes(vector)
+    if level is None and network_size <= enumerate_up_to:
+        first = LEVELS[0]
+        scored = [
+            (_flip_cost(margins[t], codes[t] ^ prefix, first), t, prefix)
+            for t in range(min(LIST_TABLES, forest.tables))
+            for prefix in range(1 << first)
+        ]
+        return _plan(forest, sorted(scored), first, listing=True)
+    chosen = choose_level(network_size) if level is None else level
+    mask = (1 << chosen) - 1
+    own = [(0.0, t, codes[t] & mask) for t in range(forest.tables)]
+    near: list[tuple[float, int, int]] = []
+    for t in range(forest.tables):
+        m = margins[t][:chosen]
+        order = np.argsort(m, kind="stable")
+        for pos, i in enumerate(order):
+            near.append((float(m[i]), t, (codes[t] ^ (1 << int(i))) & mask))
+            for j in order[pos + 1 : pos + 3]:
+                near.append((float(m[i] + m[j]), t, (codes[t] ^ (1 << int(i)) ^ (1 << int(j))) & mask))
+    extra = heapq.nsmallest(max(0, probes), near, key=lambda c: (c[0], c[1], c[2]))
+    return _plan(forest, own + extra, chosen, listing=False)
+
+
+def rank_providers(plan: ProbePlan, found: Mapping[bytes, Collection[Peer]]) -> list[Peer]:
+    """Providers found under ``plan``'s keys, best first (summed bucket weights; ties: first seen)."""
+    score: dict[Peer, float] = {}
+    for key in plan.keys:
+        for peer in found.get(key, ()):
+            score[peer] = score.get(peer, 0.0) + plan.weights[key]
+    return sorted(score, key=lambda p: -score[p])
+
+
+def needs_finer(plan: ProbePlan, found: Mapping[bytes, Collection[Any]], forest: Forest) -> int | None:
+    """The next finer level when most of the query's own buckets came back full (at least ``K`` providers,
+    the storing peers' limit): the network is larger than estimated. ``None`` otherwise."""
+    if plan.listing:
+        full = sum(len(found.get(k, ())) >= K for k in plan.keys)
+        return LEVELS[1] if full * 4 >= len(plan.keys) else None
+    own = plan.keys[: forest.tables]
+    full = sum(len(found.get(k, ())) >= K for k in own)
+    finer = [level for level in LEVELS if level > plan.level]
+    return finer[0] if finer and full * 2 > len(own) else None
+
+
+def _flip_cost(margins: npt.NDArray[np.float64], flipped: int, level: int) -> float:
+    return float(sum(margins[i] for i in range(level) if flipped >> i & 1))
+
+
+def _plan(forest: Forest, scored: list[tuple[float, int, int]], level: int, *, listing: bool) -> ProbePlan:
+    keys: dict[bytes, float] = {}
+    for cost, table, prefix in scored:
+        key = forest.cell(table, level, prefix).key
+        keys.setdefault(key, math.exp(-cost / COST_SCALE))
+    return ProbePlan(tuple(keys), keys, level, listing)
+
+
+__all__ = [
+    "COST_SCALE",
+    "ENUMERATE_UP_TO",
+    "LIST_TABLES",
+    "OCCUPANCY",
+    "ProbePlan",
+    "choose_level",
+    "needs_finer",
+    "plan_probes",
+    "rank_providers",
+]
