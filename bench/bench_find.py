@@ -93,6 +93,8 @@ VERBS = [
     "forecasts",
 ]
 ROWS: list[dict[str, Any]] = []
+#: Seconds over which the idle network's CPU use is measured before the queries.
+IDLE_WINDOW = 10.0
 
 
 def agents_and_goals(n: int) -> tuple[list[tuple[str, str]], list[str]]:
@@ -120,11 +122,26 @@ def agents_and_goals(n: int) -> tuple[list[tuple[str, str]], list[str]]:
 
 @dataclass
 class BenchNet:
-    """The asking node (in this process), its discovery service, and every card's summary (N of them)."""
+    """The asking node (in this process), its discovery service, every card's summary (N of them), and
+    the node processes (to read their CPU time)."""
 
     node: Any
     service: Any
     summaries: list[dict[str, Any]]
+    pids: list[int]
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User + system CPU seconds used so far by these processes (from /proc; 0 where unreadable)."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick
+    return total
 
 
 def agent_config(name: str, description: str, discovery: dict[str, Any]) -> dict[str, Any]:
@@ -151,7 +168,7 @@ async def open_inprocess(n: int, discovery: dict[str, Any], root: Path) -> Async
         node, service = peers[rng_pick(n)]
         for _, s in peers:
             await s.card_ready.wait()
-        yield BenchNet(node, service, [s.card.summary() for _, s in peers])
+        yield BenchNet(node, service, [s.card.summary() for _, s in peers], [os.getpid()])
 
 
 def rng_pick(n: int) -> int:
@@ -187,7 +204,8 @@ async def open_processes(n: int, discovery: dict[str, Any], root: Path) -> Async
                     summaries.append(
                         {k: v for k, v in (await agent.call("GET", "/card")).items() if k != "status"}
                     )
-            yield BenchNet(node, service, summaries)
+            pids = [os.getpid()] + [n.pid for n in net.nodes.values() if n.pid is not None]
+            yield BenchNet(node, service, summaries, pids)
 
 
 async def wait_all_cards(net: BenchNet, n: int, limit: float) -> int:
@@ -240,11 +258,16 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float) 
         started = time.monotonic()
         cards = await wait_all_cards(net, n, settle) if mode == "gossip" else 0
         await trio.sleep(max(0.0, settle - (time.monotonic() - started)))
+        idle0 = cpu_seconds(net.pids)
+        await trio.sleep(IDLE_WINDOW)
+        idle = (cpu_seconds(net.pids) - idle0) / IDLE_WINDOW
         truth = Truth(net.summaries, net.service)
         me = net.node.peer_id
         load = os.getloadavg()[0]
         latencies, recalls, cosines = [], [], []
+        phases: list[dict[str, Any]] = []
         stats0 = dict(net.service.stats)
+        cpu0, wall0 = cpu_seconds(net.pids), time.monotonic()
         for q in range(n_queries):
             goal = goals[q % len(goals)]
             if mode == "dht":
@@ -254,10 +277,15 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float) 
             t0 = time.perf_counter()
             matches = await net.service.find(goal, k=5)
             latencies.append((time.perf_counter() - t0) * 1000)
+            phases.append(dict(net.service.last_find))
             got = {str(m.card.peer_id) for m in matches}
             recalls.append(len(got & truth.ranked(goal)) / 5)
             cosines.append(len(got & truth.cosine(goal)) / 5)
+        cpu, wall = cpu_seconds(net.pids) - cpu0, time.monotonic() - wall0
         row = {
+            "cpu_s_per_query": round(cpu / n_queries, 3),
+            "cores_busy": round(cpu / wall, 2),
+            "cores_idle": round(idle, 2),
             "n": n,
             "mode": mode,
             "where": where,
@@ -268,6 +296,20 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float) 
             "cos@5": round(statistics.mean(cosines), 3),
             "load": round(load, 1),
             "cards_before": cards,
+            "phases": {
+                key: round(statistics.median(float(p.get(key, 0)) for p in phases), 3)
+                for key in (
+                    "embed_s",
+                    "providers_s",
+                    "fetch_s",
+                    "rank_s",
+                    "size",
+                    "buckets",
+                    "providers",
+                    "fetched",
+                )
+            },
+            "dht_timeouts": sum(bool(p.get("dht_timeout")) for p in phases),
             "fetched_per_query": round(
                 (net.service.stats["dht_fetched"] - stats0["dht_fetched"]) / n_queries, 1
             ),
@@ -332,6 +374,13 @@ def main() -> None:
             else:
                 ROWS.append(row)
                 print(json.dumps(row) if args.json else describe(row), flush=True)
+                if not args.json:
+                    print(
+                        f"      medians: {row['phases']}, DHT part timed out: {row['dht_timeouts']}; "
+                        f"CPU per query (all nodes): {row['cpu_s_per_query']} s; our processes used "
+                        f"{row['cores_busy']} cores meanwhile ({row['cores_idle']} idle)",
+                        flush=True,
+                    )
 
 
 def run_one(script: str, argv: list[str]) -> dict[str, Any] | None:

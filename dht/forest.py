@@ -5,8 +5,10 @@ working past a few hundred agents: a storing peer keeps at most 20 providers per
 version 1 holds ``N / 32`` cards. Version 2 gives every table ``BITS`` = 12 hyperplanes and provides a
 card under the *prefixes* of its code at several lengths, :data:`LEVELS` = (4, 8, 12): a level-4 bucket
 is one of 16 in its table, a level-12 bucket one of 4096. A querier picks the level that fits the
-network's size (:mod:`~ioa_p2p.dht.probing`): at a few dozen agents it lists every level-4 bucket of a
-table (16 keys: the whole network), at ten thousand it probes the level-12 buckets nearest the query.
+network's size (:mod:`~ioa_p2p.dht.probing`): up to a couple of hundred agents it lists every level-4
+bucket of the first :data:`LISTED_TABLES` tables (the whole network), beyond it probes the level-8 or
+level-12 buckets nearest the query. So a card is provided under :data:`PROVIDED` = 18 keys: level 4 in
+tables 0 and 1, levels 8 and 12 in every table.
 
 Everything here is fixed by the protocol (``docs/protocol.md`` section 9.3): hyperplane entries are +1/-1
 from a SHAKE-256 stream (as in version 1, with the seed context ``ioa-p2p/lsh/v2``); bit ``i`` of table
@@ -33,6 +35,9 @@ FOREST_VERSION = 2
 TABLES = 8
 BITS = 12
 LEVELS = (4, 8, 12)
+#: Tables whose level-4 buckets exist (listing a small network); levels 8 and 12 exist in every table.
+LISTED_TABLES = 2
+PROVIDED = LISTED_TABLES + (len(LEVELS) - 1) * TABLES
 SEED_CONTEXT = b"ioa-p2p/lsh/v2\x00"
 
 
@@ -76,11 +81,13 @@ class Forest:
         return tuple(int(c) for c in (bits * weights).sum(axis=1))
 
     def cells(self, vector: Sequence[float] | npt.NDArray[Any]) -> list[Cell]:
-        """The buckets a card is provided under: its prefix at every level of every table."""
+        """The buckets a card is provided under: its level-4 prefix in the first :data:`LISTED_TABLES`
+        tables, its level-8 and level-12 prefixes in every table."""
         return [
             self.cell(t, level, code & ((1 << level) - 1))
             for t, code in enumerate(self.codes(vector))
             for level in LEVELS
+            if level != LEVELS[0] or t < LISTED_TABLES
         ]
 
     def cell(self, table: int, level: int, prefix: int) -> Cell:

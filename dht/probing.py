@@ -2,15 +2,15 @@
 
 A query's choice depends on the network's size ``n`` (:func:`~ioa_p2p.dht.keyspace.estimate_network_size`):
 
-- **Listing** (``n <= enumerate_up_to``, default 200): every level-4 bucket of the first two tables of the
-  forest (2 x 16 keys). Each table partitions all cards, so the providers of one table are the whole
+- **Listing** (``n <= enumerate_up_to``, default 200): every level-4 bucket of the two tables that have
+  them (2 x 16 keys). Each table partitions all cards, so the providers of one table are the whole
   network (two tables: a card whose bucket hit the 20-providers limit of its storing peers in one table
   is seen through the other); every card is fetched and ranked. Exact, and cheap while the network is
   small. (Why not similarity probes at this size: query-to-card cosines are low, 0.35 for the best card
   and 0.2 for the fifth against 0.03 for the median, so random hyperplanes separate them poorly and a
   probe set covering the best five covers most of a small network anyway; ``docs/performance.md``.)
 - **Probing** (larger ``n``): the level whose buckets hold about :data:`OCCUPANCY` cards (the smallest
-  ``l`` of ``LEVELS`` with ``n / 2**l <= OCCUPANCY``), the query's own bucket in every table plus the
+  ``l`` of ``LEVELS`` above 4 with ``n / 2**l <= OCCUPANCY``), the query's own bucket in every table plus the
   ``probes`` likeliest near buckets (one or two of the prefix bits flipped, cheapest first: the cost of
   a flip is the query's closeness to that hyperplane, ``|projection| / (|v| |plane|)``). Providers are
   ranked by the summed weight of the buckets they were found in (``exp(-cost / COST_SCALE)`` per
@@ -32,7 +32,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ioa_p2p.dht.forest import LEVELS, Forest
+from ioa_p2p.dht.forest import LEVELS, LISTED_TABLES, Forest
 from ioa_p2p.dht.keyspace import K
 
 Peer = TypeVar("Peer", bound=Hashable)
@@ -41,8 +41,6 @@ Peer = TypeVar("Peer", bound=Hashable)
 OCCUPANCY = 8
 #: Largest estimated network that a find lists in full.
 ENUMERATE_UP_TO = 200
-#: Tables listed in full when listing (each alone covers every card).
-LIST_TABLES = 2
 #: The cost at which a near bucket's weight falls to 1/e of the query's own bucket (a cost is a sum of
 #: ``|cos|`` of the angles between the query and the flipped hyperplanes' normals: 0.05 is typical).
 COST_SCALE = 0.05
@@ -59,8 +57,8 @@ class ProbePlan:
 
 
 def choose_level(network_size: float) -> int:
-    """The finest level needed so that a bucket holds about :data:`OCCUPANCY` cards."""
-    for level in LEVELS:
+    """The coarsest probing level (8 or 12) whose buckets hold at most about :data:`OCCUPANCY` cards."""
+    for level in LEVELS[1:]:
         if network_size / (1 << level) <= OCCUPANCY:
             return level
     return LEVELS[-1]
@@ -84,11 +82,11 @@ def plan_probes(
         first = LEVELS[0]
         scored = [
             (_flip_cost(margins[t], codes[t] ^ prefix, first), t, prefix)
-            for t in range(min(LIST_TABLES, forest.tables))
+            for t in range(min(LISTED_TABLES, forest.tables))
             for prefix in range(1 << first)
         ]
         return _plan(forest, sorted(scored), first, listing=True)
-    chosen = choose_level(network_size) if level is None else level
+    chosen = choose_level(network_size) if level is None else max(level, LEVELS[1])
     mask = (1 << chosen) - 1
     own = [(0.0, t, codes[t] & mask) for t in range(forest.tables)]
     near: list[tuple[float, int, int]] = []
@@ -139,7 +137,6 @@ def _plan(forest: Forest, scored: list[tuple[float, int, int]], level: int, *, l
 __all__ = [
     "COST_SCALE",
     "ENUMERATE_UP_TO",
-    "LIST_TABLES",
     "OCCUPANCY",
     "ProbePlan",
     "choose_level",

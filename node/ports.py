@@ -130,7 +130,12 @@ class CardNetPort(Protocol):
         """Every value the closest reachable peers (and we) hold under each key, unvalidated."""
         ...
 
-    async def get_providers(self, keys: list[bytes], *, ask: int) -> dict[bytes, set[PeerId]]: ...
+    async def get_providers(
+        self, keys: list[bytes], *, ask: int, on_found: Callable[[bytes, set[PeerId]], None] | None = None
+    ) -> dict[bytes, set[PeerId]]:
+        """The providers of each key; ``on_found(key, providers)`` sees them as answers arrive."""
+        ...
+
     async def provide(self, keys: list[bytes], *, ask: int) -> int:
         """Announce ourselves as provider of ``keys``; how many (peer, key) announcements were acked."""
         ...

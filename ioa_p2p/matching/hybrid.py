@@ -37,6 +37,11 @@ LITE_MODEL_ID = "wordllama/l2_supercat/256"  # same vectors as the previous defa
 _SPLIT = WordLlamaEncoder.dim
 _HALF = 1.0 / math.sqrt(2.0)
 QUERY_CACHE = 64
+#: Card texts whose vectors are remembered (a card that leaves the index and comes back, or a new version
+#: of a card with the same text, is not embedded again): about 2.5 KB each.
+CARD_CACHE = 4096
+#: Card texts whose late-interaction token states are remembered the same way (10-20 KB each).
+STATE_CACHE = 512
 _QueryCode = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None, TokenStates | None]
 
 
@@ -72,6 +77,8 @@ class HybridMatcher:
         self._lexical = BM25Index()
         self._late = LateIndex(late_capacity)
         self._queries: OrderedDict[str, _QueryCode] = OrderedDict()
+        self._cards: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()  # dense text -> row
+        self._states: OrderedDict[str, TokenStates] = OrderedDict()  # dense text -> token states
 
     # ------------------------------------------------------------------ identity
 
@@ -139,6 +146,9 @@ class HybridMatcher:
         states for late interaction are computed when they first reach a shortlist.
         """
         given = {k: v for k, v in (vectors or {}).items() if k in cards}
+        for key in cards:
+            if key not in given and (known := self._cards.get(cards[key].dense_text())) is not None:
+                given[key] = known  # embedded before (the same text)
         for key, vector in given.items():
             if np.shape(vector) != (self.dim,) or not np.isfinite(vector).all():
                 shape = np.shape(vector)
@@ -148,7 +158,7 @@ class HybridMatcher:
         if self._minilm is not None and given:
             tokens = self._minilm.content_tokens([cards[k].dense_text() for k in given])
             for key, toks in zip(given, tokens, strict=True):
-                self._late.add(key, toks)
+                self._late.add(key, toks, self._states.get(cards[key].dense_text()))
         for key, profile in cards.items():
             row = self._put_row(key, np.asarray(given.get(key, encoded.get(key)), dtype=np.float32))
             self._profiles[key] = profile
@@ -189,15 +199,22 @@ class HybridMatcher:
 
     def _encode_cards(self, profiles: list[CardProfile], keys: list[str] | None) -> Matrix:
         texts = [p.dense_text() for p in profiles]
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
         parts = [self._wordllama.embed(texts)]
         if self._minilm is not None:
             pooled, states = self._minilm.encode(texts, states=keys is not None)
             parts.append(pooled)
-            for key, state in zip(keys or (), states, strict=False):
+            for key, text, state in zip(keys or (), texts, states, strict=False):
                 self._late.add(key, state.tokens, state)
-        if len(parts) == 1:
-            return parts[0]
-        return (np.concatenate(parts, axis=1) * _HALF).astype(np.float32)
+                self._remember_states(text, state)
+        rows = parts[0] if len(parts) == 1 else (np.concatenate(parts, axis=1) * _HALF).astype(np.float32)
+        for text, row in zip(texts, rows, strict=True):
+            self._cards[text] = row
+            self._cards.move_to_end(text)
+        while len(self._cards) > CARD_CACHE:
+            self._cards.popitem(last=False)
+        return rows
 
     # ------------------------------------------------------------------ ranking
 
@@ -281,10 +298,18 @@ class HybridMatcher:
         assert self._minilm is not None
         missing = self._late.missing(keys)
         if missing:  # evicted from the bounded cache: encode again
-            _, states = self._minilm.encode([self._profiles[k].dense_text() for k in missing])
-            for key, state in zip(missing, states, strict=True):
+            texts = [self._profiles[k].dense_text() for k in missing]
+            _, states = self._minilm.encode(texts)
+            for key, text, state in zip(missing, texts, states, strict=True):
                 self._late.put(key, state)
+                self._remember_states(text, state)
         return self._late.scores(query_states, keys)
+
+    def _remember_states(self, text: str, states: TokenStates) -> None:
+        self._states[text] = states
+        self._states.move_to_end(text)
+        while len(self._states) > STATE_CACHE:
+            self._states.popitem(last=False)
 
     def _match(
         self,

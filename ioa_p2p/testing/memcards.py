@@ -24,7 +24,7 @@ What is faked, and what is not:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import trio
@@ -147,10 +147,18 @@ class MemoryCardNet:
         nets = [self, *self.reachable_nets()]
         return {key: [n.values[key] for n in nets if key in n.values] for key in dict.fromkeys(keys)}
 
-    async def get_providers(self, keys: list[bytes], *, ask: int) -> dict[bytes, set[PeerId]]:
+    async def get_providers(
+        self, keys: list[bytes], *, ask: int, on_found: Callable[[bytes, set[PeerId]], None] | None = None
+    ) -> dict[bytes, set[PeerId]]:
         await trio.lowlevel.checkpoint()
         nets = [self, *self.reachable_nets()]
-        return {key: set().union(*(n.providers.get(key, set()) for n in nets)) for key in dict.fromkeys(keys)}
+        found = {
+            key: set().union(*(n.providers.get(key, set()) for n in nets)) for key in dict.fromkeys(keys)
+        }
+        for key, peers in found.items():
+            if on_found is not None:
+                on_found(key, set(peers))
+        return found
 
     async def provide(self, keys: list[bytes], *, ask: int) -> int:
         await trio.lowlevel.checkpoint()

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 from typing import Any
 
 import trio
@@ -62,6 +63,9 @@ STALE_MAX = 4096
 #: Flood guard: new card versions of one peer closer together than this are rejected.
 GOSSIP_UPDATE_INTERVAL_MS = 100
 MAX_K = 100
+#: Card fetches of a listing find: batches running at once, and how long a batch waits for more peers.
+FETCH_PARALLEL = 4
+FETCH_COALESCE = 0.02
 
 
 class Discovery:
@@ -99,6 +103,7 @@ class Discovery:
         self.pacer = AnnouncePacer(most=max(ANNOUNCE_MIN_INTERVAL, settings.republish))
         #: publisher -> (version the flood guard dropped, DHT fetches left)
         self._stale: dict[PeerId, tuple[int, int]] = {}
+        self.last_find: dict[str, Any] = {}  # what the last find did and how long each part took
         self.stats = {"finds": 0, "dht_fetched": 0, "dht_rejected": 0, "gossip_accepted": 0}
 
     # ------------------------------------------------------------------ own card
@@ -263,23 +268,33 @@ class Discovery:
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise UsageError(f"k must be an integer between 1 and {MAX_K}")
         self.stats["finds"] += 1
+        started = trio.current_time()
+        timings: dict[str, Any] = {}
         if self.settings.dht if use_dht is None else use_dht:
             vector = (await self._embed([text]))[0]
-            with trio.move_on_after(self.settings.find_timeout):
-                await self.lookup_dht(vector)
+            timings["embed_s"] = trio.current_time() - started
+            with trio.move_on_after(self.settings.find_timeout) as scope:
+                timings.update(await self.lookup_dht(vector))
+            timings["dht_timeout"] = scope.cancelled_caught
         exclude = frozenset() if include_self else frozenset({self.node.peer_id})
         rank = functools.partial(self.directory.rank, text, k, self.now_ms(), exclude=exclude)
-        return await self.node.run_sync(rank)
+        ranked_at = trio.current_time()
+        matches = await self.node.run_sync(rank)
+        timings["rank_s"] = trio.current_time() - ranked_at
+        self.last_find = timings
+        return matches
 
     async def lookup_dht(self, vector: Any) -> dict[str, Any]:
         """Ask the DHT for the providers of the query's LSH buckets and fetch their cards.
 
         The buckets are chosen by :func:`~ioa_p2p.dht.probing.plan_probes` for the network's estimated
-        size (a small network is listed in full) in the forest of our model and, during the scheme
-        migration, of the previous model family (:func:`~ioa_p2p.dht.ranking.legacy_probe`); version 1
-        exact buckets are asked too (nodes of the previous release provide only those). When most of the
-        query's own buckets come back full, the query is repeated one level finer. Providers are fetched
-        best first (:func:`~ioa_p2p.dht.probing.rank_providers`), those we hold fresh skipped.
+        size in the forest of our model and, during the scheme migration, of the previous model family
+        (:func:`~ioa_p2p.dht.ranking.legacy_probe`); version 1 exact buckets are asked too (nodes of the
+        previous release provide only those). A small network is *listed*: every provider is fetched, as
+        soon as an answer names it (the fetches overlap the rest of the lookup). A larger one is
+        *probed*: when most of the query's own buckets come back full the query is repeated one level
+        finer, then the providers are fetched best first (:func:`~ioa_p2p.dht.probing.rank_providers`).
+        Providers whose card we hold fresh are skipped.
         """
         size = self.net.network_size()
         settings = self.settings
@@ -293,25 +308,67 @@ class Discovery:
             plan_probes(f, v, size, probes=settings.probes, enumerate_up_to=settings.enumerate)
             for f, _, v in families
         ]
-        old = [b.key for _, h, v in families for b in h.buckets(v)]
-        found = await self.net.get_providers([k for p in plans for k in p.keys] + old, ask=settings.ask)
-        finer = needs_finer(plans[0], found, self.forest)
-        if finer is not None:
-            plans[0] = plan_probes(self.forest, vector, size, probes=settings.probes, level=finer)
-            found.update(await self.net.get_providers(list(plans[0].keys), ask=settings.ask))
-        ranked = list(dict.fromkeys(p for plan in plans for p in rank_providers(plan, found)))
-        ranked += [p for key in old for p in sorted(found.get(key, ())) if p not in ranked]
-        limit = max(settings.max_fetch, settings.enumerate) if plans[0].listing else settings.max_fetch
-        wanted = [p for p in ranked if self._needs_fetch(p)][:limit]
-        await self.fetch_cards(wanted)
-        keys = sum(len(p.keys) for p in plans) + len(old)
+        old = [b.key for _, h, v in families for b in h.buckets(v)] if settings.lsh_v1 else []
+        listing = plans[0].listing
+        limit = max(settings.max_fetch, settings.enumerate) if listing else settings.max_fetch
+        chosen: dict[PeerId, None] = {}
+        send, receive = trio.open_memory_channel[PeerId](math.inf)
+
+        def found_now(key: bytes, providers: set[PeerId]) -> None:
+            for peer in sorted(providers):
+                if peer not in chosen and len(chosen) < limit and self._needs_fetch(peer):
+                    chosen[peer] = None
+                    send.send_nowait(peer)
+
+        started = trio.current_time()
+        async with trio.open_nursery() as nursery:
+            if listing:
+                nursery.start_soon(self._fetch_as_found, receive)
+            keys = [k for p in plans for k in p.keys] + old
+            found = await self.net.get_providers(
+                keys, ask=settings.ask, on_found=found_now if listing else None
+            )
+            send.close()
+        found_at = trio.current_time()
+        if not listing:
+            finer = needs_finer(plans[0], found, self.forest)
+            if finer is not None:
+                plans[0] = plan_probes(self.forest, vector, size, probes=settings.probes, level=finer)
+                found.update(await self.net.get_providers(list(plans[0].keys), ask=settings.ask))
+            ranked = list(dict.fromkeys(p for plan in plans for p in rank_providers(plan, found)))
+            ranked += [p for key in old for p in sorted(found.get(key, ())) if p not in ranked]
+            chosen = dict.fromkeys([p for p in ranked if self._needs_fetch(p)][:limit])
+            await self.fetch_cards(list(chosen))
+        providers = {p for peers in found.values() for p in peers}
         return {
             "size": round(size),
-            "buckets": keys,
-            "listing": plans[0].listing,
-            "providers": len(ranked),
-            "fetched": len(wanted),
+            "buckets": sum(len(p.keys) for p in plans) + len(old),
+            "listing": listing,
+            "providers": len(providers),
+            "fetched": len(chosen),
+            "providers_s": found_at - started,
+            "fetch_s": trio.current_time() - found_at,
         }
+
+    async def _fetch_as_found(self, receive: trio.MemoryReceiveChannel[PeerId]) -> None:
+        """Fetch the cards of the peers sent on ``receive`` in small batches as they come (at most
+        :data:`FETCH_PARALLEL` batches at once) until the channel closes and every batch is done."""
+        limiter = trio.CapacityLimiter(FETCH_PARALLEL)
+
+        async def fetch(batch: list[PeerId]) -> None:
+            async with limiter:
+                await self.fetch_cards(batch)
+
+        async with trio.open_nursery() as nursery:
+            async for first in receive:
+                await trio.sleep(FETCH_COALESCE)  # let the answers arriving together share a lookup
+                batch = [first]
+                while True:
+                    try:
+                        batch.append(receive.receive_nowait())
+                    except (trio.WouldBlock, trio.EndOfChannel):
+                        break
+                nursery.start_soon(fetch, batch)
 
     def _needs_fetch(self, peer: PeerId) -> bool:
         if peer == self.node.peer_id:
@@ -376,10 +433,13 @@ class Discovery:
         return None if card is None else (card.version, card.encoded)
 
     def provided_keys(self) -> tuple[bytes, ...]:
-        """The bucket keys our card is provided under (empty before the first card)."""
+        """The bucket keys our card is provided under (empty before the first card): LSH version 2 (the
+        forest), and the version 1 bucket of each table, which nodes of the previous release probe."""
         if self.card is None or self._vector is None:
             return ()
-        return tuple(cell.key for cell in self.forest.cells(self._vector))
+        forest = [cell.key for cell in self.forest.cells(self._vector)]
+        old = [b.key for b in self.hyperplanes.buckets(self._vector)] if self.settings.lsh_v1 else []
+        return tuple(forest + old)
 
     async def wait_dht_wake(self, timeout: float) -> None:  # noqa: ASYNC109 - the loop's pace
         """Until our card changes, at most ``timeout`` seconds."""

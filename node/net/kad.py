@@ -24,6 +24,7 @@ Traps of the library and what this module does about them:
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import trio
@@ -54,6 +55,9 @@ UPSTREAM_KAD_PROTOCOL = TProtocol(_patches.UPSTREAM_KAD_PROTOCOL)
 use_ioa_kad_protocol = _patches.use_ioa_kad_protocol
 #: Peers asked per key (records are stored on the 20 closest; a few answers suffice).
 DEFAULT_ASK = 3
+#: Tries per target peer of one provide round, and the back-off before a retry (times the tries so far).
+PROVIDE_ATTEMPTS = 3
+PROVIDE_RETRY = 2.0
 
 
 async def prepare_dht(host: Any, dht: Any, namespace: str, validator: Any) -> None:
@@ -85,10 +89,25 @@ def ensure_ioa_kad_protocol(dht: Any) -> bool:
     return True
 
 
-async def get_providers_many(dht: Any, keys: list[bytes], *, ask: int = DEFAULT_ASK) -> dict[bytes, set[ID]]:
-    """Providers of each key, asking the network (plus the providers we hold ourselves)."""
+async def get_providers_many(
+    dht: Any,
+    keys: list[bytes],
+    *,
+    ask: int = DEFAULT_ASK,
+    on_found: Callable[[bytes, list[ID]], None] | None = None,
+) -> dict[bytes, set[ID]]:
+    """Providers of each key, asking the network (plus the providers we hold ourselves); ``on_found(key,
+    providers)`` sees each key's providers as answers arrive (ours first), before the lookup ends."""
     lookup = Lookup(keys, known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=ask)
-    await run_lookup(dht, lookup, PROVIDERS)
+    if on_found is not None:
+        for key in lookup.keys:
+            on_found(key, [info.peer_id for info in dht.provider_store.get_providers(key)])
+
+    def answer(key: bytes) -> None:
+        if on_found is not None:
+            on_found(key, [ID(p) for p in lookup.providers(key)])
+
+    await run_lookup(dht, lookup, PROVIDERS, answer)
     out: dict[bytes, set[ID]] = {}
     for key in lookup.keys:
         found = out[key] = {ID(p) for p in lookup.providers(key)}
@@ -162,6 +181,8 @@ async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask:
     await run_lookup(dht, lookup, PROVIDERS)
     remaining = assign({key: lookup.closest(key) for key in lookup.keys})
     acknowledged = 0
+    failures: dict[bytes, int] = {}
+    retry_at: dict[bytes, float] = {}
 
     async def announce(peer: bytes, peer_keys: list[bytes]) -> None:
         nonlocal acknowledged
@@ -172,18 +193,25 @@ async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask:
             provider.id = me.to_bytes()
             provider.addrs.extend(addr.to_bytes() for addr in addrs)
             requests.append(message)
+        replies: list[Any] = []
         with trio.move_on_after(PEER_TIMEOUT):
             try:
                 replies = await exchange(dht.host, ID(peer), requests)
-            except Exception as exc:
+            except Exception as exc:  # reset (the peer's inbound limit), refused, unreachable
                 log.debug("ADD_PROVIDER to %s failed: %r", ID(peer), exc)
-                return
-            acknowledged += sum(r.type == Message.MessageType.ADD_PROVIDER for r in replies)
+        done = sum(r.type == Message.MessageType.ADD_PROVIDER for r in replies)
+        acknowledged += done
+        if done < len(peer_keys) and failures.get(peer, 0) < PROVIDE_ATTEMPTS - 1:
+            failures[peer] = failures.get(peer, 0) + 1  # the unacknowledged keys go again later
+            remaining[peer] = peer_keys[done:] + remaining.get(peer, [])
+            retry_at[peer] = trio.current_time() + PROVIDE_RETRY * failures[peer]
 
     while remaining:
         now = trio.current_time()
         async with trio.open_nursery() as nursery:
             for peer, peer_keys in list(remaining.items()):
+                if retry_at.get(peer, now) > now:
+                    continue
                 count = pacer.take(peer, len(peer_keys), now)
                 if count:
                     nursery.start_soon(announce, peer, peer_keys[:count])
@@ -192,7 +220,8 @@ async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask:
                     del remaining[peer]
         if remaining:
             now = trio.current_time()
-            await trio.sleep(max(0.0, min(pacer.next_free(p, now) for p in remaining) - now))
+            wake = min(max(pacer.next_free(p, now), retry_at.get(p, now)) for p in remaining)
+            await trio.sleep(max(0.05, wake - now))
     return acknowledged
 
 

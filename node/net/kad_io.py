@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
+from collections.abc import Callable
 from typing import Any
 
 import trio
@@ -57,8 +58,11 @@ def known_peers(dht: Any) -> list[bytes]:
     return [p.to_bytes() for p in peers]
 
 
-async def run_lookup(dht: Any, lookup: Lookup, kind: str) -> None:
-    """Drive ``lookup`` until it is done (see the module docstring). ``kind``: providers or value."""
+async def run_lookup(
+    dht: Any, lookup: Lookup, kind: str, on_answer: Callable[[bytes], None] | None = None
+) -> None:
+    """Drive ``lookup`` until it is done (see the module docstring). ``kind``: providers or value;
+    ``on_answer(key)`` is called after each answer for ``key`` was applied (to use results early)."""
     send, receive = trio.open_memory_channel[tuple[bytes, list[Any] | None]](math.inf)
     started: dict[bytes, float] = {}
     async with trio.open_nursery() as nursery:
@@ -78,6 +82,9 @@ async def run_lookup(dht: Any, lookup: Lookup, kind: str) -> None:
                 else:
                     _apply(dht, lookup, peer, replies, kind)
                     lookup.batch_done(peer)
+                    if on_answer is not None:
+                        for key, _ in replies:
+                            on_answer(key)
                 continue
             now = trio.current_time()
             for peer, at in list(started.items()):
@@ -119,20 +126,27 @@ def _apply(dht: Any, lookup: Lookup, peer: bytes, replies: list[Any], kind: str)
 
 
 def _peers(dht: Any, infos: Any) -> list[bytes]:
-    """Peer IDs (bytes) of a reply's peer list; their addresses are remembered for dialling."""
+    """Peer IDs (bytes) of a reply's peer list; the addresses of peers the peerstore cannot dial yet are
+    remembered (parsing multiaddrs is the slow part of a reply, and most peers are known)."""
     peerstore = dht.host.get_peerstore()
     me = dht.local_peer_id
     out = []
     for info in infos:
         try:
             peer = ID(info.id)
-            addrs = [Multiaddr(a) for a in info.addrs]
+            if peer != me and info.addrs and not _has_addrs(peerstore, peer):
+                peerstore.add_addrs(peer, [Multiaddr(a) for a in info.addrs], ADDR_TTL)
         except Exception:
             continue
-        if addrs and peer != me:
-            peerstore.add_addrs(peer, addrs, ADDR_TTL)
         out.append(peer.to_bytes())
     return out
+
+
+def _has_addrs(peerstore: Any, peer: ID) -> bool:
+    try:
+        return bool(peerstore.addrs(peer))
+    except Exception:  # PeerStoreError: unknown peer
+        return False
 
 
 async def exchange(host: Any, peer: ID, requests: list[Any]) -> list[Any]:
