@@ -80,14 +80,14 @@ class Forest:
         weights = 1 << np.arange(self.bits, dtype=np.int64)
         return tuple(int(c) for c in (bits * weights).sum(axis=1))
 
-    def cells(self, vector: Sequence[float] | npt.NDArray[Any]) -> list[Cell]:
+    def cells(self, vector: Sequence[float] | npt.NDArray[Any], levels: Sequence[int] = LEVELS) -> list[Cell]:
         """The buckets a card is provided under: its level-4 prefix in the first :data:`LISTED_TABLES`
-        tables, its level-8 and level-12 prefixes in every table."""
+        tables, its level-8 and level-12 prefixes in every table (of the ``levels`` given)."""
         return [
             self.cell(t, level, code & ((1 << level) - 1))
             for t, code in enumerate(self.codes(vector))
             for level in LEVELS
-            if level != LEVELS[0] or t < LISTED_TABLES
+            if level in levels and (level != LEVELS[0] or t < LISTED_TABLES)
         ]
 
     def cell(self, table: int, level: int, prefix: int) -> Cell:

@@ -10,7 +10,8 @@ answer still counts when it comes). The driver stops when :attr:`Lookup.done`.
 Per key, the lookup keeps its ``width`` closest known candidates (the peers the driver knew at the start,
 merged with the closer peers every answer names) and asks the ``ask`` closest ones that have not failed;
 a key is finished when its ``ask`` closest candidates that have neither failed nor turned slow have all
-answered (Kademlia's termination rule with ``alpha = ask``). There are no rounds: a peer's answer lets
+answered (Kademlia's termination rule with ``alpha = ask``); when fewer than ``ask`` such candidates
+exist, once one of them answered or nothing is left in flight. There are no rounds: a peer's answer lets
 its keys move on at once, so one slow peer delays nothing but its own answer. A peer is asked again
 (for other keys) once its batch is done; ``budget`` bounds the distinct peers one lookup may contact.
 
@@ -176,17 +177,21 @@ class Lookup:
         return alive[: self.width if count is None else count]
 
     def _finished(self, state: KeyLookup) -> bool:
-        need = self.ask
+        need, answered, waiting = self.ask, 0, False
         for peer in state.candidates:
             status = state.asked.get(peer)
-            if status in (FAILED, SLOW) or peer in self.dead:
+            if status == FAILED or peer in self.dead:
+                continue
+            if status == SLOW:  # hedged: the next candidates stand in for it
+                waiting = True
                 continue
             if status != ANSWERED:
                 return False
-            need -= 1
-            if need == 0:
+            answered += 1
+            if answered == need:
                 return True
-        return True  # fewer than ``ask`` usable candidates, all answered
+        # fewer than ``ask`` usable candidates: done once one answered, or once nobody is left to wait for
+        return answered > 0 or not waiting
 
     def _askable(self) -> bool:
         for state in self.keys.values():

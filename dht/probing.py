@@ -2,13 +2,15 @@
 
 A query's choice depends on the network's size ``n`` (:func:`~ioa_p2p.dht.keyspace.estimate_network_size`):
 
-- **Listing** (``n <= enumerate_up_to``, default 200): every level-4 bucket of the two tables that have
-  them (2 x 16 keys). Each table partitions all cards, so the providers of one table are the whole
-  network (two tables: a card whose bucket hit the 20-providers limit of its storing peers in one table
-  is seen through the other); every card is fetched and ranked. Exact, and cheap while the network is
-  small. (Why not similarity probes at this size: query-to-card cosines are low, 0.35 for the best card
-  and 0.2 for the fifth against 0.03 for the median, so random hyperplanes separate them poorly and a
-  probe set covering the best five covers most of a small network anyway; ``docs/performance.md``.)
+- **Listing** (``n <= enumerate_up_to``, default 200): every level-4 bucket of table 0 (16 keys). A table
+  partitions all cards, so its providers are the whole network; every card is fetched and ranked. When
+  the listing looks incomplete (:func:`listing_incomplete`: a bucket came back full, i.e. at the
+  20-providers limit of its storing peers, or fewer providers than the network's estimated size), the
+  caller lists table 1 as well (``table=1``), which partitions the cards differently. Exact, and cheap
+  while the network is small. (Why not similarity probes at this size: query-to-card cosines are low,
+  0.35 for the best card and 0.2 for the fifth against 0.03 for the median, so random hyperplanes
+  separate them poorly, and a probe set covering the best five covers most of a small network anyway;
+  ``docs/performance.md``.)
 - **Probing** (larger ``n``): the level whose buckets hold about :data:`OCCUPANCY` cards (the smallest
   ``l`` of ``LEVELS`` above 4 with ``n / 2**l <= OCCUPANCY``), the query's own bucket in every table plus the
   ``probes`` likeliest near buckets (one or two of the prefix bits flipped, cheapest first: the cost of
@@ -41,6 +43,11 @@ Peer = TypeVar("Peer", bound=Hashable)
 OCCUPANCY = 8
 #: Largest estimated network that a find lists in full.
 ENUMERATE_UP_TO = 200
+#: A card is provided at a level once the network is this many times smaller than where queries use it.
+PROVIDE_MARGIN = 4
+#: A listing that found fewer providers than this share of the other peers is completed from table 1
+#: (the estimate counts peers without a card too, bootstrap nodes, so the share is not 1).
+LISTING_COVERAGE = 0.8
 #: The cost at which a near bucket's weight falls to 1/e of the query's own bucket (a cost is a sum of
 #: ``|cos|`` of the angles between the query and the flipped hyperplanes' normals: 0.05 is typical).
 COST_SCALE = 0.05
@@ -54,6 +61,20 @@ class ProbePlan:
     weights: Mapping[bytes, float]
     level: int
     listing: bool
+
+
+def provided_levels(network_size: float) -> tuple[int, ...]:
+    """The forest levels a card is provided under in a network of about ``network_size`` peers: level 4
+    always; a finer level once the network is a quarter of the size at which queriers start to use it
+    (a margin for estimates that differ between nodes): level 8 from ``ENUMERATE_UP_TO / 4`` = 50 peers,
+    level 12 from ``OCCUPANCY * 256 / 4`` = 512. A small network so carries 2 forest keys per card,
+    not 18 (providing costs one ADD_PROVIDER per key and storing peer, paced at 10 per 10 s per peer)."""
+    levels = [LEVELS[0]]
+    if network_size >= ENUMERATE_UP_TO / PROVIDE_MARGIN:
+        levels.append(LEVELS[1])
+    if network_size >= OCCUPANCY * (1 << LEVELS[1]) / PROVIDE_MARGIN:
+        levels.append(LEVELS[2])
+    return tuple(levels)
 
 
 def choose_level(network_size: float) -> int:
@@ -72,19 +93,19 @@ def plan_probes(
     probes: int,
     enumerate_up_to: int = ENUMERATE_UP_TO,
     level: int | None = None,
+    table: int = 0,
 ) -> ProbePlan:
-    """The buckets to ask for ``vector`` in a network of about ``network_size`` peers (module docstring)."""
+    """The buckets to ask for ``vector`` in a network of about ``network_size`` peers (module docstring);
+    ``table``: the table a listing lists (0, or 1 for the second pass)."""
     proj = forest.projections(vector)
     norm = float(np.linalg.norm(np.asarray(vector, dtype=np.float64))) or 1.0
     margins = np.abs(proj) / (norm * math.sqrt(forest.dim))  # |cos| of the angle to each plane's normal
     codes = forest.codes(vector)
     if level is None and network_size <= enumerate_up_to:
         first = LEVELS[0]
-        scored = [
-            (_flip_cost(margins[t], codes[t] ^ prefix, first), t, prefix)
-            for t in range(min(LISTED_TABLES, forest.tables))
-            for prefix in range(1 << first)
-        ]
+        if not 0 <= table < min(LISTED_TABLES, forest.tables):
+            raise ValueError(f"only tables 0..{LISTED_TABLES - 1} have level-{first} buckets, not {table}")
+        scored = [(_flip_cost(margins[table], codes[table] ^ p, first), table, p) for p in range(1 << first)]
         return _plan(forest, sorted(scored), first, listing=True)
     chosen = choose_level(network_size) if level is None else max(level, LEVELS[1])
     mask = (1 << chosen) - 1
@@ -108,6 +129,15 @@ def rank_providers(plan: ProbePlan, found: Mapping[bytes, Collection[Peer]]) -> 
         for peer in found.get(key, ()):
             score[peer] = score.get(peer, 0.0) + plan.weights[key]
     return sorted(score, key=lambda p: -score[p])
+
+
+def listing_incomplete(plan: ProbePlan, found: Mapping[bytes, Collection[Any]], network_size: float) -> bool:
+    """A listing whose buckets hit the storing peers' limit, or that found fewer providers than
+    :data:`LISTING_COVERAGE` of the peers the network is estimated to have (ourselves included)."""
+    if any(len(found.get(k, ())) >= K for k in plan.keys):
+        return True
+    providers = {p for k in plan.keys for p in found.get(k, ())}
+    return len(providers) < LISTING_COVERAGE * network_size
 
 
 def needs_finer(plan: ProbePlan, found: Mapping[bytes, Collection[Any]], forest: Forest) -> int | None:
@@ -137,10 +167,14 @@ def _plan(forest: Forest, scored: list[tuple[float, int, int]], level: int, *, l
 __all__ = [
     "COST_SCALE",
     "ENUMERATE_UP_TO",
+    "LISTING_COVERAGE",
     "OCCUPANCY",
+    "PROVIDE_MARGIN",
     "ProbePlan",
     "choose_level",
+    "listing_incomplete",
     "needs_finer",
     "plan_probes",
+    "provided_levels",
     "rank_providers",
 ]

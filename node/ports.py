@@ -130,6 +130,14 @@ class CardNetPort(Protocol):
         """Every value the closest reachable peers (and we) hold under each key, unvalidated."""
         ...
 
+    async def ask_values(
+        self, requests: dict[PeerId, list[str]], *, per_peer: float
+    ) -> dict[str, list[bytes]]:
+        """The values the given peers hold under the given keys, asking each peer directly (no lookup),
+        each within ``per_peer`` seconds (callers bound the whole call); unvalidated, missing when a peer
+        does not answer."""
+        ...
+
     async def get_providers(
         self, keys: list[bytes], *, ask: int, on_found: Callable[[bytes, set[PeerId]], None] | None = None
     ) -> dict[bytes, set[PeerId]]:

@@ -147,6 +147,20 @@ class MemoryCardNet:
         nets = [self, *self.reachable_nets()]
         return {key: [n.values[key] for n in nets if key in n.values] for key in dict.fromkeys(keys)}
 
+    async def ask_values(
+        self, requests: dict[PeerId, list[str]], *, per_peer: float
+    ) -> dict[str, list[bytes]]:
+        await trio.lowlevel.checkpoint()
+        out: dict[str, list[bytes]] = {}
+        for peer, keys in requests.items():
+            target = self.cards.nets.get(peer)
+            if target is None or peer == self.peer_id or not self.cards.network.reachable(self.peer_id, peer):
+                continue
+            for key in keys:
+                if key in target.values:
+                    out.setdefault(key, []).append(target.values[key])
+        return out
+
     async def get_providers(
         self, keys: list[bytes], *, ask: int, on_found: Callable[[bytes, set[PeerId]], None] | None = None
     ) -> dict[bytes, set[PeerId]]:

@@ -12,18 +12,18 @@
 
 from __future__ import annotations
 
+import logging
 import math
 from typing import TYPE_CHECKING
 
 import trio
 
 from ioa_p2p.dht.index import AnnoyIndex
+from ioa_p2p.dht.keyspace import K
 from ioa_p2p.dht.validators import card_key
 
 if TYPE_CHECKING:
     from ioa_p2p.node.discovery.service import Discovery
-
-import logging
 
 log = logging.getLogger("ioa_p2p.discovery")
 
@@ -127,8 +127,11 @@ async def dht_publish_loop(service: Discovery) -> None:
         keys = service.provided_keys()
         if policy.provide_due(keys, trio.current_time()):
             policy.provide_started(keys, trio.current_time())
+            acknowledged = 0
             with service.node.faults.boundary("discovery provide"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-                await net.provide(list(keys), ask=service.settings.ask)
+                acknowledged = await net.provide(list(keys), ask=service.settings.ask)
+            replicas = min(K, net.routing_table_size())
+            policy.provide_finished(acknowledged, len(keys) * replicas, trio.current_time())
         await service.wait_dht_wake(1.0)
 
 

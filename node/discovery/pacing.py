@@ -60,6 +60,9 @@ PROVIDE_REFRESH = 1800.0
 PROVIDE_MIN_GAP = 2.0
 #: Longest gap between growth-triggered re-puts of the same card version.
 PUT_GAP_MAX = 60.0
+#: A provide round that reached fewer than half the peers it should is repeated after this long, the
+#: wait doubling while rounds stay short (up to the refresh period).
+PROVIDE_RETRY = 10.0
 
 
 @dataclass
@@ -71,8 +74,10 @@ class PublishPolicy:
     re-trigger), has kept its size for :data:`SETTLE` s (a forming network causes one re-put when it
     settles, not one per doubling), and the gap since the last put has passed (1 s after a new version's
     put, doubling with each growth re-put up to :data:`PUT_GAP_MAX`). Keys are provided when they
-    change, when the table has doubled and settled, and every :data:`PROVIDE_REFRESH` s, at most every
-    :data:`PROVIDE_MIN_GAP` s, and only once the routing table knows a peer.
+    change, when the table has doubled and settled, every :data:`PROVIDE_REFRESH` s, and again after
+    :data:`PROVIDE_RETRY` s (doubling) when a round reached fewer than half the peers it should have (the
+    peers were overloaded or unreachable); at most every :data:`PROVIDE_MIN_GAP` s, and only once the
+    routing table knows a peer.
     """
 
     put_version: int = -1
@@ -85,6 +90,8 @@ class PublishPolicy:
     last_size: int = -1
     size_changed_at: float = -math.inf
     refresh: float = PROVIDE_REFRESH
+    retry_gap: float = PROVIDE_RETRY
+    retry_at: float = math.inf
 
     def observe(self, size: int, now: float) -> None:
         """The routing table's size now."""
@@ -116,6 +123,7 @@ class PublishPolicy:
             keys != self.provided
             or (grew_enough(self.last_size, self.provide_size) and self.settled(now))
             or now - self.provide_at >= self.refresh
+            or now >= self.retry_at
         )
 
     def provide_started(self, keys: tuple[bytes, ...], now: float) -> None:
@@ -123,6 +131,15 @@ class PublishPolicy:
         or refresh)."""
         self.provided, self.provide_at = keys, now
         self.provide_size = max(self.provide_size, self.last_size)
+        self.retry_at = math.inf
+
+    def provide_finished(self, acknowledged: int, expected: int, now: float) -> None:
+        """The round got ``acknowledged`` of the ``expected`` (peer, key) acknowledgements."""
+        if expected > 0 and 2 * acknowledged < expected:
+            self.retry_at = now + self.retry_gap
+            self.retry_gap = min(self.retry_gap * 2, self.refresh)
+        else:
+            self.retry_gap = PROVIDE_RETRY
 
 
 __all__ = [

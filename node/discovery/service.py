@@ -42,7 +42,7 @@ from ioa_p2p.card import SignedCard, card_text, issue_card, next_version, parse_
 from ioa_p2p.dht.directory import Directory, Match, Offer
 from ioa_p2p.dht.forest import Forest, forest_for
 from ioa_p2p.dht.lsh import Hyperplanes, hyperplanes_for
-from ioa_p2p.dht.probing import needs_finer, plan_probes, rank_providers
+from ioa_p2p.dht.probing import listing_incomplete, needs_finer, plan_probes, provided_levels, rank_providers
 from ioa_p2p.dht.ranking import legacy_probe
 from ioa_p2p.dht.settings import LIST_FIELDS, AgentSettings, DiscoverySettings
 from ioa_p2p.dht.validators import card_key, check_announcement
@@ -63,6 +63,8 @@ STALE_MAX = 4096
 #: Flood guard: new card versions of one peer closer together than this are rejected.
 GOSSIP_UPDATE_INTERVAL_MS = 100
 MAX_K = 100
+#: Seconds a card fetch waits for the cards' owners to answer before asking the DHT.
+DIRECT_TIMEOUT = 2.0
 #: Card fetches of a listing find: batches running at once, and how long a batch waits for more peers.
 FETCH_PARALLEL = 4
 FETCH_COALESCE = 0.02
@@ -289,12 +291,12 @@ class Discovery:
 
         The buckets are chosen by :func:`~ioa_p2p.dht.probing.plan_probes` for the network's estimated
         size in the forest of our model and, during the scheme migration, of the previous model family
-        (:func:`~ioa_p2p.dht.ranking.legacy_probe`); version 1 exact buckets are asked too (nodes of the
-        previous release provide only those). A small network is *listed*: every provider is fetched, as
-        soon as an answer names it (the fetches overlap the rest of the lookup). A larger one is
-        *probed*: when most of the query's own buckets come back full the query is repeated one level
-        finer, then the providers are fetched best first (:func:`~ioa_p2p.dht.probing.rank_providers`).
-        Providers whose card we hold fresh are skipped.
+        (:func:`~ioa_p2p.dht.ranking.legacy_probe`). A small network is *listed*: every provider of table
+        0 is fetched as soon as an answer names it (the fetches overlap the rest of the lookup); when the
+        listing looks incomplete, table 1 and the version 1 buckets (nodes of the previous release provide
+        only those) are listed too. A larger one is *probed*: when most of the query's own buckets come back
+        full the query is repeated one level finer, then the providers are fetched best first
+        (:func:`~ioa_p2p.dht.probing.rank_providers`). Providers whose card we hold fresh are skipped.
         """
         size = self.net.network_size()
         settings = self.settings
@@ -304,14 +306,49 @@ class Discovery:
             families.append(
                 (forest_for(legacy[0], legacy[1]), hyperplanes_for(legacy[0], legacy[1]), legacy[2])
             )
-        plans = [
-            plan_probes(f, v, size, probes=settings.probes, enumerate_up_to=settings.enumerate)
-            for f, _, v in families
-        ]
+        probe = functools.partial(plan_probes, probes=settings.probes, enumerate_up_to=settings.enumerate)
+        plans = [probe(f, v, size) for f, _, v in families]
         old = [b.key for _, h, v in families for b in h.buckets(v)] if settings.lsh_v1 else []
         listing = plans[0].listing
         limit = max(settings.max_fetch, settings.enumerate) if listing else settings.max_fetch
+        started = trio.current_time()
         chosen: dict[PeerId, None] = {}
+        if listing:
+            found = await self._list([k for p in plans for k in p.keys], chosen, limit)
+            if any(listing_incomplete(p, found, size) for p in plans):
+                second = [probe(f, v, size, table=1) for f, _, v in families]
+                found.update(await self._list([k for p in second for k in p.keys] + old, chosen, limit))
+                plans += second
+        else:
+            found = await self.net.get_providers([k for p in plans for k in p.keys] + old, ask=settings.ask)
+            finer = needs_finer(plans[0], found, self.forest)
+            if finer is not None:
+                plans[0] = probe(self.forest, vector, size, level=finer)
+                found.update(await self.net.get_providers(list(plans[0].keys), ask=settings.ask))
+        found_at = trio.current_time()
+        if not listing:
+            ranked = list(dict.fromkeys(p for plan in plans for p in rank_providers(plan, found)))
+            ranked += [p for key in old for p in sorted(found.get(key, ())) if p not in ranked]
+            chosen = dict.fromkeys([p for p in ranked if self._needs_fetch(p)][:limit])
+            await self.fetch_cards(list(chosen))
+        providers = {p for peers in found.values() for p in peers}
+        return {
+            "size": round(size),
+            "buckets": sum(len(p.keys) for p in plans)
+            + (len(old) if len(plans) > len(families) or not listing else 0),
+            "passes": 2 if len(plans) > len(families) else 1,
+            "listing": listing,
+            "providers": len(providers),
+            "fetched": len(chosen),
+            "providers_s": found_at - started,
+            "fetch_s": trio.current_time() - found_at,
+        }
+
+    async def _list(
+        self, keys: list[bytes], chosen: dict[PeerId, None], limit: int
+    ) -> dict[bytes, set[PeerId]]:
+        """The providers of ``keys``, fetching the card of every provider not in ``chosen`` yet (added to
+        it, up to ``limit`` in all) as soon as an answer names it."""
         send, receive = trio.open_memory_channel[PeerId](math.inf)
 
         def found_now(key: bytes, providers: set[PeerId]) -> None:
@@ -320,35 +357,11 @@ class Discovery:
                     chosen[peer] = None
                     send.send_nowait(peer)
 
-        started = trio.current_time()
         async with trio.open_nursery() as nursery:
-            if listing:
-                nursery.start_soon(self._fetch_as_found, receive)
-            keys = [k for p in plans for k in p.keys] + old
-            found = await self.net.get_providers(
-                keys, ask=settings.ask, on_found=found_now if listing else None
-            )
+            nursery.start_soon(self._fetch_as_found, receive)
+            found = await self.net.get_providers(keys, ask=self.settings.ask, on_found=found_now)
             send.close()
-        found_at = trio.current_time()
-        if not listing:
-            finer = needs_finer(plans[0], found, self.forest)
-            if finer is not None:
-                plans[0] = plan_probes(self.forest, vector, size, probes=settings.probes, level=finer)
-                found.update(await self.net.get_providers(list(plans[0].keys), ask=settings.ask))
-            ranked = list(dict.fromkeys(p for plan in plans for p in rank_providers(plan, found)))
-            ranked += [p for key in old for p in sorted(found.get(key, ())) if p not in ranked]
-            chosen = dict.fromkeys([p for p in ranked if self._needs_fetch(p)][:limit])
-            await self.fetch_cards(list(chosen))
-        providers = {p for peers in found.values() for p in peers}
-        return {
-            "size": round(size),
-            "buckets": sum(len(p.keys) for p in plans) + len(old),
-            "listing": listing,
-            "providers": len(providers),
-            "fetched": len(chosen),
-            "providers_s": found_at - started,
-            "fetch_s": trio.current_time() - found_at,
-        }
+        return found
 
     async def _fetch_as_found(self, receive: trio.MemoryReceiveChannel[PeerId]) -> None:
         """Fetch the cards of the peers sent on ``receive`` in small batches as they come (at most
@@ -382,12 +395,26 @@ class Discovery:
         return self.directory.get(peer, self.now_ms())
 
     async def fetch_cards(self, peers: list[PeerId]) -> int:
-        """Fetch the cards of ``peers`` from the DHT in one batched lookup; returns how many were new."""
+        """Fetch the newest cards of ``peers``: from each peer itself first (every node serves its own
+        record, the freshest copy, in one request), then, for the peers that did not answer with a valid
+        card, from the DHT in one batched lookup. Returns how many cards were new."""
         if not peers:
             return 0
-        found = await self.net.get_values([card_key(p) for p in peers], ask=self.settings.ask)
+        keys = {peer: card_key(peer) for peer in peers}
+        direct = await self.net.ask_values({p: [k] for p, k in keys.items()}, per_peer=DIRECT_TIMEOUT)
+        stored, answered = self._store_fetched(peers, direct)
+        rest = [p for p in peers if p not in answered]
+        if rest:
+            found = await self.net.get_values([keys[p] for p in rest], ask=self.settings.ask)
+            stored += self._store_fetched(rest, found)[0]
+        return stored
+
+    def _store_fetched(self, peers: list[PeerId], found: dict[str, list[bytes]]) -> tuple[int, set[PeerId]]:
+        """Verify the values found for ``peers`` and offer each peer's newest card to the directory;
+        returns how many cards were new, and the peers a valid card was found for."""
         now = self.now_ms()
         stored = 0
+        answered: set[PeerId] = set()
         for peer in peers:
             cards: list[SignedCard | None] = []
             for value in found.get(card_key(peer), []):
@@ -401,13 +428,14 @@ class Discovery:
                 continue
             card = cards[best]
             assert card is not None
+            answered.add(peer)
             self.stats["dht_fetched"] += 1
             offer = self.directory.offer(card, now, "dht")
             if offer.changed:
                 stored += 1
             elif offer is Offer.UNCHANGED:
                 self.directory.touch(peer, now)
-        return stored
+        return stored, answered
 
     # ------------------------------------------------------------------ for the background loops
 
@@ -434,10 +462,12 @@ class Discovery:
 
     def provided_keys(self) -> tuple[bytes, ...]:
         """The bucket keys our card is provided under (empty before the first card): LSH version 2 (the
-        forest), and the version 1 bucket of each table, which nodes of the previous release probe."""
+        forest, at the levels the network's size calls for: :func:`~ioa_p2p.dht.probing.provided_levels`),
+        and the version 1 bucket of each table, which nodes of the previous release probe."""
         if self.card is None or self._vector is None:
             return ()
-        forest = [cell.key for cell in self.forest.cells(self._vector)]
+        levels = provided_levels(self.net.network_size())
+        forest = [cell.key for cell in self.forest.cells(self._vector, levels)]
         old = [b.key for b in self.hyperplanes.buckets(self._vector)] if self.settings.lsh_v1 else []
         return tuple(forest + old)
 

@@ -43,6 +43,12 @@ class Libp2pCardNet:
     async def get_values(self, keys: list[str], *, ask: int) -> dict[str, list[bytes]]:
         return await kad.get_values_many(self.dht, keys, ask=ask)
 
+    async def ask_values(
+        self, requests: dict[PeerId, list[str]], *, per_peer: float
+    ) -> dict[str, list[bytes]]:
+        raw = {peer.raw: keys for peer, keys in requests.items()}
+        return await kad.get_values_from(self.dht, raw, per_peer=per_peer)
+
     async def get_providers(
         self, keys: list[bytes], *, ask: int, on_found: OnFound | None = None
     ) -> dict[bytes, set[PeerId]]:

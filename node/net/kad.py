@@ -54,7 +54,9 @@ IOA_KAD_PROTOCOL = TProtocol(_patches.IOA_KAD_PROTOCOL)
 UPSTREAM_KAD_PROTOCOL = TProtocol(_patches.UPSTREAM_KAD_PROTOCOL)
 use_ioa_kad_protocol = _patches.use_ioa_kad_protocol
 #: Peers asked per key (records are stored on the 20 closest; a few answers suffice).
-DEFAULT_ASK = 3
+DEFAULT_ASK = 2
+#: Peers asked per key at least by the lookups that find where to store a record (better converged).
+PLACE_ASK = 3
 #: Tries per target peer of one provide round, and the back-off before a retry (times the tries so far).
 PROVIDE_ATTEMPTS = 3
 PROVIDE_RETRY = 2.0
@@ -129,6 +131,36 @@ async def get_values_many(dht: Any, keys: list[str], *, ask: int = DEFAULT_ASK) 
     return out
 
 
+async def get_values_from(
+    dht: Any, requests: dict[bytes, list[str]], *, per_peer: float = PEER_TIMEOUT
+) -> dict[str, list[bytes]]:
+    """Ask each peer (ID bytes) for the values it holds under its keys, all peers at once, each bounded by
+    ``per_peer`` seconds (a peer that fails is a missing answer); callers bound the whole call."""
+    out: dict[str, list[bytes]] = {}
+
+    async def ask(peer: bytes, keys: list[str]) -> None:
+        messages = [Message(type=Message.MessageType.GET_VALUE, key=k.encode("utf-8")) for k in keys]
+        with trio.move_on_after(per_peer):
+            try:
+                replies = await exchange(dht.host, ID(peer), messages)
+            except Exception as exc:
+                log.debug("GET_VALUE to %s failed: %r", ID(peer), exc)
+                return
+            for key, reply in zip(keys, replies, strict=False):
+                if (
+                    reply.type == Message.MessageType.GET_VALUE
+                    and reply.HasField("record")
+                    and reply.record.value
+                ):
+                    out.setdefault(key, []).append(bytes(reply.record.value))
+
+    async with trio.open_nursery() as nursery:
+        for peer, keys in requests.items():
+            if peer != dht.local_peer_id.to_bytes():
+                nursery.start_soon(ask, peer, keys)
+    return out
+
+
 async def put_value(dht: Any, key: str, value: bytes, *, ask: int = DEFAULT_ASK) -> bool:
     """Store locally (validated, never replacing a better record) and at the ``K`` closest peers a lookup
     finds, in parallel; False when the library refused (invalid, older) or no peer stored it while peers
@@ -143,9 +175,9 @@ async def put_value(dht: Any, key: str, value: bytes, *, ask: int = DEFAULT_ASK)
     except Exception as exc:  # validator errors, an older version
         log.info("DHT put of %s refused: %s", key, exc)
         return False
-    lookup = Lookup([key_bytes], known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=ask)
+    lookup = Lookup([key_bytes], known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=max(ask, PLACE_ASK))
     await run_lookup(dht, lookup, VALUE)
-    targets = lookup.closest(key_bytes)
+    targets = lookup.keys[key_bytes].candidates
     stored = 0
 
     async def store(peer: bytes) -> None:
@@ -177,9 +209,11 @@ async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask:
         dht.provider_store.add_provider(key, PeerInfo(me, addrs))
     if not addrs:
         return 0
-    lookup = Lookup(keys, known_peers(dht), me=me.to_bytes(), ask=ask)
+    lookup = Lookup(keys, known_peers(dht), me=me.to_bytes(), ask=max(ask, PLACE_ASK))
     await run_lookup(dht, lookup, PROVIDERS)
-    remaining = assign({key: lookup.closest(key) for key in lookup.keys})
+    # every closest candidate, including those that timed out during the lookup (busy, not gone: the
+    # ADD_PROVIDER has its own tries)
+    remaining = assign({key: state.candidates for key, state in lookup.keys.items()})
     acknowledged = 0
     failures: dict[bytes, int] = {}
     retry_at: dict[bytes, float] = {}
@@ -238,6 +272,7 @@ __all__ = [
     "IOA_KAD_PROTOCOL",
     "ensure_ioa_kad_protocol",
     "get_providers_many",
+    "get_values_from",
     "get_values_many",
     "kad_protocol_in_use",
     "network_size",
