@@ -44,7 +44,7 @@ OCCUPANCY = 8
 #: Largest estimated network that a find lists in full.
 ENUMERATE_UP_TO = 200
 #: A card is provided at a level once the network is this many times smaller than where queries use it.
-PROVIDE_MARGIN = 4
+PROVIDE_MARGIN = 2
 #: A listing that found fewer providers than this share of the other peers is completed from table 1
 #: (the estimate counts peers without a card too, bootstrap nodes, so the share is not 1).
 LISTING_COVERAGE = 0.8
@@ -65,9 +65,9 @@ class ProbePlan:
 
 def provided_levels(network_size: float) -> tuple[int, ...]:
     """The forest levels a card is provided under in a network of about ``network_size`` peers: level 4
-    always; a finer level once the network is a quarter of the size at which queriers start to use it
-    (a margin for estimates that differ between nodes): level 8 from ``ENUMERATE_UP_TO / 4`` = 50 peers,
-    level 12 from ``OCCUPANCY * 256 / 4`` = 512. A small network so carries 2 forest keys per card,
+    always; a finer level once the network is half the size at which queriers start to use it (a
+    margin for estimates that differ between nodes): level 8 from ``ENUMERATE_UP_TO / 2`` = 100 peers,
+    level 12 from ``OCCUPANCY * 256 / 2`` = 1024. A small network so carries 2 forest keys per card,
     not 18 (providing costs one ADD_PROVIDER per key and storing peer, paced at 10 per 10 s per peer)."""
     levels = [LEVELS[0]]
     if network_size >= ENUMERATE_UP_TO / PROVIDE_MARGIN:

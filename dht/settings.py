@@ -21,7 +21,7 @@
     dht = true              # store cards and LSH provider records in the DHT, look them up on find
     probes = 40             # near LSH buckets probed per query, on top of one bucket per table
     enumerate = 200         # networks estimated at most this large are listed in full by a DHT find
-    lsh_v1 = true           # also provide and probe the LSH version 1 buckets (nodes of the previous release)
+    lsh_v1 = false          # also provide and probe LSH version 1 buckets (for nodes of the previous release)
     ask = 2                 # closest peers asked per key in DHT lookups (3 at least to place records)
     find_timeout = 10.0     # seconds a find may spend on DHT lookups before answering from what it has
     card_refresh = 60       # re-fetch a candidate's card from the DHT when our copy is older than this
@@ -59,7 +59,7 @@ class DiscoverySettings:
     dht: bool = True
     probes: int = setting(40, low=0, high=512)
     enumerate: int = setting(200, low=0, high=2000)
-    lsh_v1: bool = True
+    lsh_v1: bool = False
     ask: int = setting(2, low=1, high=20)
     find_timeout: float = setting(10.0, low=0.1, high=600.0, unit="seconds")
     card_refresh: float = setting(60.0, low=0.0, high=86_400.0, unit="seconds")
