@@ -7,7 +7,13 @@ Cards arrive from gossip, from DHT lookups and from the node itself; all of them
 - a card replaces the stored one only when its version is strictly greater (``card.newer_than``);
 - an expired card is refused, and stored cards disappear when they expire (:meth:`Directory.expire`,
   and lazily on every lookup);
-- when full, the card closest to expiry makes room for a card that lives longer.
+- when full, the card closest to expiry makes room for a card that lives longer;
+- a withdrawal (:class:`~ioa_p2p.card.withdrawal.SignedWithdrawal`) removes the card of a lower version
+  and is remembered until it expires, so that no older card of that peer is stored again
+  (:meth:`Directory.withdraw`; at most :data:`MAX_WITHDRAWN` are remembered, the oldest forgotten first);
+- every entry records when its version was stored or last confirmed current (``learned_ms``):
+  :meth:`Directory.unconfirmed` lists the entries older than an age (to be confirmed again from the
+  network), :meth:`Directory.drop_unconfirmed` drops those still older than a larger age.
 
 Cards made with the directory's embedding model (``model_id``, ``dim``) are also put in a vector index
 so :meth:`Directory.search` ranks them by cosine similarity; cards of other models are kept (and
@@ -23,13 +29,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ioa_p2p.card import SignedCard, newer_than
+from ioa_p2p.card import SignedCard, SignedWithdrawal, newer_than
 from ioa_p2p.dht.index import ExactIndex, VectorIndex
 from ioa_p2p.dht.ranking import CardRanker
 from ioa_p2p.errors import UsageError
 from ioa_p2p.identity import PeerId
 
 DEFAULT_MAX_CARDS = 200_000
+#: Withdrawals remembered at most (each a few dozen bytes).
+MAX_WITHDRAWN = 100_000
 
 
 class Offer(enum.Enum):
@@ -41,6 +49,7 @@ class Offer(enum.Enum):
     STALE = "stale"  # older than the stored one: refused
     EXPIRED = "expired"  # already expired: refused
     FULL = "full"  # no room, and the card would not outlive any stored card: refused
+    WITHDRAWN = "withdrawn"  # a withdrawal was stored (or: a card older than the peer's withdrawal: refused)
 
     @property
     def changed(self) -> bool:
@@ -88,6 +97,7 @@ class Directory:
         self.ranker = ranker
         self._entries: dict[PeerId, Entry] = {}
         self._expiry: list[tuple[int, bytes, int]] = []  # (expires_at, peer raw, version), lazy
+        self._withdrawn: dict[PeerId, tuple[int, int, int]] = {}  # peer -> (version, expires_at, learned)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -110,8 +120,59 @@ class Directory:
         return entry
 
     def version_of(self, peer: PeerId) -> int | None:
+        """The highest version known of ``peer``'s records: its card, or its withdrawal."""
         entry = self._entries.get(peer)
-        return None if entry is None else entry.card.version
+        withdrawn = self._withdrawn.get(peer)
+        versions = [
+            v for v in (None if entry is None else entry.card.version, withdrawn and withdrawn[0]) if v
+        ]
+        return max(versions) if versions else None
+
+    def withdrawn(self, peer: PeerId, now_ms: int) -> int | None:
+        """When ``peer``'s withdrawal was stored or last confirmed (None: no live withdrawal, or a newer
+        card came since)."""
+        found = self._withdrawn.get(peer)
+        if found is not None and now_ms >= found[1]:
+            del self._withdrawn[peer]
+            return None
+        return None if found is None else found[2]
+
+    def withdraw(self, withdrawal: SignedWithdrawal, now_ms: int) -> Offer:
+        """Apply a withdrawal: drop the peer's card of a lower version and remember the withdrawal."""
+        if withdrawal.is_expired(now_ms):
+            return Offer.EXPIRED
+        peer = withdrawal.peer_id
+        known = self._withdrawn.get(peer)
+        if known is not None and known[0] >= withdrawal.version:
+            if known[0] == withdrawal.version:  # confirmed again
+                self._withdrawn[peer] = (known[0], known[1], now_ms)
+                return Offer.UNCHANGED
+            return Offer.STALE
+        entry = self._entries.get(peer)
+        if entry is not None and entry.card.version >= withdrawal.version:
+            return Offer.STALE  # the agent came back after this withdrawal
+        if entry is not None:
+            self.remove(peer)
+        self._withdrawn.pop(peer, None)
+        self._withdrawn[peer] = (withdrawal.version, withdrawal.expires_at, now_ms)
+        while len(self._withdrawn) > MAX_WITHDRAWN:
+            del self._withdrawn[next(iter(self._withdrawn))]
+        return Offer.WITHDRAWN
+
+    def unconfirmed(self, older_than_ms: int, now_ms: int, *, limit: int | None = None) -> list[PeerId]:
+        """Peers whose entry was stored or confirmed more than ``older_than_ms`` ago (oldest first), except
+        this node's own card (source ``"self"``)."""
+        cutoff = now_ms - older_than_ms
+        old = [e for e in self._entries.values() if e.learned_ms < cutoff and e.source != "self"]
+        old.sort(key=lambda e: e.learned_ms)
+        return [e.card.peer_id for e in old[:limit]]
+
+    def drop_unconfirmed(self, older_than_ms: int, now_ms: int) -> list[PeerId]:
+        """Drop the entries not confirmed for more than ``older_than_ms``; returns their peers."""
+        gone = self.unconfirmed(older_than_ms, now_ms)
+        for peer in gone:
+            self.remove(peer)
+        return gone
 
     def compatible(self, card: SignedCard) -> bool:
         """True when the card's vector is comparable with this directory's model."""
@@ -121,6 +182,11 @@ class Directory:
         """Store ``card`` if it is live and newer than what we have; say what happened."""
         if card.is_expired(now_ms):
             return Offer.EXPIRED
+        withdrawn = self._withdrawn.get(card.peer_id)
+        if withdrawn is not None and now_ms < withdrawn[1]:
+            if card.version <= withdrawn[0]:
+                return Offer.WITHDRAWN
+            del self._withdrawn[card.peer_id]  # the agent came back with a newer card
         current = self._entries.get(card.peer_id)
         if current is not None and current.card.is_expired(now_ms):
             self.remove(card.peer_id)
@@ -233,4 +299,4 @@ class Directory:
         return [e.card for e in self._entries.values()]
 
 
-__all__ = ["DEFAULT_MAX_CARDS", "Directory", "Entry", "Match", "Offer"]
+__all__ = ["DEFAULT_MAX_CARDS", "MAX_WITHDRAWN", "Directory", "Entry", "Match", "Offer"]

@@ -27,6 +27,13 @@
     card_refresh = 60       # re-fetch a candidate's card from the DHT when our copy is older than this
     max_fetch = 64          # cards fetched from the DHT per find, at most
     heartbeat = 1.0         # GossipSub heartbeat, seconds
+    stamp_bits = 20         # proof-of-work bits of this node's card stamp (0: unstamped version 1/2 cards)
+    min_stamp_bits = 16     # cards with a weaker stamp are refused (0 in a network with previous releases)
+    revalidate = 720        # a card not confirmed for this long is asked again (owner, then DHT), and
+                            # dropped if still unconfirmed a find_timeout later (withdrawals reach every
+                            # node within revalidate + find_timeout, 12.2 min by default)
+    new_cards = 120         # cards of identities new to this node accepted per minute, in total
+    updates = 30            # new versions accepted per identity and hour
     eclipse_protection = true
     max_cards = 200000      # local directory size
     matcher = "hybrid"      # offline ranking: "hybrid" (wordllama + MiniLM int8 + BM25) or "lite"
@@ -41,6 +48,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ioa_p2p.card import MAX_TTL_MS
+from ioa_p2p.card.stamp import MAX_BITS
 from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.errors import ConfigError
 from ioa_p2p.identity import PeerId
@@ -65,6 +73,12 @@ class DiscoverySettings:
     card_refresh: float = setting(60.0, low=0.0, high=86_400.0, unit="seconds")
     max_fetch: int = setting(64, low=1, high=10_000)
     heartbeat: float = setting(1.0, low=0.05, high=120.0, unit="seconds")
+    stamp_bits: int = setting(20, low=0, high=MAX_BITS)
+    min_stamp_bits: int = setting(16, low=0, high=MAX_BITS)
+    #: default: 720, or 1.2 * republish when that is longer
+    revalidate: float = setting(720.0, low=5.0, high=MAX_TTL, unit="seconds")
+    new_cards: int = setting(120, low=1, high=1_000_000)
+    updates: int = setting(30, low=1, high=1_000_000)
     eclipse_protection: bool = True
     max_cards: int = setting(200_000, low=1, high=10_000_000)
     matcher: Literal["hybrid", "lite"] = "hybrid"
@@ -79,6 +93,13 @@ class DiscoverySettings:
             raise ConfigError(
                 f"[discovery].republish ({settings.republish} s) must be shorter than "
                 f"ttl ({settings.ttl} s), or cards would expire before their replacement is out"
+            )
+        if "revalidate" not in table and settings.republish * 1.2 > settings.revalidate:
+            settings = replace(settings, revalidate=settings.republish * 1.2)
+        if 0 < settings.stamp_bits < settings.min_stamp_bits:
+            raise ConfigError(
+                f"[discovery].stamp_bits ({settings.stamp_bits}) is below min_stamp_bits "
+                f"({settings.min_stamp_bits}): nodes configured like this one would refuse its card"
             )
         return settings
 

@@ -28,6 +28,7 @@ import trio
 
 from ioa_p2p.card import SignedCard
 from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.directory import Directory
 from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.faults import Faults
@@ -118,8 +119,11 @@ class CardNetPort(Protocol):
         """The DHT protocol spoken (``GET /status``)."""
         ...
 
-    async def prepare(self, namespace: str, validator: RecordValidator) -> None:
-        """Serve the DHT's records of ``namespace``, checked by ``validator``."""
+    async def prepare(
+        self, namespace: str, validator: RecordValidator, admission: CardAdmission | None = None
+    ) -> None:
+        """Serve the DHT's records of ``namespace``, checked by ``validator``; provider records of others
+        within ``admission``'s rate limits."""
         ...
 
     async def put_value(self, key: str, value: bytes) -> bool:

@@ -41,6 +41,7 @@ from ioa_p2p.card.record import (
 )
 from ioa_p2p.card.stamp import content_digest, mint, stamp_bits
 from ioa_p2p.card.withdrawal import (
+    MAX_REASON,
     CardRecord,
     CardWithdrawal,
     SignedWithdrawal,
@@ -60,6 +61,7 @@ __all__ = [
     "MAX_DIM",
     "MAX_MODEL_ID",
     "MAX_NAME",
+    "MAX_REASON",
     "MAX_TAG",
     "MAX_TAGS",
     "MAX_TTL_MS",

@@ -29,6 +29,7 @@ from contextlib import asynccontextmanager
 
 import trio
 
+from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.gossip import Deliver, GossipSettings, Validate
@@ -91,6 +92,7 @@ class MemoryCardNet:
         self.values: dict[str, bytes] = {}
         self.providers: dict[bytes, set[PeerId]] = {}
         self.topic: MemoryCardTopic | None = None
+        self.admission: CardAdmission | None = None
 
     def reachable_nets(self) -> list[MemoryCardNet]:
         """The other nodes' record stores this node can reach now."""
@@ -106,9 +108,14 @@ class MemoryCardNet:
     def protocol(self) -> str:
         return PROTOCOL
 
-    async def prepare(self, namespace: str, validator: RecordValidator) -> None:
+    async def prepare(
+        self, namespace: str, validator: RecordValidator, admission: CardAdmission | None = None
+    ) -> None:
         await trio.lowlevel.checkpoint()
+        if hasattr(validator, "stored"):
+            validator.stored = lambda key: key in self.values
         self.validators[namespace] = validator
+        self.admission = admission
 
     def accept(self, key: str, value: bytes) -> bool:
         """Store ``value`` under ``key`` when this node's validator lets it (see the module docstring)."""
@@ -180,8 +187,11 @@ class MemoryCardNet:
         for key in keys:
             self.providers.setdefault(key, set()).add(self.peer_id)
             for net in self.reachable_nets():
-                net.providers.setdefault(key, set()).add(self.peer_id)
-                acknowledged += 1
+                if net.admission is None or net.admission.admit_provider(
+                    self.peer_id.raw, trio.current_time()
+                ):
+                    net.providers.setdefault(key, set()).add(self.peer_id)
+                    acknowledged += 1
         return acknowledged
 
     def routing_table_size(self) -> int:

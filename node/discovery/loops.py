@@ -7,7 +7,12 @@
 - :func:`announce_loop`: re-announces our card when more peers subscribed (:class:`AnnouncePacer`);
 - :func:`catch_up_loop`: fetches from the DHT the cards of gossip neighbours we hold none of, and the
   versions the flood guard dropped;
-- :func:`dht_publish_loop`: puts our card record and provides its bucket keys (:class:`PublishPolicy`).
+- :func:`dht_publish_loop`: puts our card record and provides its bucket keys (:class:`PublishPolicy`);
+- :func:`revalidate_loop`: confirms again the cards not confirmed for ``revalidate`` seconds (their owner
+  first, then the DHT: a withdrawal or a newer version replaces them), and drops those that stay
+  unconfirmed ``find_timeout`` seconds longer. Together with the republish interval (a new version, so a
+  confirmation, reaches gossip neighbours every ``republish`` seconds) this bounds how long any node keeps
+  returning a card after its owner withdrew or replaced it: ``revalidate + find_timeout``.
 """
 
 from __future__ import annotations
@@ -113,6 +118,35 @@ async def catch_up_loop(service: Discovery) -> None:
             await service.fetch_cards(missing)
 
 
+#: Seconds between revalidation rounds, and cards asked again per round at most.
+REVALIDATE_INTERVAL = 5.0
+REVALIDATE_BATCH = 256
+
+
+async def revalidate_loop(service: Discovery) -> None:
+    """See the module docstring."""
+    settings = service.settings
+    while True:
+        await trio.sleep(REVALIDATE_INTERVAL)
+        now = service.now_ms()
+        directory = service.directory
+        due = directory.unconfirmed(int(settings.revalidate * 1000), now, limit=REVALIDATE_BATCH)
+        if due:
+            with (
+                service.node.faults.boundary("discovery revalidation"),
+                trio.move_on_after(settings.find_timeout),
+            ):
+                await service.fetch_cards(due)
+            service.stats["revalidated"] += len(due)
+        grace = int((settings.revalidate + settings.find_timeout) * 1000)
+        dropped = directory.drop_unconfirmed(grace, service.now_ms())
+        if dropped:
+            service.stats["dropped_unconfirmed"] += len(dropped)
+            log.debug(
+                "dropped cards not confirmed for %.0f s: %s", grace / 1000, [p.short() for p in dropped]
+            )
+
+
 async def dht_publish_loop(service: Discovery) -> None:
     """Keep our card record and bucket provider records in the DHT (see :class:`PublishPolicy`)."""
     await service.node.services_ready.wait()
@@ -143,5 +177,6 @@ __all__ = [
     "dht_publish_loop",
     "expiry_loop",
     "rebuild_loop",
+    "revalidate_loop",
     "republish_loop",
 ]

@@ -7,6 +7,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 import trio
 
+from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.directory import Directory
 from ioa_p2p.dht.index import make_index
 from ioa_p2p.dht.ranking import CardRanker
@@ -33,7 +34,11 @@ async def open_discovery(node: NodePort, net: CardNetPort | None = None) -> Asyn
     """
     settings = DiscoverySettings.from_section(node.config.section("discovery"))
     net = net or Libp2pCardNet(node.host, node.dht, node.faults)
-    await net.prepare(NAMESPACE, IoaNamespaceValidator(lambda: int(node.now() * 1000)))
+    admission = CardAdmission(new_cards=settings.new_cards, updates=settings.updates, me=node.peer_id)
+    validator = IoaNamespaceValidator(
+        lambda: int(node.now() * 1000), min_stamp_bits=settings.min_stamp_bits, admission=admission
+    )
+    await net.prepare(NAMESPACE, validator, admission)
     if not settings.enabled:  # still a DHT server for everyone's cards
         yield None
         return
@@ -64,12 +69,14 @@ async def open_discovery(node: NodePort, net: CardNetPort | None = None) -> Asyn
             )
             gossip = await stack.enter_async_context(net.open_topic(validate, deliver, gossip_settings))
         service = Discovery(node, settings, agent, embedder, directory, gossip, net)
+        service.dht_admission = admission
         service.adopt_agent(agent)  # the card is issued in the background: start does not wait for models
         async with trio.open_nursery() as nursery:
             nursery.start_soon(service.card_loop)
             nursery.start_soon(loops.republish_loop, service)
             nursery.start_soon(loops.expiry_loop, service)
             nursery.start_soon(loops.rebuild_loop, service)
+            nursery.start_soon(loops.revalidate_loop, service)
             if settings.dht:
                 nursery.start_soon(loops.dht_publish_loop, service)
             if gossip is not None:

@@ -33,24 +33,33 @@ from __future__ import annotations
 
 import functools
 import logging
-import math
 from typing import Any
 
 import trio
 
-from ioa_p2p.card import SignedCard, card_text, issue_card, next_version, parse_card, select_newest
-from ioa_p2p.dht.directory import Directory, Match, Offer
-from ioa_p2p.dht.forest import Forest, forest_for
-from ioa_p2p.dht.lsh import Hyperplanes, hyperplanes_for
-from ioa_p2p.dht.probing import listing_incomplete, needs_finer, plan_probes, provided_levels, rank_providers
-from ioa_p2p.dht.ranking import legacy_probe
+from ioa_p2p.card import (
+    MAX_REASON,
+    SignedCard,
+    SignedWithdrawal,
+    card_text,
+    issue_card,
+    issue_withdrawal,
+    next_version,
+    parse_record,
+)
+from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.directory import Directory, Match
+from ioa_p2p.dht.forest import Forest
+from ioa_p2p.dht.lsh import Hyperplanes
+from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.settings import LIST_FIELDS, AgentSettings, DiscoverySettings
-from ioa_p2p.dht.validators import card_key, check_announcement
+from ioa_p2p.dht.validators import check_announcement
 from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import CardProfile, HybridMatcher
 from ioa_p2p.node.discovery.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, PublishPolicy
+from ioa_p2p.node.discovery.search import CardSearch
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
 log = logging.getLogger("ioa_p2p.discovery")
@@ -63,11 +72,6 @@ STALE_MAX = 4096
 #: Flood guard: new card versions of one peer closer together than this are rejected.
 GOSSIP_UPDATE_INTERVAL_MS = 100
 MAX_K = 100
-#: Seconds a card fetch waits for the cards' owners to answer before asking the DHT.
-DIRECT_TIMEOUT = 2.0
-#: Card fetches of a listing find: batches running at once, and how long a batch waits for more peers.
-FETCH_PARALLEL = 4
-FETCH_COALESCE = 0.02
 
 
 class Discovery:
@@ -90,10 +94,14 @@ class Discovery:
         self.embedder = embedder
         self.directory = directory
         self.gossip = gossip
-        self.hyperplanes: Hyperplanes = hyperplanes_for(embedder.model_id, embedder.dim)
-        self.forest: Forest = forest_for(embedder.model_id, embedder.dim)
+        #: rate limits of gossip announcements (the DHT's records have their own: :attr:`dht_admission`)
+        self.admission = CardAdmission(
+            new_cards=settings.new_cards, updates=settings.updates, me=node.peer_id
+        )
+        self.dht_admission: CardAdmission | None = None
         self.publish_policy = PublishPolicy()
         self.card: SignedCard | None = None
+        self.withdrawal: SignedWithdrawal | None = None  # set while our card is withdrawn
         self.card_ready = trio.Event()  # set once the first card is issued
         self._vector: Any = None
         self._agent_changed = trio.Event()
@@ -106,7 +114,26 @@ class Discovery:
         #: publisher -> (version the flood guard dropped, DHT fetches left)
         self._stale: dict[PeerId, tuple[int, int]] = {}
         self.last_find: dict[str, Any] = {}  # what the last find did and how long each part took
-        self.stats = {"finds": 0, "dht_fetched": 0, "dht_rejected": 0, "gossip_accepted": 0}
+        self.stats = {
+            "finds": 0,
+            "dht_fetched": 0,
+            "dht_rejected": 0,
+            "gossip_accepted": 0,
+            "gossip_over_limit": 0,
+            "revalidated": 0,
+            "dropped_unconfirmed": 0,
+        }
+        self.search = CardSearch(
+            node.peer_id, net, directory, settings, embedder.model_id, embedder.dim, self.now_ms, self.stats
+        )
+
+    @property
+    def forest(self) -> Forest:
+        return self.search.forest
+
+    @property
+    def hyperplanes(self) -> Hyperplanes:
+        return self.search.hyperplanes
 
     # ------------------------------------------------------------------ own card
 
@@ -126,7 +153,7 @@ class Discovery:
                 await self._embed([card_text(agent.name, agent.description, agent.skills, agent.task_types)])
             )[0]
         self.agent, self._vector = agent, vector
-        card = await self.republish()
+        card = await self.republish(revive=True)
         assert card is not None
         return card
 
@@ -166,35 +193,44 @@ class Discovery:
         while self._issued < self._adopted:
             await self._card_issued.wait()
 
-    async def republish(self) -> SignedCard | None:
+    async def republish(self, *, revive: bool = False) -> SignedCard | None:
         """Issue a new version of our card (fresh expiry) and publish it (nothing before the first
-        embedding is done)."""
-        if self._vector is None:
+        embedding is done, nothing while the card is withdrawn unless ``revive``: new agent settings).
+
+        The card is stamped with ``stamp_bits`` of proof of work (:mod:`ioa_p2p.card.stamp`), minted in a
+        worker thread when the content changed, reused otherwise."""
+        if self._vector is None or (self.withdrawal is not None and not revive):
             return None
         now = self.now_ms()
         agent = self.agent
+        previous = max([r.version for r in (self.card, self.withdrawal) if r is not None], default=None)
+        stamp = getattr(self.card.card, "stamp", b"") if self.card is not None else b""
+        issue = functools.partial(
+            issue_card,
+            self.node.identity,
+            name=agent.name,
+            description=agent.description,
+            skills=agent.skills,
+            task_types=agent.task_types,
+            adapter=agent.adapter,
+            languages=agent.languages,
+            input_types=agent.input_types,
+            output_types=agent.output_types,
+            tools=agent.tools,
+            model=self.embedder.model_id,
+            vector=self._vector,
+            addrs=self.node.listen_addrs()[:16],
+            version=next_version(previous, now),
+            now_ms=now,
+            ttl_ms=int(self.settings.ttl * 1000),
+            stamp_bits=self.settings.stamp_bits,
+            stamp=stamp,
+        )
         try:
-            card = issue_card(
-                self.node.identity,
-                name=agent.name,
-                description=agent.description,
-                skills=agent.skills,
-                task_types=agent.task_types,
-                adapter=agent.adapter,
-                languages=agent.languages,
-                input_types=agent.input_types,
-                output_types=agent.output_types,
-                tools=agent.tools,
-                model=self.embedder.model_id,
-                vector=self._vector,
-                addrs=self.node.listen_addrs()[:16],
-                version=next_version(None if self.card is None else self.card.version, now),
-                now_ms=now,
-                ttl_ms=int(self.settings.ttl * 1000),
-            )
+            card = await self.node.run_sync(issue)
         except InvalidCard as exc:
             raise ConfigError(f"the [agent] settings do not make a valid card: {exc}") from None
-        self.card = card
+        self.card, self.withdrawal = card, None
         self.card_ready.set()
         self.directory.offer(card, now, "self")
         self._dht_wake.set()
@@ -204,6 +240,30 @@ class Discovery:
             await self.announce()
         return card
 
+    async def withdraw(self, reason: str = "") -> SignedWithdrawal:
+        """Withdraw our card everywhere: sign a withdrawal of a version above every card issued, drop the
+        card from our directory, announce the withdrawal by gossip and put it in the DHT (at once, by the
+        publishing loop). The card stays withdrawn until new agent settings are adopted (``POST /card``)."""
+        if self.card is None:
+            raise UsageError("this node has issued no card yet; there is nothing to withdraw")
+        if len(reason.encode("utf-8", "surrogatepass")) > MAX_REASON:
+            raise UsageError(f"a withdrawal reason is at most {MAX_REASON} bytes")
+        now = self.now_ms()
+        previous = max(r.version for r in (self.card, self.withdrawal) if r is not None)
+        withdrawal = issue_withdrawal(
+            self.node.identity, version=next_version(previous, now), now_ms=now, reason=reason
+        )
+        self.withdrawal = withdrawal
+        self.directory.remove(self.node.peer_id)
+        self.directory.withdraw(withdrawal, now)
+        self._dht_wake.set()
+        await self.announce()
+        return withdrawal
+
+    def current_record(self) -> SignedCard | SignedWithdrawal | None:
+        """What we publish now under ``/ioa/card/<us>``: our withdrawal while withdrawn, else our card."""
+        return self.withdrawal if self.withdrawal is not None else self.card
+
     async def go_live(self) -> None:
         """Wait until every node service is open (one may still change the card), then announce it."""
         await self.node.services_ready.wait()
@@ -212,17 +272,19 @@ class Discovery:
         await self.announce()
 
     async def announce(self) -> None:
-        if self.gossip is not None and self.card is not None:
+        record = self.current_record()
+        if self.gossip is not None and record is not None:
             self.pacer.announced(self.gossip.topic_peers(), trio.current_time())
             try:
-                await self.gossip.announce(self.card.encoded)
+                await self.gossip.announce(record.encoded)
             except Exception as exc:  # the library raises when no peer is reachable
                 log.debug("gossip announce failed: %s", exc)
 
     # ------------------------------------------------------------------ gossip callbacks
 
     def check_gossip(self, publisher: PeerId, data: bytes) -> bool:
-        """Topic validator: a valid, live card of the publisher itself, not older than ours.
+        """Topic validator: a valid, live card (stamped enough) or withdrawal of the publisher itself, not
+        older than what we hold.
 
         Rejecting costs the forwarder GossipSub score, so only provably bad announcements are
         rejected: re-announcements of the version we hold are accepted (and ignored on delivery).
@@ -233,7 +295,13 @@ class Discovery:
         now = self.now_ms()
         known = self.directory.version_of(publisher)
         try:
-            card = check_announcement(data, publisher=publisher, known_version=known, now_ms=now)
+            card = check_announcement(
+                data,
+                publisher=publisher,
+                known_version=known,
+                now_ms=now,
+                min_stamp_bits=self.settings.min_stamp_bits,
+            )
         except InvalidMessage as exc:
             log.debug("dropped a card announcement from %s: %s", publisher, exc)
             return False
@@ -252,11 +320,22 @@ class Discovery:
         return True
 
     def on_gossip(self, publisher: PeerId, data: bytes) -> None:
+        """Apply a validated announcement, within the rate limits (:class:`CardAdmission`: identities new to
+        this node in total, versions per identity). An announcement over them is dropped here, not
+        rejected by the validator (that would cost the honest forwarder its score); its card is still
+        found through the DHT."""
+        now = self.now_ms()
         try:
-            card = parse_card(data, now_ms=self.now_ms(), peer=publisher)
+            record = parse_record(data, now_ms=now, peer=publisher)
         except InvalidMessage:
             return
-        if self.directory.offer(card, self.now_ms(), "gossip").changed:
+        known = self.directory.version_of(publisher)
+        if record.version != known and not self.admission.admit_card(
+            publisher, known=known is not None, now=now / 1000
+        ):
+            self.stats["gossip_over_limit"] += 1
+            return
+        if self.search.apply(record, now, "gossip").changed:
             self.stats["gossip_accepted"] += 1
 
     # ------------------------------------------------------------------ find
@@ -287,155 +366,17 @@ class Discovery:
         return matches
 
     async def lookup_dht(self, vector: Any) -> dict[str, Any]:
-        """Ask the DHT for the providers of the query's LSH buckets and fetch their cards.
-
-        The buckets are chosen by :func:`~ioa_p2p.dht.probing.plan_probes` for the network's estimated
-        size in the forest of our model and, during the scheme migration, of the previous model family
-        (:func:`~ioa_p2p.dht.ranking.legacy_probe`). A small network is *listed*: every provider of table
-        0 is fetched as soon as an answer names it (the fetches overlap the rest of the lookup); when the
-        listing looks incomplete, table 1 and the version 1 buckets (nodes of the previous release provide
-        only those) are listed too. A larger one is *probed*: when most of the query's own buckets come back
-        full the query is repeated one level finer, then the providers are fetched best first
-        (:func:`~ioa_p2p.dht.probing.rank_providers`). Providers whose card we hold fresh are skipped.
-        """
-        size = self.net.network_size()
-        settings = self.settings
-        families = [(self.forest, self.hyperplanes, vector)]
-        legacy = legacy_probe(self.embedder.model_id, vector)
-        if legacy is not None:
-            families.append(
-                (forest_for(legacy[0], legacy[1]), hyperplanes_for(legacy[0], legacy[1]), legacy[2])
-            )
-        probe = functools.partial(plan_probes, probes=settings.probes, enumerate_up_to=settings.enumerate)
-        plans = [probe(f, v, size) for f, _, v in families]
-        old = [b.key for _, h, v in families for b in h.buckets(v)] if settings.lsh_v1 else []
-        listing = plans[0].listing
-        limit = max(settings.max_fetch, settings.enumerate) if listing else settings.max_fetch
-        started = trio.current_time()
-        chosen: dict[PeerId, None] = {}
-        if listing:
-            found = await self._list([k for p in plans for k in p.keys], chosen, limit)
-            if any(listing_incomplete(p, found, size) for p in plans):
-                second = [probe(f, v, size, table=1) for f, _, v in families]
-                found.update(await self._list([k for p in second for k in p.keys] + old, chosen, limit))
-                plans += second
-        else:
-            found = await self.net.get_providers([k for p in plans for k in p.keys] + old, ask=settings.ask)
-            finer = needs_finer(plans[0], found, self.forest)
-            if finer is not None:
-                plans[0] = probe(self.forest, vector, size, level=finer)
-                found.update(await self.net.get_providers(list(plans[0].keys), ask=settings.ask))
-        found_at = trio.current_time()
-        if not listing:
-            ranked = list(dict.fromkeys(p for plan in plans for p in rank_providers(plan, found)))
-            ranked += [p for key in old for p in sorted(found.get(key, ())) if p not in ranked]
-            chosen = dict.fromkeys([p for p in ranked if self._needs_fetch(p)][:limit])
-            await self.fetch_cards(list(chosen))
-        providers = {p for peers in found.values() for p in peers}
-        return {
-            "size": round(size),
-            "buckets": sum(len(p.keys) for p in plans)
-            + (len(old) if len(plans) > len(families) or not listing else 0),
-            "passes": 2 if len(plans) > len(families) else 1,
-            "listing": listing,
-            "providers": len(providers),
-            "fetched": len(chosen),
-            "providers_s": found_at - started,
-            "fetch_s": trio.current_time() - found_at,
-        }
-
-    async def _list(
-        self, keys: list[bytes], chosen: dict[PeerId, None], limit: int
-    ) -> dict[bytes, set[PeerId]]:
-        """The providers of ``keys``, fetching the card of every provider not in ``chosen`` yet (added to
-        it, up to ``limit`` in all) as soon as an answer names it."""
-        send, receive = trio.open_memory_channel[PeerId](math.inf)
-
-        def found_now(key: bytes, providers: set[PeerId]) -> None:
-            for peer in sorted(providers):
-                if peer not in chosen and len(chosen) < limit and self._needs_fetch(peer):
-                    chosen[peer] = None
-                    send.send_nowait(peer)
-
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._fetch_as_found, receive)
-            found = await self.net.get_providers(keys, ask=self.settings.ask, on_found=found_now)
-            send.close()
-        return found
-
-    async def _fetch_as_found(self, receive: trio.MemoryReceiveChannel[PeerId]) -> None:
-        """Fetch the cards of the peers sent on ``receive`` in small batches as they come (at most
-        :data:`FETCH_PARALLEL` batches at once) until the channel closes and every batch is done."""
-        limiter = trio.CapacityLimiter(FETCH_PARALLEL)
-
-        async def fetch(batch: list[PeerId]) -> None:
-            async with limiter:
-                await self.fetch_cards(batch)
-
-        async with trio.open_nursery() as nursery:
-            async for first in receive:
-                await trio.sleep(FETCH_COALESCE)  # let the answers arriving together share a lookup
-                batch = [first]
-                while True:
-                    try:
-                        batch.append(receive.receive_nowait())
-                    except (trio.WouldBlock, trio.EndOfChannel):
-                        break
-                nursery.start_soon(fetch, batch)
-
-    def _needs_fetch(self, peer: PeerId) -> bool:
-        if peer == self.node.peer_id:
-            return False
-        entry = self.directory.entry(peer, self.now_ms())
-        return entry is None or self.now_ms() - entry.learned_ms > self.settings.card_refresh * 1000
+        """Ask the DHT for the cards that may match ``vector`` (:meth:`CardSearch.lookup`)."""
+        return await self.search.lookup(vector)
 
     async def fetch_card(self, peer: PeerId) -> SignedCard | None:
-        """The newest valid card of ``peer`` in the DHT (asking the network), stored in the directory."""
+        """The newest valid card of ``peer`` (asking the peer, then the DHT), stored in the directory."""
         await self.fetch_cards([peer])
         return self.directory.get(peer, self.now_ms())
 
     async def fetch_cards(self, peers: list[PeerId]) -> int:
-        """Fetch the newest cards of ``peers``: from each peer itself first (every node serves its own
-        record, the freshest copy, in one request), then, for the peers that did not answer with a valid
-        card, from the DHT in one batched lookup. Returns how many cards were new."""
-        if not peers:
-            return 0
-        keys = {peer: card_key(peer) for peer in peers}
-        direct = await self.net.ask_values({p: [k] for p, k in keys.items()}, per_peer=DIRECT_TIMEOUT)
-        stored, answered = self._store_fetched(peers, direct)
-        rest = [p for p in peers if p not in answered]
-        if rest:
-            found = await self.net.get_values([keys[p] for p in rest], ask=self.settings.ask)
-            stored += self._store_fetched(rest, found)[0]
-        return stored
-
-    def _store_fetched(self, peers: list[PeerId], found: dict[str, list[bytes]]) -> tuple[int, set[PeerId]]:
-        """Verify the values found for ``peers`` and offer each peer's newest card to the directory;
-        returns how many cards were new, and the peers a valid card was found for."""
-        now = self.now_ms()
-        stored = 0
-        answered: set[PeerId] = set()
-        for peer in peers:
-            cards: list[SignedCard | None] = []
-            for value in found.get(card_key(peer), []):
-                try:
-                    cards.append(parse_card(value, now_ms=now, peer=peer))
-                except InvalidMessage as exc:
-                    self.stats["dht_rejected"] += 1
-                    log.debug("rejected a DHT card of %s: %s", peer, exc)
-            best = select_newest(cards)
-            if best is None:
-                continue
-            card = cards[best]
-            assert card is not None
-            answered.add(peer)
-            self.stats["dht_fetched"] += 1
-            offer = self.directory.offer(card, now, "dht")
-            if offer.changed:
-                stored += 1
-            elif offer is Offer.UNCHANGED:
-                self.directory.touch(peer, now)
-        return stored, answered
+        """Fetch and store the newest records of ``peers`` (:meth:`CardSearch.fetch`); how many were new."""
+        return await self.search.fetch(peers)
 
     # ------------------------------------------------------------------ for the background loops
 
@@ -452,19 +393,19 @@ class Discovery:
         return due
 
     def withheld(self, peer: PeerId) -> bool:
-        """True when ``peer``'s card is not wanted in the directory (withdrawn)."""
-        return False
+        """True when ``peer`` has withdrawn its card (no need to fetch it)."""
+        return self.directory.withdrawn(peer, self.now_ms()) is not None
 
     def dht_record(self) -> tuple[int, bytes] | None:
         """Our record for ``/ioa/card/<us>``: its version and bytes (None before the first card)."""
-        card = self.card
-        return None if card is None else (card.version, card.encoded)
+        record = self.current_record()
+        return None if record is None else (record.version, record.encoded)
 
     def provided_keys(self) -> tuple[bytes, ...]:
         """The bucket keys our card is provided under (empty before the first card): LSH version 2 (the
         forest, at the levels the network's size calls for: :func:`~ioa_p2p.dht.probing.provided_levels`),
         and the version 1 bucket of each table, which nodes of the previous release probe."""
-        if self.card is None or self._vector is None:
+        if self.card is None or self._vector is None or self.withdrawal is not None:
             return ()
         levels = provided_levels(self.net.network_size())
         forest = [cell.key for cell in self.forest.cells(self._vector, levels)]

@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.provide import ProvidePacer
 from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.faults import Faults
@@ -34,8 +35,10 @@ class Libp2pCardNet:
     def protocol(self) -> str:
         return kad.kad_protocol_in_use()
 
-    async def prepare(self, namespace: str, validator: RecordValidator) -> None:
-        await kad.prepare_dht(self.host, self.dht, namespace, validator)
+    async def prepare(
+        self, namespace: str, validator: RecordValidator, admission: CardAdmission | None = None
+    ) -> None:
+        await kad.prepare_dht(self.host, self.dht, namespace, validator, admission)
 
     async def put_value(self, key: str, value: bytes) -> bool:
         return await kad.put_value(self.dht, key, value)

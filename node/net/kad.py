@@ -24,6 +24,7 @@ Traps of the library and what this module does about them:
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +35,7 @@ from libp2p.kad_dht.pb.kademlia_pb2 import Message
 from libp2p.peer.id import ID
 from libp2p.peer.peerinfo import PeerInfo
 
+from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.keyspace import estimate_network_size
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.provide import ProvidePacer, assign
@@ -62,17 +64,50 @@ PROVIDE_ATTEMPTS = 3
 PROVIDE_RETRY = 2.0
 
 
-async def prepare_dht(host: Any, dht: Any, namespace: str, validator: Any) -> None:
+async def prepare_dht(
+    host: Any, dht: Any, namespace: str, validator: Any, admission: CardAdmission | None = None
+) -> None:
     """Serve ``dht`` on ``/ioa/kad/1.0.0`` (telling connected peers by identify push when its handler had
     to move) and register ``validator`` (``validate(key, value)`` / ``select(key, values)``) for
-    ``namespace``. An identify push that fails is only logged: peers learn the protocol at next identify."""
+    ``namespace``, telling it (``validator.stored``, when it has one) which keys this node stores; with
+    ``admission``, provider records are rate-limited per provider and in total (:func:`guard_providers`).
+    An identify push that fails is only logged: peers learn the protocol at the next identify."""
     if ensure_ioa_kad_protocol(dht):
         try:
             with trio.move_on_after(5):
                 await push_identify_to_peers(host)
         except Exception as exc:
             log.debug("identify push after moving the DHT protocol failed: %s", exc)
+    if hasattr(validator, "stored"):
+        validator.stored = lambda key: dht.value_store.get(str(key).encode("utf-8")) is not None
     dht.register_validator(namespace, validator)
+    if admission is not None:
+        guard_providers(dht, admission)
+
+
+def guard_providers(dht: Any, admission: CardAdmission) -> None:
+    """Store an ADD_PROVIDER record of another peer only within ``admission``'s limits (per provider and
+    in total; py-libp2p itself refuses more than 10 ADD_PROVIDER per 10 s from one peer, and keeps the
+    first 20 providers of a key). Our own records are never limited."""
+    store = dht.provider_store
+    if getattr(store, "_ioa_guarded", False):
+        return
+    upstream = store.add_provider
+    me = dht.local_peer_id
+
+    def add_provider(key: bytes, provider: Any) -> None:
+        peer = getattr(provider, "peer_id", None)
+        if (
+            peer is not None
+            and peer != me
+            and not admission.admit_provider(peer.to_bytes(), time.monotonic())
+        ):
+            log.debug("provider record of %s refused: over the provider rate limit", peer)
+            return
+        upstream(key, provider)
+
+    store.add_provider = add_provider
+    store._ioa_guarded = True
 
 
 def ensure_ioa_kad_protocol(dht: Any) -> bool:
@@ -272,6 +307,7 @@ __all__ = [
     "IOA_KAD_PROTOCOL",
     "ensure_ioa_kad_protocol",
     "get_providers_many",
+    "guard_providers",
     "get_values_from",
     "get_values_many",
     "kad_protocol_in_use",
