@@ -27,7 +27,7 @@
     card_refresh = 60       # re-fetch a candidate's card from the DHT when our copy is older than this
     max_fetch = 64          # cards fetched from the DHT per find, at most
     heartbeat = 1.0         # GossipSub heartbeat, seconds
-    stamp_bits = 20         # proof-of-work bits of this node's card stamp (0: unstamped version 1/2 cards)
+    stamp_bits = 18         # proof-of-work bits of this node's card stamp (0: unstamped version 1/2 cards)
     min_stamp_bits = 16     # cards with a weaker stamp are refused (0 in a network with previous releases)
     revalidate = 720        # a card not confirmed for this long is asked again (owner, then DHT), and
                             # dropped if still unconfirmed a find_timeout later (withdrawals reach every
@@ -73,7 +73,7 @@ class DiscoverySettings:
     card_refresh: float = setting(60.0, low=0.0, high=86_400.0, unit="seconds")
     max_fetch: int = setting(64, low=1, high=10_000)
     heartbeat: float = setting(1.0, low=0.05, high=120.0, unit="seconds")
-    stamp_bits: int = setting(20, low=0, high=MAX_BITS)
+    stamp_bits: int = setting(18, low=0, high=MAX_BITS)
     min_stamp_bits: int = setting(16, low=0, high=MAX_BITS)
     #: default: 720, or 1.2 * republish when that is longer
     revalidate: float = setting(720.0, low=5.0, high=MAX_TTL, unit="seconds")

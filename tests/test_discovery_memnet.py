@@ -177,6 +177,7 @@ def bad_cards(victim: Identity, genuine: SignedCard, attacker: Identity, now_ms:
             version=version,
             now_ms=issued,
             ttl_ms=60_000,
+            stamp_bits=16,  # stamped enough: refused for what the test is about, not for a weak stamp
         )
         return card.to_bytes()
 

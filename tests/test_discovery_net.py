@@ -201,6 +201,7 @@ def bad_cards(victim: Identity, genuine: SignedCard, attacker: Identity) -> dict
         version=body.version + 2000,
         now_ms=kad_now() - 120_000,
         ttl_ms=60_000,
+        stamp_bits=16,  # stamped enough: refused for what the test is about, not for a weak stamp
     )
     older = issue_card(  # genuine signature, live, but older than what everyone holds: a replay
         victim,
@@ -211,6 +212,7 @@ def bad_cards(victim: Identity, genuine: SignedCard, attacker: Identity) -> dict
         version=body.version - 1,
         now_ms=kad_now(),
         ttl_ms=60_000,
+        stamp_bits=16,
     )
     return {
         "replayed-older-version": older.to_bytes(),
@@ -247,10 +249,14 @@ async def test_bad_cards_are_rejected_by_the_dht_and_the_gossip_validators(tmp_p
                 assert not stored, name
             record = observer_node.dht.value_store.get(key.encode())
             assert record is None or record.value == genuine.to_bytes()
-            # A storer that serves a bad card (bypassing its own validation) is not believed.
+            # A storer that serves a bad card (bypassing its own validation) is not believed, whether the
+            # owner is asked first (the default) or only the DHT is.
             for name, value in bad.items():
                 attacker_node.dht.value_store.put(key.encode(), value)
                 fetched = await observer.fetch_card(victim_node.peer_id)
+                assert fetched is not None and fetched.to_bytes() == genuine.to_bytes(), name
+                await observer.search.fetch([victim_node.peer_id], direct=False)
+                fetched = observer.directory.get(victim_node.peer_id)
                 assert fetched is not None and fetched.to_bytes() == genuine.to_bytes(), name
             invalid = [
                 name for name in bad if name != "replayed-older-version"

@@ -173,15 +173,18 @@ class CardSearch:
         entry = self.directory.entry(peer, now)
         return entry is None or now - entry.learned_ms > refresh
 
-    async def fetch(self, peers: list[PeerId]) -> int:
+    async def fetch(self, peers: list[PeerId], *, direct: bool = True) -> int:
         """Fetch the newest cards of ``peers``: from each peer itself first (every node serves its own
-        record, the freshest copy, in one request), then, for the peers that did not answer with a valid
-        card, from the DHT in one batched lookup. Returns how many cards were new."""
+        record, the freshest copy, in one request; not with ``direct=False``), then, for the peers that
+        did not answer with a valid record, from the DHT in one batched lookup. Returns how many records
+        changed the directory."""
         if not peers:
             return 0
         keys = {peer: card_key(peer) for peer in peers}
-        direct = await self.net.ask_values({p: [k] for p, k in keys.items()}, per_peer=DIRECT_TIMEOUT)
-        stored, answered = self._store_fetched(peers, direct)
+        stored, answered = 0, set()
+        if direct:
+            own = await self.net.ask_values({p: [k] for p, k in keys.items()}, per_peer=DIRECT_TIMEOUT)
+            stored, answered = self._store_fetched(peers, own)
         rest = [p for p in peers if p not in answered]
         if rest:
             found = await self.net.get_values([keys[p] for p in rest], ask=self.settings.ask)
