@@ -8,6 +8,7 @@ Each module registers its commands on :data:`main`:
 - ``adapter_cmds.py``    ``ioa adapters``
 - ``chat_cmds.py``       ``ioa chats``, ``ioa history show|export``, ``ioa audit``
 - ``find_cmds.py``       ``ioa find``
+- ``card_cmds.py``       ``ioa card show|set|withdraw``
 - ``goal_cmds.py``       ``ioa goal``
 - ``demo_cmds.py``       ``ioa demo``
 - ``bootstrap_cmds.py``  ``ioa bootstrap start``, ``ioa relay status|connect``
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from ioa_p2p.cli import adapter_cmds as adapter_cmds  # noqa: E402  (ioa adapters)
 from ioa_p2p.cli import bootstrap_cmds, testnet_cmds  # noqa: E402, F401  (bootstrap, relay, testnet)
+from ioa_p2p.cli import card_cmds as card_cmds  # noqa: E402  (ioa card)
 from ioa_p2p.cli import chat_cmds as chat_cmds  # noqa: E402
 from ioa_p2p.cli import demo_cmds as demo_cmds  # noqa: E402  (ioa demo)
 from ioa_p2p.cli import find_cmds as find_cmds  # noqa: E402  (ioa find)

@@ -1,5 +1,5 @@
 """Control routes of discovery: ``POST /find {"text", "k"?, "dht"?}``, ``GET /cards``, ``GET /card``,
-``POST /card`` (docs/protocol.md §9)."""
+``POST /card``, ``POST /card/withdraw {"reason"?}`` (docs/protocol.md §9)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,8 @@ def add_discovery_routes(control: ControlAPI, me: PeerId, service: Discovery) ->
             await service.wait_card_current()
         if service.card is None:
             raise IoATimeout(f"this node has issued no card yet (waited {CARD_WAIT:.0f} s); try again")
-        return {**service.card.summary(), "status": service.status()}
+        withdrawn = None if service.withdrawal is None else service.withdrawal.summary()
+        return {**service.card.summary(), "withdrawn": withdrawn, "status": service.status()}
 
     async def post_card(request: ControlRequest) -> Any:
         body = request.body if isinstance(request.body, dict) else {}
@@ -57,10 +58,18 @@ def add_discovery_routes(control: ControlAPI, me: PeerId, service: Discovery) ->
         card = await service.set_agent(agent)
         return card.summary()
 
+    async def post_withdraw(request: ControlRequest) -> Any:
+        reason = request.arg("reason", str, "")
+        with trio.move_on_after(CARD_WAIT):
+            await service.card_ready.wait()
+        withdrawal = await service.withdraw(reason)
+        return withdrawal.summary()
+
     control.add_route("POST", "/find", post_find)
     control.add_route("GET", "/cards", get_cards)
     control.add_route("GET", "/card", get_card)
     control.add_route("POST", "/card", post_card)
+    control.add_route("POST", "/card/withdraw", post_withdraw)
 
 
 __all__ = ["add_discovery_routes"]

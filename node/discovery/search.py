@@ -181,7 +181,7 @@ class CardSearch:
         if not peers:
             return 0
         keys = {peer: card_key(peer) for peer in peers}
-        stored, answered = 0, set()
+        stored, answered = 0, set[PeerId]()
         if direct:
             own = await self.net.ask_values({p: [k] for p, k in keys.items()}, per_peer=DIRECT_TIMEOUT)
             stored, answered = self._store_fetched(peers, own)
