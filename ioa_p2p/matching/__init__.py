@@ -11,6 +11,8 @@ The package is self-contained (numpy, wordllama, and for the default matcher onn
   the goal with how much better than the chosen members it covers a need); :func:`team_shortlist`
   (the offline shortlist an LLM team-up chooses from).
 - :func:`make_matcher`: the matcher a config section names.
+- :mod:`~ioa_p2p.matching.breadth`: how many unrelated things a card claims (the discount for cards that
+  match everything).
 
 ``docs/matching.md`` has the measurements behind the choice and the integration plan.
 """

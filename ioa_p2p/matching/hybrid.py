@@ -74,6 +74,7 @@ class HybridMatcher:
         self._profiles: dict[str, CardProfile] = {}
         self._matrix: Matrix = np.zeros((0, self.dim), dtype=np.float32)
         self._lex_ids: npt.NDArray[np.intp] = np.zeros(0, dtype=np.intp)  # row -> BM25 document id
+        self._prior: npt.NDArray[np.float32] = np.zeros(0, dtype=np.float32)  # row -> added to fused
         self._lexical = BM25Index()
         self._late = LateIndex(late_capacity)
         self._queries: OrderedDict[str, _QueryCode] = OrderedDict()
@@ -164,6 +165,26 @@ class HybridMatcher:
             self._profiles[key] = profile
             self._lex_ids[row] = self._lexical.add(key, profile.lexical_fields())
 
+    def embed_items(self, texts: Sequence[str]) -> Matrix:
+        """Short texts (a card's separate claims) as wordllama rows: cheap, for
+        :mod:`~ioa_p2p.matching.breadth`."""
+        return self._wordllama.embed(list(texts))
+
+    def set_priors(self, priors: Mapping[str, float]) -> None:
+        """Set what is added to each card's fused score whatever the query (0 for cards not named): the
+        caller's standing of the card, e.g. a discount for a card that claims every skill, or its record
+        of past tasks (:class:`~ioa_p2p.dht.ranking.CardRanker`). Scores stay comparable: the priors are
+        in fused units, and calibrated probabilities are computed from the sum."""
+        self._prior[: len(self._keys)] = 0.0
+        for key, value in priors.items():
+            row = self._rows.get(key)
+            if row is not None:
+                self._prior[row] = float(value)
+
+    def prior(self, key: str) -> float:
+        row = self._rows.get(key)
+        return 0.0 if row is None else float(self._prior[row])
+
     def remove(self, keys: Iterable[str]) -> None:
         for key in keys:
             row = self._rows.pop(key, None)
@@ -176,6 +197,7 @@ class HybridMatcher:
                 self._rows[moved] = row
                 self._matrix[row] = self._matrix[last]
                 self._lex_ids[row] = self._lex_ids[last]
+                self._prior[row] = self._prior[last]
             self._keys.pop()
             self._profiles.pop(key, None)
             self._lexical.remove(key)
@@ -194,6 +216,10 @@ class HybridMatcher:
                 ids = np.zeros(grown.shape[0], dtype=np.intp)
                 ids[: self._lex_ids.shape[0]] = self._lex_ids
                 self._lex_ids = ids
+                prior = np.zeros(grown.shape[0], dtype=np.float32)
+                prior[: self._prior.shape[0]] = self._prior
+                self._prior = prior
+            self._prior[row] = 0.0
         self._matrix[row] = vector
         return row
 
@@ -229,12 +255,13 @@ class HybridMatcher:
         count = len(self._keys)
         block = self._matrix[:count] if among is None else self._matrix[rows]
         lex_ids = self._lex_ids[:count] if among is None else self._lex_ids[rows]
+        prior = self._prior[:count] if among is None else self._prior[rows]
         parts = self._dense_parts(block, *self._encode_query(query)[:2])
         query_states = self._encode_query(query)[2]
         lexical = self._lexical.score_ids(query)[lex_ids]
         top = float(lexical.max()) if lexical.size else 0.0
         parts[LEXICAL] = lexical / top if top > 0 else lexical
-        fused = np.zeros(len(rows), dtype=np.float32)
+        fused = prior.astype(np.float32, copy=True)
         for signal, values in parts.items():
             weight = cal.weights.get(signal, 0.0)
             if weight:

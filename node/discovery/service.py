@@ -114,6 +114,8 @@ class Discovery:
         #: publisher -> (version the flood guard dropped, DHT fetches left)
         self._stale: dict[PeerId, tuple[int, int]] = {}
         self.last_find: dict[str, Any] = {}  # what the last find did and how long each part took
+        #: each agent's record in the chat histories this node holds (kept by the goals service)
+        self.reputation: dict[str, Any] = {}
         self.stats = {
             "finds": 0,
             "dht_fetched": 0,
@@ -428,6 +430,11 @@ class Discovery:
                 continue
             item = entry.card.summary()
             item.update(source=entry.source, learned_ms=entry.learned_ms)
+            key = str(entry.card.peer_id)
+            if self.directory.ranker is not None:
+                item["standing"] = self.directory.ranker.standing(key)
+            if key in self.reputation:
+                item["record"] = self.reputation[key].to_json()
             out.append(item)
         return {"model": self.embedder.model_id, "cards": out}
 

@@ -15,6 +15,7 @@
 - ``model_calls.py`` model calls under the caller's deadline (retries within what is left)
 - ``runtime.py``  the node's agent: its adapter, tasks with deadlines and progress, the sub-team rule
 - ``routes.py``   control routes ``/launch_goal``, ``/goal_events``, ``/goals``
+- ``reputation.py`` keeps discovery's ranking in step with each agent's record in the held histories
 """
 
 from ioa_p2p.node.goals.events import GoalEvent, event_to_json

@@ -14,6 +14,7 @@ from ioa_p2p.embedding import make_embedder
 from ioa_p2p.errors import IoAError
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.node.goals.reputation import ReputationBook, reputation_loop
 from ioa_p2p.node.goals.routes import add_goal_routes
 from ioa_p2p.node.goals.runtime import AgentRuntime, load_runtime
 from ioa_p2p.node.goals.service import Goals, make_brain_for
@@ -41,6 +42,8 @@ async def open_goals(node: NodePort, chats: Chats, discovery: Discovery | None) 
             add_goal_routes(node, goals)
             if discovery is not None and runtime.card is not None:
                 await _merge_adapter_card(discovery, runtime)
+            if discovery is not None:
+                nursery.start_soon(reputation_loop, ReputationBook(chats, discovery))
             goals.resume()
             try:
                 yield goals
