@@ -20,8 +20,9 @@ gets a prior added to its fused score whatever the query (:meth:`~ioa_p2p.matchi
 
 - minus its breadth discount (:mod:`~ioa_p2p.matching.breadth`: a card that claims many unrelated things
   matches everything, and ranks lower the more it claims);
-- minus :data:`DUPLICATE_PENALTY` when another card with exactly the same text was indexed first (a
-  thousand copies of a good card are one candidate, not a thousand);
+- minus :data:`DUPLICATE_PENALTY` when it copies a card indexed before it (all that card's claims are
+  among its own: :mod:`~ioa_p2p.matching.copies`), so a thousand copies of a good card are one
+  candidate, not a thousand: the copies rank after every card that is not one;
 - plus its reputation in the signed histories this node holds (:meth:`CardRanker.set_reputation`, from
   :mod:`ioa_p2p.conversation.reputation`).
 """
@@ -46,11 +47,13 @@ from ioa_p2p.matching import (
     team_shortlist,
 )
 from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items
+from ioa_p2p.matching.copies import CopyIndex
 
 #: Cards embedded per batch by :meth:`CardRanker.refresh` (bounds one pass of the model).
 BATCH = 256
-#: Taken off every card whose exact text an earlier card already has.
-DUPLICATE_PENALTY = 1.0
+#: Taken off every card that copies an earlier card: enough to rank it after every card that is not a
+#: copy (fused scores span a few units).
+DUPLICATE_PENALTY = 8.0
 #: Breadth values remembered by card text.
 BREADTH_CACHE = 65536
 
@@ -79,7 +82,7 @@ class CardRanker:
         self.defences = defences
         self._breadth: dict[str, float] = {}  # dense text -> breadth
         self._texts: dict[str, str] = {}  # key -> dense text
-        self._by_text: dict[str, list[str]] = {}  # dense text -> keys, first indexed first
+        self._copies = CopyIndex()
         self._reputation: dict[str, float] = {}
         self._priors_dirty = False
         self._queue_lock = threading.Lock()
@@ -180,32 +183,27 @@ class CardRanker:
 
     def _remember_text(self, key: str, profile: CardProfile) -> None:
         text = profile.dense_text()
-        if self._texts.get(key) != text:
-            self._forget_text(key)
-            self._texts[key] = text
-            self._by_text.setdefault(text, []).append(key)
+        self._texts[key] = text
+        items = card_items(profile)
+        self._copies.add(key, items)
         if self.defences and text not in self._breadth:
             if len(self._breadth) >= BREADTH_CACHE:
                 self._breadth.pop(next(iter(self._breadth)))
-            self._breadth[text] = breadth(card_items(profile), self.matcher.embed_items)
+            self._breadth[text] = breadth(items, self.matcher.embed_items)
 
     def _forget_text(self, key: str) -> None:
-        text = self._texts.pop(key, None)
-        if text is not None:
-            keys = self._by_text.get(text, [])
-            if key in keys:
-                keys.remove(key)
-            if not keys:
-                self._by_text.pop(text, None)
+        self._texts.pop(key, None)
+        self._copies.remove(key)
 
     def _update_priors(self) -> None:
         if not self.defences:
             self.matcher.set_priors({})
             return
         priors: dict[str, float] = {}
+        copies = self._copies.copies()
         for key, text in self._texts.items():
             value = -breadth_discount(self._breadth.get(text, 1.0)) + self._reputation.get(key, 0.0)
-            if self._by_text.get(text, [key])[0] != key:
+            if key in copies:
                 value -= DUPLICATE_PENALTY
             if value:
                 priors[key] = value

@@ -12,15 +12,18 @@ framing someone else:
   misbehaved): rejected.
 
 Nothing another member says about a third one counts (a member could smear others in a chat it creates).
-:class:`Standing` turns the counts into a score in (-0.5, 0.5): the mean of a Beta(done + 1, bad + 1)
-minus one half, so an unknown agent scores 0, one that failed twice -0.25, one that did eight tasks well
-+0.4. :func:`reputation_prior` scales it into the matcher's fused units
-(:meth:`~ioa_p2p.matching.HybridMatcher.set_priors`): a member that failed or was rejected ranks lower
-the next time a team is formed, one that delivered ranks a little higher.
+:class:`Standing` turns the counts into ``p``, the mean of a Beta(done + 1, bad + 1): the chance that the
+agent does the next task, 0.5 for an agent this node knows nothing of. :func:`reputation_prior` turns it
+into the matcher's fused units (:meth:`~ioa_p2p.matching.HybridMatcher.set_priors`) as a log-odds ratio
+against 0.5, strongly for bad records and mildly for good ones: ``PENALTY * ln(2p)`` below 0.5 (one
+failure: -1.6, two: -2.8), at most ``MAX_BONUS`` above it. A member that failed or was rejected ranks
+well below its peers the next time a team is formed; one that delivered gains a little, never enough to
+win a query it does not match (the bonus applies to every query alike).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,8 +34,10 @@ from ioa_p2p.history.bodies import KIND_MEMBER_REMOVE, ChatMessage
 from ioa_p2p.identity import PeerId
 from ioa_p2p.wire.envelope import Envelope
 
-#: Fused units the reputation score (-0.5..0.5) is multiplied by.
-REPUTATION_WEIGHT = 2.0
+#: Fused units per unit of log-odds against 0.5 for a bad record, and the most a good record adds.
+PENALTY = 4.0
+BONUS = 1.0
+MAX_BONUS = 0.5
 
 
 @dataclass
@@ -49,8 +54,9 @@ class Standing:
         return self.failed + self.unanswered + self.rejected
 
     @property
-    def score(self) -> float:
-        return (self.done + 1) / (self.done + self.bad + 2) - 0.5
+    def p(self) -> float:
+        """The chance the agent does its next task: the mean of Beta(done + 1, bad + 1)."""
+        return (self.done + 1) / (self.done + self.bad + 2)
 
     def add(self, other: Standing) -> None:
         self.done += other.done
@@ -59,7 +65,7 @@ class Standing:
         self.rejected += other.rejected
 
     def to_json(self) -> dict[str, Any]:
-        return {**vars(self), "score": round(self.score, 4)}
+        return {**vars(self), "p": round(self.p, 4)}
 
 
 def chat_outcomes(history: Iterable[Envelope], me: PeerId) -> dict[str, Standing]:
@@ -116,9 +122,10 @@ def merge(outcomes: Iterable[Mapping[str, Standing]]) -> dict[str, Standing]:
     return total
 
 
-def reputation_prior(standing: Standing, *, weight: float = REPUTATION_WEIGHT) -> float:
+def reputation_prior(standing: Standing) -> float:
     """The standing as an addition to a card's fused score (0 for an agent this node knows nothing of)."""
-    return weight * standing.score
+    odds = math.log(2 * standing.p)
+    return PENALTY * odds if odds < 0 else min(MAX_BONUS, BONUS * odds)
 
 
-__all__ = ["REPUTATION_WEIGHT", "Standing", "chat_outcomes", "merge", "reputation_prior"]
+__all__ = ["BONUS", "MAX_BONUS", "PENALTY", "Standing", "chat_outcomes", "merge", "reputation_prior"]

@@ -12,7 +12,7 @@ The package is self-contained (numpy, wordllama, and for the default matcher onn
   (the offline shortlist an LLM team-up chooses from).
 - :func:`make_matcher`: the matcher a config section names.
 - :mod:`~ioa_p2p.matching.breadth`: how many unrelated things a card claims (the discount for cards that
-  match everything).
+  match everything); :mod:`~ioa_p2p.matching.copies`: which cards copy an earlier card.
 
 ``docs/matching.md`` has the measurements behind the choice and the integration plan.
 """

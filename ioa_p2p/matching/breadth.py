@@ -15,7 +15,7 @@ who floods the directory with such cards cannot make them look normal by their n
   concatenated descriptions measure 33-39 and a list of twenty skills 19 (``docs/matching.md``);
 - :func:`breadth_discount` is ``weight * log2(breadth / free)`` above ``free`` (default 8 topics), capped:
   in the fused score units of :class:`~ioa_p2p.matching.HybridMatcher` (its priors), so a card claiming
-  16 unrelated things loses ``weight`` and one claiming 64 loses ``3 * weight``.
+  16 unrelated things loses ``weight`` (2) and one claiming 64 loses ``3 * weight``.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ MAX_ITEMS = 64
 #: Breadth below which a card is not discounted (above the honest agents of the dev data, ``docs``).
 FREE_TOPICS = 8.0
 #: Discount per doubling of the breadth above :data:`FREE_TOPICS`, in fused units, and its cap.
-WEIGHT = 1.0
-MAX_DISCOUNT = 4.0
+WEIGHT = 2.0
+MAX_DISCOUNT = 6.0
 
 #: The listed fields whose values count as separate claims (languages and media types do not: an agent
 #: that reads ten languages claims one skill).
