@@ -11,6 +11,12 @@ Cards arrive from gossip, from DHT lookups and from the node itself; all of them
 - a withdrawal (:class:`~ioa_p2p.card.withdrawal.SignedWithdrawal`) removes the card of a lower version
   and is remembered until it expires, so that no older card of that peer is stored again
   (:meth:`Directory.withdraw`; at most :data:`MAX_WITHDRAWN` are remembered, the oldest forgotten first);
+- past ``keep_all`` cards (``[discovery] keep_all``) the directory keeps only the cards its node needs: a
+  card nobody asked for (``wanted=False``: a gossip announcement of a peer it holds nothing of) is not
+  stored (:attr:`Offer.NOT_KEPT`); a wanted one (fetched for a find, a teammate's) is, and
+  :meth:`Directory.trim` (after each find) drops the least recently used cards that are not pinned
+  (:meth:`Directory.pin`: its chats' members; :meth:`Directory.used`: the cards a find returned) until
+  ``keep_all`` are left. The node then relies on the DHT for the rest;
 - every entry records when its version was stored or last confirmed current (``learned_ms``):
   :meth:`Directory.unconfirmed` lists the entries older than an age (to be confirmed again from the
   network), :meth:`Directory.drop_unconfirmed` drops those still older than a larger age.
@@ -50,6 +56,7 @@ class Offer(enum.Enum):
     EXPIRED = "expired"  # already expired: refused
     FULL = "full"  # no room, and the card would not outlive any stored card: refused
     WITHDRAWN = "withdrawn"  # a withdrawal was stored (or: a card older than the peer's withdrawal: refused)
+    NOT_KEPT = "not kept"  # past keep_all, a card this node did not ask for: not stored
 
     @property
     def changed(self) -> bool:
@@ -86,6 +93,7 @@ class Directory:
         index: VectorIndex | None = None,
         *,
         max_cards: int = DEFAULT_MAX_CARDS,
+        keep_all: int | None = None,
         ranker: CardRanker | None = None,
     ) -> None:
         self.model_id = model_id
@@ -94,7 +102,12 @@ class Directory:
         if self.index.dim != dim:
             raise UsageError(f"index dimension {self.index.dim} differs from the model's {dim}")
         self.max_cards = max_cards
+        self.keep_all = max_cards if keep_all is None else min(keep_all, max_cards)
         self.ranker = ranker
+        self._recent: dict[PeerId, None] = {}  # least recently used first
+        self._pinned: frozenset[PeerId] = frozenset()
+        #: True once a card was not kept: the directory is partial and finds must ask the DHT
+        self.partial = False
         self._entries: dict[PeerId, Entry] = {}
         self._expiry: list[tuple[int, bytes, int]] = []  # (expires_at, peer raw, version), lazy
         self._withdrawn: dict[PeerId, tuple[int, int, int]] = {}  # peer -> (version, expires_at, learned)
@@ -178,8 +191,20 @@ class Directory:
         """True when the card's vector is comparable with this directory's model."""
         return card.model == self.model_id and card.card.dim == self.dim
 
-    def offer(self, card: SignedCard, now_ms: int, source: str) -> Offer:
-        """Store ``card`` if it is live and newer than what we have; say what happened."""
+    def pin(self, peers: frozenset[PeerId]) -> None:
+        """The peers whose cards are never evicted for room (they are still dropped when they expire)."""
+        self._pinned = frozenset(peers)
+
+    def used(self, peers: list[PeerId]) -> None:
+        """These cards were just used (returned by a find): the last to be evicted for room."""
+        for peer in peers:
+            if peer in self._entries:
+                self._recent.pop(peer, None)
+                self._recent[peer] = None
+
+    def offer(self, card: SignedCard, now_ms: int, source: str, *, wanted: bool = True) -> Offer:
+        """Store ``card`` if it is live and newer than what we have (past ``keep_all`` cards, only a
+        ``wanted`` card, or a pinned peer's, in place of the least recently used); say what happened."""
         if card.is_expired(now_ms):
             return Offer.EXPIRED
         withdrawn = self._withdrawn.get(card.peer_id)
@@ -193,9 +218,15 @@ class Directory:
             current = None
         if current is not None and not newer_than(card, current.card):
             return Offer.UNCHANGED if card.version == current.card.version else Offer.STALE
+        if current is None and self.keep_all < self.max_cards and len(self._entries) >= self.keep_all:
+            self.partial = True
+            if not (wanted or card.peer_id in self._pinned):
+                return Offer.NOT_KEPT
         if current is None and len(self._entries) >= self.max_cards and not self._make_room(card, now_ms):
             return Offer.FULL
         self._entries[card.peer_id] = Entry(card, now_ms, source)
+        self._recent.pop(card.peer_id, None)
+        self._recent[card.peer_id] = None
         heapq.heappush(self._expiry, (card.expires_at, card.peer_id.raw, card.version))
         key = str(card.peer_id)
         if self.compatible(card):
@@ -213,6 +244,7 @@ class Directory:
             self._entries[peer] = Entry(entry.card, now_ms, entry.source)
 
     def remove(self, peer: PeerId) -> bool:
+        self._recent.pop(peer, None)
         if self._entries.pop(peer, None) is None:
             return False
         self.index.remove(str(peer))
@@ -246,6 +278,22 @@ class Directory:
                 return expires_at
             heapq.heappop(self._expiry)
         return None
+
+    def trim(self, now_ms: int) -> list[PeerId]:
+        """Drop expired cards, then the least recently used unpinned ones, until at most ``keep_all`` are
+        left (nothing while the directory keeps every card); returns the peers dropped."""
+        self.expire(now_ms)
+        gone: list[PeerId] = []
+        if self.keep_all >= self.max_cards:
+            return gone
+        for peer in list(self._recent):
+            if len(self._entries) <= self.keep_all:
+                break
+            entry = self._entries.get(peer)
+            if peer not in self._pinned and (entry is None or entry.source != "self"):
+                self.remove(peer)
+                gone.append(peer)
+        return gone
 
     def _make_room(self, card: SignedCard, now_ms: int) -> bool:
         self.expire(now_ms)

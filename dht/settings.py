@@ -36,6 +36,7 @@
     updates = 30            # new versions accepted per identity and hour
     eclipse_protection = true
     max_cards = 200000      # local directory size
+    keep_all = 20000        # past this many cards, keep only those this node needs (finds use the DHT)
     matcher = "hybrid"      # offline ranking: "hybrid" (wordllama + MiniLM int8 + BM25) or "lite"
     [discovery.index]       # kind = "annoy" (default; exact below min_size) or "exact"
     min_size = 20000
@@ -81,6 +82,7 @@ class DiscoverySettings:
     updates: int = setting(30, low=1, high=1_000_000)
     eclipse_protection: bool = True
     max_cards: int = setting(200_000, low=1, high=10_000_000)
+    keep_all: int = setting(20_000, low=1, high=10_000_000)
     matcher: Literal["hybrid", "lite"] = "hybrid"
     index: dict[str, Any] = field(default_factory=dict)
 

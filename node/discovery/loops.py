@@ -115,7 +115,7 @@ async def catch_up_loop(service: Discovery) -> None:
             service.node.faults.boundary("discovery catch-up"),
             trio.move_on_after(service.settings.find_timeout),
         ):
-            await service.fetch_cards(missing)
+            await service.fetch_cards(missing, wanted=False)
 
 
 #: Seconds between revalidation rounds, and cards asked again per round at most.

@@ -51,7 +51,14 @@ async def open_discovery(node: NodePort, net: CardNetPort | None = None) -> Asyn
     embedder: Embedder = matcher if own_scheme else make_embedder(embedding)
     index = make_index(settings.index, embedder.dim)
     ranker = CardRanker(matcher)
-    directory = Directory(embedder.model_id, embedder.dim, index, max_cards=settings.max_cards, ranker=ranker)
+    directory = Directory(
+        embedder.model_id,
+        embedder.dim,
+        index,
+        max_cards=settings.max_cards,
+        keep_all=settings.keep_all,
+        ranker=ranker,
+    )
     async with AsyncExitStack() as stack:
         gossip: CardTopicPort | None = None
         service: Discovery | None = None

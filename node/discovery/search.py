@@ -173,25 +173,29 @@ class CardSearch:
         entry = self.directory.entry(peer, now)
         return entry is None or now - entry.learned_ms > refresh
 
-    async def fetch(self, peers: list[PeerId], *, direct: bool = True) -> int:
+    async def fetch(self, peers: list[PeerId], *, direct: bool = True, wanted: bool = True) -> int:
         """Fetch the newest cards of ``peers``: from each peer itself first (every node serves its own
         record, the freshest copy, in one request; not with ``direct=False``), then, for the peers that
-        did not answer with a valid record, from the DHT in one batched lookup. Returns how many records
-        changed the directory."""
+        did not answer with a valid record, from the DHT in one batched lookup. ``wanted=False``: cards of
+        peers the directory holds nothing of are stored only while it keeps every card
+        (:class:`~ioa_p2p.dht.directory.Directory` ``keep_all``). Returns how many records changed the
+        directory."""
         if not peers:
             return 0
         keys = {peer: card_key(peer) for peer in peers}
         stored, answered = 0, set[PeerId]()
         if direct:
             own = await self.net.ask_values({p: [k] for p, k in keys.items()}, per_peer=DIRECT_TIMEOUT)
-            stored, answered = self._store_fetched(peers, own)
+            stored, answered = self._store_fetched(peers, own, wanted)
         rest = [p for p in peers if p not in answered]
         if rest:
             found = await self.net.get_values([keys[p] for p in rest], ask=self.settings.ask)
-            stored += self._store_fetched(rest, found)[0]
+            stored += self._store_fetched(rest, found, wanted)[0]
         return stored
 
-    def _store_fetched(self, peers: list[PeerId], found: dict[str, list[bytes]]) -> tuple[int, set[PeerId]]:
+    def _store_fetched(
+        self, peers: list[PeerId], found: dict[str, list[bytes]], wanted: bool = True
+    ) -> tuple[int, set[PeerId]]:
         """Verify the values found for ``peers`` and apply each peer's newest record (card or withdrawal)
         to the directory; returns how many changed it, and the peers a valid record was found for."""
         now = self.now_ms()
@@ -214,16 +218,16 @@ class CardSearch:
             assert record is not None
             answered.add(peer)
             self.stats["dht_fetched"] += 1
-            if self.apply(record, now, "dht").changed:
+            if self.apply(record, now, "dht", wanted=wanted).changed:
                 stored += 1
         return stored, answered
 
-    def apply(self, record: CardRecord, now: int, source: str) -> Offer:
+    def apply(self, record: CardRecord, now: int, source: str, *, wanted: bool = True) -> Offer:
         """Offer a verified card or withdrawal to the directory (a card of an unchanged version confirms
-        the one held: its ``learned_ms`` is renewed)."""
+        the one held: its ``learned_ms`` is renewed; ``wanted``: see :meth:`Directory.offer`)."""
         if isinstance(record, SignedWithdrawal):
             return self.directory.withdraw(record, now)
-        offer = self.directory.offer(record, now, source)
+        offer = self.directory.offer(record, now, source, wanted=wanted)
         if offer is Offer.UNCHANGED:
             self.directory.touch(record.peer_id, now)
         return offer

@@ -337,7 +337,7 @@ class Discovery:
         ):
             self.stats["gossip_over_limit"] += 1
             return
-        if self.search.apply(record, now, "gossip").changed:
+        if self.search.apply(record, now, "gossip", wanted=False).changed:
             self.stats["gossip_accepted"] += 1
 
     # ------------------------------------------------------------------ find
@@ -363,6 +363,8 @@ class Discovery:
         rank = functools.partial(self.directory.rank, text, k, self.now_ms(), exclude=exclude)
         ranked_at = trio.current_time()
         matches = await self.node.run_sync(rank)
+        self.directory.used([m.card.peer_id for m in matches])
+        self.directory.trim(self.now_ms())
         timings["rank_s"] = trio.current_time() - ranked_at
         self.last_find = timings
         return matches
@@ -376,9 +378,9 @@ class Discovery:
         await self.fetch_cards([peer])
         return self.directory.get(peer, self.now_ms())
 
-    async def fetch_cards(self, peers: list[PeerId]) -> int:
+    async def fetch_cards(self, peers: list[PeerId], *, wanted: bool = True) -> int:
         """Fetch and store the newest records of ``peers`` (:meth:`CardSearch.fetch`); how many were new."""
-        return await self.search.fetch(peers)
+        return await self.search.fetch(peers, wanted=wanted)
 
     # ------------------------------------------------------------------ for the background loops
 
@@ -443,6 +445,8 @@ class Discovery:
         return {
             "model": self.embedder.model_id,
             "cards": len(self.directory),
+            "directory_partial": self.directory.partial,
+            "withdrawn": self.withdrawal is not None,
             "kad_protocol": self.net.protocol(),
             "routing_table": self.net.routing_table_size(),
             "gossip": None

@@ -5,7 +5,8 @@ Every :data:`INTERVAL` seconds, the chats this node holds whose histories grew a
 merged, and the ranker gets each agent's reputation prior
 (:meth:`~ioa_p2p.dht.ranking.CardRanker.set_reputation`): a member that failed tasks or was rejected ranks
 lower in the next ``find`` and team formation, one that delivered a little higher. Histories are read at
-start too, so reputation survives restarts (it lives in the chat store, not in a file of its own).
+start too, so reputation survives restarts (it lives in the chat store, not in a file of its own). The
+members of this node's chats are pinned in the directory (kept past ``[discovery] keep_all``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import logging
 import trio
 
 from ioa_p2p.conversation.reputation import Standing, chat_outcomes, merge, reputation_prior
+from ioa_p2p.identity import PeerId
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
 
@@ -44,7 +46,15 @@ class ReputationBook:
             changed = True
         if changed:
             self.standings = merge(outcomes for _, outcomes in self._per_chat.values())
+            self._pin_members()
         return changed
+
+    def _pin_members(self) -> None:
+        """The members of this node's chats keep their cards in a directory past its ``keep_all``."""
+        members: set[PeerId] = set()
+        for chat_id in self.chats.member_chats():
+            members.update(self.chats.get(chat_id).members())
+        self.discovery.directory.pin(frozenset(members))
 
     def publish(self) -> None:
         ranker = self.discovery.directory.ranker
