@@ -42,6 +42,7 @@ from typing import Any
 
 import trio
 
+from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.bootstrap.testnet import NodeSpec, open_testnet
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.control_client import ControlClient
@@ -201,7 +202,7 @@ async def run_inprocess(root: Path, n: int, goals: int, settle: float) -> None:
         await trio.sleep(settle)
 
         async def launch(goal: str) -> dict[str, Any]:
-            result = await nodes[0].launch_goal(goal, timeout=120, depth=0)
+            result = await nodes[0].launch_goal(LaunchRequest(goal, timeout=120, depth=0))
             return dict(result.to_json())
 
         await measure(n, "inprocess", up, cards, launch, goals)

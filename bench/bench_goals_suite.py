@@ -1,59 +1,49 @@
-"""Issue 11's goal suite: 60 goals with exact answers, run through the ``ioa`` command on a local network.
+"""The goal suites with exact answers, run through the ``ioa`` command on a local network.
 
 README
 ======
 
-Run (from the repository root, with the project's venv)::
+Run (from the repository root, with the project's venv; niced, it shares the machine)::
 
-    python bench/bench_goals_suite.py [--split dev|check|all] [--only ID,...] [--timeout S] [--keep] [--json]
+    nice -n 10 python bench/bench_goals_suite.py --split train|dev|test|all [--only ID,...] [--timeout S]
+        [--keep] [--json] [--model URL [--model-name NAME]]
+    python bench/bench_goals_suite.py --suite 1 --split dev|check|all   # the old suite (issue 11)
     python bench/bench_goals_suite.py --validate      # the suite files and the scorer only, no network
+
+``--suite 2`` (the default) is ``bench/goal_suite2/`` (issue 23): 16 document folders (``docs/a-*``,
+``docs/b-*``: handbooks, spec sheets, recipes, timetables, incident reports, price and rate lists, rules with
+exceptions, tables) and three splits per writer: ``train_*.json`` (look at it freely), ``dev_*.json`` (look
+at it to decide) and ``test_*.json.gz`` (gzipped; read by this script only, and its goals' answers are never
+printed: only the totals). ``--suite 1`` is issue 11's ``bench/goal_suite/`` (15 documents, ``dev.json`` and
+``check.json``; its check split is no longer clean). Each goal has ``id``, a ``kind`` (``category`` in suite
+1: ``single``, ``chained``, ``three_agent``, ``natural``), ``goal``, ``expected``, ``why`` and ``sources``.
+The report prints every split per kind.
 
 ``--keep`` keeps the node homes, logs and every goal's raw ``--json`` result (``<root>/results/ID.json``),
 ``--root DIR`` puts them in DIR, ``--ioa PATH`` picks the ``ioa`` command (default: the one beside this
 Python), ``--brain auto`` lets the nodes use a model configured through ``OPENAI_*`` (default: the offline
-planner), ``--json`` prints one JSON report on stdout (progress on stderr). Exit code 0, 130 when interrupted.
+planner), ``--model URL`` gives every node the OpenAI-compatible model at URL (``[model] base_url``, brain
+``llm``: the model takes the turns, the offline plan is its floor), ``--json`` prints one JSON report on
+stdout (progress on stderr). Exit code 0, 130 when interrupted.
 
 The network, a new user's local network: every process on 127.0.0.1, each node with its own ``IOA_HOME``
 under a temporary root, created with ``ioa init`` and started with ``ioa bootstrap start`` / ``ioa node start
 --config F``: a bootstrap node, a ``coordinator`` (no adapter), a ``calculator`` (``calculator`` adapter), a
-``coder`` (``python``) and a ``librarian`` (``retrieval`` over ``bench/goal_suite/docs/``). The bench waits
-until every agent holds every other one's current card (``ioa find --json``), then runs the goals one after
-the other as ``ioa goal TEXT --json --timeout S`` on the coordinator. Every node is stopped at exit (also on
-Ctrl-C, SIGTERM and errors) and stops by itself if the bench dies (``IOA_PARENT_PID``). Only the CLI, config
-files and JSON outputs are used: nothing is imported from ``ioa_p2p``.
-
-The suite, ``bench/goal_suite/``: ``docs/`` (15 short company documents with exact facts and distractors: two
-battery models, two price lists, two tram lines, two inverters, ...) and ``dev.json`` / ``check.json`` (30
-goals each, the same mix: 8 ``single``, 8 ``chained``, 6 ``three_agent``, 8 ``natural``). Develop on ``dev``,
-verify on ``check`` without tuning to it. A goal has ``id``, ``category``, ``goal``, ``expected``, ``why``
-(the derivation) and ``sources`` (the documents the answer may be read from); ``--validate`` checks that the
-answer is neither in the goal's text nor in any other document, and the scorer on known forms.
+``coder`` (``python``) and a ``librarian`` (``retrieval`` over the suite's whole ``docs/``). Every node's
+``[chats]`` raises the per-inviter invitation rate limit (:data:`BENCH_CHATS`): the coordinator invites the
+same agents once per goal. The bench waits until every agent holds every other one's current card (``ioa
+find --json``), then runs the goals one after the other as ``ioa goal TEXT --json --timeout S`` on the
+coordinator. Every node is stopped at exit (also on Ctrl-C, SIGTERM and errors) and stops by itself if the
+bench dies (``IOA_PARENT_PID``). Only the CLI, config files and JSON outputs are used: nothing is imported
+from ``ioa_p2p``.
 
 What is scored (``goals_suite_scoring.py``): the **answer** score reads the result's ``answer`` field when the
-JSON has one (issue 11 adds ``answer``, ``steps``, ``citations``), else the conclusion's first non-empty line;
-the **anywhere** score also accepts the value anywhere in the conclusion (lenient: today's conclusions paste
-retrieved passages, so a lookup's value is "anywhere" even when nothing answered). Numbers match within the
-goal's ``tol`` after normalising thousands separators, decimal commas, scale words and units (a different
-known unit after the number does not match, a bare number does); dates in any common format; text
-case-insensitively on word boundaries. The exit code of ``ioa goal`` is reported, never scored (issue 12: 0
-only when every task completed, a distinct code for concluded with failed tasks; today 0 when concluded).
-
-Baseline: main at 30e89f6 + this suite, 2026-11-23 15:40, 2 cores shared with other helpers' work (load
-average 4.4 at the start, 4.5 at the end), offline planner, ``--split all --timeout 60``. The run took 2 min
-53 s: start-up 13.5 s, cards 4.5 s, goals 151 s (median 2.1 s, max 8.1 s per goal)::
-
-    category      goals       answer (dev / check)   anywhere (dev / check)
-    single        8 + 8       0/8   0/8              4/8   5/8
-    chained       8 + 8       0/8   0/8              1/8   0/8
-    three_agent   6 + 6       0/6   0/6              0/6   0/6
-    natural       8 + 8       0/8   0/8              0/8   0/8
-    total        30 + 30      0 %   0 %              17 %  17 %
-
-Every goal exited 0 with status "concluded", though only 32 of 60 had all their tasks completed; the
-conclusion's first line is always ``[offline planner] Conclusion for: <goal>`` (hence 0 % answer); conclusions
-run to a median of 1,116 and at most 18,646 characters. The anywhere hits: four one-step calculations, one
-two-step calculation ("the result" resolved), one Python one-liner and four lookups whose passages hold the
-value.
+JSON has one, else the conclusion's first non-empty line; the **anywhere** score also accepts the value
+anywhere in the conclusion. Numbers match within the goal's ``tol`` after normalising thousands separators,
+decimal commas, scale words and units (a different known unit after the number does not match, a bare
+number does; a rate such as ``EUR/m²`` is judged by its first unit); dates in any common format; text
+case-insensitively on word boundaries, the ``value`` or any of its ``accept`` forms. The exit code of ``ioa
+goal`` is reported, never scored. Figures: docs/performance.md, "Goal suites".
 """
 
 from __future__ import annotations
@@ -61,6 +51,7 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
+import gzip
 import json
 import os
 import shutil
@@ -69,16 +60,49 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from goals_suite_scoring import score_result, score_text, self_test
 
-SUITE = Path(__file__).resolve().parent / "goal_suite"
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A goal suite: its folder, its splits (in order) and how a split's goals are read."""
+
+    name: str
+    root: Path
+    splits: tuple[str, ...]
+    #: documents that --validate checks an answer is not in (the old suite only: the new one's README
+    #: says which small numbers recur by chance)
+    distinct_answers: bool
+
+    @property
+    def docs(self) -> Path:
+        return self.root / "docs"
+
+    def files(self, split: str) -> list[Path]:
+        if self.name == "1":
+            return [self.root / f"{split}.json"]
+        return sorted(self.root.glob(f"{split}_*.json.gz" if split == "test" else f"{split}_*.json"))
+
+
+SUITES = {
+    "1": Suite("1", HERE / "goal_suite", ("dev", "check"), True),
+    "2": Suite("2", HERE / "goal_suite2", ("train", "dev", "test"), False),
+}
+SUITE = SUITES["2"]  # set by main() from --suite
 CATEGORIES = ("single", "chained", "three_agent", "natural")
 START_TIMEOUT = 90.0
 CARDS_TIMEOUT = 90.0
 STOP_TIMEOUT = 10.0
+#: Invitations a node accepts from one inviter before its rate limit (docs/security.md): the bench's
+#: coordinator invites the same agents once per goal, hundreds of times in a few minutes; with the default
+#: (a burst of 20, then 0.5 per second) later goals would run without the teammates that were rate-limited.
+BENCH_CHATS = {"invite_burst": 100_000, "invite_rate": 1000.0}
 
 AGENTS: dict[str, dict[str, Any]] = {
     "coordinator": {
@@ -108,42 +132,67 @@ AGENTS: dict[str, dict[str, Any]] = {
 # --------------------------------------------------------------------------- the suite
 
 
+def read_split(path: Path) -> list[dict[str, Any]]:
+    """The goals of one split file (a test file is gzipped: read here, never printed)."""
+    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+    return list(json.loads(raw.decode("utf-8"))["goals"])
+
+
 def load_goals(split: str) -> list[dict[str, Any]]:
-    names = ("dev", "check") if split == "all" else (split,)
+    names = SUITE.splits if split == "all" else (split,)
     goals = []
     for name in names:
-        data = json.loads((SUITE / f"{name}.json").read_text(encoding="utf-8"))
-        goals += [{**g, "split": name} for g in data["goals"]]
+        for path in SUITE.files(name):
+            for g in read_split(path):
+                goals.append({**g, "category": g.get("category") or g.get("kind"), "split": name})
     return goals
 
 
-def validate_suite() -> list[str]:
-    """Problems in the suite files (empty when sound)."""
+def validate_suite(split: str = "all") -> list[str]:
+    """Problems in the suite files (empty when sound). Problems of test goals are counted, never shown."""
     problems = self_test()
-    goals = load_goals("all")
-    docs = {p.name: p.read_text(encoding="utf-8") for p in sorted((SUITE / "docs").iterdir())}
+    goals = load_goals(split)
+    docs = {
+        p.relative_to(SUITE.docs).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(SUITE.docs.rglob("*"))
+        if p.is_file()
+    }
     ids = [g["id"] for g in goals]
     problems += [f"duplicate id {i}" for i in sorted({i for i in ids if ids.count(i) > 1})]
-    mixes = {}
-    for split in ("dev", "check"):
-        mixes[split] = collections.Counter(g["category"] for g in goals if g["split"] == split)
-    if mixes["dev"] != mixes["check"]:
-        problems.append(f"category mix differs: dev {dict(mixes['dev'])} vs check {dict(mixes['check'])}")
+    if SUITE.name == "1":
+        mixes = {
+            s: collections.Counter(g["category"] for g in goals if g["split"] == s) for s in SUITE.splits
+        }
+        if split == "all" and mixes["dev"] != mixes["check"]:
+            problems.append(f"category mix differs: dev {dict(mixes['dev'])} vs check {dict(mixes['check'])}")
+    hidden = 0
     for g in goals:
-        where = g.get("id", "?")
-        if g.get("category") not in CATEGORIES or not g.get("goal") or not g.get("why"):
-            problems.append(f"{where}: needs a category in {CATEGORIES}, a goal and a why")
-        for source in g.get("sources", []):
-            if not (SUITE / "docs" / source).is_file():
-                problems.append(f"{where}: source {source} is not in docs/")
-        exp = g.get("expected", {})
-        try:
-            hit = score_text(exp, g["goal"])
-        except (KeyError, TypeError, ValueError) as exc:
-            problems.append(f"{where}: bad expected {exp}: {exc!r}")
-            continue
-        if hit:  # the answer must not be readable from the question itself
-            problems.append(f"{where}: the expected answer already appears in the goal text ({hit!r})")
+        found = goal_problems(g, docs)
+        if g["split"] == "test":
+            hidden += len(found)
+        else:
+            problems += found
+    if hidden:
+        problems.append(f"{hidden} problem(s) in the test split (not shown: the test split is never read)")
+    return problems
+
+
+def goal_problems(g: dict[str, Any], docs: dict[str, str]) -> list[str]:
+    where = g.get("id", "?")
+    problems = []
+    if g.get("category") not in CATEGORIES or not g.get("goal") or not g.get("why"):
+        problems.append(f"{where}: needs a kind in {CATEGORIES}, a goal and a why")
+    for source in g.get("sources", []):
+        if source not in docs:
+            problems.append(f"{where}: source {source} is not in docs/")
+    exp = g.get("expected", {})
+    try:
+        hit = score_text(exp, g["goal"])
+    except (KeyError, TypeError, ValueError) as exc:
+        return [*problems, f"{where}: bad expected {exp}: {exc!r}"]
+    if hit and exp.get("type") != "text":  # the answer must not be readable from the question itself
+        problems.append(f"{where}: the expected answer already appears in the goal text ({hit!r})")
+    if SUITE.distinct_answers:
         for doc, text in docs.items():  # nor from a passage a lookup would return by chance
             if doc not in g.get("sources", []) and score_text(exp, text):
                 problems.append(f"{where}: the expected answer appears in {doc}, not one of its sources")
@@ -170,8 +219,11 @@ def toml_text(tables: dict[str, dict[str, Any]]) -> str:
 class Network:
     """The bootstrap node and the four agents as ``ioa`` processes under ``root``."""
 
-    def __init__(self, root: Path, ioa: list[str], brain: str, log: Any) -> None:
+    def __init__(
+        self, root: Path, ioa: list[str], brain: str, log: Any, model_url: str = "", model_name: str = ""
+    ) -> None:
         self.root, self.ioa, self.brain, self.log = root, ioa, brain, log
+        self.model_url, self.model_name = model_url, model_name
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.env = {k: v for k, v in os.environ.items() if brain != "offline" or not k.startswith("OPENAI_")}
         self.env.update(PYTHONUNBUFFERED="1", IOA_PARENT_PID=str(os.getpid()))
@@ -201,10 +253,14 @@ class Network:
         if name in AGENTS:
             agent = {"name": name, **AGENTS[name]}
             if agent.get("adapter") == "retrieval":
-                agent["options"] = {"path": str(SUITE / "docs")}
+                agent["options"] = {"path": str(SUITE.docs)}
             tables["agent"] = agent
+            tables["chats"] = dict(BENCH_CHATS)
             if self.brain == "offline":
                 tables["goals"] = {"brain": "offline"}
+            elif self.model_url:
+                tables["goals"] = {"brain": "llm"}
+                tables["model"] = {"base_url": self.model_url, "model": self.model_name, "api_key": "bench"}
         path = self.root / f"{name}.toml"
         path.write_text(toml_text(tables), encoding="utf-8")
         return path
@@ -336,7 +392,7 @@ def score_table(records: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
 
 
 def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
-    splits = [s for s in ("dev", "check") if any(r["split"] == s for r in records)]
+    splits = [s for s in SUITE.splits if any(r["split"] == s for r in records)]
     sizes = sorted(r.get("conclusion_chars", 0) for r in records) or [0]
     return {
         "by_category": score_table(records),
@@ -402,13 +458,22 @@ def ioa_command(explicit: str | None) -> list[str]:
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
-    parser.add_argument("--split", choices=("dev", "check", "all"), default="dev")
+    parser.add_argument(
+        "--suite", choices=tuple(SUITES), default="2", help="2: goal_suite2 (default); 1: the old one"
+    )
+    parser.add_argument(
+        "--split", default="all", help="train | dev | test | all (suite 2); dev | check | all (suite 1)"
+    )
     parser.add_argument("--only", default=None, help="comma-separated goal ids (searched in every split)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per goal (ioa goal --timeout)")
     parser.add_argument("--keep", action="store_true", help="keep node homes, logs and raw goal results")
     parser.add_argument("--root", type=Path, default=None, help="folder for node homes (default: temporary)")
     parser.add_argument("--ioa", default=None, help="the ioa command (default: the one beside this Python)")
     parser.add_argument("--brain", choices=("offline", "auto"), default="offline")
+    parser.add_argument(
+        "--model", default="", metavar="URL", help="nodes use the OpenAI-compatible model at URL (brain llm)"
+    )
+    parser.add_argument("--model-name", default="default", help="the model name sent with --model")
     parser.add_argument("--json", action="store_true", help="one JSON report on stdout")
     parser.add_argument("--validate", action="store_true", help="check the suite files and exit")
     return parser.parse_args()
@@ -418,12 +483,19 @@ def select_goals(args: argparse.Namespace) -> list[dict[str, Any]]:
     if not args.only:
         return load_goals(args.split)
     wanted = set(args.only.split(","))
-    return [g for g in load_goals("all") if g["id"] in wanted]
+    return [g for g in load_goals(args.split) if g["id"] in wanted]
 
 
 def run_suite(net: Network, goals: list[dict[str, Any]], args: argparse.Namespace) -> dict[str, Any]:
     """Start the network, wait for the cards, run the goals; the report so far even when interrupted."""
-    report: dict[str, Any] = {"split": args.split, "timeout": args.timeout, "brain": args.brain, "goals": []}
+    report: dict[str, Any] = {
+        "suite": SUITE.name,
+        "split": args.split,
+        "timeout": args.timeout,
+        "brain": net.brain,
+        "model": args.model,
+        "goals": [],
+    }
     started = time.monotonic()
     save = net.root / "results" if args.keep else None
     try:
@@ -442,7 +514,11 @@ def run_suite(net: Network, goals: list[dict[str, Any]], args: argparse.Namespac
             save.mkdir(exist_ok=True)
         for goal in goals:
             report["goals"].append(run_goal(net, goal, args.timeout, save))
-            print(goal_line(report["goals"][-1]), file=net.log, flush=True)
+            done = report["goals"][-1]
+            line = (
+                goal_line(done) if done["split"] != "test" else f"{done['id']:<10} (test: scored, not shown)"
+            )
+            print(line, file=net.log, flush=True)
     except KeyboardInterrupt:
         report["interrupted"] = True
         print("interrupted; stopping the network", file=net.log, flush=True)
@@ -458,10 +534,17 @@ def run_suite(net: Network, goals: list[dict[str, Any]], args: argparse.Namespac
 
 
 def main() -> int:
+    global SUITE
     args = parse_args()
-    problems = validate_suite()
+    SUITE = SUITES[args.suite]
+    if args.split not in (*SUITE.splits, "all"):
+        print(
+            f"--split must be one of {', '.join(SUITE.splits)} or all for suite {SUITE.name}", file=sys.stderr
+        )
+        return 2
+    problems = validate_suite(args.split)
     if args.validate or problems:
-        print("\n".join(problems) or f"suite ok: {len(load_goals('all'))} goals", file=sys.stderr)
+        print("\n".join(problems) or f"suite ok: {len(load_goals(args.split))} goals", file=sys.stderr)
         return 1 if problems else 0
     goals = select_goals(args)
     if not goals:
@@ -470,7 +553,9 @@ def main() -> int:
     root = (args.root or Path(tempfile.mkdtemp(prefix="ioa-suite-"))).resolve()
     root.mkdir(parents=True, exist_ok=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the finally blocks stop the nodes
-    net = Network(root, ioa_command(args.ioa), args.brain, sys.stderr if args.json else sys.stdout)
+    brain = "llm" if args.model else args.brain
+    log = sys.stderr if args.json else sys.stdout
+    net = Network(root, ioa_command(args.ioa), brain, log, args.model, args.model_name)
     try:
         report = run_suite(net, goals, args)
     except (RuntimeError, OSError, subprocess.SubprocessError) as exc:

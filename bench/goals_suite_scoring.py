@@ -5,10 +5,15 @@
     {"type": "number", "value": 145.5, "tol": 0.05, "unit": "kg"}   # |found - value| <= tol; unit optional
     {"type": "date", "value": "2025-04-22"}
     {"type": "text", "value": "Priya Raman"}     # or "any_of": [...] / "all_of": [...] instead of "value"
+    {"type": "text", "value": "14 hours", "accept": ["14 h", "fourteen hours"]}  # value or any accepted form
+    {"type": "number", "value": 18, "tol": 0.01, "unit": "EUR/m²"}   # a rate: its first unit must match
 
 Numbers: thousands separators (4,290), decimal commas (9,8), exponents (1e3), signs (-5, −5), scale words
 (4.05 million also counts as 4050000); a known unit written after the number (or EUR/€ before it) must be the
 expected unit; a bare number matches any unit. A number glued to letters before it (X7, v2) is not a number.
+Units: an expected ``unit`` names the unit the number is in: a known unit (or its spelling: "hours", "g"),
+a rate or a scaled amount whose first part is known ("EUR/m²", "m³/h", "EUR thousand"), or a count of
+things ("customers"; "" for a bare number); a number followed by a different known unit does not match.
 Dates: 2025-04-22, 2025/04/22, 22.04.2025, 22/04/2025 and 04/22/2025, 22 April 2025, 22nd of April 2025,
 April 22, 2025, Apr 22nd 2025. Text: case-insensitive, any whitespace, on word boundaries.
 """
@@ -23,6 +28,11 @@ from typing import Any
 
 UNITS = {
     "kg": ("kg", "kgs", "kilogram", "kilograms", "kilo", "kilos"),
+    "g": ("g", "gram", "grams"),
+    "L": ("l", "litre", "litres", "liter", "liters"),
+    "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters"),
+    "m³": ("m³", "m3", "cubic"),
+    "m²": ("m²", "m2", "sqm"),
     "lb": ("lb", "lbs", "pound", "pounds"),
     "kWh": ("kwh",),
     "Wh": ("wh",),
@@ -38,6 +48,7 @@ UNITS = {
     "years": ("year", "years", "yr", "yrs"),
     # units no goal expects, so that "180 mm" is not read as EUR 180
     "mm": ("mm", "cm", "m", "metre", "metres", "meter", "meters"),
+    "tonnes": ("t", "tonne", "tonnes", "ton", "tons"),
     "V": ("v", "mv", "volt", "volts"),
     "W": ("w", "watt", "watts", "mw", "mwh"),
     "°C": ("°c", "°", "c"),
@@ -47,11 +58,12 @@ ALIAS = {alias: unit for unit, aliases in UNITS.items() for alias in aliases}
 SCALE = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9}
 NUMBER = re.compile(
     r"(?<![\w.])(?P<sign>[-−–]?)(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+,\d{1,2}(?![\d,])|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)"
-    r"(?![\w.]*\d)\s*(?P<unit>[A-Za-z€%°]+)?"
+    r"(?![\w.]*\d)\s*(?P<unit>[A-Za-z€%°²³]+(?:/[A-Za-z²³]+)?)?"
 )
-#: Dates and clock times are not numbers (2025-01-20 is not 20, 21:00 is not 21).
+#: Dates, clock times and ordinals are not numbers (2025-01-20 is not 20, 21:00 is not 21, 16th not 16).
 NOT_NUMBERS = re.compile(
     r"\d{4}[-/]\d{1,2}[-/]\d{1,2}|\d{1,2}[./]\d{1,2}[./]\d{4}|\b\d{1,2}:\d{2}(?::\d{2})?\b"
+    r"|\b\d+(?:st|nd|rd|th)\b"
 )
 MONTHS = {
     m: i
@@ -89,7 +101,7 @@ def numbers_in(text: str) -> list[tuple[float, str | None, str]]:
         value = -value if m.group("sign") else value
         word = (m.group("unit") or "").lower()
         before = text[max(0, m.start() - 5) : m.start()].lower()
-        unit = ALIAS.get(word) or ("EUR" if ("eur" in before or "€" in before) else None)
+        unit = ALIAS.get(word.split("/")[0]) or ("EUR" if ("eur" in before or "€" in before) else None)
         found.append((value, unit, m.group(0).strip()))
         if word in SCALE:
             found.append((value * SCALE[word], None, m.group(0).strip()))
@@ -127,9 +139,8 @@ def score_text(expected: dict[str, Any], text: str) -> str | None:
     """The matching piece of ``text`` when it states the expected answer, else None."""
     kind = expected["type"]
     if kind == "number":
-        value, tol, unit = float(expected["value"]), float(expected["tol"]), expected.get("unit")
-        if unit is not None and unit not in UNITS:
-            raise ValueError(f"unknown unit {unit!r}; known: {sorted(UNITS)}")
+        value, tol = float(expected["value"]), float(expected["tol"])
+        unit = expected_unit(expected.get("unit"))
         for number, found_unit, piece in numbers_in(text):
             if abs(number - value) <= tol and (found_unit is None or unit is None or found_unit == unit):
                 return piece
@@ -138,12 +149,27 @@ def score_text(expected: dict[str, Any], text: str) -> str | None:
         wanted = date.fromisoformat(expected["value"])
         return next((piece for day, piece in dates_in(text) if day == wanted), None)
     if kind == "text":
-        options = expected.get("all_of") or [expected.get("value")] + list(expected.get("any_of", []))
+        accepted = list(expected.get("any_of", [])) + list(expected.get("accept", []))
+        options = expected.get("all_of") or [expected.get("value"), *accepted]
         pieces = [_find_phrase(o, text) for o in options if o]
         if expected.get("all_of"):
             return "; ".join(p for p in pieces if p) if all(pieces) else None
         return next((p for p in pieces if p), None)
     raise ValueError(f"unknown expected type {kind!r}")
+
+
+def expected_unit(unit: str | None) -> str | None:
+    """The known unit an expected ``unit`` is in (None: any unit): itself, a spelling of it, or the first
+    part of a rate or scaled amount ("EUR/m²" -> EUR, "EUR thousand" -> EUR); a count of things
+    ("customers") or "" is a bare number."""
+    if not unit:
+        return None
+    if unit in UNITS:
+        return unit
+    head = re.split(r"[/ ]", unit.strip(), maxsplit=1)[0]
+    if head in UNITS:
+        return head
+    return ALIAS.get(head.lower())
 
 
 def _find_phrase(phrase: str, text: str) -> str | None:
@@ -202,6 +228,18 @@ SELF_TEST: tuple[tuple[dict[str, Any], str, bool], ...] = (
     ({"type": "text", "value": "2.3.4"}, "firmware 2.3.41", False),
     ({"type": "text", "value": "Priya Raman"}, "lead: PRIYA  raman", True),
     ({"type": "text", "all_of": ["Kiel", "Lyon"]}, "Kiel and Lyonnais", False),
+    ({"type": "text", "value": "15 minutes", "accept": ["15 min"]}, "The answer is 15 min.", True),
+    ({"type": "text", "value": "15 minutes", "accept": ["15 min"]}, "The answer is 150 min.", False),
+    ({"type": "number", "value": 18, "tol": 0.01, "unit": "EUR/m²"}, "EUR 18 per m²", True),
+    ({"type": "number", "value": 9.6, "tol": 0.01, "unit": "m³/h"}, "9.6 m³/h", True),
+    ({"type": "number", "value": 9.6, "tol": 0.01, "unit": "m³/h"}, "9.6 kg", False),
+    ({"type": "number", "value": 6900, "tol": 0.01, "unit": "L/h"}, "6,900 l/h", True),
+    ({"type": "number", "value": 194, "tol": 0, "unit": "EUR thousand"}, "EUR 194 thousand", True),
+    ({"type": "number", "value": 2.92, "tol": 0.01, "unit": "hours"}, "2.92 h", True),
+    ({"type": "number", "value": 2.92, "tol": 0.01, "unit": "hours"}, "2.92 min", False),
+    ({"type": "number", "value": 1840, "tol": 0, "unit": "customers"}, "1,840 customers", True),
+    ({"type": "number", "value": 840, "tol": 0.01, "unit": "g"}, "840 g", True),
+    ({"type": "number", "value": 16, "tol": 0}, "2 to the 16th power", False),
 )
 
 

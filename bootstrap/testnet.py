@@ -30,11 +30,13 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import tomli_w
 import trio
 
+from ioa_p2p.api.codec import ApiObject, Empty, JsonValue
+from ioa_p2p.api.routes import PEERS, Route
 from ioa_p2p.config.node_config import CONFIG_FILE_NAME, NODE_INFO_FILE_NAME, TOKEN_FILE_NAME
 from ioa_p2p.control_client import ControlClient
 from ioa_p2p.errors import IoAError, IoATimeout, NodeProcessError, UsageError
@@ -48,6 +50,8 @@ START_TIMEOUT = 60.0
 STOP_TIMEOUT = 10.0
 CONTROL_TIMEOUT = 15.0
 POLL = 0.05
+Q = TypeVar("Q", bound=ApiObject)
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,17 +119,25 @@ class TestnetNode:
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
-    async def call(self, method: str, path: str, body: Any = None) -> Any:
-        """A control API call (``ControlClient.call``) run in a worker thread."""
+    async def call(self, method: str, path: str, body: JsonValue = None) -> Any:
+        """A raw control API call (``ControlClient.call``) run in a worker thread (the JSON answer)."""
 
-        def call() -> Any:
+        def call() -> JsonValue:
             return self.control.call(method, path, body)
 
         # trio's KI-protection decorator hides this keyword from mypy.
         return await trio.to_thread.run_sync(call, abandon_on_cancel=True)  # type: ignore[call-arg,unused-ignore]
 
+    async def request(self, route: Route[Q, R], request: Q) -> R:
+        """A typed control API call (``ControlClient.request``) run in a worker thread."""
+
+        def call() -> R:
+            return self.control.request(route, request)
+
+        return await trio.to_thread.run_sync(call, abandon_on_cancel=True)  # type: ignore[call-arg,unused-ignore]
+
     async def peers(self) -> set[PeerId]:
-        return {PeerId.from_string(p["peer_id"]) for p in await self.call("GET", "/peers")}
+        return {PeerId.from_string(p.peer_id) for p in await self.request(PEERS, Empty())}
 
     def log_text(self, offset: int = 0) -> str:
         """The node's log (stdout and stderr of every run), from byte ``offset``."""

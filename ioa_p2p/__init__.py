@@ -15,7 +15,8 @@ The pure core (no network I/O; CONTRIBUTING.md and docs/architecture.md give the
 - ``history/``           group-chat histories: bodies, the hash-linked DAG, history files, audit
 - ``teaming/``           team selection by similarity and sub-need coverage; the LLM team-up tools
 - ``conversation/``      the conversation state machine, its messages, inputs and decisions; ``brains/``
-- ``control_client.py``  client of a running node's local control API
+- ``api/``               the typed local control API: requests, replies, goal events, the route table
+- ``control_client/``    clients of a running node's control API (blocking; async for gateways)
 - ``cli/``               the ``ioa`` command (thin click layer)
 - ``testing/``           test doubles (echo adapter, scripted model), never imported by product code
 
@@ -30,6 +31,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ioa_p2p.api.events import GoalEvent, decode_event
+from ioa_p2p.api.goals import GoalResult
+from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.config.node_config import NodeConfig, ioa_home, load_config
 from ioa_p2p.control_client import ControlClient
 from ioa_p2p.embedding import Embedder, HashingEmbedder, WordLlamaEmbedder, make_embedder
@@ -46,18 +50,26 @@ def __getattr__(name: str) -> Any:
         from ioa_p2p import node
 
         return getattr(node, name)
+    if name == "AsyncControlClient":  # httpx is imported on first use
+        from ioa_p2p.control_client.aio import AsyncControlClient
+
+        return AsyncControlClient
     raise AttributeError(f"module 'ioa_p2p' has no attribute {name!r}")
 
 
 __all__ = [
+    "AsyncControlClient",
     "Body",
     "ControlClient",
     "Embedder",
     "Envelope",
+    "GoalEvent",
+    "GoalResult",
     "HashingEmbedder",
     "Identity",
     "InputError",
     "InvalidMessage",
+    "LaunchRequest",
     "IoAError",
     "IoATimeout",
     "LocalStateError",
@@ -68,6 +80,7 @@ __all__ = [
     "Text",
     "WordLlamaEmbedder",
     "create_key_file",
+    "decode_event",
     "ioa_home",
     "load_config",
     "load_key_file",

@@ -33,6 +33,16 @@ class UsageError(InputError):
     exit_code = 2
 
 
+class InvalidField(UsageError):
+    """A control API request (or a typed request built in Python) has a field that cannot work: its
+    ``path`` (``max_turns``, ``members[2]``; ``body`` for the whole object) and why (``reason``)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
 class ConfigError(InputError):
     """A configuration file or value is invalid."""
 
@@ -225,7 +235,18 @@ class NodeNotRunning(LocalStateError):
 
 
 class ControlAPIError(LocalStateError):
-    """The local node's control API answered with an error."""
+    """The local node's control API answered with an error: the HTTP ``status`` and the node's error
+    ``type`` (``UsageError``, ``IoATimeout``...) when it sent one."""
+
+    def __init__(self, message: str, *, status: int = 0, error_type: str = "") -> None:
+        super().__init__(message)
+        self.status = status
+        self.error_type = error_type
+
+
+class UnexpectedReply(ControlAPIError):
+    """The node answered with JSON that does not have the documented shape (docs/protocol.md §7): a node
+    of another version, or a bug; the message names the field."""
 
 
 class StoreError(LocalStateError):
@@ -268,6 +289,8 @@ __all__ = [
     "AuthorMismatch",
     "ConfigError",
     "ControlAPIError",
+    "UnexpectedReply",
+    "InvalidField",
     "ExpiredCard",
     "InputError",
     "InvalidAddress",

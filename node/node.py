@@ -21,6 +21,9 @@ from typing import Any, TypeVar
 
 import trio
 
+from ioa_p2p.api.events import EventSink
+from ioa_p2p.api.goals import GoalResult
+from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.config.limits import Limits
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import (
@@ -45,6 +48,7 @@ from ioa_p2p.node.net.host import (
     to_libp2p_id,
 )
 from ioa_p2p.node.net.libp2p_patches import cap_inbound_streams, unblock_peer
+from ioa_p2p.node.net.ping import ping_rtt
 from ioa_p2p.node.net.routing import (
     RefreshPolicy,
     RefreshTrigger,
@@ -55,6 +59,9 @@ from ioa_p2p.node.net.routing import (
 )
 from ioa_p2p.node.ports import StreamHandler
 from ioa_p2p.node.services import NodeServices, open_services
+from ioa_p2p.node.status import add_status_routes
+from ioa_p2p.node.telemetry import open_tracer
+from ioa_p2p.telemetry.tracer import NOOP_TRACER, Tracer
 
 log = logging.getLogger("ioa_p2p.node")
 
@@ -75,6 +82,7 @@ class Node:
         *,
         faults: Faults | None = None,
         budgets: NodeBudgets | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         self.config = config
         self.home: Path = config.home
@@ -93,6 +101,10 @@ class Node:
         #: Set once every service is open: services publish what depends on the others only then
         #: (discovery announces the card after the goals service added the adapter's description).
         self.services_ready = trio.Event()
+        #: When the node started (seconds since the Unix epoch).
+        self.started = time.time()
+        #: Spans of goals, turns, tasks and model calls (:mod:`ioa_p2p.node.telemetry`; no-op by default).
+        self.tracer: Tracer = tracer or NOOP_TRACER
 
     # ------------------------------------------------------------------ clock and worker threads
 
@@ -131,6 +143,11 @@ class Node:
             return [str(a) for a in self.host.get_peerstore().addrs(to_libp2p_id(peer))]
         except Exception:  # peerstore raises PeerStoreError for unknown peers
             return []
+
+    async def ping(self, peer: PeerId) -> float | None:
+        """The round-trip time to a connected peer in milliseconds (None: a failed ping); callers bound
+        the wait."""
+        return await ping_rtt(self.host, peer)
 
     async def connect(self, addr: str) -> PeerId:
         """Connect to a full multiaddr (``.../p2p/<peer id>``); returns the peer's ID."""
@@ -217,12 +234,12 @@ class Node:
 
     # ------------------------------------------------------------------ goals
 
-    async def launch_goal(self, goal: str = "", **options: Any) -> Any:
-        """Form a team for ``goal`` and work it out; see :meth:`ioa_p2p.node.goals.Goals.launch_goal`."""
+    async def launch_goal(self, request: LaunchRequest, *, on_event: EventSink | None = None) -> GoalResult:
+        """Form a team for a goal and work it out; see :meth:`ioa_p2p.node.goals.Goals.launch_goal`."""
         goals = self.services.goals
         if goals is None:
             raise UsageError("this node runs without the goals service")
-        return await goals.launch_goal(goal, **options)
+        return await goals.launch_goal(request, on_event=on_event)
 
     # ------------------------------------------------------------------ info
 
@@ -250,6 +267,7 @@ async def open_node(
     listen = [parse_multiaddr(a) for a in config.listen]
     for bootstrap in config.bootstrap:
         peer_info_from_addr(bootstrap)  # fail early on a bad bootstrap address
+    tracer = open_tracer(config.section("telemetry"), config.home, str(identity.peer_id))
     faults = Faults()  # before the host: inbound streams are served inside its boundary from the start
     budgets = NodeBudgets(Limits.from_section(config.section("limits")))
     host = new_noise_host(identity, on_fault=faults.record)
@@ -263,7 +281,7 @@ async def open_node(
         _check_listening(host, config.listen, listen)
         with _single_error():
             async with trio.open_nursery() as nursery:
-                node = Node(config, identity, host, nursery, faults=faults, budgets=budgets)
+                node = Node(config, identity, host, nursery, faults=faults, budgets=budgets, tracer=tracer)
                 node.dht = new_dht(host)
                 try:
                     # Services exit (in reverse order) before the background tasks are cancelled, so an
@@ -274,6 +292,7 @@ async def open_node(
                         if services:
                             card_net = Libp2pCardNet(host, node.dht, faults)
                             await open_services(node, stack, node.services, card_net=card_net)
+                        add_status_routes(node)
                         node.services_ready.set()
                         if control_api:
                             await nursery.start(
@@ -293,6 +312,7 @@ async def open_node(
                     nursery.cancel_scope.cancel()
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(5):
+            await _flush_traces(tracer)
             try:
                 await host.get_network().close()  # closes connections (and their sockets) first
             except Exception as exc:
@@ -301,6 +321,13 @@ async def open_node(
                 await host_cm.__aexit__(None, None, None)
             except Exception as exc:
                 log.debug("host shutdown: %s", exc)
+
+
+async def _flush_traces(tracer: Tracer) -> None:
+    """Export the spans still buffered (an OpenTelemetry tracer's exporters run in threads)."""
+    shutdown = getattr(tracer, "shutdown", None)
+    if shutdown is not None:
+        await trio.to_thread.run_sync(shutdown, abandon_on_cancel=True)  # type: ignore[call-arg]
 
 
 async def _start_routing(node: Node) -> None:

@@ -37,6 +37,7 @@ from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.gossip import Deliver, GossipSettings, Validate
+from ioa_p2p.telemetry.tracer import Tracer
 
 StreamHandler = Callable[[FramedStream], Awaitable[None]]
 _T = TypeVar("_T")
@@ -67,6 +68,8 @@ class NodePort(Protocol):
     def dht(self) -> Any: ...  # the node's KadDHT: only for ioa_p2p.node.net functions
     @property
     def services_ready(self) -> trio.Event: ...
+    @property
+    def tracer(self) -> Tracer: ...  # spans of goals, turns, tasks, model calls (no-op unless tracing is on)
 
     def listen_addrs(self) -> list[str]: ...
     def connected_peers(self) -> list[PeerId]: ...

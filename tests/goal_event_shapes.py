@@ -1,6 +1,6 @@
-"""The JSON shapes of goal events at the control API (docs/goals.md, sections 3 and 4), key order included.
+"""The JSON shapes of goal events at the control API (docs/protocol.md §7.4), key order included.
 
-Written out by hand, independently of ``ioa_p2p.node.goals.events``: the JSON a client of ``POST
+Written out by hand, independently of ``ioa_p2p.api.events``: the JSON a client of ``POST
 /launch_goal`` (``stream``) and ``GET /goal_events`` reads, which ``ioa goal`` parses.
 """
 
@@ -56,6 +56,8 @@ SHAPES: dict[str, list[list[str]]] = {
     "heartbeat": [["event"]],
     "done": [["event", "result"]],
     "error": [["event", "error"]],
+    "gap": [["event", "missed"]],
+    "reset": [["event", "epoch"]],
 }
 
 #: The keys of the objects inside events: (kind, key) -> keys of each item.

@@ -27,6 +27,7 @@ from ioa_p2p.matching import make_matcher
 from ioa_p2p.node.chats.config import ChatsConfig
 from ioa_p2p.node.goals.types import GoalsConfig
 from ioa_p2p.node.relay.settings import RelaySettings
+from ioa_p2p.telemetry.settings import TelemetrySettings
 
 ROOT = Path(__file__).resolve().parents[1]
 PEER = Identity(b"\x05" * 32).peer_id
@@ -204,6 +205,7 @@ SECTIONS = (
     Section("ModelSettings", "[agent.options.model] of adapter 'smolagents'", "timeout", _endpoint, OPTIONS),
     Section("LoopOptions", "[agent.options.loop] of adapter 'mcp'", "max_steps", _mcp_loop, OPTIONS),
     Section("MatcherSettings", "the matcher settings", "shortlist", make_matcher),
+    Section("TelemetrySettings", "[telemetry]", "file", TelemetrySettings.from_section),
     Section(
         "parse_options",
         "[agent.options] of adapter 'calculator'",

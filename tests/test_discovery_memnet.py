@@ -15,6 +15,7 @@ import pytest
 import trio
 from trio.testing import MockClock
 
+from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.card import SignedCard, issue_card
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.identity import Identity
@@ -243,7 +244,7 @@ async def test_a_goal_finds_its_teammates_through_discovery(
         with trio.fail_after(120):
             goals = agents[1][1].goals  # the weather agent launches an arithmetic goal
             assert goals is not None
-            result = await goals.launch_goal("Calculate 6 * 7", timeout=60)
+            result = await goals.launch_goal(LaunchRequest("Calculate 6 * 7", timeout=60))
         out = result.to_json()
         assert out["answer"] == "The answer is 42.", out
         assert "calculator" in {m["name"] for m in out["team"]}

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
 
-from ioa_p2p.cli.goal_cmds import EventPrinter, exit_code_of, summary_line
+from ioa_p2p.api.events import PlanEvent
+from ioa_p2p.api.goals import TaskRecord, Teammate, goal_exit_code, goal_result
+from ioa_p2p.cli.goal_view import EventPrinter, summary_line
 from ioa_p2p.conversation.brains.offline import OfflineBrain
 from ioa_p2p.conversation.machine import Conversation
 from ioa_p2p.conversation.messages import ConvStart
@@ -14,9 +17,7 @@ from ioa_p2p.conversation.plan import PlanBoard, PlanUpdate, RoundCancel, Shared
 from ioa_p2p.conversation.types import Aborted, Speak
 from ioa_p2p.embedding import HashingEmbedder
 from ioa_p2p.errors import InvalidContent
-from ioa_p2p.node.goals.events import PlanEvent, event_to_json
 from ioa_p2p.node.goals.turns import side_message
-from ioa_p2p.node.goals.types import goal_exit_code
 
 
 def test_plan_update_round_trips_and_rejects_bad_content() -> None:
@@ -69,7 +70,7 @@ def test_a_plan_update_becomes_an_event_and_the_round_keeps_it() -> None:
     assert rid == "r" and decision is None and event is not None
     assert isinstance(event, PlanEvent) and event.steps[0].owner_name == "name-pB"
     assert rounds["r"].plans.latest().steps[0].title == "multiply"
-    lines = EventPrinter(lambda line: None).lines({**event_to_json(event), "author_name": "bob"})
+    lines = EventPrinter(lambda line: None).lines(replace(event, author_name="bob"))
     assert lines[0].strip() == "plan v1 by bob:" and "1. [todo] multiply (name-pB)" in lines[1]
 
 
@@ -85,30 +86,50 @@ def test_the_offline_planner_states_its_plan() -> None:
     assert draft.plan[0].owner == "pA" and draft.plan[1].title.startswith("step 2/2")
 
 
+def _result(status: str, tasks: list[tuple[str, str]], **fields: object) -> object:
+    records = tuple(
+        TaskRecord(f"t#{i}", title, "d", "pA", "pB", "sync", state, "4", None, {}, {}, "", "bob")
+        for i, (title, state) in enumerate(tasks)
+    )
+    base: dict[str, object] = dict(
+        goal="Calculate 2 + 2", chat_id="c", round_id="r", status=status, conclusion="4", forced=False,
+        team=(Teammate("pA", "me", 1.0),), declined=(), unanswered=(), tasks=records, turns=3, messages=9,
+        size=1, brain="offline", depth=1, parent_chat="", parent_task="", timings={}, origins={},
+        fallbacks={}, team_fallback="", plan=(),
+    )  # fmt: skip
+    return goal_result(**{**base, **fields})  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize(
-    ("status", "tasks", "code"),
-    [
-        ("concluded", [], 0),
-        ("concluded", [{"title": "step 1/1", "status": "completed"}], 0),
-        ("concluded", [{"title": "s", "status": "failed"}, {"title": "s", "status": "completed"}], 0),
-        ("concluded", [{"title": "a", "status": "completed"}, {"title": "b", "status": "failed"}], 3),
-        ("concluded", [{"title": "a", "status": "failed"}], 3),
-        ("aborted", [{"title": "a", "status": "completed"}], 4),
-    ],
+    ("status", "complete", "code"), [("concluded", True, 0), ("concluded", False, 3), ("aborted", True, 4)]
 )
-def test_exit_codes(status: str, tasks: list[dict[str, str]], code: int) -> None:
-    assert exit_code_of({"status": status, "tasks": tasks}) == code  # without the node's exit_code
-    assert exit_code_of({"status": status, "tasks": [], "exit_code": code}) == code  # the node's wins
-    complete = code == 0
-    assert exit_code_of({"status": status, "tasks": tasks, "complete": complete}) == code
+def test_exit_codes(status: str, complete: bool, code: int) -> None:
     assert goal_exit_code(status, complete) == code
 
 
+@pytest.mark.parametrize(
+    ("status", "tasks", "code"),
+    [
+        ("concluded", [("step 1/1", "completed")], 0),
+        ("concluded", [("step 1/1", "failed"), ("step 1/1", "completed")], 0),  # a retry that completed
+        ("concluded", [("step 1/1", "failed")], 3),
+        ("aborted", [("step 1/1", "completed")], 4),
+    ],
+)
+def test_a_goal_result_carries_the_exit_code_of_its_report(
+    status: str, tasks: list[tuple[str, str]], code: int
+) -> None:
+    result = _result(status, tasks)
+    assert result.exit_code == code  # type: ignore[attr-defined]
+    complete = result.to_json()["complete"] or status != "concluded"  # type: ignore[attr-defined]
+    assert result.exit_code == goal_exit_code(status, complete)  # type: ignore[attr-defined]
+
+
 def test_summary_line_counts_model_turns_and_fallbacks() -> None:
-    result = {"status": "concluded", "turns": 3, "model_turns": 1, "fallback_turns": 2,
-              "fallbacks": {"timeout": 2}, "tasks": [{"status": "completed"}], "messages": 9,
-              "brain": "llm:openai/x", "team_fallback": "rate_limited"}  # fmt: skip
-    assert summary_line(result) == (
+    result = _result("concluded", [("step 1/1", "completed")], origins={"model": 1, "fallback": 2},
+                     fallbacks={"timeout": 2}, brain="llm:openai/x",
+                     team_fallback="rate_limited")  # fmt: skip
+    assert summary_line(result) == (  # type: ignore[arg-type]
         "concluded: 3 turns (model 1, fallback 2: timeout 2), 1/1 tasks completed, 9 messages, "
         "brain llm:openai/x; team-up fell back: rate_limited"
     )

@@ -18,9 +18,10 @@ import pytest
 import trio
 from trio.testing import MockClock
 
+from ioa_p2p.api.goals import GoalResult
+from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.history.audit import audit_history
 from ioa_p2p.node.goals.service import Goals
-from ioa_p2p.node.goals.types import GoalResult
 from ioa_p2p.node.services import NodeServices
 from ioa_p2p.testing.memagents import open_memory_agent
 from ioa_p2p.testing.memcards import MemoryCards
@@ -96,7 +97,7 @@ async def test_an_arithmetic_goal_concludes_with_the_exact_answer_and_one_valid_
         async with open_team(net, tmp_path, [COORDINATOR, CALCULATOR, WRITER, HANGER]) as team:
             started = trio.current_time()
             result = await goals_of(team[0]).launch_goal(
-                "Calculate 17 * 23. Then calculate the result times 2", timeout=60
+                LaunchRequest("Calculate 17 * 23. Then calculate the result times 2", timeout=60)
             )
             took = trio.current_time() - started
             out = result.to_json()
@@ -133,7 +134,9 @@ async def test_a_member_that_never_answers_fails_its_task_exactly_at_the_task_de
         async with open_team(net, tmp_path, [COORDINATOR, HANGER]) as team:
             hanger = str(team[1][0].peer_id)
             started = trio.current_time()
-            result = await goals_of(team[0]).launch_goal("echo the word hello", team=[hanger], timeout=60)
+            result = await goals_of(team[0]).launch_goal(
+                LaunchRequest("echo the word hello", team=[hanger], timeout=60)
+            )
             took = trio.current_time() - started
             # The task's deadline is half the goal's time (task_timeout default): the hanging adapter is
             # cancelled then, its task fails with the documented kind, and the planner concludes.
@@ -154,7 +157,7 @@ async def test_a_task_longer_than_the_goal_is_cut_by_the_goal_deadline(
             hanger = str(team[1][0].peer_id)
             started = trio.current_time()
             result = await goals_of(team[0]).launch_goal(
-                "echo the word hello", team=[hanger], timeout=60, task_timeout=600
+                LaunchRequest("echo the word hello", team=[hanger], timeout=60, task_timeout=600)
             )
             took = trio.current_time() - started
             # One deadline bounds the goal: the wrap-up before it forces a conclusion; the hanging task is
@@ -180,7 +183,7 @@ async def test_a_member_cut_off_mid_task_catches_up_after_the_partition_heals(
 
                 async def launch() -> None:
                     goal = goals_of(team[0]).launch_goal(
-                        "echo the word hello", team=[str(slow_node.peer_id)], timeout=120
+                        LaunchRequest("echo the word hello", team=[str(slow_node.peer_id)], timeout=120)
                     )
                     results.append(await goal)
 
@@ -210,7 +213,9 @@ async def test_a_member_cut_off_for_good_ends_its_round_by_itself_by_the_deadlin
 
             async def launch() -> None:
                 goal = goals_of(team[0]).launch_goal(
-                    "echo the word hello", team=[str(slow[0].peer_id)], timeout=60, task_timeout=50
+                    LaunchRequest(
+                        "echo the word hello", team=[str(slow[0].peer_id)], timeout=60, task_timeout=50
+                    )
                 )
                 results.append(await goal)
                 ended_at.append(trio.current_time())

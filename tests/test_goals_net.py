@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -10,14 +11,15 @@ from typing import Any
 import pytest
 import trio
 
+from ioa_p2p.api.events import GoalEvent
+from ioa_p2p.api.goals import GoalResult
+from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import UsageError
 from ioa_p2p.history.audit import audit_history
 from ioa_p2p.node import Node
 from ioa_p2p.node.control.server import ControlRequest, Streaming
-from ioa_p2p.node.goals.events import GoalEvent, event_to_json
 from ioa_p2p.node.goals.service import Goals
-from ioa_p2p.node.goals.types import GoalResult
 from tests.goal_event_shapes import check_shape
 from tests.nodes import checked_node
 
@@ -76,6 +78,12 @@ def all_cards_current(nodes: list[Node]) -> bool:
     return True
 
 
+async def ndjson(answer: Any) -> list[dict[str, Any]]:
+    """The NDJSON items of a streamed control answer."""
+    assert isinstance(answer, Streaming)
+    return [json.loads(line) async for chunk in answer.chunks for line in chunk.splitlines() if line.strip()]
+
+
 def goals_of(node: Node) -> Goals:
     goals = node.services.goals
     assert isinstance(goals, Goals)
@@ -85,7 +93,7 @@ def goals_of(node: Node) -> Goals:
 def by_title(result: GoalResult) -> dict[str, list[dict[str, Any]]]:
     out: dict[str, list[dict[str, Any]]] = {}
     for task in result.tasks:
-        out.setdefault(task["title"], []).append(task)
+        out.setdefault(task.title, []).append(task.to_json())
     return out
 
 
@@ -101,8 +109,10 @@ async def test_goal_with_sync_and_async_tasks_concludes_and_audits_on_every_memb
             coordinator = nodes[0]
             events: list[GoalEvent] = []
             result = await coordinator.launch_goal(
-                "Calculate 17 * 23. print(sum(range(10)))  # Python. Then calculate the result times 2",
-                timeout=60,
+                LaunchRequest(
+                    "Calculate 17 * 23. print(sum(range(10)))  # Python. Then calculate the result times 2",
+                    timeout=60,
+                ),
                 on_event=events.append,
             )
             assert isinstance(result, GoalResult)
@@ -140,12 +150,12 @@ async def test_goal_with_sync_and_async_tasks_concludes_and_audits_on_every_memb
             listed = await coordinator.control.routes[("GET", "/goals")](
                 ControlRequest("GET", "/goals", {}, None)
             )
-            assert [g["status"] for g in listed if g["round_id"] == result.round_id] == ["concluded"]
+            assert [g["status"] for g in listed if g["round_id"] == result.round_id] == ["concluded"]  # type: ignore
             request = ControlRequest("GET", "/goal_events", {"chat": result.chat_id[:12]}, None)
             stream = await coordinator.control.routes[("GET", "/goal_events")](request)
             assert isinstance(stream, Streaming)
-            replayed = [e async for e in stream.items]
-            for item in [*replayed, *(event_to_json(e) for e in events)]:
+            replayed = await ndjson(stream)
+            for item in [*replayed, *(e.to_json() for e in events)]:
                 check_shape(item)  # the documented JSON shapes, key order included
             assert [e["event"] for e in replayed[:2]] == ["team", "start"] and replayed[-1][
                 "event"
@@ -158,9 +168,11 @@ async def test_busy_agent_declines_names_resolve_and_a_chat_continues(tmp_path: 
         async with open_agents(tmp_path, [COORDINATOR, CALCULATOR, busy]) as nodes:
             coordinator, calculator, _ = nodes
             with pytest.raises(UsageError, match="no agent named 'nobody'"):
-                await coordinator.launch_goal("Calculate 6 * 7", team=["nobody"])
+                await coordinator.launch_goal(LaunchRequest("Calculate 6 * 7", team=["nobody"]))
             result = await coordinator.launch_goal(
-                "Calculate 6 * 7", team=["Busy-Calculator", str(calculator.peer_id)], timeout=30
+                LaunchRequest(
+                    "Calculate 6 * 7", team=["Busy-Calculator", str(calculator.peer_id)], timeout=30
+                )
             )
             assert [t.name for t in result.declined] == ["busy-calculator"]
             assert [t.name for t in result.team] == ["coordinator", "calculator"]
@@ -168,7 +180,7 @@ async def test_busy_agent_declines_names_resolve_and_a_chat_continues(tmp_path: 
             assert goals_of(nodes[2]).declined_invitations == 1
             # IoA's comm_id + cont_input: a new round in the same chat, with the same team
             again = await coordinator.launch_goal(
-                comm_id=result.chat_id, cont_input="Calculate 2 + 3", timeout=30
+                LaunchRequest("Calculate 2 + 3", chat=result.chat_id, timeout=30)
             )
             assert again.chat_id == result.chat_id and again.round_id != result.round_id
             assert [t.name for t in again.team] == ["coordinator", "calculator"]
@@ -180,16 +192,16 @@ async def test_busy_agent_declines_names_resolve_and_a_chat_continues(tmp_path: 
 async def test_alone_with_or_without_an_adapter(tmp_path: Path) -> None:
     with trio.fail_after(60):
         async with open_agents(tmp_path, [CALCULATOR]) as nodes:
-            result = await nodes[0].launch_goal("Calculate 1 + 1", timeout=30)
+            result = await nodes[0].launch_goal(LaunchRequest("Calculate 1 + 1", timeout=30))
             assert (
                 [t.name for t in result.team] == ["calculator"]
                 and result.succeeded
                 and "2" in result.conclusion
             )
         async with open_agents(tmp_path / "b", [COORDINATOR]) as nodes:
-            result = await nodes[0].launch_goal("Calculate 1 + 1", timeout=30)
+            result = await nodes[0].launch_goal(LaunchRequest("Calculate 1 + 1", timeout=30))
             assert result.status == "concluded" and not result.succeeded
-            assert all(t["status"] == "failed" for t in result.tasks)
+            assert all(t.status == "failed" for t in result.tasks)
 
 
 async def test_nested_teams_of_depth_two_report_their_conclusions_upward(tmp_path: Path) -> None:
@@ -199,13 +211,13 @@ async def test_nested_teams_of_depth_two_report_their_conclusions_upward(tmp_pat
         async with open_agents(tmp_path, [COORDINATOR, manager, lead, CALCULATOR]) as nodes:
             coordinator = nodes[0]
             result = await coordinator.launch_goal(
-                "Form a team to calculate 6 * 7", team=["manager"], depth=2, timeout=60
+                LaunchRequest("Form a team to calculate 6 * 7", team=["manager"], depth=2, timeout=60)
             )
             assert result.succeeded and "42" in result.conclusion
             # follow the chain of sub-chats down from the top round's task results
-            tasks, parent_chat, chain = list(result.tasks), result.chat_id, []
-            while subs := [t for t in tasks if t["data"].get("sub_chat")]:
-                sub = subs[-1]
+            tasks, parent_chat, chain = [t.to_json() for t in result.tasks], result.chat_id, []
+            while subs := [t for t in tasks if t["data"].get("sub_chat")]:  # type: ignore[union-attr]
+                sub: Any = subs[-1]
                 owner = next(n for n in nodes if str(n.peer_id) == sub["assignee"])
                 driver = goals_of(owner).drivers[bytes.fromhex(sub["data"]["sub_chat"])]
                 outcome = await driver.wait_round(sub["data"]["sub_round"])
@@ -213,7 +225,7 @@ async def test_nested_teams_of_depth_two_report_their_conclusions_upward(tmp_pat
                 assert start.parent_chat == parent_chat and start.parent_task == sub["task_id"]
                 assert owner.services.chats.chat_info(driver.chat_id)["parent"] == parent_chat
                 chain.append((start.depth, outcome.status, "42" in outcome.conclusion))
-                tasks, parent_chat = outcome.tasks, sub["data"]["sub_chat"]
+                tasks, parent_chat = [t.to_json() for t in outcome.tasks], sub["data"]["sub_chat"]
             assert chain == [(1, "concluded", True), (0, "concluded", True)]
 
 
@@ -229,7 +241,7 @@ async def test_launch_goal_route_takes_ioa_requests_and_streams_events(tmp_path:
                 "skip_naming": True,
                 "timeout": 30,
             }
-            answer = await launch(ControlRequest("POST", "/launch_goal", {}, body))
+            answer: Any = await launch(ControlRequest("POST", "/launch_goal", {}, body))
             assert answer["comm_id"] == answer["chat_id"] and "1024" in answer["conclusion"]
             assert answer["status"] == "concluded" and answer["team"][1]["name"] == "calculator"
             with pytest.raises(UsageError):
@@ -248,8 +260,7 @@ async def test_launch_goal_route_takes_ioa_requests_and_streams_events(tmp_path:
                     },
                 )
             )
-            assert isinstance(streamed, Streaming)
-            events = [e async for e in streamed.items]
+            events = await ndjson(streamed)
             for item in events:
                 check_shape(item)
             assert events[-1]["event"] == "done" and "9" in events[-1]["result"]["conclusion"]
@@ -282,10 +293,12 @@ async def test_members_conclude_when_the_initiator_is_gone(tmp_path: Path) -> No
                             await trio.sleep(0.1)
                         launched.append(str(node.peer_id))
                         await node.launch_goal(
-                            "Translate the report into French",
-                            team=["translator"],
-                            timeout=40,
-                            speaker_timeout=3,
+                            LaunchRequest(
+                                "Translate the report into French",
+                                team=["translator"],
+                                timeout=40,
+                                speaker_timeout=3,
+                            )
                         )
 
             translator = goals_of(members[1])
@@ -299,5 +312,5 @@ async def test_members_conclude_when_the_initiator_is_gone(tmp_path: Path) -> No
             outcome = await driver.wait_round(round_.round_id)
             assert outcome.status == "concluded" and outcome.author == str(members[1].peer_id)
             assert round_.start.initiator == launched[0] != outcome.author
-            assert [t["status"] for t in outcome.tasks] == ["completed"]
+            assert [t.status for t in outcome.tasks] == ["completed"]
             assert "echo: Translate the report" in outcome.conclusion

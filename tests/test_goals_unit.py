@@ -9,7 +9,19 @@ from typing import Any
 import pytest
 import trio
 
-from ioa_p2p.cli.goal_cmds import EventPrinter, goal_body, print_result
+from ioa_p2p.api.events import (
+    HeartbeatEvent,
+    MemberName,
+    ProgressEvent,
+    ResultEvent,
+    StartEvent,
+    TaskAssigned,
+    TeamEvent,
+    TurnEvent,
+)
+from ioa_p2p.api.goals import GoalResult, TaskRecord, Teammate, goal_result
+from ioa_p2p.cli.goal_cmds import launch_request
+from ioa_p2p.cli.goal_view import EventPrinter, print_result
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.llm import LLMBrain
 from ioa_p2p.conversation.brains.offline import OfflineBrain
@@ -21,8 +33,6 @@ from ioa_p2p.errors import ConfigError, UsageError
 from ioa_p2p.history.bodies import make_message
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.goals.describe import describe_message, describe_start, describe_task
-from ioa_p2p.node.goals.events import event_to_json
-from ioa_p2p.node.goals.routes import launch_arguments
 from ioa_p2p.node.goals.runtime import (
     REASON_ASKED,
     REASON_NO_ADAPTER,
@@ -32,7 +42,7 @@ from ioa_p2p.node.goals.runtime import (
     subteam_reason,
 )
 from ioa_p2p.node.goals.service import make_brain_for
-from ioa_p2p.node.goals.types import GoalResult, GoalsConfig, Teammate, check_launch_args
+from ioa_p2p.node.goals.types import GoalsConfig
 from ioa_p2p.testing.echo import EchoAdapter
 
 # --------------------------------------------------------------------------- the nested-team rule
@@ -122,66 +132,6 @@ def test_net_decisions_drops_started_then_cancelled_tasks_and_stale_speaks() -> 
     assert out[0].task.task_id == "t2" and out[1].task_id == "t3" and out[2] is speak2  # type: ignore[union-attr]
 
 
-def test_launch_arguments_accept_ioa_request_shape() -> None:
-    kwargs, stream = launch_arguments(
-        {
-            "goal": "plot revenue",
-            "team_member_names": ["plotter", "12D3KooWabc"],
-            "team_up_depth": 2,
-            "max_turns": 12,
-            "skip_naming": True,
-            "is_collaborative_planning_enabled": False,
-            "obs_kwargs": {},
-            "timeout": 60,
-        }
-    )
-    assert not stream
-    assert kwargs["goal"] == "plot revenue" and kwargs["team"] == ["plotter", "12D3KooWabc"]
-    assert kwargs["depth"] == 2 and kwargs["max_turns"] == 12 and kwargs["timeout"] == 60.0
-    cont, _ = launch_arguments({"comm_id": "abcd", "cont_input": {"content": "and now?", "sender": "x"}})
-    assert cont["comm_id"] == "abcd" and cont["cont_input"] == "and now?"
-    listed, stream = launch_arguments({"goal": "g", "team": "a, b,", "stream": True})
-    assert listed["team"] == ["a", " b"] and stream
-
-
-@pytest.mark.parametrize(
-    "body",
-    [
-        None,
-        ["goal"],
-        {"goal": "g", "colour": "red"},
-        {"goal": 3},
-        {"goal": "g", "team_member_names": [1]},
-        {"goal": "g", "team_up_depth": True},
-        {"goal": "g", "max_turns": 2.5},
-        {"goal": "g", "timeout": "soon"},
-        {"goal": "g", "stream": "yes"},
-        {"comm_id": "ab", "cont_input": 5},
-    ],
-)
-def test_launch_arguments_reject_bad_bodies(body: Any) -> None:
-    with pytest.raises(UsageError):
-        launch_arguments(body)
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ("", 1, 20, 60.0, 30.0, None, None),
-        ("g" * 9000, 1, 20, 60.0, 30.0, None, None),
-        ("g", 9, 20, 60.0, 30.0, None, None),
-        ("g", -1, 20, 60.0, 30.0, None, None),
-        ("g", 1, 0, 60.0, 30.0, None, None),
-        ("g", 1, 20, 0.5, 30.0, None, None),
-        ("g", 1, 20, 60.0, 0.0, None, None),
-        ("g", 1, 20, 60.0, 30.0, None, "more"),
-    ],
-)
-def test_check_launch_args_limits(args: tuple[Any, ...]) -> None:
-    with pytest.raises(UsageError):
-        check_launch_args(*args)
-
-
 def test_goals_config_section() -> None:
     config = GoalsConfig.from_section(
         {"max_concurrent": 0, "timeout": 90, "brain": "offline", "dht_lookup": "never"}
@@ -214,49 +164,36 @@ def test_brain_choice_follows_goals_brain_and_model_settings() -> None:
         make_brain_for(GoalsConfig(brain="llm"), {}, embedder, env={})
 
 
-def test_goal_result_json_and_success() -> None:
+def _goal_result(conclusion: str, tasks: tuple[TaskRecord, ...] = (), depth: int = 1) -> GoalResult:
     me = Teammate("12D3me", "coordinator", 1.0)
-    result = GoalResult(
-        "ab" * 32,
-        "cd" * 32,
-        "g",
-        "concluded",
-        "42",
-        False,
-        (me,),
-        (),
-        (),
-        (),
-        2,
-        5,
-        900,
-        "offline planner",
-        1,
-    )
+    return goal_result(
+        goal="g", chat_id="ab" * 32, round_id="cd" * 32, status="concluded", conclusion=conclusion,
+        forced=False, team=(me,), declined=(), unanswered=(), tasks=tasks, turns=2, messages=5, size=900,
+        brain="offline planner", depth=depth, parent_chat="", parent_task="", timings={}, origins={},
+        fallbacks={}, team_fallback="", plan=(),
+    )  # fmt: skip
+
+
+def _record(status: str, title: str = "t", assignee: str = "12D3b") -> TaskRecord:
+    return TaskRecord("t#0", title, "d", "12D3me", assignee, "sync", status, "x", None, {}, {}, "", "b")
+
+
+def test_goal_result_json_and_success() -> None:
+    result = _goal_result("42")
     data = result.to_json()
     assert data["comm_id"] == data["chat_id"] == "ab" * 32 and data["conclusion"] == "42"
     assert result.ok and result.succeeded and not result.aborted
-    failed = GoalResult(
-        "ab" * 32,
-        "cd" * 32,
-        "g",
-        "concluded",
-        "no",
-        False,
-        (me,),
-        (),
-        (),
-        ({"status": "failed"},),
-        2,
-        5,
-        900,
-        "offline planner",
-        0,
-    )
+    failed = _goal_result("no", (_record("failed"),), depth=0)
     assert failed.ok and not failed.succeeded
+    assert GoalResult.from_json(failed.to_json()) == failed
 
 
 # --------------------------------------------------------------------------- events and their printing
+
+
+def _json(event: Any) -> dict[str, Any]:
+    data: dict[str, Any] = event.to_json()
+    return data
 
 
 def _envelope(identity: Identity, kind: str, content: dict[str, Any]) -> Any:
@@ -267,121 +204,79 @@ def test_events_describe_turns_results_and_bad_content() -> None:
     alice, bob = Identity.generate(), Identity.generate()
     names = {str(alice.peer_id): "alice", str(bob.peer_id): "bob"}
     start = ConvStart.create("g", initiator=str(alice.peer_id), members=[str(bob.peer_id)], now=0.0)
-    started = event_to_json(describe_start("c1", start, "r1", names.__getitem__))
+    started = _json(describe_start("c1", start, "r1", names.__getitem__))
     assert started["members"] == [
         {"peer_id": str(alice.peer_id), "name": "alice"},
         {"peer_id": str(bob.peer_id), "name": "bob"},
     ]
     turn = Turn(cm.TASK_SYNC, "r1", 0, "do it", tasks=(TaskAssignment(str(bob.peer_id), "step 1/1", "6*7"),))
     env = _envelope(alice, cm.TASK_SYNC, turn.to_content())
-    event = event_to_json(describe_message("c1", env, "r1", names.__getitem__))
+    event = _json(describe_message("c1", env, "r1", names.__getitem__))
     assert event["event"] == "turn" and event["type"] == "sync_task" and event["author_name"] == "alice"
     assert (
         event["tasks"][0]["task_id"] == f"{env.hash.hex()}#0" and event["tasks"][0]["assignee_name"] == "bob"
     )
     outcome = TaskOutcome(f"{env.hash.hex()}#0", False, "boom", None, {"a.txt": b"x"}, "crash")
-    result = event_to_json(
+    result = _json(
         describe_message("c1", _envelope(bob, cm.RESULT, outcome.to_content()), "r1", names.__getitem__)
     )
     assert result["event"] == "result" and result["failure"] == "crash" and result["files"] == ["a.txt"]
-    invalid = event_to_json(
+    invalid = _json(
         describe_message("c1", _envelope(bob, cm.DISCUSSION, {"text": "no fields"}), None, names.__getitem__)
     )
     assert invalid["event"] == "invalid" and "missing fields" in invalid["reason"]
     task = TaskView(
         "t#0", "a", str(bob.peer_id), "t", "d", "sync", 0, TaskStatus.COMPLETED, "42", None, {"f": b"123"}
     )
-    assert describe_task(task, names.__getitem__)["files"] == {"f": 3}
+    assert describe_task(task, names.__getitem__).files == {"f": 3}
 
 
 def test_event_printer_shows_speakers_tasks_progress_and_results() -> None:
     lines: list[str] = []
     printer = EventPrinter(lines.append)
-    printer(
-        {
-            "event": "team",
-            "chat_id": "c1",
-            "team": [{"name": "calc", "score": 0.5}],
-            "declined": [{"name": "busy"}],
-            "unanswered": [],
-        }
-    )
-    printer(
-        {
-            "event": "turn",
-            "author_name": "coord",
-            "type": "async_task",
-            "height": 0,
-            "reason": "",
-            "text": "[offline planner] go",
-            "next": ["coord"],
-            "tasks": [{"task_id": "m#0", "title": "step 1/1", "assignee_name": "calc", "description": "6*7"}],
-        }
-    )
-    printer(
-        {"event": "progress", "task_id": "m#0", "author_name": "calc", "text": "working", "fraction": 0.5}
-    )
-    printer(
-        {
-            "event": "result",
-            "task_id": "m#0",
-            "author_name": "calc",
-            "ok": False,
-            "failure": "crash",
-            "text": "boom",
-        }
-    )
-    printer(
-        {
-            "event": "turn",
-            "author_name": "coord",
-            "type": "conclusion",
-            "height": 1,
-            "reason": "wrap-up",
-            "text": "first line\nsecond line",
-            "tasks": [],
-            "next": [],
-        }
-    )
-    printer({"event": "heartbeat"})
+    printer(TeamEvent("c1", "g", (Teammate("p1", "calc", 0.5),), (Teammate("p2", "busy"),), (), {}, "", "l1"))
+    turn = dict(chat_id="c1", round_id="r1", msg_id="m", author="p0", author_name="coord", kind="conv.turn",
+                level=0, triggers=(), fail_tasks=(), forced=False, origin="offline", fallback="")  # fmt: skip
+    task = TaskAssigned("m#0", "p1", "calc", "step 1/1", "6*7")
+    printer(TurnEvent(**turn, type="async_task", height=0, reason="", text="[offline planner] go",
+                      next=("coord",), tasks=(task,)))  # fmt: skip
+    fields = dict(chat_id="c1", round_id="r1", msg_id="m2", author="p1", author_name="calc", kind="k")
+    printer(ProgressEvent(**fields, task_id="m#0", text="working", fraction=0.5))
+    printer(ResultEvent(**fields, task_id="m#0", ok=False, text="boom", failure="crash", files=()))
+    printer(TurnEvent(**turn, type="conclusion", height=1, reason="wrap-up", text="first line\nsecond line",
+                      next=(), tasks=()))  # fmt: skip
+    printer(HeartbeatEvent())
+    printer(StartEvent("c1", "r1" * 8, "g", "p0", "coord", (MemberName("p0", "coord"),), 0, 20, 1, "", ""))
     text = "\n".join(lines)
     assert "team: calc (0.50)" in text and "declined: busy" in text
     assert "#0 coord > async_task: [offline planner] go" in text
     assert "-> step 1/1 for calc: 6*7" in text and "calc . step 1/1: working (50%)" in text
     assert "calc FAILED (crash) step 1/1: boom" in text
     assert "#1 coord > conclusion [wrap-up]: first line ..." in text and "second line" not in text
+    assert "members coord; nesting depth 1; max 20 turns" in text
     out: list[str] = []
-    print_result(
-        {
-            "status": "concluded",
-            "conclusion": "42\nbecause",
-            "turns": 2,
-            "messages": 5,
-            "tasks": [{"status": "completed"}],
-            "brain": "offline planner",
-            "chat_id": "c1",
-        },
-        out.append,
-    )
-    assert "  42" in out and "  because" in out and "chat c1" in out and any("1/1 tasks" in x for x in out)
+    print_result(_goal_result("42\nbecause", (_record("completed"),)), out.append)
+    assert "  42" in out and "  because" in out and f"chat {'ab' * 32}" in out
+    assert any("1/1 tasks" in x for x in out)
 
 
-def test_goal_body_validates_options() -> None:
-    body = goal_body("plot it", "plotter, 12D3KooWx", 2, 10, 60.0, None)
-    assert body == {
+def test_the_cli_builds_the_launch_and_names_the_wrong_option() -> None:
+    request = launch_request("plot it", "plotter, 12D3KooWx", 2, 10, 60.0, None)
+    assert request.to_json() == {
         "goal": "plot it",
         "team_member_names": ["plotter", "12D3KooWx"],
         "team_up_depth": 2,
         "max_turns": 10,
         "timeout": 60.0,
     }
-    assert goal_body("more", None, None, None, None, "abcd")["cont_input"] == "more"
-    for args in (
-        ("  ", None, None, None, None, None),
-        ("g", ",", None, None, None, None),
-        ("g", None, 9, None, None, None),
-        ("g", None, None, 0, None, None),
-        ("g", None, None, None, 0.5, None),
+    assert launch_request("more", None, None, None, None, "abcd").to_json()["cont_input"] == "more"
+    for args, option in (
+        (("  ", None, None, None, None, None), "TEXT"),
+        (("g", ",", None, None, None, None), "--team"),
+        (("g", None, 9, None, None, None), "--depth"),
+        (("g", None, None, 0, None, None), "--max-turns"),
+        (("g", None, None, None, 0.5, None), "--timeout"),
+        (("g", None, None, None, None, "not hex"), "--chat"),
     ):
-        with pytest.raises(UsageError):
-            goal_body(*args)
+        with pytest.raises(UsageError, match=f"^{option}: "):
+            launch_request(*args)  # type: ignore[arg-type]

@@ -23,21 +23,22 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("errors", ("ioa_p2p.errors",)),
     ("core basics", ("ioa_p2p.logs", "ioa_p2p.identity", "ioa_p2p.budget", "ioa_p2p.faults")),
     ("wire", ("ioa_p2p.wire",)),
-    ("config", ("ioa_p2p.config",)),
+    ("config", ("ioa_p2p.config", "ioa_p2p.telemetry")),
     ("records and models", ("ioa_p2p.card", "ioa_p2p.embedding", "ioa_p2p.llm", "ioa_p2p.matching")),
     ("history", ("ioa_p2p.history",)),
     ("planning", ("ioa_p2p.planning",)),
     ("teaming", ("ioa_p2p.teaming",)),
     ("conversation", ("ioa_p2p.conversation",)),
+    ("control API", ("ioa_p2p.api",)),
     ("core surface", ("ioa_p2p.control_client", "ioa_p2p")),
     ("adapters", ("ioa_p2p.adapters",)),
     ("dht", ("ioa_p2p.dht",)),
     ("node.net", ("ioa_p2p.node.net",)),
-    ("node.control and ports", ("ioa_p2p.node.control", "ioa_p2p.node.ports")),
+    ("node.control and ports", ("ioa_p2p.node.control", "ioa_p2p.node.ports", "ioa_p2p.node.telemetry")),
     ("node services", ("ioa_p2p.node.messaging", "ioa_p2p.node.relay", "ioa_p2p.node.chats")),
     ("node discovery", ("ioa_p2p.node.discovery",)),
     ("node goals", ("ioa_p2p.node.goals",)),
-    ("node", ("ioa_p2p.node.services", "ioa_p2p.node.node", "ioa_p2p.node")),
+    ("node", ("ioa_p2p.node.services", "ioa_p2p.node.node", "ioa_p2p.node.status", "ioa_p2p.node")),
     ("bootstrap", ("ioa_p2p.bootstrap",)),
     ("entry points and test doubles", ("ioa_p2p.cli", "ioa_p2p.testing", "ioa_p2p.__main__")),
 )
@@ -49,6 +50,7 @@ CONFINED = {
     "multiaddr": ("ioa_p2p.node.net",),
     "varint": ("ioa_p2p.node.net",),
     "hypercorn": ("ioa_p2p.node.control",),
+    "opentelemetry": ("ioa_p2p.node.telemetry",),
 }
 #: The core (every layer below ``adapters``) does no network I/O: none of these.
 CORE_BANNED = ("trio", "libp2p", "multiaddr", "hypercorn", "socket", "sqlite3")

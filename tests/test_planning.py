@@ -262,4 +262,8 @@ def test_routing_prefers_the_declared_ability_over_wording() -> None:
     # wording scores favour the calculator; the declared ability 'question' wins anyway
     assert rank_members(lookup, members, [0.9, 0.8, 0.0])[0] == "lib"
     calc = PlanStep(2, CALC, "v1 * 2", "v1 * 2")
-    assert rank_members(calc, members, [0.0, 0.0, 0.9]) == ["calc", "lib", "coord"]
+    # a member able to do the step exists: the coordinator (no adapter, it could only form a sub-team) is
+    # never tried for it (issue 23: a step any team member can do is never sent to a sub-team)
+    assert rank_members(calc, members, [0.0, 0.0, 0.9]) == ["calc", "lib"]
+    task = PlanStep(3, TASK, "write a haiku", "write a haiku")  # nobody declares an ability for it
+    assert rank_members(task, members, [0.5, 0.0, 0.1]) == ["lib", "calc", "coord"]

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import trio
 
+from ioa_p2p.api.goals import EXIT_TASKS_FAILED as EXIT_INCOMPLETE
 from ioa_p2p.bootstrap.testnet import open_testnet
-from ioa_p2p.cli.goal_cmds import EXIT_TASKS_FAILED as EXIT_INCOMPLETE
 
 from .test_goals_process import (
     CALCULATOR,

@@ -10,14 +10,18 @@ import ioa_p2p
 
 PUBLIC = frozenset(
     {
+        "AsyncControlClient",
         "Body",
         "ControlClient",
         "Embedder",
         "Envelope",
+        "GoalEvent",
+        "GoalResult",
         "HashingEmbedder",
         "Identity",
         "InputError",
         "InvalidMessage",
+        "LaunchRequest",
         "IoAError",
         "IoATimeout",
         "LocalStateError",
@@ -28,6 +32,7 @@ PUBLIC = frozenset(
         "Text",
         "WordLlamaEmbedder",
         "create_key_file",
+        "decode_event",
         "ioa_home",
         "load_config",
         "load_key_file",

@@ -124,7 +124,7 @@ async def test_peer_behind_relay_is_reached_only_through_it(tmp_path: Path) -> N
             caller = await _start(stack, tmp_path, "caller", bootstrap=boot)
             assert hidden.listen_addrs() == []
             await hidden.services.relay.wait_reservation(relay.peer_id)
-            assert relay.services.relay.status()["reserved_peers"] == 1
+            assert relay.services.relay.status().reserved_peers == 1
             [advertised] = hidden.services.relay.circuit_addrs()
             assert advertised == circuit_addr(relay.listen_addrs()[0], hidden.peer_id)
 

@@ -177,3 +177,18 @@ def test_candidates_from_cards_and_choice_for_a_goal() -> None:
     weather = choose_team_for_goal("Will it rain in Oslo tomorrow?", embedder, candidates)
     assert [c.name for c in weather.members] == ["weather"]
     assert MemberInfo.from_card(cards[1]).name == "python"
+
+
+def test_add_best_brings_in_each_steps_best_agent() -> None:
+    from ioa_p2p.teaming.selection import Candidate as C
+    from ioa_p2p.teaming.selection import add_best
+
+    encoder, converter, weak = (
+        C("e", "encoder", "", score=0.9),
+        C("c", "converter", "", score=0.78),
+        C("w", "weak", "", score=0.003),
+    )
+    # the converter ranks first by far for the conversion step: it joins; a step's weak best does not
+    team = add_best([encoder], [converter, encoder, weak], max_team=4, threshold=0.2)
+    assert [m.peer_id for m in team] == ["e", "c"]
+    assert [m.peer_id for m in add_best([encoder], [converter], max_team=1, threshold=0.2)] == ["e"]

@@ -29,6 +29,11 @@ def evaluate(node: Node, budget: Budget) -> Value:
         return _checked(Value(a.q / 100 * b.q, a.exact and b.exact), budget)
     if kind == "fn":
         return _function(node[1], evaluate(node[2], budget), budget)
+    if kind == "round":
+        value, digits = evaluate(node[1], budget), evaluate(node[2], budget)
+        if digits.q.denominator != 1 or not 0 <= digits.q <= 30:
+            raise TaskRejected("round(x, n) needs a whole number of digits n from 0 to 30")
+        return _checked(Value(round_half_up(value.q, int(digits.q)), value.exact), budget)
     if kind == "agg":
         return _aggregate(node[1], [evaluate(n, budget) for n in node[2]], budget)
     if kind == "chain":
@@ -38,6 +43,13 @@ def evaluate(node: Node, budget: Budget) -> Value:
         return value
     a, b = evaluate(node[2], budget), evaluate(node[3], budget)
     return _checked(_binary(node[1], a, b, budget), budget)
+
+
+def round_half_up(q: Fraction, digits: int) -> Fraction:
+    """``q`` rounded to ``digits`` decimals, halves away from zero (2.5 -> 3, money's rounding)."""
+    scale = Fraction(10) ** digits
+    n = math.floor(abs(q) * scale + Fraction(1, 2))
+    return (n if q >= 0 else -n) / scale
 
 
 def _binary(op: str, a: Value, b: Value, budget: Budget) -> Value:
@@ -147,6 +159,12 @@ def _function(name: str, v: Value, budget: Budget) -> Value:
         return _root(v, 2)
     if name == "cbrt":
         return _root(v, 3)
+    if name == "ceil":
+        return Value(Fraction(math.ceil(v.q)), v.exact)
+    if name == "floor":
+        return Value(Fraction(math.floor(v.q)), v.exact)
+    if name == "round":
+        return Value(round_half_up(v.q, 0), v.exact)
     if v.q.denominator != 1 or v.q < 0:
         raise TaskRejected("factorial needs a non-negative whole number")
     if v.q > budget.limits.max_factorial:

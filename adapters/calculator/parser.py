@@ -31,6 +31,8 @@ _PHRASES: tuple[tuple[str, str], ...] = (
     (r"(?<=[\d)])\s*factorial\b", " ! "),
     (r"\bfactorial( of)?\b", " fact "),
     (r"\babsolute value( of)?\b", " abs "),
+    (r"\bround(?:ed)? up\b", " ceil "),
+    (r"\bround(?:ed)? down\b", " floor "),
     (r"\b(?:sum|total)( of)?\b", " sum "),
     (r"\bproduct( of)?\b", " product "),
     (r"\b(?:average|mean)( of)?\b", " avg "),
@@ -61,7 +63,7 @@ _TOKEN = re.compile(
     r"|(?P<other>.)",
     re.DOTALL,
 )
-FUNCTIONS = frozenset({"sqrt", "cbrt", "abs", "fact"})
+FUNCTIONS = frozenset({"sqrt", "cbrt", "abs", "fact", "ceil", "floor", "round"})
 AGGREGATES = frozenset({"sum", "product", "avg", "diff"})
 _KEEP_WORDS = FUNCTIONS | AGGREGATES | {"mod", "of", "and"}
 _DROP_WORDS = frozenset({"the", "numbers", "number", "values", "value", "between"})
@@ -168,6 +170,15 @@ class _Parser:
             inner = self.expr(0)
             self.expect(")")
             return inner
+        if tok.text == "round" and self.at("("):  # round(x) or round(x, digits)
+            self.pos += 1
+            inner = self.expr(0)
+            digits: Node = ("num", Fraction(0))
+            if self.at(","):
+                self.pos += 1
+                digits = self.expr(0)
+            self.expect(")")
+            return ("round", inner, digits)
         if tok.text in FUNCTIONS:
             if self.at("of"):
                 self.pos += 1
@@ -282,6 +293,8 @@ def _children(node: Node) -> tuple[Node, ...]:
         return (node[1], node[2])
     if kind == "fn":
         return (node[2],)
+    if kind == "round":
+        return (node[1], node[2])
     if kind == "agg":
         return tuple(node[2])
     if kind == "bin":

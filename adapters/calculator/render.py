@@ -23,6 +23,8 @@ def render(node: Node) -> str:
         return f"{_wrap(node[1])}% of {_wrap(node[2])}"
     if kind == "fn":
         return f"{_wrap(node[2])}!" if node[1] == "fact" else f"{node[1]}({render(node[2])})"
+    if kind == "round":
+        return f"round({render(node[1])}, {render(node[2])})"
     if kind == "agg":
         inner = ", ".join(render(n) for n in node[2])
         return f"{_AGG_NAMES[node[1]]}({inner})"
@@ -36,7 +38,7 @@ _AGG_NAMES = {"sum": "sum", "product": "product", "avg": "average", "diff": "dif
 
 def _wrap(node: Node) -> str:
     text = render(node)
-    return text if node[0] in ("num", "fn", "agg") else f"({text})"
+    return text if node[0] in ("num", "fn", "agg", "round") else f"({text})"
 
 
 def short(q: Fraction) -> str:

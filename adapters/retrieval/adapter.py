@@ -30,11 +30,12 @@ import numpy as np
 import trio
 
 from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, TaskResult, parse_options
-from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of
+from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of, quotes
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
+from ioa_p2p.planning.answer_types import request_act
 
 KIND = "retrieval"
 MAX_QUERY_CHARS = 2_000
@@ -109,7 +110,10 @@ class DocIndex:
         passages = chunk_document(rel, text, self.options.chunk_chars)
         matrix = self.embedder.embed([p.embedding_text() for p in passages])
         title = next((line.strip().lstrip("# ") for line in text.splitlines() if line.strip()), "")
-        return _FileEntry(key, passages, matrix, title[:200], is_superseded(text))
+        old = is_superseded(text) or bool(
+            re.search(r"(?:^|[-_./])(?:superseded|obsolete|outdated)(?:[-_./]|$)", rel)
+        )
+        return _FileEntry(key, passages, matrix, title[:200], old)
 
     def all(self) -> tuple[list[Passage], Matrix]:
         passages = [p for entry in self.files.values() for p in entry.passages]
@@ -138,7 +142,9 @@ class DocIndex:
     def find_answer(self, query: str) -> tuple[list[tuple[float, Passage]], Answer | None]:
         """The passages for ``query`` and the answer span read from the best candidates. Blocking."""
         hits = self.search(query, max(self.options.top_k, self.options.answer_candidates))
-        return hits, answer(query, self.facts(hits))
+        # a passage that quotes the request (an example of it in the docs) holds no answer to it
+        answering = [(s, p) for s, p in hits if not quotes(query, p.text)]
+        return hits, answer(query, self.facts(answering))
 
 
 def scan_folder(root: Path, o: RetrievalOptions) -> tuple[dict[str, tuple[int, int]], list[str]]:
@@ -237,12 +243,16 @@ class RetrievalAdapter:
         )
 
     def can_do(self, task: Task) -> float:
-        """Cheap, from the words alone: 0 for code (a fenced block) and for bare arithmetic (no word to
-        search for besides "calculate"), else 0.5: whether the documents answer is known only by searching,
-        and a search below ``min_score`` / ``min_answer_score`` fails the task rather than completing it."""
+        """Cheap, from the request's form alone (:func:`~ioa_p2p.planning.answer_types.request_act`): 0 for
+        what is not a question over documents (arithmetic to do, code to run, a text to translate or count)
+        and for bare arithmetic (no word to search for besides "calculate"); else 0.5: whether the documents
+        answer is known only by searching, and a search below ``min_score`` / ``min_answer_score`` fails the
+        task rather than completing it."""
         text = task.text.strip()[:MAX_QUERY_CHARS]
         words = {w for w in content_words(text) if not w.replace("_", "").isdigit()}
         if "```" in text or not (words - _ARITHMETIC_WORDS):
+            return 0.0
+        if request_act(text) in ("compute", "code", "transform"):
             return 0.0
         return 0.5
 
@@ -253,6 +263,8 @@ class RetrievalAdapter:
         query = task.text.strip()[:MAX_QUERY_CHARS]
         if not content_words(query):
             raise TaskRejected("the task has no words to search the documents for")
+        if self.can_do(task) <= 0.0:
+            raise TaskRejected(f"not a question over the documents ({request_act(query)}): {query[:120]!r}")
         async with self._lock:  # one refresh at a time; searches are quick
             await ctx.progress(f"checking the documents in {self.root.name}")
             changed = await trio.to_thread.run_sync(self._refresh)

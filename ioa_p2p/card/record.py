@@ -207,6 +207,17 @@ class SignedCard:
     def to_bytes(self) -> bytes:
         return self.encoded
 
+    def signature_status(self, now_ms: int) -> str:
+        """``valid`` when the signature verifies and is the card's own peer's, ``invalid`` when not,
+        ``expired`` once the card ran out (checked again here: the dashboard shows it per card)."""
+        if self.envelope.author != self.peer_id:
+            return "invalid"
+        try:
+            self.envelope.verify()
+        except InvalidMessage:
+            return "invalid"
+        return "expired" if self.is_expired(now_ms) else "valid"
+
     def summary(self) -> dict[str, Any]:
         """JSON-able view (no vector) for the control API and the CLI."""
         card = self.card

@@ -13,6 +13,7 @@ Each module registers its commands on :data:`main`:
 - ``demo_cmds.py``       ``ioa demo``
 - ``bootstrap_cmds.py``  ``ioa bootstrap start``, ``ioa relay status|connect``
 - ``testnet_cmds.py``    ``ioa testnet up``
+- ``ui_cmds.py``         ``ioa ui``: the dashboard's URL with a one-time login code
 
 Exit codes: 0 ok, 1 failure, 2 usage error or unreadable input. Errors print one line ``error: ...`` on
 stderr (with ``--json``, a JSON object ``{"error": {"type", "message"}}`` on stdout instead).
@@ -29,6 +30,7 @@ from ioa_p2p.cli import find_cmds as find_cmds  # noqa: E402  (ioa find)
 from ioa_p2p.cli import goal_cmds as goal_cmds  # noqa: E402  (ioa goal)
 from ioa_p2p.cli import identity_cmds as identity_cmds  # noqa: E402  (registers commands)
 from ioa_p2p.cli import node_cmds as node_cmds  # noqa: E402
+from ioa_p2p.cli import ui_cmds as ui_cmds  # noqa: E402, F401  (ioa ui)
 from ioa_p2p.cli._base import main
 
 __all__ = ["main"]

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 import trio
 
+from ioa_p2p.api.peers import RelayConnectRequest
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main, wait_stop_request
 from ioa_p2p.config.node_config import NodeConfig, load_config
 from ioa_p2p.control_client import ControlClient
@@ -89,17 +90,18 @@ def relay() -> None:
 @handle_errors()
 def relay_status(ctx: click.Context, as_json: bool) -> None:
     """Show relay role, limits, reservations and this node's /p2p-circuit addresses."""
-    result = ControlClient(get_home(ctx)).call("GET", "/relay")
+    result = ControlClient(get_home(ctx)).relay()
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
         return
-    click.echo(f"hop: {'on' if result['hop'] else 'off'}   client: {'on' if result['client'] else 'off'}")
-    if result["hop"]:
-        click.echo(f"reserved peers: {result.get('reserved_peers', '?')}")
-        click.echo("limits: " + " ".join(f"{k}={v}" for k, v in sorted(result["limits"].items())))
-    for item in result["reservations"]:
-        click.echo(f"reservation on {item['relay']} until {item['expires']}")
-    for addr in result["circuit_addrs"]:
+    click.echo(f"hop: {'on' if result.hop else 'off'}   client: {'on' if result.client else 'off'}")
+    if result.hop:
+        reserved = "?" if result.reserved_peers is None else result.reserved_peers
+        click.echo(f"reserved peers: {reserved}")
+        click.echo("limits: " + " ".join(f"{k}={v}" for k, v in sorted(result.limits.to_json().items())))
+    for item in result.reservations:
+        click.echo(f"reservation on {item.relay} until {item.expires}")
+    for addr in result.circuit_addrs:
         click.echo(f"reachable at {addr}")
 
 
@@ -112,13 +114,11 @@ def relay_status(ctx: click.Context, as_json: bool) -> None:
 def relay_connect(ctx: click.Context, target: str, via: str | None, as_json: bool) -> None:
     """Connect to TARGET through a relay: a /p2p-circuit multiaddr, or a peer ID (tries connected relays)."""
     if target.startswith("/"):
-        body: dict[str, str] = {"addr": target}
+        request = RelayConnectRequest(addr=target)
     else:
-        body = {"peer": target}
-        if via:
-            body["relay"] = via
-    result = ControlClient(get_home(ctx)).call("POST", "/relay/connect", body)
+        request = RelayConnectRequest(peer=target, relay=via)
+    result = ControlClient(get_home(ctx)).relay_connect(request)
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
     else:
-        click.echo(f"connected to {result['peer_id']} via {result['via'] or 'an existing connection'}")
+        click.echo(f"connected to {result.peer_id} via {result.via or 'an existing connection'}")

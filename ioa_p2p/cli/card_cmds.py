@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from ioa_p2p.api.discovery import CardSummary, CardUpdate
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
 from ioa_p2p.control_client import ControlClient
 from ioa_p2p.errors import UsageError
@@ -43,14 +44,14 @@ def card() -> None:
 @handle_errors()
 def show(ctx: click.Context, as_json: bool) -> None:
     """Show the card this node publishes."""
-    result = ControlClient(get_home(ctx), timeout=60.0).call("GET", "/card")
+    result = ControlClient(get_home(ctx), timeout=60.0).card()
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
         return
-    click.echo(describe(result))
-    if result.get("withdrawn"):
-        reason = result["withdrawn"].get("reason") or "no reason given"
-        click.echo(f"WITHDRAWN (version {result['withdrawn']['version']}: {reason})")
+    click.echo(describe(result, result.stamp_bits))
+    if result.withdrawn is not None:
+        reason = result.withdrawn.reason or "no reason given"
+        click.echo(f"WITHDRAWN (version {result.withdrawn.version}: {reason})")
 
 
 @card.command("set")
@@ -90,14 +91,14 @@ def set_card(
         "tool": tool,
     }
     body: dict[str, Any] = {k: v for k, v in texts.items() if v}
-    body.update({field: list(options[opt]) for opt, field in LIST_OPTIONS.items() if options[opt]})
+    body.update({field: tuple(options[opt]) for opt, field in LIST_OPTIONS.items() if options[opt]})
     if not body:
         raise UsageError("give at least one setting to change, e.g. ioa card set --description '...'")
-    result = ControlClient(get_home(ctx), timeout=120.0).call("POST", "/card", body)
+    result = ControlClient(get_home(ctx), timeout=120.0).update_card(CardUpdate(**body))
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
         return
-    click.echo(f"published version {result['version']}: {describe(result)}")
+    click.echo(f"published version {result.version}: {describe(result, result.stamp_bits)}")
 
 
 @card.command("withdraw")
@@ -107,22 +108,22 @@ def set_card(
 @handle_errors()
 def withdraw(ctx: click.Context, reason: str, as_json: bool) -> None:
     """Withdraw the card everywhere (DHT and gossip); `ioa card set` publishes it again."""
-    result = ControlClient(get_home(ctx), timeout=60.0).call("POST", "/card/withdraw", {"reason": reason})
+    result = ControlClient(get_home(ctx), timeout=60.0).withdraw_card(reason)
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
         return
     click.echo(
-        f"withdrawn: version {result['version']} replaces the card of {result['peer_id']} "
+        f"withdrawn: version {result.version} replaces the card of {result.peer_id} "
         "(no node returns it within the revalidation time; `ioa card set` brings it back)"
     )
 
 
-def describe(summary: dict[str, Any]) -> str:
-    skills = ", ".join(summary.get("skills", []))
+def describe(summary: CardSummary, stamp_bits: int) -> str:
+    skills = ", ".join(summary.skills)
     return (
-        f"{summary['name']}: {summary['description']}"
+        f"{summary.name}: {summary.description}"
         + (f" [{skills}]" if skills else "")
-        + f" (version {summary['version']}, stamp {summary.get('stamp_bits', 0)} bits)"
+        + f" (version {summary.version}, stamp {stamp_bits} bits)"
     )
 
 

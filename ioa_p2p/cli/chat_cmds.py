@@ -23,11 +23,12 @@ import base64
 import datetime
 import json
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import click
 
+from ioa_p2p.api.chats import ChatMessageView, HistoryReply
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
 from ioa_p2p.control_client import ControlClient
 from ioa_p2p.conversation.costs import cost_table, render_costs
@@ -49,16 +50,16 @@ _CHAT_REF = re.compile(r"[0-9a-fA-F]{6,64}")
 @handle_errors()
 def chats(ctx: click.Context, as_json: bool) -> None:
     """List the chats this node takes part in."""
-    result = ControlClient(get_home(ctx)).call("GET", "/chats")
+    result = ControlClient(get_home(ctx)).chats()
     if as_json:
-        emit_json(result)
+        emit_json([c.to_json() for c in result])
         return
     if not result:
         click.echo("no chats")
     for chat in result:
         click.echo(
-            f"{chat['chat_id'][:16]}  {chat['status']:<8} {chat['messages']:>6} msgs  "
-            f"{len(chat['members'])} members  {chat['topic'][:60]}"
+            f"{chat.chat_id[:16]}  {chat.status:<8} {chat.messages:>6} msgs  "
+            f"{len(chat.members)} members  {chat.topic[:60]}"
         )
 
 
@@ -89,43 +90,44 @@ def history() -> None:
 def history_show(ctx: click.Context, chat: str, as_json: bool, plan: bool, costs: bool) -> None:
     """Print CHAT's transcript in causal order (CHAT: chat ID or a unique prefix)."""
     client = ControlClient(get_home(ctx))
-    result = client.call("GET", f"/chats/history?chat={_chat_ref(chat)}")
+    result = client.history(_chat_ref(chat))
     if plan:
-        print_plans(result["messages"], click.echo, as_json=as_json)
+        print_plans(result.messages, click.echo, as_json=as_json)
         return
     if costs:
         _print_costs(client, result, as_json)
         return
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
         return
-    info = result["chat"]
-    click.echo(f"chat {info['chat_id']}")
-    click.echo(f"topic: {info['topic']}")
-    click.echo(f"created by {info['creator']} at {_when(info['created_ms'])}")
-    for msg in result["messages"]:
-        click.echo(f"[{_when(msg['ts'])}] {msg['author'][-6:]} #{msg['seq']:<4} {_render(msg)}")
+    info = result.chat
+    click.echo(f"chat {info.chat_id}")
+    click.echo(f"topic: {info.topic}")
+    click.echo(f"created by {info.creator} at {_when(info.created_ms)}")
+    for msg in result.messages:
+        click.echo(f"[{_when(msg.ts)}] {msg.author[-6:]} #{msg.seq:<4} {_render(msg)}")
 
 
-def print_plans(messages: list[dict[str, Any]], echo: Any, *, as_json: bool = False) -> None:
+def print_plans(
+    messages: Sequence[ChatMessageView], echo: Callable[[str], None], *, as_json: bool = False
+) -> None:
     """Every ``conv.plan`` update of a chat in causal order: version, author, steps."""
     updates = []
     for msg in messages:
-        if msg.get("kind") != PLAN:
+        if msg.kind != PLAN:
             continue
         try:
-            update = PlanUpdate.from_content(msg.get("content"))
+            update = PlanUpdate.from_content(msg.content)
         except IoAError:
             continue
         updates.append((msg, update))
     if as_json:
-        emit_json([{"hash": m.get("hash"), "author": m["author"], "ts": m["ts"], **u.to_content()}
-                   for m, u in updates])  # fmt: skip
+        emit_json([{"hash": m.hash, "author": m.author, "ts": m.ts, **u.to_content()} for m, u in updates])
         return
     if not updates:
         echo("no plan updates in this chat")
     for msg, update in updates:
-        who, when = msg["author"][-6:], _when(msg["ts"])
+        who, when = msg.author[-6:], _when(msg.ts)
         echo(f"plan v{update.version} (round {update.round[:12]}) by {who} at {when}")
         for line in render_plan(update.steps, lambda peer: peer[-6:]):
             echo(f"  {line}")
@@ -144,8 +146,8 @@ def history_export(ctx: click.Context, chat: str, output: Path) -> None:
 
 
 def _export(home: Path, chat: str) -> tuple[bytes, int]:
-    result = ControlClient(home).call("GET", f"/chats/export?chat={_chat_ref(chat)}")
-    return base64.b64decode(result["data"]), int(result["messages"])
+    result = ControlClient(home).export(_chat_ref(chat))
+    return base64.b64decode(result.data), result.messages
 
 
 def _chat_ref(text: str) -> str:
@@ -159,33 +161,31 @@ def _when(ms: int) -> str:
     return stamp.strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
 
 
-def _print_costs(client: ControlClient, result: dict[str, Any], as_json: bool) -> None:
+def _print_costs(client: ControlClient, result: HistoryReply, as_json: bool) -> None:
     """``--costs``: the per-agent table of every ``conv.task.result`` in the node's verified history, by
     its signer (ioa_p2p.conversation.costs); JSON ``{"chat", "costs": {"agents", "total"}}``."""
-    table = cost_table(
-        (m["author"], m["content"]) for m in result["messages"] if m["kind"] == "conv.task.result"
-    )
+    table = cost_table((m.author, m.content) for m in result.messages if m.kind == "conv.task.result")
     try:
-        names = {c["peer_id"]: c.get("name", "") for c in client.call("GET", "/cards").get("cards", [])}
+        names = {c.peer_id: c.name for c in client.cards().cards}
     except IoAError:  # names are a courtesy: peer IDs identify the signers
         names = {}
     if as_json:
-        emit_json({"chat": result["chat"]["chat_id"], "costs": table.to_json(names)})
+        emit_json({"chat": result.chat.chat_id, "costs": table.to_json(names)})
         return
-    click.echo(f"chat {result['chat']['chat_id']}")
+    click.echo(f"chat {result.chat.chat_id}")
     for line in render_costs(table, names):
         click.echo(line)
 
 
-def _render(msg: dict[str, Any]) -> str:
-    content = msg["content"]
-    if msg["kind"] == "text":
+def _render(msg: ChatMessageView) -> str:
+    content = msg.content
+    if msg.kind == "text":
         return str(content.get("text", ""))
-    if msg["kind"] in ("member.add", "member.remove"):
-        return f"<{msg['kind']} {content.get('member')}>"
-    if msg["kind"] == "member.leave":
+    if msg.kind in ("member.add", "member.remove"):
+        return f"<{msg.kind} {content.get('member')}>"
+    if msg.kind == "member.leave":
         return "<left the chat>"
-    return f"<{msg['kind']}> {json.dumps(content, sort_keys=True)[:200]}"
+    return f"<{msg.kind}> {json.dumps(content, sort_keys=True)[:200]}"
 
 
 # --------------------------------------------------------------------------- ioa audit

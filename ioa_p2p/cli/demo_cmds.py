@@ -29,8 +29,14 @@ from typing import Any
 import click
 import trio
 
+from ioa_p2p.api import routes
+from ioa_p2p.api.chats import ChatRef
+from ioa_p2p.api.codec import Empty
+from ioa_p2p.api.goals import GoalResult
+from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.cli._base import handle_errors, main
-from ioa_p2p.cli.goal_cmds import EventPrinter, follow_launch, print_result
+from ioa_p2p.cli.goal_cmds import follow_launch
+from ioa_p2p.cli.goal_view import EventPrinter, print_result
 from ioa_p2p.control_client import ControlClient
 from ioa_p2p.errors import IoATimeout, UsageError
 from ioa_p2p.history.audit import audit_history
@@ -177,12 +183,12 @@ class Demo:
             coordinator = net["coordinator"]
             await self._wait_cards(net, coordinator)
             result = await self._launch(coordinator)
-            self.report["result"] = result
+            self.report["result"] = result.to_json()
             audit = await self._audit(net, result)
             self.report["audit"] = audit
             self.say("stopping the network ...")
         self.report["elapsed_s"] = round(time.monotonic() - self.started, 2)
-        ok = result.get("status") == "concluded" and audit["valid"] and audit["identical"]
+        ok = result.status == "concluded" and audit["valid"] and audit["identical"]
         self.say(f"demo {'finished' if ok else 'FAILED'} in {self.elapsed()}")
         return ok
 
@@ -193,12 +199,14 @@ class Demo:
         others = [n for n in net.agents if n is not coordinator]
         with trio.move_on_after(DISCOVERY_TIMEOUT):
             while True:
-                held = {c["peer_id"]: c for c in (await coordinator.call("GET", "/cards"))["cards"]}
+                held = {
+                    c.peer_id: c.version for c in (await coordinator.request(routes.CARDS, Empty())).cards
+                }
                 current = []
                 for node in others:
-                    own = await node.call("GET", "/card")
-                    if held.get(own["peer_id"], {}).get("version") == own["version"]:
-                        current.append(own["name"])
+                    own = await node.request(routes.CARD, Empty())
+                    if held.get(own.peer_id) == own.version:
+                        current.append(own.name)
                 if len(current) == len(others):
                     self.say(f"  {len(current)} cards: {', '.join(sorted(current))} ({self.elapsed()})")
                     return
@@ -207,23 +215,23 @@ class Demo:
             f"the coordinator did not learn the other agents' cards within {DISCOVERY_TIMEOUT:.0f} s"
         )
 
-    async def _launch(self, coordinator: Any) -> dict[str, Any]:
+    async def _launch(self, coordinator: Any) -> GoalResult:
         self.say(f"goal: {self.goal}")
         client = ControlClient(coordinator.home, timeout=self.timeout + 60)
         printer = EventPrinter(self.say)
-        body = {"goal": self.goal, "timeout": self.timeout, "team_up_depth": 1}
+        request = LaunchRequest(self.goal, timeout=self.timeout, depth=1)
 
-        def run() -> dict[str, Any]:
-            return follow_launch(client, body, printer, self.timeout + 60)
+        def run() -> GoalResult:
+            return follow_launch(client, request, printer, self.timeout + 60)
 
         result = await trio.to_thread.run_sync(run)
         if not self.as_json:
             print_result(result, self.say)
         return result
 
-    async def _audit(self, net: Any, result: dict[str, Any]) -> dict[str, Any]:
-        chat = result["chat_id"]
-        members = {t["peer_id"] for t in result["team"]}
+    async def _audit(self, net: Any, result: GoalResult) -> dict[str, Any]:
+        chat = result.chat_id
+        members = {t.peer_id for t in result.team}
         coordinator = net["coordinator"]
         nodes = [coordinator] + [n for n in net.agents if n is not coordinator and str(n.peer_id) in members]
         copies: dict[str, bytes] = {}
@@ -232,12 +240,12 @@ class Demo:
         for node in nodes:
             with trio.move_on_after(30):
                 while True:  # a member may still be receiving the last messages
-                    exported = await node.call("GET", f"/chats/export?chat={chat}")
-                    if exported["messages"] >= expected:
+                    exported = await node.request(routes.EXPORT, ChatRef(chat))
+                    if exported.messages >= expected:
                         break
                     await trio.sleep(0.2)
-            expected = max(expected, exported["messages"])
-            data = base64.b64decode(exported["data"])
+            expected = max(expected, exported.messages)
+            data = base64.b64decode(exported.data)
             copies[node.name] = data
             report = audit_history(data, source=node.name)
             reports[node.name] = {

@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import click
 
+from ioa_p2p.api.discovery import FindRequest
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
 from ioa_p2p.control_client import ControlClient
-from ioa_p2p.errors import UsageError
-
-MAX_K = 100
+from ioa_p2p.errors import InvalidField, UsageError
 
 
 @main.command()
@@ -35,23 +34,20 @@ def find(ctx: click.Context, text: str, k: int, as_json: bool, no_dht: bool) -> 
     """Find the agents best suited to TEXT (a task, in plain words)."""
     if not text.strip():
         raise UsageError("give the task to find agents for, e.g. ioa find 'plot a chart of revenue'")
-    if not 1 <= k <= MAX_K:
-        raise UsageError(f"-k must be between 1 and {MAX_K}")
-    body: dict[str, object] = {"text": text, "k": k}
-    if no_dht:
-        body["dht"] = False
-    result = ControlClient(get_home(ctx), timeout=60.0).call("POST", "/find", body)
+    try:
+        request = FindRequest(text, k, False if no_dht else None)
+    except InvalidField as exc:
+        raise UsageError(f"-k: {exc.reason}" if exc.path == "k" else str(exc)) from None
+    result = ControlClient(get_home(ctx), timeout=60.0).find(request)
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
         return
-    results = result.get("results", []) if isinstance(result, dict) else []
-    if not results:
+    if not result.results:
         click.echo("no agents found (is the node connected? try `ioa peers`)")
         return
-    width = max(len(r["name"]) for r in results)
-    for rank, item in enumerate(results, 1):
-        mark = " (this node)" if item.get("self") else ""
+    width = max(len(r.name) for r in result.results)
+    for rank, item in enumerate(result.results, 1):
+        mark = " (this node)" if item.is_self else ""
         click.echo(
-            f"{rank}. {item['name']:<{width}}  {item['score']:.3f}  {item['description']}"
-            f"  {item['peer_id']}{mark}"
+            f"{rank}. {item.name:<{width}}  {item.score:.3f}  {item.description}  {item.peer_id}{mark}"
         )

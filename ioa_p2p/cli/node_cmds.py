@@ -100,14 +100,14 @@ async def _run_node(config: NodeConfig) -> None:
 @handle_errors()
 def peers(ctx: click.Context, as_json: bool) -> None:
     """List the peers the running node is connected to."""
-    result = ControlClient(get_home(ctx)).call("GET", "/peers")
+    result = ControlClient(get_home(ctx)).peers()
     if as_json:
-        emit_json(result)
+        emit_json([p.to_json() for p in result])
         return
     if not result:
         click.echo("no connected peers")
     for peer in result:
-        click.echo(f"{peer['peer_id']}  {' '.join(peer['addrs'])}")
+        click.echo(f"{peer.peer_id}  {' '.join(peer.addrs)}")
 
 
 @main.command()
@@ -116,12 +116,12 @@ def peers(ctx: click.Context, as_json: bool) -> None:
 @handle_errors()
 def faults(ctx: click.Context, as_json: bool) -> None:
     """Exceptions the running node stopped at its task boundaries (by place and type) instead of ending."""
-    result = ControlClient(get_home(ctx)).call("GET", "/faults")
+    result = ControlClient(get_home(ctx)).faults()
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
         return
-    click.echo(f"faults stopped at task boundaries: {result['total']}")
-    for where, count in result["counts"].items():
+    click.echo(f"faults stopped at task boundaries: {result.total}")
+    for where, count in result.counts.items():
         click.echo(f"{count:>8}  {where}")
 
 
@@ -133,11 +133,11 @@ def faults(ctx: click.Context, as_json: bool) -> None:
 @handle_errors()
 def send(ctx: click.Context, peer: str, text: str, as_json: bool) -> None:
     """Send a signed direct message to PEER and wait for its acknowledgement."""
-    result = ControlClient(get_home(ctx)).call("POST", "/send", {"peer": peer, "text": text})
+    result = ControlClient(get_home(ctx)).send(peer, text)
     if as_json:
-        emit_json(result)
+        emit_json(result.to_json())
     else:
-        click.echo(f"delivered {result['hash']}")
+        click.echo(f"delivered {result.hash}")
 
 
 @main.command()
@@ -146,9 +146,9 @@ def send(ctx: click.Context, peer: str, text: str, as_json: bool) -> None:
 @handle_errors()
 def inbox(ctx: click.Context, as_json: bool) -> None:
     """Show direct messages the running node received (verified)."""
-    result = ControlClient(get_home(ctx)).call("GET", "/inbox")
+    result = ControlClient(get_home(ctx)).inbox()
     if as_json:
-        emit_json(result)
+        emit_json([m.to_json() for m in result])
         return
     for item in result:
-        click.echo(f"{item['from']} #{item['seq']}: {item['text']}")
+        click.echo(f"{item.sender} #{item.seq}: {item.text}")

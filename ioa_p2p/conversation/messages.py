@@ -19,6 +19,11 @@ Kinds (the full schemas are in docs/conversation.md):
 - ``conv.conclusion``     :class:`Turn`        ends the conversation with its conclusion;
 - ``conv.task.progress``  :class:`TaskProgress`  a progress report by a task's assignee (not a turn);
 - ``conv.task.result``    :class:`TaskOutcome`   a task's result or failure, by its assignee (not a turn).
+
+``conv.start`` and the task turns (``conv.task.sync`` / ``conv.task.async``) may carry ``trace``: the W3C
+``traceparent`` of the sender's span (docs/protocol.md §10.11), so the spans of one goal on every member's
+node form one trace. It is an optional field of version 1: absent (the default, and always while tracing
+is off) the content encodes exactly as before it existed.
 """
 
 from __future__ import annotations
@@ -70,6 +75,9 @@ OptionalId = Annotated[str, Limit(max_len=MAX_ID)]
 Ids = Annotated[tuple[Id, ...], Limit(max_len=MAX_ITEMS, unique=True)]
 Millis = Annotated[int, Limit(low=0, high=2**53)]
 Text = Annotated[str, Limit(max_len=MAX_TEXT)]
+#: ``trace``: a W3C traceparent (version 00 is 55 characters; a later version may be longer).
+Trace = Annotated[str | None, Limit(max_len=256, non_empty=True)]
+TRACED: frozenset[str] = frozenset({"trace"})
 
 
 class Content(Body):
@@ -95,6 +103,9 @@ class StartContent(Content):
     depth: Annotated[int, Limit(low=0, high=64)]
     parent_chat: OptionalId
     parent_task: OptionalId
+    trace: Trace = None
+
+    OPTIONAL: ClassVar[frozenset[str]] = TRACED
 
 
 @message_type("conv.task", 1, registry=CONTENT_TYPES)
@@ -130,6 +141,9 @@ class DiscussionContent(TurnContent):
 class TaskSyncContent(TurnContent):
     LABEL = TASK_SYNC
     tasks: Tasks
+    trace: Trace = None
+
+    OPTIONAL: ClassVar[frozenset[str]] = TRACED
 
 
 @message_type(TASK_ASYNC, 1, registry=CONTENT_TYPES)
@@ -137,6 +151,9 @@ class TaskAsyncContent(TurnContent):
     LABEL = TASK_ASYNC
     tasks: Tasks
     next: Ids
+    trace: Trace = None
+
+    OPTIONAL: ClassVar[frozenset[str]] = TRACED
 
 
 @message_type(PAUSE, 1, registry=CONTENT_TYPES)
@@ -208,6 +225,7 @@ class ConvStart:
     depth: int = 0
     parent_chat: str = ""
     parent_task: str = ""
+    trace: str = ""  # the initiator's traceparent ("" : none; docs/protocol.md §10.11)
 
     def __post_init__(self) -> None:
         self.validate()
@@ -241,6 +259,7 @@ class ConvStart:
             depth=self.depth,
             parent_chat=self.parent_chat,
             parent_task=self.parent_task,
+            trace=self.trace or None,
         )
 
     def to_content(self) -> dict[str, Any]:
@@ -263,6 +282,7 @@ class ConvStart:
             depth=c.depth,
             parent_chat=c.parent_chat,
             parent_task=c.parent_task,
+            trace=c.trace or "",
         )
 
     @classmethod
@@ -282,6 +302,7 @@ class ConvStart:
         depth: int = 0,
         parent_chat: str = "",
         parent_task: str = "",
+        trace: str = "",
     ) -> ConvStart:
         """The usual way to build the rules: a goal that must end ``timeout`` seconds after ``now``.
 
@@ -305,6 +326,7 @@ class ConvStart:
             depth=depth,
             parent_chat=parent_chat,
             parent_task=parent_task,
+            trace=trace,
         )
 
 

@@ -23,6 +23,7 @@ the longest path from the genesis: a deterministic topological order every copy 
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
@@ -175,6 +176,13 @@ class ChatHistory:
 
     def envelopes(self) -> list[Envelope]:
         return [e.env for e in self.entries()]
+
+    def arrived(self, start: int = 0) -> list[Entry]:
+        """The accepted messages in the order they were accepted here (a causal order too: a message is
+        accepted only after its parents), from the ``start``-th (0: the first); the genesis not
+        included. New messages only ever come after these."""
+        items = itertools.islice(self._entries.values(), start + 1, None)
+        return list(items)
 
     def messages_after(self, version: dict[PeerId, int], limit: int) -> tuple[list[Entry], bool]:
         """Messages a peer at ``version`` lacks, in causal order, at most ``limit``; and whether

@@ -26,7 +26,16 @@ from ioa_p2p.errors import (
 )
 
 #: Every kind of model failure a fallback may be marked with (docs/conversation.md, "Brains").
-FAILURE_KINDS = ("timeout", "rate_limited", "server_error", "unreachable", "bad_output", "refused")
+#: ``no_progress``: the model answered, but its turn did not advance the plan (the LLM brain's floor).
+FAILURE_KINDS = (
+    "timeout",
+    "rate_limited",
+    "server_error",
+    "unreachable",
+    "bad_output",
+    "refused",
+    "no_progress",
+)
 CHARS_PER_TOKEN = 3
 TOKENS_PER_MESSAGE = 8
 

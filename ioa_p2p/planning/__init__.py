@@ -4,7 +4,18 @@
 - ``values.py``   :class:`Value` (numbers with units, dates, text, lists), reading values from text
 - ``expr.py``     arithmetic instructions in words -> expressions over earlier values
 - ``natural.py``  naturally worded questions -> lookups + a computation
-- ``parse.py``    :func:`plan_request`: clauses, kinds, references, code blocks and variables
+- ``parse.py``    :func:`plan_request`: clauses and their kinds (each request a step of its own)
+- ``segment.py``  code pasted after a colon without a fence
+- ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions
+- ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation
+- ``applied.py``  calculations over earlier values asked for in words (rates, periods, shares on top)
+- ``rates.py``    natural questions that apply a rate from the documents to the request's quantity
+- ``refs.py``     references to earlier values ("it", "that price", "both", "the second")
+- ``code.py``     code steps: the block, its variables and the values bound to them
+- ``answer_types.py`` what a question asks for (duration, amount, count, date, time, name, reason, ...)
+  and what a request asks to be done (a question, a calculation, code, a transformation)
+- ``units.py``    units as values: conversions between units of one kind, rates
+- ``structured.py`` values from adapters' structured results (the field asked for, never a rendering)
 - ``routing.py``  which members can do a step (abilities first, wording second)
 - ``compose.py``  task texts with values bound, result values, the concluding answer
 """

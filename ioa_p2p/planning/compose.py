@@ -18,9 +18,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ioa_p2p.planning.natural import CONVERSIONS
-from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, Plan, PlanStep
-from ioa_p2p.planning.values import ALIASES, LIST, NUMBER, UNITS, Value, format_number, parse_value
+from ioa_p2p.planning.answer_types import answer_type
+from ioa_p2p.planning.structured import structured_of, structured_value
+from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, TASK, Plan, PlanStep
+from ioa_p2p.planning.units import factor
+from ioa_p2p.planning.values import (
+    ALIASES,
+    LIST,
+    NUMBER,
+    TEXT,
+    UNITS,
+    Value,
+    format_number,
+    numbers_in,
+    parse_value,
+)
 from ioa_p2p.planning.values import DATE as DATE_VALUE
 
 
@@ -50,9 +62,14 @@ class StepOutcome:
 
 
 def _number(value: Value, as_fraction: bool) -> str:
+    if value.kind == TEXT:  # a printed line such as "Total: 42 items": its one number
+        found = numbers_in(value.text)
+        value = Value.of_number(found[0].number, found[0].unit) if len(found) == 1 else value
     if value.kind == LIST:
         return "(" + " + ".join(format_number(n) for n in value.numbers()) + ")"
-    n = value.number if value.number is not None else math.nan
+    if value.number is None or not math.isfinite(value.number):
+        return value.shown() or "(missing)"  # not a number ("13:55"): the calculation says so, never crashes
+    n = value.number
     if as_fraction and value.unit == "%":
         return f"({format_number(n)} / 100)"
     return format_number(n)
@@ -60,10 +77,19 @@ def _number(value: Value, as_fraction: bool) -> str:
 
 def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
     """The task text for ``step`` with the values of the steps it needs."""
+    if step.kind == CALC and re.fullmatch(r"v\d+", step.template.strip()) and step.unit:
+        value = values.get(int(step.template.strip()[1:]))  # a conversion: the value times the factor
+        src = (value.unit if value is not None else "") or step.fmt.removeprefix("from:")
+        scale = factor(src, step.unit) if value is not None and src else None
+        if value is not None and value.number is not None and scale is not None:
+            return f"Calculate {format_number(value.number)} * {scale:.12g}"
     if step.kind == CALC:
         expression = step.template
         percent_context = re.compile(r"\bv(\d+)\s*/\s*100\b")
         bare = {int(m.group(1)) for m in percent_context.finditer(expression)}
+        # inputs are converted to the unit asked for only when they all are in one unit (tonnes -> kg);
+        # a product of values in different units (days x hours per day) is left as it is
+        one_unit = len({values[n].unit for n in step.needs if n in values}) == 1
 
         def sub(m: re.Match[str]) -> str:
             n = int(m.group(1))
@@ -72,11 +98,11 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
                 return m.group(0)
             if value.kind == LIST and "total(" in expression:
                 return _number(value, False)
-            return _number(value, n not in bare)
+            return _number(_in_unit(value, step.unit) if one_unit else value, n not in bare)
 
         expression = re.sub(r"\bv(\d+)\b", sub, expression)
         expression = re.sub(r"total\(", "(", expression)
-        expression = _tidy(_convert(step, expression, values))
+        expression = _tidy(expression)
         return f"Calculate {expression}"
     if step.kind == DATE:
         return re.sub(r"\{(\d+)\}", lambda m: _plain(values.get(int(m.group(1)))), step.template)
@@ -104,12 +130,15 @@ def _balanced(text: str) -> bool:
     return depth == 0
 
 
-def _convert(step: PlanStep, expression: str, values: Mapping[int, Value]) -> str:
-    if not step.unit or step.unit not in CONVERSIONS:
-        return expression
-    source, factor = CONVERSIONS[step.unit]
-    units = {values[n].unit for n in step.needs if n in values}
-    return f"({expression}) * {factor:.12g}" if source in units else expression
+def _in_unit(value: Value, unit: str) -> Value:
+    """A number in the unit the step asks for, when it is in another unit of the same kind (66.8 t asked
+    in kg: 66800 kg); otherwise the value as it is."""
+    if not unit or value.kind != NUMBER or value.number is None or not value.unit:
+        return value
+    scale = factor(value.unit, unit)
+    if scale is None or scale == 1.0:
+        return value
+    return Value.of_number(value.number * scale, unit)
 
 
 def _plain(value: Value | None) -> str:
@@ -131,8 +160,9 @@ def _literal(value: Value | None) -> str:
     return repr(value.iso if value.kind == DATE_VALUE else value.text)
 
 
-def value_of(text: str, data: Mapping[str, Any] | None) -> Value | None:
-    """The value a result carries: ``data["value"]`` if valid, else what its text states."""
+def value_of(text: str, data: Mapping[str, Any] | None, request: str = "") -> Value | None:
+    """The value a result carries: ``data["value"]`` if valid, else its structured answer (the field
+    ``request`` asks for; planning/structured.py), else what its text states."""
     if data and "sub_chat" in data:  # a sub-team's conclusion: its first line states its answer
         lines = [line for line in text.splitlines()[1:] if line.strip()]
         m = re.match(r"The answer is (.+?)\.?$", lines[0].strip()) if lines else None
@@ -144,6 +174,9 @@ def value_of(text: str, data: Mapping[str, Any] | None) -> Value | None:
         stdout = data.get("stdout")
         if isinstance(stdout, str) and stdout.strip():
             return parse_value(stdout)
+    raw = structured_of(text, data)
+    if raw is not None:
+        return structured_value(raw, request)
     return parse_value(text)
 
 
@@ -161,12 +194,30 @@ def answers(step: PlanStep, value: Value | None, data: Mapping[str, Any] | None)
         return False  # "how many weeks ...?" answered by "10 %": the passage answers another question
     if step.kind in (CALC,):
         return value.kind in (NUMBER, LIST)
+    if step.kind in (LOOKUP, TASK) and not typed_fit(step, value):
+        return False  # "how long ...?" answered by a name, "convert 12 miles to km" by a text
     if step.kind == DATE:
         return value.kind in (NUMBER, DATE_VALUE)
     return True
 
 
 _AMOUNT_UNITS = frozenset(UNITS) - {"cycles"}
+
+
+def typed_fit(step: PlanStep, value: Value) -> bool:
+    """Whether ``value`` is of the type the step's question asks for (planning/answer_types.py): a number
+    (or a list of them) for a count, an amount or a duration, a date for "when", a text for a name."""
+    asked = answer_type(step.template)
+    numeric = value.kind in (NUMBER, LIST) or (value.kind == TEXT and bool(numbers_in(value.text)))
+    if asked.kind in ("duration", "amount", "count"):
+        return numeric
+    if asked.kind in ("date", "dates"):
+        return value.kind in (DATE_VALUE, LIST)
+    if asked.kind == "time":
+        return value.kind == TEXT and bool(re.search(r"\d{1,2}[:.]\d{2}", value.text))
+    if step.kind == TASK and re.search(r"\b(?:convert|express)\b.*\b(?:to|into|in)\b", step.template, re.I):
+        return value.kind == NUMBER  # a conversion gives a number, never the request's own words back
+    return True
 
 
 def _counts(question: str) -> bool:
@@ -198,7 +249,7 @@ def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome], index: int = 0) 
     if step.kind == CALC and _SCALING.fullmatch(step.template.strip()):
         units = {o.value.unit for n in step.needs if (o := outcomes.get(n)) and o.value}
         if len(units) == 1 and "%" not in units:
-            return units.pop()
+            return _scaled_unit(units.pop(), step.template)
     if step.kind == CALC and re.fullmatch(r"\(?\s*v\d+\s*\*\s*v\d+\s*\)?", step.template.strip()):
         seen = [o.value.unit for n in step.needs if (o := outcomes.get(n)) and o.value]
         named = [u for u in seen if u]
@@ -208,9 +259,20 @@ def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome], index: int = 0) 
 
 
 _SCALING = re.compile(
-    r"\(?\s*v\d+\s*[*/]\s*[\d.]+\s*\)?|\(?\s*[\d.]+\s*\*\s*v\d+\s*\)?|"
+    r"\(?\s*v\d+\s*[*/]\s*[\d.]+\s*\)?|\(?\s*[\d.]+\s*[*/]\s*v\d+\s*\)?|"
     r"\(?\s*v\d+ [-+] v\d+\s*\)?|abs\(\s*v\d+ - v\d+\s*\)|total\(v\d+\)"
 )
+
+
+def _scaled_unit(unit: str, template: str) -> str:
+    """A rate times a quantity is in the rate's numerator (L/min x min -> L); a quantity over a rate in its
+    denominator (L / (L/min) -> min); anything else keeps the unit."""
+    top, _, bottom = unit.partition("/")
+    if not bottom:
+        return unit
+    if re.fullmatch(r"\(?\s*[\d.]+\s*/\s*v\d+\s*\)?", template.strip()):
+        return bottom
+    return top if "*" in template else unit
 
 
 def answer_steps(plan: Plan) -> list[int]:

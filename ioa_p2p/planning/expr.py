@@ -34,7 +34,7 @@ _WORD_NUM = re.compile(
 FRACTIONS = {"half": 2, "third": 3, "quarter": 4, "fourth": 4, "fifth": 5, "sixth": 6, "tenth": 10}
 _FRACTIONS = "|".join(FRACTIONS)
 MULTIPLES = {"twice": 2, "double": 2, "triple": 3, "thrice": 3}
-FUNCTIONS = frozenset({"sqrt", "abs", "round", "factorial", "total"})
+FUNCTIONS = frozenset({"sqrt", "abs", "round", "factorial", "total", "ceil", "floor"})
 _P = r"(?:[^()]|\((?:[^()]|\([^()]*\))*\))*"  # balanced parentheses, three levels
 OPERAND = r"(?:the )?(v\d+|\d+(?:\.\d+)?%?|(?:sqrt|abs|factorial|total)?\(" + _P + r"\))"
 _UNIT_WORDS = (
@@ -44,7 +44,7 @@ _UNIT_WORDS = (
 
 
 def normalise(text: str) -> str:
-    s = text.lower()
+    s = re.sub(r"\b[a-z]{2,}-\d[\w-]*", "code", text.lower())  # AL-200 names a product: no "- 200"
     s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
     s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
 
@@ -58,11 +58,20 @@ def normalise(text: str) -> str:
     s = re.sub(r"(?<=\d)\s*(?:" + _UNIT_WORDS + r")\b\.?", "", s)
     s = re.sub(r"(?<![v\d.])(\d+(?:\.\d+)?)\s*(?:percent\b|per cent\b|%)", r"\1%", s)
     s = s.replace("×", "*").replace("÷", "/").replace("−", "-").replace("^", "**")
+    # "1234 is divided by 7", "80 gets increased by 5%": the verb's auxiliary says nothing
+    s = re.sub(r"(?<=[\dv%)]) (?:is|are|was|were|gets?|got|has been|is then) (?=(?:divided|multiplied|"
+               r"increased|decreased|reduced|raised|lowered|cut|marked)\b)", " ", s)  # fmt: skip
+    s = re.sub(r"\b(\d+)(?:st|nd|rd|th) power\b", r"power of \1", s)  # "2 to the 16th power"
     return s
 
 
 def _pct(operand: str) -> str:
     return f"({operand[:-1]} / 100)" if operand.endswith("%") else operand
+
+
+def _change(a: str, b: str, sign: str) -> str:
+    """``a`` changed by ``b``: a percentage of ``a`` when ``b`` is one, else ``b`` itself."""
+    return f"({a} * (1 {sign} {_pct(b)}))" if b.endswith("%") else f"({a} {sign} {b})"
 
 
 def _apply(s: str, default: str) -> str:
@@ -76,6 +85,35 @@ def _apply(s: str, default: str) -> str:
         (rf"{OPERAND} factorial|factorial of {OPERAND}", lambda a, b=None: f"factorial({a or b})"),
         (rf"{OPERAND} (?:raised )?to the power (?:of )?{OPERAND}", lambda a, b: f"({a} ** {b})"),
         (rf"{OPERAND}\s*(?:%|percentage|percent) of {OPERAND}", lambda a, b: f"({a} / 100 * {b})"),
+        (
+            rf"(?:increase|raise|mark up) {OPERAND} by {OPERAND}|{OPERAND} (?:increased|raised|marked up) by "
+            rf"{OPERAND}",
+            lambda a, b, c=None, e=None: _change(a or c, b or e, "+"),
+        ),
+        (
+            rf"(?:decrease|reduce|lower|cut|discount) {OPERAND} by {OPERAND}|{OPERAND} (?:decreased|reduced|"
+            rf"lowered|cut|discounted) by {OPERAND}",
+            lambda a, b, c=None, e=None: _change(a or c, b or e, "-"),
+        ),
+        (
+            rf"(?:the )?(?:average|mean) of {OPERAND}"
+            + rf",? (?:and )?{OPERAND}"
+            + rf"(?:,? (?:and )?{OPERAND})?" * 4,
+            lambda *xs: "((" + " + ".join(x for x in xs if x) + f") / {sum(1 for x in xs if x)})",
+        ),
+        (r"(?<![\d.])(\d+(?:\.\d+)?) (v\d+) (v\d+)\b", lambda n, a, b: f"({n} * ({a} + {b}))"),
+        # "800 laminated cards": a count of things priced in two parts (the option and the base)
+        (r"(?<![\d.])(\d+(?:\.\d+)?) (v\d+)\b", lambda n, v: f"({n} * {v})"),  # "2 v1": two of v1
+        (
+            r"\((\d+(?:\.\d+)? \* v\d+)\),? and \((\d+(?:\.\d+)? \* v\d+)\)",
+            lambda a, b: f"({a} + {b})",
+        ),  # "two adults and two children" (each a count of a priced thing): together
+        (rf"{OPERAND} per {OPERAND}", lambda a, b: f"({a} / {b})"),
+        (
+            rf"(?:an? )?average (?:per [a-z]+ )?(?:over|across|for) (?:the )?(?:[a-z']+ )?{OPERAND}",
+            lambda a: f"({d} / {a})",
+        ),  # fmt: skip
+        (rf"{OPERAND} (?:shared|split|divided) (?:among|between|by) {OPERAND}", lambda a, b: f"({a} / {b})"),
         (rf"{OPERAND} of {OPERAND}", lambda a, b: f"({_pct(a)} * {b})" if a.endswith("%") else None),
         (rf"difference (?:between|of) {OPERAND} and {OPERAND}", lambda a, b: f"abs({a} - {b})"),
         (

@@ -103,6 +103,8 @@ def decompose(question: str) -> tuple[PlanStep, ...] | None:
     q = question.strip().rstrip("?.! ")
     for shape in (
         _days_between,
+        _share,
+        _together,
         _percent_change,
         _comparison,
         _combined,
@@ -118,6 +120,43 @@ def decompose(question: str) -> tuple[PlanStep, ...] | None:
         if steps is not None:
             return steps
     return None
+
+
+def _share(q: str) -> tuple[PlanStep, ...] | None:
+    """ "What share of the Q4 café revenue came from Utrecht?": the part over the whole, in percent."""
+    m = re.search(
+        r"\bwhat (?:share|percentage|proportion|part|fraction) of (?:the )?(.+?) (?:came|comes|come|was|is|"
+        r"were|went|goes) (?:from|in|at|for|by|to) (?:the )?(.+)$",
+        q,
+        re.I,
+    )
+    if not m:
+        return None
+    whole, part = m.group(1), m.group(2)
+    return (
+        _lookup(1, f"What is the {whole} from {part}"),
+        _lookup(2, f"What is the total {whole}"),
+        _calc(3, q, "(v1 / v2 * 100)", (1, 2), "%"),
+    )
+
+
+def _together(q: str) -> tuple[PlanStep, ...] | None:
+    """ "What do a K1 and a K2 weigh together?": each one's attribute, added up."""
+    verbs = "|".join(VERBS)
+    m = re.search(
+        rf"\b(?:what|how much) (?:do|does|would|will) (?:an? |the |one )?(.+?) and (?:an? |the |one )?(.+?) "
+        rf"({verbs})\b (?:together|combined|in total|altogether)$",
+        q,
+        re.I,
+    )
+    if not m:
+        return None
+    attribute = VERBS[m.group(3).lower()]
+    return (
+        _lookup(1, f"{attribute} of the {m.group(1)}"),
+        _lookup(2, f"{attribute} of the {m.group(2)}"),
+        _calc(3, q, "(v1 + v2)", (1, 2)),
+    )
 
 
 def _days_between(q: str) -> tuple[PlanStep, ...] | None:

@@ -17,14 +17,30 @@
 
 from __future__ import annotations
 
-import ast
-import builtins
 import re
+from dataclasses import replace
 
 from ioa_p2p.planning import natural
+from ioa_p2p.planning.answer_types import answer_type, request_act
+from ioa_p2p.planning.applied import applied, asked_unit
+from ioa_p2p.planning.code import code_step, free_names
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
-from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
-from ioa_p2p.planning.values import ALIASES
+from ioa_p2p.planning.literal import (
+    digits,
+    format_only,
+    literal_step,
+    percent_relation,
+    quantities_total,
+    rounded,
+    rounding,
+)
+from ioa_p2p.planning.lookups import label_refs, split_lookup
+from ioa_p2p.planning.rates import apply_rate
+from ioa_p2p.planning.refs import resolve
+from ioa_p2p.planning.segment import fence_code
+from ioa_p2p.planning.types import CALC, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
+from ioa_p2p.planning.units import unit_phrase
+from ioa_p2p.planning.values import ALIASES, dates_in, numbers_in
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
 _MARK = "\u27e6code{}\u27e7"
@@ -32,10 +48,10 @@ _MARK_RE = re.compile(r"\u27e6code(\d+)\u27e7")
 ACTION_WORDS = """
     add calculate compute convert count divide multiply subtract take find get look search check run
     execute write use print tell give determine work figure sum deduct retrieve fetch read double
-    triple halve evaluate round
+    triple halve evaluate round translate encode decode reverse sort summarise summarize spell list express
 """
 ACTION = ACTION_WORDS.split()
-_SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next)"
+_SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next(?=,))"  # "the next ferry" is no step
 _SPLIT = re.compile(
     rf"(?<=[.!?])\s+(?=[A-Z0-9(\u27e6])|\n+|;\s*|,?\s+(?<!\band )(?={_SEQ}\b[\s,]+\w)"
     rf"|,\s*(?:and\s+)?(?=(?:{'|'.join(ACTION)})\b)"
@@ -43,11 +59,17 @@ _SPLIT = re.compile(
     re.IGNORECASE,
 )
 _LEAD = re.compile(rf"^(?:{_SEQ}\b|\d[.)]|first\b|please\b|could you\b|can you\b|,|\s)+", re.I)
-_REPORT_ONLY = re.compile(r"^(?:and )?(?:tell|show|give) me\b(?!.*\b(?:of|in|from)\b.*\b[A-Z0-9]{2,})", re.I)
+_REPORT_ONLY = re.compile(
+    r"^(?:and )?(?:tell|show|give) me\b(?!.*\b(?:of|in|from)\b.*\b[A-Z0-9]{2,})"
+    r"|^(?:and )?(?:tell|show|give|state|report)(?: me| us)? (?:the |your |an? )?(?:final )?"
+    r"(?:answer|result)s?[.!]?$",
+    re.I,
+)
 _WANTS_CODE = re.compile(r"\b(python|code|script|program)\b", re.I)
 _RUN_CODE = re.compile(
     r"\b(run|execute|evaluate|try)\b.*\b(code|python|script|program|snippet)\b"
-    r"|\b(run|execute|evaluate) (this|that|it|the following)\b|\bthis for me\b|\bcode\b.*\bbelow\b",
+    r"|\b(run|execute|evaluate) (this|that|it|the following)\b|\bthis for me\b|\bcode\b.*\bbelow\b"
+    r"|^(?:run|execute)\s*:?$",
     re.I,
 )
 #: A clause asking for a team ("form a team to ..."): kept whole; its assignee forms the sub-team asked for.
@@ -74,7 +96,7 @@ _ARITH_WORD = re.compile(
 )
 _DATE_STEP = re.compile(
     r"\b(\d+|a|one|two|three)\s+(days?|weeks?)\s+(after|before|later|earlier|from)\b|"
-    r"\bdays? between\b",
+    r"\b(?:days?|minutes|hours) (?:between|apart)\b|\bminutes pass\b",
     re.I,
 )
 
@@ -87,14 +109,23 @@ def plan_request(goal: str) -> Plan:
         blocks.append(m.group(2).rstrip("\n"))
         return " " + _MARK.format(len(blocks) - 1) + " "
 
-    text = _FENCE.sub(cut, goal.strip())
+    text = _FENCE.sub(cut, fence_code(goal.strip()))
     # a block inside a sentence ("run <block> where value is that product") stays in it
-    text = re.sub(r"(?<![.:!?])\s*\n\s*(?=\u27e6)", " ", text)
+    text = re.sub(r"(?<![.:!?\s])\s*\n\s*(?=\u27e6)", " ", text)
     text = re.sub(r"(?<=\u27e7)\s*\n\s*(?=[a-z])", " ", text)
-    clauses = _merge_short([c for c in (_clean(p) for p in _SPLIT.split(text) if p) if c])
-    clauses = _attach_blocks(clauses)
+    text = _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + _DOT, text)  # "No. 7" ends no sentence
+    pieces = [p.replace(_DOT, ".") for p in _SPLIT.split(text) if p]
+    clauses = _merge_short([c for c in (_clean(p) for p in pieces) if c])
+    clauses = _with_context(_join_bindings(_attach_blocks(clauses, blocks)))
+    relation = (percent_relation(text) or quantities_total(text)) if not blocks else None
+    if relation is not None:
+        return Plan(goal, (relation,), 1, clauses[-1])
     if len(clauses) == 1 and not _MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
-        decomposed = natural.decompose(clauses[0])
+        alone = literal_step(clauses[0], 1) if not _codeish(clauses[0]) else None
+        if alone is not None:
+            return Plan(goal, (alone,), 1, clauses[0])
+        combines = _COMBINES.search(clauses[0])
+        decomposed = natural.decompose(clauses[0]) or (apply_rate(clauses[0]) if not combines else None)
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
         combined = _COMBINES.search(clauses[0])
@@ -105,13 +136,61 @@ def plan_request(goal: str) -> Plan:
                 "steps (e.g. 'Look up A. Look up B. Add the two.')"
             )
             return Plan(goal, (), 0, clauses[0], unplanned=why)
+    if len(clauses) > 1 and not blocks and _meta_only(clauses[1:]):
+        natural_steps = natural.decompose(clauses[0])
+        if natural_steps is not None:  # the question, then how to work it out: the question's steps
+            how = next((rounding(c) for c in clauses[1:] if rounding(c)), None)
+            last = natural_steps[-1]
+            if how is not None and last.kind == CALC:
+                last = PlanStep(
+                    last.index, CALC, last.text, rounded(last.template, how), last.needs, unit=last.unit
+                )
+            steps_ = (*natural_steps[:-1], last)
+            return Plan(goal, steps_, len(steps_), clauses[0])
+    asked = _asked_after_statements(clauses)
+    if asked is not None:  # "I'd like 14 jars of X. How much sugar should I buy?": one question
+        rated = apply_rate(asked)
+        if rated is not None:
+            return Plan(goal, rated, len(rated), clauses[-1])
     steps: list[PlanStep] = []
     for clause in clauses:
-        if _REPORT_ONLY.match(clause) and steps:
+        if _REPORT_ONLY.match(clause) and steps and not _MARK_RE.search(clause):
+            continue
+        declared = _DECLARED_UNIT.match(clause.strip())
+        if steps and declared and unit_phrase(declared.group(1), ALIASES):  # "the number it prints is in kWh"
+            steps[-1] = replace(steps[-1], unit=unit_phrase(declared.group(1), ALIASES))
+            continue
+        if steps and format_only(clause):  # "Two decimals, please.": how the previous result is shown
+            steps[-1] = _shown(steps[-1], clause, len(steps) + 1, steps)
+            if steps[-1].index != len(steps):
+                steps.append(steps.pop())
+            continue
+        refs, _ = resolve(clause, steps)
+        alone = literal_step(clause, len(steps) + 1) if not refs and not _codeish(clause) else None
+        if alone is not None and steps and alone.kind == CALC and len(_literals(alone.template)) < 2:
+            alone = None  # "work out seven hours of hire including 21 % VAT": the earlier value is implied
+        if alone is not None:
+            steps.append(alone)
+            continue
+        pair = split_lookup(clause) if not _codeish(clause) else None
+        if pair is not None:  # "find the A and the B": two lookups, each with the context both share
+            for question in pair:
+                steps.append(PlanStep(len(steps) + 1, LOOKUP, question.rstrip("?"), question))
             continue
         nested, clause = nested_lookups(clause, len(steps) + 1)
         steps.extend(nested)
         step = make_step(clause, steps, blocks, nested=tuple(s.index for s in nested))
+        if step is not None and step.kind == LOOKUP and "/" in step.unit:  # "how many litres an hour"
+            steps.append(step)
+            step = PlanStep(step.index + 1, CALC, f"{step.text} (in {step.unit})", f"v{step.index}",
+                            (step.index,), unit=step.unit)  # fmt: skip
+        if step is not None and step.fmt.startswith("missing:"):
+            names = step.fmt.removeprefix("missing:").replace(",", ", ")
+            why = (
+                f"the code uses {names}, which no earlier step gives a value to; say what it is set to "
+                f"(e.g. 'with {names.split(', ')[0]} set to 5') or compute it in an earlier step"
+            )
+            return Plan(goal, (), 0, clause, unplanned=why)
         if step is not None:
             steps.append(step)
         if len(steps) >= MAX_STEPS:
@@ -119,6 +198,72 @@ def plan_request(goal: str) -> Plan:
     if not steps:
         steps = [PlanStep(1, TASK, goal.strip()[:2000], goal.strip())]
     return Plan(goal, tuple(steps), len(steps), clauses[-1] if clauses else goal)
+
+
+_DOT = "\u2024"
+_ABBREVIATION = re.compile(
+    r"\b(?:No|Nr|Nos|St|Dr|Mr|Mrs|Ms|Fig|Vol|approx|incl|excl|e\.g|i\.e|vs|cf|ca|Co|Ltd|Inc|Jr|Sr|p|pp)"
+    r"\.(?= \S)"
+)
+#: Clauses after a natural question that only say how to work it out ("Look up both figures and give the
+#: percentage to two decimals."): the question's own steps do that.
+_META = re.compile(
+    r"^(?:(?:look up|find|get|use|check) (?:both|the two|all|the|these|those) (?:figures|values|numbers|"
+    r"amounts)\b|(?:give|show|state|report|express) (?:it|the (?:percentage|share|result|answer|ratio|value|"
+    r"difference))\b|and\b)",
+    re.I,
+)
+
+
+def _meta_only(clauses: list[str]) -> bool:
+    parts = [p for c in clauses for p in re.split(r"\s+and\s+", c) if p.strip()]
+    return all(_META.match(p.strip()) or format_only(p) or _REPORT_ONLY.match(p.strip()) for p in parts)
+
+
+_CONTEXT = re.compile(r"^(?:from|in|for|under|according to|on|at|within|regarding|about)\b", re.I)
+
+
+def _with_context(clauses: list[str]) -> list[str]:
+    """A clause that only says where to look ("From Tallowmere's INC-2024-017 timeline") is the topic of
+    the next clause: ``"<context>: <next clause>"``."""
+    out: list[str] = []
+    carry = ""
+    for clause in clauses:
+        words = clause.split()
+        verbless = request_act(clause) == "other" and not _QUESTION.match(clause) and len(words) <= 12
+        if _CONTEXT.match(clause) and verbless and "\u27e6" not in clause:
+            carry = f"{carry} {clause}".strip()
+            continue
+        out.append(f"{clause.rstrip(' .?')} ({carry})" if carry else clause)
+        carry = ""
+    if carry:
+        out.append(carry)
+    return out
+
+
+def _asked_after_statements(clauses: list[str]) -> str | None:
+    """Statements that set the scene, then one question: the whole as one question (None otherwise)."""
+    if len(clauses) < 2 or any(_codeish(c) for c in clauses):
+        return None
+    *scene, question = clauses
+    if not (_QUESTION.match(question) or question.rstrip().endswith("?")):
+        return None
+    if any(request_act(c) != "other" or c.rstrip().endswith("?") for c in scene):
+        return None
+    return " ".join([*scene, question])
+
+
+def _codeish(clause: str) -> bool:
+    return bool(_MARK_RE.search(clause) or _INLINE.search(clause) or _WANTS_CODE.search(clause))
+
+
+def _shown(step: PlanStep, clause: str, index: int, steps: list[PlanStep]) -> PlanStep:
+    """``step`` rounded as ``clause`` says: a calculation's expression wrapped, else a new rounding step."""
+    how = rounding(clause)
+    if step.kind == CALC:
+        return PlanStep(step.index, CALC, step.text, rounded(step.template, how), step.needs, unit=step.unit)
+    steps.append(step)
+    return PlanStep(index, CALC, clause, rounded(f"v{step.index}", how), (step.index,), unit=step.unit)
 
 
 def _merge_short(clauses: list[str]) -> list[str]:
@@ -148,17 +293,60 @@ def _clean(part: str) -> str:
     return part if len(part) >= 2 else ""
 
 
-def _attach_blocks(clauses: list[str]) -> list[str]:
+_BIND_ONLY = re.compile(
+    r"^(?:bind|assign|store|save|call|name)\s+(?:it|that|this|the result|the value|the number)\s+"
+    r"(?:to|in|as|into)?\s*`?[A-Za-z_]\w*`?[.]?$",
+    re.I,
+)
+
+
+_DECLARED_UNIT = re.compile(
+    r"^(?:the )?(?:number|value|result|output|figure|amount|it|that)(?: (?:it|that|the code) "
+    r"(?:prints|printed|gives|returns|shows))? (?:is|was) (?:given )?in ((?:[a-z³²/]+ ?){1,3})[.]?$",
+    re.I,
+)
+
+
+def _literals(expression: str) -> list[str]:
+    """The numbers an expression states, a percentage counted once (``21 / 100`` is one number)."""
+    return re.findall(r"\d+(?:\.\d+)?", re.sub(r"/ 100\b", "", expression))
+
+
+def _join_bindings(clauses: list[str]) -> list[str]:
+    """ "Bind it to `tax` and run: <code>": the binding belongs to the code step that follows."""
+    out: list[str] = []
+    for clause in clauses:
+        if out and _BIND_ONLY.match(out[-1].strip()) and _MARK_RE.search(clause):
+            out[-1] = f"{clause} and {out[-1]}"
+            continue
+        out.append(clause)
+    return out
+
+
+def _binds_input(clause: str, block: str) -> bool:
+    """The clause sets a variable the block reads ("simulate it with needed set to that number")."""
+    named = {m.group(1) or m.group(2) for m in _BINDS.finditer(clause)}
+    return bool(named & set(free_names(block)))
+
+
+_BINDS = re.compile(
+    r"\b(?:with|where|and)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|bound to)\b"
+)
+
+
+def _attach_blocks(clauses: list[str], blocks: list[str] | None = None) -> list[str]:
     """A clause that asks to run code gets the next free block; blocks alone join such a clause."""
     out: list[str] = []
     for clause in clauses:
         only = _MARK_RE.fullmatch(clause.strip())
         if only:
+            block = blocks[int(only.group(1))] if blocks is not None else ""
             target = next(
                 (
                     i
                     for i in range(len(out) - 1, -1, -1)
-                    if _RUN_CODE.search(out[i]) and not _MARK_RE.search(out[i])
+                    if (_RUN_CODE.search(out[i]) or _binds_input(out[i], block))
+                    and not _MARK_RE.search(out[i])
                 ),
                 None,
             )
@@ -203,7 +391,11 @@ def make_step(
     """The step for ``clause``; ``nested`` are lookups just planned for facts the clause names (marked
     in it), which references ("it", "the result") skip."""
     index = len(before) + 1
-    refs, text = resolve(clause, [s for s in before if s.index not in nested])
+    labelled, named = label_refs(clause, before, nested) if request_act(clause) == "compute" else (clause, [])
+    if named:  # "the ratio FY2024 ÷ FY2023": earlier values named by what they are
+        refs, text = list(named), re.sub(r"\b(v\d+)(?: \1\b)+", r"\1", labelled)
+    else:
+        refs, text = resolve(clause, [s for s in before if s.index not in nested])
     for n in nested:
         text = text.replace(_NEST_MARK.format(n), f"v{n}")
         refs.append(n)
@@ -213,10 +405,20 @@ def make_step(
         return PlanStep(index, TASK, clause, text, tuple(refs))
     mark = _MARK_RE.search(text)
     if mark or _INLINE.search(text) or (_WANTS_CODE.search(clause) and (refs or _RUN_CODE.search(clause))):
-        return _code_step(index, clause, text, refs, before, blocks[int(mark.group(1))] if mark else None)
-    if _DATE_STEP.search(clause) and (refs or re.search(r"\d{4}", clause)):
-        template = re.sub(r"\bv(\d+)\b", r"{\1}", text)
+        return code_step(index, clause, text, refs, before, blocks[int(mark.group(1))] if mark else None)
+    if _DATE_STEP.search(digits(clause)) and (refs or re.search(r"\d{4}", clause)):
+        template = re.sub(r"\bv(\d+)\b", r"{\1}", digits(text))
         return PlanStep(index, DATE, clause, template, tuple(refs))
+    days = dates_in(clause)
+    if len(days) == 1 and before and re.search(r"\bdate\b|\bwhen\b|\bday\b", clause, re.I) and not refs:
+        # "give the due date for a bill issued on 14 November 2025": that date moved by the earlier value
+        return PlanStep(
+            index, DATE, clause, f"{days[0][2].isoformat()} + {{{before[-1].index}}}", (before[-1].index,)
+        )
+    if request_act(clause) == "compute" and (refs or before):
+        return applied(index, clause, text, refs, before)
+    if refs and answer_type(clause).numeric and len(numbers_in(digits(text))) == 1:
+        return applied(index, clause, text, refs, before)  # "if I bake five batches, how many hours is that?"
     is_lookup = bool(_LOOKUP_VERB.match(clause)) or (
         bool(_QUESTION.match(clause))
         and not re.search(r"\d", clause.split(" of ")[-1] if " of " in clause else "")
@@ -241,12 +443,6 @@ def make_step(
     return PlanStep(index, TASK, clause, clause, tuple(refs))
 
 
-def asked_unit(question: str) -> str:
-    """The unit a question asks its answer in ("how many weeks ..." -> ``weeks``), "" when it names none."""
-    m = re.search(r"\bhow (?:many|much) ([a-z-]+)", question, re.I)
-    return ALIASES.get(m.group(1).lower(), "") if m else ""
-
-
 def _question(clause: str) -> str:
     return re.sub(r"^(?:could you|can you|please)\s+", "", clause, flags=re.I).strip()
 
@@ -258,215 +454,8 @@ def _unit_of(needs: tuple[int, ...], before: list[PlanStep], expression: str) ->
     return ""
 
 
-# --------------------------------------------------------------------------- references
-
-_ORDINALS = {"first": 0, "second": 1, "third": 2, "fourth": 3}
-_COUNT = {"two": 2, "both": 2, "three": 3, "four": 4}
-_MULTI = re.compile(
-    r"\b(?:(?:the|all|both|these|those)\s+)?(two|three|four|both)\s+(?:numbers|results|values|figures|answers)\b"
-    r"|\ball (?:the )?(?:results|values|numbers)\b|\bboth\b|\bthem\b",
-    re.I,
-)
-_ORDINAL = re.compile(
-    r"\bthe (first|second|third|fourth)(?: (?:value|number|result|one|step))?\b(?!\s*\d)", re.I
-)
-_CODE_REF = re.compile(
-    r"\b(?:its output|the output|(?:what|whatever) it prints|the printed (?:number|value|result|output)|"
-    r"what (?:the code|the program) prints)\b",
-    re.I,
-)
-_NOUN_REF = re.compile(
-    r"\b(?:that|this|the|those|these) (?!result\b|answer\b|number\b|value\b)([a-z][a-z-]{2,})\b", re.I
-)
-_PLAIN_REF = re.compile(
-    r"\b(?:that|this) (?:result|answer|number|value|product|sum|total|amount|figure|percentage|difference|"
-    r"quotient|date|count)\b|\bthe (?:result|answer|previous result|number|value|amount)\b(?! of)"
-    r"|\bthe (?:total|product|sum)\b(?! of| [a-z]+ of)"
-    r"|\b(?:it|that|this)\b",
-    re.I,
-)
-
-
-def resolve(clause: str, before: list[PlanStep]) -> tuple[list[int], str]:
-    """(steps referred to, the clause with each reference replaced by vN)."""
-    if not before:
-        return [], clause
-    refs: list[int] = []
-    text = clause
-
-    def use(ns: list[int]) -> str:
-        refs.extend(n for n in ns if n not in refs)
-        return " and ".join(f"v{n}" for n in ns)
-
-    text = _CODE_REF.sub(lambda m: use([_last(before, CODE)]), text)
-    text = _ORDINAL.sub(
-        lambda m: use([before[min(_ORDINALS[m.group(1).lower()], len(before) - 1)].index]), text
-    )
-
-    def multi(m: re.Match[str]) -> str:
-        word = (m.group(1) or "").lower()
-        count = (
-            _COUNT.get(word, len(before))
-            if word
-            else (2 if m.group(0).lower() in ("both", "them") else len(before))
-        )
-        return use([s.index for s in before[-count:]])
-
-    text = _MULTI.sub(multi, text)
-
-    def noun(m: re.Match[str]) -> str:
-        word = m.group(1).lower()
-        for step in reversed(before):
-            if re.search(rf"\b{re.escape(word[:5])}", step.text, re.I) and step.kind == LOOKUP:
-                return use([step.index])
-        return m.group(0)
-
-    text = _NOUN_REF.sub(noun, text) if re.search(r"\b(that|this)\b", text, re.I) else text
-
-    def plain(m: re.Match[str]) -> str:
-        keep = " percentage" if m.group(0).lower().endswith(("percentage", "percent")) else ""
-        return use([before[-1].index]) + keep
-
-    text = _PLAIN_REF.sub(plain, text)
-    return refs, text
-
-
-def _last(before: list[PlanStep], kind: str) -> int:
-    return next((s.index for s in reversed(before) if s.kind == kind), before[-1].index)
-
-
-# --------------------------------------------------------------------------- code steps
-
-_BIND = re.compile(
-    r"(?:with|where|and)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as)\s+(v\d+(?: and v\d+)*)",
-    re.I,
-)
-
-
-def _code_step(
-    index: int, clause: str, text: str, refs: list[int], before: list[PlanStep], block: str | None
-) -> PlanStep:
-    bindings: list[tuple[str, int]] = [
-        (m.group(1), int(m.group(2)[1:].split()[0])) for m in _BIND.finditer(text)
-    ]
-    if block is None:
-        inline = _inline_code(clause)
-        if inline is not None:
-            block = inline
-    if block is not None:
-        free = [n for n in free_names(block) if n not in {b for b, _ in bindings}]
-        pool = [n for n in refs if n not in {v for _, v in bindings}] or (
-            [before[-1].index] if before else []
-        )
-        for name, ref in zip(free, pool, strict=False):
-            bindings.append((name, ref))
-        needs = tuple(dict.fromkeys(v for _, v in bindings))
-        return PlanStep(index, CODE, _short(clause), block, needs, tuple(bindings))
-    generated = generate_code(text, refs, before)
-    if generated is None:  # "write a program that ...": no code to run and nothing to compute
-        return PlanStep(index, TASK, clause, clause, tuple(refs))
-    code, needs = generated
-    return PlanStep(index, CODE, clause, code, needs, tuple((f"v{n}", n) for n in needs))
-
-
-def _inline_code(clause: str) -> str | None:
-    """The call starting at ``print(`` (or ``len(``, ...) in ``clause``, to its closing parenthesis."""
-    for m in _INLINE.finditer(clause):
-        depth, quote = 0, ""
-        for i in range(m.end() - 1, len(clause)):
-            ch = clause[i]
-            if quote:
-                quote = "" if ch == quote else quote
-            elif ch in "\"'":
-                quote = ch
-            elif ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-                if depth == 0:
-                    piece = clause[m.start() : i + 1]
-                    try:
-                        ast.parse(piece)
-                    except SyntaxError:
-                        break
-                    return piece
-    return None
-
-
-def free_names(code: str) -> list[str]:
-    """Names the code reads but never sets (not builtins): its inputs."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
-    stored = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    stored |= {
-        a.asname or a.name.split(".")[0]
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Import | ast.ImportFrom)
-        for a in n.names
-    }
-    stored |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
-    stored |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args}
-    loaded = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-    return list(dict.fromkeys(n for n in loaded if n not in stored and not hasattr(builtins, n)))
-
-
-def generate_code(text: str, refs: list[int], before: list[PlanStep]) -> tuple[str, tuple[int, ...]] | None:
-    """Python for an instruction such as "print the result times 48.5, rounded to 2 decimals"; None when
-    the instruction names no value to print and no computation (it is not code the planner can write)."""
-    explicit = bool(refs)
-    if not refs and before:
-        refs = [before[-1].index]
-    low = normalise(text)
-    moved = re.search(r"(\d+)\s+(days?|weeks?)\s+(after|later|before|earlier)", text.lower())
-    if moved and refs:
-        days = int(moved.group(1)) * (7 if moved.group(2).startswith("week") else 1)
-        sign = "-" if moved.group(3) in ("before", "earlier") else "+"
-        code = (
-            f"import datetime\nday = datetime.date.fromisoformat(str(v{refs[0]}))\n"
-            f"print(day {sign} datetime.timedelta(days={days}))"
-        )
-        return code, (refs[0],)
-    body = re.split(r"\bprints?\b|\bwork out\b|\bcompute\b|\bcalculate\b", low, maxsplit=1)[-1]
-    body = re.sub(
-        r",?\s*(?:rounded|to (?:one|two|three|\d+) decimal|with (?:a )?thousands|in binary|as binary).*$",
-        "",
-        body,
-    )
-    if not refs:
-        return None
-    default = f"v{refs[0]}"
-    expression = to_expression(body, default) or None
-    for_n = re.search(
-        r"\bfor (\d+(?:\.\d+)?) (?:weeks?|days?|months?|years?|hours?|units?|times)\b", text.lower()
-    )
-    formatted = re.search(r"\bround|\bdecimal|\bbinary\b|thousands? separator", low)
-    if expression is None and not (explicit or for_n or formatted):
-        return None
-    if expression is None:
-        expression = f"{default} * {for_n.group(1)}" if for_n else " + ".join(f"v{n}" for n in refs[:1])
-    value = f"({expression})"
-    decimals = re.search(r"(?:to|with) (\d+) decimal|(\d+) decimal places?|to (one|two|three) decimal", low)
-    if decimals:
-        digits = (
-            decimals.group(1) or decimals.group(2) or str({"one": 1, "two": 2, "three": 3}[decimals.group(3)])
-        )
-        shown = f"round({value}, {digits})"
-    elif re.search(r"\bround", low):
-        shown = f"round({value})"
-    elif re.search(r"\bbinary\b", low):
-        shown = f"bin(int({value}))[2:]"
-    elif re.search(r"thousands? separator", low):
-        shown = f'f"{{{value}:,}}"'
-    else:
-        shown = value
-    needs = tuple(sorted({*names_in(expression)} or set(refs[:1])))
-    return f"print({shown})", needs
-
-
 def _short(text: str) -> str:
     return _MARK_RE.sub("[code]", text).strip()
 
 
-__all__ = ["free_names", "generate_code", "make_step", "plan_request", "resolve"]
+__all__ = ["make_step", "plan_request"]

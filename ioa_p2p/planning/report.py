@@ -34,7 +34,8 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
         outcome = StepOutcome(step)
         for t in reversed(tried):
             data = t.get("data") if isinstance(t.get("data"), dict) else None
-            value = value_of(str(t.get("text", "")), data) if t.get("status") == "completed" else None
+            done = t.get("status") == "completed"
+            value = value_of(str(t.get("text", "")), data, step.template) if done else None
             if value is not None and answers(step, value, data):
                 outcome = StepOutcome(
                     step, str(t.get("assignee_name", "")), value, "completed", _citation(data)

@@ -8,6 +8,7 @@ dates in the common forms; :func:`parse_value` reads the value a short result st
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import date
@@ -22,14 +23,23 @@ LIST = "list"
 UNITS: dict[str, tuple[str, ...]] = {
     "kg": ("kg", "kgs", "kilogram", "kilograms", "kilo", "kilos"),
     "g": ("g", "gram", "grams"),
+    "t": ("t", "tonne", "tonnes", "ton", "tons"),
+    "L": ("l", "litre", "litres", "liter", "liters"),
+    "ml": ("ml", "millilitre", "millilitres", "milliliter", "milliliters"),
+    "m³": ("m³", "m3", "cubic metre", "cubic metres", "cubic meters"),
+    "m²": ("m²", "m2", "square metre", "square metres", "square meters", "sqm"),
     "lb": ("lb", "lbs", "pound", "pounds"),
     "kWh": ("kwh",),
     "Wh": ("wh",),
     "kW": ("kw",),
     "W": ("w", "watt", "watts"),
+    "MJ": ("mj", "megajoule", "megajoules"),
+    "kJ": ("kj", "kilojoule", "kilojoules"),
+    "J": ("j", "joule", "joules"),
     "V": ("v", "volt", "volts"),
     "EUR": ("eur", "euro", "euros", "€"),
     "USD": ("usd", "$", "dollar", "dollars"),
+    "cent": ("cent", "cents", "ct", "eurocent", "eurocents"),
     "%": ("%", "percent", "per cent", "pct"),
     "h": ("h", "hr", "hrs", "hour", "hours"),
     "min": ("min", "mins", "minute", "minutes"),
@@ -44,7 +54,8 @@ UNITS: dict[str, tuple[str, ...]] = {
     "cm": ("cm",),
     "mm": ("mm",),
     "cycles": ("cycle", "cycles"),
-    "°C": ("°c",),
+    "°C": ("°c", "celsius", "degrees celsius", "centigrade"),
+    "°F": ("°f", "fahrenheit", "degrees fahrenheit"),
 }
 ALIASES = {alias: unit for unit, spellings in UNITS.items() for alias in spellings}
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "mn": 1e6, "bn": 1e9}
@@ -54,7 +65,7 @@ MONTHS = {name: i for i, full in enumerate(_MONTH_WORDS.split(), 1) for name in 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _NUMBER = re.compile(
     r"(?P<cur>(?:EUR|USD|€|\$)\s?)?(?<![\w.,/-])(?P<sign>[-−])?(?P<num>" + _NUM + r")(?![\w]*-\w)"
-    r"(?P<tail>\s?(?:%|°C|per cent|[A-Za-z€$]+)?)",
+    r"(?P<tail>\s?(?:%|°C|per cent|[A-Za-z€$³²]+(?:/[A-Za-z³²]+)?)?)",
 )
 _CODE_BEFORE = re.compile(r"[A-Za-z][-]?$")
 _NOT_NUMBER = re.compile(
@@ -140,6 +151,8 @@ class Value:
 
 
 def format_number(number: float, unit: str = "") -> str:
+    if not math.isfinite(number):
+        return str(number)
     if number == int(number) and abs(number) < 1e15:
         shown = str(int(number))
     else:
@@ -186,6 +199,13 @@ def numbers_in(text: str) -> list[Found]:
             end = m.end("tail")
         elif tail in ALIASES and not unit:
             unit, end = ALIASES[tail], m.end("tail")
+        elif "/" in tail and not unit:  # a rate: 160 L/min, 9.6 m³/h, 40 km/h
+            top, bottom = tail.split("/", 1)
+            top = "cent" if top == "c" else top  # "29.10 c/kWh": cents per kWh
+            if top in ALIASES and bottom in ALIASES:
+                unit, end = f"{ALIASES[top]}/{ALIASES[bottom]}", m.end("tail")
+            elif top in ALIASES:
+                unit, end = ALIASES[top], m.start("tail") + len(m.group("tail")) - len(bottom) - 1
         begin = m.start("cur") if m.group("cur") else m.start()
         out.append(Found(begin, end, number, unit, text[begin:end].strip()))
     return out
@@ -227,6 +247,11 @@ def parse_value(text: str) -> Value | None:
         return Value.of_date(days[0][2], days[0][2].isoformat())
     numbers = numbers_in(last)
     if len(numbers) == 1 and len(last) <= 60:
+        rest = (last[: numbers[0].start] + last[numbers[0].end :]).strip(" .:=")
+        if re.search(r"[A-Za-z]{2,}", rest) and not re.fullmatch(
+            r"(?:the )?(?:answer|result|total)( is)?", rest, re.I
+        ):
+            return Value.of_text(last)  # "16 minutes over target": the printed line is the answer
         return Value.of_number(numbers[0].number, numbers[0].unit, numbers[0].text)
     if len(last) <= 80:
         return Value.of_text(last)

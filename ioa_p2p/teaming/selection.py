@@ -164,6 +164,22 @@ def add_able(
     return team
 
 
+def add_best(
+    members: Sequence[Candidate], best: Sequence[Candidate | None], *, max_team: int, threshold: float
+) -> list[Candidate]:
+    """``members`` plus each step's best agent (``best[i]``: the best-ranked card for step i's own words,
+    None when none) that is not in the team yet and reaches ``threshold``, up to ``max_team``: a team
+    covers every planned step's best agent, so a step is never left to an agent that merely accepts any
+    text."""
+    team = list(members)
+    for c in best:
+        if c is None or c.score < threshold or any(m.peer_id == c.peer_id for m in team):
+            continue
+        if len(team) < max_team:
+            team.append(c)
+    return team
+
+
 def _usable(candidates: Sequence[Candidate], dim: int, exclude: Sequence[str]) -> list[Candidate]:
     by_peer: dict[str, Candidate] = {}
     for c in candidates:
@@ -182,4 +198,12 @@ def _usable(candidates: Sequence[Candidate], dim: int, exclude: Sequence[str]) -
 # --------------------------------------------------------------------------- the LLM variant
 
 
-__all__ = ["add_able", "Candidate", "NeedCover", "TeamChoice", "choose_team", "choose_team_for_goal"]
+__all__ = [
+    "add_able",
+    "add_best",
+    "Candidate",
+    "NeedCover",
+    "TeamChoice",
+    "choose_team",
+    "choose_team_for_goal",
+]

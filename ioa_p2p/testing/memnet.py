@@ -43,6 +43,7 @@ from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.ports import StreamHandler
+from ioa_p2p.telemetry.tracer import NOOP_TRACER, Tracer
 
 ADDR_PREFIX = "/memory/"
 _T = TypeVar("_T")
@@ -126,6 +127,7 @@ class MemoryNode:
         self.host: Any = None
         self.dht: Any = None
         self.services_ready = trio.Event()
+        self.tracer: Tracer = NOOP_TRACER
         self.handlers: dict[str, StreamHandler] = {}
         self.streams: list[MemoryStream] = []
 

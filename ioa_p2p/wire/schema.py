@@ -4,7 +4,10 @@ Bodies are frozen, slotted dataclasses registered with :func:`message_type`; the
 the schema (``int``, ``str``, ``bytes``, ``bool``, ``float``, :class:`~ioa_p2p.identity.PeerId`,
 ``tuple[X, ...]``, ``X | None``, ``dict[str, Any]`` for an opaque CBOR map, or a nested :class:`Body`).
 Every field is always present on the wire (``None`` as CBOR null); missing, extra or wrongly typed fields
-are rejected. A field's limits are part of its annotation: ``Annotated[str, Limit(max_len=200)]`` (text
+are rejected, except the fields a body lists in ``OPTIONAL``: added to a type after its version was
+fixed, they are left out of the encoding while ``None`` (so a body without them encodes to the very
+bytes it did before they existed) and read as ``None`` when absent. A field's limits are part of its
+annotation: ``Annotated[str, Limit(max_len=200)]`` (text
 length, item counts, number ranges, unique items, allowed values, plain data only); a body's
 :meth:`Body.validate` adds checks that span fields. A body class may name the error its decoding raises
 (``ERROR``, a :class:`SchemaError` subclass) and how its messages name it (``LABEL``). The same bodies
@@ -135,12 +138,19 @@ class Body:
     ERROR: ClassVar[type[SchemaError]] = SchemaError
     #: How error messages name this body (default: the class name).
     LABEL: ClassVar[str | None] = None
+    #: Fields that may be absent (``X | None``, default ``None``): left out while ``None``.
+    OPTIONAL: ClassVar[frozenset[str]] = frozenset()
 
     def validate(self) -> None:
         """Semantic checks beyond the field types; raise :class:`SchemaError`. Default: none."""
 
     def to_value(self) -> dict[str, Any]:
-        return {f.name: _to_value(getattr(self, f.name)) for f in _fields(type(self))}
+        optional = self.OPTIONAL
+        return {
+            f.name: _to_value(getattr(self, f.name))
+            for f in _fields(type(self))
+            if not (f.name in optional and getattr(self, f.name) is None)
+        }
 
     @classmethod
     def from_value(cls: type[B], value: Any) -> B:
@@ -282,15 +292,20 @@ def _body_decoder(cls: type[Body]) -> Decoder:
     names = _names(cls)
     plan = tuple((n, _compile(hints[n], f"{label}.{n}")) for n in names)
     expected = frozenset(names)
+    optional = cls.OPTIONAL & expected
+    required = expected - optional
 
     def decode(value: Any) -> Any:
         if not isinstance(value, dict):
             raise SchemaError(f"{label} must be a map, got {type(value).__name__}")
-        if value.keys() != expected:
-            missing = [n for n in names if n not in value]
+        keys = value.keys()
+        if keys != expected and not (optional and required <= keys <= expected):
+            missing = [n for n in names if n not in value and n not in optional]
             extra = sorted(k if isinstance(k, str) else repr(k)[:64] for k in set(value) - set(names))
             raise SchemaError(f"{label}: missing fields {missing}, unexpected fields {extra}")
-        body = cls(**{n: dec(value[n]) for n, dec in plan})
+        if optional and any(value.get(n, 0) is None for n in optional):
+            raise SchemaError(f"{label}: an optional field is left out, never null")
+        body = cls(**{n: dec(value[n]) for n, dec in plan if n in value})
         body.validate()
         return body
 

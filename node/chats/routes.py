@@ -1,19 +1,41 @@
 """Control API routes of the chat service (``/chats...``) and the JSON view of a chat message.
 
 Routes: ``GET /chats``, ``GET /chats/history``, ``GET /chats/export``, ``POST /chats/post``,
-``POST /chats/create``, ``POST /chats/sync``; ``chat`` accepts a unique hex prefix. Bytes inside
-message content are shown as ``{"$bytes": base64}``.
+``POST /chats/create``, ``POST /chats/sync``, ``GET /chats/events`` (the messages live, resumable:
+:mod:`ioa_p2p.node.chats.live`), ``GET /chats/audit``; ``chat`` accepts a unique hex prefix. Bytes inside
+message content are shown as ``{"$bytes": base64}``. Schemas: :mod:`ioa_p2p.api.chats`.
 """
 
 from __future__ import annotations
 
 import base64
-from typing import TYPE_CHECKING, Any
+import time
+from typing import TYPE_CHECKING
 
-from ioa_p2p.errors import InvalidMessage, IoAError, UsageError
+from ioa_p2p.api import routes as r
+from ioa_p2p.api.chats import (
+    AuditFinding,
+    AuditView,
+    ChatEventsRequest,
+    ChatInfo,
+    ChatMessageView,
+    ChatRef,
+    CreateChatReply,
+    CreateChatRequest,
+    ExportReply,
+    HistoryReply,
+    PostRequest,
+    SyncChatsReply,
+    SyncChatsRequest,
+)
+from ioa_p2p.api.codec import Empty, json_object
+from ioa_p2p.api.stream import NDJSON, SSE
+from ioa_p2p.errors import InvalidMessage, UsageError
+from ioa_p2p.history.audit import AuditReport, audit_history
 from ioa_p2p.history.bodies import KIND_MEMBER_ADD, KIND_MEMBER_REMOVE, ChatMessage
 from ioa_p2p.identity import PeerId
-from ioa_p2p.node.control.server import ControlRequest
+from ioa_p2p.node.chats.live import ChatStreams
+from ioa_p2p.node.control.server import CallInfo, Streaming
 from ioa_p2p.wire.envelope import Envelope
 
 if TYPE_CHECKING:
@@ -21,96 +43,114 @@ if TYPE_CHECKING:
     from ioa_p2p.node.ports import NodePort
 
 
-def _json_value(value: Any) -> Any:
-    if isinstance(value, bytes):
-        return {"$bytes": base64.b64encode(value).decode()}
-    if isinstance(value, dict):
-        return {k: _json_value(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_value(v) for v in value]
-    return value
-
-
-def message_view(env: Envelope) -> dict[str, Any]:
-    """A chat message as JSON (hex hashes, peer IDs as text, bytes as ``{"$bytes": base64}``)."""
+def message_view(env: Envelope) -> ChatMessageView:
+    """A chat message as the control API shows it (hex hashes, peer IDs as text, bytes as
+    ``{"$bytes": base64}``)."""
     body = env.body
     assert isinstance(body, ChatMessage)
     content = dict(body.content)
     if body.kind in (KIND_MEMBER_ADD, KIND_MEMBER_REMOVE):
         content = {"member": str(PeerId.from_bytes(content["member"]))}
-    return {
-        "hash": env.hash.hex(),
-        "author": str(env.author),
-        "seq": env.seq,
-        "ts": env.ts,
-        "kind": body.kind,
-        "content": _json_value(content),
-        "parents": [p.hex() for p in body.parents],
-    }
+    return ChatMessageView(
+        hash=env.hash.hex(),
+        author=str(env.author),
+        seq=env.seq,
+        ts=env.ts,
+        kind=body.kind,
+        content=json_object(content),
+        parents=tuple(p.hex() for p in body.parents),
+    )
 
 
 def add_routes(node: NodePort, chats: Chats) -> None:
     """Register the ``/chats...`` control routes of ``chats`` on the node's control API."""
 
-    async def get_chats(request: ControlRequest) -> Any:
-        return chats.list_chats()
+    def info(chat_id: bytes) -> ChatInfo:
+        return ChatInfo.from_json(chats.chat_info(chat_id))
 
-    async def get_history(request: ControlRequest) -> Any:
-        chat_id = chats.resolve(request.arg("chat", str))
-        return {
-            "chat": chats.chat_info(chat_id),
-            "messages": [message_view(e) for e in chats.history(chat_id)],
-        }
+    async def get_chats(request: Empty, call: CallInfo) -> tuple[ChatInfo, ...]:
+        return tuple(ChatInfo.from_json(item) for item in chats.list_chats())
 
-    async def get_export(request: ControlRequest) -> Any:
-        chat_id = chats.resolve(request.arg("chat", str))
+    async def get_history(request: ChatRef, call: CallInfo) -> HistoryReply:
+        chat_id = chats.resolve(request.chat)
+        return HistoryReply(info(chat_id), tuple(message_view(e) for e in chats.history(chat_id)))
+
+    async def get_export(request: ChatRef, call: CallInfo) -> ExportReply:
+        chat_id = chats.resolve(request.chat)
         data = chats.export(chat_id)
-        return {
-            "chat_id": chat_id.hex(),
-            "messages": len(chats.get(chat_id)),
-            "data": base64.b64encode(data).decode(),
-        }
+        return ExportReply(chat_id.hex(), len(chats.get(chat_id)), base64.b64encode(data).decode())
 
-    async def post_message(request: ControlRequest) -> Any:
-        chat_id = chats.resolve(request.arg("chat", str))
-        kind = request.arg("kind", str, "text")
-        content = request.arg("content", dict, None)
-        if content is None:
-            content = {"text": request.arg("text", str)}
+    async def post_message(request: PostRequest, call: CallInfo) -> ChatMessageView:
+        chat_id = chats.resolve(request.chat)
         try:
-            env = await chats.post(chat_id, kind, content)
+            env = await chats.post(chat_id, request.kind, request.message_content())
         except InvalidMessage as exc:
             raise UsageError(f"cannot post this message: {exc}") from None
         return message_view(env)
 
-    async def post_create(request: ControlRequest) -> Any:
-        members = request.arg("members", list)
-        try:
-            peers = [PeerId.from_string(m) for m in members]
-        except (IoAError, TypeError) as exc:
-            raise UsageError(f"members must be peer IDs: {exc}") from None
-        parent_text = request.arg("parent", str, None)
-        parent = chats.resolve(parent_text) if parent_text else None
-        timeout = request.arg("invite_timeout", float, None)
-        handle = await chats.create_chat(peers, request.arg("topic", str), parent, invite_timeout=timeout)
-        return {
-            "chat_id": handle.chat_id.hex(),
-            "accepted": [str(p) for p in handle.accepted],
-            "declined": [str(p) for p in handle.declined],
-            "unanswered": [str(p) for p in handle.unanswered],
-        }
+    async def post_create(request: CreateChatRequest, call: CallInfo) -> CreateChatReply:
+        peers = [PeerId.from_string(m) for m in request.members]
+        parent = chats.resolve(request.parent) if request.parent else None
+        handle = await chats.create_chat(peers, request.topic, parent, invite_timeout=request.invite_timeout)
+        return CreateChatReply(
+            chat_id=handle.chat_id.hex(),
+            accepted=tuple(str(p) for p in handle.accepted),
+            declined=tuple(str(p) for p in handle.declined),
+            unanswered=tuple(str(p) for p in handle.unanswered),
+        )
 
-    async def post_sync(request: ControlRequest) -> Any:
-        ref = request.arg("chat", str, None)
-        received = await chats.sync_now(chats.resolve(ref) if ref else None)
-        return {"received": received}
+    async def post_sync(request: SyncChatsRequest, call: CallInfo) -> SyncChatsReply:
+        received = await chats.sync_now(chats.resolve(request.chat) if request.chat else None)
+        return SyncChatsReply(received)
 
-    node.control.add_route("GET", "/chats", get_chats)
-    node.control.add_route("GET", "/chats/history", get_history)
-    node.control.add_route("GET", "/chats/export", get_export)
-    node.control.add_route("POST", "/chats/post", post_message)
-    node.control.add_route("POST", "/chats/create", post_create)
-    node.control.add_route("POST", "/chats/sync", post_sync)
+    streams = ChatStreams(node, chats, message_view)
+
+    async def get_events(request: ChatEventsRequest, call: CallInfo) -> Streaming:
+        chat_id = chats.resolve(request.chat)
+        text = call.last_event_id or request.after  # a browser's reconnection sends the newest
+        sse = call.sse or text is not None
+        return Streaming(streams.open(chat_id, text, sse=sse), SSE if sse else NDJSON)
+
+    async def get_audit(request: ChatRef, call: CallInfo) -> AuditView:
+        chat_id = chats.resolve(request.chat)
+        data = chats.export(chat_id)
+        started = time.monotonic()
+        report = await node.run_sync(lambda: audit_history(data, source=chat_id.hex()))
+        return audit_view(chat_id, report, (time.monotonic() - started) * 1000)
+
+    node.control.add_route(r.CHATS, get_chats)
+    node.control.add_route(r.HISTORY, get_history)
+    node.control.add_route(r.EXPORT, get_export)
+    node.control.add_route(r.POST, post_message)
+    node.control.add_route(r.CREATE_CHAT, post_create)
+    node.control.add_route(r.SYNC_CHATS, post_sync)
+    node.control.add_route(r.CHAT_EVENTS, get_events)
+    node.control.add_route(r.AUDIT, get_audit)
 
 
-__all__ = ["add_routes", "message_view"]
+def audit_view(chat_id: bytes, report: AuditReport, took_ms: float) -> AuditView:
+    summary = report.summary()
+    return AuditView(
+        chat_id=chat_id.hex(),
+        valid=report.valid,
+        records=report.records,
+        messages=int(summary["messages"]),
+        authors=dict(summary["authors"]),
+        members=tuple(summary["members"]),
+        heads=tuple(summary["heads"]),
+        findings=tuple(
+            AuditFinding(
+                f.code,
+                f.message,
+                f.index,
+                f.hash.hex() if f.hash else None,
+                str(f.author) if f.author else None,
+                f.seq,
+            )
+            for f in report.findings
+        ),
+        took_ms=took_ms,
+    )
+
+
+__all__ = ["add_routes", "audit_view", "message_view"]

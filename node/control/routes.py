@@ -1,17 +1,23 @@
-"""Control API routes about this node and its peers: ``GET /id``, ``GET /peers``, ``POST /connect``, and
-``GET /faults``: ``{"total": n, "counts": {"<where>:<exception type>": n}}``, what the node's task
-boundaries stopped (input from peers that no decoder foresaw, or a bug; see docs/security.md)."""
+"""Control API routes about this node and its peers: ``GET /id``, ``GET /peers``, ``POST /connect``,
+``GET /faults`` (what the node's task boundaries stopped: input from peers that no decoder foresaw, or a
+bug; see docs/security.md), ``GET /budgets`` and ``POST /ui/code`` (a one-time dashboard login code).
+Schemas: :mod:`ioa_p2p.api.peers`."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import trio
 
-from ioa_p2p.errors import IoATimeout
-from ioa_p2p.node.control.server import ControlRequest
+from ioa_p2p.api import routes as r
+from ioa_p2p.api.codec import Empty
+from ioa_p2p.api.peers import BudgetsReply, ConnectReply, ConnectRequest, FaultsReply, IdReply, PeerInfo
+from ioa_p2p.api.status import UiCode
+from ioa_p2p.errors import IoATimeout, UsageError
+from ioa_p2p.node.control.server import CallInfo
+from ioa_p2p.node.control.sessions import CODE_TTL
 from ioa_p2p.node.net.budgets import NodeBudgets
 
 if TYPE_CHECKING:
@@ -20,43 +26,48 @@ if TYPE_CHECKING:
 CONNECT_TIMEOUT = 10.0
 
 
-def faults_view(node: NodePort) -> dict[str, Any]:
-    return {"total": node.faults.total, "counts": node.faults.snapshot()}
+def faults_view(node: NodePort) -> FaultsReply:
+    return FaultsReply(node.faults.total, node.faults.snapshot())
 
 
-def peers_view(node: NodePort) -> list[dict[str, Any]]:
-    """One entry per connected peer: ``{"peer_id", "addrs", "protocols"}`` sorted by peer ID."""
-    out = []
-    for peer in node.connected_peers():
-        out.append({"peer_id": str(peer), "addrs": node.peer_addrs(peer)})
-    return out
+def peers_view(node: NodePort) -> tuple[PeerInfo, ...]:
+    """One entry per connected peer, sorted by peer ID."""
+    return tuple(PeerInfo(str(peer), tuple(node.peer_addrs(peer))) for peer in node.connected_peers())
 
 
 @asynccontextmanager
 async def open_peers_api(node: NodePort) -> AsyncIterator[None]:
-    async def get_id(request: ControlRequest) -> Any:
-        return {"peer_id": str(node.peer_id), "addrs": node.listen_addrs()}
+    async def get_id(request: Empty, call: CallInfo) -> IdReply:
+        return IdReply(str(node.peer_id), tuple(node.listen_addrs()))
 
-    async def get_peers(request: ControlRequest) -> Any:
+    async def get_peers(request: Empty, call: CallInfo) -> tuple[PeerInfo, ...]:
         return peers_view(node)
 
-    async def post_connect(request: ControlRequest) -> Any:
-        addr = request.arg("addr", str)
+    async def post_connect(request: ConnectRequest, call: CallInfo) -> ConnectReply:
         try:
             with trio.fail_after(CONNECT_TIMEOUT):
-                peer = await node.connect(addr)
+                peer = await node.connect(request.addr)
         except trio.TooSlowError:
-            raise IoATimeout(f"connecting to {addr} took longer than {CONNECT_TIMEOUT:.0f} s") from None
-        return {"peer_id": str(peer)}
+            raise IoATimeout(
+                f"connecting to {request.addr} took longer than {CONNECT_TIMEOUT:.0f} s"
+            ) from None
+        return ConnectReply(str(peer))
 
-    node.control.add_route("GET", "/id", get_id)
-    node.control.add_route("GET", "/peers", get_peers)
-
-    async def get_faults(request: ControlRequest) -> Any:
+    async def get_faults(request: Empty, call: CallInfo) -> FaultsReply:
         return faults_view(node)
 
-    node.control.add_route("POST", "/connect", post_connect)
-    node.control.add_route("GET", "/faults", get_faults)
+    async def post_ui_code(request: Empty, call: CallInfo) -> UiCode:
+        if call.auth != "token":  # a session may not mint more sessions
+            raise UsageError("a dashboard login code is given only for the control token (`ioa ui`)")
+        code = node.control.sessions.issue_code()
+        url = f"http://127.0.0.1:{node.control.port}/ui/#code={code}"
+        return UiCode(url, code, int(CODE_TTL))
+
+    node.control.add_route(r.ID, get_id)
+    node.control.add_route(r.PEERS, get_peers)
+    node.control.add_route(r.CONNECT, post_connect)
+    node.control.add_route(r.FAULTS, get_faults)
+    node.control.add_route(r.UI_CODE, post_ui_code)
     yield
 
 
@@ -64,10 +75,10 @@ async def open_peers_api(node: NodePort) -> AsyncIterator[None]:
 async def open_budgets_api(node: NodePort) -> AsyncIterator[NodeBudgets]:
     """Control route ``GET /budgets``: usage, refusals and evictions of every budget."""
 
-    async def get_budgets(request: ControlRequest) -> Any:
-        return node.budgets.snapshot()
+    async def get_budgets(request: Empty, call: CallInfo) -> BudgetsReply:
+        return BudgetsReply.from_json(node.budgets.snapshot())
 
-    node.control.add_route("GET", "/budgets", get_budgets)
+    node.control.add_route(r.BUDGETS, get_budgets)
     yield node.budgets
 
 

@@ -37,6 +37,7 @@ from typing import Any
 
 import trio
 
+from ioa_p2p.api.discovery import FIND_MAX_K
 from ioa_p2p.card import (
     MAX_REASON,
     SignedCard,
@@ -71,7 +72,7 @@ STALE_TRIES = 5
 STALE_MAX = 4096
 #: Flood guard: new card versions of one peer closer together than this are rejected.
 GOSSIP_UPDATE_INTERVAL_MS = 100
-MAX_K = 100
+MAX_K = FIND_MAX_K  # agents one find returns at most (the control API's limit)
 
 
 class Discovery:
@@ -431,7 +432,9 @@ class Discovery:
             if entry.card.is_expired(now):
                 continue
             item = entry.card.summary()
-            item.update(source=entry.source, learned_ms=entry.learned_ms)
+            item.update(
+                source=entry.source, learned_ms=entry.learned_ms, signature=entry.card.signature_status(now)
+            )
             key = str(entry.card.peer_id)
             if self.directory.ranker is not None:
                 item["standing"] = self.directory.ranker.standing(key)
@@ -464,6 +467,7 @@ class Discovery:
     def match_json(self, match: Match) -> dict[str, Any]:
         out = match.to_json()
         out["self"] = match.card.peer_id == self.node.peer_id
+        out["signature"] = match.card.signature_status(self.now_ms())
         return out
 
 

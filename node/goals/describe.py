@@ -1,22 +1,16 @@
 """The events of a goal chat's messages (pure): a verified message in, its typed event out.
 
 :func:`describe_start` (a round's ``conv.start``) and :func:`describe_message` (``turn``, ``progress``,
-``result``, ``invalid``) build the events of :mod:`ioa_p2p.node.goals.events` with the members' names;
-:func:`describe_task` is a task of a round's outcome as the JSON of the goal's result.
+``result``, ``invalid``) build the events of :mod:`ioa_p2p.api.events` with the members' names;
+:func:`describe_task` is a task of a round's outcome as the goal's result shows it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
-from ioa_p2p.conversation import messages as cm
-from ioa_p2p.conversation.brains.base import fallback_kind, turn_origin
-from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
-from ioa_p2p.conversation.types import TaskView
-from ioa_p2p.errors import IoAError
-from ioa_p2p.history.bodies import ChatMessage
-from ioa_p2p.node.goals.events import (
+from ioa_p2p.api.codec import json_object
+from ioa_p2p.api.events import (
     InvalidEvent,
     MemberName,
     MessageEvent,
@@ -27,6 +21,13 @@ from ioa_p2p.node.goals.events import (
     TaskAssigned,
     TurnEvent,
 )
+from ioa_p2p.api.goals import TaskRecord
+from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.brains.base import fallback_kind, turn_origin
+from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
+from ioa_p2p.conversation.types import TaskView
+from ioa_p2p.errors import IoAError
+from ioa_p2p.history.bodies import ChatMessage
 from ioa_p2p.wire.envelope import Envelope
 
 NameOf = Callable[[str], str]
@@ -107,29 +108,23 @@ def _fields(base: MessageFields) -> tuple[str, str | None, str, str, str, str]:
     return base.chat_id, base.round_id, base.msg_id, base.author, base.author_name, base.kind
 
 
-def describe_task(task: TaskView, name_of: NameOf) -> dict[str, Any]:
-    """A task of a round's outcome, as JSON."""
-    out = task_json(task)
-    out["assignee_name"] = name_of(task.assignee)
-    return out
+def describe_task(task: TaskView, name_of: NameOf) -> TaskRecord:
+    """A task of a round's outcome (files by name and size only; bytes in its data as ``{"$bytes"}``)."""
+    return TaskRecord(
+        task_id=task.task_id,
+        title=task.title,
+        description=task.description,
+        assigner=task.assigner,
+        assignee=task.assignee,
+        mode=task.mode,
+        status=task.status.value,
+        text=task.text,
+        failure=task.failure,
+        data=json_object(task.data),
+        files={name: len(blob) for name, blob in (task.files or {}).items()},
+        progress=task.progress,
+        assignee_name=name_of(task.assignee),
+    )
 
 
-def task_json(task: TaskView) -> dict[str, Any]:
-    """A task as plain JSON (files by name and size only)."""
-    return {
-        "task_id": task.task_id,
-        "title": task.title,
-        "description": task.description,
-        "assigner": task.assigner,
-        "assignee": task.assignee,
-        "mode": task.mode,
-        "status": task.status.value,
-        "text": task.text,
-        "failure": task.failure,
-        "data": dict(task.data or {}),
-        "files": {name: len(blob) for name, blob in (task.files or {}).items()},
-        "progress": task.progress,
-    }
-
-
-__all__ = ["TYPE_NAMES", "NameOf", "describe_message", "describe_start", "describe_task", "task_json"]
+__all__ = ["TYPE_NAMES", "NameOf", "describe_message", "describe_start", "describe_task"]

@@ -18,22 +18,29 @@ with each ``conv.start`` message (its id is the round id). It executes the decis
 batch are netted (a task started and cancelled within the batch never runs; only the last ``Speak`` for the
 current floor runs), which makes replaying a long stored history cheap and free of side effects.
 
-Every message also becomes a typed event (:mod:`ioa_p2p.node.goals.events`; :meth:`ChatDriver.follow`) for
-``launch_goal`` and the control API, which turns it into JSON.
+Every message also becomes a typed event (:mod:`ioa_p2p.api.events`) in the chat's numbered log
+(:attr:`ChatDriver.log`, :mod:`ioa_p2p.node.goals.eventlog`), which ``launch_goal`` relays and the control
+API streams.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from collections import Counter, deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol, TypeVar
 
 import trio
 
+from ioa_p2p.api.events import (
+    AbortedEvent,
+    ChatEvent,
+    ConcludedEvent,
+    MemberLeftEvent,
+    RejectedEvent,
+)
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.base import Brain, MemberInfo, fallback_kind, turn_origin
 from ioa_p2p.conversation.inputs import (
@@ -70,22 +77,17 @@ from ioa_p2p.errors import InvalidContent, InvalidMessage, IoAError, MessageTooL
 from ioa_p2p.history.bodies import KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE, ChatMessage, member_of
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.goals.describe import describe_message, describe_start, describe_task
-from ioa_p2p.node.goals.events import (
-    AbortedEvent,
-    ChatEvent,
-    ConcludedEvent,
-    MemberLeftEvent,
-    RejectedEvent,
-)
+from ioa_p2p.node.goals.eventlog import EventLog
 from ioa_p2p.node.goals.rounds import DriverItem, EnvelopeArrived, Round, RoundInput
 from ioa_p2p.node.goals.turns import SIDE_KINDS, side_message, take_turn_bounded
 from ioa_p2p.node.goals.types import RoundOutcome
 from ioa_p2p.node.ports import NodePort
+from ioa_p2p.telemetry import tracer as tr
 from ioa_p2p.wire.envelope import Envelope
 
 log = logging.getLogger("ioa_p2p.goals")
-
-EVENT_LOG = 2000
+#: Task turns whose trace a round remembers at most (a hostile member cannot grow it without bound).
+MAX_TASK_TRACES = 1024
 
 
 #: ``progress(text, fraction)`` reported by a running task.
@@ -128,8 +130,8 @@ class ChatDriver:
         self._msg_round: dict[str, str] = {}
         self._waiters: dict[str, trio.Event] = {}
         self._send, self._recv = trio.open_memory_channel[DriverItem](math.inf)
-        self._followers: list[trio.MemorySendChannel[ChatEvent]] = []
-        self._log: deque[ChatEvent] = deque(maxlen=EVENT_LOG)
+        #: The chat's events, numbered: what ``launch_goal`` relays and ``GET /goal_events`` streams.
+        self.log: EventLog[ChatEvent] = EventLog()
         self._nursery: trio.Nursery | None = None
         self.stopped = trio.Event()
 
@@ -152,28 +154,9 @@ class ChatDriver:
                 return found.outcome
             await self._waiters.setdefault(round_id, trio.Event()).wait()
 
-    @asynccontextmanager
-    async def follow(self, *, replay: bool = True) -> AsyncIterator[trio.MemoryReceiveChannel[ChatEvent]]:
-        """A channel of this chat's events (past ones first with ``replay``)."""
-        send, receive = trio.open_memory_channel[ChatEvent](math.inf)
-        if replay:
-            for event in self._log:
-                send.send_nowait(event)
-        self._followers.append(send)
-        try:
-            yield receive
-        finally:
-            self._followers.remove(send)
-            send.close()
-
     def emit(self, event: ChatEvent) -> None:
-        """Log an event of this chat and pass it to every follower."""
-        self._log.append(event)
-        for send in list(self._followers):
-            try:
-                send.send_nowait(event)
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                self._followers.remove(send)
+        """Log an event of this chat (its readers wake up)."""
+        self.log.append(event)
 
     # ------------------------------------------------------------------ loop
 
@@ -279,6 +262,9 @@ class ChatDriver:
                 if found is not None:
                     found.messages += 1
                     found.bytes += len(env.to_cbor())
+                    trace = body.content.get("trace") if kind in cm.TASK_KINDS else None
+                    if isinstance(trace, str) and len(found.task_traces) < MAX_TASK_TRACES:
+                        found.task_traces[msg_id] = trace
             targets = [round_id] if round_id is not None else list(self.rounds)
             arrived = MessageArrived(Incoming(msg_id, author, kind, body.content))
             for rid in targets:
@@ -362,6 +348,8 @@ class ChatDriver:
 
     async def _post(self, r: Round, post: Post) -> None:
         content = post.content
+        if post.kind in cm.TASK_KINDS and r.turn_trace:  # its tasks' spans become children of the turn's
+            content = {**content, "trace": r.turn_trace}
         chats = self.goals.chats
         try:
             try:
@@ -387,7 +375,10 @@ class ChatDriver:
             return replace(r.conv.view(), plan=latest.steps) if latest is not None else r.conv.view()
 
         clock = self.goals.node.now
-        draft = await take_turn_bounded(self.goals, self.goals.brain, view, speak, self.hex, clock)
+        about = {tr.GEN_AI_CONVERSATION_ID: self.hex, "ioa.round_id": r.round_id, tr.GEN_AI_AGENT_ID: self.me}
+        with self.goals.node.tracer.span(tr.TURN, parent=r.start.trace or None, attributes=about) as span:
+            draft = await take_turn_bounded(self.goals, self.goals.brain, view, speak, self.hex, clock)
+            r.turn_trace = span.traceparent()
         if draft is not None and draft.plan is not None and r.active and r.plans.changed(draft.plan):
             update = PlanUpdate(r.round_id, r.plans.next_version(), draft.plan)
             await self._post(r, Post(PLAN, update.to_content()))
@@ -399,7 +390,14 @@ class ChatDriver:
         async def progress(text: str, fraction: float | None) -> None:
             await self._send.send(RoundInput(r.round_id, TaskProgressed(task_id, text, fraction)))
 
-        with scope:
+        parent = r.task_traces.get(task_id.rpartition("#")[0]) or r.start.trace or None
+        about = {
+            tr.GEN_AI_CONVERSATION_ID: self.hex,
+            tr.GEN_AI_AGENT_ID: self.me,
+            "ioa.task_id": task_id,
+            "ioa.task.title": start.task.title[:200],
+        }
+        with scope, self.goals.node.tracer.span(tr.TASK, parent=parent, attributes=about) as span:
             started = trio.current_time()
             try:
                 outcome = await self.goals.perform_task(self, r, start.task, start.deadline, progress)
@@ -408,6 +406,8 @@ class ChatDriver:
                 why = f"the task crashed on this node: {type(exc).__name__}: {exc}"[: cm.MAX_TEXT]
                 outcome = TaskOutcome(task_id, False, why, None, None, "crash")
             outcome = postable(outcome, wall_ms=int((trio.current_time() - started) * 1000))
+            if not outcome.ok:
+                span.record_error(outcome.failure or "failed", outcome.text[:200])
             await self._send.send(RoundInput(r.round_id, TaskFinished(task_id, outcome)))
         r.running.pop(task_id, None)
 

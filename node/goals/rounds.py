@@ -26,6 +26,10 @@ class Round:
     done: trio.Event = field(default_factory=trio.Event)
     running: dict[str, trio.CancelScope] = field(default_factory=dict)
     plans: PlanBoard = field(default_factory=PlanBoard.empty)
+    #: Tracing: the traceparent of this node's latest turn span (sent in its task turns), and the one
+    #: each task turn carried, by the turn's message id (the parent of its tasks' spans).
+    turn_trace: str = ""
+    task_traces: dict[str, str] = field(default_factory=dict)
 
     @property
     def active(self) -> bool:

@@ -1,205 +1,188 @@
-"""Control routes of the goals service: ``POST /launch_goal``, ``GET /goal_events``, ``GET /goals``.
+"""Control routes of the goals service: ``POST /launch_goal``, ``GET /goal_events``, ``GET /goals``,
+``GET /goals/result`` (an ended round's result as this node saw it), ``POST /cancel_goal`` (schemas:
+:mod:`ioa_p2p.api.goals`, :mod:`ioa_p2p.api.launch`; docs/protocol.md §7).
 
-``POST /launch_goal`` takes IoA's request shape (``goal``, ``team_member_names``, ``team_up_depth``,
-``max_turns``, ``comm_id`` + ``cont_input``; IoA's ``skip_naming``, ``is_collaborative_planning_enabled`` and
-``obs_kwargs`` are accepted and ignored) plus ``timeout``, ``speaker_timeout``, ``task_timeout``,
-``max_team`` and ``stream``. Without ``stream`` it answers the :class:`~ioa_p2p.node.goals.GoalResult` JSON
-when the round ends; with ``"stream": true`` it answers NDJSON events as they happen, then
-``{"event": "done", "result": {...}}`` (or ``{"event": "error", "error": {...}}``). The goal keeps running
-if the client goes away. ``GET /goal_events?chat=ID[&round=ID]`` streams a goal chat's events (past ones
-first) until the round ends. ``POST /cancel_goal {"chat": CHAT}`` (or ``{"launch": ID}``) cancels a goal
-this node launched. JSON shapes: docs/goals.md. The goals service passes typed events
-(:mod:`ioa_p2p.node.goals.events`); these routes are where they become JSON (``event_to_json``).
+``POST /launch_goal`` reads a :class:`~ioa_p2p.api.launch.LaunchRequest` (IoA's shape). Without ``stream``
+it answers the :class:`~ioa_p2p.api.goals.GoalResult` when the round ends; with ``"stream": true`` the
+goal runs in the service (it goes on if the client goes away) and the answer is its events as they
+happen, ending with ``done`` (the result) or ``error``: NDJSON, or server-sent events with a cursor per
+event when the client accepts ``text/event-stream``. ``GET /goal_events?launch=ID`` streams a launch's
+events again (from the start, or ``after`` a cursor / ``Last-Event-ID``: the events the client missed,
+each once); ``GET /goal_events?chat=ID[&round=ID]`` a goal chat's events (past ones first) until the
+round ends. The stream itself: :mod:`ioa_p2p.api.stream`; the logs: :mod:`ioa_p2p.node.goals.eventlog`.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import AsyncIterator
-from contextlib import suppress
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 import trio
 
-from ioa_p2p.errors import IoAError, IoATimeout, UsageError
-from ioa_p2p.node.control.server import ControlRequest, Streaming
-from ioa_p2p.node.goals.events import (
+from ioa_p2p.api import routes as r
+from ioa_p2p.api.codec import Empty
+from ioa_p2p.api.events import (
     END_EVENTS,
-    DoneEvent,
-    ErrorEvent,
+    FINAL_EVENTS,
+    ChatEvent,
+    Event,
+    GapEvent,
     GoalEvent,
     HeartbeatEvent,
-    StreamError,
-    event_to_json,
+    ResetEvent,
 )
-from ioa_p2p.node.goals.types import EXIT_ABORTED, check_launch_args
+from ioa_p2p.api.goals import (
+    CancelGoalReply,
+    CancelGoalRequest,
+    GoalEventsRequest,
+    GoalResult,
+    GoalSummary,
+    RoundRequest,
+)
+from ioa_p2p.api.launch import LaunchRequest
+from ioa_p2p.api.stream import NDJSON, SSE, SSE_HEARTBEAT, Cursor, ndjson_line, sse_frame
+from ioa_p2p.errors import UsageError
+from ioa_p2p.node.control.server import CallInfo, Streaming
+from ioa_p2p.node.goals.eventlog import EventLog
+from ioa_p2p.node.goals.launches import LaunchLog, LaunchLogs
 
 if TYPE_CHECKING:
-    from ioa_p2p.node.goals.service import Goals
+    from ioa_p2p.node.chats import Chats
+    from ioa_p2p.node.goals.driver import ChatDriver
     from ioa_p2p.node.ports import NodePort
 
+#: Seconds of silence after which a stream sends a heartbeat.
 HEARTBEAT = 10.0
-_E = TypeVar("_E", bound=GoalEvent)
-_IGNORED = {"skip_naming", "is_collaborative_planning_enabled", "obs_kwargs"}
-_KNOWN = {
-    "goal",
-    "team_member_names",
-    "team",
-    "team_up_depth",
-    "depth",
-    "max_turns",
-    "timeout",
-    "speaker_timeout",
-    "task_timeout",
-    "max_team",
-    "comm_id",
-    "cont_input",
-    "stream",
-} | _IGNORED
+E = TypeVar("E", bound=Event)
 
 
-def launch_arguments(body: Any) -> tuple[dict[str, Any], bool]:
-    """The keyword arguments of ``launch_goal`` from a request body (pure); and whether to stream."""
-    if not isinstance(body, dict):
-        raise UsageError("POST /launch_goal needs a JSON object body with at least a goal")
-    unknown = sorted(set(body) - _KNOWN)
-    if unknown:
-        raise UsageError(f"unknown fields {unknown}; known: {sorted(_KNOWN)}")
-    kwargs: dict[str, Any] = {"goal": _typed(body, "goal", str) or ""}
-    team = body.get("team_member_names", body.get("team"))
-    if isinstance(team, str):
-        team = [t for t in team.split(",") if t.strip()]
-    if team is not None and (not isinstance(team, list) or not all(isinstance(t, str) for t in team)):
-        raise UsageError("team_member_names must be a list of agent names or peer IDs")
-    kwargs["team"] = team or None
-    depth = body.get("team_up_depth", body.get("depth"))
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int)):
-        raise UsageError("team_up_depth must be an integer")
-    kwargs["depth"] = depth
-    kwargs["max_turns"] = _typed(body, "max_turns", int)
-    for name in ("timeout", "speaker_timeout", "task_timeout"):
-        kwargs[name] = _typed(body, name, float)
-    kwargs["max_team"] = _typed(body, "max_team", int)
-    kwargs["comm_id"] = _typed(body, "comm_id", str)
-    cont = body.get("cont_input")
-    if isinstance(cont, dict):  # IoA sends {"content": ..., "sender": ...}
-        cont = cont.get("content")
-    if cont is not None and not isinstance(cont, str):
-        raise UsageError("cont_input must be a text or an object with a text 'content'")
-    kwargs["cont_input"] = cont
-    stream = body.get("stream", False)
-    if not isinstance(stream, bool):
-        raise UsageError("stream must be true or false")
-    return kwargs, stream
+class GoalsPort(Protocol):
+    """What the routes use of :class:`~ioa_p2p.node.goals.service.Goals`."""
+
+    @property
+    def chats(self) -> Chats: ...
+    @property
+    def drivers(self) -> Mapping[bytes, ChatDriver]: ...
+    @property
+    def launch_logs(self) -> LaunchLogs: ...
+
+    async def launch_goal(self, request: LaunchRequest) -> GoalResult: ...
+    def start_launch(self, request: LaunchRequest) -> tuple[str, LaunchLog]: ...
+    def list_goals(self) -> tuple[GoalSummary, ...]: ...
+    def round_result(self, chat_ref: str, round_id: str | None = None) -> GoalResult: ...
+    async def cancel_goal(self, ref: str) -> CancelGoalReply: ...
 
 
-def _typed(body: dict[str, Any], name: str, kind: type) -> Any:
-    value = body.get(name)
-    if value is None:
-        return None
-    if kind is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
-    if isinstance(value, bool) or not isinstance(value, kind):
-        raise UsageError(f"field {name!r} must be {'a number' if kind is float else kind.__name__}")
-    return value
+async def stream_log(
+    log: EventLog[E],
+    start: int,
+    *,
+    sse: bool,
+    ends: Callable[[E], bool],
+    first: Event | None = None,
+    drain: bool = False,
+) -> AsyncIterator[bytes]:
+    """The events of ``log`` after ``start`` as NDJSON lines or server-sent events, live, until an event
+    ``ends`` the stream or the log closes (``drain``: only what the log holds now); a heartbeat after
+    :data:`HEARTBEAT` seconds of silence, a ``gap`` event where the log no longer holds what the reader
+    missed."""
+
+    def frame(event: Event, seq: int | None = None) -> bytes:
+        if not sse:
+            return ndjson_line(event)
+        return sse_frame(event, log.cursor(seq) if seq is not None else None)
+
+    if first is not None:
+        yield frame(first)
+    seq = start
+    while True:
+        with trio.move_on_after(HEARTBEAT) as quiet:
+            batch = log.entries_after(seq) if drain else await log.wait_after(seq)
+        if quiet.cancelled_caught:
+            yield SSE_HEARTBEAT if sse else ndjson_line(HeartbeatEvent())
+            continue
+        if batch.missed:
+            yield frame(GapEvent(batch.missed))
+        for seq, event in batch.entries:  # noqa: B007 - seq is the reader's position
+            yield frame(event, seq)
+            if ends(event):
+                return
+        if drain or (log.closed and not log.entries_after(seq).entries):
+            return
 
 
-def _precheck(goals: Goals, kwargs: dict[str, Any]) -> None:
-    """Reject bad arguments with HTTP 400 before a stream starts."""
-    cfg = goals.config
-    goal = (kwargs["cont_input"] if kwargs["comm_id"] else kwargs["goal"]) or kwargs["goal"]
-    check_launch_args(
-        goal,
-        cfg.depth if kwargs["depth"] is None else kwargs["depth"],
-        cfg.max_turns if kwargs["max_turns"] is None else kwargs["max_turns"],
-        cfg.timeout if kwargs["timeout"] is None else kwargs["timeout"],
-        cfg.speaker_timeout if kwargs["speaker_timeout"] is None else kwargs["speaker_timeout"],
-        kwargs["comm_id"],
-        kwargs["cont_input"],
-    )
-    if kwargs["comm_id"]:
-        goals.chats.resolve(kwargs["comm_id"])
+def add_goal_routes(node: NodePort, goals: GoalsPort) -> None:
+    async def launch(request: LaunchRequest, call: CallInfo) -> GoalResult | Streaming:
+        if request.chat:
+            goals.chats.resolve(request.chat)  # an unknown chat is an error before a stream starts
+        if not call.stream:
+            return await goals.launch_goal(request)
+        _, log = goals.start_launch(request)
+        chunks = stream_log(log, 0, sse=call.sse, ends=_final)
+        return Streaming(chunks, SSE if call.sse else NDJSON)
 
-
-async def _next_event(events: trio.MemoryReceiveChannel[_E]) -> _E | HeartbeatEvent | None:
-    """The next event, a heartbeat after HEARTBEAT seconds of silence, or None at the end."""
-    with trio.move_on_after(HEARTBEAT):
-        try:
-            return await events.receive()
-        except trio.EndOfChannel:
-            return None
-    return HeartbeatEvent()
-
-
-def add_goal_routes(node: NodePort, goals: Goals) -> None:
-    async def launch(request: ControlRequest) -> Any:
-        kwargs, stream = launch_arguments(request.body)
-        _precheck(goals, kwargs)
-        if not stream:
-            result = await goals.launch_goal(**kwargs)
-            return result.to_json()
-        send, receive = trio.open_memory_channel[GoalEvent](math.inf)
-
-        def sink(event: GoalEvent) -> None:
-            with suppress(trio.BrokenResourceError, trio.ClosedResourceError):  # the client went away
-                send.send_nowait(event)
-
-        async def job() -> None:
-            with send:
-                try:
-                    result = await goals.launch_goal(**kwargs, on_event=sink)
-                except IoAError as exc:
-                    code = EXIT_ABORTED if isinstance(exc, IoATimeout) else exc.exit_code
-                    sink(ErrorEvent(StreamError(type(exc).__name__, str(exc), code)))
-                except Exception as exc:  # a bug: the client hears of it; the job's fault boundary logs it
-                    what = f"the goal stopped on an internal error ({type(exc).__name__}); the node keeps "
-                    sink(ErrorEvent(StreamError("InternalError", what + "running: see `ioa faults`", 1)))
-                    raise
-                else:
-                    sink(DoneEvent(result))
-
-        goals.start_job(job)
-
-        async def items() -> AsyncIterator[dict[str, Any]]:
-            async with receive:
-                while (event := await _next_event(receive)) is not None:
-                    yield event_to_json(event)
-
-        return Streaming(items())
-
-    async def goal_events(request: ControlRequest) -> Any:
-        chat_id = goals.chats.resolve(request.arg("chat", str))
-        wanted = request.arg("round", str, None)
+    async def goal_events(request: GoalEventsRequest, call: CallInfo) -> Streaming:
+        text = call.last_event_id or request.after  # a browser's reconnection sends the newest
+        after = Cursor.parse(text) if text else None
+        sse = call.sse or after is not None
+        if request.launch is not None:
+            found = goals.launch_logs.get(request.launch)
+            if found is None:
+                raise UsageError(
+                    f"no launch {request.launch!r} on this node: it ended long ago, or the node restarted"
+                )
+            start, reset = found.start(after)
+            chunks = stream_log(found, start, sse=sse, ends=_final, first=reset)
+            return Streaming(chunks, SSE if sse else NDJSON)
+        assert request.chat is not None  # the request checks: launch or chat
+        chat_id = goals.chats.resolve(request.chat)
         driver = goals.drivers.get(chat_id)
         if driver is None:
             raise UsageError(f"chat {chat_id.hex()[:16]}... carries no goal on this node")
+        start, reset = driver.log.start(after)
+        return Streaming(_chat_stream(driver, request.round, start, reset, sse), SSE if sse else NDJSON)
 
-        async def items() -> AsyncIterator[dict[str, Any]]:
-            async with driver.follow(replay=True) as events:
-                while (event := await _next_event(events)) is not None:
-                    yield event_to_json(event)
-                    if isinstance(event, END_EVENTS):
-                        latest = driver.latest_round()
-                        target = wanted or (latest.round_id if latest else None)
-                        if event.round_id == target:
-                            return
-
-        return Streaming(items())
-
-    async def list_goals(request: ControlRequest) -> Any:
+    async def list_goals(request: Empty, call: CallInfo) -> tuple[GoalSummary, ...]:
         return goals.list_goals()
 
-    async def cancel(request: ControlRequest) -> Any:
-        body = request.body
-        ref = body.get("chat") or body.get("launch") if isinstance(body, dict) else None
-        if not isinstance(ref, str) or not ref:
-            raise UsageError('POST /cancel_goal needs {"chat": CHAT} or {"launch": LAUNCH_ID}')
-        return await goals.cancel_goal(ref)
+    async def get_result(request: RoundRequest, call: CallInfo) -> GoalResult:
+        return goals.round_result(request.chat, request.round)
 
-    node.control.add_route("POST", "/launch_goal", launch)
-    node.control.add_route("GET", "/goal_events", goal_events)
-    node.control.add_route("GET", "/goals", list_goals)
-    node.control.add_route("POST", "/cancel_goal", cancel)
+    async def cancel(request: CancelGoalRequest, call: CallInfo) -> CancelGoalReply:
+        return await goals.cancel_goal(request.ref)
+
+    node.control.add_route(r.LAUNCH_GOAL, launch)
+    node.control.add_route(r.GOAL_EVENTS, goal_events)
+    node.control.add_route(r.GOALS, list_goals)
+    node.control.add_route(r.ROUND_RESULT, get_result)
+    node.control.add_route(r.CANCEL_GOAL, cancel)
 
 
-__all__ = ["add_goal_routes", "launch_arguments"]
+def _final(event: GoalEvent) -> bool:
+    """The last event of a launch's stream."""
+    return isinstance(event, FINAL_EVENTS)
+
+
+def _chat_stream(
+    driver: ChatDriver, wanted: str | None, start: int, reset: ResetEvent | None, sse: bool
+) -> AsyncIterator[bytes]:
+    """A goal chat's events after ``start`` until the end of round ``wanted`` (default: the latest round
+    when an end event comes); when that round ended and its end event is not among them (the client saw
+    it, or the log no longer holds it), just the events the log holds now."""
+
+    def target() -> str | None:
+        latest = driver.latest_round()
+        return wanted or (latest.round_id if latest else None)
+
+    def ends(event: ChatEvent) -> bool:
+        return isinstance(event, END_EVENTS) and event.round_id == target()
+
+    ended_at = next((seq for seq, event in driver.log.entries_after(0).entries if ends(event)), None)
+    known = driver.rounds.get(target() or "")
+    # the client read the end already; or the end is not (or no longer) in the log and the round ended
+    ended = known is not None and known.outcome is not None
+    drain = ended_at <= start if ended_at is not None else ended
+    return stream_log(driver.log, start, sse=sse, ends=ends, first=reset, drain=drain)
+
+
+__all__ = ["HEARTBEAT", "GoalsPort", "add_goal_routes", "stream_log"]

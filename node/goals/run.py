@@ -33,7 +33,7 @@ async def open_goals(node: NodePort, chats: Chats, discovery: Discovery | None) 
     embedder = (
         discovery.embedder if discovery is not None else make_embedder(node.config.section("embedding"))
     )
-    brain, model = make_brain_for(config, dict(settings), embedder)
+    brain, model = make_brain_for(config, dict(settings), embedder, tracer=node.tracer)
     try:
         async with trio.open_nursery() as nursery:
             await runtime.start(nursery)  # a served adapter's card is final before it is published

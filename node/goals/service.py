@@ -22,11 +22,13 @@ from __future__ import annotations
 import logging
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import trio
 
+from ioa_p2p.api.events import EventSink, GoalEvent, SearchingEvent, TeamEvent
+from ioa_p2p.api.goals import CancelGoalReply, GoalResult, GoalSummary, Teammate, goal_result
+from ioa_p2p.api.launch import GOAL_GRACE, LaunchRequest
 from ioa_p2p.card import SignedCard
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.base import Brain, MemberInfo
@@ -51,24 +53,15 @@ from ioa_p2p.llm.settings import ModelSettings
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.driver import ChatDriver, ProgressFn
-from ioa_p2p.node.goals.events import ChatEvent, EventSink, SearchingEvent, TeamEvent
+from ioa_p2p.node.goals.launches import Launch, LaunchLog, LaunchLogs
 from ioa_p2p.node.goals.model_calls import GuardedModel
 from ioa_p2p.node.goals.rounds import Round
 from ioa_p2p.node.goals.runtime import AgentRuntime
 from ioa_p2p.node.goals.tasks import MAX_RUNNING_TASKS, perform_task
-
-# GoalResult is re-exported: ``from ioa_p2p.node.goals import GoalResult``.
 from ioa_p2p.node.goals.teams import TeamFormation
-from ioa_p2p.node.goals.types import (
-    GOAL_TOPIC_PREFIX,
-    FormedTeam,
-    GoalResult,
-    GoalsConfig,
-    RoundOutcome,
-    Teammate,
-    check_launch_args,
-    make_result,
-)
+from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig, RoundOutcome, make_result
+from ioa_p2p.telemetry import tracer as tr
+from ioa_p2p.telemetry.tracer import NOOP_SPAN, NOOP_TRACER, Span, Tracer
 from ioa_p2p.wire.envelope import Envelope
 
 if TYPE_CHECKING:
@@ -77,23 +70,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("ioa_p2p.goals")
 
 CARD_FETCH_TIMEOUT = 3.0
-#: Seconds ``launch_goal`` may take beyond its ``timeout`` (every member ends the round by itself at the
-#: deadline; this covers delivering the last messages and the wrap-up). docs/goals.md, section 1.
-GOAL_GRACE = 5.0
-WAIT_GRACE = GOAL_GRACE  # the old name
 #: Seconds a round gets at least, when team formation used (nearly) all of the goal's time.
 ROUND_MIN = 1.0
-
-
-@dataclass(slots=True)
-class Launch:
-    """A goal this node is launching: cancellable until its round ends."""
-
-    launch_id: str
-    scope: trio.CancelScope
-    chat_id: bytes | None = None
-    round_id: str = ""
-    cancelled: bool = False
 
 
 class Goals:
@@ -126,6 +104,7 @@ class Goals:
         self.teams = TeamFormation(self)
         self.task_slots = trio.CapacityLimiter(MAX_RUNNING_TASKS)
         self.launches: dict[str, Launch] = {}
+        self.launch_logs = LaunchLogs()
         self.context_tokens = getattr(brain, "context_tokens", CONTEXT_TOKENS)
 
     # ------------------------------------------------------------------ drivers and invitations
@@ -165,6 +144,10 @@ class Goals:
                 await job()
 
         self._nursery.start_soon(bounded)
+
+    @property
+    def tracer(self) -> Tracer:
+        return self.node.tracer
 
     def busy_count(self) -> int:
         return sum(1 for d in self.drivers.values() if d.busy(self.config.reserve_timeout))
@@ -244,78 +227,93 @@ class Goals:
 
     # ------------------------------------------------------------------ launching a goal
 
-    async def launch_goal(
-        self,
-        goal: str = "",
-        *,
-        team: Sequence[str] | None = None,
-        depth: int | None = None,
-        max_turns: int | None = None,
-        timeout: float | None = None,  # noqa: ASYNC109 - the goal's deadline, enforced by every member
-        comm_id: str | None = None,
-        cont_input: str | None = None,
-        speaker_timeout: float | None = None,
-        task_timeout: float | None = None,
-        max_team: int | None = None,
-        parent_chat: bytes | None = None,
-        parent_task: str = "",
-        exclude: Sequence[str] = (),
-        min_team: int = 0,
-        on_event: EventSink | None = None,
-    ) -> GoalResult:
-        """Form a team for ``goal`` (or continue chat ``comm_id`` with ``cont_input``) and work it out.
+    def start_launch(self, request: LaunchRequest) -> tuple[str, LaunchLog]:
+        """Launch ``request`` in the background (it outlives the client that asked); its launch ID and
+        its event log, which ends with ``done`` or ``error`` (:mod:`ioa_p2p.node.goals.launches`)."""
 
-        ONE deadline, ``timeout`` seconds from now, covers everything: discovery, the LLM team-up,
+        async def launch(launch_id: str, sink: EventSink) -> GoalResult:
+            return await self.launch_goal(request, on_event=sink, launch_id=launch_id)
+
+        return self.launch_logs.start(launch, self.start_job)
+
+    async def launch_goal(
+        self, request: LaunchRequest, *, on_event: EventSink | None = None, launch_id: str | None = None
+    ) -> GoalResult:
+        """:meth:`_launch_goal` inside the goal's span (the root of the goal's trace when tracing is on)."""
+        attributes = {
+            tr.GEN_AI_OPERATION: "invoke_agent",
+            tr.GEN_AI_AGENT_ID: self.me,
+            tr.GEN_AI_AGENT_NAME: self.name_of(self.me),
+            "ioa.goal": request.goal[:1000],
+        }
+        with self.node.tracer.span(tr.GOAL, attributes=attributes) as span:
+            result = await self._launch_goal(request, on_event=on_event, launch_id=launch_id, span=span)
+            span.set_attribute(tr.GEN_AI_CONVERSATION_ID, result.chat_id)
+            span.set_attribute("ioa.status", result.status)
+            span.set_attribute("ioa.turns", result.turns)
+            if result.status != "concluded":
+                span.record_error("aborted", result.conclusion[:200])
+            return result
+
+    async def _launch_goal(
+        self,
+        request: LaunchRequest,
+        *,
+        on_event: EventSink | None = None,
+        launch_id: str | None = None,
+        span: Span = NOOP_SPAN,
+    ) -> GoalResult:
+        """Form a team for ``request.goal`` (or continue its ``chat``) and work it out.
+
+        ONE deadline, the request's ``timeout`` from now, covers everything: discovery, the LLM team-up,
         invitations, the round (whose ``conv.start`` deadline is this same deadline) and its wrap-up;
-        this call returns by the deadline plus :data:`GOAL_GRACE`. :meth:`cancel_goal` ends it early.
-        ``on_event`` gets every event as it happens, typed (:data:`~ioa_p2p.node.goals.events.GoalEvent`;
-        :func:`~ioa_p2p.node.goals.events.event_to_json` gives the JSON the control API streams)."""
-        cfg = self.config
+        this call returns by the deadline plus :data:`~ioa_p2p.api.launch.GOAL_GRACE`. :meth:`cancel_goal`
+        ends it early. ``on_event`` gets every event as it happens, typed
+        (:data:`~ioa_p2p.api.events.GoalEvent`); ``launch_id`` names the launch (default: a new one)."""
         started = trio.current_time()
-        goal = (cont_input if comm_id else goal) or goal
-        depth = cfg.depth if depth is None else depth
-        max_turns = cfg.max_turns if max_turns is None else max_turns
-        timeout = cfg.timeout if timeout is None else timeout
-        speaker_timeout = cfg.speaker_timeout if speaker_timeout is None else speaker_timeout
-        check_launch_args(goal, depth, max_turns, timeout, speaker_timeout, comm_id, cont_input)
-        emit = on_event or (lambda event: None)
-        deadline = self.node.now() + timeout
-        launch = Launch(secrets.token_hex(8), trio.CancelScope(deadline=trio.current_time() + timeout))
+        limits = request.limits(self.config.launch_defaults())
+        emit = on_event or _ignore
+        deadline = self.node.now() + limits.timeout
+        scope = trio.CancelScope(deadline=trio.current_time() + limits.timeout)
+        launch = Launch(launch_id or secrets.token_hex(8), scope)
         self.launches[launch.launch_id] = launch
+        sub = request.parent
         try:
             with launch.scope:
-                if comm_id:
-                    formed = self.teams.continuation(self.chats.resolve(comm_id))
+                if request.chat:
+                    formed = self.teams.continuation(self.chats.resolve(request.chat))
                 else:
-                    emit(SearchingEvent(goal, launch.launch_id))
-                    formed = await self.teams.form(
-                        goal, team, max_team or cfg.max_team, parent_chat, exclude, min_team,
-                        deadline=deadline, emit=emit,
-                    )  # fmt: skip
+                    emit(SearchingEvent(request.goal, launch.launch_id))
+                    with self.node.tracer.span(
+                        tr.TEAM, attributes={"ioa.launch_id": launch.launch_id}
+                    ) as team:
+                        formed = await self.teams.form(request, deadline=deadline, emit=emit)
+                        team.set_attribute("ioa.team", [t.name or t.peer_id for t in formed.members])
             if launch.scope.cancelled_caught:
                 why = "cancelled" if launch.cancelled else "the goal's deadline passed"
                 raise GoalAborted(f"no team was formed: {why} (after {trio.current_time() - started:.1f} s)")
             launch.chat_id = formed.chat_id
             start = ConvStart.create(
-                goal,
+                request.goal,
                 initiator=self.me,
                 members=[self.me, *(t.peer_id for t in formed.members)],
                 now=self.node.now(),
                 timeout=max(ROUND_MIN, deadline - self.node.now()),
-                max_turns=max_turns,
-                speaker_timeout=speaker_timeout,
-                task_timeout=task_timeout or cfg.task_timeout or None,
-                depth=depth,
-                parent_chat=parent_chat.hex() if parent_chat else "",
-                parent_task=parent_task,
+                max_turns=limits.max_turns,
+                speaker_timeout=limits.speaker_timeout,
+                task_timeout=limits.task_timeout,
+                depth=limits.depth,
+                parent_chat=sub.parent_chat.hex() if sub else "",
+                parent_task=sub.parent_task if sub else "",
+                trace=span.traceparent(),
             )
-            round_id, outcome = await self._run_round(launch, goal, formed, start, emit)
+            round_id, outcome = await self._run_round(launch, request.goal, formed, start, emit)
         finally:
             self.launches.pop(launch.launch_id, None)
         timings = dict(formed.timings, total_s=trio.current_time() - started)
         me = Teammate(self.me, self.name_of(self.me), 1.0)
         return make_result(
-            goal, start, round_id, formed.chat_id, outcome, formed, me, self.brain.label, timings
+            request.goal, start, round_id, formed.chat_id, outcome, formed, me, self.brain.label, timings
         )
 
     async def _run_round(
@@ -323,41 +321,53 @@ class Goals:
     ) -> tuple[str, RoundOutcome]:
         chat_id = formed.chat_id
         driver = self.ensure_driver(chat_id)
-        async with driver.follow(replay=False) as events:
-            driver.emit(  # in the chat's event log too, so /goal_events followers see the team
-                TeamEvent(
-                    chat_id=chat_id.hex(),
-                    goal=goal,
-                    team=formed.members,
-                    declined=formed.declined,
-                    unanswered=formed.unanswered,
-                    timings=formed.timings,
-                    team_fallback=formed.team_fallback,
-                    launch_id=launch.launch_id,
-                )
+        relayed = driver.log.last_seq  # the chat's events from the team on are this launch's too
+        driver.emit(  # in the chat's event log, so /goal_events followers see the team
+            TeamEvent(
+                chat_id=chat_id.hex(),
+                goal=goal,
+                team=formed.members,
+                declined=formed.declined,
+                unanswered=formed.unanswered,
+                timings=formed.timings,
+                team_fallback=formed.team_fallback,
+                launch_id=launch.launch_id,
             )
-            env = await self.chats.post(chat_id, cm.START, start.to_content())
-            round_id = launch.round_id = env.hash.hex()
-            if launch.cancelled:  # cancelled while conv.start was being posted
-                await self.cancel_round(chat_id, round_id)
-            wait = max(0.0, start.deadline - self.node.now()) + GOAL_GRACE
-            with trio.move_on_after(wait) as waited:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(_relay, events, emit)
-                    outcome = await driver.wait_round(round_id)
-                    nursery.cancel_scope.cancel()
-            if waited.cancelled_caught:
-                raise IoATimeout(
-                    f"round {round_id[:16]} of chat {chat_id.hex()[:16]} did not end on this node "
-                    f"{GOAL_GRACE:.0f} s after its deadline; see `ioa goal events` and the node log"
-                )
-            for event in _drain_events(events):
-                emit(event)
+        )
+
+        async def relay() -> None:
+            nonlocal relayed
+            while True:
+                batch = await driver.log.wait_after(relayed)
+                for seq, event in batch.entries:
+                    emit(event)
+                    relayed = seq
+                if driver.log.closed:
+                    return
+
+        env = await self.chats.post(chat_id, cm.START, start.to_content())
+        round_id = launch.round_id = env.hash.hex()
+        if launch.cancelled:  # cancelled while conv.start was being posted
+            await self.cancel_round(chat_id, round_id)
+        wait = max(0.0, start.deadline - self.node.now()) + GOAL_GRACE
+        with trio.move_on_after(wait) as waited:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(relay)
+                outcome = await driver.wait_round(round_id)
+                nursery.cancel_scope.cancel()
+        if waited.cancelled_caught:
+            raise IoATimeout(
+                f"round {round_id[:16]} of chat {chat_id.hex()[:16]} did not end on this node "
+                f"{GOAL_GRACE:.0f} s after its deadline; see `ioa goal events` and the node log"
+            )
+        for seq, event in driver.log.entries_after(relayed).entries:  # what came with the end
+            emit(event)
+            relayed = seq
         return round_id, outcome
 
     # ------------------------------------------------------------------ cancelling
 
-    async def cancel_goal(self, ref: str) -> dict[str, Any]:
+    async def cancel_goal(self, ref: str) -> CancelGoalReply:
         """Cancel a goal this node launched: ``ref`` is a launch id (from the ``searching`` event) or a
         chat (id or unique prefix). A running round gets a signed ``conv.cancel`` (every member aborts
         it); a launch still forming its team stops there."""
@@ -366,10 +376,10 @@ class Goals:
                 launch.cancelled = True
                 if launch.round_id and launch.chat_id is not None:
                     await self.cancel_round(launch.chat_id, launch.round_id)
-                    return {"cancelled": [launch.round_id], "chat_id": launch.chat_id.hex()}
+                    return CancelGoalReply((launch.round_id,), chat_id=launch.chat_id.hex())
                 if launch.chat_id is None:
                     launch.scope.cancel()
-                return {"cancelled": [], "launch_id": launch.launch_id}
+                return CancelGoalReply((), launch_id=launch.launch_id)
         chat_id = self.chats.resolve(ref)
         driver = self.drivers.get(chat_id)
         mine = [
@@ -384,50 +394,83 @@ class Goals:
             )
         for round_id in mine:
             await self.cancel_round(chat_id, round_id)
-        return {"cancelled": mine, "chat_id": chat_id.hex()}
+        return CancelGoalReply(tuple(mine), chat_id=chat_id.hex())
 
     async def cancel_round(self, chat_id: bytes, round_id: str) -> None:
         await self.chats.post(chat_id, CANCEL, RoundCancel(round_id).to_content())
 
     # ------------------------------------------------------------------ listing
 
-    def list_goals(self) -> list[dict[str, Any]]:
+    def round_result(self, chat_ref: str, round_id: str | None = None) -> GoalResult:
+        """The result of an ended round of a goal chat (``round_id``; None: the latest) as this node saw
+        it: any member can tell it (the team's match scores are known to the launcher only: 0 here)."""
+        chat_id = self.chats.resolve(chat_ref)
+        driver = self.drivers.get(chat_id)
+        r = driver.rounds.get(round_id) if driver and round_id else driver.latest_round() if driver else None
+        if r is None:
+            raise UsageError(f"chat {chat_id.hex()[:16]}... has no round {round_id or ''} on this node")
+        out = r.outcome
+        if out is None:
+            raise UsageError(f"round {r.round_id[:16]} is still running; follow it with GET /goal_events")
+        start = r.start
+        team = tuple(Teammate(m, self.name_of(m), float(m == start.initiator)) for m in start.members)
+        return goal_result(
+            goal=start.goal,
+            chat_id=chat_id.hex(),
+            round_id=r.round_id,
+            status=out.status,
+            conclusion=out.conclusion,
+            forced=out.forced,
+            team=team,
+            declined=(),
+            unanswered=(),
+            tasks=out.tasks,
+            turns=out.turns,
+            messages=out.messages,
+            size=out.bytes,
+            brain=self.brain.label,
+            depth=start.depth,
+            parent_chat=start.parent_chat,
+            parent_task=start.parent_task,
+            timings={},
+            origins=out.origins,
+            fallbacks=out.fallbacks,
+            team_fallback="",
+            plan=out.plan,
+        )
+
+    def list_goals(self) -> tuple[GoalSummary, ...]:
+        """Every round this node has seen, by chat, oldest first."""
         out = []
         for chat_id, driver in sorted(self.drivers.items()):
             for r in sorted(driver.rounds.values(), key=lambda r: r.started_ms):
-                item: dict[str, Any] = {
-                    "chat_id": chat_id.hex(),
-                    "round_id": r.round_id,
-                    "goal": r.start.goal,
-                    "initiator": r.start.initiator,
-                    "members": list(r.start.members),
-                    "status": r.outcome.status if r.outcome else "running",
-                    "started_ms": r.started_ms,
-                    "depth": r.start.depth,
-                    "parent_chat": r.start.parent_chat,
-                }
-                if r.outcome is not None:
-                    item["conclusion"] = r.outcome.conclusion
-                out.append(item)
-        return out
+                out.append(
+                    GoalSummary(
+                        chat_id=chat_id.hex(),
+                        round_id=r.round_id,
+                        goal=r.start.goal,
+                        initiator=r.start.initiator,
+                        members=tuple(r.start.members),
+                        status=r.outcome.status if r.outcome else "running",
+                        started_ms=r.started_ms,
+                        depth=r.start.depth,
+                        parent_chat=r.start.parent_chat,
+                        conclusion=r.outcome.conclusion if r.outcome is not None else None,
+                    )
+                )
+        return tuple(out)
 
 
-async def _relay(events: trio.MemoryReceiveChannel[ChatEvent], emit: EventSink) -> None:
-    async for event in events:
-        emit(event)
-
-
-def _drain_events(events: trio.MemoryReceiveChannel[ChatEvent]) -> list[ChatEvent]:
-    out: list[ChatEvent] = []
-    while True:
-        try:
-            out.append(events.receive_nowait())
-        except (trio.WouldBlock, trio.EndOfChannel):
-            return out
+def _ignore(event: GoalEvent) -> None:
+    """The sink of a launch nobody follows."""
 
 
 def make_brain_for(
-    config: GoalsConfig, settings: dict[str, Any], embedder: Embedder, env: dict[str, str] | None = None
+    config: GoalsConfig,
+    settings: dict[str, Any],
+    embedder: Embedder,
+    env: dict[str, str] | None = None,
+    tracer: Tracer = NOOP_TRACER,
 ) -> tuple[Brain, Model | None]:  # the model: wrapped in GuardedModel (retries within callers' deadlines)
     """The brain ``[goals] brain`` and ``[model]`` ask for, and the model (None for the offline planner)."""
     offline = OfflineBrain(embedder)
@@ -443,7 +486,7 @@ def make_brain_for(
     parsed = ModelSettings.from_section(settings)
     retries = parsed.max_retries
     context_tokens = parsed.context_tokens or CONTEXT_TOKENS
-    model = GuardedModel(raw, retries=retries)
+    model = GuardedModel(raw, retries=retries, tracer=tracer)
     brain = LLMBrain(model, fallback=offline, context_tokens=context_tokens, max_tokens=raw.max_tokens)
     return brain, model
 

@@ -6,17 +6,19 @@ assign); the others wait for a slot until their deadline. docs/goals.md, section
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
 import trio
 
+from ioa_p2p.api.goals import GoalResult
+from ioa_p2p.api.launch import DEPTH, MAX_GOAL_CHARS, MAX_TURNS, SECONDS, LaunchRequest, SubTeamOf
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.messages import TaskOutcome
 from ioa_p2p.conversation.types import TaskView
 from ioa_p2p.errors import IoAError, NoTeam
 from ioa_p2p.node.goals.runtime import AgentRuntime, is_planned_step, subteam_reason
-from ioa_p2p.node.goals.types import GoalResult
+from ioa_p2p.telemetry import tracer as tr
+from ioa_p2p.telemetry.tracer import Tracer
 
 if TYPE_CHECKING:
     from ioa_p2p.node.goals.driver import ChatDriver, ProgressFn
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
 
 #: Tasks (adapter runs or sub-teams) this node works on at once, over all goals.
 MAX_RUNNING_TASKS = 8
+#: Adapter kinds whose tasks are calls to a remote agent (traced as ``invoke_agent <name>`` client spans).
+REMOTE_KINDS = frozenset({"a2a", "mcp", "agent_protocol", "http"})
 
 
 class Goals(Protocol):
@@ -35,22 +39,12 @@ class Goals(Protocol):
     def runtime(self) -> AgentRuntime: ...
     @property
     def task_slots(self) -> trio.CapacityLimiter: ...
+    @property
+    def tracer(self) -> Tracer: ...
 
     def name_of(self, peer: str) -> str: ...
     def now(self) -> float: ...
-    async def launch_goal(
-        self,
-        goal: str = "",
-        *,
-        depth: int | None = None,
-        max_turns: int | None = None,
-        timeout: float | None = None,  # noqa: ASYNC109 - the sub-team's deadline
-        speaker_timeout: float | None = None,
-        parent_chat: bytes | None = None,
-        parent_task: str = "",
-        exclude: Sequence[str] = (),
-        min_team: int = 0,
-    ) -> GoalResult: ...
+    async def launch_goal(self, request: LaunchRequest) -> GoalResult: ...
 
 
 async def perform_task(
@@ -102,14 +96,26 @@ async def _run_own(
         {"speaker": goals.name_of(t.author), "type": t.kind.removeprefix("conv."), "content": t.text}
         for t in turns
     ]
-    result = await goals.runtime.run(
-        task.description,
-        deadline=deadline,
-        task_id=task.task_id,
-        chat_id=driver.hex,
-        context=context,
-        on_progress=progress,
-    )
+    card = goals.runtime.card
+    kind = card.kind if card is not None else ""
+    name = f"invoke_agent {card.name}" if card is not None and kind in REMOTE_KINDS else "ioa.adapter.run"
+    about = {
+        tr.GEN_AI_OPERATION: "invoke_agent",
+        "ioa.adapter": kind,
+        tr.GEN_AI_AGENT_NAME: card.name if card else "",
+    }
+    span_kind = "client" if kind in REMOTE_KINDS else "internal"
+    with goals.tracer.span(name, kind=span_kind, attributes=about) as span:
+        result = await goals.runtime.run(
+            task.description,
+            deadline=deadline,
+            task_id=task.task_id,
+            chat_id=driver.hex,
+            context=context,
+            on_progress=progress,
+        )
+        if not result.ok:
+            span.record_error(result.failure or "failed", result.text[:200])
     return TaskOutcome(task.task_id, result.ok, result.text, result.data, result.files, result.failure)
 
 
@@ -129,17 +135,16 @@ async def _subteam(
         return None
     await progress(f"forming a sub-team (depth {r.start.depth - 1}): {reason}", None)
     try:
-        sub = await goals.launch_goal(
-            task.description,
-            depth=r.start.depth - 1,
-            max_turns=r.start.max_turns,
-            timeout=timeout,
-            speaker_timeout=r.start.speaker_timeout,
-            parent_chat=driver.chat_id,
-            parent_task=task.task_id,
-            exclude=tuple(m for m in r.start.members if m != goals.me),
-            min_team=1,
+        me = goals.me
+        request = LaunchRequest(  # the parent round's limits (a peer's conv.start): within ours
+            task.description[:MAX_GOAL_CHARS],
+            depth=int(DEPTH.clamp(r.start.depth - 1)),
+            max_turns=int(MAX_TURNS.clamp(r.start.max_turns)),
+            timeout=SECONDS.clamp(timeout),
+            speaker_timeout=SECONDS.clamp(r.start.speaker_timeout),
+            parent=SubTeamOf(driver.chat_id, task.task_id, tuple(m for m in r.start.members if m != me)),
         )
+        sub = await goals.launch_goal(request)
     except NoTeam as exc:
         await progress(f"no sub-team: {exc}", None)
         return None
@@ -157,4 +162,4 @@ async def _subteam(
     return TaskOutcome(task.task_id, ok, text, data, None, None if ok else "task_error")
 
 
-__all__ = ["MAX_RUNNING_TASKS", "perform_task"]
+__all__ = ["MAX_RUNNING_TASKS", "REMOTE_KINDS", "perform_task"]

@@ -28,6 +28,9 @@ from typing import Protocol
 
 import trio
 
+from ioa_p2p.api.events import EventSink, TeamFallbackEvent
+from ioa_p2p.api.goals import Teammate
+from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.card import SignedCard
 from ioa_p2p.dht.directory import Match
 from ioa_p2p.embedding import Embedder
@@ -38,12 +41,11 @@ from ioa_p2p.llm.model import Model
 from ioa_p2p.matching import split_goal
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
-from ioa_p2p.node.goals.events import EventSink, TeamFallbackEvent
-from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig, Teammate
+from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig
 from ioa_p2p.node.ports import NodePort
-from ioa_p2p.planning import ABILITIES, plan_request
+from ioa_p2p.planning import ABILITIES, PlanStep, plan_request
 from ioa_p2p.teaming.llm_team import llm_team_from_shortlist
-from ioa_p2p.teaming.selection import Candidate, add_able
+from ioa_p2p.teaming.selection import Candidate, add_able, add_best
 
 log = logging.getLogger("ioa_p2p.goals")
 
@@ -80,21 +82,17 @@ class TeamFormation:
         self.goals = goals
 
     async def form(
-        self,
-        goal: str,
-        team: Sequence[str] | None,
-        max_team: int,
-        parent_chat: bytes | None,
-        exclude: Sequence[str],
-        min_team: int = 0,
-        *,
-        deadline: float = math.inf,
-        emit: EventSink = lambda event: None,
+        self, request: LaunchRequest, *, deadline: float = math.inf, emit: EventSink = lambda event: None
     ) -> FormedTeam:
-        """Choose or resolve the teammates, invite them, open the chat; NoTeam below ``min_team``.
-        ``deadline`` (wall clock) is the goal's: the LLM team-up gets at most a third of what is left
-        (and ``[goals] team_up_timeout``), invitations at most half of what is left."""
+        """Choose (or resolve the pinned ``team`` of) the teammates of ``request``, invite them, open the
+        chat; NoTeam below a sub-team's ``min_team``. ``deadline`` (wall clock) is the goal's: the LLM
+        team-up gets at most a third of what is left (and ``[goals] team_up_timeout``), invitations at
+        most half of what is left."""
         goals = self.goals
+        goal, team, sub = request.goal, request.team, request.parent
+        max_team = request.max_team or goals.config.max_team
+        parent_chat, exclude = (sub.parent_chat, sub.exclude) if sub else (None, ())
+        min_team = sub.min_team if sub else 0
         t0 = trio.current_time()
         fallback = ""
         if team:
@@ -278,11 +276,26 @@ class TeamFormation:
             log.warning("LLM team-up failed (%s); keeping the offline choice", fallback)
         members = self._as_candidates(pick.keys, scores)
         # routing by ability: the plan's step kinds each need a member able to do them
-        kinds = {step.kind for step in plan_request(goal).steps}
+        steps = plan_request(goal).steps
+        kinds = {step.kind for step in steps}
         wanted = [ABILITIES[k] for k in sorted(kinds) if ABILITIES.get(k)]
         pool = [c for batch in found for c in batch if c.peer_id not in {*exclude, goals.me}]
         members = add_able(members, pool, wanted, max_team=max_team)
+        # and every step's best agent by its own words (a converter for "convert 12 miles to km")
+        best = await goals.node.run_sync(functools.partial(self._best_for, steps, [*exclude, goals.me]))
+        members = add_best(members, best, max_team=max_team, threshold=goals.config.threshold)
         return [Teammate(c.peer_id, c.name, c.score) for c in members], fallback
+
+    def _best_for(self, steps: Sequence[PlanStep], exclude: Sequence[str]) -> list[Candidate | None]:
+        """The best-ranked card for each step's text (blocking: the matcher runs in a worker thread)."""
+        discovery = self.goals.discovery
+        assert discovery is not None and discovery.directory.ranker is not None
+        out: list[Candidate | None] = []
+        for step in steps[: MAX_QUERIES * 2]:
+            found = [m for m in discovery.directory.ranker.rank(step.text, 3) if m.key not in exclude]
+            picked = self._as_candidates([found[0].key], {found[0].key: found[0].score}) if found else []
+            out.append(picked[0] if picked else None)
+        return out
 
     def _as_candidates(self, keys: Sequence[str], scores: dict[str, float]) -> list[Candidate]:
         out = []

@@ -19,6 +19,13 @@ from typing import Any, Protocol
 
 import trio
 
+from ioa_p2p.api.events import (
+    CancelledEvent,
+    CancelRejectedEvent,
+    InvalidSideEvent,
+    PlanEvent,
+    PlanStepView,
+)
 from ioa_p2p.conversation.brains.base import Brain, MemberInfo
 from ioa_p2p.conversation.messages import ConvStart
 from ioa_p2p.conversation.plan import CANCEL, PLAN, PlanBoard, PlanUpdate, RoundCancel
@@ -30,13 +37,6 @@ from ioa_p2p.conversation.types import (
 )
 from ioa_p2p.errors import InvalidContent, IoAError
 from ioa_p2p.llm.failures import failure_kind
-from ioa_p2p.node.goals.events import (
-    CancelledEvent,
-    CancelRejectedEvent,
-    InvalidSideEvent,
-    PlanEvent,
-    PlanStepView,
-)
 
 log = logging.getLogger("ioa_p2p.goals")
 

@@ -1,6 +1,7 @@
 """ioa_p2p.node.messaging: direct signed messages between two peers, protocol ``/ioa/msg/1.0.0``.
 
-- ``service.py``  :class:`Messaging`: send (acknowledged), receive, inbox; control ``/send`` and ``/inbox``
+- ``service.py``  :class:`Messaging`: send (acknowledged), receive, inbox
+- ``routes.py``   control routes ``POST /send`` and ``GET /inbox``
 - ``replay.py``   :class:`ReplayGuard`: per-author sequence numbers, persisted before the acknowledgement
 """
 

@@ -7,8 +7,7 @@ frame (bad CBOR, bad signature, wrong author, oversize) gets an error answer and
 next one. Replays are refused (:mod:`ioa_p2p.node.messaging.replay`): each author's ``seq`` must strictly
 increase, checked against a table persisted under ``$IOA_HOME`` before the ``ok`` answer.
 
-Control API: ``POST /send {"peer", "text", "data"?}`` -> ``{"hash", "acked"}``; ``GET /inbox`` -> the last
-received messages (``{"from", "hash", "seq", "ts", "text", "data"}``), oldest first.
+Control API (:mod:`ioa_p2p.node.messaging.routes`): ``POST /send``, ``GET /inbox``.
 """
 
 from __future__ import annotations
@@ -28,11 +27,10 @@ from ioa_p2p.errors import (
     PeerRejected,
     ProtocolViolation,
     ReplayedMessage,
-    UsageError,
 )
 from ioa_p2p.identity import PeerId
-from ioa_p2p.node.control.server import ControlRequest
 from ioa_p2p.node.messaging.replay import ReplayGuard
+from ioa_p2p.node.messaging.routes import add_messaging_routes
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.text import Text
@@ -130,38 +128,13 @@ def check_ack(reply: Any, env: Envelope, peer: PeerId) -> bytes:
     return env.hash
 
 
-def envelope_view(env: Envelope) -> dict[str, Any]:
-    body = env.body
-    return {
-        "from": str(env.author),
-        "hash": env.hash.hex(),
-        "seq": env.seq,
-        "ts": env.ts,
-        "text": getattr(body, "text", None),
-        "data": getattr(body, "data", None),
-    }
-
-
 @asynccontextmanager
 async def open_messaging(node: NodePort) -> AsyncIterator[Messaging]:
     replay = ReplayGuard.open(node.home, clock_ms=lambda: time.time_ns() // 1_000_000)
     messaging = Messaging(node, replay)
 
-    async def post_send(request: ControlRequest) -> Any:
-        try:
-            peer = PeerId.from_string(request.arg("peer", str))
-        except InvalidMessage as exc:  # pragma: no cover - InvalidPeerId is an InputError
-            raise UsageError(str(exc)) from None
-        data = request.arg("data", dict, None)
-        digest = await messaging.send_text(peer, request.arg("text", str), data)
-        return {"hash": digest.hex(), "acked": True}
-
-    async def get_inbox(request: ControlRequest) -> Any:
-        return [envelope_view(env) for env in messaging.inbox]
-
     node.set_stream_handler(PROTOCOL_ID, messaging.handle_stream)
-    node.control.add_route("POST", "/send", post_send)
-    node.control.add_route("GET", "/inbox", get_inbox)
+    add_messaging_routes(node, messaging)
     try:
         yield messaging
     finally:

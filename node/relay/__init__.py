@@ -2,8 +2,8 @@
 
 - ``settings.py``  the ``[relay]`` config table (pure)
 - ``service.py``   :class:`RelayService`: relaying for others (hop), reservations on relays, dialing
-  ``/p2p-circuit`` addresses; control ``GET /relay``, ``POST /relay/connect`` (its py-libp2p part is
-  :mod:`ioa_p2p.node.net.relay`)
+  ``/p2p-circuit`` addresses (its py-libp2p part is :mod:`ioa_p2p.node.net.relay`)
+- ``routes.py``    control routes ``GET /relay``, ``POST /relay/connect``
 """
 
 from ioa_p2p.node.relay.service import (

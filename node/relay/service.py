@@ -37,11 +37,11 @@ import logging
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import asdict, dataclass
-from typing import Any
+from dataclasses import dataclass, fields
 
 import trio
 
+from ioa_p2p.api.peers import RelayLimitsView, RelayStatus, ReservationView
 from ioa_p2p.errors import (
     InvalidAddress,
     IoAError,
@@ -50,7 +50,6 @@ from ioa_p2p.errors import (
     UsageError,
 )
 from ioa_p2p.identity import PeerId
-from ioa_p2p.node.control.server import ControlRequest
 from ioa_p2p.node.net.host import parse_multiaddr, peer_of_addr
 from ioa_p2p.node.net.relay import (
     HOP_PROTOCOL,
@@ -60,6 +59,7 @@ from ioa_p2p.node.net.relay import (
     request_reservation,
 )
 from ioa_p2p.node.ports import NodePort
+from ioa_p2p.node.relay.routes import add_relay_routes
 from ioa_p2p.node.relay.settings import RelaySettings
 
 log = logging.getLogger("ioa_p2p.relay")
@@ -284,22 +284,21 @@ class RelayService:
 
     # ------------------------------------------------------------------ status
 
-    def status(self) -> dict[str, Any]:
-        limits = asdict(self.settings)
-        del limits["reserve"], limits["hop"], limits["client"], limits["reserve_on_bootstrap"]
-        out: dict[str, Any] = {
-            "hop": self.settings.hop,
-            "client": self.settings.client,
-            "limits": limits,
-            "reservations": [
-                {"relay": str(r.relay), "expires": r.expires, "relay_addrs": list(r.relay_addrs)}
+    def status(self) -> RelayStatus:
+        """``GET /relay``: the role, the limits in force, the reservations held, the circuit addresses."""
+        limits = {f.name: getattr(self.settings, f.name) for f in fields(RelayLimitsView)}
+        reserved = self.circuit.reserved_peers() if self.settings.hop and self.circuit is not None else None
+        return RelayStatus(
+            hop=self.settings.hop,
+            client=self.settings.client,
+            limits=RelayLimitsView(**limits),
+            reservations=tuple(
+                ReservationView(str(r.relay), r.expires, tuple(r.relay_addrs))
                 for r in self.reservations.values()
-            ],
-            "circuit_addrs": self.circuit_addrs(),
-        }
-        if self.settings.hop and self.circuit is not None:
-            out["reserved_peers"] = self.circuit.reserved_peers()
-        return out
+            ),
+            circuit_addrs=tuple(self.circuit_addrs()),
+            reserved_peers=reserved,
+        )
 
 
 @asynccontextmanager
@@ -312,7 +311,7 @@ async def open_relay(node: NodePort) -> AsyncIterator[RelayService]:
     service = RelayService(node, settings)
     if settings.hop or settings.client:
         service.circuit = CircuitRelay(node.host, settings.limits(), hop=settings.hop, client=settings.client)
-    _register_routes(node, service)
+    add_relay_routes(node, service)
     if service.circuit is None:
         yield service
         return
@@ -323,25 +322,6 @@ async def open_relay(node: NodePort) -> AsyncIterator[RelayService]:
             for target in targets:
                 node.nursery.start_soon(service.keep_reservation, target)
         yield service
-
-
-def _register_routes(node: NodePort, service: RelayService) -> None:
-    async def get_relay(request: ControlRequest) -> Any:
-        return service.status()
-
-    async def post_connect(request: ControlRequest) -> Any:
-        addr = request.arg("addr", str, None)
-        if addr is not None:
-            peer = await service.connect_via(addr)
-            return {"peer_id": str(peer), "via": addr}
-        peer = PeerId.from_string(request.arg("peer", str))
-        relay_text = request.arg("relay", str, None)
-        relay = PeerId.from_string(relay_text) if relay_text else None
-        via = await service.connect_through(peer, relay)
-        return {"peer_id": str(peer), "via": via or None}
-
-    node.control.add_route("GET", "/relay", get_relay)
-    node.control.add_route("POST", "/relay/connect", post_connect)
 
 
 @contextmanager

@@ -22,6 +22,7 @@ clock).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -37,7 +38,7 @@ from ioa_p2p.errors import IoAError, ModelOutputError
 from ioa_p2p.llm.failures import failure_kind
 from ioa_p2p.llm.model import Model, complete_json
 from ioa_p2p.planning import Plan
-from ioa_p2p.planning.posted import plan_from_model, plan_line, posted_plan
+from ioa_p2p.planning.posted import PLAN_PREFIX, plan_from_model, plan_line, posted_plan
 
 MESSAGE_TYPES: Mapping[str, str] = {
     "discussion": cm.DISCUSSION,
@@ -89,7 +90,8 @@ class LLMBrain:
             schema=("turn", turn_schema(view, team)),
             max_tokens=self.max_tokens,
         )
-        if work is not None and self.fallback is not None:
+        offline = self.fallback.plan(view.start.goal) if self.fallback is not None else None
+        if work is not None and self.fallback is not None and offline is not None and covers(work, offline):
             step = self.fallback.decide(view, speak, team, work)  # the model's plan, its first steps
             text = f"{draft.text}\n{step.text}\n{plan_line(work)}"
             return TurnDraft(step.kind, text, step.next, step.tasks, step.triggers, step.plan)
@@ -99,12 +101,37 @@ class LLMBrain:
         if self.fallback is not None and posted_plan([t.text for t in view.turns], view.start.goal):
             return self.fallback.decide(view, speak, team)  # a posted work plan is worked step by step
         try:
-            return await self.propose(view, speak, team)
+            draft = await self.propose(view, speak, team)
         except IoAError as exc:
-            draft = self.fallback_turn(view, speak, team, failure_kind(exc))
-            if draft is None:
+            fallback = self.fallback_turn(view, speak, team, failure_kind(exc))
+            if fallback is None:
                 raise
+            return fallback
+        return self.floor(view, speak, team, draft)
+
+    def floor(
+        self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo], draft: TurnDraft
+    ) -> TurnDraft:
+        """The offline plan is the floor under the model (issue 23): a turn that posts a work plan, or that
+        does what the planner would do now, stands (its tasks as the plan's steps, so their values are read
+        back); any other turn (a discussion, an early conclusion, tasks outside the plan, a pause with
+        nothing to wait for) is replaced by the planner's turn, marked ``no_progress``. A conclusion is
+        always the planner's, composed from the completed steps' values, never the model's free text."""
+        if self.fallback is None or PLAN_PREFIX in draft.text:
             return draft
+        plan = self.fallback.plan_of(view)
+        if not plan.steps:  # the planner cannot plan the goal: the model's turn is all there is
+            return draft
+        planned = self.fallback.decide(view, speak, team)
+        if draft.kind == planned.kind == cm.CONCLUSION:
+            return planned
+        if draft.kind == planned.kind == cm.PAUSE:
+            return replace(draft, triggers=planned.triggers, plan=planned.plan)
+        if draft.kind in cm.TASK_KINDS and planned.kind in cm.TASK_KINDS:
+            chosen = {t.assignee for t in draft.tasks}
+            if all(t.assignee in chosen for t in planned.tasks):  # the model picked the planner's steps
+                return replace(planned, text=f"{draft.text}\n{planned.text}")
+        return replace(planned, text=fallback_note("no_progress") + planned.text)
 
     def fallback_turn(
         self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo], failure: str
@@ -121,6 +148,13 @@ class LLMBrain:
             draft.triggers,
             draft.plan,
         )
+
+
+def covers(work: Plan, offline: Plan) -> bool:
+    """A model's work plan may reorder, add or replace steps, in the same types: it has at least as many
+    steps of each kind as the offline plan (a plan that drops a lookup or a calculation is not taken)."""
+    have = Counter(s.kind for s in work.steps)
+    return all(have[kind] >= n for kind, n in Counter(s.kind for s in offline.steps).items())
 
 
 def plan_from_tasks(view: ConversationView, draft: TurnDraft) -> tuple[SharedStep, ...] | None:

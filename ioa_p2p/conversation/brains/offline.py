@@ -196,7 +196,7 @@ class Tracker:
         """The latest completed attempt whose result answers the step, with its value."""
         for t in reversed(self.attempts[step.index]):
             if t.status is TaskStatus.COMPLETED:
-                value = value_of(t.text, t.data)
+                value = value_of(t.text, t.data, step.template)
                 if answers(step, value, t.data) and value is not None:
                     return t, value
         return None

@@ -1,41 +1,70 @@
-"""The events of a goal (pure): one frozen dataclass per kind, and their JSON at the control API.
+"""The events of a goal (pure): one frozen dataclass per kind, with its JSON both ways.
 
-The goals service, its chat drivers and team formation pass these typed events (:data:`GoalEvent`);
-:func:`event_to_json` turns one into JSON only where it leaves the node: the control routes
-(:mod:`ioa_p2p.node.goals.routes`, the NDJSON of ``POST /launch_goal`` with ``stream`` and of
-``GET /goal_events``), which ``ioa goal`` prints. The JSON shapes are docs/goals.md, section 4.
+The goals service, its chat drivers and team formation pass these typed events (:data:`GoalEvent`); the
+control routes stream their JSON (the NDJSON of ``POST /launch_goal`` with ``stream`` and of ``GET
+/goal_events``, or the same JSON as server-sent events, :mod:`ioa_p2p.api.stream`); clients read it back
+with :func:`decode_event`. The JSON shapes are docs/protocol.md §7.4 (pinned by tests/goal_event_shapes.py).
 
 The JSON of an event is ``{"chat_id": ..., "event": <kind>, <fields>}``: ``chat_id`` first when the event
 has one (every event of a chat; not ``searching`` / ``team_fallback``, which come before the chat exists,
-nor the stream's own ``heartbeat`` / ``done`` / ``error``), then the kind (the class's ``event``), then the
-other fields **in their declaration order**, which is therefore the key order on the wire (tests pin it).
-Tuples become lists, nested dataclasses objects, and a value with ``to_json`` (a teammate, a goal result)
-its JSON. A field marked :data:`OMIT_EMPTY` is left out when it is empty.
+nor the stream's own ``heartbeat`` / ``done`` / ``error`` / ``gap`` / ``reset``), then the kind (the
+class's ``event``), then the other fields **in their declaration order**, which is therefore the key order
+on the wire. A field marked ``omit="empty"`` is left out when it is empty.
 
 Kinds: the launcher's (``searching``, ``team_fallback``, ``team``), every member's from its chat (``start``,
 ``turn``, ``progress``, ``result``, ``message``, ``invalid``, ``plan``, ``cancelled``, ``rejected``,
-``member_left``, ``concluded`` / ``aborted``), a stream's own (``heartbeat``, ``done``, ``error``).
-``invalid`` and ``rejected`` each keep their two shapes (two classes each, see their docstrings).
+``member_left``, ``concluded`` / ``aborted``), a stream's own (``heartbeat``, ``done``, ``error``, ``gap``,
+``reset``). ``invalid`` and ``rejected`` each keep their two shapes (two classes each, see their
+docstrings); :func:`decode_event` tells them apart by their keys. A kind this version does not know is read
+as :class:`UnknownEvent` (a newer node may add kinds).
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import Annotated, ClassVar, Self
 
-from ioa_p2p.node.goals.types import GoalResult, Teammate
+from ioa_p2p.api.codec import (
+    ApiObject,
+    Json,
+    JsonObject,
+    JsonValue,
+    decode_object,
+    encode_object,
+    fields_of,
+)
+from ioa_p2p.api.goals import GoalResult, Teammate
+from ioa_p2p.errors import InvalidField
 
-#: Field metadata: the key is left out of the JSON when the value is empty.
-OMIT_EMPTY: Mapping[str, bool] = {"omit_empty": True}
+
+class Event(ApiObject):
+    """Base of the events: ``chat_id`` first, then ``event``, then the fields (module docstring)."""
+
+    __slots__ = ()
+    event: ClassVar[str] = ""
+
+    def to_json(self) -> JsonObject:
+        fields = encode_object(self)
+        out: JsonObject = {}
+        if "chat_id" in fields:
+            out["chat_id"] = fields.pop("chat_id")
+        out["event"] = self.event
+        out.update(fields)
+        return out
+
+    @classmethod
+    def from_json(cls, data: JsonValue) -> Self:
+        if not isinstance(data, dict) or data.get("event") != cls.event:
+            raise InvalidField("event", f"is not a {cls.event!r} event")
+        return decode_object(cls, {k: v for k, v in data.items() if k != "event"}, "")
 
 
 # --------------------------------------------------------------------------- parts of events
 
 
 @dataclass(frozen=True, slots=True)
-class MemberName:
+class MemberName(ApiObject):
     """A member of a round, with its name (``start.members``)."""
 
     peer_id: str
@@ -43,7 +72,7 @@ class MemberName:
 
 
 @dataclass(frozen=True, slots=True)
-class TaskAssigned:
+class TaskAssigned(ApiObject):
     """A task a turn assigns (``turn.tasks``)."""
 
     task_id: str
@@ -54,7 +83,7 @@ class TaskAssigned:
 
 
 @dataclass(frozen=True, slots=True)
-class PlanStepView:
+class PlanStepView(ApiObject):
     """A step of a shared plan (``plan.steps``); ``owner`` is a peer ID or ""."""
 
     title: str
@@ -64,7 +93,7 @@ class PlanStepView:
 
 
 @dataclass(frozen=True, slots=True)
-class StreamError:
+class StreamError(ApiObject):
     """Why a streamed goal failed (``error.error``): the error's type, message and the exit code."""
 
     type: str
@@ -76,7 +105,7 @@ class StreamError:
 
 
 @dataclass(frozen=True, slots=True)
-class SearchingEvent:
+class SearchingEvent(Event):
     """The launch began looking for teammates (``launch_id`` cancels it before the chat exists)."""
 
     event: ClassVar[str] = "searching"
@@ -85,7 +114,7 @@ class SearchingEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class TeamFallbackEvent:
+class TeamFallbackEvent(Event):
     """The LLM team-up failed (``reason``: its failure kind); similarity chooses the team."""
 
     event: ClassVar[str] = "team_fallback"
@@ -93,7 +122,7 @@ class TeamFallbackEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class TeamEvent:
+class TeamEvent(Event):
     """The team formed for a goal (also in the chat's event log, so followers see it)."""
 
     event: ClassVar[str] = "team"
@@ -111,7 +140,7 @@ class TeamEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class StartEvent:
+class StartEvent(Event):
     """A round began (a valid ``conv.start``; its message id is the round id)."""
 
     event: ClassVar[str] = "start"
@@ -129,7 +158,7 @@ class StartEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class MessageFields:
+class MessageFields(Event):
     """The fields every event of a ``conv.*`` message has (``round_id``: None when the message belongs to
     no known round); not an event itself."""
 
@@ -194,7 +223,7 @@ class InvalidEvent(MessageFields):
 
 
 @dataclass(frozen=True, slots=True)
-class InvalidSideEvent:
+class InvalidSideEvent(Event):
     """A ``conv.plan`` / ``conv.cancel`` whose content does not parse (so no round is known)."""
 
     event: ClassVar[str] = "invalid"
@@ -205,7 +234,7 @@ class InvalidSideEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class PlanEvent:
+class PlanEvent(Event):
     """A ``conv.plan`` update of a round's shared plan."""
 
     event: ClassVar[str] = "plan"
@@ -219,7 +248,7 @@ class PlanEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class CancelledEvent:
+class CancelledEvent(Event):
     """The round's initiator cancelled it (``conv.cancel``); the ``aborted`` event follows."""
 
     event: ClassVar[str] = "cancelled"
@@ -232,7 +261,7 @@ class CancelledEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class CancelRejectedEvent:
+class CancelRejectedEvent(Event):
     """A ``conv.cancel`` by a member that is not the round's initiator (ignored)."""
 
     event: ClassVar[str] = "rejected"
@@ -245,7 +274,7 @@ class CancelRejectedEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class RejectedEvent:
+class RejectedEvent(Event):
     """A ``conv.*`` message the state machine refused."""
 
     event: ClassVar[str] = "rejected"
@@ -257,7 +286,7 @@ class RejectedEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class MemberLeftEvent:
+class MemberLeftEvent(Event):
     """A member left the chat or was removed (``member.leave`` / ``member.remove``)."""
 
     event: ClassVar[str] = "member_left"
@@ -267,7 +296,7 @@ class MemberLeftEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class ConcludedEvent:
+class ConcludedEvent(Event):
     """The round ended with a conclusion (``text``) by ``author``."""
 
     event: ClassVar[str] = "concluded"
@@ -280,7 +309,7 @@ class ConcludedEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class AbortedEvent:
+class AbortedEvent(Event):
     """The round was aborted (``reason``); ``text`` summarises the task results."""
 
     event: ClassVar[str] = "aborted"
@@ -290,21 +319,21 @@ class AbortedEvent:
     forced: bool = False  # the keys of a concluded event, then the reason
     author: str = ""
     author_name: str = ""
-    reason: str = field(default="", metadata=OMIT_EMPTY)
+    reason: Annotated[str, Json(omit="empty")] = ""
 
 
 # --------------------------------------------------------------------------- a stream's own events
 
 
 @dataclass(frozen=True, slots=True)
-class HeartbeatEvent:
+class HeartbeatEvent(Event):
     """Sent after 10 s of silence on a stream."""
 
     event: ClassVar[str] = "heartbeat"
 
 
 @dataclass(frozen=True, slots=True)
-class DoneEvent:
+class DoneEvent(Event):
     """The last event of a ``POST /launch_goal`` stream: the goal's result."""
 
     event: ClassVar[str] = "done"
@@ -312,11 +341,40 @@ class DoneEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class ErrorEvent:
+class ErrorEvent(Event):
     """The last event of a ``POST /launch_goal`` stream when the goal failed."""
 
     event: ClassVar[str] = "error"
     error: StreamError
+
+
+@dataclass(frozen=True, slots=True)
+class GapEvent(Event):
+    """A resumed stream could not give ``missed`` events: the node's bounded log no longer holds them
+    (the client fell that far behind); the stream goes on with the oldest event it holds."""
+
+    event: ClassVar[str] = "gap"
+    missed: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResetEvent(Event):
+    """A resumed stream's cursor belongs to another log of this chat (the node restarted, or restarted
+    the chat's driver): the log ``epoch`` follows from its first event (clients drop what they showed)."""
+
+    event: ClassVar[str] = "reset"
+    epoch: str
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownEvent:
+    """An event of a kind this version does not know (a newer node's): its kind and JSON, untouched."""
+
+    event: str
+    data: JsonObject
+
+    def to_json(self) -> JsonObject:
+        return dict(self.data)
 
 
 #: The events of one goal chat (every one has a ``chat_id``): what a driver logs and its followers get.
@@ -337,46 +395,44 @@ ChatEvent = (
     | ConcludedEvent
     | AbortedEvent
 )
+#: A stream's own events (they are in no log).
+StreamEvent = HeartbeatEvent | DoneEvent | ErrorEvent | GapEvent | ResetEvent
 #: Every event of a goal, as the goals service, its drivers and the control routes pass them.
-GoalEvent = ChatEvent | SearchingEvent | TeamFallbackEvent | HeartbeatEvent | DoneEvent | ErrorEvent
+GoalEvent = ChatEvent | SearchingEvent | TeamFallbackEvent | StreamEvent
 #: Where a launch reports its events as they happen (``launch_goal(on_event=...)``).
 EventSink = Callable[[GoalEvent], None]
-#: The events that end a round.
+#: The events that end a round; that end a launch's stream.
 END_EVENTS = (ConcludedEvent, AbortedEvent)
+FINAL_EVENTS = (DoneEvent, ErrorEvent)
+
+EVENT_TYPES: tuple[type[Event], ...] = (
+    SearchingEvent, TeamFallbackEvent, TeamEvent, StartEvent, MessageEvent, TurnEvent, ProgressEvent,
+    ResultEvent, InvalidEvent, InvalidSideEvent, PlanEvent, CancelledEvent, CancelRejectedEvent,
+    RejectedEvent, MemberLeftEvent, ConcludedEvent, AbortedEvent, HeartbeatEvent, DoneEvent, ErrorEvent,
+    GapEvent, ResetEvent,
+)  # fmt: skip
 
 
-def event_to_json(event: GoalEvent) -> dict[str, Any]:
-    """The JSON of an event at the control API (docs/goals.md, section 4; see the module docstring)."""
-    out: dict[str, Any] = {}
-    chat_id = getattr(event, "chat_id", None)
-    if chat_id is not None:
-        out["chat_id"] = chat_id
-    out["event"] = event.event
-    for f in dataclasses.fields(event):
-        value = getattr(event, f.name)
-        if f.name == "chat_id" or (f.metadata.get("omit_empty") and not value):
-            continue
-        out[f.name] = _plain(value)
-    return out
-
-
-def _plain(value: Any) -> Any:
-    """A field's value as JSON (see the module docstring)."""
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    to_json = getattr(value, "to_json", None)
-    if callable(to_json):
-        return to_json()
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    return value
+def decode_event(data: JsonValue) -> GoalEvent | UnknownEvent:
+    """The typed event of JSON ``data`` (a kind of two shapes by its keys); InvalidField when ``data`` is
+    not an event or a known kind has wrong fields; :class:`UnknownEvent` for a kind not known here."""
+    if not isinstance(data, dict) or not isinstance(data.get("event"), str):
+        raise InvalidField("event", "an event is a JSON object with a text 'event'")
+    kind = str(data["event"])
+    candidates = [c for c in EVENT_TYPES if c.event == kind]
+    if not candidates:
+        return UnknownEvent(kind, dict(data))
+    keys = set(data) - {"event"}
+    chosen = next((c for c in candidates if keys == {s.key for s in fields_of(c)}), candidates[0])
+    event = chosen.from_json(data)
+    assert isinstance(event, GoalEvent)  # every class of EVENT_TYPES is in the union
+    return event
 
 
 __all__ = [
     "END_EVENTS",
-    "OMIT_EMPTY",
+    "EVENT_TYPES",
+    "FINAL_EVENTS",
     "AbortedEvent",
     "CancelRejectedEvent",
     "CancelledEvent",
@@ -384,7 +440,9 @@ __all__ = [
     "ConcludedEvent",
     "DoneEvent",
     "ErrorEvent",
+    "Event",
     "EventSink",
+    "GapEvent",
     "GoalEvent",
     "HeartbeatEvent",
     "InvalidEvent",
@@ -397,13 +455,16 @@ __all__ = [
     "PlanStepView",
     "ProgressEvent",
     "RejectedEvent",
+    "ResetEvent",
     "ResultEvent",
     "SearchingEvent",
     "StartEvent",
     "StreamError",
+    "StreamEvent",
     "TaskAssigned",
     "TeamEvent",
     "TeamFallbackEvent",
     "TurnEvent",
-    "event_to_json",
+    "UnknownEvent",
+    "decode_event",
 ]

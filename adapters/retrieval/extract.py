@@ -1,0 +1,264 @@
+"""Reading the answer span out of a fact, by the question's answer type (pure).
+
+The answer type comes from :func:`~ioa_p2p.planning.answer_types.answer_type`: a date for "when", a clock
+time for "what time", a name for "who" / "which", a version, the reason sentence for "why" (never a heading
+such as "Reason"), the passage for "how do I", else a number. A number is chosen among the fact's numbers by
+what the question asks:
+
+- its unit fits the answer type (a duration for "how long", a currency for "how much", a bare number for
+  "how many customers", the unit the attribute implies: kg for a weight);
+- a rate question's denominator ("per square metre") stands right after it;
+- a name or code the question uses (AL-500X) stands right before it ("35 °C (AL-500X: 50 °C)");
+- after the colon of a ``key: value`` line whose key holds the question's words;
+- otherwise, nearest the question's words (each weighted by its IDF).
+
+A table row answers with the cell of the column whose header best matches the question; a question about
+every row ("both", "all", "across") gets the column's values as a list.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ioa_p2p.adapters.retrieval.facts import _WORD, Fact, Scorer, stem, terms
+from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
+from ioa_p2p.planning.units import unit_in_header
+from ioa_p2p.planning.values import ALIASES, Found, Value, dates_in, numbers_in
+
+_AGGREGATE = re.compile(r"\b(both|all|each|every|across|combined)\b", re.I)
+_NAME = re.compile(r"\b([A-Z][a-zà-ÿ'-]+(?:\s+[A-Z][a-zà-ÿ'-]+){1,2})\b")
+_ENTITY = re.compile(r"\b[A-Z][\w&'-]*(?:[ -](?:[A-Z0-9][\w'-]*|&))*")
+_VERSION = re.compile(r"\b\d+\.\d+\.\d+\b|\bv\d+(?:\.\d+)+\b")
+_CLOCK = re.compile(r"(?<![\d.:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
+_CAUSE = re.compile(
+    r"\b(?:because|due to|caused by|cause[ds]?|root cause|as a result of|owing to|after|since|when|"
+    r"reason|triggered|expired|expiry|ran out|broke|overload\w*|exhausted|misconfigur\w*|deleted|bug|leak\w*|"
+    r"failed|failure)\b",
+    re.I,
+)
+
+
+def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequence[Fact]) -> Value | None:
+    """The value of the kind asked for that ``fact`` states, or None."""
+    text = fact.text
+    if fact.kind == "heading" and kind not in ("date", "dates", "version"):
+        return None  # a heading names a topic ("Curing", "Reason"); it answers nothing
+    if kind in ("date", "dates"):
+        return _date_value(kind, fact, scorer, facts)
+    if kind == "time":
+        return _time_value(question, fact, scorer)
+    if kind == "name":
+        return _name_value(question, fact, scorer)
+    if kind == "version":
+        found_v = [(m.start(), m.end(), m.group()) for m in _VERSION.finditer(text)]
+        return Value.of_text(_closest(found_v, text, scorer)[2]) if found_v else None
+    if kind == "reason":
+        sentence = text.split("\0")[0].strip()
+        if not _CAUSE.search(sentence) or len(sentence.split()) < 4:
+            return None
+        return Value.of_text(sentence[:400])
+    if kind == "passage":
+        return Value.of_text(text.split("\0")[0].strip()[:400])
+    wanted = answer_type(question)
+    if fact.cells:
+        return _cell_value(question, fact, scorer, facts, wanted)
+    if wanted.kind == "count" and not any(f.unit == "" for f in numbers_in(text)):
+        return None  # only amounts with units here: they do not count anything
+    return _number_value(question, text, scorer, wanted)
+
+
+def counts(question: str) -> bool:
+    """The question asks how many of some thing ("how many X7 modules"), not an amount in a unit."""
+    return answer_type(question).kind == "count"
+
+
+def units_wanted(question: str) -> tuple[str, ...]:
+    return answer_type(question).units
+
+
+def _date_value(kind: str, fact: Fact, scorer: Scorer, facts: Sequence[Fact]) -> Value | None:
+    text = fact.text
+    found = dates_in(text)
+    if not found:
+        return None
+    if kind == "dates":
+        same = [d for f in facts if f.path == fact.path for d in dates_in(f.text)]
+        days = tuple(dict.fromkeys(d for _, _, d in same)) if len(found) < 2 else tuple(d for *_, d in found)
+        return Value.of_list(tuple(Value.of_date(d) for d in days))
+    start, end, day = _closest(list(found), text, scorer)
+    return Value.of_date(day, text[start:end])
+
+
+def _time_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
+    """A clock time: in a timetable row, the cell of the column the question names ("reach Carrick Isle"
+    -> "Carrick Isle arr."), never the time the question itself states; else the nearest to its words."""
+    asked = {f"{int(m.group(1)):02d}:{m.group(2)}" for m in _CLOCK.finditer(question)}
+
+    def clock(cell: str) -> str:
+        m = _CLOCK.search(cell)
+        return f"{int(m.group(1)):02d}:{m.group(2)}" if m else ""
+
+    if fact.cells:
+        cells = [(h, clock(c)) for h, c in fact.cells if clock(c) and clock(c) not in asked]
+        if not cells:
+            return None
+        q_terms = scorer.q_terms
+        low = question.lower()
+        to = re.search(r"\b(?:reach(?:es)?|arriv\w* (?:at|in)|get to|to|for|into)\s+((?:[a-z]+ ?){1,3})", low)
+        src = re.search(r"\b(?:from|leav\w*|depart\w*(?: from)?)\s+((?:[a-z]+ ?){1,3})", low)
+
+        def col_score(header: str) -> float:
+            score = sum(scorer.idf.get(t, 0.0) for t in terms(header) & q_terms)
+            h = terms(header)
+            if to and "arr" in h and terms(to.group(1)) & h:
+                score += 2.0  # "reach Carrick Isle": the Carrick Isle arrival column
+            if src and "dep" in h and terms(src.group(1)) & h and not (to and "arr" in q_terms):
+                score += 2.0  # "the first departure from Tobarin": the Tobarin departure column
+            return score
+
+        best = max(cells, key=lambda hc: (col_score(hc[0]), -cells.index(hc)))
+        return Value.of_text(best[1])
+    text = fact.text
+    clocks = [(m.start(), m.end(), f"{int(m.group(1)):02d}:{m.group(2)}") for m in _CLOCK.finditer(text)]
+    clocks = [c for c in clocks if c[2] not in asked]
+    return Value.of_text(_closest(clocks, text, scorer)[2]) if clocks else None
+
+
+def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
+    text = fact.text.split("\0")[0]
+    if fact.cells:  # a table row is named by its first cell
+        key = fact.cells[0][1].strip()
+        return Value.of_text(key) if key and not (terms(key) <= scorer.q_terms) else None
+    names = [(m.start(), m.end(), m.group(1)) for m in _NAME.finditer(text)]
+    if not names and not re.search(r"\bwho\b", question, re.I):
+        names = [(m.start(), m.end(), m.group(0)) for m in _ENTITY.finditer(text) if m.start() > 0]
+    names = [n for n in names if not (terms(n[2]) & scorer.q_terms)]
+    if not names:
+        return None
+    return Value.of_text(_closest(list(names), text, scorer)[2].strip())
+
+
+def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) -> Value | None:
+    found = [
+        f
+        for f in numbers_in(text)
+        if not (f.unit == "" and 1900 <= f.number <= 2100 and "year" not in question.lower())
+    ]
+    asked = {(n.number, n.unit) for n in numbers_in(question)}
+    found = [f for f in found if (f.number, f.unit) not in asked and (f.number, "") not in asked] or found
+    if not found:
+        return None
+    units = wanted.units
+    fits = [f for f in found if f.unit in units] if units else []
+    pool = fits or found
+    low = text.lower()
+    if wanted.per:  # "18.00 per square metre" for "the rate per square metre"
+        per = [f for f in pool if _per_follows(low, f.end, wanted.per)]
+        if per:
+            pool = per
+    anchored = _after_names(pool, text, scorer)
+    if anchored is not None:
+        return _of(anchored)
+    colon = text.find(":")
+    if colon != -1 and terms(text[:colon]) & scorer.q_terms:
+        after = [f for f in pool if f.start > colon]
+        if after:
+            return _of(after[0])
+    spans = [(f.start, f.end, f) for f in pool]
+    return _of(_closest(spans, text, scorer)[2])
+
+
+def _of(f: Found) -> Value:
+    return Value.of_number(f.number, f.unit, f.text)
+
+
+def _per_follows(low: str, end: int, per: str) -> bool:
+    after = low[end : end + 40]
+    head = per.split()[-1][:5]
+    if re.match(rf"\s*(?:/|per|a|an|each)\s*(?:\w+\s)?{re.escape(head)}", after):
+        return True
+    return bool(re.match(r"\s*/\s*m[²2³3]", after)) and ("metre" in per or "meter" in per)
+
+
+def _after_names(pool: Sequence[Found], text: str, scorer: Scorer) -> Found | None:
+    """The number right after a mention of a code the question names ("(AL-500X: 50 °C)"), when the fact
+    mentions it in the middle (a fact about that code alone has no competing numbers)."""
+    low = text.lower()
+    best: Found | None = None
+    for code in scorer.codes:
+        for m in re.finditer(rf"(?<![\w-]){re.escape(code)}(?![\w-])", low):
+            if m.start() < 3:
+                continue
+            following = [f for f in pool if 0 <= f.start - m.end() <= 12]
+            if following and (best is None or following[0].start < best.start):
+                best = following[0]
+    return best
+
+
+def _cell_value(
+    question: str, fact: Fact, scorer: Scorer, facts: Sequence[Fact], wanted: AnswerType
+) -> Value | None:
+    stated = {n.text.lower() for n in numbers_in(question)}
+    columns = [
+        (h, c) for h, c in fact.cells if (numbers_in(c) or dates_in(c)) and c.strip().lower() not in stated
+    ]
+    if wanted.kind == "count":  # "how many bags": a bare number, not the bag size
+        columns = [(h, c) for h, c in columns if any(n.unit == "" for n in numbers_in(c))] or columns
+    if not columns:
+        return None
+    q_terms = scorer.q_terms
+    per = wanted.per.split()[-1][:5] if wanted.per else ""
+
+    money = bool(set(attribute_units(question)) & set(MONEY_UNITS)) and wanted.kind != "count"
+
+    def col_score(header: str) -> float:
+        score = sum(scorer.idf.get(t, 0.0) for t in terms(header) & q_terms)
+        score += 1.0 if per and per in header.lower() else 0.0
+        if money and set(attribute_units(header)) & set(MONEY_UNITS):
+            score += 0.5  # "the café revenue": the Revenue column, not the Cafés count
+        return score
+
+    header, cell = max(columns, key=lambda hc: (col_score(hc[0]), -columns.index(hc)))
+    row_key = fact.cells[0][1] if fact.cells else ""
+    if _AGGREGATE.search(question) and not (terms(row_key) & q_terms):
+        rows = [f for f in facts if f.table == fact.table and f.table]
+        values = []
+        for row in rows:
+            match = [c for h, c in row.cells if h == header]
+            nums = numbers_in(match[0]) if match else []
+            if nums:
+                values.append(Value.of_number(nums[0].number, nums[0].unit, nums[0].text))
+        if len(values) > 1:
+            return Value.of_list(tuple(values))
+    nums = numbers_in(cell)
+    if nums:
+        pick = next((n for n in nums if n.unit in wanted.units), nums[0])
+        unit = pick.unit or unit_in_header(header, ALIASES)  # "Green coffee roasted (tonnes)": 66.8 t
+        return Value.of_number(pick.number, unit, pick.text)
+    days = dates_in(cell)
+    return Value.of_date(days[0][2]) if days else None
+
+
+def _closest(spans: Sequence[tuple[int, int, Any]], text: str, scorer: Scorer) -> tuple[int, int, Any]:
+    """The span most tied to the question's words: each word weighs its IDF over its distance."""
+    anchors = [
+        (m.start(), scorer.idf.get(stem(m.group()), scorer.idf.get(m.group(), 0.0)))
+        for m in _WORD.finditer(text.lower())
+    ]
+    anchors = [(pos, w) for pos, w in anchors if w > 0]
+    if not anchors:
+        return spans[0]
+
+    def pull(span: tuple[int, int, object]) -> float:
+        total = 0.0
+        for pos, weight in anchors:
+            gap = (span[0] - pos) / 6 if span[0] >= pos else (pos - span[1]) / 4 + 2
+            total += weight / (1 + max(0.0, gap))
+        return total
+
+    return max(spans, key=pull)
+
+
+__all__ = ["counts", "extract", "units_wanted"]

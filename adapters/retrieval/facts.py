@@ -1,0 +1,376 @@
+"""Facts (pure): the sentences, list items, ``key: value`` lines and table rows of retrieved passages, and
+the IDF-weighted :class:`Scorer` that says how much of a question each fact holds.
+
+Passages are cut into **facts**: sentences and list items, ``key: value`` lines, rows of markdown and of
+space-aligned tables (cells named by the header row), each with its **context** (file name, heading trail,
+the header of the block or table it sits in); headings are facts of kind ``heading`` (context for what
+follows, never an answer). A fact scores the IDF-weighted share of the question's terms it holds (terms in
+the context count 0.6); a fact that names another model of the same family as one the question names
+(``X5`` when the question says ``X7``) without the question's own counts a third; documents that say they
+were superseded count 0.7 unless the question names them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ioa_p2p.planning.values import numbers_in
+
+_WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
+_STOP_WORDS = """
+    a an the of in on at to for by with from and or is are was were be been do does did what which
+    who whom when where how much many it its this that these those there their our we i you me my
+    your please tell find look up get give search according document documents docs value number
+    amount what's whats s than as per into about can could would should may might will shall has
+    have had any all both each every across over under after before between
+    """
+_STOP = frozenset(_STOP_WORDS.split())
+_CODE = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z]+-?\d+[a-z]?$")
+_SUPERSEDED = re.compile(r"\b(superseded|replaced by|obsolete|no longer valid|outdated)\b", re.I)
+#: A section, heading or sentence about figures no longer in force (the document itself may be current).
+_OLD = re.compile(
+    r"\b(?:superseded|replaced by|obsolete|no longer (?:valid|sold|offered|available|appl\w+|in force)|"
+    r"outdated|"
+    r"previous (?:fares|prices|rates|edition|list|figures|version)|for reference only|formerly|"
+    r"until \d{1,2} \w+ \d{4}\b[^.]*\b(?:was|were)\b|old (?:rate|price|fare)s?\b)",
+    re.I,
+)
+_TOTAL_ASKED = re.compile(r"\b(?:total|overall|full[- ]year|annual|whole year|in all|altogether)\b", re.I)
+_TOTAL_ROW = frozenset({"total", "fy", "full year", "year", "all", "sum", "overall", "grand total"})
+_RANGE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|to)\s*(\d[\d,]*(?:\.\d+)?)")
+_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(])")
+#: question words that name an attribute under another word
+SYNONYMS = {
+    "heavy": "weight",
+    "heavier": "weight",
+    "weigh": "weight",
+    "lighter": "weight",
+    "light": "weight",
+    "cost": "price",
+    "costs": "price",
+    "expensive": "price",
+    "cheaper": "price",
+    "pay": "price",
+    "long": "length",
+    "longer": "length",
+    "sold": "sell",
+    "sale": "sell",
+    "sales": "sell",
+    "effect": "valid",
+    "effective": "valid",
+    "teaches": "tutor",
+    "teach": "tutor",
+    "taught": "tutor",
+    "teacher": "tutor",
+    "reach": "arr",
+    "reaches": "arr",
+    "arrive": "arr",
+    "arrives": "arr",
+    "arrival": "arr",
+    "leave": "dep",
+    "leaves": "dep",
+    "depart": "dep",
+    "departs": "dep",
+    "departure": "dep",
+}
+
+
+def stem(word: str) -> str:
+    if re.search(r"(ch|sh|x|ss|z)es$", word) and len(word) > 5:
+        return word[:-2]
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("s", "")):
+        if (
+            len(word) > len(suffix) + 2
+            and not word.endswith("ss")
+            and word.endswith(suffix)
+            and not _CODE.match(word)
+        ):
+            word = word[: -len(suffix)] + keep
+            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "ls":
+                word = word[:-1]  # capped -> cap, shipped -> ship
+            return word
+    return word
+
+
+_DESIGNATED = re.compile(r"\b([A-Za-z]{3,}) ([A-Z]|\d{1,3})\b(?![.,:]?\d)")
+
+
+def terms(text: str, *, years: bool = True) -> set[str]:
+    """Content terms: lower-cased, stemmed, stop words out; hyphenated codes kept whole and in parts; a
+    noun with a designator ("Route A", "Zone 4", "Line 2") also as one term (``route#a``)."""
+    out: set[str] = {f"{stem(m.group(1).lower())}#{m.group(2).lower()}" for m in _DESIGNATED.finditer(text)}
+    for token in _WORD.findall(text.lower()):
+        parts = [token, *token.split("-")] if "-" in token else [token]
+        year = re.fullmatch(r"[a-z]{1,3}((?:19|20)\d{2})", token) if years else None
+        if year:  # a fact's FY2023 is about 2023 too (a question's FY2023 stays precise)
+            parts.append(year.group(1))
+        out.update(stem(p) for p in parts if p not in _STOP and (len(p) > 1 or p.isdigit()))
+    return out
+
+
+def _named(question: str) -> set[str]:
+    """Terms of the question's codes (X7, IR-2291) and capitalised words after its first word."""
+    words = re.findall(r"[A-Za-z0-9]+(?:[.\-][A-Za-z0-9]+)*", question)
+    out = {stem(w.lower()) for w in words[1:] if w[:1].isupper() and w.lower() not in _STOP}
+    return out | {t for t in terms(question) if _CODE.match(t)}
+
+
+def question_terms(text: str) -> set[str]:
+    """A question's terms, with the attribute its adjectives and verbs name ("heavy" -> weight)."""
+    words = {w for w in _WORD.findall(text.lower())}
+    return terms(text, years=False) | {stem(SYNONYMS[w]) for w in words if w in SYNONYMS}
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    path: str
+    line: int
+    text: str  # the fact as written
+    context: str  # file name, headings, block / table header
+    cells: tuple[tuple[str, str], ...] = ()  # (column header, cell) for table rows
+    table: str = ""  # an id shared by the rows of one table
+    prior: float = 0.0  # the search score of the passage it is in
+    kind: str = ""  # "heading" for a heading line (context, never an answer)
+
+
+def facts_of(
+    path: str,
+    start_line: int,
+    heading: str,
+    text: str,
+    superseded: bool = False,
+    title: str = "",
+    prior: float = 0.0,
+) -> list[Fact]:
+    """The facts of one passage (``text`` starts at source line ``start_line``; ``title``: the document's
+    first line, context for every fact)."""
+    lines = text.splitlines()
+    context0 = re.sub(r"[_\-./]+", " ", path) + " " + title + " " + heading
+    out: list[Fact] = []
+    i = 0
+    block_header = ""
+    while i < len(lines):
+        line = lines[i]
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            if stripped.startswith("#"):
+                block_header = stripped.lstrip("# ")
+                out.append(Fact(path, start_line + i, block_header, context0, kind="heading"))
+            i += 1
+            continue
+        table = _table_at(lines, i)
+        if table is not None and line[:1].isspace() and not block_header:
+            block_header = next(
+                (x.strip() for x in reversed(lines[:i]) if x.strip() and not x[:1].isspace()), ""
+            )
+        if table is not None:
+            header, rows, used = table
+            tid = f"{path}:{start_line + i}"
+            for offset, cells in rows:
+                named = tuple(zip(header, cells, strict=False))
+                own = " | ".join(cells) + " \0 " + " ".join(header)
+                out.append(Fact(path, start_line + i + offset, own, f"{context0} {block_header}", named, tid))
+            i += used
+            continue
+        indented = line[:1].isspace()
+        following = next((x for x in lines[i + 1 : i + 4] if x.strip()), "")
+        if not indented and following[:1].isspace():  # "ROUTE B -- daily" heads the indented block below
+            block_header = stripped
+        first = i
+        while i + 1 < len(lines) and _continues(lines[i + 1]):
+            i += 1
+            stripped += " " + lines[i].strip()
+        sentences = [x for x in _SENTENCE_END.split(stripped.lstrip("-*• ").strip()) if x]
+        for n, sentence in enumerate(sentences):
+            lead = (
+                f" {sentences[0]}" if n else ""
+            )  # "Tutor: H. Quayle." belongs to the course its paragraph opens
+            out.append(Fact(path, start_line + first, sentence, f"{context0} {block_header}{lead}"))
+        i += 1
+    old_section = bool(_OLD.search(heading))
+
+    def mark(f: Fact) -> str:
+        old = superseded or old_section or bool(_OLD.search(f.context + " " + f.text))
+        return " \0superseded" if old else ""
+
+    return [Fact(f.path, f.line, f.text, f.context + mark(f), f.cells, f.table, prior, f.kind) for f in out]
+
+
+def _continues(line: str) -> bool:
+    """A wrapped line of the same paragraph (not blank, a list item, a heading, a table or indented)."""
+    s = line.strip()
+    return bool(s) and not line[:1].isspace() and not re.match(r"([-*•|#]|\d+[.)])\s", s + " ")
+
+
+def _table_at(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[int, list[str]]], int] | None:
+    """A markdown or space-aligned table starting at line i: (header, [(offset, cells)], lines used)."""
+    if lines[i].strip().startswith("|"):
+        rows: list[tuple[int, list[str]]] = []
+        j = i
+        while j < len(lines) and lines[j].strip().startswith("|"):
+            cells = [c.strip() for c in lines[j].strip().strip("|").split("|")]
+            if not all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+                rows.append((j - i, cells))
+            j += 1
+        if len(rows) >= 2:
+            return rows[0][1], rows[1:], j - i
+        return None
+    return _aligned_table(lines, i)
+
+
+_BORDER = re.compile(r"^\s*[=\-]{3,}(?:\s+(?:[=\-]{2,}|\|))*\s*$")
+_CLOCK = re.compile(r"(?<![\d.:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
+
+
+def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[int, list[str]]], int] | None:
+    """A space-aligned table (columns two or more spaces apart; RST simple tables' ``===  ===`` borders
+    skipped): three columns or more, or two when every row holds numbers (a curve: head -> flow)."""
+    kept: list[tuple[int, list[str]]] = []
+    j = i
+    while j < min(len(lines), i + 60) and lines[j].strip():
+        if not _BORDER.match(lines[j]):
+            kept.append((j - i, re.split(r"\s{2,}", lines[j].strip())))
+        j += 1
+    if len(kept) < 2 or numbers_in(lines[i]) and not _BORDER.match(lines[i]):
+        return None
+    (_, header), rows = kept[0], kept[1:]
+    width = len(header)
+    if width < 2 or numbers_in(" ".join(header)) and width < 3 or len(rows[0][1]) != width:
+        return None
+    body: list[tuple[int, list[str]]] = []
+    for offset, cells in rows:
+        if len(cells) != width:
+            break
+        body.append((offset, cells))
+    if width == 2 and not all(all(numbers_in(c) for c in cells) for _, cells in body):
+        return None
+    used = (body[-1][0] + 1) if body else 1
+    while i + used < len(lines) and _BORDER.match(lines[i + used]):
+        used += 1
+    return header, body, used
+
+
+class Scorer:
+    """IDF-weighted matching of a question's terms against facts (IDF over the given facts)."""
+
+    def __init__(self, question: str, facts: Sequence[Fact]) -> None:
+        self.question = question
+        self.q_terms = question_terms(question)
+        n = max(1, len(facts))
+        df: dict[str, int] = {}
+        for f in facts:
+            for t in terms(f.text) | terms(f.context):
+                df[t] = df.get(t, 0) + 1
+        self.idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in self.q_terms}
+        for t in _named(question) & self.q_terms:  # names and codes pin the answer down: they weigh double
+            self.idf[t] *= 2
+        self.total = sum(self.idf.values()) or 1.0
+        self.codes = {t for t in self.q_terms if _CODE.match(t)}
+        self.names_superseded = bool(_SUPERSEDED.search(question))
+        self.current_asked = bool(
+            re.search(r"\b(?:current|currently|now|latest|new|today|valid)\b", question, re.I)
+        )
+        # a named term (Munich) that some fact of a document states: that document's facts must state it
+        self.named = _named(question) & self.q_terms
+        self.stated: dict[str, set[str]] = {}
+        for f in facts:
+            self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
+        self.quantities = quantities(question)
+        self.measured = {(n.number, n.unit) for n in numbers_in(question) if n.unit}
+        self.clocks = {_hhmm(c) for c in _CLOCK.findall(question)}
+        self.total_asked = bool(_TOTAL_ASKED.search(question))
+
+    def score(self, fact: Fact) -> float:
+        own, ctx = terms(fact.text), terms(fact.context)
+        got = sum(w * (1.0 if t in own else 0.6 if t in ctx else 0.0) for t, w in self.idf.items())
+        value = got / self.total
+        everywhere = own | ctx
+        for code in self.codes:
+            family = re.match(r"[a-z]+", code)
+            siblings = {t for t in everywhere if _CODE.match(t) and t != code}
+            if family and code not in everywhere and any(s.startswith(family.group()) for s in siblings):
+                value *= 0.33
+        for _name in self.stated.get(fact.path, set()) - own - ctx:
+            value *= 0.6
+        value *= 1 + 0.25 * len(self.codes & own)  # a code the fact itself states (not only its file's name)
+        if "\0superseded" in fact.context and not self.names_superseded:
+            value *= 0.25 if self.current_asked else 0.5
+        key = _key_of(fact)
+        band = _band(key)
+        if band is not None and self.quantities:  # volume bands, weight bands: the one the quantity is in
+            value *= 1.6 if any(band[0] <= q <= band[1] for q in self.quantities) else 0.4
+        elif fact.cells and self.quantities and band is None:  # a curve's row: the one at the quantity
+            keyed = [n.number for n in numbers_in(key)]
+            if len(keyed) == 1:
+                value *= 1.6 if keyed[0] in self.quantities else 0.6
+        named_here = not (self.codes - own)  # a total row of another period is not the total asked for
+        if self.total_asked and fact.cells and key.strip(" *_").lower() in _TOTAL_ROW and named_here:
+            value *= 1.5
+        if self.sibling(key):
+            value *= 0.4
+        if self.clocks:  # "the 13:00 sailing": the row of that time
+            here = {_hhmm(c) for c in _CLOCK.findall(fact.text)}
+            value *= 1.5 if here & self.clocks else (0.7 if here else 1.0)
+        if self.measured and not fact.cells:  # "0 m head" where the question says "6 m of head"
+            found = {(n.number, n.unit) for n in numbers_in(fact.text) if n.unit}
+            same_unit = {u for _, u in self.measured} & {u for _, u in found}
+            if same_unit and not (found & self.measured):
+                value *= 0.5
+        return value
+
+    def sibling(self, key: str) -> bool:
+        """The fact is about a sibling of what the question names: its key "Lime curd" where the question
+        says "Lemon curd" (same head word, another modifier the question does not use)."""
+        words = re.findall(r"[a-z]+", key.lower())
+        if len(words) < 2 or len(words) > 4:
+            return False
+        head, modifier = words[-1], words[-2]
+        asked = re.findall(rf"\b([a-z]+) {re.escape(head)}\b", self.question.lower())
+        return bool(asked) and modifier not in asked and stem(modifier) not in self.q_terms
+
+
+def _hhmm(clock: str) -> str:
+    h, m = clock.split(":")
+    return f"{int(h):02d}:{m}"
+
+
+def quantities(question: str) -> list[float]:
+    """The quantities a question states (800 cards, 3 kg): numbers that are not years or parts of codes."""
+    return [n.number for n in numbers_in(question) if not (n.unit == "" and 1900 <= n.number <= 2100)]
+
+
+def _key_of(fact: Fact) -> str:
+    """What a fact is about: a table row's first cell, else a sentence's words before its colon."""
+    if fact.cells:
+        return fact.cells[0][1]
+    colon = fact.text.find(":")
+    return fact.text[:colon] if 0 < colon <= 60 else ""
+
+
+def _band(key: str) -> tuple[float, float] | None:
+    """The range of quantities a row or line is for ("100-249", "1,000+", "up to 5 kg", "over 10,000"),
+    None when it names none."""
+    low = key.lower()
+    m = _RANGE.search(low)
+    if m:
+        return float(m.group(1).replace(",", "")), float(m.group(2).replace(",", ""))
+    nums = [n.number for n in numbers_in(key)]
+    if len(nums) != 1:
+        return None
+    n = nums[0]
+    if re.search(r"\d\s*\+|\b(?:over|above|beyond|more than|from|at least|and more|or more)\b", low):
+        return n, math.inf
+    if re.search(r"\b(?:up to|under|below|less than|first|max(?:imum)?|at most|within)\b", low):
+        return 0.0, n
+    return None
+
+
+def superseded(text: str) -> bool:
+    head = "\n".join(text.splitlines()[:3])
+    return bool(_SUPERSEDED.search(head))
+
+
+__all__ = ["Fact", "Scorer", "facts_of", "question_terms", "stem", "superseded", "terms"]

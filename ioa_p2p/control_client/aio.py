@@ -1,0 +1,303 @@
+"""The async client of a running node's control API, for gateways and other servers (asyncio or trio).
+
+The same typed calls as :class:`~ioa_p2p.control_client.ControlClient`, awaited (httpx under anyio, so it
+runs in an asyncio server, an ASGI app or a trio program), and the goal event streams as async iterators
+that resume a dropped connection where it stopped (docs/protocol.md §7.3)::
+
+    async with AsyncControlClient(home) as client:
+        found = await client.find(FindRequest("convert units"))
+        async for item in client.launch_events(LaunchRequest("Convert 26.2 miles to km")):
+            print(item.cursor, item.event.to_json())
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from types import TracebackType
+from typing import TypeVar
+from urllib.parse import urlencode
+
+import httpx
+
+from ioa_p2p.api import routes as r
+from ioa_p2p.api.chats import (
+    AuditView,
+    ChatInfo,
+    ChatMessageView,
+    ChatRef,
+    CreateChatReply,
+    CreateChatRequest,
+    ExportReply,
+    HistoryReply,
+    PostRequest,
+    SyncChatsReply,
+    SyncChatsRequest,
+)
+from ioa_p2p.api.codec import ApiObject, Empty, JsonObject, JsonValue
+from ioa_p2p.api.discovery import (
+    CardsReply,
+    CardUpdate,
+    FindReply,
+    FindRequest,
+    OwnCard,
+    PublishedCard,
+    Withdrawal,
+    WithdrawRequest,
+)
+from ioa_p2p.api.goals import (
+    CancelGoalReply,
+    CancelGoalRequest,
+    GoalEventsRequest,
+    GoalResult,
+    GoalSummary,
+    RoundRequest,
+)
+from ioa_p2p.api.launch import LaunchRequest
+from ioa_p2p.api.peers import (
+    BudgetsReply,
+    ConnectReply,
+    ConnectRequest,
+    FaultsReply,
+    IdReply,
+    InboxMessage,
+    PeerInfo,
+    RelayConnectReply,
+    RelayConnectRequest,
+    RelayStatus,
+    SendReply,
+    SendRequest,
+)
+from ioa_p2p.api.status import NetworkView, NodeStatus, UiCode
+from ioa_p2p.api.stream import SSE, Cursor, SseReader, StreamItem
+from ioa_p2p.control_client.endpoint import Endpoint, error_from, route_target
+from ioa_p2p.control_client.resume import Resume
+from ioa_p2p.errors import ControlAPIError, InvalidField, IoATimeout, NodeNotRunning, UnexpectedReply
+
+Q = TypeVar("Q", bound=ApiObject)
+R = TypeVar("R")
+
+
+class AsyncControlClient:
+    """Async client of the node running for ``home`` (or at ``endpoint``). Use it as an async context
+    manager (one connection pool), or call :meth:`aclose`. ``timeout``: seconds the node may take to answer
+    a call (a stream: between two reads; heartbeats come every 10 s); deadlines of whole operations are the
+    caller's cancel scopes."""
+
+    def __init__(self, home: Path | None = None, *, timeout: float = 30.0, endpoint: Endpoint | None = None):
+        if home is None and endpoint is None:
+            raise ValueError("AsyncControlClient needs the node's home or its endpoint")
+        self.home = home
+        self.timeout = timeout
+        self.endpoint = endpoint
+        self._http = httpx.AsyncClient(timeout=timeout, trust_env=False)
+
+    async def __aenter__(self) -> AsyncControlClient:
+        return self
+
+    async def __aexit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    def _endpoint(self) -> Endpoint:
+        if self.endpoint is not None:
+            return self.endpoint
+        assert self.home is not None
+        return Endpoint.of_home(self.home)
+
+    def _build(self, method: str, path: str, body: JsonValue, accept: str) -> httpx.Request:
+        endpoint = self._endpoint()
+        headers = {**endpoint.headers, "Accept": accept}
+        content = None
+        if body is not None:
+            content = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        url = f"http://{endpoint.host}:{endpoint.port}{path}"
+        return self._http.build_request(method, url, content=content, headers=headers)
+
+    async def _send(self, request: httpx.Request, *, stream: bool) -> httpx.Response:
+        try:
+            response = await self._http.send(request, stream=stream)
+        except httpx.TimeoutException:
+            raise IoATimeout(f"the node did not answer {request.method} {request.url.path} in time") from None
+        except httpx.TransportError as exc:
+            raise NodeNotRunning(
+                f"the node does not answer on {request.url.host}:{request.url.port} ({exc}); "
+                "it may have stopped: start it with `ioa node start`"
+            ) from None
+        if response.status_code >= 400:
+            data = await response.aread()
+            await response.aclose()
+            raise error_from(response.status_code, data)
+        return response
+
+    # ------------------------------------------------------------------ raw JSON
+
+    async def call(self, method: str, path: str, json_body: JsonValue = None) -> JsonValue:
+        """One request; the JSON answer."""
+        response = await self._send(self._build(method, path, json_body, "application/json"), stream=False)
+        try:
+            value: JsonValue = json.loads(response.content) if response.content else None
+        except ValueError:
+            raise ControlAPIError(f"the node answered {method} {path} with invalid JSON") from None
+        return value
+
+    async def request(self, route: r.Route[Q, R], request: Q) -> R:
+        """Call ``route`` with a typed request; its typed reply (UnexpectedReply if the JSON is not one)."""
+        path, body = route_target(route, request)
+        data = await self.call(route.method, path, body)
+        try:
+            return route.reply.decode(data)
+        except InvalidField as exc:
+            raise UnexpectedReply(f"{route.method} {route.path}: the node's answer at {exc}") from None
+
+    # ------------------------------------------------------------------ typed
+
+    async def node_id(self) -> IdReply:
+        return await self.request(r.ID, Empty())
+
+    async def peers(self) -> tuple[PeerInfo, ...]:
+        return await self.request(r.PEERS, Empty())
+
+    async def connect(self, addr: str) -> ConnectReply:
+        return await self.request(r.CONNECT, ConnectRequest(addr))
+
+    async def send(self, peer: str, text: str, data: JsonObject | None = None) -> SendReply:
+        return await self.request(r.SEND, SendRequest(peer, text, data))
+
+    async def inbox(self) -> tuple[InboxMessage, ...]:
+        return await self.request(r.INBOX, Empty())
+
+    async def node_status(self) -> NodeStatus:
+        """``GET /node``: identity, uptime, memory, config summary, faults."""
+        return await self.request(r.NODE, Empty())
+
+    async def network(self) -> NetworkView:
+        """``GET /network``: connected peers with their latency, routing table, gossip mesh."""
+        return await self.request(r.NETWORK, Empty())
+
+    async def ui_code(self) -> UiCode:
+        """``POST /ui/code``: a one-time login link for the dashboard (needs the control token)."""
+        return await self.request(r.UI_CODE, Empty())
+
+    async def audit(self, chat: str) -> AuditView:
+        """``GET /chats/audit``: the offline audit of the node's copy of a chat."""
+        return await self.request(r.AUDIT, ChatRef(chat))
+
+    async def round_result(self, chat: str, round_id: str | None = None) -> GoalResult:
+        """``GET /goals/result``: an ended round's result as the node saw it."""
+        return await self.request(r.ROUND_RESULT, RoundRequest(chat, round_id))
+
+    async def faults(self) -> FaultsReply:
+        return await self.request(r.FAULTS, Empty())
+
+    async def budgets(self) -> BudgetsReply:
+        return await self.request(r.BUDGETS, Empty())
+
+    async def relay(self) -> RelayStatus:
+        return await self.request(r.RELAY, Empty())
+
+    async def relay_connect(self, request: RelayConnectRequest) -> RelayConnectReply:
+        return await self.request(r.RELAY_CONNECT, request)
+
+    async def chats(self) -> tuple[ChatInfo, ...]:
+        return await self.request(r.CHATS, Empty())
+
+    async def history(self, chat: str) -> HistoryReply:
+        return await self.request(r.HISTORY, ChatRef(chat))
+
+    async def export(self, chat: str) -> ExportReply:
+        return await self.request(r.EXPORT, ChatRef(chat))
+
+    async def post(self, request: PostRequest) -> ChatMessageView:
+        return await self.request(r.POST, request)
+
+    async def create_chat(self, request: CreateChatRequest) -> CreateChatReply:
+        return await self.request(r.CREATE_CHAT, request)
+
+    async def sync_chats(self, chat: str | None = None) -> SyncChatsReply:
+        return await self.request(r.SYNC_CHATS, SyncChatsRequest(chat))
+
+    async def find(self, request: FindRequest) -> FindReply:
+        return await self.request(r.FIND, request)
+
+    async def cards(self) -> CardsReply:
+        return await self.request(r.CARDS, Empty())
+
+    async def card(self) -> OwnCard:
+        return await self.request(r.CARD, Empty())
+
+    async def update_card(self, update: CardUpdate) -> PublishedCard:
+        return await self.request(r.UPDATE_CARD, update)
+
+    async def withdraw_card(self, reason: str = "") -> Withdrawal:
+        return await self.request(r.WITHDRAW_CARD, WithdrawRequest(reason))
+
+    async def goals(self) -> tuple[GoalSummary, ...]:
+        return await self.request(r.GOALS, Empty())
+
+    async def cancel_goal(self, *, chat: str | None = None, launch: str | None = None) -> CancelGoalReply:
+        return await self.request(r.CANCEL_GOAL, CancelGoalRequest(chat, launch))
+
+    async def launch(self, request: LaunchRequest) -> GoalResult:
+        """Launch a goal and wait for its result (the client's ``timeout`` must exceed the goal's)."""
+        return await self.request(r.LAUNCH_GOAL, request)
+
+    # ------------------------------------------------------------------ goal event streams
+
+    def launch_events(self, request: LaunchRequest, *, resume: int = 3) -> AsyncIterator[StreamItem]:
+        """Launch a goal and yield its events as they happen (the last: ``done`` or ``error``), resuming a
+        dropped connection at most ``resume`` times after the last cursor read. An async generator: a
+        caller that stops early closes it (``aclose``, or ``contextlib.aclosing``)."""
+        body = {**request.to_json(), "stream": True}
+        return self._resumed(self._build("POST", r.LAUNCH_GOAL.path, body, SSE), Resume(), resume)
+
+    def goal_events(
+        self,
+        *,
+        chat: str | None = None,
+        launch: str | None = None,
+        round_id: str | None = None,
+        after: Cursor | None = None,
+        resume: int = 3,
+    ) -> AsyncIterator[StreamItem]:
+        """The events of a launch of this node or of a goal chat, after ``after`` (default: the start)."""
+        query = GoalEventsRequest(chat, launch, round_id, str(after) if after else None)
+        path, _ = route_target(r.GOAL_EVENTS, query)
+        state = Resume(launch=launch, chat=chat, round_id=round_id, cursor=after)
+        return self._resumed(self._build("GET", path, None, SSE), state, resume)
+
+    async def _resumed(
+        self, request: httpx.Request, state: Resume, attempts: int
+    ) -> AsyncIterator[StreamItem]:
+        while True:
+            response = await self._send(request, stream=True)
+            reader = SseReader()
+            dropped: Exception = ControlAPIError("the node closed the goal stream before the goal ended")
+            try:
+                async for line in response.aiter_lines():  # read to its end: httpx's generators finish
+                    item = reader.feed(line)
+                    if item is not None and not state.ended:
+                        state.saw(item)
+                        yield item
+                if not state.needs_end:
+                    return
+            except httpx.TimeoutException:
+                raise IoATimeout("the node went quiet while streaming goal events") from None
+            except httpx.TransportError as exc:
+                dropped = exc
+            finally:
+                await response.aclose()
+            if attempts <= 0 or not state.resumable:
+                raise ControlAPIError(f"the goal stream broke: {dropped}; see the node's log")
+            attempts -= 1
+            query = urlencode(state.query())
+            request = self._build("GET", f"{r.GOAL_EVENTS.path}?{query}", None, SSE)
+
+
+__all__ = ["AsyncControlClient"]

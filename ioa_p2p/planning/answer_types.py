@@ -1,0 +1,208 @@
+"""What kind of answer a question asks for (pure): its answer type, read from the question's own words.
+
+========  ==============================================  =============================================
+kind      asked by                                        the answer
+========  ==============================================  =============================================
+date      when (did / was / is), which date, on what day  a date
+dates     "the dates", "both dates"                       several dates
+time      what time, at what time, when does X leave      a clock time (09:40)
+duration  how long, how many minutes / hours / days       a number with a unit of time
+amount    how much (cost, pay, fee, price, charge)        a number with a currency
+count     how many <things>, number of <things>           a bare number
+name      who, whose, which person / <thing>              a name
+reason    why, what caused, the reason, the root cause    the sentence that gives the reason
+version   which version                                   a version (2.3.4)
+passage   how do / how to / explain / describe            the passage that answers
+number    anything else                                   a number (with the unit the attribute implies)
+========  ==============================================  =============================================
+
+``units`` are the units an answer may carry (``()``: any); ``per`` is the denominator a rate question
+names ("the rate per square metre" -> ``square metre``), so that "18.00 per square metre" is preferred over
+"45.00 per banner".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ioa_p2p.planning.values import ALIASES
+
+TIME_UNITS = ("s", "min", "h", "days", "weeks", "months", "years")
+MONEY_UNITS = ("EUR", "USD")
+#: attribute words -> the units a value of that attribute is given in
+ATTRIBUTE_UNITS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
+    (("weight", "weigh", "weighs", "heavy", "heavier", "mass"), ("kg", "g", "lb")),
+    (
+        (
+            "price",
+            "cost",
+            "costs",
+            "pay",
+            "fee",
+            "fees",
+            "charge",
+            "charged",
+            "budget",
+            "revenue",
+            "fare",
+            "fares",
+            "allowance",
+            "reimburse",
+            "claim",
+            "spend",
+            "worth",
+            "value",
+            "tariff",
+            "rent",
+            "salary",
+            "penalty",
+            "credit",
+            "surcharge",
+        ),
+        MONEY_UNITS,
+    ),  # fmt: skip
+    (("capacity", "energy"), ("kWh", "Wh")),
+    (("power", "output"), ("kW", "W")),
+    (("temperature", "hot", "warm", "cold"), ("°C",)),
+    (("distance", "far", "length", "long", "range"), ("km", "m", "miles", "cm", "mm")),
+    (("voltage",), ("V",)),
+    (("efficiency", "discount", "vat", "share", "percentage", "percent", "margin", "growth"), ("%",)),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerType:
+    kind: str
+    units: tuple[str, ...] = ()
+    per: str = ""
+
+    @property
+    def numeric(self) -> bool:
+        return self.kind in ("duration", "amount", "count", "number")
+
+
+def answer_type(question: str) -> AnswerType:
+    """The answer type of ``question`` (see the module docstring)."""
+    q = " ".join(question.lower().split())
+    per = _per(q)
+    if re.search(r"\b(?:the|both|two) dates\b", q):
+        return AnswerType("dates")
+    if re.search(r"\bwhat time\b|\bat what time\b|\bthe (?:clock )?time (?:the|when|at which|that)\b|"
+                 r"\bwhen (?:does|do|will) .* (?:leave|depart|arrive|"
+                 r"open|close|sail)\w*\b|\b(?:departure|arrival) time\b|"
+                 r"\b(?:first|last|next|earliest|latest) (?:departure|arrival|sailing|train|bus|ferry)\b|"
+                 r"\bwhen (?:the |a |an )?[\w: ]*?\b(?:reach|arriv|leav|depart|sail)\w*\b",
+                 q):  # fmt: skip
+        return AnswerType("time")
+    if re.search(r"^\s*(?:on )?when\b|\b(?:what|which) (?:date|day)\b|\bon what day\b|\bwhen (?:was|is|did|"
+                 r"does|will|were)\b|\bdate of\b", q):  # fmt: skip
+        return AnswerType("date")
+    if re.search(r"\bwhy\b|\bwhat caused\b|\bthe (?:root )?cause\b|\breason\b|\bcaused by\b", q):
+        return AnswerType("reason")
+    if re.search(r"\bwho\b|\bwhose\b|\bwhich (?:person|employee|engineer|manager)\b|\bname of the\b", q):
+        return AnswerType("name")
+    if re.search(r"\bwhich version\b|\bversion\b", q):
+        return AnswerType("version")
+    many = re.search(r"\bhow many ([\w-]+)|\bnumber of ([\w-]+)", q)
+    if many:
+        word = (many.group(1) or many.group(2)).lower()
+        unit = ALIASES.get(word, "")
+        if unit in TIME_UNITS:
+            return AnswerType("duration", (unit,), per)
+        if unit:
+            return AnswerType("number", (unit,), per)
+        return AnswerType("count", ("",), per)
+    if re.search(r"\bhow long\b(?! is| are| was)|\bhow much time\b|\bduration\b", q):
+        return AnswerType("duration", TIME_UNITS, per)
+    if re.search(r"\bwhich\b(?! (?:date|day|time|version))", q) and not re.search(r"\bhow\b", q):
+        return AnswerType("name")
+    if re.search(r"^\s*(?:how (?:do|does|is|are|can|should|to)\b(?! much| many| long)|explain|describe|"
+                 r"summari[sz]e)|\b(?:for|about|on|explain|describe) how (?:an? |the |to |do |does |is |are |"
+                 r"can |should |new )", q):  # fmt: skip
+        return AnswerType("passage")
+    units = attribute_units(q)
+    much = re.search(r"\bhow much (\w+)", q)
+    substance = much is not None and much.group(1) not in _NOT_SUBSTANCE  # "how much sugar": a quantity
+    if much and not substance and (not units or units == MONEY_UNITS):
+        return AnswerType("amount", MONEY_UNITS, per)
+    return AnswerType("number", units, per)
+
+
+_NOT_SUBSTANCE = frozenset(
+    """does do did is are was were will would can could should it money cash more less in for to of extra
+    we i you they he she altogether overall in total""".split()  # noqa: SIM905
+)
+
+
+def attribute_units(question: str) -> tuple[str, ...]:
+    """The units the attribute a question asks about is given in ("weight" -> kg, g, lb); () when unknown."""
+    words = set(re.findall(r"[a-z]+", question.lower()))
+    out: list[str] = []
+    for names, units in ATTRIBUTE_UNITS:
+        if words & set(names):
+            out += [u for u in units if u not in out]
+    return tuple(out)
+
+
+def _per(q: str) -> str:
+    m = re.search(r"\bper[- ]((?:square |cubic )?[a-z]+(?: [a-z]+)?)", q)
+    if not m:
+        return ""
+    return re.sub(r"\s+(?:for|of|in|on|at|to|from|with|is|are|does|do|the)\b.*$", "", m.group(1)).strip()
+
+
+# --------------------------------------------------------------------------- what a request asks to be done
+
+_POLITE = re.compile(
+    r"^(?:(?:and |then |now |next |finally |first |also )*(?:please |kindly |could you |can you |"
+    r"would you |i'd like you to |i want you to )?)+",
+    re.I,
+)
+_LOOKUP_VERBS = frozenset(
+    "find look search check get retrieve fetch read tell show list name quote cite".split()  # noqa: SIM905
+)
+_COMPUTE_VERBS = frozenset(
+    """calculate compute work add subtract multiply divide convert turn round sum total double halve triple
+    express scale deduct increase decrease reduce raise apply average estimate figure""".split()  # noqa: SIM905
+)
+_CODE_VERBS = frozenset({"run", "execute", "evaluate"})
+_TRANSFORM_VERBS = frozenset(
+    "translate encode decode count sort reverse summarise summarize rewrite format spell paraphrase".split()  # noqa: SIM905
+)
+_QUESTION_START = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|"
+                             r"can|could|will|would|should|has|have|had)\b", re.I)  # fmt: skip
+
+
+def request_act(text: str) -> str:
+    """What a request asks to be done: ``question`` (a question, or a request to look something up),
+    ``compute`` (arithmetic on values), ``code`` (run code), ``transform`` (translate, encode, count, sort
+    a given text) or ``other``. Read from the request's form: its leading verb, or its question word."""
+    s = _POLITE.sub("", " ".join(text.strip().split())).strip(" ,;:")
+    first = re.match(r"[A-Za-z']+", s)
+    word = first.group(0).lower() if first else ""
+    if "```" in text:
+        return "code"
+    if word in _COMPUTE_VERBS or re.match(r"use (?:it|that|this|them|the result|these)\b.*\bto\b", s, re.I):
+        return "compute"
+    if word in _CODE_VERBS:
+        code = re.search(r"\b(?:code|python|script|program|snippet|print\()", s, re.I)
+        return "code" if code else "compute"
+    if word in _TRANSFORM_VERBS:
+        return "transform"
+    if word in ("give", "state", "tell", "show") and not re.search(r"[A-Z]\w*\d|[A-Z][a-z]+ [A-Z]", s[1:]):
+        return "compute" if re.search(r"\d|\b(?:it|that|this|result)\b", s, re.I) else "question"
+    if word in _LOOKUP_VERBS or _QUESTION_START.match(s) or s.endswith("?"):
+        return "question"
+    return "other"
+
+
+__all__ = [
+    "ATTRIBUTE_UNITS",
+    "MONEY_UNITS",
+    "TIME_UNITS",
+    "AnswerType",
+    "answer_type",
+    "attribute_units",
+    "request_act",
+]

@@ -1,0 +1,185 @@
+"""Code steps (pure): the block a clause runs, the variables it reads and the earlier values bound to them,
+and Python written for an instruction that only names a value to print.
+
+A clause's variables are bound by what it says ("with x set to the result", "where n is that number"), else
+each name the code reads but never sets takes the next value the clause refers to (or the previous step's,
+when the clause binds nothing itself). A name left without a value is reported (the step's ``fmt`` is
+``missing:<names>``): code never runs with a variable missing.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+
+from ioa_p2p.planning.expr import names_in, normalise, to_expression
+from ioa_p2p.planning.types import CODE, TASK, PlanStep
+
+_MARK_RE = re.compile(r"\u27e6code(\d+)\u27e7")
+_INLINE = re.compile(r"\b(?:print|len|sum|sorted|max|min|int|str)\(")
+
+_BIND = re.compile(
+    r"(?:with|where|and)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|bound to|equal)\s+"
+    r"(v\d+(?: and v\d+)*)",
+    re.I,
+)
+#: "Bind it to `tax`", "store the result as `total`", "call that x": the value named first, the name last
+_BIND_TO = re.compile(
+    r"\b(?:bind|assign|store|save|put|call|name)\s+(v\d+)\s+(?:to|in|as|into)?\s*`?([A-Za-z_]\w*)`?", re.I
+)
+
+
+def code_step(
+    index: int, clause: str, text: str, refs: list[int], before: list[PlanStep], block: str | None
+) -> PlanStep:
+    bindings: list[tuple[str, int]] = [
+        (m.group(1), int(m.group(2)[1:].split()[0])) for m in _BIND.finditer(text)
+    ]
+    bindings += [(m.group(2), int(m.group(1)[1:])) for m in _BIND_TO.finditer(text)]
+    if block is None:
+        inline = inline_code(clause)
+        if inline is not None:
+            block = inline
+    if block is not None:
+        free = [n for n in free_names(block) if n not in {b for b, _ in bindings}]
+        pool = [n for n in refs if n not in {v for _, v in bindings}] or (
+            [before[-1].index] if before and not bindings else []
+        )  # an explicit binding ("with x set to the result") binds only what it names
+        for name, ref in zip(free, pool, strict=False):
+            bindings.append((name, ref))
+        unbound = [n for n in free if n not in {b for b, _ in bindings}]
+        if unbound:  # never run code with a variable missing: the plan says which one has no value
+            return PlanStep(
+                index, CODE, _short(clause), block, (), tuple(bindings), fmt="missing:" + ",".join(unbound)
+            )
+        needs = tuple(dict.fromkeys(v for _, v in bindings))
+        return PlanStep(index, CODE, _short(clause), block, needs, tuple(bindings))
+    generated = generate_code(text, refs, before)
+    if generated is None:  # "write a program that ...": no code to run and nothing to compute
+        return PlanStep(index, TASK, clause, clause, tuple(refs))
+    code, needs = generated
+    return PlanStep(index, CODE, clause, code, needs, tuple((f"v{n}", n) for n in needs))
+
+
+def inline_code(clause: str) -> str | None:
+    """The call starting at ``print(`` (or ``len(``, ...) in ``clause``, to its closing parenthesis."""
+    for m in _INLINE.finditer(clause):
+        depth, quote = 0, ""
+        for i in range(m.end() - 1, len(clause)):
+            ch = clause[i]
+            if quote:
+                quote = "" if ch == quote else quote
+            elif ch in "\"'":
+                quote = ch
+            elif ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+                if depth == 0:
+                    piece = clause[m.start() : i + 1]
+                    try:
+                        ast.parse(piece)
+                    except SyntaxError:
+                        break
+                    return piece
+    return None
+
+
+def free_names(code: str) -> list[str]:
+    """Names the code reads but never sets (not builtins): its inputs."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return []
+    defined = {
+        a.asname or a.name.split(".")[0]
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for a in n.names
+    }  # imports, functions, classes and their arguments are set where they are written
+    defined |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    defined |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args}
+    stored = defined | {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    loaded = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    never_set = [n for n in loaded if n not in stored and not hasattr(builtins, n)]
+    return list(dict.fromkeys([*never_set, *(n for n in _read_first(tree) if n not in defined)]))
+
+
+def _read_first(tree: ast.Module) -> list[str]:
+    """Top-level names read (or updated, ``x -= 1``) before anything sets them: inputs too
+    ("while needed > 0: ... needed -= step"). Comprehension variables are set where they are used."""
+    local = {n.id for c in ast.walk(tree) if isinstance(c, ast.comprehension) for n in ast.walk(c.target)
+             if isinstance(n, ast.Name)}  # fmt: skip
+    first: dict[str, bool] = {}  # name -> first occurrence reads it
+    events: list[tuple[int, int, str, bool]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            events.append((node.lineno, node.col_offset, node.target.id, True))
+        elif isinstance(node, ast.Name):
+            events.append((node.lineno, node.col_offset, node.id, isinstance(node.ctx, ast.Load)))
+    for _, _, name, reads in sorted(events):
+        first.setdefault(name, reads)
+    return [n for n, reads in first.items() if reads and n not in local and not hasattr(builtins, n)]
+
+
+def generate_code(text: str, refs: list[int], before: list[PlanStep]) -> tuple[str, tuple[int, ...]] | None:
+    """Python for an instruction such as "print the result times 48.5, rounded to 2 decimals"; None when
+    the instruction names no value to print and no computation (it is not code the planner can write)."""
+    explicit = bool(refs)
+    if not refs and before:
+        refs = [before[-1].index]
+    low = normalise(text)
+    moved = re.search(r"(\d+)\s+(days?|weeks?)\s+(after|later|before|earlier)", text.lower())
+    if moved and refs:
+        days = int(moved.group(1)) * (7 if moved.group(2).startswith("week") else 1)
+        sign = "-" if moved.group(3) in ("before", "earlier") else "+"
+        code = (
+            f"import datetime\nday = datetime.date.fromisoformat(str(v{refs[0]}))\n"
+            f"print(day {sign} datetime.timedelta(days={days}))"
+        )
+        return code, (refs[0],)
+    body = re.split(r"\bprints?\b|\bwork out\b|\bcompute\b|\bcalculate\b", low, maxsplit=1)[-1]
+    body = re.sub(
+        r",?\s*(?:rounded|to (?:one|two|three|\d+) decimal|with (?:a )?thousands|in binary|as binary).*$",
+        "",
+        body,
+    )
+    if not refs:
+        return None
+    default = f"v{refs[0]}"
+    expression = to_expression(body, default) or None
+    for_n = re.search(
+        r"\bfor (\d+(?:\.\d+)?) (?:weeks?|days?|months?|years?|hours?|units?|times)\b", text.lower()
+    )
+    formatted = re.search(r"\bround|\bdecimal|\bbinary\b|thousands? separator", low)
+    if expression is None and not (explicit or for_n or formatted):
+        return None
+    if expression is None:
+        expression = f"{default} * {for_n.group(1)}" if for_n else " + ".join(f"v{n}" for n in refs[:1])
+    value = f"({expression})"
+    decimals = re.search(r"(?:to|with) (\d+) decimal|(\d+) decimal places?|to (one|two|three) decimal", low)
+    if decimals:
+        digits = (
+            decimals.group(1) or decimals.group(2) or str({"one": 1, "two": 2, "three": 3}[decimals.group(3)])
+        )
+        shown = f"round({value}, {digits})"
+    elif re.search(r"\bround", low):
+        shown = f"round({value})"
+    elif re.search(r"\bbinary\b", low):
+        shown = f"bin(int({value}))[2:]"
+    elif re.search(r"thousands? separator", low):
+        shown = f'f"{{{value}:,}}"'
+    else:
+        shown = value
+    needs = tuple(sorted({*names_in(expression)} or set(refs[:1])))
+    return f"print({shown})", needs
+
+
+def _short(text: str) -> str:
+    return _MARK_RE.sub("[code]", text).strip()
+
+
+__all__ = ["code_step", "free_names", "generate_code", "inline_code"]

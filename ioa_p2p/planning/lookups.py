@@ -1,0 +1,123 @@
+"""Lookups that ask for two values, and calculations that name values by what they are (pure).
+
+:func:`split_lookup` cuts a lookup of two values into two lookups, each with the context both share:
+
+- two items before a shared head: "Linden & Rowe's FY2023 and FY2024 total revenue" -> "Linden & Rowe's
+  FY2023 total revenue", "Linden & Rowe's FY2024 total revenue";
+- two qualifiers of a shared head: "the return fares for an adult and for a child" -> "the return fares for
+  an adult", "the return fares for a child";
+- two phrases: "the sugar for one batch and how many jars a batch fills", "the time the alert fired and
+  the time the incident was resolved"; names the first one uses (the company, the product) and a topic
+  given before a colon ("Lemon curd at Marrow Lane: find ...") go with both.
+
+:func:`label_refs` lets a calculation name earlier values by what they are: in "calculate the ratio
+FY2024 ÷ FY2023" or "the grams of sugar per jar", a word that only one earlier lookup has (FY2024; sugar,
+jar) stands for that lookup's value (``v2 ÷ v1``; ``v1 per v2``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ioa_p2p.planning.literal import names_in
+from ioa_p2p.planning.types import LOOKUP, PlanStep
+
+_VERB = re.compile(
+    r"^(?:(?:please |then |and |also )*)(?:look up|find out|find|get|check|retrieve|fetch|take|read|give me|"
+    r"tell me|search for|look for|what (?:is|are|were|was))\s+",
+    re.I,
+)
+_STARTS_PHRASE = re.compile(r"^(?:the|how|what|which|when|who|its|their|a|an)\b", re.I)
+_ITEM = r"[A-Z]{1,4}[-]?\d{1,4}[A-Za-z]?|\d{4}|[A-Z][\w-]*"
+_TWO_ITEMS = re.compile(rf"\b({_ITEM}) and ({_ITEM})\b(?= [a-z])")
+_STOP = frozenset(
+    """a an the of for in on at to by with from and or is are was were be what which how many much does do
+    did it its this that these those their his her our your my per one two three each all both""".split()  # noqa: SIM905
+)
+_IRREGULAR = {"children": "child", "people": "person", "men": "man", "women": "woman", "feet": "foot"}
+
+
+def split_lookup(clause: str) -> list[str] | None:
+    """Two lookup questions for a lookup of two values (see the module docstring), or None."""
+    topic, _, body = clause.rpartition(":") if re.search(r":\s*\w", clause) else ("", "", clause)
+    verb = _VERB.match(body.strip())
+    if verb is None:
+        return None
+    rest = body.strip()[verb.end() :].rstrip(" .?")
+    if rest.count(" and ") != 1 or re.search(r"\bbetween\b", rest):
+        return None
+    items = _TWO_ITEMS.search(rest)
+    if items:  # "FY2023 and FY2024 total revenue"
+        head, tail = rest[: items.start()], rest[items.end() :]
+        parts = [f"{head}{items.group(1)}{tail}", f"{head}{items.group(2)}{tail}"]
+    else:
+        left, right = rest.split(" and ", 1)
+        if right.startswith(("for ", "in ", "at ", "on ", "of ")):  # "fares for an adult and for a child"
+            word = right.split()[0]
+            cut = left.rfind(f" {word} ")
+            if cut == -1:
+                return None
+            parts = [left, left[:cut] + " " + right]
+        elif _STARTS_PHRASE.match(right) and len(left.split()) >= 2:
+            parts = [left, right]
+        else:
+            return None
+    own = {items.group(1), items.group(2)} if items else set()
+    context = [n for n in names_in(body) if n not in parts[1] and n not in own and n in parts[0]]
+    second = parts[1] + (f" ({', '.join(context)})" if context else "")
+    about = topic.strip()
+    return [_question(p, about) for p in (parts[0], second)]
+
+
+def _question(phrase: str, topic: str) -> str:
+    phrase = " ".join(phrase.split()).strip(" ,")
+    if topic:
+        phrase = f"{topic}: {phrase}"
+    if _STARTS_PHRASE.match(phrase) and re.match(r"(?:how|what|which|when|who)\b", phrase, re.I):
+        return phrase[0].upper() + phrase[1:] + "?"
+    return f"What is {phrase}?"
+
+
+def words_of(text: str) -> set[str]:
+    """The content words of a text, lower case, plurals made singular."""
+    out = set()
+    for w in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", text.lower()):
+        if w in _STOP or len(w) < 2:
+            continue
+        w = _IRREGULAR.get(w, w)
+        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        out.add(w)
+    return out
+
+
+def label_refs(text: str, before: Sequence[PlanStep], taken: Sequence[int]) -> tuple[str, list[int]]:
+    """``text`` with each word that only one earlier lookup (not in ``taken``) has replaced by its ``vN``,
+    and those steps; unchanged when fewer than two lookups could be named."""
+    lookups = [s for s in before if s.kind == LOOKUP and s.index not in taken]
+    if len(lookups) < 2:
+        return text, []
+    labels = {s.index: words_of(s.text) for s in lookups}
+    shared = set.intersection(*labels.values())
+    own = {
+        n: words - shared - set().union(*(v for k, v in labels.items() if k != n))
+        for n, words in labels.items()
+    }
+    used: list[int] = []
+
+    def swap(m: re.Match[str]) -> str:
+        word = m.group(0)
+        key = next(iter(words_of(word)), "")
+        hits = [n for n, words in own.items() if key and key in words]
+        if len(hits) != 1:
+            return word
+        if hits[0] not in used:
+            used.append(hits[0])
+        return f"v{hits[0]}"
+
+    out = re.sub(r"\b[A-Za-z][\w-]*\b", swap, text)
+    return (out, used) if len(used) >= 2 else (text, [])
+
+
+__all__ = ["label_refs", "split_lookup", "words_of"]

@@ -1,0 +1,157 @@
+"""Control routes about the whole node: ``GET /node`` (identity, agent, uptime, memory, config summary,
+faults) and ``GET /network`` (peers with their latency, routing table, gossip mesh); schemas:
+:mod:`ioa_p2p.api.status`. They read every service, so they are registered once the services run."""
+
+from __future__ import annotations
+
+import os
+import platform
+import resource
+from importlib import metadata
+from typing import Protocol
+
+import trio
+
+from ioa_p2p.api import routes as r
+from ioa_p2p.api.codec import Empty
+from ioa_p2p.api.discovery import GossipStatus
+from ioa_p2p.api.status import MemoryView, NetworkView, NodeStatus, PeerLink, redacted_config
+from ioa_p2p.identity import PeerId
+from ioa_p2p.node.control.routes import faults_view
+from ioa_p2p.node.control.server import CallInfo
+from ioa_p2p.node.ports import NodePort
+from ioa_p2p.node.services import NodeServices
+
+#: Seconds one ``GET /network`` waits for the pings of all peers; a measurement is reused this long.
+PING_TIMEOUT = 2.0
+LATENCY_TTL = 5.0
+#: Peers pinged at most per measurement (the rest show no latency).
+MAX_PINGED = 64
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("ioa-p2p")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def memory_view() -> MemoryView:
+    """Resident memory now and at its peak (Linux ``/proc``; elsewhere the peak for both)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    rss = peak
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as status:
+            for line in status:
+                name, _, value = line.partition(":")
+                if name in ("VmRSS", "VmHWM"):
+                    kib = int(value.split()[0]) * 1024
+                    rss, peak = (kib, peak) if name == "VmRSS" else (rss, kib)
+    except (OSError, ValueError, IndexError):
+        pass
+    return MemoryView(rss, max(peak, rss))
+
+
+class StatusPort(NodePort, Protocol):
+    """What the status routes read of the node (:class:`~ioa_p2p.node.node.Node`)."""
+
+    @property
+    def services(self) -> NodeServices: ...
+    @property
+    def started(self) -> float: ...
+    async def ping(self, peer: PeerId) -> float | None: ...
+
+
+class LatencyCache:
+    """The latest round-trip times, measured at most every :data:`LATENCY_TTL` seconds."""
+
+    def __init__(self, node: StatusPort) -> None:
+        self.node = node
+        self.measured: dict[PeerId, float | None] = {}
+        self.at = -LATENCY_TTL
+        self.lock = trio.Lock()
+
+    async def latencies(self, peers: list[PeerId]) -> dict[PeerId, float | None]:
+        async with self.lock:
+            if trio.current_time() - self.at >= LATENCY_TTL or set(peers) - set(self.measured):
+                self.measured = await self._measure(peers[:MAX_PINGED])
+                self.at = trio.current_time()
+        return self.measured
+
+    async def _measure(self, peers: list[PeerId]) -> dict[PeerId, float | None]:
+        out: dict[PeerId, float | None] = dict.fromkeys(peers)
+
+        async def one(peer: PeerId) -> None:
+            out[peer] = await self.node.ping(peer)
+
+        with trio.move_on_after(PING_TIMEOUT):
+            async with trio.open_nursery() as nursery:
+                for peer in peers:
+                    nursery.start_soon(one, peer)
+        return out
+
+
+def add_status_routes(node: StatusPort) -> None:
+    cache = LatencyCache(node)
+
+    def names() -> dict[PeerId, str]:
+        discovery = node.services.discovery
+        if discovery is None:
+            return {}
+        return {e.card.peer_id: e.card.card.name for e in discovery.directory}
+
+    async def get_node(request: Empty, call: CallInfo) -> NodeStatus:
+        discovery = node.services.discovery
+        card = discovery.card.card if discovery is not None and discovery.card is not None else None
+        agent = node.config.section("agent")
+        now = node.now()
+        return NodeStatus(
+            peer_id=str(node.peer_id),
+            name=card.name if card is not None else str(agent.get("name", "")),
+            adapter=card.adapter if card is not None else str(agent.get("adapter", "")),
+            version=package_version(),
+            python=platform.python_version(),
+            pid=os.getpid(),
+            started_ms=int(node.started * 1000),
+            uptime=max(0.0, now - node.started),
+            memory=memory_view(),
+            services=tuple(node.services.names()),
+            addrs=tuple(node.listen_addrs()),
+            control_port=node.control.port,
+            config=redacted_config(
+                {
+                    "node": {
+                        "listen": list(node.config.listen),
+                        "bootstrap": list(node.config.bootstrap),
+                        "control_port": node.config.control_port,
+                        "target_peers": node.config.target_peers,
+                    },
+                    **{k: v for k, v in node.config.raw.items() if k != "node"},
+                }
+            ),
+            faults=faults_view(node),
+            telemetry=node.tracer.describe(),
+        )
+
+    async def get_network(request: Empty, call: CallInfo) -> NetworkView:
+        peers = node.connected_peers()
+        latency = await cache.latencies(peers)
+        known = names()
+        links = tuple(
+            PeerLink(str(p), known.get(p, ""), tuple(node.peer_addrs(p)), latency.get(p)) for p in peers
+        )
+        discovery = node.services.discovery
+        status = discovery.status() if discovery is not None else {}
+        gossip = status.get("gossip")
+        return NetworkView(
+            peers=links,
+            routing_table=int(status.get("routing_table") or 0),
+            gossip=GossipStatus.from_json(gossip) if isinstance(gossip, dict) else None,
+            measured_ms=int(node.now() * 1000),
+        )
+
+    node.control.add_route(r.NODE, get_node)
+    node.control.add_route(r.NETWORK, get_network)
+
+
+__all__ = ["add_status_routes", "memory_view", "package_version"]

@@ -1,0 +1,281 @@
+"""The typed control API against real nodes (in-process libp2p hosts on 127.0.0.1, the control API over
+real HTTP): every route answers JSON its schema reads and writes back byte for byte, through the async
+client (httpx under trio) and the blocking one; a goal's event stream dropped mid-goal resumes after its
+last cursor with no event missed or repeated (docs/protocol.md §7.3).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+from collections.abc import AsyncIterator, Iterator
+from contextlib import aclosing, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import trio
+
+from ioa_p2p.api import routes as r
+from ioa_p2p.api.chats import CreateChatRequest, PostRequest
+from ioa_p2p.api.codec import ApiObject, Empty, JsonValue
+from ioa_p2p.api.discovery import CardUpdate, FindRequest
+from ioa_p2p.api.events import DoneEvent, StartEvent, TeamEvent
+from ioa_p2p.api.goals import GoalResult
+from ioa_p2p.api.launch import LaunchRequest
+from ioa_p2p.api.peers import RelayConnectRequest
+from ioa_p2p.api.stream import StreamItem
+from ioa_p2p.control_client import AsyncControlClient, ControlClient, Endpoint
+from ioa_p2p.errors import ControlAPIError, InvalidField, IoAError
+from ioa_p2p.node import Node
+from tests.goal_event_shapes import check_shape
+from tests.test_goals_net import CALCULATOR, COORDINATOR, open_agents
+
+pytestmark = pytest.mark.slow
+
+#: An agent whose task takes a few seconds (two progress steps): a goal for it runs long enough to drop
+#: its stream in the middle.
+SLOW = {
+    "name": "translator",
+    "adapter": "echo",
+    "description": "Translates reports into French.",
+    "options": {"delay": 3.0, "steps": 3},
+}
+SLOW_GOAL = "Translate the report into French"
+
+
+def endpoint(node: Node) -> Endpoint:
+    return Endpoint(node.control.port, node.control.token)
+
+
+@asynccontextmanager
+async def agents_and_client(
+    tmp_path: Path, agents: list[dict[str, Any]]
+) -> AsyncIterator[tuple[list[Node], AsyncControlClient]]:
+    """Agents whose cards reached every node, and an async client of the first one's control API."""
+    async with (
+        open_agents(tmp_path, agents) as nodes,
+        AsyncControlClient(endpoint=endpoint(nodes[0])) as client,
+    ):
+        yield nodes, client
+
+
+def same_bytes(route: Any, raw: JsonValue) -> None:
+    """The reply's JSON, read by the route's schema and written again, is the same bytes."""
+    typed = route.reply.decode(raw)
+    assert json.dumps(route.reply.encode(typed)) == json.dumps(raw), route.path
+
+
+async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> None:
+    with trio.fail_after(120):
+        async with agents_and_client(tmp_path, [COORDINATOR, CALCULATOR]) as (
+            (coordinator, calculator),
+            client,
+        ):
+            called: set[tuple[str, str]] = set()
+
+            async def check(route: Any, request: ApiObject) -> Any:
+                """The typed call, and the raw JSON of the same call read back byte for byte."""
+                called.add(route.key)
+                typed = await client.request(route, request)
+                if route.method == "GET":
+                    path = route.path + (f"?chat={request.chat}" if hasattr(request, "chat") else "")
+                    same_bytes(route, await client.call("GET", path))
+                return typed
+
+            for route in (
+                r.ID,
+                r.PEERS,
+                r.INBOX,
+                r.FAULTS,
+                r.BUDGETS,
+                r.RELAY,
+                r.CHATS,
+                r.CARDS,
+                r.CARD,
+                r.NODE,
+            ):
+                await check(route, Empty())
+            network = await check(r.NETWORK, Empty())
+            assert [p.peer_id for p in network.peers] == [str(calculator.peer_id)]
+            assert network.peers[0].name == "calculator" and network.peers[0].latency_ms is not None
+            code = await check(r.UI_CODE, Empty())
+            assert code.url.endswith(f"/ui/#code={code.code}") and code.expires_in > 0
+            calc = str(calculator.peer_id)
+            assert (await check(r.CONNECT, r.CONNECT.request(calculator.listen_addrs()[0]))).peer_id == calc
+            sent = await check(r.SEND, r.SEND.request(calc, "hello", {"n": 1}))
+            assert sent.acked and sent.hash in {m.hash for m in calculator_inbox(calculator)}
+            found = await check(r.FIND, FindRequest("exact arithmetic", 2))
+            assert found.results[0].name == "calculator" and found.k == 2
+            updated = await check(r.UPDATE_CARD, CardUpdate(skills=("planning",)))
+            assert "planning" in updated.skills and (await client.card()).version == updated.version
+            made = await check(r.CREATE_CHAT, CreateChatRequest((calc,), "notes"))
+            assert made.accepted == (calc,)
+            posted = await check(r.POST, PostRequest(made.chat_id[:12], text="hi"))
+            assert posted.kind == "text" and posted.content == {"text": "hi"}
+            await check(r.SYNC_CHATS, r.SYNC_CHATS.request(made.chat_id))
+            history = await check(r.HISTORY, r.HISTORY.request(made.chat_id[:12]))
+            assert history.messages[-1].hash == posted.hash and history.chat.chat_id == made.chat_id
+            exported = await check(r.EXPORT, r.EXPORT.request(made.chat_id))
+            assert exported.messages == len(history.messages)
+            audited = await check(r.AUDIT, r.AUDIT.request(made.chat_id))
+            assert audited.valid and audited.messages == len(history.messages) and not audited.findings
+            called.add(r.CHAT_EVENTS.key)
+            streamed = await chat_events(coordinator, made.chat_id, len(history.messages))
+            assert [e["message"]["hash"] for e in streamed] == [m.hash for m in history.messages]
+            assert {e["signature"] for e in streamed} == {"valid"}
+            result = await check(r.LAUNCH_GOAL, LaunchRequest("Calculate 6 * 7", timeout=30))
+            assert isinstance(result, GoalResult) and result.answer == "The answer is 42."
+            same_bytes(r.LAUNCH_GOAL, await client.call("POST", "/launch_goal", {"goal": "Calculate 2 + 2"}))
+            again = await check(r.ROUND_RESULT, r.ROUND_RESULT.request(result.chat_id))
+            assert again.answer == result.answer and again.round_id == result.round_id
+            goals = await check(r.GOALS, Empty())
+            assert [g.status for g in goals if g.round_id == result.round_id] == ["concluded"]
+            called.add(r.CANCEL_GOAL.key)
+            with pytest.raises(ControlAPIError) as cancel:  # nothing of this node runs there
+                await client.cancel_goal(chat=result.chat_id)
+            assert cancel.value.status == 400 and cancel.value.error_type == "UsageError"
+            called.add(r.RELAY_CONNECT.key)
+            circuit = f"{calculator.listen_addrs()[0]}/p2p-circuit/p2p/{coordinator.peer_id}"
+            with pytest.raises(IoAError):  # the calculator is no relay
+                await client.relay_connect(RelayConnectRequest(addr=circuit))
+            called.add(r.GOAL_EVENTS.key)
+            items = [i async for i in client.goal_events(chat=result.chat_id, round_id=result.round_id)]
+            assert isinstance(items[0].event, TeamEvent) and isinstance(items[1].event, StartEvent)
+            assert [i.cursor.seq for i in items if i.cursor] == list(range(1, len(items) + 1))
+            for item in items:
+                check_shape(item.event.to_json())
+            assert called == {route.key for route in r.ROUTES}
+            assert set(coordinator.control.routes) == called  # the node serves exactly the table
+
+
+async def chat_events(node: Node, chat: str, count: int) -> list[Any]:
+    """The first ``count`` events of ``GET /chats/events`` (a stream that stays open)."""
+    url = f"http://127.0.0.1:{node.control.port}/chats/events?chat={chat}"
+    headers = {"Authorization": f"Bearer {node.control.token}", "Accept": "text/event-stream"}
+    events: list[Any] = []
+    async with httpx.AsyncClient(timeout=30) as http, http.stream("GET", url, headers=headers) as response:
+        assert response.status_code == 200
+        lines = response.aiter_lines()
+        async with aclosing(lines):
+            async for line in lines:
+                if line.startswith("data: "):
+                    events.append(json.loads(line[6:]))
+                if len(events) == count:
+                    break
+    return events
+
+
+def calculator_inbox(node: Node) -> list[Any]:
+    assert node.services.messaging is not None
+    from ioa_p2p.node.messaging.routes import inbox_message
+
+    return [inbox_message(env) for env in node.services.messaging.inbox]
+
+
+async def test_a_wrong_field_is_a_400_naming_it_and_the_client_raises_it_typed(tmp_path: Path) -> None:
+    with trio.fail_after(60):
+        async with agents_and_client(tmp_path, [COORDINATOR]) as (_, client):
+            for method, path, body, field in (
+                ("POST", "/find", {"text": "x", "k": 0}, "k"),
+                ("POST", "/find", {"text": "x", "colour": "red"}, "body"),
+                ("POST", "/launch_goal", {"goal": "x", "max_turns": 1001}, "max_turns"),
+                ("POST", "/launch_goal", {"goal": "x", "team": [3]}, "team[0]"),
+                ("POST", "/chats/create", {"members": ["nobody"], "topic": "t"}, "members[0]"),
+                ("GET", "/goal_events?launch=l&after=nope", None, "after"),
+                ("GET", "/peers?verbose=1", None, "body"),
+                ("POST", "/send?peer=x", {"peer": "x", "text": "t"}, "query"),
+            ):
+                with pytest.raises(InvalidField) as caught:
+                    await client.call(method, path, body)
+                assert caught.value.path == field, (path, body, caught.value)
+
+
+def collect(items: Iterator[StreamItem], until: type) -> list[StreamItem]:
+    out = []
+    for item in items:
+        out.append(item)
+        if isinstance(item.event, until):
+            break
+    return out
+
+
+def wire(items: list[StreamItem]) -> list[tuple[str | None, str]]:
+    """What a client read: each event's cursor and JSON bytes (heartbeats left out)."""
+    return [(str(i.cursor) if i.cursor else None, json.dumps(i.event.to_json())) for i in items
+            if i.event.event != "heartbeat"]  # fmt: skip
+
+
+# Dropping the stream abandons httpx's own nested async generators mid-read; trio reports them as
+# ResourceWarnings of httpx's modules (harmless: the response and its connection are closed).
+@pytest.mark.filterwarnings("ignore::ResourceWarning")
+async def test_a_goal_stream_dropped_mid_goal_resumes_after_its_cursor(tmp_path: Path) -> None:
+    """The async client reads a launch's events up to its team, drops the connection while the slow task
+    runs, and resumes after its last cursor: with what it read first, exactly the launch's whole log."""
+    with trio.fail_after(120):
+        async with agents_and_client(tmp_path, [COORDINATOR, SLOW]) as (_, client):
+            first: list[StreamItem] = []
+            stream = client.launch_events(LaunchRequest(SLOW_GOAL, team=("translator",), timeout=60))
+            async for item in stream:
+                first.append(item)
+                if isinstance(item.event, StartEvent):
+                    break
+            await stream.aclose()  # the connection closes here, mid-goal
+            launch = next(i.event.launch_id for i in first if isinstance(i.event, TeamEvent))
+            last = first[-1].cursor
+            assert last is not None
+            running = [g for g in await client.goals() if g.status == "running"]
+            assert running, "the goal ended before the drop: it must still be running"
+            rest = [i async for i in client.goal_events(launch=launch, after=last)]
+            assert isinstance(rest[-1].event, DoneEvent) and rest[-1].event.result.ok
+            assert any(i.event.event == "progress" for i in rest)  # what happened while away
+            whole = [i async for i in client.goal_events(launch=launch)]
+            assert wire(first) + wire(rest) == wire(whole)
+            seqs = [i.cursor.seq for i in whole if i.cursor]
+            assert seqs == list(range(1, len(seqs) + 1))
+
+
+class DroppingClient(ControlClient):
+    """A blocking client whose first goal stream breaks after ``keep`` lines (its connection closed
+    under it, as when a network path drops): the client must resume by itself."""
+
+    def __init__(self, *args: Any, keep: int, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.keep = keep
+        self.dropped = 0
+
+    def _lines(
+        self, method: str, path: str, body: JsonValue, timeout: float | None, accept: str
+    ) -> Iterator[bytes]:
+        lines = super()._lines(method, path, body, timeout, accept)
+        if self.dropped:
+            return lines
+        self.dropped += 1
+        return self._cut(lines)
+
+    def _cut(self, lines: Iterator[bytes]) -> Iterator[bytes]:
+        for n, line in enumerate(lines):
+            if n == self.keep:
+                lines.close()  # type: ignore[attr-defined]  # closes the HTTP connection
+                raise http.client.IncompleteRead(b"")
+            yield line
+
+
+async def test_the_blocking_client_resumes_a_broken_stream_by_itself(tmp_path: Path) -> None:
+    with trio.fail_after(120):
+        async with open_agents(tmp_path, [COORDINATOR, SLOW]) as (coordinator, _):
+            client = DroppingClient(endpoint=endpoint(coordinator), timeout=60, keep=9)
+            request = LaunchRequest(SLOW_GOAL, team=("translator",), timeout=60)
+
+            def run() -> list[StreamItem]:
+                return collect(client.launch_events(request), DoneEvent)
+
+            items = await trio.to_thread.run_sync(run)
+            assert client.dropped == 1 and isinstance(items[-1].event, DoneEvent)
+            launch = next(i.event.launch_id for i in items if isinstance(i.event, TeamEvent))
+
+            def whole() -> list[StreamItem]:
+                return collect(client.goal_events(launch=launch), DoneEvent)
+
+            assert wire(items) == wire(await trio.to_thread.run_sync(whole))

@@ -1,0 +1,330 @@
+"""The dashboard end to end in headless Chromium (Debian's package) on a local network of 3 agent processes.
+
+From the page: log in with the one-time link of ``ioa ui``, search the directory, launch a goal and follow
+it live (messages arrive without a reload, a task's progress, the conclusion, the audit badge turning
+valid), cancel a goal, a chat of 500 messages, a dropped connection resumed without losing or duplicating
+a message; at phone width and in dark mode. Without the session, nothing: a wrong or missing token, a
+spent code, another origin, a request without its CSRF token get no data. Screenshots go to
+``$IOA_TEST_ARTIFACTS`` (default: a temporary folder).
+"""
+
+from __future__ import annotations
+
+import base64
+import http.client
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ioa_p2p.control_client import ControlClient
+
+from .dashboard_net import CHROMIUM, CHROMIUM_FLAGS, NetworkThread, artifacts_dir, browser_missing, spec
+
+pytestmark = [pytest.mark.slow]
+MISSING = browser_missing()
+if MISSING:
+    pytest.skip(f"dashboard browser tests skipped: {MISSING}", allow_module_level=True)
+
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright  # noqa: E402
+
+WAIT = 60_000  # ms: one step of a test (a goal on a loaded 2-core machine)
+expect.set_options(timeout=WAIT)
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NetworkThread]:
+    specs = [
+        spec("coordinator", {"description": "Coordinates agents: launches goals and plans them."}),
+        spec(
+            "calculator",
+            {
+                "adapter": "calculator",
+                "description": "Exact arithmetic from plain language: sums, products, powers, percentages.",
+            },
+        ),
+        spec(
+            "slowpoke",
+            {
+                "adapter": "echo",
+                "description": "Echoes a text back, slowly, reporting its progress.",
+                "options": {"delay": 40.0, "steps": 8},
+            },
+        ),
+    ]
+    running = NetworkThread(tmp_path_factory.mktemp("dash") / "net", specs)
+    try:
+        running.wait_cards()
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as pw:
+        # launch() gives every run a fresh, temporary user-data-dir; --headless is Playwright's own
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def context(browser: Browser) -> Iterator[BrowserContext]:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 860})
+    ctx.set_default_timeout(WAIT)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+def home_of(net: NetworkThread, name: str) -> Path:
+    assert net.net is not None
+    return net.net[name].home
+
+
+def port_of(home: Path) -> int:
+    return int(ControlClient(home).node_info()["control"]["port"])  # type: ignore[index, call-overload]
+
+
+def login_url(home: Path) -> str:
+    """What ``ioa ui --json`` prints (the real command)."""
+    out = subprocess.run(
+        [sys.executable, "-m", "ioa_p2p", "--home", str(home), "ui", "--json"],
+        capture_output=True,
+        check=True,
+        timeout=60,
+    )
+    url = json.loads(out.stdout)["url"]
+    assert url.startswith("http://127.0.0.1:") and "/ui/#code=" in url
+    return str(url)
+
+
+def logged_in(context: BrowserContext, home: Path, view: str = "network") -> Page:
+    page = context.new_page()
+    page.on(
+        "console", lambda m: print(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None
+    )
+    page.on("pageerror", lambda e: print(f"page error: {e}"))
+    page.goto(login_url(home))
+    expect(page.locator("#nav")).to_be_visible()
+    assert "code=" not in page.url  # taken out of the address bar (and the history entry) at once
+    page.goto(page.url.split("#")[0] + f"#/{view}")
+    return page
+
+
+def shot(page: Page, name: str) -> None:
+    page.screenshot(path=str(artifacts_dir() / f"{name}.png"), full_page=True)
+
+
+def raw(
+    port: int, method: str, path: str, headers: dict[str, str] | None = None, body: Any = None
+) -> tuple[int, bytes]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        data = json.dumps(body).encode() if body is not None else None
+        conn.request(method, path, body=data, headers={"Host": f"127.0.0.1:{port}", **(headers or {})})
+        response = conn.getresponse()
+        return response.status, response.read()
+    finally:
+        conn.close()
+
+
+# --------------------------------------------------------------------------- no session, no data
+
+
+def test_without_a_session_there_is_no_data_and_no_page_that_leaks_any(
+    net: NetworkThread, context: BrowserContext
+) -> None:
+    home = home_of(net, "coordinator")
+    port = port_of(home)
+    peer = str(ControlClient(home).node_id().peer_id)
+    for headers in ({}, {"Authorization": "Bearer wrong"}, {"Cookie": f"ioa_session_{port}=forged"}):
+        status, body = raw(port, "GET", "/chats", headers)
+        assert status == 401 and peer not in body.decode() and b"chat_id" not in body
+    status, page_html = raw(port, "GET", "/ui/")
+    assert status == 200 and peer.encode() not in page_html  # the page itself holds no data
+    assert raw(port, "POST", "/ui/session", body={"code": "not-a-code"})[0] == 401
+    assert raw(port, "POST", "/ui/session", body={"token": "wrong"})[0] == 401
+    # another origin, or a DNS-rebinding host name, gets nothing even with a valid session
+    good = ControlClient(home).ui_code().code
+    value, csrf = _session(port, good)
+    assert raw(port, "POST", "/ui/session", body={"code": good})[0] == 401  # a code opens one session only
+    cookie = f"ioa_session_{port}={value}"
+    assert raw(port, "GET", "/chats", {"Cookie": cookie})[0] == 200
+    assert raw(port, "GET", "/chats", {"Cookie": cookie, "Host": f"evil.example:{port}"})[0] == 403
+    assert raw(port, "GET", "/chats", {"Cookie": cookie, "Sec-Fetch-Site": "cross-site"})[0] == 403
+    no_csrf = raw(port, "POST", "/chats/sync", {"Cookie": cookie}, {})
+    assert no_csrf[0] == 403 and b"CSRF" in no_csrf[1]
+    other_origin = {"Cookie": cookie, "X-IoA-CSRF": csrf, "Origin": "http://evil.example"}
+    assert raw(port, "POST", "/chats/sync", other_origin, {})[0] == 403
+    assert raw(port, "POST", "/ui/code", {"Cookie": cookie, "X-IoA-CSRF": csrf}, {})[0] == 400  # no minting
+
+    # in the browser: a wrong code shows the login form, no data, and leaves no code in the URL
+    page = context.new_page()
+    page.goto(f"http://127.0.0.1:{port}/ui/#code=wrongcodewrongcodewrongcode")
+    expect(page.locator("#login")).to_be_visible()
+    expect(page.locator("#login-error")).to_contain_text("spent, expired or wrong")
+    assert "code=" not in page.url and page.locator("#nav").is_hidden()
+    assert peer not in page.content()
+    # a token pasted into the form works; a wrong one does not
+    page.fill("#login-secret", "wrong-token-" + "x" * 40)
+    page.click("#login-form button")
+    expect(page.locator("#login-error")).to_contain_text("wrong")
+    page.fill("#login-secret", (home / "control.token").read_text())
+    page.click("#login-form button")
+    expect(page.locator("#nav")).to_be_visible()
+    cookies = {c["name"]: c for c in context.cookies()}
+    session = cookies[f"ioa_session_{port}"]
+    assert session["httpOnly"] and session["sameSite"] == "Strict"
+    assert page.evaluate("document.cookie") == ""  # HttpOnly: no script reads it
+    page.click("#logout")
+    expect(page.locator("#login")).to_be_visible()
+    assert raw(port, "GET", "/chats", {"Cookie": f"ioa_session_{port}={session['value']}"})[0] == 401
+
+
+def _session(port: int, code: str) -> tuple[str, str]:
+    """The cookie value and CSRF token of a session opened with ``code``."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request(
+        "POST", "/ui/session", body=json.dumps({"code": code}), headers={"Host": f"127.0.0.1:{port}"}
+    )
+    response = conn.getresponse()
+    header = response.getheader("Set-Cookie") or ""
+    csrf = json.loads(response.read())["csrf"]
+    conn.close()
+    assert response.status == 200 and "HttpOnly" in header and "SameSite=Strict" in header
+    return header.split(";", 1)[0].split("=", 1)[1], csrf
+
+
+# --------------------------------------------------------------------------- a goal from the page
+
+
+def test_a_goal_launched_from_the_page_is_followed_live_to_a_valid_audit(
+    net: NetworkThread, context: BrowserContext
+) -> None:
+    home = home_of(net, "coordinator")
+    page = logged_in(context, home, "directory")
+    page.fill("#dir-search", "exact arithmetic on numbers")
+    first = page.locator("#dir-results li.card").first
+    expect(first.locator("h2")).to_contain_text("calculator")
+    expect(first).to_contain_text("signed ✓")
+    assert float(first.locator("meter").get_attribute("value") or 0) > 0
+    shot(page, "directory")
+
+    page.evaluate("window.__notReloaded = true")
+    page.click("#nav a[data-view=goal]")
+    page.fill("#goal-text", "Calculate 17 * 23 and then the result times 2")
+    page.fill("#goal-team", "calculator")
+    page.fill("#goal-turns", "12")
+    page.fill("#goal-timeout", "90")
+    page.click("#goal-launch")
+    page.wait_for_url("**/#/chats/*")
+    log = page.locator("#chat-log li.msg")
+    expect(log.first).to_be_visible()
+    expect(page.locator("#task-cards li.task").first).to_be_visible()  # a task card appears live
+    expect(
+        page.locator("#task-cards li.task[data-state=completed] progress[value='100']").first
+    ).to_be_visible()
+    expect(page.locator("#conclusion")).to_contain_text("782")
+    expect(page.locator("#chat-log li.msg[data-kind='conv.task.progress']").first).to_be_visible()
+    expect(page.locator("#audit-badge")).to_have_attribute("data-valid", "true")
+    expect(page.locator("#audit-badge")).to_contain_text("valid")
+    assert page.evaluate("window.__notReloaded") is True  # everything arrived without a reload
+    indexes = [int(x) for x in log.evaluate_all("els => els.map(e => e.dataset.index)")]
+    assert indexes == list(range(1, len(indexes) + 1))  # causal order, each message once
+    assert page.locator("#chat-log .sig .bad").count() == 0 and page.locator(
+        "#chat-log .sig .ok"
+    ).count() == len(indexes)
+    expect(page.locator("#conclusion table")).to_contain_text("calculator")  # the cost table
+    shot(page, "chat")
+
+    chat_id = page.url.rsplit("/", 1)[1]
+    with page.expect_download() as download:
+        page.click("#chat-export")
+    exported = Path(download.value.path()).read_bytes()
+    copy = ControlClient(home).call("GET", f"/chats/export?chat={chat_id}")
+    assert exported == base64.b64decode(copy["data"])  # type: ignore[index, call-overload]
+
+
+def test_a_goal_is_cancelled_from_the_page(net: NetworkThread, context: BrowserContext) -> None:
+    home = home_of(net, "coordinator")
+    page = logged_in(context, home, "goal")
+    page.fill("#goal-text", "Echo this text back slowly: the quick brown fox")
+    page.fill("#goal-team", "slowpoke")
+    page.fill("#goal-timeout", "120")
+    page.click("#goal-launch")
+    page.wait_for_url("**/#/chats/*")
+    running = page.locator("#task-cards li.task[data-state=running]")
+    expect(running.first).to_be_visible()  # the echo agent reports progress
+    expect(running.first.locator("progress")).to_have_attribute("value", re.compile(r"^[1-9][0-9]?$"))
+    expect(page.locator("#chat-cancel")).to_be_visible()
+    page.click("#chat-cancel")
+    expect(page.locator(".goal-panel h2")).to_contain_text("aborted")
+    expect(page.locator("#chat-log li.msg[data-kind='conv.cancel']")).to_have_count(1)
+    expect(page.locator("#chat-cancel")).to_be_hidden()
+    shot(page, "cancelled")
+
+
+# --------------------------------------------------------------------------- 500 messages, drops, layouts
+
+
+def test_a_chat_of_500_messages_renders_and_a_dropped_stream_resumes_exactly(
+    net: NetworkThread, context: BrowserContext
+) -> None:
+    home = home_of(net, "coordinator")
+    assert net.net is not None
+    client = ControlClient(home, timeout=60)
+    calculator = str(net.net["calculator"].peer_id)
+    made = client.call("POST", "/chats/create", {"members": [calculator], "topic": "500 messages"})
+    chat = str(made["chat_id"])  # type: ignore[index, call-overload]
+    texts = [f"message {i} <img src=x onerror=alert(1)>" for i in range(500)]
+    with ThreadPoolExecutor(4) as pool:
+        list(pool.map(lambda t: client.call("POST", "/chats/post", {"chat": chat, "text": t}), texts))
+
+    page = logged_in(context, home, f"chats/{chat}")
+    started = time.monotonic()
+    log = page.locator("#chat-log li.msg")
+    expect(log).to_have_count(500, timeout=WAIT * 2)
+    print(f"500 messages rendered in {time.monotonic() - started:.2f} s")  # the figure; never asserted
+    page.fill("#chat-input", "still responsive")  # the page takes input while holding them
+    assert page.locator("img").count() == 0  # remote text stays text
+    expect(page.locator("#audit-badge")).to_have_attribute("data-valid", "true")
+
+    # the stream drops; messages posted meanwhile arrive once it resumes, none lost, none twice
+    page.evaluate("for (const s of window.ioaLive) s.drop()")
+    for i in range(5):
+        client.call("POST", "/chats/post", {"chat": chat, "text": f"after the drop {i}"})
+    expect(log).to_have_count(505)
+    page.evaluate("for (const s of window.ioaLive) s.drop()")
+    client.call("POST", "/chats/post", {"chat": chat, "text": "after the second drop"})
+    expect(log).to_have_count(506)
+    indexes = [int(x) for x in log.evaluate_all("els => els.map(e => e.dataset.index)")]
+    assert indexes == list(range(1, 507))
+    expect(log.last).to_contain_text("after the second drop")
+
+    # keyboard: the views are reachable with Tab and Enter
+    page.focus("#nav a[data-view=directory]")
+    page.keyboard.press("Enter")
+    expect(page.locator("#dir-search")).to_be_focused()
+
+    # phone width, dark: nothing wider than the screen
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.emulate_media(color_scheme="dark")
+    page.goto(page.url.split("#")[0] + f"#/chats/{chat}")
+    expect(log).to_have_count(506, timeout=WAIT * 2)
+    wide = page.evaluate("document.documentElement.scrollWidth - innerWidth")
+    assert wide <= 1, f"the page is {wide} px wider than a phone screen"
+    background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert background != "rgb(246, 247, 249)"  # the dark palette, not the light one
+    shot(page, "chat-phone-dark")

@@ -1,0 +1,147 @@
+"""Traces of one goal across node processes, and tracing off costing nothing.
+
+- Two agent processes with the JSON-lines file exporter: the spans of one goal, on both nodes, share one
+  trace ID; the member's task span descends from the launcher's goal span through the trace context
+  carried in the signed ``conv.start`` and task turn (its parent is the launcher's turn span, whose
+  parent is the goal span).
+- A node without ``[telemetry]`` imports nothing of OpenTelemetry, even while running a goal.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import trio
+
+from ioa_p2p.bootstrap.testnet import NodeSpec, open_testnet
+from ioa_p2p.conversation.messages import ConvStart, TaskAssignment, Turn
+from ioa_p2p.telemetry import TelemetrySettings, parse_traceparent
+
+FAST_CHATS = {"sync_interval": 2.0, "retry_initial": 0.1, "retry_max": 1.0, "invite_timeout": 5.0}
+TRACE = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+
+
+def spec(name: str, agent: dict[str, Any]) -> NodeSpec:
+    return NodeSpec(
+        name,
+        {
+            "agent": {"name": name, **agent},
+            "chats": FAST_CHATS,
+            "goals": {"brain": "offline", "speaker_timeout": 10.0, "invite_timeout": 20.0},
+            "telemetry": {"file": "spans.jsonl", "service_name": f"ioa-{name}"},
+        },
+    )
+
+
+def spans_of(home: Path) -> list[dict[str, Any]]:
+    path = home / "spans.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+@pytest.mark.slow
+async def test_one_goal_is_one_trace_across_the_launcher_and_its_member(tmp_path: Path) -> None:
+    pytest.importorskip("opentelemetry.sdk", reason="the otel extra is not installed")
+    specs = [
+        spec("coordinator", {"description": "Coordinates agents: launches goals and plans them."}),
+        spec("calculator", {"adapter": "calculator", "description": "Exact arithmetic: sums, products."}),
+    ]
+    with trio.fail_after(240):
+        async with open_testnet(tmp_path / "net", specs) as net:
+            await net.wait_mesh()
+            result = await net["coordinator"].call(
+                "POST", "/launch_goal", {"goal": "Calculate 17 * 23", "team": "calculator", "timeout": 90}
+            )
+            assert result["status"] == "concluded" and "391" in result["answer"]
+            homes = {n.name: n.home for n in net.agents}
+        # the nodes stopped: every span is flushed to the files
+    launcher, member = spans_of(homes["coordinator"]), spans_of(homes["calculator"])
+    goal = next(s for s in launcher if s["name"] == "ioa.goal")
+    assert (
+        goal["parent_span_id"] is None and goal["attributes"]["gen_ai.conversation.id"] == result["chat_id"]
+    )
+    trace_id = goal["trace_id"]
+    assert {s["trace_id"] for s in launcher} == {trace_id}
+    assert {s["trace_id"] for s in member} == {trace_id}  # one goal, one trace, across both processes
+    names = {s["name"] for s in launcher}
+    assert {"ioa.goal", "ioa.team_formation", "ioa.turn"} <= names
+    task = next(s for s in member if s["name"] == "ioa.task")
+    assert task["parent_remote"] and task["service"] == "ioa-calculator"
+    by_id = {s["span_id"]: s for s in launcher + member}
+    chain, span = [], task
+    while span["parent_span_id"] is not None:
+        span = by_id[span["parent_span_id"]]
+        chain.append(span["name"])
+    assert chain == ["ioa.turn", "ioa.goal"]  # the turn that assigned the task, then the goal
+    run = next(s for s in member if s["name"] == "ioa.adapter.run")
+    assert run["parent_span_id"] == task["span_id"] and run["attributes"]["ioa.adapter"] == "calculator"
+
+
+def test_the_trace_field_is_optional_and_absent_by_default() -> None:
+    plain = ConvStart.create("g", initiator="a", members=["a", "b"], now=1000.0)
+    assert "trace" not in plain.to_content()  # the bytes of version 1, which older peers read
+    traced = ConvStart.create("g", initiator="a", members=["a", "b"], now=1000.0, trace=TRACE)
+    assert ConvStart.from_content(traced.to_content()).trace == TRACE
+    turn = Turn("conv.task.sync", "p", 0, "x", tasks=(TaskAssignment("b", "t", "d"),)).to_content()
+    assert "trace" not in turn
+    assert Turn.from_content("conv.task.sync", {**turn, "trace": TRACE}).tasks[0].assignee == "b"
+    with pytest.raises(Exception, match="never null"):
+        ConvStart.from_content({**plain.to_content(), "trace": None})
+    with pytest.raises(Exception, match="unexpected fields"):
+        Turn.from_content("conv.discussion", {**turn, "next": (), "trace": TRACE})
+    assert parse_traceparent(TRACE) == ("0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331", 1)
+    assert parse_traceparent("00-" + "0" * 32 + "-b7ad6b7169203331-01") is None
+
+
+def test_tracing_is_off_unless_asked() -> None:
+    off = TelemetrySettings.from_section({})
+    assert not off.wanted({})
+    assert off.wanted({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318"})
+    assert off.wanted({"OTEL_TRACES_EXPORTER": "console"})
+    assert not off.wanted({"OTEL_TRACES_EXPORTER": "none"})
+    assert not TelemetrySettings.from_section({"file": "x"}).wanted({"OTEL_SDK_DISABLED": "true"})
+    assert not TelemetrySettings.from_section({"file": "x", "enabled": False}).wanted({})
+
+
+@pytest.mark.slow
+def test_a_node_without_telemetry_imports_no_opentelemetry(tmp_path: Path) -> None:
+    script = textwrap.dedent(
+        """
+        import sys, trio
+        from pathlib import Path
+        from ioa_p2p import LaunchRequest
+        from ioa_p2p.config.node_config import NodeConfig
+        from ioa_p2p.identity import Identity
+        from ioa_p2p.node import open_node
+
+        async def main():
+            config = NodeConfig(home=Path(sys.argv[1]), listen=("/ip4/127.0.0.1/tcp/0",))
+            async with open_node(config, identity=Identity.generate(), write_info=False) as node:
+                try:
+                    with trio.fail_after(60):
+                        await node.launch_goal(LaunchRequest("Calculate 2 + 2", timeout=5))
+                except Exception as exc:  # alone, no team: the goal fails; the code paths ran
+                    print("goal:", type(exc).__name__)
+                print("tracer:", node.tracer.describe())
+            loaded = sorted(m for m in sys.modules if m.split(".")[0] == "opentelemetry")
+            print("loaded:", loaded)
+
+        trio.run(main)
+        """
+    )
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "home")],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        check=False,
+    )
+    assert "tracer: off" in out.stdout, out.stderr[-2000:]
+    assert "loaded: []" in out.stdout, out.stdout
