@@ -22,6 +22,7 @@ from ioa_p2p.node import open_node
 from ioa_p2p.node.control.server import ControlRequest
 from ioa_p2p.node.discovery import Discovery, open_discovery
 from ioa_p2p.node.net import kad
+from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.gossip import TOPIC
 from ioa_p2p.node.net.host import to_libp2p_id
 from ioa_p2p.wire import canonical
@@ -61,7 +62,9 @@ async def open_peer(
             await node.services.discovery.card_ready.wait()  # the card is issued in the background
             yield node, node.services.discovery
         else:
-            async with open_discovery(node) as service:
+            async with open_discovery(
+                node, Libp2pCardNet(node.net.host, node.net.dht, node.faults)
+            ) as service:
                 await service.card_ready.wait()
                 yield node, service
 
@@ -269,21 +272,23 @@ async def test_bad_cards_are_rejected_by_the_dht_and_the_gossip_validators(tmp_p
             key = card_key(victim_node.peer_id)
 
             async def observer_stores_the_genuine_card() -> bool:
-                record = observer_node.dht.value_store.get(key.encode())
+                record = observer_node.net.dht.value_store.get(key.encode())
                 return record is not None and record.value == genuine.to_bytes()
 
             await wait_until(observer_stores_the_genuine_card, "the victim's card stored at the observer")
             # DHT: the attacker stores each bad card at the observer directly (PUT_VALUE).
             observer_id = to_libp2p_id(observer_node.peer_id)
             for name, value in bad.items():
-                stored = await attacker_node.dht.value_store._store_at_peer(observer_id, key.encode(), value)
+                stored = await attacker_node.net.dht.value_store._store_at_peer(
+                    observer_id, key.encode(), value
+                )
                 assert not stored, name
-            record = observer_node.dht.value_store.get(key.encode())
+            record = observer_node.net.dht.value_store.get(key.encode())
             assert record is None or record.value == genuine.to_bytes()
             # A storer that serves a bad card (bypassing its own validation) is not believed, whether the
             # owner is asked first (the default) or only the DHT is.
             for name, value in bad.items():
-                attacker_node.dht.value_store.put(key.encode(), value)
+                attacker_node.net.dht.value_store.put(key.encode(), value)
                 fetched = await observer.fetch_card(victim_node.peer_id)
                 assert fetched is not None and fetched.to_bytes() == genuine.to_bytes(), name
                 await observer.search.fetch([victim_node.peer_id], direct=False)
@@ -377,13 +382,13 @@ async def test_the_dht_speaks_the_ioa_protocol_only(tmp_path: Path) -> None:
     with trio.fail_after(30):
         async with open_peers(tmp_path, 2, {"gossip": False}) as peers:
             node, _ = peers[0]
-            handlers = node.host.get_mux().handlers
+            handlers = node.net.host.get_mux().handlers
             assert "/ioa/kad/1.0.0" in handlers
             assert "/ipfs/kad/1.0.0" not in handlers
             assert kad.kad_protocol_in_use() == "/ioa/kad/1.0.0"
             # Our records are refused outside the /ioa/card/ namespace, and strictly elsewhere.
-            assert not await kad.put_value(node.dht, "/ioa/other/x", b"v")
-            assert not await kad.put_value(node.dht, "/free/x", b"v")
+            assert not await kad.put_value(node.net.dht, "/ioa/other/x", b"v")
+            assert not await kad.put_value(node.net.dht, "/free/x", b"v")
 
 
 def test_library_internals_we_rely_on_exist() -> None:

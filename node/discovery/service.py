@@ -225,7 +225,7 @@ class Discovery:
             tools=agent.tools,
             model=self.embedder.model_id,
             vector=self._vector,
-            addrs=self.node.listen_addrs()[:16],
+            addrs=self.node.advertised_addrs()[:16],
             version=next_version(previous, now),
             now_ms=now,
             ttl_ms=int(self.settings.ttl * 1000),
