@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -480,6 +481,10 @@ def test_nine_processes_find_agents_through_the_cli(tmp_path: Path) -> None:
         # withdrawal); `ioa card set` publishes a new version, which every node finds.
         weather = nodes[7]
         weather_id = json.loads((homes[7] / "node.json").read_text())["peer_id"]
+        too_long = weather.ioa("card", "withdraw", "--reason", "x" * 201)
+        assert too_long.returncode == 2 and "at most 200 bytes" in too_long.stderr  # nothing withdrawn
+        shown_text = weather.ioa("card", "show").stdout
+        assert "WITHDRAWN" not in shown_text and re.search(r"\(version \d+, stamp \d+ bits\)", shown_text)
         out = weather.ioa("card", "withdraw", "--reason", "retired", "--json")
         assert out.returncode == 0, out.stderr
         assert json.loads(out.stdout)["withdrawn"] is True
@@ -493,8 +498,14 @@ def test_nine_processes_find_agents_through_the_cli(tmp_path: Path) -> None:
             )
         shown = json.loads(weather.ioa("card", "show", "--json").stdout)
         assert shown["withdrawn"]["reason"] == "retired"
+        assert (
+            "WITHDRAWN" in weather.ioa("card", "show").stdout
+            and "retired" in weather.ioa("card", "show").stdout
+        )
         out = weather.ioa("card", "set", "--description", "weather forecasts and storm warnings", "--json")
         assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["version"] > shown["withdrawn"]["version"]
+        assert "WITHDRAWN" not in weather.ioa("card", "show").stdout
         _poll(
             lambda: any(
                 r["peer_id"] == weather_id and "storm" in r["description"]
