@@ -4,6 +4,8 @@
 - ``loops.py``    the background loops (republish, expiry, index rebuilds, announcements, catch-up, DHT
   publishing)
 - ``pacing.py``   when to re-announce and re-publish (pure)
+- ``warm.py``     :func:`warm_matcher`: the matcher's models loaded and arriving cards embedded in the
+  background
 - ``routes.py``   control routes ``/find``, ``/cards``, ``/card``
 - ``run.py``      :func:`open_discovery`: builds the directory, gossip and loops, registers the routes
 
