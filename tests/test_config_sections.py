@@ -17,6 +17,7 @@ from ioa_p2p.adapters.mcp.adapter import McpOptions, chooser_from_options
 from ioa_p2p.adapters.remote.endpoint import endpoint_from_settings
 from ioa_p2p.bootstrap.agents import agents_plan
 from ioa_p2p.config import Limits, parse_config
+from ioa_p2p.config.gateway import A2ASettings
 from ioa_p2p.config.sections import describe, key_name, parse_section, setting
 from ioa_p2p.dht.index import make_index
 from ioa_p2p.dht.settings import AgentSettings, DiscoverySettings
@@ -217,6 +218,7 @@ SECTIONS = (
     Section("AgentsFile", "the agents file a.toml", "config", _agents_file),
     Section("AgentEntry", "[agent] #1 of a.toml", "count", _agents_entry, strict=False),
     Section("TelemetrySettings", "[telemetry]", "file", TelemetrySettings.from_section),
+    Section("A2ASettings", "[a2a]", "listen", A2ASettings.from_section),
     Section(
         "parse_options",
         "[agent.options] of adapter 'calculator'",

@@ -5,6 +5,7 @@
 - ``limits.py``       the ``[limits]`` table: every resource budget of a node, typed, with defaults
 - ``sections.py``     the one typed parser of a TOML table into a frozen dataclass (:func:`parse_section`,
   field constraints with :func:`setting`): every table of ``config.toml`` and every adapter's options
+- ``gateway.py``      the gateways' listen addresses, their rule of exposure, and the ``[a2a]`` table
 - ``template.py``     a commented TOML template made from those dataclasses (the node lists its tables in
   :mod:`ioa_p2p.node.config_check`)
 

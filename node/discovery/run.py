@@ -66,6 +66,7 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
             )
             gossip = await stack.enter_async_context(net.open_topic(validate, deliver, gossip_settings))
         service = Discovery(node, settings, agent, embedder, directory, gossip, net)
+        node.budgets.add_voucher(service.vouch)  # a peer whose valid card we hold is "known"
         service.adopt_agent(agent)  # the card is issued in the background: start does not wait for models
         async with trio.open_nursery() as nursery:
             nursery.start_soon(service.card_loop)

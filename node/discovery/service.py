@@ -38,6 +38,7 @@ from typing import Any
 import trio
 
 from ioa_p2p.api.discovery import FIND_MAX_K
+from ioa_p2p.budget import TRUST_KNOWN, TRUST_STRANGER
 from ioa_p2p.card import SignedCard, card_text, issue_card, next_version, parse_card, select_newest
 from ioa_p2p.dht.directory import Directory, Match, Offer
 from ioa_p2p.dht.index import AnnoyIndex
@@ -298,6 +299,10 @@ class Discovery:
             return False
         entry = self.directory.entry(peer, self.now_ms())
         return entry is None or self.now_ms() - entry.learned_ms > self.settings.card_refresh * 1000
+
+    def vouch(self, peer: PeerId) -> int:
+        """The node's budgets trust a peer whose valid card this node holds (``TRUST_KNOWN``)."""
+        return TRUST_KNOWN if self.directory.get(peer, self.now_ms()) is not None else TRUST_STRANGER
 
     async def fetch_card(self, peer: PeerId) -> SignedCard | None:
         """The newest valid card of ``peer`` in the DHT (asking the network), stored in the directory."""

@@ -82,10 +82,9 @@ class Drivers(Mapping[bytes, ChatDriver]):
         """Start a driver for every goal chat this node is a member of (unfinished rounds resume)."""
         assert self._deps is not None
         count = 0
-        for info in self._deps.chats.list_chats():
-            if info["status"] == "member" and info["topic"].startswith(GOAL_TOPIC_PREFIX):
-                self.ensure(bytes.fromhex(info["chat_id"]))
-                count += 1
+        for chat_id in self._deps.chats.member_chats_with_topic(GOAL_TOPIC_PREFIX):
+            self.ensure(chat_id)
+            count += 1
         return count
 
     # ------------------------------------------------------------------ invitations
