@@ -19,18 +19,26 @@ import trio
 from ioa_p2p.adapters.registry import adapter_from_config
 from ioa_p2p.config.gateway import A2ASettings
 from ioa_p2p.config.limits import Limits
-from ioa_p2p.config.node_config import CONFIG_FILE_NAME, AdapterTable, NodeConfig, load_config
+from ioa_p2p.config.node_config import (
+    BOOTSTRAP_ENV,
+    CONFIG_FILE_NAME,
+    AdapterTable,
+    NodeConfig,
+    load_config,
+    resolve_bootstrap,
+)
 from ioa_p2p.config.template import TableDoc, render_template
 from ioa_p2p.dht.index import IndexSettings, make_index
 from ioa_p2p.dht.settings import AgentSettings, DiscoverySettings
 from ioa_p2p.embedding import WordLlamaSettings, embedding_settings
-from ioa_p2p.errors import ConfigError
+from ioa_p2p.errors import ConfigError, InvalidAddress
 from ioa_p2p.identity import Identity
 from ioa_p2p.llm.settings import ModelSettings
 from ioa_p2p.matching import make_matcher
 from ioa_p2p.node.chats.config import ChatsConfig
 from ioa_p2p.node.goals.runtime import adapter_table
 from ioa_p2p.node.goals.types import GoalsConfig
+from ioa_p2p.node.net.host import parse_multiaddr, peer_info_from_addr
 from ioa_p2p.node.relay.settings import RelaySettings
 from ioa_p2p.telemetry.settings import TelemetrySettings
 
@@ -156,7 +164,23 @@ def check_config(home: Path, path: Path | None = None) -> ConfigReport:
     return ConfigReport(path, tuple(sorted(config.raw)), kind if isinstance(kind, str) and kind else None)
 
 
+def _check_addresses(config: NodeConfig) -> None:
+    """The ``[node]`` addresses, checked as ``open_node`` checks them at start (the bootstrap file read)."""
+    keys = [("listen", a) for a in config.listen] + [("announce", a) for a in config.announce]
+    for key, addr in keys:
+        try:
+            parse_multiaddr(addr)
+        except InvalidAddress as exc:
+            raise ConfigError(f"[node].{key}: {exc}") from None
+    for addr in resolve_bootstrap(config):  # [node] bootstrap, the bootstrap_file's lines, $IOA_BOOTSTRAP
+        try:
+            peer_info_from_addr(addr)
+        except InvalidAddress as exc:
+            raise ConfigError(f"[node].bootstrap (or bootstrap_file, ${BOOTSTRAP_ENV}): {exc}") from None
+
+
 def _check_services(config: NodeConfig, path: Path) -> None:
+    _check_addresses(config)
     Limits.from_section(config.section("limits"))
     a2a = A2ASettings.from_section(config.section("a2a"))
     if a2a.enabled:

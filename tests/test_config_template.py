@@ -16,6 +16,8 @@ from click.testing import CliRunner
 from ioa_p2p.cli import main
 from ioa_p2p.config.sections import parse_section
 from ioa_p2p.config.template import default_of, table_keys
+from ioa_p2p.errors import ConfigError
+from ioa_p2p.identity import Identity
 from ioa_p2p.node.config_check import CONFIG_TABLES, OTHER_TABLES, check_config, config_template
 
 from .test_config_sections import SECTIONS
@@ -120,6 +122,11 @@ def test_ioa_init_writes_the_template_and_config_check_accepts_it(tmp_path: Path
             "ConfigError",
             "[a2a].listen = '0.0.0.0:8470' would send",
         ),
+        ("[node]\nlisten = '/ip4/1.2.3/tcp/0'\n", "ConfigError", "[node].listen: '/ip4/1.2.3/tcp/0' is not"),
+        ("[node]\nannounce = 'example'\n", "ConfigError", "[node].announce: 'example' is not a valid"),
+        ("[node]\nbootstrap = '/ip4/127.0.0.1/tcp/1'\n", "ConfigError", "must end with /p2p/<peer id>"),
+        ("[node]\nbootstrap_file = 'nowhere.txt'\n", "ConfigError", "bootstrap_file (or --bootstrap-file)"),
+        ("[node]\nreachability = 'maybe'\n", "ConfigError", "must be one of ['auto', 'public', 'private']"),
     ],
 )
 def test_config_check_names_the_table_and_key_with_the_typed_error(
@@ -143,3 +150,14 @@ def test_config_check_builds_the_adapter_with_the_node_defaults(tmp_path: Path) 
         main, ["--home", str(tmp_path), "config", "check", str(tmp_path / "no.toml")]
     )
     assert missing.exit_code == 2 and "does not exist" in missing.output
+
+
+def test_config_check_reads_the_bootstrap_file_as_a_starting_node(tmp_path: Path) -> None:
+    peer = Identity.generate().peer_id
+    (tmp_path / "peers.txt").write_text(f"# the lab's bootstrap node\n/ip4/127.0.0.1/tcp/4001/p2p/{peer}\n")
+    path = tmp_path / "c.toml"
+    path.write_text("[node]\nbootstrap_file = 'peers.txt'\nannounce = ['/dns4/example.org/tcp/4001']\n")
+    assert check_config(tmp_path, path).tables == ("node",)  # relative to the node home, as at start
+    (tmp_path / "peers.txt").write_text("/ip4/127.0.0.1/tcp/4001\n")
+    with pytest.raises(ConfigError, match=r"bootstrap_file.*must end with /p2p/<peer id>"):
+        check_config(tmp_path, path)

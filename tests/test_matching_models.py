@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from dataclasses import replace
 
 import numpy as np
@@ -18,6 +19,7 @@ from ioa_p2p.matching import (
     hybrid_matcher,
     lite_matcher,
 )
+from ioa_p2p.matching.encoders import NativeCalls
 from ioa_p2p.teaming import choose_team, team_shortlist
 
 pytest.importorskip("onnxruntime")
@@ -161,3 +163,49 @@ def test_the_interpreter_exits_cleanly_while_another_thread_runs_minilm() -> Non
         [sys.executable, "-c", _EXIT_WHILE_ENCODING], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+
+
+_STOPPED_NODE_UNDER_A_MODEL_CALL = """
+import sys, threading
+from ioa_p2p.cli.node_cmds import _exit_past_native_calls
+from ioa_p2p.matching.encoders import NATIVE_CALLS
+_exit_past_native_calls()  # nothing runs: returns
+print("idle: returned", flush=True)
+started = threading.Event()
+def stuck():
+    with NATIVE_CALLS.running():  # stands for an onnxruntime call that cannot be interrupted
+        started.set()
+        threading.Event().wait()
+threading.Thread(target=stuck, daemon=True).start()
+started.wait()
+print("the node stopped")  # not flushed yet: the exit must flush it
+_exit_past_native_calls()
+sys.exit(3)  # not reached
+"""
+
+
+def test_a_stopped_node_exits_at_once_past_a_model_call_it_abandoned() -> None:
+    """``ioa node start`` ends (exit 0, output flushed) when its node stopped while a model call still runs,
+    instead of the interpreter's exit waiting for it (up to EXIT_WAIT = 30 s: a testnet SIGKILLs such a
+    node after 10 s)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _STOPPED_NODE_UNDER_A_MODEL_CALL], capture_output=True, text=True, timeout=20
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.splitlines() == ["idle: returned", "the node stopped"]
+    assert "exiting without waiting for it" in done.stderr
+
+
+def test_no_model_call_starts_once_the_interpreter_exits() -> None:
+    calls = NativeCalls()
+    with calls.running():
+        assert calls.busy and not calls.wait_idle(0.01)
+    assert calls.close(1.0) and not calls.busy
+    entered = threading.Event()
+
+    def late() -> None:
+        with calls.running():
+            entered.set()
+
+    threading.Thread(target=late, daemon=True).start()
+    assert not entered.wait(0.2)  # blocked for good: a call starting during finalization would abort

@@ -112,6 +112,28 @@ def node_start(
         gateway = ["a2a", "serve", *(["--config", str(config_file)] if config_file else [])]
     _warn_if_undescribed(config.section("agent"))
     trio.run(_run_node, config, gateway)
+    _exit_past_native_calls()
+
+
+#: Seconds a stopped node waits for model calls abandoned in worker threads before it exits without them.
+NATIVE_GRACE = 1.0
+
+
+def _exit_past_native_calls() -> None:
+    """End the process now when a model call the stopped node abandoned in a worker thread (the matcher's
+    background warm-up, a find) still runs after :data:`NATIVE_GRACE` s. onnxruntime cannot be
+    interrupted and aborts the process if the interpreter finalizes under it, so the normal exit would wait
+    for it (``ioa_p2p.matching.encoders.NATIVE_CALLS``, up to 30 s on a loaded machine); the node has
+    already closed everything it owns (its files, its tracer), so stdio and logging are flushed and the
+    process ends with ``os._exit(0)``."""
+    encoders = sys.modules.get("ioa_p2p.matching.encoders")
+    if encoders is None or encoders.NATIVE_CALLS.wait_idle(NATIVE_GRACE):
+        return
+    click.echo("a model call is still running in a worker thread: exiting without waiting for it", err=True)
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    logging.shutdown()
+    os._exit(0)
 
 
 def _warn_if_undescribed(agent: dict[str, Any]) -> None:

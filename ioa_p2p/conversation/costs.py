@@ -32,13 +32,13 @@ NESTED_UNKNOWN = "tokens_unknown_tasks"
 MAX_COUNT = 2**53  # claims beyond this are not counts (and would not add up exactly as JSON numbers)
 
 
-def _count(value: Any) -> int | None:
+def _count(value: object) -> int | None:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < MAX_COUNT:
         return None
     return value
 
 
-def normalize_usage(raw: Any, *, wall_ms: int | None = None, model: str | None = None) -> dict[str, Any]:
+def normalize_usage(raw: object, *, wall_ms: int | None = None, model: str | None = None) -> dict[str, Any]:
     """``raw`` (an adapter's ``data["usage"]``, or anything) as a canonical usage record. ``wall_ms`` and
     ``model`` fill in what ``raw`` lacks (the node measures the wall time of every task itself)."""
     given = raw if isinstance(raw, Mapping) else {}
@@ -58,7 +58,7 @@ def normalize_usage(raw: Any, *, wall_ms: int | None = None, model: str | None =
     return record
 
 
-def usage_of(data: Any) -> dict[str, Any]:
+def usage_of(data: object) -> dict[str, Any]:
     """The usage record of a task result's ``data`` (unknown tokens, no time when it has none)."""
     return normalize_usage(data.get("usage") if isinstance(data, Mapping) else None)
 
@@ -162,7 +162,7 @@ def nested_usage(table: CostTable) -> dict[str, Any]:
     return record
 
 
-def task_costs(tasks: Iterable[tuple[str, str, bool, Any]]) -> CostTable:
+def task_costs(tasks: Iterable[tuple[str, str, bool, object]]) -> CostTable:
     """The table of finished tasks given as ``(assignee, task_id, ok, data)`` (a conversation's view, a
     goal result's task list: both hold only the assignees' verified results)."""
     return cost_table(
@@ -176,7 +176,7 @@ OUTSIDE_HEADING = "Agents outside this team that took part (in sub-teams):"
 MAX_NESTED_AGENTS = 64
 
 
-def nested_agents(data: Any) -> list[tuple[str, str]]:
+def nested_agents(data: object) -> list[tuple[str, str]]:
     """``(peer id, card name)`` of the agents a sub-team task's result says took part below it
     (``data["agents"]``: ``[{"peer_id", "name"}]``, the sub-team and its own sub-teams; tolerant: anything
     malformed is skipped, at most :data:`MAX_NESTED_AGENTS`)."""

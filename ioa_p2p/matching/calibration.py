@@ -94,11 +94,6 @@ class Calibration:
             return 0.0
         return 1.0 / (1.0 + math.exp(-x))
 
-    def fused_for(self, probability: float) -> float:
-        """The fused score whose probability is ``probability`` (inverse of :meth:`probability`)."""
-        p = min(max(probability, 1e-9), 1.0 - 1e-9)
-        return (math.log(p / (1.0 - p)) - self.offset) / self.slope
-
 
 #: Measured on teaming-dev-hard.json (120 goals x 160 agents) with bench/bench_matching.py --calibrate.
 _STANDARD: Mapping[str, tuple[float, float]] = MappingProxyType(

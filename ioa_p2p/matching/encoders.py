@@ -16,7 +16,9 @@ Both return float32 rows of unit length. Loading is thread-safe and happens on f
 onnxruntime aborts the whole process (C++ ``std::terminate``, exit 134) when Python finalizes while one of
 its calls (loading a session, running one) is still going in another thread, as happens when a node stops
 while a worker thread it abandoned is loading or running MiniLM. :data:`NATIVE_CALLS` counts those calls
-and the interpreter's exit waits for them (``atexit``, at most :data:`EXIT_WAIT` seconds).
+and the interpreter's exit waits for them (``atexit``, at most :data:`EXIT_WAIT` seconds; no call starts
+after that). A process that must not wait (``ioa node start`` once its node stopped) ends with
+``os._exit`` instead when :attr:`NativeCalls.busy`.
 """
 
 from __future__ import annotations
@@ -62,10 +64,13 @@ class NativeCalls:
     def __init__(self) -> None:
         self._idle = threading.Condition()
         self._running = 0
+        self._closed = False
 
     @contextmanager
     def running(self) -> Iterator[None]:
         with self._idle:
+            if self._closed:  # the interpreter is exiting: a call starting now would abort it
+                self._idle.wait_for(lambda: False)  # only daemon threads remain; they never return
             self._running += 1
         try:
             yield
@@ -74,14 +79,25 @@ class NativeCalls:
                 self._running -= 1
                 self._idle.notify_all()
 
+    @property
+    def busy(self) -> bool:
+        return self._running > 0
+
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no call runs (at most ``timeout`` s); True when none does."""
         with self._idle:
             return self._idle.wait_for(lambda: self._running == 0, timeout)
 
+    def close(self, timeout: float) -> bool:
+        """At the interpreter's exit: no call starts any more; wait for those running (at most
+        ``timeout`` s). True when none runs."""
+        with self._idle:
+            self._closed = True
+        return self.wait_idle(timeout)
+
 
 NATIVE_CALLS = NativeCalls()
-atexit.register(NATIVE_CALLS.wait_idle, EXIT_WAIT)
+atexit.register(NATIVE_CALLS.close, EXIT_WAIT)
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,7 +144,7 @@ def parse_team_choice(
 
 
 def _lookup(
-    entry: Any,
+    entry: object,
     shortlist: Sequence[Candidate],
     by_name: Mapping[str, Candidate],
     by_peer: Mapping[str, Candidate],
@@ -181,8 +181,8 @@ class _TeamUpLoop:
         self,
         model: Model,
         budget: int,
-        on_search: Callable[[Any], Awaitable[str]],
-        on_team_up: Callable[[Any], tuple[Candidate, ...]],
+        on_search: Callable[[Mapping[str, Any]], Awaitable[str]],
+        on_team_up: Callable[[Mapping[str, Any]], tuple[Candidate, ...]],
         tools_hint: str,
     ) -> None:
         self.model, self.budget, self.tools_hint = model, budget, tools_hint
@@ -244,14 +244,14 @@ async def llm_team_from_shortlist(
     allowed = {c.peer_id for c in shortlist}
     current: list[Candidate] = list(shortlist)
 
-    async def on_search(args: Any) -> str:
+    async def on_search(args: Mapping[str, Any]) -> str:
         nonlocal current
         found = [await search(q) for q in parse_search_queries(args)]
         ranked = merge_results([check_in_shortlist(f, allowed) for f in found], limit=len(shortlist))
         current = ranked or list(shortlist)
         return render_shortlist(current, budget=budget // 3)
 
-    def on_team_up(args: Any) -> tuple[Candidate, ...]:
+    def on_team_up(args: Mapping[str, Any]) -> tuple[Candidate, ...]:
         return check_in_shortlist(parse_team_choice(args, current, max_team=max_team), allowed)
 
     loop = _TeamUpLoop(model, budget, on_search, on_team_up, "team_up with numbers from the shortlist")

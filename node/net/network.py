@@ -309,7 +309,7 @@ class Libp2pNetwork:
         if self.options.relay_client:
             await stack.enter_async_context(StopService(self.host).run())
             if self.options.hole_punching:
-                self.punch = HolePuncher(self.host)
+                self.punch = HolePuncher(self.host, self.listen_addrs, self.local_view)
                 await stack.enter_async_context(self.punch.run())
         # unwinding starts by closing every connection: the services' exits then wait on nothing
         stack.push_async_callback(_close_swarm, self.host)

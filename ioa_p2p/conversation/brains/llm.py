@@ -215,7 +215,7 @@ def parse_turn_decision(
     by_name.update({m.peer_id.lower(): m.peer_id for m in members})
     valid_names = ", ".join(sorted(handles(members).values()))
 
-    def member(name: Any) -> str:
+    def member(name: object) -> str:
         if not isinstance(name, str) or name.strip().lower() not in by_name:
             raise ModelOutputError(f"{name!r} is not a team member; use one of: {valid_names}")
         return by_name[name.strip().lower()]
@@ -246,7 +246,7 @@ def parse_turn_decision(
     return TurnDraft(kind, content.strip(), next_, tasks, triggers, _plan(obj.get("plan"), member))
 
 
-def _plan(raw: Any, member: Callable[[Any], str]) -> tuple[SharedStep, ...] | None:
+def _plan(raw: object, member: Callable[[object], str]) -> tuple[SharedStep, ...] | None:
     """The model's plan (None when it gave none); steps it got wrong are kept with what is usable."""
     if not isinstance(raw, list) or not raw:
         return None
@@ -277,7 +277,7 @@ def _work_plan(obj: Mapping[str, Any], goal: str) -> Plan | None:
         raise ModelOutputError(str(exc)) from None
 
 
-def _tasks(raw: Any, member: Callable[[Any], str]) -> tuple[TaskAssignment, ...]:
+def _tasks(raw: object, member: Callable[[object], str]) -> tuple[TaskAssignment, ...]:
     if not isinstance(raw, list) or not raw:
         raise ModelOutputError('a task assignment needs "tasks": [{"assignee", "title", "description"}]')
     out = []
@@ -294,7 +294,7 @@ def _tasks(raw: Any, member: Callable[[Any], str]) -> tuple[TaskAssignment, ...]
     return tuple(out)
 
 
-def _triggers(raw: Any, view: ConversationView) -> tuple[str, ...]:
+def _triggers(raw: object, view: ConversationView) -> tuple[str, ...]:
     running = {t.task_id for t in view.tasks if t.status is TaskStatus.RUNNING}
     by_alias = {alias.lower(): tid for tid, alias in aliases(view).items()}
     if isinstance(raw, str):
