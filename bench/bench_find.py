@@ -36,6 +36,7 @@ import json
 import logging
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -395,6 +396,8 @@ def run_one(script: str, argv: list[str]) -> dict[str, Any] | None:
     finally:
         child.kill()
         reap_orphans(child.pid)
+        for home in Path(tempfile.gettempdir()).glob(f"ioa-bench-find-{child.pid}-*"):
+            shutil.rmtree(home, ignore_errors=True)  # the configuration's node homes
     done = subprocess.CompletedProcess(child.args, child.returncode, out)
     for line in reversed(done.stdout.splitlines()):
         if line.startswith("{"):
