@@ -14,21 +14,39 @@ signals, so the answer does not depend on which version each peer runs.
 Re-embedding costs a MiniLM pass per card (a few ms), so :meth:`CardRanker.add` only queues the card;
 :meth:`CardRanker.refresh` embeds the queue in batches. The node calls ``refresh``, ``rank`` and
 ``shortlist`` in a worker thread; a lock serialises them, so concurrent finds are safe.
+
+Standing (the defences against card spam; ``defences=False`` turns them off, for comparison): every card
+gets a prior added to its fused score whatever the query (:meth:`~ioa_p2p.matching.HybridMatcher.set_priors`):
+
+- minus its breadth discount (:mod:`~ioa_p2p.matching.breadth`: a card that claims many unrelated things
+  matches everything, and ranks lower the more it claims);
+- minus :data:`DUPLICATE_PENALTY` when it copies a card indexed before it (all that card's claims are
+  among its own: :mod:`~ioa_p2p.matching.copies`), so a thousand copies of a good card are one
+  candidate, not a thousand: the copies rank after every card that is not one;
+- plus its reputation in the signed histories this node holds (:meth:`CardRanker.set_reputation`, from
+  :mod:`ioa_p2p.conversation.reputation`).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 import numpy as np
 
 from ioa_p2p.card import AgentCard, SignedCard
 from ioa_p2p.matching import CardProfile, HybridMatcher, Match
+from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items
+from ioa_p2p.matching.copies import CopyIndex
 from ioa_p2p.teaming.offline import TeamPick, choose_team, team_shortlist
 
 #: Cards embedded per batch by :meth:`CardRanker.refresh` (bounds one pass of the model).
 BATCH = 256
+#: Taken off every card that copies an earlier card: enough to rank it after every card that is not a
+#: copy (fused scores span a few units).
+DUPLICATE_PENALTY = 8.0
+#: Breadth values remembered by card text.
+BREADTH_CACHE = 65536
 
 
 def card_profile(card: AgentCard) -> CardProfile:
@@ -50,8 +68,14 @@ class CardRanker:
     thread ranks); :meth:`refresh` and :meth:`rank` apply the queue under the matcher's lock.
     """
 
-    def __init__(self, matcher: HybridMatcher) -> None:
+    def __init__(self, matcher: HybridMatcher, *, defences: bool = True) -> None:
         self.matcher = matcher
+        self.defences = defences
+        self._breadth: dict[str, float] = {}  # dense text -> breadth
+        self._texts: dict[str, str] = {}  # key -> dense text
+        self._copies = CopyIndex()
+        self._reputation: dict[str, float] = {}
+        self._priors_dirty = False
         self._queue_lock = threading.Lock()
         self._matcher_lock = threading.Lock()
         self._pending: dict[str, SignedCard | None] = {}  # key -> card to index, or None to remove
@@ -76,6 +100,21 @@ class CardRanker:
 
     def pending(self) -> int:
         return len(self._pending)
+
+    def set_reputation(self, priors: Mapping[str, float]) -> None:
+        """The reputation prior of each peer (by peer ID text), replacing the previous ones."""
+        with self._queue_lock:
+            self._reputation = dict(priors)
+            self._priors_dirty = True
+
+    def standing(self, key: str) -> dict[str, float]:
+        """What the prior of ``key`` is made of (for views and benchmarks)."""
+        text = self._texts.get(key, "")
+        return {
+            "breadth": self._breadth.get(text, 1.0),
+            "reputation": self._reputation.get(key, 0.0),
+            "prior": self.matcher.prior(key),
+        }
 
     def refresh(self) -> int:
         """Apply the queue (embedding foreign cards); returns how many cards were indexed."""
@@ -113,9 +152,15 @@ class CardRanker:
                 batch = dict(list(self._pending.items())[:size])
                 for key in batch:
                     del self._pending[key]
+                dirty, self._priors_dirty = self._priors_dirty, False
             if not batch:
+                if done or dirty:
+                    self._update_priors()
                 return done
-            self.matcher.remove([k for k, card in batch.items() if card is None])
+            gone = [k for k, card in batch.items() if card is None]
+            self.matcher.remove(gone)
+            for key in gone:
+                self._forget_text(key)
             cards = {k: card for k, card in batch.items() if card is not None}
             profiles = {key: card_profile(card.card) for key, card in cards.items()}
             vectors = {
@@ -125,8 +170,38 @@ class CardRanker:
             }
             self.matcher.index(profiles, vectors)
             self.reembedded += len(cards) - len(vectors)
+            for key, profile in profiles.items():
+                self._remember_text(key, profile)
             done += len(cards)
         return done
 
+    def _remember_text(self, key: str, profile: CardProfile) -> None:
+        text = profile.dense_text()
+        self._texts[key] = text
+        items = card_items(profile)
+        self._copies.add(key, items)
+        if self.defences and text not in self._breadth:
+            if len(self._breadth) >= BREADTH_CACHE:
+                self._breadth.pop(next(iter(self._breadth)))
+            self._breadth[text] = breadth(items, self.matcher.embed_items)
 
-__all__ = ["BATCH", "CardRanker", "card_profile"]
+    def _forget_text(self, key: str) -> None:
+        self._texts.pop(key, None)
+        self._copies.remove(key)
+
+    def _update_priors(self) -> None:
+        if not self.defences:
+            self.matcher.set_priors({})
+            return
+        priors: dict[str, float] = {}
+        copies = self._copies.copies()
+        for key, text in self._texts.items():
+            value = -breadth_discount(self._breadth.get(text, 1.0)) + self._reputation.get(key, 0.0)
+            if key in copies:
+                value -= DUPLICATE_PENALTY
+            if value:
+                priors[key] = value
+        self.matcher.set_priors(priors)
+
+
+__all__ = ["BATCH", "DUPLICATE_PENALTY", "CardRanker", "card_profile"]

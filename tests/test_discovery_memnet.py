@@ -229,6 +229,7 @@ def bad_cards(victim: Identity, genuine: SignedCard, attacker: Identity, now_ms:
             version=version,
             now_ms=issued,
             ttl_ms=60_000,
+            stamp_bits=16,  # stamped enough: refused for what the test is about, not for a weak stamp
         )
         return card.to_bytes()
 
@@ -299,3 +300,24 @@ async def test_a_goal_finds_its_teammates_through_discovery(
         assert out["answer"] == "The answer is 42.", out
         assert "calculator" in {m["name"] for m in out["team"]}
         assert [t["assignee_name"] for t in out["tasks"]] == ["calculator"]
+
+
+async def test_past_keep_all_a_node_keeps_what_it_needs_and_finds_the_rest_in_the_dht(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    async with (
+        open_agents(net, cards, tmp_path, ["weather", "translator", "calculator"]) as others,
+        open_agents(net, cards, tmp_path / "small", ["plotter"], {"keep_all": 2}) as (small,),
+    ):
+        await wait_cards(others, 4)
+        seeker = discovery_of(small)
+        await trio.sleep(5)
+        held = [e.source for e in seeker.directory]
+        assert len(held) < 4 and seeker.directory.partial, held  # gossip filled it, no more
+        assert seeker.status()["directory_partial"] is True
+        for query, name in (("translate this letter", "translator"), ("what is 17 * 23", "calculator")):
+            found = await seeker.find(query, k=1, include_self=False)
+            assert names(found) == [name], (names(found), seeker.last_find)
+            assert len(seeker.directory) == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -192,6 +193,37 @@ async def test_an_agent_that_stops_is_gone_after_its_card_expires(tmp_path: Path
                 )
 
 
+async def test_a_withdrawal_replaces_the_card_in_gossip_and_in_the_dht(tmp_path: Path) -> None:
+    with trio.fail_after(120):
+        async with open_peers(tmp_path, 3) as peers:
+
+            async def settled() -> bool:
+                return all(len(s.directory) == 3 for _, s in peers)
+
+            await wait_until(settled, "all cards everywhere")
+            (node, service), others = peers[0], peers[1:]
+            withdrawal = await service.withdraw("retired")
+
+            async def gone_everywhere() -> bool:
+                return all(s.directory.get(node.peer_id) is None for _, s in others)
+
+            await wait_until(gone_everywhere, "the withdrawal to reach every directory by gossip")
+            for _, other in others:
+                matches = await other.find("search the web", k=3)
+                assert node.peer_id not in [m.card.peer_id for m in matches]
+            # The DHT record is the withdrawal too: a node asking only the DHT learns it.
+            _, observer = others[0]
+            observer.directory.remove(node.peer_id)
+            observer.directory._withdrawn.clear()
+
+            async def dht_says_withdrawn() -> bool:
+                await observer.search.fetch([node.peer_id], direct=False)
+                return observer.directory.withdrawn(node.peer_id, observer.now_ms()) is not None
+
+            await wait_until(dht_says_withdrawn, "the DHT to hold the withdrawal")
+            assert observer.directory.version_of(node.peer_id) == withdrawal.version
+
+
 def kad_now() -> int:
     from ioa_p2p.node.discovery.pacing import now_ms
 
@@ -214,6 +246,7 @@ def bad_cards(victim: Identity, genuine: SignedCard, attacker: Identity) -> dict
         version=body.version + 2000,
         now_ms=kad_now() - 120_000,
         ttl_ms=60_000,
+        stamp_bits=16,  # stamped enough: refused for what the test is about, not for a weak stamp
     )
     older = issue_card(  # genuine signature, live, but older than what everyone holds: a replay
         victim,
@@ -224,6 +257,7 @@ def bad_cards(victim: Identity, genuine: SignedCard, attacker: Identity) -> dict
         version=body.version - 1,
         now_ms=kad_now(),
         ttl_ms=60_000,
+        stamp_bits=16,
     )
     return {
         "replayed-older-version": older.to_bytes(),
@@ -262,10 +296,14 @@ async def test_bad_cards_are_rejected_by_the_dht_and_the_gossip_validators(tmp_p
                 assert not stored, name
             record = observer_node.net.dht.value_store.get(key.encode())
             assert record is None or record.value == genuine.to_bytes()
-            # A storer that serves a bad card (bypassing its own validation) is not believed.
+            # A storer that serves a bad card (bypassing its own validation) is not believed, whether the
+            # owner is asked first (the default) or only the DHT is.
             for name, value in bad.items():
                 attacker_node.net.dht.value_store.put(key.encode(), value)
                 fetched = await observer.fetch_card(victim_node.peer_id)
+                assert fetched is not None and fetched.to_bytes() == genuine.to_bytes(), name
+                await observer.search.fetch([victim_node.peer_id], direct=False)
+                fetched = observer.directory.get(victim_node.peer_id)
                 assert fetched is not None and fetched.to_bytes() == genuine.to_bytes(), name
             invalid = [
                 name for name in bad if name != "replayed-older-version"
@@ -398,7 +436,8 @@ def _poll(predicate: Callable[[], bool], limit: float, what: str) -> float:
 
 @pytest.mark.slow
 def test_nine_processes_find_agents_through_the_cli(tmp_path: Path) -> None:
-    """8 agents in 8 processes, then a 9th that joins late and later stops (its card lives 8 s)."""
+    """8 agents in 8 processes, then a 9th that joins late and later stops (its card lives 8 s); an agent
+    withdraws its card (``ioa card withdraw``) and publishes it again (``ioa card set``)."""
     homes = [tmp_path / f"p{i}" for i in range(9)]
     ioa_init_all(homes)
     with (homes[8] / "config.toml").open("a", encoding="utf-8") as config:  # the agent that will stop
@@ -447,6 +486,45 @@ def test_nine_processes_find_agents_through_the_cli(tmp_path: Path) -> None:
             30,
             "the stopped agent to disappear",
         )
+
+        # An agent withdraws its card: every node stops returning it (gossip and the DHT carry the signed
+        # withdrawal); `ioa card set` publishes a new version, which every node finds.
+        weather = nodes[7]
+        weather_id = json.loads((homes[7] / "node.json").read_text())["peer_id"]
+        too_long = weather.ioa("card", "withdraw", "--reason", "x" * 201)
+        assert too_long.returncode == 2 and "at most 200 bytes" in too_long.stderr  # nothing withdrawn
+        shown_text = weather.ioa("card", "show").stdout
+        assert "WITHDRAWN" not in shown_text and re.search(r"\(version \d+, stamp \d+ bits\)", shown_text)
+        out = weather.ioa("card", "withdraw", "--reason", "retired", "--json")
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["withdrawn"] is True
+        for asker in (nodes[1], nodes[5]):
+            _poll(
+                lambda a=asker: (
+                    weather_id not in [r["peer_id"] for r in _cli_find(a, "weather forecasts", 9)]
+                ),
+                30,
+                "the withdrawn card to disappear",
+            )
+        shown = json.loads(weather.ioa("card", "show", "--json").stdout)
+        assert shown["withdrawn"]["reason"] == "retired"
+        assert (
+            "WITHDRAWN" in weather.ioa("card", "show").stdout
+            and "retired" in weather.ioa("card", "show").stdout
+        )
+        out = weather.ioa("card", "set", "--description", "weather forecasts and storm warnings", "--json")
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["version"] > shown["withdrawn"]["version"]
+        assert "WITHDRAWN" not in weather.ioa("card", "show").stdout
+        _poll(
+            lambda: any(
+                r["peer_id"] == weather_id and "storm" in r["description"]
+                for r in _cli_find(nodes[1], "storm warnings", 3)
+            ),
+            30,
+            "the new version to be found",
+        )
+        assert weather.ioa("card", "set").returncode == 2  # nothing to change: a usage error
 
         # Usage errors exit 2; no running node exits 1.
         assert nodes[1].ioa("find", "  ").returncode == 2

@@ -344,3 +344,17 @@ def test_no_reachable_bootstrap_is_said_once_clearly(caplog: pytest.LogCaptureFi
     assert len(warnings) == 1 and "/a: connection refused; /b: no answer" in warnings[0].getMessage()
     state.connected("/a", 5.0)
     assert state.joined and state.view()[0]["connected"] and not state.view()[1]["connected"]
+
+
+def test_a_node_stated_private_never_offers_the_dht() -> None:
+    """Client mode from construction: not even the first moments before the reachability task runs
+    (peers would put it in their routing tables and hand out its LAN address)."""
+    from ioa_p2p.node.net.host import new_noise_host
+    from ioa_p2p.node.net.kad import kad_protocol_in_use
+    from ioa_p2p.node.net.routing import new_dht
+
+    private, public = (new_noise_host(Identity.generate()) for _ in range(2))
+    assert new_dht(private, client=True).mode.name == "CLIENT"
+    assert new_dht(public).mode.name == "SERVER"
+    assert kad_protocol_in_use() not in private.get_mux().handlers
+    assert kad_protocol_in_use() in public.get_mux().handlers

@@ -48,7 +48,9 @@ def test_a_forwarded_port_makes_a_natted_node_public_and_dialed_directly(tmp_pat
                 net = poll(found_public, 90, "AutoNAT finds the node with a forwarded port public")
             finally:
                 print(f"\nnas: {nas.call('GET', '/net')}")
-            assert net["reachability"]["reached"] >= 1, net["reachability"]
+            # a dial-back reached it there (its verdicts are dropped when that address is advertised:
+            # an address change; the status stays)
+            assert wan in net["reachability"]["verified_addrs"], net["reachability"]
             assert any(a.startswith(f"{wan}/p2p/") for a in net["advertised"]), net["advertised"]
             assert not [a for a in net["advertised"] if "/p2p-circuit" in a], net["advertised"]
             card = poll(

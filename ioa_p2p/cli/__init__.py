@@ -9,6 +9,7 @@ Each module registers its commands on :data:`main`:
 - ``config_cmds.py``     ``ioa config check``
 - ``chat_cmds.py``       ``ioa chats``, ``ioa history show|export``, ``ioa audit``
 - ``find_cmds.py``       ``ioa find``
+- ``card_cmds.py``       ``ioa card show|set|withdraw``
 - ``goal_cmds.py``       ``ioa goal``
 - ``demo_cmds.py``       ``ioa demo``
 - ``bootstrap_cmds.py``  ``ioa bootstrap start``, ``ioa relay status|connect``
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 from ioa_p2p.cli import adapter_cmds as adapter_cmds  # noqa: E402  (ioa adapters)
 from ioa_p2p.cli import bootstrap_cmds, testnet_cmds  # noqa: E402, F401  (bootstrap, relay, testnet)
+from ioa_p2p.cli import card_cmds as card_cmds  # noqa: E402  (ioa card)
 from ioa_p2p.cli import chat_cmds as chat_cmds  # noqa: E402
 from ioa_p2p.cli import config_cmds as config_cmds  # noqa: E402  (ioa config check)
 from ioa_p2p.cli import demo_cmds as demo_cmds  # noqa: E402  (ioa demo)

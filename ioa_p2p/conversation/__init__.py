@@ -11,9 +11,11 @@
 - ``tree.py``      the turn tree the machine rebuilds from the messages it holds, and its fork choice
 - ``plan.py``      ``conv.plan`` (the shared plan: steps, owners, status, versioned) and ``conv.cancel``
 - ``costs.py``     usage records of task results and the per-agent cost table a conclusion ends with
+- ``reputation.py`` each member's record in the signed histories this node holds (local reputation)
 - ``brains/``      the speaker policies a member uses to take its turn (offline planner, LLM)
 
-Imports: :mod:`ioa_p2p.errors`; ``brains/`` also :mod:`ioa_p2p.card`, :mod:`ioa_p2p.embedding`,
+Imports: :mod:`ioa_p2p.errors`; ``reputation.py`` also :mod:`ioa_p2p.history` (chat message bodies);
+``brains/`` also :mod:`ioa_p2p.card`, :mod:`ioa_p2p.embedding`,
 :mod:`ioa_p2p.llm`, :mod:`ioa_p2p.teaming`.
 """
 

@@ -10,6 +10,8 @@ The package is self-contained (numpy, wordllama, and for the default matcher onn
 - :class:`Calibration` and :class:`JoinRule`: the matcher's calibrated scores and the weights of the rule
   by which a candidate joins a team (the team itself is chosen in :mod:`ioa_p2p.teaming`).
 - :func:`make_matcher`: the matcher a config section names.
+- :mod:`~ioa_p2p.matching.breadth`: how many unrelated things a card claims (the discount for cards that
+  match everything); :mod:`~ioa_p2p.matching.copies`: which cards copy an earlier card.
 
 ``docs/matching.md`` has the measurements behind the choice and the integration plan.
 """

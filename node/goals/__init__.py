@@ -20,6 +20,7 @@
 - ``model_calls.py`` model calls under the caller's deadline (retries within what is left)
 - ``results.py``  the rounds this node saw and their results (``GET /goals``, ``GET /goals/result``)
 - ``routes.py``   control routes ``/launch_goal``, ``/goal_events``, ``/goals``, ``/cancel_goal``
+- ``reputation.py`` keeps discovery's ranking in step with each agent's record in the held histories
 - ``types.py``    the ``[goals]`` table, the team formed, how a round ended (pure)
 
 The events of a goal, its request and its result are the control API's (:mod:`ioa_p2p.api`).

@@ -28,6 +28,7 @@ from ioa_p2p.node.goals.driver import DriverDeps
 from ioa_p2p.node.goals.drivers import Drivers
 from ioa_p2p.node.goals.launcher import Launcher
 from ioa_p2p.node.goals.members import Members
+from ioa_p2p.node.goals.reputation import ReputationBook, reputation_loop
 from ioa_p2p.node.goals.results import GoalResults
 from ioa_p2p.node.goals.routes import add_goal_routes
 from ioa_p2p.node.goals.runtime import AgentRuntime, load_runtime
@@ -58,6 +59,8 @@ async def open_goals(node: NodePort, chats: Chats, discovery: Discovery | None) 
             add_goal_routes(node, goals)
             if discovery is not None and runtime.card is not None:
                 await _merge_adapter_card(discovery, runtime)
+            if discovery is not None:
+                nursery.start_soon(reputation_loop, ReputationBook(chats, discovery))
             goals.drivers.resume()
             try:
                 yield goals

@@ -198,8 +198,9 @@ class TeamFormation:
         if cfg.dht_lookup != "always":
             matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=False)
         usable = [m for m in matches if str(m.card.peer_id) not in exclude]
+        partial = self.discovery.directory.partial  # past [discovery] keep_all: the DHT has the rest
         wanted = cfg.dht_lookup == "always" or (
-            cfg.dht_lookup == "auto" and (not usable or usable[0].score < cfg.threshold)
+            cfg.dht_lookup == "auto" and (partial or not usable or usable[0].score < cfg.threshold)
         )
         if wanted:  # bounded: whatever the lookup fetched meanwhile is in the directory for the retry below
             with trio.move_on_after(cfg.dht_wait):

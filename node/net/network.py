@@ -304,7 +304,7 @@ class Libp2pNetwork:
             raise UsageError(f"cannot listen on {list(self.options.listen)}: {exc.strerror or exc}") from None
         stack.push_async_callback(_close_swarm, self.host)  # connections (and sockets) close first
         check_listening(self.host, self.options.listen, listen)
-        self.dht = new_dht(self.host)
+        self.dht = new_dht(self.host, client=self.options.nat.mode == "private")
         await stack.enter_async_context(run_dht(self.dht))
         if self.options.relay_client:
             await stack.enter_async_context(StopService(self.host).run())
