@@ -81,7 +81,12 @@ async def test_an_llm_an_a2a_and_an_mcp_agent_team_up_across_processes(tmp_path:
         line = next(x for x in conclusion.splitlines() if x.startswith(f"{n}. {name}: "))
         assert " -> " in line and not line.endswith(("failed", "never started", "still running")), line
     assert result["complete"] is True and result["exit_code"] == 0
-    assert COSTS_HEADING in conclusion and conclusion.rstrip().splitlines()[-1].startswith("total")
+    assert COSTS_HEADING in conclusion
+    table = conclusion.rstrip().splitlines()[conclusion.rstrip().splitlines().index(COSTS_HEADING) :]
+    # the table names agents by card name, closes with its total row, then each agent's full peer ID
+    tail = [x for x in table if x.startswith("Peer ID of ")]
+    assert table[-len(tail) - 1].startswith("total") and table[-len(tail) :] == tail
+    assert {x.split(":")[0].removeprefix("Peer ID of ") for x in tail} == set(AGENTS)
     assert len(copies) == 1  # every member's copy is identical and valid
 
     costs = result["costs"]
