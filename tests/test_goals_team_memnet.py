@@ -93,7 +93,12 @@ async def test_a_sub_team_ends_within_its_parent_tasks_deadline(
     with trio.fail_after(600):
         async with open_team(MemoryNetwork(), tmp_path, [COORDINATOR, MANAGER, SLOW]) as team:
             started = trio.current_time()
-            request = LaunchRequest("echo the word hello", team=["manager"], depth=1, timeout=100)
+            # the sub-team inherits the speaker timeout: with 45 s its tasks may run to its deadline (40 s),
+            # well past its wrap-up (the last 10 s). With the default 30 s, wordy's task deadline fell on
+            # the very instant the wrap-up began, and which came first was a scheduling tie (flaky)
+            request = LaunchRequest(
+                "echo the word hello", team=["manager"], depth=1, timeout=100, speaker_timeout=45
+            )
             result = await goals_of(team[0]).launch_goal(request)
             took = trio.current_time() - started
             task = tasks_of(result)[0]  # the manager's attempt (the planner then retries the step)
@@ -104,10 +109,11 @@ async def test_a_sub_team_ends_within_its_parent_tasks_deadline(
             sub = driver.rounds[task["data"]["sub_round"]]
             top = goals_of(team[0]).drivers[bytes.fromhex(result.chat_id)].rounds[result.round_id].start
             assert sub.start.parent_task == task["task_id"] and top.deadline - sub.start.deadline >= 50
-            # either the sub-round was forced at its deadline with wordy still running, or wordy's task hit
-            # its own (earlier) deadline first and the round concluded on that: both end in time, unfinished
-            assert sub.outcome is not None and "could not complete" in sub.outcome.conclusion
+            assert sub.start.task_timeout == 45 and sub.start.wrap_up == 10  # no tie (see above)
+            # the sub-round's wrap-up began with wordy still running: its conclusion was forced, unfinished
+            assert sub.outcome is not None and sub.outcome.forced
+            conclusion = sub.outcome.conclusion
+            assert "could not complete" in conclusion and "still running" in conclusion
             wordy = [t for t in sub.outcome.tasks if t.to_json()["assignee_name"] == "wordy"]
             assert wordy and all(t.to_json()["failure"] == "timeout" for t in wordy)
-            assert sub.outcome.forced == ("still running" in sub.outcome.conclusion)
             assert result.status == "concluded" and result.exit_code == 3 and took <= 100
