@@ -79,6 +79,9 @@ class Victim:
 @pytest.fixture
 def victim(tmp_path: Path) -> Iterator[Victim]:
     victim_id, good_id = ioa_init_all([tmp_path / "victim", tmp_path / "good"])
+    # The matcher's model (~190 MB, fixed) stays cold: the RSS then shows what the attacks grow (security.md).
+    with open(tmp_path / "victim" / "config.toml", "a") as f:
+        f.write("\n[discovery]\nwarm = false\n")
     # For showing that these tests fail without the budgets, e.g.
     # IOA_TEST_VICTIM_LIMITS="pending_bytes_per_chat = 9000000000; pending_bytes_total = 9000000000"
     if os.environ.get("IOA_TEST_VICTIM_LIMITS"):

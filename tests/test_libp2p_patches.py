@@ -403,3 +403,72 @@ def test_dcutr_still_has_what_the_hole_puncher_wraps() -> None:
 
     assert callable(DCUtRProtocol._perform_hole_punch) and callable(DCUtRProtocol.initiate_hole_punch)
     assert "self.initiate_hole_punch(" in inspect.getsource(DCUtRProtocol._auto_drive_loop)
+
+
+def test_dcutr_reads_listen_ports_from_what_we_advertise_and_ours_from_the_listen_addresses() -> None:
+    """A NATed node with a relay advertises only its circuit: upstream would find no listen port (no
+    prediction, dials from random ports). Ours reads the node's listen addresses, loopback last."""
+    import inspect
+
+    from libp2p.relay.circuit_v2 import dcutr
+    from libp2p.relay.circuit_v2.dcutr import DCUtRProtocol
+
+    from ioa_p2p.node.net import punch
+
+    assert punch._UPSTREAM_LISTEN is not None
+    assert "host.get_addrs()" in inspect.getsource(punch._UPSTREAM_LISTEN)
+    for method in (DCUtRProtocol._get_observed_addrs, DCUtRProtocol._perform_hole_punch):
+        assert "_local_tcp_listen_addrs(self.host)" in inspect.getsource(method)
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.host import new_noise_host
+
+    circuit = f"/ip4/6.0.0.2/tcp/4001/p2p/{Identity.generate().peer_id}/p2p-circuit"
+    host, other = new_noise_host(Identity.generate()), new_noise_host(Identity.generate())
+    for h in (host, other):
+        libp2p_patches.advertise(h, lambda: [circuit])
+    assert punch._UPSTREAM_LISTEN(host) == []
+    punch.use_listen_addrs(host, lambda: ["/ip4/127.0.0.1/tcp/4001", "/ip4/192.168.1.5/tcp/4001"])
+    assert dcutr._local_tcp_listen_addrs(host) == [(4, "192.168.1.5", 4001), (4, "127.0.0.1", 4001)]
+    assert dcutr._local_tcp_listen_addrs(other) == []  # a host we did not register: upstream's answer
+
+
+def test_the_hole_puncher_offers_its_lan_addresses_and_dials_only_what_the_scope_rule_allows() -> None:
+    """Two nodes behind one NAT learn each other's LAN address in the DCUtR exchange only; what a peer
+    offers is dialed only where our scope rule allows (not a LAN address of another network, not ours)."""
+    import inspect
+
+    from libp2p.relay.circuit_v2 import dcutr
+    from libp2p.relay.circuit_v2.dcutr import DCUtRProtocol
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.addrs import Interface, LocalView
+    from ioa_p2p.node.net.host import new_noise_host
+    from ioa_p2p.node.net.punch import HolePuncher
+
+    for method in (DCUtRProtocol._handle_dcutr_stream, DCUtRProtocol._initiate_hole_punch_locked):
+        source = inspect.getsource(method)
+        assert "await self._get_observed_addrs()" in source and "self._perform_hole_punch(" in source
+    assert isinstance(dcutr.MAX_OBSERVED_ADDRS, int)  # the cap our offer keeps to
+    listen = ["/ip4/127.0.0.1/tcp/4001", "/ip4/192.168.1.10/tcp/4001", "/ip4/6.0.0.9/tcp/4001"]
+    local = LocalView(
+        (Interface.of("127.0.0.1", 8), Interface.of("192.168.1.10", 24)),
+        frozenset(a for a in listen),
+    )
+    puncher = HolePuncher(new_noise_host(Identity.generate()), lambda: listen, lambda: local)
+    predicted = multiaddr.Multiaddr("/ip4/6.0.0.4/tcp/4001").to_bytes()
+    offered = puncher.with_lan_addrs([predicted])
+    assert [str(multiaddr.Multiaddr(a)) for a in offered] == [
+        "/ip4/6.0.0.4/tcp/4001",
+        "/ip4/192.168.1.10/tcp/4001",  # the LAN address, to this one peer; never loopback
+    ]
+    given = [
+        multiaddr.Multiaddr(a)
+        for a in (
+            "/ip4/6.0.0.5/tcp/4001",
+            "/ip4/192.168.1.11/tcp/4001",  # our LAN: maybe the peer, else Noise refuses a stranger
+            "/ip4/10.1.0.7/tcp/4001",  # another network's LAN: not dialed
+            "/ip4/192.168.1.10/tcp/4001",  # our own address: not dialed
+        )
+    ]
+    assert [str(a) for a in puncher.usable(given)] == ["/ip4/6.0.0.5/tcp/4001", "/ip4/192.168.1.11/tcp/4001"]

@@ -160,7 +160,10 @@ CHAT_STORE = Route(
 FIND = Route("POST", "/find", d.FindRequest, one(d.FindReply), "agents whose cards best match a text")
 CARDS = Route("GET", "/cards", Empty, one(d.CardsReply), "the live cards this node holds")
 CARD = Route("GET", "/card", Empty, one(d.OwnCard), "this node's card and the discovery status")
-UPDATE_CARD = Route("POST", "/card", d.CardUpdate, one(d.CardSummary), "change this node's card")
+UPDATE_CARD = Route("POST", "/card", d.CardUpdate, one(d.PublishedCard), "change this node's card")
+WITHDRAW_CARD = Route(
+    "POST", "/card/withdraw", d.WithdrawRequest, one(d.Withdrawal), "withdraw this node's card everywhere"
+)
 LAUNCH_GOAL = Route(
     "POST",
     "/launch_goal",
@@ -189,7 +192,7 @@ CANCEL_GOAL = Route(
 ROUTES: tuple[RouteInfo, ...] = (
     ID, PEERS, NET, CONNECT, SEND, INBOX, FAULTS, BUDGETS, RELAY, RELAY_CONNECT, NODE, NETWORK, UI_CODE,
     CHATS, HISTORY, EXPORT, POST, CREATE_CHAT, SYNC_CHATS, CHAT_EVENTS, AUDIT, CHAT_STORE,
-    FIND, CARDS, CARD, UPDATE_CARD,
+    FIND, CARDS, CARD, UPDATE_CARD, WITHDRAW_CARD,
     LAUNCH_GOAL, GOAL_EVENTS, GOALS, ROUND_RESULT, CANCEL_GOAL,
 )  # fmt: skip
 
@@ -227,6 +230,7 @@ __all__ = [
     "SYNC_CHATS",
     "UI_CODE",
     "UPDATE_CARD",
+    "WITHDRAW_CARD",
     "ReplyType",
     "Route",
     "RouteInfo",

@@ -38,7 +38,16 @@ from ioa_p2p.api.chats import (
     SyncChatsRequest,
 )
 from ioa_p2p.api.codec import ApiObject, Empty, JsonObject, JsonValue
-from ioa_p2p.api.discovery import CardsReply, CardSummary, CardUpdate, FindReply, FindRequest, OwnCard
+from ioa_p2p.api.discovery import (
+    CardsReply,
+    CardUpdate,
+    FindReply,
+    FindRequest,
+    OwnCard,
+    PublishedCard,
+    Withdrawal,
+    WithdrawRequest,
+)
 from ioa_p2p.api.goals import (
     CancelGoalReply,
     CancelGoalRequest,
@@ -234,8 +243,11 @@ class AsyncControlClient:
     async def card(self) -> OwnCard:
         return await self.request(r.CARD, Empty())
 
-    async def update_card(self, update: CardUpdate) -> CardSummary:
+    async def update_card(self, update: CardUpdate) -> PublishedCard:
         return await self.request(r.UPDATE_CARD, update)
+
+    async def withdraw_card(self, reason: str = "") -> Withdrawal:
+        return await self.request(r.WITHDRAW_CARD, WithdrawRequest(reason))
 
     async def goals(self) -> tuple[GoalSummary, ...]:
         return await self.request(r.GOALS, Empty())

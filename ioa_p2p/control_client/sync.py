@@ -32,7 +32,16 @@ from ioa_p2p.api.chats import (
     SyncChatsRequest,
 )
 from ioa_p2p.api.codec import ApiObject, Empty, JsonObject, JsonValue
-from ioa_p2p.api.discovery import CardsReply, CardSummary, CardUpdate, FindReply, FindRequest, OwnCard
+from ioa_p2p.api.discovery import (
+    CardsReply,
+    CardUpdate,
+    FindReply,
+    FindRequest,
+    OwnCard,
+    PublishedCard,
+    Withdrawal,
+    WithdrawRequest,
+)
 from ioa_p2p.api.goals import (
     CancelGoalReply,
     CancelGoalRequest,
@@ -254,8 +263,11 @@ class ControlClient:
     def card(self) -> OwnCard:
         return self.request(r.CARD, Empty())
 
-    def update_card(self, update: CardUpdate) -> CardSummary:
+    def update_card(self, update: CardUpdate) -> PublishedCard:
         return self.request(r.UPDATE_CARD, update)
+
+    def withdraw_card(self, reason: str = "") -> Withdrawal:
+        return self.request(r.WITHDRAW_CARD, WithdrawRequest(reason))
 
     def goals(self) -> tuple[GoalSummary, ...]:
         return self.request(r.GOALS, Empty())

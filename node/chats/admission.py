@@ -29,8 +29,8 @@ frame is an invitation, else 32 zero bytes. Only an ``accepted`` invitation is s
 *transient* refusal tells the inviter "not now": it keeps this node as a member and invites it
 again later instead of treating it as a decline.
 
-``invite_policy`` is ``open`` unless set; a node whose adapter executes code (its class or factory
-declares ``EXECUTES_CODE = True``, as the ``python`` adapter does) defaults to ``known``.
+``invite_policy`` is ``open`` unless set; a node whose adapter executes code (its kind declares
+``AdapterNeeds(executes_code=True)`` as ``NEEDS``, as the ``python`` adapter does) defaults to ``known``.
 """
 
 from __future__ import annotations

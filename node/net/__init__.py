@@ -17,7 +17,8 @@
 - ``relay_limits.py``    the relay's ledger: reservations and circuits per peer, per IP, in total (pure)
 - ``relay_hop.py``       our HOP server (relaying for others) enforcing those limits
 - ``relay_net.py``       :class:`Libp2pRelayNet`: the relay service's ``RelayNetPort``
-- ``punch.py``           hole punching (DCUtR): one initiator per pair, punched connections remembered
+- ``punch.py``           hole punching (DCUtR): one initiator per pair, punched connections remembered,
+  listen ports read from the listen addresses, LAN addresses offered peer to peer
 - ``mdns.py``            peers on the local network by multicast DNS (``[node] mdns``)
 - ``framing.py``         length-prefixed frames over streams: buffered reader, size limit, whole-frame
   deadline, idle timeout, partial-frame budget; every stream exception translated once

@@ -304,12 +304,12 @@ class Libp2pNetwork:
             raise UsageError(f"cannot listen on {list(self.options.listen)}: {exc.strerror or exc}") from None
         stack.push_async_callback(_close_swarm, self.host)  # connections (and sockets) close first
         check_listening(self.host, self.options.listen, listen)
-        self.dht = new_dht(self.host)
+        self.dht = new_dht(self.host, client=self.options.nat.mode == "private")
         await stack.enter_async_context(run_dht(self.dht))
         if self.options.relay_client:
             await stack.enter_async_context(StopService(self.host).run())
             if self.options.hole_punching:
-                self.punch = HolePuncher(self.host)
+                self.punch = HolePuncher(self.host, self.listen_addrs, self.local_view)
                 await stack.enter_async_context(self.punch.run())
         # unwinding starts by closing every connection: the services' exits then wait on nothing
         stack.push_async_callback(_close_swarm, self.host)
