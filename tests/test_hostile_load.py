@@ -182,8 +182,9 @@ async def during_attack(
     identities: int = hostile_attacks.IDENTITIES,
 ) -> Attack:
     """Run ``scenario`` of :mod:`tests.hostile_attacks` with ``identities`` identities for ``seconds``
-    (counted once they are all connected) while sampling the victim's RSS; ``ramp`` s into it, time
-    ``rounds`` good round trips."""
+    (counted once they are all connected), and on until the round trips are timed (a loaded machine
+    stretches them), while sampling the victim's RSS; ``ramp`` s into it, time ``rounds`` good round
+    trips."""
     args = [
         sys.executable,
         "-m",
@@ -200,13 +201,27 @@ async def during_attack(
     connected = trio.Event()
     lines: list[str] = []
     codes: list[int] = []
+    measured = trio.Event()  # the attacker's stdin is closed once this is set: the attack may end
 
     async def attacker() -> None:
         # the attacker's stderr (with IOA_ATTACK_DEBUG=1: why each stream ended) is kept beside the homes
         with (tmp_path / f"attacker-{scenario}-{identities}.err").open("wb") as err:  # noqa: ASYNC230
-            proc = await trio.lowlevel.open_process(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=err)
+            proc = await trio.lowlevel.open_process(
+                args,
+                cwd=ROOT,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                env={**os.environ, "IOA_ATTACK_HOLD": "1"},
+            )
         try:
-            assert proc.stdout is not None
+            assert proc.stdout is not None and proc.stdin is not None
+
+            async def release() -> None:
+                await measured.wait()
+                await proc.stdin.aclose()  # type: ignore[union-attr]
+
+            nursery.start_soon(release)
             buffer = b""
             async for chunk in proc.stdout:
                 buffer += chunk
@@ -233,6 +248,7 @@ async def during_attack(
         rtts = await round_trips(v, rounds)
         budgets = await trio.to_thread.run_sync(v.budgets)
         assert not stop.is_set(), "the attack ended before the round trips were timed"
+        measured.set()
     assert codes == [0], lines[-5:]
     result = json.loads(lines[-1])
     return Attack(result, statistics.median(rtts), v.peaks[-1], budgets)
