@@ -1,6 +1,11 @@
 """ioa_p2p.dht: capability discovery (agent cards, LSH buckets, a local index).
 
-- ``lsh.py``         random-hyperplane LSH of card embeddings into DHT bucket keys (pure, spec'd)
+- ``lsh.py``         random-hyperplane LSH of card embeddings into DHT bucket keys, version 1 (pure, spec'd)
+- ``forest.py``      LSH version 2: bucket keys at several resolutions (prefix levels 4, 8, 12; spec'd)
+- ``probing.py``     which buckets a find asks for at a given network size, which providers it fetches first
+- ``keyspace.py``    Kademlia positions, XOR distance, the network size estimate
+- ``lookup.py``      batched iterative Kademlia lookup, a state machine (node.net or a simulator drives it)
+- ``provide.py``     pacing of ADD_PROVIDER per target peer (py-libp2p's 10 per 10 s limit)
 - ``index.py``       vector indexes: exact numpy, annoy snapshot + exact delta with background rebuilds (pure)
 - ``directory.py``   local directory of verified cards: newest version wins, expiry, similarity search (pure)
 - ``validators.py``  validators of ``/ioa/card/<peer id>`` DHT records (duck-typed for py-libp2p) and of

@@ -7,7 +7,19 @@ Cards arrive from gossip, from DHT lookups and from the node itself; all of them
 - a card replaces the stored one only when its version is strictly greater (``card.newer_than``);
 - an expired card is refused, and stored cards disappear when they expire (:meth:`Directory.expire`,
   and lazily on every lookup);
-- when full, the card closest to expiry makes room for a card that lives longer.
+- when full, the card closest to expiry makes room for a card that lives longer;
+- a withdrawal (:class:`~ioa_p2p.card.withdrawal.SignedWithdrawal`) removes the card of a lower version
+  and is remembered until it expires, so that no older card of that peer is stored again
+  (:meth:`Directory.withdraw`; at most :data:`MAX_WITHDRAWN` are remembered, the oldest forgotten first);
+- past ``keep_all`` cards (``[discovery] keep_all``) the directory keeps only the cards its node needs: a
+  card nobody asked for (``wanted=False``: a gossip announcement of a peer it holds nothing of) is not
+  stored (:attr:`Offer.NOT_KEPT`); a wanted one (fetched for a find, a teammate's) is, and
+  :meth:`Directory.trim` (after each find) drops the least recently used cards that are not pinned
+  (:meth:`Directory.pin`: its chats' members; :meth:`Directory.used`: the cards a find returned) until
+  ``keep_all`` are left. The node then relies on the DHT for the rest;
+- every entry records when its version was stored or last confirmed current (``learned_ms``):
+  :meth:`Directory.unconfirmed` lists the entries older than an age (to be confirmed again from the
+  network), :meth:`Directory.drop_unconfirmed` drops those still older than a larger age.
 
 Cards made with the directory's embedding model (``model_id``, ``dim``) are also put in a vector index
 so :meth:`Directory.search` ranks them by cosine similarity; cards of other models are kept (and
@@ -23,13 +35,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ioa_p2p.card import SignedCard, newer_than
+from ioa_p2p.card import SignedCard, SignedWithdrawal, newer_than
 from ioa_p2p.dht.index import ExactIndex, VectorIndex
 from ioa_p2p.dht.ranking import CardRanker
 from ioa_p2p.errors import UsageError
 from ioa_p2p.identity import PeerId
 
 DEFAULT_MAX_CARDS = 200_000
+#: Withdrawals remembered at most (each a few dozen bytes).
+MAX_WITHDRAWN = 100_000
 
 
 class Offer(enum.Enum):
@@ -41,6 +55,8 @@ class Offer(enum.Enum):
     STALE = "stale"  # older than the stored one: refused
     EXPIRED = "expired"  # already expired: refused
     FULL = "full"  # no room, and the card would not outlive any stored card: refused
+    WITHDRAWN = "withdrawn"  # a withdrawal was stored (or: a card older than the peer's withdrawal: refused)
+    NOT_KEPT = "not kept"  # past keep_all, a card this node did not ask for: not stored
 
     @property
     def changed(self) -> bool:
@@ -77,6 +93,7 @@ class Directory:
         index: VectorIndex | None = None,
         *,
         max_cards: int = DEFAULT_MAX_CARDS,
+        keep_all: int | None = None,
         ranker: CardRanker | None = None,
     ) -> None:
         self.model_id = model_id
@@ -85,9 +102,15 @@ class Directory:
         if self.index.dim != dim:
             raise UsageError(f"index dimension {self.index.dim} differs from the model's {dim}")
         self.max_cards = max_cards
+        self.keep_all = max_cards if keep_all is None else min(keep_all, max_cards)
         self.ranker = ranker
+        self._recent: dict[PeerId, None] = {}  # least recently used first
+        self._pinned: frozenset[PeerId] = frozenset()
+        #: True once a card was not kept: the directory is partial and finds must ask the DHT
+        self.partial = False
         self._entries: dict[PeerId, Entry] = {}
         self._expiry: list[tuple[int, bytes, int]] = []  # (expires_at, peer raw, version), lazy
+        self._withdrawn: dict[PeerId, tuple[int, int, int]] = {}  # peer -> (version, expires_at, learned)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -110,26 +133,100 @@ class Directory:
         return entry
 
     def version_of(self, peer: PeerId) -> int | None:
+        """The highest version known of ``peer``'s records: its card, or its withdrawal."""
         entry = self._entries.get(peer)
-        return None if entry is None else entry.card.version
+        withdrawn = self._withdrawn.get(peer)
+        versions = [
+            v for v in (None if entry is None else entry.card.version, withdrawn and withdrawn[0]) if v
+        ]
+        return max(versions) if versions else None
+
+    def withdrawn(self, peer: PeerId, now_ms: int) -> int | None:
+        """When ``peer``'s withdrawal was stored or last confirmed (None: no live withdrawal, or a newer
+        card came since)."""
+        found = self._withdrawn.get(peer)
+        if found is not None and now_ms >= found[1]:
+            del self._withdrawn[peer]
+            return None
+        return None if found is None else found[2]
+
+    def withdraw(self, withdrawal: SignedWithdrawal, now_ms: int) -> Offer:
+        """Apply a withdrawal: drop the peer's card of a lower version and remember the withdrawal."""
+        if withdrawal.is_expired(now_ms):
+            return Offer.EXPIRED
+        peer = withdrawal.peer_id
+        known = self._withdrawn.get(peer)
+        if known is not None and known[0] >= withdrawal.version:
+            if known[0] == withdrawal.version:  # confirmed again
+                self._withdrawn[peer] = (known[0], known[1], now_ms)
+                return Offer.UNCHANGED
+            return Offer.STALE
+        entry = self._entries.get(peer)
+        if entry is not None and entry.card.version >= withdrawal.version:
+            return Offer.STALE  # the agent came back after this withdrawal
+        if entry is not None:
+            self.remove(peer)
+        self._withdrawn.pop(peer, None)
+        self._withdrawn[peer] = (withdrawal.version, withdrawal.expires_at, now_ms)
+        while len(self._withdrawn) > MAX_WITHDRAWN:
+            del self._withdrawn[next(iter(self._withdrawn))]
+        return Offer.WITHDRAWN
+
+    def unconfirmed(self, older_than_ms: int, now_ms: int, *, limit: int | None = None) -> list[PeerId]:
+        """Peers whose entry was stored or confirmed more than ``older_than_ms`` ago (oldest first), except
+        this node's own card (source ``"self"``)."""
+        cutoff = now_ms - older_than_ms
+        old = [e for e in self._entries.values() if e.learned_ms < cutoff and e.source != "self"]
+        old.sort(key=lambda e: e.learned_ms)
+        return [e.card.peer_id for e in old[:limit]]
+
+    def drop_unconfirmed(self, older_than_ms: int, now_ms: int) -> list[PeerId]:
+        """Drop the entries not confirmed for more than ``older_than_ms``; returns their peers."""
+        gone = self.unconfirmed(older_than_ms, now_ms)
+        for peer in gone:
+            self.remove(peer)
+        return gone
 
     def compatible(self, card: SignedCard) -> bool:
         """True when the card's vector is comparable with this directory's model."""
         return card.model == self.model_id and card.card.dim == self.dim
 
-    def offer(self, card: SignedCard, now_ms: int, source: str) -> Offer:
-        """Store ``card`` if it is live and newer than what we have; say what happened."""
+    def pin(self, peers: frozenset[PeerId]) -> None:
+        """The peers whose cards are never evicted for room (they are still dropped when they expire)."""
+        self._pinned = frozenset(peers)
+
+    def used(self, peers: list[PeerId]) -> None:
+        """These cards were just used (returned by a find): the last to be evicted for room."""
+        for peer in peers:
+            if peer in self._entries:
+                self._recent.pop(peer, None)
+                self._recent[peer] = None
+
+    def offer(self, card: SignedCard, now_ms: int, source: str, *, wanted: bool = True) -> Offer:
+        """Store ``card`` if it is live and newer than what we have (past ``keep_all`` cards, only a
+        ``wanted`` card, or a pinned peer's, in place of the least recently used); say what happened."""
         if card.is_expired(now_ms):
             return Offer.EXPIRED
+        withdrawn = self._withdrawn.get(card.peer_id)
+        if withdrawn is not None and now_ms < withdrawn[1]:
+            if card.version <= withdrawn[0]:
+                return Offer.WITHDRAWN
+            del self._withdrawn[card.peer_id]  # the agent came back with a newer card
         current = self._entries.get(card.peer_id)
         if current is not None and current.card.is_expired(now_ms):
             self.remove(card.peer_id)
             current = None
         if current is not None and not newer_than(card, current.card):
             return Offer.UNCHANGED if card.version == current.card.version else Offer.STALE
+        if current is None and self.keep_all < self.max_cards and len(self._entries) >= self.keep_all:
+            self.partial = True
+            if not (wanted or card.peer_id in self._pinned):
+                return Offer.NOT_KEPT
         if current is None and len(self._entries) >= self.max_cards and not self._make_room(card, now_ms):
             return Offer.FULL
         self._entries[card.peer_id] = Entry(card, now_ms, source)
+        self._recent.pop(card.peer_id, None)
+        self._recent[card.peer_id] = None
         heapq.heappush(self._expiry, (card.expires_at, card.peer_id.raw, card.version))
         key = str(card.peer_id)
         if self.compatible(card):
@@ -147,6 +244,7 @@ class Directory:
             self._entries[peer] = Entry(entry.card, now_ms, entry.source)
 
     def remove(self, peer: PeerId) -> bool:
+        self._recent.pop(peer, None)
         if self._entries.pop(peer, None) is None:
             return False
         self.index.remove(str(peer))
@@ -180,6 +278,22 @@ class Directory:
                 return expires_at
             heapq.heappop(self._expiry)
         return None
+
+    def trim(self, now_ms: int) -> list[PeerId]:
+        """Drop expired cards, then the least recently used unpinned ones, until at most ``keep_all`` are
+        left (nothing while the directory keeps every card); returns the peers dropped."""
+        self.expire(now_ms)
+        gone: list[PeerId] = []
+        if self.keep_all >= self.max_cards:
+            return gone
+        for peer in list(self._recent):
+            if len(self._entries) <= self.keep_all:
+                break
+            entry = self._entries.get(peer)
+            if peer not in self._pinned and (entry is None or entry.source != "self"):
+                self.remove(peer)
+                gone.append(peer)
+        return gone
 
     def _make_room(self, card: SignedCard, now_ms: int) -> bool:
         self.expire(now_ms)
@@ -233,4 +347,4 @@ class Directory:
         return [e.card for e in self._entries.values()]
 
 
-__all__ = ["DEFAULT_MAX_CARDS", "Directory", "Entry", "Match", "Offer"]
+__all__ = ["DEFAULT_MAX_CARDS", "MAX_WITHDRAWN", "Directory", "Entry", "Match", "Offer"]

@@ -13,31 +13,40 @@ signals, so the answer does not depend on which version each peer runs.
 
 Re-embedding costs a MiniLM pass per card (a few ms), so :meth:`CardRanker.add` only queues the card;
 :meth:`CardRanker.refresh` embeds the queue in batches. The node calls ``refresh``, ``rank`` and
-``choose_team`` in a worker thread; a lock serialises them, so concurrent finds are safe.
+``shortlist`` in a worker thread; a lock serialises them, so concurrent finds are safe.
+
+Standing (the defences against card spam; ``defences=False`` turns them off, for comparison): every card
+gets a prior added to its fused score whatever the query (:meth:`~ioa_p2p.matching.HybridMatcher.set_priors`):
+
+- minus its breadth discount (:mod:`~ioa_p2p.matching.breadth`: a card that claims many unrelated things
+  matches everything, and ranks lower the more it claims);
+- minus :data:`DUPLICATE_PENALTY` when it copies a card indexed before it (all that card's claims are
+  among its own: :mod:`~ioa_p2p.matching.copies`), so a thousand copies of a good card are one
+  candidate, not a thousand: the copies rank after every card that is not one;
+- plus its reputation in the signed histories this node holds (:meth:`CardRanker.set_reputation`, from
+  :mod:`ioa_p2p.conversation.reputation`).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 import numpy as np
-import numpy.typing as npt
 
 from ioa_p2p.card import AgentCard, SignedCard
-from ioa_p2p.matching import (
-    HYBRID_MODEL_ID,
-    LITE_MODEL_ID,
-    CardProfile,
-    HybridMatcher,
-    Match,
-    TeamPick,
-    choose_team,
-    team_shortlist,
-)
+from ioa_p2p.matching import CardProfile, HybridMatcher, Match
+from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items
+from ioa_p2p.matching.copies import CopyIndex
+from ioa_p2p.teaming.offline import TeamPick, choose_team, team_shortlist
 
 #: Cards embedded per batch by :meth:`CardRanker.refresh` (bounds one pass of the model).
 BATCH = 256
+#: Taken off every card that copies an earlier card: enough to rank it after every card that is not a
+#: copy (fused scores span a few units).
+DUPLICATE_PENALTY = 8.0
+#: Breadth values remembered by card text.
+BREADTH_CACHE = 65536
 
 
 def card_profile(card: AgentCard) -> CardProfile:
@@ -59,8 +68,14 @@ class CardRanker:
     thread ranks); :meth:`refresh` and :meth:`rank` apply the queue under the matcher's lock.
     """
 
-    def __init__(self, matcher: HybridMatcher) -> None:
+    def __init__(self, matcher: HybridMatcher, *, defences: bool = True) -> None:
         self.matcher = matcher
+        self.defences = defences
+        self._breadth: dict[str, float] = {}  # dense text -> breadth
+        self._texts: dict[str, str] = {}  # key -> dense text
+        self._copies = CopyIndex()
+        self._reputation: dict[str, float] = {}
+        self._priors_dirty = False
         self._queue_lock = threading.Lock()
         self._matcher_lock = threading.Lock()
         self._pending: dict[str, SignedCard | None] = {}  # key -> card to index, or None to remove
@@ -86,10 +101,31 @@ class CardRanker:
     def pending(self) -> int:
         return len(self._pending)
 
+    def set_reputation(self, priors: Mapping[str, float]) -> None:
+        """The reputation prior of each peer (by peer ID text), replacing the previous ones."""
+        with self._queue_lock:
+            self._reputation = dict(priors)
+            self._priors_dirty = True
+
+    def standing(self, key: str) -> dict[str, float]:
+        """What the prior of ``key`` is made of (for views and benchmarks)."""
+        text = self._texts.get(key, "")
+        return {
+            "breadth": self._breadth.get(text, 1.0),
+            "reputation": self._reputation.get(key, 0.0),
+            "prior": self.matcher.prior(key),
+        }
+
     def refresh(self) -> int:
         """Apply the queue (embedding foreign cards); returns how many cards were indexed."""
         with self._matcher_lock:
             return self._refresh_locked()
+
+    def refresh_some(self, count: int) -> int:
+        """Apply at most ``count`` queued cards (background warming: a short hold of the lock, so a
+        concurrent find waits for a few cards at most); returns how many were indexed."""
+        with self._matcher_lock:
+            return self._refresh_locked(limit=count)
 
     def rank(self, query: str, k: int, *, among: Collection[str] | None = None) -> list[Match]:
         """The ``k`` best indexed cards for ``query``, after applying the queue."""
@@ -97,32 +133,34 @@ class CardRanker:
             self._refresh_locked()
             return self.matcher.rank(query, k, among=among)
 
-    def choose_team(self, goal: str, *, exclude: Collection[str] = (), max_team: int = 4) -> TeamPick:
-        """The offline team for ``goal`` over every indexed card (:func:`~ioa_p2p.matching.choose_team`)."""
-        with self._matcher_lock:
-            self._refresh_locked()
-            return choose_team(goal, self.matcher, exclude=exclude, max_team=max_team)
-
     def shortlist(
         self, goal: str, *, size: int, exclude: Collection[str] = (), max_team: int = 4
     ) -> tuple[TeamPick, tuple[str, ...]]:
-        """The offline team and the shortlist an LLM team-up may choose from (offline team first)."""
+        """The offline team (:func:`~ioa_p2p.teaming.offline.choose_team`) and the shortlist an LLM
+        team-up may choose from (offline team first, :func:`~ioa_p2p.teaming.offline.team_shortlist`)."""
         with self._matcher_lock:
             self._refresh_locked()
             pick = choose_team(goal, self.matcher, exclude=exclude, max_team=max_team)
             keys = team_shortlist(goal, self.matcher, size=size, exclude=exclude, pick=pick)
             return pick, keys
 
-    def _refresh_locked(self) -> int:
+    def _refresh_locked(self, limit: int | None = None) -> int:
         done = 0
-        while True:
+        while limit is None or done < limit:
+            size = BATCH if limit is None else min(BATCH, limit - done)
             with self._queue_lock:
-                batch = dict(list(self._pending.items())[:BATCH])
+                batch = dict(list(self._pending.items())[:size])
                 for key in batch:
                     del self._pending[key]
+                dirty, self._priors_dirty = self._priors_dirty, False
             if not batch:
+                if done or dirty:
+                    self._update_priors()
                 return done
-            self.matcher.remove([k for k, card in batch.items() if card is None])
+            gone = [k for k, card in batch.items() if card is None]
+            self.matcher.remove(gone)
+            for key in gone:
+                self._forget_text(key)
             cards = {k: card for k, card in batch.items() if card is not None}
             profiles = {key: card_profile(card.card) for key, card in cards.items()}
             vectors = {
@@ -132,22 +170,38 @@ class CardRanker:
             }
             self.matcher.index(profiles, vectors)
             self.reembedded += len(cards) - len(vectors)
+            for key, profile in profiles.items():
+                self._remember_text(key, profile)
             done += len(cards)
+        return done
+
+    def _remember_text(self, key: str, profile: CardProfile) -> None:
+        text = profile.dense_text()
+        self._texts[key] = text
+        items = card_items(profile)
+        self._copies.add(key, items)
+        if self.defences and text not in self._breadth:
+            if len(self._breadth) >= BREADTH_CACHE:
+                self._breadth.pop(next(iter(self._breadth)))
+            self._breadth[text] = breadth(items, self.matcher.embed_items)
+
+    def _forget_text(self, key: str) -> None:
+        self._texts.pop(key, None)
+        self._copies.remove(key)
+
+    def _update_priors(self) -> None:
+        if not self.defences:
+            self.matcher.set_priors({})
+            return
+        priors: dict[str, float] = {}
+        copies = self._copies.copies()
+        for key, text in self._texts.items():
+            value = -breadth_discount(self._breadth.get(text, 1.0)) + self._reputation.get(key, 0.0)
+            if key in copies:
+                value -= DUPLICATE_PENALTY
+            if value:
+                priors[key] = value
+        self.matcher.set_priors(priors)
 
 
-def legacy_probe(
-    model_id: str, vector: npt.NDArray[np.float32]
-) -> tuple[str, int, npt.NDArray[np.float32]] | None:
-    """The previous scheme's query vector, to probe its LSH buckets during the migration (see
-    ``docs/matching.md``): for a hybrid vector, its wordllama part (the first 256 values, unit length
-    again), under model ``wordllama/l2_supercat/256``; ``None`` for any other model."""
-    if model_id != HYBRID_MODEL_ID or np.shape(vector) != (640,):
-        return None
-    part = np.asarray(vector[:256], dtype=np.float32)
-    norm = float(np.linalg.norm(part))
-    if norm == 0.0:
-        return None
-    return LITE_MODEL_ID, 256, (part / norm).astype(np.float32)
-
-
-__all__ = ["BATCH", "CardRanker", "card_profile", "legacy_probe"]
+__all__ = ["BATCH", "DUPLICATE_PENALTY", "CardRanker", "card_profile"]

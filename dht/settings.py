@@ -20,14 +20,25 @@
     gossip = true           # announce and learn cards by GossipSub
     dht = true              # store cards and LSH provider records in the DHT, look them up on find
     probes = 40             # near LSH buckets probed per query, on top of one bucket per table
-    ask = 2                 # closest peers asked per key in DHT lookups
+    enumerate = 200         # networks estimated at most this large are listed in full by a DHT find
+    lsh_v1 = false          # also provide and probe LSH version 1 buckets (for nodes of the previous release)
+    ask = 2                 # closest peers asked per key in DHT lookups (3 at least to place records)
     find_timeout = 10.0     # seconds a find may spend on DHT lookups before answering from what it has
-    card_refresh = 60       # re-fetch a candidate's card from the DHT when our copy is older than this
+    card_refresh = 600      # a find re-fetches a provider's card when our copy is older than this
     max_fetch = 64          # cards fetched from the DHT per find, at most
     heartbeat = 1.0         # GossipSub heartbeat, seconds
+    stamp_bits = 18         # proof-of-work bits of this node's card stamp (0: unstamped version 1/2 cards)
+    min_stamp_bits = 16     # cards with a weaker stamp are refused (0 in a network with previous releases)
+    revalidate = 720        # a card not confirmed for this long is asked again (owner, then DHT), and
+                            # dropped if still unconfirmed a find_timeout later (withdrawals reach every
+                            # node within revalidate + find_timeout, 12.2 min by default)
+    new_cards = 120         # cards of identities new to this node accepted per minute, in total
+    updates = 30            # new versions accepted per identity and hour
     eclipse_protection = true
     max_cards = 200000      # local directory size
+    keep_all = 20000        # past this many cards, keep only those this node needs (finds use the DHT)
     matcher = "hybrid"      # offline ranking: "hybrid" (wordllama + MiniLM int8 + BM25) or "lite"
+    warm = true             # load the matcher's models in the background after start (false: at first find)
     [discovery.index]       # kind = "annoy" (default; exact below min_size) or "exact"
     min_size = 20000
     n_trees = 50
@@ -39,6 +50,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ioa_p2p.card import MAX_TTL_MS
+from ioa_p2p.card.stamp import MAX_BITS
 from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.errors import ConfigError
 from ioa_p2p.identity import PeerId
@@ -56,14 +68,26 @@ class DiscoverySettings:
     gossip: bool = True
     dht: bool = True
     probes: int = setting(40, low=0, high=512)
+    enumerate: int = setting(200, low=0, high=2000)
+    lsh_v1: bool = False
     ask: int = setting(2, low=1, high=20)
     find_timeout: float = setting(10.0, low=0.1, high=600.0, unit="seconds")
-    card_refresh: float = setting(60.0, low=0.0, high=86_400.0, unit="seconds")
+    card_refresh: float = setting(600.0, low=0.0, high=86_400.0, unit="seconds")
     max_fetch: int = setting(64, low=1, high=10_000)
     heartbeat: float = setting(1.0, low=0.05, high=120.0, unit="seconds")
+    stamp_bits: int = setting(18, low=0, high=MAX_BITS)
+    min_stamp_bits: int = setting(16, low=0, high=MAX_BITS)
+    #: default: 720, or 1.2 * republish when that is longer
+    revalidate: float = setting(720.0, low=5.0, high=MAX_TTL, unit="seconds")
+    new_cards: int = setting(120, low=1, high=1_000_000)
+    updates: int = setting(30, low=1, high=1_000_000)
     eclipse_protection: bool = True
     max_cards: int = setting(200_000, low=1, high=10_000_000)
+    keep_all: int = setting(20_000, low=1, high=10_000_000)
     matcher: Literal["hybrid", "lite"] = "hybrid"
+    #: load the matcher's models in the background after start and embed arriving cards there, so the
+    #: first find does not wait (~190 MB more memory with the hybrid matcher); false: at the first find
+    warm: bool = True
     index: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -75,6 +99,13 @@ class DiscoverySettings:
             raise ConfigError(
                 f"[discovery].republish ({settings.republish} s) must be shorter than "
                 f"ttl ({settings.ttl} s), or cards would expire before their replacement is out"
+            )
+        if "revalidate" not in table and settings.republish * 1.2 > settings.revalidate:
+            settings = replace(settings, revalidate=settings.republish * 1.2)
+        if 0 < settings.stamp_bits < settings.min_stamp_bits:
+            raise ConfigError(
+                f"[discovery].stamp_bits ({settings.stamp_bits}) is below min_stamp_bits "
+                f"({settings.min_stamp_bits}): nodes configured like this one would refuse its card"
             )
         return settings
 

@@ -3,13 +3,16 @@
 DHT: py-libp2p's ``KadDHT`` accepts anything in a namespace without a validator (and, unless strict
 validation is on, anything outside a namespace), so discovery registers :class:`IoaNamespaceValidator`
 for the ``ioa`` namespace on a DHT created with ``strict_validation=True``. It accepts exactly one kind
-of key, ``/ioa/card/<peer id>``, whose value must be a valid card (:func:`ioa_p2p.card.parse_card`) of
-that very peer, live at the validator's clock; ``select`` picks the highest valid version (earliest on
-ties, so an equal version never displaces a stored record). Any other ``/ioa/...`` key is refused.
+of key, ``/ioa/card/<peer id>``, whose value must be a valid card or withdrawal
+(:func:`ioa_p2p.card.parse_record`) of that very peer, live at the validator's clock, a card with a
+stamp of at least ``min_stamp_bits`` bits, within the node's rate limits
+(:class:`~ioa_p2p.dht.admission.CardAdmission`: new identities in total, versions per identity);
+``select`` picks the highest valid version, card or withdrawal (earliest on ties, so an equal version
+never displaces a stored record). Any other ``/ioa/...`` key is refused.
 
-Gossip: :func:`check_announcement` checks an announced card: valid and live, published by the card's
-own peer (the GossipSub ``from`` field, itself signed by the publisher), and not older than the
-version we already hold (a replay).
+Gossip: :func:`check_announcement` checks an announced card or withdrawal: valid and live, published by
+its own peer (the GossipSub ``from`` field, itself signed by the publisher), stamped enough, and not older
+than the version we already hold (a replay).
 """
 
 from __future__ import annotations
@@ -17,8 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from ioa_p2p.card import SignedCard, parse_card, select_newest, try_parse_card
-from ioa_p2p.errors import AuthorMismatch, InvalidCard, InvalidPeerId, ReplayedCard
+from ioa_p2p.card import CardRecord, SignedCard, newest_record, parse_record, try_parse_record
+from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.errors import AuthorMismatch, InvalidCard, InvalidPeerId, OverBudget, ReplayedCard
 from ioa_p2p.identity import PeerId
 
 NAMESPACE = "ioa"
@@ -50,14 +54,35 @@ def peer_from_card_key(key: str) -> PeerId:
         raise InvalidCard(f"card key {key!r} does not end in a peer ID: {exc}") from None
 
 
-class CardValidator:
-    """Validator of ``/ioa/card/<peer id>`` records."""
+def check_stamp(record: CardRecord, min_stamp_bits: int) -> None:
+    """Raise :class:`InvalidCard` for a card whose stamp has fewer than ``min_stamp_bits`` bits."""
+    if isinstance(record, SignedCard) and min_stamp_bits > 0 and record.stamp_bits < min_stamp_bits:
+        raise InvalidCard(
+            f"card of {record.peer_id} has a stamp of {record.stamp_bits} bits; this node requires "
+            f"{min_stamp_bits} ([discovery] min_stamp_bits)"
+        )
 
-    def __init__(self, clock_ms: Clock) -> None:
+
+class CardValidator:
+    """Validator of ``/ioa/card/<peer id>`` records. ``stored(key)`` says whether this node holds a record
+    under ``key`` already (the DHT layer sets it; a new identity and an update have separate limits)."""
+
+    def __init__(
+        self, clock_ms: Clock, *, min_stamp_bits: int = 0, admission: CardAdmission | None = None
+    ) -> None:
         self.clock_ms = clock_ms
+        self.min_stamp_bits = min_stamp_bits
+        self.admission = admission
+        self.stored: Callable[[str], bool] = lambda key: False
 
     def validate(self, key: str, value: bytes) -> None:
-        parse_card(value, now_ms=self.clock_ms(), peer=peer_from_card_key(key))
+        now = self.clock_ms()
+        record = parse_record(value, now_ms=now, peer=peer_from_card_key(key))
+        check_stamp(record, self.min_stamp_bits)
+        if self.admission is not None and not self.admission.admit_card(
+            record.peer_id, known=self.stored(key), now=now / 1000
+        ):
+            raise OverBudget(f"too many card records from {record.peer_id} or from new identities; try later")
 
     def select(self, key: str, values: list[bytes]) -> int:
         now = self.clock_ms()
@@ -65,15 +90,25 @@ class CardValidator:
             peer = peer_from_card_key(key)
         except InvalidCard:
             return 0
-        best = select_newest([try_parse_card(v, now_ms=now, peer=peer) for v in values])
+        best = newest_record([try_parse_record(v, now_ms=now, peer=peer) for v in values])
         return 0 if best is None else best
 
 
 class IoaNamespaceValidator:
     """Everything under ``/ioa/``: dispatches on the second path segment (only ``card`` exists)."""
 
-    def __init__(self, clock_ms: Clock) -> None:
-        self.card = CardValidator(clock_ms)
+    def __init__(
+        self, clock_ms: Clock, *, min_stamp_bits: int = 0, admission: CardAdmission | None = None
+    ) -> None:
+        self.card = CardValidator(clock_ms, min_stamp_bits=min_stamp_bits, admission=admission)
+
+    @property
+    def stored(self) -> Callable[[str], bool]:
+        return self.card.stored
+
+    @stored.setter
+    def stored(self, held: Callable[[str], bool]) -> None:
+        self.card.stored = held
 
     def _pick(self, key: str) -> RecordValidator:
         if isinstance(key, str) and key.startswith(CARD_PREFIX):
@@ -88,20 +123,22 @@ class IoaNamespaceValidator:
 
 
 def check_announcement(
-    data: bytes, *, publisher: PeerId, known_version: int | None, now_ms: int
-) -> SignedCard:
-    """Verify a gossip announcement. Raises an :class:`~ioa_p2p.errors.InvalidMessage` subclass."""
-    card = parse_card(data, now_ms=now_ms)
-    if card.peer_id != publisher:
+    data: bytes, *, publisher: PeerId, known_version: int | None, now_ms: int, min_stamp_bits: int = 0
+) -> CardRecord:
+    """Verify a gossip announcement (a card or a withdrawal). Raises an
+    :class:`~ioa_p2p.errors.InvalidMessage` subclass."""
+    record = parse_record(data, now_ms=now_ms)
+    if record.peer_id != publisher:
         raise AuthorMismatch(
-            f"card of {card.peer_id} announced by {publisher}: peers announce only their own card"
+            f"record of {record.peer_id} announced by {publisher}: peers announce only their own card"
         )
-    if known_version is not None and card.version < known_version:
+    check_stamp(record, min_stamp_bits)
+    if known_version is not None and record.version < known_version:
         raise ReplayedCard(
-            f"announced card of {card.peer_id} has version {card.version}, "
+            f"announced record of {record.peer_id} has version {record.version}, "
             f"older than the version {known_version} we hold"
         )
-    return card
+    return record
 
 
 __all__ = [
@@ -112,5 +149,6 @@ __all__ = [
     "RecordValidator",
     "card_key",
     "check_announcement",
+    "check_stamp",
     "peer_from_card_key",
 ]

@@ -31,6 +31,7 @@ import trio
 
 from ioa_p2p.card import SignedCard
 from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.directory import Directory
 from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.faults import Faults
@@ -150,8 +151,11 @@ class CardNetPort(Protocol):
         """The DHT protocol spoken (``GET /status``)."""
         ...
 
-    async def prepare(self, namespace: str, validator: RecordValidator) -> None:
-        """Serve the DHT's records of ``namespace``, checked by ``validator``."""
+    async def prepare(
+        self, namespace: str, validator: RecordValidator, admission: CardAdmission | None = None
+    ) -> None:
+        """Serve the DHT's records of ``namespace``, checked by ``validator``; provider records of others
+        within ``admission``'s rate limits."""
         ...
 
     async def put_value(self, key: str, value: bytes) -> bool:
@@ -162,12 +166,29 @@ class CardNetPort(Protocol):
         """Every value the closest reachable peers (and we) hold under each key, unvalidated."""
         ...
 
-    async def get_providers(self, keys: list[bytes], *, ask: int) -> dict[bytes, set[PeerId]]: ...
+    async def ask_values(
+        self, requests: dict[PeerId, list[str]], *, per_peer: float
+    ) -> dict[str, list[bytes]]:
+        """The values the given peers hold under the given keys, asking each peer directly (no lookup),
+        each within ``per_peer`` seconds (callers bound the whole call); unvalidated, missing when a peer
+        does not answer."""
+        ...
+
+    async def get_providers(
+        self, keys: list[bytes], *, ask: int, on_found: Callable[[bytes, set[PeerId]], None] | None = None
+    ) -> dict[bytes, set[PeerId]]:
+        """The providers of each key; ``on_found(key, providers)`` sees them as answers arrive."""
+        ...
+
     async def provide(self, keys: list[bytes], *, ask: int) -> int:
         """Announce ourselves as provider of ``keys``; how many (peer, key) announcements were acked."""
         ...
 
     def routing_table_size(self) -> int: ...
+    def network_size(self) -> float:
+        """How many peers the network has, estimated from the routing table (``ioa_p2p.dht.keyspace``)."""
+        ...
+
     def open_topic(
         self, validate: Validate, deliver: Deliver, settings: GossipSettings
     ) -> AbstractAsyncContextManager[CardTopicPort]:

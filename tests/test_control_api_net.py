@@ -20,7 +20,7 @@ import trio
 from ioa_p2p.api import routes as r
 from ioa_p2p.api.chats import CreateChatRequest, PostRequest
 from ioa_p2p.api.codec import ApiObject, Empty, JsonValue
-from ioa_p2p.api.discovery import CardUpdate, FindRequest
+from ioa_p2p.api.discovery import CardUpdate, FindRequest, WithdrawRequest
 from ioa_p2p.api.events import DoneEvent, StartEvent, TeamEvent
 from ioa_p2p.api.goals import GoalResult
 from ioa_p2p.api.launch import LaunchRequest
@@ -112,6 +112,13 @@ async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> 
             assert found.results[0].name == "calculator" and found.k == 2
             updated = await check(r.UPDATE_CARD, CardUpdate(skills=("planning",)))
             assert "planning" in updated.skills and (await client.card()).version == updated.version
+            assert updated.stamp_bits >= 16
+            gone = await check(r.WITHDRAW_CARD, WithdrawRequest("moving"))
+            assert gone.withdrawn and gone.version > updated.version and gone.reason == "moving"
+            own = await client.card()
+            assert own.withdrawn is not None and own.withdrawn.version == gone.version
+            back = await check(r.UPDATE_CARD, CardUpdate(skills=("planning", "notes")))
+            assert back.version > gone.version and (await client.card()).withdrawn is None
             made = await check(r.CREATE_CHAT, CreateChatRequest((calc,), "notes"))
             assert made.accepted == (calc,)
             posted = await check(r.POST, PostRequest(made.chat_id[:12], text="hi"))
@@ -123,6 +130,9 @@ async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> 
             assert exported.messages == len(history.messages)
             audited = await check(r.AUDIT, r.AUDIT.request(made.chat_id))
             assert audited.valid and audited.messages == len(history.messages) and not audited.findings
+            store = await check(r.CHAT_STORE, r.CHAT_STORE.request(made.chat_id))
+            assert store.quarantined == () and store.partners >= 1  # the calculator: it made a chat with it
+            assert store == await client.chat_store(made.chat_id)
             called.add(r.CHAT_EVENTS.key)
             streamed = await chat_events(coordinator, made.chat_id, len(history.messages))
             assert [e["message"]["hash"] for e in streamed] == [m.hash for m in history.messages]

@@ -141,3 +141,26 @@ def test_works_with_the_annoy_index() -> None:
 def test_index_dimension_must_match() -> None:
     with pytest.raises(UsageError):
         Directory(MODEL, 4, AnnoyIndex(5))
+
+
+def test_past_keep_all_only_wanted_cards_are_kept_and_the_least_used_makes_room() -> None:
+    directory = Directory(MODEL, 4, keep_all=3)
+    for who in range(3):
+        assert directory.offer(card(who, [1, 0, 0, who]), NOW, "gossip", wanted=False) is Offer.ADDED
+    assert not directory.partial
+    # a gossip card nobody asked for is not kept once the directory holds keep_all cards
+    assert directory.offer(card(3, [0, 1, 0, 0]), NOW, "gossip", wanted=False) is Offer.NOT_KEPT
+    assert directory.partial and PEERS[3].peer_id not in directory
+    # a wanted card (fetched for a find) is stored; trimming drops the least recently used unpinned one
+    directory.used([PEERS[0].peer_id])
+    directory.pin(frozenset({PEERS[1].peer_id}))
+    assert directory.offer(card(4, [0, 0, 1, 0]), NOW, "dht") is Offer.ADDED
+    assert len(directory) == 4 and directory.trim(NOW) == [PEERS[2].peer_id]  # neither used lately nor pinned
+    assert {PEERS[0].peer_id, PEERS[1].peer_id, PEERS[4].peer_id} <= set(e.card.peer_id for e in directory)
+    # updates of held cards are always stored
+    assert directory.offer(card(0, [1, 0, 0, 0], version=2), NOW, "gossip", wanted=False) is Offer.UPDATED
+    # a pinned peer's card is kept even from gossip
+    directory.pin(frozenset({PEERS[5].peer_id, PEERS[1].peer_id}))
+    assert directory.offer(card(5, [0, 1, 1, 0]), NOW, "gossip", wanted=False) is Offer.ADDED
+    directory.trim(NOW)
+    assert len(directory) == 3 and PEERS[5].peer_id in directory

@@ -15,7 +15,7 @@ def test_defaults() -> None:
     settings = DiscoverySettings.from_section({})
     assert settings.enabled and settings.gossip and settings.dht
     assert settings.ttl == 1800 and settings.republish == 600
-    assert settings.probes == 40 and settings.ask == 2
+    assert settings.probes == 40 and settings.ask == 2 and settings.enumerate == 200
 
 
 def test_republish_defaults_to_a_third_of_the_ttl_and_must_be_shorter() -> None:

@@ -12,13 +12,16 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from ioa_p2p.card import encode_vector, issue_withdrawal
+from ioa_p2p.card.stamp import STAMP_CONTEXT, content_digest, stamp_bits
+from ioa_p2p.dht.forest import forest_for, seed_bytes
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.history.frames import SYNC_INVALID, SyncBatch, SyncRequest
-from ioa_p2p.identity import PeerId
+from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.wire.control import encode_control
 from ioa_p2p.wire.schema import build
 
-from .vectors import PEER_ID, PEER_ID_BYTES_HEX
+from .vectors import PEER_ID, PEER_ID_BYTES_HEX, SEED_HEX
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 BLOCK = re.compile(r"<!-- example: ([a-z0-9-]+) -->\s*```[a-z]*\n(.*?)```", re.DOTALL)
@@ -48,12 +51,61 @@ def _sync_batch_invalid() -> str:
     return encode_control(refusal).hex()
 
 
+LSH_VECTOR = [1.0, -2.0, 3.0, -4.0]
+STAMP_NONCE = bytes.fromhex("00000000000000c1")
+
+
+def _lsh2_seed() -> str:
+    return seed_bytes("example/4", 4).hex()
+
+
+def _lsh2_codes() -> str:
+    return ",".join(str(c) for c in forest_for("example/4", 4).codes(LSH_VECTOR))
+
+
+def _lsh2_cell() -> tuple[str, str]:
+    cell = next(c for c in forest_for("example/4", 4).cells(LSH_VECTOR) if c.table == 0 and c.level == 4)
+    return cell.name, cell.key.hex()
+
+
+def _stamp_digest() -> bytes:
+    fields = {
+        "name": "plotter",
+        "description": "draws charts",
+        "skills": ("matplotlib",),
+        "adapter": "python",
+        "model": "example/4",
+        "dim": 4,
+        "vector": encode_vector(LSH_VECTOR),
+    }
+    return content_digest(PEER.raw, fields)
+
+
+def _stamp_hash() -> str:
+    return hashlib.sha256(STAMP_CONTEXT + _stamp_digest() + STAMP_NONCE).hexdigest()
+
+
+def _withdrawal() -> str:
+    identity = Identity(bytes.fromhex(SEED_HEX))
+    return issue_withdrawal(
+        identity, version=1_800_000_000_000, now_ms=1_800_000_000_000, reason="retired"
+    ).encoded.hex()
+
+
 EXAMPLES: dict[str, Callable[[], str]] = {
     "card-key-text": _card_key_text,
     "card-key-bytes": _card_key_bytes,
     "card-key-kademlia-id": _card_key_kademlia_id,
     "sync-req": _sync_req,
     "sync-batch-invalid": _sync_batch_invalid,
+    "lsh2-seed": _lsh2_seed,
+    "lsh2-codes": _lsh2_codes,
+    "lsh2-cell-name": lambda: _lsh2_cell()[0],
+    "lsh2-cell-key": lambda: _lsh2_cell()[1],
+    "card-stamp-digest": lambda: _stamp_digest().hex(),
+    "card-stamp-hash": _stamp_hash,
+    "card-stamp-bits": lambda: str(stamp_bits(_stamp_digest(), STAMP_NONCE)),
+    "card-withdrawal": _withdrawal,
 }
 
 

@@ -1,7 +1,8 @@
 """Discovery (pure): finding agents, the cards this node holds, its own card (docs/protocol.md §7, §9).
 
-The requests and replies of ``POST /find``, ``GET /cards``, ``GET /card`` and ``POST /card``. A card's
-JSON (:class:`CardSummary`) is its signed fields without the vector.
+The requests and replies of ``POST /find``, ``GET /cards``, ``GET /card``, ``POST /card`` and
+``POST /card/withdraw``. A card's JSON (:class:`CardSummary`) is its signed fields without the vector;
+``stamp_bits`` (the proof of work of its stamp) is added where a reply says so (0 from older nodes).
 """
 
 from __future__ import annotations
@@ -38,13 +39,39 @@ class CardSummary(ApiObject):
 
 
 @dataclass(frozen=True, slots=True)
+class CardStanding(ApiObject):
+    """What the ranking adds to a card's score whatever the query (``prior``, fused units): its breadth
+    (unrelated claims; discounted past 8) and its reputation here (docs/matching.md)."""
+
+    breadth: float
+    reputation: float
+    prior: float
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRecord(ApiObject):
+    """An agent's record in the signed chat histories this node holds (``p``: the chance it does its next
+    task, 0.5 when nothing is known)."""
+
+    done: int
+    failed: int
+    unanswered: int
+    rejected: int
+    p: float
+
+
+@dataclass(frozen=True, slots=True)
 class CardEntry(CardSummary):
     """A card of the local directory: how it was learned (``self``, ``gossip``, ``dht``) and when, and
-    its signature checked again (``valid``, ``invalid``, ``expired``; absent from older nodes)."""
+    its signature checked again (``valid``, ``invalid``, ``expired``; absent from older nodes); its stamp,
+    standing and record (absent from older nodes)."""
 
     source: str
     learned_ms: int
     signature: Annotated[str, Json(omit="empty")] = ""
+    stamp_bits: int = 0
+    standing: Annotated[CardStanding | None, Json(omit="none")] = None
+    record: Annotated[AgentRecord | None, Json(omit="none")] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +82,7 @@ class CardMatch(CardSummary):
     source: str
     is_self: Annotated[bool, Json(key="self")]
     signature: Annotated[str, Json(omit="empty")] = ""
+    stamp_bits: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,11 +95,22 @@ class GossipStatus(ApiObject):
 
 
 @dataclass(frozen=True, slots=True)
+class MatcherStatus(ApiObject):
+    """The offline matcher's warm-up: ``state`` cold, loading or warm; ``load_ms`` of the background
+    load (null: not loaded in the background); ``pending`` cards not yet embedded."""
+
+    state: str
+    load_ms: int | None
+    pending: int
+
+
+@dataclass(frozen=True, slots=True)
 class DiscoveryStatus(ApiObject):
-    """The discovery service's state: model, cards held, DHT and gossip counters."""
+    """The discovery service's state: model, cards held, the matcher, DHT and gossip counters."""
 
     model: str
     cards: int
+    matcher: MatcherStatus
     kad_protocol: str
     routing_table: int
     gossip: GossipStatus | None
@@ -79,13 +118,48 @@ class DiscoveryStatus(ApiObject):
     dht_fetched: int
     dht_rejected: int
     gossip_accepted: int
+    gossip_over_limit: int = 0
+    revalidated: int = 0
+    dropped_unconfirmed: int = 0
+    directory_partial: bool = False
+    withdrawn: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Withdrawal(ApiObject):
+    """A signed withdrawal of a card (docs/protocol.md §9.1.2): it replaces every earlier version."""
+
+    peer_id: str
+    withdrawn: bool
+    version: int
+    issued_at: int
+    expires_at: int
+    reason: str
 
 
 @dataclass(frozen=True, slots=True)
 class OwnCard(CardSummary):
-    """``GET /card``: this node's card and the discovery status."""
+    """``GET /card``: this node's card and the discovery status; ``withdrawn``: the withdrawal in force,
+    if any (the card is withdrawn until ``POST /card`` publishes a new version)."""
 
     status: DiscoveryStatus
+    stamp_bits: int = 0
+    withdrawn: Withdrawal | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PublishedCard(CardSummary):
+    """``POST /card``: the new version, with the bits of its stamp."""
+
+    stamp_bits: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class WithdrawRequest(ApiObject):
+    """``POST /card/withdraw``: withdraw this node's card everywhere (``reason``: at most 200 bytes)."""
+
+    STRICT: ClassVar[bool] = True
+    reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,8 +224,10 @@ class CardUpdate(ApiObject):
 
 __all__ = [
     "FIND_MAX_K",
+    "AgentRecord",
     "CardEntry",
     "CardMatch",
+    "CardStanding",
     "CardSummary",
     "CardUpdate",
     "CardsReply",
@@ -160,4 +236,7 @@ __all__ = [
     "FindRequest",
     "GossipStatus",
     "OwnCard",
+    "PublishedCard",
+    "WithdrawRequest",
+    "Withdrawal",
 ]

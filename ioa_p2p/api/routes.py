@@ -150,10 +150,20 @@ CHAT_EVENTS = Route(
     streams="always",
 )
 AUDIT = Route("GET", "/chats/audit", c.ChatRef, one(c.AuditView), "audit this node's copy of a chat")
+CHAT_STORE = Route(
+    "GET",
+    "/chats/store",
+    c.ChatStoreRequest,
+    one(c.ChatStoreReply),
+    "rows kept aside, strangers' chats, pulls",
+)
 FIND = Route("POST", "/find", d.FindRequest, one(d.FindReply), "agents whose cards best match a text")
 CARDS = Route("GET", "/cards", Empty, one(d.CardsReply), "the live cards this node holds")
 CARD = Route("GET", "/card", Empty, one(d.OwnCard), "this node's card and the discovery status")
-UPDATE_CARD = Route("POST", "/card", d.CardUpdate, one(d.CardSummary), "change this node's card")
+UPDATE_CARD = Route("POST", "/card", d.CardUpdate, one(d.PublishedCard), "change this node's card")
+WITHDRAW_CARD = Route(
+    "POST", "/card/withdraw", d.WithdrawRequest, one(d.Withdrawal), "withdraw this node's card everywhere"
+)
 LAUNCH_GOAL = Route(
     "POST",
     "/launch_goal",
@@ -181,8 +191,8 @@ CANCEL_GOAL = Route(
 
 ROUTES: tuple[RouteInfo, ...] = (
     ID, PEERS, NET, CONNECT, SEND, INBOX, FAULTS, BUDGETS, RELAY, RELAY_CONNECT, NODE, NETWORK, UI_CODE,
-    CHATS, HISTORY, EXPORT, POST, CREATE_CHAT, SYNC_CHATS, CHAT_EVENTS, AUDIT,
-    FIND, CARDS, CARD, UPDATE_CARD,
+    CHATS, HISTORY, EXPORT, POST, CREATE_CHAT, SYNC_CHATS, CHAT_EVENTS, AUDIT, CHAT_STORE,
+    FIND, CARDS, CARD, UPDATE_CARD, WITHDRAW_CARD,
     LAUNCH_GOAL, GOAL_EVENTS, GOALS, ROUND_RESULT, CANCEL_GOAL,
 )  # fmt: skip
 
@@ -194,6 +204,7 @@ __all__ = [
     "CARD",
     "CARDS",
     "CHATS",
+    "CHAT_STORE",
     "CHAT_EVENTS",
     "CONNECT",
     "CREATE_CHAT",
@@ -219,6 +230,7 @@ __all__ = [
     "SYNC_CHATS",
     "UI_CODE",
     "UPDATE_CARD",
+    "WITHDRAW_CARD",
     "ReplyType",
     "Route",
     "RouteInfo",

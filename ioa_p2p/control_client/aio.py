@@ -27,6 +27,8 @@ from ioa_p2p.api.chats import (
     ChatInfo,
     ChatMessageView,
     ChatRef,
+    ChatStoreReply,
+    ChatStoreRequest,
     CreateChatReply,
     CreateChatRequest,
     ExportReply,
@@ -36,7 +38,16 @@ from ioa_p2p.api.chats import (
     SyncChatsRequest,
 )
 from ioa_p2p.api.codec import ApiObject, Empty, JsonObject, JsonValue
-from ioa_p2p.api.discovery import CardsReply, CardSummary, CardUpdate, FindReply, FindRequest, OwnCard
+from ioa_p2p.api.discovery import (
+    CardsReply,
+    CardUpdate,
+    FindReply,
+    FindRequest,
+    OwnCard,
+    PublishedCard,
+    Withdrawal,
+    WithdrawRequest,
+)
 from ioa_p2p.api.goals import (
     CancelGoalReply,
     CancelGoalRequest,
@@ -181,6 +192,10 @@ class AsyncControlClient:
         """``POST /ui/code``: a one-time login link for the dashboard (needs the control token)."""
         return await self.request(r.UI_CODE, Empty())
 
+    async def chat_store(self, chat: str | None = None) -> ChatStoreReply:
+        """``GET /chats/store``: rows kept aside as undecodable, strangers' chats, pull pacing."""
+        return await self.request(r.CHAT_STORE, ChatStoreRequest(chat))
+
     async def audit(self, chat: str) -> AuditView:
         """``GET /chats/audit``: the offline audit of the node's copy of a chat."""
         return await self.request(r.AUDIT, ChatRef(chat))
@@ -228,8 +243,11 @@ class AsyncControlClient:
     async def card(self) -> OwnCard:
         return await self.request(r.CARD, Empty())
 
-    async def update_card(self, update: CardUpdate) -> CardSummary:
+    async def update_card(self, update: CardUpdate) -> PublishedCard:
         return await self.request(r.UPDATE_CARD, update)
+
+    async def withdraw_card(self, reason: str = "") -> Withdrawal:
+        return await self.request(r.WITHDRAW_CARD, WithdrawRequest(reason))
 
     async def goals(self) -> tuple[GoalSummary, ...]:
         return await self.request(r.GOALS, Empty())

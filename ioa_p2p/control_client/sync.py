@@ -21,6 +21,8 @@ from ioa_p2p.api.chats import (
     ChatInfo,
     ChatMessageView,
     ChatRef,
+    ChatStoreReply,
+    ChatStoreRequest,
     CreateChatReply,
     CreateChatRequest,
     ExportReply,
@@ -30,7 +32,16 @@ from ioa_p2p.api.chats import (
     SyncChatsRequest,
 )
 from ioa_p2p.api.codec import ApiObject, Empty, JsonObject, JsonValue
-from ioa_p2p.api.discovery import CardsReply, CardSummary, CardUpdate, FindReply, FindRequest, OwnCard
+from ioa_p2p.api.discovery import (
+    CardsReply,
+    CardUpdate,
+    FindReply,
+    FindRequest,
+    OwnCard,
+    PublishedCard,
+    Withdrawal,
+    WithdrawRequest,
+)
 from ioa_p2p.api.goals import (
     CancelGoalReply,
     CancelGoalRequest,
@@ -201,6 +212,10 @@ class ControlClient:
         """``POST /ui/code``: a one-time login link for the dashboard (needs the control token)."""
         return self.request(r.UI_CODE, Empty())
 
+    def chat_store(self, chat: str | None = None) -> ChatStoreReply:
+        """``GET /chats/store``: rows kept aside as undecodable, strangers' chats, pull pacing."""
+        return self.request(r.CHAT_STORE, ChatStoreRequest(chat))
+
     def audit(self, chat: str) -> AuditView:
         """``GET /chats/audit``: the offline audit of the node's copy of a chat."""
         return self.request(r.AUDIT, ChatRef(chat))
@@ -248,8 +263,11 @@ class ControlClient:
     def card(self) -> OwnCard:
         return self.request(r.CARD, Empty())
 
-    def update_card(self, update: CardUpdate) -> CardSummary:
+    def update_card(self, update: CardUpdate) -> PublishedCard:
         return self.request(r.UPDATE_CARD, update)
+
+    def withdraw_card(self, reason: str = "") -> Withdrawal:
+        return self.request(r.WITHDRAW_CARD, WithdrawRequest(reason))
 
     def goals(self) -> tuple[GoalSummary, ...]:
         return self.request(r.GOALS, Empty())

@@ -9,8 +9,9 @@ shortlist re-ranked, then the rest in stage-1 order, each with a calibrated scor
 Card vectors (:meth:`HybridMatcher.card_vectors`) are ``[wordllama / sqrt 2 | MiniLM / sqrt 2]``
 (640-d, unit length, model id :data:`HYBRID_MODEL_ID`): their dot product with another such vector is the
 mean of the two cosines, which is what a directory's vector index and the LSH keys use. The first 256
-values times sqrt 2 are exactly the wordllama vector of the previous scheme (``wordllama/l2_supercat/256``),
-so a node can still compute old-scheme LSH keys during a migration.
+values times sqrt 2 are exactly the wordllama vector of the default card scheme
+(``wordllama/l2_supercat/256``), so cards of both schemes share that scheme's LSH buckets
+(``ioa_p2p.dht.lsh.card_buckets``).
 """
 
 from __future__ import annotations
@@ -33,10 +34,17 @@ from .lexical import BM25Index
 from .profile import CardProfile
 
 HYBRID_MODEL_ID = "wordllama-256+minilm-int8-384/2"
-LITE_MODEL_ID = "wordllama/l2_supercat/256"  # same vectors as the previous default: old cards stay usable
+LITE_MODEL_ID = (
+    "wordllama/l2_supercat/256"  # the default card scheme's vectors: its cards need no re-embedding
+)
 _SPLIT = WordLlamaEncoder.dim
 _HALF = 1.0 / math.sqrt(2.0)
 QUERY_CACHE = 64
+#: Card texts whose vectors are remembered (a card that leaves the index and comes back, or a new version
+#: of a card with the same text, is not embedded again): about 2.5 KB each.
+CARD_CACHE = 4096
+#: Card texts whose late-interaction token states are remembered the same way (10-20 KB each).
+STATE_CACHE = 512
 _QueryCode = tuple[npt.NDArray[np.float32], npt.NDArray[np.float32] | None, TokenStates | None]
 
 
@@ -69,9 +77,12 @@ class HybridMatcher:
         self._profiles: dict[str, CardProfile] = {}
         self._matrix: Matrix = np.zeros((0, self.dim), dtype=np.float32)
         self._lex_ids: npt.NDArray[np.intp] = np.zeros(0, dtype=np.intp)  # row -> BM25 document id
+        self._prior: npt.NDArray[np.float32] = np.zeros(0, dtype=np.float32)  # row -> added to fused
         self._lexical = BM25Index()
         self._late = LateIndex(late_capacity)
         self._queries: OrderedDict[str, _QueryCode] = OrderedDict()
+        self._cards: OrderedDict[str, npt.NDArray[np.float32]] = OrderedDict()  # dense text -> row
+        self._states: OrderedDict[str, TokenStates] = OrderedDict()  # dense text -> token states
 
     # ------------------------------------------------------------------ identity
 
@@ -139,6 +150,9 @@ class HybridMatcher:
         states for late interaction are computed when they first reach a shortlist.
         """
         given = {k: v for k, v in (vectors or {}).items() if k in cards}
+        for key in cards:
+            if key not in given and (known := self._cards.get(cards[key].dense_text())) is not None:
+                given[key] = known  # embedded before (the same text)
         for key, vector in given.items():
             if np.shape(vector) != (self.dim,) or not np.isfinite(vector).all():
                 shape = np.shape(vector)
@@ -148,11 +162,31 @@ class HybridMatcher:
         if self._minilm is not None and given:
             tokens = self._minilm.content_tokens([cards[k].dense_text() for k in given])
             for key, toks in zip(given, tokens, strict=True):
-                self._late.add(key, toks)
+                self._late.add(key, toks, self._states.get(cards[key].dense_text()))
         for key, profile in cards.items():
             row = self._put_row(key, np.asarray(given.get(key, encoded.get(key)), dtype=np.float32))
             self._profiles[key] = profile
             self._lex_ids[row] = self._lexical.add(key, profile.lexical_fields())
+
+    def embed_items(self, texts: Sequence[str]) -> Matrix:
+        """Short texts (a card's separate claims) as wordllama rows: cheap, for
+        :mod:`~ioa_p2p.matching.breadth`."""
+        return self._wordllama.embed(list(texts))
+
+    def set_priors(self, priors: Mapping[str, float]) -> None:
+        """Set what is added to each card's fused score whatever the query (0 for cards not named): the
+        caller's standing of the card, e.g. a discount for a card that claims every skill, or its record
+        of past tasks (:class:`~ioa_p2p.dht.ranking.CardRanker`). Scores stay comparable: the priors are
+        in fused units, and calibrated probabilities are computed from the sum."""
+        self._prior[: len(self._keys)] = 0.0
+        for key, value in priors.items():
+            row = self._rows.get(key)
+            if row is not None:
+                self._prior[row] = float(value)
+
+    def prior(self, key: str) -> float:
+        row = self._rows.get(key)
+        return 0.0 if row is None else float(self._prior[row])
 
     def remove(self, keys: Iterable[str]) -> None:
         for key in keys:
@@ -166,6 +200,7 @@ class HybridMatcher:
                 self._rows[moved] = row
                 self._matrix[row] = self._matrix[last]
                 self._lex_ids[row] = self._lex_ids[last]
+                self._prior[row] = self._prior[last]
             self._keys.pop()
             self._profiles.pop(key, None)
             self._lexical.remove(key)
@@ -184,20 +219,31 @@ class HybridMatcher:
                 ids = np.zeros(grown.shape[0], dtype=np.intp)
                 ids[: self._lex_ids.shape[0]] = self._lex_ids
                 self._lex_ids = ids
+                prior = np.zeros(grown.shape[0], dtype=np.float32)
+                prior[: self._prior.shape[0]] = self._prior
+                self._prior = prior
+            self._prior[row] = 0.0
         self._matrix[row] = vector
         return row
 
     def _encode_cards(self, profiles: list[CardProfile], keys: list[str] | None) -> Matrix:
         texts = [p.dense_text() for p in profiles]
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
         parts = [self._wordllama.embed(texts)]
         if self._minilm is not None:
             pooled, states = self._minilm.encode(texts, states=keys is not None)
             parts.append(pooled)
-            for key, state in zip(keys or (), states, strict=False):
+            for key, text, state in zip(keys or (), texts, states, strict=False):
                 self._late.add(key, state.tokens, state)
-        if len(parts) == 1:
-            return parts[0]
-        return (np.concatenate(parts, axis=1) * _HALF).astype(np.float32)
+                self._remember_states(text, state)
+        rows = parts[0] if len(parts) == 1 else (np.concatenate(parts, axis=1) * _HALF).astype(np.float32)
+        for text, row in zip(texts, rows, strict=True):
+            self._cards[text] = row
+            self._cards.move_to_end(text)
+        while len(self._cards) > CARD_CACHE:
+            self._cards.popitem(last=False)
+        return rows
 
     # ------------------------------------------------------------------ ranking
 
@@ -212,12 +258,13 @@ class HybridMatcher:
         count = len(self._keys)
         block = self._matrix[:count] if among is None else self._matrix[rows]
         lex_ids = self._lex_ids[:count] if among is None else self._lex_ids[rows]
+        prior = self._prior[:count] if among is None else self._prior[rows]
         parts = self._dense_parts(block, *self._encode_query(query)[:2])
         query_states = self._encode_query(query)[2]
         lexical = self._lexical.score_ids(query)[lex_ids]
         top = float(lexical.max()) if lexical.size else 0.0
         parts[LEXICAL] = lexical / top if top > 0 else lexical
-        fused = np.zeros(len(rows), dtype=np.float32)
+        fused = prior.astype(np.float32, copy=True)
         for signal, values in parts.items():
             weight = cal.weights.get(signal, 0.0)
             if weight:
@@ -281,10 +328,18 @@ class HybridMatcher:
         assert self._minilm is not None
         missing = self._late.missing(keys)
         if missing:  # evicted from the bounded cache: encode again
-            _, states = self._minilm.encode([self._profiles[k].dense_text() for k in missing])
-            for key, state in zip(missing, states, strict=True):
+            texts = [self._profiles[k].dense_text() for k in missing]
+            _, states = self._minilm.encode(texts)
+            for key, text, state in zip(missing, texts, states, strict=True):
                 self._late.put(key, state)
+                self._remember_states(text, state)
         return self._late.scores(query_states, keys)
+
+    def _remember_states(self, text: str, states: TokenStates) -> None:
+        self._states[text] = states
+        self._states.move_to_end(text)
+        while len(self._states) > STATE_CACHE:
+            self._states.popitem(last=False)
 
     def _match(
         self,

@@ -56,6 +56,12 @@ def names_in(clause: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+_PER_UNIT = (
+    r"(?:second|minute|hour|day|night|week|month|year|metre|meter|litre|liter|kilo\w*|mile|person|"
+    r"people|seat|seater|room|bed|page|storey|story|course|piece|pack|guest|player|door|star)s?\b"
+)
+
+
 def digits(text: str) -> str:
     """Number words as digits ("forty-five days" -> "45 days"), nothing else changed."""
     tens = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
@@ -66,10 +72,18 @@ def digits(text: str) -> str:
 
     text = re.sub(rf"\b({tens})[- ]({ones})\b", compound, text, flags=re.I)
     simple = [w for w in WORD_NUMBERS if " " not in w and w not in ("dozen", "hundred", "zero")]
-    pattern = r"\b(" + "|".join(sorted(simple, key=len, reverse=True)) + r")\b(?=\s+[a-z])"
+    # "three guards", "a five-hour event", "a two-night stay": a count of what follows
+    pattern = r"\b(" + "|".join(sorted(simple, key=len, reverse=True)) + r")\b(?=\s+[a-z]|-" + _PER_UNIT + ")"
     # "one after another", "one of", "one or two": not a count of what follows
     pattern += r"(?!\s+(?:after|another|of|by|or|way|more|less|at|in|to|for|and)\b)"
-    return re.sub(pattern, lambda m: str(WORD_NUMBERS[m.group(1).lower()]), text, flags=re.I)
+
+    def number(m: re.Match[str]) -> str:
+        hyphen = text[m.end() : m.end() + 1] == "-"
+        if hyphen and re.search(r"\b(?:in|into|to|as)\s+$", text[: m.start()], re.I):
+            return m.group(0)  # "convert it into five-day weeks": a unit, not a count
+        return str(WORD_NUMBERS[m.group(1).lower()])
+
+    return re.sub(pattern, number, text, flags=re.I)
 
 
 _CONVERT = re.compile(

@@ -24,11 +24,12 @@ What is faked, and what is not:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import trio
 
+from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.gossip import Deliver, GossipSettings, Validate
@@ -91,6 +92,7 @@ class MemoryCardNet:
         self.values: dict[str, bytes] = {}
         self.providers: dict[bytes, set[PeerId]] = {}
         self.topic: MemoryCardTopic | None = None
+        self.admission: CardAdmission | None = None
 
     def reachable_nets(self) -> list[MemoryCardNet]:
         """The other nodes' record stores this node can reach now."""
@@ -106,9 +108,14 @@ class MemoryCardNet:
     def protocol(self) -> str:
         return PROTOCOL
 
-    async def prepare(self, namespace: str, validator: RecordValidator) -> None:
+    async def prepare(
+        self, namespace: str, validator: RecordValidator, admission: CardAdmission | None = None
+    ) -> None:
         await trio.lowlevel.checkpoint()
+        if hasattr(validator, "stored"):
+            validator.stored = lambda key: key in self.values
         self.validators[namespace] = validator
+        self.admission = admission
 
     def accept(self, key: str, value: bytes) -> bool:
         """Store ``value`` under ``key`` when this node's validator lets it (see the module docstring)."""
@@ -147,10 +154,32 @@ class MemoryCardNet:
         nets = [self, *self.reachable_nets()]
         return {key: [n.values[key] for n in nets if key in n.values] for key in dict.fromkeys(keys)}
 
-    async def get_providers(self, keys: list[bytes], *, ask: int) -> dict[bytes, set[PeerId]]:
+    async def ask_values(
+        self, requests: dict[PeerId, list[str]], *, per_peer: float
+    ) -> dict[str, list[bytes]]:
+        await trio.lowlevel.checkpoint()
+        out: dict[str, list[bytes]] = {}
+        for peer, keys in requests.items():
+            target = self.cards.nets.get(peer)
+            if target is None or peer == self.peer_id or not self.cards.network.reachable(self.peer_id, peer):
+                continue
+            for key in keys:
+                if key in target.values:
+                    out.setdefault(key, []).append(target.values[key])
+        return out
+
+    async def get_providers(
+        self, keys: list[bytes], *, ask: int, on_found: Callable[[bytes, set[PeerId]], None] | None = None
+    ) -> dict[bytes, set[PeerId]]:
         await trio.lowlevel.checkpoint()
         nets = [self, *self.reachable_nets()]
-        return {key: set().union(*(n.providers.get(key, set()) for n in nets)) for key in dict.fromkeys(keys)}
+        found = {
+            key: set().union(*(n.providers.get(key, set()) for n in nets)) for key in dict.fromkeys(keys)
+        }
+        for key, peers in found.items():
+            if on_found is not None:
+                on_found(key, set(peers))
+        return found
 
     async def provide(self, keys: list[bytes], *, ask: int) -> int:
         await trio.lowlevel.checkpoint()
@@ -158,12 +187,18 @@ class MemoryCardNet:
         for key in keys:
             self.providers.setdefault(key, set()).add(self.peer_id)
             for net in self.reachable_nets():
-                net.providers.setdefault(key, set()).add(self.peer_id)
-                acknowledged += 1
+                if net.admission is None or net.admission.admit_provider(
+                    self.peer_id.raw, trio.current_time()
+                ):
+                    net.providers.setdefault(key, set()).add(self.peer_id)
+                    acknowledged += 1
         return acknowledged
 
     def routing_table_size(self) -> int:
         return len(self.reachable_nets())
+
+    def network_size(self) -> float:
+        return float(len(self.reachable_nets()) + 1)
 
     @asynccontextmanager
     async def open_topic(

@@ -1,8 +1,11 @@
 """ioa_p2p.node.discovery: the discovery service (cards in the DHT and by gossip; docs/protocol.md §9).
 
-- ``service.py``  :class:`Discovery`: the node's own card, gossip checks, ``find``, DHT fetches, the
-  background loops (republish, expiry, index rebuilds, announcements, catch-up, DHT publishing)
+- ``service.py``  :class:`Discovery`: the node's own card, gossip checks, ``find``, DHT fetches
+- ``loops.py``    the background loops (republish, expiry, index rebuilds, announcements, catch-up, DHT
+  publishing)
 - ``pacing.py``   when to re-announce and re-publish (pure)
+- ``warm.py``     :func:`warm_matcher`: the matcher's models loaded and arriving cards embedded in the
+  background
 - ``routes.py``   control routes ``/find``, ``/cards``, ``/card``
 - ``run.py``      :func:`open_discovery`: builds the directory, gossip and loops, registers the routes
 

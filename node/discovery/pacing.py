@@ -1,9 +1,16 @@
-"""When discovery announces and re-publishes (pure decisions; times in seconds, clocks passed in)."""
+"""When discovery announces and re-publishes (pure decisions; times in seconds, clocks passed in).
+
+- :class:`AnnouncePacer`: when to re-announce our card by gossip because more peers subscribed;
+- :class:`PublishPolicy`: when to put our card record into the DHT and when to provide its bucket keys
+  (new version, new keys, the routing table grown enough and settled, the periodic refresh);
+- :func:`grew_enough`: the growth rule both use.
+"""
 
 from __future__ import annotations
 
 import math
 import time
+from dataclasses import dataclass
 
 from ioa_p2p.dht.settings import DEFAULT_TTL
 
@@ -44,4 +51,103 @@ def grew_enough(size: int, published_at: int) -> bool:
     return size > published_at and size >= 2 * published_at
 
 
-__all__ = ["ANNOUNCE_MIN_INTERVAL", "AnnouncePacer", "grew_enough", "now_ms"]
+#: Seconds the routing table must keep its size before a growth-triggered re-publish.
+SETTLE = 3.0
+#: Bucket keys are provided again this often: peers that joined since may now be the closest to them,
+#: and peers that stored them may have left (records live 48 h on py-libp2p peers).
+PROVIDE_REFRESH = 1800.0
+#: Seconds between two provide rounds at least (each round is paced per target peer as well).
+PROVIDE_MIN_GAP = 2.0
+#: Longest gap between growth-triggered re-puts of the same card version.
+PUT_GAP_MAX = 60.0
+#: A provide round that reached fewer than half the peers it should is repeated after this long, the
+#: wait doubling while rounds stay short (up to the refresh period).
+PROVIDE_RETRY = 10.0
+
+
+@dataclass
+class PublishPolicy:
+    """When the DHT publishing loop puts the card record and provides the bucket keys (pure).
+
+    A new card version is put at once. The same version is put again when the routing table has at
+    least doubled since the last put (:func:`grew_enough`, sizes are high-water marks so churn does not
+    re-trigger), has kept its size for :data:`SETTLE` s (a forming network causes one re-put when it
+    settles, not one per doubling), and the gap since the last put has passed (1 s after a new version's
+    put, doubling with each growth re-put up to :data:`PUT_GAP_MAX`). Keys are provided when they
+    change, when the table has doubled and settled, every :data:`PROVIDE_REFRESH` s, and again after
+    :data:`PROVIDE_RETRY` s (doubling) when a round reached fewer than half the peers it should have (the
+    peers were overloaded or unreachable); at most every :data:`PROVIDE_MIN_GAP` s, and only once the
+    routing table knows a peer.
+    """
+
+    put_version: int = -1
+    put_size: int = 0
+    put_gap: float = 1.0
+    put_at: float = -math.inf
+    provided: tuple[bytes, ...] = ()
+    provide_size: int = 0
+    provide_at: float = -math.inf
+    last_size: int = -1
+    size_changed_at: float = -math.inf
+    refresh: float = PROVIDE_REFRESH
+    retry_gap: float = PROVIDE_RETRY
+    retry_at: float = math.inf
+
+    def observe(self, size: int, now: float) -> None:
+        """The routing table's size now."""
+        if size != self.last_size:
+            self.last_size, self.size_changed_at = size, now
+
+    def settled(self, now: float) -> bool:
+        return now - self.size_changed_at >= SETTLE
+
+    def put_due(self, version: int, now: float) -> bool:
+        if version != self.put_version:
+            return True
+        return (
+            grew_enough(self.last_size, self.put_size)
+            and self.settled(now)
+            and now - self.put_at >= self.put_gap
+        )
+
+    def put_done(self, version: int, now: float) -> None:
+        """A put of ``version`` succeeded at ``now``."""
+        self.put_gap = 1.0 if version != self.put_version else min(self.put_gap * 2, PUT_GAP_MAX)
+        self.put_version, self.put_at = version, now
+        self.put_size = max(self.put_size, self.last_size)
+
+    def provide_due(self, keys: tuple[bytes, ...], now: float) -> bool:
+        if not keys or self.last_size <= 0 or now - self.provide_at < PROVIDE_MIN_GAP:
+            return False
+        return (
+            keys != self.provided
+            or (grew_enough(self.last_size, self.provide_size) and self.settled(now))
+            or now - self.provide_at >= self.refresh
+            or now >= self.retry_at
+        )
+
+    def provide_started(self, keys: tuple[bytes, ...], now: float) -> None:
+        """A provide round of ``keys`` starts (best effort: a partial one is completed by the next growth
+        or refresh)."""
+        self.provided, self.provide_at = keys, now
+        self.provide_size = max(self.provide_size, self.last_size)
+        self.retry_at = math.inf
+
+    def provide_finished(self, acknowledged: int, expected: int, now: float) -> None:
+        """The round got ``acknowledged`` of the ``expected`` (peer, key) acknowledgements."""
+        if expected > 0 and 2 * acknowledged < expected:
+            self.retry_at = now + self.retry_gap
+            self.retry_gap = min(self.retry_gap * 2, self.refresh)
+        else:
+            self.retry_gap = PROVIDE_RETRY
+
+
+__all__ = [
+    "ANNOUNCE_MIN_INTERVAL",
+    "PROVIDE_REFRESH",
+    "SETTLE",
+    "AnnouncePacer",
+    "PublishPolicy",
+    "grew_enough",
+    "now_ms",
+]

@@ -1,5 +1,5 @@
-"""Control routes of discovery: ``POST /find``, ``GET /cards``, ``GET /card``, ``POST /card``
-(docs/protocol.md §7, §9). Schemas: :mod:`ioa_p2p.api.discovery`."""
+"""Control routes of discovery: ``POST /find``, ``GET /cards``, ``GET /card``, ``POST /card``,
+``POST /card/withdraw`` (docs/protocol.md §7, §9). Schemas: :mod:`ioa_p2p.api.discovery`."""
 
 from __future__ import annotations
 
@@ -12,11 +12,13 @@ from ioa_p2p.api.codec import Empty
 from ioa_p2p.api.discovery import (
     CardMatch,
     CardsReply,
-    CardSummary,
     CardUpdate,
     FindReply,
     FindRequest,
     OwnCard,
+    PublishedCard,
+    Withdrawal,
+    WithdrawRequest,
 )
 from ioa_p2p.errors import ConfigError, IoATimeout, UsageError
 from ioa_p2p.identity import PeerId
@@ -48,20 +50,30 @@ def add_discovery_routes(control: ControlAPI, me: PeerId, service: Discovery) ->
             await service.wait_card_current()
         if service.card is None:
             raise IoATimeout(f"this node has issued no card yet (waited {CARD_WAIT:.0f} s); try again")
-        return OwnCard.from_json({**service.card.summary(), "status": service.status()})
+        withdrawn = None if service.withdrawal is None else service.withdrawal.summary()
+        return OwnCard.from_json(
+            {**service.card.summary(), "withdrawn": withdrawn, "status": service.status()}
+        )
 
-    async def post_card(request: CardUpdate, call: CallInfo) -> CardSummary:
+    async def post_card(request: CardUpdate, call: CallInfo) -> PublishedCard:
         try:
             agent = service.agent.with_changes(request.changes(), me)
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
         card = await service.set_agent(agent)
-        return CardSummary.from_json(card.summary())
+        return PublishedCard.from_json(card.summary())
+
+    async def post_withdraw(request: WithdrawRequest, call: CallInfo) -> Withdrawal:
+        with trio.move_on_after(CARD_WAIT):
+            await service.card_ready.wait()
+        withdrawal = await service.withdraw(request.reason)
+        return Withdrawal.from_json(withdrawal.summary())
 
     control.add_route(r.FIND, post_find)
     control.add_route(r.CARDS, get_cards)
     control.add_route(r.CARD, get_card)
     control.add_route(r.UPDATE_CARD, post_card)
+    control.add_route(r.WITHDRAW_CARD, post_withdraw)
 
 
 __all__ = ["add_discovery_routes"]

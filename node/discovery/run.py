@@ -7,6 +7,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 
 import trio
 
+from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.directory import Directory
 from ioa_p2p.dht.index import make_index
 from ioa_p2p.dht.ranking import CardRanker
@@ -15,8 +16,10 @@ from ioa_p2p.dht.validators import NAMESPACE, IoaNamespaceValidator
 from ioa_p2p.embedding import Embedder, make_embedder
 from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import make_matcher
+from ioa_p2p.node.discovery import loops
 from ioa_p2p.node.discovery.routes import add_discovery_routes
 from ioa_p2p.node.discovery.service import Discovery
+from ioa_p2p.node.discovery.warm import warm_matcher
 from ioa_p2p.node.net.gossip import GossipSettings
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
@@ -34,7 +37,11 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
     (it yields ``None``).
     """
     settings = DiscoverySettings.from_section(node.config.section("discovery"))
-    await net.prepare(NAMESPACE, IoaNamespaceValidator(lambda: int(node.now() * 1000)))
+    admission = CardAdmission(new_cards=settings.new_cards, updates=settings.updates, me=node.peer_id)
+    validator = IoaNamespaceValidator(
+        lambda: int(node.now() * 1000), min_stamp_bits=settings.min_stamp_bits, admission=admission
+    )
+    await net.prepare(NAMESPACE, validator, admission)
     if not settings.enabled:  # still a DHT server for everyone's cards
         yield None
         return
@@ -47,7 +54,14 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
     embedder: Embedder = matcher if own_scheme else make_embedder(embedding)
     index = make_index(settings.index, embedder.dim)
     ranker = CardRanker(matcher)
-    directory = Directory(embedder.model_id, embedder.dim, index, max_cards=settings.max_cards, ranker=ranker)
+    directory = Directory(
+        embedder.model_id,
+        embedder.dim,
+        index,
+        max_cards=settings.max_cards,
+        keep_all=settings.keep_all,
+        ranker=ranker,
+    )
     async with AsyncExitStack() as stack:
         gossip: CardTopicPort | None = None
         service: Discovery | None = None
@@ -65,20 +79,25 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
             )
             gossip = await stack.enter_async_context(net.open_topic(validate, deliver, gossip_settings))
         service = Discovery(node, settings, agent, embedder, directory, gossip, net)
+        service.dht_admission = admission
+        node.budgets.add_voucher(service.vouch)  # a peer whose valid card we hold is "known"
         service.adopt_agent(agent)  # the card is issued in the background: start does not wait for models
         async with trio.open_nursery() as nursery:
             nursery.start_soon(service.card_loop)
-            nursery.start_soon(service.republish_loop)
+            nursery.start_soon(loops.republish_loop, service)
             nursery.start_soon(follow_addrs, node, service)
-            nursery.start_soon(service.expiry_loop)
-            nursery.start_soon(service.rebuild_loop)
+            nursery.start_soon(loops.expiry_loop, service)
+            nursery.start_soon(loops.rebuild_loop, service)
+            nursery.start_soon(loops.revalidate_loop, service)
             if settings.dht:
-                nursery.start_soon(service.dht_publish_loop)
+                nursery.start_soon(loops.dht_publish_loop, service)
+            if settings.warm:  # low priority: after the first card, in a worker thread, bounded
+                nursery.start_soon(warm_matcher, node, ranker, service.card_ready, service.warm)
             if gossip is not None:
                 nursery.start_soon(service.go_live)
-                nursery.start_soon(service.announce_loop)
+                nursery.start_soon(loops.announce_loop, service)
                 if settings.dht:
-                    nursery.start_soon(service.catch_up_loop)
+                    nursery.start_soon(loops.catch_up_loop, service)
             add_discovery_routes(node.control, node.peer_id, service)
             try:
                 yield service

@@ -5,11 +5,10 @@ What it does (the wire formats are in ``docs/protocol.md §9``):
 - embeds the node's agent text (``[agent]`` table, :func:`ioa_p2p.card.card_text`) with the configured
   embedder and issues a signed card, a new version every ``republish`` seconds (well before ``ttl``);
 - DHT (the :class:`~ioa_p2p.node.ports.CardNetPort` ``open_node`` passes in; on libp2p Kademlia in
-  server mode with strict validation): registers the ``/ioa/`` namespace validator,
-  stores the card under ``/ioa/card/<peer id>`` and provides the card's LSH bucket keys (one per
-  table); re-stores and re-provides when the routing table has doubled since and then kept its size
-  for :data:`DHT_SETTLE` s (the closest peers of our keys may have changed) and re-provides when the
-  buckets change, at most every :data:`PROVIDE_MIN_INTERVAL` s (py-libp2p rate-limits ADD_PROVIDER);
+  server mode with strict validation): registers the ``/ioa/`` namespace validator, stores the card
+  under ``/ioa/card/<peer id>`` and provides the card's LSH version 2 bucket keys (its prefix at every
+  level of every table, :mod:`~ioa_p2p.dht.forest`), as :class:`~ioa_p2p.node.discovery.pacing.PublishPolicy`
+  decides (new version, new keys, routing table grown and settled, periodic refresh);
 - gossip: announces the card on start and on every new version; re-announces when more peers have
   subscribed since, at a pace that halves each time (:class:`AnnouncePacer`: 3 s, 6 s, 12 s ... up to
   the republish interval), so a forming network of N nodes carries O(N log N) announcements, not O(N^2);
@@ -18,13 +17,15 @@ What it does (the wire formats are in ``docs/protocol.md §9``):
   cards this way, since they no longer re-announce for one newcomer);
 - keeps a local :class:`~ioa_p2p.dht.directory.Directory` of verified cards with expiry and a vector index
   (annoy snapshots rebuilt in a worker thread);
-- :meth:`Discovery.find`: embeds the query, probes the query's LSH buckets and near buckets in the DHT
-  (asking the closest peers, never trusting local copies alone), fetches and verifies the cards of the
-  providers we do not hold fresh, and ranks the whole directory with the offline matcher
+- :meth:`Discovery.find`: embeds the query, asks the DHT for the providers of the buckets
+  :mod:`~ioa_p2p.dht.probing` chooses for the network's size (all of a small network; the query's
+  nearest buckets at a fitting level in a large one), fetches and verifies the cards of the providers
+  we do not hold fresh, and ranks the whole directory with the offline matcher
   (:meth:`~ioa_p2p.dht.directory.Directory.rank`, in a worker thread: cards of any model, foreign ones
   re-embedded from their text).
 
-Control API (:mod:`~ioa_p2p.node.discovery.routes`): ``POST /find {"text", "k"?, "dht"?}``, ``GET /cards``,
+The background loops are in :mod:`~ioa_p2p.node.discovery.loops`. Control API
+(:mod:`~ioa_p2p.node.discovery.routes`): ``POST /find {"text", "k"?, "dht"?}``, ``GET /cards``,
 ``GET /card``, ``POST /card``. :func:`~ioa_p2p.node.discovery.run.open_discovery` runs the service.
 """
 
@@ -32,37 +33,40 @@ from __future__ import annotations
 
 import functools
 import logging
-import math
 from typing import Any
 
 import trio
 
 from ioa_p2p.api.discovery import FIND_MAX_K
-from ioa_p2p.card import SignedCard, card_text, issue_card, next_version, parse_card, select_newest
-from ioa_p2p.dht.directory import Directory, Match, Offer
-from ioa_p2p.dht.index import AnnoyIndex
-from ioa_p2p.dht.lsh import Hyperplanes, hyperplanes_for
-from ioa_p2p.dht.ranking import legacy_probe
+from ioa_p2p.budget import TRUST_KNOWN, TRUST_STRANGER
+from ioa_p2p.card import (
+    MAX_REASON,
+    SignedCard,
+    SignedWithdrawal,
+    card_text,
+    issue_card,
+    issue_withdrawal,
+    next_version,
+    parse_record,
+)
+from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.directory import Directory, Match
+from ioa_p2p.dht.forest import Forest
+from ioa_p2p.dht.lsh import CardBuckets, Hyperplanes
+from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.settings import LIST_FIELDS, AgentSettings, DiscoverySettings
-from ioa_p2p.dht.validators import card_key, check_announcement
+from ioa_p2p.dht.validators import check_announcement
 from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import CardProfile, HybridMatcher
-from ioa_p2p.node.discovery.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, grew_enough
+from ioa_p2p.node.discovery.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, PublishPolicy
+from ioa_p2p.node.discovery.search import CardSearch
+from ioa_p2p.node.discovery.warm import WarmState
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
 log = logging.getLogger("ioa_p2p.discovery")
 
-#: py-libp2p accepts at most 10 ADD_PROVIDER per 10 s from one peer; we send one per LSH table.
-PROVIDE_MIN_INTERVAL = 12.0
-#: Provider records live 48 h on the peers that store them: announce again well before.
-PROVIDE_REFRESH = 6 * 3600.0
-#: Seconds between catch-up rounds (neighbours' cards fetched from the DHT), and before asking the DHT
-#: again for one neighbour's card it did not have.
-CATCH_UP_INTERVAL = 2.0
-CATCH_UP_RETRY = 30.0
-CATCH_UP_BATCH = 32
 #: Publishers whose new version the flood guard dropped are fetched from the DHT at the next catch-up
 #: ticks (up to this many tries, until the directory holds that version), so an honest update that came
 #: too soon after the previous one is late, never lost. At most STALE_MAX publishers are remembered.
@@ -70,10 +74,10 @@ STALE_TRIES = 5
 STALE_MAX = 4096
 #: Flood guard: new card versions of one peer closer together than this are rejected.
 GOSSIP_UPDATE_INTERVAL_MS = 100
-DHT_PUBLISH_TIMEOUT = 30.0
-#: Seconds the routing table must keep its size before a growth-triggered DHT re-publish.
-DHT_SETTLE = 3.0
 MAX_K = FIND_MAX_K  # agents one find returns at most (the control API's limit)
+#: Share of the estimated network a directory must list for a find to skip the DHT (bootstrap nodes,
+#: which have no card, count in the estimate).
+COMPLETE = 0.9
 
 
 class Discovery:
@@ -96,8 +100,14 @@ class Discovery:
         self.embedder = embedder
         self.directory = directory
         self.gossip = gossip
-        self.hyperplanes: Hyperplanes = hyperplanes_for(embedder.model_id, embedder.dim)
+        #: rate limits of gossip announcements (the DHT's records have their own: :attr:`dht_admission`)
+        self.admission = CardAdmission(
+            new_cards=settings.new_cards, updates=settings.updates, me=node.peer_id
+        )
+        self.dht_admission: CardAdmission | None = None
+        self.publish_policy = PublishPolicy()
         self.card: SignedCard | None = None
+        self.withdrawal: SignedWithdrawal | None = None  # set while our card is withdrawn
         self.card_ready = trio.Event()  # set once the first card is issued
         self._vector: Any = None
         self._agent_changed = trio.Event()
@@ -107,10 +117,37 @@ class Discovery:
         self._dht_wake = trio.Event()
         self._last_update: dict[PeerId, int] = {}
         self.pacer = AnnouncePacer(most=max(ANNOUNCE_MIN_INTERVAL, settings.republish))
-        self._asked_at: dict[PeerId, float] = {}
         #: publisher -> (version the flood guard dropped, DHT fetches left)
         self._stale: dict[PeerId, tuple[int, int]] = {}
-        self.stats = {"finds": 0, "dht_fetched": 0, "dht_rejected": 0, "gossip_accepted": 0}
+        self.last_find: dict[str, Any] = {}  # what the last find did and how long each part took
+        #: each agent's record in the chat histories this node holds (kept by the goals service)
+        self.reputation: dict[str, Any] = {}
+        self.stats = {
+            "finds": 0,
+            "dht_fetched": 0,
+            "dht_rejected": 0,
+            "gossip_accepted": 0,
+            "gossip_over_limit": 0,
+            "revalidated": 0,
+            "dropped_unconfirmed": 0,
+        }
+        self.warm = WarmState(directory.ranker)  # the matcher's background warm-up (node/discovery/warm.py)
+        self.search = CardSearch(
+            node.peer_id, net, directory, settings, embedder.model_id, embedder.dim, self.now_ms, self.stats
+        )
+
+    @property
+    def forest(self) -> Forest:
+        return self.search.forest
+
+    @property
+    def hyperplanes(self) -> Hyperplanes:
+        return self.search.hyperplanes
+
+    @property
+    def lsh(self) -> CardBuckets:
+        """Our scheme's bucket family and the part of vectors it reads (``dht.lsh.card_buckets``)."""
+        return self.search.lsh
 
     # ------------------------------------------------------------------ own card
 
@@ -130,7 +167,7 @@ class Discovery:
                 await self._embed([card_text(agent.name, agent.description, agent.skills, agent.task_types)])
             )[0]
         self.agent, self._vector = agent, vector
-        card = await self.republish()
+        card = await self.republish(revive=True)
         assert card is not None
         return card
 
@@ -170,35 +207,44 @@ class Discovery:
         while self._issued < self._adopted:
             await self._card_issued.wait()
 
-    async def republish(self) -> SignedCard | None:
+    async def republish(self, *, revive: bool = False) -> SignedCard | None:
         """Issue a new version of our card (fresh expiry) and publish it (nothing before the first
-        embedding is done)."""
-        if self._vector is None:
+        embedding is done, nothing while the card is withdrawn unless ``revive``: new agent settings).
+
+        The card is stamped with ``stamp_bits`` of proof of work (:mod:`ioa_p2p.card.stamp`), minted in a
+        worker thread when the content changed, reused otherwise."""
+        if self._vector is None or (self.withdrawal is not None and not revive):
             return None
         now = self.now_ms()
         agent = self.agent
+        previous = max([r.version for r in (self.card, self.withdrawal) if r is not None], default=None)
+        stamp = getattr(self.card.card, "stamp", b"") if self.card is not None else b""
+        issue = functools.partial(
+            issue_card,
+            self.node.identity,
+            name=agent.name,
+            description=agent.description,
+            skills=agent.skills,
+            task_types=agent.task_types,
+            adapter=agent.adapter,
+            languages=agent.languages,
+            input_types=agent.input_types,
+            output_types=agent.output_types,
+            tools=agent.tools,
+            model=self.embedder.model_id,
+            vector=self._vector,
+            addrs=self.node.advertised_addrs()[:16],
+            version=next_version(previous, now),
+            now_ms=now,
+            ttl_ms=int(self.settings.ttl * 1000),
+            stamp_bits=self.settings.stamp_bits,
+            stamp=stamp,
+        )
         try:
-            card = issue_card(
-                self.node.identity,
-                name=agent.name,
-                description=agent.description,
-                skills=agent.skills,
-                task_types=agent.task_types,
-                adapter=agent.adapter,
-                languages=agent.languages,
-                input_types=agent.input_types,
-                output_types=agent.output_types,
-                tools=agent.tools,
-                model=self.embedder.model_id,
-                vector=self._vector,
-                addrs=self.node.advertised_addrs()[:16],
-                version=next_version(None if self.card is None else self.card.version, now),
-                now_ms=now,
-                ttl_ms=int(self.settings.ttl * 1000),
-            )
+            card = await self.node.run_sync(issue)
         except InvalidCard as exc:
             raise ConfigError(f"the [agent] settings do not make a valid card: {exc}") from None
-        self.card = card
+        self.card, self.withdrawal = card, None
         self.card_ready.set()
         self.directory.offer(card, now, "self")
         self._dht_wake.set()
@@ -208,6 +254,30 @@ class Discovery:
             await self.announce()
         return card
 
+    async def withdraw(self, reason: str = "") -> SignedWithdrawal:
+        """Withdraw our card everywhere: sign a withdrawal of a version above every card issued, drop the
+        card from our directory, announce the withdrawal by gossip and put it in the DHT (at once, by the
+        publishing loop). The card stays withdrawn until new agent settings are adopted (``POST /card``)."""
+        if self.card is None:
+            raise UsageError("this node has issued no card yet; there is nothing to withdraw")
+        if len(reason.encode("utf-8", "surrogatepass")) > MAX_REASON:
+            raise UsageError(f"a withdrawal reason is at most {MAX_REASON} bytes")
+        now = self.now_ms()
+        previous = max(r.version for r in (self.card, self.withdrawal) if r is not None)
+        withdrawal = issue_withdrawal(
+            self.node.identity, version=next_version(previous, now), now_ms=now, reason=reason
+        )
+        self.withdrawal = withdrawal
+        self.directory.remove(self.node.peer_id)
+        self.directory.withdraw(withdrawal, now)
+        self._dht_wake.set()
+        await self.announce()
+        return withdrawal
+
+    def current_record(self) -> SignedCard | SignedWithdrawal | None:
+        """What we publish now under ``/ioa/card/<us>``: our withdrawal while withdrawn, else our card."""
+        return self.withdrawal if self.withdrawal is not None else self.card
+
     async def go_live(self) -> None:
         """Wait until every node service is open (one may still change the card), then announce it."""
         await self.node.services_ready.wait()
@@ -216,17 +286,19 @@ class Discovery:
         await self.announce()
 
     async def announce(self) -> None:
-        if self.gossip is not None and self.card is not None:
+        record = self.current_record()
+        if self.gossip is not None and record is not None:
             self.pacer.announced(self.gossip.topic_peers(), trio.current_time())
             try:
-                await self.gossip.announce(self.card.encoded)
+                await self.gossip.announce(record.encoded)
             except Exception as exc:  # the library raises when no peer is reachable
                 log.debug("gossip announce failed: %s", exc)
 
     # ------------------------------------------------------------------ gossip callbacks
 
     def check_gossip(self, publisher: PeerId, data: bytes) -> bool:
-        """Topic validator: a valid, live card of the publisher itself, not older than ours.
+        """Topic validator: a valid, live card (stamped enough) or withdrawal of the publisher itself, not
+        older than what we hold.
 
         Rejecting costs the forwarder GossipSub score, so only provably bad announcements are
         rejected: re-announcements of the version we hold are accepted (and ignored on delivery).
@@ -237,7 +309,13 @@ class Discovery:
         now = self.now_ms()
         known = self.directory.version_of(publisher)
         try:
-            card = check_announcement(data, publisher=publisher, known_version=known, now_ms=now)
+            card = check_announcement(
+                data,
+                publisher=publisher,
+                known_version=known,
+                now_ms=now,
+                min_stamp_bits=self.settings.min_stamp_bits,
+            )
         except InvalidMessage as exc:
             log.debug("dropped a card announcement from %s: %s", publisher, exc)
             return False
@@ -256,11 +334,22 @@ class Discovery:
         return True
 
     def on_gossip(self, publisher: PeerId, data: bytes) -> None:
+        """Apply a validated announcement, within the rate limits (:class:`CardAdmission`: identities new to
+        this node in total, versions per identity). An announcement over them is dropped here, not
+        rejected by the validator (that would cost the honest forwarder its score); its card is still
+        found through the DHT."""
+        now = self.now_ms()
         try:
-            card = parse_card(data, now_ms=self.now_ms(), peer=publisher)
+            record = parse_record(data, now_ms=now, peer=publisher)
         except InvalidMessage:
             return
-        if self.directory.offer(card, self.now_ms(), "gossip").changed:
+        known = self.directory.version_of(publisher)
+        if record.version != known and not self.admission.admit_card(
+            publisher, known=known is not None, now=now / 1000
+        ):
+            self.stats["gossip_over_limit"] += 1
+            return
+        if self.search.apply(record, now, "gossip", wanted=False).changed:
             self.stats["gossip_accepted"] += 1
 
     # ------------------------------------------------------------------ find
@@ -268,139 +357,68 @@ class Discovery:
     async def find(
         self, text: str, k: int = 5, *, use_dht: bool | None = None, include_self: bool = True
     ) -> list[Match]:
-        """The ``k`` agents whose cards best match ``text``, best first."""
+        """The ``k`` agents whose cards best match ``text``, best first. ``use_dht``: True asks the DHT,
+        False ranks only the cards held, None (default) asks it unless ``[discovery] dht`` is off or the
+        directory already lists the whole network (:meth:`directory_complete`)."""
         if not isinstance(text, str) or not text.strip():
             raise UsageError("find needs a non-empty text describing the task")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise UsageError(f"k must be an integer between 1 and {MAX_K}")
         self.stats["finds"] += 1
-        if self.settings.dht if use_dht is None else use_dht:
+        started = trio.current_time()
+        timings: dict[str, Any] = {}
+        ask_dht = self.settings.dht if use_dht is None else use_dht
+        if use_dht is None and ask_dht and self.directory_complete():
+            ask_dht, timings["dht_skipped"] = False, True
+        if ask_dht:
             vector = (await self._embed([text]))[0]
-            with trio.move_on_after(self.settings.find_timeout):
-                await self.lookup_dht(vector)
+            timings["embed_s"] = trio.current_time() - started
+            with trio.move_on_after(self.settings.find_timeout) as scope:
+                timings.update(await self.lookup_dht(vector))
+            timings["dht_timeout"] = scope.cancelled_caught
         exclude = frozenset() if include_self else frozenset({self.node.peer_id})
         rank = functools.partial(self.directory.rank, text, k, self.now_ms(), exclude=exclude)
-        return await self.node.run_sync(rank)
+        ranked_at = trio.current_time()
+        matches = await self.node.run_sync(rank)
+        self.directory.used([m.card.peer_id for m in matches])
+        self.directory.trim(self.now_ms())
+        timings["rank_s"] = trio.current_time() - ranked_at
+        self.last_find = timings
+        return matches
 
-    async def lookup_dht(self, vector: Any) -> dict[str, int]:
-        """Probe the vector's LSH buckets (and, during the scheme migration, the previous scheme's
-        buckets of the same query: :func:`~ioa_p2p.dht.ranking.legacy_probe`); fetch and verify the
-        cards of their providers."""
-        buckets = self.hyperplanes.probes(vector, self.settings.probes)
-        legacy = legacy_probe(self.embedder.model_id, vector)
-        if legacy is not None:
-            buckets += hyperplanes_for(legacy[0], legacy[1]).probes(legacy[2], self.settings.probes)
-        found = await self.net.get_providers([b.key for b in buckets], ask=self.settings.ask)
-        providers: set[PeerId] = set().union(*found.values())
-        wanted = [p for p in sorted(providers) if self._needs_fetch(p)][: self.settings.max_fetch]
-        await self.fetch_cards(wanted)
-        return {"buckets": len(buckets), "providers": len(providers), "fetched": len(wanted)}
+    def directory_complete(self) -> bool:
+        """True when the local directory already lists the whole (small) network: it keeps every card,
+        the network is small enough to be listed (``[discovery] enumerate``), and it holds a card for at
+        least :data:`COMPLETE` of the peers the network is estimated to have. A find then ranks the
+        directory without asking the DHT (the DHT would name the same cards; gossip and revalidation keep
+        them current)."""
+        size = self.net.network_size()
+        return (
+            not self.directory.partial
+            and size <= self.settings.enumerate
+            and len(self.directory) >= COMPLETE * size
+        )
 
-    def _needs_fetch(self, peer: PeerId) -> bool:
-        if peer == self.node.peer_id:
-            return False
-        entry = self.directory.entry(peer, self.now_ms())
-        return entry is None or self.now_ms() - entry.learned_ms > self.settings.card_refresh * 1000
+    async def lookup_dht(self, vector: Any) -> dict[str, Any]:
+        """Ask the DHT for the cards that may match ``vector`` (:meth:`CardSearch.lookup`)."""
+        return await self.search.lookup(vector)
+
+    def vouch(self, peer: PeerId) -> int:
+        """The node's budgets trust a peer whose valid card this node holds (``TRUST_KNOWN``)."""
+        return TRUST_KNOWN if self.directory.get(peer, self.now_ms()) is not None else TRUST_STRANGER
 
     async def fetch_card(self, peer: PeerId) -> SignedCard | None:
-        """The newest valid card of ``peer`` in the DHT (asking the network), stored in the directory."""
+        """The newest valid card of ``peer`` (asking the peer, then the DHT), stored in the directory."""
         await self.fetch_cards([peer])
         return self.directory.get(peer, self.now_ms())
 
-    async def fetch_cards(self, peers: list[PeerId]) -> int:
-        """Fetch the cards of ``peers`` from the DHT in one batched lookup; returns how many were new."""
-        if not peers:
-            return 0
-        found = await self.net.get_values([card_key(p) for p in peers], ask=self.settings.ask)
-        now = self.now_ms()
-        stored = 0
-        for peer in peers:
-            cards: list[SignedCard | None] = []
-            for value in found.get(card_key(peer), []):
-                try:
-                    cards.append(parse_card(value, now_ms=now, peer=peer))
-                except InvalidMessage as exc:
-                    self.stats["dht_rejected"] += 1
-                    log.debug("rejected a DHT card of %s: %s", peer, exc)
-            best = select_newest(cards)
-            if best is None:
-                continue
-            card = cards[best]
-            assert card is not None
-            self.stats["dht_fetched"] += 1
-            offer = self.directory.offer(card, now, "dht")
-            if offer.changed:
-                stored += 1
-            elif offer is Offer.UNCHANGED:
-                self.directory.touch(peer, now)
-        return stored
+    async def fetch_cards(self, peers: list[PeerId], *, wanted: bool = True) -> int:
+        """Fetch and store the newest records of ``peers`` (:meth:`CardSearch.fetch`); how many were new."""
+        return await self.search.fetch(peers, wanted=wanted)
 
-    # ------------------------------------------------------------------ background loops
+    # ------------------------------------------------------------------ for the background loops
 
-    async def republish_loop(self) -> None:
-        while True:
-            await trio.sleep(self.settings.republish)
-            await self.republish()
-
-    async def expiry_loop(self) -> None:
-        while True:
-            gone = self.directory.expire(self.now_ms())
-            if gone:
-                log.debug("expired cards of %s", [p.short() for p in gone])
-            next_at = self.directory.next_expiry()
-            wait = 1.0 if next_at is None else (next_at - self.now_ms()) / 1000 + 0.001
-            await trio.sleep(min(max(wait, 0.01), 1.0))
-
-    async def rebuild_loop(self) -> None:
-        index = self.directory.index
-        if not isinstance(index, AnnoyIndex):
-            return
-        while True:
-            await trio.sleep(2.0)
-            if not index.needs_rebuild():
-                continue
-            job = index.prepare_rebuild()
-            try:
-                built = await trio.to_thread.run_sync(job.build)
-            except BaseException:
-                index.abandon_rebuild()
-                raise
-            index.install(built)
-
-    async def announce_loop(self) -> None:
-        """Re-announce our card when more peers have subscribed to the topic (announcements made before
-        they joined never reached them), paced by :class:`AnnouncePacer`."""
-        assert self.gossip is not None
-        await self.node.services_ready.wait()
-        while True:
-            await trio.sleep(0.5)
-            peers = self.gossip.topic_peers()
-            if self.pacer.due(peers, trio.current_time()):
-                await self.announce()
-                self.pacer.reannounced(peers, trio.current_time())
-
-    async def catch_up_loop(self) -> None:
-        """Fetch from the DHT the cards of gossip neighbours we hold none of (see the module doc)."""
-        assert self.gossip is not None
-        while True:
-            await trio.sleep(CATCH_UP_INTERVAL)
-            now = trio.current_time()
-            missing = [
-                p
-                for p in self.gossip.topic_peer_ids()
-                if self.directory.entry(p, self.now_ms()) is None
-                and now - self._asked_at.get(p, -math.inf) >= CATCH_UP_RETRY
-            ][:CATCH_UP_BATCH]
-            missing += self._stale_due()[: max(0, CATCH_UP_BATCH - len(missing))]
-            if not missing:
-                continue
-            for peer in missing:
-                self._asked_at[peer] = now
-            with self.node.faults.boundary("discovery catch-up"):
-                with trio.move_on_after(self.settings.find_timeout):
-                    await self.fetch_cards(missing)
-
-    def _stale_due(self) -> list[PeerId]:
+    def stale_due(self) -> list[PeerId]:
         """Publishers whose dropped new version the directory still lacks (one try used per call)."""
         due = []
         for peer, (version, tries) in list(self._stale.items()):
@@ -412,52 +430,31 @@ class Discovery:
             due.append(peer)
         return due
 
-    async def dht_publish_loop(self) -> None:
-        """Keep our card and bucket provider records in the DHT (see the module docstring)."""
-        await self.node.services_ready.wait()
-        net = self.net
-        put_version, put_size, put_gap, put_at = -1, 0, 1.0, -math.inf
-        provided: tuple[bytes, ...] = ()
-        provide_size, provide_at = 0, -math.inf
-        last_size, size_changed_at = -1, -math.inf
-        while True:
-            card = self.card
-            # Sizes are high-water marks: churn (peers dropping out and back) does not re-trigger.
-            size = net.routing_table_size()
-            now = trio.current_time()
-            if size != last_size:
-                last_size, size_changed_at = size, now
-            # Growth re-publishes wait until the table stops changing: while a network forms, one
-            # publish after it settles replaces one per doubling (1, 2, 4, 8, 16 ... peers).
-            settled = now - size_changed_at >= DHT_SETTLE
-            if card is not None and (
-                card.version != put_version
-                or (grew_enough(size, put_size) and settled and now - put_at >= put_gap)
-            ):
-                with self.node.faults.boundary("discovery publish"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-                    if await net.put_value(card_key(card.peer_id), card.encoded):
-                        put_gap = 1.0 if card.version != put_version else min(put_gap * 2, 60.0)
-                        put_version, put_at = card.version, trio.current_time()
-                        put_size = max(put_size, size)
-            keys = tuple(b.key for b in self.hyperplanes.buckets(self._vector)) if card is not None else ()
-            if (
-                keys
-                and size > 0
-                and (
-                    keys != provided
-                    or (grew_enough(size, provide_size) and settled)
-                    or now - provide_at >= PROVIDE_REFRESH
-                )
-                and now - provide_at >= PROVIDE_MIN_INTERVAL
-            ):
-                provide_at = now
-                with self.node.faults.boundary("discovery provide"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-                    await net.provide(list(keys), ask=self.settings.ask)
-                # Best effort: a partial announcement is completed by the next growth or refresh.
-                provided, provide_size = keys, max(provide_size, size)
-            with trio.move_on_after(1.0):
-                await self._dht_wake.wait()
-            self._dht_wake = trio.Event()
+    def withheld(self, peer: PeerId) -> bool:
+        """True when ``peer`` has withdrawn its card (no need to fetch it)."""
+        return self.directory.withdrawn(peer, self.now_ms()) is not None
+
+    def dht_record(self) -> tuple[int, bytes] | None:
+        """Our record for ``/ioa/card/<us>``: its version and bytes (None before the first card)."""
+        record = self.current_record()
+        return None if record is None else (record.version, record.encoded)
+
+    def provided_keys(self) -> tuple[bytes, ...]:
+        """The bucket keys our card is provided under (empty before the first card): LSH version 2 (the
+        forest, at the levels the network's size calls for: :func:`~ioa_p2p.dht.probing.provided_levels`),
+        and the version 1 bucket of each table, which nodes of the previous release probe."""
+        if self.card is None or self._vector is None or self.withdrawal is not None:
+            return ()
+        levels = provided_levels(self.net.network_size())
+        forest = [cell.key for cell in self.forest.cells(self.lsh.view(self._vector), levels)]
+        old = [b.key for b in self.lsh.buckets(self._vector)] if self.settings.lsh_v1 else []
+        return tuple(forest + old)
+
+    async def wait_dht_wake(self, timeout: float) -> None:  # noqa: ASYNC109 - the loop's pace
+        """Until our card changes, at most ``timeout`` seconds."""
+        with trio.move_on_after(timeout):
+            await self._dht_wake.wait()
+        self._dht_wake = trio.Event()
 
     # ------------------------------------------------------------------ views
 
@@ -471,6 +468,11 @@ class Discovery:
             item.update(
                 source=entry.source, learned_ms=entry.learned_ms, signature=entry.card.signature_status(now)
             )
+            key = str(entry.card.peer_id)
+            if self.directory.ranker is not None:
+                item["standing"] = self.directory.ranker.standing(key)
+            if key in self.reputation:
+                item["record"] = self.reputation[key].to_json()
             out.append(item)
         return {"model": self.embedder.model_id, "cards": out}
 
@@ -479,6 +481,9 @@ class Discovery:
         return {
             "model": self.embedder.model_id,
             "cards": len(self.directory),
+            "directory_partial": self.directory.partial,
+            "withdrawn": self.withdrawal is not None,
+            "matcher": self.warm.to_json(),
             "kad_protocol": self.net.protocol(),
             "routing_table": self.net.routing_table_size(),
             "gossip": None

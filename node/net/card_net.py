@@ -9,15 +9,20 @@ this module as :class:`~ioa_p2p.identity.PeerId`: providers whose key is not Ed2
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.provide import ProvidePacer
 from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net import kad
 from ioa_p2p.node.net.gossip import CardGossip, Deliver, GossipSettings, Validate, open_card_gossip
+
+#: ``on_found(key, providers)``: providers of ``key`` known so far, called as answers arrive.
+OnFound = Callable[[bytes, set[PeerId]], None]
 
 
 class Libp2pCardNet:
@@ -25,12 +30,15 @@ class Libp2pCardNet:
 
     def __init__(self, host: Any, dht: Any, faults: Faults) -> None:
         self.host, self.dht, self.faults = host, dht, faults
+        self.pacer = ProvidePacer()  # ADD_PROVIDER per target peer, across calls
 
     def protocol(self) -> str:
         return kad.kad_protocol_in_use()
 
-    async def prepare(self, namespace: str, validator: RecordValidator) -> None:
-        await kad.prepare_dht(self.host, self.dht, namespace, validator)
+    async def prepare(
+        self, namespace: str, validator: RecordValidator, admission: CardAdmission | None = None
+    ) -> None:
+        await kad.prepare_dht(self.host, self.dht, namespace, validator, admission)
 
     async def put_value(self, key: str, value: bytes) -> bool:
         return await kad.put_value(self.dht, key, value)
@@ -38,23 +46,30 @@ class Libp2pCardNet:
     async def get_values(self, keys: list[str], *, ask: int) -> dict[str, list[bytes]]:
         return await kad.get_values_many(self.dht, keys, ask=ask)
 
-    async def get_providers(self, keys: list[bytes], *, ask: int) -> dict[bytes, set[PeerId]]:
-        found = await kad.get_providers_many(self.dht, keys, ask=ask)
-        out: dict[bytes, set[PeerId]] = {}
-        for key, ids in found.items():
-            peers = out[key] = set()
-            for libp2p_id in ids:
-                try:
-                    peers.add(PeerId.from_bytes(libp2p_id.to_bytes()))
-                except Exception:  # a provider whose peer ID is not Ed25519
-                    continue
-        return out
+    async def ask_values(
+        self, requests: dict[PeerId, list[str]], *, per_peer: float
+    ) -> dict[str, list[bytes]]:
+        raw = {peer.raw: keys for peer, keys in requests.items()}
+        return await kad.get_values_from(self.dht, raw, per_peer=per_peer)
+
+    async def get_providers(
+        self, keys: list[bytes], *, ask: int, on_found: OnFound | None = None
+    ) -> dict[bytes, set[PeerId]]:
+        def found_now(key: bytes, ids: list[Any]) -> None:
+            if on_found is not None:
+                on_found(key, _peer_ids(ids))
+
+        found = await kad.get_providers_many(self.dht, keys, ask=ask, on_found=found_now)
+        return {key: _peer_ids(ids) for key, ids in found.items()}
 
     async def provide(self, keys: list[bytes], *, ask: int) -> int:
-        return await kad.provide_many(self.dht, keys, ask=ask)
+        return await kad.provide_many(self.dht, keys, self.pacer, ask=ask)
 
     def routing_table_size(self) -> int:
         return kad.routing_table_size(self.dht)
+
+    def network_size(self) -> float:
+        return kad.network_size(self.dht)
 
     @asynccontextmanager
     async def open_topic(
@@ -62,6 +77,17 @@ class Libp2pCardNet:
     ) -> AsyncIterator[CardGossip]:
         async with open_card_gossip(self.host, validate, deliver, settings, self.faults) as gossip:
             yield gossip
+
+
+def _peer_ids(ids: Any) -> set[PeerId]:
+    """libp2p IDs as our peer IDs; a provider whose peer ID is not Ed25519 is dropped."""
+    out = set()
+    for libp2p_id in ids:
+        try:
+            out.add(PeerId.from_bytes(libp2p_id.to_bytes()))
+        except Exception:
+            continue
+    return out
 
 
 __all__ = ["Libp2pCardNet"]

@@ -7,69 +7,108 @@ Traps of the library and what this module does about them:
    py-libp2p workaround in :mod:`ioa_p2p.node.net.libp2p_patches` and runs before the node's DHT is built;
    :func:`ensure_ioa_kad_protocol` checks it (and repairs a DHT built before the patch).
 2. ``get_value`` answers from the local store without asking the network, and ``find_providers``
-   answers only from local provider records whenever any exist (stale reads). :func:`lookup` always
-   asks the peers closest to each key (adding what we hold ourselves), so the caller sees what the
-   network has now.
-3. One request per stream is slow (stream negotiation dominates: a find over 24 LSH buckets opened
-   72 streams and took ~0.6 s on 4 in-process nodes). :func:`lookup` is a batched iterative lookup:
-   per round, all requests for one peer are pipelined on one stream (the library's handler serves
-   any number of requests per stream) and replies are read with a buffered frame reader.
-4. Everything the library raises is turned into a result (``None`` / empty) here: a failed peer is
-   one missing answer, never an exception in the caller.
+   answers only from local provider records whenever any exist (stale reads). Our lookups always ask
+   the peers closest to each key (adding what we hold ourselves), so the caller sees what the network
+   has now.
+3. One request per stream is slow (stream negotiation dominates), and the library's lookups go in
+   rounds that wait for their slowest peer. Ours are the pure batched lookup of
+   :mod:`ioa_p2p.dht.lookup` driven by :mod:`ioa_p2p.node.net.kad_io`: all requests for one peer are
+   pipelined on one stream, answers move their keys on at once, slow peers are hedged.
+4. The library resets the stream of a peer that sends more than 10 ADD_PROVIDER in 10 s (the rest of the
+   batch is lost): :func:`provide_many` paces each target peer with a
+   :class:`~ioa_p2p.dht.provide.ProvidePacer`.
+5. Everything the library raises is turned into a result (``None`` / empty / ``False``) here: a failed
+   peer is one missing answer, never an exception in the caller.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-from dataclasses import dataclass, field
+import time
+from collections.abc import Callable
 from typing import Any
 
 import trio
-import varint
 from libp2p.custom_types import TProtocol
 from libp2p.identity.identify_push.identify_push import push_identify_to_peers
-from libp2p.kad_dht import kad_dht as _kad_dht_module
-from libp2p.kad_dht.common import BUCKET_SIZE, MAX_DHT_MESSAGE_SIZE
 from libp2p.kad_dht.pb.kademlia_pb2 import Message
-from libp2p.kad_dht.utils import sort_peer_ids_by_distance
 from libp2p.peer.id import ID
 from libp2p.peer.peerinfo import PeerInfo
-from multiaddr import Multiaddr
 
+from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.keyspace import estimate_network_size
+from ioa_p2p.dht.lookup import Lookup
+from ioa_p2p.dht.provide import ProvidePacer, assign
 from ioa_p2p.node.net import libp2p_patches as _patches
+from ioa_p2p.node.net.kad_io import (
+    PEER_TIMEOUT,
+    PROVIDERS,
+    VALUE,
+    exchange,
+    kad_protocol_in_use,
+    known_peers,
+    run_lookup,
+    serves_dht,
+)
 
 log = logging.getLogger("ioa_p2p.node.net.kad")
 
 IOA_KAD_PROTOCOL = TProtocol(_patches.IOA_KAD_PROTOCOL)
 UPSTREAM_KAD_PROTOCOL = TProtocol(_patches.UPSTREAM_KAD_PROTOCOL)
 use_ioa_kad_protocol = _patches.use_ioa_kad_protocol
-#: Peers asked per key (records are stored on the BUCKET_SIZE closest; a few answers suffice).
+#: Peers asked per key (records are stored on the 20 closest; a few answers suffice).
 DEFAULT_ASK = 2
-#: Rounds of the iterative lookup (each round moves every key closer to its closest peers).
-MAX_ROUNDS = 3
-PEER_TIMEOUT = 5.0
-ATTEMPTS = 2
-READ_CHUNK = 64 * 1024
-ADDR_TTL = 600
+#: Peers asked per key at least by the lookups that find where to store a record (better converged).
+PLACE_ASK = 3
+#: Tries per target peer of one provide round, and the back-off before a retry (times the tries so far).
+PROVIDE_ATTEMPTS = 3
+PROVIDE_RETRY = 2.0
 
 
-def kad_protocol_in_use() -> str:
-    """The protocol ID py-libp2p's KadDHT module speaks now (read at call time: the patch rebinds it)."""
-    return str(_kad_dht_module.PROTOCOL_ID)  # type: ignore[attr-defined]
-
-
-async def prepare_dht(host: Any, dht: Any, namespace: str, validator: Any) -> None:
+async def prepare_dht(
+    host: Any, dht: Any, namespace: str, validator: Any, admission: CardAdmission | None = None
+) -> None:
     """Serve ``dht`` on ``/ioa/kad/1.0.0`` (telling connected peers by identify push when its handler had
     to move) and register ``validator`` (``validate(key, value)`` / ``select(key, values)``) for
-    ``namespace``. An identify push that fails is only logged: peers learn the protocol at next identify."""
+    ``namespace``, telling it (``validator.stored``, when it has one) which keys this node stores; with
+    ``admission``, provider records are rate-limited per provider and in total (:func:`guard_providers`).
+    An identify push that fails is only logged: peers learn the protocol at the next identify."""
     if ensure_ioa_kad_protocol(dht):
         try:
             with trio.move_on_after(5):
                 await push_identify_to_peers(host)
         except Exception as exc:
             log.debug("identify push after moving the DHT protocol failed: %s", exc)
+    if hasattr(validator, "stored"):
+        validator.stored = lambda key: dht.value_store.get(str(key).encode("utf-8")) is not None
     dht.register_validator(namespace, validator)
+    if admission is not None:
+        guard_providers(dht, admission)
+
+
+def guard_providers(dht: Any, admission: CardAdmission) -> None:
+    """Store an ADD_PROVIDER record of another peer only within ``admission``'s limits (per provider and
+    in total; py-libp2p itself refuses more than 10 ADD_PROVIDER per 10 s from one peer, and keeps the
+    first 20 providers of a key). Our own records are never limited."""
+    store = dht.provider_store
+    if getattr(store, "_ioa_guarded", False):
+        return
+    upstream = store.add_provider
+    me = dht.local_peer_id
+
+    def add_provider(key: bytes, provider: Any) -> None:
+        peer = getattr(provider, "peer_id", None)
+        if (
+            peer is not None
+            and peer != me
+            and not admission.admit_provider(peer.to_bytes(), time.monotonic())
+        ):
+            log.debug("provider record of %s refused: over the provider rate limit", peer)
+            return
+        upstream(key, provider)
+
+    store.add_provider = add_provider
+    store._ioa_guarded = True
 
 
 def ensure_ioa_kad_protocol(dht: Any) -> bool:
@@ -88,208 +127,119 @@ def ensure_ioa_kad_protocol(dht: Any) -> bool:
     return True
 
 
-def local_closest(dht: Any, key: bytes, count: int = BUCKET_SIZE) -> list[ID]:
-    """The peers we know (routing table and connections) closest to ``key`` by XOR distance, leaving out
-    peers whose identify says they do not serve the DHT (clients: nodes behind NAT run in client mode)."""
-    known = set(dht.routing_table.get_peer_ids()) | set(dht.host.get_connected_peers())
-    known.discard(dht.local_peer_id)
-    servers = [p for p in known if serves_dht(dht.host, p)]
-    return list(sort_peer_ids_by_distance(key, servers))[:count]
+async def get_providers_many(
+    dht: Any,
+    keys: list[bytes],
+    *,
+    ask: int = DEFAULT_ASK,
+    on_found: Callable[[bytes, list[ID]], None] | None = None,
+) -> dict[bytes, set[ID]]:
+    """Providers of each key, asking the network (plus the providers we hold ourselves); ``on_found(key,
+    providers)`` sees each key's providers as answers arrive (ours first), before the lookup ends."""
+    lookup = Lookup(keys, known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=ask)
+    if on_found is not None:
+        for key in lookup.keys:
+            on_found(key, [info.peer_id for info in dht.provider_store.get_providers(key)])
 
+    def answer(key: bytes) -> None:
+        if on_found is not None:
+            on_found(key, [ID(p) for p in lookup.providers(key)])
 
-def serves_dht(host: Any, peer: ID) -> bool:
-    """False only when identify told us ``peer``'s protocols and the DHT's is not among them."""
-    try:
-        protocols = {str(p) for p in host.get_peerstore().get_protocols(peer)}
-    except Exception:  # not identified (yet): it may serve the DHT
-        return True
-    return not protocols or kad_protocol_in_use() in protocols
-
-
-@dataclass
-class _Lookup:
-    """Iterative state of one key: candidates by distance, peers asked, answers."""
-
-    key: bytes
-    candidates: list[ID]
-    asked: set[ID] = field(default_factory=set)
-    providers: set[ID] = field(default_factory=set)
-    values: list[bytes] = field(default_factory=list)
-
-    def next_peers(self, ask: int) -> list[ID]:
-        """The closest ``ask`` candidates, minus those already asked (empty once converged)."""
-        return [p for p in self.candidates[:ask] if p not in self.asked]
-
-
-async def lookup(
-    dht: Any, keys: list[bytes], kind: str, *, ask: int = DEFAULT_ASK, rounds: int = MAX_ROUNDS
-) -> dict[bytes, _Lookup]:
-    """Batched iterative Kademlia lookup of many keys (``kind`` = ``"providers"`` or ``"value"``).
-
-    Start from the locally known closest peers of each key; each round asks, for every key, its
-    ``ask`` closest not-yet-asked candidates, merging the closer peers they return. All requests to
-    one peer in a round travel pipelined on one stream (py-libp2p's handler serves several requests
-    per stream), so a find costs a few streams per peer instead of one per key and peer.
-    """
-    states = {key: _Lookup(key, local_closest(dht, key)) for key in dict.fromkeys(keys)}
-    for key, state in states.items():
-        if kind == "providers":
-            state.providers.update(info.peer_id for info in dht.provider_store.get_providers(key))
-        else:
-            record = dht.value_store.get(key)
-            if record is not None and record.value:
-                state.values.append(bytes(record.value))
-    for _ in range(rounds):
-        plan: dict[ID, list[bytes]] = {}
-        for state in states.values():
-            for peer in state.next_peers(ask):
-                state.asked.add(peer)
-                plan.setdefault(peer, []).append(state.key)
-        if not plan:
-            break
-        async with trio.open_nursery() as nursery:
-            for peer, peer_keys in plan.items():
-                nursery.start_soon(_ask_peer, dht, peer, peer_keys, kind, states)
-    return states
-
-
-async def _ask_peer(dht: Any, peer: ID, keys: list[bytes], kind: str, states: dict[bytes, _Lookup]) -> None:
-    msg_type = Message.MessageType.GET_PROVIDERS if kind == "providers" else Message.MessageType.GET_VALUE
-    requests = [Message(type=msg_type, key=key) for key in keys]
-    started = trio.current_time()
-    with trio.move_on_after(PEER_TIMEOUT) as scope:
-        replies: list[Message] = []
-        for attempt in range(ATTEMPTS):
-            try:
-                replies = await _exchange(dht.host, peer, requests)
-                break
-            except Exception as exc:  # dial / negotiation / stream resets under load: retry, then give up
-                log.debug("KAD requests to %s failed (attempt %d): %r", peer, attempt + 1, exc)
-                await trio.sleep(0.05 * (attempt + 1))
-        peerstore = dht.host.get_peerstore()
-        for key, reply in zip(keys, replies, strict=False):
-            if reply.type != msg_type:
-                continue
-            state = states[key]
-            closer = []
-            for info in reply.closerPeers:
-                try:
-                    closer_id = ID(info.id)
-                    addrs = [Multiaddr(a) for a in info.addrs]
-                except Exception:
-                    continue
-                if closer_id == dht.local_peer_id:
-                    continue
-                if addrs:
-                    peerstore.add_addrs(closer_id, addrs, ADDR_TTL)
-                if serves_dht(dht.host, closer_id):
-                    closer.append(closer_id)
-            if closer:
-                merged = list(dict.fromkeys([*state.candidates, *closer]))
-                state.candidates = list(sort_peer_ids_by_distance(key, merged))[:BUCKET_SIZE]
-            if kind == "providers":
-                for info in reply.providerPeers:
-                    try:
-                        provider = ID(info.id)
-                        addrs = [Multiaddr(a) for a in info.addrs]
-                    except Exception:
-                        continue
-                    if addrs and provider != dht.local_peer_id:
-                        peerstore.add_addrs(provider, addrs, ADDR_TTL)
-                    state.providers.add(provider)
-            elif reply.HasField("record") and reply.record.value:
-                state.values.append(bytes(reply.record.value))
-    if scope.cancelled_caught:
-        log.debug("KAD requests to %s timed out after %.1f s", peer, trio.current_time() - started)
-
-
-async def _exchange(host: Any, peer: ID, requests: list[Message]) -> list[Message]:
-    """Send ``requests`` pipelined on one KAD stream; read one reply per request, in order."""
-    stream = await host.new_stream(peer, [TProtocol(kad_protocol_in_use())])
-    try:
-        payload = b"".join(varint.encode(len(b)) + b for b in (r.SerializeToString() for r in requests))
-        await stream.write(payload)
-        reader = _FrameReader(stream)
-        replies = []
-        for _ in requests:
-            reply = Message()
-            reply.ParseFromString(await reader.frame())
-            replies.append(reply)
-        return replies
-    finally:
-        with trio.CancelScope(shield=True), trio.move_on_after(1.0), contextlib.suppress(Exception):
-            await stream.close()
-
-
-class _FrameReader:
-    """Varint-length-prefixed frames read in large chunks (the library reads prefixes byte by byte)."""
-
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-        self.buffer = bytearray()
-
-    async def _fill(self) -> None:
-        chunk = await self.stream.read(READ_CHUNK)
-        if not chunk:
-            raise EOFError("KAD stream closed before the reply was complete")
-        self.buffer += chunk
-
-    async def frame(self) -> bytes:
-        while True:
-            length, used = _uvarint(self.buffer)
-            if length is not None:
-                if length > MAX_DHT_MESSAGE_SIZE:
-                    raise ValueError(f"KAD reply of {length} bytes is over the limit")
-                while len(self.buffer) < used + length:
-                    await self._fill()
-                frame = bytes(self.buffer[used : used + length])
-                del self.buffer[: used + length]
-                return frame
-            await self._fill()
-
-
-def _uvarint(data: bytearray) -> tuple[int | None, int]:
-    value = 0
-    for i, byte in enumerate(data[:10]):
-        value |= (byte & 0x7F) << (7 * i)
-        if not byte & 0x80:
-            return value, i + 1
-    if len(data) >= 10:
-        raise ValueError("bad varint in a KAD reply")
-    return None, 0
-
-
-async def get_providers_many(dht: Any, keys: list[bytes], *, ask: int = DEFAULT_ASK) -> dict[bytes, set[ID]]:
-    """Providers of each key, asking the network (never only our local provider store)."""
-    states = await lookup(dht, keys, "providers", ask=ask)
-    return {key: state.providers for key, state in states.items()}
+    await run_lookup(dht, lookup, PROVIDERS, answer)
+    out: dict[bytes, set[ID]] = {}
+    for key in lookup.keys:
+        found = out[key] = {ID(p) for p in lookup.providers(key)}
+        found.update(info.peer_id for info in dht.provider_store.get_providers(key))
+    return out
 
 
 async def get_values_many(dht: Any, keys: list[str], *, ask: int = DEFAULT_ASK) -> dict[str, list[bytes]]:
     """Every value stored under each key by the closest peers we reach, plus our own copy (unvalidated)."""
     encoded = {key.encode("utf-8"): key for key in keys}
-    states = await lookup(dht, list(encoded), "value", ask=ask)
-    return {encoded[k]: state.values for k, state in states.items()}
+    lookup = Lookup(encoded, known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=ask)
+    await run_lookup(dht, lookup, VALUE)
+    out: dict[str, list[bytes]] = {}
+    for key_bytes, key in encoded.items():
+        values = out[key] = lookup.values(key_bytes)
+        record = dht.value_store.get(key_bytes)
+        if record is not None and record.value:
+            values.append(bytes(record.value))
+    return out
 
 
-async def put_value(dht: Any, key: str, value: bytes) -> bool:
-    """Store locally and at the closest peers; False when the library refused or failed."""
+async def get_values_from(
+    dht: Any, requests: dict[bytes, list[str]], *, per_peer: float = PEER_TIMEOUT
+) -> dict[str, list[bytes]]:
+    """Ask each peer (ID bytes) for the values it holds under its keys, all peers at once, each bounded by
+    ``per_peer`` seconds (a peer that fails is a missing answer; one whose identify says it serves no DHT is
+    not asked); callers bound the whole call."""
+    out: dict[str, list[bytes]] = {}
+
+    async def ask(peer: bytes, keys: list[str]) -> None:
+        messages = [Message(type=Message.MessageType.GET_VALUE, key=k.encode("utf-8")) for k in keys]
+        with trio.move_on_after(per_peer):
+            try:
+                replies = await exchange(dht.host, ID(peer), messages)
+            except Exception as exc:
+                log.debug("GET_VALUE to %s failed: %r", ID(peer), exc)
+                return
+            for key, reply in zip(keys, replies, strict=False):
+                if (
+                    reply.type == Message.MessageType.GET_VALUE
+                    and reply.HasField("record")
+                    and reply.record.value
+                ):
+                    out.setdefault(key, []).append(bytes(reply.record.value))
+
+    async with trio.open_nursery() as nursery:
+        for peer, keys in requests.items():
+            # a peer in DHT client mode (private, behind NAT) serves no KAD requests: not worth a dial
+            if peer != dht.local_peer_id.to_bytes() and serves_dht(dht.host, ID(peer)):
+                nursery.start_soon(ask, peer, keys)
+    return out
+
+
+async def put_value(dht: Any, key: str, value: bytes, *, ask: int = DEFAULT_ASK) -> bool:
+    """Store locally (validated, never replacing a better record) and at the ``K`` closest peers a lookup
+    finds, in parallel; False when the library refused (invalid, older) or no peer stored it while peers
+    were known."""
     try:
-        await dht.put_value(key, value)
-    except Exception as exc:  # validator errors, "refusing to replace newer value", network errors
-        log.info("DHT put of %s failed: %s", key, exc)
+        dht.validator.validate(key, value)
+        key_bytes = key.encode("utf-8")
+        old = dht.value_store.get(key_bytes)
+        if old is not None and old.value != value and dht.validator.select(key, [value, old.value]) != 0:
+            raise ValueError("refusing to replace a newer value with an older one")
+        dht.value_store.put(key_bytes, value)
+    except Exception as exc:  # validator errors, an older version
+        log.info("DHT put of %s refused: %s", key, exc)
         return False
-    return True
+    lookup = Lookup([key_bytes], known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=max(ask, PLACE_ASK))
+    await run_lookup(dht, lookup, VALUE)
+    targets = lookup.keys[key_bytes].candidates
+    stored = 0
+
+    async def store(peer: bytes) -> None:
+        nonlocal stored
+        with trio.move_on_after(PEER_TIMEOUT):
+            try:
+                if await dht.value_store._store_at_peer(ID(peer), key_bytes, value):
+                    stored += 1
+            except Exception as exc:
+                log.debug("PUT_VALUE to %s failed: %r", ID(peer), exc)
+
+    async with trio.open_nursery() as nursery:
+        for peer in targets:
+            nursery.start_soon(store, peer)
+    return stored > 0 or not targets
 
 
-async def provide_many(dht: Any, keys: list[bytes], *, ask: int = DEFAULT_ASK) -> int:
-    """Announce ourselves as provider of ``keys`` to the closest peers of each; returns how many
-    (peer, key) announcements were acknowledged.
+async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask: int = DEFAULT_ASK) -> int:
+    """Announce ourselves as provider of ``keys`` to the ``K`` closest peers of each (and locally); returns
+    how many (peer, key) announcements were acknowledged.
 
-    One batched :func:`lookup` finds the closest peers of every key (its replies carry each peer's
-    closest known peers), then every target peer gets all its keys pipelined on one stream. The
-    library's ``provide`` costs one iterative lookup and one stream per key and peer instead (8 keys
-    took 15-20 s on 10 in-process nodes). Receivers accept at most 10 ADD_PROVIDER per 10 s from us.
+    One batched lookup finds the closest peers of every key; every target peer then gets its keys
+    pipelined on one stream, as many as ``pacer`` allows now (py-libp2p resets the stream past 10
+    ADD_PROVIDER per 10 s from one peer), the rest when the pacer allows. Callers bound the whole call.
     """
     me = dht.host.get_id()
     addrs = list(dht.host.get_addrs())
@@ -297,14 +247,16 @@ async def provide_many(dht: Any, keys: list[bytes], *, ask: int = DEFAULT_ASK) -
         dht.provider_store.add_provider(key, PeerInfo(me, addrs))
     if not addrs:
         return 0
-    states = await lookup(dht, keys, "providers", ask=ask)
-    plan: dict[ID, list[bytes]] = {}
-    for key, state in states.items():
-        for peer in state.candidates[:BUCKET_SIZE]:
-            plan.setdefault(peer, []).append(key)
+    lookup = Lookup(keys, known_peers(dht), me=me.to_bytes(), ask=max(ask, PLACE_ASK))
+    await run_lookup(dht, lookup, PROVIDERS)
+    # every closest candidate, including those that timed out during the lookup (busy, not gone: the
+    # ADD_PROVIDER has its own tries)
+    remaining = assign({key: state.candidates for key, state in lookup.keys.items()})
     acknowledged = 0
+    failures: dict[bytes, int] = {}
+    retry_at: dict[bytes, float] = {}
 
-    async def announce(peer: ID, peer_keys: list[bytes]) -> None:
+    async def announce(peer: bytes, peer_keys: list[bytes]) -> None:
         nonlocal acknowledged
         requests = []
         for key in peer_keys:
@@ -313,42 +265,57 @@ async def provide_many(dht: Any, keys: list[bytes], *, ask: int = DEFAULT_ASK) -
             provider.id = me.to_bytes()
             provider.addrs.extend(addr.to_bytes() for addr in addrs)
             requests.append(message)
+        replies: list[Any] = []
         with trio.move_on_after(PEER_TIMEOUT):
             try:
-                replies = await _exchange(dht.host, peer, requests)
-            except Exception as exc:
-                log.debug("ADD_PROVIDER to %s failed: %r", peer, exc)
-                return
-            acknowledged += sum(r.type == Message.MessageType.ADD_PROVIDER for r in replies)
+                replies = await exchange(dht.host, ID(peer), requests)
+            except Exception as exc:  # reset (the peer's inbound limit), refused, unreachable
+                log.debug("ADD_PROVIDER to %s failed: %r", ID(peer), exc)
+        done = sum(r.type == Message.MessageType.ADD_PROVIDER for r in replies)
+        acknowledged += done
+        if done < len(peer_keys) and failures.get(peer, 0) < PROVIDE_ATTEMPTS - 1:
+            failures[peer] = failures.get(peer, 0) + 1  # the unacknowledged keys go again later
+            remaining[peer] = peer_keys[done:] + remaining.get(peer, [])
+            retry_at[peer] = trio.current_time() + PROVIDE_RETRY * failures[peer]
 
-    async with trio.open_nursery() as nursery:
-        for peer, peer_keys in plan.items():
-            nursery.start_soon(announce, peer, peer_keys)
+    while remaining:
+        now = trio.current_time()
+        async with trio.open_nursery() as nursery:
+            for peer, peer_keys in list(remaining.items()):
+                if retry_at.get(peer, now) > now:
+                    continue
+                count = pacer.take(peer, len(peer_keys), now)
+                if count:
+                    nursery.start_soon(announce, peer, peer_keys[:count])
+                    remaining[peer] = peer_keys[count:]
+                if not remaining[peer]:
+                    del remaining[peer]
+        if remaining:
+            now = trio.current_time()
+            wake = min(max(pacer.next_free(p, now), retry_at.get(p, now)) for p in remaining)
+            await trio.sleep(max(0.05, wake - now))
     return acknowledged
-
-
-async def provide(dht: Any, key: bytes) -> bool:
-    """Announce ourselves as a provider of ``key`` to its closest peers (and locally)."""
-    try:
-        return bool(await dht.provider_store.provide(key))
-    except Exception as exc:
-        log.info("DHT provide of %s failed: %s", key.hex(), exc)
-        return False
 
 
 def routing_table_size(dht: Any) -> int:
     return int(dht.routing_table.size())
 
 
+def network_size(dht: Any) -> float:
+    """How many peers the network has, estimated from the routing table (:mod:`ioa_p2p.dht.keyspace`)."""
+    return estimate_network_size(dht.local_peer_id.to_bytes(), known_peers(dht))
+
+
 __all__ = [
     "IOA_KAD_PROTOCOL",
     "ensure_ioa_kad_protocol",
     "get_providers_many",
+    "guard_providers",
+    "get_values_from",
     "get_values_many",
     "kad_protocol_in_use",
-    "local_closest",
-    "lookup",
-    "provide",
+    "network_size",
+    "prepare_dht",
     "provide_many",
     "put_value",
     "routing_table_size",

@@ -1,7 +1,8 @@
 """The signed agent card: what a node can do, as one self-certifying record (pure: no I/O, no clock).
 
 A card is an :class:`~ioa_p2p.wire.Envelope` whose body is an :class:`AgentCard` (message type
-``"agent_card"``, version 1). The envelope's author is the signer; a card is valid only when
+``"agent_card"``, version 1; version 2 adds the structured capability fields, version 3 the stamp of
+:mod:`~ioa_p2p.card.stamp`). The envelope's author is the signer; a card is valid only when
 
 - the signature verifies and the signer is the card's own ``peer`` (nobody can publish a card for
   someone else),
@@ -27,6 +28,8 @@ from typing import Any, ClassVar, cast  # noqa: F401  (wire.message_type resolve
 import numpy as np
 import numpy.typing as npt
 
+from ioa_p2p.card.stamp import MAX_NONCE, content_digest, mint
+from ioa_p2p.card.stamp import stamp_bits as bits_of
 from ioa_p2p.errors import AuthorMismatch, ExpiredCard, InvalidCard, InvalidMessage, MessageTooLarge
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.wire.envelope import Envelope
@@ -130,6 +133,32 @@ class AgentCardV2(AgentCard):
             _check_tags(name, getattr(self, name), MAX_TAGS, MAX_TAG)
 
 
+@message_type("agent_card", 3)
+class AgentCardV3(AgentCardV2):
+    """Version 3 of the card body: version 2's fields plus ``stamp``, the nonce of the proof of work over the
+    card's key and capability content (:mod:`ioa_p2p.card.stamp`). Nodes that know only versions 1 and 2
+    reject it (``docs/protocol.md`` section 9.1.1 says how a network migrates)."""
+
+    stamp: bytes
+
+    def validate(self) -> None:
+        AgentCardV2.validate(self)
+        if not isinstance(self.stamp, bytes) or not 1 <= len(self.stamp) <= MAX_NONCE:
+            raise InvalidCard(f"card stamp must be 1..{MAX_NONCE} bytes")
+
+
+def card_digest(card: AgentCard) -> bytes:
+    """The digest a card's stamp is computed over (:func:`ioa_p2p.card.stamp.content_digest`)."""
+    fields = {name: getattr(card, name, ()) for name in STAMPED}
+    return content_digest(card.peer.raw, fields)
+
+
+def card_stamp_bits(card: AgentCard) -> int:
+    """The proof-of-work bits of a card (0 for a card without a stamp: versions 1 and 2)."""
+    stamp = getattr(card, "stamp", b"")
+    return bits_of(card_digest(card), stamp) if stamp else 0
+
+
 def structured_fields(card: AgentCard) -> dict[str, tuple[str, ...]]:
     """The structured capability fields of a card (empty for a version 1 card)."""
     return {name: tuple(getattr(card, name, ())) for name in STRUCTURED_FIELDS}
@@ -163,6 +192,11 @@ class SignedCard:
     @property
     def model(self) -> str:
         return self.card.model
+
+    @property
+    def stamp_bits(self) -> int:
+        """The proof-of-work bits of the card's stamp (0 without one)."""
+        return card_stamp_bits(self.card)
 
     def embedding(self) -> Vector:
         return self.card.embedding()
@@ -199,6 +233,7 @@ class SignedCard:
             "version": card.version,
             "issued_at": card.issued_at,
             "expires_at": card.expires_at,
+            "stamp_bits": self.stamp_bits,
             **{name: list(values) for name, values in structured_fields(card).items()},
         }
 
@@ -250,9 +285,13 @@ def issue_card(
     input_types: Sequence[str] = (),
     output_types: Sequence[str] = (),
     tools: Sequence[str] = (),
+    stamp_bits: int = 0,
+    stamp: bytes = b"",
 ) -> SignedCard:
-    """Build and sign this node's card (version 2 when a structured field is set, else version 1).
-    Raises :class:`InvalidCard` when a field is out of bounds."""
+    """Build and sign this node's card: version 3 with a stamp of ``stamp_bits`` bits (``stamp``: a nonce
+    found before for the same content, reused when it still has enough bits; otherwise one is minted,
+    which takes about ``2**stamp_bits`` hashes); without a stamp, version 2 when a structured field is
+    set, else version 1. Raises :class:`InvalidCard` when a field is out of bounds."""
     raw = encode_vector(vector)
     structured = {
         "languages": tuple(languages),
@@ -260,8 +299,9 @@ def issue_card(
         "output_types": tuple(output_types),
         "tools": tuple(tools),
     }
+    extra: dict[str, Any] = structured if any(structured.values()) or stamp_bits > 0 else {}
     body = _new_card(
-        structured if any(structured.values()) else {},
+        extra,
         peer=identity.peer_id,
         name=name,
         description=description,
@@ -276,6 +316,10 @@ def issue_card(
         issued_at=now_ms,
         expires_at=now_ms + ttl_ms,
     )
+    if stamp_bits > 0:
+        digest = card_digest(body)
+        nonce = stamp if stamp and bits_of(digest, stamp) >= stamp_bits else mint(digest, stamp_bits)
+        body = _new_card({**extra, "stamp": nonce}, **{k: getattr(body, k) for k in _V1_FIELDS})
     envelope = Envelope.create(identity, body, seq=version, ts=now_ms)
     encoded = envelope.to_cbor()
     if len(encoded) > MAX_CARD_SIZE:
@@ -362,12 +406,40 @@ def select_newest(cards: Sequence[SignedCard | None]) -> int | None:
     return best
 
 
-def _new_card(structured: dict[str, tuple[str, ...]], **fields: Any) -> AgentCard:
-    """Construct a card body, version 2 when ``structured`` has fields (mypy does not see the dataclass
-    ``__init__`` made by ``message_type``)."""
-    kind = AgentCardV2 if structured else AgentCard
-    card: AgentCard = cast(Any, kind)(**fields, **structured)
+def _new_card(extra: dict[str, Any], **fields: Any) -> AgentCard:
+    """Construct a card body: version 3 when ``extra`` has a stamp, 2 when it has the structured fields,
+    else 1 (mypy does not see the dataclass ``__init__`` made by ``message_type``)."""
+    kind = AgentCardV3 if "stamp" in extra else AgentCardV2 if extra else AgentCard
+    card: AgentCard = cast(Any, kind)(**fields, **extra)
     return card
+
+
+_V1_FIELDS = (
+    "peer",
+    "name",
+    "description",
+    "skills",
+    "adapter",
+    "task_types",
+    "model",
+    "dim",
+    "vector",
+    "addrs",
+    "version",
+    "issued_at",
+    "expires_at",
+)
+STAMPED = (
+    "name",
+    "description",
+    "skills",
+    "adapter",
+    "task_types",
+    *STRUCTURED_FIELDS,
+    "model",
+    "dim",
+    "vector",
+)
 
 
 # --------------------------------------------------------------------------- field checks
@@ -405,6 +477,8 @@ def _check_vector(dim: int, raw: bytes) -> None:
 
 
 __all__ = [
+    "AgentCardV2",
+    "AgentCardV3",
     "DEFAULT_TTL_MS",
     "MAX_CARD_SIZE",
     "MAX_CLOCK_SKEW_MS",
@@ -412,6 +486,8 @@ __all__ = [
     "MAX_TTL_MS",
     "AgentCard",
     "SignedCard",
+    "card_digest",
+    "card_stamp_bits",
     "card_text",
     "check_fresh",
     "encode_vector",
@@ -420,5 +496,6 @@ __all__ = [
     "next_version",
     "parse_card",
     "select_newest",
+    "structured_fields",
     "try_parse_card",
 ]

@@ -1,0 +1,239 @@
+"""Card spam: does a stranger with many fresh identities take over ``find`` and team formation?
+
+    .venv/bin/python bench/bench_spam.py [--ratio 10] [--passes 2] [--attacks stuffed,superset,clone]
+
+Honest cards: the 160 agents of ``teaming-dev-hard.json`` (shared data; the benchmark says so and stops
+when it is absent); queries and gold teams: its 120 goals. For each attack, ``ratio`` spam identities per
+honest card (1,600 by default) join the directory of one node, and every goal is run ``passes`` times in
+order, through the node's own ranker (:class:`~ioa_p2p.dht.ranking.CardRanker` over the hybrid matcher) and
+team choice (``choose_team``), twice: **without** the defences (no breadth discount, duplicates not
+merged, no reputation) and **with** them. A spam member of a team does no work: with the defences on, the
+node records it as a failed task (this is what its signed history would say) and its reputation drops.
+
+Attacks (a spam card's text; every spam card has a new identity):
+
+- ``stuffed``: 10 to 30 capability phrases taken from honest cards and a keyword list, and 32 skills
+  (the card claims everything);
+- ``superset``: an honest card's description plus two to four others' (it targets that card's queries);
+- ``clone``: an honest card's description, verbatim (issued after the honest one);
+- ``reworded``: like ``superset``, with one word in eight of every copied description left out, so no
+  claim is copied verbatim (what copy detection cannot see; the breadth discount and reputation remain).
+
+Figures per attack and mode: honest recall@5 (share of the gold agents in the top 5 of ``find``; the
+baseline without spam first), the share of teams with a spam member, the largest share of teams one spam
+identity joined, and the top-5 slots spam took. Costs for an honest node: minting a card (stamp of the
+default bits), verifying one (signature + stamp), its breadth, and indexing and ranking time with spam.
+Cards are signed for real; spam is minted without stamps (the stamp does not change ranking; its cost is
+measured separately and multiplied out). Nothing here touches the network.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+from shared_data import data_file, require
+
+from ioa_p2p.card import issue_card, parse_card
+from ioa_p2p.conversation.reputation import Standing, reputation_prior
+from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.ranking import CardRanker, card_profile
+from ioa_p2p.dht.settings import DiscoverySettings
+from ioa_p2p.identity import Identity
+from ioa_p2p.matching import make_matcher
+from ioa_p2p.matching.breadth import breadth, card_items
+
+DATA = data_file("teaming-dev-hard.json")
+NOW = 1_800_000_000_000
+KEYWORDS = (
+    "python", "sql", "translation", "legal advice", "medical questions", "finance", "image generation",
+    "video editing", "weather", "cooking", "travel planning", "math", "charts", "email", "code review",
+    "security audit", "marketing", "music", "copywriting", "research", "data cleaning", "forecasting",
+    "summaries", "scheduling", "customer support", "tax returns", "web scraping", "devops", "kubernetes",
+    "machine learning", "spreadsheets", "pdf extraction", "speech to text", "3d printing", "gardening",
+)  # fmt: skip
+
+
+def make_card(identity: Identity, name: str, description: str, skills: tuple[str, ...] = ()) -> Any:
+    return issue_card(
+        identity, name=name, description=description, skills=skills, model="spam-bench/0", vector=[1.0],
+        version=1, now_ms=NOW,
+    )  # fmt: skip
+
+
+def spam_texts(
+    kind: str, honest: list[tuple[str, str]], count: int, rng: random.Random
+) -> list[tuple[str, tuple[str, ...]]]:
+    phrases = [d.split(",")[0].split(".")[0] for _, d in honest]
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for i in range(count):
+        if kind == "stuffed":
+            picked = rng.sample(phrases, rng.randint(5, 15)) + rng.sample(KEYWORDS, rng.randint(5, 15))
+            rng.shuffle(picked)
+            skills = tuple(rng.sample(KEYWORDS, min(32, len(KEYWORDS))))
+            out.append(("Expert agent: " + "; ".join(picked) + ".", skills))
+        elif kind in ("superset", "reworded"):
+            texts = [honest[i % len(honest)][1]] + [d for _, d in rng.sample(honest, rng.randint(2, 4))]
+            if kind == "reworded":
+                texts = [" ".join(w for w in t.split() if rng.random() >= 1 / 8) for t in texts]
+            out.append((" ".join(texts), ()))
+        else:  # clone
+            out.append((honest[i % len(honest)][1], ()))
+    return out
+
+
+def build(
+    honest: list[tuple[str, str]], spam: list[tuple[str, tuple[str, ...]]], defences: bool
+) -> tuple[CardRanker, dict[str, str], set[str]]:
+    ranker = CardRanker(make_matcher({"matcher": "hybrid"}), defences=defences)
+    names: dict[str, str] = {}
+    spam_keys: set[str] = set()
+    for name, description in honest:
+        card = make_card(Identity.generate(), name, description)
+        ranker.add(card)
+        names[str(card.peer_id)] = name
+    ranker.refresh()  # the honest cards were there first
+    for i, (description, skills) in enumerate(spam):
+        card = make_card(Identity.generate(), f"agent-{i}", description, skills)
+        ranker.add(card)
+        spam_keys.add(str(card.peer_id))
+    return ranker, names, spam_keys
+
+
+def run(
+    ranker: CardRanker,
+    names: dict[str, str],
+    spam: set[str],
+    goals: list[dict[str, Any]],
+    passes: int,
+    defences: bool,
+) -> dict[str, Any]:
+    by_name = {v: k for k, v in names.items()}
+    recalls, slots, teams_with_spam, teams = [], 0, 0, 0
+    joined: Counter[str] = Counter()
+    standings: dict[str, Standing] = {}
+    rank_ms: list[float] = []
+    for _ in range(passes):
+        for goal in goals:
+            gold = {by_name[n] for n in goal["team"] if n in by_name}
+            started = time.perf_counter()
+            top = [m.key for m in ranker.rank(goal["goal"], 5)]
+            rank_ms.append((time.perf_counter() - started) * 1000)
+            recalls.append(len(gold & set(top)) / len(gold) if gold else 0.0)
+            slots += sum(k in spam for k in top)
+            pick = ranker.choose_team(goal["goal"], max_team=4)
+            teams += 1
+            bad = [k for k in pick.keys if k in spam]
+            teams_with_spam += bool(bad)
+            joined.update(bad)
+            if defences:  # what the team's signed history tells this node afterwards
+                for key in pick.keys:
+                    standing = standings.setdefault(key, Standing())
+                    if key in spam:
+                        standing.unanswered += 1
+                    else:
+                        standing.done += 1
+                ranker.set_reputation({k: reputation_prior(s) for k, s in standings.items()})
+    return {
+        "recall@5": round(statistics.mean(recalls), 4),
+        "teams": teams,
+        "teams_with_spam": round(teams_with_spam / teams, 4),
+        "max_share_one_spam_identity": round(max(joined.values(), default=0) / teams, 4),
+        "spam_top5_slots": round(slots / (5 * teams), 4),
+        "rank_ms_p50": round(statistics.median(rank_ms), 2),
+    }
+
+
+def costs(honest: list[tuple[str, str]], spam_count: int) -> dict[str, Any]:
+    settings = DiscoverySettings()
+    identity = Identity.generate()
+    started = time.process_time()
+    bits = settings.stamp_bits
+    minted = [
+        issue_card(identity, name="m", description=f"mint {i}", model="m", vector=[1.0], version=1,
+                   now_ms=NOW, stamp_bits=bits)
+        for i in range(8)
+    ]  # fmt: skip
+    mint_s = (time.process_time() - started) / len(minted)
+    started = time.process_time()
+    for _ in range(20):
+        for card in minted:
+            parse_card(card.encoded, now_ms=NOW + 1)
+            assert card.stamp_bits >= settings.min_stamp_bits
+    verify_ms = (time.process_time() - started) / (20 * len(minted)) * 1000
+    matcher = make_matcher({"matcher": "hybrid"})
+    profiles = [card_profile(make_card(identity, n, d).card) for n, d in honest[:50]]
+    started = time.process_time()
+    for profile in profiles:
+        breadth(card_items(profile), matcher.embed_items)
+    breadth_ms = (time.process_time() - started) / len(profiles) * 1000
+    admission = CardAdmission(new_cards=settings.new_cards, updates=settings.updates)
+    admitted = sum(admission.admit_card(f"s{i}", known=False, now=0.0) for i in range(spam_count))
+    return {
+        "stamp_bits": settings.stamp_bits,
+        "mint_cpu_s_per_card": round(mint_s, 3),
+        "spam_mint_cpu_s": round(mint_s * spam_count, 1),
+        "verify_ms_per_card": round(verify_ms, 3),
+        "breadth_ms_per_card": round(breadth_ms, 3),
+        "spam_admitted_first_minute": admitted,
+        "minutes_to_admit_all_spam": round(spam_count / settings.new_cards, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--ratio", type=int, default=10, help="spam identities per honest card")
+    parser.add_argument("--passes", type=int, default=2, help="times every goal is run")
+    parser.add_argument("--attacks", default="stuffed,superset,clone,reworded")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    data = json.loads(require(DATA).read_text(encoding="utf-8"))
+    honest = [(a["name"], a["description"]) for a in data["agents"]]
+    goals = [g for g in data["goals"] if g.get("team")]
+    rows: list[dict[str, Any]] = []
+    ranker, names, _ = build(honest, [], defences=True)
+    base = run(ranker, names, set(), goals, 1, defences=False)
+    print(
+        f"# {len(honest)} honest cards, {len(goals)} goals x {args.passes} passes, spam ratio {args.ratio}:1",
+        flush=True,
+    )
+    print(f"baseline (no spam): recall@5 {base['recall@5']:.3f}", flush=True)
+    rng = random.Random(25)
+    for attack in args.attacks.split(","):
+        spam = spam_texts(attack, honest, args.ratio * len(honest), rng)
+        for defences in (False, True):
+            started = time.perf_counter()
+            ranker, names, spam_keys = build(honest, spam, defences)
+            ranker.refresh()
+            index_s = time.perf_counter() - started
+            row = {"attack": attack, "defences": defences, "index_s": round(index_s, 1)}
+            row.update(run(ranker, names, spam_keys, goals, args.passes, defences))
+            row["recall_ratio"] = round(row["recall@5"] / base["recall@5"], 3)
+            rows.append(row)
+            print(json.dumps(row) if args.json else describe(row), flush=True)
+    cost = costs(honest, args.ratio * len(honest))
+    print(
+        json.dumps(cost) if args.json else "costs: " + ", ".join(f"{k} {v}" for k, v in cost.items()),
+        flush=True,
+    )
+
+
+def describe(row: dict[str, Any]) -> str:
+    mode = "with defences   " if row["defences"] else "without defences"
+    return (
+        f"{row['attack']:<9} {mode}  recall@5 {row['recall@5']:.3f} ({row['recall_ratio']:.2f} of baseline)  "
+        f"teams with spam {100 * row['teams_with_spam']:5.1f} %  one spam identity at most in "
+        f"{100 * row['max_share_one_spam_identity']:4.1f} % of teams  spam in top 5: "
+        f"{100 * row['spam_top5_slots']:4.1f} % of slots  "
+        f"(rank p50 {row['rank_ms_p50']} ms, index {row['index_s']} s)"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

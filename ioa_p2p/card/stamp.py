@@ -1,0 +1,94 @@
+"""The card stamp: a proof of work bound to the card's key and capability content (pure: no I/O, no clock).
+
+Minting a card costs its issuer about ``2**bits`` SHA-256 evaluations; checking it costs one. The work is
+bound to the signer's peer ID and to everything the card claims (name, description, skills, task types,
+adapter, the structured fields, the embedding model and vector), never to what changes between versions
+(addresses, version, issue and expiry times): an agent re-issues its card every ``republish`` seconds
+without new work, but a new identity, or a different claim (keyword stuffing included), costs a new stamp.
+
+Specification (``docs/protocol.md`` section 9.1.1)::
+
+    content = canonical_cbor({"peer": <38 peer ID bytes>, "name": ..., "description": ...,
+                              "skills": [...], "adapter": ..., "task_types": [...], "languages": [...],
+                              "input_types": [...], "output_types": [...], "tools": [...],
+                              "model": ..., "dim": ..., "vector": <bytes>})
+    digest  = SHA-256(content)
+    h       = SHA-256("ioa-p2p/card-stamp/v1" 0x00 || digest || nonce)        (nonce: 1..32 bytes)
+    bits    = the number of leading zero bits of h (read big-endian)
+
+A receiver requires ``bits >= [discovery] min_stamp_bits`` of every card it accepts (a version 1 or 2
+card, which has no stamp, counts 0 bits). :func:`mint` tries nonces 0, 1, 2, ... (8 bytes, big-endian)
+until one reaches ``bits``. SHA-256 is cheap on GPUs: the stamp slows an attacker with one CPU core by
+the same factor as an honest node (1 s per card at 20 bits in Python on this project's test machine),
+and is meant to work together with the rate limits and the ranking that discount unproven cards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from typing import Any
+
+from ioa_p2p.errors import InvalidCard, UsageError
+from ioa_p2p.wire import canonical
+
+STAMP_CONTEXT = b"ioa-p2p/card-stamp/v1\x00"
+#: Largest nonce accepted (bytes).
+MAX_NONCE = 32
+#: Most bits anyone may ask a stamp to have (beyond that minting would not end in practice).
+MAX_BITS = 40
+#: The capability fields a stamp covers, in addition to the peer (``docs/protocol.md`` section 9.1.1).
+STAMPED_FIELDS = (
+    "name",
+    "description",
+    "skills",
+    "adapter",
+    "task_types",
+    "languages",
+    "input_types",
+    "output_types",
+    "tools",
+    "model",
+    "dim",
+    "vector",
+)
+
+
+def content_digest(peer_raw: bytes, fields: Mapping[str, Any]) -> bytes:
+    """SHA-256 of the canonical CBOR map of the peer ID and the stamped fields (lists as arrays; a field
+    a card version lacks, e.g. ``tools`` of a version 1 card, is an empty array)."""
+    content: dict[str, Any] = {"peer": peer_raw}
+    for name in STAMPED_FIELDS:
+        value = fields.get(name, ())
+        content[name] = list(value) if isinstance(value, tuple | list) else value
+    return hashlib.sha256(canonical.encode(content)).digest()
+
+
+def stamp_bits(digest: bytes, nonce: bytes) -> int:
+    """The leading zero bits of the stamp hash (0 for an empty or over-long nonce)."""
+    if not 1 <= len(nonce) <= MAX_NONCE:
+        return 0
+    value = int.from_bytes(hashlib.sha256(STAMP_CONTEXT + digest + nonce).digest(), "big")
+    return 256 - value.bit_length()
+
+
+def mint(digest: bytes, bits: int, *, start: int = 0, tries: int | None = None) -> bytes:
+    """A nonce giving ``digest`` at least ``bits`` leading zero bits (about ``2**bits`` hashes; blocking).
+    ``tries`` bounds the work (:class:`~ioa_p2p.errors.InvalidCard` when it runs out)."""
+    if not 0 <= bits <= MAX_BITS:
+        raise UsageError(f"a card stamp has 0..{MAX_BITS} bits, not {bits}")
+    base = hashlib.sha256(STAMP_CONTEXT + digest)
+    limit = 1 << (256 - bits)
+    counter = start
+    end = None if tries is None else start + tries
+    while end is None or counter < end:
+        nonce = counter.to_bytes(8, "big")
+        h = base.copy()
+        h.update(nonce)
+        if int.from_bytes(h.digest(), "big") < limit:
+            return nonce
+        counter += 1
+    raise InvalidCard(f"no {bits}-bit stamp found in {tries} tries")
+
+
+__all__ = ["MAX_BITS", "MAX_NONCE", "STAMPED_FIELDS", "STAMP_CONTEXT", "content_digest", "mint", "stamp_bits"]

@@ -1,0 +1,182 @@
+"""The background loops of a :class:`~ioa_p2p.node.discovery.service.Discovery` (started by
+:func:`~ioa_p2p.node.discovery.run.open_discovery` in its nursery; each runs until cancelled).
+
+- :func:`republish_loop`: a new card version every ``republish`` seconds;
+- :func:`expiry_loop`: drops expired cards from the directory as they expire;
+- :func:`rebuild_loop`: rebuilds the annoy snapshot in a worker thread when the delta grew;
+- :func:`announce_loop`: re-announces our card when more peers subscribed (:class:`AnnouncePacer`);
+- :func:`catch_up_loop`: fetches from the DHT the cards of gossip neighbours we hold none of, and the
+  versions the flood guard dropped;
+- :func:`dht_publish_loop`: puts our card record and provides its bucket keys (:class:`PublishPolicy`);
+- :func:`revalidate_loop`: confirms again the cards not confirmed for ``revalidate`` seconds (their owner
+  first, then the DHT: a withdrawal or a newer version replaces them), and drops those that stay
+  unconfirmed ``find_timeout`` seconds longer. Together with the republish interval (a new version, so a
+  confirmation, reaches gossip neighbours every ``republish`` seconds) this bounds how long any node keeps
+  returning a card after its owner withdrew or replaced it: ``revalidate + find_timeout``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import TYPE_CHECKING
+
+import trio
+
+from ioa_p2p.dht.index import AnnoyIndex
+from ioa_p2p.dht.keyspace import K
+from ioa_p2p.dht.validators import card_key
+
+if TYPE_CHECKING:
+    from ioa_p2p.node.discovery.service import Discovery
+
+log = logging.getLogger("ioa_p2p.discovery")
+
+#: Seconds between catch-up rounds (neighbours' cards fetched from the DHT), and before asking the DHT
+#: again for one neighbour's card it did not have.
+CATCH_UP_INTERVAL = 2.0
+CATCH_UP_RETRY = 30.0
+CATCH_UP_BATCH = 32
+#: One put or one provide round may take this long at most (a provide round is paced per target peer).
+DHT_PUBLISH_TIMEOUT = 60.0
+
+
+async def republish_loop(service: Discovery) -> None:
+    while True:
+        await trio.sleep(service.settings.republish)
+        await service.republish()
+
+
+async def expiry_loop(service: Discovery) -> None:
+    while True:
+        gone = service.directory.expire(service.now_ms())
+        if gone:
+            log.debug("expired cards of %s", [p.short() for p in gone])
+        next_at = service.directory.next_expiry()
+        wait = 1.0 if next_at is None else (next_at - service.now_ms()) / 1000 + 0.001
+        await trio.sleep(min(max(wait, 0.01), 1.0))
+
+
+async def rebuild_loop(service: Discovery) -> None:
+    index = service.directory.index
+    if not isinstance(index, AnnoyIndex):
+        return
+    while True:
+        await trio.sleep(2.0)
+        if not index.needs_rebuild():
+            continue
+        job = index.prepare_rebuild()
+        try:
+            built = await trio.to_thread.run_sync(job.build)
+        except BaseException:
+            index.abandon_rebuild()
+            raise
+        index.install(built)
+
+
+async def announce_loop(service: Discovery) -> None:
+    """Re-announce our card when more peers have subscribed to the topic (announcements made before they
+    joined never reached them), paced by :class:`~ioa_p2p.node.discovery.pacing.AnnouncePacer`."""
+    gossip = service.gossip
+    assert gossip is not None
+    await service.node.services_ready.wait()
+    while True:
+        await trio.sleep(0.5)
+        peers = gossip.topic_peers()
+        if service.pacer.due(peers, trio.current_time()):
+            await service.announce()
+            service.pacer.reannounced(peers, trio.current_time())
+
+
+async def catch_up_loop(service: Discovery) -> None:
+    """Fetch from the DHT the cards of gossip neighbours we hold none of (a node joining a settled network
+    learns its neighbours' cards this way), and the versions the flood guard dropped."""
+    gossip = service.gossip
+    assert gossip is not None
+    asked_at: dict[object, float] = {}
+    while True:
+        await trio.sleep(CATCH_UP_INTERVAL)
+        now = trio.current_time()
+        missing = [
+            p
+            for p in gossip.topic_peer_ids()
+            if service.directory.entry(p, service.now_ms()) is None
+            and not service.withheld(p)
+            and now - asked_at.get(p, -math.inf) >= CATCH_UP_RETRY
+        ][:CATCH_UP_BATCH]
+        missing += service.stale_due()[: max(0, CATCH_UP_BATCH - len(missing))]
+        if not missing:
+            continue
+        for peer in missing:
+            asked_at[peer] = now
+        if len(asked_at) > 4 * CATCH_UP_BATCH + len(missing):
+            asked_at = {p: t for p, t in asked_at.items() if now - t < CATCH_UP_RETRY}
+        with (
+            service.node.faults.boundary("discovery catch-up"),
+            trio.move_on_after(service.settings.find_timeout),
+        ):
+            await service.fetch_cards(missing, wanted=False)
+
+
+#: Seconds between revalidation rounds, and cards asked again per round at most.
+REVALIDATE_INTERVAL = 5.0
+REVALIDATE_BATCH = 256
+
+
+async def revalidate_loop(service: Discovery) -> None:
+    """See the module docstring."""
+    settings = service.settings
+    while True:
+        await trio.sleep(REVALIDATE_INTERVAL)
+        now = service.now_ms()
+        directory = service.directory
+        due = directory.unconfirmed(int(settings.revalidate * 1000), now, limit=REVALIDATE_BATCH)
+        if due:
+            with (
+                service.node.faults.boundary("discovery revalidation"),
+                trio.move_on_after(settings.find_timeout),
+            ):
+                await service.fetch_cards(due)
+            service.stats["revalidated"] += len(due)
+        grace = int((settings.revalidate + settings.find_timeout) * 1000)
+        dropped = directory.drop_unconfirmed(grace, service.now_ms())
+        if dropped:
+            service.stats["dropped_unconfirmed"] += len(dropped)
+            log.debug(
+                "dropped cards not confirmed for %.0f s: %s", grace / 1000, [p.short() for p in dropped]
+            )
+
+
+async def dht_publish_loop(service: Discovery) -> None:
+    """Keep our card record and bucket provider records in the DHT (see :class:`PublishPolicy`)."""
+    await service.node.services_ready.wait()
+    net, policy = service.net, service.publish_policy
+    while True:
+        policy.observe(net.routing_table_size(), trio.current_time())
+        record = service.dht_record()
+        if record is not None and policy.put_due(record[0], trio.current_time()):
+            with service.node.faults.boundary("discovery publish"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
+                if await net.put_value(card_key(service.node.peer_id), record[1]):
+                    policy.put_done(record[0], trio.current_time())
+        keys = service.provided_keys()
+        if policy.provide_due(keys, trio.current_time()):
+            policy.provide_started(keys, trio.current_time())
+            acknowledged = 0
+            with service.node.faults.boundary("discovery provide"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
+                acknowledged = await net.provide(list(keys), ask=service.settings.ask)
+            replicas = min(K, net.routing_table_size())
+            policy.provide_finished(acknowledged, len(keys) * replicas, trio.current_time())
+        await service.wait_dht_wake(1.0)
+
+
+__all__ = [
+    "CATCH_UP_INTERVAL",
+    "DHT_PUBLISH_TIMEOUT",
+    "announce_loop",
+    "catch_up_loop",
+    "dht_publish_loop",
+    "expiry_loop",
+    "rebuild_loop",
+    "revalidate_loop",
+    "republish_loop",
+]

@@ -1,0 +1,227 @@
+"""Kademlia messages on py-libp2p streams, and the driver of the pure lookup (network I/O, no policy).
+
+- :func:`exchange`: several requests pipelined on one ``/ioa/kad/1.0.0`` stream, one reply read per
+  request with a buffered frame reader (the library reads varint prefixes byte by byte, and serves any
+  number of requests per stream).
+- :func:`run_lookup`: drives a :class:`~ioa_p2p.dht.lookup.Lookup` (which peers, which keys, when it is
+  done) over the network. Each peer gets its keys in one batch; an answer is fed to the lookup as soon as
+  it arrives, so the next requests go out at once (no rounds waiting for the slowest peer). A peer silent
+  for :data:`HEDGE` seconds is reported slow (its keys ask the next candidate as well; its late answer
+  still counts), one silent for :data:`PEER_TIMEOUT` failed. When the lookup is done, requests still in
+  flight are cancelled. Callers bound the whole lookup with their own cancel scope.
+- Reply parsing: closer peers' and providers' addresses go into the peerstore (so they can be dialled);
+  peer IDs cross into the pure lookup as their bytes. Peers whose identify says they do not serve the DHT
+  (clients behind NAT) are never asked (:func:`serves_dht`).
+
+Everything the library raises for one peer is that peer's failure, never the caller's exception.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+from collections.abc import Callable
+from typing import Any
+
+import trio
+import varint
+from libp2p.custom_types import TProtocol
+from libp2p.kad_dht import kad_dht as _kad_dht_module
+from libp2p.kad_dht.common import MAX_DHT_MESSAGE_SIZE
+from libp2p.kad_dht.pb.kademlia_pb2 import Message
+from libp2p.peer.id import ID
+from multiaddr import Multiaddr
+
+from ioa_p2p.dht.lookup import Lookup
+
+log = logging.getLogger("ioa_p2p.node.net.kad")
+
+#: Seconds before a peer that has not answered is reported slow (its keys ask the next candidate too).
+HEDGE = 0.4
+#: Seconds before a peer that has not answered is given up.
+PEER_TIMEOUT = 5.0
+ATTEMPTS = 2
+READ_CHUNK = 64 * 1024
+ADDR_TTL = 600
+PROVIDERS, VALUE = "providers", "value"
+
+
+def kad_protocol_in_use() -> str:
+    """The protocol ID py-libp2p's KadDHT module speaks now (read at call time: the patch rebinds it)."""
+    return str(_kad_dht_module.PROTOCOL_ID)  # type: ignore[attr-defined]
+
+
+def known_peers(dht: Any) -> list[bytes]:
+    """Every peer the node knows for routing (its routing table and its connections) as ID bytes, leaving
+    out peers whose identify says they do not serve the DHT (clients: nodes behind NAT run in client mode)."""
+    peers = set(dht.routing_table.get_peer_ids()) | set(dht.host.get_connected_peers())
+    peers.discard(dht.local_peer_id)
+    return [p.to_bytes() for p in peers if serves_dht(dht.host, p)]
+
+
+def serves_dht(host: Any, peer: ID) -> bool:
+    """False only when identify told us ``peer``'s protocols and the DHT's is not among them."""
+    try:
+        protocols = {str(p) for p in host.get_peerstore().get_protocols(peer)}
+    except Exception:  # not identified (yet): it may serve the DHT
+        return True
+    return not protocols or kad_protocol_in_use() in protocols
+
+
+async def run_lookup(
+    dht: Any, lookup: Lookup, kind: str, on_answer: Callable[[bytes], None] | None = None
+) -> None:
+    """Drive ``lookup`` until it is done (see the module docstring). ``kind``: providers or value;
+    ``on_answer(key)`` is called after each answer for ``key`` was applied (to use results early)."""
+    send, receive = trio.open_memory_channel[tuple[bytes, list[Any] | None]](math.inf)
+    started: dict[bytes, float] = {}
+    async with trio.open_nursery() as nursery:
+        while True:
+            for peer, keys in lookup.requests().items():
+                started[peer] = trio.current_time()
+                nursery.start_soon(_ask, dht, peer, keys, kind, send)
+            if lookup.done:
+                break
+            now = trio.current_time()
+            due = [t + HEDGE for t in started.values()]
+            with trio.move_on_after(max(0.0, min(due) - now) if due else math.inf):
+                peer, replies = await receive.receive()
+                started.pop(peer, None)
+                if replies is None:
+                    lookup.failed(peer)
+                else:
+                    _apply(dht, lookup, peer, replies, kind)
+                    lookup.batch_done(peer)
+                    if on_answer is not None:
+                        for key, _ in replies:
+                            on_answer(key)
+                continue
+            now = trio.current_time()
+            for peer, at in list(started.items()):
+                if now >= at + HEDGE:
+                    lookup.slow(peer)
+                    del started[peer]  # still in flight: its answer is applied when it comes
+        nursery.cancel_scope.cancel()
+
+
+async def _ask(dht: Any, peer: bytes, keys: list[bytes], kind: str, send: Any) -> None:
+    kind_type = Message.MessageType.GET_PROVIDERS if kind == PROVIDERS else Message.MessageType.GET_VALUE
+    requests = [Message(type=kind_type, key=key) for key in keys]
+    replies: list[Any] | None = None
+    with trio.move_on_after(PEER_TIMEOUT):
+        for attempt in range(ATTEMPTS):
+            try:
+                answers = await exchange(dht.host, ID(peer), requests)
+                replies = list(zip(keys, answers, strict=False))
+                break
+            except Exception as exc:  # dial / negotiation / stream resets under load: retry, then give up
+                log.debug("KAD requests to %s failed (attempt %d): %r", ID(peer), attempt + 1, exc)
+                await trio.sleep(0.05 * (attempt + 1))
+    send.send_nowait((peer, replies))
+
+
+def _apply(dht: Any, lookup: Lookup, peer: bytes, replies: list[Any], kind: str) -> None:
+    """Feed one peer's replies to the lookup (peer addresses into the peerstore on the way)."""
+    kind_type = Message.MessageType.GET_PROVIDERS if kind == PROVIDERS else Message.MessageType.GET_VALUE
+    me = dht.local_peer_id.to_bytes()
+    for key, reply in replies:
+        if reply.type != kind_type:
+            continue
+        closer = [p for p in _peers(dht, reply.closerPeers) if p != me and serves_dht(dht.host, ID(p))]
+        if kind == PROVIDERS:
+            lookup.answered(peer, key, closer, providers=_peers(dht, reply.providerPeers))
+        else:
+            value = bytes(reply.record.value) if reply.HasField("record") and reply.record.value else None
+            lookup.answered(peer, key, closer, value=value)
+
+
+def _peers(dht: Any, infos: Any) -> list[bytes]:
+    """Peer IDs (bytes) of a reply's peer list; the addresses of peers the peerstore cannot dial yet are
+    remembered (parsing multiaddrs is the slow part of a reply, and most peers are known)."""
+    peerstore = dht.host.get_peerstore()
+    me = dht.local_peer_id
+    out = []
+    for info in infos:
+        try:
+            peer = ID(info.id)
+            if peer != me and info.addrs and not _has_addrs(peerstore, peer):
+                peerstore.add_addrs(peer, [Multiaddr(a) for a in info.addrs], ADDR_TTL)
+        except Exception:
+            continue
+        out.append(peer.to_bytes())
+    return out
+
+
+def _has_addrs(peerstore: Any, peer: ID) -> bool:
+    try:
+        return bool(peerstore.addrs(peer))
+    except Exception:  # PeerStoreError: unknown peer
+        return False
+
+
+async def exchange(host: Any, peer: ID, requests: list[Any]) -> list[Any]:
+    """Send ``requests`` pipelined on one KAD stream; read one reply per request, in order."""
+    stream = await host.new_stream(peer, [TProtocol(kad_protocol_in_use())])
+    try:
+        payload = b"".join(varint.encode(len(b)) + b for b in (r.SerializeToString() for r in requests))
+        await stream.write(payload)
+        reader = FrameReader(stream)
+        replies = []
+        for _ in requests:
+            reply = Message()
+            reply.ParseFromString(await reader.frame())
+            replies.append(reply)
+        return replies
+    finally:
+        with trio.CancelScope(shield=True), trio.move_on_after(1.0), contextlib.suppress(Exception):
+            await stream.close()
+
+
+class FrameReader:
+    """Varint-length-prefixed frames read in large chunks (the library reads prefixes byte by byte)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.buffer = bytearray()
+
+    async def _fill(self) -> None:
+        chunk = await self.stream.read(READ_CHUNK)
+        if not chunk:
+            raise EOFError("KAD stream closed before the reply was complete")
+        self.buffer += chunk
+
+    async def frame(self) -> bytes:
+        while True:
+            length, used = _uvarint(self.buffer)
+            if length is not None:
+                if length > MAX_DHT_MESSAGE_SIZE:
+                    raise ValueError(f"KAD reply of {length} bytes is over the limit")
+                while len(self.buffer) < used + length:
+                    await self._fill()
+                frame = bytes(self.buffer[used : used + length])
+                del self.buffer[: used + length]
+                return frame
+            await self._fill()
+
+
+def _uvarint(data: bytearray) -> tuple[int | None, int]:
+    value = 0
+    for i, byte in enumerate(data[:10]):
+        value |= (byte & 0x7F) << (7 * i)
+        if not byte & 0x80:
+            return value, i + 1
+    if len(data) >= 10:
+        raise ValueError("bad varint in a KAD reply")
+    return None, 0
+
+
+__all__ = [
+    "HEDGE",
+    "PEER_TIMEOUT",
+    "FrameReader",
+    "exchange",
+    "kad_protocol_in_use",
+    "known_peers",
+    "run_lookup",
+]

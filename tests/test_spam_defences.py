@@ -1,0 +1,152 @@
+"""The ranking defences against card spam (pure): breadth, copies, local reputation from signed histories,
+and the ranker that turns them into priors (a stuffed card, a copy and a member that failed rank lower)."""
+
+from __future__ import annotations
+
+from ioa_p2p.card import issue_card
+from ioa_p2p.conversation.messages import CONCLUSION, RESULT, TASK_ASYNC, task_id
+from ioa_p2p.conversation.reputation import Standing, chat_outcomes, merge, reputation_prior
+from ioa_p2p.dht.ranking import CardRanker
+from ioa_p2p.history.bodies import KIND_MEMBER_REMOVE, ChatMessage
+from ioa_p2p.identity import Identity
+from ioa_p2p.matching import CardProfile, make_matcher
+from ioa_p2p.matching.breadth import FREE_TOPICS, breadth, breadth_discount, card_items
+from ioa_p2p.matching.copies import CopyIndex
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.schema import build
+
+SPECIALIST = "Reads invoices and receipts as PDF or photo and extracts the totals, dates and vendors."
+STUFFED = (
+    "Expert agent: python; sql; translation; legal advice; medical questions; finance; image generation; "
+    "video editing; weather; cooking; travel planning; math; charts; email; code review; security audit; "
+    "marketing; music; copywriting; research."
+)
+
+
+def test_breadth_counts_unrelated_claims_not_words() -> None:
+    matcher = make_matcher({"matcher": "lite"})
+    specialist = breadth(card_items(CardProfile.make("invoices", SPECIALIST)), matcher.embed_items)
+    stuffed = breadth(card_items(CardProfile.make("agent", STUFFED)), matcher.embed_items)
+    assert specialist < FREE_TOPICS < stuffed
+    assert breadth_discount(specialist) == 0.0 < breadth_discount(stuffed)
+    assert breadth_discount(4 * FREE_TOPICS) == 2 * breadth_discount(2 * FREE_TOPICS)
+    assert breadth([], matcher.embed_items) == breadth(["one"], matcher.embed_items) == 1.0
+
+
+def test_copies_of_a_card_are_found_whatever_is_added_or_left_out() -> None:
+    index = CopyIndex()
+    index.add("honest", [SPECIALIST])
+    index.add("other", ["Translates letters between German and French, keeping the tone."])
+    index.add("clone", [SPECIALIST])
+    index.add("superset", [SPECIALIST + " Also books flights and writes poems about the sea."])
+    dropped = " ".join(w for i, w in enumerate(SPECIALIST.split()) if i % 8 != 3)
+    index.add("reworded", [dropped, "Plans weddings."])
+    assert index.copies() == {"clone", "superset", "reworded"}
+    index.remove("honest")  # the first copy now stands for the text; the others copy it
+    assert "clone" not in index.copies() and "superset" in index.copies()
+
+
+def _message(author: Identity, chat: bytes, kind: str, content: dict, seq: int) -> Envelope:  # type: ignore[type-arg]
+    body = build(ChatMessage, chat_id=chat, parents=(bytes(32),), kind=kind, content=content)
+    return Envelope.create(author, body, seq=seq, ts=1000 + seq)
+
+
+CONCLUDED = {
+    "prev": "",
+    "height": 2,
+    "level": 0,
+    "reason": "",
+    "fail_tasks": [],
+    "text": "done",
+    "forced": False,
+}
+
+
+def _turn(tasks: list[dict], fail: tuple[str, ...] = ()) -> dict:  # type: ignore[type-arg]
+    return {"prev": "", "height": 1, "level": 0, "reason": "", "fail_tasks": list(fail), "text": "go",
+            "tasks": tasks, "next": []}  # fmt: skip
+
+
+def test_reputation_counts_only_evidence_the_subject_or_this_node_signed() -> None:
+    me, good, bad, silent, kicked = (Identity.generate() for _ in range(5))
+    chat = bytes([7]) * 32
+    assign = _message(
+        me,
+        chat,
+        TASK_ASYNC,
+        _turn([{"assignee": str(p.peer_id), "title": "t", "description": "d"} for p in (good, bad, silent)]),
+        1,
+    )
+    tid = [task_id(assign.hash.hex(), i) for i in range(3)]
+    result = {"text": "", "data": {}, "files": {}, "failure": None}
+    history = [
+        assign,
+        _message(good, chat, RESULT, {**result, "task_id": tid[0], "ok": True}, 2),
+        _message(bad, chat, RESULT, {**result, "task_id": tid[1], "ok": False, "failure": "error"}, 3),
+        _message(good, chat, RESULT, {**result, "task_id": tid[2], "ok": False}, 4),  # not its task
+        _message(me, chat, KIND_MEMBER_REMOVE, {"member": kicked.peer_id.raw}, 5),
+        _message(bad, chat, KIND_MEMBER_REMOVE, {"member": good.peer_id.raw}, 6),  # another's word: ignored
+        _message(me, chat, CONCLUSION, CONCLUDED, 7),
+    ]  # fmt: skip
+    out = chat_outcomes(history, me.peer_id)
+    assert out[str(good.peer_id)] == Standing(done=1)
+    assert out[str(bad.peer_id)] == Standing(failed=1)
+    assert out[str(silent.peer_id)] == Standing(unanswered=1)
+    assert out[str(kicked.peer_id)] == Standing(rejected=1)
+    total = merge([out, out])
+    assert total[str(bad.peer_id)].failed == 2
+    assert reputation_prior(Standing()) == 0.0
+    assert (
+        reputation_prior(Standing(failed=2))
+        < reputation_prior(Standing(failed=1))
+        < 0
+        < reputation_prior(Standing(done=3))
+        <= 0.5
+    )
+
+
+def _card(name: str, description: str):  # type: ignore[no-untyped-def]
+    return issue_card(
+        Identity.generate(),
+        name=name,
+        description=description,
+        model="other/1",
+        vector=[1.0],
+        version=1,
+        now_ms=1,
+    )
+
+
+def test_the_ranker_puts_stuffed_copied_and_failing_cards_below_honest_ones() -> None:
+    honest = [
+        _card("invoices", SPECIALIST),
+        _card("translator", "Translates letters between German and French, keeping the tone."),
+        _card("weather", "Weather forecasts for any city, with rain and wind warnings."),
+    ]
+    spam = [
+        _card("agent", STUFFED + " Also reads invoices and receipts and extracts totals."),
+        _card("copy", SPECIALIST),
+    ]
+    scores = {}
+    for defences in (False, True):
+        ranker = CardRanker(make_matcher({"matcher": "lite"}), defences=defences)
+        for card in honest + spam:
+            ranker.add(card)
+        found = ranker.rank("extract the totals from these invoices and receipts", 5)
+        scores[defences] = {m.key: m.score for m in found}
+    specialist, stuffed, copy = (str(c.peer_id) for c in (honest[0], *spam))
+    # undefended: the copy matches as well as the specialist, the stuffed card fairly well
+    assert scores[False][copy] > 0.99 and scores[False][stuffed] > 0.1
+    # defended: the specialist keeps its score, both spam cards fall to the level of unrelated cards
+    assert scores[True][specialist] == scores[False][specialist]
+    assert max(scores[True][stuffed], scores[True][copy]) < 0.05
+    # A member that failed ranks lower next time; one this node knows nothing of is unchanged.
+    ranker = CardRanker(make_matcher({"matcher": "lite"}))
+    for card in honest:
+        ranker.add(card)
+    query = "extract the totals from these invoices"
+    before = {m.key: m.score for m in ranker.rank(query, 3)}
+    ranker.set_reputation({str(honest[0].peer_id): reputation_prior(Standing(failed=2))})
+    after = {m.key: m.score for m in ranker.rank(query, 3)}
+    assert after[str(honest[0].peer_id)] < before[str(honest[0].peer_id)]
+    assert ranker.standing(str(honest[0].peer_id))["reputation"] < 0
