@@ -32,6 +32,7 @@ from ioa_p2p.config.node_config import NodeConfig, resolve_bootstrap
 from ioa_p2p.errors import IoATimeout, PeerUnreachable, UsageError
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId, load_key_file
+from ioa_p2p.memory import PROCESS_MEMORY, AgentMemory, ProcessMemory
 from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.framing import FramedStream
@@ -66,6 +67,7 @@ class Node:
         faults: Faults | None = None,
         budgets: NodeBudgets | None = None,
         tracer: Tracer | None = None,
+        memory: AgentMemory | None = None,
     ) -> None:
         self.config = config
         self.home: Path = config.home
@@ -79,6 +81,8 @@ class Node:
         self.faults = faults or Faults()
         #: Resource budgets per peer and per node (``[limits]``; docs/security.md, "Resource budgets").
         self.budgets = budgets or NodeBudgets(Limits())
+        #: This agent's entry in its process's memory ledger (``GET /budgets``' ``memory``).
+        self.memory = memory or PROCESS_MEMORY.open_agent()
         #: Bootstrap peers and how dialing each one goes (``GET /net``).
         self.bootstrap = BootstrapState(resolve_bootstrap(config))
         #: The running services (composed by :func:`ioa_p2p.node.services.open_services`).
@@ -260,8 +264,10 @@ async def open_node(
     control_api: bool = True,
     write_info: bool = True,
     services: bool = True,
+    memory: ProcessMemory = PROCESS_MEMORY,
 ) -> AsyncIterator[Node]:
-    """Run a node until the block exits. ``identity`` defaults to the key file under ``config.home``."""
+    """Run a node until the block exits. ``identity`` defaults to the key file under ``config.home``;
+    ``memory``: the ledger of the agents of this process (one per process; tests may pass their own)."""
     identity = identity or load_key_file(config.key_path)
     for addr in (*config.listen, *config.announce):
         parse_multiaddr(addr)  # fail early on a bad address
@@ -284,12 +290,22 @@ async def open_node(
     inbound = InboundCap(
         budgets.limits.streams_per_peer, budgets.count_refused_early, budgets.admits, budgets=budgets
     )
-    with _single_error():
+    agent_memory = memory.open_agent()
+    with _single_error(), _closing(agent_memory):
         async with (
             open_network(identity, options, faults.record, inbound) as net,
             trio.open_nursery() as nursery,
         ):
-            node = Node(config, identity, net, nursery, faults=faults, budgets=budgets, tracer=tracer)
+            node = Node(
+                config,
+                identity,
+                net,
+                nursery,
+                faults=faults,
+                budgets=budgets,
+                tracer=tracer,
+                memory=agent_memory,
+            )
             try:
                 # Services exit (in reverse order) before the background tasks are cancelled, so an
                 # exception raised in the block is never replaced by a Cancelled from our own scope.
@@ -315,6 +331,7 @@ async def open_node(
                         if write_info:
                             config.home.mkdir(parents=True, exist_ok=True)
                             node.control.write_files(config.home, node.info())
+                    agent_memory.started()
                     try:
                         yield node
                     finally:
@@ -346,6 +363,14 @@ def _hint_card_addrs(node: Node) -> None:
         return list(card.card.addrs) if card is not None else []
 
     node.net.add_hints(card_addrs)
+
+
+@contextmanager
+def _closing(agent: AgentMemory) -> Iterator[None]:
+    try:
+        yield
+    finally:
+        agent.close()
 
 
 @contextmanager

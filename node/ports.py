@@ -36,6 +36,7 @@ from ioa_p2p.dht.directory import Directory
 from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.memory import AgentMemory
 from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.framing import FramedStream
@@ -66,6 +67,8 @@ class NodePort(Protocol):
     def faults(self) -> Faults: ...
     @property
     def budgets(self) -> NodeBudgets: ...
+    @property
+    def memory(self) -> AgentMemory: ...  # this agent's entry in its process's memory ledger
     @property
     def services_ready(self) -> trio.Event: ...
     @property

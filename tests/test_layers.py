@@ -21,7 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Lowest first. A module belongs to the layer of its longest matching prefix (a package and all in it).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("errors", ("ioa_p2p.errors",)),
-    ("core basics", ("ioa_p2p.logs", "ioa_p2p.identity", "ioa_p2p.budget", "ioa_p2p.faults")),
+    (
+        "core basics",
+        ("ioa_p2p.logs", "ioa_p2p.identity", "ioa_p2p.budget", "ioa_p2p.faults", "ioa_p2p.memory"),
+    ),
     ("wire", ("ioa_p2p.wire",)),
     ("config", ("ioa_p2p.config", "ioa_p2p.telemetry")),
     ("records and models", ("ioa_p2p.card", "ioa_p2p.embedding", "ioa_p2p.llm", "ioa_p2p.matching")),

@@ -49,6 +49,7 @@ def test_joining_from_a_file_and_the_environment_and_what_the_cli_shows(tmp_path
 
         peers = b.ioa("peers")
         assert f"{ids['boot']}  direct" in peers.stdout, peers.stdout
+        assert "memory: process " in peers.stdout and " MB RSS (peak " in peers.stdout, peers.stdout
         entry = next(p for p in json.loads(b.ioa("peers", "--json").stdout) if p["peer_id"] == ids["boot"])
         assert [c["kind"] for c in entry["connections"]] == ["direct"]
 

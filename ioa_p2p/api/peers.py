@@ -222,6 +222,26 @@ class BudgetsReply(ApiObject):
     sync_pulls: RateView
     cpu: CpuView
     limits: Mapping[str, float]
+    #: What the process holds and this agent's part of it (:class:`MemoryView`); absent from older nodes.
+    memory: MemoryView | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryView(ApiObject):
+    """``GET /budgets``' ``memory``, in bytes (``None``: not known on this system; :mod:`ioa_p2p.memory`).
+    A process may run several agents (``ioa node start --agents FILE``) sharing imports, models and the
+    event loop: ``process_rss``/``process_peak_rss`` are the process's; ``agents`` how many it runs;
+    ``baseline_rss`` its RSS before the first agent opened; ``share_rss`` this agent's mean share of the
+    rest, ``(process_rss - baseline_rss) / agents``; ``start_rss`` how much the process grew while this
+    agent opened; ``held_bytes`` the network buffers this agent holds now."""
+
+    process_rss: int | None
+    process_peak_rss: int | None
+    agents: int
+    baseline_rss: int | None
+    share_rss: int | None
+    start_rss: int | None
+    held_bytes: int
 
 
 # --------------------------------------------------------------------------- relays
@@ -324,6 +344,7 @@ __all__ = [
     "IdReply",
     "InboxMessage",
     "LedgerView",
+    "MemoryView",
     "NetStatus",
     "PeerInfo",
     "PunchView",

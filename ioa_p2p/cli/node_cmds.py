@@ -12,7 +12,7 @@ from typing import Any
 import click
 import trio
 
-from ioa_p2p.api.peers import NetStatus
+from ioa_p2p.api.peers import MemoryView, NetStatus
 from ioa_p2p.cli._base import PARENT_PID_ENV, emit_json, get_home, handle_errors, main, wait_stop_request
 from ioa_p2p.config.gateway import A2ASettings
 from ioa_p2p.config.node_config import CONFIG_FILE_NAME, NodeConfig, load_config
@@ -215,7 +215,8 @@ def net_lines(net: NetStatus) -> list[str]:
 @handle_errors()
 def peers(ctx: click.Context, as_json: bool) -> None:
     """List the peers the running node is connected to, each connection direct, relayed or punched."""
-    result = ControlClient(get_home(ctx)).peers()
+    client = ControlClient(get_home(ctx))
+    result = client.peers()
     if as_json:
         emit_json([p.to_json() for p in result])
         return
@@ -226,6 +227,21 @@ def peers(ctx: click.Context, as_json: bool) -> None:
             click.echo(f"{peer.peer_id}  {' '.join(peer.addrs)}")
         for conn in peer.connections:
             click.echo(f"{peer.peer_id}  {conn.kind:<8} {conn.addr}")
+    memory = client.budgets().memory
+    if memory is not None and memory.process_rss is not None:
+        click.echo(memory_line(memory))
+
+
+def memory_line(memory: MemoryView) -> str:
+    """``memory: ...`` of ``ioa peers``: the process's RSS and peak, its agents, this agent's share."""
+    mb = 1024 * 1024
+    line = f"memory: process {(memory.process_rss or 0) / mb:.0f} MB RSS"
+    if memory.process_peak_rss is not None:
+        line += f" (peak {memory.process_peak_rss / mb:.0f} MB)"
+    line += f", {memory.agents} agent{'s' if memory.agents != 1 else ''}"
+    if memory.share_rss is not None:
+        line += f", this agent's share {memory.share_rss / mb:.0f} MB"
+    return line + f", network buffers held {memory.held_bytes} bytes"
 
 
 @main.command()

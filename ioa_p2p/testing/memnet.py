@@ -39,6 +39,7 @@ from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import PeerRejected, PeerUnreachable
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.memory import ProcessMemory
 from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.framing import FramedStream
@@ -124,6 +125,7 @@ class MemoryNode:
         self.control = ControlAPI()
         self.faults = Faults()
         self.budgets = NodeBudgets(Limits.from_section(config.section("limits")))
+        self.memory = ProcessMemory().open_agent()
         self.services_ready = trio.Event()
         self.tracer: Tracer = NOOP_TRACER
         self.handlers: dict[str, StreamHandler] = {}

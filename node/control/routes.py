@@ -6,9 +6,10 @@ login code). Schemas: :mod:`ioa_p2p.api.peers`."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -94,13 +95,25 @@ async def open_peers_api(node: NodePort) -> AsyncIterator[None]:
 
 @asynccontextmanager
 async def open_budgets_api(node: NodePort) -> AsyncIterator[NodeBudgets]:
-    """Control route ``GET /budgets``: usage, refusals and evictions of every budget."""
+    """Control route ``GET /budgets``: usage, refusals and evictions of every budget, and memory (what the
+    process holds, this agent's part: :mod:`ioa_p2p.memory`)."""
 
     async def get_budgets(request: Empty, call: CallInfo) -> BudgetsReply:
-        return BudgetsReply.from_json(node.budgets.snapshot())
+        snapshot = node.budgets.snapshot()
+        report = node.memory.report(held_bytes(snapshot))
+        return BudgetsReply.from_json({**snapshot, "memory": dataclasses.asdict(report)})
 
     node.control.add_route(r.BUDGETS, get_budgets)
     yield node.budgets
 
 
-__all__ = ["faults_view", "open_budgets_api", "open_peers_api", "peers_view"]
+def held_bytes(snapshot: dict[str, Any]) -> int:
+    """Bytes held now across the byte ledgers of a budgets snapshot (``*_bytes`` entries)."""
+    return sum(
+        int(view.get("held", 0))
+        for name, view in snapshot.items()
+        if name.endswith("_bytes") and isinstance(view, dict)
+    )
+
+
+__all__ = ["faults_view", "held_bytes", "open_budgets_api", "open_peers_api", "peers_view"]

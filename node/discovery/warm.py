@@ -20,6 +20,7 @@ import trio
 import trio.lowlevel
 
 from ioa_p2p.dht.ranking import CardRanker
+from ioa_p2p.memory import release_free_memory
 from ioa_p2p.node.ports import NodePort
 
 log = logging.getLogger("ioa_p2p.discovery")
@@ -58,6 +59,7 @@ async def warm_matcher(node: NodePort, ranker: CardRanker, card_ready: trio.Even
     started = trio.current_time()
     with node.faults.boundary("discovery warm-up"), trio.move_on_after(WARM_TIMEOUT):
         await node.run_sync(ranker.matcher.load)
+        await node.run_sync(release_free_memory)  # the load's temporaries (~40 MB) back to the system
         state.state, state.load_ms = "warm", int((trio.current_time() - started) * 1000)
     if state.state != "warm":
         state.state = "cold"
