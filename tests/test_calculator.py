@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import time
 from fractions import Fraction
 
 import pytest
@@ -120,10 +119,8 @@ def test_refusals_are_typed_with_reason(text: str, reason: str) -> None:
 
 def test_work_is_bounded() -> None:
     big = "(2^99990+1)/(3^63000)"
-    started = time.perf_counter()
-    with pytest.raises(TaskRejected, match="too much work"):
+    with pytest.raises(TaskRejected, match="too much work"):  # its time: bench/bench_calculator.py
         calculate(" + ".join([big] * 200))
-    assert time.perf_counter() - started < 5
     many = " + ".join(["1"] * 3000)  # long but cheap: fine
     assert values(many) == ["3000"]
     assert len(calculate(many)[0].expression) <= 300
@@ -159,10 +156,8 @@ _ATOMS = st.sampled_from(_SOUP.split("|"))
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_ATOMS, max_size=40).map("".join))
 def test_arithmetic_like_soup_never_crashes(text: str) -> None:
-    started = time.perf_counter()
-    with contextlib.suppress(TaskRejected):
+    with contextlib.suppress(TaskRejected):  # the worst case's time: bench/bench_calculator.py
         calculate(text)
-    assert time.perf_counter() - started < 2
 
 
 async def test_adapter_runs_and_rejects() -> None:

@@ -18,15 +18,16 @@ import pytest
 import trio
 
 from ioa_p2p.api import routes as r
-from ioa_p2p.api.chats import CreateChatRequest, PostRequest
+from ioa_p2p.api.chats import ChatMessageEvent, CreateChatRequest, PostRequest
 from ioa_p2p.api.codec import ApiObject, Empty, JsonValue
 from ioa_p2p.api.discovery import CardUpdate, FindRequest, WithdrawRequest
 from ioa_p2p.api.events import DoneEvent, StartEvent, TeamEvent
 from ioa_p2p.api.goals import GoalResult
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.api.peers import RelayConnectRequest
-from ioa_p2p.api.stream import StreamItem
+from ioa_p2p.api.stream import Cursor, StreamItem
 from ioa_p2p.control_client import AsyncControlClient, ControlClient, Endpoint
+from ioa_p2p.control_client.chat_stream import ChatStreamItem
 from ioa_p2p.errors import ControlAPIError, InvalidField, IoAError
 from ioa_p2p.node import Node
 from tests.goal_event_shapes import check_shape
@@ -137,6 +138,9 @@ async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> 
             streamed = await chat_events(coordinator, made.chat_id, len(history.messages))
             assert [e["message"]["hash"] for e in streamed] == [m.hash for m in history.messages]
             assert {e["signature"] for e in streamed} == {"valid"}
+            typed = await typed_chat_events(client, made.chat_id, len(history.messages))
+            assert [i.event.message for i in typed] == list(history.messages)
+            assert [i.cursor.seq for i in typed if i.cursor] == list(range(1, len(typed) + 1))
             result = await check(r.LAUNCH_GOAL, LaunchRequest("Calculate 6 * 7", timeout=30))
             assert isinstance(result, GoalResult) and result.answer == "The answer is 42."
             same_bytes(r.LAUNCH_GOAL, await client.call("POST", "/launch_goal", {"goal": "Calculate 2 + 2"}))
@@ -177,6 +181,21 @@ async def chat_events(node: Node, chat: str, count: int) -> list[Any]:
                 if len(events) == count:
                     break
     return events
+
+
+async def typed_chat_events(
+    client: AsyncControlClient, chat: str, count: int, after: Cursor | None = None
+) -> list[ChatStreamItem]:
+    """The first ``count`` messages of a chat through the async client's typed stream."""
+    items: list[ChatStreamItem] = []
+    stream = client.chat_events(chat, after=after)
+    async with aclosing(stream):
+        async for item in stream:
+            assert isinstance(item.event, ChatMessageEvent) and item.event.signature == "valid"
+            items.append(item)
+            if len(items) == count:
+                break
+    return items
 
 
 def calculator_inbox(node: Node) -> list[Any]:
@@ -291,3 +310,33 @@ async def test_the_blocking_client_resumes_a_broken_stream_by_itself(tmp_path: P
                 return collect(client.goal_events(launch=launch), DoneEvent)
 
             assert wire(items) == wire(await trio.to_thread.run_sync(whole))
+
+
+async def test_the_blocking_client_follows_a_chat_live_and_resumes_a_broken_stream(tmp_path: Path) -> None:
+    """``ControlClient.chat_events``: the chat's messages, then one posted while the client reads (live),
+    across a connection broken after the first message (resumed after its cursor: none missed or
+    repeated)."""
+    with trio.fail_after(120):
+        async with agents_and_client(tmp_path, [COORDINATOR, CALCULATOR]) as ((coordinator, calc), client):
+            made = await client.create_chat(CreateChatRequest((str(calc.peer_id),), "notes"))
+            await client.post(PostRequest(made.chat_id, text="first"))
+            held = (await client.history(made.chat_id)).messages
+            blocking = DroppingClient(endpoint=endpoint(coordinator), timeout=30, keep=3)  # after message 1
+            seen: list[ChatStreamItem] = []
+            read_all = trio.Event()
+
+            def follow() -> None:
+                for item in blocking.chat_events(made.chat_id):
+                    seen.append(item)
+                    if len(seen) == len(held):
+                        trio.from_thread.run_sync(read_all.set)
+                    if len(seen) == len(held) + 1:
+                        return
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(trio.to_thread.run_sync, follow)
+                await read_all.wait()
+                live = await client.post(PostRequest(made.chat_id, text="live"))
+            assert blocking.dropped == 1
+            assert [i.event.message for i in seen] == [*held, live]  # type: ignore[union-attr]
+            assert [i.event.index for i in seen] == list(range(1, len(held) + 2))  # type: ignore[union-attr]

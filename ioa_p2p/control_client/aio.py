@@ -24,6 +24,7 @@ import httpx
 from ioa_p2p.api import routes as r
 from ioa_p2p.api.chats import (
     AuditView,
+    ChatEventsRequest,
     ChatInfo,
     ChatMessageView,
     ChatRef,
@@ -74,6 +75,7 @@ from ioa_p2p.api.peers import (
 )
 from ioa_p2p.api.status import NetworkView, NodeStatus, UiCode
 from ioa_p2p.api.stream import SSE, Cursor, SseReader, StreamItem
+from ioa_p2p.control_client.chat_stream import ChatResume, ChatStreamItem
 from ioa_p2p.control_client.endpoint import Endpoint, error_from, route_target
 from ioa_p2p.control_client.resume import Resume
 from ioa_p2p.errors import ControlAPIError, InvalidField, IoATimeout, NodeNotRunning, UnexpectedReply
@@ -282,6 +284,39 @@ class AsyncControlClient:
         path, _ = route_target(r.GOAL_EVENTS, query)
         state = Resume(launch=launch, chat=chat, round_id=round_id, cursor=after)
         return self._resumed(self._build("GET", path, None, SSE), state, resume)
+
+    async def chat_events(
+        self, chat: str, *, after: Cursor | None = None, resume: int = 3
+    ) -> AsyncIterator[ChatStreamItem]:
+        """A chat's messages in this node's order, then each new one as it is accepted (``GET
+        /chats/events``), after ``after`` (default: from the first). The stream does not end by itself:
+        a caller that stops closes it (``aclose``, or ``contextlib.aclosing``). A dropped connection is
+        resumed (at most ``resume`` times in a row) after the last cursor read."""
+        state = ChatResume(chat, after)
+        attempts = resume
+        while True:
+            path, _ = route_target(r.CHAT_EVENTS, ChatEventsRequest(**state.query()))
+            response = await self._send(self._build("GET", path, None, SSE), stream=True)
+            reader = SseReader()
+            dropped: Exception = ControlAPIError("the node closed the chat stream")
+            try:
+                async for line in response.aiter_lines():
+                    raw = reader.feed(line)
+                    item = state.saw(raw) if raw is not None else None
+                    if item is not None:
+                        attempts = resume
+                        yield item
+            except httpx.TimeoutException:
+                raise IoATimeout("the node went quiet while streaming a chat's messages") from None
+            except httpx.TransportError as exc:
+                dropped = exc
+            finally:
+                await response.aclose()
+            if attempts <= 0:
+                if isinstance(dropped, ControlAPIError):
+                    raise dropped
+                raise ControlAPIError(f"the chat stream broke: {dropped}; see the node's log")
+            attempts -= 1
 
     async def _resumed(
         self, request: httpx.Request, state: Resume, attempts: int

@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 from ioa_p2p.api import routes as r
 from ioa_p2p.api.chats import (
     AuditView,
+    ChatEventsRequest,
     ChatInfo,
     ChatMessageView,
     ChatRef,
@@ -68,6 +69,7 @@ from ioa_p2p.api.peers import (
 )
 from ioa_p2p.api.status import NetworkView, NodeStatus, UiCode
 from ioa_p2p.api.stream import SSE, Cursor, StreamItem, read_sse
+from ioa_p2p.control_client.chat_stream import ChatResume, ChatStreamItem
 from ioa_p2p.control_client.endpoint import Endpoint, error_from, node_info, route_target
 from ioa_p2p.control_client.resume import Resume
 from ioa_p2p.errors import ControlAPIError, InvalidField, IoATimeout, NodeNotRunning, UnexpectedReply
@@ -308,6 +310,32 @@ class ControlClient:
         path, _ = route_target(r.GOAL_EVENTS, query)
         state = Resume(launch=launch, chat=chat, round_id=round_id, cursor=after)
         yield from self._resumed(self._lines("GET", path, None, timeout, SSE), state, timeout, resume)
+
+    def chat_events(
+        self, chat: str, *, after: Cursor | None = None, timeout: float | None = None, resume: int = 3
+    ) -> Iterator[ChatStreamItem]:
+        """A chat's messages in this node's order, then each new one as it is accepted (``GET
+        /chats/events``), after ``after`` (default: from the first). The stream does not end by itself:
+        stop reading to close it. A dropped connection is resumed (at most ``resume`` times in a row)
+        after the last cursor read; ``timeout``: seconds per read (heartbeats come every 10 s)."""
+        state = ChatResume(chat, after)
+        attempts = resume
+        while True:
+            path, _ = route_target(r.CHAT_EVENTS, ChatEventsRequest(**state.query()))
+            try:
+                for raw in read_sse(self._lines("GET", path, None, timeout, SSE)):
+                    item = state.saw(raw)
+                    if item is not None:
+                        attempts = resume
+                        yield item
+                dropped: Exception = ControlAPIError("the node closed the chat stream")
+            except (OSError, http.client.HTTPException) as exc:
+                dropped = exc
+            if attempts <= 0:
+                if isinstance(dropped, ControlAPIError):
+                    raise dropped
+                raise ControlAPIError(f"the chat stream broke: {dropped}; see the node's log") from None
+            attempts -= 1
 
     def _resumed(
         self, lines: Iterator[bytes], state: Resume, timeout: float | None, attempts: int
