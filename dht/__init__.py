@@ -6,6 +6,8 @@
 - ``keyspace.py``    Kademlia positions, XOR distance, the network size estimate
 - ``lookup.py``      batched iterative Kademlia lookup, a state machine (node.net or a simulator drives it)
 - ``provide.py``     pacing of ADD_PROVIDER per target peer (py-libp2p's 10 per 10 s limit)
+- ``pacing.py``      when discovery re-announces its card by gossip and re-publishes it in the DHT
+- ``refresh.py``     when a node looks up peers, and which peers it stays connected to
 - ``index.py``       vector indexes: exact numpy, annoy snapshot + exact delta with background rebuilds (pure)
 - ``directory.py``   local directory of verified cards: newest version wins, expiry, similarity search (pure)
 - ``validators.py``  validators of ``/ioa/card/<peer id>`` DHT records (duck-typed for py-libp2p) and of
