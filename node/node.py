@@ -26,6 +26,7 @@ from ioa_p2p.api.goals import GoalResult
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.config.limits import Limits
 from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.errors import (
     ConfigError,
     InvalidPeerId,
@@ -50,7 +51,6 @@ from ioa_p2p.node.net.host import (
 from ioa_p2p.node.net.libp2p_patches import cap_inbound_streams, unblock_peer
 from ioa_p2p.node.net.ping import ping_rtt
 from ioa_p2p.node.net.routing import (
-    RefreshPolicy,
     RefreshTrigger,
     keep_bootstrap_connected,
     new_dht,
