@@ -5,7 +5,9 @@
   says both are due): the record put (:class:`~ioa_p2p.dht.sim.publish.PutRun`) and the provider
   records of its bucket keys at the levels the node's network-size estimate calls for
   (:func:`~ioa_p2p.dht.probing.provided_levels`, :class:`~ioa_p2p.dht.sim.publish.ProvideRun`), both at
-  once. A card's *publish time* is when the later of the two finished.
+  once. A card's *publish time* is when the later of the two finished (every target answered or timed
+  out); :attr:`Published.put_first_s` is when the first closest peer stored the record (from then on a
+  DHT fetch can find it).
 - :func:`run_searches`: DHT-only capability searches (:class:`~ioa_p2p.dht.sim.search.SearchRun`) from
   random online nodes; each result is held against the exact search over every card published (the same
   ranking over all cards: top ``k`` by cosine) and, when the query has one, against its gold team.
@@ -46,6 +48,7 @@ class Published:
     node: int
     started: float
     put_s: float | None = None
+    put_first_s: float | None = None
     provide_s: float | None = None
     put_ok: bool = False
     acknowledged: int = 0
@@ -83,6 +86,8 @@ def publish_card(world: World, node: SimNode, forest: Forest) -> Published:
 
         def put_done(run: PutRun) -> None:
             out.put_s, out.put_ok = run.elapsed, run.ok
+            if run.first_stored_at is not None:
+                out.put_first_s = run.first_stored_at - run.started_at
             if run.ok:
                 policy.put_done(card.version, world.loop.now)
 

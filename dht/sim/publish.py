@@ -62,6 +62,7 @@ class PutRun:
         self.ask = max(ask, PLACE_ASK)
         self.started_at = world.loop.now
         self.finished_at: float | None = None
+        self.first_stored_at: float | None = None  # when the first peer acknowledged it
         self.stored = 0
         self.targets: list[bytes] = []
         self._waiting: set[bytes] = set()
@@ -105,6 +106,8 @@ class PutRun:
             return
         self._waiting.discard(peer)
         self.stored += bool(ok)
+        if ok and self.first_stored_at is None:
+            self.first_stored_at = self.world.loop.now
         if not self._waiting:
             self._finish(self.stored > 0)
 
