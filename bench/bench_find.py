@@ -30,11 +30,13 @@ to discovery alone); ``cos@5`` = the exact top 5 by cosine similarity of the car
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import json
 import logging
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -384,14 +386,33 @@ def main() -> None:
 
 
 def run_one(script: str, argv: list[str]) -> dict[str, Any] | None:
-    done = subprocess.run(
-        [sys.executable, script, *argv], stdout=subprocess.PIPE, text=True, timeout=5400, check=False
-    )
+    child = subprocess.Popen([sys.executable, script, *argv], stdout=subprocess.PIPE, text=True)
+    try:
+        out, _ = child.communicate(timeout=5400)
+    finally:
+        child.kill()
+        reap_orphans(child.pid)
+    done = subprocess.CompletedProcess(child.args, child.returncode, out)
     for line in reversed(done.stdout.splitlines()):
         if line.startswith("{"):
             row: dict[str, Any] = json.loads(line)
             return row
     return None
+
+
+def reap_orphans(parent: int) -> None:
+    """SIGKILL the node processes a configuration started (their IOA_PARENT_PID is its pid) that are still
+    alive: py-libp2p can end the configuration's process with an internal error while its testnet stops."""
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            environ = (proc / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if f"IOA_PARENT_PID={parent}".encode() in environ:
+            with contextlib.suppress(OSError):
+                os.kill(int(proc.name), signal.SIGKILL)
 
 
 if __name__ == "__main__":

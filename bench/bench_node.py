@@ -42,7 +42,7 @@ async def main(rounds: int) -> None:
             start = time.perf_counter()
             await b.connect(a.listen_addrs()[0])
             connects.append(time.perf_counter() - start)
-            await b.host.get_network().close_peer(a.host.get_id())
+            await b.net.host.get_network().close_peer(a.net.host.get_id())
             await trio.sleep(0.05)
         print(f"connect (Noise+yamux, dial patch on): median {statistics.median(connects) * 1000:.1f} ms")
 

@@ -52,7 +52,9 @@ def describe(node: Node) -> list[str]:
         lines.append(
             f"relay hop on: max_reservations={s.max_reservations} "
             f"max_circuits_per_peer={s.max_circuits_per_peer} circuit_duration={s.circuit_duration}s "
-            f"circuit_bytes={s.circuit_bytes} reservation_ttl={s.reservation_ttl}s"
+            f"circuit_bytes={s.circuit_bytes} reservation_ttl={s.reservation_ttl}s "
+            f"max_reservations_per_ip={s.max_reservations_per_ip} max_circuits={s.max_circuits} "
+            f"max_circuits_per_ip={s.max_circuits_per_ip} max_rate={s.max_rate}"
         )
     else:
         lines.append("relay hop off")

@@ -24,7 +24,7 @@
     lsh_v1 = false          # also provide and probe LSH version 1 buckets (for nodes of the previous release)
     ask = 2                 # closest peers asked per key in DHT lookups (3 at least to place records)
     find_timeout = 10.0     # seconds a find may spend on DHT lookups before answering from what it has
-    card_refresh = 60       # re-fetch a candidate's card from the DHT when our copy is older than this
+    card_refresh = 600      # a find re-fetches a provider's card when our copy is older than this
     max_fetch = 64          # cards fetched from the DHT per find, at most
     heartbeat = 1.0         # GossipSub heartbeat, seconds
     stamp_bits = 18         # proof-of-work bits of this node's card stamp (0: unstamped version 1/2 cards)
@@ -71,7 +71,7 @@ class DiscoverySettings:
     lsh_v1: bool = False
     ask: int = setting(2, low=1, high=20)
     find_timeout: float = setting(10.0, low=0.1, high=600.0, unit="seconds")
-    card_refresh: float = setting(60.0, low=0.0, high=86_400.0, unit="seconds")
+    card_refresh: float = setting(600.0, low=0.0, high=86_400.0, unit="seconds")
     max_fetch: int = setting(64, low=1, high=10_000)
     heartbeat: float = setting(1.0, low=0.05, high=120.0, unit="seconds")
     stamp_bits: int = setting(18, low=0, high=MAX_BITS)

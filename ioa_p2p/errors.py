@@ -176,6 +176,16 @@ class PeerUnreachable(RemotePeerError):
     """We could not connect to a peer or open a stream to it."""
 
 
+class DialFailed(PeerUnreachable):
+    """No address of the peer answered: its message names every address and relay tried and why each
+    failed, and the addresses left out. ``attempts``: ``(address, reason)`` pairs, in the order tried.
+    The peer may be offline, or behind NAT without a relay reservation (check its ``ioa relay status``)."""
+
+    def __init__(self, message: str, attempts: tuple[tuple[str, str], ...] = ()) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
 class ProtocolViolation(RemotePeerError):
     """A peer sent something our protocol does not allow (bad frame, bad message, wrong reply)."""
 
@@ -289,6 +299,7 @@ __all__ = [
     "AuthorMismatch",
     "ConfigError",
     "ControlAPIError",
+    "DialFailed",
     "UnexpectedReply",
     "InvalidField",
     "ExpiredCard",

@@ -1,12 +1,14 @@
 """The running peer: ``async with open_node(config) as node:``.
 
-``open_node`` loads the identity, starts the Noise-only libp2p host on the configured multiaddrs, the node's
-Kademlia DHT (``node.dht``, see :mod:`ioa_p2p.node.net.routing`), bootstrap dialing with backoff, peer
-discovery, the local control API, and then the services, composed explicitly by
+``open_node`` loads the identity, opens the node's libp2p network (``node.net``,
+:class:`~ioa_p2p.node.net.network.Libp2pNetwork`: the Noise-only host on the configured multiaddrs, its DHT,
+the one dial path, reachability, relaying, hole punching), bootstrap dialing with backoff and peer discovery
+(:mod:`ioa_p2p.node.net.routing`), the local control API, and then the services, composed explicitly by
 :func:`ioa_p2p.node.services.open_services` into the typed ``node.services``
 (:class:`~ioa_p2p.node.services.NodeServices`: ``node.services.chats``, ``node.services.goals``...). All
 background work lives in the node's nursery (``node.nursery``); leaving the ``async with`` block cancels it
-and closes the host. Services see the node through :class:`ioa_p2p.node.ports.NodePort`.
+and closes the host. Services see the node through :class:`ioa_p2p.node.ports.NodePort`; no py-libp2p
+object crosses into them.
 """
 
 from __future__ import annotations
@@ -25,39 +27,19 @@ from ioa_p2p.api.events import EventSink
 from ioa_p2p.api.goals import GoalResult
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.config.limits import Limits
-from ioa_p2p.config.node_config import NodeConfig
-from ioa_p2p.dht.refresh import RefreshPolicy
-from ioa_p2p.errors import (
-    ConfigError,
-    InvalidPeerId,
-    IoATimeout,
-    PeerUnreachable,
-    UsageError,
-)
+from ioa_p2p.config.node_config import NodeConfig, resolve_bootstrap
+from ioa_p2p.errors import IoATimeout, PeerUnreachable, UsageError
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId, load_key_file
 from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
-from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.framing import FramedStream
-from ioa_p2p.node.net.host import (
-    from_libp2p_id,
-    known_peer_info,
-    new_noise_host,
-    parse_multiaddr,
-    peer_info_from_addr,
-    to_libp2p_id,
-)
-from ioa_p2p.node.net.libp2p_patches import cap_inbound_streams, unblock_peer
-from ioa_p2p.node.net.ping import ping_rtt
-from ioa_p2p.node.net.routing import (
-    RefreshTrigger,
-    keep_bootstrap_connected,
-    new_dht,
-    run_dht,
-    run_peer_discovery,
-)
+from ioa_p2p.node.net.host import parse_multiaddr, peer_info_from_addr, remote_peer_of
+from ioa_p2p.node.net.nat import NatOptions
+from ioa_p2p.node.net.network import InboundCap, Libp2pNetwork, NetOptions, open_network
+from ioa_p2p.node.net.routing import BootstrapState, start_routing
 from ioa_p2p.node.ports import StreamHandler
+from ioa_p2p.node.relay.settings import RelaySettings
 from ioa_p2p.node.services import NodeServices, open_services
 from ioa_p2p.node.status import add_status_routes
 from ioa_p2p.node.telemetry import open_tracer
@@ -77,7 +59,7 @@ class Node:
         self,
         config: NodeConfig,
         identity: Identity,
-        host: Any,
+        net: Libp2pNetwork,
         nursery: trio.Nursery,
         *,
         faults: Faults | None = None,
@@ -88,14 +70,16 @@ class Node:
         self.home: Path = config.home
         self.identity = identity
         self.peer_id: PeerId = identity.peer_id
-        self.host = host
+        #: The libp2p network (host, DHT, dial path): :class:`~ioa_p2p.node.net.network.Libp2pNetwork`.
+        self.net = net
         self.nursery = nursery
-        self.dht: Any = None
         self.control = ControlAPI()
         #: Exceptions stopped at per-peer / per-stream task boundaries (nothing a peer sends ends the node).
         self.faults = faults or Faults()
         #: Resource budgets per peer and per node (``[limits]``; docs/security.md, "Resource budgets").
         self.budgets = budgets or NodeBudgets(Limits())
+        #: Bootstrap peers and how dialing each one goes (``GET /net``).
+        self.bootstrap = BootstrapState(resolve_bootstrap(config))
         #: The running services (composed by :func:`ioa_p2p.node.services.open_services`).
         self.services = NodeServices()
         #: Set once every service is open: services publish what depends on the others only then
@@ -119,61 +103,53 @@ class Node:
     # ------------------------------------------------------------------ addresses and peers
 
     def listen_addrs(self) -> list[str]:
-        """Full listen multiaddrs, each ending in ``/p2p/<peer id>``."""
-        suffix = f"/p2p/{self.peer_id}"
-        out = []
-        for addr in self.host.get_addrs():
-            text = str(addr)
-            out.append(text if text.endswith(suffix) else text + suffix)
-        return out
+        """The addresses the node listens on (wildcards expanded), each ending in ``/p2p/<peer id>``."""
+        return self.net.full(self.net.listen_addrs())
+
+    def advertised_addrs(self) -> list[str]:
+        """What peers are told to dial (card, peer record), each ending in ``/p2p/<peer id>``."""
+        return self.net.full(self.net.advertised())
+
+    async def wait_addrs_change(self) -> None:
+        await self.net.wait_addrs_change()
 
     def connected_peers(self) -> list[PeerId]:
         """Connected peers (only Ed25519 peers can connect; any other ID is left out)."""
-        out = []
-        for peer in self.host.get_connected_peers():
-            with suppress(InvalidPeerId):
-                out.append(from_libp2p_id(peer))
-        return sorted(out)
+        return self.net.connected_peers()
 
     def is_connected(self, peer: PeerId) -> bool:
-        return bool(self.host.get_network().connections.get(to_libp2p_id(peer)))
+        return self.net.is_connected(peer)
 
     def peer_addrs(self, peer: PeerId) -> list[str]:
-        try:
-            return [str(a) for a in self.host.get_peerstore().addrs(to_libp2p_id(peer))]
-        except Exception:  # peerstore raises PeerStoreError for unknown peers
-            return []
+        return self.net.peer_addrs(peer)
+
+    def connections(self, peer: PeerId) -> list[dict[str, Any]]:
+        """Each open connection to ``peer`` and its kind (direct / relayed / punched)."""
+        return self.net.connections(peer)
+
+    def net_status(self) -> dict[str, Any]:
+        """Reachability, addresses and bootstrap peers (``GET /net``)."""
+        return {
+            "peer_id": str(self.peer_id),
+            "reachability": self.net.nat.summary(),
+            "listen": self.listen_addrs(),
+            "advertised": self.advertised_addrs(),
+            "bootstrap": self.bootstrap.view(),
+            "hole_punching": self.net.punch.status() if self.net.punch is not None else None,
+        }
 
     async def ping(self, peer: PeerId) -> float | None:
         """The round-trip time to a connected peer in milliseconds (None: a failed ping); callers bound
         the wait."""
-        return await ping_rtt(self.host, peer)
+        return await self.net.ping(peer)
 
     async def connect(self, addr: str) -> PeerId:
-        """Connect to a full multiaddr (``.../p2p/<peer id>``); returns the peer's ID."""
-        info = peer_info_from_addr(addr)
-        peer = from_libp2p_id(info.peer_id)
-        if peer == self.peer_id:
-            raise UsageError(f"{addr} is this node's own address")
-        unblock_peer(self.host, info.peer_id)
-        try:
-            await self.host.connect(info)
-        except Exception as exc:
-            raise PeerUnreachable(f"cannot connect to {addr}: {exc}") from None
-        return peer
+        """Connect to exactly ``addr`` (``.../p2p/<peer id>``, direct or ``/p2p-circuit``); the peer's ID."""
+        return await self.net.connect(addr)
 
     async def connect_peer(self, peer: PeerId) -> None:
-        """Connect to a peer whose addresses are already known (peerstore / DHT)."""
-        if self.is_connected(peer):
-            return
-        info = known_peer_info(self.host, peer)
-        if info is None:
-            raise PeerUnreachable(f"no known address for {peer}; connect to it by multiaddr first")
-        unblock_peer(self.host, info.peer_id)
-        try:
-            await self.host.connect(info)
-        except Exception as exc:
-            raise PeerUnreachable(f"cannot connect to {peer}: {exc}") from None
+        """Connect to a peer at the addresses known for it (peerstore, its card): direct, then relayed."""
+        await self.net.connect_peer(peer)
 
     # ------------------------------------------------------------------ streams
 
@@ -188,9 +164,8 @@ class Node:
         streams = self.budgets.streams
 
         async def wrapped(stream: Any) -> None:
-            try:
-                remote = from_libp2p_id(stream.muxed_conn.peer_id)
-            except Exception:
+            remote = remote_peer_of(stream)
+            if remote is None:
                 await stream.reset()
                 return
             scope = trio.CancelScope()
@@ -209,28 +184,29 @@ class Node:
                 framed.release_budget()
             await (framed.close() if ok else framed.reset())
 
-        self.host.set_stream_handler(protocol_id, wrapped)
+        self.net.set_stream_handler(protocol_id, wrapped)
 
     async def open_stream(self, peer: PeerId, protocol_id: str) -> FramedStream:
-        """Open a stream to ``peer`` (dialing it if needed), retrying transient failures.
-
-        Callers bound the wait with their own cancel scope; as a safety net the attempts stop after
-        ``STREAM_OPEN_TIMEOUT`` seconds with :class:`IoATimeout`."""
+        """Open a stream to ``peer``: connect through the one dial path (direct addresses, then relays;
+        :class:`~ioa_p2p.errors.DialFailed` names what was tried), then negotiate, retrying transient
+        failures. Callers bound the wait with their own cancel scope; as a safety net the attempt stops
+        after ``STREAM_OPEN_TIMEOUT`` seconds."""
         timeout = STREAM_OPEN_TIMEOUT
         if peer == self.peer_id:
             raise UsageError("cannot open a stream to this node itself")
         last: Exception | None = None
         with trio.move_on_after(timeout) as scope:
+            await self.net.connect_peer(peer)  # DialFailed / PeerUnreachable: nothing to retry here
             for attempt in range(STREAM_OPEN_ATTEMPTS):
                 try:
-                    stream = await self.host.new_stream(to_libp2p_id(peer), [protocol_id])
+                    stream = await self.net.new_stream(peer, protocol_id)
                     return self.budgets.framed(stream, peer)
-                except Exception as exc:  # libp2p raises many types while dialing/negotiating
+                except Exception as exc:  # libp2p raises many types while negotiating
                     last = exc
                     await trio.sleep(0.05 * (attempt + 1))
         if scope.cancelled_caught:
             raise IoATimeout(f"opening {protocol_id} to {peer} took longer than {timeout:.1f} s")
-        raise PeerUnreachable(f"cannot open {protocol_id} to {peer}: {last}")
+        raise PeerUnreachable(f"connected to {peer}, but cannot open {protocol_id} there: {last}")
 
     # ------------------------------------------------------------------ goals
 
@@ -248,6 +224,7 @@ class Node:
             "pid": os.getpid(),
             "peer_id": str(self.peer_id),
             "addrs": self.listen_addrs(),
+            "advertised": self.advertised_addrs(),
             "control": {"host": "127.0.0.1", "port": self.control.port},
             "services": self.services.names(),
         }
@@ -264,63 +241,64 @@ async def open_node(
 ) -> AsyncIterator[Node]:
     """Run a node until the block exits. ``identity`` defaults to the key file under ``config.home``."""
     identity = identity or load_key_file(config.key_path)
-    listen = [parse_multiaddr(a) for a in config.listen]
-    for bootstrap in config.bootstrap:
-        peer_info_from_addr(bootstrap)  # fail early on a bad bootstrap address
+    for addr in (*config.listen, *config.announce):
+        parse_multiaddr(addr)  # fail early on a bad address
+    bootstrap = resolve_bootstrap(config)
+    for addr in bootstrap:
+        peer_info_from_addr(addr)  # fail early on a bad bootstrap address
+    relay = RelaySettings.from_section(config.section("relay"), str(config.home / "config.toml"))
+    options = NetOptions(
+        listen=config.listen,
+        announce=config.announce,
+        nat=NatOptions(mode=config.reachability, confirmations=config.confirmations),
+        relay_client=relay.client,
+        hole_punching=relay.client and relay.hole_punching,
+        mdns=config.mdns,
+    )
     tracer = open_tracer(config.section("telemetry"), config.home, str(identity.peer_id))
     faults = Faults()  # before the host: inbound streams are served inside its boundary from the start
     budgets = NodeBudgets(Limits.from_section(config.section("limits")))
-    host = new_noise_host(identity, on_fault=faults.record)
-    cap_inbound_streams(host, budgets.limits.streams_per_peer, budgets.count_refused_early, budgets.admits)
-    try:
-        host_cm = host.run(listen_addrs=listen)
-        await host_cm.__aenter__()
-    except OSError as exc:
-        raise UsageError(f"cannot listen on {list(config.listen)}: {exc.strerror or exc}") from None
-    try:
-        _check_listening(host, config.listen, listen)
-        with _single_error():
-            async with trio.open_nursery() as nursery:
-                node = Node(config, identity, host, nursery, faults=faults, budgets=budgets, tracer=tracer)
-                node.dht = new_dht(host)
-                try:
-                    # Services exit (in reverse order) before the background tasks are cancelled, so an
-                    # exception raised in the block is never replaced by a Cancelled from our own scope.
-                    async with AsyncExitStack() as stack:
-                        await stack.enter_async_context(run_dht(node.dht))
-                        await _start_routing(node)
-                        if services:
-                            card_net = Libp2pCardNet(host, node.dht, faults)
-                            await open_services(node, stack, node.services, card_net=card_net)
-                        add_status_routes(node)
-                        node.services_ready.set()
-                        if control_api:
-                            await nursery.start(
-                                lambda task_status: node.control.serve(
-                                    port=config.control_port, task_status=task_status
-                                )
+    inbound = InboundCap(budgets.limits.streams_per_peer, budgets.count_refused_early, budgets.admits)
+    with _single_error():
+        async with (
+            open_network(identity, options, faults.record, inbound) as net,
+            trio.open_nursery() as nursery,
+        ):
+            node = Node(config, identity, net, nursery, faults=faults, budgets=budgets, tracer=tracer)
+            try:
+                # Services exit (in reverse order) before the background tasks are cancelled, so an
+                # exception raised in the block is never replaced by a Cancelled from our own scope.
+                async with AsyncExitStack() as stack:
+                    start_routing(net, node.bootstrap, config, nursery, faults)
+                    if services:
+                        await open_services(
+                            node,
+                            stack,
+                            node.services,
+                            card_net=net.card_net(faults),
+                            relay_net=net.relay_net(),
+                        )
+                        _hint_card_addrs(node)
+                    add_status_routes(node)
+                    node.services_ready.set()
+                    if control_api:
+                        await nursery.start(
+                            lambda task_status: node.control.serve(
+                                port=config.control_port, task_status=task_status
                             )
-                            if write_info:
-                                config.home.mkdir(parents=True, exist_ok=True)
-                                node.control.write_files(config.home, node.info())
-                        try:
-                            yield node
-                        finally:
-                            if write_info and control_api:
-                                _remove_info(config.home)
-                finally:
-                    nursery.cancel_scope.cancel()
-    finally:
-        with trio.CancelScope(shield=True), trio.move_on_after(5):
-            await _flush_traces(tracer)
-            try:
-                await host.get_network().close()  # closes connections (and their sockets) first
-            except Exception as exc:
-                log.debug("swarm close: %s", exc)
-            try:
-                await host_cm.__aexit__(None, None, None)
-            except Exception as exc:
-                log.debug("host shutdown: %s", exc)
+                        )
+                        if write_info:
+                            config.home.mkdir(parents=True, exist_ok=True)
+                            node.control.write_files(config.home, node.info())
+                    try:
+                        yield node
+                    finally:
+                        if write_info and control_api:
+                            _remove_info(config.home)
+            finally:
+                nursery.cancel_scope.cancel()
+                with trio.CancelScope(shield=True), trio.move_on_after(5):
+                    await _flush_traces(tracer)
 
 
 async def _flush_traces(tracer: Tracer) -> None:
@@ -330,72 +308,17 @@ async def _flush_traces(tracer: Tracer) -> None:
         await trio.to_thread.run_sync(shutdown, abandon_on_cancel=True)  # type: ignore[call-arg]
 
 
-async def _start_routing(node: Node) -> None:
-    trigger = RefreshTrigger()
+def _hint_card_addrs(node: Node) -> None:
+    """The dial path also tries the addresses of a peer's latest signed card (discovery's directory)."""
 
-    async def on_bootstrap(peer: PeerId) -> None:
-        try:
-            await node.dht.add_peer(to_libp2p_id(peer))
-        except Exception as exc:
-            log.debug("could not add bootstrap peer %s to the routing table: %s", peer, exc)
-        trigger.poke()
+    def card_addrs(peer: PeerId) -> list[str]:
+        discovery = node.services.discovery
+        if discovery is None:
+            return []
+        card = discovery.directory.get(peer, int(node.now() * 1000))
+        return list(card.card.addrs) if card is not None else []
 
-    for addr in node.config.bootstrap:
-        node.nursery.start_soon(
-            lambda a=addr: keep_bootstrap_connected(
-                node.connect,
-                node.is_connected,
-                a,
-                backoff=node.config.bootstrap_backoff,
-                backoff_max=node.config.bootstrap_backoff_max,
-                on_connected=on_bootstrap,
-            )
-        )
-    node.nursery.start_soon(
-        lambda: run_peer_discovery(
-            node.dht,
-            node.connect_peer,
-            node.connected_peers,
-            policy=RefreshPolicy(target_peers=node.config.target_peers),
-            trigger=trigger,
-            faults=node.faults,
-        )
-    )
-
-
-def _check_listening(host: Any, texts: tuple[str, ...], addrs: list[Any]) -> None:
-    """py-libp2p only logs a listen address it cannot bind: refuse to run deaf (ConfigError, exit 2)."""
-    listening = host.get_network().listeners
-    failed = [text for text, addr in zip(texts, addrs, strict=True) if str(addr) not in listening]
-    if failed:
-        reasons = "; ".join(
-            f"{text}: {_bind_problem(addr)}"
-            for text, addr in zip(texts, addrs, strict=True)
-            if text in failed
-        )
-        raise ConfigError(
-            f"[node].listen (or --listen): cannot listen on {reasons}; choose another port (tcp/0: any "
-            "free port) or an address of this machine"
-        )
-
-
-def _bind_problem(addr: Any) -> str:
-    """Why a TCP listen address cannot be bound, found by trying (py-libp2p does not say)."""
-    import socket
-
-    try:
-        host = addr.value_for_protocol("ip4") or addr.value_for_protocol("ip6")
-        port = int(addr.value_for_protocol("tcp"))
-    except Exception:  # not an ip/tcp address: the transport refused it
-        return "no transport can listen on it"
-    family = socket.AF_INET6 if ":" in str(host) else socket.AF_INET
-    with socket.socket(family, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind((str(host), port))
-        except OSError as exc:
-            return exc.strerror or str(exc)
-    return "the address could not be bound"
+    node.net.add_hints(card_addrs)
 
 
 @contextmanager

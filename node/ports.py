@@ -5,13 +5,16 @@ what it needs from :func:`ioa_p2p.node.services.open_services`, typed by these p
 imports :mod:`ioa_p2p.node.node` (the layer above it) or another service's module above its own layer.
 
 - :class:`NodePort`: the running peer as a service sees it: identity, config, nursery, control API,
-  fault boundaries, budgets, stream handlers, dialing. ``host`` and ``dht`` are opaque handles, passed
-  only to :mod:`ioa_p2p.node.net` functions.
+  fault boundaries, budgets, stream handlers, dialing (one dial path: direct addresses, then relays),
+  its addresses and connections. No py-libp2p object crosses it.
 - :class:`DiscoveryPort`: what chats (the ``known`` invitation policy) need from discovery.
 - :class:`CardNetPort` (with :class:`CardTopicPort`): what discovery needs of the network: the DHT's card
   and provider records and the card gossip topic. The real one is
   :class:`ioa_p2p.node.net.card_net.Libp2pCardNet` (passed in by ``open_node``); tests use an in-memory
   one (:mod:`ioa_p2p.testing.memcards`).
+- :class:`RelayNetPort`: what the relay service needs of the network: reachability, reservations, the
+  advertised circuit addresses, relaying for others (real one:
+  :class:`ioa_p2p.node.net.relay_net.Libp2pRelayNet`).
 
 A node also lends its services a clock (:meth:`NodePort.now`, wall-clock seconds) and its worker threads
 (:meth:`NodePort.run_sync`), so an in-memory test node can run them on virtual time.
@@ -37,6 +40,7 @@ from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.gossip import Deliver, GossipSettings, Validate
+from ioa_p2p.node.net.relay_limits import HopLimits
 from ioa_p2p.telemetry.tracer import Tracer
 
 StreamHandler = Callable[[FramedStream], Awaitable[None]]
@@ -63,20 +67,42 @@ class NodePort(Protocol):
     @property
     def budgets(self) -> NodeBudgets: ...
     @property
-    def host(self) -> Any: ...  # the py-libp2p host: only for ioa_p2p.node.net functions
-    @property
-    def dht(self) -> Any: ...  # the node's KadDHT: only for ioa_p2p.node.net functions
-    @property
     def services_ready(self) -> trio.Event: ...
     @property
     def tracer(self) -> Tracer: ...  # spans of goals, turns, tasks, model calls (no-op unless tracing is on)
 
-    def listen_addrs(self) -> list[str]: ...
+    def listen_addrs(self) -> list[str]:
+        """Where the node listens (wildcards expanded), each ending in ``/p2p/<peer id>``."""
+        ...
+
+    def advertised_addrs(self) -> list[str]:
+        """What peers are told to dial (the card's addresses), each ending in ``/p2p/<peer id>``."""
+        ...
+
+    async def wait_addrs_change(self) -> None:
+        """Until the advertised addresses change (a relay reservation, reachability, interfaces)."""
+        ...
+
     def connected_peers(self) -> list[PeerId]: ...
     def is_connected(self, peer: PeerId) -> bool: ...
     def peer_addrs(self, peer: PeerId) -> list[str]: ...
-    async def connect(self, addr: str) -> PeerId: ...
-    async def connect_peer(self, peer: PeerId) -> None: ...
+    def connections(self, peer: PeerId) -> list[dict[str, Any]]:
+        """Each open connection to ``peer``: ``{"kind": "direct"|"relayed"|"punched", "addr", ...}``."""
+        ...
+
+    def net_status(self) -> dict[str, Any]:
+        """Reachability, addresses, bootstrap peers (``GET /net``)."""
+        ...
+
+    async def connect(self, addr: str) -> PeerId:
+        """Connect to exactly ``addr`` (``.../p2p/<peer id>``, direct or ``/p2p-circuit``)."""
+        ...
+
+    async def connect_peer(self, peer: PeerId) -> None:
+        """Connect through the one dial path (known addresses: direct first, then relays); raises
+        :class:`~ioa_p2p.errors.DialFailed` naming what was tried."""
+        ...
+
     def set_stream_handler(self, protocol_id: str, handler: StreamHandler) -> None: ...
     async def open_stream(self, peer: PeerId, protocol_id: str) -> FramedStream: ...
     def now(self) -> float:
@@ -167,4 +193,31 @@ class CardNetPort(Protocol):
         ...
 
 
-__all__ = ["CardNetPort", "CardTopicPort", "DiscoveryPort", "NodePort", "StreamHandler"]
+class RelayNetPort(Protocol):
+    """What the relay service uses of the network (module docstring)."""
+
+    def reachability(self) -> str:
+        """``"public"``, ``"private"`` or ``"unknown"``."""
+        ...
+
+    async def wait_reachability_change(self) -> None: ...
+    def speaks_hop(self, peer: PeerId) -> bool: ...
+    def relay_candidates(self) -> list[PeerId]:
+        """Connected peers that relay (they announced the hop protocol), over direct connections."""
+        ...
+
+    async def reserve(self, relay: PeerId, seconds: float) -> tuple[int, tuple[str, ...]]:
+        """A reservation on ``relay`` (connected): its expiry (unix s) and the relay's addresses."""
+        ...
+
+    def set_circuit_addrs(self, addrs: list[str]) -> None:
+        """The ``/p2p-circuit`` addresses this node is reachable at (advertised at once)."""
+        ...
+
+    def start_hop(self, limits: HopLimits) -> None: ...
+    def stop_hop(self) -> None: ...
+    def hop_status(self) -> dict[str, Any] | None: ...
+    def punch_status(self) -> dict[str, int] | None: ...
+
+
+__all__ = ["CardNetPort", "CardTopicPort", "DiscoveryPort", "NodePort", "RelayNetPort", "StreamHandler"]

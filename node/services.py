@@ -18,7 +18,7 @@ from ioa_p2p.node.control.routes import open_budgets_api, open_peers_api
 from ioa_p2p.node.discovery import Discovery, open_discovery
 from ioa_p2p.node.goals import Goals, open_goals
 from ioa_p2p.node.messaging import Messaging, open_messaging
-from ioa_p2p.node.ports import CardNetPort, DiscoveryPort, NodePort
+from ioa_p2p.node.ports import CardNetPort, DiscoveryPort, NodePort, RelayNetPort
 from ioa_p2p.node.relay import RelayService, open_relay
 
 
@@ -38,15 +38,21 @@ class NodeServices:
 
 
 async def open_services(
-    node: NodePort, stack: AsyncExitStack, services: NodeServices, *, card_net: CardNetPort
+    node: NodePort,
+    stack: AsyncExitStack,
+    services: NodeServices,
+    *,
+    card_net: CardNetPort,
+    relay_net: RelayNetPort | None = None,
 ) -> None:
     """Open every service on ``stack`` (closed by the caller, in reverse order), filling ``services``.
-    ``card_net`` is discovery's network (the node's DHT and card topic)."""
+    ``card_net`` is discovery's network (the node's DHT and card topic), ``relay_net`` the relay
+    service's (None without libp2p: the in-memory network)."""
     await stack.enter_async_context(open_peers_api(node))
     await stack.enter_async_context(open_budgets_api(node))
     services.messaging = await stack.enter_async_context(open_messaging(node))
     stack.callback(_clear, services, "messaging")
-    services.relay = await stack.enter_async_context(open_relay(node))
+    services.relay = await stack.enter_async_context(open_relay(node, relay_net))
     stack.callback(_clear, services, "relay")
 
     def current_discovery() -> DiscoveryPort | None:

@@ -89,7 +89,7 @@ def _only_cancelled(exc: BaseException | None) -> bool:
 
 async def send_raw(attacker: Node, victim: Node, protocol: str, payload: bytes) -> bytes:
     """Open ``protocol`` from ``attacker`` to ``victim``, write ``payload``, read what comes within 1 s."""
-    stream = await attacker.host.new_stream(to_libp2p_id(victim.peer_id), [protocol])
+    stream = await attacker.net.host.new_stream(to_libp2p_id(victim.peer_id), [protocol])
     try:
         await stream.write(payload)
         with trio.move_on_after(1.0):

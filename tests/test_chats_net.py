@@ -190,8 +190,8 @@ class Partition:
 
     async def cut_pair(self, x: Node, y: Node) -> None:
         self.cut.add(frozenset({x.peer_id, y.peer_id}))
-        await x.host.get_network().close_peer(to_libp2p_id(y.peer_id))
-        await y.host.get_network().close_peer(to_libp2p_id(x.peer_id))
+        await x.net.host.get_network().close_peer(to_libp2p_id(y.peer_id))
+        await y.net.host.get_network().close_peer(to_libp2p_id(x.peer_id))
 
     async def heal(self) -> None:
         self.cut.clear()

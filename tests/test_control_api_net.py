@@ -87,6 +87,7 @@ async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> 
             for route in (
                 r.ID,
                 r.PEERS,
+                r.NET,
                 r.INBOX,
                 r.FAULTS,
                 r.BUDGETS,
@@ -100,6 +101,7 @@ async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> 
             network = await check(r.NETWORK, Empty())
             assert [p.peer_id for p in network.peers] == [str(calculator.peer_id)]
             assert network.peers[0].name == "calculator" and network.peers[0].latency_ms is not None
+            assert [c["kind"] for c in network.peers[0].connections] == ["direct"]
             code = await check(r.UI_CODE, Empty())
             assert code.url.endswith(f"/ui/#code={code.code}") and code.expires_in > 0
             calc = str(calculator.peer_id)

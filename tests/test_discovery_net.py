@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -22,6 +23,7 @@ from ioa_p2p.node import open_node
 from ioa_p2p.node.control.server import ControlRequest
 from ioa_p2p.node.discovery import Discovery, open_discovery
 from ioa_p2p.node.net import kad
+from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.gossip import TOPIC
 from ioa_p2p.node.net.host import to_libp2p_id
 from ioa_p2p.wire import canonical
@@ -61,7 +63,9 @@ async def open_peer(
             await node.services.discovery.card_ready.wait()  # the card is issued in the background
             yield node, node.services.discovery
         else:
-            async with open_discovery(node) as service:
+            async with open_discovery(
+                node, Libp2pCardNet(node.net.host, node.net.dht, node.faults)
+            ) as service:
                 await service.card_ready.wait()
                 yield node, service
 
@@ -267,21 +271,23 @@ async def test_bad_cards_are_rejected_by_the_dht_and_the_gossip_validators(tmp_p
             key = card_key(victim_node.peer_id)
 
             async def observer_stores_the_genuine_card() -> bool:
-                record = observer_node.dht.value_store.get(key.encode())
+                record = observer_node.net.dht.value_store.get(key.encode())
                 return record is not None and record.value == genuine.to_bytes()
 
             await wait_until(observer_stores_the_genuine_card, "the victim's card stored at the observer")
             # DHT: the attacker stores each bad card at the observer directly (PUT_VALUE).
             observer_id = to_libp2p_id(observer_node.peer_id)
             for name, value in bad.items():
-                stored = await attacker_node.dht.value_store._store_at_peer(observer_id, key.encode(), value)
+                stored = await attacker_node.net.dht.value_store._store_at_peer(
+                    observer_id, key.encode(), value
+                )
                 assert not stored, name
-            record = observer_node.dht.value_store.get(key.encode())
+            record = observer_node.net.dht.value_store.get(key.encode())
             assert record is None or record.value == genuine.to_bytes()
             # A storer that serves a bad card (bypassing its own validation) is not believed, whether the
             # owner is asked first (the default) or only the DHT is.
             for name, value in bad.items():
-                attacker_node.dht.value_store.put(key.encode(), value)
+                attacker_node.net.dht.value_store.put(key.encode(), value)
                 fetched = await observer.fetch_card(victim_node.peer_id)
                 assert fetched is not None and fetched.to_bytes() == genuine.to_bytes(), name
                 await observer.search.fetch([victim_node.peer_id], direct=False)
@@ -375,13 +381,13 @@ async def test_the_dht_speaks_the_ioa_protocol_only(tmp_path: Path) -> None:
     with trio.fail_after(30):
         async with open_peers(tmp_path, 2, {"gossip": False}) as peers:
             node, _ = peers[0]
-            handlers = node.host.get_mux().handlers
+            handlers = node.net.host.get_mux().handlers
             assert "/ioa/kad/1.0.0" in handlers
             assert "/ipfs/kad/1.0.0" not in handlers
             assert kad.kad_protocol_in_use() == "/ioa/kad/1.0.0"
             # Our records are refused outside the /ioa/card/ namespace, and strictly elsewhere.
-            assert not await kad.put_value(node.dht, "/ioa/other/x", b"v")
-            assert not await kad.put_value(node.dht, "/free/x", b"v")
+            assert not await kad.put_value(node.net.dht, "/ioa/other/x", b"v")
+            assert not await kad.put_value(node.net.dht, "/free/x", b"v")
 
 
 def test_library_internals_we_rely_on_exist() -> None:
@@ -473,6 +479,10 @@ def test_nine_processes_find_agents_through_the_cli(tmp_path: Path) -> None:
         # withdrawal); `ioa card set` publishes a new version, which every node finds.
         weather = nodes[7]
         weather_id = json.loads((homes[7] / "node.json").read_text())["peer_id"]
+        too_long = weather.ioa("card", "withdraw", "--reason", "x" * 201)
+        assert too_long.returncode == 2 and "at most 200 bytes" in too_long.stderr  # nothing withdrawn
+        shown_text = weather.ioa("card", "show").stdout
+        assert "WITHDRAWN" not in shown_text and re.search(r"\(version \d+, stamp \d+ bits\)", shown_text)
         out = weather.ioa("card", "withdraw", "--reason", "retired", "--json")
         assert out.returncode == 0, out.stderr
         assert json.loads(out.stdout)["withdrawn"] is True
@@ -486,8 +496,14 @@ def test_nine_processes_find_agents_through_the_cli(tmp_path: Path) -> None:
             )
         shown = json.loads(weather.ioa("card", "show", "--json").stdout)
         assert shown["withdrawn"]["reason"] == "retired"
+        assert (
+            "WITHDRAWN" in weather.ioa("card", "show").stdout
+            and "retired" in weather.ioa("card", "show").stdout
+        )
         out = weather.ioa("card", "set", "--description", "weather forecasts and storm warnings", "--json")
         assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["version"] > shown["withdrawn"]["version"]
+        assert "WITHDRAWN" not in weather.ioa("card", "show").stdout
         _poll(
             lambda: any(
                 r["peer_id"] == weather_id and "storm" in r["description"]

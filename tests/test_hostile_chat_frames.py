@@ -141,7 +141,7 @@ async def test_malformed_sync_requests_get_a_status_frame(tmp_path: Path) -> Non
     with trio.fail_after(60):
         async with open_nodes(tmp_path, 2) as (attacker, victim):
             before = chats_of(victim).rejected
-            stream = await attacker.host.new_stream(to_libp2p_id(victim.peer_id), [PROTO_SYNC])
+            stream = await attacker.net.host.new_stream(to_libp2p_id(victim.peer_id), [PROTO_SYNC])
             good = _sync_req()  # well formed, for a chat the victim does not know
             await stream.write(b"".join(uvarint_frame(f) for f in [*BAD_SYNC_REQUESTS.values(), good]))
             replies = [decode_control(f, SyncBatch) for f in await _read_frames(stream, 13)]
@@ -152,7 +152,7 @@ async def test_malformed_sync_requests_get_a_status_frame(tmp_path: Path) -> Non
             await stream.reset()
 
             # Announced over 64 KiB: refused from the length prefix, then the stream is reset.
-            stream = await attacker.host.new_stream(to_libp2p_id(victim.peer_id), [PROTO_SYNC])
+            stream = await attacker.net.host.new_stream(to_libp2p_id(victim.peer_id), [PROTO_SYNC])
             await stream.write(bytes(varint.encode(MAX_CONTROL_SIZE + 1)) + b"\xa3" + b"\x00" * 100)
             replies = [decode_control(f, SyncBatch) for f in await _read_frames(stream, 2)]
             assert [(r.status, r.count) for r in replies] == [(SYNC_TOO_LARGE, 0)]
@@ -163,7 +163,7 @@ async def test_malformed_sync_requests_get_a_status_frame(tmp_path: Path) -> Non
             handle = await chats_of(victim).create_chat([attacker.peer_id], "still syncing")
             assert handle.accepted == (attacker.peer_id,)
             posted = await chats_of(victim).post(handle.chat_id, "text", {"text": "hi"})
-            stream = await attacker.host.new_stream(to_libp2p_id(victim.peer_id), [PROTO_SYNC])
+            stream = await attacker.net.host.new_stream(to_libp2p_id(victim.peer_id), [PROTO_SYNC])
             await stream.write(uvarint_frame(_sync_req(chat_id=handle.chat_id)))
             header, *messages = await _read_frames(stream, 2)
             assert decode_control(header, SyncBatch) == build(

@@ -154,9 +154,9 @@ async def test_a_kademlia_answer_naming_a_non_ed25519_peer_is_harmless(tmp_path:
 
     with trio.fail_after(90):
         async with attacker_node(tmp_path / "a") as attacker:
-            attacker.host.set_stream_handler(IOA_KAD_PROTOCOL, evil_kad)
+            attacker.net.host.set_stream_handler(IOA_KAD_PROTOCOL, evil_kad)
             async with watch_victim(tmp_path / "v", bootstrap=(attacker.listen_addrs()[0],)) as victim:
-                while foreign_id not in victim.node.dht.routing_table.get_peer_ids():  # noqa: ASYNC110
+                while foreign_id not in victim.node.net.dht.routing_table.get_peer_ids():  # noqa: ASYNC110
                     await trio.sleep(0.1)
                 assert answered
                 await trio.sleep(2.0)  # a few peer-discovery rounds with the foreign ID in the table
@@ -178,7 +178,7 @@ async def test_a_relay_answering_an_undefined_status_code_is_retried_not_fatal(t
 
     with trio.fail_after(90):
         async with attacker_node(tmp_path / "a") as relay:
-            relay.host.set_stream_handler(HOP_PROTOCOL, evil_hop)
+            relay.net.host.set_stream_handler(HOP_PROTOCOL, evil_hop)
             raw = {"relay": {"reserve": [relay.listen_addrs()[0]]}, "discovery": {"enabled": False}}
             async with watch_victim(tmp_path / "v", raw=raw) as victim:
                 while asked < 2:  # noqa: ASYNC110 - the keeper asks again after a refusal
@@ -221,7 +221,7 @@ async def _send_garbage_pubsub_frame(home: Path, addr: str) -> None:
             # the node's pubsub starts with its discovery service; retry until the protocol is served
             for _ in range(100):
                 try:
-                    stream = await attacker.host.new_stream(to_libp2p_id(peer), [PUBSUB])
+                    stream = await attacker.net.host.new_stream(to_libp2p_id(peer), [PUBSUB])
                     break
                 except Exception:
                     await trio.sleep(0.2)
@@ -281,9 +281,9 @@ async def test_a_burst_of_random_pubsub_rpcs_ends_nothing(tmp_path: Path) -> Non
         async with watch_victim(tmp_path / "v") as victim, attacker_node(tmp_path / "a") as attacker:
             await victim.node.services_ready.wait()
             await attacker.connect(victim.node.listen_addrs()[0])
-            own_id = attacker.host.get_id().to_bytes()
+            own_id = attacker.net.host.get_id().to_bytes()
             for _ in range(60):
-                stream = await attacker.host.new_stream(to_libp2p_id(victim.node.peer_id), [PUBSUB])
+                stream = await attacker.net.host.new_stream(to_libp2p_id(victim.node.peer_id), [PUBSUB])
                 with contextlib.suppress(Exception):  # the victim resets a stream it cannot parse
                     for _ in range(5):
                         await stream.write(random_pubsub_rpc(rng, own_id))

@@ -49,6 +49,7 @@ CONFINED = {
     "libp2p": ("ioa_p2p.node.net",),
     "multiaddr": ("ioa_p2p.node.net",),
     "varint": ("ioa_p2p.node.net",),
+    "ifaddr": ("ioa_p2p.node.net",),
     "hypercorn": ("ioa_p2p.node.control",),
     "opentelemetry": ("ioa_p2p.node.telemetry",),
 }

@@ -44,7 +44,7 @@ def test_kademlia_speaks_the_ioa_protocol_id(tmp_path) -> None:
 
 async def test_the_node_dht_serves_only_the_ioa_protocol(tmp_path) -> None:
     async with open_test_nodes(tmp_path, 1) as (node,):
-        handlers = {str(p) for p in node.host.get_mux().handlers}
+        handlers = {str(p) for p in node.net.host.get_mux().handlers}
         assert libp2p_patches.IOA_KAD_PROTOCOL in handlers
         assert libp2p_patches.UPSTREAM_KAD_PROTOCOL not in handlers
 
@@ -184,3 +184,128 @@ def test_inbound_stream_cap_wraps_the_resource_manager() -> None:
     manager.release_stream(peer, Direction.INBOUND)
     assert manager.acquire_stream(peer, Direction.INBOUND)
     assert refused == [peer]
+
+
+# --------------------------------------------------------------------------- patches 11-14 (issue 19)
+
+
+async def test_upstream_dials_one_tcp_address_and_caches_failures_our_dial_path_tries_the_next(
+    tmp_path,
+) -> None:
+    """Patch 11: py-libp2p's ``dial_peer`` tries only the first TCP address it knows and then refuses the
+    peer for a while (its negative cache); the node's dial path dials the next address."""
+    import socket
+
+    from libp2p.network.exceptions import SwarmException
+    from libp2p.peer.peerinfo import PeerInfo
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.addrs import LocalView
+    from ioa_p2p.node.net.dialer import Dialer
+    from ioa_p2p.node.net.host import new_noise_host
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = multiaddr.Multiaddr(f"/ip4/127.0.0.1/tcp/{sock.getsockname()[1]}")
+    listen = [multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]
+    target, plain, ours = (new_noise_host(Identity.generate()) for _ in range(3))
+    assert callable(getattr(plain.get_network(), "_dial_addr_single_attempt", None))
+    with trio.fail_after(30):
+        async with target.run(listen), plain.run(listen), ours.run(listen):
+            good = target.get_transport_addrs()[0]
+            for host in (plain, ours):
+                host.get_peerstore().add_addrs(target.get_id(), [dead, good], 600)
+            with pytest.raises(SwarmException):
+                await plain.connect(PeerInfo(target.get_id(), []))  # only the dead one was tried
+            with pytest.raises(SwarmException, match="negative cache"):
+                await plain.connect(PeerInfo(target.get_id(), []))  # and the peer is now refused
+            dialer = Dialer(ours, lambda: LocalView())
+            await dialer.dial(target.get_id())
+            assert dialer.connection(target.get_id()) is not None
+            for host in (plain, ours, target):
+                await host.get_network().close()
+
+
+def test_upstream_get_addrs_mangles_a_circuit_address_and_ours_advertises_it() -> None:
+    """Patch 12: through ``addrs_factory`` a ``/p2p-circuit`` address loses its relay path."""
+    from libp2p.identity.identify.identify import _mk_identify_protobuf
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.host import new_noise_host
+
+    relay = Identity.generate().peer_id
+    circuit = f"/ip4/6.0.0.2/tcp/4001/p2p/{relay}/p2p-circuit"
+    host = new_noise_host(Identity.generate())
+    host._addrs_factory = lambda _candidates: [multiaddr.Multiaddr(circuit)]
+    assert [str(a) for a in host.get_addrs()] == [f"/ip4/6.0.0.2/tcp/4001/p2p/{host.get_id()}"]  # mangled
+    libp2p_patches.advertise(host, lambda: [circuit, "/ip4/6.0.0.9/tcp/1"])
+    assert [str(a) for a in host.get_addrs()] == [
+        f"{circuit}/p2p/{host.get_id()}",
+        f"/ip4/6.0.0.9/tcp/1/p2p/{host.get_id()}",
+    ]
+    identify = _mk_identify_protobuf(host, None)
+    assert [str(multiaddr.Multiaddr(a)) for a in identify.listen_addrs] == [circuit, "/ip4/6.0.0.9/tcp/1"]
+
+
+def test_upstream_observed_addresses_need_the_same_port_four_times() -> None:
+    """Patch 13: behind a NAT each connection has its own port, so py-libp2p never confirms the IP."""
+    from libp2p.host.observed_addr_manager import ObservedAddrManager
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.host import new_noise_host
+
+    class Conn:
+        def __init__(self, ip: str) -> None:
+            self.is_closed = False
+            self.muxed_conn = type("M", (), {"get_remote_address": lambda _self: (ip, 4001)})()
+
+    manager = ObservedAddrManager()
+    local = [multiaddr.Multiaddr("/ip4/0.0.0.0/tcp/4001")]
+    conns = [Conn(f"6.0.0.{i}") for i in range(2, 8)]
+    for port, conn in enumerate(conns, start=40000):
+        manager.record_observation(conn, multiaddr.Multiaddr(f"/ip4/6.0.0.99/tcp/{port}"), local)
+    assert manager.addrs() == []  # six observers agree on the IP: still nothing
+    host = new_noise_host(Identity.generate())
+    seen: list[object] = []
+    libp2p_patches.observe_identify(host, lambda conn, addr: seen.append(addr), seen.remove)
+    host._observed_addr_manager.record_observation(
+        conns[0], multiaddr.Multiaddr("/ip4/6.0.0.99/tcp/1"), local
+    )
+    assert [str(a) for a in seen] == ["/ip4/6.0.0.99/tcp/1"]
+
+
+async def test_upstream_autonat_answers_reachable_for_a_dead_address_ours_dials_afresh() -> None:
+    """Patch 14: upstream's dial-back returns the connection the request came on."""
+    import socket
+
+    from libp2p.host.autonat.autonat import AutoNATService
+    from libp2p.peer.peerinfo import PeerInfo
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.autonat import AutoNATServer
+    from ioa_p2p.node.net.host import new_noise_host
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        dead = multiaddr.Multiaddr(f"/ip4/127.0.0.1/tcp/{sock.getsockname()[1]}").to_bytes()
+    listen = [multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]
+    server, client = new_noise_host(Identity.generate()), new_noise_host(Identity.generate())
+    with trio.fail_after(30):
+        async with server.run(listen), client.run(listen):
+            await client.connect(PeerInfo(server.get_id(), server.get_addrs()))
+            assert await AutoNATService(server, serve=False)._try_dial(client.get_id(), [dead]) == dead
+            ours = AutoNATServer(server)
+            assert await ours._try_dial(client.get_id(), [dead]) is None
+            alive = client.get_transport_addrs()[0].to_bytes()
+            assert await ours._try_dial(client.get_id(), [alive]) == alive
+            for host in (client, server):
+                await host.get_network().close()
+
+
+def test_dcutr_still_has_what_the_hole_puncher_wraps() -> None:
+    import inspect
+
+    from libp2p.relay.circuit_v2.dcutr import DCUtRProtocol
+
+    assert callable(DCUtRProtocol._perform_hole_punch) and callable(DCUtRProtocol.initiate_hole_punch)
+    assert "self.initiate_hole_punch(" in inspect.getsource(DCUtRProtocol._auto_drive_loop)

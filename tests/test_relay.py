@@ -40,8 +40,9 @@ def test_settings_defaults_and_parsing() -> None:
     )
     assert s.hop and s.reserve == ("/ip4/1.2.3.4/tcp/1/p2p/x",) and s.max_reservations == 2
     limits = s.limits()
-    assert (limits.max_reservations, limits.data, limits.duration) == (2, 0, 1800)
-    assert limits.reservation_ttl == 600 and limits.max_circuit_conns == 16
+    assert (limits.max_reservations, limits.circuit_bytes, limits.circuit_duration) == (2, 0, 1800)
+    assert limits.reservation_ttl == 600 and limits.max_circuits_per_peer == 16
+    assert (limits.max_reservations_per_ip, limits.max_circuits, limits.max_circuits_per_ip) == (8, 256, 16)
 
 
 @pytest.mark.parametrize(
@@ -108,7 +109,7 @@ async def _until(predicate: Any) -> None:
 def _relayed(node: Any, peer: PeerId) -> bool:
     """A relayed connection to ``peer`` exists. (The hidden peer may also have dialed out directly:
     peers behind NAT can dial out, and peer discovery connects to routing-table peers.)"""
-    conns = node.host.get_network().connections.get(to_libp2p_id(peer)) or []
+    conns = node.net.host.get_network().connections.get(to_libp2p_id(peer)) or []
     addrs = [str(a) for c in conns for a in c.get_transport_addresses()]
     return any("/p2p-circuit" in a for a in addrs)
 
@@ -176,7 +177,7 @@ async def test_relay_refusals_are_typed_errors(tmp_path: Path) -> None:
                 await first.services.relay.connect_through(second.peer_id, relay.peer_id)
             with pytest.raises(UsageError):
                 await first.services.relay.connect_via(circuit_addr(raddr, first.peer_id))
-            with pytest.raises(PeerUnreachable, match="gives no address"):
+            with pytest.raises(PeerUnreachable, match="no address to dial"):
                 await first.services.relay.connect_via(
                     f"/p2p/{Identity.generate().peer_id}/p2p-circuit/p2p/{second.peer_id}"
                 )
@@ -205,7 +206,7 @@ async def test_client_off_means_no_relay_protocols(tmp_path: Path) -> None:
         async with AsyncExitStack() as stack:
             node = await _start(stack, tmp_path, "n", relay={"client": False})
             service = node.services.relay
-            assert service.circuit is None
+            assert service.keeper is None
             target = Identity.generate().peer_id
             with pytest.raises(UsageError, match="client = false"):
                 await service.connect_via(f"/p2p/{Identity.generate().peer_id}/p2p-circuit/p2p/{target}")

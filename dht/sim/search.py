@@ -47,7 +47,7 @@ from ioa_p2p.errors import InvalidMessage
 from ioa_p2p.identity import PeerId
 
 #: Seconds a fetch waits for the cards' owners before asking the DHT (``CardSearch``).
-DIRECT_TIMEOUT = 2.0
+DIRECT_TIMEOUT = 1.0
 
 
 @dataclass

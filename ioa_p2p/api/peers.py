@@ -1,7 +1,8 @@
 """This node and its peers (pure): identity, connections, direct messages, relays, faults and budgets.
 
-The requests and replies of ``GET /id``, ``GET /peers``, ``POST /connect``, ``POST /send``, ``GET /inbox``,
-``GET /relay``, ``POST /relay/connect``, ``GET /faults`` and ``GET /budgets`` (docs/protocol.md §7).
+The requests and replies of ``GET /id``, ``GET /peers``, ``GET /net``, ``POST /connect``, ``POST /send``,
+``GET /inbox``, ``GET /relay``, ``POST /relay/connect``, ``GET /faults`` and ``GET /budgets``
+(docs/protocol.md §7).
 """
 
 from __future__ import annotations
@@ -25,18 +26,83 @@ def check_peer(path: str, text: str) -> None:
 
 @dataclass(frozen=True, slots=True)
 class IdReply(ApiObject):
-    """``GET /id``: this node's peer ID and listen addresses."""
+    """``GET /id``: this node's peer ID, listen addresses (wildcards expanded) and the addresses it
+    advertises (docs/protocol.md §6.3)."""
 
     peer_id: str
     addrs: tuple[str, ...]
+    advertised: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionView(ApiObject):
+    """One open connection to a peer: ``kind`` ``direct``, ``relayed`` (through a relay: ``addr`` is the
+    circuit address) or ``punched`` (direct, made by hole punching); ``direction`` ``inbound`` or
+    ``outbound``; ``streams`` open on it."""
+
+    kind: str
+    addr: str
+    direction: str
+    streams: int
 
 
 @dataclass(frozen=True, slots=True)
 class PeerInfo(ApiObject):
-    """A connected peer (``GET /peers``, sorted by peer ID)."""
+    """A connected peer (``GET /peers``, sorted by peer ID), its connections direct ones first."""
 
     peer_id: str
     addrs: tuple[str, ...]
+    connections: tuple[ConnectionView, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ReachabilityView(ApiObject):
+    """Whether the node is reachable (docs/protocol.md §6.3): ``mode`` (``[node] reachability``),
+    ``status`` (``public``, ``private``, ``unknown``), the AutoNAT servers that ``reached`` it or ``failed``
+    to, when the status last ``changed_at`` (unix seconds), the public IPs peers see it at (``observed``:
+    distinct observers each), those ``confirmed``, the observed addresses AutoNAT verified, and what this
+    node answered as an AutoNAT server (``served``)."""
+
+    mode: str
+    status: str
+    confirmations: int
+    reached: int
+    failed: int
+    changed_at: float | None
+    observed: Mapping[str, int]
+    confirmed_ips: tuple[str, ...]
+    verified_addrs: tuple[str, ...]
+    served: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class BootstrapView(ApiObject):
+    """A bootstrap peer: connected now, dial attempts, the last error (empty when none)."""
+
+    addr: str
+    connected: bool
+    attempts: int
+    last_error: str
+
+
+@dataclass(frozen=True, slots=True)
+class PunchView(ApiObject):
+    """Hole punching (DCUtR) attempts this node made, and how many worked."""
+
+    attempts: int
+    successes: int
+
+
+@dataclass(frozen=True, slots=True)
+class NetStatus(ApiObject):
+    """``GET /net``: reachability, listen and advertised addresses, bootstrap peers, hole punching."""
+
+    peer_id: str
+    reachability: ReachabilityView
+    listen: tuple[str, ...]
+    advertised: tuple[str, ...]
+    bootstrap: tuple[BootstrapView, ...]
+    hole_punching: PunchView | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,27 +210,50 @@ class BudgetsReply(ApiObject):
 
 @dataclass(frozen=True, slots=True)
 class RelayLimitsView(ApiObject):
-    """The ``[relay]`` limits in force (docs/bootstrap.md)."""
+    """The ``[relay]`` limits in force when this node relays (docs/protocol.md §6.2, docs/bootstrap.md)."""
 
     max_reservations: int
+    max_reservations_per_ip: int
+    reservation_ttl: int
+    max_circuits: int
     max_circuits_per_peer: int
+    max_circuits_per_ip: int
     circuit_duration: int
     circuit_bytes: int
-    reservation_ttl: int
+    max_rate: int
 
 
 @dataclass(frozen=True, slots=True)
 class ReservationView(ApiObject):
-    """A reservation this node holds on a relay (``expires``: seconds since the Unix epoch)."""
+    """A reservation this node holds on a relay (``expires``: seconds since the Unix epoch;
+    ``expires_in``: seconds left); ``pinned``: from ``[relay] reserve`` (else held automatically while
+    private); ``renewals`` so far."""
 
     relay: str
     expires: float
     relay_addrs: tuple[str, ...]
+    expires_in: int = 0
+    pinned: bool = False
+    renewals: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RelayUsage(ApiObject):
+    """What this node relays for others: reservations held (and the most at one IP), circuits open and
+    opened, circuits cut by a limit (``duration``, ``bytes``), bytes relayed, refusals by limit."""
+
+    reservations: int
+    reservations_by_ip_max: int
+    circuits: int
+    circuits_opened: int
+    circuits_cut: Mapping[str, int]
+    relayed_bytes: int
+    refusals: Mapping[str, int]
 
 
 @dataclass(frozen=True, slots=True)
 class RelayStatus(ApiObject):
-    """``GET /relay``; ``reserved_peers`` only on a hop relay."""
+    """``GET /relay``; ``reserved_peers`` and ``usage`` only while this node relays (hop)."""
 
     hop: bool
     client: bool
@@ -172,6 +261,10 @@ class RelayStatus(ApiObject):
     reservations: tuple[ReservationView, ...]
     circuit_addrs: tuple[str, ...]
     reserved_peers: Annotated[int | None, Json(omit="none")] = None
+    reachability: str = "unknown"
+    wanted_reservations: int = 0
+    hole_punching: Annotated[PunchView | None, Json(omit="none")] = None
+    usage: Annotated[RelayUsage | None, Json(omit="none")] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,19 +295,25 @@ class RelayConnectReply(ApiObject):
 
 
 __all__ = [
+    "BootstrapView",
     "BudgetsReply",
+    "ConnectionView",
     "ConnectReply",
     "ConnectRequest",
     "FaultsReply",
     "IdReply",
     "InboxMessage",
     "LedgerView",
+    "NetStatus",
     "PeerInfo",
+    "PunchView",
     "RateView",
+    "ReachabilityView",
     "RelayConnectReply",
     "RelayConnectRequest",
     "RelayLimitsView",
     "RelayStatus",
+    "RelayUsage",
     "ReservationView",
     "SendReply",
     "SendRequest",

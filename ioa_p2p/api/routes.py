@@ -117,7 +117,8 @@ class RouteInfo(Protocol):
 # --------------------------------------------------------------------------- the routes
 
 ID = Route("GET", "/id", Empty, one(p.IdReply), "this node's peer ID and listen addresses")
-PEERS = Route("GET", "/peers", Empty, many(p.PeerInfo), "connected peers, sorted by peer ID")
+PEERS = Route("GET", "/peers", Empty, many(p.PeerInfo), "connected peers and their connections, by peer ID")
+NET = Route("GET", "/net", Empty, one(p.NetStatus), "reachability, addresses, bootstrap peers")
 CONNECT = Route("POST", "/connect", p.ConnectRequest, one(p.ConnectReply), "dial a peer's multiaddr")
 SEND = Route("POST", "/send", p.SendRequest, one(p.SendReply), "a signed direct message, acknowledged")
 INBOX = Route("GET", "/inbox", Empty, many(p.InboxMessage), "direct messages received")
@@ -182,7 +183,7 @@ CANCEL_GOAL = Route(
 )
 
 ROUTES: tuple[RouteInfo, ...] = (
-    ID, PEERS, CONNECT, SEND, INBOX, FAULTS, BUDGETS, RELAY, RELAY_CONNECT, NODE, NETWORK, UI_CODE,
+    ID, PEERS, NET, CONNECT, SEND, INBOX, FAULTS, BUDGETS, RELAY, RELAY_CONNECT, NODE, NETWORK, UI_CODE,
     CHATS, HISTORY, EXPORT, POST, CREATE_CHAT, SYNC_CHATS, CHAT_EVENTS, AUDIT,
     FIND, CARDS, CARD, UPDATE_CARD, WITHDRAW_CARD,
     LAUNCH_GOAL, GOAL_EVENTS, GOALS, ROUND_RESULT, CANCEL_GOAL,
@@ -208,6 +209,7 @@ __all__ = [
     "ID",
     "INBOX",
     "LAUNCH_GOAL",
+    "NET",
     "NETWORK",
     "NODE",
     "PEERS",

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 import trio
 
-from ioa_p2p.api.peers import RelayConnectRequest
+from ioa_p2p.api.peers import RelayConnectRequest, RelayStatus
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main, wait_stop_request
 from ioa_p2p.config.node_config import NodeConfig, load_config
 from ioa_p2p.control_client import ControlClient
@@ -89,20 +89,46 @@ def relay() -> None:
 @click.pass_context
 @handle_errors()
 def relay_status(ctx: click.Context, as_json: bool) -> None:
-    """Show relay role, limits, reservations and this node's /p2p-circuit addresses."""
+    """Reachability, relay role and limits, what the relay carries, reservations, /p2p-circuit addresses."""
     result = ControlClient(get_home(ctx)).relay()
     if as_json:
         emit_json(result.to_json())
         return
-    click.echo(f"hop: {'on' if result.hop else 'off'}   client: {'on' if result.client else 'off'}")
+    for line in relay_lines(result):
+        click.echo(line)
+
+
+def relay_lines(result: RelayStatus) -> list[str]:
+    """``ioa relay status`` lines (pure: tests read them)."""
+    lines = [
+        f"reachability: {result.reachability}",
+        f"hop: {'on' if result.hop else 'off'}   client: {'on' if result.client else 'off'}",
+    ]
+    usage = result.usage
     if result.hop:
-        reserved = "?" if result.reserved_peers is None else result.reserved_peers
-        click.echo(f"reserved peers: {reserved}")
-        click.echo("limits: " + " ".join(f"{k}={v}" for k, v in sorted(result.limits.to_json().items())))
+        lines.append("limits: " + " ".join(f"{k}={v}" for k, v in sorted(result.limits.to_json().items())))
+    if usage is not None:
+        lines.append(
+            f"relaying: {usage.reservations} reservations, {usage.circuits} circuits open, "
+            f"{usage.circuits_opened} opened, {usage.relayed_bytes} bytes relayed"
+        )
+        if usage.refusals:
+            lines.append("refused: " + " ".join(f"{k}={v}" for k, v in sorted(usage.refusals.items())))
+        if usage.circuits_cut:
+            lines.append(
+                "circuits cut by limit: "
+                + " ".join(f"{k}={v}" for k, v in sorted(usage.circuits_cut.items()))
+            )
+    if result.reachability == "private" and result.wanted_reservations:
+        lines.append(f"reservations: {len(result.reservations)} held, {result.wanted_reservations} wanted")
     for item in result.reservations:
-        click.echo(f"reservation on {item.relay} until {item.expires}")
-    for addr in result.circuit_addrs:
-        click.echo(f"reachable at {addr}")
+        kind = "pinned" if item.pinned else "auto"
+        lines.append(f"reservation on {item.relay} ({kind}) expires in {item.expires_in} s")
+    lines += [f"reachable at {addr}" for addr in result.circuit_addrs]
+    punch = result.hole_punching
+    if punch is not None:
+        lines.append(f"hole punching: {punch.successes} of {punch.attempts} attempts worked")
+    return lines
 
 
 @relay.command("connect")

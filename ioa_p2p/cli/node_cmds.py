@@ -1,4 +1,4 @@
-"""``ioa node start``, ``ioa peers``, ``ioa faults``, ``ioa send``, ``ioa inbox``."""
+"""``ioa node start``, ``ioa node status``, ``ioa peers``, ``ioa faults``, ``ioa send``, ``ioa inbox``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 import click
 import trio
 
+from ioa_p2p.api.peers import NetStatus
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main, wait_stop_request
 from ioa_p2p.config.node_config import NodeConfig, load_config
 from ioa_p2p.control_client import ControlClient
@@ -37,6 +38,18 @@ def node() -> None:
 @click.option(
     "--bootstrap", multiple=True, metavar="MADDR", help="Bootstrap peer /.../p2p/<id> (repeatable)."
 )
+@click.option(
+    "--bootstrap-file",
+    default=None,
+    metavar="FILE",
+    help="File of bootstrap multiaddrs, one a line (# comments); $IOA_BOOTSTRAP adds more.",
+)
+@click.option(
+    "--announce",
+    multiple=True,
+    metavar="MADDR",
+    help="An address to advertise besides the detected ones: a public IP, a forwarded port (repeatable).",
+)
 @click.option("--name", default=None, help="Agent name (overrides [agent].name).")
 @click.option("--description", default=None, help="Agent description (overrides [agent].description).")
 @click.option(
@@ -57,6 +70,8 @@ def node_start(
     config_file: Path | None,
     listen: tuple[str, ...],
     bootstrap: tuple[str, ...],
+    bootstrap_file: str | None,
+    announce: tuple[str, ...],
     name: str | None,
     description: str | None,
     skills: tuple[str, ...],
@@ -76,7 +91,13 @@ def node_start(
     lists = {"skills": skills, "languages": languages, "input_types": input_types}
     lists.update(output_types=output_types, tools=tools)
     agent.update({key: list(values) for key, values in lists.items() if values})  # each overrides [agent]
-    config = config.with_overrides(listen=listen or None, bootstrap=bootstrap, sections={"agent": agent})
+    config = config.with_overrides(
+        listen=listen or None,
+        bootstrap=bootstrap,
+        bootstrap_file=str(Path(bootstrap_file).resolve()) if bootstrap_file else None,
+        announce=announce,
+        sections={"agent": agent},
+    )
     trio.run(_run_node, config)
 
 
@@ -94,12 +115,48 @@ async def _run_node(config: NodeConfig) -> None:
             click.echo(f"{reason}, shutting down", err=True)
 
 
+@node.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the GET /net answer as JSON.")
+@click.pass_context
+@handle_errors()
+def node_status(ctx: click.Context, as_json: bool) -> None:
+    """Reachability, listen and advertised addresses, and bootstrap peers of the running node."""
+    result = ControlClient(get_home(ctx)).net()
+    if as_json:
+        emit_json(result.to_json())
+        return
+    for line in net_lines(result):
+        click.echo(line)
+
+
+def net_lines(net: NetStatus) -> list[str]:
+    """``ioa node status`` lines (pure: tests read them)."""
+    reach = net.reachability
+    lines = [f"peer id {net.peer_id}"]
+    how = (
+        "set by [node].reachability"
+        if reach.mode != "auto"
+        else f"AutoNAT: {reach.reached} peer(s) reached us, {reach.failed} could not"
+    )
+    lines.append(f"reachability: {reach.status} ({how})")
+    lines += [f"observed public IP: {ip}" for ip in reach.confirmed_ips]
+    lines += [f"listening on {a}" for a in net.listen]
+    lines += [f"advertised {a}" for a in net.advertised]
+    for boot in net.bootstrap:
+        state = "connected" if boot.connected else f"not connected ({boot.last_error or 'dialing'})"
+        lines.append(f"bootstrap {boot.addr}: {state}")
+    punch = net.hole_punching
+    if punch is not None:
+        lines.append(f"hole punching: {punch.successes} of {punch.attempts} attempts worked")
+    return lines
+
+
 @main.command()
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of {peer_id, addrs}.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of {peer_id, addrs, connections}.")
 @click.pass_context
 @handle_errors()
 def peers(ctx: click.Context, as_json: bool) -> None:
-    """List the peers the running node is connected to."""
+    """List the peers the running node is connected to, each connection direct, relayed or punched."""
     result = ControlClient(get_home(ctx)).peers()
     if as_json:
         emit_json([p.to_json() for p in result])
@@ -107,7 +164,10 @@ def peers(ctx: click.Context, as_json: bool) -> None:
     if not result:
         click.echo("no connected peers")
     for peer in result:
-        click.echo(f"{peer.peer_id}  {' '.join(peer.addrs)}")
+        if not peer.connections:
+            click.echo(f"{peer.peer_id}  {' '.join(peer.addrs)}")
+        for conn in peer.connections:
+            click.echo(f"{peer.peer_id}  {conn.kind:<8} {conn.addr}")
 
 
 @main.command()

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import tomli_w
 
@@ -30,6 +31,8 @@ NODE_INFO_FILE_NAME = "node.json"
 TOKEN_FILE_NAME = "control.token"
 DEFAULT_LISTEN = ("/ip4/127.0.0.1/tcp/0",)
 _MULTIADDRS = "a multiaddr string or a list of them"
+#: Environment variable naming more bootstrap peers (multiaddrs separated by commas or white space).
+BOOTSTRAP_ENV = "IOA_BOOTSTRAP"
 
 
 def ioa_home(explicit: str | Path | None = None) -> Path:
@@ -51,6 +54,16 @@ class NodeConfig:
     bootstrap_backoff_max: float = setting(30.0, low=0, unit="seconds")
     #: Connections the node keeps to peers it learns from the DHT (see ``ioa_p2p.node.net.routing``).
     target_peers: int = setting(16, low=0)
+    #: A file of bootstrap multiaddrs, one a line (``#`` comments); relative to the node's home.
+    bootstrap_file: str | None = None
+    #: Addresses to advertise besides the detected ones (a public address, a forwarded port, a DNS name).
+    announce: tuple[str, ...] = setting((), one_or_list=True, what=_MULTIADDRS)
+    #: "auto": find out with AutoNAT; "public" / "private": say so (docs/protocol.md, "Reachability").
+    reachability: Literal["auto", "public", "private"] = "auto"
+    #: Distinct peers that must agree (AutoNAT verdicts, observers of an address) before the node believes it.
+    confirmations: int = setting(3, low=1, high=16)
+    #: Find peers on the local network by multicast DNS (off by default).
+    mdns: bool = False
     raw: dict[str, Any] = field(default_factory=dict)
 
     def section(self, name: str) -> dict[str, Any]:
@@ -66,6 +79,8 @@ class NodeConfig:
         listen: tuple[str, ...] | None = None,
         bootstrap: tuple[str, ...] | None = None,
         sections: dict[str, dict[str, Any]] | None = None,
+        bootstrap_file: str | None = None,
+        announce: tuple[str, ...] | None = None,
     ) -> NodeConfig:
         raw = dict(self.raw)
         for name, values in (sections or {}).items():
@@ -74,6 +89,8 @@ class NodeConfig:
             self,
             listen=listen if listen else self.listen,
             bootstrap=self.bootstrap + tuple(bootstrap or ()),
+            bootstrap_file=bootstrap_file or self.bootstrap_file,
+            announce=self.announce + tuple(announce or ()),
             raw=raw,
         )
 
@@ -88,6 +105,35 @@ class NodeConfig:
     @property
     def token_path(self) -> Path:
         return self.home / TOKEN_FILE_NAME
+
+
+def resolve_bootstrap(config: NodeConfig, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Every bootstrap multiaddr the node dials: ``[node].bootstrap`` (and ``--bootstrap``), then the
+    lines of ``bootstrap_file``, then ``$IOA_BOOTSTRAP``; in that order, without duplicates."""
+    environ = os.environ if environ is None else environ
+    found = list(config.bootstrap)
+    if config.bootstrap_file:
+        found += read_bootstrap_file(config.home / Path(config.bootstrap_file).expanduser())
+    found += environ.get(BOOTSTRAP_ENV, "").replace(",", " ").split()
+    return tuple(dict.fromkeys(found))
+
+
+def read_bootstrap_file(path: Path) -> list[str]:
+    """Bootstrap multiaddrs of a list file: one a line; blank lines and ``#`` comments ignored."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(
+            f"[node].bootstrap_file (or --bootstrap-file): cannot read {path}: {exc.strerror or exc}"
+        ) from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"[node].bootstrap_file: {path} is not UTF-8 text") from None
+    out = []
+    for line in text.splitlines():
+        entry = line.split("#", 1)[0].strip()
+        if entry:
+            out.extend(entry.split())
+    return out
 
 
 def load_config(home: Path, *, path: Path | None = None) -> NodeConfig:
@@ -167,4 +213,13 @@ def write_default_config(home: Path, *, name: str, force: bool = False) -> Path:
     return path
 
 
-__all__ = ["NodeConfig", "ioa_home", "load_config", "parse_config", "write_default_config"]
+__all__ = [
+    "BOOTSTRAP_ENV",
+    "NodeConfig",
+    "ioa_home",
+    "load_config",
+    "parse_config",
+    "read_bootstrap_file",
+    "resolve_bootstrap",
+    "write_default_config",
+]

@@ -62,6 +62,7 @@ from ioa_p2p.api.peers import (
     FaultsReply,
     IdReply,
     InboxMessage,
+    NetStatus,
     PeerInfo,
     RelayConnectReply,
     RelayConnectRequest,
@@ -163,6 +164,10 @@ class AsyncControlClient:
 
     async def peers(self) -> tuple[PeerInfo, ...]:
         return await self.request(r.PEERS, Empty())
+
+    async def net(self) -> NetStatus:
+        """``GET /net``: reachability, listen and advertised addresses, bootstrap peers."""
+        return await self.request(r.NET, Empty())
 
     async def connect(self, addr: str) -> ConnectReply:
         return await self.request(r.CONNECT, ConnectRequest(addr))

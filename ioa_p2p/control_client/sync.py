@@ -56,6 +56,7 @@ from ioa_p2p.api.peers import (
     FaultsReply,
     IdReply,
     InboxMessage,
+    NetStatus,
     PeerInfo,
     RelayConnectReply,
     RelayConnectRequest,
@@ -183,6 +184,10 @@ class ControlClient:
 
     def peers(self) -> tuple[PeerInfo, ...]:
         return self.request(r.PEERS, Empty())
+
+    def net(self) -> NetStatus:
+        """``GET /net``: reachability, listen and advertised addresses, bootstrap peers."""
+        return self.request(r.NET, Empty())
 
     def connect(self, addr: str) -> ConnectReply:
         return self.request(r.CONNECT, ConnectRequest(addr))

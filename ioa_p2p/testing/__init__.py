@@ -10,8 +10,10 @@
   that network (``CardNetPort``; records checked by the validator discovery registers)
 - ``memagents.py`` :func:`~ioa_p2p.testing.memagents.open_memory_agent`: a memory node running every node
   service, composed by ``open_services`` as ``open_node`` does (chats, discovery, goals on virtual time)
+- ``natsim.py``  :func:`~ioa_p2p.testing.natsim.put_behind_nat`: a simulated NAT in front of one in-process
+  node on 127.0.0.1 (inbound direct connections refused unless hole-punched)
 
-The three ``mem*`` modules are not imported here: they load the node layer.
+The three ``mem*`` modules and ``natsim`` are not imported here: they load the node layer.
 
 Imports anything below it (this is the top layer, with the CLI); product code never imports it.
 """

@@ -124,8 +124,6 @@ class MemoryNode:
         self.control = ControlAPI()
         self.faults = Faults()
         self.budgets = NodeBudgets(Limits.from_section(config.section("limits")))
-        self.host: Any = None
-        self.dht: Any = None
         self.services_ready = trio.Event()
         self.tracer: Tracer = NOOP_TRACER
         self.handlers: dict[str, StreamHandler] = {}
@@ -142,6 +140,26 @@ class MemoryNode:
 
     def listen_addrs(self) -> list[str]:
         return [ADDR_PREFIX + str(self.peer_id)]
+
+    def advertised_addrs(self) -> list[str]:
+        return self.listen_addrs()
+
+    async def wait_addrs_change(self) -> None:
+        await trio.sleep_forever()  # a memory node's address never changes
+
+    def connections(self, peer: PeerId) -> list[dict[str, Any]]:
+        if not self.is_connected(peer):
+            return []
+        return [{"kind": "direct", "addr": ADDR_PREFIX + str(peer), "direction": "unknown", "streams": 0}]
+
+    def net_status(self) -> dict[str, Any]:
+        return {
+            "peer_id": str(self.peer_id),
+            "reachability": {"mode": "memory", "status": "public"},
+            "listen": self.listen_addrs(),
+            "advertised": self.advertised_addrs(),
+            "bootstrap": [],
+        }
 
     def connected_peers(self) -> list[PeerId]:
         return sorted(self.network.links_of(self.peer_id))

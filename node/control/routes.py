@@ -1,7 +1,8 @@
-"""Control API routes about this node and its peers: ``GET /id``, ``GET /peers``, ``POST /connect``,
-``GET /faults`` (what the node's task boundaries stopped: input from peers that no decoder foresaw, or a
-bug; see docs/security.md), ``GET /budgets`` and ``POST /ui/code`` (a one-time dashboard login code).
-Schemas: :mod:`ioa_p2p.api.peers`."""
+"""Control API routes about this node and its peers: ``GET /id``, ``GET /peers`` (each connection with its
+kind: direct, relayed or punched), ``GET /net`` (reachability, addresses, bootstrap peers), ``POST
+/connect``, ``GET /faults`` (what the node's task boundaries stopped: input from peers that no decoder
+foresaw, or a bug; see docs/security.md), ``GET /budgets`` and ``POST /ui/code`` (a one-time dashboard
+login code). Schemas: :mod:`ioa_p2p.api.peers`."""
 
 from __future__ import annotations
 
@@ -13,7 +14,16 @@ import trio
 
 from ioa_p2p.api import routes as r
 from ioa_p2p.api.codec import Empty
-from ioa_p2p.api.peers import BudgetsReply, ConnectReply, ConnectRequest, FaultsReply, IdReply, PeerInfo
+from ioa_p2p.api.peers import (
+    BudgetsReply,
+    ConnectionView,
+    ConnectReply,
+    ConnectRequest,
+    FaultsReply,
+    IdReply,
+    NetStatus,
+    PeerInfo,
+)
 from ioa_p2p.api.status import UiCode
 from ioa_p2p.errors import IoATimeout, UsageError
 from ioa_p2p.node.control.server import CallInfo
@@ -31,17 +41,27 @@ def faults_view(node: NodePort) -> FaultsReply:
 
 
 def peers_view(node: NodePort) -> tuple[PeerInfo, ...]:
-    """One entry per connected peer, sorted by peer ID."""
-    return tuple(PeerInfo(str(peer), tuple(node.peer_addrs(peer))) for peer in node.connected_peers())
+    """One entry per connected peer, sorted by peer ID, with its connections (direct ones first)."""
+    return tuple(
+        PeerInfo(
+            str(peer),
+            tuple(node.peer_addrs(peer)),
+            tuple(ConnectionView(**conn) for conn in node.connections(peer)),
+        )
+        for peer in node.connected_peers()
+    )
 
 
 @asynccontextmanager
 async def open_peers_api(node: NodePort) -> AsyncIterator[None]:
     async def get_id(request: Empty, call: CallInfo) -> IdReply:
-        return IdReply(str(node.peer_id), tuple(node.listen_addrs()))
+        return IdReply(str(node.peer_id), tuple(node.listen_addrs()), tuple(node.advertised_addrs()))
 
     async def get_peers(request: Empty, call: CallInfo) -> tuple[PeerInfo, ...]:
         return peers_view(node)
+
+    async def get_net(request: Empty, call: CallInfo) -> NetStatus:
+        return NetStatus.from_json(node.net_status())
 
     async def post_connect(request: ConnectRequest, call: CallInfo) -> ConnectReply:
         try:
@@ -65,6 +85,7 @@ async def open_peers_api(node: NodePort) -> AsyncIterator[None]:
 
     node.control.add_route(r.ID, get_id)
     node.control.add_route(r.PEERS, get_peers)
+    node.control.add_route(r.NET, get_net)
     node.control.add_route(r.CONNECT, post_connect)
     node.control.add_route(r.FAULTS, get_faults)
     node.control.add_route(r.UI_CODE, post_ui_code)

@@ -1,4 +1,4 @@
-"""``async with open_discovery(node) as discovery:``: run the discovery service and its background loops."""
+"""``async with open_discovery(node, net) as discovery:``: run the discovery service and its loops."""
 
 from __future__ import annotations
 
@@ -19,21 +19,23 @@ from ioa_p2p.matching import make_matcher
 from ioa_p2p.node.discovery import loops
 from ioa_p2p.node.discovery.routes import add_discovery_routes
 from ioa_p2p.node.discovery.service import Discovery
-from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.gossip import GossipSettings
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
+#: Seconds the advertised addresses must stay unchanged before the card is re-issued with them.
+ADDRS_SETTLE = 0.5
+
 
 @asynccontextmanager
-async def open_discovery(node: NodePort, net: CardNetPort | None = None) -> AsyncIterator[Discovery | None]:
-    """Run discovery for ``node`` over ``net`` (its DHT and card topic; by default the node's libp2p
-    DHT and GossipSub) until the block exits (composed into ``node.services.discovery``).
+async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Discovery | None]:
+    """Run discovery for ``node`` over ``net`` (its DHT and card topic: the node's libp2p DHT and
+    GossipSub, :class:`~ioa_p2p.node.net.card_net.Libp2pCardNet`) until the block exits (composed into
+    ``node.services.discovery``).
 
     With ``[discovery] enabled = false`` the node only validates and serves ``/ioa/`` DHT records
     (it yields ``None``).
     """
     settings = DiscoverySettings.from_section(node.config.section("discovery"))
-    net = net or Libp2pCardNet(node.host, node.dht, node.faults)
     admission = CardAdmission(new_cards=settings.new_cards, updates=settings.updates, me=node.peer_id)
     validator = IoaNamespaceValidator(
         lambda: int(node.now() * 1000), min_stamp_bits=settings.min_stamp_bits, admission=admission
@@ -81,6 +83,7 @@ async def open_discovery(node: NodePort, net: CardNetPort | None = None) -> Asyn
         async with trio.open_nursery() as nursery:
             nursery.start_soon(service.card_loop)
             nursery.start_soon(loops.republish_loop, service)
+            nursery.start_soon(follow_addrs, node, service)
             nursery.start_soon(loops.expiry_loop, service)
             nursery.start_soon(loops.rebuild_loop, service)
             nursery.start_soon(loops.revalidate_loop, service)
@@ -98,4 +101,19 @@ async def open_discovery(node: NodePort, net: CardNetPort | None = None) -> Asyn
                 nursery.cancel_scope.cancel()
 
 
-__all__ = ["open_discovery"]
+async def follow_addrs(node: NodePort, service: Discovery) -> None:
+    """Re-issue the card when the node's advertised addresses change (a relay reservation, a
+    reachability verdict, new interfaces), once they stayed unchanged for :data:`ADDRS_SETTLE` s."""
+    while True:
+        await node.wait_addrs_change()
+        while True:
+            with trio.move_on_after(ADDRS_SETTLE) as settle:
+                await node.wait_addrs_change()
+            if settle.cancelled_caught:
+                break
+        card = service.card
+        if card is not None and tuple(card.card.addrs) != tuple(node.advertised_addrs()[:16]):
+            await service.republish()
+
+
+__all__ = ["follow_addrs", "open_discovery"]

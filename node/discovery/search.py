@@ -36,9 +36,9 @@ from ioa_p2p.node.ports import CardNetPort
 log = logging.getLogger("ioa_p2p.discovery")
 
 #: Seconds a card fetch waits for the cards' owners to answer before asking the DHT.
-DIRECT_TIMEOUT = 2.0
+DIRECT_TIMEOUT = 1.0
 #: Card fetches of a listing find: batches running at once, and how long a batch waits for more peers.
-FETCH_PARALLEL = 4
+FETCH_PARALLEL = 16
 FETCH_COALESCE = 0.02
 
 

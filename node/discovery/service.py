@@ -73,6 +73,9 @@ STALE_MAX = 4096
 #: Flood guard: new card versions of one peer closer together than this are rejected.
 GOSSIP_UPDATE_INTERVAL_MS = 100
 MAX_K = FIND_MAX_K  # agents one find returns at most (the control API's limit)
+#: Share of the estimated network a directory must list for a find to skip the DHT (bootstrap nodes,
+#: which have no card, count in the estimate).
+COMPLETE = 0.9
 
 
 class Discovery:
@@ -222,7 +225,7 @@ class Discovery:
             tools=agent.tools,
             model=self.embedder.model_id,
             vector=self._vector,
-            addrs=self.node.listen_addrs()[:16],
+            addrs=self.node.advertised_addrs()[:16],
             version=next_version(previous, now),
             now_ms=now,
             ttl_ms=int(self.settings.ttl * 1000),
@@ -346,7 +349,9 @@ class Discovery:
     async def find(
         self, text: str, k: int = 5, *, use_dht: bool | None = None, include_self: bool = True
     ) -> list[Match]:
-        """The ``k`` agents whose cards best match ``text``, best first."""
+        """The ``k`` agents whose cards best match ``text``, best first. ``use_dht``: True asks the DHT,
+        False ranks only the cards held, None (default) asks it unless ``[discovery] dht`` is off or the
+        directory already lists the whole network (:meth:`directory_complete`)."""
         if not isinstance(text, str) or not text.strip():
             raise UsageError("find needs a non-empty text describing the task")
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
@@ -354,7 +359,10 @@ class Discovery:
         self.stats["finds"] += 1
         started = trio.current_time()
         timings: dict[str, Any] = {}
-        if self.settings.dht if use_dht is None else use_dht:
+        ask_dht = self.settings.dht if use_dht is None else use_dht
+        if use_dht is None and ask_dht and self.directory_complete():
+            ask_dht, timings["dht_skipped"] = False, True
+        if ask_dht:
             vector = (await self._embed([text]))[0]
             timings["embed_s"] = trio.current_time() - started
             with trio.move_on_after(self.settings.find_timeout) as scope:
@@ -369,6 +377,19 @@ class Discovery:
         timings["rank_s"] = trio.current_time() - ranked_at
         self.last_find = timings
         return matches
+
+    def directory_complete(self) -> bool:
+        """True when the local directory already lists the whole (small) network: it keeps every card,
+        the network is small enough to be listed (``[discovery] enumerate``), and it holds a card for at
+        least :data:`COMPLETE` of the peers the network is estimated to have. A find then ranks the
+        directory without asking the DHT (the DHT would name the same cards; gossip and revalidation keep
+        them current)."""
+        size = self.net.network_size()
+        return (
+            not self.directory.partial
+            and size <= self.settings.enumerate
+            and len(self.directory) >= COMPLETE * size
+        )
 
     async def lookup_dht(self, vector: Any) -> dict[str, Any]:
         """Ask the DHT for the cards that may match ``vector`` (:meth:`CardSearch.lookup`)."""

@@ -133,23 +133,18 @@ class TeamFormation:
         )
 
     async def reach(self, peers: Sequence[PeerId]) -> None:
-        """Connect to the teammates this node is not connected to, through the addresses in their signed
-        cards (the peerstore may not know them yet), concurrently, bounded by ``invite_timeout``."""
-        goals = self.goals
-        node = goals.node
+        """Connect to the teammates this node is not connected to, through the node's one dial path
+        (their signed cards' addresses too: direct first, then relays), concurrently, bounded by
+        ``invite_timeout``."""
+        node = self.goals.node
 
         async def one(peer: PeerId) -> None:
-            card = goals.card_of(str(peer))
-            for addr in card.card.addrs if card is not None else ():
-                if node.is_connected(peer):
-                    return
-                full = addr if "/p2p/" in addr else f"{addr}/p2p/{peer}"
-                try:
-                    await node.connect(full)
-                except IoAError as exc:
-                    log.debug("cannot reach %s at %s: %s", peer, addr, exc)
+            try:
+                await node.connect_peer(peer)
+            except IoAError as exc:
+                log.debug("cannot reach %s: %s", peer, exc)
 
-        with trio.move_on_after(goals.config.invite_timeout):
+        with trio.move_on_after(self.goals.config.invite_timeout):
             async with trio.open_nursery() as nursery:
                 for peer in peers:
                     if not node.is_connected(peer):

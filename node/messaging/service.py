@@ -7,12 +7,13 @@ frame (bad CBOR, bad signature, wrong author, oversize) gets an error answer and
 next one. Replays are refused (:mod:`ioa_p2p.node.messaging.replay`): each author's ``seq`` must strictly
 increase, checked against a table persisted under ``$IOA_HOME`` before the ``ok`` answer.
 
-Control API (:mod:`ioa_p2p.node.messaging.routes`): ``POST /send``, ``GET /inbox``.
+Control API (:mod:`ioa_p2p.node.messaging.routes`): ``POST /send``, ``GET /inbox`` (the last received
+messages, oldest first: stored on disk before the ``ok`` answer, :mod:`ioa_p2p.node.messaging.inbox`, so an
+acknowledged message survives a crash).
 """
 
 from __future__ import annotations
 
-import collections
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -25,10 +26,12 @@ from ioa_p2p.errors import (
     IoATimeout,
     MessageTooLarge,
     PeerRejected,
+    PeerUnreachable,
     ProtocolViolation,
     ReplayedMessage,
 )
 from ioa_p2p.identity import PeerId
+from ioa_p2p.node.messaging.inbox import Inbox
 from ioa_p2p.node.messaging.replay import ReplayGuard
 from ioa_p2p.node.messaging.routes import add_messaging_routes
 from ioa_p2p.node.net.framing import FramedStream
@@ -39,15 +42,14 @@ if TYPE_CHECKING:
     from ioa_p2p.node.ports import NodePort
 
 PROTOCOL_ID = "/ioa/msg/1.0.0"
-INBOX_SIZE = 1000
 SEND_TIMEOUT = 10.0
 
 
 class Messaging:
-    def __init__(self, node: NodePort, replay: ReplayGuard) -> None:
+    def __init__(self, node: NodePort, replay: ReplayGuard, inbox: Inbox) -> None:
         self.node = node
         self.replay = replay
-        self.inbox: collections.deque[Envelope] = collections.deque(maxlen=INBOX_SIZE)
+        self.inbox = inbox
         self._seq = time.time_ns() // 1000  # monotonic across restarts without storing state
         self._arrived = trio.Event()
         self._send_locks: dict[PeerId, trio.Lock] = {}
@@ -79,7 +81,8 @@ class Messaging:
             self.replay.admit(env.author, env.seq, env.ts)  # persisted before the ok answer
         except ReplayedMessage as exc:
             return _refusal(exc.code, f"ReplayedMessage: {exc}")
-        self.inbox.append(env)
+        # on disk before the ok answer too (a crash in between: no ok, and the sender's retry has a new seq)
+        self.inbox.append(env, data)
         self._arrived.set()
         self._arrived = trio.Event()
         return {"ok": True, "hash": env.hash}
@@ -97,15 +100,26 @@ class Messaging:
                 self._send_locks.pop(peer, None)
 
     async def send_envelope(self, peer: PeerId, env: Envelope) -> bytes:
-        """Send one envelope; return its hash once the peer acknowledged it."""
+        """Send one envelope; return its hash once the peer acknowledged it. A peer that cannot be
+        reached is :class:`~ioa_p2p.errors.DialFailed` (naming the addresses and relays tried: nothing was
+        sent); :class:`~ioa_p2p.errors.IoATimeout` "did not acknowledge" means the message went out on an
+        open stream and no answer came."""
+        sent = False
         try:
             with trio.fail_after(SEND_TIMEOUT):
                 stream = await self.node.open_stream(peer, PROTOCOL_ID)
                 async with stream:
                     await stream.send_envelope(env)
+                    sent = True
                     reply = await stream.receive_value()
         except trio.TooSlowError:
-            raise IoATimeout(f"{peer} did not acknowledge within {SEND_TIMEOUT:.0f} s") from None
+            if sent:
+                raise IoATimeout(
+                    f"{peer} did not acknowledge within {SEND_TIMEOUT:.0f} s (the message was sent to it)"
+                ) from None
+            raise PeerUnreachable(
+                f"could not open a stream to {peer} within {SEND_TIMEOUT:.0f} s; nothing was sent"
+            ) from None
         return check_ack(reply, env, peer)
 
     async def wait_message(self, count: int) -> None:
@@ -131,11 +145,13 @@ def check_ack(reply: Any, env: Envelope, peer: PeerId) -> bytes:
 @asynccontextmanager
 async def open_messaging(node: NodePort) -> AsyncIterator[Messaging]:
     replay = ReplayGuard.open(node.home, clock_ms=lambda: time.time_ns() // 1_000_000)
-    messaging = Messaging(node, replay)
+    inbox = Inbox.open(node.home)
+    messaging = Messaging(node, replay, inbox)
 
     node.set_stream_handler(PROTOCOL_ID, messaging.handle_stream)
     add_messaging_routes(node, messaging)
     try:
         yield messaging
     finally:
+        inbox.close()
         replay.close()

@@ -1,17 +1,32 @@
 """ioa_p2p.node.net: the node's libp2p layer, the only place that imports ``libp2p`` (and ``multiaddr``).
 
+- ``network.py``         :class:`Libp2pNetwork` / ``open_network``: the host, what it advertises, the dial
+  path, streams, connections and their kind (direct / relayed / punched); ``NodePort`` sees only this
 - ``host.py``            the py-libp2p host: TCP, Noise only (Ed25519 peers), yamux; key and peer-ID
   conversion, multiaddr parsing (their errors translated into ours)
 - ``libp2p_patches.py``  every workaround for a py-libp2p 0.8.1 problem, each with a test that notices
   upstream
+- ``addrs.py``           address scopes, wildcard expansion, what a node advertises and dials (pure)
+- ``interfaces.py``      this machine's interface addresses (``ifaddr``), cached and refreshed
+- ``dialer.py``          the one dial path: direct addresses first, then relays, one deadline, ``DialFailed``
+- ``observed.py``        identify's observed addresses, confirmed by distinct observers (pure)
+- ``reachability.py``    AutoNAT verdicts aggregated into public / private / unknown (pure)
+- ``autonat.py``         AutoNAT v1: dial-back server on fresh connections, with limits; the client request
+- ``nat.py``             :class:`NatState`: observations, AutoNAT rounds, the reachability and its effects
+- ``relay.py``           circuit relay v2: STOP (accepting), reservations, dialing through a relay
+- ``relay_limits.py``    the relay's ledger: reservations and circuits per peer, per IP, in total (pure)
+- ``relay_hop.py``       our HOP server (relaying for others) enforcing those limits
+- ``relay_net.py``       :class:`Libp2pRelayNet`: the relay service's ``RelayNetPort``
+- ``punch.py``           hole punching (DCUtR): one initiator per pair, punched connections remembered
+- ``mdns.py``            peers on the local network by multicast DNS (``[node] mdns``)
 - ``framing.py``         length-prefixed frames over streams: buffered reader, size limit, whole-frame
   deadline, idle timeout, partial-frame budget; every stream exception translated once
 - ``budgets.py``         the node's resource budgets (``[limits]``) shared by the services
-- ``routing.py``         the node's Kademlia DHT instance, bootstrap dialing with backoff, peer discovery
+- ``routing.py``         the node's Kademlia DHT instance, bootstrap dialing with backoff (and what it says
+  when none answers), peer discovery
 - ``kad.py``             batched fresh Kademlia lookups, puts and provides over py-libp2p's KadDHT; serving
   the DHT on ``/ioa/kad/1.0.0`` with our record validators
 - ``gossip.py``          GossipSub card announcements (tuned heartbeat and limits, topic validator, drain
   task)
 - ``card_net.py``        :class:`Libp2pCardNet`: discovery's ``CardNetPort`` over ``kad.py`` and ``gossip.py``
-- ``relay.py``           circuit relay v2 (HOP protocol, STOP transport, reservation exchange), wrapped
 """

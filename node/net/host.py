@@ -119,6 +119,14 @@ def peer_of_addr(text: str) -> PeerId:
     return from_libp2p_id(peer_info_from_addr(text).peer_id)
 
 
+def remote_peer_of(stream: Any) -> PeerId | None:
+    """The Noise-authenticated peer of an inbound stream (None when it is not an Ed25519 peer)."""
+    try:
+        return from_libp2p_id(stream.muxed_conn.peer_id)
+    except Exception:  # no connection / not an Ed25519 key
+        return None
+
+
 def known_peer_info(host: Any, peer: PeerId) -> PeerInfo | None:
     """The peer with the addresses ``host``'s peerstore knows for it; None when it knows none."""
     pid = to_libp2p_id(peer)

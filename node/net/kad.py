@@ -48,6 +48,7 @@ from ioa_p2p.node.net.kad_io import (
     kad_protocol_in_use,
     known_peers,
     run_lookup,
+    serves_dht,
 )
 
 log = logging.getLogger("ioa_p2p.node.net.kad")
@@ -170,7 +171,8 @@ async def get_values_from(
     dht: Any, requests: dict[bytes, list[str]], *, per_peer: float = PEER_TIMEOUT
 ) -> dict[str, list[bytes]]:
     """Ask each peer (ID bytes) for the values it holds under its keys, all peers at once, each bounded by
-    ``per_peer`` seconds (a peer that fails is a missing answer); callers bound the whole call."""
+    ``per_peer`` seconds (a peer that fails is a missing answer; one whose identify says it serves no DHT is
+    not asked); callers bound the whole call."""
     out: dict[str, list[bytes]] = {}
 
     async def ask(peer: bytes, keys: list[str]) -> None:
@@ -191,7 +193,8 @@ async def get_values_from(
 
     async with trio.open_nursery() as nursery:
         for peer, keys in requests.items():
-            if peer != dht.local_peer_id.to_bytes():
+            # a peer in DHT client mode (private, behind NAT) serves no KAD requests: not worth a dial
+            if peer != dht.local_peer_id.to_bytes() and serves_dht(dht.host, ID(peer)):
                 nursery.start_soon(ask, peer, keys)
     return out
 
@@ -316,5 +319,6 @@ __all__ = [
     "provide_many",
     "put_value",
     "routing_table_size",
+    "serves_dht",
     "use_ioa_kad_protocol",
 ]

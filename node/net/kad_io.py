@@ -10,7 +10,8 @@
   still counts), one silent for :data:`PEER_TIMEOUT` failed. When the lookup is done, requests still in
   flight are cancelled. Callers bound the whole lookup with their own cancel scope.
 - Reply parsing: closer peers' and providers' addresses go into the peerstore (so they can be dialled);
-  peer IDs cross into the pure lookup as their bytes.
+  peer IDs cross into the pure lookup as their bytes. Peers whose identify says they do not serve the DHT
+  (clients behind NAT) are never asked (:func:`serves_dht`).
 
 Everything the library raises for one peer is that peer's failure, never the caller's exception.
 """
@@ -52,10 +53,20 @@ def kad_protocol_in_use() -> str:
 
 
 def known_peers(dht: Any) -> list[bytes]:
-    """Every peer the node knows for routing: its routing table and its connections, as ID bytes."""
+    """Every peer the node knows for routing (its routing table and its connections) as ID bytes, leaving
+    out peers whose identify says they do not serve the DHT (clients: nodes behind NAT run in client mode)."""
     peers = set(dht.routing_table.get_peer_ids()) | set(dht.host.get_connected_peers())
     peers.discard(dht.local_peer_id)
-    return [p.to_bytes() for p in peers]
+    return [p.to_bytes() for p in peers if serves_dht(dht.host, p)]
+
+
+def serves_dht(host: Any, peer: ID) -> bool:
+    """False only when identify told us ``peer``'s protocols and the DHT's is not among them."""
+    try:
+        protocols = {str(p) for p in host.get_peerstore().get_protocols(peer)}
+    except Exception:  # not identified (yet): it may serve the DHT
+        return True
+    return not protocols or kad_protocol_in_use() in protocols
 
 
 async def run_lookup(
@@ -117,7 +128,7 @@ def _apply(dht: Any, lookup: Lookup, peer: bytes, replies: list[Any], kind: str)
     for key, reply in replies:
         if reply.type != kind_type:
             continue
-        closer = [p for p in _peers(dht, reply.closerPeers) if p != me]
+        closer = [p for p in _peers(dht, reply.closerPeers) if p != me and serves_dht(dht.host, ID(p))]
         if kind == PROVIDERS:
             lookup.answered(peer, key, closer, providers=_peers(dht, reply.providerPeers))
         else:

@@ -51,6 +51,39 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    inbound stream of a peer that already has ``per_peer`` open (or that the node's budgets do not
    admit) is refused before protocol negotiation (py-libp2p resets it at once). The test checks the
    hook still exists and that the cap holds.
+11. One dial path: the swarm's ``dial_peer`` (behind ``host.connect`` and every ``new_stream`` to a peer
+   not connected: the DHT, GossipSub, identify...) tries only the first TCP address it knows
+   (``MAX_ADDRS_PER_PEER``, one per transport class), skips loopback addresses whenever others exist,
+   never uses ``/p2p-circuit`` addresses, and refuses a peer for 60 s after one failure (its negative
+   cache, which kept a restarted peer unreachable). :func:`route_dials` makes it call our
+   :class:`~ioa_p2p.node.net.dialer.Dialer` instead; :func:`dial_one_address` dials exactly one address
+   (the swarm's single-attempt dial, no retries, no cache). The tests check both internals still exist
+   with the signatures we call and that a patched host dials a second address when the first is dead.
+12. Advertised addresses: ``BasicHost.get_addrs()`` (what identify, the signed peer record and DCUtR
+   advertise) returns the listen addresses as given (``/ip4/0.0.0.0/...``), and its ``addrs_factory``
+   hook cannot carry a relay address: ``get_addrs`` strips the first ``/p2p/`` component it finds, which
+   turns ``<relay addr>/p2p/<relay>/p2p-circuit`` into the relay's own address claimed as ours.
+   :func:`advertise` replaces ``get_addrs`` on the host with our advertised list (each ending in
+   ``/p2p/<our id>``). The test checks upstream still mangles a circuit address and that identify and the
+   peer record carry ours.
+13. Observed addresses: py-libp2p counts an identify observation only when four observers agree on IP
+   *and port*; behind a NAT every outbound connection gets its own port, so nothing is ever confirmed.
+   :func:`observe_identify` hands every observation (and every closed connection) also to our
+   :class:`~ioa_p2p.node.net.observed.ObservedAddrs`, which counts observed IPs. The test checks the
+   manager's two methods still exist.
+14. AutoNAT dial-back: ``AutoNATService._try_dial`` calls ``host.connect``, which returns the connection
+   the request arrived on: every requester is told it is reachable. :func:`probe_address` dials the
+   address afresh (the swarm's transport for it, then the security handshake, which proves the peer ID)
+   and closes it without registering it; :class:`ioa_p2p.node.net.autonat.AutoNATServer` uses it. The
+   test shows upstream's service still answers OK for an address nobody listens on.
+15. Hole punching from both ends: ``DCUtRProtocol``'s auto-drive starts a session from both sides of every
+   relayed connection; concurrent sessions collide until the attempts are spent.
+   :class:`ioa_p2p.node.net.punch.HolePuncher` wraps ``initiate_hole_punch`` (one initiator per pair) and
+   ``_perform_hole_punch`` (to mark the connections a punch made). The test checks both still exist and
+   that the auto-drive loop still goes through ``initiate_hole_punch``.
+16. Not patched but replaced, because too much would need patching: the circuit relay HOP server
+   (:mod:`ioa_p2p.node.net.relay_hop` says why) and the relayed dial
+   (:func:`ioa_p2p.node.net.relay.dial_circuit`).
 """
 
 from __future__ import annotations
@@ -299,3 +332,121 @@ def quiet_libp2p_logs(level: int = logging.CRITICAL) -> None:
 
 def libp2p_version() -> str:
     return str(libp2p.__version__)
+
+
+# --------------------------------------------------------------------------- patches 11-13
+
+
+def _require(obj: Any, *names: str) -> None:
+    missing = [n for n in names if not callable(getattr(obj, n, None))]
+    if missing:
+        raise RuntimeError(
+            f"py-libp2p's {type(obj).__name__} has no {', '.join(missing)} any more: "
+            "revisit ioa_p2p.node.net.libp2p_patches"
+        )
+
+
+def live_connections(host: Any, peer_id: Any) -> list[Any]:
+    """The swarm's open connections to ``peer_id`` (closed ones left out)."""
+    conns = host.get_network().connections.get(peer_id) or []
+    return [c for c in conns if not getattr(c, "is_closed", False)]
+
+
+async def dial_one_address(host: Any, addr: Any, peer_id: Any) -> Any:
+    """Patch 11: one dial to exactly ``addr`` (no retry, no negative cache); the started connection."""
+    swarm = host.get_network()
+    _require(swarm, "_dial_addr_single_attempt")
+    conn = await swarm._dial_addr_single_attempt(addr, peer_id)
+    started = getattr(conn, "event_started", None)
+    if started is not None:
+        await started.wait()
+    return conn
+
+
+DialPeer = Callable[[Any], Any]
+
+
+def route_dials(host: Any, dial: Callable[[Any], Any]) -> None:
+    """Patch 11: the swarm's ``dial_peer(peer_id)`` becomes ``[await dial(peer_id)]``; our errors are
+    raised as the ``SwarmException`` py-libp2p's callers expect."""
+    from libp2p.network.exceptions import SwarmException
+
+    swarm = host.get_network()
+    _require(swarm, "dial_peer")
+
+    async def dial_peer(peer_id: Any) -> list[Any]:
+        try:
+            return [await dial(peer_id)]
+        except Exception as exc:  # our DialFailed / PeerUnreachable: the library expects SwarmException
+            raise SwarmException(str(exc)) from exc
+
+    swarm.dial_peer = dial_peer
+
+
+def advertise(host: Any, addrs: Callable[[], list[str]]) -> None:
+    """Patch 12: ``host.get_addrs()`` returns ``addrs()`` (multiaddr text without ``/p2p/<our id>``), each
+    with ``/p2p/<our id>`` appended; an address the multiaddr library cannot parse is left out."""
+    import multiaddr
+
+    if not callable(getattr(host, "get_addrs", None)):
+        raise RuntimeError(
+            "py-libp2p's BasicHost has no get_addrs any more: revisit ioa_p2p.node.net.libp2p_patches"
+        )
+    suffix = f"/p2p/{host.get_id()}"
+
+    def get_addrs() -> list[Any]:
+        out = []
+        for text in addrs():
+            with contextlib.suppress(Exception):
+                out.append(multiaddr.Multiaddr(text if text.endswith(suffix) else text + suffix))
+        return out
+
+    host.get_addrs = get_addrs
+
+
+def observe_identify(host: Any, record: Callable[[Any, Any], None], forget: Callable[[Any], None]) -> None:
+    """Patch 13: ``record(conn, observed_multiaddr)`` for every identify observation py-libp2p records,
+    ``forget(conn)`` for every connection it forgets."""
+    manager = getattr(host, "_observed_addr_manager", None)
+    if manager is None:
+        raise RuntimeError(
+            "py-libp2p's BasicHost has no _observed_addr_manager any more: revisit "
+            "ioa_p2p.node.net.libp2p_patches"
+        )
+    _require(manager, "record_observation", "remove_conn")
+    upstream_record, upstream_remove = manager.record_observation, manager.remove_conn
+
+    def record_observation(conn: Any, observed: Any, local_addrs: Any) -> None:
+        upstream_record(conn, observed, local_addrs)
+        record(conn, observed)
+
+    def remove_conn(conn: Any) -> None:
+        upstream_remove(conn)
+        forget(conn)
+
+    manager.record_observation = record_observation
+    manager.remove_conn = remove_conn
+
+
+async def probe_address(host: Any, addr: Any, peer_id: Any) -> None:
+    """Patch 14: a fresh connection to ``addr`` that authenticates ``peer_id`` (Noise), then closed; it
+    never joins the swarm. Raises when nothing answers there as ``peer_id``."""
+    swarm = host.get_network()
+    manager = getattr(swarm, "transport_manager", None)
+    upgrader = getattr(swarm, "upgrader", None)
+    if manager is None or upgrader is None:
+        raise RuntimeError(
+            "py-libp2p's swarm has no transport_manager / upgrader any more: revisit "
+            "ioa_p2p.node.net.libp2p_patches"
+        )
+    transport = manager.transport_for_dialing(addr)
+    if transport is None:
+        raise ValueError(f"no transport can dial {addr}")
+    raw = await transport.dial(addr)
+    try:
+        secured = await upgrader.upgrade_security(raw, True, peer_id)
+        with contextlib.suppress(Exception):
+            await secured.close()
+    finally:
+        with contextlib.suppress(Exception):
+            await raw.close()

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, suppress
+from dataclasses import dataclass
 from typing import Any
 
 import trio
@@ -39,7 +40,7 @@ from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.errors import InvalidPeerId, IoAError
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
-from ioa_p2p.node.net.host import from_libp2p_id, peer_info_from_addr
+from ioa_p2p.node.net.host import from_libp2p_id, peer_info_from_addr, to_libp2p_id
 
 log = logging.getLogger("ioa_p2p.routing")
 
@@ -84,6 +85,69 @@ def new_dht(host: Any) -> KadDHT:
     )
 
 
+@dataclass(slots=True)
+class _BootstrapPeer:
+    addr: str
+    connected: bool = False
+    attempts: int = 0
+    last_error: str = ""
+    joined_at: float | None = None
+
+
+class BootstrapState:
+    """The bootstrap peers and how dialing each goes (``GET /net``); says once, clearly, when none is
+    reachable, and when the node joined."""
+
+    def __init__(self, addrs: Sequence[str]) -> None:
+        self.peers = {addr: _BootstrapPeer(addr) for addr in addrs}
+        self._warned = False
+        self.joined = False
+
+    def connected(self, addr: str, now: float) -> None:
+        peer = self.peers[addr]
+        peer.connected, peer.last_error = True, ""
+        peer.joined_at = peer.joined_at or now
+        if not self.joined or self._warned:  # said loudly only after the warning that none answered
+            log.log(
+                logging.WARNING if self._warned else logging.INFO,
+                "%s the network through bootstrap peer %s",
+                "joined" if not self.joined else "back in touch with",
+                addr,
+            )
+            self.joined = True
+        self._warned = False
+
+    def failed(self, addr: str, error: str, retry_in: float) -> None:
+        peer = self.peers[addr]
+        peer.connected, peer.last_error = False, error
+        peer.attempts += 1
+        if any(p.connected for p in self.peers.values()):
+            log.info("bootstrap %s not reachable (%s); retrying in %.1f s", addr, error, retry_in)
+            return
+        if all(p.attempts for p in self.peers.values()) and not self._warned:
+            self._warned = True
+            tried = "; ".join(f"{p.addr}: {p.last_error}" for p in self.peers.values())
+            after = " (the node keeps working with the peers it knows)" if self.joined else ""
+            log.warning(
+                "no bootstrap peer is reachable%s: %s. Retrying with backoff up to %s; peers can still "
+                "dial this node",
+                after,
+                tried,
+                "30 s" if retry_in <= 30 else f"{retry_in:.0f} s",
+            )
+        else:
+            log.info("bootstrap %s not reachable (%s); retrying in %.1f s", addr, error, retry_in)
+
+    def dropped(self, addr: str) -> None:
+        self.peers[addr].connected = False
+
+    def view(self) -> list[dict[str, Any]]:
+        return [
+            {"addr": p.addr, "connected": p.connected, "attempts": p.attempts, "last_error": p.last_error}
+            for p in self.peers.values()
+        ]
+
+
 async def keep_bootstrap_connected(
     connect: Callable[[str], Any],
     is_connected: Callable[[PeerId], bool],
@@ -92,25 +156,72 @@ async def keep_bootstrap_connected(
     backoff: float,
     backoff_max: float,
     on_connected: Callable[[PeerId], Any],
+    state: BootstrapState | None = None,
 ) -> None:
     """Dial ``addr`` until connected; back off exponentially between failures; re-dial when dropped."""
+    state = state or BootstrapState([addr])
     target = from_libp2p_id(peer_info_from_addr(addr).peer_id)
     delay = backoff
     while True:
         if is_connected(target):
             delay = backoff
             await trio.sleep(max(backoff, 1.0))
+            if not is_connected(target):
+                state.dropped(addr)
             continue
         try:
             with trio.fail_after(DIAL_TIMEOUT):
                 await connect(addr)
         except (IoAError, trio.TooSlowError) as exc:
-            log.info("bootstrap %s not reachable (%s); retrying in %.1f s", addr, exc, delay)
+            reason = str(exc) if isinstance(exc, IoAError) else f"no answer within {DIAL_TIMEOUT:.0f} s"
+            state.failed(addr, reason, delay)
             await trio.sleep(delay)
             delay = min(delay * 2, backoff_max)
             continue
-        log.info("connected to bootstrap peer %s", target)
+        state.connected(addr, trio.current_time())
         await on_connected(target)
+
+
+def start_routing(
+    net: Any, state: BootstrapState, config: Any, nursery: trio.Nursery, faults: Faults
+) -> None:
+    """Bootstrap keepers (one per bootstrap address) and the peer-discovery loop, in ``nursery``.
+    ``net`` is the node's :class:`~ioa_p2p.node.net.network.Libp2pNetwork`."""
+    trigger = RefreshTrigger()
+
+    async def on_bootstrap(peer: PeerId) -> None:
+        try:
+            await net.dht.add_peer(to_libp2p_id(peer))
+        except Exception as exc:
+            log.debug("could not add bootstrap peer %s to the routing table: %s", peer, exc)
+        trigger.poke()
+
+    for addr in state.peers:
+        nursery.start_soon(
+            lambda a=addr: keep_bootstrap_connected(
+                net.connect,
+                net.is_connected,
+                a,
+                backoff=config.bootstrap_backoff,
+                backoff_max=config.bootstrap_backoff_max,
+                on_connected=on_bootstrap,
+                state=state,
+            )
+        )
+
+    async def connect_peer(peer: PeerId) -> None:
+        await net.connect_peer(peer, deliberate=False)
+
+    nursery.start_soon(
+        lambda: run_peer_discovery(
+            net.dht,
+            connect_peer,
+            net.connected_peers,
+            policy=RefreshPolicy(target_peers=config.target_peers),
+            trigger=trigger,
+            faults=faults,
+        )
+    )
 
 
 async def run_peer_discovery(

@@ -13,7 +13,7 @@ from typing import Protocol
 import trio
 
 from ioa_p2p.api import routes as r
-from ioa_p2p.api.codec import Empty
+from ioa_p2p.api.codec import Empty, JsonObject
 from ioa_p2p.api.discovery import GossipStatus
 from ioa_p2p.api.status import MemoryView, NetworkView, NodeStatus, PeerLink, redacted_config
 from ioa_p2p.identity import PeerId
@@ -91,6 +91,11 @@ class LatencyCache:
         return out
 
 
+def json_object(value: dict[str, object]) -> JsonObject:
+    """A connection's details (text and numbers) as a JSON object."""
+    return {k: v for k, v in value.items() if isinstance(v, str | int | float | bool)}
+
+
 def add_status_routes(node: StatusPort) -> None:
     cache = LatencyCache(node)
 
@@ -138,7 +143,14 @@ def add_status_routes(node: StatusPort) -> None:
         latency = await cache.latencies(peers)
         known = names()
         links = tuple(
-            PeerLink(str(p), known.get(p, ""), tuple(node.peer_addrs(p)), latency.get(p)) for p in peers
+            PeerLink(
+                str(p),
+                known.get(p, ""),
+                tuple(node.peer_addrs(p)),
+                latency.get(p),
+                tuple(json_object(c) for c in node.connections(p)),
+            )
+            for p in peers
         )
         discovery = node.services.discovery
         status = discovery.status() if discovery is not None else {}

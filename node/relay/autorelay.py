@@ -1,0 +1,232 @@
+"""Reservations on relays: kept, renewed, replaced (:class:`Reservations`).
+
+Two kinds of reservation, both on :class:`Reservations`:
+
+- **pinned**: every address of ``[relay] reserve`` (and every bootstrap peer with ``reserve_on_bootstrap``)
+  is held for as long as the node runs, whatever its reachability;
+- **automatic** (auto relay): while the node is *private* (AutoNAT found it behind a NAT, or
+  ``[node] reachability = "private"``) it holds ``[relay] reservations`` of them (default 2) on relays
+  chosen among the bootstrap peers, then connected peers that announced the hop protocol (public nodes relay
+  for others by default, ``[relay] auto_hop``). Once public again it lets them go.
+
+Each reservation has a keeper task: connect to the relay (the node's dial path), reserve, renew at half the
+remaining lifetime, and when the relay connection drops or a renewal fails, give the slot back. A relay that
+failed is left alone for a backoff (1 s doubling to 60 s) and another candidate takes its place at once.
+Every change updates the node's ``/p2p-circuit`` addresses (advertised in its card and peer record).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import trio
+
+from ioa_p2p.errors import IoAError
+from ioa_p2p.identity import PeerId
+from ioa_p2p.node.net.addrs import strip_peer
+from ioa_p2p.node.net.host import peer_of_addr
+from ioa_p2p.node.ports import NodePort, RelayNetPort
+
+log = logging.getLogger("ioa_p2p.relay")
+
+#: Bound on one reservation exchange or one dial to a relay.
+RELAY_TIMEOUT = 10.0
+KEEPER_POLL = 1.0
+COOLDOWN = 1.0
+COOLDOWN_MAX = 60.0
+#: A reservation is renewed at half its remaining lifetime, and never later than this before it ends.
+RENEW_MARGIN = 30.0
+
+
+@dataclass(slots=True)
+class Reservation:
+    relay: PeerId
+    expires: int
+    #: The relay's own addresses as it reported them (each ending in /p2p/<relay>).
+    relay_addrs: tuple[str, ...]
+    pinned: bool = False
+    renewals: int = 0
+
+
+def circuit_addr(relay_addr: str, target: PeerId) -> str:
+    """``<relay_addr>/p2p-circuit/p2p/<target>``; ``relay_addr`` must end with ``/p2p/<relay id>``."""
+    return f"{relay_addr.rstrip('/')}/p2p-circuit/p2p/{target}"
+
+
+def with_peer(addr: str, peer: PeerId) -> str:
+    """``addr`` ending in exactly one ``/p2p/<peer>``."""
+    suffix = f"/p2p/{peer}"
+    while addr.endswith(suffix):
+        addr = addr[: -len(suffix)]
+    return addr + suffix
+
+
+class Reservations:
+    """The reservations this node holds, and the tasks keeping them (module docstring)."""
+
+    def __init__(
+        self,
+        node: NodePort,
+        net: RelayNetPort,
+        *,
+        wanted: int,
+        bootstrap: Sequence[str],
+        is_private: Callable[[], bool],
+    ) -> None:
+        self.node, self.net = node, net
+        self.wanted = wanted
+        self.bootstrap = tuple(bootstrap)
+        self.is_private = is_private
+        self.held: dict[PeerId, Reservation] = {}
+        self._auto: dict[PeerId, trio.CancelScope] = {}
+        self._cooldown: dict[PeerId, tuple[float, float]] = {}
+        self._changed = trio.Event()
+
+    # ------------------------------------------------------------------ state
+
+    def circuit_addrs(self) -> list[str]:
+        """Where others reach this node through the relays it holds live reservations on."""
+        now = time.time()
+        out: list[str] = []
+        for r in self.held.values():
+            if r.expires > now:
+                addrs = r.relay_addrs or tuple(self._relay_addrs(r.relay))
+                out.extend(circuit_addr(a, self.node.peer_id) for a in addrs)
+        return list(dict.fromkeys(out))
+
+    def _publish(self) -> None:
+        self.net.set_circuit_addrs([strip_peer(a) for a in self.circuit_addrs()])
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def wait_change(self) -> None:
+        await self._changed.wait()
+
+    # ------------------------------------------------------------------ one relay
+
+    async def reserve(self, relay: PeerId, *, pinned: bool = False) -> Reservation:
+        """Ask ``relay`` (connected) for a reservation; raises PeerRejected if it refuses."""
+        expires, addrs = await self.net.reserve(relay, RELAY_TIMEOUT)
+        previous = self.held.get(relay)
+        reservation = Reservation(
+            relay,
+            expires,
+            addrs,
+            pinned or (previous is not None and previous.pinned),
+            previous.renewals + 1 if previous else 0,
+        )
+        self.held[relay] = reservation
+        self._publish()
+        return reservation
+
+    def _release(self, relay: PeerId) -> None:
+        if self.held.pop(relay, None) is not None:
+            self._publish()
+
+    async def keep(self, relay: PeerId, addr: str | None, *, pinned: bool) -> None:
+        """Hold a reservation on ``relay`` until cancelled (pinned) or until it fails once (automatic)."""
+        delay = COOLDOWN
+        while True:
+            reservation: Reservation | None = None
+            with self.node.faults.boundary("relay reservation", relay):  # whatever the relay answers
+                try:
+                    with trio.fail_after(RELAY_TIMEOUT):
+                        await (self.node.connect(addr) if addr else self.node.connect_peer(relay))
+                    reservation = await self.reserve(relay, pinned=pinned)
+                except (IoAError, trio.TooSlowError) as exc:
+                    log.info("no relay reservation on %s (%s)", addr or relay, exc)
+            if reservation is not None:
+                delay = COOLDOWN
+                log.info("holding a relay reservation on %s until %d", relay, reservation.expires)
+                while await self._renew_or_drop(relay):
+                    pass
+            self._release(relay)
+            if not pinned:
+                self._cool(relay)
+                return
+            await trio.sleep(delay)
+            delay = min(delay * 2, COOLDOWN_MAX)
+
+    async def _renew_or_drop(self, relay: PeerId) -> bool:
+        """Sleep until the renewal is due and renew (True), or return False when the relay connection
+        dropped or the renewal failed."""
+        held = self.held.get(relay)
+        if held is None:
+            return False
+        remaining = held.expires - time.time()
+        renew_at = time.time() + max(1.0, min(remaining / 2, remaining - RENEW_MARGIN))
+        while time.time() < renew_at:
+            if not self.node.is_connected(relay):
+                log.info("relay %s went away: its reservation ends", relay)
+                return False
+            await trio.sleep(KEEPER_POLL)
+        try:
+            await self.reserve(relay)
+            return True
+        except IoAError as exc:
+            log.info("renewing the reservation on %s failed: %s", relay, exc)
+            return False
+
+    def _cool(self, relay: PeerId) -> None:
+        _, last = self._cooldown.get(relay, (0.0, COOLDOWN / 2))
+        backoff = min(last * 2, COOLDOWN_MAX)
+        self._cooldown[relay] = (time.monotonic() + backoff, backoff)
+
+    # ------------------------------------------------------------------ auto relay
+
+    def candidates(self) -> list[tuple[PeerId, str | None]]:
+        """Relays to try, best first: bootstrap peers, then connected peers that relay."""
+        now = time.monotonic()
+        out: list[tuple[PeerId, str | None]] = []
+        for boot in self.bootstrap:
+            out.append((peer_of_addr(boot), boot))
+        out.extend((peer, None) for peer in self.net.relay_candidates())
+        seen: set[PeerId] = set()
+        result: list[tuple[PeerId, str | None]] = []
+        for peer, addr in out:
+            if peer in seen or peer == self.node.peer_id or peer in self.held or peer in self._auto:
+                continue
+            seen.add(peer)
+            until, _ = self._cooldown.get(peer, (0.0, 0.0))
+            if until <= now:
+                result.append((peer, addr))
+        return result
+
+    async def run_auto(self, nursery: trio.Nursery) -> None:
+        """While private, keep ``wanted`` automatic reservations; let them go once public."""
+        while True:
+            if self.is_private():
+                live = [p for p, r in self.held.items() if not r.pinned] + [
+                    p for p in self._auto if p not in self.held
+                ]
+                missing = self.wanted - len(set(live))
+                for relay, addr in self.candidates()[: max(0, missing)]:
+                    nursery.start_soon(self._auto_keeper, relay, addr)
+            else:
+                for scope in self._auto.values():
+                    scope.cancel()
+            with trio.move_on_after(KEEPER_POLL * 2):
+                await self._changed.wait()
+
+    async def _auto_keeper(self, relay: PeerId, addr: str | None) -> None:
+        scope = self._auto[relay] = trio.CancelScope()
+        try:
+            with scope:
+                await self.keep(relay, addr, pinned=False)
+        finally:
+            self._auto.pop(relay, None)
+            if relay in self.held and not self.held[relay].pinned:
+                self._release(relay)
+            self._changed.set()
+            self._changed = trio.Event()
+
+    def _relay_addrs(self, relay: PeerId) -> list[str]:
+        return list(
+            dict.fromkeys(with_peer(a, relay) for a in self.node.peer_addrs(relay) if "/p2p-circuit" not in a)
+        )
+
+
+__all__ = ["RELAY_TIMEOUT", "Reservation", "Reservations", "circuit_addr", "with_peer"]
