@@ -7,7 +7,8 @@ The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model,
 machine, LSH forest and probing, card validation (signatures, stamps, rate limits) and publish/refresh
 pacing over links of 50 ms one way (+ up to 10 ms jitter; py-libp2p's 3 round trips per request and 5 per
 new connection). Per network size N and churn level (the share of nodes offline at any moment, sessions
-of 30 min on average), after the network formed (every node joins, 50 per second, then 120 s):
+of 30 min on average), after the network formed (every node joins, 50 per second, then 120 s; from
+``--warm-from`` nodes (5,000) the network starts formed instead, :meth:`World.warm_start`, and runs 120 s):
 
 - **traffic**: messages sent per online node per minute over 60 s of steady state (requests + replies);
 - **lookups**: ``--lookups`` FIND_NODE lookups of random keys from random nodes: success (the closest
@@ -102,10 +103,21 @@ def run_one(
 ) -> dict[str, Any]:
     started = time.perf_counter()
     rng = random.Random(args.seed * 1000 + n + int(churn * 100))
-    config = SimConfig(nodes=n, seed=args.seed, churn=churn, split=args.split, min_stamp_bits=8)
+    config = SimConfig(
+        nodes=n,
+        seed=args.seed,
+        churn=churn,
+        split=args.split,
+        min_stamp_bits=8,
+        refresh_lookups=args.refresh_lookups or None,
+    )
     world = World(config, cards)
-    world.join_all()
-    world.loop.run(until=n * config.join_spacing + 120)
+    if n >= args.warm_from:
+        world.warm_start()
+        world.loop.run(until=120)
+    else:
+        world.join_all()
+        world.loop.run(until=n * config.join_spacing + 120)
     world.start_churn()
     traffic = Traffic(world)
     run_for(world, 60, traffic)
@@ -199,6 +211,12 @@ def main() -> None:
     parser.add_argument("--revalidate", type=float, default=720.0)
     parser.add_argument("--split", choices=("any", "own"), default="any")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--warm-from", type=int, default=5000, help="networks this large start formed (World.warm_start)"
+    )
+    parser.add_argument(
+        "--refresh-lookups", type=int, default=0, help="bucket-refresh lookups per full refresh (0: all)"
+    )
     args = parser.parse_args()
     sizes = [int(x) for x in args.nodes.split(",")]
     churns = [float(x) for x in args.churn.split(",")]

@@ -283,3 +283,13 @@ def test_grown_agent_sets_combine_two_real_agents() -> None:
     with pytest.raises(ValueError, match="distinct"):
         recombined(base[:1], 5)
     assert len(generated_agents(50)) == 50 and generated_agents(5) == generated_agents(5)
+
+
+def test_a_warm_started_network_routes_like_a_formed_one() -> None:
+    world = World(SimConfig(nodes=300, seed=8))
+    world.warm_start(random_peers=60)
+    assert all(n.online for n in world.nodes) and min(world.table_sizes()) >= K
+    assert all(len(n.neighbours) > 0 for n in world.nodes)
+    world.loop.run(until=30)
+    summary = LookupSummary.of(run_lookups(world, 30, random.Random(9)))
+    assert summary.success == 1.0 and summary.overlap > 0.95
