@@ -10,8 +10,8 @@ What a request costs (:class:`LinkModel`, one-way times in seconds):
   protocol) before the request itself, so 3; a peer that pipelines the negotiation with the request
   (optimistic multistream) needs 1;
 - a request to a peer without an open connection first takes ``dial_rtts`` more (TCP, multistream for the
-  security protocol, Noise XX, multistream for the muxer: 5 with py-libp2p 0.8.1). The defaults were
-  measured on the real stack through a delay line (``bench/bench_sim.py --calibrate``);
+  security protocol, Noise XX, multistream for the muxer: 5 with py-libp2p 0.8.1). The defaults count
+  the sequential exchanges of py-libp2p 0.8.1's handshakes; they were not measured through a delay line;
 - the server spends ``service`` seconds per request (CPU, the same for every request);
 - bandwidth is not modelled (a KAD message is a few hundred bytes, a card 1.5 kB).
 
