@@ -126,7 +126,11 @@ def publish_cards(
     for node in nodes:
         world.loop.at(begin + rng.random() * window, go, node)
     world.loop.run(begin + window)
-    world.loop.run(world.loop.now + settle, done=lambda: all(p.done_s is not None for p in out))
+    end = world.loop.now + settle
+    waiting = [p for p in out if p.done_s is None]
+    while waiting and world.loop.now < end:  # (checking after every event would cost O(cards) each)
+        world.loop.run(min(end, world.loop.now + 1.0))
+        waiting = [p for p in waiting if p.done_s is None]
     return out
 
 
