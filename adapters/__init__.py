@@ -8,7 +8,9 @@ Files:
                        :func:`parse_options` (typed options from a TOML table);
 - ``registry.py``      adapters by kind through the entry-point group ``ioa_p2p.adapters``:
                        :func:`load_adapter`, :func:`adapter_from_config`, :func:`open_adapter`,
-                       :func:`list_adapters`;
+                       :func:`list_adapters`, :func:`~ioa_p2p.adapters.registry.adapter_needs`;
+- ``needs.py``         :class:`~ioa_p2p.adapters.needs.AdapterNeeds`: what a kind declares it needs from
+                       its node (``NEEDS``: the ``[model]`` table, folders under the node home, ...);
 - ``python/``          kind ``python``: runs a fenced Python block in a sandboxed subprocess
                        (time, memory, no network, scratch directory, output and files);
 - ``calculator/``      kind ``calculator``: exact arithmetic from plain-language tasks, no ``eval``;

@@ -320,9 +320,10 @@ def check_file_name(name: str) -> None:
 class Adapter(Protocol):
     """An agent that does work. ``run`` may be called concurrently (serialise inside if needed).
 
-    An adapter that executes code it is given declares ``EXECUTES_CODE = True`` on its class (or on its
-    factory function): its node then accepts chat invitations only from known peers by default
-    (``[chats] invite_policy = "known"``, see docs/security.md)."""
+    What a kind needs from its node (the ``[model]`` table, folders under the node home, whether it executes
+    code it is given...) it declares as ``NEEDS``, an :class:`~ioa_p2p.adapters.needs.AdapterNeeds`, on its
+    class (or factory function); a kind that executes code makes its node accept chat invitations only
+    from known peers by default (``[chats] invite_policy = "known"``, see docs/security.md)."""
 
     def describe(self) -> AdapterCard: ...
 

@@ -34,6 +34,7 @@ import trio
 
 from ioa_p2p.adapters.base import Adapter, AdapterCard
 from ioa_p2p.adapters.lifecycle import single_error, start_adapter
+from ioa_p2p.adapters.needs import NO_NEEDS, AdapterNeeds
 from ioa_p2p.adapters.optional_deps import OptionSpec, missing_requirements, option_specs
 from ioa_p2p.errors import (
     AdapterLoadError,
@@ -135,10 +136,10 @@ def load_adapter(kind: str, options: Mapping[str, Any] | None = None) -> Adapter
 
 
 def adapter_from_config(agent: Mapping[str, Any]) -> Adapter | None:
-    """Build the adapter the ``[agent]`` config table names, or ``None`` if it names none
-    (a node that only launches goals and chats)."""
+    """Build the adapter the ``[agent]`` config table names, or ``None`` if it names none (absent or
+    ``""``: a node that only launches goals and chats)."""
     kind = agent.get(AGENT_ADAPTER_KEY)
-    if kind is None:
+    if kind is None or kind == "":  # "" is [agent] adapter's default: none
         if AGENT_OPTIONS_KEY in agent:
             raise ConfigError("[agent.options] is set but [agent].adapter is missing; name a kind")
         return None
@@ -150,36 +151,37 @@ def adapter_from_config(agent: Mapping[str, Any]) -> Adapter | None:
     return load_adapter(kind, options)
 
 
+def adapter_needs(kind: object) -> AdapterNeeds:
+    """What the installed adapter ``kind`` needs from its node (:class:`~ioa_p2p.adapters.needs.AdapterNeeds`
+    declared as ``NEEDS`` on its factory, or on the class whose method the factory is). Imports the plugin
+    without building an adapter; no adapter (``None``), an unknown kind or one that cannot be imported
+    needs nothing (building the adapter reports those)."""
+    if not isinstance(kind, str) or not kind:
+        return NO_NEEDS
+    info = list_adapters().get(kind)
+    if info is None:
+        return NO_NEEDS
+    try:
+        factory = _load_factory(info)
+    except AdapterLoadError:  # building it reports the reason
+        return NO_NEEDS
+    for owner in (factory, getattr(factory, "__self__", None)):
+        declared = getattr(owner, "NEEDS", None)
+        if isinstance(declared, AdapterNeeds):
+            return declared
+    return NO_NEEDS
+
+
 def adapter_executes_code(kind: object) -> bool:
-    """Whether the installed adapter ``kind`` declares that it executes code it is given:
-    ``EXECUTES_CODE = True`` on its factory, or on the class whose method the factory is. Imports the
-    plugin without building an adapter; no adapter (``None``) or an unknown kind is False (building
-    the adapter reports an unknown kind)."""
-    return _declares(kind, "EXECUTES_CODE")
+    """Whether the installed adapter ``kind`` declares that it executes code it is given
+    (``AdapterNeeds.executes_code``)."""
+    return adapter_needs(kind).executes_code
 
 
 def adapter_uses_model(kind: object) -> bool:
-    """Whether the installed adapter ``kind`` declares ``USES_MODEL = True``: its ``model`` option takes
-    the keys of the node's ``[model]`` table, and the node fills it from that table when it is absent.
-    (A kind whose optional dependencies are missing declares nothing: loading it reports them.)"""
-    return _declares(kind, "USES_MODEL")
-
-
-def _declares(kind: object, flag: str) -> bool:
-    if not isinstance(kind, str) or not kind:
-        return False
-    info = list_adapters().get(kind)
-    if info is None:
-        return False
-    try:
-        factory = _load_factory(info)
-    except AdapterLoadError:  # e.g. its optional dependencies are missing: building it reports that
-        return False
-    for owner in (factory, getattr(factory, "__self__", None)):
-        declared = getattr(owner, flag, None)
-        if isinstance(declared, bool):
-            return declared
-    return False
+    """Whether the installed adapter ``kind`` declares that its ``model`` option takes the keys of the
+    node's ``[model]`` table (``AdapterNeeds.model``): the node fills it from that table when absent."""
+    return adapter_needs(kind).model
 
 
 @asynccontextmanager
@@ -249,7 +251,9 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "AdapterInfo",
     "OptionSpec",
+    "AdapterNeeds",
     "adapter_executes_code",
+    "adapter_needs",
     "adapter_options",
     "adapter_uses_model",
     "adapter_from_config",

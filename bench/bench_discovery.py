@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_discovery.py [FILE.json ...] [--matcher hybrid|lite] [--llm] [--limit N]
     .venv/bin/python bench/bench_discovery.py --find-cards 10000     # local find latency at 10k cards
+    .venv/bin/python bench/bench_discovery.py --first-find 10        # a node's first find after start
 
 Without files: ``teaming-dev-hard.json`` and ``teaming-dev.json`` from the shared data folder
 (``$IOA_SHARED`` or ``../shared``; see ``bench/shared_data.py``). Each agent of a file becomes a signed
@@ -18,6 +19,14 @@ matcher's model id), offered to a :class:`~ioa_p2p.dht.directory.Directory` with
   (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``OPENAI_MODEL``; see docs/matching.md). Costs one or more
   model calls per goal; ``--limit`` caps the goals.
 
+``--first-find N``: a testnet of N sample agent processes and a launcher node (``open_testnet``, real
+processes on 127.0.0.1); once the launcher holds every card and ``--settle`` seconds passed, its first
+``POST /find`` ranking the cards it holds (``dht: false``; the time the node reports, ``took_ms``), its
+second, and one with the DHT lookup, with the
+launcher's ``[discovery] warm = false`` (the models load inside the first find) and ``true`` (the default:
+loaded in the background after start, arriving cards embedded there). The agents' own matchers stay cold
+(``warm = false``): on one machine their model loads would land on the launcher's cores. Needs no data file.
+
 Exits 0 with a message when a data file is absent.
 """
 
@@ -25,7 +34,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -35,6 +46,7 @@ import trio
 from shared_data import data_file
 
 from ioa_p2p.card import issue_card
+from ioa_p2p.control_client import ControlClient
 from ioa_p2p.dht.directory import Directory
 from ioa_p2p.dht.ranking import CardRanker, card_profile
 from ioa_p2p.dht.settings import DiscoverySettings
@@ -42,8 +54,8 @@ from ioa_p2p.identity import Identity
 from ioa_p2p.llm.openai_compat import model_from_settings
 from ioa_p2p.matching import make_matcher
 from ioa_p2p.node.goals.types import GoalsConfig
+from ioa_p2p.teaming.candidates import Candidate
 from ioa_p2p.teaming.llm_team import llm_team_from_shortlist
-from ioa_p2p.teaming.selection import Candidate
 
 FILES = ("teaming-dev-hard.json", "teaming-dev.json")
 NOW = 1_700_000_000_000
@@ -92,11 +104,11 @@ def team_metrics(chosen_teams: list[list[str]], goals: Goals) -> dict[str, float
 def offline_teams(
     directory: Directory, names: dict[str, str], goals: list[dict[str, Any]]
 ) -> list[list[str]]:
-    assert directory.ranker is not None
-    max_team = GoalsConfig().max_team
-    return [
-        [names[k] for k in directory.ranker.choose_team(g["goal"], max_team=max_team).keys] for g in goals
-    ]
+    ranker = directory.ranker
+    assert ranker is not None
+    cfg = GoalsConfig()
+    picks = [ranker.shortlist(g["goal"], size=cfg.shortlist, max_team=cfg.max_team)[0] for g in goals]
+    return [[names[k] for k in pick.keys] for pick in picks]
 
 
 def llm_teams(directory: Directory, names: dict[str, str], goals: Goals) -> list[list[str]]:
@@ -186,6 +198,54 @@ def local_find(data: dict[str, Any], count: int, matcher_kind: str) -> None:
           f"p95 {np.percentile(cold, 95):.1f} ms")  # fmt: skip
 
 
+FIRST_QUERY = "Convert a recipe's quantities from imperial to metric and scale it for 12 people"
+
+
+def first_find(count: int, settle: float) -> None:
+    """A launcher node's first and second find, its matcher cold and warm (see the module docstring)."""
+    print(f"first find on a launcher among {count} agent processes (settle {settle:.0f} s); ms as the node")
+    print("reports them (took_ms): local = ranking the cards held (dht false), dht = with the DHT lookup")
+    head = f"{'launcher':<14} {'cards':>5} {'first local':>12} {'second local':>13} {'first dht':>10}"
+    print(f"{head} {'load ms':>8}")
+    for warm in (False, True):
+        row = trio.run(_first_find, count, settle, warm)
+        load = "-" if row["load_ms"] is None else str(row["load_ms"])
+        print(f"{'warm = ' + str(warm).lower():<14} {row['cards']:>5} {row['first']:>12.0f} "
+              f"{row['second']:>13.0f} {row['dht']:>10.0f} {load:>8}")  # fmt: skip
+
+
+async def _first_find(count: int, settle: float, warm: bool) -> dict[str, Any]:
+    from ioa_p2p.adapters import list_adapters
+    from ioa_p2p.bootstrap.agents import AgentPlan, agent_specs
+    from ioa_p2p.bootstrap.testnet import NodeSpec, open_testnet
+
+    launcher = NodeSpec("launcher", {"agent": {"name": "launcher"}, "discovery": {"warm": warm}})
+    agents = [  # their models stay cold: on one machine their loads would be the launcher's load too
+        NodeSpec(spec.name, {**spec.config, "discovery": {"warm": False}})
+        for spec in agent_specs(count, AgentPlan(), set(list_adapters()))
+    ]
+    with tempfile.TemporaryDirectory(prefix=f"ioa-bench-first-find-{os.getpid()}-") as root:
+        async with open_testnet(Path(root), [launcher, *agents]) as net:
+            node = net["launcher"]
+            client = ControlClient(node.home, timeout=300)
+
+            def find(text: str, dht: bool = False) -> Any:
+                return client.call("POST", "/find", {"text": text, "k": 5, "dht": dht})
+
+            with trio.fail_after(300):
+                while len((await node.call("GET", "/cards"))["cards"]) < count + 1:  # noqa: ASYNC110
+                    await trio.sleep(0.5)  # another process: nothing to wait on but its answers
+                await trio.sleep(settle)
+                while warm and (await node.call("GET", "/card"))["status"]["matcher"]["pending"]:  # noqa: ASYNC110
+                    await trio.sleep(0.5)
+                status = (await node.call("GET", "/card"))["status"]
+                first = await trio.to_thread.run_sync(find, FIRST_QUERY)
+                second = await trio.to_thread.run_sync(find, FIRST_QUERY + " tonight")
+                dht = await trio.to_thread.run_sync(find, "Summarise a long report in three sentences", True)
+    return {"cards": status["cards"], "first": first["took_ms"], "second": second["took_ms"],
+            "dht": dht["took_ms"], "load_ms": status["matcher"]["load_ms"]}  # fmt: skip
+
+
 def build_draft(agent: dict[str, Any]) -> Any:
     return issue_card(Identity(b"\x01" * 32), name=agent["name"], description=agent.get("description", ""),
                       model="draft", vector=[1.0], version=1, now_ms=NOW)  # fmt: skip
@@ -198,7 +258,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--llm", action="store_true")
     parser.add_argument("--limit", type=int, default=0)
     parser.add_argument("--find-cards", type=int, default=0, help="also time a local find over N cards")
+    parser.add_argument("--first-find", type=int, default=0, help="a launcher's first find among N agents")
+    parser.add_argument("--settle", type=float, default=20.0, help="seconds after the cards, --first-find")
     args = parser.parse_args(argv[1:])
+    if args.first_find:
+        first_find(args.first_find, args.settle)
+        return 0
     paths = args.files or [data_file(name) for name in FILES]
     if args.find_cards:
         if not paths[0].exists():

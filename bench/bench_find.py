@@ -36,6 +36,7 @@ import json
 import logging
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -269,6 +270,7 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float) 
         latencies, recalls, cosines = [], [], []
         phases: list[dict[str, Any]] = []
         stats0 = dict(net.service.stats)
+        connected0 = len(net.node.connected_peers())
         cpu0, wall0 = cpu_seconds(net.pids), time.monotonic()
         for q in range(n_queries):
             goal = goals[q % len(goals)]
@@ -299,7 +301,8 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float) 
             "load": round(load, 1),
             "cards_before": cards,
             "phases": {
-                key: round(statistics.median(float(p.get(key, 0)) for p in phases), 3)
+                # over the finds that got that far (a find whose DHT part timed out has no lookup figures)
+                key: round(statistics.median([float(p[key]) for p in phases if key in p] or [0.0]), 3)
                 for key in (
                     "embed_s",
                     "providers_s",
@@ -312,6 +315,7 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float) 
                 )
             },
             "dht_timeouts": sum(bool(p.get("dht_timeout")) for p in phases),
+            "connected": [connected0, len(net.node.connected_peers())],
             "fetched_per_query": round(
                 (net.service.stats["dht_fetched"] - stats0["dht_fetched"]) / n_queries, 1
             ),
@@ -392,6 +396,8 @@ def run_one(script: str, argv: list[str]) -> dict[str, Any] | None:
     finally:
         child.kill()
         reap_orphans(child.pid)
+        for home in Path(tempfile.gettempdir()).glob(f"ioa-bench-find-{child.pid}-*"):
+            shutil.rmtree(home, ignore_errors=True)  # the configuration's node homes
     done = subprocess.CompletedProcess(child.args, child.returncode, out)
     for line in reversed(done.stdout.splitlines()):
         if line.startswith("{"):

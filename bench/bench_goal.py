@@ -3,8 +3,9 @@
 Run: python bench/bench_goal.py [--sizes 10,25,50] [--goals 6] [--mode processes|inprocess] [--json]
 
 Node 0 launches the goals (no adapter); the others are agents with varied descriptions (the eight sample
-agents of ``ioa testnet up``, repeated) running the ``echo`` adapter, so tasks finish at once and the figures
-are about the network, not the work. The offline planner decides the turns. Two modes:
+agents of ``ioa testnet up``, repeated) running the ``echo`` test adapter (registered for the run with
+``ioa_p2p.testing.kinds``), so tasks finish at once and the figures are about the network, not the work.
+The offline planner decides the turns. Two modes:
 
 - ``processes`` (default): one OS process per node (``open_testnet``: a bootstrap node plus N agent nodes
   with real Noise + yamux over TCP on 127.0.0.1, real DHT, gossip, SQLite stores); goals go through the
@@ -48,6 +49,7 @@ from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.control_client import ControlClient
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import Node, open_node
+from ioa_p2p.testing.kinds import register_test_kinds
 
 AGENTS = (
     (
@@ -237,6 +239,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     logging.basicConfig(level=logging.CRITICAL)
+    register_test_kinds()  # the echo kind, for this process and the node processes it starts
     run = run_processes if args.mode == "processes" else run_inprocess
     results = []
     for n in [int(s) for s in args.sizes.split(",")]:

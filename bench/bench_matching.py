@@ -11,8 +11,7 @@ Every agent of a file becomes a :class:`~ioa_p2p.matching.CardProfile` from its 
 Ranking: Top@1, Top@5, Top@10 and MRR of the best-ranked gold member. Team formation (``choose_team``):
 hit (first member gold), recall (share of the gold team chosen, mean over goals), precision, exact (the
 chosen team is the gold team) and mean team size. Methods are variants of one index (``variant``):
-signal subsets of the hybrid matcher. ``current`` is the node's present team choice (wordllama + the
-fixed-verb splitter of ``ioa_p2p.teaming``), when that module is importable.
+signal subsets of the hybrid matcher (the team choice is the node's: :func:`ioa_p2p.teaming.choose_team`).
 
 ``--calibrate`` prints the standardisation constants, the logistic map and the team thresholds fitted on
 the first file (the hard dev set). ``--cv`` runs the family cross-validation (agents clustered into 35
@@ -29,8 +28,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ioa_p2p.matching import HYBRID, LITE, Calibration, CardProfile, HybridMatcher, choose_team
+from ioa_p2p.matching import HYBRID, LITE, Calibration, CardProfile, HybridMatcher
 from ioa_p2p.matching.calibration import LEXICAL, MINILM, WORDLLAMA
+from ioa_p2p.teaming import choose_team
 
 sys.path.insert(0, str(Path(__file__).parent))
 import matching_cost  # noqa: E402
@@ -75,11 +75,6 @@ def report(data_dir: Path, files: list[str]) -> None:
             t = ev.teams(lambda goal, m=matcher: choose_team(goal, m).keys, data)
             print(f"{name:<22} {label:<28} {r['top1']:>6.3f} {r['top5']:>6.3f} {r['top10']:>6.3f} "
                   f"{r['mrr']:>6.3f} | {ev.team_row(t)}")  # fmt: skip
-        current = ev.current_team_chooser(data)
-        if current is not None:
-            t = ev.teams(current, data)
-            print(f"{name:<22} {'current split_goal+wordllama':<28} {'':>6} {'':>6} {'':>6} {'':>6} | "
-                  f"{ev.team_row(t)}")  # fmt: skip
 
 
 def main(argv: list[str]) -> int:

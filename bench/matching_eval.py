@@ -12,8 +12,9 @@ from typing import Any
 import matching_join as mj  # bench/ is on sys.path (bench_matching.py)
 import numpy as np
 
-from ioa_p2p.matching import LITE, Calibration, HybridMatcher, choose_team
+from ioa_p2p.matching import LITE, Calibration, HybridMatcher
 from ioa_p2p.matching.calibration import LATE, LEXICAL, MINILM, SIGNALS, WORDLLAMA
+from ioa_p2p.teaming import choose_team
 
 Chooser = Callable[[str], Sequence[str]]
 
@@ -59,28 +60,6 @@ def teams(choose: Chooser, data: dict[str, Any], goals: Sequence[int] | None = N
 def team_row(t: dict[str, float]) -> str:
     return (f"{t['hit']:>5.3f} {t['recall']:>6.3f} {t['precision']:>5.3f} {t['exact']:>5.3f} "
             f"{t['size']:>4.2f}")  # fmt: skip
-
-
-def current_team_chooser(data: dict[str, Any]) -> Chooser | None:
-    """The node's present offline team choice (wordllama vectors, fixed-verb splitter), if importable."""
-    try:
-        from ioa_p2p.card import card_text
-        from ioa_p2p.embedding import WordLlamaEmbedder
-        from ioa_p2p.teaming import Candidate, choose_team_for_goal
-    except ImportError:
-        return None
-    embedder = WordLlamaEmbedder()
-    agents = data["agents"]
-    vectors = embedder.embed([card_text(a["name"], a.get("description", "")) for a in agents])
-    cands = [
-        Candidate(a["name"], a["name"], a.get("description", ""), v)
-        for a, v in zip(agents, vectors, strict=True)
-    ]
-
-    def choose(goal: str) -> list[str]:
-        return [c.name for c in choose_team_for_goal(goal, embedder, cands).members]
-
-    return choose
 
 
 # ----------------------------------------------------------------------------- calibration

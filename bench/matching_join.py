@@ -1,7 +1,7 @@
-"""Fitting and checking the team join rule (ioa_p2p.matching.join) for bench/bench_matching.py.
+"""Fitting and checking the team join rule (ioa_p2p.teaming.join) for bench/bench_matching.py.
 
 The rule is a logistic model over three features of a candidate given the members chosen so far (see
-``ioa_p2p/matching/join.py``). Training samples come from the gold teams: for each goal, the team states
+``ioa_p2p/teaming/join.py``). Training samples come from the gold teams: for each goal, the team states
 "lead alone" and "lead plus the first gold members" (in goal-score order), and for each state every other
 pool candidate, labelled gold or not. Features are standardised for the fit (L2 1.0) and the weights
 mapped back to fused units. The threshold is the one with the best recall among thresholds keeping
@@ -22,8 +22,8 @@ import numpy as np
 
 from ioa_p2p.matching import HybridMatcher
 from ioa_p2p.matching.calibration import JOIN_FEATURES, JoinRule
-from ioa_p2p.matching.join import grow_team, in_context, join_features
-from ioa_p2p.matching.team import PoolScores, score_pool
+from ioa_p2p.teaming.join import grow_team, in_context, join_features
+from ioa_p2p.teaming.offline import PoolScores, score_pool
 
 MIN_PRECISION = 0.75
 THRESHOLDS = tuple(round(0.05 * i, 2) for i in range(1, 17))

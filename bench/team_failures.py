@@ -19,9 +19,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ioa_p2p.matching import HybridMatcher, choose_team
-from ioa_p2p.matching.join import in_context
-from ioa_p2p.matching.team import score_pool
+from ioa_p2p.matching import HybridMatcher
+from ioa_p2p.teaming import choose_team
+from ioa_p2p.teaming.join import in_context
+from ioa_p2p.teaming.offline import score_pool
 
 sys.path.insert(0, str(Path(__file__).parent))
 import matching_eval as ev  # noqa: E402

@@ -6,4 +6,6 @@ Circuit relay v2 itself, the ``relay`` service every node runs, is :mod:`ioa_p2p
                   (``ioa bootstrap start``)
 - ``testnet.py``  :func:`open_testnet`: a bootstrap node and agent nodes as separate OS processes on
                   127.0.0.1 (``ioa testnet up``), with kill / restart and clean shutdown
+- ``agents.py``   the agents of ``ioa testnet up``: ``--agent KIND:KEY=VALUE,...``, an agents file, the
+                  sample agents
 """

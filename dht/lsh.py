@@ -17,6 +17,11 @@ protocol (``docs/protocol.md §9`` has the byte-level spec):
 A card is provided under its exact bucket in each table. A query probes its own buckets plus "near"
 buckets (multi-probe LSH): codes with the bits flipped whose projections were closest to zero, most
 likely first. Probing is a local choice; it does not change what others compute.
+
+:func:`card_buckets` says which hyperplanes a card scheme uses: its own, except for a scheme whose vectors
+contain another scheme's (:data:`SHARED_FAMILIES`: the matcher's 640-d vectors start with the default
+wordllama vector), which is bucketed in that scheme's family, so nodes of both schemes find each other
+through the DHT with one set of probes.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ioa_p2p.errors import UsageError
+from ioa_p2p.matching import HYBRID_MODEL_ID, LITE_MODEL_ID
 
 LSH_VERSION = 1
 TABLES = 8
@@ -114,6 +120,51 @@ class Hyperplanes:
         return Bucket(table, code, bucket_key(name), name)
 
 
+#: Card schemes bucketed in another scheme's family: (model, dim) -> (family model, family dim). The
+#: family reads the first ``family dim`` values of a vector: a 640-d matcher vector starts with the
+#: wordllama vector of the same text (times 1/sqrt 2, :mod:`ioa_p2p.matching.hybrid`).
+SHARED_FAMILIES: dict[tuple[str, int], tuple[str, int]] = {(HYBRID_MODEL_ID, 640): (LITE_MODEL_ID, 256)}
+
+
+@dataclass(frozen=True, slots=True)
+class CardBuckets:
+    """The buckets of one card scheme: the hyperplanes of its family and the part of a vector they read."""
+
+    model_id: str
+    dim: int
+    planes: Hyperplanes
+    part: int | None = None  #: read the first ``part`` values (made unit length again); None: all
+
+    def view(self, vector: Sequence[float] | npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+        """The vector as its family sees it."""
+        v = np.asarray(vector, dtype=np.float64).reshape(-1)
+        if v.shape[0] != self.dim:
+            raise UsageError(
+                f"vector has {v.shape[0]} dimensions, the model {self.model_id!r} has {self.dim}"
+            )
+        if self.part is None:
+            return v
+        head = v[: self.part]
+        norm = float(np.linalg.norm(head))
+        return head / norm if norm > 0 else head
+
+    def buckets(self, vector: Sequence[float] | npt.NDArray[Any]) -> list[Bucket]:
+        """What a card of this scheme is provided under."""
+        return self.planes.buckets(self.view(vector))
+
+    def probes(self, vector: Sequence[float] | npt.NDArray[Any], extra: int) -> list[Bucket]:
+        """What a query of this scheme probes (:meth:`Hyperplanes.probes`)."""
+        return self.planes.probes(self.view(vector), extra)
+
+
+def card_buckets(model_id: str, dim: int) -> CardBuckets:
+    """The buckets cards and queries of the scheme ``model_id`` / ``dim`` use (see the module docstring)."""
+    family = SHARED_FAMILIES.get((model_id, dim))
+    if family is None:
+        return CardBuckets(model_id, dim, hyperplanes_for(model_id, dim))
+    return CardBuckets(model_id, dim, hyperplanes_for(*family), part=family[1])
+
+
 def bucket_name(
     model_id: str, dim: int, table: int, code: int, tables: int = TABLES, bits: int = BITS
 ) -> str:
@@ -150,11 +201,14 @@ __all__ = [
     "BITS",
     "LSH_VERSION",
     "SEED_CONTEXT",
+    "SHARED_FAMILIES",
     "TABLES",
     "Bucket",
+    "CardBuckets",
     "Hyperplanes",
     "bucket_key",
     "bucket_name",
+    "card_buckets",
     "hyperplanes_for",
     "seed_bytes",
 ]

@@ -13,7 +13,7 @@ signals, so the answer does not depend on which version each peer runs.
 
 Re-embedding costs a MiniLM pass per card (a few ms), so :meth:`CardRanker.add` only queues the card;
 :meth:`CardRanker.refresh` embeds the queue in batches. The node calls ``refresh``, ``rank`` and
-``choose_team`` in a worker thread; a lock serialises them, so concurrent finds are safe.
+``shortlist`` in a worker thread; a lock serialises them, so concurrent finds are safe.
 
 Standing (the defences against card spam; ``defences=False`` turns them off, for comparison): every card
 gets a prior added to its fused score whatever the query (:meth:`~ioa_p2p.matching.HybridMatcher.set_priors`):
@@ -33,21 +33,12 @@ import threading
 from collections.abc import Collection, Mapping
 
 import numpy as np
-import numpy.typing as npt
 
 from ioa_p2p.card import AgentCard, SignedCard
-from ioa_p2p.matching import (
-    HYBRID_MODEL_ID,
-    LITE_MODEL_ID,
-    CardProfile,
-    HybridMatcher,
-    Match,
-    TeamPick,
-    choose_team,
-    team_shortlist,
-)
+from ioa_p2p.matching import CardProfile, HybridMatcher, Match
 from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items
 from ioa_p2p.matching.copies import CopyIndex
+from ioa_p2p.teaming.offline import TeamPick, choose_team, team_shortlist
 
 #: Cards embedded per batch by :meth:`CardRanker.refresh` (bounds one pass of the model).
 BATCH = 256
@@ -130,33 +121,35 @@ class CardRanker:
         with self._matcher_lock:
             return self._refresh_locked()
 
+    def refresh_some(self, count: int) -> int:
+        """Apply at most ``count`` queued cards (background warming: a short hold of the lock, so a
+        concurrent find waits for a few cards at most); returns how many were indexed."""
+        with self._matcher_lock:
+            return self._refresh_locked(limit=count)
+
     def rank(self, query: str, k: int, *, among: Collection[str] | None = None) -> list[Match]:
         """The ``k`` best indexed cards for ``query``, after applying the queue."""
         with self._matcher_lock:
             self._refresh_locked()
             return self.matcher.rank(query, k, among=among)
 
-    def choose_team(self, goal: str, *, exclude: Collection[str] = (), max_team: int = 4) -> TeamPick:
-        """The offline team for ``goal`` over every indexed card (:func:`~ioa_p2p.matching.choose_team`)."""
-        with self._matcher_lock:
-            self._refresh_locked()
-            return choose_team(goal, self.matcher, exclude=exclude, max_team=max_team)
-
     def shortlist(
         self, goal: str, *, size: int, exclude: Collection[str] = (), max_team: int = 4
     ) -> tuple[TeamPick, tuple[str, ...]]:
-        """The offline team and the shortlist an LLM team-up may choose from (offline team first)."""
+        """The offline team (:func:`~ioa_p2p.teaming.offline.choose_team`) and the shortlist an LLM
+        team-up may choose from (offline team first, :func:`~ioa_p2p.teaming.offline.team_shortlist`)."""
         with self._matcher_lock:
             self._refresh_locked()
             pick = choose_team(goal, self.matcher, exclude=exclude, max_team=max_team)
             keys = team_shortlist(goal, self.matcher, size=size, exclude=exclude, pick=pick)
             return pick, keys
 
-    def _refresh_locked(self) -> int:
+    def _refresh_locked(self, limit: int | None = None) -> int:
         done = 0
-        while True:
+        while limit is None or done < limit:
+            size = BATCH if limit is None else min(BATCH, limit - done)
             with self._queue_lock:
-                batch = dict(list(self._pending.items())[:BATCH])
+                batch = dict(list(self._pending.items())[:size])
                 for key in batch:
                     del self._pending[key]
                 dirty, self._priors_dirty = self._priors_dirty, False
@@ -180,6 +173,7 @@ class CardRanker:
             for key, profile in profiles.items():
                 self._remember_text(key, profile)
             done += len(cards)
+        return done
 
     def _remember_text(self, key: str, profile: CardProfile) -> None:
         text = profile.dense_text()
@@ -210,19 +204,4 @@ class CardRanker:
         self.matcher.set_priors(priors)
 
 
-def legacy_probe(
-    model_id: str, vector: npt.NDArray[np.float32]
-) -> tuple[str, int, npt.NDArray[np.float32]] | None:
-    """The previous scheme's query vector, to probe its LSH buckets during the migration (see
-    ``docs/matching.md``): for a hybrid vector, its wordllama part (the first 256 values, unit length
-    again), under model ``wordllama/l2_supercat/256``; ``None`` for any other model."""
-    if model_id != HYBRID_MODEL_ID or np.shape(vector) != (640,):
-        return None
-    part = np.asarray(vector[:256], dtype=np.float32)
-    norm = float(np.linalg.norm(part))
-    if norm == 0.0:
-        return None
-    return LITE_MODEL_ID, 256, (part / norm).astype(np.float32)
-
-
-__all__ = ["BATCH", "DUPLICATE_PENALTY", "CardRanker", "card_profile", "legacy_probe"]
+__all__ = ["BATCH", "DUPLICATE_PENALTY", "CardRanker", "card_profile"]

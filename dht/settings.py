@@ -38,6 +38,7 @@
     max_cards = 200000      # local directory size
     keep_all = 20000        # past this many cards, keep only those this node needs (finds use the DHT)
     matcher = "hybrid"      # offline ranking: "hybrid" (wordllama + MiniLM int8 + BM25) or "lite"
+    warm = true             # load the matcher's models in the background after start (false: at first find)
     [discovery.index]       # kind = "annoy" (default; exact below min_size) or "exact"
     min_size = 20000
     n_trees = 50
@@ -84,6 +85,9 @@ class DiscoverySettings:
     max_cards: int = setting(200_000, low=1, high=10_000_000)
     keep_all: int = setting(20_000, low=1, high=10_000_000)
     matcher: Literal["hybrid", "lite"] = "hybrid"
+    #: load the matcher's models in the background after start and embed arriving cards there, so the
+    #: first find does not wait (~190 MB more memory with the hybrid matcher); false: at the first find
+    warm: bool = True
     index: dict[str, Any] = field(default_factory=dict)
 
     @classmethod

@@ -1,17 +1,27 @@
 """Resource budgets (pure: no I/O, no clock of its own): what peers may hold, and how fast they may ask.
 
 :class:`Ledger` — amounts *held* (bytes of partial frames, open streams, bytes of pending chat
-messages) per key (a peer) against an optional per-key cap and a total cap. A claim that would pass
-the per-key cap is refused. A claim that would pass the total cap first evicts the **newest** claim
-of the key holding the most, as long as that key holds more than the claimant would after the
-claim; otherwise it is refused. So the heaviest holder's newest work goes first, and a peer holding
-little is still served while others flood the node (identities are free: a per-key cap alone does
-not bound the total). Evicting calls the claim's ``on_evict`` callback, whose owner drops the work
-(resets the stream, forgets the message); the amount is free as soon as the callback returns.
+messages, unread bytes in the muxer) per key (a peer) against an optional per-key cap and a total
+cap. Every claim carries the claimant's **trust** (:data:`TRUST_STRANGER`, :data:`TRUST_KNOWN`: a
+valid card of it is known, :data:`TRUST_PARTNER`: it shares a chat this node worked in, or the
+operator named it). Identities are free, so a per-key cap alone bounds nothing; the total holds
+whatever the number of identities, and:
+
+- a claim that would pass the per-key cap is refused;
+- ``reserve`` of the total is kept for trusted claimants: strangers together hold at most
+  ``total - reserve`` (a stranger's claim past it first evicts another stranger, as below);
+- a claim that would pass the total first evicts the **newest** claim of the **least-trusted**,
+  then **heaviest** holder: any holder less trusted than the claimant, or one as trusted that holds
+  more than the claimant would after the claim; never a more trusted one. Otherwise it is refused.
+
+So a flood of strangers sheds its own newest work first, a peer holding little is still served,
+and peers the node works with keep their reserved share. Evicting calls the claim's ``on_evict``
+callback, whose owner drops the work (resets the stream, forgets the message); the amount is free
+as soon as the callback returns.
 
 :class:`RateBudget` — work *done* per period (sync requests answered, messages sent in sync
-answers, pulls triggered by a peer): one token bucket per key plus one for the total. Callers pass
-the current time, so tests drive it with any clock.
+answers, pulls triggered by a peer, CPU seconds): one token bucket per key plus one for the total.
+Callers pass the current time, so tests drive it with any clock.
 """
 
 from __future__ import annotations
@@ -22,6 +32,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 _NEVER = -1.0
+
+#: A peer this node has no relationship with (the default: identities are free).
+TRUST_STRANGER = 0
+#: A peer whose valid, signed capability card this node holds.
+TRUST_KNOWN = 1
+#: A peer that shares a chat this node created or posted in, or that the operator configured
+#: (bootstrap peers, ``invite_allowlist``).
+TRUST_PARTNER = 2
+TRUST_NAMES = {TRUST_STRANGER: "stranger", TRUST_KNOWN: "known", TRUST_PARTNER: "partner"}
 
 
 @dataclass(eq=False, slots=True)
@@ -37,20 +56,25 @@ class Claim:
 @dataclass(slots=True)
 class _Holder:
     held: int = 0
+    trust: int = TRUST_STRANGER
     #: claims in arrival order (a dict as an ordered set: O(1) removal, newest last)
     claims: dict[Claim, None] = field(default_factory=dict)
 
 
 class Ledger:
-    """Amounts held per key against ``per_key`` (None: no per-key cap) and ``total``."""
+    """Amounts held per key against ``per_key`` (None: no per-key cap) and ``total``, of which
+    ``reserve`` only trusted claimants may use."""
 
-    def __init__(self, name: str, *, total: int, per_key: int | None = None) -> None:
-        if total < 0 or (per_key is not None and per_key < 0):
-            raise ValueError(f"budget {name}: caps must be non-negative")
+    def __init__(self, name: str, *, total: int, per_key: int | None = None, reserve: int = 0) -> None:
+        if total < 0 or (per_key is not None and per_key < 0) or not 0 <= reserve <= total:
+            raise ValueError(f"budget {name}: caps must be non-negative, the reserve within the total")
         self.name = name
         self.total = total
         self.per_key = per_key
+        self.reserve = reserve
         self.held_total = 0
+        #: held by holders whose trust is TRUST_STRANGER
+        self.held_by_strangers = 0
         self.refused = 0
         self.evicted = 0
         self._holders: dict[Hashable, _Holder] = {}
@@ -63,15 +87,42 @@ class Ledger:
         holder = self._holders.get(key)
         return len(holder.claims) if holder is not None else 0
 
-    def room(self, key: Hashable) -> int:
+    def room(self, key: Hashable, trust: int = TRUST_STRANGER) -> int:
         """What ``key`` could claim now without evicting anyone."""
         free = self.total - self.held_total
+        if trust == TRUST_STRANGER:
+            free = min(free, self.total - self.reserve - self.held_by_strangers)
         if self.per_key is not None:
             free = min(free, self.per_key - self.held(key))
         return max(0, free)
 
+    def could_claim(self, key: Hashable, amount: int, trust: int = TRUST_STRANGER) -> bool:
+        """Whether :meth:`try_claim` would not refuse ``amount`` outright now: it fits, or some
+        holder it may displace holds claims that can be evicted (no side effects; a cheap check
+        before costlier work)."""
+        mine = self.held(key)
+        if amount > self.total or (self.per_key is not None and mine + amount > self.per_key):
+            return False
+        strangers_full = (
+            trust == TRUST_STRANGER and self.held_by_strangers + amount > self.total - self.reserve
+        )
+        if not strangers_full and self.held_total + amount <= self.total:
+            return True
+        after = mine + amount
+        for holder in self._holders.values():
+            if strangers_full and holder.trust != TRUST_STRANGER:
+                continue
+            displaceable = holder.trust < trust or (holder.trust == trust and holder.held > after)
+            if displaceable and any(claim.on_evict is not None for claim in holder.claims):
+                return True
+        return False
+
     def try_claim(
-        self, key: Hashable, amount: int, on_evict: Callable[[], None] | None = None
+        self,
+        key: Hashable,
+        amount: int,
+        on_evict: Callable[[], None] | None = None,
+        trust: int = TRUST_STRANGER,
     ) -> Claim | None:
         """Hold ``amount`` for ``key``; None when refused. May evict others' newest claims first."""
         if amount < 0:
@@ -80,18 +131,37 @@ class Ledger:
         if amount > self.total or (self.per_key is not None and mine + amount > self.per_key):
             self.refused += 1
             return None
+        holder = self._holders.get(key)
+        if holder is not None and holder.trust != trust:
+            self._set_trust(holder, trust)
+        after = mine + amount
+        if trust == TRUST_STRANGER:
+            cap = self.total - self.reserve
+            while self.held_by_strangers + amount > cap:
+                if not self._evict_one(claimant=trust, heavier_than=after, strangers_only=True):
+                    self.refused += 1
+                    return None
         while self.held_total + amount > self.total:
-            if not self._evict_one(heavier_than=mine + amount):
+            if not self._evict_one(claimant=trust, heavier_than=after):
                 self.refused += 1
                 return None
         claim = Claim(key, amount, on_evict)
         holder = self._holders.get(key)
         if holder is None:
-            holder = self._holders[key] = _Holder()
+            holder = self._holders[key] = _Holder(trust=trust)
         holder.claims[claim] = None
         holder.held += amount
         self.held_total += amount
+        if holder.trust == TRUST_STRANGER:
+            self.held_by_strangers += amount
         return claim
+
+    def _set_trust(self, holder: _Holder, trust: int) -> None:
+        if holder.trust == TRUST_STRANGER:
+            self.held_by_strangers -= holder.held
+        if trust == TRUST_STRANGER:
+            self.held_by_strangers += holder.held
+        holder.trust = trust
 
     def release(self, claim: Claim | None) -> None:
         """Give back a claim (idempotent; None is ignored)."""
@@ -104,16 +174,35 @@ class Ledger:
         del holder.claims[claim]
         holder.held -= claim.amount
         self.held_total -= claim.amount
+        if holder.trust == TRUST_STRANGER:
+            self.held_by_strangers -= claim.amount
         if not holder.claims:
             del self._holders[claim.key]
 
-    def _evict_one(self, *, heavier_than: int) -> bool:
-        """Evict the newest evictable claim of the heaviest holder, if it holds more than
-        ``heavier_than``; False when nobody may be evicted."""
-        ranked = sorted(self._holders.values(), key=lambda h: h.held, reverse=True)
+    def shrink(self, claim: Claim, amount: int) -> None:
+        """Hold only ``amount`` (not more than now) of ``claim``: part of the work is done."""
+        if claim.released or not 0 <= amount < claim.amount:
+            return
+        delta = claim.amount - amount
+        claim.amount = amount
+        holder = self._holders.get(claim.key)
+        if holder is None:  # pragma: no cover - invariant
+            return
+        holder.held -= delta
+        self.held_total -= delta
+        if holder.trust == TRUST_STRANGER:
+            self.held_by_strangers -= delta
+
+    def _evict_one(self, *, claimant: int, heavier_than: int, strangers_only: bool = False) -> bool:
+        """Evict the newest evictable claim of the least-trusted, then heaviest holder that the
+        claimant may displace: one less trusted than ``claimant``, or as trusted and holding more
+        than ``heavier_than``. False when nobody may be evicted."""
+        ranked = sorted(self._holders.values(), key=lambda h: (h.trust, -h.held))
         for holder in ranked:
-            if holder.held <= heavier_than:
+            if holder.trust > claimant or (strangers_only and holder.trust != TRUST_STRANGER):
                 return False
+            if holder.trust == claimant and holder.held <= heavier_than:
+                continue  # a lighter holder of the same trust: try the next (it is lighter still)
             for claim in reversed(holder.claims):
                 if claim.on_evict is not None:
                     self.release(claim)
@@ -128,6 +217,8 @@ class Ledger:
             "held": self.held_total,
             "total": self.total,
             "per_peer": self.per_key,
+            "reserved_for_trusted": self.reserve,
+            "held_by_strangers": self.held_by_strangers,
             "holders": len(self._holders),
             "top_holder": top.held if top is not None else 0,
             "refused": self.refused,
@@ -215,4 +306,89 @@ class RateBudget:
         }
 
 
-__all__ = ["Claim", "Ledger", "RateBudget"]
+class WorkBudget:
+    """Seconds of work per second (CPU time a peer makes this node spend), per key and per pool.
+
+    Work is charged after it is done, so a bucket may go into debt (at most :data:`MAX_DEBT`
+    seconds' worth of its rate); :meth:`delay` says how long the key's next work should wait. A
+    bucket holds at most ``burst`` seconds' worth of its rate. Strangers share one pool of
+    ``pool`` seconds per second and peers with a known card another, so a flood of fresh
+    identities cannot take the time of known peers, nor a flood of self-published cards that of
+    partners; partners are in no pool and get ``partner_factor`` times the per-key rate."""
+
+    PRUNE_AT = 4096
+    #: seconds of pause a bucket may owe at most (one huge piece of work costs at most this wait)
+    MAX_DEBT = 10.0
+
+    def __init__(
+        self,
+        name: str,
+        *,
+        per_key: float,
+        pool: float,
+        burst: float = 5.0,
+        partner_factor: float = 4.0,
+    ) -> None:
+        if per_key <= 0 or pool <= 0 or burst <= 0:
+            raise ValueError(f"work budget {name}: rates and burst must be positive")
+        self.name = name
+        self.per_key = per_key
+        self.pool = pool
+        self.burst = burst
+        self.partner_factor = partner_factor
+        self.charged = 0.0
+        self.charged_by_trust = {trust: 0.0 for trust in TRUST_NAMES}
+        self.paced = 0
+        self._buckets: dict[Hashable, tuple[float, float]] = {}
+        self._pools: dict[int, tuple[float, float]] = {}
+
+    def _rate(self, trust: int) -> float:
+        return self.per_key * (self.partner_factor if trust >= TRUST_PARTNER else 1.0)
+
+    def _level(self, state: tuple[float, float] | None, rate: float, now: float) -> float:
+        if state is None or state[1] == _NEVER:
+            return rate * self.burst
+        tokens, at = state
+        return min(rate * self.burst, tokens + max(0.0, now - at) * rate)
+
+    def charge(self, key: Hashable, seconds: float, now: float, trust: int = TRUST_STRANGER) -> None:
+        rate = self._rate(trust)
+        level = self._level(self._buckets.get(key), rate, now) - seconds
+        if key not in self._buckets and len(self._buckets) >= self.PRUNE_AT:
+            self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < self.burst}
+        self._buckets[key] = (max(level, -rate * self.MAX_DEBT), now)
+        self.charged += seconds
+        self.charged_by_trust[trust] = self.charged_by_trust.get(trust, 0.0) + seconds
+        if trust < TRUST_PARTNER:
+            pool = self._level(self._pools.get(trust), self.pool, now) - seconds
+            self._pools[trust] = (max(pool, -self.pool * self.MAX_DEBT), now)
+
+    def delay(self, key: Hashable, now: float, trust: int = TRUST_STRANGER) -> float:
+        """Seconds until ``key`` (and its pool) owes nothing; 0 when its work may go on."""
+        rate = self._rate(trust)
+        wait = max(0.0, -self._level(self._buckets.get(key), rate, now) / rate)
+        if trust < TRUST_PARTNER:
+            wait = max(wait, -self._level(self._pools.get(trust), self.pool, now) / self.pool)
+        return wait
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "per_peer": self.per_key,
+            "pool": self.pool,
+            "charged_s": round(self.charged, 3),
+            "charged_s_by_trust": {TRUST_NAMES[t]: round(v, 3) for t, v in self.charged_by_trust.items()},
+            "peers": len(self._buckets),
+            "paced": self.paced,
+        }
+
+
+__all__ = [
+    "TRUST_KNOWN",
+    "TRUST_NAMES",
+    "TRUST_PARTNER",
+    "TRUST_STRANGER",
+    "Claim",
+    "Ledger",
+    "RateBudget",
+    "WorkBudget",
+]

@@ -6,8 +6,8 @@ are never compared. All embedders return float32 rows, L2-normalised, so cosine 
 Backends:
 
 - :class:`WordLlamaEmbedder` (default): static embeddings shipped inside the ``wordllama`` wheel, no key, no
-  download at run time. Trap: ``WordLlama.load()`` looks for tokenizer files in the wrong folder when offline;
-  loading with ``cache_dir=<the wordllama package folder>, disable_download=True`` works with no network.
+  download at run time; the model is loaded and cached once per process by
+  :class:`~ioa_p2p.matching.encoders.WordLlamaEncoder`, which the matcher shares.
 - :class:`OpenAIEmbedder`: any OpenAI-compatible ``/v1/embeddings`` endpoint (``base_url``, ``model``).
 - :class:`HashingEmbedder`: numpy-only hashed word and character n-grams; deterministic, instant, weaker.
   Used by unit tests as the scripted fake and as a last resort when wordllama is unavailable.
@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import numpy as np
@@ -32,6 +30,8 @@ import numpy.typing as npt
 
 from ioa_p2p.config.sections import key_name, parse_section, setting
 from ioa_p2p.errors import ConfigError, PeerUnreachable, RemotePeerError
+from ioa_p2p.matching import make_matcher  # loads no model until used
+from ioa_p2p.matching.encoders import WordLlamaEncoder, unit_rows
 
 Matrix = npt.NDArray[np.float32]
 
@@ -52,28 +52,23 @@ class Embedder(Protocol):
 
 
 def normalise(rows: Any) -> Matrix:
-    matrix = np.asarray(rows, dtype=np.float32)
-    if matrix.ndim == 1:
-        matrix = matrix[None, :]
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    normalised: Matrix = (matrix / norms).astype(np.float32)
-    return normalised
+    """``rows`` as float32, each row scaled to unit length (zero rows stay zero)."""
+    return unit_rows(rows)
 
 
 class WordLlamaEmbedder:
-    """The embedded offline default (``wordllama`` l2_supercat, 256 dimensions)."""
-
-    _lock = threading.Lock()
-    _cache: dict[int, Any] = {}
+    """The embedded offline default (``wordllama`` l2_supercat, 256 dimensions, or a Matryoshka cut of it
+    to 64 or 128). The model is the process's one wordllama model,
+    :class:`~ioa_p2p.matching.encoders.WordLlamaEncoder` (loaded once, shared with the matcher)."""
 
     #: The wheel ships the 256-d l2_supercat weights; smaller sizes are Matryoshka truncations of them.
-    DIMS = (64, 128, 256)
+    DIMS = WordLlamaEncoder.DIMS
 
     def __init__(self, dim: int = 256) -> None:
         if dim not in self.DIMS:
             raise ConfigError(f"wordllama supports dim in {list(self.DIMS)}, got {dim!r}")
         self._dim = dim
+        self._encoder = WordLlamaEncoder()
 
     @property
     def model_id(self) -> str:
@@ -81,42 +76,14 @@ class WordLlamaEmbedder:
 
     def load(self) -> None:
         """Load the weights now (about 0.4 s, no network) instead of on the first :meth:`embed`."""
-        self._model()
+        self._encoder.load()
 
     @property
     def dim(self) -> int:
         return self._dim
 
-    def _model(self) -> Any:
-        with self._lock:
-            model = self._cache.get(self._dim)
-            if model is None:
-                try:
-                    import wordllama
-                    from wordllama import WordLlama
-                except ImportError as exc:  # pragma: no cover - a dependency of the package
-                    raise ConfigError("the wordllama package is not installed") from exc
-                folder = Path(wordllama.__file__).parent
-                try:
-                    model = WordLlama.load(
-                        cache_dir=folder,
-                        disable_download=True,
-                        dim=256,
-                        trunc_dim=self._dim if self._dim < 256 else None,
-                    )
-                except Exception as exc:  # the library raises assorted errors for missing files
-                    raise ConfigError(
-                        f"cannot load the wordllama model shipped in {folder}: {exc}; "
-                        "reinstall wordllama or choose another embedding backend"
-                    ) from exc
-                self._cache[self._dim] = model
-            return model
-
     def embed(self, texts: Sequence[str]) -> Matrix:
-        if not texts:
-            return np.zeros((0, self._dim), dtype=np.float32)
-        rows = self._model().embed(list(texts), norm=False, return_np=True)
-        return normalise(rows)
+        return self._encoder.embed(texts, self._dim)
 
 
 class HashingEmbedder:
@@ -257,8 +224,6 @@ def make_embedder(settings: Mapping[str, Any] | None = None, where: str = "[embe
     (:func:`ioa_p2p.matching.make_matcher`; option ``matcher = "hybrid"|"lite"``)."""
     table = dict(settings or {})
     if table.get("backend") == "matcher":
-        from ioa_p2p.matching import make_matcher  # noqa: PLC0415  (loads no model until used)
-
         return make_matcher({k: v for k, v in table.items() if k != "backend"}, where)
     parsed = embedding_settings(settings, where)
     if isinstance(parsed, OpenAISettings):

@@ -263,6 +263,11 @@ class StoreError(LocalStateError):
     """The local durable store cannot be opened or written."""
 
 
+class StorageFull(StoreError):
+    """The disk holding the local store is full: nothing was written; free space and try again
+    (the control API answers 507, insufficient storage)."""
+
+
 class NodeProcessError(LocalStateError):
     """A node process (testnet / bootstrap launcher) exited or never became ready; see its log file."""
 
@@ -333,6 +338,7 @@ __all__ = [
     "ReplayedMessage",
     "SchemaError",
     "SignatureError",
+    "StorageFull",
     "StoreError",
     "UnknownMessageType",
     "UnsupportedVersion",

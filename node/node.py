@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager, suppress
@@ -34,7 +35,7 @@ from ioa_p2p.identity import Identity, PeerId, load_key_file
 from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.framing import FramedStream
-from ioa_p2p.node.net.host import parse_multiaddr, peer_info_from_addr, remote_peer_of
+from ioa_p2p.node.net.host import parse_multiaddr, peer_info_from_addr, peer_of_addr, remote_peer_of
 from ioa_p2p.node.net.nat import NatOptions
 from ioa_p2p.node.net.network import InboundCap, Libp2pNetwork, NetOptions, open_network
 from ioa_p2p.node.net.routing import BootstrapState, start_routing
@@ -85,6 +86,8 @@ class Node:
         #: Set once every service is open: services publish what depends on the others only then
         #: (discovery announces the card after the goals service added the adapter's description).
         self.services_ready = trio.Event()
+        self._threads_lock = threading.Lock()
+        self._threads_running = 0
         #: When the node started (seconds since the Unix epoch).
         self.started = time.time()
         #: Spans of goals, turns, tasks and model calls (:mod:`ioa_p2p.node.telemetry`; no-op by default).
@@ -97,8 +100,27 @@ class Node:
         return time.time()
 
     async def run_sync(self, fn: Callable[[], _T]) -> _T:
-        """``fn()`` in a worker thread (abandoned, not waited for, when the caller is cancelled)."""
-        return await trio.to_thread.run_sync(fn, abandon_on_cancel=True)  # type: ignore[call-arg]
+        """``fn()`` in a worker thread (abandoned, not waited for, when the caller is cancelled;
+        the node's exit waits for it, bounded: see :meth:`wait_threads`)."""
+
+        def counted() -> _T:
+            with self._threads_lock:
+                self._threads_running += 1
+            try:
+                return fn()
+            finally:
+                with self._threads_lock:
+                    self._threads_running -= 1
+
+        return await trio.to_thread.run_sync(counted, abandon_on_cancel=True)  # type: ignore[call-arg]
+
+    async def wait_threads(self, seconds: float) -> None:
+        """Wait (at most ``seconds``) for worker threads still running an abandoned ``run_sync``: a
+        process that exits while one runs native code (a model loading) is aborted by the C library
+        ("exception not rethrown", exit -6)."""
+        with trio.move_on_after(seconds):
+            while self._threads_running:  # noqa: ASYNC110 - a counter worker threads write
+                await trio.sleep(0.05)
 
     # ------------------------------------------------------------------ addresses and peers
 
@@ -169,7 +191,7 @@ class Node:
                 await stream.reset()
                 return
             scope = trio.CancelScope()
-            claim = streams.try_claim(remote, 1, scope.cancel)
+            claim = streams.try_claim(remote, 1, scope.cancel, self.budgets.trust(remote))
             if claim is None:
                 await stream.reset()
                 return
@@ -258,7 +280,10 @@ async def open_node(
     tracer = open_tracer(config.section("telemetry"), config.home, str(identity.peer_id))
     faults = Faults()  # before the host: inbound streams are served inside its boundary from the start
     budgets = NodeBudgets(Limits.from_section(config.section("limits")))
-    inbound = InboundCap(budgets.limits.streams_per_peer, budgets.count_refused_early, budgets.admits)
+    budgets.trust_peers(peer_of_addr(a) for a in bootstrap)  # the operator named them
+    inbound = InboundCap(
+        budgets.limits.streams_per_peer, budgets.count_refused_early, budgets.admits, budgets=budgets
+    )
     with _single_error():
         async with (
             open_network(identity, options, faults.record, inbound) as net,
@@ -297,8 +322,10 @@ async def open_node(
                             _remove_info(config.home)
             finally:
                 nursery.cancel_scope.cancel()
-                with trio.CancelScope(shield=True), trio.move_on_after(5):
-                    await _flush_traces(tracer)
+                with trio.CancelScope(shield=True):
+                    await node.wait_threads(10.0)
+                    with trio.move_on_after(5):
+                        await _flush_traces(tracer)
 
 
 async def _flush_traces(tracer: Tracer) -> None:

@@ -10,6 +10,9 @@ is chosen by a word in the task text:
 - ``refuse``    ends ``rejected``; ``explode`` ends ``failed``;
 - ``file``      adds a raw-bytes artifact ``report.csv``;
 - ``direct``    answers with a single Message (no task);
+- ``miles``     the answer "26.2 miles = 42.16 km" both as a text artifact and as the final status message
+  (as many agents send it);
+- ``status``    no artifact: the answer is only the final status message;
 - anything else: two working updates, a text artifact, then ``completed`` with ``done: <text>``.
 """
 
@@ -85,6 +88,14 @@ class ScriptedExecutor(AgentExecutor):
             return
         if "explode" in text:
             await up.failed(say("the forecast model crashed"))
+            return
+        if "miles" in text:
+            answer = "26.2 miles = 42.16 km"
+            await up.add_artifact([new_text_part(answer)], name="conversion")
+            await up.complete(say(answer))
+            return
+        if "status" in text:
+            await up.complete(say(f"status answer to: {text}"))
             return
         await up.update_status(TaskState.TASK_STATE_WORKING, say("forecasting"))
         await up.add_artifact([new_text_part(f"forecast for: {text}")], name="forecast")

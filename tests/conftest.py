@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -16,9 +17,18 @@ import pytest
 
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.identity import Identity
+from ioa_p2p.testing.kinds import register_test_kinds
 
 logging.getLogger("libp2p").setLevel(logging.CRITICAL)
 logging.getLogger("hypercorn").setLevel(logging.CRITICAL)
+
+#: The test adapter kinds (``echo``) are no entry points of the installed product: registered here for this
+#: process and every process the tests start (``PYTHONPATH``); removed at the end of the session.
+TEST_KINDS_FOLDER = register_test_kinds()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    shutil.rmtree(TEST_KINDS_FOLDER, ignore_errors=True)
 
 
 @asynccontextmanager

@@ -3,7 +3,8 @@
 Run as a stdio server (``python tests/mcp_server.py``) or serve over streamable HTTP from a test with
 :func:`serve_mcp_http` (uvicorn on 127.0.0.1 in a thread). Tools: ``add`` (structured result), ``forecast``
 (a dict), ``boom`` (raises ``ToolError``), ``crash`` (raises an unexpected exception), ``slow`` (sleeps),
-``steps`` (reports progress), ``pixel`` (an image), ``pid`` (the server's process id).
+``steps`` (reports progress), ``pixel`` (an image), ``pid`` (the server's process id), ``summarise``
+(reports token usage in its result's ``_meta``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections.abc import Iterator
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.utilities.types import Image
+from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel
 
 PNG_1X1 = base64.b64decode(
@@ -75,6 +77,15 @@ def pixel() -> Image:
 @server.tool(description="The server's process id")
 def pid() -> int:
     return os.getpid()
+
+
+@server.tool(description="Summarises a text with a language model, reporting the tokens it used")
+def summarise(text: str) -> CallToolResult:
+    words = text.split()
+    usage = {"input_tokens": len(words) + 10, "output_tokens": 3, "model": "tiny-summariser"}
+    return CallToolResult(
+        content=[TextContent(type="text", text=" ".join(words[:3]))], _meta={"usage": usage}
+    )
 
 
 @contextlib.contextmanager

@@ -33,7 +33,9 @@ async def test_remote_card_becomes_ours_and_a_task_completes(streaming: bool) ->
             ctx = TaskContext()
             result = await run_task(adapter, Task.create("rain in Oslo tomorrow?", timeout=20), ctx)
     assert result.ok, result.text
-    assert "done: rain in Oslo tomorrow?" in result.text and "forecast for: rain in Oslo" in result.text
+    assert result.text == "forecast for: rain in Oslo tomorrow?"  # the artifact: A2A's output
+    assert result.data["a2a"]["answer_from"] == "artifacts"
+    assert result.data["a2a"]["status_message"] == "done: rain in Oslo tomorrow?"  # kept, not in the answer
     assert result.data["a2a"]["state"] == "completed" and result.data["a2a"]["streaming"] is streaming
     assert set(result.data["usage"]) == USAGE_KEYS and result.data["usage"]["wall_ms"] >= 0
     assert any("completed" in p.text for p in ctx.reports)
@@ -48,6 +50,20 @@ async def test_raw_artifacts_become_files_and_a_direct_message_is_an_answer() ->
             direct = await run_task(adapter, Task.create("direct question", timeout=20))
     assert with_file.ok and with_file.files == {"report.csv": b"day,temp\nmon,12\n"}
     assert direct.ok and direct.text == "direct answer to: direct question"
+
+
+@pytest.mark.parametrize("streaming", [True, False])
+async def test_the_answer_is_given_once_from_the_artifacts_else_from_the_status_message(
+    streaming: bool,
+) -> None:
+    with serve_a2a(streaming=streaming) as server:
+        async with open_adapter("a2a", {"url": server.url}) as adapter:
+            both = await run_task(adapter, Task.create("26.2 miles in km", timeout=20))
+            status = await run_task(adapter, Task.create("status of the queue", timeout=20))
+    assert both.ok and both.text == "26.2 miles = 42.16 km", both.text  # artifact and status said the same
+    assert both.data["a2a"]["answer_from"] == "artifacts" and "status_message" not in both.data["a2a"]
+    assert status.ok and status.text == "status answer to: status of the queue"
+    assert status.data["a2a"]["answer_from"] == "status"
 
 
 @pytest.mark.parametrize("streaming", [True, False])
@@ -118,7 +134,7 @@ async def test_an_adapter_never_started_connects_per_task() -> None:
         assert "read at start" in adapter.describe().description
         result = await run_task(adapter, Task.create("sunny in Rome?", timeout=20))
         await adapter.aclose()
-    assert result.ok and "done: sunny in Rome?" in result.text
+    assert result.ok and result.text == "forecast for: sunny in Rome?"
     down = load_adapter("a2a", {"url": f"http://127.0.0.1:{_free_port()}/", "card_timeout": 3})
     failed = await run_task(down, Task.create("anything", timeout=10))
     assert not failed.ok and failed.failure == "crash" and "cannot connect" in failed.text

@@ -55,6 +55,13 @@ class Handler(BaseHTTPRequestHandler):
                 "meta": {"cost": 3, "by": "svc"},
             }
             self._send(200, json.dumps(answer).encode())
+        elif path == "/chat":  # an OpenAI-compatible service: the answer and the tokens it used
+            answer = {"choices": [{"message": {"content": "fine"}}], "model": "svc-1",
+                      "usage": {"prompt_tokens": 42, "completion_tokens": 7, "total_tokens": 49}}  # fmt: skip
+            self._send(200, json.dumps(answer).encode())
+        elif path == "/anthropic":
+            answer = {"content": "fine", "tokens": {"input_tokens": 5, "output_tokens": 2, "model": "a-1"}}
+            self._send(200, json.dumps(answer).encode())
         elif path == "/refuse":
             self._send(422, json.dumps({"error": {"message": "the task is too vague"}}).encode())
         elif path == "/auth":  # a proxy echoing our request headers back
@@ -151,6 +158,19 @@ async def test_a_task_is_sent_through_the_template_and_the_answer_extracted() ->
     assert body["input"]["prompt"] == "summarise the report" and body["input"]["mode"] == "fast"
     assert body["input"]["history"] == [{"speaker": "alice", "type": "discussion", "content": "hello"}]
     assert body["version"] == 2 and 0 < body["deadline_s"] <= 20
+
+
+async def test_the_remotes_token_usage_is_its_results_usage() -> None:
+    with serve() as base:
+        chat = adapter_for(f"{base}/chat", text_path="choices.0.message.content")
+        claude = adapter_for(f"{base}/anthropic", text_path="content", usage_path="tokens")
+        ok = adapter_for(f"{base}/ok")  # reports no usage: unknown
+        results = [await _run(a) for a in (chat, claude, ok)]
+        for a in (chat, claude, ok):
+            await a.aclose()
+    usages = [r.data["usage"] for r in results]
+    assert [(u["prompt_tokens"], u["completion_tokens"]) for u in usages] == [(42, 7), (5, 2), (None, None)]
+    assert usages[1]["model"] == "a-1" and all(u["wall_ms"] >= 0 for u in usages)
 
 
 async def test_get_puts_the_task_in_the_query() -> None:

@@ -20,7 +20,7 @@ from ioa_p2p.errors import AdapterOptionsError, TaskRejected
 from .mcp_server import PNG_1X1, serve_mcp_http
 
 SERVER = [sys.executable, str(Path(__file__).with_name("mcp_server.py"))]
-TOOLS = {"add", "forecast", "boom", "crash", "slow", "steps", "pixel", "pid"}
+TOOLS = {"add", "forecast", "boom", "crash", "slow", "steps", "pixel", "pid", "summarise"}
 USAGE_KEYS = {"model", "prompt_tokens", "completion_tokens", "tool_calls", "wall_ms"}
 
 
@@ -92,8 +92,15 @@ async def test_http_server_tools_and_calls() -> None:
             assert set(adapter.describe().skills) >= TOOLS
             added = await _run(adapter, "add(a=5, b=6)")
             boom = await _run(adapter, '{"tool": "boom", "arguments": {"reason": "over HTTP"}}')
+            summary = await _run(adapter, "summarise(text='one two three four five')")
     assert added.ok and added.text == "11"
     assert boom.failure == "task_error" and "boom: over HTTP" in boom.text
+    # the tokens the server reported for the call (its result's _meta.usage) are the result's usage
+    assert summary.ok and summary.text == "one two three"
+    usage = summary.data["usage"]
+    assert (usage["prompt_tokens"], usage["completion_tokens"], usage["model"]) == (15, 3, "tiny-summariser")
+    assert usage["tool_calls"] == 1 and set(usage) == USAGE_KEYS
+    assert (added.data["usage"]["prompt_tokens"], added.data["usage"]["completion_tokens"]) == (None, None)
 
 
 @pytest.mark.slow

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 import textwrap
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 import trio
 
 from ioa_p2p.adapters import (
+    ENTRY_POINT_GROUP,
     Adapter,
     Task,
     adapter_from_config,
@@ -23,6 +28,7 @@ from ioa_p2p.errors import (
     ConfigError,
     UnknownAdapter,
 )
+from ioa_p2p.testing.kinds import DISTRIBUTION
 
 PLUGIN = """
 from ioa_p2p.adapters import AdapterCard, TaskResult
@@ -75,6 +81,19 @@ def test_builtins_are_registered() -> None:
     for kind in ("calculator", "echo"):
         adapter = load_adapter(kind, {})
         assert isinstance(adapter, Adapter) and adapter.describe().kind == kind
+
+
+def test_the_echo_test_kind_is_no_entry_point_of_the_installed_product() -> None:
+    """``echo`` is registered by the tests (tests/conftest.py, ioa_p2p.testing.kinds), for them and the
+    processes they start; the installed ioa-p2p declares only real kinds."""
+    product = {e.name for e in metadata.distribution("ioa-p2p").entry_points if e.group == ENTRY_POINT_GROUP}
+    assert "echo" not in product and {"python", "calculator", "a2a"} <= product
+    assert list_adapters()["echo"].distribution == DISTRIBUTION
+    listed = subprocess.run(
+        [sys.executable, "-m", "ioa_p2p", "adapters", "--json"], capture_output=True, text=True, timeout=120
+    )
+    assert listed.returncode == 0, listed.stderr
+    assert "echo" in {row["kind"] for row in json.loads(listed.stdout)}  # a process the tests start
 
 
 async def test_third_party_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

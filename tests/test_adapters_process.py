@@ -71,7 +71,7 @@ async def test_an_llm_an_a2a_and_an_mcp_agent_team_up_across_processes(tmp_path:
     done = [(t["title"], t["assignee_name"], t["status"]) for t in result["tasks"]]
     assert done == [(f"step {n}/3", name, "completed") for n, name in enumerate(AGENTS, 1)], result
     texts = [t["text"] for t in result["tasks"]]
-    assert texts[0] == "21 * 2 = 42" and texts[1].startswith("done: Summarise the quarterly report")
+    assert texts[0] == "21 * 2 = 42" and texts[1].startswith("forecast for: Summarise the quarterly report")
     assert texts[2] == "5"
     conclusion = result["conclusion"]
     # each agent's result: the answer-first conclusion (issue 11) states every step's value, and its

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ioa_p2p.budget import Ledger, RateBudget
+from ioa_p2p.budget import TRUST_KNOWN, TRUST_PARTNER, TRUST_STRANGER, Ledger, RateBudget
 from ioa_p2p.config.limits import Limits, MiB
 from ioa_p2p.config.sections import parse_section
 from ioa_p2p.errors import ConfigError
@@ -75,6 +75,51 @@ def test_eviction_frees_enough_for_a_large_claim() -> None:
     assert evicted == [4, 3]  # newest first, as many as needed
     snap = ledger.snapshot()
     assert snap["held"] == 9 and snap["holders"] == 2 and snap["top_holder"] == 6 and snap["evicted"] == 2
+
+
+def test_strangers_together_stay_out_of_the_reserved_share() -> None:
+    """Many identities: each within its per-peer cap, together never past ``total - reserve``;
+    the stranger over the line sheds the heaviest stranger's newest claim or is refused."""
+    evicted: list[str] = []
+    ledger = Ledger("t", total=100, per_key=10, reserve=30)
+    for i in range(7):
+        assert ledger.try_claim(f"s{i}", 10, lambda i=i: evicted.append(f"s{i}")) is not None
+    assert ledger.held_by_strangers == 70 and ledger.room("s9") == 0
+    assert ledger.try_claim("s9", 10) is None  # no stranger holds more than s9 would
+    assert ledger.room("p", TRUST_PARTNER) == 10  # its per-peer cap; 30 are left in all
+    for i in range(3):
+        assert ledger.try_claim(f"p{i}", 10, trust=TRUST_PARTNER) is not None
+    assert ledger.held_total == 100 and evicted == []
+    snap = ledger.snapshot()
+    assert snap["reserved_for_trusted"] == 30 and snap["held_by_strangers"] == 70
+
+
+def test_a_full_total_sheds_the_least_trusted_first_then_the_heaviest() -> None:
+    evicted: list[str] = []
+    ledger = Ledger("t", total=10, per_key=6)
+    ledger.try_claim("known", 4, lambda: evicted.append("known"), trust=TRUST_KNOWN)
+    ledger.try_claim("light stranger", 2, lambda: evicted.append("light stranger"))
+    ledger.try_claim("heavy stranger", 3, lambda: evicted.append("heavy stranger old"))
+    ledger.try_claim("heavy stranger", 1, lambda: evicted.append("heavy stranger new"))
+    assert ledger.held_total == 10
+    # a partner displaces strangers first (the heaviest's newest claim first), never the known peer
+    assert ledger.try_claim("partner", 6, trust=TRUST_PARTNER) is not None
+    assert evicted == ["heavy stranger new", "heavy stranger old", "light stranger"]
+    assert ledger.held("known") == 4
+    # a stranger cannot displace anyone more trusted than itself
+    assert ledger.try_claim("new stranger", 1, lambda: None) is None
+    # among peers as trusted, the heaviest gives way (the partner, more trusted, is never touched)
+    assert ledger.try_claim("known 2", 1, lambda: None, trust=TRUST_KNOWN) is not None
+    assert evicted[-1] == "known" and ledger.held("partner") == 6
+
+
+def test_a_peer_that_becomes_trusted_moves_out_of_the_strangers_share() -> None:
+    ledger = Ledger("t", total=10, reserve=5)
+    ledger.try_claim("a", 5)
+    assert ledger.held_by_strangers == 5 and ledger.room("b") == 0
+    ledger.try_claim("a", 1, trust=TRUST_KNOWN)  # its card arrived meanwhile
+    assert ledger.held_by_strangers == 0 and ledger.room("b", TRUST_STRANGER) == 4
+    assert TRUST_STRANGER < TRUST_KNOWN < TRUST_PARTNER
 
 
 # --------------------------------------------------------------------------- RateBudget

@@ -98,7 +98,7 @@ async def test_a_peers_inbound_streams_past_its_cap_are_refused_before_negotiati
 async def test_a_full_stream_budget_resets_the_heaviest_peers_newest_stream(tmp_path: Path) -> None:
     with trio.fail_after(60):
         async with (
-            victim_node(tmp_path, streams_per_peer=5, streams_total=6) as node,
+            victim_node(tmp_path, streams_per_peer=5, streams_total=6, trusted_share=0) as node,
             raw_hosts(node, 2) as (heavy, light),
         ):
             await trio.sleep(0.5)
@@ -119,7 +119,10 @@ async def test_a_full_frame_budget_evicts_the_heaviest_peers_newest_partial_fram
     with trio.fail_after(60):
         async with (
             victim_node(
-                tmp_path, partial_frame_bytes_per_peer=2 * mib, partial_frame_bytes_total=2 * mib
+                tmp_path,
+                partial_frame_bytes_per_peer=2 * mib,
+                partial_frame_bytes_total=2 * mib,
+                trusted_share=0,
             ) as node,
             raw_hosts(node, 1) as (heavy,),
         ):

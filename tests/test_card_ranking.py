@@ -1,5 +1,6 @@
-"""Discovery's ranking with the offline matcher: mixed-version cards, live cards only, the LSH migration
-probe, the matcher setting, and the LLM team-up confined to the offline shortlist (scripted server)."""
+"""Discovery's ranking with the offline matcher: mixed-version cards, live cards only, the LSH family both
+card schemes share, the matcher setting, and the LLM team-up confined to the offline shortlist (scripted
+server)."""
 
 from __future__ import annotations
 
@@ -9,16 +10,16 @@ import trio
 
 from ioa_p2p.card import issue_card
 from ioa_p2p.dht.directory import Directory
-from ioa_p2p.dht.lsh import hyperplanes_for
-from ioa_p2p.dht.ranking import CardRanker, card_profile, legacy_probe
+from ioa_p2p.dht.lsh import card_buckets, hyperplanes_for
+from ioa_p2p.dht.ranking import CardRanker, card_profile
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.embedding import WordLlamaEmbedder
 from ioa_p2p.errors import ConfigError, ModelOutputError, UsageError
 from ioa_p2p.identity import Identity
 from ioa_p2p.llm.openai_compat import OpenAIModel
 from ioa_p2p.matching import HYBRID_MODEL_ID, LITE_MODEL_ID, HybridMatcher, hybrid_matcher
+from ioa_p2p.teaming.candidates import Candidate
 from ioa_p2p.teaming.llm_team import check_in_shortlist, llm_team_from_shortlist
-from ioa_p2p.teaming.selection import Candidate
 
 from .openai_server import Reply, ToolCallReply, serve
 
@@ -102,17 +103,23 @@ def test_directory_rank_gives_live_cards_only(matcher: HybridMatcher) -> None:
         Directory(matcher.model_id, matcher.dim).rank("x", 1, NOW)
 
 
-def test_legacy_probe_reaches_the_previous_schemes_buckets(matcher: HybridMatcher) -> None:
+def test_both_card_schemes_share_the_default_schemes_buckets(matcher: HybridMatcher) -> None:
     text = "weather forecast for Oslo"
-    query = matcher.embed([text])[0]
-    probe = legacy_probe(HYBRID_MODEL_ID, query)
-    assert probe is not None and probe[:2] == (LITE_MODEL_ID, 256)
-    old_card_vector = WordLlamaEmbedder().embed([text])[0]  # what a previous-release node published
-    assert np.allclose(probe[2], old_card_vector, atol=1e-5)
-    old_planes, new_planes = hyperplanes_for(LITE_MODEL_ID, 256), hyperplanes_for(HYBRID_MODEL_ID, 640)
-    assert old_planes.codes(probe[2]) == old_planes.codes(old_card_vector)
-    assert {b.key for b in old_planes.buckets(probe[2])}.isdisjoint(b.key for b in new_planes.buckets(query))
-    assert legacy_probe(LITE_MODEL_ID, old_card_vector) is None
+    hybrid_vector = matcher.embed([text])[0]  # a card or query of the 640-d scheme
+    wordllama_vector = WordLlamaEmbedder().embed([text])[0]  # the default scheme's
+    hybrid, default = card_buckets(HYBRID_MODEL_ID, 640), card_buckets(LITE_MODEL_ID, 256)
+    assert hybrid.planes is default.planes is hyperplanes_for(LITE_MODEL_ID, 256)
+    assert np.allclose(hybrid.view(hybrid_vector), wordllama_vector, atol=1e-5)
+    assert [b.key for b in hybrid.buckets(hybrid_vector)] == [
+        b.key for b in default.buckets(wordllama_vector)
+    ]
+    assert [b.key for b in hybrid.probes(hybrid_vector, 40)] == [
+        b.key for b in default.probes(wordllama_vector, 40)
+    ]
+    own = card_buckets("openai/text-embedding-3-small/1536", 1536)  # any other scheme keeps its family
+    assert own.part is None and own.planes is hyperplanes_for("openai/text-embedding-3-small/1536", 1536)
+    with pytest.raises(UsageError, match="dimensions"):
+        hybrid.buckets(wordllama_vector)
 
 
 def test_discovery_matcher_setting() -> None:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ioa_p2p.config.node_config import load_config, write_default_config
-from ioa_p2p.errors import AlreadyExists, ConfigError
+from ioa_p2p.config.node_config import load_config
+from ioa_p2p.errors import ConfigError
+from ioa_p2p.node.config_check import write_config_template
 
 
 def test_defaults_without_a_file(tmp_path) -> None:
@@ -14,12 +15,10 @@ def test_defaults_without_a_file(tmp_path) -> None:
     assert config.section("agent") == {}
 
 
-def test_written_default_roundtrips(tmp_path) -> None:
-    write_default_config(tmp_path, name="x")
+def test_written_template_roundtrips(tmp_path) -> None:
+    write_config_template(tmp_path, name="x")
     config = load_config(tmp_path)
-    assert config.section("agent")["name"] == "x"
-    with pytest.raises(AlreadyExists):
-        write_default_config(tmp_path, name="y")
+    assert config.section("agent") == {"name": "x"} and config.listen == ("/ip4/127.0.0.1/tcp/0",)
 
 
 def test_overrides(tmp_path) -> None:

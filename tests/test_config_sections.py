@@ -15,7 +15,9 @@ import pytest
 from ioa_p2p.adapters import list_adapters, load_adapter
 from ioa_p2p.adapters.mcp.adapter import McpOptions, chooser_from_options
 from ioa_p2p.adapters.remote.endpoint import endpoint_from_settings
+from ioa_p2p.bootstrap.agents import agents_plan
 from ioa_p2p.config import Limits, parse_config
+from ioa_p2p.config.gateway import A2ASettings
 from ioa_p2p.config.sections import describe, key_name, parse_section, setting
 from ioa_p2p.dht.index import make_index
 from ioa_p2p.dht.settings import AgentSettings, DiscoverySettings
@@ -172,6 +174,14 @@ def _adapter(table: dict[str, Any]) -> object:
     return parse_config(Path("h"), {"adapter": table}, source="c.toml")
 
 
+def _agents_file(table: dict[str, Any]) -> object:
+    return agents_plan(table, Path("a.toml"))
+
+
+def _agents_entry(table: dict[str, Any]) -> object:
+    return agents_plan({"agent": [table]}, Path("a.toml"))
+
+
 def _endpoint(table: dict[str, Any]) -> object:
     return endpoint_from_settings(table, kind="smolagents", env={})
 
@@ -205,7 +215,10 @@ SECTIONS = (
     Section("ModelSettings", "[agent.options.model] of adapter 'smolagents'", "timeout", _endpoint, OPTIONS),
     Section("LoopOptions", "[agent.options.loop] of adapter 'mcp'", "max_steps", _mcp_loop, OPTIONS),
     Section("MatcherSettings", "the matcher settings", "shortlist", make_matcher),
+    Section("AgentsFile", "the agents file a.toml", "config", _agents_file),
+    Section("AgentEntry", "[agent] #1 of a.toml", "count", _agents_entry, strict=False),
     Section("TelemetrySettings", "[telemetry]", "file", TelemetrySettings.from_section),
+    Section("A2ASettings", "[a2a]", "listen", A2ASettings.from_section),
     Section(
         "parse_options",
         "[agent.options] of adapter 'calculator'",

@@ -130,6 +130,9 @@ async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> 
             assert exported.messages == len(history.messages)
             audited = await check(r.AUDIT, r.AUDIT.request(made.chat_id))
             assert audited.valid and audited.messages == len(history.messages) and not audited.findings
+            store = await check(r.CHAT_STORE, r.CHAT_STORE.request(made.chat_id))
+            assert store.quarantined == () and store.partners >= 1  # the calculator: it made a chat with it
+            assert store == await client.chat_store(made.chat_id)
             called.add(r.CHAT_EVENTS.key)
             streamed = await chat_events(coordinator, made.chat_id, len(history.messages))
             assert [e["message"]["hash"] for e in streamed] == [m.hash for m in history.messages]

@@ -18,6 +18,7 @@ import trio
 
 from ioa_p2p.config.node_config import load_config
 from ioa_p2p.errors import ConfigError
+from ioa_p2p.node.chats.store import ChatStore
 from ioa_p2p.node.control.server import MAX_JSON_DEPTH, ControlAPI, ControlRequest, bind_control_socket
 
 from .conftest import ioa_init
@@ -74,6 +75,32 @@ async def test_bad_tokens_and_bad_bodies_are_401_and_400_never_500() -> None:
         )
         assert status == 400  # a raw non-UTF-8 query string
         nursery.cancel_scope.cancel()
+
+
+async def test_a_full_disk_is_507(tmp_path: Path) -> None:
+    """A write the disk cannot take (SQLite's own "database or disk is full", from a page cap) is
+    507 insufficient storage, not 409."""
+    store = ChatStore.open(tmp_path)
+    pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+    store._db.execute(f"PRAGMA max_page_count = {pages}")
+    api = ControlAPI()
+
+    async def save(req: ControlRequest) -> Any:
+        for i in range(1000):
+            store.add_chat(bytes([i % 256]) * 31 + bytes([i // 256]), b"g" * 4000, "member", i)
+        return {}
+
+    api.add_raw_route("POST", "/save", save)
+    try:
+        async with trio.open_nursery() as nursery:
+            port = await nursery.start(lambda task_status: api.serve(port=0, task_status=task_status))
+            auth = {"Authorization": f"Bearer {api.token}"}
+            status, answer = await trio.to_thread.run_sync(request, port, "POST", "/save", b"{}", auth)
+            assert status == 507 and answer["error"]["type"] == "StorageFull", answer
+            assert "disk is full" in answer["error"]["message"]
+            nursery.cancel_scope.cancel()
+    finally:
+        store.close()
 
 
 def raw_request(port: int, first_line: bytes, token: str) -> tuple[int, bytes]:

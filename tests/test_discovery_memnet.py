@@ -50,10 +50,11 @@ async def open_agents(
     tmp_path: Path,
     names: list[str],
     discovery: dict[str, Any] | None = None,
+    embedding: dict[str, dict[str, Any]] | None = None,
 ) -> AsyncIterator[list[Agent]]:
     with trio.fail_after(600):  # virtual seconds: a test that would wait forever fails at once instead
         async with AsyncExitStack() as stack:
-            agents = await open_each(stack, net, cards, tmp_path, names, discovery or {})
+            agents = await open_each(stack, net, cards, tmp_path, names, discovery or {}, embedding or {})
             yield agents
 
 
@@ -64,13 +65,14 @@ async def open_each(
     tmp_path: Path,
     names: list[str],
     discovery: dict[str, Any],
+    embedding: dict[str, dict[str, Any]],
 ) -> list[Agent]:
     agents = []
     for name in names:
         agent: dict[str, Any] = {"name": name, "description": AGENTS[name]}
         if name == "calculator":
             agent["adapter"] = "calculator"
-        raw = {"agent": agent, "discovery": discovery}
+        raw = {"agent": agent, "discovery": discovery, "embedding": embedding.get(name, {})}
         agents.append(await stack.enter_async_context(open_memory_agent(net, cards, tmp_path / name, raw)))
     return agents
 
@@ -129,6 +131,55 @@ async def test_without_gossip_cards_are_found_through_the_dht_buckets(
             cards.net_of(other[0]).values.pop(card_key(agents[0][0].peer_id), None)
         cut = await fresh.find("draw a plot of the data with python", k=4)
         assert "plotter" not in names(cut)
+
+
+async def test_nodes_of_both_card_schemes_find_each_other_through_the_dht_buckets(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    """A node whose card carries the matcher's 640-d vector (``[embedding] backend = "matcher"``) and nodes
+    of the default wordllama scheme share one bucket family: each finds the other through the DHT alone."""
+    net = MemoryNetwork()
+    schemes = {name: {"backend": "wordllama"} for name in AGENTS} | {"plotter": {"backend": "matcher"}}
+    async with open_agents(
+        net, MemoryCards(net), tmp_path, list(AGENTS), {"gossip": False}, schemes
+    ) as agents:
+        await trio.sleep(15)  # every node stored its card and provided its LSH buckets
+        plotter, weather = discovery_of(agents[0]), discovery_of(agents[1])
+        assert plotter.embedder.dim == 640 and weather.embedder.dim == 256
+        assert len(plotter.directory) == len(weather.directory) == 1  # nothing was announced
+        assert names(await weather.find("draw a plot of the data with python", k=1)) == ["plotter"]
+        assert names(await plotter.find("what is the weather forecast in Paris", k=1)) == ["weather"]
+        assert weather.stats["dht_fetched"] >= 1 and plotter.stats["dht_fetched"] >= 1
+
+
+async def test_the_matcher_warms_in_the_background_after_start(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    """With ``[discovery] warm`` the models load after the first card, not at the first find, and cards
+    that arrive are embedded in the background: a find then has nothing left to embed."""
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    agents: list[Agent] = []
+    with trio.fail_after(600):
+        async with AsyncExitStack() as stack:
+            for name, warm in (("plotter", True), ("weather", True), ("translator", False)):
+                raw = {"agent": {"name": name, "description": AGENTS[name]}, "discovery": {"warm": warm}}
+                agents.append(
+                    await stack.enter_async_context(open_memory_agent(net, cards, tmp_path / name, raw))
+                )
+            seeker, cold = discovery_of(agents[1]), discovery_of(agents[2])
+            await seeker.warm.warmed.wait()
+            assert seeker.status()["matcher"]["state"] == "warm"
+            await wait_cards(agents, 3)
+            ranker = seeker.directory.ranker
+            assert ranker is not None
+            while ranker.pending():  # noqa: ASYNC110 - the warm-up embeds them on its period
+                await trio.sleep(0.5)
+            assert len(ranker.matcher) == 3  # every card embedded before any find
+            assert names(await seeker.find("draw a chart of the data", k=1, use_dht=False)) == ["plotter"]
+            assert cold.status()["matcher"] == {"state": "cold", "load_ms": None, "pending": 3}
+            assert cold.directory.ranker is not None and len(cold.directory.ranker.matcher) == 0
+            assert all(a[0].faults.snapshot() == {} for a in agents)
 
 
 async def test_cards_are_republished_and_expire_on_virtual_time(

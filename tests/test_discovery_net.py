@@ -98,13 +98,23 @@ def names(matches: list[Any]) -> list[str]:
 
 
 async def test_find_ranks_the_plotting_agent_first_on_every_node(tmp_path: Path) -> None:
-    with trio.fail_after(90):
+    with trio.fail_after(150):
         async with open_peers(tmp_path, 8) as peers:
 
             async def everyone_knows_everyone() -> bool:
                 return all(len(service.directory) == 8 for _, service in peers)
 
             await wait_until(everyone_knows_everyone, "all 8 cards on all 8 nodes")
+
+            async def warm_and_embedded() -> bool:  # in the background, before any find
+                rankers = [service.directory.ranker for _, service in peers]
+                warm = all(service.warm.state == "warm" for _, service in peers)
+                return warm and all(
+                    r is not None and not r.pending() and len(r.matcher) == 8 for r in rankers
+                )
+
+            await wait_until(warm_and_embedded, "the matchers warm, every card embedded", 60)
+            assert all(service.stats["finds"] == 0 for _, service in peers)
             for node, service in peers:  # ranking what gossip brought
                 matches = await service.find("plot a chart of revenue", k=3, use_dht=False)
                 assert names(matches)[0] == "py-plotter", (node.peer_id, names(matches))

@@ -107,6 +107,30 @@ def test_wordllama_in_process() -> None:
         WordLlamaEmbedder(dim=100)
 
 
+def test_one_wordllama_model_serves_every_size_and_the_matcher() -> None:
+    """The embedder (every size) and the matcher share the process's one wordllama model; a smaller size
+    is the same as wordllama's own Matryoshka truncation (``trunc_dim``) of the shipped weights."""
+    import wordllama
+    from wordllama import WordLlama
+
+    from ioa_p2p.matching import lite_matcher
+    from ioa_p2p.matching.encoders import WordLlamaEncoder
+
+    texts = ["plot a chart of revenue", "translate French", ""]
+    small, full = WordLlamaEmbedder(64), WordLlamaEmbedder()
+    small.load()
+    model = WordLlamaEncoder._model
+    assert model is not None and WordLlamaEncoder.loaded()
+    assert np.allclose(lite_matcher().embed(texts[:2]), full.embed(texts[:2]), atol=1e-6)
+    assert WordLlamaEncoder._model is model  # nothing loaded a second copy
+    folder = Path(wordllama.__file__).parent
+    own = WordLlama.load(cache_dir=folder, disable_download=True, dim=256, trunc_dim=64)
+    assert np.allclose(small.embed(texts), normalise(own.embed(texts, norm=False, return_np=True)), atol=1e-6)
+    assert np.allclose(small.embed(texts[:2]), normalise(full.embed(texts[:2])[:, :64]), atol=1e-6)
+    with pytest.raises(ConfigError, match="dim"):
+        WordLlamaEmbedder(100)
+
+
 def test_hashing_embedder_is_deterministic_and_normalised() -> None:
     a, b = HashingEmbedder(64), HashingEmbedder(64)
     rows = a.embed(["chart plotting", "chart plotting", "translate text", ""])

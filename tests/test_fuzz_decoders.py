@@ -19,7 +19,7 @@ from typing import Any
 
 import cbor2
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from ioa_p2p.card import issue_card, parse_card
@@ -29,6 +29,8 @@ from ioa_p2p.conversation.types import Incoming, SpeakToken
 from ioa_p2p.dht.validators import IoaNamespaceValidator, card_key, check_announcement
 from ioa_p2p.errors import InvalidMessage, InvalidPeerId, MalformedEncoding
 from ioa_p2p.history import bodies, frames
+from ioa_p2p.history.audit import audit_history
+from ioa_p2p.history.file import encode_history, parse_history
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.wire import canonical, control
 from ioa_p2p.wire import schema as wire
@@ -372,3 +374,103 @@ def test_an_intact_card_still_passes_the_validator() -> None:
     validator = IoaNamespaceValidator(lambda: NOW + 1)
     validator.validate(card_key(KEY.peer_id), CARD.encoded)
     assert parse_card(CARD.encoded, now_ms=NOW + 1) == CARD
+
+
+# --------------------------------------------------------------------------- maps with keys of mixed types
+
+#: Keys of every type a CBOR map can carry, so that one map mixes them (text with integers, bytes,
+#: booleans, null, floats, arrays): such keys cannot be compared with each other, and a ``sorted()`` over
+#: them raised TypeError in the envelope decoder (reached through cards, the DHT validators and the audit).
+ENVELOPE_FIELDS = ["v", "t", "tv", "a", "ts", "seq", "b", "sig"]
+mixed_keys = (
+    st.sampled_from(ENVELOPE_FIELDS)
+    | st.text(max_size=4)
+    | st.integers(-3, 2**64 - 1)
+    | st.binary(max_size=3)
+    | st.booleans()
+    | st.none()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.tuples(st.integers(0, 2), st.text(max_size=2))
+)
+GENESIS = bodies.make_genesis(KEY, PEERS[:1], "topic", now_ms=NOW, nonce=bytes(16))
+
+
+@st.composite
+def with_mixed_keys(draw: Any, value: dict[Any, Any]) -> dict[Any, Any]:
+    """``value`` with some keys dropped and keys of other types added."""
+    out = {k: v for k, v in value.items() if draw(st.integers(0, 5))}
+    for key in draw(st.lists(mixed_keys, min_size=1, max_size=4)):
+        out[key] = draw(junk)
+    return out
+
+
+def _foreign(value: Any) -> bytes | None:
+    """cbor2's canonical encoding (which, unlike ours, allows keys that are not text)."""
+    try:
+        return bytes(cbor2.dumps(value, canonical=True))
+    except Exception:
+        return None
+
+
+def every_decoder(data: bytes) -> None:
+    """Feed ``data`` to every decoder of network and file input; each may raise only our errors."""
+    only_our_errors(canonical.decode, data)
+    only_our_errors(Envelope.from_cbor, data)
+    only_our_errors(parse_card, data, now_ms=NOW)
+    only_our_errors(check_announcement, data, publisher=KEY.peer_id, known_version=NOW, now_ms=NOW)
+    validator = IoaNamespaceValidator(lambda: NOW + 1)
+    only_our_errors(validator.validate, card_key(KEY.peer_id), data)
+    only_our_errors(validator.select, card_key(KEY.peer_id), [data, CARD.encoded])
+    for expected in CONTROL_TYPES:
+        only_our_errors(control.decode_control, data, expected)
+    for history in (encode_history(GENESIS.to_cbor(), [data]), encode_history(data, [GENESIS.to_cbor()])):
+        only_our_errors(audit_history, history)
+        only_our_errors(parse_history, history)
+
+
+@FUZZ
+@example(extra={1: 0, "zz": 0})  # the finding: an int and a text key among the unexpected fields
+@given(extra=st.dictionaries(mixed_keys, junk, min_size=1, max_size=3))
+def test_an_envelope_with_keys_of_mixed_types_raises_only_our_errors(extra: dict[Any, Any]) -> None:
+    unsigned = {"v": 1, "t": "text", "tv": 1, "a": KEY.peer_id.raw, "ts": NOW, "seq": 1, "b": {"text": "x"}}
+    value = {**unsigned, "sig": bytes(64), **extra}
+    data = _foreign(value)
+    assume(data is not None)
+    assert data is not None
+    with pytest.raises(InvalidMessage):
+        Envelope.from_cbor(data)
+    every_decoder(data)
+
+
+@FUZZ
+@given(data=st.data(), which=st.sampled_from(["envelope", "body", "card body", "control", "genesis body"]))
+def test_maps_with_keys_of_mixed_types_anywhere_raise_only_our_errors(data: Any, which: str) -> None:
+    """Mixed keys in the envelope, in a body (signed correctly, so the body decoder runs), in a card
+    body, in a control frame and in a history's genesis; fed to every decoder."""
+    card = canonical.decode(CARD.encoded)
+    genesis = canonical.decode(GENESIS.to_cbor())
+    if which == "envelope":
+        encoded_value = _foreign(data.draw(with_mixed_keys(card)))
+    elif which == "body":
+        (type_name, version), cls = data.draw(st.sampled_from(BODY_TYPES))
+        body = data.draw(with_mixed_keys(data.draw(body_values(cls).filter(lambda v: isinstance(v, dict)))))
+        encoded_value = _signed_foreign(type_name, version, body, NOW)
+    elif which == "card body":
+        encoded_value = _signed_foreign("agent_card", 1, data.draw(with_mixed_keys(card["b"])), NOW)
+    elif which == "genesis body":
+        encoded_value = _signed_foreign("chat.genesis", 1, data.draw(with_mixed_keys(genesis["b"])), NOW)
+    else:
+        frame = {"t": "chat.ack", "tv": 1, "b": {"hash": bytes(32), "status": "stored"}}
+        encoded_value = _foreign(data.draw(with_mixed_keys(frame)))
+    assume(encoded_value is not None)
+    assert encoded_value is not None
+    every_decoder(encoded_value)
+
+
+def _signed_foreign(type_name: str, version: int, body: Any, seq: int) -> bytes | None:
+    """A correctly signed envelope around ``body`` in cbor2's canonical form (keys of any type)."""
+    unsigned = {"v": 1, "t": type_name, "tv": version, "a": KEY.peer_id.raw, "ts": NOW, "seq": seq, "b": body}
+    signing = _foreign(unsigned)
+    if signing is None:
+        return None
+    return _foreign({**unsigned, "sig": KEY.sign(SIGNING_CONTEXT + signing)})

@@ -48,7 +48,7 @@ from ioa_p2p.history.bodies import make_message
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.control.server import ControlAPI, ControlRequest, Streaming
 from ioa_p2p.node.goals.describe import describe_message, describe_start
-from ioa_p2p.node.goals.driver import ChatDriver
+from ioa_p2p.node.goals.driver import ChatDriver, DriverDeps
 from ioa_p2p.node.goals.eventlog import EventLog
 from ioa_p2p.node.goals.launches import LaunchLogs, run_logged
 from ioa_p2p.node.goals.routes import add_goal_routes
@@ -427,7 +427,8 @@ def _events_of(round_id: str, after: str | None = None) -> ControlRequest:
 
 async def test_goal_events_replays_a_chats_events_until_its_round_ends(routes: Any) -> None:
     api, goals = routes([])
-    driver = ChatDriver(goals, bytes.fromhex(CHAT))
+    deps = DriverDeps(goals.node, goals.chats, None, None, None)  # type: ignore[arg-type] # emits only
+    driver = ChatDriver(deps, bytes.fromhex(CHAT))
     goals.drivers[driver.chat_id] = driver
     chat_events = [e for e in sample_events() if getattr(e, "chat_id", None) == CHAT]
     for event in chat_events:

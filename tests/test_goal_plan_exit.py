@@ -10,11 +10,12 @@ import pytest
 from ioa_p2p.api.events import PlanEvent
 from ioa_p2p.api.goals import TaskRecord, Teammate, goal_exit_code, goal_result
 from ioa_p2p.cli.goal_view import EventPrinter, summary_line
+from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.offline import OfflineBrain
 from ioa_p2p.conversation.machine import Conversation
 from ioa_p2p.conversation.messages import ConvStart
 from ioa_p2p.conversation.plan import PlanBoard, PlanUpdate, RoundCancel, SharedStep
-from ioa_p2p.conversation.types import Aborted, Speak
+from ioa_p2p.conversation.types import Aborted, Concluded, Incoming, Post, Speak, TurnDraft
 from ioa_p2p.embedding import HashingEmbedder
 from ioa_p2p.errors import InvalidContent
 from ioa_p2p.node.goals.turns import side_message
@@ -133,3 +134,27 @@ def test_summary_line_counts_model_turns_and_fallbacks() -> None:
         "concluded: 3 turns (model 1, fallback 2: timeout 2), 1/1 tasks completed, 9 messages, "
         "brain llm:openai/x; team-up fell back: rate_limited"
     )
+
+
+def _concluded_at_once(goal: str, text: str) -> tuple[str, tuple[object, ...]]:
+    """A round whose first speaker concludes at once, assigning nothing: its conclusion and tasks."""
+    start = ConvStart.create(goal, initiator="pA", members=["pA", "pB"], now=0.0)
+    conv = Conversation(start, me="pA", start_id="s", now=0.0)
+    [speak] = [d for d in conv.on_tick(0.0) if isinstance(d, Speak)]
+    [post] = [
+        d for d in conv.compose_turn(speak.token, TurnDraft(cm.CONCLUSION, text), 0.1) if isinstance(d, Post)
+    ]
+    decisions = conv.on_message(Incoming("m1", "pA", post.kind, post.content), 0.2)
+    [final] = [d for d in decisions if isinstance(d, Concluded)]
+    return final.text, tuple(conv.view().tasks)
+
+
+def test_concluding_at_once_on_a_goal_that_needs_work_is_not_complete() -> None:
+    text, tasks = _concluded_at_once("Calculate 6 * 7", "The answer is 42.")
+    assert tasks == ()
+    result = _result("concluded", [], goal="Calculate 6 * 7", conclusion=text)
+    out = result.to_json()  # type: ignore[attr-defined]
+    assert not out["complete"] and out["answer"] == "" and out["exit_code"] == 3  # nobody calculated
+    text, _ = _concluded_at_once("Write a haiku about autumn", "Leaves drift on cold wind")
+    chat = _result("concluded", [], goal="Write a haiku about autumn", conclusion=text)
+    assert chat.to_json()["complete"] and chat.exit_code == 0  # type: ignore[attr-defined]

@@ -45,12 +45,17 @@ def autojump_clock() -> MockClock:
 async def open_team(
     net: MemoryNetwork, tmp_path: Path, agents: list[dict[str, Any]]
 ) -> AsyncIterator[list[Agent]]:
-    """Memory agents that all hold each other's current card."""
+    """Memory agents that all hold each other's current card (an agent's ``goals`` key: its ``[goals]``)."""
     cards = MemoryCards(net)
     async with AsyncExitStack() as stack:
         team = []
-        for i, agent in enumerate(agents):
-            raw = {"agent": agent, "chats": {"retry_initial": 0.5, "retry_max": 2.0}}
+        for i, spec in enumerate(agents):
+            agent = {k: v for k, v in spec.items() if k != "goals"}
+            raw = {
+                "agent": agent,
+                "chats": {"retry_initial": 0.5, "retry_max": 2.0},
+                "goals": spec.get("goals", {}),
+            }
             team.append(
                 await stack.enter_async_context(open_memory_agent(net, cards, tmp_path / f"n{i}", raw))
             )

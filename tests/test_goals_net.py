@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -40,13 +40,19 @@ CODER = {
 }
 
 
+#: An agent given to :func:`open_agents`: its ``[agent]`` table (with optional ``goals`` and ``chats`` keys),
+#: or a function of the nodes started before it that returns one (to name their peer IDs).
+AgentSpec = dict[str, Any] | Callable[[list[Node]], dict[str, Any]]
+
+
 @asynccontextmanager
-async def open_agents(tmp_path: Path, agents: list[dict[str, Any]]) -> AsyncIterator[list[Node]]:
+async def open_agents(tmp_path: Path, agents: list[AgentSpec]) -> AsyncIterator[list[Node]]:
     """In-process nodes (the first is everyone's bootstrap) whose cards reached every node."""
     nodes: list[Node] = []
     async with AsyncExitStack() as stack:
-        for i, agent in enumerate(agents):
-            agent = dict(agent)
+        for i, spec in enumerate(agents):
+            agent = dict(spec(nodes) if callable(spec) else spec)
+            chats = {**FAST_CHATS, **agent.pop("chats", {})}
             goals = {
                 "brain": "offline",
                 "speaker_timeout": 10.0,
@@ -57,7 +63,7 @@ async def open_agents(tmp_path: Path, agents: list[dict[str, Any]]) -> AsyncIter
                 home=tmp_path / f"n{i}",
                 bootstrap=(nodes[0].listen_addrs()[0],) if nodes else (),
                 bootstrap_backoff=0.2,
-                raw={"agent": agent, "chats": FAST_CHATS, "goals": goals},
+                raw={"agent": agent, "chats": chats, "goals": goals},
             )
             nodes.append(await stack.enter_async_context(checked_node(config)))
         with trio.fail_after(30):
@@ -177,7 +183,7 @@ async def test_busy_agent_declines_names_resolve_and_a_chat_continues(tmp_path: 
             assert [t.name for t in result.declined] == ["busy-calculator"]
             assert [t.name for t in result.team] == ["coordinator", "calculator"]
             assert result.succeeded and "42" in result.conclusion
-            assert goals_of(nodes[2]).declined_invitations == 1
+            assert goals_of(nodes[2]).drivers.declined_invitations == 1
             # IoA's comm_id + cont_input: a new round in the same chat, with the same team
             again = await coordinator.launch_goal(
                 LaunchRequest("Calculate 2 + 3", chat=result.chat_id, timeout=30)
@@ -205,10 +211,18 @@ async def test_alone_with_or_without_an_adapter(tmp_path: Path) -> None:
 
 
 async def test_nested_teams_of_depth_two_report_their_conclusions_upward(tmp_path: Path) -> None:
+    # the calculator works for the lead only (invite_policy allowlist): the manager's sub-team invites it
+    # (the step needs arithmetic) and is refused, so the lead, who has no adapter either, forms the second
+    # level with the calculator
     manager = {"name": "manager", "description": "Project manager: forms teams for projects."}
     lead = {"name": "lead", "description": "Team lead: forms small teams for calculations."}
+
+    def calculator(started: list[Node]) -> dict[str, Any]:
+        allow = {"invite_policy": "allowlist", "invite_allowlist": [str(started[2].peer_id)]}
+        return {**CALCULATOR, "chats": allow}
+
     with trio.fail_after(120):
-        async with open_agents(tmp_path, [COORDINATOR, manager, lead, CALCULATOR]) as nodes:
+        async with open_agents(tmp_path, [COORDINATOR, manager, lead, calculator]) as nodes:
             coordinator = nodes[0]
             result = await coordinator.launch_goal(
                 LaunchRequest("Form a team to calculate 6 * 7", team=["manager"], depth=2, timeout=60)
@@ -224,9 +238,48 @@ async def test_nested_teams_of_depth_two_report_their_conclusions_upward(tmp_pat
                 start = driver.rounds[sub["data"]["sub_round"]].start
                 assert start.parent_chat == parent_chat and start.parent_task == sub["task_id"]
                 assert owner.services.chats.chat_info(driver.chat_id)["parent"] == parent_chat
-                chain.append((start.depth, outcome.status, "42" in outcome.conclusion))
+                team = [goals_of(owner).members.name_of(p) for p in sub["data"]["team"]]
+                chain.append((start.depth, team, outcome.status, "42" in outcome.conclusion))
                 tasks, parent_chat = [t.to_json() for t in outcome.tasks], sub["data"]["sub_chat"]
-            assert chain == [(1, "concluded", True), (0, "concluded", True)]
+            # the manager's sub-team has the lead only (the calculator refused it); the lead's, the calculator
+            assert chain == [
+                (1, ["manager", "lead"], "concluded", True),
+                (0, ["lead", "calculator"], "concluded", True),
+            ], chain
+            # the agents below the pinned team are named in the result, through both levels
+            assert {t.name for t in result.outside} == {"lead", "calculator"}
+
+
+async def test_cancelling_a_goal_on_the_network_stops_a_members_sub_team(tmp_path: Path) -> None:
+    manager = {"name": "manager", "description": "Echo manager: gets words echoed by a team of echo agents."}
+    slow = {"name": "wordy", "adapter": "echo", "options": {"name": "wordy", "delay": 60.0, "steps": 30}}
+    with trio.fail_after(120):
+        async with open_agents(tmp_path, [COORDINATOR, manager, slow]) as nodes:
+            coordinator, manager_node, wordy = nodes
+            results: list[GoalResult] = []
+
+            def sub_rounds(node: Node) -> list[Any]:
+                drivers = goals_of(node).drivers.values()
+                return [r for d in drivers for r in d.rounds.values() if r.start.parent_chat]
+
+            async def launch() -> None:
+                request = LaunchRequest("echo the word hello", team=["manager"], depth=1, timeout=100)
+                results.append(await coordinator.launch_goal(request))
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(launch)
+                while not goals_of(wordy).runtime.tasks_run:  # noqa: ASYNC110 - wordy echoes for 60 s
+                    await trio.sleep(0.1)
+                [sub] = sub_rounds(wordy)
+                cancelled_at = trio.current_time()
+                await goals_of(coordinator).cancel_goal(sub.start.parent_chat)
+            assert results[0].status == "aborted" and results[0].exit_code == 4
+            for node in (manager_node, wordy):  # the sub-team's round ends on every member, cancelled
+                [r] = sub_rounds(node)
+                with trio.fail_after(15):
+                    await r.done.wait()
+                assert r.outcome.status == "aborted" and r.outcome.reason == "cancelled"
+            assert trio.current_time() - cancelled_at < 15  # not the sub-team's own deadline (~80 s)
 
 
 async def test_launch_goal_route_takes_ioa_requests_and_streams_events(tmp_path: Path) -> None:

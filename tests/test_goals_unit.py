@@ -25,6 +25,7 @@ from ioa_p2p.cli.goal_view import EventPrinter, print_result
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.llm import LLMBrain
 from ioa_p2p.conversation.brains.offline import OfflineBrain
+from ioa_p2p.conversation.costs import OUTSIDE_HEADING
 from ioa_p2p.conversation.inputs import net_decisions
 from ioa_p2p.conversation.messages import ConvStart, TaskAssignment, TaskOutcome, Turn
 from ioa_p2p.conversation.types import CancelTask, Speak, SpeakToken, StartTask, TaskStatus, TaskView
@@ -32,6 +33,7 @@ from ioa_p2p.embedding import HashingEmbedder
 from ioa_p2p.errors import ConfigError, UsageError
 from ioa_p2p.history.bodies import make_message
 from ioa_p2p.identity import Identity
+from ioa_p2p.node.goals.brain import make_brain_for
 from ioa_p2p.node.goals.describe import describe_message, describe_start, describe_task
 from ioa_p2p.node.goals.runtime import (
     REASON_ASKED,
@@ -41,7 +43,6 @@ from ioa_p2p.node.goals.runtime import (
     adapter_table,
     subteam_reason,
 )
-from ioa_p2p.node.goals.service import make_brain_for
 from ioa_p2p.node.goals.types import GoalsConfig
 from ioa_p2p.testing.echo import EchoAdapter
 
@@ -154,7 +155,11 @@ def test_goals_config_section() -> None:
 def test_brain_choice_follows_goals_brain_and_model_settings() -> None:
     embedder = HashingEmbedder(32)
     brain, model = make_brain_for(GoalsConfig(), {}, embedder, env={})
-    assert isinstance(brain, OfflineBrain) and model is None
+    assert isinstance(brain, OfflineBrain) and model is None and brain.label == "offline planner"
+    llm, _ = make_brain_for(
+        GoalsConfig(), {"base_url": "http://127.0.0.1:9/v1", "model": "m"}, embedder, env={}
+    )
+    assert isinstance(llm, LLMBrain) and llm.label == "llm:openai/m"
     env = {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
     brain, model = make_brain_for(GoalsConfig(), {}, embedder, env=env)
     assert isinstance(brain, LLMBrain) and model is not None
@@ -186,6 +191,29 @@ def test_goal_result_json_and_success() -> None:
     failed = _goal_result("no", (_record("failed"),), depth=0)
     assert failed.ok and not failed.succeeded
     assert GoalResult.from_json(failed.to_json()) == failed
+
+
+def test_the_printed_result_names_agents_with_their_peer_ids_and_who_else_took_part() -> None:
+    me, calc = Teammate("12D3KooWme", "coordinator", 1.0), Teammate("12D3KooWcalc", "calculator", 0.5)
+    agents: list[Any] = [{"peer_id": "12D3KooWdeep", "name": "deep"}, {"peer_id": me.peer_id}]
+    data: dict[str, Any] = {"sub_chat": "ef" * 32, "usage": {"wall_ms": 31}, "agents": agents}
+    record = TaskRecord("t#0", "t", "d", me.peer_id, calc.peer_id, "sync", "completed", "x", None, data, {},
+                        "", "calculator")  # fmt: skip
+    result = goal_result(
+        goal="g", chat_id="ab" * 32, round_id="cd" * 32, status="concluded", conclusion="42", forced=False,
+        team=(me, calc), declined=(), unanswered=(), tasks=(record,), turns=2, messages=5, size=900,
+        brain="offline planner", depth=1, parent_chat="", parent_task="", timings={}, origins={},
+        fallbacks={}, team_fallback="", plan=(),
+    )  # fmt: skip
+    assert result.outside == (Teammate("12D3KooWdeep", "deep"),)  # members of the round are not outside
+    assert GoalResult.from_json(result.to_json()) == result
+    assert "outside" not in _goal_result("42").to_json()  # an empty list is left out
+    out: list[str] = []
+    print_result(result, out.append)
+    row = next(line for line in out if line.strip().startswith("calculator "))
+    assert row.endswith("31 ms") and "12D3KooW" not in row
+    assert "  Peer ID of calculator: 12D3KooWcalc" in out
+    assert out[out.index(OUTSIDE_HEADING) + 1] == "  - deep: 12D3KooWdeep"
 
 
 # --------------------------------------------------------------------------- events and their printing

@@ -25,7 +25,7 @@ from ioa_p2p.conversation.messages import ConvStart, TaskAssignment, TaskOutcome
 from ioa_p2p.identity import Identity
 from ioa_p2p.node import Node, open_node
 from ioa_p2p.node.chats import Chats, open_chats
-from ioa_p2p.node.goals.service import MAX_RUNNING_TASKS
+from ioa_p2p.node.goals.tasks import MAX_RUNNING_TASKS
 
 from .hostile import Watch, watch_victim
 

@@ -3,11 +3,13 @@
 Each scenario starts a victim node and a good node (both OS processes; the good one bootstraps from
 the victim), measures the good node's direct-message round trip to the victim (``POST /send`` on its
 control API: a new ``/ioa/msg`` stream, a signed message, the victim's ack; timed in a process of its
-own), then attacks with four fresh identities (:mod:`tests.hostile_attacks`, in a process of its own
-at low CPU priority, standing in for a remote machine) while sampling the victim's RSS
-(``/proc/<pid>/status``). Bounds asserted, as the issue demands: the victim stays up, its RSS stays
-under :data:`RSS_BUDGET_MB` (docs/security.md, "Resource budgets"), and the good round trip stays
-within 3x of its baseline during the attack.
+own), then attacks with fresh identities (:mod:`tests.hostile_attacks`, in a process of its own at
+low CPU priority, standing in for a remote machine: four identities, or 16, 64 and 256 one after the
+other for the many-identity floods, ``IOA_TEST_FLOODS`` overriding the counts) while sampling the
+victim's RSS (``/proc/<pid>/status``). Bounds asserted, as the issues demand: the victim stays up and
+answers the good peer, and its RSS stays under :data:`RSS_BUDGET_MB` (docs/security.md, "Resource
+budgets"); the four-identity attacks also keep the good round trip within 3x of its baseline. The
+round trips and the victim's CPU are printed (``-s``).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -76,6 +79,9 @@ class Victim:
 @pytest.fixture
 def victim(tmp_path: Path) -> Iterator[Victim]:
     victim_id, good_id = ioa_init_all([tmp_path / "victim", tmp_path / "good"])
+    # The matcher's model (~190 MB, fixed) stays cold: the RSS then shows what the attacks grow (security.md).
+    with open(tmp_path / "victim" / "config.toml", "a") as f:
+        f.write("\n[discovery]\nwarm = false\n")
     # For showing that these tests fail without the budgets, e.g.
     # IOA_TEST_VICTIM_LIMITS="pending_bytes_per_chat = 9000000000; pending_bytes_total = 9000000000"
     if os.environ.get("IOA_TEST_VICTIM_LIMITS"):
@@ -166,10 +172,18 @@ class Attack:
 
 
 async def during_attack(
-    v: Victim, scenario: str, tmp_path: Path, *, seconds: float, ramp: float, rounds: int = 15
+    v: Victim,
+    scenario: str,
+    tmp_path: Path,
+    *,
+    seconds: float,
+    ramp: float,
+    rounds: int = 15,
+    identities: int = hostile_attacks.IDENTITIES,
 ) -> Attack:
-    """Run ``scenario`` of :mod:`tests.hostile_attacks` for ``seconds`` while sampling the victim's
-    RSS; ``ramp`` s after its start, time ``rounds`` good round trips."""
+    """Run ``scenario`` of :mod:`tests.hostile_attacks` with ``identities`` identities for ``seconds``
+    (counted once they are all connected) while sampling the victim's RSS; ``ramp`` s into it, time
+    ``rounds`` good round trips."""
     args = [
         sys.executable,
         "-m",
@@ -180,27 +194,47 @@ async def during_attack(
         v.good_id,
         str(tmp_path),
         str(seconds),
+        str(identities),
     ]
     stop = trio.Event()
-    done: list[Any] = []
+    connected = trio.Event()
+    lines: list[str] = []
+    codes: list[int] = []
 
     async def attacker() -> None:
-        done.append(
-            await trio.run_process(args, cwd=ROOT, capture_stdout=True, capture_stderr=True, check=False)
-        )
-        stop.set()
+        # the attacker's stderr (with IOA_ATTACK_DEBUG=1: why each stream ended) is kept beside the homes
+        with (tmp_path / f"attacker-{scenario}-{identities}.err").open("wb") as err:  # noqa: ASYNC230
+            proc = await trio.lowlevel.open_process(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=err)
+        try:
+            assert proc.stdout is not None
+            buffer = b""
+            async for chunk in proc.stdout:
+                buffer += chunk
+                *done, buffer = buffer.split(b"\n")
+                for line in done:
+                    lines.append(line.decode())
+                    if line.startswith(b'{"connected"'):
+                        connected.set()
+            codes.append(await proc.wait())
+        finally:
+            if proc.returncode is None:  # the test failed or was cancelled: end the attacker
+                proc.kill()
+                with trio.CancelScope(shield=True):
+                    await proc.wait()
+            connected.set()
+            stop.set()
 
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(watch_rss, v, stop)
         nursery.start_soon(attacker)
+        await connected.wait()  # the identities' handshakes done: the attack starts
+        nursery.start_soon(watch_rss, v, stop)
         await trio.sleep(ramp)
         v.assert_up()
         rtts = await round_trips(v, rounds)
         budgets = await trio.to_thread.run_sync(v.budgets)
         assert not stop.is_set(), "the attack ended before the round trips were timed"
-    proc = done[0]
-    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
-    result = json.loads(proc.stdout.decode().splitlines()[-1])
+    assert codes == [0], lines[-5:]
+    result = json.loads(lines[-1])
     return Attack(result, statistics.median(rtts), v.peaks[-1], budgets)
 
 
@@ -212,22 +246,33 @@ def report(v: Victim, name: str, base: float, attack: Attack, extra: str = "") -
     )
 
 
-async def test_half_sent_frames_from_four_identities(victim: Victim, tmp_path: Path) -> None:
-    """1,000 streams from 4 identities, each announcing a ~1 MiB frame, sending 768 KiB of it, then
-    trickling one byte per second (re-opened when reset)."""
+@pytest.mark.parametrize("identities", [4, 16])
+async def test_half_sent_frames_from_4_and_16_identities(
+    victim: Victim, tmp_path: Path, identities: int
+) -> None:
+    """250 streams per identity, each announcing a ~1 MiB frame, sending 768 KiB of it, then trickling
+    one byte per second (re-opened when reset): 1,000 streams from 4 identities; 4,000 from 16 (before
+    issue 20 these took a node to 723-788 MB: the budgets per identity held, the total did not)."""
     v = victim
+    seconds, ramp = (40.0, 30.0) if identities == 4 else (25.0, 15.0)
     with trio.fail_after(150):
         base = await baseline_rtt(v)
-        attack = await during_attack(v, "half_sent_frames", tmp_path, seconds=40.0, ramp=30.0)
+        attack = await during_attack(
+            v, "half_sent_frames", tmp_path, seconds=seconds, ramp=ramp, identities=identities
+        )
         v.assert_up()
     budgets = attack.budgets
-    report(v, "half-sent frames", base, attack)
-    print(json.dumps({k: budgets[k] for k in ("partial_frame_bytes", "streams")}))
-    assert attack.result["opened"] >= 4 * 128  # the attack really ran
+    report(v, f"half-sent frames, {identities} identities", base, attack)
+    print(json.dumps({k: budgets[k] for k in ("partial_frame_bytes", "streams", "inbound_streams", "cpu")}))
     frames, limits = budgets["partial_frame_bytes"], budgets["limits"]
-    assert frames["refused"] > 0 and 0 < frames["top_holder"] <= limits["partial_frame_bytes_per_peer"]
+    assert attack.result["opened"] + attack.result["ended"] >= identities * 128  # the attack really ran
+    assert frames["top_holder"] <= limits["partial_frame_bytes_per_peer"]
+    assert frames["held"] <= limits["partial_frame_bytes_total"]  # the total holds, whatever the count
+    assert frames["held_by_strangers"] <= frames["total"] - frames["reserved_for_trusted"]
     assert attack.peak < RSS_BUDGET_MB
-    assert attack.rtt <= RTT_FACTOR * base
+    if identities == 4:  # (16 fresh identities may find the strangers' CPU pool spent: all paced)
+        assert attack.result["opened"] >= identities * 128 and frames["refused"] > 0
+        assert attack.rtt <= RTT_FACTOR * base
 
 
 async def test_six_hundred_concurrent_streams_slowloris_and_garbage(victim: Victim, tmp_path: Path) -> None:
@@ -290,6 +335,55 @@ async def wait_history(v: Victim, chat_hex: str, text: str) -> None:
             if any(m["content"].get("text") == text for m in history["messages"]):
                 return
             await trio.sleep(0.3)
+
+
+#: Identities of the many-identity floods (``IOA_TEST_FLOODS`` overrides), each lasting this long once
+#: they are all connected.
+FLOODS = tuple(int(n) for n in os.environ.get("IOA_TEST_FLOODS", "16,64,256").split(","))
+FLOOD_SECONDS = 10.0
+
+
+async def test_every_flood_at_once_from_16_64_and_256_identities(victim: Victim, tmp_path: Path) -> None:
+    """Identities are free. On one victim, one after the other: one identity writing invalid 2-byte
+    frames on 4 streams as fast as the victim takes them, never reading an answer (before: a reply
+    per frame, ~95 % of a core, the good round trip 4.7x); then every flood of
+    :func:`tests.hostile_attacks.mixed_flood` at once (half-sent ~1 MiB frames, the same pushed past
+    the yamux window, 50 MB negotiation lines, invalid 2-byte frames never read) from 16, then 64,
+    then 256 fresh identities. Asserted: the victim stays up within its RSS budget and answers the
+    good peer, a stream of garbage is cut after 16 answers, what a peer costs is charged to it, the
+    strangers' share of the totals holds; printed: the good round trip against its quiet baseline,
+    the victim's CPU, what its budgets held and refused."""
+    v = victim
+    with trio.fail_after(330):
+        base = await baseline_rtt(v)
+        garbage = await during_attack(
+            v, "invalid_frames", tmp_path, seconds=FLOOD_SECONDS, ramp=3.0, identities=1
+        )
+        v.assert_up()
+        faults = await trio.to_thread.run_sync(lambda: v.control(v.node).call("GET", "/faults"))
+        report(v, "invalid 2-byte frames, 1 identity", base, garbage, f"faults {faults['counts']}")
+        assert garbage.result["opened"] >= 1
+        # streams cut after 16 refused frames, not answered frame after frame for ever
+        assert faults["counts"].get("stream /ioa/msg/1.0.0:ProtocolViolation", 0) >= 1
+        assert garbage.budgets["cpu"]["charged_s_by_trust"]["stranger"] > 0
+        assert garbage.peak < RSS_BUDGET_MB
+        for identities in FLOODS:
+            attack = await during_attack(
+                v, "mixed_flood", tmp_path, seconds=FLOOD_SECONDS, ramp=3.0, identities=identities
+            )
+            v.assert_up()
+            budgets = attack.budgets
+            report(v, f"every flood, {identities} identities", base, attack)
+            shown = ("partial_frame_bytes", "unread_bytes", "inbound_streams", "cpu")
+            print(json.dumps({k: budgets[k] for k in shown}))
+            assert attack.result["identities"] >= identities // 2  # the attack really ran (a loaded
+            # victim may fail some handshakes, and py-libp2p accepts at most ~250 connections)
+            assert attack.result["opened"] + attack.result["ended"] > 0
+            assert attack.peak < RSS_BUDGET_MB
+            held = budgets["partial_frame_bytes"]
+            assert held["held"] <= budgets["limits"]["partial_frame_bytes_total"]
+            inbound = budgets["inbound_streams"]
+            assert inbound["held_by_strangers"] <= inbound["total"] - inbound["reserved_for_trusted"]
 
 
 def test_rss_budget_is_the_documented_one() -> None:

@@ -40,7 +40,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("node goals", ("ioa_p2p.node.goals",)),
     ("node", ("ioa_p2p.node.services", "ioa_p2p.node.node", "ioa_p2p.node.status", "ioa_p2p.node")),
     ("bootstrap", ("ioa_p2p.bootstrap",)),
-    ("entry points and test doubles", ("ioa_p2p.cli", "ioa_p2p.testing", "ioa_p2p.__main__")),
+    (
+        "entry points and test doubles",
+        ("ioa_p2p.cli", "ioa_p2p.gateways", "ioa_p2p.testing", "ioa_p2p.__main__"),
+    ),
 )
 #: (importer, imported): the documented lazy re-export of ``open_node`` / ``Node`` by the core's __init__.
 LAZY_REEXPORT = ("ioa_p2p", "ioa_p2p.node")
@@ -50,7 +53,7 @@ CONFINED = {
     "multiaddr": ("ioa_p2p.node.net",),
     "varint": ("ioa_p2p.node.net",),
     "ifaddr": ("ioa_p2p.node.net",),
-    "hypercorn": ("ioa_p2p.node.control",),
+    "hypercorn": ("ioa_p2p.node.control", "ioa_p2p.gateways"),
     "opentelemetry": ("ioa_p2p.node.telemetry",),
 }
 #: The core (every layer below ``adapters``) does no network I/O: none of these.

@@ -186,6 +186,100 @@ def test_inbound_stream_cap_wraps_the_resource_manager() -> None:
     assert refused == [peer]
 
 
+def test_upstream_negotiation_still_reads_lines_of_any_length() -> None:
+    """Patch 17's sentinel: multistream-select reads a line with no size limit upstream (so the
+    inbound meter bounds it); if upstream adds a limit, the meter's negotiation check can go."""
+    import inspect
+
+    from libp2p.utils import varint
+
+    source = inspect.getsource(varint.read_delim)
+    assert "read_varint_prefixed_bytes(reader)" in source  # the unlimited reader
+
+
+async def test_the_inbound_meter_refuses_an_over_long_negotiation_line() -> None:
+    from ioa_p2p.config.limits import Limits
+    from ioa_p2p.errors import OverBudget
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.budgets import NodeBudgets
+    from ioa_p2p.node.net.framing import encode_varint
+    from ioa_p2p.node.net.inbound_meter import MAX_NEGOTIATION_LINE, MessageMeter
+
+    class Stream:
+        def __init__(self, data: bytes) -> None:
+            self.data, self.protocol = data, None
+
+        def get_protocol(self) -> None:
+            return self.protocol
+
+        async def read(self, n: int | None = None) -> bytes:
+            chunk, self.data = self.data[: n or 1], self.data[n or 1 :]
+            return chunk
+
+    budgets = NodeBudgets(Limits())
+    ok = Stream(encode_varint(19) + b"/multistream/1.0.0\n")
+    MessageMeter(ok, Identity.generate().peer_id, budgets).install()
+    assert await ok.read(1) == b"\x13"
+    assert len(await ok.read(19)) == 19 and budgets.frames.held_total == 0  # held while incomplete only
+    long = Stream(encode_varint(MAX_NEGOTIATION_LINE + 1) + b"x")
+    MessageMeter(long, Identity.generate().peer_id, budgets).install()
+    with pytest.raises(OverBudget, match="negotiation line"):
+        await long.read(3)
+
+
+def test_yamux_windows_grow_to_at_most_1_mib() -> None:
+    """Patch 19: the constant still exists, and our hosts cap it."""
+    import libp2p.stream_muxer.yamux.yamux as yamux
+
+    from ioa_p2p.node.net import guard
+
+    guard.cap_yamux_window()
+    assert yamux.MAX_WINDOW_SIZE == guard.MAX_YAMUX_WINDOW == 1024 * 1024
+
+
+def test_upstream_yamux_close_still_sleeps_and_the_swarm_closes_one_by_one() -> None:
+    """Patch 20's sentinel: while each close sleeps 0.1 s and the swarm closes connections in turn,
+    a node with many connections must close them concurrently to shut down in time."""
+    import inspect
+
+    from libp2p.network.swarm import Swarm
+    from libp2p.stream_muxer.yamux.yamux import Yamux
+
+    assert "trio.sleep(0.1)" in inspect.getsource(Yamux.close)
+    assert "await conn.close()" in inspect.getsource(Swarm.close)
+
+
+async def test_relay_streams_are_metered_for_their_handshake_only() -> None:
+    """A hop or stop stream pipes a relayed connection after one handshake message: those raw
+    bytes are not parsed as messages (they once broke relayed connections)."""
+    from libp2p.relay.circuit_v2.protocol import PROTOCOL_ID, STOP_PROTOCOL_ID
+
+    from ioa_p2p.config.limits import Limits
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.budgets import NodeBudgets
+    from ioa_p2p.node.net.framing import encode_varint
+    from ioa_p2p.node.net.inbound_meter import HANDSHAKE_PROTOCOLS, MessageMeter
+
+    assert {str(PROTOCOL_ID), str(STOP_PROTOCOL_ID)} == HANDSHAKE_PROTOCOLS
+
+    class Stream:
+        def __init__(self, data: bytes) -> None:
+            self.data = data
+
+        def get_protocol(self) -> str:
+            return str(STOP_PROTOCOL_ID)
+
+        async def read(self, n: int | None = None) -> bytes:
+            chunk, self.data = self.data[: n or 1], self.data[n or 1 :]
+            return chunk
+
+    raw = b"\xff" * 8 + encode_varint(50_000_000)  # an over-long prefix, then a huge one, if parsed
+    stream = Stream(encode_varint(3) + b"abc" + raw)
+    MessageMeter(stream, Identity.generate().peer_id, NodeBudgets(Limits())).install()
+    assert await stream.read(4) == encode_varint(3) + b"abc"
+    assert await stream.read(100) == raw
+
+
 # --------------------------------------------------------------------------- patches 11-14 (issue 19)
 
 
@@ -309,3 +403,72 @@ def test_dcutr_still_has_what_the_hole_puncher_wraps() -> None:
 
     assert callable(DCUtRProtocol._perform_hole_punch) and callable(DCUtRProtocol.initiate_hole_punch)
     assert "self.initiate_hole_punch(" in inspect.getsource(DCUtRProtocol._auto_drive_loop)
+
+
+def test_dcutr_reads_listen_ports_from_what_we_advertise_and_ours_from_the_listen_addresses() -> None:
+    """A NATed node with a relay advertises only its circuit: upstream would find no listen port (no
+    prediction, dials from random ports). Ours reads the node's listen addresses, loopback last."""
+    import inspect
+
+    from libp2p.relay.circuit_v2 import dcutr
+    from libp2p.relay.circuit_v2.dcutr import DCUtRProtocol
+
+    from ioa_p2p.node.net import punch
+
+    assert punch._UPSTREAM_LISTEN is not None
+    assert "host.get_addrs()" in inspect.getsource(punch._UPSTREAM_LISTEN)
+    for method in (DCUtRProtocol._get_observed_addrs, DCUtRProtocol._perform_hole_punch):
+        assert "_local_tcp_listen_addrs(self.host)" in inspect.getsource(method)
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.host import new_noise_host
+
+    circuit = f"/ip4/6.0.0.2/tcp/4001/p2p/{Identity.generate().peer_id}/p2p-circuit"
+    host, other = new_noise_host(Identity.generate()), new_noise_host(Identity.generate())
+    for h in (host, other):
+        libp2p_patches.advertise(h, lambda: [circuit])
+    assert punch._UPSTREAM_LISTEN(host) == []
+    punch.use_listen_addrs(host, lambda: ["/ip4/127.0.0.1/tcp/4001", "/ip4/192.168.1.5/tcp/4001"])
+    assert dcutr._local_tcp_listen_addrs(host) == [(4, "192.168.1.5", 4001), (4, "127.0.0.1", 4001)]
+    assert dcutr._local_tcp_listen_addrs(other) == []  # a host we did not register: upstream's answer
+
+
+def test_the_hole_puncher_offers_its_lan_addresses_and_dials_only_what_the_scope_rule_allows() -> None:
+    """Two nodes behind one NAT learn each other's LAN address in the DCUtR exchange only; what a peer
+    offers is dialed only where our scope rule allows (not a LAN address of another network, not ours)."""
+    import inspect
+
+    from libp2p.relay.circuit_v2 import dcutr
+    from libp2p.relay.circuit_v2.dcutr import DCUtRProtocol
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.addrs import Interface, LocalView
+    from ioa_p2p.node.net.host import new_noise_host
+    from ioa_p2p.node.net.punch import HolePuncher
+
+    for method in (DCUtRProtocol._handle_dcutr_stream, DCUtRProtocol._initiate_hole_punch_locked):
+        source = inspect.getsource(method)
+        assert "await self._get_observed_addrs()" in source and "self._perform_hole_punch(" in source
+    assert isinstance(dcutr.MAX_OBSERVED_ADDRS, int)  # the cap our offer keeps to
+    listen = ["/ip4/127.0.0.1/tcp/4001", "/ip4/192.168.1.10/tcp/4001", "/ip4/6.0.0.9/tcp/4001"]
+    local = LocalView(
+        (Interface.of("127.0.0.1", 8), Interface.of("192.168.1.10", 24)),
+        frozenset(a for a in listen),
+    )
+    puncher = HolePuncher(new_noise_host(Identity.generate()), lambda: listen, lambda: local)
+    predicted = multiaddr.Multiaddr("/ip4/6.0.0.4/tcp/4001").to_bytes()
+    offered = puncher.with_lan_addrs([predicted])
+    assert [str(multiaddr.Multiaddr(a)) for a in offered] == [
+        "/ip4/6.0.0.4/tcp/4001",
+        "/ip4/192.168.1.10/tcp/4001",  # the LAN address, to this one peer; never loopback
+    ]
+    given = [
+        multiaddr.Multiaddr(a)
+        for a in (
+            "/ip4/6.0.0.5/tcp/4001",
+            "/ip4/192.168.1.11/tcp/4001",  # our LAN: maybe the peer, else Noise refuses a stranger
+            "/ip4/10.1.0.7/tcp/4001",  # another network's LAN: not dialed
+            "/ip4/192.168.1.10/tcp/4001",  # our own address: not dialed
+        )
+    ]
+    assert [str(a) for a in puncher.usable(given)] == ["/ip4/6.0.0.5/tcp/4001", "/ip4/192.168.1.11/tcp/4001"]

@@ -97,3 +97,60 @@ async def test_the_model_still_decides_when_it_takes_the_planners_step() -> None
     draft = await brain.take_turn(first.conv.view(), speaks[0], TEAM)
     assert draft.text.startswith("Coder, run the snippet.") and turn_origin(draft.text) == "model"
     assert [(t.assignee, t.title) for t in draft.tasks] == [("pB", "step 1/2")]
+
+
+SQUARES_GOAL = "Multiply 17 by 23 and sum the squares of 1 to 10"
+SQUARES_CODE = "print(sum(n * n for n in range(1, 11)))"
+
+
+def squares_runner(member: str, task: Any) -> tuple[float, TaskOutcome]:
+    """The calculator multiplies; the coder runs the one snippet (no runner understands the words)."""
+    if member == "pB" and task.description.strip() == SQUARES_CODE:
+        return 1.0, TaskOutcome(task.task_id, True, "385\n")
+    if member == "pC" and "17 * 23" in task.description:
+        return 1.0, TaskOutcome(task.task_id, True, "17 * 23 = 391")
+    return 1.0, TaskOutcome(task.task_id, False, "cannot do this task", failure="rejected")
+
+
+async def test_a_step_the_planner_can_only_word_goes_to_whom_the_model_chose_with_its_work() -> None:
+    """'sum the squares of 1 to 10' is a step of no known kind: the planner would hand its words to the
+    member they match best, which cannot do them. The model's turn that gives the step to the coder as
+    code stands (no ``no_progress``): the step's value is the coder's, and the conclusion has both values."""
+    import json
+
+    from ioa_p2p.testing.models import ScriptedModel
+
+    decisions = [
+        {"message_type": "sync_task", "content": "Calculator, the product.",
+         "tasks": [{"assignee": "calculator", "title": "product", "description": "Calculate 17 * 23"}]},
+        {"message_type": "async_task", "content": "Coder, run this meanwhile.",
+         "next_speakers": ["coordinator"],
+         "tasks": [{"assignee": "coder", "title": "squares", "description": SQUARES_CODE}]},
+        {"message_type": "pause", "content": "Waiting for the coder.", "triggers": ["T2"]},
+        {"message_type": "conclusion", "content": "17 * 23 = 391; the squares sum to 385."},
+    ]  # fmt: skip
+    model = ScriptedModel([json.dumps(d) for d in decisions])
+    ids = [m.peer_id for m in TEAM]
+    start = ConvStart.create(
+        SQUARES_GOAL, initiator="pA", members=ids, now=0.0, speaker_timeout=30.0, max_turns=12
+    )
+    llm = LLMBrain(model, fallback=OfflineBrain(HashingEmbedder()), retries=0)
+    offline = OfflineBrain(HashingEmbedder())
+
+    async def take(view: Any, speak: Any, peer: str) -> Any:
+        return await (llm if peer == "pA" else offline).take_turn(view, speak, TEAM)
+
+    brains = {p: (lambda v, s, p=p: take(v, s, p)) for p in ids}
+    sim = Sim(start, brains, runner=squares_runner)
+    with trio.fail_after(20):
+        await sim.arun(until=900)
+    final = sim.final("pA")
+    assert isinstance(final, Concluded) and "391" in final.text and "385" in final.text
+    view = sim.members["pA"].conv.view()
+    assert not any(fallback_kind(t.text) for t in view.turns)
+    steps = {t.title: (t.assignee, t.status.value, t.description) for t in view.tasks}
+    assert steps == {
+        "step 1/2": ("pC", "completed", "Calculate 17 * 23"),
+        "step 2/2": ("pB", "completed", SQUARES_CODE),
+    }
+    assert [turn_origin(t.text) for t in view.turns if t.author == "pA"][:3] == ["model"] * 3

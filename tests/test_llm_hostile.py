@@ -33,8 +33,8 @@ from ioa_p2p.llm.failures import estimate_tokens, redact_url
 from ioa_p2p.llm.openai_compat import OpenAIModel
 from ioa_p2p.node.goals.model_calls import GuardedModel
 from ioa_p2p.node.goals.turns import take_turn_bounded
-from ioa_p2p.teaming.llm_team import fit_messages, llm_choose_team
-from ioa_p2p.teaming.selection import Candidate
+from ioa_p2p.teaming.candidates import Candidate
+from ioa_p2p.teaming.llm_team import fit_messages, llm_team_from_shortlist
 from ioa_p2p.testing.hostile_model import serve_hostile
 
 PASSWORD = "hunter2-PW-7731"
@@ -49,7 +49,7 @@ SPEAKER_TIMEOUT = 3.0  # the turn's budget is 0.8 x this
 
 
 class Goals:
-    """What take_turn_bounded needs of the goals service: the members' cards."""
+    """What take_turn_bounded needs to know of the members: their cards."""
 
     async def team_info(self, members: Any) -> list[MemberInfo]:
         return list(MEMBERS)
@@ -198,7 +198,7 @@ def test_error_messages_never_carry_url_userinfo() -> None:
 @pytest.mark.parametrize(("mode", "expected"), [("stall", "timeout"), ("self_nomination", "bad_output"),
                                                 ("unknown_members", "bad_output")])  # fmt: skip
 async def test_team_up_is_bounded_in_rounds_and_time(mode: str, expected: str) -> None:
-    candidates = [Candidate(f"peer{i}", f"agent{i}", f"does thing {i}", (), 0.5) for i in range(3)]
+    candidates = [Candidate(f"peer{i}", f"agent{i}", f"does thing {i}", 0.5) for i in range(3)]
 
     async def search(query: str) -> list[Candidate]:
         return candidates
@@ -209,7 +209,7 @@ async def test_team_up_is_bounded_in_rounds_and_time(mode: str, expected: str) -
         outcome = "timeout"
         with trio.fail_after(10), trio.move_on_after(2.0):
             try:
-                await llm_choose_team(model, GOAL, search, context_tokens=1024)
+                await llm_team_from_shortlist(model, GOAL, candidates, search, context_tokens=1024)
                 outcome = "ok"
             except IoAError as exc:
                 outcome = "bad_output" if isinstance(exc, ModelOutputError) else type(exc).__name__

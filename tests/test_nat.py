@@ -24,8 +24,10 @@ from .test_reach import until
 pytestmark = pytest.mark.slow
 
 
-def config(tmp: Path, name: str, *, relay: dict[str, Any] | None = None, **kwargs: Any) -> NodeConfig:
-    raw = {"discovery": {"enabled": False}, "relay": relay or {}}
+def config(
+    tmp: Path, name: str, *, relay: dict[str, Any] | None = None, discovery: bool = False, **kwargs: Any
+) -> NodeConfig:
+    raw = {"discovery": {"enabled": discovery}, "relay": relay or {}}
     return NodeConfig(home=tmp / name, bootstrap_backoff=0.1, bootstrap_backoff_max=1.0, raw=raw, **kwargs)
 
 
@@ -194,3 +196,58 @@ async def test_relay_limits_hold_per_ip_and_per_circuit_and_show_in_the_status(t
             usage = relay.services.relay.status().usage
             assert usage is not None and usage.refusals["reservations_per_ip"] == 1
             assert usage.circuits_cut == {"duration": 1} and usage.relayed_bytes > 0
+
+
+async def test_a_natted_node_advertises_its_lan_address_only_until_a_relay_lets_the_world_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its LAN address is in its signed card while it is the only way in; once the node holds a
+    reservation, card and signed peer record are re-signed with the /p2p-circuit address and without it
+    (a LAN address travelling the whole network makes peers of other homes numbered alike dial a stranger);
+    a peer that found the card reaches it through the relay; when the relay goes, the LAN address is back."""
+    lan = "/ip4/10.77.0.5/tcp/4001"
+
+    def card_addrs(node: Any) -> list[str]:
+        card = node.services.discovery.card
+        return [] if card is None else list(card.card.addrs)
+
+    def record_addrs(node: Any) -> list[str]:
+        return [str(a) for a in node.net.host.get_addrs()]  # what identify and the peer record carry
+
+    with trio.fail_after(120):
+        async with node_group() as group:
+            relay = await group.start("relay", config(tmp_path, "relay", relay={"hop": True}, discovery=True))
+            home = await group.start("home", config(tmp_path, "home", reachability="private", discovery=True))
+            put_behind_nat(home, allow_punch=False)
+            listen = home.net.listen_addrs
+            monkeypatch.setattr(home.net, "listen_addrs", lambda: [*listen(), lan])  # a LAN interface
+            home.net.check_addrs()
+            lan_full = f"{lan}/p2p/{home.peer_id}"
+            await until(lambda: card_addrs(home) == [lan_full], "the LAN address is the card's only one")
+            assert record_addrs(home) == [lan_full]  # loopback left out: there is a LAN address
+
+            await home.connect(relay.listen_addrs()[0])  # a public peer that relays: auto relay uses it
+            await until(lambda: relay.peer_id in home.services.relay.reservations, "reserved", 30)
+            await until(lambda: all("/p2p-circuit" in a for a in card_addrs(home)), "card re-signed", 30)
+            assert len(card_addrs(home)) == 1 and str(relay.peer_id) in card_addrs(home)[0]
+            assert not [a for a in record_addrs(home) if "/p2p-circuit" not in a], record_addrs(home)
+
+            caller = await group.start(
+                "caller", config(tmp_path, "caller", bootstrap=(relay.listen_addrs()[0],), discovery=True)
+            )
+
+            def caller_holds_the_relayed_card() -> bool:
+                card = caller.services.discovery.directory.get(home.peer_id)
+                return card is not None and list(card.card.addrs) == card_addrs(home)
+
+            await until(caller_holds_the_relayed_card, "the caller holds home's relayed card", 60)
+            with trio.fail_after(15):  # found by its card alone: no hint, no address given
+                await caller.services.messaging.send_text(home.peer_id, "found by its card")
+            assert [e.body.text for e in home.services.messaging.inbox] == ["found by its card"]
+            assert "relayed" in kinds(caller, home.peer_id)
+            learned = caller.peer_addrs(home.peer_id)  # identify's peer record, the card
+            assert learned and not [a for a in learned if "10.77.0.5" in a], learned
+
+            await group.stop("relay")
+            await until(lambda: not home.services.relay.reservations, "reservation gone", 30)
+            await until(lambda: card_addrs(home) == [lan_full], "the LAN address is back in the card", 30)

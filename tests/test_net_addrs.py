@@ -22,6 +22,7 @@ from ioa_p2p.node.net.addrs import (
     scope_of,
     split_circuit,
     strip_peer,
+    world_has_a_way_in,
 )
 from ioa_p2p.node.net.observed import ObservedAddrs, candidate_addrs, observer_group
 from ioa_p2p.node.net.reachability import ReachabilityTracker
@@ -117,11 +118,33 @@ def test_a_public_node_advertises_public_then_lan_addresses_never_loopback_or_wi
     assert out == ["/ip4/6.0.0.5/tcp/4001", "/ip4/192.168.1.10/tcp/4001"]
 
 
-def test_a_private_node_advertises_its_circuits_first_and_drops_unreachable_public_addresses() -> None:
+def test_a_private_node_with_a_relay_advertises_only_its_circuits_to_the_world() -> None:
+    """Behind NAT with a reservation: neither the unreachable public address nor the LAN address (every
+    home is 192.168.1.0/24: in a card it makes peers of other homes dial a stranger) nor loopback."""
     circuit = f"/ip4/6.0.0.2/tcp/4001/p2p/{PEER}/p2p-circuit"
     listen = ["/ip4/127.0.0.1/tcp/4001", "/ip4/6.0.0.9/tcp/4001", "/ip4/192.168.1.10/tcp/4001"]
     out = advertised_addrs(listen=listen, circuits=[circuit], reachability="private")
-    assert out == [circuit, "/ip4/192.168.1.10/tcp/4001"]
+    assert out == [circuit]
+    assert world_has_a_way_in(circuits=[circuit], reachability="private")
+
+
+def test_lan_addresses_stay_while_they_are_the_only_way_in_or_were_announced() -> None:
+    lan = "/ip4/192.168.1.10/tcp/4001"
+    circuit = f"/ip4/6.0.0.2/tcp/4001/p2p/{PEER}/p2p-circuit"
+    # private, no reservation yet (or no relay at all: a LAN-only network): the LAN address is all there is
+    assert advertised_addrs(listen=["/ip4/127.0.0.1/tcp/4001", lan], reachability="private") == [lan]
+    # not known to be private (a LAN without AutoNAT servers), even with a circuit a user asked for
+    assert advertised_addrs(listen=[lan], circuits=[circuit], reachability="unknown") == [circuit, lan]
+    # a public node keeps its LAN address after its public ones (its LAN peers need no hairpin NAT)
+    assert advertised_addrs(listen=[lan, "/ip4/6.0.0.9/tcp/1"], reachability="public") == [
+        "/ip4/6.0.0.9/tcp/1",
+        lan,
+    ]
+    # what a user announced is advertised whatever its scope
+    out = advertised_addrs(listen=[lan], announce=[lan], circuits=[circuit], reachability="private")
+    assert out == [lan, circuit]
+    assert not world_has_a_way_in(circuits=[], reachability="private")
+    assert not world_has_a_way_in(circuits=[circuit], reachability="public")
 
 
 def test_announced_and_verified_observed_addresses_come_first() -> None:
@@ -321,3 +344,17 @@ def test_no_reachable_bootstrap_is_said_once_clearly(caplog: pytest.LogCaptureFi
     assert len(warnings) == 1 and "/a: connection refused; /b: no answer" in warnings[0].getMessage()
     state.connected("/a", 5.0)
     assert state.joined and state.view()[0]["connected"] and not state.view()[1]["connected"]
+
+
+def test_a_node_stated_private_never_offers_the_dht() -> None:
+    """Client mode from construction: not even the first moments before the reachability task runs
+    (peers would put it in their routing tables and hand out its LAN address)."""
+    from ioa_p2p.node.net.host import new_noise_host
+    from ioa_p2p.node.net.kad import kad_protocol_in_use
+    from ioa_p2p.node.net.routing import new_dht
+
+    private, public = (new_noise_host(Identity.generate()) for _ in range(2))
+    assert new_dht(private, client=True).mode.name == "CLIENT"
+    assert new_dht(public).mode.name == "SERVER"
+    assert kad_protocol_in_use() not in private.get_mux().handlers
+    assert kad_protocol_in_use() in public.get_mux().handlers

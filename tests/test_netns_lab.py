@@ -25,7 +25,7 @@ from ioa_p2p.testing.netns import (
     sweep_leftovers,
 )
 from ioa_p2p.testing.netns.delay import add_delay, parse_messages, verdict_message
-from ioa_p2p.testing.netns.lab import PREFIX, list_netns, run
+from ioa_p2p.testing.netns.lab import PREFIX, LabError, list_netns, run
 from ioa_p2p.testing.netns.topology import Host
 
 pytestmark = pytest.mark.netns
@@ -99,6 +99,24 @@ def test_a_home_reaches_out_but_nobody_reaches_in_and_a_partition_cuts_both_ways
     home.heal()
     assert connect(lab, laptop, server.ip)
     seen.close()
+    inside.close()
+
+
+def test_a_forwarded_port_lets_the_internet_in_to_one_machine_and_nothing_else(lab: Lab) -> None:
+    net = Internet(lab)
+    server = net.add_host("srv")
+    home = net.add_home("home1")
+    laptop = home.add_host("laptop")
+    home.forward(5000, laptop)
+    inside = Server(lab, laptop)
+    assert connect(lab, server, home.wan_ip)  # the router's public address, port 5000: the laptop
+    assert inside.last_peer()[0] == server.ip  # the caller's own address: nothing rewrites it
+    assert not connect(lab, server, home.wan_ip, 5001, timeout=1.0)  # other ports: dropped as before
+    with pytest.raises(LabError, match="not in"):
+        net.add_home("home2").forward(5000, laptop)
+    home.partition()  # a partition cuts the forwarded port too
+    assert not connect(lab, server, home.wan_ip, timeout=1.0)
+    home.heal()
     inside.close()
 
 

@@ -8,12 +8,11 @@ import pytest
 from ioa_p2p.adapters.calculator.adapter import calculate
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.base import MemberInfo, turn_origin
-from ioa_p2p.conversation.brains.factory import make_brain
 from ioa_p2p.conversation.brains.offline import PREFIX, OfflineBrain
 from ioa_p2p.conversation.costs import COSTS_HEADING
 from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
 from ioa_p2p.conversation.types import Concluded, TaskStatus
-from ioa_p2p.embedding import HashingEmbedder, WordLlamaEmbedder
+from ioa_p2p.embedding import WordLlamaEmbedder
 from ioa_p2p.errors import TaskRejected
 from ioa_p2p.planning import parse_value, plan_request
 
@@ -173,14 +172,6 @@ def test_an_unplanned_request_concludes_at_once_saying_why(brain) -> None:
     final = sim.final("A")
     assert isinstance(final, Concluded) and final.text.startswith("No answer: the question combines")
     assert not sim.members["A"].conv.view().tasks  # nothing assigned, nothing "completed"
-
-
-def test_offline_brain_is_the_default_without_a_model() -> None:
-    brain = make_brain({}, embedder=HashingEmbedder(), env={})
-    assert isinstance(brain, OfflineBrain) and brain.label == "offline planner"
-    llm = make_brain({"base_url": "http://127.0.0.1:9/v1", "model": "m"}, embedder=HashingEmbedder(),
-                     env={})  # fmt: skip
-    assert llm.label == "llm:openai/m"
 
 
 def test_members_without_an_adapter_rank_after_those_that_do_the_work(brain) -> None:

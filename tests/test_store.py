@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import signal
 import sqlite3
 import subprocess
@@ -173,7 +174,10 @@ def test_every_acknowledged_message_survives_kill_9(tmp_path: Path) -> None:
             acked.append(bytes.fromhex(line.split()[1]))
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
-    acked.extend(bytes.fromhex(line.split()[1]) for line in proc.stdout if line.startswith("acked "))
+    # the last line may be cut by the kill: only complete acknowledgements count
+    acked.extend(
+        bytes.fromhex(line.split()[1]) for line in proc.stdout if re.fullmatch(r"acked [0-9a-f]{64}\n", line)
+    )
     proc.stdout.close()
     assert len(acked) >= 300
     store = ChatStore.open(tmp_path)

@@ -1,117 +1,97 @@
-"""Team selection: goal splitting, similarity with a threshold and sub-need coverage, and the LLM variant's
-tools, shortlist and choice parser (with the tool loop driven by a scripted model)."""
+"""ioa_p2p.teaming, the one home of who joins a team: candidates from cards, ability coverage of the
+plan's steps, and the LLM re-rank of the offline shortlist (its tools, shortlist, choice parser and tool
+loop, driven by a scripted model). The offline team over the real matcher (lead, join rule, shortlist) is
+tested in tests/test_matching_models.py, the join rule alone in tests/test_matching_join.py."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
-from ioa_p2p.embedding import WordLlamaEmbedder, normalise
-from ioa_p2p.errors import ModelOutputError, UsageError
+from ioa_p2p.card import issue_card
+from ioa_p2p.conversation.brains.base import MemberInfo
+from ioa_p2p.embedding import HashingEmbedder
+from ioa_p2p.errors import ModelOutputError
+from ioa_p2p.identity import Identity
 from ioa_p2p.llm.model import ModelReply, ToolCall
-from ioa_p2p.teaming.clauses import split_goal
-from ioa_p2p.teaming.llm_team import (
+from ioa_p2p.planning import plan_request
+from ioa_p2p.teaming import (
     TEAM_TOOLS,
-    llm_choose_team,
+    Candidate,
+    add_able,
+    add_best,
+    cover_steps,
+    llm_team_from_shortlist,
     merge_results,
     parse_search_queries,
     parse_team_choice,
     render_shortlist,
+    step_abilities,
 )
-from ioa_p2p.teaming.selection import Candidate, choose_team
 from ioa_p2p.testing.models import ScriptedModel
 
 
-@pytest.mark.parametrize(
-    ("goal", "clauses"),
-    [
-        ("Sum the sales figures and plot them as a chart",
-         [("Sum the sales figures", False), ("plot them as a chart", False)]),
-        ("add 2 and 3", [("add 2 and 3", False)]),
-        ("Write and run a script", [("Write and run a script", False)]),
-        ("Find the population of France; then double it. Finally write a short report.",
-         [("Find the population of France", False), ("double it", True),
-          ("write a short report", True)]),
-        ("1. compute 2+2\n2. write a haiku about the number", [("compute 2+2", False),
-         ("write a haiku about the number", False)]),
-        ("Compute the total, and then summarize the docs",
-         [("Compute the total", False), ("summarize the docs", True)]),
-        ("   ", []),
-    ],
-)  # fmt: skip
-def test_split_goal(goal, clauses) -> None:
-    assert [(c.text, c.sequenced) for c in split_goal(goal)] == clauses
+def cand(peer: str, score: float = 0.0, abilities: tuple[str, ...] = ()) -> Candidate:
+    return Candidate(peer, peer, f"agent {peer}", score, abilities=abilities)
 
 
-def test_split_goal_is_bounded() -> None:
-    goal = ". ".join(f"Compute {i} plus {i}" for i in range(20))
-    clauses = split_goal(goal, max_clauses=5)
-    assert len(clauses) == 5 and "Compute 19 plus 19" in clauses[-1].text
+def test_a_candidate_is_what_its_verified_card_says() -> None:
+    embedder = HashingEmbedder(16)
+    card = issue_card(
+        Identity.generate(), name="calculator", description="Exact arithmetic: sums, percentages.",
+        model=embedder.model_id, vector=embedder.embed(["calculator"])[0], version=1, now_ms=1,
+        skills=("math",), task_types=("arithmetic",),
+    ).card  # fmt: skip
+    c = Candidate.from_card(card, 0.7)
+    assert (c.peer_id, c.name, c.score, c.skills, c.abilities) == (
+        str(card.peer),
+        "calculator",
+        0.7,
+        ("math",),
+        ("arithmetic",),
+    )
+    assert MemberInfo.from_card(card).abilities == c.abilities  # the planner routes by the same field
 
 
-def unit(*values: float) -> np.ndarray:
-    return normalise(np.array(values, dtype=np.float32))[0]
+def test_the_plans_step_kinds_each_get_a_member_able_to_do_them() -> None:
+    steps = plan_request("Calculate 17 * 23. Then run this Python code: print(2 ** 10)").steps
+    wanted = step_abilities(steps)
+    assert wanted and all(wanted)  # a calculation and code: each needs someone able
+    writer = cand("writer", 0.9, ("text",))
+    calc = cand("calc", 0.4, ("arithmetic",))
+    calc2 = cand("calc2", 0.3, ("arithmetic",))
+    coder = cand("coder", 0.2, ("code",))
+    team = add_able([writer], [calc2, calc, coder, writer], wanted, max_team=4)
+    assert [m.peer_id for m in team] == ["writer", "calc", "coder"]  # the best able one of each kind
+    assert [m.peer_id for m in add_able([calc], [calc2, coder], wanted, max_team=4)] == ["calc", "coder"]
+    assert [m.peer_id for m in add_able([writer], [calc, coder], wanted, max_team=2)] == ["writer", "calc"]
+    assert add_able([writer], [], wanted, max_team=4) == [writer]  # nobody able: the team stays
 
 
-def cand(peer: str, *values: float, score: float = 0.0) -> Candidate:
-    return Candidate(peer, peer, f"agent {peer}", unit(*values), score)
+def test_add_best_brings_in_each_steps_best_agent() -> None:
+    encoder, converter, weak = cand("e", 0.9), cand("c", 0.78), cand("w", 0.003)
+    # the converter ranks first by far for the conversion step: it joins; a step's weak best does not
+    team = add_best([encoder], [converter, encoder, weak, None], max_team=4, threshold=0.2)
+    assert [m.peer_id for m in team] == ["e", "c"]
+    assert [m.peer_id for m in add_best([encoder], [converter], max_team=1, threshold=0.2)] == ["e"]
 
 
-def test_each_need_goes_to_its_best_candidate() -> None:
-    needs = ["math", "code"]
-    need_vectors = np.stack([unit(1, 0, 0), unit(0, 1, 0)])
-    goal = unit(1, 1, 0)
-    candidates = [cand("calc", 1, 0.1, 0), cand("py", 0.1, 1, 0), cand("poet", 0, 0, 1),
-                  cand("generalist", 0.6, 0.6, 0.5)]  # fmt: skip
-    choice = choose_team(goal, needs, need_vectors, candidates, threshold=0.5)
-    assert choice.peer_ids == ("calc", "py") and not choice.below_threshold
-    assert [(c.need, c.peer_id) for c in choice.coverage] == [("math", "calc"), ("code", "py")]
-    # max_team 1: the member covering most needs (tie: best score) is kept, needs re-covered by it
-    one = choose_team(goal, needs, need_vectors, candidates, threshold=0.5, max_team=1)
-    assert len(one.members) == 1
-    # excluded peers (e.g. the initiator itself) are never chosen
-    assert "calc" not in choose_team(goal, needs, need_vectors, candidates, exclude=["calc"]).peer_ids
-
-
-def test_threshold_and_the_single_best_fallback() -> None:
-    needs = ["x"]
-    need_vectors = np.stack([unit(1, 0, 0)])
-    far = [cand("a", 0, 1, 0.2), cand("b", 0, 0.2, 1)]
-    choice = choose_team(unit(1, 0, 0), needs, need_vectors, far, threshold=0.5)
-    assert len(choice.members) == 1 and choice.below_threshold
-    empty = choose_team(unit(1, 0, 0), needs, need_vectors, [], threshold=0.5)
-    assert empty.members == () and empty.coverage[0].peer_id == ""
-    with pytest.raises(UsageError, match="same embedding model"):
-        choose_team(unit(1, 0, 0), needs, need_vectors, [cand("bad", 1, 0)])
-    with pytest.raises(UsageError):
-        choose_team(unit(1, 0, 0), needs, need_vectors, far, max_team=0)
-
-
-def test_realistic_cards_with_the_default_embedder() -> None:
-    embedder = WordLlamaEmbedder()
-    cards = {
-        "calculator": "Exact calculator: arithmetic, percentages, fractions, powers, sums and averages.",
-        "python": "Runs Python code in a sandbox: scripts, data processing, charts and plots.",
-        "docs": "Answers questions from a folder of documentation files, with citations.",
-        "translator": "Translates text between English, French and German.",
-        "weather": "Current weather and forecasts for any city.",
-    }  # fmt: skip
-    vectors = embedder.embed([f"{k}: {v}" for k, v in cards.items()])
-    candidates = [Candidate(k, k, v, vectors[i]) for i, (k, v) in enumerate(cards.items())]
-    goal = "Calculate the average of 12, 18 and 27, then write a Python script that plots it"
-    needs = [c.text for c in split_goal(goal)]
-    choice = choose_team(embedder.embed([goal])[0], needs, embedder.embed(needs), candidates,
-                         threshold=0.2)  # fmt: skip
-    assert set(choice.peer_ids) == {"calculator", "python"}
+def test_cover_steps_is_ability_coverage_then_each_steps_best() -> None:
+    steps = plan_request("Calculate 17 * 23").steps
+    lead, calc, other = cand("lead", 0.9, ("text",)), cand("calc", 0.5, ("arithmetic",)), cand("o", 0.6)
+    team = cover_steps([lead], [calc, other], steps, [other], max_team=4, threshold=0.2)
+    assert [m.peer_id for m in team] == ["lead", "calc", "o"]
+    capped = cover_steps([lead], [calc, other], steps, [other], max_team=2, threshold=0.2)
+    assert [m.peer_id for m in capped] == ["lead", "calc"]  # never beyond max_team
 
 
 def test_shortlist_merge_render_and_choice_parsing() -> None:
-    a, b, c = cand("pa", 1, 0, score=0.5), cand("pb", 0, 1, score=0.9), cand("pc", 1, 1, score=0.2)
-    shortlist = merge_results([[a, c], [b, Candidate("pa", "pa", "again", None, 0.7)]])
+    a, b, c = cand("pa", 0.5), cand("pb", 0.9), cand("pc", 0.2)
+    shortlist = merge_results([[a, c], [b, Candidate("pa", "pa", "again", 0.7)]])
     assert [x.peer_id for x in shortlist] == ["pb", "pa", "pc"] and shortlist[1].score == 0.7
     text = render_shortlist(shortlist)
     assert text.splitlines()[0].startswith("1. pb (score 0.90)")
     assert render_shortlist([]) == "No agents found."
+    assert len(render_shortlist([cand(f"p{i}", 0.5) for i in range(50)], budget=60).splitlines()) < 50
     assert [x.peer_id for x in parse_team_choice({"members": ["2", 1, "PC", "nobody"]}, shortlist)] == [
         "pa", "pb", "pc"
     ]  # fmt: skip
@@ -127,68 +107,30 @@ def test_shortlist_merge_render_and_choice_parsing() -> None:
     assert [t["function"]["name"] for t in TEAM_TOOLS] == ["search_agents", "team_up"]
 
 
-async def test_llm_team_up_tool_loop() -> None:
-    pool = {"arithmetic": [cand("calc", 1, 0, score=0.9)], "plotting": [cand("py", 0, 1, score=0.8)]}
+async def test_the_model_re_ranks_and_picks_from_the_shortlist_never_beyond_it() -> None:
+    shortlist = [cand("calc", 0.9), cand("py", 0.8), cand("poet", 0.1)]
+    outsider = cand("outsider", 0.99)
     asked: list[str] = []
 
-    async def search(query: str):
+    async def search(query: str) -> list[Candidate]:  # a search that leaks an agent outside the list
         asked.append(query)
-        return pool.get(query, [])
+        return {"plotting": [shortlist[1]], "arithmetic": [shortlist[0]], "x": [outsider]}.get(query, [])
 
     model = ScriptedModel([
         ModelReply("", (ToolCall("c1", "search_agents", '{"queries": ["arithmetic", "plotting"]}'),)),
-        ModelReply("", (ToolCall("c2", "team_up", '{"members": ["nobody"]}'),)),  # error, retried
-        ModelReply("", (ToolCall("c3", "team_up", '{"members": ["1", "py"]}'),)),
+        ModelReply("", (ToolCall("c2", "search_agents", '{"queries": ["x"]}'),)),  # leaks: an error
+        ModelReply("", (ToolCall("c3", "team_up", '{"members": ["outsider"]}'),)),  # not listed: an error
+        ModelReply("", (ToolCall("c4", "team_up", '{"members": ["1", "py"]}'),)),
     ])  # fmt: skip
-    team = await llm_choose_team(model, "add numbers and plot them", search)
-    assert [c.peer_id for c in team] == ["calc", "py"] and asked == ["arithmetic", "plotting"]
-    tool_answers = [m for m in model.calls[-1] if m.get("role") == "tool"]
-    assert "1. calc" in tool_answers[0]["content"] and "error" in tool_answers[1]["content"]
+    team = await llm_team_from_shortlist(model, "add numbers and plot them", shortlist, search)
+    assert [c.peer_id for c in team] == ["calc", "py"] and asked == ["arithmetic", "plotting", "x"]
+    assert "1. calc" in model.calls[0][-1]["content"]  # the shortlist is in the prompt
+    tool_answers = [m["content"] for m in model.calls[-1] if m.get("role") == "tool"]
+    assert tool_answers[0].startswith("1. calc") and "outsider" not in tool_answers[0]
+    assert tool_answers[1].startswith("error: chosen agents are not on the shortlist")
+    assert tool_answers[2].startswith("error: team_up named no agent from the shortlist")
 
     never = ScriptedModel([ModelReply("I think we need a calculator.")] * 2)
     with pytest.raises(ModelOutputError, match="did not team up"):
-        await llm_choose_team(never, "goal", search, max_rounds=2)
-
-
-def test_candidates_from_cards_and_choice_for_a_goal() -> None:
-    from ioa_p2p.card import card_text, issue_card
-    from ioa_p2p.conversation.brains.base import MemberInfo
-    from ioa_p2p.embedding import HashingEmbedder
-    from ioa_p2p.identity import Identity
-    from ioa_p2p.teaming.selection import choose_team_for_goal
-
-    embedder = WordLlamaEmbedder()
-    specs = [("calculator", "Exact arithmetic: sums, percentages, averages.", ("math",)),
-             ("python", "Runs Python scripts and draws charts.", ("code",)),
-             ("weather", "Weather forecasts for cities.", ())]  # fmt: skip
-    cards = []
-    for name, description, skills in specs:
-        text = card_text(name, description, skills)
-        other = HashingEmbedder(16) if name == "weather" else embedder  # a card from another model
-        cards.append(issue_card(Identity.generate(), name=name, description=description,
-                                model=other.model_id, vector=other.embed([text])[0], version=1,
-                                now_ms=1, skills=skills).card)  # fmt: skip
-    candidates = [Candidate.from_card(card, embedder, score=0.5) for card in cards]
-    assert all(c.vector.shape == (embedder.dim,) for c in candidates)  # the foreign one re-embedded
-    assert candidates[0].peer_id == str(cards[0].peer) and candidates[0].skills == ("math",)
-    choice = choose_team_for_goal("Compute the average of 3, 5 and 10, then plot it with Python",
-                                  embedder, candidates)  # fmt: skip
-    assert {c.name for c in choice.members} == {"calculator", "python"}
-    weather = choose_team_for_goal("Will it rain in Oslo tomorrow?", embedder, candidates)
-    assert [c.name for c in weather.members] == ["weather"]
-    assert MemberInfo.from_card(cards[1]).name == "python"
-
-
-def test_add_best_brings_in_each_steps_best_agent() -> None:
-    from ioa_p2p.teaming.selection import Candidate as C
-    from ioa_p2p.teaming.selection import add_best
-
-    encoder, converter, weak = (
-        C("e", "encoder", "", score=0.9),
-        C("c", "converter", "", score=0.78),
-        C("w", "weak", "", score=0.003),
-    )
-    # the converter ranks first by far for the conversion step: it joins; a step's weak best does not
-    team = add_best([encoder], [converter, encoder, weak], max_team=4, threshold=0.2)
-    assert [m.peer_id for m in team] == ["e", "c"]
-    assert [m.peer_id for m in add_best([encoder], [converter], max_team=1, threshold=0.2)] == ["e"]
+        await llm_team_from_shortlist(never, "goal", shortlist, search, max_rounds=2)
+    assert await llm_team_from_shortlist(never, "goal", [], search) == ()  # nothing to choose from

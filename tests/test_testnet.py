@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 import trio
 
+from ioa_p2p.bootstrap.agents import AgentPlan, agent_specs
 from ioa_p2p.bootstrap.bootnode import bootstrap_config
 from ioa_p2p.bootstrap.testnet import NodeSpec, check_specs, node_config, open_testnet
-from ioa_p2p.cli.testnet_cmds import sample_specs
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import NodeProcessError, UsageError
 from ioa_p2p.identity import PeerId
@@ -109,7 +109,7 @@ def test_bootstrap_config_drops_the_agent_and_relays(tmp_path: Path) -> None:
 
 
 def test_sample_specs_are_varied_and_unique() -> None:
-    specs = sample_specs(10, {"calculator"})
+    specs = agent_specs(10, AgentPlan(), {"calculator"})
     names = [s.name for s in specs]
     assert len(set(names)) == 10
     descriptions = {s.config["agent"]["description"] for s in specs}
@@ -238,6 +238,7 @@ def test_testnet_up_cli_runs_until_sigint(tmp_path: Path) -> None:
             rows = json.loads("".join(lines))
             assert [r["role"] for r in rows] == ["bootstrap", "agent", "agent"]
             assert [r["name"] for r in rows] == ["bootstrap", "calculator", "coder"]
+            assert [r["adapter"] for r in rows] == [None, "calculator", "python"]
             assert all(r["addrs"][0].endswith("/p2p/" + r["peer_id"]) for r in rows)
             assert sorted(_processes_under(tmp_path)) == sorted(r["pid"] for r in rows)
             proc.send_signal(signal.SIGINT)

@@ -25,6 +25,7 @@ from ioa_p2p.adapters.a2a.exchange import ExchangeSettings, run_exchange
 from ioa_p2p.adapters.a2a.remote import KIND, RemoteAgent, adapter_card, connect, placeholder_card
 from ioa_p2p.adapters.base import CRASH, TIMEOUT, AdapterCard, Task, TaskContext, TaskResult, parse_options
 from ioa_p2p.adapters.lifecycle import Lifetime
+from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.remote import (
     check_http_url,
     expand_headers,
@@ -67,7 +68,7 @@ def _validate(o: A2AOptions) -> None:
 class A2AAdapter:
     """A remote A2A agent as this node's adapter (see the module docstring)."""
 
-    EXECUTES_CODE: ClassVar[bool] = False
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(calls_remote=True)  # its card is the remote agent's own
     OPTIONS: ClassVar[type] = A2AOptions
 
     def __init__(self, options: A2AOptions, *, env: Mapping[str, str] | None = None) -> None:

@@ -6,7 +6,8 @@
 ================================  ==========================================================
 A2A state                         our result
 ================================  ==========================================================
-``TASK_STATE_COMPLETED``          success: status message + text artifacts; raw parts -> files
+``TASK_STATE_COMPLETED``          success: the artifacts' text, else the status message (once,
+                                  :func:`answer_text`); raw parts -> files
 a direct ``Message`` reply        success: its text
 ``TASK_STATE_REJECTED``           ``rejected`` with the remote's reason
 ``TASK_STATE_FAILED``             ``task_error`` with the remote's reason
@@ -143,11 +144,8 @@ class TaskTracker:
 
 
 def _collect(tracker: TaskTracker, secrets: list[str]) -> tuple[str, dict[str, Any], dict[str, bytes]]:
-    texts: list[str] = []
-    if tracker.reply is not None:
-        texts.append(message_text(tracker.reply))
-    elif tracker.status_text:
-        texts.append(tracker.status_text)
+    """The answer (see :func:`answer_text`), ``data`` and files of the tracked task."""
+    artifact_texts: list[str] = []
     collector = FileCollector()
     data_parts: list[Any] = []
     urls: list[str] = []
@@ -155,9 +153,12 @@ def _collect(tracker: TaskTracker, secrets: list[str]) -> tuple[str, dict[str, A
     for n, artifact in enumerate(tracker.artifacts.values(), 1):
         listing.append({"id": artifact.artifact_id, "name": artifact.name, "parts": len(artifact.parts)})
         for part in artifact.parts:
-            _collect_part(part, artifact.name or f"artifact-{n}", texts, collector, data_parts, urls)
-    text = hide_secrets("\n\n".join(t for t in texts if t), secrets)
-    data: dict[str, Any] = {"artifacts": listing}
+            _collect_part(part, artifact.name or f"artifact-{n}", artifact_texts, collector, data_parts, urls)
+    text, source = answer_text(tracker, artifact_texts)
+    text = hide_secrets(text, secrets)
+    data: dict[str, Any] = {"artifacts": listing, "a2a": {"answer_from": source}}
+    if source == "artifacts" and tracker.status_text and tracker.status_text.strip() not in text:
+        data["a2a"]["status_message"] = scrub(tracker.status_text, secrets, limit=2000)
     if data_parts:
         data["data_parts"] = fit_data(data_parts)
     if urls:
@@ -165,6 +166,20 @@ def _collect(tracker: TaskTracker, secrets: list[str]) -> tuple[str, dict[str, A
     if collector.skipped:
         data["files_skipped"] = collector.skipped
     return text, data, collector.files
+
+
+def answer_text(tracker: TaskTracker, artifact_texts: list[str]) -> tuple[str, str]:
+    """The remote's answer, once, and where it came from: a direct ``Message`` reply is the answer
+    (``"reply"``); otherwise the text parts of the task's artifacts, in order (``"artifacts"``: A2A's
+    outputs), or, when no artifact has text, the final status message (``"status"``). A status message
+    that only repeats the artifacts' text (many agents send the result in both) is not added again; one
+    that says more is kept in ``data["status_message"]``."""
+    if tracker.reply is not None:
+        return message_text(tracker.reply), "reply"
+    texts = [t.strip() for t in artifact_texts if t.strip()]
+    if texts:
+        return "\n\n".join(texts), "artifacts"
+    return tracker.status_text, "status" if tracker.status_text else "none"
 
 
 def _collect_part(
@@ -200,6 +215,7 @@ def build_result(tracker: TaskTracker, info: dict[str, Any], secrets: list[str])
     """Our result for the tracked remote task (see the module docstring); ``info`` joins ``data``."""
     text, data, files = _collect(tracker, secrets)
     data["a2a"] = {
+        **data["a2a"],
         **info,
         "task_id": tracker.task_id,
         "context_id": tracker.context_id,
@@ -236,4 +252,12 @@ def build_result(tracker: TaskTracker, info: dict[str, Any], secrets: list[str])
     )
 
 
-__all__ = ["INTERRUPTED", "TERMINAL", "TaskTracker", "build_result", "remote_usage", "state_name"]
+__all__ = [
+    "INTERRUPTED",
+    "TERMINAL",
+    "TaskTracker",
+    "answer_text",
+    "build_result",
+    "remote_usage",
+    "state_name",
+]

@@ -38,6 +38,7 @@ from ioa_p2p.adapters.base import (
     TaskResult,
     parse_options,
 )
+from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.remote import (
     FileCollector,
     check_http_url,
@@ -88,7 +89,8 @@ class _Run:
 class AgentProtocolAdapter:
     """An Agent Protocol agent as this node's adapter (see the module docstring)."""
 
-    EXECUTES_CODE: ClassVar[bool] = False
+    #: Agent Protocol agents publish no card: the operator describes it (description, skills).
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(self_described=False, calls_remote=True)
     OPTIONS: ClassVar[type] = AgentProtocolOptions
 
     def __init__(self, options: AgentProtocolOptions, *, env: Mapping[str, str] | None = None) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import timedelta
 from typing import Any
 
 from ioa_p2p.planning.values import dates_in
@@ -77,12 +77,4 @@ def date_calculation(text: str) -> DateResult | None:
     return DateResult(f"{day.isoformat()} {sign} {amount:g} days", moved.isoformat(), "date")
 
 
-def is_date(value: str) -> bool:
-    try:
-        date.fromisoformat(value)
-    except ValueError:
-        return False
-    return True
-
-
-__all__ = ["DateResult", "date_calculation", "is_date"]
+__all__ = ["DateResult", "date_calculation"]

@@ -176,6 +176,9 @@ def _aggregate(name: str, items: list[Value], budget: Budget) -> Value:
     exact = all(v.exact for v in items)
     if name == "diff":
         return Value(items[0].q - items[1].q, exact)
+    if name in ("minimum", "maximum"):
+        pick = min if name == "minimum" else max
+        return Value(pick(v.q for v in items), exact)
     if name == "product":
         total = Fraction(1)
         for v in items:

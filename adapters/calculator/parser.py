@@ -63,8 +63,10 @@ _TOKEN = re.compile(
     r"|(?P<other>.)",
     re.DOTALL,
 )
+_MIN_MAX = re.compile(r"\b(min|max)\s*\(")
 FUNCTIONS = frozenset({"sqrt", "cbrt", "abs", "fact", "ceil", "floor", "round"})
-AGGREGATES = frozenset({"sum", "product", "avg", "diff"})
+#: ``min(...)`` / ``max(...)`` are read as ``minimum(`` / ``maximum(`` (a bare "min" is minutes)
+AGGREGATES = frozenset({"sum", "product", "avg", "diff", "minimum", "maximum"})
 _KEEP_WORDS = FUNCTIONS | AGGREGATES | {"mod", "of", "and"}
 _DROP_WORDS = frozenset({"the", "numbers", "number", "values", "value", "between"})
 
@@ -81,6 +83,7 @@ def normalise(text: str) -> str:
     text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
     for pattern, repl in _PHRASE_RES:
         text = pattern.sub(repl, text)
+    text = _MIN_MAX.sub(lambda m: ("minimum" if m.group(1) == "min" else "maximum") + "(", text)
     return _TIMES_X.sub(" * ", text)
 
 
@@ -190,12 +193,23 @@ class _Parser:
     def aggregate(self, name: str) -> Node:
         if self.at("of"):
             self.pos += 1
+        if self.at("("):  # min(a, b, c): a list in parentheses
+            self.pos += 1
+            items = [self.expr(0)]
+            while self.at(","):
+                self.pos += 1
+                items.append(self.expr(0))
+            self.expect(")")
+            return self._aggregated(name, items)
         items = [self.expr(10)]
         while self.at(",", "and"):
             self.pos += 1
             if self.at("and"):
                 self.pos += 1
             items.append(self.expr(10))
+        return self._aggregated(name, items)
+
+    def _aggregated(self, name: str, items: list[Node]) -> Node:
         if len(items) < 2 or (name == "diff" and len(items) != 2):
             want = "two numbers" if name == "diff" else "at least two numbers"
             raise _ParseError(f"{name} needs {want}")

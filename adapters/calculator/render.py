@@ -33,7 +33,14 @@ def render(node: Node) -> str:
     return f"{_wrap(node[2])} {node[1]} {_wrap(node[3])}"
 
 
-_AGG_NAMES = {"sum": "sum", "product": "product", "avg": "average", "diff": "difference"}
+_AGG_NAMES = {
+    "sum": "sum",
+    "product": "product",
+    "avg": "average",
+    "diff": "difference",
+    "minimum": "min",
+    "maximum": "max",
+}
 
 
 def _wrap(node: Node) -> str:

@@ -4,7 +4,9 @@ Request: ``method`` to ``url`` with ``headers`` (values may use ``${ENV_VAR}`` s
 config), a JSON ``body`` template with the task text put at ``task_field`` (a dotted path; for ``GET`` the
 query parameter of that name), optionally the recent chat messages at ``context_field`` and the seconds left
 at ``deadline_field``. Response: JSON (``response = "json"``) with the answer text at ``text_path`` and
-structured data at ``data_path``, or the whole body as text (``response = "text"``).
+structured data at ``data_path``, or the whole body as text (``response = "text"``). Token counts the
+service reports at ``usage_path`` (default ``usage``: OpenAI-compatible ``prompt_tokens`` /
+``completion_tokens``, Anthropic ``input_tokens`` / ``output_tokens``) become the result's usage.
 
 Failure mapping (``data["http"]`` carries ``status`` and ``error_kind``):
 
@@ -53,6 +55,7 @@ from ioa_p2p.adapters.base import (
     parse_options,
 )
 from ioa_p2p.adapters.http.mapping import get_path, put_path
+from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.remote import (
     check_http_url,
     clip_text,
@@ -63,6 +66,7 @@ from ioa_p2p.adapters.remote import (
     hide_secrets,
     open_http_client,
     plain,
+    reported_usage,
     scrub,
     strip_userinfo,
     translate_http_error,
@@ -89,6 +93,7 @@ class HttpOptions:
     text_path: str = "text"  # dotted path of the answer in a JSON response ("" = the whole body)
     data_path: str = ""  # dotted path of structured data to keep ("" = none)
     error_path: str = ""  # dotted path of the error message in error responses ("" = the whole body)
+    usage_path: str = "usage"  # dotted path of the token usage the service reports, if it does
     timeout: float = 60.0  # seconds for the whole request (within the task deadline)
     max_response_kb: int = 1024
     name: str = "http agent"
@@ -116,7 +121,8 @@ def _validate(o: HttpOptions) -> None:
 class HttpAdapter:
     """A JSON HTTP endpoint as this node's adapter (see the module docstring)."""
 
-    EXECUTES_CODE: ClassVar[bool] = False
+    #: A JSON endpoint publishes no card: the operator describes it (description, skills).
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(self_described=False, calls_remote=True)
     OPTIONS: ClassVar[type] = HttpOptions
 
     def __init__(self, options: HttpOptions, *, env: Mapping[str, str] | None = None) -> None:
@@ -180,10 +186,11 @@ class HttpAdapter:
             )
         result = failure or self._interpret(status, body)
         wall_ms = int((time.monotonic() - started) * 1000)
+        reported = reported_usage(result.data.get("usage"))  # the remote's tokens (a usage object)
         return TaskResult(
             result.ok,
             result.text,
-            {**result.data, "usage": usage_record(wall_ms=wall_ms)},
+            {**result.data, "usage": usage_record(wall_ms=wall_ms, **reported)},
             result.files,
             result.failure,
         )
@@ -237,6 +244,8 @@ class HttpAdapter:
         if not isinstance(text, str):
             text = json.dumps(text, ensure_ascii=False, default=str)
         data: dict[str, Any] = {"http": {"status": status}}
+        with contextlib.suppress(KeyError):  # tokens the service reports (OpenAI-compatible and others)
+            data["usage"] = reported_usage(get_path(document, o.usage_path))
         if o.data_path:
             try:
                 data["data"] = fit_data(get_path(document, o.data_path))

@@ -25,6 +25,7 @@ from ioa_p2p.adapters.base import AdapterCard, Task, TaskContext, TaskResult, pa
 from ioa_p2p.adapters.lifecycle import Lifetime, start_adapter
 from ioa_p2p.adapters.llm.options import KIND, LlmOptions, validate
 from ioa_p2p.adapters.llm.tools import Tool, adapter_tool, http_get_tool, read_file_tool
+from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.registry import load_adapter
 from ioa_p2p.adapters.remote import fit_card
 from ioa_p2p.adapters.toolloop import Limits, ToolLoop, ToolSpec
@@ -75,8 +76,14 @@ def builtin_tools(o: LlmOptions) -> list[Tool]:
 class LlmAdapter:
     """See the module docstring."""
 
-    EXECUTES_CODE: ClassVar[bool] = True  # its python tool (on by default) runs model-written code
-    USES_MODEL: ClassVar[bool] = True  # the node passes its [model] table as the `model` option
+    #: Its python tool (on by default) runs model-written code, with the node home hidden; its folders are
+    #: under the node home; the node passes its [model] table as the `model` option.
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(
+        model=True,
+        home_paths=("retrieval", "files"),
+        hide_home=("python_options.hide_paths",),
+        executes_code=True,
+    )
     OPTIONS: ClassVar[type] = LlmOptions
 
     def __init__(

@@ -29,12 +29,14 @@ from ioa_p2p.adapters.lifecycle import Lifetime, single_error
 from ioa_p2p.adapters.mcp.connection import ServerLog, ServerSpec, list_tools, open_session, translate_errors
 from ioa_p2p.adapters.mcp.results import to_task_result
 from ioa_p2p.adapters.mcp.task_syntax import parse_tool_call
+from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.remote import (
     check_http_url,
     expand_env_refs,
     expand_headers,
     fit_card,
     header_secrets,
+    reported_usage,
     usage_record,
 )
 from ioa_p2p.adapters.toolloop import Limits, ToolChooser, ToolLoop, ToolSpec
@@ -132,8 +134,8 @@ def _card(
 class McpAdapter:
     """The tools of one MCP server as this node's adapter (see the module docstring)."""
 
-    EXECUTES_CODE: ClassVar[bool] = False
-    USES_MODEL: ClassVar[bool] = True  # the node passes its [model] table as the `model` option
+    #: model: the node's [model] for tasks naming no tool
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(model=True, calls_remote=True)
     OPTIONS: ClassVar[type] = McpOptions
 
     def __init__(
@@ -307,8 +309,11 @@ def _env_model() -> bool:
 
 
 def _with_usage(result: TaskResult, started: float, tool_calls: int) -> TaskResult:
+    """``result`` with its usage record: its wall time, the tool calls, and the tokens the server reported
+    for the call (``_meta.usage``, :func:`~ioa_p2p.adapters.mcp.results.to_task_result`)."""
     wall_ms = int((trio.current_time() - started) * 1000)
-    data = {**result.data, "usage": usage_record(wall_ms=wall_ms, tool_calls=tool_calls)}
+    reported = reported_usage(result.data.get("usage"))
+    data = {**result.data, "usage": usage_record(wall_ms=wall_ms, tool_calls=tool_calls, **reported)}
     return TaskResult(result.ok, result.text, data, result.files, result.failure)
 
 

@@ -4,6 +4,8 @@
 - ``structured_content`` -> ``data["structured"]`` (and the text, as JSON, when there is no text block);
 - images, audio and embedded binary resources -> files (``<tool>-<n>.<ext>``), within the result limits;
 - resource links -> ``data["links"]``;
+- token counts the server reports in the result's ``_meta`` (``usage``, as OpenAI-compatible or Anthropic
+  names) -> ``data["usage"]`` (the adapter adds its wall time and tool calls);
 - ``is_error`` -> a ``task_error`` result whose text is the server's message (only ``ToolError`` messages
   reach the client; other server exceptions arrive as "Error executing tool X").
 """
@@ -19,7 +21,7 @@ from typing import Any
 import mcp_types
 
 from ioa_p2p.adapters.base import TASK_ERROR, TaskResult
-from ioa_p2p.adapters.remote import FileCollector, clip_text, fit_data, hide_secrets, scrub
+from ioa_p2p.adapters.remote import FileCollector, clip_text, fit_data, hide_secrets, reported_usage, scrub
 
 
 def _extension(mime_type: str | None, fallback: str) -> str:
@@ -64,6 +66,9 @@ def to_task_result(tool: str, result: mcp_types.CallToolResult, secrets: tuple[s
         data["links"] = fit_data(links[:50])
     if files.skipped:
         data["files_skipped"] = files.skipped
+    usage = reported_usage((result.meta or {}).get("usage"))
+    if usage:
+        data["usage"] = usage
     text = "\n\n".join(t for t in texts if t)
     if result.is_error:
         message = scrub(text, secrets, limit=2000) or "no message"

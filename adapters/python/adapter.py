@@ -61,6 +61,7 @@ from ioa_p2p.adapters.base import (
     parse_options,
 )
 from ioa_p2p.adapters.base import check_file_name as _check_file_name
+from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.python.code import extract_code
 from ioa_p2p.adapters.python.options import PythonOptions, validate_options
 from ioa_p2p.adapters.python.process import Outcome, run_process
@@ -83,8 +84,8 @@ class PythonAdapter:
     OPTIONS: ClassVar[type] = PythonOptions  # what `ioa adapters` lists
 
     #: It runs code it is given: its node accepts chat invitations from known peers only by default
-    #: (``[chats] invite_policy``, see ioa_p2p.adapters.registry.adapter_executes_code).
-    EXECUTES_CODE: ClassVar[bool] = True
+    #: (``[chats] invite_policy``), and hides the node home (the node key) from that code.
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(hide_home=("hide_paths",), executes_code=True)
 
     def __init__(self, options: PythonOptions | None = None) -> None:
         self.options = options = options or PythonOptions()

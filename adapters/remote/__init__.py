@@ -3,7 +3,8 @@ open_interpreter).
 
 - ``http_client.py``  bounded ``httpx`` clients, header secrets from the environment, httpx errors translated;
 - ``scrub.py``        remote text made safe for results and messages (no secrets, no URL credentials);
-- ``outputs.py``      bounded result files, text and data; the ``data["usage"]`` record;
+- ``outputs.py``      bounded result files, text and data; the ``data["usage"]`` record and the usage a
+  remote reports;
 - ``card.py``         a remote agent's self-description fitted into the signed card's limits;
 - ``threads.py``      a blocking agent loop in a worker thread, interrupted and abandoned on cancel;
 - ``endpoint.py``     the OpenAI-compatible endpoint settings a third-party agent library is given;
@@ -26,6 +27,7 @@ from ioa_p2p.adapters.remote.outputs import (
     clip_text,
     fit_data,
     plain,
+    reported_usage,
     safe_file_name,
     usage_record,
 )
@@ -54,6 +56,7 @@ __all__ = [
     "hide_secrets",
     "open_http_client",
     "plain",
+    "reported_usage",
     "run_blocking",
     "safe_file_name",
     "scrub",

@@ -3,6 +3,7 @@
 - :class:`FileCollector`: files under the result limits (count, total bytes, safe relative names);
   what does not fit is listed in ``skipped`` instead of failing the task;
 - :func:`clip_text`, :func:`fit_data`: text and structured data within the result limits;
+- :func:`reported_usage`: the token counts a remote agent's answer reports (a ``usage`` object);
 - :func:`usage_record`: the ``data["usage"]`` shape every adapter fills (phase B signs it):
   ``{"model", "prompt_tokens", "completion_tokens", "tool_calls", "wall_ms"}`` (``None`` = unknown).
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from ioa_p2p.adapters.base import (
@@ -107,6 +109,33 @@ def fit_data(value: Any, budget: int = MAX_DATA_BYTES // 2) -> Any:
     return value
 
 
+#: Token count keys remote protocols use, by ours: OpenAI-compatible servers, Anthropic, Gemini.
+_TOKEN_KEYS = {
+    "prompt_tokens": ("prompt_tokens", "input_tokens", "promptTokenCount"),
+    "completion_tokens": ("completion_tokens", "output_tokens", "candidatesTokenCount"),
+}
+
+
+def reported_usage(raw: object) -> dict[str, Any]:
+    """The token counts (and model) a remote agent reported in a ``usage`` object of its answer, in our
+    names (OpenAI ``prompt_tokens``/``completion_tokens``, Anthropic ``input_tokens``/``output_tokens``,
+    Gemini ``promptTokenCount``/``candidatesTokenCount``); only counts that are integers in 0..2^53, and
+    both or neither (a half-reported usage is unknown). ``{}`` when it reported none."""
+    if not isinstance(raw, Mapping):
+        return {}
+    out: dict[str, Any] = {}
+    for ours, theirs in _TOKEN_KEYS.items():
+        value = next((raw[k] for k in theirs if k in raw), None)
+        if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 2**53:
+            out[ours] = int(value)
+    if len(out) != len(_TOKEN_KEYS):
+        out = {}
+    model = raw.get("model")
+    if isinstance(model, str) and model.strip():
+        out["model"] = model.strip()[:128]
+    return out
+
+
 def usage_record(
     *,
     wall_ms: int,
@@ -125,4 +154,12 @@ def usage_record(
     }
 
 
-__all__ = ["FileCollector", "clip_text", "fit_data", "plain", "safe_file_name", "usage_record"]
+__all__ = [
+    "FileCollector",
+    "clip_text",
+    "fit_data",
+    "plain",
+    "reported_usage",
+    "safe_file_name",
+    "usage_record",
+]

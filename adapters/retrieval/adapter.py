@@ -30,12 +30,16 @@ import numpy as np
 import trio
 
 from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, TaskResult, parse_options
+from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of, quotes
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
+from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
+from ioa_p2p.adapters.retrieval.tariff import charge_terms
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
-from ioa_p2p.planning.answer_types import request_act
+from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type, request_act
+from ioa_p2p.planning.values import Value
 
 KIND = "retrieval"
 MAX_QUERY_CHARS = 2_000
@@ -78,6 +82,7 @@ class _FileEntry:
     matrix: Matrix
     title: str = ""  # the first non-blank line
     superseded: bool = False  # its head says it was superseded / replaced
+    lines: tuple[str, ...] = ()  # the file's lines (a passage cut inside a table is read whole)
 
 
 @dataclass(slots=True)
@@ -89,6 +94,7 @@ class DocIndex:
     options: RetrievalOptions
     files: dict[str, _FileEntry] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
+    sets: dict[str, str] = field(default_factory=dict)  # document set -> its paths and text, lower case
 
     def refresh(self) -> bool:
         """Re-scan the folder; re-embed changed files. Returns True if anything changed. Blocking."""
@@ -102,6 +108,11 @@ class DocIndex:
                 changed = True
             fresh[rel] = entry
         self.files, self.skipped = fresh, skipped
+        if changed or not self.sets:
+            texts: dict[str, list[str]] = {}
+            for rel, entry in sorted(fresh.items()):
+                texts.setdefault(set_of(rel), []).extend([rel, *entry.lines])
+            self.sets = {s: "\n".join(lines).lower() for s, lines in texts.items()}
         return changed
 
     def _embed_file(self, rel: str, key: tuple[int, int]) -> _FileEntry:
@@ -113,7 +124,7 @@ class DocIndex:
         old = is_superseded(text) or bool(
             re.search(r"(?:^|[-_./])(?:superseded|obsolete|outdated)(?:[-_./]|$)", rel)
         )
-        return _FileEntry(key, passages, matrix, title[:200], old)
+        return _FileEntry(key, passages, matrix, title[:200], old, tuple(text.splitlines()))
 
     def all(self) -> tuple[list[Passage], Matrix]:
         passages = [p for entry in self.files.values() for p in entry.passages]
@@ -127,8 +138,14 @@ class DocIndex:
             return []
         query_vec = self.embedder.embed([query])[0]
         scores = score_passages(query_vec, matrix, query, passages, self.options.keyword_weight)
+        weights = self.scope(query)  # a question that names its subject: that document set
+        if weights:
+            scores = scores * np.array([weights.get(set_of(p.path), 1.0) for p in passages])
         order = np.argsort(-scores, kind="stable")[: k or self.options.top_k]
         return [(float(scores[i]), passages[i]) for i in order]
+
+    def scope(self, query: str) -> dict[str, float]:
+        return scope_weights(query, self.sets)
 
     def facts(self, hits: Sequence[tuple[float, Passage]]) -> list[Fact]:
         """The facts of the passages found (answer spans are read from them)."""
@@ -136,7 +153,8 @@ class DocIndex:
         for score, p in hits:
             entry = self.files.get(p.path)
             title, old = (entry.title, entry.superseded) if entry else ("", False)
-            out += facts_of(p.path, p.start_line, p.heading, p.text, old, title, score)
+            start, text = whole_blocks(entry.lines, p) if entry else (p.start_line, p.text)
+            out += facts_of(p.path, start, p.heading, text, old, title, score)
         return out
 
     def find_answer(self, query: str) -> tuple[list[tuple[float, Passage]], Answer | None]:
@@ -144,7 +162,54 @@ class DocIndex:
         hits = self.search(query, max(self.options.top_k, self.options.answer_candidates))
         # a passage that quotes the request (an example of it in the docs) holds no answer to it
         answering = [(s, p) for s, p in hits if not quotes(query, p.text)]
-        return hits, answer(query, self.facts(answering))
+        found = answer(query, self.facts(answering), scope=self.scope(query))
+        if found is not None and charged(query, found.value):  # a price: what it is per, on what terms
+            rules = self.folder_facts(found.fact.path)
+            terms = charge_terms(query, found.fact, found.value, rules)
+            if terms:
+                found = Answer(found.value.with_terms(terms), found.fact, found.score)
+        return hits, found
+
+    def folder_facts(self, path: str) -> list[Fact]:
+        """The facts of every document in ``path``'s folder (where the rules of a price are stated)."""
+        folder = path.rpartition("/")[0]
+        out: list[Fact] = []
+        for rel, entry in sorted(self.files.items()):
+            if rel.rpartition("/")[0] != folder:
+                continue
+            for p in entry.passages:
+                if len(out) < MAX_RULE_FACTS:
+                    out += facts_of(rel, p.start_line, p.heading, p.text, entry.superseded, entry.title)
+        return out[:MAX_RULE_FACTS]
+
+
+MAX_BLOCK_LINES = 60
+MAX_RULE_FACTS = 2_000
+
+
+def charged(question: str, value: Value) -> bool:
+    """The question asks what something costs and the value is an amount of money."""
+    money = value.unit in MONEY_UNITS or (not value.unit and answer_type(question).kind == "amount")
+    asked = answer_type(question).kind == "amount" or bool(_PRICE_WORDS.search(question))
+    return value.kind == "number" and money and asked
+
+
+_PRICE_WORDS = re.compile(
+    r"(?:cost|costs|price|pay|charge|charged|fee|fees|rate|bill|hire|come to|worth|claim)", re.I
+)
+
+
+def whole_blocks(lines: Sequence[str], p: Passage) -> tuple[int, str]:
+    """A passage widened to the blocks it cuts (a table or paragraph split over two passages is read
+    whole, its header with its rows): (first line, text)."""
+    start, end = p.start_line, p.end_line  # 1-based, inclusive
+    while start > 1 and p.start_line - start < MAX_BLOCK_LINES and lines[start - 2].strip():
+        start -= 1
+    while end < len(lines) and end - p.end_line < MAX_BLOCK_LINES and lines[end].strip():
+        end += 1
+    if (start, end) == (p.start_line, p.end_line):
+        return p.start_line, p.text
+    return start, "\n".join(lines[start - 1 : end])
 
 
 def scan_folder(root: Path, o: RetrievalOptions) -> tuple[dict[str, tuple[int, int]], list[str]]:
@@ -204,6 +269,7 @@ class RetrievalAdapter:
     """Finds the passages of a local document folder that answer a question."""
 
     OPTIONS: ClassVar[type] = RetrievalOptions  # what `ioa adapters` lists
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(home_paths=("path",))  # a relative folder: in the node home
 
     def __init__(self, options: RetrievalOptions, embedder: Embedder | None = None) -> None:
         root = Path(options.path).expanduser()

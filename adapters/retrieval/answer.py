@@ -10,12 +10,15 @@ value of the kind asked for; a question no number answers may be answered by the
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.extract import counts, extract
 from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, facts_of, superseded, terms
+from ioa_p2p.adapters.retrieval.superlative import extreme_row
+from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import answer_type
+from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.values import Value, numbers_in
 
 #: answer types -> the extractor kinds of :func:`~ioa_p2p.adapters.retrieval.extract.extract`
@@ -37,8 +40,13 @@ class Answer:
         return f"{self.fact.path}:{self.fact.line}"
 
 
-def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answer | None:
-    """The best-scoring fact that holds a value of the kind the question asks for, with that value."""
+def answer(
+    question: str, facts: Sequence[Fact], *, expected: str = "", scope: Mapping[str, float] | None = None
+) -> Answer | None:
+    """The best-scoring fact that holds a value of the kind the question asks for, with that value;
+    ``scope`` weighs the facts of each document set (:func:`~ioa_p2p.adapters.retrieval.scope.scope_weights`,
+    keyed by a file's folder) in the ranking."""
+    weights = scope or {}
     scorer = Scorer(question, facts)
     kind = expected or expected_kind(question)
     asked = answer_type(question)
@@ -48,7 +56,16 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
     def confidence(fact: Fact) -> float:
         # a passage answers a how/why question by meaning too: its search score counts
         lexical = scorer.score(fact)
-        return max(lexical, fact.prior) if kind in ("passage", "reason") else lexical
+        if kind in ("passage", "reason"):
+            return max(lexical, fact.prior)
+        return max(lexical, named_row(fact, scorer)) if fact.cells else lexical
+
+    # a price asked for a stated quantity ("for five and a half hours"): a rate per that kind of unit
+    per_quantity = (
+        per_dimension_pattern([q.dimension for q in stated_quantities(question)])
+        if asked.kind == "amount"
+        else None
+    )
 
     def rank(fact: Fact) -> float:
         found = numbers_in(fact.text)
@@ -60,22 +77,65 @@ def answer(question: str, facts: Sequence[Fact], *, expected: str = "") -> Answe
         )  # a table's cells carry no unit: the header or the doc says it
         if per and re.search(rf"\bper[- ](?:\w+ )?{re.escape(per)}", fact.text.lower()):
             bonus += 0.15  # "the rate per card": a fact stating a rate per card
+        if fact.cells and _row_and_column(fact, scorer):
+            bonus += 0.1  # a table cell at the row and the column the question names: the figure itself
+        if per_quantity is not None and per_quantity.search(fact.text + " " + fact.context.split("\0")[0]):
+            bonus += 0.15
         if kind == "reason" and _CAUSE_SECTION.search(fact.context):
             bonus += 0.5  # "why ...?": the section that gives the cause
-        return confidence(fact) + bonus
+        return confidence(fact) * weights.get(fact.path.rpartition("/")[0], 1.0) + bonus
 
-    for fact in sorted(facts, key=lambda f: -rank(f))[:12]:
-        if kind not in ("passage", "reason") and confidence(fact) < 0.1:
+    everything = sorted(facts, key=lambda f: -rank(f))
+    ordered = everything[:12]
+    # "the heaviest pump": the row of the table found with the extreme value, as sure as the table's best row
+    top_row = next((f for f in everything if f.cells and confidence(f) >= 0.1), None)
+    extreme = extreme_row(question, top_row, facts) if top_row is not None else None
+    if extreme is not None and top_row is not None:
+        ordered = [extreme, *(f for f in ordered if f is not extreme)]
+    for fact in ordered:
+        sure = confidence(top_row) if fact is extreme and top_row is not None else confidence(fact)
+        if kind not in ("passage", "reason") and sure < 0.1:
             break
         if quotes(question, fact.text):  # a line that quotes the request itself answers nothing
             continue
         fact = _first_or_last(question, fact, facts) if kind == "time" else fact
         value = extract(question, fact, kind, scorer, facts)
         if value is not None:
-            return Answer(value, fact, round(min(1.0, confidence(fact)), 4))
+            return Answer(value, fact, round(min(1.0, sure), 4))
     if kind in ("number", "reason", "name") and not expected:  # nothing of that kind: the best passage may
-        return answer(question, facts, expected="passage")
+        return answer(question, facts, expected="passage", scope=scope)
     return None
+
+
+def named_row(fact: Fact, scorer: Scorer) -> float:
+    """How surely the question names this table row: a cell of words (not a figure) whose words the
+    question mostly uses ("Station Road car park (multi-storey)" for "... in the Station Road car park");
+    0 when none. A row can be named while the question's other words state conditions the row does not."""
+    best = 0.0
+    designation = terms(f"{fact.cells[0][0]} {fact.cells[0][1]}") if fact.cells else set()
+    designation = {t for t in designation if "#" in t}
+    asked = {
+        t for t in scorer.q_terms if "#" in t and any(t.split("#")[0] == d.split("#")[0] for d in designation)
+    }
+    if asked and not asked & designation:
+        return 0.0  # the question names another row ("Zone B" for the row of Zone C)
+    key = {t for t in terms(fact.cells[0][1]) if not t.isdigit()} if fact.cells else set()
+    if len(key) == 1 and key <= scorer.named:  # "Glasshouse": a row named by a name the question uses
+        best = 0.35
+    for _, cell in fact.cells[:3]:
+        own = {t for t in terms(cell) if not t.isdigit()}
+        if len(own) >= 2 and not numbers_in(cell):
+            share = len(own & scorer.q_terms) / len(own)
+            if share >= 0.5 and len(own & scorer.q_terms) >= 2:
+                best = max(best, 0.2 + 0.3 * share)
+    return best
+
+
+def _row_and_column(fact: Fact, scorer: Scorer) -> bool:
+    """The question names both the row (its first cell) and a column (a header) of a table fact."""
+    key = terms(fact.cells[0][1]) if fact.cells else set()
+    headers = {t for h, _ in fact.cells[1:] for t in terms(h)}
+    return bool(key & scorer.q_terms) and bool(headers & scorer.q_terms)
 
 
 def _first_or_last(question: str, fact: Fact, facts: Sequence[Fact]) -> Fact:

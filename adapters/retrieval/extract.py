@@ -13,7 +13,10 @@ what the question asks:
 - otherwise, nearest the question's words (each weighted by its IDF).
 
 A table row answers with the cell of the column whose header best matches the question; a question about
-every row ("both", "all", "across") gets the column's values as a list.
+every row ("both", "all", "across") gets the column's values as a list. "What <noun>" answers with the
+words under the column the noun names ("What cabin ..." -> "Cabin allowed"), and a cell with a condition
+("business, only with director approval; otherwise premium economy") with the branch the question's
+situation meets (:func:`otherwise`).
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ioa_p2p.adapters.retrieval.facts import _WORD, Fact, Scorer, stem, terms
+from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
+from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.units import unit_in_header
 from ioa_p2p.planning.values import ALIASES, Found, Value, dates_in, numbers_in
 
@@ -49,6 +54,9 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
         return _date_value(kind, fact, scorer, facts)
     if kind == "time":
         return _time_value(question, fact, scorer)
+    named = _named_column(question, fact) if fact.cells and kind in ("name", "number") else None
+    if named is not None:  # "what cabin ...": the Cabin column of the row, its words
+        return Value.of_text(otherwise(named, question))
     if kind == "name":
         return _name_value(question, fact, scorer)
     if kind == "version":
@@ -67,6 +75,49 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
     if wanted.kind == "count" and not any(f.unit == "" for f in numbers_in(text)):
         return None  # only amounts with units here: they do not count anything
     return _number_value(question, text, scorer, wanted)
+
+
+_ASKED_NOUN = re.compile(
+    r"^\W*(?:and\s+)?(?:what|which)\s+(?:kind of\s+|type of\s+|class of\s+)?([a-z]{3,})\b", re.I
+)
+
+
+def _named_column(question: str, fact: Fact) -> str | None:
+    """ "What cabin may I book?", "which hall ...": the words of the row's cell under the column the
+    question's noun names ("Cabin allowed"), when they are words and not a figure; None otherwise."""
+    m = _ASKED_NOUN.match(question)
+    if not m or m.group(1).lower() in _NOT_NOUNS:
+        return None
+    noun = stem(m.group(1).lower())
+    for header, cell in fact.cells[1:]:
+        if noun in terms(header) and cell.strip() and not numbers_in(cell) and not dates_in(cell):
+            return cell.strip()
+    return None
+
+
+_NOT_NOUNS = frozenset("is are was were do does did will would can could should the a an".split())  # noqa: SIM905
+_OTHERWISE = re.compile(
+    r"^(?P<a>[^;]+?),?\s+(?:only\s+)?(?:with|if|when|after|subject to)\s+(?P<cond>[^;]+?)[;,.]\s*"
+    r"(?:otherwise|else|if not|without (?:it|that|this|approval))\s*:?\s*(?P<b>.+)$",
+    re.I,
+)
+_NEGATED = (
+    r"\b(?:no|not|never|without|hasn't|haven't|hasnt|havent|isn't|wasn't|didn't|doesn't|won't|lacks?|"
+    r"missing|refused|denied|rejected)\b"
+)
+
+
+def otherwise(cell: str, question: str) -> str:
+    """ "business, only with director approval; otherwise premium economy": the branch the situation in
+    ``question`` meets (the condition denied there: the other branch; else the cell as written)."""
+    m = _OTHERWISE.match(cell.strip())
+    if not m:
+        return cell
+    cond = {t for t in terms(m.group("cond")) if len(t) > 2}
+    for clause in re.split(r"[.;,()]|\band\b|\bbut\b", question):
+        if cond & terms(clause):  # the situation speaks of the condition: denied or met
+            return m.group("b" if re.search(_NEGATED, clause, re.I) else "a").strip(" .")
+    return cell
 
 
 def counts(question: str) -> bool:
@@ -110,7 +161,7 @@ def _time_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
         src = re.search(r"\b(?:from|leav\w*|depart\w*(?: from)?)\s+((?:[a-z]+ ?){1,3})", low)
 
         def col_score(header: str) -> float:
-            score = sum(scorer.idf.get(t, 0.0) for t in terms(header) & q_terms)
+            score = sum(scorer.idf.get(t, 0.0) for t in sorted(terms(header) & q_terms))
             h = terms(header)
             if to and "arr" in h and terms(to.group(1)) & h:
                 score += 2.0  # "reach Carrick Isle": the Carrick Isle arrival column
@@ -137,7 +188,19 @@ def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
     names = [n for n in names if not (terms(n[2]) & scorer.q_terms)]
     if not names:
         return None
+    lead = re.match(r"\W*(?:the\s+)?", text, re.I)
+    subject = [n for n in names if lead is not None and n[0] <= lead.end()]
+    if (
+        subject
+        and re.match(r"\s*(?:which|what)\b", question, re.I)
+        and _ACTS_AS_SUBJECT.match(text[subject[0][1] :])
+    ):  # "Which room can only be booked in summer?" - "The Terrace is open ... only": the subject
+        return Value.of_text(re.sub(r"^the\s+", "", subject[0][2].strip(), flags=re.I))
     return Value.of_text(_closest(list(names), text, scorer)[2].strip())
+
+
+_ACTS_AS_SUBJECT = re.compile(r"\s+(?:is|are|was|were|has|have|can|may|must|will|opens?|closes?|holds?|"
+                              r"takes?|seats?|costs?|runs?)\b", re.I)  # fmt: skip
 
 
 def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) -> Value | None:
@@ -152,13 +215,19 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
         return None
     units = wanted.units
     fits = [f for f in found if f.unit in units] if units else []
+    if wanted.kind == "amount" and not fits:
+        # "what will she pay?": an amount of money, never the "two hours" of a rule; a price list's bare
+        # figures count when they read as prices ("+ 0.02 per card", "6.50")
+        fits = [f for f in found if not f.unit and _reads_as_price(text, f)]
+        if not fits:
+            return None
     pool = fits or found
     low = text.lower()
     if wanted.per:  # "18.00 per square metre" for "the rate per square metre"
         per = [f for f in pool if _per_follows(low, f.end, wanted.per)]
         if per:
             pool = per
-    anchored = _after_names(pool, text, scorer)
+    anchored = _after_names(pool, text, scorer) or _in_own_segment(pool, text, scorer)
     if anchored is not None:
         return _of(anchored)
     colon = text.find(":")
@@ -168,6 +237,11 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
             return _of(after[0])
     spans = [(f.start, f.end, f) for f in pool]
     return _of(_closest(spans, text, scorer)[2])
+
+
+def _reads_as_price(text: str, f: Found) -> bool:
+    after = text[f.end : f.end + 12].lower()
+    return bool(re.search(r"\.\d\d$", f.text) or re.match(r"\s*(?:per|/|each|a |an )", after))
 
 
 def _of(f: Found) -> Value:
@@ -180,6 +254,30 @@ def _per_follows(low: str, end: int, per: str) -> bool:
     if re.match(rf"\s*(?:/|per|a|an|each)\s*(?:\w+\s)?{re.escape(head)}", after):
         return True
     return bool(re.match(r"\s*/\s*m[²2³3]", after)) and ("metre" in per or "meter" in per)
+
+
+def _in_own_segment(pool: Sequence[Found], text: str, scorer: Scorer) -> Found | None:
+    """In an enumeration ("standard resin 8 minutes per side, tough resin 15 minutes per side, ..."), the
+    number of the one item whose own words the question uses (words every item shares do not count)."""
+    if len(pool) < 2:
+        return None
+    cuts = [0, *(m.end() for m in re.finditer(r"[,;:]\s+|\s+(?:and|or)\s+", text)), len(text) + 1]
+    segments = [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
+    owned: list[tuple[set[str], Found]] = []
+    for a, b in segments:
+        inside = [f for f in pool if a <= f.start < b]
+        if len(inside) == 1:
+            owned.append((terms(text[a:b]), inside[0]))
+    if len(owned) < 2:
+        return None
+    shared = set.intersection(*(t for t, _ in owned))
+    scored = [
+        (sum(scorer.idf.get(t, 0.0) for t in sorted((own - shared) & scorer.q_terms)), f) for own, f in owned
+    ]
+    scored.sort(key=lambda x: -x[0])
+    if scored[0][0] > 0 and scored[0][0] > scored[1][0]:
+        return scored[0][1]
+    return None
 
 
 def _after_names(pool: Sequence[Found], text: str, scorer: Scorer) -> Found | None:
@@ -211,11 +309,26 @@ def _cell_value(
     q_terms = scorer.q_terms
     per = wanted.per.split()[-1][:5] if wanted.per else ""
 
-    money = bool(set(attribute_units(question)) & set(MONEY_UNITS)) and wanted.kind != "count"
+    money = (bool(set(attribute_units(question)) & set(MONEY_UNITS)) or wanted.kind == "amount") and (
+        wanted.kind != "count"
+    )
+
+    per_quantity = (
+        per_dimension_pattern([q.dimension for q in stated_quantities(question)]) if money else None
+    )
 
     def col_score(header: str) -> float:
-        score = sum(scorer.idf.get(t, 0.0) for t in terms(header) & q_terms)
+        score = sum(scorer.idf.get(t, 0.0) for t in sorted(terms(header) & q_terms))
         score += 1.0 if per and per in header.lower() else 0.0
+        if per_quantity is not None and per_quantity.search(header):
+            score += 1.0  # "for five hours": the column of the rate per hour
+        if money and re.search(r"\b(?:min(?:imum|\.)|max(?:imum|\.)|capacity|stay|seats?)\b", header, re.I):
+            score -= 0.5  # a price is asked: not a limit's column
+        if money and re.search(r"\b(?:rates?|prices?|charges?|fees?|costs?|fares?|eur)\b|€", header, re.I):
+            score += 1.0  # a price is asked: a column of prices
+        other = unit_in_header(header, ALIASES)
+        if money and other and other not in MONEY_UNITS and other != "cent":
+            score -= 3.0  # "MIN. HIRE (hours)", "AREA (m2)": a quantity of another kind
         if money and set(attribute_units(header)) & set(MONEY_UNITS):
             score += 0.5  # "the café revenue": the Revenue column, not the Cafés count
         return score
@@ -236,6 +349,8 @@ def _cell_value(
     if nums:
         pick = next((n for n in nums if n.unit in wanted.units), nums[0])
         unit = pick.unit or unit_in_header(header, ALIASES)  # "Green coffee roasted (tonnes)": 66.8 t
+        if wanted.units == ("%",) and unit != "%" and "%" not in header:
+            return None  # a percentage asked ("the VAT rate"): a figure of another kind is none
         return Value.of_number(pick.number, unit, pick.text)
     days = dates_in(cell)
     return Value.of_date(days[0][2]) if days else None

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ioa_p2p.planning.values import numbers_in
+from ioa_p2p.planning.values import dates_in, numbers_in
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
 _STOP_WORDS = """
@@ -25,7 +25,8 @@ _STOP_WORDS = """
     who whom when where how much many it its this that these those there their our we i you me my
     your please tell find look up get give search according document documents docs value number
     amount what's whats s than as per into about can could would should may might will shall has
-    have had any all both each every across over under after before between
+    have had any all both each every across over under after before between she he her him his they them
+    us mum dad
     """
 _STOP = frozenset(_STOP_WORDS.split())
 _CODE = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z]+-?\d+[a-z]?$")
@@ -44,6 +45,10 @@ _RANGE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|to)\s*(\d[\d,]*(?:\.\d+)?)
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(])")
 #: question words that name an attribute under another word
 SYNONYMS = {
+    "longest": "maximum",
+    "most": "maximum",
+    "shortest": "minimum",
+    "least": "minimum",
     "heavy": "weight",
     "heavier": "weight",
     "weigh": "weight",
@@ -95,12 +100,21 @@ def stem(word: str) -> str:
     return word
 
 
+_PER_WORDS = {
+    "h": "hour", "hr": "hour", "d": "day", "min": "minute", "hourly": "hour", "daily": "day",
+    "nightly": "night", "weekly": "week", "monthly": "month", "yearly": "year", "annual": "year",
+    "annually": "year",
+}  # fmt: skip
+_PER_UNIT = re.compile(
+    r"(?:/|\b)(h|hr|d|min|hourly|daily|nightly|weekly|monthly|yearly|annual|annually)\b(?!\.\d)", re.I
+)
 _DESIGNATED = re.compile(r"\b([A-Za-z]{3,}) ([A-Z]|\d{1,3})\b(?![.,:]?\d)")
 
 
 def terms(text: str, *, years: bool = True) -> set[str]:
     """Content terms: lower-cased, stemmed, stop words out; hyphenated codes kept whole and in parts; a
     noun with a designator ("Route A", "Zone 4", "Line 2") also as one term (``route#a``)."""
+    text = _PER_UNIT.sub(lambda m: " " + _PER_WORDS[m.group(1).lower()], text)  # "RATE/h": a rate per hour
     out: set[str] = {f"{stem(m.group(1).lower())}#{m.group(2).lower()}" for m in _DESIGNATED.finditer(text)}
     for token in _WORD.findall(text.lower()):
         parts = [token, *token.split("-")] if "-" in token else [token]
@@ -119,9 +133,19 @@ def _named(question: str) -> set[str]:
 
 
 def question_terms(text: str) -> set[str]:
-    """A question's terms, with the attribute its adjectives and verbs name ("heavy" -> weight)."""
+    """A question's terms, with the attribute its adjectives and verbs name ("heavy" -> weight) and the
+    kind of day a day or date is ("Saturday", "14 June 2025" -> weekend)."""
     words = {w for w in _WORD.findall(text.lower())}
-    return terms(text, years=False) | {stem(SYNONYMS[w]) for w in words if w in SYNONYMS}
+    out = terms(text, years=False) | {stem(SYNONYMS[w]) for w in words if w in SYNONYMS}
+    days = {d.weekday() for _, _, d in dates_in(text)} | {i for i, d in enumerate(_WEEKDAYS) if d in words}
+    if days and all(d >= 5 for d in days):
+        out.add("weekend")
+    elif days and all(d < 5 for d in days):
+        out.add("weekday")
+    return out
+
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +172,8 @@ def facts_of(
     """The facts of one passage (``text`` starts at source line ``start_line``; ``title``: the document's
     first line, context for every fact)."""
     lines = text.splitlines()
-    context0 = re.sub(r"[_\-./]+", " ", path) + " " + title + " " + heading
+    # the file's name and title, then (after SECTION) the section: its heading trail and block headers
+    context0 = re.sub(r"[_\-./]+", " ", path) + " " + title + f" {SECTION} " + heading
     out: list[Fact] = []
     i = 0
     block_header = ""
@@ -172,6 +197,8 @@ def facts_of(
             for offset, cells in rows:
                 named = tuple(zip(header, cells, strict=False))
                 own = " | ".join(cells) + " \0 " + " ".join(header)
+                if header and cells and len(cells[0].split()) == 1:  # "Zone | A": the row is Zone A
+                    own += f" {header[0].strip()} {cells[0].strip()}"
                 out.append(Fact(path, start_line + i + offset, own, f"{context0} {block_header}", named, tid))
             i += used
             continue
@@ -180,7 +207,8 @@ def facts_of(
         if not indented and following[:1].isspace():  # "ROUTE B -- daily" heads the indented block below
             block_header = stripped
         first = i
-        while i + 1 < len(lines) and _continues(lines[i + 1]):
+        item = bool(re.match(r"([-*•]|\d+[.)])\s", stripped))
+        while i + 1 < len(lines) and _continues(lines[i + 1], item):
             i += 1
             stripped += " " + lines[i].strip()
         sentences = [x for x in _SENTENCE_END.split(stripped.lstrip("-*• ").strip()) if x]
@@ -199,10 +227,22 @@ def facts_of(
     return [Fact(f.path, f.line, f.text, f.context + mark(f), f.cells, f.table, prior, f.kind) for f in out]
 
 
-def _continues(line: str) -> bool:
-    """A wrapped line of the same paragraph (not blank, a list item, a heading, a table or indented)."""
+SECTION = "\u2016"
+
+
+def section_of(fact: Fact) -> str:
+    """The heading trail and block header a fact sits under (not the file's name or title)."""
+    return fact.context.split("\0")[0].partition(SECTION)[2]
+
+
+def _continues(line: str, item: bool = False) -> bool:
+    """A wrapped line of the same paragraph (not blank, a list item, a heading, a table or indented; a list
+    item's wrapped lines are indented under it)."""
     s = line.strip()
-    return bool(s) and not line[:1].isspace() and not re.match(r"([-*•|#]|\d+[.)])\s", s + " ")
+    indented_ok = item and line[:1].isspace() and not re.search(r"\S\s{2,}\S", s)
+    return (
+        bool(s) and (indented_ok or not line[:1].isspace()) and not re.match(r"([-*•|#+]|\d+[.)])\s", s + " ")
+    )
 
 
 def _table_at(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[int, list[str]]], int] | None:
@@ -237,6 +277,10 @@ def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[
     if len(kept) < 2 or numbers_in(lines[i]) and not _BORDER.match(lines[i]):
         return None
     (_, header), rows = kept[0], kept[1:]
+    second = lines[i + kept[1][0]]
+    if len(rows) >= 2 and _continues_header(header, rows[0][1], second, lines, i + kept[1][0]):
+        header = _merged_header(lines[i], second)  # "WEEKDAY" over "RATE/h": one header, "WEEKDAY RATE/h"
+        rows = rows[1:]
     width = len(header)
     if width < 2 or numbers_in(" ".join(header)) and width < 3 or len(rows[0][1]) != width:
         return None
@@ -253,6 +297,30 @@ def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[
     return header, body, used
 
 
+def _cells_at(line: str) -> list[tuple[int, str]]:
+    """The cells of an aligned line with the column each starts at."""
+    return [(m.start(), m.group(0)) for m in re.finditer(r"\S+(?: \S+)*", line)]
+
+
+def _continues_header(header: list[str], cells: list[str], line: str, lines: Sequence[str], at: int) -> bool:
+    """The line under a header is more header (units, second words), not a row: fewer cells than the
+    header, no cell holding a plain number without a unit, and a border or a real row right after it."""
+    if len(cells) >= len(header) or any(re.fullmatch(r"[\d.,]+", c.strip()) for c in cells):
+        return False
+    nxt = lines[at + 1] if at + 1 < len(lines) else ""
+    return bool(_BORDER.match(nxt)) or len(re.split(r"\s{2,}", nxt.strip())) == len(header)
+
+
+def _merged_header(top: str, below: str) -> list[str]:
+    """Each header cell with the text below it (by column position)."""
+    heads = _cells_at(top)
+    merged = [text for _, text in heads]
+    for start, text in _cells_at(below):
+        best = min(range(len(heads)), key=lambda k: abs(heads[k][0] - start))
+        merged[best] = f"{merged[best]} {text}"
+    return merged
+
+
 class Scorer:
     """IDF-weighted matching of a question's terms against facts (IDF over the given facts)."""
 
@@ -264,7 +332,8 @@ class Scorer:
         for f in facts:
             for t in terms(f.text) | terms(f.context):
                 df[t] = df.get(t, 0) + 1
-        self.idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in self.q_terms}
+        # in a fixed order: sums of floats in a set's (hash-seeded) order would break ties differently per run
+        self.idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in sorted(self.q_terms)}
         for t in _named(question) & self.q_terms:  # names and codes pin the answer down: they weigh double
             self.idf[t] *= 2
         self.total = sum(self.idf.values()) or 1.0
@@ -373,4 +442,14 @@ def superseded(text: str) -> bool:
     return bool(_SUPERSEDED.search(head))
 
 
-__all__ = ["Fact", "Scorer", "facts_of", "question_terms", "stem", "superseded", "terms"]
+__all__ = [
+    "SECTION",
+    "Fact",
+    "Scorer",
+    "facts_of",
+    "question_terms",
+    "section_of",
+    "stem",
+    "superseded",
+    "terms",
+]

@@ -15,8 +15,8 @@ when a step had none), tool calls (each code action of a ``CodeAgent`` counts as
 
 ``CodeAgent`` executes model-written Python with smolagents' executor (``executor_type = "local"``: an
 AST interpreter in the node's process restricted to ``authorized_imports``, not an OS sandbox; "docker",
-"e2b", "modal" run it elsewhere), so the kind declares ``EXECUTES_CODE`` (invitations from known peers only
-by default, docs/security.md).
+"e2b", "modal" run it elsewhere), so the kind declares ``executes_code`` (``NEEDS``; invitations from known
+peers only by default, docs/security.md).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from ioa_p2p.adapters.base import (
     TaskResult,
     parse_options,
 )
+from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.optional_deps import import_optional
 from ioa_p2p.adapters.remote import (
     Endpoint,
@@ -101,8 +102,7 @@ def _validate(o: SmolagentsOptions, tool_names: tuple[str, ...]) -> None:
 class SmolagentsAdapter:
     """A smolagents agent as this node's adapter (see the module docstring)."""
 
-    EXECUTES_CODE: ClassVar[bool] = True
-    USES_MODEL: ClassVar[bool] = True  # the node passes its [model] table as the `model` option
+    NEEDS: ClassVar[AdapterNeeds] = AdapterNeeds(model=True, executes_code=True)
     OPTIONS: ClassVar[type] = SmolagentsOptions
 
     def __init__(self, options: SmolagentsOptions, *, env: Mapping[str, str] | None = None) -> None:

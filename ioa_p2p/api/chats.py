@@ -136,6 +136,53 @@ class SyncChatsReply(ApiObject):
     received: int
 
 
+# --------------------------------------------------------------------------- the store's care
+
+
+@dataclass(frozen=True, slots=True)
+class ChatStoreRequest(ApiObject):
+    """``GET /chats/store?chat=ID``: the quarantined rows of one chat (of all, without ``chat``)."""
+
+    STRICT: ClassVar[bool] = True
+    chat: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QuarantinedRow(ApiObject):
+    """A stored row that could not be decoded, kept aside (``what``: ``genesis`` or ``message``)."""
+
+    chat_id: str | None
+    hash: str | None
+    what: str
+    bytes: int
+    reason: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class PullPacing(ApiObject):
+    """Sync pulls: members in back-off, pulls skipped (back-off, pace), failures, running now."""
+
+    members_in_backoff: int
+    skipped_backoff: int
+    skipped_pace: int
+    failures: int
+    running: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChatStoreReply(ApiObject):
+    """What the chat store keeps aside and how chats are kept (docs/security.md, "Invitation policy",
+    "Damaged or full store"): quarantined rows, chats joined by the invitations of peers this node never
+    worked with, its partners, invited chats expired without a message, the pacing of pulls."""
+
+    quarantined: tuple[QuarantinedRow, ...]
+    stranger_chats: int
+    partners: int
+    expired_invitations: int
+    pulls: PullPacing
+
+
 # --------------------------------------------------------------------------- a chat, live
 
 
@@ -199,11 +246,15 @@ __all__ = [
     "ChatMessageEvent",
     "ChatMessageView",
     "ChatRef",
+    "ChatStoreReply",
+    "ChatStoreRequest",
     "CreateChatReply",
     "CreateChatRequest",
     "ExportReply",
     "HistoryReply",
     "PostRequest",
+    "PullPacing",
+    "QuarantinedRow",
     "SyncChatsReply",
     "SyncChatsRequest",
 ]

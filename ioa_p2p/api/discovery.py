@@ -95,11 +95,22 @@ class GossipStatus(ApiObject):
 
 
 @dataclass(frozen=True, slots=True)
+class MatcherStatus(ApiObject):
+    """The offline matcher's warm-up: ``state`` cold, loading or warm; ``load_ms`` of the background
+    load (null: not loaded in the background); ``pending`` cards not yet embedded."""
+
+    state: str
+    load_ms: int | None
+    pending: int
+
+
+@dataclass(frozen=True, slots=True)
 class DiscoveryStatus(ApiObject):
-    """The discovery service's state: model, cards held, DHT and gossip counters."""
+    """The discovery service's state: model, cards held, the matcher, DHT and gossip counters."""
 
     model: str
     cards: int
+    matcher: MatcherStatus
     kad_protocol: str
     routing_table: int
     gossip: GossipStatus | None

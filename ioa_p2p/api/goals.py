@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Annotated, ClassVar
 
 from ioa_p2p.api.codec import ApiObject, Json, JsonObject
-from ioa_p2p.conversation.costs import CostTable, task_costs
+from ioa_p2p.conversation.costs import CostTable, nested_agents, task_costs
 from ioa_p2p.errors import InvalidField
 from ioa_p2p.planning.report import goal_report
 
@@ -125,6 +125,9 @@ class GoalResult(ApiObject):
     plan: tuple[JsonObject, ...]
     exit_code: int
     costs: CostsView
+    #: Agents that took part in the round's tasks through sub-teams without being members of the round
+    #: (the sub-teams' results name them); with a pinned team, the agents outside it.
+    outside: Annotated[tuple[Teammate, ...], Json(omit="empty")] = ()
 
     @property
     def ok(self) -> bool:
@@ -170,6 +173,8 @@ def goal_result(
     complete = bool(report["complete"])
     finished = [t for t in records if t.status in ("completed", "failed")]
     table = task_costs((t.assignee, t.task_id, t.status == "completed", t.data) for t in finished)
+    members = {t.peer_id for t in team}
+    outside = {p: n for t in finished for p, n in nested_agents(t.data) if p not in members}
     return GoalResult(
         answer=str(report["answer"]) if concluded else "",
         steps=tuple(report["steps"]),
@@ -203,6 +208,7 @@ def goal_result(
         plan=tuple(plan),
         exit_code=goal_exit_code(status, complete),
         costs=CostsView.of(table, {t.peer_id: t.name for t in team}),
+        outside=tuple(Teammate(p, n) for p, n in outside.items()),
     )
 
 

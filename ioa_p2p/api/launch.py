@@ -89,7 +89,8 @@ class LaunchRequest(ApiObject):
 
     ``goal`` is the goal's text (with ``chat``: the new round's goal in that goal chat, IoA's
     ``cont_input`` for ``comm_id``); ``team`` pins teammates by peer ID or agent name (None: discover
-    and choose); ``depth`` ... ``max_team``: None takes the node's ``[goals]`` default."""
+    and choose); ``depth`` ... ``max_team``: None takes the node's ``[goals]`` default, except ``depth``
+    with a pinned team: 0 (the pinned members bring in no other agent unless ``depth`` allows it)."""
 
     STRICT: ClassVar[bool] = True
 
@@ -125,7 +126,7 @@ class LaunchRequest(ApiObject):
     def limits(self, defaults: LaunchLimits) -> LaunchLimits:
         """The launch's limits: those given, the node's ``defaults`` (its ``[goals]``) for the others."""
         return LaunchLimits(
-            depth=defaults.depth if self.depth is None else self.depth,
+            depth=(0 if self.team else defaults.depth) if self.depth is None else self.depth,
             max_turns=self.max_turns or defaults.max_turns,
             timeout=self.timeout or defaults.timeout,
             speaker_timeout=self.speaker_timeout or defaults.speaker_timeout,

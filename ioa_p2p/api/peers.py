@@ -162,11 +162,14 @@ class FaultsReply(ApiObject):
 
 @dataclass(frozen=True, slots=True)
 class LedgerView(ApiObject):
-    """An amount held per peer and in total (bytes, streams): what is held, the caps, refusals."""
+    """An amount held per peer and in total (bytes, streams): what is held, the caps, refusals; the
+    share of the total kept for trusted peers, and what strangers hold together."""
 
     held: int
     total: int | None
     per_peer: int | None
+    reserved_for_trusted: int
+    held_by_strangers: int
     holders: int
     top_holder: int
     refused: int
@@ -192,16 +195,32 @@ class RateView(ApiObject):
 
 
 @dataclass(frozen=True, slots=True)
+class CpuView(ApiObject):
+    """CPU seconds per second allowed per peer and per pool (strangers, known peers), the seconds
+    charged by trust (``stranger``, ``known``, ``partner``), peers tracked, and how often peers waited."""
+
+    per_peer: float
+    pool: float
+    charged_s: float
+    charged_s_by_trust: Mapping[str, float]
+    peers: int
+    paced: int
+
+
+@dataclass(frozen=True, slots=True)
 class BudgetsReply(ApiObject):
     """``GET /budgets`` (docs/security.md, "Resource budgets"); ``limits``: the ``[limits]`` in force."""
 
     partial_frame_bytes: LedgerView
+    unread_bytes: LedgerView
     streams: StreamsView
+    inbound_streams: LedgerView
     pending_bytes: LedgerView
     sync_requests: RateView
     sync_messages: RateView
     sync_answer_bytes: LedgerView
     sync_pulls: RateView
+    cpu: CpuView
     limits: Mapping[str, float]
 
 
@@ -297,6 +316,7 @@ class RelayConnectReply(ApiObject):
 __all__ = [
     "BootstrapView",
     "BudgetsReply",
+    "CpuView",
     "ConnectionView",
     "ConnectReply",
     "ConnectRequest",

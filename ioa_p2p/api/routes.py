@@ -150,6 +150,13 @@ CHAT_EVENTS = Route(
     streams="always",
 )
 AUDIT = Route("GET", "/chats/audit", c.ChatRef, one(c.AuditView), "audit this node's copy of a chat")
+CHAT_STORE = Route(
+    "GET",
+    "/chats/store",
+    c.ChatStoreRequest,
+    one(c.ChatStoreReply),
+    "rows kept aside, strangers' chats, pulls",
+)
 FIND = Route("POST", "/find", d.FindRequest, one(d.FindReply), "agents whose cards best match a text")
 CARDS = Route("GET", "/cards", Empty, one(d.CardsReply), "the live cards this node holds")
 CARD = Route("GET", "/card", Empty, one(d.OwnCard), "this node's card and the discovery status")
@@ -184,7 +191,7 @@ CANCEL_GOAL = Route(
 
 ROUTES: tuple[RouteInfo, ...] = (
     ID, PEERS, NET, CONNECT, SEND, INBOX, FAULTS, BUDGETS, RELAY, RELAY_CONNECT, NODE, NETWORK, UI_CODE,
-    CHATS, HISTORY, EXPORT, POST, CREATE_CHAT, SYNC_CHATS, CHAT_EVENTS, AUDIT,
+    CHATS, HISTORY, EXPORT, POST, CREATE_CHAT, SYNC_CHATS, CHAT_EVENTS, AUDIT, CHAT_STORE,
     FIND, CARDS, CARD, UPDATE_CARD, WITHDRAW_CARD,
     LAUNCH_GOAL, GOAL_EVENTS, GOALS, ROUND_RESULT, CANCEL_GOAL,
 )  # fmt: skip
@@ -197,6 +204,7 @@ __all__ = [
     "CARD",
     "CARDS",
     "CHATS",
+    "CHAT_STORE",
     "CHAT_EVENTS",
     "CONNECT",
     "CREATE_CHAT",

@@ -31,7 +31,7 @@ import click
 from ioa_p2p.api.chats import ChatMessageView, HistoryReply
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
 from ioa_p2p.control_client import ControlClient
-from ioa_p2p.conversation.costs import cost_table, render_costs
+from ioa_p2p.conversation.costs import cost_table, peer_lines, render_costs
 from ioa_p2p.conversation.plan import PLAN, PlanUpdate, render_plan
 from ioa_p2p.errors import IoAError, NodeNotRunning, UnreadableHistory, UsageError
 from ioa_p2p.history.audit import AuditReport, audit_history
@@ -173,7 +173,7 @@ def _print_costs(client: ControlClient, result: HistoryReply, as_json: bool) -> 
         emit_json({"chat": result.chat.chat_id, "costs": table.to_json(names)})
         return
     click.echo(f"chat {result.chat.chat_id}")
-    for line in render_costs(table, names):
+    for line in [*render_costs(table, names), *peer_lines([r.agent for r in table.rows], names)]:
         click.echo(line)
 
 

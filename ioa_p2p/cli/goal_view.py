@@ -26,7 +26,14 @@ from ioa_p2p.api.events import (
     UnknownEvent,
 )
 from ioa_p2p.api.goals import CostRowView, CostsView, GoalResult
-from ioa_p2p.conversation.costs import COSTS_HEADING, CostRow, CostTable, render_costs
+from ioa_p2p.conversation.costs import (
+    COSTS_HEADING,
+    CostRow,
+    CostTable,
+    outside_lines,
+    peer_lines,
+    render_costs,
+)
 
 INDENT = "      "
 
@@ -134,7 +141,7 @@ def print_result(result: GoalResult, echo: Callable[[str], None]) -> None:
     echo(f"conclusion{flag}:" if result.status == "concluded" else "aborted; what the team had:")
     conclusion = result.conclusion
     costs = cost_lines(result.costs)
-    if costs:  # the signed conclusion's table names agents by peer ID: shown below by name instead
+    if costs:  # the signed conclusion's table, as this node names the agents, is shown below
         conclusion = conclusion.split("\n\n" + COSTS_HEADING, 1)[0]
     for line in conclusion.splitlines():
         echo(textwrap.indent(line, "  ") if line else "")
@@ -148,6 +155,9 @@ def print_result(result: GoalResult, echo: Callable[[str], None]) -> None:
         echo(COSTS_HEADING)
         for line in costs:
             echo("  " + line)
+    outside = outside_lines((t.peer_id, t.name) for t in result.outside)
+    for line in outside:
+        echo(line if line == outside[0] else "  " + line)
     echo("")
     echo(summary_line(result))
     echo(f"chat {result.chat_id}")
@@ -168,11 +178,12 @@ def summary_line(result: GoalResult) -> str:
 
 
 def cost_lines(costs: CostsView) -> list[str]:
-    """The cost table of a goal result as lines, agents by name."""
+    """The cost table of a goal result as lines, agents by card name, then each one's peer ID."""
     if not costs.agents:
         return []
     table = CostTable([_row(r) for r in costs.agents], _row(costs.total))
-    return render_costs(table, {r.agent: r.name or "" for r in costs.agents})
+    names = {r.agent: r.name or "" for r in costs.agents}
+    return [*render_costs(table, names), *peer_lines(names, names)]
 
 
 def _row(view: CostRowView) -> CostRow:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main
-from ioa_p2p.config.node_config import write_default_config
 from ioa_p2p.errors import AlreadyExists
 from ioa_p2p.identity import create_key_file, load_key_file
 
@@ -27,7 +26,9 @@ def init(ctx: click.Context, force: bool, name: str | None, as_json: bool) -> No
     identity = create_key_file(key_path, force=force)
     config_path = home / "config.toml"
     if force or not config_path.exists():
-        write_default_config(home, name=name or f"agent-{identity.peer_id.short()}", force=True)
+        from ioa_p2p.node.config_check import write_config_template  # loads the node's section classes
+
+        write_config_template(home, name or f"agent-{identity.peer_id.short()}")
     if as_json:
         emit_json({"peer_id": str(identity.peer_id), "home": str(home), "key": str(key_path)})
     else:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -11,9 +13,12 @@ import click
 import trio
 
 from ioa_p2p.api.peers import NetStatus
-from ioa_p2p.cli._base import emit_json, get_home, handle_errors, main, wait_stop_request
-from ioa_p2p.config.node_config import NodeConfig, load_config
+from ioa_p2p.cli._base import PARENT_PID_ENV, emit_json, get_home, handle_errors, main, wait_stop_request
+from ioa_p2p.config.gateway import A2ASettings
+from ioa_p2p.config.node_config import CONFIG_FILE_NAME, NodeConfig, load_config
 from ioa_p2p.control_client import ControlClient
+
+log = logging.getLogger("ioa_p2p.cli")
 
 
 @main.group()
@@ -98,21 +103,74 @@ def node_start(
         announce=announce,
         sections={"agent": agent},
     )
-    trio.run(_run_node, config)
+    a2a = A2ASettings.from_section(
+        config.section("a2a"), f"[a2a] of {config_file or home / CONFIG_FILE_NAME}"
+    )
+    gateway = None
+    if a2a.enabled:
+        a2a.check_exposure(f"[a2a] of {config_file or home / CONFIG_FILE_NAME}")  # before the node starts
+        gateway = ["a2a", "serve", *(["--config", str(config_file)] if config_file else [])]
+    _warn_if_undescribed(config.section("agent"))
+    trio.run(_run_node, config, gateway)
+    _exit_past_native_calls()
 
 
-async def _run_node(config: NodeConfig) -> None:
+#: Seconds a stopped node waits for model calls abandoned in worker threads before it exits without them.
+NATIVE_GRACE = 1.0
+
+
+def _exit_past_native_calls() -> None:
+    """End the process now when a model call the stopped node abandoned in a worker thread (the matcher's
+    background warm-up, a find) still runs after :data:`NATIVE_GRACE` s. onnxruntime cannot be
+    interrupted and aborts the process if the interpreter finalizes under it, so the normal exit would wait
+    for it (``ioa_p2p.matching.encoders.NATIVE_CALLS``, up to 30 s on a loaded machine); the node has
+    already closed everything it owns (its files, its tracer), so stdio and logging are flushed and the
+    process ends with ``os._exit(0)``."""
+    encoders = sys.modules.get("ioa_p2p.matching.encoders")
+    if encoders is None or encoders.NATIVE_CALLS.wait_idle(NATIVE_GRACE):
+        return
+    click.echo("a model call is still running in a worker thread: exiting without waiting for it", err=True)
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    logging.shutdown()
+    os._exit(0)
+
+
+def _warn_if_undescribed(agent: dict[str, Any]) -> None:
+    """Warn when the adapter's agent publishes no card and nothing describes it (http, agent_protocol)."""
+    from ioa_p2p.adapters.needs import undescribed_warning
+    from ioa_p2p.adapters.registry import adapter_needs
+
+    kind = agent.get("adapter")
+    warning = undescribed_warning(kind, adapter_needs(kind), agent) if isinstance(kind, str) else None
+    if warning:
+        click.echo(f"warning: {warning}", err=True)
+
+
+async def _run_node(config: NodeConfig, gateway: list[str] | None) -> None:
     from ioa_p2p.node import open_node
 
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-        async with open_node(config) as running:
+        async with open_node(config) as running, trio.open_nursery() as nursery:
             for addr in running.listen_addrs():
                 click.echo(f"listening on {addr}")
             click.echo(f"peer id {running.peer_id}")
             click.echo(f"control api on 127.0.0.1:{running.control.port}")
             sys.stdout.flush()
+            if gateway is not None:
+                nursery.start_soon(_run_a2a_gateway, config, gateway)
             reason = await wait_stop_request(signals)
             click.echo(f"{reason}, shutting down", err=True)
+            nursery.cancel_scope.cancel()
+
+
+async def _run_a2a_gateway(config: NodeConfig, args: list[str]) -> None:
+    """``[a2a] enabled``: the A2A gateway as a child process of the node (its own asyncio loop, and
+    a2a-sdk loaded there only), stopped with the node; if it fails, the node goes on without it."""
+    command = [sys.executable, "-m", "ioa_p2p", "--home", str(config.home), *args]
+    env = dict(os.environ, **{PARENT_PID_ENV: str(os.getpid())})
+    done = await trio.run_process(command, env=env, check=False)
+    log.warning("the A2A gateway exited with code %s; the node goes on without it", done.returncode)
 
 
 @node.command("status")

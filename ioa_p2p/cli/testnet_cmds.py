@@ -1,4 +1,5 @@
-"""``ioa testnet up N``: a bootstrap node and N agent nodes on 127.0.0.1, until Ctrl-C."""
+"""``ioa testnet up N``: a bootstrap node and N agent nodes on 127.0.0.1, until Ctrl-C; the agents a user
+names (``--agent``, ``--agents FILE``: :mod:`ioa_p2p.bootstrap.agents`) first, then sample agents."""
 
 from __future__ import annotations
 
@@ -14,76 +15,6 @@ import click
 import trio
 
 from ioa_p2p.cli._base import handle_errors, main
-from ioa_p2p.errors import UsageError
-
-#: Sample agents, cycled: (name, description, skills, adapter kind or None).
-SAMPLE_AGENTS: tuple[tuple[str, str, tuple[str, ...], str | None], ...] = (
-    (
-        "calculator",
-        "Exact arithmetic from plain language: sums, products, powers, percentages and fractions.",
-        ("math", "arithmetic", "percentages"),
-        "calculator",
-    ),
-    (
-        "coder",
-        "Writes and runs short Python programs in a sandbox to compute, transform or check data.",
-        ("python", "code", "data processing"),
-        "python",
-    ),
-    (
-        "researcher",
-        "Finds and summarises passages from a local document collection, with citations.",
-        ("search", "documents", "summaries"),
-        None,
-    ),
-    (
-        "planner",
-        "Breaks a goal into steps, orders them by dependency and tracks their progress.",
-        ("planning", "scheduling", "project management"),
-        None,
-    ),
-    (
-        "writer",
-        "Drafts and edits short texts: emails, announcements, reports and summaries.",
-        ("writing", "editing", "summaries"),
-        None,
-    ),
-    (
-        "translator",
-        "Translates between English, French, German and Spanish, keeping the tone.",
-        ("translation", "languages"),
-        None,
-    ),
-    (
-        "analyst",
-        "Reads tables of numbers and explains trends, outliers and simple statistics.",
-        ("statistics", "data analysis", "tables"),
-        None,
-    ),
-    (
-        "reviewer",
-        "Reviews code and designs for bugs, security problems and unclear parts.",
-        ("code review", "security", "testing"),
-        None,
-    ),
-)
-MAX_NODES = 64
-
-
-def sample_specs(count: int, installed_adapters: set[str]) -> list[Any]:
-    """``count`` agent node specs with varied descriptions (an adapter only where one is installed)."""
-    from ioa_p2p.bootstrap.testnet import NodeSpec
-
-    specs = []
-    for i in range(count):
-        name, description, skills, adapter = SAMPLE_AGENTS[i % len(SAMPLE_AGENTS)]
-        if i >= len(SAMPLE_AGENTS):
-            name = f"{name}-{i // len(SAMPLE_AGENTS) + 1}"
-        agent: dict[str, Any] = {"name": name, "description": description, "skills": list(skills)}
-        if adapter is not None and adapter in installed_adapters:
-            agent["adapter"] = adapter
-        specs.append(NodeSpec(name, {"agent": agent}))
-    return specs
 
 
 @main.group()
@@ -100,25 +31,54 @@ def testnet() -> None:
     help="Folder for the node homes and logs (kept; identities are reused). Default: a temporary folder "
     "removed on exit.",
 )
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    metavar="KIND[:KEY=VALUE,...]",
+    help="An agent for the next node (repeatable, in order): an adapter kind and its options, e.g. "
+    "calculator, a2a:url=http://127.0.0.1:9999, retrieval:path=docs,description=... (card keys name, "
+    "description, skills... describe the node; others are options; relative folders: from here).",
+)
+@click.option(
+    "--agents",
+    "agents_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="A TOML file of agents ([[agent]] tables with count, [config.<table>] for every node); its "
+    "agents come after the --agent ones.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the nodes as one JSON list once all are up.")
 @handle_errors()
-def testnet_up(count: int, root: Path | None, as_json: bool) -> None:
-    """Start a bootstrap node and COUNT agent nodes; run until Ctrl-C, then stop them all."""
-    if not 1 <= count <= MAX_NODES:
-        raise UsageError(f"COUNT must be between 1 and {MAX_NODES}, not {count}")
+def testnet_up(
+    count: int, root: Path | None, agents: tuple[str, ...], agents_file: Path | None, as_json: bool
+) -> None:
+    """Start a bootstrap node and COUNT agent nodes (the named agents first, then sample agents); run until
+    Ctrl-C, then stop them all."""
+    from ioa_p2p.adapters import list_adapters
+    from ioa_p2p.bootstrap.agents import (
+        AgentPlan,
+        agent_specs,
+        check_agents,
+        parse_agent_option,
+        read_agents_file,
+    )
+
+    named = [parse_agent_option(text, Path.cwd()) for text in agents]
+    from_file = read_agents_file(agents_file) if agents_file is not None else AgentPlan()
+    plan = AgentPlan((*named, *from_file.agents), from_file.common)
+    specs = agent_specs(count, plan, set(list_adapters()))
     temporary = root is None
     folder = Path(tempfile.mkdtemp(prefix="ioa-testnet-")) if root is None else root
     try:
-        trio.run(_run, folder, count, as_json)
+        check_agents(specs, folder.resolve())
+        trio.run(_run, folder, specs, as_json)
     finally:
         if temporary:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-async def _run(root: Path, count: int, as_json: bool) -> None:
-    from ioa_p2p.adapters import list_adapters
-
-    specs = sample_specs(count, set(list_adapters()))
+async def _run(root: Path, specs: list[Any], as_json: bool) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
 
@@ -144,6 +104,7 @@ async def _serve(root: Path, specs: list[Any], as_json: bool) -> None:
             {
                 "name": node.name,
                 "role": "bootstrap" if node.is_bootstrap else "agent",
+                "adapter": node.spec.config.get("agent", {}).get("adapter"),
                 "peer_id": str(node.peer_id),
                 "home": str(node.home),
                 "addrs": node.addrs,
@@ -157,7 +118,8 @@ async def _serve(root: Path, specs: list[Any], as_json: bool) -> None:
         else:
             for row in rows:
                 addr = row["addrs"][0] if row["addrs"] else "(no listen address)"
-                click.echo(f"{row['name']:<14} {row['peer_id']}  {row['home']}  {addr}")
+                kind = row["adapter"] or "-"
+                click.echo(f"{row['name']:<14} {kind:<12} {row['peer_id']}  {row['home']}  {addr}")
             click.echo("talk to a node with `ioa --home <home> peers`; press Ctrl-C to stop the testnet")
         sys.stdout.flush()
         reported: set[str] = set()

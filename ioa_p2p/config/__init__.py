@@ -5,8 +5,11 @@
 - ``limits.py``       the ``[limits]`` table: every resource budget of a node, typed, with defaults
 - ``sections.py``     the one typed parser of a TOML table into a frozen dataclass (:func:`parse_section`,
   field constraints with :func:`setting`): every table of ``config.toml`` and every adapter's options
+- ``gateway.py``      the gateways' listen addresses, their rule of exposure, and the ``[a2a]`` table
+- ``template.py``     a commented TOML template made from those dataclasses (the node lists its tables in
+  :mod:`ioa_p2p.node.config_check`)
 
-Imports: :mod:`ioa_p2p.errors` only.
+Imports: :mod:`ioa_p2p.errors` only (and ``tomli_w``).
 """
 
 from ioa_p2p.config.limits import Limits
@@ -18,7 +21,6 @@ from ioa_p2p.config.node_config import (
     ioa_home,
     load_config,
     parse_config,
-    write_default_config,
 )
 from ioa_p2p.config.sections import parse_section, setting
 
@@ -33,5 +35,4 @@ __all__ = [
     "parse_config",
     "parse_section",
     "setting",
-    "write_default_config",
 ]

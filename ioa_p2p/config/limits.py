@@ -27,18 +27,39 @@ def _count(default: int) -> Any:
     return setting(default, low=0)
 
 
+def _fraction(default: float) -> Any:
+    return setting(default, low=0, high=1, what="a fraction between 0 and 1")
+
+
 @dataclass(frozen=True, slots=True)
 class Limits:
     #: seconds a frame may take from its first byte to its last (a whole-frame deadline)
     frame_timeout: float = _seconds(20.0)
     #: seconds of silence between frames before a reader gives up on the stream
     read_timeout: float = _seconds(30.0)
+    #: the share of every node-wide total below kept for trusted peers (peers sharing a chat this
+    #: node worked in, operator-configured peers, peers with a known card): strangers together
+    #: never hold more than the rest
+    trusted_share: float = _fraction(0.25)
     #: bytes announced by the length prefixes of frames not yet complete, per peer and in total
+    #: (our protocols' frames and the messages py-libp2p reads for its own protocols, negotiation
+    #: included)
     partial_frame_bytes_per_peer: int = _count(8 * MiB)
-    partial_frame_bytes_total: int = _count(64 * MiB)
+    partial_frame_bytes_total: int = _count(32 * MiB)
+    #: bytes a peer sent that no reader has taken yet (the muxer's stream buffers), per peer and
+    #: in total
+    unread_bytes_per_peer: int = _count(4 * MiB)
+    unread_bytes_total: int = _count(16 * MiB)
     #: inbound streams open at once, per peer (all protocols) and in total (``/ioa/...`` protocols)
     streams_per_peer: int = _count(128)
     streams_total: int = _count(1024)
+    #: inbound streams of every protocol open at once in total, before protocol negotiation
+    inbound_streams_total: int = _count(1024)
+    #: CPU seconds per second the node spends on what one peer sends (decoding, answers, DHT and
+    #: gossip handling; partners get 4 times as much), and on what all strangers, and all peers
+    #: with a known card, send together (one pool each); a peer past either is paced
+    cpu_per_peer: float = setting(0.2, above=0, high=2, unit="CPU seconds per second")
+    cpu_pool: float = setting(0.4, above=0, high=2, unit="CPU seconds per second")
     #: encoded bytes of chat messages waiting for missing parents, per chat and across all chats
     pending_bytes_per_chat: int = _count(8 * MiB)
     pending_bytes_total: int = _count(32 * MiB)
@@ -55,6 +76,9 @@ class Limits:
     sync_answer_bytes_total: int = _count(32 * MiB)
     #: pulls this node starts because of what a peer sent (unknown parents), per peer per period
     sync_pulls_per_peer: int = _count(6)
+    #: sync pulls this node starts in all, per period (a member that cannot be reached is also
+    #: backed off from, 5 s doubling to 10 min)
+    sync_pulls_total: int = _count(300)
 
     @classmethod
     def from_section(cls, section: dict[str, Any]) -> Limits:

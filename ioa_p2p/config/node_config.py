@@ -3,7 +3,8 @@
 Files under ``$IOA_HOME``:
 
 - ``node.key``       Ed25519 private key, PKCS#8 PEM, mode 0600 (:mod:`ioa_p2p.identity`)
-- ``config.toml``    this configuration (created by ``ioa init``)
+- ``config.toml``    this configuration (``ioa init`` writes a commented template:
+                     :func:`ioa_p2p.node.config_check.config_template`)
 - ``node.json``      written by a running node: pid, peer ID, listen multiaddrs, control API port
 - ``control.token``  random bearer token of the running node's control API, mode 0600
 
@@ -21,10 +22,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
-import tomli_w
-
 from ioa_p2p.config.sections import parse_section, setting
-from ioa_p2p.errors import AlreadyExists, ConfigError
+from ioa_p2p.errors import ConfigError
 
 CONFIG_FILE_NAME = "config.toml"
 NODE_INFO_FILE_NAME = "node.json"
@@ -97,10 +96,6 @@ class NodeConfig:
     @property
     def key_path(self) -> Path:
         return self.home / "node.key"
-
-    @property
-    def node_info_path(self) -> Path:
-        return self.home / NODE_INFO_FILE_NAME
 
     @property
     def token_path(self) -> Path:
@@ -192,27 +187,6 @@ def fold_adapter_table(raw: dict[str, Any], source: str = "config") -> dict[str,
     return folded
 
 
-def default_config_dict(name: str) -> dict[str, Any]:
-    return {
-        "node": {"listen": list(DEFAULT_LISTEN), "bootstrap": [], "control_port": 0},
-        "agent": {"name": name, "description": "", "skills": []},
-        "embedding": {"backend": "wordllama"},
-    }
-
-
-def write_default_config(home: Path, *, name: str, force: bool = False) -> Path:
-    path = home / CONFIG_FILE_NAME
-    if path.exists() and not force:
-        raise AlreadyExists(f"config file {path} exists; pass --force to replace it")
-    home.mkdir(parents=True, exist_ok=True)
-    text = (
-        "# ioa-p2p node configuration. Listen on a non-loopback address to accept peers from the network.\n"
-        + tomli_w.dumps(default_config_dict(name))
-    )
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 __all__ = [
     "BOOTSTRAP_ENV",
     "NodeConfig",
@@ -221,5 +195,4 @@ __all__ = [
     "parse_config",
     "read_bootstrap_file",
     "resolve_bootstrap",
-    "write_default_config",
 ]

@@ -27,6 +27,8 @@ from ioa_p2p.api.chats import (
     ChatInfo,
     ChatMessageView,
     ChatRef,
+    ChatStoreReply,
+    ChatStoreRequest,
     CreateChatReply,
     CreateChatRequest,
     ExportReply,
@@ -189,6 +191,10 @@ class AsyncControlClient:
     async def ui_code(self) -> UiCode:
         """``POST /ui/code``: a one-time login link for the dashboard (needs the control token)."""
         return await self.request(r.UI_CODE, Empty())
+
+    async def chat_store(self, chat: str | None = None) -> ChatStoreReply:
+        """``GET /chats/store``: rows kept aside as undecodable, strangers' chats, pull pacing."""
+        return await self.request(r.CHAT_STORE, ChatStoreRequest(chat))
 
     async def audit(self, chat: str) -> AuditView:
         """``GET /chats/audit``: the offline audit of the node's copy of a chat."""

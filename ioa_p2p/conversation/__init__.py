@@ -1,11 +1,13 @@
 """ioa_p2p.conversation: IoA conversations in a goal chat (pure: no I/O, no clock, no randomness).
 
-- ``messages.py``  the ``conv.*`` chat-message kinds of a conversation and their content schemas
+- ``contents.py``  the ``conv.*`` chat-message kinds, their limits and their wire schemas
+- ``messages.py``  the typed ``conv.*`` messages the machine uses (``to_content`` / ``from_content``)
 - ``failures.py``  why a task failed: the one list of failure kinds
 - ``types.py``     the machine's views and decisions (and :class:`Incoming`, :class:`TurnDraft`)
 - ``inputs.py``    the typed inputs a driver feeds the machine (:func:`apply_input`), netting decisions
 - ``machine.py``   :class:`Conversation`: one member's state machine (turns, floor, limits, fallback
   speakers, tasks); docs/conversation.md
+- ``repair.py``    a brain's draft made into a turn the floor's rules accept (clipped, checked, forced)
 - ``tree.py``      the turn tree the machine rebuilds from the messages it holds, and its fork choice
 - ``plan.py``      ``conv.plan`` (the shared plan: steps, owners, status, versioned) and ``conv.cancel``
 - ``costs.py``     usage records of task results and the per-agent cost table a conclusion ends with

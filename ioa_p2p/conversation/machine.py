@@ -27,7 +27,8 @@ are documented in docs/conversation.md.
 from __future__ import annotations
 
 from ioa_p2p.conversation import messages as cm
-from ioa_p2p.conversation.messages import ConvStart, TaskAssignment, TaskOutcome, TaskProgress, Turn
+from ioa_p2p.conversation.messages import ConvStart, TaskOutcome, TaskProgress, Turn
+from ioa_p2p.conversation.repair import repair_turn
 from ioa_p2p.conversation.tree import WHY, Status, TreeTask, TurnNode, failed, preference, turn_view
 from ioa_p2p.conversation.types import (
     Aborted,
@@ -45,8 +46,6 @@ from ioa_p2p.conversation.types import (
     TaskStatus,
     TaskView,
     TurnDraft,
-    append_costs,
-    compose_conclusion,
 )
 from ioa_p2p.errors import InvalidContent
 
@@ -64,6 +63,9 @@ class Conversation:
         self.start = start
         self.me = me
         self.start_id = start_id
+        #: The members' card names as this member knows them (peer ID -> name), set by the node: texts
+        #: this member composes (a conclusion, its cost table) name agents by them.
+        self.names: dict[str, str] = {}
         self._members = start.members
         self._turns: dict[str, tuple[str, Turn]] = {}
         self._children_of: dict[str, list[str]] = {}
@@ -174,45 +176,11 @@ class Conversation:
         return [Post(turn.kind, turn.to_content())]
 
     def _repair(self, tip: TurnNode, token: SpeakToken, speak: Speak, draft: TurnDraft | None) -> Turn:
-        members = set(self._members)
         running = {t for t in tip.tasks if self._status(tip.tasks[t], tip)[0] is TaskStatus.RUNNING}
-        if draft is None:
-            kind = cm.CONCLUSION if speak.must_conclude else cm.DISCUSSION
-            text = compose_conclusion(self.view()) if speak.must_conclude else "(passing the floor)"
-            draft = TurnDraft(kind, text)
-        kind = draft.kind if draft.kind in cm.TURN_KINDS else cm.DISCUSSION
-        forced = False
-        if speak.must_conclude and kind != cm.CONCLUSION:
-            kind, forced = cm.CONCLUSION, True
-        text = str(draft.text)[: cm.MAX_TEXT].strip()
-        if kind == cm.CONCLUSION and (forced or not text):
-            text = (text + "\n\n" if text else "") + compose_conclusion(self.view())
-        if kind == cm.CONCLUSION:
-            text = append_costs(text, self.view())
-        next_ = tuple(dict.fromkeys(n for n in draft.next if n in members))[: cm.MAX_ITEMS]
-        tasks = tuple(
-            TaskAssignment(
-                t.assignee, str(t.title)[: cm.MAX_TITLE], str(t.description)[: cm.MAX_DESCRIPTION]
-            )  # fmt: skip
-            for t in draft.tasks
-            if t.assignee in members and str(t.description).strip()
-        )[: cm.MAX_ITEMS]
-        triggers = tuple(dict.fromkeys(t for t in draft.triggers if t in running))[: cm.MAX_ITEMS]
-        if kind in cm.TASK_KINDS and not tasks or kind == cm.PAUSE and not triggers:
-            kind = cm.DISCUSSION
-        return Turn(
-            kind=kind,
-            prev=tip.msg_id,
-            height=tip.height + 1,
-            text=text or "(no text)",
-            level=token.level,
-            reason=speak.reason,
-            fail_tasks=speak.fail_tasks,
-            next=next_ if kind in (cm.DISCUSSION, cm.TASK_ASYNC) else (),
-            tasks=tasks if kind in cm.TASK_KINDS else (),
-            triggers=triggers if kind == cm.PAUSE else (),
-            forced=(forced or speak.reason in ("wrap-up", "max-turns")) and kind == cm.CONCLUSION,
-        )
+        return repair_turn(
+            draft, speak, prev=tip.msg_id, height=tip.height + 1, level=token.level,
+            members=set(self._members), running=running, view=self.view, names=self.names,
+        )  # fmt: skip
 
     # ----------------------------------------------------------------- views
 

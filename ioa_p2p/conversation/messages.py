@@ -2,9 +2,9 @@
 
 A conversation travels inside a group chat as ordinary signed chat messages whose kind starts with ``conv.``
 and whose content is a plain map. The content of each kind has a wire schema declared with the one schema
-mechanism of signed bodies (:func:`~ioa_p2p.wire.schema.message_type` with field :class:`Limit` s, in the
-registry :data:`CONTENT_TYPES`, version 1: the kind names the schema, the envelope's own version covers the
-chat message). Each kind also has a frozen dataclass here, what the state machine uses, with
+mechanism of signed bodies (:mod:`ioa_p2p.conversation.contents`: the kinds, their limits and the registry
+:data:`CONTENT_TYPES`, version 1, re-exported here). Each kind also has a frozen dataclass here, what the
+state machine uses, with
 ``to_content()`` (a dict of plain CBOR/JSON values) and ``from_content(...)``, which decodes through the
 schema and raises :class:`~ioa_p2p.errors.InvalidContent` saying which field is wrong (extra or missing
 keys included).
@@ -32,174 +32,37 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar
+from typing import Any
 
-from ioa_p2p.conversation.failures import FAILURES
-from ioa_p2p.errors import InvalidContent, SchemaError
-from ioa_p2p.wire.schema import Body, Limit, message_type
-
-START = "conv.start"
-DISCUSSION = "conv.discussion"
-TASK_SYNC = "conv.task.sync"
-TASK_ASYNC = "conv.task.async"
-PAUSE = "conv.pause"
-CONCLUSION = "conv.conclusion"
-PROGRESS = "conv.task.progress"
-RESULT = "conv.task.result"
-
-TURN_KINDS = frozenset({DISCUSSION, TASK_SYNC, TASK_ASYNC, PAUSE, CONCLUSION})
-TASK_KINDS = frozenset({TASK_SYNC, TASK_ASYNC})
-ALL_KINDS = TURN_KINDS | {START, PROGRESS, RESULT}
-
-# Why a turn was taken by someone else than the regular holder, or forced (``Turn.reason``).
-REASONS = frozenset(
-    {"", "speaker-timeout", "tasks-overdue", "wrap-up", "max-turns", "holder-left", "fallback"}
+from ioa_p2p.conversation.contents import (
+    ALL_KINDS,
+    CONCLUSION,
+    CONTENT_TYPES,
+    DISCUSSION,
+    MAX_DESCRIPTION,
+    MAX_FILES,
+    MAX_GOAL,
+    MAX_ID,
+    MAX_ITEMS,
+    MAX_TEXT,
+    MAX_TITLE,
+    PAUSE,
+    PROGRESS,
+    REASONS,
+    RESULT,
+    START,
+    TASK_ASYNC,
+    TASK_KINDS,
+    TASK_SYNC,
+    TURN_CONTENT,
+    TURN_KINDS,
+    AssignmentContent,
+    ProgressContent,
+    ResultContent,
+    StartContent,
 )
-
-MAX_TEXT = 32_000  # characters in a turn's text or a result's text
-MAX_GOAL = 8_000
-MAX_TITLE = 200
-MAX_DESCRIPTION = 8_000
-MAX_ID = 200  # characters in a member (peer) id, a message id or a task id
-MAX_ITEMS = 32  # members, next speakers, tasks per turn, triggers, failed tasks
-MAX_FILES = 32
-
-
-# --------------------------------------------------------------------------- wire schemas of the contents
-
-#: Schemas of the ``conv.*`` contents by (kind, version); never envelope bodies.
-CONTENT_TYPES: dict[tuple[str, int], type[Body]] = {}
-
-Id = Annotated[str, Limit(max_len=MAX_ID, non_empty=True)]
-OptionalId = Annotated[str, Limit(max_len=MAX_ID)]
-Ids = Annotated[tuple[Id, ...], Limit(max_len=MAX_ITEMS, unique=True)]
-Millis = Annotated[int, Limit(low=0, high=2**53)]
-Text = Annotated[str, Limit(max_len=MAX_TEXT)]
-#: ``trace``: a W3C traceparent (version 00 is 55 characters; a later version may be longer).
-Trace = Annotated[str | None, Limit(max_len=256, non_empty=True)]
-TRACED: frozenset[str] = frozenset({"trace"})
-
-
-class Content(Body):
-    """A ``conv.*`` content schema: decoding errors are :class:`InvalidContent`."""
-
-    __slots__ = ()
-    ERROR: ClassVar[type[SchemaError]] = InvalidContent
-
-
-@message_type(START, 1, registry=CONTENT_TYPES)
-class StartContent(Content):
-    LABEL = START
-    goal: Annotated[str, Limit(max_len=MAX_GOAL, non_empty=True)]
-    initiator: Id
-    members: Annotated[tuple[Id, ...], Limit(max_len=MAX_ITEMS, min_len=1, unique=True)]
-    first_speaker: Id
-    deadline_ms: Millis
-    max_turns: Annotated[int, Limit(low=1, high=10_000)]
-    speaker_timeout_ms: Millis
-    task_timeout_ms: Millis
-    max_self_turns: Annotated[int, Limit(low=1, high=10_000)]
-    wrap_up_ms: Millis
-    depth: Annotated[int, Limit(low=0, high=64)]
-    parent_chat: OptionalId
-    parent_task: OptionalId
-    trace: Trace = None
-
-    OPTIONAL: ClassVar[frozenset[str]] = TRACED
-
-
-@message_type("conv.task", 1, registry=CONTENT_TYPES)
-class AssignmentContent(Content):
-    LABEL = "task"
-    assignee: Id
-    title: Annotated[str, Limit(max_len=MAX_TITLE)]
-    description: Annotated[str, Limit(max_len=MAX_DESCRIPTION, non_empty=True)]
-
-
-@dataclass(frozen=True, slots=True)
-class TurnContent(Content):
-    """The fields of every turn kind."""
-
-    prev: OptionalId
-    height: Annotated[int, Limit(low=0, high=10_000)]
-    level: Annotated[int, Limit(low=0, high=MAX_ITEMS)]
-    reason: Annotated[str, Limit(max_len=40, one_of=REASONS)]
-    fail_tasks: Ids
-    text: Text
-
-
-Tasks = Annotated[tuple[AssignmentContent, ...], Limit(min_len=1, max_len=MAX_ITEMS)]
-
-
-@message_type(DISCUSSION, 1, registry=CONTENT_TYPES)
-class DiscussionContent(TurnContent):
-    LABEL = DISCUSSION
-    next: Ids
-
-
-@message_type(TASK_SYNC, 1, registry=CONTENT_TYPES)
-class TaskSyncContent(TurnContent):
-    LABEL = TASK_SYNC
-    tasks: Tasks
-    trace: Trace = None
-
-    OPTIONAL: ClassVar[frozenset[str]] = TRACED
-
-
-@message_type(TASK_ASYNC, 1, registry=CONTENT_TYPES)
-class TaskAsyncContent(TurnContent):
-    LABEL = TASK_ASYNC
-    tasks: Tasks
-    next: Ids
-    trace: Trace = None
-
-    OPTIONAL: ClassVar[frozenset[str]] = TRACED
-
-
-@message_type(PAUSE, 1, registry=CONTENT_TYPES)
-class PauseContent(TurnContent):
-    LABEL = PAUSE
-    triggers: Ids
-
-
-@message_type(CONCLUSION, 1, registry=CONTENT_TYPES)
-class ConclusionContent(TurnContent):
-    LABEL = CONCLUSION
-    forced: bool
-
-
-_TURN_CONTENT: dict[str, type[TurnContent]] = {
-    DISCUSSION: DiscussionContent,
-    TASK_SYNC: TaskSyncContent,
-    TASK_ASYNC: TaskAsyncContent,
-    PAUSE: PauseContent,
-    CONCLUSION: ConclusionContent,
-}
-
-
-@message_type(PROGRESS, 1, registry=CONTENT_TYPES)
-class ProgressContent(Content):
-    LABEL = PROGRESS
-    task_id: Id
-    text: Annotated[str, Limit(max_len=1000)]
-    fraction: Annotated[int | float | None, Limit(low=0.0, high=1.0)]
-
-
-@message_type(RESULT, 1, registry=CONTENT_TYPES)
-class ResultContent(Content):
-    LABEL = RESULT
-    task_id: Id
-    ok: bool
-    text: Text
-    data: Annotated[dict[str, Any], Limit(plain=True)]
-    files: Annotated[dict[str, bytes], Limit(max_len=MAX_FILES)]
-    failure: Annotated[str, Limit(max_len=40)] | None
-
-    def validate(self) -> None:
-        for name in self.files:
-            if not name.strip() or len(name) > 200:
-                raise InvalidContent(f"{RESULT}.files: a file name must be 1..200 characters")
-
+from ioa_p2p.conversation.failures import FAILURES
+from ioa_p2p.errors import InvalidContent
 
 # --------------------------------------------------------------------------- conv.start
 
@@ -266,7 +129,7 @@ class ConvStart:
         return self._wire().to_value()
 
     @classmethod
-    def from_content(cls, content: Any) -> ConvStart:
+    def from_content(cls, content: object) -> ConvStart:
         c = StartContent.from_value(content)
         return cls(
             goal=c.goal,
@@ -352,7 +215,7 @@ class TaskAssignment:
         return cls(assignee=c.assignee, title=c.title, description=c.description)
 
     @classmethod
-    def from_content(cls, content: Any) -> TaskAssignment:
+    def from_content(cls, content: object) -> TaskAssignment:
         return cls.from_wire(AssignmentContent.from_value(content))
 
 
@@ -379,7 +242,7 @@ class Turn:
     forced: bool = False
 
     def to_content(self) -> dict[str, Any]:
-        schema = _TURN_CONTENT[self.kind]
+        schema = TURN_CONTENT[self.kind]
         fields: dict[str, Any] = {
             "prev": self.prev,
             "height": self.height,
@@ -396,8 +259,8 @@ class Turn:
         return schema(**{k: v for k, v in fields.items() if k in names}).to_value()
 
     @classmethod
-    def from_content(cls, kind: str, content: Any) -> Turn:
-        schema = _TURN_CONTENT.get(kind)
+    def from_content(cls, kind: str, content: object) -> Turn:
+        schema = TURN_CONTENT.get(kind)
         if schema is None:
             raise InvalidContent(f"{kind!r} is not a turn kind; expected one of {sorted(TURN_KINDS)}")
         c = schema.from_value(content)
@@ -431,7 +294,7 @@ class TaskProgress:
         return ProgressContent(task_id=self.task_id, text=self.text, fraction=self.fraction).to_value()
 
     @classmethod
-    def from_content(cls, content: Any) -> TaskProgress:
+    def from_content(cls, content: object) -> TaskProgress:
         c = ProgressContent.from_value(content)
         return cls(c.task_id, c.text, None if c.fraction is None else float(c.fraction))
 
@@ -464,12 +327,12 @@ class TaskOutcome:
         ).to_value()
 
     @classmethod
-    def from_content(cls, content: Any) -> TaskOutcome:
+    def from_content(cls, content: object) -> TaskOutcome:
         c = ResultContent.from_value(content)
         return cls(c.task_id, c.ok, c.text, dict(c.data), dict(c.files), c.failure)
 
 
-def parse(kind: str, content: Any) -> ConvStart | Turn | TaskProgress | TaskOutcome:
+def parse(kind: str, content: object) -> ConvStart | Turn | TaskProgress | TaskOutcome:
     """Parse the content of any ``conv.*`` kind; raises :class:`InvalidContent`."""
     if kind == START:
         return ConvStart.from_content(content)
@@ -487,13 +350,20 @@ def task_id(assignment_msg_id: str, index: int) -> str:
     return f"{assignment_msg_id}#{index}"
 
 
-__all__ = [
+__all__ = [  # the kinds and limits are re-exported from contents.py
     "CONTENT_TYPES",
     "ALL_KINDS",
     "CONCLUSION",
     "DISCUSSION",
+    "MAX_DESCRIPTION",
+    "MAX_FILES",
+    "MAX_GOAL",
+    "MAX_ID",
+    "MAX_ITEMS",
     "MAX_TEXT",
+    "MAX_TITLE",
     "PAUSE",
+    "REASONS",
     "PROGRESS",
     "RESULT",
     "START",

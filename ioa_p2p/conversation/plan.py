@@ -18,7 +18,7 @@ the planner's own step type (what to compute, from which inputs), which a planne
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,7 +32,7 @@ MAX_STEP_TEXT = 500
 MAX_ID = 200
 
 
-def _keys(where: str, value: Any, expected: Sequence[str]) -> Mapping[str, Any]:
+def _keys(where: str, value: object, expected: Sequence[str]) -> Mapping[str, Any]:
     if not isinstance(value, Mapping):
         raise InvalidContent(f"{where}: content must be a map, got {type(value).__name__}")
     missing = [k for k in expected if k not in value]
@@ -42,7 +42,7 @@ def _keys(where: str, value: Any, expected: Sequence[str]) -> Mapping[str, Any]:
     return value
 
 
-def _text(where: str, value: Any, limit: int) -> str:
+def _text(where: str, value: object, limit: int) -> str:
     if not isinstance(value, str) or len(value) > limit:
         raise InvalidContent(f"{where} must be text of at most {limit} characters")
     return value
@@ -58,7 +58,7 @@ class SharedStep:
         return {"title": self.title, "owner": self.owner, "status": self.status}
 
     @classmethod
-    def from_content(cls, content: Any, where: str = PLAN) -> SharedStep:
+    def from_content(cls, content: object, where: str = PLAN) -> SharedStep:
         c = _keys(f"{where}.step", content, ("title", "owner", "status"))
         status = c["status"]
         if status not in STATUSES:
@@ -85,7 +85,7 @@ class PlanUpdate:
         }
 
     @classmethod
-    def from_content(cls, content: Any) -> PlanUpdate:
+    def from_content(cls, content: object) -> PlanUpdate:
         c = _keys(PLAN, content, ("round", "version", "steps"))
         version = c["version"]
         if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= 1_000_000:
@@ -108,7 +108,7 @@ class RoundCancel:
         return {"round": self.round, "reason": self.reason}
 
     @classmethod
-    def from_content(cls, content: Any) -> RoundCancel:
+    def from_content(cls, content: object) -> RoundCancel:
         c = _keys(CANCEL, content, ("round", "reason"))
         return cls(_text(f"{CANCEL}.round", c["round"], MAX_ID), _text(f"{CANCEL}.reason", c["reason"], 500))
 
@@ -149,7 +149,7 @@ class PlanBoard:
         return latest is None or latest.steps != tuple(steps)
 
 
-def render_plan(steps: Sequence[SharedStep], name_of: Any = str) -> list[str]:
+def render_plan(steps: Sequence[SharedStep], name_of: Callable[[str], str] = str) -> list[str]:
     """One line per step: ``2. [running] compute the product (calculator)``."""
     lines = []
     for i, s in enumerate(steps, 1):

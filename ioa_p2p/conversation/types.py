@@ -14,7 +14,13 @@ from enum import StrEnum
 from typing import Any
 
 from ioa_p2p.conversation import messages as cm
-from ioa_p2p.conversation.costs import costs_appendix, task_costs
+from ioa_p2p.conversation.costs import (
+    agent_labels,
+    costs_appendix,
+    nested_agents,
+    outside_lines,
+    task_costs,
+)
 from ioa_p2p.conversation.messages import ConvStart, TaskAssignment
 from ioa_p2p.conversation.plan import SharedStep
 
@@ -171,30 +177,34 @@ class Rejected:
 Decision = Speak | StartTask | CancelTask | Post | Concluded | Aborted | Rejected
 
 
-def compose_conclusion(view: ConversationView, lines: Iterable[str] = ()) -> str:
-    """A conclusion built from the task results alone (used when a brain cannot produce one)."""
+def compose_conclusion(
+    view: ConversationView, lines: Iterable[str] = (), names: Mapping[str, str] | None = None
+) -> str:
+    """A conclusion built from the task results alone (used when a brain cannot produce one); agents by
+    their card names (``names``: peer ID -> name, as this member knows them)."""
+    labels = agent_labels([t.assignee for t in view.tasks], names)
     parts = [f"Goal: {view.start.goal}", *lines]
     done = [t for t in view.tasks if t.status is TaskStatus.COMPLETED]
     failed = [t for t in view.tasks if t.status is TaskStatus.FAILED]
     for t in done:
-        parts.append(f"- {t.title or t.description[:60]} ({t.assignee[-8:]}): {t.text.strip()[:2000]}")
+        parts.append(f"- {t.title or t.description[:60]} ({labels[t.assignee]}): {t.text.strip()[:2000]}")
     for t in failed:
-        parts.append(f"- FAILED {t.title or t.description[:60]} ({t.assignee[-8:]}): {t.text[:500]}")
+        parts.append(f"- FAILED {t.title or t.description[:60]} ({labels[t.assignee]}): {t.text[:500]}")
     if not done and not failed:
         parts.append("No task results are available.")
     return "\n".join(parts)[: cm.MAX_TEXT]
 
 
-def append_costs(text: str, view: ConversationView) -> str:
+def append_costs(text: str, view: ConversationView, names: Mapping[str, str] | None = None) -> str:
     """A conclusion ends with the per-agent cost table of the finished tasks (``costs.py``), computed from the
-    assignees' signed results the conversation accepted."""
-    finished = (TaskStatus.COMPLETED, TaskStatus.FAILED)
-    table = task_costs(
-        (t.assignee, t.task_id, t.status is TaskStatus.COMPLETED, t.data)
-        for t in view.tasks
-        if t.status in finished
-    )
-    appendix = costs_appendix(table)
+    assignees' signed results the conversation accepted, agents by card name with their peer IDs; then
+    the agents outside the round's members that took part in its tasks' sub-teams."""
+    finished = [t for t in view.tasks if t.status in (TaskStatus.COMPLETED, TaskStatus.FAILED)]
+    table = task_costs((t.assignee, t.task_id, t.status is TaskStatus.COMPLETED, t.data) for t in finished)
+    appendix = costs_appendix(table, names)
+    members = set(view.start.members)
+    outside = [a for t in finished for a in nested_agents(t.data) if a[0] not in members]
+    appendix = "\n".join(x for x in (appendix, *outside_lines(outside)) if x)
     if not appendix or appendix in text:
         return text[: cm.MAX_TEXT]
     return text[: max(0, cm.MAX_TEXT - len(appendix) - 2)] + "\n\n" + appendix

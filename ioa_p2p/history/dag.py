@@ -109,6 +109,7 @@ class ChatHistory:
         max_pending: int = DEFAULT_MAX_PENDING,
         max_pending_bytes: int | None = None,
         pending_budget: Ledger | None = None,
+        pending_trust: Callable[[Hashable], int] | None = None,
     ) -> None:
         self.genesis_body: ChatGenesis = check_genesis(genesis)
         self.genesis = genesis
@@ -123,7 +124,9 @@ class ChatHistory:
         self._members_cache: dict[frozenset[bytes], frozenset[PeerId]] = {
             frozenset(): frozenset(self.genesis_body.members)
         }
-        self.pending = PendingSet(max_count=max_pending, max_bytes=max_pending_bytes, shared=pending_budget)
+        self.pending = PendingSet(
+            max_count=max_pending, max_bytes=max_pending_bytes, shared=pending_budget, trust=pending_trust
+        )
         self.equivocations: list[tuple[Envelope, Envelope]] = []
         self._ever: set[PeerId] = set(self.genesis_body.members)
 

@@ -71,12 +71,17 @@ def encode_history(genesis: bytes, messages: Iterable[bytes]) -> bytes:
     return b"".join(parts)
 
 
-def export_history(history: ChatHistory, evidence: Iterable[bytes] = ()) -> bytes:
+def export_history(
+    history: ChatHistory, evidence: Iterable[bytes] = (), quarantined: Iterable[bytes] = ()
+) -> bytes:
     """A history's file bytes: its genesis, every accepted message in causal order, then the
     equivocation evidence (``history.equivocations`` and ``evidence``: envelope bytes, e.g. from the
-    node's store) that is not part of the history and whose parents are."""
+    node's store) that is not part of the history and whose parents are, then the ``quarantined``
+    records: bytes the node's store held for this chat but could not decode (the audit flags them,
+    so a copy damaged on disk is never exported as a clean one)."""
     messages = [e.env.to_cbor() for e in history.entries()]
-    return encode_history(history.genesis.to_cbor(), messages + evidence_records(history, evidence))
+    records = messages + evidence_records(history, evidence) + list(quarantined)
+    return encode_history(history.genesis.to_cbor(), records)
 
 
 def evidence_records(history: ChatHistory, evidence: Iterable[bytes] = ()) -> list[bytes]:

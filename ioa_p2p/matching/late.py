@@ -102,9 +102,5 @@ class LateIndex:
             out[key] = float(weights @ best) / total
         return out
 
-    @property
-    def cached_bytes(self) -> int:
-        return sum(s.nbytes for s in self._states.values())
-
 
 __all__ = ["DEFAULT_CAPACITY", "LateIndex"]

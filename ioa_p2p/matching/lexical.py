@@ -40,8 +40,8 @@ class _Doc:
 class BM25Index:
     """Okapi BM25 over weighted fields, with :meth:`add` / :meth:`remove` of single documents.
 
-    Every document gets a small integer id (:meth:`id_of`); :meth:`score_ids` returns the scores of all
-    ids as one array, computed per query term from cached numpy posting arrays.
+    Every document gets a small integer id (returned by :meth:`add`); :meth:`score_ids` returns the scores
+    of all ids as one array, computed per query term from cached numpy posting arrays.
     """
 
     def __init__(
@@ -68,9 +68,6 @@ class BM25Index:
     def capacity(self) -> int:
         """One more than the largest id in use (the length of :meth:`score_ids`)."""
         return len(self._keys)
-
-    def id_of(self, key: str) -> int:
-        return self._docs[key].id
 
     def add(self, key: str, fields: Mapping[str, str]) -> int:
         """Index (or re-index) document ``key`` from its fields; return its id."""
@@ -151,14 +148,6 @@ class BM25Index:
             if key is not None and (among is None or key in among):
                 out[key] = float(values[doc_id])
         return out
-
-    def normalised(self, query: str, among: Collection[str] | None = None) -> dict[str, float]:
-        """:meth:`scores` divided by the query's best score: 1.0 for the best match, in [0, 1]."""
-        raw = self.scores(query, among)
-        top = max(raw.values(), default=0.0)
-        if top <= 0.0:
-            return {}
-        return {key: value / top for key, value in raw.items()}
 
 
 __all__ = ["FIELD_WEIGHTS", "BM25Index"]

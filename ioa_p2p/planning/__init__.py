@@ -3,15 +3,18 @@
 - ``types.py``    :class:`Plan`, :class:`PlanStep`, step kinds and the abilities they need
 - ``values.py``   :class:`Value` (numbers with units, dates, text, lists), reading values from text
 - ``expr.py``     arithmetic instructions in words -> expressions over earlier values
-- ``natural.py``  naturally worded questions -> lookups + a computation
+- ``natural.py``  naturally worded questions -> lookups + a computation (comparisons, totals, VAT)
+- ``relations.py`` sums, differences in a unit, changes, containers, repetitions, averages, shares
 - ``parse.py``    :func:`plan_request`: clauses and their kinds (each request a step of its own)
+- ``scene.py``    statements that set the scene join their question; deadlines (a period added to a date)
 - ``segment.py``  code pasted after a colon without a fence
 - ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation
 - ``applied.py``  calculations over earlier values asked for in words (rates, periods, shares on top)
 - ``rates.py``    natural questions that apply a rate from the documents to the request's quantity
 - ``refs.py``     references to earlier values ("it", "that price", "both", "the second")
-- ``code.py``     code steps: the block, its variables and the values bound to them
+- ``code.py``     code steps: the block, its variables and the values bound to them; blocks cut out of a
+  request and given to the clause that asks to run them
 - ``answer_types.py`` what a question asks for (duration, amount, count, date, time, name, reason, ...)
   and what a request asks to be done (a question, a calculation, code, a transformation)
 - ``units.py``    units as values: conversions between units of one kind, rates

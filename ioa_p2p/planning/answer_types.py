@@ -3,7 +3,7 @@
 ========  ==============================================  =============================================
 kind      asked by                                        the answer
 ========  ==============================================  =============================================
-date      when (did / was / is), which date, on what day  a date
+date      when (did / was / is), which date, the last day   a date
 dates     "the dates", "both dates"                       several dates
 time      what time, at what time, when does X leave      a clock time (09:40)
 duration  how long, how many minutes / hours / days       a number with a unit of time
@@ -26,7 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ioa_p2p.planning.values import ALIASES
+from ioa_p2p.planning.expr import normalise
+from ioa_p2p.planning.values import ALIASES, numbers_in
 
 TIME_UNITS = ("s", "min", "h", "days", "weeks", "months", "years")
 MONEY_UNITS = ("EUR", "USD")
@@ -59,6 +60,9 @@ ATTRIBUTE_UNITS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
             "penalty",
             "credit",
             "surcharge",
+            "bill",
+            "charges",
+            "prices",
         ),
         MONEY_UNITS,
     ),  # fmt: skip
@@ -96,7 +100,8 @@ def answer_type(question: str) -> AnswerType:
                  q):  # fmt: skip
         return AnswerType("time")
     if re.search(r"^\s*(?:on )?when\b|\b(?:what|which) (?:date|day)\b|\bon what day\b|\bwhen (?:was|is|did|"
-                 r"does|will|were)\b|\bdate of\b", q):  # fmt: skip
+                 r"does|will|were)\b|\bdate of\b|\b(?:last|first|latest|earliest|final) (?:possible )?(?:day|"
+                 r"date)\b|\bdeadline\b|\b(?:by|until|till) when\b", q):  # fmt: skip
         return AnswerType("date")
     if re.search(r"\bwhy\b|\bwhat caused\b|\bthe (?:root )?cause\b|\breason\b|\bcaused by\b", q):
         return AnswerType("reason")
@@ -121,6 +126,8 @@ def answer_type(question: str) -> AnswerType:
                  r"summari[sz]e)|\b(?:for|about|on|explain|describe) how (?:an? |the |to |do |does |is |are |"
                  r"can |should |new )", q):  # fmt: skip
         return AnswerType("passage")
+    if _WHAT_IT_COSTS.search(q):  # "what will she pay?", "what will the room hire come to?"
+        return AnswerType("amount", MONEY_UNITS, per)
     units = attribute_units(q)
     much = re.search(r"\bhow much (\w+)", q)
     substance = much is not None and much.group(1) not in _NOT_SUBSTANCE  # "how much sugar": a quantity
@@ -129,6 +136,11 @@ def answer_type(question: str) -> AnswerType:
     return AnswerType("number", units, per)
 
 
+_WHAT_IT_COSTS = re.compile(
+    r"\bwhat(?:'s| is| are| will| would| do| does| did| should| must| can)\b(?:(?!\?).){0,60}?"
+    r"\b(?:pay|cost|costs|charge|charged|come to|comes to|bill|fare|price|fee|claim)\b"
+    r"(?! (?:per|a|an|each) \w)"
+)
 _NOT_SUBSTANCE = frozenset(
     """does do did is are was were will would can could should it money cash more less in for to of extra
     we i you they he she altogether overall in total""".split()  # noqa: SIM905
@@ -190,6 +202,15 @@ def request_act(text: str) -> str:
         return "code" if code else "compute"
     if word in _TRANSFORM_VERBS:
         return "transform"
+    if word in (
+        "take",
+        "cost",
+        "price",
+        "budget",
+    ):  # "cost three rooms for two nights"; "take the X from ..."
+        rest = normalise(s[len(word) :])
+        numbered = numbers_in(rest) or re.search(r"%|\b(?:it|that|this|them|the result)\b", rest)
+        return "compute" if numbered else ("question" if word == "take" else "other")
     if word in ("give", "state", "tell", "show") and not re.search(r"[A-Z]\w*\d|[A-Z][a-z]+ [A-Z]", s[1:]):
         return "compute" if re.search(r"\d|\b(?:it|that|this|result)\b", s, re.I) else "question"
     if word in _LOOKUP_VERBS or _QUESTION_START.match(s) or s.endswith("?"):

@@ -21,18 +21,31 @@ def applied(index: int, clause: str, text: str, refs: list[int], before: list[Pl
     the claim for a 236 km trip"): the expression its words give; with no operation word, the earlier
     value (a rate, a price per unit) applied to the one quantity the clause states."""
     default = f"v{refs[0] if refs else before[-1].index}"
+    text = _ASIDE.sub("", text)  # "75 % of it (the travel-day rate)": an aside without numbers
     added = _ADDED_SHARE.search(text)  # "including 21 % VAT": the rest of the clause, then the share on top
     text = _ADDED_SHARE.sub("", text) if added else text
     expression = _change_in_percent(clause, before) or to_expression(text, default)
+    pending = _pending(before)
+    if expression is None and len(pending) >= 2 and not set(pending) <= set(refs) - {int(default[1:])}:
+        expression = _combined(text, pending)
     if expression is None:
         # vN names are not numbers (a letter before the digits); "the 10-credit course" states 10
-        quantities = numbers_in(re.sub(r"(\d)-(?=[a-z])", r"\1 ", digits(text)))
+        quantities = numbers_in(re.sub(r"(\d)-(?=[a-z])", r"\1 ", digits(_DECIMALS_ASKED.sub("", text))))
+        if len(pending) >= 2 and int(default[1:]) in pending and quantities:
+            # "the per-card rate and the price of the lamination option ... the price of 800 laminated
+            # cards": every value looked up for it is a price per unit, added up before the quantity
+            operand = "(" + " + ".join(f"v{n}" for n in pending) + ")"
+        else:
+            operand = default
         if len(quantities) == 1:
             q = quantities[0]
             n = f"ceil({q.number:g})" if _PART_COUNTS.search(clause) else f"{q.number:g}"
             per_time = q.unit and answer_type(clause).kind == "duration" and q.unit not in _TIME
             # how long a quantity takes at a rate: the quantity over it; a rate for a quantity: times it
-            expression = f"({n} / {default})" if per_time else f"({default} * {n})"
+            expression = f"({n} / {operand})" if per_time else f"({operand} * {n})"
+        elif len(quantities) > 1 and _COSTS.search(text) and answer_type(clause).kind != "duration":
+            # "cost three guards for a five-hour event": the rate times each quantity
+            expression = "(" + " * ".join([operand, *(f"{q.number:g}" for q in quantities)]) + ")"
         elif not quantities and re.search(r"\b(?:multiply|product|times)\b", text, re.I) and len(before) >= 2:
             expression = f"(v{before[-2].index} * v{before[-1].index})"
         elif not quantities:  # "calculate a full year of it" for an amount per month: x 12
@@ -61,10 +74,44 @@ def applied(index: int, clause: str, text: str, refs: list[int], before: list[Pl
 
 
 _ADDED_SHARE = re.compile(
-    r",?\s*\b(?:including|incl\.?|plus|with|inclusive of|and add)\s+(\d+(?:\.\d+)?)\s*(?:%|per ?cent)\s*"
+    r",?\s*\b(?:including|incl\.?|plus|with|inclusive of|and add)\s+(?:the |an? )?(\d+(?:\.\d+)?)\s*"
+    r"(?:%|per ?cent)\s*"
     r"(?:vat|tax|sales tax|service charge|surcharge|tip|service)\b",
     re.I,
 )
+_ASIDE = re.compile(r"\s*\((?![^()]*\d)[^()]*\)")
+_DECIMALS_ASKED = re.compile(
+    r"\b(?:to |with |in )?(?:\d+|one|two|three|four|five|six) (?:decimal(?: place)?s?|places|digits)\b", re.I
+)
+_COSTS = re.compile(r"\b(?:cost|costs|price|prices|pay|charge|charges|bill|hire|rent)\b", re.I)
+#: What a calculation over two looked-up values is called -> how it combines them (in the order named).
+_COMBINATIONS = (
+    (re.compile(r"\b(?:ratio|index|density|yield|efficiency|share|proportion|per)\b", re.I), "/"),
+    (re.compile(r"\b(?:expected (?:value|cost|loss)|product|area|exposure)\b", re.I), "*"),
+    (re.compile(r"\b(?:difference|gap|margin|variance)\b", re.I), "-"),
+    (re.compile(r"\b(?:sum|total|combined|together|add(?:ed)? up)\b", re.I), "+"),
+)
+
+
+def _pending(before: list[PlanStep]) -> list[int]:
+    """Earlier lookups whose values no step uses yet (looked up for a later calculation)."""
+    used = {n for s in before for n in s.needs} | {n for s in before for _, n in s.bindings}
+    return [s.index for s in before if s.kind == "lookup" and s.index not in used]
+
+
+def _combined(text: str, pending: list[int]) -> str | None:
+    """ "compute the cost performance index" of two values looked up for it: what the calculation is
+    called says how they combine, in the order they were named; None when its name says nothing."""
+    for pattern, op in _COMBINATIONS:
+        if pattern.search(text):
+            return (
+                "(" + f" {op} ".join(f"v{n}" for n in pending[:2] if op in "/-") + ")"
+                if op in "/-"
+                else ("(" + f" {op} ".join(f"v{n}" for n in pending) + ")")
+            )
+    return None
+
+
 _DEFINED_WEEK = re.compile(r"\b(\d+|[a-z]+)[- ]day (?:working |work |school )?weeks?\b", re.I)
 _PART_COUNTS = re.compile(r"\bor part\b|\bpart(?:ial)? \w+ counts? as (?:a )?whole|\brounded up\b", re.I)
 _TIME = frozenset({"s", "min", "h", "days", "weeks", "months", "years"})

@@ -16,12 +16,20 @@ import re
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.types import CODE, TASK, PlanStep
 
-_MARK_RE = re.compile(r"\u27e6code(\d+)\u27e7")
+#: Where a fenced code block was cut out of a request (its number in the request's blocks).
+MARK = "\u27e6code{}\u27e7"
+MARK_RE = re.compile(r"\u27e6code(\d+)\u27e7")
 _INLINE = re.compile(r"\b(?:print|len|sum|sorted|max|min|int|str)\(")
 
 _BIND = re.compile(
     r"(?:with|where|and)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|bound to|equal)\s+"
     r"(v\d+(?: and v\d+)*)",
+    re.I,
+)
+#: "with rate set to 0.25", "and n = 12": a constant given for a variable
+_BIND_LITERAL = re.compile(
+    r"(?:with|where|and|,)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|equal)\s+"
+    r"(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)(?!\.?\d|[\w%])",
     re.I,
 )
 #: "Bind it to `tax`", "store the result as `total`", "call that x": the value named first, the name last
@@ -41,6 +49,10 @@ def code_step(
         inline = inline_code(clause)
         if inline is not None:
             block = inline
+    if block is not None:  # "and bac = 7200": a constant the clause gives, assigned before the code
+        given = {m.group(1): m.group(2).replace(",", "") for m in _BIND_LITERAL.finditer(text)}
+        given = {k: v for k, v in given.items() if k in free_names(block) and k not in dict(bindings)}
+        block = "".join(f"{name} = {value}\n" for name, value in given.items()) + block
     if block is not None:
         free = [n for n in free_names(block) if n not in {b for b, _ in bindings}]
         pool = [n for n in refs if n not in {v for _, v in bindings}] or (
@@ -179,7 +191,76 @@ def generate_code(text: str, refs: list[int], before: list[PlanStep]) -> tuple[s
 
 
 def _short(text: str) -> str:
-    return _MARK_RE.sub("[code]", text).strip()
+    return MARK_RE.sub("[code]", text).strip()
 
 
-__all__ = ["code_step", "free_names", "generate_code", "inline_code"]
+# --------------------------------------------------------------------------- code blocks in a request
+
+RUN_CODE = re.compile(
+    r"\b(run|execute|evaluate|try)\b.*\b(code|python|script|program|snippet)\b"
+    r"|\b(run|execute|evaluate) (this|that|it|the following)\b|\bthis for me\b|\bcode\b.*\bbelow\b"
+    r"|^(?:run|execute)\s*:?$",
+    re.I,
+)
+_BIND_ONLY = re.compile(
+    r"^(?:bind|assign|store|save|call|name)\s+(?:it|that|this|the result|the value|the number)\s+"
+    r"(?:to|in|as|into)?\s*`?[A-Za-z_]\w*`?[.]?$",
+    re.I,
+)
+
+
+def join_bindings(clauses: list[str]) -> list[str]:
+    """ "Bind it to `tax` and run: <code>": the binding belongs to the code step that follows."""
+    out: list[str] = []
+    for clause in clauses:
+        if out and _BIND_ONLY.match(out[-1].strip()) and MARK_RE.search(clause):
+            out[-1] = f"{clause} and {out[-1]}"
+            continue
+        out.append(clause)
+    return out
+
+
+def binds_input(clause: str, block: str) -> bool:
+    """The clause sets a variable the block reads ("simulate it with needed set to that number")."""
+    named = {m.group(1) or m.group(2) for m in _BINDS.finditer(clause)}
+    return bool(named & set(free_names(block)))
+
+
+_BINDS = re.compile(
+    r"\b(?:with|where|and)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|bound to)\b"
+)
+
+
+def attach_blocks(clauses: list[str], blocks: list[str] | None = None) -> list[str]:
+    """A clause that asks to run code gets the next free block; blocks alone join such a clause."""
+    out: list[str] = []
+    for clause in clauses:
+        only = MARK_RE.fullmatch(clause.strip())
+        if only:
+            block = blocks[int(only.group(1))] if blocks is not None else ""
+            target = next(
+                (
+                    i
+                    for i in range(len(out) - 1, -1, -1)
+                    if (RUN_CODE.search(out[i]) or binds_input(out[i], block)) and not MARK_RE.search(out[i])
+                ),
+                None,
+            )
+            if target is not None:
+                out[target] += " " + clause.strip()
+                continue
+        out.append(clause)
+    return out
+
+
+__all__ = [
+    "MARK",
+    "MARK_RE",
+    "RUN_CODE",
+    "attach_blocks",
+    "code_step",
+    "free_names",
+    "generate_code",
+    "inline_code",
+    "join_bindings",
+]

@@ -20,6 +20,7 @@ from typing import Any
 
 from ioa_p2p.planning.answer_types import answer_type
 from ioa_p2p.planning.structured import structured_of, structured_value
+from ioa_p2p.planning.tariffs import render_charges
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import factor
 from ioa_p2p.planning.values import (
@@ -84,7 +85,7 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         if value is not None and value.number is not None and scale is not None:
             return f"Calculate {format_number(value.number)} * {scale:.12g}"
     if step.kind == CALC:
-        expression = step.template
+        expression = render_charges(step.template, values)  # a price on its terms, written out
         percent_context = re.compile(r"\bv(\d+)\s*/\s*100\b")
         bare = {int(m.group(1)) for m in percent_context.finditer(expression)}
         # inputs are converted to the unit asked for only when they all are in one unit (tonnes -> kg);

@@ -35,6 +35,7 @@ _STOP = frozenset(
     """a an the of for in on at to by with from and or is are was were be what which how many much does do
     did it its this that these those their his her our your my per one two three each all both""".split()  # noqa: SIM905
 )
+_SHARED_TAIL = re.compile(r" (?:of|for|in|from) (?:the |an? )?(?=\S)")
 _IRREGULAR = {"children": "child", "people": "person", "men": "man", "women": "woman", "feet": "foot"}
 
 
@@ -61,6 +62,10 @@ def split_lookup(clause: str) -> list[str] | None:
             parts = [left, left[:cut] + " " + right]
         elif _STARTS_PHRASE.match(right) and len(left.split()) >= 2:
             parts = [left, right]
+        elif _SHARED_TAIL.search(right) and not _SHARED_TAIL.search(left) and len(left.split()) <= 4:
+            # "the probability and cost impact of risk R-03": two heads sharing what follows "of"
+            tail = right[_SHARED_TAIL.search(right).start() :]  # type: ignore[union-attr]
+            parts = [f"{left}{tail}", right if _STARTS_PHRASE.match(right) else f"the {right}"]
         else:
             return None
     own = {items.group(1), items.group(2)} if items else set()

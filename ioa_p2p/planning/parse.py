@@ -23,7 +23,7 @@ from dataclasses import replace
 from ioa_p2p.planning import natural
 from ioa_p2p.planning.answer_types import answer_type, request_act
 from ioa_p2p.planning.applied import applied, asked_unit
-from ioa_p2p.planning.code import code_step, free_names
+from ioa_p2p.planning.code import MARK, MARK_RE, RUN_CODE, attach_blocks, code_step, join_bindings
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.literal import (
     digits,
@@ -37,14 +37,21 @@ from ioa_p2p.planning.literal import (
 from ioa_p2p.planning.lookups import label_refs, split_lookup
 from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.refs import resolve
+from ioa_p2p.planning.scene import (
+    as_question,
+    deadline_plan,
+    is_question,
+    join_scenes,
+    lead_to_end,
+    shifted,
+)
 from ioa_p2p.planning.segment import fence_code
+from ioa_p2p.planning.tariffs import charge_plan
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import unit_phrase
 from ioa_p2p.planning.values import ALIASES, dates_in, numbers_in
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[^\n]*\n(.*?)(?:```|\Z)", re.DOTALL)
-_MARK = "\u27e6code{}\u27e7"
-_MARK_RE = re.compile(r"\u27e6code(\d+)\u27e7")
 ACTION_WORDS = """
     add calculate compute convert count divide multiply subtract take find get look search check run
     execute write use print tell give determine work figure sum deduct retrieve fetch read double
@@ -66,12 +73,6 @@ _REPORT_ONLY = re.compile(
     re.I,
 )
 _WANTS_CODE = re.compile(r"\b(python|code|script|program)\b", re.I)
-_RUN_CODE = re.compile(
-    r"\b(run|execute|evaluate|try)\b.*\b(code|python|script|program|snippet)\b"
-    r"|\b(run|execute|evaluate) (this|that|it|the following)\b|\bthis for me\b|\bcode\b.*\bbelow\b"
-    r"|^(?:run|execute)\s*:?$",
-    re.I,
-)
 #: A clause asking for a team ("form a team to ..."): kept whole; its assignee forms the sub-team asked for.
 TEAM_ASK = re.compile(
     r"\b(?:form|assemble|build|create|set\s+up|put\s+together|gather|recruit)\s+(?:a\s+|an\s+|your\s+own\s+)?"
@@ -83,7 +84,9 @@ _COMBINES = re.compile(
     r"\b(?:plus|minus|times|multiplied by|divided by|in total|altogether|combined|together with)\b", re.I
 )
 _INLINE = re.compile(r"\b(?:print|len|sum|sorted|max|min|int|str)\(")
-_LOOKUP_VERB = re.compile(r"^(?:look up|find|get|search|check|retrieve|fetch|read)\b", re.I)
+_LOOKUP_VERB = re.compile(
+    r"^(?:look up|find|get|search|check|retrieve|fetch|read|take(?= the | its | their ))\b", re.I
+)
 _QUESTION = re.compile(
     r"^(?:(?:after|for|in|on|at|by|to|from|within|until|since|during) )?"
     r"(?:what|which|who|whom|when|where|how|is|are|does|do|did)\b",
@@ -107,7 +110,7 @@ def plan_request(goal: str) -> Plan:
 
     def cut(m: re.Match[str]) -> str:
         blocks.append(m.group(2).rstrip("\n"))
-        return " " + _MARK.format(len(blocks) - 1) + " "
+        return " " + MARK.format(len(blocks) - 1) + " "
 
     text = _FENCE.sub(cut, fence_code(goal.strip()))
     # a block inside a sentence ("run <block> where value is that product") stays in it
@@ -116,16 +119,26 @@ def plan_request(goal: str) -> Plan:
     text = _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + _DOT, text)  # "No. 7" ends no sentence
     pieces = [p.replace(_DOT, ".") for p in _SPLIT.split(text) if p]
     clauses = _merge_short([c for c in (_clean(p) for p in pieces) if c])
-    clauses = _with_context(_join_bindings(_attach_blocks(clauses, blocks)))
-    relation = (percent_relation(text) or quantities_total(text)) if not blocks else None
+    clauses = _with_context(join_bindings(attach_blocks(clauses, blocks)))
+    relation = (
+        (percent_relation(text) or quantities_total(text) or natural.packed(text)) if not blocks else None
+    )
     if relation is not None:
         return Plan(goal, (relation,), 1, clauses[-1])
-    if len(clauses) == 1 and not _MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
+    asked = _asked_after_statements(clauses)
+    if asked is not None:  # "I'd like 14 jars of X. How much sugar should I buy?": one question
+        rated = charge_plan(asked) or apply_rate(asked)
+        if rated is not None:
+            return Plan(goal, rated, len(rated), clauses[-1])
+    clauses = join_scenes(clauses, _codeish)  # "I got back on 3 May. What's the last day ...?": one
+    clauses[:1] = [as_question(c) for c in clauses[:1]]  # "work out what ...": before any value is known
+    if len(clauses) == 1 and not MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
         alone = literal_step(clauses[0], 1) if not _codeish(clauses[0]) else None
         if alone is not None:
             return Plan(goal, (alone,), 1, clauses[0])
         combines = _COMBINES.search(clauses[0])
-        decomposed = natural.decompose(clauses[0]) or (apply_rate(clauses[0]) if not combines else None)
+        decomposed = natural.decompose(clauses[0]) or charge_plan(clauses[0]) or deadline_plan(clauses[0])
+        decomposed = decomposed or (apply_rate(clauses[0]) if not combines else None)
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
         combined = _COMBINES.search(clauses[0])
@@ -147,14 +160,9 @@ def plan_request(goal: str) -> Plan:
                 )
             steps_ = (*natural_steps[:-1], last)
             return Plan(goal, steps_, len(steps_), clauses[0])
-    asked = _asked_after_statements(clauses)
-    if asked is not None:  # "I'd like 14 jars of X. How much sugar should I buy?": one question
-        rated = apply_rate(asked)
-        if rated is not None:
-            return Plan(goal, rated, len(rated), clauses[-1])
     steps: list[PlanStep] = []
     for clause in clauses:
-        if _REPORT_ONLY.match(clause) and steps and not _MARK_RE.search(clause):
+        if _REPORT_ONLY.match(clause) and steps and not MARK_RE.search(clause):
             continue
         declared = _DECLARED_UNIT.match(clause.strip())
         if steps and declared and unit_phrase(declared.group(1), ALIASES):  # "the number it prints is in kWh"
@@ -165,12 +173,18 @@ def plan_request(goal: str) -> Plan:
             if steps[-1].index != len(steps):
                 steps.append(steps.pop())
             continue
+        if not MARK_RE.search(clause):  # "Going by the handbook, how many ...?": the question first
+            clause = lead_to_end(clause) if steps else as_question(lead_to_end(clause))
         refs, _ = resolve(clause, steps)
         alone = literal_step(clause, len(steps) + 1) if not refs and not _codeish(clause) else None
         if alone is not None and steps and alone.kind == CALC and len(_literals(alone.template)) < 2:
             alone = None  # "work out seven hours of hire including 21 % VAT": the earlier value is implied
         if alone is not None:
             steps.append(alone)
+            continue
+        own = _own_plan(clause) if not refs and not _codeish(clause) else None
+        if own is not None:  # a question of its own among other requests: planned as if alone
+            steps.extend(shifted(own, len(steps)))
             continue
         pair = split_lookup(clause) if not _codeish(clause) else None
         if pair is not None:  # "find the A and the B": two lookups, each with the context both share
@@ -220,7 +234,11 @@ def _meta_only(clauses: list[str]) -> bool:
     return all(_META.match(p.strip()) or format_only(p) or _REPORT_ONLY.match(p.strip()) for p in parts)
 
 
-_CONTEXT = re.compile(r"^(?:from|in|for|under|according to|on|at|within|regarding|about)\b", re.I)
+_CONTEXT = re.compile(
+    r"^(?:from|in|for|under|according to|on|at|within|regarding|about|using|based on|going by|as per|"
+    r"following)\b",
+    re.I,
+)
 
 
 def _with_context(clauses: list[str]) -> list[str]:
@@ -253,8 +271,15 @@ def _asked_after_statements(clauses: list[str]) -> str | None:
     return " ".join([*scene, question])
 
 
+def _own_plan(clause: str) -> tuple[PlanStep, ...] | None:
+    if not is_question(clause) or TEAM_ASK.search(clause):
+        return None
+    own = charge_plan(clause) or deadline_plan(clause)  # the request's quantities applied to documents
+    return own or (apply_rate(clause) if not _COMBINES.search(clause) else None)
+
+
 def _codeish(clause: str) -> bool:
-    return bool(_MARK_RE.search(clause) or _INLINE.search(clause) or _WANTS_CODE.search(clause))
+    return bool(MARK_RE.search(clause) or _INLINE.search(clause) or _WANTS_CODE.search(clause))
 
 
 def _shown(step: PlanStep, clause: str, index: int, steps: list[PlanStep]) -> PlanStep:
@@ -293,13 +318,6 @@ def _clean(part: str) -> str:
     return part if len(part) >= 2 else ""
 
 
-_BIND_ONLY = re.compile(
-    r"^(?:bind|assign|store|save|call|name)\s+(?:it|that|this|the result|the value|the number)\s+"
-    r"(?:to|in|as|into)?\s*`?[A-Za-z_]\w*`?[.]?$",
-    re.I,
-)
-
-
 _DECLARED_UNIT = re.compile(
     r"^(?:the )?(?:number|value|result|output|figure|amount|it|that)(?: (?:it|that|the code) "
     r"(?:prints|printed|gives|returns|shows))? (?:is|was) (?:given )?in ((?:[a-z³²/]+ ?){1,3})[.]?$",
@@ -310,51 +328,6 @@ _DECLARED_UNIT = re.compile(
 def _literals(expression: str) -> list[str]:
     """The numbers an expression states, a percentage counted once (``21 / 100`` is one number)."""
     return re.findall(r"\d+(?:\.\d+)?", re.sub(r"/ 100\b", "", expression))
-
-
-def _join_bindings(clauses: list[str]) -> list[str]:
-    """ "Bind it to `tax` and run: <code>": the binding belongs to the code step that follows."""
-    out: list[str] = []
-    for clause in clauses:
-        if out and _BIND_ONLY.match(out[-1].strip()) and _MARK_RE.search(clause):
-            out[-1] = f"{clause} and {out[-1]}"
-            continue
-        out.append(clause)
-    return out
-
-
-def _binds_input(clause: str, block: str) -> bool:
-    """The clause sets a variable the block reads ("simulate it with needed set to that number")."""
-    named = {m.group(1) or m.group(2) for m in _BINDS.finditer(clause)}
-    return bool(named & set(free_names(block)))
-
-
-_BINDS = re.compile(
-    r"\b(?:with|where|and)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|bound to)\b"
-)
-
-
-def _attach_blocks(clauses: list[str], blocks: list[str] | None = None) -> list[str]:
-    """A clause that asks to run code gets the next free block; blocks alone join such a clause."""
-    out: list[str] = []
-    for clause in clauses:
-        only = _MARK_RE.fullmatch(clause.strip())
-        if only:
-            block = blocks[int(only.group(1))] if blocks is not None else ""
-            target = next(
-                (
-                    i
-                    for i in range(len(out) - 1, -1, -1)
-                    if (_RUN_CODE.search(out[i]) or _binds_input(out[i], block))
-                    and not _MARK_RE.search(out[i])
-                ),
-                None,
-            )
-            if target is not None:
-                out[target] += " " + clause.strip()
-                continue
-        out.append(clause)
-    return out
 
 
 _ENTITY = r"(?:[A-Z][\w-]*\d[\w-]*|[A-Z][a-z]+ [A-Z][\w-]*)(?: [a-z]+){0,2}"
@@ -403,8 +376,8 @@ def make_step(
         clause = clause.replace(_NEST_MARK.format(n), before[n - 1].text.removeprefix("What is "))
     if TEAM_ASK.search(clause):  # the user asks for a team: the step goes as written, to be delegated
         return PlanStep(index, TASK, clause, text, tuple(refs))
-    mark = _MARK_RE.search(text)
-    if mark or _INLINE.search(text) or (_WANTS_CODE.search(clause) and (refs or _RUN_CODE.search(clause))):
+    mark = MARK_RE.search(text)
+    if mark or _INLINE.search(text) or (_WANTS_CODE.search(clause) and (refs or RUN_CODE.search(clause))):
         return code_step(index, clause, text, refs, before, blocks[int(mark.group(1))] if mark else None)
     if _DATE_STEP.search(digits(clause)) and (refs or re.search(r"\d{4}", clause)):
         template = re.sub(r"\bv(\d+)\b", r"{\1}", digits(text))
@@ -455,7 +428,7 @@ def _unit_of(needs: tuple[int, ...], before: list[PlanStep], expression: str) ->
 
 
 def _short(text: str) -> str:
-    return _MARK_RE.sub("[code]", text).strip()
+    return MARK_RE.sub("[code]", text).strip()
 
 
 __all__ = ["make_step", "plan_request"]

@@ -81,7 +81,9 @@ def apply_rate(question: str) -> tuple[PlanStep, ...] | None:
     if asked.kind == "duration" and _dimension(unit):
         at = re.search(r"\bat (?:its |the )?((?:full|maximum|max\.?|top|rated|nominal) [a-z]+|[a-z]+ rate)\b",
                        question, re.I)  # fmt: skip
-        rate = at.group(1) if at else RATE_OF[_dimension(unit)]
+        rate = at.group(1) if at else RATE_OF.get(_dimension(unit), "")
+        if not rate:
+            return None
         lookup = PlanStep(1, LOOKUP, f"{rate} of the {subject}", f"What is the {rate} of the {subject}?")
         return lookup, PlanStep(2, CALC, question, f"{n} / v1", (1,))
     if asked.kind == "amount" or (asked.kind == "number" and _COST.search(question)):

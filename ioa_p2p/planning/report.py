@@ -3,6 +3,8 @@
 Built on the launching node from the goal and the round's task list (docs/goals.md section 3): when the
 tasks follow the offline plan (titles ``step i/n``), each step's outcome is read back exactly as the
 planner did; otherwise (an LLM plan) every task is a step and the answer is the conclusion's first line.
+A round that concluded without any task is complete only when the goal needs no agent's work
+(:func:`needs_work`): a brain that concludes at once on "Calculate 6 * 7" answered nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 
 from ioa_p2p.planning.compose import StepOutcome, answers, conclusion, value_of
 from ioa_p2p.planning.parse import plan_request
+from ioa_p2p.planning.types import TASK, Plan
 
 
 def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dict[str, Any]:
@@ -20,6 +23,8 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
     titled = [t for t in tasks if str(t.get("title", "")).endswith(f"/{total}")]
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     if plan.unplanned and not tasks:  # the offline planner could not plan it: nothing was answered
+        return {"answer": "", "steps": [], "citations": [], "complete": False}
+    if not tasks and needs_work(plan):  # concluded at once, nothing assigned: no step was done
         return {"answer": "", "steps": [], "citations": [], "complete": False}
     if not titled:
         steps = [_task_step(i, t) for i, t in enumerate(tasks, 1)]
@@ -61,6 +66,12 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
     }
 
 
+def needs_work(plan: Plan) -> bool:
+    """The goal has a step some agent must do (a calculation, code, a date, a lookup): a conclusion
+    without any task cannot have done it. A goal of generic steps only may be answered in the conclusion."""
+    return any(step.kind != TASK for step in plan.steps)
+
+
 def _citation(data: Mapping[str, Any] | None) -> dict[str, Any] | None:
     raw = data.get("citation") if data else None
     if isinstance(raw, dict) and raw.get("path"):
@@ -82,4 +93,4 @@ def _task_step(i: int, task: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-__all__ = ["goal_report"]
+__all__ = ["goal_report", "needs_work"]

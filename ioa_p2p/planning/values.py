@@ -92,6 +92,9 @@ class Value:
     iso: str = ""  # the date, YYYY-MM-DD
     text: str = ""  # how it is shown (the source's own spelling when read from text)
     items: tuple[Value, ...] = field(default=())
+    #: For an amount the documents charge: what it is per and the terms it is charged on, as the source
+    #: states them (planning/tariffs.py): ("per", "h"), ("step", "15 min"), ("minimum", "3 h"), ...
+    terms: tuple[tuple[str, str], ...] = field(default=())
 
     @classmethod
     def of_number(cls, number: float, unit: str = "", text: str = "") -> Value:
@@ -127,7 +130,12 @@ class Value:
             out["date"] = self.iso
         elif self.kind == LIST:
             out["items"] = [v.to_dict() for v in self.items]
+        if self.terms:
+            out["terms"] = [[k, v] for k, v in self.terms]
         return out
+
+    def with_terms(self, terms: tuple[tuple[str, str], ...]) -> Value:
+        return Value(self.kind, self.number, self.unit, self.iso, self.text, self.items, terms)
 
     @classmethod
     def from_dict(cls, raw: Any) -> Value | None:
@@ -137,7 +145,8 @@ class Value:
         kind = raw.get("kind")
         try:
             if kind == NUMBER and isinstance(raw.get("value"), int | float):
-                return cls.of_number(float(raw["value"]), str(raw.get("unit") or ""))
+                number = cls.of_number(float(raw["value"]), str(raw.get("unit") or ""))
+                return number.with_terms(_terms_of(raw.get("terms")))
             if kind == DATE:
                 return cls.of_date(date.fromisoformat(str(raw.get("date"))))
             if kind == LIST and isinstance(raw.get("items"), list):
@@ -148,6 +157,20 @@ class Value:
         except (ValueError, TypeError, OverflowError):
             return None
         return None
+
+
+MAX_TERMS = 12
+
+
+def _terms_of(raw: Any) -> tuple[tuple[str, str], ...]:
+    """Terms from a result's ``data`` (bounded; anything else ignored)."""
+    if not isinstance(raw, list):
+        return ()
+    out = []
+    for pair in raw[:MAX_TERMS]:
+        if isinstance(pair, list | tuple) and len(pair) == 2 and all(isinstance(x, str) for x in pair):
+            out.append((pair[0][:20], pair[1][:60]))
+    return tuple(out)
 
 
 def format_number(number: float, unit: str = "") -> str:

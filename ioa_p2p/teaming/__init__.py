@@ -1,42 +1,74 @@
-"""ioa_p2p.teaming: who should work on a goal (pure, apart from the model call of ``llm_team``).
+"""ioa_p2p.teaming: who joins the team of a goal (pure, apart from the model call of ``llm_team``).
 
-- ``clauses.py``    :func:`split_goal`: a goal's clauses (sub-needs, steps)
-- ``selection.py``  :class:`Candidate` and :func:`choose_team`: each sub-need to the most similar
-  candidate above a threshold (no model)
-- ``llm_team.py``   the IoA-style team-up by a model: ``search_agents`` / ``team_up`` tools over a ranked
-  shortlist (:func:`llm_choose_team`)
+The one home of team choice; ``node/goals/teams.py`` finds the cards (discovery, the DHT) and invites the
+team it decides here.
 
-Imports: :mod:`ioa_p2p.card`, :mod:`ioa_p2p.embedding`, :mod:`ioa_p2p.llm`, :mod:`ioa_p2p.errors`.
+- ``candidates.py`` :class:`Candidate`: a possible teammate, from a verified agent card
+- ``offline.py``    the offline team over the matcher's cards (:func:`choose_team`: the goal's best card
+  leads, members join by the join rule; the needs each member covers) and the shortlist a model may choose
+  from (:func:`team_shortlist`)
+- ``join.py``       the calibrated join rule: who joins the lead, one at a time (:func:`grow_team`)
+- ``coverage.py``   ability coverage: the team can do every step of the goal's offline plan
+  (:func:`cover_steps`: :func:`add_able`, :func:`add_best`)
+- ``llm_team.py``   the LLM re-rank of the shortlist: IoA's ``search_agents`` / ``team_up`` tools over
+  the offline shortlist, never beyond it (:func:`llm_team_from_shortlist`)
+
+A goal's needs (its clauses) are the matcher's (:func:`ioa_p2p.matching.split_goal`); the join rule's
+calibrated weights are the matcher's calibration (:class:`ioa_p2p.matching.JoinRule`).
+Imports: :mod:`ioa_p2p.card`, :mod:`ioa_p2p.matching`, :mod:`ioa_p2p.planning`, :mod:`ioa_p2p.llm`.
 """
 
-from ioa_p2p.teaming.clauses import ACTION_VERBS, Clause, split_goal
+from ioa_p2p.teaming.candidates import Candidate
+from ioa_p2p.teaming.coverage import add_able, add_best, cover_steps, step_abilities
+from ioa_p2p.teaming.join import grow_team, in_context, join_features
 from ioa_p2p.teaming.llm_team import (
     SEARCH_TOOL,
     TEAM_TOOLS,
     TEAM_UP_TOOL,
-    llm_choose_team,
+    check_in_shortlist,
+    llm_team_from_shortlist,
     merge_results,
     parse_search_queries,
     parse_team_choice,
     render_shortlist,
 )
-from ioa_p2p.teaming.selection import Candidate, NeedCover, TeamChoice, choose_team, choose_team_for_goal
+from ioa_p2p.teaming.offline import (
+    NEED_POOL,
+    POOL,
+    Member,
+    NeedCover,
+    PoolScores,
+    TeamPick,
+    choose_team,
+    score_pool,
+    team_shortlist,
+)
 
 __all__ = [
-    "ACTION_VERBS",
+    "NEED_POOL",
+    "POOL",
     "SEARCH_TOOL",
     "TEAM_TOOLS",
     "TEAM_UP_TOOL",
     "Candidate",
-    "Clause",
+    "Member",
     "NeedCover",
-    "TeamChoice",
+    "PoolScores",
+    "TeamPick",
+    "add_able",
+    "add_best",
+    "check_in_shortlist",
     "choose_team",
-    "choose_team_for_goal",
-    "llm_choose_team",
+    "cover_steps",
+    "grow_team",
+    "in_context",
+    "join_features",
+    "llm_team_from_shortlist",
     "merge_results",
     "parse_search_queries",
     "parse_team_choice",
     "render_shortlist",
-    "split_goal",
+    "score_pool",
+    "step_abilities",
+    "team_shortlist",
 ]

@@ -1,19 +1,19 @@
-"""Team-up by a language model, as IoA does it but over a ranked shortlist.
+"""The LLM re-rank of the shortlist: IoA's team-up by a language model, over cards chosen offline.
 
-A node uses :func:`llm_team_from_shortlist`: the shortlist is chosen offline (the matcher's team and the
-best cards of the goal and of each of its clauses, never the whole directory); the model re-ranks and
-picks from it, and its choice is checked against it (:func:`check_in_shortlist`).
+:func:`llm_team_from_shortlist`: the shortlist is chosen offline (the offline team and the best cards of
+the goal and of each of its clauses, :func:`~ioa_p2p.teaming.offline.team_shortlist`; never the whole
+directory); the model re-ranks it (``search_agents``, answered by the matcher within the shortlist) and
+picks (``team_up``); its choice is checked against the shortlist (:func:`check_in_shortlist`). The caller
+keeps the offline team when the model fails.
 
 :data:`TEAM_TOOLS` (``search_agents`` with several queries, then ``team_up``), :func:`merge_results` (one
-shortlist from several searches), :func:`render_shortlist` (what the model sees),
-:func:`parse_team_choice` (names, peer ids or shortlist numbers back to candidates), and
-:func:`llm_choose_team`, the tool loop that drives the model (the caller falls back to
-:func:`~ioa_p2p.teaming.selection.choose_team` when it fails).
+ranking from several searches), :func:`render_shortlist` (what the model sees, within a token budget),
+:func:`parse_team_choice` (names, peer ids or shortlist numbers back to candidates), :func:`fit_messages`
+(the tool loop's history within the model's context).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from typing import Any
@@ -21,7 +21,7 @@ from typing import Any
 from ioa_p2p.errors import ModelOutputError
 from ioa_p2p.llm.failures import estimate_tokens, text_tokens
 from ioa_p2p.llm.model import Model
-from ioa_p2p.teaming.selection import Candidate
+from ioa_p2p.teaming.candidates import Candidate
 
 SEARCH_TOOL: Mapping[str, Any] = {
     "type": "function",
@@ -144,7 +144,7 @@ def parse_team_choice(
 
 
 def _lookup(
-    entry: Any,
+    entry: object,
     shortlist: Sequence[Candidate],
     by_name: Mapping[str, Candidate],
     by_peer: Mapping[str, Candidate],
@@ -169,69 +169,20 @@ def _lookup(
 Search = Callable[[str], Awaitable[Sequence[Candidate]]]
 
 
-TEAM_PROMPT = """You assemble a team of agents for a goal. First call search_agents with several short
-queries describing the skills the goal needs; you get a ranked shortlist. Search again if needed. Then call
-team_up with the shortlist numbers of the agents to include (at most {max_team}; you are included anyway).
-Choose only agents whose skills the goal needs."""
-
-
-async def llm_choose_team(
-    model: Model,
-    goal: str,
-    search: Search,
-    *,
-    max_team: int = 4,
-    max_rounds: int = 4,
-    shortlist_size: int = 10,
-    context_tokens: int = 4096,
-) -> tuple[Candidate, ...]:
-    """Run the search-then-team-up tool loop; raises ModelOutputError if the model never teams up.
-
-    Transport errors (:class:`~ioa_p2p.errors.ModelError`, PeerUnreachable, IoATimeout) propagate: the
-    caller then chooses with :func:`~ioa_p2p.teaming.choose_team` instead. The prompt stays within
-    ``context_tokens`` minus :data:`TEAM_MAX_TOKENS` (oldest exchanges dropped, the shortlist shortened);
-    the caller bounds the time.
-    """
-    budget = max(256, context_tokens - TEAM_MAX_TOKENS)
-    shortlist: list[Candidate] = []
-
-    async def on_search(args: Any) -> str:
-        nonlocal shortlist
-        found = [await search(q) for q in parse_search_queries(args)]
-        shortlist = merge_results([shortlist, *found], limit=shortlist_size)
-        return render_shortlist(shortlist, budget=budget // 3)
-
-    def on_team_up(args: Any) -> tuple[Candidate, ...]:
-        return parse_team_choice(args, shortlist, max_team=max_team)
-
-    loop = _TeamUpLoop(model, budget, on_search, on_team_up, "search_agents or team_up")
-    prompt = [
-        {"role": "system", "content": TEAM_PROMPT.format(max_team=max_team)},
-        {"role": "user", "content": f"Goal: {goal}"},
-    ]
-    picked = await loop.run(prompt, max_rounds)
-    if picked is None:
-        raise ModelOutputError(
-            f"{model.model_id} did not team up within {max_rounds} rounds "
-            f"(shortlist: {json.dumps([c.name for c in shortlist])})"
-        )
-    return picked
-
-
 #: Tokens each team-up answer may use.
 TEAM_MAX_TOKENS = 512
 
 
 class _TeamUpLoop:
-    """The tool loop both team-ups share: the model calls ``search_agents`` (answered by ``on_search``)
-    until it calls ``team_up`` (parsed by ``on_team_up``); a bad call is answered with the error."""
+    """The team-up's tool loop: the model calls ``search_agents`` (answered by ``on_search``) until it
+    calls ``team_up`` (parsed by ``on_team_up``); a bad call is answered with the error."""
 
     def __init__(
         self,
         model: Model,
         budget: int,
-        on_search: Callable[[Any], Awaitable[str]],
-        on_team_up: Callable[[Any], tuple[Candidate, ...]],
+        on_search: Callable[[Mapping[str, Any]], Awaitable[str]],
+        on_team_up: Callable[[Mapping[str, Any]], tuple[Candidate, ...]],
         tools_hint: str,
     ) -> None:
         self.model, self.budget, self.tools_hint = model, budget, tools_hint
@@ -283,7 +234,9 @@ async def llm_team_from_shortlist(
     ``search`` must rank within ``shortlist`` only (the node passes the matcher restricted to it); every
     candidate it returns and every member the model names is checked against the shortlist
     (:func:`check_in_shortlist`). Raises :class:`ModelOutputError` when the model never teams up; transport
-    errors propagate, as for :func:`llm_choose_team` (the caller then keeps the offline choice).
+    errors (:class:`~ioa_p2p.errors.ModelError`, PeerUnreachable, IoATimeout) propagate (the caller then
+    keeps the offline choice). The prompt stays within ``context_tokens`` minus :data:`TEAM_MAX_TOKENS`
+    (oldest exchanges dropped, the shortlist shortened); the caller bounds the time.
     """
     if not shortlist:
         return ()
@@ -291,14 +244,14 @@ async def llm_team_from_shortlist(
     allowed = {c.peer_id for c in shortlist}
     current: list[Candidate] = list(shortlist)
 
-    async def on_search(args: Any) -> str:
+    async def on_search(args: Mapping[str, Any]) -> str:
         nonlocal current
         found = [await search(q) for q in parse_search_queries(args)]
         ranked = merge_results([check_in_shortlist(f, allowed) for f in found], limit=len(shortlist))
         current = ranked or list(shortlist)
         return render_shortlist(current, budget=budget // 3)
 
-    def on_team_up(args: Any) -> tuple[Candidate, ...]:
+    def on_team_up(args: Mapping[str, Any]) -> tuple[Candidate, ...]:
         return check_in_shortlist(parse_team_choice(args, current, max_team=max_team), allowed)
 
     loop = _TeamUpLoop(model, budget, on_search, on_team_up, "team_up with numbers from the shortlist")
@@ -324,10 +277,10 @@ def check_in_shortlist(chosen: Sequence[Candidate], allowed: Collection[str]) ->
 __all__ = [
     "SEARCH_TOOL",
     "TEAM_TOOLS",
+    "TEAM_MAX_TOKENS",
     "TEAM_UP_TOOL",
     "check_in_shortlist",
     "fit_messages",
-    "llm_choose_team",
     "llm_team_from_shortlist",
     "merge_results",
     "parse_search_queries",

@@ -1,7 +1,9 @@
 """ioa_p2p.testing: test doubles, kept out of the product modules.
 
-- ``echo.py``    :class:`EchoAdapter`: answers with its input, or fails on demand (``mode`` option); the
-  ``echo`` adapter kind (entry point), which tests and benchmarks run nodes with (``--adapter echo``)
+- ``echo.py``    :class:`EchoAdapter`: answers with its input, or fails on demand (``mode`` option): the
+  ``echo`` adapter kind, which tests and benchmarks run nodes with (``--adapter echo``)
+- ``kinds.py``   :func:`~ioa_p2p.testing.kinds.register_test_kinds`: makes ``echo`` a kind in this process and
+  the processes it starts (it is no entry point of the installed product)
 - ``models.py``  :class:`ScriptedModel`: a :class:`~ioa_p2p.llm.model.Model` replaying scripted replies
 - ``memnet.py``  :class:`~ioa_p2p.testing.memnet.MemoryNetwork`: an in-memory transport fake (in-process
   nodes implementing ``NodePort``, streams as byte pipes, partition/heal, a virtual wall clock) for fast

@@ -1,6 +1,7 @@
 """Kind ``echo``: a deterministic adapter FOR TESTS ONLY (it does no useful work).
 
-It answers ``echo: <task text>`` after ``delay`` seconds (reporting progress in ``steps`` steps), or
+It answers ``echo: <task text>`` after ``delay`` seconds (reporting progress in ``steps`` steps; with
+``prompt_tokens`` and ``completion_tokens`` it reports them as its usage, like an agent over a model), or
 misbehaves on purpose (``fail = "crash" | "bad_output" | "reject" | "hang"``) so tests and demos
 can drive every failure path of the conversation through real nodes. Its card says it is a test
 adapter.
@@ -15,6 +16,7 @@ from typing import Any, ClassVar
 import trio
 
 from ioa_p2p.adapters.base import AdapterCard, Task, TaskContext, TaskResult, parse_options
+from ioa_p2p.config.sections import setting
 from ioa_p2p.errors import AdapterOptionsError, TaskRejected
 
 KIND = "echo"
@@ -28,6 +30,9 @@ class EchoOptions:
     fail: str = ""
     name: str = "echo (test adapter)"
     skills: tuple[str, ...] = ("echo",)
+    #: Token counts it reports as its usage (None: it reports none, as most agents without a model).
+    prompt_tokens: int | None = setting(None, low=0)
+    completion_tokens: int | None = setting(None, low=0)
 
 
 class EchoAdapter:
@@ -71,7 +76,15 @@ class EchoAdapter:
             raise TaskRejected("echo adapter asked to reject every task")
         if opts.fail == "hang":
             await trio.sleep_forever()
-        return TaskResult.success(f"echo: {task.text}", data={"context_messages": len(task.context)})
+        data: dict[str, Any] = {"context_messages": len(task.context)}
+        if opts.prompt_tokens is not None and opts.completion_tokens is not None:
+            data["usage"] = {
+                "model": "echo",
+                "prompt_tokens": opts.prompt_tokens,
+                "completion_tokens": opts.completion_tokens,
+                "tool_calls": 1,
+            }
+        return TaskResult.success(f"echo: {task.text}", data=data)
 
     async def aclose(self) -> None:
         self.closed = True

@@ -6,10 +6,11 @@
 ``trio.testing.MockClock(autojump_threshold=0)``.
 
 :data:`MEMORY_DEFAULTS` holds the settings this needs, merged under the caller's tables: no circuit relay
-(it needs a libp2p host), the hashing embedder (no model load, no thread), the exact vector index (the
-annoy index rebuilds in a worker thread), the offline brain. Adapters: ``echo`` and ``calculator`` run no
-thread of their own (the calculator's CPU work goes through the node's ``run_sync``, inline here); the
-``python`` adapter (a subprocess) and ``retrieval`` (worker threads) do not belong on a mock clock.
+(it needs a libp2p host), the hashing embedder (no model load, no thread), the exact vector index (the annoy
+index rebuilds in a worker thread), no background warm-up of the matcher, the offline brain. Adapters:
+``echo`` and ``calculator`` run no thread of their own (the calculator's CPU work goes through the node's
+``run_sync``, inline here); the ``python`` adapter (a subprocess) and ``retrieval`` (worker threads) do not
+belong on a mock clock.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from ioa_p2p.testing.memnet import MemoryNetwork, MemoryNode
 MEMORY_DEFAULTS: dict[str, dict[str, Any]] = {
     "relay": {"hop": False, "client": False},
     "embedding": {"backend": "hashing"},
-    "discovery": {"index": {"kind": "exact"}},
+    "discovery": {"index": {"kind": "exact"}, "warm": False},
     "goals": {"brain": "offline"},
 }
 

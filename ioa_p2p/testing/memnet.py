@@ -251,12 +251,15 @@ class MemoryNetwork:
         self._cut.discard(peer)
 
     @asynccontextmanager
-    async def open_node(self, home: Path, *, raw: dict[str, Any] | None = None) -> AsyncIterator[MemoryNode]:
-        """A node with a new identity until the block exits (its nursery runs its stream handlers)."""
+    async def open_node(
+        self, home: Path, *, raw: dict[str, Any] | None = None, identity: Identity | None = None
+    ) -> AsyncIterator[MemoryNode]:
+        """A node (with a new identity unless given: the same one restarts a node) until the block
+        exits (its nursery runs its stream handlers)."""
         config = _config(home, raw or {})  # no thread: a mock clock would jump past it
         self.now()  # the clock starts with the first node
         async with trio.open_nursery() as nursery:
-            node = MemoryNode(self, config, Identity.generate(), nursery)
+            node = MemoryNode(self, config, identity or Identity.generate(), nursery)
             self.nodes[node.peer_id] = node
             try:
                 yield node

@@ -34,7 +34,7 @@ from ioa_p2p.errors import (
 )
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.wire import canonical
-from ioa_p2p.wire.schema import Body, body_class, check_uint, typed_value, uint_value
+from ioa_p2p.wire.schema import Body, body_class, check_uint, key_names, typed_value, uint_value
 
 ENVELOPE_VERSION = 1
 #: Largest encoded envelope accepted anywhere (frames, files, stores): 1 MiB.
@@ -118,7 +118,7 @@ class Envelope:
         if keys != _ENVELOPE_KEYS:
             raise SchemaError(
                 f"envelope: missing fields {sorted(_ENVELOPE_KEYS - keys)}, "
-                f"unexpected fields {sorted(keys - _ENVELOPE_KEYS)}"
+                f"unexpected fields {key_names(keys - _ENVELOPE_KEYS)}"
             )
         type_name = value["t"]
         type_version = value["tv"]

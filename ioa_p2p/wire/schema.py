@@ -301,7 +301,7 @@ def _body_decoder(cls: type[Body]) -> Decoder:
         keys = value.keys()
         if keys != expected and not (optional and required <= keys <= expected):
             missing = [n for n in names if n not in value and n not in optional]
-            extra = sorted(k if isinstance(k, str) else repr(k)[:64] for k in set(value) - set(names))
+            extra = key_names(set(value) - set(names))
             raise SchemaError(f"{label}: missing fields {missing}, unexpected fields {extra}")
         if optional and any(value.get(n, 0) is None for n in optional):
             raise SchemaError(f"{label}: an optional field is left out, never null")
@@ -458,6 +458,13 @@ def check_uint(where: str, number: int) -> None:
         raise SchemaError(f"{where} must be an unsigned 64-bit integer, got {number}")
 
 
+def key_names(keys: Any) -> list[str]:
+    """Map keys from the network, as sorted printable names: keys of mixed types (text and
+    integers, say) cannot be compared with each other, so they are sorted by their text (a non-text
+    key by its ``repr``, cut to 64 characters)."""
+    return sorted(k if isinstance(k, str) else repr(k)[:64] for k in keys)
+
+
 def build(cls: type[B], **fields: Any) -> B:
     """Construct a body (typed helper: mypy does not see the dataclass made by ``message_type``)."""
     return cls(**fields)
@@ -471,6 +478,7 @@ __all__ = [
     "build",
     "check_plain",
     "check_uint",
+    "key_names",
     "message_type",
     "registered_types",
     "typed_value",

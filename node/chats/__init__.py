@@ -5,13 +5,18 @@
 - ``run.py``        :func:`open_chats`: store, stream handlers, routes, background loops
 - ``ports.py``      what the protocols below see of the service and of each other (``typing.Protocol``)
 - ``config.py``     the ``[chats]`` table
-- ``store.py``      :class:`ChatStore`: SQLite (WAL), persist before ack, durable outbox
+- ``store.py``      :class:`ChatStore`: SQLite (WAL), persist before ack, durable outbox, partners,
+  quarantine
+- ``loading.py``    stored chats loaded when first used; undecodable rows quarantined; listing views;
+  idle invitations expired
+- ``partners.py``   :class:`Partners`: the peers this node worked with (trusted by its budgets)
 - ``streams.py``    bounded sends, opens and waits shared by the chat protocols; ``chat.ack`` frames
 - ``invites.py``    invitations, ``/ioa/chat/invite/1.0.0``, and the application's invitation policy
 - ``admission.py``  who may invite this node: policy, rate limits, budgets
 - ``verify.py``     checking an invitation's ``added_by`` against the inviter's history
 - ``delivery.py``   delivery, ``/ioa/chat/deliver/1.0.0``: outbox workers, retries with backoff, acks
 - ``sync.py``       sync, ``/ioa/chat/sync/1.0.0``: pulls, answers, periodic and on-connect triggers
+- ``pacing.py``     :class:`PullPacer`: back-off per unreachable member, a pace for all pulls
 - ``routes.py``     control routes ``/chats...`` and the JSON view of a chat message
 """
 

@@ -14,17 +14,23 @@ rule that fails gives the reply's reason code (reason text ``"<code>: <explanati
    ``not-known``     ``invite_policy = "known"`` and the inviter has no valid card in this node's
    directory (one DHT lookup of at most ``LOOKUP_TIMEOUT`` is tried); allowlisted peers pass both;
 6. ``over-budget``   this node already holds ``max_chats_per_inviter`` chats joined by this inviter's
-   invitations, or ``max_invited_chats`` joined by anyone's (chats it left do not count): the
-   newcomer is refused; everything already held is kept and served;
+   invitations, or ``max_invited_chats`` joined by anyone's (chats it left do not count), or the
+   inviter is not a partner (:mod:`~ioa_p2p.node.chats.partners`: a peer this node worked with)
+   and ``max_stranger_chats`` chats are held or being checked for the invitations of non-partners,
+   all together (identities are free: a cap per inviter alone bounds nothing): the newcomer is
+   refused; everything already held is kept and served;
 7. ``bad-added-by``  ``added_by`` is not a ``member.add`` of this node in the inviter's history
    (:mod:`~ioa_p2p.node.chats.verify`);
 8. ``declined``      the application policy said no (or did not answer within ``invite_timeout``).
 
-Only an ``accepted`` invitation is stored. A *transient* refusal tells the inviter "not now": it
-keeps this node as a member and invites it again later instead of treating it as a decline.
+A frame that is not a valid invitation (not a signed ``chat.invite`` of the stream's peer with a
+valid genesis) is answered ``invalid``: its chat ID is the SHA-256 of the genesis bytes when the
+frame is an invitation, else 32 zero bytes. Only an ``accepted`` invitation is stored. A
+*transient* refusal tells the inviter "not now": it keeps this node as a member and invites it
+again later instead of treating it as a decline.
 
-``invite_policy`` is ``open`` unless set; a node whose adapter executes code (its class or factory
-declares ``EXECUTES_CODE = True``, as the ``python`` adapter does) defaults to ``known``.
+``invite_policy`` is ``open`` unless set; a node whose adapter executes code (its kind declares
+``AdapterNeeds(executes_code=True)`` as ``NEEDS``, as the ``python`` adapter does) defaults to ``known``.
 """
 
 from __future__ import annotations
@@ -71,6 +77,7 @@ NOT_ALLOWED = "not-allowed"
 NOT_KNOWN = "not-known"
 OVER_BUDGET = "over-budget"
 BUSY = "busy"
+INVALID = "invalid"
 #: Refusals that say "not now" rather than "no": the inviter keeps the member and invites again later.
 TRANSIENT = frozenset({RATE_LIMITED, BUSY})
 
@@ -96,6 +103,7 @@ class InviteRules:
     burst: int = 20
     max_per_inviter: int = 500
     max_total: int = 2000
+    max_strangers: int = 200
 
 
 class RateLimiter:
@@ -172,10 +180,15 @@ class Admission:
         store: ChatStore,
         directory: PeerDirectory,
         clock: Callable[[], float],
+        *,
+        is_partner: Callable[[PeerId], bool] = lambda peer: False,
     ) -> None:
         self.rules = rules
         self.store = store
         self.directory = directory
+        self.is_partner = is_partner
+        #: invitations of non-partners being checked now (they count against ``max_strangers``)
+        self.checking_strangers = 0
         self.limiter = RateLimiter(rules.rate, rules.burst, clock, max_keys=MAX_TRACKED_INVITERS)
         #: Refusals by code, for `ioa chats` / tests.
         self.refused: dict[str, int] = {}
@@ -221,6 +234,15 @@ class Admission:
         total = self.store.count_invited()
         if total >= self.rules.max_total:
             return self.refuse(OVER_BUDGET, f"this node already holds {total} invited chats (the limit)")
+        if not self.is_partner(inviter):
+            # the others being checked now (this invitation is itself one of them)
+            strangers = self.store.count_stranger_chats() + max(0, self.checking_strangers - 1)
+            if strangers >= self.rules.max_strangers:
+                return self.refuse(
+                    OVER_BUDGET,
+                    f"this node already holds {strangers} chats invited by peers it never worked with "
+                    "(the limit for all of them together)",
+                )
         return None
 
 

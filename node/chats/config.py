@@ -5,7 +5,9 @@ Keys and defaults: ``sync_interval`` (s, 10), ``retry_initial`` (0.5), ``retry_m
 may invite this node (:mod:`~ioa_p2p.node.chats.admission`): ``invite_policy`` ("open" | "known" |
 "allowlist"; default "open", "known" when the adapter executes code), ``invite_allowlist`` ([]),
 ``invite_denylist`` ([]), ``invite_rate`` (0.5 invitations per second per inviter), ``invite_burst``
-(20), ``max_chats_per_inviter`` (500), ``max_invited_chats`` (2000).
+(20), ``max_chats_per_inviter`` (500), ``max_invited_chats`` (2000), ``max_stranger_chats`` (200:
+chats joined, or being checked, by the invitations of peers this node never worked with, all
+together), ``invite_idle_expiry`` (3600 s: an invited chat that got no message by then is forgotten).
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ class ChatsConfig:
     invite_burst: int = _positive(20)
     max_chats_per_inviter: int = _positive(500)
     max_invited_chats: int = _positive(2000)
+    max_stranger_chats: int = _positive(200)
+    invite_idle_expiry: float = _positive(3600.0)
 
     @classmethod
     def from_section(cls, section: dict[str, Any]) -> ChatsConfig:
@@ -57,6 +61,7 @@ class ChatsConfig:
             burst=self.invite_burst,
             max_per_inviter=self.max_chats_per_inviter,
             max_total=self.max_invited_chats,
+            max_strangers=self.max_stranger_chats,
         )
 
 

@@ -178,6 +178,7 @@ class ChatDelivery:
                 self.chats.rejected += 1
                 reason = f"{type(exc).__name__}: {exc}"
                 await send(stream, encode_control(make_ack(b"", ACK_REJECTED, reason=reason)))
+                stream.count_refusal()
                 continue
             ack = self.chats.accept(env, env.hash, stream.remote, len(data))
             await send(stream, encode_control(ack))

@@ -11,6 +11,7 @@ Only an accepted invitation is stored; after accepting, the invitee pulls the hi
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
@@ -42,6 +43,8 @@ InvitePolicy = Callable[[Envelope], Awaitable[bool]]
 
 #: Invitations checked at once beyond the cheap rules (DHT lookups, added_by pulls); more are ``busy``.
 MAX_CONCURRENT_CHECKS = 4
+#: The chat ID of an ``invalid`` answer to a frame that is no invitation at all.
+NO_CHAT = bytes(32)
 
 
 async def accept_all(genesis: Envelope) -> bool:
@@ -90,27 +93,41 @@ class ChatInvites:
         return body.accept
 
     async def handle_invite(self, stream: FramedStream) -> None:
-        chats = self.chats
-        invite = await stream.receive_envelope()
-        check_author(invite, stream.remote)
-        body = invite.body
-        if not isinstance(body, ChatInvite):
-            raise ProtocolViolation(f"{stream.remote} sent {invite.type!r} on {PROTO_INVITE}")
+        try:
+            invite = await stream.receive_envelope()
+            check_author(invite, stream.remote)
+            body = invite.body
+            if not isinstance(body, ChatInvite):
+                raise ProtocolViolation(f"{stream.remote} sent {invite.type!r} on {PROTO_INVITE}")
+        except (ProtocolViolation, InvalidMessage) as exc:
+            await self._answer_malformed(stream, NO_CHAT, exc)
+            return
         try:
             genesis, header = decode_genesis(body.genesis)
-        except InvalidMessage as exc:
-            raise ProtocolViolation(f"{stream.remote} sent an invalid genesis: {exc}") from None
+        except InvalidMessage as exc:  # answered under the ID its bytes would have
+            await self._answer_malformed(stream, hashlib.sha256(body.genesis).digest(), exc)
+            return
         chat_id = genesis.hash
         accept, reason = await self._decide(genesis, header, body, stream.remote)
+        await self._reply(stream, chat_id, accept, reason)
+        if accept:
+            self.chats.sync.start_pull(chat_id, stream.remote)
+
+    async def _reply(self, stream: FramedStream, chat_id: bytes, accept: bool, reason: str) -> None:
         reply = Envelope.create(
-            chats.node.identity,
-            build(ChatInviteReply, chat_id=chat_id, accept=accept, reason=reason),
+            self.chats.node.identity,
+            build(ChatInviteReply, chat_id=chat_id, accept=accept, reason=reason[:1024]),
             seq=0,
-            ts=chats.now_ms(),
+            ts=self.chats.now_ms(),
         )
         await send(stream, reply.to_cbor())
-        if accept:
-            chats.sync.start_pull(chat_id, stream.remote)
+
+    async def _answer_malformed(self, stream: FramedStream, chat_id: bytes, exc: IoAError) -> None:
+        """A typed answer to a frame that is not a valid invitation (then the stream ends)."""
+        self.chats.rejected += 1
+        refusal = self.admission.refuse(rules.INVALID, f"not a valid chat.invite of the stream's peer: {exc}")
+        log.info("refused a malformed invitation from %s: %s", stream.remote, exc)
+        await self._reply(stream, chat_id, False, refusal.reason)
 
     async def _decide(
         self, genesis: Envelope, header: ChatGenesis, invite: ChatInvite, inviter: PeerId
@@ -133,9 +150,12 @@ class ChatInvites:
         except trio.WouldBlock:
             return False, f"{rules.BUSY}: this node is checking other invitations; ask again later"
         self._deciding.add(chat_id)
+        stranger = not self.admission.is_partner(inviter)
+        self.admission.checking_strangers += stranger
         try:
             return await self._check_and_ask(genesis, invite, inviter)
         finally:
+            self.admission.checking_strangers -= stranger
             self._deciding.discard(chat_id)
             self._checks.release()
 

@@ -2,8 +2,10 @@
 
 Routes: ``GET /chats``, ``GET /chats/history``, ``GET /chats/export``, ``POST /chats/post``,
 ``POST /chats/create``, ``POST /chats/sync``, ``GET /chats/events`` (the messages live, resumable:
-:mod:`ioa_p2p.node.chats.live`), ``GET /chats/audit``; ``chat`` accepts a unique hex prefix. Bytes inside
-message content are shown as ``{"$bytes": base64}``. Schemas: :mod:`ioa_p2p.api.chats`.
+:mod:`ioa_p2p.node.chats.live`), ``GET /chats/audit``, ``GET /chats/store`` (rows kept in quarantine,
+chats joined by strangers' invitations, partners, expired invitations, pull pacing); ``chat`` accepts a
+unique hex prefix. Bytes inside message content are shown as ``{"$bytes": base64}``. Schemas:
+:mod:`ioa_p2p.api.chats`.
 """
 
 from __future__ import annotations
@@ -20,11 +22,15 @@ from ioa_p2p.api.chats import (
     ChatInfo,
     ChatMessageView,
     ChatRef,
+    ChatStoreReply,
+    ChatStoreRequest,
     CreateChatReply,
     CreateChatRequest,
     ExportReply,
     HistoryReply,
     PostRequest,
+    PullPacing,
+    QuarantinedRow,
     SyncChatsReply,
     SyncChatsRequest,
 )
@@ -118,6 +124,16 @@ def add_routes(node: NodePort, chats: Chats) -> None:
         report = await node.run_sync(lambda: audit_history(data, source=chat_id.hex()))
         return audit_view(chat_id, report, (time.monotonic() - started) * 1000)
 
+    async def get_store(request: ChatStoreRequest, call: CallInfo) -> ChatStoreReply:
+        rows = chats.quarantine(chats.resolve(request.chat) if request.chat else None)
+        return ChatStoreReply(
+            quarantined=tuple(QuarantinedRow(**row) for row in rows),
+            stranger_chats=chats.store.count_stranger_chats(),
+            partners=len(chats.partners),
+            expired_invitations=chats.expired,
+            pulls=PullPacing(**chats.sync.pacer.snapshot()),
+        )
+
     node.control.add_route(r.CHATS, get_chats)
     node.control.add_route(r.HISTORY, get_history)
     node.control.add_route(r.EXPORT, get_export)
@@ -126,6 +142,7 @@ def add_routes(node: NodePort, chats: Chats) -> None:
     node.control.add_route(r.SYNC_CHATS, post_sync)
     node.control.add_route(r.CHAT_EVENTS, get_events)
     node.control.add_route(r.AUDIT, get_audit)
+    node.control.add_route(r.CHAT_STORE, get_store)
 
 
 def audit_view(chat_id: bytes, report: AuditReport, took_ms: float) -> AuditView:

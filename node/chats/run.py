@@ -48,12 +48,23 @@ async def open_chats(
             nursery.start_soon(chats.resume)
             nursery.start_soon(chats.sync.run_periodic_sync)
             nursery.start_soon(chats.sync.run_connection_watch)
+            nursery.start_soon(_expire_idle_invitations, chats)
             try:
                 yield chats
             finally:
                 nursery.cancel_scope.cancel()
     finally:
         store.close()
+
+
+#: Seconds between checks for invited chats that never got a message (``invite_idle_expiry``).
+EXPIRY_CHECK = 60.0
+
+
+async def _expire_idle_invitations(chats: Chats) -> None:
+    while True:
+        await trio.sleep(EXPIRY_CHECK)
+        chats.expire_idle_invitations()
 
 
 __all__ = ["open_chats"]

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from ioa_p2p.budget import TRUST_STRANGER
 from ioa_p2p.errors import Equivocation, HistoryViolation, UnknownChat, UsageError
 from ioa_p2p.history.bodies import (
     KIND_MEMBER_ADD,
@@ -56,6 +57,8 @@ from ioa_p2p.node.chats.admission import POLICY_OPEN, Admission, DiscoveryDirect
 from ioa_p2p.node.chats.config import ChatsConfig
 from ioa_p2p.node.chats.delivery import ChatDelivery
 from ioa_p2p.node.chats.invites import ChatInvites, InvitePolicy
+from ioa_p2p.node.chats.loading import chat_view, expire_idle, light_info, quarantine_view, rebuild, upgrade
+from ioa_p2p.node.chats.partners import Partners
 from ioa_p2p.node.chats.store import STATUS_LEFT, STATUS_MEMBER, ChatStore, MessageRow
 from ioa_p2p.node.chats.streams import make_ack
 from ioa_p2p.node.chats.sync import ChatSync
@@ -111,11 +114,17 @@ class Chats:
         self._join_subscribers: list[trio.MemorySendChannel[bytes]] = []
         self._changed = trio.Event()
         self.rejected = 0  # frames and messages refused (counted for tests and `ioa chats`)
+        #: invited chats that expired without ever getting a message (``invite_idle_expiry``)
+        self.expired = 0
+        rules = config.invite_rules(default_invite_policy)
+        self.partners = Partners(store, rules.allow)
+        node.budgets.add_voucher(self.partners.trust)
         admission = Admission(
-            config.invite_rules(default_invite_policy),
+            rules,
             store,
             DiscoveryDirectory(discovery, clock),
             trio.current_time,  # monotonic, and virtual on a mock clock
+            is_partner=self.partners.__contains__,
         )
         self.invites = ChatInvites(self, nursery, admission)
         self.delivery = ChatDelivery(self, nursery)
@@ -127,20 +136,13 @@ class Chats:
         return int(self._clock() * 1000)
 
     def load(self) -> None:
-        """Read every chat's status and rebuild the histories of the chats this node is a member of
-        (trusted local data: signatures not re-checked). A chat it left (or declined, in stores written
-        by older versions) is rebuilt only when first used: start-up costs what the live chats cost."""
-        for row in self.store.chats():
-            self._status[row.chat_id] = row.status
-            if row.status == STATUS_MEMBER:
-                self._histories[row.chat_id] = self._rebuild(row.chat_id, row.genesis)
-
-    def _rebuild(self, chat_id: bytes, genesis_raw: bytes) -> ChatHistory:
-        genesis = Envelope.from_cbor(genesis_raw, verify=False)
-        hist = self._new_history(genesis, chat_id)
-        for msg in self.store.messages(chat_id):
-            hist.add(Envelope.from_cbor(msg.raw, verify=False), msg.hash)
-        return hist
+        """Read every chat's ID and status (one query): a history is rebuilt from the store when
+        first used (:mod:`~ioa_p2p.node.chats.loading`), so start-up costs nothing per stored chat.
+        A store written by an older version gets its topics and partners filled in once."""
+        for chat_id, status in self.store.statuses():
+            self._status[chat_id] = status
+        upgrade(self.store, self.me, self.partners, self.now_ms())
+        self.expire_idle_invitations()
 
     def _new_history(self, genesis: Envelope, chat_id: bytes) -> ChatHistory:
         budgets = self.node.budgets
@@ -150,14 +152,19 @@ class Chats:
             max_pending=self.config.max_pending,
             max_pending_bytes=budgets.limits.pending_bytes_per_chat,
             pending_budget=budgets.orphans,
+            pending_trust=lambda source: (
+                budgets.trust(source) if isinstance(source, PeerId) else TRUST_STRANGER
+            ),
         )
 
     def find(self, chat_id: bytes) -> ChatHistory | None:
         hist = self._histories.get(chat_id)
-        if hist is None and chat_id in self._status:  # a chat left earlier: rebuilt on first use
-            row = self.store.chat(chat_id)
-            if row is not None:
-                hist = self._histories[chat_id] = self._rebuild(chat_id, row.genesis)
+        if hist is None and chat_id in self._status:  # stored, not used since the start: load it
+            hist = rebuild(self.store, chat_id, self._new_history, self.now_ms())
+            if hist is None:  # its genesis was unreadable: quarantined
+                self._status.pop(chat_id, None)
+                return None
+            self._histories[chat_id] = hist
         return hist
 
     def get(self, chat_id: bytes) -> ChatHistory:
@@ -183,39 +190,46 @@ class Chats:
         """The chats this node is a member of (not declined, not left)."""
         return [c for c, s in self._status.items() if s == STATUS_MEMBER]
 
+    def loaded_member_chats(self) -> list[bytes]:
+        """The member chats used since the start (their histories are in memory)."""
+        return [c for c in self._histories if self._status.get(c) == STATUS_MEMBER]
+
+    def member_chats_with_topic(self, prefix: str) -> list[bytes]:
+        """Member chats whose topic starts with ``prefix`` (read from the store, nothing loaded)."""
+        return [c for c in self.store.chats_with_topic(prefix) if c in self._status]
+
     def history(self, chat_id: bytes) -> list[Envelope]:
         """Every message of the chat in causal order (genesis not included)."""
         return self.get(chat_id).envelopes()
 
     def list_chats(self) -> list[dict[str, Any]]:
-        return [self.chat_info(c) for c in self._status]
+        """Every chat; one that holds no message and is not loaded is described from its genesis
+        alone (its members are the genesis members), so listing does not load it."""
+        counts = self.store.message_counts()
+        out = []
+        for chat_id, status in list(self._status.items()):
+            if chat_id not in self._histories and not counts.get(chat_id):
+                info = light_info(self.store, chat_id, status, 0)
+                if info is not None:
+                    out.append(info)
+                    continue
+            if self.find(chat_id) is not None:
+                out.append(self.chat_info(chat_id))
+        return out
+
+    def quarantine(self, chat_id: bytes | None = None) -> list[dict[str, Any]]:
+        """Stored rows that could not be decoded and were kept aside (of one chat, or all)."""
+        return quarantine_view(self.store, chat_id)
 
     def chat_info(self, chat_id: bytes) -> dict[str, Any]:
-        hist = self.get(chat_id)
-        return {
-            "chat_id": chat_id.hex(),
-            "topic": hist.topic,
-            "creator": str(hist.creator),
-            "parent": hist.genesis_body.parent.hex() if hist.genesis_body.parent else None,
-            "members": sorted(str(m) for m in hist.members()),
-            "status": self.status(chat_id),
-            "inviter": self._inviter_of(chat_id),
-            "messages": len(hist),
-            "pending": hist.pending_count,
-            "pending_bytes": hist.pending_bytes,
-            "pending_refused": hist.pending.refused + hist.pending.dropped,
-            "heads": [h.hex() for h in hist.heads()],
-            "created_ms": hist.genesis.ts,
-        }
-
-    def _inviter_of(self, chat_id: bytes) -> str | None:
         row = self.store.chat(chat_id)
-        return str(PeerId.from_bytes(row.inviter)) if row is not None and row.inviter else None
+        return chat_view(self.get(chat_id), self.status(chat_id), row.inviter if row else None)
 
     def export(self, chat_id: bytes) -> bytes:
         """The history file: the history, then the stored equivocation evidence (protocol.md §10.7)."""
         evidence = [raw for pair in self.store.evidence(chat_id) for raw in pair]
-        return export_history(self.get(chat_id), evidence)
+        quarantined = [row.raw for row in self.store.quarantined(chat_id) if row.hash and row.raw]
+        return export_history(self.get(chat_id), evidence, quarantined)
 
     def set_invite_policy(self, policy: InvitePolicy) -> None:
         """``async policy(genesis_envelope) -> bool`` decides whether to accept an invitation."""
@@ -338,6 +352,7 @@ class Chats:
         )
         chat_id = genesis.hash
         self.join(genesis, chat_id, STATUS_MEMBER)
+        self.partners.add(others, self.now_ms())
         answers: dict[PeerId, bool | None] = {}
         timeout = self.config.invite_timeout if invite_timeout is None else invite_timeout
 
@@ -372,6 +387,7 @@ class Chats:
         after = self._members_after(hist, entry, before)
         recipients = sorted((before | after) - {self.me})
         self.store.insert_own(_row(entry), recipients, self.now_ms())
+        self.partners.add(recipients, self.now_ms())
         hist.commit(entry)
         self._publish([entry])
         for peer in recipients:
@@ -405,7 +421,8 @@ class Chats:
     ) -> ChatHistory:
         """Record the chat (``inviter``: whose invitation this node accepted; None when created here)."""
         hist = self.find(chat_id)
-        self.store.add_chat(chat_id, genesis.to_cbor(), status, self.now_ms(), inviter)
+        topic = genesis.body.topic if isinstance(genesis.body, ChatGenesis) else None
+        self.store.add_chat(chat_id, genesis.to_cbor(), status, self.now_ms(), inviter, topic)
         if hist is None:
             hist = self._new_history(genesis, chat_id)
             self._histories[chat_id] = hist
@@ -423,17 +440,37 @@ class Chats:
         acks = [self.accept(e.env, e.hash, remote) for e in verified.entries()]
         return sum(ack.status == ACK_STORED for ack in acks)
 
+    def expire_idle_invitations(self) -> list[bytes]:
+        """Forget the invited chats that never got a message (``invite_idle_expiry``; see
+        :func:`~ioa_p2p.node.chats.loading.expire_idle`). A chat in use is kept."""
+
+        def in_use(chat_id: bytes) -> bool:
+            hist = self._histories.get(chat_id)
+            busy = hist is not None and bool(len(hist) or hist.pending_count)
+            return busy or bool(self._subscribers.get(chat_id))
+
+        expired = expire_idle(self.store, self.now_ms() - int(self.config.invite_idle_expiry * 1000), in_use)
+        for chat_id in expired:
+            self._status.pop(chat_id, None)
+            self._histories.pop(chat_id, None)
+        if expired:
+            self.expired += len(expired)
+            self.notify()
+        return expired
+
     # ------------------------------------------------------------------ collaborators
 
     async def sync_now(self, chat_id: bytes | None = None, *, connected_only: bool = False) -> int:
-        """Pull every chat (or one) from its members now; returns messages received."""
-        return await self.sync.sync_now(chat_id, connected_only=connected_only)
+        """Pull every loaded chat (or one) from its members now, members in back-off included;
+        returns messages received."""
+        return await self.sync.sync_now(chat_id, connected_only=connected_only, force=True)
 
     async def resume(self) -> None:
-        """After a start (or a crash): restart deliveries from the outbox and pull every chat."""
+        """After a start (or a crash): restart deliveries from the outbox and pull the recently
+        active chats (:meth:`~ioa_p2p.node.chats.sync.ChatSync.resume`)."""
         for peer in self.store.outbox_peers():
             self.delivery.wake(peer)
-        await self.sync_now()
+        await self.sync.resume()
 
 
 def _row(entry: Entry) -> MessageRow:

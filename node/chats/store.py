@@ -1,11 +1,15 @@
 """The durable chat store: one SQLite file, ``$IOA_HOME/chats.sqlite3``, in WAL mode.
 
-Tables (schema version 2, ``PRAGMA user_version``; a version 1 file gains ``chats.inviter``)::
+Tables (schema version 3, ``PRAGMA user_version``; a version 1 file gains ``chats.inviter``, a
+version 2 file ``chats.topic`` and the ``partners`` and ``quarantine`` tables)::
 
-    chats     chat_id PK, genesis (signed envelope CBOR), status, joined_ms, inviter (NULL: created here)
-    messages  hash PK, chat_id, author, seq, depth, ts, kind, raw   (insertion order = rowid)
-    outbox    (hash, peer) PK, chat_id, added_ms                   (deliveries not yet acknowledged)
-    evidence  chat_id, first, second                               (equivocation proofs)
+    chats      chat_id PK, genesis (signed envelope CBOR), status, joined_ms, inviter (NULL: created
+               here), topic (the genesis topic, so start-up need not decode any genesis)
+    messages   hash PK, chat_id, author, seq, depth, ts, kind, raw   (insertion order = rowid)
+    outbox     (hash, peer) PK, chat_id, added_ms                   (deliveries not yet acknowledged)
+    evidence   chat_id, first, second                               (equivocation proofs)
+    partners   peer PK, since_ms          (peers this node worked with: in a chat it created or posted in)
+    quarantine id PK, chat_id, hash, raw, reason, at_ms   (rows that could not be decoded, kept aside)
 
 Rules the chat service relies on:
 
@@ -30,11 +34,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ioa_p2p.errors import StoreError
+from ioa_p2p.errors import StorageFull, StoreError
 from ioa_p2p.identity import PeerId
 
 STORE_FILE_NAME = "chats.sqlite3"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 STATUS_MEMBER = "member"
 STATUS_DECLINED = "declined"
@@ -46,7 +50,8 @@ CREATE TABLE IF NOT EXISTS chats (
     genesis   BLOB NOT NULL,
     status    TEXT NOT NULL,
     joined_ms INTEGER NOT NULL,
-    inviter   BLOB
+    inviter   BLOB,
+    topic     TEXT
 );
 CREATE TABLE IF NOT EXISTS messages (
     hash    BLOB PRIMARY KEY,
@@ -73,6 +78,18 @@ CREATE TABLE IF NOT EXISTS evidence (
     second  BLOB NOT NULL,
     PRIMARY KEY (chat_id, first, second)
 );
+CREATE TABLE IF NOT EXISTS partners (
+    peer     BLOB PRIMARY KEY,
+    since_ms INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS quarantine (
+    id      INTEGER PRIMARY KEY,
+    chat_id BLOB,
+    hash    BLOB,
+    raw     BLOB,
+    reason  TEXT NOT NULL,
+    at_ms   INTEGER NOT NULL
+);
 """
 
 
@@ -83,6 +100,17 @@ class ChatRow:
     status: str
     joined_ms: int
     inviter: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class QuarantinedRow:
+    """A stored row that could not be decoded: kept aside, reported, flagged by the audit."""
+
+    chat_id: bytes | None
+    hash: bytes | None  # None: the chat's genesis
+    raw: bytes | None
+    reason: str
+    at_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +139,7 @@ class ChatStore:
             self._db.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
             self._db.execute("PRAGMA foreign_keys=ON")
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, 1, SCHEMA_VERSION):
+            if version not in (0, 1, 2, SCHEMA_VERSION):
                 raise StoreError(
                     f"{path} has chat store schema {version}; this version reads {SCHEMA_VERSION}. "
                     "Upgrade ioa-p2p, or move the file away to start with an empty store"
@@ -119,8 +147,12 @@ class ChatStore:
             self._db.executescript(_SCHEMA)
             if version == 1:  # schema 2 added who invited this node to each chat
                 self._db.execute("ALTER TABLE chats ADD COLUMN inviter BLOB")
+            if version in (1, 2):  # schema 3: the topic column, partners, quarantine
+                self._db.execute("ALTER TABLE chats ADD COLUMN topic TEXT")
             self._db.execute("CREATE INDEX IF NOT EXISTS chats_by_inviter ON chats (inviter, status)")
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            #: the schema version the file had before this open (0: a new file)
+            self.upgraded_from = int(version)
         except sqlite3.Error as exc:
             raise StoreError(
                 f"cannot open the chat store {path}: {exc}; check the disk and permissions "
@@ -140,7 +172,7 @@ class ChatStore:
         try:
             yield
         except sqlite3.Error as exc:
-            raise StoreError(f"chat store {self.path}: cannot {what}: {exc}") from None
+            raise store_error(self.path, what, exc) from None
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -150,22 +182,29 @@ class ChatStore:
             try:
                 yield
             except BaseException:
-                self._db.execute("ROLLBACK")
+                with contextlib.suppress(sqlite3.Error):  # SQLite may have rolled back already
+                    self._db.execute("ROLLBACK")
                 raise
             self._db.execute("COMMIT")
 
     # ------------------------------------------------------------------ chats
 
     def add_chat(
-        self, chat_id: bytes, genesis: bytes, status: str, now_ms: int, inviter: PeerId | None = None
+        self,
+        chat_id: bytes,
+        genesis: bytes,
+        status: str,
+        now_ms: int,
+        inviter: PeerId | None = None,
+        topic: str | None = None,
     ) -> None:
         """Record a chat (an existing row keeps its genesis and inviter; its status is updated).
         ``inviter``: the peer whose invitation this node accepted (None: created here)."""
         with self._errors("save a chat"):
             self._db.execute(
-                "INSERT INTO chats (chat_id, genesis, status, joined_ms, inviter) VALUES (?, ?, ?, ?, ?) "
-                "ON CONFLICT(chat_id) DO UPDATE SET status = excluded.status",
-                (chat_id, genesis, status, now_ms, inviter.raw if inviter else None),
+                "INSERT INTO chats (chat_id, genesis, status, joined_ms, inviter, topic) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(chat_id) DO UPDATE SET status = excluded.status",
+                (chat_id, genesis, status, now_ms, inviter.raw if inviter else None, topic),
             )
 
     def count_invited(self, inviter: PeerId | None = None, status: str = "member") -> int:
@@ -195,6 +234,78 @@ class ChatStore:
                 (chat_id,),
             ).fetchone()
         return ChatRow(*row) if row else None
+
+    def statuses(self) -> list[tuple[bytes, str]]:
+        """(chat_id, status) of every chat, in joining order: all a start-up reads."""
+        with self._errors("list chats"):
+            rows = self._db.execute("SELECT chat_id, status FROM chats ORDER BY joined_ms, chat_id")
+            return [(bytes(row[0]), str(row[1])) for row in rows.fetchall()]
+
+    def chats_with_topic(self, prefix: str, status: str = "member") -> list[bytes]:
+        """Chats with ``status`` whose topic starts with ``prefix``."""
+        with self._errors("list chats"):
+            rows = self._db.execute(
+                "SELECT chat_id FROM chats WHERE status = ? AND substr(topic, 1, ?) = ? ORDER BY joined_ms",
+                (status, len(prefix), prefix),
+            ).fetchall()
+        return [bytes(row[0]) for row in rows]
+
+    def set_topic(self, chat_id: bytes, topic: str) -> None:
+        with self._errors("update a chat"):
+            self._db.execute("UPDATE chats SET topic = ? WHERE chat_id = ?", (topic, chat_id))
+
+    def untitled_chats(self) -> list[tuple[bytes, bytes, bytes | None]]:
+        """(chat_id, genesis, inviter) of chats stored before topics were (schema 2 and older)."""
+        with self._errors("list chats"):
+            rows = self._db.execute("SELECT chat_id, genesis, inviter FROM chats WHERE topic IS NULL")
+            return [(bytes(r[0]), bytes(r[1]), bytes(r[2]) if r[2] else None) for r in rows.fetchall()]
+
+    def chats_authored_by(self, author: PeerId) -> list[bytes]:
+        with self._errors("list chats"):
+            rows = self._db.execute("SELECT DISTINCT chat_id FROM messages WHERE author = ?", (author.raw,))
+            return [bytes(row[0]) for row in rows.fetchall()]
+
+    def count_stranger_chats(self) -> int:
+        """Member chats joined by the invitation of a peer that is not a partner."""
+        with self._errors("count chats"):
+            row = self._db.execute(
+                "SELECT COUNT(*) FROM chats WHERE status = 'member' AND inviter IS NOT NULL "
+                "AND inviter NOT IN (SELECT peer FROM partners)"
+            ).fetchone()
+        return int(row[0])
+
+    def idle_invited_chats(self, joined_before_ms: int) -> list[bytes]:
+        """Member chats joined by an invitation before ``joined_before_ms`` that hold no message."""
+        with self._errors("list chats"):
+            rows = self._db.execute(
+                "SELECT chat_id FROM chats WHERE status = 'member' AND inviter IS NOT NULL "
+                "AND joined_ms < ? AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.chat_id = chats.chat_id)",
+                (joined_before_ms,),
+            ).fetchall()
+        return [bytes(row[0]) for row in rows]
+
+    def forget_chat(self, chat_id: bytes) -> None:
+        """Delete a chat that holds no message, with its outbox rows (an expired invitation)."""
+        with self.transaction():
+            self._db.execute("DELETE FROM outbox WHERE chat_id = ?", (chat_id,))
+            self._db.execute("DELETE FROM chats WHERE chat_id = ?", (chat_id,))
+
+    def active_chats(self, since_ms: int) -> list[bytes]:
+        """Member chats with a message stamped at or after ``since_ms``, or with deliveries pending."""
+        with self._errors("list chats"):
+            rows = self._db.execute(
+                "SELECT chat_id FROM chats WHERE status = 'member' AND ("
+                "chat_id IN (SELECT DISTINCT chat_id FROM messages WHERE ts >= ?) "
+                "OR chat_id IN (SELECT DISTINCT chat_id FROM outbox))",
+                (since_ms,),
+            ).fetchall()
+        return [bytes(row[0]) for row in rows]
+
+    def message_counts(self) -> dict[bytes, int]:
+        """Messages stored per chat (chats without any are absent)."""
+        with self._errors("count messages"):
+            rows = self._db.execute("SELECT chat_id, COUNT(*) FROM messages GROUP BY chat_id").fetchall()
+        return {bytes(row[0]): int(row[1]) for row in rows}
 
     # ------------------------------------------------------------------ messages
 
@@ -287,6 +398,55 @@ class ChatStore:
         with self._errors("read the outbox"):
             return int(self._db.execute("SELECT COUNT(*) FROM outbox").fetchone()[0])
 
+    # ------------------------------------------------------------------ partners and quarantine
+
+    def add_partners(self, peers: Iterable[PeerId], now_ms: int) -> None:
+        with self._errors("save partners"):
+            self._db.executemany(
+                "INSERT OR IGNORE INTO partners (peer, since_ms) VALUES (?, ?)",
+                [(p.raw, now_ms) for p in peers],
+            )
+
+    def partners(self) -> list[bytes]:
+        with self._errors("read partners"):
+            return [bytes(row[0]) for row in self._db.execute("SELECT peer FROM partners").fetchall()]
+
+    def quarantine_message(self, digest: bytes, reason: str, now_ms: int) -> None:
+        """Move a stored message that cannot be decoded out of ``messages`` (its bytes are kept)."""
+        with self.transaction():
+            self._db.execute(
+                "INSERT INTO quarantine (chat_id, hash, raw, reason, at_ms) "
+                "SELECT chat_id, hash, raw, ?, ? FROM messages WHERE hash = ?",
+                (reason, now_ms, digest),
+            )
+            self._db.execute("DELETE FROM outbox WHERE hash = ?", (digest,))
+            self._db.execute("DELETE FROM messages WHERE hash = ?", (digest,))
+
+    def quarantine_chat(self, chat_id: bytes, reason: str, now_ms: int) -> None:
+        """Move a chat whose genesis cannot be decoded, with its messages, into the quarantine."""
+        with self.transaction():
+            self._db.execute(
+                "INSERT INTO quarantine (chat_id, hash, raw, reason, at_ms) "
+                "SELECT chat_id, NULL, genesis, ?, ? FROM chats WHERE chat_id = ?",
+                (reason, now_ms, chat_id),
+            )
+            self._db.execute(
+                "INSERT INTO quarantine (chat_id, hash, raw, reason, at_ms) "
+                "SELECT chat_id, hash, raw, ?, ? FROM messages WHERE chat_id = ?",
+                (f"in a quarantined chat: {reason}", now_ms, chat_id),
+            )
+            for table in ("outbox", "messages", "evidence", "chats"):
+                self._db.execute(f"DELETE FROM {table} WHERE chat_id = ?", (chat_id,))
+
+    def quarantined(self, chat_id: bytes | None = None) -> list[QuarantinedRow]:
+        query = "SELECT chat_id, hash, raw, reason, at_ms FROM quarantine"
+        args: tuple[object, ...] = ()
+        if chat_id is not None:
+            query, args = query + " WHERE chat_id = ?", (chat_id,)
+        with self._errors("read the quarantine"):
+            rows = self._db.execute(query + " ORDER BY id", args).fetchall()
+        return [QuarantinedRow(*row) for row in rows]
+
     # ------------------------------------------------------------------ evidence
 
     def add_evidence(self, chat_id: bytes, first: bytes, second: bytes) -> None:
@@ -304,6 +464,13 @@ class ChatStore:
         return [(row[0], row[1]) for row in rows]
 
 
+def store_error(path: Path, what: str, exc: sqlite3.Error) -> StoreError:
+    """Our error for a sqlite3 error: :class:`StorageFull` when the disk is full."""
+    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc):
+        return StorageFull(f"chat store {path}: cannot {what}: the disk is full; free space and try again")
+    return StoreError(f"chat store {path}: cannot {what}: {exc}")
+
+
 __all__ = [
     "STATUS_DECLINED",
     "STATUS_LEFT",
@@ -312,4 +479,5 @@ __all__ = [
     "ChatRow",
     "ChatStore",
     "MessageRow",
+    "QuarantinedRow",
 ]

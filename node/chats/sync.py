@@ -11,7 +11,13 @@ totals), and holds at most ``sync_answer_bytes_per_peer`` / ``_total`` bytes of 
 sent (one answer carries at most :data:`SYNC_ANSWER_BYTES` of messages); past them it answers
 ``busy`` with no messages, and the requester tries again at its next trigger. Pulls started
 because of what a peer sent (unknown parents) are limited to ``sync_pulls_per_peer`` per period,
-and a node runs at most :data:`PULLS_PER_PEER` pulls to one peer at a time.
+and a node runs at most :data:`PULLS_PER_PEER` pulls to one peer at a time. Every pull is paced
+(:mod:`~ioa_p2p.node.chats.pacing`): a member that cannot be reached is backed off from for every
+chat, and pulls start at most ``sync_pulls_total`` times per period, 32 at once.
+
+What is pulled when: at start, the chats active in the last :data:`RESUME_WINDOW` (the others when
+first used; their members push what this node missed); on a new connection and every
+``sync_interval``, the chats used since the start (loaded), from that peer / from connected members.
 """
 
 from __future__ import annotations
@@ -24,11 +30,21 @@ from typing import TYPE_CHECKING
 import trio
 
 from ioa_p2p.budget import Claim
-from ioa_p2p.errors import InvalidMessage, MessageTooLarge, OverBudget, PeerClosed, ProtocolViolation
+from ioa_p2p.errors import (
+    InvalidMessage,
+    IoATimeout,
+    MessageTooLarge,
+    OverBudget,
+    PeerClosed,
+    PeerUnreachable,
+    ProtocolViolation,
+)
 from ioa_p2p.history.bodies import MAX_CHAT_MESSAGE_SIZE
 from ioa_p2p.history.dag import ChatHistory
 from ioa_p2p.history.frames import ACK_STORED, SYNC_INVALID, SYNC_TOO_LARGE, SyncBatch, SyncRequest
 from ioa_p2p.identity import PeerId
+from ioa_p2p.node.chats.pacing import PullPacer
+from ioa_p2p.node.chats.store import STATUS_MEMBER
 from ioa_p2p.node.chats.streams import ACK_TIMEOUT, open_within, send, within
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.wire.control import MAX_CONTROL_SIZE, decode_control, encode_control
@@ -47,6 +63,8 @@ SYNC_ANSWER_BYTES = 4 * 1024 * 1024
 #: concurrent pulls from one peer (a node sharing many chats with a peer must stay under its stream cap)
 PULLS_PER_PEER = 8
 STATUS_BUSY = "busy"
+#: Chats with a message this recent (seconds) are pulled from their members at start.
+RESUME_WINDOW = 24 * 3600.0
 
 
 class ChatSync:
@@ -58,12 +76,16 @@ class ChatSync:
         self._pulling: set[tuple[bytes, PeerId]] = set()
         self._slots: dict[PeerId, trio.CapacityLimiter] = {}
         self.budgets = chats.node.budgets
+        limits = self.budgets.limits
+        self.pacer = PullPacer(
+            trio.current_time, per_period=limits.sync_pulls_total, period=limits.sync_period
+        )
 
     # ------------------------------------------------------------------ requester
 
     def start_pull(self, chat_id: bytes, peer: PeerId) -> None:
-        """Pull ``chat_id`` from ``peer`` in the background (once at a time per pair)."""
-        if peer == self.chats.me or (chat_id, peer) in self._pulling:
+        """Pull ``chat_id`` from ``peer`` in the background (once at a time per pair; paced)."""
+        if peer == self.chats.me or (chat_id, peer) in self._pulling or not self.pacer.may_start(peer):
             return
         self._pulling.add((chat_id, peer))
         self._nursery.start_soon(self._pull_task, chat_id, peer)
@@ -96,9 +118,16 @@ class ChatSync:
             self._pulling.discard((chat_id, peer))
 
     async def pull(self, chat_id: bytes, peer: PeerId) -> int:
-        """Fetch from ``peer`` every message of the chat this node lacks; returns how many."""
-        async with self._pull_slot(peer):
-            return await self._pull(chat_id, peer)
+        """Fetch from ``peer`` every message of the chat this node lacks; returns how many. A
+        member that cannot be reached is backed off from (for every chat)."""
+        async with self.pacer.slots, self._pull_slot(peer):
+            try:
+                received = await self._pull(chat_id, peer)
+            except (PeerUnreachable, IoATimeout):
+                self.pacer.failed(peer)
+                raise
+            self.pacer.reached(peer)
+            return received
 
     async def _pull(self, chat_id: bytes, peer: PeerId) -> int:
         hist = self.chats.get(chat_id)
@@ -145,10 +174,13 @@ class ChatSync:
             received += ack.status == ACK_STORED
         return received
 
-    async def sync_now(self, chat_id: bytes | None = None, *, connected_only: bool = False) -> int:
-        """Pull every chat (or one) from its members now; returns messages received."""
+    async def sync_now(
+        self, chat_id: bytes | None = None, *, connected_only: bool = False, force: bool = False
+    ) -> int:
+        """Pull every loaded member chat (or one) from its members now; returns messages received.
+        ``force``: asked for by the application (members in back-off are tried too)."""
         chats = self.chats
-        chat_ids = [chat_id] if chat_id else chats.member_chats()
+        chat_ids = [chat_id] if chat_id else chats.loaded_member_chats()
         total = 0
 
         async def one(cid: bytes, peer: PeerId) -> None:
@@ -158,11 +190,21 @@ class ChatSync:
 
         async with trio.open_nursery() as nursery:
             for cid in chat_ids:
-                for peer in sorted(chats.get(cid).members() - {chats.me}):
+                hist = chats.find(cid)
+                for peer in sorted(hist.members() - {chats.me}) if hist is not None else ():
                     if connected_only and not chats.node.is_connected(peer):
                         continue
-                    nursery.start_soon(one, cid, peer)
+                    if self.pacer.may_start(peer, force=force):
+                        nursery.start_soon(one, cid, peer)
         return total
+
+    async def resume(self) -> None:
+        """At start: pull the member chats with a message from the last :data:`RESUME_WINDOW`
+        seconds, or deliveries pending (one query; the others are loaded when first used)."""
+        since = self.chats.now_ms() - int(RESUME_WINDOW * 1000)
+        for chat_id in self.chats.store.active_chats(since):
+            if self.chats.status(chat_id) == STATUS_MEMBER:
+                await self.sync_now(chat_id)
 
     # ------------------------------------------------------------------ responder
 
@@ -171,8 +213,9 @@ class ChatSync:
             request = await self._receive_request(stream)
             if request is None:
                 return
-            if isinstance(request, str):  # malformed: refused, the stream stays usable
+            if isinstance(request, str):  # malformed: refused, the stream stays usable (a while)
                 await send(stream, encode_control(_batch(b"", request)))
+                stream.count_refusal()
                 continue
             scope = trio.CancelScope()
             frames, claim = self._answer(request, stream.remote, scope.cancel)
@@ -233,7 +276,7 @@ class ChatSync:
             frames.append(raw)
             size += len(raw)
         budgets.sync_messages.give_back(remote, limit - len(frames), now)
-        claim = budgets.sync_answers.try_claim(remote, size, on_evict)
+        claim = budgets.sync_answers.try_claim(remote, size, on_evict, budgets.trust(remote))
         if claim is None:
             budgets.sync_messages.give_back(remote, len(frames), now)
             return [encode_control(_batch(request.chat_id, STATUS_BUSY))], None
@@ -260,8 +303,11 @@ class ChatSync:
             known = current
 
     def on_connected(self, peer: PeerId) -> None:
-        for chat_id in self.chats.member_chats():
-            if peer in self.chats.get(chat_id).members():
+        """A new connection: the peer is reachable; pull the loaded chats shared with it."""
+        self.pacer.reached(peer)
+        for chat_id in self.chats.loaded_member_chats():
+            hist = self.chats.find(chat_id)
+            if hist is not None and peer in hist.members():
                 self.start_pull(chat_id, peer)
         self.chats.delivery.on_connected(peer)
 

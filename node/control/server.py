@@ -7,8 +7,9 @@ it) and a :class:`CallInfo`, and returns the typed reply (written by the schema)
 whose chunks are sent as they come (NDJSON or server-sent events, :mod:`ioa_p2p.api.stream`).
 :meth:`ControlAPI.add_raw_route` takes a handler of a raw :class:`ControlRequest` (tests). Our errors map
 to HTTP statuses:
-input errors 400, unknown routes 404, remote-peer errors 502, timeouts 504, local-state errors 409,
-anything else 500; the body is ``{"error": {"type": <class name>, "message": <text>}}``.
+input errors 400, unknown routes 404, remote-peer errors 502, timeouts 504, a full disk 507, other
+local-state errors 409, anything else 500; the body is
+``{"error": {"type": <class name>, "message": <text>}}``.
 
 Requests are checked before any handler runs: a request needs the ``Authorization: Bearer <token>``
 header (any bytes, compared in constant time) or the cookie of a dashboard session (:mod:`.sessions`;
@@ -48,6 +49,7 @@ from ioa_p2p.errors import (
     IoATimeout,
     LocalStateError,
     RemotePeerError,
+    StorageFull,
     UsageError,
 )
 from ioa_p2p.node.control.dashboard import SECURITY_HEADERS, Dashboard, Response
@@ -349,6 +351,8 @@ def _status_of(exc: IoAError) -> int:
         return 504
     if isinstance(exc, RemotePeerError):
         return 502
+    if isinstance(exc, StorageFull):
+        return 507  # insufficient storage
     if isinstance(exc, LocalStateError):
         return 409
     return 500

@@ -19,6 +19,7 @@ from ioa_p2p.matching import make_matcher
 from ioa_p2p.node.discovery import loops
 from ioa_p2p.node.discovery.routes import add_discovery_routes
 from ioa_p2p.node.discovery.service import Discovery
+from ioa_p2p.node.discovery.warm import warm_matcher
 from ioa_p2p.node.net.gossip import GossipSettings
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
@@ -79,6 +80,7 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
             gossip = await stack.enter_async_context(net.open_topic(validate, deliver, gossip_settings))
         service = Discovery(node, settings, agent, embedder, directory, gossip, net)
         service.dht_admission = admission
+        node.budgets.add_voucher(service.vouch)  # a peer whose valid card we hold is "known"
         service.adopt_agent(agent)  # the card is issued in the background: start does not wait for models
         async with trio.open_nursery() as nursery:
             nursery.start_soon(service.card_loop)
@@ -89,6 +91,8 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
             nursery.start_soon(loops.revalidate_loop, service)
             if settings.dht:
                 nursery.start_soon(loops.dht_publish_loop, service)
+            if settings.warm:  # low priority: after the first card, in a worker thread, bounded
+                nursery.start_soon(warm_matcher, node, ranker, service.card_ready, service.warm)
             if gossip is not None:
                 nursery.start_soon(service.go_live)
                 nursery.start_soon(loops.announce_loop, service)

@@ -24,9 +24,8 @@ import trio
 from ioa_p2p.card import CardRecord, SignedWithdrawal, newest_record, parse_record
 from ioa_p2p.dht.directory import Directory, Offer
 from ioa_p2p.dht.forest import Forest, forest_for
-from ioa_p2p.dht.lsh import Hyperplanes, hyperplanes_for
+from ioa_p2p.dht.lsh import CardBuckets, Hyperplanes, card_buckets
 from ioa_p2p.dht.probing import listing_incomplete, needs_finer, plan_probes, rank_providers
-from ioa_p2p.dht.ranking import legacy_probe
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.validators import card_key, check_stamp
 from ioa_p2p.errors import InvalidMessage
@@ -58,8 +57,11 @@ class CardSearch:
     ) -> None:
         self.me, self.net, self.directory, self.settings = me, net, directory, settings
         self.model_id = model_id
-        self.hyperplanes: Hyperplanes = hyperplanes_for(model_id, dim)
-        self.forest: Forest = forest_for(model_id, dim)
+        #: the scheme's bucket family (the matcher's 640-d scheme shares the default wordllama one: its
+        #: vectors are bucketed by their first 256 values, :func:`~ioa_p2p.dht.lsh.card_buckets`)
+        self.lsh: CardBuckets = card_buckets(model_id, dim)
+        self.hyperplanes: Hyperplanes = self.lsh.planes
+        self.forest: Forest = forest_for(self.hyperplanes.model_id, self.hyperplanes.dim)
         self.now_ms = now_ms
         self.stats = stats
 
@@ -67,22 +69,17 @@ class CardSearch:
         """Ask the DHT for the providers of the query's LSH buckets and fetch their cards.
 
         The buckets are chosen by :func:`~ioa_p2p.dht.probing.plan_probes` for the network's estimated
-        size in the forest of our model and, during the scheme migration, of the previous model family
-        (:func:`~ioa_p2p.dht.ranking.legacy_probe`). A small network is *listed*: every provider of table
-        0 is fetched as soon as an answer names it (the fetches overlap the rest of the lookup); when the
-        listing looks incomplete, table 1 and the version 1 buckets (nodes of the previous release provide
-        only those) are listed too. A larger one is *probed*: when most of the query's own buckets come back
-        full the query is repeated one level finer, then the providers are fetched best first
+        size in the forest of our scheme's bucket family (:func:`~ioa_p2p.dht.lsh.card_buckets`). A small
+        network is *listed*: every provider of table 0 is fetched as soon as an answer names it (the
+        fetches overlap the rest of the lookup); when the listing looks incomplete, table 1 (and, with
+        ``lsh_v1``, the version 1 buckets that nodes of the previous release provide) is listed too. A
+        larger one is *probed*: when most of the query's own buckets come back full the query is repeated
+        one level finer, then the providers are fetched best first
         (:func:`~ioa_p2p.dht.probing.rank_providers`). Providers whose card we hold fresh are skipped.
         """
         size = self.net.network_size()
         settings = self.settings
-        families = [(self.forest, self.hyperplanes, vector)]
-        legacy = legacy_probe(self.model_id, vector)
-        if legacy is not None:
-            families.append(
-                (forest_for(legacy[0], legacy[1]), hyperplanes_for(legacy[0], legacy[1]), legacy[2])
-            )
+        families = [(self.forest, self.hyperplanes, self.lsh.view(vector))]
         probe = functools.partial(plan_probes, probes=settings.probes, enumerate_up_to=settings.enumerate)
         plans = [probe(f, v, size) for f, _, v in families]
         old = [b.key for _, h, v in families for b in h.buckets(v)] if settings.lsh_v1 else []

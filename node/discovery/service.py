@@ -38,6 +38,7 @@ from typing import Any
 import trio
 
 from ioa_p2p.api.discovery import FIND_MAX_K
+from ioa_p2p.budget import TRUST_KNOWN, TRUST_STRANGER
 from ioa_p2p.card import (
     MAX_REASON,
     SignedCard,
@@ -51,7 +52,7 @@ from ioa_p2p.card import (
 from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.directory import Directory, Match
 from ioa_p2p.dht.forest import Forest
-from ioa_p2p.dht.lsh import Hyperplanes
+from ioa_p2p.dht.lsh import CardBuckets, Hyperplanes
 from ioa_p2p.dht.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, PublishPolicy
 from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.settings import LIST_FIELDS, AgentSettings, DiscoverySettings
@@ -61,6 +62,7 @@ from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import CardProfile, HybridMatcher
 from ioa_p2p.node.discovery.search import CardSearch
+from ioa_p2p.node.discovery.warm import WarmState
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
 log = logging.getLogger("ioa_p2p.discovery")
@@ -129,6 +131,7 @@ class Discovery:
             "revalidated": 0,
             "dropped_unconfirmed": 0,
         }
+        self.warm = WarmState(directory.ranker)  # the matcher's background warm-up (node/discovery/warm.py)
         self.search = CardSearch(
             node.peer_id, net, directory, settings, embedder.model_id, embedder.dim, self.now_ms, self.stats
         )
@@ -140,6 +143,11 @@ class Discovery:
     @property
     def hyperplanes(self) -> Hyperplanes:
         return self.search.hyperplanes
+
+    @property
+    def lsh(self) -> CardBuckets:
+        """Our scheme's bucket family and the part of vectors it reads (``dht.lsh.card_buckets``)."""
+        return self.search.lsh
 
     # ------------------------------------------------------------------ own card
 
@@ -395,6 +403,10 @@ class Discovery:
         """Ask the DHT for the cards that may match ``vector`` (:meth:`CardSearch.lookup`)."""
         return await self.search.lookup(vector)
 
+    def vouch(self, peer: PeerId) -> int:
+        """The node's budgets trust a peer whose valid card this node holds (``TRUST_KNOWN``)."""
+        return TRUST_KNOWN if self.directory.get(peer, self.now_ms()) is not None else TRUST_STRANGER
+
     async def fetch_card(self, peer: PeerId) -> SignedCard | None:
         """The newest valid card of ``peer`` (asking the peer, then the DHT), stored in the directory."""
         await self.fetch_cards([peer])
@@ -434,8 +446,8 @@ class Discovery:
         if self.card is None or self._vector is None or self.withdrawal is not None:
             return ()
         levels = provided_levels(self.net.network_size())
-        forest = [cell.key for cell in self.forest.cells(self._vector, levels)]
-        old = [b.key for b in self.hyperplanes.buckets(self._vector)] if self.settings.lsh_v1 else []
+        forest = [cell.key for cell in self.forest.cells(self.lsh.view(self._vector), levels)]
+        old = [b.key for b in self.lsh.buckets(self._vector)] if self.settings.lsh_v1 else []
         return tuple(forest + old)
 
     async def wait_dht_wake(self, timeout: float) -> None:  # noqa: ASYNC109 - the loop's pace
@@ -471,6 +483,7 @@ class Discovery:
             "cards": len(self.directory),
             "directory_partial": self.directory.partial,
             "withdrawn": self.withdrawal is not None,
+            "matcher": self.warm.to_json(),
             "kad_protocol": self.net.protocol(),
             "routing_table": self.net.routing_table_size(),
             "gossip": None

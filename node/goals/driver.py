@@ -7,7 +7,8 @@ with each ``conv.start`` message (its id is the round id). It executes the decis
 - ``Speak``: the node's brain runs in its own task within the turn's deadline
   (:func:`~ioa_p2p.node.goals.turns.take_turn_bounded`); its draft, or its fallback's (the offline
   planner, marked), goes back to ``compose_turn``; a changed shared plan is posted as ``conv.plan``;
-- ``StartTask`` / ``CancelTask``: the goals service runs the task (adapter or sub-team) in a cancel scope;
+- ``StartTask`` / ``CancelTask``: the task runner (:class:`~ioa_p2p.node.goals.tasks.TaskRunner`) runs the
+  task (adapter or sub-team) in a cancel scope;
 - ``Post``: signed and sent to the chat; it comes back through the subscription like any message;
 - ``Concluded`` / ``Aborted``: the round's outcome is recorded and its waiters are woken.
 
@@ -28,9 +29,9 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import replace
-from typing import Any, Protocol, TypeVar
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from typing import TypeVar, TypeVarTuple
 
 import trio
 
@@ -42,7 +43,7 @@ from ioa_p2p.api.events import (
     RejectedEvent,
 )
 from ioa_p2p.conversation import messages as cm
-from ioa_p2p.conversation.brains.base import Brain, MemberInfo, fallback_kind, turn_origin
+from ioa_p2p.conversation.brains.base import Brain, fallback_kind, turn_origin
 from ioa_p2p.conversation.inputs import (
     ConversationInput,
     MemberLeft,
@@ -69,7 +70,6 @@ from ioa_p2p.conversation.types import (
     Rejected,
     Speak,
     StartTask,
-    TaskView,
     append_costs,
     compose_conclusion,
 )
@@ -78,7 +78,9 @@ from ioa_p2p.history.bodies import KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE, ChatMe
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.goals.describe import describe_message, describe_start, describe_task
 from ioa_p2p.node.goals.eventlog import EventLog
+from ioa_p2p.node.goals.members import Members
 from ioa_p2p.node.goals.rounds import DriverItem, EnvelopeArrived, Round, RoundInput
+from ioa_p2p.node.goals.tasks import TaskRunner
 from ioa_p2p.node.goals.turns import SIDE_KINDS, side_message, take_turn_bounded
 from ioa_p2p.node.goals.types import RoundOutcome
 from ioa_p2p.node.ports import NodePort
@@ -90,40 +92,33 @@ log = logging.getLogger("ioa_p2p.goals")
 MAX_TASK_TRACES = 1024
 
 
-#: ``progress(text, fraction)`` reported by a running task.
-ProgressFn = Callable[[str, float | None], Awaitable[None]]
+@dataclass(frozen=True, slots=True)
+class DriverDeps:
+    """What every chat driver of this node works with, given once by ``open_goals``."""
 
-
-class GoalsPort(Protocol):
-    """What a driver uses of the goals service (:class:`ioa_p2p.node.goals.service.Goals`)."""
-
-    @property
-    def node(self) -> NodePort: ...
-    @property
-    def chats(self) -> Chats: ...
-    @property
-    def brain(self) -> Brain: ...
-
-    def name_of(self, peer: str) -> str: ...
-    async def team_info(self, members: Sequence[str]) -> list[MemberInfo]: ...
-    def member_info(self, peer: str) -> MemberInfo: ...
-    def forget_driver(self, driver: ChatDriver) -> None: ...
-    async def perform_task(
-        self, driver: ChatDriver, r: Round, task: TaskView, deadline: float, progress: ProgressFn
-    ) -> TaskOutcome: ...
+    node: NodePort
+    chats: Chats
+    brain: Brain
+    members: Members  # names and cards of the members
+    tasks: TaskRunner  # runs the tasks assigned to this node (adapter or sub-team)
 
 
 _T = TypeVar("_T")
+Ts = TypeVarTuple("Ts")
 
 
 class ChatDriver:
     """Drives every conversation round of one chat for this node (see the module docstring)."""
 
-    def __init__(self, goals: GoalsPort, chat_id: bytes, *, reserved: bool = False) -> None:
-        self.goals = goals
+    def __init__(self, deps: DriverDeps, chat_id: bytes, *, reserved: bool = False) -> None:
+        self.node = deps.node
+        self.chats = deps.chats
+        self.brain = deps.brain
+        self.members = deps.members
+        self.tasks = deps.tasks
         self.chat_id = chat_id
         self.hex = chat_id.hex()
-        self.me = str(goals.node.peer_id)
+        self.me = str(deps.node.peer_id)
         self.rounds: dict[str, Round] = {}
         self.created = trio.current_time()
         self.reserved = reserved  # accepted an invitation; waiting for the first conv.start
@@ -162,7 +157,7 @@ class ChatDriver:
 
     async def run(self, wait_for_chat: float = 0.0) -> None:
         """Run until cancelled (the node stops). ``wait_for_chat``: seconds to wait for an invited chat."""
-        chats = self.goals.chats
+        chats = self.chats
         try:
             if wait_for_chat:
                 with trio.move_on_after(wait_for_chat):
@@ -178,7 +173,6 @@ class ChatDriver:
                 await self._loop()
         finally:
             self.stopped.set()
-            self.goals.forget_driver(self)
 
     async def _forward(self, channel: trio.MemoryReceiveChannel[Envelope]) -> None:
         async for env in channel:
@@ -188,9 +182,7 @@ class ChatDriver:
         while True:
             wake = self._next_wakeup()
             items: list[DriverItem] = []
-            deadline = (
-                math.inf if wake is None else trio.current_time() + max(0.0, wake - self.goals.node.now())
-            )
+            deadline = math.inf if wake is None else trio.current_time() + max(0.0, wake - self.node.now())
             with trio.move_on_at(deadline):
                 items.append(await self._recv.receive())
             items += _drain(self._recv)
@@ -209,10 +201,10 @@ class ChatDriver:
     async def _process(self, items: list[DriverItem], *, replay: bool) -> None:
         """Feed a batch to the rounds, then execute their decisions. Each message, call and round runs
         in a fault boundary: content no decoder foresaw costs that message, never the driver."""
-        faults = self.goals.node.faults
+        faults = self.node.faults
         pending: dict[str, list[Decision]] = {}
         for item in items:
-            now = self.goals.node.now()
+            now = self.node.now()
             match item:
                 case EnvelopeArrived(env):
                     if replay:
@@ -222,7 +214,7 @@ class ChatDriver:
                 case RoundInput(round_id, event):
                     with faults.boundary(f"goal {type(event).__name__}"):
                         self._feed(round_id, pending, event, now)
-        now = self.goals.node.now()
+        now = self.node.now()
         for round_id, r in self.rounds.items():
             if r.conv is not None and r.active:
                 with faults.boundary("goal tick"):
@@ -246,7 +238,7 @@ class ChatDriver:
         if kind == cm.START:
             self._start_round(env, msg_id, author, body.content, now, pending)
         elif kind in SIDE_KINDS:
-            names = self.goals.name_of
+            names = self.members.name_of
             rid, event, decision = side_message(
                 kind, body.content, msg_id, author, self.rounds, names, chat_id=self.hex
             )
@@ -269,7 +261,7 @@ class ChatDriver:
             arrived = MessageArrived(Incoming(msg_id, author, kind, body.content))
             for rid in targets:
                 self._feed(rid, pending, arrived, now)
-            self.emit(describe_message(self.hex, env, round_id, self.goals.name_of))
+            self.emit(describe_message(self.hex, env, round_id, self.members.name_of))
         elif kind in (KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE):
             try:
                 gone = author if kind == KIND_MEMBER_LEAVE else str(member_of(body.content))
@@ -277,9 +269,9 @@ class ChatDriver:
                 return
             for rid in list(self.rounds):
                 self._feed(rid, pending, MemberLeft(gone), now)
-            self.emit(MemberLeftEvent(self.hex, gone, self.goals.name_of(gone)))
+            self.emit(MemberLeftEvent(self.hex, gone, self.members.name_of(gone)))
 
-    def _route(self, kind: str, content: Any) -> str | None:
+    def _route(self, kind: str, content: object) -> str | None:
         """The round a conv.* message belongs to (turns by ``prev``, results/progress by task id)."""
         if not isinstance(content, dict):
             return None
@@ -296,7 +288,7 @@ class ChatDriver:
         env: Envelope,
         msg_id: str,
         author: str,
-        content: Any,
+        content: object,
         now: float,
         pending: dict[str, list[Decision]],
     ) -> None:
@@ -305,16 +297,17 @@ class ChatDriver:
         except InvalidContent as exc:
             log.info("ignoring a bad conv.start in chat %s: %s", self.hex[:16], exc)
             return
-        members = {str(m) for m in self.goals.chats.get(self.chat_id).ever_members()}
+        members = {str(m) for m in self.chats.get(self.chat_id).ever_members()}
         if start.initiator != author or not set(start.members) <= members:
             log.info("ignoring a conv.start in chat %s: wrong initiator or non-members", self.hex[:16])
             return
         conv = Conversation(start, me=self.me, start_id=msg_id, now=now)
+        conv.names = self.members.names(start.members)
         r = Round(msg_id, start, conv, env.ts, bytes=len(env.to_cbor()))
         self.rounds[msg_id] = r
         self._msg_round[msg_id] = msg_id
         self.reserved = False
-        self.emit(describe_start(self.hex, start, msg_id, self.goals.name_of))
+        self.emit(describe_start(self.hex, start, msg_id, self.members.name_of))
         pending.setdefault(msg_id, []).extend(conv.on_tick(now))
 
     # ------------------------------------------------------------------ decisions
@@ -342,7 +335,7 @@ class ChatDriver:
                 )
                 self.emit(RejectedEvent(self.hex, r.round_id, d.msg_id, d.author, d.reason))
 
-    def _spawn(self, fn: Callable[..., Any], *args: Any) -> None:
+    def _spawn(self, fn: Callable[[*Ts], Awaitable[object]], *args: *Ts) -> None:
         assert self._nursery is not None
         self._nursery.start_soon(fn, *args)
 
@@ -350,7 +343,7 @@ class ChatDriver:
         content = post.content
         if post.kind in cm.TASK_KINDS and r.turn_trace:  # its tasks' spans become children of the turn's
             content = {**content, "trace": r.turn_trace}
-        chats = self.goals.chats
+        chats = self.chats
         try:
             try:
                 await chats.post(self.chat_id, post.kind, content)
@@ -374,11 +367,13 @@ class ChatDriver:
             latest = r.plans.latest()
             return replace(r.conv.view(), plan=latest.steps) if latest is not None else r.conv.view()
 
-        clock = self.goals.node.now
+        clock = self.node.now
         about = {tr.GEN_AI_CONVERSATION_ID: self.hex, "ioa.round_id": r.round_id, tr.GEN_AI_AGENT_ID: self.me}
-        with self.goals.node.tracer.span(tr.TURN, parent=r.start.trace or None, attributes=about) as span:
-            draft = await take_turn_bounded(self.goals, self.goals.brain, view, speak, self.hex, clock)
+        with self.node.tracer.span(tr.TURN, parent=r.start.trace or None, attributes=about) as span:
+            draft = await take_turn_bounded(self.members, self.brain, view, speak, self.hex, clock)
             r.turn_trace = span.traceparent()
+        if r.conv is not None:  # the turn fetched the cards it lacked: its texts name agents by them
+            r.conv.names = self.members.names(r.start.members)
         if draft is not None and draft.plan is not None and r.active and r.plans.changed(draft.plan):
             update = PlanUpdate(r.round_id, r.plans.next_version(), draft.plan)
             await self._post(r, Post(PLAN, update.to_content()))
@@ -397,12 +392,12 @@ class ChatDriver:
             "ioa.task_id": task_id,
             "ioa.task.title": start.task.title[:200],
         }
-        with scope, self.goals.node.tracer.span(tr.TASK, parent=parent, attributes=about) as span:
+        with scope, self.node.tracer.span(tr.TASK, parent=parent, attributes=about) as span:
             started = trio.current_time()
             try:
-                outcome = await self.goals.perform_task(self, r, start.task, start.deadline, progress)
+                outcome = await self.tasks.perform(self.chat_id, r, start.task, start.deadline, progress)
             except Exception as exc:  # a bug or an unforeseen answer (a model, a sub-team): the task fails
-                self.goals.node.faults.record("goal task", None, exc)
+                self.node.faults.record("goal task", None, exc)
                 why = f"the task crashed on this node: {type(exc).__name__}: {exc}"[: cm.MAX_TEXT]
                 outcome = TaskOutcome(task_id, False, why, None, None, "crash")
             outcome = postable(outcome, wall_ms=int((trio.current_time() - started) * 1000))
@@ -421,11 +416,13 @@ class ChatDriver:
         event: ConcludedEvent | AbortedEvent
         if isinstance(final, Concluded):
             status, text, author, forced, reason = "concluded", final.text, final.author, final.forced, ""
-            name = self.goals.name_of(author) if author else ""
+            name = self.members.name_of(author) if author else ""
             event = ConcludedEvent(self.hex, r.round_id, text, forced, author, name)
         else:
             status, author, forced, reason = "aborted", "", False, final.reason
-            text = append_costs(compose_conclusion(view, [f"Aborted: {final.reason}."]), view)
+            names = self.members.names(r.start.members)
+            text = compose_conclusion(view, [f"Aborted: {final.reason}."], names)
+            text = append_costs(text, view, names)
             event = AbortedEvent(self.hex, r.round_id, text, reason=reason)
         origins = Counter(turn_origin(t.text) for t in view.turns)
         fallbacks = Counter(k for t in view.turns if (k := fallback_kind(t.text)) is not None)
@@ -437,11 +434,11 @@ class ChatDriver:
             author=author,
             forced=forced,
             reason=reason,
-            tasks=[describe_task(t, self.goals.name_of) for t in view.tasks],
+            tasks=[describe_task(t, self.members.name_of) for t in view.tasks],
             turns=len(view.turns),
             messages=r.messages,
             bytes=r.bytes,
-            ended_ms=int(self.goals.node.now() * 1000),
+            ended_ms=int(self.node.now() * 1000),
             origins=dict(origins),
             fallbacks=dict(fallbacks),
             plan=[s.to_content() for s in latest.steps] if latest is not None else [],
@@ -464,7 +461,7 @@ def _tip(conv: Conversation) -> str:
     return turns[-1].msg_id if turns else conv.start_id
 
 
-def _known(chats: Any, chat_id: bytes) -> bool:
+def _known(chats: Chats, chat_id: bytes) -> bool:
     try:
         chats.get(chat_id)
     except UnknownChat:
@@ -481,4 +478,4 @@ def _drain(channel: trio.MemoryReceiveChannel[_T]) -> list[_T]:
             return items
 
 
-__all__ = ["ChatDriver", "GoalsPort", "ProgressFn"]
+__all__ = ["ChatDriver", "DriverDeps"]

@@ -1,14 +1,10 @@
 """The agent that does this node's work: its adapter, tasks with deadlines and progress, the sub-team rule.
 
 :func:`load_runtime` builds the adapter the ``[agent]`` table names (``adapter`` + ``[agent.options]``,
-see docs/adapters.md) with node-specific defaults:
-
-- ``python``: ``hide_paths`` defaults to the node home (the node key must stay out of reach of remote code);
-  so does the ``llm`` kind's python tool (``python_options``);
-- ``retrieval``: a relative ``path`` is taken relative to the node home, never to the working directory; so
-  are the ``llm`` kind's ``retrieval`` and ``files`` folders;
-- a kind that declares ``USES_MODEL`` (``llm``, ``mcp``, ``smolagents``, ``open_interpreter``) gets the
-  node's ``[model]`` table as its ``model`` option when the option is absent.
+see docs/adapters.md) with what its kind declares it needs from the node
+(:class:`~ioa_p2p.adapters.needs.AdapterNeeds`, read by :func:`~ioa_p2p.adapters.registry.adapter_needs`):
+the node's ``[model]`` table, relative folders taken under the node home, the node home hidden from the
+code it runs. The node knows no kind by name.
 
 :meth:`AgentRuntime.run` turns a conversation task into an adapter :class:`~ioa_p2p.adapters.Task` (the
 deadline is a Unix time on the wire, a trio time for adapters) and always returns a
@@ -42,7 +38,8 @@ import trio
 from ioa_p2p.adapters import Adapter, AdapterCard, Progress, Task, TaskContext, TaskResult, run_task
 from ioa_p2p.adapters.base import Offload, estimate, in_worker_thread
 from ioa_p2p.adapters.lifecycle import start_adapter
-from ioa_p2p.adapters.registry import adapter_from_config, adapter_uses_model
+from ioa_p2p.adapters.needs import NO_NEEDS, AdapterNeeds
+from ioa_p2p.adapters.registry import adapter_from_config, adapter_needs
 from ioa_p2p.conversation.costs import normalize_usage
 
 log = logging.getLogger("ioa_p2p.agent")
@@ -83,42 +80,16 @@ def subteam_reason(text: str, *, depth: int, has_adapter: bool, rejected: bool =
 
 
 def adapter_table(
-    agent: Mapping[str, Any],
-    home: Path,
-    *,
-    model: Mapping[str, Any] | None = None,
-    uses_model: bool = False,
+    agent: Mapping[str, Any], home: Path, *, model: Mapping[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The ``[agent]`` table with the node's defaults filled in (pure; see the module docstring).
-    ``model`` is the node's ``[model]`` table; ``uses_model`` whether the kind declares ``USES_MODEL``."""
+    """The ``[agent]`` table with what its kind needs from the node filled into its options
+    (:meth:`~ioa_p2p.adapters.needs.AdapterNeeds.provide`); ``model`` is the node's ``[model]`` table."""
     table = dict(agent)
-    kind = table.get("adapter")
-    options = table.get("options")
-    if not isinstance(kind, str) or (options is not None and not isinstance(options, Mapping)):
+    kind, options = table.get("adapter"), table.get("options")
+    if not kind or not isinstance(kind, str) or (options is not None and not isinstance(options, Mapping)):
         return table  # adapter_from_config reports the error
-    options = dict(options or {})
-    if kind == "python":
-        options.setdefault("hide_paths", [str(home)])
-    if kind == "retrieval":
-        _under_home(options, "path", home)
-    if kind == "llm":
-        python = options.get("python_options")
-        if python is None or isinstance(python, Mapping):
-            options["python_options"] = {"hide_paths": [str(home)], **dict(python or {})}
-        _under_home(options, "retrieval", home)
-        _under_home(options, "files", home)
-    if uses_model and model and "model" not in options:
-        options["model"] = dict(model)
-    table["options"] = options
+    table["options"] = adapter_needs(kind).provide(options or {}, home=home, model=model)
     return table
-
-
-def _under_home(options: dict[str, Any], key: str, home: Path) -> None:
-    """A relative folder option taken relative to the node home (never to the working directory)."""
-    value = options.get(key)
-    if isinstance(value, str) and value:
-        path = Path(value).expanduser()
-        options[key] = str(path if path.is_absolute() else (home / path))
 
 
 @dataclass(slots=True)
@@ -132,6 +103,8 @@ class AgentRuntime:
     clock: Callable[[], float] = time.time
     #: Where adapters run CPU-bound work (:meth:`ioa_p2p.adapters.base.TaskContext.run_sync`).
     offload: Offload = in_worker_thread
+    #: What the adapter's kind declares it needs (:class:`~ioa_p2p.adapters.needs.AdapterNeeds`).
+    needs: AdapterNeeds = NO_NEEDS
 
     @property
     def has_adapter(self) -> bool:
@@ -180,7 +153,7 @@ class AgentRuntime:
             with trio.CancelScope(shield=True), trio.move_on_after(10):
                 try:
                     await self.adapter.aclose()
-                except Exception:
+                except Exception:  # third-party close code: the node's shutdown must go on
                     log.warning("closing the adapter failed", exc_info=True)
 
 
@@ -201,11 +174,10 @@ def load_runtime(
     """Build the adapter ``[agent]`` names (raises the registry's ConfigError subclasses when it is wrong);
     ``model`` is the node's ``[model]`` table, ``clock`` the node's wall clock, ``offload`` its worker
     threads. Start it with :meth:`AgentRuntime.start`."""
-    uses_model = adapter_uses_model(agent.get("adapter"))
-    adapter = adapter_from_config(adapter_table(agent, home, model=model, uses_model=uses_model))
-    return AgentRuntime(
-        adapter, adapter.describe() if adapter is not None else None, clock=clock, offload=offload
-    )
+    adapter = adapter_from_config(adapter_table(agent, home, model=model))
+    card = adapter.describe() if adapter is not None else None
+    needs = adapter_needs(agent.get("adapter")) if adapter is not None else NO_NEEDS
+    return AgentRuntime(adapter, card, clock=clock, offload=offload, needs=needs)
 
 
 __all__ = [

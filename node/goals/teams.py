@@ -1,17 +1,19 @@
 """Forming a goal's team: discover candidates, choose teammates, invite them, open the goal chat.
 
-:class:`TeamFormation` (one per goals service):
+:class:`TeamFormation` (one per goals service; given the node, chats, discovery, the members' names and the
+model when the service starts):
 
 - named teammates (``team=``): peer IDs, or agent names resolved through discovery (exact name, any case);
 - otherwise :meth:`~ioa_p2p.node.discovery.Discovery.find` runs on the goal and on each of its clauses
   (concurrently) so the local directory holds what the network knows: the directory first, the DHT too
   when no local card reaches the threshold (``[goals] dht_lookup = "auto"``; or ``"always"``,
-  ``"never"``). Then the offline matcher chooses over the whole directory
-  (:meth:`~ioa_p2p.dht.ranking.CardRanker.shortlist`: a member is added only for a clause no chosen
-  member covers, ``docs/matching.md``). With a model, the model re-ranks and picks from the offline
-  shortlist (``[goals] shortlist`` cards: the offline team first, then the best cards of the goal and of
-  its clauses), never beyond it (:func:`~ioa_p2p.teaming.llm_team.llm_team_from_shortlist`), and the
-  offline team stands when the model fails;
+  ``"never"``). Who joins is decided by :mod:`ioa_p2p.teaming` (docs/matching.md): the offline team over
+  the whole directory (:meth:`~ioa_p2p.dht.ranking.CardRanker.shortlist`: the lead, and members joining
+  it by the calibrated join rule), completed so it covers every step of the goal's offline plan
+  (:func:`~ioa_p2p.teaming.coverage.cover_steps`). With a model, the model re-ranks and picks from the
+  offline shortlist (``[goals] shortlist`` cards: the offline team first, then the best cards of the goal
+  and of its clauses), never beyond it (:func:`~ioa_p2p.teaming.llm_team.llm_team_from_shortlist`), and
+  the offline team stands when the model fails;
 - teammates this node is not connected to are dialled at the addresses of their signed cards;
 - the chat is created with ``create_chat`` (topic ``goal: <goal>``, parent chat for sub-teams); decliners
   are removed by the chat service, agents that did not answer are removed here, so the chat's membership
@@ -24,16 +26,13 @@ import functools
 import logging
 import math
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol
 
 import trio
 
 from ioa_p2p.api.events import EventSink, TeamFallbackEvent
 from ioa_p2p.api.goals import Teammate
 from ioa_p2p.api.launch import LaunchRequest
-from ioa_p2p.card import SignedCard
 from ioa_p2p.dht.directory import Match
-from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import IoAError, NoTeam, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.llm.failures import failure_kind
@@ -41,45 +40,41 @@ from ioa_p2p.llm.model import Model
 from ioa_p2p.matching import split_goal
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.node.goals.members import Members
 from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig
 from ioa_p2p.node.ports import NodePort
-from ioa_p2p.planning import ABILITIES, PlanStep, plan_request
+from ioa_p2p.planning import PlanStep, plan_request
+from ioa_p2p.teaming.candidates import Candidate
+from ioa_p2p.teaming.coverage import cover_steps
 from ioa_p2p.teaming.llm_team import llm_team_from_shortlist
-from ioa_p2p.teaming.selection import Candidate, add_able, add_best
 
 log = logging.getLogger("ioa_p2p.goals")
 
 MAX_QUERIES = 6
 
 
-class TeamPort(Protocol):
-    """What team formation uses of the goals service (:class:`ioa_p2p.node.goals.service.Goals`)."""
-
-    @property
-    def node(self) -> NodePort: ...
-    @property
-    def chats(self) -> Chats: ...
-    @property
-    def discovery(self) -> Discovery | None: ...
-    @property
-    def config(self) -> GoalsConfig: ...
-    @property
-    def me(self) -> str: ...
-    @property
-    def embedder(self) -> Embedder: ...
-    @property
-    def model(self) -> Model | None: ...
-    @property
-    def context_tokens(self) -> int: ...
-
-    def name_of(self, peer: str) -> str: ...
-    def card_of(self, peer: str) -> SignedCard | None: ...
-    def last_round_members(self, chat_id: bytes) -> tuple[str, ...] | None: ...
-
-
 class TeamFormation:
-    def __init__(self, goals: TeamPort) -> None:
-        self.goals = goals
+    """Forms the teams of the goals this node launches (see the module docstring)."""
+
+    def __init__(
+        self,
+        node: NodePort,
+        chats: Chats,
+        discovery: Discovery | None,
+        config: GoalsConfig,
+        members: Members,
+        model: Model | None,
+        *,
+        context_tokens: int,
+    ) -> None:
+        self.node = node
+        self.chats = chats
+        self.discovery = discovery
+        self.config = config
+        self.members = members
+        self.model = model
+        self.context_tokens = context_tokens
+        self.me = str(node.peer_id)
 
     async def form(
         self, request: LaunchRequest, *, deadline: float = math.inf, emit: EventSink = lambda event: None
@@ -88,9 +83,8 @@ class TeamFormation:
         chat; NoTeam below a sub-team's ``min_team``. ``deadline`` (wall clock) is the goal's: the LLM
         team-up gets at most a third of what is left (and ``[goals] team_up_timeout``), invitations at
         most half of what is left."""
-        goals = self.goals
         goal, team, sub = request.goal, request.team, request.parent
-        max_team = request.max_team or goals.config.max_team
+        max_team = request.max_team or self.config.max_team
         parent_chat, exclude = (sub.parent_chat, sub.exclude) if sub else (None, ())
         min_team = sub.min_team if sub else 0
         t0 = trio.current_time()
@@ -105,22 +99,22 @@ class TeamFormation:
             raise NoTeam(f"found {len(chosen)} candidate teammates, {min_team} needed")
         t1 = trio.current_time()
         await self.reach([PeerId.from_string(t.peer_id) for t in chosen])
-        handle = await goals.chats.create_chat(
+        handle = await self.chats.create_chat(
             [PeerId.from_string(t.peer_id) for t in chosen],
             f"{GOAL_TOPIC_PREFIX}{goal}"[:4000],
             parent_chat,
-            invite_timeout=min(goals.config.invite_timeout, max(1.0, (deadline - goals.node.now()) / 2)),
+            invite_timeout=min(self.config.invite_timeout, max(1.0, (deadline - self.node.now()) / 2)),
         )
         for peer in handle.unanswered:  # no answer: out of this round (the chat membership follows)
-            await goals.chats.remove_member(handle.chat_id, peer)
+            await self.chats.remove_member(handle.chat_id, peer)
         if len(handle.accepted) < min_team:
-            await goals.chats.leave(handle.chat_id)
+            await self.chats.leave(handle.chat_id)
             raise NoTeam(f"{len(handle.accepted)} of {len(chosen)} invited agents joined, {min_team} needed")
         t2 = trio.current_time()
         by_peer = {t.peer_id: t for t in chosen}
 
         def pick(peers: Sequence[PeerId]) -> tuple[Teammate, ...]:
-            return tuple(by_peer.get(str(p), Teammate(str(p), goals.name_of(str(p)))) for p in peers)
+            return tuple(by_peer.get(str(p), Teammate(str(p), self.members.name_of(str(p)))) for p in peers)
 
         timings = {"discovery_s": t1 - t0, "invitations_s": t2 - t1, "team_formed_s": t2 - t0}
         return FormedTeam(
@@ -136,7 +130,7 @@ class TeamFormation:
         """Connect to the teammates this node is not connected to, through the node's one dial path
         (their signed cards' addresses too: direct first, then relays), concurrently, bounded by
         ``invite_timeout``."""
-        node = self.goals.node
+        node = self.node
 
         async def one(peer: PeerId) -> None:
             try:
@@ -144,23 +138,22 @@ class TeamFormation:
             except IoAError as exc:
                 log.debug("cannot reach %s: %s", peer, exc)
 
-        with trio.move_on_after(self.goals.config.invite_timeout):
+        with trio.move_on_after(self.config.invite_timeout):
             async with trio.open_nursery() as nursery:
                 for peer in peers:
                     if not node.is_connected(peer):
                         nursery.start_soon(one, peer)
 
-    def continuation(self, chat_id: bytes) -> FormedTeam:
-        """A new round in an existing chat: the last round's members still in the chat."""
-        goals = self.goals
-        members = {str(m) for m in goals.chats.get(chat_id).members()}
-        if goals.me not in members:
+    def continuation(self, chat_id: bytes, previous: Sequence[str] | None) -> FormedTeam:
+        """A new round in an existing chat: the members of its last round (``previous``; None: every
+        member) that are still in the chat."""
+        members = {str(m) for m in self.chats.get(chat_id).members()}
+        if self.me not in members:
             raise UsageError(f"this node is not a member of chat {chat_id.hex()[:16]}...; cannot continue it")
-        previous = goals.last_round_members(chat_id)
         if previous is None:
             previous = tuple(sorted(members))
-        chosen = [m for m in previous if m in members and m != goals.me]
-        return FormedTeam(chat_id, tuple(Teammate(m, goals.name_of(m)) for m in chosen), (), (), {})
+        chosen = [m for m in previous if m in members and m != self.me]
+        return FormedTeam(chat_id, tuple(Teammate(m, self.members.name_of(m)) for m in chosen), (), (), {})
 
     async def resolve(self, entries: Sequence[str]) -> list[Teammate]:
         """Peer IDs or agent names (case-insensitive, through discovery) -> teammates (this node left out)."""
@@ -171,19 +164,19 @@ class TeamFormation:
                 continue
             try:
                 peer = str(PeerId.from_string(entry))
-                found = Teammate(peer, self.goals.name_of(peer), 1.0)
+                found = Teammate(peer, self.members.name_of(peer), 1.0)
             except IoAError:
                 found = await self.by_name(entry)
-            if found.peer_id != self.goals.me:
+            if found.peer_id != self.me:
                 out.setdefault(found.peer_id, found)
         return list(out.values())
 
     async def by_name(self, name: str) -> Teammate:
-        discovery = self.goals.discovery
+        discovery = self.discovery
         if discovery is None:
             raise UsageError(f"cannot resolve agent name {name!r}: discovery is off; give peer IDs instead")
         wanted = name.lower()
-        now = int(self.goals.node.now() * 1000)
+        now = int(self.node.now() * 1000)
         for entry in discovery.directory:
             card = entry.card
             if card.card.name.lower() == wanted and not card.is_expired(now):
@@ -197,16 +190,15 @@ class TeamFormation:
         """The shortlist for ``query``: the local directory first; the DHT too (for at most ``dht_wait``
         seconds) when ``[goals] dht_lookup`` is ``always``, or ``auto`` and no local card reaches the
         threshold."""
-        goals = self.goals
-        cfg = goals.config
-        if goals.discovery is None:  # no discovery: nobody to shortlist
+        cfg = self.config
+        if self.discovery is None:  # no discovery: nobody to shortlist
             return []
-        find = goals.discovery.find
+        find = self.discovery.find
         matches: list[Match] = []
         if cfg.dht_lookup != "always":
             matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=False)
         usable = [m for m in matches if str(m.card.peer_id) not in exclude]
-        partial = goals.discovery.directory.partial  # past [discovery] keep_all: the DHT has the rest
+        partial = self.discovery.directory.partial  # past [discovery] keep_all: the DHT has the rest
         wanted = cfg.dht_lookup == "always" or (
             cfg.dht_lookup == "auto" and (partial or not usable or usable[0].score < cfg.threshold)
         )
@@ -216,7 +208,7 @@ class TeamFormation:
                 wanted = False
         if wanted:
             matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=False)
-        found = [Candidate.from_card(m.card.card, goals.embedder, m.score) for m in matches]
+        found = [Candidate.from_card(m.card.card, m.score) for m in matches]
         return [c for c in found if c.peer_id not in exclude]
 
     async def choose(
@@ -228,8 +220,7 @@ class TeamFormation:
         brought in what the DHT knows) and picks a team; members able to do the offline plan's step kinds
         are added when nobody chosen can. With a model, the model picks from the offline shortlist
         (never beyond it), within a third of what is left before ``deadline``."""
-        goals = self.goals
-        discovery = goals.discovery
+        discovery = self.discovery
         if discovery is None or discovery.directory.ranker is None:
             return [], ""
         queries = list(dict.fromkeys([goal[:2000], *(n.text for n in split_goal(goal))]))[:MAX_QUERIES]
@@ -245,45 +236,47 @@ class TeamFormation:
         offline = functools.partial(
             ranker.shortlist,
             goal,
-            size=goals.config.shortlist,
-            exclude=[*exclude, goals.me],
+            size=self.config.shortlist,
+            exclude=[*exclude, self.me],
             max_team=max_team,
         )
-        pick, keys = await goals.node.run_sync(offline)
+        pick, keys = await self.node.run_sync(offline)
         scores = {m.key: m.score for m in pick.members}
         fallback = ""
-        if goals.model is not None and keys:
-            budget = min(goals.config.team_up_timeout, max(0.0, deadline - goals.node.now()) / 3)
+        if self.model is not None and keys:
+            budget = min(self.config.team_up_timeout, max(0.0, deadline - self.node.now()) / 3)
             fallback = "timeout"
             with trio.move_on_after(budget):
                 try:
                     picked = await llm_team_from_shortlist(
-                        goals.model,
+                        self.model,
                         goal,
                         self._as_candidates(keys, scores),
                         self._search_within(keys),
                         max_team=max_team,
-                        context_tokens=goals.context_tokens,
+                        context_tokens=self.context_tokens,
                     )
-                    return [Teammate(c.peer_id, c.name, c.score) for c in picked if c.peer_id != goals.me], ""
+                    return [Teammate(c.peer_id, c.name, c.score) for c in picked if c.peer_id != self.me], ""
                 except IoAError as exc:
                     fallback = failure_kind(exc)
             log.warning("LLM team-up failed (%s); keeping the offline choice", fallback)
-        members = self._as_candidates(pick.keys, scores)
-        # routing by ability: the plan's step kinds each need a member able to do them
+        # ability coverage: every step of the offline plan has a member able to do it, and its best agent
         steps = plan_request(goal).steps
-        kinds = {step.kind for step in steps}
-        wanted = [ABILITIES[k] for k in sorted(kinds) if ABILITIES.get(k)]
-        pool = [c for batch in found for c in batch if c.peer_id not in {*exclude, goals.me}]
-        members = add_able(members, pool, wanted, max_team=max_team)
-        # and every step's best agent by its own words (a converter for "convert 12 miles to km")
-        best = await goals.node.run_sync(functools.partial(self._best_for, steps, [*exclude, goals.me]))
-        members = add_best(members, best, max_team=max_team, threshold=goals.config.threshold)
+        pool = [c for batch in found for c in batch if c.peer_id not in {*exclude, self.me}]
+        best = await self.node.run_sync(functools.partial(self._best_for, steps, [*exclude, self.me]))
+        members = cover_steps(
+            self._as_candidates(pick.keys, scores),
+            pool,
+            steps,
+            best,
+            max_team=max_team,
+            threshold=self.config.threshold,
+        )
         return [Teammate(c.peer_id, c.name, c.score) for c in members], fallback
 
     def _best_for(self, steps: Sequence[PlanStep], exclude: Sequence[str]) -> list[Candidate | None]:
         """The best-ranked card for each step's text (blocking: the matcher runs in a worker thread)."""
-        discovery = self.goals.discovery
+        discovery = self.discovery
         assert discovery is not None and discovery.directory.ranker is not None
         out: list[Candidate | None] = []
         for step in steps[: MAX_QUERIES * 2]:
@@ -293,32 +286,21 @@ class TeamFormation:
         return out
 
     def _as_candidates(self, keys: Sequence[str], scores: dict[str, float]) -> list[Candidate]:
-        out = []
-        for key in keys:
-            card = self.goals.card_of(key)
-            if card is not None:
-                c = card.card
-                out.append(
-                    Candidate(
-                        key,
-                        c.name,
-                        c.description,
-                        score=scores.get(key, 0.0),
-                        skills=tuple(c.skills),
-                        abilities=tuple(c.task_types),
-                    )
-                )
-        return out
+        """The candidates of ``keys`` (peer IDs) whose cards this node holds, with their ``scores``."""
+        cards = [(key, self.members.card_of(key)) for key in keys]
+        return [
+            Candidate.from_card(card.card, scores.get(key, 0.0)) for key, card in cards if card is not None
+        ]
 
     def _search_within(self, keys: Sequence[str]) -> Callable[[str], Awaitable[Sequence[Candidate]]]:
         """The model's ``search_agents``: the matcher re-ranks the shortlist, nothing beyond it."""
-        discovery = self.goals.discovery
+        discovery = self.discovery
         assert discovery is not None and discovery.directory.ranker is not None
         ranker = discovery.directory.ranker
 
         async def search(query: str) -> Sequence[Candidate]:
             rank = functools.partial(ranker.rank, query, len(keys), among=keys)
-            found = await self.goals.node.run_sync(rank)
+            found = await self.node.run_sync(rank)
             return self._as_candidates([m.key for m in found], {m.key: m.score for m in found})
 
         return search

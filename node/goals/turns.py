@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
 import trio
 
@@ -37,6 +37,7 @@ from ioa_p2p.conversation.types import (
 )
 from ioa_p2p.errors import InvalidContent, IoAError
 from ioa_p2p.llm.failures import failure_kind
+from ioa_p2p.node.goals.rounds import Round
 
 log = logging.getLogger("ioa_p2p.goals")
 
@@ -52,14 +53,15 @@ def turn_deadline(start: ConvStart, now: float) -> float:
 
 
 class TeamCards(Protocol):
-    """What a turn needs of the goals service: the members' cards."""
+    """What a turn needs to know of the members: their cards
+    (:class:`~ioa_p2p.node.goals.members.Members`)."""
 
     async def team_info(self, members: Sequence[str]) -> list[MemberInfo]: ...
     def member_info(self, peer: str) -> MemberInfo: ...
 
 
 async def take_turn_bounded(
-    goals: TeamCards,
+    members: TeamCards,
     brain: Brain,
     view: Callable[[], ConversationView | None],
     speak: Speak,
@@ -76,7 +78,7 @@ async def take_turn_bounded(
     failure = "timeout"
     with trio.move_on_after(max(0.0, deadline - now())):
         try:
-            team = await goals.team_info(current.start.members)
+            team = await members.team_info(current.start.members)
             return await brain.take_turn(current, speak, team)
         except IoAError as exc:
             failure = failure_kind(exc)
@@ -87,10 +89,10 @@ async def take_turn_bounded(
     latest = view()
     if latest is None:
         return None
-    team = team or [goals.member_info(m) for m in latest.start.members]
+    team = team or [members.member_info(m) for m in latest.start.members]
     try:
         return brain.fallback_turn(latest, speak, team, failure)
-    except Exception:
+    except Exception:  # a planner bug: no turn this time; the round's timeouts take over
         log.warning("chat %s: the fallback planner failed", chat[:16], exc_info=True)
         return None
 
@@ -100,10 +102,10 @@ SideEvent = InvalidSideEvent | CancelRejectedEvent | CancelledEvent | PlanEvent
 
 def side_message(
     kind: str,
-    content: Any,
+    content: object,
     msg_id: str,
     author: str,
-    rounds: Mapping[str, Any],
+    rounds: Mapping[str, Round],
     name_of: Callable[[str], str],
     *,
     chat_id: str,

@@ -4,8 +4,9 @@ The dialer sends frames, each one envelope of type ``text`` v1 whose author must
 Noise-authenticated peer of the stream). For every frame the listener answers one frame, a canonical CBOR map:
 ``{"ok": true, "hash": <32-byte message hash>}`` or ``{"ok": false, "error": <text>, "code": <text>}``. A bad
 frame (bad CBOR, bad signature, wrong author, oversize) gets an error answer and the stream stays open for the
-next one. Replays are refused (:mod:`ioa_p2p.node.messaging.replay`): each author's ``seq`` must strictly
-increase, checked against a table persisted under ``$IOA_HOME`` before the ``ok`` answer.
+next one, up to ``MAX_REFUSED_FRAMES`` (16) refused frames per stream: then the stream is reset. Replays are
+refused (:mod:`ioa_p2p.node.messaging.replay`): each author's ``seq`` must strictly increase, checked against
+a table persisted under ``$IOA_HOME`` before the ``ok`` answer.
 
 Control API (:mod:`ioa_p2p.node.messaging.routes`): ``POST /send``, ``GET /inbox`` (the last received
 messages, oldest first: stored on disk before the ``ok`` answer, :mod:`ioa_p2p.node.messaging.inbox`, so an
@@ -67,6 +68,8 @@ class Messaging:
                 raise  # the oversize body cannot be skipped reliably: end this stream
             reply = self._accept(stream.remote, data)
             await stream.send_value(reply)
+            if not reply["ok"] and reply["code"] != "busy":
+                stream.count_refusal()  # garbage costs the stream, not one answer per frame for ever
 
     def _accept(self, remote: PeerId, data: bytes) -> dict[str, Any]:
         try:

@@ -17,11 +17,20 @@
 - ``relay_limits.py``    the relay's ledger: reservations and circuits per peer, per IP, in total (pure)
 - ``relay_hop.py``       our HOP server (relaying for others) enforcing those limits
 - ``relay_net.py``       :class:`Libp2pRelayNet`: the relay service's ``RelayNetPort``
-- ``punch.py``           hole punching (DCUtR): one initiator per pair, punched connections remembered
+- ``punch.py``           hole punching (DCUtR): one initiator per pair, punched connections remembered,
+  listen ports read from the listen addresses, LAN addresses offered peer to peer
 - ``mdns.py``            peers on the local network by multicast DNS (``[node] mdns``)
 - ``framing.py``         length-prefixed frames over streams: buffered reader, size limit, whole-frame
   deadline, idle timeout, partial-frame budget; every stream exception translated once
-- ``budgets.py``         the node's resource budgets (``[limits]``) shared by the services
+- ``budgets.py``         the node's resource budgets (``[limits]``) shared by the services, and how much
+  the node trusts each peer (vouched for by the services)
+- ``guard.py``           :func:`guard_host`: puts the budgets into the py-libp2p host (metered reads,
+  metered connections, the CPU step timer)
+- ``inbound_meter.py``   what py-libp2p reads on inbound streams (negotiation lines, its own protocols'
+  messages) held in the partial-frame budget, with a whole-message deadline
+- ``muxer_meter.py``     yamux stream buffers metered: receive window enforced, unread bytes budgeted,
+  a reset stream's bytes dropped at once
+- ``cpu_meter.py``       CPU time of the tasks serving a peer charged to it; pacing a peer that owes
 - ``routing.py``         the node's Kademlia DHT instance, bootstrap dialing with backoff (and what it says
   when none answers), peer discovery
 - ``kad.py``             batched fresh Kademlia lookups, puts and provides over py-libp2p's KadDHT; serving

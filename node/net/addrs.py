@@ -12,11 +12,17 @@ Addresses are multiaddr text (``/ip4/1.2.3.4/tcp/4001/p2p/<id>``). Each direct a
 **What a node advertises** (its card, its signed peer record, identify; :func:`advertised_addrs`): a wildcard
 listen address (``0.0.0.0`` / ``::``) is expanded into the machine's interface addresses of that family
 (:func:`expand_wildcards`) and is never advertised itself. In order: the addresses the user announced
-(``[node] announce``); then, unless the node is *private* (behind NAT, AutoNAT said so or the user did), its
-public addresses (interface addresses and observed addresses that AutoNAT confirmed); its relay circuit
-addresses (held reservations); its private-network addresses (for peers in the same network); its loopback
-addresses only when it has no other direct address (a node listening on 127.0.0.1 only is reachable from
-its own machine only). At most :data:`MAX_ADVERTISED`.
+(``[node] announce``, always, whatever their scope); then, unless the node is *private* (behind NAT,
+AutoNAT said so or the user did), its public addresses (interface addresses and observed addresses that
+AutoNAT confirmed); its relay circuit addresses (held reservations); its private-network addresses, for
+peers in the same network, **unless** the node is private and holds a relay circuit (the world has a way
+in: a LAN address in a card that travels the whole network only makes peers in other networks with the
+same numbering dial a stranger, every home being 192.168.1.0/24); its loopback addresses only when it has
+no other direct address (a node listening on 127.0.0.1 only is reachable from its own machine only). At
+most :data:`MAX_ADVERTISED`. This one list is what the world sees (card, peer record, identify, DHT);
+the node's listen addresses still serve what needs them locally (hole-punch port prediction, AutoNAT
+requests, mDNS on the LAN). A node on a LAN without relays (reachability unknown or private, no
+circuit) keeps advertising its LAN addresses: they are the only way to it.
 
 **Which addresses a dialer tries** (:func:`plan_dial`): direct addresses first, in the order loopback (same
 machine), private (same network), public, then circuit addresses. A loopback address is tried only for a
@@ -205,10 +211,17 @@ def advertised_addrs(
     if reachability != "private":
         out += by_scope.get("public", [])
     out += [strip_peer(a) for a in circuits]
-    out += by_scope.get("private", [])
+    if not world_has_a_way_in(circuits=circuits, reachability=reachability):
+        out += by_scope.get("private", [])
     if not any(by_scope.get(s) for s in ("public", "private")) and not announce:
         out += by_scope.get("loopback", [])
     return list(dict.fromkeys(out))[:limit]
+
+
+def world_has_a_way_in(*, circuits: Sequence[str], reachability: Reachability) -> bool:
+    """Whether a *private* node holds an address a stranger can dial (a relay circuit): then its LAN
+    addresses stay off what it advertises (module docstring)."""
+    return reachability == "private" and bool(circuits)
 
 
 # --------------------------------------------------------------------------- dialing
@@ -304,4 +317,5 @@ __all__ = [
     "split_circuit",
     "strip_peer",
     "with_ip",
+    "world_has_a_way_in",
 ]

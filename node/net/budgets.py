@@ -1,49 +1,62 @@
 """The node's resource budgets (``[limits]``), shared by every service, and their control route.
 
-One :class:`NodeBudgets` per node (``node.budgets``) owns the ledgers and rate budgets of
-:mod:`ioa_p2p.budget`, sized by :class:`ioa_p2p.config.limits.Limits`:
+One :class:`NodeBudgets` per node (``node.budgets``) owns the ledgers, rate and work budgets of
+:mod:`ioa_p2p.budget`, sized by :class:`ioa_p2p.config.limits.Limits`. Every node-wide total
+keeps ``trusted_share`` for trusted peers (:meth:`NodeBudgets.trust`: partners and peers with a
+known card); strangers together hold at most the rest, and a full total sheds the least-trusted,
+heaviest holder's newest claim first.
 
-- ``frames``: bytes announced by incomplete frames, per peer and in total (every FramedStream the
-  node makes, inbound and outbound, is charged here; see :mod:`ioa_p2p.node.net.framing`);
+- ``frames``: bytes announced by incomplete frames, per peer and in total: every FramedStream the
+  node makes (see :mod:`ioa_p2p.node.net.framing`), and every message py-libp2p reads on an
+  inbound stream for its own protocols, protocol negotiation included
+  (:mod:`ioa_p2p.node.net.inbound_meter`);
+- ``unread``: bytes a peer sent that no reader took yet, in the muxer's stream buffers
+  (:mod:`ioa_p2p.node.net.muxer_meter`);
 - ``streams``: inbound ``/ioa/...`` streams open at once, per peer and in total (charged by
-  :meth:`ioa_p2p.node.node.Node.set_stream_handler`; py-libp2p's resource manager also caps every
-  inbound stream of a peer before protocol negotiation: ``libp2p_patches.cap_inbound_streams``, and
-  refuses there the streams of a peer whose partial-frame budget is full, :meth:`NodeBudgets.admits`);
+  :meth:`ioa_p2p.node.node.Node.set_stream_handler`); ``inbound``: inbound streams of every
+  protocol before negotiation (py-libp2p's resource manager, ``libp2p_patches.cap_inbound_streams``,
+  which also refuses there the streams of a peer :meth:`NodeBudgets.admits` does not admit);
 - ``orphans``: encoded bytes of chat messages waiting for missing parents, across all chats
   (each chat's own cap lives in its :class:`ioa_p2p.history.pending.PendingSet`);
 - ``sync_requests`` / ``sync_messages``: sync answers per peer and in total per period;
   ``sync_answers``: bytes of sync answers built and not yet sent, per peer and in total;
-  ``sync_pulls``: pulls started because of what a peer sent, per peer per period.
+  ``sync_pulls``: pulls started because of what a peer sent, per peer per period;
+- ``cpu``: CPU seconds per second spent on what each peer sends (:mod:`ioa_p2p.node.net.cpu_meter`).
 
 ``GET /budgets`` on the control API shows what each holds and how often it refused or evicted.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 import trio
 
-from ioa_p2p.budget import Ledger, RateBudget
+from ioa_p2p.budget import TRUST_PARTNER, TRUST_STRANGER, Ledger, RateBudget, WorkBudget
 from ioa_p2p.config.limits import Limits
 from ioa_p2p.errors import IoAError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.framing import READ_CHUNK, FramedStream
 
-if TYPE_CHECKING:
-    pass
+#: How long a peer's trust is remembered before the vouchers are asked again (seconds).
+TRUST_TTL = 5.0
+_MAX_TRUST_CACHE = 10_000
+
+#: ``voucher(peer) -> trust``: a service saying how much it trusts a peer (TRUST_* of ioa_p2p.budget)
+Voucher = Callable[[PeerId], int]
 
 
 class NodeBudgets:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
-        self.frames = Ledger(
-            "partial_frame_bytes",
-            total=limits.partial_frame_bytes_total,
-            per_key=limits.partial_frame_bytes_per_peer,
+        self.frames = self._ledger(
+            "partial_frame_bytes", limits.partial_frame_bytes_total, limits.partial_frame_bytes_per_peer
         )
-        self.streams = Ledger("streams", total=limits.streams_total, per_key=limits.streams_per_peer)
-        self.orphans = Ledger("pending_bytes", total=limits.pending_bytes_total)
+        self.unread = self._ledger("unread_bytes", limits.unread_bytes_total, limits.unread_bytes_per_peer)
+        self.streams = self._ledger("streams", limits.streams_total, limits.streams_per_peer)
+        self.inbound = self._ledger("inbound_streams", limits.inbound_streams_total, limits.streams_per_peer)
+        self.orphans = self._ledger("pending_bytes", limits.pending_bytes_total, None)
         period = limits.sync_period
         self.sync_requests = RateBudget(
             "sync_requests",
@@ -57,56 +70,153 @@ class NodeBudgets:
             per_key=limits.sync_messages_per_peer,
             total=limits.sync_messages_total,
         )
-        self.sync_answers = Ledger(
-            "sync_answer_bytes",
-            total=limits.sync_answer_bytes_total,
-            per_key=limits.sync_answer_bytes_per_peer,
+        self.sync_answers = self._ledger(
+            "sync_answer_bytes", limits.sync_answer_bytes_total, limits.sync_answer_bytes_per_peer
         )
         self.sync_pulls = RateBudget("sync_pulls", period=period, per_key=limits.sync_pulls_per_peer)
-        #: inbound streams py-libp2p refused before negotiation (per-peer cap); set by the patch
+        self.cpu = WorkBudget("cpu", per_key=limits.cpu_per_peer, pool=limits.cpu_pool)
+        #: inbound streams py-libp2p refused before negotiation (caps, budgets); set by the patch
         self.streams_refused_early = 0
+        self._vouchers: list[Voucher] = []
+        self._trusted: dict[PeerId, int] = {}
+        self._trust_cache: dict[PeerId, tuple[int, float]] = {}
+        #: CPU seconds noted by the step timer, not yet booked into ``cpu``
+        self._cpu_due: dict[PeerId, float] = {}
+
+    def _ledger(self, name: str, total: int, per_peer: int | None) -> Ledger:
+        reserve = int(total * self.limits.trusted_share)
+        return Ledger(name, total=total, per_key=per_peer, reserve=reserve)
+
+    # ------------------------------------------------------------------ trust
+
+    def add_voucher(self, voucher: Voucher) -> None:
+        """Let a service vouch for peers (chats: partners; discovery: peers with a known card)."""
+        self._vouchers.append(voucher)
+        self._trust_cache.clear()
+
+    def trust_peers(self, peers: Any, trust: int = TRUST_PARTNER) -> None:
+        """Peers the operator named (bootstrap peers, allowlists): trusted whatever the services say."""
+        for peer in peers:
+            self._trusted[peer] = max(trust, self._trusted.get(peer, TRUST_STRANGER))
+        self._trust_cache.clear()
+
+    def trust(self, peer: PeerId) -> int:
+        """How much this node trusts ``peer`` (``TRUST_*`` of :mod:`ioa_p2p.budget`), remembered
+        for :data:`TRUST_TTL` seconds."""
+        now = trio.current_time()
+        cached = self._trust_cache.get(peer)
+        if cached is not None and now - cached[1] < TRUST_TTL:
+            return cached[0]
+        level = self._trusted.get(peer, TRUST_STRANGER)
+        for voucher in self._vouchers:
+            if level >= TRUST_PARTNER:
+                break
+            try:
+                level = max(level, voucher(peer))
+            except IoAError:  # a service that cannot tell: no trust from it
+                continue
+        if len(self._trust_cache) >= _MAX_TRUST_CACHE:
+            self._trust_cache.clear()
+        self._trust_cache[peer] = (level, now)
+        return level
+
+    def trust_of(self, peer: str) -> int:
+        """:meth:`trust` of a peer ID string (an ID that does not parse is a stranger)."""
+        try:
+            return self.trust(PeerId.from_string(peer))
+        except IoAError:
+            return TRUST_STRANGER
+
+    # ------------------------------------------------------------------ streams and frames
 
     def framed(self, stream: Any, remote: PeerId) -> FramedStream:
-        """A FramedStream over ``stream`` with the node's deadlines, charged to its frame budget."""
+        """A FramedStream over ``stream`` with the node's deadlines, charged to its frame budget and
+        paced by its CPU budget."""
+        hand_over = getattr(stream, "ioa_hand_over", None)
+        if hand_over is not None:  # the inbound meter stops counting: the FramedStream counts now
+            hand_over()
         return FramedStream(
             stream,
             remote,
             read_timeout=self.limits.read_timeout,
             frame_timeout=self.limits.frame_timeout,
             budget=self.frames,
+            trust=self.trust(remote),
+            pace=self.pace,
         )
 
     def count_refused_early(self, peer: str) -> None:
         self.streams_refused_early += 1
 
     def admits(self, peer: str) -> bool:
-        """Whether a new inbound stream of ``peer`` may start protocol negotiation: not while the
-        peer's partial-frame budget is full (less than one read chunk left), since any frame it
-        would announce there is refused anyway, after the cost of negotiating and reading it."""
-        frames = self.frames
-        if frames.held_total == 0:
-            return True
+        """Whether a new inbound stream of ``peer`` may start protocol negotiation: not while its
+        partial-frame budget is full (less than one read chunk left, per peer or in what its trust
+        may use of the total), since any frame it would announce there is refused anyway, after
+        the cost of negotiating and reading it (unless it could displace a heavier or less trusted
+        holder); not while it owes CPU time."""
         try:
             key = PeerId.from_string(peer)
         except IoAError:
             return False
-        return frames.per_key is None or frames.per_key - frames.held(key) >= READ_CHUNK
+        trust = self.trust(key)
+        if self.frames.held_total and not self.frames.could_claim(key, READ_CHUNK, trust):
+            return False
+        return self.cpu_delay(key) <= 0
+
+    # ------------------------------------------------------------------ CPU
+
+    def charge_cpu(self, peer: PeerId, seconds: float) -> None:
+        """Note ``seconds`` of CPU spent for ``peer``. Called by the step timer between task steps,
+        where no service code may run: the charge is booked (trust looked up) at the next
+        question about CPU (:meth:`owes`, :meth:`pace`, :meth:`admits`, :meth:`snapshot`)."""
+        self._cpu_due[peer] = self._cpu_due.get(peer, 0.0) + seconds
+
+    def _book_cpu(self) -> None:
+        if not self._cpu_due:
+            return
+        due, self._cpu_due = self._cpu_due, {}
+        now = self.now()
+        for peer, seconds in due.items():
+            self.cpu.charge(peer, seconds, now, self.trust(peer))
+
+    def cpu_delay(self, peer: PeerId) -> float:
+        """Seconds ``peer`` (or its pool) must wait before more of its work; 0: none."""
+        self._book_cpu()
+        return self.cpu.delay(peer, self.now(), self.trust(peer))
+
+    def owes(self, peer: PeerId) -> bool:
+        """Whether ``peer`` (or its pool) owes CPU time now."""
+        return self.cpu_delay(peer) > 0
+
+    async def pace(self, peer: PeerId) -> None:
+        """Wait while ``peer`` owes CPU time (its own, or its pool's): the next piece of its work
+        starts only when it is paid back."""
+        while True:
+            wait = self.cpu_delay(peer)
+            if wait <= 0:
+                return
+            self.cpu.paced += 1
+            await trio.sleep(min(wait, 1.0))
 
     @staticmethod
     def now() -> float:
         return trio.current_time()
 
     def snapshot(self) -> dict[str, Any]:
+        self._book_cpu()
         streams = self.streams.snapshot()
         streams["refused_before_negotiation"] = self.streams_refused_early
         return {
             "partial_frame_bytes": self.frames.snapshot(),
+            "unread_bytes": self.unread.snapshot(),
             "streams": streams,
+            "inbound_streams": self.inbound.snapshot(),
             "pending_bytes": self.orphans.snapshot(),
             "sync_requests": self.sync_requests.snapshot(),
             "sync_messages": self.sync_messages.snapshot(),
             "sync_answer_bytes": self.sync_answers.snapshot(),
             "sync_pulls": self.sync_pulls.snapshot(),
+            "cpu": self.cpu.snapshot(),
             "limits": _limits_view(self.limits),
         }
 
@@ -115,4 +225,4 @@ def _limits_view(limits: Limits) -> dict[str, Any]:
     return {name: getattr(limits, name) for name in limits.__dataclass_fields__}
 
 
-__all__ = ["NodeBudgets"]
+__all__ = ["TRUST_TTL", "NodeBudgets", "Voucher"]

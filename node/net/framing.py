@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import trio
 from libp2p.network.stream.exceptions import StreamClosed, StreamEOF, StreamError, StreamReset
 
-from ioa_p2p.budget import Claim, Ledger
+from ioa_p2p.budget import TRUST_STRANGER, Claim, Ledger
 from ioa_p2p.errors import (
     InvalidMessage,
     IoAError,
@@ -43,6 +43,9 @@ from ioa_p2p.wire.envelope import MAX_MESSAGE_SIZE, Envelope
 READ_CHUNK = 64 * 1024
 DEFAULT_READ_TIMEOUT = 30.0
 DEFAULT_FRAME_TIMEOUT = 20.0
+#: Refused frames (answered with an error) one stream may send before it is reset: a peer writing
+#: garbage gets a typed answer for its first ones, not one answer per frame for ever.
+MAX_REFUSED_FRAMES = 16
 _MAX_VARINT_BYTES = 4  # 2**28 - 1 > any frame we accept
 
 
@@ -103,7 +106,9 @@ class FrameDecoder:
 class FramedStream:
     """A libp2p stream speaking frames. ``remote`` is the authenticated (Noise) peer ID.
 
-    ``budget``: the node's partial-frame ledger (None: unbudgeted, e.g. in tools). The owner calls
+    ``budget``: the node's partial-frame ledger (None: unbudgeted, e.g. in tools), claimed with
+    the peer's ``trust``; ``pace(remote)``: awaited before each frame is read, so that a peer that
+    owes CPU time waits (see :meth:`ioa_p2p.node.net.budgets.NodeBudgets.pace`). The owner calls
     :meth:`close` or :meth:`reset` (or at least :meth:`release_budget`) when done with the stream."""
 
     def __init__(
@@ -115,9 +120,15 @@ class FramedStream:
         frame_timeout: float = DEFAULT_FRAME_TIMEOUT,
         max_size: int = MAX_MESSAGE_SIZE,
         budget: Ledger | None = None,
+        trust: int = TRUST_STRANGER,
+        pace: Callable[[PeerId], Awaitable[None]] | None = None,
     ) -> None:
         self._stream = stream
         self.remote = remote
+        self.trust = trust
+        self._pace = pace
+        #: frames of this stream answered with a refusal (see :meth:`count_refusal`)
+        self.refused = 0
         self.read_timeout = read_timeout
         self.frame_timeout = frame_timeout
         self._decoder = FrameDecoder(max_size)
@@ -162,6 +173,8 @@ class FramedStream:
         frame is not complete ``frame_timeout`` seconds after its first byte, OverBudget when the frame
         does not fit the partial-frame budget. After any of these the stream is unusable: reset it."""
         decoder = self._decoder
+        if self._pace is not None:
+            await self._pace(self.remote)
         try:
             while True:
                 data = decoder.next_frame(max_size)
@@ -192,12 +205,22 @@ class FramedStream:
             raise
 
     def _claim_partial_frame(self, budget: Ledger, announced: int) -> None:
-        self._claim = budget.try_claim(self.remote, announced, self._on_evicted)
+        self._claim = budget.try_claim(self.remote, announced, self._on_evicted, self.trust)
         if self._claim is None:
             raise OverBudget(
                 f"{self.remote} announced a frame of {announced} bytes on {self.protocol}, more than "
-                f"the partial-frame budget has left for it ({budget.room(self.remote)} bytes); "
-                "stream reset"
+                f"the partial-frame budget has left for it ({budget.room(self.remote, self.trust)} "
+                "bytes); stream reset"
+            )
+
+    def count_refusal(self) -> None:
+        """Call after answering a frame with a refusal: past :data:`MAX_REFUSED_FRAMES` on this
+        stream, raises ProtocolViolation (the caller's boundary resets the stream), so garbage
+        costs a peer its stream instead of one answer per frame."""
+        self.refused += 1
+        if self.refused >= MAX_REFUSED_FRAMES:
+            raise ProtocolViolation(
+                f"{self.remote} sent {self.refused} refused frames on {self.protocol}; stream reset"
             )
 
     def _on_evicted(self) -> None:

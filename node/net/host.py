@@ -125,13 +125,3 @@ def remote_peer_of(stream: Any) -> PeerId | None:
         return from_libp2p_id(stream.muxed_conn.peer_id)
     except Exception:  # no connection / not an Ed25519 key
         return None
-
-
-def known_peer_info(host: Any, peer: PeerId) -> PeerInfo | None:
-    """The peer with the addresses ``host``'s peerstore knows for it; None when it knows none."""
-    pid = to_libp2p_id(peer)
-    try:
-        addrs = host.get_peerstore().addrs(pid)
-    except Exception:  # the peerstore raises PeerStoreError for unknown peers
-        addrs = []
-    return PeerInfo(pid, addrs) if addrs else None

@@ -49,8 +49,9 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    bounds the streams we open) and the resource manager counts streams only in total (10,000, shared
    with outbound streams). :func:`cap_inbound_streams` wraps the host's resource manager so that an
    inbound stream of a peer that already has ``per_peer`` open (or that the node's budgets do not
-   admit) is refused before protocol negotiation (py-libp2p resets it at once). The test checks the
-   hook still exists and that the cap holds.
+   admit) is refused before protocol negotiation (py-libp2p resets it at once); with the node's
+   budgets it also holds the node-wide ``inbound_streams_total`` (strangers together leave the
+   trusted share free). The test checks the hook still exists and that the caps hold.
 11. One dial path: the swarm's ``dial_peer`` (behind ``host.connect`` and every ``new_stream`` to a peer
    not connected: the DHT, GossipSub, identify...) tries only the first TCP address it knows
    (``MAX_ADDRS_PER_PEER``, one per transport class), skips loopback addresses whenever others exist,
@@ -84,6 +85,20 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
 16. Not patched but replaced, because too much would need patching: the circuit relay HOP server
    (:mod:`ioa_p2p.node.net.relay_hop` says why) and the relayed dial
    (:func:`ioa_p2p.node.net.relay.dial_circuit`).
+17. Unbounded reads: multistream-select reads a negotiation line of any announced length (50 MB
+   lines took a node to 733 MB); Kademlia, identify and GossipSub read messages of up to 1-4 MiB with no
+   deadline. :func:`~ioa_p2p.node.net.guard.meter_inbound_streams` meters every inbound stream's reads
+   (:mod:`ioa_p2p.node.net.inbound_meter`). The test checks upstream still reads lines unbounded.
+18. The muxer: yamux does not enforce its receive window and keeps a reset stream's unread bytes for
+   60-90 s. :func:`~ioa_p2p.node.net.guard.meter_connections` meters each connection's stream buffers
+   (:mod:`ioa_p2p.node.net.muxer_meter`) and charges its tasks' CPU to its peer
+   (:mod:`ioa_p2p.node.net.cpu_meter`). The test checks yamux still buffers past the window.
+19. Yamux windows grow to 16 MiB per stream; :func:`~ioa_p2p.node.net.guard.cap_yamux_window` caps
+   them at 1 MiB. The test checks the constant still exists.
+20. Shutting down: the swarm closes connections one after the other and yamux sleeps 0.1 s in each
+   close: 50 connections took the whole shutdown budget and left the host open.
+   :func:`~ioa_p2p.node.net.guard.close_connections` closes them concurrently first. The test checks
+   yamux's close still sleeps.
 """
 
 from __future__ import annotations
@@ -91,12 +106,16 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import libp2p
 import libp2p.network.swarm as _swarm
 
 from ioa_p2p.logs import apply_third_party_levels
+from ioa_p2p.node.net.cpu_meter import OWNER
+
+if TYPE_CHECKING:
+    from ioa_p2p.node.net.budgets import NodeBudgets
 
 #: Seconds a verified signed peer record is trusted again without re-verification (patch 7).
 PEER_RECORD_RECHECK = 600.0
@@ -256,6 +275,9 @@ def contain_pubsub_messages(pubsub: Any, record: FaultSink) -> None:
         return
 
     async def push_msg(forwarder: Any, msg: Any) -> None:
+        owner = OWNER.get()
+        if owner is not None and owner[0].owes(owner[1]):
+            return  # the forwarder owes CPU time: its gossip is dropped (gossip is never relied on)
         try:
             await upstream(forwarder, msg)
         except Exception as exc:  # the point of the patch; cancellation passes
@@ -284,9 +306,11 @@ def cap_inbound_streams(
     per_peer: int,
     on_refused: Callable[[str], None] | None = None,
     admit: Callable[[str], bool] | None = None,
+    budgets: NodeBudgets | None = None,
 ) -> None:
     """Refuse a peer's inbound streams past ``per_peer`` open at once, or when ``admit(peer)`` says
-    no, before negotiation (patch 10); ``on_refused(peer)`` hears of each refusal."""
+    no, or past the node-wide ``budgets.inbound`` ledger (by the peer's trust), before negotiation
+    (patch 10); ``on_refused(peer)`` hears of each refusal."""
     from libp2p.rcmgr import Direction
 
     manager = getattr(host.get_network(), "_resource_manager", None)
@@ -297,19 +321,31 @@ def cap_inbound_streams(
         )
     acquire, release = manager.acquire_stream, manager.release_stream
     open_inbound: dict[str, int] = {}
+    claims: dict[str, list[Any]] = {}
+
+    def refuse(key: str) -> bool:
+        if on_refused is not None:
+            on_refused(key)
+        return False
 
     def acquire_stream(peer_id: Any, direction: Any) -> bool:
         key = str(peer_id)
         if direction == Direction.INBOUND and (
             open_inbound.get(key, 0) >= per_peer or (admit is not None and not admit(key))
         ):
-            if on_refused is not None:
-                on_refused(key)
-            return False
+            return refuse(key)
+        ledger = budgets.inbound if budgets is not None and direction == Direction.INBOUND else None
+        claim = ledger.try_claim(key, 1, trust=budgets.trust_of(key)) if ledger and budgets else None
+        if ledger is not None and claim is None:
+            return refuse(key)
         if not acquire(peer_id, direction):
+            if ledger is not None:
+                ledger.release(claim)
             return False
         if direction == Direction.INBOUND:
             open_inbound[key] = open_inbound.get(key, 0) + 1
+            if claim is not None:
+                claims.setdefault(key, []).append(claim)
         return True
 
     def release_stream(peer_id: Any, direction: Any) -> None:
@@ -319,6 +355,11 @@ def cap_inbound_streams(
             open_inbound[key] -= 1
             if not open_inbound[key]:
                 del open_inbound[key]
+            held = claims.get(key)
+            if held and budgets is not None:
+                budgets.inbound.release(held.pop())
+                if not held:
+                    del claims[key]
 
     manager.acquire_stream = acquire_stream
     manager.release_stream = release_stream

@@ -32,8 +32,10 @@ from ioa_p2p.node.net.addrs import (
     split_circuit,
     strip_peer,
 )
+from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.dialer import Dialer
+from ioa_p2p.node.net.guard import close_connections, guard_host
 from ioa_p2p.node.net.host import (
     from_libp2p_id,
     new_noise_host,
@@ -80,11 +82,14 @@ class NetOptions:
 @dataclass(frozen=True, slots=True)
 class InboundCap:
     """Inbound streams a peer may hold open (``per_peer``), who is told of refusals, who is admitted
-    (:func:`~ioa_p2p.node.net.libp2p_patches.cap_inbound_streams`)."""
+    (:func:`~ioa_p2p.node.net.libp2p_patches.cap_inbound_streams`); ``budgets``: the node's, put into
+    the host (the node-wide stream total, metered reads and connections:
+    :func:`~ioa_p2p.node.net.guard.guard_host`)."""
 
     per_peer: int
     on_refused: Callable[[str], None] | None = None
     admit: Callable[[str], bool] | None = None
+    budgets: NodeBudgets | None = None
 
 
 class Libp2pNetwork:
@@ -97,7 +102,11 @@ class Libp2pNetwork:
         self.options = options
         self.host = new_noise_host(identity, on_fault=on_fault)
         if inbound is not None:
-            cap_inbound_streams(self.host, inbound.per_peer, inbound.on_refused, inbound.admit)
+            cap_inbound_streams(
+                self.host, inbound.per_peer, inbound.on_refused, inbound.admit, inbound.budgets
+            )
+            if inbound.budgets is not None:
+                guard_host(self.host, inbound.budgets)
         self.dht: Any = None
         self.interfaces = InterfaceCache()
         self.circuits: tuple[str, ...] = ()
@@ -295,12 +304,12 @@ class Libp2pNetwork:
             raise UsageError(f"cannot listen on {list(self.options.listen)}: {exc.strerror or exc}") from None
         stack.push_async_callback(_close_swarm, self.host)  # connections (and sockets) close first
         check_listening(self.host, self.options.listen, listen)
-        self.dht = new_dht(self.host)
+        self.dht = new_dht(self.host, client=self.options.nat.mode == "private")
         await stack.enter_async_context(run_dht(self.dht))
         if self.options.relay_client:
             await stack.enter_async_context(StopService(self.host).run())
             if self.options.hole_punching:
-                self.punch = HolePuncher(self.host)
+                self.punch = HolePuncher(self.host, self.listen_addrs, self.local_view)
                 await stack.enter_async_context(self.punch.run())
         # unwinding starts by closing every connection: the services' exits then wait on nothing
         stack.push_async_callback(_close_swarm, self.host)
@@ -393,6 +402,7 @@ async def _serve(net: Libp2pNetwork, stop: trio.Event, task_status: Any = trio.T
 async def _close_swarm(host: Any) -> None:
     with trio.CancelScope(shield=True), trio.move_on_after(5):
         try:
+            await close_connections(host)  # all at once (the swarm closes one by one, 0.1 s each)
             await host.get_network().close()  # closes connections (and their sockets) first
         except Exception as exc:
             log.debug("swarm close: %s", exc)

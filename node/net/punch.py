@@ -15,19 +15,42 @@ with both handshake roles) until the 3 attempts are spent. As in go-libp2p, the 
 relayed connection initiates; when both did (each dialed the other through a relay), the one with the
 smaller peer ID does. It also reports which direct connections a punch made (``ioa peers`` shows them as
 ``punched``) and counts attempts and successes.
+
+And where the library reads *our listen ports*: it takes them from ``host.get_addrs()`` (its
+``_local_tcp_listen_addrs``), both to predict the address it tells the peer (the NAT's external IP, our
+listen port) and to bind the source of its dials to that port. But ``get_addrs()`` is what we advertise
+to the world, and a node behind NAT with a relay advertises only its ``/p2p-circuit`` addresses
+(:mod:`~ioa_p2p.node.net.addrs`): the library would find no port, predict nothing and dial from random
+ports. :func:`use_listen_addrs` makes it read the node's own listen addresses instead (non-loopback
+ones first: the source of a dial to another machine cannot be 127.0.0.1). The sentinel test checks the
+library still calls that function from both places.
+
+**LAN peers.** Those LAN addresses are not in the card any more, yet two nodes behind the *same* NAT (an
+office) should talk directly. The address exchange of a hole punch is between two peers only: our
+``CONNECT`` carries, after the library's predicted addresses, our private-network listen addresses, and
+the addresses we dial on a peer's word go through the dialer's scope rule
+(:func:`~ioa_p2p.node.net.addrs.plan_dial`: a private address only inside one of our networks, never
+our own address, loopback only for a peer on this machine). A peer in the same office is then dialed at
+its LAN address and the relayed connection is upgraded to a direct one within one round (the
+connection shows as ``punched``); a peer in another network numbered alike gets a dial that Noise
+refuses (another peer ID answers), which costs nothing more.
 """
 
 from __future__ import annotations
 
 import logging
 import weakref
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+from libp2p.relay.circuit_v2 import dcutr
 from libp2p.relay.circuit_v2.dcutr import PROTOCOL_ID as DCUTR_PROTOCOL_ID
 from libp2p.relay.circuit_v2.dcutr import DCUtRProtocol
 from libp2p.tools.anyio_service import background_trio_service
+from multiaddr import Multiaddr
 
+from ioa_p2p.node.net.addrs import LocalView, parse_direct, plan_dial, scope_of
 from ioa_p2p.node.net.libp2p_patches import live_connections
 
 log = logging.getLogger("ioa_p2p.punch")
@@ -35,26 +58,72 @@ log = logging.getLogger("ioa_p2p.punch")
 DCUTR_PROTOCOL = str(DCUTR_PROTOCOL_ID)
 
 
-class HolePuncher:
-    """DCUtR on ``host``; remembers the connections hole punching made."""
+#: Each host's listen addresses (multiaddr text), for the library's ``_local_tcp_listen_addrs``.
+_LISTEN: weakref.WeakKeyDictionary[Any, Callable[[], list[str]]] = weakref.WeakKeyDictionary()
+_UPSTREAM_LISTEN = getattr(dcutr, "_local_tcp_listen_addrs", None)
 
-    def __init__(self, host: Any) -> None:
+
+def use_listen_addrs(host: Any, listen_addrs: Callable[[], list[str]]) -> None:
+    """DCUtR on ``host`` reads its listen ports from ``listen_addrs()`` (module docstring)."""
+    if _UPSTREAM_LISTEN is None:
+        raise RuntimeError(
+            "py-libp2p's dcutr module has no _local_tcp_listen_addrs any more: revisit ioa_p2p.node.net.punch"
+        )
+    _LISTEN[host] = listen_addrs
+    dcutr._local_tcp_listen_addrs = _local_tcp_listen_addrs
+
+
+def _local_tcp_listen_addrs(host: Any) -> list[tuple[int, str, int]]:
+    listen = _LISTEN.get(host)
+    if listen is None:
+        assert _UPSTREAM_LISTEN is not None
+        return list(_UPSTREAM_LISTEN(host))
+    return tcp_listen_ports(listen())
+
+
+def tcp_listen_ports(addrs: list[str]) -> list[tuple[int, str, int]]:
+    """``(family, ip, port)`` of each direct IP address, loopback ones last (pure)."""
+    out = []
+    for addr in addrs:
+        direct = parse_direct(addr)
+        if direct is None or direct.ip is None or direct.host in ("0.0.0.0", "::"):
+            continue
+        out.append((scope_of(addr) == "loopback", (direct.ip.version, direct.host, direct.port)))
+    return [entry for _, entry in sorted(out, key=lambda item: item[0])]
+
+
+class HolePuncher:
+    """DCUtR on ``host``; remembers the connections hole punching made. ``listen_addrs()``: the node's
+    listen addresses (wildcards expanded), where the library looks for its listen ports and what LAN
+    addresses it offers; ``local()``: what the dialer knows of this machine, to filter what it dials."""
+
+    def __init__(
+        self,
+        host: Any,
+        listen_addrs: Callable[[], list[str]] | None = None,
+        local: Callable[[], LocalView] | None = None,
+    ) -> None:
         self.host = host
+        self.local = local
+        self.listen_addrs = listen_addrs
+        if listen_addrs is not None:
+            use_listen_addrs(host, listen_addrs)
         self.protocol = DCUtRProtocol(host)
         self._punched: weakref.WeakSet[Any] = weakref.WeakSet()
         self.attempts = 0
         self.successes = 0
-        upstream = getattr(self.protocol, "_perform_hole_punch", None)
-        if upstream is None:
-            raise RuntimeError(
-                "py-libp2p's DCUtRProtocol has no _perform_hole_punch any more: "
-                "revisit ioa_p2p.node.net.punch"
-            )
+        self._wrap_protocol()
+
+    def _wrap_protocol(self) -> None:
+        perform_upstream = _require(self.protocol, "_perform_hole_punch")
+        offer_upstream = _require(self.protocol, "_get_observed_addrs")
+        initiate = _require(self.protocol, "initiate_hole_punch")
+        host = self.host
 
         async def perform(peer_id: Any, addrs: Any, as_responder: bool = False) -> bool:
             before = {id(c) for c in live_connections(host, peer_id)}
             self.attempts += 1
-            ok = bool(await upstream(peer_id, addrs, as_responder))
+            ok = bool(await perform_upstream(peer_id, self.usable(addrs), as_responder))
             if ok:
                 self.successes += 1
                 for conn in live_connections(host, peer_id):
@@ -62,15 +131,37 @@ class HolePuncher:
                         self._punched.add(conn)
             return ok
 
-        self.protocol._perform_hole_punch = perform  # type: ignore[method-assign]
-        initiate = self.protocol.initiate_hole_punch
+        async def offer() -> list[bytes]:
+            return self.with_lan_addrs(list(await offer_upstream()))
 
         async def initiate_if_ours(peer_id: Any) -> bool:
             if not self.initiates(peer_id):
                 return False
             return bool(await initiate(peer_id))
 
+        self.protocol._perform_hole_punch = perform  # type: ignore[method-assign]
+        self.protocol._get_observed_addrs = offer  # type: ignore[method-assign]
         self.protocol.initiate_hole_punch = initiate_if_ours  # type: ignore[method-assign]
+
+    def usable(self, addrs: list[Any]) -> list[Any]:
+        """Of the addresses a peer gave, those the dialer's scope rule lets us dial (module docstring)."""
+        if self.local is None:
+            return addrs
+        plan = plan_dial([str(a) for a in addrs], self.local())
+        keep = set(plan.direct) | set(plan.relayed)
+        return [a for a in addrs if str(a) in keep]
+
+    def with_lan_addrs(self, offered: list[bytes]) -> list[bytes]:
+        """``offered`` (the library's predicted addresses) and then our private-network listen addresses."""
+        if self.listen_addrs is None:
+            return offered
+        out = list(offered)
+        for addr in self.listen_addrs():
+            if scope_of(addr) == "private" and len(out) < dcutr.MAX_OBSERVED_ADDRS:
+                raw = Multiaddr(addr).to_bytes()
+                if raw not in out:
+                    out.append(raw)
+        return out
 
     def initiates(self, peer_id: Any) -> bool:
         """Whether this side starts the hole punch with ``peer_id`` (module docstring)."""
@@ -91,6 +182,15 @@ class HolePuncher:
         return {"attempts": self.attempts, "successes": self.successes}
 
 
+def _require(protocol: Any, name: str) -> Any:
+    found = getattr(protocol, name, None)
+    if found is None:
+        raise RuntimeError(
+            f"py-libp2p's DCUtRProtocol has no {name} any more: revisit ioa_p2p.node.net.punch"
+        )
+    return found
+
+
 def _direction(conn: Any) -> str:
     """``inbound``, ``outbound`` or ``unknown`` (py-libp2p's ``Direction`` by name)."""
     return str(getattr(getattr(conn, "direction", None), "name", "unknown")).lower()
@@ -103,4 +203,4 @@ def _relayed(conn: Any) -> bool:
         return False
 
 
-__all__ = ["DCUTR_PROTOCOL", "HolePuncher"]
+__all__ = ["DCUTR_PROTOCOL", "HolePuncher", "tcp_listen_ports", "use_listen_addrs"]

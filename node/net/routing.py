@@ -74,11 +74,14 @@ def run_dht(dht: KadDHT) -> AbstractAsyncContextManager[Any]:
     return background_trio_service(dht)
 
 
-def new_dht(host: Any) -> KadDHT:
+def new_dht(host: Any, *, client: bool = False) -> KadDHT:
+    """The node's Kademlia DHT; ``client``: in client mode from the start (a node stated private: peers
+    cannot dial it, so it never offers the DHT protocol, not even for the moment before the first
+    reachability check, and no routing table hands out its LAN addresses)."""
     # Every peer of a local testnet shares one /24 subnet: turn the subnet-diversity caps off.
     return KadDHT(
         host,
-        DHTMode.SERVER,
+        DHTMode.CLIENT if client else DHTMode.SERVER,
         strict_validation=True,
         max_peers_per_subnet=0,
         max_peers_per_subnet_table=0,

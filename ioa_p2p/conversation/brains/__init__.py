@@ -3,12 +3,12 @@
 - ``base.py``     :class:`Brain`, :class:`MemberInfo` (what a brain knows of a member), handles
 - ``offline.py``  :class:`OfflineBrain`: deterministic planning by embedding similarity, no model
 - ``llm.py``      :class:`LLMBrain`: a model decides each turn; falls back to the offline planner, visibly
-- ``factory.py``  :func:`make_brain`: the brain a ``[model]`` table (or the OPENAI_* environment) asks for
+
+The node chooses one from its ``[goals] brain`` and ``[model]`` tables (``ioa_p2p.node.goals.brain``).
 """
 
 from ioa_p2p.conversation.brains.base import Brain, MemberInfo, handles, team_for
-from ioa_p2p.conversation.brains.factory import make_brain
 from ioa_p2p.conversation.brains.llm import LLMBrain
 from ioa_p2p.conversation.brains.offline import OfflineBrain
 
-__all__ = ["Brain", "LLMBrain", "MemberInfo", "OfflineBrain", "handles", "make_brain", "team_for"]
+__all__ = ["Brain", "LLMBrain", "MemberInfo", "OfflineBrain", "handles", "team_for"]

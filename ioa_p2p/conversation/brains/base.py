@@ -14,7 +14,7 @@ Two brains:
 - :class:`~ioa_p2p.conversation.brains.llm.LLMBrain`: prompts a :class:`~ioa_p2p.llm.model.Model` for a
   structured decision; when the model fails it falls back to the offline planner, visibly.
 
-:func:`make_brain` picks one from the node's config.
+The node picks one from its config (``ioa_p2p.node.goals.brain.make_brain_for``).
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ioa_p2p.card import AgentCard
+from ioa_p2p.conversation.repair import PASS_TEXT
 from ioa_p2p.conversation.types import ConversationView, Speak, TurnDraft
 
 
@@ -123,7 +124,7 @@ def team_for(view: ConversationView, team: Sequence[MemberInfo]) -> list[MemberI
 
 
 #: The text of the state machine's rule-based pass (``compose_turn`` with no draft).
-RULE_PASS_TEXT = "(passing the floor)"
+RULE_PASS_TEXT = PASS_TEXT
 
 __all__ = [
     "FALLBACK_PREFIX",

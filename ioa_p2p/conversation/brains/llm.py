@@ -29,7 +29,7 @@ from typing import Any
 
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.brains.base import MemberInfo, fallback_note, handles, team_for
-from ioa_p2p.conversation.brains.offline import OfflineBrain
+from ioa_p2p.conversation.brains.offline import PREFIX, OfflineBrain, step_title
 from ioa_p2p.conversation.brains.prompt import TURN_FORMAT, aliases, turn_prompt, turn_schema
 from ioa_p2p.conversation.messages import TaskAssignment
 from ioa_p2p.conversation.plan import STATUSES, SharedStep, clip_steps
@@ -37,7 +37,7 @@ from ioa_p2p.conversation.types import ConversationView, Speak, TaskStatus, Turn
 from ioa_p2p.errors import IoAError, ModelOutputError
 from ioa_p2p.llm.failures import failure_kind
 from ioa_p2p.llm.model import Model, complete_json
-from ioa_p2p.planning import Plan
+from ioa_p2p.planning import TASK, Plan
 from ioa_p2p.planning.posted import PLAN_PREFIX, plan_from_model, plan_line, posted_plan
 
 MESSAGE_TYPES: Mapping[str, str] = {
@@ -128,10 +128,47 @@ class LLMBrain:
         if draft.kind == planned.kind == cm.PAUSE:
             return replace(draft, triggers=planned.triggers, plan=planned.plan)
         if draft.kind in cm.TASK_KINDS and planned.kind in cm.TASK_KINDS:
-            chosen = {t.assignee for t in draft.tasks}
-            if all(t.assignee in chosen for t in planned.tasks):  # the model picked the planner's steps
-                return replace(planned, text=f"{draft.text}\n{planned.text}")
+            tasks = self._steps_taken(view, team, plan, draft, planned)
+            if tasks:  # the model gave ready steps of the plan to members who can do them
+                names = handles(team_for(view, team))
+                shown = "; ".join(f"{t.title} -> {names.get(t.assignee, t.assignee)}: "
+                                  f"{' '.join(t.description.split())[:80]}" for t in tasks)  # fmt: skip
+                text = f"{draft.text}\n{PREFIX}Plan steps: {shown}"
+                next_ = (draft.next or (view.me,)) if draft.kind == cm.TASK_ASYNC else ()
+                return TurnDraft(draft.kind, text, next_, tasks, plan=planned.plan)
         return replace(planned, text=fallback_note("no_progress") + planned.text)
+
+    def _steps_taken(
+        self, view: ConversationView, team: Sequence[MemberInfo], plan: Plan, draft: TurnDraft,
+        planned: TurnDraft,
+    ) -> tuple[TaskAssignment, ...]:  # fmt: skip
+        """The plan's ready steps the model's tasks take on (none when they take on none).
+
+        The planner's ready steps are ``planned``'s tasks. A model's task takes a step when it goes to the
+        member the planner chose, or else to a member who may take the step (it runs an adapter, has not
+        tried the step, and is able to do its kind when anyone is: :meth:`OfflineBrain.takers`). Ready
+        steps the model left out wait for a later turn (the model may order the plan); tasks that take no
+        step are dropped. A step of no known kind (``task``: the planner has only its words) gets the
+        model's description, the work it worked out (code for "sum the squares of 1 to 10"); typed steps
+        keep the planner's, with the earlier values bound."""
+        assert self.fallback is not None
+        by_title = {step_title(s, len(plan.steps)): s for s in plan.steps}
+        spare = list(draft.tasks)
+        out = []
+        for task in planned.tasks:
+            step = by_title.get(task.title)
+            if step is None:
+                continue
+            mine = next((t for t in spare if t.assignee == task.assignee), None)
+            if mine is None:
+                takers = self.fallback.takers(view, team, plan, step)
+                mine = next((t for t in spare if t.assignee in takers), None)
+            if mine is None:
+                continue
+            spare.remove(mine)
+            work = mine.description if step.kind == TASK else task.description
+            out.append(TaskAssignment(mine.assignee, task.title, work))
+        return tuple(out)
 
     def fallback_turn(
         self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo], failure: str
@@ -178,7 +215,7 @@ def parse_turn_decision(
     by_name.update({m.peer_id.lower(): m.peer_id for m in members})
     valid_names = ", ".join(sorted(handles(members).values()))
 
-    def member(name: Any) -> str:
+    def member(name: object) -> str:
         if not isinstance(name, str) or name.strip().lower() not in by_name:
             raise ModelOutputError(f"{name!r} is not a team member; use one of: {valid_names}")
         return by_name[name.strip().lower()]
@@ -209,7 +246,7 @@ def parse_turn_decision(
     return TurnDraft(kind, content.strip(), next_, tasks, triggers, _plan(obj.get("plan"), member))
 
 
-def _plan(raw: Any, member: Callable[[Any], str]) -> tuple[SharedStep, ...] | None:
+def _plan(raw: object, member: Callable[[object], str]) -> tuple[SharedStep, ...] | None:
     """The model's plan (None when it gave none); steps it got wrong are kept with what is usable."""
     if not isinstance(raw, list) or not raw:
         return None
@@ -240,7 +277,7 @@ def _work_plan(obj: Mapping[str, Any], goal: str) -> Plan | None:
         raise ModelOutputError(str(exc)) from None
 
 
-def _tasks(raw: Any, member: Callable[[Any], str]) -> tuple[TaskAssignment, ...]:
+def _tasks(raw: object, member: Callable[[object], str]) -> tuple[TaskAssignment, ...]:
     if not isinstance(raw, list) or not raw:
         raise ModelOutputError('a task assignment needs "tasks": [{"assignee", "title", "description"}]')
     out = []
@@ -257,7 +294,7 @@ def _tasks(raw: Any, member: Callable[[Any], str]) -> tuple[TaskAssignment, ...]
     return tuple(out)
 
 
-def _triggers(raw: Any, view: ConversationView) -> tuple[str, ...]:
+def _triggers(raw: object, view: ConversationView) -> tuple[str, ...]:
     running = {t.task_id for t in view.tasks if t.status is TaskStatus.RUNNING}
     by_alias = {alias.lower(): tid for tid, alias in aliases(view).items()}
     if isinstance(raw, str):

@@ -49,7 +49,7 @@ from ioa_p2p.planning import (
     value_of,
 )
 from ioa_p2p.planning.posted import posted_plan
-from ioa_p2p.planning.routing import Candidate, rank_members
+from ioa_p2p.planning.routing import Candidate, able, rank_members
 from ioa_p2p.planning.values import Value
 
 LABEL = "offline planner"
@@ -111,6 +111,17 @@ class OfflineBrain:
         members = [m for m in team_for(view, team) if m.peer_id not in view.left]
         tracker = Tracker(view, plan, self.rank(plan.steps, members), self.max_attempts)
         return replace(self._decide(view, speak, team, plan, tracker), plan=tracker.shared())
+
+    def takers(
+        self, view: ConversationView, team: Sequence[MemberInfo], plan: Plan, step: PlanStep
+    ) -> list[str]:
+        """Who may take ``step`` now (the planner's first choice first): the members that run an adapter
+        and have not tried the step yet; only the able ones when some member is able to do its kind."""
+        members = [m for m in team_for(view, team) if m.peer_id not in view.left]
+        tracker = Tracker(view, plan, self.rank(plan.steps, members), self.max_attempts)
+        able_ones = {m.peer_id for m in members if m.works and able(step, m.abilities)}
+        fit = able_ones or {m.peer_id for m in members if m.works}
+        return [p for p in tracker.remaining(step) if p in fit]
 
     def fallback_turn(
         self, view: ConversationView, speak: Speak, team: Sequence[MemberInfo], failure: str
@@ -182,13 +193,13 @@ class Tracker:
         total = len(self.plan.steps)
         for step in self.plan.steps:
             tried = self.attempts[step.index]
-            remaining = self._remaining(step)
+            remaining = self.remaining(step)
             owner = tried[-1].assignee if tried else (remaining[0] if remaining else "")
             title = f"{step_title(step, total)}: {step.text}"
             out.append(SharedStep(title, owner, status.get(self.state(step), "todo")))
         return clip_steps(out)
 
-    def _remaining(self, step: PlanStep) -> list[str]:
+    def remaining(self, step: PlanStep) -> list[str]:
         tried = {t.assignee for t in self.attempts[step.index]}
         return [p for p in self.ranking[step.index - 1] if p not in tried]
 
@@ -207,7 +218,7 @@ class Tracker:
         tried = self.attempts[step.index]
         if tried and tried[-1].status is TaskStatus.RUNNING:
             return "running"
-        if len(tried) >= self.max_attempts or not self._remaining(step):
+        if len(tried) >= self.max_attempts or not self.remaining(step):
             return "failed"
         for n in step.needs:
             before = self.state(self.plan.step(n))
@@ -216,7 +227,7 @@ class Tracker:
         return "ready"
 
     def next_assignee(self, step: PlanStep) -> str:
-        return self._remaining(step)[0]
+        return self.remaining(step)[0]
 
     def values(self) -> dict[int, Value]:
         out = {}

@@ -4,7 +4,8 @@
   failure; :func:`sweep_leftovers` for crashed runs; :func:`netns_unavailable` (a skip reason);
   :class:`NetnsThreads`: threads inside a namespace (``setns``), for control API calls
 - ``topology.py``  :class:`Internet` (a bridge), public hosts, :class:`Home` (a NAT router: ``masquerade`` or
-  ``symmetric``; partition / heal) and its machines; which NAT behaviours are simulated and which are not
+  ``symmetric``; partition / heal; a port forward) and its machines; which NAT behaviours are simulated
+  and which are not
 - ``nodes.py``     :class:`NsNode`: an ``ioa node start`` / ``ioa bootstrap start`` process on a host, its
   control API and CLI run inside the namespace; start / kill / restart
 - ``delay.py``     link delay: ``tc netem`` where the kernel has it, else a userspace NFQUEUE delay line

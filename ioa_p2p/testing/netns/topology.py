@@ -169,6 +169,14 @@ class Home:
         self.hosts[name] = host
         return host
 
+    def forward(self, port: int, host: Host) -> None:
+        """Forward TCP ``port`` of the router's public address to the same port of ``host`` (what a user
+        sets up on a home router); everything else stays as :func:`nat_rules` says."""
+        if host.site != self.name:
+            raise LabError(f"{host.name} is not in {self.name}")
+        for rule in forward_rules(port, host.ip):
+            run(in_netns(self.router, ["iptables", *rule]))
+
     def partition(self) -> None:
         """Cut the home off the internet (its uplink drops every packet both ways; nothing is reset)."""
         if not self.partitioned:
@@ -208,6 +216,15 @@ def nat_rules(kind: NatKind) -> list[list[str]]:
     ]
 
 
+def forward_rules(port: int, ip: str) -> list[list[str]]:
+    """A port forward (pure): DNAT of ``port`` on ``wan`` to ``ip``, let through before the DROP."""
+    match = ["-p", "tcp", "--dport", str(port)]
+    return [
+        ["-t", "nat", "-A", "PREROUTING", "-i", "wan", *match, "-j", "DNAT", "--to", f"{ip}:{port}"],
+        ["-I", "FORWARD", "1", "-i", "wan", "-o", "lan", "-d", ip, *match, "-j", "ACCEPT"],
+    ]
+
+
 def _check_name(name: str, taken: Mapping[str, object]) -> None:
     if not name.isalnum() or not name.islower() or len(name) > 12:
         raise LabError(f"name {name!r} must be 1-12 lowercase letters or digits")
@@ -215,4 +232,4 @@ def _check_name(name: str, taken: Mapping[str, object]) -> None:
         raise LabError(f"{name!r} is already in this lab")
 
 
-__all__ = ["HOME_LAN", "INTERNET", "Home", "Host", "Internet", "NatKind", "nat_rules"]
+__all__ = ["HOME_LAN", "INTERNET", "Home", "Host", "Internet", "NatKind", "forward_rules", "nat_rules"]

@@ -1,6 +1,6 @@
 """Who joins the lead: a calibrated rule that grows a team one member at a time (pure).
 
-Team formation (:mod:`~ioa_p2p.matching.team`) scores a pool of candidates for the whole goal and for
+The offline team (:mod:`~ioa_p2p.teaming.offline`) scores a pool of candidates for the whole goal and for
 each of its needs (clauses). Starting from the lead (the goal's best card), the candidate most likely to
 belong in the team as well joins while that probability reaches the threshold, up to ``max_team``
 members. The probability is a :class:`~ioa_p2p.matching.calibration.JoinRule` over three features of the
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .calibration import ADVANTAGE, GAP, GOAL, JoinRule
+from ioa_p2p.matching.calibration import ADVANTAGE, GAP, GOAL, JoinRule
 
 Scores = Mapping[str, float]
 

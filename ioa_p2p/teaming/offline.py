@@ -1,4 +1,4 @@
-"""Team formation without an LLM: who should work on a goal, and which need each member covers (pure).
+"""The offline team: who should work on a goal, and which need each member covers, by the matcher (pure).
 
 1. The goal as a whole is ranked; its best card is the first member (the lead pick, what ``find`` shows).
 2. The goal is cut into needs, its clauses (:func:`~ioa_p2p.matching.goals.split_goal`), and every need
@@ -6,7 +6,7 @@
 3. A clause alone says too little ("where is my package really" reads like software packages), so a
    need's score for a card is read in the context of its goal: ``(1 - w) * need + w * goal`` (fused
    units), with ``w`` the calibration's :attr:`~ioa_p2p.matching.Calibration.context_weight`.
-4. Members join the lead one at a time (:mod:`~ioa_p2p.matching.join`): the candidate most likely to
+4. Members join the lead one at a time (:mod:`~ioa_p2p.teaming.join`): the candidate most likely to
    belong in the team as well, by the calibration's :class:`~ioa_p2p.matching.calibration.JoinRule`
    (its fit to the goal, its gap to the lead, and how much better than every chosen member it covers
    its best need), joins while that probability reaches ``need_threshold``, up to ``max_team``.
@@ -25,11 +25,10 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.errors import UsageError
-
-from .base import Match, Matcher
-from .calibration import Calibration, JoinRule
-from .goals import Need, split_goal
-from .join import grow_team, in_context
+from ioa_p2p.matching.base import Match, Matcher
+from ioa_p2p.matching.calibration import Calibration, JoinRule
+from ioa_p2p.matching.goals import Need, split_goal
+from ioa_p2p.teaming.join import grow_team, in_context
 
 POOL = 12  # best cards for the whole goal that may join (their need scores decide)
 NEED_POOL = 4  # best cards of each need that may join too

@@ -1,0 +1,157 @@
+"""A dry run of the goal suites: the offline planner over the real adapters in one process, no network.
+
+README
+======
+
+Run (from the repository root, with the project's venv)::
+
+    nice -n 10 .venv/bin/python bench/goals_dry_run.py --split train|dev [--suite 1|2] [--only ID,...] [-v]
+
+Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
+:func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
+routing ranks first (the ``calculator``, ``python`` and ``retrieval`` adapters the bench's nodes run, the
+retrieval adapter over the suite's ``docs/``), a member whose ``can_do`` is 0 being skipped, as the nodes
+do; a result that does not answer its step (:func:`~ioa_p2p.planning.answers`) goes to the next member.
+The conclusion is the planner's and is scored like ``bench_goals_suite.py`` scores the answer. It
+reproduces the network bench's answers in seconds (the network adds the chat, not the reasoning), so it is
+the loop for working on the planner; the figures to report come from ``bench_goals_suite.py``.
+
+``-v`` prints each goal's plan and every task with its result. The test split is refused: it is scored
+by ``bench_goals_suite.py`` only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import trio
+from goals_suite_scoring import score_text
+
+from ioa_p2p.adapters.base import Task, TaskContext, estimate, run_task
+from ioa_p2p.adapters.registry import adapter_from_config
+from ioa_p2p.planning import StepOutcome, answers, conclusion, describe, plan_request, value_of
+from ioa_p2p.planning.routing import Candidate, rank_members
+from ioa_p2p.planning.values import Value
+
+HERE = Path(__file__).resolve().parent
+SUITES = {"1": HERE / "goal_suite", "2": HERE / "goal_suite2"}
+
+
+async def _no_progress(_: Any) -> None:
+    return None
+
+
+class DryRun:
+    """The bench's three working agents as adapters in this process."""
+
+    def __init__(self, docs: Path) -> None:
+        self.agents = {
+            "calculator": adapter_from_config({"name": "calculator", "adapter": "calculator"}),
+            "coder": adapter_from_config({"name": "coder", "adapter": "python"}),
+            "librarian": adapter_from_config(
+                {"name": "librarian", "adapter": "retrieval", "options": {"path": str(docs)}}
+            ),
+        }
+        self.candidates = [Candidate(n, tuple(a.describe().task_types), True) for n, a in self.agents.items()]
+
+    async def aclose(self) -> None:
+        for adapter in self.agents.values():
+            await adapter.aclose()
+
+    async def run(self, goal: str, out: list[str]) -> tuple[str, dict[str, Any]]:
+        plan = plan_request(goal)
+        for s in plan.steps:
+            out.append(f"   plan {s.index} {s.kind} {s.template[:150]!r} needs={s.needs} unit={s.unit!r}")
+        if plan.unplanned:
+            out.append(f"   unplanned: {plan.unplanned}")
+        outcomes: dict[int, StepOutcome] = {}
+        values: dict[int, Value] = {}
+        for step in plan.steps:
+            if any(n not in values for n in step.needs):
+                outcomes[step.index] = StepOutcome(step, "", None, "not started")
+                continue
+            text = describe(step, values)
+            outcome = StepOutcome(step, "", None, "failed")
+            order = rank_members(step, self.candidates, [0.0] * len(self.candidates))
+            for who in order[:3]:
+                adapter = self.agents[who]
+                task = Task(text, (), trio.current_time() + 30, "t", "c")
+                fit = estimate(adapter, task)
+                if fit is not None and fit <= 0:
+                    continue
+                result = await run_task(adapter, task, TaskContext(_no_progress))
+                value = value_of(result.text, result.data, step.template) if result.ok else None
+                ok = value is not None and answers(step, value, result.data)
+                shown = value.shown() if value is not None else None
+                out.append(f"   {step.index} {who} {ok=} {text[:100]!r} -> {shown!r} | {result.text[:150]!r}")
+                if ok and value is not None:
+                    raw = result.data.get("citation")
+                    citation = raw if isinstance(raw, dict) else None
+                    outcome = StepOutcome(step, who, value, "completed", citation)
+                    values[step.index] = value
+                    break
+            outcomes[step.index] = outcome
+        text, info = conclusion(plan, outcomes)
+        return text, info
+
+
+def load(suite: Path, split: str, only: set[str]) -> list[dict[str, Any]]:
+    if split == "test":
+        raise SystemExit("the test split is scored by bench_goals_suite.py only")
+    goals = []
+    for path in sorted(suite.glob(f"{split}_*.json")) + sorted(suite.glob(f"{split}.json")):
+        for g in json.loads(path.read_text(encoding="utf-8"))["goals"]:
+            goals.append({**g, "kind": g.get("kind") or g.get("category")})
+    return [g for g in goals if not only or g["id"] in only]
+
+
+async def main_async(args: argparse.Namespace) -> int:
+    suite = SUITES[args.suite]
+    only = set(args.only.split(",")) if args.only else set()
+    goals = load(suite, args.split, only)
+    run = DryRun(suite / "docs")
+    ok: collections.Counter[str] = collections.Counter()
+    total: collections.Counter[str] = collections.Counter()
+    started = time.monotonic()
+    try:
+        for g in goals:
+            lines: list[str] = []
+            text, info = await run.run(g["goal"], lines)
+            answer = info["answer"] or text.splitlines()[0]
+            hit = score_text(g["expected"], answer) is not None
+            total[g["kind"]] += 1
+            ok[g["kind"]] += hit
+            exp = g["expected"]
+            print(
+                f"{g['id']} {g['kind']:<11} {'ok  ' if hit else 'FAIL'} {answer[:110]!r}  "
+                f"exp={exp.get('value', exp.get('any_of'))} {exp.get('unit', '')}",
+                flush=True,
+            )
+            if args.verbose:
+                print("   goal:", " / ".join(g["goal"].splitlines()))
+                print("\n".join(lines))
+    finally:
+        await run.aclose()
+    kinds = [k for k in ("single", "chained", "three_agent", "natural") if k in total]
+    summary = ", ".join(f"{k} {ok[k]}/{total[k]}" for k in kinds)
+    print(f"{summary}; total {sum(ok.values())}/{sum(total.values())} in {time.monotonic() - started:.1f} s")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--suite", choices=tuple(SUITES), default="2")
+    parser.add_argument("--split", default="train", help="train | dev (suite 2); dev | check (suite 1)")
+    parser.add_argument("--only", default="", help="comma-separated goal ids")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print plans and tasks")
+    return trio.run(main_async, parser.parse_args())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

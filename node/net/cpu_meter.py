@@ -1,0 +1,100 @@
+"""Charging the CPU time a peer makes the node spend to that peer, and pacing a peer that owes.
+
+Every task that serves a peer carries the peer in a context variable (:data:`OWNER`): the tasks of
+its connection (the muxer reading and decrypting its bytes) and of its inbound streams (protocol
+negotiation, our handlers, py-libp2p's Kademlia, identify and GossipSub handlers, and whatever
+they start) inherit it from ``add_conn`` (``libp2p_patches.meter_connections``, patch 12), because
+trio copies the spawning task's context. A trio instrument (:class:`StepTimer`, one per trio run)
+times each step of such a task and charges it to the peer's CPU budget (``NodeBudgets.cpu``:
+:class:`~ioa_p2p.budget.WorkBudget`, per peer and per pool of strangers / known peers).
+
+A peer that owes CPU time waits: its connection is not read (:func:`pace_reads`: its bytes stay in
+the kernel and TCP slows it down), its frames are not taken from our buffers
+(``FramedStream``), py-libp2p's handlers do not get its next message (``inbound_meter``), its new
+streams are refused before negotiation (``NodeBudgets.admits``) and its gossip is dropped
+(``libp2p_patches.contain_pubsub_messages``).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from ioa_p2p.identity import PeerId
+
+if TYPE_CHECKING:
+    from ioa_p2p.node.net.budgets import NodeBudgets
+
+#: The node (its budgets) and the peer whose work the current task does; None for the node's own.
+OWNER: contextvars.ContextVar[tuple[NodeBudgets, PeerId] | None] = contextvars.ContextVar(
+    "ioa_cpu_owner", default=None
+)
+_TIMER: trio.lowlevel.RunVar[StepTimer | None] = trio.lowlevel.RunVar("ioa_step_timer", default=None)
+
+
+class StepTimer(trio.abc.Instrument):
+    """Times each step of a task with an :data:`OWNER` and charges it to that peer.
+
+    The time is the trio thread's CPU time (``time.thread_time``), not the wall clock: a step that
+    waits for the GIL while a worker thread runs (or for the CPU while other processes run) is
+    not the peer's doing. Steps of the node's own tasks are not timed at all."""
+
+    def __init__(self) -> None:
+        self._owner: tuple[NodeBudgets, PeerId] | None = None
+        self._started = 0.0
+        #: steps charged, and their seconds (for tests and ``GET /budgets``)
+        self.steps = 0
+        self.seconds = 0.0
+
+    def before_task_step(self, task: trio.lowlevel.Task) -> None:
+        owner = task.context.get(OWNER)
+        self._owner = owner
+        if owner is not None:
+            self._started = time.thread_time()
+
+    def after_task_step(self, task: trio.lowlevel.Task) -> None:
+        owner, self._owner = self._owner, None
+        if owner is not None:
+            took = time.thread_time() - self._started
+            self.steps += 1
+            self.seconds += took
+            owner[0].charge_cpu(owner[1], took)
+
+
+def ensure_step_timer() -> StepTimer:
+    """The trio run's step timer, installed on first use (nodes of one run share it)."""
+    timer = _TIMER.get()
+    if timer is None:
+        timer = StepTimer()
+        trio.lowlevel.add_instrument(timer)
+        _TIMER.set(timer)
+    return timer
+
+
+@contextmanager
+def working_for(budgets: NodeBudgets, peer: PeerId) -> Iterator[None]:
+    """Tasks started inside this block (and the current task, until it ends) work for ``peer``."""
+    token = OWNER.set((budgets, peer))
+    try:
+        yield
+    finally:
+        OWNER.reset(token)
+
+
+def pace_reads(reader: Any, budgets: NodeBudgets, peer: PeerId) -> None:
+    """Make ``reader.read`` (a connection's secured reader) wait while ``peer`` owes CPU time."""
+    upstream: Callable[..., Awaitable[bytes]] = reader.read
+
+    async def read(*args: Any, **kwargs: Any) -> bytes:
+        await budgets.pace(peer)
+        return await upstream(*args, **kwargs)
+
+    reader.read = read
+
+
+__all__ = ["OWNER", "StepTimer", "ensure_step_timer", "pace_reads", "working_for"]
