@@ -4,13 +4,17 @@
 - ``forest.py``      LSH version 2: bucket keys at several resolutions (prefix levels 4, 8, 12; spec'd)
 - ``probing.py``     which buckets a find asks for at a given network size, which providers it fetches first
 - ``keyspace.py``    Kademlia positions, XOR distance, the network size estimate
+- ``kbuckets.py``    py-libp2p's Kademlia routing table as a pure data structure (for the simulator)
 - ``lookup.py``      batched iterative Kademlia lookup, a state machine (node.net or a simulator drives it)
 - ``provide.py``     pacing of ADD_PROVIDER per target peer (py-libp2p's 10 per 10 s limit)
+- ``pacing.py``      when discovery re-announces its card by gossip and re-publishes it in the DHT
+- ``refresh.py``     when a node looks up peers, and which peers it stays connected to
 - ``index.py``       vector indexes: exact numpy, annoy snapshot + exact delta with background rebuilds (pure)
 - ``directory.py``   local directory of verified cards: newest version wins, expiry, similarity search (pure)
 - ``validators.py``  validators of ``/ioa/card/<peer id>`` DHT records (duck-typed for py-libp2p) and of
   gossip announcements
 - ``settings.py``    the ``[agent]`` and ``[discovery]`` config tables
+- ``sim/``           a discrete-event simulator of discovery at 1,000-10,000 nodes driving the modules above
 
 The pure half of discovery: no network I/O and no libp2p import here. The running service (DHT I/O,
 gossip, control routes) is :mod:`ioa_p2p.node.discovery`.

@@ -20,9 +20,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Protocol
 
-from ioa_p2p.card import CardRecord, SignedCard, newest_record, parse_record, try_parse_record
+from ioa_p2p.card import CardRecord, SignedCard, newest_record, parse_record
 from ioa_p2p.dht.admission import CardAdmission
-from ioa_p2p.errors import AuthorMismatch, InvalidCard, InvalidPeerId, OverBudget, ReplayedCard
+from ioa_p2p.errors import (
+    AuthorMismatch,
+    InvalidCard,
+    InvalidMessage,
+    InvalidPeerId,
+    OverBudget,
+    ReplayedCard,
+)
 from ioa_p2p.identity import PeerId
 
 NAMESPACE = "ioa"
@@ -63,21 +70,34 @@ def check_stamp(record: CardRecord, min_stamp_bits: int) -> None:
         )
 
 
+class RecordParser(Protocol):
+    """:func:`ioa_p2p.card.parse_record`'s signature (the simulator passes one that verifies each distinct
+    record once)."""
+
+    def __call__(self, data: bytes, *, now_ms: int, peer: PeerId | None = None) -> CardRecord: ...
+
+
 class CardValidator:
     """Validator of ``/ioa/card/<peer id>`` records. ``stored(key)`` says whether this node holds a record
     under ``key`` already (the DHT layer sets it; a new identity and an update have separate limits)."""
 
     def __init__(
-        self, clock_ms: Clock, *, min_stamp_bits: int = 0, admission: CardAdmission | None = None
+        self,
+        clock_ms: Clock,
+        *,
+        min_stamp_bits: int = 0,
+        admission: CardAdmission | None = None,
+        parse: RecordParser = parse_record,
     ) -> None:
         self.clock_ms = clock_ms
         self.min_stamp_bits = min_stamp_bits
         self.admission = admission
+        self.parse = parse
         self.stored: Callable[[str], bool] = lambda key: False
 
     def validate(self, key: str, value: bytes) -> None:
         now = self.clock_ms()
-        record = parse_record(value, now_ms=now, peer=peer_from_card_key(key))
+        record = self.parse(value, now_ms=now, peer=peer_from_card_key(key))
         check_stamp(record, self.min_stamp_bits)
         if self.admission is not None and not self.admission.admit_card(
             record.peer_id, known=self.stored(key), now=now / 1000
@@ -90,17 +110,28 @@ class CardValidator:
             peer = peer_from_card_key(key)
         except InvalidCard:
             return 0
-        best = newest_record([try_parse_record(v, now_ms=now, peer=peer) for v in values])
+        best = newest_record([self._try_parse(v, now, peer) for v in values])
         return 0 if best is None else best
+
+    def _try_parse(self, value: bytes, now: int, peer: PeerId) -> CardRecord | None:
+        try:
+            return self.parse(value, now_ms=now, peer=peer)
+        except InvalidMessage:
+            return None
 
 
 class IoaNamespaceValidator:
     """Everything under ``/ioa/``: dispatches on the second path segment (only ``card`` exists)."""
 
     def __init__(
-        self, clock_ms: Clock, *, min_stamp_bits: int = 0, admission: CardAdmission | None = None
+        self,
+        clock_ms: Clock,
+        *,
+        min_stamp_bits: int = 0,
+        admission: CardAdmission | None = None,
+        parse: RecordParser = parse_record,
     ) -> None:
-        self.card = CardValidator(clock_ms, min_stamp_bits=min_stamp_bits, admission=admission)
+        self.card = CardValidator(clock_ms, min_stamp_bits=min_stamp_bits, admission=admission, parse=parse)
 
     @property
     def stored(self) -> Callable[[str], bool]:
@@ -146,6 +177,7 @@ __all__ = [
     "NAMESPACE",
     "CardValidator",
     "IoaNamespaceValidator",
+    "RecordParser",
     "RecordValidator",
     "card_key",
     "check_announcement",

@@ -12,6 +12,7 @@ import pytest
 from ioa_p2p.dht.forest import LEVELS, LISTED_TABLES, PROVIDED, TABLES, cell_name, forest_for
 from ioa_p2p.dht.keyspace import K, closest, estimate_network_size, position
 from ioa_p2p.dht.lookup import Lookup
+from ioa_p2p.dht.pacing import PROVIDE_REFRESH, PROVIDE_RETRY, PublishPolicy
 from ioa_p2p.dht.probing import (
     choose_level,
     listing_incomplete,
@@ -21,7 +22,6 @@ from ioa_p2p.dht.probing import (
     rank_providers,
 )
 from ioa_p2p.dht.provide import ProvidePacer, assign
-from ioa_p2p.node.discovery.pacing import PROVIDE_REFRESH, PROVIDE_RETRY, PublishPolicy
 
 
 def peers(n: int, seed: int = 1) -> list[bytes]:

@@ -6,10 +6,11 @@ import random
 
 import trio
 
+from ioa_p2p.dht.pacing import AnnouncePacer
+from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.discovery.pacing import AnnouncePacer
 from ioa_p2p.node.net.gossip import RegisterBackoff
-from ioa_p2p.node.net.routing import RefreshPolicy, RefreshTrigger
+from ioa_p2p.node.net.routing import RefreshTrigger
 
 
 def _peers(n: int) -> list:

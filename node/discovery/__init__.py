@@ -3,13 +3,13 @@
 - ``service.py``  :class:`Discovery`: the node's own card, gossip checks, ``find``, DHT fetches
 - ``loops.py``    the background loops (republish, expiry, index rebuilds, announcements, catch-up, DHT
   publishing)
-- ``pacing.py``   when to re-announce and re-publish (pure)
 - ``warm.py``     :func:`warm_matcher`: the matcher's models loaded and arriving cards embedded in the
   background
 - ``routes.py``   control routes ``/find``, ``/cards``, ``/card``
 - ``run.py``      :func:`open_discovery`: builds the directory, gossip and loops, registers the routes
 
-The pure parts (LSH, index, directory, record validators, settings) are :mod:`ioa_p2p.dht`.
+The pure parts (LSH, index, directory, record validators, settings, when to announce and re-publish:
+:mod:`~ioa_p2p.dht.pacing`) are :mod:`ioa_p2p.dht`.
 """
 
 from ioa_p2p.node.discovery.run import open_discovery

@@ -76,7 +76,7 @@ async def rebuild_loop(service: Discovery) -> None:
 
 async def announce_loop(service: Discovery) -> None:
     """Re-announce our card when more peers have subscribed to the topic (announcements made before they
-    joined never reached them), paced by :class:`~ioa_p2p.node.discovery.pacing.AnnouncePacer`."""
+    joined never reached them), paced by :class:`~ioa_p2p.dht.pacing.AnnouncePacer`."""
     gossip = service.gossip
     assert gossip is not None
     await service.node.services_ready.wait()

@@ -7,7 +7,7 @@ What it does (the wire formats are in ``docs/protocol.md §9``):
 - DHT (the :class:`~ioa_p2p.node.ports.CardNetPort` ``open_node`` passes in; on libp2p Kademlia in
   server mode with strict validation): registers the ``/ioa/`` namespace validator, stores the card
   under ``/ioa/card/<peer id>`` and provides the card's LSH version 2 bucket keys (its prefix at every
-  level of every table, :mod:`~ioa_p2p.dht.forest`), as :class:`~ioa_p2p.node.discovery.pacing.PublishPolicy`
+  level of every table, :mod:`~ioa_p2p.dht.forest`), as :class:`~ioa_p2p.dht.pacing.PublishPolicy`
   decides (new version, new keys, routing table grown and settled, periodic refresh);
 - gossip: announces the card on start and on every new version; re-announces when more peers have
   subscribed since, at a pace that halves each time (:class:`AnnouncePacer`: 3 s, 6 s, 12 s ... up to
@@ -53,6 +53,7 @@ from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.directory import Directory, Match
 from ioa_p2p.dht.forest import Forest
 from ioa_p2p.dht.lsh import CardBuckets, Hyperplanes
+from ioa_p2p.dht.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, PublishPolicy
 from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.settings import LIST_FIELDS, AgentSettings, DiscoverySettings
 from ioa_p2p.dht.validators import check_announcement
@@ -60,7 +61,6 @@ from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import CardProfile, HybridMatcher
-from ioa_p2p.node.discovery.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, PublishPolicy
 from ioa_p2p.node.discovery.search import CardSearch
 from ioa_p2p.node.discovery.warm import WarmState
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort

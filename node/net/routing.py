@@ -36,6 +36,7 @@ from libp2p.kad_dht.kad_dht import DHTMode, KadDHT
 from libp2p.peer.peerinfo import PeerInfo
 from libp2p.tools.anyio_service import background_trio_service
 
+from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.errors import InvalidPeerId, IoAError
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
@@ -47,36 +48,6 @@ DIAL_TIMEOUT = 10.0
 LOOKUP_TIMEOUT = 10.0
 #: Dials run concurrently, at most this many at a time.
 DIAL_CONCURRENCY = 4
-
-
-@dataclass(frozen=True, slots=True)
-class RefreshPolicy:
-    """When to look up peers and how many to stay connected to (pure decisions, no I/O)."""
-
-    fast: float = 1.0
-    slow: float = 60.0
-    target_peers: int = 16
-
-    def next_delay(self, delay: float, grew: bool) -> float:
-        """``fast`` after a round that found new peers or connections, else twice the last delay, capped."""
-        return self.fast if grew else min(max(delay, self.fast) * 2, self.slow)
-
-    def full_refresh(self, delay: float) -> bool:
-        """A per-bucket refresh is due only once the network has settled (the slow pace)."""
-        return delay >= self.slow
-
-    def peers_to_dial(
-        self, by_distance: Sequence[PeerId], connected: set[PeerId], rng: random.Random
-    ) -> list[PeerId]:
-        """Peers to dial to reach ``target_peers``: the closest half first, then random others."""
-        wanted = self.target_peers - len(connected)
-        if wanted <= 0:
-            return []
-        half = self.target_peers // 2
-        closest = [p for p in by_distance[:half] if p not in connected][:wanted]
-        others = [p for p in by_distance[half:] if p not in connected]
-        rng.shuffle(others)
-        return closest + others[: wanted - len(closest)]
 
 
 class RefreshTrigger:

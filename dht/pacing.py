@@ -1,5 +1,8 @@
 """When discovery announces and re-publishes (pure decisions; times in seconds, clocks passed in).
 
+The node's discovery service (:mod:`ioa_p2p.node.discovery`) and the simulator (:mod:`ioa_p2p.dht.sim`)
+both follow these rules.
+
 - :class:`AnnouncePacer`: when to re-announce our card by gossip because more peers subscribed;
 - :class:`PublishPolicy`: when to put our card record into the DHT and when to provide its bucket keys
   (new version, new keys, the routing table grown enough and settled, the periodic refresh);
@@ -9,7 +12,6 @@
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass
 
 from ioa_p2p.dht.settings import DEFAULT_TTL
@@ -17,10 +19,6 @@ from ioa_p2p.dht.settings import DEFAULT_TTL
 #: After a new peer subscribes to the card topic, wait this long before re-announcing (batches joins);
 #: the wait doubles after each such re-announcement (see :class:`AnnouncePacer`).
 ANNOUNCE_MIN_INTERVAL = 3.0
-
-
-def now_ms() -> int:
-    return time.time_ns() // 1_000_000
 
 
 class AnnouncePacer:
@@ -149,5 +147,4 @@ __all__ = [
     "AnnouncePacer",
     "PublishPolicy",
     "grew_enough",
-    "now_ms",
 ]

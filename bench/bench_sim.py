@@ -1,0 +1,249 @@
+"""Discovery at scale, simulated: the node's own DHT rules at 100 to 10,000 nodes in one process.
+
+    nice -n 10 .venv/bin/python bench/bench_sim.py [--nodes 100,1000,10000] [--churn 0,0.1,0.3]
+        [--lookups 200] [--queries 60] [--spam 0.1] [--revalidate 720] [--split any] [--seed 1]
+
+The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model, batched lookup state
+machine, LSH forest and probing, card validation (signatures, stamps, rate limits) and publish/refresh
+pacing over links of 50 ms one way (+ up to 10 ms jitter; py-libp2p's 3 round trips per request and 5 per
+new connection). Per network size N and churn level (the share of nodes offline at any moment, sessions
+of 30 min on average), after the network formed (every node joins, 50 per second, then 120 s; from
+``--warm-from`` nodes (5,000) the network starts formed instead, :meth:`World.warm_start`, and runs 120 s):
+
+- **traffic**: messages sent per online node per minute over 60 s of steady state (requests + replies);
+- **lookups**: ``--lookups`` FIND_NODE lookups of random keys from random nodes: success (the closest
+  online node to the key is among the 20 returned), overlap with the 20 closest online nodes, latency
+  p50/p95, hops (mean; log2 N beside it), messages per lookup;
+- **publish**: every online node issues a signed card (8-bit stamps) at a random moment of 60 s and puts
+  and provides it as the node does; p50/p95 of the time until both finished;
+- **find**: ``--queries`` DHT-only capability searches from random nodes (no directory: what a node of a
+  large network relies on): recall@5 against the exact top 5 over every card (same cosine ranking), and,
+  when the shared data set is there, recall@5 of the gold team for the DHT search and for the exact one;
+- **spread** (churn 0 only): 5 nodes publish a new card; t s later 10 random nodes search for it by its
+  own description: the share that found it;
+- **revocation**: 5 owners withdraw their cards and go offline at once (the worst case: only the DHT
+  has the withdrawal); 40 holders of each old card revalidate at a random moment of ``--revalidate``
+  seconds (the node's default 720): the time until 95 % of holders saw the withdrawal;
+- **spam** (``--spam s``): a share s of the nodes are fresh identities whose cards stuff 10 to 30 honest
+  capability sentences together (what claims everything); their cards are published like any other and
+  searches report the honest recall and the share of top-5 slots spam took. Ranking here is plain cosine:
+  the node's ranker adds the breadth discount and reputation on top (``bench/bench_spam.py``).
+
+Agents: the 160 agents of ``teaming-dev-hard.json`` (shared data) grown to N by recombining their
+sentences (:func:`~ioa_p2p.dht.sim.corpus.recombined`), queries its goals with gold teams; when the file is
+absent the benchmark says so and uses generated agents and queries (no gold recall). Embeddings: wordllama
+(the node's card vectors). Virtual time only; the wall time and peak memory of each run are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import resource
+import statistics
+import sys
+import time
+from dataclasses import replace
+from typing import Any
+
+import numpy as np
+from shared_data import data_file
+
+from ioa_p2p.dht.forest import forest_for
+from ioa_p2p.dht.settings import DiscoverySettings
+from ioa_p2p.dht.sim.cardflow import card_spread, publish_cards, revoke_cards, run_searches
+from ioa_p2p.dht.sim.cards import CardSet
+from ioa_p2p.dht.sim.corpus import AgentText, generated_agents, generated_queries, recombined
+from ioa_p2p.dht.sim.measure import LookupSummary, Traffic, run_for, run_lookups
+from ioa_p2p.dht.sim.world import SimConfig, World, percentile
+from ioa_p2p.embedding import WordLlamaEmbedder, normalise
+
+DATA = data_file("teaming-dev-hard.json")
+SPREAD_AT = (0.5, 1.0, 2.0, 5.0)
+
+
+def load_corpus(
+    n: int, queries: int, rng: random.Random
+) -> tuple[list[AgentText], list[tuple[str, list[int]]], str]:
+    """Agents (N of them) and (query, gold team indices) pairs; the source's description."""
+    if not DATA.exists():
+        agents = generated_agents(n)
+        return agents, [(q, []) for q in generated_queries(queries)], f"generated ({DATA} absent)"
+    data = json.loads(DATA.read_text())
+    base = [AgentText(a["name"], a["description"], tuple(a.get("skills", ()))) for a in data["agents"]]
+    agents = recombined(base, n)
+    index = {a.name: i for i, a in enumerate(agents[: len(base)])}
+    goals = [
+        (g["goal"], [index[m] for m in g["team"]])
+        for g in data["goals"]
+        if g.get("team") and all(m in index for m in g["team"])
+    ]
+    rng.shuffle(goals)
+    return agents, goals[:queries], f"{DATA.name} ({len(base)} agents grown to {n}, {len(goals)} goals)"
+
+
+def stuffed(agents: list[AgentText], rng: random.Random, count: int) -> list[AgentText]:
+    """Spam agents: each joins 10 to 30 honest capability sentences (claims everything)."""
+    out = []
+    for i in range(count):
+        picks = rng.sample(agents, min(len(agents), rng.randint(10, 30)))
+        text = " ".join(a.description.split(". ")[0].rstrip(".") + "." for a in picks)
+        out.append(AgentText(f"spam-{i}", text, tuple(s for a in picks for s in a.skills)[:32]))
+    return out
+
+
+def peak_mb() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+
+
+def run_one(
+    n: int, churn: float, cards: CardSet, queries: Any, spam: set[int], args: argparse.Namespace
+) -> dict[str, Any]:
+    started = time.perf_counter()
+    rng = random.Random(args.seed * 1000 + n + int(churn * 100))
+    config = SimConfig(
+        nodes=n,
+        seed=args.seed,
+        churn=churn,
+        split=args.split,
+        min_stamp_bits=8,
+        refresh_lookups=args.refresh_lookups or None,
+    )
+    world = World(config, cards)
+    if n >= args.warm_from:
+        world.warm_start()
+        world.loop.run(until=120)
+    else:
+        world.join_all()
+        world.loop.run(until=n * config.join_spacing + 120)
+    world.start_churn()
+    traffic = Traffic(world)
+    run_for(world, 60, traffic)
+    row: dict[str, Any] = {"N": n, "churn": churn, "formed_s": round(time.perf_counter() - started, 1)}
+    row["msgs/node/min"] = round(traffic.per_node_minute()["total"], 1)
+    row["table"] = round(statistics.mean(world.table_sizes()), 1)
+    report("traffic", row)
+
+    lookups = LookupSummary.of(run_lookups(world, args.lookups, rng))
+    row.update(
+        lookups=lookups.count,
+        success=round(lookups.success, 3),
+        overlap=round(lookups.overlap, 3),
+        lookup_p50=round(lookups.p50, 3),
+        lookup_p95=round(lookups.p95, 3),
+        hops=round(lookups.hops_mean, 2),
+        log2N=round(math.log2(n), 1),
+        msgs_lookup=round(lookups.messages_mean, 1),
+    )
+    report("lookups", row)
+
+    forest = forest_for(cards.model_id, cards.dim)
+    published = publish_cards(world, forest, world.nodes, rng, window=60)
+    done = [p.done_s for p in published if p.done_s is not None]
+    row.update(
+        published=len(published),
+        publish_p50=round(percentile(done, 0.5), 2),
+        publish_p95=round(percentile(done, 0.95), 2),
+        first_store_p50=round(percentile([p.put_first_s for p in published if p.put_first_s], 0.5), 2),
+        put_ok=round(sum(p.put_ok for p in published) / max(1, len(published)), 3),
+        provide_acked=round(
+            sum(p.acknowledged for p in published) / max(1, sum(p.expected for p in published)), 3
+        ),
+        keys_per_card=round(statistics.mean(p.keys for p in published), 1) if published else 0,
+    )
+    report("publish", row)
+
+    settings = replace(DiscoverySettings(), min_stamp_bits=8, revalidate=args.revalidate)
+    samples = run_searches(world, forest, settings, queries, rng)
+    row.update(
+        finds=len(samples),
+        recall_exact=round(statistics.mean(s.recall_exact for s in samples), 3),
+        find_p50=round(percentile([s.result.total_s for s in samples], 0.5), 2),
+        find_p95=round(percentile([s.result.total_s for s in samples], 0.95), 2),
+        fetched=round(statistics.mean(s.result.fetched for s in samples), 1),
+    )
+    gold = [s for s in samples if s.gold]
+    if gold:
+        row["gold_dht"] = round(statistics.mean(s.recall_gold() or 0.0 for s in gold), 3)
+        row["gold_exact"] = round(statistics.mean(s.recall_gold(s.exact) or 0.0 for s in gold), 3)
+    if spam:
+        slots = [sum(1 for i in s.result.ranked if i in spam) / max(1, len(s.result.ranked)) for s in samples]
+        row["spam_top5"] = round(statistics.mean(slots), 3)
+        row["spam_any"] = round(sum(1 for x in slots if x > 0) / max(1, len(slots)), 3)
+    report("find", row)
+
+    online = [node for node in world.nodes if node.online and node.index not in spam]
+    if churn == 0:
+        owners = rng.sample(online, 5)
+        spread = card_spread(world, forest, settings, owners, SPREAD_AT, 10, rng)
+        row.update({f"spread@{t:g}s": round(v, 2) for t, v in spread.items()})
+        report("spread", row)
+    owners = rng.sample([node for node in online if node.card is not None], 5)
+    revocation = revoke_cards(world, settings, owners, 40, rng, owners_leave=True)
+    row.update(
+        revoke_95_s=round(revocation.time_to(0.95), 1),
+        revoked_by_period=round(revocation.share_by(args.revalidate), 3),
+    )
+    row.update(
+        wall_s=round(time.perf_counter() - started, 1),
+        virtual_s=round(world.loop.now, 1),
+        events=world.loop.events,
+        verified=world.records.verified,
+        peak_mb=peak_mb(),
+    )
+    report("done", row)
+    return row
+
+
+def report(stage: str, row: dict[str, Any]) -> None:
+    print(f"  [{stage}] " + " ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--nodes", default="100,1000,10000")
+    parser.add_argument("--churn", default="0,0.1,0.3")
+    parser.add_argument("--lookups", type=int, default=200)
+    parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--spam", type=float, default=0.0, help="share of nodes that are spam identities")
+    parser.add_argument("--revalidate", type=float, default=720.0)
+    parser.add_argument("--split", choices=("any", "own"), default="any")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--warm-from", type=int, default=5000, help="networks this large start formed (World.warm_start)"
+    )
+    parser.add_argument(
+        "--refresh-lookups", type=int, default=0, help="bucket-refresh lookups per full refresh (0: all)"
+    )
+    args = parser.parse_args()
+    sizes = [int(x) for x in args.nodes.split(",")]
+    churns = [float(x) for x in args.churn.split(",")]
+    embedder = WordLlamaEmbedder()
+    rows = []
+    for n in sizes:
+        rng = random.Random(args.seed + n)
+        spam_count = int(round(args.spam * n))
+        agents, goals, source = load_corpus(n - spam_count, args.queries, rng)
+        spam = set(range(n - spam_count, n))
+        agents = agents + stuffed(agents, rng, spam_count)
+        print(f"N={n}: agents from {source}; {len(goals)} queries; {spam_count} spam identities", flush=True)
+        began = time.perf_counter()
+        cards = CardSet.build(agents, embedder, seed=args.seed, stamp_bits=8)
+        vectors = normalise(embedder.embed([q for q, _ in goals]))
+        queries = [(np.asarray(vectors[i], dtype=np.float32), gold) for i, (_, gold) in enumerate(goals)]
+        print(f"  cards and vectors in {time.perf_counter() - began:.1f} s", flush=True)
+        for churn in churns:
+            rows.append(run_one(n, churn, cards, queries, spam, args))
+    print()
+    keys = list(dict.fromkeys(k for row in rows for k in row))
+    print("| " + " | ".join(keys) + " |")
+    print("|" + "---|" * len(keys))
+    for row in rows:
+        print("| " + " | ".join(str(row.get(k, "")) for k in keys) + " |")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,335 @@
+"""Measurements of cards in the simulator: publishing, capability search, spread and revocation.
+
+- :func:`publish_cards`: the chosen nodes issue a real signed card each, at random moments of a window,
+  and publish it as the node's DHT loop does on a new version (:class:`~ioa_p2p.dht.pacing.PublishPolicy`
+  says both are due): the record put (:class:`~ioa_p2p.dht.sim.publish.PutRun`) and the provider
+  records of its bucket keys at the levels the node's network-size estimate calls for
+  (:func:`~ioa_p2p.dht.probing.provided_levels`, :class:`~ioa_p2p.dht.sim.publish.ProvideRun`), both at
+  once. A card's *publish time* is when the later of the two finished (every target answered or timed
+  out); :attr:`Published.put_first_s` is when the first closest peer stored the record (from then on a
+  DHT fetch can find it).
+- :func:`run_searches`: DHT-only capability searches (:class:`~ioa_p2p.dht.sim.search.SearchRun`) from
+  random online nodes; each result is held against the exact search over every card published (the same
+  ranking over all cards: top ``k`` by cosine) and, when the query has one, against its gold team.
+- :func:`card_spread`: how many nodes find a fresh card by its own description ``t`` seconds after its
+  owner started publishing it.
+- :func:`revoke_cards`: owners withdraw their cards (a signed withdrawal with a higher version, put in
+  the DHT like a card; provider records stay, as py-libp2p cannot remove them); every node that holds
+  the old card revalidates it at its own moment of the revalidation period (owner first, then the DHT, as
+  ``CardSearch.fetch`` does) and the time until it sees the withdrawal is recorded.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ioa_p2p.card import SignedCard
+from ioa_p2p.dht.forest import Forest
+from ioa_p2p.dht.keyspace import K, estimate_network_size
+from ioa_p2p.dht.probing import provided_levels
+from ioa_p2p.dht.settings import DiscoverySettings
+from ioa_p2p.dht.sim.peer import SimNode
+from ioa_p2p.dht.sim.publish import ProvideRun, PutRun
+from ioa_p2p.dht.sim.search import FetchRun, SearchResult, SearchRun, key_of
+from ioa_p2p.dht.sim.world import World
+
+
+@dataclass
+class Published:
+    """One card's publication (times in seconds of virtual time; ``None``: not finished)."""
+
+    node: int
+    started: float
+    put_s: float | None = None
+    put_first_s: float | None = None
+    provide_s: float | None = None
+    put_ok: bool = False
+    acknowledged: int = 0
+    expected: int = 0
+    keys: int = 0
+
+    @property
+    def done_s(self) -> float | None:
+        if self.put_s is None or self.provide_s is None:
+            return None
+        return max(self.put_s, self.provide_s)
+
+
+def network_size(world: World, node: SimNode) -> float:
+    """The node's estimate of the network's size (its table's closest peers and its connections)."""
+    known = node.table.closest(node.position, K) + [world.nodes[i].peer for i in node.neighbours]
+    return estimate_network_size(node.peer, known)
+
+
+def publish_card(world: World, node: SimNode, forest: Forest) -> Published:
+    """Issue a new card version of ``node`` now and put and provide it (see the module docstring)."""
+    cards = world.cards
+    assert cards is not None, "publishing needs a CardSet"
+    now = world.loop.now
+    card = cards.issue(node.index, world.now_ms())
+    node.card, node.withdrawal = card, None
+    out = Published(node.index, now)
+    policy = node.policy
+    policy.observe(len(node.table), now)
+    keys = tuple(
+        c.key for c in forest.cells(cards.vectors[node.index], provided_levels(network_size(world, node)))
+    )
+    out.keys = len(keys)
+    if policy.put_due(card.version, now):
+
+        def put_done(run: PutRun) -> None:
+            out.put_s, out.put_ok = run.elapsed, run.ok
+            if run.first_stored_at is not None:
+                out.put_first_s = run.first_stored_at - run.started_at
+            if run.ok:
+                policy.put_done(card.version, world.loop.now)
+
+        PutRun(world, node, key_of(node.peer), card.encoded, put_done).start()
+    if policy.provide_due(keys, now):
+        policy.provide_started(keys, now)
+
+        def provided(run: ProvideRun) -> None:
+            out.provide_s, out.acknowledged, out.expected = run.elapsed, run.acknowledged, run.expected
+            policy.provide_finished(run.acknowledged, run.expected, world.loop.now)
+
+        ProvideRun(world, node, list(keys), provided).start()
+    else:
+        out.provide_s = 0.0
+    return out
+
+
+def publish_cards(
+    world: World,
+    forest: Forest,
+    nodes: Sequence[SimNode],
+    rng: random.Random,
+    *,
+    window: float = 60.0,
+    settle: float = 90.0,
+) -> list[Published]:
+    """Every node of ``nodes`` publishes a card at a random moment of the next ``window`` seconds (if it
+    is online then); the simulation runs until all finished or ``settle`` seconds after the window."""
+    out: list[Published] = []
+
+    def go(node: SimNode) -> None:
+        if node.online:
+            out.append(publish_card(world, node, forest))
+
+    begin = world.loop.now
+    for node in nodes:
+        world.loop.at(begin + rng.random() * window, go, node)
+    world.loop.run(begin + window)
+    end = world.loop.now + settle
+    waiting = [p for p in out if p.done_s is None]
+    while waiting and world.loop.now < end:  # (checking after every event would cost O(cards) each)
+        world.loop.run(min(end, world.loop.now + 1.0))
+        waiting = [p for p in waiting if p.done_s is None]
+    return out
+
+
+def exact_top(world: World, vector: npt.NDArray[np.float32], k: int, *, exclude: int = -1) -> list[int]:
+    """The ``k`` best cards of the whole network for ``vector`` (nodes holding a card, not withdrawn;
+    without node ``exclude``, the searcher: it looks for others)."""
+    cards = world.cards
+    assert cards is not None
+    holders = [
+        n.index for n in world.nodes if n.card is not None and n.withdrawal is None and n.index != exclude
+    ]
+    if not holders:
+        return []
+    scores = cards.vectors[holders] @ vector
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [holders[int(i)] for i in order]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchSample:
+    """One search: what it returned, the exact answer, the gold team (node indices) if any."""
+
+    result: SearchResult
+    exact: tuple[int, ...]
+    gold: tuple[int, ...]
+
+    @property
+    def recall_exact(self) -> float:
+        return len(set(self.result.ranked) & set(self.exact)) / max(1, len(self.exact))
+
+    def recall_gold(self, ranked: Sequence[int] | None = None) -> float | None:
+        if not self.gold:
+            return None
+        got = set(self.result.ranked if ranked is None else ranked)
+        return len(got & set(self.gold)) / len(self.gold)
+
+
+def run_searches(
+    world: World,
+    forest: Forest,
+    settings: DiscoverySettings,
+    queries: Sequence[tuple[npt.NDArray[np.float32], Sequence[int]]],
+    rng: random.Random,
+    *,
+    k: int = 5,
+    spacing: float = 0.5,
+) -> list[SearchSample]:
+    """One DHT-only search per query (its vector, its gold team's node indices) from a random online
+    node outside the gold team, one every ``spacing`` seconds; runs until all answered (each is bounded
+    by ``find_timeout`` plus its fetch)."""
+    out: list[SearchSample] = []
+
+    def go(vector: npt.NDArray[np.float32], gold: Sequence[int]) -> None:
+        online = [n for n in world.nodes if n.online and n.index not in gold]
+        node = online[rng.randrange(len(online))]
+        exact = tuple(exact_top(world, vector, k, exclude=node.index))
+        SearchRun(
+            world,
+            node,
+            vector,
+            forest,
+            settings,
+            lambda result: out.append(SearchSample(result, exact, tuple(gold))),
+            k=k,
+        ).start()
+
+    begin = world.loop.now
+    for i, (vector, gold) in enumerate(queries):
+        world.loop.at(begin + i * spacing, go, vector, gold)
+    bound = begin + len(queries) * spacing + 3 * settings.find_timeout + 60
+    world.loop.run(bound, done=lambda: len(out) >= len(queries))
+    return out
+
+
+def card_spread(
+    world: World,
+    forest: Forest,
+    settings: DiscoverySettings,
+    owners: Sequence[SimNode],
+    offsets: Sequence[float],
+    searchers: int,
+    rng: random.Random,
+    *,
+    k: int = 5,
+) -> dict[float, float]:
+    """Each of ``owners`` publishes a new card; ``offsets`` seconds after that, ``searchers`` random online
+    nodes each search for it by its own vector. Returns, per offset, the share of searches whose top ``k``
+    held the card."""
+    cards = world.cards
+    assert cards is not None
+    hits: dict[float, list[bool]] = {t: [] for t in offsets}
+    begin = world.loop.now
+
+    def search(owner: SimNode, t: float) -> None:
+        online = [n for n in world.nodes if n.online and n is not owner]
+        for node in rng.sample(online, min(searchers, len(online))):
+            SearchRun(
+                world,
+                node,
+                cards.vectors[owner.index],
+                forest,
+                settings,
+                lambda result: hits[t].append(owner.index in result.ranked),
+                k=k,
+            ).start()
+
+    for owner in owners:
+        publish_card(world, owner, forest)
+        for t in offsets:
+            world.loop.at(begin + t, search, owner, t)
+    expected = len(owners) * searchers * len(offsets)
+    bound = begin + max(offsets, default=0.0) + 3 * settings.find_timeout + 60
+    world.loop.run(bound, done=lambda: sum(len(v) for v in hits.values()) >= expected)
+    return {t: sum(v) / len(v) if v else float("nan") for t, v in hits.items()}
+
+
+#: Seconds between two looks at a holder that was offline when its revalidation was due.
+RETRY = 5.0
+
+
+@dataclass
+class Revocation:
+    """When each holder of a withdrawn card saw the withdrawal (seconds after it was issued)."""
+
+    withdrawn: int
+    holders: int
+    seen_after: list[float]
+    put_ok: int
+
+    def share_by(self, seconds: float) -> float:
+        return sum(1 for s in self.seen_after if s <= seconds) / max(1, self.holders)
+
+    def time_to(self, share: float) -> float:
+        """Seconds until ``share`` of the holders saw a withdrawal (inf if they never did)."""
+        need = int(np.ceil(share * self.holders))
+        ordered = sorted(self.seen_after)
+        return ordered[need - 1] if 0 < need <= len(ordered) else float("inf")
+
+
+def revoke_cards(
+    world: World,
+    settings: DiscoverySettings,
+    owners: Sequence[SimNode],
+    holders: int,
+    rng: random.Random,
+    *,
+    owners_leave: bool = False,
+) -> Revocation:
+    """``owners`` withdraw their cards now; ``holders`` random online nodes (not owners) hold each old
+    card and revalidate it at a uniformly random moment of ``settings.revalidate``; a holder offline then
+    revalidates once it is back (it is looked at every :data:`RETRY` s). ``owners_leave``: each owner goes
+    offline right after its withdrawal was put (the holders must find it in the DHT). The run ends when
+    every holder saw its withdrawal, or two periods later."""
+    cards = world.cards
+    assert cards is not None
+    begin = world.loop.now
+    result = Revocation(len(owners), 0, [], 0)
+
+    def put_done(owner: SimNode, run: PutRun) -> None:
+        result.put_ok += run.ok
+        if owners_leave:
+            world.leave(owner)
+
+    def revalidate(node: SimNode, owner: SimNode, version: int) -> None:
+        if not node.online:
+            world.loop.after(RETRY, revalidate, node, owner, version)
+            return
+
+        def fetched(records: dict[bytes, SignedCard]) -> None:
+            if owner.peer in withdrawals and withdrawals[owner.peer].version >= version:
+                result.seen_after.append(world.loop.now - begin)
+
+        withdrawals: dict[bytes, Any] = {}
+        FetchRun(world, node, [owner.peer], settings, fetched, withdrawals=withdrawals).start()
+
+    for owner in owners:
+        if owner.card is None:
+            continue
+        version = owner.card.version + 1
+        withdrawal = cards.withdraw(owner.index, world.now_ms(), version)
+        owner.withdrawal = withdrawal
+        PutRun(world, owner, key_of(owner.peer), withdrawal.encoded, partial(put_done, owner)).start()
+        online = [n for n in world.nodes if n.online and n not in owners]
+        for node in rng.sample(online, min(holders, len(online))):
+            result.holders += 1
+            world.loop.at(begin + rng.random() * settings.revalidate, revalidate, node, owner, version)
+    world.loop.run(begin + 2 * settings.revalidate, done=lambda: len(result.seen_after) >= result.holders)
+    return result
+
+
+__all__ = [
+    "Published",
+    "Revocation",
+    "SearchSample",
+    "card_spread",
+    "exact_top",
+    "network_size",
+    "publish_card",
+    "publish_cards",
+    "revoke_cards",
+    "run_searches",
+]

@@ -1,0 +1,270 @@
+"""Kademlia in the simulator: the node's lookups (the pure :class:`~ioa_p2p.dht.lookup.Lookup`, driven as
+``ioa_p2p.node.net.kad_io.run_lookup`` drives it) and what a DHT server answers (as py-libp2p 0.8.1 does).
+
+Client side, :class:`LookupRun`: each peer gets its keys in one batch; an answer is applied at once and
+the next requests go out (no rounds); a peer silent for :data:`HEDGE` seconds is reported slow, one silent
+for :data:`PEER_TIMEOUT` failed; the run ends when the lookup is done (answers still in flight are
+ignored). It also records the *hop* of every peer it contacts (the peers it knew at the start are hop 1, a
+peer first named by a hop-``h`` peer is hop ``h + 1``): the hops of a lookup are those of the peer whose
+answer carried the first result, or, for a lookup of closest peers, the largest hop among the ``ask``
+closest peers that answered.
+
+Server side (:func:`serve_find`, :func:`serve_put_value`, :func:`serve_add_providers`): ``FIND_NODE``,
+``GET_PROVIDERS`` and ``GET_VALUE`` answer the ``K`` closest peers of the routing table (without the
+asker) and the providers or the value held;
+``PUT_VALUE`` is checked by the node's own validator
+(:class:`~ioa_p2p.dht.validators.IoaNamespaceValidator`: signature, owner, freshness, stamp, rate limits)
+and replaces the stored value only with a newer version (its ``select``); ``ADD_PROVIDER`` is rate
+limited per provider and in total (:class:`~ioa_p2p.dht.admission.CardAdmission`) and stored as
+py-libp2p stores it (the first ``K`` providers of a key). The asker joins the server's routing table (as
+py-libp2p adds the peer of every inbound KAD stream); when its bucket is full, the least recently seen
+peer is pinged and replaced if it is gone.
+
+The timing constants are the node's (``tests/test_sim.py`` pins them to ``ioa_p2p.node.net.kad_io``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from functools import partial
+from typing import Any
+
+from ioa_p2p.dht.keyspace import K, position
+from ioa_p2p.dht.lookup import Lookup
+from ioa_p2p.dht.sim.fabric import Fabric
+from ioa_p2p.dht.sim.peer import SimNode
+from ioa_p2p.errors import InvalidMessage
+
+#: Seconds before a silent peer is reported slow, and before it is given up (``kad_io``).
+HEDGE = 0.4
+PEER_TIMEOUT = 5.0
+#: Peers asked per key; at least this many by the lookups that place records (``kad``).
+DEFAULT_ASK = 2
+PLACE_ASK = 3
+FIND_NODE, PROVIDERS, VALUE = "find_node", "get_providers", "get_value"
+
+Answer = tuple[list[bytes], list[bytes], bytes | None]  # closer peers, providers, value
+
+
+def met(world: Fabric, server: SimNode, asker: SimNode) -> None:
+    """``asker`` opened a KAD stream to ``server``: it joins the server's routing table."""
+    server.table.add(asker.peer, world.ping)
+
+
+def serve_find(world: Fabric, server: SimNode, asker: SimNode, keys: list[bytes], kind: str) -> list[Answer]:
+    """``FIND_NODE`` / ``GET_PROVIDERS`` / ``GET_VALUE`` of ``keys`` at ``server``."""
+    met(world, server, asker)
+    out: list[Answer] = []
+    for key in keys:
+        closer = server.table.closest(position(key), K, exclude=asker.peer)
+        providers = list(server.providers.get(key, ())) if kind == PROVIDERS else []
+        value = server.values.get(key) if kind == VALUE else None
+        out.append((closer, providers, value))
+    return out
+
+
+def serve_put_value(world: Fabric, server: SimNode, asker: SimNode, key: bytes, value: bytes) -> bool:
+    """Validate and store ``value`` (py-libp2p's ``PUT_VALUE`` with our validator); True when stored."""
+    met(world, server, asker)
+    validator = server.validator
+    assert validator is not None
+    text = key.decode("utf-8")
+    try:
+        validator.validate(text, value)
+    except (InvalidMessage, ValueError):
+        world.counters["put refused"] += 1
+        return False
+    old = server.values.get(key)
+    if old is not None and old != value and validator.select(text, [value, old]) != 0:
+        return False
+    server.values[key] = value
+    return True
+
+
+def serve_add_providers(world: Fabric, server: SimNode, asker: SimNode, keys: list[bytes]) -> int:
+    """``ADD_PROVIDER`` of ``asker`` for ``keys``: how many were acknowledged (py-libp2p acknowledges
+    every request it reads; a refused one is simply not stored)."""
+    met(world, server, asker)
+    admission = server.admission
+    now = world.loop.now
+    for key in keys:
+        if admission is None or admission.admit_provider(asker.peer, now):
+            server.add_provider(key, asker.peer)
+        else:
+            world.counters["provider refused"] += 1
+    return len(keys)
+
+
+class LookupRun:
+    """One lookup driven over the simulated network (see the module docstring)."""
+
+    __slots__ = (
+        "world",
+        "node",
+        "lookup",
+        "kind",
+        "on_answer",
+        "on_closer",
+        "on_done",
+        "started_at",
+        "in_flight",
+        "hedged",
+        "hops",
+        "first_hit",
+        "finished",
+        "contacted",
+    )
+
+    def __init__(
+        self,
+        world: Fabric,
+        node: SimNode,
+        lookup: Lookup,
+        kind: str,
+        *,
+        on_answer: Callable[[bytes], Any] | None = None,
+        on_closer: Callable[[list[bytes]], Any] | None = None,
+        on_done: Callable[[LookupRun], Any] | None = None,
+    ) -> None:
+        self.world, self.node, self.lookup, self.kind = world, node, lookup, kind
+        self.on_answer, self.on_closer, self.on_done = on_answer, on_closer, on_done
+        self.started_at = world.loop.now
+        self.in_flight: dict[bytes, float] = {}  # peer -> when its batch went out
+        self.hedged: set[bytes] = set()
+        self.hops: dict[bytes, int] = {}
+        for state in lookup.keys.values():
+            for peer in state.candidates:
+                self.hops[peer] = 1
+        self.first_hit: dict[bytes, int] = {}  # key -> hops of the first answer with a result
+        self.finished = False
+        self.contacted = 0
+
+    @property
+    def elapsed(self) -> float:
+        return self.world.loop.now - self.started_at
+
+    def start(self) -> LookupRun:
+        self._pump()
+        return self
+
+    def _pump(self) -> None:
+        if self.finished:
+            return
+        world, node = self.world, self.node
+        for peer, keys in self.lookup.requests().items():
+            target = world.node_of(peer)
+            at = self.in_flight[peer] = world.loop.now
+            self.hedged.discard(peer)
+            self.contacted += 1
+            world.loop.after(PEER_TIMEOUT, self._timeout, peer, at)
+            if target is None:  # a made-up peer ID: nobody will answer
+                continue
+            world.net.request(
+                node,
+                target,
+                self.kind,
+                len(keys),
+                partial(serve_find, world, target, node, keys, self.kind),
+                partial(self._answered, peer, keys),
+            )
+            world.loop.after(HEDGE, self._hedge, peer, at)
+        if self.lookup.done:
+            self._finish()
+
+    def _answered(self, peer: bytes, keys: list[bytes], answers: list[Answer]) -> None:
+        if self.finished:
+            return
+        self.in_flight.pop(peer, None)
+        lookup, hops = self.lookup, self.hops
+        hop = hops.get(peer, 1)
+        for key, (closer, providers, value) in zip(keys, answers, strict=True):
+            for p in closer:
+                if hops.get(p, math.inf) > hop + 1:
+                    hops[p] = hop + 1
+            if self.on_closer is not None:
+                self.on_closer(closer)
+            lookup.answered(peer, key, closer, providers=providers, value=value)
+            if (providers or value is not None) and key not in self.first_hit:
+                self.first_hit[key] = hop
+        lookup.batch_done(peer)
+        if self.on_answer is not None:
+            for key in keys:
+                self.on_answer(key)
+        self._pump()
+
+    def _hedge(self, peer: bytes, at: float) -> None:
+        if not self.finished and self.in_flight.get(peer) == at and peer not in self.hedged:
+            self.hedged.add(peer)
+            self.lookup.slow(peer)
+            self._pump()
+
+    def _timeout(self, peer: bytes, at: float) -> None:
+        if not self.finished and self.in_flight.get(peer) == at:
+            del self.in_flight[peer]
+            self.lookup.failed(peer)
+            self._pump()
+
+    def _finish(self) -> None:
+        self.finished = True
+        if self.on_done is not None:
+            self.on_done(self)
+
+    def converged_hops(self, key: bytes) -> int:
+        """The largest hop among the ``ask`` closest peers that answered for ``key``."""
+        state = self.lookup.keys[key]
+        answered = [p for p in state.candidates if state.asked.get(p) == "answered"][: self.lookup.ask]
+        return max((self.hops.get(p, 1) for p in answered), default=0)
+
+
+def start_lookup(
+    world: Fabric,
+    node: SimNode,
+    keys: Iterable[bytes],
+    kind: str,
+    *,
+    ask: int = DEFAULT_ASK,
+    on_answer: Callable[[bytes], Any] | None = None,
+    on_closer: Callable[[list[bytes]], Any] | None = None,
+    on_done: Callable[[LookupRun], Any] | None = None,
+) -> LookupRun:
+    """Start a lookup of ``keys`` from ``node``, seeded as the node seeds it (:func:`known_peers`);
+    ``on_answer(key)`` after each answer for ``key``, ``on_closer(peers)`` with the peers each answer
+    names, ``on_done(run)`` once it is done."""
+    keys = list(dict.fromkeys(keys))
+    lookup = Lookup(keys, known_peers(world, node, keys), me=node.peer, ask=ask)
+    run = LookupRun(world, node, lookup, kind, on_answer=on_answer, on_closer=on_closer, on_done=on_done)
+    return run.start()
+
+
+def known_peers(world: Fabric, node: SimNode, keys: list[bytes]) -> list[bytes]:
+    """The peers a lookup starts from. The node passes its whole routing table and every connection, of
+    which the lookup keeps the ``K`` closest per key; here the table's ``K`` closest per key and the
+    node's kept connections are passed (the same candidates, without sorting thousands of peers)."""
+    table = node.table
+    out: dict[bytes, None] = {}
+    for key in keys:
+        out.update(dict.fromkeys(table.closest(position(key), K)))
+    nodes = world.nodes
+    for index in node.neighbours:
+        out[nodes[index].peer] = None
+    return list(out)
+
+
+__all__ = [
+    "DEFAULT_ASK",
+    "FIND_NODE",
+    "HEDGE",
+    "PEER_TIMEOUT",
+    "PLACE_ASK",
+    "PROVIDERS",
+    "VALUE",
+    "Answer",
+    "LookupRun",
+    "known_peers",
+    "met",
+    "serve_add_providers",
+    "serve_find",
+    "serve_put_value",
+    "start_lookup",
+]

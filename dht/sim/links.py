@@ -1,0 +1,147 @@
+"""The simulated network: link latency, jitter, loss (as TCP sees it), connection set-up and message counts.
+
+What a request costs (:class:`LinkModel`, one-way times in seconds):
+
+- every one-way crossing of a link takes ``latency`` plus a uniform ``jitter`` in ``[0, jitter)``;
+  libp2p runs over TCP, so a lost packet is retransmitted, not lost: with probability ``loss`` a crossing
+  takes ``rto`` longer (Linux's minimum retransmission timeout);
+- a request on an open connection takes ``request_rtts`` round trips: py-libp2p 0.8.1 opens a new stream
+  per request and negotiates its protocol with two sequential multistream-select exchanges (header, then
+  protocol) before the request itself, so 3; a peer that pipelines the negotiation with the request
+  (optimistic multistream) needs 1;
+- a request to a peer without an open connection first takes ``dial_rtts`` more (TCP, multistream for the
+  security protocol, Noise XX, multistream for the muxer: 5 with py-libp2p 0.8.1). The defaults count
+  the sequential exchanges of py-libp2p 0.8.1's handshakes; they were not measured through a delay line;
+- the server spends ``service`` seconds per request (CPU, the same for every request);
+- bandwidth is not modelled (a KAD message is a few hundred bytes, a card 1.5 kB).
+
+A node keeps at most ``max_connections`` open connections (least recently used closed first); py-libp2p
+itself closes none, so the bound stands in for a connection manager or the file-descriptor limit.
+
+A request to a peer that is offline (or goes offline before it serves) gets no answer: the caller's own
+timers (hedging, the per-peer timeout) decide what happens, as on the real network.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from ioa_p2p.dht.sim.events import EventLoop
+from ioa_p2p.dht.sim.peer import SimNode
+
+R = TypeVar("R")
+
+
+@dataclass(frozen=True, slots=True)
+class LinkModel:
+    """The cost of talking to a peer (see the module docstring)."""
+
+    latency: float = 0.050
+    jitter: float = 0.010
+    loss: float = 0.0
+    rto: float = 0.200
+    request_rtts: int = 3
+    dial_rtts: int = 5
+    service: float = 0.001
+    max_connections: int = 1024
+
+    def __post_init__(self) -> None:
+        if self.latency < 0 or self.jitter < 0 or not 0 <= self.loss < 1 or self.rto < 0:
+            raise ValueError("link latency, jitter and rto must be >= 0 and loss in [0, 1)")
+        if self.request_rtts < 1 or self.dial_rtts < 0 or self.max_connections < 1:
+            raise ValueError("a request takes >= 1 round trip; dial_rtts >= 0; max_connections >= 1")
+
+
+class Network:
+    """Requests and one-way messages between :class:`SimNode` objects on an :class:`EventLoop`."""
+
+    def __init__(self, loop: EventLoop, rng: random.Random, model: LinkModel) -> None:
+        self.loop, self.rng, self.model = loop, rng, model
+        self.dials = 0
+        self.failed_dials = 0
+
+    def crossing(self) -> float:
+        """The time of one one-way crossing of a link."""
+        m = self.model
+        extra = m.rto if m.loss and self.rng.random() < m.loss else 0.0
+        return m.latency + m.jitter * self.rng.random() + extra
+
+    def crossings(self, count: int) -> float:
+        return sum(self.crossing() for _ in range(count))
+
+    def connect(self, a: SimNode, b: SimNode) -> None:
+        """Record an open connection between ``a`` and ``b`` on both sides (LRU, bounded)."""
+        for x, y in ((a, b), (b, a)):
+            conns = x.conns
+            if y.index in conns:
+                del conns[y.index]
+            conns[y.index] = None
+            if len(conns) > self.model.max_connections:
+                del conns[next(iter(conns))]
+
+    def request(
+        self,
+        src: SimNode,
+        dst: SimNode,
+        kind: str,
+        count: int,
+        serve: Callable[[], R | None],
+        answer: Callable[[R], Any],
+    ) -> None:
+        """``src`` sends ``count`` requests of ``kind`` to ``dst`` on one stream; ``dst`` runs ``serve()``
+        when they arrive (if it is online), and ``answer(result)`` runs at ``src`` when the replies are back
+        (if ``src`` is still in the same session and ``serve`` returned something)."""
+        m = self.model
+        legs = 2 * m.request_rtts - 1
+        if dst.index not in src.conns:
+            legs += 2 * m.dial_rtts
+            self.dials += 1
+            if not dst.online:
+                self.failed_dials += 1
+        src.count_sent(kind, count)
+        self.loop.after(self.crossings(legs), self._serve, src, src.session, dst, kind, count, serve, answer)
+
+    def _serve(
+        self,
+        src: SimNode,
+        session: int,
+        dst: SimNode,
+        kind: str,
+        count: int,
+        serve: Callable[[], R | None],
+        answer: Callable[[R], Any],
+    ) -> None:
+        if not dst.online:
+            return
+        self.connect(src, dst)
+        dst.count_received(kind, count)
+        result = serve()
+        if result is None:
+            return
+        dst.count_sent(kind + " reply", count)
+        self.loop.after(
+            self.model.service + self.crossing(), self._answer, src, session, kind, count, result, answer
+        )
+
+    def _answer(
+        self, src: SimNode, session: int, kind: str, count: int, result: Any, answer: Callable[[Any], Any]
+    ) -> None:
+        if src.online and src.session == session:
+            src.count_received(kind + " reply", count)
+            answer(result)
+
+    def send(self, src: SimNode, dst: SimNode, kind: str, deliver: Callable[[], Any]) -> None:
+        """A one-way message on an open connection (gossip): ``deliver()`` runs at ``dst`` if it is online."""
+        src.count_sent(kind, 1)
+        self.loop.after(self.crossing(), self._deliver, dst, kind, deliver)
+
+    def _deliver(self, dst: SimNode, kind: str, deliver: Callable[[], Any]) -> None:
+        if dst.online:
+            dst.count_received(kind, 1)
+            deliver()
+
+
+__all__ = ["LinkModel", "Network"]

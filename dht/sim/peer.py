@@ -1,0 +1,119 @@
+"""One simulated node: its identity, routing table, what it stores for others, its card and its counters.
+
+Only what the simulated protocols need is kept, so that 10,000 nodes fit in one process: the routing
+table (:class:`~ioa_p2p.dht.kbuckets.RoutingTable`, bytes shared with the other nodes), the DHT records
+stored here (card records by key, provider lists by key: py-libp2p keeps the first ``K`` providers of a
+key, :meth:`SimNode.add_provider`), open connections (indices, least recently used first), the publishing
+policies of :mod:`ioa_p2p.dht.pacing`, and a :class:`~ioa_p2p.dht.directory.Directory` only for the cards
+an experiment tracks (it is given no vectors: the simulated search ranks with the card vectors itself).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ioa_p2p.card import SignedCard, SignedWithdrawal
+from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.directory import Directory
+from ioa_p2p.dht.kbuckets import RoutingTable, Split
+from ioa_p2p.dht.keyspace import K
+from ioa_p2p.dht.pacing import AnnouncePacer, PublishPolicy
+from ioa_p2p.dht.provide import ProvidePacer
+from ioa_p2p.dht.validators import IoaNamespaceValidator
+from ioa_p2p.identity import Identity
+
+
+class SimNode:
+    """A node of the simulation (see the module docstring). ``stats`` is shared by every node: message
+    counts by kind; :attr:`sent` and :attr:`received` are this node's totals."""
+
+    __slots__ = (
+        "index",
+        "identity",
+        "peer",
+        "online",
+        "session",
+        "joined_at",
+        "table",
+        "conns",
+        "values",
+        "providers",
+        "admission",
+        "validator",
+        "card",
+        "withdrawal",
+        "policy",
+        "pacer",
+        "provide_pacer",
+        "directory",
+        "mesh",
+        "neighbours",
+        "refresh_delay",
+        "sent",
+        "received",
+        "stats",
+        "busy",
+    )
+
+    def __init__(self, index: int, identity: Identity, stats: Counter[str], *, split: Split = "any") -> None:
+        self.index = index
+        self.identity = identity
+        self.peer = identity.peer_id.raw
+        self.online = False
+        self.session = 0
+        self.joined_at = 0.0
+        self.table = RoutingTable(self.peer, split=split)
+        self.conns: dict[int, None] = {}
+        self.values: dict[bytes, bytes] = {}
+        self.providers: dict[bytes, list[bytes]] = {}
+        self.admission: CardAdmission | None = None
+        self.validator: IoaNamespaceValidator | None = None
+        self.card: SignedCard | None = None
+        self.withdrawal: SignedWithdrawal | None = None
+        self.policy = PublishPolicy()
+        self.pacer = AnnouncePacer()
+        self.provide_pacer: tuple[float, ProvidePacer] | None = None  # (last used, pacer)
+        self.directory: Directory | None = None
+        self.mesh: list[int] = []  # gossip mesh peers (indices)
+        self.neighbours: list[int] = []  # the connections peer discovery keeps (target_peers)
+        self.refresh_delay = 1.0
+        self.sent = 0
+        self.received = 0
+        self.stats = stats
+        self.busy: dict[str, Any] = {}  # operations in flight by name (one of each at a time)
+
+    @property
+    def position(self) -> int:
+        return self.table.own_position
+
+    def count_sent(self, kind: str, count: int) -> None:
+        self.sent += count
+        self.stats[kind] += count
+
+    def count_received(self, kind: str, count: int) -> None:
+        self.received += count
+
+    def add_provider(self, key: bytes, provider: bytes) -> bool:
+        """Store ``provider`` for ``key`` as py-libp2p does: the first ``K`` providers of a key are kept, a
+        known provider is refreshed, the others are ignored (records live 48 h, longer than any run)."""
+        found = self.providers.get(key)
+        if found is None:
+            self.providers[key] = [provider]
+            return True
+        if provider in found:
+            return True
+        if len(found) >= K:
+            return False
+        found.append(provider)
+        return True
+
+    def forget_state(self) -> None:
+        """What a restarted node loses: connections, and the provide pacer's memory."""
+        self.conns.clear()
+        self.provide_pacer = None
+        self.mesh = []
+        self.neighbours = []
+
+
+__all__ = ["SimNode"]

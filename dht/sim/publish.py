@@ -1,0 +1,236 @@
+"""Publishing a card in the simulator: the record put and the provider records, as the node does them.
+
+- :class:`PutRun` (``ioa_p2p.node.net.kad.put_value``): the record is validated and stored locally, a
+  lookup (``ask`` >= :data:`~ioa_p2p.dht.sim.kad.PLACE_ASK`) finds the ``K`` closest peers of its key, and
+  each of them is sent ``PUT_VALUE`` at once, each bounded by the per-peer timeout; it succeeded when one
+  stored it (or no peer was known).
+- :class:`ProvideRun` (``ioa_p2p.node.net.kad.provide_many``): one batched lookup finds the ``K`` closest
+  peers of every bucket key (including peers that did not answer it: busy, not gone); every target peer
+  then gets its keys on one stream, as many as the node's
+  :class:`~ioa_p2p.dht.provide.ProvidePacer` allows now, in passes: a pass waits for all its peers
+  (each bounded by the per-peer timeout), unacknowledged keys are retried after 2 s, then 4 s (3 tries in
+  all), and the next pass starts when the pacer or a retry allows. The whole round is bounded by
+  :data:`DHT_PUBLISH_TIMEOUT`, as the node's publishing loop bounds it.
+
+Both report when they finished (``on_done``); the experiments time them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+from ioa_p2p.dht.provide import WINDOW, ProvidePacer, assign
+from ioa_p2p.dht.sim.fabric import Fabric
+from ioa_p2p.dht.sim.kad import (
+    DEFAULT_ASK,
+    PEER_TIMEOUT,
+    PLACE_ASK,
+    PROVIDERS,
+    VALUE,
+    LookupRun,
+    serve_add_providers,
+    serve_put_value,
+    start_lookup,
+)
+from ioa_p2p.dht.sim.peer import SimNode
+from ioa_p2p.errors import InvalidMessage
+
+#: Tries per target peer of one provide round, and the back-off before a retry (times the tries so far).
+PROVIDE_ATTEMPTS = 3
+PROVIDE_RETRY = 2.0
+#: One put or one provide round may take this long at most (``ioa_p2p.node.discovery.loops``).
+DHT_PUBLISH_TIMEOUT = 60.0
+PASS_MIN_SLEEP = 0.05
+
+
+class PutRun:
+    """Store ``value`` under ``key`` at the closest peers (see the module docstring)."""
+
+    def __init__(
+        self,
+        world: Fabric,
+        node: SimNode,
+        key: bytes,
+        value: bytes,
+        on_done: Callable[[PutRun], Any] | None = None,
+        *,
+        ask: int = DEFAULT_ASK,
+    ) -> None:
+        self.world, self.node, self.key, self.value, self.on_done = world, node, key, value, on_done
+        self.ask = max(ask, PLACE_ASK)
+        self.started_at = world.loop.now
+        self.finished_at: float | None = None
+        self.first_stored_at: float | None = None  # when the first peer acknowledged it
+        self.stored = 0
+        self.targets: list[bytes] = []
+        self._waiting: set[bytes] = set()
+        self.ok = False
+
+    def start(self) -> PutRun:
+        validator = self.node.validator
+        assert validator is not None
+        text = self.key.decode("utf-8")
+        try:
+            validator.validate(text, self.value)
+        except (InvalidMessage, ValueError):
+            self._finish(False)
+            return self
+        self.node.values[self.key] = self.value
+        start_lookup(self.world, self.node, [self.key], VALUE, ask=self.ask, on_done=self._placed)
+        return self
+
+    def _placed(self, run: LookupRun) -> None:
+        world = self.world
+        self.targets = list(run.lookup.keys[self.key].candidates)
+        if not self.targets:
+            self._finish(True)
+            return
+        for peer in self.targets:
+            target = world.node_of(peer)
+            self._waiting.add(peer)
+            world.loop.after(PEER_TIMEOUT, self._stored, peer, False)
+            if target is not None:
+                world.net.request(
+                    self.node,
+                    target,
+                    "put_value",
+                    1,
+                    partial(serve_put_value, world, target, self.node, self.key, self.value),
+                    partial(self._stored, peer),
+                )
+
+    def _stored(self, peer: bytes, ok: bool) -> None:
+        if peer not in self._waiting or self.finished_at is not None:
+            return
+        self._waiting.discard(peer)
+        self.stored += bool(ok)
+        if ok and self.first_stored_at is None:
+            self.first_stored_at = self.world.loop.now
+        if not self._waiting:
+            self._finish(self.stored > 0)
+
+    def _finish(self, ok: bool) -> None:
+        self.ok = ok
+        self.finished_at = self.world.loop.now
+        if self.on_done is not None:
+            self.on_done(self)
+
+    @property
+    def elapsed(self) -> float:
+        return (self.finished_at if self.finished_at is not None else self.world.loop.now) - self.started_at
+
+
+class ProvideRun:
+    """Announce ``node`` as provider of ``keys`` to the closest peers of each (see the module docstring)."""
+
+    def __init__(
+        self,
+        world: Fabric,
+        node: SimNode,
+        keys: list[bytes],
+        on_done: Callable[[ProvideRun], Any] | None = None,
+        *,
+        ask: int = DEFAULT_ASK,
+    ) -> None:
+        self.world, self.node, self.keys, self.on_done = world, node, list(dict.fromkeys(keys)), on_done
+        self.ask = max(ask, PLACE_ASK)
+        self.started_at = world.loop.now
+        self.finished_at: float | None = None
+        self.expected = 0
+        self.acknowledged = 0
+        self.remaining: dict[bytes, list[bytes]] = {}
+        self.failures: dict[bytes, int] = {}
+        self.retry_at: dict[bytes, float] = {}
+        self._outstanding: dict[bytes, int] = {}  # peer -> the token of its announcement in flight
+        self._token = 0
+        self.pacer = self._pacer()
+
+    def _pacer(self) -> ProvidePacer:
+        """The node's pacer (its memory matters only within one window: an older one starts afresh)."""
+        now = self.world.loop.now
+        held = self.node.provide_pacer
+        pacer = held[1] if held is not None and now - held[0] < 2 * WINDOW else ProvidePacer()
+        self.node.provide_pacer = (now, pacer)
+        return pacer
+
+    def start(self) -> ProvideRun:
+        for key in self.keys:
+            self.node.add_provider(key, self.node.peer)
+        self.world.loop.after(DHT_PUBLISH_TIMEOUT, self._finish)
+        start_lookup(self.world, self.node, self.keys, PROVIDERS, ask=self.ask, on_done=self._placed)
+        return self
+
+    def _placed(self, run: LookupRun) -> None:
+        if self.finished_at is not None:
+            return
+        self.remaining = assign({key: state.candidates for key, state in run.lookup.keys.items()})
+        self.expected = sum(len(keys) for keys in self.remaining.values())
+        self._pass()
+
+    def _pass(self) -> None:
+        if self.finished_at is not None:
+            return
+        now = self.world.loop.now
+        for peer, keys in list(self.remaining.items()):
+            if self.retry_at.get(peer, now) > now:
+                continue
+            count = self.pacer.take(peer, len(keys), now)
+            if count:
+                self._announce(peer, keys[:count])
+                self.remaining[peer] = keys[count:]
+            if not self.remaining[peer]:
+                del self.remaining[peer]
+        if not self._outstanding:
+            self._after_pass()
+
+    def _announce(self, peer: bytes, keys: list[bytes]) -> None:
+        world = self.world
+        self._token += 1
+        token = self._outstanding[peer] = self._token
+        world.loop.after(PEER_TIMEOUT, self._acked, peer, keys, 0, token)
+        target = world.node_of(peer)
+        if target is not None:
+            world.net.request(
+                self.node,
+                target,
+                "add_provider",
+                len(keys),
+                lambda: serve_add_providers(world, target, self.node, keys),
+                lambda done: self._acked(peer, keys, done, token),
+            )
+
+    def _acked(self, peer: bytes, keys: list[bytes], done: int, token: int) -> None:
+        if self._outstanding.get(peer) != token or self.finished_at is not None:
+            return
+        del self._outstanding[peer]
+        self.acknowledged += done
+        if done < len(keys) and self.failures.get(peer, 0) < PROVIDE_ATTEMPTS - 1:
+            self.failures[peer] = self.failures.get(peer, 0) + 1
+            self.remaining[peer] = keys[done:] + self.remaining.get(peer, [])
+            self.retry_at[peer] = self.world.loop.now + PROVIDE_RETRY * self.failures[peer]
+        if not self._outstanding:
+            self._after_pass()
+
+    def _after_pass(self) -> None:
+        if not self.remaining:
+            self._finish()
+            return
+        now = self.world.loop.now
+        wake = min(max(self.pacer.next_free(p, now), self.retry_at.get(p, now)) for p in self.remaining)
+        self.world.loop.after(max(PASS_MIN_SLEEP, wake - now), self._pass)
+
+    def _finish(self) -> None:
+        if self.finished_at is not None:
+            return
+        self.finished_at = self.world.loop.now
+        if self.on_done is not None:
+            self.on_done(self)
+
+    @property
+    def elapsed(self) -> float:
+        return (self.finished_at if self.finished_at is not None else self.world.loop.now) - self.started_at
+
+
+__all__ = ["DHT_PUBLISH_TIMEOUT", "PROVIDE_ATTEMPTS", "PROVIDE_RETRY", "ProvideRun", "PutRun"]

@@ -1,0 +1,303 @@
+"""The simulated network of nodes: joining, peer discovery, churn, and the shared services of a run.
+
+:class:`World` holds the event loop, the seeded random generator, the links, every :class:`SimNode`
+and the counters. What a node does on its own follows the node's rules:
+
+- **joining** (:meth:`World.join`): the node knows one bootstrap peer (node 0, which is always online)
+  and starts its peer discovery;
+- **peer discovery** (:meth:`World.discovery_round`, as ``ioa_p2p.node.net.routing.run_peer_discovery``
+  paced by :class:`~ioa_p2p.dht.refresh.RefreshPolicy`): a lookup of its own key, a full per-bucket refresh
+  at the slow pace, then dials until ``target_peers`` connections (the closest half, then random
+  table peers); the next round comes ``fast`` seconds later while the table or the connections grew,
+  doubling up to ``slow`` otherwise. The lookups are py-libp2p's own in the node
+  (``find_closest_peers_network``, ``refresh_routing_table``), which cannot run here: the simulator looks
+  up with the project's :class:`~ioa_p2p.dht.lookup.Lookup` (``ask`` = 3, py-libp2p's ``BETA``) and, as
+  py-libp2p does, offers every peer an answer names to the routing table. py-libp2p's bucket refresh
+  looks up one random key per non-empty bucket (the key is hashed again before the lookup, so the
+  targets are random positions, not the bucket's); the simulator does the same, or only the
+  ``refresh_lookups`` first ones;
+- **churn** (:meth:`World.start_churn`): each node's online sessions and offline gaps are exponential,
+  with means ``session`` and ``session * churn / (1 - churn)``, so a share ``churn`` of the nodes is
+  offline at any moment. A node that leaves keeps its state (keys, routing table, stored records, its
+  directory: a laptop closing its lid, the worst case for stale cards) and loses its connections; back
+  online, it dials the bootstrap peer and runs its peer discovery at the fast pace again.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.kbuckets import Split
+from ioa_p2p.dht.keyspace import K, position
+from ioa_p2p.dht.refresh import RefreshPolicy
+from ioa_p2p.dht.sim.cards import CardSet
+from ioa_p2p.dht.sim.events import EventLoop
+from ioa_p2p.dht.sim.kad import FIND_NODE, PLACE_ASK, LookupRun, start_lookup
+from ioa_p2p.dht.sim.links import LinkModel, Network
+from ioa_p2p.dht.sim.peer import SimNode
+from ioa_p2p.dht.sim.records import RecordCache
+from ioa_p2p.dht.validators import IoaNamespaceValidator
+from ioa_p2p.identity import Identity
+
+#: Virtual time at which runs start (a plausible wall clock in ms for card issue times).
+EPOCH_MS = 1_800_000_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class SimConfig:
+    """One simulated network. ``refresh_lookups``: bucket-refresh lookups per full refresh at most
+    (``None``: one per non-empty bucket, as py-libp2p)."""
+
+    nodes: int
+    seed: int = 1
+    links: LinkModel = field(default_factory=LinkModel)
+    split: Split = "any"
+    policy: RefreshPolicy = field(default_factory=RefreshPolicy)
+    refresh_lookups: int | None = None
+    join_spacing: float = 0.02
+    churn: float = 0.0
+    session: float = 1800.0
+    new_cards: int = 120
+    updates: int = 30
+    min_stamp_bits: int = 8
+    card_checks: Literal["full", "dht"] = "full"
+
+    def __post_init__(self) -> None:
+        if self.nodes < 2:
+            raise ValueError("a simulated network needs at least 2 nodes")
+        if not 0 <= self.churn < 1:
+            raise ValueError(f"churn is the share of nodes offline, in [0, 1), not {self.churn}")
+
+
+class World:
+    """Every node of one simulated network (see the module docstring)."""
+
+    def __init__(self, config: SimConfig, cards: CardSet | None = None) -> None:
+        self.config = config
+        self.loop = EventLoop()
+        self.rng = random.Random(config.seed)
+        self.net = Network(self.loop, self.rng, config.links)
+        self.records = RecordCache()
+        self.counters: Counter[str] = Counter()
+        self.stats: Counter[str] = Counter()  # messages sent, by kind
+        self.cards = cards
+        if cards is not None and len(cards) < config.nodes:
+            raise ValueError(f"{len(cards)} cards for {config.nodes} nodes")
+        identities = (
+            cards.identities[: config.nodes]
+            if cards is not None
+            else [Identity(self.rng.randbytes(32)) for _ in range(config.nodes)]
+        )
+        self.nodes = [SimNode(i, ident, self.stats, split=config.split) for i, ident in enumerate(identities)]
+        self.by_peer = {n.peer: n for n in self.nodes}
+        for node in self.nodes:
+            self._add_validator(node)
+        self.bootstrap = self.nodes[0]
+        self.joined = 0
+
+    # ------------------------------------------------------------------ basics
+
+    def now_ms(self) -> int:
+        return EPOCH_MS + int(self.loop.now * 1000)
+
+    def node_of(self, peer: bytes) -> SimNode | None:
+        return self.by_peer.get(peer)
+
+    def ping(self, peer: bytes) -> bool:
+        """py-libp2p pings the least recently seen peer of a full bucket before replacing it."""
+        self.stats["ping"] += 1
+        node = self.by_peer.get(peer)
+        return node is not None and node.online
+
+    def online(self) -> list[SimNode]:
+        return [n for n in self.nodes if n.online]
+
+    def _add_validator(self, node: SimNode) -> None:
+        config = self.config
+        node.admission = CardAdmission(new_cards=config.new_cards, updates=config.updates, me=node.peer)
+        validator = IoaNamespaceValidator(
+            self.now_ms,
+            min_stamp_bits=config.min_stamp_bits,
+            admission=node.admission,
+            parse=self.records.parse,
+        )
+        values = node.values
+        validator.stored = lambda key: key.encode("utf-8") in values
+        node.validator = validator
+
+    # ------------------------------------------------------------------ joining and peer discovery
+
+    def join_all(self, spacing: float | None = None) -> None:
+        """Every node joins, one every ``spacing`` seconds (node 0, the bootstrap peer, first)."""
+        gap = self.config.join_spacing if spacing is None else spacing
+        for i, node in enumerate(self.nodes):
+            self.loop.at(self.loop.now + i * gap, self.join, node)
+
+    def warm_start(self, random_peers: int = 200) -> None:
+        """Bring every node online at once with the routing table of a network that has formed (a
+        shortcut for large runs, where simulating every node's joining costs an hour of CPU): each node's
+        table is offered its ``K`` neighbours on each side in keyspace order and ``random_peers`` random
+        nodes (the table's own rules decide what it keeps), it dials its connections, and its peer
+        discovery continues at the slow pace from a random moment of the first period."""
+        policy = self.config.policy
+        order = sorted(self.nodes, key=lambda n: n.position)
+        for rank, node in enumerate(order):
+            node.online = True
+            node.session += 1
+            node.joined_at = self.loop.now
+            node.refresh_delay = policy.slow
+            self.joined += 1
+            for other in order[max(0, rank - K) : rank + K + 1]:
+                node.table.add(other.peer)
+            for other in self.rng.sample(self.nodes, min(random_peers, len(self.nodes))):
+                node.table.add(other.peer)
+        for node in self.nodes:
+            self.connect_more(node)
+            self.loop.after(self.rng.random() * policy.slow, self.discovery_round, node, node.session)
+
+    def join(self, node: SimNode) -> None:
+        if node.online:
+            return
+        node.online = True
+        node.session += 1
+        node.joined_at = self.loop.now
+        node.refresh_delay = self.config.policy.fast
+        self.joined += 1
+        if node is not self.bootstrap:
+            node.table.add(self.bootstrap.peer)
+        self.loop.after(0.0, self.discovery_round, node, node.session)
+
+    def leave(self, node: SimNode) -> None:
+        if node is self.bootstrap or not node.online:
+            return
+        node.online = False
+        for index in node.conns:
+            self.nodes[index].conns.pop(node.index, None)
+        node.forget_state()
+
+    def discovery_round(self, node: SimNode, session: int) -> None:
+        """One round of the node's peer discovery (see the module docstring)."""
+        if not node.online or node.session != session:
+            return
+        policy = self.config.policy
+        before = len(node.table)
+        full = policy.full_refresh(node.refresh_delay)
+        targets = [node.peer]
+        if full:
+            buckets = [b for b in node.table.buckets if b.peers]
+            limit = self.config.refresh_lookups
+            for bucket in buckets if limit is None else self.rng.sample(buckets, min(limit, len(buckets))):
+                del bucket  # a random position, whatever the bucket (see the module docstring)
+                targets.append(self.rng.randbytes(32))
+        pending = len(targets)
+
+        def done(_: LookupRun) -> None:
+            nonlocal pending
+            pending -= 1
+            if pending == 0:
+                self._after_discovery(node, session, before)
+
+        for target in targets:
+            self.find_node(node, target, on_done=done)
+
+    def _after_discovery(self, node: SimNode, session: int, before: int) -> None:
+        if not node.online or node.session != session:
+            return
+        dialed = self.connect_more(node)
+        grew = len(node.table) > before or dialed > 0
+        node.refresh_delay = self.config.policy.next_delay(node.refresh_delay, grew)
+        self.loop.after(node.refresh_delay, self.discovery_round, node, session)
+
+    def find_node(
+        self, node: SimNode, key: bytes, on_done: Callable[[LookupRun], Any] | None = None
+    ) -> LookupRun:
+        """A lookup of the peers closest to ``key`` whose answers fill the routing table."""
+        table, ping = node.table, self.ping
+
+        def learn(peers: list[bytes]) -> None:
+            for peer in peers:
+                table.add(peer, ping)
+
+        return start_lookup(self, node, [key], FIND_NODE, ask=PLACE_ASK, on_closer=learn, on_done=on_done)
+
+    def connect_more(self, node: SimNode) -> int:
+        """Dial table peers until ``target_peers`` connections are kept (the closest half, then random);
+        gone peers leave the table, as a failed dial makes py-libp2p forget them. Returns the dials
+        that worked."""
+        policy = self.config.policy
+        kept = {i for i in node.neighbours if self.nodes[i].online}
+        node.neighbours = list(kept)
+        wanted = policy.target_peers - len(kept)
+        if wanted <= 0:
+            return 0
+        half = policy.target_peers // 2
+        closest = node.table.closest(node.position, half + len(kept))
+        others = self.rng.sample(list(node.table), min(len(node.table), 4 * policy.target_peers))
+        by_distance = closest + [p for p in others if p not in closest]
+        connected = {self.nodes[i].peer for i in kept}
+        dialed = 0
+        for peer in policy.peers_to_dial(by_distance, connected, self.rng):
+            other = self.by_peer[peer]
+            self.stats["dial"] += 1
+            if not other.online:
+                node.table.remove(peer)
+                continue
+            self.net.connect(node, other)
+            node.neighbours.append(other.index)
+            if node.index not in other.neighbours and len(other.neighbours) < 2 * policy.target_peers:
+                other.neighbours.append(node.index)
+            dialed += 1
+        return dialed
+
+    # ------------------------------------------------------------------ churn
+
+    def start_churn(self) -> None:
+        """From now on, nodes leave and come back (see the module docstring); a share ``churn`` of the
+        nodes (never the bootstrap peer) goes offline at once, as in the steady state."""
+        config = self.config
+        if config.churn <= 0:
+            return
+        mean_off = config.session * config.churn / (1 - config.churn)
+        for node in self.nodes[1:]:
+            if self.rng.random() < config.churn:
+                self.leave(node)
+                self.loop.after(self.rng.expovariate(1 / mean_off), self._come_back, node, mean_off)
+            else:
+                self.loop.after(self.rng.expovariate(1 / config.session), self._go_away, node, mean_off)
+
+    def _go_away(self, node: SimNode, mean_off: float) -> None:
+        self.leave(node)
+        self.counters["left"] += 1
+        self.loop.after(self.rng.expovariate(1 / mean_off), self._come_back, node, mean_off)
+
+    def _come_back(self, node: SimNode, mean_off: float) -> None:
+        self.join(node)
+        self.counters["came back"] += 1
+        self.loop.after(self.rng.expovariate(1 / self.config.session), self._go_away, node, mean_off)
+
+    # ------------------------------------------------------------------ views
+
+    def closest_online(self, key: bytes, count: int = K) -> list[SimNode]:
+        """The ``count`` online nodes closest to ``key`` (the truth a lookup is measured against)."""
+        target = position(key)
+        return sorted((n for n in self.nodes if n.online), key=lambda n: n.position ^ target)[:count]
+
+    def table_sizes(self) -> list[int]:
+        return [len(n.table) for n in self.nodes if n.online]
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of ``values`` (nearest rank; NaN when empty)."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
+
+
+__all__ = ["EPOCH_MS", "SimConfig", "World", "percentile"]

@@ -1,0 +1,295 @@
+"""The discovery simulator (ioa_p2p.dht.sim) and the routing-table model it runs (ioa_p2p.dht.kbuckets).
+
+Everything runs on the simulator's virtual clock from fixed seeds: no wall-clock time, no sockets. The
+CI-sized run of the issue's measurements is here (64-160 nodes); bench/bench_sim.py runs them at 1,000 to
+10,000 nodes.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+from libp2p.kad_dht.common import BUCKET_SIZE, MAXIMUM_BUCKETS
+
+from ioa_p2p.card import SignedCard, issue_card, parse_record
+from ioa_p2p.dht import kbuckets
+from ioa_p2p.dht.forest import forest_for
+from ioa_p2p.dht.kbuckets import RoutingTable
+from ioa_p2p.dht.keyspace import K, position
+from ioa_p2p.dht.settings import DiscoverySettings
+from ioa_p2p.dht.sim import kad, search
+from ioa_p2p.dht.sim.cardflow import exact_top, publish_cards, revoke_cards, run_searches
+from ioa_p2p.dht.sim.cards import CardSet
+from ioa_p2p.dht.sim.corpus import AgentText, generated_agents, generated_queries, recombined
+from ioa_p2p.dht.sim.events import EventLoop
+from ioa_p2p.dht.sim.links import LinkModel
+from ioa_p2p.dht.sim.measure import LookupSummary, Traffic, run_for, run_lookups
+from ioa_p2p.dht.sim.publish import DHT_PUBLISH_TIMEOUT, PutRun
+from ioa_p2p.dht.sim.records import RecordCache
+from ioa_p2p.dht.sim.search import key_of
+from ioa_p2p.dht.sim.world import EPOCH_MS, SimConfig, World
+from ioa_p2p.embedding import HashingEmbedder, normalise
+from ioa_p2p.errors import ExpiredCard, InvalidCard, InvalidMessage
+from ioa_p2p.identity import Identity
+from ioa_p2p.node.discovery import loops
+from ioa_p2p.node.discovery import search as node_search
+from ioa_p2p.node.net import kad_io
+
+SETTINGS = replace(DiscoverySettings(), min_stamp_bits=8)
+
+
+# ---------------------------------------------------------------------- the routing table model
+
+
+def test_the_routing_table_model_has_py_libp2p_parameters() -> None:
+    assert K == BUCKET_SIZE
+    assert kbuckets.MAX_BUCKETS == MAXIMUM_BUCKETS
+
+
+def test_the_node_timing_constants_are_the_simulators() -> None:
+    assert (kad.HEDGE, kad.PEER_TIMEOUT) == (kad_io.HEDGE, kad_io.PEER_TIMEOUT)
+    assert search.DIRECT_TIMEOUT == node_search.DIRECT_TIMEOUT
+    assert DHT_PUBLISH_TIMEOUT == loops.DHT_PUBLISH_TIMEOUT
+
+
+@pytest.mark.parametrize("split", ["any", "own"])
+def test_closest_peers_are_those_of_a_full_sort_by_xor_distance(split: kbuckets.Split) -> None:
+    rng = random.Random(7)
+    table = RoutingTable(rng.randbytes(32), split=split)
+    for _ in range(900):
+        table.add(rng.randbytes(32))
+    peers = list(table)
+    assert len(peers) == len(table) == len(set(peers))
+    for _ in range(40):
+        target = position(rng.randbytes(32))
+        want = sorted(peers, key=lambda p: position(p) ^ target)[:K]
+        assert table.closest(target, K) == want
+    excluded = peers[3]
+    assert excluded not in table.closest(position(excluded), K, exclude=excluded)
+
+
+def test_buckets_hold_at_most_k_peers_and_split_by_the_rule() -> None:
+    rng = random.Random(3)
+    own = rng.randbytes(32)
+    anywhere, own_only = RoutingTable(own, split="any"), RoutingTable(own, split="own")
+    for _ in range(2000):
+        peer = rng.randbytes(32)
+        anywhere.add(peer)
+        own_only.add(peer)
+    for table in (anywhere, own_only):
+        assert all(len(b.peers) <= K for b in table.buckets)
+        assert all(b.holds(position(p)) for b in table.buckets for p in b.peers)
+    # any full bucket splits (py-libp2p): far more peers than the paper's table keeps
+    assert len(anywhere) > 3 * len(own_only)
+    assert len(own_only) < K * 10
+
+
+def test_a_full_bucket_replaces_its_least_recently_seen_peer_only_when_it_is_gone() -> None:
+    rng = random.Random(5)
+    table = RoutingTable(rng.randbytes(32), max_buckets=1)
+    first = [rng.randbytes(32) for _ in range(K)]
+    for peer in first:
+        assert table.add(peer)
+    newcomer = rng.randbytes(32)
+    assert not table.add(newcomer)  # no ping possible: dropped
+    assert not table.add(newcomer, alive=lambda p: True)  # the oldest answers: it stays
+    assert table.add(newcomer, alive=lambda p: p != first[0])
+    assert first[0] not in table and newcomer in table and len(table) == K
+    table.add(first[1])  # seen again: it is the most recent now
+    assert table.buckets[0].peers[-1] == first[1]
+    assert table.remove(newcomer) and not table.remove(newcomer) and len(table) == K - 1
+    assert not table.add(table.own)
+
+
+def test_bad_table_parameters_are_refused() -> None:
+    with pytest.raises(ValueError, match="bucket_size"):
+        RoutingTable(b"x", bucket_size=0)
+    with pytest.raises(ValueError, match="buckets"):
+        RoutingTable(b"x", max_buckets=257)
+
+
+# ---------------------------------------------------------------------- the event loop and links
+
+
+def test_events_run_in_time_order_and_ties_in_scheduling_order() -> None:
+    loop = EventLoop()
+    seen: list[tuple[float, str]] = []
+    loop.after(2.0, lambda: seen.append((loop.now, "c")))
+    loop.after(1.0, lambda: seen.append((loop.now, "a")))
+    loop.after(1.0, lambda: seen.append((loop.now, "b")))
+    loop.at(-5.0, lambda: seen.append((loop.now, "past")))
+    loop.run(until=1.5)
+    assert seen == [(0.0, "past"), (1.0, "a"), (1.0, "b")] and loop.now == 1.5 and len(loop) == 1
+    loop.run()
+    assert seen[-1] == (2.0, "c") and loop.events == 4
+
+
+def test_bad_link_models_and_configs_are_refused() -> None:
+    with pytest.raises(ValueError, match="loss"):
+        LinkModel(loss=1.0)
+    with pytest.raises(ValueError, match="round trip"):
+        LinkModel(request_rtts=0)
+    with pytest.raises(ValueError, match="churn"):
+        SimConfig(nodes=10, churn=1.0)
+    with pytest.raises(ValueError, match="2 nodes"):
+        SimConfig(nodes=1)
+
+
+# ---------------------------------------------------------------------- records
+
+
+def _card(identity: Identity, now_ms: int, *, version: int = 1, ttl_ms: int = 60_000) -> SignedCard:
+    return issue_card(
+        identity,
+        name="a",
+        description="summarises invoices",
+        model="hash-256",
+        vector=[1.0] + [0.0] * 255,
+        version=version,
+        now_ms=now_ms,
+        ttl_ms=ttl_ms,
+    )
+
+
+def test_the_record_cache_decides_as_parse_record_does() -> None:
+    owner, other = Identity(bytes(32)), Identity(bytes([1]) * 32)
+    card = _card(owner, EPOCH_MS)
+    cache = RecordCache()
+    for _ in range(2):  # the first sight verifies, the second reuses; the outcomes are the same
+        assert cache.parse(card.encoded, now_ms=EPOCH_MS, peer=owner.peer_id).version == 1
+        with pytest.raises(InvalidCard):
+            cache.parse(card.encoded, now_ms=EPOCH_MS, peer=other.peer_id)
+        with pytest.raises(ExpiredCard):
+            cache.parse(card.encoded, now_ms=EPOCH_MS + 120_000)
+        for call in (parse_record, cache.parse):
+            with pytest.raises(InvalidMessage):
+                call(card.encoded[:-3], now_ms=EPOCH_MS)
+    assert cache.verified == 1 and cache.reused >= 3
+
+
+# ---------------------------------------------------------------------- worlds
+
+
+def _world(nodes: int, *, seed: int = 1, churn: float = 0.0, cards: CardSet | None = None) -> World:
+    world = World(SimConfig(nodes=nodes, seed=seed, churn=churn), cards)
+    world.join_all()
+    world.loop.run(until=nodes * world.config.join_spacing + 60)
+    return world
+
+
+def test_a_network_forms_and_its_lookups_find_the_closest_peers() -> None:
+    world = _world(96)
+    assert all(n.online for n in world.nodes)
+    assert min(world.table_sizes()) >= K
+    samples = run_lookups(world, 40, random.Random(2))
+    summary = LookupSummary.of(samples)
+    assert summary.count == 40
+    assert summary.success == 1.0 and summary.overlap > 0.95
+    assert 1 <= summary.hops_mean <= 4 and summary.messages_mean >= kad.DEFAULT_ASK
+    assert 0.25 < summary.p50 < kad.PEER_TIMEOUT  # at least one request's 5 link crossings of 50 ms
+
+
+def test_a_run_repeats_exactly_from_its_seed() -> None:
+    def run(seed: int) -> list[float]:
+        world = _world(48, seed=seed)
+        return [s.latency for s in run_lookups(world, 10, random.Random(1))]
+
+    assert run(4) == run(4)
+    assert run(4) != run(5)
+
+
+def test_lookups_still_succeed_under_churn_and_traffic_is_counted() -> None:
+    world = _world(120, churn=0.3, seed=2)
+    world.start_churn()
+    traffic = Traffic(world)
+    run_for(world, 120, traffic)
+    offline = sum(1 for n in world.nodes if not n.online)
+    assert 0.15 * 120 < offline < 0.45 * 120
+    assert world.counters["left"] > 0 and world.counters["came back"] > 0
+    per_minute = traffic.per_node_minute()
+    assert per_minute["total"] > 0 and per_minute["find_node"] > 0
+    summary = LookupSummary.of(run_lookups(world, 40, random.Random(3)))
+    assert summary.success >= 0.9
+
+
+# ---------------------------------------------------------------------- cards
+
+
+@pytest.fixture(scope="module")
+def card_set() -> CardSet:
+    return CardSet.build(generated_agents(160), HashingEmbedder(), seed=1, stamp_bits=8)
+
+
+def test_published_cards_are_found_exactly_in_a_listed_network(card_set: CardSet) -> None:
+    world = _world(80, cards=card_set)
+    forest = forest_for(card_set.model_id, card_set.dim)
+    rng = random.Random(4)
+    published = publish_cards(world, forest, world.nodes, rng, window=20)
+    assert len(published) == 80
+    assert all(p.put_ok and p.done_s is not None and p.done_s < DHT_PUBLISH_TIMEOUT for p in published)
+    assert sum(p.acknowledged for p in published) == sum(p.expected for p in published) > 0
+    key = key_of(world.nodes[7].peer)
+    holders = sum(1 for n in world.nodes if key in n.values)
+    assert holders >= K // 2  # the record sits at the closest peers, not only its owner
+    vectors = normalise(HashingEmbedder().embed(generated_queries(12)))
+    samples = run_searches(world, forest, SETTINGS, [(v, [3]) for v in vectors], rng)
+    assert len(samples) == 12
+    assert all(s.result.listing and not s.result.timed_out for s in samples)
+    assert [s.recall_exact for s in samples] == [1.0] * 12  # a listing fetches every card
+    assert all(s.result.ranked == list(s.exact) for s in samples)
+
+
+def test_a_card_with_a_weak_stamp_or_an_old_version_does_not_replace_a_stored_one(card_set: CardSet) -> None:
+    world = _world(40, cards=card_set)
+    node, server = world.nodes[5], world.nodes[9]
+    key = key_of(node.peer)
+    newer = card_set.issue(5, world.now_ms(), version=world.now_ms())
+    older = card_set.issue(5, world.now_ms(), version=world.now_ms() - 1000)
+    assert kad.serve_put_value(world, server, node, key, newer.encoded)
+    assert not kad.serve_put_value(world, server, node, key, older.encoded)
+    assert server.values[key] == newer.encoded
+    weak = _card(card_set.identities[6], world.now_ms())  # no stamp at all
+    done: list[PutRun] = []
+    PutRun(world, world.nodes[6], key_of(world.nodes[6].peer), weak.encoded, done.append).start()
+    assert done and not done[0].ok
+    assert not any(key_of(world.nodes[6].peer) in n.values for n in world.nodes)
+    assert not kad.serve_put_value(world, server, world.nodes[6], key_of(world.nodes[6].peer), weak.encoded)
+    assert world.counters["put refused"] >= 1
+
+
+def test_a_withdrawal_reaches_every_holder_within_the_revalidation_period(card_set: CardSet) -> None:
+    world = _world(64, cards=card_set, seed=3)
+    forest = forest_for(card_set.model_id, card_set.dim)
+    rng = random.Random(6)
+    publish_cards(world, forest, world.nodes[1:], rng, window=10)
+    owners = [world.nodes[10], world.nodes[20]]
+    assert owners[0].index in exact_top(world, card_set.vectors[owners[0].index], 1)
+    settings = replace(SETTINGS, revalidate=60.0)
+    revocation = revoke_cards(world, settings, owners, 15, rng, owners_leave=True)
+    assert revocation.put_ok == 2 and revocation.holders == 30
+    assert not any(o.online for o in owners)  # the holders found the withdrawals in the DHT
+    assert revocation.share_by(settings.revalidate + 2 * kad.PEER_TIMEOUT) == 1.0
+    assert revocation.time_to(0.95) <= settings.revalidate + 2 * kad.PEER_TIMEOUT
+    assert owners[0].index not in exact_top(world, card_set.vectors[owners[0].index], 1)
+
+
+def test_grown_agent_sets_combine_two_real_agents() -> None:
+    base = [AgentText(f"a{i}", f"Does task {i}. Uses tool {i}.", (f"s{i}",)) for i in range(6)]
+    grown = recombined(base, 20)
+    assert grown[:6] == base and len({a.description for a in grown}) == 20
+    assert all(a.description.startswith("Does task") and "Uses tool" in a.description for a in grown)
+    with pytest.raises(ValueError, match="distinct"):
+        recombined(base[:1], 5)
+    assert len(generated_agents(50)) == 50 and generated_agents(5) == generated_agents(5)
+
+
+def test_a_warm_started_network_routes_like_a_formed_one() -> None:
+    world = World(SimConfig(nodes=300, seed=8))
+    world.warm_start(random_peers=60)
+    assert all(n.online for n in world.nodes) and min(world.table_sizes()) >= K
+    assert all(len(n.neighbours) > 0 for n in world.nodes)
+    world.loop.run(until=30)
+    summary = LookupSummary.of(run_lookups(world, 30, random.Random(9)))
+    assert summary.success == 1.0 and summary.overlap > 0.95
