@@ -445,6 +445,7 @@ def _poll(predicate: Callable[[], bool], limit: float, what: str) -> float:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_nine_processes_find_agents_through_the_cli(tmp_path: Path) -> None:
     """8 agents in 8 processes, then a 9th that joins late and later stops (its card lives 8 s); an agent
     withdraws its card (``ioa card withdraw``) and publishes it again (``ioa card set``)."""

@@ -262,7 +262,7 @@ def report(v: Victim, name: str, base: float, attack: Attack, extra: str = "") -
     )
 
 
-@pytest.mark.parametrize("identities", [4, 16])
+@pytest.mark.parametrize("identities", [4, pytest.param(16, marks=pytest.mark.long)])
 async def test_half_sent_frames_from_4_and_16_identities(
     victim: Victim, tmp_path: Path, identities: int
 ) -> None:
@@ -359,6 +359,7 @@ FLOODS = tuple(int(n) for n in os.environ.get("IOA_TEST_FLOODS", "16,64,256").sp
 FLOOD_SECONDS = 10.0
 
 
+@pytest.mark.long
 async def test_every_flood_at_once_from_16_64_and_256_identities(victim: Victim, tmp_path: Path) -> None:
     """Identities are free. On one victim, one after the other: one identity writing invalid 2-byte
     frames on 4 streams as fast as the victim takes them, never reading an answer (before: a reply

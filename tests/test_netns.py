@@ -196,6 +196,7 @@ def _send(world: World, sender: str, target: str) -> None:
 GOAL_TIMEOUT = 60.0
 
 
+@pytest.mark.long
 def test_goals_survive_a_crash_the_bootstrap_going_away_and_a_partitioned_home(world: World) -> None:
     """At once: the bootstrap node crashes; one of the five agent nodes (20 %) is SIGKILLed mid-task; home2
     is cut off the internet for 30 s while its agent works on another goal. Every goal ends within its
