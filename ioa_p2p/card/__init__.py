@@ -1,6 +1,7 @@
 """ioa_p2p.card: the records an agent publishes about itself (pure: no I/O, no clock).
 
 - ``record.py``      the signed agent card (versions 1-3), issuing, parsing, selection of the newest
+- ``fields.py``      checks of a card's fields (text and tag limits, the embedding vector)
 - ``stamp.py``       the card stamp: a proof of work bound to the card's key and capability content
 - ``withdrawal.py``  the signed withdrawal (tombstone) of a card, and choosing between cards and withdrawals
 

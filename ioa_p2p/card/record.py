@@ -28,6 +28,7 @@ from typing import Any, ClassVar, cast  # noqa: F401  (wire.message_type resolve
 import numpy as np
 import numpy.typing as npt
 
+from ioa_p2p.card.fields import MAX_DIM, check_tags, check_text, check_vector
 from ioa_p2p.card.stamp import MAX_NONCE, content_digest, mint
 from ioa_p2p.card.stamp import stamp_bits as bits_of
 from ioa_p2p.errors import AuthorMismatch, ExpiredCard, InvalidCard, InvalidMessage, MessageTooLarge
@@ -37,8 +38,6 @@ from ioa_p2p.wire.schema import Body, message_type
 
 #: Largest encoded card (the whole signed envelope) accepted anywhere: DHT, gossip, control API.
 MAX_CARD_SIZE = 32 * 1024
-#: Largest embedding dimension accepted (OpenAI text-embedding-3-large has 3072).
-MAX_DIM = 4096
 #: Default card lifetime (the owner republishes a new version well before it runs out).
 DEFAULT_TTL_MS = 30 * 60 * 1000
 #: Longest lifetime a card may claim: a stopped agent disappears within this time at the latest.
@@ -77,17 +76,17 @@ class AgentCard(Body):
     expires_at: int
 
     def validate(self) -> None:
-        _check_text("name", self.name, MAX_NAME, required=True)
-        _check_text("description", self.description, MAX_DESCRIPTION)
-        _check_text("adapter", self.adapter, MAX_TAG)
-        _check_text("model", self.model, MAX_MODEL_ID, required=True)
-        _check_tags("skills", self.skills, MAX_TAGS, MAX_TAG)
-        _check_tags("task_types", self.task_types, MAX_TAGS, MAX_TAG)
-        _check_tags("addrs", self.addrs, MAX_ADDRS, MAX_ADDR)
+        check_text("name", self.name, MAX_NAME, required=True)
+        check_text("description", self.description, MAX_DESCRIPTION)
+        check_text("adapter", self.adapter, MAX_TAG)
+        check_text("model", self.model, MAX_MODEL_ID, required=True)
+        check_tags("skills", self.skills, MAX_TAGS, MAX_TAG)
+        check_tags("task_types", self.task_types, MAX_TAGS, MAX_TAG)
+        check_tags("addrs", self.addrs, MAX_ADDRS, MAX_ADDR)
         for addr in self.addrs:
             if not addr.startswith("/"):
                 raise InvalidCard(f"card address {addr!r} is not a multiaddr (must start with '/')")
-        _check_vector(self.dim, self.vector)
+        check_vector(self.dim, self.vector)
         for name in ("version", "issued_at", "expires_at"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
@@ -130,7 +129,7 @@ class AgentCardV2(AgentCard):
     def validate(self) -> None:
         AgentCard.validate(self)  # (slotted dataclasses are rebuilt: no zero-argument super())
         for name in STRUCTURED_FIELDS:
-            _check_tags(name, getattr(self, name), MAX_TAGS, MAX_TAG)
+            check_tags(name, getattr(self, name), MAX_TAGS, MAX_TAG)
 
 
 @message_type("agent_card", 3)
@@ -440,40 +439,6 @@ STAMPED = (
     "dim",
     "vector",
 )
-
-
-# --------------------------------------------------------------------------- field checks
-
-
-def _check_text(field: str, value: str, limit: int, *, required: bool = False) -> None:
-    if not isinstance(value, str):
-        raise InvalidCard(f"card {field} must be text, got {type(value).__name__}")
-    size = len(value.encode("utf-8", "surrogatepass"))
-    if size > limit:
-        raise InvalidCard(f"card {field} is {size} bytes, over the limit of {limit}")
-    if required and not value.strip():
-        raise InvalidCard(f"card {field} must not be empty")
-
-
-def _check_tags(field: str, values: tuple[str, ...], count: int, limit: int) -> None:
-    if not isinstance(values, tuple):
-        raise InvalidCard(f"card {field} must be a list of text, got {type(values).__name__}")
-    if len(values) > count:
-        raise InvalidCard(f"card {field} has {len(values)} entries, over the limit of {count}")
-    for value in values:
-        _check_text(field, value, limit, required=True)
-
-
-def _check_vector(dim: int, raw: bytes) -> None:
-    if isinstance(dim, bool) or not isinstance(dim, int) or not isinstance(raw, bytes):
-        raise InvalidCard("card embedding must be bytes with an integer dimension")
-    if not 1 <= dim <= MAX_DIM:
-        raise InvalidCard(f"card embedding dimension {dim} is outside 1..{MAX_DIM}")
-    if len(raw) != 4 * dim:
-        raise InvalidCard(f"card embedding has {len(raw)} bytes; {dim} float32 values need {4 * dim}")
-    values = np.frombuffer(raw, dtype="<f4")
-    if not np.isfinite(values).all():
-        raise InvalidCard("card embedding contains NaN or infinite values")
 
 
 __all__ = [

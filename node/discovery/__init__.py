@@ -6,6 +6,7 @@
 - ``warm.py``     :func:`warm_matcher`: the matcher's models loaded and arriving cards embedded in the
   background
 - ``routes.py``   control routes ``/find``, ``/cards``, ``/card``
+- ``views.py``    what the service shows: held cards, its status, a match as JSON
 - ``run.py``      :func:`open_discovery`: builds the directory, gossip and loops, registers the routes
 
 The pure parts (LSH, index, directory, record validators, settings, when to announce and re-publish:

@@ -24,6 +24,8 @@ from ioa_p2p.errors import ConfigError, IoATimeout, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.control.server import CallInfo, ControlAPI
 from ioa_p2p.node.discovery.service import Discovery
+from ioa_p2p.node.discovery.views import cards_view, match_json
+from ioa_p2p.node.discovery.views import status as discovery_status
 
 #: Seconds ``GET /card`` waits for the first card (issued in the background while the models load).
 CARD_WAIT = 30.0
@@ -38,11 +40,11 @@ def add_discovery_routes(control: ControlAPI, me: PeerId, service: Discovery) ->
             k=request.k,
             model=service.embedder.model_id,
             took_ms=round((time.monotonic() - started) * 1000, 1),
-            results=tuple(CardMatch.from_json(service.match_json(m)) for m in matches),
+            results=tuple(CardMatch.from_json(match_json(service, m)) for m in matches),
         )
 
     async def get_cards(request: Empty, call: CallInfo) -> CardsReply:
-        return CardsReply.from_json(service.cards_view())
+        return CardsReply.from_json(cards_view(service))
 
     async def get_card(request: Empty, call: CallInfo) -> OwnCard:
         with trio.move_on_after(CARD_WAIT):  # the first card is issued in the background at start
@@ -52,7 +54,7 @@ def add_discovery_routes(control: ControlAPI, me: PeerId, service: Discovery) ->
             raise IoATimeout(f"this node has issued no card yet (waited {CARD_WAIT:.0f} s); try again")
         withdrawn = None if service.withdrawal is None else service.withdrawal.summary()
         return OwnCard.from_json(
-            {**service.card.summary(), "withdrawn": withdrawn, "status": service.status()}
+            {**service.card.summary(), "withdrawn": withdrawn, "status": discovery_status(service)}
         )
 
     async def post_card(request: CardUpdate, call: CallInfo) -> PublishedCard:

@@ -456,53 +456,5 @@ class Discovery:
             await self._dht_wake.wait()
         self._dht_wake = trio.Event()
 
-    # ------------------------------------------------------------------ views
-
-    def cards_view(self) -> dict[str, Any]:
-        now = self.now_ms()
-        out = []
-        for entry in sorted(self.directory, key=lambda e: str(e.card.peer_id)):
-            if entry.card.is_expired(now):
-                continue
-            item = entry.card.summary()
-            item.update(
-                source=entry.source, learned_ms=entry.learned_ms, signature=entry.card.signature_status(now)
-            )
-            key = str(entry.card.peer_id)
-            if self.directory.ranker is not None:
-                item["standing"] = self.directory.ranker.standing(key)
-            if key in self.reputation:
-                item["record"] = self.reputation[key].to_json()
-            out.append(item)
-        return {"model": self.embedder.model_id, "cards": out}
-
-    def status(self) -> dict[str, Any]:
-        gossip = self.gossip
-        return {
-            "model": self.embedder.model_id,
-            "cards": len(self.directory),
-            "directory_partial": self.directory.partial,
-            "withdrawn": self.withdrawal is not None,
-            "matcher": self.warm.to_json(),
-            "kad_protocol": self.net.protocol(),
-            "routing_table": self.net.routing_table_size(),
-            "gossip": None
-            if gossip is None
-            else {
-                "topic_peers": gossip.topic_peers(),
-                "mesh_peers": gossip.mesh_peers(),
-                "published": gossip.published,
-                "received": gossip.received,
-                "rejected": gossip.rejected,
-            },
-            **self.stats,
-        }
-
-    def match_json(self, match: Match) -> dict[str, Any]:
-        out = match.to_json()
-        out["self"] = match.card.peer_id == self.node.peer_id
-        out["signature"] = match.card.signature_status(self.now_ms())
-        return out
-
 
 __all__ = ["Discovery"]

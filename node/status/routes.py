@@ -19,6 +19,7 @@ from ioa_p2p.api.status import MemoryView, NetworkView, NodeStatus, PeerLink, re
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.control.routes import faults_view
 from ioa_p2p.node.control.server import CallInfo
+from ioa_p2p.node.discovery.views import status as discovery_status
 from ioa_p2p.node.ports import NodePort
 from ioa_p2p.node.services import NodeServices
 
@@ -153,7 +154,7 @@ def add_status_routes(node: StatusPort) -> None:
             for p in peers
         )
         discovery = node.services.discovery
-        status = discovery.status() if discovery is not None else {}
+        status = discovery_status(discovery) if discovery is not None else {}
         gossip = status.get("gossip")
         return NetworkView(
             peers=links,
