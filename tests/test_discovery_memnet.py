@@ -20,6 +20,7 @@ from ioa_p2p.card import SignedCard, issue_card
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.node.discovery.views import status as discovery_status
 from ioa_p2p.node.net.gossip import GossipSettings
 from ioa_p2p.node.services import NodeServices
 from ioa_p2p.testing.memagents import open_memory_agent
@@ -169,7 +170,7 @@ async def test_the_matcher_warms_in_the_background_after_start(
                 )
             seeker, cold = discovery_of(agents[1]), discovery_of(agents[2])
             await seeker.warm.warmed.wait()
-            assert seeker.status()["matcher"]["state"] == "warm"
+            assert discovery_status(seeker)["matcher"]["state"] == "warm"
             await wait_cards(agents, 3)
             ranker = seeker.directory.ranker
             assert ranker is not None
@@ -177,7 +178,7 @@ async def test_the_matcher_warms_in_the_background_after_start(
                 await trio.sleep(0.5)
             assert len(ranker.matcher) == 3  # every card embedded before any find
             assert names(await seeker.find("draw a chart of the data", k=1, use_dht=False)) == ["plotter"]
-            assert cold.status()["matcher"] == {"state": "cold", "load_ms": None, "pending": 3}
+            assert discovery_status(cold)["matcher"] == {"state": "cold", "load_ms": None, "pending": 3}
             assert cold.directory.ranker is not None and len(cold.directory.ranker.matcher) == 0
             assert all(a[0].faults.snapshot() == {} for a in agents)
 
@@ -316,7 +317,7 @@ async def test_past_keep_all_a_node_keeps_what_it_needs_and_finds_the_rest_in_th
         await trio.sleep(5)
         held = [e.source for e in seeker.directory]
         assert len(held) < 4 and seeker.directory.partial, held  # gossip filled it, no more
-        assert seeker.status()["directory_partial"] is True
+        assert discovery_status(seeker)["directory_partial"] is True
         for query, name in (("translate this letter", "translator"), ("what is 17 * 23", "calculator")):
             found = await seeker.find(query, k=1, include_self=False)
             assert names(found) == [name], (names(found), seeker.last_find)
