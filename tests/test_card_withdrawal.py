@@ -185,3 +185,28 @@ async def test_a_replaced_card_reaches_a_node_that_missed_it_within_the_bound(
         while late.directory.version_of(plotter_id) != new.version:  # noqa: ASYNC110
             await trio.sleep(1)
         assert trio.current_time() - replaced_at <= 300 + late.settings.find_timeout + 10
+
+
+async def test_a_card_only_the_dht_still_holds_is_dropped_within_the_bound(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    """A storing peer that missed a withdrawal keeps serving the old card: a copy found only in the DHT
+    must not confirm the card held, or a withdrawn card would live on past revalidate + find_timeout."""
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    timing = {"ttl": 1800.0, "republish": 300.0, "revalidate": 360.0}
+    async with open_agents(net, cards, tmp_path, ["plotter", "weather", "translator"], timing) as agents:
+        await wait_cards(agents, 3)
+        plotter_id = agents[0][0].peer_id
+        observer = discovery_of(agents[1])
+        held = observer.directory.get(plotter_id)
+        assert held is not None
+        net.partition(plotter_id)  # the owner is gone (no new version, no answer); the DHT keeps its card
+        gone_at = trio.current_time()
+        assert card_key(plotter_id) in cards.net_of(agents[2][0]).values
+        settings = observer.settings
+        bound = settings.revalidate + settings.find_timeout
+        while observer.directory.get(plotter_id) is not None:  # noqa: ASYNC110
+            await trio.sleep(1)
+            assert trio.current_time() - gone_at <= bound + 30, "the DHT's copy kept the card alive"
+        assert observer.stats["revalidated"] >= 1 and observer.stats["dropped_unconfirmed"] >= 1

@@ -24,6 +24,8 @@ from ioa_p2p.dht.sim.cardflow import exact_top, publish_cards, revoke_cards, run
 from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.corpus import AgentText, generated_agents, generated_queries, recombined
 from ioa_p2p.dht.sim.events import EventLoop
+from ioa_p2p.dht.sim.gossip import GossipConfig, GossipLayer
+from ioa_p2p.dht.sim.gossipflow import announcement_rate, sample_announcements
 from ioa_p2p.dht.sim.links import LinkModel
 from ioa_p2p.dht.sim.measure import LookupSummary, Traffic, run_for, run_lookups
 from ioa_p2p.dht.sim.publish import DHT_PUBLISH_TIMEOUT, PutRun
@@ -293,3 +295,47 @@ def test_a_warm_started_network_routes_like_a_formed_one() -> None:
     world.loop.run(until=30)
     summary = LookupSummary.of(run_lookups(world, 30, random.Random(9)))
     assert summary.success == 1.0 and summary.overlap > 0.95
+
+
+# ---------------------------------------------------------------------- gossip
+
+
+def test_gossip_reaches_every_node_through_the_nodes_validator_and_refuses_forgeries(
+    card_set: CardSet,
+) -> None:
+    world = World(SimConfig(nodes=150, seed=5), card_set)
+    world.warm_start(random_peers=40)
+    world.loop.run(until=20)
+    layer = GossipLayer(world)
+    layer.start()
+    world.loop.run(until=25)
+    assert all(len(n.mesh) >= GossipConfig().degree_low for n in world.nodes)
+    sample = sample_announcements(world, layer, 8, random.Random(3))
+    assert sample.count == 8 and sample.reached == 1.0 and sample.applied == 1.0
+    assert 0 < sample.reach95_p50 < 2.0  # a few mesh hops of 50-60 ms
+    assert 1 < sample.per_node < GossipConfig().degree_high and sample.duplicates > 0
+    # A card announced by another node (an author mismatch) is dropped by the first validator it meets.
+    forger, victim = world.nodes[3], world.nodes[4]
+    forged = layer.announce(forger, card_set.issue(victim.index, world.now_ms()))
+    world.loop.run(until=world.loop.now + 5)
+    assert forged.rejected > 0 and set(forged.reached) == {forger.index}
+    # A withdrawal replaces the card in every directory the gossip reaches.
+    owner = world.nodes[7]
+    owner.card = card_set.issue(owner.index, world.now_ms())
+    layer.announce(owner, owner.card)
+    world.loop.run(until=world.loop.now + 5)
+    withdrawal = card_set.withdraw(owner.index, world.now_ms(), owner.card.version + 1)
+    layer.announce(owner, withdrawal)
+    world.loop.run(until=world.loop.now + 5)
+    holders = [d for i, d in layer.directories.items() if i != owner.index]
+    assert len(holders) == 149
+    assert all(d.get(owner.identity.peer_id) is None for d in holders)
+    assert all(d.version_of(owner.identity.peer_id) == withdrawal.version for d in holders)
+
+
+def test_the_announce_pacer_sets_the_gossip_rate() -> None:
+    world = World(SimConfig(nodes=120, seed=6))
+    world.warm_start(random_peers=40)
+    world.loop.run(until=10)
+    rate = announcement_rate(world, 1200, republish=600, rng=random.Random(1))
+    assert 0.1 <= rate <= 0.2  # two new versions per node in 20 min, plus a few re-announcements

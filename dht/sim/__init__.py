@@ -2,7 +2,7 @@
 
 It drives the project's own pure discovery code (the routing-table model :mod:`ioa_p2p.dht.kbuckets`, the
 lookup state machine :mod:`ioa_p2p.dht.lookup`, LSH bucketing and probing, card validation and rate
-limits, publish and refresh pacing) over simulated links with latency, loss and churn, on a virtual
+limits, publish, refresh and announce pacing) over simulated links with latency, loss and churn, on a virtual
 clock. No I/O and no wall clock: a run is reproducible from its seed. ``bench/bench_sim.py`` runs it.
 
 - ``events.py``    the event loop (a heap of timestamped callbacks)
@@ -18,4 +18,7 @@ clock. No I/O and no wall clock: a run is reproducible from its seed. ``bench/be
 - ``world.py``     the network: joining, peer discovery, churn
 - ``measure.py``   lookup and traffic measurements
 - ``cardflow.py``  publish, search, card spread and revocation measurements
+- ``gossip.py``    the card topic: GossipSub's mesh, forwarding and IHAVE/IWANT, with the node's validator,
+  rate limits, directory and announce pacing
+- ``gossipflow.py`` gossip measurements: propagation time, messages per announcement, announcement rate
 """

@@ -151,26 +151,37 @@ class LookupRun:
     def _pump(self) -> None:
         if self.finished:
             return
-        world, node = self.world, self.node
+        world, node, loop = self.world, self.node, self.world.loop
         for peer, keys in self.lookup.requests().items():
             target = world.node_of(peer)
-            at = self.in_flight[peer] = world.loop.now
+            at = self.in_flight[peer] = loop.now
             self.hedged.discard(peer)
             self.contacted += 1
-            world.loop.after(PEER_TIMEOUT, self._timeout, peer, at)
             if target is None:  # a made-up peer ID: nobody will answer
+                loop.after(PEER_TIMEOUT, self._timeout, peer, at)
                 continue
-            world.net.request(
+            eta = world.net.request(
                 node,
                 target,
                 self.kind,
                 len(keys),
                 partial(serve_find, world, target, node, keys, self.kind),
                 partial(self._answered, peer, keys),
+                partial(self._lost, peer, at),
             )
-            world.loop.after(HEDGE, self._hedge, peer, at)
+            # the timers are scheduled only when they would fire before the answer (links.Network.request)
+            if eta > at + HEDGE:
+                loop.after(HEDGE, self._hedge, peer, at)
+            if eta > at + PEER_TIMEOUT:
+                loop.after(PEER_TIMEOUT, self._timeout, peer, at)
         if self.lookup.done:
             self._finish()
+
+    def _lost(self, peer: bytes, at: float) -> None:
+        """No answer will come from ``peer``: the timers skipped when it was asked fire at their times."""
+        loop = self.world.loop
+        loop.at(at + HEDGE, self._hedge, peer, at)
+        loop.at(at + PEER_TIMEOUT, self._timeout, peer, at)
 
     def _answered(self, peer: bytes, keys: list[bytes], answers: list[Answer]) -> None:
         if self.finished:

@@ -24,6 +24,7 @@ timers (hedging, the per-peer timeout) decide what happens, as on the real netwo
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -70,7 +71,16 @@ class Network:
         return m.latency + m.jitter * self.rng.random() + extra
 
     def crossings(self, count: int) -> float:
-        return sum(self.crossing() for _ in range(count))
+        """The time of ``count`` one-way crossings (the same draws as ``count`` calls of :meth:`crossing`)."""
+        m = self.model
+        rand = self.rng.random
+        total = m.latency * count
+        jitter, loss, rto = m.jitter, m.loss, m.rto
+        for _ in range(count):
+            if loss and rand() < loss:
+                total += rto
+            total += jitter * rand()
+        return total
 
     def connect(self, a: SimNode, b: SimNode) -> None:
         """Record an open connection between ``a`` and ``b`` on both sides (LRU, bounded)."""
@@ -90,10 +100,17 @@ class Network:
         count: int,
         serve: Callable[[], R | None],
         answer: Callable[[R], Any],
-    ) -> None:
+        lost: Callable[[], Any] | None = None,
+    ) -> float:
         """``src`` sends ``count`` requests of ``kind`` to ``dst`` on one stream; ``dst`` runs ``serve()``
         when they arrive (if it is online), and ``answer(result)`` runs at ``src`` when the replies are back
-        (if ``src`` is still in the same session and ``serve`` returned something)."""
+        (if ``src`` is still in the same session and ``serve`` returned something).
+
+        Returns when the answer will be back if ``dst`` stays online and answers (``inf`` when it is
+        offline now): the link times are drawn now, so a caller whose timers would fire only after the
+        answer need not schedule them. When ``dst`` turns out not to answer (it went offline before the
+        request arrived, or ``serve`` returned ``None``), ``lost()`` runs then, for the caller to
+        schedule the timers it skipped."""
         m = self.model
         legs = 2 * m.request_rtts - 1
         if dst.index not in src.conns:
@@ -102,7 +119,11 @@ class Network:
             if not dst.online:
                 self.failed_dials += 1
         src.count_sent(kind, count)
-        self.loop.after(self.crossings(legs), self._serve, src, src.session, dst, kind, count, serve, answer)
+        there = self.crossings(legs)
+        back = m.service + self.crossing()
+        loop = self.loop
+        loop.after(there, self._serve, src, src.session, dst, kind, count, serve, answer, back, lost)
+        return loop.now + there + back if dst.online else math.inf
 
     def _serve(
         self,
@@ -113,25 +134,36 @@ class Network:
         count: int,
         serve: Callable[[], R | None],
         answer: Callable[[R], Any],
+        back: float,
+        lost: Callable[[], Any] | None,
     ) -> None:
-        if not dst.online:
-            return
-        self.connect(src, dst)
-        dst.count_received(kind, count)
-        result = serve()
+        result = None
+        if dst.online:
+            self.connect(src, dst)
+            dst.count_received(kind, count)
+            result = serve()
         if result is None:
+            if lost is not None:
+                lost()
             return
         dst.count_sent(kind + " reply", count)
-        self.loop.after(
-            self.model.service + self.crossing(), self._answer, src, session, kind, count, result, answer
-        )
+        self.loop.after(back, self._answer, src, session, kind, count, result, answer, lost)
 
     def _answer(
-        self, src: SimNode, session: int, kind: str, count: int, result: Any, answer: Callable[[Any], Any]
+        self,
+        src: SimNode,
+        session: int,
+        kind: str,
+        count: int,
+        result: Any,
+        answer: Callable[[Any], Any],
+        lost: Callable[[], Any] | None,
     ) -> None:
         if src.online and src.session == session:
             src.count_received(kind + " reply", count)
             answer(result)
+        elif lost is not None:
+            lost()
 
     def send(self, src: SimNode, dst: SimNode, kind: str, deliver: Callable[[], Any]) -> None:
         """A one-way message on an open connection (gossip): ``deliver()`` runs at ``dst`` if it is online."""

@@ -90,16 +90,22 @@ class PutRun:
         for peer in self.targets:
             target = world.node_of(peer)
             self._waiting.add(peer)
-            world.loop.after(PEER_TIMEOUT, self._stored, peer, False)
-            if target is not None:
-                world.net.request(
-                    self.node,
-                    target,
-                    "put_value",
-                    1,
-                    partial(serve_put_value, world, target, self.node, self.key, self.value),
-                    partial(self._stored, peer),
-                )
+            at = world.loop.now
+            timeout = partial(world.loop.at, at + PEER_TIMEOUT, self._stored, peer, False)
+            if target is None:
+                timeout()
+                continue
+            eta = world.net.request(
+                self.node,
+                target,
+                "put_value",
+                1,
+                partial(serve_put_value, world, target, self.node, self.key, self.value),
+                partial(self._stored, peer),
+                timeout,
+            )
+            if eta > at + PEER_TIMEOUT:  # the answer would come too late (links.Network.request)
+                timeout()
 
     def _stored(self, peer: bytes, ok: bool) -> None:
         if peer not in self._waiting or self.finished_at is not None:
@@ -189,17 +195,25 @@ class ProvideRun:
         world = self.world
         self._token += 1
         token = self._outstanding[peer] = self._token
-        world.loop.after(PEER_TIMEOUT, self._acked, peer, keys, 0, token)
+        timeout = partial(world.loop.at, world.loop.now + PEER_TIMEOUT, self._acked, peer, keys, 0, token)
         target = world.node_of(peer)
-        if target is not None:
-            world.net.request(
-                self.node,
-                target,
-                "add_provider",
-                len(keys),
-                lambda: serve_add_providers(world, target, self.node, keys),
-                lambda done: self._acked(peer, keys, done, token),
-            )
+        if target is None:
+            timeout()
+            return
+        eta = world.net.request(
+            self.node,
+            target,
+            "add_provider",
+            len(keys),
+            partial(serve_add_providers, world, target, self.node, keys),
+            partial(self._acked_by, peer, keys, token),
+            timeout,
+        )
+        if eta > world.loop.now + PEER_TIMEOUT:  # the answer would come too late (links.Network.request)
+            timeout()
+
+    def _acked_by(self, peer: bytes, keys: list[bytes], token: int, done: int) -> None:
+        self._acked(peer, keys, done, token)
 
     def _acked(self, peer: bytes, keys: list[bytes], done: int, token: int) -> None:
         if self._outstanding.get(peer) != token or self.finished_at is not None:

@@ -210,10 +210,10 @@ class FetchRun:
             self._ask_dht()
             return self
         world = self.world
+        world.loop.after(DIRECT_TIMEOUT, self._direct_over)  # one timer for all the owners asked
         for peer in self.peers:
             owner = world.node_of(peer)
             self._waiting.add(peer)
-            world.loop.after(DIRECT_TIMEOUT, self._direct_over)
             if owner is None:
                 continue
             key = key_of(peer)

@@ -183,18 +183,19 @@ class CardSearch:
         stored, answered = 0, set[PeerId]()
         if direct:
             own = await self.net.ask_values({p: [k] for p, k in keys.items()}, per_peer=DIRECT_TIMEOUT)
-            stored, answered = self._store_fetched(peers, own, wanted)
+            stored, answered = self._store_fetched(peers, own, wanted, confirms=True)
         rest = [p for p in peers if p not in answered]
         if rest:
             found = await self.net.get_values([keys[p] for p in rest], ask=self.settings.ask)
-            stored += self._store_fetched(rest, found, wanted)[0]
+            stored += self._store_fetched(rest, found, wanted, confirms=False)[0]
         return stored
 
     def _store_fetched(
-        self, peers: list[PeerId], found: dict[str, list[bytes]], wanted: bool = True
+        self, peers: list[PeerId], found: dict[str, list[bytes]], wanted: bool = True, *, confirms: bool
     ) -> tuple[int, set[PeerId]]:
         """Verify the values found for ``peers`` and apply each peer's newest record (card or withdrawal)
-        to the directory; returns how many changed it, and the peers a valid record was found for."""
+        to the directory; returns how many changed it, and the peers a valid record was found for.
+        ``confirms``: whether a card of the version held confirms it (see :meth:`apply`)."""
         now = self.now_ms()
         stored = 0
         answered: set[PeerId] = set()
@@ -215,17 +216,24 @@ class CardSearch:
             assert record is not None
             answered.add(peer)
             self.stats["dht_fetched"] += 1
-            if self.apply(record, now, "dht", wanted=wanted).changed:
+            if self.apply(record, now, "dht", wanted=wanted, confirms=confirms).changed:
                 stored += 1
         return stored, answered
 
-    def apply(self, record: CardRecord, now: int, source: str, *, wanted: bool = True) -> Offer:
-        """Offer a verified card or withdrawal to the directory (a card of an unchanged version confirms
-        the one held: its ``learned_ms`` is renewed; ``wanted``: see :meth:`Directory.offer`)."""
+    def apply(
+        self, record: CardRecord, now: int, source: str, *, wanted: bool = True, confirms: bool = True
+    ) -> Offer:
+        """Offer a verified card or withdrawal to the directory (``wanted``: see :meth:`Directory.offer`).
+        A card of the version held confirms it (its ``learned_ms`` is renewed) when it comes from its
+        owner (gossip, or the owner's own answer), not when the DHT alone had it (``confirms=False``): a
+        storing peer that was offline when its owner put a withdrawal still serves the old card, and a
+        live owner has issued a newer version by the time a card is revalidated (``revalidate`` is at
+        least 1.2 x ``republish``), so a card only the DHT still vouches for is dropped at
+        ``revalidate + find_timeout`` (the bound on revocation, docs/performance.md)."""
         if isinstance(record, SignedWithdrawal):
             return self.directory.withdraw(record, now)
         offer = self.directory.offer(record, now, source, wanted=wanted)
-        if offer is Offer.UNCHANGED:
+        if offer is Offer.UNCHANGED and confirms:
             self.directory.touch(record.peer_id, now)
         return offer
 
