@@ -45,18 +45,25 @@ import resource
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 from shared_data import data_file
 
-from ioa_p2p.dht.forest import forest_for
+from ioa_p2p.dht.forest import Forest, forest_for
 from ioa_p2p.dht.settings import DiscoverySettings
-from ioa_p2p.dht.sim.cardflow import card_spread, publish_cards, revoke_cards, run_searches
+from ioa_p2p.dht.sim.cardflow import card_spread, publish_cards, run_searches
 from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.corpus import AgentText, generated_agents, generated_queries, recombined
+from ioa_p2p.dht.sim.gossip import GossipLayer
+from ioa_p2p.dht.sim.gossipflow import GossipSummary, announcement_rate, sample_announcements
+from ioa_p2p.dht.sim.links import LinkModel
 from ioa_p2p.dht.sim.measure import LookupSummary, Traffic, run_for, run_lookups
+from ioa_p2p.dht.sim.peer import SimNode
+from ioa_p2p.dht.sim.preload import preload_cards
+from ioa_p2p.dht.sim.revocation import revoke_everywhere
 from ioa_p2p.dht.sim.world import SimConfig, World, percentile
 from ioa_p2p.embedding import WordLlamaEmbedder, normalise
 
@@ -98,11 +105,7 @@ def peak_mb() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 
 
-def run_one(
-    n: int, churn: float, cards: CardSet, queries: Any, spam: set[int], args: argparse.Namespace
-) -> dict[str, Any]:
-    started = time.perf_counter()
-    rng = random.Random(args.seed * 1000 + n + int(churn * 100))
+def form(n: int, churn: float, cards: CardSet, args: argparse.Namespace) -> World:
     config = SimConfig(
         nodes=n,
         seed=args.seed,
@@ -110,6 +113,7 @@ def run_one(
         split=args.split,
         min_stamp_bits=8,
         refresh_lookups=args.refresh_lookups or None,
+        links=LinkModel(loss=args.loss),
     )
     world = World(config, cards)
     if n >= args.warm_from:
@@ -119,34 +123,84 @@ def run_one(
         world.join_all()
         world.loop.run(until=n * config.join_spacing + 120)
     world.start_churn()
+    return world
+
+
+def run_one(
+    n: int, churn: float, cards: CardSet, queries: Any, spam: set[int], args: argparse.Namespace
+) -> dict[str, Any]:
+    started = time.perf_counter()
+    cpu = time.process_time()
+    parts = set(args.parts.split(","))
+    rng = random.Random(args.seed * 1000 + n + int(churn * 100))
+    world = form(n, churn, cards, args)
     traffic = Traffic(world)
     run_for(world, 60, traffic)
-    row: dict[str, Any] = {"N": n, "churn": churn, "formed_s": round(time.perf_counter() - started, 1)}
+    row: dict[str, Any] = {"N": n, "churn": churn, "loss": args.loss}
+    row["formed_s"] = round(time.perf_counter() - started, 1)
     row["msgs/node/min"] = round(traffic.per_node_minute()["total"], 1)
     row["table"] = round(statistics.mean(world.table_sizes()), 1)
     report("traffic", row)
 
-    lookups = LookupSummary.of(run_lookups(world, args.lookups, rng))
-    row.update(
-        lookups=lookups.count,
-        success=round(lookups.success, 3),
-        overlap=round(lookups.overlap, 3),
-        lookup_p50=round(lookups.p50, 3),
-        lookup_p95=round(lookups.p95, 3),
-        hops=round(lookups.hops_mean, 2),
-        log2N=round(math.log2(n), 1),
-        msgs_lookup=round(lookups.messages_mean, 1),
-    )
-    report("lookups", row)
+    if "lookups" in parts:
+        lookups = LookupSummary.of(run_lookups(world, args.lookups, rng))
+        row.update(
+            lookups=lookups.count,
+            success=round(lookups.success, 3),
+            overlap=round(lookups.overlap, 3),
+            lookup_p50=round(lookups.p50, 3),
+            lookup_p95=round(lookups.p95, 3),
+            hops=round(lookups.hops_mean, 2),
+            hops_p95=lookups.hops_p95,
+            log2N=round(math.log2(n), 1),
+            msgs_lookup=round(lookups.messages_mean, 1),
+        )
+        report("lookups", row)
 
     forest = forest_for(cards.model_id, cards.dim)
-    published = publish_cards(world, forest, world.nodes, rng, window=60)
+    settings = replace(DiscoverySettings(), min_stamp_bits=8, revalidate=args.revalidate)
+    honest = [node for node in world.nodes if node.index not in spam]
+    if parts & {"publish", "find", "spread", "revocation"}:
+        publishers = world.nodes
+        if n >= args.preload_from:
+            publishers = rng.sample(world.nodes, min(n, args.publishers))
+            row["preloaded"] = n - len(publishers)
+            preload_cards(world, forest, [x for x in world.nodes if x not in set(publishers)], rng)
+        publish_part(world, forest, publishers, rng, row)
+    if "find" in parts:
+        find_part(world, forest, settings, queries, spam, rng, row)
+    if "spread" in parts:
+        online = [node for node in honest if node.online]
+        spread = card_spread(world, forest, settings, rng.sample(online, 10), SPREAD_AT, 10, rng)
+        row.update({f"spread@{t:g}s": round(v, 2) for t, v in spread.items()})
+        report("spread", row)
+    if "gossip" in parts:
+        gossip_part(world, args, rng, row)
+    if "revocation" in parts:
+        revocation_part(world, settings, honest, rng, row, args)
+    row.update(
+        wall_s=round(time.perf_counter() - started, 1),
+        cpu_s=round(time.process_time() - cpu, 1),
+        virtual_s=round(world.loop.now, 1),
+        events=world.loop.events,
+        verified=world.records.verified,
+        peak_mb=peak_mb(),
+    )
+    report("done", row)
+    return row
+
+
+def publish_part(
+    world: World, forest: Forest, publishers: Sequence[SimNode], rng: random.Random, row: dict[str, Any]
+) -> None:
+    published = publish_cards(world, forest, publishers, rng, window=60)
     done = [p.done_s for p in published if p.done_s is not None]
     row.update(
         published=len(published),
         publish_p50=round(percentile(done, 0.5), 2),
         publish_p95=round(percentile(done, 0.95), 2),
         first_store_p50=round(percentile([p.put_first_s for p in published if p.put_first_s], 0.5), 2),
+        first_store_p95=round(percentile([p.put_first_s for p in published if p.put_first_s], 0.95), 2),
         put_ok=round(sum(p.put_ok for p in published) / max(1, len(published)), 3),
         provide_acked=round(
             sum(p.acknowledged for p in published) / max(1, sum(p.expected for p in published)), 3
@@ -155,7 +209,16 @@ def run_one(
     )
     report("publish", row)
 
-    settings = replace(DiscoverySettings(), min_stamp_bits=8, revalidate=args.revalidate)
+
+def find_part(
+    world: World,
+    forest: Forest,
+    settings: DiscoverySettings,
+    queries: Any,
+    spam: set[int],
+    rng: random.Random,
+    row: dict[str, Any],
+) -> None:
     samples = run_searches(world, forest, settings, queries, rng)
     row.update(
         finds=len(samples),
@@ -174,27 +237,66 @@ def run_one(
         row["spam_any"] = round(sum(1 for x in slots if x > 0) / max(1, len(slots)), 3)
     report("find", row)
 
-    online = [node for node in world.nodes if node.online and node.index not in spam]
-    if churn == 0:
-        owners = rng.sample(online, 5)
-        spread = card_spread(world, forest, settings, owners, SPREAD_AT, 10, rng)
-        row.update({f"spread@{t:g}s": round(v, 2) for t, v in spread.items()})
-        report("spread", row)
-    owners = rng.sample([node for node in online if node.card is not None], 5)
-    revocation = revoke_cards(world, settings, owners, 40, rng, owners_leave=True)
+
+def gossip_part(world: World, args: argparse.Namespace, rng: random.Random, row: dict[str, Any]) -> None:
+    """The card topic: propagation of sampled announcements, and its cost at the node's announce rate."""
+    layer = GossipLayer(world)
+    layer.start()
+    world.loop.run(world.loop.now + 5)
+    cards = world.cards
+    assert cards is not None
+    for node in world.nodes:  # every node holds a card to announce (issuing one costs a signature)
+        if node.card is None and node.online:
+            node.card = cards.issue(node.index, world.now_ms())
+    sample = sample_announcements(world, layer, args.gossip_sample, rng)
+    online = [n for n in world.nodes if n.online]
+    mesh = statistics.mean(len(n.mesh) for n in online)
+    rate = announcement_rate(world, 600, DiscoverySettings().republish, rng)
+    summary = GossipSummary.of(rate, len(online), sample, layer.config.heartbeat, mesh)
     row.update(
-        revoke_95_s=round(revocation.time_to(0.95), 1),
-        revoked_by_period=round(revocation.share_by(args.revalidate), 3),
+        mesh=round(mesh, 1),
+        gossip_reach50_s=round(sample.reach_p50, 2),
+        gossip_reach95_s=round(sample.reach95_p50, 2),
+        gossip_reach95_p95_s=round(sample.reach95_p95, 2),
+        gossip_reached=round(sample.reached, 3),
+        gossip_applied=round(sample.applied, 3),
+        gossip_msgs_per_announcement=round(sample.per_node, 2),
+        announcements_node_min=round(rate, 3),
+        gossip_msgs_node_min=round(summary.messages_per_node_min, 1),
     )
+    report("gossip", row)
+
+
+def revocation_part(
+    world: World,
+    settings: DiscoverySettings,
+    honest: Sequence[SimNode],
+    rng: random.Random,
+    row: dict[str, Any],
+    args: argparse.Namespace,
+) -> None:
+    """5 owners withdraw and leave at once; every node held their cards (gossip + DHT + revalidation)."""
+    layer = GossipLayer(world)
+    layer.start()
+    owners = rng.sample([node for node in honest if node.online and node.card is not None], 5)
+    run = revoke_everywhere(
+        world, layer, replace(settings, revalidate=720.0), owners, rng, repair=args.repair, horizon=900
+    )
+    online_holding = run.holding_online
+    late = [m for m, share in online_holding.items() if share > 0]
     row.update(
-        wall_s=round(time.perf_counter() - started, 1),
-        virtual_s=round(world.loop.now, 1),
-        events=world.loop.events,
-        verified=world.records.verified,
-        peak_mb=peak_mb(),
+        revoke_gossip=run.by_gossip,
+        revoke_fetch=run.by_fetch,
+        revoke_dropped=run.by_expiry,
+        revoke_95_s=round(run.time_to(0.95), 1),
+        revoke_last_holding_min=max(late, default=0),
+        holding_at_15min=round(online_holding.get(15, math.nan), 4),
+        probes_old_max_after_13min=max((v for m, v in run.probes_old.items() if m >= 13), default=0.0),
+        repaired=run.repaired,
     )
-    report("done", row)
-    return row
+    row["holding_by_min"] = {m: round(v, 4) for m, v in sorted(online_holding.items())}
+    row["probes_old_by_min"] = {m: round(v, 3) for m, v in sorted(run.probes_old.items())}
+    report("revocation", row)
 
 
 def report(stage: str, row: dict[str, Any]) -> None:
@@ -214,6 +316,20 @@ def main() -> None:
     parser.add_argument(
         "--warm-from", type=int, default=5000, help="networks this large start formed (World.warm_start)"
     )
+    parser.add_argument("--parts", default="lookups,publish,find,spread,gossip,revocation")
+    parser.add_argument("--loss", type=float, default=0.0, help="share of link crossings retransmitted")
+    parser.add_argument("--gossip-sample", type=int, default=20, help="announcements followed")
+    parser.add_argument("--no-repair", dest="repair", action="store_false", help="no DHT read repair")
+    parser.add_argument(
+        "--preload-from",
+        type=int,
+        default=5000,
+        help="preload all but --publishers cards from N",
+    )
+    parser.add_argument(
+        "--publishers", type=int, default=300, help="cards published for real when preloading"
+    )
+    parser.add_argument("--json", default="", help="append each row as a JSON line to this file")
     parser.add_argument(
         "--refresh-lookups", type=int, default=0, help="bucket-refresh lookups per full refresh (0: all)"
     )
@@ -236,12 +352,15 @@ def main() -> None:
         print(f"  cards and vectors in {time.perf_counter() - began:.1f} s", flush=True)
         for churn in churns:
             rows.append(run_one(n, churn, cards, queries, spam, args))
+            if args.json:
+                with open(args.json, "a", encoding="utf-8") as out:
+                    out.write(json.dumps(rows[-1]) + "\n")
     print()
-    keys = list(dict.fromkeys(k for row in rows for k in row))
+    keys = [k for k in dict.fromkeys(k for row in rows for k in row) if not k.endswith("_by_min")]
     print("| " + " | ".join(keys) + " |")
     print("|" + "---|" * len(keys))
     for row in rows:
-        print("| " + " | ".join(str(row.get(k, "")) for k in keys) + " |")
+        print("| " + " | ".join(str(row.get(k, "")) for k in keys if not k.endswith("_by_min")) + " |")
     sys.stdout.flush()
 
 

@@ -114,6 +114,7 @@ class LookupRun:
         "first_hit",
         "finished",
         "contacted",
+        "answers",
     )
 
     def __init__(
@@ -139,6 +140,8 @@ class LookupRun:
         self.first_hit: dict[bytes, int] = {}  # key -> hops of the first answer with a result
         self.finished = False
         self.contacted = 0
+        #: ``GET_VALUE``: what each peer that answered held under each key (None: nothing)
+        self.answers: dict[bytes, dict[bytes, bytes | None]] = {}
 
     @property
     def elapsed(self) -> float:
@@ -196,6 +199,8 @@ class LookupRun:
             if self.on_closer is not None:
                 self.on_closer(closer)
             lookup.answered(peer, key, closer, providers=providers, value=value)
+            if self.kind == VALUE:
+                self.answers.setdefault(key, {})[peer] = value
             if (providers or value is not None) and key not in self.first_hit:
                 self.first_hit[key] = hop
         lookup.batch_done(peer)

@@ -38,9 +38,10 @@ from ioa_p2p.card import SignedCard, newest_record
 from ioa_p2p.dht.forest import Forest
 from ioa_p2p.dht.keyspace import K, estimate_network_size
 from ioa_p2p.dht.probing import listing_incomplete, needs_finer, plan_probes, rank_providers
+from ioa_p2p.dht.replicas import stale_replicas
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sim.fabric import Fabric
-from ioa_p2p.dht.sim.kad import PROVIDERS, VALUE, LookupRun, start_lookup
+from ioa_p2p.dht.sim.kad import PROVIDERS, VALUE, LookupRun, serve_put_value, start_lookup
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.dht.validators import card_key, check_stamp
 from ioa_p2p.errors import InvalidMessage
@@ -194,9 +195,13 @@ class FetchRun:
         *,
         direct: bool = True,
         withdrawals: dict[bytes, Any] | None = None,
+        repair: bool = False,
     ) -> None:
         self.world, self.node, self.peers, self.settings, self.on_done = world, node, peers, settings, on_done
         self.direct = direct
+        self.repair = repair
+        self.from_owner: set[bytes] = set()  # peers whose own answer gave the record kept
+        self.repaired = 0
         self.records: dict[bytes, Any] = {}  # peer -> newest valid record (card or withdrawal)
         self.withdrawals = withdrawals
         self._waiting: set[bytes] = set()
@@ -232,6 +237,8 @@ class FetchRun:
             return
         self._waiting.discard(peer)
         self._accept(peer, [v for v in values if v is not None])
+        if peer in self.records:
+            self.from_owner.add(peer)
         if not self._waiting:
             self._direct_over()
 
@@ -252,6 +259,8 @@ class FetchRun:
                 values = run.lookup.values(key)
                 own = self.node.values.get(key)
                 self._accept(peer, values + ([own] if own is not None else []))
+                if self.repair and peer in self.records:
+                    self._correct(run, key, self.records[peer])
             self._done()
 
         start_lookup(self.world, self.node, list(keys), VALUE, ask=self.settings.ask, on_done=got)
@@ -274,11 +283,43 @@ class FetchRun:
             if held is None or record.version > held.version:
                 self.records[peer] = record
 
+    def _correct(self, run: LookupRun, key: bytes, newest: Any) -> None:
+        """Put the newest record at the peers of the lookup's closest that answered with an older one or
+        none (:func:`~ioa_p2p.dht.replicas.stale_replicas`): storing peers that were offline when a
+        withdrawal or a new version was put catch up when someone reads the key."""
+        answers = run.answers.get(key, {})
+        closest = run.lookup.closest(key)
+        world, now = self.world, self.world.now_ms()
+        for peer in stale_replicas(answers, closest, newest.version, self._version_of, now):
+            target = world.node_of(peer)
+            if target is None:
+                continue
+            self.repaired += 1
+            world.counters["replica repaired"] += 1
+            world.net.request(
+                self.node,
+                target,
+                "put_value",
+                1,
+                partial(serve_put_value, world, target, self.node, key, newest.encoded),
+                _ignore,
+            )
+
+    def _version_of(self, value: bytes, now_ms: int) -> int | None:
+        try:
+            return self.world.records.parse(value, now_ms=now_ms).version
+        except InvalidMessage:
+            return None
+
     def _done(self) -> None:
         cards = {p: r for p, r in self.records.items() if isinstance(r, SignedCard)}
         if self.withdrawals is not None:
             self.withdrawals.update({p: r for p, r in self.records.items() if not isinstance(r, SignedCard)})
         self.on_done(cards)
+
+
+def _ignore(_: Any) -> None:
+    return None
 
 
 def held(node: SimNode, key: bytes) -> list[bytes | None]:
