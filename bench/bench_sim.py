@@ -251,7 +251,7 @@ def gossip_part(world: World, args: argparse.Namespace, rng: random.Random, row:
     sample = sample_announcements(world, layer, args.gossip_sample, rng)
     online = [n for n in world.nodes if n.online]
     mesh = statistics.mean(len(n.mesh) for n in online)
-    rate = announcement_rate(world, 600, DiscoverySettings().republish, rng)
+    rate = announcement_rate(world, args.rate_window, DiscoverySettings().republish, rng)
     summary = GossipSummary.of(rate, len(online), sample, layer.config.heartbeat, mesh)
     row.update(
         mesh=round(mesh, 1),
@@ -319,6 +319,7 @@ def main() -> None:
     parser.add_argument("--parts", default="lookups,publish,find,spread,gossip,revocation")
     parser.add_argument("--loss", type=float, default=0.0, help="share of link crossings retransmitted")
     parser.add_argument("--gossip-sample", type=int, default=20, help="announcements followed")
+    parser.add_argument("--rate-window", type=float, default=600.0, help="seconds of announce pacing")
     parser.add_argument("--no-repair", dest="repair", action="store_false", help="no DHT read repair")
     parser.add_argument(
         "--preload-from",

@@ -1,0 +1,143 @@
+"""Plots (PNG) of bench_sim.py rows: lookups under churn, gossip, revocation over time, card spread.
+
+    .venv/bin/pip install 'ioa-p2p[bench]'     # matplotlib: only the plots need it
+    nice -n 10 .venv/bin/python bench/bench_sim.py ... --json rows.jsonl
+    .venv/bin/python bench/plot_sim.py rows.jsonl [more.jsonl ...] --out docs/img
+
+Each input line is one row of ``bench_sim.py --json`` (one network size and churn level). Writes what the
+rows hold: ``sim-lookups.png`` (lookup p50/p95 and hops against churn, one line per N, log2 N for
+reference), ``sim-gossip.png`` (time to reach 95 % of nodes and gossip messages per node per minute
+against N), ``sim-revocation.png`` (share of online nodes still holding a withdrawn card, and share of
+probe fetches that got it, minute by minute, one line per run), ``sim-spread.png`` (share of searches
+finding a fresh card t seconds after it was published).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def load(paths: list[str]) -> list[dict[str, Any]]:
+    rows = []
+    for path in paths:
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                rows.append(json.loads(line))
+    return rows
+
+
+def label(row: dict[str, Any]) -> str:
+    loss = f", loss {row['loss']:g}" if row.get("loss") else ""
+    return f"N={row['N']:,}, churn {row['churn']:g}{loss}"
+
+
+def plot_lookups(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
+    rows = [r for r in rows if "lookup_p50" in r]
+    if not rows:
+        return False
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for n in sorted({r["N"] for r in rows}):
+        mine = sorted((r for r in rows if r["N"] == n and not r.get("loss")), key=lambda r: r["churn"])
+        if not mine:
+            continue
+        churn = [r["churn"] for r in mine]
+        left.plot(churn, [r["lookup_p50"] for r in mine], "o-", label=f"N={n:,} p50")
+        left.plot(churn, [r["lookup_p95"] for r in mine], "s--", label=f"N={n:,} p95")
+        hops = f"N={n:,} hops (log2 N = {mine[0]['log2N']})"
+        right.plot(churn, [r["hops"] for r in mine], "o-", label=hops)
+        right.plot(churn, [r["success"] for r in mine], "^:", label=f"N={n:,} success")
+    left.set(xlabel="share of nodes offline (churn)", ylabel="lookup latency, s (50 ms links)")
+    right.set(xlabel="share of nodes offline (churn)", ylabel="hops / success rate")
+    left.legend(fontsize=8)
+    right.legend(fontsize=8)
+    fig.suptitle("FIND_NODE lookups (simulated, the node's Lookup state machine)")
+    fig.tight_layout()
+    fig.savefig(out / "sim-lookups.png", dpi=100)
+    plt.close(fig)
+    return True
+
+
+def plot_gossip(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
+    rows = [r for r in rows if "gossip_reach95_s" in r]
+    if not rows:
+        return False
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    names = [label(r) for r in rows]
+    left.barh(names, [r["gossip_reach95_s"] for r in rows], color="tab:blue")
+    left.set(xlabel="seconds until 95 % of online nodes have an announcement")
+    right.barh(names, [r["gossip_msgs_node_min"] for r in rows], color="tab:orange")
+    right.set(xlabel="gossip messages sent per node per minute")
+    fig.suptitle("Card gossip (GossipSub mesh 6, heartbeat 1 s; the node's validator and pacing)")
+    fig.tight_layout()
+    fig.savefig(out / "sim-gossip.png", dpi=100)
+    plt.close(fig)
+    return True
+
+
+def plot_revocation(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
+    rows = [r for r in rows if r.get("holding_by_min")]
+    if not rows:
+        return False
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for row in rows:
+        held = {int(k): v for k, v in row["holding_by_min"].items()}
+        probes = {int(k): v for k, v in row.get("probes_old_by_min", {}).items()}
+        left.plot(list(held), [100 * v for v in held.values()], "o-", label=label(row))
+        right.plot(list(probes), [100 * v for v in probes.values()], "o-", label=label(row))
+    for axis in (left, right):
+        axis.axvline(15, color="grey", linestyle=":")
+        axis.legend(fontsize=8)
+    left.set(xlabel="minutes after the withdrawal", ylabel="% of online nodes holding the old card")
+    right.set(xlabel="minutes after the withdrawal", ylabel="% of fetches (find) returning it")
+    fig.suptitle("Revocation: owners withdraw and leave; gossip, DHT and revalidation (720 s)")
+    fig.tight_layout()
+    fig.savefig(out / "sim-revocation.png", dpi=100)
+    plt.close(fig)
+    return True
+
+
+def plot_spread(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
+    rows = [r for r in rows if any(k.startswith("spread@") for k in r)]
+    if not rows:
+        return False
+    fig, axis = plt.subplots(figsize=(6, 4))
+    for row in rows:
+        keys = [k for k in row if k.startswith("spread@")]
+        times = [float(k[len("spread@") : -1]) for k in keys]
+        axis.plot(times, [row[k] for k in keys], "o-", label=label(row))
+    axis.set(xlabel="seconds after publishing started", ylabel="share of searches finding the card")
+    axis.set_ylim(0, 1.05)
+    axis.legend(fontsize=8)
+    fig.suptitle("Card spread: a fresh card found by its own description (DHT only)")
+    fig.tight_layout()
+    fig.savefig(out / "sim-spread.png", dpi=100)
+    plt.close(fig)
+    return True
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("rows", nargs="+")
+    parser.add_argument("--out", default="docs/img")
+    args = parser.parse_args()
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("plot_sim.py needs matplotlib: pip install 'ioa-p2p[bench]'")
+    rows = load(args.rows)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for plot in (plot_lookups, plot_gossip, plot_revocation, plot_spread):
+        if plot(plt, rows, out):
+            print(f"wrote {out / ('sim-' + plot.__name__.removeprefix('plot_') + '.png')}")
+
+
+if __name__ == "__main__":
+    main()
