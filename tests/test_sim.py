@@ -30,6 +30,7 @@ from ioa_p2p.dht.sim.links import LinkModel
 from ioa_p2p.dht.sim.measure import LookupSummary, Traffic, run_for, run_lookups
 from ioa_p2p.dht.sim.publish import DHT_PUBLISH_TIMEOUT, PutRun
 from ioa_p2p.dht.sim.records import RecordCache
+from ioa_p2p.dht.sim.revocation import revoke_everywhere
 from ioa_p2p.dht.sim.search import key_of
 from ioa_p2p.dht.sim.world import EPOCH_MS, SimConfig, World
 from ioa_p2p.embedding import HashingEmbedder, normalise
@@ -339,3 +340,22 @@ def test_the_announce_pacer_sets_the_gossip_rate() -> None:
     world.loop.run(until=10)
     rate = announcement_rate(world, 1200, republish=600, rng=random.Random(1))
     assert 0.1 <= rate <= 0.2  # two new versions per node in 20 min, plus a few re-announcements
+
+
+def test_no_online_node_holds_a_withdrawn_card_15_minutes_later_under_churn(card_set: CardSet) -> None:
+    world = World(SimConfig(nodes=60, seed=9, churn=0.3, session=600.0), card_set)
+    world.warm_start(random_peers=30)
+    world.loop.run(until=20)
+    world.start_churn()
+    rng = random.Random(5)
+    forest = forest_for(card_set.model_id, card_set.dim)
+    publish_cards(world, forest, world.nodes, rng, window=10)
+    layer = GossipLayer(world)
+    layer.start()
+    owners = rng.sample([n for n in world.nodes[1:] if n.online and n.card is not None], 2)
+    run = revoke_everywhere(world, layer, SETTINGS, owners, rng, horizon=900, probes=6)
+    assert run.put_ok == 2 and not any(o.online for o in owners)
+    assert run.by_gossip > 0 and run.by_fetch + run.by_expiry > 0  # nodes that were away caught up later
+    assert max(run.holding_online.values()) > 0  # ... and held the old card for a while
+    assert run.holding_online[15] == 0.0
+    assert all(share == 0.0 for share in run.probes_old.values())  # no find got the old card
