@@ -251,7 +251,7 @@ def gossip_part(world: World, args: argparse.Namespace, rng: random.Random, row:
     sample = sample_announcements(world, layer, args.gossip_sample, rng)
     online = [n for n in world.nodes if n.online]
     mesh = statistics.mean(len(n.mesh) for n in online)
-    rate = announcement_rate(world, args.rate_window, DiscoverySettings().republish, rng)
+    rate = announcement_rate(world, args.rate_window, DiscoverySettings().republish, rng, burn_in=60)
     summary = GossipSummary.of(rate, len(online), sample, layer.config.heartbeat, mesh)
     row.update(
         mesh=round(mesh, 1),

@@ -91,9 +91,13 @@ def sample_announcements(
     return out
 
 
-def announcement_rate(world: World, seconds: float, republish: float, rng: random.Random) -> float:
+def announcement_rate(
+    world: World, seconds: float, republish: float, rng: random.Random, *, burn_in: float = 0.0
+) -> float:
     """Announcements per online node per minute over ``seconds`` of the node's announce rules (module
-    docstring): new versions every ``republish`` s, and :class:`AnnouncePacer` re-announcements."""
+    docstring): new versions every ``republish`` s, and :class:`AnnouncePacer` re-announcements. The
+    first ``burn_in`` seconds are not counted (a pacer that never announced re-announces at its first
+    look: the node's start-up announcement, not its steady state)."""
     count = 0
     samples = online_sum = 0
 
@@ -126,10 +130,13 @@ def announcement_rate(world: World, seconds: float, republish: float, rng: rando
     for index, phase in phases.items():
         world.loop.at(begin + phase, new_version, index)
     t = begin
-    while t < begin + seconds:
+    while t < begin + burn_in + seconds:
         world.loop.at(t, look)
         t += ANNOUNCE_LOOK
-    world.loop.run(begin + seconds)
+    if burn_in > 0:
+        world.loop.run(begin + burn_in)
+        count = samples = online_sum = 0
+    world.loop.run(begin + burn_in + seconds)
     mean_online = online_sum / max(1, samples)
     return count / max(1.0, mean_online) / (seconds / 60)
 
