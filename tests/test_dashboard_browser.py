@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import os
 import re
 import subprocess
 import sys
@@ -207,6 +208,35 @@ def _session(port: int, code: str) -> tuple[str, str]:
     return header.split(";", 1)[0].split("=", 1)[1], csrf
 
 
+def test_ioa_ui_open_opens_the_login_link_it_prints(
+    net: NetworkThread, context: BrowserContext, tmp_path: Path
+) -> None:
+    home = home_of(net, "coordinator")
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"  # the default browser, as Python's webbrowser finds it ($BROWSER)
+    browser.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}\n')
+    browser.chmod(0o755)
+    out = subprocess.run(
+        [sys.executable, "-m", "ioa_p2p", "--home", str(home), "ui", "--open"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env={**os.environ, "BROWSER": f"{browser} %s"},
+    )
+    url = out.stdout.strip()
+    assert url.startswith("http://127.0.0.1:") and "/ui/#code=" in url and "one-time" in out.stderr
+    assert opened.read_text() == url  # the link it printed is the one it opened
+    token = (home / "control.token").read_text()
+    assert token not in url and token not in out.stdout + out.stderr
+    page = context.new_page()
+    page.goto(url)
+    expect(page.locator("#nav")).to_be_visible()  # the opened link logs in
+    assert "code=" not in page.url
+    page.go_back()  # the entry that held the code was replaced: back leads to the page before
+    assert page.url == "about:blank"
+
+
 # --------------------------------------------------------------------------- live network and node views
 
 
@@ -297,7 +327,17 @@ def test_a_goal_launched_from_the_page_is_followed_live_to_a_valid_audit(
         "#chat-log .sig .ok"
     ).count() == len(indexes)
     expect(page.locator("#conclusion table")).to_contain_text("calculator")  # the cost table
+    expect(page.locator("#shared-plan li")).to_have_count(2)  # the shared plan, both steps
+    expect(page.locator("#shared-plan")).to_contain_text("done")
     shot(page, "chat")
+
+    # continue the chat: a new request for the same team is a new round, followed live in the same page
+    expect(page.locator("#chat-send")).to_have_text("Continue")
+    page.fill("#chat-input", "Calculate 1000 + 234")
+    page.click("#chat-send")
+    expect(page.locator("#chat-log li.msg[data-kind='conv.start']")).to_have_count(2)
+    expect(page.locator("#conclusion")).to_contain_text("1234")
+    assert page.evaluate("window.__notReloaded") is True
 
     chat_id = page.url.rsplit("/", 1)[1]
     with page.expect_download() as download:
@@ -305,6 +345,14 @@ def test_a_goal_launched_from_the_page_is_followed_live_to_a_valid_audit(
     exported = Path(download.value.path()).read_bytes()
     copy = ControlClient(home).call("GET", f"/chats/export?chat={chat_id}")
     assert exported == base64.b64decode(copy["data"])  # type: ignore[index, call-overload]
+
+    # the chats list holds it, with its latest round's state; a click opens it again
+    page.click("#nav a[data-view=chats]")
+    link = page.locator(f"a.chat-link[data-chat='{chat_id}']")
+    expect(link).to_contain_text("Calculate 17 * 23")
+    expect(link.locator("xpath=ancestor::tr")).to_contain_text("concluded")
+    link.click()
+    expect(page.locator("#chat-log li.msg[data-kind='conv.start']")).to_have_count(2)
 
 
 def test_a_goal_is_cancelled_from_the_page(net: NetworkThread, context: BrowserContext) -> None:
