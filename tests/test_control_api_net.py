@@ -25,7 +25,7 @@ from ioa_p2p.api.events import DoneEvent, StartEvent, TeamEvent
 from ioa_p2p.api.goals import GoalResult
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.api.peers import RelayConnectRequest
-from ioa_p2p.api.status import NetworkView, NodeStatus
+from ioa_p2p.api.status import ChatsEvent, NetworkView, NodeStatus
 from ioa_p2p.api.stream import Cursor, StreamItem
 from ioa_p2p.control_client import AsyncControlClient, ControlClient, Endpoint
 from ioa_p2p.control_client.chat_stream import ChatStreamItem
@@ -171,6 +171,11 @@ async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> 
                 cursor, event = await first_status_event(coordinator, route.path)
                 assert event["event"] == kind and Cursor.parse(cursor).seq >= 1
                 schema.from_json(event["view"])
+            called.add(r.CHATS_EVENTS.key)
+            cursor, event = await first_status_event(coordinator, r.CHATS_EVENTS.path)
+            listed = ChatsEvent.from_json(event)
+            assert made.chat_id in {c.chat_id for c in listed.chats}
+            assert result.round_id in {g.round_id for g in listed.goals}
             assert called == {route.key for route in r.ROUTES}
             assert set(coordinator.control.routes) == called  # the node serves exactly the table
 

@@ -237,56 +237,6 @@ def test_ioa_ui_open_opens_the_login_link_it_prints(
     assert page.url == "about:blank"
 
 
-# --------------------------------------------------------------------------- live network and node views
-
-
-def stream_cursors(page: Page, path: str) -> list[tuple[str, int]]:
-    """The cursors the page's live stream of ``path`` delivered, in order."""
-    ids = page.evaluate(
-        "(path) => [...window.ioaLive].filter(s => s.path === path).flatMap(s => s.delivered)", path
-    )
-    return [(i.rsplit(".", 1)[0], int(i.rsplit(".", 1)[1])) for i in ids]
-
-
-def test_the_network_and_node_views_are_live_and_resume_after_a_drop(
-    net: NetworkThread, context: BrowserContext
-) -> None:
-    home = home_of(net, "coordinator")
-    client = ControlClient(home)
-    page = logged_in(context, home, "network")
-    page.evaluate("window.__notReloaded = true")
-    expect(page.locator("#net-live")).to_have_text("live")
-    peers = len(client.call("GET", "/peers"))  # type: ignore[arg-type]
-    expect(page.locator("#net-peers")).to_have_text(str(peers))
-    expect(page.locator("#net-body table")).to_contain_text("calculator")
-    expect(page.locator("#net-body table .num").first).to_contain_text(" ms")  # a measured round trip
-    gossip = page.locator("#net-body dd").nth(2)
-    before = gossip.inner_text()
-    # the network changes (this node publishes a new card): the view shows it without a reload or a click
-    client.call("POST", "/card", {"skills": ["planning", "coordination"]})
-    expect(gossip).not_to_have_text(before)
-    shot(page, "network")
-    # the stream drops; it resumes from its cursor: later views arrive, none of them twice
-    page.evaluate("for (const s of window.ioaLive) s.drop()")
-    expect(page.locator("#net-live")).to_have_text("live")
-    after_drop = gossip.inner_text()
-    client.call("POST", "/card", {"skills": ["planning", "coordination", "scheduling"]})
-    expect(gossip).not_to_have_text(after_drop)
-    seqs = [seq for _, seq in stream_cursors(page, "/network/events")]
-    assert len(seqs) >= 3 and seqs == sorted(set(seqs)), seqs
-
-    page.click("#nav a[data-view=node]")
-    expect(page.locator("#node-live")).to_have_text("live")
-    expect(page.locator("#node-peer")).to_have_text(str(client.node_id().peer_id))
-    uptime = page.locator("#node-uptime").inner_text()
-    expect(page.locator("#node-uptime")).not_to_have_text(uptime)  # ticks in the page
-    page.evaluate("for (const s of window.ioaLive) s.drop()")
-    expect(page.locator("#node-live")).to_have_text("live")
-    seqs = [seq for _, seq in stream_cursors(page, "/node/events")]
-    assert seqs and seqs == sorted(set(seqs)), seqs
-    assert page.evaluate("window.__notReloaded") is True
-
-
 # --------------------------------------------------------------------------- a goal from the page
 
 
@@ -426,3 +376,61 @@ def test_a_chat_of_500_messages_renders_and_a_dropped_stream_resumes_exactly(
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background != "rgb(246, 247, 249)"  # the dark palette, not the light one
     shot(page, "chat-phone-dark")
+
+
+# ---------------------------------------------- live network, node and chats views (last: they change a card)
+
+
+def stream_cursors(page: Page, path: str) -> list[tuple[str, int]]:
+    """The cursors the page's live stream of ``path`` delivered, in order."""
+    ids = page.evaluate(
+        "(path) => [...window.ioaLive].filter(s => s.path === path).flatMap(s => s.delivered)", path
+    )
+    return [(i.rsplit(".", 1)[0], int(i.rsplit(".", 1)[1])) for i in ids]
+
+
+def test_the_network_and_node_views_are_live_and_resume_after_a_drop(
+    net: NetworkThread, context: BrowserContext
+) -> None:
+    home = home_of(net, "coordinator")
+    client = ControlClient(home)
+    page = logged_in(context, home, "network")
+    page.evaluate("window.__notReloaded = true")
+    expect(page.locator("#net-live")).to_have_text("live")
+    peers = len(client.call("GET", "/peers"))  # type: ignore[arg-type]
+    expect(page.locator("#net-peers")).to_have_text(str(peers))
+    expect(page.locator("#net-body table")).to_contain_text("calculator")
+    expect(page.locator("#net-body table .num").first).to_contain_text(" ms")  # a measured round trip
+    gossip = page.locator("#net-body dd").nth(2)
+    before = gossip.inner_text()
+    # the network changes (this node publishes a new card): the view shows it without a reload or a click
+    client.call("POST", "/card", {"skills": ["planning", "coordination"]})
+    expect(gossip).not_to_have_text(before)
+    shot(page, "network")
+    # the stream drops; it resumes from its cursor: later views arrive, none of them twice
+    page.evaluate("for (const s of window.ioaLive) s.drop()")
+    expect(page.locator("#net-live")).to_have_text("live")
+    after_drop = gossip.inner_text()
+    client.call("POST", "/card", {"skills": ["planning", "coordination", "scheduling"]})
+    expect(gossip).not_to_have_text(after_drop)
+    seqs = [seq for _, seq in stream_cursors(page, "/network/events")]
+    assert len(seqs) >= 3 and seqs == sorted(set(seqs)), seqs
+
+    page.click("#nav a[data-view=node]")
+    expect(page.locator("#node-live")).to_have_text("live")
+    expect(page.locator("#node-peer")).to_have_text(str(client.node_id().peer_id))
+    uptime = page.locator("#node-uptime").inner_text()
+    expect(page.locator("#node-uptime")).not_to_have_text(uptime)  # ticks in the page
+    page.evaluate("for (const s of window.ioaLive) s.drop()")
+    expect(page.locator("#node-live")).to_have_text("live")
+    seqs = [seq for _, seq in stream_cursors(page, "/node/events")]
+    assert seqs and seqs == sorted(set(seqs)), seqs
+
+    # the chats list is live too: a chat made elsewhere appears without a reload
+    page.click("#nav a[data-view=chats]")
+    expect(page.locator("#chats-live")).to_have_text("live")
+    calculator = str(net.net["calculator"].peer_id)  # type: ignore[index]
+    made = client.call("POST", "/chats/create", {"members": [calculator], "topic": "made elsewhere"})
+    chat = str(made["chat_id"])  # type: ignore[index, call-overload]
+    expect(page.locator(f"a.chat-link[data-chat='{chat}']")).to_have_text("made elsewhere")
+    assert page.evaluate("window.__notReloaded") is True

@@ -148,6 +148,14 @@ NODE_EVENTS = Route(
     "this node's status, then again each time it changes; resumable",
     streams="always",
 )
+CHATS_EVENTS = Route(
+    "GET",
+    "/chats/list/events",
+    s.StatusEventsRequest,
+    one(Empty),  # never answered: the route only streams
+    "the chats and their rounds, then again each time they change; resumable",
+    streams="always",
+)
 UI_CODE = Route("POST", "/ui/code", Empty, one(s.UiCode), "a one-time code that opens a dashboard session")
 CHATS = Route("GET", "/chats", Empty, many(c.ChatInfo), "the chats this node takes part in")
 HISTORY = Route("GET", "/chats/history", c.ChatRef, one(c.HistoryReply), "a chat's messages, causal order")
@@ -207,7 +215,7 @@ CANCEL_GOAL = Route(
 
 ROUTES: tuple[RouteInfo, ...] = (
     ID, PEERS, NET, CONNECT, SEND, INBOX, FAULTS, BUDGETS, RELAY, RELAY_CONNECT, NODE, NETWORK,
-    NODE_EVENTS, NETWORK_EVENTS, UI_CODE,
+    NODE_EVENTS, NETWORK_EVENTS, CHATS_EVENTS, UI_CODE,
     CHATS, HISTORY, EXPORT, POST, CREATE_CHAT, SYNC_CHATS, CHAT_EVENTS, AUDIT, CHAT_STORE,
     FIND, CARDS, CARD, UPDATE_CARD, WITHDRAW_CARD,
     LAUNCH_GOAL, GOAL_EVENTS, GOALS, ROUND_RESULT, CANCEL_GOAL,
@@ -221,6 +229,7 @@ __all__ = [
     "CARD",
     "CARDS",
     "CHATS",
+    "CHATS_EVENTS",
     "CHAT_STORE",
     "CHAT_EVENTS",
     "CONNECT",

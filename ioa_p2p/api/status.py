@@ -1,5 +1,6 @@
 """This node's status and its view of the network (pure): ``GET /node``, ``GET /network`` (docs/protocol.md
-§7), their live streams ``GET /node/events`` and ``GET /network/events`` (each event the whole view), and
+§7), their live streams ``GET /node/events`` and ``GET /network/events`` and the chats list's ``GET
+/chats/list/events`` (each event the whole view), and
 the one-time login code of the dashboard (``POST /ui/code``, docs/dashboard.md).
 
 The config summary of :class:`NodeStatus` never carries a secret: :func:`redacted_config` drops the values
@@ -14,9 +15,11 @@ from dataclasses import dataclass
 from typing import Annotated, ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
+from ioa_p2p.api.chats import ChatInfo
 from ioa_p2p.api.codec import ApiObject, Json, JsonObject, JsonValue, json_value
 from ioa_p2p.api.discovery import GossipStatus
 from ioa_p2p.api.events import Event
+from ioa_p2p.api.goals import GoalSummary
 from ioa_p2p.api.peers import FaultsReply
 
 #: Keys whose values are secrets (matched anywhere in the key, case-insensitive).
@@ -105,6 +108,16 @@ class NodeEvent(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ChatsEvent(Event):
+    """The chats this node takes part in (``GET /chats``) and every round it has seen (``GET /goals``) as
+    they are now: it replaces every earlier one."""
+
+    event: ClassVar[str] = "chats"
+    chats: tuple[ChatInfo, ...]
+    goals: tuple[GoalSummary, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class UiCode(ApiObject):
     """``POST /ui/code``: a one-time code that opens one dashboard session, and the URL to open
     (``http://127.0.0.1:PORT/ui/#code=...``); the code expires after ``expires_in`` seconds."""
@@ -155,6 +168,7 @@ def _strip_userinfo(text: str) -> str:
 
 __all__ = [
     "REDACTED",
+    "ChatsEvent",
     "MemoryView",
     "NetworkEvent",
     "NetworkView",

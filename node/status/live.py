@@ -1,13 +1,15 @@
-"""Live status streams: ``GET /network/events`` and ``GET /node/events`` (docs/protocol.md §7.3).
+"""Live status streams: ``GET /network/events``, ``GET /node/events`` and ``GET /chats/list/events``
+(docs/protocol.md §7.3).
 
-Each event is the whole view (``{"event": "network", "view": NetworkView}`` or ``{"event": "node", "view":
-NodeStatus}``), so a later event replaces every earlier one. A view is sampled only while a stream asks for
+Each event is the whole view (``{"event": "network", "view": NetworkView}``, ``{"event": "node", "view":
+NodeStatus}``, ``{"event": "chats", "chats": [ChatInfo], "goals": [GoalSummary]}``), so a later event
+replaces every earlier one. A view is sampled only while a stream asks for
 it, at most every :data:`SAMPLE` seconds for all its streams together, and a sample gets a new sequence
 number only when it differs from the previous one in what a viewer sees (:func:`network_key`,
-:func:`node_key`: not the time of the measurement or the uptime, which the page ticks itself; memory to the
-MiB, latency to the tenth of a millisecond).
+:func:`node_key`, :func:`whole_key`: not the time of the measurement or the uptime, which the page ticks
+itself; memory to the MiB, latency to the tenth of a millisecond).
 
-Cursors are ``<epoch>.<seq>``: ``seq`` counts the changes of both views of this node (1, 2, ...), the epoch
+Cursors are ``<epoch>.<seq>``: ``seq`` counts the changes of all the views of this node (1, 2, ...), the epoch
 is drawn when the node starts. A stream sends the current view first, then each change. Resumed ``after``
 a cursor of this epoch it sends the current view only if it changed since (the views in between are
 replaced by it, never lost: each is the whole state), so nothing is sent twice; a cursor of another epoch
@@ -65,7 +67,16 @@ def node_key(view: JsonObject) -> str:
     return json.dumps({**view, "uptime": 0, "memory": coarse}, sort_keys=True, default=str)
 
 
-KEYS: Mapping[str, Callable[[JsonObject], str]] = {"network": network_key, "node": node_key}
+def whole_key(view: JsonObject) -> str:
+    """Every field counts (the chats list: a new chat, a message, a round's state)."""
+    return json.dumps(view, sort_keys=True, default=str)
+
+
+KEYS: Mapping[str, Callable[[JsonObject], str]] = {
+    "network": network_key,
+    "node": node_key,
+    "chats": whole_key,
+}
 
 
 @dataclass(slots=True)
@@ -146,8 +157,9 @@ class StatusFeeds:
 
 
 def _view_json(event: Event) -> JsonObject:
-    data = event.to_json().get("view")
-    return data if isinstance(data, dict) else {}
+    data = event.to_json()
+    view = data.get("view", data)
+    return view if isinstance(view, dict) else {}
 
 
-__all__ = ["HEARTBEAT", "MAX_STREAMS", "SAMPLE", "StatusFeeds", "network_key", "node_key"]
+__all__ = ["HEARTBEAT", "MAX_STREAMS", "SAMPLE", "StatusFeeds", "network_key", "node_key", "whole_key"]

@@ -1,6 +1,7 @@
 """Control routes about the whole node: ``GET /node`` (identity, agent, uptime, memory, config summary,
 faults) and ``GET /network`` (peers with their latency, routing table, gossip mesh), and their live
-streams ``GET /node/events`` and ``GET /network/events`` (:mod:`.live`); schemas:
+streams ``GET /node/events`` and ``GET /network/events``, and the chats list's ``GET /chats/list/events``
+(:mod:`.live`); schemas:
 :mod:`ioa_p2p.api.status`. They read every service, so they are registered once the services run."""
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from typing import Protocol
 import trio
 
 from ioa_p2p.api import routes as r
+from ioa_p2p.api.chats import ChatInfo
 from ioa_p2p.api.codec import Empty, JsonObject
 from ioa_p2p.api.discovery import GossipStatus
 from ioa_p2p.api.status import (
+    ChatsEvent,
     MemoryView,
     NetworkEvent,
     NetworkView,
@@ -181,7 +184,13 @@ def add_status_routes(node: StatusPort) -> None:
         await trio.lowlevel.checkpoint()
         return NodeEvent(node_status(node))
 
-    feeds = StatusFeeds({"network": sample_network, "node": sample_node})
+    async def sample_chats() -> ChatsEvent:
+        await trio.lowlevel.checkpoint()
+        chats, goals = node.services.chats, node.services.goals
+        listed = tuple(ChatInfo.from_json(c) for c in chats.list_chats()) if chats is not None else ()
+        return ChatsEvent(listed, goals.list_goals() if goals is not None else ())
+
+    feeds = StatusFeeds({"network": sample_network, "node": sample_node, "chats": sample_chats})
 
     async def get_node(request: Empty, call: CallInfo) -> NodeStatus:
         return node_status(node)
@@ -201,6 +210,7 @@ def add_status_routes(node: StatusPort) -> None:
     node.control.add_route(r.NETWORK, get_network)
     node.control.add_route(r.NODE_EVENTS, events("node"))
     node.control.add_route(r.NETWORK_EVENTS, events("network"))
+    node.control.add_route(r.CHATS_EVENTS, events("chats"))
 
 
 __all__ = ["add_status_routes", "memory_view", "network_view", "node_status", "package_version"]
