@@ -376,6 +376,19 @@ def test_a_chat_of_500_messages_renders_and_a_dropped_stream_resumes_exactly(
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background != "rgb(246, 247, 249)"  # the dark palette, not the light one
     shot(page, "chat-phone-dark")
+    # every other view fits a phone screen too, once its data is shown
+    for view, ready in (
+        ("network", "#net-peers"),
+        ("directory", "#dir-results li.card"),
+        ("goal", "#goal-launch"),
+        ("chats", "a.chat-link"),
+        ("node", "#node-peer"),
+    ):
+        page.click(f"#nav a[data-view={view}]")
+        expect(page.locator(ready).first).to_be_visible()
+        wide = page.evaluate("document.documentElement.scrollWidth - innerWidth")
+        assert wide <= 1, f"the {view} view is {wide} px wider than a phone screen"
+    shot(page, "node-phone-dark")
 
 
 # ---------------------------------------------- live network, node and chats views (last: they change a card)
