@@ -23,7 +23,7 @@ from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.contents import StartContent
 from ioa_p2p.history.bodies import ChatMessage
-from ioa_p2p.node.goals.trace_peers import TRACE_FEATURE, TracePeers
+from ioa_p2p.node.goals.trace_peers import PROBE_TIMEOUT, TRACE_FEATURE, TracePeers
 from ioa_p2p.telemetry.tracer import AttrValue, Span
 from ioa_p2p.testing.memnet import MemoryNetwork
 
@@ -126,3 +126,35 @@ async def test_answers_are_remembered_and_an_unknown_member_id_gets_no_trace(
             assert await TracePeers(launcher[0]).context_for(TRACE, [me, other]) == ""  # asked anew
             assert await peers.context_for(TRACE, [me, "not-a-peer-id"]) == ""
             assert await peers.context_for("", [me, other]) == ""  # tracing off: nobody is asked
+
+
+@pytest.mark.slow
+async def test_the_feature_flag_is_asked_over_real_libp2p(tmp_path: Path) -> None:
+    """A node of this version answers the flag; a node without it (here one without the goals service,
+    as a node of an earlier version) gets multistream-select's ``na``: no trace for it, within the bound."""
+    from ioa_p2p.config.node_config import NodeConfig
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node import open_node
+
+    def config(name: str, **more: Any) -> NodeConfig:
+        raw = {"agent": {"name": name}, "goals": {"brain": "offline"}}
+        return NodeConfig(home=tmp_path / name, listen=("/ip4/127.0.0.1/tcp/0",), raw=raw, **more)
+
+    with trio.fail_after(120):
+        async with open_node(config("asker"), identity=Identity.generate(), write_info=False) as asker:
+            seed = (asker.listen_addrs()[0],)
+            new = open_node(config("new", bootstrap=seed), identity=Identity.generate(), write_info=False)
+            old = open_node(
+                config("old", bootstrap=seed), identity=Identity.generate(), write_info=False, services=False
+            )
+            async with new as member, old as earlier:
+                connected = (member.peer_id, earlier.peer_id)  # they dial it (their bootstrap), like a team
+                while not all(asker.is_connected(p) for p in connected):  # noqa: ASYNC110
+                    await trio.sleep(0.05)
+                peers = TracePeers(asker)
+                me, ok, no = str(asker.peer_id), str(member.peer_id), str(earlier.peer_id)
+                assert await peers.context_for(TRACE, [me, ok]) == TRACE
+                started = trio.current_time()
+                assert await peers.context_for(TRACE, [me, ok, no]) == ""
+                assert trio.current_time() - started <= PROBE_TIMEOUT + 1
+                assert peers.known[earlier.peer_id][0] is False  # a final answer: remembered

@@ -9,8 +9,10 @@ round trip, all members at once, within :data:`PROBE_TIMEOUT`), and leaves the k
 answers are remembered (at most :data:`MAX_REMEMBERED` peers, for :data:`REMEMBER_FOR` seconds), so a
 round's task turns ask nobody again. With tracing off nothing is asked and nothing is sent.
 
-A member that does not answer in time counts as one that does not accept: the message goes out without
-the key (its receivers' spans then start traces of their own); interoperation never depends on a trace.
+A member that cannot be asked now (not reachable, or no answer in time) counts as one that does not
+accept, for this message only: it goes out without the key (its receivers' spans then start traces of
+their own); interoperation never depends on a trace. Only a connected member that refuses the protocol is
+remembered as one that does not read the key.
 """
 
 from __future__ import annotations
@@ -65,7 +67,7 @@ class TracePeers:
         now = trio.current_time()
         unknown = [p for p in peers if self._remembered(p, now) is None]
         if unknown:
-            answers: dict[PeerId, bool] = {}
+            answers: dict[PeerId, bool | None] = {}
 
             async def probe(peer: PeerId) -> None:
                 answers[peer] = await self._probe(peer)
@@ -75,15 +77,17 @@ class TracePeers:
                     for peer in unknown:
                         nursery.start_soon(probe, peer)
             for peer in unknown:
-                self._remember(peer, answers.get(peer, False), now, final=peer in answers)
+                self._remember(peer, answers.get(peer), now)
         return all(self._remembered(p, now) for p in peers)
 
-    async def _probe(self, peer: PeerId) -> bool:
+    async def _probe(self, peer: PeerId) -> bool | None:
+        """True: it serves the flag; False: connected, it refused the protocol (an earlier version);
+        None: it could not be asked now (not reachable)."""
         try:
             stream = await self.node.open_stream(peer, TRACE_FEATURE)
-        except IoAError as exc:  # an earlier version (no such protocol), or unreachable now
-            log.debug("peer %s does not accept trace context: %s", str(peer)[-8:], exc)
-            return False
+        except IoAError as exc:
+            log.debug("peer %s: no trace context (%s)", str(peer)[-8:], exc)
+            return False if self.node.is_connected(peer) else None
         with suppress(IoAError):
             await stream.close()
         return True
@@ -94,8 +98,8 @@ class TracePeers:
             return None
         return found[0]
 
-    def _remember(self, peer: PeerId, accepts: bool, now: float, *, final: bool) -> None:
-        if not final:  # no answer in time: not now, but ask again next time
+    def _remember(self, peer: PeerId, accepts: bool | None, now: float) -> None:
+        if accepts is None:  # no answer (in time): not now, but ask again next time
             self.known.pop(peer, None)
             return
         if peer not in self.known and len(self.known) >= MAX_REMEMBERED:
