@@ -1,11 +1,12 @@
 """The dashboard end to end in headless Chromium (Debian's package) on a local network of 3 agent processes.
 
-From the page: log in with the one-time link of ``ioa ui``, search the directory, launch a goal and follow
-it live (messages arrive without a reload, a task's progress, the conclusion, the audit badge turning
-valid), cancel a goal, a chat of 500 messages, a dropped connection resumed without losing or duplicating
-a message; at phone width and in dark mode. Without the session, nothing: a wrong or missing token, a
-spent code, another origin, a request without its CSRF token get no data. Screenshots go to
-``$IOA_TEST_ARTIFACTS`` (default: a temporary folder).
+From the page: log in with the one-time link of ``ioa ui`` (``--open`` opens the link it prints), search
+the directory, launch a goal and follow it live (messages arrive without a reload, a task's progress, the
+shared plan, the conclusion, the audit badge turning valid), continue it, find it in the chats list,
+cancel a goal, a chat of 500 messages, a dropped connection resumed without losing or duplicating a
+message; every view at phone width and in dark mode; the network, node and chats views live. Without the
+session, nothing: a wrong or missing token, a spent code, another origin, a request without its CSRF
+token get no data. Screenshots go to ``$IOA_TEST_ARTIFACTS`` (default: a temporary folder).
 """
 
 from __future__ import annotations
