@@ -25,7 +25,7 @@ from ioa_p2p.api.events import DoneEvent, StartEvent, TeamEvent
 from ioa_p2p.api.goals import GoalResult
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.api.peers import RelayConnectRequest
-from ioa_p2p.api.status import ChatsEvent, NetworkView, NodeStatus
+from ioa_p2p.api.status import ChatsEvent, NetworkEvent, NetworkView, NodeEvent, NodeStatus
 from ioa_p2p.api.stream import Cursor, StreamItem
 from ioa_p2p.control_client import AsyncControlClient, ControlClient, Endpoint
 from ioa_p2p.control_client.chat_stream import ChatStreamItem
@@ -176,6 +176,15 @@ async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> 
             listed = ChatsEvent.from_json(event)
             assert made.chat_id in {c.chat_id for c in listed.chats}
             assert result.round_id in {g.round_id for g in listed.goals}
+            # the typed client streams: the current view first, with its cursor
+            for stream, kind in (
+                (client.network_events(), NetworkEvent),
+                (client.node_events(), NodeEvent),
+                (client.chats_events(), ChatsEvent),
+            ):
+                async with aclosing(stream):
+                    first = await anext(stream)
+                assert isinstance(first.event, kind) and first.cursor is not None
             assert called == {route.key for route in r.ROUTES}
             assert set(coordinator.control.routes) == called  # the node serves exactly the table
 

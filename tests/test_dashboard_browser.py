@@ -21,11 +21,13 @@ import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ioa_p2p.api.status import NetworkEvent
 from ioa_p2p.control_client import ControlClient
 
 from .dashboard_net import CHROMIUM, CHROMIUM_FLAGS, NetworkThread, artifacts_dir, browser_missing, spec
@@ -429,6 +431,10 @@ def test_the_network_and_node_views_are_live_and_resume_after_a_drop(
     expect(gossip).not_to_have_text(after_drop)
     seqs = [seq for _, seq in stream_cursors(page, "/network/events")]
     assert len(seqs) >= 3 and seqs == sorted(set(seqs)), seqs
+
+    with closing(client.network_events()) as views:  # the blocking client reads the same stream, typed
+        first = next(views)
+    assert isinstance(first.event, NetworkEvent) and len(first.event.view.peers) == peers
 
     page.click("#nav a[data-view=node]")
     expect(page.locator("#node-live")).to_have_text("live")
