@@ -1,12 +1,14 @@
 """Spans of an adapter's own calls, under the task's span (the node's tracer is the current tracer while
 its adapter runs a task): the ``llm`` kind's model calls (``chat <model>``, GenAI attributes: model,
 tokens) and tool calls (``execute_tool <name>``), and a remote agent's HTTP calls (``POST``, the HTTP
-conventions' attributes), against real servers on 127.0.0.1; with tracing off, nothing is recorded.
+conventions' attributes) and MCP tool calls (``tools/call <tool>``), against real servers on 127.0.0.1
+(an MCP server over stdio); with tracing off, nothing is recorded.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,8 @@ from .openai_server import Reply, ToolCallReply
 from .openai_server import serve as serve_model
 from .test_adapter_http import _run, adapter_for
 from .test_adapter_http import serve as serve_http
+
+MCP_SERVER = [sys.executable, str(Path(__file__).with_name("mcp_server.py"))]
 
 pytest.importorskip("opentelemetry.sdk", reason="the otel extra is not installed")
 
@@ -105,3 +109,28 @@ async def test_a_remote_agents_http_calls_are_client_spans_failures_marked(tmp_p
     assert good["status"] == "unset" and good["kind"] == "client"
     assert bad["attributes"]["http.response.status_code"] == 503 and bad["status"] == "error"
     assert bad["attributes"]["error.type"] == "503"
+
+
+@pytest.mark.slow
+async def test_mcp_tool_calls_are_client_spans_failures_marked(tmp_path: Path) -> None:
+    tracer = open_tracer(tmp_path)
+    async with open_adapter("mcp", {"command": MCP_SERVER}) as adapter:
+        with tracer.span("invoke_agent tools", kind="client"), use_tracer(tracer):
+            added = await run_task(
+                adapter, Task.create('{"tool": "add", "arguments": {"a": 2, "b": 40}}', timeout=30)
+            )
+            failed = await run_task(
+                adapter, Task.create('{"tool": "boom", "arguments": {"reason": "no"}}', timeout=30)
+            )
+    assert added.ok and added.text == "42" and not failed.ok
+    spans = finished(tracer, tmp_path)
+    parent = next(s for s in spans if s["name"] == "invoke_agent tools")
+    add = next(s for s in spans if s["name"] == "tools/call add")
+    boom = next(s for s in spans if s["name"] == "tools/call boom")
+    assert add["parent_span_id"] == parent["span_id"] and add["kind"] == "client" and add["status"] == "unset"
+    assert add["attributes"] == {
+        "mcp.method.name": "tools/call",
+        "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "add",
+    }
+    assert boom["status"] == "error" and boom["attributes"]["error.type"]
