@@ -452,5 +452,12 @@ def test_the_network_and_node_views_are_live_and_resume_after_a_drop(
     calculator = str(net.net["calculator"].peer_id)  # type: ignore[index]
     made = client.call("POST", "/chats/create", {"members": [calculator], "topic": "made elsewhere"})
     chat = str(made["chat_id"])  # type: ignore[index, call-overload]
-    expect(page.locator(f"a.chat-link[data-chat='{chat}']")).to_have_text("made elsewhere")
+    link = page.locator(f"a.chat-link[data-chat='{chat}']")
+    expect(link).to_have_text("made elsewhere")
+    # a message arrives while the keyboard is on the link: the row updates, the focus stays
+    link.focus()
+    client.call("POST", "/chats/post", {"chat": chat, "text": "hello"})
+    held = len(client.call("GET", f"/chats/history?chat={chat}")["messages"])  # type: ignore[index, call-overload, arg-type]
+    expect(link.locator("xpath=ancestor::tr").locator("td").nth(3)).to_have_text(str(held))
+    expect(link).to_be_focused()
     assert page.evaluate("window.__notReloaded") is True

@@ -11,7 +11,10 @@ export function showChats(root) {
   // Live: the node sends the list again each time a chat or a round changes (GET /chats/list/events).
   const stream = new LiveStream("/chats/list/events", {}, {
     onEvent: (ev) => {
-      if (ev.event === "chats") render(ev.chats, ev.goals);
+      if (ev.event !== "chats") return;
+      const focused = body.contains(document.activeElement) ? document.activeElement.dataset.chat : undefined;
+      render(ev.chats, ev.goals);
+      if (focused) body.querySelector(`a.chat-link[data-chat="${CSS.escape(focused)}"]`)?.focus(); // keep the place
     },
     onState: state.set,
   });

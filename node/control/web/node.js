@@ -14,8 +14,10 @@ export function showNode(root) {
     onEvent: (ev) => {
       if (ev.event !== "node") return;
       const open = body.querySelector("details.config")?.open;
+      const focused = body.contains(document.activeElement) && document.activeElement.tagName === "SUMMARY";
       render(ev.view);
       if (open) body.querySelector("details.config").open = true;
+      if (focused) body.querySelector("details.config summary").focus(); // keyboard users keep their place
       body.dataset.updates = String(++updates);
     },
     onState: state.set,
