@@ -13,7 +13,8 @@ a key is finished when its ``ask`` closest candidates that have neither failed n
 answered (Kademlia's termination rule with ``alpha = ask``); when fewer than ``ask`` such candidates
 exist, once one of them answered or nothing is left in flight. There are no rounds: a peer's answer lets
 its keys move on at once, so one slow peer delays nothing but its own answer. A peer is asked again
-(for other keys) once its batch is done; ``budget`` bounds the distinct peers one lookup may contact.
+(for other keys) once its batch is done; ``budget`` bounds the distinct peers one lookup may contact
+(by default :data:`BUDGET`, or :data:`BUDGET_PER_KEY` per key when that is more).
 
 What a key collects: the providers (``GET_PROVIDERS``) or values (``GET_VALUE``) of every answer;
 :meth:`Lookup.closest` gives the peers to store a record at (the ``width`` closest not known to have
@@ -30,8 +31,12 @@ from ioa_p2p.dht.keyspace import K, position
 PENDING, SLOW, ANSWERED, FAILED = "pending", "slow", "answered", "failed"
 #: Default peers asked per key (the libp2p spec's alpha is 3).
 ASK = 3
-#: Default bound on the distinct peers one lookup contacts.
+#: Default bound on the distinct peers one lookup contacts: this many at least, and
+#: :data:`BUDGET_PER_KEY` per key of a batched lookup (a 48-key probe plan at 10,000 nodes contacts ~400
+#: peers once hedged requests ask the next candidates; a flat 256 left a third of its own buckets short of
+#: their closest peers: docs/performance.md, "Card spread at 10,000").
 BUDGET = 256
+BUDGET_PER_KEY = 16
 
 
 @dataclass
@@ -61,8 +66,11 @@ class Lookup:
         me: bytes | None = None,
         ask: int = ASK,
         width: int = K,
-        budget: int = BUDGET,
+        budget: int | None = None,
     ) -> None:
+        keys = list(dict.fromkeys(keys))
+        if budget is None:
+            budget = max(BUDGET, BUDGET_PER_KEY * len(keys))
         if ask < 1 or width < ask or budget < 1:
             raise ValueError(
                 f"a lookup needs 1 <= ask <= width and budget >= 1, got {ask}, {width}, {budget}"
@@ -205,4 +213,4 @@ class Lookup:
         return False
 
 
-__all__ = ["ASK", "BUDGET", "KeyLookup", "Lookup"]
+__all__ = ["ASK", "BUDGET", "BUDGET_PER_KEY", "KeyLookup", "Lookup"]

@@ -11,7 +11,7 @@ import pytest
 
 from ioa_p2p.dht.forest import LEVELS, LISTED_TABLES, PROVIDED, TABLES, cell_name, forest_for
 from ioa_p2p.dht.keyspace import K, closest, estimate_network_size, position
-from ioa_p2p.dht.lookup import Lookup
+from ioa_p2p.dht.lookup import BUDGET, BUDGET_PER_KEY, Lookup
 from ioa_p2p.dht.pacing import PROVIDE_REFRESH, PROVIDE_RETRY, PublishPolicy
 from ioa_p2p.dht.probing import (
     choose_level,
@@ -239,3 +239,14 @@ def test_publish_policy_puts_new_versions_at_once_and_retries_short_provide_roun
     policy.provide_finished(8, 8, 21.0)
     assert not policy.provide_due(keys, 100.0) and policy.provide_due(keys, 20.0 + PROVIDE_REFRESH)
     assert policy.provide_due((b"c",), 25.0)  # new keys
+
+
+def test_the_default_budget_grows_with_the_keys_of_a_batched_lookup() -> None:
+    """A 48-key probe plan at 10,000 nodes contacts ~400 peers: a flat budget of 256 cut its own buckets
+    short of their closest peers (docs/performance.md)."""
+    peers = [bytes([i, j]) for i in range(4) for j in range(200)]
+    assert Lookup([b"k"], peers).budget == BUDGET
+    keys = [bytes([k]) for k in range(48)]
+    lookup = Lookup(keys + keys[:5], peers)
+    assert lookup.budget == BUDGET_PER_KEY * 48 > BUDGET
+    assert Lookup(keys, peers, budget=7).budget == 7
