@@ -114,9 +114,9 @@ def revoke_everywhere(
             world.leave(owner)
 
     for owner in owners:
-        card = owner.card
-        assert card is not None
-        withdrawal = cards.withdraw(owner.index, world.now_ms(), card.version + 1)
+        current = owner.card
+        assert current is not None
+        withdrawal = cards.withdraw(owner.index, world.now_ms(), current.version + 1)
         owner.withdrawal = withdrawal
         owner.values[key_of(owner.peer)] = withdrawal.encoded
         layer.announce(owner, withdrawal)
