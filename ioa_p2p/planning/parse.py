@@ -25,6 +25,7 @@ from ioa_p2p.planning.answer_types import answer_type, request_act
 from ioa_p2p.planning.applied import applied, asked_unit
 from ioa_p2p.planning.code import MARK, MARK_RE, RUN_CODE, attach_blocks, code_step, join_bindings
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
+from ioa_p2p.planning.followups import over_earlier
 from ioa_p2p.planning.literal import (
     digits,
     format_only,
@@ -69,7 +70,7 @@ _LEAD = re.compile(rf"^(?:{_SEQ}\b|\d[.)]|first\b|please\b|could you\b|can you\b
 _REPORT_ONLY = re.compile(
     r"^(?:and )?(?:tell|show|give) me\b(?!.*\b(?:of|in|from)\b.*\b[A-Z0-9]{2,})"
     r"|^(?:and )?(?:tell|show|give|state|report)(?: me| us)? (?:the |your |an? )?(?:final )?"
-    r"(?:answer|result)s?[.!]?$",
+    r"(?:answer|result|total|sum|figure|amount|value|number|product|outcome)s?[.!]?$",
     re.I,
 )
 _WANTS_CODE = re.compile(r"\b(python|code|script|program)\b", re.I)
@@ -85,7 +86,9 @@ _COMBINES = re.compile(
 )
 _INLINE = re.compile(r"\b(?:print|len|sum|sorted|max|min|int|str)\(")
 _LOOKUP_VERB = re.compile(
-    r"^(?:look up|find|get|search|check|retrieve|fetch|read|take(?= the | its | their ))\b", re.I
+    r"^(?:look up|find|get|search|check|retrieve|fetch|read|take(?= the | its | their )|determine|identify|"
+    r"establish|confirm|obtain|pull up|(?:tell|give|show) (?:me|us)|state|name|quote|note)\b",
+    re.I,
 )
 _QUESTION = re.compile(
     r"^(?:(?:after|for|in|on|at|by|to|from|within|until|since|during) )?"
@@ -185,6 +188,10 @@ def plan_request(goal: str) -> Plan:
             alone = None  # "work out seven hours of hire including 21 % VAT": the earlier value is implied
         if alone is not None:
             steps.append(alone)
+            continue
+        later = over_earlier(len(steps) + 1, clause, steps, refs) if not _codeish(clause) else None
+        if later is not None:  # "how many tables for 130 guests", "what is the difference?"
+            steps.append(later)
             continue
         own = _own_plan(clause) if not refs and not _codeish(clause) else None
         if own is not None:  # a question of its own among other requests: planned as if alone
@@ -396,11 +403,15 @@ def make_step(
         return applied(index, clause, text, refs, before)
     if refs and answer_type(clause).numeric and len(numbers_in(digits(text))) == 1:
         return applied(index, clause, text, refs, before)  # "if I bake five batches, how many hours is that?"
-    is_lookup = bool(_LOOKUP_VERB.match(clause)) or (
-        bool(_QUESTION.match(clause))
-        and not re.search(  # "the product of 3 and 4" is arithmetic; "the keys of Flat 4B" a name
-            r"(?<![\w-])(?!(?:19|20)\d\d\b)\d+(?:\.\d+)?(?![\w-])",  # a year is no operand either
-            clause.split(" of ")[-1] if " of " in clause else "",
+    is_lookup = (
+        bool(_LOOKUP_VERB.match(clause))
+        or request_act(clause) == "question"
+        or (
+            bool(_QUESTION.match(clause))
+            and not re.search(  # "the product of 3 and 4" is arithmetic; "the keys of Flat 4B" a name
+                r"(?<![\w-])(?!(?:19|20)\d\d\b)\d+(?:\.\d+)?(?![\w-])",  # a year is no operand either
+                clause.split(" of ")[-1] if " of " in clause else "",
+            )
         )
     )
     default = f"v{before[-1].index}" if before else ""
