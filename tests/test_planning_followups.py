@@ -132,3 +132,45 @@ def test_requests_for_a_fact_in_other_words_are_lookups(goal: str) -> None:
 def test_asking_to_give_the_total_adds_no_step() -> None:
     steps = plan_request("What is the Tamsin Hall deposit? Multiply that by 4 and give the total.").steps
     assert [s.kind for s in steps] == [LOOKUP, CALC]
+
+
+@pytest.mark.parametrize(
+    ("goal", "name"),
+    [
+        ("Look up the Tamsin Hall hourly rate, multiply it by 6, and plug the result into this script as "
+         "cost:\nprint(cost * 1.2)", "cost"),
+        ("Find the Orlo Telecom monthly fee. Compute a year of it. Pass that total into the following code "
+         "as `annual`:\n```python\nprint(annual / 365)\n```", "annual"),
+        ("Look up the Brask Cycles day rate, calculate 9 days of it, store it in total and run:\n"
+         "print(total - 20)", "total"),
+        ("What is the Tamsin Hall deposit? Take 15 % of it. Then run this Python code, substituting the "
+         "result for d:\nprint(d * 3)", "d"),
+    ],
+)  # fmt: skip
+def test_the_value_handed_to_code_is_bound_to_the_name_given(goal: str, name: str) -> None:
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [LOOKUP, CALC, "code"], steps
+    assert steps[2].bindings == ((name, 2),)
+
+
+def test_numbered_step_labels_are_no_part_of_a_request() -> None:
+    steps = plan_request(
+        "Step 1: find the Brask Cycles cargo bike price. Step 2: take 10 % off it. "
+        "Step 3: run `print(int(p))` with p = the discounted price."
+    ).steps
+    assert [s.kind for s in steps] == [LOOKUP, CALC, "code"]
+    assert not steps[0].template.lower().startswith("step")
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Find the rate per hour at the Tamsin Hall and the hours of a full-day booking. "
+        "What does a full day cost?",
+        "Look up the Orlo Telecom daily roaming fee and the days in its travel bundle. "
+        "What does the bundle come to?",
+    ],
+)
+def test_a_rate_and_an_amount_of_its_unit_multiply(goal: str) -> None:
+    template, needs = _calc(goal)
+    assert template == "(v1 * v2)" and set(needs) == {1, 2}

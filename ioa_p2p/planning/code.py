@@ -32,6 +32,12 @@ _BIND_LITERAL = re.compile(
     r"(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)(?!\.?\d|[\w%])",
     re.I,
 )
+#: "plug the result into this script as cost", "pass v2 to the code as `annual`": the value, then its name
+_BIND_AS = re.compile(
+    r"\b(?:plug|pass|feed|put|hand|insert|supply|give|use)\s+(v\d+)\b[^.;]*?\b(?:as|called|named)\s+"
+    r"`?([A-Za-z_]\w*)`?",
+    re.I,
+)
 #: "Bind it to `tax`", "store the result as `total`", "call that x": the value named first, the name last
 _BIND_TO = re.compile(
     r"\b(?:bind|assign|store|save|put|call|name)\s+(v\d+)\s+(?:to|in|as|into)?\s*`?([A-Za-z_]\w*)`?", re.I
@@ -45,6 +51,7 @@ def code_step(
         (m.group(1), int(m.group(2)[1:].split()[0])) for m in _BIND.finditer(text)
     ]
     bindings += [(m.group(2), int(m.group(1)[1:])) for m in _BIND_TO.finditer(text)]
+    bindings += [(m.group(2), int(m.group(1)[1:])) for m in _BIND_AS.finditer(text)]
     if block is None:
         inline = inline_code(clause)
         if inline is not None:
@@ -199,7 +206,10 @@ def _short(text: str) -> str:
 RUN_CODE = re.compile(
     r"\b(run|execute|evaluate|try)\b.*\b(code|python|script|program|snippet)\b"
     r"|\b(run|execute|evaluate) (this|that|it|the following)\b|\bthis for me\b|\bcode\b.*\bbelow\b"
-    r"|^(?:run|execute)\s*:?$",
+    r"|^(?:run|execute)\s*:?$"
+    # "plug the result into this script as cost", "pass it to the following code as n", "feed it to this"
+    r"|\b(?:plug|pass|feed|put|hand|insert|supply|substitute|give)\b.*\b(?:into|to|in|for)\b.*"
+    r"\b(?:code|script|program|snippet|function|the following|this|below)\b",
     re.I,
 )
 _BIND_ONLY = re.compile(

@@ -103,6 +103,24 @@ def over_earlier(index: int, clause: str, before: list[PlanStep], refs: list[int
     )
 
 
+_RATE_OF = re.compile(r"\bper ([a-z]+)|\b(hour|day|week|month|year|night)ly\b|\bdaily\b", re.I)
+
+
+def _rate_and_quantity(clause: str, before: list[PlanStep], a: int, b: int) -> tuple[int, int] | None:
+    """ "What does a full day cost?" after the rate per hour and the hours of a full day: a value per
+    unit and an amount of that unit multiply (the rate first, then the quantity)."""
+    if request_act(clause) not in ("question", "compute") or not answer_type(clause).numeric:
+        return None
+    for rate, other in ((a, b), (b, a)):
+        m = _RATE_OF.search(before[rate - 1].text)
+        if m is None:
+            continue
+        unit = _singular(m.group(1) or m.group(2) or "day")
+        if unit in words_of(before[other - 1].text) and not _RATE_OF.search(before[other - 1].text):
+            return rate, other
+    return None
+
+
 def _rate_applied(
     index: int, clause: str, before: list[PlanStep], pending: list[int], refs: list[int]
 ) -> PlanStep | None:
@@ -202,7 +220,10 @@ def _combined(index: int, clause: str, before: list[PlanStep], pending: list[int
         else:
             expression = "(" + " + ".join(f"v{n}" for n in pending[-3:]) + ")"
     else:
-        return None
+        pair = _rate_and_quantity(clause, before, a, b)
+        if pair is None:
+            return None
+        expression = f"(v{pair[0]} * v{pair[1]})"
     needs = tuple(int(n) for n in re.findall(r"v(\d+)", expression))
     units = {before[n - 1].unit for n in needs}
     unit = units.pop() if len(units) == 1 and "*" not in expression and "/" not in expression else ""

@@ -57,6 +57,7 @@ ACTION_WORDS = """
     add calculate compute convert count divide multiply subtract take find get look search check run
     execute write use print tell give determine work figure sum deduct retrieve fetch read double
     triple halve evaluate round translate encode decode reverse sort summarise summarize spell list express
+    plug pass feed insert substitute store save bind assign supply
 """
 ACTION = ACTION_WORDS.split()
 _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next(?=,))"  # "the next ferry" is no step
@@ -66,7 +67,11 @@ _SPLIT = re.compile(
     rf"|\s+and\s+(?=(?:{'|'.join(ACTION)})\b)|(?:(?<=[.!?:])\s+|\n)(?=\d[.)]\s)",
     re.IGNORECASE,
 )
-_LEAD = re.compile(rf"^(?:{_SEQ}\b|\d[.)]|first\b|please\b|could you\b|can you\b|,|\s)+", re.I)
+_LEAD = re.compile(
+    rf"^(?:{_SEQ}\b|\d[.)]|(?:step|part|task) (?:\d+|one|two|three|four)\s*[:.)-]|first\b|second\b|third\b|"
+    rf"lastly\b|please\b|could you\b|can you\b|,|\s)+",
+    re.I,
+)
 _REPORT_ONLY = re.compile(
     r"^(?:and )?(?:tell|show|give) me\b(?!.*\b(?:of|in|from)\b.*\b[A-Z0-9]{2,})"
     r"|^(?:and )?(?:tell|show|give|state|report)(?: me| us)? (?:the |your |an? )?(?:final )?"
