@@ -36,6 +36,15 @@ from ioa_p2p.planning.literal import (
     rounding,
 )
 from ioa_p2p.planning.lookups import label_refs, split_lookup
+from ioa_p2p.planning.operands import (
+    NEST_MARK,
+    amounts_at_rate,
+    found_statement,
+    join_statements,
+    operand_lookups,
+    split_questions,
+    with_context,
+)
 from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.scene import (
@@ -143,6 +152,7 @@ def plan_request(goal: str) -> Plan:
         if rated is not None:
             return Plan(goal, rated, len(rated), clauses[-1])
     clauses = join_scenes(clauses, _codeish)  # "I got back on 3 May. What's the last day ...?": one
+    clauses = join_statements(clauses)  # "A 4.6 m trailer pays per metre; work out its fare": one
     clauses[:1] = [as_question(c) for c in clauses[:1]]  # "work out what ...": before any value is known
     if len(clauses) == 1 and not MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
         alone = literal_step(clauses[0], 1) if not _codeish(clauses[0]) else None
@@ -185,6 +195,8 @@ def plan_request(goal: str) -> Plan:
             if steps[-1].index != len(steps):
                 steps.append(steps.pop())
             continue
+        if found_statement(clause, steps):  # "The depot pays a rate per km. Find it": the statement
+            continue
         if not MARK_RE.search(clause):  # "Going by the handbook, how many ...?": the question first
             clause = lead_to_end(clause) if steps else as_question(lead_to_end(clause))
         refs, _ = resolve(clause, steps)
@@ -202,12 +214,14 @@ def plan_request(goal: str) -> Plan:
         if own is not None:  # a question of its own among other requests: planned as if alone
             steps.extend(shifted(own, len(steps)))
             continue
-        pair = split_lookup(clause) if not _codeish(clause) else None
+        pair = (split_lookup(clause) or split_questions(clause)) if not _codeish(clause) else None
         if pair is not None:  # "find the A and the B": two lookups, each with the context both share
             for question in pair:
                 steps.append(PlanStep(len(steps) + 1, LOOKUP, question.rstrip("?"), question))
             continue
         nested, clause = nested_lookups(clause, len(steps) + 1)
+        if not nested and not _codeish(clause):  # "add the weekend surcharge to it": a fact to look up
+            nested, clause = operand_lookups(clause, resolve(clause, steps)[1], len(steps) + 1, steps)
         steps.extend(nested)
         step = make_step(clause, steps, blocks, nested=tuple(s.index for s in nested))
         if step is not None and step.kind == LOOKUP and "/" in step.unit:  # "how many litres an hour"
@@ -222,7 +236,7 @@ def plan_request(goal: str) -> Plan:
             )
             return Plan(goal, (), 0, clause, unplanned=why)
         if step is not None:
-            steps.append(step)
+            steps.append(with_context(step, steps))
         if len(steps) >= MAX_STEPS:
             break
     if not steps:
@@ -354,7 +368,6 @@ _NESTED = (
         rf"\bthe ([a-z]+(?: [a-z]+){{0,2}}) of (?:the |an? )?({_ENTITY}){_END}"
     ),  # "the weight of the X7"
 )
-_NEST_MARK = "\u27e8n{}\u27e9"
 
 
 def nested_lookups(clause: str, index: int) -> tuple[list[PlanStep], str]:
@@ -370,7 +383,7 @@ def nested_lookups(clause: str, index: int) -> tuple[list[PlanStep], str]:
                 continue
             question = f"What is the {attribute} of the {entity}?"
             found.append(PlanStep(index + len(found), LOOKUP, question.rstrip("?"), question))
-            clause = clause.replace(m.group(0), _NEST_MARK.format(found[-1].index), 1)
+            clause = clause.replace(m.group(0), NEST_MARK.format(found[-1].index), 1)
     return found, clause
 
 
@@ -385,11 +398,12 @@ def make_step(
         refs, text = list(named), re.sub(r"\b(v\d+)(?: \1\b)+", r"\1", labelled)
     else:
         refs, text = resolve(clause, [s for s in before if s.index not in nested])
+    text = amounts_at_rate(text)  # "5 hours at v2": (5 * v2)
     for n in nested:
-        text = text.replace(_NEST_MARK.format(n), f"v{n}")
+        text = text.replace(NEST_MARK.format(n), f"v{n}")
         refs.append(n)
     for n in nested:
-        clause = clause.replace(_NEST_MARK.format(n), before[n - 1].text.removeprefix("What is "))
+        clause = clause.replace(NEST_MARK.format(n), before[n - 1].text.removeprefix("What is "))
     if TEAM_ASK.search(clause):  # the user asks for a team: the step goes as written, to be delegated
         return PlanStep(index, TASK, clause, text, tuple(refs))
     mark = MARK_RE.search(text)
