@@ -17,6 +17,8 @@
   applied to a follow-up question's quantity
 - ``operands.py`` operands a calculation names that are facts (looked up), amounts at a rate, two
   questions in one sentence, "X charges a rate. Find it", statements with a quantity before a calculation
+- ``shares.py``   percentages (stated or found) applied to earlier values, prices per unit of a pack,
+  date shifts after a date question
 - ``refs.py``     references to earlier values ("it", "that price", "both", "the second")
 - ``code.py``     code steps: the block, its variables and the values bound to them; blocks cut out of a
   request and given to the clause that asks to run them

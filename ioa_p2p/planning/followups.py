@@ -25,9 +25,11 @@ import re
 from ioa_p2p.planning.answer_types import answer_type, request_act
 from ioa_p2p.planning.applied import applied
 from ioa_p2p.planning.literal import digits
-from ioa_p2p.planning.lookups import words_of
+from ioa_p2p.planning.lookups import label_refs, words_of
 from ioa_p2p.planning.quantities import stated_quantities
+from ioa_p2p.planning.shares import date_shift_step, per_unit_step, percent_step
 from ioa_p2p.planning.types import CALC, CODE, LOOKUP, PlanStep
+from ioa_p2p.planning.units import DIMENSIONS
 
 _HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.I)
 #: "each table seats 8", "every pot makes 12", "8 per table", "tables of 8", "8 to a table"
@@ -42,8 +44,8 @@ _PER_CONTAINER = (
     r"(?:per|each|every|one|a|an|single)\s+(?:[a-z]+\s+)?{}\b|\b{}\s+(?:fills|makes|holds|seats|serves)"
 )
 _DIFFERENCE = re.compile(
-    r"\b(?:difference|differ|gap|how much (?:more|less|longer|shorter|higher|lower|"
-    r"cheaper|dearer|bigger|smaller|heavier|lighter|greater)|subtract (?:them|one from the other))\b",
+    r"\b(?:difference|differ|gap|how many (?:more|fewer|less)|how much (?:more|less|longer|shorter|higher|"
+    r"lower|cheaper|dearer|bigger|smaller|heavier|lighter|greater)|subtract (?:them|one from the other))\b",
     re.I,
 )
 _PRODUCT = re.compile(
@@ -83,6 +85,15 @@ def names_new_thing(clause: str, before: list[PlanStep]) -> bool:
     """The clause names something (a capitalised name, a code such as AL-350) no earlier step names."""
     known = " ".join(s.text + " " + s.template for s in before).lower()
     for m in re.finditer(r"\b([A-Z][\w&'-]*|\d[\w-]*[A-Z][\w-]*)", clause):
+        opening = not clause[: m.start()].strip(" (") or clause[: m.start()].rstrip().endswith(
+            (".", "?", "!", "(")
+        )
+        if (
+            opening
+            and not re.match(r"[A-Z][\w&'-]*\s+[A-Z]", clause[m.start() :])
+            and not re.search(r"\d", m.group(1))
+        ):
+            continue  # a sentence's first word ("Work out ..."), unless a name of several words starts there
         word = m.group(1).rstrip("'s").lower()
         if word in _NOT_NEW or len(word) < 2:
             continue
@@ -96,11 +107,62 @@ def over_earlier(index: int, clause: str, before: list[PlanStep], refs: list[int
     if not before or names_new_thing(clause, before):
         return None
     pending = unused(before)
+    source = (
+        before[refs[-1] - 1]
+        if len(refs) == 1
+        else (before[pending[-1] - 1] if not refs and pending else None)
+    )
     return (
-        _by_capacity(index, clause, before, pending, refs)
+        percent_step(index, clause, source)
+        or per_unit_step(index, clause, source)
+        or date_shift_step(index, clause, source if not refs else None)
+        or _by_capacity(index, clause, before, pending, refs)
         or _combined(index, clause, before, pending)
+        or _over_duration(index, clause, before, pending, refs)
         or _rate_applied(index, clause, before, pending, refs)
     )
+
+
+_SHARE = re.compile(r"\b(?:percent\w*|per cent|share|proportion)\b|%", re.I)
+
+
+def _share_of(clause: str, before: list[PlanStep], a: int, b: int) -> tuple[int, int] | None:
+    """ "How many basic-plan customers is that?" after a percentage and a total: the share of the whole
+    (the percentage step first, then the whole)."""
+    if not re.search(r"\bhow (?:many|much)\b|\bwhat (?:number|amount)\b", clause, re.I):
+        return None
+    shares = [n for n in (a, b) if _SHARE.search(before[n - 1].text)]
+    if len(shares) != 1:
+        return None
+    return shares[0], b if shares[0] == a else a
+
+
+_PER_TIME = re.compile(r"\bper (hour|minute|day|week)\b|\b(hour|dai|week)ly\b", re.I)
+_TIME_UNIT = {"hour": "h", "minute": "min", "day": "days", "dai": "days", "week": "weeks"}
+
+
+def _over_duration(
+    index: int, clause: str, before: list[PlanStep], pending: list[int], refs: list[int]
+) -> PlanStep | None:
+    """ "compute a stay from 08:15 to 17:45 at that rate" after a price per hour: the rate times the
+    duration in the rate's time unit (570 min at a rate per hour: x 9.5)."""
+    source = refs[-1] if len(refs) == 1 else (pending[-1] if not refs and pending else None)
+    if (
+        source is None
+        or request_act(clause) not in ("compute", "question")
+        or re.search(r"%|per ?cent", clause)
+    ):
+        return None  # a share on top ("including 21 % VAT") is the applied calculation's
+    if label_refs(clause, before, ())[1]:
+        return None  # "add the deposit to 5 hours at the rate": several values, the calculation's words
+    m = _PER_TIME.search(before[source - 1].text)
+    times = [q for q in stated_quantities(digits(clause)) if q.dimension == "time"]
+    if m is None or len(times) != 1 or len(stated_quantities(digits(clause))) != 1:
+        return None
+    per = _TIME_UNIT[(m.group(1) or m.group(2)).lower()]
+    seconds = DIMENSIONS["time"]
+    amount = times[0].number * seconds[times[0].unit] / seconds[per]
+    return PlanStep(index, CALC, clause, f"(v{source} * {amount:.12g})", (source,))
 
 
 _RATE_OF = re.compile(r"\bper ([a-z]+)|\b(hour|day|week|month|year|night)ly\b|\bdaily\b", re.I)
@@ -131,7 +193,7 @@ def _rate_applied(
     if request_act(clause) not in ("question", "compute") or not answer_type(clause).numeric:
         return None
     stated = [q for q in stated_quantities(digits(clause)) if q.dimension]
-    if len(stated) != 1:
+    if len(stated) != 1 or label_refs(clause, before, ())[1]:
         return None
     step = applied(index, clause, clause, [before[-1].index], before)
     return step if step.kind == CALC else None
@@ -212,6 +274,9 @@ def _combined(index: int, clause: str, before: list[PlanStep], pending: list[int
         expression = f"(v{a} / v{b})"
     elif _AVERAGE.search(clause):
         expression = f"((v{a} + v{b}) / 2)"
+    elif _share_of(clause, before, a, b) is not None:
+        share, whole = _share_of(clause, before, a, b)  # type: ignore[misc]
+        expression = f"(v{share} / 100 * v{whole})"
     elif _SUM.search(clause):
         counted = [n for n in (a, b) if _COUNTED.search(before[n - 1].text)]
         per_item = [n for n in (a, b) if _PER_ITEM.search(before[n - 1].text) and n not in counted]

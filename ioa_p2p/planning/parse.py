@@ -66,7 +66,7 @@ ACTION_WORDS = """
     add calculate compute convert count divide multiply subtract take find get look search check run
     execute write use print tell give determine work figure sum deduct retrieve fetch read double
     triple halve evaluate round translate encode decode reverse sort summarise summarize spell list express
-    plug pass feed insert substitute store save bind assign supply
+    plug pass feed insert substitute store save bind assign supply apply
 """
 ACTION = ACTION_WORDS.split()
 _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next(?=,))"  # "the next ferry" is no step
@@ -329,7 +329,10 @@ def _merge_short(clauses: list[str]) -> list[str]:
         starts_with_verb = clause.split()[0].lower() in ACTION
         bare_verb = len(clause.split()) == 1 and starts_with_verb  # "write [and run ...]"
         if bare_verb or (
-            len(clause.split()) <= 2 and not re.search(r"\d|\u27e6|\(", clause) and not starts_with_verb
+            len(clause.split()) <= 2
+            and not re.search(r"\d|\u27e6|\(", clause)
+            and not starts_with_verb
+            and not format_only(clause)  # "One decimal.": how the previous result is shown
         ):
             carry += clause + (" and " if bare_verb else " ")
             continue
