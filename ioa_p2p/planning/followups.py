@@ -27,9 +27,16 @@ from ioa_p2p.planning.applied import applied
 from ioa_p2p.planning.literal import digits
 from ioa_p2p.planning.lookups import label_refs, words_of
 from ioa_p2p.planning.quantities import stated_quantities
-from ioa_p2p.planning.shares import date_shift_step, per_unit_step, percent_step
+from ioa_p2p.planning.shares import (
+    date_shift_step,
+    days_between_step,
+    per_unit_step,
+    percent_step,
+    period_step,
+)
 from ioa_p2p.planning.types import CALC, CODE, LOOKUP, PlanStep
-from ioa_p2p.planning.units import DIMENSIONS
+from ioa_p2p.planning.units import DIMENSIONS, unit_phrase
+from ioa_p2p.planning.values import ALIASES, numbers_in
 
 _HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.I)
 #: "each table seats 8", "every pot makes 12", "8 per table", "tables of 8", "8 to a table"
@@ -116,6 +123,9 @@ def over_earlier(index: int, clause: str, before: list[PlanStep], refs: list[int
         percent_step(index, clause, source)
         or per_unit_step(index, clause, source)
         or date_shift_step(index, clause, source if not refs else None)
+        or days_between_step(index, clause, before, pending)
+        or period_step(index, clause, source)
+        or _bought_for(index, clause, before, source)
         or _by_capacity(index, clause, before, pending, refs)
         or _combined(index, clause, before, pending)
         or _over_duration(index, clause, before, pending, refs)
@@ -163,6 +173,22 @@ def _over_duration(
     seconds = DIMENSIONS["time"]
     amount = times[0].number * seconds[times[0].unit] / seconds[per]
     return PlanStep(index, CALC, clause, f"(v{source} * {amount:.12g})", (source,))
+
+
+def _bought_for(index: int, clause: str, before: list[PlanStep], source: PlanStep | None) -> PlanStep | None:
+    """ "How many minutes does EUR 42 buy?" after a price per minute: the money over the price."""
+    asked = _HOW_MANY.search(clause)
+    if source is None or asked is None:
+        return None
+    money = [n for n in numbers_in(digits(clause)) if n.unit in ("EUR", "USD", "GBP")]
+    per = re.search(r"\bper ([a-z]+)", source.text, re.I)
+    if len(money) != 1 or per is None:
+        return None
+    if unit_phrase(asked.group(1), ALIASES) != unit_phrase(per.group(1), ALIASES) and _singular(
+        asked.group(1)
+    ) != _singular(per.group(1)):
+        return None
+    return PlanStep(index, CALC, clause, f"({money[0].number:g} / v{source.index})", (source.index,))
 
 
 _RATE_OF = re.compile(r"\bper ([a-z]+)|\b(hour|day|week|month|year|night)ly\b|\bdaily\b", re.I)

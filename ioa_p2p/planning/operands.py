@@ -132,6 +132,22 @@ def found_statement(clause: str, steps: list[PlanStep]) -> bool:
     return True
 
 
+_FIRST = re.compile(r",?\s+(?:first|beforehand|before (?:that|anything else|you start))[.!]?$", re.I)
+
+
+def first_things_first(clauses: list[str]) -> list[str]:
+    """A request that says it comes first ("Look up the member rate per minute first.") goes before the
+    clauses written ahead of it (without the word)."""
+    for i, clause in enumerate(clauses):
+        if i and _FIRST.search(clause) and request_act(clause) == "question":
+            moved = _FIRST.sub("", clause)
+            names = [n for c in clauses[:i] for n in names_in(c) if n not in moved]
+            if names:  # what the clauses it jumps ahead of name (the company, the machine) goes with it
+                moved = f"{moved.rstrip(' .')} ({', '.join(dict.fromkeys(names))})"
+            return [moved, *clauses[:i], *clauses[i + 1 :]]
+    return clauses
+
+
 def join_statements(clauses: list[str]) -> list[str]:
     """A statement with a quantity right before a calculation ("A 4.6 m trailer pays for every metre or part
     of one; work out its fare") is that calculation's situation: ``"<calculation> (<statement>)"``."""
@@ -153,6 +169,7 @@ def _situation(clause: str) -> bool:
 __all__ = [
     "NEST_MARK",
     "amounts_at_rate",
+    "first_things_first",
     "found_statement",
     "join_statements",
     "operand_lookups",

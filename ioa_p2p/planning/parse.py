@@ -39,6 +39,7 @@ from ioa_p2p.planning.lookups import label_refs, split_lookup
 from ioa_p2p.planning.operands import (
     NEST_MARK,
     amounts_at_rate,
+    first_things_first,
     found_statement,
     join_statements,
     operand_lookups,
@@ -66,7 +67,7 @@ ACTION_WORDS = """
     add calculate compute convert count divide multiply subtract take find get look search check run
     execute write use print tell give determine work figure sum deduct retrieve fetch read double
     triple halve evaluate round translate encode decode reverse sort summarise summarize spell list express
-    plug pass feed insert substitute store save bind assign supply apply
+    plug pass feed insert substitute store save bind assign supply apply turn
 """
 ACTION = ACTION_WORDS.split()
 _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next(?=,))"  # "the next ferry" is no step
@@ -82,7 +83,9 @@ _LEAD = re.compile(
     re.I,
 )
 _REPORT_ONLY = re.compile(
-    r"^(?:and )?(?:tell|show|give) me\b(?!.*\b(?:of|in|from)\b.*\b[A-Z0-9]{2,})"
+    r"^(?:and )?(?:tell|show|give) me\b(?!\s+(?:how|which|when|whether|if|why|who)\b)"
+    r"(?!\s+what\b(?!\s+(?:it|that|this|the (?:result|answer|output|code|program|script)|you get)\b))"
+    r"(?!.*\b(?:of|in|from)\b.*\b[A-Z0-9]{2,})"
     r"|^(?:and )?(?:tell|show|give|state|report)(?: me| us)? (?:the |your |an? )?(?:final )?"
     r"(?:answer|result|total|sum|figure|amount|value|number|product|outcome)s?[.!]?$",
     re.I,
@@ -153,6 +156,7 @@ def plan_request(goal: str) -> Plan:
             return Plan(goal, rated, len(rated), clauses[-1])
     clauses = join_scenes(clauses, _codeish)  # "I got back on 3 May. What's the last day ...?": one
     clauses = join_statements(clauses)  # "A 4.6 m trailer pays per metre; work out its fare": one
+    clauses = first_things_first(clauses)  # "How many minutes for EUR 42? Look up the rate first.": lookup
     clauses[:1] = [as_question(c) for c in clauses[:1]]  # "work out what ...": before any value is known
     if len(clauses) == 1 and not MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
         alone = literal_step(clauses[0], 1) if not _codeish(clauses[0]) else None
@@ -333,6 +337,9 @@ def _merge_short(clauses: list[str]) -> list[str]:
             and not re.search(r"\d|\u27e6|\(", clause)
             and not starts_with_verb
             and not format_only(clause)  # "One decimal.": how the previous result is shown
+            and not re.search(
+                r"['\"\u2018\u201c]\S.*['\"\u2019\u201d]", clause
+            )  # "Uppercase 'abc'": a request
         ):
             carry += clause + (" and " if bare_verb else " ")
             continue

@@ -7,6 +7,8 @@
   share of EUR 1,200" is ``v / 100 * 1200``;
 - **a price per unit** of an earlier value that states its quantity: "work out the price per kg" after
   "the price of a 25 kg sack" -> ``v / 25``;
+- **an amount per period** for another period: "turn it into a weekly figure" of a monthly rent;
+- **the days between two dates** looked up: "tell me how many days late it is";
 - **a date shift** with no reference after a question that asks for a date: "When was X resolved? Give
   the date two weeks later." -> the date found, two weeks on.
 """
@@ -19,7 +21,7 @@ from ioa_p2p.planning.answer_types import answer_type
 from ioa_p2p.planning.literal import digits
 from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, PlanStep
-from ioa_p2p.planning.units import unit_phrase
+from ioa_p2p.planning.units import period_of, periods, unit_phrase
 from ioa_p2p.planning.values import ALIASES, numbers_in
 
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|per ?cent\b)", re.I)
@@ -106,4 +108,31 @@ def date_shift_step(index: int, clause: str, source: PlanStep | None) -> PlanSte
     )
 
 
-__all__ = ["date_shift_step", "per_unit_step", "percent_step"]
+def period_step(index: int, clause: str, source: PlanStep | None) -> PlanStep | None:
+    """ "turn it into a weekly figure" of an amount per month: the amount for the other period."""
+    if source is None or re.search(r"\d", digits(clause)):
+        return None
+    src = period_of(source.text, per=True)
+    dst = period_of(clause, per=True) or period_of(clause, per=False)
+    k = periods(src, dst) if src and dst else None
+    if k is None:
+        return None
+    return PlanStep(index, CALC, clause, f"(v{source.index} * {k:.12g})", (source.index,), unit=source.unit)
+
+
+_DAYS_ASKED = re.compile(r"\bhow (?:many (?:calendar |working |business )?(?:days|weeks)|long)\b", re.I)
+_DATE_WORDS = re.compile(r"\b(?:dates?|when|day|deadline|start|end|begin\w*|finish\w*|due)\b", re.I)
+
+
+def days_between_step(index: int, clause: str, before: list[PlanStep], pending: list[int]) -> PlanStep | None:
+    """ "tell me how many days late it is" after looking up two dates: the days from the first to the
+    second."""
+    if len(pending) < 2 or not _DAYS_ASKED.search(clause) or re.search(r"\d", digits(clause)):
+        return None
+    a, b = pending[-2], pending[-1]
+    if not all(_DATE_WORDS.search(before[n - 1].text) for n in (a, b)):
+        return None
+    return PlanStep(index, DATE, clause, f"How many days are there from {{{a}}} to {{{b}}}?", (a, b))
+
+
+__all__ = ["date_shift_step", "days_between_step", "per_unit_step", "percent_step", "period_step"]
