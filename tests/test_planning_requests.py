@@ -65,3 +65,31 @@ def test_an_amount_per_period_for_another_period(goal: str, k: float) -> None:
     assert step.kind == CALC and step.needs == (1,)
     assert step.template.startswith("(v1 * ")
     assert abs(float(step.template.removeprefix("(v1 * ").rstrip(")")) - k) < 1e-9
+
+
+@pytest.mark.parametrize(
+    ("goal", "expression"),
+    [
+        ("Look up the Oskarby Pavilion Saturday hire fee and split it between 6 families.", "(v1/6)"),
+        ("Find the Tamsin Hall deposit and the cleaning fee, then work out their average.", "((v1+v2)/2)"),
+        ("Get the Brask Cycles city bike day rate. For a group of 7 riders renting for 3 days, what is the "
+         "total?", "(v1*7*3)"),
+        ("Find the Drummel Logistics van payload in kg. How many 40 kg crates can one van carry?",
+         "floor(v1/40)"),
+        ("Look up the Brask Cycles e-bike battery range in km and how many km a rider covers a day. How many "
+         "days does one charge last?", "(v1/v2)"),
+        ("Find Kessing Junction's busiest hour passenger count and divide it by the number of carriages, 8.",
+         "(v1/8)"),
+    ],
+)  # fmt: skip
+def test_values_split_averaged_fitted_and_lasting(goal: str, expression: str) -> None:
+    step = plan_request(goal).steps[-1]
+    assert step.kind == CALC and step.template.replace(" ", "") == expression
+    assert all(s.kind == LOOKUP for s in plan_request(goal).steps[:-1])
+
+
+def test_a_date_after_a_date_is_no_rate_applied() -> None:
+    steps = plan_request(
+        "On what date did the Orlo Telecom OT-12 outage begin? Give the date 45 days after it."
+    ).steps
+    assert [s.kind for s in steps] == [LOOKUP, DATE]

@@ -33,12 +33,13 @@ from ioa_p2p.planning.shares import (
     per_unit_step,
     percent_step,
     period_step,
+    split_step,
 )
 from ioa_p2p.planning.types import CALC, CODE, LOOKUP, PlanStep
 from ioa_p2p.planning.units import DIMENSIONS, unit_phrase
 from ioa_p2p.planning.values import ALIASES, numbers_in
 
-_HOW_MANY = re.compile(r"\bhow many ([a-z]+)", re.I)
+_HOW_MANY = re.compile(r"\bhow many (?:\d+(?:\.\d+)?\s*[a-z]+\s+)?([a-z]+)", re.I)
 #: "each table seats 8", "every pot makes 12", "8 per table", "tables of 8", "8 to a table"
 _CAPACITY = (
     re.compile(r"\b(?:each|every|one|a|an|per)\s+([a-z]+)\s+(?:seats|holds|takes|fits|makes|serves|fills|"
@@ -63,7 +64,11 @@ _PRODUCT = re.compile(
 _RATIO = re.compile(
     r"\b(?:ratio|quotient|divide (?:the first|them|one) by|how many times (?:as|more))\b", re.I
 )
-_AVERAGE = re.compile(r"\b(?:average|mean) of (?:them|the two|both|these|those|the values)\b", re.I)
+_AVERAGE = re.compile(
+    r"\b(?:average|mean) of (?:them|the two|both|these|those|the values)\b"
+    r"|\b(?:their|the two's) (?:average|mean)\b",
+    re.I,
+)
 _SUM = re.compile(
     r"\b(?:add (?:them|the two|both|these|those|up|the values|the figures)|sum|total|together|combined|"
     r"altogether|in all)\b",
@@ -121,6 +126,7 @@ def over_earlier(index: int, clause: str, before: list[PlanStep], refs: list[int
     )
     return (
         percent_step(index, clause, source)
+        or split_step(index, clause, source)
         or per_unit_step(index, clause, source)
         or date_shift_step(index, clause, source if not refs else None)
         or days_between_step(index, clause, before, pending)
@@ -214,12 +220,26 @@ def _rate_applied(
 ) -> PlanStep | None:
     """ "A 3-hour session costs how much?" right after looking up the price per hour: the value just found
     applied to the one quantity the question states, as if it said "at that rate"."""
-    if refs or not pending or pending[-1] != before[-1].index or before[-1].kind != LOOKUP:
+    if (refs and refs != [before[-1].index]) or not pending or pending[-1] != before[-1].index:
+        return None
+    if re.search(
+        r"\b(?:divide|divided|multiply|multiplied|add|subtract|deduct|minus|plus|times)\b", clause, re.I
+    ):
+        return None  # an operation in words: the calculation's own
+    if re.search(r"\b(?:date|when|after|before|later|earlier)\b", clause, re.I):
+        return None  # a date moved by a period: the date steps'
+    if before[-1].kind != LOOKUP:
         return None
     if request_act(clause) not in ("question", "compute") or not answer_type(clause).numeric:
         return None
     stated = [q for q in stated_quantities(digits(clause)) if q.dimension]
-    if len(stated) != 1 or label_refs(clause, before, ())[1]:
+    if label_refs(clause, before, ())[1]:
+        return None
+    if len(stated) in (2, 3) and re.search(r"\b(?:total|cost|costs|price|pay|charge|bill)\b", clause, re.I):
+        # "for a group of 7 riders renting for 3 days, what is the total?": the rate times each quantity
+        factors = " * ".join(f"{q.number:g}" for q in stated)
+        return PlanStep(index, CALC, clause, f"(v{before[-1].index} * {factors})", (before[-1].index,))
+    if len(stated) != 1:
         return None
     step = applied(index, clause, clause, [before[-1].index], before)
     return step if step.kind == CALC else None
@@ -257,13 +277,25 @@ def _by_capacity(
         if capacity is not None:  # "if each table seats 8, how many tables for that many guests"
             source = refs[-1] if refs else (pending[-1] if pending else before[-1].index)
             return PlanStep(index, CALC, clause, f"ceil(v{source} / {capacity:g})", (source,))
+        sized = [
+            q
+            for q in quantities
+            if q.unit and q.text and re.search(rf"{re.escape(q.text)}\s+{re.escape(asked.group(1))}", text)
+        ]
+        if len(sized) == 1 and pending:  # "how many 40 kg crates can one van carry": whole items that fit
+            return PlanStep(
+                index, CALC, clause, f"floor(v{pending[-1]} / {sized[0].number:g})", (pending[-1],)
+            )
         holder = _holder_of(container, before, pending)
         others = [q for q in quantities if _singular(q.what or "") != container]
         if holder is not None and len(others) == 1:  # "how many pots for 75 servings"
             n = others[0].number
             return PlanStep(index, CALC, clause, f"ceil({n:g} / v{holder})", (holder,))
         return None
-    if kind == "duration" and len(pending) >= 2 and len(quantities) == 1:
+    lasting = _lasting(index, clause, before, pending)
+    if lasting is not None:
+        return lasting
+    if kind == "duration" and len(pending) >= 2 and len(quantities) == 1 and quantities[0].number > 1:
         counts = [n for n in pending if _COUNTED.search(before[n - 1].text) or _per_thing(before[n - 1].text)]
         times = [n for n in pending if n not in counts]
         if len(counts) == 1 and len(times) == 1:  # "60 loaves, batch after batch": batches x time of one
@@ -271,6 +303,28 @@ def _by_capacity(
             return PlanStep(index, CALC, clause, f"(ceil({n:g} / v{counts[0]}) * v{times[0]})",
                             (counts[0], times[0]), unit=before[times[0] - 1].unit)  # fmt: skip
     return None
+
+
+_DAILY = {
+    "day": r"\b(?:a|per|each|every) day\b|\bdaily\b",
+    "week": r"\b(?:a|per|each|every) week\b|\bweekly\b",
+    "hour": r"\b(?:an|per|each|every) hour\b|\bhourly\b",
+    "month": r"\b(?:a|per|each|every) month\b|\bmonthly\b",
+}
+
+
+def _lasting(index: int, clause: str, before: list[PlanStep], pending: list[int]) -> PlanStep | None:
+    """ "How many days does one charge last?" after a range and the distance covered a day: the amount
+    over the amount per period."""
+    m = re.search(r"\bhow many (day|week|hour|month)s\b", clause, re.I)
+    if m is None or len(pending) < 2:
+        return None
+    per = _DAILY[m.group(1).lower()]
+    rates = [n for n in pending[-2:] if re.search(per, before[n - 1].text, re.I)]
+    if len(rates) != 1:
+        return None
+    whole = next(n for n in pending[-2:] if n != rates[0])
+    return PlanStep(index, CALC, clause, f"(v{whole} / v{rates[0]})", (whole, rates[0]))
 
 
 def _per_thing(text: str) -> bool:

@@ -50,6 +50,12 @@ def operand_lookups(clause: str, text: str, index: int, before: list[PlanStep]) 
     for pattern in _OPERAND:
         for m in pattern.finditer(text):
             phrase = m.group(1).strip()
+            given = re.match(r",?\s*(?:which is |i\.e\. |=\s*)?\(?(\d+(?:\.\d+)?)\)?", text[m.end(1) :])
+            if given and phrase in clause:  # "divide it by the number of carriages, 8": the value is given
+                clause = re.sub(
+                    rf"{re.escape(phrase)},?\s*(?:which is |i\.e\. |=\s*)?\(?", "", clause, count=1
+                )
+                continue
             if phrase not in clause or re.search(r"\d", phrase):
                 continue
             about = [n for n in context if n.lower() not in phrase.lower()]

@@ -7,6 +7,7 @@
   share of EUR 1,200" is ``v / 100 * 1200``;
 - **a price per unit** of an earlier value that states its quantity: "work out the price per kg" after
   "the price of a 25 kg sack" -> ``v / 25``;
+- **a value split** between a number of parts: "split it between 6 families";
 - **an amount per period** for another period: "turn it into a weekly figure" of a monthly rent;
 - **the days between two dates** looked up: "tell me how many days late it is";
 - **a date shift** with no reference after a question that asks for a date: "When was X resolved? Give
@@ -108,6 +109,23 @@ def date_shift_step(index: int, clause: str, source: PlanStep | None) -> PlanSte
     )
 
 
+_SPLIT = re.compile(
+    r"\b(?:split|share|divide|shared|split up)\b[^.;]*?\b(?:between|among|amongst|by|across)\s+(\d+)\b"
+    r"|\bper (?:person|head|guest|family|member) (?:for|among|between)\s+(\d+)\b",
+    re.I,
+)
+
+
+def split_step(index: int, clause: str, source: PlanStep | None) -> PlanStep | None:
+    """ "split it between 6 families": the earlier value over the number of parts."""
+    if source is None:
+        return None
+    m = _SPLIT.search(digits(clause))
+    if m is None:
+        return None
+    return PlanStep(index, CALC, clause, f"(v{source.index} / {m.group(1) or m.group(2)})", (source.index,))
+
+
 def period_step(index: int, clause: str, source: PlanStep | None) -> PlanStep | None:
     """ "turn it into a weekly figure" of an amount per month: the amount for the other period."""
     if source is None or re.search(r"\d", digits(clause)):
@@ -135,4 +153,11 @@ def days_between_step(index: int, clause: str, before: list[PlanStep], pending: 
     return PlanStep(index, DATE, clause, f"How many days are there from {{{a}}} to {{{b}}}?", (a, b))
 
 
-__all__ = ["date_shift_step", "days_between_step", "per_unit_step", "percent_step", "period_step"]
+__all__ = [
+    "date_shift_step",
+    "days_between_step",
+    "per_unit_step",
+    "percent_step",
+    "period_step",
+    "split_step",
+]
