@@ -118,3 +118,34 @@ def test_a_lookup_naming_nothing_is_about_what_the_earlier_lookups_name() -> Non
     ).steps
     assert steps[1].kind == LOOKUP and "Tamsin Hall" in steps[1].template
     assert steps[2].template.replace(" ", "") == "(v2+(3*v1))"
+
+
+@pytest.mark.parametrize(
+    ("goal", "expression", "second"),
+    [
+        ("What is the Orlo Telecom basic plan fee plus the activation charge?", "(v1 + v2)", "Orlo Telecom"),
+        ("By how much does the Brask cargo bike price exceed the city bike price?", "(v1 - v2)", "Brask"),
+        ("What's the difference between the Quenby Mill rye price and its spelt price per kg?",
+         "abs(v1 - v2)", "Quenby Mill"),
+        ("How much longer is the Tamsin Hall main room than the Tamsin Hall studio?", "abs(v1 - v2)",
+         "studio"),
+    ],
+)  # fmt: skip
+def test_two_facts_combined_in_one_question(goal: str, expression: str, second: str) -> None:
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC]
+    assert steps[2].template.replace("abs", "") in (expression, expression.replace("abs", ""))
+    assert second in steps[1].template
+
+
+def test_a_combination_of_stated_numbers_is_no_lookup() -> None:
+    assert LOOKUP not in _kinds("What is 14 plus 29?")
+
+
+def test_bind_then_inline_code_and_a_combined_total_told() -> None:
+    steps = plan_request("Work out 2,450 x 18 %, bind it to `x`, and run `print(x // 7)`.").steps
+    assert [s.kind for s in steps] == [CALC, "code"] and steps[1].bindings == (("x", 1),)
+    steps = plan_request(
+        "Look up the Tamsin Hall capacity and the Oskarby Pavilion capacity, and tell me the combined total."
+    ).steps
+    assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC]

@@ -223,7 +223,7 @@ def join_bindings(clauses: list[str]) -> list[str]:
     """ "Bind it to `tax` and run: <code>": the binding belongs to the code step that follows."""
     out: list[str] = []
     for clause in clauses:
-        if out and _BIND_ONLY.match(out[-1].strip()) and MARK_RE.search(clause):
+        if out and _BIND_ONLY.match(out[-1].strip()) and (MARK_RE.search(clause) or _INLINE.search(clause)):
             out[-1] = f"{clause} and {out[-1]}"
             continue
         out.append(clause)

@@ -52,8 +52,9 @@ _PER_CONTAINER = (
     r"(?:per|each|every|one|a|an|single)\s+(?:[a-z]+\s+)?{}\b|\b{}\s+(?:fills|makes|holds|seats|serves)"
 )
 _DIFFERENCE = re.compile(
-    r"\b(?:difference|differ|gap|how many (?:more|fewer|less)|how much (?:more|less|longer|shorter|higher|"
-    r"lower|cheaper|dearer|bigger|smaller|heavier|lighter|greater)|subtract (?:them|one from the other))\b",
+    r"\b(?:difference|differ|gap|by how much|how many (?:more|fewer|less)|how much (?:more|less|longer|"
+    r"shorter|higher|lower|cheaper|dearer|bigger|smaller|heavier|lighter|greater)"
+    r"|subtract (?:them|one from the other))\b",
     re.I,
 )
 _PRODUCT = re.compile(

@@ -8,6 +8,8 @@
 - **Questions in one sentence**: "How many credits is the course, and what is the rate per credit?" are
   two lookups; the second gets the names the first uses.
 - **Lookups that name nothing** ("then find the cleaning fee") are about what the earlier lookups name.
+- **Two facts combined in one question**: "What is the basic fee plus the activation charge?", "By how
+  much does A exceed B?", "the difference between A and B": two lookups and the combination.
 - **A statement and "find it"**: "The depot pays a mileage rate per km. Find it and ...": the statement is
   what to look up.
 - **A statement with a quantity before a calculation**: "A 4.6 m trailer pays for every metre or part of
@@ -21,7 +23,7 @@ import re
 from ioa_p2p.planning.answer_types import request_act
 from ioa_p2p.planning.literal import names_in
 from ioa_p2p.planning.quantities import stated_quantities
-from ioa_p2p.planning.types import LOOKUP, TASK, PlanStep
+from ioa_p2p.planning.types import CALC, LOOKUP, TASK, PlanStep
 
 #: Where a looked-up operand's value goes in a clause (parse.make_step replaces it by ``vN``).
 NEST_MARK = "\u27e8n{}\u27e9"
@@ -119,6 +121,44 @@ def split_questions(clause: str) -> list[str] | None:
     return [first, second[0].upper() + second[1:]]
 
 
+_LOOKUP_LEAD = (
+    r"(?:what (?:is|are|was|were|'s)|what's|how much (?:is|are|does|do)|tell me|give me|find|look up|get)"
+)
+_MORE = r"(?:more|higher|greater|larger|bigger|longer|heavier|dearer)"
+_ARITH = r"plus|minus|times|multiplied by|divided by|added to"
+_COMBINED = (
+    (re.compile(rf"^{_LOOKUP_LEAD}\s+(?:the )?(?:difference|gap) between\s+(.+?)\s+and\s+(.+?)[?.!]?$", re.I),
+     "abs(v1 - v2)"),
+    (re.compile(rf"^by how much (?:does|do|is|are|did|was)\s+(.+?)\s+(?:exceed|beat|top|outweigh|"
+                rf"(?:is |are )?{_MORE} than)\s+(.+?)[?.!]?$", re.I), "(v1 - v2)"),
+    (re.compile(rf"^how much {_MORE} (?:is|are|was|were)\s+(.+?)\s+than\s+(.+?)[?.!]?$", re.I), "(v1 - v2)"),
+    (re.compile(rf"^{_LOOKUP_LEAD}\s+(.+?)\s+({_ARITH})\s+(.+?)[?.!]?$", re.I), ""),
+)  # fmt: skip
+_OPS = {"plus": "+", "added to": "+", "minus": "-", "times": "*", "multiplied by": "*", "divided by": "/"}
+
+
+def combined_question(clause: str) -> tuple[PlanStep, ...] | None:
+    """ "What is the basic plan fee plus the activation charge?", "By how much does A exceed B?", "the
+    difference between A and B": a lookup for each value (the second with the names the first uses) and
+    their combination; None when the parts state numbers (a calculation) or are not facts to look up."""
+    text = clause.strip()
+    for pattern, expression in _COMBINED:
+        m = pattern.match(text)
+        if m is None:
+            continue
+        a, b = m.group(1), m.group(m.lastindex or 2)
+        if expression == "":
+            expression = f"(v1 {_OPS[m.group(2).lower()]} v2)"
+        if re.search(r"\d", a + b) or not names_in(text) or len(a.split()) < 2 or len(b.split()) < 2:
+            return None
+        about = [n for n in names_in(a) if n not in b]
+        second = b + (f" ({', '.join(about)})" if about else "")
+        first = PlanStep(1, LOOKUP, f"What is {a}", f"What is {a}?")
+        other = PlanStep(2, LOOKUP, f"What is {second}", f"What is {second}?")
+        return first, other, PlanStep(3, CALC, clause, expression, (1, 2))
+    return None
+
+
 _FIND_IT = re.compile(
     r"^(?:find|look up|get|check|retrieve|fetch|read)\s+(?:it|that|this|that (?:rate|value|figure|price))"
     r"(?:\s+(?:out|up))?[.!]?$"
@@ -175,6 +215,7 @@ def _situation(clause: str) -> bool:
 __all__ = [
     "NEST_MARK",
     "amounts_at_rate",
+    "combined_question",
     "first_things_first",
     "found_statement",
     "join_statements",

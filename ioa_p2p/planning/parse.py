@@ -39,6 +39,7 @@ from ioa_p2p.planning.lookups import label_refs, split_lookup
 from ioa_p2p.planning.operands import (
     NEST_MARK,
     amounts_at_rate,
+    combined_question,
     first_things_first,
     found_statement,
     join_statements,
@@ -83,9 +84,9 @@ _LEAD = re.compile(
     re.I,
 )
 _REPORT_ONLY = re.compile(
-    r"^(?:and )?(?:tell|show|give) me\b(?!\s+(?:how|which|when|whether|if|why|who)\b)"
-    r"(?!\s+what\b(?!\s+(?:it|that|this|the (?:result|answer|output|code|program|script)|you get)\b))"
-    r"(?!.*\b(?:of|in|from)\b.*\b[A-Z0-9]{2,})"
+    r"^(?:and )?(?:tell|show|give) me(?: (?:what (?:it|that|this|the (?:code|program|script|snippet)|you get)"
+    r"(?: (?:prints|printed|outputs|returns|gives|shows|is|was))?|the (?:final )?(?:answer|result|output)s?"
+    r"|it|that|the (?:printed )?number(?: it prints)?))?[.!]?$"
     r"|^(?:and )?(?:tell|show|give|state|report)(?: me| us)? (?:the |your |an? )?(?:final )?"
     r"(?:answer|result|total|sum|figure|amount|value|number|product|outcome)s?[.!]?$",
     re.I,
@@ -163,7 +164,8 @@ def plan_request(goal: str) -> Plan:
         if alone is not None:
             return Plan(goal, (alone,), 1, clauses[0])
         combines = _COMBINES.search(clauses[0])
-        decomposed = natural.decompose(clauses[0]) or charge_plan(clauses[0]) or deadline_plan(clauses[0])
+        decomposed = natural.decompose(clauses[0]) or combined_question(clauses[0])
+        decomposed = decomposed or charge_plan(clauses[0]) or deadline_plan(clauses[0])
         decomposed = decomposed or (apply_rate(clauses[0]) if not combines else None)
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
@@ -308,7 +310,8 @@ def _asked_after_statements(clauses: list[str]) -> str | None:
 def _own_plan(clause: str) -> tuple[PlanStep, ...] | None:
     if not is_question(clause) or TEAM_ASK.search(clause):
         return None
-    own = charge_plan(clause) or deadline_plan(clause)  # the request's quantities applied to documents
+    own = combined_question(clause)  # "What is the A plus the B?": two lookups and their combination
+    own = own or charge_plan(clause) or deadline_plan(clause)  # the request's quantities applied to documents
     return own or (apply_rate(clause) if not _COMBINES.search(clause) else None)
 
 
