@@ -93,3 +93,22 @@ def test_a_date_after_a_date_is_no_rate_applied() -> None:
         "On what date did the Orlo Telecom OT-12 outage begin? Give the date 45 days after it."
     ).steps
     assert [s.kind for s in steps] == [LOOKUP, DATE]
+
+
+def test_two_calculations_in_one_request_are_two_steps_each_bound_by_position() -> None:
+    steps = plan_request(
+        "Compute 15 * 4 and 9 * 7, then run print(x - y) with x as the first result and y as the second."
+    ).steps
+    assert [s.kind for s in steps] == [CALC, CALC, CODE]
+    assert steps[2].bindings == (("x", 1), ("y", 2))
+
+
+def test_code_variables_bound_to_values_named_by_what_they_are() -> None:
+    steps = plan_request(
+        "Look up the Tamsin Hall deposit and the Tamsin Hall cleaning fee, then run print(a + 2 * b) with a "
+        "set to the deposit and b to the cleaning fee."
+    ).steps
+    assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CODE]
+    assert dict(steps[2].bindings) == {"a": 1, "b": 2}
+    plan = plan_request("Calculate 6 * 7, then run print(p + q) with p set to it.")
+    assert not plan.steps and "q" in plan.unplanned  # never run with a variable missing

@@ -14,6 +14,7 @@ import builtins
 import re
 
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
+from ioa_p2p.planning.lookups import words_of
 from ioa_p2p.planning.types import CODE, TASK, PlanStep
 
 #: Where a fenced code block was cut out of a request (its number in the request's blocks).
@@ -32,6 +33,8 @@ _BIND_LITERAL = re.compile(
     r"(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)(?!\.?\d|[\w%])",
     re.I,
 )
+#: "with a set to the deposit and b to the fee": the second binding's verb left out
+_BIND_ELIDED = re.compile(r"(?:,|\band)\s+`?([A-Za-z_]\w*)`?\s+(?:to|as)\s+(v\d+)\b", re.I)
 #: "plug the result into this script as cost", "pass v2 to the code as `annual`": the value, then its name
 _BIND_AS = re.compile(
     r"\b(?:plug|pass|feed|put|hand|insert|supply|give|use)\s+(v\d+)\b[^.;]*?\b(?:as|called|named)\s+"
@@ -52,6 +55,12 @@ def code_step(
     ]
     bindings += [(m.group(2), int(m.group(1)[1:])) for m in _BIND_TO.finditer(text)]
     bindings += [(m.group(2), int(m.group(1)[1:])) for m in _BIND_AS.finditer(text)]
+    bindings += [b for b in _named_bindings(text, before) if b[0] not in {n for n, _ in bindings}]
+    if bindings:  # "... and b to the cleaning fee" after a binding with its verb
+        named = {b for b, _ in bindings}
+        bindings += [
+            (m.group(1), int(m.group(2)[1:])) for m in _BIND_ELIDED.finditer(text) if m.group(1) not in named
+        ]
     if block is None:
         inline = inline_code(clause)
         if inline is not None:
@@ -79,6 +88,25 @@ def code_step(
         return PlanStep(index, TASK, clause, clause, tuple(refs))
     code, needs = generated
     return PlanStep(index, CODE, clause, code, needs, tuple((f"v{n}", n) for n in needs))
+
+
+_BIND_NAMED = re.compile(
+    r"(?:with|where|and|,)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|bound to|to)\s+"
+    r"(?:the |its |their )([a-z][\w -]*?)(?=\s+and\b|\s*[,.;)]|$)",
+    re.I,
+)
+
+
+def _named_bindings(text: str, before: list[PlanStep]) -> list[tuple[str, int]]:
+    """ "with a set to the deposit and b to the cleaning fee": each name bound to the one earlier step
+    whose words include every word of what it is set to."""
+    out: list[tuple[str, int]] = []
+    for m in _BIND_NAMED.finditer(text):
+        wanted = words_of(m.group(2))
+        hits = [s.index for s in before if wanted and wanted <= words_of(s.text)]
+        if len(hits) == 1:
+            out.append((m.group(1), hits[0]))
+    return out
 
 
 def inline_code(clause: str) -> str | None:

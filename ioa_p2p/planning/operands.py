@@ -178,6 +178,28 @@ def found_statement(clause: str, steps: list[PlanStep]) -> bool:
     return True
 
 
+_CALC_VERB = re.compile(r"^(?:compute|calculate|work out|evaluate|what (?:is|are)|find|give me)\s+", re.I)
+_OP_WORDS = r"plus|minus|times|divided by|multiplied by|squared|cubed|factorial|of|to the power of|mod|x"
+
+
+def split_calculations(clauses: list[str]) -> list[str]:
+    """ "Compute 15 * 4 and 9 * 7": two calculations, each a request of its own (never one dropped)."""
+    out: list[str] = []
+    for clause in clauses:
+        verb = _CALC_VERB.match(clause.strip())
+        parts = re.split(r"\s+and\s+", clause.strip()[verb.end() :].rstrip(" .?")) if verb else []
+        if len(parts) >= 2 and all(_arithmetic(p) for p in parts):
+            out += [f"{verb.group(0).strip()} {p}" for p in parts]  # type: ignore[union-attr]
+            continue
+        out.append(clause)
+    return out
+
+
+def _arithmetic(part: str) -> bool:
+    words = re.sub(rf"\b(?:{_OP_WORDS})\b", " ", part.lower())
+    return len(re.findall(r"\d+", part)) >= 2 and not re.search(r"[a-z]", words)
+
+
 _FIRST = re.compile(r",?\s+(?:first|beforehand|before (?:that|anything else|you start))[.!]?$", re.I)
 
 
@@ -220,6 +242,7 @@ __all__ = [
     "found_statement",
     "join_statements",
     "operand_lookups",
+    "split_calculations",
     "split_questions",
     "with_context",
 ]
