@@ -3,8 +3,9 @@
 Every agent is an :func:`~ioa_p2p.node.node.open_node` hosted by its own task in the one nursery this block
 owns, so all their background tasks live under one ``async with``; they share the process's imports, its
 models (the matcher's and wordllama's weights are loaded once per process: class-level in
-:mod:`ioa_p2p.matching.encoders`) and its memory ledger (:data:`ioa_p2p.memory.PROCESS_MEMORY`: each agent's
-``start_rss`` and share, ``GET /budgets``).
+:mod:`ioa_p2p.matching.encoders`; with several agents the MiniLM encodings of card texts are shared too, so a
+card every agent receives is encoded once) and its memory ledger (:data:`ioa_p2p.memory.PROCESS_MEMORY`: each
+agent's ``start_rss`` and share, ``GET /budgets``).
 
 Agents open one after the other (so each one's ``start_rss`` is measured alone), each in its own home, with
 its key created there on first start. An agent that cannot start (a wrong adapter option, a port in use, an
@@ -29,11 +30,14 @@ import trio
 
 from ioa_p2p.errors import AgentFailed, IoAError, LocalStateError, UsageError
 from ioa_p2p.identity import create_key_file
+from ioa_p2p.matching.encoders import MiniLMEncoder
 from ioa_p2p.memory import PROCESS_MEMORY, ProcessMemory
 from ioa_p2p.node.agents.config import AGENTS_INDEX_NAME, AgentSpec
 from ioa_p2p.node.node import Node, open_node
 
 log = logging.getLogger("ioa_p2p.node.agents")
+#: Card texts whose MiniLM encodings the agents of a process share (~25 KB each, filled as cards arrive).
+SHARED_ENCODINGS = 1024
 
 AgentState = Literal["waiting", "starting", "running", "failed", "stopped"]
 
@@ -121,6 +125,8 @@ async def open_agents(
     agent starts, fails or stops. The block is entered once every agent has started or failed; failures are
     not raised (read :attr:`Agents.failed`)."""
     agents = Agents(specs, home / AGENTS_INDEX_NAME if home is not None else None)
+    if len(specs) > 1:  # every agent embeds every card it receives: the same texts, once per process
+        MiniLMEncoder.share_encodings(SHARED_ENCODINGS)
 
     def changed(run: AgentRun) -> None:
         agents.write_index()
