@@ -10,11 +10,8 @@
   sentence vector (384-d) and, for late interaction, the contextual vectors of the content tokens.
 
 Both return float32 rows of unit length. Loading is thread-safe and happens on first use (or
-:meth:`load`), so a node starts without paying for it. Where one process runs several agents
-(:mod:`ioa_p2p.node.agents`), each of them embeds every card it receives, so the same card text would be run
-through MiniLM once per agent: :meth:`MiniLMEncoder.share_encodings` turns on a bounded, thread-safe cache of
-encodings (text -> pooled vector and token states) shared by the process's agents (off by default). A
-missing package raises :class:`~ioa_p2p.errors.ConfigError` saying what to install.
+:meth:`load`), so a node starts without paying for it. A missing package raises
+:class:`~ioa_p2p.errors.ConfigError` saying what to install.
 
 onnxruntime aborts the whole process (C++ ``std::terminate``, exit 134) when Python finalizes while one of
 its calls (loading a session, running one) is still going in another thread, as happens when a node stops
@@ -22,6 +19,11 @@ while a worker thread it abandoned is loading or running MiniLM. :data:`NATIVE_C
 and the interpreter's exit waits for them (``atexit``, at most :data:`EXIT_WAIT` seconds; no call starts
 after that). A process that must not wait (``ioa node start`` once its node stopped) ends with
 ``os._exit`` instead when :attr:`NativeCalls.busy`.
+
+Where one process runs several agents (:mod:`ioa_p2p.node.agents`), each of them embeds every card it
+receives, so the same card text would run through MiniLM once per agent:
+:meth:`MiniLMEncoder.share_encodings` turns on a bounded, thread-safe cache of encodings (text -> pooled
+vector and token states) shared by the process's agents (off by default).
 """
 
 from __future__ import annotations
@@ -194,30 +196,6 @@ class MiniLMEncoder:
     def load(self) -> None:
         self._load()
 
-    @classmethod
-    def share_encodings(cls, capacity: int) -> None:
-        """Keep the encodings of the last ``capacity`` texts for every user of MiniLM in this process (at
-        least: a smaller value than the current one leaves it); ~25 KB per text (its token states)."""
-        with cls._shared_lock:
-            cls._shared_capacity = max(cls._shared_capacity, capacity)
-
-    def _recall(self, text: str) -> tuple[Matrix, TokenStates] | None:
-        if not MiniLMEncoder._shared_capacity:
-            return None
-        with MiniLMEncoder._shared_lock:
-            found = MiniLMEncoder._shared.get(text)
-            if found is not None:
-                MiniLMEncoder._shared.move_to_end(text)
-            return found
-
-    def _remember(self, text: str, pooled: Matrix, states: TokenStates) -> None:
-        with MiniLMEncoder._shared_lock:
-            shared = MiniLMEncoder._shared
-            shared[text] = (pooled, states)
-            shared.move_to_end(text)
-            while len(shared) > MiniLMEncoder._shared_capacity:
-                shared.popitem(last=False)
-
     def _load(self) -> tuple[Any, Any]:
         with MiniLMEncoder._lock:
             if MiniLMEncoder._loaded is None:
@@ -270,6 +248,30 @@ class MiniLMEncoder:
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         return self.encode(texts, states=False)[0]
+
+    @classmethod
+    def share_encodings(cls, capacity: int) -> None:
+        """Keep the encodings of the last ``capacity`` texts for every user of MiniLM in this process (at
+        least: a smaller value than the current one leaves it); ~25 KB per text (its token states)."""
+        with cls._shared_lock:
+            cls._shared_capacity = max(cls._shared_capacity, capacity)
+
+    def _recall(self, text: str) -> tuple[Matrix, TokenStates] | None:
+        if not MiniLMEncoder._shared_capacity:
+            return None
+        with MiniLMEncoder._shared_lock:
+            found = MiniLMEncoder._shared.get(text)
+            if found is not None:
+                MiniLMEncoder._shared.move_to_end(text)
+            return found
+
+    def _remember(self, text: str, pooled: Matrix, states: TokenStates) -> None:
+        with MiniLMEncoder._shared_lock:
+            shared = MiniLMEncoder._shared
+            shared[text] = (pooled, states)
+            shared.move_to_end(text)
+            while len(shared) > MiniLMEncoder._shared_capacity:
+                shared.popitem(last=False)
 
 
 _EMPTY_STATES: npt.NDArray[np.float16] = np.zeros((0, MiniLMEncoder.dim), dtype=np.float16)
