@@ -50,6 +50,7 @@ import trio
 from bench_goal import CHATS, GOAL_SETTINGS, GOALS, LAUNCHER, agent_table, progress
 
 from ioa_p2p.bootstrap.testnet import NodeSpec, Testnet, open_testnet
+from ioa_p2p.control_client import ControlClient
 from ioa_p2p.testing.kinds import register_test_kinds
 
 QUERIES = (
@@ -120,12 +121,13 @@ class Meter:
 
 
 async def wait_cards(net: Testnet, n: int, seconds: float, meter: Meter) -> tuple[float | None, int]:
-    coordinator = net["coordinator"]
+    client = ControlClient(net["coordinator"].home, timeout=120)
     started = time.monotonic()
     count = 0
     with trio.move_on_after(seconds):
         while True:
-            count = len((await coordinator.call("GET", "/cards"))["cards"])
+            cards = await trio.to_thread.run_sync(lambda: client.call("GET", "/cards"))
+            count = len(cards["cards"])
             meter.sample()
             if count >= n:
                 return time.monotonic() - started, count
@@ -149,16 +151,20 @@ async def run_one(
             f"N={n} {mode}: {cards}/{n} cards at the coordinator after {cards_s or args.cards_timeout:.1f} s"
         )
         await trio.sleep(args.settle)
-        coordinator = net["coordinator"]
+        client = ControlClient(net["coordinator"].home, timeout=300)
+
+        async def call(path: str, body: dict[str, Any]) -> Any:
+            return await trio.to_thread.run_sync(lambda: client.call("POST", path, body))
+
         finds = []
         for i in range(args.finds):
             began = time.monotonic()
-            await coordinator.call("POST", "/find", {"text": QUERIES[i % len(QUERIES)], "k": 3})
+            await call("/find", {"text": QUERIES[i % len(QUERIES)], "k": 3})
             finds.append(time.monotonic() - began)
         formed, concluded, unanswered, teams = [], 0, 0, []
         for g in range(args.goals):
             body = {"goal": GOALS[g % len(GOALS)], "timeout": 120, "team_up_depth": 0}
-            result = await coordinator.call("POST", "/launch_goal", body)
+            result = await call("/launch_goal", body)
             formed.append(result["timings"]["team_formed_s"])
             concluded += result["status"] == "concluded"
             unanswered += len(result["unanswered"])
