@@ -139,7 +139,7 @@ async def run_one(
     root: Path, n: int, mode: str, per_process: int, args: argparse.Namespace
 ) -> dict[str, Any]:
     specs = specs_for(n)
-    per = 1 if mode == "processes" else per_process
+    per = 1 if mode == "processes" else min(per_process, n)
     launched = time.monotonic()
     async with open_testnet(root, specs, per_process=per, start_timeout=600) as net:
         up = time.monotonic() - launched
