@@ -83,8 +83,12 @@ async def _side_by_side(home: Path, specs: list) -> None:
             assert agents.nodes == [writer] and writer.memory.report().agents == 1
             assert json.loads((home / AGENTS_INDEX_NAME).read_text())["agents"][0]["state"] == "failed"
             assert agents["writer"].state == "running" and agents["writer"].error is None
+            assert not agents.none_running.is_set()
+            writer.nursery.start_soon(boom)  # the last running agent fails: none runs any more
+            await agents.none_running.wait()
+            assert agents.nodes == [] and agents["writer"].state == "failed"
     assert changes[:4] == [("calc", "running"), ("bad", "failed"), ("busy", "failed"), ("writer", "running")]
-    assert ("calc", "failed") in changes
+    assert changes[4:] == [("calc", "failed"), ("writer", "failed")]
 
 
 def _wait_line(node: NodeProcess, prefix: str, timeout: float = 90.0) -> str:

@@ -4,7 +4,8 @@ Prints, as each agent starts, ``agent NAME: listening on <multiaddr>``, ``agent 
 ``agent NAME: control api on 127.0.0.1:<port>, home <folder>`` (talk to it with ``ioa --home <folder> ...``);
 an agent that cannot start prints ``agent NAME: could not start: <error type>: <message>`` on stderr and the
 others go on. Then ``agents: K of N running (<home>/agents.json)``. When no agent could start, the command
-fails with the first agent's error (its exit code). Runs until SIGINT/SIGTERM.
+fails with the first agent's error (its exit code); when the last running agent stops with an error, with
+that one's. Runs until SIGINT/SIGTERM.
 """
 
 from __future__ import annotations
@@ -71,7 +72,21 @@ async def _serve_agents(home: Path, specs: list[AgentSpec]) -> None:
                 error = agents.failed[0].error
                 assert error is not None
                 raise error
-            reason = await wait_stop_request(signals)
+            reason = ""
+            async with trio.open_nursery() as nursery:
+
+                async def on_stop_request() -> None:
+                    nonlocal reason
+                    reason = await wait_stop_request(signals)
+                    nursery.cancel_scope.cancel()
+
+                nursery.start_soon(on_stop_request)
+                await agents.none_running.wait()  # every agent stopped with an error: so does the process
+                nursery.cancel_scope.cancel()
+            if not reason:
+                last = agents.failed[-1].error
+                assert last is not None
+                raise last
             click.echo(f"{reason}, shutting down {len(agents.nodes)} agents", err=True)
 
 

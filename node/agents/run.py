@@ -79,6 +79,8 @@ class Agents:
             raise UsageError(f"agent names must be unique in a process; repeated: {repeated}")
         self.runs = [AgentRun(spec) for spec in specs]
         self.index = index
+        #: Set once every agent has failed or stopped (none runs any more).
+        self.none_running = trio.Event()
 
     def __getitem__(self, name: str) -> AgentRun:
         for run in self.runs:
@@ -130,6 +132,8 @@ async def open_agents(
 
     def changed(run: AgentRun) -> None:
         agents.write_index()
+        if all(r.state in ("failed", "stopped") for r in agents.runs):
+            agents.none_running.set()
         if on_change is not None:
             on_change(run)
 
