@@ -91,3 +91,22 @@ async def test_twenty_agents_spread_their_cards_and_a_goal_forms_its_team_in_tim
             assert result["unanswered"] == [] and result["declined"] == []  # no invitation timed out
             assert not result["forced"] and result["tasks"], result["tasks"]
             assert all(task["status"] == "completed" for task in result["tasks"]), result["tasks"]
+
+
+@pytest.mark.slow
+async def test_agents_two_to_a_process_answer_each_on_their_own_control_api(tmp_path: Path) -> None:
+    specs = _specs()[:4]
+    with trio.fail_after(150):
+        async with open_testnet(tmp_path, specs, per_process=2, start_timeout=120) as net:
+            assert [sorted(n.name for n in net.agents if n.pid == host.pid) for host in net.hosts] == [
+                ["calculator-0", "coordinator"],
+                ["coder-1", "researcher-2"],
+            ]
+            for node in net.agents:
+                answer = await node.call("GET", "/node")
+                assert answer["peer_id"] == str(node.peer_id) and node.home == net.root / node.name
+                assert (await node.call("GET", "/budgets"))["memory"]["agents"] == 2
+            with pytest.raises(UsageError, match="shares its process with other agents"):
+                await net.restart("coder-1")
+            assert await net.stop("coder-1") == 0  # the whole process: its two agents
+            assert not net["researcher-2"].running and net["coordinator"].running
