@@ -270,9 +270,7 @@ def test_ioa_ui_open_opens_the_login_link_it_prints(
 # --------------------------------------------------------------------------- a goal from the page
 
 
-def test_a_view_opened_while_logging_in_is_rendered_once_and_keeps_its_input(
-    net: NetworkThread, context: BrowserContext
-) -> None:
+def test_a_view_opened_while_logging_in_is_rendered_once(net: NetworkThread, context: BrowserContext) -> None:
     """A navigation while the login is still asking the node who it is (``GET /id`` held back here, as a
     loaded node answers late) opens the view once: it is not drawn again under the user's hands when
     the answer comes, which used to drop what was typed into the search box and show the unranked list."""
