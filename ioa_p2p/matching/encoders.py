@@ -19,6 +19,11 @@ while a worker thread it abandoned is loading or running MiniLM. :data:`NATIVE_C
 and the interpreter's exit waits for them (``atexit``, at most :data:`EXIT_WAIT` seconds; no call starts
 after that). A process that must not wait (``ioa node start`` once its node stopped) ends with
 ``os._exit`` instead when :attr:`NativeCalls.busy`.
+
+Where one process runs several agents (:mod:`ioa_p2p.node.agents`), each of them embeds every card it
+receives, so the same card text would run through MiniLM once per agent:
+:meth:`MiniLMEncoder.share_encodings` turns on a bounded, thread-safe cache of encodings (text -> pooled
+vector and token states) shared by the process's agents (off by default).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from __future__ import annotations
 import atexit
 import gzip
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -179,6 +185,10 @@ class MiniLMEncoder:
     dim = 384
     _lock = threading.Lock()
     _loaded: tuple[Any, Any] | None = None
+    #: Encodings shared by the agents of this process (text -> pooled vector, token states); bounded.
+    _shared: OrderedDict[str, tuple[Matrix, TokenStates]] = OrderedDict()
+    _shared_capacity = 0
+    _shared_lock = threading.Lock()
 
     def __init__(self, *, threads: int = 1) -> None:
         self.threads = threads
@@ -203,17 +213,29 @@ class MiniLMEncoder:
         if not texts:
             return pooled, out
         session, tokenizer = self._load()
-        for row, enc in enumerate(tokenizer.encode_batch(list(texts))):
+        sharing = MiniLMEncoder._shared_capacity > 0
+        for row, text in enumerate(texts):
+            known = self._recall(text) if sharing else None
+            if known is not None:
+                pooled[row] = known[0]
+                if states:
+                    out.append(known[1])
+                continue
+            enc = tokenizer.encode(text)
             ids = np.array([enc.ids], dtype=np.int64)
             ones, zeros = np.ones_like(ids), np.zeros_like(ids)
             feed = {"input_ids": ids, "attention_mask": ones, "token_type_ids": zeros}
             with NATIVE_CALLS.running():
                 hidden = session.run(None, feed)[0][0]
             pooled[row] = hidden.mean(axis=0)
-            if states:
+            if states or sharing:
                 keep = [i for i, tok in enumerate(enc.tokens) if is_content_token(tok)]
                 vectors = unit_rows(hidden[keep]).astype(np.float16) if keep else _EMPTY_STATES
-                out.append(TokenStates(tuple(enc.tokens[i] for i in keep), vectors))
+                state = TokenStates(tuple(enc.tokens[i] for i in keep), vectors)
+                if states:
+                    out.append(state)
+                if sharing:
+                    self._remember(text, pooled[row].copy(), state)
         return unit_rows(pooled), out
 
     def content_tokens(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
@@ -226,6 +248,30 @@ class MiniLMEncoder:
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         return self.encode(texts, states=False)[0]
+
+    @classmethod
+    def share_encodings(cls, capacity: int) -> None:
+        """Keep the encodings of the last ``capacity`` texts for every user of MiniLM in this process (at
+        least: a smaller value than the current one leaves it); ~25 KB per text (its token states)."""
+        with cls._shared_lock:
+            cls._shared_capacity = max(cls._shared_capacity, capacity)
+
+    def _recall(self, text: str) -> tuple[Matrix, TokenStates] | None:
+        if not MiniLMEncoder._shared_capacity:
+            return None
+        with MiniLMEncoder._shared_lock:
+            found = MiniLMEncoder._shared.get(text)
+            if found is not None:
+                MiniLMEncoder._shared.move_to_end(text)
+            return found
+
+    def _remember(self, text: str, pooled: Matrix, states: TokenStates) -> None:
+        with MiniLMEncoder._shared_lock:
+            shared = MiniLMEncoder._shared
+            shared[text] = (pooled, states)
+            shared.move_to_end(text)
+            while len(shared) > MiniLMEncoder._shared_capacity:
+                shared.popitem(last=False)
 
 
 _EMPTY_STATES: npt.NDArray[np.float16] = np.zeros((0, MiniLMEncoder.dim), dtype=np.float16)
