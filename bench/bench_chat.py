@@ -239,6 +239,7 @@ async def member_server(home: Path, star: bool) -> None:
             print("joined", flush=True)
         while await stdin.readline():
             pass
+        print("member: stdin closed, stopping", file=sys.stderr, flush=True)
 
 
 def _spawn_member(home: Path, log: Path, star: bool) -> Any:

@@ -14,7 +14,8 @@ the launcher (the first agent) holds every card and ``--settle`` s more:
   core;
 - the launcher then asks ``--goals`` finds and goals (``POST /find``, ``POST /launch_goal``): its RSS
   right after, and again after ``--unload-idle`` + 35 s without a find (the models unloaded with
-  ``warm = "auto"``).
+  ``warm = "auto"``), then the time of a find that reloads them and of the next one (the cost of
+  unloading: the same models, so no quality cost).
 
 Figures are per process; the load of the machine (``uptime``) is printed with them.
 """
@@ -116,6 +117,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         out["launcher_after_unload"] = memory(pid)
         status = await launcher.call("GET", "/card")
         out["launcher_matcher"] = status["status"]["matcher"]
+        for key in ("find_after_unload_ms", "next_find_ms"):  # the reload a find pays after an unload
+            start = time.monotonic()
+            await launcher.call("POST", "/find", {"text": GOALS[0], "k": 5, "dht": False})
+            out[key] = round((time.monotonic() - start) * 1000)
         out["load_end"] = load()
     return out
 
