@@ -117,9 +117,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         out["launcher_after_unload"] = memory(pid)
         status = await launcher.call("GET", "/card")
         out["launcher_matcher"] = status["status"]["matcher"]
+        fresh = "Summarise the attached report in three sentences"  # not in the query cache
         for key in ("find_after_unload_ms", "next_find_ms"):  # the reload a find pays after an unload
             start = time.monotonic()
-            await launcher.call("POST", "/find", {"text": GOALS[0], "k": 5, "dht": False})
+            await launcher.call("POST", "/find", {"text": f"{fresh} ({key})", "k": 5, "dht": False})
             out[key] = round((time.monotonic() - start) * 1000)
         out["load_end"] = load()
     return out
