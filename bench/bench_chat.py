@@ -276,11 +276,22 @@ async def open_member_processes(root: Path, n: int, star: bool) -> AsyncIterator
                 proc.kill()
 
 
+async def connect_retrying(node: Node, addr: str, tries: int = 3) -> PeerId:
+    """``node.connect(addr)``, tried again on failure (member processes answer late on a loaded machine)."""
+    for attempt in range(tries):
+        try:
+            return await node.connect(addr)
+        except IoAError:
+            if attempt == tries - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
 async def bench_direct_processes(root: Path, n: int, latency: int) -> dict[str, float]:
     base = root / f"pdirect{n}"
     async with open_member_processes(base, n - 1, star=False) as members, open_members(base, 1) as nodes:
         leader = nodes[0]
-        peers = [await leader.connect(addr) for _, addr in members]
+        peers = [await connect_retrying(leader, addr) for _, addr in members]
         await trio.sleep(SETTLE)
         sender: Chats = leader.services.chats
         handle = await sender.create_chat(peers, "bench")
@@ -308,7 +319,7 @@ async def bench_star_processes(root: Path, n: int, latency: int, relay_addr: str
             if line.strip() != "joined":
                 raise RuntimeError(f"a star member did not join the relay: {line!r}")
         member = StarMember(leader, genesis)
-        relay = await leader.connect(relay_addr)
+        relay = await connect_retrying(leader, relay_addr)
         stream = await leader.open_stream(relay, SUBMIT)
         await stream.send(canonical.encode({"genesis": genesis.to_cbor()}))
         assert await stream.receive() == b"joined"
