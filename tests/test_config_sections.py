@@ -30,6 +30,7 @@ from ioa_p2p.node.agents.config import agent_specs, agents_file_plan
 from ioa_p2p.node.chats.config import ChatsConfig
 from ioa_p2p.node.goals.types import GoalsConfig
 from ioa_p2p.node.relay.settings import RelaySettings
+from ioa_p2p.node.services import GoalsSwitch
 from ioa_p2p.telemetry.settings import TelemetrySettings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -214,6 +215,7 @@ SECTIONS = (
     Section("NodeConfig", "[node] of c.toml", "listen", _node),
     Section("AdapterTable", "[adapter] of c.toml", "kind", _adapter),
     Section("GoalsConfig", "[goals]", "timeout", GoalsConfig.from_section),
+    Section("GoalsSwitch", "[goals]", "enabled", GoalsSwitch.from_section, strict=False),
     Section("ChatsConfig", "[chats]", "fsync", ChatsConfig.from_section),
     Section("DiscoverySettings", "[discovery]", "ttl", DiscoverySettings.from_section),
     Section("IndexSettings", "[discovery.index]", "n_trees", lambda t: make_index(t, 8)),

