@@ -132,7 +132,11 @@ async def test_a_peer_writing_invalid_2_byte_frames_and_never_reading_is_cut_off
                     answers = await read_all(stream, 2.0)
                     assert answers.count(b"invalid") <= MAX_REFUSED_FRAMES  # then the stream is reset
             assert streams >= 1
-            assert node.faults.snapshot().get(f"stream {PROTOCOL_ID}:ProtocolViolation", 0) >= 1
+            # the stream is cut after its 16th answer, whenever pacing lets the victim get there
+            fault = f"stream {PROTOCOL_ID}:ProtocolViolation"
+            with trio.fail_after(30):
+                while node.faults.snapshot().get(fault, 0) < 1:  # noqa: ASYNC110 - no event to wait on
+                    await trio.sleep(0.1)
             assert budgets.cpu.charged_by_trust[0] > 0  # charged to the stranger that caused it
             assert budgets.cpu.paced > 0 or budgets.streams_refused_early > early
             assert budgets.cpu.delay(peer, budgets.now()) >= 0
