@@ -313,8 +313,10 @@ class WorkBudget:
     its **loop** time (how long it held the event loop, the wall clock: on a machine whose other
     processes leave the node part of a core, a step holds the loop several times its CPU time, and
     every other peer's work waits that long). A key's own bucket is charged CPU time (a peer is
-    not blamed for the machine's load); a pool is charged loop time, so a pool's rate is a share
-    of wall time that holds whatever the machine's load and however many identities share it.
+    not blamed for the machine's load), and so is the known peers' pool; the strangers' pool is
+    charged loop time, so its rate is a share of wall time that holds whatever the machine's load
+    and however many identities share it (a known peer's request on a loaded machine is not
+    paced for the time the machine took from it).
 
     Work is charged after it is done, so a bucket may go into debt (at most :data:`MAX_DEBT`
     seconds' worth of its rate); :meth:`delay` says how long the key's next work should wait. A
@@ -386,7 +388,8 @@ class WorkBudget:
         self.charged_by_trust[trust] = self.charged_by_trust.get(trust, 0.0) + seconds
         self.loop_by_trust[trust] = self.loop_by_trust.get(trust, 0.0) + loop
         if trust < TRUST_PARTNER:
-            pool = self._level(self._pools.get(trust), self.pool, self.pool_burst, now) - loop
+            spent = loop if trust == TRUST_STRANGER else seconds
+            pool = self._level(self._pools.get(trust), self.pool, self.pool_burst, now) - spent
             self._pools[trust] = (max(pool, -self.pool * self.POOL_MAX_DEBT), now)
 
     def delay(self, key: Hashable, now: float, trust: int = TRUST_STRANGER, *, pool: bool = True) -> float:
