@@ -38,6 +38,7 @@ IDENTITIES = 4
 ANNOUNCED = (1 << 20) - 64  # a frame announced at ~1 MiB (the /ioa/msg limit)
 FIRST_PART = 768 * 1024  # sent at once; the rest trickles one byte at a time
 REOPEN_AFTER = 1.0  # seconds before a stream the victim ended is opened again
+NEGOTIATE_TIMEOUT = 120  # seconds an attacker's stream waits for protocol negotiation
 ORPHAN_SIZE = 300 * 1024
 ORPHAN_CHATS = 5
 ORPHANS_PER_CHAT = 200
@@ -62,6 +63,12 @@ async def raw_hosts(target: Target, count: int | None = None) -> AsyncIterator[l
 
     async def run_host(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         host = new_noise_host(Identity.generate())
+        # a persistent attacker waits for its streams' negotiation as long as the victim paces it
+        # (py-libp2p gives up after 10 s, and a starved attacker would then only retry for ever)
+        host.negotiate_timeout = NEGOTIATE_TIMEOUT
+        config = getattr(host.get_network(), "connection_config", None)
+        if config is not None and hasattr(config, "outbound_stream_protocol_negotiation_timeout"):
+            config.outbound_stream_protocol_negotiation_timeout = NEGOTIATE_TIMEOUT
         async with host.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]):
             info = peer_info_from_addr(target.addr)
             for _ in range(5):  # a flooded victim may fail a handshake: try again

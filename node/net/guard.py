@@ -68,11 +68,15 @@ def meter_inbound_streams(host: Any, budgets: NodeBudgets) -> None:
             await upstream(stream)  # contained: it resets what it cannot serve
             return
         meter = MessageMeter(stream, peer, budgets)
+        if not meter.start_negotiation():  # strangers' negotiation slots full: the cheapest refusal
+            with contextlib.suppress(Exception):
+                await stream.reset()
+            return
         meter.install()
         try:
             await upstream(stream)
         finally:
-            meter.release()
+            meter.finish()
 
     handler.metered = True  # type: ignore[attr-defined]
     handler.contained = getattr(upstream, "contained", False)  # type: ignore[attr-defined]
