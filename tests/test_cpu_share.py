@@ -12,7 +12,7 @@ import trio
 from ioa_p2p.budget import TRUST_KNOWN, TRUST_PARTNER, TRUST_STRANGER, WorkBudget
 from ioa_p2p.config.limits import Limits
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.net.budgets import CONGESTED, PRIORITY_WINDOW, NodeBudgets
+from ioa_p2p.node.net.budgets import CONGESTED, PRIORITY_WINDOW, STRANGER_NEGOTIATIONS, NodeBudgets
 
 
 def test_a_pool_is_charged_loop_time_and_a_peer_its_cpu_time() -> None:
@@ -67,3 +67,18 @@ async def test_strangers_yield_to_trusted_work_only_while_the_loop_is_congested(
     await trio.sleep(PRIORITY_WINDOW)
     assert budgets.cpu_delay(stranger) == 0  # the window passed with no trusted work: strangers go on
     assert budgets.snapshot()["cpu"]["yielded_to_trusted"] >= 1
+
+
+def test_strangers_share_a_few_negotiation_slots_and_trusted_peers_need_none() -> None:
+    """Past STRANGER_NEGOTIATIONS strangers' streams in protocol negotiation, a stranger's new
+    stream is refused before negotiation (counted as such); a slot comes back when a negotiation
+    ends; a trusted peer's stream takes none."""
+    budgets = NodeBudgets(Limits())
+    assert all(budgets.start_negotiation(TRUST_STRANGER) for _ in range(STRANGER_NEGOTIATIONS))
+    early = budgets.streams_refused_early
+    assert not budgets.start_negotiation(TRUST_STRANGER)
+    assert budgets.streams_refused_early == early + 1
+    assert not budgets.start_negotiation(TRUST_KNOWN)  # takes no slot ...
+    assert budgets.streams_refused_early == early + 1  # ... and is not refused
+    budgets.end_negotiation()
+    assert budgets.start_negotiation(TRUST_STRANGER)
