@@ -131,7 +131,7 @@ class Discovery:
             "revalidated": 0,
             "dropped_unconfirmed": 0,
         }
-        self.warm = WarmState(directory.ranker)  # the matcher's background warm-up (node/discovery/warm.py)
+        self.warm = WarmState(directory.ranker, settings.warm)  # node/discovery/warm.py
         self.search = CardSearch(
             node.peer_id, net, directory, settings, embedder.model_id, embedder.dim, self.now_ms, self.stats
         )
