@@ -29,7 +29,7 @@ from ioa_p2p.adapters.retrieval.facts import _WORD, Fact, Scorer, stem, terms
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
 from ioa_p2p.planning.quantities import stated_quantities
-from ioa_p2p.planning.units import unit_in_header
+from ioa_p2p.planning.units import factor, unit_in_header
 from ioa_p2p.planning.values import ALIASES, Found, Value, dates_in, numbers_in
 
 _AGGREGATE = re.compile(r"\b(both|all|each|every|across|combined)\b", re.I)
@@ -211,6 +211,7 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
     ]
     asked = {(n.number, n.unit) for n in numbers_in(question)}
     found = [f for f in found if (f.number, f.unit) not in asked and (f.number, "") not in asked] or found
+    found = [f for f in found if not _stated(f, question)] or found
     if not found:
         return None
     units = wanted.units
@@ -237,6 +238,18 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
             return _of(after[0])
     spans = [(f.start, f.end, f) for f in pool]
     return _of(_closest(spans, text, scorer)[2])
+
+
+def _stated(f: Found, question: str) -> bool:
+    """The question itself states this measure, in any unit ("after half an hour of pumping": 30 minutes
+    of the document is the situation, not the answer)."""
+    if not f.unit:
+        return False
+    for q in stated_quantities(question):
+        scale = factor(q.unit, f.unit) if q.unit else None
+        if scale is not None and abs(q.number * scale - f.number) < 1e-9 * max(1.0, abs(f.number)):
+            return True
+    return False
 
 
 def _reads_as_price(text: str, f: Found) -> bool:
