@@ -274,7 +274,8 @@ def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[
         if not _BORDER.match(lines[j]):
             kept.append((j - i, re.split(r"\s{2,}", lines[j].strip())))
         j += 1
-    if len(kept) < 2 or numbers_in(lines[i]) and not _BORDER.match(lines[i]):
+    figures = [n for n in numbers_in(lines[i]) if not (n.unit == "" and 1900 <= n.number <= 2100)]
+    if len(kept) < 2 or figures and not _BORDER.match(lines[i]):  # a header may name a year: "(2024)"
         return None
     (_, header), rows = kept[0], kept[1:]
     second = lines[i + kept[1][0]]
