@@ -147,3 +147,37 @@ async def test_a_stated_quantity_brings_in_the_charge_made_per_it(tmp_path: Path
         "Rowan Walkers picked our dog up from home for a group walk of 1.5 hours. What is the charge?",
     )
     assert total == 15 * 1.5 + 6
+
+
+LONG = (
+    "KETTLEWICK HIRE - CHARGES\nValid from 1 March 2026; 2025 charges in brackets no longer apply.\n\n"
+    "ITEM                                    CHARGE        (2025)\n"
+    "------------------------------------------------------------\n"
+    + "".join(f"{f'Spare part number {n} (each)':<44}{n + 10:>5}.00       ({n + 8}.00)\n" for n in range(30))
+    + "Ladder hire, per day (min. 2 days)          14.00         (12.00)\n"
+    + "Delivery to site                            35.00         (30.00)\n"
+    + "------------------------------------------------------------\n"
+)
+
+
+async def test_a_table_cut_over_passages_is_read_whole(tmp_path: Path) -> None:
+    root = tmp_path / "docs"
+    (root / "kettlewick").mkdir(parents=True)
+    (root / "kettlewick" / "charges.txt").write_text(LONG)
+    adapter = hashing_adapter(root)
+    got = await amounts(
+        adapter, "What do we owe Kettlewick Hire for the ladder hire for 3 days and the delivery to our site?"
+    )
+    assert sorted(got) == [14.0, 35.0]
+
+
+def test_a_price_for_a_quantity_is_a_charge_whatever_is_left_out() -> None:
+    from ioa_p2p.planning.answer_types import answer_type
+
+    for question in (
+        "How much would 300 flyers from Orwin Print cost us? Leave out VAT.",
+        "What would 40 mugs from Pellow Pottery cost, excluding VAT?",
+    ):
+        assert answer_type(question).kind == "amount", question
+    (lookup, calc) = plan_request("How much would 300 flyers from Orwin Print cost us? Leave out VAT.").steps
+    assert calc.template == "charge(v1; 300 flyers)" and "300 flyers" in lookup.template

@@ -191,9 +191,14 @@ class DocIndex:
         for rel, entry in sorted(self.files.items()):
             if rel.rpartition("/")[0] != folder:
                 continue
+            seen: set[tuple[int, str]] = set()
             for p in entry.passages:
                 if len(out) < MAX_RULE_FACTS:
-                    out += facts_of(rel, p.start_line, p.heading, p.text, entry.superseded, entry.title)
+                    start, text = whole_blocks(entry.lines, p)  # a table cut by a passage: read whole
+                    for f in facts_of(rel, start, p.heading, text, entry.superseded, entry.title):
+                        if (f.line, f.text) not in seen:
+                            seen.add((f.line, f.text))
+                            out.append(f)
         return out[:MAX_RULE_FACTS]
 
 
