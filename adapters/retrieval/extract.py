@@ -212,6 +212,7 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
     asked = {(n.number, n.unit) for n in numbers_in(question)}
     found = [f for f in found if (f.number, f.unit) not in asked and (f.number, "") not in asked] or found
     found = [f for f in found if not _stated(f, question)] or found
+    found = [f for f in found if not _clause_number(text, f)]  # "7.3 When a meal is provided ...": a label
     if not found:
         return None
     units = wanted.units
@@ -238,6 +239,12 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
             return _of(after[0])
     spans = [(f.start, f.end, f) for f in pool]
     return _of(_closest(spans, text, scorer)[2])
+
+
+def _clause_number(text: str, f: Found) -> bool:
+    """A number that opens the fact and is followed by a capitalised word numbers a clause or a section
+    ("7.3 When a meal ...", "2. Cleaning is charged ..."): a label, never a value."""
+    return not f.unit and not text[: f.start].strip(" *#-") and bool(re.match(r"\.?\s+[A-Z]", text[f.end :]))
 
 
 def _stated(f: Found, question: str) -> bool:

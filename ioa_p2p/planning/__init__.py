@@ -12,6 +12,8 @@
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation
 - ``applied.py``  calculations over earlier values asked for in words (rates, periods, shares on top)
 - ``rates.py``    natural questions that apply a rate from the documents to the request's quantity
+- ``tariffs.py``  a price applied on the documents' terms (per-unit, steps, minimums, caps; a bill's items)
+- ``allowances.py`` a trip's daily allowance: its days, travel days and meals provided, on a handbook's rules
 - ``refs.py``     references to earlier values ("it", "that price", "both", "the second")
 - ``code.py``     code steps: the block, its variables and the values bound to them; blocks cut out of a
   request and given to the clause that asks to run them

@@ -34,6 +34,7 @@ import re
 from collections.abc import Mapping
 from fractions import Fraction
 
+from ioa_p2p.planning.allowances import allowance_plan, render_parts
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
 from ioa_p2p.planning.literal import names_in
 from ioa_p2p.planning.quantities import Quantity, dimension_of, stated_quantities
@@ -55,6 +56,9 @@ _WITHOUT_VAT = re.compile(
 def charge_plan(question: str) -> tuple[PlanStep, ...] | None:
     """The steps for a question about what something costs for the quantities it states (see the module
     docstring); None when it asks no amount, states no quantity or names nothing to look up."""
+    allowance = allowance_plan(question)  # a trip's per diem: days, travel days, meals provided
+    if allowance is not None:
+        return allowance
     if answer_type(question).kind != "amount" or not names_in(question):
         return None
     stated = [q for q in stated_quantities(question) if q.dimension]
@@ -96,7 +100,9 @@ def _short(text: str) -> str:
 
 
 def render_charges(expression: str, values: Mapping[int, Value]) -> str:
-    """``expression`` with every ``charge(vN; ...)`` written out as arithmetic (see the module docstring)."""
+    """``expression`` with every ``charge(vN; ...)`` written out as arithmetic (see the module docstring),
+    and every ``part(vA of vB)`` of an allowance (planning/allowances.py)."""
+    expression = render_parts(expression, values)
     return CHARGE.sub(
         lambda m: render_charge(values.get(int(m.group(1))), _quantities(m.group(2))), expression
     )
