@@ -26,6 +26,9 @@ _KINDS = {"date": "date", "dates": "dates", "time": "time", "name": "name", "ver
           "passage": "passage", "reason": "reason"}  # fmt: skip
 
 
+_CAUSE_LEAD = re.compile(
+    r"\W*(?:why\b[^.?]{0,40}:|reasons?\b[^.?]{0,30}:|causes?:|root cause|because\b)", re.I
+)
 _CAUSE_SECTION = re.compile(r"\b(?:root cause|causes?|reasons?|why|what happened|what went wrong)\b", re.I)
 
 
@@ -83,6 +86,8 @@ def answer(
             bonus += 0.15
         if kind == "reason" and _CAUSE_SECTION.search(fact.context):
             bonus += 0.5  # "why ...?": the section that gives the cause
+        elif kind == "reason" and _CAUSE_LEAD.match(fact.text):
+            bonus += 0.5  # "Why the change: ...", "Reason: ...": a sentence that gives the cause
         return confidence(fact) * weights.get(fact.path.rpartition("/")[0], 1.0) + bonus
 
     everything = sorted(facts, key=lambda f: -rank(f))

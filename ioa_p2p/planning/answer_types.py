@@ -90,6 +90,8 @@ def answer_type(question: str) -> AnswerType:
     """The answer type of ``question`` (see the module docstring)."""
     q = " ".join(question.lower().split())
     per = _per(q)
+    if re.match(r"\W*why\b", q):  # "why did they shorten the deadline": the reason, whatever it is about
+        return AnswerType("reason")
     if re.search(r"\b(?:the|both|two) dates\b", q):
         return AnswerType("dates")
     if re.search(r"\bwhat time\b|\bat what time\b|\bthe (?:clock )?time (?:the|when|at which|that)\b|"
