@@ -37,9 +37,10 @@ def fitting_rows(question: str, row: Fact, facts: Sequence[Fact]) -> Value | Non
     rows = [f for f in facts if f.table == row.table and f.cells]
     headers = [h for h, _ in row.cells[1:]]
     named = [h for h in headers if (terms(h) - _GENERIC) & asked]
-    column = (named or [h for h in headers if _CAPACITY.search(h)] or [None])[0]
-    if column is None:
+    columns = named or [h for h in headers if _CAPACITY.search(h)]
+    if not columns:
         return None
+    column = columns[0]
     unit = unit_in_header(column, ALIASES)
     fits: list[tuple[float, str]] = []
     for f in rows:
