@@ -181,3 +181,17 @@ def test_a_price_for_a_quantity_is_a_charge_whatever_is_left_out() -> None:
         assert answer_type(question).kind == "amount", question
     (lookup, calc) = plan_request("How much would 300 flyers from Orwin Print cost us? Leave out VAT.").steps
     assert calc.template == "charge(v1; 300 flyers)" and "300 flyers" in lookup.template
+
+
+async def test_the_asking_sentence_says_which_items_are_priced(tmp_path: Path) -> None:
+    adapter = hashing_adapter(docs(tmp_path))
+    # the scene names a consultation; the question asks the price of the nail trim only
+    got = await amounts(
+        adapter, "Our cat is at Pellow for a standard consultation today. What does a nail trim cost?"
+    )
+    assert got == [12.0]
+    # a question that asks generically takes every charge the scene names
+    got = await amounts(
+        adapter, "Our cat had a standard consultation and a nail trim at Pellow. What is the bill?"
+    )
+    assert sorted(got) == [12.0, 45.0]

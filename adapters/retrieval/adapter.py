@@ -167,10 +167,12 @@ class DocIndex:
         found = answer(query, self.facts(answering), scope=self.scope(query))
         where = found.fact.path if found is not None else (answering[0][1].path if answering else "")
         if where and asks_price(query):  # several charges the situation incurs: each on its own terms
-            items = bill_items(query, self.folder_facts(where), self.folder_names(where))
-            if items:  # at least two charges the question names outright: as sure as a good single answer
+            found_fact = found.fact if found is not None else None
+            items = bill_items(query, self.folder_facts(where), self.folder_names(where), found_fact)
+            if items:  # charges the question names outright: as sure as a good single answer
                 sure = max(found.score if found is not None else 0.0, BILL_CONFIDENCE)
-                return hits, Answer(Value.of_list(tuple(v for _, v in items)), items[0][0], sure)
+                value = items[0][1] if len(items) == 1 else Value.of_list(tuple(v for _, v in items))
+                return hits, Answer(value, items[0][0], sure)
         if found is not None and charged(query, found.value):  # a price: what it is per, on what terms
             rules = self.folder_facts(found.fact.path)
             terms = charge_terms(query, found.fact, found.value, rules)

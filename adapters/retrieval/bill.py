@@ -144,6 +144,23 @@ def question_words(question: str, common: set[str]) -> set[str]:
     return {t for t in terms(kept) if t not in _GENERIC and t not in common and not t.isdigit()}
 
 
+def _asked_for(question: str, common: set[str], items: Sequence[Item]) -> set[str]:
+    """The words of the asking sentence ("... What will the tablecloth laundering come to?") when they
+    name an item themselves: then only what it asks the price of counts, not every word of the scene (the
+    hall the guests sit in); a sentence that asks generically ("what is the bill?"): empty."""
+    sentences = [x for x in re.split(r"(?<=[.!?])\s+", question.strip()) if x]
+    asking = next((x for x in reversed(sentences) if x.rstrip().endswith("?")), "")
+    if not asking or asking == question.strip():
+        return set()
+    words = question_words(asking, common)
+    return words if any(_eligible(i, _named(i.label, words)) for i in items) else set()
+
+
+def _eligible(item: Item, named: set[str]) -> bool:
+    """An item the question names: most of its label, or its section's heading (a row of figures)."""
+    return bool(named) and (item.from_heading or len(named) * 2 >= len(item.label))
+
+
 def _named(label: frozenset[str], asked: set[str]) -> set[str]:
     return {t for t in label if any(_same(t, a) for a in asked)}
 
@@ -152,7 +169,9 @@ def _same(a: str, b: str) -> bool:
     return a == b or (min(len(a), len(b)) >= 5 and (a.startswith(b) or b.startswith(a)))
 
 
-def bill_items(question: str, rules: Sequence[Fact], common: set[str]) -> list[tuple[Fact, Value]] | None:
+def bill_items(
+    question: str, rules: Sequence[Fact], common: set[str], found: Fact | None = None
+) -> list[tuple[Fact, Value]] | None:
     """The charges the question's situation incurs, each with its terms (see the module docstring), or
     None when it names fewer than two. ``rules``: the facts of the folder's documents; ``common``: the
     terms of the folder's file names and titles."""
@@ -161,6 +180,7 @@ def bill_items(question: str, rules: Sequence[Fact], common: set[str]) -> list[t
         return None
     scorer = Scorer(question, rules)
     items = [item for fact in rules for item in items_of(fact)]
+    focus = _asked_for(question, common, items)
 
     def weight(names: set[str]) -> float:
         return sum(scorer.idf.get(t, 1.0) for t in names)
@@ -169,7 +189,9 @@ def bill_items(question: str, rules: Sequence[Fact], common: set[str]) -> list[t
     eligible = []
     for item in items:
         named = _named(item.label, asked)
-        if named and (item.from_heading or len(named) * 2 >= len(item.label)):
+        if focus and not _named(item.label, focus):
+            continue  # the question asks the price of something else ("the tablecloth laundering")
+        if _eligible(item, named):
             eligible.append(
                 (weight(named), len(named) / len(item.label), scorer.score(item.fact), item, named)
             )
@@ -197,8 +219,10 @@ def bill_items(question: str, rules: Sequence[Fact], common: set[str]) -> list[t
         return None
     charged = list(zip(picked, values, strict=True))
     charged += _per_stated(question, charged, items, rules, scorer)
-    if len(charged) < 2:
+    if len(charged) < (1 if focus else 2):  # one item: only when the asking sentence names it itself
         return None
+    if len(charged) == 1 and found is not None and any(_named(i.label, focus) for i in items_of(found)):
+        return None  # the fact found for the question already answers what it asks: it stays the answer
     return [(item.fact, value) for item, value in charged]
 
 
