@@ -21,7 +21,7 @@ Wire layout: ``docs/protocol.md`` section 9.3.2.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ioa_p2p.card.sketch import SignedSketch, check_live, decode_sketch, verify_sketch
@@ -104,20 +104,34 @@ def in_cell(sketch: SignedSketch, cell: PageCell) -> bool:
     return code & ((1 << cell.level) - 1) == cell.prefix
 
 
-def check_entry(data: bytes, cell: PageCell, now_ms: int) -> SignedSketch:
-    """One entry as a storing peer admits it: well formed, live, signed by its peer, in ``cell``."""
-    sketch = decode_sketch(data)
+Decode = Callable[[bytes], SignedSketch]
+Verify = Callable[[SignedSketch], None]
+
+
+def check_entry(
+    data: bytes,
+    cell: PageCell,
+    now_ms: int,
+    *,
+    decode: Decode = decode_sketch,
+    verify: Verify = verify_sketch,
+) -> SignedSketch:
+    """One entry as a storing peer admits it: well formed, live, signed by its peer, in ``cell``
+    (``decode``/``verify``: a caller may memoise them, as the simulator does)."""
+    sketch = decode(data)
     check_live(sketch, now_ms)
     if not in_cell(sketch, cell):
         raise InvalidCard(f"the sketch of {sketch.peer_id} does not belong in this page's bucket")
-    verify_sketch(sketch)
+    verify(sketch)
     return sketch
 
 
-def validate_page(key: str, data: bytes, now_ms: int) -> list[SignedSketch]:
+def validate_page(
+    key: str, data: bytes, now_ms: int, *, decode: Decode = decode_sketch, verify: Verify = verify_sketch
+) -> list[SignedSketch]:
     """Every entry of a page put under ``key`` checked (:func:`check_entry`); at least one, one per peer."""
     cell = parse_page_key(key)
-    entries = [check_entry(e, cell, now_ms) for e in decode_page(data)]
+    entries = [check_entry(e, cell, now_ms, decode=decode, verify=verify) for e in decode_page(data)]
     if not entries:
         raise InvalidCard("a page put must hold at least one sketch")
     if len({s.peer_id for s in entries}) != len(entries):
@@ -143,17 +157,13 @@ def merge_page(
     *,
     admit: Iterable[PeerId] | None = None,
     limit: int = PAGE_ENTRIES,
+    decode: Decode = decode_sketch,
 ) -> Merge:
     """Merge checked ``incoming`` sketches into the ``held`` page: a peer's entry is replaced by a higher
     card version; a new peer is added while the page has room and (``admit``) it is among the admitted
     peers; expired entries are dropped. ``held`` was checked when it was stored (not again here)."""
     kept: dict[PeerId, SignedSketch] = {}
-    for data in _held_entries(held):
-        try:
-            sketch = decode_sketch(data)
-            check_live(sketch, now_ms)
-        except InvalidMessage:
-            continue
+    for sketch in read_page(held, now_ms, decode=decode):
         kept.setdefault(sketch.peer_id, sketch)
     before = {p: s.version for p, s in kept.items()}
     allowed = None if admit is None else set(admit)
@@ -175,6 +185,25 @@ def merge_page(
     return Merge(page, tuple(added), tuple(replaced), refused)
 
 
+def store_page(
+    held: bytes | None,
+    key: str,
+    value: bytes,
+    now_ms: int,
+    admit_new: Callable[[PeerId], bool],
+    *,
+    decode: Decode = decode_sketch,
+    verify: Verify = verify_sketch,
+) -> Merge:
+    """What a storing peer does with a page put under ``key``: every entry checked
+    (:func:`validate_page`, raises :class:`InvalidMessage`), then merged into ``held``; a peer new to the
+    page is added only when ``admit_new(peer)`` (the node's rate limits per provider and in total)."""
+    incoming = validate_page(key, value, now_ms, decode=decode, verify=verify)
+    present = {s.peer_id for s in read_page(held, now_ms, decode=decode)}
+    admitted = present | {s.peer_id for s in incoming if s.peer_id not in present and admit_new(s.peer_id)}
+    return merge_page(held, incoming, now_ms, admit=admitted, decode=decode)
+
+
 def _held_entries(held: bytes | None) -> list[bytes]:
     if held is None:
         return []
@@ -184,13 +213,13 @@ def _held_entries(held: bytes | None) -> list[bytes]:
         return []
 
 
-def read_page(data: bytes, now_ms: int) -> list[SignedSketch]:
+def read_page(data: bytes | None, now_ms: int, *, decode: Decode = decode_sketch) -> list[SignedSketch]:
     """A reader's view of a page: its well-formed, live entries (signatures NOT verified: a reader
     verifies the entries it acts on); a malformed page reads as empty."""
     out = []
     for entry in _held_entries(data):
         try:
-            sketch = decode_sketch(entry)
+            sketch = decode(entry)
             check_live(sketch, now_ms)
         except InvalidMessage:
             continue
@@ -213,5 +242,6 @@ __all__ = [
     "page_key",
     "parse_page_key",
     "read_page",
+    "store_page",
     "validate_page",
 ]

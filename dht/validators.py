@@ -23,7 +23,7 @@ from typing import Protocol
 
 from ioa_p2p.card import CardRecord, SignedCard, newest_record, parse_record
 from ioa_p2p.dht.admission import CardAdmission
-from ioa_p2p.dht.pages import PAGE_PREFIX, validate_page
+from ioa_p2p.dht.pages import PAGE_PREFIX, Merge, decode_page, store_page, validate_page
 from ioa_p2p.errors import (
     AuthorMismatch,
     InvalidCard,
@@ -135,13 +135,19 @@ class PageValidator:
         validate_page(key, value, self.clock_ms())
 
     def select(self, key: str, values: list[bytes]) -> int:
+        """The last value that is a well-formed page (called after ``validate``, which checked the
+        entries: they are not checked again here)."""
         for index in range(len(values) - 1, 0, -1):
             try:
-                self.validate(key, values[index])
+                decode_page(values[index])
                 return index
             except InvalidMessage:
                 continue
         return 0
+
+    def store(self, key: str, held: bytes | None, value: bytes, admit_new: Callable[[PeerId], bool]) -> Merge:
+        """What to store for a page put (:func:`~ioa_p2p.dht.pages.store_page` at this validator's clock)."""
+        return store_page(held, key, value, self.clock_ms(), admit_new)
 
 
 class IoaNamespaceValidator:
@@ -177,6 +183,16 @@ class IoaNamespaceValidator:
 
     def validate(self, key: str, value: bytes) -> None:
         self._pick(key).validate(key, value)
+
+    def is_page(self, key: str) -> bool:
+        """True for a bucket page key (a storing peer merges puts of it: :meth:`store_page`)."""
+        return isinstance(key, str) and key.startswith(PAGE_PREFIX)
+
+    def store_page(
+        self, key: str, held: bytes | None, value: bytes, admit_new: Callable[[PeerId], bool]
+    ) -> Merge:
+        """See :meth:`PageValidator.store` (raises :class:`~ioa_p2p.errors.InvalidMessage`)."""
+        return self.page.store(key, held, value, admit_new)
 
     def select(self, key: str, values: list[bytes]) -> int:
         return self._pick(key).select(key, values)
