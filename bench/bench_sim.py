@@ -2,7 +2,7 @@
 
     nice -n 10 .venv/bin/python bench/bench_sim.py [--nodes 100,1000,10000] [--churn 0,0.1,0.3]
         [--lookups 200] [--queries 60] [--spam 0.1] [--revalidate 720] [--split any] [--seed 1]
-        [--search pages,providers] [--skip spread,revocation]
+        [--search pages,providers] [--skip spread,revocation] [--warm-publish]
 
 The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model, batched lookup state
 machine, LSH forest and probing, card validation (signatures, stamps, rate limits) and publish/refresh
@@ -54,7 +54,7 @@ from shared_data import data_file
 
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.settings import DiscoverySettings
-from ioa_p2p.dht.sim.cardflow import card_spread, publish_cards, revoke_cards, run_searches
+from ioa_p2p.dht.sim.cardflow import card_spread, publish_cards, revoke_cards, run_searches, warm_publish
 from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.corpus import AgentText, generated_agents, generated_queries, recombined
 from ioa_p2p.dht.sim.measure import LookupSummary, Traffic, run_for, run_lookups
@@ -141,20 +141,25 @@ def run_one(
     report("lookups", row)
 
     forest = forest_for(cards.model_id, cards.dim)
-    published = publish_cards(world, forest, world.nodes, rng, window=60)
-    done = [p.done_s for p in published if p.done_s is not None]
-    row.update(
-        published=len(published),
-        publish_p50=round(percentile(done, 0.5), 2),
-        publish_p95=round(percentile(done, 0.95), 2),
-        first_store_p50=round(percentile([p.put_first_s for p in published if p.put_first_s], 0.5), 2),
-        put_ok=round(sum(p.put_ok for p in published) / max(1, len(published)), 3),
-        provide_acked=round(
-            sum(p.acknowledged for p in published) / max(1, sum(p.expected for p in published)), 3
-        ),
-        keys_per_card=round(statistics.mean(p.keys for p in published), 1) if published else 0,
-        pages_p50=round(percentile([p.pages_s for p in published if p.pages_s], 0.5), 2),
-    )
+    if args.warm_publish:
+        began = time.perf_counter()
+        placed = warm_publish(world, forest, world.nodes)
+        row.update(published="warm", placed=placed, placed_s=round(time.perf_counter() - began, 1))
+    else:
+        published = publish_cards(world, forest, world.nodes, rng, window=60)
+        done = [p.done_s for p in published if p.done_s is not None]
+        row.update(
+            published=len(published),
+            publish_p50=round(percentile(done, 0.5), 2),
+            publish_p95=round(percentile(done, 0.95), 2),
+            first_store_p50=round(percentile([p.put_first_s for p in published if p.put_first_s], 0.5), 2),
+            put_ok=round(sum(p.put_ok for p in published) / max(1, len(published)), 3),
+            provide_acked=round(
+                sum(p.acknowledged for p in published) / max(1, sum(p.expected for p in published)), 3
+            ),
+            keys_per_card=round(statistics.mean(p.keys for p in published), 1) if published else 0,
+            pages_p50=round(percentile([p.pages_s for p in published if p.pages_s], 0.5), 2),
+        )
     report("publish", row)
 
     base = replace(DiscoverySettings(), min_stamp_bits=8, revalidate=args.revalidate)
@@ -228,6 +233,11 @@ def main() -> None:
         default="pages,providers",
         help="searches to measure, from the same published network: pages (sketch pages, the default of "
         "[discovery] pages) and/or providers (provider records, pages = false)",
+    )
+    parser.add_argument(
+        "--warm-publish",
+        action="store_true",
+        help="place every card, page and provider record at its closest nodes at once (no publish figures)",
     )
     parser.add_argument("--skip", default="", help="stages to skip: spread, revocation (comma-separated)")
     parser.add_argument(

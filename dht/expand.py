@@ -8,7 +8,7 @@ buckets find each other well. :class:`PageSearch` therefore:
 
 1. **Seeds**: lists the pages (:mod:`~ioa_p2p.dht.pages`) of the query's buckets,
    :func:`~ioa_p2p.dht.probing.plan_probes` at the level :func:`page_level` picks for the network's size
-   (up to ``enumerate`` peers: every level-4 page of table 0, the whole network);
+   (up to :data:`PAGE_LISTING` peers, 512: every level-4 page of table 0, the whole network);
 2. **ranks** every sketch listed by its cosine with the query (no card is fetched for this);
 3. **expands**: the ``width`` best candidates not expanded yet have their own buckets (every table, plus
    ``near`` near buckets; computed from their sketches) listed in turn, which finds the cards most like
@@ -37,6 +37,9 @@ from ioa_p2p.identity import PeerId
 
 #: Mean sketches per page a probing search aims at (pages hold :data:`~ioa_p2p.dht.pages.PAGE_ENTRIES`).
 PAGE_OCCUPANCY = 48
+#: Largest estimated network whose level-4 pages of table 0 (16) are listed in full: half their capacity
+#: (a bigger ``enumerate`` setting raises it; a page that came back full starts a probing search).
+PAGE_LISTING = 16 * PAGE_ENTRIES // 2
 #: Defaults: candidates expanded per round, near buckets listed per expanded candidate, pages asked at
 #: most per search, cards fetched.
 WIDTH = 10
@@ -46,9 +49,10 @@ FETCH = 16
 
 
 def page_level(network_size: float, enumerate_up_to: int = ENUMERATE_UP_TO) -> int | None:
-    """``None`` (list level 4 of table 0) up to ``enumerate_up_to`` peers; else the coarsest level whose
-    pages hold about :data:`PAGE_OCCUPANCY` sketches or fewer (8 up to ~12,000 peers, then 12)."""
-    if network_size <= enumerate_up_to:
+    """``None`` (list level 4 of table 0) up to ``max(enumerate_up_to,`` :data:`PAGE_LISTING` ``)`` peers;
+    else the coarsest level whose pages hold about :data:`PAGE_OCCUPANCY` sketches or fewer (8 up to
+    ~12,000 peers, then 12)."""
+    if network_size <= max(enumerate_up_to, PAGE_LISTING):
         return None
     for level in LEVELS[1:]:
         if network_size / (1 << level) <= PAGE_OCCUPANCY:
@@ -91,7 +95,7 @@ class PageSearch:
             self.query,
             self.size,
             probes=self.probes,
-            enumerate_up_to=self.enumerate_up_to,
+            enumerate_up_to=max(self.enumerate_up_to, PAGE_LISTING),
             level=self.level,
         )
         return self._ask(plan.cells)
@@ -167,4 +171,13 @@ class PageSearch:
         return len(self.candidates) < LISTING_COVERAGE * (self.size - 1)
 
 
-__all__ = ["FETCH", "MAX_PAGES", "NEAR", "PAGE_OCCUPANCY", "WIDTH", "PageSearch", "page_level"]
+__all__ = [
+    "FETCH",
+    "MAX_PAGES",
+    "NEAR",
+    "PAGE_LISTING",
+    "PAGE_OCCUPANCY",
+    "WIDTH",
+    "PageSearch",
+    "page_level",
+]

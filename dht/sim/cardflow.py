@@ -33,10 +33,11 @@ import numpy.typing as npt
 
 from ioa_p2p.card import SignedCard
 from ioa_p2p.dht.forest import Forest
-from ioa_p2p.dht.keyspace import K, estimate_network_size
+from ioa_p2p.dht.keyspace import K, estimate_network_size, position
 from ioa_p2p.dht.pages import encode_page, page_key
 from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.settings import DiscoverySettings
+from ioa_p2p.dht.sim.kad import serve_add_providers, serve_put_value
 from ioa_p2p.dht.sim.pagesearch import PageSearchRun
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.dht.sim.publish import PagePutRun, ProvideRun, PutRun
@@ -149,6 +150,50 @@ def publish_cards(
         world.loop.run(min(end, world.loop.now + 1.0))
         waiting = [p for p in waiting if p.done_s is None]
     return out
+
+
+def warm_publish(
+    world: World, forest: Forest, nodes: Sequence[SimNode], *, pages: bool = True, providers: bool = True
+) -> int:
+    """A shortcut for large runs (as :meth:`World.warm_start` is for joining): each of ``nodes`` issues a
+    card and its record, its sketch's pages (``pages``) and its provider records (``providers``) are
+    placed at once at the ``K`` online nodes closest to each key (by the top 64 bits of the keyspace
+    position) and at the node itself, through the storing node's own checks (:func:`serve_put_value`:
+    validation, the page merge, the rate limits; :func:`serve_add_providers`), without the lookups and
+    messages of publishing (so no publish time is measured). Returns the records placed."""
+    cards = world.cards
+    assert cards is not None, "publishing needs a CardSet"
+    online = [n for n in world.nodes if n.online]
+    top = np.array([n.position >> 192 for n in online], dtype=np.uint64)
+
+    def closest(key: bytes) -> list[SimNode]:
+        far = np.bitwise_xor(top, np.uint64(position(key) >> 192))
+        count = min(K, len(online))
+        return [online[int(i)] for i in np.argpartition(far, count - 1)[:count]]
+
+    placed = 0
+    for node in nodes:
+        if not node.online:
+            continue
+        card = cards.issue(node.index, world.now_ms())
+        node.card, node.withdrawal = card, None
+        levels = provided_levels(network_size(world, node))
+        key = key_of(node.peer)
+        for target in [node, *closest(key)]:
+            placed += serve_put_value(world, target, node, key, card.encoded)
+        if pages:
+            sketch = cards.sketch(node.index, card, world.now_ms())
+            value = encode_page([sketch.encoded])
+            for cell in forest.cells(sketch.vector(), levels):
+                page = page_key(cell, forest.model_id, forest.dim).encode("utf-8")
+                for target in [node, *closest(page)]:
+                    placed += serve_put_value(world, target, node, page, value)
+        if providers:
+            for cell in forest.cells(cards.vectors[node.index], levels):
+                node.add_provider(cell.key, node.peer)
+                for target in closest(cell.key):
+                    placed += serve_add_providers(world, target, node, [cell.key])
+    return placed
 
 
 def exact_top(world: World, vector: npt.NDArray[np.float32], k: int, *, exclude: int = -1) -> list[int]:
@@ -351,6 +396,7 @@ __all__ = [
     "exact_top",
     "network_size",
     "publish_card",
+    "warm_publish",
     "publish_cards",
     "revoke_cards",
     "run_searches",

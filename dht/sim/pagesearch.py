@@ -3,10 +3,10 @@ does it with ``[discovery] pages = true`` and a cold directory.
 
 1. The network's size is estimated from the routing table, as for :class:`~ioa_p2p.dht.sim.search.SearchRun`.
 2. :class:`~ioa_p2p.dht.expand.PageSearch` picks the seed pages; each round is one batched ``GET_VALUE``
-   lookup of its page keys; every page read (the union of the values the asked peers returned) is
-   offered to it, and the next round lists the buckets of the best candidates not expanded yet, until it
-   has nothing more to ask, ``max_pages`` were asked, or :data:`ROUNDS_SHARE` of ``find_timeout`` has
-   passed.
+   lookup of its page keys; every page value is offered to it as soon as an answer carries it, and the
+   next round (the buckets of the best candidates not expanded yet) starts at once while fewer than
+   :data:`IN_FLIGHT` rounds run, until it has nothing more to ask, ``max_pages`` were asked, or
+   :data:`ROUNDS_SHARE` of ``find_timeout`` has passed.
 3. The ``page_fetch`` best candidates by sketch are fetched (:class:`~ioa_p2p.dht.sim.search.FetchRun`:
    owners first, then the DHT), their sketches verified (signature, and that the card fetched is the one
    the sketch summarises), and the cards ranked by cosine with the query (the node ranks them with its
@@ -38,6 +38,8 @@ from ioa_p2p.errors import InvalidMessage
 
 #: Share of ``find_timeout`` the page rounds may use; the rest is left for the card fetches.
 ROUNDS_SHARE = 0.6
+#: Page lookups running at once: the next round starts as soon as an answer changes the best candidates.
+IN_FLIGHT = 3
 
 
 class PageSearchRun:
@@ -60,7 +62,8 @@ class PageSearchRun:
         self.result = SearchResult([])
         self.cards: dict[int, SignedCard] = {}
         self.done = False
-        self.pages_read = 0
+        self.in_flight = 0
+        self.fetching = False
 
     def start(self) -> PageSearchRun:
         node, s = self.node, self.settings
@@ -77,39 +80,88 @@ class PageSearchRun:
         )
         self.result.listing = self.search.listing
         self.world.loop.after(s.find_timeout, self._timeout)
+        self.world.loop.after(ROUNDS_SHARE * s.find_timeout, self._rounds_over)
         self._round(self.search.start())
         return self
 
-    def _round(self, cells: list[Cell]) -> None:
-        if self.done:
-            return
-        elapsed = self.world.loop.now - self.started_at
-        if not cells or elapsed >= ROUNDS_SHARE * self.settings.find_timeout:
+    def _rounds_over(self) -> None:
+        if not self.done and not self.fetching:
             self._fetch()
-            return
-        keys = {page_key(c, self.forest.model_id, self.forest.dim).encode("utf-8"): c for c in cells}
 
-        def read(run: LookupRun) -> None:
+    def _round(self, cells: list[Cell]) -> None:
+        """One batched ``GET_VALUE`` lookup of ``cells``' pages; pages are offered as answers carry them,
+        and new rounds start while this one runs (:meth:`_more`)."""
+        keys = {page_key(c, self.forest.model_id, self.forest.dim).encode("utf-8"): c for c in cells}
+        seen: dict[bytes, int] = {}
+        holder: list[LookupRun] = []
+        self.in_flight += 1
+        self.result.passes += 1
+
+        def answered(key: bytes) -> None:
+            if not self.done and holder and self._read(holder[0], keys, key, seen):
+                self._more()
+
+        def finished(run: LookupRun) -> None:
+            self.in_flight -= 1
             if self.done:
                 return
-            now = self.world.now_ms()
-            decode = self.world.records.decode_sketch
-            for key, cell in keys.items():
-                values = run.lookup.values(key)
-                own = self.node.values.get(key)
-                entries = [
-                    e for v in values + ([own] if own else []) for e in read_page(v, now, decode=decode)
-                ]
-                self.pages_read += bool(entries)
-                self.search.offer(cell.key, entries)
-            self.result.passes += 1
-            self._round(self.search.next_cells())
+            for key in keys:
+                self._read(run, keys, key, seen, final=True)
+            self._more()
 
-        start_lookup(self.world, self.node, list(keys), VALUE, ask=self.settings.ask, on_done=read)
+        holder.append(
+            start_lookup(
+                self.world,
+                self.node,
+                list(keys),
+                VALUE,
+                ask=self.settings.ask,
+                on_answer=answered,
+                on_done=finished,
+            )
+        )
+
+    def _read(
+        self,
+        run: LookupRun,
+        keys: dict[bytes, Cell],
+        key: bytes,
+        seen: dict[bytes, int],
+        *,
+        final: bool = False,
+    ) -> bool:
+        """Offer the page values of ``key`` read so far (if any are new); True when some were."""
+        if key not in keys:
+            return False
+        values = run.lookup.values(key)
+        own = self.node.values.get(key)
+        if own is not None:
+            values = [*values, own]
+        if len(values) == seen.get(key, -1) and not final:
+            return False
+        seen[key] = len(values)
+        now = self.world.now_ms()
+        decode = self.world.records.decode_sketch
+        entries = [e for v in values for e in read_page(v, now, decode=decode)]
+        self.search.offer(keys[key].key, entries)
+        return bool(entries)
+
+    def _more(self) -> None:
+        """Start the next round while fewer than :data:`IN_FLIGHT` run; fetch once none runs and none is
+        left (or the rounds' share of ``find_timeout`` has passed)."""
+        over = self.world.loop.now - self.started_at >= ROUNDS_SHARE * self.settings.find_timeout
+        if not over and self.in_flight < IN_FLIGHT:
+            cells = self.search.next_cells()
+            if cells:
+                self._round(cells)
+                return
+        if self.in_flight == 0 and not self.fetching:
+            self._fetch()
 
     def _fetch(self) -> None:
         world, s = self.world, self.settings
-        self.result.passes -= 1
+        self.fetching = True
+        self.result.passes -= 1  # SearchResult starts at 1
         self.result.lookup_s = world.loop.now - self.started_at
         self.result.providers = len(self.search.candidates)
         chosen = []
@@ -161,4 +213,4 @@ class PageSearchRun:
         self.on_done(self.result)
 
 
-__all__ = ["ROUNDS_SHARE", "PageSearchRun"]
+__all__ = ["IN_FLIGHT", "ROUNDS_SHARE", "PageSearchRun"]
