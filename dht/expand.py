@@ -45,7 +45,7 @@ PAGE_LISTING = 16 * PAGE_ENTRIES // 2
 WIDTH = 10
 NEAR = 8
 MAX_PAGES = 400
-FETCH = 16
+FETCH = 24
 
 
 def page_level(network_size: float, enumerate_up_to: int = ENUMERATE_UP_TO) -> int | None:
