@@ -25,6 +25,7 @@ from ioa_p2p.api.events import DoneEvent, StartEvent, TeamEvent
 from ioa_p2p.api.goals import GoalResult
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.api.peers import RelayConnectRequest
+from ioa_p2p.api.status import ChatsEvent, NetworkEvent, NetworkView, NodeEvent, NodeStatus
 from ioa_p2p.api.stream import Cursor, StreamItem
 from ioa_p2p.control_client import AsyncControlClient, ControlClient, Endpoint
 from ioa_p2p.control_client.chat_stream import ChatStreamItem
@@ -162,8 +163,47 @@ async def test_every_route_of_a_real_node_answers_its_schema(tmp_path: Path) -> 
             assert [i.cursor.seq for i in items if i.cursor] == list(range(1, len(items) + 1))
             for item in items:
                 check_shape(item.event.to_json())
+            for route, kind, schema in (
+                (r.NETWORK_EVENTS, "network", NetworkView),
+                (r.NODE_EVENTS, "node", NodeStatus),
+            ):
+                called.add(route.key)
+                cursor, event = await first_status_event(coordinator, route.path)
+                assert event["event"] == kind and Cursor.parse(cursor).seq >= 1
+                schema.from_json(event["view"])
+            called.add(r.CHATS_EVENTS.key)
+            cursor, event = await first_status_event(coordinator, r.CHATS_EVENTS.path)
+            listed = ChatsEvent.from_json(event)
+            assert made.chat_id in {c.chat_id for c in listed.chats}
+            assert result.round_id in {g.round_id for g in listed.goals}
+            # the typed client streams: the current view first, with its cursor
+            for stream, kind in (
+                (client.network_events(), NetworkEvent),
+                (client.node_events(), NodeEvent),
+                (client.chats_events(), ChatsEvent),
+            ):
+                async with aclosing(stream):
+                    first = await anext(stream)
+                assert isinstance(first.event, kind) and first.cursor is not None
             assert called == {route.key for route in r.ROUTES}
             assert set(coordinator.control.routes) == called  # the node serves exactly the table
+
+
+async def first_status_event(node: Node, path: str) -> tuple[str, Any]:
+    """The cursor and JSON of the first event of a status stream (which stays open)."""
+    url = f"http://127.0.0.1:{node.control.port}{path}"
+    headers = {"Authorization": f"Bearer {node.control.token}", "Accept": "text/event-stream"}
+    ident = ""
+    async with httpx.AsyncClient(timeout=30) as http, http.stream("GET", url, headers=headers) as response:
+        assert response.status_code == 200
+        lines = response.aiter_lines()
+        async with aclosing(lines):
+            async for line in lines:
+                if line.startswith("id: "):
+                    ident = line[4:]
+                if line.startswith("data: "):
+                    return ident, json.loads(line[6:])
+    raise AssertionError(f"{path} ended without an event")
 
 
 async def chat_events(node: Node, chat: str, count: int) -> list[Any]:

@@ -1,11 +1,12 @@
 """The dashboard end to end in headless Chromium (Debian's package) on a local network of 3 agent processes.
 
-From the page: log in with the one-time link of ``ioa ui``, search the directory, launch a goal and follow
-it live (messages arrive without a reload, a task's progress, the conclusion, the audit badge turning
-valid), cancel a goal, a chat of 500 messages, a dropped connection resumed without losing or duplicating
-a message; at phone width and in dark mode. Without the session, nothing: a wrong or missing token, a
-spent code, another origin, a request without its CSRF token get no data. Screenshots go to
-``$IOA_TEST_ARTIFACTS`` (default: a temporary folder).
+From the page: log in with the one-time link of ``ioa ui`` (``--open`` opens the link it prints), search
+the directory, launch a goal and follow it live (messages arrive without a reload, a task's progress, the
+shared plan, the conclusion, the audit badge turning valid), continue it, find it in the chats list,
+cancel a goal, a chat of 500 messages, a dropped connection resumed without losing or duplicating a
+message; every view at phone width and in dark mode; the network, node and chats views live. Without the
+session, nothing: a wrong or missing token, a spent code, another origin, a request without its CSRF
+token get no data. Screenshots go to ``$IOA_TEST_ARTIFACTS`` (default: a temporary folder).
 """
 
 from __future__ import annotations
@@ -13,17 +14,20 @@ from __future__ import annotations
 import base64
 import http.client
 import json
+import os
 import re
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from ioa_p2p.api.status import NetworkEvent
 from ioa_p2p.control_client import ControlClient
 
 from .dashboard_net import CHROMIUM, CHROMIUM_FLAGS, NetworkThread, artifacts_dir, browser_missing, spec
@@ -207,6 +211,35 @@ def _session(port: int, code: str) -> tuple[str, str]:
     return header.split(";", 1)[0].split("=", 1)[1], csrf
 
 
+def test_ioa_ui_open_opens_the_login_link_it_prints(
+    net: NetworkThread, context: BrowserContext, tmp_path: Path
+) -> None:
+    home = home_of(net, "coordinator")
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.sh"  # the default browser, as Python's webbrowser finds it ($BROWSER)
+    browser.write_text(f'#!/bin/sh\nprintf %s "$1" > {opened}\n')
+    browser.chmod(0o755)
+    out = subprocess.run(
+        [sys.executable, "-m", "ioa_p2p", "--home", str(home), "ui", "--open"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+        env={**os.environ, "BROWSER": f"{browser} %s"},
+    )
+    url = out.stdout.strip()
+    assert url.startswith("http://127.0.0.1:") and "/ui/#code=" in url and "one-time" in out.stderr
+    assert opened.read_text() == url  # the link it printed is the one it opened
+    token = (home / "control.token").read_text()
+    assert token not in url and token not in out.stdout + out.stderr
+    page = context.new_page()
+    page.goto(url)
+    expect(page.locator("#nav")).to_be_visible()  # the opened link logs in
+    assert "code=" not in page.url
+    page.go_back()  # the entry that held the code was replaced: back leads to the page before
+    assert page.url == "about:blank"
+
+
 # --------------------------------------------------------------------------- a goal from the page
 
 
@@ -247,7 +280,17 @@ def test_a_goal_launched_from_the_page_is_followed_live_to_a_valid_audit(
         "#chat-log .sig .ok"
     ).count() == len(indexes)
     expect(page.locator("#conclusion table")).to_contain_text("calculator")  # the cost table
+    expect(page.locator("#shared-plan li")).to_have_count(2)  # the shared plan, both steps
+    expect(page.locator("#shared-plan")).to_contain_text("done")
     shot(page, "chat")
+
+    # continue the chat: a new request for the same team is a new round, followed live in the same page
+    expect(page.locator("#chat-send")).to_have_text("Continue")
+    page.fill("#chat-input", "Calculate 1000 + 234")
+    page.click("#chat-send")
+    expect(page.locator("#chat-log li.msg[data-kind='conv.start']")).to_have_count(2)
+    expect(page.locator("#conclusion")).to_contain_text("1234")
+    assert page.evaluate("window.__notReloaded") is True
 
     chat_id = page.url.rsplit("/", 1)[1]
     with page.expect_download() as download:
@@ -255,6 +298,14 @@ def test_a_goal_launched_from_the_page_is_followed_live_to_a_valid_audit(
     exported = Path(download.value.path()).read_bytes()
     copy = ControlClient(home).call("GET", f"/chats/export?chat={chat_id}")
     assert exported == base64.b64decode(copy["data"])  # type: ignore[index, call-overload]
+
+    # the chats list holds it, with its latest round's state; a click opens it again
+    page.click("#nav a[data-view=chats]")
+    link = page.locator(f"a.chat-link[data-chat='{chat_id}']")
+    expect(link).to_contain_text("Calculate 17 * 23")
+    expect(link.locator("xpath=ancestor::tr")).to_contain_text("concluded")
+    link.click()
+    expect(page.locator("#chat-log li.msg[data-kind='conv.start']")).to_have_count(2)
 
 
 def test_a_goal_is_cancelled_from_the_page(net: NetworkThread, context: BrowserContext) -> None:
@@ -328,3 +379,85 @@ def test_a_chat_of_500_messages_renders_and_a_dropped_stream_resumes_exactly(
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     assert background != "rgb(246, 247, 249)"  # the dark palette, not the light one
     shot(page, "chat-phone-dark")
+    # every other view fits a phone screen too, once its data is shown
+    for view, ready in (
+        ("network", "#net-peers"),
+        ("directory", "#dir-results li.card"),
+        ("goal", "#goal-launch"),
+        ("chats", "a.chat-link"),
+        ("node", "#node-peer"),
+    ):
+        page.click(f"#nav a[data-view={view}]")
+        expect(page.locator(ready).first).to_be_visible()
+        wide = page.evaluate("document.documentElement.scrollWidth - innerWidth")
+        assert wide <= 1, f"the {view} view is {wide} px wider than a phone screen"
+    shot(page, "node-phone-dark")
+
+
+# ---------------------------------------------- live network, node and chats views (last: they change a card)
+
+
+def stream_cursors(page: Page, path: str) -> list[tuple[str, int]]:
+    """The cursors the page's live stream of ``path`` delivered, in order."""
+    ids = page.evaluate(
+        "(path) => [...window.ioaLive].filter(s => s.path === path).flatMap(s => s.delivered)", path
+    )
+    return [(i.rsplit(".", 1)[0], int(i.rsplit(".", 1)[1])) for i in ids]
+
+
+def test_the_network_and_node_views_are_live_and_resume_after_a_drop(
+    net: NetworkThread, context: BrowserContext
+) -> None:
+    home = home_of(net, "coordinator")
+    client = ControlClient(home)
+    page = logged_in(context, home, "network")
+    page.evaluate("window.__notReloaded = true")
+    expect(page.locator("#net-live")).to_have_text("live")
+    peers = len(client.call("GET", "/peers"))  # type: ignore[arg-type]
+    expect(page.locator("#net-peers")).to_have_text(str(peers))
+    expect(page.locator("#net-body table")).to_contain_text("calculator")
+    expect(page.locator("#net-body table .num").first).to_contain_text(" ms")  # a measured round trip
+    gossip = page.locator("#net-body dd").nth(2)
+    before = gossip.inner_text()
+    # the network changes (this node publishes a new card): the view shows it without a reload or a click
+    client.call("POST", "/card", {"skills": ["planning", "coordination"]})
+    expect(gossip).not_to_have_text(before)
+    shot(page, "network")
+    # the stream drops; it resumes from its cursor: later views arrive, none of them twice
+    page.evaluate("for (const s of window.ioaLive) s.drop()")
+    expect(page.locator("#net-live")).to_have_text("live")
+    after_drop = gossip.inner_text()
+    client.call("POST", "/card", {"skills": ["planning", "coordination", "scheduling"]})
+    expect(gossip).not_to_have_text(after_drop)
+    seqs = [seq for _, seq in stream_cursors(page, "/network/events")]
+    assert len(seqs) >= 3 and seqs == sorted(set(seqs)), seqs
+
+    with closing(client.network_events()) as views:  # the blocking client reads the same stream, typed
+        first = next(views)
+    assert isinstance(first.event, NetworkEvent) and len(first.event.view.peers) == peers
+
+    page.click("#nav a[data-view=node]")
+    expect(page.locator("#node-live")).to_have_text("live")
+    expect(page.locator("#node-peer")).to_have_text(str(client.node_id().peer_id))
+    uptime = page.locator("#node-uptime").inner_text()
+    expect(page.locator("#node-uptime")).not_to_have_text(uptime)  # ticks in the page
+    page.evaluate("for (const s of window.ioaLive) s.drop()")
+    expect(page.locator("#node-live")).to_have_text("live")
+    seqs = [seq for _, seq in stream_cursors(page, "/node/events")]
+    assert seqs and seqs == sorted(set(seqs)), seqs
+
+    # the chats list is live too: a chat made elsewhere appears without a reload
+    page.click("#nav a[data-view=chats]")
+    expect(page.locator("#chats-live")).to_have_text("live")
+    calculator = str(net.net["calculator"].peer_id)  # type: ignore[index]
+    made = client.call("POST", "/chats/create", {"members": [calculator], "topic": "made elsewhere"})
+    chat = str(made["chat_id"])  # type: ignore[index, call-overload]
+    link = page.locator(f"a.chat-link[data-chat='{chat}']")
+    expect(link).to_have_text("made elsewhere")
+    # a message arrives while the keyboard is on the link: the row updates, the focus stays
+    link.focus()
+    client.call("POST", "/chats/post", {"chat": chat, "text": "hello"})
+    held = len(client.call("GET", f"/chats/history?chat={chat}")["messages"])  # type: ignore[index, call-overload, arg-type]
+    expect(link.locator("xpath=ancestor::tr").locator("td").nth(3)).to_have_text(str(held))
+    expect(link).to_be_focused()
+    assert page.evaluate("window.__notReloaded") is True

@@ -4,7 +4,9 @@
   trace ID; the member's task span descends from the launcher's goal span through the trace context
   carried in the signed ``conv.start`` and task turn (its parent is the launcher's turn span, whose
   parent is the goal span).
-- A node without ``[telemetry]`` imports nothing of OpenTelemetry, even while running a goal.
+- A node without ``[telemetry]`` imports nothing of OpenTelemetry, even while running a goal; asked to
+  trace without the ``otel`` extra, it is a configuration error saying what to install.
+- ``[telemetry] otlp_endpoint``: spans reach a real OTLP/HTTP collector (protobuf to ``/v1/traces``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import json
 import subprocess
 import sys
 import textwrap
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -145,3 +149,58 @@ def test_a_node_without_telemetry_imports_no_opentelemetry(tmp_path: Path) -> No
     )
     assert "tracer: off" in out.stdout, out.stderr[-2000:]
     assert "loaded: []" in out.stdout, out.stdout
+
+
+def test_tracing_asked_without_the_otel_extra_is_a_config_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ioa_p2p.errors import ConfigError
+    from ioa_p2p.node.telemetry import open_tracer
+
+    monkeypatch.delitem(sys.modules, "ioa_p2p.node.telemetry.otel", raising=False)
+    monkeypatch.setitem(sys.modules, "opentelemetry", None)  # as if the extra were not installed
+    with pytest.raises(ConfigError, match=r"pip install 'ioa-p2p\[otel\]'"):
+        open_tracer({"file": "spans.jsonl"}, tmp_path, "peer", {})
+    assert open_tracer({}, tmp_path, "peer", {}).describe() == "off"  # not asked: nothing needed
+
+
+def test_spans_go_to_an_otlp_http_collector(tmp_path: Path) -> None:
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.http", reason="the otel extra is not installed")
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    from ioa_p2p.node.telemetry import open_tracer
+
+    received: list[tuple[str, str, bytes]] = []
+
+    class Collector(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+            pass
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            received.append((self.path, self.headers.get("Content-Type", ""), body))
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Collector)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        endpoint = f"http://127.0.0.1:{httpd.server_address[1]}"
+        tracer = open_tracer({"otlp_endpoint": endpoint, "service_name": "ioa-test"}, tmp_path, "peer-1", {})
+        assert tracer.describe() == f"on: OTLP {endpoint}/v1/traces"
+        with tracer.span("ioa.goal", attributes={"ioa.goal": "g"}), tracer.span("chat m", kind="client"):
+            pass
+        tracer.shutdown()  # type: ignore[attr-defined] # flushes the batch to the collector
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+        thread.join(timeout=5)
+    assert [(path, kind) for path, kind, _ in received] == [("/v1/traces", "application/x-protobuf")]
+    request = ExportTraceServiceRequest.FromString(received[0][2])
+    resource = request.resource_spans[0]
+    attributes = {a.key: a.value.string_value for a in resource.resource.attributes}
+    assert attributes["service.name"] == "ioa-test" and attributes["ioa.peer_id"] == "peer-1"
+    names = sorted(s.name for scope in resource.scope_spans for s in scope.spans)
+    assert names == ["chat m", "ioa.goal"]

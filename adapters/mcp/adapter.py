@@ -49,6 +49,8 @@ from ioa_p2p.errors import (
     TaskRejected,
 )
 from ioa_p2p.llm import model_from_settings
+from ioa_p2p.telemetry import tracer as tr
+from ioa_p2p.telemetry.tracer import current_tracer
 
 log = logging.getLogger(__name__)
 KIND = "mcp"
@@ -256,17 +258,27 @@ class McpAdapter:
             except Exception:  # noqa: BLE001 - a failing progress sink must not break the server session
                 log.info("progress report failed", exc_info=True)
 
-        try:
-            with translate_errors(self._spec, server_log, f"calling tool {name}"), single_error():
-                with trio.fail_after(self.options.call_timeout):
-                    raw = await client.call_tool(name, arguments, progress_callback=progress)
-        except IoAError as exc:
-            if isinstance(exc, PeerUnreachable) and client is self._session:
-                self._session = None  # the long-lived server is gone: later tasks start their own
-            return TaskResult.failed(
-                TIMEOUT if isinstance(exc, IoATimeout) else CRASH, str(exc), data={"tool": name}
-            )
-        return to_task_result(name, raw, self._spec.secrets)
+        about = {
+            "mcp.method.name": "tools/call",
+            tr.GEN_AI_OPERATION: "execute_tool",
+            tr.GEN_AI_TOOL_NAME: name,
+        }
+        with current_tracer().span(f"tools/call {name}", kind="client", attributes=about) as span:
+            try:
+                with translate_errors(self._spec, server_log, f"calling tool {name}"), single_error():
+                    with trio.fail_after(self.options.call_timeout):
+                        raw = await client.call_tool(name, arguments, progress_callback=progress)
+            except IoAError as exc:
+                if isinstance(exc, PeerUnreachable) and client is self._session:
+                    self._session = None  # the long-lived server is gone: later tasks start their own
+                span.record_error(type(exc).__name__, str(exc))
+                return TaskResult.failed(
+                    TIMEOUT if isinstance(exc, IoATimeout) else CRASH, str(exc), data={"tool": name}
+                )
+            result = to_task_result(name, raw, self._spec.secrets)
+            if not result.ok:
+                span.record_error(result.failure or "tool_error", result.text[:200])
+            return result
 
     async def call_tool(self, name: str, arguments: dict[str, Any], ctx: TaskContext) -> TaskResult:
         """Call one tool on the long-lived session (for a loop that uses this server's tools: the adapter

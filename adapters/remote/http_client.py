@@ -6,6 +6,10 @@
   timeouts are per operation: callers bound a whole exchange with a trio deadline (the task's).
 - :func:`expand_headers`: header values may name environment variables (``"Bearer ${SERVICE_TOKEN}"``), so
   secrets stay out of config files; a missing variable is an :class:`~ioa_p2p.errors.AdapterOptionsError`.
+- :class:`TracedTransport`: each request a client span ``<METHOD>`` of the current tracer (when the node
+  traces: the OpenTelemetry HTTP conventions' ``http.request.method``, ``url.full`` without query or user,
+  ``server.address``, ``server.port``, ``http.response.status_code``; 4xx/5xx and failures are errors),
+  under the task's ``invoke_agent <name>`` span.
 - :func:`translate_http_error`: httpx exceptions -> :class:`~ioa_p2p.errors.PeerUnreachable`,
   :class:`~ioa_p2p.errors.IoATimeout`, :class:`~ioa_p2p.errors.RemotePeerError`, with scrubbed messages.
 """
@@ -30,6 +34,7 @@ from ioa_p2p.errors import (
     RemotePeerError,
 )
 from ioa_p2p.llm.bounded_http import bounded_transport as shared_bounded_transport
+from ioa_p2p.telemetry.tracer import AttrValue, current_tracer
 
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -45,6 +50,39 @@ def bounded_transport(limit: int, *, lib: Any = httpx) -> Any:
     return shared_bounded_transport(limit, lib=lib, too_large=_too_large)
 
 
+class TracedTransport(httpx.AsyncBaseTransport):
+    """``inner``, each request one HTTP client span of the current tracer (see the module docstring)."""
+
+    def __init__(self, inner: httpx.AsyncBaseTransport) -> None:
+        self.inner = inner
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        tracer = current_tracer()
+        if not tracer.enabled:
+            return await self.inner.handle_async_request(request)
+        url = request.url
+        port = url.port or (443 if url.scheme == "https" else 80)
+        about: dict[str, AttrValue] = {
+            "http.request.method": request.method,
+            "url.full": f"{url.scheme}://{url.host}:{port}{url.path}",
+            "server.address": url.host,
+            "server.port": port,
+        }
+        with tracer.span(request.method, kind="client", attributes=about) as span:
+            try:
+                response = await self.inner.handle_async_request(request)
+            except Exception as exc:  # httpx's errors (translated by the caller), ours (a body too large)
+                span.record_error(type(exc).__name__, scrub(str(exc), []))
+                raise
+            span.set_attribute("http.response.status_code", response.status_code)
+            if response.status_code >= 400:
+                span.record_error(str(response.status_code))
+            return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
 def open_http_client(
     *,
     max_response_bytes: int,
@@ -54,7 +92,7 @@ def open_http_client(
 ) -> httpx.AsyncClient:
     """A client for one adapter (close it with ``aclose``/``async with``); redirects are not followed."""
     return httpx.AsyncClient(
-        transport=bounded_transport(max_response_bytes),
+        transport=TracedTransport(bounded_transport(max_response_bytes)),
         timeout=httpx.Timeout(timeout, connect=min(connect_timeout, timeout)),
         headers=dict(headers or {}),
         follow_redirects=False,

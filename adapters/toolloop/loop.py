@@ -20,6 +20,10 @@ with what is known (``task_error`` for steps and tokens, ``timeout`` for time). 
 step, never the task**: arguments that are not JSON, an unknown tool, a ReAct reply that is no action, an
 empty reply: the model is told what was wrong and the loop goes on. A model server that cannot be reached
 or fails is a ``crash`` with the reason. Every step is a progress report.
+
+**Traces** (when the node traces; :func:`~ioa_p2p.telemetry.tracer.current_tracer`): each model call is a
+``chat <model>`` span with its tokens (:mod:`ioa_p2p.llm.traced`), each tool call an ``execute_tool <name>``
+span, under the task's span.
 """
 
 from __future__ import annotations
@@ -38,6 +42,9 @@ from ioa_p2p.adapters.toolloop.prompts import observation, react_system, system_
 from ioa_p2p.adapters.toolloop.spec import CallTool, ToolSpec
 from ioa_p2p.errors import IoAError, IoATimeout, ModelError, ModelOutputError
 from ioa_p2p.llm import Model, ModelReply, ToolCall, parse_json_object
+from ioa_p2p.llm.traced import traced_complete
+from ioa_p2p.telemetry import tracer as tr
+from ioa_p2p.telemetry.tracer import current_tracer
 
 MODES = ("auto", "native", "react")
 MAX_CALLS_PER_STEP = 8
@@ -169,7 +176,7 @@ class ToolLoop:
     ) -> ModelReply:
         schema = [t.as_openai_tool() for t in tools] or None
         try:
-            reply = await self.model.complete(messages, tools=schema)
+            reply = await traced_complete(self.model, messages, tools=schema)  # a `chat <model>` span
         except ModelError as exc:
             if schema and self.mode == "auto" and "HTTP 400" in str(exc):
                 raise _NoNativeTools from exc
@@ -230,7 +237,11 @@ class ToolLoop:
             meter.calls.append({"tool": name[:64], "ok": False, "error": "unknown tool"})
             return f"error: there is no tool named {name[:64]!r}; the tools are: {', '.join(tools)}"
         meter.tool_calls += 1
-        result = await call_tool(name, args)
+        about = {tr.GEN_AI_OPERATION: "execute_tool", tr.GEN_AI_TOOL_NAME: name}
+        with current_tracer().span(f"execute_tool {name}", attributes=about) as span:
+            result = await call_tool(name, args)
+            if not result.ok:
+                span.record_error(result.failure or "failed", result.text[:200])
         meter.calls.append({"tool": name, "ok": result.ok, "failure": result.failure})
         kept = [files.add(path, content) for path, content in result.files.items()]
         return observation(result, [k for k in kept if k], self.limits.max_observation_chars)

@@ -132,6 +132,30 @@ NODE = Route("GET", "/node", Empty, one(s.NodeStatus), "this node: identity, upt
 NETWORK = Route(
     "GET", "/network", Empty, one(s.NetworkView), "peers with latency, routing table, gossip mesh"
 )
+NETWORK_EVENTS = Route(
+    "GET",
+    "/network/events",
+    s.StatusEventsRequest,
+    one(Empty),  # never answered: the route only streams
+    "the network view, then again each time it changes; resumable",
+    streams="always",
+)
+NODE_EVENTS = Route(
+    "GET",
+    "/node/events",
+    s.StatusEventsRequest,
+    one(Empty),  # never answered: the route only streams
+    "this node's status, then again each time it changes; resumable",
+    streams="always",
+)
+CHATS_EVENTS = Route(
+    "GET",
+    "/chats/list/events",
+    s.StatusEventsRequest,
+    one(Empty),  # never answered: the route only streams
+    "the chats and their rounds, then again each time they change; resumable",
+    streams="always",
+)
 UI_CODE = Route("POST", "/ui/code", Empty, one(s.UiCode), "a one-time code that opens a dashboard session")
 CHATS = Route("GET", "/chats", Empty, many(c.ChatInfo), "the chats this node takes part in")
 HISTORY = Route("GET", "/chats/history", c.ChatRef, one(c.HistoryReply), "a chat's messages, causal order")
@@ -190,7 +214,8 @@ CANCEL_GOAL = Route(
 )
 
 ROUTES: tuple[RouteInfo, ...] = (
-    ID, PEERS, NET, CONNECT, SEND, INBOX, FAULTS, BUDGETS, RELAY, RELAY_CONNECT, NODE, NETWORK, UI_CODE,
+    ID, PEERS, NET, CONNECT, SEND, INBOX, FAULTS, BUDGETS, RELAY, RELAY_CONNECT, NODE, NETWORK,
+    NODE_EVENTS, NETWORK_EVENTS, CHATS_EVENTS, UI_CODE,
     CHATS, HISTORY, EXPORT, POST, CREATE_CHAT, SYNC_CHATS, CHAT_EVENTS, AUDIT, CHAT_STORE,
     FIND, CARDS, CARD, UPDATE_CARD, WITHDRAW_CARD,
     LAUNCH_GOAL, GOAL_EVENTS, GOALS, ROUND_RESULT, CANCEL_GOAL,
@@ -204,6 +229,7 @@ __all__ = [
     "CARD",
     "CARDS",
     "CHATS",
+    "CHATS_EVENTS",
     "CHAT_STORE",
     "CHAT_EVENTS",
     "CONNECT",
@@ -219,7 +245,9 @@ __all__ = [
     "LAUNCH_GOAL",
     "NET",
     "NETWORK",
+    "NETWORK_EVENTS",
     "NODE",
+    "NODE_EVENTS",
     "PEERS",
     "POST",
     "RELAY",

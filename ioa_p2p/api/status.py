@@ -1,5 +1,7 @@
 """This node's status and its view of the network (pure): ``GET /node``, ``GET /network`` (docs/protocol.md
-§7), and the one-time login code of the dashboard (``POST /ui/code``, docs/dashboard.md).
+§7), their live streams ``GET /node/events`` and ``GET /network/events`` and the chats list's ``GET
+/chats/list/events`` (each event the whole view), and
+the one-time login code of the dashboard (``POST /ui/code``, docs/dashboard.md).
 
 The config summary of :class:`NodeStatus` never carries a secret: :func:`redacted_config` drops the values
 of keys that name one (``api_key``, ``token``, ``password``...) and the user part of URLs.
@@ -10,11 +12,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
+from ioa_p2p.api.chats import ChatInfo
 from ioa_p2p.api.codec import ApiObject, Json, JsonObject, JsonValue, json_value
 from ioa_p2p.api.discovery import GossipStatus
+from ioa_p2p.api.events import Event
+from ioa_p2p.api.goals import GoalSummary
 from ioa_p2p.api.peers import FaultsReply
 
 #: Keys whose values are secrets (matched anywhere in the key, case-insensitive).
@@ -78,6 +83,41 @@ class NetworkView(ApiObject):
 
 
 @dataclass(frozen=True, slots=True)
+class StatusEventsRequest(ApiObject):
+    """``GET /network/events``, ``GET /node/events``: the view now, then again each time it changes;
+    ``after`` (or ``Last-Event-ID``) resumes after a cursor ``<epoch>.<seq>`` (docs/protocol.md §7.3)."""
+
+    STRICT: ClassVar[bool] = True
+    after: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class NetworkEvent(Event):
+    """The network view (``GET /network``) as it is now: it replaces every earlier one."""
+
+    event: ClassVar[str] = "network"
+    view: NetworkView
+
+
+@dataclass(frozen=True, slots=True)
+class NodeEvent(Event):
+    """This node's status (``GET /node``) as it is now: it replaces every earlier one."""
+
+    event: ClassVar[str] = "node"
+    view: NodeStatus
+
+
+@dataclass(frozen=True, slots=True)
+class ChatsEvent(Event):
+    """The chats this node takes part in (``GET /chats``) and every round it has seen (``GET /goals``) as
+    they are now: it replaces every earlier one."""
+
+    event: ClassVar[str] = "chats"
+    chats: tuple[ChatInfo, ...]
+    goals: tuple[GoalSummary, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class UiCode(ApiObject):
     """``POST /ui/code``: a one-time code that opens one dashboard session, and the URL to open
     (``http://127.0.0.1:PORT/ui/#code=...``); the code expires after ``expires_in`` seconds."""
@@ -128,10 +168,14 @@ def _strip_userinfo(text: str) -> str:
 
 __all__ = [
     "REDACTED",
+    "ChatsEvent",
     "MemoryView",
+    "NetworkEvent",
     "NetworkView",
+    "NodeEvent",
     "NodeStatus",
     "PeerLink",
+    "StatusEventsRequest",
     "UiCode",
     "redacted_config",
 ]

@@ -6,6 +6,7 @@ token; the routes and their schemas: :mod:`ioa_p2p.api`, docs/protocol.md §7).
 - ``endpoint.py`` where the node listens (``node.json``, ``control.token``), its errors as ours
 - ``resume.py``   what a client keeps of a goal event stream to resume it after a dropped connection
 - ``chat_stream.py`` a chat's message stream (``GET /chats/events``) as typed items, and its resumption
+- ``status_stream.py`` the live views' streams (network, node, chats list), typed, and their resumption
 
 ``AsyncControlClient`` is imported on first use (httpx takes a quarter of a second to import, which the
 ``ioa`` command does not need).

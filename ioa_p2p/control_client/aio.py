@@ -16,7 +16,7 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from types import TracebackType
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 import httpx
@@ -24,7 +24,6 @@ import httpx
 from ioa_p2p.api import routes as r
 from ioa_p2p.api.chats import (
     AuditView,
-    ChatEventsRequest,
     ChatInfo,
     ChatMessageView,
     ChatRef,
@@ -73,15 +72,18 @@ from ioa_p2p.api.peers import (
     SendReply,
     SendRequest,
 )
-from ioa_p2p.api.status import NetworkView, NodeStatus, UiCode
+from ioa_p2p.api.routes import Route
+from ioa_p2p.api.status import ChatsEvent, NetworkEvent, NetworkView, NodeEvent, NodeStatus, UiCode
 from ioa_p2p.api.stream import SSE, Cursor, SseReader, StreamItem
 from ioa_p2p.control_client.chat_stream import ChatResume, ChatStreamItem
 from ioa_p2p.control_client.endpoint import Endpoint, error_from, route_target
 from ioa_p2p.control_client.resume import Resume
+from ioa_p2p.control_client.status_stream import LiveState, StatusResume, StatusStreamItem
 from ioa_p2p.errors import ControlAPIError, InvalidField, IoATimeout, NodeNotRunning, UnexpectedReply
 
 Q = TypeVar("Q", bound=ApiObject)
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 class AsyncControlClient:
@@ -285,20 +287,41 @@ class AsyncControlClient:
         state = Resume(launch=launch, chat=chat, round_id=round_id, cursor=after)
         return self._resumed(self._build("GET", path, None, SSE), state, resume)
 
-    async def chat_events(
+    def chat_events(
         self, chat: str, *, after: Cursor | None = None, resume: int = 3
     ) -> AsyncIterator[ChatStreamItem]:
         """A chat's messages in this node's order, then each new one as it is accepted (``GET
         /chats/events``), after ``after`` (default: from the first). The stream does not end by itself:
         a caller that stops closes it (``aclose``, or ``contextlib.aclosing``). A dropped connection is
         resumed (at most ``resume`` times in a row) after the last cursor read."""
-        state = ChatResume(chat, after)
+        return self._live(r.CHAT_EVENTS, ChatResume(chat, after), resume)
+
+    def network_events(
+        self, *, after: Cursor | None = None, resume: int = 3
+    ) -> AsyncIterator[StatusStreamItem[NetworkEvent]]:
+        """The network view (``GET /network/events``) now, then again each time it changes; resumed like
+        :meth:`chat_events`. The stream does not end by itself."""
+        return self._live(r.NETWORK_EVENTS, StatusResume(NetworkEvent, after), resume)
+
+    def node_events(
+        self, *, after: Cursor | None = None, resume: int = 3
+    ) -> AsyncIterator[StatusStreamItem[NodeEvent]]:
+        """This node's status (``GET /node/events``) now, then again each time it changes."""
+        return self._live(r.NODE_EVENTS, StatusResume(NodeEvent, after), resume)
+
+    def chats_events(
+        self, *, after: Cursor | None = None, resume: int = 3
+    ) -> AsyncIterator[StatusStreamItem[ChatsEvent]]:
+        """The chats and their rounds (``GET /chats/list/events``) now, then again each time they change."""
+        return self._live(r.CHATS_EVENTS, StatusResume(ChatsEvent, after), resume)
+
+    async def _live(self, route: Route[Any, Any], state: LiveState[T], resume: int) -> AsyncIterator[T]:
         attempts = resume
         while True:
-            path, _ = route_target(r.CHAT_EVENTS, ChatEventsRequest(**state.query()))
+            path, _ = route_target(route, state.request())
             response = await self._send(self._build("GET", path, None, SSE), stream=True)
             reader = SseReader()
-            dropped: Exception = ControlAPIError("the node closed the chat stream")
+            dropped: Exception = ControlAPIError(f"the node closed the stream {route.path}")
             try:
                 async for line in response.aiter_lines():
                     raw = reader.feed(line)
@@ -307,7 +330,7 @@ class AsyncControlClient:
                         attempts = resume
                         yield item
             except httpx.TimeoutException:
-                raise IoATimeout("the node went quiet while streaming a chat's messages") from None
+                raise IoATimeout(f"the node went quiet while streaming {route.path}") from None
             except httpx.TransportError as exc:
                 dropped = exc
             finally:
@@ -315,7 +338,7 @@ class AsyncControlClient:
             if attempts <= 0:
                 if isinstance(dropped, ControlAPIError):
                     raise dropped
-                raise ControlAPIError(f"the chat stream broke: {dropped}; see the node's log")
+                raise ControlAPIError(f"the stream {route.path} broke: {dropped}; see the node's log")
             attempts -= 1
 
     async def _resumed(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ioa_p2p.api.chats import ChatMessageEvent
+from ioa_p2p.api.chats import ChatEventsRequest, ChatMessageEvent
 from ioa_p2p.api.events import ErrorEvent, GapEvent, HeartbeatEvent, ResetEvent, UnknownEvent
 from ioa_p2p.api.stream import Cursor, StreamItem
 from ioa_p2p.errors import ControlAPIError, InvalidField, UnexpectedReply
@@ -62,6 +62,10 @@ class ChatResume:
         if item.cursor is not None:
             self.cursor = item.cursor
         return ChatStreamItem(typed, item.cursor)
+
+    def request(self) -> ChatEventsRequest:
+        """The request of ``GET /chats/events`` that resumes the stream."""
+        return ChatEventsRequest(**self.query())
 
     def query(self) -> dict[str, str]:
         """The query string of ``GET /chats/events`` that resumes the stream."""

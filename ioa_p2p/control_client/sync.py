@@ -12,13 +12,12 @@ import http.client
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 from urllib.parse import urlencode
 
 from ioa_p2p.api import routes as r
 from ioa_p2p.api.chats import (
     AuditView,
-    ChatEventsRequest,
     ChatInfo,
     ChatMessageView,
     ChatRef,
@@ -67,15 +66,18 @@ from ioa_p2p.api.peers import (
     SendReply,
     SendRequest,
 )
-from ioa_p2p.api.status import NetworkView, NodeStatus, UiCode
+from ioa_p2p.api.routes import Route
+from ioa_p2p.api.status import ChatsEvent, NetworkEvent, NetworkView, NodeEvent, NodeStatus, UiCode
 from ioa_p2p.api.stream import SSE, Cursor, StreamItem, read_sse
 from ioa_p2p.control_client.chat_stream import ChatResume, ChatStreamItem
 from ioa_p2p.control_client.endpoint import Endpoint, error_from, node_info, route_target
 from ioa_p2p.control_client.resume import Resume
+from ioa_p2p.control_client.status_stream import LiveState, StatusResume, StatusStreamItem
 from ioa_p2p.errors import ControlAPIError, InvalidField, IoATimeout, NodeNotRunning, UnexpectedReply
 
 Q = TypeVar("Q", bound=ApiObject)
 R = TypeVar("R")
+T = TypeVar("T")
 
 
 class ControlClient:
@@ -318,23 +320,48 @@ class ControlClient:
         /chats/events``), after ``after`` (default: from the first). The stream does not end by itself:
         stop reading to close it. A dropped connection is resumed (at most ``resume`` times in a row)
         after the last cursor read; ``timeout``: seconds per read (heartbeats come every 10 s)."""
-        state = ChatResume(chat, after)
+        return self._live(r.CHAT_EVENTS, ChatResume(chat, after), timeout, resume)
+
+    def network_events(
+        self, *, after: Cursor | None = None, timeout: float | None = None, resume: int = 3
+    ) -> Iterator[StatusStreamItem[NetworkEvent]]:
+        """The network view (``GET /network/events``) now, then again each time it changes; resumed like
+        :meth:`chat_events`. The stream does not end by itself."""
+        return self._live(r.NETWORK_EVENTS, StatusResume(NetworkEvent, after), timeout, resume)
+
+    def node_events(
+        self, *, after: Cursor | None = None, timeout: float | None = None, resume: int = 3
+    ) -> Iterator[StatusStreamItem[NodeEvent]]:
+        """This node's status (``GET /node/events``) now, then again each time it changes."""
+        return self._live(r.NODE_EVENTS, StatusResume(NodeEvent, after), timeout, resume)
+
+    def chats_events(
+        self, *, after: Cursor | None = None, timeout: float | None = None, resume: int = 3
+    ) -> Iterator[StatusStreamItem[ChatsEvent]]:
+        """The chats and their rounds (``GET /chats/list/events``) now, then again each time they change."""
+        return self._live(r.CHATS_EVENTS, StatusResume(ChatsEvent, after), timeout, resume)
+
+    def _live(
+        self, route: Route[Any, Any], state: LiveState[T], timeout: float | None, resume: int
+    ) -> Iterator[T]:
         attempts = resume
         while True:
-            path, _ = route_target(r.CHAT_EVENTS, ChatEventsRequest(**state.query()))
+            path, _ = route_target(route, state.request())
             try:
                 for raw in read_sse(self._lines("GET", path, None, timeout, SSE)):
                     item = state.saw(raw)
                     if item is not None:
                         attempts = resume
                         yield item
-                dropped: Exception = ControlAPIError("the node closed the chat stream")
+                dropped: Exception = ControlAPIError(f"the node closed the stream {route.path}")
             except (OSError, http.client.HTTPException) as exc:
                 dropped = exc
             if attempts <= 0:
                 if isinstance(dropped, ControlAPIError):
                     raise dropped
-                raise ControlAPIError(f"the chat stream broke: {dropped}; see the node's log") from None
+                raise ControlAPIError(
+                    f"the stream {route.path} broke: {dropped}; see the node's log"
+                ) from None
             attempts -= 1
 
     def _resumed(

@@ -23,7 +23,8 @@ Kinds (the full schemas are in docs/conversation.md):
 ``conv.start`` and the task turns (``conv.task.sync`` / ``conv.task.async``) may carry ``trace``: the W3C
 ``traceparent`` of the sender's span (docs/protocol.md §10.11), so the spans of one goal on every member's
 node form one trace. It is an optional field of version 1: absent (the default, and always while tracing
-is off) the content encodes exactly as before it existed.
+is off) the content encodes exactly as before it existed. Peers of earlier versions refuse it, so a sender
+puts it in only when every member says it reads it (:mod:`ioa_p2p.node.goals.trace_peers`).
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@
 - ``settings.py``       :class:`ModelSettings`: the ``[model]`` table, typed (read by the one section parser)
 - ``failures.py``       what may be said of a model failure (its kind; URLs without userinfo) and the
   prompt budget's token estimate
+- ``traced.py``         model calls as OpenTelemetry GenAI spans (``chat <model>``: model, tokens) of a tracer
+  port (no-op unless tracing is on)
 - ``bounded_http.py``   response bodies bounded as they arrive (``[model] max_response_bytes``); the same
   transport serves the remote-agent adapters' HTTP clients
 

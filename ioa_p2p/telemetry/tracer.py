@@ -6,6 +6,11 @@ travelled in a signed ``conv.start`` or task turn from another node, docs/protoc
 span open in the current task, else none (a new trace). ``span.traceparent()`` is the text to put in a
 message so the receiver's spans become its children ("" when nothing is recorded).
 
+The node's tracer is also the **current tracer** of the tasks it runs (:func:`use_tracer`, a context
+variable, so it reaches every trio task and worker thread started inside): adapters, which are built
+without the node, open their own spans (model calls, tool calls, HTTP calls to remote agents) with
+:func:`current_tracer` (the no-op tracer outside).
+
 Span names and attributes follow the OpenTelemetry GenAI semantic conventions where they apply
 (``chat <model>`` with ``gen_ai.*`` for model calls, ``invoke_agent <name>`` for calls to remote agents)
 and use ``ioa.*`` for the rest.
@@ -16,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from typing import Protocol
 
 AttrValue = str | bool | int | float | Sequence[str]
@@ -42,6 +48,7 @@ GEN_AI_MAX_TOKENS = "gen_ai.request.max_tokens"
 GEN_AI_AGENT_NAME = "gen_ai.agent.name"
 GEN_AI_AGENT_ID = "gen_ai.agent.id"
 GEN_AI_CONVERSATION_ID = "gen_ai.conversation.id"
+GEN_AI_TOOL_NAME = "gen_ai.tool.name"
 ERROR_TYPE = "error.type"
 
 
@@ -126,6 +133,23 @@ def _noop() -> Iterator[Span]:
 
 
 NOOP_TRACER = NoopTracer()
+_CURRENT: ContextVar[Tracer] = ContextVar("ioa_tracer", default=NOOP_TRACER)
+
+
+def current_tracer() -> Tracer:
+    """The tracer of the task running now (:func:`use_tracer`), else the no-op tracer."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def use_tracer(tracer: Tracer) -> Iterator[None]:
+    """Make ``tracer`` the current tracer of this task (and the tasks and threads it starts) for the block."""
+    token = _CURRENT.set(tracer)
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
 
 __all__ = [
     "GOAL",
@@ -141,5 +165,7 @@ __all__ = [
     "NoopTracer",
     "Span",
     "Tracer",
+    "current_tracer",
     "parse_traceparent",
+    "use_tracer",
 ]

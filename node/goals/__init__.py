@@ -18,6 +18,7 @@
 - ``runtime.py``  the node's agent: its adapter, tasks with deadlines and progress, the sub-team rule
 - ``brain.py``    the brain (offline planner or LLM) from ``[goals] brain`` and ``[model]``
 - ``model_calls.py`` model calls under the caller's deadline (retries within what is left)
+- ``trace_peers.py`` which members read the optional ``trace`` key (a feature flag, asked before use)
 - ``results.py``  the rounds this node saw and their results (``GET /goals``, ``GET /goals/result``)
 - ``routes.py``   control routes ``/launch_goal``, ``/goal_events``, ``/goals``, ``/cancel_goal``
 - ``reputation.py`` keeps discovery's ranking in step with each agent's record in the held histories

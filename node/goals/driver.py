@@ -81,6 +81,7 @@ from ioa_p2p.node.goals.eventlog import EventLog
 from ioa_p2p.node.goals.members import Members
 from ioa_p2p.node.goals.rounds import DriverItem, EnvelopeArrived, Round, RoundInput
 from ioa_p2p.node.goals.tasks import TaskRunner
+from ioa_p2p.node.goals.trace_peers import TracePeers
 from ioa_p2p.node.goals.turns import SIDE_KINDS, side_message, take_turn_bounded
 from ioa_p2p.node.goals.types import RoundOutcome
 from ioa_p2p.node.ports import NodePort
@@ -101,6 +102,7 @@ class DriverDeps:
     brain: Brain
     members: Members  # names and cards of the members
     tasks: TaskRunner  # runs the tasks assigned to this node (adapter or sub-team)
+    trace_peers: TracePeers | None = None  # who accepts trace context (docs/protocol.md §10.11)
 
 
 _T = TypeVar("_T")
@@ -116,6 +118,7 @@ class ChatDriver:
         self.brain = deps.brain
         self.members = deps.members
         self.tasks = deps.tasks
+        self.trace_peers = deps.trace_peers or TracePeers(deps.node)
         self.chat_id = chat_id
         self.hex = chat_id.hex()
         self.me = str(deps.node.peer_id)
@@ -342,7 +345,9 @@ class ChatDriver:
     async def _post(self, r: Round, post: Post) -> None:
         content = post.content
         if post.kind in cm.TASK_KINDS and r.turn_trace:  # its tasks' spans become children of the turn's
-            content = {**content, "trace": r.turn_trace}
+            trace = await self.trace_peers.context_for(r.turn_trace, r.start.members)
+            if trace:
+                content = {**content, "trace": trace}
         chats = self.chats
         try:
             try:

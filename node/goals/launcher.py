@@ -38,6 +38,7 @@ from ioa_p2p.node.goals.drivers import Drivers
 from ioa_p2p.node.goals.launches import Launch, LaunchLog, LaunchLogs
 from ioa_p2p.node.goals.members import Members
 from ioa_p2p.node.goals.teams import TeamFormation
+from ioa_p2p.node.goals.trace_peers import TracePeers
 from ioa_p2p.node.goals.types import FormedTeam, GoalsConfig, RoundOutcome, make_result
 from ioa_p2p.node.ports import NodePort
 from ioa_p2p.telemetry import tracer as tr
@@ -65,8 +66,10 @@ class Launcher:
         *,
         brain_label: str,
         nursery: trio.Nursery,
+        trace_peers: TracePeers | None = None,
     ) -> None:
         self.node = node
+        self.trace_peers = trace_peers or TracePeers(node)
         self.chats = chats
         self.config = config
         self.teams = teams
@@ -134,10 +137,13 @@ class Launcher:
         try:
             formed = await self._form(request, launch, deadline, emit, started)
             launch.chat_id = formed.chat_id
+            members = [self.me, *(t.peer_id for t in formed.members)]
+            # the goal's trace context, when every member accepts it (docs/protocol.md §10.11)
+            trace = await self.trace_peers.context_for(span.traceparent(), members)
             start = ConvStart.create(
                 request.goal,
                 initiator=self.me,
-                members=[self.me, *(t.peer_id for t in formed.members)],
+                members=members,
                 now=self.node.now(),
                 timeout=max(ROUND_MIN, deadline - self.node.now()),
                 max_turns=limits.max_turns,
@@ -146,7 +152,7 @@ class Launcher:
                 depth=limits.depth,
                 parent_chat=sub.parent_chat.hex() if sub else "",
                 parent_task=sub.parent_task if sub else "",
-                trace=span.traceparent(),
+                trace=trace,
             )
             round_id, outcome = await self._run_round(
                 launch, request.goal, formed, start, emit, abandon=sub is not None

@@ -29,8 +29,8 @@ from ioa_p2p.errors import (
     PeerUnreachable,
 )
 from ioa_p2p.llm.model import Message, Model, ModelReply
-from ioa_p2p.telemetry import tracer as tr
-from ioa_p2p.telemetry.tracer import NOOP_TRACER, AttrValue, Tracer
+from ioa_p2p.llm.traced import chat_span, record_reply
+from ioa_p2p.telemetry.tracer import NOOP_TRACER, Tracer
 
 #: Seconds a retried call needs at least, after its wait, for a retry to be worth it.
 MIN_CALL = 1.0
@@ -64,25 +64,9 @@ class GuardedModel:
         max_tokens: int | None = None,
     ) -> ModelReply:
         """One model call (retries included) as one ``chat <model>`` span (GenAI semantic conventions)."""
-        attributes: dict[str, AttrValue] = {
-            tr.GEN_AI_OPERATION: "chat",
-            tr.GEN_AI_PROVIDER: "openai",  # the OpenAI-compatible API, whoever serves it
-            tr.GEN_AI_REQUEST_MODEL: self.model_id,
-        }
-        if max_tokens is not None:
-            attributes[tr.GEN_AI_MAX_TOKENS] = max_tokens
-        with self.tracer.span(f"chat {self.model_id}", kind="client", attributes=attributes) as span:
-            try:
-                reply = await self._complete(messages, tools, response_format, max_tokens)
-            except (ModelError, PeerUnreachable, IoATimeout, ConfigError) as exc:
-                span.record_error(type(exc).__name__, str(exc))
-                raise
-            if reply.model:
-                span.set_attribute(tr.GEN_AI_RESPONSE_MODEL, reply.model)
-            if reply.prompt_tokens is not None:
-                span.set_attribute(tr.GEN_AI_INPUT_TOKENS, reply.prompt_tokens)
-            if reply.completion_tokens is not None:
-                span.set_attribute(tr.GEN_AI_OUTPUT_TOKENS, reply.completion_tokens)
+        with chat_span(self.tracer, self.model_id, max_tokens) as span:
+            reply = await self._complete(messages, tools, response_format, max_tokens)
+            record_reply(span, reply)
             return reply
 
     async def _complete(

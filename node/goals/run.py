@@ -35,6 +35,7 @@ from ioa_p2p.node.goals.runtime import AgentRuntime, load_runtime
 from ioa_p2p.node.goals.service import Goals
 from ioa_p2p.node.goals.tasks import TaskRunner
 from ioa_p2p.node.goals.teams import TeamFormation
+from ioa_p2p.node.goals.trace_peers import TracePeers
 from ioa_p2p.node.goals.types import GoalsConfig
 from ioa_p2p.node.ports import NodePort
 
@@ -90,11 +91,21 @@ def compose_goals(
     context_tokens = brain.context_tokens if isinstance(brain, LLMBrain) else CONTEXT_TOKENS
     teams = TeamFormation(node, chats, discovery, config, members, model, context_tokens=context_tokens)
     drivers = Drivers(config, nursery)
+    trace_peers = TracePeers(node)
+    trace_peers.serve()
     launcher = Launcher(
-        node, chats, config, teams, drivers, members, brain_label=brain.label, nursery=nursery
+        node,
+        chats,
+        config,
+        teams,
+        drivers,
+        members,
+        brain_label=brain.label,
+        nursery=nursery,
+        trace_peers=trace_peers,
     )
     tasks = TaskRunner(node, runtime, members, launcher)
-    drivers.open(DriverDeps(node, chats, brain, members, tasks))
+    drivers.open(DriverDeps(node, chats, brain, members, tasks, trace_peers))
     results = GoalResults(chats, drivers, members, brain_label=brain.label)
     return Goals(config, chats, runtime, brain, members, drivers, teams, launcher, tasks, results)
 

@@ -29,6 +29,7 @@ from ioa_p2p.node.goals.rounds import Round
 from ioa_p2p.node.goals.runtime import AgentRuntime, is_planned_step, subteam_reason
 from ioa_p2p.node.ports import NodePort
 from ioa_p2p.telemetry import tracer as tr
+from ioa_p2p.telemetry.tracer import use_tracer
 
 #: Tasks (adapter runs or sub-teams) this node works on at once, over all goals.
 MAX_RUNNING_TASKS = 8
@@ -115,7 +116,11 @@ class TaskRunner:
             tr.GEN_AI_AGENT_NAME: card.name if card else "",
         }
         span_kind = "client" if remote else "internal"
-        with self.node.tracer.span(name, kind=span_kind, attributes=about) as span:
+        # the adapter's own spans (model, tool and HTTP calls) go to the node's tracer, under this one
+        with (
+            self.node.tracer.span(name, kind=span_kind, attributes=about) as span,
+            use_tracer(self.node.tracer),
+        ):
             result = await self.runtime.run(
                 task.description,
                 deadline=deadline,

@@ -1,5 +1,7 @@
 """Control routes about the whole node: ``GET /node`` (identity, agent, uptime, memory, config summary,
-faults) and ``GET /network`` (peers with their latency, routing table, gossip mesh); schemas:
+faults) and ``GET /network`` (peers with their latency, routing table, gossip mesh), and their live
+streams ``GET /node/events`` and ``GET /network/events``, and the chats list's ``GET /chats/list/events``
+(:mod:`.live`); schemas:
 :mod:`ioa_p2p.api.status`. They read every service, so they are registered once the services run."""
 
 from __future__ import annotations
@@ -7,21 +9,35 @@ from __future__ import annotations
 import os
 import platform
 import resource
+from collections.abc import Awaitable, Callable
 from importlib import metadata
 from typing import Protocol
 
 import trio
 
 from ioa_p2p.api import routes as r
+from ioa_p2p.api.chats import ChatInfo
 from ioa_p2p.api.codec import Empty, JsonObject
 from ioa_p2p.api.discovery import GossipStatus
-from ioa_p2p.api.status import MemoryView, NetworkView, NodeStatus, PeerLink, redacted_config
+from ioa_p2p.api.status import (
+    ChatsEvent,
+    MemoryView,
+    NetworkEvent,
+    NetworkView,
+    NodeEvent,
+    NodeStatus,
+    PeerLink,
+    StatusEventsRequest,
+    redacted_config,
+)
+from ioa_p2p.api.stream import NDJSON, SSE
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.control.routes import faults_view
-from ioa_p2p.node.control.server import CallInfo
+from ioa_p2p.node.control.server import CallInfo, Streaming
 from ioa_p2p.node.discovery.views import status as discovery_status
 from ioa_p2p.node.ports import NodePort
 from ioa_p2p.node.services import NodeServices
+from ioa_p2p.node.status.live import StatusFeeds
 
 #: Seconds one ``GET /network`` waits for the pings of all peers; a measurement is reused this long.
 PING_TIMEOUT = 2.0
@@ -97,74 +113,104 @@ def json_object(value: dict[str, object]) -> JsonObject:
     return {k: v for k, v in value.items() if isinstance(v, str | int | float | bool)}
 
 
+def node_status(node: StatusPort) -> NodeStatus:
+    """``GET /node``: identity, agent, software, uptime, memory, the config in force, faults, tracing."""
+    discovery = node.services.discovery
+    card = discovery.card.card if discovery is not None and discovery.card is not None else None
+    agent = node.config.section("agent")
+    now = node.now()
+    return NodeStatus(
+        peer_id=str(node.peer_id),
+        name=card.name if card is not None else str(agent.get("name", "")),
+        adapter=card.adapter if card is not None else str(agent.get("adapter", "")),
+        version=package_version(),
+        python=platform.python_version(),
+        pid=os.getpid(),
+        started_ms=int(node.started * 1000),
+        uptime=max(0.0, now - node.started),
+        memory=memory_view(),
+        services=tuple(node.services.names()),
+        addrs=tuple(node.listen_addrs()),
+        control_port=node.control.port,
+        config=redacted_config(
+            {
+                "node": {
+                    "listen": list(node.config.listen),
+                    "bootstrap": list(node.config.bootstrap),
+                    "control_port": node.config.control_port,
+                    "target_peers": node.config.target_peers,
+                },
+                **{k: v for k, v in node.config.raw.items() if k != "node"},
+            }
+        ),
+        faults=faults_view(node),
+        telemetry=node.tracer.describe(),
+    )
+
+
+async def network_view(node: StatusPort, cache: LatencyCache) -> NetworkView:
+    """``GET /network``: connected peers with their names and latency, routing table, gossip mesh."""
+    peers = node.connected_peers()
+    latency = await cache.latencies(peers)
+    discovery = node.services.discovery
+    known = {e.card.peer_id: e.card.card.name for e in discovery.directory} if discovery is not None else {}
+    links = tuple(
+        PeerLink(
+            str(p),
+            known.get(p, ""),
+            tuple(node.peer_addrs(p)),
+            latency.get(p),
+            tuple(json_object(c) for c in node.connections(p)),
+        )
+        for p in peers
+    )
+    status = discovery_status(discovery) if discovery is not None else {}
+    gossip = status.get("gossip")
+    return NetworkView(
+        peers=links,
+        routing_table=int(status.get("routing_table") or 0),
+        gossip=GossipStatus.from_json(gossip) if isinstance(gossip, dict) else None,
+        measured_ms=int(node.now() * 1000),
+    )
+
+
 def add_status_routes(node: StatusPort) -> None:
     cache = LatencyCache(node)
 
-    def names() -> dict[PeerId, str]:
-        discovery = node.services.discovery
-        if discovery is None:
-            return {}
-        return {e.card.peer_id: e.card.card.name for e in discovery.directory}
+    async def sample_network() -> NetworkEvent:
+        return NetworkEvent(await network_view(node, cache))
+
+    async def sample_node() -> NodeEvent:
+        await trio.lowlevel.checkpoint()
+        return NodeEvent(node_status(node))
+
+    async def sample_chats() -> ChatsEvent:
+        await trio.lowlevel.checkpoint()
+        chats, goals = node.services.chats, node.services.goals
+        listed = tuple(ChatInfo.from_json(c) for c in chats.list_chats()) if chats is not None else ()
+        return ChatsEvent(listed, goals.list_goals() if goals is not None else ())
+
+    feeds = StatusFeeds({"network": sample_network, "node": sample_node, "chats": sample_chats})
 
     async def get_node(request: Empty, call: CallInfo) -> NodeStatus:
-        discovery = node.services.discovery
-        card = discovery.card.card if discovery is not None and discovery.card is not None else None
-        agent = node.config.section("agent")
-        now = node.now()
-        return NodeStatus(
-            peer_id=str(node.peer_id),
-            name=card.name if card is not None else str(agent.get("name", "")),
-            adapter=card.adapter if card is not None else str(agent.get("adapter", "")),
-            version=package_version(),
-            python=platform.python_version(),
-            pid=os.getpid(),
-            started_ms=int(node.started * 1000),
-            uptime=max(0.0, now - node.started),
-            memory=memory_view(),
-            services=tuple(node.services.names()),
-            addrs=tuple(node.listen_addrs()),
-            control_port=node.control.port,
-            config=redacted_config(
-                {
-                    "node": {
-                        "listen": list(node.config.listen),
-                        "bootstrap": list(node.config.bootstrap),
-                        "control_port": node.config.control_port,
-                        "target_peers": node.config.target_peers,
-                    },
-                    **{k: v for k, v in node.config.raw.items() if k != "node"},
-                }
-            ),
-            faults=faults_view(node),
-            telemetry=node.tracer.describe(),
-        )
+        return node_status(node)
 
     async def get_network(request: Empty, call: CallInfo) -> NetworkView:
-        peers = node.connected_peers()
-        latency = await cache.latencies(peers)
-        known = names()
-        links = tuple(
-            PeerLink(
-                str(p),
-                known.get(p, ""),
-                tuple(node.peer_addrs(p)),
-                latency.get(p),
-                tuple(json_object(c) for c in node.connections(p)),
-            )
-            for p in peers
-        )
-        discovery = node.services.discovery
-        status = discovery_status(discovery) if discovery is not None else {}
-        gossip = status.get("gossip")
-        return NetworkView(
-            peers=links,
-            routing_table=int(status.get("routing_table") or 0),
-            gossip=GossipStatus.from_json(gossip) if isinstance(gossip, dict) else None,
-            measured_ms=int(node.now() * 1000),
-        )
+        return await network_view(node, cache)
+
+    def events(kind: str) -> Callable[[StatusEventsRequest, CallInfo], Awaitable[Streaming]]:
+        async def stream(request: StatusEventsRequest, call: CallInfo) -> Streaming:
+            text = call.last_event_id or request.after  # a browser's reconnection sends the newest
+            sse = call.sse or text is not None
+            return Streaming(feeds.open(kind, text, sse=sse), SSE if sse else NDJSON)
+
+        return stream
 
     node.control.add_route(r.NODE, get_node)
     node.control.add_route(r.NETWORK, get_network)
+    node.control.add_route(r.NODE_EVENTS, events("node"))
+    node.control.add_route(r.NETWORK_EVENTS, events("network"))
+    node.control.add_route(r.CHATS_EVENTS, events("chats"))
 
 
-__all__ = ["add_status_routes", "memory_view", "package_version"]
+__all__ = ["add_status_routes", "memory_view", "network_view", "node_status", "package_version"]

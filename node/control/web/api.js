@@ -100,6 +100,7 @@ export class LiveStream {
     this.onReset = onReset || (() => {});
     this.onState = onState || (() => {});
     this.cursor = null; // {epoch, seq} of the last logged event delivered
+    this.delivered = []; // the cursors delivered lately ("epoch.seq", the last 200: diagnostics, tests)
     this.closed = false;
     this.retry = 500;
     this.open();
@@ -149,6 +150,8 @@ export class LiveStream {
       const seq = Number(msg.lastEventId.slice(dot + 1));
       if (this.cursor && this.cursor.epoch === epoch && seq <= this.cursor.seq) return; // seen already
       this.cursor = { epoch, seq };
+      this.delivered.push(msg.lastEventId);
+      if (this.delivered.length > 200) this.delivered.shift();
     }
     this.onEvent(data);
   }

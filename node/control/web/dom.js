@@ -76,3 +76,14 @@ export function toast(text) {
   clearTimeout(toast.timer);
   toast.timer = setTimeout(() => el.classList.remove("show"), 4000);
 }
+
+/** The state of a live stream as a badge: {el, set(state)} (live, reconnecting, closed...). */
+export function liveBadge(id) {
+  const el = badge("connecting", "muted");
+  el.id = id;
+  const set = (state) => {
+    el.textContent = state;
+    el.className = `badge ${state === "live" ? "ok" : state === "closed" ? "muted" : "warn"}`;
+  };
+  return { el, set };
+}

@@ -1,26 +1,22 @@
-// Network view: connected peers (addresses, connection kinds, latency), routing table, gossip mesh.
-import { get } from "./api.js";
-import { badge, clear, h, short, table, toast, when } from "./dom.js";
+// Network view, live: connected peers (addresses, connection kinds, latency), routing table, gossip mesh.
+import { LiveStream } from "./api.js";
+import { badge, clear, h, liveBadge, short, table, when } from "./dom.js";
 
 export function showNetwork(root) {
-  const body = h("div", { class: "stack" }, h("p", { class: "muted" }, "Loading…"));
-  const refresh = h("button", { type: "button", onclick: () => load() }, "Measure again");
+  const body = h("div", { class: "stack", id: "net-body" }, h("p", { class: "muted" }, "Loading…"));
+  const state = liveBadge("net-live");
   root.append(h("section", { class: "panel", "aria-labelledby": "net-title" },
-    h("div", { class: "row between" }, h("h1", { id: "net-title" }, "Network"), refresh), body));
-  let alive = true;
-
-  async function load() {
-    refresh.disabled = true;
-    try {
-      const net = await get("/network");
-      if (!alive) return;
-      render(net);
-    } catch (err) {
-      toast(err.message);
-    } finally {
-      refresh.disabled = false;
-    }
-  }
+    h("div", { class: "row between" }, h("h1", { id: "net-title" }, "Network"), state.el), body));
+  let updates = 0;
+  // Live: the node sends the whole view again each time it changes (GET /network/events, resumable).
+  const stream = new LiveStream("/network/events", {}, {
+    onEvent: (ev) => {
+      if (ev.event !== "network") return;
+      render(ev.view);
+      body.dataset.updates = String(++updates);
+    },
+    onState: state.set,
+  });
 
   function render(net) {
     clear(body);
@@ -32,7 +28,7 @@ export function showNetwork(root) {
         h("dt", {}, "Card gossip mesh"),
         h("dd", {}, g ? `${g.mesh_peers} in mesh, ${g.topic_peers} on topic; ${g.published} published, ` +
           `${g.received} received, ${g.rejected} rejected` : "off"),
-        h("dt", {}, "Measured"), h("dd", {}, when(net.measured_ms))),
+        h("dt", {}, "Measured"), h("dd", { id: "net-measured" }, when(net.measured_ms))),
     );
     if (!net.peers.length) {
       body.append(h("p", { class: "muted" }, "No peer is connected."));
@@ -49,10 +45,7 @@ export function showNetwork(root) {
     body.append(h("div", { class: "scroll" }, table(["Peer", "Connection", "Latency", "Addresses"], rows)));
   }
 
-  load();
-  return () => {
-    alive = false;
-  };
+  return () => stream.close();
 }
 
 function kinds(peer) {

@@ -1,21 +1,27 @@
-// Node view: identity, agent, software, uptime, memory, config summary, faults.
-import { get } from "./api.js";
-import { append, badge, bytes, clear, duration, h, table, toast } from "./dom.js";
+// Node view, live: identity, agent, software, uptime, memory, config summary, faults.
+import { LiveStream } from "./api.js";
+import { append, badge, bytes, clear, duration, h, liveBadge, table } from "./dom.js";
 
 export function showNode(root) {
-  const body = h("div", { class: "stack" }, h("p", { class: "muted" }, "Loading…"));
+  const body = h("div", { class: "stack", id: "node-body" }, h("p", { class: "muted" }, "Loading…"));
+  const state = liveBadge("node-live");
   root.append(h("section", { class: "panel", "aria-labelledby": "node-title" },
-    h("div", { class: "row between" }, h("h1", { id: "node-title" }, "This node"),
-      h("button", { type: "button", onclick: () => load() }, "Refresh")), body));
+    h("div", { class: "row between" }, h("h1", { id: "node-title" }, "This node"), state.el), body));
   let timer = null;
-
-  async function load() {
-    try {
-      render(await get("/node"));
-    } catch (err) {
-      toast(err.message);
-    }
-  }
+  let updates = 0;
+  // Live: the node sends its status again each time it changes (GET /node/events, resumable).
+  const stream = new LiveStream("/node/events", {}, {
+    onEvent: (ev) => {
+      if (ev.event !== "node") return;
+      const open = body.querySelector("details.config")?.open;
+      const focused = body.contains(document.activeElement) && document.activeElement.tagName === "SUMMARY";
+      render(ev.view);
+      if (open) body.querySelector("details.config").open = true;
+      if (focused) body.querySelector("details.config summary").focus(); // keyboard users keep their place
+      body.dataset.updates = String(++updates);
+    },
+    onState: state.set,
+  });
 
   function render(n) {
     clear(body);
@@ -46,6 +52,8 @@ export function showNode(root) {
     ]);
   }
 
-  load();
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    stream.close();
+  };
 }
