@@ -1,6 +1,6 @@
 """The page search's design alone (no network): recall@5 against the exact top 5 as N grows.
 
-    nice -n 10 .venv/bin/python bench/bench_pages.py [--nodes 1000,10000] [--queries 120] [--width 10]
+    nice -n 10 .venv/bin/python bench/bench_pages.py [--nodes 1000,10000] [--queries 120] [--width 20]
 
 Every agent of the simulator's corpus (``teaming-dev-hard.json`` grown to N by recombining sentences,
 :func:`~ioa_p2p.dht.sim.corpus.recombined`; wordllama card vectors) signs a real sketch
@@ -43,7 +43,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nodes", default="1000,10000")
     parser.add_argument("--queries", type=int, default=120)
-    parser.add_argument("--width", type=int, default=10)
+    parser.add_argument("--width", type=int, default=20)
     args = parser.parse_args()
     embedder = WordLlamaEmbedder()
     for n in (int(x) for x in args.nodes.split(",")):

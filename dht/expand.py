@@ -42,7 +42,7 @@ PAGE_OCCUPANCY = 48
 PAGE_LISTING = 16 * PAGE_ENTRIES // 2
 #: Defaults: candidates expanded per round, near buckets listed per expanded candidate, pages asked at
 #: most per search, cards fetched.
-WIDTH = 10
+WIDTH = 20
 NEAR = 8
 MAX_PAGES = 400
 FETCH = 24

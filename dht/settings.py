@@ -29,7 +29,7 @@
     pages = true            # publish a signed sketch of our card in bucket pages and search pages:
                             # rank candidates from the sketches, fetch only the best page_fetch cards
     page_fetch = 24         # cards a page search fetches (the node ranks them with its matcher)
-    page_width = 10         # best candidates whose own buckets a page search lists per round
+    page_width = 20         # best candidates whose own buckets a page search lists per round
     max_pages = 400         # pages a search asks at most
     heartbeat = 1.0         # GossipSub heartbeat, seconds
     stamp_bits = 18         # proof-of-work bits of this node's card stamp (0: unstamped version 1/2 cards)
@@ -81,7 +81,7 @@ class DiscoverySettings:
     max_fetch: int = setting(64, low=1, high=10_000)
     pages: bool = True
     page_fetch: int = setting(24, low=1, high=1_000)
-    page_width: int = setting(10, low=0, high=1_000)
+    page_width: int = setting(20, low=0, high=1_000)
     max_pages: int = setting(400, low=1, high=10_000)
     heartbeat: float = setting(1.0, low=0.05, high=120.0, unit="seconds")
     stamp_bits: int = setting(18, low=0, high=MAX_BITS)
