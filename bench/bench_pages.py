@@ -44,6 +44,7 @@ def main() -> None:
     parser.add_argument("--nodes", default="1000,10000")
     parser.add_argument("--queries", type=int, default=120)
     parser.add_argument("--width", type=int, default=20)
+    parser.add_argument("--settle", type=int, default=None, help="end once this many best are expanded")
     args = parser.parse_args()
     embedder = WordLlamaEmbedder()
     for n in (int(x) for x in args.nodes.split(",")):
@@ -81,7 +82,7 @@ def main() -> None:
         recall, asked, listed, rounds, old = [], [], [], [], []
         for q in queries:
             exact = set(np.argsort(-(vectors @ q))[:5].tolist())
-            search = PageSearch(forest, q, n, width=args.width)
+            search = PageSearch(forest, q, n, width=args.width, settle=args.settle)
             cells = search.start()
             while cells:
                 for cell in cells:
