@@ -1,6 +1,6 @@
 """Chat figures: end-to-end latency and throughput, direct streams vs a central star relay.
 
-Run: python bench/bench_chat.py [--sizes 2,4,8] [--latency N] [--burst M]
+Run: python bench/bench_chat.py [--sizes 2,4,8] [--latency N] [--burst M] [--mode inprocess|processes]
 
 Direct: n in-process member nodes (real Noise + yamux over TCP on 127.0.0.1, real SQLite stores)
 run the chat service. Latency of one message = from ``post()`` (sign, persist, queue) until the
@@ -16,11 +16,17 @@ the sender once all did. Same latency and throughput definitions. Both modes run
 Each configuration first lets the nodes settle for 5 s (start-up DHT and discovery work) and sends
 5 warm-up messages that are not counted. All members share one Python thread (in-process nodes),
 so the direct figures include every member's verification and SQLite work on one core.
+
+``--mode processes``: one OS process per member, as deployed (the timed member in the benchmark's
+process, every other member its own ``bench_chat.py --member`` process, the relay its own process), so
+neither mode pays for the others' members on its core. Latency only (the throughput burst needs every
+member to post at once: in-process mode).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import subprocess
 import sys
@@ -211,6 +217,127 @@ async def bench_star(root: Path, n: int, latency: int, burst: int, relay_addr: s
     }
 
 
+# --------------------------------------------------------------------------- processes mode
+
+
+async def member_server(home: Path, star: bool) -> None:
+    """One member in its own process (``--member``): prints ``addr <multiaddr>``; a star member then
+    reads ``<genesis hex> <relay addr>`` on stdin, joins the relay and prints ``joined``. It serves until
+    stdin closes."""
+    quiet()
+    config = NodeConfig(home=home, raw={"chats": FAST})
+    async with open_node(config, identity=Identity.generate(), write_info=False) as node:
+        print(f"addr {node.listen_addrs()[0]}", flush=True)
+        stdin = trio.wrap_file(sys.stdin)
+        if star:
+            genesis_hex, relay_addr = (await stdin.readline()).split()
+            member = StarMember(node, Envelope.from_cbor(bytes.fromhex(genesis_hex)))
+            relay = await node.connect(relay_addr)
+            stream = await node.open_stream(relay, SUBMIT)
+            await stream.send(canonical.encode({"genesis": member.history.genesis.to_cbor()}))
+            assert await stream.receive() == b"joined"
+            print("joined", flush=True)
+        while await stdin.readline():
+            pass
+        print("member: stdin closed, stopping", file=sys.stderr, flush=True)
+
+
+def _spawn_member(home: Path, log: Path, star: bool) -> Any:
+    args = [sys.executable, __file__, "--member", str(home), *(["--star"] if star else [])]
+    with log.open("w") as stderr:
+        return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True)
+
+
+@asynccontextmanager
+async def open_member_processes(root: Path, n: int, star: bool) -> AsyncIterator[list[tuple[Any, str]]]:
+    """``n`` member processes (``--member``), each ready, with its ``addr``; stopped on exit."""
+    procs: list[Any] = []
+    try:
+        for i in range(n):
+            home = root / f"p{i}"
+            home.mkdir(parents=True, exist_ok=True)
+            procs.append(_spawn_member(home, root / f"p{i}.log", star))
+        members = []
+        for proc in procs:
+            line = await trio.to_thread.run_sync(proc.stdout.readline)
+            if not line.startswith("addr "):
+                raise RuntimeError(f"a member process did not start: {line!r} (see its log in {root})")
+            members.append((proc, line.split()[1]))
+        yield members
+    finally:
+        for proc in procs:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+async def connect_retrying(node: Node, addr: str, tries: int = 3) -> PeerId:
+    """``node.connect(addr)``, tried again on failure (member processes answer late on a loaded machine)."""
+    for attempt in range(tries):
+        try:
+            return await node.connect(addr)
+        except IoAError:
+            if attempt == tries - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+async def bench_direct_processes(root: Path, n: int, latency: int) -> dict[str, float]:
+    base = root / f"pdirect{n}"
+    async with open_member_processes(base, n - 1, star=False) as members, open_members(base, 1) as nodes:
+        leader = nodes[0]
+        peers = [await connect_retrying(leader, addr) for _, addr in members]
+        await trio.sleep(SETTLE)
+        sender: Chats = leader.services.chats
+        handle = await sender.create_chat(peers, "bench")
+        samples = []
+        for i in range(WARMUP + latency):
+            start = time.perf_counter()
+            await sender.post(handle.chat_id, "text", {"text": f"{TEXT} {i}"})
+            await sender.wait_until(lambda: sender.store.outbox_size() == 0)
+            if i >= WARMUP:
+                samples.append(time.perf_counter() - start)
+    return {"p50_ms": pct(samples, 0.5) * 1000, "p95_ms": pct(samples, 0.95) * 1000, "msgs_per_s": 0.0}
+
+
+async def bench_star_processes(root: Path, n: int, latency: int, relay_addr: str) -> dict[str, float]:
+    base = root / f"pstar{n}"
+    async with open_member_processes(base, n - 1, star=True) as members, open_members(base, 1) as nodes:
+        leader = nodes[0]
+        ids = [PeerId.from_string(addr.rsplit("/p2p/", 1)[1]) for _, addr in members]
+        genesis = make_genesis(leader.identity, ids, "star", now_ms=1, nonce=bytes(16))
+        for proc, _ in members:
+            proc.stdin.write(f"{genesis.to_cbor().hex()} {relay_addr}\n")
+            proc.stdin.flush()
+        for proc, _ in members:
+            line = await trio.to_thread.run_sync(proc.stdout.readline)
+            if line.strip() != "joined":
+                raise RuntimeError(f"a star member did not join the relay: {line!r}")
+        member = StarMember(leader, genesis)
+        relay = await connect_retrying(leader, relay_addr)
+        stream = await leader.open_stream(relay, SUBMIT)
+        await stream.send(canonical.encode({"genesis": genesis.to_cbor()}))
+        assert await stream.receive() == b"joined"
+        await trio.sleep(SETTLE)
+        samples = []
+        for i in range(WARMUP + latency):
+            start = time.perf_counter()
+            env = member.history.compose(leader.identity, "text", {"text": f"{TEXT} {i}"}, now_ms=2)
+            member.history.add(env, persist=member.persist)
+            await stream.send(env.to_cbor())
+            await stream.receive()  # the relay's ack: every member stored it
+            if i >= WARMUP:
+                samples.append(time.perf_counter() - start)
+        await stream.close()
+        member.store.close()
+    return {"p50_ms": pct(samples, 0.5) * 1000, "p95_ms": pct(samples, 0.95) * 1000, "msgs_per_s": 0.0}
+
+
 class Relay:
     """The central relay (run in its own process with --relay-server): one room per chat."""
 
@@ -284,18 +411,29 @@ async def relay_server(home: Path) -> None:
 # --------------------------------------------------------------------------- main
 
 
-async def run(sizes: list[int], latency: int, burst: int, root: Path, relay_addr: str) -> None:
+async def run(
+    sizes: list[int], latency: int, burst: int, root: Path, relay_addr: str, processes: bool
+) -> None:
     quiet()
-    print(f"{'members':>7} {'mode':>6} {'p50 ms':>8} {'p95 ms':>8} {'msgs/s':>8}")
+    print(f"{'members':>7} {'mode':>6} {'p50 ms':>8} {'p95 ms':>8} {'msgs/s':>8} {'direct/star p50':>16}")
     for n in sizes:
+        p50: dict[str, float] = {}
         for mode in ("direct", "star"):
-            if mode == "direct":
+            if processes:
+                figures = await (
+                    bench_direct_processes(root, n, latency)
+                    if mode == "direct"
+                    else bench_star_processes(root, n, latency, relay_addr)
+                )
+            elif mode == "direct":
                 figures = await bench_direct(root, n, latency, burst)
             else:
                 figures = await bench_star(root, n, latency, burst, relay_addr)
+            p50[mode] = figures["p50_ms"]
+            ratio = f"{p50['direct'] / p50['star']:16.2f}" if mode == "star" else ""
+            rate = f"{figures['msgs_per_s']:8.0f}" if figures["msgs_per_s"] else f"{'-':>8}"
             print(
-                f"{n:>7} {mode:>6} {figures['p50_ms']:8.2f} {figures['p95_ms']:8.2f} "
-                f"{figures['msgs_per_s']:8.0f}",
+                f"{n:>7} {mode:>6} {figures['p50_ms']:8.2f} {figures['p95_ms']:8.2f} {rate} {ratio}",
                 flush=True,
             )
 
@@ -310,10 +448,21 @@ def main() -> None:
     parser.add_argument("--sizes", default="2,4,8")
     parser.add_argument("--latency", type=int, default=100, help="messages timed one by one")
     parser.add_argument("--burst", type=int, default=50, help="messages per member, all at once")
+    parser.add_argument(
+        "--mode",
+        choices=("inprocess", "processes"),
+        default="inprocess",
+        help="members in one process or one each",
+    )
     parser.add_argument("--relay-server", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--member", type=Path, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--star", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.relay_server:
         trio.run(relay_server, args.relay_server)
+        return
+    if args.member:
+        trio.run(member_server, args.member, args.star)
         return
     root = Path(tempfile.mkdtemp(prefix="bench-chat-"))
     (root / "relay").mkdir()
@@ -328,7 +477,7 @@ def main() -> None:
         assert relay.stdout is not None
         relay_addr = relay.stdout.readline().strip()
         sizes = [int(s) for s in args.sizes.split(",")]
-        trio.run(run, sizes, args.latency, args.burst, root, relay_addr)
+        trio.run(run, sizes, args.latency, args.burst, root, relay_addr, args.mode == "processes")
     finally:
         relay.terminate()
         relay.wait(10)

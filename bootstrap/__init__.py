@@ -5,7 +5,9 @@ Circuit relay v2 itself, the ``relay`` service every node runs, is :mod:`ioa_p2p
 - ``bootnode.py`` a bootstrap node: a normal node without an agent, relaying by default
                   (``ioa bootstrap start``)
 - ``testnet.py``  :func:`open_testnet`: a bootstrap node and agent nodes as separate OS processes on
-                  127.0.0.1 (``ioa testnet up``), with kill / restart and clean shutdown
+                  127.0.0.1 (``ioa testnet up``), with kill / restart and clean shutdown; ``per_process``:
+                  several agents to a process
+- ``specs.py``    the testnet's node specs and the ``config.toml`` each node (or shared process) gets
 - ``agents.py``   the agents of ``ioa testnet up``: ``--agent KIND:KEY=VALUE,...``, an agents file, the
                   sample agents
 """

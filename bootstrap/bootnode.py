@@ -31,13 +31,15 @@ def bootstrap_config(
     bootstrap: tuple[str, ...] = (),
 ) -> NodeConfig:
     """``config`` as a bootstrap node's: no ``[agent]`` table, ``[relay].hop = relay``,
-    ``[discovery].enabled = false`` unless the config sets it; ``listen`` (if given) replaces the listen
-    addresses, ``bootstrap`` adds other bootstrap peers."""
+    ``[discovery].enabled = false`` and ``[goals].enabled = false`` unless the config sets them;
+    ``listen`` (if given) replaces the listen addresses, ``bootstrap`` adds other bootstrap peers."""
     config = config.with_overrides(listen=listen or None, bootstrap=bootstrap)
     raw: dict[str, Any] = {k: v for k, v in config.raw.items() if k not in AGENT_SECTIONS}
     raw["relay"] = {**config.section("relay"), "hop": relay}
-    # No card of its own; it still serves everyone's /ioa/ DHT records. An explicit setting wins.
+    # No card of its own; it still serves everyone's /ioa/ DHT records. No goals either, so it never
+    # imports the matcher, the planner or the adapters (docs/performance.md). An explicit setting wins.
     raw["discovery"] = {"enabled": False, **config.section("discovery")}
+    raw["goals"] = {"enabled": False, **config.section("goals")}
     return replace(config, raw=raw)
 
 

@@ -15,8 +15,17 @@ use and reused afterwards; ``config.toml`` written with tomli_w from the spec) a
 ``python -m ioa_p2p node start`` (the bootstrap node: ``bootstrap start``) in its own session, stdout and
 stderr going to ``root/<name>.log``. A node is ready when its ``node.json`` names the new process and its log
 shows the ``peer id`` line (printed after every ``listening on`` line). The bootstrap node starts first, then
-all others at once. Leaving the block, for any reason (error, cancellation), sends SIGTERM to every node,
-waits up to ``stop_timeout`` seconds, then SIGKILLs the process group of any straggler: no orphans remain.
+all others at once.
+
+With ``per_process=K`` the agent nodes run K to a process (``ioa node start`` with an ``[[agents]]`` list,
+:mod:`ioa_p2p.node.agents`): each still has its own home ``root/<name>``, key, host and control API (so
+``call``, ``peers`` and ``wait_mesh`` work as before), but the specs of one process must agree on every
+table but ``[agent]``, and ``kill``/``stop`` act on the whole process (``restart`` is refused). The process's
+own home is ``root/.process-<i>`` and its log ``root/.process-<i>.log``.
+
+Leaving the block, for any reason (error, cancellation), sends SIGTERM to every node, waits up to
+``stop_timeout`` seconds, then SIGKILLs the process group of any straggler: no orphans remain. The specs and
+the config files they become are in :mod:`ioa_p2p.bootstrap.specs` (re-exported here).
 """
 
 from __future__ import annotations
@@ -28,7 +37,6 @@ import subprocess
 import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -37,13 +45,19 @@ import trio
 
 from ioa_p2p.api.codec import ApiObject, Empty, JsonValue
 from ioa_p2p.api.routes import PEERS, Route
+from ioa_p2p.bootstrap.specs import (
+    BOOTSTRAP_NAME,
+    LOCAL_LISTEN,
+    NodeSpec,
+    check_specs,
+    node_config,
+    shared_config,
+)
 from ioa_p2p.config.node_config import CONFIG_FILE_NAME, NODE_INFO_FILE_NAME, TOKEN_FILE_NAME
 from ioa_p2p.control_client import ControlClient
 from ioa_p2p.errors import IoAError, IoATimeout, NodeProcessError, UsageError
 from ioa_p2p.identity import PeerId, create_key_file
 
-BOOTSTRAP_NAME = "bootstrap"
-LOCAL_LISTEN = "/ip4/127.0.0.1/tcp/0"
 #: Seconds a node may take to become ready (Python + libp2p import is ~1 s per process on 2 cores).
 START_TIMEOUT = 60.0
 #: Seconds between SIGTERM and SIGKILL on shutdown.
@@ -52,47 +66,6 @@ CONTROL_TIMEOUT = 15.0
 POLL = 0.05
 Q = TypeVar("Q", bound=ApiObject)
 R = TypeVar("R")
-
-
-@dataclass(frozen=True, slots=True)
-class NodeSpec:
-    """One testnet node: its ``name`` (also its home folder), ``config`` tables merged into its
-    ``config.toml`` (``{"agent": {...}, "relay": {...}, ...}``), and extra ``ioa node start`` arguments."""
-
-    name: str
-    config: Mapping[str, Any] = field(default_factory=dict)
-    args: tuple[str, ...] = ()
-
-
-def node_config(spec: NodeSpec, bootstrap: Sequence[str], *, is_bootstrap: bool = False) -> dict[str, Any]:
-    """The ``config.toml`` content of a testnet node (pure): local defaults, then ``spec.config``
-    merged table by table."""
-    base: dict[str, Any] = {
-        "node": {
-            "listen": [LOCAL_LISTEN],
-            "bootstrap": list(bootstrap),
-            "bootstrap_backoff": 0.2,
-            "bootstrap_backoff_max": 5.0,
-        }
-    }
-    if not is_bootstrap:
-        base["agent"] = {"name": spec.name}
-    for table, values in spec.config.items():
-        if isinstance(values, Mapping) and isinstance(base.get(table), dict):
-            base[table] = {**base[table], **values}
-        else:
-            base[table] = values
-    return base
-
-
-def check_specs(specs: Sequence[NodeSpec], *, bootstrap: bool) -> None:
-    names = [s.name for s in specs] + ([BOOTSTRAP_NAME] if bootstrap else [])
-    for name in names:
-        if not name or name in (".", "..") or "/" in name or name != name.strip():
-            raise UsageError(f"testnet node name {name!r} cannot be a folder name")
-    duplicates = sorted({n for n in names if names.count(n) > 1})
-    if duplicates:
-        raise UsageError(f"testnet node names must be unique; repeated: {duplicates}")
 
 
 class TestnetNode:
@@ -105,6 +78,8 @@ class TestnetNode:
         self.name = spec.name
         self.home = home
         self.log_path = home.parent / f"{spec.name}.log"
+        #: The process's own node when this agent shares a process with others (``per_process``).
+        self.host: TestnetNode | None = None
         self.is_bootstrap = is_bootstrap
         self.control = ControlClient(home, timeout=CONTROL_TIMEOUT)
         self.process: trio.Process | None = None
@@ -163,6 +138,8 @@ class Testnet:
         self.python = python
         self.stop_timeout = stop_timeout
         self.start_timeout = start_timeout
+        #: The processes that run several agents each (``per_process``); not in :attr:`nodes`.
+        self.hosts: list[TestnetNode] = []
         #: After :meth:`wait_mesh`: node name -> names of running nodes it is not connected to.
         self.mesh_gaps: dict[str, list[str]] = {}
 
@@ -220,7 +197,7 @@ class Testnet:
                         f"was ready; its log {node.log_path} ends with:\n{_tail(node.log_text(offset))}"
                     )
                 info = _read_info(node.home)
-                if info.get("pid") == process.pid and _has_peer_line(node.log_text(offset)):
+                if info.get("pid") == process.pid and _has_peer_line(node.log_text(offset), node.name):
                     node.peer_id = PeerId.from_string(info["peer_id"])
                     node.addrs = [str(a) for a in info.get("addrs", [])]
                     return
@@ -237,6 +214,28 @@ class Testnet:
         offsets = {}
         for node in nodes:
             offsets[node.name] = await self._spawn(node, extra.get(node.name, ()))
+        await self._wait_started(nodes, offsets)
+
+    async def _start_shared(self, nodes: Sequence[TestnetNode], per_process: int) -> None:
+        """Spawn the agent ``nodes`` ``per_process`` to a process, then wait for all of them."""
+        offsets = {}
+        for number, start in enumerate(range(0, len(nodes), per_process), 1):
+            members = nodes[start : start + per_process]
+            home = self.root / f".process-{number}"
+            home.mkdir(parents=True, exist_ok=True)
+            config = shared_config(
+                [m.spec for m in members], [m.home for m in members], self.bootstrap_addrs()
+            )
+            (home / CONFIG_FILE_NAME).write_text(tomli_w.dumps(config), encoding="utf-8")
+            host = TestnetNode(NodeSpec(home.name, args=members[0].spec.args), home, is_bootstrap=False)
+            self.hosts.append(host)
+            offset = await self._spawn(host)
+            for member in members:
+                member.host, member.process, member.log_path = host, host.process, host.log_path
+                offsets[member.name] = offset
+        await self._wait_started(nodes, offsets)
+
+    async def _wait_started(self, nodes: Sequence[TestnetNode], offsets: Mapping[str, int]) -> None:
         failures: list[IoAError] = []
         async with trio.open_nursery() as nursery:
 
@@ -281,6 +280,10 @@ class Testnet:
         """Stop node ``name`` if it runs, then start it again: same home and identity, same listen ports
         (so peers' stored addresses and others' bootstrap address stay valid)."""
         node = self[name]
+        if node.host is not None:
+            raise UsageError(
+                f"testnet node {name!r} shares its process with other agents: it cannot restart alone"
+            )
         if node.running:
             await self.stop(name)
         for stale in (NODE_INFO_FILE_NAME, TOKEN_FILE_NAME):  # left behind by a kill -9
@@ -314,7 +317,7 @@ class Testnet:
     async def aclose(self) -> None:
         """Stop every node (SIGTERM, then SIGKILL after ``stop_timeout``); safe to call twice."""
         with trio.CancelScope(shield=True):
-            await _stop_all([n for n in self.nodes.values() if n.process], self.stop_timeout)
+            await _stop_all([n for n in (*self.nodes.values(), *self.hosts) if n.process], self.stop_timeout)
 
 
 @asynccontextmanager
@@ -327,10 +330,13 @@ async def open_testnet(
     python: str | None = None,
     start_timeout: float = START_TIMEOUT,
     stop_timeout: float = STOP_TIMEOUT,
+    per_process: int = 1,
 ) -> AsyncIterator[Testnet]:
     """Start a testnet under ``root``: with ``bootstrap``, a bootstrap node (``bootstrap_spec`` or a default
     one named ``bootstrap``, relaying) first, every spec's node bootstrapping from it; then all ``specs``
-    nodes at once. Everything is stopped when the block exits."""
+    nodes at once (``per_process`` agents to a process). Everything is stopped when the block exits."""
+    if per_process < 1:
+        raise UsageError(f"per_process must be 1 or more, not {per_process}")
     if bootstrap_spec is not None and bootstrap_spec.name != BOOTSTRAP_NAME:
         raise UsageError(f"the bootstrap node must be named {BOOTSTRAP_NAME!r}")
     check_specs(specs, bootstrap=bootstrap)
@@ -346,7 +352,10 @@ async def open_testnet(
             boot = _prepare(net, spec, [], is_bootstrap=True)
             await net._start([boot], {})
         agents = [_prepare(net, spec, net.bootstrap_addrs(), is_bootstrap=False) for spec in specs]
-        await net._start(agents, {})
+        if per_process > 1:
+            await net._start_shared(agents, per_process)
+        else:
+            await net._start(agents, {})
         yield net
     finally:
         await net.aclose()
@@ -378,7 +387,8 @@ def _prepare(net: Testnet, spec: NodeSpec, bootstrap: Sequence[str], *, is_boots
 async def _stop_all(nodes: Sequence[TestnetNode], grace: float) -> None:
     """SIGTERM the running ones, wait up to ``grace`` seconds, SIGKILL the process groups of stragglers, reap,
     and SIGKILL whatever is left in each group (an adapter's subprocess, for instance)."""
-    live = [n.process for n in nodes if n.process is not None and n.process.poll() is None]
+    unique = {id(n.process): n.process for n in nodes if n.process is not None}  # agents share processes
+    live = [process for process in unique.values() if process.poll() is None]
     for process in live:
         _signal(process.pid, signal.SIGTERM, group=False)
     await _wait_all(live, grace)
@@ -413,8 +423,10 @@ def _read_info(home: Path) -> dict[str, Any]:
     return info if isinstance(info, dict) else {}
 
 
-def _has_peer_line(text: str) -> bool:
-    return any(line.startswith("peer id ") for line in text.splitlines())
+def _has_peer_line(text: str, name: str) -> bool:
+    """The node printed its peer ID (``peer id``; an agent of a shared process: ``agent NAME: peer id``)."""
+    own = f"agent {name}: peer id "
+    return any(line.startswith(("peer id ", own)) for line in text.splitlines())
 
 
 def _tail(text: str, lines: int = 20) -> str:
@@ -423,10 +435,12 @@ def _tail(text: str, lines: int = 20) -> str:
 
 __all__ = [
     "BOOTSTRAP_NAME",
+    "LOCAL_LISTEN",
     "NodeSpec",
     "Testnet",
     "TestnetNode",
     "check_specs",
     "node_config",
     "open_testnet",
+    "shared_config",
 ]

@@ -66,7 +66,12 @@ class CardRanker:
 
     :meth:`add` and :meth:`remove` only queue (a short lock, safe from the event loop while a worker
     thread ranks); :meth:`refresh` and :meth:`rank` apply the queue under the matcher's lock.
+    :attr:`queries` counts the rankings asked of any ranker of the process (:meth:`rank`,
+    :meth:`shortlist`): the node unloads the shared models when it stops growing (node/discovery/warm.py).
     """
+
+    #: Rankings asked of every ranker of this process (the matchers' models are the process's).
+    queries = 0
 
     def __init__(self, matcher: HybridMatcher, *, defences: bool = True) -> None:
         self.matcher = matcher
@@ -129,6 +134,7 @@ class CardRanker:
 
     def rank(self, query: str, k: int, *, among: Collection[str] | None = None) -> list[Match]:
         """The ``k`` best indexed cards for ``query``, after applying the queue."""
+        CardRanker.queries += 1
         with self._matcher_lock:
             self._refresh_locked()
             return self.matcher.rank(query, k, among=among)
@@ -138,11 +144,25 @@ class CardRanker:
     ) -> tuple[TeamPick, tuple[str, ...]]:
         """The offline team (:func:`~ioa_p2p.teaming.offline.choose_team`) and the shortlist an LLM
         team-up may choose from (offline team first, :func:`~ioa_p2p.teaming.offline.team_shortlist`)."""
+        CardRanker.queries += 1
         with self._matcher_lock:
             self._refresh_locked()
             pick = choose_team(goal, self.matcher, exclude=exclude, max_team=max_team)
             keys = team_shortlist(goal, self.matcher, size=size, exclude=exclude, pick=pick)
             return pick, keys
+
+    def loaded(self) -> bool:
+        """Whether all the matcher's models are loaded (in this process)."""
+        return self.matcher.loaded()
+
+    def holds_models(self) -> bool:
+        """Whether any of the matcher's models is loaded (in this process)."""
+        return self.matcher.holds_models()
+
+    def unload(self) -> None:
+        """Drop the matcher's models (waits for a ranking in progress; the index stays)."""
+        with self._matcher_lock:
+            self.matcher.unload()
 
     def _refresh_locked(self, limit: int | None = None) -> int:
         done = 0

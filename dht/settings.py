@@ -43,7 +43,11 @@
     max_cards = 200000      # local directory size
     keep_all = 20000        # past this many cards, keep only those this node needs (finds use the DHT)
     matcher = "hybrid"      # offline ranking: "hybrid" (wordllama + MiniLM int8 + BM25) or "lite"
-    warm = true             # load the matcher's models in the background after start (false: at first find)
+    warm = "auto"           # the matcher's models: "auto" loads them at the first find or goal, then keeps
+                            # arriving cards embedded in the background; true also loads them after start
+                            # (a coordinator); false: at each find, nothing in the background
+    unload_idle = 300       # seconds without a find or goal after which "auto"/false unload the models
+                            # (~150-200 MB back; 0: never); warm = true never unloads
     [discovery.index]       # kind = "annoy" (default; exact below min_size) or "exact"
     min_size = 20000
     n_trees = 50
@@ -94,9 +98,13 @@ class DiscoverySettings:
     max_cards: int = setting(200_000, low=1, high=10_000_000)
     keep_all: int = setting(20_000, low=1, high=10_000_000)
     matcher: Literal["hybrid", "lite"] = "hybrid"
-    #: load the matcher's models in the background after start and embed arriving cards there, so the
-    #: first find does not wait (~190 MB more memory with the hybrid matcher); false: at the first find
-    warm: bool = True
+    #: the matcher's models (node/discovery/warm.py): ``"auto"`` loads them at the first find or goal and
+    #: then embeds arriving cards in the background; ``true`` also loads them after start (a coordinator's
+    #: first find does not wait; ~190 MB more with the hybrid matcher); ``false``: no background work
+    warm: Literal[True, False, "auto"] = "auto"
+    #: seconds without a find or goal after which the models are unloaded (``warm`` "auto" or false; 0:
+    #: never)
+    unload_idle: float = setting(300.0, low=0.0, high=86_400.0, unit="seconds")
     index: dict[str, Any] = field(default_factory=dict)
 
     @classmethod

@@ -290,7 +290,26 @@ class GoalAborted(IoAError):
     exit_code = 4
 
 
+class AgentFailed(IoAError):
+    """One agent of a process that runs several (``ioa node start --agents``) could not start, or stopped
+    with an error; the process's other agents go on. ``cause`` is the agent's own error (its type says who
+    is at fault); the exit code is the cause's."""
+
+    def __init__(self, name: str, cause: BaseException, *, started: bool = False) -> None:
+        what = "stopped" if started else "could not start"
+        super().__init__(f"agent {name!r} {what}: {type(cause).__name__}: {cause}")
+        self.name = name
+        self.cause = cause
+        self.started = started
+        self.exit_code = cause.exit_code if isinstance(cause, IoAError) else 1
+
+    @property
+    def cause_type(self) -> str:
+        return type(self.cause).__name__
+
+
 __all__ = [
+    "AgentFailed",
     "UnreadableHistory",
     "UnknownChat",
     "HistoryViolation",

@@ -2,6 +2,7 @@
 
 - ``node.py``       :func:`open_node` and :class:`Node`: host, DHT, bootstrap, control API, services
 - ``services.py``   :class:`NodeServices`, :func:`open_services`: the services composed explicitly, in order
+- ``agents/``       several agents in one process: ``[[agents]]``, :func:`open_agents` over ``open_node``
 - ``config_check.py`` the tables of ``config.toml``: the template ``ioa init`` writes, ``ioa config check``
 - ``ports.py``      the ``typing.Protocol`` ports services depend on (:class:`NodePort`, ``DiscoveryPort``)
 - ``net/``          everything that touches py-libp2p: host, framing, routing, Kademlia, gossip, relay

@@ -35,6 +35,7 @@ from ioa_p2p.errors import ConfigError, InvalidAddress
 from ioa_p2p.identity import Identity
 from ioa_p2p.llm.settings import ModelSettings
 from ioa_p2p.matching import make_matcher
+from ioa_p2p.node.agents.config import agent_specs, plan_of_config
 from ioa_p2p.node.chats.config import ChatsConfig
 from ioa_p2p.node.goals.runtime import adapter_table
 from ioa_p2p.node.goals.types import GoalsConfig
@@ -54,7 +55,11 @@ CONFIG_TABLES: tuple[TableDoc, ...] = (
         AgentSettings,
         "This node's agent: its signed capability card (what peers find it by) and its adapter (what does "
         "the work; `ioa adapters` lists the kinds, docs/adapters.md their options).",
-        notes=("[agent.options]: the adapter's options (a table; `ioa adapters` lists them per kind)",),
+        notes=(
+            "[agent.options]: the adapter's options (a table; `ioa adapters` lists them per kind)",
+            "[[agents]]: several agents in this process instead of one, each entry an [agent] table",
+            "over this one, plus home, count, listen, announce, control_port (docs/deploy.md, section 6)",
+        ),
     ),
     TableDoc(
         "adapter",
@@ -101,8 +106,9 @@ CONFIG_TABLES: tuple[TableDoc, ...] = (
     ),
 )
 
-#: Tables a node reads that the template does not show: ``[llm]``, the older name of ``[model]``.
-OTHER_TABLES = ("llm",)
+#: Tables a node reads that the template does not show: ``[llm]``, the older name of ``[model]``;
+#: ``[[agents]]``, a list of tables (the ``[agent]`` table's notes describe it).
+OTHER_TABLES = ("llm", "agents")
 
 
 def config_template(name: str) -> str:
@@ -153,15 +159,24 @@ def check_config(home: Path, path: Path | None = None) -> ConfigReport:
             f"the tables are {sorted(known)}"
         )
     _check_services(config, path)
+    plan = plan_of_config(config, str(path))
+    agents = [spec.config for spec in agent_specs(config, plan)] if plan is not None else [config]
+    kinds = [_check_agent(agent) for agent in agents]
+    kind = kinds[0] if len(set(kinds)) == 1 else None
+    return ConfigReport(path, tuple(sorted(config.raw)), kind)
+
+
+def _check_agent(config: NodeConfig) -> str | None:
+    """Check an agent's ``[agent]`` table and build (and close) its adapter; its adapter kind."""
     agent = config.section("agent")
     AgentSettings.from_section(agent, Identity.generate().peer_id)  # any peer: only its default name
     model = config.section("model") or config.section("llm")
     ModelSettings.from_section(model)
-    adapter = adapter_from_config(adapter_table(agent, home, model=model))
+    adapter = adapter_from_config(adapter_table(agent, config.home, model=model))
     if adapter is not None:
         trio.run(adapter.aclose)
     kind = agent.get("adapter")
-    return ConfigReport(path, tuple(sorted(config.raw)), kind if isinstance(kind, str) and kind else None)
+    return kind if isinstance(kind, str) and kind else None
 
 
 def _check_addresses(config: NodeConfig) -> None:

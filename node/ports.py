@@ -25,14 +25,13 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import trio
 
 from ioa_p2p.card import SignedCard
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.dht.admission import CardAdmission
-from ioa_p2p.dht.directory import Directory
 from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
@@ -43,6 +42,9 @@ from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.gossip import Deliver, GossipSettings, Validate
 from ioa_p2p.node.net.relay_limits import HopLimits
 from ioa_p2p.telemetry.tracer import Tracer
+
+if TYPE_CHECKING:  # the directory (and the matcher it ranks with) is an agent's: a bootstrap imports none
+    from ioa_p2p.dht.directory import Directory
 
 StreamHandler = Callable[[FramedStream], Awaitable[None]]
 _T = TypeVar("_T")

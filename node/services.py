@@ -12,14 +12,32 @@ from __future__ import annotations
 
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
+from ioa_p2p.config.sections import parse_section
 from ioa_p2p.node.chats import Chats, open_chats
 from ioa_p2p.node.control.routes import open_budgets_api, open_peers_api
-from ioa_p2p.node.discovery import Discovery, open_discovery
-from ioa_p2p.node.goals import Goals, open_goals
+from ioa_p2p.node.discovery import open_discovery
 from ioa_p2p.node.messaging import Messaging, open_messaging
 from ioa_p2p.node.ports import CardNetPort, DiscoveryPort, NodePort, RelayNetPort
 from ioa_p2p.node.relay import RelayService, open_relay
+
+if TYPE_CHECKING:
+    from ioa_p2p.node.discovery import Discovery
+    from ioa_p2p.node.goals import Goals
+
+
+@dataclass(frozen=True, slots=True)
+class GoalsSwitch:
+    """``[goals] enabled`` (the rest of the table is :class:`~ioa_p2p.node.goals.GoalsConfig`'s): false
+    runs no goals service, so the node never imports the planner, the brains or the adapters (a bootstrap
+    node: :func:`ioa_p2p.bootstrap.bootnode.bootstrap_config` sets it; docs/performance.md, "Light nodes")."""
+
+    enabled: bool = True
+
+    @classmethod
+    def from_section(cls, table: object) -> GoalsSwitch:
+        return parse_section(cls, table, "[goals]", ignore_unknown=True)
 
 
 @dataclass(slots=True)
@@ -62,6 +80,10 @@ async def open_services(
     stack.callback(_clear, services, "chats")
     discovery = services.discovery = await stack.enter_async_context(open_discovery(node, card_net))
     stack.callback(_clear, services, "discovery")
+    if not GoalsSwitch.from_section(node.config.section("goals")).enabled:
+        return
+    from ioa_p2p.node.goals import open_goals  # the planner, brains and adapters: only a node that runs goals
+
     services.goals = await stack.enter_async_context(open_goals(node, chats, discovery))
     stack.callback(_clear, services, "goals")
 
@@ -70,4 +92,4 @@ def _clear(services: NodeServices, name: str) -> None:
     setattr(services, name, None)
 
 
-__all__ = ["NodeServices", "open_services"]
+__all__ = ["GoalsSwitch", "NodeServices", "open_services"]

@@ -26,9 +26,11 @@ from ioa_p2p.errors import AdapterLoadError, AdapterOptionsError, ConfigError
 from ioa_p2p.identity import Identity
 from ioa_p2p.llm import model_from_settings
 from ioa_p2p.matching import make_matcher
+from ioa_p2p.node.agents.config import agent_specs, agents_file_plan
 from ioa_p2p.node.chats.config import ChatsConfig
 from ioa_p2p.node.goals.types import GoalsConfig
 from ioa_p2p.node.relay.settings import RelaySettings
+from ioa_p2p.node.services import GoalsSwitch
 from ioa_p2p.telemetry.settings import TelemetrySettings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -182,6 +184,14 @@ def _agents_entry(table: dict[str, Any]) -> object:
     return agents_plan({"agent": [table]}, Path("a.toml"))
 
 
+def _agents_list_entry(table: dict[str, Any]) -> object:
+    return agent_specs(parse_config(Path("h"), {}), agents_file_plan({"agents": [table]}, Path("n.toml")))
+
+
+def _agents_list_file(table: dict[str, Any]) -> object:
+    return agents_file_plan({"agents": [{}], **table}, Path("n.toml"))
+
+
 def _endpoint(table: dict[str, Any]) -> object:
     return endpoint_from_settings(table, kind="smolagents", env={})
 
@@ -205,6 +215,7 @@ SECTIONS = (
     Section("NodeConfig", "[node] of c.toml", "listen", _node),
     Section("AdapterTable", "[adapter] of c.toml", "kind", _adapter),
     Section("GoalsConfig", "[goals]", "timeout", GoalsConfig.from_section),
+    Section("GoalsSwitch", "[goals]", "enabled", GoalsSwitch.from_section, strict=False),
     Section("ChatsConfig", "[chats]", "fsync", ChatsConfig.from_section),
     Section("DiscoverySettings", "[discovery]", "ttl", DiscoverySettings.from_section),
     Section("IndexSettings", "[discovery.index]", "n_trees", lambda t: make_index(t, 8)),
@@ -217,6 +228,8 @@ SECTIONS = (
     Section("MatcherSettings", "the matcher settings", "shortlist", make_matcher),
     Section("AgentsFile", "the agents file a.toml", "config", _agents_file),
     Section("AgentEntry", "[agent] #1 of a.toml", "count", _agents_entry, strict=False),
+    Section("AgentsEntry", "[[agents]] #1 of n.toml", "count", _agents_list_entry, strict=False),
+    Section("AgentsFileTable", "the agents file n.toml", "root", _agents_list_file),
     Section("TelemetrySettings", "[telemetry]", "file", TelemetrySettings.from_section),
     Section("A2ASettings", "[a2a]", "listen", A2ASettings.from_section),
     Section(

@@ -1,12 +1,13 @@
-"""The dashboard end to end in headless Chromium (Debian's package) on a local network of 3 agent processes.
+"""The dashboard end to end in headless Chromium (Debian's package) on a local network of 4 agent processes.
 
-From the page: log in with the one-time link of ``ioa ui`` (``--open`` opens the link it prints), search
-the directory, launch a goal and follow it live (messages arrive without a reload, a task's progress, the
-shared plan, the conclusion, the audit badge turning valid), continue it, find it in the chats list,
-cancel a goal, a chat of 500 messages, a dropped connection resumed without losing or duplicating a
-message; every view at phone width and in dark mode; the network, node and chats views live. Without the
-session, nothing: a wrong or missing token, a spent code, another origin, a request without its CSRF
-token get no data. Screenshots go to ``$IOA_TEST_ARTIFACTS`` (default: a temporary folder).
+From the page: log in with the one-time link of ``ioa ui`` (``--open`` opens the link it prints), search the
+directory (also in a view opened while the login waits for ``GET /id``: drawn once, keeping its input), a
+lookup goal's next speaker and citations, launch a goal and follow it live (messages arrive without a
+reload, a task's progress, the shared plan, the conclusion, the audit badge turning valid), continue it,
+find it in the chats list, cancel a goal, a chat of 500 messages, a dropped connection resumed without
+losing or duplicating a message; every view at phone width and in dark mode; the network, node and chats
+views live. Without the session, nothing: a wrong or missing token, a spent code, another origin, a request
+without its CSRF token get no data. Screenshots go to ``$IOA_TEST_ARTIFACTS`` (default: a temporary folder).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -37,14 +39,30 @@ MISSING = browser_missing()
 if MISSING:
     pytest.skip(f"dashboard browser tests skipped: {MISSING}", allow_module_level=True)
 
-from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect, sync_playwright  # noqa: E402
 
 WAIT = 60_000  # ms: one step of a test (a goal on a loaded 2-core machine)
 expect.set_options(timeout=WAIT)
 
 
+DRONES = """# Drone specifications
+
+## K2 survey drone
+
+- Take-off weight: 3.4 kg
+- Flight time: 38 min
+
+## K1 hobby drone
+
+- Take-off weight: 1.2 kg
+- Flight time: 22 min
+"""
+
+
 @pytest.fixture(scope="module")
 def net(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NetworkThread]:
+    docs = tmp_path_factory.mktemp("dash-docs")
+    (docs / "drones.md").write_text(DRONES, encoding="utf-8")
     specs = [
         spec("coordinator", {"description": "Coordinates agents: launches goals and plans them."}),
         spec(
@@ -60,6 +78,15 @@ def net(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NetworkThread]:
                 "adapter": "echo",
                 "description": "Echoes a text back, slowly, reporting its progress.",
                 "options": {"delay": 40.0, "steps": 8},
+            },
+        ),
+        spec(
+            "librarian",
+            {
+                "adapter": "retrieval",
+                "description": "Answers questions from the drone documents with cited passages.",
+                "skills": ["documents", "search"],
+                "options": {"path": str(docs)},
             },
         ),
     ]
@@ -241,6 +268,83 @@ def test_ioa_ui_open_opens_the_login_link_it_prints(
 
 
 # --------------------------------------------------------------------------- a goal from the page
+
+
+def test_a_view_opened_while_logging_in_is_rendered_once(net: NetworkThread, context: BrowserContext) -> None:
+    """A navigation while the login is still asking the node who it is (``GET /id`` held back here, as a
+    loaded node answers late) opens the view once: it is not drawn again under the user's hands when
+    the answer comes, which used to drop what was typed into the search box and show the unranked list."""
+    home = home_of(net, "coordinator")
+    page = context.new_page()
+    page.add_init_script(
+        """window.__dirRenders = 0;
+        new MutationObserver((changes) => { for (const c of changes) for (const n of c.addedNodes)
+          if (n.nodeType === 1 && (n.id === "dir-search" || n.querySelector("#dir-search")))
+            window.__dirRenders++; }).observe(document, { childList: true, subtree: true });"""
+    )
+    held: list[Route] = []
+
+    def is_id(url: str) -> bool:
+        return urlsplit(url).path == "/id"
+
+    def hold(route: Route) -> None:
+        held.append(route)
+
+    page.route(is_id, hold)
+    page.goto(login_url(home))
+    deadline = time.monotonic() + WAIT / 1000
+    while not held:  # the page logged in and asks GET /id (route handlers run while Playwright waits)
+        assert time.monotonic() < deadline, "the page never asked GET /id"
+        page.wait_for_timeout(50)
+    page.evaluate(
+        """() => new Promise((done) => {
+          addEventListener("hashchange", () => done(), { once: true });
+          location.hash = "#/directory";
+        })"""
+    )
+    for route in held:
+        route.continue_()
+    page.unroute(is_id)
+    expect(page.locator("#whoami")).to_contain_text("node ")
+    page.fill("#dir-search", "exact arithmetic on numbers")
+    first = page.locator("#dir-results li.card").first
+    expect(first.locator("h2")).to_contain_text("calculator")
+    assert float(first.locator("meter").get_attribute("value") or 0) > 0
+    assert page.input_value("#dir-search") == "exact arithmetic on numbers"
+    assert page.evaluate("window.__dirRenders") == 1
+
+
+def test_a_lookup_goal_shows_the_next_speaker_and_its_citations(
+    net: NetworkThread, context: BrowserContext
+) -> None:
+    """A goal of two independent lookups in the librarian's documents: the coordinator hands both out
+    at once (an asynchronous task turn naming itself the next speaker, shown in the chat by
+    name), and the conclusion lists each value's citation (file and passage), as ``GET /goals/result``
+    gives them."""
+    home = home_of(net, "coordinator")
+    page = logged_in(context, home, "goal")
+    page.fill(
+        "#goal-text", "Look up the take-off weight of the K2 drone. Look up the flight time of the K1 drone."
+    )
+    page.fill("#goal-team", "librarian,calculator")
+    page.fill("#goal-timeout", "90")
+    page.click("#goal-launch")
+    page.wait_for_url("**/#/chats/*")
+    handover = page.locator("#chat-log li.msg[data-kind='conv.task.async'] .next")
+    expect(handover.first).to_have_text("next: coordinator")
+    expect(page.locator("#conclusion ol.steps")).to_contain_text("3.4 kg")
+    expect(page.locator("#audit-badge")).to_have_attribute("data-valid", "true")
+    chat = page.url.rsplit("/", 1)[1]
+    result = ControlClient(home).call("GET", f"/goals/result?chat={chat}")
+    cited = result["citations"]  # type: ignore[index, call-overload]
+    assert len(cited) >= 2 and {c["path"] for c in cited} == {"drones.md"}, cited
+    shown = page.locator("#conclusion ul.citations li")
+    expect(shown).to_have_count(len(cited))
+    for i, c in enumerate(cited):
+        expect(shown.nth(i)).to_contain_text(f"{c['path']}:{c['line']}" if c.get("line") else c["path"])
+        expect(shown.nth(i)).to_contain_text(" ".join(c["text"].split())[:40])
+    expect(page.locator("#conclusion ol.steps li").first).to_contain_text("librarian")
+    shot(page, "citations")
 
 
 def test_a_goal_launched_from_the_page_is_followed_live_to_a_valid_audit(

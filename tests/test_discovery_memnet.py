@@ -20,8 +20,10 @@ from ioa_p2p.card import SignedCard, issue_card
 from ioa_p2p.dht.pages import PAGE_PREFIX, read_page
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.identity import Identity
+from ioa_p2p.matching.encoders import MiniLMEncoder, WordLlamaEncoder
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.discovery.views import status as discovery_status
+from ioa_p2p.node.discovery.warm import IDLE_CHECK
 from ioa_p2p.node.net.gossip import GossipSettings
 from ioa_p2p.node.services import NodeServices
 from ioa_p2p.testing.memagents import open_memory_agent
@@ -212,9 +214,45 @@ async def test_the_matcher_warms_in_the_background_after_start(
                 await trio.sleep(0.5)
             assert len(ranker.matcher) == 3  # every card embedded before any find
             assert names(await seeker.find("draw a chart of the data", k=1, use_dht=False)) == ["plotter"]
-            assert discovery_status(cold)["matcher"] == {"state": "cold", "load_ms": None, "pending": 3}
+            expected = {"policy": "false", "state": "cold", "load_ms": None, "unloads": 0, "pending": 3}
+            assert discovery_status(cold)["matcher"] == expected
             assert cold.directory.ranker is not None and len(cold.directory.ranker.matcher) == 0
             assert all(a[0].faults.snapshot() == {} for a in agents)
+
+
+async def test_auto_warms_at_the_first_find_and_the_models_are_unloaded_when_idle(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    """``warm = "auto"`` (the default): no model at start; a find loads them, arriving cards are then
+    embedded in the background; after ``unload_idle`` s without a find they are unloaded (the index stays)
+    and the next find loads them again. A node of the process with ``warm = true`` keeps them loaded."""
+    WordLlamaEncoder.unload()  # the models are the process's: another test may have loaded them
+    MiniLMEncoder.unload()
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    auto = {"warm": "auto", "unload_idle": 60.0, "matcher": "lite"}
+    async with open_agents(net, cards, tmp_path, ["plotter", "weather"], discovery=auto) as agents:
+        seeker = discovery_of(agents[1])
+        ranker = seeker.directory.ranker
+        assert ranker is not None
+        await wait_cards(agents, 2)
+        await trio.sleep(IDLE_CHECK * 2)
+        assert not ranker.holds_models() and discovery_status(seeker)["matcher"]["state"] == "cold"
+        assert names(await seeker.find("draw a chart of the data", k=1, use_dht=False)) == ["plotter"]
+        assert ranker.loaded()
+        await seeker.warm.warmed.wait()
+        assert discovery_status(seeker)["matcher"]["state"] == "warm"
+        await trio.sleep(60.0 + 2 * IDLE_CHECK)  # no find meanwhile
+        status = discovery_status(seeker)["matcher"]
+        assert not ranker.holds_models() and status["state"] == "cold" and status["unloads"] >= 1
+        assert len(ranker.matcher) == 2  # the index stayed
+        assert names(await seeker.find("weather forecast for Paris", k=1, use_dht=False)) == ["weather"]
+        assert ranker.loaded()
+        async with open_agents(net, cards, tmp_path, ["translator"], discovery={"warm": True}) as keeper:
+            await discovery_of(keeper[0]).warm.warmed.wait()
+            await trio.sleep(60.0 + 2 * IDLE_CHECK)
+            assert ranker.loaded()  # a warm = true node of the process keeps the shared models
+        assert all(a[0].faults.snapshot() == {} for a in agents)
 
 
 async def test_cards_are_republished_and_expire_on_virtual_time(

@@ -98,8 +98,8 @@ def names(matches: list[Any]) -> list[str]:
 
 
 async def test_find_ranks_the_plotting_agent_first_on_every_node(tmp_path: Path) -> None:
-    with trio.fail_after(150):
-        async with open_peers(tmp_path, 8) as peers:
+    with trio.fail_after(150):  # warm = true: the models load and the cards are embedded before any find
+        async with open_peers(tmp_path, 8, {"warm": True}) as peers:
 
             async def everyone_knows_everyone() -> bool:
                 return all(len(service.directory) == 8 for _, service in peers)

@@ -41,7 +41,16 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("node services", ("ioa_p2p.node.messaging", "ioa_p2p.node.relay", "ioa_p2p.node.chats")),
     ("node discovery", ("ioa_p2p.node.discovery",)),
     ("node goals", ("ioa_p2p.node.goals",)),
-    ("node", ("ioa_p2p.node.services", "ioa_p2p.node.node", "ioa_p2p.node.status", "ioa_p2p.node")),
+    (
+        "node",
+        (
+            "ioa_p2p.node.services",
+            "ioa_p2p.node.node",
+            "ioa_p2p.node.status",
+            "ioa_p2p.node.agents",
+            "ioa_p2p.node",
+        ),
+    ),
     ("bootstrap", ("ioa_p2p.bootstrap",)),
     (
         "entry points and test doubles",

@@ -14,6 +14,7 @@ import pytest
 import trio
 
 from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.control_client import AsyncControlClient, Endpoint
 from ioa_p2p.errors import (
     ConfigError,
     InvalidAddress,
@@ -91,11 +92,13 @@ def test_circuit_addresses_round_trip_and_errors() -> None:
 # --------------------------------------------------------------------------- live nodes on 127.0.0.1
 
 
-async def _start(stack: AsyncExitStack, tmp: Path, name: str, **config: Any) -> Any:
+async def _start(
+    stack: AsyncExitStack, tmp: Path, name: str, *, control_api: bool = False, **config: Any
+) -> Any:
     raw = {"relay": config.pop("relay", {})}
     cfg = NodeConfig(home=tmp / name, bootstrap_backoff=0.1, raw=raw, **config)
     return await stack.enter_async_context(
-        open_node(cfg, identity=Identity.generate(), write_info=False, control_api=False)
+        open_node(cfg, identity=Identity.generate(), write_info=False, control_api=control_api)
     )
 
 
@@ -114,6 +117,21 @@ def _relayed(node: Any, peer: PeerId) -> bool:
     return any("/p2p-circuit" in a for a in addrs)
 
 
+async def _network_shows_relayed(node: Any, peer: PeerId, relay: PeerId) -> None:
+    """The dashboard's network view (``GET /network``, through the node's real control server; its live
+    stream ``GET /network/events`` sends the same view) marks the connection to ``peer`` relayed, at a
+    ``/p2p-circuit`` address through ``relay``."""
+    endpoint = Endpoint(node.control.port, node.control.token)
+    async with AsyncControlClient(endpoint=endpoint) as client:
+        view = await client.network()
+    [link] = [p for p in view.peers if p.peer_id == str(peer)]
+    relayed = [c for c in link.connections if c["kind"] == "relayed"]
+    assert relayed, link.connections
+    assert all("/p2p-circuit" in str(c["addr"]) and str(relay) in str(c["addr"]) for c in relayed), relayed
+    # a direct connection (the hidden peer may also dial out) is never reported relayed, and vice versa
+    assert all("/p2p-circuit" not in str(c["addr"]) for c in link.connections if c["kind"] != "relayed")
+
+
 async def test_peer_behind_relay_is_reached_only_through_it(tmp_path: Path) -> None:
     with trio.fail_after(40):
         async with AsyncExitStack() as stack:
@@ -122,7 +140,7 @@ async def test_peer_behind_relay_is_reached_only_through_it(tmp_path: Path) -> N
             hidden = await _start(
                 stack, tmp_path, "hidden", listen=(), bootstrap=boot, relay={"reserve_on_bootstrap": True}
             )
-            caller = await _start(stack, tmp_path, "caller", bootstrap=boot)
+            caller = await _start(stack, tmp_path, "caller", bootstrap=boot, control_api=True)
             assert hidden.listen_addrs() == []
             await hidden.services.relay.wait_reservation(relay.peer_id)
             assert relay.services.relay.status().reserved_peers == 1
@@ -137,6 +155,7 @@ async def test_peer_behind_relay_is_reached_only_through_it(tmp_path: Path) -> N
             via = await caller.services.relay.connect_through(hidden.peer_id)
             assert via == advertised
             assert _relayed(caller, hidden.peer_id) and _relayed(hidden, caller.peer_id)
+            await _network_shows_relayed(caller, hidden.peer_id, relay.peer_id)
 
             # Signed messages both ways over the relayed (end-to-end Noise) connection.
             await caller.services.messaging.send_text(hidden.peer_id, "through the relay")

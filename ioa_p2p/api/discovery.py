@@ -96,12 +96,16 @@ class GossipStatus(ApiObject):
 
 @dataclass(frozen=True, slots=True)
 class MatcherStatus(ApiObject):
-    """The offline matcher's warm-up: ``state`` cold, loading or warm; ``load_ms`` of the background
-    load (null: not loaded in the background); ``pending`` cards not yet embedded."""
+    """The offline matcher's models: ``policy`` (``[discovery] warm``: "true", "false" or "auto"),
+    ``state`` cold, loading or warm; ``load_ms`` of the background load (null: not loaded in the
+    background); ``unloads`` (models dropped after ``unload_idle`` s without a find); ``pending`` cards
+    not yet embedded."""
 
     state: str
     load_ms: int | None
     pending: int
+    policy: str = "auto"
+    unloads: int = 0
 
 
 @dataclass(frozen=True, slots=True)

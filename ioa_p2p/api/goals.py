@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, ClassVar
+from typing import TYPE_CHECKING, Annotated, ClassVar
 
 from ioa_p2p.api.codec import ApiObject, Json, JsonObject
-from ioa_p2p.conversation.costs import CostTable, nested_agents, task_costs
 from ioa_p2p.errors import InvalidField
-from ioa_p2p.planning.report import goal_report
+
+if TYPE_CHECKING:
+    from ioa_p2p.conversation.costs import CostTable
 
 #: Exit codes of a goal (docs/goals.md, section 10).
 EXIT_OK = 0  # concluded, every needed task completed
@@ -167,6 +168,11 @@ def goal_result(
 ) -> GoalResult:
     """A :class:`GoalResult` with its report (``answer``, ``steps``, ``citations``, ``complete``:
     :func:`~ioa_p2p.planning.report.goal_report`), cost table and exit code computed."""
+    # Imported here: the schemas are also read by nodes that never run a goal (a bootstrap node loads
+    # no planner: docs/performance.md, "Light nodes").
+    from ioa_p2p.conversation.costs import nested_agents, task_costs
+    from ioa_p2p.planning.report import goal_report
+
     records = tuple(tasks)
     report = goal_report(goal, [t.to_json() for t in records], conclusion)
     concluded = status == "concluded"

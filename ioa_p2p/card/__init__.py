@@ -9,6 +9,8 @@
 Wire formats: ``docs/protocol.md`` section 9.1.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ioa_p2p.card.record import (
     DEFAULT_TTL_MS,
     MAX_ADDR,
@@ -27,7 +29,6 @@ from ioa_p2p.card.record import (
     AgentCardV2,
     AgentCardV3,
     SignedCard,
-    Vector,
     card_digest,
     card_stamp_bits,
     card_text,
@@ -52,6 +53,20 @@ from ioa_p2p.card.withdrawal import (
     parse_record,
     try_parse_record,
 )
+
+if TYPE_CHECKING:
+    from ioa_p2p.card.record import Vector
+
+
+def __getattr__(name: str) -> Any:
+    """``Vector`` (a numpy type: numpy is imported on first use, see :mod:`ioa_p2p.card.record`)."""
+    if name == "Vector":
+        import numpy as np
+        import numpy.typing as npt
+
+        return npt.NDArray[np.float32]
+    raise AttributeError(f"module 'ioa_p2p.card' has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_TTL_MS",

@@ -3,7 +3,8 @@ failure is an :class:`~ioa_p2p.errors.InvalidCard` naming the field and the limi
 
 from __future__ import annotations
 
-import numpy as np
+import math
+import struct
 
 from ioa_p2p.errors import InvalidCard
 
@@ -37,8 +38,8 @@ def check_vector(dim: int, raw: bytes) -> None:
         raise InvalidCard(f"card embedding dimension {dim} is outside 1..{MAX_DIM}")
     if len(raw) != 4 * dim:
         raise InvalidCard(f"card embedding has {len(raw)} bytes; {dim} float32 values need {4 * dim}")
-    values = np.frombuffer(raw, dtype="<f4")
-    if not np.isfinite(values).all():
+    # struct, not numpy: a node that only validates cards (a bootstrap node) never loads numpy
+    if not all(map(math.isfinite, struct.unpack(f"<{dim}f", raw))):
         raise InvalidCard("card embedding contains NaN or infinite values")
 
 

@@ -23,10 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast  # noqa: F401  (wire.message_type resolves Body's ClassVar hints here)
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, ClassVar, cast  # noqa: F401  (wire.message_type resolves Body's ClassVar hints here)
 
 from ioa_p2p.card.fields import MAX_DIM, check_tags, check_text, check_vector
 from ioa_p2p.card.stamp import MAX_NONCE, content_digest, mint
@@ -54,7 +51,11 @@ MAX_ADDR = 256
 MAX_ADDRS = 16
 MAX_MODEL_ID = 128
 
-Vector = npt.NDArray[np.float32]
+if TYPE_CHECKING:  # numpy is imported where a vector is made: validating a card needs none
+    import numpy as np
+    import numpy.typing as npt
+
+    Vector = npt.NDArray[np.float32]
 
 
 @message_type("agent_card", 1)
@@ -104,6 +105,8 @@ class AgentCard(Body):
 
     def embedding(self) -> Vector:
         """The vector as a read-only float32 array of shape ``(dim,)``."""
+        import numpy as np
+
         return np.frombuffer(self.vector, dtype="<f4").astype(np.float32)
 
 
@@ -239,6 +242,8 @@ class SignedCard:
 
 def encode_vector(vector: Sequence[float] | npt.NDArray[Any]) -> bytes:
     """A vector as little-endian float32 bytes (the card's ``vector`` field)."""
+    import numpy as np
+
     array = np.asarray(vector, dtype="<f4")
     if array.ndim != 1:
         raise InvalidCard(f"an embedding is one-dimensional, got shape {array.shape}")

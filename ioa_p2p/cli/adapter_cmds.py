@@ -13,17 +13,20 @@ from typing import Any
 
 import click
 
-from ioa_p2p.adapters.registry import (
-    adapter_executes_code,
-    adapter_options,
-    adapter_uses_model,
-    list_adapters,
-)
 from ioa_p2p.cli._base import emit_json, handle_errors, main
 from ioa_p2p.errors import IoAError
 
 
 def _describe(kind: str) -> dict[str, Any]:
+    # The registry is imported by the commands that use it: every ``ioa`` command (``ioa bootstrap start``
+    # too) imports this module, and the adapters' package is not a bootstrap node's (docs/performance.md).
+    from ioa_p2p.adapters.registry import (
+        adapter_executes_code,
+        adapter_options,
+        adapter_uses_model,
+        list_adapters,
+    )
+
     info = list_adapters()[kind]
     item: dict[str, Any] = {
         "kind": kind,
@@ -70,6 +73,8 @@ def _line(item: dict[str, Any]) -> str:
 @handle_errors()
 def adapters(ctx: click.Context, as_json: bool) -> None:
     """List the installed adapter kinds (`adapter = KIND` in [agent], or `ioa node start --adapter KIND`)."""
+    from ioa_p2p.adapters.registry import list_adapters
+
     items = [_describe(kind) for kind in list_adapters()]
     if as_json:
         emit_json(items)

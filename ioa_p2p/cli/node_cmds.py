@@ -17,6 +17,7 @@ from ioa_p2p.cli._base import PARENT_PID_ENV, emit_json, get_home, handle_errors
 from ioa_p2p.config.gateway import A2ASettings
 from ioa_p2p.config.node_config import CONFIG_FILE_NAME, NodeConfig, load_config
 from ioa_p2p.control_client import ControlClient
+from ioa_p2p.errors import UsageError
 
 log = logging.getLogger("ioa_p2p.cli")
 
@@ -68,6 +69,14 @@ def node() -> None:
 @click.option("--output-type", "output_types", multiple=True, help="Media type it returns, e.g. image/png.")
 @click.option("--tool", "tools", multiple=True, help="Tool or runtime it drives, e.g. python (repeatable).")
 @click.option("--adapter", default=None, help="Agent adapter kind (overrides [agent].adapter).")
+@click.option(
+    "--agents",
+    "agents_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Run several agents in this process: a TOML file of [[agents]] tables (replaces the config's "
+    '[[agents]] list; docs/agents.md, "Several agents in one process").',
+)
 @click.pass_context
 @handle_errors(json_flag=None)
 def node_start(
@@ -85,10 +94,36 @@ def node_start(
     output_types: tuple[str, ...],
     tools: tuple[str, ...],
     adapter: str | None,
+    agents_file: Path | None,
 ) -> None:
-    """Start the node; runs until SIGINT/SIGTERM. Prints `listening on <multiaddr>` lines."""
+    """Start the node; runs until SIGINT/SIGTERM. Prints `listening on <multiaddr>` lines.
+
+    With --agents FILE (or an [[agents]] list in the config), runs every agent of the list in this process,
+    each a node with its own home, key, card, adapter, host and control API; prints `agent NAME: ...`
+    lines."""
+    from ioa_p2p.cli.node_agents import plan_of_config, read_agents_file, run_agents
+
     home = get_home(ctx)
     config = load_config(home, path=config_file)
+    source = str(config_file or home / CONFIG_FILE_NAME)
+    plan = read_agents_file(agents_file) if agents_file is not None else plan_of_config(config, source)
+    if plan is not None:
+        one_agent: dict[str, object] = {"--name": name, "--description": description, "--adapter": adapter}
+        one_agent.update({"--skill": skills, "--language": languages, "--input-type": input_types})
+        one_agent.update({"--output-type": output_types, "--tool": tools, "--announce": announce})
+        given = [flag for flag, value in one_agent.items() if value]
+        if given:
+            raise UsageError(
+                f"{', '.join(given)}: one agent's flags; with several agents, set these in each [[agents]]"
+            )
+        config = config.with_overrides(
+            listen=listen or None,
+            bootstrap=bootstrap,
+            bootstrap_file=str(Path(bootstrap_file).resolve()) if bootstrap_file else None,
+        )
+        run_agents(config, plan, source)
+        _exit_past_native_calls()
+        return
     agent: dict[str, Any] = {}
     for key, value in (("name", name), ("description", description), ("adapter", adapter)):
         if value is not None:

@@ -48,10 +48,23 @@ def testnet() -> None:
     help="A TOML file of agents ([[agent]] tables with count, [config.<table>] for every node); its "
     "agents come after the --agent ones.",
 )
+@click.option(
+    "--per-process",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Agents each process runs (ioa node start with an [[agents]] list): each keeps its own home, key, "
+    "host and control API.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the nodes as one JSON list once all are up.")
 @handle_errors()
 def testnet_up(
-    count: int, root: Path | None, agents: tuple[str, ...], agents_file: Path | None, as_json: bool
+    count: int,
+    root: Path | None,
+    agents: tuple[str, ...],
+    agents_file: Path | None,
+    per_process: int,
+    as_json: bool,
 ) -> None:
     """Start a bootstrap node and COUNT agent nodes (the named agents first, then sample agents); run until
     Ctrl-C, then stop them all."""
@@ -72,13 +85,13 @@ def testnet_up(
     folder = Path(tempfile.mkdtemp(prefix="ioa-testnet-")) if root is None else root
     try:
         check_agents(specs, folder.resolve())
-        trio.run(_run, folder, specs, as_json)
+        trio.run(_run, folder, specs, as_json, per_process)
     finally:
         if temporary:
             shutil.rmtree(folder, ignore_errors=True)
 
 
-async def _run(root: Path, specs: list[Any], as_json: bool) -> None:
+async def _run(root: Path, specs: list[Any], as_json: bool, per_process: int) -> None:
     with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
         async with trio.open_nursery() as nursery:
 
@@ -89,17 +102,17 @@ async def _run(root: Path, specs: list[Any], as_json: bool) -> None:
                     return
 
             nursery.start_soon(stop_on_signal)
-            await _serve(root, specs, as_json)
+            await _serve(root, specs, as_json, per_process)
     click.echo("testnet stopped", err=True)
 
 
-async def _serve(root: Path, specs: list[Any], as_json: bool) -> None:
+async def _serve(root: Path, specs: list[Any], as_json: bool, per_process: int) -> None:
     """Start the testnet, print it, then watch for nodes that die until cancelled (Ctrl-C)."""
     from ioa_p2p.bootstrap.testnet import open_testnet
 
     if not as_json:
         click.echo(f"starting a bootstrap node and {len(specs)} agent nodes under {root} ...")
-    async with open_testnet(root, specs) as net:
+    async with open_testnet(root, specs, per_process=per_process) as net:
         rows: list[dict[str, Any]] = [
             {
                 "name": node.name,
@@ -126,7 +139,7 @@ async def _serve(root: Path, specs: list[Any], as_json: bool) -> None:
         while True:
             for node in net.nodes.values():
                 if node.name not in reported and not node.running and node.process is not None:
-                    reported.add(node.name)
+                    reported.add(node.name)  # a shared process: each of its agents is reported
                     click.echo(
                         f"node {node.name} exited with code {node.process.returncode}; see {node.log_path}",
                         err=True,

@@ -4,7 +4,8 @@ adapter's ``[agent.options]``) is read by :func:`parse_section`.
 A section is a frozen, slotted dataclass; its field type hints say what each key takes:
 
 - ``bool`` (``true``/``false``), ``int`` (not a bool), ``float`` (an int is accepted; NaN and infinities
-  are refused), ``str``, ``Literal["a", "b"]`` (one of the choices),
+  are refused), ``str``, ``Literal["a", "b"]`` (one of the choices, of the same type: ``Literal[True,
+  False, "auto"]`` takes a boolean or ``"auto"``),
 - ``tuple[str, ...]`` (a TOML list of strings), ``dict[str, Any]`` (a TOML table, kept as a dict),
 - ``X | None`` (None is accepted from Python callers; TOML has no null).
 
@@ -139,7 +140,11 @@ def describe(hint: Any, rule: Rule = Rule()) -> str:
     if hint is str:
         return "text"
     if typing.get_origin(hint) is Literal:
-        return f"one of {list(typing.get_args(hint))}"
+        choices = typing.get_args(hint)
+        if any(isinstance(c, bool) for c in choices):  # spelled as in TOML: true, false or "auto"
+            words = [str(c).lower() if isinstance(c, bool) else f'"{c}"' for c in choices]
+            return ", ".join(words[:-1]) + f" or {words[-1]}"
+        return f"one of {list(choices)}"
     if typing.get_origin(hint) is tuple:
         return "text or a list of text" if rule.one_or_list else "a list of text"
     if typing.get_origin(hint) is dict:
@@ -189,8 +194,8 @@ def _convert(value: Any, hint: Any, rule: Rule) -> tuple[bool, Any]:
         return number, float(value) if number else value
     if hint is str:
         return isinstance(value, str), value
-    if origin is Literal:
-        return not isinstance(value, bool) and value in typing.get_args(hint), value
+    if origin is Literal:  # the same type as a choice (true is not 1, and a bool only where one is listed)
+        return any(type(choice) is type(value) and choice == value for choice in typing.get_args(hint)), value
     if origin is tuple:
         if rule.one_or_list and isinstance(value, str):
             value = [value]

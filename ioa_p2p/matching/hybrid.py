@@ -121,6 +121,22 @@ class HybridMatcher:
         if self._minilm is not None:
             self._minilm.load()
 
+    def loaded(self) -> bool:
+        """Whether every model this matcher uses is loaded in the process (they are shared by its
+        matchers): ranking then starts at once."""
+        return WordLlamaEncoder.loaded() and (self._minilm is None or MiniLMEncoder.loaded())
+
+    def holds_models(self) -> bool:
+        """Whether any model this matcher uses is loaded (wordllama alone after a card was embedded)."""
+        return WordLlamaEncoder.loaded() or (self._minilm is not None and MiniLMEncoder.loaded())
+
+    def unload(self) -> None:
+        """Drop the models (the process's, shared with its other matchers): the index, the cached card
+        vectors and token states stay, and the next embedding loads them again."""
+        WordLlamaEncoder.unload()
+        if self._minilm is not None:
+            MiniLMEncoder.unload()
+
     # ------------------------------------------------------------------ cards
 
     def card_vectors(self, profiles: Iterable[CardProfile]) -> Matrix:

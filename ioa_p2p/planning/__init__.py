@@ -12,6 +12,13 @@
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation
 - ``applied.py``  calculations over earlier values asked for in words (rates, periods, shares on top)
 - ``rates.py``    natural questions that apply a rate from the documents to the request's quantity
+- ``followups.py`` requests over earlier values they do not name: containers for a number of things
+  (rounded up), repeated batches, two values combined by what the result is called, a rate just found
+  applied to a follow-up question's quantity
+- ``operands.py`` operands a calculation names that are facts (looked up), amounts at a rate, two
+  questions in one sentence, "X charges a rate. Find it", statements with a quantity before a calculation
+- ``shares.py``   percentages (stated or found) applied to earlier values, prices per unit of a pack,
+  date shifts after a date question
 - ``refs.py``     references to earlier values ("it", "that price", "both", "the second")
 - ``code.py``     code steps: the block, its variables and the values bound to them; blocks cut out of a
   request and given to the clause that asks to run them

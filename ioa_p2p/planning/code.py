@@ -14,6 +14,7 @@ import builtins
 import re
 
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
+from ioa_p2p.planning.lookups import words_of
 from ioa_p2p.planning.types import CODE, TASK, PlanStep
 
 #: Where a fenced code block was cut out of a request (its number in the request's blocks).
@@ -32,6 +33,14 @@ _BIND_LITERAL = re.compile(
     r"(-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?)(?!\.?\d|[\w%])",
     re.I,
 )
+#: "with a set to the deposit and b to the fee": the second binding's verb left out
+_BIND_ELIDED = re.compile(r"(?:,|\band)\s+`?([A-Za-z_]\w*)`?\s+(?:to|as)\s+(v\d+)\b", re.I)
+#: "plug the result into this script as cost", "pass v2 to the code as `annual`": the value, then its name
+_BIND_AS = re.compile(
+    r"\b(?:plug|pass|feed|put|hand|insert|supply|give|use)\s+(v\d+)\b[^.;]*?\b(?:as|called|named)\s+"
+    r"`?([A-Za-z_]\w*)`?",
+    re.I,
+)
 #: "Bind it to `tax`", "store the result as `total`", "call that x": the value named first, the name last
 _BIND_TO = re.compile(
     r"\b(?:bind|assign|store|save|put|call|name)\s+(v\d+)\s+(?:to|in|as|into)?\s*`?([A-Za-z_]\w*)`?", re.I
@@ -45,6 +54,13 @@ def code_step(
         (m.group(1), int(m.group(2)[1:].split()[0])) for m in _BIND.finditer(text)
     ]
     bindings += [(m.group(2), int(m.group(1)[1:])) for m in _BIND_TO.finditer(text)]
+    bindings += [(m.group(2), int(m.group(1)[1:])) for m in _BIND_AS.finditer(text)]
+    bindings += [b for b in _named_bindings(text, before) if b[0] not in {n for n, _ in bindings}]
+    if bindings:  # "... and b to the cleaning fee" after a binding with its verb
+        named = {b for b, _ in bindings}
+        bindings += [
+            (m.group(1), int(m.group(2)[1:])) for m in _BIND_ELIDED.finditer(text) if m.group(1) not in named
+        ]
     if block is None:
         inline = inline_code(clause)
         if inline is not None:
@@ -72,6 +88,25 @@ def code_step(
         return PlanStep(index, TASK, clause, clause, tuple(refs))
     code, needs = generated
     return PlanStep(index, CODE, clause, code, needs, tuple((f"v{n}", n) for n in needs))
+
+
+_BIND_NAMED = re.compile(
+    r"(?:with|where|and|,)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|bound to|to)\s+"
+    r"(?:the |its |their )([a-z][\w -]*?)(?=\s+and\b|\s*[,.;)]|$)",
+    re.I,
+)
+
+
+def _named_bindings(text: str, before: list[PlanStep]) -> list[tuple[str, int]]:
+    """ "with a set to the deposit and b to the cleaning fee": each name bound to the one earlier step
+    whose words include every word of what it is set to."""
+    out: list[tuple[str, int]] = []
+    for m in _BIND_NAMED.finditer(text):
+        wanted = words_of(m.group(2))
+        hits = [s.index for s in before if wanted and wanted <= words_of(s.text)]
+        if len(hits) == 1:
+            out.append((m.group(1), hits[0]))
+    return out
 
 
 def inline_code(clause: str) -> str | None:
@@ -199,7 +234,10 @@ def _short(text: str) -> str:
 RUN_CODE = re.compile(
     r"\b(run|execute|evaluate|try)\b.*\b(code|python|script|program|snippet)\b"
     r"|\b(run|execute|evaluate) (this|that|it|the following)\b|\bthis for me\b|\bcode\b.*\bbelow\b"
-    r"|^(?:run|execute)\s*:?$",
+    r"|^(?:run|execute)\s*:?$"
+    # "plug the result into this script as cost", "pass it to the following code as n", "feed it to this"
+    r"|\b(?:plug|pass|feed|put|hand|insert|supply|substitute|give)\b.*\b(?:into|to|in|for)\b.*"
+    r"\b(?:code|script|program|snippet|function|the following|this|below)\b",
     re.I,
 )
 _BIND_ONLY = re.compile(
@@ -213,7 +251,7 @@ def join_bindings(clauses: list[str]) -> list[str]:
     """ "Bind it to `tax` and run: <code>": the binding belongs to the code step that follows."""
     out: list[str] = []
     for clause in clauses:
-        if out and _BIND_ONLY.match(out[-1].strip()) and MARK_RE.search(clause):
+        if out and _BIND_ONLY.match(out[-1].strip()) and (MARK_RE.search(clause) or _INLINE.search(clause)):
             out[-1] = f"{clause} and {out[-1]}"
             continue
         out.append(clause)

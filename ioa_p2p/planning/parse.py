@@ -25,6 +25,7 @@ from ioa_p2p.planning.answer_types import answer_type, request_act
 from ioa_p2p.planning.applied import applied, asked_unit
 from ioa_p2p.planning.code import MARK, MARK_RE, RUN_CODE, attach_blocks, code_step, join_bindings
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
+from ioa_p2p.planning.followups import over_earlier
 from ioa_p2p.planning.literal import (
     digits,
     format_only,
@@ -35,6 +36,18 @@ from ioa_p2p.planning.literal import (
     rounding,
 )
 from ioa_p2p.planning.lookups import label_refs, split_lookup
+from ioa_p2p.planning.operands import (
+    NEST_MARK,
+    amounts_at_rate,
+    combined_question,
+    first_things_first,
+    found_statement,
+    join_statements,
+    operand_lookups,
+    split_calculations,
+    split_questions,
+    with_context,
+)
 from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.scene import (
@@ -56,6 +69,7 @@ ACTION_WORDS = """
     add calculate compute convert count divide multiply subtract take find get look search check run
     execute write use print tell give determine work figure sum deduct retrieve fetch read double
     triple halve evaluate round translate encode decode reverse sort summarise summarize spell list express
+    plug pass feed insert substitute store save bind assign supply apply turn split share
 """
 ACTION = ACTION_WORDS.split()
 _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next(?=,))"  # "the next ferry" is no step
@@ -65,11 +79,17 @@ _SPLIT = re.compile(
     rf"|\s+and\s+(?=(?:{'|'.join(ACTION)})\b)|(?:(?<=[.!?:])\s+|\n)(?=\d[.)]\s)",
     re.IGNORECASE,
 )
-_LEAD = re.compile(rf"^(?:{_SEQ}\b|\d[.)]|first\b|please\b|could you\b|can you\b|,|\s)+", re.I)
+_LEAD = re.compile(
+    rf"^(?:{_SEQ}\b|\d[.)]|(?:step|part|task) (?:\d+|one|two|three|four)\s*[:.)-]|first\b|second\b|third\b|"
+    rf"lastly\b|please\b|could you\b|can you\b|,|\s)+",
+    re.I,
+)
 _REPORT_ONLY = re.compile(
-    r"^(?:and )?(?:tell|show|give) me\b(?!.*\b(?:of|in|from)\b.*\b[A-Z0-9]{2,})"
+    r"^(?:and )?(?:tell|show|give) me(?: (?:what (?:it|that|this|the (?:code|program|script|snippet)|you get)"
+    r"(?: (?:prints|printed|outputs|returns|gives|shows|is|was))?|the (?:final )?(?:answer|result|output)s?"
+    r"|it|that|the (?:printed )?number(?: it prints)?))?[.!]?$"
     r"|^(?:and )?(?:tell|show|give|state|report)(?: me| us)? (?:the |your |an? )?(?:final )?"
-    r"(?:answer|result)s?[.!]?$",
+    r"(?:answer|result|total|sum|figure|amount|value|number|product|outcome)s?[.!]?$",
     re.I,
 )
 _WANTS_CODE = re.compile(r"\b(python|code|script|program)\b", re.I)
@@ -85,7 +105,9 @@ _COMBINES = re.compile(
 )
 _INLINE = re.compile(r"\b(?:print|len|sum|sorted|max|min|int|str)\(")
 _LOOKUP_VERB = re.compile(
-    r"^(?:look up|find|get|search|check|retrieve|fetch|read|take(?= the | its | their ))\b", re.I
+    r"^(?:look up|find|get|search|check|retrieve|fetch|read|take(?= the | its | their )|determine|identify|"
+    r"establish|confirm|obtain|pull up|(?:tell|give|show) (?:me|us)|state|name|quote|note)\b",
+    re.I,
 )
 _QUESTION = re.compile(
     r"^(?:(?:after|for|in|on|at|by|to|from|within|until|since|during) )?"
@@ -135,13 +157,16 @@ def plan_request(goal: str) -> Plan:
         if rated is not None:
             return Plan(goal, rated, len(rated), clauses[-1])
     clauses = join_scenes(clauses, _codeish)  # "I got back on 3 May. What's the last day ...?": one
+    clauses = join_statements(clauses)  # "A 4.6 m trailer pays per metre; work out its fare": one
+    clauses = split_calculations(first_things_first(clauses))  # "... the rate first."; "15 * 4 and 9 * 7"
     clauses[:1] = [as_question(c) for c in clauses[:1]]  # "work out what ...": before any value is known
     if len(clauses) == 1 and not MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
         alone = literal_step(clauses[0], 1) if not _codeish(clauses[0]) else None
         if alone is not None:
             return Plan(goal, (alone,), 1, clauses[0])
         combines = _COMBINES.search(clauses[0])
-        decomposed = natural.decompose(clauses[0]) or charge_plan(clauses[0]) or deadline_plan(clauses[0])
+        decomposed = natural.decompose(clauses[0]) or combined_question(clauses[0])
+        decomposed = decomposed or charge_plan(clauses[0]) or deadline_plan(clauses[0])
         decomposed = decomposed or (apply_rate(clauses[0]) if not combines else None)
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
@@ -177,6 +202,8 @@ def plan_request(goal: str) -> Plan:
             if steps[-1].index != len(steps):
                 steps.append(steps.pop())
             continue
+        if found_statement(clause, steps):  # "The depot pays a rate per km. Find it": the statement
+            continue
         if not MARK_RE.search(clause):  # "Going by the handbook, how many ...?": the question first
             clause = lead_to_end(clause) if steps else as_question(lead_to_end(clause))
         refs, _ = resolve(clause, steps)
@@ -186,16 +213,22 @@ def plan_request(goal: str) -> Plan:
         if alone is not None:
             steps.append(alone)
             continue
+        later = over_earlier(len(steps) + 1, clause, steps, refs) if not _codeish(clause) else None
+        if later is not None:  # "how many tables for 130 guests", "what is the difference?"
+            steps.append(later)
+            continue
         own = _own_plan(clause) if not refs and not _codeish(clause) else None
         if own is not None:  # a question of its own among other requests: planned as if alone
             steps.extend(shifted(own, len(steps)))
             continue
-        pair = split_lookup(clause) if not _codeish(clause) else None
+        pair = (split_lookup(clause) or split_questions(clause)) if not _codeish(clause) else None
         if pair is not None:  # "find the A and the B": two lookups, each with the context both share
             for question in pair:
                 steps.append(PlanStep(len(steps) + 1, LOOKUP, question.rstrip("?"), question))
             continue
         nested, clause = nested_lookups(clause, len(steps) + 1)
+        if not nested and not _codeish(clause):  # "add the weekend surcharge to it": a fact to look up
+            nested, clause = operand_lookups(clause, resolve(clause, steps)[1], len(steps) + 1, steps)
         steps.extend(nested)
         step = make_step(clause, steps, blocks, nested=tuple(s.index for s in nested))
         if step is not None and step.kind == LOOKUP and "/" in step.unit:  # "how many litres an hour"
@@ -210,7 +243,7 @@ def plan_request(goal: str) -> Plan:
             )
             return Plan(goal, (), 0, clause, unplanned=why)
         if step is not None:
-            steps.append(step)
+            steps.append(with_context(step, steps))
         if len(steps) >= MAX_STEPS:
             break
     if not steps:
@@ -278,7 +311,8 @@ def _asked_after_statements(clauses: list[str]) -> str | None:
 def _own_plan(clause: str) -> tuple[PlanStep, ...] | None:
     if not is_question(clause) or TEAM_ASK.search(clause):
         return None
-    own = charge_plan(clause) or deadline_plan(clause)  # the request's quantities applied to documents
+    own = combined_question(clause)  # "What is the A plus the B?": two lookups and their combination
+    own = own or charge_plan(clause) or deadline_plan(clause)  # the request's quantities applied to documents
     return own or (apply_rate(clause) if not _COMBINES.search(clause) else None)
 
 
@@ -303,7 +337,13 @@ def _merge_short(clauses: list[str]) -> list[str]:
         starts_with_verb = clause.split()[0].lower() in ACTION
         bare_verb = len(clause.split()) == 1 and starts_with_verb  # "write [and run ...]"
         if bare_verb or (
-            len(clause.split()) <= 2 and not re.search(r"\d|\u27e6|\(", clause) and not starts_with_verb
+            len(clause.split()) <= 2
+            and not re.search(r"\d|\u27e6|\(", clause)
+            and not starts_with_verb
+            and not format_only(clause)  # "One decimal.": how the previous result is shown
+            and not re.search(
+                r"['\"\u2018\u201c]\S.*['\"\u2019\u201d]", clause
+            )  # "Uppercase 'abc'": a request
         ):
             carry += clause + (" and " if bare_verb else " ")
             continue
@@ -342,7 +382,6 @@ _NESTED = (
         rf"\bthe ([a-z]+(?: [a-z]+){{0,2}}) of (?:the |an? )?({_ENTITY}){_END}"
     ),  # "the weight of the X7"
 )
-_NEST_MARK = "\u27e8n{}\u27e9"
 
 
 def nested_lookups(clause: str, index: int) -> tuple[list[PlanStep], str]:
@@ -358,7 +397,7 @@ def nested_lookups(clause: str, index: int) -> tuple[list[PlanStep], str]:
                 continue
             question = f"What is the {attribute} of the {entity}?"
             found.append(PlanStep(index + len(found), LOOKUP, question.rstrip("?"), question))
-            clause = clause.replace(m.group(0), _NEST_MARK.format(found[-1].index), 1)
+            clause = clause.replace(m.group(0), NEST_MARK.format(found[-1].index), 1)
     return found, clause
 
 
@@ -373,11 +412,12 @@ def make_step(
         refs, text = list(named), re.sub(r"\b(v\d+)(?: \1\b)+", r"\1", labelled)
     else:
         refs, text = resolve(clause, [s for s in before if s.index not in nested])
+    text = amounts_at_rate(text)  # "5 hours at v2": (5 * v2)
     for n in nested:
-        text = text.replace(_NEST_MARK.format(n), f"v{n}")
+        text = text.replace(NEST_MARK.format(n), f"v{n}")
         refs.append(n)
     for n in nested:
-        clause = clause.replace(_NEST_MARK.format(n), before[n - 1].text.removeprefix("What is "))
+        clause = clause.replace(NEST_MARK.format(n), before[n - 1].text.removeprefix("What is "))
     if TEAM_ASK.search(clause):  # the user asks for a team: the step goes as written, to be delegated
         return PlanStep(index, TASK, clause, text, tuple(refs))
     mark = MARK_RE.search(text)
@@ -396,11 +436,15 @@ def make_step(
         return applied(index, clause, text, refs, before)
     if refs and answer_type(clause).numeric and len(numbers_in(digits(text))) == 1:
         return applied(index, clause, text, refs, before)  # "if I bake five batches, how many hours is that?"
-    is_lookup = bool(_LOOKUP_VERB.match(clause)) or (
-        bool(_QUESTION.match(clause))
-        and not re.search(  # "the product of 3 and 4" is arithmetic; "the keys of Flat 4B" a name
-            r"(?<![\w-])(?!(?:19|20)\d\d\b)\d+(?:\.\d+)?(?![\w-])",  # a year is no operand either
-            clause.split(" of ")[-1] if " of " in clause else "",
+    is_lookup = (
+        bool(_LOOKUP_VERB.match(clause))
+        or request_act(clause) == "question"
+        or (
+            bool(_QUESTION.match(clause))
+            and not re.search(  # "the product of 3 and 4" is arithmetic; "the keys of Flat 4B" a name
+                r"(?<![\w-])(?!(?:19|20)\d\d\b)\d+(?:\.\d+)?(?![\w-])",  # a year is no operand either
+                clause.split(" of ")[-1] if " of " in clause else "",
+            )
         )
     )
     default = f"v{before[-1].index}" if before else ""

@@ -8,7 +8,6 @@ from contextlib import asynccontextmanager
 
 import trio
 
-from ioa_p2p.adapters.registry import adapter_executes_code
 from ioa_p2p.node.chats.admission import POLICY_KNOWN, POLICY_OPEN
 from ioa_p2p.node.chats.config import ChatsConfig
 from ioa_p2p.node.chats.delivery import PROTO_DELIVER
@@ -26,7 +25,7 @@ async def open_chats(
 ) -> AsyncIterator[Chats]:
     """The chat service: store, handlers, routes, deliveries, sync loops (until the node stops)."""
     config = ChatsConfig.from_section(node.config.section("chats"))
-    runs_code = adapter_executes_code(node.config.section("agent").get("adapter"))
+    runs_code = _adapter_executes_code(node.config.section("agent").get("adapter"))
     store = ChatStore.open(node.home, fsync=config.fsync)
     try:
         async with trio.open_nursery() as nursery:
@@ -65,6 +64,16 @@ async def _expire_idle_invitations(chats: Chats) -> None:
     while True:
         await trio.sleep(EXPIRY_CHECK)
         chats.expire_idle_invitations()
+
+
+def _adapter_executes_code(kind: object) -> bool:
+    """Whether the node's adapter executes code it is given; a node without an adapter (a bootstrap node)
+    does not import the adapters' registry at all (docs/performance.md, "Light nodes")."""
+    if kind is None:
+        return False
+    from ioa_p2p.adapters.registry import adapter_executes_code
+
+    return adapter_executes_code(kind)
 
 
 __all__ = ["open_chats"]

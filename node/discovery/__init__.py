@@ -5,8 +5,8 @@
   publishing)
 - ``search.py``   :class:`CardSearch`: DHT lookups of provider records and card fetches (owner first)
 - ``pages.py``    bucket pages: our sketch published in them, and the find that searches them
-- ``warm.py``     :func:`warm_matcher`: the matcher's models loaded and arriving cards embedded in the
-  background
+- ``warm.py``     :func:`keep_matcher`: the matcher's models loaded when needed (``[discovery] warm``),
+  arriving cards embedded in the background, the models unloaded when idle
 - ``routes.py``   control routes ``/find``, ``/cards``, ``/card``
 - ``views.py``    what the service shows: held cards, its status, a match as JSON
 - ``run.py``      :func:`open_discovery`: builds the directory, gossip and loops, registers the routes
@@ -15,7 +15,22 @@ The pure parts (LSH, index, directory, record validators, settings, when to anno
 :mod:`~ioa_p2p.dht.pacing`) are :mod:`ioa_p2p.dht`.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ioa_p2p.node.discovery.run import open_discovery
-from ioa_p2p.node.discovery.service import Discovery
+
+if TYPE_CHECKING:
+    from ioa_p2p.node.discovery.service import Discovery
+
+
+def __getattr__(name: str) -> Any:
+    """``Discovery``, imported on first use: the service's module loads the matcher's modules, which a node
+    without discovery (a bootstrap node) never needs (docs/performance.md, "Light nodes")."""
+    if name == "Discovery":
+        from ioa_p2p.node.discovery.service import Discovery
+
+        return Discovery
+    raise AttributeError(f"module 'ioa_p2p.node.discovery' has no attribute {name!r}")
+
 
 __all__ = ["Discovery", "open_discovery"]

@@ -4,24 +4,18 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING
 
 import trio
 
 from ioa_p2p.dht.admission import CardAdmission
-from ioa_p2p.dht.directory import Directory
-from ioa_p2p.dht.index import make_index
-from ioa_p2p.dht.ranking import CardRanker
 from ioa_p2p.dht.settings import AgentSettings, DiscoverySettings
 from ioa_p2p.dht.validators import NAMESPACE, IoaNamespaceValidator
-from ioa_p2p.embedding import Embedder, make_embedder
 from ioa_p2p.identity import PeerId
-from ioa_p2p.matching import make_matcher
-from ioa_p2p.node.discovery import loops
-from ioa_p2p.node.discovery.routes import add_discovery_routes
-from ioa_p2p.node.discovery.service import Discovery
-from ioa_p2p.node.discovery.warm import warm_matcher
-from ioa_p2p.node.net.gossip import GossipSettings
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
+
+if TYPE_CHECKING:
+    from ioa_p2p.node.discovery.service import Discovery
 
 #: Seconds the advertised addresses must stay unchanged before the card is re-issued with them.
 ADDRS_SETTLE = 0.5
@@ -45,6 +39,19 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
     if not settings.enabled:  # still a DHT server for everyone's cards
         yield None
         return
+    # The agent's half, imported only here: a node without discovery (a bootstrap node) never loads the
+    # matcher, numpy or the embedding models (docs/performance.md, "Light nodes").
+    from ioa_p2p.dht.directory import Directory
+    from ioa_p2p.dht.index import make_index
+    from ioa_p2p.dht.ranking import CardRanker
+    from ioa_p2p.embedding import Embedder, make_embedder
+    from ioa_p2p.matching import make_matcher
+    from ioa_p2p.node.discovery import loops
+    from ioa_p2p.node.discovery.routes import add_discovery_routes
+    from ioa_p2p.node.discovery.service import Discovery
+    from ioa_p2p.node.discovery.warm import keep_matcher
+    from ioa_p2p.node.net.gossip import GossipSettings
+
     agent = AgentSettings.from_section(node.config.section("agent"), node.peer_id)
     matcher = make_matcher({"matcher": settings.matcher})  # models load on first use, in worker threads
     embedding = node.config.section("embedding")
@@ -91,8 +98,9 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
             nursery.start_soon(loops.revalidate_loop, service)
             if settings.dht:
                 nursery.start_soon(loops.dht_publish_loop, service)
-            if settings.warm:  # low priority: after the first card, in a worker thread, bounded
-                nursery.start_soon(warm_matcher, node, ranker, service.card_ready, service.warm)
+            # [discovery] warm and unload_idle: the models loaded when needed, unloaded when idle
+            idle = settings.unload_idle
+            nursery.start_soon(keep_matcher, node, ranker, service.card_ready, service.warm, idle)
             if gossip is not None:
                 nursery.start_soon(service.go_live)
                 nursery.start_soon(loops.announce_loop, service)

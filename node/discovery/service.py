@@ -134,7 +134,7 @@ class Discovery:
             "sketch_mismatch": 0,
         }
         self.pages = PagePublisher()  # our sketch in bucket pages (node/discovery/pages.py)
-        self.warm = WarmState(directory.ranker)  # the matcher's background warm-up (node/discovery/warm.py)
+        self.warm = WarmState(directory.ranker, settings.warm)  # node/discovery/warm.py
         self.search = CardSearch(
             node.peer_id, net, directory, settings, embedder.model_id, embedder.dim, self.now_ms, self.stats
         )

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ioa_p2p.dht.directory import Match
-
 if TYPE_CHECKING:
+    from ioa_p2p.dht.directory import Match
     from ioa_p2p.node.discovery.service import Discovery
 
 

@@ -40,6 +40,7 @@ class GoalsConfig:
     """The ``[goals]`` table (docs/goals.md): counts and seconds are non-negative; the launch defaults
     (``timeout``, ``max_turns``, ``speaker_timeout``, ``max_team``, ``depth``) within the launch limits."""
 
+    enabled: bool = True  # false: no goals service (node/services.py GoalsSwitch reads it first)
     max_concurrent: int = _amount(4)
     timeout: float = _launch(300.0, SECONDS)
     max_turns: int = _launch(20, MAX_TURNS)

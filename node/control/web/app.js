@@ -45,16 +45,20 @@ function showLogin(message = "") {
 
 async function enter() {
   document.getElementById("login").hidden = true;
-  document.getElementById("nav").hidden = false;
-  document.getElementById("logout").hidden = false;
+  // Who this node is first, the views after: while the nav is hidden a navigation (hashchange) renders
+  // nothing, so the view the address names is rendered once, below, and never again under the user's
+  // hands when /id answers late (it used to be, dropping what was typed into it meanwhile).
   try {
     me = await get("/id");
     const who = document.getElementById("whoami");
     who.textContent = `node ${short(me.peer_id)}`;
     who.title = me.peer_id;
   } catch (err) {
-    if (!(err instanceof ApiError && err.status === 401)) toast(String(err.message || err));
+    if (err instanceof ApiError && err.status === 401) return; // the session ended: the login form shows
+    toast(String(err.message || err));
   }
+  document.getElementById("nav").hidden = false;
+  document.getElementById("logout").hidden = false;
   route();
 }
 

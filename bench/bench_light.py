@@ -1,0 +1,149 @@
+"""Per-node cost of idle nodes, one OS process each: resident memory and CPU, and a coordinator's memory
+after goals and after its matcher's models were unloaded (issue 26, docs/performance.md "Light nodes").
+
+Run: python bench/bench_light.py [--nodes 5] [--settle 60] [--window 60] [--goals 3] [--unload-idle 60]
+     [--warm auto|true|false] [--json]
+
+A local testnet (``open_testnet``: a bootstrap node plus ``--nodes`` agent nodes of the sample agents, each
+``ioa node start`` in its own process, default config but ``[discovery] warm`` and ``unload_idle``). After
+the launcher (the first agent) holds every card and ``--settle`` s more:
+
+- RSS and PSS of every process (``/proc/PID/smaps_rollup``; PSS splits pages shared between processes,
+  such as the memory-mapped wordllama weights and the libraries, between them);
+- idle CPU of every process over ``--window`` s (``utime + stime`` from ``/proc/PID/stat``), as % of one
+  core;
+- the launcher then asks ``--goals`` finds and goals (``POST /find``, ``POST /launch_goal``): its RSS
+  right after, and again after ``--unload-idle`` + 35 s without a find (the models unloaded with
+  ``warm = "auto"``), then the time of a find that reloads them and of the next one (the cost of
+  unloading: the same models, so no quality cost).
+
+Figures are per process; the load of the machine (``uptime``) is printed with them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ioa_p2p.bootstrap.agents import AgentPlan, agent_specs
+from ioa_p2p.bootstrap.testnet import NodeSpec, TestnetNode, open_testnet
+
+GOALS = (
+    "Calculate 17 * 23, then plot the result as a bar chart",
+    "Translate 'good morning' into French and German",
+    "What is the weather forecast for Paris tomorrow?",
+)
+CLK = os.sysconf("SC_CLK_TCK")
+
+
+def memory(pid: int) -> dict[str, int]:
+    """RSS and PSS of ``pid`` in MB."""
+    out: dict[str, int] = {}
+    with open(f"/proc/{pid}/smaps_rollup", encoding="ascii") as f:
+        for line in f:
+            key, _, rest = line.partition(":")
+            if key in ("Rss", "Pss"):
+                out[key.lower()] = int(rest.split()[0]) // 1024
+    return out
+
+
+def cpu_seconds(pid: int) -> float:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK  # utime, stime
+
+
+def load() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+async def wait_cards(node: TestnetNode, count: int) -> float:
+    """Seconds until ``node`` holds ``count`` cards (the caller bounds the wait)."""
+    start = time.monotonic()
+    while len((await node.call("GET", "/cards"))["cards"]) < count:  # noqa: ASYNC110 - polling a process
+        await trio.sleep(2)
+    return time.monotonic() - start
+
+
+async def run(args: argparse.Namespace) -> dict[str, Any]:
+    discovery = {
+        "warm": {"auto": "auto", "true": True, "false": False}[args.warm],
+        "unload_idle": args.unload_idle,
+    }
+    specs = [
+        NodeSpec(s.name, {**s.config, "discovery": discovery})
+        for s in agent_specs(args.nodes, AgentPlan(), {"calculator", "python", "retrieval"})
+    ]
+    root = Path(tempfile.mkdtemp(prefix=f"bench-light-{os.getpid()}-"))
+    out: dict[str, Any] = {"nodes": args.nodes, "warm": args.warm, "load_start": load()}
+    async with open_testnet(root, specs, start_timeout=300) as net:
+        launcher = net.agents[0]
+        with trio.fail_after(300):
+            out["cards_s"] = round(await wait_cards(launcher, args.nodes), 1)
+        await trio.sleep(args.settle)
+        procs = {n.name: n.pid for n in [net.bootstrap, *net.agents] if n is not None and n.pid}
+        before = {name: cpu_seconds(pid) for name, pid in procs.items()}
+        await trio.sleep(args.window)
+        cpu = {name: 100 * (cpu_seconds(pid) - before[name]) / args.window for name, pid in procs.items()}
+        mem = {name: memory(pid) for name, pid in procs.items()}
+        agents = [n.name for n in net.agents]
+        boot = net.bootstrap.name if net.bootstrap else ""
+        out["load_idle"] = load()
+        out["bootstrap"] = {**mem[boot], "cpu_pct": round(cpu[boot], 2)}
+        out["agents"] = {
+            "rss_median": statistics.median(mem[a]["rss"] for a in agents),
+            "rss_max": max(mem[a]["rss"] for a in agents),
+            "pss_median": statistics.median(mem[a]["pss"] for a in agents),
+            "cpu_pct_median": round(statistics.median(cpu[a] for a in agents), 2),
+            "cpu_pct_max": round(max(cpu[a] for a in agents), 2),
+        }
+        for i in range(args.goals):
+            await launcher.call("POST", "/find", {"text": GOALS[i % len(GOALS)], "k": 5})
+            body = {"goal": GOALS[i % len(GOALS)], "timeout": 60}
+            await launcher.call("POST", "/launch_goal", body)
+        pid = launcher.pid
+        assert pid is not None
+        out["launcher_after_goals"] = memory(pid)
+        await trio.sleep(args.unload_idle + 35)
+        out["launcher_after_unload"] = memory(pid)
+        status = await launcher.call("GET", "/card")
+        out["launcher_matcher"] = status["status"]["matcher"]
+        fresh = "Summarise the attached report in three sentences"  # not in the query cache
+        for key in ("find_after_unload_ms", "next_find_ms"):  # the reload a find pays after an unload
+            start = time.monotonic()
+            await launcher.call("POST", "/find", {"text": f"{fresh} ({key})", "k": 5, "dht": False})
+            out[key] = round((time.monotonic() - start) * 1000)
+        out["load_end"] = load()
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--nodes", type=int, default=5)
+    parser.add_argument("--settle", type=float, default=60.0)
+    parser.add_argument("--window", type=float, default=60.0)
+    parser.add_argument("--goals", type=int, default=3)
+    parser.add_argument("--unload-idle", type=float, default=60.0)
+    parser.add_argument("--warm", choices=("auto", "true", "false"), default="auto")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result = trio.run(run, args)
+    if args.json:
+        print(json.dumps(result))
+        return
+    for key, value in result.items():
+        print(f"{key:>22}: {value}")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""Scale: N agents as N processes, or several agents to a process (``ioa node start`` with ``[[agents]]``).
+
+Run: python bench/bench_scale.py [--sizes 10,25,50,100] [--modes processes,agents] [--per-process 25]
+                                 [--goals 5] [--finds 10] [--settle 10] [--idle 20] [--json]
+
+Each configuration is a local testnet (``open_testnet``: a bootstrap node, then N agents on 127.0.0.1 with
+real Noise + yamux over TCP, DHT, gossip, SQLite): agent 0 is the coordinator (no adapter, it launches the
+goals); the others have the eight sample descriptions of ``ioa testnet up`` (repeated) and run the ``echo``
+test adapter, so tasks end at once and the figures are about the network. Modes:
+
+- ``processes``: one OS process per agent (refused, saying so, when N processes would not fit in the
+  memory the machine has available);
+- ``agents``: ``--per-process`` agents to a process (N = 100, 25 per process: 4 processes), each agent
+  still a whole node with its own key, card, host and control API, sharing the process's imports, models
+  and event loop.
+
+Figures per configuration:
+
+- ``start``: from launching the processes until every agent answered on its control API;
+- ``RSS/agent`` and ``total RSS``: the agent processes' resident memory (``/proc``; the bootstrap node
+  apart) once the goals ran (peak over the samples taken), total and per agent;
+- ``CPU/agent idle``: CPU time the agent processes used over ``--idle`` s after the goals, per agent, in
+  % of one core; ``CPU/agent start``: CPU seconds per agent from launch until every card was at the
+  coordinator;
+- ``cards``: seconds from "every agent up" until the coordinator held every agent's card (how many, when
+  not all within ``--cards-timeout``);
+- ``find``: p50 / p90 of ``POST /find`` at the coordinator (wall time through its control API);
+- ``team``: p50 / p90 of ``team formed`` (the goal's ``timings.team_formed_s``: discovery + invitations)
+  over ``--goals`` goals, and how many concluded;
+- ``invites t/o``: invitations that were not answered in time (the goals' ``unanswered`` members).
+
+Targets of issue 26 (the 2-core box): 100 agents within 4 GB total, every card at a coordinator within
+60 s, team formed p50 < 0.5 s, no invitation timeouts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import trio
+from bench_goal import CHATS, GOAL_SETTINGS, GOALS, LAUNCHER, agent_table, progress
+
+from ioa_p2p.bootstrap.testnet import NodeSpec, Testnet, open_testnet
+from ioa_p2p.control_client import ControlClient
+from ioa_p2p.testing.kinds import register_test_kinds
+
+QUERIES = (
+    "exact arithmetic with percentages",
+    "translate a text into French",
+    "review code for security problems",
+    "summarise passages of documents with citations",
+    "explain trends in a table of sales numbers",
+    "draft an announcement email",
+    "plan a migration in ordered steps",
+    "run a short Python program to transform data",
+)
+#: Memory one agent process needs at least (MB), to refuse a processes run the machine cannot hold.
+PROCESS_MB = 200
+CLOCK = os.sysconf("SC_CLK_TCK")
+ROWS: list[dict[str, Any]] = []
+
+
+def specs_for(n: int) -> list[NodeSpec]:
+    tables = [dict(LAUNCHER, name="coordinator")] + [agent_table(i) for i in range(n - 1)]
+    return [NodeSpec(t["name"], {"agent": t, "chats": CHATS, "goals": GOAL_SETTINGS}) for t in tables]
+
+
+def cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / CLOCK
+
+
+def rss_bytes(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
+
+def available_mb() -> float:
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemAvailable:"):
+            return int(line.split()[1]) / 1024
+    return float("inf")
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+class Meter:
+    """CPU and peak RSS of the agent processes (the bootstrap node apart)."""
+
+    def __init__(self, net: Testnet) -> None:
+        self.pids = sorted({node.pid for node in net.agents if node.pid is not None})
+        self.peak = 0
+
+    def cpu(self) -> float:
+        return sum(cpu_seconds(pid) for pid in self.pids)
+
+    def sample(self) -> int:
+        total = sum(rss_bytes(pid) for pid in self.pids)
+        self.peak = max(self.peak, total)
+        return total
+
+
+async def wait_cards(net: Testnet, n: int, seconds: float, meter: Meter) -> tuple[float | None, int]:
+    client = ControlClient(net["coordinator"].home, timeout=120)
+    started = time.monotonic()
+    count = 0
+    with trio.move_on_after(seconds):
+        while True:
+            cards = await trio.to_thread.run_sync(lambda: client.call("GET", "/cards"))
+            count = len(cards["cards"])
+            meter.sample()
+            if count >= n:
+                return time.monotonic() - started, count
+            await trio.sleep(0.5)
+    return None, count
+
+
+async def run_one(
+    root: Path, n: int, mode: str, per_process: int, args: argparse.Namespace
+) -> dict[str, Any]:
+    specs = specs_for(n)
+    per = 1 if mode == "processes" else min(per_process, n)
+    launched = time.monotonic()
+    async with open_testnet(root, specs, per_process=per, start_timeout=600) as net:
+        up = time.monotonic() - launched
+        meter = Meter(net)
+        progress(f"N={n} {mode}: {len(meter.pids)} agent processes up in {up:.1f} s")
+        cards_s, cards = await wait_cards(net, n, args.cards_timeout, meter)
+        cpu_start = meter.cpu()
+        progress(
+            f"N={n} {mode}: {cards}/{n} cards at the coordinator after {cards_s or args.cards_timeout:.1f} s"
+        )
+        await trio.sleep(args.settle)
+        client = ControlClient(net["coordinator"].home, timeout=300)
+
+        async def call(path: str, body: dict[str, Any]) -> Any:
+            return await trio.to_thread.run_sync(lambda: client.call("POST", path, body))
+
+        finds = []
+        for i in range(args.finds):
+            began = time.monotonic()
+            await call("/find", {"text": QUERIES[i % len(QUERIES)], "k": 3})
+            finds.append(time.monotonic() - began)
+        formed, concluded, unanswered, teams = [], 0, 0, []
+        for g in range(args.goals):
+            body = {"goal": GOALS[g % len(GOALS)], "timeout": 120, "team_up_depth": 0}
+            result = await call("/launch_goal", body)
+            formed.append(result["timings"]["team_formed_s"])
+            concluded += result["status"] == "concluded"
+            unanswered += len(result["unanswered"])
+            teams.append(len(result["team"]))
+            meter.sample()
+            progress(
+                f"N={n} {mode}: goal {g + 1}: {result['status']}, team of {len(result['team'])} formed in "
+                f"{formed[-1]:.2f} s, {len(result['unanswered'])} invitation(s) unanswered"
+            )
+        before, began = meter.cpu(), time.monotonic()
+        await trio.sleep(args.idle)
+        idle = (meter.cpu() - before) / (time.monotonic() - began)
+        meter.sample()
+        row = {
+            "nodes": n,
+            "mode": mode,
+            "per_process": per,
+            "processes": len(meter.pids),
+            "start_s": round(up, 1),
+            "rss_total_mb": round(meter.peak / 2**20),
+            "rss_per_agent_mb": round(meter.peak / 2**20 / n, 1),
+            "cpu_idle_pct_per_agent": round(100 * idle / n, 2),
+            "cpu_start_s_per_agent": round(cpu_start / n, 2),  # the processes' CPU since they started
+            "cards_s": None if cards_s is None else round(cards_s, 1),
+            "cards": cards,
+            "find_p50_ms": round(1000 * statistics.median(finds)) if finds else None,
+            "find_p90_ms": round(1000 * pct(finds, 0.9)) if finds else None,
+            "team_p50_s": round(statistics.median(formed), 3) if formed else None,
+            "team_p90_s": round(pct(formed, 0.9), 3) if formed else None,
+            "team_median": statistics.median(teams) if teams else None,
+            "concluded": concluded,
+            "goals": len(formed),
+            "invitations_timed_out": unanswered,
+            "load": round(os.getloadavg()[0], 1),
+        }
+        progress(f"N={n} {mode}: stopping")
+        return row
+
+
+HEADER = (
+    "| N | mode | procs | start s | total RSS MB | RSS/agent MB | CPU/agent idle % | CPU s/agent start "
+    "| all cards s | find p50/p90 ms | team p50/p90 s | concluded | invites t/o | load |"
+)
+
+
+def table_row(r: dict[str, Any]) -> str:
+    cards = f"{r['cards_s']}" if r["cards_s"] is not None else f"— ({r['cards']}/{r['nodes']})"
+    mode = "processes" if r["mode"] == "processes" else f"{r['per_process']}/process"
+    return (
+        f"| {r['nodes']} | {mode} | {r['processes']} | {r['start_s']} | {r['rss_total_mb']} | "
+        f"{r['rss_per_agent_mb']} | {r['cpu_idle_pct_per_agent']} | {r['cpu_start_s_per_agent']} | {cards} | "
+        f"{r['find_p50_ms']}/{r['find_p90_ms']} | {r['team_p50_s']}/{r['team_p90_s']} | "
+        f"{r['concluded']}/{r['goals']} | {r['invitations_timed_out']} | {r['load']} |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10,25,50,100")
+    parser.add_argument("--modes", default="processes,agents")
+    parser.add_argument("--per-process", type=int, default=25, help="agents per process in agents mode")
+    parser.add_argument("--goals", type=int, default=5)
+    parser.add_argument("--finds", type=int, default=10)
+    parser.add_argument("--settle", type=float, default=10.0, help="seconds after the cards arrived")
+    parser.add_argument("--idle", type=float, default=20.0, help="seconds of idle CPU measured at the end")
+    parser.add_argument("--cards-timeout", type=float, default=180.0)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.CRITICAL)
+    register_test_kinds()  # the echo kind, for this process and the node processes it starts
+    rows = []
+    if not args.json:
+        print(HEADER)
+        print("|" + "--:|" * (HEADER.count("|") - 1))
+    for n in [int(s) for s in args.sizes.split(",")]:
+        for mode in args.modes.split(","):
+            processes = n if mode == "processes" else -(-n // args.per_process)
+            if processes * PROCESS_MB > 0.8 * available_mb():
+                need, have = processes * PROCESS_MB, available_mb()
+                progress(
+                    f"N={n} {mode}: skipped: {processes} processes need ~{need} MB, {have:.0f} MB available"
+                )
+                continue
+            with tempfile.TemporaryDirectory(prefix="ioa-bench-scale-") as tmp:
+                row = trio.run(run_one, Path(tmp), n, mode, args.per_process, args)
+            rows.append(row)
+            if not args.json:
+                print(table_row(row), flush=True)
+    if args.json:
+        json.dump(rows, sys.stdout, indent=2)
+        print()
+
+
+if __name__ == "__main__":
+    main()

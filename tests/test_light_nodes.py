@@ -1,0 +1,127 @@
+"""Light nodes (issue 26): what a node process imports, pinned by looking at ``sys.modules`` in a fresh
+subprocess (never by timing or RSS thresholds).
+
+A bootstrap node must not import the matcher, the planner, the adapters, numpy or any model package; an
+agent node that has not searched holds no MiniLM/onnxruntime and no wordllama package code (its card vector
+comes from the memory-mapped weights); nothing imports openai, a2a-sdk or mcp unless an adapter or gateway
+needs them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+#: Top-level packages (or ioa_p2p subpackages) no node imports unless it uses them.
+MODEL_PACKAGES = ("onnxruntime", "wordllama", "openai", "a2a", "mcp", "pydantic", "lemminflect", "annoy")
+AGENT_ONLY = (
+    "numpy",
+    "snowballstemmer",
+    "ioa_p2p.matching",
+    "ioa_p2p.planning",
+    "ioa_p2p.adapters",
+    "ioa_p2p.teaming",
+    "ioa_p2p.embedding",
+    "ioa_p2p.llm",
+    "ioa_p2p.dht.directory",
+    "ioa_p2p.node.goals",
+)
+
+
+def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
+    return sorted(n for n in names if n in modules)
+
+
+def _run(script: str, tmp_path: Path, timeout: float = 120.0) -> dict[str, list[str]]:
+    out = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-4000:]
+    result: dict[str, list[str]] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_importing_the_cli_and_the_node_loads_no_agent_or_model_code(tmp_path: Path) -> None:
+    result = _run(
+        """
+        import json, sys
+        import ioa_p2p, ioa_p2p.cli, ioa_p2p.node, ioa_p2p.bootstrap.bootnode
+        print(json.dumps({"modules": sorted(sys.modules)}))
+        """,
+        tmp_path,
+    )
+    modules = result["modules"]
+    assert "libp2p" in modules and "ioa_p2p.node.node" in modules  # the script did import the node
+    assert _loaded(modules, MODEL_PACKAGES + AGENT_ONLY) == []
+
+
+def test_a_bootstrap_node_and_an_idle_agent_load_only_what_they_use(tmp_path: Path) -> None:
+    """A running bootstrap node imports no agent code; an agent with ``warm = false`` that issued its card
+    (its vector embedded) imports no model package; its first ``find`` loads the matcher's models."""
+    result = _run(
+        """
+        import json, sys
+        from pathlib import Path
+        import trio
+        from ioa_p2p.bootstrap.bootnode import bootstrap_config
+        from ioa_p2p.config.node_config import NodeConfig
+        from ioa_p2p.identity import Identity
+        from ioa_p2p.node import open_node
+
+        root = Path(sys.argv[1])
+        LISTEN = ("/ip4/127.0.0.1/tcp/0",)
+
+        async def main():
+            out = {}
+            boot = bootstrap_config(NodeConfig(home=root / "boot", listen=LISTEN))
+            async with open_node(boot, identity=Identity.generate(), write_info=False) as node:
+                await trio.sleep(0.5)
+                out["bootstrap"] = sorted(sys.modules)
+                out["bootstrap_services"] = node.services.names()
+                addr = [str(a) for a in node.listen_addrs()][0]
+                raw = {"agent": {"name": "plotter", "description": "Draws charts from CSV data"},
+                       "discovery": {"warm": False}}
+                agent = NodeConfig(home=root / "agent", listen=LISTEN, bootstrap=(addr,), raw=raw)
+                async with open_node(agent, identity=Identity.generate(), write_info=False) as a:
+                    discovery = a.services.discovery
+                    with trio.fail_after(60):
+                        await discovery.card_ready.wait()
+                    out["agent"] = sorted(sys.modules)
+                    with trio.fail_after(60):
+                        await discovery.find("plot a chart", k=3)
+                    out["after_find"] = sorted(sys.modules)
+            print(json.dumps(out))
+
+        trio.run(main)
+        """,
+        tmp_path,
+    )
+    assert _loaded(result["bootstrap"], MODEL_PACKAGES + AGENT_ONLY) == []
+    assert "goals" not in result["bootstrap_services"] and "discovery" not in result["bootstrap_services"]
+    assert _loaded(result["agent"], MODEL_PACKAGES) == []
+    assert "ioa_p2p.matching.static_model" in result["agent"]  # the card's vector: the mapped weights
+    assert "onnxruntime" in result["after_find"]  # the hybrid matcher's MiniLM, loaded by the find
+
+
+def test_warm_takes_a_boolean_or_auto_and_unload_idle_seconds() -> None:
+    from ioa_p2p.dht.settings import DiscoverySettings
+    from ioa_p2p.errors import ConfigError
+
+    assert DiscoverySettings.from_section({}).warm == "auto"
+    assert DiscoverySettings.from_section({}).unload_idle == 300.0
+    for value in (True, False, "auto"):
+        assert DiscoverySettings.from_section({"warm": value}).warm is value or value == "auto"
+    for bad in ("yes", 1, 0, "true"):
+        with pytest.raises(ConfigError, match=r'\[discovery\]\.warm must be true, false or "auto"'):
+            DiscoverySettings.from_section({"warm": bad})
+    with pytest.raises(ConfigError, match=r"\[discovery\]\.unload_idle must be"):
+        DiscoverySettings.from_section({"unload_idle": -1})
