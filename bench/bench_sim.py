@@ -2,6 +2,7 @@
 
     nice -n 10 .venv/bin/python bench/bench_sim.py [--nodes 100,1000,10000] [--churn 0,0.1,0.3]
         [--lookups 200] [--queries 60] [--spam 0.1] [--revalidate 720] [--split any] [--seed 1]
+        [--search pages,providers] [--skip spread,revocation] [--warm-publish]
 
 The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model, batched lookup state
 machine, LSH forest and probing, card validation (signatures, stamps, rate limits) and publish/refresh
@@ -53,7 +54,7 @@ from shared_data import data_file
 
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.settings import DiscoverySettings
-from ioa_p2p.dht.sim.cardflow import card_spread, publish_cards, revoke_cards, run_searches
+from ioa_p2p.dht.sim.cardflow import card_spread, publish_cards, revoke_cards, run_searches, warm_publish
 from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.corpus import AgentText, generated_agents, generated_queries, recombined
 from ioa_p2p.dht.sim.measure import LookupSummary, Traffic, run_for, run_lookups
@@ -140,52 +141,68 @@ def run_one(
     report("lookups", row)
 
     forest = forest_for(cards.model_id, cards.dim)
-    published = publish_cards(world, forest, world.nodes, rng, window=60)
-    done = [p.done_s for p in published if p.done_s is not None]
-    row.update(
-        published=len(published),
-        publish_p50=round(percentile(done, 0.5), 2),
-        publish_p95=round(percentile(done, 0.95), 2),
-        first_store_p50=round(percentile([p.put_first_s for p in published if p.put_first_s], 0.5), 2),
-        put_ok=round(sum(p.put_ok for p in published) / max(1, len(published)), 3),
-        provide_acked=round(
-            sum(p.acknowledged for p in published) / max(1, sum(p.expected for p in published)), 3
-        ),
-        keys_per_card=round(statistics.mean(p.keys for p in published), 1) if published else 0,
-    )
+    if args.warm_publish:
+        began = time.perf_counter()
+        placed = warm_publish(world, forest, world.nodes)
+        row.update(published="warm", placed=placed, placed_s=round(time.perf_counter() - began, 1))
+    else:
+        published = publish_cards(world, forest, world.nodes, rng, window=60)
+        done = [p.done_s for p in published if p.done_s is not None]
+        row.update(
+            published=len(published),
+            publish_p50=round(percentile(done, 0.5), 2),
+            publish_p95=round(percentile(done, 0.95), 2),
+            first_store_p50=round(percentile([p.put_first_s for p in published if p.put_first_s], 0.5), 2),
+            put_ok=round(sum(p.put_ok for p in published) / max(1, len(published)), 3),
+            provide_acked=round(
+                sum(p.acknowledged for p in published) / max(1, sum(p.expected for p in published)), 3
+            ),
+            keys_per_card=round(statistics.mean(p.keys for p in published), 1) if published else 0,
+            pages_p50=round(percentile([p.pages_s for p in published if p.pages_s], 0.5), 2),
+        )
     report("publish", row)
 
-    settings = replace(DiscoverySettings(), min_stamp_bits=8, revalidate=args.revalidate)
-    samples = run_searches(world, forest, settings, queries, rng)
-    row.update(
-        finds=len(samples),
-        recall_exact=round(statistics.mean(s.recall_exact for s in samples), 3),
-        find_p50=round(percentile([s.result.total_s for s in samples], 0.5), 2),
-        find_p95=round(percentile([s.result.total_s for s in samples], 0.95), 2),
-        fetched=round(statistics.mean(s.result.fetched for s in samples), 1),
-    )
-    gold = [s for s in samples if s.gold]
-    if gold:
-        row["gold_dht"] = round(statistics.mean(s.recall_gold() or 0.0 for s in gold), 3)
-        row["gold_exact"] = round(statistics.mean(s.recall_gold(s.exact) or 0.0 for s in gold), 3)
-    if spam:
-        slots = [sum(1 for i in s.result.ranked if i in spam) / max(1, len(s.result.ranked)) for s in samples]
-        row["spam_top5"] = round(statistics.mean(slots), 3)
-        row["spam_any"] = round(sum(1 for x in slots if x > 0) / max(1, len(slots)), 3)
-    report("find", row)
+    base = replace(DiscoverySettings(), min_stamp_bits=8, revalidate=args.revalidate)
+    for mode in args.search.split(","):
+        settings = replace(base, pages=mode == "pages")
+        samples = run_searches(world, forest, settings, queries, rng)
+        found: dict[str, Any] = dict(
+            finds=len(samples),
+            recall_exact=round(statistics.mean(s.recall_exact for s in samples), 3),
+            find_p50=round(percentile([s.result.total_s for s in samples], 0.5), 2),
+            find_p95=round(percentile([s.result.total_s for s in samples], 0.95), 2),
+            rounds=round(statistics.mean(s.result.passes for s in samples), 1),
+            candidates=round(statistics.mean(s.result.providers for s in samples), 1),
+            fetched=round(statistics.mean(s.result.fetched for s in samples), 1),
+            timed_out=sum(s.result.timed_out for s in samples),
+        )
+        gold = [s for s in samples if s.gold]
+        if gold:
+            found["gold_dht"] = round(statistics.mean(s.recall_gold() or 0.0 for s in gold), 3)
+            found["gold_exact"] = round(statistics.mean(s.recall_gold(s.exact) or 0.0 for s in gold), 3)
+        if spam:
+            slots = [
+                sum(1 for i in s.result.ranked if i in spam) / max(1, len(s.result.ranked)) for s in samples
+            ]
+            found["spam_top5"] = round(statistics.mean(slots), 3)
+            found["spam_any"] = round(sum(1 for x in slots if x > 0) / max(1, len(slots)), 3)
+        row.update({f"{mode}:{key}": value for key, value in found.items()})
+        report(f"find ({mode})", row)
+    settings = base
 
     online = [node for node in world.nodes if node.online and node.index not in spam]
-    if churn == 0:
+    if churn == 0 and "spread" not in args.skip:
         owners = rng.sample(online, 5)
         spread = card_spread(world, forest, settings, owners, SPREAD_AT, 10, rng)
         row.update({f"spread@{t:g}s": round(v, 2) for t, v in spread.items()})
         report("spread", row)
-    owners = rng.sample([node for node in online if node.card is not None], 5)
-    revocation = revoke_cards(world, settings, owners, 40, rng, owners_leave=True)
-    row.update(
-        revoke_95_s=round(revocation.time_to(0.95), 1),
-        revoked_by_period=round(revocation.share_by(args.revalidate), 3),
-    )
+    if "revocation" not in args.skip:
+        owners = rng.sample([node for node in online if node.card is not None], 5)
+        revocation = revoke_cards(world, settings, owners, 40, rng, owners_leave=True)
+        row.update(
+            revoke_95_s=round(revocation.time_to(0.95), 1),
+            revoked_by_period=round(revocation.share_by(args.revalidate), 3),
+        )
     row.update(
         wall_s=round(time.perf_counter() - started, 1),
         virtual_s=round(world.loop.now, 1),
@@ -211,6 +228,18 @@ def main() -> None:
     parser.add_argument("--revalidate", type=float, default=720.0)
     parser.add_argument("--split", choices=("any", "own"), default="any")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--search",
+        default="pages,providers",
+        help="searches to measure, from the same published network: pages (sketch pages, the default of "
+        "[discovery] pages) and/or providers (provider records, pages = false)",
+    )
+    parser.add_argument(
+        "--warm-publish",
+        action="store_true",
+        help="place every card, page and provider record at its closest nodes at once (no publish figures)",
+    )
+    parser.add_argument("--skip", default="", help="stages to skip: spread, revocation (comma-separated)")
     parser.add_argument(
         "--warm-from", type=int, default=5000, help="networks this large start formed (World.warm_start)"
     )
