@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/bench_find.py [--sizes 10,25,50] [--queries 30] [--modes dht,gossip]
                                          [--mode processes|inprocess] [--settle 60] [--json]
+                                         [--pages on|off]
 
 Two ways to run the N nodes (real libp2p hosts on 127.0.0.1: TCP, Noise, yamux, the real DHT and gossip):
 
@@ -15,7 +16,8 @@ Two ways to run the N nodes (real libp2p hosts on 127.0.0.1: TCP, Noise, yamux, 
 Modes:
 
 - ``dht``: gossip off on every node, and the asking node's directory emptied before every query (cold): the
-  answer comes only from the LSH provider records and card records in the DHT.
+  answer comes only from the DHT: bucket pages (the sketches they list) and card records (``--pages on``,
+  the default), or LSH provider records and card records (``--pages off``).
 - ``gossip``: the default configuration (gossip + DHT); queries start once the asking node's directory is
   complete (or after the settle time).
 
@@ -251,9 +253,9 @@ class Truth:
         return {self.keys[i] for i in np.argsort(-(self.matrix @ query))[:5]}
 
 
-async def measure(n: int, mode: str, where: str, n_queries: int, settle: float) -> None:
+async def measure(n: int, mode: str, where: str, n_queries: int, settle: float, pages: bool = True) -> None:
     """Measure one configuration and print its row (before the nodes are torn down)."""
-    discovery = {"gossip": mode == "gossip"}
+    discovery = {"gossip": mode == "gossip", "pages": pages}
     _, goals = agents_and_goals(n)
     root = Path(tempfile.mkdtemp(prefix=f"ioa-bench-find-{os.getpid()}-"))
     opener = open_processes if where == "processes" else open_inprocess
@@ -292,6 +294,7 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float) 
             "cores_idle": round(idle, 2),
             "n": n,
             "mode": mode,
+            "pages": pages,
             "where": where,
             "queries": n_queries,
             "p50_ms": round(pct(latencies, 50), 1),
@@ -312,6 +315,8 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float) 
                     "buckets",
                     "providers",
                     "fetched",
+                    "pages",
+                    "passes",
                 )
             },
             "dht_timeouts": sum(bool(p.get("dht_timeout")) for p in phases),
@@ -345,13 +350,19 @@ def main() -> None:
         "--settle", type=float, default=60.0, help="seconds to let the network settle (+1 s per node)"
     )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON lines")
+    parser.add_argument(
+        "--pages",
+        choices=("on", "off"),
+        default="on",
+        help="[discovery] pages on every node: on (sketch pages, the default) or off (provider records only)",
+    )
     parser.add_argument("--one", nargs=2, metavar=("N", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     for name in ("libp2p", "ioa_p2p", "multiaddr"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     if args.one:
         n = int(args.one[0])
-        trio.run(measure, n, args.one[1], args.where, args.queries, args.settle + n)
+        trio.run(measure, n, args.one[1], args.where, args.queries, args.settle + n, args.pages == "on")
         return
     print(
         f"# load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs, nice {os.nice(0)}",
@@ -371,6 +382,8 @@ def main() -> None:
                 str(args.queries),
                 "--settle",
                 str(args.settle),
+                "--pages",
+                args.pages,
                 "--mode",
                 args.where,
             ]

@@ -2,6 +2,8 @@
 
     nice -n 10 .venv/bin/python bench/bench_sim.py [--nodes 100,1000,10000] [--churn 0,0.1,0.3]
         [--lookups 200] [--queries 60] [--spam 0.1] [--revalidate 720] [--split any] [--seed 1]
+        [--search pages,providers] [--skip spread,revocation] [--warm-publish]
+        [--parts lookups,publish,find,spread,gossip,revocation] [--loss 0.01] [--json rows.jsonl]
 
 The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model, batched lookup state
 machine, LSH forest and probing, card validation (signatures, stamps, rate limits) and publish/refresh
@@ -54,7 +56,7 @@ from shared_data import data_file
 
 from ioa_p2p.dht.forest import Forest, forest_for
 from ioa_p2p.dht.settings import DiscoverySettings
-from ioa_p2p.dht.sim.cardflow import card_spread, publish_cards, run_searches
+from ioa_p2p.dht.sim.cardflow import card_spread, publish_cards, run_searches, warm_publish
 from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.corpus import AgentText, generated_agents, generated_queries, recombined
 from ioa_p2p.dht.sim.gossip import GossipLayer
@@ -131,7 +133,7 @@ def run_one(
 ) -> dict[str, Any]:
     started = time.perf_counter()
     cpu = time.process_time()
-    parts = set(args.parts.split(","))
+    parts = set(args.parts.split(",")) - set(args.skip.split(","))
     rng = random.Random(args.seed * 1000 + n + int(churn * 100))
     world = form(n, churn, cards, args)
     traffic = Traffic(world)
@@ -166,9 +168,9 @@ def run_one(
             publishers = rng.sample(world.nodes, min(n, args.publishers))
             row["preloaded"] = n - len(publishers)
             preload_cards(world, forest, [x for x in world.nodes if x not in set(publishers)], rng)
-        publish_part(world, forest, publishers, rng, row)
+        publish_part(world, forest, publishers, rng, row, args.warm_publish)
     if "find" in parts:
-        find_part(world, forest, settings, queries, spam, rng, row)
+        find_part(world, forest, settings, queries, spam, rng, row, args.search)
     if "spread" in parts:
         online = [node for node in honest if node.online]
         spread = card_spread(world, forest, settings, rng.sample(online, 10), SPREAD_AT, 10, rng)
@@ -191,8 +193,19 @@ def run_one(
 
 
 def publish_part(
-    world: World, forest: Forest, publishers: Sequence[SimNode], rng: random.Random, row: dict[str, Any]
+    world: World,
+    forest: Forest,
+    publishers: Sequence[SimNode],
+    rng: random.Random,
+    row: dict[str, Any],
+    warm: bool = False,
 ) -> None:
+    if warm:
+        began = time.perf_counter()
+        placed = warm_publish(world, forest, publishers)
+        row.update(published="warm", placed=placed, placed_s=round(time.perf_counter() - began, 1))
+        report("publish", row)
+        return
     published = publish_cards(world, forest, publishers, rng, window=60)
     done = [p.done_s for p in published if p.done_s is not None]
     row.update(
@@ -206,6 +219,7 @@ def publish_part(
             sum(p.acknowledged for p in published) / max(1, sum(p.expected for p in published)), 3
         ),
         keys_per_card=round(statistics.mean(p.keys for p in published), 1) if published else 0,
+        pages_p50=round(percentile([p.pages_s for p in published if p.pages_s], 0.5), 2),
     )
     report("publish", row)
 
@@ -213,29 +227,38 @@ def publish_part(
 def find_part(
     world: World,
     forest: Forest,
-    settings: DiscoverySettings,
+    base: DiscoverySettings,
     queries: Any,
     spam: set[int],
     rng: random.Random,
     row: dict[str, Any],
+    modes: str,
 ) -> None:
-    samples = run_searches(world, forest, settings, queries, rng)
-    row.update(
-        finds=len(samples),
-        recall_exact=round(statistics.mean(s.recall_exact for s in samples), 3),
-        find_p50=round(percentile([s.result.total_s for s in samples], 0.5), 2),
-        find_p95=round(percentile([s.result.total_s for s in samples], 0.95), 2),
-        fetched=round(statistics.mean(s.result.fetched for s in samples), 1),
-    )
-    gold = [s for s in samples if s.gold]
-    if gold:
-        row["gold_dht"] = round(statistics.mean(s.recall_gold() or 0.0 for s in gold), 3)
-        row["gold_exact"] = round(statistics.mean(s.recall_gold(s.exact) or 0.0 for s in gold), 3)
-    if spam:
-        slots = [sum(1 for i in s.result.ranked if i in spam) / max(1, len(s.result.ranked)) for s in samples]
-        row["spam_top5"] = round(statistics.mean(slots), 3)
-        row["spam_any"] = round(sum(1 for x in slots if x > 0) / max(1, len(slots)), 3)
-    report("find", row)
+    for mode in modes.split(","):
+        settings = replace(base, pages=mode == "pages")
+        samples = run_searches(world, forest, settings, queries, rng)
+        found: dict[str, Any] = dict(
+            finds=len(samples),
+            recall_exact=round(statistics.mean(s.recall_exact for s in samples), 3),
+            find_p50=round(percentile([s.result.total_s for s in samples], 0.5), 2),
+            find_p95=round(percentile([s.result.total_s for s in samples], 0.95), 2),
+            rounds=round(statistics.mean(s.result.passes for s in samples), 1),
+            candidates=round(statistics.mean(s.result.providers for s in samples), 1),
+            fetched=round(statistics.mean(s.result.fetched for s in samples), 1),
+            timed_out=sum(s.result.timed_out for s in samples),
+        )
+        gold = [s for s in samples if s.gold]
+        if gold:
+            found["gold_dht"] = round(statistics.mean(s.recall_gold() or 0.0 for s in gold), 3)
+            found["gold_exact"] = round(statistics.mean(s.recall_gold(s.exact) or 0.0 for s in gold), 3)
+        if spam:
+            slots = [
+                sum(1 for i in s.result.ranked if i in spam) / max(1, len(s.result.ranked)) for s in samples
+            ]
+            found["spam_top5"] = round(statistics.mean(slots), 3)
+            found["spam_any"] = round(sum(1 for x in slots if x > 0) / max(1, len(slots)), 3)
+        row.update({f"{mode}:{key}": value for key, value in found.items()})
+        report(f"find ({mode})", row)
 
 
 def gossip_part(world: World, args: argparse.Namespace, rng: random.Random, row: dict[str, Any]) -> None:
@@ -316,6 +339,18 @@ def main() -> None:
     parser.add_argument(
         "--warm-from", type=int, default=5000, help="networks this large start formed (World.warm_start)"
     )
+    parser.add_argument(
+        "--search",
+        default="pages,providers",
+        help="searches to measure, from the same published network: pages (sketch pages, the default of "
+        "[discovery] pages) and/or providers (provider records, pages = false)",
+    )
+    parser.add_argument(
+        "--warm-publish",
+        action="store_true",
+        help="place every card, page and provider record at its closest nodes at once (no publish figures)",
+    )
+    parser.add_argument("--skip", default="", help="parts to skip (comma-separated)")
     parser.add_argument("--parts", default="lookups,publish,find,spread,gossip,revocation")
     parser.add_argument("--loss", type=float, default=0.0, help="share of link crossings retransmitted")
     parser.add_argument("--gossip-sample", type=int, default=20, help="announcements followed")

@@ -3,6 +3,9 @@
 - ``lsh.py``         random-hyperplane LSH of card embeddings into DHT bucket keys, version 1 (pure, spec'd)
 - ``forest.py``      LSH version 2: bucket keys at several resolutions (prefix levels 4, 8, 12; spec'd)
 - ``probing.py``     which buckets a find asks for at a given network size, which providers it fetches first
+- ``pages.py``       bucket pages: DHT records listing the signed sketches of a bucket's cards (keys, merge)
+- ``expand.py``      the search over pages: seed with the query's buckets, expand the best candidates' own
+  buckets, fetch only the best cards
 - ``keyspace.py``    Kademlia positions, XOR distance, the network size estimate
 - ``kbuckets.py``    py-libp2p's Kademlia routing table as a pure data structure (for the simulator)
 - ``lookup.py``      batched iterative Kademlia lookup, a state machine (node.net or a simulator drives it)

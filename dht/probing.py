@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ioa_p2p.dht.forest import LEVELS, LISTED_TABLES, Forest
+from ioa_p2p.dht.forest import LEVELS, LISTED_TABLES, Cell, Forest
 from ioa_p2p.dht.keyspace import K
 
 Peer = TypeVar("Peer", bound=Hashable)
@@ -61,6 +61,7 @@ class ProbePlan:
     weights: Mapping[bytes, float]
     level: int
     listing: bool
+    cells: tuple[Cell, ...] = ()  #: the cell of each key, in the same order
 
 
 def provided_levels(network_size: float) -> tuple[int, ...]:
@@ -158,10 +159,12 @@ def _flip_cost(margins: npt.NDArray[np.float64], flipped: int, level: int) -> fl
 
 def _plan(forest: Forest, scored: list[tuple[float, int, int]], level: int, *, listing: bool) -> ProbePlan:
     keys: dict[bytes, float] = {}
+    cells: dict[bytes, Cell] = {}
     for cost, table, prefix in scored:
-        key = forest.cell(table, level, prefix).key
-        keys.setdefault(key, math.exp(-cost / COST_SCALE))
-    return ProbePlan(tuple(keys), keys, level, listing)
+        cell = forest.cell(table, level, prefix)
+        keys.setdefault(cell.key, math.exp(-cost / COST_SCALE))
+        cells.setdefault(cell.key, cell)
+    return ProbePlan(tuple(keys), keys, level, listing, tuple(cells.values()))
 
 
 __all__ = [

@@ -25,7 +25,12 @@
     ask = 2                 # closest peers asked per key in DHT lookups (3 at least to place records)
     find_timeout = 10.0     # seconds a find may spend on DHT lookups before answering from what it has
     card_refresh = 600      # a find re-fetches a provider's card when our copy is older than this
-    max_fetch = 64          # cards fetched from the DHT per find, at most
+    max_fetch = 64          # cards fetched from the DHT per find, at most (provider-record path)
+    pages = true            # publish a signed sketch of our card in bucket pages and search pages:
+                            # rank candidates from the sketches, fetch only the best page_fetch cards
+    page_fetch = 24         # cards a page search fetches (the node ranks them with its matcher)
+    page_width = 20         # best candidates whose own buckets a page search lists per round
+    max_pages = 400         # pages a search asks at most
     heartbeat = 1.0         # GossipSub heartbeat, seconds
     stamp_bits = 18         # proof-of-work bits of this node's card stamp (0: unstamped version 1/2 cards)
     min_stamp_bits = 16     # cards with a weaker stamp are refused (0 in a network with previous releases)
@@ -78,6 +83,10 @@ class DiscoverySettings:
     find_timeout: float = setting(10.0, low=0.1, high=600.0, unit="seconds")
     card_refresh: float = setting(600.0, low=0.0, high=86_400.0, unit="seconds")
     max_fetch: int = setting(64, low=1, high=10_000)
+    pages: bool = True
+    page_fetch: int = setting(24, low=1, high=1_000)
+    page_width: int = setting(20, low=0, high=1_000)
+    max_pages: int = setting(400, low=1, high=10_000)
     heartbeat: float = setting(1.0, low=0.05, high=120.0, unit="seconds")
     stamp_bits: int = setting(18, low=0, high=MAX_BITS)
     min_stamp_bits: int = setting(16, low=0, high=MAX_BITS)

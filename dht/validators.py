@@ -3,12 +3,13 @@
 DHT: py-libp2p's ``KadDHT`` accepts anything in a namespace without a validator (and, unless strict
 validation is on, anything outside a namespace), so discovery registers :class:`IoaNamespaceValidator`
 for the ``ioa`` namespace on a DHT created with ``strict_validation=True``. It accepts exactly one kind
-of key, ``/ioa/card/<peer id>``, whose value must be a valid card or withdrawal
+of card key, ``/ioa/card/<peer id>``, whose value must be a valid card or withdrawal
 (:func:`ioa_p2p.card.parse_record`) of that very peer, live at the validator's clock, a card with a
 stamp of at least ``min_stamp_bits`` bits, within the node's rate limits
 (:class:`~ioa_p2p.dht.admission.CardAdmission`: new identities in total, versions per identity);
 ``select`` picks the highest valid version, card or withdrawal (earliest on ties, so an equal version
-never displaces a stored record). Any other ``/ioa/...`` key is refused.
+never displaces a stored record). Bucket pages, ``/ioa/page/...``, are checked by :class:`PageValidator`
+(``dht/pages.py``). Any other ``/ioa/...`` key is refused.
 
 Gossip: :func:`check_announcement` checks an announced card or withdrawal: valid and live, published by
 its own peer (the GossipSub ``from`` field, itself signed by the publisher), stamped enough, and not older
@@ -22,6 +23,7 @@ from typing import Protocol
 
 from ioa_p2p.card import CardRecord, SignedCard, newest_record, parse_record
 from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.pages import PAGE_PREFIX, Merge, decode_page, store_page, validate_page
 from ioa_p2p.errors import (
     AuthorMismatch,
     InvalidCard,
@@ -120,8 +122,36 @@ class CardValidator:
             return None
 
 
+class PageValidator:
+    """Validator of ``/ioa/page/...`` records (:mod:`~ioa_p2p.dht.pages`): every sketch well formed, live,
+    signed by its peer and in the page's bucket. ``select`` prefers the latest valid value: a storing peer
+    merges a page put into the page it holds (the DHT layer's store does:
+    :func:`~ioa_p2p.dht.pages.merge_page`), so a new put is never refused for the page held being "better"."""
+
+    def __init__(self, clock_ms: Clock) -> None:
+        self.clock_ms = clock_ms
+
+    def validate(self, key: str, value: bytes) -> None:
+        validate_page(key, value, self.clock_ms())
+
+    def select(self, key: str, values: list[bytes]) -> int:
+        """The last value that is a well-formed page (called after ``validate``, which checked the
+        entries: they are not checked again here)."""
+        for index in range(len(values) - 1, 0, -1):
+            try:
+                decode_page(values[index])
+                return index
+            except InvalidMessage:
+                continue
+        return 0
+
+    def store(self, key: str, held: bytes | None, value: bytes, admit_new: Callable[[PeerId], bool]) -> Merge:
+        """What to store for a page put (:func:`~ioa_p2p.dht.pages.store_page` at this validator's clock)."""
+        return store_page(held, key, value, self.clock_ms(), admit_new)
+
+
 class IoaNamespaceValidator:
-    """Everything under ``/ioa/``: dispatches on the second path segment (only ``card`` exists)."""
+    """Everything under ``/ioa/``: dispatches on the second path segment (``card`` and ``page``)."""
 
     def __init__(
         self,
@@ -132,6 +162,7 @@ class IoaNamespaceValidator:
         parse: RecordParser = parse_record,
     ) -> None:
         self.card = CardValidator(clock_ms, min_stamp_bits=min_stamp_bits, admission=admission, parse=parse)
+        self.page = PageValidator(clock_ms)
 
     @property
     def stored(self) -> Callable[[str], bool]:
@@ -144,10 +175,24 @@ class IoaNamespaceValidator:
     def _pick(self, key: str) -> RecordValidator:
         if isinstance(key, str) and key.startswith(CARD_PREFIX):
             return self.card
-        raise InvalidCard(f"no record type is defined for DHT key {key!r}; only {CARD_PREFIX}<peer id>")
+        if isinstance(key, str) and key.startswith(PAGE_PREFIX):
+            return self.page
+        raise InvalidCard(
+            f"no record type is defined for DHT key {key!r}; only {CARD_PREFIX}<peer id> and {PAGE_PREFIX}..."
+        )
 
     def validate(self, key: str, value: bytes) -> None:
         self._pick(key).validate(key, value)
+
+    def is_page(self, key: str) -> bool:
+        """True for a bucket page key (a storing peer merges puts of it: :meth:`store_page`)."""
+        return isinstance(key, str) and key.startswith(PAGE_PREFIX)
+
+    def store_page(
+        self, key: str, held: bytes | None, value: bytes, admit_new: Callable[[PeerId], bool]
+    ) -> Merge:
+        """See :meth:`PageValidator.store` (raises :class:`~ioa_p2p.errors.InvalidMessage`)."""
+        return self.page.store(key, held, value, admit_new)
 
     def select(self, key: str, values: list[bytes]) -> int:
         return self._pick(key).select(key, values)
@@ -184,6 +229,7 @@ __all__ = [
     "NAMESPACE",
     "CardValidator",
     "IoaNamespaceValidator",
+    "PageValidator",
     "RecordParser",
     "RecordValidator",
     "card_key",

@@ -307,18 +307,31 @@ class RateBudget:
 
 
 class WorkBudget:
-    """Seconds of work per second (CPU time a peer makes this node spend), per key and per pool.
+    """Seconds of work per second a peer makes this node do, per key and per pool.
+
+    Two measures of one piece of work: its **CPU** time (what the node computed for the peer) and
+    its **loop** time (how long it held the event loop, the wall clock: on a machine whose other
+    processes leave the node part of a core, a step holds the loop several times its CPU time, and
+    every other peer's work waits that long). A key's own bucket is charged CPU time (a peer is
+    not blamed for the machine's load), and so is the known peers' pool; the strangers' pool is
+    charged loop time, so its rate is a share of wall time that holds whatever the machine's load
+    and however many identities share it (a known peer's request on a loaded machine is not
+    paced for the time the machine took from it).
 
     Work is charged after it is done, so a bucket may go into debt (at most :data:`MAX_DEBT`
     seconds' worth of its rate); :meth:`delay` says how long the key's next work should wait. A
-    bucket holds at most ``burst`` seconds' worth of its rate. Strangers share one pool of
-    ``pool`` seconds per second and peers with a known card another, so a flood of fresh
-    identities cannot take the time of known peers, nor a flood of self-published cards that of
-    partners; partners are in no pool and get ``partner_factor`` times the per-key rate."""
+    key's bucket holds at most ``burst`` seconds' worth of its rate, a pool's ``pool_burst``
+    seconds' worth (short: a pool that saved up would let all its members run at once, holding the
+    loop for that long). Strangers share one pool of ``pool`` seconds per second and peers with a
+    known card another, so a flood of fresh identities cannot take the time of known peers, nor a
+    flood of self-published cards that of partners; partners are in no pool and get
+    ``partner_factor`` times the per-key rate."""
 
     PRUNE_AT = 4096
     #: seconds of pause a bucket may owe at most (one huge piece of work costs at most this wait)
     MAX_DEBT = 10.0
+    #: the same for a pool, shorter: a pool's debt pauses all its members, the innocent too
+    POOL_MAX_DEBT = 2.0
 
     def __init__(
         self,
@@ -327,17 +340,20 @@ class WorkBudget:
         per_key: float,
         pool: float,
         burst: float = 5.0,
+        pool_burst: float = 0.25,
         partner_factor: float = 4.0,
     ) -> None:
-        if per_key <= 0 or pool <= 0 or burst <= 0:
-            raise ValueError(f"work budget {name}: rates and burst must be positive")
+        if per_key <= 0 or pool <= 0 or burst <= 0 or pool_burst <= 0:
+            raise ValueError(f"work budget {name}: rates and bursts must be positive")
         self.name = name
         self.per_key = per_key
         self.pool = pool
         self.burst = burst
+        self.pool_burst = pool_burst
         self.partner_factor = partner_factor
         self.charged = 0.0
         self.charged_by_trust = {trust: 0.0 for trust in TRUST_NAMES}
+        self.loop_by_trust = {trust: 0.0 for trust in TRUST_NAMES}
         self.paced = 0
         self._buckets: dict[Hashable, tuple[float, float]] = {}
         self._pools: dict[int, tuple[float, float]] = {}
@@ -345,30 +361,45 @@ class WorkBudget:
     def _rate(self, trust: int) -> float:
         return self.per_key * (self.partner_factor if trust >= TRUST_PARTNER else 1.0)
 
-    def _level(self, state: tuple[float, float] | None, rate: float, now: float) -> float:
+    @staticmethod
+    def _level(state: tuple[float, float] | None, rate: float, burst: float, now: float) -> float:
         if state is None or state[1] == _NEVER:
-            return rate * self.burst
+            return rate * burst
         tokens, at = state
-        return min(rate * self.burst, tokens + max(0.0, now - at) * rate)
+        return min(rate * burst, tokens + max(0.0, now - at) * rate)
 
-    def charge(self, key: Hashable, seconds: float, now: float, trust: int = TRUST_STRANGER) -> None:
+    def charge(
+        self,
+        key: Hashable,
+        seconds: float,
+        now: float,
+        trust: int = TRUST_STRANGER,
+        loop_seconds: float | None = None,
+    ) -> None:
+        """Charge ``seconds`` of CPU time to ``key`` and ``loop_seconds`` (default: the same) of
+        loop time to its pool."""
+        loop = seconds if loop_seconds is None else loop_seconds
         rate = self._rate(trust)
-        level = self._level(self._buckets.get(key), rate, now) - seconds
+        level = self._level(self._buckets.get(key), rate, self.burst, now) - seconds
         if key not in self._buckets and len(self._buckets) >= self.PRUNE_AT:
             self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < self.burst}
         self._buckets[key] = (max(level, -rate * self.MAX_DEBT), now)
         self.charged += seconds
         self.charged_by_trust[trust] = self.charged_by_trust.get(trust, 0.0) + seconds
+        self.loop_by_trust[trust] = self.loop_by_trust.get(trust, 0.0) + loop
         if trust < TRUST_PARTNER:
-            pool = self._level(self._pools.get(trust), self.pool, now) - seconds
-            self._pools[trust] = (max(pool, -self.pool * self.MAX_DEBT), now)
+            spent = loop if trust == TRUST_STRANGER else seconds
+            pool = self._level(self._pools.get(trust), self.pool, self.pool_burst, now) - spent
+            self._pools[trust] = (max(pool, -self.pool * self.POOL_MAX_DEBT), now)
 
-    def delay(self, key: Hashable, now: float, trust: int = TRUST_STRANGER) -> float:
-        """Seconds until ``key`` (and its pool) owes nothing; 0 when its work may go on."""
+    def delay(self, key: Hashable, now: float, trust: int = TRUST_STRANGER, *, pool: bool = True) -> float:
+        """Seconds until ``key`` (and its pool, unless ``pool`` is false) owes nothing; 0 when its
+        work may go on."""
         rate = self._rate(trust)
-        wait = max(0.0, -self._level(self._buckets.get(key), rate, now) / rate)
-        if trust < TRUST_PARTNER:
-            wait = max(wait, -self._level(self._pools.get(trust), self.pool, now) / self.pool)
+        wait = max(0.0, -self._level(self._buckets.get(key), rate, self.burst, now) / rate)
+        if pool and trust < TRUST_PARTNER:
+            level = self._level(self._pools.get(trust), self.pool, self.pool_burst, now)
+            wait = max(wait, -level / self.pool)
         return wait
 
     def snapshot(self) -> dict[str, Any]:
@@ -377,6 +408,7 @@ class WorkBudget:
             "pool": self.pool,
             "charged_s": round(self.charged, 3),
             "charged_s_by_trust": {TRUST_NAMES[t]: round(v, 3) for t, v in self.charged_by_trust.items()},
+            "loop_s_by_trust": {TRUST_NAMES[t]: round(v, 3) for t, v in self.loop_by_trust.items()},
             "peers": len(self._buckets),
             "paced": self.paced,
         }

@@ -168,6 +168,11 @@ class CardNetPort(Protocol):
         """Every value the closest reachable peers (and we) hold under each key, unvalidated."""
         ...
 
+    async def put_pages(self, keys: list[str], value: bytes, *, ask: int) -> int:
+        """Put the bucket page ``value`` under every key here and at the closest peers of each (each
+        storing peer merges it into the page it holds); how many (peer, key) puts were acknowledged."""
+        ...
+
     async def ask_values(
         self, requests: dict[PeerId, list[str]], *, per_peer: float
     ) -> dict[str, list[bytes]]:

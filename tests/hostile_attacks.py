@@ -32,12 +32,13 @@ from ioa_p2p.node.chats.delivery import PROTO_DELIVER
 from ioa_p2p.node.messaging.service import PROTOCOL_ID
 from ioa_p2p.node.net.framing import encode_varint, frame
 from ioa_p2p.node.net.host import new_noise_host, peer_info_from_addr, to_libp2p_id
-from ioa_p2p.node.net.libp2p_patches import quiet_libp2p_logs, unblock_peer
+from ioa_p2p.node.net.libp2p_patches import live_connections, quiet_libp2p_logs, unblock_peer
 
 IDENTITIES = 4
 ANNOUNCED = (1 << 20) - 64  # a frame announced at ~1 MiB (the /ioa/msg limit)
 FIRST_PART = 768 * 1024  # sent at once; the rest trickles one byte at a time
 REOPEN_AFTER = 1.0  # seconds before a stream the victim ended is opened again
+NEGOTIATE_TIMEOUT = 120  # seconds an attacker's stream waits for protocol negotiation
 ORPHAN_SIZE = 300 * 1024
 ORPHAN_CHATS = 5
 ORPHANS_PER_CHAT = 200
@@ -62,6 +63,12 @@ async def raw_hosts(target: Target, count: int | None = None) -> AsyncIterator[l
 
     async def run_host(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         host = new_noise_host(Identity.generate())
+        # a persistent attacker waits for its streams' negotiation as long as the victim paces it
+        # (py-libp2p gives up after 10 s, and a starved attacker would then only retry for ever)
+        host.negotiate_timeout = NEGOTIATE_TIMEOUT
+        config = getattr(host.get_network(), "connection_config", None)
+        if config is not None and hasattr(config, "outbound_stream_protocol_negotiation_timeout"):
+            config.outbound_stream_protocol_negotiation_timeout = NEGOTIATE_TIMEOUT
         async with host.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]):
             info = peer_info_from_addr(target.addr)
             for _ in range(5):  # a flooded victim may fail a handshake: try again
@@ -113,32 +120,69 @@ async def on_every_stream(
                 except Exception as exc:
                     tally["ended"] += 1
                     if os.environ.get("IOA_ATTACK_DEBUG"):
-                        print(repr(exc)[:300], file=sys.stderr)
+                        print(repr(exc)[:300], repr(exc.__cause__)[:300], file=sys.stderr)
                 await trio.sleep(REOPEN_AFTER)
+                await reconnect(host, target)
 
         for host in hosts:
             for index in range(per_host):
                 nursery.start_soon(one, host, index)
-        await hold_attack(target)
+        await hold_attack(target, tally)
         nursery.cancel_scope.cancel()
     return tally
 
 
+async def reconnect(host: Any, target: Target) -> None:
+    """Connect ``host`` to the victim again if its connection is gone (a starved attacker's
+    cancelled write can break one), as a persistent attacker would; one try at a time."""
+    victim = to_libp2p_id(target.peer)
+    if live_connections(host, victim):
+        return
+    lock = _RECONNECTING.setdefault(id(host), trio.Lock())
+    async with lock:
+        if live_connections(host, victim):
+            return
+        unblock_peer(host, victim)
+        with trio.move_on_after(30):
+            try:
+                await host.connect(peer_info_from_addr(target.addr))
+            except Exception as exc:
+                if os.environ.get("IOA_ATTACK_DEBUG"):
+                    print("reconnect:", repr(exc)[:300], file=sys.stderr)
+
+
+_RECONNECTING: dict[int, trio.Lock] = {}
+
+
 #: How long an attack goes on past ``seconds`` at most, waiting for its stdin to close.
-HOLD_MAX = 120.0
+HOLD_MAX = 240.0
+#: How often a held attack prints its tally so far (``{"progress": {...}}`` lines).
+PROGRESS_EVERY = 0.5
 
 
-async def hold_attack(target: Target) -> None:
+async def hold_attack(target: Target, tally: dict[str, Any] | None = None) -> None:
     """Let the attack run for ``target.seconds``, then, when ``IOA_ATTACK_HOLD`` is set, until this
     process's stdin closes (the test closes it once it has measured what it measures under attack,
-    however long a loaded machine made that take), at most :data:`HOLD_MAX` more seconds."""
-    await trio.sleep(target.seconds)
-    if not os.environ.get("IOA_ATTACK_HOLD"):
-        return
-    with trio.move_on_after(HOLD_MAX):
-        async with trio.lowlevel.FdStream(os.dup(0)) as stdin:
-            while await stdin.receive_some():
-                pass
+    however long a loaded machine made that take), at most :data:`HOLD_MAX` more seconds. A held
+    attack prints ``tally`` every :data:`PROGRESS_EVERY` seconds, so that a test waits for what
+    the attack did (streams opened), not for a time a loaded machine may stretch."""
+    held = bool(os.environ.get("IOA_ATTACK_HOLD"))
+    async with trio.open_nursery() as nursery:
+        if held and tally is not None:
+            nursery.start_soon(_print_progress, tally)
+        await trio.sleep(target.seconds)
+        if held:
+            with trio.move_on_after(HOLD_MAX):
+                async with trio.lowlevel.FdStream(os.dup(0)) as stdin:
+                    while await stdin.receive_some():
+                        pass
+        nursery.cancel_scope.cancel()
+
+
+async def _print_progress(tally: dict[str, Any]) -> None:
+    while True:
+        print(json.dumps({"progress": tally}), flush=True)
+        await trio.sleep(PROGRESS_EVERY)
 
 
 def streams_per_identity(target: Target) -> int:
@@ -283,7 +327,7 @@ async def pipelined_frames(target: Target) -> dict[str, Any]:
         for host in hosts:
             for _ in range(per_host):
                 nursery.start_soon(one, host)
-        await hold_attack(target)
+        await hold_attack(target, tally)
         nursery.cancel_scope.cancel()
     return tally
 
@@ -326,7 +370,7 @@ async def negotiation_flood(target: Target) -> dict[str, Any]:
         for host in hosts:
             for _ in range(32):
                 nursery.start_soon(one, host)
-        await hold_attack(target)
+        await hold_attack(target, tally)
         nursery.cancel_scope.cancel()
     tally["sent_mb"] = round(tally["sent_mb"])
     return tally
@@ -412,7 +456,7 @@ async def mixed_flood(target: Target) -> dict[str, Any]:
         for host in hosts:
             for index in range(per_host):
                 nursery.start_soon(one, host, index)
-        await hold_attack(target)
+        await hold_attack(target, tally)
         nursery.cancel_scope.cancel()
     tally["identities"] = len(hosts)
     return tally

@@ -38,9 +38,9 @@ async def victim_node(tmp_path: Path, **limits: Any) -> AsyncIterator[Node]:
 
 
 @asynccontextmanager
-async def good_node(tmp_path: Path, victim: Node) -> AsyncIterator[Node]:
+async def good_node(tmp_path: Path, victim: Node, identity: Identity | None = None) -> AsyncIterator[Node]:
     config = NodeConfig(home=tmp_path / "good", raw={"chats": FAST})
-    async with checked_node(config, Identity.generate()) as node:
+    async with checked_node(config, identity or Identity.generate()) as node:
         await connect_all([node, victim])
         yield node
 

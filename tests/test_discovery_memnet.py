@@ -17,6 +17,7 @@ from trio.testing import MockClock
 
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.card import SignedCard, issue_card
+from ioa_p2p.dht.pages import PAGE_PREFIX, read_page
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching.encoders import MiniLMEncoder, WordLlamaEncoder
@@ -134,6 +135,39 @@ async def test_without_gossip_cards_are_found_through_the_dht_buckets(
             cards.net_of(other[0]).values.pop(card_key(agents[0][0].peer_id), None)
         cut = await fresh.find("draw a plot of the data with python", k=4)
         assert "plotter" not in names(cut)
+
+
+async def test_a_dht_find_ranks_bucket_pages_and_fetches_only_the_best_cards(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    """With ``[discovery] pages`` (the default) every node's signed sketch is merged into the bucket pages
+    other nodes store; a DHT-only find ranks the sketches it lists and fetches only ``page_fetch`` cards.
+    With pages off, the same find fetches every provider's card."""
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    settings = {"gossip": False, "page_fetch": 1}
+    async with open_agents(net, cards, tmp_path, list(AGENTS), settings) as agents:
+        await trio.sleep(15)
+        stored = cards.net_of(agents[2][0]).values
+        pages = {k: v for k, v in stored.items() if k.startswith(PAGE_PREFIX)}
+        listed = {s.peer_id for v in pages.values() for s in read_page(v, discovery_of(agents[2]).now_ms())}
+        assert listed == {a[0].peer_id for a in agents}  # each page put was merged, none replaced
+        seeker = discovery_of(agents[1])
+        assert len(seeker.directory) == 1
+        assert names(await seeker.find("draw a plot of the data with python", k=1)) == ["plotter"]
+        assert seeker.last_find["listing"] and seeker.last_find["pages"] >= 1
+        assert seeker.last_find["providers"] == len(AGENTS) and seeker.last_find["fetched"] == 1
+        assert seeker.stats["dht_fetched"] == 1 and seeker.stats["sketch_mismatch"] == 0
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    async with open_agents(
+        net, cards, tmp_path / "off", list(AGENTS), {"gossip": False, "pages": False}
+    ) as agents:
+        await trio.sleep(15)
+        assert not any(k.startswith(PAGE_PREFIX) for k in cards.net_of(agents[2][0]).values)
+        seeker = discovery_of(agents[1])
+        assert names(await seeker.find("draw a plot of the data with python", k=1)) == ["plotter"]
+        assert seeker.stats["dht_fetched"] == len(AGENTS) - 1
 
 
 async def test_nodes_of_both_card_schemes_find_each_other_through_the_dht_buckets(

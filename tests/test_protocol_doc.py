@@ -11,10 +11,13 @@ import hashlib
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from ioa_p2p.card import encode_vector, issue_withdrawal
+from ioa_p2p.card.sketch import issue_sketch
 from ioa_p2p.card.stamp import STAMP_CONTEXT, content_digest, stamp_bits
 from ioa_p2p.dht.forest import forest_for, seed_bytes
+from ioa_p2p.dht.pages import page_key
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.history.frames import SYNC_INVALID, SyncBatch, SyncRequest
 from ioa_p2p.identity import Identity, PeerId
@@ -92,6 +95,20 @@ def _withdrawal() -> str:
     ).encoded.hex()
 
 
+def _sketch() -> Any:
+    identity = Identity(bytes.fromhex(SEED_HEX))
+    now = 1_800_000_000_000
+    return issue_sketch(
+        identity, version=now, model="example/4", vector=LSH_VECTOR, now_ms=now, expires_at=now + 1_800_000
+    )
+
+
+def _sketch_page_key() -> str:
+    sketch = _sketch()
+    cell = next(c for c in forest_for("example/4", 4).cells(sketch.vector(), (8,)) if c.table == 0)
+    return page_key(cell, "example/4", 4)
+
+
 EXAMPLES: dict[str, Callable[[], str]] = {
     "card-key-text": _card_key_text,
     "card-key-bytes": _card_key_bytes,
@@ -106,6 +123,8 @@ EXAMPLES: dict[str, Callable[[], str]] = {
     "card-stamp-hash": _stamp_hash,
     "card-stamp-bits": lambda: str(stamp_bits(_stamp_digest(), STAMP_NONCE)),
     "card-withdrawal": _withdrawal,
+    "card-sketch": lambda: str(_sketch().encoded.hex()),
+    "card-sketch-page-key": _sketch_page_key,
 }
 
 

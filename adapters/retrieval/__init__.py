@@ -5,6 +5,11 @@
 - ``scope.py``   the document set a question names (its subject's name) weighs the others down
 - ``superlative.py`` "the heaviest", "the cheapest": the table row with the extreme value of the attribute
 - ``answer.py``   the answer span, its confidence and citation from the best passages (pure)
+- ``facts.py``    sentences, list items and table rows as facts; the IDF scorer (pure)
+- ``extract.py``  the value a fact states, by the question's answer type (pure)
+- ``tariff.py``   what an amount is charged per and on which terms (pure)
+- ``capacity.py`` "which room seats 150": the rows whose named column holds the stated amount (pure)
+- ``bill.py``     the several charges a question's situation incurs, each on its own terms (pure)
 """
 
 from ioa_p2p.adapters.retrieval.adapter import Passage, RetrievalAdapter, RetrievalOptions, chunk_document

@@ -33,7 +33,9 @@ from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, Ta
 from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of, quotes
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
+from ioa_p2p.adapters.retrieval.bill import bill_items
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
+from ioa_p2p.adapters.retrieval.facts import terms
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import charge_terms
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
@@ -163,12 +165,26 @@ class DocIndex:
         # a passage that quotes the request (an example of it in the docs) holds no answer to it
         answering = [(s, p) for s, p in hits if not quotes(query, p.text)]
         found = answer(query, self.facts(answering), scope=self.scope(query))
+        where = found.fact.path if found is not None else (answering[0][1].path if answering else "")
+        if where and asks_price(query):  # several charges the situation incurs: each on its own terms
+            found_fact = found.fact if found is not None else None
+            items = bill_items(query, self.folder_facts(where), self.folder_names(where), found_fact)
+            if items:  # charges the question names outright: as sure as a good single answer
+                sure = max(found.score if found is not None else 0.0, BILL_CONFIDENCE)
+                value = items[0][1] if len(items) == 1 else Value.of_list(tuple(v for _, v in items))
+                return hits, Answer(value, items[0][0], sure)
         if found is not None and charged(query, found.value):  # a price: what it is per, on what terms
             rules = self.folder_facts(found.fact.path)
             terms = charge_terms(query, found.fact, found.value, rules)
             if terms:
                 found = Answer(found.value.with_terms(terms), found.fact, found.score)
         return hits, found
+
+    def folder_names(self, path: str) -> set[str]:
+        """The terms of the file names and titles of ``path``'s folder (names, not charges)."""
+        folder = path.rpartition("/")[0]
+        names = [f"{rel} {e.title}" for rel, e in self.files.items() if rel.rpartition("/")[0] == folder]
+        return terms(re.sub(r"[_\-./]+", " ", " ".join(names)))
 
     def folder_facts(self, path: str) -> list[Fact]:
         """The facts of every document in ``path``'s folder (where the rules of a price are stated)."""
@@ -177,14 +193,25 @@ class DocIndex:
         for rel, entry in sorted(self.files.items()):
             if rel.rpartition("/")[0] != folder:
                 continue
+            seen: set[tuple[int, str]] = set()
             for p in entry.passages:
                 if len(out) < MAX_RULE_FACTS:
-                    out += facts_of(rel, p.start_line, p.heading, p.text, entry.superseded, entry.title)
+                    start, text = whole_blocks(entry.lines, p)  # a table cut by a passage: read whole
+                    for f in facts_of(rel, start, p.heading, text, entry.superseded, entry.title):
+                        if (f.line, f.text) not in seen:
+                            seen.add((f.line, f.text))
+                            out.append(f)
         return out[:MAX_RULE_FACTS]
 
 
 MAX_BLOCK_LINES = 60
+BILL_CONFIDENCE = 0.3
 MAX_RULE_FACTS = 2_000
+
+
+def asks_price(question: str) -> bool:
+    """The question asks what something costs."""
+    return answer_type(question).kind == "amount" or bool(_PRICE_WORDS.search(question))
 
 
 def charged(question: str, value: Value) -> bool:
@@ -195,7 +222,7 @@ def charged(question: str, value: Value) -> bool:
 
 
 _PRICE_WORDS = re.compile(
-    r"(?:cost|costs|price|pay|charge|charged|fee|fees|rate|bill|hire|come to|worth|claim)", re.I
+    r"\b(?:cost|costs|price|pay|charge|charged|fee|fees|rate|bill|hire|come to|worth|claim|owe)\b", re.I
 )
 
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ioa_p2p.adapters.retrieval.capacity import fitting_rows
 from ioa_p2p.adapters.retrieval.extract import counts, extract
 from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, facts_of, superseded, terms
 from ioa_p2p.adapters.retrieval.superlative import extreme_row
@@ -26,6 +27,9 @@ _KINDS = {"date": "date", "dates": "dates", "time": "time", "name": "name", "ver
           "passage": "passage", "reason": "reason"}  # fmt: skip
 
 
+_CAUSE_LEAD = re.compile(
+    r"\W*(?:why\b[^.?]{0,40}:|reasons?\b[^.?]{0,30}:|causes?:|root cause|because\b)", re.I
+)
 _CAUSE_SECTION = re.compile(r"\b(?:root cause|causes?|reasons?|why|what happened|what went wrong)\b", re.I)
 
 
@@ -83,6 +87,8 @@ def answer(
             bonus += 0.15
         if kind == "reason" and _CAUSE_SECTION.search(fact.context):
             bonus += 0.5  # "why ...?": the section that gives the cause
+        elif kind == "reason" and _CAUSE_LEAD.match(fact.text):
+            bonus += 0.5  # "Why the change: ...", "Reason: ...": a sentence that gives the cause
         return confidence(fact) * weights.get(fact.path.rpartition("/")[0], 1.0) + bonus
 
     everything = sorted(facts, key=lambda f: -rank(f))
@@ -92,6 +98,10 @@ def answer(
     extreme = extreme_row(question, top_row, facts) if top_row is not None else None
     if extreme is not None and top_row is not None:
         ordered = [extreme, *(f for f in ordered if f is not extreme)]
+    if kind == "name" and top_row is not None and extreme is None:  # "which room seats 150 theatre-style"
+        fitting = fitting_rows(question, top_row, facts)
+        if fitting is not None:
+            return Answer(fitting, top_row, round(min(1.0, confidence(top_row)), 4))
     for fact in ordered:
         sure = confidence(top_row) if fact is extreme and top_row is not None else confidence(fact)
         if kind not in ("passage", "reason") and sure < 0.1:

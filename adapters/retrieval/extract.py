@@ -28,8 +28,9 @@ from typing import Any
 from ioa_p2p.adapters.retrieval.facts import _WORD, Fact, Scorer, stem, terms
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
+from ioa_p2p.planning.expr import WORD_NUMBERS
 from ioa_p2p.planning.quantities import stated_quantities
-from ioa_p2p.planning.units import unit_in_header
+from ioa_p2p.planning.units import factor, unit_in_header
 from ioa_p2p.planning.values import ALIASES, Found, Value, dates_in, numbers_in
 
 _AGGREGATE = re.compile(r"\b(both|all|each|every|across|combined)\b", re.I)
@@ -85,7 +86,7 @@ _ASKED_NOUN = re.compile(
 def _named_column(question: str, fact: Fact) -> str | None:
     """ "What cabin may I book?", "which hall ...": the words of the row's cell under the column the
     question's noun names ("Cabin allowed"), when they are words and not a figure; None otherwise."""
-    m = _ASKED_NOUN.match(question)
+    m = _ASKED_NOUN.match(question) or _ASKED_OF.match(question)  # "what is the trend of ...": Trend
     if not m or m.group(1).lower() in _NOT_NOUNS:
         return None
     noun = stem(m.group(1).lower())
@@ -95,6 +96,7 @@ def _named_column(question: str, fact: Fact) -> str | None:
     return None
 
 
+_ASKED_OF = re.compile(r"^\W*(?:and\s+)?what(?:'s| is| was| are| were) the ([a-z]{3,}) (?:of|for)\b", re.I)
 _NOT_NOUNS = frozenset("is are was were do does did will would can could should the a an".split())  # noqa: SIM905
 _OTHERWISE = re.compile(
     r"^(?P<a>[^;]+?),?\s+(?:only\s+)?(?:with|if|when|after|subject to)\s+(?P<cond>[^;]+?)[;,.]\s*"
@@ -179,7 +181,15 @@ def _time_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
 
 def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
     text = fact.text.split("\0")[0]
-    if fact.cells:  # a table row is named by its first cell
+    if (
+        fact.cells
+    ):  # the cell of the column the question names ("who is the owner": Owner), else the row's key
+        noun = _WHO_NOUN.search(question)
+        asked = {stem(noun.group(1).lower())} if noun else scorer.q_terms
+        for header, cell in fact.cells[1:]:
+            words = terms(header) - {"name"}
+            if words & asked and re.search(r"[A-Za-z]{2}", cell) and not numbers_in(cell):
+                return Value.of_text(cell.strip())
         key = fact.cells[0][1].strip()
         return Value.of_text(key) if key and not (terms(key) <= scorer.q_terms) else None
     names = [(m.start(), m.end(), m.group(1)) for m in _NAME.finditer(text)]
@@ -199,11 +209,17 @@ def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
     return Value.of_text(_closest(list(names), text, scorer)[2].strip())
 
 
+_WHO_NOUN = re.compile(r"\bwho(?:'s| is| was| are| were)? (?:the |our |their |its )?([a-z]{3,})\b", re.I)
 _ACTS_AS_SUBJECT = re.compile(r"\s+(?:is|are|was|were|has|have|can|may|must|will|opens?|closes?|holds?|"
                               r"takes?|seats?|costs?|runs?)\b", re.I)  # fmt: skip
 
 
 def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) -> Value | None:
+    if wanted.kind == "duration":
+        spelled = periods_in(text)  # "within ten working days": the period as the document qualifies it
+        if spelled and not any(n.unit in wanted.units for n in numbers_in(text)):
+            f = _closest([(x.start, x.end, x) for x in spelled], text, scorer)[2]
+            return Value.of_number(f.number, f.unit, f.text)
     found = [
         f
         for f in numbers_in(text)
@@ -211,6 +227,8 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
     ]
     asked = {(n.number, n.unit) for n in numbers_in(question)}
     found = [f for f in found if (f.number, f.unit) not in asked and (f.number, "") not in asked] or found
+    found = [f for f in found if not _stated(f, question)] or found
+    found = [f for f in found if not _clause_number(text, f)]  # "7.3 When a meal is provided ...": a label
     if not found:
         return None
     units = wanted.units
@@ -221,6 +239,8 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
         fits = [f for f in found if not f.unit and _reads_as_price(text, f)]
         if not fits:
             return None
+    if wanted.kind == "duration" and units and not fits:
+        return None  # "how soon ...?": a period, never the house number of an address
     pool = fits or found
     low = text.lower()
     if wanted.per:  # "18.00 per square metre" for "the rate per square metre"
@@ -237,6 +257,47 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
             return _of(after[0])
     spans = [(f.start, f.end, f) for f in pool]
     return _of(_closest(spans, text, scorer)[2])
+
+
+_PERIOD = re.compile(
+    r"\b(\d+|" + "|".join(w for w in WORD_NUMBERS if " " not in w) + r")(?:-| )"
+    r"((?:working|business|calendar|clear|school|banking|full) )?(days?|weeks?|months?|hours?|years?)\b",
+    re.I,
+)
+
+
+def periods_in(text: str) -> list[Found]:
+    """Periods a text states in words or with a qualifier ("ten working days", "14 calendar days"), each in
+    its unit with the qualifier kept ("working days"): a working day is not a day."""
+    out = []
+    for m in _PERIOD.finditer(text):
+        word = m.group(1).lower()
+        number = float(word) if word.isdigit() else float(WORD_NUMBERS[word])
+        unit = ALIASES.get(m.group(3).lower(), m.group(3).lower())
+        if m.group(2):
+            unit = f"{m.group(2).strip().lower()} {m.group(3).lower().rstrip('s')}s"
+        elif word.isdigit():
+            continue  # a plain "10 days": numbers_in reads it
+        out.append(Found(m.start(), m.end(), number, unit, m.group(0)))
+    return out
+
+
+def _clause_number(text: str, f: Found) -> bool:
+    """A number that opens the fact and is followed by a capitalised word numbers a clause or a section
+    ("7.3 When a meal ...", "2. Cleaning is charged ..."): a label, never a value."""
+    return not f.unit and not text[: f.start].strip(" *#-") and bool(re.match(r"\.?\s+[A-Z]", text[f.end :]))
+
+
+def _stated(f: Found, question: str) -> bool:
+    """The question itself states this measure, in any unit ("after half an hour of pumping": 30 minutes
+    of the document is the situation, not the answer)."""
+    if not f.unit:
+        return False
+    for q in stated_quantities(question):
+        scale = factor(q.unit, f.unit) if q.unit else None
+        if scale is not None and abs(q.number * scale - f.number) < 1e-9 * max(1.0, abs(f.number)):
+            return True
+    return False
 
 
 def _reads_as_price(text: str, f: Found) -> bool:

@@ -274,7 +274,8 @@ def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[
         if not _BORDER.match(lines[j]):
             kept.append((j - i, re.split(r"\s{2,}", lines[j].strip())))
         j += 1
-    if len(kept) < 2 or numbers_in(lines[i]) and not _BORDER.match(lines[i]):
+    figures = [n for n in numbers_in(lines[i]) if not (n.unit == "" and 1900 <= n.number <= 2100)]
+    if len(kept) < 2 or figures and not _BORDER.match(lines[i]):  # a header may name a year: "(2024)"
         return None
     (_, header), rows = kept[0], kept[1:]
     second = lines[i + kept[1][0]]
@@ -285,7 +286,17 @@ def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[
     if width < 2 or numbers_in(" ".join(header)) and width < 3 or len(rows[0][1]) != width:
         return None
     body: list[tuple[int, list[str]]] = []
+    starts = [at for at, _ in _cells_at(lines[i])]
     for offset, cells in rows:
+        raw = lines[i + offset]
+        if len(cells) < width and body and raw[:1].isspace() and len(starts) == width:
+            # a row's cell wrapped onto an indented line ("chainage" / "480-620 m"): joined to its column
+            merged = list(body[-1][1])
+            for start, text in _cells_at(raw):
+                column = min(range(width), key=lambda k: abs(starts[k] - start))
+                merged[column] = f"{merged[column]} {text}"
+            body[-1] = (body[-1][0], merged)
+            continue
         if len(cells) != width:
             break
         body.append((offset, cells))
@@ -354,6 +365,8 @@ class Scorer:
 
     def score(self, fact: Fact) -> float:
         own, ctx = terms(fact.text), terms(fact.context)
+        if fact.cells:  # a table row's subject is the heading right above its table ("### Fixed Home 12")
+            own = own | (terms(section_of(fact).split(">")[-1]) & self.named)
         got = sum(w * (1.0 if t in own else 0.6 if t in ctx else 0.0) for t, w in self.idf.items())
         value = got / self.total
         everywhere = own | ctx

@@ -196,6 +196,11 @@ def _usable(rule: Fact, fact: Fact, question: str, topic: set[str]) -> bool:
         return False
     if not _overlap(terms(section_of(rule)) - _GENERIC, topic):
         return False
+    leaf = section_of(rule).split(">")[
+        -1
+    ]  # a sibling section ("3.2 Cycling" beside "3.1 Mileage"): its own topic
+    if section_of(rule) != section_of(fact) and not _overlap(terms(leaf) - _GENERIC, topic):
+        return False
     return applies(rule.text.split("\0")[0], question)
 
 

@@ -8,7 +8,8 @@
   once. A card's *publish time* is when the later of the two finished (every target answered or timed
   out); :attr:`Published.put_first_s` is when the first closest peer stored the record (from then on a
   DHT fetch can find it).
-- :func:`run_searches`: DHT-only capability searches (:class:`~ioa_p2p.dht.sim.search.SearchRun`) from
+- :func:`run_searches`: DHT-only capability searches (:class:`~ioa_p2p.dht.sim.pagesearch.PageSearchRun`
+  over bucket pages, or :class:`~ioa_p2p.dht.sim.search.SearchRun` over provider records) from
   random online nodes; each result is held against the exact search over every card published (the same
   ranking over all cards: top ``k`` by cosine) and, when the query has one, against its gold team.
 - :func:`card_spread`: how many nodes find a fresh card by its own description ``t`` seconds after its
@@ -32,11 +33,14 @@ import numpy.typing as npt
 
 from ioa_p2p.card import SignedCard
 from ioa_p2p.dht.forest import Forest
-from ioa_p2p.dht.keyspace import K, estimate_network_size
+from ioa_p2p.dht.keyspace import K, estimate_network_size, position
+from ioa_p2p.dht.pages import encode_page, page_key
 from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.settings import DiscoverySettings
+from ioa_p2p.dht.sim.kad import serve_add_providers, serve_put_value
+from ioa_p2p.dht.sim.pagesearch import PageSearchRun
 from ioa_p2p.dht.sim.peer import SimNode
-from ioa_p2p.dht.sim.publish import ProvideRun, PutRun
+from ioa_p2p.dht.sim.publish import PagePutRun, ProvideRun, PutRun
 from ioa_p2p.dht.sim.search import FetchRun, SearchResult, SearchRun, key_of
 from ioa_p2p.dht.sim.world import World
 
@@ -54,12 +58,13 @@ class Published:
     acknowledged: int = 0
     expected: int = 0
     keys: int = 0
+    pages_s: float | None = 0.0  # the sketch pages' put (0: none published)
 
     @property
     def done_s(self) -> float | None:
-        if self.put_s is None or self.provide_s is None:
+        if self.put_s is None or self.provide_s is None or self.pages_s is None:
             return None
-        return max(self.put_s, self.provide_s)
+        return max(self.put_s, self.provide_s, self.pages_s)
 
 
 def network_size(world: World, node: SimNode) -> float:
@@ -68,8 +73,9 @@ def network_size(world: World, node: SimNode) -> float:
     return estimate_network_size(node.peer, known)
 
 
-def publish_card(world: World, node: SimNode, forest: Forest) -> Published:
-    """Issue a new card version of ``node`` now and put and provide it (see the module docstring)."""
+def publish_card(world: World, node: SimNode, forest: Forest, *, pages: bool = True) -> Published:
+    """Issue a new card version of ``node`` now and put and provide it (see the module docstring); with
+    ``pages``, also put its sketch in the bucket pages of its cells (``[discovery] pages``)."""
     cards = world.cards
     assert cards is not None, "publishing needs a CardSet"
     now = world.loop.now
@@ -78,10 +84,21 @@ def publish_card(world: World, node: SimNode, forest: Forest) -> Published:
     out = Published(node.index, now)
     policy = node.policy
     policy.observe(len(node.table), now)
-    keys = tuple(
-        c.key for c in forest.cells(cards.vectors[node.index], provided_levels(network_size(world, node)))
-    )
+    levels = provided_levels(network_size(world, node))
+    keys = tuple(c.key for c in forest.cells(cards.vectors[node.index], levels))
     out.keys = len(keys)
+    if pages:
+        sketch = cards.sketch(node.index, card, world.now_ms())
+        page_keys = [
+            page_key(c, forest.model_id, forest.dim).encode("utf-8")
+            for c in forest.cells(sketch.vector(), levels)
+        ]
+        out.pages_s = None
+
+        def pages_done(run: PagePutRun) -> None:
+            out.pages_s = run.elapsed
+
+        PagePutRun(world, node, page_keys, encode_page([sketch.encoded]), pages_done).start()
     if policy.put_due(card.version, now):
 
         def put_done(run: PutRun) -> None:
@@ -113,6 +130,7 @@ def publish_cards(
     *,
     window: float = 60.0,
     settle: float = 90.0,
+    pages: bool = True,
 ) -> list[Published]:
     """Every node of ``nodes`` publishes a card at a random moment of the next ``window`` seconds (if it
     is online then); the simulation runs until all finished or ``settle`` seconds after the window."""
@@ -120,7 +138,7 @@ def publish_cards(
 
     def go(node: SimNode) -> None:
         if node.online:
-            out.append(publish_card(world, node, forest))
+            out.append(publish_card(world, node, forest, pages=pages))
 
     begin = world.loop.now
     for node in nodes:
@@ -132,6 +150,50 @@ def publish_cards(
         world.loop.run(min(end, world.loop.now + 1.0))
         waiting = [p for p in waiting if p.done_s is None]
     return out
+
+
+def warm_publish(
+    world: World, forest: Forest, nodes: Sequence[SimNode], *, pages: bool = True, providers: bool = True
+) -> int:
+    """A shortcut for large runs (as :meth:`World.warm_start` is for joining): each of ``nodes`` issues a
+    card and its record, its sketch's pages (``pages``) and its provider records (``providers``) are
+    placed at once at the ``K`` online nodes closest to each key (by the top 64 bits of the keyspace
+    position) and at the node itself, through the storing node's own checks (:func:`serve_put_value`:
+    validation, the page merge, the rate limits; :func:`serve_add_providers`), without the lookups and
+    messages of publishing (so no publish time is measured). Returns the records placed."""
+    cards = world.cards
+    assert cards is not None, "publishing needs a CardSet"
+    online = [n for n in world.nodes if n.online]
+    top = np.array([n.position >> 192 for n in online], dtype=np.uint64)
+
+    def closest(key: bytes) -> list[SimNode]:
+        far = np.bitwise_xor(top, np.uint64(position(key) >> 192))
+        count = min(K, len(online))
+        return [online[int(i)] for i in np.argpartition(far, count - 1)[:count]]
+
+    placed = 0
+    for node in nodes:
+        if not node.online:
+            continue
+        card = cards.issue(node.index, world.now_ms())
+        node.card, node.withdrawal = card, None
+        levels = provided_levels(network_size(world, node))
+        key = key_of(node.peer)
+        for target in [node, *closest(key)]:
+            placed += serve_put_value(world, target, node, key, card.encoded)
+        if pages:
+            sketch = cards.sketch(node.index, card, world.now_ms())
+            value = encode_page([sketch.encoded])
+            for cell in forest.cells(sketch.vector(), levels):
+                page = page_key(cell, forest.model_id, forest.dim).encode("utf-8")
+                for target in [node, *closest(page)]:
+                    placed += serve_put_value(world, target, node, page, value)
+        if providers:
+            for cell in forest.cells(cards.vectors[node.index], levels):
+                node.add_provider(cell.key, node.peer)
+                for target in closest(cell.key):
+                    placed += serve_add_providers(world, target, node, [cell.key])
+    return placed
 
 
 def exact_top(world: World, vector: npt.NDArray[np.float32], k: int, *, exclude: int = -1) -> list[int]:
@@ -168,6 +230,11 @@ class SearchSample:
         return len(got & set(self.gold)) / len(self.gold)
 
 
+def search_run(settings: DiscoverySettings) -> type[SearchRun] | type[PageSearchRun]:
+    """The search the node runs with these settings: over bucket pages, or over provider records."""
+    return PageSearchRun if settings.pages else SearchRun
+
+
 def run_searches(
     world: World,
     forest: Forest,
@@ -187,7 +254,7 @@ def run_searches(
         online = [n for n in world.nodes if n.online and n.index not in gold]
         node = online[rng.randrange(len(online))]
         exact = tuple(exact_top(world, vector, k, exclude=node.index))
-        SearchRun(
+        search_run(settings)(
             world,
             node,
             vector,
@@ -227,7 +294,7 @@ def card_spread(
     def search(owner: SimNode, t: float) -> None:
         online = [n for n in world.nodes if n.online and n is not owner]
         for node in rng.sample(online, min(searchers, len(online))):
-            SearchRun(
+            search_run(settings)(
                 world,
                 node,
                 cards.vectors[owner.index],
@@ -238,7 +305,7 @@ def card_spread(
             ).start()
 
     for owner in owners:
-        publish_card(world, owner, forest)
+        publish_card(world, owner, forest, pages=settings.pages)
         for t in offsets:
             world.loop.at(begin + t, search, owner, t)
     expected = len(owners) * searchers * len(offsets)
@@ -329,6 +396,7 @@ __all__ = [
     "exact_top",
     "network_size",
     "publish_card",
+    "warm_publish",
     "publish_cards",
     "revoke_cards",
     "run_searches",

@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ioa_p2p.card import SignedCard, SignedWithdrawal, card_text, issue_card, issue_withdrawal
+from ioa_p2p.card.sketch import SignedSketch, issue_sketch
 from ioa_p2p.dht.sim.corpus import AgentText
 from ioa_p2p.embedding import Embedder, normalise
 from ioa_p2p.identity import Identity
@@ -81,6 +82,17 @@ class CardSet:
         if self.stamp_bits:
             self.stamps[index] = getattr(card.card, "stamp", b"")
         return card
+
+    def sketch(self, index: int, card: SignedCard, now_ms: int) -> SignedSketch:
+        """The signed sketch of agent ``index``'s ``card`` (its vector is its own family's view)."""
+        return issue_sketch(
+            self.identities[index],
+            version=card.version,
+            model=self.model_id,
+            vector=self.vectors[index],
+            now_ms=now_ms,
+            expires_at=card.card.expires_at,
+        )
 
     def withdraw(self, index: int, now_ms: int, version: int) -> SignedWithdrawal:
         return issue_withdrawal(self.identities[index], version=version, now_ms=now_ms, reason="simulated")

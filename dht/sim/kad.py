@@ -32,9 +32,11 @@ from typing import Any
 
 from ioa_p2p.dht.keyspace import K, position
 from ioa_p2p.dht.lookup import Lookup
+from ioa_p2p.dht.pages import PAGE_PREFIX, store_page
 from ioa_p2p.dht.sim.fabric import Fabric
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.errors import InvalidMessage
+from ioa_p2p.identity import PeerId
 
 #: Seconds before a silent peer is reported slow, and before it is given up (``kad_io``).
 HEDGE = 0.4
@@ -70,6 +72,8 @@ def serve_put_value(world: Fabric, server: SimNode, asker: SimNode, key: bytes, 
     validator = server.validator
     assert validator is not None
     text = key.decode("utf-8")
+    if text.startswith(PAGE_PREFIX):
+        return _store_page(world, server, key, text, value)
     try:
         validator.validate(text, value)
     except (InvalidMessage, ValueError):
@@ -79,6 +83,35 @@ def serve_put_value(world: Fabric, server: SimNode, asker: SimNode, key: bytes, 
     if old is not None and old != value and validator.select(text, [value, old]) != 0:
         return False
     server.values[key] = value
+    return True
+
+
+def _store_page(world: Fabric, server: SimNode, key: bytes, text: str, value: bytes) -> bool:
+    """A page put merged into the page held (``dht/pages.py``, as the node's value store does); new
+    peers of a page count against the provider rate limits."""
+    admission = server.admission
+    now = world.loop.now
+
+    def admit(peer: PeerId) -> bool:
+        return admission is None or admission.admit_provider(peer.raw, now)
+
+    try:
+        records = world.records
+        merged = store_page(
+            server.values.get(key),
+            text,
+            value,
+            world.now_ms(),
+            admit,
+            decode=records.decode_sketch,
+            verify=records.verify_sketch,
+        )
+    except (InvalidMessage, ValueError):
+        world.counters["page refused"] += 1
+        return False
+    world.counters["page entries refused"] += merged.refused
+    if merged.page is not None:
+        server.values[key] = merged.page
     return True
 
 

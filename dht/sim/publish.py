@@ -4,6 +4,8 @@
   lookup (``ask`` >= :data:`~ioa_p2p.dht.sim.kad.PLACE_ASK`) finds the ``K`` closest peers of its key, and
   each of them is sent ``PUT_VALUE`` at once, each bounded by the per-peer timeout; it succeeded when one
   stored it (or no peer was known).
+- :class:`PagePutRun` (``ioa_p2p.node.net.kad.put_many``): the node's sketch page put under each of its
+  bucket page keys (one batched lookup, then every target peer gets its keys on one stream).
 - :class:`ProvideRun` (``ioa_p2p.node.net.kad.provide_many``): one batched lookup finds the ``K`` closest
   peers of every bucket key (including peers that did not answer it: busy, not gone); every target peer
   then gets its keys on one stream, as many as the node's
@@ -119,6 +121,83 @@ class PutRun:
 
     def _finish(self, ok: bool) -> None:
         self.ok = ok
+        self.finished_at = self.world.loop.now
+        if self.on_done is not None:
+            self.on_done(self)
+
+    @property
+    def elapsed(self) -> float:
+        return (self.finished_at if self.finished_at is not None else self.world.loop.now) - self.started_at
+
+
+class PagePutRun:
+    """Put ``value`` (a page holding the node's own sketch) under every key of ``keys`` at the closest
+    peers of each, as ``ioa_p2p.node.net.kad.put_many`` does: one batched lookup (``ask`` >=
+    :data:`~ioa_p2p.dht.sim.kad.PLACE_ASK`), then every target peer gets its keys on one stream
+    (``PUT_VALUE`` has no per-peer rate limit in py-libp2p), each bounded by the per-peer timeout."""
+
+    def __init__(
+        self,
+        world: Fabric,
+        node: SimNode,
+        keys: list[bytes],
+        value: bytes,
+        on_done: Callable[[PagePutRun], Any] | None = None,
+        *,
+        ask: int = DEFAULT_ASK,
+    ) -> None:
+        self.world, self.node, self.keys, self.value = world, node, list(dict.fromkeys(keys)), value
+        self.on_done, self.ask = on_done, max(ask, PLACE_ASK)
+        self.started_at = world.loop.now
+        self.finished_at: float | None = None
+        self.expected = 0
+        self.acknowledged = 0
+        self._waiting: set[bytes] = set()
+
+    def start(self) -> PagePutRun:
+        for key in self.keys:  # our own copy, as a put stores locally first
+            serve_put_value(self.world, self.node, self.node, key, self.value)
+        self.world.loop.after(DHT_PUBLISH_TIMEOUT, self._finish)
+        start_lookup(self.world, self.node, self.keys, VALUE, ask=self.ask, on_done=self._placed)
+        return self
+
+    def _placed(self, run: LookupRun) -> None:
+        if self.finished_at is not None:
+            return
+        world = self.world
+        plan = assign({key: state.candidates for key, state in run.lookup.keys.items()})
+        self.expected = sum(len(keys) for keys in plan.values())
+        if not plan:
+            self._finish()
+            return
+        for peer, keys in plan.items():
+            self._waiting.add(peer)
+            world.loop.after(PEER_TIMEOUT, self._stored, peer, 0)
+            target = world.node_of(peer)
+            if target is not None:
+                world.net.request(
+                    self.node,
+                    target,
+                    "put_value",
+                    len(keys),
+                    partial(self._serve, target, keys),
+                    partial(self._stored, peer),
+                )
+
+    def _serve(self, target: SimNode, keys: list[bytes]) -> int:
+        return sum(serve_put_value(self.world, target, self.node, key, self.value) for key in keys)
+
+    def _stored(self, peer: bytes, done: int) -> None:
+        if peer not in self._waiting or self.finished_at is not None:
+            return
+        self._waiting.discard(peer)
+        self.acknowledged += done
+        if not self._waiting:
+            self._finish()
+
+    def _finish(self) -> None:
+        if self.finished_at is not None:
+            return
         self.finished_at = self.world.loop.now
         if self.on_done is not None:
             self.on_done(self)
@@ -247,4 +326,4 @@ class ProvideRun:
         return (self.finished_at if self.finished_at is not None else self.world.loop.now) - self.started_at
 
 
-__all__ = ["DHT_PUBLISH_TIMEOUT", "PROVIDE_ATTEMPTS", "PROVIDE_RETRY", "ProvideRun", "PutRun"]
+__all__ = ["DHT_PUBLISH_TIMEOUT", "PROVIDE_ATTEMPTS", "PROVIDE_RETRY", "PagePutRun", "ProvideRun", "PutRun"]

@@ -7,13 +7,15 @@ CBOR costs ~0.2 ms, and 10,000 nodes validate the same record thousands of times
 :meth:`RecordCache.parse` runs the real :func:`~ioa_p2p.card.parse_record` on the first sight of a record's
 bytes and keeps the result; later calls with the same bytes re-check only what depends on the caller (the
 peer the record must belong to, the caller's clock). Both are functions of the bytes alone apart from
-these, so the outcome is the same as parsing every time. :attr:`RecordCache.verified` counts the real
+these, so the outcome is the same as parsing every time. Card sketches (bucket pages) are decoded and
+verified once per distinct sketch the same way. :attr:`RecordCache.verified` counts the real
 verifications.
 """
 
 from __future__ import annotations
 
 from ioa_p2p.card import MAX_CLOCK_SKEW_MS, CardRecord, SignedCard, check_fresh, parse_record
+from ioa_p2p.card.sketch import SignedSketch, decode_sketch, verify_sketch
 from ioa_p2p.errors import ExpiredCard, InvalidCard
 from ioa_p2p.identity import PeerId
 
@@ -23,8 +25,24 @@ class RecordCache:
 
     def __init__(self) -> None:
         self._parsed: dict[bytes, CardRecord] = {}
+        self._sketches: dict[bytes, SignedSketch] = {}
+        self._verified_sketches: set[bytes] = set()
         self.verified = 0
         self.reused = 0
+
+    def decode_sketch(self, data: bytes) -> SignedSketch:
+        """:func:`~ioa_p2p.card.sketch.decode_sketch` once per distinct sketch (bucket pages)."""
+        sketch = self._sketches.get(data)
+        if sketch is None:
+            sketch = self._sketches[bytes(data)] = decode_sketch(data)
+        return sketch
+
+    def verify_sketch(self, sketch: SignedSketch) -> None:
+        """:func:`~ioa_p2p.card.sketch.verify_sketch` once per distinct sketch."""
+        if sketch.encoded not in self._verified_sketches:
+            verify_sketch(sketch)
+            self._verified_sketches.add(sketch.encoded)
+            self.verified += 1
 
     def __len__(self) -> int:
         return len(self._parsed)

@@ -196,8 +196,9 @@ class RateView(ApiObject):
 
 @dataclass(frozen=True, slots=True)
 class CpuView(ApiObject):
-    """CPU seconds per second allowed per peer and per pool (strangers, known peers), the seconds
-    charged by trust (``stranger``, ``known``, ``partner``), peers tracked, and how often peers waited."""
+    """CPU seconds per second allowed per peer, loop seconds per second per pool (strangers, known
+    peers), the CPU seconds charged by trust (``stranger``, ``known``, ``partner``) and the event
+    loop's seconds they held, peers tracked, and how often peers waited."""
 
     per_peer: float
     pool: float
@@ -205,6 +206,12 @@ class CpuView(ApiObject):
     charged_s_by_trust: Mapping[str, float]
     peers: int
     paced: int
+    #: Loop seconds by trust; absent from older nodes.
+    loop_s_by_trust: Mapping[str, float] | None = None
+    #: How often a stranger waited for a trusted peer's work on a congested loop; absent from older nodes.
+    yielded_to_trusted: int | None = None
+    #: Share of the last 0.25 s the event loop ran tasks; null before the host runs, absent from older nodes.
+    loop_busy: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,10 +56,11 @@ class Limits:
     #: inbound streams of every protocol open at once in total, before protocol negotiation
     inbound_streams_total: int = _count(1024)
     #: CPU seconds per second the node spends on what one peer sends (decoding, answers, DHT and
-    #: gossip handling; partners get 4 times as much), and on what all strangers, and all peers
-    #: with a known card, send together (one pool each); a peer past either is paced
+    #: gossip handling; partners get 4 times as much), and the share of wall time the work of all
+    #: strangers, and of all peers with a known card, may hold the event loop (one pool each,
+    #: measured in loop time: it holds whatever the machine's load); a peer past either is paced
     cpu_per_peer: float = setting(0.2, above=0, high=2, unit="CPU seconds per second")
-    cpu_pool: float = setting(0.4, above=0, high=2, unit="CPU seconds per second")
+    cpu_pool: float = setting(0.4, above=0, high=2, unit="seconds of event-loop time per second")
     #: encoded bytes of chat messages waiting for missing parents, per chat and across all chats
     pending_bytes_per_chat: int = _count(8 * MiB)
     pending_bytes_total: int = _count(32 * MiB)

@@ -19,6 +19,8 @@
   questions in one sentence, "X charges a rate. Find it", statements with a quantity before a calculation
 - ``shares.py``   percentages (stated or found) applied to earlier values, prices per unit of a pack,
   date shifts after a date question
+- ``tariffs.py``  a price applied on the documents' terms (per-unit, steps, minimums, caps; a bill's items)
+- ``allowances.py`` a trip's daily allowance: its days, travel days and meals provided, on a handbook's rules
 - ``refs.py``     references to earlier values ("it", "that price", "both", "the second")
 - ``code.py``     code steps: the block, its variables and the values bound to them; blocks cut out of a
   request and given to the clause that asks to run them

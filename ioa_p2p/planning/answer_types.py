@@ -90,6 +90,8 @@ def answer_type(question: str) -> AnswerType:
     """The answer type of ``question`` (see the module docstring)."""
     q = " ".join(question.lower().split())
     per = _per(q)
+    if re.match(r"\W*why\b", q):  # "why did they shorten the deadline": the reason, whatever it is about
+        return AnswerType("reason")
     if re.search(r"\b(?:the|both|two) dates\b", q):
         return AnswerType("dates")
     if re.search(r"\bwhat time\b|\bat what time\b|\bthe (?:clock )?time (?:the|when|at which|that)\b|"
@@ -130,7 +132,7 @@ def answer_type(question: str) -> AnswerType:
         return AnswerType("passage")
     if _WHAT_IT_COSTS.search(q):  # "what will she pay?", "what will the room hire come to?"
         return AnswerType("amount", MONEY_UNITS, per)
-    units = attribute_units(q)
+    units = attribute_units(_LEFT_OUT.sub(" ", q))  # "..., leaving out VAT": no VAT rate is asked
     much = re.search(r"\bhow much (\w+)", q)
     substance = much is not None and much.group(1) not in _NOT_SUBSTANCE  # "how much sugar": a quantity
     if much and not substance and (not units or units == MONEY_UNITS):
@@ -142,6 +144,10 @@ _WHAT_IT_COSTS = re.compile(
     r"\bwhat(?:'s| is| are| will| would| do| does| did| should| must| can)\b(?:(?!\?).){0,60}?"
     r"\b(?:pay|cost|costs|charge|charged|come to|comes to|bill|fare|price|fee|claim)\b"
     r"(?! (?:per|a|an|each) \w)"
+)
+_LEFT_OUT = re.compile(
+    r"\b(?:leave out|leaving out|excluding|excl\.?|without|before|apart from|except|not counting|net of|"
+    r"other than)\b[^.?;:)]*"
 )
 _NOT_SUBSTANCE = frozenset(
     """does do did is are was were will would can could should it money cash more less in for to of extra

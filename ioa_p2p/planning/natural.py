@@ -31,6 +31,7 @@ from ioa_p2p.planning.relations import (
     sum_of_two,
     unit_comparison,
 )
+from ioa_p2p.planning.tariffs import charge_plan
 from ioa_p2p.planning.types import DATE, PlanStep
 from ioa_p2p.planning.values import ALIASES
 
@@ -323,6 +324,8 @@ def _quantity(q: str) -> tuple[PlanStep, ...] | None:
     if not m:
         return None
     count, thing, verb, rest = m.groups()
+    if VERBS[verb] == "price":  # a price for a quantity: on the documents' terms (bands, options, fees)
+        return charge_plan(q)
     unit = _target_unit(rest)
     steps = [lookup_step(1, f"{VERBS[verb]} of the {thing}")]
     steps.append(calc_step(2, q, f"({count} * v1)", (1,), unit))

@@ -20,6 +20,10 @@ sentences:
    - times the price, times every other quantity it is per ("per guard per hour": 3 guards);
    - less a percentage off, at most the cap (``min(amount, 9)``).
 
+When the situation incurs several charges the documents list separately (the retrieval answers with the
+list of them, adapters/retrieval/bill.py), the charge is their sum, each on its own terms; a measure the
+request qualifies ("220 kWh at night") goes to the charge whose label names the qualifier.
+
 A price per a unit the request states no quantity of cannot be applied: the calculation then names the
 missing quantity and fails, and the conclusion says so (never a guess).
 """
@@ -30,12 +34,15 @@ import re
 from collections.abc import Mapping
 from fractions import Fraction
 
+from ioa_p2p.planning.allowances import allowance_plan, render_parts
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
 from ioa_p2p.planning.literal import names_in
 from ioa_p2p.planning.quantities import Quantity, dimension_of, stated_quantities
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import DIMENSIONS, factor
-from ioa_p2p.planning.values import ALIASES, Value, format_number
+from ioa_p2p.planning.values import ALIASES, LIST, Value, format_number
+
+MAX_ITEMS = 6
 
 CHARGE = re.compile(r"charge\(v(\d+)((?:; [^;()]+)*)\)")
 _WITH_VAT = re.compile(
@@ -49,6 +56,9 @@ _WITHOUT_VAT = re.compile(
 def charge_plan(question: str) -> tuple[PlanStep, ...] | None:
     """The steps for a question about what something costs for the quantities it states (see the module
     docstring); None when it asks no amount, states no quantity or names nothing to look up."""
+    allowance = allowance_plan(question)  # a trip's per diem: days, travel days, meals provided
+    if allowance is not None:
+        return allowance
     if answer_type(question).kind != "amount" or not names_in(question):
         return None
     stated = [q for q in stated_quantities(question) if q.dimension]
@@ -56,7 +66,9 @@ def charge_plan(question: str) -> tuple[PlanStep, ...] | None:
         return None
     asked = re.sub(r"\s+", " ", question).strip()
     lookup = PlanStep(1, LOOKUP, f"the price for: {_short(asked)}", asked)
-    quantities = "".join(f"; {format_number(q.number)} {q.unit or q.what or 'items'}" for q in stated)
+    quantities = "".join(
+        f"; {format_number(q.number)} {q.unit or q.what or 'items'}{_qualifier(asked, q)}" for q in stated
+    )
     charge = f"charge(v1{quantities})"
     if _WITH_VAT.search(question) and not _WITHOUT_VAT.search(question):
         found = list(dict.fromkeys(names_in(question)))
@@ -68,12 +80,29 @@ def charge_plan(question: str) -> tuple[PlanStep, ...] | None:
     return lookup, PlanStep(2, CALC, question, charge, (1,), unit=MONEY_UNITS[0])
 
 
+_QUALIFIER = re.compile(r"\s+(?:at|during|in|by|over|on)\s+(?:the\s+)?([a-z]+)\b(?![ -]\d)")
+
+
+def _qualifier(question: str, q: Quantity) -> str:
+    """ " at night" for "220 kWh at night": what a measure is of, when its words say so."""
+    if not q.unit or q.what or not q.text:
+        return ""
+    at = question.find(q.text)
+    m = _QUALIFIER.match(question[at + len(q.text) :]) if at >= 0 else None
+    return f" at {m.group(1)}" if m and m.group(1) not in _NOT_QUALIFIERS else ""
+
+
+_NOT_QUALIFIERS = frozenset("a an the total all each my our your their its this that".split())  # noqa: SIM905
+
+
 def _short(text: str) -> str:
     return text if len(text) <= 120 else text[:119] + "\u2026"
 
 
 def render_charges(expression: str, values: Mapping[int, Value]) -> str:
-    """``expression`` with every ``charge(vN; ...)`` written out as arithmetic (see the module docstring)."""
+    """``expression`` with every ``charge(vN; ...)`` written out as arithmetic (see the module docstring),
+    and every ``part(vA of vB)`` of an allowance (planning/allowances.py)."""
+    expression = render_parts(expression, values)
     return CHARGE.sub(
         lambda m: render_charge(values.get(int(m.group(1))), _quantities(m.group(2))), expression
     )
@@ -82,15 +111,21 @@ def render_charges(expression: str, values: Mapping[int, Value]) -> str:
 def _quantities(raw: str) -> list[Quantity]:
     out = []
     for part in raw.split(";"):
-        m = re.match(r"\s*([\d.]+)\s+(.+?)\s*$", part)
+        m = re.match(r"\s*([\d.]+)\s+(.+?)(?: at ([a-z]+))?\s*$", part)
         if m:
             unit = m.group(2) if dimension_of(m.group(2)) not in ("", "count") else ""
-            out.append(Quantity(float(m.group(1)), unit, "" if unit else m.group(2)))
+            out.append(Quantity(float(m.group(1)), unit, m.group(3) or ("" if unit else m.group(2))))
     return out
 
 
 def render_charge(value: Value | None, quantities: list[Quantity]) -> str:
-    """One charge as arithmetic; ``(missing: ...)`` when the price or a quantity it is per is missing."""
+    """One charge as arithmetic; ``(missing: ...)`` when the price or a quantity it is per is missing. A list
+    of charges (the items of a bill, adapters/retrieval/bill.py) is their sum, each on its own terms and
+    free to use any of the quantities."""
+    if value is not None and value.kind == LIST and value.items:
+        parts = [render_charge(item, quantities) for item in value.items[:MAX_ITEMS]]
+        missing = next((p for p in parts if p.startswith("(missing")), None)
+        return missing or "(" + " + ".join(parts) + ")"
     if value is None or value.number is None:
         return "(missing: the price)"
     terms: dict[str, str] = {}
@@ -100,14 +135,15 @@ def render_charge(value: Value | None, quantities: list[Quantity]) -> str:
             per.append(raw)
         else:
             terms.setdefault(name, raw)
-    amount = _exact(value.number)
+    amount = _exact(value.number) + (" / 100" if value.unit == "cent" else "")
+    label = frozenset(terms.get("label", "").split())
     factors: list[str] = []
     used: set[int] = set()
     # the terms are about the measured unit the price is per (hours, days, metres), else the first one
     measured = [i for i, u in enumerate(per) if dimension_of(ALIASES.get(u, u)) not in ("", "count")]
     primary = measured[0] if measured else 0
     for i, unit in enumerate(per):
-        picked = _pick(unit, quantities, used)
+        picked = _pick(unit, quantities, used, label)
         if picked is None:
             return f"(missing: a quantity in {unit})"
         used.add(picked)
@@ -116,7 +152,7 @@ def render_charge(value: Value | None, quantities: list[Quantity]) -> str:
         if i == primary:
             x = _on_terms(x, unit, terms)
         factors.append(x)
-    expression = " * ".join([amount, *factors]) if factors else amount
+    expression = " * ".join([_wrap(amount), *factors]) if factors else amount
     if "discount" in terms:
         expression = f"{_wrap(expression)} * (1 - {_number_of(terms['discount'])} / 100)"
     if "minimum_charge" in terms:
@@ -126,13 +162,21 @@ def render_charge(value: Value | None, quantities: list[Quantity]) -> str:
     return f"({expression})"
 
 
-def _pick(unit: str, quantities: list[Quantity], used: set[int]) -> int | None:
-    """The quantity a price per ``unit`` applies to: one of the unit's kind (hours for a price per hour),
-    or a count of the thing ("guard" for 3 guards; the one count when there is one)."""
+def _pick(
+    unit: str, quantities: list[Quantity], used: set[int], label: frozenset[str] = frozenset()
+) -> int | None:
+    """The quantity a price per ``unit`` applies to: one of the unit's kind (hours for a price per hour; of
+    several, the one whose qualifier the price's label names: "220 kWh at night" for the night rate), or a
+    count of the thing ("guard" for 3 guards; the one count when there is one)."""
     dim = dimension_of(ALIASES.get(unit, unit))
     free = [i for i in range(len(quantities)) if i not in used]
     if dim and dim != "count":
-        return next((i for i in free if quantities[i].dimension == dim), None)
+        kind = [i for i in free if quantities[i].dimension == dim]
+        qualified = [
+            i for i in kind if quantities[i].what and any(_same_word(quantities[i].what, w) for w in label)
+        ]
+        chosen = qualified or kind
+        return chosen[0] if chosen else None
     counts = [i for i in free if quantities[i].dimension == "count"]
     named = [i for i in counts if _same_word(quantities[i].what, unit)]
     if named:

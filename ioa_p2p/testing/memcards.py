@@ -123,6 +123,9 @@ class MemoryCardNet:
         validator = self.validators.get(namespace)
         if validator is None:  # strict validation: no validator, no record
             return False
+        is_page = getattr(validator, "is_page", None)
+        if is_page is not None and is_page(key):
+            return self._accept_page(validator, key, value)
         try:
             validator.validate(key, value)
             old = self.values.get(key)
@@ -132,6 +135,35 @@ class MemoryCardNet:
             return False
         self.values[key] = value
         return True
+
+    def _accept_page(self, validator: RecordValidator, key: str, value: bytes) -> bool:
+        """A bucket page put, merged into the page held (as the node's DHT layer does)."""
+        admission = self.admission
+
+        def admit(peer: PeerId) -> bool:
+            return (
+                peer == self.peer_id
+                or admission is None
+                or admission.admit_provider(peer.raw, trio.current_time())
+            )
+
+        try:
+            validator.validate(key, value)
+            merged = validator.store_page(key, self.values.get(key), value, admit)  # type: ignore[attr-defined]
+        except Exception:
+            return False
+        if merged.page is not None:
+            self.values[key] = merged.page
+        return True
+
+    async def put_pages(self, keys: list[str], value: bytes, *, ask: int) -> int:
+        await trio.lowlevel.checkpoint()
+        acknowledged = 0
+        for key in dict.fromkeys(keys):
+            if not self.accept(key, value):
+                continue
+            acknowledged += sum(net.accept(key, value) for net in self.reachable_nets())
+        return acknowledged
 
     async def put_value(self, key: str, value: bytes) -> bool:
         await trio.lowlevel.checkpoint()

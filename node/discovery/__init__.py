@@ -3,6 +3,8 @@
 - ``service.py``  :class:`Discovery`: the node's own card, gossip checks, ``find``, DHT fetches
 - ``loops.py``    the background loops (republish, expiry, index rebuilds, announcements, catch-up, DHT
   publishing)
+- ``search.py``   :class:`CardSearch`: DHT lookups of provider records and card fetches (owner first)
+- ``pages.py``    bucket pages: our sketch published in them, and the find that searches them
 - ``warm.py``     :func:`keep_matcher`: the matcher's models loaded when needed (``[discovery] warm``),
   arriving cards embedded in the background, the models unloaded when idle
 - ``routes.py``   control routes ``/find``, ``/cards``, ``/card``

@@ -7,7 +7,8 @@
 - :func:`announce_loop`: re-announces our card when more peers subscribed (:class:`AnnouncePacer`);
 - :func:`catch_up_loop`: fetches from the DHT the cards of gossip neighbours we hold none of, and the
   versions the flood guard dropped;
-- :func:`dht_publish_loop`: puts our card record and provides its bucket keys (:class:`PublishPolicy`);
+- :func:`dht_publish_loop`: puts our card record and provides its bucket keys (:class:`PublishPolicy`), and
+  puts our sketch in its bucket pages (``[discovery] pages``, :mod:`~ioa_p2p.node.discovery.pages`);
 - :func:`revalidate_loop`: confirms again the cards not confirmed for ``revalidate`` seconds (their owner
   first, then the DHT: a withdrawal or a newer version replaces them), and drops those that stay
   unconfirmed ``find_timeout`` seconds longer. Together with the republish interval (a new version, so a
@@ -166,7 +167,33 @@ async def dht_publish_loop(service: Discovery) -> None:
                 acknowledged = await net.provide(list(keys), ask=service.settings.ask)
             replicas = min(K, net.routing_table_size())
             policy.provide_finished(acknowledged, len(keys) * replicas, trio.current_time())
+        if service.settings.pages:
+            await publish_pages(service)
         await service.wait_dht_wake(1.0)
+
+
+async def publish_pages(service: Discovery) -> None:
+    """Put our page under its keys when due (called by the DHT publishing loop)."""
+    publisher, card, vector = service.pages, service.card, service.card_vector
+    if card is None or vector is None or service.withdrawal is not None:
+        return
+    made = publisher.record(
+        service.node.identity, card, vector, service.lsh, service.now_ms(), service.net.network_size()
+    )
+    if made is None:
+        return
+    keys, page = made
+    marker = tuple(k.encode("utf-8") for k in keys) + (page,)  # a new sketch is a change too
+    now = trio.current_time()
+    publisher.policy.observe(service.net.routing_table_size(), now)
+    if not publisher.policy.provide_due(marker, now):
+        return
+    publisher.policy.provide_started(marker, now)
+    acknowledged = 0
+    with service.node.faults.boundary("discovery pages"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
+        acknowledged = await service.net.put_pages(list(keys), page, ask=service.settings.ask)
+    replicas = min(K, service.net.routing_table_size())
+    publisher.policy.provide_finished(acknowledged, len(keys) * replicas, trio.current_time())
 
 
 __all__ = [
@@ -176,6 +203,7 @@ __all__ = [
     "catch_up_loop",
     "dht_publish_loop",
     "expiry_loop",
+    "publish_pages",
     "rebuild_loop",
     "revalidate_loop",
     "republish_loop",

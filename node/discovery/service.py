@@ -61,6 +61,7 @@ from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import CardProfile, HybridMatcher
+from ioa_p2p.node.discovery.pages import PagePublisher, search_pages
 from ioa_p2p.node.discovery.search import CardSearch
 from ioa_p2p.node.discovery.warm import WarmState
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
@@ -130,7 +131,9 @@ class Discovery:
             "gossip_over_limit": 0,
             "revalidated": 0,
             "dropped_unconfirmed": 0,
+            "sketch_mismatch": 0,
         }
+        self.pages = PagePublisher()  # our sketch in bucket pages (node/discovery/pages.py)
         self.warm = WarmState(directory.ranker, settings.warm)  # node/discovery/warm.py
         self.search = CardSearch(
             node.peer_id, net, directory, settings, embedder.model_id, embedder.dim, self.now_ms, self.stats
@@ -150,6 +153,11 @@ class Discovery:
         return self.search.lsh
 
     # ------------------------------------------------------------------ own card
+
+    @property
+    def card_vector(self) -> Any:
+        """Our card's vector (None before the first embedding)."""
+        return self._vector
 
     def now_ms(self) -> int:
         """The node's wall clock in milliseconds (card issue times, expiry, flood guard)."""
@@ -400,7 +408,15 @@ class Discovery:
         )
 
     async def lookup_dht(self, vector: Any) -> dict[str, Any]:
-        """Ask the DHT for the cards that may match ``vector`` (:meth:`CardSearch.lookup`)."""
+        """Ask the DHT for the cards that may match ``vector``: over bucket pages (``[discovery] pages``,
+        :func:`~ioa_p2p.node.discovery.pages.search_pages`), and over provider records
+        (:meth:`CardSearch.lookup`) when pages are off or named too few candidates (peers of a release
+        without pages)."""
+        if self.settings.pages:
+            found = await search_pages(self.search, vector)
+            if found["providers"] >= 0.5 * min(self.settings.page_fetch, self.net.network_size() - 1):
+                return found
+            return {"pages": found, **await self.search.lookup(vector)}
         return await self.search.lookup(vector)
 
     def vouch(self, peer: PeerId) -> int:

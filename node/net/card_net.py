@@ -46,6 +46,9 @@ class Libp2pCardNet:
     async def get_values(self, keys: list[str], *, ask: int) -> dict[str, list[bytes]]:
         return await kad.get_values_many(self.dht, keys, ask=ask)
 
+    async def put_pages(self, keys: list[str], value: bytes, *, ask: int) -> int:
+        return await kad.put_many(self.dht, keys, value, ask=ask)
+
     async def ask_values(
         self, requests: dict[PeerId, list[str]], *, per_peer: float
     ) -> dict[str, list[bytes]]:

@@ -39,7 +39,7 @@ def guard_host(host: Any, budgets: NodeBudgets) -> None:
     cap_yamux_window()
     meter_inbound_streams(host, budgets)
     meter_connections(host, budgets)
-    ensure_step_timer()
+    budgets.watch_loop(ensure_step_timer())
 
 
 def cap_yamux_window() -> None:
@@ -68,11 +68,15 @@ def meter_inbound_streams(host: Any, budgets: NodeBudgets) -> None:
             await upstream(stream)  # contained: it resets what it cannot serve
             return
         meter = MessageMeter(stream, peer, budgets)
+        if not meter.start_negotiation():  # strangers' negotiation slots full: the cheapest refusal
+            with contextlib.suppress(Exception):
+                await stream.reset()
+            return
         meter.install()
         try:
             await upstream(stream)
         finally:
-            meter.release()
+            meter.finish()
 
     handler.metered = True  # type: ignore[attr-defined]
     handler.contained = getattr(upstream, "contained", False)  # type: ignore[attr-defined]

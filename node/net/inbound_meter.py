@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ioa_p2p.budget import Claim
+from ioa_p2p.budget import TRUST_STRANGER, Claim
 from ioa_p2p.errors import IoATimeout, OverBudget, ProtocolViolation
 from ioa_p2p.identity import PeerId
 
@@ -65,6 +65,23 @@ class MessageMeter:
         self._started: float | None = None
         self._evicted = False
         self._scope: trio.CancelScope | None = None
+        #: this stream holds one of the strangers' negotiation slots (NodeBudgets.start_negotiation)
+        self._negotiating = False
+
+    def start_negotiation(self) -> bool:
+        """Take a negotiation slot (strangers share a few, node-wide); False: refuse the stream."""
+        self._negotiating = self.budgets.start_negotiation(self.trust)
+        return self._negotiating or self.trust > TRUST_STRANGER
+
+    def _negotiated(self) -> None:
+        if self._negotiating:
+            self._negotiating = False
+            self.budgets.end_negotiation()
+
+    def finish(self) -> None:
+        """The stream ended: give back what it held."""
+        self._negotiated()
+        self.release()
 
     def install(self) -> None:
         """Replace the stream's ``read`` (py-libp2p and its handlers read through it)."""
@@ -74,6 +91,7 @@ class MessageMeter:
     def hand_over(self) -> None:
         """One of our handlers reads the stream from now on (it holds its frames itself)."""
         self.active = False
+        self._negotiated()
         self.release()
 
     def release(self) -> None:
@@ -84,7 +102,10 @@ class MessageMeter:
     async def read(self, n: int | None = None) -> bytes:
         if not self.active:
             return await self._upstream(n)
-        if self._stream.get_protocol() in RAW_PROTOCOLS:
+        protocol = self._stream.get_protocol()
+        if protocol and self._negotiating:
+            self._negotiated()
+        if protocol in RAW_PROTOCOLS:
             self.hand_over()
             return await self._upstream(n)
         await self.budgets.pace(self.peer)

@@ -31,14 +31,17 @@ from typing import Any
 import trio
 from libp2p.custom_types import TProtocol
 from libp2p.identity.identify_push.identify_push import push_identify_to_peers
-from libp2p.kad_dht.pb.kademlia_pb2 import Message
+from libp2p.kad_dht.pb.kademlia_pb2 import Message, Record
 from libp2p.peer.id import ID
 from libp2p.peer.peerinfo import PeerInfo
 
 from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.keyspace import estimate_network_size
 from ioa_p2p.dht.lookup import Lookup
+from ioa_p2p.dht.pages import read_page
 from ioa_p2p.dht.provide import ProvidePacer, assign
+from ioa_p2p.errors import InvalidMessage
+from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net import libp2p_patches as _patches
 from ioa_p2p.node.net.kad_io import (
     PEER_TIMEOUT,
@@ -84,6 +87,8 @@ async def prepare_dht(
     dht.register_validator(namespace, validator)
     if admission is not None:
         guard_providers(dht, admission)
+    if hasattr(validator, "store_page"):
+        guard_pages(dht, validator, admission)
 
 
 def guard_providers(dht: Any, admission: CardAdmission) -> None:
@@ -109,6 +114,79 @@ def guard_providers(dht: Any, admission: CardAdmission) -> None:
 
     store.add_provider = add_provider
     store._ioa_guarded = True
+
+
+#: Bucket pages a node stores at most, and sketches in them in total (a full page is ~28 KB): past either,
+#: pages new to the node are refused until stored ones expire.
+MAX_PAGES_HELD = 4096
+MAX_PAGE_ENTRIES_HELD = 40_000
+
+
+def guard_pages(dht: Any, validator: Any, admission: CardAdmission | None) -> None:
+    """Merge every bucket page put (``PUT_VALUE`` of ``/ioa/page/...``, ours and others') into the page held
+    (``validator.store_page``: :func:`ioa_p2p.dht.pages.store_page`) instead of replacing it; a peer new
+    to a page counts against ``admission``'s provider limits; the pages held are bounded in number and in
+    sketches (:data:`MAX_PAGES_HELD`, :data:`MAX_PAGE_ENTRIES_HELD`)."""
+    store = dht.value_store
+    if getattr(store, "_ioa_pages", False):
+        return
+    upstream_record, upstream_put = store.put_record, store.put
+    me = dht.local_peer_id.to_bytes()
+    held: dict[bytes, tuple[int, int]] = {}  # page key -> (sketches, latest expiry ms)
+
+    def admit(peer: PeerId) -> bool:
+        return peer.raw == me or admission is None or admission.admit_provider(peer.raw, time.monotonic())
+
+    def merged(key: bytes, value: bytes) -> bytes | None:
+        text = key.decode("utf-8", "replace")
+        old = store.get(key)
+        current = bytes(old.value) if old is not None and old.value else None
+        if key not in held and not _room_for_page(store, held, int(time.time() * 1000)):
+            log.debug("page %s refused: this node holds %d pages already", text, len(held))
+            return None
+        try:
+            result = validator.store_page(text, current, value, admit)
+        except InvalidMessage as exc:
+            log.debug("page put under %s refused: %s", text, exc)
+            return None
+        page: bytes | None = result.page
+        if page is None:
+            return None
+        entries = read_page(page, int(time.time() * 1000))
+        held[key] = (len(entries), max((e.expires_at for e in entries), default=0))
+        return page
+
+    def put_record(key: bytes, record: Any) -> None:
+        if not validator.is_page(key.decode("utf-8", "replace")):
+            upstream_record(key, record)
+            return
+        page = merged(key, bytes(record.value))
+        if page is not None:
+            fresh = Record()
+            fresh.key, fresh.value, fresh.timeReceived = key, page, record.timeReceived
+            upstream_record(key, fresh)
+
+    def put(key: bytes, value: bytes, validity: float = 0.0) -> None:
+        if not validator.is_page(key.decode("utf-8", "replace")):
+            upstream_put(key, value, validity)
+            return
+        page = merged(key, value)
+        if page is not None:
+            upstream_put(key, page, validity)
+
+    store.put_record, store.put = put_record, put
+    store._ioa_pages = True
+
+
+def _room_for_page(store: Any, held: dict[bytes, tuple[int, int]], now_ms: int) -> bool:
+    """True when one more page fits; pages whose sketches all expired are dropped to make room."""
+    if len(held) < MAX_PAGES_HELD and sum(count for count, _ in held.values()) < MAX_PAGE_ENTRIES_HELD:
+        return True
+    for key, (_, expiry) in list(held.items()):
+        if expiry <= now_ms:
+            del held[key]
+            store.remove(key)
+    return len(held) < MAX_PAGES_HELD and sum(count for count, _ in held.values()) < MAX_PAGE_ENTRIES_HELD
 
 
 def ensure_ioa_kad_protocol(dht: Any) -> bool:
@@ -297,6 +375,48 @@ async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask:
     return acknowledged
 
 
+async def put_many(dht: Any, keys: list[str], value: bytes, *, ask: int = DEFAULT_ASK) -> int:
+    """Store ``value`` under every key locally (validated; bucket pages merge) and at the ``K`` closest
+    peers of each: one batched lookup finds them, then every target peer gets its keys as ``PUT_VALUE``
+    pipelined on one stream (py-libp2p limits no rate of puts), each bounded by the per-peer timeout;
+    returns how many (peer, key) puts were acknowledged. Callers bound the whole call."""
+    stored: list[bytes] = []
+    for key in dict.fromkeys(keys):
+        try:
+            dht.validator.validate(key, value)
+            dht.value_store.put(key.encode("utf-8"), value)
+            stored.append(key.encode("utf-8"))
+        except Exception as exc:  # validator errors
+            log.info("DHT put of %s refused: %s", key, exc)
+    if not stored:
+        return 0
+    me = dht.local_peer_id.to_bytes()
+    lookup = Lookup(stored, known_peers(dht), me=me, ask=max(ask, PLACE_ASK))
+    await run_lookup(dht, lookup, VALUE)
+    plan = assign({key: state.candidates for key, state in lookup.keys.items()})
+    acknowledged = 0
+
+    async def put_at(peer: bytes, peer_keys: list[bytes]) -> None:
+        nonlocal acknowledged
+        messages = []
+        for key in peer_keys:
+            message = Message(type=Message.MessageType.PUT_VALUE, key=key)
+            message.record.key, message.record.value = key, value
+            messages.append(message)
+        with trio.move_on_after(PEER_TIMEOUT):
+            try:
+                replies = await exchange(dht.host, ID(peer), messages)
+            except Exception as exc:  # reset, refused, unreachable
+                log.debug("PUT_VALUE to %s failed: %r", ID(peer), exc)
+                return
+            acknowledged += sum(r.type == Message.MessageType.PUT_VALUE for r in replies)
+
+    async with trio.open_nursery() as nursery:
+        for peer, peer_keys in plan.items():
+            nursery.start_soon(put_at, peer, peer_keys)
+    return acknowledged
+
+
 def routing_table_size(dht: Any) -> int:
     return int(dht.routing_table.size())
 
@@ -310,6 +430,7 @@ __all__ = [
     "IOA_KAD_PROTOCOL",
     "ensure_ioa_kad_protocol",
     "get_providers_many",
+    "guard_pages",
     "guard_providers",
     "get_values_from",
     "get_values_many",
@@ -317,6 +438,7 @@ __all__ = [
     "network_size",
     "prepare_dht",
     "provide_many",
+    "put_many",
     "put_value",
     "routing_table_size",
     "serves_dht",

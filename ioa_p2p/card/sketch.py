@@ -1,0 +1,220 @@
+"""The card sketch: a signed, compact copy of a card's vector that travels in DHT bucket pages (pure).
+
+A DHT search ranks candidates from the sketches it lists (``ioa_p2p.dht.pages``) and fetches only the
+few best cards, instead of fetching every provider's card to rank it. A sketch is an
+:class:`~ioa_p2p.wire.Envelope` whose body is a :class:`CardSketch` (message type ``"card_sketch"``,
+version 1):
+
+- ``peer``, ``version``: the card it summarises (the envelope ``seq`` equals ``version``, ``ts`` equals
+  ``issued_at``; the signer must be ``peer``, so nobody, a storing peer included, forges another's);
+- ``model``, ``dim``: the LSH *family* of the card's scheme (``ioa_p2p.dht.lsh.card_buckets``: a 640-d
+  matcher card is sketched by its first 256 values, in the ``wordllama/l2_supercat/256`` family);
+- ``sketch``: ``dim`` signed bytes (int8, two's complement), :func:`quantise` of the family's view of the
+  card vector: ``round(127 * v_i / max |v|)``. Sign projections of these integers on the ±1 LSH
+  hyperplanes are exact integers, so every peer computes the same buckets for a sketch
+  (:func:`sketch_vector`), and a storing peer can check that an entry belongs in the page it is put in;
+- ``issued_at``, ``expires_at``: the sketch lives at most :data:`~ioa_p2p.card.record.MAX_TTL_MS`.
+
+A sketch claims nothing a card does not: a reader that fetches the card checks that the sketch is the
+quantised card vector (:func:`matches_card`) and drops a candidate whose sketch lied. Wire layout:
+``docs/protocol.md`` section 9.3.2.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar  # noqa: F401  (wire.message_type resolves Body's ClassVar hints here)
+
+import numpy as np
+import numpy.typing as npt
+
+from ioa_p2p.card.record import MAX_CLOCK_SKEW_MS, MAX_MODEL_ID, MAX_TTL_MS
+from ioa_p2p.errors import AuthorMismatch, ExpiredCard, InvalidCard, MessageTooLarge
+from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.wire.envelope import Envelope
+from ioa_p2p.wire.schema import Body, message_type
+
+#: Largest sketch (values = bytes); families of larger vectors publish no sketch (readers fall back to
+#: provider records and card fetches).
+MAX_SKETCH_DIM = 1024
+#: Largest encoded sketch envelope.
+MAX_SKETCH_SIZE = 2048
+
+
+@message_type("card_sketch", 1)
+class CardSketch(Body):
+    """The body of a sketch. Build with :func:`issue_sketch`; parse with :func:`parse_sketch`."""
+
+    peer: PeerId
+    version: int
+    model: str
+    dim: int
+    sketch: bytes
+    issued_at: int
+    expires_at: int
+
+    def validate(self) -> None:
+        for name in ("version", "issued_at", "expires_at", "dim"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+                raise InvalidCard(f"sketch {name} must be a non-negative 63-bit integer")
+        if (
+            not isinstance(self.model, str)
+            or not 0 < len(self.model.encode("utf-8", "surrogatepass")) <= MAX_MODEL_ID
+        ):
+            raise InvalidCard(f"sketch model must be text of 1..{MAX_MODEL_ID} bytes")
+        if not 1 <= self.dim <= MAX_SKETCH_DIM:
+            raise InvalidCard(f"sketch dim must be 1..{MAX_SKETCH_DIM}, not {self.dim}")
+        if not isinstance(self.sketch, bytes) or len(self.sketch) != self.dim:
+            raise InvalidCard(f"a sketch of dim {self.dim} holds {self.dim} bytes")
+        if not any(self.sketch):
+            raise InvalidCard("a sketch must not be all zeros")
+        if -128 in np.frombuffer(self.sketch, dtype=np.int8):
+            raise InvalidCard("sketch values are -127..127")
+        if not 0 < self.expires_at - self.issued_at <= MAX_TTL_MS:
+            raise InvalidCard(f"a sketch lives 1..{MAX_TTL_MS} ms")
+
+
+@dataclass(frozen=True, slots=True)
+class SignedSketch:
+    """A verified sketch with its exact encoding (what a bucket page holds)."""
+
+    envelope: Envelope
+    encoded: bytes
+
+    @property
+    def body(self) -> CardSketch:
+        body = self.envelope.body
+        assert isinstance(body, CardSketch)
+        return body
+
+    @property
+    def peer_id(self) -> PeerId:
+        return self.body.peer
+
+    @property
+    def version(self) -> int:
+        return self.body.version
+
+    @property
+    def expires_at(self) -> int:
+        return self.body.expires_at
+
+    def vector(self) -> npt.NDArray[np.float64]:
+        """The sketch values as float64 (exact integers: see the module docstring)."""
+        return sketch_vector(self.body.sketch)
+
+
+def quantise(vector: Sequence[float] | npt.NDArray[Any]) -> bytes:
+    """``round(127 * v_i / max |v|)`` as signed bytes (raises :class:`InvalidCard` for a zero or
+    non-finite vector)."""
+    v = np.asarray(vector, dtype=np.float64).reshape(-1)
+    if not np.isfinite(v).all():
+        raise InvalidCard("cannot sketch a vector with NaN or infinite values")
+    top = float(np.max(np.abs(v))) if v.size else 0.0
+    if top == 0.0:
+        raise InvalidCard("cannot sketch a zero vector")
+    q = np.clip(np.rint(v * (127.0 / top)), -127, 127).astype(np.int8)
+    return q.tobytes()
+
+
+def sketch_vector(sketch: bytes) -> npt.NDArray[np.float64]:
+    """The values of ``sketch`` (signed bytes) as float64."""
+    return np.frombuffer(sketch, dtype=np.int8).astype(np.float64)
+
+
+def issue_sketch(
+    identity: Identity,
+    *,
+    version: int,
+    model: str,
+    vector: Sequence[float] | npt.NDArray[Any],
+    now_ms: int,
+    expires_at: int,
+) -> SignedSketch:
+    """Sign the sketch of this node's card ``version``; ``vector`` is the family's view of the card vector
+    (``CardBuckets.view``), ``model`` the family's model id."""
+    raw = quantise(vector)
+    body = CardSketch(
+        peer=identity.peer_id,
+        version=version,
+        model=model,
+        dim=len(raw),
+        sketch=raw,
+        issued_at=now_ms,
+        expires_at=min(expires_at, now_ms + MAX_TTL_MS),
+    )
+    envelope = Envelope.create(identity, body, seq=version, ts=now_ms)
+    return SignedSketch(envelope, envelope.to_cbor())
+
+
+def decode_sketch(data: bytes) -> SignedSketch:
+    """The sketch in ``data``, its fields checked but its signature NOT verified (a reader verifies the
+    few it acts on: :func:`verify_sketch`). Raises an :class:`~ioa_p2p.errors.InvalidMessage` subclass."""
+    if not isinstance(data, bytes | bytearray | memoryview):
+        raise InvalidCard(f"a sketch is bytes, got {type(data).__name__}")
+    data = bytes(data)
+    if len(data) > MAX_SKETCH_SIZE:
+        raise MessageTooLarge(f"a sketch of {len(data)} bytes is over the limit of {MAX_SKETCH_SIZE}")
+    envelope = Envelope.from_cbor(data, verify=False)
+    body = envelope.body
+    if not isinstance(body, CardSketch):
+        raise InvalidCard(f"expected a card_sketch, got a {body.TYPE!r}")
+    if envelope.author != body.peer:
+        raise AuthorMismatch(f"sketch of {body.peer} is signed by {envelope.author}")
+    if envelope.seq != body.version or envelope.ts != body.issued_at:
+        raise InvalidCard("sketch envelope seq/ts must equal its version/issued_at")
+    return SignedSketch(envelope, data)
+
+
+def check_live(sketch: SignedSketch, now_ms: int) -> None:
+    """Raise unless ``sketch`` is live at ``now_ms`` (not expired, not issued in the future)."""
+    body = sketch.body
+    if now_ms >= body.expires_at:
+        raise ExpiredCard(f"sketch of {body.peer} (version {body.version}) has expired")
+    if body.issued_at > now_ms + MAX_CLOCK_SKEW_MS:
+        raise InvalidCard(f"sketch of {body.peer} was issued in the future; check the clocks")
+
+
+def verify_sketch(sketch: SignedSketch) -> None:
+    """Raise :class:`~ioa_p2p.errors.SignatureError` unless the owner signed ``sketch``."""
+    sketch.envelope.verify()
+
+
+def parse_sketch(data: bytes, *, now_ms: int) -> SignedSketch:
+    """:func:`decode_sketch`, live at ``now_ms`` and its signature verified."""
+    sketch = decode_sketch(data)
+    check_live(sketch, now_ms)
+    verify_sketch(sketch)
+    return sketch
+
+
+def matches_card(sketch: SignedSketch, version: int, view: Sequence[float] | npt.NDArray[Any]) -> bool:
+    """True when ``sketch`` is the quantised ``view`` (the family's view of the card vector) of card
+    ``version``, each value within 1 (rounding may differ between implementations): what a reader checks
+    once it fetched the card the sketch made it fetch."""
+    if sketch.version != version:
+        return False
+    try:
+        mine = sketch_vector(quantise(view))
+    except InvalidCard:
+        return False
+    theirs = sketch.vector()
+    return mine.shape == theirs.shape and float(np.max(np.abs(mine - theirs))) <= 1.0
+
+
+__all__ = [
+    "MAX_SKETCH_DIM",
+    "MAX_SKETCH_SIZE",
+    "CardSketch",
+    "SignedSketch",
+    "check_live",
+    "decode_sketch",
+    "issue_sketch",
+    "matches_card",
+    "parse_sketch",
+    "quantise",
+    "sketch_vector",
+    "verify_sketch",
+]

@@ -1,0 +1,154 @@
+"""Bucket pages on a running node (``[discovery] pages = true``): publishing our sketch, searching pages.
+
+- :class:`PagePublisher` (``Discovery.pages``): the signed sketch of our current card
+  (:func:`~ioa_p2p.card.sketch.issue_sketch`, once per card version) and the page keys of its cells at
+  the levels the network's size calls for; ``loops.publish_pages`` puts the page holding it at the closest
+  peers of every key (``CardNetPort.put_pages``; each storing peer merges it), when its
+  :class:`~ioa_p2p.dht.pacing.PublishPolicy` says so (new version, new keys, table grown, refresh).
+- :func:`search_pages`: a DHT find over pages (:class:`~ioa_p2p.dht.expand.PageSearch`): rounds of one
+  batched ``GET_VALUE`` each (seed pages, then the buckets of the best candidates), bounded by
+  :data:`ROUNDS_SHARE` of ``find_timeout``; then the ``page_fetch`` best candidates' sketches are verified
+  and their cards fetched (owner first, then the DHT), and each fetched card is checked against the
+  sketch that got it fetched (a sketch that lied is counted in ``stats["sketch_mismatch"]``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import trio
+
+from ioa_p2p.card import SignedCard
+from ioa_p2p.card.sketch import MAX_SKETCH_DIM, SignedSketch, issue_sketch, matches_card
+from ioa_p2p.dht.expand import PageSearch
+from ioa_p2p.dht.forest import forest_for
+from ioa_p2p.dht.lsh import CardBuckets, card_buckets
+from ioa_p2p.dht.pacing import PublishPolicy
+from ioa_p2p.dht.pages import encode_page, page_key, read_page
+from ioa_p2p.dht.probing import provided_levels
+from ioa_p2p.errors import InvalidMessage, UsageError
+from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.node.discovery.search import CardSearch
+
+log = logging.getLogger("ioa_p2p.discovery")
+
+#: Share of ``find_timeout`` the page rounds may use; the rest is left for the card fetches.
+ROUNDS_SHARE = 0.6
+
+
+class PagePublisher:
+    """Our sketch and its pages (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.policy = PublishPolicy()
+        self._sketch: SignedSketch | None = None
+
+    def record(
+        self,
+        identity: Identity,
+        card: SignedCard,
+        vector: Any,
+        lsh: CardBuckets,
+        now_ms: int,
+        network_size: float,
+    ) -> tuple[tuple[str, ...], bytes] | None:
+        """The page keys of our current ``card`` (its ``vector``, our scheme's family ``lsh``) and the page
+        to put under them (None: a family too large to sketch)."""
+        if lsh.planes.dim > MAX_SKETCH_DIM:
+            return None
+        sketch = self._sketch
+        if sketch is None or sketch.version != card.version or sketch.peer_id != card.peer_id:
+            sketch = self._sketch = issue_sketch(
+                identity,
+                version=card.version,
+                model=lsh.planes.model_id,
+                vector=lsh.view(vector),
+                now_ms=now_ms,
+                expires_at=card.card.expires_at,
+            )
+        forest = forest_for(lsh.planes.model_id, lsh.planes.dim)
+        levels = provided_levels(network_size)
+        keys = tuple(page_key(c, forest.model_id, forest.dim) for c in forest.cells(sketch.vector(), levels))
+        return keys, encode_page([sketch.encoded])
+
+
+async def search_pages(search: CardSearch, vector: Any) -> dict[str, Any]:
+    """A DHT find over bucket pages (see the module docstring); returns what it did, for ``last_find``."""
+    settings, net = search.settings, search.net
+    started = trio.current_time()
+    size = net.network_size()
+    family = search.lsh
+    pages = PageSearch(
+        search.forest,
+        family.view(vector),
+        size,
+        probes=settings.probes,
+        enumerate_up_to=settings.enumerate,
+        width=settings.page_width,
+        max_pages=settings.max_pages,
+    )
+    listing = pages.listing
+    rounds = 0
+    with trio.move_on_after(ROUNDS_SHARE * settings.find_timeout):
+        cells = pages.start()
+        while cells:
+            keys = {page_key(c, search.forest.model_id, search.forest.dim): c for c in cells}
+            found = await net.get_values(list(keys), ask=settings.ask)
+            now = search.now_ms()
+            for key, cell in keys.items():
+                pages.offer(cell.key, [s for value in found.get(key, []) for s in read_page(value, now)])
+            rounds += 1
+            cells = pages.next_cells()
+    listed_at = trio.current_time()
+    chosen = _verified_best(pages, settings.page_fetch, search.me)
+    wanted = [sketch.peer_id for sketch in chosen if search.needs_fetch(sketch.peer_id)]
+    await search.fetch(wanted)
+    _check_sketches(search, chosen)
+    return {
+        "size": round(size),
+        "pages": len(pages.asked),
+        "passes": rounds,
+        "listing": listing,
+        "providers": len(pages.candidates),
+        "fetched": len(wanted),
+        "providers_s": listed_at - started,
+        "fetch_s": trio.current_time() - listed_at,
+    }
+
+
+def _verified_best(pages: PageSearch, count: int, me: PeerId) -> list[SignedSketch]:
+    """The ``count`` best candidates (not us) whose sketch signature verifies; the others are dropped."""
+    chosen: list[SignedSketch] = []
+    while len(chosen) < count:
+        batch = pages.best(count - len(chosen), exclude=[s.peer_id for s in chosen] + [me])
+        if not batch:
+            break
+        for sketch in batch:
+            try:
+                sketch.envelope.verify()
+                chosen.append(sketch)
+            except InvalidMessage:
+                pages.drop(sketch.peer_id)
+    return chosen
+
+
+def _check_sketches(search: CardSearch, chosen: list[SignedSketch]) -> None:
+    """A fetched card of the version a sketch summarised must be that sketch's vector (its scheme's family
+    view: a 640-d card is sketched by its first 256 values)."""
+    now = search.now_ms()
+    for sketch in chosen:
+        entry = search.directory.entry(sketch.peer_id, now)
+        if entry is None or entry.card.version != sketch.version:
+            continue
+        card = entry.card
+        try:
+            view = card_buckets(card.model, card.card.dim).view(card.embedding())
+        except UsageError:
+            continue
+        if not matches_card(sketch, sketch.version, view):
+            search.stats["sketch_mismatch"] = search.stats.get("sketch_mismatch", 0) + 1
+            log.info("the sketch of %s does not match its card (version %d)", sketch.peer_id, sketch.version)
+
+
+__all__ = ["ROUNDS_SHARE", "PagePublisher", "search_pages"]
