@@ -19,11 +19,10 @@ than the version we already hold (a replay).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ioa_p2p.card import CardRecord, SignedCard, newest_record, parse_record
 from ioa_p2p.dht.admission import CardAdmission
-from ioa_p2p.dht.pages import PAGE_PREFIX, Merge, decode_page, store_page, validate_page
 from ioa_p2p.errors import (
     AuthorMismatch,
     InvalidCard,
@@ -34,8 +33,14 @@ from ioa_p2p.errors import (
 )
 from ioa_p2p.identity import PeerId
 
+if TYPE_CHECKING:
+    from ioa_p2p.dht.pages import Merge
+
 NAMESPACE = "ioa"
 CARD_PREFIX = f"/{NAMESPACE}/card/"
+# The same prefix as ioa_p2p.dht.pages.PAGE_PREFIX (pinned by tests/test_pages.py): pages need numpy and
+# the LSH forest, imported only when a page is first validated, so a bootstrap node starts without them.
+PAGE_PREFIX = f"/{NAMESPACE}/page/"
 
 Clock = Callable[[], int]
 
@@ -132,11 +137,15 @@ class PageValidator:
         self.clock_ms = clock_ms
 
     def validate(self, key: str, value: bytes) -> None:
+        from ioa_p2p.dht.pages import validate_page
+
         validate_page(key, value, self.clock_ms())
 
     def select(self, key: str, values: list[bytes]) -> int:
         """The last value that is a well-formed page (called after ``validate``, which checked the
         entries: they are not checked again here)."""
+        from ioa_p2p.dht.pages import decode_page
+
         for index in range(len(values) - 1, 0, -1):
             try:
                 decode_page(values[index])
@@ -147,6 +156,8 @@ class PageValidator:
 
     def store(self, key: str, held: bytes | None, value: bytes, admit_new: Callable[[PeerId], bool]) -> Merge:
         """What to store for a page put (:func:`~ioa_p2p.dht.pages.store_page` at this validator's clock)."""
+        from ioa_p2p.dht.pages import store_page
+
         return store_page(held, key, value, self.clock_ms(), admit_new)
 
 

@@ -189,3 +189,9 @@ def test_page_search_recovers_the_exact_top_5() -> None:
         asked.append(len(search.asked))
     assert np.mean(recall) >= 0.9, np.mean(recall)
     assert max(asked) <= 400
+
+
+def test_the_validators_page_prefix_is_the_pages_prefix() -> None:
+    from ioa_p2p.dht import pages, validators
+
+    assert validators.PAGE_PREFIX == pages.PAGE_PREFIX

@@ -38,7 +38,6 @@ from libp2p.peer.peerinfo import PeerInfo
 from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.keyspace import estimate_network_size
 from ioa_p2p.dht.lookup import Lookup
-from ioa_p2p.dht.pages import read_page
 from ioa_p2p.dht.provide import ProvidePacer, assign
 from ioa_p2p.errors import InvalidMessage
 from ioa_p2p.identity import PeerId
@@ -152,6 +151,10 @@ def guard_pages(dht: Any, validator: Any, admission: CardAdmission | None) -> No
         page: bytes | None = result.page
         if page is None:
             return None
+        # Imported here: pages need numpy and the LSH forest, which a bootstrap node loads only
+        # when a page first arrives (tests/test_light_nodes.py pins what a node imports at start).
+        from ioa_p2p.dht.pages import read_page
+
         entries = read_page(page, int(time.time() * 1000))
         held[key] = (len(entries), max((e.expires_at for e in entries), default=0))
         return page
