@@ -149,3 +149,15 @@ def test_bind_then_inline_code_and_a_combined_total_told() -> None:
         "Look up the Tamsin Hall capacity and the Oskarby Pavilion capacity, and tell me the combined total."
     ).steps
     assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC]
+
+
+def test_code_with_numbers_before_a_calculation_stays_a_step_of_its_own() -> None:
+    """A code clause holds numbers but is no situation: the calculation after it uses its result."""
+    from ioa_p2p.planning.parse import plan_request
+
+    for goal in (
+        "Calculate 6 * 7. print(max(range(40)))  # Python. Then calculate the result times 5",
+        "Work out 12 + 30. print(len('abcdef') * 2)  # Python code. Then multiply the result by 4.",
+    ):
+        kinds = [step.kind for step in plan_request(goal).steps]
+        assert kinds == ["calc", "code", "calc"], (goal, kinds)

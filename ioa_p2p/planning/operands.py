@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ioa_p2p.planning.answer_types import request_act
 from ioa_p2p.planning.literal import names_in
@@ -216,12 +217,14 @@ def first_things_first(clauses: list[str]) -> list[str]:
     return clauses
 
 
-def join_statements(clauses: list[str]) -> list[str]:
+def join_statements(clauses: list[str], codeish: Callable[[str], bool] | None = None) -> list[str]:
     """A statement with a quantity right before a calculation ("A 4.6 m trailer pays for every metre or part
-    of one; work out its fare") is that calculation's situation: ``"<calculation> (<statement>)"``."""
+    of one; work out its fare") is that calculation's situation: ``"<calculation> (<statement>)"``. Code
+    (``codeish``: "print(sum(range(10)))") is a step of its own, never a situation."""
     out: list[str] = []
     for clause in clauses:
-        if out and _situation(out[-1]) and request_act(clause) == "compute":
+        is_code = codeish is not None and bool(out) and codeish(out[-1])
+        if out and not is_code and _situation(out[-1]) and request_act(clause) == "compute":
             out[-1] = f"{clause.rstrip(' .')} ({out[-1].rstrip(' .')})"
             continue
         out.append(clause)

@@ -157,7 +157,7 @@ def plan_request(goal: str) -> Plan:
         if rated is not None:
             return Plan(goal, rated, len(rated), clauses[-1])
     clauses = join_scenes(clauses, _codeish)  # "I got back on 3 May. What's the last day ...?": one
-    clauses = join_statements(clauses)  # "A 4.6 m trailer pays per metre; work out its fare": one
+    clauses = join_statements(clauses, _codeish)  # "A 4.6 m trailer pays per metre; work out its fare": one
     clauses = split_calculations(first_things_first(clauses))  # "... the rate first."; "15 * 4 and 9 * 7"
     clauses[:1] = [as_question(c) for c in clauses[:1]]  # "work out what ...": before any value is known
     if len(clauses) == 1 and not MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
