@@ -19,6 +19,7 @@ TEXTS = ["Exact arithmetic from plain language.", "Translates between English an
 @pytest.fixture
 def sharing() -> Iterator[None]:
     saved = MiniLMEncoder._shared_capacity
+    MiniLMEncoder._shared_capacity = 0  # sharing off, whatever an earlier test of this process turned on
     MiniLMEncoder._shared.clear()
     yield
     MiniLMEncoder._shared_capacity = saved
