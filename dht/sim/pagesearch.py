@@ -33,7 +33,7 @@ from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sim.fabric import Fabric
 from ioa_p2p.dht.sim.kad import VALUE, LookupRun, start_lookup
 from ioa_p2p.dht.sim.peer import SimNode
-from ioa_p2p.dht.sim.search import FetchRun, SearchResult
+from ioa_p2p.dht.sim.search import FetchRun, SearchResult, rank_fetched
 from ioa_p2p.errors import InvalidMessage
 
 #: Share of ``find_timeout`` the page rounds may use; the rest is left for the card fetches.
@@ -203,13 +203,7 @@ class PageSearchRun:
     def _finish(self) -> None:
         self.done = True
         self.result.total_s = self.world.loop.now - self.started_at
-        cards = self.world.cards
-        assert cards is not None
-        indices = list(self.cards)
-        if indices:
-            scores = cards.vectors[indices] @ self.vector
-            order = np.argsort(-scores, kind="stable")[: self.k]
-            self.result.ranked = [indices[int(i)] for i in order]
+        self.result.ranked = rank_fetched(self.world, list(self.cards), self.vector, self.k)
         self.on_done(self.result)
 
 

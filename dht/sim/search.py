@@ -172,13 +172,7 @@ class SearchRun:
     def _finish(self) -> None:
         self.done = True
         self.result.total_s = self.world.loop.now - self.started_at
-        cards = self.world.cards
-        assert cards is not None
-        indices = list(self.cards)
-        if indices:
-            scores = cards.vectors[indices] @ self.vector
-            order = np.argsort(-scores, kind="stable")[: self.k]
-            self.result.ranked = [indices[int(i)] for i in order]
+        self.result.ranked = rank_fetched(self.world, list(self.cards), self.vector, self.k)
         self.on_done(self.result)
 
 
@@ -322,6 +316,17 @@ def _ignore(_: Any) -> None:
     return None
 
 
+def rank_fetched(world: Fabric, indices: list[int], vector: npt.NDArray[Any], k: int) -> list[int]:
+    """The ``k`` best fetched cards (node indices) by exact cosine with the query: what a find returns."""
+    cards = world.cards
+    assert cards is not None
+    if not indices:
+        return []
+    scores = cards.vectors[indices] @ vector
+    order = np.argsort(-scores, kind="stable")[:k]
+    return [indices[int(i)] for i in order]
+
+
 def held(node: SimNode, key: bytes) -> list[bytes | None]:
     """What ``node`` answers to ``GET_VALUE`` of ``key`` (a list: an answer without a value is one)."""
     return [node.values.get(key)]
@@ -332,4 +337,4 @@ def key_of(peer: bytes) -> bytes:
     return card_key(PeerId(peer)).encode("utf-8")
 
 
-__all__ = ["DIRECT_TIMEOUT", "FetchRun", "SearchResult", "SearchRun", "key_of"]
+__all__ = ["DIRECT_TIMEOUT", "FetchRun", "SearchResult", "SearchRun", "key_of", "rank_fetched"]
