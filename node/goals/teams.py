@@ -39,9 +39,11 @@ from ioa_p2p.llm.failures import failure_kind
 from ioa_p2p.llm.model import Model
 from ioa_p2p.matching import split_goal
 from ioa_p2p.node.chats import Chats
+from ioa_p2p.node.chats.invites import INVITE_WAIT_MOST
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.members import Members
 from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig
+from ioa_p2p.node.net.cpu_wait import open_cpu_deadline
 from ioa_p2p.node.ports import NodePort
 from ioa_p2p.planning import PlanStep, plan_request
 from ioa_p2p.teaming.candidates import Candidate
@@ -129,7 +131,7 @@ class TeamFormation:
     async def reach(self, peers: Sequence[PeerId]) -> None:
         """Connect to the teammates this node is not connected to, through the node's one dial path
         (their signed cards' addresses too: direct first, then relays), concurrently, bounded by
-        ``invite_timeout``."""
+        ``invite_timeout`` (not counting the time this process waited for a CPU, as invitations do)."""
         node = self.node
 
         async def one(peer: PeerId) -> None:
@@ -138,11 +140,14 @@ class TeamFormation:
             except IoAError as exc:
                 log.debug("cannot reach %s: %s", peer, exc)
 
-        with trio.move_on_after(self.config.invite_timeout):
-            async with trio.open_nursery() as nursery:
-                for peer in peers:
-                    if not node.is_connected(peer):
-                        nursery.start_soon(one, peer)
+        timeout = self.config.invite_timeout
+        async with (
+            open_cpu_deadline(timeout, most=INVITE_WAIT_MOST * timeout),
+            trio.open_nursery() as nursery,
+        ):
+            for peer in peers:
+                if not node.is_connected(peer):
+                    nursery.start_soon(one, peer)
 
     def continuation(self, chat_id: bytes, previous: Sequence[str] | None) -> FormedTeam:
         """A new round in an existing chat: the members of its last round (``previous``; None: every

@@ -1,0 +1,116 @@
+"""node/net/cpu_wait.py: deadlines that do not count the time the loop's thread waited for a CPU.
+
+The kernel's run-queue wait is replaced by a function of the (mock) clock, so the scenarios are exact: a
+deadline that a busy machine would have ended early is extended by the wait, never past ``most``; with no
+wait it ends on time; the block's own exception comes out unwrapped; without the kernel's figure it is a
+plain deadline. One test reads the real ``/proc`` figure of this thread.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+import trio
+from trio.testing import MockClock
+
+from ioa_p2p.node.net import cpu_wait
+from ioa_p2p.node.net.cpu_wait import open_cpu_deadline, run_queue_wait
+
+
+@pytest.fixture
+def autojump_clock(monkeypatch: pytest.MonkeyPatch) -> MockClock:
+    monkeypatch.setattr(cpu_wait, "clock_is_real", lambda: True)  # the wait below follows the mock clock
+    return MockClock(autojump_threshold=0)
+
+
+def waits(*steps: tuple[float, float]) -> object:
+    """A run-queue wait that is ``w`` seconds from mock time ``t`` on, for each ``(t, w)`` in ``steps``."""
+
+    def wait() -> float:
+        now = trio.current_time()
+        return max((w for t, w in steps if now >= t), default=0.0)
+
+    return wait
+
+
+async def run_block(body_seconds: float, seconds: float, most: float) -> tuple[bool, float]:
+    start = trio.current_time()
+    async with open_cpu_deadline(seconds, most=most) as scope:
+        await trio.sleep(body_seconds)
+    return scope.cancelled_caught, trio.current_time() - start
+
+
+async def test_no_wait_ends_on_time(monkeypatch: pytest.MonkeyPatch, autojump_clock: MockClock) -> None:
+    monkeypatch.setattr(cpu_wait, "run_queue_wait", waits())
+    assert await run_block(10.0, 1.0, 3.0) == (True, pytest.approx(1.0))
+    assert await run_block(0.5, 1.0, 3.0) == (False, pytest.approx(0.5))
+
+
+async def test_time_waiting_for_a_cpu_does_not_count(
+    monkeypatch: pytest.MonkeyPatch, autojump_clock: MockClock
+) -> None:
+    start = trio.current_time()
+    monkeypatch.setattr(cpu_wait, "run_queue_wait", waits((start + 0.6, 0.5)))
+    # 1.2 s of wall time, 0.5 s of it in the run queue: 0.7 s counted, the block completes
+    assert await run_block(1.2, 1.0, 3.0) == (False, pytest.approx(1.2))
+    start = trio.current_time()
+    monkeypatch.setattr(cpu_wait, "run_queue_wait", waits((start + 0.6, 0.5), (start + 1.4, 0.8)))
+    # waiting for ever: ends once 1 s not spent in the run queue has passed (1 + 0.8)
+    cancelled, took = await run_block(60.0, 1.0, 3.0)
+    assert cancelled
+    assert 1.8 <= took <= 1.8 + cpu_wait.CHECK_EVERY
+
+
+async def test_never_later_than_most(monkeypatch: pytest.MonkeyPatch, autojump_clock: MockClock) -> None:
+    start = trio.current_time()
+    monkeypatch.setattr(cpu_wait, "run_queue_wait", waits((start + 0.5, 100.0)))
+    assert await run_block(60.0, 1.0, 3.0) == (True, pytest.approx(3.0))
+
+
+async def test_the_blocks_own_exception_comes_out_unwrapped(
+    monkeypatch: pytest.MonkeyPatch, autojump_clock: MockClock
+) -> None:
+    monkeypatch.setattr(cpu_wait, "run_queue_wait", waits())
+    with pytest.raises(KeyError):
+        async with open_cpu_deadline(1.0, most=3.0):
+            await trio.sleep(0.1)
+            raise KeyError("mine")
+
+
+async def test_without_the_kernels_figure_a_plain_deadline(
+    monkeypatch: pytest.MonkeyPatch, autojump_clock: MockClock
+) -> None:
+    monkeypatch.setattr(cpu_wait, "run_queue_wait", lambda: None)
+    assert await run_block(10.0, 1.0, 3.0) == (True, pytest.approx(1.0))
+
+
+@pytest.fixture
+def unpatched_clock() -> MockClock:
+    return MockClock(autojump_threshold=0)
+
+
+async def test_under_a_mock_clock_a_plain_deadline(
+    monkeypatch: pytest.MonkeyPatch, unpatched_clock: MockClock
+) -> None:
+    assert not cpu_wait.clock_is_real()
+    start = trio.current_time()
+    monkeypatch.setattr(cpu_wait, "run_queue_wait", waits((start + 0.5, 100.0)))
+    assert await run_block(10.0, 1.0, 3.0) == (True, pytest.approx(1.0))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/thread-self/schedstat is Linux's")
+def test_run_queue_wait_reads_this_threads_figure() -> None:
+    first = run_queue_wait()
+    assert first is not None and first >= 0.0
+    time.sleep(0.01)  # giving up the CPU: the figure never goes back
+    second = run_queue_wait()
+    assert second is not None and second >= first
+
+
+def test_trios_own_clock_is_real() -> None:
+    async def main() -> bool:
+        return cpu_wait.clock_is_real()
+
+    assert trio.run(main)
