@@ -16,7 +16,7 @@ import trio
 from trio.testing import MockClock
 
 from ioa_p2p.node.net import cpu_wait
-from ioa_p2p.node.net.cpu_wait import open_cpu_deadline, run_queue_wait
+from ioa_p2p.node.net.cpu_wait import RunnableClock, open_cpu_deadline, run_queue_wait
 
 
 @pytest.fixture
@@ -114,3 +114,63 @@ def test_trios_own_clock_is_real() -> None:
         return cpu_wait.clock_is_real()
 
     assert trio.run(main)
+
+
+class Real:
+    """A stand-in for ``time.perf_counter`` and the thread's run-queue figure."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+        self.wait = 5.0
+
+    def step(self, seconds: float, waited: float) -> None:
+        self.now += seconds
+        self.wait += waited
+
+
+def clock_on(real: Real, monkeypatch: pytest.MonkeyPatch) -> RunnableClock:
+    monkeypatch.setattr(cpu_wait.time, "perf_counter", lambda: real.now)
+    clock = RunnableClock(refresh=0.0)
+    monkeypatch.setattr(clock, "_read", lambda: real.wait)
+    clock.start_clock()
+    return clock
+
+
+def test_the_runnable_clock_leaves_out_the_wait_for_a_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = Real()
+    clock = clock_on(real, monkeypatch)
+    assert clock.current_time() == 0.0
+    real.step(1.0, 0.6)  # 0.4 s running or waiting for I/O, 0.6 s in the run queue
+    assert clock.current_time() == pytest.approx(0.4)
+    real.step(1.0, 0.0)
+    assert clock.current_time() == pytest.approx(1.4)
+    real.step(1.0, 1.0)  # starved the whole second: the clock still runs at MIN_RATE
+    assert clock.current_time() == pytest.approx(1.4 + cpu_wait.MIN_RATE)
+    assert clock.discounted == pytest.approx(0.6 + 1.0 - cpu_wait.MIN_RATE)
+    assert clock.deadline_to_sleep_time(clock.current_time() + 2.0) == pytest.approx(2.0)
+    assert clock.deadline_to_sleep_time(0.0) == 0.0
+
+
+def test_without_the_kernels_figure_the_runnable_clock_is_real_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = Real()
+    clock = clock_on(real, monkeypatch)
+    monkeypatch.setattr(clock, "_read", lambda: None)
+    real.step(1.0, 0.7)
+    assert clock.current_time() == pytest.approx(1.0)
+
+
+def test_a_run_on_the_runnable_clock() -> None:
+    clock = RunnableClock()
+
+    async def main() -> tuple[float, float, bool]:
+        start = trio.current_time()
+        with trio.move_on_after(0.05):
+            await trio.sleep(10)
+        return start, trio.current_time(), cpu_wait.clock_is_real()
+
+    try:
+        start, end, real = trio.run(main, clock=clock)
+    finally:
+        clock.close()
+    assert end - start >= 0.05  # the deadline fired on the clock's time
+    assert not real  # deadlines inside a RunnableClock run are not extended a second time
