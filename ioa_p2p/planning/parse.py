@@ -24,6 +24,7 @@ from ioa_p2p.planning import natural
 from ioa_p2p.planning.answer_types import answer_type, request_act
 from ioa_p2p.planning.applied import applied, asked_unit
 from ioa_p2p.planning.code import MARK, MARK_RE, RUN_CODE, attach_blocks, code_step, join_bindings
+from ioa_p2p.planning.derive import derived_plan
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.followups import over_earlier
 from ioa_p2p.planning.literal import (
@@ -168,6 +169,7 @@ def plan_request(goal: str) -> Plan:
         decomposed = natural.decompose(clauses[0]) or combined_question(clauses[0])
         decomposed = decomposed or charge_plan(clauses[0]) or deadline_plan(clauses[0])
         decomposed = decomposed or (apply_rate(clauses[0]) if not combines else None)
+        decomposed = decomposed or (derived_plan(clauses[0]) if not combines else None)
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
         combined = _COMBINES.search(clauses[0])
