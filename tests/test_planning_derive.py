@@ -127,3 +127,26 @@ def test_only_questions_for_a_quantity_are_derived() -> None:
     assert derived_plan("Who signs off a Dunmore purchase order?") is None
     assert derived_plan("How many days are there between 3 May 2025 and 9 June 2025?") is None
     assert derived_plan("How much does a Halvard R7 crate weigh?") is not None
+
+
+PRESERVES = """# Oakhollow Preserves
+
+### Damson jam
+
+*One batch fills 8 jars.*
+
+| Ingredient | Per batch (8 jars) |
+|------------|--------------------|
+| Damsons    | 1.6 kg             |
+| Sugar      | 1,200 g            |
+
+> Plum jam: the same method with 900 g sugar.
+"""
+
+
+def test_a_batch_defined_in_items_scales_to_a_count_in_words() -> None:
+    q = "We want to make eighteen jars of Oakhollow damson jam. How much sugar should we buy?"
+    number, unit = _derived(q, PRESERVES, Value.of_number(1200, "g"))
+    assert (round(number, 6), unit) == (2700.0, "g")  # 1,200 g per batch of 8 jars, for 18 jars
+    plan = plan_request(q)
+    assert [s.kind for s in plan.steps] == [LOOKUP, CALC] and plan.steps[-1].template == DERIVE

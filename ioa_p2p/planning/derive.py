@@ -65,12 +65,13 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     """A lookup of ``question`` and the derivation of its answer from the passages found; None for a
     question that does not ask for a quantity."""
     q = question.strip()
-    asked = answer_type(q)
-    how = re.match(r"how (?:much|many|far|long)\b", q, re.I)
+    last = re.split(r"(?<=[.!?])\s+(?=[A-Z])", q)[-1]  # statements, then the question
+    asked = answer_type(last)
+    how = re.match(r"how (?:much|many|far|long)\b", last, re.I)
     quantity = asked.kind in _NUMERIC_KINDS[:2] or (asked.kind in _NUMERIC_KINDS and bool(asked.units or how))
-    if not re.match(r"(?:what|how|which)\b", q, re.I) or not quantity:
+    if not re.match(r"(?:what|how|which)\b", last, re.I) or not quantity:
         return None
-    if re.match(r"how many (?:days|weeks|months|years)\b.*\b(?:between|from|until|since)\b", q, re.I):
+    if re.match(r"how many (?:days|weeks|months|years)\b.*\b(?:between|from|until|since)\b", last, re.I):
         return None  # a date difference, not a quantity the documents define
     return (
         PlanStep(1, LOOKUP, q, q),
@@ -88,11 +89,12 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
     givens = givens_in(question)
     words = content_words(question)
     counted = [g for g in givens if g.number != 1.0]
-    if not counted and _stated(found, facts):
+    wants = _wants(question, facts, found)
+    if not counted and _stated(found, facts, wants):
         return None  # the documents state the amount asked for and the request counts nothing
     best: Chain | None = None
     best_unit = ""
-    for want in _wants(question, facts, found):
+    for want in wants:
         chain = _best(want, facts, givens, words, found, 0, frozenset())
         if chain is None:
             continue
@@ -109,10 +111,13 @@ def _counts(chain: Chain, givens: list[Quantity]) -> bool:
     return any(("g", i) in chain.used and g.number != 1.0 for i, g in enumerate(givens))
 
 
-def _stated(found: Value, facts: list[Quantity]) -> bool:
-    """The value looked up is an amount the documents state (not a rate: nothing to derive)."""
+def _stated(found: Value, facts: list[Quantity], wants: list[str]) -> bool:
+    """The value looked up is an amount of what is asked for that the documents state (not a rate, not
+    an operand in another unit: nothing to derive)."""
     if found.kind != NUMBER:
         return True
+    if wants and not any(convert(found.unit, w) is not None for w in wants):
+        return False
     same = [f for f in facts if f.number == found.number and f.unit == found.unit]
     return bool(same) and all(not f.per or f.per_item for f in same)
 
@@ -179,8 +184,8 @@ def _best(
             if ("f", f.source()) in used:
                 continue
             rel = _relevance(f, words)
-            if depth > 0 and not f.words & words:  # an operand the question's words do not touch: none
-                continue  # (the top may be reached by its unit alone: "electricity costs EUR 0.30 per kWh")
+            if depth > 0 and rel <= 0:  # an operand the question's words do not touch: none (the top
+                continue  # may be reached by its unit alone: "electricity costs EUR 0.30 per kWh")
             if found.kind == NUMBER and found.number == f.number and found.unit == f.unit:
                 rel += FOUND_BONUS
             chain = _through(want, f, i, rel, facts, givens, words, found, depth, used)

@@ -24,7 +24,9 @@ from ioa_p2p.planning.values import ALIASES, numbers_in
 MAX_FACTS = 400
 WORD_NUMBERS = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "twenty": 20, "a dozen": 12, "half a dozen": 6,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+    "sixty": 60, "a hundred": 100, "a dozen": 12, "half a dozen": 6,
 }  # fmt: skip
 _WORD_NUMBER = re.compile(r"\b(" + "|".join(sorted(WORD_NUMBERS, key=len, reverse=True)) + r")\b", re.I)
 STOP = frozenset(
@@ -127,6 +129,9 @@ _YIELD = re.compile(
     r"(?:needs|uses|takes|requires|holds|contains|is made with)\b",
     re.I,
 )
+_MADE_BY = re.compile(
+    r"\b1 ([a-z]+) (?:makes|fills|serves|yields|feeds|gives|holds|seats|covers) (?:about |up to )?(\d+)", re.I
+)
 _HEADING = re.compile(r"^\s*#{1,6}\s+(.*)$")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])|\n(?=\s*[-*•]\s)")
 
@@ -168,7 +173,10 @@ def _sentence_facts(sentence: str, heading: frozenset[str]) -> list[Quantity]:
     found = _numbers(sentence)
     context = content_words(sentence) | heading
     out = []
+    made = _MADE_BY.search(sentence)  # "One batch fills 6 jars": 6 jars per batch
     for i, (start, end, number, unit, per) in enumerate(found):
+        if made and start == made.start(2) and not per:
+            per = (unit_word(made.group(1)),)
         after = found[i + 1][0] if i + 1 < len(found) else len(sentence)
         before = found[i - 1][1] if i > 0 else 0
         region = sentence[end:after]
@@ -280,12 +288,10 @@ def _sections(text: str) -> list[tuple[str, frozenset[str]]]:
 def givens_in(request: str) -> list[Quantity]:
     """The quantities a request states: numbers with their unit or the things they count, and a period
     it asks about ("for a year": 1 year)."""
-    text = spelled(request)
+    text = re.sub(r"(\d)-(?=[a-z])", r"\1 ", spelled(request))  # "a 5,000-litre pond", "a 5-day week"
     out = []
-    for m in re.finditer(r"\b(\d+(?:\.\d+)?)-(day|hour|week|month|year|night)\b", text, re.I):
-        out.append(Quantity(float(m.group(1)), unit_word(m.group(2) + "s"), text=m.group(0)))
     for start, end, number, unit, per in _numbers(text):
-        if per or re.match(r"-\w", text[end:]):
+        if per:
             continue
         alts = tuple(unit_word(w) for w in re.findall(r"[A-Za-z][\w-]*", text[end:])[:4])
         out.append(Quantity(number, unit, (), text=text[start:end].strip(), alts=(unit, *alts)))
