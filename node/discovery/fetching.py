@@ -7,9 +7,8 @@
    :class:`~ioa_p2p.dht.rtt.RoundTrips`;
 2. after the wait those round trips call for (``srtt + 4 rttvar``, 0.15..1 s; 1 s before any sample) the
    fetch **ends early** when the best ``settle`` candidates have all answered (the others rank below
-   them by sketch: the matcher's top 5 lay among the best 8 by sketch score 0.98 of the time,
-   ``bench/bench_sketch_coverage.py``), otherwise the owners that have not answered are looked up in
-   the DHT in one batched lookup, while their own answers still count;
+   them by sketch; :func:`~ioa_p2p.dht.sketchscore.settle_count`), otherwise the owners that have not
+   answered are looked up in the DHT in one batched lookup, while their own answers still count;
 3. it ends when every candidate has a card or the DHT lookup is done; owner requests still running are
    cancelled.
 

@@ -10,9 +10,10 @@
   batched ``GET_VALUE`` each (seed pages, then the buckets of the best candidates), bounded by
   :data:`ROUNDS_SHARE` of ``find_timeout``, sketches scored like the matcher scores cards
   (:class:`~ioa_p2p.dht.sketchscore.SketchScorer`: family and rest cosines, term hashes); then the
-  ``page_fetch`` best candidates' sketches are verified and their cards fetched
+  ``page_fetch`` best candidates' sketches are verified (half as many fetched when their sketches carry
+  a comparable MiniLM part: :func:`~ioa_p2p.dht.sketchscore.fetch_count`) and their cards fetched
   (:func:`~ioa_p2p.node.discovery.fetching.fetch_ranked`: owners first with an adaptive wait, then the
-  DHT; ending early once the best ``k +`` :data:`SETTLE_MARGIN` have answered), and each fetched card is
+  DHT; ending early once the best two thirds have answered), and each fetched card is
   checked against the sketch that got it fetched (a sketch that lied is counted in
   ``stats["sketch_mismatch"]``).
 """
@@ -33,7 +34,7 @@ from ioa_p2p.dht.lsh import CardBuckets, card_buckets
 from ioa_p2p.dht.pacing import PublishPolicy
 from ioa_p2p.dht.pages import encode_page, page_key, read_page
 from ioa_p2p.dht.probing import provided_levels
-from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, query_terms
+from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, fetch_count, query_terms, settle_count
 from ioa_p2p.errors import InvalidMessage, UsageError
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.discovery.fetching import fetch_ranked
@@ -43,8 +44,6 @@ log = logging.getLogger("ioa_p2p.discovery")
 
 #: Share of ``find_timeout`` the page rounds may use; the rest is left for the card fetches.
 ROUNDS_SHARE = 0.6
-#: The card fetch may end once the best ``k +`` this many candidates have answered (``fetching.py``).
-SETTLE_MARGIN = 3
 
 
 class PagePublisher:
@@ -127,8 +126,9 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
             cells = pages.next_cells()
     listed_at = trio.current_time()
     chosen = _verified_best(pages, settings.page_fetch, search.me)
+    chosen = chosen[: fetch_count(scorer, chosen, settings.page_fetch, k)]
     wanted = [sketch.peer_id for sketch in chosen if search.needs_fetch(sketch.peer_id)]
-    fetch = await fetch_ranked(search, wanted, settle=k + SETTLE_MARGIN)
+    fetch = await fetch_ranked(search, wanted, settle=settle_count(len(wanted), k))
     _check_sketches(search, chosen)
     return {
         "size": round(size),
@@ -178,4 +178,4 @@ def _check_sketches(search: CardSearch, chosen: list[SignedSketch]) -> None:
             log.info("the sketch of %s does not match its card (version %d)", sketch.peer_id, sketch.version)
 
 
-__all__ = ["ROUNDS_SHARE", "SETTLE_MARGIN", "PagePublisher", "rest_of", "search_pages"]
+__all__ = ["ROUNDS_SHARE", "PagePublisher", "rest_of", "search_pages"]
