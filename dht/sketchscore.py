@@ -100,7 +100,7 @@ class SketchScorer:
             return -math.inf
         family = self._standard(float(v @ self.view) / (float(np.linalg.norm(v)) or 1.0), self._wl)
         rest = sketch_rest(sketch)
-        if rest is None or not self.comparable(sketch):
+        if rest is None or self.rest is None or not self.comparable(sketch):
             return 2.0 * family
         values = rest[1]
         cosine = float(values @ self.rest) / (float(np.linalg.norm(values)) or 1.0)
