@@ -13,7 +13,7 @@
   ``page_fetch`` best candidates' sketches are verified (half as many fetched when their sketches carry
   a comparable MiniLM part: :func:`~ioa_p2p.dht.sketchscore.fetch_count`) and their cards fetched
   (:func:`~ioa_p2p.node.discovery.fetching.fetch_ranked`: owners first with an adaptive wait, then the
-  DHT; ending early once the best two thirds have answered), and each fetched card is
+  DHT; ending early once all but the last sixth have answered), and each fetched card is
   checked against the sketch that got it fetched (a sketch that lied is counted in
   ``stats["sketch_mismatch"]``).
 """
