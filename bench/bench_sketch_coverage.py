@@ -9,8 +9,15 @@ the best F candidates by sketch score. For the agents and goals of ``bench/bench
 (``agents_and_goals``), every card is sketched as a node does it (real signed sketches through
 :func:`~ioa_p2p.card.sketch.issue_sketch`, version 1: the wordllama part only; version 2: with the MiniLM
 part and the term hashes) and scored as the page search scores them, all cards listed (what a search of a
-network up to 512 peers sees). Printed per N and F: the coverage for version 1 sketches, version 2
-without terms, and version 2. Figures are load-independent.
+network up to 512 peers sees). Printed per N and F, the coverage of:
+
+- ``v1``: version 1 sketches (the wordllama view alone);
+- ``v2 wordllama cards``: version 2 sketches of cards of the default scheme (``[embedding] backend =
+  "wordllama"``): the view and the term hashes, no rest; the query has no rest either;
+- ``v2 matcher cards, no terms`` and ``v2 matcher cards``: cards of the matcher's 640-d scheme
+  (``backend = "matcher"``), whose sketches carry the MiniLM rest (with and without the term hashes).
+
+Figures are load-independent.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from ioa_p2p.dht.forest import forest_for  # noqa: E402
 from ioa_p2p.dht.lsh import card_buckets  # noqa: E402
 from ioa_p2p.dht.sketchscore import SketchScorer, query_terms  # noqa: E402
 from ioa_p2p.identity import Identity  # noqa: E402
-from ioa_p2p.matching import HYBRID_MODEL_ID, CardProfile, make_matcher  # noqa: E402
+from ioa_p2p.matching import HYBRID_MODEL_ID, LITE_MODEL_ID, CardProfile, make_matcher  # noqa: E402
 from ioa_p2p.matching.text import terms  # noqa: E402
 
 NOW = 1_800_000_000_000
@@ -48,7 +55,12 @@ def coverage(n: int, fetches: list[int]) -> dict[str, dict[int, float]]:
     lsh = card_buckets(HYBRID_MODEL_ID, vectors.shape[1])
     forest = forest_for(lsh.planes.model_id, lsh.planes.dim)
     part = lsh.part or vectors.shape[1]
-    designs: dict[str, list] = {"v1": [], "v2 no terms": [], "v2": []}
+    designs: dict[str, list] = {
+        "v1": [],
+        "v2 wordllama cards": [],
+        "v2 matcher cards, no terms": [],
+        "v2 matcher cards": [],
+    }
     for i, (key, profile) in enumerate(profiles.items()):
         identity = Identity(i.to_bytes(4, "big") * 8)
         common = {
@@ -60,11 +72,12 @@ def coverage(n: int, fetches: list[int]) -> dict[str, dict[int, float]]:
         }
         card_terms = [t for text in profile.lexical_fields().values() for t in terms(text)]
         designs["v1"].append((key, issue_sketch(identity, **common)))
+        lite = issue_sketch(identity, **common, scheme=LITE_MODEL_ID, terms=card_terms)
+        designs["v2 wordllama cards"].append((key, lite))
         rest = vectors[i][part:]
-        designs["v2 no terms"].append(
-            (key, issue_sketch(identity, **common, scheme=HYBRID_MODEL_ID, rest=rest))
-        )
-        designs["v2"].append(
+        v2_plain = issue_sketch(identity, **common, scheme=HYBRID_MODEL_ID, rest=rest)
+        designs["v2 matcher cards, no terms"].append((key, v2_plain))
+        designs["v2 matcher cards"].append(
             (key, issue_sketch(identity, **common, scheme=HYBRID_MODEL_ID, rest=rest, terms=card_terms))
         )
     out: dict[str, dict[int, list[float]]] = {name: {f: [] for f in fetches} for name in designs}
@@ -72,9 +85,12 @@ def coverage(n: int, fetches: list[int]) -> dict[str, dict[int, float]]:
         top = {m.key for m in matcher.rank(goal, 5)}
         query = np.asarray(matcher.embed([goal])[0], dtype=np.float64)
         for name, sketches in designs.items():
-            scorer = SketchScorer(
-                lsh.view(query), scheme=HYBRID_MODEL_ID, rest=query[part:], terms=query_terms(goal)
-            )
+            if name.startswith("v2 wordllama"):  # the asking node's query: wordllama only
+                scorer = SketchScorer(lsh.view(query), scheme=LITE_MODEL_ID, terms=query_terms(goal))
+            else:
+                scorer = SketchScorer(
+                    lsh.view(query), scheme=HYBRID_MODEL_ID, rest=query[part:], terms=query_terms(goal)
+                )
             search = PageSearch(forest, lsh.view(query), n, scorer=scorer)
             search.offer(b"all", [s for _, s in sketches])
             keys = {s.peer_id: k for k, s in sketches}

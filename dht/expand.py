@@ -51,9 +51,9 @@ WIDTH = 20
 SETTLE = 5
 NEAR = 8
 MAX_PAGES = 400
-#: Cards fetched: the matcher's top 5 lay among the best 12 by sketch score 1.00 of the time at 50 and 160
-#: agents of the teaming data with version 2 sketches (``bench/bench_sketch_coverage.py``).
-FETCH = 12
+#: Cards fetched at most (the node halves it when sketches carry a MiniLM part:
+#: :func:`~ioa_p2p.dht.sketchscore.fetch_count`).
+FETCH = 24
 
 
 def page_level(network_size: float, enumerate_up_to: int = ENUMERATE_UP_TO) -> int | None:

@@ -28,7 +28,7 @@
     max_fetch = 64          # cards fetched from the DHT per find, at most (provider-record path)
     pages = true            # publish a signed sketch of our card in bucket pages and search pages:
                             # rank candidates from the sketches, fetch only the best page_fetch cards
-    page_fetch = 12         # cards a page search fetches (the node ranks them with its matcher)
+    page_fetch = 24         # cards a page search fetches at most (half when sketches carry MiniLM)
     page_width = 20         # best candidates whose own buckets a page search lists per round
     max_pages = 400         # pages a search asks at most
     heartbeat = 1.0         # GossipSub heartbeat, seconds
@@ -84,7 +84,7 @@ class DiscoverySettings:
     card_refresh: float = setting(600.0, low=0.0, high=86_400.0, unit="seconds")
     max_fetch: int = setting(64, low=1, high=10_000)
     pages: bool = True
-    page_fetch: int = setting(12, low=1, high=1_000)
+    page_fetch: int = setting(24, low=1, high=1_000)
     page_width: int = setting(20, low=0, high=1_000)
     max_pages: int = setting(400, low=1, high=10_000)
     heartbeat: float = setting(1.0, low=0.05, high=120.0, unit="seconds")

@@ -11,13 +11,19 @@ the time), so :class:`SketchScorer` mirrors the matcher's first stage on what a 
   fixed constants (:data:`~ioa_p2p.matching.calibration.HYBRID`);
 - the rest (MiniLM), when the sketch has one of the query's own scheme: its cosine with the query's rest,
   standardised the same way; a sketch without one (version 1, another scheme) counts its family part
-  twice, so both kinds of sketch stay on one scale;
+  twice, so both kinds of sketch stay on one scale (a query without a rest counts the family part once:
+  with the terms' weight of 2 that chose the matcher's top 5 slightly better, 0.88 against 0.85 among
+  the best 12 at 160 agents);
 - the terms (version 2): Okapi BM25 (``k1`` 1.2, ``b`` 0.75) of the query's term hashes over the hashes
   each candidate lists, with document frequencies and lengths taken over the candidates listed so far,
   divided by the best candidate's, weighted like the matcher's lexical signal (2).
 
-Offline (``bench/bench_sketch_coverage.py``, 2026-11-27): the matcher's top 5 lies among the best 12 by
-this score 1.00 of the time at 50 and 160 agents (the wordllama cosine alone: 0.81 / 0.80).
+Offline (``bench/bench_sketch_coverage.py``, 2026-11-27, agents of the teaming data): the matcher's top 5
+lies among the best 12 by this score 1.00 of the time at 50 and 160 agents when the sketches carry the
+MiniLM rest (cards of the matcher's 640-d scheme), 0.87 / 0.87 with the wordllama view and the terms
+alone (cards of the default wordllama scheme; among the best 24: 0.98 / 0.95), 0.81 / 0.80 with the
+view alone. Hence :func:`fetch_count`: a search fetches ``page_fetch`` cards (24), half as many when the
+best candidates' sketches carry a rest comparable with the query's.
 """
 
 from __future__ import annotations
@@ -36,6 +42,8 @@ from ioa_p2p.matching.calibration import HYBRID, LEXICAL, MINILM, WORDLLAMA
 from ioa_p2p.matching.text import terms as content_terms
 
 K1, B = 1.2, 0.75
+#: Share of the best candidates whose sketch must carry a comparable rest for :func:`fetch_count` to halve.
+RICH_SHARE = 0.8
 
 
 def _unit(values: Sequence[float] | npt.NDArray[Any] | None) -> npt.NDArray[np.float64] | None:
@@ -94,11 +102,23 @@ class SketchScorer:
             return -math.inf
         family = self._standard(float(v @ self.view) / (float(np.linalg.norm(v)) or 1.0), self._wl)
         rest = sketch_rest(sketch)
-        if rest is None or self.rest is None or rest[0] != self.scheme or rest[1].shape != self.rest.shape:
+        if self.rest is None:  # a query of a scheme without a rest: the family part alone
+            return family
+        if rest is None or not self.comparable(sketch):
             return 2.0 * family
         values = rest[1]
         cosine = float(values @ self.rest) / (float(np.linalg.norm(values)) or 1.0)
         return family + self._standard(cosine, self._ml)
+
+    def comparable(self, sketch: SignedSketch) -> bool:
+        """True when ``sketch`` carries a rest of the query's own scheme (scored on both parts)."""
+        rest = sketch_rest(sketch)
+        return (
+            rest is not None
+            and self.rest is not None
+            and rest[0] == self.scheme
+            and rest[1].shape == self.rest.shape
+        )
 
     def listed(self, sketch: SignedSketch, replaces: SignedSketch | None = None) -> None:
         """Count a candidate's terms (``replaces``: its previous sketch, whose terms no longer count)."""
@@ -150,4 +170,23 @@ class SketchScorer:
         return (raw - mean) / std
 
 
-__all__ = ["SketchScorer", "card_terms", "query_terms"]
+def fetch_count(scorer: SketchScorer, best: Sequence[SignedSketch], page_fetch: int, k: int) -> int:
+    """How many of the ``best`` candidates (best first, ``page_fetch`` of them or fewer) to fetch: all, or
+    half of ``page_fetch`` (at least ``k``) when at least :data:`RICH_SHARE` of them carry a comparable
+    rest (see the module docstring)."""
+    if not best:
+        return 0
+    rich = sum(scorer.comparable(s) for s in best[:page_fetch])
+    if rich >= RICH_SHARE * min(len(best), page_fetch):
+        return max(k, page_fetch // 2)
+    return page_fetch
+
+
+def settle_count(count: int, k: int) -> int:
+    """How many of the ``count`` best candidates must have answered for a card fetch to end early: all but
+    a sixth (at least ``k``; the matcher's top 5 lay among the best 10 of 12 by score with a rest 1.00 of
+    the time, among the best 20 of 24 without 0.96)."""
+    return min(count, max(k, count - count // 6))
+
+
+__all__ = ["RICH_SHARE", "SketchScorer", "card_terms", "fetch_count", "query_terms", "settle_count"]

@@ -25,7 +25,7 @@ from ioa_p2p.card.sketch import (
 from ioa_p2p.dht.expand import PageSearch
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.pages import encode_page, merge_page, page_key, read_page, validate_page
-from ioa_p2p.dht.sketchscore import SketchScorer, query_terms
+from ioa_p2p.dht.sketchscore import SketchScorer, fetch_count, query_terms, settle_count
 from ioa_p2p.errors import InvalidCard, SignatureError
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching.calibration import HYBRID, MINILM, WORDLLAMA
@@ -135,6 +135,9 @@ def test_the_scorer_mirrors_the_matchers_first_stage() -> None:
     twice = 2 * (unit(q1) @ unit(qv) - m1) / s1
     assert scorer.dense(v1(2, view)) == pytest.approx(twice, abs=1e-9)
     assert scorer.dense(v2(3, view, rest, [], scheme="other/24")) == pytest.approx(twice, abs=1e-9)
+    # a query without a rest (a node of the wordllama scheme) counts the view once, for every sketch
+    plain = SketchScorer(qv)
+    assert plain.dense(s) == pytest.approx(twice / 2, abs=1e-9) == plain.dense(v1(2, view))
     # a sketch of another family size never wins
     small = issue_sketch(ident(4), version=1, model=MODEL, vector=np.ones(8), now_ms=NOW, expires_at=NOW + 1)
     assert scorer.dense(small) == -np.inf
@@ -175,3 +178,22 @@ def test_a_page_search_ranks_by_terms_when_the_vectors_tie() -> None:
     assert search.best(1)[0].peer_id != lawyer.peer_id
     search.drop(plain[0].peer_id)
     assert plain[0].peer_id not in {s.peer_id for s in search.best(10)}
+
+
+def test_half_as_many_cards_are_fetched_when_the_sketches_carry_a_comparable_rest() -> None:
+    rng = np.random.default_rng(7)
+    view, rest = rng.normal(size=DIM), rng.normal(size=24)
+    scorer = SketchScorer(view, scheme=SCHEME, rest=rest)
+    rich = [v2(i, view, rest, ["a"]) for i in range(24)]
+    plain = [v2(i, view, None, ["a"]) for i in range(24)]
+    other = [v2(i, view, rest, ["a"], scheme="other/40") for i in range(24)]
+    assert all(scorer.comparable(s) for s in rich) and not any(scorer.comparable(s) for s in plain + other)
+    assert fetch_count(scorer, rich, 24, 5) == 12
+    assert fetch_count(scorer, plain, 24, 5) == 24 and fetch_count(scorer, other, 24, 5) == 24
+    assert fetch_count(scorer, rich[:20] + plain[:4], 24, 5) == 12  # 20 of 24 carry one: >= 0.8
+    assert fetch_count(scorer, rich[:19] + plain[:5], 24, 5) == 24
+    assert fetch_count(scorer, rich, 24, 20) == 20  # never fewer than k
+    assert fetch_count(scorer, [], 24, 5) == 0
+    assert fetch_count(SketchScorer(view), rich, 24, 5) == 24  # a query without a rest
+    assert settle_count(24, 5) == 20 and settle_count(12, 5) == 10 and settle_count(6, 5) == 5
+    assert settle_count(3, 5) == 3

@@ -10,9 +10,12 @@
   batched ``GET_VALUE`` each (seed pages, then the buckets of the best candidates), bounded by
   :data:`ROUNDS_SHARE` of ``find_timeout``, sketches scored like the matcher scores cards
   (:class:`~ioa_p2p.dht.sketchscore.SketchScorer`: family and rest cosines, term hashes); then the
-  ``page_fetch`` best candidates' sketches are verified and their cards fetched (owner first, then the
-  DHT), and each fetched card is checked against the sketch that got it fetched (a sketch that lied is
-  counted in ``stats["sketch_mismatch"]``).
+  ``page_fetch`` best candidates' sketches are verified (half as many fetched when their sketches carry
+  a comparable MiniLM part: :func:`~ioa_p2p.dht.sketchscore.fetch_count`) and their cards fetched
+  (:func:`~ioa_p2p.node.discovery.fetching.fetch_ranked`: owners first with an adaptive wait, then the
+  DHT; ending early once all but the last sixth have answered), and each fetched card is
+  checked against the sketch that got it fetched (a sketch that lied is counted in
+  ``stats["sketch_mismatch"]``).
 """
 
 from __future__ import annotations
@@ -31,9 +34,10 @@ from ioa_p2p.dht.lsh import CardBuckets, card_buckets
 from ioa_p2p.dht.pacing import PublishPolicy
 from ioa_p2p.dht.pages import encode_page, page_key, read_page
 from ioa_p2p.dht.probing import provided_levels
-from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, query_terms
+from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, fetch_count, query_terms, settle_count
 from ioa_p2p.errors import InvalidMessage, UsageError
 from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.node.discovery.fetching import fetch_ranked
 from ioa_p2p.node.discovery.search import CardSearch
 
 log = logging.getLogger("ioa_p2p.discovery")
@@ -88,9 +92,9 @@ def rest_of(lsh: CardBuckets, vector: Any) -> Any:
     return np.asarray(vector, dtype=np.float64).reshape(-1)[lsh.part :]
 
 
-async def search_pages(search: CardSearch, vector: Any, text: str = "") -> dict[str, Any]:
+async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int = 5) -> dict[str, Any]:
     """A DHT find over bucket pages for the query ``text`` (embedded: ``vector``; see the module
-    docstring); returns what it did, for ``last_find``."""
+    docstring) whose best ``k`` the node will return; returns what it did, for ``last_find``."""
     settings, net = search.settings, search.net
     started = trio.current_time()
     size = net.network_size()
@@ -122,8 +126,9 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "") -> dict[
             cells = pages.next_cells()
     listed_at = trio.current_time()
     chosen = _verified_best(pages, settings.page_fetch, search.me)
+    chosen = chosen[: fetch_count(scorer, chosen, settings.page_fetch, k)]
     wanted = [sketch.peer_id for sketch in chosen if search.needs_fetch(sketch.peer_id)]
-    await search.fetch(wanted)
+    fetch = await fetch_ranked(search, wanted, settle=settle_count(len(wanted), k))
     _check_sketches(search, chosen)
     return {
         "size": round(size),
@@ -134,6 +139,7 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "") -> dict[
         "fetched": len(wanted),
         "providers_s": listed_at - started,
         "fetch_s": trio.current_time() - listed_at,
+        **fetch,
     }
 
 
