@@ -32,7 +32,13 @@ class Recorder:
     async def read(self, n: int | None = None) -> bytes:
         if not self.writes:
             self.reads_before_first_write += 1
-        return self.replies.pop(0) if self.replies else b""
+        if not self.replies:
+            return b""
+        head = self.replies.pop(0)
+        if n is not None and 0 <= n < len(head):  # up to n bytes, the rest at the next read
+            head, rest = head[:n], head[n:]
+            self.replies.insert(0, rest)
+        return head
 
 
 def _line(text: bytes) -> bytes:
@@ -134,3 +140,77 @@ async def test_kad_exchange_with_a_node_is_lazy_and_gets_its_replies(tmp_path) -
             requests = [Message(type=Message.MessageType.FIND_NODE, key=bytes([i]) * 32) for i in range(3)]
             replies = await exchange(b.net.host, to_libp2p_id(a.peer_id), requests)
         assert [r.type for r in replies] == [Message.MessageType.FIND_NODE] * 3
+
+
+# ---------------------------------------------------------------------- dialing (node/net/lazy_upgrade.py)
+
+
+def test_the_upgrade_selector_still_has_the_shape_the_lazy_patch_assumes() -> None:
+    import inspect
+
+    from libp2p.protocol_muxer.generic_selector import GenericMultistreamSelector
+    from libp2p.security.security_multistream import SecurityMultistream
+    from libp2p.stream_muxer.muxer_multistream import MuxerMultistream
+
+    from ioa_p2p.node.net import libp2p_patches
+
+    libp2p_patches.apply_patches()
+    assert getattr(GenericMultistreamSelector.select, "ioa_lazy", False)
+    for cls in (SecurityMultistream, MuxerMultistream):  # both upgrade steps negotiate through it
+        assert "_selector.select(" in inspect.getsource(cls)
+
+
+async def test_the_dialer_writes_its_single_protocol_and_reads_the_echo_with_the_next_message() -> None:
+    from libp2p.protocol_muxer.exceptions import MultiselectClientError
+    from libp2p.protocol_muxer.generic_selector import GenericMultistreamSelector
+
+    from ioa_p2p.node.net import libp2p_patches
+
+    libp2p_patches.apply_patches()
+    selector: GenericMultistreamSelector[str] = GenericMultistreamSelector()
+    selector.add_handler("/noise", "the transport")
+    raw = Recorder([_line(b"/multistream/1.0.0") + _line(b"/noise") + b"noise msg2"])
+    assert await selector.select(raw, True) == ("/noise", "the transport")
+    assert raw.writes == [negotiation_lines("/noise")] and raw.replies  # nothing read yet
+    await raw.write(b"noise msg1")  # the handshake goes on at once
+    assert await raw.read(5) == b"noise"  # the echo is taken off the first read
+    assert await raw.read(100) == b" msg2"
+    assert "read" not in vars(raw)  # the connection's own read again
+
+    refused = Recorder([_line(b"/multistream/1.0.0") + _line(b"na")])
+    await selector.select(refused, True)
+    with pytest.raises(MultiselectClientError, match="does not support /noise"):
+        await refused.read(10)
+
+
+async def test_two_nodes_dial_each_other_lazily_and_talk() -> None:
+    from libp2p.peer.peerinfo import PeerInfo
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.host import new_noise_host
+
+    async def echo(stream) -> None:
+        await stream.write(b"echo:" + await stream.read(1024))
+        await stream.close()
+
+    a, b = new_noise_host(Identity.generate()), new_noise_host(Identity.generate())
+    a.set_stream_handler(PROTO, echo)
+    b.set_stream_handler(PROTO, echo)
+    here = [multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]
+    with trio.fail_after(30):
+        async with a.run(listen_addrs=here), b.run(listen_addrs=here):
+            for dialer, listener in ((a, b), (b, a)):
+                await dialer.connect(PeerInfo(listener.get_id(), listener.get_addrs()))
+                for lazy in (True, False):  # our lazy stream and py-libp2p's own on the lazy connection
+                    if lazy:
+                        stream = await open_lazy_stream(dialer, listener.get_id(), PROTO)
+                    else:
+                        stream = await dialer.new_stream(listener.get_id(), [PROTO])
+                    await stream.write(b"hi")
+                    got = b""
+                    while len(got) < 7:
+                        chunk = await stream.read(1024)
+                        assert chunk
+                        got += chunk
+                    assert got == b"echo:hi"
+                    await stream.close()
