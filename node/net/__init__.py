@@ -33,6 +33,8 @@
 - ``cpu_meter.py``       CPU time of the tasks serving a peer charged to it; pacing a peer that owes
 - ``routing.py``         the node's Kademlia DHT instance, bootstrap dialing with backoff (and what it says
   when none answers), peer discovery
+- ``lazy_select.py``     outbound streams whose multistream-select negotiation rides with the first
+  request (one round trip instead of three)
 - ``kad.py``             batched fresh Kademlia lookups, puts and provides over py-libp2p's KadDHT; serving
   the DHT on ``/ioa/kad/1.0.0`` with our record validators
 - ``gossip.py``          GossipSub card announcements (tuned heartbeat and limits, topic validator, drain
