@@ -99,6 +99,8 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    close: 50 connections took the whole shutdown budget and left the host open.
    :func:`~ioa_p2p.node.net.guard.close_connections` closes them concurrently first. The test checks
    yamux's close still sleeps.
+21. Yamux credited the window on nearly every read (about three extra frames per small message):
+   :mod:`ioa_p2p.node.net.idle_traffic` keeps go-yamux's half-window rule; ``tests/test_idle_traffic.py``.
 """
 
 from __future__ import annotations
@@ -113,6 +115,7 @@ import libp2p.network.swarm as _swarm
 
 from ioa_p2p.logs import apply_third_party_levels
 from ioa_p2p.node.net.cpu_meter import OWNER
+from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
 
 if TYPE_CHECKING:
     from ioa_p2p.node.net.budgets import NodeBudgets
@@ -160,6 +163,7 @@ def apply_patches() -> None:
     apply_third_party_levels()
     use_ioa_kad_protocol()
     cache_pubsub_peer_records()
+    credit_yamux_in_halves()
     _applied = True
 
 
