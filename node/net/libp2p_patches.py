@@ -118,8 +118,8 @@ import libp2p.network.swarm as _swarm
 
 from ioa_p2p.logs import apply_third_party_levels
 from ioa_p2p.node.net.cpu_meter import OWNER
-from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
 from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
+from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
 
 if TYPE_CHECKING:
     from ioa_p2p.node.net.budgets import NodeBudgets
