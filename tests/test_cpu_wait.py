@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import trio
@@ -174,3 +175,17 @@ def test_a_run_on_the_runnable_clock() -> None:
         clock.close()
     assert end - start >= 0.05  # the deadline fired on the clock's time
     assert not real  # deadlines inside a RunnableClock run are not extended a second time
+
+
+def test_the_multi_agent_process_runs_on_the_runnable_clock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ioa_p2p.cli import node_agents
+    from ioa_p2p.config.node_config import parse_config
+    from ioa_p2p.node.agents import plan_of_config
+
+    config = parse_config(tmp_path, {"agents": [{"name": "a"}, {"name": "b"}]})
+    seen: list[object] = []
+    monkeypatch.setattr(node_agents.trio, "run", lambda *args, clock=None: seen.append(clock))
+    node_agents.run_agents(config, plan_of_config(config, "config.toml"), "config.toml")
+    assert len(seen) == 1 and isinstance(seen[0], RunnableClock)
