@@ -189,3 +189,34 @@ def test_the_multi_agent_process_runs_on_the_runnable_clock(
     monkeypatch.setattr(node_agents.trio, "run", lambda *args, clock=None: seen.append(clock))
     node_agents.run_agents(config, plan_of_config(config, "config.toml"), "config.toml")
     assert len(seen) == 1 and isinstance(seen[0], RunnableClock)
+
+
+@pytest.mark.slow
+async def test_an_invitation_waits_out_the_time_its_process_waited_for_a_cpu(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Real hosts: the invitee's application takes 1.5 s to accept; the inviter waits 1 s. With the
+    thread reported waiting for a CPU 90 % of the time the answer is awaited (at most 3 s); with no wait
+    reported the invitation ends unanswered after 1 s."""
+    from tests.test_chats_net import chats_of
+    from tests.test_invite_policy import config_for, genesis_by, open_named
+
+    async def slow_yes(genesis: object) -> bool:
+        await trio.sleep(1.5)
+        return True
+
+    with trio.fail_after(90):
+        configs = {name: config_for(tmp_path, name) for name in ("inviter", "invitee")}
+        async with open_named(tmp_path, configs) as nodes:
+            inviter, invitee = nodes["inviter"], nodes["invitee"]
+            chats_of(invitee).invites.policy = slow_yes
+            invites = chats_of(inviter).invites
+
+            monkeypatch.setattr(cpu_wait, "run_queue_wait", lambda: 0.0)
+            genesis = genesis_by(inviter, [invitee.peer_id], "not waited for")
+            assert await invites.call_invite(invitee.peer_id, genesis, None, within=1.0) is None
+
+            began = time.perf_counter()
+            monkeypatch.setattr(cpu_wait, "run_queue_wait", lambda: 0.9 * (time.perf_counter() - began))
+            genesis = genesis_by(inviter, [invitee.peer_id], "waited for")
+            assert await invites.call_invite(invitee.peer_id, genesis, None, within=1.0) is True
