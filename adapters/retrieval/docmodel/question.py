@@ -38,7 +38,7 @@ from ioa_p2p.adapters.retrieval.facts import question_terms, stem
 _MONEY = (
     "cost costs price prices fee fees charge charged charges pay pays paid deposit fine fines rate rates "
     "fare fares rent tariff bill surcharge refund compensation budget salary allowance spend spent "
-    "penalty worth"
+    "penalty worth credit reimbursement premium levy toll wage wages"
 )
 MONEY_WORDS = frozenset(_MONEY.split())
 #: words of a question that name a dimension ("how heavy" -> mass)
@@ -73,6 +73,7 @@ class Query:
     extreme: str = ""  # "max" | "min" | ""
     per: str = ""  # the denominator asked: "h", "days", "user", "m³" ("" when none)
     last: bool = False  # the end of a range is asked ("close", "until", "end")
+    unit: str = ""  # the unit the question names for its answer ("how many days": days)
 
     @property
     def numeric(self) -> bool:
@@ -98,7 +99,9 @@ def read_question(question: str) -> Query:
     extreme = "max" if _MAX.search(low) else "min" if _MIN.search(low) else ""
     last = bool(re.search(r"\b(?:close|closes|closing|end|ends|finish|finishes|until|last|shut)\b", low))
     terms = frozenset(question_terms(q))
-    return Query(q, kind, dims, terms, tuple(quantities_in(q)), extreme, per, last)
+    named = re.search(r"\b(?:how many|number of|in)\s+([a-z³²]+)\b", low)
+    unit = UNIT_ALIASES.get(named.group(1), "") if named and kind in ("duration", "quantity") else ""
+    return Query(q, kind, dims, terms, tuple(quantities_in(q)), extreme, per, last, unit)
 
 
 def _kind(low: str, words: list[str]) -> tuple[str, tuple[str, ...]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ioa_p2p.adapters.retrieval.docmodel.conditions import split_otherwise
+from ioa_p2p.adapters.retrieval.docmodel.quantity import UNIT_ALIASES
 
 _CLAUSE_SPLIT = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+|\s+(?:and|but|while|whereas)\s+|,\s+")
 CLOCK = re.compile(r"(?<![\d.:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
@@ -66,7 +67,7 @@ def names(text: str, asked: set[str]) -> list[tuple[int, str]]:
         name = m.group().strip(" ,;:.")
         name = re.sub(r"\s+(?:of|de|van|von|and|&)$", "", name)
         words = [w.lower() for w in re.findall(r"[A-Za-z'’-]+", name)]
-        if not words or all(w in _CALENDAR_WORDS or w in asked for w in words):
+        if not words or all(w in _CALENDAR_WORDS or w in asked or w in UNIT_ALIASES for w in words):
             continue
         if m.start() == 0 and len(words) == 1:
             continue
