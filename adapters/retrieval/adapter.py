@@ -201,6 +201,9 @@ class DocIndex:
         for score, p in hits:
             weight = max(score, 0.0) * scope.get(set_of(p.path), 1.0)
             weights[p.path] = max(weights.get(p.path, 0.0), weight)
+        top = max(weights.values(), default=0.0)
+        if top > 0:  # the best document counts whole: the typed model's confidence is its own
+            weights = {path: w / top for path, w in weights.items()}
         documents = [d for d in self.documents() if d.path in weights]
         return ranked(query, documents, weights, TYPED_CANDIDATES) if documents else []
 

@@ -19,11 +19,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.docmodel.bands import band_of
-from ioa_p2p.adapters.retrieval.docmodel.quantity import UNIT_ALIASES, Quantity, quantities_in
+from ioa_p2p.adapters.retrieval.docmodel.quantity import UNIT_ALIASES, Quantity, convert, quantities_in
 from ioa_p2p.adapters.retrieval.docmodel.question import MONEY_WORDS, Query, read_question
 from ioa_p2p.adapters.retrieval.docmodel.records import FIELD, ROW, TERM, Document, Record, TypedAnswer
 from ioa_p2p.adapters.retrieval.docmodel.spans import cause, clause_of, clocks, names, situation_branch
-from ioa_p2p.adapters.retrieval.facts import terms
+from ioa_p2p.adapters.retrieval.facts import stem, terms
 from ioa_p2p.planning.values import Value, dates_in
 
 CONTEXT_WEIGHT = 0.6
@@ -111,8 +111,8 @@ def _adjust(query: Query, r: Record, c: _Candidate) -> float:
     factor = 1.0
     q = c.quantity
     if q is not None:
-        if any(abs(s.number - q.number) < 1e-9 and s.unit == q.unit for s in query.stated):
-            return 0.15  # the question states it: not the answer
+        if any(_same_amount(s, q) for s in query.stated):
+            return 0.15  # the question states it ("after half an hour": not "30 minutes"): not the answer
         if query.per:
             if q.per and _same_per(q.per, query.per):
                 factor *= 1.35
@@ -121,8 +121,9 @@ def _adjust(query: Query, r: Record, c: _Candidate) -> float:
         elif q.per and query.kind in ("amount", "quantity"):
             factor *= 0.9
     band = band_of(r.key) if r.kind in (ROW, FIELD) else None
-    if band is not None and query.stated:  # "5 to 9 years", "first 6 m³": the band the stated amount is in
-        inside = [band.holds(s.number, s.unit) for s in query.stated]
+    points = [s for s in query.stated if not _COMPARED.search(query.text[max(0, s.start - 16) : s.start])]
+    if band is not None and points:  # "5 to 9 years", "first 6 m³": the band the stated amount is in
+        inside = [band.holds(s.number, s.unit) for s in points]
         if any(x is True for x in inside):
             factor *= 1.6
         elif any(x is False for x in inside):
@@ -133,6 +134,17 @@ def _adjust(query: Query, r: Record, c: _Candidate) -> float:
         if wanted in kinds or wanted[:3] in c.slot.lower():
             factor *= 1.3
     return factor
+
+
+#: A stated amount after these words names a band ("vehicles longer than 5 m"), not an amount in one.
+_COMPARED = re.compile(r"\b(?:than|over|above|under|below|up to|at least|at most|from|exceeding)\s*$", re.I)
+
+
+def _same_amount(a: Quantity, b: Quantity) -> bool:
+    if not a.unit or not b.unit:
+        return a.unit == b.unit and abs(a.number - b.number) < 1e-9
+    converted = convert(a.number, a.unit, b.unit)
+    return converted is not None and abs(converted - b.number) < 1e-9 * max(1.0, abs(b.number))
 
 
 def _same_per(a: str, b: str) -> bool:
@@ -164,7 +176,7 @@ def _row_candidates(query: Query, r: Record, w: _Weights, currency: str) -> list
             continue
         h_terms = terms(header) | _header_words(header)
         near = w.share(h_terms | key_terms)  # a cell is addressed by its row's key and its column's header
-        per = _header_per(header)
+        per = _header_per(header) or _header_per(r.cells[0][1])  # "Vehicle (per metre or part)"
         if n == 0 and query.kind != "name":
             continue
         qs = quantities_in(cell)
@@ -242,7 +254,7 @@ def _text_candidates(
         text_clocks = clocks(text)
     if query.numeric or kind in ("value", "when"):
         for q in quantities:
-            fit = _fit(query, q)
+            fit = _fit(query, q) * _counted(query, text, q)
             if fit > 0:
                 out.append(_Candidate(_value_of(q), fit, w.share(terms(clause_of(text, q.start))), "", q))
     if kind in ("time", "when") and text_clocks:
@@ -268,6 +280,8 @@ def _text_candidates(
 def fits(question: str, value: Value) -> bool:
     """Whether ``value`` has the type ``question`` asks for (a duration a time, an amount money...)."""
     query = read_question(question)
+    if value.kind == "list":  # several values (one per warehouse, per charge): each must fit
+        return bool(value.items) and all(fits(question, item) for item in value.items)
     if value.kind == "number" and value.number is not None:
         q = Quantity(value.number, value.unit, value.text, 0, 0)
         return _fit(query, q) >= 0.8 if query.numeric or query.kind == "when" else query.kind == "value"
@@ -291,6 +305,24 @@ def _range_end(text: str, found: list[tuple[int, str]], last: bool) -> list[tupl
             skip |= {n, n + 1}
     out += [f for n, f in enumerate(found) if n not in skip]
     return sorted(out)
+
+
+def _counted(query: Query, text: str, q: Quantity) -> float:
+    """For "how many <things>": a number followed by those things counts whole, one followed by other
+    things ("3.2 million requests" when customers are asked) counts less."""
+    if query.kind != "count" or not query.counted or q.unit:
+        return 1.0
+    after = re.match(r"\s*(?:[a-z-]+\s+)?([a-z]+)", text[q.end :].lower())
+    if not after:
+        return 1.0
+    words = re.findall(r"[a-z]+", text[q.end : q.end + 30].lower())[:2]
+    if any(stem(w) == query.counted for w in words):
+        return 1.2
+    return 0.5 if stem(after.group(1)) not in _FUNCTION_WORDS else 1.0
+
+
+_FUNCTION = "and or of in at on to for per a the by with from is are was were"
+_FUNCTION_WORDS = frozenset(_FUNCTION.split())
 
 
 def _fit(query: Query, q: Quantity) -> float:
