@@ -47,6 +47,7 @@ from ioa_p2p.planning.values import Value
 KIND = "retrieval"
 MAX_QUERY_CHARS = 2_000
 SHOWN_PASSAGE_CHARS = 1_200
+MAX_DOCUMENT_CHARS = 16_000
 
 
 # --------------------------------------------------------------------------- scoring (pure)
@@ -469,6 +470,9 @@ class RetrievalAdapter:
             )
         await ctx.progress(f"found {len(good)} passage(s)", 1.0)
         fact = found.fact
+        entry = self.index.files.get(fact.path)
+        # the whole document the answer was read from: where a quantity's operands are defined
+        document = "\n".join(entry.lines)[:MAX_DOCUMENT_CHARS] if entry else ""
         return TaskResult.success(
             _answer_text(found, good),
             data={
@@ -478,6 +482,7 @@ class RetrievalAdapter:
                 "citation": {"path": fact.path, "line": fact.line, "text": fact.text.split("\0")[0][:500]},
                 "query": query,
                 "root": self.root.name,
+                "document": {"path": fact.path, "text": document},
                 "passages": [
                     {
                         "path": p.path,
