@@ -69,10 +69,28 @@ def split_lookup(clause: str) -> list[str] | None:
         else:
             return None
     own = {items.group(1), items.group(2)} if items else set()
-    context = [n for n in names_in(body) if n not in parts[1] and n not in own and n in parts[0]]
+    # the second part's own names (the K1 of "the weight of the Ostra K2 and the weight of the K1") stand
+    # for its subject: a name of the same shape in the first (K2) is the other subject, never carried
+    second_names = [n for n in names_in(parts[1]) if n not in own]
+    context = [
+        n
+        for n in names_in(body)
+        if n not in parts[1]
+        and n not in own
+        and n in parts[0]
+        and not any(_same_shape(n, m) for m in second_names)
+    ]
     second = parts[1] + (f" ({', '.join(context)})" if context else "")
     about = topic.strip()
     return [_question(p, about) for p in (parts[0], second)]
+
+
+def _same_shape(a: str, b: str) -> bool:
+    """Two names of one kind: both codes with digits (K1, K2), or both one plain capitalised word."""
+    digits_a, digits_b = bool(re.search(r"\d", a)), bool(re.search(r"\d", b))
+    if digits_a or digits_b:
+        return digits_a and digits_b
+    return False
 
 
 def _question(phrase: str, topic: str) -> str:

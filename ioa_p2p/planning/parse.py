@@ -59,7 +59,7 @@ from ioa_p2p.planning.scene import (
     lead_to_end,
     shifted,
 )
-from ioa_p2p.planning.segment import fence_code
+from ioa_p2p.planning.segment import CODE_SEMICOLON, fence_code, keep_code_semicolons
 from ioa_p2p.planning.tariffs import charge_plan
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import unit_phrase
@@ -144,7 +144,8 @@ def plan_request(goal: str) -> Plan:
     text = re.sub(r"(?<![.:!?\s])\s*\n\s*(?=\u27e6)", " ", text)
     text = re.sub(r"(?<=\u27e7)\s*\n\s*(?=[a-z])", " ", text)
     text = _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + _DOT, text)  # "No. 7" ends no sentence
-    pieces = [p.replace(_DOT, ".") for p in _SPLIT.split(text) if p]
+    text = keep_code_semicolons(text)  # "run a = 6; b = 7; print(a * b)": one piece of code
+    pieces = [p.replace(_DOT, ".").replace(CODE_SEMICOLON, ";") for p in _SPLIT.split(text) if p]
     clauses = _merge_short([c for c in (_clean(p) for p in pieces) if c])
     clauses = _with_context(join_bindings(attach_blocks(clauses, blocks)))
     relation = (
