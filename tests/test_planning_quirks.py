@@ -45,3 +45,16 @@ def test_semicolons_between_requests_still_separate_them() -> None:
     assert [k for k, _ in steps] == [CALC, CALC]
     assert CODE_SEMICOLON not in keep_code_semicolons("Look up the fee; then double it.")
     assert CODE_SEMICOLON in keep_code_semicolons("run a = 1; print(a)")
+
+
+def test_a_calculation_names_the_code_output_and_a_lookup_by_what_they_are() -> None:
+    for goal in (
+        "Run `print(3 ** 4)`, then look up the toll for a Brask ferry crossing, then calculate the toll "
+        "minus the code's output.",
+        "Run `print(3 ** 4)`, then look up the toll for a Brask ferry crossing, then subtract the program's "
+        "result from the toll.",
+    ):
+        plan = plan_request(goal)
+        last = plan.steps[-1]
+        assert last.kind == CALC and last.template.replace(" ", "").strip("()") == "v2-v1", goal
+        assert set(last.needs) == {1, 2}

@@ -143,4 +143,27 @@ def label_refs(text: str, before: Sequence[PlanStep], taken: Sequence[int]) -> t
     return (out, used) if len(used) >= 2 else (text, [])
 
 
-__all__ = ["label_refs", "split_lookup", "words_of"]
+def label_one(text: str, before: Sequence[PlanStep], taken: Sequence[int]) -> tuple[str, list[int]]:
+    """``text`` with the words only one earlier lookup has (no other earlier step's text has them) as its
+    ``vN`` ("the deposit minus v1" after a code step and a lookup of the deposit); unchanged when none."""
+    lookups = [s for s in before if s.kind == LOOKUP and s.index not in taken]
+    if not lookups:
+        return text, []
+    others = set().union(*(words_of(s.text) for s in before if s.kind != LOOKUP), set())
+    labels = {s.index: words_of(s.text) - others for s in lookups}
+    used: list[int] = []
+
+    def swap(m: re.Match[str]) -> str:
+        key = next(iter(words_of(m.group(0))), "")
+        hits = [n for n, words in labels.items() if key and key in words]
+        if len(hits) != 1:
+            return m.group(0)
+        if hits[0] not in used:
+            used.append(hits[0])
+        return f"v{hits[0]}"
+
+    out = re.sub(r"\b[A-Za-z][\w-]*\b", swap, text)
+    return (re.sub(r"\b(v\d+)(?:\s+\1\b)+", r"\1", out), used) if used else (text, [])
+
+
+__all__ = ["label_one", "label_refs", "split_lookup", "words_of"]
