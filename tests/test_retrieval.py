@@ -203,7 +203,8 @@ async def test_the_answer_carries_its_whole_document_bounded(tmp_path: Path) -> 
     so that the result's data stays within its bound."""
     docs = tmp_path / "docs"
     docs.mkdir()
-    filler = "\n".join(f"Paragraph {i}: the Ørsund café serves crème brûlée ☕ every day." for i in range(2_000))
+    line = "the Ørsund café serves crème brûlée ☕ every day."
+    filler = "\n".join(f"Paragraph {i}: {line}" for i in range(2_000))
     (docs / "cafe.md").write_text("# Ørsund café\n\nThe café seats 42 guests.\n\n" + filler)
     adapter = hashing_adapter(docs)
     try:
