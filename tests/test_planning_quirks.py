@@ -58,3 +58,11 @@ def test_a_calculation_names_the_code_output_and_a_lookup_by_what_they_are() -> 
         last = plan.steps[-1]
         assert last.kind == CALC and last.template.replace(" ", "").strip("()") == "v2-v1", goal
         assert set(last.needs) == {1, 2}
+
+
+def test_two_legs_of_a_route_in_one_lookup_are_two_lookups_each_with_its_own_places() -> None:
+    goal = "Look up the Holm Ferries crossing time from Vard to Eske and from Eske to Lunn, then add them."
+    plan = plan_request(goal)
+    first, second = plan.steps[0].template, plan.steps[1].template
+    assert "Vard to Eske" in first and "Eske to Lunn" in second and "Vard" not in second
+    assert plan.steps[2].kind == CALC and set(plan.steps[2].needs) == {1, 2}

@@ -54,7 +54,7 @@ def split_lookup(clause: str) -> list[str] | None:
         parts = [f"{head}{items.group(1)}{tail}", f"{head}{items.group(2)}{tail}"]
     else:
         left, right = rest.split(" and ", 1)
-        if right.startswith(("for ", "in ", "at ", "on ", "of ")):  # "fares for an adult and for a child"
+        if right.startswith(("for ", "in ", "at ", "on ", "of ", "from ", "to ", "by ", "with ", "during ")):
             word = right.split()[0]
             cut = left.rfind(f" {word} ")
             if cut == -1:
@@ -86,11 +86,12 @@ def split_lookup(clause: str) -> list[str] | None:
 
 
 def _same_shape(a: str, b: str) -> bool:
-    """Two names of one kind: both codes with digits (K1, K2), or both one plain capitalised word."""
+    """Two names of one kind: both codes with digits (K1, K2), or both one capitalised word (two places
+    of a route: Vard, Eske); a company's name of several words is of no kind a subject's name rivals."""
     digits_a, digits_b = bool(re.search(r"\d", a)), bool(re.search(r"\d", b))
     if digits_a or digits_b:
         return digits_a and digits_b
-    return False
+    return " " not in a and " " not in b
 
 
 def _question(phrase: str, topic: str) -> str:
