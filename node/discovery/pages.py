@@ -87,6 +87,7 @@ async def search_pages(search: CardSearch, vector: Any) -> dict[str, Any]:
         enumerate_up_to=settings.enumerate,
         width=settings.page_width,
         max_pages=settings.max_pages,
+        budget=settings.page_budget,
     )
     listing = pages.listing
     rounds = 0
@@ -111,6 +112,7 @@ async def search_pages(search: CardSearch, vector: Any) -> dict[str, Any]:
         "passes": rounds,
         "listing": listing,
         "providers": len(pages.candidates),
+        "page_bytes": pages.bytes,
         "fetched": len(wanted),
         "providers_s": listed_at - started,
         "fetch_s": trio.current_time() - listed_at,
