@@ -30,7 +30,8 @@
                             # rank candidates from the sketches, fetch only the best page_fetch cards
     page_fetch = 24         # cards a page search fetches at most (half when sketches carry MiniLM)
     page_width = 20         # best candidates whose own buckets a page search lists per round
-    max_pages = 400         # pages a search asks at most
+    max_pages = 1200        # pages a search asks at most
+    page_budget = 4194304   # bytes of sketches a page search reads at most (its pages are asked best first)
     heartbeat = 1.0         # GossipSub heartbeat, seconds
     stamp_bits = 18         # proof-of-work bits of this node's card stamp (0: unstamped version 1/2 cards)
     min_stamp_bits = 16     # cards with a weaker stamp are refused (0 in a network with previous releases)
@@ -86,7 +87,9 @@ class DiscoverySettings:
     pages: bool = True
     page_fetch: int = setting(24, low=1, high=1_000)
     page_width: int = setting(20, low=0, high=1_000)
-    max_pages: int = setting(400, low=1, high=10_000)
+    max_pages: int = setting(1200, low=1, high=10_000)
+    #: bytes of sketches a page search reads at most (``dht.expand.BUDGET``; pages asked best first)
+    page_budget: int = setting(4 * 1024 * 1024, low=16 * 1024, high=256 * 1024 * 1024, unit="bytes")
     heartbeat: float = setting(1.0, low=0.05, high=120.0, unit="seconds")
     stamp_bits: int = setting(18, low=0, high=MAX_BITS)
     min_stamp_bits: int = setting(16, low=0, high=MAX_BITS)
