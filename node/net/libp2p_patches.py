@@ -101,7 +101,7 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    yamux's close still sleeps.
 21. Dial round trips: the dialer waits for each multistream-select answer (security, then muxer): 5 round
    trips per dial. :func:`~ioa_p2p.node.net.lazy_upgrade.negotiate_upgrades_lazily` sends our single
-   protocol's lines with the handshakes (2); ``tests/test_lazy_select.py`` checks the selector's shape.
+   protocol's lines with the handshakes (3); ``tests/test_lazy_select.py`` checks the selector's shape.
 """
 
 from __future__ import annotations
