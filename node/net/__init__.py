@@ -6,6 +6,7 @@
   conversion, multiaddr parsing (their errors translated into ours)
 - ``libp2p_patches.py``  every workaround for a py-libp2p 0.8.1 problem, each with a test that notices
   upstream
+- ``idle_traffic.py``    patch 22: yamux window credit in halves of the window, not on every read
 - ``addrs.py``           address scopes, wildcard expansion, what a node advertises and dials (pure)
 - ``interfaces.py``      this machine's interface addresses (``ifaddr``), cached and refreshed
 - ``dialer.py``          the one dial path: direct addresses first, then relays, one deadline, ``DialFailed``
