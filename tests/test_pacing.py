@@ -11,7 +11,7 @@ from trio.testing import MockClock
 from ioa_p2p.dht.pacing import AnnouncePacer
 from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.net.gossip import RegisterBackoff, ResubscribePacer
+from ioa_p2p.node.net.gossip import HeartbeatPacer, RegisterBackoff, ResubscribePacer
 from ioa_p2p.node.net.routing import DEFICIT_CHECK, RefreshTrigger, _wait_next_round
 
 
@@ -143,3 +143,17 @@ async def test_discovery_waits_its_delay_unless_poked_or_a_connection_is_lost(
 @pytest.fixture
 def autojump_clock() -> MockClock:
     return MockClock(autojump_threshold=0)
+
+
+def test_the_gossip_heartbeat_slows_down_only_while_nothing_happens() -> None:
+    pacer = HeartbeatPacer(fast=1.0, idle=5.0, degree_low=4, settle=30.0)
+    peers = frozenset({"a", "b", "c", "d", "e"})
+    assert pacer.interval(6, peers, 0, 0.0) == 1.0  # just started
+    assert pacer.interval(6, peers, 0, 29.0) == 1.0
+    assert pacer.interval(6, peers, 0, 30.0) == 5.0  # 30 s without a change
+    assert pacer.interval(6, peers, 1, 40.0) == 1.0  # a message came or went
+    assert pacer.interval(6, peers, 1, 70.0) == 5.0
+    assert pacer.interval(6, peers | {"f"}, 1, 80.0) == 1.0  # a peer subscribed
+    assert pacer.interval(6, peers | {"f"}, 1, 200.0) == 5.0
+    assert pacer.interval(3, peers | {"f"}, 1, 202.0) == 1.0  # the mesh is short of peers
+    assert HeartbeatPacer(fast=1.0, idle=0.5, degree_low=4).interval(6, peers, 0, 1e6) == 1.0  # never faster
