@@ -58,6 +58,9 @@ FAST = {"sync_interval": 30.0, "retry_initial": 0.1, "retry_max": 0.5}
 TEXT = "x" * 100
 SETTLE = 5.0
 WARMUP = 5
+#: The star's streams carry nothing while the other members start and settle (tens of seconds on a loaded
+#: machine): longer than a FramedStream's default 30 s of allowed silence, which ended them mid-run.
+STAR_IDLE = 3600.0
 
 
 def pct(values: list[float], q: float) -> float:
@@ -147,6 +150,7 @@ class StarMember:
         self.store.insert_message(_row(entry))
 
     async def handle_forward(self, stream: Any) -> None:
+        stream.read_timeout = STAR_IDLE
         while True:
             data = await stream.receive()
             env = Envelope.from_cbor(data)
@@ -171,6 +175,7 @@ async def bench_star(root: Path, n: int, latency: int, burst: int, relay_addr: s
         for node in nodes:
             relay = await node.connect(relay_addr)
             stream = await node.open_stream(relay, SUBMIT)
+            stream.read_timeout = STAR_IDLE
             await stream.send(canonical.encode({"genesis": genesis.to_cbor()}))
             assert await stream.receive() == b"joined"
             streams.append(stream)
@@ -234,6 +239,7 @@ async def member_server(home: Path, star: bool) -> None:
             member = StarMember(node, Envelope.from_cbor(bytes.fromhex(genesis_hex)))
             relay = await node.connect(relay_addr)
             stream = await node.open_stream(relay, SUBMIT)
+            stream.read_timeout = STAR_IDLE
             await stream.send(canonical.encode({"genesis": member.history.genesis.to_cbor()}))
             assert await stream.receive() == b"joined"
             print("joined", flush=True)
@@ -321,6 +327,7 @@ async def bench_star_processes(root: Path, n: int, latency: int, relay_addr: str
         member = StarMember(leader, genesis)
         relay = await connect_retrying(leader, relay_addr)
         stream = await leader.open_stream(relay, SUBMIT)
+        stream.read_timeout = STAR_IDLE
         await stream.send(canonical.encode({"genesis": genesis.to_cbor()}))
         assert await stream.receive() == b"joined"
         await trio.sleep(SETTLE)
@@ -349,12 +356,14 @@ class Relay:
         self.waiting: dict[bytes, tuple[int, Any]] = {}
 
     async def handle_submit(self, stream: Any) -> None:
+        stream.read_timeout = STAR_IDLE
         join = canonical.decode(await stream.receive())
         genesis = Envelope.from_cbor(join["genesis"])
         self.store.add_chat(genesis.hash, genesis.to_cbor(), STATUS_MEMBER, 0)
         room = self.rooms.setdefault(genesis.hash, {})
         peer = stream.remote
         forward = await self.node.open_stream(peer, FORWARD)
+        forward.read_timeout = STAR_IDLE
         room[peer] = forward
         self.pending[forward] = deque()
         self.node.nursery.start_soon(self.read_acks, forward)

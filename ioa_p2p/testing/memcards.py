@@ -77,6 +77,9 @@ class MemoryCardTopic:
     def topic_peer_ids(self) -> list[PeerId]:
         return [t.net.peer_id for t in self._peers()]
 
+    def card_peer_ids(self) -> list[PeerId]:
+        return self.topic_peer_ids()
+
     def mesh_peers(self) -> int:
         return self.topic_peers()
 

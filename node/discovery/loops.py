@@ -91,7 +91,8 @@ async def announce_loop(service: Discovery) -> None:
 
 async def catch_up_loop(service: Discovery) -> None:
     """Fetch from the DHT the cards of gossip neighbours we hold none of (a node joining a settled network
-    learns its neighbours' cards this way), and the versions the flood guard dropped."""
+    learns its neighbours' cards this way; connected peers that speak GossipSub count as neighbours before
+    their subscription arrives), and the versions the flood guard dropped."""
     gossip = service.gossip
     assert gossip is not None
     asked_at: dict[object, float] = {}
@@ -100,7 +101,7 @@ async def catch_up_loop(service: Discovery) -> None:
         now = trio.current_time()
         missing = [
             p
-            for p in gossip.topic_peer_ids()
+            for p in gossip.card_peer_ids()
             if service.directory.entry(p, service.now_ms()) is None
             and not service.withheld(p)
             and now - asked_at.get(p, -math.inf) >= CATCH_UP_RETRY

@@ -1,4 +1,4 @@
-"""What py-libp2p sends while nothing happens, cut to what is needed (patch 21 of
+"""What py-libp2p sends while nothing happens, cut to what is needed (patch 22 of
 :mod:`ioa_p2p.node.net.libp2p_patches`; docs/performance.md, "Light nodes").
 
 21. Yamux window credit on every read: py-libp2p 0.8.1's ``YamuxStream`` sends a WINDOW_UPDATE frame
@@ -26,7 +26,7 @@ _upstream: Any = None
 
 
 async def credit_in_halves(self: Any, *, bytes_read: int = 0) -> None:
-    """``YamuxStream._auto_tune_and_send_window_update`` without the per-read credit (see patch 21):
+    """``YamuxStream._auto_tune_and_send_window_update`` without the per-read credit (see patch 22):
     a WINDOW_UPDATE only when half the receive window or more was read since the last one."""
     total = 0
     async with self.window_lock:
@@ -48,7 +48,7 @@ async def credit_in_halves(self: Any, *, bytes_read: int = 0) -> None:
 
 
 def credit_yamux_in_halves() -> None:
-    """Install patch 21 (idempotent, process-wide; before any yamux stream reads)."""
+    """Install patch 22 (idempotent, process-wide; before any yamux stream reads)."""
     global _upstream
     if _upstream is not None:
         return
@@ -70,7 +70,7 @@ def credit_yamux_in_halves() -> None:
 def upstream_credit() -> Any:
     """Upstream's credit function (for the sentinel test); the patch must be in."""
     if _upstream is None:
-        raise RuntimeError("patch 21 is not applied yet")
+        raise RuntimeError("patch 22 is not applied yet")
     return _upstream
 
 
