@@ -136,6 +136,12 @@ async def test_discovery_waits_its_delay_unless_poked_or_a_connection_is_lost(
     async with trio.open_nursery() as nursery:
         nursery.start_soon(lose_one)
         assert await _wait_next_round(trigger, 300.0, lambda: list(connected), target=3) == (False, False)
+    # a loss right after a round started by one waits until LOST_ROUND_GAP has passed
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lose_one)
+        start = trio.current_time()
+        waited = await _wait_next_round(trigger, 600.0, lambda: list(connected), 16, not_before=start + 300.0)
+        assert waited == (False, True) and 300.0 <= trio.current_time() - start <= 300.0 + DEFICIT_CHECK
     trigger.poke()
     assert await _wait_next_round(trigger, 600.0, lambda: list(connected), target=16) == (True, False)
 

@@ -30,6 +30,7 @@ core busy and opening any stream took ~1 s.
 from __future__ import annotations
 
 import logging
+import math
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, suppress
@@ -53,8 +54,10 @@ DIAL_TIMEOUT = 10.0
 LOOKUP_TIMEOUT = 10.0
 #: Dials run concurrently, at most this many at a time.
 DIAL_CONCURRENCY = 4
-#: Seconds between the discovery loop's checks (no I/O) for a lost connection while it waits.
+#: Seconds between the discovery loop's checks (no I/O) for a lost connection while it waits, and the
+#: shortest gap between two rounds started by lost connections (a peer that keeps dropping us).
 DEFICIT_CHECK = 5.0
+LOST_ROUND_GAP = 30.0
 
 
 class RefreshTrigger:
@@ -251,7 +254,10 @@ async def run_peer_discovery(
     own_key = dht.host.get_id().to_bytes()
     delay = policy.fast
     lost = False  # this round was started early by a lost connection: no full refresh for it
+    lost_at = -LOST_ROUND_GAP
     while True:
+        if lost:
+            lost_at = trio.current_time()
         table_before = dht.routing_table.size()
         grew = False
         with faults.boundary("peer discovery"):  # fed by other peers' FIND_NODE answers
@@ -259,25 +265,33 @@ async def run_peer_discovery(
             dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng)
             grew = dht.routing_table.size() > table_before or dialed > 0
         delay = policy.next_delay(delay, grew)
-        poked, lost = await _wait_next_round(trigger, delay, connected_peers, policy.target_peers)
+        poked, lost = await _wait_next_round(
+            trigger, delay, connected_peers, policy.target_peers, not_before=lost_at + LOST_ROUND_GAP
+        )
         if poked:
             delay = policy.fast
 
 
 async def _wait_next_round(
-    trigger: RefreshTrigger, delay: float, connected_peers: Callable[[], list[PeerId]], target: int
+    trigger: RefreshTrigger,
+    delay: float,
+    connected_peers: Callable[[], list[PeerId]],
+    target: int,
+    *,
+    not_before: float = -math.inf,
 ) -> tuple[bool, bool]:
     """Wait ``delay`` s, or less: ``(poked, lost)``. Poked: go fast again. Lost: a connection was lost
-    while the node holds fewer than ``target``; one round now, whose outcome decides the pace after it."""
+    while the node holds fewer than ``target`` (noticed from ``not_before`` on); one round now, whose
+    outcome decides the pace after it."""
     deadline = trio.current_time() + delay
     held = len(connected_peers())
     while (left := deadline - trio.current_time()) > 0:
         if await trigger.wait_poke(min(left, DEFICIT_CHECK)):
             return True, False
         now_held = len(connected_peers())
-        if now_held < held and now_held < target:
+        if now_held < held and now_held < target and trio.current_time() >= not_before:
             return False, True
-        held = now_held
+        held = max(held, now_held) if trio.current_time() < not_before else now_held  # keep a loss for later
     return False, False
 
 
