@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import logging
 import subprocess
 import sys
@@ -245,7 +246,8 @@ async def member_server(home: Path, star: bool) -> None:
             print("joined", flush=True)
         while await stdin.readline():
             pass
-        print("member: stdin closed, stopping", file=sys.stderr, flush=True)
+        cpu = node.budgets.snapshot()["cpu"]  # how often this member paced the others' work
+        print(f"member: stdin closed, stopping; cpu budget {json.dumps(cpu)}", file=sys.stderr, flush=True)
 
 
 def _spawn_member(home: Path, log: Path, star: bool) -> Any:

@@ -81,7 +81,7 @@ async def test_twenty_agents_spread_their_cards_and_a_goal_forms_its_team_in_tim
             goal = "Write a short announcement of the new release. Then translate it into French."
             body = {"goal": goal, "timeout": 90, "team_up_depth": 0}
             with trio.fail_after(100):
-                result = await coordinator.call("POST", "/launch_goal", body)
+                result = await coordinator.call("POST", "/launch_goal", body, answer_within=100)
             assert result["status"] == "concluded", json.dumps(result)[:2000]
             names = [member["name"] for member in result["team"]]
             assert names[0] == "coordinator" and len(names) >= 2, names
