@@ -364,8 +364,7 @@ class Relay:
         self.store.add_chat(genesis.hash, genesis.to_cbor(), STATUS_MEMBER, 0)
         room = self.rooms.setdefault(genesis.hash, {})
         peer = stream.remote
-        forward = await self.node.open_stream(peer, FORWARD)
-        forward.read_timeout = STAR_IDLE
+        forward = await self.open_forward(peer)
         room[peer] = forward
         self.pending[forward] = deque()
         self.node.nursery.start_soon(self.read_acks, forward)
@@ -387,6 +386,21 @@ class Relay:
             raise
         finally:
             room.pop(peer, None)
+
+    async def open_forward(self, peer: PeerId) -> Any:
+        """The forward stream to a joining member, tried again on failure (on a loaded machine a member
+        process may refuse or miss the first open while it is busy starting)."""
+        for attempt in range(5):
+            try:
+                forward = await self.node.open_stream(peer, FORWARD)
+                forward.read_timeout = STAR_IDLE
+                return forward
+            except IoAError as exc:
+                print(f"relay: forward stream to {peer} failed: {exc!r}", file=sys.stderr, flush=True)
+                if attempt == 4:
+                    raise
+                await trio.sleep(1.0)
+        raise AssertionError("unreachable")
 
     async def read_acks(self, forward: Any) -> None:
         while True:
