@@ -320,6 +320,17 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float, 
                 )
             },
             "dht_timeouts": sum(bool(p.get("dht_timeout")) for p in phases),
+            # the card fetch of page searches: owners that answered, cards from the DHT, early ends
+            "fetch": {
+                "owners": round(statistics.median([float(p.get("owners", 0)) for p in phases]), 1),
+                "from_dht": round(statistics.median([float(p.get("from_dht", 0)) for p in phases]), 1),
+                "early_ends": sum(bool(p.get("early")) for p in phases),
+                "wait_s": [p["wait_s"] for p in phases if "wait_s" in p][-1:],
+            },
+            "per_find": [
+                [round(ms), round(r, 2), bool(p.get("dht_timeout")), bool(p.get("early"))]
+                for ms, r, p in zip(latencies, recalls, phases, strict=True)
+            ],
             "connected": [connected0, len(net.node.connected_peers())],
             "fetched_per_query": round(
                 (net.service.stats["dht_fetched"] - stats0["dht_fetched"]) / n_queries, 1

@@ -6,6 +6,10 @@ README
 Run (from the repository root, with the project's venv)::
 
     nice -n 10 .venv/bin/python bench/goals_dry_run.py --split train|dev [--suite 1|2] [--only ID,...] [-v]
+    nice -n 10 .venv/bin/python bench/goals_dry_run.py --suite nat --split heldout
+
+``--suite nat`` is a small held-out suite of naturally worded and three-agent goals over its own made-up
+documents (``bench/goal_suite_nat/``), written before the planner work it measures.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -40,7 +44,7 @@ from ioa_p2p.planning.routing import Candidate, rank_members
 from ioa_p2p.planning.values import Value
 
 HERE = Path(__file__).resolve().parent
-SUITES = {"1": HERE / "goal_suite", "2": HERE / "goal_suite2"}
+SUITES = {"1": HERE / "goal_suite", "2": HERE / "goal_suite2", "nat": HERE / "goal_suite_nat"}
 
 
 async def _no_progress(_: Any) -> None:
@@ -147,7 +151,9 @@ async def main_async(args: argparse.Namespace) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--suite", choices=tuple(SUITES), default="2")
-    parser.add_argument("--split", default="train", help="train | dev (suite 2); dev | check (suite 1)")
+    parser.add_argument(
+        "--split", default="train", help="train | dev (suite 2); dev | check (suite 1); heldout (suite nat)"
+    )
     parser.add_argument("--only", default="", help="comma-separated goal ids")
     parser.add_argument("-v", "--verbose", action="store_true", help="print plans and tasks")
     return trio.run(main_async, parser.parse_args())

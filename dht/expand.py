@@ -9,7 +9,8 @@ buckets find each other well. :class:`PageSearch` therefore:
 1. **Seeds**: lists the pages (:mod:`~ioa_p2p.dht.pages`) of the query's buckets,
    :func:`~ioa_p2p.dht.probing.plan_probes` at the level :func:`page_level` picks for the network's size
    (up to :data:`PAGE_LISTING` peers, 512: every level-4 page of table 0, the whole network);
-2. **ranks** every sketch listed by its cosine with the query (no card is fetched for this);
+2. **ranks** every sketch listed by its score for the query (:class:`~ioa_p2p.dht.sketchscore.SketchScorer`:
+   the matcher's first stage on what sketches carry; no card is fetched for this);
 3. **expands**: the ``width`` best candidates not expanded yet have their own buckets (every table, plus
    ``near`` near buckets; computed from their sketches) listed in turn, which finds the cards most like
    the best ones so far; repeated until the :data:`SETTLE` best are all expanded or ``max_pages`` were
@@ -34,6 +35,7 @@ from ioa_p2p.card.sketch import SignedSketch
 from ioa_p2p.dht.forest import LEVELS, Cell, Forest
 from ioa_p2p.dht.pages import PAGE_ENTRIES
 from ioa_p2p.dht.probing import ENUMERATE_UP_TO, LISTING_COVERAGE, plan_probes
+from ioa_p2p.dht.sketchscore import SketchScorer
 from ioa_p2p.identity import PeerId
 
 #: Mean sketches per page a probing search aims at (pages hold :data:`~ioa_p2p.dht.pages.PAGE_ENTRIES`).
@@ -49,6 +51,8 @@ WIDTH = 20
 SETTLE = 5
 NEAR = 8
 MAX_PAGES = 400
+#: Cards fetched at most (the node halves it when sketches carry a MiniLM part:
+#: :func:`~ioa_p2p.dht.sketchscore.fetch_count`).
 FETCH = 24
 
 
@@ -65,7 +69,8 @@ def page_level(network_size: float, enumerate_up_to: int = ENUMERATE_UP_TO) -> i
 
 
 class PageSearch:
-    """One search's state (see the module docstring); ``view`` is the query in the family's space."""
+    """One search's state (see the module docstring); ``view`` is the query in the family's space,
+    ``scorer`` how sketches are scored (default: by their family part only)."""
 
     def __init__(
         self,
@@ -79,10 +84,12 @@ class PageSearch:
         near: int = NEAR,
         max_pages: int = MAX_PAGES,
         settle: int | None = None,
+        scorer: SketchScorer | None = None,
     ) -> None:
         self.forest, self.size = forest, network_size
         q = np.asarray(view, dtype=np.float64).reshape(-1)
         self.query = q / (float(np.linalg.norm(q)) or 1.0)
+        self.scorer = scorer if scorer is not None else SketchScorer(q)
         self.probes, self.enumerate_up_to = probes, enumerate_up_to
         self.width, self.near, self.max_pages = width, near, max_pages
         #: the search ends once its ``settle`` best candidates are all expanded (default: ``width``)
@@ -116,7 +123,8 @@ class PageSearch:
             held = self.candidates.get(peer)
             if held is not None and held[1].version >= sketch.version:
                 continue
-            self.candidates[peer] = (self._score(sketch), sketch)
+            self.scorer.listed(sketch, None if held is None else held[1])
+            self.candidates[peer] = (self.scorer.dense(sketch), sketch)
         self.answered[cell_key] = max(count, self.answered.get(cell_key, 0))
 
     def next_cells(self) -> list[Cell]:
@@ -147,9 +155,10 @@ class PageSearch:
     def best(self, count: int, exclude: Iterable[PeerId] = ()) -> list[SignedSketch]:
         """The ``count`` best candidates by sketch score (ties: by peer ID bytes)."""
         skip = set(exclude)
+        lexical = self.scorer.lexical(p.raw for p in self.candidates)
         ranked = sorted(
             (
-                (score, sketch.peer_id.raw, sketch)
+                (score + lexical.get(sketch.peer_id.raw, 0.0), sketch.peer_id.raw, sketch)
                 for peer, (score, sketch) in self.candidates.items()
                 if peer not in skip
             ),
@@ -159,11 +168,9 @@ class PageSearch:
 
     def drop(self, peer: PeerId) -> None:
         """Forget a candidate (its sketch did not verify, or lied about its card)."""
-        self.candidates.pop(peer, None)
-
-    def _score(self, sketch: SignedSketch) -> float:
-        v = sketch.vector()
-        return float(v @ self.query) / (float(np.linalg.norm(v)) or 1.0)
+        held = self.candidates.pop(peer, None)
+        if held is not None:
+            self.scorer.dropped(held[1])
 
     def _ask(self, cells: Iterable[Cell]) -> list[Cell]:
         out = []

@@ -28,7 +28,7 @@
     max_fetch = 64          # cards fetched from the DHT per find, at most (provider-record path)
     pages = true            # publish a signed sketch of our card in bucket pages and search pages:
                             # rank candidates from the sketches, fetch only the best page_fetch cards
-    page_fetch = 24         # cards a page search fetches (the node ranks them with its matcher)
+    page_fetch = 24         # cards a page search fetches at most (half when sketches carry MiniLM)
     page_width = 20         # best candidates whose own buckets a page search lists per round
     max_pages = 400         # pages a search asks at most
     heartbeat = 1.0         # GossipSub heartbeat, seconds

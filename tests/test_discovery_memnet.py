@@ -17,6 +17,7 @@ from trio.testing import MockClock
 
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.card import SignedCard, issue_card
+from ioa_p2p.card.sketch import sketch_terms
 from ioa_p2p.dht.pages import PAGE_PREFIX, read_page
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.identity import Identity
@@ -152,6 +153,8 @@ async def test_a_dht_find_ranks_bucket_pages_and_fetches_only_the_best_cards(
         pages = {k: v for k, v in stored.items() if k.startswith(PAGE_PREFIX)}
         listed = {s.peer_id for v in pages.values() for s in read_page(v, discovery_of(agents[2]).now_ms())}
         assert listed == {a[0].peer_id for a in agents}  # each page put was merged, none replaced
+        held = [s for v in pages.values() for s in read_page(v, discovery_of(agents[2]).now_ms())]
+        assert all(sketch_terms(s) for s in held)  # version 2: the cards' term hashes ride along
         seeker = discovery_of(agents[1])
         assert len(seeker.directory) == 1
         assert names(await seeker.find("draw a plot of the data with python", k=1)) == ["plotter"]

@@ -26,6 +26,7 @@ from ioa_p2p.node.net import kad
 from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.gossip import TOPIC
 from ioa_p2p.node.net.host import to_libp2p_id
+from ioa_p2p.node.net.kad_io import HEDGE_HIGH, HEDGE_LOW, round_trips_of
 from ioa_p2p.wire import canonical
 from ioa_p2p.wire.envelope import Envelope
 
@@ -145,6 +146,10 @@ async def test_dht_only_lookup_finds_cards_through_lsh_provider_records(tmp_path
             await wait_until(plotter_found, "the plotter found through the DHT", limit=60)
             plotter = service.directory.entry(peers[1][0].peer_id)
             assert plotter is not None and plotter.source == "dht"
+            # the waits of lookups (the hedge) and of owner-first card fetches follow measured round trips
+            hedge = round_trips_of(node.net.dht)
+            assert hedge.samples > 0 and HEDGE_LOW <= hedge.wait() <= HEDGE_HIGH
+            assert service.search.round_trips.samples > 0
             # Without the DHT, a node that has no gossip knows only itself.
             other_node, other = peers[2]
             assert names(await other.find("plot a chart of revenue", k=3, use_dht=False)) == ["sql-analyst"]

@@ -9,7 +9,7 @@ import trio
 from ioa_p2p.dht.pacing import AnnouncePacer
 from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.net.gossip import RegisterBackoff
+from ioa_p2p.node.net.gossip import RegisterBackoff, ResubscribePacer
 from ioa_p2p.node.net.routing import RefreshTrigger
 
 
@@ -92,3 +92,19 @@ def test_register_backoff_accepts_an_explicit_first_wait() -> None:
     assert backoff.known("p") and not backoff.due("p", 29.9) and backoff.due("p", 30.0)
     backoff.failed("p", 30.0)
     assert not backoff.due("p", 89.9) and backoff.due("p", 90.0)  # doubled, capped at 60 s
+
+
+def test_resubscription_backs_off_while_connections_stay_and_follows_churn() -> None:
+    pacer = ResubscribePacer(first=10.0, most=80.0)
+    same = frozenset({1, 2, 3})
+    sent = []
+    for t in range(0, 300, 2):  # the maintenance task's 2 s ticks, connections unchanged
+        if pacer.due(same, float(t)):
+            sent.append(t)
+            pacer.sent(same, float(t))
+    assert sent == [0, 10, 30, 70, 150, 230]  # waits 10, 20, 40, then 80 s at most
+    churned = frozenset({1, 2, 4})  # a connection closed, another opened
+    assert not pacer.due(churned, 238.0)  # never more often than every 10 s
+    assert pacer.due(churned, 240.0)
+    pacer.sent(churned, 240.0)
+    assert not pacer.due(churned, 249.0) and pacer.due(churned, 250.0)  # back to the first wait

@@ -103,6 +103,22 @@ def _sketch() -> Any:
     )
 
 
+def _sketch_v2() -> Any:
+    identity = Identity(bytes.fromhex(SEED_HEX))
+    now = 1_800_000_000_000
+    return issue_sketch(
+        identity,
+        version=now,
+        model="example/4",
+        vector=LSH_VECTOR,
+        now_ms=now,
+        expires_at=now + 1_800_000,
+        scheme="example/6",
+        rest=[0.5, -0.25],
+        terms=["plot", "chart"],
+    )
+
+
 def _sketch_page_key() -> str:
     sketch = _sketch()
     cell = next(c for c in forest_for("example/4", 4).cells(sketch.vector(), (8,)) if c.table == 0)
@@ -125,6 +141,8 @@ EXAMPLES: dict[str, Callable[[], str]] = {
     "card-withdrawal": _withdrawal,
     "card-sketch": lambda: str(_sketch().encoded.hex()),
     "card-sketch-page-key": _sketch_page_key,
+    "card-sketch-v2": lambda: str(_sketch_v2().encoded.hex()),
+    "card-sketch-v2-terms": lambda: _sketch_v2().body.terms.hex(),
 }
 
 

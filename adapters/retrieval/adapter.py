@@ -35,6 +35,7 @@ from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of, qu
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.bill import bill_items
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
+from ioa_p2p.adapters.retrieval.docmodel import Document, read_document
 from ioa_p2p.adapters.retrieval.facts import terms
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import charge_terms
@@ -46,6 +47,7 @@ from ioa_p2p.planning.values import Value
 KIND = "retrieval"
 MAX_QUERY_CHARS = 2_000
 SHOWN_PASSAGE_CHARS = 1_200
+MAX_DOCUMENT_CHARS = 16_000
 
 
 # --------------------------------------------------------------------------- scoring (pure)
@@ -85,6 +87,7 @@ class _FileEntry:
     title: str = ""  # the first non-blank line
     superseded: bool = False  # its head says it was superseded / replaced
     lines: tuple[str, ...] = ()  # the file's lines (a passage cut inside a table is read whole)
+    document: Document | None = None  # the typed records (docmodel), read once with the file
 
 
 @dataclass(slots=True)
@@ -126,7 +129,12 @@ class DocIndex:
         old = is_superseded(text) or bool(
             re.search(r"(?:^|[-_./])(?:superseded|obsolete|outdated)(?:[-_./]|$)", rel)
         )
-        return _FileEntry(key, passages, matrix, title[:200], old, tuple(text.splitlines()))
+        document = read_document(rel, text)
+        return _FileEntry(key, passages, matrix, title[:200], old, tuple(text.splitlines()), document)
+
+    def documents(self) -> list[Document]:
+        """The typed records of every file (read once per file version, at load)."""
+        return [e.document for e in self.files.values() if e.document is not None]
 
     def all(self) -> tuple[list[Passage], Matrix]:
         passages = [p for entry in self.files.values() for p in entry.passages]
@@ -394,6 +402,9 @@ class RetrievalAdapter:
             )
         await ctx.progress(f"found {len(good)} passage(s)", 1.0)
         fact = found.fact
+        entry = self.index.files.get(fact.path)
+        # the whole document the answer was read from: where a quantity's operands are defined
+        document = "\n".join(entry.lines)[:MAX_DOCUMENT_CHARS] if entry else ""
         return TaskResult.success(
             _answer_text(found, good),
             data={
@@ -402,6 +413,7 @@ class RetrievalAdapter:
                 "citation": {"path": fact.path, "line": fact.line, "text": fact.text.split("\0")[0][:500]},
                 "query": query,
                 "root": self.root.name,
+                "document": {"path": fact.path, "text": document},
                 "passages": [
                     {
                         "path": p.path,

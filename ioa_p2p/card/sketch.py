@@ -15,6 +15,19 @@ version 1):
   (:func:`sketch_vector`), and a storing peer can check that an entry belongs in the page it is put in;
 - ``issued_at``, ``expires_at``: the sketch lives at most :data:`~ioa_p2p.card.record.MAX_TTL_MS`.
 
+Version 2 (:class:`CardSketchV2`, the same fields and three more) also carries what the node's hybrid
+matcher ranks by, so that the few cards a search fetches are the ones the matcher will rank best:
+
+- ``scheme``: the card scheme's model id (``card.model``), which says what ``rest`` is;
+- ``rest``: the rest of the card vector after the family's view, quantised on its own scale (the MiniLM
+  half of a 640-d matcher card, 384 bytes; empty for a scheme whose vector is the family's view);
+- ``terms``: the card's content terms as up to :data:`MAX_SKETCH_TERMS` distinct 32-bit hashes
+  (:func:`term_hash`), sorted, 4 bytes each, big-endian: a reader scores them like BM25 against the
+  query's terms.
+
+A node publishes version 2 when it has a ``rest`` or terms to say; version 1 otherwise. A reader scores
+either (``ioa_p2p.dht.sketchscore``).
+
 A sketch claims nothing a card does not: a reader that fetches the card checks that the sketch is the
 quantised card vector (:func:`matches_card`) and drops a candidate whose sketch lied. Wire layout:
 ``docs/protocol.md`` section 9.3.2.
@@ -22,6 +35,7 @@ quantised card vector (:func:`matches_card`) and drops a candidate whose sketch 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar  # noqa: F401  (wire.message_type resolves Body's ClassVar hints here)
@@ -38,8 +52,10 @@ from ioa_p2p.wire.schema import Body, message_type
 #: Largest sketch (values = bytes); families of larger vectors publish no sketch (readers fall back to
 #: provider records and card fetches).
 MAX_SKETCH_DIM = 1024
-#: Largest encoded sketch envelope.
+#: Largest encoded sketch envelope (a version 2 sketch of a 640-d matcher card is ~1,000 bytes).
 MAX_SKETCH_SIZE = 2048
+#: Term hashes a version 2 sketch carries at most.
+MAX_SKETCH_TERMS = 64
 
 
 @message_type("card_sketch", 1)
@@ -74,6 +90,67 @@ class CardSketch(Body):
             raise InvalidCard("sketch values are -127..127")
         if not 0 < self.expires_at - self.issued_at <= MAX_TTL_MS:
             raise InvalidCard(f"a sketch lives 1..{MAX_TTL_MS} ms")
+
+
+@message_type("card_sketch", 2)
+class CardSketchV2(CardSketch):
+    """Version 2: a version 1 sketch plus the rest of the card vector and the card's term hashes (see the
+    module docstring). A subclass, so everything that reads a version 1 sketch reads this one."""
+
+    scheme: str
+    rest: bytes
+    terms: bytes
+
+    def validate(self) -> None:
+        CardSketch.validate(self)
+        if (
+            not isinstance(self.scheme, str)
+            or not 0 < len(self.scheme.encode("utf-8", "surrogatepass")) <= MAX_MODEL_ID
+        ):
+            raise InvalidCard(f"sketch scheme must be text of 1..{MAX_MODEL_ID} bytes")
+        if not isinstance(self.rest, bytes) or self.dim + len(self.rest) > MAX_SKETCH_DIM:
+            raise InvalidCard(f"a sketch holds at most {MAX_SKETCH_DIM} values in all")
+        if self.rest and (not any(self.rest) or -128 in np.frombuffer(self.rest, dtype=np.int8)):
+            raise InvalidCard("sketch rest values are -127..127, not all zero")
+        if not isinstance(self.terms, bytes) or len(self.terms) % 4 or len(self.terms) > 4 * MAX_SKETCH_TERMS:
+            raise InvalidCard(f"sketch terms are at most {MAX_SKETCH_TERMS} hashes of 4 bytes")
+        hashes = np.frombuffer(self.terms, dtype=">u4")
+        if hashes.size > 1 and not bool(np.all(hashes[1:] > hashes[:-1])):
+            raise InvalidCard("sketch term hashes must be sorted and distinct")
+
+
+def term_hash(term: str) -> int:
+    """The 32-bit hash of one term: the first 4 bytes (big-endian) of SHA-256 of its UTF-8 text."""
+    return int.from_bytes(hashlib.sha256(term.encode("utf-8", "surrogatepass")).digest()[:4], "big")
+
+
+def pack_terms(terms: Sequence[str]) -> bytes:
+    """The ``terms`` field for these terms: the hashes of the first :data:`MAX_SKETCH_TERMS` distinct
+    terms (in order), sorted."""
+    hashes: list[int] = []
+    for term in terms:
+        h = term_hash(term)
+        if h not in hashes:
+            hashes.append(h)
+            if len(hashes) == MAX_SKETCH_TERMS:
+                break
+    return b"".join(h.to_bytes(4, "big") for h in sorted(hashes))
+
+
+def sketch_terms(sketch: SignedSketch) -> frozenset[int]:
+    """The term hashes of a sketch (none for version 1)."""
+    body = sketch.body
+    if not isinstance(body, CardSketchV2):
+        return frozenset()
+    return frozenset(int(h) for h in np.frombuffer(body.terms, dtype=">u4"))
+
+
+def sketch_rest(sketch: SignedSketch) -> tuple[str, npt.NDArray[np.float64]] | None:
+    """The scheme and the rest values of a version 2 sketch that has a rest (None otherwise)."""
+    body = sketch.body
+    if not isinstance(body, CardSketchV2) or not body.rest:
+        return None
+    return body.scheme, sketch_vector(body.rest)
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,19 +209,30 @@ def issue_sketch(
     vector: Sequence[float] | npt.NDArray[Any],
     now_ms: int,
     expires_at: int,
+    scheme: str | None = None,
+    rest: Sequence[float] | npt.NDArray[Any] | None = None,
+    terms: Sequence[str] = (),
 ) -> SignedSketch:
     """Sign the sketch of this node's card ``version``; ``vector`` is the family's view of the card vector
-    (``CardBuckets.view``), ``model`` the family's model id."""
+    (``CardBuckets.view``), ``model`` the family's model id. With a ``scheme`` (the card's model id) the
+    sketch is version 2: ``rest`` (the card vector after the view; None or empty: none) and ``terms`` (the
+    card's content terms) are added."""
     raw = quantise(vector)
-    body = CardSketch(
-        peer=identity.peer_id,
-        version=version,
-        model=model,
-        dim=len(raw),
-        sketch=raw,
-        issued_at=now_ms,
-        expires_at=min(expires_at, now_ms + MAX_TTL_MS),
-    )
+    fields: dict[str, Any] = {
+        "peer": identity.peer_id,
+        "version": version,
+        "model": model,
+        "dim": len(raw),
+        "sketch": raw,
+        "issued_at": now_ms,
+        "expires_at": min(expires_at, now_ms + MAX_TTL_MS),
+    }
+    body: CardSketch
+    if scheme is None:
+        body = CardSketch(**fields)
+    else:
+        extra = b"" if rest is None or np.asarray(rest).size == 0 else quantise(rest)
+        body = CardSketchV2(**fields, scheme=scheme, rest=extra, terms=pack_terms(terms))
     envelope = Envelope.create(identity, body, seq=version, ts=now_ms)
     return SignedSketch(envelope, envelope.to_cbor())
 
@@ -190,31 +278,50 @@ def parse_sketch(data: bytes, *, now_ms: int) -> SignedSketch:
     return sketch
 
 
-def matches_card(sketch: SignedSketch, version: int, view: Sequence[float] | npt.NDArray[Any]) -> bool:
+def matches_card(
+    sketch: SignedSketch,
+    version: int,
+    view: Sequence[float] | npt.NDArray[Any],
+    rest: Sequence[float] | npt.NDArray[Any] | None = None,
+) -> bool:
     """True when ``sketch`` is the quantised ``view`` (the family's view of the card vector) of card
-    ``version``, each value within 1 (rounding may differ between implementations): what a reader checks
-    once it fetched the card the sketch made it fetch."""
-    if sketch.version != version:
+    ``version``, each value within 1 (rounding may differ between implementations), and, for a version 2
+    sketch with a rest, its rest is the quantised ``rest`` (the card vector after the view) the same way:
+    what a reader checks once it fetched the card the sketch made it fetch. (Term hashes are the owner's
+    hint and are not checked here.)"""
+    if sketch.version != version or not _close(sketch.vector(), view):
         return False
+    theirs = sketch_rest(sketch)
+    if theirs is None:
+        return True
+    return rest is not None and _close(theirs[1], rest)
+
+
+def _close(theirs: npt.NDArray[np.float64], values: Sequence[float] | npt.NDArray[Any]) -> bool:
     try:
-        mine = sketch_vector(quantise(view))
+        mine = sketch_vector(quantise(values))
     except InvalidCard:
         return False
-    theirs = sketch.vector()
     return mine.shape == theirs.shape and float(np.max(np.abs(mine - theirs))) <= 1.0
 
 
 __all__ = [
     "MAX_SKETCH_DIM",
     "MAX_SKETCH_SIZE",
+    "MAX_SKETCH_TERMS",
     "CardSketch",
+    "CardSketchV2",
     "SignedSketch",
     "check_live",
     "decode_sketch",
     "issue_sketch",
     "matches_card",
+    "pack_terms",
     "parse_sketch",
     "quantise",
+    "sketch_rest",
+    "sketch_terms",
     "sketch_vector",
+    "term_hash",
     "verify_sketch",
 ]

@@ -24,6 +24,7 @@ from ioa_p2p.planning import natural
 from ioa_p2p.planning.answer_types import answer_type, request_act
 from ioa_p2p.planning.applied import applied, asked_unit
 from ioa_p2p.planning.code import MARK, MARK_RE, RUN_CODE, attach_blocks, code_step, join_bindings
+from ioa_p2p.planning.derive import derived_plan
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.followups import over_earlier
 from ioa_p2p.planning.literal import (
@@ -153,7 +154,7 @@ def plan_request(goal: str) -> Plan:
         return Plan(goal, (relation,), 1, clauses[-1])
     asked = _asked_after_statements(clauses)
     if asked is not None:  # "I'd like 14 jars of X. How much sugar should I buy?": one question
-        rated = charge_plan(asked) or apply_rate(asked)
+        rated = charge_plan(asked) or derived_plan(asked) or apply_rate(asked)
         if rated is not None:
             return Plan(goal, rated, len(rated), clauses[-1])
     clauses = join_scenes(clauses, _codeish)  # "I got back on 3 May. What's the last day ...?": one
@@ -167,6 +168,7 @@ def plan_request(goal: str) -> Plan:
         combines = _COMBINES.search(clauses[0])
         decomposed = natural.decompose(clauses[0]) or combined_question(clauses[0])
         decomposed = decomposed or charge_plan(clauses[0]) or deadline_plan(clauses[0])
+        decomposed = decomposed or (derived_plan(clauses[0]) if not combines else None)
         decomposed = decomposed or (apply_rate(clauses[0]) if not combines else None)
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])

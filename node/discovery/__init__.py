@@ -5,6 +5,7 @@
   publishing)
 - ``search.py``   :class:`CardSearch`: DHT lookups of provider records and card fetches (owner first)
 - ``pages.py``    bucket pages: our sketch published in them, and the find that searches them
+- ``fetching.py`` the card fetch of that find: owners first with an adaptive wait, an early end
 - ``warm.py``     :func:`keep_matcher`: the matcher's models loaded when needed (``[discovery] warm``),
   arriving cards embedded in the background, the models unloaded when idle
 - ``routes.py``   control routes ``/find``, ``/cards``, ``/card``

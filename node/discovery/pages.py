@@ -1,15 +1,21 @@
 """Bucket pages on a running node (``[discovery] pages = true``): publishing our sketch, searching pages.
 
 - :class:`PagePublisher` (``Discovery.pages``): the signed sketch of our current card
-  (:func:`~ioa_p2p.card.sketch.issue_sketch`, once per card version) and the page keys of its cells at
+  (:func:`~ioa_p2p.card.sketch.issue_sketch`, once per card version; version 2: with the rest of the card
+  vector and the card's term hashes) and the page keys of its cells at
   the levels the network's size calls for; ``loops.publish_pages`` puts the page holding it at the closest
   peers of every key (``CardNetPort.put_pages``; each storing peer merges it), when its
   :class:`~ioa_p2p.dht.pacing.PublishPolicy` says so (new version, new keys, table grown, refresh).
 - :func:`search_pages`: a DHT find over pages (:class:`~ioa_p2p.dht.expand.PageSearch`): rounds of one
   batched ``GET_VALUE`` each (seed pages, then the buckets of the best candidates), bounded by
-  :data:`ROUNDS_SHARE` of ``find_timeout``; then the ``page_fetch`` best candidates' sketches are verified
-  and their cards fetched (owner first, then the DHT), and each fetched card is checked against the
-  sketch that got it fetched (a sketch that lied is counted in ``stats["sketch_mismatch"]``).
+  :data:`ROUNDS_SHARE` of ``find_timeout``, sketches scored like the matcher scores cards
+  (:class:`~ioa_p2p.dht.sketchscore.SketchScorer`: family and rest cosines, term hashes); then the
+  ``page_fetch`` best candidates' sketches are verified (half as many fetched when their sketches carry
+  a comparable MiniLM part: :func:`~ioa_p2p.dht.sketchscore.fetch_count`) and their cards fetched
+  (:func:`~ioa_p2p.node.discovery.fetching.fetch_ranked`: owners first with an adaptive wait, then the
+  DHT; ending early once all but the last sixth have answered), and each fetched card is
+  checked against the sketch that got it fetched (a sketch that lied is counted in
+  ``stats["sketch_mismatch"]``).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import numpy as np
 import trio
 
 from ioa_p2p.card import SignedCard
@@ -27,8 +34,10 @@ from ioa_p2p.dht.lsh import CardBuckets, card_buckets
 from ioa_p2p.dht.pacing import PublishPolicy
 from ioa_p2p.dht.pages import encode_page, page_key, read_page
 from ioa_p2p.dht.probing import provided_levels
+from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, fetch_count, query_terms, settle_count
 from ioa_p2p.errors import InvalidMessage, UsageError
 from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.node.discovery.fetching import fetch_ranked
 from ioa_p2p.node.discovery.search import CardSearch
 
 log = logging.getLogger("ioa_p2p.discovery")
@@ -66,6 +75,9 @@ class PagePublisher:
                 vector=lsh.view(vector),
                 now_ms=now_ms,
                 expires_at=card.card.expires_at,
+                scheme=card.model,
+                rest=rest_of(lsh, vector),
+                terms=card_terms(card.card),
             )
         forest = forest_for(lsh.planes.model_id, lsh.planes.dim)
         levels = provided_levels(network_size)
@@ -73,12 +85,23 @@ class PagePublisher:
         return keys, encode_page([sketch.encoded])
 
 
-async def search_pages(search: CardSearch, vector: Any) -> dict[str, Any]:
-    """A DHT find over bucket pages (see the module docstring); returns what it did, for ``last_find``."""
+def rest_of(lsh: CardBuckets, vector: Any) -> Any:
+    """The values of a card (or query) vector after its family's view (None: the view is all of it)."""
+    if lsh.part is None:
+        return None
+    return np.asarray(vector, dtype=np.float64).reshape(-1)[lsh.part :]
+
+
+async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int = 5) -> dict[str, Any]:
+    """A DHT find over bucket pages for the query ``text`` (embedded: ``vector``; see the module
+    docstring) whose best ``k`` the node will return; returns what it did, for ``last_find``."""
     settings, net = search.settings, search.net
     started = trio.current_time()
     size = net.network_size()
     family = search.lsh
+    scorer = SketchScorer(
+        family.view(vector), scheme=search.model_id, rest=rest_of(family, vector), terms=query_terms(text)
+    )
     pages = PageSearch(
         search.forest,
         family.view(vector),
@@ -87,6 +110,7 @@ async def search_pages(search: CardSearch, vector: Any) -> dict[str, Any]:
         enumerate_up_to=settings.enumerate,
         width=settings.page_width,
         max_pages=settings.max_pages,
+        scorer=scorer,
     )
     listing = pages.listing
     rounds = 0
@@ -102,8 +126,9 @@ async def search_pages(search: CardSearch, vector: Any) -> dict[str, Any]:
             cells = pages.next_cells()
     listed_at = trio.current_time()
     chosen = _verified_best(pages, settings.page_fetch, search.me)
+    chosen = chosen[: fetch_count(scorer, chosen, settings.page_fetch, k)]
     wanted = [sketch.peer_id for sketch in chosen if search.needs_fetch(sketch.peer_id)]
-    await search.fetch(wanted)
+    fetch = await fetch_ranked(search, wanted, settle=settle_count(len(wanted), k))
     _check_sketches(search, chosen)
     return {
         "size": round(size),
@@ -114,6 +139,7 @@ async def search_pages(search: CardSearch, vector: Any) -> dict[str, Any]:
         "fetched": len(wanted),
         "providers_s": listed_at - started,
         "fetch_s": trio.current_time() - listed_at,
+        **fetch,
     }
 
 
@@ -143,12 +169,13 @@ def _check_sketches(search: CardSearch, chosen: list[SignedSketch]) -> None:
             continue
         card = entry.card
         try:
-            view = card_buckets(card.model, card.card.dim).view(card.embedding())
+            lsh = card_buckets(card.model, card.card.dim)
+            view, rest = lsh.view(card.embedding()), rest_of(lsh, card.embedding())
         except UsageError:
             continue
-        if not matches_card(sketch, sketch.version, view):
+        if not matches_card(sketch, sketch.version, view, rest):
             search.stats["sketch_mismatch"] = search.stats.get("sketch_mismatch", 0) + 1
             log.info("the sketch of %s does not match its card (version %d)", sketch.peer_id, sketch.version)
 
 
-__all__ = ["ROUNDS_SHARE", "PagePublisher", "search_pages"]
+__all__ = ["ROUNDS_SHARE", "PagePublisher", "rest_of", "search_pages"]

@@ -26,6 +26,7 @@ from ioa_p2p.dht.directory import Directory, Offer
 from ioa_p2p.dht.forest import Forest, forest_for
 from ioa_p2p.dht.lsh import CardBuckets, Hyperplanes, card_buckets
 from ioa_p2p.dht.probing import listing_incomplete, needs_finer, plan_probes, rank_providers
+from ioa_p2p.dht.rtt import RoundTrips
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.validators import card_key, check_stamp
 from ioa_p2p.errors import InvalidMessage
@@ -64,6 +65,8 @@ class CardSearch:
         self.forest: Forest = forest_for(self.hyperplanes.model_id, self.hyperplanes.dim)
         self.now_ms = now_ms
         self.stats = stats
+        #: owners' answer times: how long a page search's fetch waits for them (node/discovery/fetching.py)
+        self.round_trips = RoundTrips()
 
     async def lookup(self, vector: Any) -> dict[str, Any]:
         """Ask the DHT for the providers of the query's LSH buckets and fetch their cards.
@@ -183,14 +186,14 @@ class CardSearch:
         stored, answered = 0, set[PeerId]()
         if direct:
             own = await self.net.ask_values({p: [k] for p, k in keys.items()}, per_peer=DIRECT_TIMEOUT)
-            stored, answered = self._store_fetched(peers, own, wanted, confirms=True)
+            stored, answered = self.store_fetched(peers, own, wanted, confirms=True)
         rest = [p for p in peers if p not in answered]
         if rest:
             found = await self.net.get_values([keys[p] for p in rest], ask=self.settings.ask)
-            stored += self._store_fetched(rest, found, wanted, confirms=False)[0]
+            stored += self.store_fetched(rest, found, wanted, confirms=False)[0]
         return stored
 
-    def _store_fetched(
+    def store_fetched(
         self, peers: list[PeerId], found: dict[str, list[bytes]], wanted: bool = True, *, confirms: bool
     ) -> tuple[int, set[PeerId]]:
         """Verify the values found for ``peers`` and apply each peer's newest record (card or withdrawal)

@@ -382,7 +382,7 @@ class Discovery:
             vector = (await self._embed([text]))[0]
             timings["embed_s"] = trio.current_time() - started
             with trio.move_on_after(self.settings.find_timeout) as scope:
-                timings.update(await self.lookup_dht(vector))
+                timings.update(await self.lookup_dht(vector, text, k))
             timings["dht_timeout"] = scope.cancelled_caught
         exclude = frozenset() if include_self else frozenset({self.node.peer_id})
         rank = functools.partial(self.directory.rank, text, k, self.now_ms(), exclude=exclude)
@@ -407,13 +407,13 @@ class Discovery:
             and len(self.directory) >= COMPLETE * size
         )
 
-    async def lookup_dht(self, vector: Any) -> dict[str, Any]:
-        """Ask the DHT for the cards that may match ``vector``: over bucket pages (``[discovery] pages``,
-        :func:`~ioa_p2p.node.discovery.pages.search_pages`), and over provider records
-        (:meth:`CardSearch.lookup`) when pages are off or named too few candidates (peers of a release
-        without pages)."""
+    async def lookup_dht(self, vector: Any, text: str = "", k: int = 5) -> dict[str, Any]:
+        """Ask the DHT for the cards that may match ``text`` (embedded: ``vector``; the best ``k`` wanted):
+        over bucket pages (``[discovery] pages``, :func:`~ioa_p2p.node.discovery.pages.search_pages`), and
+        over provider records (:meth:`CardSearch.lookup`) when pages are off or named too few candidates
+        (peers of a release without pages)."""
         if self.settings.pages:
-            found = await search_pages(self.search, vector)
+            found = await search_pages(self.search, vector, text, k)
             if found["providers"] >= 0.5 * min(self.settings.page_fetch, self.net.network_size() - 1):
                 return found
             return {"pages": found, **await self.search.lookup(vector)}

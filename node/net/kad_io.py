@@ -2,12 +2,17 @@
 
 - :func:`exchange`: several requests pipelined on one ``/ioa/kad/1.0.0`` stream, one reply read per
   request with a buffered frame reader (the library reads varint prefixes byte by byte, and serves any
-  number of requests per stream).
+  number of requests per stream); the stream's protocol negotiation is sent with the requests
+  (:mod:`~ioa_p2p.node.net.lazy_select`), so an exchange on an open connection is one round trip, not
+  three.
 - :func:`run_lookup`: drives a :class:`~ioa_p2p.dht.lookup.Lookup` (which peers, which keys, when it is
   done) over the network. Each peer gets its keys in one batch; an answer is fed to the lookup as soon as
   it arrives, so the next requests go out at once (no rounds waiting for the slowest peer). A peer silent
-  for :data:`HEDGE` seconds is reported slow (its keys ask the next candidate as well; its late answer
-  still counts), one silent for :data:`PEER_TIMEOUT` failed. When the lookup is done, requests still in
+  for the *hedge* is reported slow (its keys ask the next candidate as well; its late answer still
+  counts), one silent for :data:`PEER_TIMEOUT` failed. The hedge follows the answers' round trips
+  (:func:`round_trips_of`: ``srtt + 4 rttvar`` of this node's lookups, :data:`HEDGE_LOW` ..
+  :data:`HEDGE_HIGH`, :data:`HEDGE` before any answer), so a loaded network is not asked twice for
+  everything and a quick one does not wait for a silent peer. When the lookup is done, requests still in
   flight are cancelled. Callers bound the whole lookup with their own cancel scope.
 - Reply parsing: closer peers' and providers' addresses go into the peerstore (so they can be dialled);
   peer IDs cross into the pure lookup as their bytes. Peers whose identify says they do not serve the DHT
@@ -26,7 +31,6 @@ from typing import Any
 
 import trio
 import varint
-from libp2p.custom_types import TProtocol
 from libp2p.kad_dht import kad_dht as _kad_dht_module
 from libp2p.kad_dht.common import MAX_DHT_MESSAGE_SIZE
 from libp2p.kad_dht.pb.kademlia_pb2 import Message
@@ -34,11 +38,15 @@ from libp2p.peer.id import ID
 from multiaddr import Multiaddr
 
 from ioa_p2p.dht.lookup import Lookup
+from ioa_p2p.dht.rtt import RoundTrips
+from ioa_p2p.node.net.lazy_select import open_lazy_stream
 
 log = logging.getLogger("ioa_p2p.node.net.kad")
 
-#: Seconds before a peer that has not answered is reported slow (its keys ask the next candidate too).
+#: Seconds before a peer that has not answered is reported slow (its keys ask the next candidate too),
+#: before any round trip was measured; then between HEDGE_LOW and HEDGE_HIGH (:func:`round_trips_of`).
 HEDGE = 0.4
+HEDGE_LOW, HEDGE_HIGH = 0.1, 1.5
 #: Seconds before a peer that has not answered is given up.
 PEER_TIMEOUT = 5.0
 ATTEMPTS = 2
@@ -69,28 +77,44 @@ def serves_dht(host: Any, peer: ID) -> bool:
     return not protocols or kad_protocol_in_use() in protocols
 
 
+def round_trips_of(dht: Any) -> RoundTrips:
+    """The round trips of ``dht``'s lookup requests (kept on the DHT object: one per node)."""
+    rtt = getattr(dht, "_ioa_round_trips", None)
+    if not isinstance(rtt, RoundTrips):
+        rtt = RoundTrips(low=HEDGE_LOW, high=HEDGE_HIGH, initial=HEDGE)
+        with contextlib.suppress(AttributeError):
+            dht._ioa_round_trips = rtt
+    return rtt
+
+
 async def run_lookup(
     dht: Any, lookup: Lookup, kind: str, on_answer: Callable[[bytes], None] | None = None
 ) -> None:
     """Drive ``lookup`` until it is done (see the module docstring). ``kind``: providers or value;
     ``on_answer(key)`` is called after each answer for ``key`` was applied (to use results early)."""
     send, receive = trio.open_memory_channel[tuple[bytes, list[Any] | None]](math.inf)
-    started: dict[bytes, float] = {}
+    started: dict[bytes, float] = {}  # peers asked and not reported slow yet
+    sent: dict[bytes, float] = {}  # every peer asked, until it answers
+    rtt = round_trips_of(dht)
     async with trio.open_nursery() as nursery:
         while True:
             for peer, keys in lookup.requests().items():
-                started[peer] = trio.current_time()
+                started[peer] = sent[peer] = trio.current_time()
                 nursery.start_soon(_ask, dht, peer, keys, kind, send)
             if lookup.done:
                 break
             now = trio.current_time()
-            due = [t + HEDGE for t in started.values()]
+            hedge = rtt.wait()
+            due = [t + hedge for t in started.values()]
             with trio.move_on_after(max(0.0, min(due) - now) if due else math.inf):
                 peer, replies = await receive.receive()
                 started.pop(peer, None)
+                asked_at = sent.pop(peer, None)
                 if replies is None:
                     lookup.failed(peer)
                 else:
+                    if asked_at is not None:
+                        rtt.sample(trio.current_time() - asked_at)
                     _apply(dht, lookup, peer, replies, kind)
                     lookup.batch_done(peer)
                     if on_answer is not None:
@@ -99,7 +123,7 @@ async def run_lookup(
                 continue
             now = trio.current_time()
             for peer, at in list(started.items()):
-                if now >= at + HEDGE:
+                if now >= at + hedge:
                     lookup.slow(peer)
                     del started[peer]  # still in flight: its answer is applied when it comes
         nursery.cancel_scope.cancel()
@@ -161,8 +185,9 @@ def _has_addrs(peerstore: Any, peer: ID) -> bool:
 
 
 async def exchange(host: Any, peer: ID, requests: list[Any]) -> list[Any]:
-    """Send ``requests`` pipelined on one KAD stream; read one reply per request, in order."""
-    stream = await host.new_stream(peer, [TProtocol(kad_protocol_in_use())])
+    """Send ``requests`` pipelined on one KAD stream; read one reply per request, in order. The stream's
+    negotiation rides with the requests (:mod:`~ioa_p2p.node.net.lazy_select`): one round trip in all."""
+    stream = await open_lazy_stream(host, peer, kad_protocol_in_use())
     try:
         payload = b"".join(varint.encode(len(b)) + b for b in (r.SerializeToString() for r in requests))
         await stream.write(payload)
@@ -218,10 +243,13 @@ def _uvarint(data: bytearray) -> tuple[int | None, int]:
 
 __all__ = [
     "HEDGE",
+    "HEDGE_HIGH",
+    "HEDGE_LOW",
     "PEER_TIMEOUT",
     "FrameReader",
     "exchange",
     "kad_protocol_in_use",
     "known_peers",
+    "round_trips_of",
     "run_lookup",
 ]

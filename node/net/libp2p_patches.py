@@ -99,6 +99,11 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    close: 50 connections took the whole shutdown budget and left the host open.
    :func:`~ioa_p2p.node.net.guard.close_connections` closes them concurrently first. The test checks
    yamux's close still sleeps.
+21. Dial round trips: the dialer waits for each multistream-select answer (security, then muxer): 5 round
+   trips per dial. :func:`~ioa_p2p.node.net.lazy_upgrade.negotiate_upgrades_lazily` sends our single
+   protocol's lines with the handshakes (2); ``tests/test_lazy_select.py`` checks the selector's shape.
+22. Yamux credited the window on nearly every read (about three extra frames per small message):
+   :mod:`ioa_p2p.node.net.idle_traffic` keeps go-yamux's half-window rule; ``tests/test_idle_traffic.py``.
 """
 
 from __future__ import annotations
@@ -113,6 +118,8 @@ import libp2p.network.swarm as _swarm
 
 from ioa_p2p.logs import apply_third_party_levels
 from ioa_p2p.node.net.cpu_meter import OWNER
+from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
+from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
 
 if TYPE_CHECKING:
     from ioa_p2p.node.net.budgets import NodeBudgets
@@ -160,6 +167,8 @@ def apply_patches() -> None:
     apply_third_party_levels()
     use_ioa_kad_protocol()
     cache_pubsub_peer_records()
+    negotiate_upgrades_lazily()
+    credit_yamux_in_halves()
     _applied = True
 
 

@@ -1,0 +1,79 @@
+"""The card fetch of a page search: owners first with an adaptive wait, and an early end (network I/O).
+
+:func:`fetch_ranked` fetches the cards of candidates ranked best first (the page search's choice):
+
+1. every owner is asked for its own record at once, each answer verified and applied to the directory as
+   it arrives (:meth:`CardSearch.store_fetched`), its round trip fed to the search's
+   :class:`~ioa_p2p.dht.rtt.RoundTrips`;
+2. after the wait those round trips call for (``srtt + 4 rttvar``, 0.15..1 s; 1 s before any sample) the
+   fetch **ends early** when the best ``settle`` candidates have all answered (the others rank below
+   them by sketch; :func:`~ioa_p2p.dht.sketchscore.settle_count`), otherwise the owners that have not
+   answered are looked up in the DHT in one batched lookup, while their own answers still count;
+3. it ends when every candidate has a card or the DHT lookup is done; owner requests still running are
+   cancelled.
+
+The caller bounds the whole fetch with its cancel scope (``find_timeout``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from ioa_p2p.dht.validators import card_key
+from ioa_p2p.identity import PeerId
+from ioa_p2p.node.discovery.search import DIRECT_TIMEOUT, CardSearch
+
+#: An owner's own answer is awaited this long at most (it still counts while the DHT lookup runs).
+OWNER_LIMIT = 2 * DIRECT_TIMEOUT
+
+
+async def fetch_ranked(search: CardSearch, peers: list[PeerId], *, settle: int) -> dict[str, Any]:
+    """Fetch the cards of ``peers`` (best first; see the module docstring). Returns what it did:
+    ``owners`` (answered by their owner), ``from_dht``, ``early`` (ended early), ``wait_s``."""
+    if not peers:
+        return {"owners": 0, "from_dht": 0, "early": False, "wait_s": 0.0}
+    answered: set[PeerId] = set()
+    finished = trio.Event()  # every candidate has a card, or the DHT lookup is done
+    wait = search.round_trips.wait()
+    result: dict[str, Any] = {"owners": 0, "from_dht": 0, "early": False, "wait_s": round(wait, 3)}
+
+    def got(new: set[PeerId]) -> None:
+        answered.update(new)
+        if answered >= set(peers):
+            finished.set()
+
+    async def ask_owner(peer: PeerId) -> None:
+        started = trio.current_time()
+        own = await search.net.ask_values({peer: [card_key(peer)]}, per_peer=OWNER_LIMIT)
+        ok = search.store_fetched([peer], own, confirms=True)[1]
+        if ok:
+            search.round_trips.sample(trio.current_time() - started)
+            result["owners"] += 1
+            got(ok)
+
+    async def ask_dht(rest: list[PeerId]) -> None:
+        found = await search.net.get_values([card_key(p) for p in rest], ask=search.settings.ask)
+        late = search.store_fetched([p for p in rest if p not in answered], found, confirms=False)[1]
+        result["from_dht"] = len(late)
+        got(late)
+        finished.set()
+
+    async with trio.open_nursery() as nursery:
+        for peer in peers:
+            nursery.start_soon(ask_owner, peer)
+        with trio.move_on_after(wait):
+            await finished.wait()
+        if not finished.is_set():
+            if answered >= set(peers[:settle]):
+                result["early"] = True
+                finished.set()
+            else:
+                nursery.start_soon(ask_dht, [p for p in peers if p not in answered])
+        await finished.wait()
+        nursery.cancel_scope.cancel()
+    return result
+
+
+__all__ = ["OWNER_LIMIT", "fetch_ranked"]
