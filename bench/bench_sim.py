@@ -4,13 +4,16 @@
         [--lookups 200] [--queries 60] [--spam 0.1] [--revalidate 720] [--split any] [--seed 1]
         [--search pages,providers] [--skip spread,revocation] [--warm-publish]
         [--parts lookups,publish,find,spread,gossip,revocation] [--loss 0.01] [--json rows.jsonl]
+        [--request-rtts 1] [--dial-rtts 3] [--connected-tables]
 
 The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model, batched lookup state
 machine, LSH forest and probing, card validation (signatures, stamps, rate limits) and publish/refresh
-pacing over links of 50 ms one way (+ up to 10 ms jitter; py-libp2p's 3 round trips per request and 5 per
-new connection). Per network size N and churn level (the share of nodes offline at any moment, sessions
-of 30 min on average), after the network formed (every node joins, 50 per second, then 120 s; from
-``--warm-from`` nodes (5,000) the network starts formed instead, :meth:`World.warm_start`, and runs 120 s):
+pacing over links of 50 ms one way (+ up to 10 ms jitter). A request costs 1 round trip, as the node sends
+each stream's negotiation with its request (``--request-rtts 3``: py-libp2p's own negotiation), and a new
+connection 3 more, as the node dials (``--dial-rtts 5``: py-libp2p's own). Per network size N and churn
+level (the share of nodes offline at any moment, sessions of 30 min on average), after the network
+formed (every node joins, 50 per second, then 120 s; from ``--warm-from`` nodes (5,000) the network
+starts formed instead, :meth:`World.warm_start`, and runs 120 s):
 
 - **traffic**: messages sent per online node per minute over 60 s of steady state (requests + replies);
 - **lookups**: ``--lookups`` FIND_NODE lookups of random keys from random nodes: success (the closest
@@ -115,11 +118,11 @@ def form(n: int, churn: float, cards: CardSet, args: argparse.Namespace) -> Worl
         split=args.split,
         min_stamp_bits=8,
         refresh_lookups=args.refresh_lookups or None,
-        links=LinkModel(loss=args.loss),
+        links=LinkModel(loss=args.loss, request_rtts=args.request_rtts, dial_rtts=args.dial_rtts),
     )
     world = World(config, cards)
     if n >= args.warm_from:
-        world.warm_start()
+        world.warm_start(connected_tables=args.connected_tables)
         world.loop.run(until=120)
     else:
         world.join_all()
@@ -139,6 +142,7 @@ def run_one(
     traffic = Traffic(world)
     run_for(world, 60, traffic)
     row: dict[str, Any] = {"N": n, "churn": churn, "loss": args.loss}
+    row.update(request_rtts=args.request_rtts, dial_rtts=args.dial_rtts, connected=args.connected_tables)
     row["formed_s"] = round(time.perf_counter() - started, 1)
     row["msgs/node/min"] = round(traffic.per_node_minute()["total"], 1)
     row["table"] = round(statistics.mean(world.table_sizes()), 1)
@@ -353,6 +357,20 @@ def main() -> None:
     parser.add_argument("--skip", default="", help="parts to skip (comma-separated)")
     parser.add_argument("--parts", default="lookups,publish,find,spread,gossip,revocation")
     parser.add_argument("--loss", type=float, default=0.0, help="share of link crossings retransmitted")
+    parser.add_argument(
+        "--request-rtts",
+        type=int,
+        default=LinkModel().request_rtts,
+        help="round trips per request on an open connection (1: the node's lazy negotiation; 3: py-libp2p's)",
+    )
+    parser.add_argument(
+        "--dial-rtts", type=int, default=LinkModel().dial_rtts, help="round trips to open a new connection"
+    )
+    parser.add_argument(
+        "--connected-tables",
+        action="store_true",
+        help="a warm start also connects every node to its table's peers (World.warm_start)",
+    )
     parser.add_argument("--gossip-sample", type=int, default=20, help="announcements followed")
     parser.add_argument("--rate-window", type=float, default=600.0, help="seconds of announce pacing")
     parser.add_argument("--no-repair", dest="repair", action="store_false", help="no DHT read repair")

@@ -151,7 +151,9 @@ async def main_async(args: argparse.Namespace) -> int:
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--suite", choices=tuple(SUITES), default="2")
-    parser.add_argument("--split", default="train", help="train | dev (suite 2); dev | check (suite 1); heldout (suite nat)")
+    parser.add_argument(
+        "--split", default="train", help="train | dev (suite 2); dev | check (suite 1); heldout (suite nat)"
+    )
     parser.add_argument("--only", default="", help="comma-separated goal ids")
     parser.add_argument("-v", "--verbose", action="store_true", help="print plans and tasks")
     return trio.run(main_async, parser.parse_args())

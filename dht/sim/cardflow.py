@@ -359,7 +359,7 @@ def revoke_cards(
     def put_done(owner: SimNode, run: PutRun) -> None:
         result.put_ok += run.ok
         if owners_leave:
-            world.leave(owner)
+            world.leave(owner, for_good=True)
 
     def revalidate(node: SimNode, owner: SimNode, version: int) -> None:
         if not node.online:

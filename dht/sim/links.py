@@ -5,13 +5,17 @@ What a request costs (:class:`LinkModel`, one-way times in seconds):
 - every one-way crossing of a link takes ``latency`` plus a uniform ``jitter`` in ``[0, jitter)``;
   libp2p runs over TCP, so a lost packet is retransmitted, not lost: with probability ``loss`` a crossing
   takes ``rto`` longer (Linux's minimum retransmission timeout);
-- a request on an open connection takes ``request_rtts`` round trips: py-libp2p 0.8.1 opens a new stream
-  per request and negotiates its protocol with two sequential multistream-select exchanges (header, then
-  protocol) before the request itself, so 3; a peer that pipelines the negotiation with the request
-  (optimistic multistream) needs 1;
-- a request to a peer without an open connection first takes ``dial_rtts`` more (TCP, multistream for the
-  security protocol, Noise XX, multistream for the muxer: 5 with py-libp2p 0.8.1). The defaults count
-  the sequential exchanges of py-libp2p 0.8.1's handshakes; they were not measured through a delay line;
+- a request on an open connection takes ``request_rtts`` round trips. The node opens a new stream per
+  request and sends the multistream-select negotiation with the request (lazy multistream-select,
+  ``ioa_p2p.node.net.lazy_select``), so 1; py-libp2p 0.8.1's own ``new_stream`` waits for two sequential
+  exchanges (header, then protocol) before the request, so 3 (``request_rtts=3`` models the node before
+  it negotiated lazily);
+- a request to a peer without an open connection first takes ``dial_rtts`` more: py-libp2p 0.8.1 waits
+  for TCP, multistream for the security protocol (2), Noise XX, multistream for the muxer (2): 5; the
+  node's dialer sends its single security protocol with Noise's first message and its muxer's lines
+  with Noise's last, waiting only for the muxer's answer (``ioa_p2p.node.net.lazy_upgrade``): TCP,
+  Noise's first exchange, Noise's last message with the muxer lines: 3. The defaults count the
+  sequential exchanges of the handshakes; they were not measured through a delay line;
 - the server spends ``service`` seconds per request (CPU, the same for every request);
 - bandwidth is not modelled (a KAD message is a few hundred bytes, a card 1.5 kB).
 
@@ -44,8 +48,8 @@ class LinkModel:
     jitter: float = 0.010
     loss: float = 0.0
     rto: float = 0.200
-    request_rtts: int = 3
-    dial_rtts: int = 5
+    request_rtts: int = 1
+    dial_rtts: int = 3
     service: float = 0.001
     max_connections: int = 1024
 

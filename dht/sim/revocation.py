@@ -111,7 +111,7 @@ def revoke_everywhere(
     def put_done(owner: SimNode, run: PutRun) -> None:
         result.put_ok += run.ok
         if owners_leave:
-            world.leave(owner)
+            world.leave(owner, for_good=True)
 
     for owner in owners:
         current = owner.card

@@ -100,6 +100,7 @@ class World:
             self._add_validator(node)
         self.bootstrap = self.nodes[0]
         self.joined = 0
+        self.gone: set[int] = set()  # nodes that left for good
 
     # ------------------------------------------------------------------ basics
 
@@ -139,12 +140,18 @@ class World:
         for i, node in enumerate(self.nodes):
             self.loop.at(self.loop.now + i * gap, self.join, node)
 
-    def warm_start(self, random_peers: int = 200) -> None:
+    def warm_start(self, random_peers: int = 200, *, connected_tables: bool = False) -> None:
         """Bring every node online at once with the routing table of a network that has formed (a
         shortcut for large runs, where simulating every node's joining costs an hour of CPU): each node's
         table is offered its ``K`` neighbours on each side in keyspace order and ``random_peers`` random
         nodes (the table's own rules decide what it keeps), it dials its connections, and its peer
-        discovery continues at the slow pace from a random moment of the first period."""
+        discovery continues at the slow pace from a random moment of the first period.
+
+        ``connected_tables``: each node also holds a connection to every peer of its table (least
+        recently used closed past ``LinkModel.max_connections``). That is the steady state of a formed
+        network on py-libp2p: a peer enters a routing table only over a connection (an inbound KAD
+        stream, or an answer to a lookup), and neither py-libp2p nor the node closes connections. Without
+        it, every table peer a lookup asks first costs a dial."""
         policy = self.config.policy
         order = sorted(self.nodes, key=lambda n: n.position)
         for rank, node in enumerate(order):
@@ -157,6 +164,10 @@ class World:
                 node.table.add(other.peer)
             for other in self.rng.sample(self.nodes, min(random_peers, len(self.nodes))):
                 node.table.add(other.peer)
+        if connected_tables:
+            for node in self.nodes:
+                for peer in node.table:
+                    self.net.connect(node, self.by_peer[peer])
         for node in self.nodes:
             self.connect_more(node)
             self.loop.after(self.rng.random() * policy.slow, self.discovery_round, node, node.session)
@@ -173,7 +184,10 @@ class World:
             node.table.add(self.bootstrap.peer)
         self.loop.after(0.0, self.discovery_round, node, node.session)
 
-    def leave(self, node: SimNode) -> None:
+    def leave(self, node: SimNode, *, for_good: bool = False) -> None:
+        """``node`` goes offline; ``for_good``: churn never brings it back (an owner that left)."""
+        if for_good:
+            self.gone.add(node.index)
         if node is self.bootstrap or not node.online:
             return
         node.online = False
@@ -277,6 +291,8 @@ class World:
         self.loop.after(self.rng.expovariate(1 / mean_off), self._come_back, node, mean_off)
 
     def _come_back(self, node: SimNode, mean_off: float) -> None:
+        if node.index in self.gone:
+            return
         self.join(node)
         self.counters["came back"] += 1
         self.loop.after(self.rng.expovariate(1 / self.config.session), self._go_away, node, mean_off)

@@ -20,6 +20,10 @@
 - ``shares.py``   percentages (stated or found) applied to earlier values, prices per unit of a pack,
   date shifts after a date question
 - ``tariffs.py``  a price applied on the documents' terms (per-unit, steps, minimums, caps; a bill's items)
+- ``doc_facts.py`` quantities and rates read from document text (what each is per, the words around it)
+  and the quantities a request states
+- ``derive.py``   a question answered by how the documents define what it asks for: backwards from the
+  unit asked for through the rates that define it, each operand given, stated or derived
 - ``allowances.py`` a trip's daily allowance: its days, travel days and meals provided, on a handbook's rules
 - ``refs.py``     references to earlier values ("it", "that price", "both", "the second")
 - ``code.py``     code steps: the block, its variables and the values bound to them; blocks cut out of a

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ioa_p2p.planning.answer_types import answer_type
+from ioa_p2p.planning.derive import DERIVE, derive_expression
 from ioa_p2p.planning.structured import structured_of, structured_value
 from ioa_p2p.planning.tariffs import render_charges
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, TASK, Plan, PlanStep
@@ -84,6 +85,12 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         scale = factor(src, step.unit) if value is not None and src else None
         if value is not None and value.number is not None and scale is not None:
             return f"Calculate {format_number(value.number)} * {scale:.12g}"
+    if step.kind == CALC and step.template == DERIVE:
+        found = values.get(step.needs[0]) if step.needs else None
+        derived = derive_expression(step.text, found)
+        if derived is None:  # nothing to derive: the value looked up answers (times one, for the calculator)
+            return f"Calculate {_number(found, False) if found else '(missing)'} * 1"
+        return f"Calculate {derived[0]}"
     if step.kind == CALC:
         expression = render_charges(step.template, values)  # a price on its terms, written out
         percent_context = re.compile(r"\bv(\d+)\s*/\s*100\b")
@@ -171,7 +178,7 @@ def value_of(text: str, data: Mapping[str, Any] | None, request: str = "") -> Va
     if data:
         value = Value.from_dict(data.get("value"))
         if value is not None:
-            return value
+            return value.with_evidence(_evidence(data))
         stdout = data.get("stdout")
         if isinstance(stdout, str) and stdout.strip():
             return parse_value(stdout)
@@ -179,6 +186,21 @@ def value_of(text: str, data: Mapping[str, Any] | None, request: str = "") -> Va
     if raw is not None:
         return structured_value(raw, request)
     return parse_value(text)
+
+
+MAX_EVIDENCE = 8
+MAX_EVIDENCE_CHARS = 16_000
+
+
+def _evidence(data: Mapping[str, Any]) -> tuple[str, ...]:
+    """The texts of the passages a retrieval result was read from (bounded)."""
+    raw = data.get("passages")
+    raw = raw[:MAX_EVIDENCE] if isinstance(raw, list) else []
+    document = data.get("document")  # the whole document the value was read from, when sent
+    if isinstance(document, Mapping) and isinstance(document.get("text"), str):
+        raw = [document]
+    texts = [p.get("text") for p in raw if isinstance(p, Mapping)]
+    return tuple(t[:MAX_EVIDENCE_CHARS] for t in texts if isinstance(t, str) and t.strip())
 
 
 def answers(step: PlanStep, value: Value | None, data: Mapping[str, Any] | None) -> bool:
@@ -247,6 +269,11 @@ def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome], index: int = 0) 
         return ""
     if step.unit:
         return step.unit
+    if step.kind == CALC and step.template == DERIVE and step.needs:  # the derivation's unit
+        found = outcomes.get(step.needs[0])
+        value = found.value if found else None
+        derived = derive_expression(step.text, value)
+        return derived[1] if derived else (value.unit if value is not None and value.kind == "number" else "")
     if step.kind == CALC and _SCALING.fullmatch(step.template.strip()):
         units = {o.value.unit for n in step.needs if (o := outcomes.get(n)) and o.value}
         if len(units) == 1 and "%" not in units:

@@ -95,6 +95,9 @@ class Value:
     #: For an amount the documents charge: what it is per and the terms it is charged on, as the source
     #: states them (planning/tariffs.py): ("per", "h"), ("step", "15 min"), ("minimum", "3 h"), ...
     terms: tuple[tuple[str, str], ...] = field(default=())
+    #: The passages a looked-up value was read from (never sent on): a derivation reads the quantities
+    #: that define what a question asks for from them (planning/derive.py).
+    evidence: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     @classmethod
     def of_number(cls, number: float, unit: str = "", text: str = "") -> Value:
@@ -135,7 +138,10 @@ class Value:
         return out
 
     def with_terms(self, terms: tuple[tuple[str, str], ...]) -> Value:
-        return Value(self.kind, self.number, self.unit, self.iso, self.text, self.items, terms)
+        return Value(self.kind, self.number, self.unit, self.iso, self.text, self.items, terms, self.evidence)
+
+    def with_evidence(self, evidence: tuple[str, ...]) -> Value:
+        return Value(self.kind, self.number, self.unit, self.iso, self.text, self.items, self.terms, evidence)
 
     @classmethod
     def from_dict(cls, raw: Any) -> Value | None:

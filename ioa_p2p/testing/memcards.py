@@ -229,6 +229,9 @@ class MemoryCardNet:
     def routing_table_size(self) -> int:
         return len(self.reachable_nets())
 
+    def card_peers(self) -> list[PeerId]:
+        return [n.peer_id for n in self.reachable_nets() if n.topic is not None]
+
     def network_size(self) -> float:
         return float(len(self.reachable_nets()) + 1)
 

@@ -6,6 +6,7 @@
   conversion, multiaddr parsing (their errors translated into ours)
 - ``libp2p_patches.py``  every workaround for a py-libp2p 0.8.1 problem, each with a test that notices
   upstream
+- ``idle_traffic.py``    patch 22: yamux window credit in halves of the window, not on every read
 - ``addrs.py``           address scopes, wildcard expansion, what a node advertises and dials (pure)
 - ``interfaces.py``      this machine's interface addresses (``ifaddr``), cached and refreshed
 - ``dialer.py``          the one dial path: direct addresses first, then relays, one deadline, ``DialFailed``
@@ -31,8 +32,12 @@
 - ``muxer_meter.py``     yamux stream buffers metered: receive window enforced, unread bytes budgeted,
   a reset stream's bytes dropped at once
 - ``cpu_meter.py``       CPU time of the tasks serving a peer charged to it; pacing a peer that owes
+- ``cpu_wait.py``        the time this process waited for a CPU (run queue), and deadlines that do not count
+  it (invitations, stream opens: a busy machine is no reason to give up on a live peer)
 - ``routing.py``         the node's Kademlia DHT instance, bootstrap dialing with backoff (and what it says
   when none answers), peer discovery
+- ``lazy_select.py``     outbound streams whose multistream-select negotiation rides with the first
+  request (one round trip instead of three)
 - ``kad.py``             batched fresh Kademlia lookups, puts and provides over py-libp2p's KadDHT; serving
   the DHT on ``/ioa/kad/1.0.0`` with our record validators
 - ``gossip.py``          GossipSub card announcements (tuned heartbeat and limits, topic validator, drain

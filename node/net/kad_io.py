@@ -2,7 +2,9 @@
 
 - :func:`exchange`: several requests pipelined on one ``/ioa/kad/1.0.0`` stream, one reply read per
   request with a buffered frame reader (the library reads varint prefixes byte by byte, and serves any
-  number of requests per stream).
+  number of requests per stream); the stream's protocol negotiation is sent with the requests
+  (:mod:`~ioa_p2p.node.net.lazy_select`), so an exchange on an open connection is one round trip, not
+  three.
 - :func:`run_lookup`: drives a :class:`~ioa_p2p.dht.lookup.Lookup` (which peers, which keys, when it is
   done) over the network. Each peer gets its keys in one batch; an answer is fed to the lookup as soon as
   it arrives, so the next requests go out at once (no rounds waiting for the slowest peer). A peer silent
@@ -29,7 +31,6 @@ from typing import Any
 
 import trio
 import varint
-from libp2p.custom_types import TProtocol
 from libp2p.kad_dht import kad_dht as _kad_dht_module
 from libp2p.kad_dht.common import MAX_DHT_MESSAGE_SIZE
 from libp2p.kad_dht.pb.kademlia_pb2 import Message
@@ -38,6 +39,7 @@ from multiaddr import Multiaddr
 
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.rtt import RoundTrips
+from ioa_p2p.node.net.lazy_select import open_lazy_stream
 
 log = logging.getLogger("ioa_p2p.node.net.kad")
 
@@ -186,8 +188,9 @@ def _has_addrs(peerstore: Any, peer: ID) -> bool:
 
 
 async def exchange(host: Any, peer: ID, requests: list[Any]) -> list[Any]:
-    """Send ``requests`` pipelined on one KAD stream; read one reply per request, in order."""
-    stream = await host.new_stream(peer, [TProtocol(kad_protocol_in_use())])
+    """Send ``requests`` pipelined on one KAD stream; read one reply per request, in order. The stream's
+    negotiation rides with the requests (:mod:`~ioa_p2p.node.net.lazy_select`): one round trip in all."""
+    stream = await open_lazy_stream(host, peer, kad_protocol_in_use())
     try:
         payload = b"".join(varint.encode(len(b)) + b for b in (r.SerializeToString() for r in requests))
         await stream.write(payload)

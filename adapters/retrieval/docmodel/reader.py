@@ -1,0 +1,307 @@
+"""Documents read into typed records (pure): :func:`read_document` turns a text into a :class:`Document`.
+
+Structure first: markdown headings (``#``), setext and reStructuredText headings (a line underlined with
+``=``/``-``/``~``), bold lines that stand alone (a FAQ question ``**Is there a trial?**``), markdown tables
+(``|`` rows, the separator skipped), space-aligned tables (a header line of several columns separated by two
+or more spaces, rows cut at the header's column starts), ``key: value`` lines, definition lists (a term
+line followed by indented lines), list items and numbered steps, paragraphs cut into sentences. Each record
+gets its section trail, quantities and conditions once, at load; questions are answered against the
+records (:mod:`.answerer`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ioa_p2p.adapters.retrieval.docmodel.conditions import conditions_in
+from ioa_p2p.adapters.retrieval.docmodel.quantity import quantities_in
+from ioa_p2p.adapters.retrieval.docmodel.records import (
+    ANSWER,
+    FIELD,
+    ITEM,
+    ROW,
+    SENTENCE,
+    TERM,
+    Document,
+    Record,
+)
+from ioa_p2p.adapters.retrieval.facts import terms
+
+MAX_RECORDS = 5_000
+_ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_UNDERLINE = re.compile(r"^\s*([=\-~^\"'`*+#])\1{2,}\s*$")
+_BOLD_LINE = re.compile(r"^\s*(?:\*\*|__)(.+?)(?:\*\*|__)\s*$")
+_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|[a-z][.)])\s+(.*)$")
+_FIELD = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?([A-Za-z][^:|]{0,60}?)(?:\*\*)?\s*:\s+(\S.*)$")
+_MD_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
+_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"'])")
+_GAP = re.compile(r"\S+(?:\s\S+)*")
+
+
+def read_document(path: str, text: str) -> Document:
+    """The typed records of one document (bounded by :data:`MAX_RECORDS`)."""
+    lines = text.splitlines()
+    title = next((_clean(line) for line in lines if line.strip() and not _UNDERLINE.match(line)), "")[:200]
+    reader = _Reader(path, lines, f"{title} {re.sub(r'[_./-]+', ' ', path)}")
+    reader.read()
+    return Document(path, title, tuple(reader.records[:MAX_RECORDS]), currency_of(text[:20_000]))
+
+
+class _Reader:
+    def __init__(self, path: str, lines: Sequence[str], about: str) -> None:
+        self.path, self.lines = path, lines
+        self.about = about  # the document's title and path words (every record's context)
+        self.records: list[Record] = []
+        self.trail: list[tuple[int, str]] = []  # (level, heading)
+        self.tables = 0
+        self.levels: dict[str, int] = {}  # underline character -> level, in order of first use
+
+    def read(self) -> None:
+        i, lines = 0, self.lines
+        paragraph: list[tuple[int, str]] = []
+        while i < len(lines) and len(self.records) < MAX_RECORDS:
+            line = lines[i]
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            if not line.strip():
+                self._paragraph(paragraph)
+                paragraph = []
+                i += 1
+                continue
+            heading = self._heading(line, nxt)
+            if heading is not None:
+                self._paragraph(paragraph)
+                paragraph = []
+                i += 2 if _UNDERLINE.match(nxt) and not _ATX.match(line) else 1
+                continue
+            table_end = self._table(i)
+            if table_end > i:
+                self._paragraph(paragraph)
+                paragraph = []
+                i = table_end
+                continue
+            bold = _BOLD_LINE.match(line)
+            if bold and not paragraph:  # a FAQ question (or a bold lead) keys the paragraph after it
+                end, answer = _paragraph_after(lines, i + 1)
+                if answer:
+                    self._faq(i + 1, _clean(bold.group(1)), answer)
+                    i = end
+                    continue
+            if (
+                nxt.startswith((" ", "\t"))
+                and nxt.strip()
+                and not line.startswith((" ", "\t"))
+                and not paragraph
+            ):
+                end, definition = _indented_after(lines, i + 1)
+                if definition and not _ITEM.match(line) and len(line.strip()) <= 60:
+                    self._add(
+                        TERM, i + 1, f"{line.strip()}: {definition}", key=_clean(line), value=definition
+                    )
+                    i = end
+                    continue
+            leader = _LEADER.match(line)
+            if leader and not paragraph:  # "Porridge with berries ........ 5.20"
+                key, value = _clean(leader.group("key")), leader.group("value").strip()
+                self._add(FIELD, i + 1, f"{key}: {value}", key=key, value=value)
+                i += 1
+                continue
+            item = _ITEM.match(line)
+            field = _FIELD.match(line)
+            continued = bool(nxt.strip()) and not (_FIELD.match(nxt) or _ITEM.match(nxt) or _ATX.match(nxt))
+            if field and not paragraph and not continued:
+                key, value = _clean(field.group(1)), field.group(2).strip()
+                if len(key.split()) <= 8 and not key.lower().startswith(("http", "note")):
+                    self._add(FIELD, i + 1, _clean(line), key=key, value=value)
+                    i += 1
+                    continue
+            if item:
+                self._paragraph(paragraph)
+                paragraph = []
+                self._add(ITEM, i + 1, _clean(item.group(1)))
+                i += 1
+                continue
+            paragraph.append((i + 1, line.strip()))
+            i += 1
+        self._paragraph(paragraph)
+
+    # ----------------------------------------------------------------- structure
+
+    def _heading(self, line: str, nxt: str) -> str | None:
+        atx = _ATX.match(line)
+        if atx:
+            self._push(len(atx.group(1)), _clean(atx.group(2)))
+            return atx.group(2)
+        under = _UNDERLINE.match(nxt)
+        if (
+            under
+            and line.strip()
+            and not _UNDERLINE.match(line)
+            and len(line.strip()) <= 100
+            and "|" not in line
+        ):
+            if nxt.strip()[0] == "-" and not line.strip()[0].isalnum():
+                return None
+            level = self.levels.setdefault(under.group(1), len(self.levels) + 1)
+            self._push(level, _clean(line))
+            return line
+        return None
+
+    def _push(self, level: int, title: str) -> None:
+        while self.trail and self.trail[-1][0] >= level:
+            self.trail.pop()
+        self.trail.append((level, title))
+
+    def _table(self, i: int) -> int:
+        """Reads the table starting at line ``i`` (0-based); returns the line after it, or ``i``."""
+        lines = self.lines
+        if "|" in lines[i] and i + 1 < len(lines) and _MD_SEP.match(lines[i + 1]):
+            header = _md_cells(lines[i])
+            j = i + 2
+            self.tables += 1
+            while j < len(lines) and "|" in lines[j] and lines[j].strip():
+                self._row(j + 1, header, _md_cells(lines[j]))
+                j += 1
+            return j
+        starts = _columns(lines[i])
+        if len(starts) < 3 or i + 1 >= len(lines):
+            return i
+        header = [c for _, c in _cells_at(lines[i], starts)]
+        j = i + 1
+        while j < len(lines) and (_RULE.match(lines[j]) or _header_more(lines[j], starts)):
+            if not _RULE.match(lines[j]):  # a header's second line ("(m2)", "RATE/h") joins its column
+                more = _cells_at(lines[j], starts)
+                header = [f"{h} {m}".strip() for h, (_, m) in zip(header, more, strict=False)]
+            j += 1
+        if j >= len(lines) or len(_columns(lines[j])) < 2:
+            return i
+        rows = []
+        while j < len(lines) and lines[j].strip() and (len(_columns(lines[j])) >= 2 or _RULE.match(lines[j])):
+            if not _RULE.match(lines[j]):
+                rows.append((j + 1, [c for _, c in _cells_at(lines[j], starts)]))
+            j += 1
+        if len(rows) < 1:
+            return i
+        self.tables += 1
+        for line_no, cells in rows:
+            self._row(line_no, header, cells)
+        return j
+
+    def _row(self, line: int, header: list[str], cells: list[str]) -> None:
+        named = tuple(
+            (h or f"column {n + 1}", c) for n, (h, c) in enumerate(zip(header, cells, strict=False))
+        )
+        if not any(c for _, c in named):
+            return
+        text = " | ".join(c for _, c in named)
+        self._add(ROW, line, text, key=named[0][1], cells=named, table=self.tables)
+
+    def _faq(self, line: int, question: str, answer: list[tuple[int, str]]) -> None:
+        text = " ".join(t for _, t in answer)
+        for n, sentence in enumerate(_SENTENCE_END.split(text)):
+            self._add(ANSWER, answer[0][0] if n == 0 else line + 1, sentence, key=question, value=text)
+
+    def _paragraph(self, paragraph: list[tuple[int, str]]) -> None:
+        if not paragraph:
+            return
+        text = " ".join(t for _, t in paragraph)
+        offsets, at = [], 0
+        for line, t in paragraph:
+            offsets.append((at, line))
+            at += len(t) + 1
+        pos = 0
+        for sentence in _SENTENCE_END.split(text):
+            where = text.find(sentence, pos)
+            pos = max(pos, where)
+            line = max((ln for off, ln in offsets if off <= where), default=paragraph[0][0])
+            if sentence.strip():
+                self._add(SENTENCE, line, _clean(sentence))
+
+    def _add(self, kind: str, line: int, text: str, **kw: object) -> None:
+        quantities = (
+            quantities_in(str(kw.get("value") or text)) if kind in (FIELD, TERM) else quantities_in(text)
+        )
+        section = tuple(t for _, t in self.trail)
+        headers = " ".join(h for h, _ in kw.get("cells", ()))  # type: ignore[attr-defined]
+        words = frozenset(terms(f"{text} {kw.get('key', '')} {headers}"))  # a row is its cells and headers
+        context = frozenset(terms(" ".join((*section, headers, self.about))))
+        record = Record(kind, self.path, line, text, section, quantities=tuple(quantities),
+                        conditions=conditions_in(text), words=words, context=context,
+                        **kw)  # type: ignore[arg-type]  # fmt: skip
+        self.records.append(record)
+
+
+_RULE = re.compile(r"^\s*[-=_~+*]{3,}[-=_~+* ]*$")
+_LEADER = re.compile(r"^\s*(?P<key>[^.\s][^.]*?[^.\s])\s*\.{3,}\s*(?P<value>\S.*)$")
+_CURRENCY = re.compile(
+    r"\b(?:all |every )?(?:prices?|rates?|fees?|amounts?|charges?|fares?|figures?|costs?)\b[^.]{0,40}?\bin "
+    r"(?P<cur>EUR|euros?|GBP|pounds(?: sterling)?|sterling|USD|(?:US )?dollars?|CHF|Swiss francs?)\b",
+    re.I,
+)
+_CURRENCY_NAMES = {"euro": "EUR", "euros": "EUR", "pound": "GBP", "pounds": "GBP", "pounds sterling": "GBP",
+                   "sterling": "GBP", "dollar": "USD", "dollars": "USD", "us dollars": "USD",
+                   "swiss franc": "CHF", "swiss francs": "CHF"}  # fmt: skip
+
+
+def currency_of(text: str) -> str:
+    """The currency a document says its prices are in ("All rates in EUR per hour"); "" when none."""
+    m = _CURRENCY.search(text)
+    if not m:
+        return ""
+    cur = m.group("cur")
+    return _CURRENCY_NAMES.get(cur.lower(), cur.upper())
+
+
+def _header_more(line: str, starts: list[int]) -> bool:
+    """A header's continuation line: cells under the header's columns, none of them a plain number."""
+    cells = [c for _, c in _cells_at(line, starts) if c]
+    if not cells or not line.strip() or not re.match(r"^\s", line):
+        return False
+    return not any(re.fullmatch(r"[-\d.,]+", c) for c in cells)
+
+
+def _clean(text: str) -> str:
+    return re.sub(r"\*\*|__|`", "", text).strip().strip("#").strip()
+
+
+def _md_cells(line: str) -> list[str]:
+    return [_clean(c) for c in line.strip().strip("|").split("|")]
+
+
+def _columns(line: str) -> list[int]:
+    """Start offsets of the cells of a line whose cells are separated by two or more spaces."""
+    if "|" in line or "  " not in line.strip():
+        return []
+    return [m.start() for m in re.finditer(r"(?:(?<=\s\s)|^)\S", line)]
+
+
+def _cells_at(line: str, starts: list[int]) -> list[tuple[int, str]]:
+    """The cells of ``line`` cut at the header's column starts (a cell that spills past a start keeps the
+    words that begin before it)."""
+    out = []
+    for n, start in enumerate(starts):
+        end = starts[n + 1] if n + 1 < len(starts) else len(line)
+        while start > 0 and start < len(line) and line[start - 1] != " ":
+            start -= 1
+        while 0 < end < len(line) and line[end - 1] != " " and line[end] != " ":
+            end += 1 if n + 1 < len(starts) else 0
+            if n + 1 >= len(starts):
+                break
+        out.append((start, line[start:end].strip()))
+    return out
+
+
+def _paragraph_after(lines: Sequence[str], i: int) -> tuple[int, list[tuple[int, str]]]:
+    out = []
+    while i < len(lines) and lines[i].strip() and not _BOLD_LINE.match(lines[i]) and not _ATX.match(lines[i]):
+        out.append((i + 1, lines[i].strip()))
+        i += 1
+    return i, out
+
+
+def _indented_after(lines: Sequence[str], i: int) -> tuple[int, str]:
+    out = []
+    while i < len(lines) and lines[i].startswith((" ", "\t")) and lines[i].strip():
+        out.append(lines[i].strip())
+        i += 1
+    return i, " ".join(out)
