@@ -197,3 +197,9 @@ def test_a_derivation_with_nothing_to_derive_is_the_value_looked_up_even_without
     }
     text, info = conclusion(plan, outcomes)
     assert text.startswith("No answer") and info["missing"] == [2]
+
+
+def test_the_answer_is_in_the_unit_the_question_names() -> None:
+    number, unit = _derived("How many litres of buttermilk do 16 Ferrow pancakes need?", PANCAKES,
+                            Value.of_number(300, "ml"))  # fmt: skip
+    assert (round(number, 9), unit) == (0.6, "L")
