@@ -11,7 +11,7 @@ from pathlib import Path
 import trio
 
 from ioa_p2p.adapters import Task, TaskResult, load_adapter, run_task
-from ioa_p2p.adapters.retrieval import adapter as retrieval
+from ioa_p2p.adapters.retrieval import typed as retrieval
 from ioa_p2p.adapters.retrieval.adapter import RetrievalAdapter
 from ioa_p2p.planning.values import Value
 
