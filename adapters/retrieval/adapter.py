@@ -50,6 +50,7 @@ KIND = "retrieval"
 MAX_QUERY_CHARS = 2_000
 SHOWN_PASSAGE_CHARS = 1_200
 MAX_DOCUMENT_CHARS = 16_000
+MAX_DOCUMENT_BYTES = 24_000  # with the passages (<= 3 x 2,400 chars) well inside MAX_DATA_BYTES
 
 
 # --------------------------------------------------------------------------- scoring (pure)
@@ -426,7 +427,8 @@ class RetrievalAdapter:
         fact = found.fact
         entry = self.index.files.get(fact.path)
         # the whole document the answer was read from: where a quantity's operands are defined
-        document = "\n".join(entry.lines)[:MAX_DOCUMENT_CHARS] if entry else ""
+        whole = "\n".join(entry.lines)[:MAX_DOCUMENT_CHARS] if entry else ""
+        document = whole.encode()[:MAX_DOCUMENT_BYTES].decode(errors="ignore")  # data stays within its bound
         return TaskResult.success(
             _answer_text(found, good),
             data={
