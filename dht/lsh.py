@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ioa_p2p.card.schemes import HYBRID_MODEL_ID, LITE_MODEL_ID
 from ioa_p2p.errors import UsageError
-from ioa_p2p.matching import HYBRID_MODEL_ID, LITE_MODEL_ID
 
 LSH_VERSION = 1
 TABLES = 8

@@ -1,4 +1,4 @@
-"""Patch 21 (ioa_p2p.node.net.idle_traffic): yamux credits the receive window in halves, not per read."""
+"""Patch 22 (ioa_p2p.node.net.idle_traffic): yamux credits the receive window in halves, not per read."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ async def _exchange(messages: list[bytes], read_all: bool = False) -> bytes:
 
 
 def test_upstream_still_credits_the_window_on_nearly_every_read() -> None:
-    """Patch 21's sentinel: upstream's credit still has the per-read branches the patch leaves out."""
+    """Patch 22's sentinel: upstream's credit still has the per-read branches the patch leaves out."""
     idle_traffic.credit_yamux_in_halves()
     source = inspect.getsource(idle_traffic.upstream_credit())
     assert "_yamux_release_on_read()" in source and "_window_update_partial_slack" in source

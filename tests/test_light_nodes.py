@@ -112,6 +112,28 @@ def test_a_bootstrap_node_and_an_idle_agent_load_only_what_they_use(tmp_path: Pa
     assert "onnxruntime" in result["after_find"]  # the hybrid matcher's MiniLM, loaded by the find
 
 
+def test_checking_bucket_pages_loads_no_matcher(tmp_path: Path) -> None:
+    """A bootstrap node stores bucket pages for the network: checking them (sketches, LSH cells of either
+    card scheme) needs numpy but not the matcher and its text tools (they cost ~4.5 MB more)."""
+    result = _run(
+        """
+        import json, sys
+        from ioa_p2p.card.schemes import HYBRID_MODEL_ID, LITE_MODEL_ID
+        from ioa_p2p.dht.lsh import card_buckets
+        from ioa_p2p.dht.pages import validate_page  # noqa: F401 (what the validator runs)
+        from ioa_p2p.dht.validators import IoaNamespaceValidator
+
+        hybrid = card_buckets(HYBRID_MODEL_ID, 640)  # bucketed in the wordllama family
+        assert hybrid.part == 256 and LITE_MODEL_ID != HYBRID_MODEL_ID, hybrid
+        print(json.dumps({"modules": sorted(sys.modules)}))
+        """,
+        tmp_path,
+    )
+    modules = result["modules"]
+    assert "ioa_p2p.dht.pages" in modules and "ioa_p2p.dht.validators" in modules
+    assert _loaded(modules, ("ioa_p2p.matching", "snowballstemmer") + MODEL_PACKAGES) == []
+
+
 def test_warm_takes_a_boolean_or_auto_and_unload_idle_seconds() -> None:
     from ioa_p2p.dht.settings import DiscoverySettings
     from ioa_p2p.errors import ConfigError

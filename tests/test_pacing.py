@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import random
 
+import pytest
 import trio
+from trio.testing import MockClock
 
 from ioa_p2p.dht.pacing import AnnouncePacer
 from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.net.gossip import RegisterBackoff, ResubscribePacer
-from ioa_p2p.node.net.routing import RefreshTrigger
+from ioa_p2p.node.net.gossip import HeartbeatPacer, RegisterBackoff, ResubscribePacer
+from ioa_p2p.node.net.routing import DEFICIT_CHECK, RefreshTrigger, _wait_next_round
 
 
 def _peers(n: int) -> list:
@@ -108,3 +110,56 @@ def test_resubscription_backs_off_while_connections_stay_and_follows_churn() -> 
     assert pacer.due(churned, 240.0)
     pacer.sent(churned, 240.0)
     assert not pacer.due(churned, 249.0) and pacer.due(churned, 250.0)  # back to the first wait
+
+
+async def test_discovery_waits_its_delay_unless_poked_or_a_connection_is_lost(
+    autojump_clock: MockClock,
+) -> None:
+    """The wait between peer-discovery rounds (slow pace 600 s by default) checks its connection count
+    without I/O: a lost connection below the target starts a round early, a poke makes the pace fast."""
+    connected: list[str] = [f"p{i}" for i in range(5)]
+    trigger = RefreshTrigger()
+    start = trio.current_time()
+    assert await _wait_next_round(trigger, 600.0, lambda: list(connected), target=16) == (False, False)
+    assert trio.current_time() - start >= 600.0
+
+    async def lose_one() -> None:
+        await trio.sleep(100.0)
+        connected.pop()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lose_one)
+        start = trio.current_time()
+        assert await _wait_next_round(trigger, 600.0, lambda: list(connected), target=16) == (False, True)
+        assert 100.0 <= trio.current_time() - start <= 100.0 + DEFICIT_CHECK
+    # at or above the target, a lost connection is no reason to look up
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lose_one)
+        assert await _wait_next_round(trigger, 300.0, lambda: list(connected), target=3) == (False, False)
+    # a loss right after a round started by one waits until LOST_ROUND_GAP has passed
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lose_one)
+        start = trio.current_time()
+        waited = await _wait_next_round(trigger, 600.0, lambda: list(connected), 16, not_before=start + 300.0)
+        assert waited == (False, True) and 300.0 <= trio.current_time() - start <= 300.0 + DEFICIT_CHECK
+    trigger.poke()
+    assert await _wait_next_round(trigger, 600.0, lambda: list(connected), target=16) == (True, False)
+
+
+@pytest.fixture
+def autojump_clock() -> MockClock:
+    return MockClock(autojump_threshold=0)
+
+
+def test_the_gossip_heartbeat_slows_down_only_while_nothing_happens() -> None:
+    pacer = HeartbeatPacer(fast=1.0, idle=5.0, degree_low=4, settle=30.0)
+    peers = frozenset({"a", "b", "c", "d", "e"})
+    assert pacer.interval(6, peers, 0, 0.0) == 1.0  # just started
+    assert pacer.interval(6, peers, 0, 29.0) == 1.0
+    assert pacer.interval(6, peers, 0, 30.0) == 5.0  # 30 s without a change
+    assert pacer.interval(6, peers, 1, 40.0) == 1.0  # a message came or went
+    assert pacer.interval(6, peers, 1, 70.0) == 5.0
+    assert pacer.interval(6, peers | {"f"}, 1, 80.0) == 1.0  # a peer subscribed
+    assert pacer.interval(6, peers | {"f"}, 1, 200.0) == 5.0
+    assert pacer.interval(3, peers | {"f"}, 1, 202.0) == 1.0  # the mesh is short of peers
+    assert HeartbeatPacer(fast=1.0, idle=0.5, degree_low=4).interval(6, peers, 0, 1e6) == 1.0  # never faster

@@ -31,14 +31,16 @@ import trio
 
 from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, TaskResult, parse_options
 from ioa_p2p.adapters.needs import AdapterNeeds
+from ioa_p2p.adapters.retrieval import typed as typed_policy
 from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of, quotes
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.bill import bill_items
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
-from ioa_p2p.adapters.retrieval.docmodel import Document, read_document
+from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, ranked, read_document
 from ioa_p2p.adapters.retrieval.facts import terms
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import charge_terms
+from ioa_p2p.adapters.retrieval.typed import prefer_typed, reading_of
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type, request_act
@@ -48,6 +50,7 @@ KIND = "retrieval"
 MAX_QUERY_CHARS = 2_000
 SHOWN_PASSAGE_CHARS = 1_200
 MAX_DOCUMENT_CHARS = 16_000
+MAX_DOCUMENT_BYTES = 24_000  # with the passages (<= 3 x 2,400 chars) well inside MAX_DATA_BYTES
 
 
 # --------------------------------------------------------------------------- scoring (pure)
@@ -173,6 +176,12 @@ class DocIndex:
         # a passage that quotes the request (an example of it in the docs) holds no answer to it
         answering = [(s, p) for s, p in hits if not quotes(query, p.text)]
         found = answer(query, self.facts(answering), scope=self.scope(query))
+        typed = self.typed_answers(query, answering) if typed_policy.TYPED_POLICY != "none" else []
+        if typed and prefer_typed(query, found, typed):
+            fact = Fact(typed[0].span.path, typed[0].span.line, typed[0].span.text, "")
+            found = Answer(typed[0].value, fact, typed[0].confidence, typed[0])
+        elif found is not None and typed:  # the scorer's answer stands; its typed reading travels with it
+            found = Answer(found.value, found.fact, found.score, reading_of(found, typed))
         where = found.fact.path if found is not None else (answering[0][1].path if answering else "")
         if where and asks_price(query):  # several charges the situation incurs: each on its own terms
             found_fact = found.fact if found is not None else None
@@ -185,8 +194,22 @@ class DocIndex:
             rules = self.folder_facts(found.fact.path)
             terms = charge_terms(query, found.fact, found.value, rules)
             if terms:
-                found = Answer(found.value.with_terms(terms), found.fact, found.score)
+                found = Answer(found.value.with_terms(terms), found.fact, found.score, found.typed)
         return hits, found
+
+    def typed_answers(self, query: str, hits: Sequence[tuple[float, Passage]]) -> list[TypedAnswer]:
+        """The typed document model's best answers (docmodel) from the documents the passages found are
+        in, each weighted by its best passage's score and the question's scope."""
+        scope = self.scope(query)
+        weights: dict[str, float] = {}
+        for score, p in hits:
+            weight = max(score, 0.0) * scope.get(set_of(p.path), 1.0)
+            weights[p.path] = max(weights.get(p.path, 0.0), weight)
+        top = max(weights.values(), default=0.0)
+        if top > 0:  # the best document counts whole: the typed model's confidence is its own
+            weights = {path: w / top for path, w in weights.items()}
+        documents = [d for d in self.documents() if d.path in weights]
+        return ranked(query, documents, weights, typed_policy.TYPED_CANDIDATES) if documents else []
 
     def folder_names(self, path: str) -> set[str]:
         """The terms of the file names and titles of ``path``'s folder (names, not charges)."""
@@ -404,12 +427,14 @@ class RetrievalAdapter:
         fact = found.fact
         entry = self.index.files.get(fact.path)
         # the whole document the answer was read from: where a quantity's operands are defined
-        document = "\n".join(entry.lines)[:MAX_DOCUMENT_CHARS] if entry else ""
+        whole = "\n".join(entry.lines)[:MAX_DOCUMENT_CHARS] if entry else ""
+        document = whole.encode()[:MAX_DOCUMENT_BYTES].decode(errors="ignore")  # data stays within its bound
         return TaskResult.success(
             _answer_text(found, good),
             data={
                 "value": found.value.to_dict(),
                 "confidence": found.score,
+                **({"typed": found.typed.to_dict()} if found.typed is not None else {}),
                 "citation": {"path": fact.path, "line": fact.line, "text": fact.text.split("\0")[0][:500]},
                 "query": query,
                 "root": self.root.name,

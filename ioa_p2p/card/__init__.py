@@ -3,6 +3,7 @@
 - ``record.py``      the signed agent card (versions 1-3), issuing, parsing, selection of the newest
 - ``fields.py``      checks of a card's fields (text and tag limits, the embedding vector)
 - ``stamp.py``       the card stamp: a proof of work bound to the card's key and capability content
+- ``schemes.py``     the model IDs of the matcher's two card vector schemes (constants only)
 - ``sketch.py``      the signed card sketch (a quantised card vector) that bucket pages list
 - ``withdrawal.py``  the signed withdrawal (tombstone) of a card, and choosing between cards and withdrawals
 

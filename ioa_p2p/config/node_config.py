@@ -53,6 +53,9 @@ class NodeConfig:
     bootstrap_backoff_max: float = setting(30.0, low=0, unit="seconds")
     #: Connections the node keeps to peers it learns from the DHT (see ``ioa_p2p.node.net.routing``).
     target_peers: int = setting(16, low=0)
+    #: Longest gap between peer lookups once nothing changes (the full per-bucket refresh runs at this pace;
+    #: a lost connection or a bootstrap reconnection starts a lookup at once).
+    refresh_max: float = setting(600.0, low=1.0, high=86_400.0, unit="seconds")
     #: A file of bootstrap multiaddrs, one a line (``#`` comments); relative to the node's home.
     bootstrap_file: str | None = None
     #: Addresses to advertise besides the detected ones (a public address, a forwarded port, a DNS name).

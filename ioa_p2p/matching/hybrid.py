@@ -24,6 +24,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from ioa_p2p.card.schemes import HYBRID_MODEL_ID, LITE_MODEL_ID
 from ioa_p2p.errors import UsageError
 
 from .base import Match
@@ -33,10 +34,6 @@ from .late import DEFAULT_CAPACITY, LateIndex
 from .lexical import BM25Index
 from .profile import CardProfile
 
-HYBRID_MODEL_ID = "wordllama-256+minilm-int8-384/2"
-LITE_MODEL_ID = (
-    "wordllama/l2_supercat/256"  # the default card scheme's vectors: its cards need no re-embedding
-)
 _SPLIT = WordLlamaEncoder.dim
 _HALF = 1.0 / math.sqrt(2.0)
 QUERY_CACHE = 64

@@ -82,7 +82,9 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
 
         if settings.gossip:
             gossip_settings = GossipSettings(
-                heartbeat=settings.heartbeat, eclipse_protection=settings.eclipse_protection
+                heartbeat=settings.heartbeat,
+                heartbeat_idle=settings.heartbeat_idle,
+                eclipse_protection=settings.eclipse_protection,
             )
             gossip = await stack.enter_async_context(net.open_topic(validate, deliver, gossip_settings))
         service = Discovery(node, settings, agent, embedder, directory, gossip, net)

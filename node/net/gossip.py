@@ -30,7 +30,11 @@ connection churned. It does so when the node's connections changed (at most ever
 :data:`RESUBSCRIBE_FIRST` s) and otherwise at a doubling interval up to :data:`RESUBSCRIBE_MAX`
 (:class:`ResubscribePacer`): an idle node re-sent it every 10 s before, 1.6 messages a second out and
 in at 16 connections, the largest part of an idle node's pubsub traffic (docs/performance.md, "Light
-nodes").
+nodes"). It also paces the GossipSub heartbeat (:class:`HeartbeatPacer`): ``heartbeat`` (1 s) while the
+mesh is short of peers, the topic's peers change or messages flow, ``heartbeat_idle`` once nothing
+happened for :data:`HEARTBEAT_SETTLE` s. Messages are pushed along the mesh at once whatever the
+heartbeat; what waits for it is mesh repair and the IHAVE gossip that repairs missed messages (py-libp2p
+reads the interval before each sleep, so a change takes effect after the current one).
 """
 
 from __future__ import annotations
@@ -65,6 +69,8 @@ GOSSIP_PROTOCOLS = frozenset(str(p) for p in (PROTOCOL_ID_V12, PROTOCOL_ID_V11, 
 #: least every :data:`RESUBSCRIBE_MAX` s (the wait doubling from this while nothing changes).
 RESUBSCRIBE_FIRST = 10.0
 RESUBSCRIBE_MAX = 160.0
+#: Seconds without mesh shortage, topic-peer change or message before the heartbeat slows down.
+HEARTBEAT_SETTLE = 30.0
 
 #: validate(publisher, data) -> accept?   deliver(publisher, data) -> None (after validation)
 Validate = Callable[[PeerId, bytes], bool]
@@ -74,6 +80,8 @@ Deliver = Callable[[PeerId, bytes], None]
 @dataclass(frozen=True, slots=True)
 class GossipSettings:
     heartbeat: float = 1.0
+    #: The heartbeat once nothing happens (see :class:`HeartbeatPacer`); <= ``heartbeat``: never slower.
+    heartbeat_idle: float = 5.0
     degree: int = 6
     degree_low: int = 4
     degree_high: int = 12
@@ -208,7 +216,8 @@ async def open_card_gossip(
                 if speaks_pubsub(host, peer) is not False:
                     nursery.start_soon(_register_quietly, pubsub, peer, faults)
             nursery.start_soon(_drain, subscription, gossip, deliver, faults)
-            nursery.start_soon(_maintain, host, pubsub)
+            pacer = HeartbeatPacer(settings.heartbeat, settings.heartbeat_idle, settings.degree_low)
+            nursery.start_soon(_maintain, host, pubsub, gossip, pacer)
             try:
                 yield gossip
             finally:
@@ -221,7 +230,7 @@ async def _register_quietly(pubsub: Pubsub, peer: Any, faults: Faults) -> None:
         await pubsub.ensure_peer_stream(peer, PEER_REGISTER_TIMEOUT)
 
 
-async def _maintain(host: Any, pubsub: Pubsub) -> None:
+async def _maintain(host: Any, pubsub: Pubsub, gossip: CardGossip, heartbeat: HeartbeatPacer) -> None:
     """Repair what py-libp2p's Pubsub loses when connections churn.
 
     When a connection closes while another to the same peer stays up, Pubsub can keep a peer without a
@@ -265,6 +274,11 @@ async def _maintain(host: Any, pubsub: Pubsub) -> None:
                     pending.add(peer)
                     timeout = 1.0 if speaks is False else PEER_REGISTER_TIMEOUT
                     nursery.start_soon(register, peer, timeout)
+            topic_peers = frozenset(pubsub.peer_topics.get(TOPIC, ()))
+            messages = gossip.published + gossip.received + gossip.rejected
+            gossip.router.heartbeat_interval = heartbeat.interval(  # type: ignore[assignment]
+                gossip.mesh_peers(), topic_peers, messages, now
+            )
             connections = connection_ids(host)
             if resubscribe.due(connections, now):
                 resubscribe.sent(connections, now)
@@ -299,6 +313,25 @@ class ResubscribePacer:
         changed = connections != self.connections
         self.gap = self.first if changed else min(self.gap * 2, self.most)
         self.connections, self.last_at = connections, now
+
+
+class HeartbeatPacer:
+    """The GossipSub heartbeat interval (pure; times in seconds): ``fast`` while the mesh holds fewer than
+    ``degree_low`` peers, the topic's peers changed or messages came or went in the last ``settle``
+    seconds; ``idle`` after that (never below ``fast``)."""
+
+    def __init__(self, fast: float, idle: float, degree_low: int, settle: float = HEARTBEAT_SETTLE) -> None:
+        self.fast, self.idle = fast, max(fast, idle)
+        self.degree_low, self.settle = degree_low, settle
+        self.busy_at = -math.inf
+        self._seen: tuple[frozenset[Any], int] | None = None
+
+    def interval(self, mesh: int, topic_peers: frozenset[Any], messages: int, now: float) -> float:
+        seen = (topic_peers, messages)
+        if mesh < self.degree_low or seen != self._seen:
+            self.busy_at = now
+        self._seen = seen
+        return self.fast if now - self.busy_at < self.settle else self.idle
 
 
 class RegisterBackoff:
@@ -342,4 +375,4 @@ async def _drain(subscription: Any, gossip: CardGossip, deliver: Deliver, faults
             deliver(publisher, bytes(msg.data))
 
 
-__all__ = ["TOPIC", "CardGossip", "GossipSettings", "open_card_gossip"]
+__all__ = ["TOPIC", "CardGossip", "GossipSettings", "HeartbeatPacer", "open_card_gossip"]

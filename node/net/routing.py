@@ -14,8 +14,13 @@ fills the routing table with the peers closest to us, followed by dials to routi
 holds :attr:`RefreshPolicy.target_peers` connections (half the XOR-closest, half random, so the connection
 graph stays connected and gossip reaches every node). The pace is adaptive and decided by the pure
 :class:`RefreshPolicy`: every ``fast`` seconds while the routing table or the connection set still grows,
-then doubling up to ``slow`` once nothing changes; a bootstrap (re)connection resets it to ``fast``. A full
-per-bucket refresh (one lookup per non-empty k-bucket) runs only at the slow pace. The library's own
+then doubling up to ``slow`` (``[node] refresh_max``, 600 s like go-libp2p's routing table refresh) once
+nothing changes; a bootstrap (re)connection resets it to ``fast``, and so does a lost connection (the
+loop checks its connection count, without any I/O, every :data:`DEFICIT_CHECK` s). A full per-bucket
+refresh (one lookup per non-empty k-bucket) runs only at the slow pace. Newcomers need no lookup of ours
+to be found: their own lookups and dials reach us, and an inbound DHT query adds its sender to our
+routing table. (With ``slow`` at 60 s, the refresh lookups were about half the CPU an idle node spent
+at 25 nodes: docs/performance.md, "Light nodes".) The library's own
 connection manager, which would dial every peer in the peerstore, is switched off
 (:func:`ioa_p2p.node.net.libp2p_patches.disable_auto_connector`). Before this policy, nodes refreshed every
 second for 15 s and dialed up to 64 peers each: at 25+ nodes on one 2-core machine the lookups alone kept a
@@ -25,6 +30,7 @@ core busy and opening any stream took ~1 s.
 from __future__ import annotations
 
 import logging
+import math
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, suppress
@@ -48,6 +54,10 @@ DIAL_TIMEOUT = 10.0
 LOOKUP_TIMEOUT = 10.0
 #: Dials run concurrently, at most this many at a time.
 DIAL_CONCURRENCY = 4
+#: Seconds between the discovery loop's checks (no I/O) for a lost connection while it waits, and the
+#: shortest gap between two rounds started by lost connections (a peer that keeps dropping us).
+DEFICIT_CHECK = 5.0
+LOST_ROUND_GAP = 30.0
 
 
 class RefreshTrigger:
@@ -220,7 +230,7 @@ def start_routing(
             net.dht,
             connect_peer,
             net.connected_peers,
-            policy=RefreshPolicy(target_peers=config.target_peers),
+            policy=RefreshPolicy(slow=config.refresh_max, target_peers=config.target_peers),
             trigger=trigger,
             faults=faults,
         )
@@ -243,16 +253,46 @@ async def run_peer_discovery(
     faults = faults or Faults()
     own_key = dht.host.get_id().to_bytes()
     delay = policy.fast
+    lost = False  # this round was started early by a lost connection: no full refresh for it
+    lost_at = -LOST_ROUND_GAP
     while True:
+        if lost:
+            lost_at = trio.current_time()
         table_before = dht.routing_table.size()
         grew = False
         with faults.boundary("peer discovery"):  # fed by other peers' FIND_NODE answers
-            await _lookup(dht, own_key, full=policy.full_refresh(delay))
+            await _lookup(dht, own_key, full=policy.full_refresh(delay) and not lost)
             dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng)
             grew = dht.routing_table.size() > table_before or dialed > 0
         delay = policy.next_delay(delay, grew)
-        if await trigger.wait_poke(delay):
+        poked, lost = await _wait_next_round(
+            trigger, delay, connected_peers, policy.target_peers, not_before=lost_at + LOST_ROUND_GAP
+        )
+        if poked:
             delay = policy.fast
+
+
+async def _wait_next_round(
+    trigger: RefreshTrigger,
+    delay: float,
+    connected_peers: Callable[[], list[PeerId]],
+    target: int,
+    *,
+    not_before: float = -math.inf,
+) -> tuple[bool, bool]:
+    """Wait ``delay`` s, or less: ``(poked, lost)``. Poked: go fast again. Lost: a connection was lost
+    while the node holds fewer than ``target`` (noticed from ``not_before`` on); one round now, whose
+    outcome decides the pace after it."""
+    deadline = trio.current_time() + delay
+    held = len(connected_peers())
+    while (left := deadline - trio.current_time()) > 0:
+        if await trigger.wait_poke(min(left, DEFICIT_CHECK)):
+            return True, False
+        now_held = len(connected_peers())
+        if now_held < held and now_held < target and trio.current_time() >= not_before:
+            return False, True
+        held = max(held, now_held) if trio.current_time() < not_before else now_held  # keep a loss for later
+    return False, False
 
 
 async def _lookup(dht: KadDHT, own_key: bytes, *, full: bool) -> None:
