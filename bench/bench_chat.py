@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import logging
 import subprocess
 import sys
@@ -245,7 +246,8 @@ async def member_server(home: Path, star: bool) -> None:
             print("joined", flush=True)
         while await stdin.readline():
             pass
-        print("member: stdin closed, stopping", file=sys.stderr, flush=True)
+        cpu = node.budgets.snapshot()["cpu"]  # how often this member paced the others' work
+        print(f"member: stdin closed, stopping; cpu budget {json.dumps(cpu)}", file=sys.stderr, flush=True)
 
 
 def _spawn_member(home: Path, log: Path, star: bool) -> Any:
@@ -362,8 +364,7 @@ class Relay:
         self.store.add_chat(genesis.hash, genesis.to_cbor(), STATUS_MEMBER, 0)
         room = self.rooms.setdefault(genesis.hash, {})
         peer = stream.remote
-        forward = await self.node.open_stream(peer, FORWARD)
-        forward.read_timeout = STAR_IDLE
+        forward = await self.open_forward(peer)
         room[peer] = forward
         self.pending[forward] = deque()
         self.node.nursery.start_soon(self.read_acks, forward)
@@ -385,6 +386,21 @@ class Relay:
             raise
         finally:
             room.pop(peer, None)
+
+    async def open_forward(self, peer: PeerId) -> Any:
+        """The forward stream to a joining member, tried again on failure (on a loaded machine a member
+        process may refuse or miss the first open while it is busy starting)."""
+        for attempt in range(5):
+            try:
+                forward = await self.node.open_stream(peer, FORWARD)
+                forward.read_timeout = STAR_IDLE
+                return forward
+            except IoAError as exc:
+                print(f"relay: forward stream to {peer} failed: {exc!r}", file=sys.stderr, flush=True)
+                if attempt == 4:
+                    raise
+                await trio.sleep(1.0)
+        raise AssertionError("unreachable")
 
     async def read_acks(self, forward: Any) -> None:
         while True:

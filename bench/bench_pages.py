@@ -10,7 +10,8 @@ peers' own rule (:func:`~ioa_p2p.dht.pages.merge_page`: at most 64 per page, fir
 order). Each goal then runs :class:`~ioa_p2p.dht.expand.PageSearch` to the end, every page it asks read
 in full (what a lookup that reaches the page's storing peers returns; the simulator adds the network:
 ``bench/bench_sim.py``), and its top 5 by sketch cosine is held against the exact top 5 by cosine over
-all cards. Printed per N: recall@5, pages asked, candidates ranked (sketches listed), rounds, and the
+all cards. Printed per N: recall@5, pages asked, candidates ranked (sketches listed, and their share of
+the N), bytes of sketches read per find (every entry of every page, repeats included), rounds, and the
 same for the previous design (provider records: ``plan_probes`` with 40 probes, ``rank_providers``, the
 64 best fetched and ranked exactly).
 """
@@ -28,7 +29,7 @@ from bench_sim import load_corpus
 
 from ioa_p2p.card import card_text
 from ioa_p2p.card.sketch import issue_sketch
-from ioa_p2p.dht.expand import PageSearch
+from ioa_p2p.dht.expand import BUDGET, PageSearch
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.keyspace import K
 from ioa_p2p.dht.pages import PAGE_ENTRIES
@@ -45,6 +46,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=120)
     parser.add_argument("--width", type=int, default=20)
     parser.add_argument("--settle", type=int, default=None, help="end once this many best are expanded")
+    parser.add_argument("--budget", type=int, default=BUDGET, help="bytes of sketches a find reads at most")
     args = parser.parse_args()
     embedder = WordLlamaEmbedder()
     for n in (int(x) for x in args.nodes.split(",")):
@@ -79,10 +81,10 @@ def main() -> None:
                 if len(held) < K:
                     held.append(i)
         built = time.perf_counter() - began
-        recall, asked, listed, rounds, old = [], [], [], [], []
+        recall, asked, listed, rounds, old, read = [], [], [], [], [], []
         for q in queries:
             exact = set(np.argsort(-(vectors @ q))[:5].tolist())
-            search = PageSearch(forest, q, n, width=args.width, settle=args.settle)
+            search = PageSearch(forest, q, n, width=args.width, settle=args.settle, budget=args.budget)
             cells = search.start()
             while cells:
                 for cell in cells:
@@ -93,6 +95,7 @@ def main() -> None:
             asked.append(len(search.asked))
             listed.append(len(search.candidates))
             rounds.append(search.rounds)
+            read.append(search.bytes)
             plan = plan_probes(forest, q, n, probes=40)
             fetched = rank_providers(plan, {k: providers.get(k, []) for k in plan.keys})[:64]
             best = sorted(fetched, key=lambda i: -float(vectors[i] @ q))[:5]
@@ -105,6 +108,9 @@ def main() -> None:
             "pages asked": round(statistics.mean(asked), 1),
             "pages asked p95": float(np.percentile(asked, 95)),
             "sketches ranked": round(statistics.mean(listed), 1),
+            "share of sketches listed": round(statistics.mean(listed) / n, 3),
+            "KB read": round(statistics.mean(read) / 1024, 1),
+            "KB read p95": round(float(np.percentile(read, 95)) / 1024, 1),
             "rounds": round(statistics.mean(rounds), 1),
             "recall@5 provider records (before)": round(statistics.mean(old), 3),
             "build_s": round(built, 1),

@@ -27,7 +27,11 @@ Figures per configuration:
 - ``find``: p50 / p90 of ``POST /find`` at the coordinator (wall time through its control API);
 - ``team``: p50 / p90 of ``team formed`` (the goal's ``timings.team_formed_s``: discovery + invitations)
   over ``--goals`` goals, and how many concluded;
-- ``invites t/o``: invitations that were not answered in time (the goals' ``unanswered`` members).
+- ``invites t/o``: invitations that were not answered in time (the goals' ``unanswered`` members);
+- ``CPU wait %``: the share of wall time an agent process's event-loop thread was runnable but waiting in
+  the kernel's run queue for a CPU (``/proc/PID/schedstat``; mean over the agent processes), from launch
+  until every card arrived / while the goals ran: how much of the machine the processes got, which
+  decides the other figures on a shared machine.
 
 Targets of issue 26 (the 2-core box): 100 agents within 4 GB total, every card at a coordinator within
 60 s, team formed p50 < 0.5 s, no invitation timeouts.
@@ -82,6 +86,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK
 
 
+def run_queue_seconds(pid: int) -> float:
+    """Seconds the process's main thread (its trio loop) waited in the kernel's run queue for a CPU."""
+    try:
+        return int(Path(f"/proc/{pid}/schedstat").read_text().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def rss_bytes(pid: int) -> int:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -113,6 +125,10 @@ class Meter:
 
     def cpu(self) -> float:
         return sum(cpu_seconds(pid) for pid in self.pids)
+
+    def waited(self) -> float:
+        """Mean over the agent processes of their loop thread's run-queue wait so far (seconds)."""
+        return sum(run_queue_seconds(pid) for pid in self.pids) / max(1, len(self.pids))
 
     def sample(self) -> int:
         total = sum(rss_bytes(pid) for pid in self.pids)
@@ -147,6 +163,7 @@ async def run_one(
         progress(f"N={n} {mode}: {len(meter.pids)} agent processes up in {up:.1f} s")
         cards_s, cards = await wait_cards(net, n, args.cards_timeout, meter)
         cpu_start = meter.cpu()
+        wait_start = meter.waited() / (time.monotonic() - launched)
         progress(
             f"N={n} {mode}: {cards}/{n} cards at the coordinator after {cards_s or args.cards_timeout:.1f} s"
         )
@@ -162,6 +179,7 @@ async def run_one(
             await call("/find", {"text": QUERIES[i % len(QUERIES)], "k": 3})
             finds.append(time.monotonic() - began)
         formed, concluded, unanswered, teams = [], 0, 0, []
+        goals_began, goals_waited = time.monotonic(), meter.waited()
         for g in range(args.goals):
             body = {"goal": GOALS[g % len(GOALS)], "timeout": 120, "team_up_depth": 0}
             result = await call("/launch_goal", body)
@@ -174,6 +192,7 @@ async def run_one(
                 f"N={n} {mode}: goal {g + 1}: {result['status']}, team of {len(result['team'])} formed in "
                 f"{formed[-1]:.2f} s, {len(result['unanswered'])} invitation(s) unanswered"
             )
+        wait_goals = (meter.waited() - goals_waited) / max(1e-9, time.monotonic() - goals_began)
         before, began = meter.cpu(), time.monotonic()
         await trio.sleep(args.idle)
         idle = (meter.cpu() - before) / (time.monotonic() - began)
@@ -198,6 +217,9 @@ async def run_one(
             "concluded": concluded,
             "goals": len(formed),
             "invitations_timed_out": unanswered,
+            # share of wall time an agent process's loop thread was runnable but waiting for a CPU
+            "run_queue_wait_start_pct": round(100 * wait_start),
+            "run_queue_wait_goals_pct": round(100 * wait_goals),
             "load": round(os.getloadavg()[0], 1),
         }
         progress(f"N={n} {mode}: stopping")
@@ -206,7 +228,7 @@ async def run_one(
 
 HEADER = (
     "| N | mode | procs | start s | total RSS MB | RSS/agent MB | CPU/agent idle % | CPU s/agent start "
-    "| all cards s | find p50/p90 ms | team p50/p90 s | concluded | invites t/o | load |"
+    "| all cards s | find p50/p90 ms | team p50/p90 s | concluded | invites t/o | CPU wait % | load |"
 )
 
 
@@ -217,7 +239,8 @@ def table_row(r: dict[str, Any]) -> str:
         f"| {r['nodes']} | {mode} | {r['processes']} | {r['start_s']} | {r['rss_total_mb']} | "
         f"{r['rss_per_agent_mb']} | {r['cpu_idle_pct_per_agent']} | {r['cpu_start_s_per_agent']} | {cards} | "
         f"{r['find_p50_ms']}/{r['find_p90_ms']} | {r['team_p50_s']}/{r['team_p90_s']} | "
-        f"{r['concluded']}/{r['goals']} | {r['invitations_timed_out']} | {r['load']} |"
+        f"{r['concluded']}/{r['goals']} | {r['invitations_timed_out']} | "
+        f"{r['run_queue_wait_start_pct']}/{r['run_queue_wait_goals_pct']} | {r['load']} |"
     )
 
 

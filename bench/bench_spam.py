@@ -25,6 +25,14 @@ identity joined, and the top-5 slots spam took. Costs for an honest node: mintin
 default bits), verifying one (signature + stamp), its breadth, and indexing and ranking time with spam.
 Cards are signed for real; spam is minted without stamps (the stamp does not change ranking; its cost is
 measured separately and multiplied out). Nothing here touches the network.
+
+``--pages``: what a node that finds over DHT bucket pages sees (``docs/matching.md``, "Card spam with
+pages"). A page search ranks the signed *sketches* of the cards (their quantised wordllama vectors) and
+fetches only the ``page_fetch`` (24) best; the node then ranks and picks its team among the fetched
+cards only. Modelled as a perfect page search (every sketch listed: the design's recall is 0.98-0.99 of
+exact) whose fetch choice is :func:`~ioa_p2p.dht.expand.choose_fetch`, with the sketch-level defences
+(copies share slots, reputation) on or off with the others. The ranker's priors are those of a node
+that indexed every card, honest ones first.
 """
 
 from __future__ import annotations
@@ -38,16 +46,21 @@ import time
 from collections import Counter
 from typing import Any
 
+import numpy as np
 from shared_data import data_file, require
 
-from ioa_p2p.card import issue_card, parse_card
+from ioa_p2p.card import card_text, issue_card, parse_card
+from ioa_p2p.card.sketch import issue_sketch
 from ioa_p2p.conversation.reputation import Standing, reputation_prior
 from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.expand import FETCH, choose_fetch
 from ioa_p2p.dht.ranking import CardRanker, card_profile
 from ioa_p2p.dht.settings import DiscoverySettings
+from ioa_p2p.embedding import WordLlamaEmbedder, normalise
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching import make_matcher
 from ioa_p2p.matching.breadth import breadth, card_items
+from ioa_p2p.teaming.offline import choose_team
 
 DATA = data_file("teaming-dev-hard.json")
 NOW = 1_800_000_000_000
@@ -88,21 +101,57 @@ def spam_texts(
     return out
 
 
+class Sketches:
+    """The signed sketch of every card (what bucket pages list) and the wordllama query embedder."""
+
+    def __init__(self) -> None:
+        self.embedder = WordLlamaEmbedder()
+        self.by_key: dict[str, Any] = {}
+
+    def add(self, identity: Identity, card: Any) -> None:
+        c = card.card
+        vector = normalise(self.embedder.embed([card_text(c.name, c.description, c.skills)]))[0]
+        self.by_key[str(card.peer_id)] = issue_sketch(
+            identity, version=1, model=self.embedder.model_id, vector=vector, now_ms=NOW,
+            expires_at=NOW + 1_800_000,
+        )  # fmt: skip
+
+    def fetched(self, goal: str, standing: dict[str, float], defences: bool) -> list[str]:
+        """The keys of the cards a page search would fetch for ``goal``."""
+        q = normalise(self.embedder.embed([goal]))[0]
+        keys = list(self.by_key)
+        vectors = np.stack([self.by_key[k].vector() for k in keys])
+        scores = vectors @ q / np.linalg.norm(vectors, axis=1)
+        scored = [(float(s), self.by_key[k]) for s, k in zip(scores, keys, strict=True)]
+        priors = {self.by_key[k].peer_id: v for k, v in standing.items()} if defences else {}
+        chosen = choose_fetch(scored, FETCH, priors=priors, copies=defences)
+        return [str(s.peer_id) for s in chosen]
+
+
 def build(
-    honest: list[tuple[str, str]], spam: list[tuple[str, tuple[str, ...]]], defences: bool
+    honest: list[tuple[str, str]],
+    spam: list[tuple[str, tuple[str, ...]]],
+    defences: bool,
+    sketches: Sketches | None = None,
 ) -> tuple[CardRanker, dict[str, str], set[str]]:
     ranker = CardRanker(make_matcher({"matcher": "hybrid"}), defences=defences)
     names: dict[str, str] = {}
     spam_keys: set[str] = set()
     for name, description in honest:
-        card = make_card(Identity.generate(), name, description)
+        identity = Identity.generate()
+        card = make_card(identity, name, description)
         ranker.add(card)
         names[str(card.peer_id)] = name
+        if sketches is not None:
+            sketches.add(identity, card)
     ranker.refresh()  # the honest cards were there first
     for i, (description, skills) in enumerate(spam):
-        card = make_card(Identity.generate(), f"agent-{i}", description, skills)
+        identity = Identity.generate()
+        card = make_card(identity, f"agent-{i}", description, skills)
         ranker.add(card)
         spam_keys.add(str(card.peer_id))
+        if sketches is not None:
+            sketches.add(identity, card)
     return ranker, names, spam_keys
 
 
@@ -113,21 +162,27 @@ def run(
     goals: list[dict[str, Any]],
     passes: int,
     defences: bool,
+    sketches: Sketches | None = None,
 ) -> dict[str, Any]:
     by_name = {v: k for k, v in names.items()}
     recalls, slots, teams_with_spam, teams = [], 0, 0, 0
     joined: Counter[str] = Counter()
     standings: dict[str, Standing] = {}
+    priors: dict[str, float] = {}
     rank_ms: list[float] = []
+    honest_fetched: list[float] = []
     for _ in range(passes):
         for goal in goals:
             gold = {by_name[n] for n in goal["team"] if n in by_name}
             started = time.perf_counter()
-            top = [m.key for m in ranker.rank(goal["goal"], 5)]
+            among = None if sketches is None else sketches.fetched(goal["goal"], priors, defences)
+            if among is not None:
+                honest_fetched.append(sum(k not in spam for k in among) / max(1, len(among)))
+            top = [m.key for m in ranker.rank(goal["goal"], 5, among=among)]
             rank_ms.append((time.perf_counter() - started) * 1000)
             recalls.append(len(gold & set(top)) / len(gold) if gold else 0.0)
             slots += sum(k in spam for k in top)
-            pick = ranker.choose_team(goal["goal"], max_team=4)
+            pick = choose_team(goal["goal"], ranker.matcher, among=among, max_team=4)
             teams += 1
             bad = [k for k in pick.keys if k in spam]
             teams_with_spam += bool(bad)
@@ -139,8 +194,9 @@ def run(
                         standing.unanswered += 1
                     else:
                         standing.done += 1
-                ranker.set_reputation({k: reputation_prior(s) for k, s in standings.items()})
-    return {
+                priors = {k: reputation_prior(s) for k, s in standings.items()}
+                ranker.set_reputation(priors)
+    out = {
         "recall@5": round(statistics.mean(recalls), 4),
         "teams": teams,
         "teams_with_spam": round(teams_with_spam / teams, 4),
@@ -148,6 +204,9 @@ def run(
         "spam_top5_slots": round(slots / (5 * teams), 4),
         "rank_ms_p50": round(statistics.median(rank_ms), 2),
     }
+    if honest_fetched:
+        out["honest_share_of_fetched"] = round(statistics.mean(honest_fetched), 3)
+    return out
 
 
 def costs(honest: list[tuple[str, str]], spam_count: int) -> dict[str, Any]:
@@ -192,13 +251,15 @@ def main() -> None:
     parser.add_argument("--passes", type=int, default=2, help="times every goal is run")
     parser.add_argument("--attacks", default="stuffed,superset,clone,reworded")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--pages", action="store_true", help="rank only what a page search fetches")
     args = parser.parse_args()
     data = json.loads(require(DATA).read_text(encoding="utf-8"))
     honest = [(a["name"], a["description"]) for a in data["agents"]]
     goals = [g for g in data["goals"] if g.get("team")]
     rows: list[dict[str, Any]] = []
-    ranker, names, _ = build(honest, [], defences=True)
-    base = run(ranker, names, set(), goals, 1, defences=False)
+    sketches = Sketches() if args.pages else None
+    ranker, names, _ = build(honest, [], defences=True, sketches=sketches)
+    base = run(ranker, names, set(), goals, 1, defences=False, sketches=sketches)
     print(
         f"# {len(honest)} honest cards, {len(goals)} goals x {args.passes} passes, spam ratio {args.ratio}:1",
         flush=True,
@@ -209,11 +270,12 @@ def main() -> None:
         spam = spam_texts(attack, honest, args.ratio * len(honest), rng)
         for defences in (False, True):
             started = time.perf_counter()
-            ranker, names, spam_keys = build(honest, spam, defences)
+            sketches = Sketches() if args.pages else None
+            ranker, names, spam_keys = build(honest, spam, defences, sketches)
             ranker.refresh()
             index_s = time.perf_counter() - started
-            row = {"attack": attack, "defences": defences, "index_s": round(index_s, 1)}
-            row.update(run(ranker, names, spam_keys, goals, args.passes, defences))
+            row = {"attack": attack, "defences": defences, "pages": args.pages, "index_s": round(index_s, 1)}
+            row.update(run(ranker, names, spam_keys, goals, args.passes, defences, sketches))
             row["recall_ratio"] = round(row["recall@5"] / base["recall@5"], 3)
             rows.append(row)
             print(json.dumps(row) if args.json else describe(row), flush=True)

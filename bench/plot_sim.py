@@ -9,7 +9,8 @@ rows hold: ``sim-lookups.png`` (lookup p50/p95 and hops against churn, one line 
 reference), ``sim-gossip.png`` (time to reach 95 % of nodes and gossip messages per node per minute
 against N), ``sim-revocation.png`` (share of online nodes still holding a withdrawn card, and share of
 probe fetches that got it, minute by minute, one line per run), ``sim-spread.png`` (share of searches
-finding a fresh card t seconds after it was published).
+finding a fresh card t seconds after it was published), ``sim-latency.png`` (lookup p50/p95 by how requests
+and dials are costed: ``--request-rtts``, ``--dial-rtts``, ``--connected-tables``); ``--plots`` picks.
 """
 
 from __future__ import annotations
@@ -57,6 +58,46 @@ def plot_lookups(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
     fig.suptitle("FIND_NODE lookups (simulated, the node's Lookup state machine)")
     fig.tight_layout()
     fig.savefig(out / "sim-lookups.png", dpi=100)
+    plt.close(fig)
+    return True
+
+
+def links_label(row: dict[str, Any]) -> str:
+    """How requests and dials were costed (rows from before these fields: py-libp2p's own 3 + 5)."""
+    rtts, dial = row.get("request_rtts", 3), row.get("dial_rtts", 5)
+    name = "py-libp2p negotiation" if (rtts, dial) == (3, 5) else "lazy negotiation"
+    tables = ", tables connected" if row.get("connected") else ""
+    return f"{name} ({rtts} + {dial} RTT){tables}"
+
+
+def plot_latency(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
+    """Lookup p50/p95 by how requests and dials are costed, one group per network (N, churn, loss)."""
+    rows = [r for r in rows if "lookup_p50" in r]
+    if not rows:
+        return False
+    groups = sorted({(r["N"], r["churn"], r.get("loss", 0.0)) for r in rows})
+    configs = list(dict.fromkeys(links_label(r) for r in rows))
+    fig, ax = plt.subplots(figsize=(10, 4.5))
+    width = 0.8 / len(configs)
+    for c, config in enumerate(configs):
+        xs, p50, p95 = [], [], []
+        for g, (n, churn, loss) in enumerate(groups):
+            mine = [r for r in rows if (r["N"], r["churn"], r.get("loss", 0.0)) == (n, churn, loss)]
+            mine = [r for r in mine if links_label(r) == config]
+            if mine:
+                xs.append(g + c * width)
+                p50.append(mine[-1]["lookup_p50"])
+                p95.append(mine[-1]["lookup_p95"] - mine[-1]["lookup_p50"])
+        ax.bar(xs, p50, width, label=f"{config}: p50")
+        ax.bar(xs, p95, width, bottom=p50, alpha=0.35, color=ax.patches[-1].get_facecolor())
+    ax.axhline(0.5, color="grey", linestyle=":", label="target p50 0.5 s")
+    ax.set_xticks([g + 0.4 - width / 2 for g in range(len(groups))])
+    ax.set_xticklabels([f"N={n:,}\nchurn {c:g}, loss {x:g}" for n, c, x in groups], fontsize=8)
+    ax.set(ylabel="FIND_NODE lookup, s (bar p50, shaded to p95)")
+    ax.legend(fontsize=7)
+    fig.suptitle("Lookup latency by negotiation cost (simulated, 50 ms links)")
+    fig.tight_layout()
+    fig.savefig(out / "sim-latency.png", dpi=100)
     plt.close(fig)
     return True
 
@@ -123,6 +164,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("rows", nargs="+")
     parser.add_argument("--out", default="docs/img")
+    parser.add_argument("--plots", default="lookups,gossip,revocation,spread,latency", help="which to write")
     args = parser.parse_args()
     try:
         import matplotlib
@@ -134,8 +176,9 @@ def main() -> None:
     rows = load(args.rows)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    for plot in (plot_lookups, plot_gossip, plot_revocation, plot_spread):
-        if plot(plt, rows, out):
+    wanted = set(args.plots.split(","))
+    for plot in (plot_lookups, plot_gossip, plot_revocation, plot_spread, plot_latency):
+        if plot.__name__.removeprefix("plot_") in wanted and plot(plt, rows, out):
             print(f"wrote {out / ('sim-' + plot.__name__.removeprefix('plot_') + '.png')}")
 
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ioa_p2p.adapters.registry import adapter_from_config
+from ioa_p2p.adapters.retrieval import adapter as retrieval_adapter
 from ioa_p2p.adapters.retrieval.docmodel import ask
 from ioa_p2p.planning.values import ALIASES, NUMBER, Value, numbers_in
 
@@ -73,7 +74,14 @@ def main() -> int:
         default="adapter",
         help="adapter: DocIndex.find_answer (what a task gets); docmodel: the typed records alone",
     )
+    parser.add_argument(
+        "--policy",
+        choices=("none", "misfit", "confidence", "always"),
+        default=retrieval_adapter.TYPED_POLICY,
+        help="when the adapter gives the typed model's answer (none: the fact scorer's, as before it)",
+    )
     args = parser.parse_args()
+    retrieval_adapter.TYPED_POLICY = args.policy
     data = Path(args.data)
     cases = json.loads((data / "questions.json").read_text())
     adapter = adapter_from_config(

@@ -94,11 +94,15 @@ class TestnetNode:
     def running(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
-    async def call(self, method: str, path: str, body: JsonValue = None) -> Any:
-        """A raw control API call (``ControlClient.call``) run in a worker thread (the JSON answer)."""
+    async def call(
+        self, method: str, path: str, body: JsonValue = None, *, answer_within: float | None = None
+    ) -> Any:
+        """A raw control API call (``ControlClient.call``) run in a worker thread (the JSON answer);
+        ``answer_within``: seconds the node may stay silent (default :data:`CONTROL_TIMEOUT`; a call that
+        answers when its work is done, such as ``POST /launch_goal``, needs that work's bound)."""
 
         def call() -> JsonValue:
-            return self.control.call(method, path, body)
+            return self.control.call(method, path, body, timeout=answer_within)
 
         # trio's KI-protection decorator hides this keyword from mypy.
         return await trio.to_thread.run_sync(call, abandon_on_cancel=True)  # type: ignore[call-arg,unused-ignore]

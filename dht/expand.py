@@ -13,19 +13,32 @@ buckets find each other well. :class:`PageSearch` therefore:
    the matcher's first stage on what sketches carry; no card is fetched for this);
 3. **expands**: the ``width`` best candidates not expanded yet have their own buckets (every table, plus
    ``near`` near buckets; computed from their sketches) listed in turn, which finds the cards most like
-   the best ones so far; repeated until the :data:`SETTLE` best are all expanded or ``max_pages`` were
-   asked;
+   the best ones so far; repeated until the :data:`SETTLE` best are all expanded, ``max_pages`` were
+   asked or ``budget`` bytes of sketches were read. A candidate's buckets are listed at the
+   :func:`expand_level` of the network (the finest provided level whose pages hold about
+   :data:`EXPAND_OCCUPANCY` sketches: level 12 from ~2,000 peers), so an expansion reads the few cards
+   closest to it, not a level-8 page of 40 (at 10,000 peers: 3.4 MB of sketches per find instead of 6.1,
+   ``docs/matching.md``). The pages of a round are asked best first (multi-probe order: the candidate's
+   score minus the flip cost of the bucket, :meth:`PageSearch.frontier`), so a byte budget that ends a
+   search cuts the least promising pages;
 4. **fetches** the ``fetch`` best cards only (:meth:`best`), which the node ranks with its matcher.
 
-A listing whose pages look incomplete (one came back full, or fewer entries than
-:data:`~ioa_p2p.dht.probing.LISTING_COVERAGE` of the estimated network) continues as a probing search at
-level 8. The driver (the node's ``CardSearch`` or the simulator) asks for the pages :meth:`start` and
+A listing whose pages look incomplete continues: when one came back full (the network outgrew the
+listing) as a probing search at level 8; when it only holds fewer entries than
+:data:`~ioa_p2p.dht.probing.LISTING_COVERAGE` of the estimated network (the estimate, from the routing
+table, is often off by half at 25-50 peers), first by listing the 16 level-4 pages of table 1, an
+independent copy of every card's entry: when they name no more than :data:`NEW_SHARE` new candidates,
+the two tables agree and the listing is complete (one round, instead of a probing search of ~350 pages
+that took 6 s at 25 processes on a loaded machine); otherwise entries are missing and the probing
+search follows. The driver (the node's ``CardSearch`` or the simulator) asks for the pages :meth:`start` and
 :meth:`next_cells` name, feeds what it reads to :meth:`offer`, and stops at its deadline with what it has.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import heapq
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -34,7 +47,7 @@ import numpy.typing as npt
 from ioa_p2p.card.sketch import SignedSketch
 from ioa_p2p.dht.forest import LEVELS, Cell, Forest
 from ioa_p2p.dht.pages import PAGE_ENTRIES
-from ioa_p2p.dht.probing import ENUMERATE_UP_TO, LISTING_COVERAGE, plan_probes
+from ioa_p2p.dht.probing import COST_SCALE, ENUMERATE_UP_TO, LISTING_COVERAGE, plan_probes, provided_levels
 from ioa_p2p.dht.sketchscore import SketchScorer
 from ioa_p2p.identity import PeerId
 
@@ -50,10 +63,22 @@ WIDTH = 20
 #: recall@5 0.99 and 0.98 of exact; ending once the best ``WIDTH`` are: 3.3 rounds, same recall).
 SETTLE = 5
 NEAR = 8
-MAX_PAGES = 400
+MAX_PAGES = 1200
+#: Share of new candidates the second table's listing may name for the listing to count as complete.
+NEW_SHARE = 0.05
 #: Cards fetched at most (the node halves it when sketches carry a MiniLM part:
 #: :func:`~ioa_p2p.dht.sketchscore.fetch_count`).
 FETCH = 24
+#: Sketches per page an expansion aims at: a candidate's buckets are listed at the coarsest provided level
+#: whose pages hold about this many (finer pages: the candidate's closest cards, fewer bytes).
+EXPAND_OCCUPANCY = 8
+#: When candidates are expanded at a finer level than the seeds (each expansion then reads ~1/16 of the
+#: bytes), this many times ``width`` candidates are expanded per round (10,000 peers: recall@5 0.982 with
+#: 40, 0.967 with 20; 3.4 and 2.3 MB read).
+FINER_WIDTH = 2
+#: Default bytes of sketches a search reads at most (its pages are asked best first; ~7,500 sketches of
+#: a 256-d family).
+BUDGET = 4 * 1024 * 1024
 
 
 def page_level(network_size: float, enumerate_up_to: int = ENUMERATE_UP_TO) -> int | None:
@@ -66,6 +91,60 @@ def page_level(network_size: float, enumerate_up_to: int = ENUMERATE_UP_TO) -> i
         if network_size / (1 << level) <= PAGE_OCCUPANCY:
             return level
     return LEVELS[-1]
+
+
+#: Sketches at least this similar (cosine) are copies of one card text (the same text quantised: 1.0).
+COPY_COSINE = 0.98
+#: Fetch slots all copies of one sketch share (:func:`choose_fetch`).
+COPY_SLOTS = 2
+#: Sketch-score units per unit of a negative reputation prior (one failed task: -1.6, so -0.08: below
+#: the best honest candidates, whose sketch cosines with a goal are 0.3-0.45).
+PRIOR_WEIGHT = 0.05
+
+
+def choose_fetch(
+    scored: Iterable[tuple[float, SignedSketch]],
+    count: int,
+    *,
+    priors: Mapping[PeerId, float] | None = None,
+    copies: bool = True,
+) -> list[SignedSketch]:
+    """The ``count`` candidates whose cards a search fetches, best first, from ``(sketch score, sketch)``
+    pairs: a peer's negative reputation prior (``priors``: evidence from this node's signed histories,
+    :mod:`~ioa_p2p.conversation.reputation`) lowers its score by :data:`PRIOR_WEIGHT` per unit, and with
+    ``copies`` all sketches within :data:`COPY_COSINE` of each other share :data:`COPY_SLOTS` fetch slots
+    (a thousand clones of a good card cannot fill the fetch; within copies, better standing first)."""
+    known = priors or {}
+
+    def order(item: tuple[float, SignedSketch]) -> tuple[float, float, bytes]:
+        score, sketch = item
+        prior = known.get(sketch.peer_id, 0.0)
+        return (-(score + PRIOR_WEIGHT * min(0.0, prior)), -prior, sketch.peer_id.raw)
+
+    ranked = [sketch for _, sketch in sorted(scored, key=order)]
+    chosen: list[SignedSketch] = []
+    units: list[npt.NDArray[np.float64]] = []
+    for sketch in ranked:
+        if len(chosen) >= count:
+            break
+        v = sketch.vector()
+        u = v / (float(np.linalg.norm(v)) or 1.0)
+        if copies and sum(float(u @ c) >= COPY_COSINE for c in units) >= COPY_SLOTS:
+            continue
+        chosen.append(sketch)
+        units.append(u)
+    return chosen
+
+
+def expand_level(network_size: float, level: int) -> int:
+    """The level at which candidates found at ``level`` are expanded: the coarsest level at least as fine
+    as ``level`` whose pages hold about :data:`EXPAND_OCCUPANCY` sketches or fewer, among the levels a
+    network of ``network_size`` provides (:func:`~ioa_p2p.dht.probing.provided_levels`)."""
+    provided = [lv for lv in provided_levels(network_size) if lv >= level]
+    for lv in provided:
+        if network_size / (1 << lv) <= EXPAND_OCCUPANCY:
+            return lv
+    return provided[-1] if provided else level
 
 
 class PageSearch:
@@ -84,6 +163,7 @@ class PageSearch:
         near: int = NEAR,
         max_pages: int = MAX_PAGES,
         settle: int | None = None,
+        budget: int = BUDGET,
         scorer: SketchScorer | None = None,
     ) -> None:
         self.forest, self.size = forest, network_size
@@ -91,16 +171,25 @@ class PageSearch:
         self.query = q / (float(np.linalg.norm(q)) or 1.0)
         self.scorer = scorer if scorer is not None else SketchScorer(q)
         self.probes, self.enumerate_up_to = probes, enumerate_up_to
-        self.width, self.near, self.max_pages = width, near, max_pages
+        self.width, self.near, self.max_pages, self.budget = width, near, max_pages, budget
         #: the search ends once its ``settle`` best candidates are all expanded (default: ``width``)
         self.settle = min(SETTLE if settle is None else settle, max(width, 1))
         self.level = page_level(network_size, enumerate_up_to)
         self.listing = self.level is None
+        self.second_table = False  # table 1 listed after a listing that looked incomplete
+        self._listed_first = 0  # candidates the listing of table 0 named
         self.asked: dict[bytes, Cell] = {}
         self.answered: dict[bytes, int] = {}  # cell key -> entries its page held
         self.candidates: dict[PeerId, tuple[float, SignedSketch]] = {}
         self.expanded: set[PeerId] = set()
         self.rounds = 0
+        #: bytes of sketches read so far (every entry of every page offered, repeats included)
+        self.bytes = 0
+        #: pages to ask, best first: (-priority, cell name, cell); priority = the proposing candidate's
+        #: score minus the bucket's flip cost (``COST_SCALE`` units of ``|cos|``)
+        self._frontier: list[tuple[float, str, Cell]] = []
+        self._read_at: dict[int, tuple[int, int]] = {}  # level -> (bytes, pages) read at it
+        self._entries = 0
 
     def start(self) -> list[Cell]:
         """The seed pages."""
@@ -116,9 +205,10 @@ class PageSearch:
 
     def offer(self, cell_key: bytes, sketches: Iterable[SignedSketch]) -> None:
         """What the page of ``cell_key`` held (an empty or missing page is an answer too)."""
-        count = 0
+        count = size = 0
         for sketch in sketches:
             count += 1
+            size += len(sketch.encoded)
             peer = sketch.peer_id
             held = self.candidates.get(peer)
             if held is not None and held[1].version >= sketch.version:
@@ -126,31 +216,81 @@ class PageSearch:
             self.scorer.listed(sketch, None if held is None else held[1])
             self.candidates[peer] = (self.scorer.dense(sketch), sketch)
         self.answered[cell_key] = max(count, self.answered.get(cell_key, 0))
+        self.bytes += size
+        self._entries += count
+        cell = self.asked.get(cell_key)
+        if cell is not None:
+            read, pages = self._read_at.get(cell.level, (0, 0))
+            self._read_at[cell.level] = (read + size, pages + 1)
 
     def next_cells(self) -> list[Cell]:
-        """The pages to list next (empty: the search is done): after an incomplete listing, a probing
-        seed at level 8; otherwise the buckets of the best candidates not expanded yet."""
+        """The pages to list next (empty: the search is done): after a listing that looked incomplete, the
+        level-4 pages of table 1, then (the tables disagree, or a page was full) a probing seed at level
+        8; otherwise the buckets of the best candidates not expanded yet."""
         if self.listing:
-            self.listing = False
-            if not self._listing_incomplete():
+            if self.second_table:
+                new = len(self.candidates) - self._listed_first
+                if not self._page_full() and new <= NEW_SHARE * max(self._listed_first, 1):
+                    self.listing = False
+                    return []  # the two tables agree: complete
+            elif self._listing_incomplete() and not self._page_full():
+                self.second_table, self._listed_first = True, len(self.candidates)
+                plan = plan_probes(
+                    self.forest,
+                    self.query,
+                    self.size,
+                    probes=self.probes,
+                    enumerate_up_to=max(self.enumerate_up_to, PAGE_LISTING),
+                    table=1,
+                )
+                return self._ask(plan.cells)
+            elif not self._listing_incomplete():
+                self.listing = False
                 return []
+            self.listing = False
             self.level = LEVELS[1]
             return self.start()
-        if self.level is None:
+        if self.level is None or self.bytes >= self.budget:
             return []
         if all(s.peer_id in self.expanded for s in self.best(self.settle)):
             return []
         self.rounds += 1
-        cells: list[Cell] = []
-        for sketch in self.best(self.width):
-            if len(self.asked) + len(cells) >= self.max_pages:
-                break
+        level = expand_level(self.size, self.level)
+        width = self.width * (FINER_WIDTH if level > self.level else 1)
+        for sketch in self.best(width):
             if sketch.peer_id in self.expanded:
                 continue
             self.expanded.add(sketch.peer_id)
-            plan = plan_probes(self.forest, sketch.vector(), self.size, probes=self.near, level=self.level)
-            cells += [c for c in plan.cells if c.key not in self.asked]
-        return self._ask(cells)
+            score = self.candidates[sketch.peer_id][0]
+            plan = plan_probes(self.forest, sketch.vector(), self.size, probes=self.near, level=level)
+            for cell in plan.cells:
+                if cell.key not in self.asked:
+                    cost = -math.log(plan.weights[cell.key]) * COST_SCALE
+                    heapq.heappush(self._frontier, (cost - score, cell.name, cell))
+        return self._ask(self.frontier())
+
+    def frontier(self) -> list[Cell]:
+        """The queued pages not asked yet, best first, as many as ``max_pages`` and the bytes left of the
+        budget allow (:meth:`page_bytes`)."""
+        room = self.max_pages - len(self.asked)
+        left = float(self.budget - self.bytes)
+        out: dict[bytes, Cell] = {}
+        while self._frontier and len(out) < room and left > 0:
+            _, _, cell = heapq.heappop(self._frontier)
+            if cell.key not in self.asked and cell.key not in out:
+                out[cell.key] = cell
+                left -= self.page_bytes(cell.level)
+        return list(out.values())
+
+    def page_bytes(self, level: int) -> float:
+        """The expected size of a page of ``level``: the mean of those read at that level, else the
+        network's mean page occupancy at that level, doubled (a search reads where cards are dense), times
+        the mean entry size read so far."""
+        read, pages = self._read_at.get(level, (0, 0))
+        if pages:
+            return read / pages
+        entry = self.bytes / self._entries if self._entries else 512.0
+        return min(float(PAGE_ENTRIES), max(1.0, 2 * self.size / (1 << level))) * entry
 
     def best(self, count: int, exclude: Iterable[PeerId] = ()) -> list[SignedSketch]:
         """The ``count`` best candidates by sketch score (ties: by peer ID bytes)."""
@@ -165,6 +305,17 @@ class PageSearch:
             key=lambda item: (-item[0], item[1]),
         )
         return [sketch for _, _, sketch in ranked[:count]]
+
+    def scored(self, sketches: Iterable[SignedSketch]) -> list[tuple[float, SignedSketch]]:
+        """``(score, sketch)`` of these candidates by the score :meth:`best` ranks by (for
+        :func:`choose_fetch`); sketches no longer candidates are left out."""
+        lexical = self.scorer.lexical(p.raw for p in self.candidates)
+        out = []
+        for sketch in sketches:
+            held = self.candidates.get(sketch.peer_id)
+            if held is not None:
+                out.append((held[0] + lexical.get(sketch.peer_id.raw, 0.0), held[1]))
+        return out
 
     def drop(self, peer: PeerId) -> None:
         """Forget a candidate (its sketch did not verify, or lied about its card)."""
@@ -181,19 +332,29 @@ class PageSearch:
             out.append(cell)
         return out
 
+    def _page_full(self) -> bool:
+        return any(count >= PAGE_ENTRIES for count in self.answered.values())
+
     def _listing_incomplete(self) -> bool:
-        if any(count >= PAGE_ENTRIES for count in self.answered.values()):
-            return True
-        return len(self.candidates) < LISTING_COVERAGE * (self.size - 1)
+        return self._page_full() or len(self.candidates) < LISTING_COVERAGE * (self.size - 1)
 
 
 __all__ = [
+    "BUDGET",
+    "COPY_COSINE",
+    "COPY_SLOTS",
+    "PRIOR_WEIGHT",
+    "EXPAND_OCCUPANCY",
     "FETCH",
+    "FINER_WIDTH",
     "MAX_PAGES",
     "NEAR",
+    "NEW_SHARE",
     "PAGE_LISTING",
     "PAGE_OCCUPANCY",
     "WIDTH",
     "PageSearch",
+    "choose_fetch",
+    "expand_level",
     "page_level",
 ]

@@ -112,6 +112,11 @@ class CardRanker:
             self._reputation = dict(priors)
             self._priors_dirty = True
 
+    def reputation(self) -> dict[str, float]:
+        """The reputation priors last set (by peer ID text; a copy)."""
+        with self._queue_lock:
+            return dict(self._reputation)
+
     def standing(self, key: str) -> dict[str, float]:
         """What the prior of ``key`` is made of (for views and benchmarks)."""
         text = self._texts.get(key, "")

@@ -30,7 +30,8 @@
                             # rank candidates from the sketches, fetch only the best page_fetch cards
     page_fetch = 24         # cards a page search fetches at most (half when sketches carry MiniLM)
     page_width = 20         # best candidates whose own buckets a page search lists per round
-    max_pages = 400         # pages a search asks at most
+    max_pages = 1200        # pages a search asks at most
+    page_budget = 4194304   # bytes of sketches a page search reads at most (its pages are asked best first)
     heartbeat = 1.0         # GossipSub heartbeat, seconds (while the mesh or topic changes, messages flow)
     heartbeat_idle = 5.0    # the heartbeat once nothing happened for 30 s (<= heartbeat: never slower)
     stamp_bits = 18         # proof-of-work bits of this node's card stamp (0: unstamped version 1/2 cards)
@@ -87,7 +88,9 @@ class DiscoverySettings:
     pages: bool = True
     page_fetch: int = setting(24, low=1, high=1_000)
     page_width: int = setting(20, low=0, high=1_000)
-    max_pages: int = setting(400, low=1, high=10_000)
+    max_pages: int = setting(1200, low=1, high=10_000)
+    #: bytes of sketches a page search reads at most (``dht.expand.BUDGET``; pages asked best first)
+    page_budget: int = setting(4 * 1024 * 1024, low=16 * 1024, high=256 * 1024 * 1024, unit="bytes")
     heartbeat: float = setting(1.0, low=0.05, high=120.0, unit="seconds")
     heartbeat_idle: float = setting(5.0, low=0.05, high=120.0, unit="seconds")
     stamp_bits: int = setting(18, low=0, high=MAX_BITS)

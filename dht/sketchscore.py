@@ -20,8 +20,8 @@ the time), so :class:`SketchScorer` mirrors the matcher's first stage on what a 
 
 Offline (``bench/bench_sketch_coverage.py``, 2026-11-27, agents of the teaming data): the matcher's top 5
 lies among the best 12 by this score 1.00 of the time at 50 and 160 agents when the sketches carry the
-MiniLM rest (cards of the matcher's 640-d scheme), 0.87 / 0.87 with the wordllama view and the terms
-alone (cards of the default wordllama scheme; among the best 24: 0.98 / 0.95), 0.81 / 0.80 with the
+MiniLM rest (cards of the matcher's 640-d scheme), 0.87 / 0.88 with the wordllama view and the terms
+alone (cards of the default wordllama scheme; among the best 24: 0.98 / 0.96), 0.81 / 0.80 with the
 view alone. Hence :func:`fetch_count`: a search fetches ``page_fetch`` cards (24), half as many when the
 best candidates' sketches carry a rest comparable with the query's.
 """

@@ -35,6 +35,7 @@ from ioa_p2p.identity import Identity, PeerId, load_key_file
 from ioa_p2p.memory import PROCESS_MEMORY, AgentMemory, ProcessMemory
 from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
+from ioa_p2p.node.net.cpu_wait import open_cpu_deadline
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.host import parse_multiaddr, peer_info_from_addr, peer_of_addr, remote_peer_of
 from ioa_p2p.node.net.nat import NatOptions
@@ -51,6 +52,7 @@ log = logging.getLogger("ioa_p2p.node")
 
 STREAM_OPEN_ATTEMPTS = 3
 STREAM_OPEN_TIMEOUT = 10.0
+STREAM_OPEN_MOST = 3.0
 _T = TypeVar("_T")
 
 
@@ -216,12 +218,13 @@ class Node:
         """Open a stream to ``peer``: connect through the one dial path (direct addresses, then relays;
         :class:`~ioa_p2p.errors.DialFailed` names what was tried), then negotiate, retrying transient
         failures. Callers bound the wait with their own cancel scope; as a safety net the attempt stops
-        after ``STREAM_OPEN_TIMEOUT`` seconds."""
+        after ``STREAM_OPEN_TIMEOUT`` seconds, not counting the time this process waited for a CPU
+        (:mod:`~ioa_p2p.node.net.cpu_wait`), at most ``STREAM_OPEN_MOST`` times that."""
         timeout = STREAM_OPEN_TIMEOUT
         if peer == self.peer_id:
             raise UsageError("cannot open a stream to this node itself")
         last: Exception | None = None
-        with trio.move_on_after(timeout) as scope:
+        async with open_cpu_deadline(timeout, most=STREAM_OPEN_MOST * timeout) as scope:
             await self.net.connect_peer(peer)  # DialFailed / PeerUnreachable: nothing to retry here
             for attempt in range(STREAM_OPEN_ATTEMPTS):
                 try:

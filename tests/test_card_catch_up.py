@@ -1,7 +1,8 @@
-"""Which peers' cards the discovery catch-up fetches (``CardGossip.card_peer_ids``): gossip neighbours, and
-connected peers that announced GossipSub by identify before their subscription reached us (under start-up
-load that subscription can lag the connection by a minute), never peers without GossipSub (a bootstrap
-node) nor peers whose identify has not answered."""
+"""Whose cards the discovery catch-up fetches besides its gossip neighbours' (``Libp2pCardNet.card_peers``):
+the peers of the routing table and the connections that announced GossipSub by identify (under start-up load
+the subscription of a new peer lags its connection by up to a minute, and gossip drops the announcements of
+forwarders that owe CPU time), never peers without GossipSub (a bootstrap node) nor peers whose identify has
+not answered."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from ioa_p2p.identity import Identity, PeerId
-from ioa_p2p.node.net.gossip import GOSSIP_PROTOCOLS, TOPIC, CardGossip
+from ioa_p2p.node.net.card_net import Libp2pCardNet
+from ioa_p2p.node.net.gossip import GOSSIP_PROTOCOLS
 
 
 class _Peer:
@@ -34,25 +36,27 @@ class _Peerstore:
 
     def get_protocols(self, peer: _Peer) -> list[str]:
         if peer not in self.protocols:
-            raise KeyError(peer)  # py-libp2p raises PeerStoreError for an unknown peer
+            raise KeyError(peer)  # py-libp2p raises PeerStoreError for a peer it never identified
         return self.protocols[peer]
 
 
-def _gossip(subscribed: list[_Peer], connected: list[_Peer], protocols: dict[_Peer, list[str]]) -> CardGossip:
-    host = SimpleNamespace(get_connected_peers=lambda: connected, get_peerstore=lambda: _Peerstore(protocols))
-    pubsub: Any = SimpleNamespace(host=host, peer_topics={TOPIC: set(subscribed)})
-    return CardGossip(pubsub, router=None)  # type: ignore[arg-type]
-
-
-def test_connected_gossip_speakers_count_before_their_subscription_arrives() -> None:
-    neighbour, agent, bootstrap, unidentified, gone = (_Peer(Identity.generate().peer_id) for _ in range(5))
-    gossip_proto = sorted(GOSSIP_PROTOCOLS)[0]
+def test_card_peers_are_the_known_gossip_speakers_of_the_routing_table_and_the_connections() -> None:
+    connected, routed, bootstrap, unidentified, unknown = (
+        _Peer(Identity.generate().peer_id) for _ in range(5)
+    )
+    gossip = sorted(GOSSIP_PROTOCOLS)[0]
     protocols = {
-        neighbour: [gossip_proto],
-        agent: ["/ipfs/id/1.0.0", gossip_proto],
+        connected: ["/ipfs/id/1.0.0", gossip],
+        routed: [gossip, "/ioa/kad/1.0.0"],
         bootstrap: ["/ipfs/id/1.0.0", "/ioa/kad/1.0.0"],
         unidentified: [],
     }
-    gossip = _gossip([neighbour, gone], [neighbour, agent, bootstrap, unidentified], protocols)
-    assert set(gossip.topic_peer_ids()) == {neighbour.peer, gone.peer}
-    assert gossip.card_peer_ids() == sorted([neighbour.peer, gone.peer, agent.peer])
+    host: Any = SimpleNamespace(
+        get_connected_peers=lambda: [connected, bootstrap, unidentified],
+        get_peerstore=lambda: _Peerstore(protocols),
+    )
+    dht: Any = SimpleNamespace(
+        routing_table=SimpleNamespace(get_peer_ids=lambda: [routed, bootstrap, unknown])
+    )
+    net = Libp2pCardNet(host, dht, faults=None)  # type: ignore[arg-type]
+    assert net.card_peers() == sorted([connected.peer, routed.peer])

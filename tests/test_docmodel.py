@@ -17,6 +17,7 @@ from ioa_p2p.adapters.retrieval.docmodel import (
     read_document,
     read_question,
 )
+from ioa_p2p.adapters.retrieval.docmodel.bands import band_of
 from ioa_p2p.adapters.retrieval.docmodel.conditions import conditions_in, split_otherwise
 from ioa_p2p.adapters.retrieval.docmodel.records import FIELD, ROW, SENTENCE, TERM
 
@@ -278,3 +279,73 @@ def test_weights_restrict_the_documents() -> None:
     found = ask("How much is the deposit?", docs(), weights={"riverbend/rates.md": 1.0})
     assert found is not None and found.span.path == "riverbend/rates.md"
     assert ask("How much is the deposit?", docs(), weights={}) is None
+
+
+# --------------------------------------------------------------------------- bands, header units, counts
+
+RENTALS = """\
+# Moorfield van hire
+
+All prices in GBP.
+
+| Hire length        | Price per day |
+|--------------------|---------------|
+| 1 to 3 days        | 65            |
+| 4 to 6 days        | 58            |
+| 7 days or more     | 49            |
+
+| Van          | Load (kg) | Deposit |
+|--------------|-----------|---------|
+| Small van    | 800       | 250     |
+| Luton van    | 1,100     | 400     |
+
+The Luton van needs a driver aged 25 or over (Small van: 21). Vans are checked every 500 km
+and 2 fuel cards and 14 keys are kept at the depot. Returns after 18:00 cost GBP 20.
+"""
+
+
+def test_bands_read_from_keys() -> None:
+    band = band_of("4 to 6 days")
+    assert band is not None and band.holds(5, "days") and band.holds(6, "days") and not band.holds(7, "days")
+    over = band_of("over 15 kg")
+    assert over is not None and over.holds(16, "kg") and not over.holds(15, "kg")
+    assert over.holds(20_000, "g") is True  # converted
+    assert band_of("Great Hall") is None
+
+
+def test_the_band_a_stated_amount_falls_in() -> None:
+    found = ask(
+        "What is the daily price for a 5-day van hire at Moorfield?", [read_document("m.md", RENTALS)]
+    )
+    assert found is not None and (found.value.number, found.value.unit) == (58, "GBP")
+    assert found.per == "days"
+
+
+def test_units_from_headers_and_the_documents_currency() -> None:
+    doc = read_document("m.md", RENTALS)
+    assert doc.currency == "GBP"
+    load = ask("How heavy a load can the Luton van carry?", [doc])
+    assert load is not None and (load.value.number, load.value.unit) == (1100, "kg")
+    deposit = ask("What is the deposit for the small van?", [doc])
+    assert deposit is not None and (deposit.value.number, deposit.value.unit) == (250, "GBP")
+
+
+def test_a_parenthesis_is_its_own_clause() -> None:
+    found = ask("What is the minimum driver age for the Small van?", [read_document("m.md", RENTALS)])
+    assert found is not None and found.value.number == 21
+
+
+def test_a_count_prefers_the_things_it_counts() -> None:
+    found = ask("How many keys are kept at the depot?", [read_document("m.md", RENTALS)])
+    assert found is not None and found.value.number == 14
+
+
+def test_a_stated_amount_in_other_units_is_not_the_answer() -> None:
+    doc = read_document("p.md", "# Pump\n\nAfter 30 minutes of running the pump rests for 10 minutes.\n")
+    found = ask("After half an hour of running, how long does the pump rest?", [doc])
+    assert found is not None and (found.value.number, found.value.unit) == (10, "min")
+
+
+def test_a_rate_named_by_a_ratio_word_is_a_percentage() -> None:
+    assert read_question("What is the VAT rate?").dimensions == ("ratio",)
+    assert read_question("What is the hourly rate?").kind == "amount"

@@ -183,6 +183,29 @@ async def test_the_dialer_writes_its_single_protocol_and_reads_the_echo_with_the
         await refused.read(10)
 
 
+async def test_the_muxer_lines_go_together_and_the_dialer_waits_for_the_answer() -> None:
+    from libp2p.abc import ISecureConn
+    from libp2p.protocol_muxer.exceptions import MultiselectClientError
+    from libp2p.protocol_muxer.generic_selector import GenericMultistreamSelector
+
+    from ioa_p2p.node.net import libp2p_patches
+
+    class SecureRecorder(Recorder):
+        pass
+
+    ISecureConn.register(SecureRecorder)  # a secured connection: the muxer step
+    libp2p_patches.apply_patches()
+    selector: GenericMultistreamSelector[str] = GenericMultistreamSelector()
+    selector.add_handler("/yamux/1.0.0", "yamux")
+    conn = SecureRecorder([_line(b"/multistream/1.0.0") + _line(b"/yamux/1.0.0") + b"frames"])
+    assert await selector.select(conn, True) == ("/yamux/1.0.0", "yamux")
+    assert conn.writes == [negotiation_lines("/yamux/1.0.0")]  # one write: header and protocol together
+    assert await conn.read(100) == b"frames"  # the answer was read before select returned, nothing more
+    refused = SecureRecorder([_line(b"/multistream/1.0.0") + _line(b"na")])
+    with pytest.raises(MultiselectClientError, match="does not support /yamux/1.0.0"):
+        await selector.select(refused, True)  # a listener that refused our key closes: select fails
+
+
 async def test_two_nodes_dial_each_other_lazily_and_talk() -> None:
     from libp2p.peer.peerinfo import PeerInfo
 

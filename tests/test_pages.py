@@ -15,7 +15,7 @@ from ioa_p2p.card.sketch import (
     quantise,
     sketch_vector,
 )
-from ioa_p2p.dht.expand import PageSearch, page_level
+from ioa_p2p.dht.expand import MAX_PAGES, PageSearch, page_level
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.pages import (
     PAGE_ENTRIES,
@@ -188,7 +188,7 @@ def test_page_search_recovers_the_exact_top_5() -> None:
         recall.append(len(exact & got) / 5)
         asked.append(len(search.asked))
     assert np.mean(recall) >= 0.9, np.mean(recall)
-    assert max(asked) <= 400
+    assert max(asked) <= MAX_PAGES
 
 
 def test_the_validators_page_prefix_is_the_pages_prefix() -> None:

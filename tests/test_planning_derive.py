@@ -150,3 +150,27 @@ def test_a_batch_defined_in_items_scales_to_a_count_in_words() -> None:
     assert (round(number, 6), unit) == (2700.0, "g")  # 1,200 g per batch of 8 jars, for 18 jars
     plan = plan_request(q)
     assert [s.kind for s in plan.steps] == [LOOKUP, CALC] and plan.steps[-1].template == DERIVE
+
+
+CANTEEN = """# Pardell Works canteen
+
+On a typical day 60 workers eat in the canteen and each drinks 2 cups of tea.
+A cup of tea uses 2.5 g of tea leaves. Tea leaves cost EUR 30 per kilogram.
+"""
+
+
+def test_each_makes_a_rate_per_the_thing_counted_before_it_and_a_typical_day_a_period() -> None:
+    facts = {(f.number, f.unit, f.per) for f in facts_in(CANTEEN)}
+    assert (2.0, "cup", ("worker",)) in facts and (60.0, "worker", ("days",)) in facts
+    q = "What do the tea leaves for a typical day at the Pardell canteen cost?"
+    number, unit = _derived(q, CANTEEN, Value.of_number(30, "EUR"))
+    assert unit == "EUR" and abs(number - 60 * 2 * 2.5 / 1000 * 30) < 1e-9
+    number, _ = _derived("How many cups of tea does the Pardell canteen serve in a 5-day week?", CANTEEN,
+                         Value.of_number(2, "cup"))  # fmt: skip
+    assert number == 600
+
+
+def test_a_count_names_only_the_phrase_after_it() -> None:
+    givens = givens_in("What does the room cost for 12 people over a year?")
+    twelve = next(g for g in givens if g.number == 12)
+    assert "years" not in twelve.alts and "people" in twelve.alts

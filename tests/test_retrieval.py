@@ -195,3 +195,23 @@ async def test_default_offline_embedder_understands_paraphrases(tmp_path: Path) 
     assert result.ok and result.data["passages"][0]["path"] == "cooking.txt"
     card = adapter.describe()
     assert card.kind == "retrieval" and card.task_types == ("question",) and "docs" in card.description
+
+
+async def test_the_answer_carries_its_whole_document_bounded(tmp_path: Path) -> None:
+    """The document an answer was read from travels with it (data["document"]): a derivation reads the
+    quantities that define what the question asks for from it. A huge document of wide characters is cut
+    so that the result's data stays within its bound."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    line = "the Ørsund café serves crème brûlée ☕ every day."
+    filler = "\n".join(f"Paragraph {i}: {line}" for i in range(2_000))
+    (docs / "cafe.md").write_text("# Ørsund café\n\nThe café seats 42 guests.\n\n" + filler)
+    adapter = hashing_adapter(docs)
+    try:
+        result = await ask(adapter, "How many guests does the Ørsund café seat?")
+    finally:
+        await adapter.aclose()
+    assert result.ok, result.text
+    document = result.data["document"]
+    assert document["path"] == "cafe.md" and "seats 42 guests" in document["text"]
+    assert len(document["text"].encode()) <= 24_000

@@ -197,3 +197,41 @@ def test_half_as_many_cards_are_fetched_when_the_sketches_carry_a_comparable_res
     assert fetch_count(SketchScorer(view), rich, 24, 5) == 24  # a query without a rest
     assert settle_count(24, 5) == 20 and settle_count(12, 5) == 10 and settle_count(6, 5) == 5
     assert settle_count(3, 5) == 3
+
+
+def _listing(size_estimate: float, cards: int, *, hide: int = 0):
+    """A level-4 listing of ``cards`` sketches whose network size is estimated at ``size_estimate``;
+    ``hide``: that many cards are missing from the pages of table 0 (not stored there yet)."""
+    forest = forest_for(MODEL, DIM)
+    rng = np.random.default_rng(8)
+    sketches = [v2(i, rng.normal(size=DIM), None, []) for i in range(cards)]
+    pages: dict[bytes, list] = {}
+    for i, s in enumerate(sketches):
+        for cell in forest.cells(s.vector(), (4,)):
+            if cell.table == 0 and i < hide:
+                continue
+            pages.setdefault(cell.key, []).append(s)
+    search = PageSearch(forest, rng.normal(size=DIM), size_estimate)
+    rounds = []
+    cells = search.start()
+    while cells:
+        rounds.append({c.table for c in cells})
+        for cell in cells:
+            search.offer(cell.key, pages.get(cell.key, []))
+        cells = search.next_cells()
+    return search, rounds
+
+
+def test_a_listing_short_of_an_overestimated_size_is_confirmed_by_the_second_table() -> None:
+    """The size estimate said 38 for 25 cards: table 1's pages name no one new, so the listing is
+    complete after two rounds (no probing search)."""
+    search, rounds = _listing(38, 25)
+    assert rounds == [{0}, {1}] and len(search.candidates) == 25 and search.level is None
+    # a listing that covers the estimate needs one round
+    assert _listing(25, 25)[1] == [{0}]
+
+
+def test_entries_missing_from_table_0_start_a_probing_search() -> None:
+    search, rounds = _listing(25, 25, hide=8)
+    assert rounds[:2] == [{0}, {1}] and len(rounds) > 2 and search.level == 8
+    assert len(search.candidates) == 25

@@ -3,7 +3,10 @@ coordinator, a goal forms a team, nothing times out; and the per-process layout 
 
 Marked ``long`` (left out of the default run) for now: on the shared 2-core box at load 17-53 the cards
 reached the coordinator in 120-300 s and the goal's invitations went unanswered (team of 1), as they do for
-many nodes in one process under load (docs/performance.md, "Scale"); run it with ``pytest -m long``."""
+many nodes in one process under load (docs/performance.md, "Scale"); in a second round at load 18-36 none of
+five runs passed either (the processes got 0.03-0.1 of a core each; see "The 20-agent testnet test on the
+shared box"). Run it with ``pytest -m long``; it is meant for the normal suite once it passes on a quiet
+2-core machine."""
 
 from __future__ import annotations
 
@@ -76,12 +79,17 @@ async def test_twenty_agents_spread_their_cards_and_a_goal_forms_its_team_in_tim
                 while len(cards := (await coordinator.call("GET", "/cards"))["cards"]) < AGENT_COUNT:  # noqa: ASYNC110
                     await trio.sleep(0.5)
             missing = {s.name for s in _specs()} - {card["name"] for card in cards}
-            assert not missing, f"the coordinator lacks the cards of {sorted(missing)} after 120 s"
+            if missing:  # what the coordinator's node was doing: its connections and its CPU-budget pacing
+                cpu = (await coordinator.call("GET", "/budgets"))["cpu"]
+                peers = len(await coordinator.peers())
+                pytest.fail(
+                    f"the coordinator lacks the cards of {sorted(missing)} after 120 s ({peers} peers; {cpu})"
+                )
 
             goal = "Write a short announcement of the new release. Then translate it into French."
             body = {"goal": goal, "timeout": 90, "team_up_depth": 0}
             with trio.fail_after(100):
-                result = await coordinator.call("POST", "/launch_goal", body)
+                result = await coordinator.call("POST", "/launch_goal", body, answer_within=100)
             assert result["status"] == "concluded", json.dumps(result)[:2000]
             names = [member["name"] for member in result["team"]]
             assert names[0] == "coordinator" and len(names) >= 2, names

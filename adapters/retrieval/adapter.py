@@ -35,7 +35,7 @@ from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of, qu
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.bill import bill_items
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
-from ioa_p2p.adapters.retrieval.docmodel import Document, read_document
+from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, fits, ranked, read_document
 from ioa_p2p.adapters.retrieval.facts import terms
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import charge_terms
@@ -48,6 +48,7 @@ KIND = "retrieval"
 MAX_QUERY_CHARS = 2_000
 SHOWN_PASSAGE_CHARS = 1_200
 MAX_DOCUMENT_CHARS = 16_000
+MAX_DOCUMENT_BYTES = 24_000  # with the passages (<= 3 x 2,400 chars) well inside MAX_DATA_BYTES
 
 
 # --------------------------------------------------------------------------- scoring (pure)
@@ -173,6 +174,12 @@ class DocIndex:
         # a passage that quotes the request (an example of it in the docs) holds no answer to it
         answering = [(s, p) for s, p in hits if not quotes(query, p.text)]
         found = answer(query, self.facts(answering), scope=self.scope(query))
+        typed = self.typed_answers(query, answering) if TYPED_POLICY != "none" else []
+        if typed and prefer_typed(query, found, typed):
+            fact = Fact(typed[0].span.path, typed[0].span.line, typed[0].span.text, "")
+            found = Answer(typed[0].value, fact, typed[0].confidence, typed[0])
+        elif found is not None and typed:  # the scorer's answer stands; its typed reading travels with it
+            found = Answer(found.value, found.fact, found.score, reading_of(found, typed))
         where = found.fact.path if found is not None else (answering[0][1].path if answering else "")
         if where and asks_price(query):  # several charges the situation incurs: each on its own terms
             found_fact = found.fact if found is not None else None
@@ -185,8 +192,22 @@ class DocIndex:
             rules = self.folder_facts(found.fact.path)
             terms = charge_terms(query, found.fact, found.value, rules)
             if terms:
-                found = Answer(found.value.with_terms(terms), found.fact, found.score)
+                found = Answer(found.value.with_terms(terms), found.fact, found.score, found.typed)
         return hits, found
+
+    def typed_answers(self, query: str, hits: Sequence[tuple[float, Passage]]) -> list[TypedAnswer]:
+        """The typed document model's best answers (docmodel) from the documents the passages found are
+        in, each weighted by its best passage's score and the question's scope."""
+        scope = self.scope(query)
+        weights: dict[str, float] = {}
+        for score, p in hits:
+            weight = max(score, 0.0) * scope.get(set_of(p.path), 1.0)
+            weights[p.path] = max(weights.get(p.path, 0.0), weight)
+        top = max(weights.values(), default=0.0)
+        if top > 0:  # the best document counts whole: the typed model's confidence is its own
+            weights = {path: w / top for path, w in weights.items()}
+        documents = [d for d in self.documents() if d.path in weights]
+        return ranked(query, documents, weights, TYPED_CANDIDATES) if documents else []
 
     def folder_names(self, path: str) -> set[str]:
         """The terms of the file names and titles of ``path``'s folder (names, not charges)."""
@@ -215,6 +236,54 @@ class DocIndex:
 MAX_BLOCK_LINES = 60
 BILL_CONFIDENCE = 0.3
 MAX_RULE_FACTS = 2_000
+
+
+#: How the typed model's answer is weighed against the fact scorer's (see :func:`prefer_typed`).
+TYPED_POLICY = "misfit"
+
+
+def prefer_typed(question: str, found: Answer | None, typed: Sequence[TypedAnswer]) -> bool:
+    """Whether the typed document model's best answer replaces the fact scorer's: when the scorer found
+    nothing, or its value does not have the type the question asks for (a bare number where an amount
+    of money or a duration is asked), the typed one does, and no typed answer reads the scorer's number."""
+    best = typed[0]
+    if TYPED_POLICY == "none":
+        return False
+    if found is None or TYPED_POLICY == "always":
+        return True
+    if TYPED_POLICY == "confidence":
+        return best.confidence > found.score
+    if reading_of(found, typed) is not None:  # the typed model reads the same value from the same record
+        return False
+    if best.kind not in TYPED_KINDS:  # "what X" may ask for a name or a number: the scorer's stands
+        return False
+    sure = best.confidence >= TYPED_SURE * found.score
+    return sure and fits(question, best.value) and not fits(question, found.value)
+
+
+#: Answer types whose mismatch is unambiguous (a duration asked, a bare number or a price given).
+TYPED_KINDS = frozenset({"duration", "amount", "quantity", "count", "time", "date", "when"})
+
+
+TYPED_CANDIDATES = 5
+#: The typed answer replaces a fact scorer's answer of the wrong type only when its confidence is at least
+#: this share of the scorer's (the two scales differ; the scorer's runs higher).
+TYPED_SURE = 0.25
+
+
+def reading_of(found: Answer, typed: Sequence[TypedAnswer]) -> TypedAnswer | None:
+    """The typed answer that reads the scorer's number from the same line of the same file, ranked near
+    the typed model's best (at least half its confidence), if any."""
+    for t in typed:
+        near = t.confidence >= 0.5 * typed[0].confidence
+        here = t.span.path == found.fact.path and t.span.line == found.fact.line
+        if near and here and same_number(t.value, found.value):
+            return t
+    return None
+
+
+def same_number(a: Value, b: Value) -> bool:
+    return a.number is not None and b.number is not None and abs(a.number - b.number) < 1e-9
 
 
 def asks_price(question: str) -> bool:
@@ -404,12 +473,14 @@ class RetrievalAdapter:
         fact = found.fact
         entry = self.index.files.get(fact.path)
         # the whole document the answer was read from: where a quantity's operands are defined
-        document = "\n".join(entry.lines)[:MAX_DOCUMENT_CHARS] if entry else ""
+        whole = "\n".join(entry.lines)[:MAX_DOCUMENT_CHARS] if entry else ""
+        document = whole.encode()[:MAX_DOCUMENT_BYTES].decode(errors="ignore")  # data stays within its bound
         return TaskResult.success(
             _answer_text(found, good),
             data={
                 "value": found.value.to_dict(),
                 "confidence": found.score,
+                **({"typed": found.typed.to_dict()} if found.typed is not None else {}),
                 "citation": {"path": fact.path, "line": fact.line, "text": fact.text.split("\0")[0][:500]},
                 "query": query,
                 "root": self.root.name,

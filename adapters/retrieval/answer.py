@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.capacity import fitting_rows
+from ioa_p2p.adapters.retrieval.docmodel import TypedAnswer
 from ioa_p2p.adapters.retrieval.extract import counts, extract
 from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, facts_of, superseded, terms
 from ioa_p2p.adapters.retrieval.superlative import extreme_row
@@ -38,6 +39,7 @@ class Answer:
     value: Value
     fact: Fact
     score: float  # 0..1, the adapter's confidence that the fact answers the question
+    typed: TypedAnswer | None = None  # the typed document model's answer, when it is the one given
 
     @property
     def citation(self) -> str:

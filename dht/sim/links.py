@@ -12,10 +12,10 @@ What a request costs (:class:`LinkModel`, one-way times in seconds):
   it negotiated lazily);
 - a request to a peer without an open connection first takes ``dial_rtts`` more: py-libp2p 0.8.1 waits
   for TCP, multistream for the security protocol (2), Noise XX, multistream for the muxer (2): 5; the
-  node's dialer sends its single security and muxer protocol without waiting for the answers
-  (``ioa_p2p.node.net.lazy_upgrade``), so TCP and Noise's first exchange: 2 (Noise's last message, the
-  muxer lines and the request travel together). The defaults count the sequential exchanges of the
-  handshakes; they were not measured through a delay line;
+  node's dialer sends its single security protocol with Noise's first message and its muxer's lines
+  with Noise's last, waiting only for the muxer's answer (``ioa_p2p.node.net.lazy_upgrade``): TCP,
+  Noise's first exchange, Noise's last message with the muxer lines: 3. The defaults count the
+  sequential exchanges of the handshakes; they were not measured through a delay line;
 - the server spends ``service`` seconds per request (CPU, the same for every request);
 - bandwidth is not modelled (a KAD message is a few hundred bytes, a card 1.5 kB).
 
@@ -49,7 +49,7 @@ class LinkModel:
     loss: float = 0.0
     rto: float = 0.200
     request_rtts: int = 1
-    dial_rtts: int = 2
+    dial_rtts: int = 3
     service: float = 0.001
     max_connections: int = 1024
 

@@ -77,6 +77,7 @@ class PageSearchRun:
             enumerate_up_to=s.enumerate,
             width=s.page_width,
             max_pages=s.max_pages,
+            budget=s.page_budget,
         )
         self.result.listing = self.search.listing
         self.world.loop.after(s.find_timeout, self._timeout)

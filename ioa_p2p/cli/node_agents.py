@@ -6,6 +6,10 @@ an agent that cannot start prints ``agent NAME: could not start: <error type>: <
 others go on. Then ``agents: K of N running (<home>/agents.json)``. When no agent could start, the command
 fails with the first agent's error (its exit code); when the last running agent stops with an error, with
 that one's. Runs until SIGINT/SIGTERM.
+
+The process's trio run keeps a :class:`~ioa_p2p.node.net.cpu_wait.RunnableClock`: its one loop thread serves
+every agent, so every timeout of every agent counts the time that thread could run, not the time it waited
+for a CPU while the machine was busy (at most 4x real time).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from ioa_p2p.node.agents import (
     plan_of_config,
     read_agents_file,
 )
+from ioa_p2p.node.net.cpu_wait import RunnableClock
 
 
 def run_agents(config: NodeConfig, plan: AgentsPlan, source: str) -> None:
@@ -41,7 +46,11 @@ def run_agents(config: NodeConfig, plan: AgentsPlan, source: str) -> None:
             "for the agent it should front"
         )
     specs = agent_specs(config, plan)
-    trio.run(_serve_agents, config.home, specs)
+    clock = RunnableClock()  # one loop thread serves every agent: count timeouts in time it could run
+    try:
+        trio.run(_serve_agents, config.home, specs, clock=clock)
+    finally:
+        clock.close()
 
 
 def agent_lines(run: AgentRun) -> list[str]:

@@ -15,6 +15,7 @@ import re
 
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.lookups import words_of
+from ioa_p2p.planning.segment import looks_like_code, parses
 from ioa_p2p.planning.types import CODE, TASK, PlanStep
 
 #: Where a fenced code block was cut out of a request (its number in the request's blocks).
@@ -129,8 +130,28 @@ def inline_code(clause: str) -> str | None:
                         ast.parse(piece)
                     except SyntaxError:
                         break
-                    return piece
+                    return _with_statements_before(clause[: m.start()], piece)
     return None
+
+
+_RUN_LEAD = re.compile(
+    r"^.*?\b(?:run|execute|evaluate|try)\s+(?:this\s+|the\s+)?(?:code\s+|snippet\s+)?", re.I
+)
+
+
+def _with_statements_before(before: str, piece: str) -> str:
+    """``piece`` with the statements joined to it by ';' before it ("a = 6; b = 7; print(a * b)")."""
+    if not re.search(r";\s*$", before):
+        return piece
+    statements = before.rstrip().removesuffix(";").split(";")
+    statements[0] = _RUN_LEAD.sub("", statements[0])
+    taken: list[str] = []
+    for statement in reversed(statements):
+        candidate = statement.strip()
+        if not candidate or not looks_like_code(candidate) or not parses(candidate):
+            break
+        taken.insert(0, candidate)
+    return "; ".join([*taken, piece]) if taken else piece
 
 
 def free_names(code: str) -> list[str]:

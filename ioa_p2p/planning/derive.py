@@ -33,7 +33,8 @@ from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.values import NUMBER, Value, format_number
 
 Used = frozenset[tuple[str, object]]  # the facts ("f", source) and request quantities ("g", i) a chain uses
-MAX_DEPTH = 3
+MAX_DEPTH = 5
+MAX_EXPANSIONS = 20_000  # facts tried in one derivation (bounds the search over any document)
 GIVEN_WEIGHT = 3.0
 ONE_WEIGHT = 1.0  # "a firing", "one season": one of what a rate is per
 FACT_COST = 0.3
@@ -95,7 +96,7 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
     best: Chain | None = None
     best_unit = ""
     for want in wants:
-        chain = _best(want, facts, givens, words, found, 0, frozenset())
+        chain = _best(want, facts, givens, words, found, 0, frozenset(), [MAX_EXPANSIONS])
         if chain is None:
             continue
         unused = sum(1 for i, g in enumerate(givens) if ("g", i) not in chain.used and g.number != 1.0)
@@ -128,8 +129,8 @@ def _wants(question: str, facts: list[Quantity], found: Value) -> list[str]:
     wanted: list[str] = []
     if asked.kind == "amount":
         wanted = list(MONEY_UNITS)
-    elif asked.units:
-        wanted = list(asked.units)
+    elif [u for u in asked.units if u]:
+        wanted = [u for u in asked.units if u]
     else:
         m = re.search(r"\bhow (many|much) (?:\d+\s*\w+\s+)?([a-z][\w-]*)", question, re.I)
         if m:
@@ -171,6 +172,7 @@ def _best(
     found: Value,
     depth: int,
     used: Used,
+    budget: list[int],
 ) -> Chain | None:
     # an operand the request states is taken as stated (a count it names before a one it implies);
     # the answer itself is never one of the request's own quantities
@@ -188,7 +190,7 @@ def _best(
                 continue  # may be reached by its unit alone: "electricity costs EUR 0.30 per kWh")
             if found.kind == NUMBER and found.number == f.number and found.unit == f.unit:
                 rel += FOUND_BONUS
-            chain = _through(want, f, i, rel, facts, givens, words, found, depth, used)
+            chain = _through(want, f, i, rel, facts, givens, words, found, depth, used, budget)
             if chain is not None:
                 options.append(chain)
     return max(options, key=lambda c: (c.score, -c.facts), default=None)
@@ -217,9 +219,13 @@ def _through(
     found: Value,
     depth: int,
     used: Used,
+    budget: list[int],
 ) -> Chain | None:
     """The chain that reaches ``want`` through fact ``f``: f itself, f times its operands, or an amount
     divided by f (a rate per the unit asked for)."""
+    budget[0] -= 1
+    if budget[0] <= 0:  # a bound on the work whatever the documents hold
+        return None
     used = used | {("f", f.source())}
     c = convert(f.unit, want) if f.unit else None
     rel -= 0.0 if c == 1.0 else CONVERSION_COST
@@ -229,7 +235,7 @@ def _through(
         parts, given, n = [_scaled(_number(f.number), c)], 0.0, 1
         for per in f.per:
             pool = [] if f.per_item else facts  # per item of a row or a batch: the request counts them
-            sub = _best(per, pool, givens, words, found, depth + 1, used)
+            sub = _best(per, pool, givens, words, found, depth + 1, used, budget)
             if sub is None:
                 return None
             parts.append(sub.expr if " " not in sub.expr else f"({sub.expr})")
@@ -240,7 +246,7 @@ def _through(
         if back is None:
             return None
         amounts = [a for a in facts if not a.per]  # an amount over a rate per the unit asked for
-        sub = _best(f.unit, amounts, givens, words, found, depth + 1, used)
+        sub = _best(f.unit, amounts, givens, words, found, depth + 1, used, budget)
         if sub is None or sub.facts + sum(1 for k, _ in sub.used if k == "g") == 0:
             return None
         top = sub.expr if " " not in sub.expr else f"({sub.expr})"

@@ -125,12 +125,16 @@ def convert(src: str, dst: str) -> float | None:
 
 _PER = re.compile(r"\bper ((?:square |cubic )?[a-z²³]+(?:-[a-z]+)?)", re.I)
 _YIELD = re.compile(
-    r"\b(?:makes|serves|yields|fills|feeds|for)\s+(?:about\s+)?(\d+)\s+([a-z]+)|^\s*\W*(1)\s+([a-z]+)\s+"
-    r"(?:needs|uses|takes|requires|holds|contains|is made with)\b",
+    r"\b(?:makes|serves|yields|fills|feeds|for)\s+(?:about\s+)?(\d+)\s+([a-z]+)|^\s*\W*(1|an?|each|every)\s+"
+    r"([a-z]+)(?:\s+of\s+[a-z]+)?\s+(?:needs|uses|takes|requires|holds|contains|is made with)\b",
     re.I,
 )
 _MADE_BY = re.compile(
     r"\b1 ([a-z]+) (?:makes|fills|serves|yields|feeds|gives|holds|seats|covers) (?:about |up to )?(\d+)", re.I
+)
+_EACH = re.compile(r"\beach(?: of them| one)?\s+[a-z]+s?\s*$|\b(?:apiece|per head|per person)\b", re.I)
+_SENTENCE_PERIOD = re.compile(
+    r"\b(?:on|in|during) an? (?:typical|normal|average|usual|ordinary) (day|week|month)\b", re.I
 )
 _HEADING = re.compile(r"^\s*#{1,6}\s+(.*)$")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])|\n(?=\s*[-*•]\s)")
@@ -174,9 +178,14 @@ def _sentence_facts(sentence: str, heading: frozenset[str]) -> list[Quantity]:
     context = content_words(sentence) | heading
     out = []
     made = _MADE_BY.search(sentence)  # "One batch fills 6 jars": 6 jars per batch
+    daily = _SENTENCE_PERIOD.search(sentence)  # "On a typical day 40 staff ...": 40 staff a day
     for i, (start, end, number, unit, per) in enumerate(found):
         if made and start == made.start(2) and not per:
             per = (unit_word(made.group(1)),)
+        elif i and not per and _EACH.search(sentence[found[i - 1][1] : start]):
+            per = (found[i - 1][3],)  # "40 staff ... and each drinks 3 cups": 3 cups per staff
+        elif daily and not per and unit and unit not in _UNIT_NAMES:
+            per = (ALIASES[daily.group(1).lower()],)
         after = found[i + 1][0] if i + 1 < len(found) else len(sentence)
         before = found[i - 1][1] if i > 0 else 0
         region = sentence[end:after]
@@ -215,7 +224,7 @@ def _table_facts(rows: list[str], heading: frozenset[str]) -> list[Quantity]:
 
 def _yields(section: str) -> list[tuple[float, str]]:
     """What a recipe or a batch makes ("Makes 24 biscuits", "One loaf needs"); never "for 3 hours"."""
-    found = [(float(m[1] or m[3]), unit_word(m[2] or m[4])) for m in _YIELD.finditer(section)]
+    found = [(float(m[1] or 1), unit_word(m[2] or m[4])) for m in _YIELD.finditer(section)]
     return [(n, item) for n, item in found if item not in _UNIT_NAMES and item.isalpha()]
 
 
@@ -263,8 +272,9 @@ def _with_yield(facts: list[Quantity], yields: list[tuple[float, str]]) -> list[
     out = list(facts)
     for q in facts:
         if not q.per and q.unit != item and q.unit and n > 0 and q.unit not in _UNSCALED:
-            each = Quantity(q.number / n, q.unit, (item,), q.words, q.context, q.text, at=q.at, per_item=True)
-            out.append(each)
+            batch = n != 1  # per item of a batch: only a count the request states multiplies it
+            each = q.number / n
+            out.append(Quantity(each, q.unit, (item,), q.words, q.context, q.text, q.alts, q.at, batch))
     return out
 
 
@@ -285,6 +295,26 @@ def _sections(text: str) -> list[tuple[str, frozenset[str]]]:
     return out
 
 
+_PHRASE_END = frozenset(
+    re.findall(
+        r"\S+",
+        "of over for in at to from on with per and or by during within is are was were will would can could "
+        "should do does did that which who whose than then when if",
+    )
+)
+
+
+def _phrase_things(after: str) -> tuple[str, ...]:
+    """The words of the noun phrase after a number, as things it may count ("60 oat biscuits for ..." ->
+    oat, biscuit): up to four, to the first word that ends the phrase."""
+    out: list[str] = []
+    for word in re.findall(r"[A-Za-z][\w-]*", after)[:4]:
+        if word.lower() in _PHRASE_END:
+            break
+        out.append(unit_word(word))
+    return tuple(out)
+
+
 def givens_in(request: str) -> list[Quantity]:
     """The quantities a request states: numbers with their unit or the things they count, and a period
     it asks about ("for a year": 1 year)."""
@@ -293,11 +323,12 @@ def givens_in(request: str) -> list[Quantity]:
     for start, end, number, unit, per in _numbers(text):
         if per:
             continue
-        alts = tuple(unit_word(w) for w in re.findall(r"[A-Za-z][\w-]*", text[end:])[:4])
+        alts = _phrase_things(text[end:])
         out.append(Quantity(number, unit, (), text=text[start:end].strip(), alts=(unit, *alts)))
     for m in re.finditer(r"\b(?:a|an)\s+(?=[A-Za-z])", text):  # "a full-kiln firing": one of it
-        alts = tuple(unit_word(w) for w in re.findall(r"[A-Za-z][\w-]*", text[m.end() :])[:4])
-        out.append(Quantity(1.0, alts[0], (), text=m.group(0).strip(), alts=alts))
+        alts = _phrase_things(text[m.end() :])
+        if alts:
+            out.append(Quantity(1.0, alts[0], (), text=m.group(0).strip(), alts=alts))
     period = period_of(text, per=False)
     if period and not any(q.unit == period + "s" for q in out):
         out.append(Quantity(1.0, period + "s", text=f"a {period}"))

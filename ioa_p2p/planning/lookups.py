@@ -54,7 +54,7 @@ def split_lookup(clause: str) -> list[str] | None:
         parts = [f"{head}{items.group(1)}{tail}", f"{head}{items.group(2)}{tail}"]
     else:
         left, right = rest.split(" and ", 1)
-        if right.startswith(("for ", "in ", "at ", "on ", "of ")):  # "fares for an adult and for a child"
+        if right.startswith(("for ", "in ", "at ", "on ", "of ", "from ", "to ", "by ", "with ", "during ")):
             word = right.split()[0]
             cut = left.rfind(f" {word} ")
             if cut == -1:
@@ -69,10 +69,29 @@ def split_lookup(clause: str) -> list[str] | None:
         else:
             return None
     own = {items.group(1), items.group(2)} if items else set()
-    context = [n for n in names_in(body) if n not in parts[1] and n not in own and n in parts[0]]
+    # the second part's own names (the K1 of "the weight of the Ostra K2 and the weight of the K1") stand
+    # for its subject: a name of the same shape in the first (K2) is the other subject, never carried
+    second_names = [n for n in names_in(parts[1]) if n not in own]
+    context = [
+        n
+        for n in names_in(body)
+        if n not in parts[1]
+        and n not in own
+        and n in parts[0]
+        and not any(_same_shape(n, m) for m in second_names)
+    ]
     second = parts[1] + (f" ({', '.join(context)})" if context else "")
     about = topic.strip()
     return [_question(p, about) for p in (parts[0], second)]
+
+
+def _same_shape(a: str, b: str) -> bool:
+    """Two names of one kind: both codes with digits (K1, K2), or both one capitalised word (two places
+    of a route: Vard, Eske); a company's name of several words is of no kind a subject's name rivals."""
+    digits_a, digits_b = bool(re.search(r"\d", a)), bool(re.search(r"\d", b))
+    if digits_a or digits_b:
+        return digits_a and digits_b
+    return " " not in a and " " not in b
 
 
 def _question(phrase: str, topic: str) -> str:
@@ -125,4 +144,27 @@ def label_refs(text: str, before: Sequence[PlanStep], taken: Sequence[int]) -> t
     return (out, used) if len(used) >= 2 else (text, [])
 
 
-__all__ = ["label_refs", "split_lookup", "words_of"]
+def label_one(text: str, before: Sequence[PlanStep], taken: Sequence[int]) -> tuple[str, list[int]]:
+    """``text`` with the words only one earlier lookup has (no other earlier step's text has them) as its
+    ``vN`` ("the deposit minus v1" after a code step and a lookup of the deposit); unchanged when none."""
+    lookups = [s for s in before if s.kind == LOOKUP and s.index not in taken]
+    if not lookups:
+        return text, []
+    others = set().union(*(words_of(s.text) for s in before if s.kind != LOOKUP), set())
+    labels = {s.index: words_of(s.text) - others for s in lookups}
+    used: list[int] = []
+
+    def swap(m: re.Match[str]) -> str:
+        key = next(iter(words_of(m.group(0))), "")
+        hits = [n for n, words in labels.items() if key and key in words]
+        if len(hits) != 1:
+            return m.group(0)
+        if hits[0] not in used:
+            used.append(hits[0])
+        return f"v{hits[0]}"
+
+    out = re.sub(r"\b[A-Za-z][\w-]*\b", swap, text)
+    return (re.sub(r"\b(v\d+)(?:\s+\1\b)+", r"\1", out), used) if used else (text, [])
+
+
+__all__ = ["label_one", "label_refs", "split_lookup", "words_of"]

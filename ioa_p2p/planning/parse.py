@@ -36,7 +36,7 @@ from ioa_p2p.planning.literal import (
     rounded,
     rounding,
 )
-from ioa_p2p.planning.lookups import label_refs, split_lookup
+from ioa_p2p.planning.lookups import label_one, label_refs, split_lookup
 from ioa_p2p.planning.operands import (
     NEST_MARK,
     amounts_at_rate,
@@ -50,7 +50,7 @@ from ioa_p2p.planning.operands import (
     with_context,
 )
 from ioa_p2p.planning.rates import apply_rate
-from ioa_p2p.planning.refs import resolve
+from ioa_p2p.planning.refs import resolve, resolve_code_refs
 from ioa_p2p.planning.scene import (
     as_question,
     deadline_plan,
@@ -59,7 +59,7 @@ from ioa_p2p.planning.scene import (
     lead_to_end,
     shifted,
 )
-from ioa_p2p.planning.segment import fence_code
+from ioa_p2p.planning.segment import CODE_SEMICOLON, fence_code, keep_code_semicolons
 from ioa_p2p.planning.tariffs import charge_plan
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import unit_phrase
@@ -144,7 +144,8 @@ def plan_request(goal: str) -> Plan:
     text = re.sub(r"(?<![.:!?\s])\s*\n\s*(?=\u27e6)", " ", text)
     text = re.sub(r"(?<=\u27e7)\s*\n\s*(?=[a-z])", " ", text)
     text = _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + _DOT, text)  # "No. 7" ends no sentence
-    pieces = [p.replace(_DOT, ".") for p in _SPLIT.split(text) if p]
+    text = keep_code_semicolons(text)  # "run a = 6; b = 7; print(a * b)": one piece of code
+    pieces = [p.replace(_DOT, ".").replace(CODE_SEMICOLON, ";") for p in _SPLIT.split(text) if p]
     clauses = _merge_short([c for c in (_clean(p) for p in pieces) if c])
     clauses = _with_context(join_bindings(attach_blocks(clauses, blocks)))
     relation = (
@@ -411,9 +412,15 @@ def make_step(
     index = len(before) + 1
     labelled, named = label_refs(clause, before, nested) if request_act(clause) == "compute" else (clause, [])
     if named:  # "the ratio FY2024 ÷ FY2023": earlier values named by what they are
-        refs, text = list(named), re.sub(r"\b(v\d+)(?: \1\b)+", r"\1", labelled)
+        coded, labelled = resolve_code_refs(labelled, before)  # "... minus the code's output"
+        refs, text = [*named, *coded], re.sub(r"\b(v\d+)(?: \1\b)+", r"\1", labelled)
     else:
         refs, text = resolve(clause, [s for s in before if s.index not in nested])
+        coded, marked = resolve_code_refs(clause, before) if request_act(clause) == "compute" else ([], "")
+        if coded and not re.search(r"\bv\d+\b.*\bv\d+\b", text):  # "the deposit minus the code's output"
+            labelled, named = label_one(marked, [s for s in before if s.index not in coded], nested)
+            if named:
+                refs, text = [*named, *coded], labelled
     text = amounts_at_rate(text)  # "5 hours at v2": (5 * v2)
     for n in nested:
         text = text.replace(NEST_MARK.format(n), f"v{n}")
@@ -423,7 +430,8 @@ def make_step(
     if TEAM_ASK.search(clause):  # the user asks for a team: the step goes as written, to be delegated
         return PlanStep(index, TASK, clause, text, tuple(refs))
     mark = MARK_RE.search(text)
-    if mark or _INLINE.search(text) or (_WANTS_CODE.search(clause) and (refs or RUN_CODE.search(clause))):
+    wants_code = _WANTS_CODE.search(resolve_code_refs(clause, before)[1])  # not "the code's output"
+    if mark or _INLINE.search(text) or (wants_code and (refs or RUN_CODE.search(clause))):
         return code_step(index, clause, text, refs, before, blocks[int(mark.group(1))] if mark else None)
     if _DATE_STEP.search(digits(clause)) and (refs or re.search(r"\d{4}", clause)):
         template = re.sub(r"\bv(\d+)\b", r"{\1}", digits(text))

@@ -21,8 +21,11 @@ _ORDINAL = re.compile(
     r"\bthe (first|second|third|fourth)(?: (?:value|number|result|one|step))?\b(?!\s*\d)", re.I
 )
 _CODE_REF = re.compile(
-    r"\b(?:its output|the output|(?:what|whatever) it prints|the printed (?:number|value|result|output)|"
-    r"what (?:the code|the program) prints)\b",
+    r"\b(?:its output|the output|(?:what|whatever) it print(?:s|ed)|"
+    r"the printed (?:number|value|result|output)|"
+    r"what (?:the code|the program|the script) print(?:s|ed)|"
+    r"the (?:code|program|script|snippet)(?:'s|s')? (?:output|result|printed (?:number|value))|"
+    r"the (?:output|result) of the (?:code|program|script|snippet))\b",
     re.I,
 )
 _NOUN_REF = re.compile(
@@ -81,8 +84,17 @@ def resolve(clause: str, before: list[PlanStep]) -> tuple[list[int], str]:
     return refs, text
 
 
+def resolve_code_refs(clause: str, before: list[PlanStep]) -> tuple[list[int], str]:
+    """(the code step referred to, the clause with "the code's output" / "what it printed" as its vN)."""
+    if not any(s.kind == CODE for s in before):
+        return [], clause
+    n = _last(before, CODE)
+    text, count = _CODE_REF.subn(f"v{n}", clause)
+    return ([n] if count else []), text
+
+
 def _last(before: list[PlanStep], kind: str) -> int:
     return next((s.index for s in reversed(before) if s.kind == kind), before[-1].index)
 
 
-__all__ = ["resolve"]
+__all__ = ["resolve", "resolve_code_refs"]

@@ -75,6 +75,46 @@ def fence_code(text: str) -> str:
     return "".join(out)
 
 
+_PROSE_CUT = re.compile(r"[.;]?\s+(?=(?:then|and then|after that|next)\b)|\.\s+(?=[A-Z])", re.I)
+
+
+def _code_head(tail: str) -> tuple[str, str]:
+    """Code that opens the rest of a line and prose after it ("a = 6; b = 7; print(a * b). Then double
+    the result."): (code, prose); ("", "") when the line's rest does not start with code or is all code."""
+    stripped = tail.strip()
+    cuts = [m.start() for m in _PROSE_CUT.finditer(stripped)]
+    for cut in reversed(cuts):
+        head, rest = stripped[:cut].strip(), stripped[cut:].lstrip(" .;")
+        if head and rest and looks_like_code(head) and parses(head) and not parses(rest):
+            return head, rest
+    return "", ""
+
+
+CODE_SEMICOLON = (
+    "\u2043"  # a ';' between two statements of code (no clause boundary); restored after splitting
+)
+_STATEMENT = re.compile(r"[^;.!?:\n`\u2043]+$")
+
+
+def keep_code_semicolons(text: str) -> str:
+    """``text`` with each ';' that joins two statements of code ("run a = 6; b = 7; print(a * b), then
+    ...") replaced by :data:`CODE_SEMICOLON`, so that clause splitting never cuts the code in two."""
+    parts = text.split(";")
+    out = parts[0]
+    for part in parts[1:]:
+        left = _STATEMENT.search(out)
+        right = re.match(r"[^;.!?\n`]*(?:\([^)]*\)[^;.!?\n`]*)*", part)
+        lhs = left.group(0).strip() if left else ""
+        lhs = re.sub(
+            r"^(?:please\s+)?(?:run|execute|evaluate)\s+(?:this\s+|the\s+)?(?:code\s+)?", "", lhs, flags=re.I
+        )
+        rhs = right.group(0).strip() if right else ""
+        rhs = re.split(r",?\s+(?:then|and then)\b", rhs)[0].strip()
+        joined = looks_like_code(lhs) and looks_like_code(rhs) and parses(lhs) and parses(rhs)
+        out += (CODE_SEMICOLON if joined else ";") + part
+    return out
+
+
 def _fence_plain(text: str) -> str:
     lines = text.split("\n")
     out: list[str] = []
@@ -83,6 +123,13 @@ def _fence_plain(text: str) -> str:
         line = lines[i]
         colon = line.rfind(":")
         tail = line[colon + 1 :] if colon != -1 else ""
+        code, prose = _code_head(tail) if colon != -1 else ("", "")
+        if code:  # "Run this: a = 6; b = 7; print(a * b). Then double it.": the code, then the prose
+            out.append(line[: colon + 1])
+            out.append("```python\n" + code + "\n```")
+            out.append(prose)
+            i += 1
+            continue
         if colon != -1 and tail.strip() and looks_like_code(tail):  # "Run: print(2 ** 10)" on one line
             end = _code_run([tail.strip(), *lines[i + 1 :]], 0)
             if end:
@@ -109,4 +156,4 @@ def _fence_plain(text: str) -> str:
     return "\n".join(out)
 
 
-__all__ = ["fence_code", "looks_like_code", "parses"]
+__all__ = ["CODE_SEMICOLON", "fence_code", "keep_code_semicolons", "looks_like_code", "parses"]

@@ -77,9 +77,6 @@ class MemoryCardTopic:
     def topic_peer_ids(self) -> list[PeerId]:
         return [t.net.peer_id for t in self._peers()]
 
-    def card_peer_ids(self) -> list[PeerId]:
-        return self.topic_peer_ids()
-
     def mesh_peers(self) -> int:
         return self.topic_peers()
 
@@ -231,6 +228,9 @@ class MemoryCardNet:
 
     def routing_table_size(self) -> int:
         return len(self.reachable_nets())
+
+    def card_peers(self) -> list[PeerId]:
+        return [n.peer_id for n in self.reachable_nets() if n.topic is not None]
 
     def network_size(self) -> float:
         return float(len(self.reachable_nets()) + 1)

@@ -28,6 +28,7 @@ from ioa_p2p.node.chats.admission import Admission, Refusal
 from ioa_p2p.node.chats.store import STATUS_MEMBER
 from ioa_p2p.node.chats.streams import send
 from ioa_p2p.node.chats.verify import verify_added_by
+from ioa_p2p.node.net.cpu_wait import open_cpu_deadline
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.schema import build
@@ -43,6 +44,10 @@ InvitePolicy = Callable[[Envelope], Awaitable[bool]]
 
 #: Invitations checked at once beyond the cheap rules (DHT lookups, added_by pulls); more are ``busy``.
 MAX_CONCURRENT_CHECKS = 4
+#: An invitation waits ``within`` seconds for its answer, not counting the time this process waited for a
+#: CPU (a busy machine is no reason to give up on a live peer: :mod:`~ioa_p2p.node.net.cpu_wait`), but never
+#: longer than this many times ``within``.
+INVITE_WAIT_MOST = 3.0
 #: The chat ID of an ``invalid`` answer to a frame that is no invitation at all.
 NO_CHAT = bytes(32)
 
@@ -66,7 +71,9 @@ class ChatInvites:
     async def call_invite(
         self, peer: PeerId, genesis: Envelope, added_by: bytes | None, *, within: float
     ) -> bool | None:
-        """Invite ``peer``: True accepted, False declined, None no valid answer in time."""
+        """Invite ``peer``: True accepted, False declined, None no valid answer in time (``within``
+        seconds, plus the time this process waited for a CPU meanwhile, at most ``INVITE_WAIT_MOST`` times
+        ``within``)."""
         node = self.chats.node
         invite = Envelope.create(
             node.identity,
@@ -74,14 +81,19 @@ class ChatInvites:
             seq=0,
             ts=self.chats.now_ms(),
         )
+        reply: Envelope | None = None
         try:
-            with trio.fail_after(within):
+            async with open_cpu_deadline(within, most=INVITE_WAIT_MOST * within):
                 stream = await node.open_stream(peer, PROTO_INVITE)
                 async with stream:
                     await send(stream, invite.to_cbor())
                     reply = await stream.receive_envelope()
-        except (IoAError, trio.TooSlowError) as exc:
+        except IoAError as exc:
             log.info("invitation of %s to %s got no answer: %s", peer, genesis.hash.hex()[:16], exc)
+            return None
+        if reply is None:
+            chat = genesis.hash.hex()[:16]
+            log.info("invitation of %s to %s got no answer within %.1f s", peer, chat, within)
             return None
         body = reply.body
         if reply.author != peer or not isinstance(body, ChatInviteReply) or body.chat_id != genesis.hash:
@@ -217,4 +229,4 @@ class ChatInvites:
             log.info("added member %s answered %s", peer, answer)
 
 
-__all__ = ["PROTO_INVITE", "ChatInvites", "InvitePolicy", "accept_all"]
+__all__ = ["INVITE_WAIT_MOST", "PROTO_INVITE", "ChatInvites", "InvitePolicy", "accept_all"]

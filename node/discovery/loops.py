@@ -90,9 +90,14 @@ async def announce_loop(service: Discovery) -> None:
 
 
 async def catch_up_loop(service: Discovery) -> None:
-    """Fetch from the DHT the cards of gossip neighbours we hold none of (a node joining a settled network
-    learns its neighbours' cards this way; connected peers that speak GossipSub count as neighbours before
-    their subscription arrives), and the versions the flood guard dropped."""
+    """Fetch the cards we hold none of of our gossip neighbours (a node joining a settled network learns
+    its neighbours' cards this way) and of the other card publishers we know (routing table, connections:
+    :meth:`~ioa_p2p.node.ports.CardNetPort.card_peers`), and the versions the flood guard dropped.
+
+    Gossip is best effort: under start-up load a peer's pubsub stream lags its connection by up to a
+    minute, forwarders that owe CPU time have their gossip dropped, and an announcement made before the
+    mesh formed is repeated only when the announcer gains topic peers; a card lost that way would reach
+    a node that is not the owner's neighbour only with the owner's next version (``republish``)."""
     gossip = service.gossip
     assert gossip is not None
     asked_at: dict[object, float] = {}
@@ -101,7 +106,7 @@ async def catch_up_loop(service: Discovery) -> None:
         now = trio.current_time()
         missing = [
             p
-            for p in gossip.card_peer_ids()
+            for p in dict.fromkeys([*gossip.topic_peer_ids(), *service.net.card_peers()])
             if service.directory.entry(p, service.now_ms()) is None
             and not service.withheld(p)
             and now - asked_at.get(p, -math.inf) >= CATCH_UP_RETRY

@@ -28,14 +28,14 @@ import trio
 
 from ioa_p2p.card import SignedCard
 from ioa_p2p.card.sketch import MAX_SKETCH_DIM, SignedSketch, issue_sketch, matches_card
-from ioa_p2p.dht.expand import PageSearch
+from ioa_p2p.dht.expand import PageSearch, choose_fetch
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.lsh import CardBuckets, card_buckets
 from ioa_p2p.dht.pacing import PublishPolicy
 from ioa_p2p.dht.pages import encode_page, page_key, read_page
 from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, fetch_count, query_terms, settle_count
-from ioa_p2p.errors import InvalidMessage, UsageError
+from ioa_p2p.errors import InvalidMessage, InvalidPeerId, UsageError
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.discovery.fetching import fetch_ranked
 from ioa_p2p.node.discovery.search import CardSearch
@@ -110,6 +110,7 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
         enumerate_up_to=settings.enumerate,
         width=settings.page_width,
         max_pages=settings.max_pages,
+        budget=settings.page_budget,
         scorer=scorer,
     )
     listing = pages.listing
@@ -125,7 +126,7 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
             rounds += 1
             cells = pages.next_cells()
     listed_at = trio.current_time()
-    chosen = _verified_best(pages, settings.page_fetch, search.me)
+    chosen = _verified_best(pages, settings.page_fetch, search.me, _priors(search))
     chosen = chosen[: fetch_count(scorer, chosen, settings.page_fetch, k)]
     wanted = [sketch.peer_id for sketch in chosen if search.needs_fetch(sketch.peer_id)]
     fetch = await fetch_ranked(search, wanted, settle=settle_count(len(wanted), k))
@@ -136,6 +137,7 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
         "passes": rounds,
         "listing": listing,
         "providers": len(pages.candidates),
+        "page_bytes": pages.bytes,
         "fetched": len(wanted),
         "providers_s": listed_at - started,
         "fetch_s": trio.current_time() - listed_at,
@@ -143,20 +145,42 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
     }
 
 
-def _verified_best(pages: PageSearch, count: int, me: PeerId) -> list[SignedSketch]:
-    """The ``count`` best candidates (not us) whose sketch signature verifies; the others are dropped."""
+def _priors(search: CardSearch) -> dict[PeerId, float]:
+    """This node's reputation priors by peer (from its signed histories; none without a ranker)."""
+    ranker = search.directory.ranker
+    if ranker is None:
+        return {}
+    out = {}
+    for key, prior in ranker.reputation().items():
+        try:
+            out[PeerId.from_string(key)] = prior
+        except InvalidPeerId:
+            continue
+    return out
+
+
+def _verified_best(
+    pages: PageSearch, count: int, me: PeerId, priors: dict[PeerId, float] | None = None
+) -> list[SignedSketch]:
+    """The ``count`` candidates (not us) to fetch, chosen by :func:`~ioa_p2p.dht.expand.choose_fetch`
+    (copies share slots, bad standing ranks lower) among those whose sketch signature verifies; the others
+    are dropped."""
     chosen: list[SignedSketch] = []
     while len(chosen) < count:
-        batch = pages.best(count - len(chosen), exclude=[s.peer_id for s in chosen] + [me])
-        if not batch:
+        pool = pages.best(4 * count, exclude=[s.peer_id for s in chosen] + [me])
+        if not pool:
             break
-        for sketch in batch:
+        picked = choose_fetch(pages.scored(chosen + pool), count, priors=priors)
+        fresh = [s for s in picked if s.peer_id not in {c.peer_id for c in chosen}]
+        if not fresh:
+            break
+        for sketch in fresh:
             try:
                 sketch.envelope.verify()
                 chosen.append(sketch)
             except InvalidMessage:
                 pages.drop(sketch.peer_id)
-    return chosen
+    return chosen[:count]
 
 
 def _check_sketches(search: CardSearch, chosen: list[SignedSketch]) -> None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
+import time
 from collections.abc import Awaitable, Callable, Sequence
 
 import trio
@@ -39,9 +40,11 @@ from ioa_p2p.llm.failures import failure_kind
 from ioa_p2p.llm.model import Model
 from ioa_p2p.matching import split_goal
 from ioa_p2p.node.chats import Chats
+from ioa_p2p.node.chats.invites import INVITE_WAIT_MOST
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.members import Members
 from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig
+from ioa_p2p.node.net.cpu_wait import open_cpu_deadline
 from ioa_p2p.node.ports import NodePort
 from ioa_p2p.planning import PlanStep, plan_request
 from ioa_p2p.teaming.candidates import Candidate
@@ -87,7 +90,7 @@ class TeamFormation:
         max_team = request.max_team or self.config.max_team
         parent_chat, exclude = (sub.parent_chat, sub.exclude) if sub else (None, ())
         min_team = sub.min_team if sub else 0
-        t0 = trio.current_time()
+        t0 = time.perf_counter()  # wall time (a RunnableClock run: trio time leaves out waits)
         fallback = ""
         if team:
             chosen = await self.resolve(team)
@@ -97,7 +100,7 @@ class TeamFormation:
                 emit(TeamFallbackEvent(fallback))
         if len(chosen) < min_team:
             raise NoTeam(f"found {len(chosen)} candidate teammates, {min_team} needed")
-        t1 = trio.current_time()
+        t1 = time.perf_counter()
         await self.reach([PeerId.from_string(t.peer_id) for t in chosen])
         handle = await self.chats.create_chat(
             [PeerId.from_string(t.peer_id) for t in chosen],
@@ -110,7 +113,7 @@ class TeamFormation:
         if len(handle.accepted) < min_team:
             await self.chats.leave(handle.chat_id)
             raise NoTeam(f"{len(handle.accepted)} of {len(chosen)} invited agents joined, {min_team} needed")
-        t2 = trio.current_time()
+        t2 = time.perf_counter()
         by_peer = {t.peer_id: t for t in chosen}
 
         def pick(peers: Sequence[PeerId]) -> tuple[Teammate, ...]:
@@ -129,7 +132,7 @@ class TeamFormation:
     async def reach(self, peers: Sequence[PeerId]) -> None:
         """Connect to the teammates this node is not connected to, through the node's one dial path
         (their signed cards' addresses too: direct first, then relays), concurrently, bounded by
-        ``invite_timeout``."""
+        ``invite_timeout`` (not counting the time this process waited for a CPU, as invitations do)."""
         node = self.node
 
         async def one(peer: PeerId) -> None:
@@ -138,11 +141,14 @@ class TeamFormation:
             except IoAError as exc:
                 log.debug("cannot reach %s: %s", peer, exc)
 
-        with trio.move_on_after(self.config.invite_timeout):
-            async with trio.open_nursery() as nursery:
-                for peer in peers:
-                    if not node.is_connected(peer):
-                        nursery.start_soon(one, peer)
+        timeout = self.config.invite_timeout
+        async with (
+            open_cpu_deadline(timeout, most=INVITE_WAIT_MOST * timeout),
+            trio.open_nursery() as nursery,
+        ):
+            for peer in peers:
+                if not node.is_connected(peer):
+                    nursery.start_soon(one, peer)
 
     def continuation(self, chat_id: bytes, previous: Sequence[str] | None) -> FormedTeam:
         """A new round in an existing chat: the members of its last round (``previous``; None: every

@@ -32,6 +32,8 @@
 - ``muxer_meter.py``     yamux stream buffers metered: receive window enforced, unread bytes budgeted,
   a reset stream's bytes dropped at once
 - ``cpu_meter.py``       CPU time of the tasks serving a peer charged to it; pacing a peer that owes
+- ``cpu_wait.py``        the time this process waited for a CPU (run queue), and deadlines that do not count
+  it (invitations, stream opens: a busy machine is no reason to give up on a live peer)
 - ``routing.py``         the node's Kademlia DHT instance, bootstrap dialing with backoff (and what it says
   when none answers), peer discovery
 - ``lazy_select.py``     outbound streams whose multistream-select negotiation rides with the first

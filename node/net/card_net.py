@@ -19,7 +19,14 @@ from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net import kad
-from ioa_p2p.node.net.gossip import CardGossip, Deliver, GossipSettings, Validate, open_card_gossip
+from ioa_p2p.node.net.gossip import (
+    CardGossip,
+    Deliver,
+    GossipSettings,
+    Validate,
+    open_card_gossip,
+    speaks_pubsub,
+)
 
 #: ``on_found(key, providers)``: providers of ``key`` known so far, called as answers arrive.
 OnFound = Callable[[bytes, set[PeerId]], None]
@@ -73,6 +80,11 @@ class Libp2pCardNet:
 
     def network_size(self) -> float:
         return kad.network_size(self.dht)
+
+    def card_peers(self) -> list[PeerId]:
+        """Peers of the routing table and connections whose identify announced GossipSub (card publishers)."""
+        peers = set(self.dht.routing_table.get_peer_ids()) | set(self.host.get_connected_peers())
+        return sorted(_peer_ids(p for p in peers if speaks_pubsub(self.host, p)))
 
     @asynccontextmanager
     async def open_topic(

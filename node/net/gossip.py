@@ -42,7 +42,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -121,19 +121,6 @@ class CardGossip:
             except InvalidPeerId:  # a neighbour whose key is not Ed25519 publishes no card we accept
                 continue
         return out
-
-    def card_peer_ids(self) -> list[PeerId]:
-        """The peers that should hold a card for us to fetch: our gossip neighbours, and every connected
-        peer whose identify announced GossipSub though its subscription has not reached us yet (under
-        start-up load the pubsub stream to a new peer can lag its connection by a minute: its card, and
-        the cards it would have forwarded, arrive neither way meanwhile)."""
-        out = set(self.topic_peer_ids())
-        host = self.pubsub.host
-        for peer in list(host.get_connected_peers()):
-            if speaks_pubsub(host, peer):
-                with suppress(InvalidPeerId):
-                    out.add(PeerId.from_bytes(peer.to_bytes()))
-        return sorted(out)
 
     def mesh_peers(self) -> int:
         return len(self.router.mesh.get(TOPIC, ()))

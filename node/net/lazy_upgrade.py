@@ -1,38 +1,47 @@
-"""New connections whose multistream-select negotiations ride with the handshakes (lazy select, dialer side).
+"""New connections whose multistream-select negotiations ride with the handshakes (dialer side).
 
 py-libp2p 0.8.1 upgrades a dialled TCP connection in four sequential steps: multistream-select for the
 security protocol (header, then protocol: two round trips), the Noise XX handshake, multistream-select
 for the muxer (two more), then yamux. The node offers exactly one of each (Noise, yamux), so as the
-dialer it need not wait for either answer: :func:`negotiate_upgrades_lazily` makes the selector (the one
-``GenericMultistreamSelector`` behind both steps) write the header and its single protocol and return at
-once; the listener's header and echo are taken off the connection by its next read
-(:func:`defer_echo`), i.e. with the first Noise message back, and with the first yamux frame. A dial then
-costs the TCP handshake and Noise's first exchange before the first request goes out (Noise's third
-message, the muxer lines and the request's stream travel together): 2 round trips instead of 5. The
-multistream-select spec allows this to a dialer that proposes a single protocol (go-libp2p's lazy
-client does the same); a conforming listener reads its negotiation lines one at a time, so the bytes
-after them wait on the connection. Listening is unchanged.
+dialer it sends the header and its single protocol together (:func:`negotiate_upgrades_lazily` patches
+the ``GenericMultistreamSelector`` behind both steps):
 
-When the listener refuses the protocol (``na``) or answers something else, that read raises
-``MultiselectClientError``: during Noise the upgrade fails as any failed negotiation does; during yamux
-the connection closes (yamux ends on any read error). The lines read back are bounded
-(:data:`~ioa_p2p.node.net.lazy_select.MAX_LINE`).
+- security, lazily: the selector returns at once and Noise's first message follows the lines; the
+  listener's answer is taken off the connection by the next read (:func:`defer_echo`), i.e. with Noise's
+  second message: no round trip of its own;
+- muxer, pipelined: the lines go with Noise's third message and the selector waits for the answer (one
+  round trip, not two). It waits because Noise XX authenticates the dialer only with its third message:
+  the answer is the dialer's proof that the listener accepted its key (a refused dialer's ``connect``
+  fails, as before; ``tests/test_hostile_libp2p.py``), and the listener's side of the connection exists
+  once it came back.
 
-``tests/test_lazy_select.py`` checks that the selector this patches still has the signature and the
-single-caller shape assumed here, and dials real hosts both ways (lazy dialer to a stock listener).
+A dial then costs 3 round trips (TCP, Noise's first exchange, Noise's last message with the muxer lines)
+instead of 5. The multistream-select spec allows a dialer that proposes a single protocol to send data
+after it without waiting (go-libp2p's lazy client does); a conforming listener reads its negotiation
+lines one at a time, so the bytes after them wait on the connection. Listening is unchanged.
+
+A refusal (``na``) or any other answer raises ``MultiselectClientError``, which the upgrader reports as a
+failed negotiation. The lines read back are bounded (:data:`~ioa_p2p.node.net.lazy_select.MAX_LINE`).
+``tests/test_lazy_select.py`` checks that the selector this patches still has the shape assumed here,
+and dials real hosts both ways.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
+
+import trio
 
 from ioa_p2p.node.net.lazy_select import MAX_LINE, MULTISTREAM, NOT_SUPPORTED, negotiation_lines
 
 
 def negotiate_upgrades_lazily() -> None:
     """Patch ``GenericMultistreamSelector.select`` for the dialer with a single protocol (idempotent)."""
+    from libp2p.abc import ISecureConn
     from libp2p.protocol_muxer.exceptions import MultiselectClientError
     from libp2p.protocol_muxer.generic_selector import GenericMultistreamSelector
+    from libp2p.protocol_muxer.multiselect import DEFAULT_NEGOTIATE_TIMEOUT
 
     upstream = GenericMultistreamSelector.select
     if getattr(upstream, "ioa_lazy", False):
@@ -46,7 +55,14 @@ def negotiate_upgrades_lazily() -> None:
             await conn.write(negotiation_lines(str(protocol)))
         except Exception as exc:
             raise MultiselectClientError(f"writing the negotiation of {protocol} failed: {exc}") from exc
-        defer_echo(conn, str(protocol))
+        if isinstance(conn, ISecureConn):  # the muxer: wait for the answer (the listener accepted us)
+            timeout = args[0] if args else kwargs.get("negotiate_timeout", DEFAULT_NEGOTIATE_TIMEOUT)
+            with trio.move_on_after(timeout) as scope:
+                await read_echo(conn.read, str(protocol))
+            if scope.cancelled_caught:
+                raise MultiselectClientError(f"no answer to {protocol} within {timeout} s")
+        else:  # security: the answer comes back with Noise's first message
+            defer_echo(conn, str(protocol))
         return protocol, handler
 
     select.ioa_lazy = True  # type: ignore[attr-defined]
@@ -54,18 +70,29 @@ def negotiate_upgrades_lazily() -> None:
 
 
 def defer_echo(conn: Any, protocol: str) -> None:
-    """Make ``conn``'s next read first take the listener's multistream header and its echo of
-    ``protocol`` off the connection (raising ``MultiselectClientError`` on anything else); from then on
-    ``conn.read`` is the connection's own again. Exactly the lines' bytes are read (a secure session's
+    """Make ``conn``'s next read first take the listener's answer (:func:`read_echo`) off the
+    connection; from then on ``conn.read`` is the connection's own again."""
+    own_read = conn.read
+
+    async def read(n: int | None = None) -> bytes:
+        await read_echo(own_read, protocol)
+        if "read" in vars(conn):
+            del conn.read  # the class's own read again
+        return bytes(await own_read(n))
+
+    conn.read = read
+
+
+async def read_echo(read: Callable[[int], Awaitable[bytes]], protocol: str) -> None:
+    """Read the listener's multistream header and its echo of ``protocol`` with ``read`` (raising
+    ``MultiselectClientError`` on anything else). Exactly the lines' bytes are read (a secure session's
     ``read(n)`` waits for ``n`` bytes), so nothing after them needs holding."""
     from libp2p.protocol_muxer.exceptions import MultiselectClientError
-
-    own_read = conn.read
 
     async def exactly(count: int) -> bytes:
         out = bytearray()
         while len(out) < count:
-            chunk = await own_read(count - len(out))
+            chunk = await read(count - len(out))
             if not chunk:
                 raise MultiselectClientError(f"connection closed during the negotiation of {protocol}")
             out += chunk
@@ -88,20 +115,14 @@ def defer_echo(conn: Any, protocol: str) -> None:
             raise MultiselectClientError(f"negotiation line without a newline for {protocol}")
         return text[:-1]
 
-    async def read(n: int | None = None) -> bytes:
-        header = await line()
-        if header != MULTISTREAM:
-            raise MultiselectClientError(f"listener sent {header[:64]!r}, not the multistream header")
-        echo = await line()
-        if echo == NOT_SUPPORTED:
-            raise MultiselectClientError(f"listener does not support {protocol}")
-        if echo != protocol.encode():
-            raise MultiselectClientError(f"listener answered {echo[:64]!r} to {protocol}")
-        if "read" in vars(conn):
-            del conn.read  # the class's own read again
-        return bytes(await own_read(n))
-
-    conn.read = read
+    header = await line()
+    if header != MULTISTREAM:
+        raise MultiselectClientError(f"listener sent {header[:64]!r}, not the multistream header")
+    echo = await line()
+    if echo == NOT_SUPPORTED:
+        raise MultiselectClientError(f"listener does not support {protocol}")
+    if echo != protocol.encode():
+        raise MultiselectClientError(f"listener answered {echo[:64]!r} to {protocol}")
 
 
-__all__ = ["defer_echo", "negotiate_upgrades_lazily"]
+__all__ = ["defer_echo", "negotiate_upgrades_lazily", "read_echo"]

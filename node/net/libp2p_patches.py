@@ -99,9 +99,8 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    close: 50 connections took the whole shutdown budget and left the host open.
    :func:`~ioa_p2p.node.net.guard.close_connections` closes them concurrently first. The test checks
    yamux's close still sleeps.
-21. Dial round trips: the dialer waits for each multistream-select answer (security, then muxer): 5 round
-   trips per dial. :func:`~ioa_p2p.node.net.lazy_upgrade.negotiate_upgrades_lazily` sends our single
-   protocol's lines with the handshakes (2); ``tests/test_lazy_select.py`` checks the selector's shape.
+21. Dials waited for each multistream-select answer (5 round trips): :mod:`~ioa_p2p.node.net.lazy_upgrade`
+   sends them with the handshakes (3); ``tests/test_lazy_select.py`` checks the selector's shape.
 22. Yamux window credit on nearly every read: :mod:`ioa_p2p.node.net.idle_traffic` (its docstring says all).
 """
 
@@ -160,8 +159,7 @@ def apply_patches() -> None:
     global _applied
     if _applied:
         return
-    if hasattr(_swarm, "_HAPPY_EYEBALLS_DELAY"):
-        _swarm._HAPPY_EYEBALLS_DELAY = 0
+    _swarm._HAPPY_EYEBALLS_DELAY = 0  # (the patch test checks it still exists)
     apply_third_party_levels()
     use_ioa_kad_protocol()
     cache_pubsub_peer_records()

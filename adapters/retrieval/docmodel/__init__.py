@@ -15,7 +15,7 @@ The API other layers use is small: ``read_document(path, text) -> Document`` (on
 what the retrieval adapter puts in a result's ``data["typed"]``.
 """
 
-from ioa_p2p.adapters.retrieval.docmodel.answerer import ask, ranked
+from ioa_p2p.adapters.retrieval.docmodel.answerer import ask, fits, ranked
 from ioa_p2p.adapters.retrieval.docmodel.quantity import Quantity, convert, dimension, quantities_in
 from ioa_p2p.adapters.retrieval.docmodel.question import Query, read_question
 from ioa_p2p.adapters.retrieval.docmodel.reader import read_document
@@ -32,6 +32,7 @@ __all__ = [
     "ask",
     "convert",
     "dimension",
+    "fits",
     "quantities_in",
     "ranked",
     "read_document",

@@ -18,11 +18,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ioa_p2p.adapters.retrieval.docmodel.quantity import UNIT_ALIASES, Quantity, quantities_in
+from ioa_p2p.adapters.retrieval.docmodel.bands import band_of
+from ioa_p2p.adapters.retrieval.docmodel.quantity import UNIT_ALIASES, Quantity, convert, quantities_in
 from ioa_p2p.adapters.retrieval.docmodel.question import MONEY_WORDS, Query, read_question
 from ioa_p2p.adapters.retrieval.docmodel.records import FIELD, ROW, TERM, Document, Record, TypedAnswer
 from ioa_p2p.adapters.retrieval.docmodel.spans import cause, clause_of, clocks, names, situation_branch
-from ioa_p2p.adapters.retrieval.facts import terms
+from ioa_p2p.adapters.retrieval.facts import stem, terms
 from ioa_p2p.planning.values import Value, dates_in
 
 CONTEXT_WEIGHT = 0.6
@@ -55,13 +56,12 @@ class _Weights:
 
 
 def _own(r: Record) -> set[str]:
-    return terms(f"{r.text} {r.key}")
+    return set(r.words)
 
 
 def _context(r: Record, doc: Document) -> set[str]:
-    """The words around a record: its section trail, document title and path, a row's headers."""
-    headers = [h for h, _ in r.cells]
-    return terms(" ".join((*r.section, *headers, doc.title, re.sub(r"[_\-./]+", " ", doc.path))))
+    """The words around a record: its section trail, a row's headers, its document's title and path."""
+    return set(r.context)
 
 
 def ask(
@@ -92,7 +92,7 @@ def ranked(
             base *= weights.get(doc.path, 0.0)
         if base <= 0.05:
             continue
-        for c in _candidates(query, r, w, ctx)[:50]:
+        for c in _candidates(query, r, w, doc.currency)[:50]:
             score = base * c.fit * (0.35 + 0.65 * c.near) * _adjust(query, r, c)
             if score > 0:
                 per = c.quantity.per if c.quantity else ""
@@ -111,8 +111,8 @@ def _adjust(query: Query, r: Record, c: _Candidate) -> float:
     factor = 1.0
     q = c.quantity
     if q is not None:
-        if any(abs(s.number - q.number) < 1e-9 and s.unit == q.unit for s in query.stated):
-            return 0.15  # the question states it: not the answer
+        if any(_same_amount(s, q) for s in query.stated):
+            return 0.15  # the question states it ("after half an hour": not "30 minutes"): not the answer
         if query.per:
             if q.per and _same_per(q.per, query.per):
                 factor *= 1.35
@@ -120,12 +120,31 @@ def _adjust(query: Query, r: Record, c: _Candidate) -> float:
                 factor *= 0.55
         elif q.per and query.kind in ("amount", "quantity"):
             factor *= 0.9
+    band = band_of(r.key) if r.kind in (ROW, FIELD) else None
+    points = [s for s in query.stated if not _COMPARED.search(query.text[max(0, s.start - 16) : s.start])]
+    if band is not None and points:  # "5 to 9 years", "first 6 m³": the band the stated amount is in
+        inside = [band.holds(s.number, s.unit) for s in points]
+        if any(x is True for x in inside):
+            factor *= 1.6
+        elif any(x is False for x in inside):
+            factor *= 0.4
     if query.extreme:
         kinds = {c_.kind for c_ in r.conditions}
         wanted = "maximum" if query.extreme == "max" else "minimum"
         if wanted in kinds or wanted[:3] in c.slot.lower():
             factor *= 1.3
     return factor
+
+
+#: A stated amount after these words names a band ("vehicles longer than 5 m"), not an amount in one.
+_COMPARED = re.compile(r"\b(?:than|over|above|under|below|up to|at least|at most|from|exceeding)\s*$", re.I)
+
+
+def _same_amount(a: Quantity, b: Quantity) -> bool:
+    if not a.unit or not b.unit:
+        return a.unit == b.unit and abs(a.number - b.number) < 1e-9
+    converted = convert(a.number, a.unit, b.unit)
+    return converted is not None and abs(converted - b.number) < 1e-9 * max(1.0, abs(b.number))
 
 
 def _same_per(a: str, b: str) -> bool:
@@ -136,9 +155,9 @@ def _same_per(a: str, b: str) -> bool:
 # --------------------------------------------------------------------------- candidates per record
 
 
-def _candidates(query: Query, r: Record, w: _Weights, ctx: set[str]) -> list[_Candidate]:
+def _candidates(query: Query, r: Record, w: _Weights, currency: str) -> list[_Candidate]:
     if r.kind == ROW:
-        return _row_candidates(query, r, w)
+        return _row_candidates(query, r, w, currency)
     if r.kind == TERM and query.kind == "definition":
         near = w.share(terms(r.key))
         return [_Candidate(Value.of_text(r.value), 1.0, near, r.key)]
@@ -149,22 +168,24 @@ def _candidates(query: Query, r: Record, w: _Weights, ctx: set[str]) -> list[_Ca
     return _text_candidates(query, r.text, w, r.text, quantities=list(r.quantities))
 
 
-def _row_candidates(query: Query, r: Record, w: _Weights) -> list[_Candidate]:
+def _row_candidates(query: Query, r: Record, w: _Weights, currency: str) -> list[_Candidate]:
     out = []
     key_terms = terms(r.cells[0][1]) if r.cells else set()
     for n, (header, cell) in enumerate(r.cells):
         if not cell:
             continue
         h_terms = terms(header) | _header_words(header)
-        near = w.share(h_terms - key_terms)
-        per = _header_per(header)
+        near = w.share(h_terms | key_terms)  # a cell is addressed by its row's key and its column's header
+        per = _header_per(header) or _header_per(r.cells[0][1])  # "Vehicle (per metre or part)"
         if n == 0 and query.kind != "name":
             continue
         qs = quantities_in(cell)
         if qs:
             q = qs[0]
-            if per and not q.per:
-                q = Quantity(q.number, q.unit, q.text, q.start, q.end, per, 1.0, q.high)
+            priced = _header_words(header) or query.kind == "amount"  # "All fares in EUR": its price cells
+            unit = q.unit or _header_unit(header) or (currency if priced else "")
+            if (per and not q.per) or unit != q.unit:
+                q = Quantity(q.number, unit, q.text, q.start, q.end, q.per or per, q.per_amount, q.high)
             fit = _fit(query, q)
             if query.kind == "name" and near > 0:
                 out.append(_Candidate(Value.of_text(cell), 0.8, near, header))
@@ -189,15 +210,33 @@ def _header_words(header: str) -> set[str]:
     return out
 
 
+def _header_unit(header: str) -> str:
+    """The unit a header gives its cells: "Weight (kg)", "Price in GBP", "EUR", "(hours)"; "" for none."""
+    for m in re.finditer(r"\(([^)]{1,20})\)|\bin ([A-Za-z€$£³²]+)\b|^([A-Za-z€$£]{1,4})$", header.strip()):
+        word = (m.group(1) or m.group(2) or m.group(3)).strip().lower()
+        if word in UNIT_ALIASES:
+            return UNIT_ALIASES[word]
+    for word in re.findall(r"[a-z]{4,}", header.lower()):  # "Days of annual leave", "Weight in grams"
+        if word in UNIT_ALIASES and word not in ("per", "each"):
+            return UNIT_ALIASES[word]
+    return ""
+
+
 def _header_per(header: str) -> str:
-    m = re.search(
-        r"\bper\s+([a-z³²]+)|\b(hourly|daily|weekly|monthly|yearly|annual)\b|/\s*([a-z³²]+)\b", header.lower()
-    )
+    """What a header's cells are per: "Per day", "RATE/h", "Hourly rate", "EUR/kWh"; "" for none ("Annual
+    leave" is not a rate: an adjective counts only before a price word or alone)."""
+    low = header.lower()
+    m = re.search(r"\bper\s+([a-z³²]+)|/\s*([a-z³²]+)\b", low)
+    if m:
+        word = m.group(1) or m.group(2)
+        return UNIT_ALIASES.get(word, word)
+    adjectives = "hourly|daily|weekly|monthly|yearly|annual|nightly"
+    prices = "rate|fee|price|charge|cost|rent|fare|pass|ticket"
+    m = re.search(rf"^\s*({adjectives})\s*$|\b({adjectives})\s+(?:{prices})", low)
     if not m:
         return ""
-    word = m.group(1) or m.group(3) or {"hourly": "hour", "daily": "day", "weekly": "week",
-                                        "monthly": "month",
-                                        "yearly": "year", "annual": "year"}[m.group(2)]  # fmt: skip
+    word = {"hourly": "hour", "daily": "day", "weekly": "week", "monthly": "month", "yearly": "year",
+            "annual": "year", "nightly": "night"}[m.group(1) or m.group(2)]  # fmt: skip
     return UNIT_ALIASES.get(word, word)
 
 
@@ -215,7 +254,7 @@ def _text_candidates(
         text_clocks = clocks(text)
     if query.numeric or kind in ("value", "when"):
         for q in quantities:
-            fit = _fit(query, q)
+            fit = _fit(query, q) * _counted(query, text, q)
             if fit > 0:
                 out.append(_Candidate(_value_of(q), fit, w.share(terms(clause_of(text, q.start))), "", q))
     if kind in ("time", "when") and text_clocks:
@@ -238,6 +277,23 @@ def _text_candidates(
     return out
 
 
+def fits(question: str, value: Value) -> bool:
+    """Whether ``value`` has the type ``question`` asks for (a duration a time, an amount money...)."""
+    query = read_question(question)
+    if value.kind == "list":  # several values (one per warehouse, per charge): each must fit
+        return bool(value.items) and all(fits(question, item) for item in value.items)
+    if value.kind == "number" and value.number is not None:
+        q = Quantity(value.number, value.unit, value.text, 0, 0)
+        return _fit(query, q) >= 0.8 if query.numeric or query.kind == "when" else query.kind == "value"
+    if query.kind == "time":
+        return bool(clocks(value.text))
+    if query.kind == "date":
+        return value.kind == "date"
+    if query.kind == "when":
+        return value.kind == "date" or bool(clocks(value.text))
+    return not query.numeric and value.kind in ("text", "list")
+
+
 def _range_end(text: str, found: list[tuple[int, str]], last: bool) -> list[tuple[int, str]]:
     """Of clock times in "from A to B" ranges, the end when the question asks when something ends
     (closes, finishes), else the start; times outside ranges stay."""
@@ -251,17 +307,39 @@ def _range_end(text: str, found: list[tuple[int, str]], last: bool) -> list[tupl
     return sorted(out)
 
 
+def _counted(query: Query, text: str, q: Quantity) -> float:
+    """For "how many <things>": a number followed by those things counts whole, one followed by other
+    things ("3.2 million requests" when customers are asked) counts less."""
+    if query.kind != "count" or not query.counted or q.unit:
+        return 1.0
+    after = re.match(r"\s*(?:[a-z-]+\s+)?([a-z]+)", text[q.end :].lower())
+    if not after:
+        return 1.0
+    words = re.findall(r"[a-z]+", text[q.end : q.end + 30].lower())[:2]
+    if any(stem(w) == query.counted for w in words):
+        return 1.2
+    return 0.5 if stem(after.group(1)) not in _FUNCTION_WORDS else 1.0
+
+
+_FUNCTION = "and or of in at on to for per a the by with from is are was were"
+_FUNCTION_WORDS = frozenset(_FUNCTION.split())
+
+
 def _fit(query: Query, q: Quantity) -> float:
     dim = q.dimension
     kind = query.kind
     if kind == "duration":
+        if query.unit and q.unit != query.unit:  # "how many days": days first, other times less
+            return 0.5 if dim == "time" and not q.per else 0.0
         return 1.0 if dim == "time" and not q.per else 0.0
     if kind == "amount":
         return 1.0 if dim == "money" else 0.0
     if kind == "quantity":
+        if query.unit:
+            return 1.0 if q.unit == query.unit else 0.5 if dim in query.dimensions else 0.0
         if query.dimensions and query.dimensions[0]:
             return 1.0 if dim in query.dimensions else 0.0
-        return 0.9 if q.unit and dim not in ("money", "time") else 0.4 if q.unit else 0.3
+        return 0.9 if q.unit and dim != "money" else 0.4 if q.unit else 0.3
     if kind == "count":
         return 1.0 if not q.unit or q.times else 0.15
     if kind == "when":
@@ -279,4 +357,4 @@ def _value_of(q: Quantity) -> Value:
     return value
 
 
-__all__ = ["MONEY_WORDS", "ask", "ranked"]
+__all__ = ["MONEY_WORDS", "ask", "fits", "ranked"]

@@ -38,7 +38,7 @@ from ioa_p2p.adapters.retrieval.facts import question_terms, stem
 _MONEY = (
     "cost costs price prices fee fees charge charged charges pay pays paid deposit fine fines rate rates "
     "fare fares rent tariff bill surcharge refund compensation budget salary allowance spend spent "
-    "penalty worth"
+    "penalty worth credit reimbursement premium levy toll wage wages"
 )
 MONEY_WORDS = frozenset(_MONEY.split())
 #: words of a question that name a dimension ("how heavy" -> mass)
@@ -50,7 +50,8 @@ DIMENSION_WORDS: dict[str, str] = {
     "storage": "data", "space": "data", "volume": "volume", "capacity": "", "power": "power",
     "energy": "energy", "calories": "energy", "loud": "sound", "noise": "sound", "sound": "sound",
     "percent": "ratio", "percentage": "ratio", "share": "ratio", "discount": "ratio", "save": "ratio",
-    "saves": "ratio", "voltage": "voltage",
+    "saves": "ratio", "voltage": "voltage", "vat": "ratio", "tax": "ratio", "interest": "ratio",
+    "growth": "ratio", "margin": "ratio", "commission": "ratio",
 }  # fmt: skip
 _MAX = re.compile(r"\b(?:max(?:imum)?|most|at most|up to|highest|longest|largest|cap|limit)\b", re.I)
 _MIN = re.compile(r"\b(?:min(?:imum)?|least|at least|lowest|shortest|smallest)\b", re.I)
@@ -73,6 +74,8 @@ class Query:
     extreme: str = ""  # "max" | "min" | ""
     per: str = ""  # the denominator asked: "h", "days", "user", "m³" ("" when none)
     last: bool = False  # the end of a range is asked ("close", "until", "end")
+    unit: str = ""  # the unit the question names for its answer ("how many days": days)
+    counted: str = ""  # what a count counts ("how many customers": custom), stemmed
 
     @property
     def numeric(self) -> bool:
@@ -98,7 +101,13 @@ def read_question(question: str) -> Query:
     extreme = "max" if _MAX.search(low) else "min" if _MIN.search(low) else ""
     last = bool(re.search(r"\b(?:close|closes|closing|end|ends|finish|finishes|until|last|shut)\b", low))
     terms = frozenset(question_terms(q))
-    return Query(q, kind, dims, terms, tuple(quantities_in(q)), extreme, per, last)
+    named = re.search(r"\b(?:how many|number of|in)\s+([a-z³²]+)\b", low)
+    unit = UNIT_ALIASES.get(named.group(1), "") if named and kind in ("duration", "quantity") else ""
+    counted = (
+        re.search(r"\b(?:how many|number of)\s+(?:[a-z]+\s+)??([a-z]+)\b", low) if kind == "count" else None
+    )
+    noun = stem(counted.group(1)) if counted and counted.group(1) != "times" else ""
+    return Query(q, kind, dims, terms, tuple(quantities_in(q)), extreme, per, last, unit, noun)
 
 
 def _kind(low: str, words: list[str]) -> tuple[str, tuple[str, ...]]:
@@ -108,6 +117,7 @@ def _kind(low: str, words: list[str]) -> tuple[str, tuple[str, ...]]:
         return "reason", ()
     if re.search(
         r"\bhow long\b|\bhow (?:far|long|much time) (?:in advance|ahead|before|beforehand)\b"
+        r"|\b(?:longest|shortest|maximum|minimum) (?:time |period |stay |you|one|a \w+ (?:may|can|must))"
         r"|\bfor how many (?:hours|days|weeks|months|years|minutes)\b|\bwithin how many\b",
         low,
     ):
@@ -137,7 +147,8 @@ def _kind(low: str, words: list[str]) -> tuple[str, tuple[str, ...]]:
         return "definition", ()
     named = [DIMENSION_WORDS[w] for w in words if DIMENSION_WORDS.get(w)]
     if any(w in MONEY_WORDS for w in words) or re.search(r"\bhow much (?:is|are|does|do|did|will)\b", low):
-        if named and not any(w in MONEY_WORDS for w in words):
+        priced = [w for w in words if w in MONEY_WORDS and w not in ("rate", "rates")]  # "VAT rate": a ratio
+        if named and not priced:
             return "quantity", (named[0],)
         return "amount", ("money",)
     if named:

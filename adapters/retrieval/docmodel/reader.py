@@ -26,6 +26,7 @@ from ioa_p2p.adapters.retrieval.docmodel.records import (
     Document,
     Record,
 )
+from ioa_p2p.adapters.retrieval.facts import terms
 
 MAX_RECORDS = 5_000
 _ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -41,15 +42,16 @@ _GAP = re.compile(r"\S+(?:\s\S+)*")
 def read_document(path: str, text: str) -> Document:
     """The typed records of one document (bounded by :data:`MAX_RECORDS`)."""
     lines = text.splitlines()
-    reader = _Reader(path, lines)
+    title = next((_clean(line) for line in lines if line.strip() and not _UNDERLINE.match(line)), "")[:200]
+    reader = _Reader(path, lines, f"{title} {re.sub(r'[_./-]+', ' ', path)}")
     reader.read()
-    title = next((_clean(line) for line in lines if line.strip() and not _UNDERLINE.match(line)), "")
-    return Document(path, title[:200], tuple(reader.records[:MAX_RECORDS]))
+    return Document(path, title, tuple(reader.records[:MAX_RECORDS]), currency_of(text[:20_000]))
 
 
 class _Reader:
-    def __init__(self, path: str, lines: Sequence[str]) -> None:
+    def __init__(self, path: str, lines: Sequence[str], about: str) -> None:
         self.path, self.lines = path, lines
+        self.about = about  # the document's title and path words (every record's context)
         self.records: list[Record] = []
         self.trail: list[tuple[int, str]] = []  # (level, heading)
         self.tables = 0
@@ -98,6 +100,12 @@ class _Reader:
                     )
                     i = end
                     continue
+            leader = _LEADER.match(line)
+            if leader and not paragraph:  # "Porridge with berries ........ 5.20"
+                key, value = _clean(leader.group("key")), leader.group("value").strip()
+                self._add(FIELD, i + 1, f"{key}: {value}", key=key, value=value)
+                i += 1
+                continue
             item = _ITEM.match(line)
             field = _FIELD.match(line)
             continued = bool(nxt.strip()) and not (_FIELD.match(nxt) or _ITEM.match(nxt) or _ATX.match(nxt))
@@ -156,13 +164,21 @@ class _Reader:
                 j += 1
             return j
         starts = _columns(lines[i])
-        if len(starts) < 3 or i + 1 >= len(lines) or len(_columns(lines[i + 1])) < 2:
+        if len(starts) < 3 or i + 1 >= len(lines):
             return i
         header = [c for _, c in _cells_at(lines[i], starts)]
         j = i + 1
+        while j < len(lines) and (_RULE.match(lines[j]) or _header_more(lines[j], starts)):
+            if not _RULE.match(lines[j]):  # a header's second line ("(m2)", "RATE/h") joins its column
+                more = _cells_at(lines[j], starts)
+                header = [f"{h} {m}".strip() for h, (_, m) in zip(header, more, strict=False)]
+            j += 1
+        if j >= len(lines) or len(_columns(lines[j])) < 2:
+            return i
         rows = []
-        while j < len(lines) and lines[j].strip() and len(_columns(lines[j])) >= 2:
-            rows.append((j + 1, [c for _, c in _cells_at(lines[j], starts)]))
+        while j < len(lines) and lines[j].strip() and (len(_columns(lines[j])) >= 2 or _RULE.match(lines[j])):
+            if not _RULE.match(lines[j]):
+                rows.append((j + 1, [c for _, c in _cells_at(lines[j], starts)]))
             j += 1
         if len(rows) < 1:
             return i
@@ -206,9 +222,42 @@ class _Reader:
             quantities_in(str(kw.get("value") or text)) if kind in (FIELD, TERM) else quantities_in(text)
         )
         section = tuple(t for _, t in self.trail)
+        headers = " ".join(h for h, _ in kw.get("cells", ()))  # type: ignore[attr-defined]
+        words = frozenset(terms(f"{text} {kw.get('key', '')} {headers}"))  # a row is its cells and headers
+        context = frozenset(terms(" ".join((*section, headers, self.about))))
         record = Record(kind, self.path, line, text, section, quantities=tuple(quantities),
-                        conditions=conditions_in(text), **kw)  # type: ignore[arg-type]  # fmt: skip
+                        conditions=conditions_in(text), words=words, context=context,
+                        **kw)  # type: ignore[arg-type]  # fmt: skip
         self.records.append(record)
+
+
+_RULE = re.compile(r"^\s*[-=_~+*]{3,}[-=_~+* ]*$")
+_LEADER = re.compile(r"^\s*(?P<key>[^.\s][^.]*?[^.\s])\s*\.{3,}\s*(?P<value>\S.*)$")
+_CURRENCY = re.compile(
+    r"\b(?:all |every )?(?:prices?|rates?|fees?|amounts?|charges?|fares?|figures?|costs?)\b[^.]{0,40}?\bin "
+    r"(?P<cur>EUR|euros?|GBP|pounds(?: sterling)?|sterling|USD|(?:US )?dollars?|CHF|Swiss francs?)\b",
+    re.I,
+)
+_CURRENCY_NAMES = {"euro": "EUR", "euros": "EUR", "pound": "GBP", "pounds": "GBP", "pounds sterling": "GBP",
+                   "sterling": "GBP", "dollar": "USD", "dollars": "USD", "us dollars": "USD",
+                   "swiss franc": "CHF", "swiss francs": "CHF"}  # fmt: skip
+
+
+def currency_of(text: str) -> str:
+    """The currency a document says its prices are in ("All rates in EUR per hour"); "" when none."""
+    m = _CURRENCY.search(text)
+    if not m:
+        return ""
+    cur = m.group("cur")
+    return _CURRENCY_NAMES.get(cur.lower(), cur.upper())
+
+
+def _header_more(line: str, starts: list[int]) -> bool:
+    """A header's continuation line: cells under the header's columns, none of them a plain number."""
+    cells = [c for _, c in _cells_at(line, starts) if c]
+    if not cells or not line.strip() or not re.match(r"^\s", line):
+        return False
+    return not any(re.fullmatch(r"[-\d.,]+", c) for c in cells)
 
 
 def _clean(text: str) -> str:

@@ -61,6 +61,8 @@ class Record:
     table: int = -1  # which table of the document a row belongs to
     quantities: tuple[Quantity, ...] = ()
     conditions: tuple[Condition, ...] = ()
+    words: frozenset[str] = frozenset()  # the search terms of its text and key (facts.terms)
+    context: frozenset[str] = frozenset()  # ... of its section trail, a row's headers, its document
 
     @property
     def span(self) -> Span:
@@ -75,6 +77,7 @@ class Document:
     path: str
     title: str
     records: tuple[Record, ...] = field(default=())
+    currency: str = ""  # the currency of its prices when numbers carry none ("All rates in EUR")
 
 
 @dataclass(frozen=True, slots=True)

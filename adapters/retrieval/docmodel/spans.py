@@ -13,8 +13,11 @@ from __future__ import annotations
 import re
 
 from ioa_p2p.adapters.retrieval.docmodel.conditions import split_otherwise
+from ioa_p2p.adapters.retrieval.docmodel.quantity import UNIT_ALIASES
 
-_CLAUSE_SPLIT = re.compile(r";\s+|,\s+(?:and|but|while|whereas)\s+|\s+(?:and|but|while|whereas)\s+|,\s+")
+_CLAUSE_SPLIT = re.compile(
+    r";\s+|,\s+(?:and|but|while|whereas)\s+|\s+(?:and|but|while|whereas)\s+|,\s+|\s(?=\()|(?<=\))\s"
+)  # a parenthesis is a clause of its own: "35 °C (AL-500X: 50 °C)"
 CLOCK = re.compile(r"(?<![\d.:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
 _NAME = re.compile(
     r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s)?[A-Z][a-zA-Z'’-]+(?:\s(?:[A-Z][a-zA-Z'’-]+|[A-Z]\.|of|de|van|von|and|&)){0,4}"
@@ -66,10 +69,10 @@ def names(text: str, asked: set[str]) -> list[tuple[int, str]]:
         name = m.group().strip(" ,;:.")
         name = re.sub(r"\s+(?:of|de|van|von|and|&)$", "", name)
         words = [w.lower() for w in re.findall(r"[A-Za-z'’-]+", name)]
-        if not words or all(w in _CALENDAR_WORDS or w in asked for w in words):
+        if not words or all(w in _CALENDAR_WORDS or w in asked or w in UNIT_ALIASES for w in words):
             continue
-        if m.start() == 0 and len(words) == 1:
-            continue
+        if (m.start() == 0 and len(words) == 1) or re.fullmatch(r"[A-Z\s'’-]{4,}", name):
+            continue  # a sentence's first word alone, a word in capitals (a heading, not a name)
         if any(w in asked for w in words) and len(words) <= 2:
             continue
         out.append((m.start(), name))
