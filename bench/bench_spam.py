@@ -31,8 +31,9 @@ pages"). A page search ranks the signed *sketches* of the cards (their quantised
 fetches only the ``page_fetch`` (24) best; the node then ranks and picks its team among the fetched
 cards only. Modelled as a perfect page search (every sketch listed: the design's recall is 0.98-0.99 of
 exact) whose fetch choice is :func:`~ioa_p2p.dht.expand.choose_fetch`, with the sketch-level defences
-(copies share slots, reputation) on or off with the others. The ranker's priors are those of a node
-that indexed every card, honest ones first.
+(reputation; copies sharing fetch slots, which the node leaves off) on or off with the others. The
+ranker's priors are those of a node that indexed every card, honest ones first. ``--fetch-only``
+measures the fetch choice alone (wordllama only, minutes instead of hours on a loaded machine).
 """
 
 from __future__ import annotations
@@ -252,11 +253,18 @@ def main() -> None:
     parser.add_argument("--attacks", default="stuffed,superset,clone,reworded")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--pages", action="store_true", help="rank only what a page search fetches")
+    parser.add_argument(
+        "--fetch-only",
+        action="store_true",
+        help="with --pages: measure only the fetch choice (gold agents among the cards fetched; no ranker)",
+    )
     args = parser.parse_args()
     data = json.loads(require(DATA).read_text(encoding="utf-8"))
     honest = [(a["name"], a["description"]) for a in data["agents"]]
     goals = [g for g in data["goals"] if g.get("team")]
     rows: list[dict[str, Any]] = []
+    if args.pages and args.fetch_only:
+        return fetch_only(honest, goals, args.ratio, args.attacks.split(","), args.json)
     sketches = Sketches() if args.pages else None
     ranker, names, _ = build(honest, [], defences=True, sketches=sketches)
     base = run(ranker, names, set(), goals, 1, defences=False, sketches=sketches)
@@ -284,6 +292,59 @@ def main() -> None:
         json.dumps(cost) if args.json else "costs: " + ", ".join(f"{k} {v}" for k, v in cost.items()),
         flush=True,
     )
+
+
+def fetch_only(
+    honest: list[tuple[str, str]], goals: list[dict[str, Any]], ratio: int, attacks: list[str], as_json: bool
+) -> None:
+    """The page search's fetch alone: the share of each goal's gold agents among the ``page_fetch`` cards
+    fetched and the share of fetch slots spam takes, with the sketch-level defences (copies share slots)
+    off and on. Reputation is not exercised here (no team is formed)."""
+    base = Sketches()
+    names: dict[str, str] = {}
+    for name, description in honest:
+        identity = Identity.generate()
+        card = make_card(identity, name, description)
+        base.add(identity, card)
+        names[name] = str(card.peer_id)
+    rng = random.Random(25)
+
+    def measure(sketches: Sketches, spam: set[str], defences: bool) -> dict[str, float]:
+        gold_share, spam_slots = [], []
+        for goal in goals:
+            fetched = set(sketches.fetched(goal["goal"], {}, defences))
+            gold = {names[n] for n in goal["team"] if n in names}
+            gold_share.append(len(gold & fetched) / len(gold) if gold else 0.0)
+            spam_slots.append(len(fetched & spam) / max(1, len(fetched)))
+        return {
+            "gold_fetched": round(statistics.mean(gold_share), 4),
+            "spam_fetch_slots": round(statistics.mean(spam_slots), 4),
+        }
+
+    clean = measure(base, set(), True)
+    print(f"# fetch only: {len(honest)} honest cards, {len(goals)} goals, {FETCH} fetched, ratio {ratio}:1")
+    print(f"baseline (no spam): gold agents among the fetched {clean['gold_fetched']:.3f}", flush=True)
+    for attack in attacks:
+        world = Sketches()
+        world.embedder, world.by_key = base.embedder, dict(base.by_key)
+        spam: set[str] = set()
+        for i, (description, skills) in enumerate(spam_texts(attack, honest, ratio * len(honest), rng)):
+            identity = Identity.generate()
+            card = make_card(identity, f"agent-{i}", description, skills)
+            world.add(identity, card)
+            spam.add(str(card.peer_id))
+        for defences in (False, True):
+            row: dict[str, Any] = {"attack": attack, "sketch_defences": defences}
+            row.update(measure(world, spam, defences))
+            row["gold_ratio"] = round(row["gold_fetched"] / clean["gold_fetched"], 3)
+            print(
+                json.dumps(row)
+                if as_json
+                else f"{attack:<9} sketch defences {'on ' if defences else 'off'}  gold among fetched "
+                f"{row['gold_fetched']:.3f} ({row['gold_ratio']:.2f} of baseline)  spam in fetch slots "
+                f"{100 * row['spam_fetch_slots']:5.1f} %",
+                flush=True,
+            )
 
 
 def describe(row: dict[str, Any]) -> str:

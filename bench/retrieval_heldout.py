@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ioa_p2p.adapters.registry import adapter_from_config
-from ioa_p2p.adapters.retrieval import adapter as retrieval_adapter
+from ioa_p2p.adapters.retrieval import typed as retrieval_adapter
 from ioa_p2p.adapters.retrieval.docmodel import ask
 from ioa_p2p.planning.values import ALIASES, NUMBER, Value, numbers_in
 

@@ -107,13 +107,17 @@ def choose_fetch(
     count: int,
     *,
     priors: Mapping[PeerId, float] | None = None,
-    copies: bool = True,
+    copies: bool = False,
 ) -> list[SignedSketch]:
     """The ``count`` candidates whose cards a search fetches, best first, from ``(sketch score, sketch)``
     pairs: a peer's negative reputation prior (``priors``: evidence from this node's signed histories,
     :mod:`~ioa_p2p.conversation.reputation`) lowers its score by :data:`PRIOR_WEIGHT` per unit, and with
     ``copies`` all sketches within :data:`COPY_COSINE` of each other share :data:`COPY_SLOTS` fetch slots
-    (a thousand clones of a good card cannot fill the fetch; within copies, better standing first)."""
+    (a thousand clones of a good card cannot fill the fetch; within copies, better standing first).
+
+    ``copies`` is off by default: with ten clones per honest card it cut the gold agents among the
+    fetched from 0.70 to 0.19 (``bench/bench_spam.py --pages --fetch-only``), because identical sketches
+    cannot tell the original from its clones and the two slots mostly went to clones."""
     known = priors or {}
 
     def order(item: tuple[float, SignedSketch]) -> tuple[float, float, bytes]:

@@ -11,7 +11,7 @@ from pathlib import Path
 import trio
 
 from ioa_p2p.adapters import Task, TaskResult, load_adapter, run_task
-from ioa_p2p.adapters.retrieval import adapter as retrieval
+from ioa_p2p.adapters.retrieval import typed as retrieval
 from ioa_p2p.adapters.retrieval.adapter import RetrievalAdapter
 from ioa_p2p.planning.values import Value
 
@@ -68,7 +68,11 @@ async def test_documents_are_read_once_into_typed_records(tmp_path: Path) -> Non
     assert documents["tools/library.txt"].currency == "GBP"
     first = documents["tools/library.txt"]
     await ask(adapter, "What is the daily fee for a hedge trimmer?")
-    assert adapter.index.documents()[0] is first or first in adapter.index.documents()  # not read again
+    assert any(d is first for d in adapter.index.documents())  # the same object: not read again
+    (tmp_path / "tools" / "library.txt").write_text(TOOLS.replace("All fees in GBP.", "All fees in EUR."))
+    await ask(adapter, "What is the deposit for a tile cutter?")
+    changed = {d.path: d for d in adapter.index.documents()}["tools/library.txt"]
+    assert changed.currency == "EUR"  # a changed file is read again
 
 
 async def test_a_cell_gets_the_unit_its_document_states(tmp_path: Path) -> None:

@@ -132,11 +132,11 @@ def test_copies_of_one_sketch_share_two_fetch_slots() -> None:
     honest = [sketch_for(i, rng.normal(size=DIM)) for i in range(10)]
     clones = [sketch_for(100 + i, good) for i in range(30)]  # one text, thirty identities
     scored = [(0.9, s) for s in clones] + [(0.3 - 0.01 * i, s) for i, s in enumerate(honest)]
-    chosen = choose_fetch(scored, 8)
+    chosen = choose_fetch(scored, 8, copies=True)
     assert sum(s in clones for s in chosen) == COPY_SLOTS
     assert [s for s in chosen if s not in clones] == honest[: 8 - COPY_SLOTS]
-    # without the defence the clones take every slot
-    assert all(s in clones for s in choose_fetch(scored, 8, copies=False))
+    # without it (the default) the clones take every slot
+    assert all(s in clones for s in choose_fetch(scored, 8))
 
 
 def test_bad_standing_lowers_a_sketch_and_good_standing_wins_among_copies() -> None:
@@ -150,5 +150,5 @@ def test_bad_standing_lowers_a_sketch_and_good_standing_wins_among_copies() -> N
     same = rng.normal(size=DIM)
     copies = [sketch_for(10 + i, same) for i in range(5)]
     trusted = copies[3]
-    picked = choose_fetch([(0.5, s) for s in copies], 1, priors={trusted.peer_id: 0.4})
+    picked = choose_fetch([(0.5, s) for s in copies], 1, priors={trusted.peer_id: 0.4}, copies=True)
     assert picked == [trusted]

@@ -174,3 +174,32 @@ def test_a_count_names_only_the_phrase_after_it() -> None:
     givens = givens_in("What does the room cost for 12 people over a year?")
     twelve = next(g for g in givens if g.number == 12)
     assert "years" not in twelve.alts and "people" in twelve.alts
+
+
+def test_a_derivation_with_nothing_to_derive_is_the_value_looked_up_even_without_a_calculator() -> None:
+    from ioa_p2p.planning import StepOutcome, conclusion
+
+    plan = plan_request("How many lamps does the Dunmore warehouse have?")
+    assert [s.kind for s in plan.steps] == [LOOKUP, CALC]
+    found = Value.of_number(120, "lamp").with_evidence((WAREHOUSE,))
+    outcomes = {
+        1: StepOutcome(plan.steps[0], "librarian", found, "completed"),
+        2: StepOutcome(plan.steps[1], "", None, "failed", note="no member can do arithmetic"),
+    }
+    text, info = conclusion(plan, outcomes)
+    assert text.startswith("The answer is 120") and not info["missing"]
+    # a derivation that has something to compute is never replaced by the lookup
+    plan = plan_request("What does lighting the Dunmore warehouse cost for a year?")
+    rate = Value.of_number(0.30, "EUR").with_evidence((WAREHOUSE,))
+    outcomes = {
+        1: StepOutcome(plan.steps[0], "librarian", rate, "completed"),
+        2: StepOutcome(plan.steps[1], "", None, "failed"),
+    }
+    text, info = conclusion(plan, outcomes)
+    assert text.startswith("No answer") and info["missing"] == [2]
+
+
+def test_the_answer_is_in_the_unit_the_question_names() -> None:
+    number, unit = _derived("How many litres of buttermilk do 16 Ferrow pancakes need?", PANCAKES,
+                            Value.of_number(300, "ml"))  # fmt: skip
+    assert (round(number, 9), unit) == (0.6, "L")

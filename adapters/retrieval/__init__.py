@@ -10,6 +10,8 @@
 - ``tariff.py``   what an amount is charged per and on which terms (pure)
 - ``capacity.py`` "which room seats 150": the rows whose named column holds the stated amount (pure)
 - ``bill.py``     the several charges a question's situation incurs, each on its own terms (pure)
+- ``docmodel/``   documents read once into typed records; questions answered with typed values (pure)
+- ``typed.py``    when the typed model's answer replaces the fact scorer's (pure)
 """
 
 from ioa_p2p.adapters.retrieval.adapter import Passage, RetrievalAdapter, RetrievalOptions, chunk_document

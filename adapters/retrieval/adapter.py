@@ -31,14 +31,16 @@ import trio
 
 from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, TaskResult, parse_options
 from ioa_p2p.adapters.needs import AdapterNeeds
+from ioa_p2p.adapters.retrieval import typed as typed_policy
 from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of, quotes
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.bill import bill_items
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
-from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, fits, ranked, read_document
+from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, ranked, read_document
 from ioa_p2p.adapters.retrieval.facts import terms
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import charge_terms
+from ioa_p2p.adapters.retrieval.typed import prefer_typed, reading_of
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type, request_act
@@ -174,7 +176,7 @@ class DocIndex:
         # a passage that quotes the request (an example of it in the docs) holds no answer to it
         answering = [(s, p) for s, p in hits if not quotes(query, p.text)]
         found = answer(query, self.facts(answering), scope=self.scope(query))
-        typed = self.typed_answers(query, answering) if TYPED_POLICY != "none" else []
+        typed = self.typed_answers(query, answering) if typed_policy.TYPED_POLICY != "none" else []
         if typed and prefer_typed(query, found, typed):
             fact = Fact(typed[0].span.path, typed[0].span.line, typed[0].span.text, "")
             found = Answer(typed[0].value, fact, typed[0].confidence, typed[0])
@@ -207,7 +209,7 @@ class DocIndex:
         if top > 0:  # the best document counts whole: the typed model's confidence is its own
             weights = {path: w / top for path, w in weights.items()}
         documents = [d for d in self.documents() if d.path in weights]
-        return ranked(query, documents, weights, TYPED_CANDIDATES) if documents else []
+        return ranked(query, documents, weights, typed_policy.TYPED_CANDIDATES) if documents else []
 
     def folder_names(self, path: str) -> set[str]:
         """The terms of the file names and titles of ``path``'s folder (names, not charges)."""
@@ -236,54 +238,6 @@ class DocIndex:
 MAX_BLOCK_LINES = 60
 BILL_CONFIDENCE = 0.3
 MAX_RULE_FACTS = 2_000
-
-
-#: How the typed model's answer is weighed against the fact scorer's (see :func:`prefer_typed`).
-TYPED_POLICY = "misfit"
-
-
-def prefer_typed(question: str, found: Answer | None, typed: Sequence[TypedAnswer]) -> bool:
-    """Whether the typed document model's best answer replaces the fact scorer's: when the scorer found
-    nothing, or its value does not have the type the question asks for (a bare number where an amount
-    of money or a duration is asked), the typed one does, and no typed answer reads the scorer's number."""
-    best = typed[0]
-    if TYPED_POLICY == "none":
-        return False
-    if found is None or TYPED_POLICY == "always":
-        return True
-    if TYPED_POLICY == "confidence":
-        return best.confidence > found.score
-    if reading_of(found, typed) is not None:  # the typed model reads the same value from the same record
-        return False
-    if best.kind not in TYPED_KINDS:  # "what X" may ask for a name or a number: the scorer's stands
-        return False
-    sure = best.confidence >= TYPED_SURE * found.score
-    return sure and fits(question, best.value) and not fits(question, found.value)
-
-
-#: Answer types whose mismatch is unambiguous (a duration asked, a bare number or a price given).
-TYPED_KINDS = frozenset({"duration", "amount", "quantity", "count", "time", "date", "when"})
-
-
-TYPED_CANDIDATES = 5
-#: The typed answer replaces a fact scorer's answer of the wrong type only when its confidence is at least
-#: this share of the scorer's (the two scales differ; the scorer's runs higher).
-TYPED_SURE = 0.25
-
-
-def reading_of(found: Answer, typed: Sequence[TypedAnswer]) -> TypedAnswer | None:
-    """The typed answer that reads the scorer's number from the same line of the same file, ranked near
-    the typed model's best (at least half its confidence), if any."""
-    for t in typed:
-        near = t.confidence >= 0.5 * typed[0].confidence
-        here = t.span.path == found.fact.path and t.span.line == found.fact.line
-        if near and here and same_number(t.value, found.value):
-            return t
-    return None
-
-
-def same_number(a: Value, b: Value) -> bool:
-    return a.number is not None and b.number is not None and abs(a.number - b.number) < 1e-9
 
 
 def asks_price(question: str) -> bool:

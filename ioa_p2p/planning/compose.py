@@ -317,8 +317,26 @@ def answer_steps(plan: Plan) -> list[int]:
 _STATUS = {"running": "still running", "not started": "never started"}
 
 
+def _undisputed_derivations(outcomes: Mapping[int, StepOutcome]) -> dict[int, StepOutcome]:
+    """A derivation with nothing to derive (the value looked up answers the question) that no member
+    did (a team without a calculator) is the looked-up value, never a missing step."""
+    out = dict(outcomes)
+    for n, o in outcomes.items():
+        step = o.step
+        if o.status == "completed" or step.kind != CALC or step.template != DERIVE or not step.needs:
+            continue
+        found = outcomes.get(step.needs[0])
+        if found is None or found.status != "completed" or found.value is None:
+            continue
+        if derive_expression(step.text, found.value) is None:
+            why = "the value looked up answers"
+            out[n] = StepOutcome(step, found.who, found.value, "completed", None, why)
+    return out
+
+
 def conclusion(plan: Plan, outcomes: Mapping[int, StepOutcome]) -> tuple[str, dict[str, Any]]:
     """(conclusion text, {"answer", "steps", "citations", "missing"})."""
+    outcomes = _undisputed_derivations(outcomes)
     missing = [o for o in outcomes.values() if o.status != "completed"]
     finals = [outcomes[i] for i in answer_steps(plan) if i in outcomes]
     citations = [

@@ -105,6 +105,10 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
             best, best_unit = chain, want
     if best is None or best.facts == 0 or (best.facts == 1 and not _counts(best, givens)):
         return None  # nothing to compute: the value looked up answers
+    named = [u for u in answer_type(question).units if u]
+    scale = convert(best_unit, named[0]) if len(named) == 1 and best_unit != named[0] else None
+    if scale is not None:  # "how many litres": in the unit the question names, not the documents'
+        return _scaled(best.expr if " " not in best.expr else f"({best.expr})", scale), named[0]
     return best.expr, best_unit
 
 

@@ -163,7 +163,7 @@ def _verified_best(
     pages: PageSearch, count: int, me: PeerId, priors: dict[PeerId, float] | None = None
 ) -> list[SignedSketch]:
     """The ``count`` candidates (not us) to fetch, chosen by :func:`~ioa_p2p.dht.expand.choose_fetch`
-    (copies share slots, bad standing ranks lower) among those whose sketch signature verifies; the others
+    (a peer of bad standing ranks lower) among those whose sketch signature verifies; the others
     are dropped."""
     chosen: list[SignedSketch] = []
     while len(chosen) < count:

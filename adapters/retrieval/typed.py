@@ -1,0 +1,64 @@
+"""When the typed document model's answer replaces the fact scorer's (pure).
+
+The fact scorer (answer.py) was built on the goal suites' documents; the typed document model (docmodel/)
+reads any document into typed records. :func:`prefer_typed` gives the typed answer when the scorer found
+nothing, or when the scorer's value has the wrong type for an unambiguous answer type (a bare number where
+money or a duration is asked) and no typed reading of the same line corroborates it; :func:`reading_of`
+is the typed reading of the scorer's own answer (it travels in the result's ``data["typed"]``).
+``TYPED_POLICY`` switches the routing for measurements (``none`` = the scorer alone, as before).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ioa_p2p.adapters.retrieval.answer import Answer
+from ioa_p2p.adapters.retrieval.docmodel import TypedAnswer, fits
+from ioa_p2p.planning.values import Value
+
+#: How the typed model's answer is weighed against the fact scorer's (see :func:`prefer_typed`).
+TYPED_POLICY = "misfit"
+
+
+def prefer_typed(question: str, found: Answer | None, typed: Sequence[TypedAnswer]) -> bool:
+    """Whether the typed document model's best answer replaces the fact scorer's: when the scorer found
+    nothing, or its value does not have the type the question asks for (a bare number where an amount
+    of money or a duration is asked), the typed one does, and no typed answer reads the scorer's number."""
+    best = typed[0]
+    if TYPED_POLICY == "none":
+        return False
+    if found is None or TYPED_POLICY == "always":
+        return True
+    if TYPED_POLICY == "confidence":
+        return best.confidence > found.score
+    if reading_of(found, typed) is not None:  # the typed model reads the same value from the same record
+        return False
+    if best.kind not in TYPED_KINDS:  # "what X" may ask for a name or a number: the scorer's stands
+        return False
+    sure = best.confidence >= TYPED_SURE * found.score
+    return sure and fits(question, best.value) and not fits(question, found.value)
+
+
+#: Answer types whose mismatch is unambiguous (a duration asked, a bare number or a price given).
+TYPED_KINDS = frozenset({"duration", "amount", "quantity", "count", "time", "date", "when"})
+
+
+TYPED_CANDIDATES = 5
+#: The typed answer replaces a fact scorer's answer of the wrong type only when its confidence is at least
+#: this share of the scorer's (the two scales differ; the scorer's runs higher).
+TYPED_SURE = 0.25
+
+
+def reading_of(found: Answer, typed: Sequence[TypedAnswer]) -> TypedAnswer | None:
+    """The typed answer that reads the scorer's number from the same line of the same file, ranked near
+    the typed model's best (at least half its confidence), if any."""
+    for t in typed:
+        near = t.confidence >= 0.5 * typed[0].confidence
+        here = t.span.path == found.fact.path and t.span.line == found.fact.line
+        if near and here and same_number(t.value, found.value):
+            return t
+    return None
+
+
+def same_number(a: Value, b: Value) -> bool:
+    return a.number is not None and b.number is not None and abs(a.number - b.number) < 1e-9
