@@ -73,6 +73,15 @@ def test_upstream_still_credits_the_window_on_nearly_every_read() -> None:
     assert "_yamux_release_on_read()" in source and "_window_update_partial_slack" in source
 
 
+def test_yamux_rtt_pings_every_two_minutes() -> None:
+    """The constant the RTT loop reads before each sleep still exists, and the patch sets it."""
+    import libp2p.stream_muxer.yamux.yamux as yamux
+
+    idle_traffic.credit_yamux_in_halves()
+    assert yamux.RTT_MEASURE_INTERVAL == idle_traffic.RTT_PING_INTERVAL == 120.0
+    assert "RTT_MEASURE_INTERVAL" in inspect.getsource(yamux.Yamux._measure_rtt_loop)
+
+
 async def test_small_messages_cost_no_window_updates_with_the_patch(monkeypatch: pytest.MonkeyPatch) -> None:
     from libp2p.stream_muxer.yamux.yamux import YamuxStream
 

@@ -163,3 +163,13 @@ def test_the_gossip_heartbeat_slows_down_only_while_nothing_happens() -> None:
     assert pacer.interval(6, peers | {"f"}, 1, 200.0) == 5.0
     assert pacer.interval(3, peers | {"f"}, 1, 202.0) == 1.0  # the mesh is short of peers
     assert HeartbeatPacer(fast=1.0, idle=0.5, degree_low=4).interval(6, peers, 0, 1e6) == 1.0  # never faster
+
+
+def test_py_libp2p_still_refreshes_its_routing_table_itself() -> None:
+    """The node's peer discovery leaves the per-bucket refresh to py-libp2p's DHT maintenance loop."""
+    import inspect
+
+    import libp2p.kad_dht.kad_dht as kad
+
+    assert kad.ROUTING_TABLE_REFRESH_INTERVAL <= 600
+    assert "self.refresh_routing_table()" in inspect.getsource(kad.KadDHT._run_main_loop)

@@ -15,12 +15,20 @@
     ``tests/test_idle_traffic.py`` checks that upstream still credits on every read (the patch is
     still needed), that patched hosts send almost no window updates for small messages, and that a
     transfer of many windows still completes.
+
+Also here: yamux measures each connection's RTT with a PING every ``RTT_MEASURE_INTERVAL`` (30 s); at
+25 nodes (about 26 connections each) that was 1.7 frames a second written and as many read by an idle
+node, the largest part of its frames once the window credit was fixed. :func:`credit_yamux_in_halves`
+sets it to :data:`RTT_PING_INTERVAL` (120 s): the RTT only tunes receive windows, and a PING every
+2 minutes still keeps NAT mappings of TCP connections alive (RFC 5382 asks NATs to keep them 2 h).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+#: Seconds between yamux's RTT PINGs on each connection (upstream: 30 s; an int there).
+RTT_PING_INTERVAL = 120
 #: Upstream's ``YamuxStream._auto_tune_and_send_window_update``, kept when the patch goes in.
 _upstream: Any = None
 
@@ -52,6 +60,7 @@ def credit_yamux_in_halves() -> None:
     global _upstream
     if _upstream is not None:
         return
+    import libp2p.stream_muxer.yamux.yamux as yamux
     from libp2p.stream_muxer.yamux.yamux import YamuxStream
 
     for name in (
@@ -63,6 +72,9 @@ def credit_yamux_in_halves() -> None:
     ):
         if not hasattr(YamuxStream, name):
             raise RuntimeError(f"py-libp2p's YamuxStream has no {name} any more: revisit idle_traffic.py")
+    if not hasattr(yamux, "RTT_MEASURE_INTERVAL"):
+        raise RuntimeError("py-libp2p's yamux has no RTT_MEASURE_INTERVAL any more: revisit idle_traffic.py")
+    yamux.RTT_MEASURE_INTERVAL = max(yamux.RTT_MEASURE_INTERVAL, RTT_PING_INTERVAL)
     _upstream = YamuxStream._auto_tune_and_send_window_update
     YamuxStream._auto_tune_and_send_window_update = credit_in_halves  # type: ignore[method-assign]
 
@@ -74,4 +86,4 @@ def upstream_credit() -> Any:
     return _upstream
 
 
-__all__ = ["credit_in_halves", "credit_yamux_in_halves", "upstream_credit"]
+__all__ = ["RTT_PING_INTERVAL", "credit_in_halves", "credit_yamux_in_halves", "upstream_credit"]

@@ -15,12 +15,14 @@ holds :attr:`RefreshPolicy.target_peers` connections (half the XOR-closest, half
 graph stays connected and gossip reaches every node). The pace is adaptive and decided by the pure
 :class:`RefreshPolicy`: every ``fast`` seconds while the routing table or the connection set still grows,
 then doubling up to ``slow`` (``[node] refresh_max``, 600 s like go-libp2p's routing table refresh) once
-nothing changes; a bootstrap (re)connection resets it to ``fast``, and so does a lost connection (the
-loop checks its connection count, without any I/O, every :data:`DEFICIT_CHECK` s). A full per-bucket
-refresh (one lookup per non-empty k-bucket) runs only at the slow pace. Newcomers need no lookup of ours
-to be found: their own lookups and dials reach us, and an inbound DHT query adds its sender to our
-routing table. (With ``slow`` at 60 s, the refresh lookups were about half the CPU an idle node spent
-at 25 nodes: docs/performance.md, "Light nodes".) The library's own
+nothing changes; a bootstrap (re)connection resets it to ``fast``, and a lost connection below the
+target starts one round at once (the loop checks its connection count, without any I/O, every
+:data:`DEFICIT_CHECK` s). The full per-bucket refresh (one lookup per non-empty k-bucket) is left to
+py-libp2p's DHT maintenance loop, which runs it at start and every 600 s
+(``ROUTING_TABLE_REFRESH_INTERVAL``); this loop doing it too, at its slow pace, doubled that work.
+Newcomers need no lookup of ours to be found: their own lookups and dials reach us, and an inbound DHT
+query adds its sender to our routing table. (With ``slow`` at 60 s, the refresh lookups were about half
+the CPU an idle node spent at 25 nodes: docs/performance.md, "Light nodes".) The library's own
 connection manager, which would dial every peer in the peerstore, is switched off
 (:func:`ioa_p2p.node.net.libp2p_patches.disable_auto_connector`). Before this policy, nodes refreshed every
 second for 15 s and dialed up to 64 peers each: at 25+ nodes on one 2-core machine the lookups alone kept a
@@ -253,7 +255,7 @@ async def run_peer_discovery(
     faults = faults or Faults()
     own_key = dht.host.get_id().to_bytes()
     delay = policy.fast
-    lost = False  # this round was started early by a lost connection: no full refresh for it
+    lost = False  # this round was started early by a lost connection
     lost_at = -LOST_ROUND_GAP
     while True:
         if lost:
@@ -261,7 +263,8 @@ async def run_peer_discovery(
         table_before = dht.routing_table.size()
         grew = False
         with faults.boundary("peer discovery"):  # fed by other peers' FIND_NODE answers
-            await _lookup(dht, own_key, full=policy.full_refresh(delay) and not lost)
+            # the per-bucket refresh is py-libp2p's own (KadDHT's maintenance loop, every 600 s)
+            await _lookup(dht, own_key, full=False)
             dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng)
             grew = dht.routing_table.size() > table_before or dialed > 0
         delay = policy.next_delay(delay, grew)
