@@ -44,7 +44,12 @@ from ioa_p2p.planning.routing import Candidate, rank_members
 from ioa_p2p.planning.values import Value
 
 HERE = Path(__file__).resolve().parent
-SUITES = {"1": HERE / "goal_suite", "2": HERE / "goal_suite2", "nat": HERE / "goal_suite_nat"}
+SUITES = {
+    "1": HERE / "goal_suite",
+    "2": HERE / "goal_suite2",
+    "nat": HERE / "goal_suite_nat",
+    "nat2": HERE / "goal_suite_nat2",
+}
 
 
 async def _no_progress(_: Any) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 from ioa_p2p.planning.answer_types import answer_type
 from ioa_p2p.planning.derive import DERIVE, derive_expression
+from ioa_p2p.planning.records import records_from_data
 from ioa_p2p.planning.structured import structured_of, structured_value
 from ioa_p2p.planning.tariffs import render_charges
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, TASK, Plan, PlanStep
@@ -178,7 +179,7 @@ def value_of(text: str, data: Mapping[str, Any] | None, request: str = "") -> Va
     if data:
         value = Value.from_dict(data.get("value"))
         if value is not None:
-            return value.with_evidence(_evidence(data))
+            return value.with_evidence(_evidence(data)).with_records(records_from_data(data.get("records")))
         stdout = data.get("stdout")
         if isinstance(stdout, str) and stdout.strip():
             return parse_value(stdout)
