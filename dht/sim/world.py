@@ -160,10 +160,9 @@ class World:
             node.joined_at = self.loop.now
             node.refresh_delay = policy.slow
             self.joined += 1
-            for other in order[max(0, rank - K) : rank + K + 1]:
-                node.table.add(other.peer)
-            for other in self.rng.sample(self.nodes, min(random_peers, len(self.nodes))):
-                node.table.add(other.peer)
+            offered = order[max(0, rank - K) : rank + K + 1]
+            offered += self.rng.sample(self.nodes, min(random_peers, len(self.nodes)))
+            node.table.add_many([other.peer for other in offered])
         if connected_tables:
             for node in self.nodes:
                 for peer in node.table:
