@@ -58,7 +58,9 @@ class DocRule:
     when: str = ""
     band: Band | None = None
     tier: bool = False
-    line: int = 0  # the record's line (rules of one record share it)
+    line: int = 0  # the record's line
+    record: int = -1  # the record's index in its document (rules of one record share it)
+    row: bool = False  # read from a table row
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,36 +91,44 @@ def records_from_data(raw: Any) -> DocRecords | None:
         return None
     if not isinstance(raw.get("records"), list):
         return None
-    out = []
+    out: list[DocRecord] = []
     for item in raw["records"][:MAX_RECORDS]:
-        record = _record(item)
+        record = _record(item, len(out))
         if record is not None:
             out.append(record)
     return DocRecords(_text(raw.get("path")), _text(raw.get("currency")), tuple(out))
 
 
-def _record(item: Any) -> DocRecord | None:
+def _record(item: Any, index: int) -> DocRecord | None:
     if not isinstance(item, Mapping) or not isinstance(item.get("text"), str):
         return None
-    line = item.get("line") if isinstance(item.get("line"), int) else 0
+    raw_line = item.get("line")
+    line = raw_line if isinstance(raw_line, int) and not isinstance(raw_line, bool) else 0
     cells = tuple(
         (_text(c[0]), _text(c[1])) for c in _list(item.get("cells")) if isinstance(c, list) and len(c) == 2
     )
-    rules = tuple(r for r in (_rule(x, line) for x in _list(item.get("rules"))[:MAX_RULES]) if r is not None)
+    row = item.get("kind") == "row"
+    raw_rules = _list(item.get("rules"))[:MAX_RULES]
+    rules = tuple(r for r in (_rule(x, line, index, row) for x in raw_rules) if r is not None)
     section = tuple(_text(s) for s in _list(item.get("section")))
     return DocRecord(_text(item.get("kind")), line, item["text"][:400], section, _text(item.get("key")),
                      cells, rules)  # fmt: skip
 
 
-def _rule(x: Any, line: int) -> DocRule | None:
+def _rule(x: Any, line: int, index: int, row: bool) -> DocRule | None:
     if not isinstance(x, list) or len(x) != 10 or x[0] not in RULE_KINDS:
         return None
     kind, number, unit, per, step, started, beyond, when, band, tier = x
     if not _finite(number) or not _finite(step) or not _finite(beyond) or step <= 0:
         return None
     pers = tuple(_text(p) for p in _list(per)[:4])
+    if unit in _SUBUNITS:  # "50p": GBP 0.50
+        unit, number = _SUBUNITS[unit], float(number) / 100
     return DocRule(kind, float(number), _text(unit), pers, float(step), started is True, float(beyond),
-                   _text(when)[:300], _band(band), tier is True, line)  # fmt: skip
+                   _text(when)[:300], _band(band), tier is True, line, index, row)  # fmt: skip
+
+
+_SUBUNITS = {"pence": "GBP", "cent": "EUR"}
 
 
 def _band(raw: Any) -> Band | None:

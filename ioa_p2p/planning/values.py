@@ -32,6 +32,7 @@ UNITS: dict[str, tuple[str, ...]] = {
     "m²": ("m²", "m2", "square metre", "square metres", "square meters", "sqm"),
     "lb": ("lb", "lbs", "pound", "pounds"),
     "kWh": ("kwh",),
+    "MWh": ("mwh",),
     "Wh": ("wh",),
     "kW": ("kw",),
     "W": ("w", "watt", "watts"),

@@ -63,14 +63,12 @@ def band_of(key: str) -> Band | None:
         low, high = _n(m.group(1)), _n(m.group(2))
         if low <= high:
             return Band(low, high, False, False, unit)
-    low, high = (
-        _LOW_OPEN.search(text) or _LOW_CLOSED.search(text),
-        _HIGH_OPEN.search(text) or _HIGH_CLOSED.search(text),
-    )
-    if low and high and low.start() < high.start():  # "over 5 m² up to 20 m²"
-        lo, hi = _n(low.group(1)), _n(high.group(1))
+    above = _LOW_OPEN.search(text) or _LOW_CLOSED.search(text)
+    below = _HIGH_OPEN.search(text) or _HIGH_CLOSED.search(text)
+    if above and below and above.start() < below.start():  # "over 5 m² up to 20 m²"
+        lo, hi = _n(above.group(1)), _n(below.group(1))
         if lo <= hi:
-            return Band(lo, hi, low.re is _LOW_OPEN, high.re is _HIGH_OPEN, unit)
+            return Band(lo, hi, above.re is _LOW_OPEN, below.re is _HIGH_OPEN, unit)
     m = _OR_MORE.search(text)
     if m:
         return Band(_n(m.group(1) or m.group(2)), unit=unit)

@@ -241,6 +241,9 @@ _CURRENCY = re.compile(
     r"(?P<cur>EUR|euros?|GBP|pounds(?: sterling)?|sterling|USD|(?:US )?dollars?|CHF|Swiss francs?)\b",
     re.I,
 )
+_CURRENCY_HEADING = re.compile(  # "FARES (EUR)", "Price (GBP)"
+    r"\b(?:prices?|rates?|fees?|charges?|fares?|costs?)\s*\((?P<cur>EUR|GBP|USD|CHF)\)", re.I
+)
 _CURRENCY_NAMES = {"euro": "EUR", "euros": "EUR", "pound": "GBP", "pounds": "GBP", "pounds sterling": "GBP",
                    "sterling": "GBP", "dollar": "USD", "dollars": "USD", "us dollars": "USD",
                    "swiss franc": "CHF", "swiss francs": "CHF"}  # fmt: skip
@@ -248,7 +251,7 @@ _CURRENCY_NAMES = {"euro": "EUR", "euros": "EUR", "pound": "GBP", "pounds": "GBP
 
 def currency_of(text: str) -> str:
     """The currency a document says its prices are in ("All rates in EUR per hour"); "" when none."""
-    m = _CURRENCY.search(text)
+    m = _CURRENCY.search(text) or _CURRENCY_HEADING.search(text)
     if not m:
         return ""
     cur = m.group("cur")
@@ -260,7 +263,7 @@ def _header_more(line: str, starts: list[int]) -> bool:
     cells = [c for _, c in _cells_at(line, starts) if c]
     if not cells or not line.strip() or not re.match(r"^\s", line):
         return False
-    return not any(re.fullmatch(r"[-\d.,]+", c) for c in cells)
+    return not any(re.fullmatch(r"[-\d.,:]+", c) for c in cells)  # a number or a clock time is data
 
 
 def _clean(text: str) -> str:

@@ -136,12 +136,15 @@ def _clause_rules(clause: str, sentence: str, currency: str) -> list[Rule]:
         step = 0.5 if rounding.group("step").lower() == "half" else 1.0
         out.append(Rule(ROUNDING, step, _unit(rounding.group("unit")), step=step, when=clause))
     cap = _CAPACITY.search(clause)
-    if cap and not money:
+    if cap:
         n = float(cap.group("n"))
         out.append(Rule(CAPACITY, n, _unit(cap.group("unit")), (_unit(cap.group("what")),), when=clause))
     for q in money:
-        out.append(_money_rule(q, clause, currency, money))
-    if not money and _MINIMUM.search(clause):  # "with a minimum of 4 hours"
+        if not re.search(
+            r"\b(?:over|above|more than|under|below|up to|from|exceeding)\s*$", clause[: q.start]
+        ):
+            out.append(_money_rule(q, clause, currency, money))  # not a threshold ("free for orders over X")
+    if _MINIMUM.search(clause):  # "with a minimum of 4 hours"
         for q in quantities:
             lead = clause[max(0, q.start - 25) : q.start]
             if q.unit and dimension(q.unit) != "money" and _MINIMUM.search(lead):
@@ -235,20 +238,38 @@ def _percent_rules(clause: str) -> list[Rule]:
         off = how in ("off", "discount", "reduction", "less", "cheaper")
         kind = VAT if re.search(r"\bvat\b|\bsales tax\b", clause, re.I) else PERCENT
         n = float(m.group("n"))
-        out.append(Rule(kind, -n if off else n, "%", when=clause))
+        out.append(Rule(kind, -n if off else n, "%", when=clause, band=_who_band(clause)))
     for m in _DISCOUNT_OF.finditer(clause):
         off = m.group("how").lower() in ("discount", "reduction")
         kind = VAT if re.search(r"\bvat\b", clause, re.I) else PERCENT
-        rule = Rule(kind, -float(m.group("n")) if off else float(m.group("n")), "%", when=clause)
+        number = -float(m.group("n")) if off else float(m.group("n"))
+        rule = Rule(kind, number, "%", when=clause, band=_who_band(clause))
         if rule not in out:
             out.append(rule)
     for m in _ADDS.finditer(clause):
-        rule = Rule(PERCENT, float(m.group("n")), "%", when=clause)
+        rule = Rule(PERCENT, float(m.group("n")), "%", when=clause, band=_who_band(clause))
         if all(r.number != rule.number for r in out):
             out.append(rule)
     if _HALVED.search(clause):
-        out.append(Rule(PERCENT, -50.0, "%", when=clause))
+        out.append(Rule(PERCENT, -50.0, "%", when=clause, band=_who_band(clause)))
     return out
+
+
+_AGE = re.compile(
+    r"\baged?\b|\byears? old\b|\b(?:members|children|people|persons|anyone|guests|users) "
+    r"(?:aged )?(?:under|over|below|above)\s+\d",
+    re.I,
+)
+
+
+def _who_band(clause: str) -> Band | None:
+    """The band of whom or what a percentage applies to ("members under 18", "groups of 10 or more",
+    "bookings made at least 6 months before"), without its percentage; an age when the words say so."""
+    who = _OFF.sub(" ", _DISCOUNT_OF.sub(" ", clause))
+    band = band_of(who)
+    if band is not None and not band.unit and _AGE.search(who):
+        band = Band(band.low, band.high, band.low_open, band.high_open, "age")
+    return band
 
 
 def _row_rules(cells: tuple[tuple[str, str], ...], band: Band | None, currency: str,
@@ -259,7 +280,7 @@ def _row_rules(cells: tuple[tuple[str, str], ...], band: Band | None, currency: 
     out = []
     for header, cell in cells[1:]:
         for q in quantities_in(cell)[:1]:
-            priced = currency and (_priced(header + " " + cell) or _money_header(header))
+            priced = currency and (_priced(header + " " + cell) or _money_header(header) or _price_like(q))
             unit = q.unit or (currency if priced else "")
             if dimension(unit) != "money":
                 continue
