@@ -51,6 +51,7 @@ SUITES = {
     "1": HERE / "goal_suite",
     "2": HERE / "goal_suite2",
     "nat": HERE / "goal_suite_nat",
+    "nat2": HERE / "goal_suite_nat2",
     "para": HERE / "goal_suite_para",
 }
 
