@@ -147,12 +147,14 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
 
 
 def _priors(search: CardSearch) -> dict[PeerId, float]:
-    """This node's reputation priors by peer (from its signed histories; none without a ranker)."""
+    """This node's standing of each peer (:meth:`~ioa_p2p.dht.ranking.CardRanker.priors`: what the peer's
+    card it fetched before says, its breadth and whether it copies another, plus its reputation from
+    this node's signed histories; none without a ranker)."""
     ranker = search.directory.ranker
     if ranker is None:
         return {}
     out = {}
-    for key, prior in ranker.reputation().items():
+    for key, prior in ranker.priors().items():
         try:
             out[PeerId.from_string(key)] = prior
         except InvalidPeerId:
