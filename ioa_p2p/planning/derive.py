@@ -29,6 +29,7 @@ from ioa_p2p.planning.doc_facts import (
     givens_in,
     unit_word,
 )
+from ioa_p2p.planning.ruled import counted_expression, ruled_expression
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.values import NUMBER, Value, format_number
 
@@ -84,6 +85,9 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
     """(expression, unit) for ``question`` from the passages ``found`` was read from (its evidence)."""
     if found is None:
         return None
+    typed = counted_expression(question, found.records) or ruled_expression(question, found.records)
+    if typed is not None:  # the document's own typed rules apply (planning/ruled.py)
+        return typed
     facts: list[Quantity] = []
     for text in found.evidence:
         facts += [f for f in facts_in(text) if f.key() not in {g.key() for g in facts}]
