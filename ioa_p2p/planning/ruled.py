@@ -89,7 +89,7 @@ def ruled_expression(question: str, records: DocRecords | None) -> tuple[str, st
         return None
     rules = records.rules
     givens = _givens(question, rules)
-    words = content_words(question)
+    words = words_of(question)
     weight = _weights(records)
     rates = [r for r in rules if r.kind == RATE and r.unit in MONEY]
     bases = [r for r in rates if not _EXTRA.search(r.when)]
@@ -144,6 +144,15 @@ _ADDED = re.compile(
 _NOT_ADDED = re.compile(r"\b(?:without|before|excluding|excl|not including|leaving out|no)\b", re.I)
 
 
+_KEPT = frozenset({"full", "whole", "total", "all"})  # function words elsewhere, names of plans and rows here
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The words that say what a text is about (doc_facts.content_words), "Full" and "Whole" kept: here
+    they name a plan, a row or a column."""
+    return content_words(text) | (_KEPT & set(re.findall(r"[a-z]+", text.lower())))
+
+
 def _asks_money(question: str) -> bool:
     kind = answer_type(question).kind
     return kind == "amount" or (
@@ -156,7 +165,7 @@ def _added_words(question: str) -> frozenset[str]:
     out: set[str] = set()
     for m in _ADDED.finditer(question):
         if not _NOT_ADDED.search(question[max(0, m.start() - 30) : m.start() + 1]):
-            out |= content_words(m.group(1) or m.group(2))
+            out |= words_of(m.group(1) or m.group(2))
     return frozenset(out)
 
 
@@ -164,7 +173,7 @@ def _weights(records: DocRecords) -> dict[str, float]:
     """How telling each word of the document is: 1 / the number of its records that use it."""
     df: dict[str, int] = {}
     for r in records.records:
-        for w in content_words(r.text):
+        for w in words_of(r.text):
             df[w] = df.get(w, 0) + 1
     return {w: 1.0 / n for w, n in df.items()}
 
@@ -383,7 +392,7 @@ _THINGS = frozenset({"order", "booking", "job", "invoice", "event", "visit", "de
 def _topic(r: DocRule) -> frozenset[str]:
     """What a minimum or a cap is about: its words, without the words every bound has."""
     bound = {"minimum", "maximum", "never", "exceed", "whatever", *(u.lower() for u in MONEY)}
-    return content_words(r.when) - GENERIC - bound - {singular(p) for p in r.per}
+    return words_of(r.when) - GENERIC - bound - {singular(p) for p in r.per}
 
 
 def _each_for(per: str, givens: list[Quantity], used: frozenset[int]) -> tuple[float, int] | None:
@@ -475,7 +484,7 @@ def _holds(r: DocRule, g: Quantity) -> bool:
     if band.unit:
         c = convert(g.unit, band.unit) if g.unit else None
         return c is not None and band.holds(g.number * c)
-    counted = singular(g.what) in _PEOPLE or singular(g.what) in content_words(r.when)
+    counted = singular(g.what) in _PEOPLE or singular(g.what) in words_of(r.when)
     return not g.unit and counted and band.holds(g.number)
 
 
@@ -509,11 +518,11 @@ def _subject(when: str) -> frozenset[str]:
     the band it states (those are checked as a band)."""
     m = _SUBJECT_END.search(when)
     head = when[: m.start()] if m else when
-    return content_words(_BAND_PHRASE.sub(" ", head)) - GENERIC
+    return words_of(_BAND_PHRASE.sub(" ", head)) - GENERIC
 
 
 def _words(rate: DocRule) -> frozenset[str]:
-    return content_words(rate.when)
+    return words_of(rate.when)
 
 
 def _distinctive(rate: DocRule, words: frozenset[str], weight: dict[str, float]) -> frozenset[str]:
@@ -523,7 +532,7 @@ def _distinctive(rate: DocRule, words: frozenset[str], weight: dict[str, float])
 def _times(question: str, cap: DocRule, givens: list[Quantity], used: frozenset[int]) -> str:
     """ " * 2" when the question counts something the capacity is per ("two coats", "per coat")."""
     for i, g in enumerate(givens):
-        if i not in used and not g.unit and g.what and singular(g.what) in content_words(cap.when):
+        if i not in used and not g.unit and g.what and singular(g.what) in words_of(cap.when):
             return f" * {format_number(g.number)}"
     return ""
 
