@@ -19,6 +19,10 @@ structure, not the wording:
 - a clause that refers to a block's output **before** the block ("add 35 % to the number this code
   prints: <code>") becomes two: the block runs first (at the start of the plan when it reads no input,
   else just before the clause), then the clause works on "the code's output";
+- an **operand** of an operation ("multiply A by B", "divide A by B", "subtract A from B", "add A to B",
+  "A times / plus / minus / divided by B") that is a noun phrase naming a fact ("the round-trip efficiency
+  of the X7", "the number of stops on line 7") is looked up first, one that is code ("what print(2 ** 12)
+  prints") is run first, and one that is itself arithmetic ("45 × 12") is kept in brackets;
 - instructions in brackets ("(look it up)", "(calculate it first)") say how, not what: they are no
   request and are dropped; other brackets ("(kWh)", "(aged 5-15)") stay, and clause splitting never
   cuts inside them.
@@ -29,10 +33,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from ioa_p2p.planning.answer_types import LOOKUP_VERB
 from ioa_p2p.planning.code import MARK_RE, free_names, inline_code
+from ioa_p2p.planning.expr import normalise
 from ioa_p2p.planning.lookups import words_of
+from ioa_p2p.planning.operands import NEST_MARK
 from ioa_p2p.planning.refs import resolve
-from ioa_p2p.planning.types import TASK, Plan, PlanStep
+from ioa_p2p.planning.types import CODE, LOOKUP, TASK, Plan, PlanStep
 
 #: A verb that opens an instruction in brackets: how to work something out, not a request of its own.
 _HINT_VERBS = r"look|find|get|calculate|compute|work|check|use|see|read|take|then|multiply|add|divide"
@@ -247,14 +254,94 @@ def hoist(
     return added, clause
 
 
+_LEAD_VERB = r"^(?:please\s+)?(?:(?:calculate|compute|work out|take|what is|what's|find|get|give me)\s+)?"
+_OPERATIONS = tuple(
+    re.compile(pattern, re.I)
+    for pattern in (
+        r"^(?:please\s+)?(?P<op>multiply)\s+(?P<a>.+?)\s+(?:by|with)\s+(?P<b>.+?)$",
+        r"^(?:please\s+)?(?P<op>divide)\s+(?P<a>.+?)\s+by\s+(?P<b>.+?)$",
+        r"^(?:please\s+)?(?P<op>subtract|deduct)\s+(?P<a>.+?)\s+from\s+(?P<b>.+?)$",
+        r"^(?:please\s+)?(?P<op>take)\s+(?P<a>.+?)\s+(?:away|off)\s+from\s+(?P<b>.+?)$",
+        r"^(?:please\s+)?(?P<op>add)\s+(?P<a>.+?)\s+to\s+(?P<b>.+?)$",
+        _LEAD_VERB + r"(?P<a>.+?)\s+(?P<op>times|multiplied by|divided by|plus|minus)\s+(?P<b>.+?)$",
+    )
+)
+_PURPOSE = re.compile(r"\s+(?:to (?:get|give|turn|find|see|convert|work out)|so that|in order)\b.*$", re.I)
+_FACT_START = re.compile(r"^(?:the|its|their|his|her|our|a|an)\s+\S|^[A-Z][\w&-]*(?:'s|\s)", re.I)
+
+
+def _arithmetic_only(span: str) -> bool:
+    """The span is numbers and operators only ("45 × 12", "9.8 kWh", "17 %")."""
+    return bool(re.fullmatch(r"[\d.\s()*/+%-]+", normalise(span).strip(" .")))
+
+
+def _is_fact(span: str, before: list[PlanStep]) -> bool:
+    """The span names a fact to look up: a noun phrase with words of its own, no earlier value."""
+    if not _FACT_START.match(span) or _arithmetic_only(span) or inline_code(span) is not None:
+        return False
+    refs, text = resolve(span, before)
+    return not refs and bool(words_of(text) - _GENERIC)
+
+
+def _of_form(span: str) -> str:
+    """ "the X7 module's weight" as "the weight of the X7 module" (the attribute first)."""
+    m = re.fullmatch(r"(?P<the>the\s+)?(?P<e>[^'\s][^']*?)'s\s+(?P<a>[^']+)", span.strip(), re.I)
+    return f"the {m.group('a')} of {m.group('the') or ''}{m.group('e')}" if m else span
+
+
+def explicit_operation(clause: str) -> bool:
+    """The clause is a subtraction its verb names ("take 250 away from it", "subtract 30 from that"): its
+    operands are what it says, not a quantity to read against earlier values."""
+    body = _PURPOSE.sub("", clause.strip().rstrip(".?!"))
+    return any(pattern.match(body) for pattern in _OPERATIONS[2:4])
+
+
+def operand_facts(clause: str, before: list[PlanStep]) -> tuple[list[PlanStep], str]:
+    """(lookups and code runs for the operands ``clause`` names, the clause with a :data:`NEST_MARK` where
+    each value goes; an arithmetic operand bracketed). Nothing when no operand is a fact or code."""
+    body = _PURPOSE.sub("", clause.strip().rstrip(".?!"))
+    if MARK_RE.search(body) or resolve(body, before)[0]:  # over earlier values: operands.operand_lookups
+        return [], clause
+    if LOOKUP_VERB.match(body) and not re.match(r"take\b", body, re.I):  # "look up X (adults over 12)"
+        return [], clause
+    for pattern in _OPERATIONS:
+        m = pattern.match(body)
+        if m is None:
+            continue
+        spans = (m.group("a"), m.group("b"))
+        if any(span.count("(") != span.count(")") for span in spans):
+            continue
+        if any(_names_earlier(span, before) for span in spans if _FACT_START.match(span)):
+            return [], clause  # "add the deposit to 5 hours at the rate": earlier values by name
+        found: list[PlanStep] = []
+        out = body
+        for span in spans:
+            index = len(before) + len(found) + 1
+            code = inline_code(span)
+            if code is not None:
+                found.append(PlanStep(index, CODE, "the number printed", code))
+            elif _is_fact(span, before):
+                question = f"What is {_of_form(span)}?"
+                found.append(PlanStep(index, LOOKUP, question.rstrip("?"), question))
+            else:
+                if _arithmetic_only(span) and re.search(r"\d\s*[-+*/×x÷]\s*\d", span):
+                    out = out.replace(span, f"({span})", 1)
+                continue
+            out = out.replace(span, NEST_MARK.format(index), 1)
+        return (found, out) if found else ([], clause)
+    return [], clause
+
+
 __all__ = [
     "code_first",
     "join_code_parts",
     "code_inputs",
     "code_of",
     "drop_hints",
+    "explicit_operation",
     "hoist",
     "mask_brackets",
+    "operand_facts",
     "split",
     "unmask",
 ]

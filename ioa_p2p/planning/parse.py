@@ -183,7 +183,12 @@ def plan_request(goal: str) -> Plan:
         steps.extend(hoisted)  # "run <code> where n is the stops on line 7": that value planned first
         if bound is None:
             continue
-        clause = bound
+        facts, clause = described.operand_facts(bound, steps)
+        if facts:  # "multiply 9.8 by the efficiency of the X7": the efficiency looked up first
+            steps.extend(facts)
+            made = make_step(clause, steps, blocks, nested=tuple(s.index for s in facts))
+            steps.extend([made] if made is not None else [])
+            continue
         if _REPORT_ONLY.match(clause) and steps and not MARK_RE.search(clause):
             continue
         declared = _DECLARED_UNIT.match(clause.strip())
@@ -206,7 +211,11 @@ def plan_request(goal: str) -> Plan:
         if alone is not None:
             steps.append(alone)
             continue
-        later = over_earlier(len(steps) + 1, clause, steps, refs) if not _codeish(clause) else None
+        later = (
+            None
+            if _codeish(clause) or described.explicit_operation(clause)
+            else over_earlier(len(steps) + 1, clause, steps, refs)
+        )
         if later is not None:  # "how many tables for 130 guests", "what is the difference?"
             steps.append(later)
             continue
