@@ -40,7 +40,7 @@ def guard_host(host: Any, budgets: NodeBudgets) -> None:
     host.ioa_expecting = budgets.expecting  # our requests' answers are not strangers' work (kad_io)
     meter_inbound_streams(host, budgets)
     meter_connections(host, budgets)
-    budgets.watch_loop(ensure_step_timer())
+    budgets.watch_loop(ensure_step_timer().gauge(budgets))
 
 
 def cap_yamux_window() -> None:
