@@ -39,7 +39,7 @@ def guard_host(host: Any, budgets: NodeBudgets) -> None:
     cap_yamux_window()
     meter_inbound_streams(host, budgets)
     meter_connections(host, budgets)
-    budgets.watch_loop(ensure_step_timer())
+    budgets.watch_loop(ensure_step_timer().gauge(budgets))
 
 
 def cap_yamux_window() -> None:
