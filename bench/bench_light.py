@@ -2,7 +2,7 @@
 after goals and after its matcher's models were unloaded (issue 26, docs/performance.md "Light nodes").
 
 Run: python bench/bench_light.py [--nodes 5] [--settle 60] [--window 60] [--goals 3] [--unload-idle 60]
-     [--warm auto|true|false] [--json]
+     [--warm auto|true|false] [--idle-only] [--json]
 
 A local testnet (``open_testnet``: a bootstrap node plus ``--nodes`` agent nodes of the sample agents, each
 ``ioa node start`` in its own process, default config but ``[discovery] warm`` and ``unload_idle``). After
@@ -108,6 +108,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "cpu_pct_max": round(max(cpu[a] for a in agents), 2),
         }
         print(json.dumps({"idle": out}), file=sys.stderr, flush=True)  # kept if a later step fails
+        if args.idle_only:
+            return out
         out["goal_errors"] = []
         for i in range(args.goals):
             try:
@@ -140,6 +142,7 @@ def main() -> None:
     parser.add_argument("--goals", type=int, default=3)
     parser.add_argument("--unload-idle", type=float, default=60.0)
     parser.add_argument("--warm", choices=("auto", "true", "false"), default="auto")
+    parser.add_argument("--idle-only", action="store_true", help="stop after the idle figures (no goals)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     result = trio.run(run, args)

@@ -106,6 +106,38 @@ def test_a_full_bucket_replaces_its_least_recently_seen_peer_only_when_it_is_gon
     assert not table.add(table.own)
 
 
+@pytest.mark.parametrize(
+    ("offered", "bucket_size", "max_buckets", "split", "before"),
+    [(600, K, 256, "any", 0), (300, 3, 256, "any", 0), (300, 2, 12, "any", 0), (200, 4, 256, "own", 0)]
+    + [(200, K, 256, "any", 30), (300, 2, 12, "any", 30), (300, 3, 256, "own", 30)],
+)
+def test_adding_many_peers_at_once_builds_the_table_of_adding_them_one_by_one(
+    offered: int, bucket_size: int, max_buckets: int, split: kbuckets.Split, before: int
+) -> None:
+    rng = random.Random(offered + bucket_size)
+    own = rng.randbytes(32)
+    pool = [rng.randbytes(32) for _ in range(offered // 2)] + [own]
+    peers = [rng.choice(pool) for _ in range(offered)]  # repeats move a peer to the end of its bucket
+    one_by_one, at_once = (
+        RoutingTable(own, bucket_size=bucket_size, max_buckets=max_buckets, split=split) for _ in range(2)
+    )
+    earlier = [rng.randbytes(32) for _ in range(before)]  # a table that is not empty: added one by one
+    for table in (one_by_one, at_once):
+        for peer in earlier:
+            table.add(peer)
+
+    def alive(peer: bytes) -> bool:  # the least recently seen peer of a full bucket answers a ping or not
+        return position(peer) % 3 != 0
+
+    for peer in peers:
+        one_by_one.add(peer, alive)
+    assert at_once.add_many(peers, alive) == len(one_by_one)
+    assert [(b.low, b.width, b.peers) for b in at_once.buckets] == [
+        (b.low, b.width, b.peers) for b in one_by_one.buckets
+    ]
+    assert len(at_once) == len(one_by_one) and own not in at_once
+
+
 def test_bad_table_parameters_are_refused() -> None:
     with pytest.raises(ValueError, match="bucket_size"):
         RoutingTable(b"x", bucket_size=0)

@@ -160,14 +160,13 @@ class World:
             node.joined_at = self.loop.now
             node.refresh_delay = policy.slow
             self.joined += 1
-            for other in order[max(0, rank - K) : rank + K + 1]:
-                node.table.add(other.peer)
-            for other in self.rng.sample(self.nodes, min(random_peers, len(self.nodes))):
-                node.table.add(other.peer)
+            offered = order[max(0, rank - K) : rank + K + 1]
+            offered += self.rng.sample(self.nodes, min(random_peers, len(self.nodes)))
+            node.table.add_many([other.peer for other in offered])
         if connected_tables:
+            by_peer = self.by_peer
             for node in self.nodes:
-                for peer in node.table:
-                    self.net.connect(node, self.by_peer[peer])
+                self.net.connect_many(node, [by_peer[peer] for peer in node.table])
         for node in self.nodes:
             self.connect_more(node)
             self.loop.after(self.rng.random() * policy.slow, self.discovery_round, node, node.session)
@@ -235,8 +234,7 @@ class World:
         table, ping = node.table, self.ping
 
         def learn(peers: list[bytes]) -> None:
-            for peer in peers:
-                table.add(peer, ping)
+            table.add_many(peers, ping)
 
         return start_lookup(self, node, [key], FIND_NODE, ask=PLACE_ASK, on_closer=learn, on_done=on_done)
 

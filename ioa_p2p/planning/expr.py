@@ -146,6 +146,7 @@ def _apply(s: str, default: str) -> str:
             rf"(?:add|adding|plus) {OPERAND}",
             lambda a: f"({d} * (1 + {_pct(a)}))" if a.endswith("%") else f"({d} + {a})",
         ),
+        (rf"take {OPERAND} (?:away|off) from {OPERAND}", lambda a, b: f"({b} - {a})"),
         (
             rf"(?:subtract|deduct|take (?:off|away)|remove) (?:the )?{OPERAND}"
             rf"(?: [a-z ]{{0,30}}?)? from {OPERAND}",

@@ -103,6 +103,7 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
 21. Dials waited for each multistream-select answer (5 round trips): :mod:`~ioa_p2p.node.net.lazy_upgrade`
    sends them with the handshakes (3); ``tests/test_lazy_select.py`` checks the selector's shape.
 22. Yamux window credit on nearly every read: :mod:`ioa_p2p.node.net.idle_traffic` (its docstring says all).
+23. DHT handler slots kept by streams left open: :mod:`ioa_p2p.node.net.kad_slots` (its docstring says all).
 """
 
 from __future__ import annotations
