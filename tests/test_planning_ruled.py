@@ -257,3 +257,13 @@ def test_the_prices_own_terms_join_its_rules_only_for_the_price_looked_up() -> N
     off = ruled_expression(question, docs, (("step", "30 min"), ("discount", "10")), 40.0)
     assert off is not None and value(off[0]) == pytest.approx(162)
     assert ruled_expression(question, docs, (("step", "30 min"),), 55.0) is None  # another price
+
+
+def test_what_a_discount_saves() -> None:
+    saved = ruled_expression(
+        "How much does a 10-year-old save on a single kayak for 2 hours?", records(KAYAK)
+    )
+    assert saved is not None and value(saved[0]) == 14  # half of 2 x 14
+    hall = "How much does a booking made 4 months ahead save on the hire each hour at Millrace Hall?"
+    each = ruled_expression(hall, records(HALL))
+    assert each is not None and value(each[0]) == 6  # 15 % of GBP 40
