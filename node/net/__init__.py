@@ -40,6 +40,8 @@
   when none answers), peer discovery
 - ``lazy_select.py``     outbound streams whose multistream-select negotiation rides with the first
   request (one round trip instead of three)
+- ``kad_slots.py``       which inbound DHT streams are served: idle ones end, and make room for newcomers
+  (patch 23)
 - ``kad.py``             batched fresh Kademlia lookups, puts and provides over py-libp2p's KadDHT; serving
   the DHT on ``/ioa/kad/1.0.0`` with our record validators
 - ``gossip.py``          GossipSub card announcements (tuned heartbeat and limits, topic validator, drain
