@@ -267,3 +267,13 @@ def test_what_a_discount_saves() -> None:
     hall = "How much does a booking made 4 months ahead save on the hire each hour at Millrace Hall?"
     each = ruled_expression(hall, records(HALL))
     assert each is not None and value(each[0]) == 6  # 15 % of GBP 40
+
+
+def test_a_discount_term_whose_condition_the_document_states_is_checked_here() -> None:
+    docs = records(HALL)
+    question = "What is the hire at Millrace Hall for 4 hours 10 minutes?"
+    terms = (("step", "30 min"), ("discount", "15"))  # the early-booking discount, read without its condition
+    plain = ruled_expression(question, docs, terms, 40.0)
+    assert plain is not None and value(plain[0]) == pytest.approx(180)
+    early = ruled_expression(question.replace("?", ", booked 5 months ahead?"), docs, terms, 40.0)
+    assert early is not None and value(early[0]) == pytest.approx(153)

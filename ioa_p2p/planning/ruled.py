@@ -134,7 +134,8 @@ def ruled_expression(
     for p in applied:
         expr = f"{_group(expr)} * {format_number(1 + p.number / 100)}"
     off = _term_number(termed.get("discount", ""))
-    if off and not any(abs(p.number + off) < 1e-9 for p in applied):
+    known = any(r.kind == PERCENT and abs(r.number + off) < 1e-9 for r in rules)  # its condition checked here
+    if off and not known:
         expr = f"{_group(expr)} * {format_number(1 - off / 100)}"
     for other in rates:
         if other is rate or other.row or (other.band is not None):
