@@ -281,3 +281,52 @@ async def test_a_node_joining_through_a_bootstrap_whose_dht_slots_are_held_open_
                 for stream in held:
                     with trio.move_on_after(1):
                         await stream.close()
+
+
+async def test_a_put_that_gives_up_on_a_silent_peer_closes_its_stream_there(tmp_path: Path) -> None:
+    """Our PUT_VALUE client closes the stream when its deadline ends the request (py-libp2p's left it
+    open at the peer, in one of the peer's DHT handler slots, for as long as the connection lived)."""
+    from ioa_p2p.dht.validators import card_key
+    from ioa_p2p.node.net import kad
+
+    puts: list[str] = []  # how each PUT_VALUE stream ended: open (not yet), closed, reset
+
+    async def silent(stream: Any) -> None:  # reads requests, never answers
+        data, index = b"", None
+        try:
+            while chunk := await stream.read(65536):
+                data += chunk
+                if index is None and first_request(data) == Message.MessageType.PUT_VALUE:
+                    puts.append("open")
+                    index = len(puts) - 1
+            if index is not None:
+                puts[index] = "closed"
+        except Exception:
+            if index is not None:
+                puts[index] = "reset"
+
+    with trio.fail_after(90):
+        async with open_test_nodes(tmp_path, 2) as (writer, peer):
+            await writer.services.discovery.card_ready.wait()
+            key = card_key(writer.peer_id)
+            value = writer.net.dht.value_store.get(key.encode()).value
+            peer.net.host.set_stream_handler(IOA_KAD_PROTOCOL, silent)
+            await kad.put_value(writer.net.dht, key, value)
+            with trio.move_on_after(5):
+                while "open" in puts or not puts:  # noqa: ASYNC110
+                    await trio.sleep(0.05)
+            assert puts and "open" not in puts, f"PUT_VALUE streams left open at the peer: {puts}"
+
+
+def first_request(data: bytes) -> int | None:
+    """The type of the first Kademlia request in ``data`` (None: not complete yet)."""
+    try:
+        length = varint.decode_bytes(data)
+    except TypeError:
+        return None
+    start = len(varint.encode(length))
+    if len(data) < start + length:
+        return None
+    message = Message()
+    message.ParseFromString(data[start : start + length])
+    return int(message.type)

@@ -16,6 +16,7 @@ import pytest
 from ioa_p2p.adapters.calculator.adapter import calculate
 from ioa_p2p.adapters.retrieval.docmodel import read_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import MAX_BYTES, records_data
+from ioa_p2p.planning.compared import compared_expression, timetable_duration
 from ioa_p2p.planning.records import DocRecords, records_from_data
 from ioa_p2p.planning.ruled import counted_expression, ruled_expression
 
@@ -210,3 +211,49 @@ def test_the_wire_form_is_bounded() -> None:
     assert data["version"] == 1
     assert len(json.dumps(data).encode()) <= MAX_BYTES + 20_000
     assert len(data["records"]) <= 300  # type: ignore[arg-type]
+
+
+FERRY = """\
+# Gullholm Ferries
+
+## Fares (EUR)
+
+| Ticket        | Adult | Child |
+|---------------|-------|-------|
+| Single        | 9.00  | 4.50  |
+| Day return    | 15.00 | 7.50  |
+| Island pass   | 32.00 | 16.00 |
+
+## Timetable
+
+| Harbour dep. | Gull Rock arr. | Holm Quay arr. |
+|--------------|----------------|----------------|
+| 07:10        | 07:35          | 08:05          |
+| 12:40        | 13:05          | 13:35          |
+"""
+
+
+def test_two_prices_compared_and_a_timetable_duration() -> None:
+    docs = records(FERRY)
+    more = compared_expression("How much more is an adult island pass than an adult day return?", docs)
+    assert more is not None and value(more[0]) == 17 and more[1] == "EUR"
+    save = "How much does a child save with a day return instead of two singles?"
+    saved = compared_expression(save, docs)
+    assert saved is not None and value(saved[0]) == 1.5
+    pct = compared_expression("By what percentage is the child single cheaper than the adult single?", docs)
+    assert pct is not None and value(pct[0]) == 50 and pct[1] == "%"
+    took = timetable_duration("How long does the ferry take from Gull Rock to Holm Quay?", docs)
+    assert took == ("30", "min")
+    assert compared_expression("What does an adult single cost?", docs) is None
+
+
+def test_the_prices_own_terms_join_its_rules_only_for_the_price_looked_up() -> None:
+    docs = records(HALL)
+    question = "What is the hire at Millrace Hall for 4 hours 10 minutes?"
+    plain = ruled_expression(question, docs)
+    assert plain is not None and value(plain[0]) == pytest.approx(40 * (4 + 1 / 6))
+    stepped = ruled_expression(question, docs, (("per", "h"), ("step", "30 min")), 40.0)
+    assert stepped is not None and value(stepped[0]) == pytest.approx(180)  # 4.5 h
+    off = ruled_expression(question, docs, (("step", "30 min"), ("discount", "10")), 40.0)
+    assert off is not None and value(off[0]) == pytest.approx(162)
+    assert ruled_expression(question, docs, (("step", "30 min"),), 55.0) is None  # another price

@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ioa_p2p.planning.answer_types import answer_type
-from ioa_p2p.planning.derive import DERIVE, derive_expression
+from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
 from ioa_p2p.planning.records import records_from_data
-from ioa_p2p.planning.ruled import ruled_expression
 from ioa_p2p.planning.structured import structured_of, structured_value
 from ioa_p2p.planning.tariffs import CHARGE, render_charges
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, TASK, Plan, PlanStep
@@ -94,10 +93,8 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
             return f"Calculate {_number(found, False) if found else '(missing)'} * 1"
         return f"Calculate {derived[0]}"
     if step.kind == CALC and CHARGE.fullmatch(step.template.strip()) and step.needs:
-        found = values.get(step.needs[0])
-        # the price's own terms, when the retrieval read them (adapters/retrieval/tariff.py), stand
-        typed = found is not None and found.kind == NUMBER and not found.terms  # not a bill already itemised
-        ruled = ruled_expression(step.text, found.records) if found is not None and typed else None
+        # the document's typed rules; the price's own terms, when the retrieval read them, stand
+        ruled = typed_charge(step.text, values.get(step.needs[0]))
         if ruled is not None:  # the document's typed rules applied to the request (planning/ruled.py)
             return f"Calculate {ruled[0]}"
     if step.kind == CALC:
@@ -278,9 +275,7 @@ def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome], index: int = 0) 
         return ""
     if step.kind == CALC and CHARGE.fullmatch(step.template.strip()) and step.needs:
         found = outcomes.get(step.needs[0])
-        value = found.value if found else None
-        typed = value is not None and value.kind == NUMBER and not value.terms
-        ruled = ruled_expression(step.text, value.records) if value is not None and typed else None
+        ruled = typed_charge(step.text, found.value if found else None)
         if ruled is not None:  # the currency of the document's own rate
             return ruled[1]
     if step.unit:

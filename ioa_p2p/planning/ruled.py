@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
 from ioa_p2p.planning.doc_facts import content_words, convert, singular, unit_word
@@ -83,13 +83,21 @@ class _Applied:
     used: frozenset[int]  # the question's quantities it uses
 
 
-def ruled_expression(question: str, records: DocRecords | None) -> tuple[str, str] | None:
-    """(expression, unit) for a question about what something costs, from the document's rules."""
+def ruled_expression(
+    question: str,
+    records: DocRecords | None,
+    terms: tuple[tuple[str, str], ...] = (),
+    looked: float | None = None,
+) -> tuple[str, str] | None:
+    """(expression, unit) for a question about what something costs, from the document's rules. When
+    the retrieval read the price's own ``terms`` (planning/tariffs.py), the base rate must be the price it
+    ``looked`` up, and the terms join its rules (a step, a free allowance, a minimum, a cap, a
+    discount)."""
     if records is None or not _asks_money(question):
         return None
     rules = records.rules
     givens = _givens(question, rules)
-    words = content_words(question)
+    words = words_of(question)
     weight = _weights(records)
     rates = [r for r in rules if r.kind == RATE and r.unit in MONEY]
     bases = [r for r in rates if not _EXTRA.search(r.when)]
@@ -103,6 +111,15 @@ def ruled_expression(question: str, records: DocRecords | None) -> tuple[str, st
     base, rate = max(scored, key=lambda x: x[0].score)
     if base.score < 1.0:
         return None
+    termed = dict(terms)
+    if terms:
+        if looked is None or abs(rate.number - looked) > 1e-9:
+            return None  # another price than the one looked up: the retrieval's reading stands
+        rate, rules = _with_terms(rate, rules, termed)
+        again = _apply(rate, rules, givens, asked, weight, frozenset())
+        if again is None:
+            return None
+        base = again
     if rate.tier:
         tiered = _tiered(rate, rates, givens)
         if tiered is None:
@@ -110,8 +127,12 @@ def ruled_expression(question: str, records: DocRecords | None) -> tuple[str, st
         base = _Applied(tiered, base.score, base.used)
     expr = _bounded(base.expr, rate, rules, words, weight)
     banded = givens + ages_in(question)
-    for p in _modifiers(rules, words, weight, banded, rate, PERCENT):
+    applied = _modifiers(rules, words, weight, banded, rate, PERCENT)
+    for p in applied:
         expr = f"{_group(expr)} * {format_number(1 + p.number / 100)}"
+    off = _term_number(termed.get("discount", ""))
+    if off and not any(abs(p.number + off) < 1e-9 for p in applied):
+        expr = f"{_group(expr)} * {format_number(1 - off / 100)}"
     for other in rates:
         if other is rate or other.row or (other.band is not None):
             continue
@@ -144,6 +165,15 @@ _ADDED = re.compile(
 _NOT_ADDED = re.compile(r"\b(?:without|before|excluding|excl|not including|leaving out|no)\b", re.I)
 
 
+_KEPT = frozenset({"full", "whole", "total", "all"})  # function words elsewhere, names of plans and rows here
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The words that say what a text is about (doc_facts.content_words), "Full" and "Whole" kept: here
+    they name a plan, a row or a column."""
+    return content_words(text) | (_KEPT & set(re.findall(r"[a-z]+", text.lower())))
+
+
 def _asks_money(question: str) -> bool:
     kind = answer_type(question).kind
     return kind == "amount" or (
@@ -156,7 +186,7 @@ def _added_words(question: str) -> frozenset[str]:
     out: set[str] = set()
     for m in _ADDED.finditer(question):
         if not _NOT_ADDED.search(question[max(0, m.start() - 30) : m.start() + 1]):
-            out |= content_words(m.group(1) or m.group(2))
+            out |= words_of(m.group(1) or m.group(2))
     return frozenset(out)
 
 
@@ -164,7 +194,7 @@ def _weights(records: DocRecords) -> dict[str, float]:
     """How telling each word of the document is: 1 / the number of its records that use it."""
     df: dict[str, int] = {}
     for r in records.records:
-        for w in content_words(r.text):
+        for w in words_of(r.text):
             df[w] = df.get(w, 0) + 1
     return {w: 1.0 / n for w, n in df.items()}
 
@@ -332,6 +362,9 @@ def _operand(n: float, rate: DocRule, per: str, rules: list[DocRule]) -> str:
         q = f"max({q} - {format_number(rate.beyond)}, 0)"
     if first and rate.started:
         q = f"ceil({q} / {format_number(rate.step)})" if rate.step != 1 else f"ceil({q})"
+    elif first and rate.round_to:
+        step = format_number(rate.round_to)
+        q = f"ceil({q} / {step}) * {step}"
     least = next(
         (
             r
@@ -343,6 +376,43 @@ def _operand(n: float, rate: DocRule, per: str, rules: list[DocRule]) -> str:
     if least is not None and rate.record >= 0:
         q = f"max({q}, {format_number(least.number * (convert(least.unit, per) or 1))})"
     return q
+
+
+def _with_terms(rate: DocRule, rules: list[DocRule], terms: dict[str, str]) -> tuple[DocRule, list[DocRule]]:
+    """The rate with the terms the retrieval read for it (in the unit of its first measure), and the
+    bounds they add to the rules."""
+    measure = next((p for p in rate.per if p in _MEASURES), "")
+    free, step, least = (_term_in(terms.get(k, ""), measure) for k in ("free", "step", "minimum"))
+    rate = replace(
+        rate,
+        beyond=rate.beyond or free or 0.0,
+        round_to=0.0 if rate.started else (step or 0.0),
+    )
+    added = []
+    if least and not any(r.kind == MINIMUM and r.record == rate.record for r in rules):
+        added.append(DocRule(MINIMUM, least, measure, record=rate.record))
+    for name, kind in (("cap", CAP), ("minimum_charge", MINIMUM)):
+        n = _term_number(terms.get(name, ""))
+        if n:
+            added.append(DocRule(kind, n, rate.unit, record=rate.record))
+    rules = [rate if r is not None and r.record == rate.record and r.kind == RATE and r.number == rate.number
+             else r for r in rules] + added  # fmt: skip
+    return rate, rules
+
+
+def _term_number(raw: str) -> float:
+    m = re.search(r"\d+(?:\.\d+)?", raw)
+    return float(m.group()) if m else 0.0
+
+
+def _term_in(raw: str, unit: str) -> float | None:
+    """A term such as "15 min" in ``unit`` (None when it is not a measure of it)."""
+    m = re.match(r"\s*(\d+(?:\.\d+)?)\s*(\S*)", raw)
+    if not m or not unit:
+        return None
+    src = unit_word(m.group(2)) if m.group(2) else unit
+    c = convert(src, unit)
+    return float(m.group(1)) * c if c is not None else None
 
 
 def _per_item(amount: str, rate: DocRule, rules: list[DocRule], *, base: bool) -> str:
@@ -383,7 +453,7 @@ _THINGS = frozenset({"order", "booking", "job", "invoice", "event", "visit", "de
 def _topic(r: DocRule) -> frozenset[str]:
     """What a minimum or a cap is about: its words, without the words every bound has."""
     bound = {"minimum", "maximum", "never", "exceed", "whatever", *(u.lower() for u in MONEY)}
-    return content_words(r.when) - GENERIC - bound - {singular(p) for p in r.per}
+    return words_of(r.when) - GENERIC - bound - {singular(p) for p in r.per}
 
 
 def _each_for(per: str, givens: list[Quantity], used: frozenset[int]) -> tuple[float, int] | None:
@@ -475,7 +545,7 @@ def _holds(r: DocRule, g: Quantity) -> bool:
     if band.unit:
         c = convert(g.unit, band.unit) if g.unit else None
         return c is not None and band.holds(g.number * c)
-    counted = singular(g.what) in _PEOPLE or singular(g.what) in content_words(r.when)
+    counted = singular(g.what) in _PEOPLE or singular(g.what) in words_of(r.when)
     return not g.unit and counted and band.holds(g.number)
 
 
@@ -509,11 +579,11 @@ def _subject(when: str) -> frozenset[str]:
     the band it states (those are checked as a band)."""
     m = _SUBJECT_END.search(when)
     head = when[: m.start()] if m else when
-    return content_words(_BAND_PHRASE.sub(" ", head)) - GENERIC
+    return words_of(_BAND_PHRASE.sub(" ", head)) - GENERIC
 
 
 def _words(rate: DocRule) -> frozenset[str]:
-    return content_words(rate.when)
+    return words_of(rate.when)
 
 
 def _distinctive(rate: DocRule, words: frozenset[str], weight: dict[str, float]) -> frozenset[str]:
@@ -523,7 +593,7 @@ def _distinctive(rate: DocRule, words: frozenset[str], weight: dict[str, float])
 def _times(question: str, cap: DocRule, givens: list[Quantity], used: frozenset[int]) -> str:
     """ " * 2" when the question counts something the capacity is per ("two coats", "per coat")."""
     for i, g in enumerate(givens):
-        if i not in used and not g.unit and g.what and singular(g.what) in content_words(cap.when):
+        if i not in used and not g.unit and g.what and singular(g.what) in words_of(cap.when):
             return f" * {format_number(g.number)}"
     return ""
 

@@ -147,12 +147,14 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
 
 
 def _priors(search: CardSearch) -> dict[PeerId, float]:
-    """This node's reputation priors by peer (from its signed histories; none without a ranker)."""
+    """This node's standing of each peer (:meth:`~ioa_p2p.dht.ranking.CardRanker.priors`: what the peer's
+    card it fetched before says, its breadth and whether it copies another, plus its reputation from
+    this node's signed histories; none without a ranker)."""
     ranker = search.directory.ranker
     if ranker is None:
         return {}
     out = {}
-    for key, prior in ranker.reputation().items():
+    for key, prior in ranker.priors().items():
         try:
             out[PeerId.from_string(key)] = prior
         except InvalidPeerId:
@@ -167,16 +169,22 @@ def _verified_best(
     :func:`~ioa_p2p.dht.fetchchoice.choose_fetch` adds, chosen among the :data:`POOL` times ``count`` best
     by sketch score with the sketch-level spam defences (reputation, copies, supersets, breadth), among
     those whose sketch signature verifies; the others are dropped and the choice is made again."""
+    verified: set[bytes] = set()  # sketch encodings whose signature verified
     for _ in range(POOL):  # each pass drops at least one candidate whose signature failed
         pool = pages.best(POOL * count, exclude=[search.me])
         if not pool:
             return []
         known = {s.peer_id for s in pool if not search.needs_fetch(s.peer_id)}
-        picked = choose_fetch(pages.scored(pool), count, priors=priors, known=known, centre=pages.centre())
+        picked = choose_fetch(
+            pages.scored(pool), count, priors=priors, known=known, centre=pages.centre(), query=pages.query
+        )
         failed = []
         for sketch in picked:
+            if sketch.encoded in verified:
+                continue
             try:
                 sketch.envelope.verify()
+                verified.add(sketch.encoded)
             except InvalidMessage:
                 failed.append(sketch)
         if not failed:
