@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
 from ioa_p2p.planning.doc_facts import content_words, convert, singular, unit_word
@@ -50,7 +50,7 @@ from ioa_p2p.planning.records import (
     DocRule,
 )
 from ioa_p2p.planning.units import period_of
-from ioa_p2p.planning.values import format_number
+from ioa_p2p.planning.values import ALIASES, format_number
 
 MONEY = frozenset({*MONEY_UNITS, "GBP", "CHF", "SEK", "NOK", "DKK", "JPY", "pence"})
 #: words that say nothing about which rule applies (who pays, what a charge is)
@@ -83,8 +83,16 @@ class _Applied:
     used: frozenset[int]  # the question's quantities it uses
 
 
-def ruled_expression(question: str, records: DocRecords | None) -> tuple[str, str] | None:
-    """(expression, unit) for a question about what something costs, from the document's rules."""
+def ruled_expression(
+    question: str,
+    records: DocRecords | None,
+    terms: tuple[tuple[str, str], ...] = (),
+    looked: float | None = None,
+) -> tuple[str, str] | None:
+    """(expression, unit) for a question about what something costs, from the document's rules. When
+    the retrieval read the price's own ``terms`` (planning/tariffs.py), the base rate must be the price it
+    ``looked`` up, and the terms join its rules (a step, a free allowance, a minimum, a cap, a
+    discount)."""
     if records is None or not _asks_money(question):
         return None
     rules = records.rules
@@ -103,6 +111,15 @@ def ruled_expression(question: str, records: DocRecords | None) -> tuple[str, st
     base, rate = max(scored, key=lambda x: x[0].score)
     if base.score < 1.0:
         return None
+    termed = dict(terms)
+    if terms:
+        if looked is None or abs(rate.number - looked) > 1e-9:
+            return None  # another price than the one looked up: the retrieval's reading stands
+        rate, rules = _with_terms(rate, rules, termed)
+        again = _apply(rate, rules, givens, asked, weight, frozenset())
+        if again is None:
+            return None
+        base = again
     if rate.tier:
         tiered = _tiered(rate, rates, givens)
         if tiered is None:
@@ -110,8 +127,16 @@ def ruled_expression(question: str, records: DocRecords | None) -> tuple[str, st
         base = _Applied(tiered, base.score, base.used)
     expr = _bounded(base.expr, rate, rules, words, weight)
     banded = givens + ages_in(question)
-    for p in _modifiers(rules, words, weight, banded, rate, PERCENT):
+    applied = _modifiers(rules, words, weight, banded, rate, PERCENT)
+    offs = [p for p in applied if p.number < 0]
+    if _SAVES.search(question) and offs:  # "how much does a 70-year-old save": the discount itself
+        return f"{_group(expr)} * {format_number(-offs[0].number / 100)}", rate.unit
+    for p in applied:
         expr = f"{_group(expr)} * {format_number(1 + p.number / 100)}"
+    off = _term_number(termed.get("discount", ""))
+    known = any(r.kind == PERCENT and abs(r.number + off) < 1e-9 for r in rules)  # its condition checked here
+    if off and not known:
+        expr = f"{_group(expr)} * {format_number(1 - off / 100)}"
     for other in rates:
         if other is rate or other.row or (other.band is not None):
             continue
@@ -131,7 +156,7 @@ def ruled_expression(question: str, records: DocRecords | None) -> tuple[str, st
 
 
 _MONEY_WORDS = re.compile(
-    r"\b(?:fine|fee|charge|cost|price|fare|pay|rent|bill|invoice|hire|rental)s?\b", re.I
+    r"\b(?:fine|fee|charge|cost|price|fare|pay|rent|bill|invoice|hire|rental|save|saving)s?\b", re.I
 )
 _EXTRA = re.compile(r"\bextra\b|\bsurcharge\b|\bsupplement\b|\badditional\b|\bin addition\b", re.I)
 _ADDED = re.compile(
@@ -141,6 +166,7 @@ _ADDED = re.compile(
 )
 
 
+_SAVES = re.compile(r"\bhow much (?:do|does|did|would|will|can) [\w\s'-]{1,40}?\bsave\b", re.I)
 _NOT_ADDED = re.compile(r"\b(?:without|before|excluding|excl|not including|leaving out|no)\b", re.I)
 
 
@@ -228,7 +254,7 @@ def _givens(question: str, rules: list[DocRule]) -> list[Quantity]:
     text = re.sub(r"\bcubic met(?:re|er)s?\b|\bm3\b", "m³", text, flags=re.I)
     text = _AGE_WORDS.sub(" ", text)  # an age is a band's quantity, never an operand (ages_in)
     found = stated_quantities(text)
-    period = period_of(text, per=False)
+    period = period_of(text, per=False) or period_of(text, per=True)  # "for a year", "each month"
     if period and not any(q.unit == period + "s" for q in found):  # "a year of ...", "yearly"
         found.append(Quantity(1.0, period + "s", "", f"a {period}"))
     out = list(found)
@@ -302,9 +328,9 @@ def _apply(
         if g is None and per not in _MEASURES:  # "chairs for 130 guests": one chair each
             g, bonus = _each_for(per, givens, used), (1.5 if singular(per) in words else 0.5)
         if g is None:
-            if strict or (per in _MEASURES and singular(per) not in words and per not in words):
+            if strict or (per in _MEASURES and not _named(per, words)):
                 return None
-            score -= 0.5
+            score += 1.0 if per in _MEASURES else -0.5  # "each hour": one of it, as asked
             continue
         n, i = g
         used = used | {i}
@@ -333,6 +359,11 @@ _MEASURES = frozenset({"h", "min", "s", "days", "weeks", "months", "years", "m",
                        "t", "L", "ml", "kWh", "MWh", "mwh", "kW", "cm", "mm", "miles"})  # fmt: skip
 
 
+def _named(unit: str, words: frozenset[str]) -> bool:
+    """Whether the question names ``unit`` in any spelling ("each hour" for h)."""
+    return unit in words or singular(unit) in words or any(ALIASES.get(w) == unit for w in words)
+
+
 def _operand(n: float, rate: DocRule, per: str, rules: list[DocRule]) -> str:
     """The operand for ``per``: above a free amount, in started blocks, at least a minimum quantity."""
     first = per == next((p for p in rate.per if p in _MEASURES), rate.per[0])
@@ -341,6 +372,9 @@ def _operand(n: float, rate: DocRule, per: str, rules: list[DocRule]) -> str:
         q = f"max({q} - {format_number(rate.beyond)}, 0)"
     if first and rate.started:
         q = f"ceil({q} / {format_number(rate.step)})" if rate.step != 1 else f"ceil({q})"
+    elif first and rate.round_to:
+        step = format_number(rate.round_to)
+        q = f"ceil({q} / {step}) * {step}"
     least = next(
         (
             r
@@ -352,6 +386,43 @@ def _operand(n: float, rate: DocRule, per: str, rules: list[DocRule]) -> str:
     if least is not None and rate.record >= 0:
         q = f"max({q}, {format_number(least.number * (convert(least.unit, per) or 1))})"
     return q
+
+
+def _with_terms(rate: DocRule, rules: list[DocRule], terms: dict[str, str]) -> tuple[DocRule, list[DocRule]]:
+    """The rate with the terms the retrieval read for it (in the unit of its first measure), and the
+    bounds they add to the rules."""
+    measure = next((p for p in rate.per if p in _MEASURES), "")
+    free, step, least = (_term_in(terms.get(k, ""), measure) for k in ("free", "step", "minimum"))
+    rate = replace(
+        rate,
+        beyond=rate.beyond or free or 0.0,
+        round_to=0.0 if rate.started else (step or 0.0),
+    )
+    added = []
+    if least and not any(r.kind == MINIMUM and r.record == rate.record for r in rules):
+        added.append(DocRule(MINIMUM, least, measure, record=rate.record))
+    for name, kind in (("cap", CAP), ("minimum_charge", MINIMUM)):
+        n = _term_number(terms.get(name, ""))
+        if n:
+            added.append(DocRule(kind, n, rate.unit, record=rate.record))
+    rules = [rate if r is not None and r.record == rate.record and r.kind == RATE and r.number == rate.number
+             else r for r in rules] + added  # fmt: skip
+    return rate, rules
+
+
+def _term_number(raw: str) -> float:
+    m = re.search(r"\d+(?:\.\d+)?", raw)
+    return float(m.group()) if m else 0.0
+
+
+def _term_in(raw: str, unit: str) -> float | None:
+    """A term such as "15 min" in ``unit`` (None when it is not a measure of it)."""
+    m = re.match(r"\s*(\d+(?:\.\d+)?)\s*(\S*)", raw)
+    if not m or not unit:
+        return None
+    src = unit_word(m.group(2)) if m.group(2) else unit
+    c = convert(src, unit)
+    return float(m.group(1)) * c if c is not None else None
 
 
 def _per_item(amount: str, rate: DocRule, rules: list[DocRule], *, base: bool) -> str:
