@@ -62,14 +62,15 @@ from ioa_p2p.conversation.reputation import Standing, reputation_prior
 from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.expand import FETCH
 from ioa_p2p.dht.fetchchoice import POOL, centre_of, choose_fetch
-from ioa_p2p.dht.ranking import CardRanker, card_profile
+from ioa_p2p.dht.ranking import DUPLICATE_PENALTY, CardRanker, card_profile
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, query_terms
 from ioa_p2p.embedding import WordLlamaEmbedder, normalise
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching import make_matcher
-from ioa_p2p.matching.breadth import breadth, card_items
+from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items
 from ioa_p2p.matching.calibration import HYBRID, WORDLLAMA
+from ioa_p2p.matching.copies import CopyIndex
 from ioa_p2p.teaming.offline import choose_team
 
 DATA = data_file("teaming-dev-hard.json")
@@ -159,7 +160,9 @@ class Sketches:
             self._centre = centre_of(sketches)
         priors = {self.by_key[k].peer_id: v for k, v in standing.items()}
         started = time.process_time()
-        chosen = choose_fetch(scored, FETCH, priors=priors, centre=self._centre, defences=defences)
+        chosen = choose_fetch(
+            scored, FETCH, priors=priors, centre=self._centre, query=scorer.view, defences=defences
+        )
         self.choose_s += time.process_time() - started
         self.choices += 1
         return [str(s.peer_id) for s in chosen]
@@ -339,6 +342,27 @@ def main() -> None:
     )
 
 
+class Standings:
+    """What a node learns of the cards it fetches, as :class:`~ioa_p2p.dht.ranking.CardRanker` computes
+    it (breadth discount, copy penalty in the order the cards arrive) without a matcher index (the
+    ranker's per-find index refresh would cost this benchmark hours on a loaded machine)."""
+
+    def __init__(self, embed_items: Any) -> None:
+        self.embed_items = embed_items
+        self.copies = CopyIndex()
+        self.discount: dict[str, float] = {}
+
+    def learn(self, fetched: list[tuple[str, Any]]) -> dict[str, float]:
+        for key, card in fetched:
+            if key not in self.discount:
+                items = card_items(card_profile(card.card))
+                self.copies.add(key, items)
+                self.discount[key] = -breadth_discount(breadth(items, self.embed_items))
+        copied = self.copies.copies()
+        out = {k: v - (DUPLICATE_PENALTY if k in copied else 0.0) for k, v in self.discount.items()}
+        return {k: v for k, v in out.items() if v}
+
+
 def spam_for(attack: str, honest: list[tuple[str, str]], count: int, rng: random.Random) -> list[Any]:
     """Spam card texts of ``attack``: this benchmark's own or the held-out generator's (``spam_attacks``)."""
     if attack in HELDOUT:
@@ -357,10 +381,11 @@ def fetch_only(
     """The page search's fetch alone: the share of each goal's gold agents among the cards fetched, the
     share of fetch slots spam takes and the cards fetched per find (the cost), with the sketch-level
     defences (:mod:`~ioa_p2p.dht.fetchchoice`) off and on. Reputation is not exercised here (no team is
-    formed); with the defences the node learns the standing of every card it fetches (a ranker over the
-    lite matcher indexes them in the order they are fetched, as a node that knows no card beforehand
-    would) and carries it back to the sketches of the next finds. Every goal runs ``passes`` times."""
+    formed); with the defences the node learns the standing of every card it fetches (:class:`Standings`,
+    in the order they are fetched, as a node that knows no card beforehand would) and carries it back to
+    the sketches of the next finds. Every goal runs ``passes`` times."""
     base = Sketches()
+    embed_items = make_matcher({"matcher": "lite"}).embed_items
     names: dict[str, str] = {}
     cards: dict[str, Any] = {}
     for name, description in honest:
@@ -374,16 +399,13 @@ def fetch_only(
     def measure(sketches: Sketches, spam: set[str], defences: bool) -> dict[str, float]:
         gold_share, spam_slots, fetched_count, fetched_bytes = [], [], [], []
         sketches.choose_s, sketches.choices = 0.0, 0
-        learner = CardRanker(make_matcher({"matcher": "lite"})) if defences else None
+        learner = Standings(embed_items) if defences else None
         priors: dict[str, float] = {}
         for goal in [g for _ in range(passes) for g in goals]:
             fetched = set(sketches.fetched(goal["goal"], priors, defences))
             fetched_bytes.append(sum(sketches.card_bytes[k] for k in fetched))
             if learner is not None:
-                for key in fetched:
-                    learner.add(cards[key])
-                learner.refresh()
-                priors = learner.priors()
+                priors = learner.learn([(k, cards[k]) for k in sorted(fetched)])
             gold = {names[n] for n in goal["team"] if n in names}
             gold_share.append(len(gold & fetched) / len(gold) if gold else 0.0)
             spam_slots.append(len(fetched & spam) / max(1, len(fetched)))

@@ -42,6 +42,7 @@ from goals_suite_scoring import score_text
 
 from ioa_p2p.adapters.base import Task, TaskContext, estimate, run_task
 from ioa_p2p.adapters.registry import adapter_from_config
+from ioa_p2p.adapters.retrieval import typed as typed_policy
 from ioa_p2p.planning import StepOutcome, answers, conclusion, describe, plan_request, value_of
 from ioa_p2p.planning.routing import Candidate, rank_members
 from ioa_p2p.planning.values import Value
@@ -175,7 +176,15 @@ def main() -> int:
     )
     parser.add_argument("--only", default="", help="comma-separated goal ids")
     parser.add_argument("-v", "--verbose", action="store_true", help="print plans and tasks")
-    return trio.run(main_async, parser.parse_args())
+    parser.add_argument(
+        "--typed-policy",
+        choices=("none", "misfit", "confidence", "always"),
+        default=typed_policy.TYPED_POLICY,
+        help="when the retrieval's typed answer replaces the fact scorer's (adapters/retrieval/typed.py)",
+    )
+    args = parser.parse_args()
+    typed_policy.TYPED_POLICY = args.typed_policy
+    return trio.run(main_async, args)
 
 
 if __name__ == "__main__":

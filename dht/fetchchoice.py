@@ -27,8 +27,10 @@ what this node knows (its signed histories, the cards it already holds):
   the honest card down (the honest card is like it: cosine above :data:`SUPERSET_COSINE`).
 - **Breadth** (:func:`centrality`): a card that claims everything embeds near the centre of all cards
   (its vector is a mean of unrelated topics), so its cosine with the centre of the candidates listed
-  (``centre``) is high: the 160 honest agents of the hard dev set measure 0.25 at the median and 0.46 at
-  the 99th percentile, keyword-stuffed cards 0.51-0.74. Above :data:`CENTRAL_FREE` a sketch loses
+  (``centre``), both without their component along the query (a search lists the query's
+  neighbourhood, where every relevant card is near the query), is high: with the whole directory as
+  the centre and no query, the 160 honest agents of the hard dev set measure 0.25 at the median and
+  0.46 at the 99th percentile, keyword-stuffed cards 0.51-0.74. Above :data:`CENTRAL_FREE` a sketch loses
   :data:`CENTRAL_WEIGHT` score units per 0.1 of cosine. A flood of stuffed cards moves the centre towards
   itself, which makes it look more central, not less.
 
@@ -81,15 +83,22 @@ def unit(sketch: SignedSketch) -> Vector:
     return v / (float(np.linalg.norm(v)) or 1.0)
 
 
-def centrality(sketch: SignedSketch, centre: Vector | None) -> float:
-    """The cosine of ``sketch`` with ``centre`` (0 without a centre or of another shape)."""
+def centrality(sketch: SignedSketch, centre: Vector | None, query: Vector | None = None) -> float:
+    """The cosine of ``sketch`` with ``centre`` (0 without a centre or of another shape), both with their
+    component along ``query`` (a unit vector, when given) taken out: a search lists the cards around its
+    query, so near the query every relevant card is central; what a card that claims everything shares
+    with the centre lies in the other directions."""
     if centre is None:
         return 0.0
     u = unit(sketch)
-    norm = float(np.linalg.norm(centre))
-    if u.shape != centre.shape or norm == 0.0:
+    c = np.asarray(centre, dtype=np.float64)
+    if u.shape != c.shape:
         return 0.0
-    return float(u @ centre) / norm
+    if query is not None and query.shape == u.shape:
+        u = u - float(u @ query) * query
+        c = c - float(c @ query) * query
+    norms = float(np.linalg.norm(u)) * float(np.linalg.norm(c))
+    return 0.0 if norms == 0.0 else float(u @ c) / norms
 
 
 def breadth_penalty(central: float) -> float:
@@ -169,6 +178,7 @@ def choose_fetch(
     priors: Mapping[PeerId, float] | None = None,
     known: Collection[PeerId] = (),
     centre: Vector | None = None,
+    query: Vector | None = None,
     defences: bool = True,
 ) -> list[SignedSketch]:
     """The candidates whose cards a search fetches, from ``(sketch score, sketch)`` pairs: the best
@@ -177,7 +187,8 @@ def choose_fetch(
 
     ``priors``: reputation priors by peer; ``known``: peers whose current card this node holds (first
     among copies, fetched for free); ``centre``: the sum or mean of the listed candidates' unit vectors
-    (:func:`centrality`). With ``defences`` off only the reputation prior acts (what the node did before)."""
+    (:func:`centrality`), ``query`` the query's unit vector in the sketches' space. With ``defences``
+    off only the reputation prior acts (what the node did before)."""
     trusted = priors or {}
     items = list(scored)
     if not defences:
@@ -188,7 +199,7 @@ def choose_fetch(
     adjusted = [
         score
         + _prior(trusted, sketch)
-        - breadth_penalty(centrality(sketch, centre))
+        - breadth_penalty(centrality(sketch, centre, query))
         - (SUPERSET_PENALTY if sketch.peer_id in supersets else 0.0)
         for score, sketch in items
     ]

@@ -181,3 +181,47 @@ def test_the_page_search_keeps_the_centre_of_its_candidates() -> None:
     )
     search.offer(b"cell3", [wrong])  # another shape counts nothing
     assert np.allclose(search.centre(), centre_of([newer, *sketches[2:]]))
+
+
+def test_the_node_fetches_only_sketches_whose_signature_verifies_and_skips_cards_it_holds_first() -> None:
+    import dataclasses
+    from types import SimpleNamespace
+
+    from ioa_p2p.card.sketch import SignedSketch, quantise
+    from ioa_p2p.node.discovery.pages import _verified_best
+
+    rng = np.random.default_rng(11)
+    query = rng.normal(size=DIM)
+    search = PageSearch(forest_for(MODEL, DIM), query, 100.0)
+    honest = [sketch(i, query + 0.8 * rng.normal(size=DIM)) for i in range(12)]
+    liar = sketch(50, rng.normal(size=DIM))
+    body = dataclasses.replace(liar.body, sketch=quantise(query))  # claims the query; signature broken
+    forged_envelope = dataclasses.replace(liar.envelope, body=body)
+    forged = SignedSketch(forged_envelope, forged_envelope.to_cbor())
+    same = query + 0.5 * rng.normal(size=DIM)
+    original, clone = sketch(60, same), sketch(61, same)
+    search.offer(b"page", [*honest, forged, original, clone])
+    me = honest[0].peer_id
+    node = SimpleNamespace(me=me, needs_fetch=lambda peer: peer != original.peer_id)
+    chosen = _verified_best(search, 6, node)  # type: ignore[arg-type]
+    assert forged not in chosen and forged.peer_id not in search.candidates  # dropped for good
+    assert me not in {s.peer_id for s in chosen}
+    assert {original, clone} <= set(chosen)  # a best content: every copy fetched
+    assert len({s.peer_id for s in chosen}) == len(chosen)
+
+
+def test_in_a_listing_of_the_querys_neighbourhood_relevant_cards_are_not_taken_for_broad_ones() -> None:
+    rng = np.random.default_rng(12)
+    topics = rng.normal(size=(40, DIM))
+    topics /= np.linalg.norm(topics, axis=1, keepdims=True)
+    query = topics[0]
+    near = [sketch(i, topics[0] + 0.8 * rng.normal(size=DIM) / np.sqrt(DIM)) for i in range(30)]
+    stuffed = [sketch(100 + i, topics[rng.choice(40, 20, replace=False)].mean(axis=0)) for i in range(10)]
+    centre = centre_of([*near, *stuffed])
+    assert centre is not None
+    # without the query taken out, the cards closest to the query look the most central
+    assert min(centrality(s, centre) for s in near) > CENTRAL_FREE
+    with_query = [centrality(s, centre, query) for s in near]
+    assert max(with_query) < CENTRAL_FREE < min(centrality(s, centre, query) for s in stuffed)
+    scored = [(9.0, s) for s in stuffed] + [(6.0 - 0.01 * i, s) for i, s in enumerate(near)]
+    assert choose_fetch(scored, 10, centre=centre, query=query) == near[:10]

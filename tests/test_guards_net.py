@@ -129,23 +129,25 @@ async def test_a_peer_writing_invalid_2_byte_frames_and_never_reading_is_cut_off
             peer = PeerId.from_bytes(host.get_id().to_bytes())
             budgets = node.budgets
             early = budgets.streams_refused_early
-            streams = 0
+            opened: list[Any] = []
             owes = False
 
             async def attack() -> None:
-                nonlocal streams
                 while True:
-                    streams += await write_garbage(host, node, 4)
+                    await write_garbage(host, node, 4, opened)
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(attack)
                 with trio.move_on_after(60):
                     # what the node asks of each new stream of the peer, before its negotiation
-                    while budgets.admits(str(peer)):  # noqa: ASYNC110 - no event to wait on
+                    while not opened or budgets.admits(str(peer)):  # noqa: ASYNC110 - no event
                         await trio.sleep(0.02)
                     owes = True
+                    # and what it sends next waits (or its next stream is refused)
+                    while budgets.cpu.paced == 0 and budgets.streams_refused_early == early:  # noqa: ASYNC110
+                        await trio.sleep(0.02)
                 nursery.cancel_scope.cancel()
-            assert streams >= 1
+            assert opened
             assert owes  # its own bucket: ``admits`` asks the peer's budget, not its pool's
             # the stream is cut after its 16th answer, whenever pacing lets the victim get there
             fault = f"stream {PROTOCOL_ID}:ProtocolViolation"
@@ -164,18 +166,16 @@ async def test_a_peer_writing_invalid_2_byte_frames_and_never_reading_is_cut_off
             assert node.services.messaging.inbox[-1].body.text == "served"
 
 
-async def write_garbage(host: Any, node: Node, count: int) -> int:
-    """Open ``count`` /ioa/msg streams at once, write 2,000 invalid frames on each, read what comes
-    back (at most MAX_REFUSED_FRAMES answers each, then a reset); the number that were opened."""
-    opened = 0
+async def write_garbage(host: Any, node: Node, count: int, opened: list[Any]) -> None:
+    """Open ``count`` /ioa/msg streams at once (each added to ``opened``), write 2,000 invalid frames
+    on each, read what comes back (at most MAX_REFUSED_FRAMES answers each, then a reset)."""
 
     async def one() -> None:
-        nonlocal opened
         try:
             stream = await host.new_stream(to_libp2p_id(node.peer_id), [PROTOCOL_ID])
         except Exception:  # refused before negotiation
             return
-        opened += 1
+        opened.append(stream)
         try:
             await stream.write(frame(b"\xff") * 2000)  # 2,000 invalid frames, never read by the peer
         except Exception:  # already reset by the node
@@ -186,12 +186,11 @@ async def write_garbage(host: Any, node: Node, count: int) -> int:
     async with trio.open_nursery() as nursery:
         for _ in range(count):
             nursery.start_soon(one)
-    return opened
 
 
 async def keep_writing_garbage(host: Any, node: Node) -> None:
     while True:
-        await write_garbage(host, node, 2)
+        await write_garbage(host, node, 2, [])
         await trio.sleep(0.05)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ioa_p2p.planning import CALC, CODE, LOOKUP, plan_request
+from ioa_p2p.planning import CALC, CODE, LOOKUP, parse_value, plan_request
 from ioa_p2p.planning.described import drop_hints, mask_brackets, unmask
 
 BLOCK = "```python\nprint(round(n / 4, 2))\n```"
@@ -153,3 +153,55 @@ def test_a_participle_after_that_is_no_reference_to_a_step_by_its_words() -> Non
     )
     steps = plan_request(goal).steps
     assert steps[-1].kind == CODE and steps[-1].needs == (steps[-2].index,), steps
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "What is 12% of 3,150? Take that and add 6^2 to it.",
+        "What is 12% of 3,150? Compute that first, then add 6 ** 2 to it.",
+    ],
+)
+def test_a_clause_that_only_names_the_last_value_adds_no_step(goal: str) -> None:
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [CALC, CALC], steps
+    assert _at(steps[1].template, 3.0) == 3.0 + 36
+
+
+def test_the_one_in_a_second_setting_is_the_first_lookups_thing() -> None:
+    steps = plan_request(
+        "Look up the Q9 drone's list price in the 2025 catalogue and the one in the 2023 catalogue."
+    )
+    assert [s.kind for s in steps.steps] == [LOOKUP, LOOKUP]
+    assert "Q9 drone's list price in the 2023 catalogue" in steps.steps[1].template
+
+
+@pytest.mark.parametrize(
+    ("goal", "expression"),
+    [
+        ("How many Z3 pumps are in the Lyon depot? Subtract the safety stock of 40.", "(v1-40)"),
+        ("Find the number of seats in the Orlo hall and divide it by the rows, 12.", "(v1/12)"),
+    ],
+)
+def test_an_operand_stating_its_value_is_that_value(goal: str, expression: str) -> None:
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [LOOKUP, CALC], steps
+    assert _at(steps[1].template, 480.0) == _at(expression, 480.0)
+
+
+def test_its_attribute_is_a_fact_about_what_the_earlier_lookup_names() -> None:
+    steps = plan_request(
+        "What is the gross weight of the Q9 drone? Subtract its battery weight from it."
+    ).steps
+    assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC], steps
+    assert "battery weight" in steps[1].template and "Q9" in steps[1].template
+    assert _at(steps[2].template.replace("v2", "1.0"), 5.0) == 4.0
+
+
+def test_hexadecimal_output_and_a_declared_unit() -> None:
+    steps = plan_request("Compute 12.5 % of 640, then print the result in hexadecimal with Python.").steps
+    assert steps[-1].kind == CODE and "hex(" in steps[-1].template
+    printed = parse_value("0x1e0")
+    assert printed is not None and printed.shown() == "0x1e0"
+    steps = plan_request("What is 40 times 2.5? Treat it as kilometres and convert it to miles.").steps
+    assert steps[0].unit == "km" and len(steps) == 2, steps

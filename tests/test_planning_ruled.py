@@ -245,3 +245,15 @@ def test_two_prices_compared_and_a_timetable_duration() -> None:
     took = timetable_duration("How long does the ferry take from Gull Rock to Holm Quay?", docs)
     assert took == ("30", "min")
     assert compared_expression("What does an adult single cost?", docs) is None
+
+
+def test_the_prices_own_terms_join_its_rules_only_for_the_price_looked_up() -> None:
+    docs = records(HALL)
+    question = "What is the hire at Millrace Hall for 4 hours 10 minutes?"
+    plain = ruled_expression(question, docs)
+    assert plain is not None and value(plain[0]) == pytest.approx(40 * (4 + 1 / 6))
+    stepped = ruled_expression(question, docs, (("per", "h"), ("step", "30 min")), 40.0)
+    assert stepped is not None and value(stepped[0]) == pytest.approx(180)  # 4.5 h
+    off = ruled_expression(question, docs, (("step", "30 min"), ("discount", "10")), 40.0)
+    assert off is not None and value(off[0]) == pytest.approx(162)
+    assert ruled_expression(question, docs, (("step", "30 min"),), 55.0) is None  # another price

@@ -53,6 +53,7 @@ def test_the_routing_table_model_has_py_libp2p_parameters() -> None:
 
 def test_the_node_timing_constants_are_the_simulators() -> None:
     assert (kad.HEDGE, kad.PEER_TIMEOUT) == (kad_io.HEDGE, kad_io.PEER_TIMEOUT)
+    assert (kad.HEDGE_LOW, kad.HEDGE_HIGH) == (kad_io.HEDGE_LOW, kad_io.HEDGE_HIGH)
     assert search.DIRECT_TIMEOUT == node_search.DIRECT_TIMEOUT
     assert DHT_PUBLISH_TIMEOUT == loops.DHT_PUBLISH_TIMEOUT
 
@@ -328,6 +329,23 @@ def test_a_warm_started_network_routes_like_a_formed_one() -> None:
     world.loop.run(until=30)
     summary = LookupSummary.of(run_lookups(world, 30, random.Random(9)))
     assert summary.success == 1.0 and summary.overlap > 0.95
+
+
+def test_lookups_hedge_after_the_round_trips_the_node_measured() -> None:
+    """Dialled peers answer after ~0.45 s: a fixed 0.4 s hedge asks their stand-ins too; the node's
+    measured hedge (srtt + 4 rttvar) waits for them, so lookups send fewer requests."""
+    messages = {}
+    for hedge in ("fixed", "adaptive"):
+        world = World(SimConfig(nodes=300, seed=8, hedge=hedge))
+        world.warm_start(random_peers=60)
+        world.loop.run(until=30)
+        summary = LookupSummary.of(run_lookups(world, 40, random.Random(9)))
+        assert summary.success == 1.0
+        messages[hedge] = summary.messages_mean
+        waits = [n.round_trips.wait() for n in world.nodes if n.round_trips is not None]
+        assert len(waits) == (300 if hedge == "adaptive" else 0)
+        assert all(kad.HEDGE_LOW <= w <= kad.HEDGE_HIGH for w in waits)
+    assert messages["adaptive"] < messages["fixed"]
 
 
 # ---------------------------------------------------------------------- gossip

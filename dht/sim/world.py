@@ -38,7 +38,7 @@ from ioa_p2p.dht.keyspace import K, position
 from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.events import EventLoop
-from ioa_p2p.dht.sim.kad import FIND_NODE, PLACE_ASK, LookupRun, start_lookup
+from ioa_p2p.dht.sim.kad import FIND_NODE, PLACE_ASK, LookupRun, round_trips, start_lookup
 from ioa_p2p.dht.sim.links import LinkModel, Network
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.dht.sim.records import RecordCache
@@ -52,7 +52,9 @@ EPOCH_MS = 1_800_000_000_000
 @dataclass(frozen=True, slots=True)
 class SimConfig:
     """One simulated network. ``refresh_lookups``: bucket-refresh lookups per full refresh at most
-    (``None``: one per non-empty bucket, as py-libp2p)."""
+    (``None``: one per non-empty bucket, as py-libp2p). ``hedge``: each node's lookups hedge after
+    ``srtt + 4 rttvar`` of its own answers' round trips, as the node does (``adaptive``), or after the
+    fixed ``kad.HEDGE``."""
 
     nodes: int
     seed: int = 1
@@ -67,6 +69,7 @@ class SimConfig:
     updates: int = 30
     min_stamp_bits: int = 8
     card_checks: Literal["full", "dht"] = "full"
+    hedge: Literal["adaptive", "fixed"] = "adaptive"
 
     def __post_init__(self) -> None:
         if self.nodes < 2:
@@ -98,6 +101,8 @@ class World:
         self.by_peer = {n.peer: n for n in self.nodes}
         for node in self.nodes:
             self._add_validator(node)
+            if config.hedge == "adaptive":
+                node.round_trips = round_trips()
         self.bootstrap = self.nodes[0]
         self.joined = 0
         self.gone: set[int] = set()  # nodes that left for good

@@ -131,7 +131,9 @@ def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
     compared = compared_expression(question, found.records)
     if compared is not None and _computes(compared[0]):
         return compared
-    ruled = ruled_expression(question, found.records) if found.kind == NUMBER and not found.terms else None
+    ruled = (
+        ruled_expression(question, found.records, found.terms, found.number) if found.kind == NUMBER else None
+    )
     return ruled if ruled is not None and _computes(ruled[0]) else None
 
 

@@ -37,7 +37,7 @@ from ioa_p2p.planning.answer_types import LOOKUP_VERB
 from ioa_p2p.planning.code import MARK_RE, free_names, inline_code
 from ioa_p2p.planning.expr import normalise
 from ioa_p2p.planning.lookups import words_of
-from ioa_p2p.planning.operands import NEST_MARK
+from ioa_p2p.planning.operands import NEST_MARK, context_names
 from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.types import CODE, LOOKUP, TASK, Plan, PlanStep
 
@@ -168,6 +168,15 @@ def join_code_parts(clauses: list[str], blocks: list[str]) -> list[str]:
     return out
 
 
+def _names_step(span: str, before: list[PlanStep]) -> bool:
+    """The span is an earlier value: a reference only, or the words of an earlier step."""
+    refs, text = resolve(span, before)
+    if refs and not (words_of(re.sub(r"\bv\d+\b", " ", text)) - _GENERIC):
+        return True
+    wanted = words_of(span) - _GENERIC
+    return any(wanted and wanted <= words_of(s.text) for s in before)
+
+
 def _names_earlier(desc: str, before: list[PlanStep]) -> bool:
     """The description is an earlier value: a reference, a number, or the words of an earlier step."""
     refs, text = resolve(desc, before)
@@ -263,11 +272,14 @@ _OPERATIONS = tuple(
         r"^(?:please\s+)?(?P<op>subtract|deduct)\s+(?P<a>.+?)\s+from\s+(?P<b>.+?)$",
         r"^(?:please\s+)?(?P<op>take)\s+(?P<a>.+?)\s+(?:away|off)\s+from\s+(?P<b>.+?)$",
         r"^(?:please\s+)?(?P<op>add)\s+(?P<a>.+?)\s+to\s+(?P<b>.+?)$",
+        r"^(?:please\s+)?(?:then\s+)?(?P<op>subtract|deduct)\s+(?P<a>(?!.*\bfrom\b).+?)$",
         _LEAD_VERB + r"(?P<a>.+?)\s+(?P<op>times|multiplied by|divided by|plus|minus)\s+(?P<b>.+?)$",
     )
 )
 _PURPOSE = re.compile(r"\s+(?:to (?:get|give|turn|find|see|convert|work out)|so that|in order)\b.*$", re.I)
-_FACT_START = re.compile(r"^(?:the|its|their|his|her|our|a|an)\s+\S|^[A-Z][\w&-]*(?:'s|\s)", re.I)
+_FACT_START = re.compile(
+    r"^(?:[Tt]he|[Ii]ts|[Tt]heir|[Hh]is|[Hh]er|[Oo]ur|[Aa]n?)\s+\S|^[A-Z][\w&-]*(?:'s|\s)"
+)
 
 
 def _arithmetic_only(span: str) -> bool:
@@ -275,12 +287,36 @@ def _arithmetic_only(span: str) -> bool:
     return bool(re.fullmatch(r"[\d.\s()*/+%-]+", normalise(span).strip(" .")))
 
 
+_GIVEN = re.compile(
+    r"(?:EUR|USD|GBP|CHF|€|\$|£)\s*\d|\d\s*(?:%|€|EUR\b|euros?\b|per ?cent)|,\s*\d[\d.,]*\s*$"
+    r"|\bof\s+\d[\d.,]*\s*$|^(?:the|a|an)\s+\d",
+    re.I,
+)
+#: A phrase that states its value ("the reorder level of 120", "the 250 modules", "the carriages, 8").
+_GIVEN_VALUE = re.compile(r",\s*\d[\d.,]*\s*$|\bof\s+\d[\d.,]*\s*$|^(?:the|a|an)\s+\d[\d.,]*\s+[a-z]", re.I)
+_STANDALONE = re.compile(r"(?<![\w.,-])\d+(?:[.,]\d+)*(?![\w-])")
+
+
 def _is_fact(span: str, before: list[PlanStep]) -> bool:
-    """The span names a fact to look up: a noun phrase with words of its own, no earlier value."""
+    """The span names a fact to look up: a noun phrase with words of its own, no earlier value ("its
+    usable capacity": a fact about what the earlier steps are about)."""
     if not _FACT_START.match(span) or _arithmetic_only(span) or inline_code(span) is not None:
         return False
+    if _GIVEN.search(span):  # "a freight bill of EUR 860", "the number of carriages, 8": a value given
+        return False
+    if re.match(r"(?:its|their)\s", span, re.I):
+        return bool(words_of(span) - _GENERIC)
     refs, text = resolve(span, before)
     return not refs and bool(words_of(text) - _GENERIC)
+
+
+def _question(span: str, before: list[PlanStep]) -> str:
+    """The lookup for a fact operand; "its X" / a phrase naming nothing is about what the earlier lookups
+    name (the product, the company)."""
+    phrase = _of_form(re.sub(r"^(?:its|their)\s+", "the ", span, flags=re.I))
+    about = [n for n in context_names(before) if n.lower() not in phrase.lower()]
+    named = re.search(r"\d|\b[A-Z]", phrase)
+    return f"What is {phrase}" + (f" ({', '.join(about)})" if about and not named else "") + "?"
 
 
 def _of_form(span: str) -> str:
@@ -289,18 +325,59 @@ def _of_form(span: str) -> str:
     return f"the {m.group('a')} of {m.group('the') or ''}{m.group('e')}" if m else span
 
 
-def explicit_operation(clause: str) -> bool:
-    """The clause is a subtraction its verb names ("take 250 away from it", "subtract 30 from that"): its
-    operands are what it says, not a quantity to read against earlier values."""
+_SUBTRACT = re.compile(r"^(?:please\s+)?(?:then\s+)?(?:subtract|deduct)\s+\S", re.I)
+_SHARE = re.compile(r"%|\bper ?cent|\bpercentage|\brate\b|\bshare\b|\bdiscount|\bsurcharge|\bvat\b", re.I)
+
+
+def explicit_operation(clause: str, before: list[PlanStep]) -> bool:
+    """The clause is an operation its verb names ("take 250 away from it", "divide it by 4", "subtract
+    the reorder level of 120"): its operands are what it says, not a quantity to read against earlier
+    values, unless a percentage or a rate is involved (that is read against them)."""
     body = _PURPOSE.sub("", clause.strip().rstrip(".?!"))
-    return any(pattern.match(body) for pattern in _OPERATIONS[2:4])
+    if not (any(pattern.match(body) for pattern in _OPERATIONS[:5]) or _SUBTRACT.match(body)):
+        return False
+    refs, _ = resolve(body, before)
+    return not _SHARE.search(body) and not any(_SHARE.search(before[n - 1].text) for n in refs)
+
+
+_RESTATE = re.compile(
+    r"^(?:please\s+)?(?:take|use|keep|grab|start with|start from|compute|calculate|work out)\s+"
+    r"(?P<x>.+?)(?:\s+(?:first|now|then|again))?[.!]?$",
+    re.I,
+)
+
+
+def restates(clause: str, before: list[PlanStep]) -> bool:
+    """The clause only names an earlier value again ("Take that", "Compute the product first"): no step;
+    what follows works on that value."""
+    m = _RESTATE.match(clause.strip())
+    if m is None or not before or before[-1].kind == TASK:
+        return False
+    refs, text = resolve(m.group("x"), before)
+    return refs == [before[-1].index] and not (words_of(re.sub(r"\bv\d+\b", " ", text)) - _GENERIC)
+
+
+_ONE = re.compile(r"\b(?:the one|that|those|the ones)(?=\s+(?:in|for|from|of|on|at|under|with)\b)", re.I)
+
+
+def one_anaphora(pair: list[str]) -> list[str]:
+    """ "the unit price in the 2025 list and the one in the 2024 list": "the one" is the first lookup's
+    thing ("the unit price"), in the second's setting."""
+    if len(pair) != 2 or not _ONE.search(pair[1]):
+        return pair
+    head = re.match(
+        r"^(?:what is |what's |what are )?(?P<np>.+?)\s+(?:in|for|from|on|at|under|with)\s", pair[0], re.I
+    )
+    if head is None:
+        return pair
+    return [pair[0], _ONE.sub(head.group("np"), pair[1], count=1)]
 
 
 def operand_facts(clause: str, before: list[PlanStep]) -> tuple[list[PlanStep], str]:
     """(lookups and code runs for the operands ``clause`` names, the clause with a :data:`NEST_MARK` where
     each value goes; an arithmetic operand bracketed). Nothing when no operand is a fact or code."""
     body = _PURPOSE.sub("", clause.strip().rstrip(".?!"))
-    if MARK_RE.search(body) or resolve(body, before)[0]:  # over earlier values: operands.operand_lookups
+    if MARK_RE.search(body):
         return [], clause
     if LOOKUP_VERB.match(body) and not re.match(r"take\b", body, re.I):  # "look up X (adults over 12)"
         return [], clause
@@ -308,27 +385,31 @@ def operand_facts(clause: str, before: list[PlanStep]) -> tuple[list[PlanStep], 
         m = pattern.match(body)
         if m is None:
             continue
-        spans = (m.group("a"), m.group("b"))
+        spans = tuple(m.group(g) for g in ("a", "b") if g in pattern.groupindex)
         if any(span.count("(") != span.count(")") for span in spans):
             continue
-        if any(_names_earlier(span, before) for span in spans if _FACT_START.match(span)):
+        if any(_names_step(span, before) for span in spans if _FACT_START.match(span)):
             return [], clause  # "add the deposit to 5 hours at the rate": earlier values by name
         found: list[PlanStep] = []
-        out = body
+        out, given_only = body, False
         for span in spans:
             index = len(before) + len(found) + 1
             code = inline_code(span)
             if code is not None:
                 found.append(PlanStep(index, CODE, "the number printed", code))
             elif _is_fact(span, before):
-                question = f"What is {_of_form(span)}?"
+                question = _question(span, before)
                 found.append(PlanStep(index, LOOKUP, question.rstrip("?"), question))
             else:
                 if _arithmetic_only(span) and re.search(r"\d\s*[-+*/×x÷]\s*\d", span):
                     out = out.replace(span, f"({span})", 1)
+                given = _STANDALONE.findall(span)
+                if _GIVEN_VALUE.search(span) and len(given) == 1 and not re.search(r"%|per ?cent", span):
+                    out = out.replace(span, given[0], 1)  # "the reorder level of 120": 120
+                    given_only = True
                 continue
             out = out.replace(span, NEST_MARK.format(index), 1)
-        return (found, out) if found else ([], clause)
+        return (found, out) if found else ([], out if given_only else clause)
     return [], clause
 
 
@@ -339,6 +420,8 @@ __all__ = [
     "code_of",
     "drop_hints",
     "explicit_operation",
+    "one_anaphora",
+    "restates",
     "hoist",
     "mask_brackets",
     "operand_facts",

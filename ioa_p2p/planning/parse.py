@@ -70,7 +70,8 @@ ACTION_WORDS = """
     add calculate compute convert count divide multiply subtract take find get look search check run
     execute write use print tell give determine work figure sum deduct retrieve fetch read double
     triple halve evaluate round translate encode decode reverse sort summarise summarize spell list express
-    plug pass feed insert substitute store save bind assign supply apply turn split share
+    plug pass feed insert substitute store save bind assign supply apply turn split share increase decrease
+    reduce raise average
 """
 ACTION = ACTION_WORDS.split()
 _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next(?=,))"  # "the next ferry" is no step
@@ -183,6 +184,8 @@ def plan_request(goal: str) -> Plan:
         steps.extend(hoisted)  # "run <code> where n is the stops on line 7": that value planned first
         if bound is None:
             continue
+        if described.restates(bound, steps):  # "Take that", "Compute the product first": no new step
+            continue
         facts, clause = described.operand_facts(bound, steps)
         if facts:  # "multiply 9.8 by the efficiency of the X7": the efficiency looked up first
             steps.extend(facts)
@@ -211,11 +214,8 @@ def plan_request(goal: str) -> Plan:
         if alone is not None:
             steps.append(alone)
             continue
-        later = (
-            None
-            if _codeish(clause) or described.explicit_operation(clause)
-            else over_earlier(len(steps) + 1, clause, steps, refs)
-        )
+        explicit = _codeish(clause) or described.explicit_operation(clause, steps)  # "take 9 away from it"
+        later = None if explicit else over_earlier(len(steps) + 1, clause, steps, refs)
         if later is not None:  # "how many tables for 130 guests", "what is the difference?"
             steps.append(later)
             continue
@@ -225,7 +225,7 @@ def plan_request(goal: str) -> Plan:
             continue
         pair = (split_lookup(clause) or split_questions(clause)) if not _codeish(clause) else None
         if pair is not None:  # "find the A and the B": two lookups, each with the context both share
-            for question in pair:
+            for question in described.one_anaphora(list(pair)):
                 steps.append(PlanStep(len(steps) + 1, LOOKUP, question.rstrip("?"), question))
             continue
         nested, clause = nested_lookups(clause, len(steps) + 1)
@@ -365,8 +365,10 @@ def _clean(part: str) -> str:
 
 
 _DECLARED_UNIT = re.compile(
-    r"^(?:the )?(?:number|value|result|output|figure|amount|it|that)(?: (?:it|that|the code) "
-    r"(?:prints|printed|gives|returns|shows))? (?:is|was) (?:given )?in ((?:[a-z³²/]+ ?){1,3})[.]?$",
+    r"^(?:(?:treat|read|take|count) (?:it|that|this|the result) as |(?:the )?(?:number|value|result|output|"
+    r"figure|amount|it|that)(?: (?:it|that|the code) (?:prints|printed|gives|returns|shows))? (?:is|was) "
+    r"(?:given )?in |it (?:prints|gives|returns|outputs) (?:a number|an amount|a value) (?:of|in) )"
+    r"((?:[a-z³²/]+ ?){1,3})[.]?$",
     re.I,
 )
 

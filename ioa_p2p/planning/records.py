@@ -61,6 +61,9 @@ class DocRule:
     line: int = 0  # the record's line
     record: int = -1  # the record's index in its document (rules of one record share it)
     row: bool = False  # read from a table row
+    round_to: float = (
+        0.0  # the first measure is rounded up to this (a price's own terms: "per started 15 min")
+    )
 
 
 @dataclass(frozen=True, slots=True)

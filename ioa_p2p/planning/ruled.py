@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
 from ioa_p2p.planning.doc_facts import content_words, convert, singular, unit_word
@@ -83,8 +83,16 @@ class _Applied:
     used: frozenset[int]  # the question's quantities it uses
 
 
-def ruled_expression(question: str, records: DocRecords | None) -> tuple[str, str] | None:
-    """(expression, unit) for a question about what something costs, from the document's rules."""
+def ruled_expression(
+    question: str,
+    records: DocRecords | None,
+    terms: tuple[tuple[str, str], ...] = (),
+    looked: float | None = None,
+) -> tuple[str, str] | None:
+    """(expression, unit) for a question about what something costs, from the document's rules. When
+    the retrieval read the price's own ``terms`` (planning/tariffs.py), the base rate must be the price it
+    ``looked`` up, and the terms join its rules (a step, a free allowance, a minimum, a cap, a
+    discount)."""
     if records is None or not _asks_money(question):
         return None
     rules = records.rules
@@ -103,6 +111,15 @@ def ruled_expression(question: str, records: DocRecords | None) -> tuple[str, st
     base, rate = max(scored, key=lambda x: x[0].score)
     if base.score < 1.0:
         return None
+    termed = dict(terms)
+    if terms:
+        if looked is None or abs(rate.number - looked) > 1e-9:
+            return None  # another price than the one looked up: the retrieval's reading stands
+        rate, rules = _with_terms(rate, rules, termed)
+        again = _apply(rate, rules, givens, asked, weight, frozenset())
+        if again is None:
+            return None
+        base = again
     if rate.tier:
         tiered = _tiered(rate, rates, givens)
         if tiered is None:
@@ -110,8 +127,12 @@ def ruled_expression(question: str, records: DocRecords | None) -> tuple[str, st
         base = _Applied(tiered, base.score, base.used)
     expr = _bounded(base.expr, rate, rules, words, weight)
     banded = givens + ages_in(question)
-    for p in _modifiers(rules, words, weight, banded, rate, PERCENT):
+    applied = _modifiers(rules, words, weight, banded, rate, PERCENT)
+    for p in applied:
         expr = f"{_group(expr)} * {format_number(1 + p.number / 100)}"
+    off = _term_number(termed.get("discount", ""))
+    if off and not any(abs(p.number + off) < 1e-9 for p in applied):
+        expr = f"{_group(expr)} * {format_number(1 - off / 100)}"
     for other in rates:
         if other is rate or other.row or (other.band is not None):
             continue
@@ -341,6 +362,9 @@ def _operand(n: float, rate: DocRule, per: str, rules: list[DocRule]) -> str:
         q = f"max({q} - {format_number(rate.beyond)}, 0)"
     if first and rate.started:
         q = f"ceil({q} / {format_number(rate.step)})" if rate.step != 1 else f"ceil({q})"
+    elif first and rate.round_to:
+        step = format_number(rate.round_to)
+        q = f"ceil({q} / {step}) * {step}"
     least = next(
         (
             r
@@ -352,6 +376,43 @@ def _operand(n: float, rate: DocRule, per: str, rules: list[DocRule]) -> str:
     if least is not None and rate.record >= 0:
         q = f"max({q}, {format_number(least.number * (convert(least.unit, per) or 1))})"
     return q
+
+
+def _with_terms(rate: DocRule, rules: list[DocRule], terms: dict[str, str]) -> tuple[DocRule, list[DocRule]]:
+    """The rate with the terms the retrieval read for it (in the unit of its first measure), and the
+    bounds they add to the rules."""
+    measure = next((p for p in rate.per if p in _MEASURES), "")
+    free, step, least = (_term_in(terms.get(k, ""), measure) for k in ("free", "step", "minimum"))
+    rate = replace(
+        rate,
+        beyond=rate.beyond or free or 0.0,
+        round_to=0.0 if rate.started else (step or 0.0),
+    )
+    added = []
+    if least and not any(r.kind == MINIMUM and r.record == rate.record for r in rules):
+        added.append(DocRule(MINIMUM, least, measure, record=rate.record))
+    for name, kind in (("cap", CAP), ("minimum_charge", MINIMUM)):
+        n = _term_number(terms.get(name, ""))
+        if n:
+            added.append(DocRule(kind, n, rate.unit, record=rate.record))
+    rules = [rate if r is not None and r.record == rate.record and r.kind == RATE and r.number == rate.number
+             else r for r in rules] + added  # fmt: skip
+    return rate, rules
+
+
+def _term_number(raw: str) -> float:
+    m = re.search(r"\d+(?:\.\d+)?", raw)
+    return float(m.group()) if m else 0.0
+
+
+def _term_in(raw: str, unit: str) -> float | None:
+    """A term such as "15 min" in ``unit`` (None when it is not a measure of it)."""
+    m = re.match(r"\s*(\d+(?:\.\d+)?)\s*(\S*)", raw)
+    if not m or not unit:
+        return None
+    src = unit_word(m.group(2)) if m.group(2) else unit
+    c = convert(src, unit)
+    return float(m.group(1)) * c if c is not None else None
 
 
 def _per_item(amount: str, rate: DocRule, rules: list[DocRule], *, base: bool) -> str:

@@ -283,6 +283,8 @@ def parse_value(text: str) -> Value | None:
         with_unit = numbers_in(m.group("v") + (" " + m.group("u") if m.group("u") else ""))
         if with_unit:
             return Value.of_number(with_unit[0].number, with_unit[0].unit)
+    if re.fullmatch(r"-?0[xob][0-9a-f]+", last, re.I):  # 0x1e0: a number written in another base
+        return Value.of_text(last)
     days = dates_in(last)
     if len(days) == 1 and len(last) <= 40:
         return Value.of_date(days[0][2], days[0][2].isoformat())

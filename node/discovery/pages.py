@@ -169,16 +169,22 @@ def _verified_best(
     :func:`~ioa_p2p.dht.fetchchoice.choose_fetch` adds, chosen among the :data:`POOL` times ``count`` best
     by sketch score with the sketch-level spam defences (reputation, copies, supersets, breadth), among
     those whose sketch signature verifies; the others are dropped and the choice is made again."""
+    verified: set[bytes] = set()  # sketch encodings whose signature verified
     for _ in range(POOL):  # each pass drops at least one candidate whose signature failed
         pool = pages.best(POOL * count, exclude=[search.me])
         if not pool:
             return []
         known = {s.peer_id for s in pool if not search.needs_fetch(s.peer_id)}
-        picked = choose_fetch(pages.scored(pool), count, priors=priors, known=known, centre=pages.centre())
+        picked = choose_fetch(
+            pages.scored(pool), count, priors=priors, known=known, centre=pages.centre(), query=pages.query
+        )
         failed = []
         for sketch in picked:
+            if sketch.encoded in verified:
+                continue
             try:
                 sketch.envelope.verify()
+                verified.add(sketch.encoded)
             except InvalidMessage:
                 failed.append(sketch)
         if not failed:
