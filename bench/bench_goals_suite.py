@@ -85,7 +85,7 @@ class Suite:
         return self.root / "docs"
 
     def files(self, split: str) -> list[Path]:
-        if self.name in ("1", "nat"):
+        if self.name in ("1", "nat", "nat2"):
             return [self.root / f"{split}.json"]
         return sorted(self.root.glob(f"{split}_*.json.gz" if split == "test" else f"{split}_*.json"))
 
@@ -95,6 +95,8 @@ SUITES = {
     "2": Suite("2", HERE / "goal_suite2", ("train", "dev", "test"), False),
     # a private held-out suite of natural and three-agent goals (bench/goal_suite_nat/README.md)
     "nat": Suite("nat", HERE / "goal_suite_nat", ("heldout",), False),
+    # a second one, natural goals over rule-like documents (bench/goal_suite_nat2/README.md)
+    "nat2": Suite("nat2", HERE / "goal_suite_nat2", ("heldout",), False),
 }
 SUITE = SUITES["2"]  # set by main() from --suite
 CATEGORIES = ("single", "chained", "three_agent", "natural")

@@ -2,7 +2,7 @@
 after goals and after its matcher's models were unloaded (issue 26, docs/performance.md "Light nodes").
 
 Run: python bench/bench_light.py [--nodes 5] [--settle 60] [--window 60] [--goals 3] [--unload-idle 60]
-     [--warm auto|true|false] [--json]
+     [--warm auto|true|false] [--idle-only] [--json]
 
 A local testnet (``open_testnet``: a bootstrap node plus ``--nodes`` agent nodes of the sample agents, each
 ``ioa node start`` in its own process, default config but ``[discovery] warm`` and ``unload_idle``). After
@@ -34,7 +34,7 @@ from typing import Any
 
 import trio
 
-from ioa_p2p.bootstrap.agents import AgentPlan, agent_specs
+from ioa_p2p.bootstrap.agents import MAX_NODES, AgentPlan, agent_specs
 from ioa_p2p.bootstrap.testnet import NodeSpec, TestnetNode, open_testnet
 from ioa_p2p.errors import IoAError
 
@@ -67,12 +67,14 @@ def load() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
-async def wait_cards(node: TestnetNode, count: int) -> float:
-    """Seconds until ``node`` holds ``count`` cards (the caller bounds the wait)."""
+async def wait_cards(node: TestnetNode, count: int, patience: float) -> tuple[float, int]:
+    """Seconds until ``node`` holds ``count`` cards, or ``patience`` s and how many it held then."""
     start = time.monotonic()
-    while len((await node.call("GET", "/cards"))["cards"]) < count:  # noqa: ASYNC110 - polling a process
-        await trio.sleep(2)
-    return time.monotonic() - start
+    held = 0
+    with trio.move_on_after(patience):
+        while (held := len((await node.call("GET", "/cards"))["cards"])) < count:  # noqa: ASYNC110
+            await trio.sleep(2)
+    return time.monotonic() - start, held
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
@@ -80,16 +82,18 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "warm": {"auto": "auto", "true": True, "false": False}[args.warm],
         "unload_idle": args.unload_idle,
     }
-    specs = [
-        NodeSpec(s.name, {**s.config, "discovery": discovery})
-        for s in agent_specs(args.nodes, AgentPlan(), {"calculator", "python", "retrieval"})
-    ]
+    base = agent_specs(min(args.nodes, MAX_NODES), AgentPlan(), {"calculator", "python", "retrieval"})
+    for i in range(args.nodes - len(base)):  # past the testnet's 64 sample agents: renamed copies
+        spec = base[i % MAX_NODES]
+        name = f"{spec.name}-r{i // MAX_NODES + 2}"
+        base.append(NodeSpec(name, {**spec.config, "agent": {**spec.config["agent"], "name": name}}))
+    specs = [NodeSpec(s.name, {**s.config, "discovery": discovery}) for s in base]
     root = Path(tempfile.mkdtemp(prefix=f"bench-light-{os.getpid()}-"))
     out: dict[str, Any] = {"nodes": args.nodes, "warm": args.warm, "load_start": load()}
     async with open_testnet(root, specs, start_timeout=300) as net:
         launcher = net.agents[0]
-        with trio.fail_after(300):
-            out["cards_s"] = round(await wait_cards(launcher, args.nodes), 1)
+        cards_s, held = await wait_cards(launcher, args.nodes, args.cards_timeout)
+        out["cards_s"], out["cards_held"] = round(cards_s, 1), held  # idle is measured either way
         await trio.sleep(args.settle)
         procs = {n.name: n.pid for n in [net.bootstrap, *net.agents] if n is not None and n.pid}
         before = {name: cpu_seconds(pid) for name, pid in procs.items()}
@@ -108,6 +112,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             "cpu_pct_max": round(max(cpu[a] for a in agents), 2),
         }
         print(json.dumps({"idle": out}), file=sys.stderr, flush=True)  # kept if a later step fails
+        if args.idle_only:
+            return out
         out["goal_errors"] = []
         for i in range(args.goals):
             try:
@@ -140,6 +146,8 @@ def main() -> None:
     parser.add_argument("--goals", type=int, default=3)
     parser.add_argument("--unload-idle", type=float, default=60.0)
     parser.add_argument("--warm", choices=("auto", "true", "false"), default="auto")
+    parser.add_argument("--cards-timeout", type=float, default=300.0)
+    parser.add_argument("--idle-only", action="store_true", help="stop after the idle figures (no goals)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     result = trio.run(run, args)

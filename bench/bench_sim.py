@@ -4,7 +4,8 @@
         [--lookups 200] [--queries 60] [--spam 0.1] [--revalidate 720] [--split any] [--seed 1]
         [--search pages,providers] [--skip spread,revocation] [--warm-publish]
         [--parts lookups,publish,find,spread,gossip,revocation] [--loss 0.01] [--json rows.jsonl]
-        [--request-rtts 1] [--dial-rtts 3] [--connected-tables]
+        [--request-rtts 1] [--dial-rtts 3] [--connected-tables] [--hedge adaptive|fixed]
+        [--settle 120] [--traffic-window 60]
 
 The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model, batched lookup state
 machine, LSH forest and probing, card validation (signatures, stamps, rate limits) and publish/refresh
@@ -13,7 +14,7 @@ each stream's negotiation with its request (``--request-rtts 3``: py-libp2p's ow
 connection 3 more, as the node dials (``--dial-rtts 5``: py-libp2p's own). Per network size N and churn
 level (the share of nodes offline at any moment, sessions of 30 min on average), after the network
 formed (every node joins, 50 per second, then 120 s; from ``--warm-from`` nodes (5,000) the network
-starts formed instead, :meth:`World.warm_start`, and runs 120 s):
+starts formed instead, :meth:`World.warm_start`, and runs ``--settle`` s, 120 by default):
 
 - **traffic**: messages sent per online node per minute over 60 s of steady state (requests + replies);
 - **lookups**: ``--lookups`` FIND_NODE lookups of random keys from random nodes: success (the closest
@@ -118,12 +119,13 @@ def form(n: int, churn: float, cards: CardSet, args: argparse.Namespace) -> Worl
         split=args.split,
         min_stamp_bits=8,
         refresh_lookups=args.refresh_lookups or None,
+        hedge=args.hedge,
         links=LinkModel(loss=args.loss, request_rtts=args.request_rtts, dial_rtts=args.dial_rtts),
     )
     world = World(config, cards)
     if n >= args.warm_from:
         world.warm_start(connected_tables=args.connected_tables)
-        world.loop.run(until=120)
+        world.loop.run(until=args.settle)
     else:
         world.join_all()
         world.loop.run(until=n * config.join_spacing + 120)
@@ -140,9 +142,10 @@ def run_one(
     rng = random.Random(args.seed * 1000 + n + int(churn * 100))
     world = form(n, churn, cards, args)
     traffic = Traffic(world)
-    run_for(world, 60, traffic)
+    run_for(world, args.traffic_window, traffic)
     row: dict[str, Any] = {"N": n, "churn": churn, "loss": args.loss}
     row.update(request_rtts=args.request_rtts, dial_rtts=args.dial_rtts, connected=args.connected_tables)
+    row["hedge"] = args.hedge
     row["formed_s"] = round(time.perf_counter() - started, 1)
     row["msgs/node/min"] = round(traffic.per_node_minute()["total"], 1)
     row["table"] = round(statistics.mean(world.table_sizes()), 1)
@@ -370,6 +373,18 @@ def main() -> None:
         "--connected-tables",
         action="store_true",
         help="a warm start also connects every node to its table's peers (World.warm_start)",
+    )
+    parser.add_argument(
+        "--hedge",
+        choices=("adaptive", "fixed"),
+        default="adaptive",
+        help="lookups hedge after srtt + 4 rttvar of the node's answers (the node) or after a fixed 0.4 s",
+    )
+    parser.add_argument(
+        "--settle", type=float, default=120.0, help="seconds a warm-started network runs before measuring"
+    )
+    parser.add_argument(
+        "--traffic-window", type=float, default=60.0, help="seconds of steady state counted for traffic"
     )
     parser.add_argument("--gossip-sample", type=int, default=20, help="announcements followed")
     parser.add_argument("--rate-window", type=float, default=600.0, help="seconds of announce pacing")

@@ -27,13 +27,18 @@ Cards are signed for real; spam is minted without stamps (the stamp does not cha
 measured separately and multiplied out). Nothing here touches the network.
 
 ``--pages``: what a node that finds over DHT bucket pages sees (``docs/matching.md``, "Card spam with
-pages"). A page search ranks the signed *sketches* of the cards (their quantised wordllama vectors) and
-fetches only the ``page_fetch`` (24) best; the node then ranks and picks its team among the fetched
-cards only. Modelled as a perfect page search (every sketch listed: the design's recall is 0.98-0.99 of
-exact) whose fetch choice is :func:`~ioa_p2p.dht.expand.choose_fetch`, with the sketch-level defences
-(reputation; copies sharing fetch slots, which the node leaves off) on or off with the others. The
-ranker's priors are those of a node that indexed every card, honest ones first. ``--fetch-only``
-measures the fetch choice alone (wordllama only, minutes instead of hours on a loaded machine).
+pages"). A page search ranks the signed version 2 *sketches* of the cards (their quantised wordllama
+vectors and term hashes, scored like the node scores them) and fetches only the ``page_fetch`` (24) best
+distinct contents; the node then ranks and picks its team among the fetched cards only. Modelled as a
+perfect page search (every sketch listed: the design's recall is 0.98-0.99 of exact) whose fetch choice
+is :func:`~ioa_p2p.dht.fetchchoice.choose_fetch`, with the sketch-level defences (reputation, copies
+sharing a slot, supersets, breadth) on or off with the others. The ranker's priors are those of a node
+that indexed every card, honest ones first. ``--fetch-only`` measures the fetch choice alone (wordllama
+only, minutes instead of hours on a loaded machine).
+
+``--attacks`` also takes the held-out generator's attacks (``spam_attacks.py``: ``paraphrase``,
+``mixture``, ``focused`` and ``heldout``, a mix of the three), written as a second attacker the
+sketch-level defences were not tuned on.
 """
 
 from __future__ import annotations
@@ -49,21 +54,27 @@ from typing import Any
 
 import numpy as np
 from shared_data import data_file, require
+from spam_attacks import HELDOUT, heldout_texts
 
 from ioa_p2p.card import card_text, issue_card, parse_card
 from ioa_p2p.card.sketch import issue_sketch
 from ioa_p2p.conversation.reputation import Standing, reputation_prior
 from ioa_p2p.dht.admission import CardAdmission
-from ioa_p2p.dht.expand import FETCH, choose_fetch
-from ioa_p2p.dht.ranking import CardRanker, card_profile
+from ioa_p2p.dht.expand import FETCH
+from ioa_p2p.dht.fetchchoice import POOL, centre_of, choose_fetch
+from ioa_p2p.dht.ranking import DUPLICATE_PENALTY, CardRanker, card_profile
 from ioa_p2p.dht.settings import DiscoverySettings
+from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, query_terms
 from ioa_p2p.embedding import WordLlamaEmbedder, normalise
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching import make_matcher
-from ioa_p2p.matching.breadth import breadth, card_items
+from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items
+from ioa_p2p.matching.calibration import HYBRID, WORDLLAMA
+from ioa_p2p.matching.copies import CopyIndex
 from ioa_p2p.teaming.offline import choose_team
 
 DATA = data_file("teaming-dev-hard.json")
+MATCHER = ["hybrid"]  # the node's ranker (--matcher)
 NOW = 1_800_000_000_000
 KEYWORDS = (
     "python", "sql", "translation", "legal advice", "medical questions", "finance", "image generation",
@@ -103,29 +114,57 @@ def spam_texts(
 
 
 class Sketches:
-    """The signed sketch of every card (what bucket pages list) and the wordllama query embedder."""
+    """The signed version 2 sketch of every card (family vector and term hashes: what bucket pages list,
+    as a node of the default wordllama scheme publishes it) and the wordllama query embedder; sketches are
+    scored as the node scores them (:class:`~ioa_p2p.dht.sketchscore.SketchScorer`)."""
 
     def __init__(self) -> None:
         self.embedder = WordLlamaEmbedder()
         self.by_key: dict[str, Any] = {}
+        self.card_bytes: dict[str, int] = {}  # key -> encoded card size (what a fetch moves)
+        self.choose_s = 0.0  # CPU spent choosing what to fetch (the defences' cost)
+        self.choices = 0
+        self._centre: Any = None
+        self._matrix: Any = None
 
     def add(self, identity: Identity, card: Any) -> None:
         c = card.card
         vector = normalise(self.embedder.embed([card_text(c.name, c.description, c.skills)]))[0]
         self.by_key[str(card.peer_id)] = issue_sketch(
             identity, version=1, model=self.embedder.model_id, vector=vector, now_ms=NOW,
-            expires_at=NOW + 1_800_000,
+            expires_at=NOW + 1_800_000, scheme=self.embedder.model_id, terms=card_terms(c),
         )  # fmt: skip
+        self.card_bytes[str(card.peer_id)] = len(card.encoded)
+        self._matrix = None
+        self._centre = None
 
     def fetched(self, goal: str, standing: dict[str, float], defences: bool) -> list[str]:
-        """The keys of the cards a page search would fetch for ``goal``."""
+        """The keys of the cards a page search that listed every sketch would fetch for ``goal``."""
         q = normalise(self.embedder.embed([goal]))[0]
-        keys = list(self.by_key)
-        vectors = np.stack([self.by_key[k].vector() for k in keys])
-        scores = vectors @ q / np.linalg.norm(vectors, axis=1)
-        scored = [(float(s), self.by_key[k]) for s, k in zip(scores, keys, strict=True)]
-        priors = {self.by_key[k].peer_id: v for k, v in standing.items()} if defences else {}
-        chosen = choose_fetch(scored, FETCH, priors=priors, copies=defences)
+        scorer = SketchScorer(q, scheme=self.embedder.model_id, terms=query_terms(goal))
+        sketches = list(self.by_key.values())
+        for sketch in sketches:
+            scorer.listed(sketch)
+        if self._matrix is None or len(self._matrix) != len(sketches):
+            rows = np.stack([s.vector() for s in sketches])
+            self._matrix = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+        # SketchScorer.dense for a query without a rest (the default wordllama scheme), vectorised
+        mean, std = HYBRID.standard[WORDLLAMA]
+        dense = ((self._matrix @ scorer.view) - mean) / std
+        lexical = scorer.lexical(s.peer_id.raw for s in sketches)
+        scored = sorted(
+            ((float(d) + lexical.get(s.peer_id.raw, 0.0), s) for d, s in zip(dense, sketches, strict=True)),
+            key=lambda item: -item[0],
+        )[: POOL * FETCH]  # the node's pool: the best candidates by sketch score
+        if self._centre is None:
+            self._centre = centre_of(sketches)
+        priors = {self.by_key[k].peer_id: v for k, v in standing.items()}
+        started = time.process_time()
+        chosen = choose_fetch(
+            scored, FETCH, priors=priors, centre=self._centre, query=scorer.view, defences=defences
+        )
+        self.choose_s += time.process_time() - started
+        self.choices += 1
         return [str(s.peer_id) for s in chosen]
 
 
@@ -135,7 +174,7 @@ def build(
     defences: bool,
     sketches: Sketches | None = None,
 ) -> tuple[CardRanker, dict[str, str], set[str]]:
-    ranker = CardRanker(make_matcher({"matcher": "hybrid"}), defences=defences)
+    ranker = CardRanker(make_matcher({"matcher": MATCHER[0]}), defences=defences)
     names: dict[str, str] = {}
     spam_keys: set[str] = set()
     for name, description in honest:
@@ -169,16 +208,20 @@ def run(
     recalls, slots, teams_with_spam, teams = [], 0, 0, 0
     joined: Counter[str] = Counter()
     standings: dict[str, Standing] = {}
-    priors: dict[str, float] = {}
     rank_ms: list[float] = []
     honest_fetched: list[float] = []
+    fetched_n: list[int] = []
+    seen: set[str] = set()  # cards fetched so far: the node knows their standing (breadth, copies)
     for _ in range(passes):
         for goal in goals:
             gold = {by_name[n] for n in goal["team"] if n in by_name}
             started = time.perf_counter()
-            among = None if sketches is None else sketches.fetched(goal["goal"], priors, defences)
+            known = {k: v for k, v in ranker.priors().items() if k in seen} if defences else {}
+            among = None if sketches is None else sketches.fetched(goal["goal"], known, defences)
             if among is not None:
                 honest_fetched.append(sum(k not in spam for k in among) / max(1, len(among)))
+                fetched_n.append(len(among))
+                seen.update(among)
             top = [m.key for m in ranker.rank(goal["goal"], 5, among=among)]
             rank_ms.append((time.perf_counter() - started) * 1000)
             recalls.append(len(gold & set(top)) / len(gold) if gold else 0.0)
@@ -195,8 +238,7 @@ def run(
                         standing.unanswered += 1
                     else:
                         standing.done += 1
-                priors = {k: reputation_prior(s) for k, s in standings.items()}
-                ranker.set_reputation(priors)
+                ranker.set_reputation({k: reputation_prior(s) for k, s in standings.items()})
     out = {
         "recall@5": round(statistics.mean(recalls), 4),
         "teams": teams,
@@ -207,6 +249,7 @@ def run(
     }
     if honest_fetched:
         out["honest_share_of_fetched"] = round(statistics.mean(honest_fetched), 3)
+        out["cards_fetched"] = round(statistics.mean(fetched_n), 1)
     return out
 
 
@@ -252,6 +295,10 @@ def main() -> None:
     parser.add_argument("--passes", type=int, default=2, help="times every goal is run")
     parser.add_argument("--attacks", default="stuffed,superset,clone,reworded")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--matcher", default="hybrid", choices=("hybrid", "lite"),
+        help="the ranker's matcher (lite: wordllama + BM25, the node's fallback; hours less CPU)",
+    )  # fmt: skip
     parser.add_argument("--pages", action="store_true", help="rank only what a page search fetches")
     parser.add_argument(
         "--fetch-only",
@@ -259,12 +306,13 @@ def main() -> None:
         help="with --pages: measure only the fetch choice (gold agents among the cards fetched; no ranker)",
     )
     args = parser.parse_args()
+    MATCHER[0] = args.matcher
     data = json.loads(require(DATA).read_text(encoding="utf-8"))
     honest = [(a["name"], a["description"]) for a in data["agents"]]
     goals = [g for g in data["goals"] if g.get("team")]
     rows: list[dict[str, Any]] = []
     if args.pages and args.fetch_only:
-        return fetch_only(honest, goals, args.ratio, args.attacks.split(","), args.json)
+        return fetch_only(honest, goals, args.ratio, args.attacks.split(","), args.json, args.passes)
     sketches = Sketches() if args.pages else None
     ranker, names, _ = build(honest, [], defences=True, sketches=sketches)
     base = run(ranker, names, set(), goals, 1, defences=False, sketches=sketches)
@@ -275,7 +323,7 @@ def main() -> None:
     print(f"baseline (no spam): recall@5 {base['recall@5']:.3f}", flush=True)
     rng = random.Random(25)
     for attack in args.attacks.split(","):
-        spam = spam_texts(attack, honest, args.ratio * len(honest), rng)
+        spam = spam_for(attack, honest, args.ratio * len(honest), rng)
         for defences in (False, True):
             started = time.perf_counter()
             sketches = Sketches() if args.pages else None
@@ -294,55 +342,116 @@ def main() -> None:
     )
 
 
+class Standings:
+    """What a node learns of the cards it fetches, as :class:`~ioa_p2p.dht.ranking.CardRanker` computes
+    it (breadth discount, copy penalty in the order the cards arrive) without a matcher index (the
+    ranker's per-find index refresh would cost this benchmark hours on a loaded machine)."""
+
+    def __init__(self, embed_items: Any) -> None:
+        self.embed_items = embed_items
+        self.copies = CopyIndex()
+        self.discount: dict[str, float] = {}
+
+    def learn(self, fetched: list[tuple[str, Any]]) -> dict[str, float]:
+        for key, card in fetched:
+            if key not in self.discount:
+                items = card_items(card_profile(card.card))
+                self.copies.add(key, items)
+                self.discount[key] = -breadth_discount(breadth(items, self.embed_items))
+        copied = self.copies.copies()
+        out = {k: v - (DUPLICATE_PENALTY if k in copied else 0.0) for k, v in self.discount.items()}
+        return {k: v for k, v in out.items() if v}
+
+
+def spam_for(attack: str, honest: list[tuple[str, str]], count: int, rng: random.Random) -> list[Any]:
+    """Spam card texts of ``attack``: this benchmark's own or the held-out generator's (``spam_attacks``)."""
+    if attack in HELDOUT:
+        return heldout_texts(attack, honest, count, rng)
+    return spam_texts(attack, honest, count, rng)
+
+
 def fetch_only(
-    honest: list[tuple[str, str]], goals: list[dict[str, Any]], ratio: int, attacks: list[str], as_json: bool
+    honest: list[tuple[str, str]],
+    goals: list[dict[str, Any]],
+    ratio: int,
+    attacks: list[str],
+    as_json: bool,
+    passes: int,
 ) -> None:
-    """The page search's fetch alone: the share of each goal's gold agents among the ``page_fetch`` cards
-    fetched and the share of fetch slots spam takes, with the sketch-level defences (copies share slots)
-    off and on. Reputation is not exercised here (no team is formed)."""
+    """The page search's fetch alone: the share of each goal's gold agents among the cards fetched, the
+    share of fetch slots spam takes and the cards fetched per find (the cost), with the sketch-level
+    defences (:mod:`~ioa_p2p.dht.fetchchoice`) off and on. Reputation is not exercised here (no team is
+    formed); with the defences the node learns the standing of every card it fetches (:class:`Standings`,
+    in the order they are fetched, as a node that knows no card beforehand would) and carries it back to
+    the sketches of the next finds. Every goal runs ``passes`` times."""
     base = Sketches()
+    embed_items = make_matcher({"matcher": "lite"}).embed_items
     names: dict[str, str] = {}
+    cards: dict[str, Any] = {}
     for name, description in honest:
         identity = Identity.generate()
         card = make_card(identity, name, description)
         base.add(identity, card)
         names[name] = str(card.peer_id)
+        cards[str(card.peer_id)] = card
     rng = random.Random(25)
 
     def measure(sketches: Sketches, spam: set[str], defences: bool) -> dict[str, float]:
-        gold_share, spam_slots = [], []
-        for goal in goals:
-            fetched = set(sketches.fetched(goal["goal"], {}, defences))
+        gold_share, spam_slots, fetched_count, fetched_bytes = [], [], [], []
+        sketches.choose_s, sketches.choices = 0.0, 0
+        learner = Standings(embed_items) if defences else None
+        priors: dict[str, float] = {}
+        for goal in [g for _ in range(passes) for g in goals]:
+            fetched = set(sketches.fetched(goal["goal"], priors, defences))
+            fetched_bytes.append(sum(sketches.card_bytes[k] for k in fetched))
+            if learner is not None:
+                priors = learner.learn([(k, cards[k]) for k in sorted(fetched)])
             gold = {names[n] for n in goal["team"] if n in names}
             gold_share.append(len(gold & fetched) / len(gold) if gold else 0.0)
             spam_slots.append(len(fetched & spam) / max(1, len(fetched)))
+            fetched_count.append(len(fetched))
         return {
             "gold_fetched": round(statistics.mean(gold_share), 4),
             "spam_fetch_slots": round(statistics.mean(spam_slots), 4),
+            "cards_fetched": round(statistics.mean(fetched_count), 1),
+            "card_kb_fetched": round(statistics.mean(fetched_bytes) / 1024, 1),
+            "choose_ms": round(1000 * sketches.choose_s / max(1, sketches.choices), 2),
         }
 
-    clean = measure(base, set(), True)
-    print(f"# fetch only: {len(honest)} honest cards, {len(goals)} goals, {FETCH} fetched, ratio {ratio}:1")
-    print(f"baseline (no spam): gold agents among the fetched {clean['gold_fetched']:.3f}", flush=True)
+    print(
+        f"# fetch only: {len(honest)} honest cards, {len(goals)} goals x {passes} passes, {FETCH} slots, "
+        f"ratio {ratio}:1"
+    )
+    clean = {d: measure(base, set(), d) for d in (False, True)}
+    for d, row in clean.items():
+        print(
+            f"baseline (no spam), sketch defences {'on ' if d else 'off'}: gold agents among the fetched "
+            f"{row['gold_fetched']:.3f}, cards fetched per find {row['cards_fetched']} "
+            f"({row['card_kb_fetched']} KB), fetch choice {row['choose_ms']} ms CPU",
+            flush=True,
+        )
     for attack in attacks:
         world = Sketches()
         world.embedder, world.by_key = base.embedder, dict(base.by_key)
+        world.card_bytes = dict(base.card_bytes)
         spam: set[str] = set()
-        for i, (description, skills) in enumerate(spam_texts(attack, honest, ratio * len(honest), rng)):
+        for i, (description, skills) in enumerate(spam_for(attack, honest, ratio * len(honest), rng)):
             identity = Identity.generate()
             card = make_card(identity, f"agent-{i}", description, skills)
             world.add(identity, card)
             spam.add(str(card.peer_id))
+            cards[str(card.peer_id)] = card
         for defences in (False, True):
             row: dict[str, Any] = {"attack": attack, "sketch_defences": defences}
             row.update(measure(world, spam, defences))
-            row["gold_ratio"] = round(row["gold_fetched"] / clean["gold_fetched"], 3)
+            row["gold_ratio"] = round(row["gold_fetched"] / clean[defences]["gold_fetched"], 3)
             print(
                 json.dumps(row)
                 if as_json
-                else f"{attack:<9} sketch defences {'on ' if defences else 'off'}  gold among fetched "
+                else f"{attack:<10} sketch defences {'on ' if defences else 'off'}  gold among fetched "
                 f"{row['gold_fetched']:.3f} ({row['gold_ratio']:.2f} of baseline)  spam in fetch slots "
-                f"{100 * row['spam_fetch_slots']:5.1f} %",
+                f"{100 * row['spam_fetch_slots']:5.1f} %  cards fetched per find {row['cards_fetched']} "
+                f"({row['card_kb_fetched']} KB; choice {row['choose_ms']} ms CPU)",
                 flush=True,
             )
 
@@ -355,6 +464,7 @@ def describe(row: dict[str, Any]) -> str:
         f"{100 * row['max_share_one_spam_identity']:4.1f} % of teams  spam in top 5: "
         f"{100 * row['spam_top5_slots']:4.1f} % of slots  "
         f"(rank p50 {row['rank_ms_p50']} ms, index {row['index_s']} s)"
+        + (f"  cards fetched per find {row['cards_fetched']}" if "cards_fetched" in row else "")
     )
 
 

@@ -9,7 +9,10 @@ Run (from the repository root, with the project's venv)::
     nice -n 10 .venv/bin/python bench/goals_dry_run.py --suite nat --split heldout
 
 ``--suite nat`` is a small held-out suite of naturally worded and three-agent goals over its own made-up
-documents (``bench/goal_suite_nat/``), written before the planner work it measures.
+documents (``bench/goal_suite_nat/``), written before the planner work it measures. ``--suite para`` is the
+wording-sensitivity set (``bench/goal_suite_para/``): ``--split train`` two paraphrases of every chained and
+three-agent goal of suite 2's train split, ``old`` the same for the old suite, ``new`` new chained and
+three-agent goals over the old suite's documents, ``all`` the three; each split file names its ``docs``.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -39,12 +42,19 @@ from goals_suite_scoring import score_text
 
 from ioa_p2p.adapters.base import Task, TaskContext, estimate, run_task
 from ioa_p2p.adapters.registry import adapter_from_config
+from ioa_p2p.adapters.retrieval import typed as typed_policy
 from ioa_p2p.planning import StepOutcome, answers, conclusion, describe, plan_request, value_of
 from ioa_p2p.planning.routing import Candidate, rank_members
 from ioa_p2p.planning.values import Value
 
 HERE = Path(__file__).resolve().parent
-SUITES = {"1": HERE / "goal_suite", "2": HERE / "goal_suite2", "nat": HERE / "goal_suite_nat"}
+SUITES = {
+    "1": HERE / "goal_suite",
+    "2": HERE / "goal_suite2",
+    "nat": HERE / "goal_suite_nat",
+    "nat2": HERE / "goal_suite_nat2",
+    "para": HERE / "goal_suite_para",
+}
 
 
 async def _no_progress(_: Any) -> None:
@@ -106,12 +116,18 @@ class DryRun:
 
 
 def load(suite: Path, split: str, only: set[str]) -> list[dict[str, Any]]:
+    """The split's goals, each with the documents folder it is asked over (``docs``)."""
     if split == "test":
         raise SystemExit("the test split is scored by bench_goals_suite.py only")
+    pattern = "*.json" if split == "all" else f"{split}*.json"
     goals = []
-    for path in sorted(suite.glob(f"{split}_*.json")) + sorted(suite.glob(f"{split}.json")):
-        for g in json.loads(path.read_text(encoding="utf-8"))["goals"]:
-            goals.append({**g, "kind": g.get("kind") or g.get("category")})
+    for path in sorted(suite.glob(pattern)):
+        if split != "all" and path.stem != split and not path.stem.startswith(f"{split}_"):
+            continue
+        data = json.loads(path.read_text(encoding="utf-8"))
+        docs = (path.parent / data.get("docs", "docs")).resolve()
+        for g in data["goals"]:
+            goals.append({**g, "kind": g.get("kind") or g.get("category"), "docs": docs})
     return [g for g in goals if not only or g["id"] in only]
 
 
@@ -119,13 +135,14 @@ async def main_async(args: argparse.Namespace) -> int:
     suite = SUITES[args.suite]
     only = set(args.only.split(",")) if args.only else set()
     goals = load(suite, args.split, only)
-    run = DryRun(suite / "docs")
+    runs: dict[Path, DryRun] = {}
     ok: collections.Counter[str] = collections.Counter()
     total: collections.Counter[str] = collections.Counter()
     started = time.monotonic()
     try:
         for g in goals:
             lines: list[str] = []
+            run = runs.get(g["docs"]) or runs.setdefault(g["docs"], DryRun(g["docs"]))
             text, info = await run.run(g["goal"], lines)
             answer = info["answer"] or text.splitlines()[0]
             hit = score_text(g["expected"], answer) is not None
@@ -141,7 +158,8 @@ async def main_async(args: argparse.Namespace) -> int:
                 print("   goal:", " / ".join(g["goal"].splitlines()))
                 print("\n".join(lines))
     finally:
-        await run.aclose()
+        for run in runs.values():
+            await run.aclose()
     kinds = [k for k in ("single", "chained", "three_agent", "natural") if k in total]
     summary = ", ".join(f"{k} {ok[k]}/{total[k]}" for k in kinds)
     print(f"{summary}; total {sum(ok.values())}/{sum(total.values())} in {time.monotonic() - started:.1f} s")
@@ -152,11 +170,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--suite", choices=tuple(SUITES), default="2")
     parser.add_argument(
-        "--split", default="train", help="train | dev (suite 2); dev | check (suite 1); heldout (suite nat)"
+        "--split",
+        default="train",
+        help="train | dev (suite 2); dev | check (suite 1); heldout (nat); train | old | new | all (para)",
     )
     parser.add_argument("--only", default="", help="comma-separated goal ids")
     parser.add_argument("-v", "--verbose", action="store_true", help="print plans and tasks")
-    return trio.run(main_async, parser.parse_args())
+    parser.add_argument(
+        "--typed-policy",
+        choices=("none", "misfit", "confidence", "always"),
+        default=typed_policy.TYPED_POLICY,
+        help="when the retrieval's typed answer replaces the fact scorer's (adapters/retrieval/typed.py)",
+    )
+    args = parser.parse_args()
+    typed_policy.TYPED_POLICY = args.typed_policy
+    return trio.run(main_async, args)
 
 
 if __name__ == "__main__":

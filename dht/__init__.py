@@ -6,6 +6,8 @@
 - ``pages.py``       bucket pages: DHT records listing the signed sketches of a bucket's cards (keys, merge)
 - ``expand.py``      the search over pages: seed with the query's buckets, expand the best candidates' own
   buckets, fetch only the best cards
+- ``fetchchoice.py`` which candidates a page search fetches: the sketch-level spam defences (copies share a
+  slot, supersets and cards that match everything rank lower, reputation)
 - ``sketchscore.py`` how a page search scores sketches: the matcher's first stage on what a sketch carries
 - ``rtt.py``         smoothed round trips and the wait they call for (owner-first card fetches)
 - ``keyspace.py``    Kademlia positions, XOR distance, the network size estimate

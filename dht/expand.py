@@ -21,7 +21,9 @@ buckets find each other well. :class:`PageSearch` therefore:
    ``docs/matching.md``). The pages of a round are asked best first (multi-probe order: the candidate's
    score minus the flip cost of the bucket, :meth:`PageSearch.frontier`), so a byte budget that ends a
    search cuts the least promising pages;
-4. **fetches** the ``fetch`` best cards only (:meth:`best`), which the node ranks with its matcher.
+4. **fetches** the ``fetch`` best cards only (:meth:`best`; which ones, with the sketch-level spam defences:
+   :func:`~ioa_p2p.dht.fetchchoice.choose_fetch`, given :meth:`PageSearch.centre`), which the node ranks
+   with its matcher.
 
 A listing whose pages look incomplete continues: when one came back full (the network outgrew the
 listing) as a probing search at level 8; when it only holds fewer entries than
@@ -38,7 +40,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -91,53 +93,6 @@ def page_level(network_size: float, enumerate_up_to: int = ENUMERATE_UP_TO) -> i
         if network_size / (1 << level) <= PAGE_OCCUPANCY:
             return level
     return LEVELS[-1]
-
-
-#: Sketches at least this similar (cosine) are copies of one card text (the same text quantised: 1.0).
-COPY_COSINE = 0.98
-#: Fetch slots all copies of one sketch share (:func:`choose_fetch`).
-COPY_SLOTS = 2
-#: Sketch-score units per unit of a negative reputation prior (one failed task: -1.6, so -0.08: below
-#: the best honest candidates, whose sketch cosines with a goal are 0.3-0.45).
-PRIOR_WEIGHT = 0.05
-
-
-def choose_fetch(
-    scored: Iterable[tuple[float, SignedSketch]],
-    count: int,
-    *,
-    priors: Mapping[PeerId, float] | None = None,
-    copies: bool = False,
-) -> list[SignedSketch]:
-    """The ``count`` candidates whose cards a search fetches, best first, from ``(sketch score, sketch)``
-    pairs: a peer's negative reputation prior (``priors``: evidence from this node's signed histories,
-    :mod:`~ioa_p2p.conversation.reputation`) lowers its score by :data:`PRIOR_WEIGHT` per unit, and with
-    ``copies`` all sketches within :data:`COPY_COSINE` of each other share :data:`COPY_SLOTS` fetch slots
-    (a thousand clones of a good card cannot fill the fetch; within copies, better standing first).
-
-    ``copies`` is off by default: with ten clones per honest card it cut the gold agents among the
-    fetched from 0.70 to 0.19 (``bench/bench_spam.py --pages --fetch-only``), because identical sketches
-    cannot tell the original from its clones and the two slots mostly went to clones."""
-    known = priors or {}
-
-    def order(item: tuple[float, SignedSketch]) -> tuple[float, float, bytes]:
-        score, sketch = item
-        prior = known.get(sketch.peer_id, 0.0)
-        return (-(score + PRIOR_WEIGHT * min(0.0, prior)), -prior, sketch.peer_id.raw)
-
-    ranked = [sketch for _, sketch in sorted(scored, key=order)]
-    chosen: list[SignedSketch] = []
-    units: list[npt.NDArray[np.float64]] = []
-    for sketch in ranked:
-        if len(chosen) >= count:
-            break
-        v = sketch.vector()
-        u = v / (float(np.linalg.norm(v)) or 1.0)
-        if copies and sum(float(u @ c) >= COPY_COSINE for c in units) >= COPY_SLOTS:
-            continue
-        chosen.append(sketch)
-        units.append(u)
-    return chosen
 
 
 def expand_level(network_size: float, level: int) -> int:
@@ -194,6 +149,7 @@ class PageSearch:
         self._frontier: list[tuple[float, str, Cell]] = []
         self._read_at: dict[int, tuple[int, int]] = {}  # level -> (bytes, pages) read at it
         self._entries = 0
+        self._sum = np.zeros_like(self.query)  # of the candidates' unit vectors (the query's shape)
 
     def start(self) -> list[Cell]:
         """The seed pages."""
@@ -218,6 +174,9 @@ class PageSearch:
             if held is not None and held[1].version >= sketch.version:
                 continue
             self.scorer.listed(sketch, None if held is None else held[1])
+            if held is not None:
+                self._sum -= self._unit(held[1])
+            self._sum += self._unit(sketch)
             self.candidates[peer] = (self.scorer.dense(sketch), sketch)
         self.answered[cell_key] = max(count, self.answered.get(cell_key, 0))
         self.bytes += size
@@ -312,7 +271,7 @@ class PageSearch:
 
     def scored(self, sketches: Iterable[SignedSketch]) -> list[tuple[float, SignedSketch]]:
         """``(score, sketch)`` of these candidates by the score :meth:`best` ranks by (for
-        :func:`choose_fetch`); sketches no longer candidates are left out."""
+        :func:`~ioa_p2p.dht.fetchchoice.choose_fetch`); sketches no longer candidates are left out."""
         lexical = self.scorer.lexical(p.raw for p in self.candidates)
         out = []
         for sketch in sketches:
@@ -326,6 +285,18 @@ class PageSearch:
         held = self.candidates.pop(peer, None)
         if held is not None:
             self.scorer.dropped(held[1])
+            self._sum -= self._unit(held[1])
+
+    def centre(self) -> npt.NDArray[np.float64] | None:
+        """The sum of the candidates' unit vectors (those of the query's shape; None: none): the centre a
+        card that claims everything lies near (:func:`~ioa_p2p.dht.fetchchoice.centrality`)."""
+        return self._sum.copy() if self.candidates and float(np.linalg.norm(self._sum)) > 0 else None
+
+    def _unit(self, sketch: SignedSketch) -> npt.NDArray[np.float64]:
+        v = sketch.vector()
+        if v.shape != self.query.shape:
+            return np.zeros_like(self.query)
+        return v / (float(np.linalg.norm(v)) or 1.0)
 
     def _ask(self, cells: Iterable[Cell]) -> list[Cell]:
         out = []
@@ -345,9 +316,6 @@ class PageSearch:
 
 __all__ = [
     "BUDGET",
-    "COPY_COSINE",
-    "COPY_SLOTS",
-    "PRIOR_WEIGHT",
     "EXPAND_OCCUPANCY",
     "FETCH",
     "FINER_WIDTH",
@@ -358,7 +326,6 @@ __all__ = [
     "PAGE_OCCUPANCY",
     "WIDTH",
     "PageSearch",
-    "choose_fetch",
     "expand_level",
     "page_level",
 ]

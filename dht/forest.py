@@ -23,13 +23,14 @@ import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from ioa_p2p.dht.lsh import bucket_key
 from ioa_p2p.errors import UsageError
+
+if TYPE_CHECKING:  # numpy is imported where a float vector is hashed; a sketch's integers need none
+    import numpy as np
+    import numpy.typing as npt
 
 FOREST_VERSION = 2
 TABLES = 8
@@ -61,10 +62,57 @@ class Forest:
         if not (1 <= tables <= 64 and max(LEVELS) <= bits <= 32):
             raise UsageError(f"LSH v2 tables must be 1..64 and bits {max(LEVELS)}..32, got {tables}x{bits}")
         self.model_id, self.dim, self.tables, self.bits = model_id, dim, tables, bits
-        self.planes = _planes(seed_bytes(model_id, dim, tables, bits), tables * bits, dim)
+
+    @functools.cached_property
+    def planes(self) -> npt.NDArray[np.float64]:
+        """``(tables * bits, dim)`` float64 of +/-1 (numpy, built on first use)."""
+        return _planes(self._stream, self.tables * self.bits, self.dim)
+
+    @functools.cached_property
+    def _stream(self) -> bytes:
+        count = self.tables * self.bits * self.dim
+        return hashlib.shake_256(seed_bytes(self.model_id, self.dim, self.tables, self.bits)).digest(
+            (count + 7) // 8
+        )
+
+    @functools.cached_property
+    def _positive(self) -> list[tuple[int, int]]:
+        """Per hyperplane (row ``table * bits + i``): the integer whose byte ``j`` is 1 where entry ``j``
+        is +1 (0 where it is -1), and how many entries are +1."""
+        bits = b"".join(_BYTE_BITS[b] for b in self._stream)
+        rows = [bits[r * self.dim : (r + 1) * self.dim] for r in range(self.tables * self.bits)]
+        return [(int.from_bytes(row, "little"), row.count(1)) for row in rows]
+
+    def prefix(self, sketch: bytes, table: int, level: int) -> int:
+        """The level-``level`` prefix of the code in ``table`` of a sketch (``dim`` signed bytes), in exact
+        integer arithmetic without numpy: the same bits as :meth:`codes` of its values (a float64 dot
+        product of integers with +/-1 entries is exact), from only the ``level`` hyperplanes it needs.
+
+        ``dot(plane, v) = 2 * (sum of v over the +1 entries) - sum(v)``; with ``u = v + 128`` (the byte
+        with its top bit flipped, 0..255) split into its 8 bits, one byte per value, the sum over the
+        +1 entries is ``sum_k 2**k * popcount(bits_k & plus) - 128 * |plus|``: 8 AND-and-count steps
+        over ``dim``-byte integers per hyperplane."""
+        if len(sketch) != self.dim:
+            raise UsageError(
+                f"vector has {len(sketch)} dimensions, the model {self.model_id!r} has {self.dim}"
+            )
+        if not 0 <= table < self.tables or not 0 <= level <= self.bits:
+            raise UsageError(f"no table {table} / level {level} in a {self.tables}x{self.bits} forest")
+        u = bytes(sketch).translate(_FLIP_TOP)
+        planes = [int.from_bytes(u.translate(_BIT_OF[k]), "little") for k in range(8)]
+        total = sum(u) - 128 * self.dim
+        code = 0
+        for i in range(level):
+            plus, count = self._positive[table * self.bits + i]
+            positive = sum((p & plus).bit_count() << k for k, p in enumerate(planes)) - 128 * count
+            if 2 * positive > total:
+                code |= 1 << i
+        return code
 
     def projections(self, vector: Sequence[float] | npt.NDArray[Any]) -> npt.NDArray[np.float64]:
         """``(tables, bits)`` dot products of the vector with every hyperplane."""
+        import numpy as np
+
         v = np.asarray(vector, dtype=np.float64).reshape(-1)
         if v.shape[0] != self.dim:
             raise UsageError(
@@ -76,6 +124,8 @@ class Forest:
 
     def codes(self, vector: Sequence[float] | npt.NDArray[Any]) -> tuple[int, ...]:
         """The full ``bits``-bit code of the vector in each table."""
+        import numpy as np
+
         bits = (self.projections(vector) > 0).astype(np.int64)
         weights = 1 << np.arange(self.bits, dtype=np.int64)
         return tuple(int(c) for c in (bits * weights).sum(axis=1))
@@ -112,9 +162,17 @@ def forest_for(model_id: str, dim: int, tables: int = TABLES, bits: int = BITS) 
     return Forest(model_id, dim, tables, bits)
 
 
-def _planes(seed: bytes, rows: int, dim: int) -> npt.NDArray[np.float64]:
+#: Each byte value's 8 bits, least significant first, one byte (0 or 1) per bit (the planes' bit order).
+_BYTE_BITS = [bytes((b >> k) & 1 for k in range(8)) for b in range(256)]
+#: ``bytes.translate`` tables: a signed byte ``v`` to ``v + 128`` (top bit flipped); a byte to its bit ``k``.
+_FLIP_TOP = bytes(b ^ 0x80 for b in range(256))
+_BIT_OF = [bytes((b >> k) & 1 for b in range(256)) for k in range(8)]
+
+
+def _planes(stream: bytes, rows: int, dim: int) -> npt.NDArray[np.float64]:
+    import numpy as np
+
     count = rows * dim
-    stream = hashlib.shake_256(seed).digest((count + 7) // 8)
     unpacked = np.unpackbits(np.frombuffer(stream, dtype=np.uint8), bitorder="little")[:count]
     planes: npt.NDArray[np.float64] = (unpacked.astype(np.float64) * 2.0 - 1.0).reshape(rows, dim)
     planes.setflags(write=False)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import bisect
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Literal
 
 from ioa_p2p.dht.keyspace import KEYSPACE, K, position
@@ -94,10 +94,12 @@ class RoutingTable:
         if peer == self.own:
             return False
         pos = position(peer)
-        bucket = self.bucket_of(pos)
-        if peer in bucket.peers:
-            bucket.peers.remove(peer)
-            bucket.peers.append(peer)
+        bucket = self.buckets[bisect.bisect_right(self._lows, pos) - 1]
+        peers = bucket.peers
+        if peer in peers:
+            if peers[-1] != peer:  # seen again: it becomes the most recently seen
+                peers.remove(peer)
+                peers.append(peer)
             return True
         while len(bucket.peers) >= self.bucket_size and self._may_split(bucket):
             self._split(bucket)
@@ -111,6 +113,54 @@ class RoutingTable:
         del bucket.peers[0]
         bucket.peers.append(peer)
         return True
+
+    def add_many(self, peers: Iterable[bytes], alive: Callable[[bytes], bool] | None = None) -> int:
+        """:meth:`add` each of ``peers`` in order; returns the table's size afterwards.
+
+        The same table as the loop of :meth:`add` calls (a test holds them equal), only cheaper: a peer
+        already held is moved to the end of its bucket in line, and an empty table whose full ranges may
+        all split (``split="any"``) is built at once: with nothing ever dropped (so nobody is pinged), a
+        range of the keyspace ends up split exactly when more than ``bucket_size`` of the peers fall in
+        it, whatever their order, and a bucket lists its peers by when they were last offered. Used to
+        give thousands of simulated nodes the tables of a formed network (:meth:`World.warm_start`) and
+        for every peer a lookup's answers name."""
+        offered = list(peers)
+        if self._size or self.split != "any":
+            return self._add_each(offered, alive)
+        last = {peer: i for i, peer in enumerate(offered) if peer != self.own}  # order of last offer
+        ranked = sorted(last, key=position)
+        keys = [position(peer) for peer in ranked]
+        leaves: list[Bucket] = []
+        stack = [(0, KEYSPACE_BITS, 0, len(ranked))]
+        while stack:
+            low, width, first, end = stack.pop()
+            if end - first <= self.bucket_size or width == 0:
+                leaf = Bucket(low, width)
+                leaf.peers = sorted(ranked[first:end], key=last.__getitem__)
+                leaves.append(leaf)
+                continue
+            upper = low | (1 << (width - 1))
+            middle = bisect.bisect_left(keys, upper, first, end)
+            stack.append((upper, width - 1, middle, end))  # popped after the lower half: leaves in order
+            stack.append((low, width - 1, first, middle))
+        if len(leaves) > self.max_buckets:  # sequential adds would have stopped splitting: do them
+            return self._add_each(offered, alive)
+        self.buckets = leaves
+        self._lows = [leaf.low for leaf in leaves]
+        self._size = len(ranked)
+        return len(ranked)
+
+    def _add_each(self, peers: list[bytes], alive: Callable[[bytes], bool] | None) -> int:
+        own, lows, buckets, right = self.own, self._lows, self.buckets, bisect.bisect_right
+        for peer in peers:
+            held = buckets[right(lows, position(peer)) - 1].peers  # (splits change both lists in place)
+            if peer in held:
+                if held[-1] != peer:
+                    held.remove(peer)
+                    held.append(peer)
+            elif peer != own:
+                self.add(peer, alive)
+        return self._size
 
     def remove(self, peer: bytes) -> bool:
         bucket = self.bucket_of(position(peer))

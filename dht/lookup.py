@@ -51,8 +51,14 @@ class KeyLookup:
     values: list[bytes] = field(default_factory=list)
 
     def merge(self, peers: Iterable[bytes], width: int) -> None:
-        merged = dict.fromkeys([*self.candidates, *peers])
-        self.candidates = sorted(merged, key=lambda p: position(p) ^ self.target)[:width]
+        target, current = self.target, self.candidates
+        if len(current) >= width:  # only a peer closer than the farthest kept one can enter
+            farthest = position(current[width - 1]) ^ target
+            peers = [p for p in peers if position(p) ^ target < farthest]
+            if not peers:
+                return
+        merged = dict.fromkeys([*current, *peers])
+        self.candidates = sorted(merged, key=lambda p: position(p) ^ target)[:width]
 
 
 class Lookup:

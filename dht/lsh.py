@@ -31,13 +31,14 @@ import hashlib
 import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from ioa_p2p.card.schemes import HYBRID_MODEL_ID, LITE_MODEL_ID
 from ioa_p2p.errors import UsageError
+
+if TYPE_CHECKING:  # numpy is imported where a vector is hashed: bucket names and keys need none
+    import numpy as np
+    import numpy.typing as npt
 
 LSH_VERSION = 1
 TABLES = 8
@@ -72,6 +73,8 @@ class Hyperplanes:
 
     def projections(self, vector: Sequence[float] | npt.NDArray[Any]) -> npt.NDArray[np.float64]:
         """``(tables, bits)`` dot products of the vector with every hyperplane."""
+        import numpy as np
+
         v = np.asarray(vector, dtype=np.float64).reshape(-1)
         if v.shape[0] != self.dim:
             raise UsageError(
@@ -83,6 +86,8 @@ class Hyperplanes:
 
     def codes(self, vector: Sequence[float] | npt.NDArray[Any]) -> tuple[int, ...]:
         """The bucket code of the vector in each table."""
+        import numpy as np
+
         bits = self.projections(vector) > 0
         weights = 1 << np.arange(self.bits, dtype=np.int64)
         return tuple(int(c) for c in (bits.astype(np.int64) * weights).sum(axis=1))
@@ -97,6 +102,8 @@ class Hyperplanes:
         A near bucket flips one or two bits of a table's code; its cost is the sum of the absolute
         projections of the flipped bits (small = the vector lies close to those hyperplanes).
         """
+        import numpy as np
+
         proj = self.projections(vector)
         codes = self.codes(vector)
         out = [self.bucket(t, c) for t, c in enumerate(codes)]
@@ -137,6 +144,8 @@ class CardBuckets:
 
     def view(self, vector: Sequence[float] | npt.NDArray[Any]) -> npt.NDArray[np.float64]:
         """The vector as its family sees it."""
+        import numpy as np
+
         v = np.asarray(vector, dtype=np.float64).reshape(-1)
         if v.shape[0] != self.dim:
             raise UsageError(
@@ -188,6 +197,8 @@ def hyperplanes_for(model_id: str, dim: int, tables: int = TABLES, bits: int = B
 
 
 def _planes(model_id: str, dim: int, tables: int, bits: int) -> npt.NDArray[np.float64]:
+    import numpy as np
+
     count = tables * bits * dim
     stream = hashlib.shake_256(seed_bytes(model_id, dim, tables, bits)).digest((count + 7) // 8)
     unpacked = np.unpackbits(np.frombuffer(stream, dtype=np.uint8), bitorder="little")[:count]

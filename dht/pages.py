@@ -100,8 +100,7 @@ def in_cell(sketch: SignedSketch, cell: PageCell) -> bool:
     body = sketch.body
     if body.model != cell.model or body.dim != cell.dim:
         return False
-    code = cell.forest().codes(sketch.vector())[cell.table]
-    return code & ((1 << cell.level) - 1) == cell.prefix
+    return cell.forest().prefix(body.sketch, cell.table, cell.level) == cell.prefix
 
 
 Decode = Callable[[bytes], SignedSketch]

@@ -80,6 +80,7 @@ class CardRanker:
         self._texts: dict[str, str] = {}  # key -> dense text
         self._copies = CopyIndex()
         self._reputation: dict[str, float] = {}
+        self._card_priors: dict[str, float] = {}  # key -> what its card says (breadth, copies)
         self._priors_dirty = False
         self._queue_lock = threading.Lock()
         self._matcher_lock = threading.Lock()
@@ -116,6 +117,20 @@ class CardRanker:
         """The reputation priors last set (by peer ID text; a copy)."""
         with self._queue_lock:
             return dict(self._reputation)
+
+    def priors(self) -> dict[str, float]:
+        """The standing of every indexed card that has one, by peer ID text: what its own card says (its
+        breadth discount, the copy penalty) plus its reputation (as last set). A page search carries it
+        back to the peer's sketch (:func:`~ioa_p2p.dht.fetchchoice.choose_fetch`): a card the ranker
+        discounted once costs no fetch slot next time. Never blocks on the matcher (a snapshot of the
+        last :meth:`refresh`)."""
+        cards = self._card_priors
+        with self._queue_lock:
+            reputation = dict(self._reputation)
+        out = {key: value + reputation.get(key, 0.0) for key, value in cards.items()}
+        for key, value in reputation.items():
+            out.setdefault(key, value)
+        return {key: value for key, value in out.items() if value}
 
     def standing(self, key: str) -> dict[str, float]:
         """What the prior of ``key`` is made of (for views and benchmarks)."""
@@ -216,17 +231,23 @@ class CardRanker:
 
     def _update_priors(self) -> None:
         if not self.defences:
+            self._card_priors = {}
             self.matcher.set_priors({})
             return
-        priors: dict[str, float] = {}
+        cards: dict[str, float] = {}
         copies = self._copies.copies()
         for key, text in self._texts.items():
-            value = -breadth_discount(self._breadth.get(text, 1.0)) + self._reputation.get(key, 0.0)
+            value = -breadth_discount(self._breadth.get(text, 1.0))
             if key in copies:
                 value -= DUPLICATE_PENALTY
             if value:
-                priors[key] = value
-        self.matcher.set_priors(priors)
+                cards[key] = value
+        self._card_priors = cards
+        priors = dict(cards)
+        for key, value in self._reputation.items():
+            if key in self._texts:
+                priors[key] = priors.get(key, 0.0) + value
+        self.matcher.set_priors({key: value for key, value in priors.items() if value})
 
 
 __all__ = ["BATCH", "DUPLICATE_PENALTY", "CardRanker", "card_profile"]

@@ -17,6 +17,9 @@ per agent, and is reported:
 figures are ``None`` (peak RSS falls back to ``getrusage``). :func:`release_free_memory` hands freed heap
 pages back to the operating system (glibc's ``malloc_trim``; a no-op elsewhere): libraries that allocate a
 lot while loading (onnxruntime builds a session with ~70 MB of temporaries) otherwise leave RSS high for good.
+:func:`limit_malloc_arenas` caps glibc's malloc arenas in a node process (``ioa node start``): glibc gives
+each thread that allocates an arena of its own (up to 8 per core), and a node's worker threads (embedding,
+SQLite) leave their arenas' free pages resident: ~3 MB of an idle agent's RSS (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -76,6 +79,25 @@ def release_free_memory() -> bool:
         return False
     trim(0)
     return True
+
+
+#: glibc malloc arenas of a node process (``M_ARENA_MAX``); ``MALLOC_ARENA_MAX`` in the environment wins.
+NODE_MALLOC_ARENAS = 2
+_M_ARENA_MAX = -8  # glibc's mallopt parameter number
+
+
+def limit_malloc_arenas(arenas: int = NODE_MALLOC_ARENAS) -> bool:
+    """Cap glibc's malloc arenas at ``arenas`` (``mallopt(M_ARENA_MAX)``; call it before threads start).
+    False where unavailable (not glibc) or when ``MALLOC_ARENA_MAX`` is set (the operator chose)."""
+    import os
+
+    if not sys.platform.startswith("linux") or os.environ.get("MALLOC_ARENA_MAX"):
+        return False
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        return bool(libc.mallopt(_M_ARENA_MAX, arenas))
+    except (OSError, AttributeError):
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,10 +171,12 @@ class ProcessMemory:
 PROCESS_MEMORY = ProcessMemory()
 
 __all__ = [
+    "NODE_MALLOC_ARENAS",
     "PROCESS_MEMORY",
     "AgentMemory",
     "MemoryReport",
     "ProcessMemory",
+    "limit_malloc_arenas",
     "read_rss",
     "release_free_memory",
 ]

@@ -5,14 +5,18 @@ clock; the flood that needed them is ``tests/test_hostile_load.py`` and ``bench/
 
 from __future__ import annotations
 
+import contextvars
 from dataclasses import dataclass
+from typing import Any
 
 import trio
 
 from ioa_p2p.budget import TRUST_KNOWN, TRUST_PARTNER, TRUST_STRANGER, WorkBudget
 from ioa_p2p.config.limits import Limits
-from ioa_p2p.identity import Identity
+from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.node.net import cpu_meter
 from ioa_p2p.node.net.budgets import CONGESTED, PRIORITY_WINDOW, STRANGER_NEGOTIATIONS, NodeBudgets
+from ioa_p2p.node.net.cpu_meter import OWNER, StepTimer
 
 
 def test_a_pool_is_charged_loop_time_and_a_peer_its_cpu_time() -> None:
@@ -82,3 +86,73 @@ def test_strangers_share_a_few_negotiation_slots_and_trusted_peers_need_none() -
     assert budgets.streams_refused_early == early + 1  # ... and is not refused
     budgets.end_negotiation()
     assert budgets.start_negotiation(TRUST_STRANGER)
+
+
+class _FakeTime:
+    """``time`` for :mod:`ioa_p2p.node.net.cpu_meter`: both clocks advanced by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def perf_counter(self) -> float:
+        return self.now
+
+    def thread_time(self) -> float:
+        return self.now
+
+
+@dataclass
+class _Task:
+    context: contextvars.Context
+
+
+def _step(timer: StepTimer, clock: _FakeTime, task: _Task, seconds: float) -> None:
+    timer.before_task_step(task)  # type: ignore[arg-type]  # the instrument reads task.context only
+    clock.now += seconds
+    timer.after_task_step(task)  # type: ignore[arg-type]
+
+
+def _working_for(budgets: NodeBudgets, peer: PeerId) -> _Task:
+    context = contextvars.copy_context()
+    context.run(OWNER.set, (budgets, peer))
+    return _Task(context)
+
+
+async def test_the_loop_is_congested_for_a_node_by_the_share_its_own_peers_take(monkeypatch: Any) -> None:
+    """Agents of one process share the loop and its one step timer: a node whose peers took little
+    of a busy loop (the other agents' peers took it) does not find it congested, so it does not keep
+    its strangers (the other agents) waiting for its trusted peers; a node alone sees the loop's
+    business as before."""
+    clock = _FakeTime()
+    monkeypatch.setattr(cpu_meter, "time", clock)
+    timer = StepTimer()
+    quiet, busy = NodeBudgets(Limits()), NodeBudgets(Limits())
+    peer = Identity.generate().peer_id
+    timer.after_io_wait(0.0)
+    _step(timer, clock, _working_for(busy, peer), 0.27)  # another agent's peers: 90 % of the loop's time
+    _step(timer, clock, _working_for(quiet, peer), 0.03)
+    timer.before_io_wait(0.0)  # the window (0.3 s >= BUSY_WINDOW) ends: the loop ran all of it
+    assert timer.busy == 1.0
+    assert abs(timer.gauge(busy).busy - 0.9) < 1e-9 and timer.gauge(busy).busy >= CONGESTED
+    assert abs(timer.gauge(quiet).busy - 0.1) < 1e-9 and timer.gauge(quiet).busy < CONGESTED
+
+    budgets = NodeBudgets(Limits())  # a node whose trusted peer's request just ran
+    known, stranger = Identity.generate().peer_id, Identity.generate().peer_id
+    budgets.add_voucher(lambda p: TRUST_KNOWN if p == known else TRUST_STRANGER)
+    budgets.watch_loop(timer.gauge(quiet))
+    budgets.charge_cpu(known, 0.001, 0.001)
+    assert budgets.cpu_delay(stranger) == 0  # the congestion is not its peers': its strangers go on
+    budgets.watch_loop(timer.gauge(busy))
+    budgets.charge_cpu(known, 0.001, 0.001)
+    assert budgets.cpu_delay(stranger) > 0  # its own peers congest the loop: strangers yield
+
+    alone = StepTimer()  # one node in its process: the loop's own business, whoever's steps they were
+    alone.after_io_wait(0.0)
+    clock.now += 0.2  # the node's own tasks (no peer charged)
+    _step(alone, clock, _working_for(quiet, peer), 0.1)
+    alone.before_io_wait(0.0)
+    assert alone.busy == 1.0 and alone.gauge(quiet).busy == 1.0
+    alone.after_io_wait(0.0)
+    clock.now += 0.3
+    alone.before_io_wait(0.0)
+    assert alone.gauge(quiet).busy == 1.0 == alone.busy  # no peer's work charged: the loop's business

@@ -6,6 +6,7 @@ time. The libp2p tests (tests/test_discovery_net.py) stay as they are.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
@@ -19,12 +20,13 @@ from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.card import SignedCard, issue_card
 from ioa_p2p.card.sketch import sketch_terms
 from ioa_p2p.dht.pages import PAGE_PREFIX, read_page
+from ioa_p2p.dht.ranking import CardRanker
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching.encoders import MiniLMEncoder, WordLlamaEncoder
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.discovery.views import status as discovery_status
-from ioa_p2p.node.discovery.warm import IDLE_CHECK
+from ioa_p2p.node.discovery.warm import CARD_ENCODER_IDLE, IDLE_CHECK
 from ioa_p2p.node.net.gossip import GossipSettings
 from ioa_p2p.node.services import NodeServices
 from ioa_p2p.testing.memagents import open_memory_agent
@@ -255,6 +257,38 @@ async def test_auto_warms_at_the_first_find_and_the_models_are_unloaded_when_idl
             await discovery_of(keeper[0]).warm.warmed.wait()
             await trio.sleep(60.0 + 2 * IDLE_CHECK)
             assert ranker.loaded()  # a warm = true node of the process keeps the shared models
+        assert all(a[0].faults.snapshot() == {} for a in agents)
+
+
+async def test_a_process_that_never_ranked_drops_its_card_encoder_soon_after_its_cards(
+    tmp_path: Path, autojump_clock: MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Agents that only serve (no find, no goal in the process) hold wordllama's tokenizer only for their
+    own cards: it goes ``CARD_ENCODER_IDLE`` s after the process's last embedding (default
+    ``unload_idle``: 300 s), a later agent's card postponing it; a re-issue with new settings reloads it."""
+    WordLlamaEncoder.unload()
+    MiniLMEncoder.unload()
+    monkeypatch.setattr(CardRanker, "queries", 0)  # rankings are counted per process: none in this one
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    lite, wordllama = {"matcher": "lite"}, {name: {"backend": "wordllama"} for name in ("plotter", "weather")}
+    async with open_agents(net, cards, tmp_path, ["plotter"], lite, wordllama) as agents:
+        first = discovery_of(agents[0])
+        await first.card_ready.wait()
+        ranker = first.directory.ranker
+        assert ranker is not None and ranker.holds_models()  # its card was embedded
+        await trio.sleep(CARD_ENCODER_IDLE - 20)
+        async with open_agents(net, cards, tmp_path, ["weather"], lite, wordllama) as later:
+            await wait_cards([*agents, *later], 2)
+            await trio.sleep(CARD_ENCODER_IDLE - 20)
+            assert ranker.holds_models()  # the later card is an embedding of the process: not idle yet
+            await trio.sleep(20 + IDLE_CHECK)
+            assert not ranker.holds_models()
+            assert discovery_status(first)["matcher"]["unloads"] == 1
+            plotter = first.agent
+            card = await first.set_agent(dataclasses.replace(plotter, description="Draws bar charts"))
+            assert card.card.description == "Draws bar charts"
+            assert CardRanker.queries == 0 and first.directory.ranker is ranker
         assert all(a[0].faults.snapshot() == {} for a in agents)
 
 

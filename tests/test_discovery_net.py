@@ -426,7 +426,7 @@ def test_library_internals_we_rely_on_exist() -> None:
 
     assert kad_module.PROTOCOL_ID in ("/ipfs/kad/1.0.0", "/ioa/kad/1.0.0")
     assert hasattr(ProviderStore, "get_providers") and hasattr(ProviderStore, "provide")
-    assert hasattr(ValueStore, "get") and hasattr(ValueStore, "_store_at_peer")
+    assert hasattr(ValueStore, "get")  # and `store` (key -> (record, validity)): tests/test_kad_slots.py
     assert Message.MessageType.GET_PROVIDERS and Message.MessageType.GET_VALUE
 
 

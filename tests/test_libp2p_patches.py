@@ -92,6 +92,14 @@ def test_pubsub_peer_records_are_verified_once_and_forgeries_still_refused(monke
     assert consume(rpc, receiver, sender.get_id())
     assert consume(rpc, receiver, sender.get_id())
     assert len(calls) == 1  # identical bytes from the same peer: verified once
+    # Another host of the same process (agents of one process) verifies and stores it in its own peerstore.
+    second = new_noise_host(Identity.generate())
+    stored = []
+    store = second.get_peerstore()
+    real_store = store.consume_peer_record
+    monkeypatch.setattr(store, "consume_peer_record", lambda *a: stored.append(1) or real_store(*a))
+    assert consume(rpc, second, sender.get_id())
+    assert len(calls) == 2 and stored == [1]  # stored in its own peerstore too
     # The same (valid) record presented as another peer's is refused, every time.
     assert not consume(rpc, receiver, other.get_id())
     assert not consume(rpc, receiver, other.get_id())

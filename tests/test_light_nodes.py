@@ -112,26 +112,65 @@ def test_a_bootstrap_node_and_an_idle_agent_load_only_what_they_use(tmp_path: Pa
     assert "onnxruntime" in result["after_find"]  # the hybrid matcher's MiniLM, loaded by the find
 
 
-def test_checking_bucket_pages_loads_no_matcher(tmp_path: Path) -> None:
-    """A bootstrap node stores bucket pages for the network: checking them (sketches, LSH cells of either
-    card scheme) needs numpy but not the matcher and its text tools (they cost ~4.5 MB more)."""
+def test_checking_bucket_pages_loads_no_numpy_and_no_matcher(tmp_path: Path) -> None:
+    """A bootstrap node stores bucket pages for the network: checking real pages (signatures, liveness,
+    that each sketch belongs in the page's LSH cell, in exact integer arithmetic; both card schemes'
+    families) and merging them needs neither numpy (~11 MB) nor the matcher and its text tools (~4.5 MB
+    more). The pages are made here (issuing a sketch needs numpy) and checked in a fresh process."""
+    import time
+
+    import numpy as np
+
+    from ioa_p2p.card.schemes import LITE_MODEL_ID
+    from ioa_p2p.card.sketch import issue_sketch
+    from ioa_p2p.dht.forest import forest_for
+    from ioa_p2p.dht.pages import encode_page, page_key
+    from ioa_p2p.identity import Identity
+
+    now = int(time.time() * 1000)
+    rng = np.random.default_rng(7)
+    pages = []
+    for model, dim in ((LITE_MODEL_ID, 256), ("example/16", 16)):
+        forest = forest_for(model, dim)
+        sketch = issue_sketch(
+            Identity.generate(),
+            version=1,
+            model=model,
+            vector=rng.normal(size=dim),
+            now_ms=now,
+            expires_at=now + 600_000,
+        )
+        for cell in forest.cells(sketch.vector()):
+            pages.append((page_key(cell, model, dim), encode_page([sketch.encoded]).hex(), True))
+            wrong = forest.cell(cell.table, cell.level, cell.prefix ^ 1)  # the sketch does not belong there
+            pages.append((page_key(wrong, model, dim), encode_page([sketch.encoded]).hex(), False))
+    (tmp_path / "pages.json").write_text(json.dumps(pages))
     result = _run(
         """
-        import json, sys
-        from ioa_p2p.card.schemes import HYBRID_MODEL_ID, LITE_MODEL_ID
-        from ioa_p2p.dht.lsh import card_buckets
-        from ioa_p2p.dht.pages import validate_page  # noqa: F401 (what the validator runs)
+        import json, sys, time
+        from pathlib import Path
         from ioa_p2p.dht.validators import IoaNamespaceValidator
+        from ioa_p2p.errors import InvalidCard
 
-        hybrid = card_buckets(HYBRID_MODEL_ID, 640)  # bucketed in the wordllama family
-        assert hybrid.part == 256 and LITE_MODEL_ID != HYBRID_MODEL_ID, hybrid
-        print(json.dumps({"modules": sorted(sys.modules)}))
+        pages = json.loads((Path(sys.argv[1]) / "pages.json").read_text())
+        validator = IoaNamespaceValidator(lambda: int(time.time() * 1000))
+        verdicts = []
+        for key, value, _ in pages:
+            try:
+                validator.validate(key, bytes.fromhex(value))
+                merge = validator.store_page(key, None, bytes.fromhex(value), lambda peer: True)
+                verdicts.append(merge.page is not None)
+            except InvalidCard:
+                verdicts.append(False)
+        print(json.dumps({"modules": sorted(sys.modules), "verdicts": verdicts}))
         """,
         tmp_path,
     )
     modules = result["modules"]
     assert "ioa_p2p.dht.pages" in modules and "ioa_p2p.dht.validators" in modules
-    assert _loaded(modules, ("ioa_p2p.matching", "snowballstemmer") + MODEL_PACKAGES) == []
+    assert result["verdicts"] == [ok for _, _, ok in pages]
+    assert len(pages) == 2 * 2 * 18  # every cell of a card (18) in both families, and a wrong one each
+    assert _loaded(modules, ("numpy", "ioa_p2p.matching", "snowballstemmer") + MODEL_PACKAGES) == []
 
 
 def test_warm_takes_a_boolean_or_auto_and_unload_idle_seconds() -> None:

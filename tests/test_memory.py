@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,7 +16,7 @@ from ioa_p2p.api.peers import BudgetsReply
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.control_client import AsyncControlClient, Endpoint
 from ioa_p2p.identity import Identity
-from ioa_p2p.memory import ProcessMemory, read_rss, release_free_memory
+from ioa_p2p.memory import NODE_MALLOC_ARENAS, ProcessMemory, read_rss, release_free_memory
 from ioa_p2p.node import open_node
 from ioa_p2p.node.control.routes import held_bytes
 
@@ -77,6 +79,48 @@ def test_release_free_memory_hands_freed_heap_pages_back() -> None:
     assert before is not None and after is not None
     assert before - after > 10_000_000
     del kept
+
+
+ARENAS_SCRIPT = """
+import ctypes, sys, threading
+from ioa_p2p.memory import limit_malloc_arenas
+print(limit_malloc_arenas() if sys.argv[1] == "cap" else None, flush=True)
+barrier = threading.Barrier(8)
+def work():
+    data = [bytearray(1000) for _ in range(100)]  # each thread allocates while the others live
+    barrier.wait()
+threads = [threading.Thread(target=work) for _ in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+ctypes.CDLL("libc.so.6").malloc_stats()  # one "Arena N:" block per arena, on stderr
+"""
+
+
+def _arenas(how: str, env: dict[str, str]) -> tuple[str, int]:
+    out = subprocess.run(
+        [sys.executable, "-c", ARENAS_SCRIPT, how],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        env=env,
+    )
+    return out.stdout.strip(), sum(line.startswith("Arena ") for line in out.stderr.splitlines())
+
+
+@pytest.mark.skipif(not LINUX, reason="glibc's mallopt and malloc_stats")
+def test_a_node_process_caps_its_malloc_arenas_unless_the_operator_chose() -> None:
+    """``ioa node start`` calls :func:`limit_malloc_arenas` first: eight allocating threads then share
+    ``NODE_MALLOC_ARENAS`` arenas (without the cap glibc gives each its own); ``MALLOC_ARENA_MAX`` wins."""
+    env = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+    said, arenas = _arenas("none", env)
+    assert said == "None" and arenas > NODE_MALLOC_ARENAS
+    said, arenas = _arenas("cap", env)
+    assert said == "True" and arenas == NODE_MALLOC_ARENAS
+    said, arenas = _arenas("cap", {**env, "MALLOC_ARENA_MAX": "4"})
+    assert said == "False" and arenas == 4
 
 
 @pytest.mark.slow

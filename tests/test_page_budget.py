@@ -1,4 +1,5 @@
-"""The page search's reading order, expansion level, byte budget and fetch choice (pure: dht/expand.py)."""
+"""The page search's reading order, expansion level and byte budget (pure: dht/expand.py; the fetch
+choice: tests/test_fetch_choice.py)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,7 @@ import numpy as np
 import pytest
 
 from ioa_p2p.card.sketch import issue_sketch
-from ioa_p2p.conversation.reputation import Standing, reputation_prior
-from ioa_p2p.dht.expand import COPY_SLOTS, EXPAND_OCCUPANCY, PageSearch, choose_fetch, expand_level
+from ioa_p2p.dht.expand import EXPAND_OCCUPANCY, PageSearch, expand_level
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.pages import PAGE_ENTRIES
 from ioa_p2p.identity import Identity
@@ -113,42 +113,3 @@ def test_the_budget_is_a_discovery_setting_with_bounds() -> None:
     assert DiscoverySettings.from_section({"page_budget": 65536}).page_budget == 65536
     with pytest.raises(ConfigError, match="page_budget"):
         DiscoverySettings.from_section({"page_budget": 1000})
-
-
-def sketch_for(i: int, vector: np.ndarray):
-    return issue_sketch(
-        Identity(bytes([i % 256, i // 256, 11]) + b"\x06" * 29),
-        version=1,
-        model=MODEL,
-        vector=vector,
-        now_ms=NOW,
-        expires_at=NOW + TTL,
-    )
-
-
-def test_copies_of_one_sketch_share_two_fetch_slots() -> None:
-    rng = np.random.default_rng(8)
-    good = rng.normal(size=DIM)
-    honest = [sketch_for(i, rng.normal(size=DIM)) for i in range(10)]
-    clones = [sketch_for(100 + i, good) for i in range(30)]  # one text, thirty identities
-    scored = [(0.9, s) for s in clones] + [(0.3 - 0.01 * i, s) for i, s in enumerate(honest)]
-    chosen = choose_fetch(scored, 8, copies=True)
-    assert sum(s in clones for s in chosen) == COPY_SLOTS
-    assert [s for s in chosen if s not in clones] == honest[: 8 - COPY_SLOTS]
-    # without it (the default) the clones take every slot
-    assert all(s in clones for s in choose_fetch(scored, 8))
-
-
-def test_bad_standing_lowers_a_sketch_and_good_standing_wins_among_copies() -> None:
-    rng = np.random.default_rng(9)
-    a, b, c = (sketch_for(i, rng.normal(size=DIM)) for i in range(3))
-    scored = [(0.40, a), (0.38, b), (0.30, c)]
-    assert choose_fetch(scored, 2) == [a, b]
-    failed = reputation_prior(Standing(unanswered=1))
-    assert choose_fetch(scored, 3, priors={a.peer_id: failed}) == [b, a, c]  # -0.08: below b, above c
-    assert choose_fetch(scored, 2, priors={a.peer_id: 0.5}) == [a, b]  # good standing adds nothing
-    same = rng.normal(size=DIM)
-    copies = [sketch_for(10 + i, same) for i in range(5)]
-    trusted = copies[3]
-    picked = choose_fetch([(0.5, s) for s in copies], 1, priors={trusted.peer_id: 0.4}, copies=True)
-    assert picked == [trusted]

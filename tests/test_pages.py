@@ -29,7 +29,7 @@ from ioa_p2p.dht.pages import (
     validate_page,
 )
 from ioa_p2p.dht.validators import IoaNamespaceValidator
-from ioa_p2p.errors import ExpiredCard, InvalidCard, InvalidMessage, SignatureError
+from ioa_p2p.errors import ExpiredCard, InvalidCard, InvalidMessage, SignatureError, UsageError
 from ioa_p2p.identity import Identity
 
 MODEL, DIM = "example/16", 16
@@ -195,3 +195,21 @@ def test_the_validators_page_prefix_is_the_pages_prefix() -> None:
     from ioa_p2p.dht import pages, validators
 
     assert validators.PAGE_PREFIX == pages.PAGE_PREFIX
+
+
+@pytest.mark.parametrize(("model", "dim"), [("wordllama/l2_supercat/256", 256), (MODEL, DIM), ("odd/7", 7)])
+def test_the_integer_prefix_a_storing_peer_checks_is_the_float64_code(model: str, dim: int) -> None:
+    """``Forest.prefix`` (exact integers, no numpy: what a storing peer runs for every page entry) gives
+    the bits of ``Forest.codes`` (float64) for every table and level, ties at zero included."""
+    rng = np.random.default_rng(dim)
+    forest = forest_for(model, dim)
+    vectors = [rng.integers(-128, 128, size=dim) for _ in range(40)]
+    vectors += [rng.integers(-1, 2, size=dim) for _ in range(40)]  # many projections of exactly 0
+    for v in vectors:
+        codes = forest.codes(v.astype(np.float64))
+        raw = v.astype(np.int8).tobytes()
+        for table in range(forest.tables):
+            for level in (0, 4, 8, 12):
+                assert forest.prefix(raw, table, level) == codes[table] & ((1 << level) - 1)
+    with pytest.raises(UsageError):
+        forest.prefix(bytes(dim + 1), 0, 4)

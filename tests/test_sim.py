@@ -53,6 +53,7 @@ def test_the_routing_table_model_has_py_libp2p_parameters() -> None:
 
 def test_the_node_timing_constants_are_the_simulators() -> None:
     assert (kad.HEDGE, kad.PEER_TIMEOUT) == (kad_io.HEDGE, kad_io.PEER_TIMEOUT)
+    assert (kad.HEDGE_LOW, kad.HEDGE_HIGH) == (kad_io.HEDGE_LOW, kad_io.HEDGE_HIGH)
     assert search.DIRECT_TIMEOUT == node_search.DIRECT_TIMEOUT
     assert DHT_PUBLISH_TIMEOUT == loops.DHT_PUBLISH_TIMEOUT
 
@@ -104,6 +105,38 @@ def test_a_full_bucket_replaces_its_least_recently_seen_peer_only_when_it_is_gon
     assert table.buckets[0].peers[-1] == first[1]
     assert table.remove(newcomer) and not table.remove(newcomer) and len(table) == K - 1
     assert not table.add(table.own)
+
+
+@pytest.mark.parametrize(
+    ("offered", "bucket_size", "max_buckets", "split", "before"),
+    [(600, K, 256, "any", 0), (300, 3, 256, "any", 0), (300, 2, 12, "any", 0), (200, 4, 256, "own", 0)]
+    + [(200, K, 256, "any", 30), (300, 2, 12, "any", 30), (300, 3, 256, "own", 30)],
+)
+def test_adding_many_peers_at_once_builds_the_table_of_adding_them_one_by_one(
+    offered: int, bucket_size: int, max_buckets: int, split: kbuckets.Split, before: int
+) -> None:
+    rng = random.Random(offered + bucket_size)
+    own = rng.randbytes(32)
+    pool = [rng.randbytes(32) for _ in range(offered // 2)] + [own]
+    peers = [rng.choice(pool) for _ in range(offered)]  # repeats move a peer to the end of its bucket
+    one_by_one, at_once = (
+        RoutingTable(own, bucket_size=bucket_size, max_buckets=max_buckets, split=split) for _ in range(2)
+    )
+    earlier = [rng.randbytes(32) for _ in range(before)]  # a table that is not empty: added one by one
+    for table in (one_by_one, at_once):
+        for peer in earlier:
+            table.add(peer)
+
+    def alive(peer: bytes) -> bool:  # the least recently seen peer of a full bucket answers a ping or not
+        return position(peer) % 3 != 0
+
+    for peer in peers:
+        one_by_one.add(peer, alive)
+    assert at_once.add_many(peers, alive) == len(one_by_one)
+    assert [(b.low, b.width, b.peers) for b in at_once.buckets] == [
+        (b.low, b.width, b.peers) for b in one_by_one.buckets
+    ]
+    assert len(at_once) == len(one_by_one) and own not in at_once
 
 
 def test_bad_table_parameters_are_refused() -> None:
@@ -296,6 +329,23 @@ def test_a_warm_started_network_routes_like_a_formed_one() -> None:
     world.loop.run(until=30)
     summary = LookupSummary.of(run_lookups(world, 30, random.Random(9)))
     assert summary.success == 1.0 and summary.overlap > 0.95
+
+
+def test_lookups_hedge_after_the_round_trips_the_node_measured() -> None:
+    """Dialled peers answer after ~0.45 s: a fixed 0.4 s hedge asks their stand-ins too; the node's
+    measured hedge (srtt + 4 rttvar) waits for them, so lookups send fewer requests."""
+    messages = {}
+    for hedge in ("fixed", "adaptive"):
+        world = World(SimConfig(nodes=300, seed=8, hedge=hedge))
+        world.warm_start(random_peers=60)
+        world.loop.run(until=30)
+        summary = LookupSummary.of(run_lookups(world, 40, random.Random(9)))
+        assert summary.success == 1.0
+        messages[hedge] = summary.messages_mean
+        waits = [n.round_trips.wait() for n in world.nodes if n.round_trips is not None]
+        assert len(waits) == (300 if hedge == "adaptive" else 0)
+        assert all(kad.HEDGE_LOW <= w <= kad.HEDGE_HIGH for w in waits)
+    assert messages["adaptive"] < messages["fixed"]
 
 
 # ---------------------------------------------------------------------- gossip

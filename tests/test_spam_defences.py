@@ -150,3 +150,33 @@ def test_the_ranker_puts_stuffed_copied_and_failing_cards_below_honest_ones() ->
     after = {m.key: m.score for m in ranker.rank(query, 3)}
     assert after[str(honest[0].peer_id)] < before[str(honest[0].peer_id)]
     assert ranker.standing(str(honest[0].peer_id))["reputation"] < 0
+
+
+def test_the_ranker_hands_its_standing_of_each_card_to_the_page_search() -> None:
+    honest = [
+        _card("invoices", SPECIALIST),
+        _card("translator", "Translates letters between German and French, keeping the tone."),
+    ]
+    stuffed, copy = _card("agent", STUFFED), _card("copy", SPECIALIST)
+    ranker = CardRanker(make_matcher({"matcher": "lite"}))
+    assert ranker.priors() == {}
+    for card in [*honest, stuffed, copy]:
+        ranker.add(card)
+    ranker.refresh()
+    priors = ranker.priors()
+    key = {c.card.name: str(c.peer_id) for c in [*honest, stuffed, copy]}
+    assert key["invoices"] not in priors and key["translator"] not in priors  # honest cards: nothing
+    assert priors[key["agent"]] < -1.0  # its breadth
+    assert priors[key["copy"]] <= -8.0  # a copy of a card indexed before it
+    # reputation counts at once (before the next refresh), added to what the card says
+    failed = reputation_prior(Standing(failed=1))
+    ranker.set_reputation({key["translator"]: failed, key["agent"]: failed, "12D3Koo-unknown": failed})
+    now = ranker.priors()
+    assert now[key["translator"]] == failed and now[key["agent"]] == priors[key["agent"]] + failed
+    assert now["12D3Koo-unknown"] == failed  # a peer whose card is not held: its reputation alone
+    # without the defences the cards say nothing
+    plain = CardRanker(make_matcher({"matcher": "lite"}), defences=False)
+    for card in [*honest, stuffed, copy]:
+        plain.add(card)
+    plain.refresh()
+    assert plain.priors() == {}

@@ -38,6 +38,9 @@ CHATS = {"sync_interval": 30.0, "retry_initial": 0.1, "retry_max": 1.0, "invite_
 GOALS = {"brain": "offline", "speaker_timeout": 20.0, "max_team": 3}
 AGENT_COUNT = 20
 PER_PROCESS = 5  # four processes: each event loop serves fewer agents, so invitations are answered in time
+#: Seconds a status call may wait for the coordinator's answer (its process shares one loop with four
+#: other agents while they start; the wait for the cards as a whole is bounded by the test)
+POLL_WITHIN = 30.0
 
 
 def _specs() -> list[NodeSpec]:
@@ -71,16 +74,16 @@ async def test_twenty_agents_spread_their_cards_and_a_goal_forms_its_team_in_tim
             coordinator = net["coordinator"]
             assert len(net.hosts) == AGENT_COUNT // PER_PROCESS  # four processes (and the bootstrap node)
             assert len({node.pid for node in net.agents}) == len(net.hosts)
-            budgets = await coordinator.call("GET", "/budgets")
+            budgets = await coordinator.call("GET", "/budgets", answer_within=POLL_WITHIN)
             assert budgets["memory"]["agents"] == PER_PROCESS
 
             cards: list[Any] = []
             with trio.move_on_after(120):
-                while len(cards := (await coordinator.call("GET", "/cards"))["cards"]) < AGENT_COUNT:  # noqa: ASYNC110
+                while len(cards := await _cards(coordinator)) < AGENT_COUNT:  # noqa: ASYNC110
                     await trio.sleep(0.5)
             missing = {s.name for s in _specs()} - {card["name"] for card in cards}
             if missing:  # what the coordinator's node was doing: its connections and its CPU-budget pacing
-                cpu = (await coordinator.call("GET", "/budgets"))["cpu"]
+                cpu = (await coordinator.call("GET", "/budgets", answer_within=POLL_WITHIN))["cpu"]
                 peers = len(await coordinator.peers())
                 pytest.fail(
                     f"the coordinator lacks the cards of {sorted(missing)} after 120 s ({peers} peers; {cpu})"
@@ -99,6 +102,12 @@ async def test_twenty_agents_spread_their_cards_and_a_goal_forms_its_team_in_tim
             assert result["unanswered"] == [] and result["declined"] == []  # no invitation timed out
             assert not result["forced"] and result["tasks"], result["tasks"]
             assert all(task["status"] == "completed" for task in result["tasks"]), result["tasks"]
+
+
+async def _cards(node: Any) -> list[Any]:
+    answer = await node.call("GET", "/cards", answer_within=POLL_WITHIN)
+    cards: list[Any] = answer["cards"]
+    return cards
 
 
 @pytest.mark.slow

@@ -37,6 +37,7 @@ from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.bill import bill_items
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
 from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, ranked, read_document
+from ioa_p2p.adapters.retrieval.docmodel.wire import records_data
 from ioa_p2p.adapters.retrieval.facts import terms
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import charge_terms
@@ -134,6 +135,11 @@ class DocIndex:
         )
         document = read_document(rel, text)
         return _FileEntry(key, passages, matrix, title[:200], old, tuple(text.splitlines()), document)
+
+    def records_of(self, path: str) -> dict[str, object]:
+        """``{"records": ...}``: the typed records of the document at ``path`` (docmodel/wire.py), or {}."""
+        entry = self.files.get(path)
+        return {"records": records_data(entry.document)} if entry and entry.document is not None else {}
 
     def documents(self) -> list[Document]:
         """The typed records of every file (read once per file version, at load)."""
@@ -439,6 +445,7 @@ class RetrievalAdapter:
                 "query": query,
                 "root": self.root.name,
                 "document": {"path": fact.path, "text": document},
+                **self.index.records_of(fact.path),
                 "passages": [
                     {
                         "path": p.path,

@@ -33,13 +33,17 @@ from typing import Any
 from ioa_p2p.dht.keyspace import K, position
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.pages import PAGE_PREFIX, store_page
+from ioa_p2p.dht.rtt import RoundTrips
 from ioa_p2p.dht.sim.fabric import Fabric
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.errors import InvalidMessage
 from ioa_p2p.identity import PeerId
 
-#: Seconds before a silent peer is reported slow, and before it is given up (``kad_io``).
+#: Seconds before a silent peer is reported slow, and before it is given up (``kad_io``): the hedge
+#: before any round trip was measured, then ``srtt + 4 rttvar`` of the node's lookups within its bounds
+#: (:func:`round_trips`), as ``kad_io.run_lookup`` waits.
 HEDGE = 0.4
+HEDGE_LOW, HEDGE_HIGH = 0.4, 1.5
 PEER_TIMEOUT = 5.0
 #: Peers asked per key; at least this many by the lookups that place records (``kad``).
 DEFAULT_ASK = 2
@@ -47,6 +51,11 @@ PLACE_ASK = 3
 FIND_NODE, PROVIDERS, VALUE = "find_node", "get_providers", "get_value"
 
 Answer = tuple[list[bytes], list[bytes], bytes | None]  # closer peers, providers, value
+
+
+def round_trips() -> RoundTrips:
+    """A node's measured round trips as ``kad_io.round_trips_of`` starts them (their wait is the hedge)."""
+    return RoundTrips(low=HEDGE_LOW, high=HEDGE_HIGH, initial=HEDGE)
 
 
 def met(world: Fabric, server: SimNode, asker: SimNode) -> None:
@@ -188,6 +197,7 @@ class LookupRun:
         if self.finished:
             return
         world, node, loop = self.world, self.node, self.world.loop
+        hedge = HEDGE if node.round_trips is None else node.round_trips.wait()
         for peer, keys in self.lookup.requests().items():
             target = world.node_of(peer)
             at = self.in_flight[peer] = loop.now
@@ -203,26 +213,28 @@ class LookupRun:
                 len(keys),
                 partial(serve_find, world, target, node, keys, self.kind),
                 partial(self._answered, peer, keys),
-                partial(self._lost, peer, at),
+                partial(self._lost, peer, at, hedge),
             )
             # the timers are scheduled only when they would fire before the answer (links.Network.request)
-            if eta > at + HEDGE:
-                loop.after(HEDGE, self._hedge, peer, at)
+            if eta > at + hedge:
+                loop.after(hedge, self._hedge, peer, at)
             if eta > at + PEER_TIMEOUT:
                 loop.after(PEER_TIMEOUT, self._timeout, peer, at)
         if self.lookup.done:
             self._finish()
 
-    def _lost(self, peer: bytes, at: float) -> None:
+    def _lost(self, peer: bytes, at: float, hedge: float) -> None:
         """No answer will come from ``peer``: the timers skipped when it was asked fire at their times."""
         loop = self.world.loop
-        loop.at(at + HEDGE, self._hedge, peer, at)
+        loop.at(at + hedge, self._hedge, peer, at)
         loop.at(at + PEER_TIMEOUT, self._timeout, peer, at)
 
     def _answered(self, peer: bytes, keys: list[bytes], answers: list[Answer]) -> None:
         if self.finished:
             return
-        self.in_flight.pop(peer, None)
+        asked_at = self.in_flight.pop(peer, None)
+        if asked_at is not None and self.node.round_trips is not None:
+            self.node.round_trips.sample(self.world.loop.now - asked_at)
         lookup, hops = self.lookup, self.hops
         hop = hops.get(peer, 1)
         for key, (closer, providers, value) in zip(keys, answers, strict=True):
@@ -304,6 +316,8 @@ __all__ = [
     "DEFAULT_ASK",
     "FIND_NODE",
     "HEDGE",
+    "HEDGE_HIGH",
+    "HEDGE_LOW",
     "PEER_TIMEOUT",
     "PLACE_ASK",
     "PROVIDERS",
@@ -312,6 +326,7 @@ __all__ = [
     "LookupRun",
     "known_peers",
     "met",
+    "round_trips",
     "serve_add_providers",
     "serve_find",
     "serve_put_value",

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -88,13 +88,21 @@ class Network:
 
     def connect(self, a: SimNode, b: SimNode) -> None:
         """Record an open connection between ``a`` and ``b`` on both sides (LRU, bounded)."""
-        for x, y in ((a, b), (b, a)):
-            conns = x.conns
-            if y.index in conns:
-                del conns[y.index]
-            conns[y.index] = None
-            if len(conns) > self.model.max_connections:
-                del conns[next(iter(conns))]
+        self.connect_many(a, (b,))
+
+    def connect_many(self, a: SimNode, others: Iterable[SimNode]) -> None:
+        """:meth:`connect` ``a`` to each of ``others`` in turn."""
+        limit, mine, me = self.model.max_connections, a.conns, a.index
+        for b in others:
+            theirs, them = b.conns, b.index
+            mine.pop(them, None)
+            mine[them] = None
+            if len(mine) > limit:
+                del mine[next(iter(mine))]
+            theirs.pop(me, None)
+            theirs[me] = None
+            if len(theirs) > limit:
+                del theirs[next(iter(theirs))]
 
     def request(
         self,

@@ -17,23 +17,13 @@ The whole search is bounded by ``find_timeout`` (what was fetched by then is ran
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
-
 from ioa_p2p.card import SignedCard
 from ioa_p2p.card.sketch import matches_card
 from ioa_p2p.dht.expand import PageSearch
-from ioa_p2p.dht.forest import Cell, Forest
-from ioa_p2p.dht.keyspace import K, estimate_network_size
+from ioa_p2p.dht.forest import Cell
 from ioa_p2p.dht.pages import page_key, read_page
-from ioa_p2p.dht.settings import DiscoverySettings
-from ioa_p2p.dht.sim.fabric import Fabric
 from ioa_p2p.dht.sim.kad import VALUE, LookupRun, start_lookup
-from ioa_p2p.dht.sim.peer import SimNode
-from ioa_p2p.dht.sim.search import FetchRun, SearchResult, rank_fetched
+from ioa_p2p.dht.sim.search import FetchRun, SearchBase
 from ioa_p2p.errors import InvalidMessage
 
 #: Share of ``find_timeout`` the page rounds may use; the rest is left for the card fetches.
@@ -42,37 +32,18 @@ ROUNDS_SHARE = 0.6
 IN_FLIGHT = 3
 
 
-class PageSearchRun:
+class PageSearchRun(SearchBase):
     """One DHT-only page search from ``node`` for ``vector`` (see the module docstring)."""
 
-    def __init__(
-        self,
-        world: Fabric,
-        node: SimNode,
-        vector: npt.NDArray[np.float32],
-        forest: Forest,
-        settings: DiscoverySettings,
-        on_done: Callable[[SearchResult], Any],
-        *,
-        k: int = 5,
-    ) -> None:
-        self.world, self.node, self.vector, self.forest = world, node, vector, forest
-        self.settings, self.on_done, self.k = settings, on_done, k
-        self.started_at = world.loop.now
-        self.result = SearchResult([])
-        self.cards: dict[int, SignedCard] = {}
-        self.done = False
-        self.in_flight = 0
-        self.fetching = False
+    in_flight = 0
+    fetching = False
 
     def start(self) -> PageSearchRun:
-        node, s = self.node, self.settings
-        known = node.table.closest(node.position, K) + [self.world.nodes[i].peer for i in node.neighbours]
-        size = estimate_network_size(node.peer, known)
+        s = self.settings
         self.search = PageSearch(
             self.forest,
             self.vector,
-            size,
+            self.network_size(),
             probes=s.probes,
             enumerate_up_to=s.enumerate,
             width=s.page_width,
@@ -195,17 +166,6 @@ class PageSearchRun:
             self.cards[node.index] = card
         self.result.fetch_s = self.world.loop.now - self.fetch_started
         self._finish()
-
-    def _timeout(self) -> None:
-        if not self.done:
-            self.result.timed_out = True
-            self._finish()
-
-    def _finish(self) -> None:
-        self.done = True
-        self.result.total_s = self.world.loop.now - self.started_at
-        self.result.ranked = rank_fetched(self.world, list(self.cards), self.vector, self.k)
-        self.on_done(self.result)
 
 
 __all__ = ["IN_FLIGHT", "ROUNDS_SHARE", "PageSearchRun"]

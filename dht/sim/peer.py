@@ -20,6 +20,7 @@ from ioa_p2p.dht.kbuckets import RoutingTable, Split
 from ioa_p2p.dht.keyspace import K
 from ioa_p2p.dht.pacing import AnnouncePacer, PublishPolicy
 from ioa_p2p.dht.provide import ProvidePacer
+from ioa_p2p.dht.rtt import RoundTrips
 from ioa_p2p.dht.validators import IoaNamespaceValidator
 from ioa_p2p.identity import Identity
 
@@ -54,6 +55,7 @@ class SimNode:
         "received",
         "stats",
         "busy",
+        "round_trips",
     )
 
     def __init__(self, index: int, identity: Identity, stats: Counter[str], *, split: Split = "any") -> None:
@@ -82,6 +84,8 @@ class SimNode:
         self.received = 0
         self.stats = stats
         self.busy: dict[str, Any] = {}  # operations in flight by name (one of each at a time)
+        #: the lookups' round trips, whose wait is the hedge (None: the fixed ``kad.HEDGE``)
+        self.round_trips: RoundTrips | None = None
 
     @property
     def position(self) -> int:
@@ -109,9 +113,12 @@ class SimNode:
         return True
 
     def forget_state(self) -> None:
-        """What a restarted node loses: connections, and the provide pacer's memory."""
+        """What a restarted node loses: connections, the provide pacer's and the round trips' memory."""
         self.conns.clear()
         self.provide_pacer = None
+        if self.round_trips is not None:
+            rt = self.round_trips
+            self.round_trips = RoundTrips(low=rt.low, high=rt.high, initial=rt.initial)
         self.mesh = []
         self.neighbours = []
 

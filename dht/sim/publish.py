@@ -47,7 +47,28 @@ DHT_PUBLISH_TIMEOUT = 60.0
 PASS_MIN_SLEEP = 0.05
 
 
-class PutRun:
+class _PlacingRun:
+    """What the three runs share: who places what, when it started and finished, and ``on_done``."""
+
+    def __init__(self, world: Fabric, node: SimNode, on_done: Callable[[Any], Any] | None, ask: int) -> None:
+        self.world, self.node, self.on_done = world, node, on_done
+        self.ask = max(ask, PLACE_ASK)
+        self.started_at = world.loop.now
+        self.finished_at: float | None = None
+
+    def _finish(self) -> None:
+        if self.finished_at is not None:
+            return
+        self.finished_at = self.world.loop.now
+        if self.on_done is not None:
+            self.on_done(self)
+
+    @property
+    def elapsed(self) -> float:
+        return (self.finished_at if self.finished_at is not None else self.world.loop.now) - self.started_at
+
+
+class PutRun(_PlacingRun):
     """Store ``value`` under ``key`` at the closest peers (see the module docstring)."""
 
     def __init__(
@@ -60,10 +81,8 @@ class PutRun:
         *,
         ask: int = DEFAULT_ASK,
     ) -> None:
-        self.world, self.node, self.key, self.value, self.on_done = world, node, key, value, on_done
-        self.ask = max(ask, PLACE_ASK)
-        self.started_at = world.loop.now
-        self.finished_at: float | None = None
+        super().__init__(world, node, on_done, ask)
+        self.key, self.value = key, value
         self.first_stored_at: float | None = None  # when the first peer acknowledged it
         self.stored = 0
         self.targets: list[bytes] = []
@@ -77,7 +96,7 @@ class PutRun:
         try:
             validator.validate(text, self.value)
         except (InvalidMessage, ValueError):
-            self._finish(False)
+            self._done(False)
             return self
         self.node.values[self.key] = self.value
         start_lookup(self.world, self.node, [self.key], VALUE, ask=self.ask, on_done=self._placed)
@@ -87,7 +106,7 @@ class PutRun:
         world = self.world
         self.targets = list(run.lookup.keys[self.key].candidates)
         if not self.targets:
-            self._finish(True)
+            self._done(True)
             return
         for peer in self.targets:
             target = world.node_of(peer)
@@ -117,20 +136,14 @@ class PutRun:
         if ok and self.first_stored_at is None:
             self.first_stored_at = self.world.loop.now
         if not self._waiting:
-            self._finish(self.stored > 0)
+            self._done(self.stored > 0)
 
-    def _finish(self, ok: bool) -> None:
+    def _done(self, ok: bool) -> None:
         self.ok = ok
-        self.finished_at = self.world.loop.now
-        if self.on_done is not None:
-            self.on_done(self)
-
-    @property
-    def elapsed(self) -> float:
-        return (self.finished_at if self.finished_at is not None else self.world.loop.now) - self.started_at
+        self._finish()
 
 
-class PagePutRun:
+class PagePutRun(_PlacingRun):
     """Put ``value`` (a page holding the node's own sketch) under every key of ``keys`` at the closest
     peers of each, as ``ioa_p2p.node.net.kad.put_many`` does: one batched lookup (``ask`` >=
     :data:`~ioa_p2p.dht.sim.kad.PLACE_ASK`), then every target peer gets its keys on one stream
@@ -146,10 +159,8 @@ class PagePutRun:
         *,
         ask: int = DEFAULT_ASK,
     ) -> None:
-        self.world, self.node, self.keys, self.value = world, node, list(dict.fromkeys(keys)), value
-        self.on_done, self.ask = on_done, max(ask, PLACE_ASK)
-        self.started_at = world.loop.now
-        self.finished_at: float | None = None
+        super().__init__(world, node, on_done, ask)
+        self.keys, self.value = list(dict.fromkeys(keys)), value
         self.expected = 0
         self.acknowledged = 0
         self._waiting: set[bytes] = set()
@@ -195,19 +206,8 @@ class PagePutRun:
         if not self._waiting:
             self._finish()
 
-    def _finish(self) -> None:
-        if self.finished_at is not None:
-            return
-        self.finished_at = self.world.loop.now
-        if self.on_done is not None:
-            self.on_done(self)
 
-    @property
-    def elapsed(self) -> float:
-        return (self.finished_at if self.finished_at is not None else self.world.loop.now) - self.started_at
-
-
-class ProvideRun:
+class ProvideRun(_PlacingRun):
     """Announce ``node`` as provider of ``keys`` to the closest peers of each (see the module docstring)."""
 
     def __init__(
@@ -219,10 +219,8 @@ class ProvideRun:
         *,
         ask: int = DEFAULT_ASK,
     ) -> None:
-        self.world, self.node, self.keys, self.on_done = world, node, list(dict.fromkeys(keys)), on_done
-        self.ask = max(ask, PLACE_ASK)
-        self.started_at = world.loop.now
-        self.finished_at: float | None = None
+        super().__init__(world, node, on_done, ask)
+        self.keys = list(dict.fromkeys(keys))
         self.expected = 0
         self.acknowledged = 0
         self.remaining: dict[bytes, list[bytes]] = {}
@@ -313,17 +311,6 @@ class ProvideRun:
         now = self.world.loop.now
         wake = min(max(self.pacer.next_free(p, now), self.retry_at.get(p, now)) for p in self.remaining)
         self.world.loop.after(max(PASS_MIN_SLEEP, wake - now), self._pass)
-
-    def _finish(self) -> None:
-        if self.finished_at is not None:
-            return
-        self.finished_at = self.world.loop.now
-        if self.on_done is not None:
-            self.on_done(self)
-
-    @property
-    def elapsed(self) -> float:
-        return (self.finished_at if self.finished_at is not None else self.world.loop.now) - self.started_at
 
 
 __all__ = ["DHT_PUBLISH_TIMEOUT", "PROVIDE_ATTEMPTS", "PROVIDE_RETRY", "PagePutRun", "ProvideRun", "PutRun"]

@@ -66,8 +66,10 @@ class SearchResult:
     timed_out: bool = False
 
 
-class SearchRun:
-    """One DHT-only capability search from ``node`` for ``vector`` (see the module docstring)."""
+class SearchBase:
+    """What both searches share (this one and :class:`~ioa_p2p.dht.sim.pagesearch.PageSearchRun`): the
+    network's size as the node estimates it, the ``find_timeout`` bound and the ranking of what was
+    fetched, reported once to ``on_done``."""
 
     def __init__(
         self,
@@ -86,12 +88,33 @@ class SearchRun:
         self.result = SearchResult([])
         self.cards: dict[int, SignedCard] = {}
         self.done = False
-        self.found: dict[bytes, set[bytes]] = {}
 
-    def start(self) -> SearchRun:
+    def network_size(self) -> float:
+        """The node's estimate from its closest table peers and its connections."""
         node = self.node
         known = node.table.closest(node.position, K) + [self.world.nodes[i].peer for i in node.neighbours]
-        self.size = estimate_network_size(node.peer, known)
+        return estimate_network_size(node.peer, known)
+
+    def _timeout(self) -> None:
+        if not self.done:
+            self.result.timed_out = True
+            self._finish()
+
+    def _finish(self) -> None:
+        self.done = True
+        self.result.total_s = self.world.loop.now - self.started_at
+        self.result.ranked = rank_fetched(self.world, list(self.cards), self.vector, self.k)
+        self.on_done(self.result)
+
+
+class SearchRun(SearchBase):
+    """One DHT-only capability search over provider records (see the module docstring)."""
+
+    found: dict[bytes, set[bytes]]
+
+    def start(self) -> SearchRun:
+        self.found = {}
+        self.size = self.network_size()
         s = self.settings
         self.plan = plan_probes(
             self.forest, self.vector, self.size, probes=s.probes, enumerate_up_to=s.enumerate
@@ -163,17 +186,6 @@ class SearchRun:
                 self.cards[node.index] = card
         self.result.fetch_s = self.world.loop.now - self.fetch_started
         self._finish()
-
-    def _timeout(self) -> None:
-        if not self.done:
-            self.result.timed_out = True
-            self._finish()
-
-    def _finish(self) -> None:
-        self.done = True
-        self.result.total_s = self.world.loop.now - self.started_at
-        self.result.ranked = rank_fetched(self.world, list(self.cards), self.vector, self.k)
-        self.on_done(self.result)
 
 
 class FetchRun:
@@ -337,4 +349,4 @@ def key_of(peer: bytes) -> bytes:
     return card_key(PeerId(peer)).encode("utf-8")
 
 
-__all__ = ["DIRECT_TIMEOUT", "FetchRun", "SearchResult", "SearchRun", "key_of", "rank_fetched"]
+__all__ = ["DIRECT_TIMEOUT", "FetchRun", "SearchBase", "SearchResult", "SearchRun", "key_of", "rank_fetched"]

@@ -38,7 +38,7 @@ from ioa_p2p.dht.keyspace import K, position
 from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.events import EventLoop
-from ioa_p2p.dht.sim.kad import FIND_NODE, PLACE_ASK, LookupRun, start_lookup
+from ioa_p2p.dht.sim.kad import FIND_NODE, PLACE_ASK, LookupRun, round_trips, start_lookup
 from ioa_p2p.dht.sim.links import LinkModel, Network
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.dht.sim.records import RecordCache
@@ -52,7 +52,9 @@ EPOCH_MS = 1_800_000_000_000
 @dataclass(frozen=True, slots=True)
 class SimConfig:
     """One simulated network. ``refresh_lookups``: bucket-refresh lookups per full refresh at most
-    (``None``: one per non-empty bucket, as py-libp2p)."""
+    (``None``: one per non-empty bucket, as py-libp2p). ``hedge``: each node's lookups hedge after
+    ``srtt + 4 rttvar`` of its own answers' round trips, as the node does (``adaptive``), or after the
+    fixed ``kad.HEDGE``."""
 
     nodes: int
     seed: int = 1
@@ -67,6 +69,7 @@ class SimConfig:
     updates: int = 30
     min_stamp_bits: int = 8
     card_checks: Literal["full", "dht"] = "full"
+    hedge: Literal["adaptive", "fixed"] = "adaptive"
 
     def __post_init__(self) -> None:
         if self.nodes < 2:
@@ -98,6 +101,8 @@ class World:
         self.by_peer = {n.peer: n for n in self.nodes}
         for node in self.nodes:
             self._add_validator(node)
+            if config.hedge == "adaptive":
+                node.round_trips = round_trips()
         self.bootstrap = self.nodes[0]
         self.joined = 0
         self.gone: set[int] = set()  # nodes that left for good
@@ -160,14 +165,13 @@ class World:
             node.joined_at = self.loop.now
             node.refresh_delay = policy.slow
             self.joined += 1
-            for other in order[max(0, rank - K) : rank + K + 1]:
-                node.table.add(other.peer)
-            for other in self.rng.sample(self.nodes, min(random_peers, len(self.nodes))):
-                node.table.add(other.peer)
+            offered = order[max(0, rank - K) : rank + K + 1]
+            offered += self.rng.sample(self.nodes, min(random_peers, len(self.nodes)))
+            node.table.add_many([other.peer for other in offered])
         if connected_tables:
+            by_peer = self.by_peer
             for node in self.nodes:
-                for peer in node.table:
-                    self.net.connect(node, self.by_peer[peer])
+                self.net.connect_many(node, [by_peer[peer] for peer in node.table])
         for node in self.nodes:
             self.connect_more(node)
             self.loop.after(self.rng.random() * policy.slow, self.discovery_round, node, node.session)
@@ -235,8 +239,7 @@ class World:
         table, ping = node.table, self.ping
 
         def learn(peers: list[bytes]) -> None:
-            for peer in peers:
-                table.add(peer, ping)
+            table.add_many(peers, ping)
 
         return start_lookup(self, node, [key], FIND_NODE, ask=PLACE_ASK, on_closer=learn, on_done=on_done)
 

@@ -36,18 +36,20 @@ quantised card vector (:func:`matches_card`) and drops a candidate whose sketch 
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar  # noqa: F401  (wire.message_type resolves Body's ClassVar hints here)
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, ClassVar  # noqa: F401  (wire.message_type resolves ClassVar here)
 
 from ioa_p2p.card.record import MAX_CLOCK_SKEW_MS, MAX_MODEL_ID, MAX_TTL_MS
 from ioa_p2p.errors import AuthorMismatch, ExpiredCard, InvalidCard, MessageTooLarge
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.schema import Body, message_type
+
+if TYPE_CHECKING:  # numpy is imported where a vector is made: checking a sketch (a storing peer) needs none
+    import numpy as np
+    import numpy.typing as npt
 
 #: Largest sketch (values = bytes); families of larger vectors publish no sketch (readers fall back to
 #: provider records and card fetches).
@@ -86,7 +88,7 @@ class CardSketch(Body):
             raise InvalidCard(f"a sketch of dim {self.dim} holds {self.dim} bytes")
         if not any(self.sketch):
             raise InvalidCard("a sketch must not be all zeros")
-        if -128 in np.frombuffer(self.sketch, dtype=np.int8):
+        if b"\x80" in self.sketch:  # -128 as a signed byte
             raise InvalidCard("sketch values are -127..127")
         if not 0 < self.expires_at - self.issued_at <= MAX_TTL_MS:
             raise InvalidCard(f"a sketch lives 1..{MAX_TTL_MS} ms")
@@ -110,13 +112,17 @@ class CardSketchV2(CardSketch):
             raise InvalidCard(f"sketch scheme must be text of 1..{MAX_MODEL_ID} bytes")
         if not isinstance(self.rest, bytes) or self.dim + len(self.rest) > MAX_SKETCH_DIM:
             raise InvalidCard(f"a sketch holds at most {MAX_SKETCH_DIM} values in all")
-        if self.rest and (not any(self.rest) or -128 in np.frombuffer(self.rest, dtype=np.int8)):
+        if self.rest and (not any(self.rest) or b"\x80" in self.rest):
             raise InvalidCard("sketch rest values are -127..127, not all zero")
         if not isinstance(self.terms, bytes) or len(self.terms) % 4 or len(self.terms) > 4 * MAX_SKETCH_TERMS:
             raise InvalidCard(f"sketch terms are at most {MAX_SKETCH_TERMS} hashes of 4 bytes")
-        hashes = np.frombuffer(self.terms, dtype=">u4")
-        if hashes.size > 1 and not bool(np.all(hashes[1:] > hashes[:-1])):
+        hashes = _term_hashes(self.terms)
+        if any(b <= a for a, b in zip(hashes, hashes[1:], strict=False)):
             raise InvalidCard("sketch term hashes must be sorted and distinct")
+
+
+def _term_hashes(terms: bytes) -> tuple[int, ...]:
+    return struct.unpack(f">{len(terms) // 4}I", terms)
 
 
 def term_hash(term: str) -> int:
@@ -142,7 +148,7 @@ def sketch_terms(sketch: SignedSketch) -> frozenset[int]:
     body = sketch.body
     if not isinstance(body, CardSketchV2):
         return frozenset()
-    return frozenset(int(h) for h in np.frombuffer(body.terms, dtype=">u4"))
+    return frozenset(_term_hashes(body.terms))
 
 
 def sketch_rest(sketch: SignedSketch) -> tuple[str, npt.NDArray[np.float64]] | None:
@@ -186,6 +192,8 @@ class SignedSketch:
 def quantise(vector: Sequence[float] | npt.NDArray[Any]) -> bytes:
     """``round(127 * v_i / max |v|)`` as signed bytes (raises :class:`InvalidCard` for a zero or
     non-finite vector)."""
+    import numpy as np
+
     v = np.asarray(vector, dtype=np.float64).reshape(-1)
     if not np.isfinite(v).all():
         raise InvalidCard("cannot sketch a vector with NaN or infinite values")
@@ -198,6 +206,8 @@ def quantise(vector: Sequence[float] | npt.NDArray[Any]) -> bytes:
 
 def sketch_vector(sketch: bytes) -> npt.NDArray[np.float64]:
     """The values of ``sketch`` (signed bytes) as float64."""
+    import numpy as np
+
     return np.frombuffer(sketch, dtype=np.int8).astype(np.float64)
 
 
@@ -231,6 +241,8 @@ def issue_sketch(
     if scheme is None:
         body = CardSketch(**fields)
     else:
+        import numpy as np
+
         extra = b"" if rest is None or np.asarray(rest).size == 0 else quantise(rest)
         body = CardSketchV2(**fields, scheme=scheme, rest=extra, terms=pack_terms(terms))
     envelope = Envelope.create(identity, body, seq=version, ts=now_ms)
@@ -302,6 +314,8 @@ def _close(theirs: npt.NDArray[np.float64], values: Sequence[float] | npt.NDArra
         mine = sketch_vector(quantise(values))
     except InvalidCard:
         return False
+    import numpy as np
+
     return mine.shape == theirs.shape and float(np.max(np.abs(mine - theirs))) <= 1.0
 
 

@@ -102,7 +102,9 @@ def node_start(
     each a node with its own home, key, card, adapter, host and control API; prints `agent NAME: ...`
     lines."""
     from ioa_p2p.cli.node_agents import plan_of_config, read_agents_file, run_agents
+    from ioa_p2p.memory import limit_malloc_arenas
 
+    limit_malloc_arenas()  # before any thread: a node's worker threads would each keep an arena resident
     home = get_home(ctx)
     config = load_config(home, path=config_file)
     source = str(config_file or home / CONFIG_FILE_NAME)

@@ -29,6 +29,29 @@ from dataclasses import dataclass
 from ioa_p2p.planning.expr import normalise
 from ioa_p2p.planning.values import ALIASES, numbers_in
 
+#: A request to look something up ("find ...", "tell me ...").
+LOOKUP_VERB = re.compile(
+    r"^(?:look up|find|get|search|check|retrieve|fetch|read|take(?= the | its | their )|determine|identify|"
+    r"establish|confirm|obtain|pull up|(?:tell|give|show) (?:me|us)|state|name|quote|note)\b",
+    re.I,
+)
+#: A clause that asks a question (its first words, or a condition then the question).
+QUESTION_START = re.compile(
+    r"^(?:(?:after|for|in|on|at|by|to|from|within|until|since|during) )?"
+    r"(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|can|could|should|will|"
+    r"would|may|must|has|have)\b"
+    # "Once the keys are back, how soon must ...?": a question after a clause that sets its condition
+    r"|^(?:once|if|when|after|before|since|as|given|assuming|now that|because)\b[^?]{3,200}?,\s*"
+    r"(?:what|which|who|whose|when|where|why|how)\b[^?]*\?",
+    re.I,
+)
+#: Words and symbols of arithmetic.
+ARITH_WORD = re.compile(
+    r"\b(times|plus|minus|multipl\w*|divid\w*|add|subtract|deduct|squared|cubed|square root|factorial|"
+    r"percent\w*|sum|product|difference|power|total|double|half|take off)\b"
+    r"|(?<![A-Za-z])[-+*/^%]\s*\d|\d\s*[-+*/^%]"
+)
+
 TIME_UNITS = ("s", "min", "h", "days", "weeks", "months", "years")
 MONEY_UNITS = ("EUR", "USD")
 #: attribute words -> the units a value of that attribute is given in
@@ -227,6 +250,9 @@ def request_act(text: str) -> str:
 
 
 __all__ = [
+    "ARITH_WORD",
+    "LOOKUP_VERB",
+    "QUESTION_START",
     "ATTRIBUTE_UNITS",
     "MONEY_UNITS",
     "TIME_UNITS",

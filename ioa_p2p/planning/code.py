@@ -211,7 +211,8 @@ def generate_code(text: str, refs: list[int], before: list[PlanStep]) -> tuple[s
         return code, (refs[0],)
     body = re.split(r"\bprints?\b|\bwork out\b|\bcompute\b|\bcalculate\b", low, maxsplit=1)[-1]
     body = re.sub(
-        r",?\s*(?:rounded|to (?:one|two|three|\d+) decimal|with (?:a )?thousands|in binary|as binary).*$",
+        r",?\s*(?:rounded|to (?:one|two|three|\d+) decimal|with (?:a )?thousands"
+        r"|(?:in|as) (?:binary|hex\w*|octal)).*$",
         "",
         body,
     )
@@ -238,6 +239,10 @@ def generate_code(text: str, refs: list[int], before: list[PlanStep]) -> tuple[s
         shown = f"round({value})"
     elif re.search(r"\bbinary\b", low):
         shown = f"bin(int({value}))[2:]"
+    elif re.search(r"\bhex(?:adecimal)?\b", low):
+        shown = f"hex(int({value}))"
+    elif re.search(r"\boctal\b", low):
+        shown = f"oct(int({value}))"
     elif re.search(r"thousands? separator", low):
         shown = f'f"{{{value}:,}}"'
     else:

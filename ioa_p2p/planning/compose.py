@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ioa_p2p.planning.answer_types import answer_type
-from ioa_p2p.planning.derive import DERIVE, derive_expression
+from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
+from ioa_p2p.planning.records import records_from_data
 from ioa_p2p.planning.structured import structured_of, structured_value
-from ioa_p2p.planning.tariffs import render_charges
+from ioa_p2p.planning.tariffs import CHARGE, render_charges
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import factor
 from ioa_p2p.planning.values import (
@@ -91,6 +92,11 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         if derived is None:  # nothing to derive: the value looked up answers (times one, for the calculator)
             return f"Calculate {_number(found, False) if found else '(missing)'} * 1"
         return f"Calculate {derived[0]}"
+    if step.kind == CALC and CHARGE.fullmatch(step.template.strip()) and step.needs:
+        # the document's typed rules; the price's own terms, when the retrieval read them, stand
+        ruled = typed_charge(step.text, values.get(step.needs[0]))
+        if ruled is not None:  # the document's typed rules applied to the request (planning/ruled.py)
+            return f"Calculate {ruled[0]}"
     if step.kind == CALC:
         expression = render_charges(step.template, values)  # a price on its terms, written out
         percent_context = re.compile(r"\bv(\d+)\s*/\s*100\b")
@@ -178,7 +184,7 @@ def value_of(text: str, data: Mapping[str, Any] | None, request: str = "") -> Va
     if data:
         value = Value.from_dict(data.get("value"))
         if value is not None:
-            return value.with_evidence(_evidence(data))
+            return value.with_evidence(_evidence(data)).with_records(records_from_data(data.get("records")))
         stdout = data.get("stdout")
         if isinstance(stdout, str) and stdout.strip():
             return parse_value(stdout)
@@ -267,6 +273,11 @@ def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome], index: int = 0) 
     step = plan.step(index) if index else None
     if step is None:
         return ""
+    if step.kind == CALC and CHARGE.fullmatch(step.template.strip()) and step.needs:
+        found = outcomes.get(step.needs[0])
+        ruled = typed_charge(step.text, found.value if found else None)
+        if ruled is not None:  # the currency of the document's own rate
+            return ruled[1]
     if step.unit:
         return step.unit
     if step.kind == CALC and step.template == DERIVE and step.needs:  # the derivation's unit

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
+from ioa_p2p.planning.compared import compared_expression, timetable_duration
 from ioa_p2p.planning.doc_facts import (
     Quantity,
     content_words,
@@ -29,6 +30,7 @@ from ioa_p2p.planning.doc_facts import (
     givens_in,
     unit_word,
 )
+from ioa_p2p.planning.ruled import counted_expression, ruled_expression
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.values import NUMBER, Value, format_number
 
@@ -70,7 +72,7 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     asked = answer_type(last)
     how = re.match(r"how (?:much|many|far|long)\b", last, re.I)
     quantity = asked.kind in _NUMERIC_KINDS[:2] or (asked.kind in _NUMERIC_KINDS and bool(asked.units or how))
-    if not re.match(r"(?:what|how|which)\b", last, re.I) or not quantity:
+    if not re.match(r"(?:(?:by|to|in) )?(?:what|how|which)\b", last, re.I) or not quantity:
         return None
     if re.match(r"how many (?:days|weeks|months|years)\b.*\b(?:between|from|until|since)\b", last, re.I):
         return None  # a date difference, not a quantity the documents define
@@ -84,6 +86,14 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
     """(expression, unit) for ``question`` from the passages ``found`` was read from (its evidence)."""
     if found is None:
         return None
+    typed = (
+        compared_expression(question, found.records)
+        or timetable_duration(question, found.records)
+        or counted_expression(question, found.records)
+        or ruled_expression(question, found.records)
+    )
+    if typed is not None and _computes(typed[0]):  # the document's own typed rules (ruled.py, compared.py)
+        return typed
     facts: list[Quantity] = []
     for text in found.evidence:
         facts += [f for f in facts_in(text) if f.key() not in {g.key() for g in facts}]
@@ -110,6 +120,26 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
     if scale is not None:  # "how many litres": in the unit the question names, not the documents'
         return _scaled(best.expr if " " not in best.expr else f"({best.expr})", scale), named[0]
     return best.expr, best_unit
+
+
+def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
+    """(expression, unit) for a charge step from the answer document's typed rules: a comparison of two
+    of its prices, or (when the retrieval read no terms of its own and itemised no bill) the charge
+    its rules give; None when they give none."""
+    if found is None or found.records is None:
+        return None
+    compared = compared_expression(question, found.records)
+    if compared is not None and _computes(compared[0]):
+        return compared
+    ruled = (
+        ruled_expression(question, found.records, found.terms, found.number) if found.kind == NUMBER else None
+    )
+    return ruled if ruled is not None and _computes(ruled[0]) else None
+
+
+def _computes(expression: str) -> bool:
+    """Whether an expression has anything to compute (a bare amount is the value looked up)."""
+    return bool(re.search(r"[-+*/(]", expression.lstrip("-")))
 
 
 def _counts(chain: Chain, givens: list[Quantity]) -> bool:
@@ -259,4 +289,4 @@ def _through(
     return None
 
 
-__all__ = ["DERIVE", "derive_expression", "derived_plan"]
+__all__ = ["DERIVE", "derive_expression", "derived_plan", "typed_charge"]

@@ -58,6 +58,8 @@ def normalise(text: str) -> str:
     s = re.sub(r"(?<=\d)\s*(?:" + _UNIT_WORDS + r")\b\.?", "", s)
     s = re.sub(r"(?<![v\d.])(\d+(?:\.\d+)?)\s*(?:percent\b|per cent\b|%)", r"\1%", s)
     s = s.replace("×", "*").replace("÷", "/").replace("−", "-").replace("^", "**")
+    # "add 17 ** 2 to v1": a power or product of two numbers is one operand
+    s = re.sub(r"(?<![\w.(])(\d+(?:\.\d+)?\s*(?:\*\*|\*|/)\s*\d+(?:\.\d+)?)(?![\w.])", r"(\1)", s)
     # "1234 is divided by 7", "80 gets increased by 5%": the verb's auxiliary says nothing
     s = re.sub(r"(?<=[\dv%)]) (?:is|are|was|were|gets?|got|has been|is then) (?=(?:divided|multiplied|"
                r"increased|decreased|reduced|raised|lowered|cut|marked)\b)", " ", s)  # fmt: skip
@@ -146,6 +148,7 @@ def _apply(s: str, default: str) -> str:
             rf"(?:add|adding|plus) {OPERAND}",
             lambda a: f"({d} * (1 + {_pct(a)}))" if a.endswith("%") else f"({d} + {a})",
         ),
+        (rf"take {OPERAND} (?:away|off) from {OPERAND}", lambda a, b: f"({b} - {a})"),
         (
             rf"(?:subtract|deduct|take (?:off|away)|remove) (?:the )?{OPERAND}"
             rf"(?: [a-z ]{{0,30}}?)? from {OPERAND}",

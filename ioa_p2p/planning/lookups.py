@@ -20,7 +20,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ioa_p2p.planning.answer_types import ARITH_WORD, LOOKUP_VERB, QUESTION_START
+from ioa_p2p.planning.expr import normalise
 from ioa_p2p.planning.literal import names_in
+from ioa_p2p.planning.operands import NEST_MARK
 from ioa_p2p.planning.types import LOOKUP, PlanStep
 
 _VERB = re.compile(
@@ -167,4 +170,31 @@ def label_one(text: str, before: Sequence[PlanStep], taken: Sequence[int]) -> tu
     return (re.sub(r"\b(v\d+)(?:\s+\1\b)+", r"\1", out), used) if used else (text, [])
 
 
-__all__ = ["label_one", "label_refs", "split_lookup", "words_of"]
+_ENTITY = r"(?:[A-Z][\w-]*\d[\w-]*|[A-Z][a-z]+ [A-Z][\w-]*)(?: [a-z]+){0,2}"
+_END = r"(?= to\b| from\b| by\b| and\b| with\b| plus\b| minus\b| times\b|[.,;?!]|$)"
+_NESTED = (
+    re.compile(rf"\bthe ({_ENTITY})'s ([a-z]+(?: [a-z]+){{0,2}}?){_END}"),  # "the X7 module's weight"
+    re.compile(
+        rf"\bthe ([a-z]+(?: [a-z]+){{0,2}}) of (?:the |an? )?({_ENTITY}){_END}"
+    ),  # "the weight of the X7"
+)
+
+
+def nested_lookups(clause: str, index: int) -> tuple[list[PlanStep], str]:
+    """A calculation that names a fact it needs ("add the X7 module's weight to it", "multiply it by the
+    price of the H3"): a lookup step for each such fact, and the clause with a mark where its value goes."""
+    if LOOKUP_VERB.match(clause) or QUESTION_START.match(clause) or not ARITH_WORD.search(normalise(clause)):
+        return [], clause
+    found: list[PlanStep] = []
+    for form, pattern in enumerate(_NESTED):
+        for m in list(pattern.finditer(clause))[:3]:
+            entity, attribute = (m.group(1), m.group(2)) if form == 0 else (m.group(2), m.group(1))
+            if re.search(r"\b(result|value|number|answer|sum|product|total|difference)\b", attribute):
+                continue
+            question = f"What is the {attribute} of the {entity}?"
+            found.append(PlanStep(index + len(found), LOOKUP, question.rstrip("?"), question))
+            clause = clause.replace(m.group(0), NEST_MARK.format(found[-1].index), 1)
+    return found, clause
+
+
+__all__ = ["nested_lookups", "label_one", "label_refs", "split_lookup", "words_of"]

@@ -48,7 +48,7 @@ def operand_lookups(clause: str, text: str, index: int, before: list[PlanStep]) 
     the clause with a :data:`NEST_MARK` where each value goes."""
     if not _REFERENCE.search(text):
         return [], clause
-    context = _context(before)
+    context = context_names(before)
     found: list[PlanStep] = []
     for pattern in _OPERAND:
         for m in pattern.finditer(text):
@@ -68,7 +68,7 @@ def operand_lookups(clause: str, text: str, index: int, before: list[PlanStep]) 
     return found, clause
 
 
-def _context(before: list[PlanStep]) -> list[str]:
+def context_names(before: list[PlanStep]) -> list[str]:
     """The names the earlier lookups use (the company, the product), at most two."""
     names: list[str] = []
     for step in before:
@@ -85,7 +85,7 @@ def with_context(step: PlanStep, before: list[PlanStep]) -> PlanStep:
     (the company, the venue): their names are added to its question."""
     if step.kind != LOOKUP or names_in(step.template):
         return step
-    context = _context(before)
+    context = context_names(before)
     if not context:
         return step
     question = f"{step.template.strip().rstrip('.?')} ({', '.join(context)})?"
@@ -238,6 +238,7 @@ def _situation(clause: str) -> bool:
 
 
 __all__ = [
+    "context_names",
     "NEST_MARK",
     "amounts_at_rate",
     "combined_question",

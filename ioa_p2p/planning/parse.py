@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ioa_p2p.planning import natural
-from ioa_p2p.planning.answer_types import answer_type, request_act
+from ioa_p2p.planning import described, natural
+from ioa_p2p.planning.answer_types import ARITH_WORD, LOOKUP_VERB, QUESTION_START, answer_type, request_act
 from ioa_p2p.planning.applied import applied, asked_unit
 from ioa_p2p.planning.code import MARK, MARK_RE, RUN_CODE, attach_blocks, code_step, join_bindings
 from ioa_p2p.planning.derive import derived_plan
@@ -36,7 +36,7 @@ from ioa_p2p.planning.literal import (
     rounded,
     rounding,
 )
-from ioa_p2p.planning.lookups import label_one, label_refs, split_lookup
+from ioa_p2p.planning.lookups import label_one, label_refs, nested_lookups, split_lookup
 from ioa_p2p.planning.operands import (
     NEST_MARK,
     amounts_at_rate,
@@ -70,7 +70,8 @@ ACTION_WORDS = """
     add calculate compute convert count divide multiply subtract take find get look search check run
     execute write use print tell give determine work figure sum deduct retrieve fetch read double
     triple halve evaluate round translate encode decode reverse sort summarise summarize spell list express
-    plug pass feed insert substitute store save bind assign supply apply turn split share
+    plug pass feed insert substitute store save bind assign supply apply turn split share increase decrease
+    reduce raise average
 """
 ACTION = ACTION_WORDS.split()
 _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next(?=,))"  # "the next ferry" is no step
@@ -105,25 +106,6 @@ _COMBINES = re.compile(
     r"\b(?:plus|minus|times|multiplied by|divided by|in total|altogether|combined|together with)\b", re.I
 )
 _INLINE = re.compile(r"\b(?:print|len|sum|sorted|max|min|int|str)\(")
-_LOOKUP_VERB = re.compile(
-    r"^(?:look up|find|get|search|check|retrieve|fetch|read|take(?= the | its | their )|determine|identify|"
-    r"establish|confirm|obtain|pull up|(?:tell|give|show) (?:me|us)|state|name|quote|note)\b",
-    re.I,
-)
-_QUESTION = re.compile(
-    r"^(?:(?:after|for|in|on|at|by|to|from|within|until|since|during) )?"
-    r"(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|does|do|did|can|could|should|will|"
-    r"would|may|must|has|have)\b"
-    # "Once the keys are back, how soon must ...?": a question after a clause that sets its condition
-    r"|^(?:once|if|when|after|before|since|as|given|assuming|now that|because)\b[^?]{3,200}?,\s*"
-    r"(?:what|which|who|whose|when|where|why|how)\b[^?]*\?",
-    re.I,
-)
-_ARITH_WORD = re.compile(
-    r"\b(times|plus|minus|multipl\w*|divid\w*|add|subtract|deduct|squared|cubed|square root|factorial|"
-    r"percent\w*|sum|product|difference|power|total|double|half|take off)\b"
-    r"|(?<![A-Za-z])[-+*/^%]\s*\d|\d\s*[-+*/^%]"
-)
 _DATE_STEP = re.compile(
     r"\b(\d+|a|one|two|three)\s+(days?|weeks?)\s+(after|before|later|earlier|from)\b|"
     r"\b(?:days?|minutes|hours) (?:between|apart)\b|\bminutes pass\b",
@@ -139,15 +121,19 @@ def plan_request(goal: str) -> Plan:
         blocks.append(m.group(2).rstrip("\n"))
         return " " + MARK.format(len(blocks) - 1) + " "
 
-    text = _FENCE.sub(cut, fence_code(goal.strip()))
+    text = described.drop_hints(
+        _FENCE.sub(cut, fence_code(goal.strip()))
+    )  # "(look it up)" says how, not what
     # a block inside a sentence ("run <block> where value is that product") stays in it
     text = re.sub(r"(?<![.:!?\s])\s*\n\s*(?=\u27e6)", " ", text)
     text = re.sub(r"(?<=\u27e7)\s*\n\s*(?=[a-z])", " ", text)
     text = _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + _DOT, text)  # "No. 7" ends no sentence
     text = keep_code_semicolons(text)  # "run a = 6; b = 7; print(a * b)": one piece of code
-    pieces = [p.replace(_DOT, ".").replace(CODE_SEMICOLON, ";") for p in _SPLIT.split(text) if p]
+    pieces = [p.replace(_DOT, ".").replace(CODE_SEMICOLON, ";") for p in described.split(_SPLIT, text) if p]
     clauses = _merge_short([c for c in (_clean(p) for p in pieces) if c])
-    clauses = _with_context(join_bindings(attach_blocks(clauses, blocks)))
+    clauses = described.join_code_parts(_with_context(join_bindings(attach_blocks(clauses, blocks))), blocks)
+    clauses = described.code_first(clauses, blocks)
+    inputs, named = described.code_inputs(clauses, blocks), dict[str, int]()  # code inputs and their values
     relation = (
         (percent_relation(text) or quantities_total(text) or natural.packed(text)) if not blocks else None
     )
@@ -174,7 +160,7 @@ def plan_request(goal: str) -> Plan:
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
         combined = _COMBINES.search(clauses[0])
-        if combined and _QUESTION.match(clauses[0]) and to_expression(clauses[0]) is None:
+        if combined and QUESTION_START.match(clauses[0]) and to_expression(clauses[0]) is None:
             why = (
                 f"the question combines several values ('{combined.group(0)}') in a way the offline planner "
                 "cannot separate into lookups and a calculation; ask for each value and the calculation as "
@@ -194,6 +180,18 @@ def plan_request(goal: str) -> Plan:
             return Plan(goal, steps_, len(steps_), clauses[0])
     steps: list[PlanStep] = []
     for clause in clauses:
+        hoisted, bound = described.hoist(clause, steps, blocks, inputs, named, plan_request)
+        steps.extend(hoisted)  # "run <code> where n is the stops on line 7": that value planned first
+        if bound is None:
+            continue
+        if described.restates(bound, steps):  # "Take that", "Compute the product first": no new step
+            continue
+        facts, clause = described.operand_facts(bound, steps)
+        if facts:  # "multiply 9.8 by the efficiency of the X7": the efficiency looked up first
+            steps.extend(facts)
+            made = make_step(clause, steps, blocks, nested=tuple(s.index for s in facts))
+            steps.extend([made] if made is not None else [])
+            continue
         if _REPORT_ONLY.match(clause) and steps and not MARK_RE.search(clause):
             continue
         declared = _DECLARED_UNIT.match(clause.strip())
@@ -216,7 +214,8 @@ def plan_request(goal: str) -> Plan:
         if alone is not None:
             steps.append(alone)
             continue
-        later = over_earlier(len(steps) + 1, clause, steps, refs) if not _codeish(clause) else None
+        explicit = _codeish(clause) or described.explicit_operation(clause, steps)  # "take 9 away from it"
+        later = None if explicit else over_earlier(len(steps) + 1, clause, steps, refs)
         if later is not None:  # "how many tables for 130 guests", "what is the difference?"
             steps.append(later)
             continue
@@ -226,7 +225,7 @@ def plan_request(goal: str) -> Plan:
             continue
         pair = (split_lookup(clause) or split_questions(clause)) if not _codeish(clause) else None
         if pair is not None:  # "find the A and the B": two lookups, each with the context both share
-            for question in pair:
+            for question in described.one_anaphora(list(pair)):
                 steps.append(PlanStep(len(steps) + 1, LOOKUP, question.rstrip("?"), question))
             continue
         nested, clause = nested_lookups(clause, len(steps) + 1)
@@ -288,7 +287,7 @@ def _with_context(clauses: list[str]) -> list[str]:
     carry = ""
     for clause in clauses:
         words = clause.split()
-        verbless = request_act(clause) == "other" and not _QUESTION.match(clause) and len(words) <= 12
+        verbless = request_act(clause) == "other" and not QUESTION_START.match(clause) and len(words) <= 12
         if _CONTEXT.match(clause) and verbless and "\u27e6" not in clause:
             carry = f"{carry} {clause}".strip()
             continue
@@ -304,7 +303,7 @@ def _asked_after_statements(clauses: list[str]) -> str | None:
     if len(clauses) < 2 or any(_codeish(c) for c in clauses):
         return None
     *scene, question = clauses
-    if not (_QUESTION.match(question) or question.rstrip().endswith("?")):
+    if not (QUESTION_START.match(question) or question.rstrip().endswith("?")):
         return None
     if any(request_act(c) != "other" or c.rstrip().endswith("?") for c in scene):
         return None
@@ -366,8 +365,10 @@ def _clean(part: str) -> str:
 
 
 _DECLARED_UNIT = re.compile(
-    r"^(?:the )?(?:number|value|result|output|figure|amount|it|that)(?: (?:it|that|the code) "
-    r"(?:prints|printed|gives|returns|shows))? (?:is|was) (?:given )?in ((?:[a-z³²/]+ ?){1,3})[.]?$",
+    r"^(?:(?:treat|read|take|count) (?:it|that|this|the result) as |(?:the )?(?:number|value|result|output|"
+    r"figure|amount|it|that)(?: (?:it|that|the code) (?:prints|printed|gives|returns|shows))? (?:is|was) "
+    r"(?:given )?in |it (?:prints|gives|returns|outputs) (?:a number|an amount|a value) (?:of|in) )"
+    r"((?:[a-z³²/]+ ?){1,3})[.]?$",
     re.I,
 )
 
@@ -375,33 +376,6 @@ _DECLARED_UNIT = re.compile(
 def _literals(expression: str) -> list[str]:
     """The numbers an expression states, a percentage counted once (``21 / 100`` is one number)."""
     return re.findall(r"\d+(?:\.\d+)?", re.sub(r"/ 100\b", "", expression))
-
-
-_ENTITY = r"(?:[A-Z][\w-]*\d[\w-]*|[A-Z][a-z]+ [A-Z][\w-]*)(?: [a-z]+){0,2}"
-_END = r"(?= to\b| from\b| by\b| and\b| with\b| plus\b| minus\b| times\b|[.,;?!]|$)"
-_NESTED = (
-    re.compile(rf"\bthe ({_ENTITY})'s ([a-z]+(?: [a-z]+){{0,2}}?){_END}"),  # "the X7 module's weight"
-    re.compile(
-        rf"\bthe ([a-z]+(?: [a-z]+){{0,2}}) of (?:the |an? )?({_ENTITY}){_END}"
-    ),  # "the weight of the X7"
-)
-
-
-def nested_lookups(clause: str, index: int) -> tuple[list[PlanStep], str]:
-    """A calculation that names a fact it needs ("add the X7 module's weight to it", "multiply it by the
-    price of the H3"): a lookup step for each such fact, and the clause with a mark where its value goes."""
-    if _LOOKUP_VERB.match(clause) or _QUESTION.match(clause) or not _ARITH_WORD.search(normalise(clause)):
-        return [], clause
-    found: list[PlanStep] = []
-    for form, pattern in enumerate(_NESTED):
-        for m in list(pattern.finditer(clause))[:3]:
-            entity, attribute = (m.group(1), m.group(2)) if form == 0 else (m.group(2), m.group(1))
-            if re.search(r"\b(result|value|number|answer|sum|product|total|difference)\b", attribute):
-                continue
-            question = f"What is the {attribute} of the {entity}?"
-            found.append(PlanStep(index + len(found), LOOKUP, question.rstrip("?"), question))
-            clause = clause.replace(m.group(0), NEST_MARK.format(found[-1].index), 1)
-    return found, clause
 
 
 def make_step(
@@ -447,10 +421,10 @@ def make_step(
     if refs and answer_type(clause).numeric and len(numbers_in(digits(text))) == 1:
         return applied(index, clause, text, refs, before)  # "if I bake five batches, how many hours is that?"
     is_lookup = (
-        bool(_LOOKUP_VERB.match(clause))
+        bool(LOOKUP_VERB.match(clause))
         or request_act(clause) == "question"
         or (
-            bool(_QUESTION.match(clause))
+            bool(QUESTION_START.match(clause))
             and not re.search(  # "the product of 3 and 4" is arithmetic; "the keys of Flat 4B" a name
                 r"(?<![\w-])(?!(?:19|20)\d\d\b)\d+(?:\.\d+)?(?![\w-])",  # a year is no operand either
                 clause.split(" of ")[-1] if " of " in clause else "",
@@ -458,7 +432,7 @@ def make_step(
         )
     )
     default = f"v{before[-1].index}" if before else ""
-    expression = to_expression(text, default) if (_ARITH_WORD.search(normalise(text)) or refs) else None
+    expression = to_expression(text, default) if (ARITH_WORD.search(normalise(text)) or refs) else None
     if expression is not None and (
         refs or not is_lookup or not re.search(r"[A-Z]\w*\d|\b[A-Z][a-z]+\b", clause[1:])
     ):

@@ -29,7 +29,8 @@ _CODE_REF = re.compile(
     re.I,
 )
 _NOUN_REF = re.compile(
-    r"\b(?:that|this|the|those|these) (?!result\b|answer\b|number\b|value\b)([a-z][a-z-]{2,})\b", re.I
+    r"\b(?:that|this|the|those|these) (?!result\b|answer\b|number\b|value\b|[a-z]+ed\b)([a-z][a-z-]{2,})\b",
+    re.I,
 )
 _PLAIN_REF = re.compile(
     r"\b(?:that|this) (?:result|answer|number|value|product|sum|total|amount|figure|percentage|difference|"

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
+
+from ioa_p2p.planning.records import DocRecords
 
 NUMBER = "number"
 DATE = "date"
@@ -30,6 +32,7 @@ UNITS: dict[str, tuple[str, ...]] = {
     "m²": ("m²", "m2", "square metre", "square metres", "square meters", "sqm"),
     "lb": ("lb", "lbs", "pound", "pounds"),
     "kWh": ("kwh",),
+    "MWh": ("mwh",),
     "Wh": ("wh",),
     "kW": ("kw",),
     "W": ("w", "watt", "watts"),
@@ -98,6 +101,9 @@ class Value:
     #: The passages a looked-up value was read from (never sent on): a derivation reads the quantities
     #: that define what a question asks for from them (planning/derive.py).
     evidence: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    #: The typed records of the document a looked-up value came from (planning/records.py; never sent on):
+    #: a derivation applies their rates, bands and rules (planning/ruled.py).
+    records: DocRecords | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def of_number(cls, number: float, unit: str = "", text: str = "") -> Value:
@@ -138,10 +144,16 @@ class Value:
         return out
 
     def with_terms(self, terms: tuple[tuple[str, str], ...]) -> Value:
-        return Value(self.kind, self.number, self.unit, self.iso, self.text, self.items, terms, self.evidence)
+        return self._with(terms=terms)
 
     def with_evidence(self, evidence: tuple[str, ...]) -> Value:
-        return Value(self.kind, self.number, self.unit, self.iso, self.text, self.items, self.terms, evidence)
+        return self._with(evidence=evidence)
+
+    def with_records(self, records: DocRecords | None) -> Value:
+        return self._with(records=records)
+
+    def _with(self, **changes: Any) -> Value:
+        return replace(self, **changes)
 
     @classmethod
     def from_dict(cls, raw: Any) -> Value | None:
@@ -271,6 +283,8 @@ def parse_value(text: str) -> Value | None:
         with_unit = numbers_in(m.group("v") + (" " + m.group("u") if m.group("u") else ""))
         if with_unit:
             return Value.of_number(with_unit[0].number, with_unit[0].unit)
+    if re.fullmatch(r"-?0[xob][0-9a-f]+", last, re.I):  # 0x1e0: a number written in another base
+        return Value.of_text(last)
     days = dates_in(last)
     if len(days) == 1 and len(last) <= 40:
         return Value.of_date(days[0][2], days[0][2].isoformat())

@@ -28,7 +28,8 @@ import trio
 
 from ioa_p2p.card import SignedCard
 from ioa_p2p.card.sketch import MAX_SKETCH_DIM, SignedSketch, issue_sketch, matches_card
-from ioa_p2p.dht.expand import PageSearch, choose_fetch
+from ioa_p2p.dht.expand import PageSearch
+from ioa_p2p.dht.fetchchoice import POOL, choose_fetch
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.lsh import CardBuckets, card_buckets
 from ioa_p2p.dht.pacing import PublishPolicy
@@ -126,8 +127,8 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
             rounds += 1
             cells = pages.next_cells()
     listed_at = trio.current_time()
-    chosen = _verified_best(pages, settings.page_fetch, search.me, _priors(search))
-    chosen = chosen[: fetch_count(scorer, chosen, settings.page_fetch, k)]
+    count = fetch_count(scorer, pages.best(settings.page_fetch, exclude=[search.me]), settings.page_fetch, k)
+    chosen = _verified_best(pages, count, search, _priors(search))
     wanted = [sketch.peer_id for sketch in chosen if search.needs_fetch(sketch.peer_id)]
     fetch = await fetch_ranked(search, wanted, settle=settle_count(len(wanted), k))
     _check_sketches(search, chosen)
@@ -146,12 +147,14 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
 
 
 def _priors(search: CardSearch) -> dict[PeerId, float]:
-    """This node's reputation priors by peer (from its signed histories; none without a ranker)."""
+    """This node's standing of each peer (:meth:`~ioa_p2p.dht.ranking.CardRanker.priors`: what the peer's
+    card it fetched before says, its breadth and whether it copies another, plus its reputation from
+    this node's signed histories; none without a ranker)."""
     ranker = search.directory.ranker
     if ranker is None:
         return {}
     out = {}
-    for key, prior in ranker.reputation().items():
+    for key, prior in ranker.priors().items():
         try:
             out[PeerId.from_string(key)] = prior
         except InvalidPeerId:
@@ -160,27 +163,35 @@ def _priors(search: CardSearch) -> dict[PeerId, float]:
 
 
 def _verified_best(
-    pages: PageSearch, count: int, me: PeerId, priors: dict[PeerId, float] | None = None
+    pages: PageSearch, count: int, search: CardSearch, priors: dict[PeerId, float] | None = None
 ) -> list[SignedSketch]:
-    """The ``count`` candidates (not us) to fetch, chosen by :func:`~ioa_p2p.dht.expand.choose_fetch`
-    (a peer of bad standing ranks lower) among those whose sketch signature verifies; the others
-    are dropped."""
-    chosen: list[SignedSketch] = []
-    while len(chosen) < count:
-        pool = pages.best(4 * count, exclude=[s.peer_id for s in chosen] + [me])
+    """The candidates (not us) to fetch: ``count`` distinct contents and the copies
+    :func:`~ioa_p2p.dht.fetchchoice.choose_fetch` adds, chosen among the :data:`POOL` times ``count`` best
+    by sketch score with the sketch-level spam defences (reputation, copies, supersets, breadth), among
+    those whose sketch signature verifies; the others are dropped and the choice is made again."""
+    verified: set[bytes] = set()  # sketch encodings whose signature verified
+    for _ in range(POOL):  # each pass drops at least one candidate whose signature failed
+        pool = pages.best(POOL * count, exclude=[search.me])
         if not pool:
-            break
-        picked = choose_fetch(pages.scored(chosen + pool), count, priors=priors)
-        fresh = [s for s in picked if s.peer_id not in {c.peer_id for c in chosen}]
-        if not fresh:
-            break
-        for sketch in fresh:
+            return []
+        known = {s.peer_id for s in pool if not search.needs_fetch(s.peer_id)}
+        picked = choose_fetch(
+            pages.scored(pool), count, priors=priors, known=known, centre=pages.centre(), query=pages.query
+        )
+        failed = []
+        for sketch in picked:
+            if sketch.encoded in verified:
+                continue
             try:
                 sketch.envelope.verify()
-                chosen.append(sketch)
+                verified.add(sketch.encoded)
             except InvalidMessage:
-                pages.drop(sketch.peer_id)
-    return chosen[:count]
+                failed.append(sketch)
+        if not failed:
+            return picked
+        for sketch in failed:
+            pages.drop(sketch.peer_id)
+    return [s for s in picked if s not in failed]
 
 
 def _check_sketches(search: CardSearch, chosen: list[SignedSketch]) -> None:

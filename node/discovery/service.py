@@ -164,6 +164,7 @@ class Discovery:
         return int(self.node.now() * 1000)
 
     async def _embed(self, texts: list[str]) -> Any:
+        WarmState.note_embedding()
         return await self.node.run_sync(lambda: self.embedder.embed(texts))
 
     async def set_agent(self, agent: AgentSettings) -> SignedCard:
@@ -184,6 +185,7 @@ class Discovery:
         fields = {key: getattr(agent, key) for key in LIST_FIELDS}
         profile = CardProfile.make(agent.name, agent.description, **fields)
         embed = functools.partial(self.embedder.card_vectors, [profile])
+        WarmState.note_embedding()
         return await self.node.run_sync(embed)
 
     def adopt_agent(self, agent: AgentSettings) -> None:

@@ -20,7 +20,10 @@ With ``"auto"`` and ``false`` the models are unloaded (unless a node of the same
 ``true``: the models are the process's) (:meth:`~ioa_p2p.dht.ranking.CardRanker.unload`,
 then the freed heap is handed back: :func:`~ioa_p2p.memory.release_free_memory`) once no ranking was asked
 of the process for ``unload_idle`` seconds (0: never); the index and the cached card vectors stay, so the
-next find pays the load (~0.5-1 s) but no re-embedding of the cards it already indexed. Checks run every
+next find pays the load (~0.5-1 s) but no re-embedding of the cards it already indexed. A process that never
+ranked (its nodes only serve) holds wordllama's tokenizer (~15 MB) only to embed its own cards: it drops it
+after :data:`CARD_ENCODER_IDLE` s without an embedding in the process (``unload_idle`` if shorter); a
+re-issue with new agent settings loads it again (~0.2 s). Checks run every
 :data:`IDLE_CHECK` seconds at most (a quick look at counters: an idle node wakes rarely). It never blocks
 readiness (``open_node`` returns before) and yields the CPU between steps; docs/matching.md, "Memory
 budget", and docs/performance.md, "Light nodes", have the figures.
@@ -49,6 +52,9 @@ WARM_PERIOD = 2.0
 WARM_BATCH = 16
 #: Longest pause between two looks at whether the models were loaded or fell idle.
 IDLE_CHECK = 30.0
+#: Seconds without an embedding after which a process that never ranked drops the encoder its nodes
+#: loaded for their own cards (several agents of a process issue theirs one after the other meanwhile).
+CARD_ENCODER_IDLE = 60.0
 
 
 class WarmState:
@@ -57,6 +63,15 @@ class WarmState:
     #: Nodes of this process running with ``warm = true``: the models are the process's, so none of its
     #: other nodes unloads them while one is running.
     keepers = 0
+    #: Embeddings asked by the discovery services of this process (own cards, queries), and when the last
+    #: was asked (``trio.current_time()``): a use of the models (:meth:`note_embedding`).
+    embeddings = 0
+    last_embedding = 0.0
+
+    @classmethod
+    def note_embedding(cls) -> None:
+        cls.embeddings += 1
+        cls.last_embedding = trio.current_time()
 
     def __init__(self, ranker: CardRanker | None = None, policy: bool | str = "auto") -> None:
         self.ranker = ranker
@@ -100,9 +115,15 @@ async def _keep(
     if state.policy is True:
         await _load_in_background(node, ranker, state)
     seen, last_use = CardRanker.queries, trio.current_time()
+    embedded, last_embedding = WarmState.embeddings, last_use
     while True:
         if CardRanker.queries != seen:
             seen, last_use = CardRanker.queries, trio.current_time()
+        if WarmState.embeddings != embedded:  # asked in this run: its time is of this run's clock
+            embedded, last_embedding = (
+                WarmState.embeddings,
+                min(WarmState.last_embedding, trio.current_time()),
+            )
         if state.policy is not False:  # false: "cold" always (no background work of this node's)
             if ranker.loaded():
                 state.state = "warm"
@@ -110,10 +131,14 @@ async def _keep(
                 await _embed_some(node, ranker)
             elif state.state != "loading":
                 state.state = "cold"
+        limit = unload_idle
         idle = trio.current_time() - last_use
-        if unload_idle > 0 and idle >= unload_idle and ranker.holds_models() and not WarmState.keepers:
+        if CardRanker.queries == 0 and unload_idle > 0:  # only own cards embedded so far: see the docstring
+            limit = min(unload_idle, CARD_ENCODER_IDLE)
+            idle = trio.current_time() - max(last_use, last_embedding)
+        if limit > 0 and idle >= limit and ranker.holds_models() and not WarmState.keepers:
             await _unload(node, ranker, state, idle)
-        until_idle = unload_idle - idle if 0 < idle < unload_idle else IDLE_CHECK
+        until_idle = limit - idle if 0 < idle < limit else IDLE_CHECK
         await trio.sleep(_pause(state, ranker, until_idle))
 
 
@@ -158,6 +183,7 @@ async def _embed_some(node: NodePort, ranker: CardRanker) -> None:
 
 
 __all__ = [
+    "CARD_ENCODER_IDLE",
     "IDLE_CHECK",
     "WARM_BATCH",
     "WARM_DELAY",

@@ -4,6 +4,8 @@
   path, streams, connections and their kind (direct / relayed / punched); ``NodePort`` sees only this
 - ``host.py``            the py-libp2p host: TCP, Noise only (Ed25519 peers), yamux; key and peer-ID
   conversion, multiaddr parsing (their errors translated into ours)
+- ``deferred_imports.py`` py-libp2p's dependencies a node never uses (requests, httpx, dnspython's DNS over
+  HTTPS) run only if something uses them; installed here, before anything imports ``libp2p``
 - ``libp2p_patches.py``  every workaround for a py-libp2p 0.8.1 problem, each with a test that notices
   upstream
 - ``idle_traffic.py``    patch 22: yamux window credit in halves of the window, not on every read
@@ -39,9 +41,15 @@
   when none answers), peer discovery
 - ``lazy_select.py``     outbound streams whose multistream-select negotiation rides with the first
   request (one round trip instead of three)
+- ``kad_slots.py``       which inbound DHT streams are served: idle ones end, and make room for newcomers
+  (patch 23)
 - ``kad.py``             batched fresh Kademlia lookups, puts and provides over py-libp2p's KadDHT; serving
   the DHT on ``/ioa/kad/1.0.0`` with our record validators
 - ``gossip.py``          GossipSub card announcements (tuned heartbeat and limits, topic validator, drain
   task)
 - ``card_net.py``        :class:`Libp2pCardNet`: discovery's ``CardNetPort`` over ``kad.py`` and ``gossip.py``
 """
+
+from ioa_p2p.node.net.deferred_imports import defer_unused_dependencies
+
+defer_unused_dependencies()

@@ -29,12 +29,13 @@ heaviest holder's newest claim first.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, Protocol
 
 import trio
 
-from ioa_p2p.budget import TRUST_PARTNER, TRUST_STRANGER, Ledger, RateBudget, WorkBudget
+from ioa_p2p.budget import TRUST_KNOWN, TRUST_PARTNER, TRUST_STRANGER, Ledger, RateBudget, WorkBudget
 from ioa_p2p.config.limits import Limits
 from ioa_p2p.errors import IoAError
 from ioa_p2p.identity import PeerId
@@ -99,6 +100,8 @@ class NodeBudgets:
         self.streams_refused_early = 0
         self._vouchers: list[Voucher] = []
         self._trusted: dict[PeerId, int] = {}
+        #: peers this node awaits an answer from (:meth:`expecting`), with how many requests
+        self._awaited: dict[PeerId, int] = {}
         self._trust_cache: dict[PeerId, tuple[int, float]] = {}
         #: CPU and loop seconds noted by the step timer, not yet booked into ``cpu``
         self._cpu_due: dict[PeerId, tuple[float, float]] = {}
@@ -128,6 +131,25 @@ class NodeBudgets:
             self._trusted[peer] = max(trust, self._trusted.get(peer, TRUST_STRANGER))
         self._trust_cache.clear()
 
+    @contextmanager
+    def expecting(self, peer: PeerId) -> Iterator[None]:
+        """While this block runs the node awaits an answer from ``peer`` (a DHT request of ours): the
+        peer counts as at least known (``TRUST_KNOWN``), so the answer we asked for is not paced as a
+        stranger's work. A stranger's work is charged to the strangers' pool in event-loop time, which
+        a loaded machine inflates many times: at N = 50 processes and load 50, a node whose peers
+        were all strangers paced the answers to its own lookups until its finds timed out (recall@5
+        0.06; 0.94 with its own pool at its maximum; docs/performance.md, "A late joiner at N = 50").
+        Bounded by the caller's requests and their deadlines."""
+        self._awaited[peer] = self._awaited.get(peer, 0) + 1
+        self._trust_cache.pop(peer, None)
+        try:
+            yield
+        finally:
+            left = self._awaited.pop(peer, 1) - 1
+            if left > 0:
+                self._awaited[peer] = left
+            self._trust_cache.pop(peer, None)
+
     def trust(self, peer: PeerId) -> int:
         """How much this node trusts ``peer`` (``TRUST_*`` of :mod:`ioa_p2p.budget`), remembered
         for :data:`TRUST_TTL` seconds."""
@@ -136,6 +158,8 @@ class NodeBudgets:
         if cached is not None and now - cached[1] < TRUST_TTL:
             return cached[0]
         level = self._trusted.get(peer, TRUST_STRANGER)
+        if peer in self._awaited:
+            level = max(level, TRUST_KNOWN)
         for voucher in self._vouchers:
             if level >= TRUST_PARTNER:
                 break

@@ -51,7 +51,14 @@ class StepTimer(trio.abc.Instrument):
     a good peer's work waits that long. Measured (issue 20): charged in CPU time alone, 64
     stranger identities stayed inside a pool of 0.4 CPU seconds per second while they held the
     loop 60-95 % of the time, the node getting 10-25 % of a core. Steps of the node's own tasks
-    are not charged."""
+    are not charged.
+
+    Several nodes of one process (``[[agents]]``) share the one event loop and this one timer; whether
+    the loop is congested *for a node* (:meth:`gauge`) is the loop's busy share times the node's share
+    of the loop time charged to peers in the window: the work of the other agents' peers is not
+    congestion this node's strangers could relieve by waiting (measured: with 25 agents in a process the
+    loop was always busy, every agent kept its strangers, the other agents, waiting for its trusted
+    bootstrap peer, and no pubsub stream between them ever finished negotiating)."""
 
     def __init__(self) -> None:
         self._owner: tuple[NodeBudgets, PeerId] | None = None
@@ -67,6 +74,10 @@ class StepTimer(trio.abc.Instrument):
         self._batch: float | None = None
         self._window = time.perf_counter()
         self._busy_in_window = 0.0
+        #: loop seconds charged to each node's peers in the current window, and each node's share of
+        #: them in the last completed one (nodes are keyed by their budgets)
+        self._charged_in_window: dict[NodeBudgets, float] = {}
+        self._shares: dict[NodeBudgets, float] = {}
 
     def after_io_wait(self, timeout: float) -> None:
         self._batch = time.perf_counter()
@@ -80,6 +91,21 @@ class StepTimer(trio.abc.Instrument):
         if elapsed >= BUSY_WINDOW:
             self.busy = min(1.0, self._busy_in_window / elapsed)
             self._window, self._busy_in_window = now, 0.0
+            charged, self._charged_in_window = self._charged_in_window, {}
+            total = sum(charged.values())
+            self._shares = {node: seconds / total for node, seconds in charged.items()} if total > 0 else {}
+
+    def busy_for(self, budgets: NodeBudgets) -> float:
+        """How busy the loop was for the node of ``budgets``: :attr:`busy` times its share of the loop
+        time charged to peers in the last window (the whole of it when no peer's work was charged, or
+        when it is the only node whose peers were)."""
+        if not self._shares:
+            return self.busy
+        return self.busy * self._shares.get(budgets, 0.0)
+
+    def gauge(self, budgets: NodeBudgets) -> NodeLoopGauge:
+        """The loop's business as seen by the node of ``budgets`` (for :meth:`NodeBudgets.watch_loop`)."""
+        return NodeLoopGauge(self, budgets)
 
     def before_task_step(self, task: trio.lowlevel.Task) -> None:
         owner = task.context.get(OWNER)
@@ -96,7 +122,22 @@ class StepTimer(trio.abc.Instrument):
             self.steps += 1
             self.seconds += cpu
             self.loop_seconds += wall
-            owner[0].charge_cpu(owner[1], cpu, wall)
+            node = owner[0]
+            self._charged_in_window[node] = self._charged_in_window.get(node, 0.0) + wall
+            node.charge_cpu(owner[1], cpu, wall)
+
+
+class NodeLoopGauge:
+    """:meth:`StepTimer.busy_for` of one node, as a ``busy`` property (``budgets.LoopGauge``)."""
+
+    __slots__ = ("budgets", "timer")
+
+    def __init__(self, timer: StepTimer, budgets: NodeBudgets) -> None:
+        self.timer, self.budgets = timer, budgets
+
+    @property
+    def busy(self) -> float:
+        return self.timer.busy_for(self.budgets)
 
 
 def ensure_step_timer() -> StepTimer:
@@ -130,4 +171,4 @@ def pace_reads(reader: Any, budgets: NodeBudgets, peer: PeerId) -> None:
     reader.read = read
 
 
-__all__ = ["OWNER", "StepTimer", "ensure_step_timer", "pace_reads", "working_for"]
+__all__ = ["OWNER", "NodeLoopGauge", "StepTimer", "ensure_step_timer", "pace_reads", "working_for"]

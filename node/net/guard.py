@@ -37,9 +37,10 @@ MAX_YAMUX_WINDOW = 1024 * 1024
 def guard_host(host: Any, budgets: NodeBudgets) -> None:
     """Install the node's budgets into ``host`` (call inside trio, before the host listens)."""
     cap_yamux_window()
+    host.ioa_expecting = budgets.expecting  # our requests' answers are not strangers' work (kad_io)
     meter_inbound_streams(host, budgets)
     meter_connections(host, budgets)
-    budgets.watch_loop(ensure_step_timer())
+    budgets.watch_loop(ensure_step_timer().gauge(budgets))
 
 
 def cap_yamux_window() -> None:

@@ -39,6 +39,8 @@ from multiaddr import Multiaddr
 
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.rtt import RoundTrips
+from ioa_p2p.errors import InvalidPeerId
+from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.lazy_select import open_lazy_stream
 
 log = logging.getLogger("ioa_p2p.node.net.kad")
@@ -189,7 +191,22 @@ def _has_addrs(peerstore: Any, peer: ID) -> bool:
 
 async def exchange(host: Any, peer: ID, requests: list[Any]) -> list[Any]:
     """Send ``requests`` pipelined on one KAD stream; read one reply per request, in order. The stream's
-    negotiation rides with the requests (:mod:`~ioa_p2p.node.net.lazy_select`): one round trip in all."""
+    negotiation rides with the requests (:mod:`~ioa_p2p.node.net.lazy_select`): one round trip in all.
+    Meanwhile the peer's work for us (its answer) is not paced as a stranger's (``NodeBudgets.expecting``)."""
+    with _expecting(host, peer):
+        return await _exchange(host, peer, requests)
+
+
+def _expecting(host: Any, peer: ID) -> contextlib.AbstractContextManager[None]:
+    """``NodeBudgets.expecting(peer)`` on a guarded host (a node's); else nothing."""
+    expecting = getattr(host, "ioa_expecting", None)
+    try:
+        return expecting(PeerId.from_bytes(peer.to_bytes())) if expecting else contextlib.nullcontext()
+    except InvalidPeerId:  # not an Ed25519 peer: never a peer of ours, the answer is a stranger's
+        return contextlib.nullcontext()
+
+
+async def _exchange(host: Any, peer: ID, requests: list[Any]) -> list[Any]:
     stream = await open_lazy_stream(host, peer, kad_protocol_in_use())
     try:
         payload = b"".join(varint.encode(len(b)) + b for b in (r.SerializeToString() for r in requests))

@@ -31,7 +31,8 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
 7. Signed peer record re-verified on every pubsub RPC: py-libp2p attaches the sender's signed peer
    record to every pubsub RPC and the receiver parses and verifies it (Ed25519) each time, then rewrites
    the peerstore. A node re-sends the same record bytes until its addresses change, so
-   :func:`cache_pubsub_peer_records` remembers, per peer, the record bytes last verified and accepted
+   :func:`cache_pubsub_peer_records` remembers, per receiving host and peer, the record bytes last
+   verified and accepted
    and skips the work for identical bytes for :data:`PEER_RECORD_RECHECK` s (then verifies again, which
    also refreshes the record's peerstore TTL). Different bytes are always verified. The test checks
    that a forged record is still refused and that identical bytes are verified once.
@@ -102,6 +103,7 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
 21. Dials waited for each multistream-select answer (5 round trips): :mod:`~ioa_p2p.node.net.lazy_upgrade`
    sends them with the handshakes (3); ``tests/test_lazy_select.py`` checks the selector's shape.
 22. Yamux window credit on nearly every read: :mod:`ioa_p2p.node.net.idle_traffic` (its docstring says all).
+23. DHT handler slots kept by streams left open: :mod:`ioa_p2p.node.net.kad_slots` (its docstring says all).
 """
 
 from __future__ import annotations
@@ -189,16 +191,22 @@ def cache_pubsub_peer_records() -> None:
     """Verify each peer's signed record once per :data:`PEER_RECORD_RECHECK` s in pubsub (patch 7)."""
     import importlib
     import time
+    import weakref
 
     import libp2p.pubsub.utils as utils
 
     upstream = utils.maybe_consume_signed_record
-    verified: dict[Any, tuple[bytes, float]] = {}
+    # Per receiving host: the record is stored in that host's peerstore, and the agents of one process
+    # (several hosts) each need it in their own (a process-wide cache gave it to the first one only).
+    by_host: weakref.WeakKeyDictionary[Any, dict[Any, tuple[bytes, float]]] = weakref.WeakKeyDictionary()
 
     def consume(msg: Any, host: Any, peer_id: Any) -> bool:
         if not msg.HasField("senderRecord"):
             return True
         record = bytes(msg.senderRecord)
+        verified = by_host.get(host)
+        if verified is None:
+            verified = by_host[host] = {}
         last = verified.get(peer_id)
         now = time.monotonic()
         if last is not None and last[0] == record and now - last[1] < PEER_RECORD_RECHECK:

@@ -49,6 +49,7 @@ from ioa_p2p.errors import InvalidPeerId, IoAError
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.host import from_libp2p_id, peer_info_from_addr, to_libp2p_id
+from ioa_p2p.node.net.kad_slots import serve_in_slots
 
 log = logging.getLogger("ioa_p2p.routing")
 
@@ -91,13 +92,15 @@ def new_dht(host: Any, *, client: bool = False) -> KadDHT:
     cannot dial it, so it never offers the DHT protocol, not even for the moment before the first
     reachability check, and no routing table hands out its LAN addresses)."""
     # Every peer of a local testnet shares one /24 subnet: turn the subnet-diversity caps off.
-    return KadDHT(
+    dht = KadDHT(
         host,
         DHTMode.CLIENT if client else DHTMode.SERVER,
         strict_validation=True,
         max_peers_per_subnet=0,
         max_peers_per_subnet_table=0,
     )
+    serve_in_slots(dht)  # idle streams cannot keep newcomers out of the DHT (patch 23)
+    return dht
 
 
 @dataclass(slots=True)

@@ -52,7 +52,9 @@ class Band:
 
 def band_of(key: str) -> Band | None:
     """The band a key states, or None when it states none (a plain name, a single amount)."""
-    text = key.strip()
+    text = re.sub(
+        r"\b(m|cm|km)([23])\b", lambda m: m.group(1) + ("²" if m.group(2) == "2" else "³"), key.strip()
+    )
     if not text or not re.search(r"\d", text):
         return None
     unit = next((q.unit for q in quantities_in(text) if q.unit), "")
@@ -61,6 +63,12 @@ def band_of(key: str) -> Band | None:
         low, high = _n(m.group(1)), _n(m.group(2))
         if low <= high:
             return Band(low, high, False, False, unit)
+    above = _LOW_OPEN.search(text) or _LOW_CLOSED.search(text)
+    below = _HIGH_OPEN.search(text) or _HIGH_CLOSED.search(text)
+    if above and below and above.start() < below.start():  # "over 5 m² up to 20 m²"
+        lo, hi = _n(above.group(1)), _n(below.group(1))
+        if lo <= hi:
+            return Band(lo, hi, above.re is _LOW_OPEN, below.re is _HIGH_OPEN, unit)
     m = _OR_MORE.search(text)
     if m:
         return Band(_n(m.group(1) or m.group(2)), unit=unit)

@@ -33,6 +33,7 @@ EXTRA_UNITS: dict[str, tuple[str, ...]] = {
     "dB": ("db", "db(a)", "decibel", "decibels"),
     "bar": ("bar",),
     "Hz": ("hz", "hertz"),
+    "MWh": ("mwh", "megawatt hour", "megawatt hours"),
 }
 UNIT_ALIASES: dict[str, str] = {**_PLANNING_ALIASES}
 for _canonical, _spellings in EXTRA_UNITS.items():
@@ -47,7 +48,7 @@ DIMENSIONS: dict[str, tuple[str, ...]] = {
     "volume": ("L", "ml", "m³"),
     "area": ("m²",),
     "length": ("km", "m", "cm", "mm", "miles"),
-    "energy": ("kWh", "Wh", "MJ", "kJ", "J", "kcal"),
+    "energy": ("kWh", "Wh", "MWh", "MJ", "kJ", "J", "kcal"),
     "power": ("kW", "W"),
     "temperature": ("°C", "°F"),
     "data": ("GB", "MB", "TB"),
@@ -62,7 +63,7 @@ FACTORS: dict[str, float] = {
     "kg": 1.0, "g": 1e-3, "t": 1e3, "lb": 0.45359237,
     "L": 1.0, "ml": 1e-3, "m³": 1e3,
     "km": 1e3, "m": 1.0, "cm": 1e-2, "mm": 1e-3, "miles": 1609.344,
-    "kWh": 1.0, "Wh": 1e-3, "MJ": 1 / 3.6, "kJ": 1 / 3600, "J": 1 / 3.6e6,
+    "kWh": 1.0, "Wh": 1e-3, "MWh": 1e3, "MJ": 1 / 3.6, "kJ": 1 / 3600, "J": 1 / 3.6e6,
     "kW": 1.0, "W": 1e-3, "GB": 1.0, "MB": 1e-3, "TB": 1e3,
     "EUR": 1.0, "cent": 0.01, "GBP": 1.0, "pence": 0.01,
 }  # fmt: skip

@@ -118,8 +118,9 @@ class _Reader:
             if item:
                 self._paragraph(paragraph)
                 paragraph = []
-                self._add(ITEM, i + 1, _clean(item.group(1)))
-                i += 1
+                end, more = _continued_item(lines, i + 1)  # an item's indented continuation lines
+                self._add(ITEM, i + 1, _clean(" ".join([item.group(1), *more])))
+                i = end
                 continue
             paragraph.append((i + 1, line.strip()))
             i += 1
@@ -164,7 +165,9 @@ class _Reader:
                 j += 1
             return j
         starts = _columns(lines[i])
-        if len(starts) < 3 or i + 1 >= len(lines):
+        if len(starts) < 2 or i + 1 >= len(lines):
+            return i
+        if len(starts) == 2 and not _two_columns(lines, i, starts):
             return i
         header = [c for _, c in _cells_at(lines[i], starts)]
         j = i + 1
@@ -238,6 +241,9 @@ _CURRENCY = re.compile(
     r"(?P<cur>EUR|euros?|GBP|pounds(?: sterling)?|sterling|USD|(?:US )?dollars?|CHF|Swiss francs?)\b",
     re.I,
 )
+_CURRENCY_HEADING = re.compile(  # "FARES (EUR)", "Price (GBP)"
+    r"\b(?:prices?|rates?|fees?|charges?|fares?|costs?)\s*\((?P<cur>EUR|GBP|USD|CHF)\)", re.I
+)
 _CURRENCY_NAMES = {"euro": "EUR", "euros": "EUR", "pound": "GBP", "pounds": "GBP", "pounds sterling": "GBP",
                    "sterling": "GBP", "dollar": "USD", "dollars": "USD", "us dollars": "USD",
                    "swiss franc": "CHF", "swiss francs": "CHF"}  # fmt: skip
@@ -245,7 +251,7 @@ _CURRENCY_NAMES = {"euro": "EUR", "euros": "EUR", "pound": "GBP", "pounds": "GBP
 
 def currency_of(text: str) -> str:
     """The currency a document says its prices are in ("All rates in EUR per hour"); "" when none."""
-    m = _CURRENCY.search(text)
+    m = _CURRENCY.search(text) or _CURRENCY_HEADING.search(text)
     if not m:
         return ""
     cur = m.group("cur")
@@ -257,7 +263,7 @@ def _header_more(line: str, starts: list[int]) -> bool:
     cells = [c for _, c in _cells_at(line, starts) if c]
     if not cells or not line.strip() or not re.match(r"^\s", line):
         return False
-    return not any(re.fullmatch(r"[-\d.,]+", c) for c in cells)
+    return not any(re.fullmatch(r"[-\d.,:]+", c) for c in cells)  # a number or a clock time is data
 
 
 def _clean(text: str) -> str:
@@ -289,6 +295,31 @@ def _cells_at(line: str, starts: list[int]) -> list[tuple[int, str]]:
                 break
         out.append((start, line[start:end].strip()))
     return out
+
+
+def _continued_item(lines: Sequence[str], i: int) -> tuple[int, list[str]]:
+    """The indented lines that go on a list item (not a new item, a table or a field)."""
+    out = []
+    while i < len(lines) and lines[i].startswith(("  ", "\t")) and lines[i].strip():
+        if _ITEM.match(lines[i]) or "|" in lines[i] or len(_columns(lines[i])) >= 2:
+            break
+        out.append(lines[i].strip())
+        i += 1
+    return i, out
+
+
+def _two_columns(lines: Sequence[str], i: int, starts: list[int]) -> bool:
+    """A table of two space-aligned columns: the header and at least two lines after it have their
+    second cell at the same offset (a lone "key   value" line is no table)."""
+    rows = 0
+    for line in lines[i + 1 : i + 40]:
+        if not line.strip():
+            break
+        second = _columns(line)[1:2]
+        if len(second) != 1 or abs(second[0] - starts[1]) > 3:  # a right-aligned number may start later
+            return False
+        rows += 1
+    return rows >= 2
 
 
 def _paragraph_after(lines: Sequence[str], i: int) -> tuple[int, list[tuple[int, str]]]:

@@ -1,0 +1,238 @@
+"""Serving the DHT to many peers: which inbound Kademlia streams get a handler slot (patch 23).
+
+py-libp2p 0.8.1's ``KadDHT.handle_stream`` serves at most 12 inbound streams at once (its guard against
+event-loop saturation) and resets every stream past that at once. A handler keeps its slot until the
+peer closes the stream: it reads the next request with no deadline. A client that leaves a stream open
+holds a slot for as long as its connection lives, and py-libp2p's own clients do just that when a
+caller's cancel scope ends them (their ``finally: await stream.close()`` is cancelled as well; a hostile
+peer needs no bug). Measured with 50 node processes (docs/performance.md, "A late joiner at N = 50"):
+the bootstrap node's 12 slots were held by 12 such streams of 12 connected peers, idle for 35-90 s, it
+reset every other DHT stream (2,000 in two minutes) and a node joining then never learned a peer: its
+routing table held the bootstrap node only, for good.
+
+:class:`KadSlots` replaces that admission (``dht.handle_stream``; the request handling is still the
+library's ``_do_handle_stream``):
+
+- at most ``total`` streams are served at once (the library's 12), at most ``per_peer`` of one peer;
+- a stream waiting for its next request is *idle*; idle for ``idle_timeout`` seconds it ends as if
+  the peer had closed it (its handler sees end of stream, closes it and frees the slot);
+- a new stream that finds no room ends the longest-idle stream (of the same peer when that peer is at
+  its own cap) and takes the slot at once: an idle stream only ever waits for a request its client
+  already sent (ours pipeline every request with the stream's opening, py-libp2p's send one);
+- with no idle stream to end, the new stream waits up to ``wait`` seconds for a slot (at most
+  ``max_waiting`` wait at once), then is reset as before.
+
+So neither a leaking client nor a thousand identities holding idle streams keep a node's DHT from
+answering a newcomer, and the total still holds.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import trio
+from libp2p.kad_dht.kad_dht import DHTMode
+
+#: Seconds a served stream may wait for its next request before it is ended.
+IDLE_TIMEOUT = 10.0
+#: Streams of one peer served at once.
+PER_PEER = 4
+#: Seconds a new stream may wait for a slot when none is idle, and how many may wait at once.
+WAIT = 2.0
+MAX_WAITING = 64
+
+
+@dataclass(eq=False, slots=True)
+class _Slot:
+    peer: str
+    #: since when the handler waits for the next request (None: a request is being read or served)
+    idle_since: float | None = None
+    #: cancels the handler's wait for a request (set while it waits)
+    scope: trio.CancelScope | None = None
+    ending: bool = False
+    #: bytes left of the current request's body; a length prefix is being read when ``prefix``
+    left: int = 0
+    prefix: bool = False
+    _value: int = 0
+    _shift: int = 0
+
+    def feed(self, data: bytes) -> None:
+        """Follow the varint-prefixed requests' boundaries through ``data``."""
+        i = 0
+        while i < len(data):
+            if self.left:
+                take = min(self.left, len(data) - i)
+                self.left -= take
+                i += take
+                continue
+            if not self.prefix:
+                self.prefix, self._value, self._shift = True, 0, 0
+            byte = data[i]
+            i += 1
+            self._value |= (byte & 0x7F) << self._shift
+            self._shift += 7
+            if not byte & 0x80:
+                self.prefix, self.left = False, self._value
+
+    @property
+    def between_requests(self) -> bool:
+        return not self.left and not self.prefix
+
+    def end(self) -> None:
+        """End the handler's wait for a request (it sees end of stream)."""
+        self.ending = True
+        if self.scope is not None:
+            self.scope.cancel()
+
+
+@dataclass(slots=True)
+class SlotStats:
+    served: int = 0
+    ended_idle: int = 0
+    evicted: int = 0
+    waited: int = 0
+    refused: int = 0
+
+
+@dataclass(eq=False)
+class KadSlots:
+    """Admission of inbound DHT streams (see the module docstring); ``serve(stream)`` handles one."""
+
+    serve: Callable[[Any], Awaitable[None]]
+    total: int = 12
+    per_peer: int = PER_PEER
+    idle_timeout: float = IDLE_TIMEOUT
+    wait: float = WAIT
+    max_waiting: int = MAX_WAITING
+    stats: SlotStats = field(default_factory=SlotStats)
+    _slots: set[_Slot] = field(default_factory=set)
+    _freed: trio.Event = field(default_factory=trio.Event)
+    _waiting: int = 0
+
+    def held(self, peer: str | None = None) -> int:
+        """Slots held and not ending (of ``peer``, or of everyone)."""
+        return sum(1 for s in self._slots if not s.ending and (peer is None or s.peer == peer))
+
+    async def handle(self, stream: Any) -> None:
+        try:
+            peer = str(stream.muxed_conn.peer_id)
+        except AttributeError:
+            peer = "?"
+        slot = await self._acquire(peer)
+        if slot is None:
+            self.stats.refused += 1
+            with contextlib.suppress(Exception):  # the stream may be gone already
+                await stream.reset()
+            return
+        self.stats.served += 1
+        self._watch_reads(stream, slot)
+        try:
+            await self.serve(stream)
+        finally:
+            self._slots.discard(slot)
+            self._freed.set()
+            self._freed = trio.Event()
+
+    async def _acquire(self, peer: str) -> _Slot | None:
+        deadline = trio.current_time() + self.wait
+        waited = False
+        while True:
+            if self._has_room(peer) or self._end_idle_for(peer):
+                slot = _Slot(peer)
+                self._slots.add(slot)
+                return slot
+            if not waited:
+                if self._waiting >= self.max_waiting:
+                    return None
+                waited = True
+                self.stats.waited += 1
+            if trio.current_time() >= deadline:
+                return None
+            self._waiting += 1
+            try:
+                with trio.move_on_at(deadline):
+                    await self._freed.wait()
+            finally:
+                self._waiting -= 1
+
+    def _has_room(self, peer: str) -> bool:
+        return self.held() < self.total and self.held(peer) < self.per_peer
+
+    def _end_idle_for(self, peer: str) -> bool:
+        """End the longest-idle stream that makes room for ``peer``; False when none can."""
+        own_cap = self.held(peer) >= self.per_peer
+        idle = [
+            s
+            for s in self._slots
+            if not s.ending and s.idle_since is not None and (not own_cap or s.peer == peer)
+        ]
+        if not idle:
+            return False
+        oldest = min(idle, key=lambda s: s.idle_since if s.idle_since is not None else 0.0)
+        oldest.end()
+        self.stats.evicted += 1
+        return self._has_room(peer)
+
+    def _watch_reads(self, stream: Any, slot: _Slot) -> None:
+        """Wrap ``stream.read``: a wait for the next request is idle, bounded by ``idle_timeout`` and
+        ended by :meth:`_Slot.end`; either way the handler reads end of stream."""
+        upstream = stream.read
+
+        async def read(n: int | None = None) -> bytes:
+            if not slot.between_requests:
+                data = bytes(await upstream(n))
+                slot.feed(data)
+                return data
+            if slot.ending:
+                return b""
+            slot.idle_since = trio.current_time()
+            with trio.CancelScope(deadline=slot.idle_since + self.idle_timeout) as scope:
+                slot.scope = scope
+                try:
+                    data = bytes(await upstream(n))
+                finally:
+                    slot.scope, slot.idle_since = None, None
+                slot.feed(data)
+                return data
+            if not slot.ending:
+                self.stats.ended_idle += 1
+                slot.ending = True
+            return b""
+
+        stream.read = read
+
+
+def serve_in_slots(dht: Any, slots: KadSlots | None = None) -> KadSlots:
+    """Patch 23: ``dht`` admits its inbound streams through :class:`KadSlots` (``dht.handle_stream``
+    replaced; the handler re-registered when the DHT serves already). RuntimeError when py-libp2p's
+    KadDHT no longer has the parts this relies on."""
+    limiter = getattr(dht, "_inbound_limiter", None)
+    core = getattr(dht, "_do_handle_stream", None)
+    if not isinstance(limiter, trio.CapacityLimiter) or core is None:
+        raise RuntimeError(
+            "py-libp2p's KadDHT has no _inbound_limiter / _do_handle_stream any more: revisit "
+            "ioa_p2p.node.net.kad_slots"
+        )
+
+    async def serve(stream: Any) -> None:
+        if dht.mode == DHTMode.CLIENT:  # as upstream: a client offers no DHT
+            with contextlib.suppress(Exception):
+                await stream.close()
+            return
+        await core(stream)
+
+    slots = slots or KadSlots(serve, total=int(limiter.total_tokens))
+    upstream = dht.handle_stream
+    dht.handle_stream = slots.handle
+    dht.ioa_kad_slots = slots
+    mux = dht.host.get_mux()
+    for protocol, handler in list(getattr(mux, "handlers", {}).items()):
+        if handler == upstream:
+            dht.host.set_stream_handler(protocol, slots.handle)
+    return slots
+
+
+__all__ = ["IDLE_TIMEOUT", "MAX_WAITING", "PER_PEER", "WAIT", "KadSlots", "SlotStats", "serve_in_slots"]
