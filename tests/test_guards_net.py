@@ -168,19 +168,19 @@ async def test_a_peer_writing_invalid_2_byte_frames_and_never_reading_is_cut_off
 
 
 async def write_garbage(host: Any, node: Node, count: int, opened: list[Any]) -> None:
-    """Open ``count`` /ioa/msg streams at once (each added to ``opened``), write 2,000 invalid frames
-    on each, read what comes back (at most MAX_REFUSED_FRAMES answers each, then a reset)."""
+    """Open ``count`` /ioa/msg streams at once, write 2,000 invalid frames on each (then add it to
+    ``opened``), read what comes back (at most MAX_REFUSED_FRAMES answers each, then a reset)."""
 
     async def one() -> None:
         try:
             stream = await host.new_stream(to_libp2p_id(node.peer_id), [PROTOCOL_ID])
         except Exception:  # refused before negotiation
             return
-        opened.append(stream)
         try:
             await stream.write(frame(b"\xff") * 2000)  # 2,000 invalid frames, never read by the peer
         except Exception:  # already reset by the node
             return
+        opened.append(stream)
         answers = await read_all(stream, 2.0)
         assert answers.count(b"invalid") <= MAX_REFUSED_FRAMES  # then the stream is reset
 
