@@ -12,7 +12,7 @@ import multiaddr
 import pytest
 import trio
 
-from ioa_p2p.node.net import libp2p_patches
+from ioa_p2p.node.net import libp2p_patches, stream_caps
 
 from .conftest import open_test_nodes
 
@@ -185,7 +185,7 @@ def test_inbound_stream_cap_wraps_the_resource_manager() -> None:
 
     host = new_noise_host(Identity.generate())
     refused: list[str] = []
-    libp2p_patches.cap_inbound_streams(host, 2, refused.append)
+    stream_caps.cap_inbound_streams(host, 2, refused.append)
     manager = host.get_network()._resource_manager
     peer = str(Identity.generate().peer_id)
     assert manager.acquire_stream(peer, Direction.INBOUND)
