@@ -291,14 +291,18 @@ async def test_a_put_that_gives_up_on_a_silent_peer_closes_its_stream_there(tmp_
 
     puts: list[str] = []  # how each PUT_VALUE stream ended: open (not yet), closed, reset
 
-    async def silent(stream: Any) -> None:  # reads requests, never answers
+    async def silent(stream: Any) -> None:  # answers a lookup (no value, no closer peers), never a put
         data, index = b"", None
         try:
             while chunk := await stream.read(65536):
                 data += chunk
-                if index is None and first_request(data) == Message.MessageType.PUT_VALUE:
+                kind = first_request(data)
+                if index is None and kind == Message.MessageType.PUT_VALUE:
                     puts.append("open")
                     index = len(puts) - 1
+                elif kind == Message.MessageType.GET_VALUE and data:
+                    await stream.write(request(Message(type=kind).SerializeToString()))
+                    data = b""
             if index is not None:
                 puts[index] = "closed"
         except Exception:
@@ -309,7 +313,9 @@ async def test_a_put_that_gives_up_on_a_silent_peer_closes_its_stream_there(tmp_
         async with open_test_nodes(tmp_path, 2) as (writer, peer):
             await writer.services.discovery.card_ready.wait()
             key = card_key(writer.peer_id)
-            value = writer.net.dht.value_store.get(key.encode()).value
+            record = writer.services.discovery.dht_record()
+            assert record is not None
+            value = record[1]
             peer.net.host.set_stream_handler(IOA_KAD_PROTOCOL, silent)
             await kad.put_value(writer.net.dht, key, value)
             with trio.move_on_after(5):
