@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ioa_p2p.planning import CALC, CODE, LOOKUP, parse_value, plan_request
+from ioa_p2p.planning import CALC, CODE, LOOKUP, describe, parse_value, plan_request
 from ioa_p2p.planning.described import drop_hints, mask_brackets, unmask
 
 BLOCK = "```python\nprint(round(n / 4, 2))\n```"
@@ -205,3 +205,17 @@ def test_hexadecimal_output_and_a_declared_unit() -> None:
     assert printed is not None and printed.shown() == "0x1e0"
     steps = plan_request("What is 40 times 2.5? Treat it as kilometres and convert it to miles.").steps
     assert steps[0].unit == "km" and len(steps) == 2, steps
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "Convert the output of this code from kWh to megajoules:\n```python\nprint(60 - 15)\n```",
+        "Run:\nprint(60 - 15)\nIt prints a number of kWh. How many MJ is that?",
+    ],
+)
+def test_a_unit_stated_for_printed_output_converts_it(goal: str) -> None:
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [CODE, CALC] and steps[0].unit == "kWh", steps
+    printed = parse_value("45")
+    assert printed is not None and describe(steps[1], {1: printed}) == "Calculate 45 * 3.6"

@@ -257,3 +257,23 @@ def test_the_prices_own_terms_join_its_rules_only_for_the_price_looked_up() -> N
     off = ruled_expression(question, docs, (("step", "30 min"), ("discount", "10")), 40.0)
     assert off is not None and value(off[0]) == pytest.approx(162)
     assert ruled_expression(question, docs, (("step", "30 min"),), 55.0) is None  # another price
+
+
+def test_what_a_discount_saves() -> None:
+    saved = ruled_expression(
+        "How much does a 10-year-old save on a single kayak for 2 hours?", records(KAYAK)
+    )
+    assert saved is not None and value(saved[0]) == 14  # half of 2 x 14
+    hall = "How much does a booking made 4 months ahead save on the hire each hour at Millrace Hall?"
+    each = ruled_expression(hall, records(HALL))
+    assert each is not None and value(each[0]) == 6  # 15 % of GBP 40
+
+
+def test_a_discount_term_whose_condition_the_document_states_is_checked_here() -> None:
+    docs = records(HALL)
+    question = "What is the hire at Millrace Hall for 4 hours 10 minutes?"
+    terms = (("step", "30 min"), ("discount", "15"))  # the early-booking discount, read without its condition
+    plain = ruled_expression(question, docs, terms, 40.0)
+    assert plain is not None and value(plain[0]) == pytest.approx(180)
+    early = ruled_expression(question.replace("?", ", booked 5 months ahead?"), docs, terms, 40.0)
+    assert early is not None and value(early[0]) == pytest.approx(153)

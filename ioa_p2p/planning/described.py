@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from ioa_p2p.planning.answer_types import LOOKUP_VERB
 from ioa_p2p.planning.code import MARK_RE, free_names, inline_code
@@ -39,7 +40,7 @@ from ioa_p2p.planning.expr import normalise
 from ioa_p2p.planning.lookups import words_of
 from ioa_p2p.planning.operands import NEST_MARK, context_names
 from ioa_p2p.planning.refs import resolve
-from ioa_p2p.planning.types import CODE, LOOKUP, TASK, Plan, PlanStep
+from ioa_p2p.planning.types import CALC, CODE, LOOKUP, TASK, Plan, PlanStep
 
 #: A verb that opens an instruction in brackets: how to work something out, not a request of its own.
 _HINT_VERBS = r"look|find|get|calculate|compute|work|check|use|see|read|take|then|multiply|add|divide"
@@ -413,15 +414,52 @@ def operand_facts(clause: str, before: list[PlanStep]) -> tuple[list[PlanStep], 
     return [], clause
 
 
+_FROM_UNIT = re.compile(r"\bfrom\s+((?:[A-Za-z³²/]+ ?){1,2}?)\s+(?:to|into)\s+\w", re.I)
+
+
+def source_unit(clause: str, before: list[PlanStep]) -> None:
+    """ "Convert <an earlier value> from kWh to MJ": that value, stated without a unit, is in kWh (the
+    step in ``before`` gets the unit)."""
+    from ioa_p2p.planning.units import unit_phrase
+    from ioa_p2p.planning.values import ALIASES
+
+    m = _FROM_UNIT.search(clause)
+    refs, _ = resolve(clause, before)
+    unit = unit_phrase(m.group(1).strip(), ALIASES) if m else ""
+    if unit and len(refs) == 1 and not before[refs[0] - 1].unit:
+        before[refs[0] - 1] = replace(before[refs[0] - 1], unit=unit)
+
+
+def conversion_question(clause: str, before: list[PlanStep]) -> PlanStep | None:
+    """ "How many MJ is that?" over an earlier value with a unit: that value in the unit asked."""
+    from ioa_p2p.planning.applied import asked_unit
+
+    unit = asked_unit(clause)
+    refs, text = resolve(clause, before)
+    if not unit or len(refs) != 1 or not before[refs[0] - 1].unit:
+        return None
+    m = re.fullmatch(
+        r"\s*how (?:many|much) \S+ (?:is|are|was|were|does|do) (?:v\d+)(?: (?:make|come to))?\s*[?.]?",
+        text,
+        re.I,
+    )
+    if m is None:
+        return None
+    source = before[refs[0] - 1].unit  # the value read from a printed line may carry no unit
+    return PlanStep(len(before) + 1, CALC, clause, f"v{refs[0]}", (refs[0],), unit=unit, fmt=f"from:{source}")
+
+
 __all__ = [
     "code_first",
     "join_code_parts",
     "code_inputs",
+    "conversion_question",
     "code_of",
     "drop_hints",
     "explicit_operation",
     "one_anaphora",
     "restates",
+    "source_unit",
     "hoist",
     "mask_brackets",
     "operand_facts",

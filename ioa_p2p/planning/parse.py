@@ -198,6 +198,10 @@ def plan_request(goal: str) -> Plan:
         if steps and declared and unit_phrase(declared.group(1), ALIASES):  # "the number it prints is in kWh"
             steps[-1] = replace(steps[-1], unit=unit_phrase(declared.group(1), ALIASES))
             continue
+        described.source_unit(clause, steps)  # "convert the code's output from kWh to MJ": its unit is kWh
+        if converted := described.conversion_question(clause, steps):  # "How many MJ is that?"
+            steps.append(converted)
+            continue
         if steps and format_only(clause):  # "Two decimals, please.": how the previous result is shown
             steps[-1] = _shown(steps[-1], clause, len(steps) + 1, steps)
             if steps[-1].index != len(steps):

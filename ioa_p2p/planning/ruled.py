@@ -50,7 +50,7 @@ from ioa_p2p.planning.records import (
     DocRule,
 )
 from ioa_p2p.planning.units import period_of
-from ioa_p2p.planning.values import format_number
+from ioa_p2p.planning.values import ALIASES, format_number
 
 MONEY = frozenset({*MONEY_UNITS, "GBP", "CHF", "SEK", "NOK", "DKK", "JPY", "pence"})
 #: words that say nothing about which rule applies (who pays, what a charge is)
@@ -128,10 +128,14 @@ def ruled_expression(
     expr = _bounded(base.expr, rate, rules, words, weight)
     banded = givens + ages_in(question)
     applied = _modifiers(rules, words, weight, banded, rate, PERCENT)
+    offs = [p for p in applied if p.number < 0]
+    if _SAVES.search(question) and offs:  # "how much does a 70-year-old save": the discount itself
+        return f"{_group(expr)} * {format_number(-offs[0].number / 100)}", rate.unit
     for p in applied:
         expr = f"{_group(expr)} * {format_number(1 + p.number / 100)}"
     off = _term_number(termed.get("discount", ""))
-    if off and not any(abs(p.number + off) < 1e-9 for p in applied):
+    known = any(r.kind == PERCENT and abs(r.number + off) < 1e-9 for r in rules)  # its condition checked here
+    if off and not known:
         expr = f"{_group(expr)} * {format_number(1 - off / 100)}"
     for other in rates:
         if other is rate or other.row or (other.band is not None):
@@ -152,7 +156,7 @@ def ruled_expression(
 
 
 _MONEY_WORDS = re.compile(
-    r"\b(?:fine|fee|charge|cost|price|fare|pay|rent|bill|invoice|hire|rental)s?\b", re.I
+    r"\b(?:fine|fee|charge|cost|price|fare|pay|rent|bill|invoice|hire|rental|save|saving)s?\b", re.I
 )
 _EXTRA = re.compile(r"\bextra\b|\bsurcharge\b|\bsupplement\b|\badditional\b|\bin addition\b", re.I)
 _ADDED = re.compile(
@@ -162,6 +166,7 @@ _ADDED = re.compile(
 )
 
 
+_SAVES = re.compile(r"\bhow much (?:do|does|did|would|will|can) [\w\s'-]{1,40}?\bsave\b", re.I)
 _NOT_ADDED = re.compile(r"\b(?:without|before|excluding|excl|not including|leaving out|no)\b", re.I)
 
 
@@ -249,7 +254,7 @@ def _givens(question: str, rules: list[DocRule]) -> list[Quantity]:
     text = re.sub(r"\bcubic met(?:re|er)s?\b|\bm3\b", "m³", text, flags=re.I)
     text = _AGE_WORDS.sub(" ", text)  # an age is a band's quantity, never an operand (ages_in)
     found = stated_quantities(text)
-    period = period_of(text, per=False)
+    period = period_of(text, per=False) or period_of(text, per=True)  # "for a year", "each month"
     if period and not any(q.unit == period + "s" for q in found):  # "a year of ...", "yearly"
         found.append(Quantity(1.0, period + "s", "", f"a {period}"))
     out = list(found)
@@ -323,9 +328,9 @@ def _apply(
         if g is None and per not in _MEASURES:  # "chairs for 130 guests": one chair each
             g, bonus = _each_for(per, givens, used), (1.5 if singular(per) in words else 0.5)
         if g is None:
-            if strict or (per in _MEASURES and singular(per) not in words and per not in words):
+            if strict or (per in _MEASURES and not _named(per, words)):
                 return None
-            score -= 0.5
+            score += 1.0 if per in _MEASURES else -0.5  # "each hour": one of it, as asked
             continue
         n, i = g
         used = used | {i}
@@ -352,6 +357,11 @@ def _apply(
 
 _MEASURES = frozenset({"h", "min", "s", "days", "weeks", "months", "years", "m", "km", "m²", "m³", "kg", "g",
                        "t", "L", "ml", "kWh", "MWh", "mwh", "kW", "cm", "mm", "miles"})  # fmt: skip
+
+
+def _named(unit: str, words: frozenset[str]) -> bool:
+    """Whether the question names ``unit`` in any spelling ("each hour" for h)."""
+    return unit in words or singular(unit) in words or any(ALIASES.get(w) == unit for w in words)
 
 
 def _operand(n: float, rate: DocRule, per: str, rules: list[DocRule]) -> str:

@@ -31,7 +31,7 @@ _QUESTION = re.compile(
 #: Statements the planner reads in other ways: how a result is shown, a unit declared, a report asked for.
 _NOT_SCENE = re.compile(
     r"\u27e6|```|\b(?:decimals?|decimal places|round(?:ed)?|significant figures|sub-?team|team)\b"
-    r"|^(?:the )?(?:number|value|result|output|figure|answer)\b",
+    r"|^(?:the )?(?:number|value|result|output|figure|answer)\b|^it (?:prints|gives|returns|outputs)\b",
     re.I,
 )
 

@@ -14,7 +14,7 @@ heaviest holder's newest claim first.
   (:mod:`ioa_p2p.node.net.muxer_meter`);
 - ``streams``: inbound ``/ioa/...`` streams open at once, per peer and in total (charged by
   :meth:`ioa_p2p.node.node.Node.set_stream_handler`); ``inbound``: inbound streams of every
-  protocol before negotiation (py-libp2p's resource manager, ``libp2p_patches.cap_inbound_streams``,
+  protocol before negotiation (py-libp2p's resource manager, ``stream_caps.cap_inbound_streams``,
   which also refuses there the streams of a peer :meth:`NodeBudgets.admits` does not admit);
 - ``orphans``: encoded bytes of chat messages waiting for missing parents, across all chats
   (each chat's own cap lives in its :class:`ioa_p2p.history.pending.PendingSet`);
