@@ -37,7 +37,7 @@ from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.bill import bill_items
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
 from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, ranked, read_document
-from ioa_p2p.adapters.retrieval.docmodel.wire import records_data
+from ioa_p2p.adapters.retrieval.docmodel.wire import with_records
 from ioa_p2p.adapters.retrieval.facts import terms
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import charge_terms
@@ -136,10 +136,8 @@ class DocIndex:
         document = read_document(rel, text)
         return _FileEntry(key, passages, matrix, title[:200], old, tuple(text.splitlines()), document)
 
-    def records_of(self, path: str) -> dict[str, object]:
-        """``{"records": ...}``: the typed records of the document at ``path`` (docmodel/wire.py), or {}."""
-        entry = self.files.get(path)
-        return {"records": records_data(entry.document)} if entry and entry.document is not None else {}
+    def document_of(self, path: str) -> Document | None:
+        return entry.document if (entry := self.files.get(path)) is not None else None
 
     def documents(self) -> list[Document]:
         """The typed records of every file (read once per file version, at load)."""
@@ -427,14 +425,11 @@ class RetrievalAdapter:
                 TASK_ERROR,
                 f"nothing in {self.root.name} answers this ({shown}; min_answer_score "
                 f"{self.options.min_answer_score:g})",
-                # the typed records of the best-matching document still travel (docmodel/wire.py,
-                # bounded): a planner derives from its rates and rules what no sentence states
-                data={
-                    "index": stats,
-                    "confidence": found.score if found else 0.0,
-                    "query": query,
-                    **self.index.records_of(good[0][1].path),
-                },
+                # the best-matching document's typed records still travel: a planner derives from them
+                data=with_records(
+                    self.index.document_of(good[0][1].path),
+                    {"index": stats, "confidence": found.score if found else 0.0, "query": query},
+                ),
             )
         await ctx.progress(f"found {len(good)} passage(s)", 1.0)
         fact = found.fact
@@ -444,28 +439,34 @@ class RetrievalAdapter:
         document = whole.encode()[:MAX_DOCUMENT_BYTES].decode(errors="ignore")  # data stays within its bound
         return TaskResult.success(
             _answer_text(found, good),
-            data={
-                "value": found.value.to_dict(),
-                "confidence": found.score,
-                **({"typed": found.typed.to_dict()} if found.typed is not None else {}),
-                "citation": {"path": fact.path, "line": fact.line, "text": fact.text.split("\0")[0][:500]},
-                "query": query,
-                "root": self.root.name,
-                "document": {"path": fact.path, "text": document},
-                **self.index.records_of(fact.path),
-                "passages": [
-                    {
-                        "path": p.path,
-                        "start_line": p.start_line,
-                        "end_line": p.end_line,
-                        "heading": p.heading,
-                        "score": round(s, 4),
-                        "text": p.text[: SHOWN_PASSAGE_CHARS * 2],
-                    }
-                    for s, p in good
-                ],
-                "index": stats,
-            },
+            data=with_records(
+                entry.document if entry is not None else None,
+                {
+                    "value": found.value.to_dict(),
+                    "confidence": found.score,
+                    **({"typed": found.typed.to_dict()} if found.typed is not None else {}),
+                    "citation": {
+                        "path": fact.path,
+                        "line": fact.line,
+                        "text": fact.text.split("\0")[0][:500],
+                    },
+                    "query": query,
+                    "root": self.root.name,
+                    "document": {"path": fact.path, "text": document},
+                    "passages": [
+                        {
+                            "path": p.path,
+                            "start_line": p.start_line,
+                            "end_line": p.end_line,
+                            "heading": p.heading,
+                            "score": round(s, 4),
+                            "text": p.text[: SHOWN_PASSAGE_CHARS * 2],
+                        }
+                        for s, p in good
+                    ],
+                    "index": stats,
+                },
+            ),
         )
 
     def _refresh(self) -> bool:

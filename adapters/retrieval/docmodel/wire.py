@@ -3,7 +3,7 @@
 The retrieval adapter sends the records of the document its answer came from, so that the planner
 derives from the document's own typed values, rates, bands and rules instead of re-reading its text
 (docs/protocol.md, "Retrieval results"). The form, compact and bounded (:data:`MAX_RECORDS` records,
-:data:`MAX_BYTES` of JSON in all)::
+:data:`MAX_BYTES` of canonical CBOR in all, less where the rest of a result leaves less room)::
 
     {"version": 1, "path": "rates.txt", "currency": "CHF",
      "records": [{"kind": "row", "line": 7, "text": "2 | Riverside | CHF 13 | CHF 22",
@@ -17,13 +17,14 @@ derives from the document's own typed values, rates, bands and rules instead of 
 
 from __future__ import annotations
 
-import json
 import math
 import re
 
+from ioa_p2p.adapters.base import MAX_DATA_BYTES
 from ioa_p2p.adapters.retrieval.docmodel.bands import Band, band_of
 from ioa_p2p.adapters.retrieval.docmodel.records import ROW, Document, Record
 from ioa_p2p.adapters.retrieval.docmodel.rules import Rule, rules_of, tier_of
+from ioa_p2p.wire import canonical
 
 VERSION = 1
 MAX_RECORDS = 300
@@ -31,17 +32,28 @@ MAX_BYTES = 60_000
 MAX_TEXT = 300
 
 
-def records_data(document: Document) -> dict[str, object]:
-    """The typed records of ``document`` as a result's ``data["records"]`` (bounded)."""
+def records_data(document: Document, max_bytes: int = MAX_BYTES) -> dict[str, object]:
+    """The typed records of ``document`` as a result's ``data["records"]``: at most :data:`MAX_RECORDS`
+    records and ``min(max_bytes, MAX_BYTES)`` bytes of their canonical encoding (the first ones kept)."""
     out: list[dict[str, object]] = []
-    size = 0
+    data = {"version": VERSION, "path": document.path, "currency": document.currency, "records": out}
+    size, limit = len(canonical.encode(data)) + 8, min(max_bytes, MAX_BYTES)  # 8: the list's length
     for record, rules in zip(document.records, document_rules(document), strict=True):
         item = _record(record, rules)
-        size += len(json.dumps(item, ensure_ascii=False).encode())
-        if size > MAX_BYTES or len(out) >= MAX_RECORDS:
+        size += len(canonical.encode(item))
+        if size > limit or len(out) >= MAX_RECORDS:
             break
         out.append(item)
-    return {"version": VERSION, "path": document.path, "currency": document.currency, "records": out}
+    return data
+
+
+def with_records(document: Document | None, data: dict[str, object]) -> dict[str, object]:
+    """``data`` with ``"records"``: the typed records of ``document`` in the room the rest of ``data``
+    leaves within a result's bound (:data:`~ioa_p2p.adapters.base.MAX_DATA_BYTES`)."""
+    room = MAX_DATA_BYTES - 64 - len(canonical.encode(data))
+    if document is not None and room > 0:
+        data["records"] = records_data(document, room)
+    return data
 
 
 def document_rules(document: Document) -> list[tuple[Rule, ...]]:
@@ -89,4 +101,4 @@ def _finite(rule: list[object]) -> list[object]:
     return rule
 
 
-__all__ = ["MAX_BYTES", "MAX_RECORDS", "VERSION", "Band", "records_data"]
+__all__ = ["MAX_BYTES", "MAX_RECORDS", "VERSION", "Band", "records_data", "with_records"]
