@@ -4,9 +4,10 @@ Run: python bench/agents_diag.py [--agents 25] [--seconds 240] [--every 5] [--no
 
 A bootstrap node runs in its own process (``open_testnet``); the N agents (agent 0 "coordinator", the
 others with the ``echo`` test adapter) run in this one, as ``ioa node start --agents FILE`` runs them
-(without its ``RunnableClock``). Every ``--every`` s it prints, per agent: connections, py-libp2p pubsub
-peers, card-topic peers, mesh size, cards published / received / rejected by the topic validator, cards
-held, routing-table size, discovery counters, CPU-budget waits (``paced``, ``yielded`` to trusted peers)
+(its ``RunnableClock`` with ``--runnable-clock``). Every ``--every`` s it prints, per agent: connections,
+py-libp2p pubsub peers, card-topic peers, mesh size, cards published / received / rejected by the topic
+validator, cards held, routing-table size, discovery counters, CPU-budget waits (``paced``, ``yielded``
+to trusted peers)
 and the node's loop gauge; every failed pubsub registration with its cause (``Pubsub._handle_new_peer``
 wrapped), and where connections were closed from (``SwarmConn.close`` callers); and the process's
 ``/proc/self/schedstat`` run and run-queue wait. It stops when every agent holds every card.
@@ -137,6 +138,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=240.0)
     parser.add_argument("--every", type=float, default=5.0)
     parser.add_argument("--no-yield", action="store_true", help="strangers never yield to trusted peers")
+    parser.add_argument("--runnable-clock", action="store_true", help="as `ioa node start --agents` does")
     args = parser.parse_args()
     logging.basicConfig(level=logging.WARNING)
     if args.no_yield:
@@ -144,7 +146,16 @@ def main() -> None:
 
         NodeBudgets._yield_to_trusted = lambda self, now: 0.0  # type: ignore[method-assign]
     install_probes()
-    trio.run(run, args.agents, args.seconds, args.every)
+    if not args.runnable_clock:
+        trio.run(run, args.agents, args.seconds, args.every)
+        return
+    from ioa_p2p.node.net.cpu_wait import RunnableClock
+
+    clock = RunnableClock()
+    try:
+        trio.run(run, args.agents, args.seconds, args.every, clock=clock)
+    finally:
+        clock.close()
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@
         [--lookups 200] [--queries 60] [--spam 0.1] [--revalidate 720] [--split any] [--seed 1]
         [--search pages,providers] [--skip spread,revocation] [--warm-publish]
         [--parts lookups,publish,find,spread,gossip,revocation] [--loss 0.01] [--json rows.jsonl]
-        [--request-rtts 1] [--dial-rtts 3] [--connected-tables] [--hedge adaptive|fixed]
+        [--request-rtts 1] [--dial-rtts 3] [--connected-tables] [--hedge adaptive|by-connection|fixed]
         [--settle 120] [--traffic-window 60]
 
 The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model, batched lookup state
@@ -376,9 +376,10 @@ def main() -> None:
     )
     parser.add_argument(
         "--hedge",
-        choices=("adaptive", "fixed"),
+        choices=("adaptive", "by-connection", "fixed"),
         default="adaptive",
-        help="lookups hedge after srtt + 4 rttvar of the node's answers (the node) or after a fixed 0.4 s",
+        help="lookups hedge after srtt + 4 rttvar of the node's answers (adaptive: the node), of those over "
+        "open connections and over new ones apart (by-connection) or after a fixed 0.4 s",
     )
     parser.add_argument(
         "--settle", type=float, default=120.0, help="seconds a warm-started network runs before measuring"

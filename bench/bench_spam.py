@@ -62,7 +62,7 @@ from ioa_p2p.conversation.reputation import Standing, reputation_prior
 from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.expand import FETCH
 from ioa_p2p.dht.fetchchoice import POOL, centre_of, choose_fetch
-from ioa_p2p.dht.ranking import DUPLICATE_PENALTY, CardRanker, card_profile
+from ioa_p2p.dht.ranking import CardRanker, card_profile
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, query_terms
 from ioa_p2p.embedding import WordLlamaEmbedder, normalise
@@ -70,7 +70,6 @@ from ioa_p2p.identity import Identity
 from ioa_p2p.matching import make_matcher
 from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items
 from ioa_p2p.matching.calibration import HYBRID, WORDLLAMA
-from ioa_p2p.matching.copies import CopyIndex
 from ioa_p2p.teaming.offline import choose_team
 
 DATA = data_file("teaming-dev-hard.json")
@@ -343,24 +342,21 @@ def main() -> None:
 
 
 class Standings:
-    """What a node learns of the cards it fetches, as :class:`~ioa_p2p.dht.ranking.CardRanker` computes
-    it (breadth discount, copy penalty in the order the cards arrive) without a matcher index (the
-    ranker's per-find index refresh would cost this benchmark hours on a loaded machine)."""
+    """What a node learns of the cards it fetches and carries back to their sketches, as
+    :meth:`~ioa_p2p.dht.ranking.CardRanker.priors` computes it (the breadth discount; not the copy
+    penalty) without a matcher index (the ranker's per-find index refresh would cost this benchmark hours
+    on a loaded machine)."""
 
     def __init__(self, embed_items: Any) -> None:
         self.embed_items = embed_items
-        self.copies = CopyIndex()
         self.discount: dict[str, float] = {}
 
     def learn(self, fetched: list[tuple[str, Any]]) -> dict[str, float]:
         for key, card in fetched:
             if key not in self.discount:
                 items = card_items(card_profile(card.card))
-                self.copies.add(key, items)
                 self.discount[key] = -breadth_discount(breadth(items, self.embed_items))
-        copied = self.copies.copies()
-        out = {k: v - (DUPLICATE_PENALTY if k in copied else 0.0) for k, v in self.discount.items()}
-        return {k: v for k, v in out.items() if v}
+        return {k: v for k, v in self.discount.items() if v}
 
 
 def spam_for(attack: str, honest: list[tuple[str, str]], count: int, rng: random.Random) -> list[Any]:

@@ -53,6 +53,7 @@ SUITES = {
     "2": HERE / "goal_suite2",
     "nat": HERE / "goal_suite_nat",
     "nat2": HERE / "goal_suite_nat2",
+    "times": HERE / "goal_suite_times",
     "para": HERE / "goal_suite_para",
 }
 

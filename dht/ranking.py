@@ -80,7 +80,7 @@ class CardRanker:
         self._texts: dict[str, str] = {}  # key -> dense text
         self._copies = CopyIndex()
         self._reputation: dict[str, float] = {}
-        self._card_priors: dict[str, float] = {}  # key -> what its card says (breadth, copies)
+        self._card_priors: dict[str, float] = {}  # key -> its breadth discount (negative)
         self._priors_dirty = False
         self._queue_lock = threading.Lock()
         self._matcher_lock = threading.Lock()
@@ -119,11 +119,13 @@ class CardRanker:
             return dict(self._reputation)
 
     def priors(self) -> dict[str, float]:
-        """The standing of every indexed card that has one, by peer ID text: what its own card says (its
-        breadth discount, the copy penalty) plus its reputation (as last set). A page search carries it
-        back to the peer's sketch (:func:`~ioa_p2p.dht.fetchchoice.choose_fetch`): a card the ranker
-        discounted once costs no fetch slot next time. Never blocks on the matcher (a snapshot of the
-        last :meth:`refresh`)."""
+        """The standing of every card this ranker indexed that has one, by peer ID text: its breadth
+        discount (what the signed card says about itself) plus its reputation (as last set; also for
+        peers whose card is not indexed). A page search carries it back to the peer's sketch
+        (:func:`~ioa_p2p.dht.fetchchoice.choose_fetch`): a card the ranker found to claim everything
+        costs no fetch slot next time. The copy penalty is left out: it depends on which card arrived
+        first, and a copy fetched before its original would mark the original. Never blocks on the
+        matcher (a snapshot of the last :meth:`refresh`)."""
         cards = self._card_priors
         with self._queue_lock:
             reputation = dict(self._reputation)
@@ -234,16 +236,17 @@ class CardRanker:
             self._card_priors = {}
             self.matcher.set_priors({})
             return
-        cards: dict[str, float] = {}
+        breadths: dict[str, float] = {}
         copies = self._copies.copies()
         for key, text in self._texts.items():
             value = -breadth_discount(self._breadth.get(text, 1.0))
-            if key in copies:
-                value -= DUPLICATE_PENALTY
             if value:
-                cards[key] = value
-        self._card_priors = cards
-        priors = dict(cards)
+                breadths[key] = value
+        self._card_priors = breadths
+        priors = dict(breadths)
+        for key in copies:
+            if key in self._texts:
+                priors[key] = priors.get(key, 0.0) - DUPLICATE_PENALTY
         for key, value in self._reputation.items():
             if key in self._texts:
                 priors[key] = priors.get(key, 0.0) + value

@@ -48,4 +48,36 @@ class RoundTrips:
         return min(self.high, max(self.low, self.srtt + 4 * self.rttvar))
 
 
-__all__ = ["HIGH", "INITIAL", "LOW", "RoundTrips"]
+class Hedges:
+    """A lookup's hedge per kind of request: round trips to peers asked over an open connection and to
+    peers that had to be dialled first are kept apart (a dial costs three round trips more), and each
+    request waits what its own kind calls for (one estimator for both, as ``kad_io`` keeps, mixes them
+    into a wait between the two). Measured in the simulator only, not used by the node: it saves a
+    quarter of a lookup's requests without churn and does not shorten lookups under churn
+    (docs/performance.md, "Discovery at 1,000 to 10,000 nodes, simulated")."""
+
+    def __init__(self, *, low: float = LOW, high: float = HIGH, initial: float = INITIAL) -> None:
+        self.open = RoundTrips(low=low, high=high, initial=initial)
+        self.dialled = RoundTrips(low=low, high=high, initial=initial)
+
+    @classmethod
+    def shared(cls, *, low: float = LOW, high: float = HIGH, initial: float = INITIAL) -> Hedges:
+        """One estimator for both kinds (what ``kad_io`` did before it told them apart)."""
+        hedges = cls(low=low, high=high, initial=initial)
+        hedges.dialled = hedges.open
+        return hedges
+
+    def fresh(self) -> Hedges:
+        """The same kind of hedges without any sample (a restarted node's)."""
+        rt = self.open
+        make = Hedges.shared if self.dialled is rt else Hedges
+        return make(low=rt.low, high=rt.high, initial=rt.initial)
+
+    def wait(self, connected: bool) -> float:
+        return (self.open if connected else self.dialled).wait()
+
+    def sample(self, seconds: float, connected: bool) -> None:
+        (self.open if connected else self.dialled).sample(seconds)
+
+
+__all__ = ["HIGH", "INITIAL", "LOW", "Hedges", "RoundTrips"]

@@ -1,5 +1,6 @@
-"""Answers a node asked for are not strangers' work (``NodeBudgets.expecting``): the peer a DHT request
-of ours awaits counts as known while it is awaited, so its answer is not paced by the strangers' pool."""
+"""Answers a node asked for are not strangers' work (``NodeBudgets.expecting``): while a DHT request of
+ours awaits a peer, its connection's CPU is charged and paced as a known peer's (not in the strangers'
+pool); for every other limit it stays a stranger."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import trio
 
-from ioa_p2p.budget import TRUST_KNOWN, TRUST_STRANGER
+from ioa_p2p.budget import TRUST_STRANGER
 from ioa_p2p.config.limits import Limits
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.identity import Identity
@@ -20,17 +21,21 @@ from ioa_p2p.node.net.kad_io import exchange
 from ioa_p2p.node.net.libp2p_patches import IOA_KAD_PROTOCOL
 
 
-async def test_a_peer_awaited_counts_as_known_until_every_request_to_it_ended() -> None:
+async def test_a_peer_awaited_is_paced_as_a_known_peer_and_stays_a_stranger_otherwise() -> None:
     budgets = NodeBudgets(Limits())
     peer, other = Identity.generate().peer_id, Identity.generate().peer_id
-    assert budgets.trust(peer) == TRUST_STRANGER  # and now cached
+    budgets.charge_cpu(other, 0.001, loop_seconds=1.0)  # another stranger spent the strangers' pool
+    assert budgets.cpu_delay(peer) > 0  # so every stranger waits
     with budgets.expecting(peer):
-        assert budgets.trust(peer) == TRUST_KNOWN
         with budgets.expecting(peer):
-            assert budgets.trust(peer) == TRUST_KNOWN
-        assert budgets.trust(peer) == TRUST_KNOWN  # one request still awaited
-        assert budgets.trust(other) == TRUST_STRANGER
-    assert budgets.trust(peer) == TRUST_STRANGER
+            assert budgets.cpu_delay(peer) == 0 and budgets.awaits(peer)
+        assert budgets.cpu_delay(peer) == 0  # one request still awaited
+        budgets.charge_cpu(peer, 0.01, loop_seconds=1.0)  # its answer's work: CPU time, its own bucket
+        assert budgets.cpu_delay(peer) == 0
+        assert budgets.trust(peer) == TRUST_STRANGER  # for every other limit it stays a stranger
+        assert budgets.cpu_delay(other) > 0
+    assert not budgets.awaits(peer) and budgets.cpu_delay(peer) > 0
+    assert budgets.snapshot()["cpu"]["charged_s_by_trust"]["known"] == 0.01
 
 
 async def test_a_dht_request_in_flight_makes_its_peer_known_on_a_node(tmp_path: Path) -> None:
@@ -66,5 +71,6 @@ async def test_a_dht_request_in_flight_makes_its_peer_known_on_a_node(tmp_path: 
 
                 nursery.start_soon(ask)
                 await trio.sleep(0.5)
-                assert a.budgets.trust(b.peer_id) == TRUST_KNOWN
-            assert a.budgets.trust(b.peer_id) == TRUST_STRANGER
+                assert a.budgets.awaits(b.peer_id)
+                assert a.budgets.trust(b.peer_id) == TRUST_STRANGER
+            assert not a.budgets.awaits(b.peer_id)

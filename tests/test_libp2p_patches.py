@@ -3,12 +3,16 @@ wrong."""
 
 from __future__ import annotations
 
+import gc
+import warnings
+from typing import Any
+
 import libp2p.network.swarm as swarm
 import multiaddr
 import pytest
 import trio
 
-from ioa_p2p.node.net import libp2p_patches
+from ioa_p2p.node.net import libp2p_patches, stream_caps
 
 from .conftest import open_test_nodes
 
@@ -181,7 +185,7 @@ def test_inbound_stream_cap_wraps_the_resource_manager() -> None:
 
     host = new_noise_host(Identity.generate())
     refused: list[str] = []
-    libp2p_patches.cap_inbound_streams(host, 2, refused.append)
+    stream_caps.cap_inbound_streams(host, 2, refused.append)
     manager = host.get_network()._resource_manager
     peer = str(Identity.generate().peer_id)
     assert manager.acquire_stream(peer, Direction.INBOUND)
@@ -480,3 +484,25 @@ def test_the_hole_puncher_offers_its_lan_addresses_and_dials_only_what_the_scope
         )
     ]
     assert [str(a) for a in puncher.usable(given)] == ["/ip4/6.0.0.5/tcp/4001", "/ip4/192.168.1.11/tcp/4001"]
+
+
+async def _dial_cancelled(open_from: Any) -> list[warnings.WarningMessage]:
+    """``open_from`` (a dial from a source port) cancelled at once; the ResourceWarnings it leaves."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with trio.CancelScope() as scope:
+            scope.cancel()
+            await open_from("127.0.0.1", 9, ("127.0.0.1", 0))
+        await trio.lowlevel.checkpoint()  # trio drops the cancelled checkpoint (and the dial's frame)
+        gc.collect()
+    return [w for w in caught if issubclass(w.category, ResourceWarning)]
+
+
+async def test_a_cancelled_dial_from_the_listen_port_closes_its_socket() -> None:
+    """source_dial: upstream's dial from a source port leaks its socket when cancelled; ours closes it."""
+    from ioa_p2p.node.net import source_dial
+
+    upstream = source_dial.upstream_open_tcp_stream_from()
+    assert upstream is not source_dial.open_tcp_stream_from
+    assert await _dial_cancelled(upstream)  # fails once upstream closes it: drop the patch then
+    assert not await _dial_cancelled(source_dial.open_tcp_stream_from)

@@ -18,6 +18,7 @@ from ioa_p2p.dht import kbuckets
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.kbuckets import RoutingTable
 from ioa_p2p.dht.keyspace import K, position
+from ioa_p2p.dht.rtt import Hedges
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sim import kad, search
 from ioa_p2p.dht.sim.cardflow import exact_top, publish_cards, revoke_cards, run_searches
@@ -331,21 +332,38 @@ def test_a_warm_started_network_routes_like_a_formed_one() -> None:
     assert summary.success == 1.0 and summary.overlap > 0.95
 
 
+def test_hedges_keep_round_trips_over_open_and_new_connections_apart() -> None:
+    apart, shared = Hedges(low=0.4, high=1.5, initial=0.4), Hedges.shared(low=0.4, high=1.5, initial=0.4)
+    for hedges in (apart, shared):
+        for _ in range(30):
+            hedges.sample(0.11, True)  # one round trip on an open connection
+            hedges.sample(0.46, False)  # a dial first: four
+    assert apart.wait(True) == 0.4 and 0.46 < apart.wait(False) < 0.5
+    assert shared.wait(True) == shared.wait(False) > 0.8  # the mixture waits longer than either needs
+    for hedges in (apart, shared):
+        fresh = hedges.fresh()
+        assert (fresh.open is fresh.dialled) == (hedges.open is hedges.dialled)
+        assert fresh.open.samples == fresh.dialled.samples == 0 and fresh.wait(False) == 0.4
+
+
 def test_lookups_hedge_after_the_round_trips_the_node_measured() -> None:
     """Dialled peers answer after ~0.45 s: a fixed 0.4 s hedge asks their stand-ins too; the node's
     measured hedge (srtt + 4 rttvar) waits for them, so lookups send fewer requests."""
     messages = {}
-    for hedge in ("fixed", "adaptive"):
+    for hedge in ("fixed", "adaptive", "by-connection"):
         world = World(SimConfig(nodes=300, seed=8, hedge=hedge))
         world.warm_start(random_peers=60)
         world.loop.run(until=30)
         summary = LookupSummary.of(run_lookups(world, 40, random.Random(9)))
         assert summary.success == 1.0
         messages[hedge] = summary.messages_mean
-        waits = [n.round_trips.wait() for n in world.nodes if n.round_trips is not None]
-        assert len(waits) == (300 if hedge == "adaptive" else 0)
+        hedges = [n.round_trips for n in world.nodes if n.round_trips is not None]
+        assert len(hedges) == (0 if hedge == "fixed" else 300)
+        waits = [h.wait(connected) for h in hedges for connected in (True, False)]
         assert all(kad.HEDGE_LOW <= w <= kad.HEDGE_HIGH for w in waits)
-    assert messages["adaptive"] < messages["fixed"]
+        shared = [h.open is h.dialled for h in hedges]
+        assert all(shared) if hedge == "adaptive" else not any(shared)
+    assert messages["by-connection"] < messages["adaptive"] < messages["fixed"]
 
 
 # ---------------------------------------------------------------------- gossip

@@ -5,8 +5,11 @@ Marked ``long`` (left out of the default run) for now: on the shared 2-core box 
 reached the coordinator in 120-300 s and the goal's invitations went unanswered (team of 1), as they do for
 many nodes in one process under load (docs/performance.md, "Scale"); in a second round at load 18-36 none of
 five runs passed either (the processes got 0.03-0.1 of a core each; see "The 20-agent testnet test on the
-shared box"). Run it with ``pytest -m long``; it is meant for the normal suite once it passes on a quiet
-2-core machine."""
+shared box"). Since agents of one process judge the loop's congestion by their own peers' share (third
+round) the cards reach the coordinator within the 120 s at load 27-48; one of four runs there passed
+(205 s in all), two formed a team without the writer or the translator, or of the coordinator alone.
+Run it with ``pytest -m long``; it is meant for the normal suite once it passes on a quiet 2-core
+machine in about a minute."""
 
 from __future__ import annotations
 
@@ -95,10 +98,11 @@ async def test_twenty_agents_spread_their_cards_and_a_goal_forms_its_team_in_tim
                 result = await coordinator.call("POST", "/launch_goal", body, answer_within=100)
             assert result["status"] == "concluded", json.dumps(result)[:2000]
             names = [member["name"] for member in result["team"]]
-            assert names[0] == "coordinator" and len(names) >= 2, names
+            brief = {key: result.get(key) for key in ("team", "unanswered", "declined", "tasks", "timings")}
+            assert names[0] == "coordinator" and len(names) >= 2, json.dumps(brief)[:3000]
             assert any(n.startswith("writer") for n in names) and any(
                 n.startswith("translator") for n in names
-            )
+            ), json.dumps(brief)[:3000]
             assert result["unanswered"] == [] and result["declined"] == []  # no invitation timed out
             assert not result["forced"] and result["tasks"], result["tasks"]
             assert all(task["status"] == "completed" for task in result["tasks"]), result["tasks"]

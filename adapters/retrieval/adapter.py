@@ -427,7 +427,14 @@ class RetrievalAdapter:
                 TASK_ERROR,
                 f"nothing in {self.root.name} answers this ({shown}; min_answer_score "
                 f"{self.options.min_answer_score:g})",
-                data={"index": stats, "confidence": found.score if found else 0.0},
+                # the typed records of the best-matching document still travel (docmodel/wire.py,
+                # bounded): a planner derives from its rates and rules what no sentence states
+                data={
+                    "index": stats,
+                    "confidence": found.score if found else 0.0,
+                    "query": query,
+                    **self.index.records_of(good[0][1].path),
+                },
             )
         await ctx.progress(f"found {len(good)} passage(s)", 1.0)
         fact = found.fact

@@ -33,7 +33,7 @@ from typing import Any
 from ioa_p2p.dht.keyspace import K, position
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.pages import PAGE_PREFIX, store_page
-from ioa_p2p.dht.rtt import RoundTrips
+from ioa_p2p.dht.rtt import Hedges
 from ioa_p2p.dht.sim.fabric import Fabric
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.errors import InvalidMessage
@@ -53,9 +53,11 @@ FIND_NODE, PROVIDERS, VALUE = "find_node", "get_providers", "get_value"
 Answer = tuple[list[bytes], list[bytes], bytes | None]  # closer peers, providers, value
 
 
-def round_trips() -> RoundTrips:
-    """A node's measured round trips as ``kad_io.round_trips_of`` starts them (their wait is the hedge)."""
-    return RoundTrips(low=HEDGE_LOW, high=HEDGE_HIGH, initial=HEDGE)
+def round_trips(by_connection: bool = True) -> Hedges:
+    """A node's measured round trips as ``kad_io.round_trips_of`` starts them (their wait is the hedge);
+    ``by_connection=False``: one estimator for requests on open connections and dialled ones."""
+    make = Hedges if by_connection else Hedges.shared
+    return make(low=HEDGE_LOW, high=HEDGE_HIGH, initial=HEDGE)
 
 
 def met(world: Fabric, server: SimNode, asker: SimNode) -> None:
@@ -157,6 +159,7 @@ class LookupRun:
         "finished",
         "contacted",
         "answers",
+        "dialled",
     )
 
     def __init__(
@@ -184,6 +187,7 @@ class LookupRun:
         self.contacted = 0
         #: ``GET_VALUE``: what each peer that answered held under each key (None: nothing)
         self.answers: dict[bytes, dict[bytes, bytes | None]] = {}
+        self.dialled: set[bytes] = set()  # peers asked without an open connection (their last ask)
 
     @property
     def elapsed(self) -> float:
@@ -197,10 +201,16 @@ class LookupRun:
         if self.finished:
             return
         world, node, loop = self.world, self.node, self.world.loop
-        hedge = HEDGE if node.round_trips is None else node.round_trips.wait()
+        hedges = node.round_trips
         for peer, keys in self.lookup.requests().items():
             target = world.node_of(peer)
             at = self.in_flight[peer] = loop.now
+            connected = target is not None and target.index in node.conns
+            if connected:
+                self.dialled.discard(peer)
+            else:
+                self.dialled.add(peer)
+            hedge = HEDGE if hedges is None else hedges.wait(connected)
             self.hedged.discard(peer)
             self.contacted += 1
             if target is None:  # a made-up peer ID: nobody will answer
@@ -234,7 +244,7 @@ class LookupRun:
             return
         asked_at = self.in_flight.pop(peer, None)
         if asked_at is not None and self.node.round_trips is not None:
-            self.node.round_trips.sample(self.world.loop.now - asked_at)
+            self.node.round_trips.sample(self.world.loop.now - asked_at, peer not in self.dialled)
         lookup, hops = self.lookup, self.hops
         hop = hops.get(peer, 1)
         for key, (closer, providers, value) in zip(keys, answers, strict=True):

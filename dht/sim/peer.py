@@ -20,7 +20,7 @@ from ioa_p2p.dht.kbuckets import RoutingTable, Split
 from ioa_p2p.dht.keyspace import K
 from ioa_p2p.dht.pacing import AnnouncePacer, PublishPolicy
 from ioa_p2p.dht.provide import ProvidePacer
-from ioa_p2p.dht.rtt import RoundTrips
+from ioa_p2p.dht.rtt import Hedges
 from ioa_p2p.dht.validators import IoaNamespaceValidator
 from ioa_p2p.identity import Identity
 
@@ -85,7 +85,7 @@ class SimNode:
         self.stats = stats
         self.busy: dict[str, Any] = {}  # operations in flight by name (one of each at a time)
         #: the lookups' round trips, whose wait is the hedge (None: the fixed ``kad.HEDGE``)
-        self.round_trips: RoundTrips | None = None
+        self.round_trips: Hedges | None = None
 
     @property
     def position(self) -> int:
@@ -117,8 +117,7 @@ class SimNode:
         self.conns.clear()
         self.provide_pacer = None
         if self.round_trips is not None:
-            rt = self.round_trips
-            self.round_trips = RoundTrips(low=rt.low, high=rt.high, initial=rt.initial)
+            self.round_trips = self.round_trips.fresh()
         self.mesh = []
         self.neighbours = []
 

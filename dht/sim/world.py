@@ -53,8 +53,9 @@ EPOCH_MS = 1_800_000_000_000
 class SimConfig:
     """One simulated network. ``refresh_lookups``: bucket-refresh lookups per full refresh at most
     (``None``: one per non-empty bucket, as py-libp2p). ``hedge``: each node's lookups hedge after
-    ``srtt + 4 rttvar`` of its own answers' round trips, as the node does (``adaptive``), or after the
-    fixed ``kad.HEDGE``."""
+    ``srtt + 4 rttvar`` of its own answers' round trips (``adaptive``, as ``kad_io`` does), or of those
+    over open connections and of dialled ones apart (``by-connection``, :class:`~ioa_p2p.dht.rtt.Hedges`;
+    not the node's), or after the fixed ``kad.HEDGE``."""
 
     nodes: int
     seed: int = 1
@@ -69,7 +70,7 @@ class SimConfig:
     updates: int = 30
     min_stamp_bits: int = 8
     card_checks: Literal["full", "dht"] = "full"
-    hedge: Literal["adaptive", "fixed"] = "adaptive"
+    hedge: Literal["adaptive", "by-connection", "fixed"] = "adaptive"
 
     def __post_init__(self) -> None:
         if self.nodes < 2:
@@ -101,8 +102,8 @@ class World:
         self.by_peer = {n.peer: n for n in self.nodes}
         for node in self.nodes:
             self._add_validator(node)
-            if config.hedge == "adaptive":
-                node.round_trips = round_trips()
+            if config.hedge != "fixed":
+                node.round_trips = round_trips(by_connection=config.hedge == "by-connection")
         self.bootstrap = self.nodes[0]
         self.joined = 0
         self.gone: set[int] = set()  # nodes that left for good

@@ -2,6 +2,8 @@
 
 - ``types.py``    :class:`Plan`, :class:`PlanStep`, step kinds and the abilities they need
 - ``values.py``   :class:`Value` (numbers with units, dates, text, lists), reading values from text
+- ``clock.py``    clock times as values (minutes since midnight, shown HH:MM, day roll-over stated) and
+  the arithmetic that produces a time (a time plus or minus durations, a duration the documents state)
 - ``expr.py``     arithmetic instructions in words -> expressions over earlier values
 - ``natural.py``  naturally worded questions -> lookups + a computation (comparisons, totals, VAT)
 - ``relations.py`` sums, differences in a unit, changes, containers, repetitions, averages, shares

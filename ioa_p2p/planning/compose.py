@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ioa_p2p.planning.answer_types import answer_type
+from ioa_p2p.planning.clock import CLOCK
 from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
 from ioa_p2p.planning.records import records_from_data
 from ioa_p2p.planning.structured import structured_of, structured_value
@@ -397,6 +398,8 @@ def conclusion(plan: Plan, outcomes: Mapping[int, StepOutcome]) -> tuple[str, di
     lines = [head, "", "How:"] if outcomes else [head]
     for o in outcomes.values():
         value = o.value.shown() if o.value is not None else _STATUS.get(o.status, o.status)
+        if o.value is not None and final_unit(plan, outcomes, o.step.index) == CLOCK:
+            value = f"{shown(o)} ({value} min after midnight)"  # a time (planning/clock.py)
         note = f" ({o.note[:120]})" if o.note and o.value is None else ""
         lines.append(f"{o.step.index}. {o.who or '-'}: {_short(o.step.text, 90)} -> {value}{note}")
     if citations:

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
+from ioa_p2p.planning.clock import CLOCK, asks_time, clock_expression, clock_times, durations
 from ioa_p2p.planning.compared import compared_expression, timetable_duration
 from ioa_p2p.planning.doc_facts import (
     Quantity,
@@ -68,6 +69,11 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     """A lookup of ``question`` and the derivation of its answer from the passages found; None for a
     question that does not ask for a quantity."""
     q = question.strip()
+    timed = clock_expression(q)
+    if timed is not None:  # "leave at 08:40, the drive takes 2 h 35 min: what time ...": a time
+        return (PlanStep(1, CALC, q, timed[0], unit=CLOCK),)
+    if _time_from_documents(q):  # a time the request states plus a duration the documents state
+        return (PlanStep(1, LOOKUP, q, q), PlanStep(2, CALC, q, DERIVE, (1,)))
     last = re.split(r"(?<=[.!?])\s+(?=[A-Z])", q)[-1]  # statements, then the question
     asked = answer_type(last)
     how = re.match(r"how (?:much|many|far|long)\b", last, re.I)
@@ -86,6 +92,12 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
     """(expression, unit) for ``question`` from the passages ``found`` was read from (its evidence)."""
     if found is None:
         return None
+    if asks_time(question):  # a time: the request's clock time and the duration looked up
+        timed = clock_expression(question, _minutes_of(found) or _evidence_minutes(question, found))
+        stated = clock_times(found.text) if found.kind != NUMBER else []
+        if timed is None and len(stated) == 1:  # the time looked up answers
+            return f"{stated[0]} * 1", CLOCK
+        return timed
     typed = (
         compared_expression(question, found.records)
         or timetable_duration(question, found.records)
@@ -135,6 +147,46 @@ def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
         ruled_expression(question, found.records, found.terms, found.number) if found.kind == NUMBER else None
     )
     return ruled if ruled is not None and _computes(ruled[0]) else None
+
+
+def _time_from_documents(question: str) -> bool:
+    """A question asking for a time that states one clock time, no duration, and asks how a duration
+    ("the crossing time", "how long ... takes") the documents define moves it on."""
+    return (
+        asks_time(question)
+        and len(clock_times(question)) == 1
+        and not durations(question)
+        and bool(
+            re.search(
+                r"\b(?:takes?|taking|crossing time|journey time|travel time|duration)\b", question, re.I
+            )
+        )
+    )
+
+
+def _minutes_of(found: Value) -> float | None:
+    """The duration a looked-up value states, in minutes (a number in h or min, or a text "1 hour 40
+    minutes"); None for anything else (a clock time is not a duration)."""
+    if found.kind == NUMBER and found.number is not None:
+        scale = {"h": 60.0, "min": 1.0, "s": 1 / 60}.get(found.unit)
+        return found.number * scale if scale is not None else None
+    if clock_times(found.text):
+        return None
+    spans = durations(found.text)
+    return spans[0] if len(spans) == 1 else None
+
+
+def _evidence_minutes(question: str, found: Value) -> float | None:
+    """The one duration stated by the evidence sentence that shares most words with the question."""
+    words = content_words(question)
+    best: tuple[int, float] | None = None
+    for passage in found.evidence:
+        for sentence in re.split(r"(?<=[.!?])\s+|\n", passage):
+            spans = durations(sentence) if not clock_times(sentence) else []
+            fit = len(content_words(sentence) & words)
+            if len(spans) == 1 and fit > 0 and (best is None or fit > best[0]):
+                best = (fit, spans[0])
+    return best[1] if best else None
 
 
 def _computes(expression: str) -> bool:

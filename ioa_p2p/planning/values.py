@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
 
+from ioa_p2p.planning.clock import CLOCK, render_clock
 from ioa_p2p.planning.records import DocRecords
 
 NUMBER = "number"
@@ -194,6 +195,8 @@ def _terms_of(raw: Any) -> tuple[tuple[str, str], ...]:
 def format_number(number: float, unit: str = "") -> str:
     if not math.isfinite(number):
         return str(number)
+    if unit == CLOCK:  # a time: minutes since midnight (planning/clock.py)
+        return render_clock(number)
     if number == int(number) and abs(number) < 1e15:
         shown = str(int(number))
     else:

@@ -22,6 +22,9 @@
 - ``relay_net.py``       :class:`Libp2pRelayNet`: the relay service's ``RelayNetPort``
 - ``punch.py``           hole punching (DCUtR): one initiator per pair, punched connections remembered,
   listen ports read from the listen addresses, LAN addresses offered peer to peer
+- ``stream_caps.py``     inbound streams capped per peer and by the node's budgets before negotiation
+  (patch 10)
+- ``source_dial.py``     TCP dials from the listen port (hole punching) that close their socket when cancelled
 - ``mdns.py``            peers on the local network by multicast DNS (``[node] mdns``)
 - ``framing.py``         length-prefixed frames over streams: buffered reader, size limit, whole-frame
   deadline, idle timeout, partial-frame budget; every stream exception translated once

@@ -14,7 +14,7 @@ heaviest holder's newest claim first.
   (:mod:`ioa_p2p.node.net.muxer_meter`);
 - ``streams``: inbound ``/ioa/...`` streams open at once, per peer and in total (charged by
   :meth:`ioa_p2p.node.node.Node.set_stream_handler`); ``inbound``: inbound streams of every
-  protocol before negotiation (py-libp2p's resource manager, ``libp2p_patches.cap_inbound_streams``,
+  protocol before negotiation (py-libp2p's resource manager, ``stream_caps.cap_inbound_streams``,
   which also refuses there the streams of a peer :meth:`NodeBudgets.admits` does not admit);
 - ``orphans``: encoded bytes of chat messages waiting for missing parents, across all chats
   (each chat's own cap lives in its :class:`ioa_p2p.history.pending.PendingSet`);
@@ -134,21 +134,30 @@ class NodeBudgets:
     @contextmanager
     def expecting(self, peer: PeerId) -> Iterator[None]:
         """While this block runs the node awaits an answer from ``peer`` (a DHT request of ours): the
-        peer counts as at least known (``TRUST_KNOWN``), so the answer we asked for is not paced as a
-        stranger's work. A stranger's work is charged to the strangers' pool in event-loop time, which
-        a loaded machine inflates many times: at N = 50 processes and load 50, a node whose peers
-        were all strangers paced the answers to its own lookups until its finds timed out (recall@5
-        0.06; 0.94 with its own pool at its maximum; docs/performance.md, "A late joiner at N = 50").
-        Bounded by the caller's requests and their deadlines."""
+        CPU its connection takes meanwhile is charged and paced as a known peer's (its own bucket and
+        the known peers' pool, both in CPU time), not in the strangers' pool, so the answer we asked
+        for is not paced as a stranger's work. The strangers' pool is charged in event-loop time,
+        which a loaded machine inflates many times: at N = 50 processes and load 50, a node whose
+        peers were all strangers paced the answers to its own lookups until its finds timed out
+        (recall@5 0.06; 0.94 with its own pool at its maximum; docs/performance.md, "A late joiner
+        at N = 50"). Only the CPU budget: for every other limit (negotiation slots, ledgers, the
+        priority of trusted work) the peer stays what it is, since the peer decides how long we
+        await it (up to our deadline)."""
         self._awaited[peer] = self._awaited.get(peer, 0) + 1
-        self._trust_cache.pop(peer, None)
         try:
             yield
         finally:
             left = self._awaited.pop(peer, 1) - 1
             if left > 0:
                 self._awaited[peer] = left
-            self._trust_cache.pop(peer, None)
+
+    def awaits(self, peer: PeerId) -> bool:
+        """Whether a request of ours awaits ``peer``'s answer now (:meth:`expecting`)."""
+        return peer in self._awaited
+
+    def _cpu_trust(self, peer: PeerId, trust: int) -> int:
+        """The trust the CPU budget charges ``peer``'s work at (:meth:`expecting`)."""
+        return max(trust, TRUST_KNOWN) if peer in self._awaited else trust
 
     def trust(self, peer: PeerId) -> int:
         """How much this node trusts ``peer`` (``TRUST_*`` of :mod:`ioa_p2p.budget`), remembered
@@ -158,8 +167,6 @@ class NodeBudgets:
         if cached is not None and now - cached[1] < TRUST_TTL:
             return cached[0]
         level = self._trusted.get(peer, TRUST_STRANGER)
-        if peer in self._awaited:
-            level = max(level, TRUST_KNOWN)
         for voucher in self._vouchers:
             if level >= TRUST_PARTNER:
                 break
@@ -252,7 +259,7 @@ class NodeBudgets:
         now = self.now()
         for peer, (seconds, loop) in due.items():
             trust = self.trust(peer)
-            self.cpu.charge(peer, seconds, now, trust, loop_seconds=loop)
+            self.cpu.charge(peer, seconds, now, self._cpu_trust(peer, trust), loop_seconds=loop)
             if trust > TRUST_STRANGER:
                 self._trusted_until = now + PRIORITY_WINDOW
 
@@ -263,7 +270,7 @@ class NodeBudgets:
         self._book_cpu()
         now = self.now()
         trust = self.trust(peer)
-        wait = self.cpu.delay(peer, now, trust)
+        wait = self.cpu.delay(peer, now, self._cpu_trust(peer, trust))
         if trust == TRUST_STRANGER and wait <= 0:
             wait = self._yield_to_trusted(now)
         return wait

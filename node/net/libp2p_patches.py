@@ -46,12 +46,12 @@ changes make it unnecessary or wrong (those tests fail loudly rather than lettin
    ``signature_validator`` re-raises when the message's ``key`` field is not a protobuf key, which fails the
    service (the node ends). :func:`contain_pubsub_messages` stops any exception of one message's handling
    there (the message is dropped and counted). The test checks upstream still raises on such a key.
-10. Inbound streams per peer: yamux accepts any number of inbound streams (its 256-slot backlog only
-   bounds the streams we open) and the resource manager counts streams only in total (10,000, shared
-   with outbound streams). :func:`cap_inbound_streams` wraps the host's resource manager so that an
-   inbound stream of a peer that already has ``per_peer`` open (or that the node's budgets do not
-   admit) is refused before protocol negotiation (py-libp2p resets it at once); with the node's
-   budgets it also holds the node-wide ``inbound_streams_total`` (strangers together leave the
+10. Inbound streams per peer (in :mod:`~ioa_p2p.node.net.stream_caps`): yamux accepts any number of inbound
+   streams (its 256-slot backlog only bounds the streams we open) and the resource manager counts streams
+   only in total (10,000, shared with outbound streams). :func:`cap_inbound_streams` wraps the host's
+   resource manager so that an inbound stream of a peer that already has ``per_peer`` open (or that the
+   node's budgets do not admit) is refused before protocol negotiation (py-libp2p resets it at once); with
+   the node's budgets it also holds the node-wide ``inbound_streams_total`` (strangers together leave the
    trusted share free). The test checks the hook still exists and that the caps hold.
 11. One dial path: the swarm's ``dial_peer`` (behind ``host.connect`` and every ``new_stream`` to a peer
    not connected: the DHT, GossipSub, identify...) tries only the first TCP address it knows
@@ -111,7 +111,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import libp2p
 import libp2p.network.swarm as _swarm
@@ -120,9 +120,6 @@ from ioa_p2p.logs import apply_third_party_levels
 from ioa_p2p.node.net.cpu_meter import OWNER
 from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
 from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
-
-if TYPE_CHECKING:
-    from ioa_p2p.node.net.budgets import NodeBudgets
 
 #: Seconds a verified signed peer record is trusted again without re-verification (patch 7).
 PEER_RECORD_RECHECK = 600.0
@@ -312,71 +309,6 @@ def _peer_of(stream: Any) -> str | None:
         return str(stream.muxed_conn.peer_id)
     except Exception:
         return None
-
-
-def cap_inbound_streams(
-    host: Any,
-    per_peer: int,
-    on_refused: Callable[[str], None] | None = None,
-    admit: Callable[[str], bool] | None = None,
-    budgets: NodeBudgets | None = None,
-) -> None:
-    """Refuse a peer's inbound streams past ``per_peer`` open at once, or when ``admit(peer)`` says
-    no, or past the node-wide ``budgets.inbound`` ledger (by the peer's trust), before negotiation
-    (patch 10); ``on_refused(peer)`` hears of each refusal."""
-    from libp2p.rcmgr import Direction
-
-    manager = getattr(host.get_network(), "_resource_manager", None)
-    if manager is None or not hasattr(manager, "acquire_stream") or not hasattr(manager, "release_stream"):
-        raise RuntimeError(
-            "py-libp2p's swarm has no resource manager with acquire_stream/release_stream any more: "
-            "revisit ioa_p2p.node.net.libp2p_patches"
-        )
-    acquire, release = manager.acquire_stream, manager.release_stream
-    open_inbound: dict[str, int] = {}
-    claims: dict[str, list[Any]] = {}
-
-    def refuse(key: str) -> bool:
-        if on_refused is not None:
-            on_refused(key)
-        return False
-
-    def acquire_stream(peer_id: Any, direction: Any) -> bool:
-        key = str(peer_id)
-        if direction == Direction.INBOUND and (
-            open_inbound.get(key, 0) >= per_peer or (admit is not None and not admit(key))
-        ):
-            return refuse(key)
-        ledger = budgets.inbound if budgets is not None and direction == Direction.INBOUND else None
-        claim = ledger.try_claim(key, 1, trust=budgets.trust_of(key)) if ledger and budgets else None
-        if ledger is not None and claim is None:
-            return refuse(key)
-        if not acquire(peer_id, direction):
-            if ledger is not None:
-                ledger.release(claim)
-            return False
-        if direction == Direction.INBOUND:
-            open_inbound[key] = open_inbound.get(key, 0) + 1
-            if claim is not None:
-                claims.setdefault(key, []).append(claim)
-        return True
-
-    def release_stream(peer_id: Any, direction: Any) -> None:
-        release(peer_id, direction)
-        key = str(peer_id)
-        if direction == Direction.INBOUND and key in open_inbound:
-            open_inbound[key] -= 1
-            if not open_inbound[key]:
-                del open_inbound[key]
-            held = claims.get(key)
-            if held and budgets is not None:
-                budgets.inbound.release(held.pop())
-                if not held:
-                    del claims[key]
-
-    manager.acquire_stream = acquire_stream
-    manager.release_stream = release_stream
-    manager.ioa_open_inbound = open_inbound
 
 
 def quiet_libp2p_logs(level: int = logging.CRITICAL) -> None:

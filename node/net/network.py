@@ -47,7 +47,6 @@ from ioa_p2p.node.net.interfaces import InterfaceCache
 from ioa_p2p.node.net.libp2p_patches import (
     FaultSink,
     advertise,
-    cap_inbound_streams,
     live_connections,
     route_dials,
 )
@@ -60,6 +59,7 @@ from ioa_p2p.node.net.relay_hop import HopServer
 from ioa_p2p.node.net.relay_limits import HopLimits
 from ioa_p2p.node.net.relay_net import Libp2pRelayNet
 from ioa_p2p.node.net.routing import new_dht, run_dht
+from ioa_p2p.node.net.stream_caps import cap_inbound_streams
 
 log = logging.getLogger("ioa_p2p.net")
 
@@ -82,7 +82,7 @@ class NetOptions:
 @dataclass(frozen=True, slots=True)
 class InboundCap:
     """Inbound streams a peer may hold open (``per_peer``), who is told of refusals, who is admitted
-    (:func:`~ioa_p2p.node.net.libp2p_patches.cap_inbound_streams`); ``budgets``: the node's, put into
+    (:func:`~ioa_p2p.node.net.stream_caps.cap_inbound_streams`); ``budgets``: the node's, put into
     the host (the node-wide stream total, metered reads and connections:
     :func:`~ioa_p2p.node.net.guard.guard_host`)."""
 

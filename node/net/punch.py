@@ -52,6 +52,7 @@ from multiaddr import Multiaddr
 
 from ioa_p2p.node.net.addrs import LocalView, parse_direct, plan_dial, scope_of
 from ioa_p2p.node.net.libp2p_patches import live_connections
+from ioa_p2p.node.net.source_dial import close_source_dials_on_failure
 
 log = logging.getLogger("ioa_p2p.punch")
 
@@ -108,6 +109,7 @@ class HolePuncher:
         self.listen_addrs = listen_addrs
         if listen_addrs is not None:
             use_listen_addrs(host, listen_addrs)
+        close_source_dials_on_failure()  # its dials from the listen port close their sockets when cancelled
         self.protocol = DCUtRProtocol(host)
         self._punched: weakref.WeakSet[Any] = weakref.WeakSet()
         self.attempts = 0
