@@ -138,7 +138,7 @@ _PER = re.compile(
 
 
 def per_units(text: str) -> list[str]:
-    """The units rates in ``text`` are given per ("7.7 hours per day", "EUR 12 an hour", "3 kg/m²"), as
+    """The units rates in ``text`` are given per ("7.7 hours per day", "EUR 12 an hour", "EUR 9/h"), as
     unit symbols; words that are no unit are left out."""
     found = (unit_phrase(m.group(1) or m.group(2), ALIASES) for m in _PER.finditer(text))
     return [unit for unit in found if any(unit in units for units in DIMENSIONS.values())]
