@@ -25,7 +25,7 @@ from ioa_p2p.planning.records import records_from_data
 from ioa_p2p.planning.structured import structured_of, structured_value
 from ioa_p2p.planning.tariffs import CHARGE, render_charges
 from ioa_p2p.planning.types import CALC, CODE, DATE, LOOKUP, TASK, Plan, PlanStep
-from ioa_p2p.planning.units import factor
+from ioa_p2p.planning.units import DIMENSIONS, factor, unit_phrase
 from ioa_p2p.planning.values import (
     ALIASES,
     LIST,
@@ -105,6 +105,7 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         # inputs are converted to the unit asked for only when they all are in one unit (tonnes -> kg);
         # a product of values in different units (days x hours per day) is left as it is
         one_unit = len({values[n].unit for n in step.needs if n in values}) == 1
+        rated = per_units(step.text)  # a rate per unit U applied to a value in U: the value stays in U
 
         def sub(m: re.Match[str]) -> str:
             n = int(m.group(1))
@@ -113,6 +114,9 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
                 return m.group(0)
             if value.kind == LIST and "total(" in expression:
                 return _number(value, False)
+            per = next((u for u in rated if value.unit and factor(value.unit, u) is not None), None)
+            if per is not None:  # "28 days at 7.7 hours per day": days stay days (in the rate's unit)
+                return _number(_in_unit(value, per), n not in bare)
             return _number(_in_unit(value, step.unit) if one_unit else value, n not in bare)
 
         expression = re.sub(r"\bv(\d+)\b", sub, expression)
@@ -126,6 +130,18 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         code = "\n".join([*lines, step.template])
         return f"Run this Python code:\n```python\n{code}\n```"
     return re.sub(r"\{(\d+)\}", lambda m: _plain(values.get(int(m.group(1)))), step.template)
+
+
+_PER = re.compile(
+    r"\b(?:per|a|an|each|every)\s+([a-z\u00b2\u00b3]+)\b|(?<=\d)\s*/\s*([a-z\u00b2\u00b3]+)\b", re.I
+)
+
+
+def per_units(text: str) -> list[str]:
+    """The units rates in ``text`` are given per ("7.7 hours per day", "EUR 12 an hour", "EUR 9/h"), as
+    unit symbols; words that are no unit are left out."""
+    found = (unit_phrase(m.group(1) or m.group(2), ALIASES) for m in _PER.finditer(text))
+    return [unit for unit in found if any(unit in units for units in DIMENSIONS.values())]
 
 
 def _tidy(expression: str) -> str:

@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from ioa_p2p.planning.answer_types import request_act
 from ioa_p2p.planning.literal import names_in
 from ioa_p2p.planning.quantities import stated_quantities
-from ioa_p2p.planning.types import CALC, LOOKUP, TASK, PlanStep
+from ioa_p2p.planning.types import CALC, CODE, LOOKUP, TASK, PlanStep
 
 #: Where a looked-up operand's value goes in a clause (parse.make_step replaces it by ``vN``).
 NEST_MARK = "\u27e8n{}\u27e9"
@@ -237,6 +238,45 @@ def _situation(clause: str) -> bool:
     return any(q.dimension for q in stated_quantities(clause))
 
 
+_BASE_ASKED = re.compile(r"\b(?:in|as|into|to)\s+(?:a\s+)?(binary|hex(?:adecimal)?|octal)\b", re.I)
+_BASE_SHOWN = {"binary": ("bin", "bin(int({v}))[2:]"), "octal": ("oct", "oct(int({v}))")}
+_PLAIN_PRINT = re.compile(r"print\(\(?(v\d+)\)?\)")
+
+
+def shown_in_base(steps: tuple[PlanStep, ...]) -> tuple[PlanStep, ...]:
+    """A number base asked inside a calculation ("What is 18 x 47 in binary?") shows its result in that
+    base: a later code step that only prints the value prints it so; a last calculation gets a code step."""
+    out = list(steps)
+    for step in steps:
+        asked = _BASE_ASKED.search(step.text) if step.kind == CALC else None
+        if asked is None:
+            continue
+        word = asked.group(1).lower()
+        fmt, shown = _BASE_SHOWN.get(word, ("hex", "hex(int({v}))"))
+        users = [s for s in out if s.index > step.index and step.index in s.needs]
+        if any(s.kind == CODE and s.fmt for s in users) or any(s.kind != CODE for s in users):
+            continue  # shown already, or the value feeds another calculation
+        plain = [s for s in users if _PLAIN_PRINT.fullmatch(s.template.strip())]
+        if plain:
+            var = _PLAIN_PRINT.fullmatch(plain[0].template.strip()).group(1)  # type: ignore[union-attr]
+            out[plain[0].index - 1] = replace(plain[0], template=f"print({shown.format(v=var)})", fmt=fmt)
+        elif not users and step.index == len(out):
+            template = f"print({shown.format(v=f'v{step.index}')})"
+            text = f"show the result in {word}"
+            out.append(
+                PlanStep(
+                    step.index + 1,
+                    CODE,
+                    text,
+                    template,
+                    (step.index,),
+                    ((f"v{step.index}", step.index),),
+                    fmt=fmt,
+                )
+            )
+    return tuple(out)
+
+
 __all__ = [
     "context_names",
     "NEST_MARK",
@@ -247,6 +287,7 @@ __all__ = [
     "join_statements",
     "operand_lookups",
     "split_calculations",
+    "shown_in_base",
     "split_questions",
     "with_context",
 ]

@@ -45,6 +45,7 @@ from ioa_p2p.planning.operands import (
     found_statement,
     join_statements,
     operand_lookups,
+    shown_in_base,
     split_calculations,
     split_questions,
     with_context,
@@ -115,6 +116,15 @@ _DATE_STEP = re.compile(
 
 def plan_request(goal: str) -> Plan:
     """The plan for ``goal`` (always at least one step when the goal has text)."""
+    plan = _plan_request(goal)
+    shown = shown_in_base(plan.steps)  # "What is 18 x 47 in binary?": the product shown in binary
+    if shown == plan.steps:
+        return plan
+    last = len(shown) if plan.answer_step == len(plan.steps) else plan.answer_step
+    return replace(plan, steps=shown, answer_step=last)
+
+
+def _plan_request(goal: str) -> Plan:
     blocks: list[str] = []
 
     def cut(m: re.Match[str]) -> str:
