@@ -163,6 +163,7 @@ async def test_a_peer_at_its_own_cap_ends_its_own_idle_stream_not_anothers(
         other = await open_idle(nursery, slots, "other")
         mock_clock.jump(1.0)
         first = await open_idle(nursery, slots, "x")
+        mock_clock.jump(1.0)
         second = await open_idle(nursery, slots, "x")
         third = await open_idle(nursery, slots, "x")
         assert server.ended == [first]
@@ -284,25 +285,28 @@ async def test_a_node_joining_through_a_bootstrap_whose_dht_slots_are_held_open_
 
 
 async def test_a_put_that_gives_up_on_a_silent_peer_closes_its_stream_there(tmp_path: Path) -> None:
-    """Our PUT_VALUE client closes the stream when its deadline ends the request (py-libp2p's left it
-    open at the peer, in one of the peer's DHT handler slots, for as long as the connection lived)."""
+    """Our PUT_VALUE client (``kad.store_at``) closes the stream when the caller gives up on the request
+    (py-libp2p's client, ended by put_value's deadline, left streams open at the peer in the N = 50 runs:
+    docs/performance.md, "A late joiner at N = 50"; this form of the test, cancelling once the peer has
+    the request, does not show that leak with the library's client)."""
     from ioa_p2p.dht.validators import card_key
     from ioa_p2p.node.net import kad
 
     puts: list[str] = []  # how each PUT_VALUE stream ended: open (not yet), closed, reset
 
-    async def silent(stream: Any) -> None:  # answers a lookup (no value, no closer peers), never a put
+    async def silent(stream: Any) -> None:  # answers lookups (no value, no closer peers), never a put
         data, index = b"", None
         try:
             while chunk := await stream.read(65536):
                 data += chunk
-                kind = first_request(data)
-                if index is None and kind == Message.MessageType.PUT_VALUE:
-                    puts.append("open")
-                    index = len(puts) - 1
-                elif kind == Message.MessageType.GET_VALUE and data:
-                    await stream.write(request(Message(type=kind).SerializeToString()))
-                    data = b""
+                while (split := next_request(data)) is not None:
+                    message, data = split
+                    if message.type == Message.MessageType.PUT_VALUE and index is None:
+                        puts.append("open")
+                        index = len(puts) - 1
+                    elif message.type != Message.MessageType.PUT_VALUE:
+                        reply = Message(type=message.type, key=message.key)
+                        await stream.write(request(reply.SerializeToString()))
             if index is not None:
                 puts[index] = "closed"
         except Exception:
@@ -317,15 +321,24 @@ async def test_a_put_that_gives_up_on_a_silent_peer_closes_its_stream_there(tmp_
             assert record is not None
             value = record[1]
             peer.net.host.set_stream_handler(IOA_KAD_PROTOCOL, silent)
-            await kad.put_value(writer.net.dht, key, value)
-            with trio.move_on_after(5):
-                while "open" in puts or not puts:  # noqa: ASYNC110
+            writer.net.dht.value_store.put(key.encode(), value)  # as put_value does first
+            put = kad.put_request(writer.net.dht, key.encode())
+            async with trio.open_nursery() as nursery:  # the put, given up once the peer has it
+                nursery.start_soon(kad.store_at, writer.net.dht, peer.net.host.get_id().to_bytes(), put)
+                with trio.move_on_after(30):
+                    while not puts:  # noqa: ASYNC110
+                        await trio.sleep(0.05)
+                nursery.cancel_scope.cancel()
+            assert puts, "no PUT_VALUE reached the peer"
+            given_up = len(puts)  # ours, and any of the node's own publishing (given up after 5 s)
+            with trio.move_on_after(kad.PEER_TIMEOUT + 5):
+                while "open" in puts[:given_up]:  # noqa: ASYNC110
                     await trio.sleep(0.05)
-            assert puts and "open" not in puts, f"PUT_VALUE streams left open at the peer: {puts}"
+            assert "open" not in puts[:given_up], f"PUT_VALUE streams left open at the peer: {puts}"
 
 
-def first_request(data: bytes) -> int | None:
-    """The type of the first Kademlia request in ``data`` (None: not complete yet)."""
+def next_request(data: bytes) -> tuple[Any, bytes] | None:
+    """The first Kademlia request in ``data`` and the bytes after it (None: not complete yet)."""
     try:
         length = varint.decode_bytes(data)
     except TypeError:
@@ -335,4 +348,4 @@ def first_request(data: bytes) -> int | None:
         return None
     message = Message()
     message.ParseFromString(data[start : start + length])
-    return int(message.type)
+    return message, data[start + length :]

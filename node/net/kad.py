@@ -305,12 +305,7 @@ async def put_value(dht: Any, key: str, value: bytes, *, ask: int = DEFAULT_ASK)
     async def store(peer: bytes) -> None:
         nonlocal stored
         with trio.move_on_after(PEER_TIMEOUT):
-            try:
-                [reply] = await exchange(dht.host, ID(peer), [request])
-                if reply.type == Message.MessageType.PUT_VALUE and reply.key == key_bytes:
-                    stored += 1
-            except Exception as exc:
-                log.debug("PUT_VALUE to %s failed: %r", ID(peer), exc)
+            stored += await store_at(dht, peer, request)
 
     async with trio.open_nursery() as nursery:
         for peer in targets:
@@ -330,6 +325,17 @@ def put_request(dht: Any, key: bytes) -> Message:
     message.record.ClearField("timeReceived")
     message.senderRecord, _ = env_to_send_in_RPC(dht.host)
     return message
+
+
+async def store_at(dht: Any, peer: bytes, request: Message) -> bool:
+    """Send one PUT_VALUE (:func:`put_request`) to ``peer``; whether it acknowledged. Its stream is
+    closed however the request ends (the caller's deadline included)."""
+    try:
+        [reply] = await exchange(dht.host, ID(peer), [request])
+    except Exception as exc:  # dial / negotiation / stream errors: this peer did not store it
+        log.debug("PUT_VALUE to %s failed: %r", ID(peer), exc)
+        return False
+    return bool(reply.type == Message.MessageType.PUT_VALUE and reply.key == request.key)
 
 
 async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask: int = DEFAULT_ASK) -> int:

@@ -30,15 +30,18 @@ from dataclasses import dataclass
 from ioa_p2p.adapters.retrieval.docmodel.bands import Band, band_of
 from ioa_p2p.adapters.retrieval.docmodel.quantity import UNIT_ALIASES, Quantity, dimension, quantities_in
 
-RATE = "rate"
-MINIMUM = "minimum"
-CAP = "cap"
-PERCENT = "percent"
-VAT = "vat"
-SURCHARGE = "surcharge"
-CAPACITY = "capacity"
-ROUNDING = "rounding"
-MAX_RULES = 12  # per record
+# the rule kinds and the per-record bound are the wire format's (the planner reads them back)
+from ioa_p2p.planning.records import (
+    CAP,
+    CAPACITY,
+    MAX_RULES,
+    MINIMUM,
+    PERCENT,
+    RATE,
+    ROUNDING,
+    SURCHARGE,
+    VAT,
+)
 
 
 @dataclass(frozen=True, slots=True)
