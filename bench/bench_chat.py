@@ -12,6 +12,7 @@ Star: the same members, but every message goes through ONE central relay in a se
 (like IoA's server): the member signs and persists it, sends it to the relay, which verifies and
 persists it, forwards it to every other member (each verifies, persists, acks the relay) and acks
 the sender once all did. Same latency and throughput definitions. Both modes run in the same run.
+The relay and the star's members: bench/chat_star.py.
 
 Each configuration first lets the nodes settle for 5 s (start-up DHT and discovery work) and sends
 5 warm-up messages that are not counted. All members share one Python thread (in-process nodes),
@@ -33,35 +34,28 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import deque
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import trio
+from chat_star import STAR_IDLE, SUBMIT, Relay, StarMember
 
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import IoAError
 from ioa_p2p.history.bodies import make_genesis
-from ioa_p2p.history.dag import ChatHistory, Entry
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node import Node, open_node
-from ioa_p2p.node.chats.service import Chats, _row
-from ioa_p2p.node.chats.store import STATUS_MEMBER, ChatStore
+from ioa_p2p.node.chats.service import Chats
 from ioa_p2p.node.net.libp2p_patches import quiet_libp2p_logs
 from ioa_p2p.wire import canonical
 from ioa_p2p.wire.envelope import Envelope
 
-SUBMIT = "/ioa/bench/star-submit/1.0.0"
-FORWARD = "/ioa/bench/star-forward/1.0.0"
 FAST = {"sync_interval": 30.0, "retry_initial": 0.1, "retry_max": 0.5}
 TEXT = "x" * 100
 SETTLE = 5.0
 WARMUP = 5
-#: The star's streams carry nothing while the other members start and settle (tens of seconds on a loaded
-#: machine): longer than a FramedStream's default 30 s of allowed silence, which ended them mid-run.
-STAR_IDLE = 3600.0
 
 
 def pct(values: list[float], q: float) -> float:
@@ -134,35 +128,6 @@ async def bench_direct(root: Path, n: int, latency: int, burst: int) -> dict[str
 
 
 # --------------------------------------------------------------------------- star relay
-
-
-class StarMember:
-    """A member that only talks to the relay: persists and acks forwarded messages."""
-
-    def __init__(self, node: Node, genesis: Envelope) -> None:
-        self.node = node
-        self.history = ChatHistory(genesis)
-        self.store = ChatStore.open(node.home / "star")
-        self.store.add_chat(self.history.chat_id, genesis.to_cbor(), STATUS_MEMBER, 0)
-        self.changed = trio.Event()
-        node.set_stream_handler(FORWARD, self.handle_forward)
-
-    def persist(self, entry: Entry) -> None:
-        self.store.insert_message(_row(entry))
-
-    async def handle_forward(self, stream: Any) -> None:
-        stream.read_timeout = STAR_IDLE
-        while True:
-            data = await stream.receive()
-            env = Envelope.from_cbor(data)
-            self.history.add(env, env.hash, persist=self.persist)
-            await stream.send(env.hash)
-            self.changed.set()
-            self.changed = trio.Event()
-
-    async def wait_count(self, count: int) -> None:
-        while len(self.history) < count:
-            await self.changed.wait()
 
 
 async def bench_star(root: Path, n: int, latency: int, burst: int, relay_addr: str) -> dict[str, float]:
@@ -345,83 +310,6 @@ async def bench_star_processes(root: Path, n: int, latency: int, relay_addr: str
         await stream.close()
         member.store.close()
     return {"p50_ms": pct(samples, 0.5) * 1000, "p95_ms": pct(samples, 0.95) * 1000, "msgs_per_s": 0.0}
-
-
-class Relay:
-    """The central relay (run in its own process with --relay-server): one room per chat."""
-
-    def __init__(self, node: Node, home: Path) -> None:
-        self.node = node
-        self.store = ChatStore.open(home)
-        self.rooms: dict[bytes, dict[PeerId, Any]] = {}
-        self.pending: dict[Any, deque[bytes]] = {}
-        self.waiting: dict[bytes, tuple[int, Any]] = {}
-
-    async def handle_submit(self, stream: Any) -> None:
-        stream.read_timeout = STAR_IDLE
-        join = canonical.decode(await stream.receive())
-        genesis = Envelope.from_cbor(join["genesis"])
-        self.store.add_chat(genesis.hash, genesis.to_cbor(), STATUS_MEMBER, 0)
-        room = self.rooms.setdefault(genesis.hash, {})
-        peer = stream.remote
-        forward = await self.open_forward(peer)
-        room[peer] = forward
-        self.pending[forward] = deque()
-        self.node.nursery.start_soon(self.read_acks, forward)
-        await stream.send(b"joined")
-        try:
-            while True:
-                data = await stream.receive()
-                env = Envelope.from_cbor(data)  # verify
-                self.store.insert_message(_relay_row(env, env.body))  # persist, then forward
-                others = [room[p] for p in room if p != peer]
-                self.waiting[env.hash] = (len(others), stream)
-                if not others:
-                    await stream.send(env.hash)
-                for other in others:
-                    self.pending[other].append(env.hash)
-                    await other.send(data)
-        except Exception as exc:
-            print(f"relay: submit stream of {peer} failed: {exc!r}", file=sys.stderr, flush=True)
-            raise
-        finally:
-            room.pop(peer, None)
-
-    async def open_forward(self, peer: PeerId) -> Any:
-        """The forward stream to a joining member, tried again on failure (on a loaded machine a member
-        process may refuse or miss the first open while it is busy starting)."""
-        for attempt in range(5):
-            try:
-                forward = await self.node.open_stream(peer, FORWARD)
-                forward.read_timeout = STAR_IDLE
-                return forward
-            except IoAError as exc:
-                print(f"relay: forward stream to {peer} failed: {exc!r}", file=sys.stderr, flush=True)
-                if attempt == 4:
-                    raise
-                await trio.sleep(1.0)
-        raise AssertionError("unreachable")
-
-    async def read_acks(self, forward: Any) -> None:
-        while True:
-            try:
-                digest = await forward.receive()
-            except IoAError:  # the member went away
-                return
-            expected = self.pending[forward].popleft()
-            assert digest == expected
-            left, origin = self.waiting[digest]
-            if left == 1:
-                del self.waiting[digest]
-                await origin.send(digest)
-            else:
-                self.waiting[digest] = (left - 1, origin)
-
-
-def _relay_row(env: Envelope, body: Any) -> Any:
-    from ioa_p2p.node.chats.store import MessageRow
-
-    return MessageRow(env.hash, body.chat_id, env.author.raw, env.seq, 0, env.ts, body.kind, env.to_cbor())
 
 
 async def relay_server(home: Path) -> None:

@@ -133,3 +133,18 @@ __all__ = [
     "browser_missing",
     "spec",
 ]
+
+
+#: the document the librarian of the browser tests serves (tests/test_dashboard_browser.py)
+DRONES = """# Drone specifications
+
+## K2 survey drone
+
+- Take-off weight: 3.4 kg
+- Flight time: 38 min
+
+## K1 hobby drone
+
+- Take-off weight: 1.2 kg
+- Flight time: 22 min
+"""

@@ -13,8 +13,6 @@ without its CSRF token get no data. Screenshots go to ``$IOA_TEST_ARTIFACTS`` (d
 from __future__ import annotations
 
 import base64
-import http.client
-import json
 import os
 import re
 import subprocess
@@ -24,7 +22,6 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -32,31 +29,28 @@ import pytest
 from ioa_p2p.api.status import NetworkEvent
 from ioa_p2p.control_client import ControlClient
 
-from .dashboard_net import CHROMIUM, CHROMIUM_FLAGS, NetworkThread, artifacts_dir, browser_missing, spec
+from .dashboard_net import CHROMIUM, CHROMIUM_FLAGS, DRONES, NetworkThread, browser_missing, spec
 
 pytestmark = [pytest.mark.slow]
 MISSING = browser_missing()
 if MISSING:
     pytest.skip(f"dashboard browser tests skipped: {MISSING}", allow_module_level=True)
 
-from playwright.sync_api import Browser, BrowserContext, Page, Route, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Browser, BrowserContext, Route, expect, sync_playwright  # noqa: E402
+
+from .dashboard_pages import (  # noqa: E402
+    _session,
+    home_of,
+    logged_in,
+    login_url,
+    port_of,
+    raw,
+    shot,
+    stream_cursors,
+)
 
 WAIT = 60_000  # ms: one step of a test (a goal on a loaded 2-core machine)
 expect.set_options(timeout=WAIT)
-
-
-DRONES = """# Drone specifications
-
-## K2 survey drone
-
-- Take-off weight: 3.4 kg
-- Flight time: 38 min
-
-## K1 hobby drone
-
-- Take-off weight: 1.2 kg
-- Flight time: 22 min
-"""
 
 
 @pytest.fixture(scope="module")
@@ -119,58 +113,6 @@ def context(browser: Browser) -> Iterator[BrowserContext]:
         ctx.close()
 
 
-def home_of(net: NetworkThread, name: str) -> Path:
-    assert net.net is not None
-    return net.net[name].home
-
-
-def port_of(home: Path) -> int:
-    return int(ControlClient(home).node_info()["control"]["port"])  # type: ignore[index, call-overload]
-
-
-def login_url(home: Path) -> str:
-    """What ``ioa ui --json`` prints (the real command)."""
-    out = subprocess.run(
-        [sys.executable, "-m", "ioa_p2p", "--home", str(home), "ui", "--json"],
-        capture_output=True,
-        check=True,
-        timeout=60,
-    )
-    url = json.loads(out.stdout)["url"]
-    assert url.startswith("http://127.0.0.1:") and "/ui/#code=" in url
-    return str(url)
-
-
-def logged_in(context: BrowserContext, home: Path, view: str = "network") -> Page:
-    page = context.new_page()
-    page.on(
-        "console", lambda m: print(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None
-    )
-    page.on("pageerror", lambda e: print(f"page error: {e}"))
-    page.goto(login_url(home))
-    expect(page.locator("#nav")).to_be_visible()
-    assert "code=" not in page.url  # taken out of the address bar (and the history entry) at once
-    page.goto(page.url.split("#")[0] + f"#/{view}")
-    return page
-
-
-def shot(page: Page, name: str) -> None:
-    page.screenshot(path=str(artifacts_dir() / f"{name}.png"), full_page=True)
-
-
-def raw(
-    port: int, method: str, path: str, headers: dict[str, str] | None = None, body: Any = None
-) -> tuple[int, bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    try:
-        data = json.dumps(body).encode() if body is not None else None
-        conn.request(method, path, body=data, headers={"Host": f"127.0.0.1:{port}", **(headers or {})})
-        response = conn.getresponse()
-        return response.status, response.read()
-    finally:
-        conn.close()
-
-
 # --------------------------------------------------------------------------- no session, no data
 
 
@@ -222,20 +164,6 @@ def test_without_a_session_there_is_no_data_and_no_page_that_leaks_any(
     page.click("#logout")
     expect(page.locator("#login")).to_be_visible()
     assert raw(port, "GET", "/chats", {"Cookie": f"ioa_session_{port}={session['value']}"})[0] == 401
-
-
-def _session(port: int, code: str) -> tuple[str, str]:
-    """The cookie value and CSRF token of a session opened with ``code``."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-    conn.request(
-        "POST", "/ui/session", body=json.dumps({"code": code}), headers={"Host": f"127.0.0.1:{port}"}
-    )
-    response = conn.getresponse()
-    header = response.getheader("Set-Cookie") or ""
-    csrf = json.loads(response.read())["csrf"]
-    conn.close()
-    assert response.status == 200 and "HttpOnly" in header and "SameSite=Strict" in header
-    return header.split(";", 1)[0].split("=", 1)[1], csrf
 
 
 def test_ioa_ui_open_opens_the_login_link_it_prints(
@@ -499,14 +427,6 @@ def test_a_chat_of_500_messages_renders_and_a_dropped_stream_resumes_exactly(
 
 
 # ---------------------------------------------- live network, node and chats views (last: they change a card)
-
-
-def stream_cursors(page: Page, path: str) -> list[tuple[str, int]]:
-    """The cursors the page's live stream of ``path`` delivered, in order."""
-    ids = page.evaluate(
-        "(path) => [...window.ioaLive].filter(s => s.path === path).flatMap(s => s.delivered)", path
-    )
-    return [(i.rsplit(".", 1)[0], int(i.rsplit(".", 1)[1])) for i in ids]
 
 
 def test_the_network_and_node_views_are_live_and_resume_after_a_drop(

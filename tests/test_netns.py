@@ -166,7 +166,7 @@ def test_two_nodes_behind_one_nat_move_to_a_direct_lan_connection(world: World) 
     """calc and scribe share home 1. Their cards carry no LAN address once they hold reservations (the
     test above), yet the pair talks over a direct LAN connection: from an early card (before the node
     knew it was private) or from the hole-punch exchange, which carries LAN addresses peer to peer
-    (node/net/punch.py; its filtering is unit-tested in tests/test_libp2p_patches.py)."""
+    (node/net/punch.py; its filtering is unit-tested in tests/test_libp2p_patches_nat.py)."""
 
     def lan_connection() -> str | None:
         for a, b in (("calc", "scribe"), ("scribe", "calc")):

@@ -21,6 +21,13 @@
   questions in one sentence, "X charges a rate. Find it", statements with a quantity before a calculation
 - ``shares.py``   percentages (stated or found) applied to earlier values, prices per unit of a pack,
   date shifts after a date question
+- ``ruled.py``    a charge or a count worked out from a document's typed rules: the base rate, other
+  charges the question names, percentages and surcharges whose condition it meets, VAT; counts from a
+  capacity or a pack size
+- ``rule_apply.py`` one rate applied to a question's quantities: operands (converted, rounded, started
+  blocks, free amounts, minimum quantities, capacities), per-item and whole bounds, bands, seasons, tiers
+- ``rule_fit.py`` the question read against the rules: its words and how telling each is, its quantities
+  (rounded as the rules say) and ages
 - ``tariffs.py``  a price applied on the documents' terms (per-unit, steps, minimums, caps; a bill's items)
 - ``doc_facts.py`` quantities and rates read from document text (what each is per, the words around it)
   and the quantities a request states

@@ -20,7 +20,7 @@ import re
 from ioa_p2p.planning.doc_facts import singular
 from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.records import RATE, DocRecords, DocRule
-from ioa_p2p.planning.ruled import GENERIC, MONEY, words_of
+from ioa_p2p.planning.rule_fit import GENERIC, MONEY, words_of
 from ioa_p2p.planning.values import format_number
 
 _THAN = re.compile(r"\b(?:than|instead of|rather than|compared (?:with|to))\b", re.I)

@@ -1,7 +1,8 @@
 """Every workaround for a py-libp2p 0.8.1 problem, in one place.
 
-Each patch names the problem, what we do, and how ``tests/test_libp2p_patches.py`` notices when upstream
-changes make it unnecessary or wrong (those tests fail loudly rather than letting a stale patch linger).
+Each patch names the problem, what we do, and how ``tests/test_libp2p_patches.py`` (patches 11-14:
+``tests/test_libp2p_patches_nat.py``) notices when upstream changes make it unnecessary or wrong (those
+tests fail loudly rather than letting a stale patch linger).
 
 1. Dial delay: every successful dial waited ``swarm._HAPPY_EYEBALLS_DELAY`` (250 ms) because the delay is
    not cut short after the primary dial succeeds. We set it to 0 (connect goes from ~250 ms to ~25 ms).

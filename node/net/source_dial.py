@@ -7,7 +7,7 @@ losing or timed-out attempt; trio's ``bind`` checks for cancellation before bind
 to the garbage collector: ``ResourceWarning: unclosed <socket ... laddr=('0.0.0.0', 0)>``, raised in
 whatever frame the collector happened to run (ours too, where warnings are errors).
 :func:`close_source_dials_on_failure` puts :func:`open_tcp_stream_from` in its place: the same dial,
-the socket closed on every failure, cancellation included. ``tests/test_libp2p_patches.py`` checks
+the socket closed on every failure, cancellation included. ``tests/test_libp2p_patches_nat.py`` checks
 that upstream's function still exists and still leaks a cancelled dial's socket.
 """
 

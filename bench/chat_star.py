@@ -1,0 +1,137 @@
+"""The central star relay of bench/bench_chat.py, IoA-server style, and the members that talk only to it.
+
+:class:`Relay` (its own process, ``bench_chat.py --relay-server``): one room per chat; it verifies and
+persists every message a member submits on :data:`SUBMIT`, forwards it to every other member on
+:data:`FORWARD` and acks the sender once every one of them acked. :class:`StarMember` persists and acks
+what the relay forwards.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ioa_p2p.errors import IoAError
+from ioa_p2p.history.dag import ChatHistory, Entry
+from ioa_p2p.identity import PeerId
+from ioa_p2p.node import Node
+from ioa_p2p.node.chats.service import _row
+from ioa_p2p.node.chats.store import STATUS_MEMBER, ChatStore
+from ioa_p2p.wire import canonical
+from ioa_p2p.wire.envelope import Envelope
+
+SUBMIT = "/ioa/bench/star-submit/1.0.0"
+FORWARD = "/ioa/bench/star-forward/1.0.0"
+#: The star's streams carry nothing while the other members start and settle (tens of seconds on a loaded
+#: machine): longer than a FramedStream's default 30 s of allowed silence, which ended them mid-run.
+STAR_IDLE = 3600.0
+
+
+class StarMember:
+    """A member that only talks to the relay: persists and acks forwarded messages."""
+
+    def __init__(self, node: Node, genesis: Envelope) -> None:
+        self.node = node
+        self.history = ChatHistory(genesis)
+        self.store = ChatStore.open(node.home / "star")
+        self.store.add_chat(self.history.chat_id, genesis.to_cbor(), STATUS_MEMBER, 0)
+        self.changed = trio.Event()
+        node.set_stream_handler(FORWARD, self.handle_forward)
+
+    def persist(self, entry: Entry) -> None:
+        self.store.insert_message(_row(entry))
+
+    async def handle_forward(self, stream: Any) -> None:
+        stream.read_timeout = STAR_IDLE
+        while True:
+            data = await stream.receive()
+            env = Envelope.from_cbor(data)
+            self.history.add(env, env.hash, persist=self.persist)
+            await stream.send(env.hash)
+            self.changed.set()
+            self.changed = trio.Event()
+
+    async def wait_count(self, count: int) -> None:
+        while len(self.history) < count:
+            await self.changed.wait()
+
+
+class Relay:
+    """The central relay (run in its own process with --relay-server): one room per chat."""
+
+    def __init__(self, node: Node, home: Path) -> None:
+        self.node = node
+        self.store = ChatStore.open(home)
+        self.rooms: dict[bytes, dict[PeerId, Any]] = {}
+        self.pending: dict[Any, deque[bytes]] = {}
+        self.waiting: dict[bytes, tuple[int, Any]] = {}
+
+    async def handle_submit(self, stream: Any) -> None:
+        stream.read_timeout = STAR_IDLE
+        join = canonical.decode(await stream.receive())
+        genesis = Envelope.from_cbor(join["genesis"])
+        self.store.add_chat(genesis.hash, genesis.to_cbor(), STATUS_MEMBER, 0)
+        room = self.rooms.setdefault(genesis.hash, {})
+        peer = stream.remote
+        forward = await self.open_forward(peer)
+        room[peer] = forward
+        self.pending[forward] = deque()
+        self.node.nursery.start_soon(self.read_acks, forward)
+        await stream.send(b"joined")
+        try:
+            while True:
+                data = await stream.receive()
+                env = Envelope.from_cbor(data)  # verify
+                self.store.insert_message(_relay_row(env, env.body))  # persist, then forward
+                others = [room[p] for p in room if p != peer]
+                self.waiting[env.hash] = (len(others), stream)
+                if not others:
+                    await stream.send(env.hash)
+                for other in others:
+                    self.pending[other].append(env.hash)
+                    await other.send(data)
+        except Exception as exc:
+            print(f"relay: submit stream of {peer} failed: {exc!r}", file=sys.stderr, flush=True)
+            raise
+        finally:
+            room.pop(peer, None)
+
+    async def open_forward(self, peer: PeerId) -> Any:
+        """The forward stream to a joining member, tried again on failure (on a loaded machine a member
+        process may refuse or miss the first open while it is busy starting)."""
+        for attempt in range(5):
+            try:
+                forward = await self.node.open_stream(peer, FORWARD)
+                forward.read_timeout = STAR_IDLE
+                return forward
+            except IoAError as exc:
+                print(f"relay: forward stream to {peer} failed: {exc!r}", file=sys.stderr, flush=True)
+                if attempt == 4:
+                    raise
+                await trio.sleep(1.0)
+        raise AssertionError("unreachable")
+
+    async def read_acks(self, forward: Any) -> None:
+        while True:
+            try:
+                digest = await forward.receive()
+            except IoAError:  # the member went away
+                return
+            expected = self.pending[forward].popleft()
+            assert digest == expected
+            left, origin = self.waiting[digest]
+            if left == 1:
+                del self.waiting[digest]
+                await origin.send(digest)
+            else:
+                self.waiting[digest] = (left - 1, origin)
+
+
+def _relay_row(env: Envelope, body: Any) -> Any:
+    from ioa_p2p.node.chats.store import MessageRow
+
+    return MessageRow(env.hash, body.chat_id, env.author.raw, env.seq, 0, env.ts, body.kind, env.to_cbor())
