@@ -34,6 +34,9 @@
 - ``derive.py``   a question answered by how the documents define what it asks for: backwards from the
   unit asked for through the rates that define it, each operand given, stated or derived
 - ``allowances.py`` a trip's daily allowance: its days, travel days and meals provided, on a handbook's rules
+- ``described.py`` values described in words where code or a calculation needs them (planned first, bound)
+- ``records.py``  a document's typed records and rules as the retrieval sends them (``data["records"]``, v1)
+- ``compared.py`` two values of one document compared; durations read from a timetable's clock times
 - ``refs.py``     references to earlier values ("it", "that price", "both", "the second")
 - ``code.py``     code steps: the block, its variables and the values bound to them; blocks cut out of a
   request and given to the clause that asks to run them

@@ -111,10 +111,6 @@ def rule_words(rate: DocRule) -> frozenset[str]:
     return words_of(rate.when)
 
 
-def _distinctive(rate: DocRule, words: frozenset[str], weight: dict[str, float]) -> frozenset[str]:
-    return frozenset(w for w in (rule_words(rate) & words) - GENERIC if weight.get(w, 1.0) >= 0.5)
-
-
 __all__ = [
     "GENERIC",
     "MONEY",
