@@ -55,6 +55,7 @@ SUITES = {
     "nat2": HERE / "goal_suite_nat2",
     "times": HERE / "goal_suite_times",
     "para": HERE / "goal_suite_para",
+    "single": HERE / "goal_suite_single",
 }
 
 
