@@ -171,3 +171,50 @@ def test_a_value_is_given_in_the_unit_the_question_asks_in() -> None:
     assert in_asked_unit("How long does the glaze cure, in days?", two_hours).number == pytest.approx(2 / 24)
     assert in_asked_unit("How long does the glaze cure?", two_hours) == two_hours
     assert in_asked_unit("In the workshop, how long does it cure?", two_hours) == two_hours
+
+
+GUILD = """# Tarrow Bell-Ringers' Guild: handbook
+
+## Towers
+
+The guild rings at six towers; the tower captain keeps the key of each.
+
+## Admissions
+
+1. The tower captain proposes the candidate after three supervised practices; the committee votes
+   at its next sitting.
+2. The roll is read out at the annual meeting.
+
+A new learner who was admitted and then left stays a member of the guild and is admitted again on
+request.
+
+## Example requests
+
+Members often ask: how is a learner admitted to the guild? The answer is above.
+"""
+
+
+async def test_how_is_x_done_answers_from_the_opening_of_the_section_about_x(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guild.md").write_text(GUILD)
+    result = await ask(
+        hashing_adapter(docs), "Search the handbook for how a new learner is admitted to the guild."
+    )
+    assert result.ok, result.text
+    text = str(result.data["value"]["text"])
+    # the section about admissions answers from where it opens (not a sentence from its middle that
+    # repeats the question's words, nor the line that quotes the request)
+    assert text.startswith("The tower captain proposes the candidate"), text
+
+
+async def test_the_demo_lookup_gets_a_real_answer_from_the_built_in_docs(tmp_path: Path) -> None:
+    from ioa_p2p.cli.demo_cmds import FALLBACK_DOCS
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, body in FALLBACK_DOCS.items():
+        (docs / name).write_text(body)
+    result = await ask(hashing_adapter(docs), "Search the docs for how a new member is invited to a chat.")
+    assert result.ok, result.text
+    assert str(result.data["value"]["text"]).startswith("A new member is invited to a chat by its creator")

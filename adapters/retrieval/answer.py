@@ -9,6 +9,7 @@ value of the kind asked for; a question no number answers may be answered by the
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -117,6 +118,8 @@ def answer(
             break
         if quotes(question, fact.text):  # a line that quotes the request itself answers nothing
             continue
+        if kind == "passage" and fact.text.split("\0")[0].rstrip().endswith("?"):
+            continue  # a question (a FAQ's, an example request) answers nothing
         fact = _first_or_last(question, fact, facts) if kind == "time" else fact
         value = extract(question, fact, kind, scorer, facts)
         if value is not None:
@@ -130,9 +133,16 @@ def _about(fact: Fact, scorer: Scorer) -> float:
     """0.25 when the section a fact opens or sits in is about what the question asks ("Invitations" for
     "how is a member invited": a heading word and a question word of one stem), else 0."""
     heading = section_of(fact).split(">")[-1]
-    words = {t for t in terms(heading) if len(t) >= 5}
-    asked = {t for t in scorer.q_terms if len(t) >= 5}
-    return 0.25 if any(h[:5] == a[:5] for h in words for a in asked) else 0.0
+    words = {t for t in terms(heading) if len(t) >= 4}
+    asked = {t for t in scorer.q_terms if len(t) >= 4}
+    return 0.25 if any(_one_stem(h, a) for h in words for a in asked) else 0.0
+
+
+def _one_stem(a: str, b: str) -> bool:
+    """Two words of one stem: a common start of 4 letters or more, most of the shorter word
+    ("admit" / "admission", "invit" / "invitation"; not "charge" / "charter")."""
+    n = len(os.path.commonprefix([a, b]))
+    return n >= 4 and n >= 0.75 * min(len(a), len(b))
 
 
 def _section_key(fact: Fact) -> tuple[str, str]:

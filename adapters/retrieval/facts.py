@@ -205,10 +205,10 @@ def facts_of(
             continue
         indented = line[:1].isspace()
         following = next((x for x in lines[i + 1 : i + 4] if x.strip()), "")
-        item = bool(re.match(r"([-*•]|\d+[.)])\s", stripped))  # its wrapped lines are indented under it
-        if not indented and not item and following[:1].isspace():  # "ROUTE B -- daily" heads the block below
-            block_header = stripped
+        if not indented and following[:1].isspace():  # "ROUTE B -- daily" heads the indented block below
+            block_header = stripped  # (a list item wrapped onto indented lines too: its rules' context)
         first = i
+        item = bool(re.match(r"([-*•]|\d+[.)])\s", stripped))
         while i + 1 < len(lines) and _continues(lines[i + 1], item):
             i += 1
             stripped += " " + lines[i].strip()
