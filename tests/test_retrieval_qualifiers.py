@@ -218,3 +218,11 @@ async def test_the_demo_lookup_gets_a_real_answer_from_the_built_in_docs(tmp_pat
     result = await ask(hashing_adapter(docs), "Search the docs for how a new member is invited to a chat.")
     assert result.ok, result.text
     assert str(result.data["value"]["text"]).startswith("A new member is invited to a chat by its creator")
+
+
+def test_unit_words_meet_unit_symbols() -> None:
+    from ioa_p2p.adapters.retrieval.facts import terms
+
+    assert "u_l" in terms("How many litres does it hold?") and "u_l" in terms("Flow (L/min)")
+    assert "u_m" in terms("a head of 8 metres") and "u_m" in terms("Head (m)")
+    assert "u_s" not in terms("Rowe's figures")  # a possessive is no unit

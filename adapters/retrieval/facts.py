@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.chunks import is_caption
-from ioa_p2p.planning.values import dates_in, numbers_in
+from ioa_p2p.planning.values import ALIASES, dates_in, numbers_in
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
 _STOP_WORDS = """
@@ -123,6 +123,9 @@ def terms(text: str, *, years: bool = True) -> set[str]:
         if year:  # a fact's FY2023 is about 2023 too (a question's FY2023 stays precise)
             parts.append(year.group(1))
         out.update(stem(p) for p in parts if p not in _STOP and (len(p) > 1 or p.isdigit()))
+        unit = ALIASES.get(token) if token not in ("s", "t", "a") else None  # "litres" and "(L/min)" meet
+        if unit:
+            out.add(f"u_{unit.lower()}")
     return out
 
 
