@@ -226,3 +226,17 @@ def test_unit_words_meet_unit_symbols() -> None:
     assert "u_l" in terms("How many litres does it hold?") and "u_l" in terms("Flow (L/min)")
     assert "u_m" in terms("a head of 8 metres") and "u_m" in terms("Head (m)")
     assert "u_s" not in terms("Rowe's figures")  # a possessive is no unit
+
+
+async def test_which_column_of_figures_answers_with_the_figure(tmp_path: Path) -> None:
+    point = await _answer(
+        tmp_path, {"cellar.txt": STOCK}, "Which cost per kg applies to Ormsby's Darjeeling first flush lot?"
+    )
+    assert point.number == 41
+
+
+async def test_an_old_list_the_question_names_is_not_weighed_down(tmp_path: Path) -> None:
+    old = await _answer(
+        tmp_path, {"prices.md": PRICES}, "What was Pellworth's previous set-up fee per design?"
+    )
+    assert old.number == 11

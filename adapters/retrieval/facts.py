@@ -40,6 +40,7 @@ _OLD = re.compile(
     r"until \d{1,2} \w+ \d{4}\b[^.]*\b(?:was|were)\b|old (?:rate|price|fare)s?\b)",
     re.I,
 )
+_OLD_ASKED = re.compile(r"\b(?:old|previous|former|earlier|prior)\b", re.I)
 _TOTAL_ASKED = re.compile(r"\b(?:total|overall|full[- ]year|annual|whole year|in all|altogether)\b", re.I)
 _TOTAL_ROW = frozenset({"total", "fy", "full year", "year", "all", "sum", "overall", "grand total"})
 _RANGE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|to)\s*(\d[\d,]*(?:\.\d+)?)")
@@ -356,7 +357,7 @@ class Scorer:
             self.idf[t] *= 2
         self.total = sum(self.idf.values()) or 1.0
         self.codes = {t for t in self.q_terms if _CODE.match(t)}
-        self.names_superseded = bool(_SUPERSEDED.search(question))
+        self.names_superseded = bool(_SUPERSEDED.search(question) or _OLD_ASKED.search(question))
         self.current_asked = bool(
             re.search(r"\b(?:current|currently|now|latest|new|today|valid)\b", question, re.I)
         )

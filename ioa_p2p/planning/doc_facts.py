@@ -237,7 +237,7 @@ def _header_unit(col: str, cell: str) -> tuple[str, tuple[str, ...]]:
     if slash and slash.group(1).lower() in ALIASES:
         return ALIASES[slash.group(1).lower()], (unit_word(slash.group(2)),)
     first = col.split()[0].lower() if col.split() else ""
-    if first in ALIASES:
+    if first in ALIASES and _pers(col):  # "Kg per bag" (not "Days of annual leave": what is counted)
         return ALIASES[first], ()
     words = re.findall(r"[A-Za-z]+", col)
     if len(words) == 1 and words[0].lower().endswith("s") and re.fullmatch(r"[\d,]+", cell.strip()):
