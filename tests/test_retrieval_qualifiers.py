@@ -221,11 +221,12 @@ async def test_the_demo_lookup_gets_a_real_answer_from_the_built_in_docs(tmp_pat
 
 
 def test_unit_words_meet_unit_symbols() -> None:
-    from ioa_p2p.adapters.retrieval.facts import terms
+    from ioa_p2p.adapters.retrieval.facts import question_terms, terms, unit_terms
 
-    assert "u_l" in terms("How many litres does it hold?") and "u_l" in terms("Flow (L/min)")
-    assert "u_m" in terms("a head of 8 metres") and "u_m" in terms("Head (m)")
-    assert "u_s" not in terms("Rowe's figures")  # a possessive is no unit
+    assert "u_l" in question_terms("How many litres does it hold?") and "u_l" in unit_terms("Flow (L/min)")
+    assert "u_m" in unit_terms("a head of 8 metres") and "u_m" in unit_terms("Head (m)")
+    assert "u_s" not in unit_terms("Rowe's figures")  # a possessive is no unit
+    assert not any(t.startswith("u_") for t in terms("8 metres"))  # the fact scorer's own terms only
 
 
 async def test_which_column_of_figures_answers_with_the_figure(tmp_path: Path) -> None:

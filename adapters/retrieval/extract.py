@@ -402,7 +402,8 @@ def _cell_value(
     )
 
     def col_score(header: str) -> float:
-        score = sum(scorer.idf.get(t, 0.0) for t in sorted(terms(header) & q_terms))
+        named = {t for t in terms(header) & q_terms if not t.startswith("u_")}  # units: below, by kind
+        score = sum(scorer.idf.get(t, 0.0) for t in sorted(named))
         score += 1.0 if per and per in header.lower() else 0.0
         if wanted.units and unit_in_header(header, ALIASES) in wanted.units:
             score += 1.0  # "how many hours": the column "Runtime (h)"

@@ -124,10 +124,14 @@ def terms(text: str, *, years: bool = True) -> set[str]:
         if year:  # a fact's FY2023 is about 2023 too (a question's FY2023 stays precise)
             parts.append(year.group(1))
         out.update(stem(p) for p in parts if p not in _STOP and (len(p) > 1 or p.isdigit()))
-        unit = ALIASES.get(token) if token not in ("s", "t", "a") else None  # "litres" and "(L/min)" meet
-        if unit:
-            out.add(f"u_{unit.lower()}")
     return out
+
+
+def unit_terms(text: str) -> set[str]:
+    """The units a text names, as terms ("litres" and "(L/min)" meet as ``u_l``): the fact scorer's only."""
+    return {
+        f"u_{ALIASES[t].lower()}" for t in _WORD.findall(text.lower()) if t in ALIASES and t not in ("s", "t")
+    }
 
 
 def _named(question: str) -> set[str]:
@@ -141,7 +145,7 @@ def question_terms(text: str) -> set[str]:
     """A question's terms, with the attribute its adjectives and verbs name ("heavy" -> weight) and the
     kind of day a day or date is ("Saturday", "14 June 2025" -> weekend)."""
     words = {w for w in _WORD.findall(text.lower())}
-    out = terms(text, years=False) | {stem(SYNONYMS[w]) for w in words if w in SYNONYMS}
+    out = terms(text, years=False) | {stem(SYNONYMS[w]) for w in words if w in SYNONYMS} | unit_terms(text)
     days = {d.weekday() for _, _, d in dates_in(text)} | {i for i, d in enumerate(_WEEKDAYS) if d in words}
     if days and all(d >= 5 for d in days):
         out.add("weekend")
@@ -349,7 +353,7 @@ class Scorer:
         n = max(1, len(facts))
         df: dict[str, int] = {}
         for f in facts:
-            for t in terms(f.text) | terms(f.context):
+            for t in terms(f.text) | terms(f.context) | unit_terms(f.text):
                 df[t] = df.get(t, 0) + 1
         # in a fixed order: sums of floats in a set's (hash-seeded) order would break ties differently per run
         self.idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in sorted(self.q_terms)}
@@ -373,7 +377,7 @@ class Scorer:
         self.years = {t for t in self.q_terms if re.fullmatch(r"(?:19|20)\d\d", t)}
 
     def score(self, fact: Fact) -> float:
-        own, ctx = terms(fact.text), terms(fact.context)
+        own, ctx = terms(fact.text) | unit_terms(fact.text), terms(fact.context)
         if fact.cells:  # a table row's subject is the heading right above its table ("### Fixed Home 12")
             own = own | (terms(section_of(fact).split(">")[-1]) & self.named)
         got = sum(w * (1.0 if t in own else 0.6 if t in ctx else 0.0) for t, w in self.idf.items())
