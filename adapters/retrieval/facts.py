@@ -359,7 +359,7 @@ class Scorer:
         self.idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in sorted(self.q_terms)}
         for t in _named(question) & self.q_terms:  # names and codes pin the answer down: they weigh double
             self.idf[t] *= 2
-        self.total = sum(self.idf.values()) or 1.0
+        self.total = sum(v for t, v in self.idf.items() if not t.startswith("u_")) or 1.0  # units: a bonus
         self.codes = {t for t in self.q_terms if _CODE.match(t)}
         self.names_superseded = bool(_SUPERSEDED.search(question) or _OLD_ASKED.search(question))
         self.current_asked = bool(
