@@ -16,10 +16,11 @@ arithmetic of the answer written with the numbers of those facts. This script, i
 - every quoted fact occurs in one of the goal's sources (whitespace-normalised);
 - the ``Check`` expression, evaluated with ``date``, ``timedelta``, ``ceil``, ``floor``, ``sqrt``,
   ``school_days(first, last, *closed_ranges)`` (weekdays between two dates outside closed ranges),
+  ``clock(start, minutes)`` (a time of day later), ``age_on(born, day)`` (completed years),
   ``reorder_due()`` (the SKUs of the warehouse stock file at or below their reorder point) and ``run(**vars)``
   (the goal's own Python code, run in a subprocess with ``vars`` bound, its printed output), gives the
   expected answer: a number within ``tol``, the same date, the same text (or, for ``all_of``, the same set);
-- a text answer that is a lookup (no code run) occurs in one of its sources.
+- the text answer of a single lookup (no code run) occurs in one of its sources.
 
 The splits are held out (README.md): the output names goal ids and problem kinds only, never a goal's
 text or answer. Exit code 0 when every goal checks out, 1 otherwise.
@@ -98,6 +99,18 @@ def school_days(first: date, last: date, *closed: tuple[date, date]) -> int:
     return days
 
 
+def clock(start: str, minutes: int) -> str:
+    """``HH:MM`` ``minutes`` after ``start`` (``HH:MM``) on the same day."""
+    hours, mins = map(int, start.split(":"))
+    total = hours * 60 + mins + minutes
+    return f"{total // 60:02d}:{total % 60:02d}"
+
+
+def age_on(born: date, day: date) -> int:
+    """Completed years of age on ``day``."""
+    return day.year - born.year - ((day.month, day.day) < (born.month, born.day))
+
+
 def reorder_due() -> list[str]:
     text = (DOCS / "c-brandling-warehouse" / "stock-2026-03-31.txt").read_text(encoding="utf-8")
     rows = csv.DictReader(io.StringIO("\n".join(ln for ln in text.splitlines() if not ln.startswith("#"))))
@@ -123,6 +136,8 @@ def computed_answer(g: dict[str, Any]) -> Any:
         "max": max,
         "round": round,
         "school_days": school_days,
+        "clock": clock,
+        "age_on": age_on,
         "reorder_due": reorder_due,
         "run": run,
     }
@@ -175,7 +190,8 @@ def goal_problems(g: dict[str, Any], docs: dict[str, str]) -> list[str]:
     if not agrees(g["expected"], value):
         problems.append("the Check expression does not give the expected answer")
     exp = g["expected"]
-    lookup = exp["type"] == "text" and "run(" not in g["why"].rsplit("Check:", 1)[1]
+    ran_code = "run(" in g["why"].rsplit("Check:", 1)[1]
+    lookup = exp["type"] == "text" and g.get("kind") == "single" and not ran_code
     if lookup and texts:
         forms = exp.get("all_of") or [exp.get("value"), *exp.get("accept", [])]
         if not any(squash(f).lower() in t.lower() for f in forms if f for t in texts):
