@@ -20,8 +20,8 @@ printed: only the totals). ``--suite 1`` is issue 11's ``bench/goal_suite/`` (15
 1: ``single``, ``chained``, ``three_agent``, ``natural``), ``goal``, ``expected``, ``why`` and ``sources``.
 The report prints every split per kind.
 
-``--suite 3`` is ``bench/goal_suite3/`` (issue 23's independent held-out suite: 10 new document folders
-``docs/c-*``, 122 goals by one writer who never read the planner): all three splits are gzipped
+``--suite 3`` is ``bench/goal_suite3/`` (issue 23's independent held-out suite: 13 new document folders
+``docs/c-*``, 153 goals by one writer who never read the planner): all three splits are gzipped
 (``{train,dev,test}_c.json.gz``) and **sealed** (``bench/goal_suite3/SEALED``) until the coordinator opens
 train and dev; test stays sealed for good. A sealed split's goals are run and counted per kind, but no goal's
 text, answer or result is printed (only its id), none is in the ``--json`` report, and ``--keep`` / ``--root``

@@ -91,7 +91,7 @@ class Suite:
 SUITES = {
     "1": Suite("1", HERE / "goal_suite", ("dev", "check"), True),
     "2": Suite("2", HERE / "goal_suite2", ("train", "dev", "test"), False),
-    # issue 23's independent held-out suite: one writer, ten new folders, every split gzipped and sealed
+    # issue 23's independent held-out suite: one writer, 13 new folders, every split gzipped and sealed
     # until the coordinator opens train and dev (bench/goal_suite3/README.md)
     "3": Suite("3", HERE / "goal_suite3", ("train", "dev", "test"), False),
     # a private held-out suite of natural and three-agent goals (bench/goal_suite_nat/README.md)
