@@ -13,6 +13,7 @@ import importlib.util
 import json
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -131,3 +132,29 @@ def test_the_harness_validates_suite3_and_refuses_to_keep_sealed_goals() -> None
     assert done.returncode == 0 and "suite ok: 153 goals" in done.stderr, done.stderr[-500:]
     kept = run_bench("--split", "train", "--keep")
     assert kept.returncode == 2 and "held out" in kept.stderr and not kept.stdout
+
+
+def renderings(exp: dict[str, Any]) -> list[str]:
+    """How a correct answer is commonly written, for the scorer-compatibility check below."""
+    if exp["type"] == "date":
+        day = date.fromisoformat(exp["value"])
+        return [exp["value"], day.strftime("%d %B %Y")]
+    if exp["type"] == "text":
+        return [", ".join(exp["all_of"])] if exp.get("all_of") else [exp["value"]]
+    value, unit = exp["value"], exp["unit"]
+    spelled = {"EUR": f"EUR {value:,.2f}", "": f"{value:g}", "%": f"{value:g} %", "h": f"{value:g} hours"}
+    return [spelled.get(unit, f"{value:g} {unit}")]
+
+
+def test_every_expected_answer_is_scorable(goals: dict[str, list[dict[str, Any]]]) -> None:
+    spec = importlib.util.spec_from_file_location("scoring_test", ROOT / "bench" / "goals_suite_scoring.py")
+    assert spec is not None and spec.loader is not None
+    scoring = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scoring)
+    every = [g for split in SPLITS for g in goals[split]]
+    bad = [
+        g["id"]
+        for g in every
+        if any(scoring.score_text(g["expected"], r) is None for r in renderings(g["expected"]))
+    ]
+    assert not bad
