@@ -176,7 +176,10 @@ def main() -> int:
     parser.add_argument(
         "--split",
         default="train",
-        help="train | dev (suite 2); dev | check (suite 1); heldout (nat, nat2, times, chain); train | old | new | all (para)",
+        help=(
+            "train | dev (suite 2); dev | check (suite 1); heldout (nat, nat2, times, chain); "
+            "train | old | new | all (para)"
+        ),
     )
     parser.add_argument("--only", default="", help="comma-separated goal ids")
     parser.add_argument("-v", "--verbose", action="store_true", help="print plans and tasks")
