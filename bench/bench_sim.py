@@ -5,7 +5,7 @@
         [--search pages,providers] [--skip spread,revocation] [--warm-publish]
         [--parts lookups,publish,find,spread,gossip,revocation] [--loss 0.01] [--json rows.jsonl]
         [--request-rtts 1] [--dial-rtts 3] [--connected-tables] [--hedge adaptive|by-connection|fixed]
-        [--settle 120] [--traffic-window 60]
+        [--settle 120] [--traffic-window 60] [--revocation-horizon 900]
 
 The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model, batched lookup state
 machine, LSH forest and probing, card validation (signatures, stamps, rate limits) and publish/refresh
@@ -310,7 +310,13 @@ def revocation_part(
     layer.start()
     owners = rng.sample([node for node in honest if node.online and node.card is not None], 5)
     run = revoke_everywhere(
-        world, layer, replace(settings, revalidate=720.0), owners, rng, repair=args.repair, horizon=900
+        world,
+        layer,
+        replace(settings, revalidate=720.0),
+        owners,
+        rng,
+        repair=args.repair,
+        horizon=args.revocation_horizon,
     )
     online_holding = run.holding_online
     late = [m for m, share in online_holding.items() if share > 0]
@@ -390,6 +396,13 @@ def main() -> None:
     parser.add_argument("--gossip-sample", type=int, default=20, help="announcements followed")
     parser.add_argument("--rate-window", type=float, default=600.0, help="seconds of announce pacing")
     parser.add_argument("--no-repair", dest="repair", action="store_false", help="no DHT read repair")
+    parser.add_argument(
+        "--revocation-horizon",
+        type=float,
+        default=900.0,
+        help="seconds the revocation part follows the old cards (15 min: the issue's bound; shorter runs "
+        "cannot show the offline holders that come back)",
+    )
     parser.add_argument(
         "--preload-from",
         type=int,

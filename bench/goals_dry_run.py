@@ -14,6 +14,8 @@ documents (``bench/goal_suite_nat/``), written before the planner work it measur
 wording-sensitivity set (``bench/goal_suite_para/``): ``--split train`` two paraphrases of every chained and
 three-agent goal of suite 2's train split, ``old`` the same for the old suite, ``new`` new chained and
 three-agent goals over the old suite's documents, ``all`` the three; each split file names its ``docs``.
+``--suite chain --split heldout`` is 20 chained and three-agent goals over suite 2's writer-a documents
+(``bench/goal_suite_chain/``), written before the planner work it measures.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -61,6 +63,7 @@ SUITES = {
     "nat2": HERE / "goal_suite_nat2",
     "times": HERE / "goal_suite_times",
     "para": HERE / "goal_suite_para",
+    "chain": HERE / "goal_suite_chain",
 }
 
 
@@ -195,7 +198,10 @@ def main() -> int:
     parser.add_argument(
         "--split",
         default="train",
-        help="train | dev (suite 2); dev | check (suite 1); heldout (nat); train | old | new | all (para)",
+        help=(
+            "train | dev (suite 2); dev | check (suite 1); heldout (nat, nat2, times, chain); "
+            "train | old | new | all (para)"
+        ),
     )
     parser.add_argument("--only", default="", help="comma-separated goal ids")
     parser.add_argument("-v", "--verbose", action="store_true", help="print plans and tasks")

@@ -332,6 +332,27 @@ def test_a_warm_started_network_routes_like_a_formed_one() -> None:
     assert summary.success == 1.0 and summary.overlap > 0.95
 
 
+def test_a_lookup_starts_from_the_open_connections_as_well_as_the_table() -> None:
+    """As ``kad_io.known_peers``: the table and every open connection; py-libp2p's own lookups (peer
+    discovery) only from the table and the kept connections."""
+    world = World(SimConfig(nodes=300, seed=8))
+    world.warm_start(random_peers=60)
+    node = world.nodes[5]
+    strangers = [n for n in world.nodes if n.peer not in set(node.table) and n is not node]
+    world.net.connect_many(node, strangers[:40])
+    key = random.Random(1).randbytes(32)
+    target = position(key)
+    with_conns = kad.known_peers(world, node, [key])
+    table_only = kad.known_peers(world, node, [key], connections=False)
+    connected = [world.nodes[i].peer for i in node.conns]
+    closest_connected = sorted(connected, key=lambda p: position(p) ^ target)[:K]
+    assert set(closest_connected) <= set(with_conns)
+    assert not set(with_conns) - set(table_only) - set(connected)
+    assert set(table_only) == set(node.table.closest(target, K)) | {
+        world.nodes[i].peer for i in node.neighbours
+    }
+
+
 def test_hedges_keep_round_trips_over_open_and_new_connections_apart() -> None:
     apart, shared = Hedges(low=0.4, high=1.5, initial=0.4), Hedges.shared(low=0.4, high=1.5, initial=0.4)
     for hedges in (apart, shared):

@@ -23,7 +23,15 @@ from dataclasses import replace
 from ioa_p2p.planning import described, natural
 from ioa_p2p.planning.answer_types import ARITH_WORD, LOOKUP_VERB, QUESTION_START, answer_type, request_act
 from ioa_p2p.planning.applied import applied, asked_unit
-from ioa_p2p.planning.code import MARK, MARK_RE, RUN_CODE, attach_blocks, code_step, join_bindings
+from ioa_p2p.planning.code import (
+    MARK,
+    MARK_RE,
+    RUN_CODE,
+    attach_blocks,
+    code_step,
+    join_bindings,
+    join_named_bindings,
+)
 from ioa_p2p.planning.derive import derived_plan
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.followups import over_earlier
@@ -142,7 +150,7 @@ def _plan_request(goal: str) -> Plan:
     pieces = [p.replace(_DOT, ".").replace(CODE_SEMICOLON, ";") for p in described.split(_SPLIT, text) if p]
     clauses = _merge_short([c for c in (_clean(p) for p in pieces) if c])
     clauses = described.join_code_parts(_with_context(join_bindings(attach_blocks(clauses, blocks))), blocks)
-    clauses = described.code_first(clauses, blocks)
+    clauses = join_named_bindings(described.code_first(clauses, blocks), blocks)  # "plug it in as n"
     inputs, named = described.code_inputs(clauses, blocks), dict[str, int]()  # code inputs and their values
     relation = (
         (percent_relation(text) or quantities_total(text) or natural.packed(text)) if not blocks else None
