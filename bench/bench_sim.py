@@ -174,7 +174,8 @@ def run_one(
         if n >= args.preload_from:
             publishers = rng.sample(world.nodes, min(n, args.publishers))
             row["preloaded"] = n - len(publishers)
-            preload_cards(world, forest, [x for x in world.nodes if x not in set(publishers)], rng)
+            chosen = {x.index for x in publishers}
+            preload_cards(world, forest, [x for x in world.nodes if x.index not in chosen], rng)
         publish_part(world, forest, publishers, rng, row, args.warm_publish)
     if "find" in parts:
         find_part(world, forest, settings, queries, spam, rng, row, args.search)
