@@ -48,6 +48,7 @@ import trio
 
 from ioa_p2p.adapters.registry import adapter_from_config, adapter_needs
 from ioa_p2p.bootstrap.testnet import BOOTSTRAP_NAME, NodeSpec
+from ioa_p2p.config.node_config import read_toml
 from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.dht.settings import LIST_FIELDS
 from ioa_p2p.errors import ConfigError, UsageError
@@ -158,13 +159,7 @@ def parse_agent_option(text: str, base: Path) -> dict[str, Any]:
 def read_agents_file(path: Path) -> AgentPlan:
     """The agents and common tables of an agents file (see the module docstring); ConfigError naming the
     file, the entry and the key when something is wrong."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"agents file {path} is not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read agents file {path}: {exc.strerror}") from None
-    return agents_plan(raw, path)
+    return agents_plan(read_toml(path, "agents file"), path)
 
 
 def agents_plan(raw: Mapping[str, Any], path: Path) -> AgentPlan:

@@ -31,14 +31,13 @@ created there on first start and reused afterwards), its own card, adapter, libp
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ioa_p2p.adapters.registry import adapter_needs
-from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig, read_toml
 from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.errors import ConfigError
 
@@ -114,13 +113,7 @@ def plan_of_config(config: NodeConfig, source: str) -> AgentsPlan | None:
 
 def read_agents_file(path: Path) -> AgentsPlan:
     """An agents file's ``[[agents]]`` list; ConfigError naming the file when it cannot be read."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"agents file {path} is not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read agents file {path}: {exc.strerror or exc}") from None
-    return agents_file_plan(raw, path)
+    return agents_file_plan(read_toml(path, "agents file"), path)
 
 
 def agents_file_plan(raw: Mapping[str, Any], path: Path) -> AgentsPlan:
