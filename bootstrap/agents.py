@@ -52,6 +52,7 @@ from ioa_p2p.config.node_config import read_toml
 from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.dht.settings import LIST_FIELDS
 from ioa_p2p.errors import ConfigError, UsageError
+from ioa_p2p.node.agents.config import unique_name
 from ioa_p2p.node.goals.runtime import adapter_table
 
 #: Sample agents, cycled: (name, description, skills, adapter kind or None).
@@ -199,7 +200,7 @@ def agent_specs(count: int, plan: AgentPlan, installed: set[str]) -> list[NodeSp
     taken = {BOOTSTRAP_NAME}
     specs = []
     for agent in tables:
-        agent["name"] = _unique(str(agent.get("name") or agent.get("adapter") or "agent"), taken)
+        agent["name"] = unique_name(str(agent.get("name") or agent.get("adapter") or "agent"), taken)
         specs.append(NodeSpec(agent["name"], {**plan.common, "agent": agent}))
     return specs
 
@@ -214,15 +215,6 @@ def check_agents(specs: Sequence[NodeSpec], root: Path) -> None:
         adapter = adapter_from_config(table)
         if adapter is not None:
             trio.run(adapter.aclose)
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    candidate, n = name, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{name}-{n}"
-    taken.add(candidate)
-    return candidate
 
 
 def _value(text: str) -> Any:

@@ -146,7 +146,7 @@ def agent_specs(config: NodeConfig, plan: AgentsPlan) -> list[AgentSpec]:
         if isinstance(kind, str) and isinstance(options, Mapping):
             table["options"] = adapter_needs(kind).resolve_paths(options, plan.base)
         for _ in range(own.count):
-            name = _unique(str(table.get("name") or kind or "agent"), taken)
+            name = unique_name(str(table.get("name") or kind or "agent"), taken)
             home = _home(config.home, own.home or f"{plan.root}/{name}")
             if home in homes:
                 raise ConfigError(f"{where}: agent {name!r} would share its home {home} with {homes[home]!r}")
@@ -188,7 +188,8 @@ def _home(process_home: Path, folder: str) -> Path:
     return (path if path.is_absolute() else process_home / path).resolve()
 
 
-def _unique(name: str, taken: set[str]) -> str:
+def unique_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name-2``, ``name-3``... the first not in ``taken`` (which it joins)."""
     candidate, n = name, 1
     while candidate in taken:
         n += 1
@@ -211,4 +212,5 @@ __all__ = [
     "any_port",
     "plan_of_config",
     "read_agents_file",
+    "unique_name",
 ]
