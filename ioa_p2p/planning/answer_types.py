@@ -130,7 +130,10 @@ def answer_type(question: str) -> AnswerType:
         return AnswerType("date")
     if re.search(r"\bwhy\b|\bwhat caused\b|\bthe (?:root )?cause\b|\breason\b|\bcaused by\b", q):
         return AnswerType("reason")
-    if re.search(r"\bwho\b|\bwhose\b|\bwhich (?:person|employee|engineer|manager)\b|\bname of the\b", q):
+    relative = re.search(r"\b(?:how many|number of) [\w-]+ who\b", q)  # "the number of customers who ..."
+    if re.search(r"\bwho\b|\bwhose\b|\bwhich (?:person|employee|engineer|manager)\b|\bname of the\b", q) and (
+        not relative
+    ):
         return AnswerType("name")
     if re.search(r"\bwhich version\b|\bversion\b", q):
         return AnswerType("version")
