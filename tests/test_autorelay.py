@@ -52,13 +52,13 @@ class FakeRelayNet:
         self.asked = 0
         self.circuit_addrs: list[str] = []
 
-    async def reserve(self, relay: PeerId, seconds: float) -> tuple[float, tuple[str, ...]]:
+    async def reserve(self, relay: PeerId, seconds: float) -> tuple[int, tuple[str, ...]]:
         self.asked += 1
         if not self.node.is_connected(relay):
             raise PeerUnreachable(f"not connected to {relay}")
         if self.refuse:
             raise PeerRejected("RESERVATION_REFUSED")
-        return time.time() + 600, (f"/ip4/127.0.0.1/tcp/4001/p2p/{relay}",)
+        return int(time.time()) + 600, (f"/ip4/127.0.0.1/tcp/4001/p2p/{relay}",)
 
     def set_circuit_addrs(self, addrs: list[str]) -> None:
         self.circuit_addrs = addrs
