@@ -113,4 +113,5 @@ def spam_behaviour(kind: str, index: int) -> tuple[bool, bool]:
         return False, False
     return True, index % SLEEPER_SHARE == 0
 
+
 __all__ = ["HELDOUT", "SLEEPER_SHARE", "heldout_texts", "paraphrase", "spam_behaviour"]
