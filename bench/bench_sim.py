@@ -21,7 +21,10 @@ starts formed instead, :meth:`World.warm_start`, and runs ``--settle`` s, 120 by
   online node to the key is among the 20 returned), overlap with the 20 closest online nodes, latency
   p50/p95, hops (mean; log2 N beside it), messages per lookup;
 - **publish**: every online node issues a signed card (8-bit stamps) at a random moment of 60 s and puts
-  and provides it as the node does; p50/p95 of the time until both finished;
+  and provides it as the node does; p50/p95 of the time until both finished. From ``--preload-from``
+  nodes (5,000) only ``--publishers`` (300) do, after the cards of all others were placed as a
+  publishing round that reached every target leaves them (record, provider records and complete bucket
+  pages at each key's closest nodes: :func:`~ioa_p2p.dht.sim.preload.preload_cards`);
 - **find**: ``--queries`` DHT-only capability searches from random nodes (no directory: what a node of a
   large network relies on): recall@5 against the exact top 5 over every card (same cosine ranking), and,
   when the shared data set is there, recall@5 of the gold team for the DHT search and for the exact one;
@@ -174,7 +177,8 @@ def run_one(
         if n >= args.preload_from:
             publishers = rng.sample(world.nodes, min(n, args.publishers))
             row["preloaded"] = n - len(publishers)
-            preload_cards(world, forest, [x for x in world.nodes if x not in set(publishers)], rng)
+            chosen = {x.index for x in publishers}
+            preload_cards(world, forest, [x for x in world.nodes if x.index not in chosen], rng)
         publish_part(world, forest, publishers, rng, row, args.warm_publish)
     if "find" in parts:
         find_part(world, forest, settings, queries, spam, rng, row, args.search)

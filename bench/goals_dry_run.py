@@ -64,6 +64,7 @@ SUITES = {
     "times": HERE / "goal_suite_times",
     "para": HERE / "goal_suite_para",
     "chain": HERE / "goal_suite_chain",
+    "single": HERE / "goal_suite_single",
 }
 
 

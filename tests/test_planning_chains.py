@@ -61,3 +61,60 @@ def test_an_amount_per_thing_divides_by_the_value_about_that_thing() -> None:
     steps = plan_request(goal).steps
     assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC]
     assert "visitor" in steps[0].template and steps[2].template == "(v2 / v1)"
+
+
+@pytest.mark.parametrize(
+    ("goal", "first", "second", "relation"),
+    [
+        (
+            "Sum the hire fees of Corvel's Hall A and Hall C.",
+            "Hall A",
+            "Hall C",
+            "(v1 + v2)",
+        ),
+        (
+            "The M-40 and the M-60 from Dunmore: how much do they weigh together?",
+            "M-40",
+            "M-60",
+            "(v1 + v2)",
+        ),
+        (
+            "What is the difference between the number of seats in the Pell theatre and the number of "
+            "seats in the Arden cinema?",
+            "Pell theatre",
+            "Arden cinema",
+            "abs(v1 - v2)",
+        ),
+        (
+            "Find Osgood's Route 4 Peak and Route 4 Off-peak fares for an adult.",
+            "Route 4 Peak",
+            "Route 4 Off-peak",
+            None,
+        ),
+    ],
+)
+def test_one_request_about_two_things_is_a_lookup_each_and_the_relation_asked(
+    goal: str, first: str, second: str, relation: str | None
+) -> None:
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps[:2]] == [LOOKUP, LOOKUP]
+    assert first in steps[0].template and second not in steps[0].template.replace(first, "")
+    assert second in steps[1].template and first not in steps[1].template.replace(second, "")
+    if relation is None:
+        assert len(steps) == 2
+    else:
+        assert len(steps) == 3 and steps[2].kind == CALC and steps[2].template == relation
+
+
+def test_a_relative_who_does_not_make_a_count_a_name() -> None:
+    from ioa_p2p.planning.answer_types import answer_type
+
+    assert answer_type("What is the number of guests who stayed two nights?").kind == "count"
+    assert answer_type("Who signed the lease for the shop?").kind == "name"
+
+
+@pytest.mark.parametrize("goal", ["How many minutes are there between 14:02 and 14:48?", "Add 3 and 4."])
+def test_numbers_and_clock_times_are_no_pair_of_things(goal: str) -> None:
+    from ioa_p2p.planning.coordinated import two_things
+
+    assert two_things(goal) is None

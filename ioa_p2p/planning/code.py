@@ -274,8 +274,11 @@ _BIND_ONLY = re.compile(
 )
 
 
-def join_bindings(clauses: list[str]) -> list[str]:
-    """ "Bind it to `tax` and run: <code>": the binding belongs to the code step that follows."""
+def join_bindings(clauses: list[str], blocks: list[str] | None = None) -> list[str]:
+    """ "Bind it to `tax` and run: <code>": the binding belongs to the code step that follows (with the
+    request's ``blocks``, so do clauses that only name a value after the code's input: "plug it in as n")."""
+    if blocks is not None:
+        clauses = join_named_bindings(clauses, blocks)
     out: list[str] = []
     for clause in clauses:
         if out and _BIND_ONLY.match(out[-1].strip()) and (MARK_RE.search(clause) or _INLINE.search(clause)):
