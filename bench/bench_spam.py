@@ -159,6 +159,8 @@ def run(
             gold = {by_name[n] for n in goal["team"] if n in by_name}
             started = time.perf_counter()
             known = {k: v for k, v in ranker.priors().items() if k in seen} if defences else {}
+            if policy is not None:  # a peer whose card the node never held is young by definition
+                known.update((k, -policy.young_penalty) for k in young if k not in seen)
             among = None if sketches is None else sketches.fetched(goal["goal"], known, defences)
             if among is not None:
                 honest_fetched.append(sum(k not in spam for k in among) / max(1, len(among)))

@@ -108,13 +108,17 @@ def test_the_reputation_book_marks_young_peers_and_lowers_them_once_someone_is_e
     directory, key = _directory_with({"old": 7200.0, "new": 60.0, "partner": 60.0, "worker": 60.0}, now)
     ranker = _Ranker()
     directory.ranker = ranker  # type: ignore[assignment]
-    discovery = SimpleNamespace(directory=directory, node=SimpleNamespace(now=lambda: now), young=frozenset())
+    search = SimpleNamespace(settled=None, young_penalty=0.0)
+    discovery = SimpleNamespace(
+        directory=directory, node=SimpleNamespace(now=lambda: now), young=frozenset(), search=search
+    )
     chats = SimpleNamespace(member_chats=lambda: [])
     book = ReputationBook(chats, discovery, TrustPolicy(), (key["partner"],))  # type: ignore[arg-type]
     book.standings = {key["worker"]: Standing(done=1), key["new"]: Standing(failed=1)}
     assert book.age() and book.young == {key["new"]}  # trusted, proven by a task done, or held long enough
     book.publish()
     assert discovery.young == {key["new"]}
+    assert search.settled == {key["old"], key["partner"], key["worker"]} and search.young_penalty == 1.0
     assert ranker.priors[key["new"]] == pytest.approx(reputation_prior(Standing(failed=1)) - 1.0)
     assert key["partner"] not in ranker.priors and ranker.priors[key["worker"]] > 0
     assert not book.age()  # unchanged
@@ -125,9 +129,9 @@ def test_nobody_is_young_while_no_peer_is_established() -> None:
     directory, _ = _directory_with({"a": 60.0, "b": 10.0}, now)
     discovery = SimpleNamespace(directory=directory, node=SimpleNamespace(now=lambda: now), young=frozenset())
     book = ReputationBook(SimpleNamespace(member_chats=lambda: []), discovery, TrustPolicy())  # type: ignore[arg-type]
-    assert not book.age() and book.young == frozenset()
+    assert not book.age() and book.young == frozenset() and book.settled is None
     off = ReputationBook(SimpleNamespace(member_chats=lambda: []), discovery, OFF)  # type: ignore[arg-type]
-    assert not off.age() and off.young == frozenset()
+    assert not off.age() and off.young == frozenset() and off.settled is None
 
 
 def test_a_new_version_keeps_the_first_time_the_peer_was_held() -> None:
@@ -145,3 +149,22 @@ def test_a_new_version_keeps_the_first_time_the_peer_was_held() -> None:
     entry = directory.entry(identity.peer_id)
     assert entry is not None and entry.card.version == 5_000
     assert (entry.first_ms, entry.learned_ms) == (1_000, 6_000)
+
+
+def test_a_page_search_lowers_listed_peers_it_never_held_unless_they_are_settled() -> None:
+    from ioa_p2p.card.sketch import issue_sketch
+    from ioa_p2p.node.discovery.pages import _young_priors
+
+    ids = [Identity.generate() for _ in range(3)]
+    pool = [
+        issue_sketch(i, version=1, model="m", vector=[1.0, 0.5], now_ms=1_000, expires_at=100_000)
+        for i in ids
+    ]
+    directory = Directory("m", 1)
+    held = issue_card(ids[2], name="c", description="c", model="m", vector=[1.0], version=1_000, now_ms=1_000)
+    directory.offer(held, 1_000, "dht")  # a held young peer has its penalty in the ranker's priors already
+    search = SimpleNamespace(settled=frozenset({str(ids[0].peer_id)}), young_penalty=1.0, directory=directory)
+    priors = _young_priors(search, pool, {ids[1].peer_id: -0.5})  # type: ignore[arg-type]
+    assert priors == {ids[1].peer_id: -1.5}
+    search.settled = None  # trust off (or nobody established yet): the priors as they were
+    assert _young_priors(search, pool, None) is None  # type: ignore[arg-type]

@@ -12,7 +12,9 @@ Trust (:mod:`ioa_p2p.teaming.trust`, ``[goals] young_penalty``, ``max_young``, `
 ``trusted``): the peers whose card this node first held less than ``trust_age`` ago (the directory's
 ``first_ms``), with no task done on record and not trusted, are *young*; each gets ``-young_penalty`` on
 top of its reputation prior, and discovery's :attr:`~ioa_p2p.node.discovery.Discovery.young` is the set
-team formation caps (recomputed every :data:`INTERVAL`, as cards age). While this node holds no
+team formation caps (recomputed every :data:`INTERVAL`, as cards age). A page search's fetch choice
+gives the same penalty to every listed peer whose card this node never held and that is not proven or
+trusted (first seen now: young by definition; ``node/discovery/pages.py``). While this node holds no
 established peer at all (a new network, or this node just started: first-seen times are not kept
 across restarts), nobody is young: a penalty for everyone would only lower every score.
 """
@@ -45,6 +47,7 @@ class ReputationBook:
         self._per_chat: dict[bytes, tuple[int, dict[str, Standing]]] = {}
         self.standings: dict[str, Standing] = {}
         self.young: frozenset[str] = frozenset()
+        self.settled: frozenset[str] | None = None  # established, proven or trusted (None: trust is off)
 
     def update(self) -> bool:
         """Read the chats that changed; True when some standing changed."""
@@ -72,6 +75,7 @@ class ReputationBook:
     def age(self) -> bool:
         """Recompute the young peers (module docstring); True when the set changed."""
         young: frozenset[str] = frozenset()
+        settled: frozenset[str] | None = None
         if self.trust.young_penalty or self.trust.max_young is not None:
             first = {
                 str(e.card.peer_id): e.first_ms / 1000 for e in self.discovery.directory if e.source != "self"
@@ -80,7 +84,10 @@ class ReputationBook:
             young = young_keys(first, proven, now=self.discovery.node.now(), trust_age=self.trust.trust_age)
             if len(young) == len(first):  # nobody established yet (a new network or node): all alike
                 young = frozenset()
-        changed, self.young = young != self.young, young
+            else:
+                settled = frozenset(first.keys() - young) | proven
+        changed = young != self.young or settled != self.settled
+        self.young, self.settled = young, settled
         return changed
 
     def publish(self) -> None:
@@ -92,6 +99,8 @@ class ReputationBook:
             ranker.set_reputation(priors)
         self.discovery.reputation = self.standings
         self.discovery.young = self.young
+        self.discovery.search.settled = self.settled
+        self.discovery.search.young_penalty = self.trust.young_penalty
 
 
 async def reputation_loop(book: ReputationBook) -> None:
