@@ -145,6 +145,7 @@ def run(
     policy = TrustPolicy() if mode == "trust" else None
     by_name = {v: k for k, v in world.names.items()}
     recalls, slots, teams_with_spam, teams = [], 0, 0, 0
+    spam_leads = only_spam = 0  # where the spam in teams sits: as the lead; the whole team
     joined: Counter[str] = Counter()
     standings: dict[str, Standing] = {}
     rank_ms: list[float] = []
@@ -177,6 +178,8 @@ def run(
             teams += 1
             bad = [k for k in pick.keys if k in spam]
             teams_with_spam += bool(bad)
+            spam_leads += bool(pick.keys) and pick.keys[0] in spam
+            only_spam += bool(bad) and len(bad) == len(pick.keys)
             joined.update(bad)
             if defences:  # what the team's signed history tells this node afterwards
                 for key in pick.keys:
@@ -196,6 +199,8 @@ def run(
         "teams": teams,
         "teams_with_spam": round(teams_with_spam / teams, 4),
         "max_share_one_spam_identity": round(max(joined.values(), default=0) / teams, 4),
+        "teams_led_by_spam": round(spam_leads / teams, 4),
+        "teams_of_spam_only": round(only_spam / teams, 4),
         "spam_top5_slots": round(slots / (5 * teams), 4),
         "rank_ms_p50": round(statistics.median(rank_ms), 2),
     }
@@ -360,7 +365,9 @@ def describe(row: dict[str, Any]) -> str:
     return (
         f"{row['attack']:<9} {mode}  recall@5 {row['recall@5']:.3f} ({row['recall_ratio']:.2f} of baseline)  "
         f"teams with spam {100 * row['teams_with_spam']:5.1f} %  one spam identity at most in "
-        f"{100 * row['max_share_one_spam_identity']:4.1f} % of teams  spam in top 5: "
+        f"{100 * row['max_share_one_spam_identity']:4.1f} % of teams  (led by spam "
+        f"{100 * row['teams_led_by_spam']:4.1f} %, spam only {100 * row['teams_of_spam_only']:4.1f} %)  "
+        "spam in top 5: "
         f"{100 * row['spam_top5_slots']:4.1f} % of slots  "
         f"(rank p50 {row['rank_ms_p50']} ms, index {row['index_s']} s)"
         + (f"  cards fetched per find {row['cards_fetched']}" if "cards_fetched" in row else "")
