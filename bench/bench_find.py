@@ -278,6 +278,7 @@ async def measure(
         stats0 = dict(net.service.stats)
         connected0 = len(net.node.connected_peers())
         cpu0, wall0 = cpu_seconds(net.pids), time.monotonic()
+        own0 = cpu_seconds([os.getpid()])
         for q in range(n_queries):
             goal = goals[q % len(goals)]
             if mode == "dht":
@@ -292,8 +293,11 @@ async def measure(
             recalls.append(len(got & truth.ranked(goal)) / 5)
             cosines.append(len(got & truth.cosine(goal)) / 5)
         cpu, wall = cpu_seconds(net.pids) - cpu0, time.monotonic() - wall0
+        own = cpu_seconds([os.getpid()]) - own0
         row = {
             "cpu_s_per_query": round(cpu / n_queries, 3),
+            # of which the asking node's own process (embedding, page reading, card checks, ranking)
+            "asker_cpu_s_per_query": round(own / n_queries, 3),
             "cores_busy": round(cpu / wall, 2),
             "cores_idle": round(idle, 2),
             "n": n,

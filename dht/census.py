@@ -79,10 +79,12 @@ class CensusPolicy:
         self._tried_at = -math.inf
         self.taken = 0
         self.failed_count = 0
+        self._retry = False  # the last try failed
 
     def due(self, now: float, size: float, table_size: int) -> bool:
-        """A census is due: the node knows a peer, and none was taken yet, or the last is older than the
-        interval, or the estimate grew by ``growth`` since (at least ``min_gap`` after the last try)."""
+        """A census is due: the node knows a peer, and none was taken yet, or (at least ``min_gap`` after
+        the last try) the last try failed, or the last census named under :data:`MIN_SHARE` of the
+        estimated network, or it is older than the interval, or the estimate grew by ``growth`` since."""
         if table_size < 1:
             return False
         last = self.last
@@ -90,17 +92,20 @@ class CensusPolicy:
             return now - self._tried_at >= self.retry
         if now - max(last.at, self._tried_at) < self.min_gap:
             return False
-        return now - last.at >= self.interval or size >= self.growth * max(last.size, 1.0)
+        weak = self._retry or len(last.named) < MIN_SHARE * size  # it proves nothing: try again soon
+        return weak or now - last.at >= self.interval or size >= self.growth * max(last.size, 1.0)
 
     def started(self, now: float) -> None:
         self._tried_at = now
 
     def failed(self) -> None:
         self.failed_count += 1
+        self._retry = True
 
     def record(self, census: Census) -> None:
         self.last = census
         self.taken += 1
+        self._retry = False
 
     def status(self, now: float) -> dict[str, object]:
         last = self.last

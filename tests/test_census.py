@@ -72,9 +72,17 @@ def test_a_census_is_taken_on_join_when_the_estimate_grows_and_on_a_timer() -> N
     assert not policy.due(6.0 + CENSUS_MIN_GAP - 1, 30.0, table_size=20)  # at most one per min gap
     assert policy.due(6.0 + CENSUS_MIN_GAP, 30.0, table_size=20)  # the estimate grew: a joiner
     policy.started(40.0)
-    policy.record(Census(frozenset(_peers(2)), 40.0, 30.0))
+    policy.record(Census(frozenset(_peers(20)), 40.0, 30.0))
     assert not policy.due(200.0, 31.0, table_size=20)  # stable
     assert policy.due(40.0 + CENSUS_INTERVAL, 31.0, table_size=20)
+    # a try that failed, or a census that named under half the estimated network, is retried soon
+    policy.started(400.0)
+    policy.failed()
+    assert not policy.due(400.0 + CENSUS_MIN_GAP - 1, 31.0, table_size=20)
+    assert policy.due(400.0 + CENSUS_MIN_GAP, 31.0, table_size=20)
+    policy.record(Census(frozenset(_peers(12)), 440.0, 25.0))
+    assert not policy.due(440.0 + CENSUS_MIN_GAP, 23.0, table_size=20)  # 12 of ~23: fine
+    assert policy.due(440.0 + CENSUS_MIN_GAP, 30.0, table_size=20)  # 12 of ~30: proves nothing
 
 
 @asynccontextmanager
