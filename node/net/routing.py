@@ -40,18 +40,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import trio
+from libp2p.kad_dht.common import BUCKET_SIZE
 from libp2p.kad_dht.kad_dht import DHTMode, KadDHT
-from libp2p.peer.id import ID
+from libp2p.kad_dht.utils import sort_peer_ids_by_distance
 from libp2p.peer.peerinfo import PeerInfo
 from libp2p.tools.anyio_service import background_trio_service
 
-from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.errors import InvalidPeerId, IoAError
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.host import from_libp2p_id, peer_info_from_addr, to_libp2p_id
-from ioa_p2p.node.net.kad_io import CLOSEST, known_peers, run_lookup
 from ioa_p2p.node.net.kad_slots import serve_in_slots
 
 log = logging.getLogger("ioa_p2p.routing")
@@ -270,10 +269,10 @@ async def run_peer_discovery(
         grew = False
         with faults.boundary("peer discovery"):  # fed by other peers' FIND_NODE answers
             # the per-bucket refresh is py-libp2p's own (KadDHT's maintenance loop, every 600 s)
-            await _lookup(dht, own_key)
+            await _lookup(dht, own_key, full=False)
             dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng)
             grew = dht.routing_table.size() > table_before or dialed > 0
-        delay = policy.next_delay(delay, grew)
+        delay = policy.next_delay(delay, grew, len(connected_peers()))
         poked, lost = await _wait_next_round(
             trigger, delay, connected_peers, policy.target_peers, not_before=lost_at + LOST_ROUND_GAP
         )
@@ -304,21 +303,38 @@ async def _wait_next_round(
     return False, False
 
 
-async def _lookup(dht: KadDHT, own_key: bytes) -> None:
-    """Look up the peers closest to us and add them to the routing table, within LOOKUP_TIMEOUT in all.
-
-    Our lookup driver (:func:`~ioa_p2p.node.net.kad_io.run_lookup`, ``FIND_NODE``), not py-libp2p's
-    ``find_closest_peers_network``: a request of the library's that a deadline ends leaves its stream open
-    at the peer (its close is cancelled with it), holding one of that peer's DHT handler slots until the
-    peer ends it as idle (:mod:`~ioa_p2p.node.net.kad_slots`); ours close theirs shielded."""
-    lookup = Lookup([own_key], known_peers(dht), me=own_key)
+async def _lookup(dht: KadDHT, own_key: bytes, *, full: bool) -> None:
+    """Look up our own key and add the peers found to the routing table. A lookup that its timeout ends
+    keeps what it learned: the peers its answers named (py-libp2p returns its result only at the end, so
+    they are read from the peerstore, where the answers put them with their addresses), the
+    :data:`~libp2p.kad_dht.common.BUCKET_SIZE` closest of them. Measured (issue 26): in a process of 25
+    agents most lookups reached the 10 s timeout while their second round waited on busy peers, and the
+    peers the bootstrap node had named in the first were lost with the rest."""
+    peerstore = dht.host.get_peerstore()
+    known = set(peerstore.peer_ids())
     try:
-        with trio.move_on_after(LOOKUP_TIMEOUT):
-            await run_lookup(dht, lookup, CLOSEST)
-    except Exception as exc:  # nothing a peer answers may end the refresh loop
+        with trio.move_on_after(LOOKUP_TIMEOUT) as scope:
+            if full:
+                await dht.refresh_routing_table()
+                return
+            found = await dht.peer_routing.find_closest_peers_network(own_key)
+            for peer in found:
+                await _add_to_table(dht, peer)
+    except Exception as exc:  # the library's lookups raise assorted errors on churn
         log.debug("routing table lookup failed: %s", exc)
-    for peer in lookup.closest(own_key):
-        await _add_to_table(dht, ID(peer))
+        return
+    if scope.cancelled_caught:
+        await _keep_learned(dht, own_key, [p for p in peerstore.peer_ids() if p not in known])
+
+
+async def _keep_learned(dht: KadDHT, own_key: bytes, learned: list[Any]) -> None:
+    """Add the closest of ``learned`` (peers new in the peerstore since a lookup began) to the table."""
+    own = dht.host.get_id()
+    closest = sort_peer_ids_by_distance(own_key, [p for p in learned if p != own])[:BUCKET_SIZE]
+    with trio.move_on_after(LOOKUP_TIMEOUT / 2):
+        for peer in closest:
+            with suppress(Exception):  # as in the lookup itself: the library raises on churn
+                await _add_to_table(dht, peer)
 
 
 async def _add_to_table(dht: KadDHT, peer: Any) -> None:
