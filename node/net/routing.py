@@ -270,7 +270,7 @@ async def run_peer_discovery(
             await _lookup(dht, own_key, full=False)
             dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng)
             grew = dht.routing_table.size() > table_before or dialed > 0
-        delay = policy.next_delay(delay, grew)
+        delay = policy.next_delay(delay, grew, dht.routing_table.size())
         poked, lost = await _wait_next_round(
             trigger, delay, connected_peers, policy.target_peers, not_before=lost_at + LOST_ROUND_GAP
         )
