@@ -3,11 +3,16 @@
 :class:`RefreshPolicy` paces the node's peer discovery (``ioa_p2p.node.net.routing.run_peer_discovery``: a
 lookup of its own key, then dials until ``target_peers`` connections): every ``fast`` seconds while the
 routing table or the connection set still grows, doubling up to ``slow`` once nothing changes; a full
-per-bucket refresh only at the slow pace, and at most every :data:`ISOLATED_MAX` seconds while the routing
-table holds fewer than :data:`ISOLATED` peers (a node that knows only its bootstrap peer has not joined yet:
-at N = 100 processes the bootstrap node, overloaded at start, answered no lookup for minutes, and every
-agent had slowed its lookups to ``slow`` by then). The simulator (:mod:`ioa_p2p.dht.sim`) follows the same
-rules.
+per-bucket refresh only at the slow pace. The simulator (:mod:`ioa_p2p.dht.sim`) follows the same rules.
+
+A round that changed nothing means the network settled only for a node that holds connections: one with
+fewer than ``low_peers`` (at most ``target_peers``) has not joined yet, or lost its neighbours, and its
+lookups that found nothing had failed (timed out behind busy peers, answered by a bootstrap node that
+did not know the network yet). Its pace doubles only up to ``short_max`` (go-libp2p-kad-dht does the same
+below ``minRTRefreshThreshold``). Measured (issue 26): with the pace doubling to ``slow`` regardless, the
+last agents to start in a process of 25 looked up 3-4 times in their first minute, found nothing while
+the others' start-up work kept the loop busy, and then waited 64 s, 128 s, ... for their next lookup,
+holding one connection (their bootstrap) and their own card for minutes.
 """
 
 from __future__ import annotations
@@ -19,12 +24,6 @@ from typing import TypeVar
 
 P = TypeVar("P", bound=Hashable)
 
-#: Below this many peers in its routing table (and below ``target_peers``), a node is not yet part of the
-#: network, and its lookups never slow down past :data:`ISOLATED_MAX` seconds (a lookup over so few
-#: peers costs a few requests).
-ISOLATED = 4
-ISOLATED_MAX = 30.0
-
 
 @dataclass(frozen=True, slots=True)
 class RefreshPolicy:
@@ -33,14 +32,21 @@ class RefreshPolicy:
     fast: float = 1.0
     slow: float = 60.0
     target_peers: int = 16
+    #: below this many connections (or ``target_peers``, if fewer) the node has not joined: see above
+    low_peers: int = 4
+    #: the longest wait between rounds while the node holds fewer than ``low_peers`` connections
+    short_max: float = 10.0
 
-    def next_delay(self, delay: float, grew: bool, table_size: int | None = None) -> float:
-        """``fast`` after a round that found new peers or connections, else twice the last delay, capped at
-        ``slow``, or at :data:`ISOLATED_MAX` while the routing table (``table_size``) is that small."""
+    def next_delay(self, delay: float, grew: bool, connected: int | None = None) -> float:
+        """``fast`` after a round that found new peers or connections, else twice the last delay, capped
+        at ``slow``, or at ``short_max`` while ``connected`` (the connections held; None: not known) is
+        below ``low_peers``."""
         if grew:
             return self.fast
-        isolated = table_size is not None and table_size < min(ISOLATED, max(1, self.target_peers))
-        return min(max(delay, self.fast) * 2, min(self.slow, ISOLATED_MAX) if isolated else self.slow)
+        most = self.slow
+        if connected is not None and connected < min(self.low_peers, self.target_peers):
+            most = min(most, self.short_max)
+        return min(max(delay, self.fast) * 2, most)
 
     def full_refresh(self, delay: float) -> bool:
         """A per-bucket refresh is due only once the network has settled (the slow pace)."""
@@ -58,4 +64,4 @@ class RefreshPolicy:
         return closest + others[: wanted - len(closest)]
 
 
-__all__ = ["ISOLATED", "ISOLATED_MAX", "RefreshPolicy"]
+__all__ = ["RefreshPolicy"]

@@ -9,7 +9,7 @@ import trio
 from trio.testing import MockClock
 
 from ioa_p2p.dht.pacing import AnnouncePacer
-from ioa_p2p.dht.refresh import ISOLATED, ISOLATED_MAX, RefreshPolicy
+from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.net.gossip import HeartbeatPacer, RegisterBackoff, ResubscribePacer
 from ioa_p2p.node.net.routing import DEFICIT_CHECK, RefreshTrigger, _wait_next_round
@@ -30,18 +30,22 @@ def test_refresh_slows_down_while_nothing_changes_and_speeds_up_on_growth() -> N
     assert not policy.full_refresh(32.0) and policy.full_refresh(60.0)
 
 
-def test_a_node_that_knows_almost_no_peer_keeps_looking_them_up() -> None:
-    """A routing table of fewer than ISOLATED peers (at N = 100 processes: the bootstrap node only, which
-    had answered no lookup while it was overloaded) caps the wait at ISOLATED_MAX, not ``slow``."""
-    policy = RefreshPolicy(fast=1.0, slow=600.0, target_peers=16)
-    delay = policy.fast
-    for _ in range(12):
-        delay = policy.next_delay(delay, grew=False, table_size=1)
-    assert delay == ISOLATED_MAX
-    assert policy.next_delay(ISOLATED_MAX, grew=False, table_size=ISOLATED) == 2 * ISOLATED_MAX
-    assert policy.next_delay(300.0, grew=False, table_size=20) == 600.0
-    small = RefreshPolicy(fast=1.0, slow=600.0, target_peers=2)  # two peers are all this node wants
-    assert small.next_delay(300.0, grew=False, table_size=2) == 600.0
+def test_refresh_keeps_retrying_while_the_node_has_not_joined() -> None:
+    """A node with fewer than ``low_peers`` connections has not joined (its lookups failed): its pace
+    doubles only up to ``short_max``, not to ``slow`` (issue 26: the last agents of a 25-agent process
+    waited minutes between lookups holding only their bootstrap connection)."""
+    policy = RefreshPolicy(fast=1.0, slow=600.0, target_peers=16, low_peers=4, short_max=10.0)
+    delays, delay = [], policy.fast
+    for _ in range(6):
+        delay = policy.next_delay(delay, grew=False, connected=1)
+        delays.append(delay)
+    assert delays == [2.0, 4.0, 8.0, 10.0, 10.0, 10.0]
+    assert policy.next_delay(10.0, grew=False, connected=4) == 20.0  # joined: back to the doubling
+    assert policy.next_delay(600.0, grew=False, connected=0) == 10.0  # lost every neighbour
+    assert policy.next_delay(10.0, grew=True, connected=1) == 1.0
+    assert policy.next_delay(8.0, grew=False) == 16.0  # connections not said: as before
+    tiny = RefreshPolicy(fast=1.0, slow=600.0, target_peers=2, low_peers=4, short_max=10.0)
+    assert tiny.next_delay(10.0, grew=False, connected=2) == 20.0  # the target is met
 
 
 def test_peers_to_dial_fills_the_target_closest_first_then_random() -> None:
