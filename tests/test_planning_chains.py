@@ -118,3 +118,18 @@ def test_numbers_and_clock_times_are_no_pair_of_things(goal: str) -> None:
     from ioa_p2p.planning.coordinated import two_things
 
     assert two_things(goal) is None
+
+
+@pytest.mark.parametrize(
+    ("goal", "expected"),
+    [
+        ("Give the Halden P-9 pump's rated flow in litres per second.", 2.0),
+        ("What is the Halden P-9 pump's rated flow in cubic metres per hour?", 7.2),
+    ],
+)
+def test_a_lookup_asked_in_a_unit_is_looked_up_then_converted(goal: str, expected: float) -> None:
+    lookup, convert = plan_request(goal).steps
+    assert lookup.kind == LOOKUP and " in " not in lookup.template.split("flow")[-1]
+    assert convert.kind == CALC and convert.needs == (1,) and "/" in convert.unit
+    shown = describe(convert, {1: Value.of_number(120, "L/min")}).removeprefix("Calculate ")
+    assert abs(eval(shown, {"__builtins__": {}}) - expected) < 1e-6  # 120 L/min converted

@@ -247,6 +247,8 @@ def request_act(text: str) -> str:
         return "compute" if numbered else ("question" if word == "take" else "other")
     if word in ("give", "state", "tell", "show") and not re.search(r"[A-Z]\w*\d|[A-Z][a-z]+ [A-Z]", s[1:]):
         return "compute" if re.search(r"\d|\b(?:it|that|this|result)\b", s, re.I) else "question"
+    if word in ("give", "state", "tell", "show") and re.match(r"\w+\s+(?:(?:me|us)\s+)?the\b", s, re.I):
+        return "question"  # "give the Orvo K2's weight in pounds": a fact of a named thing
     if word in _LOOKUP_VERBS or _QUESTION_START.match(s) or s.endswith("?"):
         return "question"
     return "other"
