@@ -133,3 +133,20 @@ def test_a_lookup_asked_in_a_unit_is_looked_up_then_converted(goal: str, expecte
     assert convert.kind == CALC and convert.needs == (1,) and "/" in convert.unit
     shown = describe(convert, {1: Value.of_number(120, "L/min")}).removeprefix("Calculate ")
     assert abs(eval(shown, {"__builtins__": {}}) - expected) < 1e-6  # 120 L/min converted
+
+
+def test_two_questions_in_one_sentence_are_two_lookups_with_their_context() -> None:
+    goal = (
+        "In the Wexley museum's 2025 report, how many visitors came in March and what was the ticket "
+        "income for March? From those, what was the income per visitor?"
+    )
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC]
+    assert all("Wexley" in s.template for s in steps[:2])
+    assert steps[2].template == "(v2 / v1)"
+
+
+def test_a_closing_report_instruction_is_no_request() -> None:
+    goal = "Run print(6 * 7). Multiply it by the Orwell Hall cleaning fee, and report the amount."
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [CODE, LOOKUP, CALC] and "cleaning fee" in steps[1].template

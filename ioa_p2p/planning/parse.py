@@ -165,13 +165,13 @@ def _plan_request(goal: str) -> Plan:
         alone = literal_step(clauses[0], 1) if not _codeish(clauses[0]) else None
         if alone is not None:
             return Plan(goal, (alone,), 1, clauses[0])
-        combines = _COMBINES.search(clauses[0])
+        combines, two = _COMBINES.search(clauses[0]), split_questions(clauses[0])  # "how many X and what Y?"
         decomposed = natural.decompose(clauses[0]) or combined_question(clauses[0])
         decomposed = decomposed or coordinated(
             clauses[0], 1, related=True
         )  # "between A and B", "A and B together"
         decomposed = decomposed or charge_plan(clauses[0]) or deadline_plan(clauses[0])
-        decomposed = decomposed or (derived_plan(clauses[0]) if not combines else None)
+        decomposed = decomposed or (derived_plan(clauses[0]) if not combines and not two else None)
         decomposed = decomposed or (apply_rate(clauses[0]) if not combines else None)
         decomposed = decomposed or coordinated(clauses[0], 1)  # "the P-1 and P-2 weights together"
         if decomposed is not None:
