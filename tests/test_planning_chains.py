@@ -150,3 +150,26 @@ def test_a_closing_report_instruction_is_no_request() -> None:
     goal = "Run print(6 * 7). Multiply it by the Orwell Hall cleaning fee, and report the amount."
     steps = plan_request(goal).steps
     assert [s.kind for s in steps] == [CODE, LOOKUP, CALC] and "cleaning fee" in steps[1].template
+
+
+@pytest.mark.parametrize(
+    ("goal", "template", "unit"),
+    [
+        ("Convert 38.5 hours to days at 7.7 hours per day.", "(38.5 / 7.7)", "days"),
+        ("How many days do 60 hours make at 7.5 hours a day?", "(60 / 7.5)", "days"),
+        ("Convert 4 days to hours at 7.5 hours a day.", "(4 * 7.5)", "h"),
+    ],
+)
+def test_a_stated_rate_converts_in_the_direction_the_units_require(
+    goal: str, template: str, unit: str
+) -> None:
+    (step,) = plan_request(goal).steps
+    assert step.kind == CALC and step.template == template and step.unit == unit
+
+
+def test_a_quantity_counted_in_units_an_earlier_value_measures_is_divided_by_it() -> None:
+    goal = "Find the length of the Quarry Lane working week. A job takes 150 hours; how many weeks is that?"
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [LOOKUP, CALC] and "150 / v1" in steps[1].template  # never 150 * v1
+    shifts = "Find the length of the Quarry Lane shift. A job takes 60 hours; how many shifts is that?"
+    assert "60 / v1" in plan_request(shifts).steps[1].template
