@@ -173,3 +173,14 @@ def test_a_quantity_counted_in_units_an_earlier_value_measures_is_divided_by_it(
     assert [s.kind for s in steps] == [LOOKUP, CALC] and "150 / v1" in steps[1].template  # never 150 * v1
     shifts = "Find the length of the Quarry Lane shift. A job takes 60 hours; how many shifts is that?"
     assert "60 / v1" in plan_request(shifts).steps[1].template
+
+
+def test_a_topic_before_a_colon_leaves_the_request_after_it() -> None:
+    goal = (
+        "Plum jam at Orvo Kitchen: find the sugar for one batch and how many jars a batch fills, work out "
+        "the grams of sugar per jar, then run this with per_jar set to it:\nprint(per_jar * 12)"
+    )
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC, CODE]
+    assert "work out" not in steps[0].template and steps[2].template == "(v1 / v2)"
+    assert steps[3].bindings == (("per_jar", 3),)

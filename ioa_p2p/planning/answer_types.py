@@ -238,6 +238,9 @@ def request_act(text: str) -> str:
     ``compute`` (arithmetic on values), ``code`` (run code), ``transform`` (translate, encode, count, sort
     a given text) or ``other``. Read from the request's form: its leading verb, or its question word."""
     s = _POLITE.sub("", " ".join(text.strip().split())).strip(" ,;:")
+    topic = re.match(r"^([A-Z][a-z']*)\s[^:?.\d]{1,60}:\s+(?=[a-z])", s)  # "Plum jam at Orvo: find ..."
+    verbs = _COMPUTE_VERBS | _CODE_VERBS | _TRANSFORM_VERBS | _LOOKUP_VERBS
+    s = s[topic.end() :] if topic and topic.group(1).lower() not in verbs and "```" not in text else s
     first = re.match(r"[A-Za-z']+", s)
     word = first.group(0).lower() if first else ""
     if "```" in text:
