@@ -128,7 +128,7 @@ async def test_testnet_mesh_kill_restart_and_clean_exit(tmp_path: Path) -> None:
         # Listens nowhere; holds a reservation on the bootstrap relay.
         NodeSpec("hidden", {"node": {"listen": []}, "relay": {"reserve_on_bootstrap": True}}),
     ]
-    with trio.fail_after(120):
+    with trio.fail_after(240):  # a bound above the sum of the waits below (each bounded on its own)
         async with open_testnet(tmp_path, specs) as net:
             assert list(net.nodes) == ["bootstrap", "alpha", "beta", "hidden"]
             boot = net.bootstrap
