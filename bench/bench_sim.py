@@ -114,7 +114,7 @@ def peak_mb() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 
 
-def form(n: int, churn: float, cards: CardSet, args: argparse.Namespace) -> World:
+def form(n: int, churn: float, cards: CardSet | None, args: argparse.Namespace) -> World:
     config = SimConfig(
         nodes=n,
         seed=args.seed,
@@ -137,7 +137,7 @@ def form(n: int, churn: float, cards: CardSet, args: argparse.Namespace) -> Worl
 
 
 def run_one(
-    n: int, churn: float, cards: CardSet, queries: Any, spam: set[int], args: argparse.Namespace
+    n: int, churn: float, cards: CardSet | None, queries: Any, spam: set[int], args: argparse.Namespace
 ) -> dict[str, Any]:
     started = time.perf_counter()
     cpu = time.process_time()
@@ -169,6 +169,8 @@ def run_one(
         )
         report("lookups", row)
 
+    if cards is None:  # lookups only: made-up identities, no cards (main)
+        return finish(world, row, started, cpu)
     forest = forest_for(cards.model_id, cards.dim)
     settings = replace(DiscoverySettings(), min_stamp_bits=8, revalidate=args.revalidate)
     honest = [node for node in world.nodes if node.index not in spam]
@@ -191,6 +193,10 @@ def run_one(
         gossip_part(world, args, rng, row)
     if "revocation" in parts:
         revocation_part(world, settings, honest, rng, row, args)
+    return finish(world, row, started, cpu)
+
+
+def finish(world: World, row: dict[str, Any], started: float, cpu: float) -> dict[str, Any]:
     row.update(
         wall_s=round(time.perf_counter() - started, 1),
         cpu_s=round(time.process_time() - cpu, 1),
@@ -423,8 +429,16 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(x) for x in args.nodes.split(",")]
     churns = [float(x) for x in args.churn.split(",")]
+    rows: list[dict[str, Any]] = []
+    if not set(args.parts.split(",")) - set(args.skip.split(",")) - {"lookups"}:
+        for n in sizes:  # no cards needed: made-up identities, as bench_sim_hedge.py
+            print(f"N={n}: lookups only (no cards)", flush=True)
+            for churn in churns:
+                rows.append(run_one(n, churn, None, [], set(), args))
+                write_row(args, rows[-1])
+        print_table(rows)
+        return
     embedder = WordLlamaEmbedder()
-    rows = []
     for n in sizes:
         rng = random.Random(args.seed + n)
         spam_count = int(round(args.spam * n))
@@ -439,9 +453,17 @@ def main() -> None:
         print(f"  cards and vectors in {time.perf_counter() - began:.1f} s", flush=True)
         for churn in churns:
             rows.append(run_one(n, churn, cards, queries, spam, args))
-            if args.json:
-                with open(args.json, "a", encoding="utf-8") as out:
-                    out.write(json.dumps(rows[-1]) + "\n")
+            write_row(args, rows[-1])
+    print_table(rows)
+
+
+def write_row(args: argparse.Namespace, row: dict[str, Any]) -> None:
+    if args.json:
+        with open(args.json, "a", encoding="utf-8") as out:
+            out.write(json.dumps(row) + "\n")
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
     print()
     keys = [k for k in dict.fromkeys(k for row in rows for k in row) if not k.endswith("_by_min")]
     print("| " + " | ".join(keys) + " |")
