@@ -337,11 +337,13 @@ def revocation_part(
         revoke_95_s=round(run.time_to(0.95), 1),
         revoke_last_holding_min=max(late, default=0),
         holding_at_15min=round(online_holding.get(15, math.nan), 4),
+        returning_max_after_13min=max((v for m, v in run.returning_online.items() if m >= 13), default=0.0),
         probes_old_max_after_13min=max((v for m, v in run.probes_old.items() if m >= 13), default=0.0),
         repaired=run.repaired,
     )
     row["holding_by_min"] = {m: round(v, 4) for m, v in sorted(online_holding.items())}
     row["probes_old_by_min"] = {m: round(v, 3) for m, v in sorted(run.probes_old.items())}
+    row["returning_by_min"] = {m: round(v, 4) for m, v in sorted(run.returning_online.items())}
     report("revocation", row)
 
 
