@@ -44,7 +44,7 @@ async def start_adapter(adapter: object, nursery: trio.Nursery) -> None:
 def single_error() -> Iterator[None]:
     """Re-raise a lone error out of trio's exception group (a nursery around an adapter's long-lived part),
     so callers catch our typed errors or their block's own exception directly; several stay grouped.
-    (The same rule as the node's own ``open_node``.)"""
+    (Also ``open_node`` and ``open_agents``: a node's nursery and its agents' obey the same rule.)"""
     try:
         yield
     except BaseExceptionGroup as group:

@@ -48,9 +48,11 @@ import trio
 
 from ioa_p2p.adapters.registry import adapter_from_config, adapter_needs
 from ioa_p2p.bootstrap.testnet import BOOTSTRAP_NAME, NodeSpec
+from ioa_p2p.config.node_config import read_toml
 from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.dht.settings import LIST_FIELDS
 from ioa_p2p.errors import ConfigError, UsageError
+from ioa_p2p.node.agents.config import unique_name
 from ioa_p2p.node.goals.runtime import adapter_table
 
 #: Sample agents, cycled: (name, description, skills, adapter kind or None).
@@ -158,13 +160,7 @@ def parse_agent_option(text: str, base: Path) -> dict[str, Any]:
 def read_agents_file(path: Path) -> AgentPlan:
     """The agents and common tables of an agents file (see the module docstring); ConfigError naming the
     file, the entry and the key when something is wrong."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"agents file {path} is not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read agents file {path}: {exc.strerror}") from None
-    return agents_plan(raw, path)
+    return agents_plan(read_toml(path, "agents file"), path)
 
 
 def agents_plan(raw: Mapping[str, Any], path: Path) -> AgentPlan:
@@ -204,7 +200,7 @@ def agent_specs(count: int, plan: AgentPlan, installed: set[str]) -> list[NodeSp
     taken = {BOOTSTRAP_NAME}
     specs = []
     for agent in tables:
-        agent["name"] = _unique(str(agent.get("name") or agent.get("adapter") or "agent"), taken)
+        agent["name"] = unique_name(str(agent.get("name") or agent.get("adapter") or "agent"), taken)
         specs.append(NodeSpec(agent["name"], {**plan.common, "agent": agent}))
     return specs
 
@@ -219,15 +215,6 @@ def check_agents(specs: Sequence[NodeSpec], root: Path) -> None:
         adapter = adapter_from_config(table)
         if adapter is not None:
             trio.run(adapter.aclose)
-
-
-def _unique(name: str, taken: set[str]) -> str:
-    candidate, n = name, 1
-    while candidate in taken:
-        n += 1
-        candidate = f"{name}-{n}"
-    taken.add(candidate)
-    return candidate
 
 
 def _value(text: str) -> Any:

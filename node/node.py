@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 
 import trio
 
+from ioa_p2p.adapters.lifecycle import single_error
 from ioa_p2p.api.events import EventSink
 from ioa_p2p.api.goals import GoalResult
 from ioa_p2p.api.launch import LaunchRequest
@@ -294,7 +295,7 @@ async def open_node(
         budgets.limits.streams_per_peer, budgets.count_refused_early, budgets.admits, budgets=budgets
     )
     agent_memory = memory.open_agent()
-    with _single_error(), _closing(agent_memory):
+    with single_error(), _closing(agent_memory):
         async with (
             open_network(identity, options, faults.record, inbound) as net,
             trio.open_nursery() as nursery,
@@ -374,28 +375,6 @@ def _closing(agent: AgentMemory) -> Iterator[None]:
         yield
     finally:
         agent.close()
-
-
-@contextmanager
-def _single_error() -> Iterator[None]:
-    """Re-raise a lone error out of trio's exception group, so callers catch our typed errors (or the
-    block's own exception) directly; several errors stay grouped."""
-    try:
-        yield
-    except BaseExceptionGroup as group:
-        leaves = list(_leaves(group))
-        real = [exc for exc in leaves if not isinstance(exc, trio.Cancelled)]
-        if len(real) == 1:
-            raise real[0] from None
-        raise
-
-
-def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
-    for exc in group.exceptions:
-        if isinstance(exc, BaseExceptionGroup):
-            yield from _leaves(exc)
-        else:
-            yield exc
 
 
 def _remove_info(home: Path) -> None:

@@ -30,6 +30,24 @@ def test_refresh_slows_down_while_nothing_changes_and_speeds_up_on_growth() -> N
     assert not policy.full_refresh(32.0) and policy.full_refresh(60.0)
 
 
+def test_refresh_keeps_retrying_while_the_node_has_not_joined() -> None:
+    """A node with fewer than ``low_peers`` connections has not joined (its lookups failed): its pace
+    doubles only up to ``short_max``, not to ``slow`` (issue 26: the last agents of a 25-agent process
+    waited minutes between lookups holding only their bootstrap connection)."""
+    policy = RefreshPolicy(fast=1.0, slow=600.0, target_peers=16, low_peers=4, short_max=10.0)
+    delays, delay = [], policy.fast
+    for _ in range(6):
+        delay = policy.next_delay(delay, grew=False, connected=1)
+        delays.append(delay)
+    assert delays == [2.0, 4.0, 8.0, 10.0, 10.0, 10.0]
+    assert policy.next_delay(10.0, grew=False, connected=4) == 20.0  # joined: back to the doubling
+    assert policy.next_delay(600.0, grew=False, connected=0) == 10.0  # lost every neighbour
+    assert policy.next_delay(10.0, grew=True, connected=1) == 1.0
+    assert policy.next_delay(8.0, grew=False) == 16.0  # connections not said: as before
+    tiny = RefreshPolicy(fast=1.0, slow=600.0, target_peers=2, low_peers=4, short_max=10.0)
+    assert tiny.next_delay(10.0, grew=False, connected=2) == 20.0  # the target is met
+
+
 def test_peers_to_dial_fills_the_target_closest_first_then_random() -> None:
     policy = RefreshPolicy(target_peers=6)
     by_distance = _peers(20)

@@ -141,13 +141,18 @@ def load_config(home: Path, *, path: Path | None = None) -> NodeConfig:
         if path != home / CONFIG_FILE_NAME:
             raise ConfigError(f"config file {path} does not exist")
         return NodeConfig(home=home)
+    return parse_config(home, read_toml(path, "config file"), source=str(path))
+
+
+def read_toml(path: Path, what: str) -> dict[str, Any]:
+    """The parsed TOML file ``path``; ConfigError naming it as ``what`` ("config file", "agents file")
+    when it cannot be read or is not valid TOML."""
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"config file {path} is not valid TOML: {exc}") from None
+        raise ConfigError(f"{what} {path} is not valid TOML: {exc}") from None
     except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
-    return parse_config(home, raw, source=str(path))
+        raise ConfigError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
 
 
 def parse_config(home: Path, raw: dict[str, Any], *, source: str = "config") -> NodeConfig:

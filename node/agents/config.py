@@ -31,14 +31,13 @@ created there on first start and reused afterwards), its own card, adapter, libp
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ioa_p2p.adapters.registry import adapter_needs
-from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.config.node_config import NodeConfig, read_toml
 from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.errors import ConfigError
 
@@ -114,13 +113,7 @@ def plan_of_config(config: NodeConfig, source: str) -> AgentsPlan | None:
 
 def read_agents_file(path: Path) -> AgentsPlan:
     """An agents file's ``[[agents]]`` list; ConfigError naming the file when it cannot be read."""
-    try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"agents file {path} is not valid TOML: {exc}") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read agents file {path}: {exc.strerror or exc}") from None
-    return agents_file_plan(raw, path)
+    return agents_file_plan(read_toml(path, "agents file"), path)
 
 
 def agents_file_plan(raw: Mapping[str, Any], path: Path) -> AgentsPlan:
@@ -153,7 +146,7 @@ def agent_specs(config: NodeConfig, plan: AgentsPlan) -> list[AgentSpec]:
         if isinstance(kind, str) and isinstance(options, Mapping):
             table["options"] = adapter_needs(kind).resolve_paths(options, plan.base)
         for _ in range(own.count):
-            name = _unique(str(table.get("name") or kind or "agent"), taken)
+            name = unique_name(str(table.get("name") or kind or "agent"), taken)
             home = _home(config.home, own.home or f"{plan.root}/{name}")
             if home in homes:
                 raise ConfigError(f"{where}: agent {name!r} would share its home {home} with {homes[home]!r}")
@@ -195,7 +188,8 @@ def _home(process_home: Path, folder: str) -> Path:
     return (path if path.is_absolute() else process_home / path).resolve()
 
 
-def _unique(name: str, taken: set[str]) -> str:
+def unique_name(name: str, taken: set[str]) -> str:
+    """``name``, or ``name-2``, ``name-3``... the first not in ``taken`` (which it joins)."""
     candidate, n = name, 1
     while candidate in taken:
         n += 1
@@ -218,4 +212,5 @@ __all__ = [
     "any_port",
     "plan_of_config",
     "read_agents_file",
+    "unique_name",
 ]

@@ -20,14 +20,15 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from contextlib import asynccontextmanager, contextmanager, suppress
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 import trio
 
+from ioa_p2p.adapters.lifecycle import single_error
 from ioa_p2p.errors import AgentFailed, IoAError, LocalStateError, UsageError
 from ioa_p2p.identity import create_key_file
 from ioa_p2p.matching.encoders import MiniLMEncoder
@@ -138,7 +139,7 @@ async def open_agents(
             on_change(run)
 
     try:
-        with _single_error():
+        with single_error():
             async with trio.open_nursery() as nursery:
                 for run in agents.runs:
                     await nursery.start(_host_agent, run, control_api, memory, changed)
@@ -146,26 +147,6 @@ async def open_agents(
                 nursery.cancel_scope.cancel()
     finally:
         agents.remove_index()
-
-
-@contextmanager
-def _single_error() -> Iterator[None]:
-    """The block's own exception out of trio's exception group (the agents' tasks never raise)."""
-    try:
-        yield
-    except BaseExceptionGroup as group:
-        real = [exc for exc in _leaves(group) if not isinstance(exc, trio.Cancelled)]
-        if len(real) == 1:
-            raise real[0] from None
-        raise
-
-
-def _leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
-    for exc in group.exceptions:
-        if isinstance(exc, BaseExceptionGroup):
-            yield from _leaves(exc)
-        else:
-            yield exc
 
 
 async def _host_agent(

@@ -40,7 +40,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import trio
+from libp2p.kad_dht.common import BUCKET_SIZE
 from libp2p.kad_dht.kad_dht import DHTMode, KadDHT
+from libp2p.kad_dht.utils import sort_peer_ids_by_distance
 from libp2p.peer.peerinfo import PeerInfo
 from libp2p.tools.anyio_service import background_trio_service
 
@@ -270,7 +272,7 @@ async def run_peer_discovery(
             await _lookup(dht, own_key, full=False)
             dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng)
             grew = dht.routing_table.size() > table_before or dialed > 0
-        delay = policy.next_delay(delay, grew)
+        delay = policy.next_delay(delay, grew, len(connected_peers()))
         poked, lost = await _wait_next_round(
             trigger, delay, connected_peers, policy.target_peers, not_before=lost_at + LOST_ROUND_GAP
         )
@@ -302,8 +304,16 @@ async def _wait_next_round(
 
 
 async def _lookup(dht: KadDHT, own_key: bytes, *, full: bool) -> None:
+    """Look up our own key and add the peers found to the routing table. A lookup that its timeout ends
+    keeps what it learned: the peers its answers named (py-libp2p returns its result only at the end, so
+    they are read from the peerstore, where the answers put them with their addresses), the
+    :data:`~libp2p.kad_dht.common.BUCKET_SIZE` closest of them. Measured (issue 26): in a process of 25
+    agents most lookups reached the 10 s timeout while their second round waited on busy peers, and the
+    peers the bootstrap node had named in the first were lost with the rest."""
+    peerstore = dht.host.get_peerstore()
+    known = set(peerstore.peer_ids())
     try:
-        with trio.move_on_after(LOOKUP_TIMEOUT):
+        with trio.move_on_after(LOOKUP_TIMEOUT) as scope:
             if full:
                 await dht.refresh_routing_table()
                 return
@@ -312,6 +322,19 @@ async def _lookup(dht: KadDHT, own_key: bytes, *, full: bool) -> None:
                 await _add_to_table(dht, peer)
     except Exception as exc:  # the library's lookups raise assorted errors on churn
         log.debug("routing table lookup failed: %s", exc)
+        return
+    if scope.cancelled_caught:
+        await _keep_learned(dht, own_key, [p for p in peerstore.peer_ids() if p not in known])
+
+
+async def _keep_learned(dht: KadDHT, own_key: bytes, learned: list[Any]) -> None:
+    """Add the closest of ``learned`` (peers new in the peerstore since a lookup began) to the table."""
+    own = dht.host.get_id()
+    closest = sort_peer_ids_by_distance(own_key, [p for p in learned if p != own])[:BUCKET_SIZE]
+    with trio.move_on_after(LOOKUP_TIMEOUT / 2):
+        for peer in closest:
+            with suppress(Exception):  # as in the lookup itself: the library raises on churn
+                await _add_to_table(dht, peer)
 
 
 async def _add_to_table(dht: KadDHT, peer: Any) -> None:
