@@ -32,7 +32,8 @@ starts formed instead, :meth:`World.warm_start`, and runs ``--settle`` s, 120 by
   own description: the share that found it;
 - **revocation**: 5 owners withdraw their cards and go offline at once (the worst case: only the DHT
   has the withdrawal); 40 holders of each old card revalidate at a random moment of ``--revalidate``
-  seconds (the node's default 720): the time until 95 % of holders saw the withdrawal;
+  seconds (the node's default 720): the time until 95 % of holders saw the withdrawal, and per minute
+  the share of online nodes holding an old card and the share whose reads would return one;
 - **spam** (``--spam s``): a share s of the nodes are fresh identities whose cards stuff 10 to 30 honest
   capability sentences together (what claims everything); their cards are published like any other and
   searches report the honest recall and the share of top-5 slots spam took. Ranking here is plain cosine:
@@ -114,7 +115,7 @@ def peak_mb() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 
 
-def form(n: int, churn: float, cards: CardSet, args: argparse.Namespace) -> World:
+def form(n: int, churn: float, cards: CardSet | None, args: argparse.Namespace) -> World:
     config = SimConfig(
         nodes=n,
         seed=args.seed,
@@ -137,7 +138,7 @@ def form(n: int, churn: float, cards: CardSet, args: argparse.Namespace) -> Worl
 
 
 def run_one(
-    n: int, churn: float, cards: CardSet, queries: Any, spam: set[int], args: argparse.Namespace
+    n: int, churn: float, cards: CardSet | None, queries: Any, spam: set[int], args: argparse.Namespace
 ) -> dict[str, Any]:
     started = time.perf_counter()
     cpu = time.process_time()
@@ -169,6 +170,8 @@ def run_one(
         )
         report("lookups", row)
 
+    if cards is None:  # lookups only: made-up identities, no cards (main)
+        return finish(world, row, started, cpu)
     forest = forest_for(cards.model_id, cards.dim)
     settings = replace(DiscoverySettings(), min_stamp_bits=8, revalidate=args.revalidate)
     honest = [node for node in world.nodes if node.index not in spam]
@@ -191,6 +194,10 @@ def run_one(
         gossip_part(world, args, rng, row)
     if "revocation" in parts:
         revocation_part(world, settings, honest, rng, row, args)
+    return finish(world, row, started, cpu)
+
+
+def finish(world: World, row: dict[str, Any], started: float, cpu: float) -> dict[str, Any]:
     row.update(
         wall_s=round(time.perf_counter() - started, 1),
         cpu_s=round(time.process_time() - cpu, 1),
@@ -331,11 +338,13 @@ def revocation_part(
         revoke_95_s=round(run.time_to(0.95), 1),
         revoke_last_holding_min=max(late, default=0),
         holding_at_15min=round(online_holding.get(15, math.nan), 4),
+        returning_max_after_13min=max((v for m, v in run.returning_online.items() if m >= 13), default=0.0),
         probes_old_max_after_13min=max((v for m, v in run.probes_old.items() if m >= 13), default=0.0),
         repaired=run.repaired,
     )
     row["holding_by_min"] = {m: round(v, 4) for m, v in sorted(online_holding.items())}
     row["probes_old_by_min"] = {m: round(v, 3) for m, v in sorted(run.probes_old.items())}
+    row["returning_by_min"] = {m: round(v, 4) for m, v in sorted(run.returning_online.items())}
     report("revocation", row)
 
 
@@ -423,8 +432,16 @@ def main() -> None:
     args = parser.parse_args()
     sizes = [int(x) for x in args.nodes.split(",")]
     churns = [float(x) for x in args.churn.split(",")]
+    rows: list[dict[str, Any]] = []
+    if not set(args.parts.split(",")) - set(args.skip.split(",")) - {"lookups"}:
+        for n in sizes:  # no cards needed: made-up identities, as bench_sim_hedge.py
+            print(f"N={n}: lookups only (no cards)", flush=True)
+            for churn in churns:
+                rows.append(run_one(n, churn, None, [], set(), args))
+                write_row(args, rows[-1])
+        print_table(rows)
+        return
     embedder = WordLlamaEmbedder()
-    rows = []
     for n in sizes:
         rng = random.Random(args.seed + n)
         spam_count = int(round(args.spam * n))
@@ -439,9 +456,17 @@ def main() -> None:
         print(f"  cards and vectors in {time.perf_counter() - began:.1f} s", flush=True)
         for churn in churns:
             rows.append(run_one(n, churn, cards, queries, spam, args))
-            if args.json:
-                with open(args.json, "a", encoding="utf-8") as out:
-                    out.write(json.dumps(rows[-1]) + "\n")
+            write_row(args, rows[-1])
+    print_table(rows)
+
+
+def write_row(args: argparse.Namespace, row: dict[str, Any]) -> None:
+    if args.json:
+        with open(args.json, "a", encoding="utf-8") as out:
+            out.write(json.dumps(row) + "\n")
+
+
+def print_table(rows: list[dict[str, Any]]) -> None:
     print()
     keys = [k for k in dict.fromkeys(k for row in rows for k in row) if not k.endswith("_by_min")]
     print("| " + " | ".join(keys) + " |")

@@ -129,12 +129,16 @@ def plot_revocation(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
     for row in rows:
         held = {int(k): v for k, v in row["holding_by_min"].items()}
         probes = {int(k): v for k, v in row.get("probes_old_by_min", {}).items()}
-        left.plot(list(held), [100 * v for v in held.values()], "o-", label=label(row))
+        left.plot(list(held), [100 * v for v in held.values()], "o-", label=f"{label(row)}: holding")
+        returning = {int(k): v for k, v in row.get("returning_by_min", {}).items()}
+        if returning:
+            values = [100 * v for v in returning.values()]
+            left.plot(list(returning), values, "s--", label=f"{label(row)}: would return it")
         right.plot(list(probes), [100 * v for v in probes.values()], "o-", label=label(row))
     for axis in (left, right):
         axis.axvline(15, color="grey", linestyle=":")
         axis.legend(fontsize=8)
-    left.set(xlabel="minutes after the withdrawal", ylabel="% of online nodes holding the old card")
+    left.set(xlabel="minutes after the withdrawal", ylabel="% of online nodes holding / returning it")
     right.set(xlabel="minutes after the withdrawal", ylabel="% of fetches (find) returning it")
     fig.suptitle("Revocation: owners withdraw and leave; gossip, DHT and revalidation (720 s)")
     fig.tight_layout()

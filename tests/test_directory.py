@@ -164,3 +164,23 @@ def test_past_keep_all_only_wanted_cards_are_kept_and_the_least_used_makes_room(
     assert directory.offer(card(5, [0, 1, 1, 0]), NOW, "gossip", wanted=False) is Offer.ADDED
     directory.trim(NOW)
     assert len(directory) == 3 and PEERS[5].peer_id in directory
+
+
+def test_a_card_unconfirmed_past_the_stale_age_is_never_returned_before_it_is_dropped() -> None:
+    """A node back from a long sleep holds cards its owners withdrew meanwhile: reads skip every card
+    not confirmed within ``stale_after_ms`` at once, not only once the revalidation loop drops it."""
+    d = Directory(MODEL, 4, stale_after_ms=10_000)
+    ttl = 3_600_000
+    d.offer(card(0, [1, 0, 0, 0], ttl_ms=ttl), NOW, "gossip")
+    d.offer(card(1, [0.9, 0.1, 0, 0], ttl_ms=ttl), NOW + 8_000, "gossip")
+    later = NOW + 12_000  # card 0 last confirmed 12 s ago, card 1 4 s ago
+    assert [m.card.peer_id for m in d.search([1, 0, 0, 0], 5, later)] == [PEERS[1].peer_id]
+    assert [c.peer_id for c in d.cards(later)] == [PEERS[1].peer_id]
+    assert PEERS[0].peer_id in d and len(d.cards()) == 2  # held (to be confirmed again), not returned
+    d.touch(PEERS[0].peer_id, later)  # its owner confirmed it
+    assert len(d.search([1, 0, 0, 0], 5, later)) == 2
+    d.offer(card(2, [0, 1, 0, 0], ttl_ms=ttl), NOW, "self")  # this node's own card is never stale
+    assert PEERS[2].peer_id in {c.peer_id for c in d.cards(NOW + 60_000)}
+    assert len(Directory(MODEL, 4).cards()) == 0
+    with pytest.raises(UsageError):
+        Directory(MODEL, 4, stale_after_ms=-1)

@@ -16,8 +16,10 @@ has does not: ``CardSearch.apply``); cards unconfirmed for ``revalidate + find_t
 
 Every :data:`PROBE_EVERY` seconds, ``probes`` random online nodes that do not hold a card fetch it as a
 ``find`` would (owner first, then the DHT): a probe that gets the old card is a node that would return
-it. :class:`RevocationRun` reports, per minute, the share of online nodes that hold an old card and the
-share of probes that got one, and the times until 95 % and 100 % of all holders dropped it.
+it. :class:`RevocationRun` reports, per minute, the share of online nodes that hold an old card, the
+share whose reads would return one (held and confirmed within ``revalidate + find_timeout``, as the
+node's directory reads), and the share of probes that got one, and the times until 95 % and 100 % of
+all holders dropped it.
 """
 
 from __future__ import annotations
@@ -56,6 +58,9 @@ class RevocationRun:
     by_expiry: int = 0
     put_ok: int = 0
     holding_online: dict[int, float] = field(default_factory=dict)  # minute -> share of online holding
+    #: minute -> share of online nodes whose reads would return an old card (held and not stale:
+    #: ``Directory.returnable``; a node back from offline holds it until its revalidation drops it)
+    returning_online: dict[int, float] = field(default_factory=dict)
     probes_old: dict[int, float] = field(default_factory=dict)  # minute -> share of probe fetches: old
     repaired: int = 0
 
@@ -88,8 +93,10 @@ def revoke_everywhere(
     result = RevocationRun(len(owners), len(holders) * len(owners))
     begin = world.loop.now
     held: dict[tuple[int, Any], None] = {}
+    grace_ms = int((settings.revalidate + settings.find_timeout) * 1000)
     for node in holders:
         directory = layer._directory(node)
+        directory.stale_after_ms = grace_ms  # as the node's (node/discovery/run.py)
         for peer, card in old.items():
             learned = max(card.card.issued_at, now_ms - int(rng.random() * settings.republish * 1000))
             directory.offer(card, learned, "gossip", wanted=True)
@@ -123,7 +130,6 @@ def revoke_everywhere(
         PutRun(world, owner, key_of(owner.peer), withdrawal.encoded, partial(put_done, owner)).start()
 
     revalidate_ms = int(settings.revalidate * 1000)
-    grace_ms = int((settings.revalidate + settings.find_timeout) * 1000)
 
     def look(node: SimNode) -> None:
         if world.loop.now - begin >= horizon:
@@ -164,6 +170,9 @@ def revoke_everywhere(
         online = [n for n in world.nodes if n.online and n not in owners]
         holding = sum(1 for n in online if any((n.index, p) in held for p in old))
         result.holding_online[minute] = holding / max(1, len(online))
+        now = world.now_ms()
+        returning = sum(1 for n in online if _returns(layer, n, held, old, now))
+        result.returning_online[minute] = returning / max(1, len(online))
         got: list[bool] = []
         chosen = [n for n in rng.sample(online, min(len(online), 4 * probes)) if not _holds(n, held, old)]
         for node in chosen[:probes]:
@@ -184,6 +193,19 @@ def revoke_everywhere(
     world.loop.run(begin + horizon + 2 * settings.find_timeout)
     layer.on_delivered = None
     return result
+
+
+def _returns(
+    layer: GossipLayer, node: SimNode, held: dict[tuple[int, Any], None], old: dict[Any, SignedCard], now: int
+) -> bool:
+    """Whether a read of ``node``'s directory would return one of the old cards now."""
+    directory = layer._directory(node)
+    for peer in old:
+        if (node.index, peer) in held:
+            entry = directory.entry(peer)
+            if entry is not None and directory.returnable(entry, now):
+                return True
+    return False
 
 
 def _holds(node: SimNode, held: dict[tuple[int, Any], None], old: dict[Any, SignedCard]) -> bool:

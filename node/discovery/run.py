@@ -69,6 +69,8 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
         max_cards=settings.max_cards,
         keep_all=settings.keep_all,
         ranker=ranker,
+        # never return a card the revalidation loop would drop at its next pass (loops.revalidate_loop)
+        stale_after_ms=int((settings.revalidate + settings.find_timeout) * 1000),
     )
     async with AsyncExitStack() as stack:
         gossip: CardTopicPort | None = None
