@@ -331,12 +331,23 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float, 
                 [round(ms), round(r, 2), bool(p.get("dht_timeout")), bool(p.get("early"))]
                 for ms, r, p in zip(latencies, recalls, phases, strict=True)
             ],
+            # every find's own account (``Discovery.last_find``): where its time went
+            "finds": [_rounded(p) for p in phases],
             "connected": [connected0, len(net.node.connected_peers())],
             "fetched_per_query": round(
                 (net.service.stats["dht_fetched"] - stats0["dht_fetched"]) / n_queries, 1
             ),
         }
         print(json.dumps(row), flush=True)
+
+
+def _rounded(value: Any) -> Any:
+    """``value`` with its floats rounded to milliseconds (nested dicts too), for the JSON row."""
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, float):
+        return round(value, 3)
+    return value
 
 
 HEADER = (

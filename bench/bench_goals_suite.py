@@ -6,9 +6,10 @@ README
 Run (from the repository root, with the project's venv; niced, it shares the machine)::
 
     nice -n 10 python bench/bench_goals_suite.py --split train|dev|test|all [--only ID,...] [--timeout S]
-        [--keep] [--json] [--model URL [--model-name NAME]]
+        [--keep] [--json] [--quiet] [--model URL [--model-name NAME]]
+    nice -n 10 python bench/bench_goals_suite.py --suite 3 --split all --quiet   # the held-out suite 3
     python bench/bench_goals_suite.py --suite 1 --split dev|check|all   # the old suite (issue 11)
-    python bench/bench_goals_suite.py --validate      # the suite files and the scorer only, no network
+    python bench/bench_goals_suite.py --validate [--suite 3]   # the suite files and the scorer, no network
 
 ``--suite 2`` (the default) is ``bench/goal_suite2/`` (issue 23): 16 document folders (``docs/a-*``,
 ``docs/b-*``: handbooks, spec sheets, recipes, timetables, incident reports, price and rate lists, rules with
@@ -18,6 +19,16 @@ printed: only the totals). ``--suite 1`` is issue 11's ``bench/goal_suite/`` (15
 ``check.json``; its check split is no longer clean). Each goal has ``id``, a ``kind`` (``category`` in suite
 1: ``single``, ``chained``, ``three_agent``, ``natural``), ``goal``, ``expected``, ``why`` and ``sources``.
 The report prints every split per kind.
+
+``--suite 3`` is ``bench/goal_suite3/`` (issue 23's independent held-out suite: 13 new document folders
+``docs/c-*``, 153 goals by one writer who never read the planner): all three splits are gzipped
+(``{train,dev,test}_c.json.gz``) and **sealed** (``bench/goal_suite3/SEALED``) until the coordinator opens
+train and dev; test stays sealed for good. A sealed split's goals are run and counted per kind, but no goal's
+text, answer or result is printed (only its id), none is in the ``--json`` report, and ``--keep`` / ``--root``
+are refused for them (they would leave the goals on disk). ``--quiet`` does the same for every goal of any
+suite. ``--validate`` also runs a suite's ``check_answers.py`` (suite 3: every answer recomputed from the
+facts its ``why`` quotes), counting a sealed goal's problems without showing them. Suites and splits:
+``goals_suite_files.py``.
 
 ``--keep`` keeps the node homes, logs and every goal's raw ``--json`` result (``<root>/results/ID.json``),
 ``--root DIR`` puts them in DIR, ``--ioa PATH`` picks the ``ioa`` command (default: the one beside this
@@ -50,7 +61,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import gzip
 import json
 import os
 import shutil
@@ -59,116 +69,23 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import goals_suite_files as suite_files
+from goals_suite_files import CATEGORIES, SUITES
 from goals_suite_network import Network
-from goals_suite_scoring import score_result, score_text, self_test
+from goals_suite_scoring import score_result
 
-HERE = Path(__file__).resolve().parent
-
-
-@dataclass(frozen=True)
-class Suite:
-    """A goal suite: its folder, its splits (in order) and how a split's goals are read."""
-
-    name: str
-    root: Path
-    splits: tuple[str, ...]
-    #: documents that --validate checks an answer is not in (the old suite only: the new one's README
-    #: says which small numbers recur by chance)
-    distinct_answers: bool
-
-    @property
-    def docs(self) -> Path:
-        return self.root / "docs"
-
-    def files(self, split: str) -> list[Path]:
-        if self.name in ("1", "nat", "nat2"):
-            return [self.root / f"{split}.json"]
-        return sorted(self.root.glob(f"{split}_*.json.gz" if split == "test" else f"{split}_*.json"))
-
-
-SUITES = {
-    "1": Suite("1", HERE / "goal_suite", ("dev", "check"), True),
-    "2": Suite("2", HERE / "goal_suite2", ("train", "dev", "test"), False),
-    # a private held-out suite of natural and three-agent goals (bench/goal_suite_nat/README.md)
-    "nat": Suite("nat", HERE / "goal_suite_nat", ("heldout",), False),
-    # a second one, natural goals over rule-like documents (bench/goal_suite_nat2/README.md)
-    "nat2": Suite("nat2", HERE / "goal_suite_nat2", ("heldout",), False),
-}
 SUITE = SUITES["2"]  # set by main() from --suite
-CATEGORIES = ("single", "chained", "three_agent", "natural")
-
-# --------------------------------------------------------------------------- the suite
-
-
-def read_split(path: Path) -> list[dict[str, Any]]:
-    """The goals of one split file (a test file is gzipped: read here, never printed)."""
-    raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
-    return list(json.loads(raw.decode("utf-8"))["goals"])
 
 
 def load_goals(split: str) -> list[dict[str, Any]]:
-    names = SUITE.splits if split == "all" else (split,)
-    goals = []
-    for name in names:
-        for path in SUITE.files(name):
-            for g in read_split(path):
-                goals.append({**g, "category": g.get("category") or g.get("kind"), "split": name})
-    return goals
+    return suite_files.load_goals(SUITE, split)
 
 
 def validate_suite(split: str = "all") -> list[str]:
-    """Problems in the suite files (empty when sound). Problems of test goals are counted, never shown."""
-    problems = self_test()
-    goals = load_goals(split)
-    docs = {
-        p.relative_to(SUITE.docs).as_posix(): p.read_text(encoding="utf-8")
-        for p in sorted(SUITE.docs.rglob("*"))
-        if p.is_file()
-    }
-    ids = [g["id"] for g in goals]
-    problems += [f"duplicate id {i}" for i in sorted({i for i in ids if ids.count(i) > 1})]
-    if SUITE.name == "1":
-        mixes = {
-            s: collections.Counter(g["category"] for g in goals if g["split"] == s) for s in SUITE.splits
-        }
-        if split == "all" and mixes["dev"] != mixes["check"]:
-            problems.append(f"category mix differs: dev {dict(mixes['dev'])} vs check {dict(mixes['check'])}")
-    hidden = 0
-    for g in goals:
-        found = goal_problems(g, docs)
-        if g["split"] == "test":
-            hidden += len(found)
-        else:
-            problems += found
-    if hidden:
-        problems.append(f"{hidden} problem(s) in the test split (not shown: the test split is never read)")
-    return problems
-
-
-def goal_problems(g: dict[str, Any], docs: dict[str, str]) -> list[str]:
-    where = g.get("id", "?")
-    problems = []
-    if g.get("category") not in CATEGORIES or not g.get("goal") or not g.get("why"):
-        problems.append(f"{where}: needs a kind in {CATEGORIES}, a goal and a why")
-    for source in g.get("sources", []):
-        if source not in docs:
-            problems.append(f"{where}: source {source} is not in docs/")
-    exp = g.get("expected", {})
-    try:
-        hit = score_text(exp, g["goal"])
-    except (KeyError, TypeError, ValueError) as exc:
-        return [*problems, f"{where}: bad expected {exp}: {exc!r}"]
-    if hit and exp.get("type") != "text":  # the answer must not be readable from the question itself
-        problems.append(f"{where}: the expected answer already appears in the goal text ({hit!r})")
-    if SUITE.distinct_answers:
-        for doc, text in docs.items():  # nor from a passage a lookup would return by chance
-            if doc not in g.get("sources", []) and score_text(exp, text):
-                problems.append(f"{where}: the expected answer appears in {doc}, not one of its sources")
-    return problems
+    return suite_files.validate_suite(SUITE, split)
 
 
 # --------------------------------------------------------------------------- the network
@@ -227,6 +144,7 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
     splits = [s for s in SUITE.splits if any(r["split"] == s for r in records)]
     sizes = sorted(r.get("conclusion_chars", 0) for r in records) or [0]
     return {
+        "goals": len(records),
         "by_category": score_table(records),
         "by_split": {s: score_table([r for r in records if r["split"] == s]) for s in splits},
         "exit_codes": dict(collections.Counter(str(r["exit_code"]) for r in records)),
@@ -270,7 +188,7 @@ def print_report(report: dict[str, Any]) -> None:
     )
     print(
         f"exit codes of ioa goal: {s['exit_codes']}   statuses: {s['statuses']}   goals with every task "
-        f"completed: {s['all_tasks_completed']}/{len(report['goals'])}; conclusion length median "
+        f"completed: {s['all_tasks_completed']}/{s['goals']}; conclusion length median "
         f"{s['conclusion_chars']['median']}, max {s['conclusion_chars']['max']} characters"
     )
     print(
@@ -291,10 +209,13 @@ def ioa_command(explicit: str | None) -> list[str]:
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument(
-        "--suite", choices=tuple(SUITES), default="2", help="2: goal_suite2 (default); 1: the old one"
+        "--suite",
+        choices=tuple(SUITES),
+        default="2",
+        help="2: goal_suite2 (default); 3: goal_suite3 (held out); 1: the old one",
     )
     parser.add_argument(
-        "--split", default="all", help="train | dev | test | all (suite 2); dev | check | all (suite 1)"
+        "--split", default="all", help="train | dev | test | all (suites 2, 3); dev | check | all (suite 1)"
     )
     parser.add_argument("--only", default=None, help="comma-separated goal ids (searched in every split)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per goal (ioa goal --timeout)")
@@ -308,6 +229,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--model-name", default="default", help="the model name sent with --model")
     parser.add_argument("--json", action="store_true", help="one JSON report on stdout")
     parser.add_argument("--validate", action="store_true", help="check the suite files and exit")
+    parser.add_argument(
+        "--quiet", action="store_true", help="counts per kind only: no goal's text, answer or result"
+    )
     return parser.parse_args()
 
 
@@ -347,9 +271,7 @@ def run_suite(net: Network, goals: list[dict[str, Any]], args: argparse.Namespac
         for goal in goals:
             report["goals"].append(run_goal(net, goal, args.timeout, save))
             done = report["goals"][-1]
-            line = (
-                goal_line(done) if done["split"] != "test" else f"{done['id']:<10} (test: scored, not shown)"
-            )
+            line = goal_line(done) if shown(done, args) else f"{done['id']:<10} (scored, not shown)"
             print(line, file=net.log, flush=True)
     except KeyboardInterrupt:
         report["interrupted"] = True
@@ -363,6 +285,27 @@ def run_suite(net: Network, goals: list[dict[str, Any]], args: argparse.Namespac
         date=time.strftime("%Y-%m-%d %H:%M"),
     )
     return report
+
+
+def shown(record: dict[str, Any], args: argparse.Namespace) -> bool:
+    """Whether a goal's own result may be printed: never for a sealed split's goals nor with --quiet."""
+    return not args.quiet and record["split"] not in SUITE.sealed
+
+
+def public_report(report: dict[str, Any], args: argparse.Namespace) -> dict[str, Any]:
+    """The report without the goals whose results may not be shown (their counts stay in the summary)."""
+    return {**report, "goals": [r for r in report["goals"] if shown(r, args)]}
+
+
+def sealed_guard(goals: list[dict[str, Any]], args: argparse.Namespace) -> str | None:
+    """Why the run must not start: a sealed goal's raw results (--keep) or node homes (--root) would stay."""
+    sealed = sorted({g["split"] for g in goals if g["split"] in SUITE.sealed})
+    if sealed and (args.keep or args.root is not None):
+        return (
+            f"suite {SUITE.name}'s {', '.join(sealed)} split(s) are held out: --keep and --root would leave "
+            "their goals and answers on disk; run without them (or pick an open split)"
+        )
+    return None
 
 
 def main() -> int:
@@ -382,6 +325,10 @@ def main() -> int:
     if not goals:
         print(f"no goal with id in {args.only}", file=sys.stderr)
         return 2
+    refused = sealed_guard(goals, args)
+    if refused:
+        print(refused, file=sys.stderr)
+        return 2
     root = (args.root or Path(tempfile.mkdtemp(prefix="ioa-suite-"))).resolve()
     root.mkdir(parents=True, exist_ok=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the finally blocks stop the nodes
@@ -399,7 +346,7 @@ def main() -> int:
         elif args.root is None:
             shutil.rmtree(root, ignore_errors=True)
     if args.json:
-        print(json.dumps(report, indent=2, default=str))
+        print(json.dumps(public_report(report, args), indent=2, default=str))
     else:
         print_report(report)
     return 130 if report.get("interrupted") else 0

@@ -67,8 +67,9 @@ QUERIES = (
     "plan a migration in ordered steps",
     "run a short Python program to transform data",
 )
-#: Memory one agent process needs at least (MB), to refuse a processes run the machine cannot hold.
-PROCESS_MB = 200
+#: Memory one agent process needs at least (MB), to refuse a processes run the machine cannot hold: an idle
+#: agent holds ~120 MB RSS (~85 MB PSS; docs/performance.md, "Light nodes"), 101 processes peaked at ~12 GB.
+PROCESS_MB = 125
 CLOCK = os.sysconf("SC_CLK_TCK")
 ROWS: list[dict[str, Any]] = []
 

@@ -5,7 +5,7 @@
         [--search pages,providers] [--skip spread,revocation] [--warm-publish]
         [--parts lookups,publish,find,spread,gossip,revocation] [--loss 0.01] [--json rows.jsonl]
         [--request-rtts 1] [--dial-rtts 3] [--connected-tables] [--hedge adaptive|by-connection|fixed]
-        [--settle 120] [--traffic-window 60]
+        [--settle 120] [--traffic-window 60] [--revocation-horizon 900]
 
 The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model, batched lookup state
 machine, LSH forest and probing, card validation (signatures, stamps, rate limits) and publish/refresh
@@ -21,7 +21,10 @@ starts formed instead, :meth:`World.warm_start`, and runs ``--settle`` s, 120 by
   online node to the key is among the 20 returned), overlap with the 20 closest online nodes, latency
   p50/p95, hops (mean; log2 N beside it), messages per lookup;
 - **publish**: every online node issues a signed card (8-bit stamps) at a random moment of 60 s and puts
-  and provides it as the node does; p50/p95 of the time until both finished;
+  and provides it as the node does; p50/p95 of the time until both finished. From ``--preload-from``
+  nodes (5,000) only ``--publishers`` (300) do, after the cards of all others were placed as a
+  publishing round that reached every target leaves them (record, provider records and complete bucket
+  pages at each key's closest nodes: :func:`~ioa_p2p.dht.sim.preload.preload_cards`);
 - **find**: ``--queries`` DHT-only capability searches from random nodes (no directory: what a node of a
   large network relies on): recall@5 against the exact top 5 over every card (same cosine ranking), and,
   when the shared data set is there, recall@5 of the gold team for the DHT search and for the exact one;
@@ -174,7 +177,8 @@ def run_one(
         if n >= args.preload_from:
             publishers = rng.sample(world.nodes, min(n, args.publishers))
             row["preloaded"] = n - len(publishers)
-            preload_cards(world, forest, [x for x in world.nodes if x not in set(publishers)], rng)
+            chosen = {x.index for x in publishers}
+            preload_cards(world, forest, [x for x in world.nodes if x.index not in chosen], rng)
         publish_part(world, forest, publishers, rng, row, args.warm_publish)
     if "find" in parts:
         find_part(world, forest, settings, queries, spam, rng, row, args.search)
@@ -310,7 +314,13 @@ def revocation_part(
     layer.start()
     owners = rng.sample([node for node in honest if node.online and node.card is not None], 5)
     run = revoke_everywhere(
-        world, layer, replace(settings, revalidate=720.0), owners, rng, repair=args.repair, horizon=900
+        world,
+        layer,
+        replace(settings, revalidate=720.0),
+        owners,
+        rng,
+        repair=args.repair,
+        horizon=args.revocation_horizon,
     )
     online_holding = run.holding_online
     late = [m for m, share in online_holding.items() if share > 0]
@@ -390,6 +400,13 @@ def main() -> None:
     parser.add_argument("--gossip-sample", type=int, default=20, help="announcements followed")
     parser.add_argument("--rate-window", type=float, default=600.0, help="seconds of announce pacing")
     parser.add_argument("--no-repair", dest="repair", action="store_false", help="no DHT read repair")
+    parser.add_argument(
+        "--revocation-horizon",
+        type=float,
+        default=900.0,
+        help="seconds the revocation part follows the old cards (15 min: the issue's bound; shorter runs "
+        "cannot show the offline holders that come back)",
+    )
     parser.add_argument(
         "--preload-from",
         type=int,

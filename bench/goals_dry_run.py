@@ -5,7 +5,8 @@ README
 
 Run (from the repository root, with the project's venv)::
 
-    nice -n 10 .venv/bin/python bench/goals_dry_run.py --split train|dev [--suite 1|2] [--only ID,...] [-v]
+    nice -n 10 .venv/bin/python bench/goals_dry_run.py --split train|dev [--suite 1|2|3] [--only ID,...]
+        [-v | --quiet]
     nice -n 10 .venv/bin/python bench/goals_dry_run.py --suite nat --split heldout
 
 ``--suite nat`` is a small held-out suite of naturally worded and three-agent goals over its own made-up
@@ -13,6 +14,8 @@ documents (``bench/goal_suite_nat/``), written before the planner work it measur
 wording-sensitivity set (``bench/goal_suite_para/``): ``--split train`` two paraphrases of every chained and
 three-agent goal of suite 2's train split, ``old`` the same for the old suite, ``new`` new chained and
 three-agent goals over the old suite's documents, ``all`` the three; each split file names its ``docs``.
+``--suite chain --split heldout`` is 20 chained and three-agent goals over suite 2's writer-a documents
+(``bench/goal_suite_chain/``), written before the planner work it measures.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -24,13 +27,16 @@ reproduces the network bench's answers in seconds (the network adds the chat, no
 the loop for working on the planner; the figures to report come from ``bench_goals_suite.py``.
 
 ``-v`` prints each goal's plan and every task with its result. The test split is refused: it is scored
-by ``bench_goals_suite.py`` only.
+by ``bench_goals_suite.py`` only. ``--suite 3`` is issue 23's independent held-out suite (gzipped splits,
+``bench/goal_suite3/README.md``); a split its ``SEALED`` file lists is run with counts per kind only (as
+``--quiet`` does for any suite), and ``-v`` is refused for it.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import gzip
 import json
 import sys
 import time
@@ -38,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from goals_suite_files import read_split, sealed_splits
 from goals_suite_scoring import score_text
 
 from ioa_p2p.adapters.base import Task, TaskContext, estimate, run_task
@@ -51,10 +58,13 @@ HERE = Path(__file__).resolve().parent
 SUITES = {
     "1": HERE / "goal_suite",
     "2": HERE / "goal_suite2",
+    "3": HERE / "goal_suite3",
     "nat": HERE / "goal_suite_nat",
     "nat2": HERE / "goal_suite_nat2",
     "times": HERE / "goal_suite_times",
     "para": HERE / "goal_suite_para",
+    "chain": HERE / "goal_suite_chain",
+    "single": HERE / "goal_suite_single",
 }
 
 
@@ -116,19 +126,25 @@ class DryRun:
         return text, info
 
 
+def split_of(path: Path) -> str:
+    """``train_a.json`` / ``dev_c.json.gz`` / ``heldout.json`` -> its split name."""
+    return path.name.removesuffix(".gz").removesuffix(".json").split("_")[0]
+
+
 def load(suite: Path, split: str, only: set[str]) -> list[dict[str, Any]]:
-    """The split's goals, each with the documents folder it is asked over (``docs``)."""
+    """The split's goals (gzipped files too), each with the documents folder it is asked over (``docs``).
+    ``all`` is every split but test, which is scored by bench_goals_suite.py only."""
     if split == "test":
         raise SystemExit("the test split is scored by bench_goals_suite.py only")
-    pattern = "*.json" if split == "all" else f"{split}*.json"
     goals = []
-    for path in sorted(suite.glob(pattern)):
-        if split != "all" and path.stem != split and not path.stem.startswith(f"{split}_"):
+    for path in sorted([*suite.glob("*.json"), *suite.glob("*.json.gz")]):
+        name = split_of(path)
+        if name == "test" or (split != "all" and name != split):
             continue
-        data = json.loads(path.read_text(encoding="utf-8"))
-        docs = (path.parent / data.get("docs", "docs")).resolve()
-        for g in data["goals"]:
-            goals.append({**g, "kind": g.get("kind") or g.get("category"), "docs": docs})
+        raw = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        docs = (path.parent / json.loads(raw).get("docs", "docs")).resolve()
+        for g in read_split(path):
+            goals.append({**g, "kind": g.get("kind") or g.get("category"), "docs": docs, "split": name})
     return [g for g in goals if not only or g["id"] in only]
 
 
@@ -136,6 +152,14 @@ async def main_async(args: argparse.Namespace) -> int:
     suite = SUITES[args.suite]
     only = set(args.only.split(",")) if args.only else set()
     goals = load(suite, args.split, only)
+    sealed = sealed_splits(suite) & {g["split"] for g in goals}
+    if sealed and args.verbose:
+        raise SystemExit(
+            f"{', '.join(sorted(sealed))}: held out (SEALED): -v would show its goals; use --quiet"
+        )
+    quiet = args.quiet or bool(sealed)
+    if sealed and not args.quiet:
+        print(f"{', '.join(sorted(sealed))}: held out (SEALED): counts per kind only", flush=True)
     runs: dict[Path, DryRun] = {}
     ok: collections.Counter[str] = collections.Counter()
     total: collections.Counter[str] = collections.Counter()
@@ -150,6 +174,8 @@ async def main_async(args: argparse.Namespace) -> int:
             total[g["kind"]] += 1
             ok[g["kind"]] += hit
             exp = g["expected"]
+            if quiet:
+                continue
             print(
                 f"{g['id']} {g['kind']:<11} {'ok  ' if hit else 'FAIL'} {answer[:110]!r}  "
                 f"exp={exp.get('value', exp.get('any_of'))} {exp.get('unit', '')}",
@@ -173,10 +199,16 @@ def main() -> int:
     parser.add_argument(
         "--split",
         default="train",
-        help="train | dev (suite 2); dev | check (suite 1); heldout (nat); train | old | new | all (para)",
+        help=(
+            "train | dev (suite 2); dev | check (suite 1); heldout (nat, nat2, times, chain); "
+            "train | old | new | all (para)"
+        ),
     )
     parser.add_argument("--only", default="", help="comma-separated goal ids")
     parser.add_argument("-v", "--verbose", action="store_true", help="print plans and tasks")
+    parser.add_argument(
+        "--quiet", action="store_true", help="counts per kind only (forced for a suite's SEALED splits)"
+    )
     parser.add_argument(
         "--typed-policy",
         choices=("none", "misfit", "confidence", "always"),

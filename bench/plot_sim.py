@@ -10,7 +10,9 @@ reference), ``sim-gossip.png`` (time to reach 95 % of nodes and gossip messages 
 against N), ``sim-revocation.png`` (share of online nodes still holding a withdrawn card, and share of
 probe fetches that got it, minute by minute, one line per run), ``sim-spread.png`` (share of searches
 finding a fresh card t seconds after it was published), ``sim-latency.png`` (lookup p50/p95 by how requests
-and dials are costed: ``--request-rtts``, ``--dial-rtts``, ``--connected-tables``); ``--plots`` picks.
+and dials are costed: ``--request-rtts``, ``--dial-rtts``, ``--connected-tables``), ``sim-scale.png``
+(hops beside log2 N, lookup latency and search recall@5 against N, no churn), ``sim-loss.png`` (lookups
+against ``--loss``); ``--plots`` picks.
 """
 
 from __future__ import annotations
@@ -160,11 +162,74 @@ def plot_spread(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
     return True
 
 
+def plot_scale(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
+    """Against N (no churn, no loss): lookup hops (mean and p95) beside log2 N, lookup p50/p95, and the
+    DHT search's recall@5 against the exact search over every card."""
+    rows = [r for r in rows if "hops" in r and not r["churn"] and not r.get("loss")]
+    sizes = sorted({r["N"] for r in rows})
+    if len(sizes) < 2:
+        return False
+    last = {r["N"]: r for r in rows}  # the last row of each size
+    fig, (hops, latency, recall) = plt.subplots(1, 3, figsize=(13, 4))
+    hops.plot(sizes, [last[n]["hops"] for n in sizes], "o-", label="hops, mean")
+    hops.plot(sizes, [last[n]["hops_p95"] for n in sizes], "s--", label="hops, p95")
+    hops.plot(sizes, [last[n]["log2N"] for n in sizes], ":", color="grey", label="log2 N")
+    hops.set(xscale="log", xlabel="nodes N", ylabel="hops of a FIND_NODE lookup")
+    latency.plot(sizes, [last[n]["lookup_p50"] for n in sizes], "o-", label="p50")
+    latency.plot(sizes, [last[n]["lookup_p95"] for n in sizes], "s--", label="p95")
+    latency.axhline(0.5, color="grey", linestyle=":", label="target p50 0.5 s")
+    latency.set(xscale="log", xlabel="nodes N", ylabel="lookup latency, s (50 ms links)")
+    found = [n for n in sizes if any(k.endswith(":recall_exact") for k in last[n])]
+    for mode in ("pages", "providers"):
+        mine = [n for n in found if f"{mode}:recall_exact" in last[n]]
+        if mine:
+            recall.plot(
+                mine, [last[n][f"{mode}:recall_exact"] for n in mine], "o-", label=f"DHT search ({mode})"
+            )
+    recall.axhline(0.98, color="grey", linestyle=":", label="target: exact - 0.02")
+    recall.set(xscale="log", xlabel="nodes N", ylabel="recall@5 vs exact search", ylim=(0, 1.05))
+    for axis in (hops, latency, recall):
+        axis.legend(fontsize=8)
+    fig.suptitle("Discovery against network size (simulated; no churn, no loss)")
+    fig.tight_layout()
+    fig.savefig(out / "sim-scale.png", dpi=100)
+    plt.close(fig)
+    return True
+
+
+def plot_loss(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
+    """Lookup p50/p95 and success against the share of link crossings lost (retransmitted), per N and
+    churn."""
+    rows = [r for r in rows if "lookup_p50" in r]
+    groups = sorted({(r["N"], r["churn"]) for r in rows})
+    groups = [g for g in groups if len({r.get("loss", 0.0) for r in rows if (r["N"], r["churn"]) == g}) > 1]
+    if not groups:
+        return False
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    for n, churn in groups:
+        mine = sorted((r for r in rows if (r["N"], r["churn"]) == (n, churn)), key=lambda r: r.get("loss", 0))
+        loss = [100 * r.get("loss", 0.0) for r in mine]
+        left.plot(loss, [r["lookup_p50"] for r in mine], "o-", label=f"N={n:,}, churn {churn:g}: p50")
+        left.plot(loss, [r["lookup_p95"] for r in mine], "s--", label=f"N={n:,}, churn {churn:g}: p95")
+        right.plot(loss, [r["success"] for r in mine], "o-", label=f"N={n:,}, churn {churn:g}")
+    left.set(xlabel="% of link crossings lost (TCP retransmits after 200 ms)", ylabel="lookup latency, s")
+    right.set(xlabel="% of link crossings lost", ylabel="lookup success", ylim=(0, 1.05))
+    left.legend(fontsize=8)
+    right.legend(fontsize=8)
+    fig.suptitle("FIND_NODE lookups under message loss (simulated, 50 ms links)")
+    fig.tight_layout()
+    fig.savefig(out / "sim-loss.png", dpi=100)
+    plt.close(fig)
+    return True
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("rows", nargs="+")
     parser.add_argument("--out", default="docs/img")
-    parser.add_argument("--plots", default="lookups,gossip,revocation,spread,latency", help="which to write")
+    parser.add_argument(
+        "--plots", default="lookups,gossip,revocation,spread,latency,scale,loss", help="which to write"
+    )
     args = parser.parse_args()
     try:
         import matplotlib
@@ -177,7 +242,15 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     wanted = set(args.plots.split(","))
-    for plot in (plot_lookups, plot_gossip, plot_revocation, plot_spread, plot_latency):
+    for plot in (
+        plot_lookups,
+        plot_gossip,
+        plot_revocation,
+        plot_spread,
+        plot_latency,
+        plot_scale,
+        plot_loss,
+    ):
         if plot.__name__.removeprefix("plot_") in wanted and plot(plt, rows, out):
             print(f"wrote {out / ('sim-' + plot.__name__.removeprefix('plot_') + '.png')}")
 

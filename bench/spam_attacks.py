@@ -13,6 +13,13 @@ honest text with more added) gives it away:
 - ``heldout``: every identity picks one of the three at random (what the benchmark reports).
 
 Every card has a new identity, as in ``bench_spam.py``.
+
+``patient`` (a third attacker, written before the trust defences of ``teaming/trust.py`` were built, and
+never used to choose their constants): the ``heldout`` texts, but the attacker minted its identities and
+kept their cards live for longer than ``trust_age`` before the goals are run (they are as old as the
+honest cards, so age gives them away no more), and one identity in :data:`SLEEPER_SHARE` is a *sleeper*
+that does the tasks it gets (its signed results earn it the same evidence an honest agent earns) while
+still counting as spam in every team it joins.
 """
 
 from __future__ import annotations
@@ -77,7 +84,7 @@ def heldout_texts(
     out: list[tuple[str, tuple[str, ...]]] = []
     kinds = ("paraphrase", "mixture", "focused")
     for i in range(count):
-        pick = kind if kind != "heldout" else rng.choice(kinds)
+        pick = kind if kind not in ("heldout", "patient") else rng.choice(kinds)
         target = honest[i % len(honest)][1]
         if pick == "paraphrase":
             text = paraphrase(target, rng)
@@ -94,6 +101,17 @@ def heldout_texts(
     return out
 
 
-HELDOUT = ("paraphrase", "mixture", "focused", "heldout")
+#: The ``patient`` attacker's sleepers: one identity in five does its tasks.
+SLEEPER_SHARE = 5
+HELDOUT = ("paraphrase", "mixture", "focused", "heldout", "patient")
 
-__all__ = ["HELDOUT", "heldout_texts", "paraphrase"]
+
+def spam_behaviour(kind: str, index: int) -> tuple[bool, bool]:
+    """``(aged, delivers)`` of the ``index``-th spam identity of attack ``kind``: aged identities are as
+    old as the honest cards; a delivering one does its tasks (the ``patient`` attacker's sleepers)."""
+    if kind != "patient":
+        return False, False
+    return True, index % SLEEPER_SHARE == 0
+
+
+__all__ = ["HELDOUT", "SLEEPER_SHARE", "heldout_texts", "paraphrase", "spam_behaviour"]

@@ -18,6 +18,8 @@
 - ``refresh.py``     when a node looks up peers, and which peers it stays connected to
 - ``index.py``       vector indexes: exact numpy, annoy snapshot + exact delta with background rebuilds (pure)
 - ``directory.py``   local directory of verified cards: newest version wins, expiry, similarity search (pure)
+- ``census.py``      when a small network's publishers are asked of the DHT, and whether the directory then
+  provably lists every card (a find may skip the DHT)
 - ``validators.py``  validators of ``/ioa/card/<peer id>`` DHT records (duck-typed for py-libp2p) and of
   gossip announcements
 - ``settings.py``    the ``[agent]`` and ``[discovery]`` config tables

@@ -12,7 +12,7 @@ import pytest
 from ioa_p2p.dht.forest import LEVELS, LISTED_TABLES, PROVIDED, TABLES, cell_name, forest_for
 from ioa_p2p.dht.keyspace import K, closest, estimate_network_size, position
 from ioa_p2p.dht.lookup import BUDGET, BUDGET_PER_KEY, Lookup
-from ioa_p2p.dht.pacing import PROVIDE_REFRESH, PROVIDE_RETRY, PublishPolicy
+from ioa_p2p.dht.pacing import PROVIDE_REFRESH, PROVIDE_RETRY, PUT_GAP_MAX, PublishPolicy
 from ioa_p2p.dht.probing import (
     choose_level,
     listing_incomplete,
@@ -250,3 +250,20 @@ def test_the_default_budget_grows_with_the_keys_of_a_batched_lookup() -> None:
     lookup = Lookup(keys + keys[:5], peers)
     assert lookup.budget == BUDGET_PER_KEY * 48 > BUDGET
     assert Lookup(keys, peers, budget=7).budget == 7
+
+
+def test_publish_policy_backs_off_after_a_put_no_peer_acknowledged() -> None:
+    """A failed put (refused everywhere, or no answer) is not tried again every second: the wait doubles
+    up to PUT_GAP_MAX, for a new version as for a growth re-put, and a success ends the back-off."""
+    policy = PublishPolicy()
+    policy.observe(1, 0.0)
+    assert policy.put_due(5, 0.0)
+    policy.put_failed(0.0)
+    assert not policy.put_due(5, 0.5) and policy.put_due(5, 1.0)
+    policy.put_failed(1.0)
+    assert not policy.put_due(5, 2.5) and not policy.put_due(6, 2.5) and policy.put_due(5, 3.0)
+    for _ in range(10):
+        policy.put_failed(3.0)
+    assert policy.put_retry_gap == PUT_GAP_MAX and not policy.put_due(5, 3.0 + PUT_GAP_MAX - 0.1)
+    policy.put_done(5, 200.0)
+    assert policy.put_due(6, 200.5)  # a new version goes out at once again

@@ -18,10 +18,12 @@ from ioa_p2p.dht import kbuckets
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.kbuckets import RoutingTable
 from ioa_p2p.dht.keyspace import K, position
+from ioa_p2p.dht.pages import PAGE_ENTRIES, decode_page, page_key
+from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.rtt import Hedges
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sim import kad, search
-from ioa_p2p.dht.sim.cardflow import exact_top, publish_cards, revoke_cards, run_searches
+from ioa_p2p.dht.sim.cardflow import exact_top, network_size, publish_cards, revoke_cards, run_searches
 from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.corpus import AgentText, generated_agents, generated_queries, recombined
 from ioa_p2p.dht.sim.events import EventLoop
@@ -29,6 +31,7 @@ from ioa_p2p.dht.sim.gossip import GossipConfig, GossipLayer
 from ioa_p2p.dht.sim.gossipflow import announcement_rate, sample_announcements
 from ioa_p2p.dht.sim.links import LinkModel
 from ioa_p2p.dht.sim.measure import LookupSummary, Traffic, run_for, run_lookups
+from ioa_p2p.dht.sim.preload import KeyspaceIndex, preload_cards
 from ioa_p2p.dht.sim.publish import DHT_PUBLISH_TIMEOUT, PutRun
 from ioa_p2p.dht.sim.records import RecordCache
 from ioa_p2p.dht.sim.revocation import revoke_everywhere
@@ -278,6 +281,31 @@ def test_published_cards_are_found_exactly_in_a_listed_network(card_set: CardSet
     assert all(s.result.ranked == list(s.exact) for s in samples)
 
 
+def test_preloaded_pages_hold_what_publishing_every_card_would(card_set: CardSet) -> None:
+    """``preload_cards``: each card's sketch in the page of each of its cells at the page's closest nodes
+    (at most PAGE_ENTRIES, first come), each owner keeping its own entry; a page search then finds
+    what publishing would have let it find."""
+    world = _world(160, cards=card_set, seed=5)
+    forest = forest_for(card_set.model_id, card_set.dim)
+    placed = preload_cards(world, forest, world.nodes, random.Random(6))
+    assert placed > 0
+    index = KeyspaceIndex(world.nodes)
+    node = world.nodes[11]
+    assert node.card is not None
+    sketch = card_set.sketch(11, node.card, world.now_ms())
+    levels = provided_levels(network_size(world, node))
+    for cell in forest.cells(sketch.vector(), levels):
+        key = page_key(cell, forest.model_id, forest.dim).encode("utf-8")
+        held = [decode_page(n.values[key]) for n in index.closest(key)]
+        assert all(page == held[0] for page in held) and len(held[0]) <= PAGE_ENTRIES
+        assert sketch.encoded in held[0] or len(held[0]) == PAGE_ENTRIES
+        assert sketch.encoded in decode_page(node.values[key])
+    vectors = normalise(HashingEmbedder().embed(generated_queries(8)))
+    samples = run_searches(world, forest, SETTINGS, [(v, []) for v in vectors], random.Random(7))
+    assert len(samples) == 8 and not any(s.result.timed_out for s in samples)
+    assert sum(s.recall_exact for s in samples) / 8 >= 0.9
+
+
 def test_a_card_with_a_weak_stamp_or_an_old_version_does_not_replace_a_stored_one(card_set: CardSet) -> None:
     world = _world(40, cards=card_set)
     node, server = world.nodes[5], world.nodes[9]
@@ -330,6 +358,27 @@ def test_a_warm_started_network_routes_like_a_formed_one() -> None:
     world.loop.run(until=30)
     summary = LookupSummary.of(run_lookups(world, 30, random.Random(9)))
     assert summary.success == 1.0 and summary.overlap > 0.95
+
+
+def test_a_lookup_starts_from_the_open_connections_as_well_as_the_table() -> None:
+    """As ``kad_io.known_peers``: the table and every open connection; py-libp2p's own lookups (peer
+    discovery) only from the table and the kept connections."""
+    world = World(SimConfig(nodes=300, seed=8))
+    world.warm_start(random_peers=60)
+    node = world.nodes[5]
+    strangers = [n for n in world.nodes if n.peer not in set(node.table) and n is not node]
+    world.net.connect_many(node, strangers[:40])
+    key = random.Random(1).randbytes(32)
+    target = position(key)
+    with_conns = kad.known_peers(world, node, [key])
+    table_only = kad.known_peers(world, node, [key], connections=False)
+    connected = [world.nodes[i].peer for i in node.conns]
+    closest_connected = sorted(connected, key=lambda p: position(p) ^ target)[:K]
+    assert set(closest_connected) <= set(with_conns)
+    assert not set(with_conns) - set(table_only) - set(connected)
+    assert set(table_only) == set(node.table.closest(target, K)) | {
+        world.nodes[i].peer for i in node.neighbours
+    }
 
 
 def test_hedges_keep_round_trips_over_open_and_new_connections_apart() -> None:

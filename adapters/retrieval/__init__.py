@@ -7,6 +7,7 @@
 - ``answer.py``   the answer span, its confidence and citation from the best passages (pure)
 - ``facts.py``    sentences, list items and table rows as facts; the IDF scorer (pure)
 - ``extract.py``  the value a fact states, by the question's answer type (pure)
+- ``picks.py``    a fact's numbers that are not the value (a date's day, a count) or the end of a change asked
 - ``tariff.py``   what an amount is charged per and on which terms (pure)
 - ``capacity.py`` "which room seats 150": the rows whose named column holds the stated amount (pure)
 - ``bill.py``     the several charges a question's situation incurs, each on its own terms (pure)

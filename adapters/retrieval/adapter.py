@@ -32,19 +32,25 @@ import trio
 from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, TaskResult, parse_options
 from ioa_p2p.adapters.needs import AdapterNeeds
 from ioa_p2p.adapters.retrieval import typed as typed_policy
-from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, facts_of, quotes
+from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, expected_kind, facts_of, quotes
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.bill import bill_items
-from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
+from ioa_p2p.adapters.retrieval.chunks import (
+    Passage,
+    chunk_document,
+    section_openers,
+    whole_blocks,
+    with_caption,
+)
 from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, ranked, read_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import with_records
 from ioa_p2p.adapters.retrieval.facts import terms
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
-from ioa_p2p.adapters.retrieval.tariff import charge_terms
-from ioa_p2p.adapters.retrieval.typed import prefer_typed, reading_of
+from ioa_p2p.adapters.retrieval.tariff import asks_price, charge_terms, charged
+from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
-from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type, request_act
+from ioa_p2p.planning.answer_types import request_act
 from ioa_p2p.planning.values import Value
 
 KIND = "retrieval"
@@ -171,7 +177,8 @@ class DocIndex:
             entry = self.files.get(p.path)
             title, old = (entry.title, entry.superseded) if entry else ("", False)
             start, text = whole_blocks(entry.lines, p) if entry else (p.start_line, p.text)
-            out += facts_of(p.path, start, p.heading, text, old, title, score)
+            heading = with_caption(p.heading, entry.lines, start) if entry else p.heading
+            out += facts_of(p.path, start, heading, text, old, title, score)
         return out
 
     def find_answer(self, query: str) -> tuple[list[tuple[float, Passage]], Answer | None]:
@@ -179,13 +186,23 @@ class DocIndex:
         hits = self.search(query, max(self.options.top_k, self.options.answer_candidates))
         # a passage that quotes the request (an example of it in the docs) holds no answer to it
         answering = [(s, p) for s, p in hits if not quotes(query, p.text)]
-        found = answer(query, self.facts(answering), scope=self.scope(query))
+        if expected_kind(query) == "passage":  # "how is X done": where the section about X opens, too
+            openers = section_openers(answering, {k: e.passages for k, e in self.files.items()})
+            answering += [(s, p) for s, p in openers if not quotes(query, p.text)]
+        facts = self.facts(answering)
+        found = answer(query, facts, scope=self.scope(query))
         typed = self.typed_answers(query, answering) if typed_policy.TYPED_POLICY != "none" else []
-        if typed and prefer_typed(query, found, typed):
+        if typed and prefer_typed(query, found, typed, line_fit(query, facts, typed[0].span, found)):
             fact = Fact(typed[0].span.path, typed[0].span.line, typed[0].span.text, "")
             found = Answer(typed[0].value, fact, typed[0].confidence, typed[0])
         elif found is not None and typed:  # the scorer's answer stands; its typed reading travels with it
-            found = Answer(found.value, found.fact, found.score, reading_of(found, typed))
+            reading = reading_of(found, typed)
+            value = (
+                found.value
+                if reading is None or found.value.terms
+                else found.value.with_terms(reading.value.terms)
+            )
+            found = Answer(value, found.fact, found.score, reading)
         where = found.fact.path if found is not None else (answering[0][1].path if answering else "")
         if where and asks_price(query):  # several charges the situation incurs: each on its own terms
             found_fact = found.fact if found is not None else None
@@ -232,46 +249,16 @@ class DocIndex:
             for p in entry.passages:
                 if len(out) < MAX_RULE_FACTS:
                     start, text = whole_blocks(entry.lines, p)  # a table cut by a passage: read whole
-                    for f in facts_of(rel, start, p.heading, text, entry.superseded, entry.title):
+                    heading = with_caption(p.heading, entry.lines, start)
+                    for f in facts_of(rel, start, heading, text, entry.superseded, entry.title):
                         if (f.line, f.text) not in seen:
                             seen.add((f.line, f.text))
                             out.append(f)
         return out[:MAX_RULE_FACTS]
 
 
-MAX_BLOCK_LINES = 60
 BILL_CONFIDENCE = 0.3
 MAX_RULE_FACTS = 2_000
-
-
-def asks_price(question: str) -> bool:
-    """The question asks what something costs."""
-    return answer_type(question).kind == "amount" or bool(_PRICE_WORDS.search(question))
-
-
-def charged(question: str, value: Value) -> bool:
-    """The question asks what something costs and the value is an amount of money."""
-    money = value.unit in MONEY_UNITS or (not value.unit and answer_type(question).kind == "amount")
-    asked = answer_type(question).kind == "amount" or bool(_PRICE_WORDS.search(question))
-    return value.kind == "number" and money and asked
-
-
-_PRICE_WORDS = re.compile(
-    r"\b(?:cost|costs|price|pay|charge|charged|fee|fees|rate|bill|hire|come to|worth|claim|owe)\b", re.I
-)
-
-
-def whole_blocks(lines: Sequence[str], p: Passage) -> tuple[int, str]:
-    """A passage widened to the blocks it cuts (a table or paragraph split over two passages is read
-    whole, its header with its rows): (first line, text)."""
-    start, end = p.start_line, p.end_line  # 1-based, inclusive
-    while start > 1 and p.start_line - start < MAX_BLOCK_LINES and lines[start - 2].strip():
-        start -= 1
-    while end < len(lines) and end - p.end_line < MAX_BLOCK_LINES and lines[end].strip():
-        end += 1
-    if (start, end) == (p.start_line, p.end_line):
-        return p.start_line, p.text
-    return start, "\n".join(lines[start - 1 : end])
 
 
 def scan_folder(root: Path, o: RetrievalOptions) -> tuple[dict[str, tuple[int, int]], list[str]]:

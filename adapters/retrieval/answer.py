@@ -9,6 +9,7 @@ value of the kind asked for; a question no number answers may be answered by the
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -16,12 +17,13 @@ from dataclasses import dataclass
 from ioa_p2p.adapters.retrieval.capacity import fitting_rows
 from ioa_p2p.adapters.retrieval.docmodel import TypedAnswer
 from ioa_p2p.adapters.retrieval.extract import counts, extract
-from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, facts_of, superseded, terms
+from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, facts_of, section_of, superseded, terms
 from ioa_p2p.adapters.retrieval.superlative import extreme_row
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import answer_type
 from ioa_p2p.planning.quantities import stated_quantities
-from ioa_p2p.planning.values import Value, numbers_in
+from ioa_p2p.planning.units import factor
+from ioa_p2p.planning.values import ALIASES, Value, numbers_in
 
 #: answer types -> the extractor kinds of :func:`~ioa_p2p.adapters.retrieval.extract.extract`
 _KINDS = {"date": "date", "dates": "dates", "time": "time", "name": "name", "version": "version",
@@ -87,6 +89,8 @@ def answer(
             bonus += 0.1  # a table cell at the row and the column the question names: the figure itself
         if per_quantity is not None and per_quantity.search(fact.text + " " + fact.context.split("\0")[0]):
             bonus += 0.15
+        if kind == "passage" and fact.kind != "heading":
+            bonus += _about(fact, scorer)
         if kind == "reason" and _CAUSE_SECTION.search(fact.context):
             bonus += 0.5  # "why ...?": the section that gives the cause
         elif kind == "reason" and _CAUSE_LEAD.match(fact.text):
@@ -94,6 +98,10 @@ def answer(
         return confidence(fact) * weights.get(fact.path.rpartition("/")[0], 1.0) + bonus
 
     everything = sorted(facts, key=lambda f: -rank(f))
+    if kind == "passage":  # "how is X done": the section about X answers from where it opens
+        openings = _openings(facts)
+        opened = [openings.get(_section_key(f), f) if _about(f, scorer) else f for f in everything]
+        everything = list(dict.fromkeys(opened))
     ordered = everything[:12]
     # "the heaviest pump": the row of the table found with the extreme value, as sure as the table's best row
     top_row = next((f for f in everything if f.cells and confidence(f) >= 0.1), None)
@@ -110,13 +118,46 @@ def answer(
             break
         if quotes(question, fact.text):  # a line that quotes the request itself answers nothing
             continue
+        if kind == "passage" and fact.text.split("\0")[0].rstrip().endswith("?"):
+            continue  # a question (a FAQ's, an example request) answers nothing
         fact = _first_or_last(question, fact, facts) if kind == "time" else fact
         value = extract(question, fact, kind, scorer, facts)
         if value is not None:
-            return Answer(value, fact, round(min(1.0, sure), 4))
+            return Answer(in_asked_unit(question, value), fact, round(min(1.0, sure), 4))
     if kind in ("number", "reason", "name") and not expected:  # nothing of that kind: the best passage may
         return answer(question, facts, expected="passage", scope=scope)
     return None
+
+
+def _about(fact: Fact, scorer: Scorer) -> float:
+    """0.25 when the section a fact opens or sits in is about what the question asks ("Invitations" for
+    "how is a member invited": a heading word and a question word of one stem), else 0."""
+    heading = section_of(fact).split(">")[-1]
+    words = {t for t in terms(heading) if len(t) >= 4}
+    asked = {t for t in scorer.q_terms if len(t) >= 4}
+    return 0.25 if any(_one_stem(h, a) for h in words for a in asked) else 0.0
+
+
+def _one_stem(a: str, b: str) -> bool:
+    """Two words of one stem: a common start of 4 letters or more, most of the shorter word
+    ("admit" / "admission", "invit" / "invitation"; not "charge" / "charter")."""
+    n = len(os.path.commonprefix([a, b]))
+    return n >= 4 and n >= 0.75 * min(len(a), len(b))
+
+
+def _section_key(fact: Fact) -> tuple[str, str]:
+    """A fact's file and the heading of the section it sits in (its last part, as the heading reads)."""
+    return fact.path, section_of(fact).split(">")[-1].strip()[:40]
+
+
+def _openings(facts: Sequence[Fact]) -> dict[tuple[str, str], Fact]:
+    """The first fact (not a heading) of each section among ``facts``."""
+    first: dict[tuple[str, str], Fact] = {}
+    for f in facts:
+        key = _section_key(f)
+        if f.kind != "heading" and (key not in first or f.line < first[key].line):
+            first[key] = f
+    return first
 
 
 def named_row(fact: Fact, scorer: Scorer) -> float:
@@ -124,6 +165,8 @@ def named_row(fact: Fact, scorer: Scorer) -> float:
     question mostly uses ("Station Road car park (multi-storey)" for "... in the Station Road car park");
     0 when none. A row can be named while the question's other words state conditions the row does not."""
     best = 0.0
+    if scorer.contradicts(fact):  # the row named, at another amount than the question states
+        return 0.0
     designation = terms(f"{fact.cells[0][0]} {fact.cells[0][1]}") if fact.cells else set()
     designation = {t for t in designation if "#" in t}
     asked = {
@@ -140,12 +183,15 @@ def named_row(fact: Fact, scorer: Scorer) -> float:
             share = len(own & scorer.q_terms) / len(own)
             if share >= 0.5 and len(own & scorer.q_terms) >= 2:
                 best = max(best, 0.2 + 0.3 * share)
-    return best
+    headers = {t for h, _ in fact.cells[1:] for t in terms(h)}
+    return best if headers & scorer.q_terms else best / 2  # no column the question names: half as sure
 
 
 def _row_and_column(fact: Fact, scorer: Scorer) -> bool:
-    """The question names both the row (its first cell) and a column (a header) of a table fact."""
+    """The question names both the row (its first cell, or a cell of words: a lot code's row is named by
+    its origin) and a column (a header) of a table fact."""
     key = terms(fact.cells[0][1]) if fact.cells else set()
+    key |= {t for _, c in fact.cells[1:] if not numbers_in(c) for t in terms(c)}
     headers = {t for h, _ in fact.cells[1:] for t in terms(h)}
     return bool(key & scorer.q_terms) and bool(headers & scorer.q_terms)
 
@@ -169,6 +215,22 @@ def quotes(question: str, text: str) -> bool:
         return False
     said = " " + " ".join(re.findall(r"[a-z0-9]+", text.lower())) + " "
     return any(" " + " ".join(words[i : i + run]) + " " in said for i in range(len(words) - run + 1))
+
+
+_IN_UNIT = re.compile(r"\b(?:in|into|as|expressed in) (?:a number of )?([a-z]+)\b", re.I)
+
+
+def in_asked_unit(question: str, value: Value) -> Value:
+    """ "In minutes, how long ...": a value stated in another unit ("4 hours") converted to the unit the
+    question names (240 min); the value as found when the question names none or it does not convert."""
+    if value.kind != "number" or value.number is None or not value.unit:
+        return value
+    for m in _IN_UNIT.finditer(question):
+        unit = ALIASES.get(m.group(1).lower(), "")
+        scale = factor(value.unit, unit) if unit and unit != value.unit else None
+        if scale is not None:
+            return Value.of_number(float(f"{value.number * scale:.12g}"), unit)
+    return value
 
 
 def expected_kind(question: str) -> str:

@@ -5,7 +5,7 @@ trail (the citation ``path:first-last``)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 
@@ -168,4 +168,62 @@ def _split(block: _Block, chunk_chars: int) -> list[_Block]:
     return pieces
 
 
-__all__ = ["Passage", "chunk_document"]
+MAX_BLOCK_LINES = 60
+MAX_CAPTION_CHARS = 90
+
+
+def whole_blocks(lines: Sequence[str], p: Passage) -> tuple[int, str]:
+    """A passage widened to the blocks it cuts (a table or paragraph split over two passages is read
+    whole, its header with its rows): (first line, text)."""
+    start, end = p.start_line, p.end_line  # 1-based, inclusive
+    while start > 1 and p.start_line - start < MAX_BLOCK_LINES and lines[start - 2].strip():
+        start -= 1
+    while end < len(lines) and end - p.end_line < MAX_BLOCK_LINES and lines[end].strip():
+        end += 1
+    if (start, end) == (p.start_line, p.end_line):
+        return p.start_line, p.text
+    return start, "\n".join(lines[start - 1 : end])
+
+
+def is_caption(line: str) -> bool:
+    """A plain-text section caption: a short line flush left, in capitals (a parenthesis after them may
+    be in any case: "GREEN COFFEE (60 kg bags unless noted)"), no sentence, no row of a table."""
+    s = line.strip()
+    if not s or line[:1].isspace() or len(s) > MAX_CAPTION_CHARS or s[-1] in ".,;":
+        return False
+    if re.search(r"\S\s{2,}\S", s):  # cells of a table row
+        return False
+    letters = [c for c in re.sub(r"\([^)]*\)", "", s) if c.isalpha()]
+    return len(letters) >= 4 and all(c.isupper() for c in letters)
+
+
+def with_caption(heading: str, lines: Sequence[str], start: int) -> str:
+    """``heading`` with the plain-text caption right above line ``start`` (1-based; one blank line may
+    separate them), which the passage itself does not hold: what the block under it is about."""
+    at = start - 2
+    if at >= 0 and not lines[at].strip():
+        at -= 1
+    if at < 0 or not is_caption(lines[at]):
+        return heading
+    caption = lines[at].strip()
+    return f"{heading} > {caption}" if heading else caption
+
+
+def section_openers(
+    hits: Sequence[tuple[float, Passage]], passages_of: Mapping[str, Sequence[Passage]]
+) -> list[tuple[float, Passage]]:
+    """For each passage found, the first passage of its section (same file, same heading trail), with
+    the found passage's score, when it is not among the hits: "how is X done" is answered where the
+    section about X opens, not by a sentence from its middle."""
+    seen = {(p.path, p.start_line) for _, p in hits}
+    out: list[tuple[float, Passage]] = []
+    for score, p in hits:
+        same = [q for q in passages_of.get(p.path, ()) if q.heading == p.heading and p.heading]
+        first = min(same, key=lambda q: q.start_line, default=None)
+        if first is not None and (first.path, first.start_line) not in seen:
+            seen.add((first.path, first.start_line))
+            out.append((score, first))
+    return out
+
+
+__all__ = ["Passage", "chunk_document", "is_caption", "section_openers", "whole_blocks", "with_caption"]

@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ioa_p2p.adapters.retrieval.facts import _WORD, Fact, Scorer, stem, terms
+from ioa_p2p.adapters.retrieval.picks import change_end, counts_a_thing, day_of_month
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
 from ioa_p2p.planning.expr import WORD_NUMBERS
@@ -191,7 +192,8 @@ def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
             if words & asked and re.search(r"[A-Za-z]{2}", cell) and not numbers_in(cell):
                 return Value.of_text(cell.strip())
         key = fact.cells[0][1].strip()
-        return Value.of_text(key) if key and not (terms(key) <= scorer.q_terms) else None
+        lettered = re.search(r"[A-Za-z]", key) is not None  # a clock time or a figure is no name
+        return Value.of_text(key) if key and lettered and not (terms(key) <= scorer.q_terms) else None
     names = [(m.start(), m.end(), m.group(1)) for m in _NAME.finditer(text)]
     if not names and not re.search(r"\bwho\b", question, re.I):
         names = [(m.start(), m.end(), m.group(0)) for m in _ENTITY.finditer(text) if m.start() > 0]
@@ -229,10 +231,15 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
     found = [f for f in found if (f.number, f.unit) not in asked and (f.number, "") not in asked] or found
     found = [f for f in found if not _stated(f, question)] or found
     found = [f for f in found if not _clause_number(text, f)]  # "7.3 When a meal is provided ...": a label
+    found = [f for f in found if not day_of_month(text, f)] or found  # "(1 November to ...)": a date
     if not found:
         return None
     units = wanted.units
     fits = [f for f in found if f.unit in units] if units else []
+    if units == MONEY_UNITS and not fits and wanted.kind != "amount":  # a price asked: not "170 gsm"
+        found = [f for f in found if f.unit or not counts_a_thing(text, f)]
+        if not found:
+            return None
     if wanted.kind == "amount" and not fits:
         # "what will she pay?": an amount of money, never the "two hours" of a rule; a price list's bare
         # figures count when they read as prices ("+ 0.02 per card", "6.50")
@@ -247,6 +254,9 @@ def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) 
         per = [f for f in pool if _per_follows(low, f.end, wanted.per)]
         if per:
             pool = per
+    moved = change_end(question, text, pool)  # "reset from 512 to 64": the end the question asks for
+    if moved is not None:
+        return _of(moved)
     anchored = _after_names(pool, text, scorer) or _in_own_segment(pool, text, scorer)
     if anchored is not None:
         return _of(anchored)
@@ -363,12 +373,16 @@ def _cell_value(
     columns = [
         (h, c) for h, c in fact.cells if (numbers_in(c) or dates_in(c)) and c.strip().lower() not in stated
     ]
+    given = {n.number for n in numbers_in(question)}  # "at 10 °C": the row's key column, not its answer
+    columns = [(h, c) for h, c in columns if {n.number for n in numbers_in(c)} - given] or columns
     if wanted.kind == "count":  # "how many bags": a bare number, not the bag size
         columns = [(h, c) for h, c in columns if any(n.unit == "" for n in numbers_in(c))] or columns
     if not columns:
         return None
     q_terms = scorer.q_terms
     per = wanted.per.split()[-1][:5] if wanted.per else ""
+    # a designated thing the question names ("Zone 2", "Route B") as a header abbreviates it ("Z2")
+    abbreviated = {f"{t[0]}{t.partition('#')[2]}" for t in q_terms if "#" in t and t[0].isalpha()}
 
     money = (bool(set(attribute_units(question)) & set(MONEY_UNITS)) or wanted.kind == "amount") and (
         wanted.kind != "count"
@@ -381,6 +395,10 @@ def _cell_value(
     def col_score(header: str) -> float:
         score = sum(scorer.idf.get(t, 0.0) for t in sorted(terms(header) & q_terms))
         score += 1.0 if per and per in header.lower() else 0.0
+        if wanted.units and unit_in_header(header, ALIASES) in wanted.units:
+            score += 1.0  # "how many hours": the column "Runtime (h)"
+        if abbreviated & terms(header):
+            score += 2.0  # "Zone 2" named, the column "Z2 Standard": its abbreviation
         if per_quantity is not None and per_quantity.search(header):
             score += 1.0  # "for five hours": the column of the rate per hour
         if money and re.search(r"\b(?:min(?:imum|\.)|max(?:imum|\.)|capacity|stay|seats?)\b", header, re.I):

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ioa_p2p.adapters.retrieval.chunks import is_caption
 from ioa_p2p.planning.values import dates_in, numbers_in
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
@@ -180,8 +181,8 @@ def facts_of(
     while i < len(lines):
         line = lines[i]
         stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            if stripped.startswith("#"):
+        if not stripped or stripped.startswith("#") or is_caption(line):
+            if stripped:  # a heading, or a plain-text caption ("GREEN COFFEE"): what follows is about it
                 block_header = stripped.lstrip("# ")
                 out.append(Fact(path, start_line + i, block_header, context0, kind="heading"))
             i += 1
@@ -205,13 +206,16 @@ def facts_of(
         indented = line[:1].isspace()
         following = next((x for x in lines[i + 1 : i + 4] if x.strip()), "")
         if not indented and following[:1].isspace():  # "ROUTE B -- daily" heads the indented block below
-            block_header = stripped
+            block_header = stripped  # (a list item wrapped onto indented lines too: its rules' context)
         first = i
         item = bool(re.match(r"([-*•]|\d+[.)])\s", stripped))
         while i + 1 < len(lines) and _continues(lines[i + 1], item):
             i += 1
             stripped += " " + lines[i].strip()
-        sentences = [x for x in _SENTENCE_END.split(stripped.lstrip("-*• ").strip()) if x]
+        body = (
+            re.sub(r"^(?:[-*•]|\d+[.)])\s+", "", stripped).lstrip("-*• ").strip()
+        )  # its label is no sentence
+        sentences = [x for x in _SENTENCE_END.split(body) if x]
         for n, sentence in enumerate(sentences):
             lead = (
                 f" {sentences[0]}" if n else ""
@@ -362,6 +366,7 @@ class Scorer:
         self.measured = {(n.number, n.unit) for n in numbers_in(question) if n.unit}
         self.clocks = {_hhmm(c) for c in _CLOCK.findall(question)}
         self.total_asked = bool(_TOTAL_ASKED.search(question))
+        self.years = {t for t in self.q_terms if re.fullmatch(r"(?:19|20)\d\d", t)}
 
     def score(self, fact: Fact) -> float:
         own, ctx = terms(fact.text), terms(fact.context)
@@ -378,7 +383,8 @@ class Scorer:
         for _name in self.stated.get(fact.path, set()) - own - ctx:
             value *= 0.6
         value *= 1 + 0.25 * len(self.codes & own)  # a code the fact itself states (not only its file's name)
-        if "\0superseded" in fact.context and not self.names_superseded:
+        of_year = bool(self.years & everywhere)  # "trips made in 2024": the figures of that year, old or not
+        if "\0superseded" in fact.context and not self.names_superseded and not of_year:
             value *= 0.25 if self.current_asked else 0.5
         key = _key_of(fact)
         band = _band(key)
@@ -396,12 +402,18 @@ class Scorer:
         if self.clocks:  # "the 13:00 sailing": the row of that time
             here = {_hhmm(c) for c in _CLOCK.findall(fact.text)}
             value *= 1.5 if here & self.clocks else (0.7 if here else 1.0)
-        if self.measured and not fact.cells:  # "0 m head" where the question says "6 m of head"
-            found = {(n.number, n.unit) for n in numbers_in(fact.text) if n.unit}
-            same_unit = {u for _, u in self.measured} & {u for _, u in found}
-            if same_unit and not (found & self.measured):
-                value *= 0.5
+        if self.contradicts(fact):
+            value *= 0.5
         return value
+
+    def contradicts(self, fact: Fact) -> bool:
+        """The fact states amounts in the unit of one the question measures, none of them that one ("0 m
+        head" or a row of "13 m" max. head where the question says "at 6 m of head"; bands excepted)."""
+        if not self.measured or fact.cells and (_band(_key_of(fact)) or any(_band(c) for _, c in fact.cells)):
+            return False
+        found = {(n.number, n.unit) for n in numbers_in(fact.text.split("\0")[0]) if n.unit}
+        same_unit = {u for _, u in self.measured} & {u for _, u in found}
+        return bool(same_unit) and not (found & self.measured)
 
     def sibling(self, key: str) -> bool:
         """The fact is about a sibling of what the question names: its key "Lime curd" where the question
@@ -420,8 +432,16 @@ def _hhmm(clock: str) -> str:
 
 
 def quantities(question: str) -> list[float]:
-    """The quantities a question states (800 cards, 3 kg): numbers that are not years or parts of codes."""
-    return [n.number for n in numbers_in(question) if not (n.unit == "" and 1900 <= n.number <= 2100)]
+    """The quantities a question states (800 cards, 3 kg): numbers that are not years, parts of codes or
+    designators ("Zone 2", "Line 4": a name, not an amount)."""
+    return [
+        n.number
+        for n in numbers_in(question)
+        if not (n.unit == "" and (1900 <= n.number <= 2100 or _DESIGNATOR.search(question[: n.start])))
+    ]
+
+
+_DESIGNATOR = re.compile(r"\b[A-Z][a-z]{2,} $")
 
 
 def _key_of(fact: Fact) -> str:

@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 
 from ioa_p2p.adapters.retrieval.facts import Fact, section_of, terms
+from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
 from ioa_p2p.planning.expr import WORD_NUMBERS
 from ioa_p2p.planning.units import unit_in_header
 from ioa_p2p.planning.values import ALIASES, Value, numbers_in
@@ -247,4 +248,29 @@ def _terms_in(sentence: str) -> list[tuple[str, str]]:
     return out
 
 
-__all__ = ["PER_UNITS", "applies", "charge_terms", "per_dimension_pattern", "rate_per"]
+def asks_price(question: str) -> bool:
+    """The question asks what something costs."""
+    return answer_type(question).kind == "amount" or bool(_PRICE_WORDS.search(question))
+
+
+def charged(question: str, value: Value) -> bool:
+    """The question asks what something costs and the value is an amount of money."""
+    money = value.unit in MONEY_UNITS or (not value.unit and answer_type(question).kind == "amount")
+    asked = answer_type(question).kind == "amount" or bool(_PRICE_WORDS.search(question))
+    return value.kind == "number" and money and asked
+
+
+_PRICE_WORDS = re.compile(
+    r"\b(?:cost|costs|price|pay|charge|charged|fee|fees|rate|bill|hire|come to|worth|claim|owe)\b", re.I
+)
+
+
+__all__ = [
+    "asks_price",
+    "charged",
+    "PER_UNITS",
+    "applies",
+    "charge_terms",
+    "per_dimension_pattern",
+    "rate_per",
+]

@@ -12,18 +12,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ioa_p2p.adapters.retrieval.answer import Answer
-from ioa_p2p.adapters.retrieval.docmodel import TypedAnswer, fits
+from ioa_p2p.adapters.retrieval.answer import Answer, named_row
+from ioa_p2p.adapters.retrieval.docmodel import Span, TypedAnswer, fits
+from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, terms
 from ioa_p2p.planning.values import Value
 
 #: How the typed model's answer is weighed against the fact scorer's (see :func:`prefer_typed`).
 TYPED_POLICY = "misfit"
 
 
-def prefer_typed(question: str, found: Answer | None, typed: Sequence[TypedAnswer]) -> bool:
+def prefer_typed(
+    question: str, found: Answer | None, typed: Sequence[TypedAnswer], fit: float | None = None
+) -> bool:
     """Whether the typed document model's best answer replaces the fact scorer's: when the scorer found
     nothing, or its value does not have the type the question asks for (a bare number where an amount
-    of money or a duration is asked), the typed one does, and no typed answer reads the scorer's number."""
+    of money or a duration is asked), the typed one does, and no typed answer reads the scorer's number.
+    ``fit`` is the fact scorer's own confidence in the typed answer's line (:func:`line_fit`): a line it
+    finds clearly less about the question (the current price where the question names the superseded
+    list, another surcharge than the one named) replaces nothing, whatever its type."""
     best = typed[0]
     if TYPED_POLICY == "none":
         return False
@@ -36,7 +42,31 @@ def prefer_typed(question: str, found: Answer | None, typed: Sequence[TypedAnswe
     if best.kind not in TYPED_KINDS:  # "what X" may ask for a name or a number: the scorer's stands
         return False
     sure = best.confidence >= TYPED_SURE * found.score
+    if fit is not None and found.value.kind == "number" and fit < TYPED_LINE_SHARE * found.score:
+        return False  # (a passage given for want of a figure is no figure the question's qualifiers picked)
     return sure and fits(question, best.value) and not fits(question, found.value)
+
+
+#: The typed answer's line must score at least this share of the scorer's answer's confidence.
+TYPED_LINE_SHARE = 0.8
+
+
+def line_fit(question: str, facts: Sequence[Fact], span: Span, found: Answer | None = None) -> float | None:
+    """The fact scorer's confidence in the line ``span`` cites (its best fact there), None when no fact
+    found is on that line (the scorer has no opinion on it); 0 when the question's terms that line holds
+    are fewer than, and all among, those the scorer's own answer ``found`` holds (it lacks a qualifier
+    the question names: "the superseded list", "winter fares", "the fuel surcharge")."""
+    here = [f for f in facts if f.path == span.path and f.line == span.line and f.kind != "heading"]
+    if not here:
+        return None
+    scorer = Scorer(question, facts)
+    if found is not None:
+        asked = scorer.q_terms
+        theirs = set().union(*(asked & (terms(f.text) | terms(f.context)) for f in here))
+        ours = asked & (terms(found.fact.text) | terms(found.fact.context))
+        if theirs < ours:
+            return 0.0
+    return max(max(scorer.score(f), named_row(f, scorer) if f.cells else 0.0) for f in here)
 
 
 #: Answer types whose mismatch is unambiguous (a duration asked, a bare number or a price given).

@@ -25,6 +25,7 @@ The timing constants are the node's (``tests/test_sim.py`` pins them to ``ioa_p2
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -295,28 +296,41 @@ def start_lookup(
     kind: str,
     *,
     ask: int = DEFAULT_ASK,
+    connections: bool = True,
     on_answer: Callable[[bytes], Any] | None = None,
     on_closer: Callable[[list[bytes]], Any] | None = None,
     on_done: Callable[[LookupRun], Any] | None = None,
 ) -> LookupRun:
-    """Start a lookup of ``keys`` from ``node``, seeded as the node seeds it (:func:`known_peers`);
-    ``on_answer(key)`` after each answer for ``key``, ``on_closer(peers)`` with the peers each answer
-    names, ``on_done(run)`` once it is done."""
+    """Start a lookup of ``keys`` from ``node``, seeded as the node seeds it (:func:`known_peers`;
+    ``connections=False``: from the routing table only, as py-libp2p's own lookups and bucket refresh
+    start); ``on_answer(key)`` after each answer for ``key``, ``on_closer(peers)`` with the peers each
+    answer names, ``on_done(run)`` once it is done."""
     keys = list(dict.fromkeys(keys))
-    lookup = Lookup(keys, known_peers(world, node, keys), me=node.peer, ask=ask)
+    known = known_peers(world, node, keys, connections=connections)
+    lookup = Lookup(keys, known, me=node.peer, ask=ask)
     run = LookupRun(world, node, lookup, kind, on_answer=on_answer, on_closer=on_closer, on_done=on_done)
     return run.start()
 
 
-def known_peers(world: Fabric, node: SimNode, keys: list[bytes]) -> list[bytes]:
-    """The peers a lookup starts from. The node passes its whole routing table and every connection, of
-    which the lookup keeps the ``K`` closest per key; here the table's ``K`` closest per key and the
-    node's kept connections are passed (the same candidates, without sorting thousands of peers)."""
-    table = node.table
+def known_peers(world: Fabric, node: SimNode, keys: list[bytes], *, connections: bool = True) -> list[bytes]:
+    """The peers a lookup starts from. The node (``kad_io.known_peers``) passes its whole routing table
+    and every open connection, of which the lookup keeps the ``K`` closest per key; here the ``K``
+    closest per key of the table and of the open connections are passed (the same candidates, without
+    sorting thousands of peers), and the connections peer discovery keeps. ``connections=False``: the
+    table's and the kept connections only (py-libp2p's own lookups)."""
+    table, nodes = node.table, world.nodes
     out: dict[bytes, None] = {}
+    conns = list(node.conns) if connections else []
     for key in keys:
         out.update(dict.fromkeys(table.closest(position(key), K)))
-    nodes = world.nodes
+        if len(conns) > K:
+            target = position(key)
+            out.update(
+                (nodes[i].peer, None)
+                for i in heapq.nsmallest(K, conns, key=lambda i: nodes[i].position ^ target)
+            )
+        else:
+            out.update((nodes[i].peer, None) for i in conns)
     for index in node.neighbours:
         out[nodes[index].peer] = None
     return list(out)

@@ -10,6 +10,14 @@ closest to each key, in a random order of cards (a storing node keeps the first 
 as py-libp2p does: which ones depends on arrival). That is what a provide round that reached every target
 leaves (publish_cards measures ``provide_acked`` = 1.000 without churn). :class:`KeyspaceIndex` finds the
 closest online nodes of a key without sorting the whole network.
+
+With ``pages`` (the default of ``[discovery] pages``), each card's signed sketch is also entered in the
+bucket page of each of its cells (the same provided levels), and every page is placed, complete, at the
+``K`` online nodes closest to its key (each owner also keeps its own entry, as its local put does): the
+pages a publishing round that reached every target leaves, with the storing peers' merge rule (one
+entry per peer, at most :data:`~ioa_p2p.dht.pages.PAGE_ENTRIES`, first come in a random order of cards).
+Neither the card records nor the pages are checked when placed here (they are the nodes' own, valid);
+readers verify what they use, as they do over the network.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from collections.abc import Sequence
 
 from ioa_p2p.dht.forest import Forest
 from ioa_p2p.dht.keyspace import K, position
+from ioa_p2p.dht.pages import PAGE_ENTRIES, encode_page, page_key
 from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.sim.cardflow import network_size
 from ioa_p2p.dht.sim.peer import SimNode
@@ -45,16 +54,21 @@ class KeyspaceIndex:
         return sorted(window, key=lambda n: n.position ^ target)[:count]
 
 
-def preload_cards(world: World, forest: Forest, nodes: Sequence[SimNode], rng: random.Random) -> int:
-    """Issue and place the cards of ``nodes`` (module docstring); returns the provider records placed."""
+def preload_cards(
+    world: World, forest: Forest, nodes: Sequence[SimNode], rng: random.Random, *, pages: bool = True
+) -> int:
+    """Issue and place the cards of ``nodes`` (module docstring); returns the records placed (provider
+    records, and with ``pages`` page copies)."""
     cards = world.cards
     assert cards is not None
     index = KeyspaceIndex(world.nodes)
     order = [n for n in nodes if n.online]
     rng.shuffle(order)
     placed = 0
+    now_ms = world.now_ms()
+    entries: dict[bytes, dict[int, bytes]] = {}  # page key -> owner index -> sketch (first come)
     for node in order:
-        card = cards.issue(node.index, world.now_ms())
+        card = cards.issue(node.index, now_ms)
         node.card, node.withdrawal = card, None
         node.values[key_of(node.peer)] = card.encoded
         for holder in index.closest(key_of(node.peer)):
@@ -64,6 +78,23 @@ def preload_cards(world: World, forest: Forest, nodes: Sequence[SimNode], rng: r
             node.add_provider(cell.key, node.peer)
             for holder in index.closest(cell.key):
                 placed += holder.add_provider(cell.key, node.peer)
+        if pages:
+            sketch = cards.sketch(node.index, card, now_ms)
+            for cell in forest.cells(sketch.vector(), levels):
+                key = page_key(cell, forest.model_id, forest.dim).encode("utf-8")
+                page = entries.setdefault(key, {})
+                if len(page) < PAGE_ENTRIES:
+                    page[node.index] = sketch.encoded
+    nodes_ = world.nodes
+    for key, held in entries.items():
+        value = encode_page(held.values())
+        closest = index.closest(key)
+        for holder in closest:
+            holder.values[key] = value
+        for i, own in held.items():  # an owner keeps the page it put locally: its own entry
+            if nodes_[i] not in closest:
+                nodes_[i].values[key] = encode_page([own])
+        placed += len(closest)
     return placed
 
 

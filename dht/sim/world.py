@@ -242,7 +242,9 @@ class World:
         def learn(peers: list[bytes]) -> None:
             table.add_many(peers, ping)
 
-        return start_lookup(self, node, [key], FIND_NODE, ask=PLACE_ASK, on_closer=learn, on_done=on_done)
+        return start_lookup(
+            self, node, [key], FIND_NODE, ask=PLACE_ASK, connections=False, on_closer=learn, on_done=on_done
+        )
 
     def connect_more(self, node: SimNode) -> int:
         """Dial table peers until ``target_peers`` connections are kept (the closest half, then random);

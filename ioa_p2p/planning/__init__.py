@@ -36,6 +36,10 @@
 - ``allowances.py`` a trip's daily allowance: its days, travel days and meals provided, on a handbook's rules
 - ``described.py`` values described in words where code or a calculation needs them (planned first, bound)
 - ``records.py``  a document's typed records and rules as the retrieval sends them (``data["records"]``, v1)
+- ``coordinated.py`` one request about two things ("the A and B prices", "between the X of A and the X of
+  B", "the P-1 and P-2 ... together"): a lookup each and the relation asked for
+- ``ordered.py``  two earlier values in the order a relation names them ("A as a percentage of B", "what
+  share of B is A", "how many times as heavy as B", "the X per Y")
 - ``compared.py`` two values of one document compared; durations read from a timetable's clock times
 - ``refs.py``     references to earlier values ("it", "that price", "both", "the second")
 - ``code.py``     code steps: the block, its variables and the values bound to them; blocks cut out of a

@@ -130,7 +130,10 @@ def answer_type(question: str) -> AnswerType:
         return AnswerType("date")
     if re.search(r"\bwhy\b|\bwhat caused\b|\bthe (?:root )?cause\b|\breason\b|\bcaused by\b", q):
         return AnswerType("reason")
-    if re.search(r"\bwho\b|\bwhose\b|\bwhich (?:person|employee|engineer|manager)\b|\bname of the\b", q):
+    relative = re.search(r"\b(?:how many|number of) [\w-]+ who\b", q)  # "the number of customers who ..."
+    if re.search(r"\bwho\b|\bwhose\b|\bwhich (?:person|employee|engineer|manager)\b|\bname of the\b", q) and (
+        not relative
+    ):
         return AnswerType("name")
     if re.search(r"\bwhich version\b|\bversion\b", q):
         return AnswerType("version")
@@ -147,7 +150,14 @@ def answer_type(question: str) -> AnswerType:
         r"\bhow long\b(?! is| are| was)|\bhow much time\b|\bduration\b|\bhow soon\b|\bwithin how\b", q
     ):
         return AnswerType("duration", TIME_UNITS, per)
-    if re.search(r"\bwhich\b(?! (?:date|day|time|version))", q) and not re.search(r"\bhow\b", q):
+    if _SHARE_ASKED.search(q):  # "what percentage is the surcharge": a share, whatever it is of
+        return AnswerType("number", ("%",), per)
+    measured = _MEASURE_ASKED.search(q)  # "which pool size", "which rate": a figure, not a name
+    if (
+        re.search(r"\bwhich\b(?! (?:date|day|time|version))", q)
+        and not re.search(r"\bhow\b", q)
+        and not measured
+    ):
         return AnswerType("name")
     if re.search(r"^\s*(?:how (?:do|does|is|are|can|should|to)\b(?! much| many| long)|explain|describe|"
                  r"summari[sz]e)|\b(?:for|about|on|explain|describe) how (?:an? |the |to |do |does |is |are |"
@@ -163,6 +173,12 @@ def answer_type(question: str) -> AnswerType:
     return AnswerType("number", units, per)
 
 
+_SHARE_ASKED = re.compile(r"\b(?:what|which) (?:percentage|share|proportion|per ?cent)\b|\bwhat %")
+#: "which <attribute>" where the attribute is a measure: its answer is a figure
+_MEASURE_ASKED = re.compile(
+    r"\bwhich (?:[\w-]+ ){0,2}(?:size|rate|price|fee|amount|number|total|temperature|weight|length|height|"
+    r"depth|speed|capacity|limit|level|value|figure|count|percentage|share|voltage|power|pressure)s?\b"
+)
 _WHAT_IT_COSTS = re.compile(
     r"\bwhat(?:'s| is| are| will| would| do| does| did| should| must| can)\b(?:(?!\?).){0,60}?"
     r"\b(?:pay|cost|costs|charge|charged|come to|comes to|bill|fare|price|fee|claim)\b"

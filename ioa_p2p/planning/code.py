@@ -44,7 +44,8 @@ _BIND_AS = re.compile(
 )
 #: "Bind it to `tax`", "store the result as `total`", "call that x": the value named first, the name last
 _BIND_TO = re.compile(
-    r"\b(?:bind|assign|store|save|put|call|name)\s+(v\d+)\s+(?:to|in|as|into)?\s*`?([A-Za-z_]\w*)`?", re.I
+    r"\b(?:bind|assign|store|save|put|call|name)\s+(v\d+)\s+(?:(?:into|to|in|as)\b)?\s*`?([A-Za-z_]\w*)`?",
+    re.I,
 )
 
 
@@ -273,8 +274,11 @@ _BIND_ONLY = re.compile(
 )
 
 
-def join_bindings(clauses: list[str]) -> list[str]:
-    """ "Bind it to `tax` and run: <code>": the binding belongs to the code step that follows."""
+def join_bindings(clauses: list[str], blocks: list[str] | None = None) -> list[str]:
+    """ "Bind it to `tax` and run: <code>": the binding belongs to the code step that follows (with the
+    request's ``blocks``, so do clauses that only name a value after the code's input: "plug it in as n")."""
+    if blocks is not None:
+        clauses = join_named_bindings(clauses, blocks)
     out: list[str] = []
     for clause in clauses:
         if out and _BIND_ONLY.match(out[-1].strip()) and (MARK_RE.search(clause) or _INLINE.search(clause)):
@@ -282,6 +286,46 @@ def join_bindings(clauses: list[str]) -> list[str]:
             continue
         out.append(clause)
     return out
+
+
+#: How a clause gives an earlier value a code variable's name ("plug it in as n", "call the sum total_kg",
+#: "with q holding the converted figure", "put that into `cost`", "assign it to rise before executing").
+_NAMING_LEAD = re.compile(
+    r"^(?:and\s+|then\s+)?(?:plug|pass|feed|put|insert|supply|substitute|assign|store|save|bind|call|name|set|"
+    r"let|use|hand|give|keep|hold|with|where|using|taking|letting)\b",
+    re.I,
+)
+_NAMING_MAX_WORDS = 10
+
+
+def join_named_bindings(clauses: list[str], blocks: list[str]) -> list[str]:
+    """A short clause that only names an earlier value after an input of the code in the next clause
+    ("... round it, and plug it in as per_customer:" / "<code>") is part of that code step, never a step
+    of its own: it is appended to the code clause, whose bindings then read it."""
+    out: list[str] = []
+    pending: list[str] = []
+    for clause in clauses:
+        mark = MARK_RE.search(clause)
+        code = blocks[int(mark.group(1))] if mark else inline_code(clause)
+        if code is not None:
+            names = set(free_names(code))
+            joined = [p for p in pending if _names_input(p, names)]
+            out.extend(p for p in pending if p not in joined)
+            out.append(" and ".join([clause.rstrip(" .:"), *joined]) if joined else clause)
+            pending = []
+            continue
+        out.extend(pending)
+        pending = [clause] if _NAMING_LEAD.match(clause.strip()) else []
+        if not pending:
+            out.append(clause)
+    return [*out, *pending]
+
+
+def _names_input(clause: str, names: set[str]) -> bool:
+    if re.search(r"(?<![\w.-])\d", clause):  # "set n to 12 % of 950": a value described, planned first
+        return False
+    words = re.findall(r"`?([A-Za-z_]\w*)`?", clause)
+    return len(words) <= _NAMING_MAX_WORDS and any(w in names for w in words[1:])
 
 
 def binds_input(clause: str, block: str) -> bool:
@@ -327,4 +371,5 @@ __all__ = [
     "generate_code",
     "inline_code",
     "join_bindings",
+    "join_named_bindings",
 ]

@@ -33,7 +33,7 @@ from ioa_p2p.planning.doc_facts import (
 )
 from ioa_p2p.planning.ruled import counted_expression, ruled_expression
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
-from ioa_p2p.planning.values import NUMBER, Value, format_number
+from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number
 
 Used = frozenset[tuple[str, object]]  # the facts ("f", source) and request quantities ("g", i) a chain uses
 MAX_DEPTH = 5
@@ -98,6 +98,8 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
         if timed is None and len(stated) == 1:  # the time looked up answers
             return f"{stated[0]} * 1", CLOCK
         return timed
+    if answer_type(question).per and not [g for g in givens_in(question) if g.number != 1.0]:
+        return None  # "the rate per km": a rate the documents state, not a total worked out with it
     typed = (
         compared_expression(question, found.records)
         or timetable_duration(question, found.records)
@@ -114,7 +116,7 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
     counted = [g for g in givens if g.number != 1.0]
     wants = _wants(question, facts, found)
     if not counted and _stated(found, facts, wants):
-        return None  # the documents state the amount asked for and the request counts nothing
+        return _in_named_unit(question, found)  # the documents state it; in the unit asked for, if named
     best: Chain | None = None
     best_unit = ""
     for want in wants:
@@ -126,7 +128,7 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
         if best is None or chain.score > best.score:
             best, best_unit = chain, want
     if best is None or best.facts == 0 or (best.facts == 1 and not _counts(best, givens)):
-        return None  # nothing to compute: the value looked up answers
+        return _in_named_unit(question, found)  # nothing to compute: the value looked up answers
     named = [u for u in answer_type(question).units if u]
     scale = convert(best_unit, named[0]) if len(named) == 1 and best_unit != named[0] else None
     if scale is not None:  # "how many litres": in the unit the question names, not the documents'
@@ -147,6 +149,22 @@ def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
         ruled_expression(question, found.records, found.terms, found.number) if found.kind == NUMBER else None
     )
     return ruled if ruled is not None and _computes(ruled[0]) else None
+
+
+_IN_UNIT = re.compile(r"\b(?:in|into|as) (?:a number of )?([a-z]+)\b", re.I)
+
+
+def _in_named_unit(question: str, found: Value) -> tuple[str, str] | None:
+    """ "In minutes, how long ...": the value looked up ("4 h") in the unit the question names (240 min);
+    None when the question names none, or the value is in it already or cannot be converted to it."""
+    if found.kind != NUMBER or found.number is None or not found.unit:
+        return None
+    for m in _IN_UNIT.finditer(question):
+        unit = ALIASES.get(m.group(1).lower(), "")
+        c = convert(found.unit, unit) if unit and unit != found.unit else None
+        if c is not None:
+            return _scaled(_number(found.number), c), unit
+    return None
 
 
 def _time_from_documents(question: str) -> bool:

@@ -315,14 +315,21 @@ def _phrase_things(after: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+_A_YEAR = re.compile(
+    r"\b(?:in|of|since|until|till|from|during|for|by|before|after|year|fy|q[1-4]|h[12]|"
+    r"jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|oct\w*|nov\w*|dec\w*)\W*$",
+    re.I,
+)
+
+
 def givens_in(request: str) -> list[Quantity]:
     """The quantities a request states: numbers with their unit or the things they count, and a period
     it asks about ("for a year": 1 year)."""
     text = re.sub(r"(\d)-(?=[a-z])", r"\1 ", spelled(request))  # "a 5,000-litre pond", "a 5-day week"
     out = []
     for start, end, number, unit, per in _numbers(text):
-        if per:
-            continue
+        if per or _A_YEAR.search(text[max(0, start - 24) : start]) and not unit and 1900 <= number <= 2100:
+            continue  # "trips made in 2024", "since March 2023": a year names a period, it counts nothing
         alts = _phrase_things(text[end:])
         out.append(Quantity(number, unit, (), text=text[start:end].strip(), alts=(unit, *alts)))
     for m in re.finditer(r"\b(?:a|an)\s+(?=[A-Za-z])", text):  # "a full-kiln firing": one of it

@@ -26,6 +26,7 @@ from ioa_p2p.planning.answer_types import answer_type, request_act
 from ioa_p2p.planning.applied import applied
 from ioa_p2p.planning.literal import digits
 from ioa_p2p.planning.lookups import label_refs, words_of
+from ioa_p2p.planning.ordered import per_named, percent_of, times_as
 from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.shares import (
     date_shift_step,
@@ -75,6 +76,8 @@ _SUM = re.compile(
     r"altogether|in all)\b",
     re.I,
 )
+#: a number the clause states (not a code such as K2 or AL-500, not a year naming a period)
+_STATED_NUMBER = re.compile(r"(?<![\w.-])(?!(?:19|20)\d\d\b)\d")
 _TIME_BETWEEN = re.compile(
     r"\b(?:minutes|hours|days|weeks|months|time|dates?|long)\b[^.?!]*\b(?:between|apart)\b", re.I
 )
@@ -344,18 +347,27 @@ def _holder_of(container: str, before: list[PlanStep], pending: list[int]) -> in
 
 def _combined(index: int, clause: str, before: list[PlanStep], pending: list[int]) -> PlanStep | None:
     """Two earlier values combined by what the clause calls the result; the clause states no number."""
-    if len(pending) < 2 or re.search(r"\d", digits(clause)) or _TIME_BETWEEN.search(clause):
+    if len(pending) < 2 or _STATED_NUMBER.search(digits(clause)) or _TIME_BETWEEN.search(clause):
         return None  # time between two clock times or dates: the date steps work it out
     a, b = pending[-2], pending[-1]
+    coded = bool(
+        re.search(r"\d", digits(clause))
+    )  # names with digits (FY2024, K2): order-free relations only
+    ordered = percent_of(clause, before, a, b) or times_as(clause, before, a, b)
+    ordered = ordered or (per_named(clause, before, a, b) if not _SUM.search(clause) else None)
+    if ordered is not None:  # "A as a percentage of B", "how many times B", "the X per Y"
+        unit = "%" if ordered.endswith("* 100)") else ""
+        needs = tuple(dict.fromkeys(int(n) for n in re.findall(r"v(\d+)", ordered)))
+        return PlanStep(index, CALC, clause, ordered, needs, unit=unit)
     if _DIFFERENCE.search(clause):
         expression = f"abs(v{a} - v{b})"
     elif _PRODUCT.search(clause):
         expression = f"(v{a} * v{b})"
-    elif _RATIO.search(clause):
+    elif _RATIO.search(clause) and not coded:  # "the ratio FY2024 ÷ FY2023": the names say the order
         expression = f"(v{a} / v{b})"
     elif _AVERAGE.search(clause):
         expression = f"((v{a} + v{b}) / 2)"
-    elif _share_of(clause, before, a, b) is not None:
+    elif not coded and _share_of(clause, before, a, b) is not None:
         share, whole = _share_of(clause, before, a, b)  # type: ignore[misc]
         expression = f"(v{share} / 100 * v{whole})"
     elif _SUM.search(clause):
@@ -366,7 +378,7 @@ def _combined(index: int, clause: str, before: list[PlanStep], pending: list[int
         else:
             expression = "(" + " + ".join(f"v{n}" for n in pending[-3:]) + ")"
     else:
-        pair = _rate_and_quantity(clause, before, a, b)
+        pair = None if coded else _rate_and_quantity(clause, before, a, b)
         if pair is None:
             return None
         expression = f"(v{pair[0]} * v{pair[1]})"

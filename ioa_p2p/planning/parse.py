@@ -24,6 +24,7 @@ from ioa_p2p.planning import described, natural
 from ioa_p2p.planning.answer_types import ARITH_WORD, LOOKUP_VERB, QUESTION_START, answer_type, request_act
 from ioa_p2p.planning.applied import applied, asked_unit
 from ioa_p2p.planning.code import MARK, MARK_RE, RUN_CODE, attach_blocks, code_step, join_bindings
+from ioa_p2p.planning.coordinated import coordinated
 from ioa_p2p.planning.derive import derived_plan
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.followups import over_earlier
@@ -141,7 +142,9 @@ def _plan_request(goal: str) -> Plan:
     text = keep_code_semicolons(text)  # "run a = 6; b = 7; print(a * b)": one piece of code
     pieces = [p.replace(_DOT, ".").replace(CODE_SEMICOLON, ";") for p in described.split(_SPLIT, text) if p]
     clauses = _merge_short([c for c in (_clean(p) for p in pieces) if c])
-    clauses = described.join_code_parts(_with_context(join_bindings(attach_blocks(clauses, blocks))), blocks)
+    clauses = described.join_code_parts(
+        _with_context(join_bindings(attach_blocks(clauses, blocks), blocks)), blocks
+    )
     clauses = described.code_first(clauses, blocks)
     inputs, named = described.code_inputs(clauses, blocks), dict[str, int]()  # code inputs and their values
     relation = (
@@ -164,9 +167,13 @@ def _plan_request(goal: str) -> Plan:
             return Plan(goal, (alone,), 1, clauses[0])
         combines = _COMBINES.search(clauses[0])
         decomposed = natural.decompose(clauses[0]) or combined_question(clauses[0])
+        decomposed = decomposed or coordinated(
+            clauses[0], 1, related=True
+        )  # "between A and B", "A and B together"
         decomposed = decomposed or charge_plan(clauses[0]) or deadline_plan(clauses[0])
         decomposed = decomposed or (derived_plan(clauses[0]) if not combines else None)
         decomposed = decomposed or (apply_rate(clauses[0]) if not combines else None)
+        decomposed = decomposed or coordinated(clauses[0], 1)  # "the P-1 and P-2 weights together"
         if decomposed is not None:
             return Plan(goal, decomposed, len(decomposed), clauses[0])
         combined = _COMBINES.search(clauses[0])
@@ -241,6 +248,10 @@ def _plan_request(goal: str) -> Plan:
         if pair is not None:  # "find the A and the B": two lookups, each with the context both share
             for question in described.one_anaphora(list(pair)):
                 steps.append(PlanStep(len(steps) + 1, LOOKUP, question.rstrip("?"), question))
+            continue
+        both = coordinated(clause, len(steps) + 1) if not refs and not _codeish(clause) else None
+        if both is not None:  # "add up the list prices of the A and B": a lookup each, then the relation
+            steps.extend(both)
             continue
         nested, clause = nested_lookups(clause, len(steps) + 1)
         if not nested and not _codeish(clause):  # "add the weekend surcharge to it": a fact to look up

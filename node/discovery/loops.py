@@ -162,9 +162,13 @@ async def dht_publish_loop(service: Discovery) -> None:
         policy.observe(net.routing_table_size(), trio.current_time())
         record = service.dht_record()
         if record is not None and policy.put_due(record[0], trio.current_time()):
+            stored = False
             with service.node.faults.boundary("discovery publish"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-                if await net.put_value(card_key(service.node.peer_id), record[1]):
-                    policy.put_done(record[0], trio.current_time())
+                stored = await net.put_value(card_key(service.node.peer_id), record[1])
+            if stored:
+                policy.put_done(record[0], trio.current_time())
+            else:  # refused everywhere, or no answer in time: back off, do not retry every second
+                policy.put_failed(trio.current_time())
         keys = service.provided_keys()
         if policy.provide_due(keys, trio.current_time()):
             policy.provide_started(keys, trio.current_time())

@@ -47,6 +47,7 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
     from ioa_p2p.embedding import Embedder, make_embedder
     from ioa_p2p.matching import make_matcher
     from ioa_p2p.node.discovery import loops
+    from ioa_p2p.node.discovery.census import census_loop
     from ioa_p2p.node.discovery.routes import add_discovery_routes
     from ioa_p2p.node.discovery.service import Discovery
     from ioa_p2p.node.discovery.warm import keep_matcher
@@ -108,6 +109,7 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
                 nursery.start_soon(loops.announce_loop, service)
                 if settings.dht:
                     nursery.start_soon(loops.catch_up_loop, service)
+                    nursery.start_soon(census_loop, service)
             add_discovery_routes(node.control, node.peer_id, service)
             try:
                 yield service

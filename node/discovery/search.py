@@ -40,6 +40,9 @@ DIRECT_TIMEOUT = 1.0
 #: Card fetches of a listing find: batches running at once, and how long a batch waits for more peers.
 FETCH_PARALLEL = 16
 FETCH_COALESCE = 0.02
+#: Peers remembered as having no record to fetch (neither the peer nor the DHT gave one), and for how long.
+NO_RECORD_MAX = 4096
+NO_RECORD_FOR = 60.0
 
 
 class CardSearch:
@@ -67,6 +70,8 @@ class CardSearch:
         self.stats = stats
         #: owners' answer times: how long a page search's fetch waits for them (node/discovery/fetching.py)
         self.round_trips = RoundTrips()
+        #: peer -> when a fetch last found no valid record of it anywhere (oldest first)
+        self.no_record: dict[PeerId, int] = {}
 
     async def lookup(self, vector: Any) -> dict[str, Any]:
         """Ask the DHT for the providers of the query's LSH buckets and fetch their cards.
@@ -190,8 +195,25 @@ class CardSearch:
         rest = [p for p in peers if p not in answered]
         if rest:
             found = await self.net.get_values([keys[p] for p in rest], ask=self.settings.ask)
-            stored += self.store_fetched(rest, found, wanted, confirms=False)[0]
+            from_dht, answered = self.store_fetched(rest, found, wanted, confirms=False)
+            stored += from_dht
+            self._no_record([p for p in rest if p not in answered])
         return stored
+
+    def _no_record(self, peers: list[PeerId]) -> None:
+        """Remember that neither ``peers`` nor the DHT gave a valid record of them (:meth:`lacks_record`)."""
+        now = self.now_ms()
+        for peer in peers:
+            self.no_record.pop(peer, None)
+            self.no_record[peer] = now
+        while len(self.no_record) > NO_RECORD_MAX:
+            del self.no_record[next(iter(self.no_record))]
+
+    def lacks_record(self, peer: PeerId) -> bool:
+        """True when a fetch found no valid record of ``peer``, from it or in the DHT, within the last
+        :data:`NO_RECORD_FOR` seconds (a find asking the DHT would not find its card either)."""
+        at = self.no_record.get(peer)
+        return at is not None and self.now_ms() - at <= NO_RECORD_FOR * 1000
 
     def store_fetched(
         self, peers: list[PeerId], found: dict[str, list[bytes]], wanted: bool = True, *, confirms: bool

@@ -50,6 +50,8 @@ from ioa_p2p.card import (
     parse_record,
 )
 from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.census import CensusPolicy
+from ioa_p2p.dht.census import directory_complete as census_complete
 from ioa_p2p.dht.directory import Directory, Match
 from ioa_p2p.dht.forest import Forest
 from ioa_p2p.dht.lsh import CardBuckets, Hyperplanes
@@ -76,9 +78,6 @@ STALE_MAX = 4096
 #: Flood guard: new card versions of one peer closer together than this are rejected.
 GOSSIP_UPDATE_INTERVAL_MS = 100
 MAX_K = FIND_MAX_K  # agents one find returns at most (the control API's limit)
-#: Share of the estimated network a directory must list for a find to skip the DHT (bootstrap nodes,
-#: which have no card, count in the estimate).
-COMPLETE = 0.9
 
 
 class Discovery:
@@ -134,6 +133,8 @@ class Discovery:
             "sketch_mismatch": 0,
         }
         self.pages = PagePublisher()  # our sketch in bucket pages (node/discovery/pages.py)
+        #: who publishes cards in a small network, asked of the DHT (node/discovery/census.py)
+        self.census = CensusPolicy()
         self.warm = WarmState(directory.ranker, settings.warm)  # node/discovery/warm.py
         self.search = CardSearch(
             node.peer_id, net, directory, settings, embedder.model_id, embedder.dim, self.now_ms, self.stats
@@ -397,16 +398,32 @@ class Discovery:
         return matches
 
     def directory_complete(self) -> bool:
-        """True when the local directory already lists the whole (small) network: it keeps every card,
-        the network is small enough to be listed (``[discovery] enumerate``), and it holds a card for at
-        least :data:`COMPLETE` of the peers the network is estimated to have. A find then ranks the
-        directory without asking the DHT (the DHT would name the same cards; gossip and revalidation keep
-        them current)."""
-        size = self.net.network_size()
-        return (
-            not self.directory.partial
-            and size <= self.settings.enumerate
-            and len(self.directory) >= COMPLETE * size
+        """True when the local directory provably lists the whole (small) network
+        (:func:`~ioa_p2p.dht.census.directory_complete`: a recent census of the DHT's publishers, every
+        one of them and every card publisher this node knows held). A find then ranks the directory
+        without asking the DHT (the DHT would name the same cards; gossip and revalidation keep them
+        current); otherwise it asks the DHT and ranks its answer merged with the directory."""
+        if self.gossip is None:  # nothing keeps the directory current: always ask the DHT
+            return False
+        now = self.now_ms()
+
+        def held(peer: PeerId) -> bool:
+            return (
+                peer == self.node.peer_id
+                or self.directory.entry(peer, now) is not None
+                or self.directory.withdrawn(peer, now) is not None
+                or self.search.lacks_record(peer)
+            )
+
+        known = [*self.net.card_peers(), *self.gossip.topic_peer_ids()]
+        return census_complete(
+            self.census.last,
+            now=trio.current_time(),
+            size=self.net.network_size(),
+            enumerate_up_to=self.settings.enumerate,
+            partial=self.directory.partial,
+            held=held,
+            known=known,
         )
 
     async def lookup_dht(self, vector: Any, text: str = "", k: int = 5) -> dict[str, Any]:

@@ -328,14 +328,37 @@ def put_request(dht: Any, key: bytes) -> Message:
 
 
 async def store_at(dht: Any, peer: bytes, request: Message) -> bool:
-    """Send one PUT_VALUE (:func:`put_request`) to ``peer``; whether it acknowledged. Its stream is
-    closed however the request ends (the caller's deadline included)."""
+    """Send one PUT_VALUE (:func:`put_request`) to ``peer``; whether it stores the record. Its stream is
+    closed however the request ends (the caller's deadline included). A refused put counts when the
+    peer already holds this record or one the validator prefers (:func:`holds_record`): py-libp2p
+    refuses (resets) a put of the record it holds (its ``select`` keeps the held one on a tie, where
+    go-libp2p keeps the new one), so every re-put of an unchanged card failed at every peer."""
     try:
         [reply] = await exchange(dht.host, ID(peer), [request])
-    except Exception as exc:  # dial / negotiation / stream errors: this peer did not store it
+    except Exception as exc:  # dial / negotiation / stream errors, or refused
         log.debug("PUT_VALUE to %s failed: %r", ID(peer), exc)
-        return False
+        return await holds_record(dht, peer, request)
     return bool(reply.type == Message.MessageType.PUT_VALUE and reply.key == request.key)
+
+
+async def holds_record(dht: Any, peer: bytes, put: Message) -> bool:
+    """Whether ``peer`` answers GET_VALUE for ``put``'s key with its record or a valid one the validator
+    prefers to it (a newer version)."""
+    try:
+        [reply] = await exchange(
+            dht.host, ID(peer), [Message(type=Message.MessageType.GET_VALUE, key=put.key)]
+        )
+        held, ours = bytes(reply.record.value), bytes(put.record.value)
+        if reply.type != Message.MessageType.GET_VALUE or not held:
+            return False
+        if held == ours:
+            return True
+        key = put.key.decode("utf-8")
+        dht.validator.validate(key, held)
+        return bool(dht.validator.select(key, [ours, held]) == 1)
+    except Exception as exc:  # unreachable, reset, undecodable, invalid: it does not hold ours
+        log.debug("GET_VALUE to %s after a refused put failed: %r", ID(peer), exc)
+        return False
 
 
 async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask: int = DEFAULT_ASK) -> int:

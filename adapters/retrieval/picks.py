@@ -1,0 +1,58 @@
+"""Which of a fact's numbers is not the value a question asks for, or is the end it asks for (pure).
+
+Used by :mod:`~ioa_p2p.adapters.retrieval.extract`: the day of a date written without its year ("1
+November") is part of the date; a bare number followed by the thing it counts or measures ("170 gsm",
+"12 cards") is no price; a change "from 512 to 64" answers "... reset to?" with its end and "... changed
+from?" with its start.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ioa_p2p.planning.values import Found
+
+
+def change_end(question: str, text: str, pool: Sequence[Found]) -> Found | None:
+    """A change "from 512 to 64" where the question asks what it went to ("... reset it to?") or from
+    ("... changed from?"): that end; None when the fact states no change or the question asks neither."""
+    q = question.lower().rstrip(" ?.")
+    end = "to" if re.search(r"\bto$|\b(?:to|into) (?:what|which|how)\b", q) else ""
+    end = end or ("from" if re.search(r"\bfrom$|\bfrom (?:what|which|how)\b", q) else "")
+    if not end:
+        return None
+    for m in re.finditer(r"\bfrom\s+(\S+(?:\s\S+)?)\s+to\s", text):
+        start, stop = m.start(1), m.end()
+        ends = [f for f in pool if start <= f.start < stop + 16]
+        if len(ends) >= 2:
+            return ends[0] if end == "from" else ends[1]
+    return None
+
+
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+
+
+def day_of_month(text: str, f: Found) -> bool:
+    """A bare number that is the day of a date written without its year ("1 November", "January 15"):
+    part of a date, never a value of its own."""
+    if f.unit or f.number != int(f.number) or not 1 <= f.number <= 31:
+        return False
+    after, before = text[f.end : f.end + 12], text[max(0, f.start - 12) : f.start]
+    month_after = re.match(rf"\s+{_MONTH}(?![a-z])", after, re.I)
+    return bool(month_after or re.search(rf"\b{_MONTH}\s+$", before, re.I))
+
+
+_AFTER_A_PRICE = frozenset(
+    "per each a an for net excl excluding incl including plus and or to in on vat flat".split()  # noqa: SIM905
+)
+
+
+def counts_a_thing(text: str, f: Found) -> bool:
+    """A bare number followed by a word that is not a unit it is priced in ("170 gsm", "12 cards"):
+    a measure or a count of something, not a price."""
+    word = re.match(r" ?([a-z]{2,})\b", text[f.end : f.end + 20])
+    return word is not None and word.group(1) not in _AFTER_A_PRICE
+
+
+__all__ = ["change_end", "counts_a_thing", "day_of_month"]

@@ -1,0 +1,150 @@
+"""Whether a node's directory lists the whole (small) network: the census (pure; times in seconds).
+
+A find ranks only the cards its node holds when the directory is *complete*; otherwise it asks the DHT
+as well and merges the answer with the directory's cards. Counting cards against the network size
+estimate (:func:`~ioa_p2p.dht.keyspace.estimate_network_size`) is no proof: the estimate comes from the
+routing table, and a node that joined late or knows part of the network estimates low (38 for 50 nodes,
+so a directory of 34 cards looked complete and 9 finds of 10 missed cards: docs/performance.md), or high
+(70-79 for 50, so a complete directory looked incomplete).
+
+A *census* asks the network itself who publishes cards: in a network small enough to be listed
+(``[discovery] enumerate``), every card is in exactly one level-4 bucket of table 0 of its family's
+forest (:mod:`~ioa_p2p.dht.forest`), so the 16 pages of those buckets (:mod:`~ioa_p2p.dht.pages`; their
+provider records with pages off) name every publisher, merged from several storing peers. The node fetches the
+cards it lacks among them (this is also how a late joiner's directory fills: anti-entropy with the DHT,
+bounded), and :func:`directory_complete` holds only when
+
+- the directory keeps every card (not past ``keep_all``: then the node relies on the DHT anyway),
+- the estimate says the network is small enough to be listed,
+- a census was taken recently (:data:`CENSUS_MAX_AGE`) and was not truncated (a full page may have
+  left publishers out),
+- it named at least :data:`MIN_SHARE` of the estimated network (pages lost, or an estimate far off,
+  make it no proof),
+- and every peer it named and every card publisher the node knows (gossip neighbours, routing table,
+  connections) has its card (or its withdrawal) in the directory, except the peers whose record could
+  be found neither from the peer nor in the DHT (a DHT find would not find them either).
+
+Cards published after the census reach the node by gossip (their owners announce them); the census is
+taken again on a timer and whenever the estimate grows (:class:`CensusPolicy`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ioa_p2p.identity import PeerId
+
+#: Seconds between censuses at most, and the age past which a census proves nothing.
+CENSUS_INTERVAL = 300.0
+CENSUS_MAX_AGE = 2 * CENSUS_INTERVAL
+#: A census is taken again when the size estimate grew by this factor since the last one (a joiner's
+#: routing table fills in its first seconds), at most once per CENSUS_MIN_GAP seconds.
+CENSUS_GROWTH = 2.0
+CENSUS_MIN_GAP = 30.0
+#: After a census that failed (no answer in time), try again after this many seconds.
+CENSUS_RETRY = 5.0
+#: A census that names fewer publishers than this share of the estimated network proves nothing.
+MIN_SHARE = 0.5
+#: The buckets a census lists: level 4 (16 buckets) of table 0.
+CENSUS_TABLE, CENSUS_LEVEL = 0, 4
+
+
+@dataclass(frozen=True, slots=True)
+class Census:
+    """What one census found: the publishers it named, when, at which size estimate."""
+
+    named: frozenset[PeerId]
+    at: float
+    size: float
+    #: a page held as many entries as a page may hold: publishers may be missing from it
+    truncated: bool = False
+    #: named peers whose record neither the peer nor the DHT gave (not counted against completeness)
+    unavailable: frozenset[PeerId] = frozenset()
+
+
+class CensusPolicy:
+    """When to take a census, and the last one taken (see the module docstring)."""
+
+    def __init__(
+        self,
+        interval: float = CENSUS_INTERVAL,
+        min_gap: float = CENSUS_MIN_GAP,
+        growth: float = CENSUS_GROWTH,
+        retry: float = CENSUS_RETRY,
+    ) -> None:
+        self.interval, self.min_gap, self.growth, self.retry = interval, min_gap, growth, retry
+        self.last: Census | None = None
+        self._tried_at = -math.inf
+        self.taken = 0
+        self.failed_count = 0
+
+    def due(self, now: float, size: float, table_size: int) -> bool:
+        """A census is due: the node knows a peer, and none was taken yet, or the last is older than the
+        interval, or the estimate grew by ``growth`` since (at least ``min_gap`` after the last try)."""
+        if table_size < 1:
+            return False
+        last = self.last
+        if last is None:
+            return now - self._tried_at >= self.retry
+        if now - max(last.at, self._tried_at) < self.min_gap:
+            return False
+        return now - last.at >= self.interval or size >= self.growth * max(last.size, 1.0)
+
+    def started(self, now: float) -> None:
+        self._tried_at = now
+
+    def failed(self) -> None:
+        self.failed_count += 1
+
+    def record(self, census: Census) -> None:
+        self.last = census
+        self.taken += 1
+
+    def status(self, now: float) -> dict[str, object]:
+        last = self.last
+        return {
+            "taken": self.taken,
+            "failed": self.failed_count,
+            "named": None if last is None else len(last.named),
+            "age_s": None if last is None else round(now - last.at, 1),
+            "truncated": None if last is None else last.truncated,
+        }
+
+
+def directory_complete(
+    census: Census | None,
+    *,
+    now: float,
+    size: float,
+    enumerate_up_to: int,
+    partial: bool,
+    held: Callable[[PeerId], bool],
+    known: Iterable[PeerId],
+    max_age: float = CENSUS_MAX_AGE,
+) -> bool:
+    """Whether a find may rank the directory alone (see the module docstring). ``held(peer)``: the
+    directory holds the peer's card or its withdrawal (or it is this node); ``known``: the card publishers
+    this node knows of."""
+    if partial or size > enumerate_up_to or census is None or census.truncated:
+        return False
+    if now - census.at > max_age or len(census.named) < MIN_SHARE * size:
+        return False
+    if not all(held(p) for p in census.named if p not in census.unavailable):
+        return False
+    return all(held(p) for p in known)
+
+
+__all__ = [
+    "CENSUS_GROWTH",
+    "CENSUS_INTERVAL",
+    "CENSUS_LEVEL",
+    "CENSUS_MAX_AGE",
+    "CENSUS_MIN_GAP",
+    "CENSUS_TABLE",
+    "MIN_SHARE",
+    "Census",
+    "CensusPolicy",
+    "directory_complete",
+]

@@ -1,0 +1,129 @@
+"""The census of a small network on a running node (:mod:`ioa_p2p.dht.census` decides when and what it
+proves): who publishes cards, asked of the DHT, and the cards the directory lacks among them fetched.
+
+- :func:`take_census`: one batched ``GET_VALUE`` of the 16 level-4 pages of table 0 of our family's forest
+  (the publishers named are the pages' entries whose signature verifies, merged over every storing peer
+  that answered), or with ``[discovery] pages = false`` one batched ``GET_PROVIDERS`` of the same buckets;
+- :func:`fill_from_census`: fetches the records of the named publishers the directory holds nothing of
+  (owners first, then the DHT; :data:`FILL_BATCH` at a time), and says which could not be had;
+- :func:`census_loop`: takes a census when :class:`~ioa_p2p.dht.census.CensusPolicy` says so (on join, when
+  the size estimate grows, every ``CENSUS_INTERVAL``), only while the network is small enough to be listed
+  and the directory keeps every card. This is the node's anti-entropy with the DHT: a node that joined
+  late, or missed announcements, holds every card within one census, not at the owners' next version.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+import trio
+
+from ioa_p2p.dht.census import CENSUS_LEVEL, CENSUS_TABLE, Census
+from ioa_p2p.dht.pages import PAGE_ENTRIES, page_key, read_page
+from ioa_p2p.errors import InvalidMessage
+from ioa_p2p.identity import PeerId
+
+if TYPE_CHECKING:
+    from ioa_p2p.node.discovery.service import Discovery
+
+log = logging.getLogger("ioa_p2p.discovery")
+
+#: Seconds between checks whether a census is due.
+CENSUS_TICK = 2.0
+#: Records fetched per batch when filling the directory from a census.
+FILL_BATCH = 32
+#: A census (its lookups, then its fetches) may take this many times ``find_timeout``: it is not waited
+#: for, and under load a lookup that asks every peer of a small network takes longer than a find may.
+CENSUS_TIMEOUT_FACTOR = 3.0
+
+
+async def take_census(service: Discovery) -> tuple[frozenset[PeerId], bool]:
+    """The publishers the DHT names in table 0's level-4 buckets of our family, and whether a page was
+    full (publishers may be missing). Bounded by the caller."""
+    search, settings = service.search, service.settings
+    forest = search.forest
+    cells = [forest.cell(CENSUS_TABLE, CENSUS_LEVEL, p) for p in range(1 << CENSUS_LEVEL)]
+    keys = [page_key(c, forest.model_id, forest.dim) for c in cells]
+    named: set[PeerId] = set()
+    if not settings.pages:  # provider records name the publishers (every card is provided at level 4)
+        providers = await service.net.get_providers([c.key for c in cells], ask=settings.ask)
+        named.update(p for found in providers.values() for p in found)
+        named.discard(service.node.peer_id)
+        return frozenset(named), False
+    pages = await service.net.get_values(keys, ask=settings.ask)
+    now = service.now_ms()
+    truncated = False
+    for values in pages.values():
+        for value in values:
+            sketches = read_page(value, now)
+            truncated |= len(sketches) >= PAGE_ENTRIES
+            for sketch in sketches:
+                if sketch.peer_id in named:
+                    continue
+                try:
+                    sketch.envelope.verify()
+                except InvalidMessage:
+                    continue
+                named.add(sketch.peer_id)
+    named.discard(service.node.peer_id)
+    return frozenset(named), truncated
+
+
+async def fill_from_census(service: Discovery, named: frozenset[PeerId]) -> frozenset[PeerId]:
+    """Fetch the records of the ``named`` publishers the directory holds nothing of; returns those that
+    neither the peer nor the DHT gave a valid record of."""
+    missing = [p for p in sorted(named) if not _held(service, p)]
+    for start in range(0, len(missing), FILL_BATCH):
+        await service.fetch_cards(missing[start : start + FILL_BATCH], wanted=False)
+    return frozenset(p for p in missing if not _held(service, p))
+
+
+def _held(service: Discovery, peer: PeerId) -> bool:
+    now, directory = service.now_ms(), service.directory
+    return directory.entry(peer, now) is not None or directory.withdrawn(peer, now) is not None
+
+
+async def census_loop(service: Discovery) -> None:
+    """See the module docstring."""
+    await service.node.services_ready.wait()
+    policy, settings, net = service.census, service.settings, service.net
+    while True:
+        await trio.sleep(CENSUS_TICK)
+        now, size = trio.current_time(), net.network_size()
+        if service.directory.partial or size > settings.enumerate:
+            continue
+        if not policy.due(now, size, net.routing_table_size()):
+            continue
+        policy.started(now)
+        census: Census | None = None
+        bound = CENSUS_TIMEOUT_FACTOR * settings.find_timeout
+        with service.node.faults.boundary("discovery census"), trio.move_on_after(bound):
+            named, truncated = await take_census(service)
+            census = Census(named, now, size, truncated)
+        if census is None or not census.named:
+            policy.failed()
+            continue
+        unavailable: frozenset[PeerId] | None = None
+        with service.node.faults.boundary("discovery census"), trio.move_on_after(bound):
+            unavailable = await fill_from_census(service, census.named)
+        if unavailable is None:  # the fetches ran out of time: what is missing stays missing
+            policy.failed()
+            continue
+        policy.record(Census(census.named, now, size, census.truncated, unavailable))
+        log.debug(
+            "census: %d publishers named, %d without a record, %d cards held",
+            len(census.named),
+            len(unavailable),
+            len(service.directory),
+        )
+
+
+__all__ = [
+    "CENSUS_TICK",
+    "CENSUS_TIMEOUT_FACTOR",
+    "FILL_BATCH",
+    "census_loop",
+    "fill_from_census",
+    "take_census",
+]
