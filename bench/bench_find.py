@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_find.py [--sizes 10,25,50] [--queries 30] [--modes dht,gossip]
                                          [--mode processes|inprocess] [--settle 60] [--json]
-                                         [--pages on|off]
+                                         [--pages on|off] [--keep-all N]
 
 Two ways to run the N nodes (real libp2p hosts on 127.0.0.1: TCP, Noise, yamux, the real DHT and gossip):
 
@@ -253,9 +253,13 @@ class Truth:
         return {self.keys[i] for i in np.argsort(-(self.matrix @ query))[:5]}
 
 
-async def measure(n: int, mode: str, where: str, n_queries: int, settle: float, pages: bool = True) -> None:
+async def measure(
+    n: int, mode: str, where: str, n_queries: int, settle: float, pages: bool = True, keep_all: int = 0
+) -> None:
     """Measure one configuration and print its row (before the nodes are torn down)."""
-    discovery = {"gossip": mode == "gossip", "pages": pages}
+    discovery: dict[str, Any] = {"gossip": mode == "gossip", "pages": pages}
+    if keep_all:
+        discovery["keep_all"] = keep_all
     _, goals = agents_and_goals(n)
     root = Path(tempfile.mkdtemp(prefix=f"ioa-bench-find-{os.getpid()}-"))
     opener = open_processes if where == "processes" else open_inprocess
@@ -274,6 +278,7 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float, 
         stats0 = dict(net.service.stats)
         connected0 = len(net.node.connected_peers())
         cpu0, wall0 = cpu_seconds(net.pids), time.monotonic()
+        own0 = cpu_seconds([os.getpid()])
         for q in range(n_queries):
             goal = goals[q % len(goals)]
             if mode == "dht":
@@ -288,13 +293,17 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float, 
             recalls.append(len(got & truth.ranked(goal)) / 5)
             cosines.append(len(got & truth.cosine(goal)) / 5)
         cpu, wall = cpu_seconds(net.pids) - cpu0, time.monotonic() - wall0
+        own = cpu_seconds([os.getpid()]) - own0
         row = {
             "cpu_s_per_query": round(cpu / n_queries, 3),
+            # of which the asking node's own process (embedding, page reading, card checks, ranking)
+            "asker_cpu_s_per_query": round(own / n_queries, 3),
             "cores_busy": round(cpu / wall, 2),
             "cores_idle": round(idle, 2),
             "n": n,
             "mode": mode,
             "pages": pages,
+            "keep_all": keep_all or None,
             "where": where,
             "queries": n_queries,
             "p50_ms": round(pct(latencies, 50), 1),
@@ -305,7 +314,7 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float, 
             "cards_before": cards,
             "phases": {
                 # over the finds that got that far (a find whose DHT part timed out has no lookup figures)
-                key: round(statistics.median([float(p[key]) for p in phases if key in p] or [0.0]), 3)
+                key: round(statistics.median(_numbers(phases, key) or [0.0]), 3)
                 for key in (
                     "embed_s",
                     "providers_s",
@@ -320,6 +329,10 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float, 
                 )
             },
             "dht_timeouts": sum(bool(p.get("dht_timeout")) for p in phases),
+            # finds that ranked the directory alone (it was provably complete: dht/census.py)
+            "dht_skipped": sum(bool(p.get("dht_skipped")) for p in phases),
+            "census": net.service.census.status(trio.current_time()),
+            "cards_at_end": len(net.service.directory),
             # the card fetch of page searches: owners that answered, cards from the DHT, early ends
             "fetch": {
                 "owners": round(statistics.median([float(p.get("owners", 0)) for p in phases]), 1),
@@ -339,6 +352,13 @@ async def measure(n: int, mode: str, where: str, n_queries: int, settle: float, 
             ),
         }
         print(json.dumps(row), flush=True)
+
+
+def _numbers(phases: list[dict[str, Any]], key: str) -> list[float]:
+    """The figures under ``key`` of the finds that have one (a find that fell back from pages to provider
+    records keeps its page search's account as a dict under ``pages``)."""
+    values = [p.get(key) for p in phases]
+    return [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
 
 
 def _rounded(value: Any) -> Any:
@@ -378,13 +398,29 @@ def main() -> None:
         default="on",
         help="[discovery] pages on every node: on (sketch pages, the default) or off (provider records only)",
     )
+    parser.add_argument(
+        "--keep-all",
+        type=int,
+        default=0,
+        help="[discovery] keep_all on every node: past this many cards a directory keeps only the cards "
+        "its node needs and finds rely on the DHT for the rest (0: the default, keep every card)",
+    )
     parser.add_argument("--one", nargs=2, metavar=("N", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     for name in ("libp2p", "ioa_p2p", "multiaddr"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     if args.one:
         n = int(args.one[0])
-        trio.run(measure, n, args.one[1], args.where, args.queries, args.settle + n, args.pages == "on")
+        trio.run(
+            measure,
+            n,
+            args.one[1],
+            args.where,
+            args.queries,
+            args.settle + n,
+            args.pages == "on",
+            args.keep_all,
+        )
         return
     print(
         f"# load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs, nice {os.nice(0)}",
@@ -406,6 +442,8 @@ def main() -> None:
                 str(args.settle),
                 "--pages",
                 args.pages,
+                "--keep-all",
+                str(args.keep_all),
                 "--mode",
                 args.where,
             ]

@@ -88,7 +88,11 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         name = f"{spec.name}-r{i // MAX_NODES + 2}"
         base.append(NodeSpec(name, {**spec.config, "agent": {**spec.config["agent"], "name": name}}))
     specs = [NodeSpec(s.name, {**s.config, "discovery": discovery}) for s in base]
-    root = Path(tempfile.mkdtemp(prefix=f"bench-light-{os.getpid()}-"))
+    with tempfile.TemporaryDirectory(prefix=f"bench-light-{os.getpid()}-") as tmp:  # removed afterwards
+        return await measure(Path(tmp), specs, args)
+
+
+async def measure(root: Path, specs: list[NodeSpec], args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"nodes": args.nodes, "warm": args.warm, "load_start": load()}
     async with open_testnet(root, specs, start_timeout=300) as net:
         launcher = net.agents[0]

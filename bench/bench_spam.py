@@ -6,9 +6,13 @@ Honest cards: the 160 agents of ``teaming-dev-hard.json`` (shared data; the benc
 when it is absent); queries and gold teams: its 120 goals. For each attack, ``ratio`` spam identities per
 honest card (1,600 by default) join the directory of one node, and every goal is run ``passes`` times in
 order, through the node's own ranker (:class:`~ioa_p2p.dht.ranking.CardRanker` over the hybrid matcher) and
-team choice (``choose_team``), twice: **without** the defences (no breadth discount, duplicates not
-merged, no reputation) and **with** them. A spam member of a team does no work: with the defences on, the
-node records it as a failed task (this is what its signed history would say) and its reputation drops.
+team choice (``choose_team``), in each of ``--modes``: ``off`` (no breadth discount, duplicates not merged,
+no reputation), ``on`` (those defences) and ``trust`` (those and age- and evidence-weighted trust,
+``ioa_p2p/teaming/trust.py`` at its defaults: the honest cards were held for longer than ``trust_age``
+before the attack, a fresh spam identity is young until a task done is on record). A spam member of a
+team does no work: with the defences on, the node records it as a failed task (this is what its signed
+history would say) and its reputation drops. With ``trust``, the spam-free baseline is run again with one
+honest card in ``--newcomers`` young (the honest cost: a newcomer ranks lower until it is proven).
 
 Attacks (a spam card's text; every spam card has a new identity):
 
@@ -38,12 +42,14 @@ only, minutes instead of hours on a loaded machine).
 
 ``--attacks`` also takes the held-out generator's attacks (``spam_attacks.py``: ``paraphrase``,
 ``mixture``, ``focused`` and ``heldout``, a mix of the three), written as a second attacker the
-sketch-level defences were not tuned on.
+sketch-level defences were not tuned on, and ``patient`` (the held-out texts from identities as old as
+the honest ones, one in five a sleeper that does its tasks), written before the trust defences.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import statistics
@@ -52,119 +58,40 @@ import time
 from collections import Counter
 from typing import Any
 
-import numpy as np
 from shared_data import data_file, require
-from spam_attacks import HELDOUT, heldout_texts
+from spam_attacks import spam_behaviour
+from spam_world import NOW, Sketches, fetch_only, make_card, spam_for
 
-from ioa_p2p.card import card_text, issue_card, parse_card
-from ioa_p2p.card.sketch import issue_sketch
+from ioa_p2p.card import issue_card, parse_card
+from ioa_p2p.card.stamp import MAX_BITS, mint, stamp_bits
 from ioa_p2p.conversation.reputation import Standing, reputation_prior
 from ioa_p2p.dht.admission import CardAdmission
-from ioa_p2p.dht.expand import FETCH
-from ioa_p2p.dht.fetchchoice import POOL, centre_of, choose_fetch
 from ioa_p2p.dht.ranking import CardRanker, card_profile
 from ioa_p2p.dht.settings import DiscoverySettings
-from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, query_terms
-from ioa_p2p.embedding import WordLlamaEmbedder, normalise
+from ioa_p2p.errors import InvalidCard
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching import make_matcher
-from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items
-from ioa_p2p.matching.calibration import HYBRID, WORDLLAMA
+from ioa_p2p.matching.breadth import breadth, card_items
 from ioa_p2p.teaming.offline import choose_team
+from ioa_p2p.teaming.trust import TrustPolicy, trust_priors
 
 DATA = data_file("teaming-dev-hard.json")
 MATCHER = ["hybrid"]  # the node's ranker (--matcher)
-NOW = 1_800_000_000_000
-KEYWORDS = (
-    "python", "sql", "translation", "legal advice", "medical questions", "finance", "image generation",
-    "video editing", "weather", "cooking", "travel planning", "math", "charts", "email", "code review",
-    "security audit", "marketing", "music", "copywriting", "research", "data cleaning", "forecasting",
-    "summaries", "scheduling", "customer support", "tax returns", "web scraping", "devops", "kubernetes",
-    "machine learning", "spreadsheets", "pdf extraction", "speech to text", "3d printing", "gardening",
-)  # fmt: skip
+#: The modes a run compares: no defences, the card and sketch defences, and those with trust.
+MODES = ("off", "on", "trust")
 
 
-def make_card(identity: Identity, name: str, description: str, skills: tuple[str, ...] = ()) -> Any:
-    return issue_card(
-        identity, name=name, description=description, skills=skills, model="spam-bench/0", vector=[1.0],
-        version=1, now_ms=NOW,
-    )  # fmt: skip
+class World:
+    """One directory: the ranker over every card, the honest cards' names, and what each spam identity is
+    (``aged``: as old as the honest cards; ``delivers``: it does its tasks) and which honest ones are
+    newcomers (``young_honest``: held for less than ``trust_age``, no task done yet)."""
 
-
-def spam_texts(
-    kind: str, honest: list[tuple[str, str]], count: int, rng: random.Random
-) -> list[tuple[str, tuple[str, ...]]]:
-    phrases = [d.split(",")[0].split(".")[0] for _, d in honest]
-    out: list[tuple[str, tuple[str, ...]]] = []
-    for i in range(count):
-        if kind == "stuffed":
-            picked = rng.sample(phrases, rng.randint(5, 15)) + rng.sample(KEYWORDS, rng.randint(5, 15))
-            rng.shuffle(picked)
-            skills = tuple(rng.sample(KEYWORDS, min(32, len(KEYWORDS))))
-            out.append(("Expert agent: " + "; ".join(picked) + ".", skills))
-        elif kind in ("superset", "reworded"):
-            texts = [honest[i % len(honest)][1]] + [d for _, d in rng.sample(honest, rng.randint(2, 4))]
-            if kind == "reworded":
-                texts = [" ".join(w for w in t.split() if rng.random() >= 1 / 8) for t in texts]
-            out.append((" ".join(texts), ()))
-        else:  # clone
-            out.append((honest[i % len(honest)][1], ()))
-    return out
-
-
-class Sketches:
-    """The signed version 2 sketch of every card (family vector and term hashes: what bucket pages list,
-    as a node of the default wordllama scheme publishes it) and the wordllama query embedder; sketches are
-    scored as the node scores them (:class:`~ioa_p2p.dht.sketchscore.SketchScorer`)."""
-
-    def __init__(self) -> None:
-        self.embedder = WordLlamaEmbedder()
-        self.by_key: dict[str, Any] = {}
-        self.card_bytes: dict[str, int] = {}  # key -> encoded card size (what a fetch moves)
-        self.choose_s = 0.0  # CPU spent choosing what to fetch (the defences' cost)
-        self.choices = 0
-        self._centre: Any = None
-        self._matrix: Any = None
-
-    def add(self, identity: Identity, card: Any) -> None:
-        c = card.card
-        vector = normalise(self.embedder.embed([card_text(c.name, c.description, c.skills)]))[0]
-        self.by_key[str(card.peer_id)] = issue_sketch(
-            identity, version=1, model=self.embedder.model_id, vector=vector, now_ms=NOW,
-            expires_at=NOW + 1_800_000, scheme=self.embedder.model_id, terms=card_terms(c),
-        )  # fmt: skip
-        self.card_bytes[str(card.peer_id)] = len(card.encoded)
-        self._matrix = None
-        self._centre = None
-
-    def fetched(self, goal: str, standing: dict[str, float], defences: bool) -> list[str]:
-        """The keys of the cards a page search that listed every sketch would fetch for ``goal``."""
-        q = normalise(self.embedder.embed([goal]))[0]
-        scorer = SketchScorer(q, scheme=self.embedder.model_id, terms=query_terms(goal))
-        sketches = list(self.by_key.values())
-        for sketch in sketches:
-            scorer.listed(sketch)
-        if self._matrix is None or len(self._matrix) != len(sketches):
-            rows = np.stack([s.vector() for s in sketches])
-            self._matrix = rows / np.linalg.norm(rows, axis=1, keepdims=True)
-        # SketchScorer.dense for a query without a rest (the default wordllama scheme), vectorised
-        mean, std = HYBRID.standard[WORDLLAMA]
-        dense = ((self._matrix @ scorer.view) - mean) / std
-        lexical = scorer.lexical(s.peer_id.raw for s in sketches)
-        scored = sorted(
-            ((float(d) + lexical.get(s.peer_id.raw, 0.0), s) for d, s in zip(dense, sketches, strict=True)),
-            key=lambda item: -item[0],
-        )[: POOL * FETCH]  # the node's pool: the best candidates by sketch score
-        if self._centre is None:
-            self._centre = centre_of(sketches)
-        priors = {self.by_key[k].peer_id: v for k, v in standing.items()}
-        started = time.process_time()
-        chosen = choose_fetch(
-            scored, FETCH, priors=priors, centre=self._centre, query=scorer.view, defences=defences
-        )
-        self.choose_s += time.process_time() - started
-        self.choices += 1
-        return [str(s.peer_id) for s in chosen]
+    def __init__(self, ranker: CardRanker, names: dict[str, str]) -> None:
+        self.ranker, self.names = ranker, names
+        self.spam: set[str] = set()
+        self.aged: set[str] = set()
+        self.delivers: set[str] = set()
+        self.young_honest: set[str] = set()
 
 
 def build(
@@ -172,50 +99,69 @@ def build(
     spam: list[tuple[str, tuple[str, ...]]],
     defences: bool,
     sketches: Sketches | None = None,
-) -> tuple[CardRanker, dict[str, str], set[str]]:
-    ranker = CardRanker(make_matcher({"matcher": MATCHER[0]}), defences=defences)
-    names: dict[str, str] = {}
-    spam_keys: set[str] = set()
-    for name, description in honest:
+    *,
+    attack: str = "",
+    newcomers: int = 0,
+) -> World:
+    """Every card indexed, the honest ones first; every ``newcomers``-th honest card (0: none) is young."""
+    world = World(CardRanker(make_matcher({"matcher": MATCHER[0]}), defences=defences), {})
+    for i, (name, description) in enumerate(honest):
         identity = Identity.generate()
         card = make_card(identity, name, description)
-        ranker.add(card)
-        names[str(card.peer_id)] = name
+        world.ranker.add(card)
+        world.names[str(card.peer_id)] = name
+        if newcomers and i % newcomers == 0:
+            world.young_honest.add(str(card.peer_id))
         if sketches is not None:
             sketches.add(identity, card)
-    ranker.refresh()  # the honest cards were there first
+    world.ranker.refresh()  # the honest cards were there first
     for i, (description, skills) in enumerate(spam):
         identity = Identity.generate()
         card = make_card(identity, f"agent-{i}", description, skills)
-        ranker.add(card)
-        spam_keys.add(str(card.peer_id))
+        world.ranker.add(card)
+        key = str(card.peer_id)
+        world.spam.add(key)
+        aged, delivers = spam_behaviour(attack, i)
+        if aged:
+            world.aged.add(key)
+        if delivers:
+            world.delivers.add(key)
         if sketches is not None:
             sketches.add(identity, card)
-    return ranker, names, spam_keys
+    return world
 
 
 def run(
-    ranker: CardRanker,
-    names: dict[str, str],
-    spam: set[str],
+    world: World,
     goals: list[dict[str, Any]],
     passes: int,
-    defences: bool,
+    mode: str,
     sketches: Sketches | None = None,
 ) -> dict[str, Any]:
-    by_name = {v: k for k, v in names.items()}
+    """Every goal ``passes`` times in ``mode`` (:data:`MODES`): recall@5 of ``find``, the teams chosen,
+    and what each team's signed history tells the node afterwards (with the defences on)."""
+    ranker, spam = world.ranker, world.spam
+    defences = mode != "off"
+    policy = TrustPolicy() if mode == "trust" else None
+    by_name = {v: k for k, v in world.names.items()}
     recalls, slots, teams_with_spam, teams = [], 0, 0, 0
+    spam_leads = only_spam = 0  # where the spam in teams sits: as the lead; the whole team
     joined: Counter[str] = Counter()
     standings: dict[str, Standing] = {}
     rank_ms: list[float] = []
     honest_fetched: list[float] = []
     fetched_n: list[int] = []
     seen: set[str] = set()  # cards fetched so far: the node knows their standing (breadth, copies)
+    young = young_now(world, standings) if policy else set()
+    if policy is not None:
+        ranker.set_reputation(trust_priors(young, policy))
     for _ in range(passes):
         for goal in goals:
             gold = {by_name[n] for n in goal["team"] if n in by_name}
             started = time.perf_counter()
             known = {k: v for k, v in ranker.priors().items() if k in seen} if defences else {}
+            if policy is not None:  # a peer whose card the node never held is young by definition
+                known.update((k, -policy.young_penalty) for k in young if k not in seen)
             among = None if sketches is None else sketches.fetched(goal["goal"], known, defences)
             if among is not None:
                 honest_fetched.append(sum(k not in spam for k in among) / max(1, len(among)))
@@ -225,24 +171,36 @@ def run(
             rank_ms.append((time.perf_counter() - started) * 1000)
             recalls.append(len(gold & set(top)) / len(gold) if gold else 0.0)
             slots += sum(k in spam for k in top)
-            pick = choose_team(goal["goal"], ranker.matcher, among=among, max_team=4)
+            cap = policy.max_young if policy else None
+            pick = choose_team(
+                goal["goal"], ranker.matcher, among=among, max_team=4, young=young, max_young=cap
+            )
             teams += 1
             bad = [k for k in pick.keys if k in spam]
             teams_with_spam += bool(bad)
+            spam_leads += bool(pick.keys) and pick.keys[0] in spam
+            only_spam += bool(bad) and len(bad) == len(pick.keys)
             joined.update(bad)
             if defences:  # what the team's signed history tells this node afterwards
                 for key in pick.keys:
                     standing = standings.setdefault(key, Standing())
-                    if key in spam:
+                    if key in spam and key not in world.delivers:
                         standing.unanswered += 1
                     else:
                         standing.done += 1
-                ranker.set_reputation({k: reputation_prior(s) for k, s in standings.items()})
+                priors = {k: reputation_prior(s) for k, s in standings.items()}
+                if policy is not None:
+                    young = young_now(world, standings)
+                    for key, value in trust_priors(young, policy).items():
+                        priors[key] = priors.get(key, 0.0) + value
+                ranker.set_reputation(priors)
     out = {
         "recall@5": round(statistics.mean(recalls), 4),
         "teams": teams,
         "teams_with_spam": round(teams_with_spam / teams, 4),
         "max_share_one_spam_identity": round(max(joined.values(), default=0) / teams, 4),
+        "teams_led_by_spam": round(spam_leads / teams, 4),
+        "teams_of_spam_only": round(only_spam / teams, 4),
         "spam_top5_slots": round(slots / (5 * teams), 4),
         "rank_ms_p50": round(statistics.median(rank_ms), 2),
     }
@@ -250,6 +208,13 @@ def run(
         out["honest_share_of_fetched"] = round(statistics.mean(honest_fetched), 3)
         out["cards_fetched"] = round(statistics.mean(fetched_n), 1)
     return out
+
+
+def young_now(world: World, standings: dict[str, Standing]) -> set[str]:
+    """The young keys (:func:`~ioa_p2p.teaming.trust.young_keys`): spam that is not aged and honest
+    newcomers, unless a task done is on record (every other card was held for longer than ``trust_age``)."""
+    proven = {k for k, s in standings.items() if s.done}
+    return {k for k in (world.spam - world.aged) | world.young_honest if k not in proven}
 
 
 def costs(honest: list[tuple[str, str]], spam_count: int) -> dict[str, Any]:
@@ -288,6 +253,33 @@ def costs(honest: list[tuple[str, str]], spam_count: int) -> dict[str, Any]:
     }
 
 
+def stamp_costs(spam_count: int) -> list[dict[str, Any]]:
+    """Minting against verifying a card stamp at 16..28 bits, from this machine's measured SHA-256 rate in
+    :func:`~ioa_p2p.card.stamp.mint` (one core; expected ``2**bits`` hashes per card): the seconds an honest
+    node spends once per card content, and what ``spam_count`` cards (``ratio`` x the honest ones, one per
+    identity) cost an attacker with one core, against the node's cost to verify them all."""
+    digest = bytes(32)
+    started = time.process_time()
+    tries = 200_000
+    with contextlib.suppress(InvalidCard):
+        mint(digest, MAX_BITS, tries=tries)
+    rate = tries / (time.process_time() - started)
+    started = time.process_time()
+    for i in range(2000):
+        stamp_bits(digest, i.to_bytes(8, "big"))
+    verify_s = (time.process_time() - started) / 2000
+    out = []
+    for bits in (16, 18, 20, 22, 24, 26, 28):
+        per_card = 2**bits / rate
+        out.append({
+            "bits": bits, "hashes_per_s": round(rate), "mint_s_per_card": round(per_card, 3),
+            "attacker_core_hours": round(per_card * spam_count / 3600, 2),
+            "stamp_check_us": round(verify_s * 1e6, 2),
+            "node_stamp_checks_s": round(verify_s * spam_count, 3),
+        })  # fmt: skip
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ratio", type=int, default=10, help="spam identities per honest card")
@@ -304,36 +296,63 @@ def main() -> None:
         action="store_true",
         help="with --pages: measure only the fetch choice (gold agents among the cards fetched; no ranker)",
     )
+    parser.add_argument(
+        "--modes", default="off,on,trust",
+        help="off: no defences; on: card and sketch defences, reputation; trust: those and teaming/trust.py",
+    )  # fmt: skip
+    parser.add_argument("--stamps", action="store_true", help="only the stamp's mint and verify costs")
+    parser.add_argument(
+        "--newcomers", type=int, default=4,
+        help="with trust: the spam-free baseline again with one honest card in N young (the honest cost)",
+    )  # fmt: skip
     args = parser.parse_args()
     MATCHER[0] = args.matcher
     data = json.loads(require(DATA).read_text(encoding="utf-8"))
     honest = [(a["name"], a["description"]) for a in data["agents"]]
     goals = [g for g in data["goals"] if g.get("team")]
     rows: list[dict[str, Any]] = []
+    if args.stamps:
+        for row in stamp_costs(args.ratio * len(honest)):
+            print(json.dumps(row) if args.json else "stamp: " + ", ".join(f"{k} {v}" for k, v in row.items()))
+        return None
     if args.pages and args.fetch_only:
         return fetch_only(honest, goals, args.ratio, args.attacks.split(","), args.json, args.passes)
-    sketches = Sketches() if args.pages else None
-    ranker, names, _ = build(honest, [], defences=True, sketches=sketches)
-    base = run(ranker, names, set(), goals, 1, defences=False, sketches=sketches)
+    modes = args.modes.split(",")
     print(
         f"# {len(honest)} honest cards, {len(goals)} goals x {args.passes} passes, spam ratio {args.ratio}:1",
         flush=True,
     )
-    print(f"baseline (no spam): recall@5 {base['recall@5']:.3f}", flush=True)
+    sketches = Sketches() if args.pages else None
+    base = run(build(honest, [], True, sketches), goals, 1, "off", sketches)
+    print(
+        f"baseline (no spam): recall@5 {base['recall@5']:.3f} (rank p50 {base['rank_ms_p50']} ms)", flush=True
+    )
+    if "trust" in modes and args.newcomers:  # the honest cost of trust: newcomers rank lower until proven
+        sketches = Sketches() if args.pages else None
+        world = build(honest, [], True, sketches, newcomers=args.newcomers)
+        fresh = run(world, goals, 1, "trust", sketches)
+        print(
+            f"baseline (no spam) with trust, one honest card in {args.newcomers} a newcomer: recall@5 "
+            f"{fresh['recall@5']:.3f} ({fresh['recall@5'] / base['recall@5']:.3f} of baseline; rank p50 "
+            f"{fresh['rank_ms_p50']} ms)",
+            flush=True,
+        )
     rng = random.Random(25)
     for attack in args.attacks.split(","):
         spam = spam_for(attack, honest, args.ratio * len(honest), rng)
-        for defences in (False, True):
+        for mode in modes:
             started = time.perf_counter()
             sketches = Sketches() if args.pages else None
-            ranker, names, spam_keys = build(honest, spam, defences, sketches)
-            ranker.refresh()
+            world = build(honest, spam, mode != "off", sketches, attack=attack)
+            world.ranker.refresh()
             index_s = time.perf_counter() - started
-            row = {"attack": attack, "defences": defences, "pages": args.pages, "index_s": round(index_s, 1)}
-            row.update(run(ranker, names, spam_keys, goals, args.passes, defences, sketches))
+            row = {"attack": attack, "mode": mode, "pages": args.pages, "index_s": round(index_s, 1)}
+            row.update(run(world, goals, args.passes, mode, sketches))
             row["recall_ratio"] = round(row["recall@5"] / base["recall@5"], 3)
             rows.append(row)
             print(json.dumps(row) if args.json else describe(row), flush=True)
+    for row in stamp_costs(args.ratio * len(honest)):
+        print("stamp: " + ", ".join(f"{k} {v}" for k, v in row.items()), flush=True)
     cost = costs(honest, args.ratio * len(honest))
     print(
         json.dumps(cost) if args.json else "costs: " + ", ".join(f"{k} {v}" for k, v in cost.items()),
@@ -341,123 +360,14 @@ def main() -> None:
     )
 
 
-class Standings:
-    """What a node learns of the cards it fetches and carries back to their sketches, as
-    :meth:`~ioa_p2p.dht.ranking.CardRanker.priors` computes it (the breadth discount; not the copy
-    penalty) without a matcher index (the ranker's per-find index refresh would cost this benchmark hours
-    on a loaded machine)."""
-
-    def __init__(self, embed_items: Any) -> None:
-        self.embed_items = embed_items
-        self.discount: dict[str, float] = {}
-
-    def learn(self, fetched: list[tuple[str, Any]]) -> dict[str, float]:
-        for key, card in fetched:
-            if key not in self.discount:
-                items = card_items(card_profile(card.card))
-                self.discount[key] = -breadth_discount(breadth(items, self.embed_items))
-        return {k: v for k, v in self.discount.items() if v}
-
-
-def spam_for(attack: str, honest: list[tuple[str, str]], count: int, rng: random.Random) -> list[Any]:
-    """Spam card texts of ``attack``: this benchmark's own or the held-out generator's (``spam_attacks``)."""
-    if attack in HELDOUT:
-        return heldout_texts(attack, honest, count, rng)
-    return spam_texts(attack, honest, count, rng)
-
-
-def fetch_only(
-    honest: list[tuple[str, str]],
-    goals: list[dict[str, Any]],
-    ratio: int,
-    attacks: list[str],
-    as_json: bool,
-    passes: int,
-) -> None:
-    """The page search's fetch alone: the share of each goal's gold agents among the cards fetched, the
-    share of fetch slots spam takes and the cards fetched per find (the cost), with the sketch-level
-    defences (:mod:`~ioa_p2p.dht.fetchchoice`) off and on. Reputation is not exercised here (no team is
-    formed); with the defences the node learns the standing of every card it fetches (:class:`Standings`,
-    in the order they are fetched, as a node that knows no card beforehand would) and carries it back to
-    the sketches of the next finds. Every goal runs ``passes`` times."""
-    base = Sketches()
-    embed_items = make_matcher({"matcher": "lite"}).embed_items
-    names: dict[str, str] = {}
-    cards: dict[str, Any] = {}
-    for name, description in honest:
-        identity = Identity.generate()
-        card = make_card(identity, name, description)
-        base.add(identity, card)
-        names[name] = str(card.peer_id)
-        cards[str(card.peer_id)] = card
-    rng = random.Random(25)
-
-    def measure(sketches: Sketches, spam: set[str], defences: bool) -> dict[str, float]:
-        gold_share, spam_slots, fetched_count, fetched_bytes = [], [], [], []
-        sketches.choose_s, sketches.choices = 0.0, 0
-        learner = Standings(embed_items) if defences else None
-        priors: dict[str, float] = {}
-        for goal in [g for _ in range(passes) for g in goals]:
-            fetched = set(sketches.fetched(goal["goal"], priors, defences))
-            fetched_bytes.append(sum(sketches.card_bytes[k] for k in fetched))
-            if learner is not None:
-                priors = learner.learn([(k, cards[k]) for k in sorted(fetched)])
-            gold = {names[n] for n in goal["team"] if n in names}
-            gold_share.append(len(gold & fetched) / len(gold) if gold else 0.0)
-            spam_slots.append(len(fetched & spam) / max(1, len(fetched)))
-            fetched_count.append(len(fetched))
-        return {
-            "gold_fetched": round(statistics.mean(gold_share), 4),
-            "spam_fetch_slots": round(statistics.mean(spam_slots), 4),
-            "cards_fetched": round(statistics.mean(fetched_count), 1),
-            "card_kb_fetched": round(statistics.mean(fetched_bytes) / 1024, 1),
-            "choose_ms": round(1000 * sketches.choose_s / max(1, sketches.choices), 2),
-        }
-
-    print(
-        f"# fetch only: {len(honest)} honest cards, {len(goals)} goals x {passes} passes, {FETCH} slots, "
-        f"ratio {ratio}:1"
-    )
-    clean = {d: measure(base, set(), d) for d in (False, True)}
-    for d, row in clean.items():
-        print(
-            f"baseline (no spam), sketch defences {'on ' if d else 'off'}: gold agents among the fetched "
-            f"{row['gold_fetched']:.3f}, cards fetched per find {row['cards_fetched']} "
-            f"({row['card_kb_fetched']} KB), fetch choice {row['choose_ms']} ms CPU",
-            flush=True,
-        )
-    for attack in attacks:
-        world = Sketches()
-        world.embedder, world.by_key = base.embedder, dict(base.by_key)
-        world.card_bytes = dict(base.card_bytes)
-        spam: set[str] = set()
-        for i, (description, skills) in enumerate(spam_for(attack, honest, ratio * len(honest), rng)):
-            identity = Identity.generate()
-            card = make_card(identity, f"agent-{i}", description, skills)
-            world.add(identity, card)
-            spam.add(str(card.peer_id))
-            cards[str(card.peer_id)] = card
-        for defences in (False, True):
-            row: dict[str, Any] = {"attack": attack, "sketch_defences": defences}
-            row.update(measure(world, spam, defences))
-            row["gold_ratio"] = round(row["gold_fetched"] / clean[defences]["gold_fetched"], 3)
-            print(
-                json.dumps(row)
-                if as_json
-                else f"{attack:<10} sketch defences {'on ' if defences else 'off'}  gold among fetched "
-                f"{row['gold_fetched']:.3f} ({row['gold_ratio']:.2f} of baseline)  spam in fetch slots "
-                f"{100 * row['spam_fetch_slots']:5.1f} %  cards fetched per find {row['cards_fetched']} "
-                f"({row['card_kb_fetched']} KB; choice {row['choose_ms']} ms CPU)",
-                flush=True,
-            )
-
-
 def describe(row: dict[str, Any]) -> str:
-    mode = "with defences   " if row["defences"] else "without defences"
+    mode = {"off": "without defences", "on": "with defences   ", "trust": "defences + trust"}[row["mode"]]
     return (
         f"{row['attack']:<9} {mode}  recall@5 {row['recall@5']:.3f} ({row['recall_ratio']:.2f} of baseline)  "
         f"teams with spam {100 * row['teams_with_spam']:5.1f} %  one spam identity at most in "
-        f"{100 * row['max_share_one_spam_identity']:4.1f} % of teams  spam in top 5: "
+        f"{100 * row['max_share_one_spam_identity']:4.1f} % of teams  (led by spam "
+        f"{100 * row['teams_led_by_spam']:4.1f} %, spam only {100 * row['teams_of_spam_only']:4.1f} %)  "
+        "spam in top 5: "
         f"{100 * row['spam_top5_slots']:4.1f} % of slots  "
         f"(rank p50 {row['rank_ms_p50']} ms, index {row['index_s']} s)"
         + (f"  cards fetched per find {row['cards_fetched']}" if "cards_fetched" in row else "")

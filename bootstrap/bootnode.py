@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 
 #: Config tables a bootstrap node drops: it runs no agent.
 AGENT_SECTIONS = ("agent",)
+#: A bootstrap node's ``[limits] cpu_pool`` unless its config sets one (seconds of event-loop time per
+#: second: the whole loop).
+BOOTSTRAP_CPU_POOL = 1.0
 
 
 def bootstrap_config(
@@ -31,7 +34,8 @@ def bootstrap_config(
     bootstrap: tuple[str, ...] = (),
 ) -> NodeConfig:
     """``config`` as a bootstrap node's: no ``[agent]`` table, ``[relay].hop = relay``,
-    ``[discovery].enabled = false`` and ``[goals].enabled = false`` unless the config sets them;
+    ``[discovery].enabled = false``, ``[goals].enabled = false`` and ``[limits].cpu_pool =``
+    :data:`BOOTSTRAP_CPU_POOL` unless the config sets them;
     ``listen`` (if given) replaces the listen addresses, ``bootstrap`` adds other bootstrap peers."""
     config = config.with_overrides(listen=listen or None, bootstrap=bootstrap)
     raw: dict[str, Any] = {k: v for k, v in config.raw.items() if k not in AGENT_SECTIONS}
@@ -40,6 +44,12 @@ def bootstrap_config(
     # imports the matcher, the planner or the adapters (docs/performance.md). An explicit setting wins.
     raw["discovery"] = {"enabled": False, **config.section("discovery")}
     raw["goals"] = {"enabled": False, **config.section("goals")}
+    # Every peer of a bootstrap node is a stranger (it holds no card), and serving strangers is all it
+    # does: its strangers' CPU pool is its whole event loop (each peer stays paced by ``cpu_per_peer``;
+    # handler slots and negotiation caps bound the totals). At 0.4, on a loaded machine where a step
+    # holds the loop ~8x its CPU time, the bootstrap node of 100 agent processes paced their lookups
+    # 82,000 times in 4 minutes and none joined (docs/performance.md).
+    raw["limits"] = {"cpu_pool": BOOTSTRAP_CPU_POOL, **config.section("limits")}
     return replace(config, raw=raw)
 
 
@@ -63,4 +73,4 @@ def describe(node: Node) -> list[str]:
     return lines
 
 
-__all__ = ["bootstrap_config", "describe"]
+__all__ = ["BOOTSTRAP_CPU_POOL", "bootstrap_config", "describe"]

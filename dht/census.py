@@ -43,8 +43,12 @@ CENSUS_MAX_AGE = 2 * CENSUS_INTERVAL
 #: routing table fills in its first seconds), at most once per CENSUS_MIN_GAP seconds.
 CENSUS_GROWTH = 2.0
 CENSUS_MIN_GAP = 30.0
-#: After a census that failed (no answer in time), try again after this many seconds.
-CENSUS_RETRY = 5.0
+#: After a census that failed (no answer in time), try again after this many seconds (a forming network
+#: of nodes whose censuses fail must not hammer the few peers every node knows, the bootstrap nodes).
+CENSUS_RETRY = 30.0
+#: Peers the routing table must hold before the first census (a node that knows only its bootstrap node
+#: has not joined: its lookups would all go through that one peer).
+CENSUS_MIN_TABLE = 2
 #: A census that names fewer publishers than this share of the estimated network proves nothing.
 MIN_SHARE = 0.5
 #: The buckets a census lists: level 4 (16 buckets) of table 0.
@@ -79,28 +83,34 @@ class CensusPolicy:
         self._tried_at = -math.inf
         self.taken = 0
         self.failed_count = 0
+        self._retry = False  # the last try failed
 
     def due(self, now: float, size: float, table_size: int) -> bool:
-        """A census is due: the node knows a peer, and none was taken yet, or the last is older than the
-        interval, or the estimate grew by ``growth`` since (at least ``min_gap`` after the last try)."""
-        if table_size < 1:
+        """A census is due: the node knows :data:`CENSUS_MIN_TABLE` peers, and none was taken yet (at least
+        ``retry`` after the last try), or (at least ``min_gap`` after
+        the last try) the last try failed, or the last census named under :data:`MIN_SHARE` of the
+        estimated network, or it is older than the interval, or the estimate grew by ``growth`` since."""
+        if table_size < CENSUS_MIN_TABLE:
             return False
         last = self.last
         if last is None:
             return now - self._tried_at >= self.retry
         if now - max(last.at, self._tried_at) < self.min_gap:
             return False
-        return now - last.at >= self.interval or size >= self.growth * max(last.size, 1.0)
+        weak = self._retry or len(last.named) < MIN_SHARE * size  # it proves nothing: try again soon
+        return weak or now - last.at >= self.interval or size >= self.growth * max(last.size, 1.0)
 
     def started(self, now: float) -> None:
         self._tried_at = now
 
     def failed(self) -> None:
         self.failed_count += 1
+        self._retry = True
 
     def record(self, census: Census) -> None:
         self.last = census
         self.taken += 1
+        self._retry = False
 
     def status(self, now: float) -> dict[str, object]:
         last = self.last
@@ -142,6 +152,8 @@ __all__ = [
     "CENSUS_LEVEL",
     "CENSUS_MAX_AGE",
     "CENSUS_MIN_GAP",
+    "CENSUS_MIN_TABLE",
+    "CENSUS_RETRY",
     "CENSUS_TABLE",
     "MIN_SHARE",
     "Census",

@@ -68,6 +68,7 @@ class Entry:
     card: SignedCard
     learned_ms: int  # when this version was stored, or last confirmed (:meth:`Directory.touch`)
     source: str  # "self", "gossip", "dht", ...
+    first_ms: int = 0  # when this node first held a card of the peer (kept across versions; the trust age)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +225,8 @@ class Directory:
                 return Offer.NOT_KEPT
         if current is None and len(self._entries) >= self.max_cards and not self._make_room(card, now_ms):
             return Offer.FULL
-        self._entries[card.peer_id] = Entry(card, now_ms, source)
+        first = now_ms if current is None else current.first_ms
+        self._entries[card.peer_id] = Entry(card, now_ms, source, first)
         self._recent.pop(card.peer_id, None)
         self._recent[card.peer_id] = None
         heapq.heappush(self._expiry, (card.expires_at, card.peer_id.raw, card.version))
@@ -241,7 +243,7 @@ class Directory:
         """Record that the stored card was just confirmed current (e.g. re-read from the DHT)."""
         entry = self._entries.get(peer)
         if entry is not None:
-            self._entries[peer] = Entry(entry.card, now_ms, entry.source)
+            self._entries[peer] = Entry(entry.card, now_ms, entry.source, entry.first_ms)
 
     def remove(self, peer: PeerId) -> bool:
         self._recent.pop(peer, None)

@@ -162,14 +162,24 @@ class CardRanker:
             return self.matcher.rank(query, k, among=among)
 
     def shortlist(
-        self, goal: str, *, size: int, exclude: Collection[str] = (), max_team: int = 4
+        self,
+        goal: str,
+        *,
+        size: int,
+        exclude: Collection[str] = (),
+        max_team: int = 4,
+        young: Collection[str] = (),
+        max_young: int | None = None,
     ) -> tuple[TeamPick, tuple[str, ...]]:
-        """The offline team (:func:`~ioa_p2p.teaming.offline.choose_team`) and the shortlist an LLM
-        team-up may choose from (offline team first, :func:`~ioa_p2p.teaming.offline.team_shortlist`)."""
+        """The offline team (:func:`~ioa_p2p.teaming.offline.choose_team`; at most ``max_young`` of the
+        ``young`` peers unless nothing else covers a need) and the shortlist an LLM team-up may choose
+        from (offline team first, :func:`~ioa_p2p.teaming.offline.team_shortlist`)."""
         CardRanker.queries += 1
         with self._matcher_lock:
             self._refresh_locked()
-            pick = choose_team(goal, self.matcher, exclude=exclude, max_team=max_team)
+            pick = choose_team(
+                goal, self.matcher, exclude=exclude, max_team=max_team, young=young, max_young=max_young
+            )
             keys = team_shortlist(goal, self.matcher, size=size, exclude=exclude, pick=pick)
             return pick, keys
 

@@ -260,7 +260,8 @@ async def orphan_flood(target: Target) -> dict[str, Any]:
             ]
         accepted = all(set(h.accepted) == {target.peer, target.good} for h in handles)
         print(json.dumps({"connected": 1}), flush=True)  # the flood starts now
-        with trio.move_on_after(target.seconds):
+
+        async def send_orphans() -> None:
             stream = await evil.open_stream(target.peer, PROTO_DELIVER)
             filler = "x" * ORPHAN_SIZE
             for seq in range(2, ORPHANS_PER_CHAT + 2):
@@ -279,7 +280,11 @@ async def orphan_flood(target: Target) -> dict[str, Any]:
                     status = (await stream.receive_value())["b"]["status"]
                     acks[status] = acks.get(status, 0) + 1
             await stream.close()
-            await trio.sleep_forever()
+
+        async with trio.open_nursery() as nursery:  # the flood runs (then idles) as long as it is held
+            nursery.start_soon(send_orphans)
+            await hold_attack(target, {"acks": acks})
+            nursery.cancel_scope.cancel()
     return {"acks": acks, "accepted": accepted, "chats": [h.chat_id.hex() for h in handles]}
 
 

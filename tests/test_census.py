@@ -17,6 +17,7 @@ from ioa_p2p.dht.census import (
     CENSUS_INTERVAL,
     CENSUS_MAX_AGE,
     CENSUS_MIN_GAP,
+    CENSUS_RETRY,
     Census,
     CensusPolicy,
     directory_complete,
@@ -62,19 +63,28 @@ def test_a_directory_is_complete_only_with_a_census_whose_publishers_it_holds() 
 def test_a_census_is_taken_on_join_when_the_estimate_grows_and_on_a_timer() -> None:
     policy = CensusPolicy()
     assert not policy.due(0.0, 1.0, table_size=0)  # knows no peer yet
-    assert policy.due(0.0, 2.0, table_size=1)
+    assert not policy.due(0.0, 2.0, table_size=1)  # only its bootstrap node: not joined yet
+    assert policy.due(0.0, 3.0, table_size=2)
     policy.started(0.0)
     policy.failed()
-    assert not policy.due(1.0, 2.0, table_size=1)  # retried after a few seconds
-    assert policy.due(6.0, 2.0, table_size=1)
+    assert not policy.due(CENSUS_RETRY - 1, 3.0, table_size=2)  # a failed try is retried, not at once
+    assert policy.due(CENSUS_RETRY, 3.0, table_size=2)
     policy.started(6.0)
-    policy.record(Census(frozenset(_peers(2)), 6.0, 2.0))
+    policy.record(Census(frozenset(_peers(2)), 6.0, 3.0))
     assert not policy.due(6.0 + CENSUS_MIN_GAP - 1, 30.0, table_size=20)  # at most one per min gap
     assert policy.due(6.0 + CENSUS_MIN_GAP, 30.0, table_size=20)  # the estimate grew: a joiner
     policy.started(40.0)
-    policy.record(Census(frozenset(_peers(2)), 40.0, 30.0))
+    policy.record(Census(frozenset(_peers(20)), 40.0, 30.0))
     assert not policy.due(200.0, 31.0, table_size=20)  # stable
     assert policy.due(40.0 + CENSUS_INTERVAL, 31.0, table_size=20)
+    # a try that failed, or a census that named under half the estimated network, is retried soon
+    policy.started(400.0)
+    policy.failed()
+    assert not policy.due(400.0 + CENSUS_MIN_GAP - 1, 31.0, table_size=20)
+    assert policy.due(400.0 + CENSUS_MIN_GAP, 31.0, table_size=20)
+    policy.record(Census(frozenset(_peers(12)), 440.0, 25.0))
+    assert not policy.due(440.0 + CENSUS_MIN_GAP, 23.0, table_size=20)  # 12 of ~23: fine
+    assert policy.due(440.0 + CENSUS_MIN_GAP, 30.0, table_size=20)  # 12 of ~30: proves nothing
 
 
 @asynccontextmanager

@@ -431,3 +431,28 @@ async def test_past_keep_all_a_node_keeps_what_it_needs_and_finds_the_rest_in_th
             found = await seeker.find(query, k=1, include_self=False)
             assert names(found) == [name], (names(found), seeker.last_find)
             assert len(seeker.directory) == 2
+
+
+async def test_the_census_fetches_a_card_gossip_never_brought_and_then_finds_skip_the_dht(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    """The plotter publishes in the DHT only (gossip off): the others' gossip and catch-up never bring its
+    card. Their census names it (its sketch is in a table-0 page), fetches it, and only then may a find
+    rank the directory alone (dht/census.py)."""
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    async with (
+        open_agents(net, cards, tmp_path, ["weather", "translator", "calculator"]) as others,
+        open_agents(net, cards, tmp_path / "dark", ["plotter"], {"gossip": False}) as (dark,),
+    ):
+        plotter = dark[0].peer_id
+        seeker = discovery_of(others[0])
+        assert not seeker.directory_complete()  # no census yet: never complete on a count
+        with trio.fail_after(300):
+            while plotter not in seeker.directory or not seeker.directory_complete():  # noqa: ASYNC110
+                await trio.sleep(1.0)
+        census = seeker.census.last
+        assert census is not None and plotter in census.named
+        assert seeker.directory.entry(plotter) is not None
+        found = await seeker.find("draw a chart of these numbers", k=1)
+        assert names(found) == ["plotter"] and seeker.last_find.get("dht_skipped")

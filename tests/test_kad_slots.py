@@ -113,7 +113,7 @@ async def test_a_new_stream_ends_the_longest_idle_one_when_every_slot_is_taken(
             await stream.send.aclose()
 
 
-async def test_a_stream_mid_request_is_never_ended_and_a_newcomer_waits_then_is_reset(
+async def test_a_stream_mid_request_is_not_ended_as_idle_and_a_newcomer_waits_then_is_reset(
     mock_clock: trio.testing.MockClock,
 ) -> None:
     server = Server()
@@ -131,6 +131,53 @@ async def test_a_stream_mid_request_is_never_ended_and_a_newcomer_waits_then_is_
         await trio.testing.wait_all_tasks_blocked()
         assert late.was_reset and slots.stats.refused == 1 and server.ended == []
         await busy.send.aclose()
+
+
+async def test_a_request_trickled_past_the_request_timeout_ends_its_stream(
+    mock_clock: trio.testing.MockClock,
+) -> None:
+    """A peer sending a request a byte at a time, each byte within the idle timeout, held a slot for as
+    long as it liked; now the whole request must arrive within request_timeout of its first byte."""
+    server = Server()
+    slots = KadSlots(server.serve, total=1, idle_timeout=10.0, request_timeout=5.0)
+    async with trio.open_nursery() as nursery:
+        slow = FakeStream("a")
+        nursery.start_soon(slots.handle, slow)
+        await slow.send.send(varint.encode(20))
+        await trio.testing.wait_all_tasks_blocked()
+        for byte in b"abcd":
+            mock_clock.jump(1.0)
+            await slow.send.send(bytes([byte]))
+            await trio.testing.wait_all_tasks_blocked()
+        assert slots.held() == 1 and slots.stats.slow_requests == 0
+        mock_clock.jump(1.5)  # 5.5 s since the request began
+        await trio.testing.wait_all_tasks_blocked()
+        assert slots.held() == 0 and slots.stats.slow_requests == 1 and server.requests == []
+        # a request that arrives in time is served as before, one after another
+        quick = FakeStream("b")
+        nursery.start_soon(slots.handle, quick)
+        for _ in range(3):
+            await quick.send.send(request(b"find"))
+            mock_clock.jump(4.0)
+            await trio.testing.wait_all_tasks_blocked()
+        assert server.requests == [b"find"] * 3
+        await quick.send.aclose()
+
+
+async def test_a_stream_holds_its_slot_max_hold_seconds_in_all(mock_clock: trio.testing.MockClock) -> None:
+    """Requests sent just in time, each within the idle and request timeouts, kept a slot for good."""
+    server = Server()
+    slots = KadSlots(server.serve, total=1, idle_timeout=10.0, request_timeout=5.0, max_hold=30.0)
+    async with trio.open_nursery() as nursery:
+        steady = FakeStream("a")
+        nursery.start_soon(slots.handle, steady)
+        for _ in range(8):
+            await steady.send.send(request(b"find"))
+            await trio.testing.wait_all_tasks_blocked()
+            mock_clock.jump(4.0)
+            await trio.testing.wait_all_tasks_blocked()
+        assert steady.was_reset and slots.stats.held_too_long == 1 and slots.held() == 0
+        assert len(server.requests) == 8
 
 
 async def test_a_waiting_stream_takes_the_slot_a_finished_one_frees(
@@ -174,7 +221,8 @@ async def test_a_peer_at_its_own_cap_ends_its_own_idle_stream_not_anothers(
 
 async def test_waiting_streams_are_bounded_in_number(mock_clock: trio.testing.MockClock) -> None:
     server = Server()
-    slots = KadSlots(server.serve, total=1, idle_timeout=60.0, wait=5.0, max_waiting=1)
+    # (the busy stream's request may take 60 s here: only the waiting streams' bound is under test)
+    slots = KadSlots(server.serve, total=1, idle_timeout=60.0, request_timeout=60.0, wait=5.0, max_waiting=1)
     async with trio.open_nursery() as nursery:
         busy = FakeStream("a")
         nursery.start_soon(slots.handle, busy)

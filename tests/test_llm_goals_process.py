@@ -7,8 +7,9 @@ every turn fall back to the offline planner visibly (terminal, ``--json``, the s
 still gets done, every member's copy of the chat passes the audit, and the credential appears in no
 output, log or stored file. The stall run also cancels goals: ``ioa goal cancel CHAT`` from another
 shell, and Ctrl-C on ``ioa goal``: every member sees the signed ``conv.cancel`` and aborts the round.
-Every other hostile mode runs as a whole goal too (one testnet, the server switched between goals), and
-per turn in tests/test_llm_hostile.py; bench/bench_llm_path.py prints the wall time / timeout ratios.
+Every other hostile mode runs as a whole goal too (one testnet, the server switched between goals: marked
+``long``), and per turn in tests/test_llm_hostile.py (the default run); bench/bench_llm_path.py prints the
+wall time / timeout ratios.
 """
 
 from __future__ import annotations
@@ -82,14 +83,12 @@ async def signed_turn_texts(node: TestnetNode, chat: str) -> list[str]:
             isinstance(m["content"], dict) and "height" in m["content"]]  # fmt: skip
 
 
-async def test_goals_with_a_stalling_server_a_header_echoing_proxy_and_every_other_hostile_mode(
-    tmp_path: Path,
-) -> None:
-    """One testnet for every mode of the hostile model server, in sequence: it stalls, then (switched)
-    echoes the request headers in its 500s, then each remaining mode (:data:`OTHER_MODES`): a whole goal
-    across node processes ends within ``--timeout`` plus the grace, with the fallback visible in
-    ``--json`` and the signed turns, every member's copy audits valid, and the credential is in no
-    output or stored file."""
+async def test_goals_with_a_stalling_server_and_a_header_echoing_proxy(tmp_path: Path) -> None:
+    """One testnet, the hostile model server switched between goals: it stalls, then echoes the request
+    headers in its 500s: a whole goal across node processes ends within ``--timeout`` plus the grace,
+    with the fallback visible in ``--json`` and the signed turns, every member's copy audits valid, and
+    the credential is in no output or stored file; a stalled goal is cancelled from another shell and
+    by Ctrl-C. The other modes run as whole goals in the ``long`` test below."""
     with serve_hostile("stall") as server, trio.fail_after(600):
         async with open_testnet(tmp_path / "net", specs_for(server.base_url)) as net:
             coordinator = net["coordinator"]
@@ -103,6 +102,18 @@ async def test_goals_with_a_stalling_server_a_header_echoing_proxy_and_every_oth
             outputs.append(await echoing_goal(net))
             assert server.chat_requests()  # the proxy was asked, and echoed the credential back
             assert_no_credential(tmp_path / "net", *outputs)
+
+
+@pytest.mark.long
+async def test_every_other_hostile_mode_as_a_whole_goal(tmp_path: Path) -> None:
+    """Each remaining mode (:data:`OTHER_MODES`) as a whole goal on one testnet, the server switched
+    between goals: ends within ``--timeout`` plus the grace, falls back with the mode's kind, audits
+    valid, and leaves the credential nowhere. (The default run covers these modes per turn, in
+    tests/test_llm_hostile.py, and the whole-goal path with the two modes above.)"""
+    with serve_hostile(OTHER_MODES[0][0]) as server, trio.fail_after(600):
+        async with open_testnet(tmp_path / "net", specs_for(server.base_url)) as net:
+            await wait_cards(net, net["coordinator"], 1)
+            outputs: list[bytes] = []
             for mode, timeout, kind in OTHER_MODES:
                 server.mode = mode
                 outputs += await hostile_goal(net, mode, timeout, kind)

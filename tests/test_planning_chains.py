@@ -118,3 +118,69 @@ def test_numbers_and_clock_times_are_no_pair_of_things(goal: str) -> None:
     from ioa_p2p.planning.coordinated import two_things
 
     assert two_things(goal) is None
+
+
+@pytest.mark.parametrize(
+    ("goal", "expected"),
+    [
+        ("Give the Halden P-9 pump's rated flow in litres per second.", 2.0),
+        ("What is the Halden P-9 pump's rated flow in cubic metres per hour?", 7.2),
+    ],
+)
+def test_a_lookup_asked_in_a_unit_is_looked_up_then_converted(goal: str, expected: float) -> None:
+    lookup, convert = plan_request(goal).steps
+    assert lookup.kind == LOOKUP and " in " not in lookup.template.split("flow")[-1]
+    assert convert.kind == CALC and convert.needs == (1,) and "/" in convert.unit
+    shown = describe(convert, {1: Value.of_number(120, "L/min")}).removeprefix("Calculate ")
+    assert abs(eval(shown, {"__builtins__": {}}) - expected) < 1e-6  # 120 L/min converted
+
+
+def test_two_questions_in_one_sentence_are_two_lookups_with_their_context() -> None:
+    goal = (
+        "In the Wexley museum's 2025 report, how many visitors came in March and what was the ticket "
+        "income for March? From those, what was the income per visitor?"
+    )
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC]
+    assert all("Wexley" in s.template for s in steps[:2])
+    assert steps[2].template == "(v2 / v1)"
+
+
+def test_a_closing_report_instruction_is_no_request() -> None:
+    goal = "Run print(6 * 7). Multiply it by the Orwell Hall cleaning fee, and report the amount."
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [CODE, LOOKUP, CALC] and "cleaning fee" in steps[1].template
+
+
+@pytest.mark.parametrize(
+    ("goal", "template", "unit"),
+    [
+        ("Convert 38.5 hours to days at 7.7 hours per day.", "(38.5 / 7.7)", "days"),
+        ("How many days do 60 hours make at 7.5 hours a day?", "(60 / 7.5)", "days"),
+        ("Convert 4 days to hours at 7.5 hours a day.", "(4 * 7.5)", "h"),
+    ],
+)
+def test_a_stated_rate_converts_in_the_direction_the_units_require(
+    goal: str, template: str, unit: str
+) -> None:
+    (step,) = plan_request(goal).steps
+    assert step.kind == CALC and step.template == template and step.unit == unit
+
+
+def test_a_quantity_counted_in_units_an_earlier_value_measures_is_divided_by_it() -> None:
+    goal = "Find the length of the Quarry Lane working week. A job takes 150 hours; how many weeks is that?"
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [LOOKUP, CALC] and "150 / v1" in steps[1].template  # never 150 * v1
+    shifts = "Find the length of the Quarry Lane shift. A job takes 60 hours; how many shifts is that?"
+    assert "60 / v1" in plan_request(shifts).steps[1].template
+
+
+def test_a_topic_before_a_colon_leaves_the_request_after_it() -> None:
+    goal = (
+        "Plum jam at Orvo Kitchen: find the sugar for one batch and how many jars a batch fills, work out "
+        "the grams of sugar per jar, then run this with per_jar set to it:\nprint(per_jar * 12)"
+    )
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC, CODE]
+    assert "work out" not in steps[0].template and steps[2].template == "(v1 / v2)"
+    assert steps[3].bindings == (("per_jar", 3),)

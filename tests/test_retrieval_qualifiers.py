@@ -218,3 +218,26 @@ async def test_the_demo_lookup_gets_a_real_answer_from_the_built_in_docs(tmp_pat
     result = await ask(hashing_adapter(docs), "Search the docs for how a new member is invited to a chat.")
     assert result.ok, result.text
     assert str(result.data["value"]["text"]).startswith("A new member is invited to a chat by its creator")
+
+
+def test_unit_words_meet_unit_symbols() -> None:
+    from ioa_p2p.adapters.retrieval.facts import question_terms, terms, unit_terms
+
+    assert "u_l" in question_terms("How many litres does it hold?") and "u_l" in unit_terms("Flow (L/min)")
+    assert "u_m" in unit_terms("a head of 8 metres") and "u_m" in unit_terms("Head (m)")
+    assert "u_s" not in unit_terms("Rowe's figures")  # a possessive is no unit
+    assert not any(t.startswith("u_") for t in terms("8 metres"))  # the fact scorer's own terms only
+
+
+async def test_which_column_of_figures_answers_with_the_figure(tmp_path: Path) -> None:
+    point = await _answer(
+        tmp_path, {"cellar.txt": STOCK}, "Which cost per kg applies to Ormsby's Darjeeling first flush lot?"
+    )
+    assert point.number == 41
+
+
+async def test_an_old_list_the_question_names_is_not_weighed_down(tmp_path: Path) -> None:
+    old = await _answer(
+        tmp_path, {"prices.md": PRICES}, "What was Pellworth's previous set-up fee per design?"
+    )
+    assert old.number == 11

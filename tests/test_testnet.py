@@ -15,8 +15,9 @@ import pytest
 import trio
 
 from ioa_p2p.bootstrap.agents import AgentPlan, agent_specs
-from ioa_p2p.bootstrap.bootnode import bootstrap_config
+from ioa_p2p.bootstrap.bootnode import BOOTSTRAP_CPU_POOL, bootstrap_config
 from ioa_p2p.bootstrap.testnet import NodeSpec, check_specs, node_config, open_testnet
+from ioa_p2p.config.limits import Limits
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import NodeProcessError, UsageError
 from ioa_p2p.identity import PeerId
@@ -106,6 +107,10 @@ def test_bootstrap_config_drops_the_agent_and_relays(tmp_path: Path) -> None:
     assert bootstrap_config(base, relay=False).section("relay")["hop"] is False
     explicit = NodeConfig(home=tmp_path, raw={"discovery": {"enabled": True}})
     assert bootstrap_config(explicit).section("discovery") == {"enabled": True}
+    # every peer of a bootstrap node is a stranger: their pool is its whole loop, unless configured
+    assert Limits.from_section(config.section("limits")).cpu_pool == BOOTSTRAP_CPU_POOL == 1.0
+    limited = NodeConfig(home=tmp_path, raw={"limits": {"cpu_pool": 0.3, "streams_total": 99}})
+    assert bootstrap_config(limited).section("limits") == {"cpu_pool": 0.3, "streams_total": 99}
 
 
 def test_sample_specs_are_varied_and_unique() -> None:
@@ -128,7 +133,7 @@ async def test_testnet_mesh_kill_restart_and_clean_exit(tmp_path: Path) -> None:
         # Listens nowhere; holds a reservation on the bootstrap relay.
         NodeSpec("hidden", {"node": {"listen": []}, "relay": {"reserve_on_bootstrap": True}}),
     ]
-    with trio.fail_after(120):
+    with trio.fail_after(240):  # a bound above the sum of the waits below (each bounded on its own)
         async with open_testnet(tmp_path, specs) as net:
             assert list(net.nodes) == ["bootstrap", "alpha", "beta", "hidden"]
             boot = net.bootstrap

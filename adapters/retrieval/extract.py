@@ -59,6 +59,10 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
     named = _named_column(question, fact) if fact.cells and kind in ("name", "number") else None
     if named is not None:  # "what cabin ...": the Cabin column of the row, its words
         return Value.of_text(otherwise(named, question))
+    figure = _named_column(question, fact, figures=True) if fact.cells and kind == "name" else None
+    if figure is not None:  # "which reorder point applies to ...": its column holds a figure
+        found = numbers_in(figure)
+        return Value.of_number(found[0].number, found[0].unit, found[0].text) if found else None
     if kind == "name":
         return _name_value(question, fact, scorer)
     if kind == "version":
@@ -84,7 +88,7 @@ _ASKED_NOUN = re.compile(
 )
 
 
-def _named_column(question: str, fact: Fact) -> str | None:
+def _named_column(question: str, fact: Fact, figures: bool = False) -> str | None:
     """ "What cabin may I book?", "which hall ...": the words of the row's cell under the column the
     question's noun names ("Cabin allowed"), when they are words and not a figure; None otherwise."""
     m = _ASKED_NOUN.match(question) or _ASKED_OF.match(question)  # "what is the trend of ...": Trend
@@ -92,7 +96,12 @@ def _named_column(question: str, fact: Fact) -> str | None:
         return None
     noun = stem(m.group(1).lower())
     for header, cell in fact.cells[1:]:
-        if noun in terms(header) and cell.strip() and not numbers_in(cell) and not dates_in(cell):
+        if (
+            noun in terms(header)
+            and cell.strip()
+            and not dates_in(cell)
+            and bool(numbers_in(cell)) == figures
+        ):
             return cell.strip()
     return None
 
@@ -393,7 +402,8 @@ def _cell_value(
     )
 
     def col_score(header: str) -> float:
-        score = sum(scorer.idf.get(t, 0.0) for t in sorted(terms(header) & q_terms))
+        named = {t for t in terms(header) & q_terms if not t.startswith("u_")}  # units: below, by kind
+        score = sum(scorer.idf.get(t, 0.0) for t in sorted(named))
         score += 1.0 if per and per in header.lower() else 0.0
         if wanted.units and unit_in_header(header, ALIASES) in wanted.units:
             score += 1.0  # "how many hours": the column "Runtime (h)"

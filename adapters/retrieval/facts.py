@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.chunks import is_caption
-from ioa_p2p.planning.values import dates_in, numbers_in
+from ioa_p2p.planning.values import ALIASES, dates_in, numbers_in
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
 _STOP_WORDS = """
@@ -40,6 +40,7 @@ _OLD = re.compile(
     r"until \d{1,2} \w+ \d{4}\b[^.]*\b(?:was|were)\b|old (?:rate|price|fare)s?\b)",
     re.I,
 )
+_OLD_ASKED = re.compile(r"\b(?:old|previous|former|earlier|prior)\b", re.I)
 _TOTAL_ASKED = re.compile(r"\b(?:total|overall|full[- ]year|annual|whole year|in all|altogether)\b", re.I)
 _TOTAL_ROW = frozenset({"total", "fy", "full year", "year", "all", "sum", "overall", "grand total"})
 _RANGE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|to)\s*(\d[\d,]*(?:\.\d+)?)")
@@ -126,6 +127,13 @@ def terms(text: str, *, years: bool = True) -> set[str]:
     return out
 
 
+def unit_terms(text: str) -> set[str]:
+    """The units a text names, as terms ("litres" and "(L/min)" meet as ``u_l``): the fact scorer's only."""
+    return {
+        f"u_{ALIASES[t].lower()}" for t in _WORD.findall(text.lower()) if t in ALIASES and t not in ("s", "t")
+    }
+
+
 def _named(question: str) -> set[str]:
     """Terms of the question's codes (X7, IR-2291) and capitalised words after its first word."""
     words = re.findall(r"[A-Za-z0-9]+(?:[.\-][A-Za-z0-9]+)*", question)
@@ -137,7 +145,7 @@ def question_terms(text: str) -> set[str]:
     """A question's terms, with the attribute its adjectives and verbs name ("heavy" -> weight) and the
     kind of day a day or date is ("Saturday", "14 June 2025" -> weekend)."""
     words = {w for w in _WORD.findall(text.lower())}
-    out = terms(text, years=False) | {stem(SYNONYMS[w]) for w in words if w in SYNONYMS}
+    out = terms(text, years=False) | {stem(SYNONYMS[w]) for w in words if w in SYNONYMS} | unit_terms(text)
     days = {d.weekday() for _, _, d in dates_in(text)} | {i for i, d in enumerate(_WEEKDAYS) if d in words}
     if days and all(d >= 5 for d in days):
         out.add("weekend")
@@ -345,15 +353,15 @@ class Scorer:
         n = max(1, len(facts))
         df: dict[str, int] = {}
         for f in facts:
-            for t in terms(f.text) | terms(f.context):
+            for t in terms(f.text) | terms(f.context) | unit_terms(f.text):
                 df[t] = df.get(t, 0) + 1
         # in a fixed order: sums of floats in a set's (hash-seeded) order would break ties differently per run
         self.idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in sorted(self.q_terms)}
         for t in _named(question) & self.q_terms:  # names and codes pin the answer down: they weigh double
             self.idf[t] *= 2
-        self.total = sum(self.idf.values()) or 1.0
+        self.total = sum(v for t, v in self.idf.items() if not t.startswith("u_")) or 1.0  # units: a bonus
         self.codes = {t for t in self.q_terms if _CODE.match(t)}
-        self.names_superseded = bool(_SUPERSEDED.search(question))
+        self.names_superseded = bool(_SUPERSEDED.search(question) or _OLD_ASKED.search(question))
         self.current_asked = bool(
             re.search(r"\b(?:current|currently|now|latest|new|today|valid)\b", question, re.I)
         )
@@ -369,7 +377,7 @@ class Scorer:
         self.years = {t for t in self.q_terms if re.fullmatch(r"(?:19|20)\d\d", t)}
 
     def score(self, fact: Fact) -> float:
-        own, ctx = terms(fact.text), terms(fact.context)
+        own, ctx = terms(fact.text) | unit_terms(fact.text), terms(fact.context)
         if fact.cells:  # a table row's subject is the heading right above its table ("### Fixed Home 12")
             own = own | (terms(section_of(fact).split(">")[-1]) & self.named)
         got = sum(w * (1.0 if t in own else 0.6 if t in ctx else 0.0) for t, w in self.idf.items())

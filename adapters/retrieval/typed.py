@@ -60,6 +60,8 @@ def line_fit(question: str, facts: Sequence[Fact], span: Span, found: Answer | N
     if not here:
         return None
     scorer = Scorer(question, facts)
+    if all(scorer.contradicts(f) for f in here):
+        return 0.0  # it states the amount the question gives at another value ("13 m" for "at 8 m")
     if found is not None:
         asked = scorer.q_terms
         theirs = set().union(*(asked & (terms(f.text) | terms(f.context)) for f in here))

@@ -238,6 +238,9 @@ def request_act(text: str) -> str:
     ``compute`` (arithmetic on values), ``code`` (run code), ``transform`` (translate, encode, count, sort
     a given text) or ``other``. Read from the request's form: its leading verb, or its question word."""
     s = _POLITE.sub("", " ".join(text.strip().split())).strip(" ,;:")
+    topic = re.match(r"^([A-Z][a-z']*)\s[^:?.\d]{1,60}:\s+(?=[a-z])", s)  # "Plum jam at Orvo: find ..."
+    verbs = _COMPUTE_VERBS | _CODE_VERBS | _TRANSFORM_VERBS | _LOOKUP_VERBS
+    s = s[topic.end() :] if topic and topic.group(1).lower() not in verbs and "```" not in text else s
     first = re.match(r"[A-Za-z']+", s)
     word = first.group(0).lower() if first else ""
     if "```" in text:
@@ -260,6 +263,8 @@ def request_act(text: str) -> str:
         return "compute" if numbered else ("question" if word == "take" else "other")
     if word in ("give", "state", "tell", "show") and not re.search(r"[A-Z]\w*\d|[A-Z][a-z]+ [A-Z]", s[1:]):
         return "compute" if re.search(r"\d|\b(?:it|that|this|result)\b", s, re.I) else "question"
+    if word in ("give", "state", "tell", "show") and re.match(r"\w+\s+(?:(?:me|us)\s+)?the\b", s, re.I):
+        return "question"  # "give the Orvo K2's weight in pounds": a fact of a named thing
     if word in _LOOKUP_VERBS or _QUESTION_START.match(s) or s.endswith("?"):
         return "question"
     return "other"

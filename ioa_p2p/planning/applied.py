@@ -158,4 +158,21 @@ def asked_unit(question: str) -> str:
     return unit_phrase(m.group(1), ALIASES) if m else ""
 
 
-__all__ = ["applied", "asked_unit"]
+_IN_UNIT = re.compile(
+    r"\s+(?:expressed |given |shown )?(?:in|into) "
+    r"((?:cubic |square )?[a-z³²/-]+(?: (?:an?|per|each) [a-z]+)?)\s*[?.!]?$",
+    re.I,
+)
+
+
+def unit_suffix(question: str) -> tuple[str, str]:
+    """A lookup that asks for its answer in a rate's unit ("the pump's flow in litres per second"): the
+    question without it and the unit ("" and the question unchanged when it ends in no rate's unit)."""
+    m = _IN_UNIT.search(question)
+    unit = unit_phrase(m.group(1), ALIASES) if m else ""
+    if m is None or "/" not in unit:  # a rate: the documents state it per another unit ("per minute")
+        return question, ""
+    return question[: m.start()] + ("?" if question.rstrip().endswith("?") else ""), unit
+
+
+__all__ = ["applied", "asked_unit", "unit_suffix"]

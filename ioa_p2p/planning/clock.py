@@ -42,7 +42,10 @@ _BACK = re.compile(
 #: "the first return sailing I can catch", "the next bus": an item of a schedule, not a computed time
 _SCHEDULED = re.compile(r"\b(?:first|next|earliest|last)\b(?!\s+(?:time|moment)\b)", re.I)
 _ASKS = re.compile(
-    r"\b(?:what time|at what time|when|which time|what is the (?:latest|earliest) time)\b", re.I
+    r"\b(?:what time|at what time|which time|what is the (?:latest|earliest) time)\b"
+    # "when" asks a time where it opens a question, not in a clause of condition ("... when it has to")
+    r"|(?:^\W*|[.?!;:,]\s*|\b(?:and|so|then|but|by|until|till) )when\b",
+    re.I,
 )
 
 

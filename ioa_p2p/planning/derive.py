@@ -33,6 +33,7 @@ from ioa_p2p.planning.doc_facts import (
 )
 from ioa_p2p.planning.ruled import counted_expression, ruled_expression
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
+from ioa_p2p.planning.units import factor, unit_phrase
 from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number
 
 Used = frozenset[tuple[str, object]]  # the facts ("f", source) and request quantities ("g", i) a chain uses
@@ -159,12 +160,23 @@ def _in_named_unit(question: str, found: Value) -> tuple[str, str] | None:
     None when the question names none, or the value is in it already or cannot be converted to it."""
     if found.kind != NUMBER or found.number is None or not found.unit:
         return None
-    for m in _IN_UNIT.finditer(question):
-        unit = ALIASES.get(m.group(1).lower(), "")
-        c = convert(found.unit, unit) if unit and unit != found.unit else None
-        if c is not None:
+    named = [ALIASES.get(m.group(1).lower(), "") for m in _IN_UNIT.finditer(question)]
+    rate = _HOW_MANY.search(question)  # "how many litres an hour does it deliver": L/h
+    named += [unit_phrase(rate.group(1), ALIASES)] if rate else []
+    for unit in named:
+        c = (
+            (factor if "/" in unit + found.unit else convert)(found.unit, unit)
+            if unit != found.unit
+            else None
+        )
+        if unit and c is not None:
             return _scaled(_number(found.number), c), unit
     return None
+
+
+_HOW_MANY = re.compile(
+    r"\bhow (?:many|much) ((?:[a-z²³]+ ){1,4}?)(?:does|do|did|is|are|was|were|will|would|can|could)\b", re.I
+)
 
 
 def _time_from_documents(question: str) -> bool:

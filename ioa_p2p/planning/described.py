@@ -85,8 +85,16 @@ Planner = Callable[[str], Plan]
 
 
 def drop_hints(text: str) -> str:
-    """``text`` without the instructions in brackets that only say how ("(look it up)")."""
-    return _HINT.sub("", text)
+    """``text`` without the instructions that only say how: in brackets ("(look it up)"), or a request's
+    closing "..., and report the amount" (the conclusion reports it anyway)."""
+    return _REPORT_TAIL.sub(r"\1", _HINT.sub("", text))
+
+
+_REPORT_TAIL = re.compile(
+    r",?\s+and (?:then )?(?:report|state|show|give|tell me) (?:the|your|that) (?:final )?"
+    r"(?:amount|result|answer|total|figure|number|value)([.!]?)\s*$",
+    re.I,
+)
 
 
 def mask_brackets(text: str) -> str:

@@ -190,9 +190,15 @@ def _sentence_facts(sentence: str, heading: frozenset[str]) -> list[Quantity]:
         before = found[i - 1][1] if i > 0 else 0
         region = sentence[end:after]
         per = per + tuple(p for p in _pers(region) if p not in per)
+        sized = _SIZED.match(sentence[end:]) if unit and unit in _UNIT_NAMES and not per else None
+        if sized:  # "60 kg jute bags", "250 g tins": the size of each of them
+            per = (unit_word(sized.group(1)),)
         words = content_words(sentence[before:after])
         out.append(Quantity(number, unit, per, words, context, sentence.strip()[:200], at=start))
     return out
+
+
+_SIZED = re.compile(r"\s+(?:[a-z]+\s+)??([a-z]{3,}s)\b(?!\s+(?:of|per|for|in|on)\b)")
 
 
 def _cells(line: str) -> list[str]:
@@ -207,12 +213,14 @@ def _table_facts(rows: list[str], heading: frozenset[str]) -> list[Quantity]:
             continue
         cells = _cells(row)
         label = content_words(cells[0]) if cells else frozenset()
+        label |= frozenset(w for c in cells[1:] if not numbers_in(c) for w in content_words(c))  # its origin
         names = re.findall(r"[A-Za-z][\w-]*", cells[0]) if cells else []
         item = unit_word(names[-1]) if names else ""  # a row's values are per one of its thing ("K2")
         for n, (col, cell) in enumerate(zip(header[1:], cells[1:], strict=False)):
             for _, _, number, unit, per in _numbers(cell):
-                unit = unit or unit_in_header(col, ALIASES)
-                per = per or _pers(col)
+                named_unit, named_per = _header_unit(col, cell)
+                unit = unit or unit_in_header(col, ALIASES) or named_unit
+                per = per or _pers(col) or named_per
                 words = label | content_words(col)
                 text = f"{cells[0]}: {col} {cell}"
                 out.append(Quantity(number, unit, per, words, heading | label, text, at=n))
@@ -220,6 +228,41 @@ def _table_facts(rows: list[str], heading: frozenset[str]) -> list[Quantity]:
                     ctx = heading | label
                     out.append(Quantity(number, unit, (item,), words, ctx, text, at=n, per_item=True))
     return out
+
+
+def _header_unit(col: str, cell: str) -> tuple[str, tuple[str, ...]]:
+    """The unit and the per a header names outside parentheses: "Cost EUR/kg" -> (EUR, (kg,)), "Kg per
+    bag" -> (kg, (bag,)); a count column named by a plural noun ("Bags") over a whole number -> (bag, ())."""
+    slash = re.search(r"([A-Za-z€$%²³]+)\s*/\s*([A-Za-z²³]+)\s*$", col)
+    if slash and slash.group(1).lower() in ALIASES:
+        return ALIASES[slash.group(1).lower()], (unit_word(slash.group(2)),)
+    first = col.split()[0].lower() if col.split() else ""
+    if first in ALIASES and _pers(col):  # "Kg per bag" (not "Days of annual leave": what is counted)
+        return ALIASES[first], ()
+    words = re.findall(r"[A-Za-z]+", col)
+    if len(words) == 1 and words[0].lower().endswith("s") and re.fullmatch(r"[\d,]+", cell.strip()):
+        return unit_word(words[0]), ()
+    return "", ()
+
+
+def _aligned_as_pipes(lines: list[str], i: int) -> tuple[list[str], int] | None:
+    """A space-aligned table at line i (a header of 3+ columns two or more spaces apart, a border of
+    dashes or equals signs under it, then rows) as markdown rows, and the line after it; None if none."""
+    header = re.split(r"\s{2,}", lines[i].strip())
+    if (
+        len(header) < 3
+        or i + 1 >= len(lines)
+        or not re.fullmatch(r"\s*[-=]{2,}(?:\s+[-=]{2,})+\s*", lines[i + 1])
+    ):
+        return None
+    rows = ["| " + " | ".join(header) + " |"]
+    j = i + 2
+    while j < len(lines) and lines[j].strip():
+        cells = re.split(r"\s{2,}", lines[j].strip())
+        if len(cells) == len(header):
+            rows.append("| " + " | ".join(cells) + " |")
+        j += 1
+    return (rows, j) if len(rows) > 1 else None
 
 
 def _yields(section: str) -> list[tuple[float, str]]:
@@ -242,6 +285,11 @@ def facts_in(text: str) -> list[Quantity]:
                     j += 1
                 facts += _table_facts(lines[i:j], heading)
                 i = j
+                continue
+            aligned = _aligned_as_pipes(lines, i)
+            if aligned is not None:  # "Lot  Origin  Bags  Kg per bag" over a border of dashes
+                facts += _table_facts(aligned[0], heading)
+                i = aligned[1]
                 continue
             j = i
             while j < len(lines) and lines[j].strip() and not lines[j].lstrip().startswith("|"):

@@ -26,6 +26,7 @@ from ioa_p2p.planning.answer_types import answer_type, request_act
 from ioa_p2p.planning.applied import applied
 from ioa_p2p.planning.literal import digits
 from ioa_p2p.planning.lookups import label_refs, words_of
+from ioa_p2p.planning.measured import in_units_of
 from ioa_p2p.planning.ordered import per_named, percent_of, times_as
 from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.shares import (
@@ -138,6 +139,7 @@ def over_earlier(index: int, clause: str, before: list[PlanStep], refs: list[int
         or _bought_for(index, clause, before, source)
         or _by_capacity(index, clause, before, pending, refs)
         or _combined(index, clause, before, pending)
+        or in_units_of(index, clause, before, source)
         or _over_duration(index, clause, before, pending, refs)
         or _rate_applied(index, clause, before, pending, refs)
     )

@@ -15,8 +15,10 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ioa_p2p.planning.expr import WORD_NUMBERS, to_expression
+from ioa_p2p.planning.measured import at_stated_rate
 from ioa_p2p.planning.types import CALC, DATE, PlanStep
 from ioa_p2p.planning.units import conversion_expression, unit_phrase
 from ioa_p2p.planning.values import ALIASES, MONTHS, dates_in, numbers_in
@@ -95,7 +97,11 @@ _CONVERT = re.compile(
 
 
 def conversion(clause: str, index: int) -> PlanStep | None:
-    """ "Convert 12 miles to kilometres" -> ``12 * 1.609344`` in km (units as values, planning/units.py)."""
+    """ "Convert 12 miles to kilometres" -> ``12 * 1.609344`` in km (units as values, planning/units.py);
+    at a rate the clause states ("38.5 hours to days at 7.7 hours per day"), by that rate."""
+    stated = at_stated_rate(clause, index)
+    if stated is not None:
+        return replace(stated, template=rounded(stated.template, rounding(clause)))
     m = _CONVERT.search(clause.replace(",", ""))
     if not m:
         return None

@@ -109,6 +109,10 @@ def split_questions(clause: str) -> list[str] | None:
     """ "How many credits is X, and what is the rate for Y?" -> two questions, the second with the names the
     first uses; None for one question, or when the second points back at the first ("and how many were
     there?": one lookup of two values)."""
+    context = re.search(r"\?\s*(\([^()]*\))\s*$", clause)  # "... and what was Y? (In the X report)"
+    if context is not None:
+        inner = split_questions(clause[: context.start() + 1])
+        return [f"{q.rstrip(' ?')} {context.group(1)}?" for q in inner] if inner else None
     if not clause.rstrip().endswith("?"):
         return None
     parts = _SECOND_QUESTION.split(clause.strip(), maxsplit=1)

@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from ioa_p2p.planning import described, natural
 from ioa_p2p.planning.answer_types import ARITH_WORD, LOOKUP_VERB, QUESTION_START, answer_type, request_act
-from ioa_p2p.planning.applied import applied, asked_unit
+from ioa_p2p.planning.applied import applied, asked_unit, unit_suffix
 from ioa_p2p.planning.code import MARK, MARK_RE, RUN_CODE, attach_blocks, code_step, join_bindings
 from ioa_p2p.planning.coordinated import coordinated
 from ioa_p2p.planning.derive import derived_plan
@@ -165,13 +165,13 @@ def _plan_request(goal: str) -> Plan:
         alone = literal_step(clauses[0], 1) if not _codeish(clauses[0]) else None
         if alone is not None:
             return Plan(goal, (alone,), 1, clauses[0])
-        combines = _COMBINES.search(clauses[0])
+        combines, two = _COMBINES.search(clauses[0]), split_questions(clauses[0])  # "how many X and what Y?"
         decomposed = natural.decompose(clauses[0]) or combined_question(clauses[0])
         decomposed = decomposed or coordinated(
             clauses[0], 1, related=True
         )  # "between A and B", "A and B together"
         decomposed = decomposed or charge_plan(clauses[0]) or deadline_plan(clauses[0])
-        decomposed = decomposed or (derived_plan(clauses[0]) if not combines else None)
+        decomposed = decomposed or (derived_plan(clauses[0]) if not combines and not two else None)
         decomposed = decomposed or (apply_rate(clauses[0]) if not combines else None)
         decomposed = decomposed or coordinated(clauses[0], 1)  # "the P-1 and P-2 weights together"
         if decomposed is not None:
@@ -258,10 +258,11 @@ def _plan_request(goal: str) -> Plan:
             nested, clause = operand_lookups(clause, resolve(clause, steps)[1], len(steps) + 1, steps)
         steps.extend(nested)
         step = make_step(clause, steps, blocks, nested=tuple(s.index for s in nested))
-        if step is not None and step.kind == LOOKUP and "/" in step.unit:  # "how many litres an hour"
-            steps.append(step)
-            step = PlanStep(step.index + 1, CALC, f"{step.text} (in {step.unit})", f"v{step.index}",
-                            (step.index,), unit=step.unit)  # fmt: skip
+        if step is not None and step.kind == LOOKUP and ("/" in step.unit or step.unit.startswith("in:")):
+            unit = step.unit.removeprefix("in:")  # "how many litres an hour", "... in litres per second"
+            steps.append(replace(step, unit="" if unit != step.unit else unit))
+            step = PlanStep(step.index + 1, CALC, f"{step.text} (in {unit})", f"v{step.index}",
+                            (step.index,), unit=unit)  # fmt: skip
         if step is not None and step.fmt.startswith("missing:"):
             names = step.fmt.removeprefix("missing:").replace(",", ", ")
             why = (
@@ -469,7 +470,10 @@ def make_step(
         clause,
         re.I,
     ):
-        return PlanStep(index, LOOKUP, clause, _question(clause), (), unit=asked_unit(clause))
+        asked, in_unit = unit_suffix(_question(clause))  # "... in litres per second": converted after
+        return PlanStep(
+            index, LOOKUP, clause, asked, (), unit=asked_unit(clause) or (in_unit and f"in:{in_unit}")
+        )
     if expression is not None:
         needs = tuple(names_in(expression))
         return PlanStep(index, CALC, clause, expression, needs)

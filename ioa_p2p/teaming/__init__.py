@@ -8,6 +8,8 @@ team it decides here.
   leads, members join by the join rule; the needs each member covers) and the shortlist a model may choose
   from (:func:`team_shortlist`)
 - ``join.py``       the calibrated join rule: who joins the lead, one at a time (:func:`grow_team`)
+- ``trust.py``      age- and evidence-weighted trust: young, unproven cards pay a score penalty and a team
+  takes at most ``max_young`` of them unless nothing else covers a need (:class:`TrustPolicy`)
 - ``coverage.py``   ability coverage: the team can do every step of the goal's offline plan
   (:func:`cover_steps`: :func:`add_able`, :func:`add_best`)
 - ``llm_team.py``   the LLM re-rank of the shortlist: IoA's ``search_agents`` / ``team_up`` tools over
@@ -43,6 +45,7 @@ from ioa_p2p.teaming.offline import (
     score_pool,
     team_shortlist,
 )
+from ioa_p2p.teaming.trust import TrustPolicy, over_cap, trust_priors, young_keys
 
 __all__ = [
     "NEED_POOL",
@@ -55,6 +58,7 @@ __all__ = [
     "NeedCover",
     "PoolScores",
     "TeamPick",
+    "TrustPolicy",
     "add_able",
     "add_best",
     "check_in_shortlist",
@@ -65,10 +69,13 @@ __all__ = [
     "join_features",
     "llm_team_from_shortlist",
     "merge_results",
+    "over_cap",
     "parse_search_queries",
     "parse_team_choice",
     "render_shortlist",
     "score_pool",
     "step_abilities",
     "team_shortlist",
+    "trust_priors",
+    "young_keys",
 ]

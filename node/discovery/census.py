@@ -31,8 +31,11 @@ log = logging.getLogger("ioa_p2p.discovery")
 
 #: Seconds between checks whether a census is due.
 CENSUS_TICK = 2.0
-#: Records fetched per batch when filling the directory from a census.
+#: Records fetched per batch when filling the directory from a census, and per census at most (pages
+#: stuffed with the sketches of identities that serve no card cost a bounded number of fetches; the
+#: publishers left unfetched keep the directory incomplete, so finds ask the DHT).
 FILL_BATCH = 32
+FILL_MAX = 256
 #: A census (its lookups, then its fetches) may take this many times ``find_timeout``: it is not waited
 #: for, and under load a lookup that asks every peer of a small network takes longer than a find may.
 CENSUS_TIMEOUT_FACTOR = 3.0
@@ -71,12 +74,13 @@ async def take_census(service: Discovery) -> tuple[frozenset[PeerId], bool]:
 
 
 async def fill_from_census(service: Discovery, named: frozenset[PeerId]) -> frozenset[PeerId]:
-    """Fetch the records of the ``named`` publishers the directory holds nothing of; returns those that
-    neither the peer nor the DHT gave a valid record of."""
-    missing = [p for p in sorted(named) if not _held(service, p)]
+    """Fetch the records of the ``named`` publishers the directory holds nothing of (:data:`FILL_MAX` at
+    most); returns those of which neither the peer nor the DHT gave a valid record (those not tried
+    stay missing: the directory is not complete until a later census gets them)."""
+    missing = [p for p in sorted(named) if not _held(service, p)][:FILL_MAX]
     for start in range(0, len(missing), FILL_BATCH):
         await service.fetch_cards(missing[start : start + FILL_BATCH], wanted=False)
-    return frozenset(p for p in missing if not _held(service, p))
+    return frozenset(p for p in missing if not _held(service, p) and service.search.lacks_record(p))
 
 
 def _held(service: Discovery, peer: PeerId) -> bool:
@@ -123,6 +127,7 @@ __all__ = [
     "CENSUS_TICK",
     "CENSUS_TIMEOUT_FACTOR",
     "FILL_BATCH",
+    "FILL_MAX",
     "census_loop",
     "fill_from_census",
     "take_census",

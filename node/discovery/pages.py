@@ -162,6 +162,22 @@ def _priors(search: CardSearch) -> dict[PeerId, float]:
     return out
 
 
+def _young_priors(
+    search: CardSearch, pool: list[SignedSketch], priors: dict[PeerId, float] | None
+) -> dict[PeerId, float] | None:
+    """``priors`` plus ``-young_penalty`` for each listed peer that is young and whose card this node never
+    held (a peer never held was first seen now: :mod:`ioa_p2p.teaming.trust`)."""
+    settled, penalty = search.settled, search.young_penalty
+    if settled is None or not penalty:
+        return priors
+    out = dict(priors or {})
+    for sketch in pool:
+        peer = sketch.peer_id
+        if str(peer) not in settled and peer not in search.directory:
+            out[peer] = out.get(peer, 0.0) - penalty
+    return out
+
+
 def _verified_best(
     pages: PageSearch, count: int, search: CardSearch, priors: dict[PeerId, float] | None = None
 ) -> list[SignedSketch]:
@@ -176,7 +192,12 @@ def _verified_best(
             return []
         known = {s.peer_id for s in pool if not search.needs_fetch(s.peer_id)}
         picked = choose_fetch(
-            pages.scored(pool), count, priors=priors, known=known, centre=pages.centre(), query=pages.query
+            pages.scored(pool),
+            count,
+            priors=_young_priors(search, pool, priors),
+            known=known,
+            centre=pages.centre(),
+            query=pages.query,
         )
         failed = []
         for sketch in picked:

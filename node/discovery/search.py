@@ -72,6 +72,11 @@ class CardSearch:
         self.round_trips = RoundTrips()
         #: peer -> when a fetch last found no valid record of it anywhere (oldest first)
         self.no_record: dict[PeerId, int] = {}
+        #: trust (set by the goals service, ``ioa_p2p.teaming.trust``): the peers that are not young (held
+        #: for ``trust_age``, proven or trusted; None: trust off) and the prior a listed peer gets when it
+        #: is not one of them and its card was never held (a held young peer has it in the ranker's priors)
+        self.settled: frozenset[str] | None = None
+        self.young_penalty = 0.0
 
     async def lookup(self, vector: Any) -> dict[str, Any]:
         """Ask the DHT for the providers of the query's LSH buckets and fetch their cards.

@@ -122,6 +122,8 @@ class Discovery:
         self.last_find: dict[str, Any] = {}  # what the last find did and how long each part took
         #: each agent's record in the chat histories this node holds (kept by the goals service)
         self.reputation: dict[str, Any] = {}
+        #: peers held for less than [goals] trust_age with no task done (set by the goals service)
+        self.young: frozenset[str] = frozenset()
         self.stats = {
             "finds": 0,
             "dht_fetched": 0,

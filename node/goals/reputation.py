@@ -7,6 +7,16 @@ merged, and the ranker gets each agent's reputation prior
 lower in the next ``find`` and team formation, one that delivered a little higher. Histories are read at
 start too, so reputation survives restarts (it lives in the chat store, not in a file of its own). The
 members of this node's chats are pinned in the directory (kept past ``[discovery] keep_all``).
+
+Trust (:mod:`ioa_p2p.teaming.trust`, ``[goals] young_penalty``, ``max_young``, ``trust_age``,
+``trusted``): the peers whose card this node first held less than ``trust_age`` ago (the directory's
+``first_ms``), with no task done on record and not trusted, are *young*; each gets ``-young_penalty`` on
+top of its reputation prior, and discovery's :attr:`~ioa_p2p.node.discovery.Discovery.young` is the set
+team formation caps (recomputed every :data:`INTERVAL`, as cards age). A page search's fetch choice
+gives the same penalty to every listed peer whose card this node never held and that is not proven or
+trusted (first seen now: young by definition; ``node/discovery/pages.py``). While this node holds no
+established peer at all (a new network, or this node just started: first-seen times are not kept
+across restarts), nobody is young: a penalty for everyone would only lower every score.
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ from ioa_p2p.conversation.reputation import Standing, chat_outcomes, merge, repu
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.teaming.trust import OFF, TrustPolicy, trust_priors, young_keys
 
 log = logging.getLogger("ioa_p2p.goals")
 
@@ -28,10 +39,15 @@ INTERVAL = 10.0
 class ReputationBook:
     """Standings per chat (recomputed when a chat's history grew) and their merge."""
 
-    def __init__(self, chats: Chats, discovery: Discovery) -> None:
+    def __init__(
+        self, chats: Chats, discovery: Discovery, trust: TrustPolicy = OFF, trusted: tuple[str, ...] = ()
+    ) -> None:
         self.chats, self.discovery = chats, discovery
+        self.trust, self.trusted = trust, frozenset(trusted)
         self._per_chat: dict[bytes, tuple[int, dict[str, Standing]]] = {}
         self.standings: dict[str, Standing] = {}
+        self.young: frozenset[str] = frozenset()
+        self.settled: frozenset[str] | None = None  # established, proven or trusted (None: trust is off)
 
     def update(self) -> bool:
         """Read the chats that changed; True when some standing changed."""
@@ -56,17 +72,42 @@ class ReputationBook:
             members.update(self.chats.get(chat_id).members())
         self.discovery.directory.pin(frozenset(members))
 
+    def age(self) -> bool:
+        """Recompute the young peers (module docstring); True when the set changed."""
+        young: frozenset[str] = frozenset()
+        settled: frozenset[str] | None = None
+        if self.trust.young_penalty or self.trust.max_young is not None:
+            first = {
+                str(e.card.peer_id): e.first_ms / 1000 for e in self.discovery.directory if e.source != "self"
+            }
+            proven = self.trusted | {peer for peer, s in self.standings.items() if s.done}
+            young = young_keys(first, proven, now=self.discovery.node.now(), trust_age=self.trust.trust_age)
+            if len(young) == len(first):  # nobody established yet (a new network or node): all alike
+                young = frozenset()
+            else:
+                settled = frozenset(first.keys() - young) | proven
+        changed = young != self.young or settled != self.settled
+        self.young, self.settled = young, settled
+        return changed
+
     def publish(self) -> None:
         ranker = self.discovery.directory.ranker
         if ranker is not None:
-            ranker.set_reputation({peer: reputation_prior(s) for peer, s in self.standings.items()})
+            priors = {peer: reputation_prior(s) for peer, s in self.standings.items()}
+            for peer, value in trust_priors(self.young, self.trust).items():
+                priors[peer] = priors.get(peer, 0.0) + value
+            ranker.set_reputation(priors)
         self.discovery.reputation = self.standings
+        self.discovery.young = self.young
+        self.discovery.search.settled = self.settled
+        self.discovery.search.young_penalty = self.trust.young_penalty
 
 
 async def reputation_loop(book: ReputationBook) -> None:
     while True:
         with book.discovery.node.faults.boundary("reputation"):
-            if book.update():
+            changed = book.update()
+            if book.age() or changed:
                 book.publish()
         await trio.sleep(INTERVAL)
 

@@ -61,7 +61,8 @@ async def open_goals(node: NodePort, chats: Chats, discovery: Discovery | None) 
             if discovery is not None and runtime.card is not None:
                 await _merge_adapter_card(discovery, runtime)
             if discovery is not None:
-                nursery.start_soon(reputation_loop, ReputationBook(chats, discovery))
+                book = ReputationBook(chats, discovery, config.trust(), config.trusted)
+                nursery.start_soon(reputation_loop, book)
             goals.drivers.resume()
             try:
                 yield goals

@@ -245,6 +245,8 @@ class TeamFormation:
             size=self.config.shortlist,
             exclude=[*exclude, self.me],
             max_team=max_team,
+            young=discovery.young,
+            max_young=self.config.max_young,
         )
         pick, keys = await self.node.run_sync(offline)
         scores = {m.key: m.score for m in pick.members}

@@ -17,6 +17,9 @@ from ioa_p2p.api.goals import GoalResult, TaskRecord, Teammate, goal_result
 from ioa_p2p.api.launch import DEPTH, MAX_TEAM, MAX_TURNS, SECONDS, Bounds, LaunchLimits
 from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.conversation.messages import ConvStart
+from ioa_p2p.errors import IoAError
+from ioa_p2p.identity import PeerId
+from ioa_p2p.teaming.trust import MAX_YOUNG, TRUST_AGE, YOUNG_PENALTY, TrustPolicy
 
 GOAL_TOPIC_PREFIX = "goal: "
 Brain = Literal["auto", "offline", "llm"]
@@ -27,6 +30,15 @@ DHT_LOOKUPS: tuple[str, ...] = get_args(DhtLookup)
 
 def _amount(default: float) -> Any:
     return setting(default, low=0)
+
+
+def _peer_ids(values: tuple[str, ...]) -> str | None:
+    for value in values:
+        try:
+            PeerId.from_string(value)
+        except IoAError:
+            return f"peer IDs (base58 text, as `ioa id` prints them), and {value[:80]!r} is not one"
+    return None
 
 
 def _launch(default: float, bounds: Bounds) -> Any:
@@ -58,6 +70,14 @@ class GoalsConfig:
     team_up_timeout: float = _amount(
         30.0
     )  # seconds the LLM team-up may take at most (and 1/3 of the goal's time)
+    young_penalty: float = _amount(YOUNG_PENALTY)  # score units off a young, unproven card (0: off)
+    max_young: int = _amount(MAX_YOUNG)  # young members a team takes unless nothing else covers a need
+    trust_age: float = _amount(TRUST_AGE)  # seconds a card must be held before its peer is established
+    trusted: tuple[str, ...] = setting((), one_or_list=True, check=_peer_ids)  # peer IDs never young
+
+    def trust(self) -> TrustPolicy:
+        """The age- and evidence-weighted trust policy (:mod:`ioa_p2p.teaming.trust`)."""
+        return TrustPolicy(self.young_penalty, self.max_young, self.trust_age)
 
     @classmethod
     def from_section(cls, table: dict[str, Any]) -> GoalsConfig:

@@ -16,6 +16,9 @@ library's ``_do_handle_stream``):
 - at most ``total`` streams are served at once (the library's 12), at most ``per_peer`` of one peer;
 - a stream waiting for its next request is *idle*; idle for ``idle_timeout`` seconds it ends as if
   the peer had closed it (its handler sees end of stream, closes it and frees the slot);
+- a request must arrive whole within ``request_timeout`` seconds of its first byte (a peer trickling
+  it a byte at a time is ended the same way), and a stream holds its slot ``max_hold`` seconds in all,
+  then is reset: however a peer spends a slot, it gives it back within ``max_hold``;
 - a new stream that finds no room ends the longest-idle stream (of the same peer when that peer is at
   its own cap) and takes the slot at once: an idle stream only ever waits for a request its client
   already sent (ours pipeline every request with the stream's opening, py-libp2p's send one);
@@ -38,6 +41,10 @@ from libp2p.kad_dht.kad_dht import DHTMode
 
 #: Seconds a served stream may wait for its next request before it is ended.
 IDLE_TIMEOUT = 10.0
+#: Seconds a request may take to arrive from its first byte to its last (a peer trickling it is ended).
+REQUEST_TIMEOUT = 5.0
+#: Seconds one stream may hold a slot in all, however it spends them (requests, answers, idle waits).
+MAX_HOLD = 30.0
 #: Streams of one peer served at once.
 PER_PEER = 4
 #: Seconds a new stream may wait for a slot when none is idle, and how many may wait at once.
@@ -52,6 +59,8 @@ class _Slot:
     idle_since: float | None = None
     #: cancels the handler's wait for a request (set while it waits)
     scope: trio.CancelScope | None = None
+    #: when the first byte of the request being read arrived (None: between requests)
+    request_since: float | None = None
     ending: bool = False
     #: bytes left of the current request's body; a length prefix is being read when ``prefix``
     left: int = 0
@@ -95,6 +104,8 @@ class SlotStats:
     evicted: int = 0
     waited: int = 0
     refused: int = 0
+    slow_requests: int = 0  # streams ended because a request did not arrive within request_timeout
+    held_too_long: int = 0  # streams ended at max_hold
 
 
 @dataclass(eq=False)
@@ -105,6 +116,8 @@ class KadSlots:
     total: int = 12
     per_peer: int = PER_PEER
     idle_timeout: float = IDLE_TIMEOUT
+    request_timeout: float = REQUEST_TIMEOUT
+    max_hold: float = MAX_HOLD
     wait: float = WAIT
     max_waiting: int = MAX_WAITING
     stats: SlotStats = field(default_factory=SlotStats)
@@ -130,7 +143,12 @@ class KadSlots:
         self.stats.served += 1
         self._watch_reads(stream, slot)
         try:
-            await self.serve(stream)
+            with trio.move_on_after(self.max_hold) as hold:
+                await self.serve(stream)
+            if hold.cancelled_caught:
+                self.stats.held_too_long += 1
+                with trio.CancelScope(shield=True), trio.move_on_after(1.0), contextlib.suppress(Exception):
+                    await stream.reset()
         finally:
             self._slots.discard(slot)
             self._freed.set()
@@ -182,11 +200,14 @@ class KadSlots:
         upstream = stream.read
 
         async def read(n: int | None = None) -> bytes:
-            if not slot.between_requests:
-                data = bytes(await upstream(n))
-                slot.feed(data)
-                return data
             if slot.ending:
+                return b""
+            if not slot.between_requests:  # the rest of a request: due request_timeout after its start
+                since = slot.request_since if slot.request_since is not None else trio.current_time()
+                with trio.move_on_at(since + self.request_timeout):
+                    return track(bytes(await upstream(n)))
+                self.stats.slow_requests += 1
+                slot.ending = True
                 return b""
             slot.idle_since = trio.current_time()
             with trio.CancelScope(deadline=slot.idle_since + self.idle_timeout) as scope:
@@ -195,12 +216,20 @@ class KadSlots:
                     data = bytes(await upstream(n))
                 finally:
                     slot.scope, slot.idle_since = None, None
-                slot.feed(data)
-                return data
+                return track(data)
             if not slot.ending:
                 self.stats.ended_idle += 1
                 slot.ending = True
             return b""
+
+        def track(data: bytes) -> bytes:
+            """Follow the request boundaries through ``data``; a request that starts is timed."""
+            if slot.between_requests and data:
+                slot.request_since = trio.current_time()
+            slot.feed(data)
+            if slot.between_requests:
+                slot.request_since = None
+            return data
 
         stream.read = read
 
@@ -235,4 +264,14 @@ def serve_in_slots(dht: Any, slots: KadSlots | None = None) -> KadSlots:
     return slots
 
 
-__all__ = ["IDLE_TIMEOUT", "MAX_WAITING", "PER_PEER", "WAIT", "KadSlots", "SlotStats", "serve_in_slots"]
+__all__ = [
+    "IDLE_TIMEOUT",
+    "MAX_HOLD",
+    "MAX_WAITING",
+    "PER_PEER",
+    "REQUEST_TIMEOUT",
+    "WAIT",
+    "KadSlots",
+    "SlotStats",
+    "serve_in_slots",
+]

@@ -11,7 +11,8 @@ Two kinds of reservation, both on :class:`Reservations`:
 
 Each reservation has a keeper task: connect to the relay (the node's dial path), reserve, renew at half the
 remaining lifetime, and when the relay connection drops or a renewal fails, give the slot back. A relay that
-failed is left alone for a backoff (1 s doubling to 60 s) and another candidate takes its place at once.
+failed is left alone for a backoff (1 s doubling to 60 s) and another candidate takes its place at once; a
+pinned relay is tried again at the end of its backoff, or as soon as the node is connected to it again.
 Every change updates the node's ``/p2p-circuit`` addresses (advertised in its card and peer record).
 """
 
@@ -147,8 +148,21 @@ class Reservations:
             if not pinned:
                 self._cool(relay)
                 return
-            await trio.sleep(delay)
+            await self._wait_retry(relay, delay)
             delay = min(delay * 2, COOLDOWN_MAX)
+
+    async def _wait_retry(self, relay: PeerId, delay: float) -> None:
+        """Wait ``delay`` seconds before trying a pinned relay again, or, when the node was not connected
+        to it, only until it is again (the bootstrap keeper redialled it, or it dialled us): a relay that
+        restarted is reserved on within :data:`KEEPER_POLL`, not at the end of a backoff grown while it
+        was down (up to :data:`COOLDOWN_MAX`). A relay that refused while connected waits the whole
+        ``delay``."""
+        if self.node.is_connected(relay):
+            await trio.sleep(delay)
+            return
+        with trio.move_on_after(delay):
+            while not self.node.is_connected(relay):  # noqa: ASYNC110 - libp2p has no event for it
+                await trio.sleep(KEEPER_POLL)
 
     async def _renew_or_drop(self, relay: PeerId) -> bool:
         """Sleep until the renewal is due and renew (True), or return False when the relay connection

@@ -1,0 +1,228 @@
+"""The world of ``bench_spam.py``: spam card texts, cards, the sketches a page search lists, and the
+fetch-only measurement (``--pages --fetch-only``). See ``bench_spam.py`` for what is measured."""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import time
+from typing import Any
+
+import numpy as np
+from spam_attacks import HELDOUT, heldout_texts
+
+from ioa_p2p.card import card_text, issue_card
+from ioa_p2p.card.sketch import issue_sketch
+from ioa_p2p.dht.expand import FETCH
+from ioa_p2p.dht.fetchchoice import POOL, centre_of, choose_fetch
+from ioa_p2p.dht.ranking import card_profile
+from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, query_terms
+from ioa_p2p.embedding import WordLlamaEmbedder, normalise
+from ioa_p2p.identity import Identity
+from ioa_p2p.matching import make_matcher
+from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items
+from ioa_p2p.matching.calibration import HYBRID, WORDLLAMA
+
+NOW = 1_800_000_000_000
+KEYWORDS = (
+    "python", "sql", "translation", "legal advice", "medical questions", "finance", "image generation",
+    "video editing", "weather", "cooking", "travel planning", "math", "charts", "email", "code review",
+    "security audit", "marketing", "music", "copywriting", "research", "data cleaning", "forecasting",
+    "summaries", "scheduling", "customer support", "tax returns", "web scraping", "devops", "kubernetes",
+    "machine learning", "spreadsheets", "pdf extraction", "speech to text", "3d printing", "gardening",
+)  # fmt: skip
+
+
+def make_card(identity: Identity, name: str, description: str, skills: tuple[str, ...] = ()) -> Any:
+    return issue_card(
+        identity, name=name, description=description, skills=skills, model="spam-bench/0", vector=[1.0],
+        version=1, now_ms=NOW,
+    )  # fmt: skip
+
+
+def spam_texts(
+    kind: str, honest: list[tuple[str, str]], count: int, rng: random.Random
+) -> list[tuple[str, tuple[str, ...]]]:
+    phrases = [d.split(",")[0].split(".")[0] for _, d in honest]
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for i in range(count):
+        if kind == "stuffed":
+            picked = rng.sample(phrases, rng.randint(5, 15)) + rng.sample(KEYWORDS, rng.randint(5, 15))
+            rng.shuffle(picked)
+            skills = tuple(rng.sample(KEYWORDS, min(32, len(KEYWORDS))))
+            out.append(("Expert agent: " + "; ".join(picked) + ".", skills))
+        elif kind in ("superset", "reworded"):
+            texts = [honest[i % len(honest)][1]] + [d for _, d in rng.sample(honest, rng.randint(2, 4))]
+            if kind == "reworded":
+                texts = [" ".join(w for w in t.split() if rng.random() >= 1 / 8) for t in texts]
+            out.append((" ".join(texts), ()))
+        else:  # clone
+            out.append((honest[i % len(honest)][1], ()))
+    return out
+
+
+class Sketches:
+    """The signed version 2 sketch of every card (family vector and term hashes: what bucket pages list,
+    as a node of the default wordllama scheme publishes it) and the wordllama query embedder; sketches are
+    scored as the node scores them (:class:`~ioa_p2p.dht.sketchscore.SketchScorer`)."""
+
+    def __init__(self) -> None:
+        self.embedder = WordLlamaEmbedder()
+        self.by_key: dict[str, Any] = {}
+        self.card_bytes: dict[str, int] = {}  # key -> encoded card size (what a fetch moves)
+        self.choose_s = 0.0  # CPU spent choosing what to fetch (the defences' cost)
+        self.choices = 0
+        self._centre: Any = None
+        self._matrix: Any = None
+
+    def add(self, identity: Identity, card: Any) -> None:
+        c = card.card
+        vector = normalise(self.embedder.embed([card_text(c.name, c.description, c.skills)]))[0]
+        self.by_key[str(card.peer_id)] = issue_sketch(
+            identity, version=1, model=self.embedder.model_id, vector=vector, now_ms=NOW,
+            expires_at=NOW + 1_800_000, scheme=self.embedder.model_id, terms=card_terms(c),
+        )  # fmt: skip
+        self.card_bytes[str(card.peer_id)] = len(card.encoded)
+        self._matrix = None
+        self._centre = None
+
+    def fetched(self, goal: str, standing: dict[str, float], defences: bool) -> list[str]:
+        """The keys of the cards a page search that listed every sketch would fetch for ``goal``."""
+        q = normalise(self.embedder.embed([goal]))[0]
+        scorer = SketchScorer(q, scheme=self.embedder.model_id, terms=query_terms(goal))
+        sketches = list(self.by_key.values())
+        for sketch in sketches:
+            scorer.listed(sketch)
+        if self._matrix is None or len(self._matrix) != len(sketches):
+            rows = np.stack([s.vector() for s in sketches])
+            self._matrix = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+        # SketchScorer.dense for a query without a rest (the default wordllama scheme), vectorised
+        mean, std = HYBRID.standard[WORDLLAMA]
+        dense = ((self._matrix @ scorer.view) - mean) / std
+        lexical = scorer.lexical(s.peer_id.raw for s in sketches)
+        scored = sorted(
+            ((float(d) + lexical.get(s.peer_id.raw, 0.0), s) for d, s in zip(dense, sketches, strict=True)),
+            key=lambda item: -item[0],
+        )[: POOL * FETCH]  # the node's pool: the best candidates by sketch score
+        if self._centre is None:
+            self._centre = centre_of(sketches)
+        priors = {self.by_key[k].peer_id: v for k, v in standing.items()}
+        started = time.process_time()
+        chosen = choose_fetch(
+            scored, FETCH, priors=priors, centre=self._centre, query=scorer.view, defences=defences
+        )
+        self.choose_s += time.process_time() - started
+        self.choices += 1
+        return [str(s.peer_id) for s in chosen]
+
+
+class Standings:
+    """What a node learns of the cards it fetches and carries back to their sketches, as
+    :meth:`~ioa_p2p.dht.ranking.CardRanker.priors` computes it (the breadth discount; not the copy
+    penalty) without a matcher index (the ranker's per-find index refresh would cost this benchmark hours
+    on a loaded machine)."""
+
+    def __init__(self, embed_items: Any) -> None:
+        self.embed_items = embed_items
+        self.discount: dict[str, float] = {}
+
+    def learn(self, fetched: list[tuple[str, Any]]) -> dict[str, float]:
+        for key, card in fetched:
+            if key not in self.discount:
+                items = card_items(card_profile(card.card))
+                self.discount[key] = -breadth_discount(breadth(items, self.embed_items))
+        return {k: v for k, v in self.discount.items() if v}
+
+
+def spam_for(attack: str, honest: list[tuple[str, str]], count: int, rng: random.Random) -> list[Any]:
+    """Spam card texts of ``attack``: this benchmark's own or the held-out generator's (``spam_attacks``)."""
+    if attack in HELDOUT:
+        return heldout_texts(attack, honest, count, rng)
+    return spam_texts(attack, honest, count, rng)
+
+
+def fetch_only(
+    honest: list[tuple[str, str]],
+    goals: list[dict[str, Any]],
+    ratio: int,
+    attacks: list[str],
+    as_json: bool,
+    passes: int,
+) -> None:
+    """The page search's fetch alone: the share of each goal's gold agents among the cards fetched, the
+    share of fetch slots spam takes and the cards fetched per find (the cost), with the sketch-level
+    defences (:mod:`~ioa_p2p.dht.fetchchoice`) off and on. Reputation is not exercised here (no team is
+    formed); with the defences the node learns the standing of every card it fetches (:class:`Standings`,
+    in the order they are fetched, as a node that knows no card beforehand would) and carries it back to
+    the sketches of the next finds. Every goal runs ``passes`` times."""
+    base = Sketches()
+    embed_items = make_matcher({"matcher": "lite"}).embed_items
+    names: dict[str, str] = {}
+    cards: dict[str, Any] = {}
+    for name, description in honest:
+        identity = Identity.generate()
+        card = make_card(identity, name, description)
+        base.add(identity, card)
+        names[name] = str(card.peer_id)
+        cards[str(card.peer_id)] = card
+    rng = random.Random(25)
+
+    def measure(sketches: Sketches, spam: set[str], defences: bool) -> dict[str, float]:
+        gold_share, spam_slots, fetched_count, fetched_bytes = [], [], [], []
+        sketches.choose_s, sketches.choices = 0.0, 0
+        learner = Standings(embed_items) if defences else None
+        priors: dict[str, float] = {}
+        for goal in [g for _ in range(passes) for g in goals]:
+            fetched = set(sketches.fetched(goal["goal"], priors, defences))
+            fetched_bytes.append(sum(sketches.card_bytes[k] for k in fetched))
+            if learner is not None:
+                priors = learner.learn([(k, cards[k]) for k in sorted(fetched)])
+            gold = {names[n] for n in goal["team"] if n in names}
+            gold_share.append(len(gold & fetched) / len(gold) if gold else 0.0)
+            spam_slots.append(len(fetched & spam) / max(1, len(fetched)))
+            fetched_count.append(len(fetched))
+        return {
+            "gold_fetched": round(statistics.mean(gold_share), 4),
+            "spam_fetch_slots": round(statistics.mean(spam_slots), 4),
+            "cards_fetched": round(statistics.mean(fetched_count), 1),
+            "card_kb_fetched": round(statistics.mean(fetched_bytes) / 1024, 1),
+            "choose_ms": round(1000 * sketches.choose_s / max(1, sketches.choices), 2),
+        }
+
+    print(
+        f"# fetch only: {len(honest)} honest cards, {len(goals)} goals x {passes} passes, {FETCH} slots, "
+        f"ratio {ratio}:1"
+    )
+    clean = {d: measure(base, set(), d) for d in (False, True)}
+    for d, row in clean.items():
+        print(
+            f"baseline (no spam), sketch defences {'on ' if d else 'off'}: gold agents among the fetched "
+            f"{row['gold_fetched']:.3f}, cards fetched per find {row['cards_fetched']} "
+            f"({row['card_kb_fetched']} KB), fetch choice {row['choose_ms']} ms CPU",
+            flush=True,
+        )
+    for attack in attacks:
+        world = Sketches()
+        world.embedder, world.by_key = base.embedder, dict(base.by_key)
+        world.card_bytes = dict(base.card_bytes)
+        spam: set[str] = set()
+        for i, (description, skills) in enumerate(spam_for(attack, honest, ratio * len(honest), rng)):
+            identity = Identity.generate()
+            card = make_card(identity, f"agent-{i}", description, skills)
+            world.add(identity, card)
+            spam.add(str(card.peer_id))
+            cards[str(card.peer_id)] = card
+        for defences in (False, True):
+            row: dict[str, Any] = {"attack": attack, "sketch_defences": defences}
+            row.update(measure(world, spam, defences))
+            row["gold_ratio"] = round(row["gold_fetched"] / clean[defences]["gold_fetched"], 3)
+            print(
+                json.dumps(row)
+                if as_json
+                else f"{attack:<10} sketch defences {'on ' if defences else 'off'}  gold among fetched "
+                f"{row['gold_fetched']:.3f} ({row['gold_ratio']:.2f} of baseline)  spam in fetch slots "
+                f"{100 * row['spam_fetch_slots']:5.1f} %  cards fetched per find {row['cards_fetched']} "
+                f"({row['card_kb_fetched']} KB; choice {row['choose_ms']} ms CPU)",
+                flush=True,
+            )

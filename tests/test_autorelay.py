@@ -1,0 +1,119 @@
+"""The reservation keeper of a pinned relay (:class:`ioa_p2p.node.relay.autorelay.Reservations`), on fakes
+of the node's ports under trio's MockClock: a relay that went away is reserved on again as soon as the node
+is connected to it again, and one that refuses is left alone for its backoff."""
+
+from __future__ import annotations
+
+import time
+
+import trio
+from trio.testing import MockClock
+
+from ioa_p2p.errors import PeerRejected, PeerUnreachable
+from ioa_p2p.faults import Faults
+from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.node.relay.autorelay import COOLDOWN_MAX, KEEPER_POLL, Reservations
+
+
+class FakeNode:
+    """The node's side: a relay that is up or down, and whether we are connected to it."""
+
+    def __init__(self, relay: PeerId) -> None:
+        self.peer_id = Identity.generate().peer_id
+        self.faults = Faults()
+        self.relay = relay
+        self.relay_up = True
+        self.connected: set[PeerId] = set()
+        self.dials = 0
+
+    async def connect(self, addr: str) -> PeerId:
+        self.dials += 1
+        if not self.relay_up:
+            raise PeerUnreachable(f"{addr}: connection refused")
+        self.connected.add(self.relay)
+        return self.relay
+
+    async def connect_peer(self, peer: PeerId) -> None:
+        await self.connect(f"/p2p/{peer}")
+
+    def is_connected(self, peer: PeerId) -> bool:
+        return peer in self.connected
+
+    def peer_addrs(self, peer: PeerId) -> list[str]:
+        return []
+
+
+class FakeRelayNet:
+    """The relay's answers to RESERVE: granted (600 s) or refused."""
+
+    def __init__(self, node: FakeNode) -> None:
+        self.node = node
+        self.refuse = False
+        self.asked = 0
+        self.circuit_addrs: list[str] = []
+
+    async def reserve(self, relay: PeerId, seconds: float) -> tuple[int, tuple[str, ...]]:
+        self.asked += 1
+        if not self.node.is_connected(relay):
+            raise PeerUnreachable(f"not connected to {relay}")
+        if self.refuse:
+            raise PeerRejected("RESERVATION_REFUSED")
+        return int(time.time()) + 600, (f"/ip4/127.0.0.1/tcp/4001/p2p/{relay}",)
+
+    def set_circuit_addrs(self, addrs: list[str]) -> None:
+        self.circuit_addrs = addrs
+
+
+def keeper() -> tuple[Reservations, FakeNode, FakeRelayNet, str]:
+    relay = Identity.generate().peer_id
+    node = FakeNode(relay)
+    net = FakeRelayNet(node)
+    reservations = Reservations(
+        node,  # type: ignore[arg-type]
+        net,  # type: ignore[arg-type]
+        wanted=0,
+        bootstrap=(),
+        is_private=lambda: False,
+    )
+    return reservations, node, net, f"/ip4/127.0.0.1/tcp/4001/p2p/{relay}"
+
+
+async def test_a_pinned_relay_that_comes_back_is_reserved_on_once_connected(
+    autojump_clock: MockClock,
+) -> None:
+    reservations, node, net, addr = keeper()
+    relay = node.relay
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: reservations.keep(relay, addr, pinned=True))
+        await trio.sleep(1)
+        assert relay in reservations.held and net.circuit_addrs
+
+        # The relay goes away (restarted on a loaded machine: 40 s): the keeper backs off, 1 s doubling.
+        node.relay_up = False
+        node.connected.discard(relay)
+        await trio.sleep(40)
+        assert relay not in reservations.held and not net.circuit_addrs
+        assert 3 <= node.dials <= 8  # backed off (1, 2, 4, 8, 16 s ...), not dialled every poll
+
+        # It is back, and the node's bootstrap keeper connects to it again: the reservation follows at the
+        # keeper's next poll (before: at the end of the backoff grown meanwhile, here 32 s, up to 60 s).
+        node.relay_up = True
+        node.connected.add(relay)
+        await trio.sleep(2 * KEEPER_POLL)
+        assert relay in reservations.held and net.circuit_addrs
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_pinned_relay_that_refuses_while_connected_is_left_alone_for_its_backoff(
+    autojump_clock: MockClock,
+) -> None:
+    reservations, node, net, addr = keeper()
+    relay = node.relay
+    net.refuse = True
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: reservations.keep(relay, addr, pinned=True))
+        await trio.sleep(60)
+        assert node.is_connected(relay) and relay not in reservations.held
+        assert 4 <= net.asked <= 7  # at 0, 1, 3, 7, 15, 31 s: the backoff, not once per poll
+        assert COOLDOWN_MAX >= 60
+        nursery.cancel_scope.cancel()
