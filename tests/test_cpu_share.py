@@ -10,12 +10,19 @@ from dataclasses import dataclass
 from typing import Any
 
 import trio
+from trio.testing import MockClock
 
 from ioa_p2p.budget import TRUST_KNOWN, TRUST_PARTNER, TRUST_STRANGER, WorkBudget
 from ioa_p2p.config.limits import Limits
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.net import cpu_meter
-from ioa_p2p.node.net.budgets import CONGESTED, PRIORITY_WINDOW, STRANGER_NEGOTIATIONS, NodeBudgets
+from ioa_p2p.node.net.budgets import (
+    CONGESTED,
+    MAX_YIELD,
+    PRIORITY_WINDOW,
+    STRANGER_NEGOTIATIONS,
+    NodeBudgets,
+)
 from ioa_p2p.node.net.cpu_meter import OWNER, StepTimer
 
 
@@ -71,6 +78,32 @@ async def test_strangers_yield_to_trusted_work_only_while_the_loop_is_congested(
     await trio.sleep(PRIORITY_WINDOW)
     assert budgets.cpu_delay(stranger) == 0  # the window passed with no trusted work: strangers go on
     assert budgets.snapshot()["cpu"]["yielded_to_trusted"] >= 1
+
+
+async def test_a_stranger_yields_to_trusted_work_for_a_bounded_time(autojump_clock: MockClock) -> None:
+    """Known peers' work that never pauses (the loop congested throughout) delays a stranger's next piece
+    of work by MAX_YIELD at most, not for good (issue 26: a coordinator busy with its 18 known agents
+    never read the one agent it did not know yet)."""
+    budgets = NodeBudgets(Limits())
+    budgets.watch_loop(Loop(busy=1.0))
+    known, stranger = Identity.generate().peer_id, Identity.generate().peer_id
+    budgets.add_voucher(lambda peer: TRUST_KNOWN if peer == known else TRUST_STRANGER)
+
+    async def keep_serving_the_known_peer() -> None:
+        while True:
+            budgets.charge_cpu(known, 0.0001, 0.0001)
+            await trio.sleep(PRIORITY_WINDOW / 3)
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(keep_serving_the_known_peer)
+            await trio.sleep(0.01)
+            start = trio.current_time()
+            await budgets.pace(stranger)
+            waited = trio.current_time() - start
+            nursery.cancel_scope.cancel()
+    assert MAX_YIELD <= waited <= MAX_YIELD + 2 * PRIORITY_WINDOW  # served first, but not for ever
+    assert budgets.yielded >= 1
 
 
 def test_strangers_share_a_few_negotiation_slots_and_trusted_peers_need_none() -> None:

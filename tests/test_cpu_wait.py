@@ -80,6 +80,21 @@ async def test_the_blocks_own_exception_comes_out_unwrapped(
             raise KeyError("mine")
 
 
+async def test_the_blocks_own_exception_comes_out_unwrapped_when_an_outer_deadline_ends_the_watcher(
+    monkeypatch: pytest.MonkeyPatch, autojump_clock: MockClock
+) -> None:
+    """An outer deadline that expires while the block is about to fail cancels the watcher task: the
+    block's error must still come out alone (it came out as an ExceptionGroup, which the outer scope
+    then stripped of its Cancelled: a chat delivery worker stopped on it, issue 26)."""
+    monkeypatch.setattr(cpu_wait, "run_queue_wait", waits())
+    with trio.move_on_after(0.5) as outer, pytest.raises(KeyError):
+        async with open_cpu_deadline(10.0, most=30.0):
+            with trio.CancelScope(shield=True):
+                await trio.sleep(1.0)  # the outer deadline passes: the watcher is cancelled
+            raise KeyError("mine")
+    assert not outer.cancelled_caught  # the error, not the cancellation, ended the block
+
+
 async def test_without_the_kernels_figure_a_plain_deadline(
     monkeypatch: pytest.MonkeyPatch, autojump_clock: MockClock
 ) -> None:

@@ -33,6 +33,8 @@ from contextlib import asynccontextmanager
 
 import trio
 
+from ioa_p2p.adapters.lifecycle import exception_leaves
+
 _SCHEDSTAT = "/proc/thread-self/schedstat"
 #: How often (seconds of wall time) an open deadline re-reads the wait, at most.
 CHECK_EVERY = 0.25
@@ -133,8 +135,9 @@ async def open_cpu_deadline(seconds: float, *, most: float) -> AsyncIterator[tri
             finally:
                 watch.cancel_scope.cancel()
     except BaseExceptionGroup as group:  # the block's own exception, not wrapped by the watcher's nursery
-        if len(group.exceptions) == 1 and not isinstance(group.exceptions[0], BaseExceptionGroup):
-            raise group.exceptions[0] from None
+        real = [exc for exc in exception_leaves(group) if not isinstance(exc, trio.Cancelled)]
+        if len(real) == 1:  # also when an outer deadline cancelled the watcher as the block failed
+            raise real[0] from None
         raise
 
 
