@@ -40,29 +40,6 @@ async def start_adapter(adapter: object, nursery: trio.Nursery) -> None:
         await nursery.start(adapter.serve)
 
 
-@contextmanager
-def single_error() -> Iterator[None]:
-    """Re-raise a lone error out of trio's exception group (a nursery around an adapter's long-lived part),
-    so callers catch our typed errors or their block's own exception directly; several stay grouped.
-    (Also ``open_node`` and ``open_agents``: a node's nursery and its agents' obey the same rule.)"""
-    try:
-        yield
-    except BaseExceptionGroup as group:
-        real = [exc for exc in exception_leaves(group) if not isinstance(exc, trio.Cancelled)]
-        if len(real) == 1:
-            raise real[0] from None
-        raise
-
-
-def exception_leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
-    """Every non-group exception in ``group``, depth first."""
-    for exc in group.exceptions:
-        if isinstance(exc, BaseExceptionGroup):
-            yield from exception_leaves(exc)
-        else:
-            yield exc
-
-
 class Lifetime:
     """The bookkeeping of a served adapter: is it serving, close it, wait until it has stopped.
 
@@ -109,4 +86,4 @@ class Lifetime:
                 await self._stopped.wait()
 
 
-__all__ = ["Lifetime", "ServedAdapter", "exception_leaves", "single_error", "start_adapter"]
+__all__ = ["Lifetime", "ServedAdapter", "start_adapter"]

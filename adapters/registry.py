@@ -33,7 +33,7 @@ from typing import Any, cast
 import trio
 
 from ioa_p2p.adapters.base import Adapter, AdapterCard
-from ioa_p2p.adapters.lifecycle import single_error, start_adapter
+from ioa_p2p.adapters.lifecycle import start_adapter
 from ioa_p2p.adapters.needs import NO_NEEDS, AdapterNeeds
 from ioa_p2p.adapters.optional_deps import OptionSpec, missing_requirements, option_specs
 from ioa_p2p.errors import (
@@ -43,6 +43,7 @@ from ioa_p2p.errors import (
     IoAError,
     UnknownAdapter,
 )
+from ioa_p2p.faults import single_error
 
 log = logging.getLogger(__name__)
 

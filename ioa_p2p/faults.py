@@ -66,4 +66,33 @@ class Faults:
         return dict(sorted(self.counts.items()))
 
 
-__all__ = ["Faults"]
+@contextmanager
+def single_error() -> Iterator[None]:
+    """Re-raise a lone error out of trio's exception group (a nursery around an adapter's long-lived part),
+    so callers catch our typed errors or their block's own exception directly; several stay grouped.
+    (Used by ``open_node``, ``open_agents`` and adapters with a long-lived part.)"""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        real = [exc for exc in exception_leaves(group) if _is_real(exc)]
+        if len(real) == 1:
+            raise real[0] from None
+        raise
+
+
+def _is_real(exc: BaseException) -> bool:
+    """Not a cancellation: an error, or Ctrl-C / exit. (trio's ``Cancelled`` and asyncio's ``CancelledError``
+    are the other ``BaseException`` leaves a nursery collects; the core names neither library.)"""
+    return isinstance(exc, (Exception, KeyboardInterrupt, SystemExit))
+
+
+def exception_leaves(group: BaseExceptionGroup[BaseException]) -> Iterator[BaseException]:
+    """Every non-group exception in ``group``, depth first."""
+    for exc in group.exceptions:
+        if isinstance(exc, BaseExceptionGroup):
+            yield from exception_leaves(exc)
+        else:
+            yield exc
+
+
+__all__ = ["Faults", "exception_leaves", "single_error"]

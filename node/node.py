@@ -24,14 +24,13 @@ from typing import Any, TypeVar
 
 import trio
 
-from ioa_p2p.adapters.lifecycle import single_error
 from ioa_p2p.api.events import EventSink
 from ioa_p2p.api.goals import GoalResult
 from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.config.limits import Limits
 from ioa_p2p.config.node_config import NodeConfig, resolve_bootstrap
 from ioa_p2p.errors import IoATimeout, PeerUnreachable, UsageError
-from ioa_p2p.faults import Faults
+from ioa_p2p.faults import Faults, single_error
 from ioa_p2p.identity import Identity, PeerId, load_key_file
 from ioa_p2p.memory import PROCESS_MEMORY, AgentMemory, ProcessMemory
 from ioa_p2p.node.control.server import ControlAPI

@@ -25,7 +25,7 @@ import mcp
 import trio
 
 from ioa_p2p.adapters.base import CRASH, TIMEOUT, AdapterCard, Task, TaskContext, TaskResult, parse_options
-from ioa_p2p.adapters.lifecycle import Lifetime, single_error
+from ioa_p2p.adapters.lifecycle import Lifetime
 from ioa_p2p.adapters.mcp.connection import ServerLog, ServerSpec, list_tools, open_session, translate_errors
 from ioa_p2p.adapters.mcp.results import to_task_result
 from ioa_p2p.adapters.mcp.task_syntax import parse_tool_call
@@ -48,6 +48,7 @@ from ioa_p2p.errors import (
     PeerUnreachable,
     TaskRejected,
 )
+from ioa_p2p.faults import single_error
 from ioa_p2p.llm import model_from_settings
 from ioa_p2p.telemetry import tracer as tr
 from ioa_p2p.telemetry.tracer import current_tracer

@@ -32,10 +32,10 @@ import trio
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from ioa_p2p.adapters.lifecycle import exception_leaves, single_error
 from ioa_p2p.adapters.remote import bounded_transport, scrub, strip_userinfo
 from ioa_p2p.adapters.toolloop.spec import ToolSpec
 from ioa_p2p.errors import IoAError, IoATimeout, PeerUnreachable, ProtocolViolation, RemotePeerError
+from ioa_p2p.faults import exception_leaves, single_error
 
 log = logging.getLogger(__name__)
 

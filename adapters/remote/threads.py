@@ -18,7 +18,7 @@ from typing import TypeVar
 import trio
 
 from ioa_p2p.adapters.base import TaskContext
-from ioa_p2p.adapters.lifecycle import single_error
+from ioa_p2p.faults import single_error
 
 log = logging.getLogger(__name__)
 

@@ -28,8 +28,8 @@ from typing import Any, Literal
 
 import trio
 
-from ioa_p2p.adapters.lifecycle import single_error
 from ioa_p2p.errors import AgentFailed, IoAError, LocalStateError, UsageError
+from ioa_p2p.faults import single_error
 from ioa_p2p.identity import create_key_file
 from ioa_p2p.matching.encoders import MiniLMEncoder
 from ioa_p2p.memory import PROCESS_MEMORY, ProcessMemory

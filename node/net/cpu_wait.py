@@ -33,7 +33,7 @@ from contextlib import asynccontextmanager
 
 import trio
 
-from ioa_p2p.adapters.lifecycle import exception_leaves
+from ioa_p2p.faults import exception_leaves
 
 _SCHEDSTAT = "/proc/thread-self/schedstat"
 #: How often (seconds of wall time) an open deadline re-reads the wait, at most.
