@@ -8,6 +8,7 @@
   HTTPS) run only if something uses them; installed here, before anything imports ``libp2p``
 - ``libp2p_patches.py``  every workaround for a py-libp2p 0.8.1 problem, each with a test that notices
   upstream
+- ``peer_records.py``    patch 24: Kademlia's signed peer records verified once per peer and record
 - ``idle_traffic.py``    patch 22: yamux window credit in halves of the window, not on every read
 - ``addrs.py``           address scopes, wildcard expansion, what a node advertises and dials (pure)
 - ``interfaces.py``      this machine's interface addresses (``ifaddr``), cached and refreshed
