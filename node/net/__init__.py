@@ -44,6 +44,8 @@
   when none answers), peer discovery
 - ``lazy_select.py``     outbound streams whose multistream-select negotiation rides with the first
   request (one round trip instead of three)
+- ``sources.py``         the source network (/24, /48 or relay) of the DHT request being served: per-source
+  rate limits
 - ``kad_slots.py``       which inbound DHT streams are served: idle ones end, and make room for newcomers
   (patch 23)
 - ``kad.py``             batched fresh Kademlia lookups, puts and provides over py-libp2p's KadDHT; serving
