@@ -146,3 +146,31 @@ def test_exact_ties_are_the_cards_that_score_as_high_as_the_exact_last() -> None
     assert top[0] in (3, 9)
     assert exact_ties(world, vector, top) == {12 - top[0]}  # the other of 3 and 9
     assert exact_ties(world, vector, top, exclude=12 - top[0]) == frozenset()
+
+
+def test_a_simulated_page_holder_refuses_sketches_stamped_below_min_stamp_bits(card_set: CardSet) -> None:
+    """As the node's ``PageValidator`` (``min_sketch_bits`` = ``[discovery] min_stamp_bits``)."""
+    from ioa_p2p.card.sketch import issue_sketch, sketch_stamp_bits
+    from ioa_p2p.dht.pages import encode_page
+    from ioa_p2p.dht.sim.kad import serve_put_value
+
+    world = World(SimConfig(nodes=4, seed=1, min_stamp_bits=8), card_set)
+    owner, holder = world.nodes[1], world.nodes[2]
+    card = card_set.issue(1, world.now_ms())
+    forest = forest_for(card_set.model_id, card_set.dim)
+    stamped = card_set.sketch(1, card, world.now_ms())
+    bare = issue_sketch(
+        card_set.identities[1],
+        version=card.version,
+        model=card_set.model_id,
+        vector=card_set.vectors[1],
+        now_ms=world.now_ms(),
+        expires_at=card.card.expires_at,
+    )
+    assert sketch_stamp_bits(stamped) >= 8 > sketch_stamp_bits(bare)
+    cell = next(iter(forest.cells(stamped.vector(), (4,))))
+    key = page_key(cell, forest.model_id, forest.dim).encode("utf-8")
+    assert not serve_put_value(world, holder, owner, key, encode_page([bare.encoded]))
+    assert world.counters["page refused"] == 1 and key not in holder.values
+    assert serve_put_value(world, holder, owner, key, encode_page([stamped.encoded]))
+    assert read_page(holder.values[key], world.now_ms()) == [stamped]
