@@ -174,3 +174,13 @@ def test_a_simulated_page_holder_refuses_sketches_stamped_below_min_stamp_bits(c
     assert world.counters["page refused"] == 1 and key not in holder.values
     assert serve_put_value(world, holder, owner, key, encode_page([stamped.encoded]))
     assert read_page(holder.values[key], world.now_ms()) == [stamped]
+
+
+def test_levels_keep_a_margin_for_an_overestimated_network_size() -> None:
+    """The size estimate is often a third too high: a searcher keeps the level the network calls for."""
+    from ioa_p2p.dht.expand import expand_level, page_level
+
+    assert page_level(10_000) == page_level(15_000) == 8  # 10,000 peers estimated at 15,000
+    assert page_level(16_500) == 12  # a level-8 page would hold more than its 64 entries
+    assert expand_level(2_000, 8) == expand_level(2_500, 8) == 8  # 2,000 estimated at 2,500
+    assert expand_level(3_000, 8) == expand_level(10_000, 8) == 12
