@@ -29,6 +29,7 @@ from ioa_p2p.identity import PeerId
 from ioa_p2p.node.discovery import pages as node_pages
 
 SETTINGS = replace(DiscoverySettings(), min_stamp_bits=8)
+EPOCH = 1_800_000_000_000
 
 
 def test_the_page_search_timing_is_the_nodes() -> None:
@@ -184,3 +185,18 @@ def test_levels_keep_a_margin_for_an_overestimated_network_size() -> None:
     assert page_level(16_500) == 12  # a level-8 page would hold more than its 64 entries
     assert expand_level(2_000, 8) == expand_level(2_500, 8) == 8  # 2,000 estimated at 2,500
     assert expand_level(3_000, 8) == expand_level(10_000, 8) == 12
+
+
+def test_the_copies_of_a_page_are_read_once(card_set: CardSet) -> None:
+    """Every storing peer that answers a lookup holds its own copy of a page: a search offers each
+    peer's entry once (its highest version), so copies neither repeat candidates nor use up the budget."""
+    from ioa_p2p.dht.pages import encode_page, read_copies
+
+    now = EPOCH
+    old = [card_set.sketch(i, card_set.issue(i, now), now) for i in range(3)]
+    newer = card_set.sketch(1, card_set.issue(1, now + 1000), now + 1000)
+    copies = [encode_page(s.encoded for s in old), encode_page(s.encoded for s in old), None]
+    copies.append(encode_page([newer.encoded, old[2].encoded]))
+    read = read_copies(copies, now + 2000)
+    assert sorted(s.encoded for s in read) == sorted([old[0].encoded, newer.encoded, old[2].encoded])
+    assert read_copies([], now) == []

@@ -28,7 +28,7 @@ from ioa_p2p.card.sketch import SignedSketch, matches_card, sketch_stamp_bits
 from ioa_p2p.dht.expand import PageSearch
 from ioa_p2p.dht.fetchchoice import POOL, choose_fetch
 from ioa_p2p.dht.forest import Cell
-from ioa_p2p.dht.pages import page_key, read_page
+from ioa_p2p.dht.pages import page_key, read_copies
 from ioa_p2p.dht.sim.kad import VALUE, LookupRun, start_lookup
 from ioa_p2p.dht.sim.search import FetchRun, SearchBase
 from ioa_p2p.dht.sketchscore import fetch_count
@@ -95,7 +95,7 @@ class PageSearchRun(SearchBase):
             own = self.node.values.get(key)
             if own is not None:
                 values = [*values, own]
-            self.search.offer(cell.key, [e for v in values for e in read_page(v, now, decode=decode)])
+            self.search.offer(cell.key, read_copies(values, now, decode=decode))
 
     def _fetch(self) -> None:
         world, s = self.world, self.settings
