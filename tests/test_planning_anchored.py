@@ -186,6 +186,8 @@ def test_a_count_of_items_times_the_capped_amount_per_item_and_an_exemption() ->
     assert charge(q, TOOLS, "tools.md", 2) == pytest.approx(24)  # 2 x 4 per tool, times 3 tools
     q = "Two hand tools went back to Oakhill Tool Library 14 days late; what do I owe?"
     assert charge(q, TOOLS, "tools.md", 0.5) == pytest.approx(10)  # 7 per tool capped at 5, times 2
+    q = "Four power tools came back to Oakhill 2 days late. What is the late fee for each tool?"
+    assert charge(q, TOOLS, "tools.md", 2) == pytest.approx(4)  # the fee of one, not of the four
     q = "I'm a volunteer member and returned a power tool to Oakhill 3 days late - what's the late fee?"
     assert charge(q, TOOLS, "tools.md", 2) == 0
     q = "I'm a standard member and returned a power tool to Oakhill 3 days late - what's the late fee?"

@@ -95,7 +95,7 @@ def anchored_expression(question: str, found: Value | None) -> tuple[str, str] |
             amount = f"({amount}) * {format_number(1 + p.number / 100)}"
     for sign, n in _fixed(records, anchor, words, weight):
         amount = f"{amount} {sign} {format_number(n)}"
-    count = _count(givens, used, anchor)
+    count = _count(givens, used, anchor, question)
     if count is not None:
         amount = f"({amount}) * {format_number(count)}"
     if not re.search(r"[-+*/(]", amount):
@@ -346,13 +346,15 @@ def _fixed(records: DocRecords, anchor: Anchor, words: frozenset[str],
     return out
 
 
-def _count(givens: list[Quantity], used: set[int], anchor: Anchor) -> float | None:
+def _count(givens: list[Quantity], used: set[int], anchor: Anchor, question: str) -> float | None:
     """A count the question states of what the price is for ("two library books", "30 pupils")."""
     own = {singular(w) for w in words_of(f"{anchor.label} {' '.join(anchor.record.section[-1:])}")}
     for i, g in enumerate(givens):
         if i in used or g.unit or not g.what or g.number <= 1 or g.number != int(g.number):
             continue
         thing = singular(g.what)
+        if re.search(rf"\b(?:each|per|every|a single|one) {re.escape(thing)}", question, re.I):
+            continue  # "240 parcels ... what does each parcel cost?": the price of one
         if thing in own or (thing in _PERSONS and own & _PERSONS):  # "30 pupils" for a price per person
             return g.number
     return None
