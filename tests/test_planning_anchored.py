@@ -27,6 +27,7 @@ from ioa_p2p.planning import CALC, LOOKUP, describe, plan_request, value_of
 from ioa_p2p.planning.anchored import anchored_expression
 from ioa_p2p.planning.derive import derive_expression
 from ioa_p2p.planning.periods import When, asked_when, holds, period_in
+from ioa_p2p.planning.persons import party_expression, party_of
 from ioa_p2p.planning.records import DocRecords, records_from_data
 from ioa_p2p.planning.values import Value
 
@@ -108,6 +109,24 @@ Plus        2 visits and parts     350
 ==========  =====================  ====================
 
 The K9 costs EUR 80 more per year on every plan because of its heater.
+"""
+
+
+GALLERY = """\
+# Wrenfield Gallery: tickets
+
+## Tickets
+
+| Ticket                 | Price (EUR) |
+|------------------------|-------------|
+| Adult                  | 14.00       |
+| Senior (65+)           | 11.00       |
+| Child (5-15)           | 6.00        |
+
+## Summer show
+
+The summer show is a supplement on top of a gallery ticket: EUR 5.00 for adults and seniors, EUR 2.00
+for children.
 """
 
 
@@ -212,6 +231,16 @@ def test_a_supplement_the_lookup_found_goes_on_top_of_the_price_it_is_more_than(
     found = Value.of_number(80, "EUR").with_records(records(SERVICE, "service.rst"))
     got = derive_expression(q.replace("Basic", "Plus").replace("K2", "K9"), found)
     assert got is not None and value(got[0]) == pytest.approx(430)  # "cost per year": not a bare rate
+
+
+def test_a_party_of_several_kinds_of_people_each_at_its_own_row_and_supplement() -> None:
+    q = "What will two adults and a child pay to see the Wrenfield Gallery and the summer show?"
+    assert charge(q, GALLERY, "gallery.md", 5) == pytest.approx(2 * (14 + 5) + 6 + 2)
+    q = "How much are Wrenfield Gallery tickets for a senior and two children, without the summer show?"
+    assert charge(q, GALLERY, "gallery.md", 11) == pytest.approx(11 + 2 * 6)  # no supplement asked for
+    assert party_of("two adults, a senior and 3 children") == [(2, "adult"), (1, "senior"), (3, "child")]
+    gallery = records(GALLERY, "gallery.md")
+    assert party_expression("What does a senior pay at the Wrenfield Gallery?", gallery) is None
 
 
 def test_a_name_is_not_a_connective_and_a_date_is_not_a_count_of_things() -> None:

@@ -32,6 +32,7 @@ from datetime import timedelta
 
 from ioa_p2p.planning.doc_facts import singular
 from ioa_p2p.planning.periods import When, asked_when, holds, period_in
+from ioa_p2p.planning.persons import party_expression
 from ioa_p2p.planning.quantities import Quantity
 from ioa_p2p.planning.records import CAP, PERCENT, RATE, DocRecord, DocRecords
 from ioa_p2p.planning.rule_fit import GENERIC, MONEY, ages_in, fit_of, rule_givens, word_weights, words_of
@@ -67,6 +68,9 @@ def anchored_expression(question: str, found: Value | None) -> tuple[str, str] |
     if not money:  # "..., how much?": money when the price looked up is
         return None
     records = found.records
+    party = party_expression(question, records)  # "a senior and a student": each kind at its own row
+    if party is not None:
+        return party, found.unit if found.unit in MONEY else records.currency
     givens = rule_givens(question, records.rules)
     looked = _looked_number(found, givens)
     if looked is None:
