@@ -83,6 +83,8 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     how = re.match(r"how (?:much|many|far|long)\b", last, re.I)
     quantity = asked.kind in _NUMERIC_KINDS[:2] or (asked.kind in _NUMERIC_KINDS and bool(asked.units or how))
     quantity = quantity or asks_money(last)  # "what's the fine?": an amount of money
+    # "... paid upfront. What's the total?": the total of what the statements buy
+    quantity = quantity or bool(re.match(r"what(?:'s| is) the total\b", last, re.I) and asks_money(q))
     if not re.match(r"(?:(?:by|to|in) )?(?:what|how|which)\b", last, re.I) or not quantity:
         return None
     if re.match(r"how many (?:days|weeks|months|years)\b.*\b(?:between|from|until|since)\b", last, re.I):
@@ -104,7 +106,10 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
             return f"{stated[0]} * 1", CLOCK
         return timed
     if answer_type(question).per and not [g for g in givens_in(question) if g.number != 1.0]:
-        return None  # "the rate per km": a rate the documents state, not a total worked out with it
+        # "the rate per km": a rate the documents state, not a total worked out with it; but "what does a
+        # Plus contract for the VC-24R cost per year": the price plus the supplement the lookup found
+        anchored = anchored_expression(question, found)
+        return anchored if anchored is not None and re.search(r" [-+] ", anchored[0]) else None
     typed = (
         compared_expression(question, found.records)
         or timetable_duration(question, found.records)
