@@ -40,7 +40,8 @@ _OLD = re.compile(
     r"until \d{1,2} \w+ \d{4}\b[^.]*\b(?:was|were)\b|old (?:rate|price|fare)s?\b)",
     re.I,
 )
-_OLD_ASKED = re.compile(r"\b(?:old|previous|former|earlier|prior)\b", re.I)
+#: "the old price", "the previous list" name superseded figures; an age ("a 9-year-old") does not
+_OLD_ASKED = re.compile(r"\b(?:(?<![-\w])(?<!years )(?<!year )old|previous|former|earlier|prior)\b", re.I)
 _TOTAL_ASKED = re.compile(r"\b(?:total|overall|full[- ]year|annual|whole year|in all|altogether)\b", re.I)
 _TOTAL_ROW = frozenset({"total", "fy", "full year", "year", "all", "sum", "overall", "grand total"})
 _RANGE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|to)\s*(\d[\d,]*(?:\.\d+)?)")

@@ -100,15 +100,15 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
             return f"{stated[0]} * 1", CLOCK
         return timed
     if answer_type(question).per and not [g for g in givens_in(question) if g.number != 1.0]:
-        return None  # "the rate per km": a rate the documents state, not a total worked out with it
+        return _in_named_unit(question, found)  # "the rate per km": a rate the documents state
     typed = (
         compared_expression(question, found.records)
         or timetable_duration(question, found.records)
         or counted_expression(question, found.records)
         or ruled_expression(question, found.records)
     )
-    if typed is not None and _computes(typed[0]):  # the document's own typed rules (ruled.py, compared.py)
-        return typed
+    if typed is not None and _computes(typed[0]) and not _lookup_answers(question, typed, found):
+        return typed  # the document's own typed rules (ruled.py, compared.py)
     facts: list[Quantity] = []
     for text in found.evidence:
         facts += [f for f in facts_in(text) if f.key() not in {g.key() for g in facts}]
@@ -222,6 +222,23 @@ def _evidence_minutes(question: str, found: Value) -> float | None:
 def _computes(expression: str) -> bool:
     """Whether an expression has anything to compute (a bare amount is the value looked up)."""
     return bool(re.search(r"[-+*/(]", expression.lstrip("-")))
+
+
+_TRIVIAL = re.compile(r"\s*-?\d+(?:\.\d+)?\s*\*\s*1\s*")
+
+
+def _lookup_answers(question: str, typed: tuple[str, str], found: Value) -> bool:
+    """The typed rules' expression does not answer what the looked-up value answers: it is in a unit of
+    another kind than the one asked for ("how many kilometres": not a daily rate in EUR), or it applies
+    nothing (one amount times one: a rule's base amount) to a request that states no quantity, while the
+    lookup read another amount in that unit (the fee the question names, not the membership's price)."""
+    units = [u for u in answer_type(question).units if u]
+    if units and typed[1] and typed[1] not in units and all(convert(typed[1], u) is None for u in units):
+        return True
+    if not _TRIVIAL.fullmatch(typed[0]) or found.kind != NUMBER or found.number is None:
+        return False
+    stated = [g for g in givens_in(question) if g.number != 1.0]
+    return not stated and found.unit == typed[1]
 
 
 def _counts(chain: Chain, givens: list[Quantity]) -> bool:
