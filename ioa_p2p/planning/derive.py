@@ -228,17 +228,23 @@ _TRIVIAL = re.compile(r"\s*-?\d+(?:\.\d+)?\s*\*\s*1\s*")
 
 
 def _lookup_answers(question: str, typed: tuple[str, str], found: Value) -> bool:
-    """The typed rules' expression does not answer what the looked-up value answers: it is in a unit of
-    another kind than the one asked for ("how many kilometres": not a daily rate in EUR), or it applies
+    """The typed rules' expression does not answer what the looked-up value answers: it is money where the
+    question names a unit of another kind ("how many kilometres": not a daily rate in EUR), or it applies
     nothing (one amount times one: a rule's base amount) to a request that states no quantity, while the
     lookup read another amount in that unit (the fee the question names, not the membership's price)."""
-    units = [u for u in answer_type(question).units if u]
-    if units and typed[1] and typed[1] not in units and all(convert(typed[1], u) is None for u in units):
+    named = re.search(r"\bhow (?:many|much) ([a-z²³]+)", question, re.I)  # "how many kilometres"
+    unit = ALIASES.get(named.group(1).lower(), "") if named else ""
+    if unit and typed[1] and _money(typed[1]) != _money(unit):
         return True
     if not _TRIVIAL.fullmatch(typed[0]) or found.kind != NUMBER or found.number is None:
         return False
     stated = [g for g in givens_in(question) if g.number != 1.0]
     return not stated and found.unit == typed[1]
+
+
+def _money(unit: str) -> bool:
+    """A currency (EUR, GBP, CHF...) or a cent: the unit of a charge."""
+    return unit in MONEY_UNITS or unit == "cent" or re.fullmatch(r"[A-Z]{3}", unit) is not None
 
 
 def _counts(chain: Chain, givens: list[Quantity]) -> bool:
