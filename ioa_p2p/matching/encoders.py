@@ -46,6 +46,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ioa_p2p.errors import ConfigError
+from ioa_p2p.memory import release_free_memory
 
 from .text import STOP_WORDS
 
@@ -310,6 +311,7 @@ def _open_minilm(threads: int) -> tuple[Any, Any]:
         raise ConfigError(f"cannot load the MiniLM model {model}: {exc}; reinstall it") from exc
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
+    release_free_memory()  # the rewrite's temporaries (three copies of the 22 MB model) back to the system
     return session, tokenizer
 
 
