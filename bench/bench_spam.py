@@ -79,8 +79,14 @@ DATA = data_file("teaming-dev-hard.json")
 MATCHER = ["hybrid"]  # the node's ranker (--matcher)
 #: The modes a run compares: no defences, the card and sketch defences, those with trust by age only
 #: (young cards: a penalty and a cap), and with trust by evidence too (the cap on unproven members).
-MODES = ("off", "on", "age", "trust")
-POLICIES = {"age": TrustPolicy(max_unproven=None), "trust": TrustPolicy()}
+MODES = ("off", "on", "age", "trust", "strict")
+#: ``strict``: ``max_unproven = 0`` (an unproven member only when nothing proven covers a need): a setting
+#: for a node that would rather leave newcomers out, measured, not the default.
+POLICIES = {
+    "age": TrustPolicy(max_unproven=None),
+    "trust": TrustPolicy(),
+    "strict": TrustPolicy(max_unproven=0),
+}
 
 
 class World:
@@ -297,7 +303,8 @@ def main() -> None:
     parser.add_argument(
         "--modes", default="off,on,age,trust",
         help="off: no defences; on: card and sketch defences, reputation; age: those and young cards "
-        "penalised and capped (teaming/trust.py); trust: those and the cap on unproven members",
+        "penalised and capped (teaming/trust.py); trust: those and the cap on unproven members; strict: "
+        "max_unproven = 0",
     )  # fmt: skip
     parser.add_argument(
         "--warm", action="store_true",
@@ -380,7 +387,7 @@ def main() -> None:
 def describe(row: dict[str, Any]) -> str:
     mode = {
         "off": "without defences", "on": "with defences   ",
-        "age": "defences + age  ", "trust": "defences + trust",
+        "age": "defences + age  ", "trust": "defences + trust", "strict": "trust, strict   ",
     }[row["mode"]]  # fmt: skip
     return (
         f"{row['attack']:<9} {mode}  recall@5 {row['recall@5']:.3f} ({row['recall_ratio']:.2f} of baseline)  "
