@@ -169,6 +169,7 @@ class Tally:
         self.recalls: list[float] = []
         self.slots = self.teams_with_spam = self.teams = self.spam_leads = self.only_spam = 0
         self.joined: Counter[str] = Counter()
+        self.team_recalls: list[float] = []  # share of a goal's gold agents in its team (what caps cost)
         self.new: set[int] = set()  # goals (by id) the node had not met before the attack
         self.new_recalls: list[float] = []
         self.rank_ms: list[float] = []
@@ -179,6 +180,7 @@ class Tally:
         teams = max(1, self.teams)
         out = {
             "recall@5": round(statistics.mean(self.recalls), 4),
+            "team_recall": round(statistics.mean(self.team_recalls), 4),
             "teams": self.teams,
             "teams_with_spam": round(self.teams_with_spam / teams, 4),
             "max_share_one_spam_identity": round(max(self.joined.values(), default=0) / teams, 4),
@@ -265,6 +267,7 @@ class Fold:
         tally.slots += sum(k in spam for k in top)
         pick = choose_team(goal["goal"], ranker.matcher, among=among, max_team=4, caps=self.caps)
         tally.teams += 1
+        tally.team_recalls.append(len(gold & set(pick.keys)) / len(gold) if gold else 0.0)
         bad = [k for k in pick.keys if k in spam]
         tally.teams_with_spam += bool(bad)
         tally.spam_leads += bool(pick.keys) and pick.keys[0] in spam
@@ -339,7 +342,9 @@ def main() -> None:
     sketches = Sketches() if args.pages else None
     base = run(build(honest, [], True, sketches), goals, 1, "off", sketches)
     print(
-        f"baseline (no spam): recall@5 {base['recall@5']:.3f} (rank p50 {base['rank_ms_p50']} ms)", flush=True
+        f"baseline (no spam): recall@5 {base['recall@5']:.3f}, gold in team {base['team_recall']:.3f} "
+        f"(rank p50 {base['rank_ms_p50']} ms)",
+        flush=True,
     )
     new_base = 0.0
     if args.warm:  # the other half's goals alone
@@ -353,7 +358,7 @@ def main() -> None:
             print(
                 f"baseline (no spam) with {mode}, one honest card in {newcomers or 'none'} a newcomer: "
                 f"recall@5 {fresh['recall@5']:.3f} ({fresh['recall@5'] / base['recall@5']:.3f} of baseline; "
-                f"rank p50 {fresh['rank_ms_p50']} ms"
+                f"gold in team {fresh['team_recall']:.3f}; rank p50 {fresh['rank_ms_p50']} ms"
                 + (f"; new goals {fresh['recall@5_new_goals']:.3f}" if "recall@5_new_goals" in fresh else "")
                 + ")",
                 flush=True,
@@ -391,6 +396,7 @@ def describe(row: dict[str, Any]) -> str:
     }[row["mode"]]  # fmt: skip
     return (
         f"{row['attack']:<9} {mode}  recall@5 {row['recall@5']:.3f} ({row['recall_ratio']:.2f} of baseline)  "
+        f"gold in team {row['team_recall']:.3f}  "
         f"teams with spam {100 * row['teams_with_spam']:5.1f} %  one spam identity at most in "
         f"{100 * row['max_share_one_spam_identity']:4.1f} % of teams  (led by spam "
         f"{100 * row['teams_led_by_spam']:4.1f} %, spam only {100 * row['teams_of_spam_only']:4.1f} %)  "
