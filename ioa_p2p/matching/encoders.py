@@ -203,7 +203,7 @@ class MiniLMEncoder:
 
     @classmethod
     def unload(cls) -> None:
-        """Drop the process's session and tokenizer (~150 MB with onnxruntime's arena; the next use loads
+        """Drop the process's session and tokenizer (~50 MB with the int8 graph; the next use loads
         them again; a call running now keeps its reference until it returns)."""
         with cls._lock:
             cls._loaded = None
