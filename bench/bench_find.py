@@ -78,6 +78,7 @@ class BenchNet:
     summaries: list[dict[str, Any]]
     pids: list[int]
     roles: dict[int, str]  # pid -> asker / bootstrap / agent (the processes ``--profile`` records)
+    others: tuple[str, ...] = ()  # peer IDs of the network's nodes without a card (the bootstrap node)
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -159,7 +160,8 @@ async def open_processes(n: int, discovery: dict[str, Any], root: Path) -> Async
             for n_ in net.nodes.values():
                 if n_.pid is not None and (n_.is_bootstrap or len(roles) < 1 + PROFILED_AGENTS):
                     roles[n_.pid] = "bootstrap" if n_.is_bootstrap else "agent"
-            yield BenchNet(node, service, summaries, pids, roles)
+            boot = tuple(str(n_.peer_id) for n_ in net.nodes.values() if n_.is_bootstrap)
+            yield BenchNet(node, service, summaries, pids, roles, boot)
 
 
 async def wait_all_cards(net: BenchNet, n: int, limit: float) -> int:
@@ -246,6 +248,8 @@ async def measure(
             "kad_requests_per_query": round(requests / n_queries, 1),
             "size_ratio": round(size / n, 2),
             "routing_table": net.service.net.routing_table_size(),
+            # the peers the size estimate counts (routing table and connections): of this network, not
+            "known": known_split(net),
             "cpu_s_per_query": round(cpu / n_queries, 3),
             # of which the asking node's own process (embedding, page reading, card checks, ranking)
             "asker_cpu_s_per_query": round(own / n_queries, 3),
@@ -304,6 +308,17 @@ async def measure(
             ),
         }
         print(json.dumps(row), flush=True)
+
+
+def known_split(net: BenchNet) -> list[int]:
+    """The DHT peers the asking node knows (``kad_io.known_peers``: what its size estimate counts): how many
+    are nodes of this benchmark's network, and how many are not (another network's nodes on this host)."""
+    from ioa_p2p.identity import PeerId
+    from ioa_p2p.node.net.kad_io import known_peers
+
+    ours = {s["peer_id"] for s in net.summaries} | set(net.others)
+    known = [str(PeerId.from_bytes(p)) for p in known_peers(net.service.net.dht)]
+    return [sum(p in ours for p in known), sum(p not in ours for p in known)]
 
 
 def _numbers(phases: list[dict[str, Any]], key: str) -> list[float]:

@@ -203,8 +203,7 @@ class Fold:
             self.young = young_now(self.world, self.standings)
             unproven = unproven_keys(self.world.names.keys() | self.world.spam, proven_keys(self.standings))
             self.caps = self.policy.caps(self.young, unproven)
-            everyone = self.world.names.keys() | self.world.spam  # settled: the node's reference cards
-            self.world.ranker.set_reference(everyone - self.young)
+            self.world.ranker.set_reference(proven_keys(self.standings))  # as the node: proven cards
             for key, value in trust_priors(self.young, self.policy).items():
                 priors[key] = priors.get(key, 0.0) + value
         self.world.ranker.set_reputation(priors)

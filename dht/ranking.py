@@ -20,7 +20,7 @@ gets a prior added to its fused score whatever the query (:meth:`~ioa_p2p.matchi
 
 - minus its breadth discount (:mod:`~ioa_p2p.matching.breadth`: a card that claims many unrelated things
   matches everything, and ranks lower the more it claims than the reference population of cards,
-  :meth:`CardRanker.set_reference`: those this node has evidence for or has held for long);
+  :meth:`CardRanker.set_reference`: those this node has evidence for);
 - minus :data:`DUPLICATE_PENALTY` when it copies a card indexed before it (all that card's claims are
   among its own: :mod:`~ioa_p2p.matching.copies`), so a thousand copies of a good card are one
   candidate, not a thousand: the copies rank after every card that is not one;
@@ -119,8 +119,8 @@ class CardRanker:
 
     def set_reference(self, keys: Collection[str]) -> None:
         """The peers (by peer ID text) whose cards measure what breadth is normal in this network
-        (:func:`~ioa_p2p.matching.breadth.free_topics`): established, proven or trusted ones, never
-        cards that just arrived, so a flood cannot move the line."""
+        (:func:`~ioa_p2p.matching.breadth.free_topics`): proven or trusted ones (the node's trust sets
+        them), never cards that merely arrived or waited, so a flood cannot move the line."""
         with self._queue_lock:
             self._reference = frozenset(keys)
             self._priors_dirty = True

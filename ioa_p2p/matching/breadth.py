@@ -20,9 +20,10 @@ who floods the directory with such cards cannot make them look normal by their n
 **Against the card population** (:func:`free_topics`): what counts as broad depends on the network (a
 network of generalist LLM agents claims more per card than the dev data's specialists). With at least
 :data:`MIN_REFERENCE` *reference* cards, ``free`` is the 99th percentile of their breadths (never below
-:data:`MIN_FREE`); the reference cards are the ones this node has evidence for or has held for long
-(``ioa_p2p.teaming.trust``: established, proven or trusted), so a flood of fresh stuffed cards cannot
-move the line, whatever their number. With fewer, :data:`FREE_TOPICS` (the dev data's 99th percentile).
+:data:`MIN_FREE`); the reference cards are the ones this node has evidence for
+(``ioa_p2p.teaming.trust``: a signed task done, or trusted; never age alone, which a patient attacker
+can wait out), so a flood of stuffed cards cannot move the line, whatever their number or age. With
+fewer, :data:`FREE_TOPICS` (the dev data's 99th percentile).
 """
 
 from __future__ import annotations

@@ -255,7 +255,7 @@ class Discovery:
             stamp=stamp,
         )
         try:
-            card = await self.node.run_sync(issue)
+            card = await self.node.run_sync(issue, gil_bound=True)
         except InvalidCard as exc:
             raise ConfigError(f"the [agent] settings do not make a valid card: {exc}") from None
         self.card, self.withdrawal = card, None

@@ -52,6 +52,7 @@ class ReputationBook:
         self.standings: dict[str, Standing] = {}
         self.young: frozenset[str] = frozenset()
         self.unproven: frozenset[str] = frozenset()
+        self.proven: frozenset[str] = frozenset()  # a task done on record, or trusted
         self.settled: frozenset[str] | None = None  # established, proven or trusted (None: trust is off)
 
     def update(self) -> bool:
@@ -85,7 +86,7 @@ class ReputationBook:
         first = {
             str(e.card.peer_id): e.first_ms / 1000 for e in self.discovery.directory if e.source != "self"
         }
-        proven = self.trusted | {peer for peer, s in self.standings.items() if s.done}
+        proven = self.proven = self.trusted | {peer for peer, s in self.standings.items() if s.done}
         if self.trust.max_unproven is not None:
             unproven = unproven_keys(first.keys(), proven)
         if self.trust.young_penalty or self.trust.max_young is not None:
@@ -105,7 +106,7 @@ class ReputationBook:
             for peer, value in trust_priors(self.young, self.trust).items():
                 priors[peer] = priors.get(peer, 0.0) + value
             ranker.set_reputation(priors)
-            ranker.set_reference(self.settled or ())  # what breadth is normal: measured on settled cards
+            ranker.set_reference(self.proven)  # what breadth is normal: measured on proven cards only
         self.discovery.reputation = self.standings
         self.discovery.young = self.young
         self.discovery.unproven = self.unproven
