@@ -10,7 +10,7 @@ from trio.testing import MockClock
 
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.net.host import to_libp2p_id
-from ioa_p2p.node.net.routing import LOOKUP_TIMEOUT, _lookup
+from ioa_p2p.node.net.routing import LOOKUP_SLOTS, LOOKUP_TIMEOUT, _lookup
 
 
 def _ids(n: int) -> list[Any]:
@@ -89,3 +89,36 @@ async def test_a_lookup_that_finishes_adds_what_it_found_only() -> None:
     with trio.fail_after(5):
         await _lookup(dht, own.to_bytes(), full=False)
     assert dht.routing_table.peers == named[:2]
+
+
+class _CountedDHT(_SlowLookupDHT):
+    """A lookup that takes four seconds and notes how many lookups of the run run at once and finish."""
+
+    running = 0
+    most = 0
+    finished = 0
+
+    async def find_closest_peers_network(self, key: bytes, count: int = 20) -> list[Any]:
+        _CountedDHT.running += 1
+        _CountedDHT.most = max(_CountedDHT.most, _CountedDHT.running)
+        try:
+            await trio.sleep(4.0)
+            _CountedDHT.finished += 1
+        finally:
+            _CountedDHT.running -= 1
+        return []
+
+
+async def test_the_nodes_of_one_process_look_up_a_few_at_a_time_each_within_its_own_timeout(
+    autojump_clock: MockClock,
+) -> None:
+    """The agents of a process share one loop: their lookups take turns (``LOOKUP_SLOTS``), and the
+    wait for a turn does not count against a lookup's timeout (every lookup here finishes)."""
+    agents = 3 * LOOKUP_SLOTS + 1
+    dhts = [_CountedDHT(own, bootstrap, []) for own, bootstrap in (_ids(2) for _ in range(agents))]
+    start = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        for dht in dhts:
+            nursery.start_soon(lambda d=dht: _lookup(d, d.own.to_bytes(), full=False))
+    assert _CountedDHT.most == LOOKUP_SLOTS and _CountedDHT.finished == agents  # none cut by its timeout
+    assert trio.current_time() - start == 16.0 > LOOKUP_TIMEOUT  # four turns of four seconds
