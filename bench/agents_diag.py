@@ -83,10 +83,10 @@ def install_probes() -> None:
 
     lookup = routing._lookup_now  # after the wait for a lookup slot: the lookup itself
 
-    async def probed_lookup(dht: Any, own_key: bytes, *, full: bool) -> None:
+    async def probed_lookup(dht: Any, own_key: bytes) -> None:
         events = EVENTS[id(dht.host)]
         before, started = dht.routing_table.size(), trio.current_time()
-        await lookup(dht, own_key, full=full)
+        await lookup(dht, own_key)
         took = trio.current_time() - started
         events["lookups"] += 1
         events["lookups >= 9.9 s"] += took >= routing.LOOKUP_TIMEOUT - 0.1
