@@ -16,8 +16,8 @@ from trio.testing import MockClock
 
 from ioa_p2p.dht.keyspace import K, closest, position
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.net import kad_io
-from ioa_p2p.node.net.routing import LEARNED, LOOKUP_TIMEOUT, _lookup
+from ioa_p2p.node.net import kad_io, routing
+from ioa_p2p.node.net.routing import LEARNED, LOOKUP_SLOTS, LOOKUP_TIMEOUT, _lookup
 
 
 def _ids(n: int) -> list[bytes]:
@@ -148,3 +148,31 @@ async def test_a_lookup_that_finishes_adds_the_peers_that_answered_and_the_close
     with trio.fail_after(30):
         await _lookup(dht, own)  # type: ignore[arg-type]
     assert dht.table() == {boot, *named[:3]}  # the two it never heard of stay out
+
+
+async def test_the_nodes_of_one_process_look_up_a_few_at_a_time_each_within_its_own_timeout(
+    autojump_clock: MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agents of a process share one loop: their lookups take turns (``LOOKUP_SLOTS``), and the
+    wait for a turn does not count against a lookup's timeout (every lookup here takes 4 s and finishes,
+    the last ones 16 s after they were asked for)."""
+    running, most, finished = [0], [0], [0]
+
+    async def lookup_now(dht: Any, own_key: bytes) -> None:
+        running[0] += 1
+        most[0] = max(most[0], running[0])
+        try:
+            with trio.move_on_after(LOOKUP_TIMEOUT):
+                await trio.sleep(4.0)
+                finished[0] += 1
+        finally:
+            running[0] -= 1
+
+    monkeypatch.setattr(routing, "_lookup_now", lookup_now)
+    agents = 3 * LOOKUP_SLOTS + 1
+    start = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        for own in _ids(agents):
+            nursery.start_soon(_lookup, None, own)
+    assert most[0] == LOOKUP_SLOTS and finished[0] == agents  # none cut by its timeout
+    assert trio.current_time() - start == 16.0 > LOOKUP_TIMEOUT  # four turns of four seconds
