@@ -228,39 +228,3 @@ def test_a_batch_of_steps_reads_the_cpu_clock_once_and_charges_each_step_its_sha
     timer.after_io_wait(0.0)
     timer.before_io_wait(0.0)  # a batch without owned steps charges nothing and reads no CPU clock
     assert len(charged) == 2 and clock.cpu_reads == 2
-
-
-def test_on_a_runnable_clock_loop_time_leaves_out_the_wait_for_a_cpu(monkeypatch: Any) -> None:
-    """The agents of one process run on a ``RunnableClock`` (their budgets refill in time the process could
-    run): a step's loop time and the loop's busy share leave out the time its thread waited for a CPU."""
-    clock = _FakeTime()  # the CPU clock runs with the wall clock while the thread runs
-    monkeypatch.setattr(cpu_meter, "time", clock)
-    waited = [0.0]
-    timer, node = StepTimer(lambda: waited[0]), NodeBudgets(Limits())
-    peer = Identity.generate().peer_id
-    charged: list[tuple[PeerId, float, float]] = []
-    monkeypatch.setattr(node, "charge_cpu", lambda p, cpu, loop: charged.append((p, cpu, loop)))
-    timer.after_io_wait(0.0)
-    timer.before_task_step(_working_for(node, peer))  # type: ignore[arg-type]
-    clock.now += 0.1  # 0.1 s of wall: 0.075 s in the run queue (no CPU time meanwhile)
-    waited[0] += 0.075
-    timer.after_task_step(_working_for(node, peer))  # type: ignore[arg-type]
-    timer.before_io_wait(0.0)  # the batch ends
-    clock.now += 0.2  # idle in the I/O wait
-    timer.after_io_wait(0.0)
-    timer.before_io_wait(0.0)  # an empty batch; the busy window (0.3 s of wall) ends
-    (_, cpu, loop), *_ = charged
-    assert abs(loop - 0.025) < 1e-9 and cpu <= loop + 1e-9
-    assert abs(timer.busy - 0.025 / 0.225) < 1e-9  # 0.3 s of wall, of which 0.225 s it could run
-
-
-def test_on_trios_own_clock_loop_time_is_wall_time(monkeypatch: Any) -> None:
-    clock = _FakeTime()
-    monkeypatch.setattr(cpu_meter, "time", clock)
-    timer, node = StepTimer(), NodeBudgets(Limits())
-    charged: list[float] = []
-    monkeypatch.setattr(node, "charge_cpu", lambda p, cpu, loop: charged.append(loop))
-    timer.after_io_wait(0.0)
-    _step(timer, clock, _working_for(node, Identity.generate().peer_id), 0.1)
-    timer.before_io_wait(0.0)
-    assert len(charged) == 1 and abs(charged[0] - 0.1) < 1e-9

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 from ioa_p2p.identity import PeerId
-from ioa_p2p.node.net.cpu_wait import RunnableClock
 
 if TYPE_CHECKING:
     from ioa_p2p.node.net.budgets import NodeBudgets
@@ -63,14 +62,8 @@ class StepTimer(trio.abc.Instrument):
     loop was always busy, every agent kept its strangers, the other agents, waiting for its trusted
     bootstrap peer, and no pubsub stream between them ever finished negotiating)."""
 
-    def __init__(self, waited: Callable[[], float | None] | None = None) -> None:
+    def __init__(self) -> None:
         self._owner: tuple[NodeBudgets, PeerId] | None = None
-        #: the loop thread's run-queue wait so far (``RunnableClock.waited_now``), when the run's clock
-        #: does not count that wait: the timer then does not count it either (see :meth:`_charge_batch`)
-        self._waited = waited
-        self._wait_at_batch = 0.0
-        self._wait_at_first = 0.0
-        self._wait_at_window = self._wait_now()
         self._wall = 0.0
         #: steps charged, and their CPU and loop seconds (for tests and ``GET /budgets``)
         self.steps = 0
@@ -92,57 +85,37 @@ class StepTimer(trio.abc.Instrument):
         self._charged_in_window: dict[NodeBudgets, float] = {}
         self._shares: dict[NodeBudgets, float] = {}
 
-    def _wait_now(self) -> float:
-        waited = self._waited() if self._waited is not None else None
-        return 0.0 if waited is None else waited
-
     def after_io_wait(self, timeout: float) -> None:
         self._batch = time.perf_counter()
-        if self._waited is not None:
-            self._wait_at_batch = self._wait_now()
 
     def before_io_wait(self, timeout: float) -> None:
         now = time.perf_counter()
-        wait = self._wait_now() if self._waited is not None else 0.0
-        self._charge_batch(now, wait)
+        self._charge_batch(now)
         if self._batch is not None:
-            self._busy_in_window += max(0.0, now - self._batch - (wait - self._wait_at_batch))
+            self._busy_in_window += now - self._batch
             self._batch = None
         elapsed = now - self._window
         if elapsed >= BUSY_WINDOW:
-            running = elapsed - (wait - self._wait_at_window)  # the wait for a CPU left out (RunnableClock)
-            self.busy = min(1.0, self._busy_in_window / running) if running > 0 else 1.0
-            self._window, self._busy_in_window, self._wait_at_window = now, 0.0, wait
+            self.busy = min(1.0, self._busy_in_window / elapsed)
+            self._window, self._busy_in_window = now, 0.0
             charged, self._charged_in_window = self._charged_in_window, {}
             total = sum(charged.values())
             self._shares = {node: seconds / total for node, seconds in charged.items()} if total > 0 else {}
 
-    def _charge_batch(self, now: float, wait: float = 0.0) -> None:
+    def _charge_batch(self, now: float) -> None:
         """Charge the owned steps of the batch that ends: each its loop time, and as CPU time its loop
         time times the share of the batch's wall time (from its first owned step) the thread had a CPU.
         The thread's CPU clock is a system call (2-16 us on the test machine, against ~0.1-0.7 us for
         the wall clock): read per step, twice, it was ~20 % of a 25-agent process's samples; read per
-        batch it is paid once for all the steps of a loop iteration.
-
-        On a run whose clock does not count the loop thread's run-queue wait (``RunnableClock``: the agents
-        of one process), loop time does not count it either: a step's loop time is its wall time times the
-        share of the batch the thread was not waiting for a CPU, and the loop's busy share leaves that wait
-        out. Budgets refill on the run's clock; charged in wall time, a process waiting for a CPU 90 % of
-        the time charged its strangers ~10x what the pool refilled, and its strangers (the other agents
-        it did not know yet) waited for good (measured: 1,595 paced waits of the coordinator of a 100-agent
-        run, loop 14.9 s charged to strangers for 1.4 s of CPU)."""
+        batch it is paid once for all the steps of a loop iteration."""
         owed, self._owed = self._owed, {}
         started, self._batch_cpu = self._batch_cpu, None
         if not owed or started is None:
             return
         span = now - self._batch_wall
         ratio = min(1.0, max(0.0, time.thread_time() - started) / span) if span > 0 else 1.0
-        running = 1.0
-        if self._waited is not None and span > 0:
-            running = min(1.0, max(0.0, 1.0 - (wait - self._wait_at_first) / span))
         for (node, peer), wall in owed.items():
-            cpu = wall * min(ratio, running)
-            wall *= running
+            cpu = wall * ratio
             self.seconds += cpu
             self.loop_seconds += wall
             self._charged_in_window[node] = self._charged_in_window.get(node, 0.0) + wall
@@ -167,8 +140,6 @@ class StepTimer(trio.abc.Instrument):
             self._wall = time.perf_counter()
             if self._batch_cpu is None:
                 self._batch_cpu, self._batch_wall = time.thread_time(), self._wall
-                if self._waited is not None:
-                    self._wait_at_first = self._wait_now()
 
     def after_task_step(self, task: trio.lowlevel.Task) -> None:
         owner, self._owner = self._owner, None
@@ -194,8 +165,7 @@ def ensure_step_timer() -> StepTimer:
     """The trio run's step timer, installed on first use (nodes of one run share it)."""
     timer = _TIMER.get()
     if timer is None:
-        clock = trio.lowlevel.current_clock()
-        timer = StepTimer(clock.waited_now if isinstance(clock, RunnableClock) else None)
+        timer = StepTimer()
         trio.lowlevel.add_instrument(timer)
         _TIMER.set(timer)
     return timer

@@ -90,11 +90,6 @@ class RunnableClock(trio.abc.Clock):
         except (OSError, IndexError, ValueError):
             return None
 
-    def waited_now(self) -> float | None:
-        """Seconds the loop's thread waited for a CPU so far, read now (None where the kernel does not
-        say; the step timer's exact reading, where ``current_time`` re-reads at most every ``refresh``)."""
-        return self._read()
-
     def current_time(self) -> float:
         real = time.perf_counter()
         passed = real - self._real
