@@ -200,9 +200,15 @@ async def measure(
         started = time.monotonic()
         cards = await wait_all_cards(net, n, settle) if mode == "gossip" else 0
         await trio.sleep(max(0.0, settle - (time.monotonic() - started)))
+        idle_profiles = Profiles(Path(profile) / "idle", net.roles) if profile else None
+        if idle_profiles is not None:  # where the idle network's CPU goes, over the idle window
+            idle_profiles.start()
+            await trio.sleep(2)  # py-spy attaches
         idle0 = cpu_seconds(net.pids)
         await trio.sleep(IDLE_WINDOW)
         idle = (cpu_seconds(net.pids) - idle0) / IDLE_WINDOW
+        if idle_profiles is not None:
+            idle_profiles.stop()
         truth = Truth(net.summaries, net.service)
         me = net.node.peer_id
         load = os.getloadavg()[0]
@@ -213,7 +219,7 @@ async def measure(
         connected0 = len(net.node.connected_peers())
         cpu0, wall0 = cpu_seconds(net.pids), time.monotonic()
         own0, sent0 = cpu_seconds([os.getpid()]), sent.snapshot()
-        profiles = Profiles(Path(profile), net.roles) if profile else None
+        profiles = Profiles(Path(profile) / "find", net.roles) if profile else None
         if profiles is not None:
             profiles.start()
             await trio.sleep(2)  # py-spy attaches
@@ -302,7 +308,9 @@ async def measure(
             # every find's own account (``Discovery.last_find``): where its time went
             "finds": [_rounded(p) for p in phases],
             "connected": [connected0, len(net.node.connected_peers())],
-            "profile": summarize(Path(profile), n_queries) if profile else None,
+            "profile": summarize(Path(profile) / "find", n_queries) if profile else None,
+            # per second of the idle window (``queries`` = the window's seconds)
+            "profile_idle": summarize(Path(profile) / "idle", round(IDLE_WINDOW)) if profile else None,
             "fetched_per_query": round(
                 (net.service.stats["dht_fetched"] - stats0["dht_fetched"]) / n_queries, 1
             ),

@@ -14,9 +14,10 @@ on *unproven* members, whatever their age: a team takes at most ``max_unproven``
 task done unless nothing proven covers a need). A spam member of a team does no work: with the defences
 on, the node records it as a failed task (this is what its signed history would say) and its reputation
 drops. With ``age`` or ``trust``, the spam-free baseline is run again in that mode, and with one honest
-card in ``--newcomers`` young (the honest cost). ``--warm``: the node worked before the attack (each
-half of the goals is measured after a spam-free pass over the other half: that pass's signed outcomes
-are its evidence); without it the node starts with no evidence at all.
+card in ``--newcomers`` young (the honest cost). ``--warm``: the node worked before the attack (a
+spam-free pass over every other goal: that pass's signed outcomes are its evidence; then every goal is
+measured with spam, recall also over the other half alone); without it the node starts with no
+evidence at all.
 
 Attacks (a spam card's text; every spam card has a new identity):
 
@@ -78,8 +79,14 @@ DATA = data_file("teaming-dev-hard.json")
 MATCHER = ["hybrid"]  # the node's ranker (--matcher)
 #: The modes a run compares: no defences, the card and sketch defences, those with trust by age only
 #: (young cards: a penalty and a cap), and with trust by evidence too (the cap on unproven members).
-MODES = ("off", "on", "age", "trust")
-POLICIES = {"age": TrustPolicy(max_unproven=None), "trust": TrustPolicy()}
+MODES = ("off", "on", "age", "trust", "strict")
+#: ``strict``: ``max_unproven = 0`` (an unproven member only when nothing proven covers a need): a setting
+#: for a node that would rather leave newcomers out, measured, not the default.
+POLICIES = {
+    "age": TrustPolicy(max_unproven=None),
+    "trust": TrustPolicy(),
+    "strict": TrustPolicy(max_unproven=0),
+}
 
 
 class World:
@@ -144,13 +151,14 @@ def run(
     """Every goal ``passes`` times in ``mode`` (:data:`MODES`): recall@5 of ``find``, the teams chosen,
     and what each team's signed history tells the node afterwards (with the defences on).
 
-    ``warm``: the node worked before the attack. The goals are split in two halves; each half is measured
-    after a spam-free pass over the *other* half (its teams' signed outcomes are this node's evidence:
-    every honest member did its task), from a fresh state; the figures are over both halves."""
+    ``warm``: the node worked before the attack: a spam-free pass over every other goal (its teams'
+    signed outcomes are this node's evidence: every honest member did its task), then every goal is
+    measured with spam; recall@5 is also given over the goals of the other half alone
+    (``recall@5_new_goals``: goals the node had not met before)."""
     tally = Tally()
-    folds = [(goals[1::2], goals[0::2]), (goals[0::2], goals[1::2])] if warm else [(goals, [])]
-    for measured, before in folds:
-        Fold(world, mode, sketches, tally).run(measured, before, passes)
+    before = goals[0::2] if warm else []
+    tally.new = {id(g) for g in goals[1::2]} if warm else set()
+    Fold(world, mode, sketches, tally).run(goals, before, passes)
     return tally.figures()
 
 
@@ -161,6 +169,9 @@ class Tally:
         self.recalls: list[float] = []
         self.slots = self.teams_with_spam = self.teams = self.spam_leads = self.only_spam = 0
         self.joined: Counter[str] = Counter()
+        self.team_recalls: list[float] = []  # share of a goal's gold agents in its team (what caps cost)
+        self.new: set[int] = set()  # goals (by id) the node had not met before the attack
+        self.new_recalls: list[float] = []
         self.rank_ms: list[float] = []
         self.honest_fetched: list[float] = []
         self.fetched_n: list[int] = []
@@ -169,6 +180,7 @@ class Tally:
         teams = max(1, self.teams)
         out = {
             "recall@5": round(statistics.mean(self.recalls), 4),
+            "team_recall": round(statistics.mean(self.team_recalls), 4),
             "teams": self.teams,
             "teams_with_spam": round(self.teams_with_spam / teams, 4),
             "max_share_one_spam_identity": round(max(self.joined.values(), default=0) / teams, 4),
@@ -177,6 +189,8 @@ class Tally:
             "spam_top5_slots": round(self.slots / (5 * teams), 4),
             "rank_ms_p50": round(statistics.median(self.rank_ms), 2),
         }
+        if self.new_recalls:
+            out["recall@5_new_goals"] = round(statistics.mean(self.new_recalls), 4)
         if self.honest_fetched:
             out["honest_share_of_fetched"] = round(statistics.mean(self.honest_fetched), 3)
             out["cards_fetched"] = round(statistics.mean(self.fetched_n), 1)
@@ -184,7 +198,7 @@ class Tally:
 
 
 class Fold:
-    """One run of goals from a fresh node state (no standing known, nothing fetched yet)."""
+    """One node's run of goals from a fresh state (no standing known, nothing fetched yet)."""
 
     def __init__(self, world: World, mode: str, sketches: Sketches | None, tally: Tally) -> None:
         self.world, self.mode, self.sketches, self.tally = world, mode, sketches, tally
@@ -248,9 +262,12 @@ class Fold:
         top = [m.key for m in ranker.rank(goal["goal"], 5, among=among)]
         tally.rank_ms.append((time.perf_counter() - started) * 1000)
         tally.recalls.append(len(gold & set(top)) / len(gold) if gold else 0.0)
+        if id(goal) in tally.new:
+            tally.new_recalls.append(tally.recalls[-1])
         tally.slots += sum(k in spam for k in top)
         pick = choose_team(goal["goal"], ranker.matcher, among=among, max_team=4, caps=self.caps)
         tally.teams += 1
+        tally.team_recalls.append(len(gold & set(pick.keys)) / len(gold) if gold else 0.0)
         bad = [k for k in pick.keys if k in spam]
         tally.teams_with_spam += bool(bad)
         tally.spam_leads += bool(pick.keys) and pick.keys[0] in spam
@@ -289,12 +306,13 @@ def main() -> None:
     parser.add_argument(
         "--modes", default="off,on,age,trust",
         help="off: no defences; on: card and sketch defences, reputation; age: those and young cards "
-        "penalised and capped (teaming/trust.py); trust: those and the cap on unproven members",
+        "penalised and capped (teaming/trust.py); trust: those and the cap on unproven members; strict: "
+        "max_unproven = 0",
     )  # fmt: skip
     parser.add_argument(
         "--warm", action="store_true",
-        help="the node worked before the attack: each half of the goals measured after a spam-free pass "
-        "over the other half (its evidence)",
+        help="the node worked before the attack: a spam-free pass over every other goal (its evidence), "
+        "then every goal measured with spam",
     )  # fmt: skip
     parser.add_argument("--stamps", action="store_true", help="only the stamp's mint and verify costs")
     parser.add_argument(
@@ -324,8 +342,14 @@ def main() -> None:
     sketches = Sketches() if args.pages else None
     base = run(build(honest, [], True, sketches), goals, 1, "off", sketches)
     print(
-        f"baseline (no spam): recall@5 {base['recall@5']:.3f} (rank p50 {base['rank_ms_p50']} ms)", flush=True
+        f"baseline (no spam): recall@5 {base['recall@5']:.3f}, gold in team {base['team_recall']:.3f} "
+        f"(rank p50 {base['rank_ms_p50']} ms)",
+        flush=True,
     )
+    new_base = 0.0
+    if args.warm:  # the other half's goals alone
+        new_base = run(build(honest, [], True, sketches), goals[1::2], 1, "off", sketches)["recall@5"]
+        print(f"baseline (no spam) over the goals the node had not met: recall@5 {new_base:.3f}", flush=True)
     for mode in (m for m in modes if m in POLICIES):  # the honest cost of trust, without spam
         for newcomers in (0, args.newcomers) if args.newcomers else (0,):
             sketches = Sketches() if args.pages else None
@@ -334,7 +358,9 @@ def main() -> None:
             print(
                 f"baseline (no spam) with {mode}, one honest card in {newcomers or 'none'} a newcomer: "
                 f"recall@5 {fresh['recall@5']:.3f} ({fresh['recall@5'] / base['recall@5']:.3f} of baseline; "
-                f"rank p50 {fresh['rank_ms_p50']} ms)",
+                f"gold in team {fresh['team_recall']:.3f}; rank p50 {fresh['rank_ms_p50']} ms"
+                + (f"; new goals {fresh['recall@5_new_goals']:.3f}" if "recall@5_new_goals" in fresh else "")
+                + ")",
                 flush=True,
             )
     rng = random.Random(25)
@@ -350,6 +376,8 @@ def main() -> None:
             row["warm"] = args.warm
             row.update(run(world, goals, args.passes, mode, sketches, warm=args.warm))
             row["recall_ratio"] = round(row["recall@5"] / base["recall@5"], 3)
+            if new_base:
+                row["new_goals_ratio"] = round(row["recall@5_new_goals"] / new_base, 3)
             rows.append(row)
             print(json.dumps(row) if args.json else describe(row), flush=True)
     for row in stamp_costs(args.ratio * len(honest)):
@@ -364,10 +392,11 @@ def main() -> None:
 def describe(row: dict[str, Any]) -> str:
     mode = {
         "off": "without defences", "on": "with defences   ",
-        "age": "defences + age  ", "trust": "defences + trust",
+        "age": "defences + age  ", "trust": "defences + trust", "strict": "trust, strict   ",
     }[row["mode"]]  # fmt: skip
     return (
         f"{row['attack']:<9} {mode}  recall@5 {row['recall@5']:.3f} ({row['recall_ratio']:.2f} of baseline)  "
+        f"gold in team {row['team_recall']:.3f}  "
         f"teams with spam {100 * row['teams_with_spam']:5.1f} %  one spam identity at most in "
         f"{100 * row['max_share_one_spam_identity']:4.1f} % of teams  (led by spam "
         f"{100 * row['teams_led_by_spam']:4.1f} %, spam only {100 * row['teams_of_spam_only']:4.1f} %)  "
@@ -375,6 +404,11 @@ def describe(row: dict[str, Any]) -> str:
         f"{100 * row['spam_top5_slots']:4.1f} % of slots  "
         f"(rank p50 {row['rank_ms_p50']} ms, index {row['index_s']} s)"
         + (f"  cards fetched per find {row['cards_fetched']}" if "cards_fetched" in row else "")
+        + (
+            f"  new goals: recall@5 {row['recall@5_new_goals']:.3f} ({row['new_goals_ratio']:.2f})"
+            if "new_goals_ratio" in row
+            else ""
+        )
     )
 
 

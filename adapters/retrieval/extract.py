@@ -25,8 +25,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ioa_p2p.adapters.retrieval.facts import _WORD, Fact, Scorer, stem, terms
-from ioa_p2p.adapters.retrieval.picks import change_end, counts_a_thing, day_of_month
+from ioa_p2p.adapters.retrieval.facts import _WORD, Fact, Scorer, quantities, stem, terms
+from ioa_p2p.adapters.retrieval.picks import change_end, counts_a_thing, day_of_month, of_named_year
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
 from ioa_p2p.planning.expr import WORD_NUMBERS
@@ -142,8 +142,8 @@ def units_wanted(question: str) -> tuple[str, ...]:
 
 
 def _date_value(kind: str, fact: Fact, scorer: Scorer, facts: Sequence[Fact]) -> Value | None:
-    text = fact.text
-    found = dates_in(text)
+    text = fact.text.split("\0")[0]  # a table row's own cells: a date in its header is the column's, not its
+    found = of_named_year(scorer.question, dates_in(text))  # "the marathon in 2027": not 2026's race
     if not found:
         return None
     if kind == "dates":
@@ -382,8 +382,10 @@ def _cell_value(
     columns = [
         (h, c) for h, c in fact.cells if (numbers_in(c) or dates_in(c)) and c.strip().lower() not in stated
     ]
-    given = {n.number for n in numbers_in(question)}  # "at 10 °C": the row's key column, not its answer
+    given = set(quantities(question))  # "at 10 °C": the row's key column, not its answer
     columns = [(h, c) for h, c in columns if {n.number for n in numbers_in(c)} - given] or columns
+    names = _DESIGNATED.findall(question)  # "Severity 1": the cell that names the row, never its answer
+    columns = [(h, c) for h, c in columns if not any(_names(c, w, n) for w, n in names)] or columns
     if wanted.kind == "count":  # "how many bags": a bare number, not the bag size
         columns = [(h, c) for h, c in columns if any(n.unit == "" for n in numbers_in(c))] or columns
     if not columns:
@@ -443,6 +445,14 @@ def _cell_value(
         return Value.of_number(pick.number, unit, pick.text)
     days = dates_in(cell)
     return Value.of_date(days[0][2]) if days else None
+
+
+_DESIGNATED = re.compile(r"\b([A-Z][a-z]{2,}) (\d{1,3})\b(?![.,:]?\d)")
+
+
+def _names(cell: str, word: str, number: str) -> bool:
+    """The cell names a thing the way the question does ("Severity 1 (production down)")."""
+    return re.search(rf"\b{re.escape(word)} {number}\b(?![.,:]?\d)", cell, re.I) is not None
 
 
 def _closest(spans: Sequence[tuple[int, int, Any]], text: str, scorer: Scorer) -> tuple[int, int, Any]:

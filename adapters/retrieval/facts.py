@@ -1,9 +1,10 @@
 """Facts (pure): the sentences, list items, ``key: value`` lines and table rows of retrieved passages, and
 the IDF-weighted :class:`Scorer` that says how much of a question each fact holds.
 
-Passages are cut into **facts**: sentences and list items, ``key: value`` lines, rows of markdown and of
-space-aligned tables (cells named by the header row), each with its **context** (file name, heading trail,
-the header of the block or table it sits in); headings are facts of kind ``heading`` (context for what
+Passages are cut into **facts**: sentences and list items, ``key: value`` lines, rows of markdown,
+space-aligned and comma-separated tables (:mod:`.tables`; cells named by the header row), each with its
+**context** (file name, heading trail, the header of the block or table it sits in); headings are facts of
+kind ``heading`` (context for what
 follows, never an answer). A fact scores the IDF-weighted share of the question's terms it holds (terms in
 the context count 0.6); a fact that names another model of the same family as one the question names
 (``X5`` when the question says ``X7``) without the question's own counts a third; documents that say they
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.chunks import is_caption
+from ioa_p2p.adapters.retrieval.tables import table_at
 from ioa_p2p.planning.values import ALIASES, dates_in, numbers_in
 
 _WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
@@ -40,7 +42,8 @@ _OLD = re.compile(
     r"until \d{1,2} \w+ \d{4}\b[^.]*\b(?:was|were)\b|old (?:rate|price|fare)s?\b)",
     re.I,
 )
-_OLD_ASKED = re.compile(r"\b(?:old|previous|former|earlier|prior)\b", re.I)
+#: "the old price", "the previous list" name superseded figures; an age ("a 9-year-old") does not
+_OLD_ASKED = re.compile(r"\b(?:(?<![-\w])(?<!years )(?<!year )old|previous|former|earlier|prior)\b", re.I)
 _TOTAL_ASKED = re.compile(r"\b(?:total|overall|full[- ]year|annual|whole year|in all|altogether)\b", re.I)
 _TOTAL_ROW = frozenset({"total", "fy", "full year", "year", "all", "sum", "overall", "grand total"})
 _RANGE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|to)\s*(\d[\d,]*(?:\.\d+)?)")
@@ -195,7 +198,7 @@ def facts_of(
                 out.append(Fact(path, start_line + i, block_header, context0, kind="heading"))
             i += 1
             continue
-        table = _table_at(lines, i)
+        table = table_at(lines, i)
         if table is not None and line[:1].isspace() and not block_header:
             block_header = next(
                 (x.strip() for x in reversed(lines[:i]) if x.strip() and not x[:1].isspace()), ""
@@ -257,91 +260,7 @@ def _continues(line: str, item: bool = False) -> bool:
     )
 
 
-def _table_at(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[int, list[str]]], int] | None:
-    """A markdown or space-aligned table starting at line i: (header, [(offset, cells)], lines used)."""
-    if lines[i].strip().startswith("|"):
-        rows: list[tuple[int, list[str]]] = []
-        j = i
-        while j < len(lines) and lines[j].strip().startswith("|"):
-            cells = [c.strip() for c in lines[j].strip().strip("|").split("|")]
-            if not all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
-                rows.append((j - i, cells))
-            j += 1
-        if len(rows) >= 2:
-            return rows[0][1], rows[1:], j - i
-        return None
-    return _aligned_table(lines, i)
-
-
-_BORDER = re.compile(r"^\s*[=\-]{3,}(?:\s+(?:[=\-]{2,}|\|))*\s*$")
 _CLOCK = re.compile(r"(?<![\d.:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
-
-
-def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[int, list[str]]], int] | None:
-    """A space-aligned table (columns two or more spaces apart; RST simple tables' ``===  ===`` borders
-    skipped): three columns or more, or two when every row holds numbers (a curve: head -> flow)."""
-    kept: list[tuple[int, list[str]]] = []
-    j = i
-    while j < min(len(lines), i + 60) and lines[j].strip():
-        if not _BORDER.match(lines[j]):
-            kept.append((j - i, re.split(r"\s{2,}", lines[j].strip())))
-        j += 1
-    figures = [n for n in numbers_in(lines[i]) if not (n.unit == "" and 1900 <= n.number <= 2100)]
-    if len(kept) < 2 or figures and not _BORDER.match(lines[i]):  # a header may name a year: "(2024)"
-        return None
-    (_, header), rows = kept[0], kept[1:]
-    second = lines[i + kept[1][0]]
-    if len(rows) >= 2 and _continues_header(header, rows[0][1], second, lines, i + kept[1][0]):
-        header = _merged_header(lines[i], second)  # "WEEKDAY" over "RATE/h": one header, "WEEKDAY RATE/h"
-        rows = rows[1:]
-    width = len(header)
-    if width < 2 or numbers_in(" ".join(header)) and width < 3 or len(rows[0][1]) != width:
-        return None
-    body: list[tuple[int, list[str]]] = []
-    starts = [at for at, _ in _cells_at(lines[i])]
-    for offset, cells in rows:
-        raw = lines[i + offset]
-        if len(cells) < width and body and raw[:1].isspace() and len(starts) == width:
-            # a row's cell wrapped onto an indented line ("chainage" / "480-620 m"): joined to its column
-            merged = list(body[-1][1])
-            for start, text in _cells_at(raw):
-                column = min(range(width), key=lambda k: abs(starts[k] - start))
-                merged[column] = f"{merged[column]} {text}"
-            body[-1] = (body[-1][0], merged)
-            continue
-        if len(cells) != width:
-            break
-        body.append((offset, cells))
-    if width == 2 and not all(all(numbers_in(c) for c in cells) for _, cells in body):
-        return None
-    used = (body[-1][0] + 1) if body else 1
-    while i + used < len(lines) and _BORDER.match(lines[i + used]):
-        used += 1
-    return header, body, used
-
-
-def _cells_at(line: str) -> list[tuple[int, str]]:
-    """The cells of an aligned line with the column each starts at."""
-    return [(m.start(), m.group(0)) for m in re.finditer(r"\S+(?: \S+)*", line)]
-
-
-def _continues_header(header: list[str], cells: list[str], line: str, lines: Sequence[str], at: int) -> bool:
-    """The line under a header is more header (units, second words), not a row: fewer cells than the
-    header, no cell holding a plain number without a unit, and a border or a real row right after it."""
-    if len(cells) >= len(header) or any(re.fullmatch(r"[\d.,]+", c.strip()) for c in cells):
-        return False
-    nxt = lines[at + 1] if at + 1 < len(lines) else ""
-    return bool(_BORDER.match(nxt)) or len(re.split(r"\s{2,}", nxt.strip())) == len(header)
-
-
-def _merged_header(top: str, below: str) -> list[str]:
-    """Each header cell with the text below it (by column position)."""
-    heads = _cells_at(top)
-    merged = [text for _, text in heads]
-    for start, text in _cells_at(below):
-        best = min(range(len(heads)), key=lambda k: abs(heads[k][0] - start))
-        merged[best] = f"{merged[best]} {text}"
-    return merged
 
 
 class Scorer:

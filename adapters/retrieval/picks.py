@@ -3,11 +3,13 @@
 Used by :mod:`~ioa_p2p.adapters.retrieval.extract`: the day of a date written without its year ("1
 November") is part of the date; a bare number followed by the thing it counts or measures ("170 gsm",
 "12 cards") is no price; a change "from 512 to 64" answers "... reset to?" with its end and "... changed
-from?" with its start.
+from?" with its start; a date question that names the year of what it asks about ("the marathon in 2027",
+"the Kittering Marathon 2027") is answered by a date of that year only.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Sequence
 
@@ -55,4 +57,16 @@ def counts_a_thing(text: str, f: Found) -> bool:
     return word is not None and word.group(1) not in _AFTER_A_PRICE
 
 
-__all__ = ["change_end", "counts_a_thing", "day_of_month"]
+_NAMED_YEAR = re.compile(r"(?:\b(?:in|for|during|of)|\b[A-Z][A-Za-z]+) ((?:19|20)\d\d)\b(?![-/.]\d)")
+
+DateFound = tuple[int, int, dt.date]
+
+
+def of_named_year(question: str, found: Sequence[DateFound]) -> list[DateFound]:
+    """The dates of ``found`` in a year the question names as the one of what it asks about ("in 2027",
+    "Marathon 2027"); all of them when it names none (a year before a noun, "the 2025 list", is a name)."""
+    years = {int(y) for y in _NAMED_YEAR.findall(question)}
+    return [d for d in found if d[2].year in years] if years else list(found)
+
+
+__all__ = ["change_end", "counts_a_thing", "day_of_month", "of_named_year"]

@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import timedelta
 
 from ioa_p2p.planning.doc_facts import singular
-from ioa_p2p.planning.periods import asked_when, holds, period_in
+from ioa_p2p.planning.periods import When, asked_when, holds, period_in
+from ioa_p2p.planning.persons import party_expression
 from ioa_p2p.planning.quantities import Quantity
 from ioa_p2p.planning.records import CAP, PERCENT, RATE, DocRecord, DocRecords
 from ioa_p2p.planning.rule_fit import GENERIC, MONEY, ages_in, fit_of, rule_givens, word_weights, words_of
@@ -62,10 +64,14 @@ def anchored_expression(question: str, found: Value | None) -> tuple[str, str] |
     """(expression, unit) for a charge question from the price ``found`` and its document's rules."""
     if found is None or found.records is None:
         return None
-    money = asks_money(question) or (bool(re.search(r"\bhow much\b", question, re.I)) and found.unit in MONEY)
+    asked = re.search(r"\bhow much\b|\bwhat(?:'s| is) the total\b", question, re.I)
+    money = asks_money(question) or (bool(asked) and found.unit in MONEY)
     if not money:  # "..., how much?": money when the price looked up is
         return None
     records = found.records
+    party = party_expression(question, records)  # "a senior and a student": each kind at its own row
+    if party is not None:
+        return party, found.unit if found.unit in MONEY else records.currency
     givens = rule_givens(question, records.rules)
     looked = _looked_number(found, givens)
     if looked is None:
@@ -75,11 +81,15 @@ def anchored_expression(question: str, found: Value | None) -> tuple[str, str] |
     anchor = _anchor(records, looked, words, weight)
     if anchor is None:
         return None
+    if _SUPPLEMENT.search(anchor.record.text):  # "costs EUR 120 more on every contract": on top of a price
+        anchor = _base_of(anchor, records, words, weight)
+        if anchor is None:
+            return None
     unit = found.unit if found.unit in MONEY else _currency(anchor, records)
     if _exempt(question, words, records, anchor):
         return EXEMPT, unit
     anchor = _in_period(anchor, question)
-    amount, used = _applied(anchor, givens, records)
+    amount, used = _applied(anchor, givens, records, question)
     if amount is None:
         return None
     amount = _capped(amount, anchor, records)
@@ -88,9 +98,9 @@ def anchored_expression(question: str, found: Value | None) -> tuple[str, str] |
     if rate_rule is not None:
         for p in modifiers(records.rules, words, weight, banded, rate_rule, PERCENT):
             amount = f"({amount}) * {format_number(1 + p.number / 100)}"
-    for sign, n in _fixed(records, anchor, words, weight):
+    for sign, n in _fixed(records, anchor, words, weight, question):
         amount = f"{amount} {sign} {format_number(n)}"
-    count = _count(givens, used, anchor)
+    count = _count(givens, used, anchor, question)
     if count is not None:
         amount = f"({amount}) * {format_number(count)}"
     if not re.search(r"[-+*/(]", amount):
@@ -128,18 +138,46 @@ def _anchor(
     return best[1] if best is not None and best[0] > 0 else None
 
 
+_SUPPLEMENT = re.compile(
+    r"\b(?:EUR|GBP|USD|CHF)\s*\d+(?:\.\d+)?\s+(?:more|extra)\b|\bsupplement\b|\bon top of\b", re.I
+)
+
+
+def _base_of(supplement: Anchor, records: DocRecords, words: frozenset[str],
+             weight: dict[str, float]) -> Anchor | None:  # fmt: skip
+    """The price a supplement the lookup found goes on top of: of the section's other prices, the one
+    whose words fit the question best (the supplement is added by its own condition, :func:`_fixed`)."""
+    best: tuple[float, Anchor] | None = None
+    for rec in records.records:
+        other = rec is not supplement.record and rec.section == supplement.record.section
+        if not other or _SUPPLEMENT.search(rec.text):
+            continue
+        for number, per, label in _prices(rec):
+            fit = fit_of((words_of(f"{rec.text} {label}") & words) - GENERIC, weight)
+            if best is None or fit > best[0]:
+                best = (fit, Anchor(rec, number, per, label))
+    return best[1] if best is not None and best[0] > 0 else None
+
+
 def _prices(rec: DocRecord) -> list[tuple[float, tuple[str, ...], str]]:
     """(number, what it is per, its label) of each price a record states: its money rates, or (a row of
     a table whose prices carry no currency) its numeric cells, per what its section says."""
     out = [(r.number, r.per, r.when) for r in rec.rules if r.kind == RATE and r.unit in MONEY]
     if out or not rec.cells:
         return out
-    per = _section_per(rec)
-    for header, cell in rec.cells[1:]:
+    per = _section_per(rec) + tuple(
+        _UNITS[w] for w in _PER_WORD.findall(" ".join(h for h, _ in rec.cells)) if w in _UNITS
+    )
+    bare = [(h, c) for h, c in rec.cells[1:] if re.fullmatch(r"\d[\d,]*(?:\.\d+)?", c.strip())]
+    priced = [(h, c) for h, c in bare if _MONEY_HEADER.search(h)]  # "Price per year (EUR)"
+    for header, cell in priced or bare:
         found = numbers_in(cell)
         if len(found) == 1 and not found[0].unit and not _BOUND.search(header):
-            out.append((found[0].number, per, f"{rec.cells[0][1]} | {header}"))
+            out.append((found[0].number, tuple(dict.fromkeys(per)), f"{rec.cells[0][1]} | {header}"))
     return out
+
+
+_MONEY_HEADER = re.compile(r"\b(?:price|cost|fee|charge|rate|fare|eur|gbp|usd|chf)\b", re.I)
 
 
 _PER_WORD = re.compile(r"\bper\s+([a-z]+)", re.I)
@@ -187,7 +225,9 @@ def _given(givens: list[Quantity], unit: str, used: set[int]) -> tuple[float, in
     return None
 
 
-def _applied(anchor: Anchor, givens: list[Quantity], records: DocRecords) -> tuple[str | None, set[int]]:
+def _applied(
+    anchor: Anchor, givens: list[Quantity], records: DocRecords, question: str
+) -> tuple[str | None, set[int]]:
     """The price times its operands (each measure it is per from a stated quantity, bounded and with free
     ones taken off as the rules say); None when a measure is not stated."""
     parts = [format_number(anchor.number)]
@@ -204,6 +244,10 @@ def _applied(anchor: Anchor, givens: list[Quantity], records: DocRecords) -> tup
             if most is not None and most < n:
                 operand = f"min({operand}, {format_number(most)})"
             every = _free_every(records, per)
+            nightly = _nightly(anchor, question, n) if every is None or n < every else None
+            if nightly is not None:  # "arriving 30 March, 3 nights": each night at its own season's price
+                parts[0] = nightly
+                continue
             if every is not None and n >= every:
                 operand = f"({operand} - floor({operand} / {format_number(every)}))"
             parts.append(operand)
@@ -214,6 +258,24 @@ def _applied(anchor: Anchor, givens: list[Quantity], records: DocRecords) -> tup
                 parts.append(format_number(q.number))
                 break
     return " * ".join(parts), used
+
+
+def _nightly(anchor: Anchor, question: str, nights: float) -> str | None:
+    """The nights from the day the question names, each at the price of the column whose period holds
+    on it, when they fall in more than one ("112 * 2 + 145"); None otherwise."""
+    when = asked_when(question)
+    if when is None or when.day is None or nights != int(nights) or not 1 < nights <= 366:
+        return None
+    columns = [(p, n) for n, _, label in _prices(anchor.record) if (p := period_in(label.split(" | ")[-1]))]
+    counts: dict[float, int] = {}
+    for k in range(int(nights)):
+        held = [n for p, n in columns if holds(p, When(day=when.day + timedelta(days=k)))]
+        if len(held) != 1:
+            return None
+        counts[held[0]] = counts.get(held[0], 0) + 1
+    if len(counts) < 2:
+        return None
+    return " + ".join(f"{format_number(n)} * {c}" for n, c in counts.items())
 
 
 _UNIT_RE = r"(days?|nights?|hours?|weeks?|months?)"
@@ -256,15 +318,16 @@ def _capped(amount: str, anchor: Anchor, records: DocRecords) -> str:
     return f"min({amount}, {format_number(min(caps))})" if caps and " * " in amount else amount
 
 
-_LESS = re.compile(r"\b(?:EUR|GBP|USD|CHF)\s*(\d+(?:\.\d+)?)\s+(?:less|off)\b", re.I)
+_LESS = re.compile(r"\b(?:EUR|GBP|USD|CHF)\s*(\d+(?:\.\d+)?)\s+(?P<how>less|off|more|extra)\b", re.I)
 _ADDED = re.compile(
     r"\b(?:EUR|GBP|USD|CHF)\s*(\d+(?:\.\d+)?)\s+(?:is|are)\s+(?:added|charged on top|payable on top)\b", re.I
 )
-_SUBJECT = re.compile(r"^(.*?)\b(?:pay|pays|get|gets|receive|receives)\b", re.I)
+_SUBJECT = re.compile(r"^(.*?)\b(?:pay|pays|get|gets|receive|receives|costs?)\b", re.I)
+_EVERY = re.compile(r"\b(?:to|on|for)\s+(?:every|each|any)\s+([a-z]+)", re.I)
 
 
 def _fixed(records: DocRecords, anchor: Anchor, words: frozenset[str],
-           weight: dict[str, float]) -> list[tuple[str, float]]:  # fmt: skip
+           weight: dict[str, float], question: str) -> list[tuple[str, float]]:  # fmt: skip
     """Fixed amounts of the anchor's section whose condition the question meets: "Members of a club
     ... pay EUR 5.00 less" (its subject's words are the question's), "A chip-timing fee of EUR 2.50 is
     added to every entry" (the question names the fee)."""
@@ -275,25 +338,44 @@ def _fixed(records: DocRecords, anchor: Anchor, words: frozenset[str],
             continue
         less = _LESS.search(rec.text)
         subject = _SUBJECT.match(rec.text)
-        if less and subject and fit_of((words_of(subject.group(1)) & words) - GENERIC - own, weight) >= 0.5:
-            out.append(("-", float(less.group(1))))
+        who = words_of(subject.group(1)) - GENERIC if subject else frozenset()
+        named = bool(who) and who <= words  # "The VC-24R costs EUR 120 more": the question's VC-24R
+        if less and (named or fit_of((who & words) - own, weight) >= 0.5) and not _negated(who, question):
+            out.append(("-" if less.group("how").lower() in ("less", "off") else "+", float(less.group(1))))
         added = _ADDED.search(rec.text)
         if added:
             name = words_of(rec.text[: added.start()]) - GENERIC - own
-            if name & words:
+            every = _EVERY.search(rec.text[added.end() :])  # "is added to every entry": an entry's price
+            kinds = {singular(w) for w in own | words | words_of(" ".join(anchor.record.section[-1:]))}
+            if name & words or (every and singular(every.group(1)) in kinds):  # "Entry fees": an entry
                 out.append(("+", float(added.group(1))))
     return out
 
 
-def _count(givens: list[Quantity], used: set[int], anchor: Anchor) -> float | None:
+_NEGATION = re.compile(r"\b(?:no|not|nobody|none|neither|nor|without|non)\b[^.;,]*$", re.I)
+
+
+def _negated(who: frozenset[str], question: str) -> bool:
+    """Whether the question denies whom a condition is about ("nobody is in a club")."""
+    for w in who:
+        m = re.search(rf"\b{re.escape(w)}", question, re.I)
+        if m and _NEGATION.search(question[max(0, m.start() - 30) : m.start()]):
+            return True
+    return False
+
+
+def _count(givens: list[Quantity], used: set[int], anchor: Anchor, question: str) -> float | None:
     """A count the question states of what the price is for ("two library books", "30 pupils")."""
-    own = {singular(w) for w in words_of(anchor.label)}
+    own = {singular(w) for w in words_of(f"{anchor.label} {' '.join(anchor.record.section[-1:])}")}
     for i, g in enumerate(givens):
         if i in used or g.unit or not g.what or g.number <= 1 or g.number != int(g.number):
             continue
         thing = singular(g.what)
-        if thing in _PERSONS or thing in own:
-            return g.number
+        if re.search(rf"\b(?:each|per|every|a single|one) {re.escape(thing)}", question, re.I):
+            continue  # "240 parcels ... what does each parcel cost?": the price of one
+        per_thing = [p for p in anchor.per if p not in MEASURES]  # "per room": not per person
+        if thing in own or (thing in _PERSONS and (own & _PERSONS or not per_thing)):
+            return g.number  # "30 pupils", "six of us" for a price per person (or per nothing else)
     return None
 
 

@@ -121,12 +121,13 @@ def answer_type(question: str) -> AnswerType:
                  r"\bwhen (?:does|do|will) .* (?:leave|depart|arrive|"
                  r"open|close|sail)\w*\b|\b(?:departure|arrival) time\b|"
                  r"\b(?:first|last|next|earliest|latest) (?:departure|arrival|sailing|train|bus|ferry)\b|"
+                 r"\b(?:start|starting|opening|closing|boarding|check-in|check-out|kick-off|pick-up) time\b|"
                  r"\bwhen (?:the |a |an )?[\w: ]*?\b(?:reach|arriv|leav|depart|sail)\w*\b",
                  q):  # fmt: skip
         return AnswerType("time")
     if re.search(r"^\s*(?:on )?when\b|\b(?:what|which) (?:date|day)\b|\bon what day\b|\bwhen (?:was|is|did|"
                  r"does|will|were)\b|\bdate of\b|\b(?:last|first|latest|earliest|final) (?:possible )?(?:day|"
-                 r"date)\b|\bdeadline\b|\b(?:by|until|till) when\b", q):  # fmt: skip
+                 r"date)\b|\bdeadline\b|\b(?:by|until|till) when\b", q) or _DAY_ASKED.search(q):  # fmt: skip
         return AnswerType("date")
     if re.search(r"\bwhy\b|\bwhat caused\b|\bthe (?:root )?cause\b|\breason\b|\bcaused by\b", q):
         return AnswerType("reason")
@@ -173,6 +174,12 @@ def answer_type(question: str) -> AnswerType:
     return AnswerType("number", units, per)
 
 
+#: "the race day of the marathon", "the day of the fair": a day as the thing asked for (a date), not a day's
+#: rate, pass or count ("the day rate", "per day", "how many days")
+_DAY_ASKED = re.compile(
+    r"^\W*(?:please )?(?:look up|find|get|give|tell me|check|what(?:'s| is| was| will be))\s+"
+    r"the (?:[a-z-]+ )?day\b(?=\s+(?:of|for|in|at|when)\b|\s*[?.,;]|\s*$)"
+)
 _SHARE_ASKED = re.compile(r"\b(?:what|which) (?:percentage|share|proportion|per ?cent)\b|\bwhat %")
 #: "which <attribute>" where the attribute is a measure: its answer is a figure
 _MEASURE_ASKED = re.compile(
@@ -204,10 +211,14 @@ def attribute_units(question: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+_NOT_PER = frozenset("lot bit few little one".split())  # noqa: SIM905
+
+
 def _per(q: str) -> str:
     m = re.search(r"\bper[- ]((?:square |cubic )?[a-z]+(?: [a-z]+)?)", q)
-    if not m:
-        return ""
+    if not m:  # "how many kilometres a day", "how much each month": a rate per day, per month
+        every = re.search(r"\bhow (?:many|much) (?:[a-z-]+ )?(?:a|an|each|every) ([a-z]+)\b", q)
+        return every.group(1) if every and every.group(1) not in _NOT_PER else ""
     return re.sub(r"\s+(?:for|of|in|on|at|to|from|with|is|are|does|do|the)\b.*$", "", m.group(1)).strip()
 
 

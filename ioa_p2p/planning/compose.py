@@ -98,6 +98,9 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         ruled = typed_charge(step.text, values.get(step.needs[0]))
         if ruled is not None:  # the document's typed rules applied to the request (planning/ruled.py)
             return f"Calculate {ruled[0]}"
+    shifted = date_shift(step, values) if step.kind == CALC else None
+    if shifted is not None:  # "add 90 days to that date": date arithmetic, not a sum of numbers
+        return f"Calculate {shifted}"
     if step.kind == CALC:
         expression = render_charges(step.template, values)  # a price on its terms, written out
         percent_context = re.compile(r"\bv(\d+)\s*/\s*100\b")
@@ -117,7 +120,8 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
             per = next((u for u in rated if value.unit and factor(value.unit, u) is not None), None)
             if per is not None:  # "28 days at 7.7 hours per day": days stay days (in the rate's unit)
                 return _number(_in_unit(value, per), n not in bare)
-            return _number(_in_unit(value, step.unit) if one_unit else value, n not in bare)
+            converts = one_unit and not converts_itself(expression, value, step.unit)
+            return _number(_in_unit(value, step.unit) if converts else value, n not in bare)
 
         expression = re.sub(r"\bv(\d+)\b", sub, expression)
         expression = re.sub(r"total\(", "(", expression)
@@ -130,6 +134,38 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         code = "\n".join([*lines, step.template])
         return f"Run this Python code:\n```python\n{code}\n```"
     return re.sub(r"\{(\d+)\}", lambda m: _plain(values.get(int(m.group(1)))), step.template)
+
+
+_SHIFT = re.compile(r"\(?\s*v(\d+)\s*([+-])\s*(\d+)\s*\)?")
+
+
+def date_shift(step: PlanStep, values: Mapping[int, Value]) -> str | None:
+    """ "Add 90 days to that date": a date value plus or minus a number of days, weeks, months or years the
+    step's text names, as the calculator's date arithmetic (``2026-03-18 + 90 days``); None otherwise."""
+    m = _SHIFT.fullmatch(step.template.strip())
+    value = values.get(int(m.group(1))) if m else None
+    if m is None or value is None or value.kind != DATE_VALUE:
+        return None
+    period = re.search(rf"\b{m.group(3)}\s*(days?|weeks?|months?|years?)\b", step.text, re.I)
+    return f"{_plain(value)} {m.group(2)} {m.group(3)} {period.group(1).lower()}" if period else None
+
+
+def _shifts_a_date(step: PlanStep) -> bool:
+    m = _SHIFT.fullmatch(step.template.strip())
+    return (
+        m is not None
+        and re.search(rf"\b{m.group(3)}\s*(?:days?|weeks?|months?|years?)\b", step.text, re.I) is not None
+    )
+
+
+def converts_itself(expression: str, value: Value, unit: str) -> bool:
+    """The calculation converts ``value`` to ``unit`` itself: it holds the conversion factor ("divide by
+    1.609344" for km to miles, "multiply by 1,048,576" for MB to bytes), so the value goes in as it is."""
+    scale = factor(value.unit, unit) if value.unit and unit and value.unit != unit else None
+    if not scale:
+        return False
+    stated = [float(x) for x in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", expression)]
+    return any(abs(x * scale - 1) < 1e-4 or abs(x / scale - 1) < 1e-4 for x in stated if x > 0)
 
 
 _PER = re.compile(
@@ -238,8 +274,8 @@ def answers(step: PlanStep, value: Value | None, data: Mapping[str, Any] | None)
         return False  # "how many weeks ...?" answered by a text or a date
     if step.kind == LOOKUP and step.unit and value.unit and value.unit != step.unit:
         return False  # "how many weeks ...?" answered by "10 %": the passage answers another question
-    if step.kind in (CALC,):
-        return value.kind in (NUMBER, LIST)
+    if step.kind in (CALC,):  # a date shifted by a period ("add 90 days to that date") gives a date
+        return value.kind in (NUMBER, LIST) or (value.kind == DATE_VALUE and _shifts_a_date(step))
     if step.kind in (LOOKUP, TASK) and not typed_fit(step, value):
         return False  # "how long ...?" answered by a name, "convert 12 miles to km" by a text
     if step.kind == DATE:

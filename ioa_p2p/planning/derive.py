@@ -83,6 +83,9 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     how = re.match(r"how (?:much|many|far|long)\b", last, re.I)
     quantity = asked.kind in _NUMERIC_KINDS[:2] or (asked.kind in _NUMERIC_KINDS and bool(asked.units or how))
     quantity = quantity or asks_money(last)  # "what's the fine?": an amount of money
+    # "... paid upfront. What's the total?": the total of what the statements buy
+    total = re.match(r"what(?:'s| is) the total\b", last, re.I)
+    quantity = quantity or bool(total and (asks_money(q) or last != q))
     if not re.match(r"(?:(?:by|to|in) )?(?:what|how|which)\b", last, re.I) or not quantity:
         return None
     if re.match(r"how many (?:days|weeks|months|years)\b.*\b(?:between|from|until|since)\b", last, re.I):
@@ -104,15 +107,21 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
             return f"{stated[0]} * 1", CLOCK
         return timed
     if answer_type(question).per and not [g for g in givens_in(question) if g.number != 1.0]:
-        return None  # "the rate per km": a rate the documents state, not a total worked out with it
+        # "the rate per km": a rate the documents state (in the unit asked for, if named), not a total worked
+        # out with it; but "what does a Plus contract for the VC-24R cost per year": the price plus the
+        # supplement the lookup found
+        anchored = anchored_expression(question, found)
+        if anchored is not None and re.search(r" [-+] ", anchored[0]):
+            return anchored
+        return _in_named_unit(question, found)
     typed = (
         compared_expression(question, found.records)
         or timetable_duration(question, found.records)
         or counted_expression(question, found.records)
         or preferred(anchored_expression(question, found), ruled_expression(question, found.records), found)
     )
-    if typed is not None and _computes(typed[0]):  # the document's own typed rules (ruled.py, compared.py)
-        return typed
+    if typed is not None and _computes(typed[0]) and not _lookup_answers(question, typed, found):
+        return typed  # the document's own typed rules (ruled.py, compared.py)
     facts: list[Quantity] = []
     for text in found.evidence:
         facts += [f for f in facts_in(text) if f.key() not in {g.key() for g in facts}]
@@ -249,6 +258,29 @@ def _evidence_minutes(question: str, found: Value) -> float | None:
 def _computes(expression: str) -> bool:
     """Whether an expression has anything to compute (a bare amount is the value looked up)."""
     return bool(re.search(r"[-+*/(]", expression.lstrip("-")))
+
+
+_TRIVIAL = re.compile(r"\s*-?\d+(?:\.\d+)?\s*\*\s*1\s*")
+
+
+def _lookup_answers(question: str, typed: tuple[str, str], found: Value) -> bool:
+    """The typed rules' expression does not answer what the looked-up value answers: it is money where the
+    question names a unit of another kind ("how many kilometres": not a daily rate in EUR), or it applies
+    nothing (one amount times one: a rule's base amount) to a request that states no quantity, while the
+    lookup read another amount in that unit (the fee the question names, not the membership's price)."""
+    named = re.search(r"\bhow (?:many|much) ([a-z²³]+)", question, re.I)  # "how many kilometres"
+    unit = ALIASES.get(named.group(1).lower(), "") if named else ""
+    if unit and typed[1] and _money(typed[1]) != _money(unit):
+        return True
+    if not _TRIVIAL.fullmatch(typed[0]) or found.kind != NUMBER or found.number is None:
+        return False
+    stated = [g for g in givens_in(question) if g.number != 1.0]
+    return not stated and found.unit == typed[1]
+
+
+def _money(unit: str) -> bool:
+    """A currency (EUR, GBP, CHF...) or a cent: the unit of a charge."""
+    return unit in MONEY_UNITS or unit == "cent" or re.fullmatch(r"[A-Z]{3}", unit) is not None
 
 
 def _counts(chain: Chain, givens: list[Quantity]) -> bool:

@@ -148,7 +148,8 @@ def ruled_expression(
 
 
 _MONEY_WORDS = re.compile(
-    r"\b(?:fine|fee|charge|cost|price|fare|pay|rent|bill|invoice|hire|rental|save|saving|owe)s?\b", re.I
+    r"\b(?:fine|fee|charge|cost|price|fare|pay|rent|bill|invoice|hire|rental|save|saving|owe)s?\b|\bpaid\b",
+    re.I,
 )
 _EXTRA = re.compile(r"\bextra\b|\bsurcharge\b|\bsupplement\b|\badditional\b|\bin addition\b", re.I)
 _ADDED = re.compile(

@@ -33,6 +33,9 @@ from ioa_p2p.teaming.trust import NO_CAPS, TeamCaps
 
 POOL = 12  # best cards for the whole goal that may join (their need scores decide)
 NEED_POOL = 4  # best cards of each need that may join too
+#: With team caps in force, the pools are this many times larger: ten paraphrases of a card, all
+#: unproven, would otherwise fill a need's pool and leave out the proven card a cap should pick instead.
+CAPPED_WIDEN = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,6 +129,8 @@ def choose_team(
     margin = cal.cover_margin if cover_margin is None else cover_margin
     weight = cal.context_weight if context_weight is None else context_weight
     rule = cal.join if join is None else join
+    if caps.young or caps.unproven:  # a capped crowd of near-copies must not hide the proven alternative
+        pool, need_pool = pool * CAPPED_WIDEN, need_pool * CAPPED_WIDEN
     scored = score_pool(goal, matcher, among=among, exclude=exclude, pool=pool, need_pool=need_pool)
     ranked, needs = scored.ranked, scored.needs
     if not ranked:

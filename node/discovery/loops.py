@@ -199,7 +199,7 @@ async def publish_pages(service: Discovery) -> None:
         service.settings.stamp_bits,
     )
     # a new sketch may be stamped (0.1 s of CPU at 18 bits, once per content): in a worker thread
-    made = await service.node.run_sync(record) if publisher.stale(card) else record()
+    made = await service.node.run_sync(record, gil_bound=True) if publisher.stale(card) else record()
     if made is None:
         return
     keys, page = made

@@ -58,6 +58,10 @@ log = logging.getLogger("ioa_p2p.routing")
 
 DIAL_TIMEOUT = 10.0
 LOOKUP_TIMEOUT = 10.0
+#: Peers a self-lookup keeps (the closest named, whether asked or not) for the routing table: three times
+#: k, so a joiner learns more than its own neighbourhood (py-libp2p's lookup added every peer an answer
+#: named; the random half of the connections is drawn from the table, and gossip needs it broad).
+LEARNED = 60
 #: Dials run concurrently, at most this many at a time.
 DIAL_CONCURRENCY = 4
 #: Peer lookups of the nodes of one trio run (the agents of one process) in flight at once: the others
@@ -329,9 +333,9 @@ def lookup_slot() -> trio.Semaphore:
 
 
 async def _lookup_now(dht: KadDHT, own_key: bytes) -> None:
-    """Look up the peers closest to us (the Kademlia self-lookup) and add the closest found and every peer
-    that answered to the routing table, within :data:`LOOKUP_TIMEOUT` in all; a lookup its timeout ends
-    keeps what it learned.
+    """Look up the peers closest to us (the Kademlia self-lookup) and add the :data:`LEARNED` closest found
+    and every peer that answered to the routing table, within :data:`LOOKUP_TIMEOUT` in all; a lookup its
+    timeout ends keeps what it learned.
 
     Our lookup driver (:func:`~ioa_p2p.node.net.kad_io.run_lookup` with ``FIND_NODE``), not py-libp2p's
     ``find_closest_peers_network``, which under load could leave a late joiner with part of the network
@@ -344,13 +348,14 @@ async def _lookup_now(dht: KadDHT, own_key: bytes) -> None:
     Ours sends each request with its stream's negotiation (one round trip), asks the next candidates when a
     peer is slow (the hedge), reads only the peer IDs and addresses an answer names, and closes its streams
     shielded."""
-    lookup = Lookup([own_key], known_peers(dht), me=own_key)
+    lookup = Lookup([own_key], known_peers(dht), me=own_key, width=LEARNED)
     try:
         with trio.move_on_after(LOOKUP_TIMEOUT):
             await run_lookup(dht, lookup, CLOSEST)
     except Exception as exc:  # nothing a peer answers may end the discovery loop
         log.debug("routing table lookup failed: %s", exc)
-    # the closest found (answered or still in flight when the timeout came), and every peer that answered
+    # the closest found (answered, named or still in flight when the timeout came), and every peer that
+    # answered
     answered = [p for p in lookup.contacted if p not in lookup.dead and p not in lookup.busy]
     for peer in dict.fromkeys([*lookup.closest(own_key), *answered]):
         with suppress(Exception):  # the library's table raises on churn

@@ -1,0 +1,167 @@
+"""Tables in plain text (pure): markdown pipe tables, space-aligned tables (RST simple tables too) and
+comma-separated tables, each read as a header and rows of cells for :mod:`~ioa_p2p.adapters.retrieval.facts`.
+
+A space-aligned table's columns stand two or more spaces apart; its header may name bands with figures
+("1-2 days", "14+ days", "up to 5 kg": every header cell with a figure also has words, while a row has cells
+that are figures only) and may continue on a second line ("WEEKDAY" over "RATE/h"). A comma-separated table
+is a header of names and at least two rows with the same number of fields (quoted fields as the csv module
+reads them); snake_case names read as words, a unit at the end as a header's ("unit_cost_eur" -> "unit cost
+(eur)").
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Sequence
+
+from ioa_p2p.planning.values import ALIASES, numbers_in
+
+Table = tuple[list[str], list[tuple[int, list[str]]], int]  # header, [(line offset, cells)], lines used
+
+
+def table_at(lines: Sequence[str], i: int) -> Table | None:
+    """A markdown, space-aligned or comma-separated table starting at line i: (header, [(offset, cells)],
+    lines used)."""
+    if lines[i].strip().startswith("|"):
+        rows: list[tuple[int, list[str]]] = []
+        j = i
+        while j < len(lines) and lines[j].strip().startswith("|"):
+            cells = [c.strip() for c in lines[j].strip().strip("|").split("|")]
+            if not all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+                rows.append((j - i, cells))
+            j += 1
+        if len(rows) >= 2:
+            return rows[0][1], rows[1:], j - i
+        return None
+    return _aligned_table(lines, i) or _csv_table(lines, i)
+
+
+_BORDER = re.compile(r"^\s*[=\-]{3,}(?:\s+(?:[=\-]{2,}|\|))*\s*$")
+
+
+def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[int, list[str]]], int] | None:
+    """A space-aligned table (columns two or more spaces apart; RST simple tables' ``===  ===`` borders
+    skipped): three columns or more, or two when every row holds numbers (a curve: head -> flow)."""
+    kept: list[tuple[int, list[str]]] = []
+    j = i
+    while j < min(len(lines), i + 60) and lines[j].strip():
+        if not _BORDER.match(lines[j]):
+            kept.append((j - i, re.split(r"\s{2,}", lines[j].strip())))
+        j += 1
+    figures = [n for n in numbers_in(lines[i]) if not (n.unit == "" and 1900 <= n.number <= 2100)]
+    if len(kept) < 2 or figures and not _BORDER.match(lines[i]) and not _band_header(kept[0][1]):
+        return None  # a header may name a year ("(2024)") or bands ("1-2 days"); a row of figures is none
+    (_, header), rows = kept[0], kept[1:]
+    second = lines[i + kept[1][0]]
+    if len(rows) >= 2 and _continues_header(header, rows[0][1], second, lines, i + kept[1][0]):
+        header = _merged_header(lines[i], second)  # "WEEKDAY" over "RATE/h": one header, "WEEKDAY RATE/h"
+        rows = rows[1:]
+    width = len(header)
+    if width < 2 or numbers_in(" ".join(header)) and width < 3 or len(rows[0][1]) != width:
+        return None
+    body: list[tuple[int, list[str]]] = []
+    starts = [at for at, _ in _cells_at(lines[i])]
+    for offset, cells in rows:
+        raw = lines[i + offset]
+        if len(cells) < width and body and raw[:1].isspace() and len(starts) == width:
+            # a row's cell wrapped onto an indented line ("chainage" / "480-620 m"): joined to its column
+            merged = list(body[-1][1])
+            for start, text in _cells_at(raw):
+                column = min(range(width), key=lambda k: abs(starts[k] - start))
+                merged[column] = f"{merged[column]} {text}"
+            body[-1] = (body[-1][0], merged)
+            continue
+        if len(cells) != width:
+            break
+        body.append((offset, cells))
+    if width == 2 and not all(all(numbers_in(c) for c in cells) for _, cells in body):
+        return None
+    used = (body[-1][0] + 1) if body else 1
+    while i + used < len(lines) and _BORDER.match(lines[i + used]):
+        used += 1
+    return header, body, used
+
+
+def _cells_at(line: str) -> list[tuple[int, str]]:
+    """The cells of an aligned line with the column each starts at."""
+    return [(m.start(), m.group(0)) for m in re.finditer(r"\S+(?: \S+)*", line)]
+
+
+def _continues_header(header: list[str], cells: list[str], line: str, lines: Sequence[str], at: int) -> bool:
+    """The line under a header is more header (units, second words), not a row: fewer cells than the
+    header, no cell holding a plain number without a unit, and a border or a real row right after it."""
+    if len(cells) >= len(header) or any(re.fullmatch(r"[\d.,]+", c.strip()) for c in cells):
+        return False
+    nxt = lines[at + 1] if at + 1 < len(lines) else ""
+    return bool(_BORDER.match(nxt)) or len(re.split(r"\s{2,}", nxt.strip())) == len(header)
+
+
+def _merged_header(top: str, below: str) -> list[str]:
+    """Each header cell with the text below it (by column position)."""
+    heads = _cells_at(top)
+    merged = [text for _, text in heads]
+    for start, text in _cells_at(below):
+        best = min(range(len(heads)), key=lambda k: abs(heads[k][0] - start))
+        merged[best] = f"{merged[best]} {text}"
+    return merged
+
+
+def _band_header(cells: list[str]) -> bool:
+    """Header cells that name bands or ranges with figures ("1-2 days", "14+ days", "up to 5 kg"): three
+    cells or more, every cell with a figure names a band with words ("Standard (by 17:00)" is no band)."""
+    figured = [c for c in cells if re.search(r"\d", c)]
+    return len(cells) >= 3 and all(re.search(r"[A-Za-z]{2}", c) and _BAND.search(c) for c in figured)
+
+
+_BAND = re.compile(r"\d\s*(?:-|–|to)\s*\d|\d\s*\+|\b(?:up to|over|under|from|above|below)\s+\d", re.I)
+
+
+MIN_CSV_FIELDS = 3
+MAX_CSV_ROWS = 500
+MAX_CSV_NAME = 40
+
+
+def _csv_table(lines: Sequence[str], i: int) -> Table | None:
+    """A comma-separated table at line i: a header of short names (no figures), then rows with as many
+    fields; None when the lines are prose with commas."""
+    line = lines[i]
+    if line[:1].isspace() or line.count(",") < MIN_CSV_FIELDS - 1:
+        return None
+    header = _fields(line)
+    if (
+        header is None
+        or len(header) < MIN_CSV_FIELDS
+        or any(not h or len(h) > MAX_CSV_NAME or numbers_in(h) or h.endswith(".") for h in header)
+    ):
+        return None
+    rows: list[tuple[int, list[str]]] = []
+    j = i + 1
+    while j < len(lines) and len(rows) < MAX_CSV_ROWS and lines[j].strip():
+        cells = _fields(lines[j])
+        if cells is None or len(cells) != len(header):
+            break
+        rows.append((j - i, cells))
+        j += 1
+    if len(rows) < 2:
+        return None
+    return [_name(h) for h in header], rows, j - i
+
+
+def _name(field: str) -> str:
+    """A snake_case column name as words, a unit at its end in parentheses ("unit_cost_eur" -> "unit cost
+    (eur)", as a header names its unit)."""
+    parts = field.split("_")
+    if len(parts) >= 2 and ALIASES.get(parts[-1].lower()):
+        return f"{' '.join(parts[:-1])} ({parts[-1]})"
+    return " ".join(parts)
+
+
+def _fields(line: str) -> list[str] | None:
+    try:
+        return [f.strip() for f in next(csv.reader([line.strip()]))]
+    except (csv.Error, StopIteration):
+        return None
+
+
+__all__ = ["Table", "table_at"]
