@@ -81,19 +81,19 @@ def install_probes() -> None:
 
     from ioa_p2p.node.net import routing
 
-    lookup = routing._lookup
+    lookup = routing._lookup_now  # after the wait for a lookup slot: the lookup itself
 
-    async def probed_lookup(dht: Any, own_key: bytes, *, full: bool) -> None:
+    async def probed_lookup(dht: Any, own_key: bytes) -> None:
         events = EVENTS[id(dht.host)]
         before, started = dht.routing_table.size(), trio.current_time()
-        await lookup(dht, own_key, full=full)
+        await lookup(dht, own_key)
         took = trio.current_time() - started
         events["lookups"] += 1
         events["lookups >= 9.9 s"] += took >= routing.LOOKUP_TIMEOUT - 0.1
         events["lookups that grew the table"] += dht.routing_table.size() > before
         events["last lookup at"] = int(started)
 
-    routing._lookup = probed_lookup  # type: ignore[assignment]
+    routing._lookup_now = probed_lookup  # type: ignore[assignment]
     Pubsub._handle_new_peer = probed_new_peer  # type: ignore[method-assign]
     Pubsub._handle_dead_peer = probed_dead_peer  # type: ignore[method-assign]
     SwarmConn.close = probed_close  # type: ignore[method-assign]

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_find.py [--sizes 10,25,50] [--queries 30] [--modes dht,gossip]
                                          [--mode processes|inprocess] [--settle 60] [--json]
-                                         [--pages on|off] [--keep-all N]
+                                         [--pages on|off] [--keep-all N] [--profile DIR]
 
 Two ways to run the N nodes (real libp2p hosts on 127.0.0.1: TCP, Noise, yamux, the real DHT and gossip):
 
@@ -53,76 +53,19 @@ from typing import Any
 
 import numpy as np
 import trio
-from shared_data import data_file
+from find_probes import Profiles, RequestCount, summarize
+from find_world import Truth, agents_and_goals
 
 from ioa_p2p.bootstrap.testnet import NodeSpec, open_testnet
-from ioa_p2p.card import card_text
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.identity import Identity
-from ioa_p2p.matching import CardProfile, make_matcher
 from ioa_p2p.node import open_node
 
-DATA = data_file("teaming-dev-hard.json")
-SUBJECTS = [
-    "invoices",
-    "weather",
-    "recipes",
-    "contracts",
-    "genomes",
-    "stock prices",
-    "satellite images",
-    "podcasts",
-    "spreadsheets",
-    "emails",
-    "source code",
-    "legal cases",
-    "poems",
-    "sensor logs",
-    "flight schedules",
-    "medical scans",
-    "tax forms",
-    "news articles",
-    "product reviews",
-    "maps",
-]
-VERBS = [
-    "summarizes",
-    "translates",
-    "classifies",
-    "plots charts of",
-    "extracts tables from",
-    "answers questions about",
-    "writes reports on",
-    "detects anomalies in",
-    "cleans",
-    "forecasts",
-]
 ROWS: list[dict[str, Any]] = []
 #: Seconds over which the idle network's CPU use is measured before the queries.
 IDLE_WINDOW = 10.0
-
-
-def agents_and_goals(n: int) -> tuple[list[tuple[str, str]], list[str]]:
-    agents: list[tuple[str, str]] = []
-    goals: list[str] = []
-    if not DATA.exists():
-        print(
-            f"note: {DATA} is absent (set IOA_SHARED); using generated agents and goals only", file=sys.stderr
-        )
-    else:
-        data = json.loads(DATA.read_text(encoding="utf-8"))
-        agents = [(a["name"], a["description"]) for a in data["agents"]]
-        goals = [g["goal"] for g in data["goals"]]
-    rng = random.Random(7)
-    combos = [(v, s) for v in VERBS for s in SUBJECTS]
-    rng.shuffle(combos)
-    for verb, subject in combos:
-        if len(agents) >= n:
-            break
-        agents.append((f"{verb.split()[0]}-{subject.replace(' ', '-')}", f"{verb} {subject}"))
-    if not goals:
-        goals = [f"please {verb.split()[0]} my {subject}" for verb, subject in combos[:48]]
-    return agents[:n], goals
+#: Agent processes ``--profile`` records besides the asking node and the bootstrap node.
+PROFILED_AGENTS = 6
 
 
 @dataclass
@@ -134,6 +77,8 @@ class BenchNet:
     service: Any
     summaries: list[dict[str, Any]]
     pids: list[int]
+    roles: dict[int, str]  # pid -> asker / bootstrap / agent (the processes ``--profile`` records)
+    others: tuple[str, ...] = ()  # peer IDs of the network's nodes without a card (the bootstrap node)
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -173,7 +118,8 @@ async def open_inprocess(n: int, discovery: dict[str, Any], root: Path) -> Async
         node, service = peers[rng_pick(n)]
         for _, s in peers:
             await s.card_ready.wait()
-        yield BenchNet(node, service, [s.card.summary() for _, s in peers], [os.getpid()])
+        summaries = [s.card.summary() for _, s in peers]
+        yield BenchNet(node, service, summaries, [os.getpid()], {os.getpid(): "asker"})
 
 
 def rng_pick(n: int) -> int:
@@ -210,7 +156,12 @@ async def open_processes(n: int, discovery: dict[str, Any], root: Path) -> Async
                         {k: v for k, v in (await agent.call("GET", "/card")).items() if k != "status"}
                     )
             pids = [os.getpid()] + [n.pid for n in net.nodes.values() if n.pid is not None]
-            yield BenchNet(node, service, summaries, pids)
+            roles = {os.getpid(): "asker"}
+            for n_ in net.nodes.values():
+                if n_.pid is not None and (n_.is_bootstrap or len(roles) < 1 + PROFILED_AGENTS):
+                    roles[n_.pid] = "bootstrap" if n_.is_bootstrap else "agent"
+            boot = tuple(str(n_.peer_id) for n_ in net.nodes.values() if n_.is_bootstrap)
+            yield BenchNet(node, service, summaries, pids, roles, boot)
 
 
 async def wait_all_cards(net: BenchNet, n: int, limit: float) -> int:
@@ -227,34 +178,15 @@ def pct(values: list[float], p: float) -> float:
     return float(np.percentile(values, p))
 
 
-class Truth:
-    """The exact answers over all N cards: by the offline matcher, and by cosine of the card vectors."""
-
-    def __init__(self, summaries: list[dict[str, Any]], service: Any) -> None:
-        self.keys = [s["peer_id"] for s in summaries]
-        self.matcher = make_matcher({"matcher": service.settings.matcher})
-        profiles = {
-            s["peer_id"]: CardProfile.make(
-                s["name"], s["description"], skills=s["skills"], task_types=s["task_types"]
-            )
-            for s in summaries
-        }
-        self.matcher.index(profiles)
-        self.embedder = service.embedder
-        texts = [card_text(s["name"], s["description"], s["skills"], s["task_types"]) for s in summaries]
-        vectors = np.asarray(self.embedder.embed(texts), dtype=np.float64)
-        self.matrix = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-
-    def ranked(self, goal: str) -> set[str]:
-        return {m.key for m in self.matcher.rank(goal, 5)}
-
-    def cosine(self, goal: str) -> set[str]:
-        query = np.asarray(self.embedder.embed([goal])[0], dtype=np.float64)
-        return {self.keys[i] for i in np.argsort(-(self.matrix @ query))[:5]}
-
-
 async def measure(
-    n: int, mode: str, where: str, n_queries: int, settle: float, pages: bool = True, keep_all: int = 0
+    n: int,
+    mode: str,
+    where: str,
+    n_queries: int,
+    settle: float,
+    pages: bool = True,
+    keep_all: int = 0,
+    profile: str = "",
 ) -> None:
     """Measure one configuration and print its row (before the nodes are torn down)."""
     discovery: dict[str, Any] = {"gossip": mode == "gossip", "pages": pages}
@@ -263,22 +195,35 @@ async def measure(
     _, goals = agents_and_goals(n)
     root = Path(tempfile.mkdtemp(prefix=f"ioa-bench-find-{os.getpid()}-"))
     opener = open_processes if where == "processes" else open_inprocess
+    sent = RequestCount()  # the asking node's KAD streams and requests
     async with opener(n, discovery, root) as net:
         started = time.monotonic()
         cards = await wait_all_cards(net, n, settle) if mode == "gossip" else 0
         await trio.sleep(max(0.0, settle - (time.monotonic() - started)))
+        idle_profiles = Profiles(Path(profile) / "idle", net.roles) if profile else None
+        if idle_profiles is not None:  # where the idle network's CPU goes, over the idle window
+            idle_profiles.start()
+            await trio.sleep(2)  # py-spy attaches
         idle0 = cpu_seconds(net.pids)
         await trio.sleep(IDLE_WINDOW)
         idle = (cpu_seconds(net.pids) - idle0) / IDLE_WINDOW
+        if idle_profiles is not None:
+            idle_profiles.stop()
         truth = Truth(net.summaries, net.service)
         me = net.node.peer_id
         load = os.getloadavg()[0]
         latencies, recalls, cosines = [], [], []
+        answers: list[tuple[str, set[str]]] = []
         phases: list[dict[str, Any]] = []
         stats0 = dict(net.service.stats)
         connected0 = len(net.node.connected_peers())
         cpu0, wall0 = cpu_seconds(net.pids), time.monotonic()
-        own0 = cpu_seconds([os.getpid()])
+        own0, sent0 = cpu_seconds([os.getpid()]), sent.snapshot()
+        profiles = Profiles(Path(profile) / "find", net.roles) if profile else None
+        if profiles is not None:
+            profiles.start()
+            await trio.sleep(2)  # py-spy attaches
+            cpu0, wall0, own0 = cpu_seconds(net.pids), time.monotonic(), cpu_seconds([os.getpid()])
         for q in range(n_queries):
             goal = goals[q % len(goals)]
             if mode == "dht":
@@ -289,12 +234,28 @@ async def measure(
             matches = await net.service.find(goal, k=5)
             latencies.append((time.perf_counter() - t0) * 1000)
             phases.append(dict(net.service.last_find))
-            got = {str(m.card.peer_id) for m in matches}
-            recalls.append(len(got & truth.ranked(goal)) / 5)
-            cosines.append(len(got & truth.cosine(goal)) / 5)
+            answers.append((goal, {str(m.card.peer_id) for m in matches}))
         cpu, wall = cpu_seconds(net.pids) - cpu0, time.monotonic() - wall0
         own = cpu_seconds([os.getpid()]) - own0
+        streams, requests = (b - a for a, b in zip(sent0, sent.snapshot(), strict=True))
+        if profiles is not None:
+            profiles.stop()
+        for goal, got in answers:  # scored after the CPU figures: the exact answers are not a find's work
+            recalls.append(len(got & truth.ranked(goal)) / 5)
+            cosines.append(len(got & truth.cosine(goal)) / 5)
+        size = statistics.median(_numbers(phases, "size") or [0.0])
         row = {
+            # CPU of all processes per find above what the idle network used over the same time (the idle
+            # rate is measured before the queries; at N = 50 it was 1 core, so a 10 s find counted 10 s)
+            "cpu_s_per_query_over_idle": round((cpu - idle * wall) / n_queries, 3),
+            # load-independent: the asking node's KAD streams and requests per find, the size estimate's
+            # error, the asking node's routing table
+            "kad_streams_per_query": round(streams / n_queries, 1),
+            "kad_requests_per_query": round(requests / n_queries, 1),
+            "size_ratio": round(size / n, 2),
+            "routing_table": net.service.net.routing_table_size(),
+            # the peers the size estimate counts (routing table and connections): of this network, not
+            "known": known_split(net),
             "cpu_s_per_query": round(cpu / n_queries, 3),
             # of which the asking node's own process (embedding, page reading, card checks, ranking)
             "asker_cpu_s_per_query": round(own / n_queries, 3),
@@ -347,11 +308,25 @@ async def measure(
             # every find's own account (``Discovery.last_find``): where its time went
             "finds": [_rounded(p) for p in phases],
             "connected": [connected0, len(net.node.connected_peers())],
+            "profile": summarize(Path(profile) / "find", n_queries) if profile else None,
+            # per second of the idle window (``queries`` = the window's seconds)
+            "profile_idle": summarize(Path(profile) / "idle", round(IDLE_WINDOW)) if profile else None,
             "fetched_per_query": round(
                 (net.service.stats["dht_fetched"] - stats0["dht_fetched"]) / n_queries, 1
             ),
         }
         print(json.dumps(row), flush=True)
+
+
+def known_split(net: BenchNet) -> list[int]:
+    """The DHT peers the asking node knows (``kad_io.known_peers``: what its size estimate counts): how many
+    are nodes of this benchmark's network, and how many are not (another network's nodes on this host)."""
+    from ioa_p2p.identity import PeerId
+    from ioa_p2p.node.net.kad_io import known_peers
+
+    ours = {s["peer_id"] for s in net.summaries} | set(net.others)
+    known = [str(PeerId.from_bytes(p)) for p in known_peers(net.service.net.dht)]
+    return [sum(p in ours for p in known), sum(p not in ours for p in known)]
 
 
 def _numbers(phases: list[dict[str, Any]], key: str) -> list[float]:
@@ -405,21 +380,29 @@ def main() -> None:
         help="[discovery] keep_all on every node: past this many cards a directory keeps only the cards "
         "its node needs and finds rely on the DHT for the rest (0: the default, keep every card)",
     )
+    parser.add_argument(
+        "--profile",
+        default="",
+        help="py-spy the asking, bootstrap and 6 agent nodes during the queries into "
+        "this folder (per configuration: DIR/N-MODE; needs py-spy in the venv); the row's 'profile' sums it",
+    )
     parser.add_argument("--one", nargs=2, metavar=("N", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     for name in ("libp2p", "ioa_p2p", "multiaddr"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     if args.one:
-        n = int(args.one[0])
+        n, mode = int(args.one[0]), args.one[1]
+        profile = str(Path(args.profile) / f"{n}-{mode}") if args.profile else ""
         trio.run(
             measure,
             n,
-            args.one[1],
+            mode,
             args.where,
             args.queries,
             args.settle + n,
             args.pages == "on",
             args.keep_all,
+            profile,
         )
         return
     print(
@@ -446,6 +429,8 @@ def main() -> None:
                 str(args.keep_all),
                 "--mode",
                 args.where,
+                "--profile",
+                args.profile,
             ]
             row = run_one(__file__, argv)
             if row is None:

@@ -28,6 +28,10 @@ Figures per configuration:
 - ``team``: p50 / p90 of ``team formed`` (the goal's ``timings.team_formed_s``: discovery + invitations)
   over ``--goals`` goals, and how many concluded;
 - ``invites t/o``: invitations that were not answered in time (the goals' ``unanswered`` members);
+- ``budgets``: what every agent's ``GET /budgets`` (``ioa peers``) says of memory: the mean of its
+  ``share_rss`` (its process's RSS beyond the RSS before the first agent opened, divided by the agents),
+  agents whose count of agents in their process was wrong, and the largest difference between a reported
+  process RSS and ``/proc`` (printed, and in ``--json``);
 - ``CPU wait %``: the share of wall time an agent process's event-loop thread was runnable but waiting in
   the kernel's run queue for a CPU (``/proc/PID/schedstat``; mean over the agent processes), from launch
   until every card arrived / while the goals ran: how much of the machine the processes got, which
@@ -152,6 +156,31 @@ async def wait_cards(net: Testnet, n: int, seconds: float, meter: Meter) -> tupl
     return None, count
 
 
+async def budgets_memory(net: Testnet, meter: Meter) -> dict[str, Any]:
+    """What each agent's ``GET /budgets`` says of its memory (what ``ioa peers`` prints), against
+    ``/proc``: agents counted per process, the mean ``share_rss`` (MB), and the largest difference (MB)
+    between an agent's reported process RSS and its process's ``/proc`` RSS read just after."""
+    shares, worst, wrong_count = [], 0.0, 0
+    for node in net.agents:
+        client = ControlClient(node.home, timeout=60)
+        try:
+            memory = (await trio.to_thread.run_sync(lambda c=client: c.call("GET", "/budgets")))["memory"]
+        except Exception as exc:  # a figure lost, not the run
+            progress(f"{node.name}: GET /budgets failed: {exc}")
+            continue
+        same = sum(1 for other in net.agents if other.pid == node.pid)
+        wrong_count += memory["agents"] != same
+        if memory.get("share_rss") is not None:
+            shares.append(memory["share_rss"] / 2**20)
+        if memory.get("process_rss") is not None and node.pid is not None:
+            worst = max(worst, abs(memory["process_rss"] - rss_bytes(node.pid)) / 2**20)
+    return {
+        "budgets_share_mb": round(statistics.mean(shares), 1) if shares else None,
+        "budgets_rss_diff_mb": round(worst, 1),
+        "budgets_agents_wrong": wrong_count,
+    }
+
+
 async def run_one(
     root: Path, n: int, mode: str, per_process: int, args: argparse.Namespace
 ) -> dict[str, Any]:
@@ -193,6 +222,7 @@ async def run_one(
                 f"N={n} {mode}: goal {g + 1}: {result['status']}, team of {len(result['team'])} formed in "
                 f"{formed[-1]:.2f} s, {len(result['unanswered'])} invitation(s) unanswered"
             )
+        memory = await budgets_memory(net, meter)
         wait_goals = (meter.waited() - goals_waited) / max(1e-9, time.monotonic() - goals_began)
         before, began = meter.cpu(), time.monotonic()
         await trio.sleep(args.idle)
@@ -222,7 +252,13 @@ async def run_one(
             "run_queue_wait_start_pct": round(100 * wait_start),
             "run_queue_wait_goals_pct": round(100 * wait_goals),
             "load": round(os.getloadavg()[0], 1),
+            **memory,
         }
+        progress(
+            f"N={n} {mode}: GET /budgets memory: share {row['budgets_share_mb']} MB per agent, "
+            f"{row['budgets_agents_wrong']} agent count(s) wrong, reported RSS within "
+            f"{row['budgets_rss_diff_mb']} MB of /proc"
+        )
         progress(f"N={n} {mode}: stopping")
         return row
 

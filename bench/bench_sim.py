@@ -258,6 +258,14 @@ def find_part(
         found: dict[str, Any] = dict(
             finds=len(samples),
             recall_exact=round(statistics.mean(s.recall_exact for s in samples), 3),
+            # without counting a card tied with the exact fifth as exact (before 2026-11-27 15:30 UTC)
+            recall_exact_strict=round(
+                statistics.mean(
+                    len(set(s.result.ranked) & set(s.exact)) / max(1, len(s.exact)) for s in samples
+                ),
+                3,
+            ),
+            searches_with_ties=sum(1 for s in samples if s.ties),
             find_p50=round(percentile([s.result.total_s for s in samples], 0.5), 2),
             find_p95=round(percentile([s.result.total_s for s in samples], 0.95), 2),
             rounds=round(statistics.mean(s.result.passes for s in samples), 1),

@@ -7,12 +7,17 @@ when it is absent); queries and gold teams: its 120 goals. For each attack, ``ra
 honest card (1,600 by default) join the directory of one node, and every goal is run ``passes`` times in
 order, through the node's own ranker (:class:`~ioa_p2p.dht.ranking.CardRanker` over the hybrid matcher) and
 team choice (``choose_team``), in each of ``--modes``: ``off`` (no breadth discount, duplicates not merged,
-no reputation), ``on`` (those defences) and ``trust`` (those and age- and evidence-weighted trust,
-``ioa_p2p/teaming/trust.py`` at its defaults: the honest cards were held for longer than ``trust_age``
-before the attack, a fresh spam identity is young until a task done is on record). A spam member of a
-team does no work: with the defences on, the node records it as a failed task (this is what its signed
-history would say) and its reputation drops. With ``trust``, the spam-free baseline is run again with one
-honest card in ``--newcomers`` young (the honest cost: a newcomer ranks lower until it is proven).
+no reputation), ``on`` (those defences), ``age`` (those and trust by age, ``ioa_p2p/teaming/trust.py``
+with no cap on unproven members: the honest cards were held for longer than ``trust_age`` before the
+attack, a fresh spam identity is young until a task done is on record) and ``trust`` (those and the cap
+on *unproven* members, whatever their age: a team takes at most ``max_unproven`` members with no signed
+task done unless nothing proven covers a need). A spam member of a team does no work: with the defences
+on, the node records it as a failed task (this is what its signed history would say) and its reputation
+drops. With ``age`` or ``trust``, the spam-free baseline is run again in that mode, and with one honest
+card in ``--newcomers`` young (the honest cost). ``--warm``: the node worked before the attack (a
+spam-free pass over every other goal: that pass's signed outcomes are its evidence; then every goal is
+measured with spam, recall also over the other half alone); without it the node starts with no
+evidence at all.
 
 Attacks (a spam card's text; every spam card has a new identity):
 
@@ -49,36 +54,39 @@ the honest ones, one in five a sleeper that does its tasks), written before the 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import random
 import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from shared_data import data_file, require
 from spam_attacks import spam_behaviour
-from spam_world import NOW, Sketches, fetch_only, make_card, spam_for
+from spam_costs import costs, entry_costs, stamp_costs
+from spam_world import Sketches, fetch_only, make_card, spam_for
 
-from ioa_p2p.card import issue_card, parse_card
-from ioa_p2p.card.stamp import MAX_BITS, mint, stamp_bits
 from ioa_p2p.conversation.reputation import Standing, reputation_prior
-from ioa_p2p.dht.admission import CardAdmission
-from ioa_p2p.dht.ranking import CardRanker, card_profile
-from ioa_p2p.dht.settings import DiscoverySettings
-from ioa_p2p.errors import InvalidCard
+from ioa_p2p.dht.ranking import CardRanker
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching import make_matcher
-from ioa_p2p.matching.breadth import breadth, card_items
 from ioa_p2p.teaming.offline import choose_team
-from ioa_p2p.teaming.trust import TrustPolicy, trust_priors
+from ioa_p2p.teaming.trust import NO_CAPS, TrustPolicy, trust_priors, unproven_keys
 
 DATA = data_file("teaming-dev-hard.json")
 MATCHER = ["hybrid"]  # the node's ranker (--matcher)
-#: The modes a run compares: no defences, the card and sketch defences, and those with trust.
-MODES = ("off", "on", "trust")
+#: The modes a run compares: no defences, the card and sketch defences, those with trust by age only
+#: (young cards: a penalty and a cap), and with trust by evidence too (the cap on unproven members).
+MODES = ("off", "on", "age", "trust", "strict")
+#: ``strict``: ``max_unproven = 0`` (an unproven member only when nothing proven covers a need): a setting
+#: for a node that would rather leave newcomers out, measured, not the default.
+POLICIES = {
+    "age": TrustPolicy(max_unproven=None),
+    "trust": TrustPolicy(),
+    "strict": TrustPolicy(max_unproven=0),
+}
 
 
 class World:
@@ -137,147 +145,146 @@ def run(
     passes: int,
     mode: str,
     sketches: Sketches | None = None,
+    *,
+    warm: bool = False,
 ) -> dict[str, Any]:
     """Every goal ``passes`` times in ``mode`` (:data:`MODES`): recall@5 of ``find``, the teams chosen,
-    and what each team's signed history tells the node afterwards (with the defences on)."""
-    ranker, spam = world.ranker, world.spam
-    defences = mode != "off"
-    policy = TrustPolicy() if mode == "trust" else None
-    by_name = {v: k for k, v in world.names.items()}
-    recalls, slots, teams_with_spam, teams = [], 0, 0, 0
-    spam_leads = only_spam = 0  # where the spam in teams sits: as the lead; the whole team
-    joined: Counter[str] = Counter()
-    standings: dict[str, Standing] = {}
-    rank_ms: list[float] = []
-    honest_fetched: list[float] = []
-    fetched_n: list[int] = []
-    seen: set[str] = set()  # cards fetched so far: the node knows their standing (breadth, copies)
-    young = young_now(world, standings) if policy else set()
-    if policy is not None:
-        ranker.set_reputation(trust_priors(young, policy))
-    for _ in range(passes):
-        for goal in goals:
-            gold = {by_name[n] for n in goal["team"] if n in by_name}
-            started = time.perf_counter()
-            known = {k: v for k, v in ranker.priors().items() if k in seen} if defences else {}
-            if policy is not None:  # a peer whose card the node never held is young by definition
-                known.update((k, -policy.young_penalty) for k in young if k not in seen)
-            among = None if sketches is None else sketches.fetched(goal["goal"], known, defences)
-            if among is not None:
-                honest_fetched.append(sum(k not in spam for k in among) / max(1, len(among)))
-                fetched_n.append(len(among))
-                seen.update(among)
-            top = [m.key for m in ranker.rank(goal["goal"], 5, among=among)]
-            rank_ms.append((time.perf_counter() - started) * 1000)
-            recalls.append(len(gold & set(top)) / len(gold) if gold else 0.0)
-            slots += sum(k in spam for k in top)
-            cap = policy.max_young if policy else None
+    and what each team's signed history tells the node afterwards (with the defences on).
+
+    ``warm``: the node worked before the attack: a spam-free pass over every other goal (its teams'
+    signed outcomes are this node's evidence: every honest member did its task), then every goal is
+    measured with spam; recall@5 is also given over the goals of the other half alone
+    (``recall@5_new_goals``: goals the node had not met before)."""
+    tally = Tally()
+    before = goals[0::2] if warm else []
+    tally.new = {id(g) for g in goals[1::2]} if warm else set()
+    Fold(world, mode, sketches, tally).run(goals, before, passes)
+    return tally.figures()
+
+
+class Tally:
+    """What the measured goals gave, over every fold."""
+
+    def __init__(self) -> None:
+        self.recalls: list[float] = []
+        self.slots = self.teams_with_spam = self.teams = self.spam_leads = self.only_spam = 0
+        self.joined: Counter[str] = Counter()
+        self.team_recalls: list[float] = []  # share of a goal's gold agents in its team (what caps cost)
+        self.new: set[int] = set()  # goals (by id) the node had not met before the attack
+        self.new_recalls: list[float] = []
+        self.rank_ms: list[float] = []
+        self.honest_fetched: list[float] = []
+        self.fetched_n: list[int] = []
+
+    def figures(self) -> dict[str, Any]:
+        teams = max(1, self.teams)
+        out = {
+            "recall@5": round(statistics.mean(self.recalls), 4),
+            "team_recall": round(statistics.mean(self.team_recalls), 4),
+            "teams": self.teams,
+            "teams_with_spam": round(self.teams_with_spam / teams, 4),
+            "max_share_one_spam_identity": round(max(self.joined.values(), default=0) / teams, 4),
+            "teams_led_by_spam": round(self.spam_leads / teams, 4),
+            "teams_of_spam_only": round(self.only_spam / teams, 4),
+            "spam_top5_slots": round(self.slots / (5 * teams), 4),
+            "rank_ms_p50": round(statistics.median(self.rank_ms), 2),
+        }
+        if self.new_recalls:
+            out["recall@5_new_goals"] = round(statistics.mean(self.new_recalls), 4)
+        if self.honest_fetched:
+            out["honest_share_of_fetched"] = round(statistics.mean(self.honest_fetched), 3)
+            out["cards_fetched"] = round(statistics.mean(self.fetched_n), 1)
+        return out
+
+
+class Fold:
+    """One node's run of goals from a fresh state (no standing known, nothing fetched yet)."""
+
+    def __init__(self, world: World, mode: str, sketches: Sketches | None, tally: Tally) -> None:
+        self.world, self.mode, self.sketches, self.tally = world, mode, sketches, tally
+        self.defences = mode != "off"
+        self.policy = POLICIES.get(mode)
+        self.standings: dict[str, Standing] = {}
+        self.seen: set[str] = set()  # cards fetched so far: the node knows their standing (breadth, copies)
+        self.young: set[str] = set()
+        self.caps = NO_CAPS
+        self.publish()
+
+    def publish(self) -> None:
+        """The ranker's priors and the team caps from what the node knows now."""
+        priors = {k: reputation_prior(s) for k, s in self.standings.items()} if self.defences else {}
+        if self.policy is not None:
+            self.young = young_now(self.world, self.standings)
+            unproven = unproven_keys(self.world.names.keys() | self.world.spam, proven_keys(self.standings))
+            self.caps = self.policy.caps(self.young, unproven)
+            self.world.ranker.set_reference(proven_keys(self.standings))  # as the node: proven cards
+            for key, value in trust_priors(self.young, self.policy).items():
+                priors[key] = priors.get(key, 0.0) + value
+        self.world.ranker.set_reputation(priors)
+
+    def record(self, keys: Sequence[str]) -> None:
+        """What the team's signed history tells this node afterwards (a spam member does no work)."""
+        if not self.defences:
+            return
+        for key in keys:
+            standing = self.standings.setdefault(key, Standing())
+            if key in self.world.spam and key not in self.world.delivers:
+                standing.unanswered += 1
+            else:
+                standing.done += 1
+        self.publish()
+
+    def run(self, measured: list[dict[str, Any]], before: list[dict[str, Any]], passes: int) -> None:
+        honest = list(self.world.names)
+        for goal in before:  # before the attack: no spam card is held yet
             pick = choose_team(
-                goal["goal"], ranker.matcher, among=among, max_team=4, young=young, max_young=cap
+                goal["goal"], self.world.ranker.matcher, among=honest, max_team=4, caps=self.caps
             )
-            teams += 1
-            bad = [k for k in pick.keys if k in spam]
-            teams_with_spam += bool(bad)
-            spam_leads += bool(pick.keys) and pick.keys[0] in spam
-            only_spam += bool(bad) and len(bad) == len(pick.keys)
-            joined.update(bad)
-            if defences:  # what the team's signed history tells this node afterwards
-                for key in pick.keys:
-                    standing = standings.setdefault(key, Standing())
-                    if key in spam and key not in world.delivers:
-                        standing.unanswered += 1
-                    else:
-                        standing.done += 1
-                priors = {k: reputation_prior(s) for k, s in standings.items()}
-                if policy is not None:
-                    young = young_now(world, standings)
-                    for key, value in trust_priors(young, policy).items():
-                        priors[key] = priors.get(key, 0.0) + value
-                ranker.set_reputation(priors)
-    out = {
-        "recall@5": round(statistics.mean(recalls), 4),
-        "teams": teams,
-        "teams_with_spam": round(teams_with_spam / teams, 4),
-        "max_share_one_spam_identity": round(max(joined.values(), default=0) / teams, 4),
-        "teams_led_by_spam": round(spam_leads / teams, 4),
-        "teams_of_spam_only": round(only_spam / teams, 4),
-        "spam_top5_slots": round(slots / (5 * teams), 4),
-        "rank_ms_p50": round(statistics.median(rank_ms), 2),
-    }
-    if honest_fetched:
-        out["honest_share_of_fetched"] = round(statistics.mean(honest_fetched), 3)
-        out["cards_fetched"] = round(statistics.mean(fetched_n), 1)
-    return out
+            self.record(pick.keys)
+        for _ in range(passes):
+            for goal in measured:
+                self.goal(goal)
+
+    def goal(self, goal: dict[str, Any]) -> None:
+        world, tally, policy, spam = self.world, self.tally, self.policy, self.world.spam
+        ranker = world.ranker
+        by_name = {v: k for k, v in world.names.items()}
+        gold = {by_name[n] for n in goal["team"] if n in by_name}
+        started = time.perf_counter()
+        known = {k: v for k, v in ranker.priors().items() if k in self.seen} if self.defences else {}
+        if policy is not None:  # a peer whose card the node never held is young by definition
+            known.update((k, -policy.young_penalty) for k in self.young if k not in self.seen)
+        among = None if self.sketches is None else self.sketches.fetched(goal["goal"], known, self.defences)
+        if among is not None:
+            tally.honest_fetched.append(sum(k not in spam for k in among) / max(1, len(among)))
+            tally.fetched_n.append(len(among))
+            self.seen.update(among)
+        top = [m.key for m in ranker.rank(goal["goal"], 5, among=among)]
+        tally.rank_ms.append((time.perf_counter() - started) * 1000)
+        tally.recalls.append(len(gold & set(top)) / len(gold) if gold else 0.0)
+        if id(goal) in tally.new:
+            tally.new_recalls.append(tally.recalls[-1])
+        tally.slots += sum(k in spam for k in top)
+        pick = choose_team(goal["goal"], ranker.matcher, among=among, max_team=4, caps=self.caps)
+        tally.teams += 1
+        tally.team_recalls.append(len(gold & set(pick.keys)) / len(gold) if gold else 0.0)
+        bad = [k for k in pick.keys if k in spam]
+        tally.teams_with_spam += bool(bad)
+        tally.spam_leads += bool(pick.keys) and pick.keys[0] in spam
+        tally.only_spam += bool(bad) and len(bad) == len(pick.keys)
+        tally.joined.update(bad)
+        self.record(pick.keys)
+
+
+def proven_keys(standings: dict[str, Standing]) -> set[str]:
+    return {k for k, s in standings.items() if s.done}
 
 
 def young_now(world: World, standings: dict[str, Standing]) -> set[str]:
     """The young keys (:func:`~ioa_p2p.teaming.trust.young_keys`): spam that is not aged and honest
     newcomers, unless a task done is on record (every other card was held for longer than ``trust_age``)."""
-    proven = {k for k, s in standings.items() if s.done}
+    proven = proven_keys(standings)
     return {k for k in (world.spam - world.aged) | world.young_honest if k not in proven}
-
-
-def costs(honest: list[tuple[str, str]], spam_count: int) -> dict[str, Any]:
-    settings = DiscoverySettings()
-    identity = Identity.generate()
-    started = time.process_time()
-    bits = settings.stamp_bits
-    minted = [
-        issue_card(identity, name="m", description=f"mint {i}", model="m", vector=[1.0], version=1,
-                   now_ms=NOW, stamp_bits=bits)
-        for i in range(8)
-    ]  # fmt: skip
-    mint_s = (time.process_time() - started) / len(minted)
-    started = time.process_time()
-    for _ in range(20):
-        for card in minted:
-            parse_card(card.encoded, now_ms=NOW + 1)
-            assert card.stamp_bits >= settings.min_stamp_bits
-    verify_ms = (time.process_time() - started) / (20 * len(minted)) * 1000
-    matcher = make_matcher({"matcher": "hybrid"})
-    profiles = [card_profile(make_card(identity, n, d).card) for n, d in honest[:50]]
-    started = time.process_time()
-    for profile in profiles:
-        breadth(card_items(profile), matcher.embed_items)
-    breadth_ms = (time.process_time() - started) / len(profiles) * 1000
-    admission = CardAdmission(new_cards=settings.new_cards, updates=settings.updates)
-    admitted = sum(admission.admit_card(f"s{i}", known=False, now=0.0) for i in range(spam_count))
-    return {
-        "stamp_bits": settings.stamp_bits,
-        "mint_cpu_s_per_card": round(mint_s, 3),
-        "spam_mint_cpu_s": round(mint_s * spam_count, 1),
-        "verify_ms_per_card": round(verify_ms, 3),
-        "breadth_ms_per_card": round(breadth_ms, 3),
-        "spam_admitted_first_minute": admitted,
-        "minutes_to_admit_all_spam": round(spam_count / settings.new_cards, 1),
-    }
-
-
-def stamp_costs(spam_count: int) -> list[dict[str, Any]]:
-    """Minting against verifying a card stamp at 16..28 bits, from this machine's measured SHA-256 rate in
-    :func:`~ioa_p2p.card.stamp.mint` (one core; expected ``2**bits`` hashes per card): the seconds an honest
-    node spends once per card content, and what ``spam_count`` cards (``ratio`` x the honest ones, one per
-    identity) cost an attacker with one core, against the node's cost to verify them all."""
-    digest = bytes(32)
-    started = time.process_time()
-    tries = 200_000
-    with contextlib.suppress(InvalidCard):
-        mint(digest, MAX_BITS, tries=tries)
-    rate = tries / (time.process_time() - started)
-    started = time.process_time()
-    for i in range(2000):
-        stamp_bits(digest, i.to_bytes(8, "big"))
-    verify_s = (time.process_time() - started) / 2000
-    out = []
-    for bits in (16, 18, 20, 22, 24, 26, 28):
-        per_card = 2**bits / rate
-        out.append({
-            "bits": bits, "hashes_per_s": round(rate), "mint_s_per_card": round(per_card, 3),
-            "attacker_core_hours": round(per_card * spam_count / 3600, 2),
-            "stamp_check_us": round(verify_s * 1e6, 2),
-            "node_stamp_checks_s": round(verify_s * spam_count, 3),
-        })  # fmt: skip
-    return out
 
 
 def main() -> None:
@@ -297,8 +304,15 @@ def main() -> None:
         help="with --pages: measure only the fetch choice (gold agents among the cards fetched; no ranker)",
     )
     parser.add_argument(
-        "--modes", default="off,on,trust",
-        help="off: no defences; on: card and sketch defences, reputation; trust: those and teaming/trust.py",
+        "--modes", default="off,on,age,trust",
+        help="off: no defences; on: card and sketch defences, reputation; age: those and young cards "
+        "penalised and capped (teaming/trust.py); trust: those and the cap on unproven members; strict: "
+        "max_unproven = 0",
+    )  # fmt: skip
+    parser.add_argument(
+        "--warm", action="store_true",
+        help="the node worked before the attack: a spam-free pass over every other goal (its evidence), "
+        "then every goal measured with spam",
     )  # fmt: skip
     parser.add_argument("--stamps", action="store_true", help="only the stamp's mint and verify costs")
     parser.add_argument(
@@ -314,6 +328,9 @@ def main() -> None:
     if args.stamps:
         for row in stamp_costs(args.ratio * len(honest)):
             print(json.dumps(row) if args.json else "stamp: " + ", ".join(f"{k} {v}" for k, v in row.items()))
+        entry = entry_costs()
+        text = "page entry: " + ", ".join(f"{k} {v}" for k, v in entry.items())
+        print(json.dumps(entry) if args.json else text)
         return None
     if args.pages and args.fetch_only:
         return fetch_only(honest, goals, args.ratio, args.attacks.split(","), args.json, args.passes)
@@ -325,18 +342,27 @@ def main() -> None:
     sketches = Sketches() if args.pages else None
     base = run(build(honest, [], True, sketches), goals, 1, "off", sketches)
     print(
-        f"baseline (no spam): recall@5 {base['recall@5']:.3f} (rank p50 {base['rank_ms_p50']} ms)", flush=True
+        f"baseline (no spam): recall@5 {base['recall@5']:.3f}, gold in team {base['team_recall']:.3f} "
+        f"(rank p50 {base['rank_ms_p50']} ms)",
+        flush=True,
     )
-    if "trust" in modes and args.newcomers:  # the honest cost of trust: newcomers rank lower until proven
-        sketches = Sketches() if args.pages else None
-        world = build(honest, [], True, sketches, newcomers=args.newcomers)
-        fresh = run(world, goals, 1, "trust", sketches)
-        print(
-            f"baseline (no spam) with trust, one honest card in {args.newcomers} a newcomer: recall@5 "
-            f"{fresh['recall@5']:.3f} ({fresh['recall@5'] / base['recall@5']:.3f} of baseline; rank p50 "
-            f"{fresh['rank_ms_p50']} ms)",
-            flush=True,
-        )
+    new_base = 0.0
+    if args.warm:  # the other half's goals alone
+        new_base = run(build(honest, [], True, sketches), goals[1::2], 1, "off", sketches)["recall@5"]
+        print(f"baseline (no spam) over the goals the node had not met: recall@5 {new_base:.3f}", flush=True)
+    for mode in (m for m in modes if m in POLICIES):  # the honest cost of trust, without spam
+        for newcomers in (0, args.newcomers) if args.newcomers else (0,):
+            sketches = Sketches() if args.pages else None
+            world = build(honest, [], True, sketches, newcomers=newcomers)
+            fresh = run(world, goals, 1, mode, sketches, warm=args.warm)
+            print(
+                f"baseline (no spam) with {mode}, one honest card in {newcomers or 'none'} a newcomer: "
+                f"recall@5 {fresh['recall@5']:.3f} ({fresh['recall@5'] / base['recall@5']:.3f} of baseline; "
+                f"gold in team {fresh['team_recall']:.3f}; rank p50 {fresh['rank_ms_p50']} ms"
+                + (f"; new goals {fresh['recall@5_new_goals']:.3f}" if "recall@5_new_goals" in fresh else "")
+                + ")",
+                flush=True,
+            )
     rng = random.Random(25)
     for attack in args.attacks.split(","):
         spam = spam_for(attack, honest, args.ratio * len(honest), rng)
@@ -347,8 +373,11 @@ def main() -> None:
             world.ranker.refresh()
             index_s = time.perf_counter() - started
             row = {"attack": attack, "mode": mode, "pages": args.pages, "index_s": round(index_s, 1)}
-            row.update(run(world, goals, args.passes, mode, sketches))
+            row["warm"] = args.warm
+            row.update(run(world, goals, args.passes, mode, sketches, warm=args.warm))
             row["recall_ratio"] = round(row["recall@5"] / base["recall@5"], 3)
+            if new_base:
+                row["new_goals_ratio"] = round(row["recall@5_new_goals"] / new_base, 3)
             rows.append(row)
             print(json.dumps(row) if args.json else describe(row), flush=True)
     for row in stamp_costs(args.ratio * len(honest)):
@@ -361,9 +390,13 @@ def main() -> None:
 
 
 def describe(row: dict[str, Any]) -> str:
-    mode = {"off": "without defences", "on": "with defences   ", "trust": "defences + trust"}[row["mode"]]
+    mode = {
+        "off": "without defences", "on": "with defences   ",
+        "age": "defences + age  ", "trust": "defences + trust", "strict": "trust, strict   ",
+    }[row["mode"]]  # fmt: skip
     return (
         f"{row['attack']:<9} {mode}  recall@5 {row['recall@5']:.3f} ({row['recall_ratio']:.2f} of baseline)  "
+        f"gold in team {row['team_recall']:.3f}  "
         f"teams with spam {100 * row['teams_with_spam']:5.1f} %  one spam identity at most in "
         f"{100 * row['max_share_one_spam_identity']:4.1f} % of teams  (led by spam "
         f"{100 * row['teams_led_by_spam']:4.1f} %, spam only {100 * row['teams_of_spam_only']:4.1f} %)  "
@@ -371,6 +404,11 @@ def describe(row: dict[str, Any]) -> str:
         f"{100 * row['spam_top5_slots']:4.1f} % of slots  "
         f"(rank p50 {row['rank_ms_p50']} ms, index {row['index_s']} s)"
         + (f"  cards fetched per find {row['cards_fetched']}" if "cards_fetched" in row else "")
+        + (
+            f"  new goals: recall@5 {row['recall@5_new_goals']:.3f} ({row['new_goals_ratio']:.2f})"
+            if "new_goals_ratio" in row
+            else ""
+        )
     )
 
 

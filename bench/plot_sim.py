@@ -12,7 +12,8 @@ probe fetches that got it, minute by minute, one line per run), ``sim-spread.png
 finding a fresh card t seconds after it was published), ``sim-latency.png`` (lookup p50/p95 by how requests
 and dials are costed: ``--request-rtts``, ``--dial-rtts``, ``--connected-tables``), ``sim-scale.png``
 (hops beside log2 N, lookup latency and search recall@5 against N, no churn), ``sim-loss.png`` (lookups
-against ``--loss``); ``--plots`` picks.
+against ``--loss``), ``sim-recall.png`` (the page search's recall@5 against the exact search, and its
+time, against N); ``--plots`` picks.
 """
 
 from __future__ import annotations
@@ -201,6 +202,34 @@ def plot_scale(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
     return True
 
 
+def plot_recall(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
+    """Against N (no churn): the page search's recall@5 against the exact search over every card (cards
+    tied with the exact fifth count as exact; strict beside it) and its time to answer."""
+    rows = [r for r in rows if "pages:recall_exact" in r and not r["churn"]]
+    last = {r["N"]: r for r in rows}  # the last row of each size
+    sizes = sorted(last)
+    if not sizes:
+        return False
+    fig, (recall, times) = plt.subplots(1, 2, figsize=(10, 4))
+    recall.plot(sizes, [last[n]["pages:recall_exact"] for n in sizes], "o-", label="recall@5 vs exact")
+    strict = [n for n in sizes if "pages:recall_exact_strict" in last[n]]
+    recall.plot(
+        strict, [last[n]["pages:recall_exact_strict"] for n in strict], "s--", label="ties not counted"
+    )
+    recall.axhline(0.98, color="grey", linestyle=":", label="target: exact - 0.02")
+    recall.set(xscale="log", xlabel="nodes N", ylabel="recall@5", ylim=(0.8, 1.01))
+    times.plot(sizes, [last[n]["pages:find_p50"] for n in sizes], "o-", label="find p50")
+    times.plot(sizes, [last[n]["pages:find_p95"] for n in sizes], "s--", label="find p95")
+    times.set(xscale="log", xlabel="nodes N", ylabel="seconds (50 ms links)")
+    for axis in (recall, times):
+        axis.legend(fontsize=8)
+    fig.suptitle("Capability search over bucket pages (simulated, the node's loop; no churn)")
+    fig.tight_layout()
+    fig.savefig(out / "sim-recall.png", dpi=100)
+    plt.close(fig)
+    return True
+
+
 def plot_loss(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
     """Lookup p50/p95 and success against the share of link crossings lost (retransmitted), per N and
     churn."""
@@ -232,7 +261,7 @@ def main() -> None:
     parser.add_argument("rows", nargs="+")
     parser.add_argument("--out", default="docs/img")
     parser.add_argument(
-        "--plots", default="lookups,gossip,revocation,spread,latency,scale,loss", help="which to write"
+        "--plots", default="lookups,gossip,revocation,spread,latency,scale,loss,recall", help="which to write"
     )
     args = parser.parse_args()
     try:
@@ -254,6 +283,7 @@ def main() -> None:
         plot_latency,
         plot_scale,
         plot_loss,
+        plot_recall,
     ):
         if plot.__name__.removeprefix("plot_") in wanted and plot(plt, rows, out):
             print(f"wrote {out / ('sim-' + plot.__name__.removeprefix('plot_') + '.png')}")

@@ -10,6 +10,17 @@ one token bucket per key and one for everyone):
 - :attr:`CardAdmission.providers`: provider records (ADD_PROVIDER) stored for one provider per ten minutes
   (a card has 2 to 26 bucket keys, each sent once per refresh), and in total per minute.
 
+**Per source, too.** Every limit above also holds per *source network* (:func:`source_of`): the /24 of a
+public IPv4 address, the /48 of a public IPv6 address, or the relay a relayed connection comes through
+(``relay:<peer id>``); one source takes at most :data:`SOURCE_SHARE` of each total. A thousand
+identities behind one address (or one relay) share a quarter of what the node stores for strangers;
+four networks are needed to exhaust a total. Addresses that are not public (loopback, private and
+link-local ranges: a local testnet, a LAN) form no source group: there the limits per identity and in
+total hold alone. For DHT records the source is the connection the request came on (the node layer
+sets :attr:`CardAdmission.source`); for gossip announcements, which arrive through forwarders, it is the
+network the card says its owner is reached at (a card whose addresses lie is not reachable, so it gains
+nothing from lying: it cannot be invited).
+
 A node keeps one :class:`CardAdmission` for the DHT records it stores for others and one for the gossip
 announcements it applies to its directory. What is refused is not stored; the sender (or the gossip
 publisher) may try again later, and an honest card refused by gossip is still found through the DHT. The
@@ -20,7 +31,8 @@ node's own records are never limited. The limits come from ``[discovery]``
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import ipaddress
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 from ioa_p2p.budget import RateBudget
@@ -28,6 +40,42 @@ from ioa_p2p.budget import RateBudget
 #: Provider records of one provider per 10 minutes, and of everyone per minute.
 PROVIDERS_PER_PEER = 64
 PROVIDERS_TOTAL = 1200
+#: The share of each total one source network may take.
+SOURCE_SHARE = 0.25
+
+
+def source_of(ip: str | None = None, relay: str | None = None) -> str | None:
+    """The source network of a connection from ``ip`` (through the relay ``relay``, a peer ID text, when
+    it is relayed): ``relay:<id>``, ``a.b.c.0/24``, ``x:x:x::/48``; None for an address that is not
+    public (or not an address): no source group."""
+    if relay:
+        return f"relay:{relay}"
+    try:
+        address = ipaddress.ip_address((ip or "").strip("[]"))
+    except ValueError:
+        return None
+    if not address.is_global:
+        return None
+    prefix = 24 if address.version == 4 else 48
+    return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
+
+
+def source_of_addrs(addrs: Iterable[str]) -> str | None:
+    """The source network a card's advertised multiaddrs name: its first relayed address's relay, else its
+    first public IP address (None when it names neither)."""
+    for addr in addrs:
+        parts = str(addr).split("/")
+        if "p2p-circuit" in parts:
+            at = parts.index("p2p-circuit")
+            if at >= 2 and parts[at - 2] == "p2p":
+                return source_of(relay=parts[at - 1])
+            continue
+        for i, part in enumerate(parts[:-1]):
+            if part in ("ip4", "ip6"):
+                found = source_of(parts[i + 1])
+                if found is not None:
+                    return found
+    return None
 
 
 class CardAdmission:
@@ -42,25 +90,57 @@ class CardAdmission:
         self.providers = RateBudget(
             "provider records", period=600.0, per_key=PROVIDERS_PER_PEER, total=10 * PROVIDERS_TOTAL
         )
+        self.by_source = {
+            budget.name: RateBudget(
+                f"{budget.name} per source", period=budget.period, per_key=_share(budget.total), total=None
+            )
+            for budget in (self.new_cards, self.updates, self.providers)
+        }
+        #: the source network of the request being handled, when the caller names none (the node layer
+        #: sets it: the connection a DHT request came on); None: no source group
+        self.source: Callable[[], Hashable | None] = lambda: None
 
-    def admit_card(self, peer: Hashable, *, known: bool, now: float) -> bool:
-        """May a record (card or withdrawal) of ``peer`` be stored? ``known``: we hold a record of it."""
+    def admit_card(self, peer: Hashable, *, known: bool, now: float, source: Hashable | None = None) -> bool:
+        """May a record (card or withdrawal) of ``peer`` be stored? ``known``: we hold a record of it;
+        ``source``: the source network it came from (default: :attr:`source`)."""
         if peer == self.me:
             return True
-        if not known:
-            return self.new_cards.take(peer, 1, now)
-        return self.updates.take(peer, 1, now)
+        return self._take(self.updates if known else self.new_cards, peer, now, source)
 
-    def admit_provider(self, peer: Hashable, now: float) -> bool:
-        """May one more provider record of ``peer`` be stored?"""
-        return peer == self.me or self.providers.take(peer, 1, now)
+    def admit_provider(self, peer: Hashable, now: float, source: Hashable | None = None) -> bool:
+        """May one more provider record (or page entry) of ``peer`` be stored?"""
+        return peer == self.me or self._take(self.providers, peer, now, source)
+
+    def _take(self, budget: RateBudget, peer: Hashable, now: float, source: Hashable | None) -> bool:
+        group = self.source() if source is None else source
+        per_source = self.by_source[budget.name]
+        if group is not None and per_source.available(group, now) < 1:
+            per_source.refused += 1
+            return False
+        if not budget.take(peer, 1, now):
+            return False
+        if group is not None:
+            per_source.take(group, 1, now)
+        return True
 
     def snapshot(self) -> dict[str, Any]:
         return {
             "new_cards": self.new_cards.snapshot(),
             "updates": self.updates.snapshot(),
             "providers": self.providers.snapshot(),
+            "per_source_refused": sum(b.refused for b in self.by_source.values()),
         }
 
 
-__all__ = ["PROVIDERS_PER_PEER", "PROVIDERS_TOTAL", "CardAdmission"]
+def _share(total: int | None) -> int:
+    return 1 if total is None else max(1, int(total * SOURCE_SHARE))
+
+
+__all__ = [
+    "PROVIDERS_PER_PEER",
+    "PROVIDERS_TOTAL",
+    "SOURCE_SHARE",
+    "CardAdmission",
+    "source_of",
+    "source_of_addrs",
+]

@@ -78,6 +78,12 @@ EXPAND_OCCUPANCY = 8
 #: bytes), this many times ``width`` candidates are expanded per round (10,000 peers: recall@5 0.982 with
 #: 40, 0.967 with 20; 3.4 and 2.3 MB read).
 FINER_WIDTH = 2
+#: How far past the sizes above a search keeps the coarser level: the network-size estimate (the
+#: routing table's closest peers) is often off by a third or more (10th/90th percentiles 0.73 N / 1.46 N
+#: in a simulated network of 1,000), and a searcher that overestimated switched to level-12 seeds or
+#: expansions the network does not call for yet: design recall@5 0.927 instead of 0.980 at 10,000 cards
+#: estimated at 13,000 (docs/performance.md). Applied to the seeds' level (:func:`page_level`).
+SIZE_MARGIN = 1.5
 #: Default bytes of sketches a search reads at most (its pages are asked best first; ~7,500 sketches of
 #: a 256-d family).
 BUDGET = 4 * 1024 * 1024
@@ -85,12 +91,14 @@ BUDGET = 4 * 1024 * 1024
 
 def page_level(network_size: float, enumerate_up_to: int = ENUMERATE_UP_TO) -> int | None:
     """``None`` (list level 4 of table 0) up to ``max(enumerate_up_to,`` :data:`PAGE_LISTING` ``)`` peers;
-    else the coarsest level whose pages hold about :data:`PAGE_OCCUPANCY` sketches or fewer (8 up to
-    ~12,000 peers, then 12)."""
+    else the coarsest level whose pages hold about :data:`PAGE_OCCUPANCY` sketches or fewer at an
+    estimate :data:`SIZE_MARGIN` too high, and never more than a page holds (8 up to ~16,000 peers
+    estimated, then 12)."""
     if network_size <= max(enumerate_up_to, PAGE_LISTING):
         return None
+    most = min(PAGE_OCCUPANCY * SIZE_MARGIN, PAGE_ENTRIES)
     for level in LEVELS[1:]:
-        if network_size / (1 << level) <= PAGE_OCCUPANCY:
+        if network_size / (1 << level) <= most:
             return level
     return LEVELS[-1]
 
@@ -98,7 +106,10 @@ def page_level(network_size: float, enumerate_up_to: int = ENUMERATE_UP_TO) -> i
 def expand_level(network_size: float, level: int) -> int:
     """The level at which candidates found at ``level`` are expanded: the coarsest level at least as fine
     as ``level`` whose pages hold about :data:`EXPAND_OCCUPANCY` sketches or fewer, among the levels a
-    network of ``network_size`` provides (:func:`~ioa_p2p.dht.probing.provided_levels`)."""
+    network of ``network_size`` provides (:func:`~ioa_p2p.dht.probing.provided_levels`). (No
+    :data:`SIZE_MARGIN` here yet: level-8 expansions up to 3,000 peers cost recall under a tight byte
+    budget, ``tests/test_page_budget.py``; a searcher at 2,000 that estimates 2,200 expands at level 12:
+    design recall@5 0.967 instead of 0.987.)"""
     provided = [lv for lv in provided_levels(network_size) if lv >= level]
     for lv in provided:
         if network_size / (1 << lv) <= EXPAND_OCCUPANCY:
@@ -324,6 +335,7 @@ __all__ = [
     "NEW_SHARE",
     "PAGE_LISTING",
     "PAGE_OCCUPANCY",
+    "SIZE_MARGIN",
     "WIDTH",
     "PageSearch",
     "expand_level",

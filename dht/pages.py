@@ -11,12 +11,15 @@ whose value is the canonical CBOR map ``{"page": 1, "e": [sketch, ...]}``: the e
 An owner puts a page holding its own sketch (``PUT_VALUE``) at the closest peers of each of its cells;
 a storing peer **merges** it into the page it holds (:func:`merge_page`: one entry per peer, the
 highest card version, expired entries dropped, first come while the page is full). The storing peer
-checks every entry it admits: the signature, liveness, and that the sketch's own bucket in that table
+checks every entry it admits: the signature, liveness, that the sketch's own bucket in that table
 and level is the page's cell (the sketch's integer projections make the check exact), so an identity
-is listed only in its own buckets. A reader ranks the entries of the pages it lists against the query
-and fetches only the best cards (:mod:`~ioa_p2p.dht.expand`).
+is listed only in its own buckets, and (``min_bits``, the node's ``[discovery] min_stamp_bits``) that
+the entry carries a stamp of that many bits (a version 3 sketch:
+:func:`~ioa_p2p.card.sketch.sketch_stamp_bits`), so a page entry costs what a card costs. A reader
+ranks the entries of the pages it lists against the query and fetches only the best cards
+(:mod:`~ioa_p2p.dht.expand`).
 
-Wire layout: ``docs/protocol.md`` section 9.3.2.
+Wire layout: ``docs/protocol.md`` sections 9.3.2 and 9.3.3.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ioa_p2p.card.sketch import SignedSketch, check_live, decode_sketch, verify_sketch
+from ioa_p2p.card.sketch import SignedSketch, check_live, decode_sketch, sketch_stamp_bits, verify_sketch
 from ioa_p2p.dht.forest import BITS, LEVELS, TABLES, Cell, Forest, forest_for
 from ioa_p2p.errors import InvalidCard, InvalidMessage
 from ioa_p2p.identity import PeerId
@@ -114,23 +117,38 @@ def check_entry(
     *,
     decode: Decode = decode_sketch,
     verify: Verify = verify_sketch,
+    min_bits: int = 0,
 ) -> SignedSketch:
-    """One entry as a storing peer admits it: well formed, live, signed by its peer, in ``cell``
-    (``decode``/``verify``: a caller may memoise them, as the simulator does)."""
+    """One entry as a storing peer admits it: well formed, live, signed by its peer, in ``cell``, stamped
+    with at least ``min_bits`` (``decode``/``verify``: a caller may memoise them, as the simulator does)."""
     sketch = decode(data)
     check_live(sketch, now_ms)
     if not in_cell(sketch, cell):
         raise InvalidCard(f"the sketch of {sketch.peer_id} does not belong in this page's bucket")
+    if min_bits > 0 and sketch_stamp_bits(sketch) < min_bits:
+        raise InvalidCard(
+            f"the sketch of {sketch.peer_id} has a stamp of {sketch_stamp_bits(sketch)} bits; this page "
+            f"holder takes {min_bits} at least (issue a version 3 sketch with a stronger stamp)"
+        )
     verify(sketch)
     return sketch
 
 
 def validate_page(
-    key: str, data: bytes, now_ms: int, *, decode: Decode = decode_sketch, verify: Verify = verify_sketch
+    key: str,
+    data: bytes,
+    now_ms: int,
+    *,
+    decode: Decode = decode_sketch,
+    verify: Verify = verify_sketch,
+    min_bits: int = 0,
 ) -> list[SignedSketch]:
     """Every entry of a page put under ``key`` checked (:func:`check_entry`); at least one, one per peer."""
     cell = parse_page_key(key)
-    entries = [check_entry(e, cell, now_ms, decode=decode, verify=verify) for e in decode_page(data)]
+    entries = [
+        check_entry(e, cell, now_ms, decode=decode, verify=verify, min_bits=min_bits)
+        for e in decode_page(data)
+    ]
     if not entries:
         raise InvalidCard("a page put must hold at least one sketch")
     if len({s.peer_id for s in entries}) != len(entries):
@@ -193,11 +211,13 @@ def store_page(
     *,
     decode: Decode = decode_sketch,
     verify: Verify = verify_sketch,
+    min_bits: int = 0,
 ) -> Merge:
     """What a storing peer does with a page put under ``key``: every entry checked
-    (:func:`validate_page`, raises :class:`InvalidMessage`), then merged into ``held``; a peer new to the
-    page is added only when ``admit_new(peer)`` (the node's rate limits per provider and in total)."""
-    incoming = validate_page(key, value, now_ms, decode=decode, verify=verify)
+    (:func:`validate_page`, with ``min_bits`` of stamp; raises :class:`InvalidMessage`), then merged into
+    ``held``; a peer new to the page is added only when ``admit_new(peer)`` (the node's rate limits per
+    provider, per source network and in total)."""
+    incoming = validate_page(key, value, now_ms, decode=decode, verify=verify, min_bits=min_bits)
     present = {s.peer_id for s in read_page(held, now_ms, decode=decode)}
     admitted = present | {s.peer_id for s in incoming if s.peer_id not in present and admit_new(s.peer_id)}
     return merge_page(held, incoming, now_ms, admit=admitted, decode=decode)

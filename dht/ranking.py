@@ -19,7 +19,8 @@ Standing (the defences against card spam; ``defences=False`` turns them off, for
 gets a prior added to its fused score whatever the query (:meth:`~ioa_p2p.matching.HybridMatcher.set_priors`):
 
 - minus its breadth discount (:mod:`~ioa_p2p.matching.breadth`: a card that claims many unrelated things
-  matches everything, and ranks lower the more it claims);
+  matches everything, and ranks lower the more it claims than the reference population of cards,
+  :meth:`CardRanker.set_reference`: those this node has evidence for);
 - minus :data:`DUPLICATE_PENALTY` when it copies a card indexed before it (all that card's claims are
   among its own: :mod:`~ioa_p2p.matching.copies`), so a thousand copies of a good card are one
   candidate, not a thousand: the copies rank after every card that is not one;
@@ -36,9 +37,10 @@ import numpy as np
 
 from ioa_p2p.card import AgentCard, SignedCard
 from ioa_p2p.matching import CardProfile, HybridMatcher, Match
-from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items
+from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items, free_topics
 from ioa_p2p.matching.copies import CopyIndex
 from ioa_p2p.teaming.offline import TeamPick, choose_team, team_shortlist
+from ioa_p2p.teaming.trust import NO_CAPS, TeamCaps
 
 #: Cards embedded per batch by :meth:`CardRanker.refresh` (bounds one pass of the model).
 BATCH = 256
@@ -80,6 +82,8 @@ class CardRanker:
         self._texts: dict[str, str] = {}  # key -> dense text
         self._copies = CopyIndex()
         self._reputation: dict[str, float] = {}
+        self._reference: frozenset[str] = frozenset()  # keys whose breadths set what counts as broad
+        self.free = 0.0  # the breadth above which cards were discounted at the last refresh
         self._card_priors: dict[str, float] = {}  # key -> its breadth discount (negative)
         self._priors_dirty = False
         self._queue_lock = threading.Lock()
@@ -111,6 +115,14 @@ class CardRanker:
         """The reputation prior of each peer (by peer ID text), replacing the previous ones."""
         with self._queue_lock:
             self._reputation = dict(priors)
+            self._priors_dirty = True
+
+    def set_reference(self, keys: Collection[str]) -> None:
+        """The peers (by peer ID text) whose cards measure what breadth is normal in this network
+        (:func:`~ioa_p2p.matching.breadth.free_topics`): proven or trusted ones (the node's trust sets
+        them), never cards that merely arrived or waited, so a flood cannot move the line."""
+        with self._queue_lock:
+            self._reference = frozenset(keys)
             self._priors_dirty = True
 
     def reputation(self) -> dict[str, float]:
@@ -168,18 +180,15 @@ class CardRanker:
         size: int,
         exclude: Collection[str] = (),
         max_team: int = 4,
-        young: Collection[str] = (),
-        max_young: int | None = None,
+        caps: TeamCaps = NO_CAPS,
     ) -> tuple[TeamPick, tuple[str, ...]]:
-        """The offline team (:func:`~ioa_p2p.teaming.offline.choose_team`; at most ``max_young`` of the
-        ``young`` peers unless nothing else covers a need) and the shortlist an LLM team-up may choose
-        from (offline team first, :func:`~ioa_p2p.teaming.offline.team_shortlist`)."""
+        """The offline team (:func:`~ioa_p2p.teaming.offline.choose_team`; within ``caps``, the young and
+        unproven members it takes, unless nothing else covers a need) and the shortlist an LLM team-up may
+        choose from (offline team first, :func:`~ioa_p2p.teaming.offline.team_shortlist`)."""
         CardRanker.queries += 1
         with self._matcher_lock:
             self._refresh_locked()
-            pick = choose_team(
-                goal, self.matcher, exclude=exclude, max_team=max_team, young=young, max_young=max_young
-            )
+            pick = choose_team(goal, self.matcher, exclude=exclude, max_team=max_team, caps=caps)
             keys = team_shortlist(goal, self.matcher, size=size, exclude=exclude, pick=pick)
             return pick, keys
 
@@ -248,8 +257,13 @@ class CardRanker:
             return
         breadths: dict[str, float] = {}
         copies = self._copies.copies()
+        with self._queue_lock:
+            reference = self._reference
+        self.free = free_topics(
+            [self._breadth.get(self._texts[k], 1.0) for k in reference if k in self._texts]
+        )
         for key, text in self._texts.items():
-            value = -breadth_discount(self._breadth.get(text, 1.0))
+            value = -breadth_discount(self._breadth.get(text, 1.0), free=self.free)
             if value:
                 breadths[key] = value
         self._card_priors = breadths

@@ -133,13 +133,14 @@ class PageValidator:
     merges a page put into the page it holds (the DHT layer's store does:
     :func:`~ioa_p2p.dht.pages.merge_page`), so a new put is never refused for the page held being "better"."""
 
-    def __init__(self, clock_ms: Clock) -> None:
+    def __init__(self, clock_ms: Clock, *, min_stamp_bits: int = 0) -> None:
         self.clock_ms = clock_ms
+        self.min_stamp_bits = min_stamp_bits  # every entry's sketch stamp (version 3), at least
 
     def validate(self, key: str, value: bytes) -> None:
         from ioa_p2p.dht.pages import validate_page
 
-        validate_page(key, value, self.clock_ms())
+        validate_page(key, value, self.clock_ms(), min_bits=self.min_stamp_bits)
 
     def select(self, key: str, values: list[bytes]) -> int:
         """The last value that is a well-formed page (called after ``validate``, which checked the
@@ -158,7 +159,7 @@ class PageValidator:
         """What to store for a page put (:func:`~ioa_p2p.dht.pages.store_page` at this validator's clock)."""
         from ioa_p2p.dht.pages import store_page
 
-        return store_page(held, key, value, self.clock_ms(), admit_new)
+        return store_page(held, key, value, self.clock_ms(), admit_new, min_bits=self.min_stamp_bits)
 
 
 class IoaNamespaceValidator:
@@ -171,9 +172,10 @@ class IoaNamespaceValidator:
         min_stamp_bits: int = 0,
         admission: CardAdmission | None = None,
         parse: RecordParser = parse_record,
+        min_sketch_bits: int = 0,
     ) -> None:
         self.card = CardValidator(clock_ms, min_stamp_bits=min_stamp_bits, admission=admission, parse=parse)
-        self.page = PageValidator(clock_ms)
+        self.page = PageValidator(clock_ms, min_stamp_bits=min_sketch_bits)
 
     @property
     def stored(self) -> Callable[[str], bool]:

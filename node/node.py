@@ -54,6 +54,21 @@ STREAM_OPEN_ATTEMPTS = 3
 STREAM_OPEN_TIMEOUT = 10.0
 STREAM_OPEN_MOST = 3.0
 _T = TypeVar("_T")
+#: Worker-thread work of a trio run that holds the GIL while it runs (a card stamp's proof of work: a
+#: Python loop over small hashes): one such job at a time per run, shared by the agents of the process.
+#: Measured (issue 26): the 25 agents of one process each minted their stamp in a worker thread at once,
+#: and the event loop that serves them all got one GIL turn (5 ms) in 26 until every stamp was done.
+_GIL_BOUND: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar("ioa_gil_bound_work")
+
+
+def gil_bound_limiter() -> trio.CapacityLimiter:
+    """The run's limiter of GIL-bound worker-thread jobs (one at a time; made on first use)."""
+    try:
+        return _GIL_BOUND.get()
+    except LookupError:
+        limiter = trio.CapacityLimiter(1)
+        _GIL_BOUND.set(limiter)
+        return limiter
 
 
 class Node:
@@ -105,9 +120,11 @@ class Node:
         """Wall-clock time (seconds since the Unix epoch)."""
         return time.time()
 
-    async def run_sync(self, fn: Callable[[], _T]) -> _T:
+    async def run_sync(self, fn: Callable[[], _T], *, gil_bound: bool = False) -> _T:
         """``fn()`` in a worker thread (abandoned, not waited for, when the caller is cancelled;
-        the node's exit waits for it, bounded: see :meth:`wait_threads`)."""
+        the node's exit waits for it, bounded: see :meth:`wait_threads`). ``gil_bound``: ``fn`` is Python
+        code that holds the GIL throughout; such jobs of every node of the run take turns
+        (:func:`gil_bound_limiter`), so the event loop gets the GIL at least every other turn."""
 
         def counted() -> _T:
             with self._threads_lock:
@@ -118,7 +135,10 @@ class Node:
                 with self._threads_lock:
                     self._threads_running -= 1
 
-        return await trio.to_thread.run_sync(counted, abandon_on_cancel=True)  # type: ignore[call-arg]
+        limiter = gil_bound_limiter() if gil_bound else None
+        return await trio.to_thread.run_sync(  # type: ignore[call-arg]
+            counted, abandon_on_cancel=True, limiter=limiter
+        )
 
     async def wait_threads(self, seconds: float) -> None:
         """Wait (at most ``seconds``) for worker threads still running an abandoned ``run_sync``: a

@@ -114,8 +114,9 @@ class NodePort(Protocol):
         """Wall-clock time, seconds since the Unix epoch (``time.time()`` on a real node)."""
         ...
 
-    async def run_sync(self, fn: Callable[[], _T]) -> _T:
-        """``fn()`` off the event loop (a worker thread on a real node; abandoned when cancelled)."""
+    async def run_sync(self, fn: Callable[[], _T], *, gil_bound: bool = False) -> _T:
+        """``fn()`` off the event loop (a worker thread on a real node; abandoned when cancelled);
+        ``gil_bound``: Python work that holds the GIL (such jobs of a process take turns)."""
         ...
 
 

@@ -12,12 +12,16 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.identity import Identity
 from ioa_p2p.testing.kinds import register_test_kinds
+
+if TYPE_CHECKING:
+    from ioa_p2p.node.net.cpu_wait import RunnableClock
 
 logging.getLogger("libp2p").setLevel(logging.CRITICAL)
 logging.getLogger("hypercorn").setLevel(logging.CRITICAL)
@@ -29,6 +33,22 @@ TEST_KINDS_FOLDER = register_test_kinds()
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     shutil.rmtree(TEST_KINDS_FOLDER, ignore_errors=True)
+
+
+@pytest.fixture
+def runnable_clock() -> Iterator[RunnableClock]:
+    """The trio clock of a process that runs several nodes on one loop (``ioa node start`` with
+    ``[[agents]]``, ioa_p2p/cli/node_agents.py): it leaves out the time the loop's thread waited for a CPU
+    (node/net/cpu_wait.py), never running slower than ``MIN_RATE`` of real time. A test of several
+    in-process nodes that asks for it (pytest-trio runs the test on a ``Clock`` fixture) counts its own
+    bounds and the nodes' timeouts (dials, DHT queries, finds) as such a process does, in time the loop
+    could run: on a loaded machine they no longer expire while the process waits for a CPU, and each
+    still ends within ``1 / MIN_RATE`` times its length."""
+    from ioa_p2p.node.net.cpu_wait import RunnableClock  # the node package: imported when a test asks
+
+    clock = RunnableClock()
+    yield clock
+    clock.close()
 
 
 @asynccontextmanager

@@ -155,7 +155,7 @@ _RECONNECTING: dict[int, trio.Lock] = {}
 
 
 #: How long an attack goes on past ``seconds`` at most, waiting for its stdin to close.
-HOLD_MAX = 240.0
+HOLD_MAX = 360.0
 #: How often a held attack prints its tally so far (``{"progress": {...}}`` lines).
 PROGRESS_EVERY = 0.5
 

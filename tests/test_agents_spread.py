@@ -25,6 +25,7 @@ from ioa_p2p.node.agents import agent_specs, open_agents
 from ioa_p2p.node.agents.config import agents_file_plan
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.cpu_meter import working_for
+from ioa_p2p.node.net.cpu_wait import RunnableClock
 from ioa_p2p.node.node import Node
 
 pytestmark = pytest.mark.slow
@@ -52,7 +53,11 @@ async def _other_nodes_work() -> None:
             await trio.sleep(PAUSE)
 
 
-async def test_agents_of_a_busy_process_spread_their_cards_to_each_other(tmp_path: Path) -> None:
+async def test_agents_of_a_busy_process_spread_their_cards_to_each_other(
+    tmp_path: Path, runnable_clock: RunnableClock
+) -> None:
+    # on the clock of the product's process of several agents (ioa_p2p/cli/node_agents.py), where
+    # `open_agents` runs: its deadlines and the waits below count the time the loop could run, not the load
     with trio.fail_after(240):  # a loaded 2-core box included; the wait for the cards is bounded below
         async with open_testnet(tmp_path / "net", []) as net:  # the bootstrap node, in its own process
             (boot_addr,) = net.bootstrap_addrs()[:1]

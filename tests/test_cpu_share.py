@@ -189,3 +189,42 @@ async def test_the_loop_is_congested_for_a_node_by_the_share_its_own_peers_take(
     clock.now += 0.3
     alone.before_io_wait(0.0)
     assert alone.gauge(quiet).busy == 1.0 == alone.busy  # no peer's work charged: the loop's business
+
+
+class _PreemptedTime(_FakeTime):
+    """The thread had a CPU for half of every wall second (the machine's other processes took the rest);
+    counts the reads of the thread's CPU clock."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cpu_reads = 0
+
+    def thread_time(self) -> float:
+        self.cpu_reads += 1
+        return self.now / 2
+
+
+def test_a_batch_of_steps_reads_the_cpu_clock_once_and_charges_each_step_its_share(monkeypatch: Any) -> None:
+    """The thread's CPU clock is a system call; the timer reads it once per batch of steps (a loop
+    iteration) and charges each owned step its loop time times the share of the batch the thread ran."""
+    clock = _PreemptedTime()
+    monkeypatch.setattr(cpu_meter, "time", clock)
+    timer, node = StepTimer(), NodeBudgets(Limits())
+    a, b = Identity.generate().peer_id, Identity.generate().peer_id
+    charged: list[tuple[PeerId, float, float]] = []
+    monkeypatch.setattr(node, "charge_cpu", lambda peer, cpu, loop: charged.append((peer, cpu, loop)))
+    timer.after_io_wait(0.0)
+    clock.now += 0.05  # the node's own work: not charged, and no CPU clock read for it
+    assert clock.cpu_reads == 0
+    for peer, seconds in ((a, 0.02), (b, 0.06), (a, 0.02)):
+        _step(timer, clock, _working_for(node, peer), seconds)
+    assert charged == [] and clock.cpu_reads == 1  # charged when the batch ends
+    timer.before_io_wait(0.0)
+    assert clock.cpu_reads == 2 and timer.steps == 3
+    by_peer = {peer: (cpu, loop) for peer, cpu, loop in charged}
+    assert abs(by_peer[a][1] - 0.04) < 1e-9 and abs(by_peer[b][1] - 0.06) < 1e-9  # loop time: the wall
+    assert abs(by_peer[a][0] - 0.02) < 1e-9 and abs(by_peer[b][0] - 0.03) < 1e-9  # CPU: half of it
+    assert abs(timer.seconds - 0.05) < 1e-9 and abs(timer.loop_seconds - 0.1) < 1e-9
+    timer.after_io_wait(0.0)
+    timer.before_io_wait(0.0)  # a batch without owned steps charges nothing and reads no CPU clock
+    assert len(charged) == 2 and clock.cpu_reads == 2

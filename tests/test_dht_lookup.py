@@ -93,6 +93,41 @@ def test_network_size_estimate_is_within_a_factor_of_two(n: int) -> None:
     assert n / 2 <= estimate <= 2 * n
 
 
+@pytest.mark.parametrize(("n", "others"), [(50, 49), (200, 30), (1000, 30)])
+def test_network_size_estimate_is_unbiased_and_rarely_overshoots(n: int, others: int) -> None:
+    """Over many networks (seeded), the estimate's mean is within 4 % of the true size (see below for a node
+    that knows every peer), and few nodes overshoot by more than 25 % (a find then lists twice the pages
+    it needs). The median of ``i * S / d_i`` used before averaged +14 % with a fifth of the nodes over
+    1.25 n (82 for 50 measured). ``others``: random peers the node knows besides its K closest (49 of 49
+    at n = 50: all of them)."""
+    rng = random.Random(n)
+    estimates = []
+    for _ in range(300):
+        ps = [b"\x00\x24\x08\x01\x12\x20" + rng.randbytes(32) for _ in range(n)]
+        me, rest = ps[0], ps[1:]
+        near = closest(position(me), rest, K)
+        far = [p for p in rest if p not in set(near)]
+        known = near + rng.sample(far, min(others, len(far)))
+        estimates.append(estimate_network_size(me, known))
+    mean = sum(estimates) / len(estimates)
+    # in theory P(Gamma(20, 1) < 19 / 1.25) = 0.136 at any size; the previous estimate: 0.20-0.25
+    assert sum(e > 1.25 * n for e in estimates) / len(estimates) < 0.18
+    if others >= n - 1:
+        # a node that knows every peer never estimates fewer; that floor keeps only the upper half of the
+        # error, so the mean is above n (by ~0.4 of the 0.24 relative standard error), never below
+        assert min(estimates) >= n
+        assert 0 <= mean / n - 1 < 0.09
+    else:
+        assert abs(mean / n - 1) < 0.04
+
+
+def test_network_size_estimate_counts_a_small_network() -> None:
+    ps = peers(12)
+    assert estimate_network_size(ps[0], ps) == 12.0  # fewer than K known: the network is those known
+    with pytest.raises(ValueError):
+        estimate_network_size(ps[0], ps, k=1)
+
+
 def test_lookup_finds_the_providers_through_closer_peers() -> None:
     sim = Sim(300)
     key = hashlib.sha256(b"bucket").digest()

@@ -23,6 +23,7 @@ from ioa_p2p.node.discovery import Discovery, open_discovery
 from ioa_p2p.node.discovery.loops import CATCH_UP_RETRY
 from ioa_p2p.node.net import kad
 from ioa_p2p.node.net.card_net import Libp2pCardNet
+from ioa_p2p.node.net.cpu_wait import RunnableClock
 from ioa_p2p.node.net.gossip import TOPIC
 from ioa_p2p.node.net.host import to_libp2p_id
 from ioa_p2p.node.net.kad_io import HEDGE_HIGH, HEDGE_LOW, round_trips_of
@@ -81,7 +82,10 @@ def names(matches: list[Any]) -> list[str]:
     return [m.card.card.name for m in matches]
 
 
-async def test_find_ranks_the_plotting_agent_first_on_every_node(tmp_path: Path) -> None:
+async def test_find_ranks_the_plotting_agent_first_on_every_node(
+    tmp_path: Path, runnable_clock: RunnableClock
+) -> None:
+    # eight nodes on one loop, as in a process of several agents: on its clock (tests/conftest.py)
     with trio.fail_after(300):  # warm = true: the models load and the cards are embedded before any find
         async with open_peers(tmp_path, 8, {"warm": True}) as peers:
 
@@ -118,7 +122,10 @@ async def test_find_ranks_the_plotting_agent_first_on_every_node(tmp_path: Path)
                 await handler(ControlRequest("POST", "/find", {}, {"text": "  "}))
 
 
-async def test_dht_only_lookup_finds_cards_through_lsh_provider_records(tmp_path: Path) -> None:
+async def test_dht_only_lookup_finds_cards_through_lsh_provider_records(
+    tmp_path: Path, runnable_clock: RunnableClock
+) -> None:
+    # six nodes on one loop, as in a process of several agents: on its clock (tests/conftest.py)
     with trio.fail_after(90):
         async with open_peers(tmp_path, 6, {"gossip": False}) as peers:
             node, service = peers[-1]
@@ -130,12 +137,23 @@ async def test_dht_only_lookup_finds_cards_through_lsh_provider_records(tmp_path
                 return bool(matches) and names(matches)[0] == "py-plotter"
 
             await wait_until(plotter_found, "the plotter found through the DHT", limit=60)
-            plotter = service.directory.entry(peers[1][0].peer_id)
+            plotter_id = peers[1][0].peer_id
+            plotter = service.directory.entry(plotter_id)
             assert plotter is not None and plotter.source == "dht"
             # the waits of lookups (the hedge) and of owner-first card fetches follow measured round trips
             hedge = round_trips_of(node.net.dht)
             assert hedge.samples > 0 and HEDGE_LOW <= hedge.wait() <= HEDGE_HIGH
-            assert service.search.round_trips.samples > 0
+
+            async def an_owner_measured() -> bool:
+                # An owner's answer is measured when it comes before the DHT's (1 s before any sample; then
+                # the owners still asking are cancelled): when six nodes starting on one loaded loop let the
+                # DHT win every fetch above, the plotter's card is fetched again, owner first.
+                if service.search.round_trips.samples == 0:
+                    service.directory.remove(plotter_id)
+                    await service.find("plot a chart of revenue", k=3)
+                return service.search.round_trips.samples > 0
+
+            await wait_until(an_owner_measured, "an owner's answer to a card fetch, its round trip measured")
             # Without the DHT, a node that has no gossip knows only itself.
             other_node, other = peers[2]
             assert names(await other.find("plot a chart of revenue", k=3, use_dht=False)) == ["sql-analyst"]

@@ -8,6 +8,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
+import pytest
 import trio
 
 from ioa_p2p.budget import TRUST_STRANGER
@@ -38,8 +39,18 @@ async def test_a_peer_awaited_is_paced_as_a_known_peer_and_stays_a_stranger_othe
     assert budgets.snapshot()["cpu"]["charged_s_by_trust"]["known"] == 0.01
 
 
-async def test_a_dht_request_in_flight_makes_its_peer_known_on_a_node(tmp_path: Path) -> None:
+async def test_a_dht_request_in_flight_makes_its_peer_known_on_a_node(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from libp2p.kad_dht.pb.kademlia_pb2 import Message
+
+    from ioa_p2p.node.net import routing
+
+    async def no_lookup(dht: Any, own_key: bytes) -> None:
+        return None
+
+    # a's own self-lookup (FIND_NODE through the same exchange) would await the silent b as well
+    monkeypatch.setattr(routing, "_lookup", no_lookup)
 
     async def silent(stream: Any) -> None:  # never answers
         while await stream.read(65536):

@@ -202,9 +202,17 @@ def test_the_node_fetches_only_sketches_whose_signature_verifies_and_skips_cards
     original, clone = sketch(60, same), sketch(61, same)
     search.offer(b"page", [*honest, forged, original, clone])
     me = honest[0].peer_id
+    settings = SimpleNamespace(min_stamp_bits=8)  # a reader that requires stamped page entries
     node = SimpleNamespace(
-        me=me, needs_fetch=lambda peer: peer != original.peer_id, settled=None, young_penalty=0.0
+        me=me,
+        needs_fetch=lambda peer: peer != original.peer_id,
+        settled=None,
+        young_penalty=0.0,
+        settings=settings,
     )
+    assert _verified_best(search, 6, node) == []  # type: ignore[arg-type]  # none of these is stamped
+    settings.min_stamp_bits = 0
+    search.offer(b"page", [*honest, forged, original, clone])
     chosen = _verified_best(search, 6, node)  # type: ignore[arg-type]
     assert forged not in chosen and forged.peer_id not in search.candidates  # dropped for good
     assert me not in {s.peer_id for s in chosen}

@@ -130,7 +130,7 @@ def run_bench(*args: str) -> subprocess.CompletedProcess[str]:
 def test_the_harness_validates_suite3_and_refuses_to_keep_sealed_goals() -> None:
     done = run_bench("--validate")
     assert done.returncode == 0 and "suite ok: 153 goals" in done.stderr, done.stderr[-500:]
-    kept = run_bench("--split", "train", "--keep")
+    kept = run_bench("--split", "test", "--keep")
     assert kept.returncode == 2 and "held out" in kept.stderr and not kept.stdout
 
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import math
+import sys
+import threading
 
 import numpy as np
 import pytest
 
 from ioa_p2p.errors import ConfigError, UsageError
-from ioa_p2p.matching import HYBRID, CardProfile, Need, make_matcher, split_goal
+from ioa_p2p.matching import HYBRID, CardProfile, Need, make_matcher, split_goal, text
 from ioa_p2p.matching.encoders import TokenStates, is_content_token
 from ioa_p2p.matching.goals import MAX_NEEDS
 from ioa_p2p.matching.late import LateIndex
@@ -184,3 +187,36 @@ def test_split_goal_keeps_code_blocks_out_and_never_fails_on_odd_text() -> None:
     for odd in ["Total", "do it; total", "a, b; c", "?!", ":", "Plot it:\n```\nx", "x y: z\n\n- w"]:
         for need in split_goal(odd):
             assert need.text
+
+
+def test_threads_stemming_at_once_get_the_stems_one_thread_gets() -> None:
+    """The nodes of one process embed cards in worker threads: one Snowball stemmer shared by them raised
+    IndexError or returned another word's stem (then cached for good), e.g. while eight nodes warmed up in
+    tests/test_discovery_net.py. Uncached stems of 6,000 words, four threads, a thread switch every 1 µs."""
+    words = [
+        "".join(letters) + ending
+        for letters in itertools.product("abcdefghij", repeat=3)
+        for ending in ("ational", "izations", "fulness", "ements", "iveness", "ing")
+    ]
+    stem_uncached = text.stem.__wrapped__
+    expected = [stem_uncached(w) for w in words]
+    failures: list[str] = []
+
+    def stem_all() -> None:
+        try:
+            if [stem_uncached(w) for w in words] != expected:
+                failures.append("a stem differs from the one a single thread got")
+        except Exception as exc:  # the shared stemmer's IndexError
+            failures.append(repr(exc))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=stem_all) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert failures == []

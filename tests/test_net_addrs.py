@@ -36,7 +36,8 @@ from ioa_p2p.node.net.relay_limits import (
 )
 from ioa_p2p.node.net.routing import BootstrapState
 
-PEER = str(Identity.generate().peer_id)
+#: a fixed key: the peer ID is part of a test ID below, the same in every process collecting the tests
+PEER = str(Identity(bytes(range(32))).peer_id)
 LAN = Interface.of("192.168.1.10", 24)
 LOOPBACK = Interface.of("127.0.0.1", 8)
 PUBLIC = Interface.of("6.0.0.5", 24)

@@ -169,6 +169,8 @@ def test_page_search_recovers_the_exact_top_5() -> None:
                 page.append(s)
     assert page_level(100) is None and page_level(500) is None and page_level(1500) == 8
     assert page_level(20000) == 12
+    # a searcher that overestimates a network of 10,000 by half keeps its level-8 seeds
+    assert page_level(15000) == 8 and page_level(16500) == 12
     index = {s.peer_id: i for i, s in enumerate(sketches)}
     recall, asked = [], []
     for q in queries:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ioa_p2p.card import encode_vector, issue_withdrawal
-from ioa_p2p.card.sketch import issue_sketch
+from ioa_p2p.card.sketch import SKETCH_STAMP_CONTEXT, issue_sketch, sketch_digest, sketch_stamp_bits
 from ioa_p2p.card.stamp import STAMP_CONTEXT, content_digest, stamp_bits
 from ioa_p2p.dht.forest import forest_for, seed_bytes
 from ioa_p2p.dht.pages import page_key
@@ -119,6 +119,29 @@ def _sketch_v2() -> Any:
     )
 
 
+def _sketch_v3() -> Any:
+    """The version 2 example stamped: the first counter reaching 8 bits."""
+    identity = Identity(bytes.fromhex(SEED_HEX))
+    now = 1_800_000_000_000
+    return issue_sketch(
+        identity,
+        version=now,
+        model="example/4",
+        vector=LSH_VECTOR,
+        now_ms=now,
+        expires_at=now + 1_800_000,
+        scheme="example/6",
+        rest=[0.5, -0.25],
+        terms=["plot", "chart"],
+        stamp_bits=8,
+    )
+
+
+def _sketch_v3_hash() -> str:
+    body = _sketch_v3().body
+    return hashlib.sha256(SKETCH_STAMP_CONTEXT + sketch_digest(body) + body.stamp).hexdigest()
+
+
 def _sketch_page_key() -> str:
     sketch = _sketch()
     cell = next(c for c in forest_for("example/4", 4).cells(sketch.vector(), (8,)) if c.table == 0)
@@ -143,6 +166,11 @@ EXAMPLES: dict[str, Callable[[], str]] = {
     "card-sketch-page-key": _sketch_page_key,
     "card-sketch-v2": lambda: str(_sketch_v2().encoded.hex()),
     "card-sketch-v2-terms": lambda: _sketch_v2().body.terms.hex(),
+    "card-sketch-v3": lambda: str(_sketch_v3().encoded.hex()),
+    "card-sketch-v3-digest": lambda: sketch_digest(_sketch_v3().body).hex(),
+    "card-sketch-v3-stamp": lambda: _sketch_v3().body.stamp.hex(),
+    "card-sketch-v3-hash": _sketch_v3_hash,
+    "card-sketch-v3-bits": lambda: str(sketch_stamp_bits(_sketch_v3())),
 }
 
 

@@ -1,91 +1,178 @@
-"""The node's self-lookup keeps the peers it learned when its timeout ends it (issue 26)."""
+"""The node's self-lookup (``routing._lookup``) runs our batched driver with ``FIND_NODE`` (issue 25): a
+silent peer does not hold it, and a lookup its timeout ends keeps what it learned (issue 26).
+
+The network is a fake behind ``kad_io._exchange`` (each peer answers FIND_NODE with the peers it names, or
+never); the clock is trio's MockClock, so hedges and timeouts are exact."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 import trio
-from libp2p.kad_dht.utils import sort_peer_ids_by_distance
+from libp2p.kad_dht.pb.kademlia_pb2 import Message
+from libp2p.peer.id import ID
 from trio.testing import MockClock
 
+from ioa_p2p.dht.keyspace import K, closest, position
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.net.host import to_libp2p_id
-from ioa_p2p.node.net.routing import LOOKUP_TIMEOUT, _lookup
+from ioa_p2p.node.net import kad_io, routing
+from ioa_p2p.node.net.routing import LEARNED, LOOKUP_SLOTS, LOOKUP_TIMEOUT, _lookup
 
 
-def _ids(n: int) -> list[Any]:
-    return [to_libp2p_id(Identity.generate().peer_id) for _ in range(n)]
+def _ids(n: int) -> list[bytes]:
+    return [Identity.generate().peer_id.raw for _ in range(n)]
 
 
 class _Peerstore:
-    def __init__(self, peers: list[Any]) -> None:
-        self.addrs_of = {p: ["/ip4/127.0.0.1/tcp/1"] for p in peers}
+    def __init__(self, known: list[bytes]) -> None:
+        self.addrs_of: dict[ID, list[Any]] = {ID(p): ["/ip4/127.0.0.1/tcp/1"] for p in known}
 
-    def peer_ids(self) -> list[Any]:
-        return list(self.addrs_of)
+    def addrs(self, peer: ID) -> list[Any]:
+        return self.addrs_of.get(peer, [])
 
-    def addrs(self, peer: Any) -> list[str]:
-        return self.addrs_of[peer]
+    def add_addrs(self, peer: ID, addrs: list[Any], ttl: int) -> None:
+        self.addrs_of[peer] = list(addrs)
+
+    def get_protocols(self, peer: ID) -> list[str]:
+        return []  # not identified: may serve the DHT
 
 
 class _Table:
-    def __init__(self) -> None:
-        self.peers: list[Any] = []
+    def __init__(self, peers: list[bytes]) -> None:
+        self.peers = [ID(p) for p in peers]
+
+    def get_peer_ids(self) -> list[ID]:
+        return list(self.peers)
 
     async def add_peer(self, info: Any) -> bool:
-        self.peers.append(info.peer_id)
+        if info.peer_id not in self.peers:
+            self.peers.append(info.peer_id)
         return True
 
 
-class _SlowLookupDHT:
-    """A DHT whose lookup learns ``named`` from its first answer (into the peerstore, as py-libp2p's
-    does), then waits forever on its second round: the busy peers it asked never answer in time."""
+class _FakeDHT:
+    """A node that knows ``known`` (its table) and a network where each peer names ``answers[peer]`` when
+    asked FIND_NODE (a peer absent from ``answers`` never answers)."""
 
-    def __init__(self, own: Any, bootstrap: Any, named: list[Any]) -> None:
-        self.named = named
-        self.peerstore = _Peerstore([bootstrap])
-        self.routing_table = _Table()
+    def __init__(self, own: bytes, known: list[bytes], answers: dict[bytes, list[bytes]]) -> None:
+        self.local_peer_id = ID(own)
+        self.routing_table = _Table(known)
         self.host = self
-        self.peer_routing = self
-        self.own = own
+        self.peerstore = _Peerstore(known)
+        self.answers = answers
+        self.asked: list[bytes] = []
+
+    def get_connected_peers(self) -> list[ID]:
+        return []
 
     def get_peerstore(self) -> _Peerstore:
         return self.peerstore
 
-    def get_id(self) -> Any:
-        return self.own
+    def table(self) -> set[bytes]:
+        return {p.to_bytes() for p in self.routing_table.peers}
 
-    async def find_closest_peers_network(self, key: bytes, count: int = 20) -> list[Any]:
-        for peer in self.named:
-            self.peerstore.addrs_of[peer] = ["/ip4/127.0.0.1/tcp/2"]
-        await trio.sleep_forever()
-        raise AssertionError("unreachable")
+
+@pytest.fixture
+def network(monkeypatch: pytest.MonkeyPatch) -> list[_FakeDHT]:
+    """The fake network the test's DHT is put in (``network.append(dht)``)."""
+    nodes: list[_FakeDHT] = []
+
+    async def exchange(host: Any, peer: ID, requests: list[Any]) -> list[Any]:
+        dht = nodes[0]
+        dht.asked.append(peer.to_bytes())
+        named = dht.answers.get(peer.to_bytes())
+        if named is None:
+            await trio.sleep_forever()
+        replies = []
+        for request in requests:
+            assert request.type == Message.MessageType.FIND_NODE
+            reply = Message(type=Message.MessageType.FIND_NODE, key=request.key)
+            for p in named:
+                entry = reply.closerPeers.add()
+                entry.id = p
+                entry.addrs.append(b"\x04\x7f\x00\x00\x01\x06\x00\x01")  # /ip4/127.0.0.1/tcp/1
+            replies.append(reply)
+        return replies
+
+    monkeypatch.setattr(kad_io, "_exchange", exchange)
+    return nodes
+
+
+async def test_a_silent_peer_does_not_hold_the_lookup_the_closest_peers_reach_the_table(
+    network: list[_FakeDHT], autojump_clock: MockClock
+) -> None:
+    """The joiner knows its bootstrap and a silent peer; the bootstrap names far peers, which name the
+    joiner's true closest. py-libp2p's lookup waited in rounds for the silent peer until the deadline;
+    ours hedges it and reaches the closest peers well within the timeout."""
+    own, boot, silent, *others = _ids(40)
+    me = position(own)
+    near, far = closest(me, others, K), [p for p in others if p not in closest(me, others, K)]
+    answers = {boot: far[:5]} | {p: near for p in far} | {p: near for p in near}
+    dht = _FakeDHT(own, [boot, silent], answers)
+    network.append(dht)
+    start = trio.current_time()
+    with trio.fail_after(LOOKUP_TIMEOUT * 3):
+        await _lookup(dht, own)  # type: ignore[arg-type]
+    assert trio.current_time() - start < LOOKUP_TIMEOUT
+    assert set(near[: K - 2]) <= dht.table()  # (the bootstrap and the silent peer may be among the K)
+    assert silent in dht.asked
 
 
 async def test_a_lookup_ended_by_its_timeout_keeps_the_closest_peers_it_learned(
-    autojump_clock: MockClock,
+    network: list[_FakeDHT], autojump_clock: MockClock
 ) -> None:
-    own, bootstrap, *named = _ids(27)
-    dht = _SlowLookupDHT(own, bootstrap, [*named, own])
-    start = trio.current_time()
+    """The bootstrap names 80 peers, none of which answers in time: the LEARNED closest of them still reach
+    the table (issue 26: a joiner whose second round timed out had kept nothing; py-libp2p's lookup added
+    every peer an answer named)."""
+    own, boot, *named = _ids(82)
+    dht = _FakeDHT(own, [boot], {boot: named})
+    network.append(dht)
     with trio.fail_after(LOOKUP_TIMEOUT * 3):
-        await _lookup(dht, own.to_bytes(), full=False)
-    assert trio.current_time() - start >= LOOKUP_TIMEOUT
-    added = dht.routing_table.peers
-    # the 20 (k) closest of the 25 peers the answer named; not the bootstrap (known before), not itself
-    assert added == sort_peer_ids_by_distance(own.to_bytes(), named)[:20]
+        await _lookup(dht, own)  # type: ignore[arg-type]
+    assert boot in dht.table()
+    learned, asked = dht.table() - {boot}, set(dht.asked) - {boot}
+    # the closest named, up to LEARNED (those asked and given up on are not kept)
+    assert learned <= set(named) and K <= len(learned) <= LEARNED
+    me = position(own)
+    farthest = max(position(p) ^ me for p in learned)
+    assert all(p in learned or p in asked for p in named if position(p) ^ me < farthest)
 
 
-async def test_a_lookup_that_finishes_adds_what_it_found_only() -> None:
-    own, bootstrap, *named = _ids(6)
+async def test_a_lookup_that_finishes_adds_the_peers_that_answered_and_the_closest(
+    network: list[_FakeDHT], autojump_clock: MockClock
+) -> None:
+    own, boot, *named = _ids(6)
+    dht = _FakeDHT(own, [boot], {boot: named[:3], **{p: [] for p in named[:3]}})
+    network.append(dht)
+    with trio.fail_after(30):
+        await _lookup(dht, own)  # type: ignore[arg-type]
+    assert dht.table() == {boot, *named[:3]}  # the two it never heard of stay out
 
-    class Quick(_SlowLookupDHT):
-        async def find_closest_peers_network(self, key: bytes, count: int = 20) -> list[Any]:
-            for peer in self.named:
-                self.peerstore.addrs_of[peer] = ["/ip4/127.0.0.1/tcp/2"]
-            return self.named[:2]
 
-    dht = Quick(own, bootstrap, named)
-    with trio.fail_after(5):
-        await _lookup(dht, own.to_bytes(), full=False)
-    assert dht.routing_table.peers == named[:2]
+async def test_the_nodes_of_one_process_look_up_a_few_at_a_time_each_within_its_own_timeout(
+    autojump_clock: MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agents of a process share one loop: their lookups take turns (``LOOKUP_SLOTS``), and the
+    wait for a turn does not count against a lookup's timeout (every lookup here takes 4 s and finishes,
+    the last ones 16 s after they were asked for)."""
+    running, most, finished = [0], [0], [0]
+
+    async def lookup_now(dht: Any, own_key: bytes) -> None:
+        running[0] += 1
+        most[0] = max(most[0], running[0])
+        try:
+            with trio.move_on_after(LOOKUP_TIMEOUT):
+                await trio.sleep(4.0)
+                finished[0] += 1
+        finally:
+            running[0] -= 1
+
+    monkeypatch.setattr(routing, "_lookup_now", lookup_now)
+    agents = 3 * LOOKUP_SLOTS + 1
+    start = trio.current_time()
+    async with trio.open_nursery() as nursery:
+        for own in _ids(agents):
+            nursery.start_soon(_lookup, None, own)
+    assert most[0] == LOOKUP_SLOTS and finished[0] == agents  # none cut by its timeout
+    assert trio.current_time() - start == 16.0 > LOOKUP_TIMEOUT  # four turns of four seconds

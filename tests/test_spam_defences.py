@@ -10,7 +10,15 @@ from ioa_p2p.dht.ranking import CardRanker
 from ioa_p2p.history.bodies import KIND_MEMBER_REMOVE, ChatMessage
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching import CardProfile, make_matcher
-from ioa_p2p.matching.breadth import FREE_TOPICS, breadth, breadth_discount, card_items
+from ioa_p2p.matching.breadth import (
+    FREE_TOPICS,
+    MIN_FREE,
+    MIN_REFERENCE,
+    breadth,
+    breadth_discount,
+    card_items,
+    free_topics,
+)
 from ioa_p2p.matching.copies import CopyIndex
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.schema import build
@@ -31,6 +39,45 @@ def test_breadth_counts_unrelated_claims_not_words() -> None:
     assert breadth_discount(specialist) == 0.0 < breadth_discount(stuffed)
     assert breadth_discount(4 * FREE_TOPICS) == 2 * breadth_discount(2 * FREE_TOPICS)
     assert breadth([], matcher.embed_items) == breadth(["one"], matcher.embed_items) == 1.0
+
+
+def test_what_counts_as_broad_is_measured_against_the_reference_population() -> None:
+    """Generalists' network: its established cards claim ~12 things each, so 12 is not broad there; a
+    specialists' network draws the line lower; too few reference cards: the dev data's line."""
+    generalists = [10.0 + (i % 5) for i in range(MIN_REFERENCE)]
+    assert 13.5 < free_topics(generalists) <= 14.0
+    assert breadth_discount(12.0, free=free_topics(generalists)) == 0.0 < breadth_discount(12.0)
+    assert free_topics([2.0] * MIN_REFERENCE) == MIN_FREE
+    assert free_topics(generalists[:-1]) == FREE_TOPICS
+
+
+def test_a_flood_of_fresh_broad_cards_does_not_move_the_line() -> None:
+    """The ranker measures the line on its reference cards only (settled ones: the node's trust sets
+    them), so spam cannot make itself look normal by its number; were every card the reference, it would."""
+    topics = ["invoices", "receipts", "bank statements", "payslips", "tax forms"]
+    honest = [
+        _card(f"h{i}", SPECIALIST.replace("invoices", f"{topics[i % 5]} of kind {i}"))
+        for i in range(MIN_REFERENCE)
+    ]
+    stuffed = [_card(f"s{i}", STUFFED + f" Agent number {i}.") for i in range(2 * MIN_REFERENCE)]
+    ranker = CardRanker(make_matcher({"matcher": "lite"}))
+    for card in honest + stuffed:
+        ranker.add(card)
+
+    def discounted(cards: list) -> int:  # type: ignore[type-arg]
+        return sum(
+            breadth_discount(ranker.standing(str(c.peer_id))["breadth"], free=ranker.free) > 0 for c in cards
+        )
+
+    ranker.refresh()
+    assert ranker.free == FREE_TOPICS  # no reference yet: the dev data's line
+    ranker.set_reference([str(c.peer_id) for c in honest])
+    ranker.refresh()
+    assert MIN_FREE <= ranker.free < FREE_TOPICS  # specialists: a lower line than the default
+    assert discounted(stuffed) == len(stuffed) and discounted(honest) <= 1  # the top 1 % of the reference
+    ranker.set_reference([str(c.peer_id) for c in honest + stuffed])  # what the node never does
+    ranker.refresh()
+    assert ranker.free > FREE_TOPICS and discounted(stuffed) <= 2
 
 
 def test_copies_of_a_card_are_found_whatever_is_added_or_left_out() -> None:

@@ -14,8 +14,19 @@ from ioa_p2p.errors import UsageError
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching.calibration import ADVANTAGE, GAP, GOAL, JoinRule
 from ioa_p2p.node.goals.reputation import ReputationBook
-from ioa_p2p.teaming import TrustPolicy, grow_team, over_cap, trust_priors, young_keys
-from ioa_p2p.teaming.trust import OFF
+from ioa_p2p.planning import PlanStep
+from ioa_p2p.teaming import (
+    Candidate,
+    TeamCaps,
+    TrustPolicy,
+    cover_steps,
+    grow_team,
+    over_cap,
+    trust_priors,
+    unproven_keys,
+    young_keys,
+)
+from ioa_p2p.teaming.trust import OFF, trim_to_caps
 
 RULE = JoinRule({GAP: 0.1, GOAL: 0.3, ADVANTAGE: 0.3}, -4.0)
 # translate, then plot: "plotter-copy" (a young paraphrase of the plotter) scores a little better than it
@@ -44,7 +55,7 @@ def test_trust_priors_and_the_cap() -> None:
     assert not over_cap("a", ["b"], {"a", "b"}, None)
     assert over_cap("a", [], {"a"}, 0)
     bad: dict[str, Any]
-    for bad in ({"young_penalty": -1.0}, {"trust_age": -1.0}, {"max_young": -1}):
+    for bad in ({"young_penalty": -1.0}, {"trust_age": -1.0}, {"max_young": -1}, {"max_unproven": -1}):
         with pytest.raises(UsageError):
             TrustPolicy(**bad)
 
@@ -58,8 +69,7 @@ def test_a_young_copy_gives_way_to_an_established_card_past_the_cap() -> None:
             RULE,
             threshold=0.5,
             max_team=4,
-            young=young,
-            max_young=max_young,
+            caps=TeamCaps(frozenset(young), max_young),
         )
 
     assert grow(set(), None) == ["translator", "plotter-copy"]
@@ -73,10 +83,62 @@ def test_a_young_copy_gives_way_to_an_established_card_past_the_cap() -> None:
 def test_a_young_card_joins_past_the_cap_when_nothing_else_covers_the_need() -> None:
     scores = {k: v for k, v in GOAL_SCORES.items() if k != "plotter"}
     needs = [{k: v for k, v in need.items() if k != "plotter"} for need in NEEDS]
-    team = grow_team(
-        "translator", scores, needs, RULE, threshold=0.5, max_team=4, young={"plotter-copy"}, max_young=0
-    )
+    caps = TeamCaps(frozenset({"plotter-copy"}), 0)
+    team = grow_team("translator", scores, needs, RULE, threshold=0.5, max_team=4, caps=caps)
     assert team == ["translator", "plotter-copy"]  # the weather card does not reach the threshold
+
+
+def test_unproven_keys_are_those_without_evidence_however_old() -> None:
+    assert unproven_keys({"old", "new", "worker"}, {"worker"}) == {"old", "new"}
+    assert unproven_keys({"old", "new"}, ()) == frozenset()  # nobody proven yet: everyone alike
+    assert unproven_keys({"old"}, {"someone-not-held"}) == frozenset()
+
+
+def test_an_old_unproven_copy_gives_way_to_a_proven_card_past_the_cap() -> None:
+    """Waiting buys nothing: a patient copy held for as long as the plotter (not young) is still unproven."""
+
+    def grow(unproven: set[str], max_unproven: int | None) -> list[str]:
+        caps = TeamCaps(unproven=frozenset(unproven), max_unproven=max_unproven)
+        return grow_team("translator", GOAL_SCORES, NEEDS, RULE, threshold=0.5, max_team=4, caps=caps)
+
+    # the lead is unproven (the team's one unproven member): the proven plotter covers the need
+    assert grow({"translator", "plotter-copy"}, 1) == ["translator", "plotter"]
+    assert grow({"plotter-copy"}, 1) == ["translator", "plotter-copy"]  # below the cap: it may join
+    assert grow({"translator", "plotter-copy", "plotter"}, 1) == ["translator", "plotter-copy"]  # no proof
+    assert grow({"translator", "plotter-copy"}, None) == ["translator", "plotter-copy"]
+    # both caps at once: young and unproven are separate sets, each with its own cap
+    both = TeamCaps(frozenset({"plotter-copy"}), 1, frozenset({"translator"}), 1)
+    assert both.blocks("plotter-copy", ["translator"]) is False and both.limited("translator")
+    assert TeamCaps(frozenset({"a"}), 1, frozenset({"a", "b"}), 1).blocks("b", ["a"])
+
+
+def test_a_team_chosen_elsewhere_is_trimmed_to_the_caps_keeping_its_first_member() -> None:
+    caps = TeamCaps(unproven=frozenset({"spam-1", "spam-2", "newcomer"}), max_unproven=1)
+    assert trim_to_caps(["spam-1", "proven", "spam-2", "newcomer"], caps) == ["spam-1", "proven"]
+    assert trim_to_caps(["proven", "spam-1", "spam-2"], caps) == ["proven", "spam-1"]
+    assert trim_to_caps(["spam-1"], TeamCaps(unproven=frozenset({"spam-1"}), max_unproven=0)) == ["spam-1"]
+
+
+def _candidate(key: str, score: float, abilities: tuple[str, ...] = ()) -> Candidate:
+    return Candidate(key, key, key, score, (), abilities)
+
+
+def test_cover_steps_respects_the_unproven_cap() -> None:
+    """Ability coverage adds an able member within the caps when one is able; a blocked one only when no
+    other can do the step; a step's best agent over the cap is left out."""
+    lead = _candidate("lead", 0.9)
+    spam, calc = _candidate("spam-calc", 0.8, ("arithmetic",)), _candidate("calc", 0.6, ("arithmetic",))
+    steps = [PlanStep(1, "calc", "add 2 and 3", "2 + 3")]
+    caps = TeamCaps(unproven=frozenset({"lead", "spam-calc", "words"}), max_unproven=1)
+    team = cover_steps([lead], [spam, calc], steps, [None], max_team=4, threshold=0.2, caps=caps)
+    assert [c.peer_id for c in team] == ["lead", "calc"]
+    team = cover_steps([lead], [spam], steps, [None], max_team=4, threshold=0.2, caps=caps)
+    assert [c.peer_id for c in team] == ["lead", "spam-calc"]  # nothing else can do the step
+    words = _candidate("words", 0.9)
+    team = cover_steps([lead], [calc], steps, [words], max_team=4, threshold=0.2, caps=caps)
+    assert [c.peer_id for c in team] == ["lead", "calc"]
+    team = cover_steps([lead], [calc], steps, [words], max_team=4, threshold=0.2)
+    assert [c.peer_id for c in team] == ["lead", "calc", "words"]  # without caps the step's best joins
 
 
 class _Ranker:
@@ -85,6 +147,9 @@ class _Ranker:
 
     def set_reputation(self, priors: dict[str, float]) -> None:
         self.priors = dict(priors)
+
+    def set_reference(self, keys: frozenset[str]) -> None:
+        self.reference = frozenset(keys)
 
 
 def _directory_with(ages: dict[str, float], now: float) -> tuple[Directory, dict[str, str]]:
@@ -110,15 +175,21 @@ def test_the_reputation_book_marks_young_peers_and_lowers_them_once_someone_is_e
     directory.ranker = ranker  # type: ignore[assignment]
     search = SimpleNamespace(settled=None, young_penalty=0.0)
     discovery = SimpleNamespace(
-        directory=directory, node=SimpleNamespace(now=lambda: now), young=frozenset(), search=search
+        directory=directory,
+        node=SimpleNamespace(now=lambda: now),
+        young=frozenset(),
+        unproven=frozenset(),
+        search=search,
     )
     chats = SimpleNamespace(member_chats=lambda: [])
     book = ReputationBook(chats, discovery, TrustPolicy(), (key["partner"],))  # type: ignore[arg-type]
     book.standings = {key["worker"]: Standing(done=1), key["new"]: Standing(failed=1)}
     assert book.age() and book.young == {key["new"]}  # trusted, proven by a task done, or held long enough
+    assert book.unproven == {key["old"], key["new"]}  # age is not evidence
     book.publish()
-    assert discovery.young == {key["new"]}
+    assert discovery.young == {key["new"]} and discovery.unproven == {key["old"], key["new"]}
     assert search.settled == {key["old"], key["partner"], key["worker"]} and search.young_penalty == 1.0
+    assert ranker.reference == {key["partner"], key["worker"]}  # breadth's reference: proven cards only
     assert ranker.priors[key["new"]] == pytest.approx(reputation_prior(Standing(failed=1)) - 1.0)
     assert key["partner"] not in ranker.priors and ranker.priors[key["worker"]] > 0
     assert not book.age()  # unchanged

@@ -211,17 +211,43 @@ def exact_top(world: World, vector: npt.NDArray[np.float32], k: int, *, exclude:
     return [holders[int(i)] for i in order]
 
 
+def exact_ties(
+    world: World, vector: npt.NDArray[np.float32], exact: Sequence[int], *, exclude: int = -1
+) -> frozenset[int]:
+    """The cards outside ``exact`` that score as high as its last card (:data:`TIE`): an exact search
+    could return any of them in its place (the grown corpus gives some agents the same vector)."""
+    cards = world.cards
+    assert cards is not None
+    if not exact:
+        return frozenset()
+    floor = float(cards.vectors[exact[-1]] @ vector) - TIE
+    holders = [
+        n.index for n in world.nodes if n.card is not None and n.withdrawal is None and n.index != exclude
+    ]
+    scores = cards.vectors[holders] @ vector
+    return frozenset(holders[int(i)] for i in np.flatnonzero(scores >= floor)) - set(exact)
+
+
+#: Scores this close count as equal (float32 dot products of the same vector are equal exactly).
+TIE = 1e-6
+
+
 @dataclass(frozen=True, slots=True)
 class SearchSample:
-    """One search: what it returned, the exact answer, the gold team (node indices) if any."""
+    """One search: what it returned, the exact answer, the gold team (node indices) if any, and the cards
+    tied with the exact answer's last (:func:`exact_ties`)."""
 
     result: SearchResult
     exact: tuple[int, ...]
     gold: tuple[int, ...]
+    ties: frozenset[int] = frozenset()
 
     @property
     def recall_exact(self) -> float:
-        return len(set(self.result.ranked) & set(self.exact)) / max(1, len(self.exact))
+        """The share of the exact top ``k`` the search matched: a returned card counts when it is in the
+        exact top ``k`` or ties its last (an exact search could have returned it)."""
+        hits = len(set(self.result.ranked) & (set(self.exact) | self.ties))
+        return min(hits, len(self.exact)) / max(1, len(self.exact))
 
     def recall_gold(self, ranked: Sequence[int] | None = None) -> float | None:
         if not self.gold:
@@ -254,13 +280,14 @@ def run_searches(
         online = [n for n in world.nodes if n.online and n.index not in gold]
         node = online[rng.randrange(len(online))]
         exact = tuple(exact_top(world, vector, k, exclude=node.index))
+        ties = exact_ties(world, vector, exact, exclude=node.index)
         search_run(settings)(
             world,
             node,
             vector,
             forest,
             settings,
-            lambda result: out.append(SearchSample(result, exact, tuple(gold))),
+            lambda result: out.append(SearchSample(result, exact, tuple(gold), ties)),
             k=k,
         ).start()
 
@@ -393,6 +420,7 @@ __all__ = [
     "Revocation",
     "SearchSample",
     "card_spread",
+    "exact_ties",
     "exact_top",
     "network_size",
     "publish_card",

@@ -1,16 +1,21 @@
-"""A capability search over bucket pages in the simulator, as ``ioa_p2p.node.discovery.search.CardSearch``
-does it with ``[discovery] pages = true`` and a cold directory.
+"""A capability search over bucket pages in the simulator, as the node runs it
+(``ioa_p2p.node.discovery.pages.search_pages``, ``[discovery] pages = true``, a cold directory).
 
 1. The network's size is estimated from the routing table, as for :class:`~ioa_p2p.dht.sim.search.SearchRun`.
 2. :class:`~ioa_p2p.dht.expand.PageSearch` picks the seed pages; each round is one batched ``GET_VALUE``
-   lookup of its page keys; every page value is offered to it as soon as an answer carries it, and the
-   next round (the buckets of the best candidates not expanded yet) starts at once while fewer than
-   :data:`IN_FLIGHT` rounds run, until it has nothing more to ask, ``max_pages`` were asked, or
-   :data:`ROUNDS_SHARE` of ``find_timeout`` has passed.
-3. The ``page_fetch`` best candidates by sketch are fetched (:class:`~ioa_p2p.dht.sim.search.FetchRun`:
-   owners first, then the DHT), their sketches verified (signature, and that the card fetched is the one
-   the sketch summarises), and the cards ranked by cosine with the query (the node ranks them with its
-   matcher; here the ranking is the same for the truth, as in ``SearchRun``).
+   lookup of its page keys (``kad.get_values_many``); once it is done every page value read is offered to
+   the search, which names the next round (the buckets of the best candidates not expanded yet), until it
+   has nothing more to ask, ``max_pages`` were asked, or :data:`ROUNDS_SHARE` of ``find_timeout`` has
+   passed (the node's ``move_on_after``: a round still running then is lost, what earlier rounds read is
+   kept). One round at a time, as the node does.
+3. The candidates to fetch are chosen as the node chooses them (:func:`~ioa_p2p.dht.sketchscore.fetch_count`
+   of the ``page_fetch`` best, then :func:`~ioa_p2p.dht.fetchchoice.choose_fetch` among the
+   :data:`~ioa_p2p.dht.fetchchoice.POOL` times as many best by sketch, with the sketch-level spam
+   defences; no reputation priors and no card held: a cold node), their sketches verified, and their
+   cards fetched (:class:`~ioa_p2p.dht.sim.search.FetchRun`: owners first, then the DHT); a card of the
+   version a sketch summarised must be that sketch's vector; the cards are ranked by cosine with the
+   query (the node ranks them with its matcher; here the ranking is the same for the truth, as in
+   ``SearchRun``).
 
 The whole search is bounded by ``find_timeout`` (what was fetched by then is ranked).
 """
@@ -18,25 +23,28 @@ The whole search is bounded by ``find_timeout`` (what was fetched by then is ran
 from __future__ import annotations
 
 from ioa_p2p.card import SignedCard
-from ioa_p2p.card.sketch import matches_card
+from ioa_p2p.card.sketch import SignedSketch, matches_card
 from ioa_p2p.dht.expand import PageSearch
+from ioa_p2p.dht.fetchchoice import POOL, choose_fetch
 from ioa_p2p.dht.forest import Cell
 from ioa_p2p.dht.pages import page_key, read_page
 from ioa_p2p.dht.sim.kad import VALUE, LookupRun, start_lookup
 from ioa_p2p.dht.sim.search import FetchRun, SearchBase
+from ioa_p2p.dht.sketchscore import fetch_count
 from ioa_p2p.errors import InvalidMessage
+from ioa_p2p.identity import PeerId
 
-#: Share of ``find_timeout`` the page rounds may use; the rest is left for the card fetches.
+#: Share of ``find_timeout`` the page rounds may use; the rest is left for the card fetches (the node's
+#: ``ioa_p2p.node.discovery.pages.ROUNDS_SHARE``, pinned by ``tests/test_sim.py``).
 ROUNDS_SHARE = 0.6
-#: Page lookups running at once: the next round starts as soon as an answer changes the best candidates.
-IN_FLIGHT = 3
 
 
 class PageSearchRun(SearchBase):
     """One DHT-only page search from ``node`` for ``vector`` (see the module docstring)."""
 
-    in_flight = 0
     fetching = False
+    #: the round running (its lookup), ``None`` between rounds
+    running: LookupRun | None = None
 
     def start(self) -> PageSearchRun:
         s = self.settings
@@ -51,6 +59,7 @@ class PageSearchRun(SearchBase):
             budget=s.page_budget,
         )
         self.result.listing = self.search.listing
+        self.result.passes = 0
         self.world.loop.after(s.find_timeout, self._timeout)
         self.world.loop.after(ROUNDS_SHARE * s.find_timeout, self._rounds_over)
         self._round(self.search.start())
@@ -61,96 +70,67 @@ class PageSearchRun(SearchBase):
             self._fetch()
 
     def _round(self, cells: list[Cell]) -> None:
-        """One batched ``GET_VALUE`` lookup of ``cells``' pages; pages are offered as answers carry them,
-        and new rounds start while this one runs (:meth:`_more`)."""
+        """One batched ``GET_VALUE`` lookup of ``cells``' pages, read once it is done; then the next."""
+        if not cells:
+            self._fetch()
+            return
         keys = {page_key(c, self.forest.model_id, self.forest.dim).encode("utf-8"): c for c in cells}
-        seen: dict[bytes, int] = {}
-        holder: list[LookupRun] = []
-        self.in_flight += 1
         self.result.passes += 1
 
-        def answered(key: bytes) -> None:
-            if not self.done and holder and self._read(holder[0], keys, key, seen):
-                self._more()
-
         def finished(run: LookupRun) -> None:
-            self.in_flight -= 1
-            if self.done:
-                return
-            for key in keys:
-                self._read(run, keys, key, seen, final=True)
-            self._more()
+            if self.done or self.fetching:
+                return  # the rounds' time was over: this round's answers are lost, as the node's
+            self._read(run, keys)
+            self._round(self.search.next_cells())
 
-        holder.append(
-            start_lookup(
-                self.world,
-                self.node,
-                list(keys),
-                VALUE,
-                ask=self.settings.ask,
-                on_answer=answered,
-                on_done=finished,
-            )
-        )
+        start_lookup(self.world, self.node, list(keys), VALUE, ask=self.settings.ask, on_done=finished)
 
-    def _read(
-        self,
-        run: LookupRun,
-        keys: dict[bytes, Cell],
-        key: bytes,
-        seen: dict[bytes, int],
-        *,
-        final: bool = False,
-    ) -> bool:
-        """Offer the page values of ``key`` read so far (if any are new); True when some were."""
-        if key not in keys:
-            return False
-        values = run.lookup.values(key)
-        own = self.node.values.get(key)
-        if own is not None:
-            values = [*values, own]
-        if len(values) == seen.get(key, -1) and not final:
-            return False
-        seen[key] = len(values)
+    def _read(self, run: LookupRun, keys: dict[bytes, Cell]) -> None:
+        """Offer every page value the round read, and our own copy (``get_values_many``)."""
         now = self.world.now_ms()
         decode = self.world.records.decode_sketch
-        entries = [e for v in values for e in read_page(v, now, decode=decode)]
-        self.search.offer(keys[key].key, entries)
-        return bool(entries)
-
-    def _more(self) -> None:
-        """Start the next round while fewer than :data:`IN_FLIGHT` run; fetch once none runs and none is
-        left (or the rounds' share of ``find_timeout`` has passed)."""
-        over = self.world.loop.now - self.started_at >= ROUNDS_SHARE * self.settings.find_timeout
-        if not over and self.in_flight < IN_FLIGHT:
-            cells = self.search.next_cells()
-            if cells:
-                self._round(cells)
-                return
-        if self.in_flight == 0 and not self.fetching:
-            self._fetch()
+        for key, cell in keys.items():
+            values = run.lookup.values(key)
+            own = self.node.values.get(key)
+            if own is not None:
+                values = [*values, own]
+            self.search.offer(cell.key, [e for v in values for e in read_page(v, now, decode=decode)])
 
     def _fetch(self) -> None:
         world, s = self.world, self.settings
         self.fetching = True
-        self.result.passes -= 1  # SearchResult starts at 1
         self.result.lookup_s = world.loop.now - self.started_at
         self.result.providers = len(self.search.candidates)
-        chosen = []
-        for sketch in self.search.best(s.page_fetch + 8):
-            try:
-                world.records.verify_sketch(sketch)
-            except InvalidMessage:
-                self.search.drop(sketch.peer_id)
-                continue
-            if sketch.peer_id.raw != self.node.peer:
-                chosen.append(sketch)
-            if len(chosen) >= s.page_fetch:
-                break
+        chosen = self._verified_best()
         self.sketches = {sk.peer_id.raw: sk for sk in chosen}
         self.result.fetched = len(chosen)
         self.fetch_started = world.loop.now
         FetchRun(world, self.node, list(self.sketches), s, self._fetched).start()
+
+    def _verified_best(self) -> list[SignedSketch]:
+        """The node's choice (``pages._verified_best`` of a cold node): ``fetch_count`` of the best, chosen
+        with ``choose_fetch`` among ``POOL`` times as many; sketches that fail to verify are dropped and
+        the choice made again."""
+        pages, me = self.search, [PeerId(self.node.peer)]
+        page_fetch = self.settings.page_fetch
+        count = fetch_count(pages.scorer, pages.best(page_fetch, exclude=me), page_fetch, self.k)
+        picked: list[SignedSketch] = []
+        for _ in range(POOL):
+            pool = pages.best(POOL * count, exclude=me)
+            if not pool:
+                return []
+            picked = choose_fetch(pages.scored(pool), count, centre=pages.centre(), query=pages.query)
+            failed = []
+            for sketch in picked:
+                try:
+                    self.world.records.verify_sketch(sketch)
+                except InvalidMessage:
+                    failed.append(sketch)
+            if not failed:
+                return picked
+            for sketch in failed:
+                pages.drop(sketch.peer_id)
+        return [s for s in picked if s.peer_id in pages.candidates]
 
     def _fetched(self, records: dict[bytes, SignedCard]) -> None:
         if self.done:
@@ -168,4 +148,4 @@ class PageSearchRun(SearchBase):
         self._finish()
 
 
-__all__ = ["IN_FLIGHT", "ROUNDS_SHARE", "PageSearchRun"]
+__all__ = ["ROUNDS_SHARE", "PageSearchRun"]

@@ -230,7 +230,9 @@ class World:
             return
         dialed = self.connect_more(node)
         grew = len(node.table) > before or dialed > 0
-        node.refresh_delay = self.config.policy.next_delay(node.refresh_delay, grew)
+        # the connections held count, as in the node's loop (``routing.run_peer_discovery``): a node
+        # with fewer than ``low_peers`` has not joined yet and looks again within ``short_max``
+        node.refresh_delay = self.config.policy.next_delay(node.refresh_delay, grew, len(node.conns))
         self.loop.after(node.refresh_delay, self.discovery_round, node, session)
 
     def find_node(

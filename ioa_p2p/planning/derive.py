@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ioa_p2p.planning.anchored import EXEMPT, anchored_expression
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
 from ioa_p2p.planning.clock import CLOCK, asks_time, clock_expression, clock_times, durations
 from ioa_p2p.planning.compared import compared_expression, timetable_duration
@@ -31,7 +32,7 @@ from ioa_p2p.planning.doc_facts import (
     givens_in,
     unit_word,
 )
-from ioa_p2p.planning.ruled import counted_expression, ruled_expression
+from ioa_p2p.planning.ruled import asks_money, counted_expression, ruled_expression
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import factor, unit_phrase
 from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number
@@ -76,9 +77,14 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     if _time_from_documents(q):  # a time the request states plus a duration the documents state
         return (PlanStep(1, LOOKUP, q, q), PlanStep(2, CALC, q, DERIVE, (1,)))
     last = re.split(r"(?<=[.!?])\s+(?=[A-Z])", q)[-1]  # statements, then the question
+    tail = re.split(r"\s[-\u2013\u2014:]\s", last)[-1]  # "... 5 days late - what's the fine?": the question
+    last = tail if re.match(r"(?:what|how)\b", tail, re.I) else last
     asked = answer_type(last)
     how = re.match(r"how (?:much|many|far|long)\b", last, re.I)
     quantity = asked.kind in _NUMERIC_KINDS[:2] or (asked.kind in _NUMERIC_KINDS and bool(asked.units or how))
+    quantity = quantity or asks_money(last)  # "what's the fine?": an amount of money
+    # "... paid upfront. What's the total?": the total of what the statements buy
+    quantity = quantity or bool(re.match(r"what(?:'s| is) the total\b", last, re.I) and asks_money(q))
     if not re.match(r"(?:(?:by|to|in) )?(?:what|how|which)\b", last, re.I) or not quantity:
         return None
     if re.match(r"how many (?:days|weeks|months|years)\b.*\b(?:between|from|until|since)\b", last, re.I):
@@ -100,12 +106,18 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
             return f"{stated[0]} * 1", CLOCK
         return timed
     if answer_type(question).per and not [g for g in givens_in(question) if g.number != 1.0]:
-        return _in_named_unit(question, found)  # "the rate per km": a rate the documents state
+        # "the rate per km": a rate the documents state (in the unit asked for, if named), not a total worked
+        # out with it; but "what does a Plus contract for the VC-24R cost per year": the price plus the
+        # supplement the lookup found
+        anchored = anchored_expression(question, found)
+        if anchored is not None and re.search(r" [-+] ", anchored[0]):
+            return anchored
+        return _in_named_unit(question, found)
     typed = (
         compared_expression(question, found.records)
         or timetable_duration(question, found.records)
         or counted_expression(question, found.records)
-        or ruled_expression(question, found.records)
+        or preferred(anchored_expression(question, found), ruled_expression(question, found.records), found)
     )
     if typed is not None and _computes(typed[0]) and not _lookup_answers(question, typed, found):
         return typed  # the document's own typed rules (ruled.py, compared.py)
@@ -149,7 +161,30 @@ def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
     ruled = (
         ruled_expression(question, found.records, found.terms, found.number) if found.kind == NUMBER else None
     )
-    return ruled if ruled is not None and _computes(ruled[0]) else None
+    return preferred(anchored_expression(question, found), ruled, found)
+
+
+def preferred(
+    anchored: tuple[str, str] | None, ruled: tuple[str, str] | None, found: Value
+) -> tuple[str, str] | None:
+    """The charge of a question the rules exempt (0); the typed rules' charge when it is worked out from
+    the price looked up (it reads bands, tiers and other charges too) unless only the anchored reading
+    applies a bound ("at most 10 days charged"); else the charge worked out from the price looked up and
+    the rules around it (planning/anchored.py); else the typed rules' own choice."""
+    ruled = ruled if ruled is not None and _computes(ruled[0]) else None
+    anchored = anchored if anchored is not None and _computes(anchored[0]) else None
+    if anchored is not None and anchored[0] == EXEMPT:  # "Junior cardholders are never charged ..."
+        return anchored
+    if ruled is not None and found.number is not None:
+        shown = re.escape(format_number(found.number))
+        if re.search(rf"(?<![\d.]){shown}(?![\d.])", ruled[0]):  # both from the price looked up
+            bounds = set(_BOUNDS.findall(anchored[0] if anchored else "")) - set(_BOUNDS.findall(ruled[0]))
+            # the price's own bounds ("at most 10 days charged per rental") beat document-wide ones
+            return anchored if anchored is not None and bounds else ruled  # a bound only one reads wins
+    return anchored or ruled
+
+
+_BOUNDS = re.compile(r"\b(?:min|max|floor|ceil)\([^()]*\)")
 
 
 _IN_UNIT = re.compile(r"\b(?:in|into|as) (?:a number of )?([a-z]+)\b", re.I)

@@ -33,7 +33,7 @@ from ioa_p2p.planning.relations import (
 )
 from ioa_p2p.planning.tariffs import charge_plan
 from ioa_p2p.planning.types import DATE, PlanStep
-from ioa_p2p.planning.values import ALIASES
+from ioa_p2p.planning.values import ALIASES, dates_in
 
 ADJECTIVES = {
     "heavier": "weight",
@@ -299,6 +299,8 @@ def _combined(q: str) -> tuple[PlanStep, ...] | None:
 
 def _purchase(q: str) -> tuple[PlanStep, ...] | None:
     n = normalise(q)
+    for start, end, _ in reversed(dates_in(n)):  # "arriving 30 March 2026": a date, not 30 of something
+        n = n[:start] + " " + n[end:]
     if not re.search(r"\b(buy|order|purchase|pay|cost)\b", n):
         return None
     items = re.findall(

@@ -105,7 +105,8 @@ TEAM_ASK = re.compile(
 )
 #: Connectives that combine several quantities in one question ("three nights plus the allowances").
 _COMBINES = re.compile(
-    r"\b(?:plus|minus|times|multiplied by|divided by|in total|altogether|combined|together with)\b", re.I
+    r"\b(?:(?-i:plus)|minus|times|multiplied by|divided by|in total|altogether|combined|together with)\b",
+    re.I,  # "a Plus service contract": a name, not "plus"
 )
 _INLINE = re.compile(r"\b(?:print|len|sum|sorted|max|min|int|str)\(")
 _DATE_STEP = re.compile(

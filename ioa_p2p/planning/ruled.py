@@ -85,7 +85,7 @@ def ruled_expression(
     the retrieval read the price's own ``terms`` (planning/tariffs.py), the base rate must be the price it
     ``looked`` up, and the terms join its rules (a step, a free allowance, a minimum, a cap, a
     discount)."""
-    if records is None or not _asks_money(question):
+    if records is None or not asks_money(question):
         return None
     rules = records.rules
     givens = rule_givens(question, rules)
@@ -119,7 +119,7 @@ def ruled_expression(
         base = Applied(tiered, base.score, base.used)
     expr = bounded_amount(base.expr, rate, rules, words, weight)
     banded = givens + ages_in(question)
-    applied = _modifiers(rules, words, weight, banded, rate, PERCENT)
+    applied = modifiers(rules, words, weight, banded, rate, PERCENT)
     offs = [p for p in applied if p.number < 0]
     if _SAVES.search(question) and offs:  # "how much does a 70-year-old save": the discount itself
         return f"{grouped(expr)} * {format_number(-offs[0].number / 100)}", rate.unit
@@ -138,7 +138,7 @@ def ruled_expression(
         extra = apply_rate(other, rules, givens, words, weight, frozenset(), strict=not named, extra=True)
         if extra is not None:
             expr = f"{expr} + {extra.expr}"
-    for s in _modifiers(rules, words, weight, banded, rate, SURCHARGE):
+    for s in modifiers(rules, words, weight, banded, rate, SURCHARGE):
         expr = f"{expr} + {format_number(s.number)}"
     if _WITH_VAT.search(question) and not _NO_VAT.search(question):
         vat = next((r for r in rules if r.kind == VAT and r.number > 0), None)
@@ -148,7 +148,8 @@ def ruled_expression(
 
 
 _MONEY_WORDS = re.compile(
-    r"\b(?:fine|fee|charge|cost|price|fare|pay|rent|bill|invoice|hire|rental|save|saving)s?\b", re.I
+    r"\b(?:fine|fee|charge|cost|price|fare|pay|rent|bill|invoice|hire|rental|save|saving|owe)s?\b|\bpaid\b",
+    re.I,
 )
 _EXTRA = re.compile(r"\bextra\b|\bsurcharge\b|\bsupplement\b|\badditional\b|\bin addition\b", re.I)
 _ADDED = re.compile(
@@ -162,7 +163,7 @@ _SAVES = re.compile(r"\bhow much (?:do|does|did|would|will|can) [\w\s'-]{1,40}?\
 _NOT_ADDED = re.compile(r"\b(?:without|before|excluding|excl|not including|leaving out|no)\b", re.I)
 
 
-def _asks_money(question: str) -> bool:
+def asks_money(question: str) -> bool:
     kind = answer_type(question).kind
     return kind == "amount" or (
         kind in ("number", "text", "quantity") and bool(_MONEY_WORDS.search(question))
@@ -217,7 +218,7 @@ def counted_expression(question: str, records: DocRecords | None) -> tuple[str, 
 # --------------------------------------------------------------------------------------------- internals
 
 
-def _modifiers(rules: list[DocRule], words: frozenset[str], weight: dict[str, float], givens: list[Quantity],
+def modifiers(rules: list[DocRule], words: frozenset[str], weight: dict[str, float], givens: list[Quantity],
                rate: DocRule, kind: str) -> list[DocRule]:  # fmt: skip
     """The percentages (or surcharges) whose condition the question meets: the band they state holds for
     a stated quantity, or (with no band) the subject's own words are the question's."""
@@ -286,4 +287,4 @@ def _times(question: str, cap: DocRule, givens: list[Quantity], used: frozenset[
     return ""
 
 
-__all__ = ["counted_expression", "ruled_expression"]
+__all__ = ["asks_money", "counted_expression", "modifiers", "ruled_expression"]

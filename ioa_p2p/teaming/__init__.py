@@ -8,8 +8,9 @@ team it decides here.
   leads, members join by the join rule; the needs each member covers) and the shortlist a model may choose
   from (:func:`team_shortlist`)
 - ``join.py``       the calibrated join rule: who joins the lead, one at a time (:func:`grow_team`)
-- ``trust.py``      age- and evidence-weighted trust: young, unproven cards pay a score penalty and a team
-  takes at most ``max_young`` of them unless nothing else covers a need (:class:`TrustPolicy`)
+- ``trust.py``      age- and evidence-weighted trust: young, unproven cards pay a score penalty; a team
+  takes at most ``max_young`` young and ``max_unproven`` unproven members (no signed task done, however
+  old) unless nothing else covers a need (:class:`TrustPolicy`, :class:`TeamCaps`)
 - ``coverage.py``   ability coverage: the team can do every step of the goal's offline plan
   (:func:`cover_steps`: :func:`add_able`, :func:`add_best`)
 - ``llm_team.py``   the LLM re-rank of the shortlist: IoA's ``search_agents`` / ``team_up`` tools over
@@ -45,10 +46,19 @@ from ioa_p2p.teaming.offline import (
     score_pool,
     team_shortlist,
 )
-from ioa_p2p.teaming.trust import TrustPolicy, over_cap, trust_priors, young_keys
+from ioa_p2p.teaming.trust import (
+    NO_CAPS,
+    TeamCaps,
+    TrustPolicy,
+    over_cap,
+    trust_priors,
+    unproven_keys,
+    young_keys,
+)
 
 __all__ = [
     "NEED_POOL",
+    "NO_CAPS",
     "POOL",
     "SEARCH_TOOL",
     "TEAM_TOOLS",
@@ -57,6 +67,7 @@ __all__ = [
     "Member",
     "NeedCover",
     "PoolScores",
+    "TeamCaps",
     "TeamPick",
     "TrustPolicy",
     "add_able",
@@ -77,5 +88,6 @@ __all__ = [
     "step_abilities",
     "team_shortlist",
     "trust_priors",
+    "unproven_keys",
     "young_keys",
 ]

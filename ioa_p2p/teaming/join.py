@@ -21,10 +21,10 @@ The weights and the threshold are fitted per matcher on the dev data (``bench/be
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from ioa_p2p.matching.calibration import ADVANTAGE, GAP, GOAL, JoinRule
-from ioa_p2p.teaming.trust import over_cap
+from ioa_p2p.teaming.trust import NO_CAPS, TeamCaps
 
 Scores = Mapping[str, float]
 
@@ -63,31 +63,31 @@ def grow_team(
     *,
     threshold: float,
     max_team: int,
-    young: Collection[str] = (),
-    max_young: int | None = None,
+    caps: TeamCaps = NO_CAPS,
 ) -> list[str]:
     """``lead`` and the candidates of ``goal`` that join it, in the order they joined (module docstring).
 
     ``needs`` are the per-need scores in context (:func:`in_context`); every candidate is a key of
-    ``goal``. Ties go to the smaller key, so the choice does not depend on the pool's order. ``young``
-    keys (:mod:`~ioa_p2p.teaming.trust`): once the team holds ``max_young`` of them, the best candidate
-    that is not young joins in place of a young one, if it reaches ``threshold``; else the young one may.
+    ``goal``. Ties go to the smaller key, so the choice does not depend on the pool's order. ``caps``
+    (:mod:`~ioa_p2p.teaming.trust`): once the team holds ``max_young`` young or ``max_unproven`` unproven
+    members, the best candidate that no cap blocks joins in place of a blocked one, if it reaches
+    ``threshold``; else the blocked one may (nothing else covers what it brings).
     """
     team = [lead]
     while len(team) < max_team:
         best: tuple[float, str] | None = None
-        settled: tuple[float, str] | None = None  # the best candidate that is not young
+        settled: tuple[float, str] | None = None  # the best candidate no cap blocks
         for key in sorted(goal):
             if key in team:
                 continue
             p = rule.probability(join_features(key, team, goal, needs))
             if best is None or p > best[0]:
                 best = (p, key)
-            if key not in young and (settled is None or p > settled[0]):
+            if not caps.blocks(key, team) and (settled is None or p > settled[0]):
                 settled = (p, key)
         if best is None or best[0] < threshold:
             break
-        if over_cap(best[1], team, young, max_young) and settled is not None and settled[0] >= threshold:
+        if caps.blocks(best[1], team) and settled is not None and settled[0] >= threshold:
             best = settled
         team.append(best[1])
     return team

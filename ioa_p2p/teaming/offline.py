@@ -29,10 +29,13 @@ from ioa_p2p.matching.base import Match, Matcher
 from ioa_p2p.matching.calibration import Calibration, JoinRule
 from ioa_p2p.matching.goals import Need, split_goal
 from ioa_p2p.teaming.join import grow_team, in_context
-from ioa_p2p.teaming.trust import over_cap
+from ioa_p2p.teaming.trust import NO_CAPS, TeamCaps
 
 POOL = 12  # best cards for the whole goal that may join (their need scores decide)
 NEED_POOL = 4  # best cards of each need that may join too
+#: With team caps in force, the pools are this many times larger: ten paraphrases of a card, all
+#: unproven, would otherwise fill a need's pool and leave out the proven card a cap should pick instead.
+CAPPED_WIDEN = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,15 +113,14 @@ def choose_team(
     pool: int = POOL,
     need_pool: int = NEED_POOL,
     join: JoinRule | None = None,
-    young: Collection[str] = (),
-    max_young: int | None = None,
+    caps: TeamCaps = NO_CAPS,
 ) -> TeamPick:
     """Pick 1..``max_team`` members for ``goal`` from the matcher's cards (see the module docstring).
 
     ``join`` overrides the calibration's join rule (benchmarks); ``need_threshold`` is the probability a
-    candidate must reach to join (the join rule's, or with no join rule the cover rule's). At most
-    ``max_young`` of the ``young`` keys join the lead unless nothing else covers the need
-    (:mod:`~ioa_p2p.teaming.trust`; their score penalty is the matcher's prior, set by the caller).
+    candidate must reach to join (the join rule's, or with no join rule the cover rule's). ``caps``: at
+    most ``max_young`` young and ``max_unproven`` unproven members unless nothing else covers the need
+    (:mod:`~ioa_p2p.teaming.trust`; a young card's score penalty is the matcher's prior, set by the caller).
     """
     if max_team < 1:
         raise UsageError("max_team must be at least 1")
@@ -127,6 +129,8 @@ def choose_team(
     margin = cal.cover_margin if cover_margin is None else cover_margin
     weight = cal.context_weight if context_weight is None else context_weight
     rule = cal.join if join is None else join
+    if caps.young or caps.unproven:  # a capped crowd of near-copies must not hide the proven alternative
+        pool, need_pool = pool * CAPPED_WIDEN, need_pool * CAPPED_WIDEN
     scored = score_pool(goal, matcher, among=among, exclude=exclude, pool=pool, need_pool=need_pool)
     ranked, needs = scored.ranked, scored.needs
     if not ranked:
@@ -140,13 +144,10 @@ def choose_team(
             rule,
             threshold=threshold,
             max_team=max_team,
-            young=young,
-            max_young=max_young,
+            caps=caps,
         )
     else:
-        chosen = _cover_rule(
-            ranked[0].key, scored, table, cal, (threshold, margin, max_team), young, max_young
-        )
+        chosen = _cover_rule(ranked[0].key, scored, table, cal, (threshold, margin, max_team), caps)
     return _pick(chosen, ranked, needs, table, cal)
 
 
@@ -156,14 +157,13 @@ def _cover_rule(
     table: Mapping[int, Mapping[str, float]],
     cal: Calibration,
     limits: tuple[float, float, int],
-    young: Collection[str],
-    max_young: int | None,
+    caps: TeamCaps,
 ) -> list[str]:
     """Phase A's rule (calibrations without a join rule): needs from the most confidently matched; a
     need adds its best card when no chosen member comes within ``margin`` of it on the need's own text
     and that card's probability in context reaches ``threshold`` (``limits``: threshold, margin,
-    max_team). Past ``max_young`` young members, the need's best card that is not young stands in for
-    its best card when it reaches ``threshold``."""
+    max_team). Past a cap of ``caps``, the need's best card that no cap blocks stands in for its best
+    card when it reaches ``threshold``."""
     threshold, margin, max_team = limits
     chosen = [lead]
     for need in sorted(scored.needs, key=lambda n: -max(table[n.index].values(), default=0.0)):
@@ -171,8 +171,8 @@ def _cover_rule(
         if not scores or len(chosen) >= max_team:
             continue
         best = max(scores, key=lambda k: (scores[k], k))
-        settled = [k for k in scores if k not in young and k not in chosen]
-        if over_cap(best, chosen, young, max_young) and settled:
+        settled = [k for k in scores if not caps.blocks(k, chosen) and k not in chosen]
+        if caps.blocks(best, chosen) and settled:
             alternative = max(settled, key=lambda k: (scores[k], k))
             if cal.probability(scores[alternative]) >= threshold:
                 best = alternative

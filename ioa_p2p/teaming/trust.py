@@ -23,15 +23,23 @@ A card with neither is **young**. :class:`TrustPolicy` says what that costs it:
   join (a young agent that is the only one able to do a step is not shut out).
 
 The cost to an honest newcomer is the same penalty until its first task done for this node or
-``trust_age``, whichever comes first (measured in ``bench/bench_spam.py``). A patient attacker that waits
-out ``trust_age`` with every identity is slowed, not stopped: then only the evidence counts (reputation,
-:mod:`ioa_p2p.conversation.reputation`), and the stamp and the rate limits bound how many identities it
-keeps live.
+``trust_age``, whichever comes first (measured in ``bench/bench_spam.py``).
+
+Age is not evidence: a patient attacker that keeps its identities live past ``trust_age`` without doing
+any work is no longer *young*, but it stays **unproven** (no signed task done, not trusted), and
+
+- ``max_unproven``: a team takes at most this many unproven members, lead included, *unless nothing
+  proven covers the need* (the same rule as ``max_young``). Waiting buys a patient identity no team slot
+  that a proven agent able to do the work would take; only a task done for this node (or the operator's
+  trust) does. While this node has evidence for nobody (a new node), nobody is unproven.
+
+:class:`TeamCaps` carries both caps to team formation (:func:`~ioa_p2p.teaming.join.grow_team`,
+:func:`~ioa_p2p.teaming.offline.choose_team`, :func:`~ioa_p2p.teaming.coverage.cover_steps`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.errors import UsageError
@@ -42,6 +50,9 @@ YOUNG_PENALTY = 1.0
 MAX_YOUNG = 1
 #: Seconds a card must have been held before its identity counts as established.
 TRUST_AGE = 3600.0
+#: Unproven members (no signed task done for this node, not trusted) a team takes at most, lead included,
+#: unless nothing proven covers a need.
+MAX_UNPROVEN = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,15 +62,22 @@ class TrustPolicy:
     young_penalty: float = YOUNG_PENALTY
     max_young: int | None = MAX_YOUNG
     trust_age: float = TRUST_AGE
+    max_unproven: int | None = MAX_UNPROVEN
 
     def __post_init__(self) -> None:
         if self.young_penalty < 0 or self.trust_age < 0:
             raise UsageError("young_penalty and trust_age are non-negative")
-        if self.max_young is not None and self.max_young < 0:
-            raise UsageError("max_young is a non-negative count (or None: no cap)")
+        for name in ("max_young", "max_unproven"):
+            cap = getattr(self, name)
+            if cap is not None and cap < 0:
+                raise UsageError(f"{name} is a non-negative count (or None: no cap)")
+
+    def caps(self, young: Collection[str], unproven: Collection[str]) -> TeamCaps:
+        """The team caps of this policy over these ``young`` and ``unproven`` keys."""
+        return TeamCaps(frozenset(young), self.max_young, frozenset(unproven), self.max_unproven)
 
 
-OFF = TrustPolicy(0.0, None, 0.0)
+OFF = TrustPolicy(0.0, None, 0.0, None)
 
 
 def young_keys(
@@ -71,6 +89,15 @@ def young_keys(
     return frozenset(k for k, t in first_seen.items() if t > cutoff and k not in proven)
 
 
+def unproven_keys(keys: Collection[str], proven: Collection[str]) -> frozenset[str]:
+    """The ``keys`` with no evidence behind them (``proven``: a signed task done, or trusted), however long
+    they were held; none while nothing is proven (a node with no evidence yet treats everyone alike)."""
+    proven = frozenset(proven)
+    if not proven & frozenset(keys):
+        return frozenset()
+    return frozenset(k for k in keys if k not in proven)
+
+
 def trust_priors(young: Collection[str], policy: TrustPolicy) -> dict[str, float]:
     """The prior each young key gets (``-young_penalty``; nothing for the others)."""
     if not policy.young_penalty:
@@ -79,19 +106,61 @@ def trust_priors(young: Collection[str], policy: TrustPolicy) -> dict[str, float
 
 
 def over_cap(key: str, team: Collection[str], young: Collection[str], max_young: int | None) -> bool:
-    """Whether ``key`` is young and ``team`` already holds ``max_young`` young members."""
+    """Whether ``key`` is one of ``young`` and ``team`` already holds ``max_young`` of them (any capped set:
+    young or unproven keys)."""
     if max_young is None or key not in young:
         return False
     return sum(k in young for k in team) >= max_young
 
 
+@dataclass(frozen=True, slots=True)
+class TeamCaps:
+    """How many young and how many unproven members a team takes at most (module docstring); a cap of
+    None is no cap. :data:`NO_CAPS` caps nothing."""
+
+    young: frozenset[str] = frozenset()
+    max_young: int | None = None
+    unproven: frozenset[str] = frozenset()
+    max_unproven: int | None = None
+
+    def blocks(self, key: str, team: Collection[str]) -> bool:
+        """Whether ``team`` is full of young or of unproven members for ``key`` (one of them)."""
+        return over_cap(key, team, self.young, self.max_young) or over_cap(
+            key, team, self.unproven, self.max_unproven
+        )
+
+    def limited(self, key: str) -> bool:
+        """Whether some cap could ever block ``key`` (it is young or unproven under a cap)."""
+        return (self.max_young is not None and key in self.young) or (
+            self.max_unproven is not None and key in self.unproven
+        )
+
+
+NO_CAPS = TeamCaps()
+
+
+def trim_to_caps(keys: Sequence[str], caps: TeamCaps) -> list[str]:
+    """``keys`` (a team another rule chose, best first: the LLM team-up's pick from the shortlist) without
+    the members ``caps`` blocks given those kept before them; the first member always stays."""
+    kept: list[str] = []
+    for key in keys:
+        if not kept or not caps.blocks(key, kept):
+            kept.append(key)
+    return kept
+
+
 __all__ = [
+    "MAX_UNPROVEN",
     "MAX_YOUNG",
+    "NO_CAPS",
     "OFF",
     "TRUST_AGE",
     "YOUNG_PENALTY",
+    "TeamCaps",
     "TrustPolicy",
     "over_cap",
+    "trim_to_caps",
     "trust_priors",
+    "unproven_keys",
     "young_keys",
 ]

@@ -135,7 +135,7 @@ class MemoryNode:
         """Wall-clock seconds: the network's epoch plus the trio clock's time since it started."""
         return self.network.now()
 
-    async def run_sync(self, fn: Callable[[], _T]) -> _T:
+    async def run_sync(self, fn: Callable[[], _T], *, gil_bound: bool = False) -> _T:
         """``fn()`` inline (no worker thread: a mock clock would jump past it)."""
         await trio.lowlevel.checkpoint()
         return fn()

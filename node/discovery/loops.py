@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 from typing import TYPE_CHECKING
@@ -187,9 +188,18 @@ async def publish_pages(service: Discovery) -> None:
     publisher, card, vector = service.pages, service.card, service.card_vector
     if card is None or vector is None or service.withdrawal is not None:
         return
-    made = publisher.record(
-        service.node.identity, card, vector, service.lsh, service.now_ms(), service.net.network_size()
+    record = functools.partial(
+        publisher.record,
+        service.node.identity,
+        card,
+        vector,
+        service.lsh,
+        service.now_ms(),
+        service.net.network_size(),
+        service.settings.stamp_bits,
     )
+    # a new sketch may be stamped (0.1 s of CPU at 18 bits, once per content): in a worker thread
+    made = await service.node.run_sync(record, gil_bound=True) if publisher.stale(card) else record()
     if made is None:
         return
     keys, page = made

@@ -2,7 +2,8 @@
 
 - :class:`PagePublisher` (``Discovery.pages``): the signed sketch of our current card
   (:func:`~ioa_p2p.card.sketch.issue_sketch`, once per card version; version 2: with the rest of the card
-  vector and the card's term hashes) and the page keys of its cells at
+  vector and the card's term hashes; version 3 when ``[discovery] stamp_bits`` is set: stamped, the nonce
+  minted in a worker thread once per content and reused by later versions) and the page keys of its cells at
   the levels the network's size calls for; ``loops.publish_pages`` puts the page holding it at the closest
   peers of every key (``CardNetPort.put_pages``; each storing peer merges it), when its
   :class:`~ioa_p2p.dht.pacing.PublishPolicy` says so (new version, new keys, table grown, refresh).
@@ -27,7 +28,14 @@ import numpy as np
 import trio
 
 from ioa_p2p.card import SignedCard
-from ioa_p2p.card.sketch import MAX_SKETCH_DIM, SignedSketch, issue_sketch, matches_card
+from ioa_p2p.card.sketch import (
+    MAX_SKETCH_DIM,
+    CardSketchV3,
+    SignedSketch,
+    issue_sketch,
+    matches_card,
+    sketch_stamp_bits,
+)
 from ioa_p2p.dht.expand import PageSearch
 from ioa_p2p.dht.fetchchoice import POOL, choose_fetch
 from ioa_p2p.dht.forest import forest_for
@@ -36,7 +44,7 @@ from ioa_p2p.dht.pacing import PublishPolicy
 from ioa_p2p.dht.pages import encode_page, page_key, read_page
 from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, fetch_count, query_terms, settle_count
-from ioa_p2p.errors import InvalidMessage, InvalidPeerId, UsageError
+from ioa_p2p.errors import InvalidCard, InvalidMessage, InvalidPeerId, UsageError
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.discovery.fetching import fetch_ranked
 from ioa_p2p.node.discovery.search import CardSearch
@@ -54,6 +62,11 @@ class PagePublisher:
         self.policy = PublishPolicy()
         self._sketch: SignedSketch | None = None
 
+    def stale(self, card: SignedCard) -> bool:
+        """Whether :meth:`record` must issue a new sketch for ``card`` (it may mint a stamp: blocking)."""
+        sketch = self._sketch
+        return sketch is None or sketch.version != card.version or sketch.peer_id != card.peer_id
+
     def record(
         self,
         identity: Identity,
@@ -62,13 +75,16 @@ class PagePublisher:
         lsh: CardBuckets,
         now_ms: int,
         network_size: float,
+        stamp_bits: int = 0,
     ) -> tuple[tuple[str, ...], bytes] | None:
         """The page keys of our current ``card`` (its ``vector``, our scheme's family ``lsh``) and the page
-        to put under them (None: a family too large to sketch)."""
+        to put under them (None: a family too large to sketch). Blocking when a new sketch content is
+        stamped (``stamp_bits``): call it through ``NodePort.run_sync``."""
         if lsh.planes.dim > MAX_SKETCH_DIM:
             return None
         sketch = self._sketch
-        if sketch is None or sketch.version != card.version or sketch.peer_id != card.peer_id:
+        if sketch is None or self.stale(card):
+            held = sketch.body if sketch is not None and sketch.peer_id == card.peer_id else None
             sketch = self._sketch = issue_sketch(
                 identity,
                 version=card.version,
@@ -79,6 +95,8 @@ class PagePublisher:
                 scheme=card.model,
                 rest=rest_of(lsh, vector),
                 terms=card_terms(card.card),
+                stamp_bits=stamp_bits,
+                stamp=held.stamp if isinstance(held, CardSketchV3) else b"",
             )
         forest = forest_for(lsh.planes.model_id, lsh.planes.dim)
         levels = provided_levels(network_size)
@@ -184,7 +202,9 @@ def _verified_best(
     """The candidates (not us) to fetch: ``count`` distinct contents and the copies
     :func:`~ioa_p2p.dht.fetchchoice.choose_fetch` adds, chosen among the :data:`POOL` times ``count`` best
     by sketch score with the sketch-level spam defences (reputation, copies, supersets, breadth), among
-    those whose sketch signature verifies; the others are dropped and the choice is made again."""
+    those whose sketch signature verifies and whose stamp has ``[discovery] min_stamp_bits`` (a page
+    holder that stored under-stamped entries gains their makers nothing); the others are dropped and the
+    choice is made again."""
     verified: set[bytes] = set()  # sketch encodings whose signature verified
     for _ in range(POOL):  # each pass drops at least one candidate whose signature failed
         pool = pages.best(POOL * count, exclude=[search.me])
@@ -205,6 +225,8 @@ def _verified_best(
                 continue
             try:
                 sketch.envelope.verify()
+                if sketch_stamp_bits(sketch) < search.settings.min_stamp_bits:
+                    raise InvalidCard(f"the sketch of {sketch.peer_id} is under-stamped")
                 verified.add(sketch.encoded)
             except InvalidMessage:
                 failed.append(sketch)

@@ -33,7 +33,10 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
     settings = DiscoverySettings.from_section(node.config.section("discovery"))
     admission = CardAdmission(new_cards=settings.new_cards, updates=settings.updates, me=node.peer_id)
     validator = IoaNamespaceValidator(
-        lambda: int(node.now() * 1000), min_stamp_bits=settings.min_stamp_bits, admission=admission
+        lambda: int(node.now() * 1000),
+        min_stamp_bits=settings.min_stamp_bits,
+        admission=admission,
+        min_sketch_bits=settings.min_stamp_bits,  # page entries cost what a card costs
     )
     await net.prepare(NAMESPACE, validator, admission)
     if not settings.enabled:  # still a DHT server for everyone's cards

@@ -49,7 +49,7 @@ from ioa_p2p.card import (
     next_version,
     parse_record,
 )
-from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.admission import CardAdmission, source_of_addrs
 from ioa_p2p.dht.census import CensusPolicy
 from ioa_p2p.dht.census import directory_complete as census_complete
 from ioa_p2p.dht.directory import Directory, Match
@@ -124,6 +124,7 @@ class Discovery:
         self.reputation: dict[str, Any] = {}
         #: peers held for less than [goals] trust_age with no task done (set by the goals service)
         self.young: frozenset[str] = frozenset()
+        self.unproven: frozenset[str] = frozenset()  # no task done on record, however old (goals service)
         self.stats = {
             "finds": 0,
             "dht_fetched": 0,
@@ -254,7 +255,7 @@ class Discovery:
             stamp=stamp,
         )
         try:
-            card = await self.node.run_sync(issue)
+            card = await self.node.run_sync(issue, gil_bound=True)
         except InvalidCard as exc:
             raise ConfigError(f"the [agent] settings do not make a valid card: {exc}") from None
         self.card, self.withdrawal = card, None
@@ -348,17 +349,18 @@ class Discovery:
 
     def on_gossip(self, publisher: PeerId, data: bytes) -> None:
         """Apply a validated announcement, within the rate limits (:class:`CardAdmission`: identities new to
-        this node in total, versions per identity). An announcement over them is dropped here, not
-        rejected by the validator (that would cost the honest forwarder its score); its card is still
-        found through the DHT."""
+        this node in total and per source network, versions per identity). An announcement over them is
+        dropped here, not rejected by the validator (that would cost the honest forwarder its score); its
+        card is still found through the DHT."""
         now = self.now_ms()
         try:
             record = parse_record(data, now_ms=now, peer=publisher)
         except InvalidMessage:
             return
         known = self.directory.version_of(publisher)
+        source = source_of_addrs(getattr(getattr(record, "card", None), "addrs", ()))  # where it is reached
         if record.version != known and not self.admission.admit_card(
-            publisher, known=known is not None, now=now / 1000
+            publisher, known=known is not None, now=now / 1000, source=source
         ):
             self.stats["gossip_over_limit"] += 1
             return

@@ -17,6 +17,10 @@ gives the same penalty to every listed peer whose card this node never held and 
 trusted (first seen now: young by definition; ``node/discovery/pages.py``). While this node holds no
 established peer at all (a new network, or this node just started: first-seen times are not kept
 across restarts), nobody is young: a penalty for everyone would only lower every score.
+
+Age is not evidence: :attr:`~ioa_p2p.node.discovery.Discovery.unproven` is every peer held with no task
+done on record and not trusted, however old its card (``[goals] max_unproven`` of them per team, unless
+nothing proven covers a need); empty while nobody is proven.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from ioa_p2p.conversation.reputation import Standing, chat_outcomes, merge, repu
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
-from ioa_p2p.teaming.trust import OFF, TrustPolicy, trust_priors, young_keys
+from ioa_p2p.teaming.trust import OFF, TrustPolicy, trust_priors, unproven_keys, young_keys
 
 log = logging.getLogger("ioa_p2p.goals")
 
@@ -47,6 +51,8 @@ class ReputationBook:
         self._per_chat: dict[bytes, tuple[int, dict[str, Standing]]] = {}
         self.standings: dict[str, Standing] = {}
         self.young: frozenset[str] = frozenset()
+        self.unproven: frozenset[str] = frozenset()
+        self.proven: frozenset[str] = frozenset()  # a task done on record, or trusted
         self.settled: frozenset[str] | None = None  # established, proven or trusted (None: trust is off)
 
     def update(self) -> bool:
@@ -73,21 +79,24 @@ class ReputationBook:
         self.discovery.directory.pin(frozenset(members))
 
     def age(self) -> bool:
-        """Recompute the young peers (module docstring); True when the set changed."""
+        """Recompute the young and unproven peers (module docstring); True when a set changed."""
         young: frozenset[str] = frozenset()
+        unproven: frozenset[str] = frozenset()
         settled: frozenset[str] | None = None
+        first = {
+            str(e.card.peer_id): e.first_ms / 1000 for e in self.discovery.directory if e.source != "self"
+        }
+        proven = self.proven = self.trusted | {peer for peer, s in self.standings.items() if s.done}
+        if self.trust.max_unproven is not None:
+            unproven = unproven_keys(first.keys(), proven)
         if self.trust.young_penalty or self.trust.max_young is not None:
-            first = {
-                str(e.card.peer_id): e.first_ms / 1000 for e in self.discovery.directory if e.source != "self"
-            }
-            proven = self.trusted | {peer for peer, s in self.standings.items() if s.done}
             young = young_keys(first, proven, now=self.discovery.node.now(), trust_age=self.trust.trust_age)
             if len(young) == len(first):  # nobody established yet (a new network or node): all alike
                 young = frozenset()
             else:
                 settled = frozenset(first.keys() - young) | proven
-        changed = young != self.young or settled != self.settled
-        self.young, self.settled = young, settled
+        changed = young != self.young or settled != self.settled or unproven != self.unproven
+        self.young, self.settled, self.unproven = young, settled, unproven
         return changed
 
     def publish(self) -> None:
@@ -97,8 +106,10 @@ class ReputationBook:
             for peer, value in trust_priors(self.young, self.trust).items():
                 priors[peer] = priors.get(peer, 0.0) + value
             ranker.set_reputation(priors)
+            ranker.set_reference(self.proven)  # what breadth is normal: measured on proven cards only
         self.discovery.reputation = self.standings
         self.discovery.young = self.young
+        self.discovery.unproven = self.unproven
         self.discovery.search.settled = self.settled
         self.discovery.search.young_penalty = self.trust.young_penalty
 

@@ -50,6 +50,7 @@ from ioa_p2p.planning import PlanStep, plan_request
 from ioa_p2p.teaming.candidates import Candidate
 from ioa_p2p.teaming.coverage import cover_steps
 from ioa_p2p.teaming.llm_team import llm_team_from_shortlist
+from ioa_p2p.teaming.trust import trim_to_caps
 
 log = logging.getLogger("ioa_p2p.goals")
 
@@ -239,14 +240,14 @@ class TeamFormation:
             for i, query in enumerate(queries):
                 nursery.start_soon(search, i, query)
         ranker = discovery.directory.ranker
+        caps = self.config.trust().caps(discovery.young, discovery.unproven)
         offline = functools.partial(
             ranker.shortlist,
             goal,
             size=self.config.shortlist,
             exclude=[*exclude, self.me],
             max_team=max_team,
-            young=discovery.young,
-            max_young=self.config.max_young,
+            caps=caps,
         )
         pick, keys = await self.node.run_sync(offline)
         scores = {m.key: m.score for m in pick.members}
@@ -264,7 +265,12 @@ class TeamFormation:
                         max_team=max_team,
                         context_tokens=self.context_tokens,
                     )
-                    return [Teammate(c.peer_id, c.name, c.score) for c in picked if c.peer_id != self.me], ""
+                    kept = set(
+                        trim_to_caps([c.peer_id for c in picked], caps)
+                    )  # the model obeys the caps too
+                    return [
+                        Teammate(c.peer_id, c.name, c.score) for c in picked if c.peer_id in kept - {self.me}
+                    ], ""
                 except IoAError as exc:
                     fallback = failure_kind(exc)
             log.warning("LLM team-up failed (%s); keeping the offline choice", fallback)
@@ -279,6 +285,7 @@ class TeamFormation:
             best,
             max_team=max_team,
             threshold=self.config.threshold,
+            caps=caps,
         )
         return [Teammate(c.peer_id, c.name, c.score) for c in members], fallback
 

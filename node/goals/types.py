@@ -19,7 +19,7 @@ from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.conversation.messages import ConvStart
 from ioa_p2p.errors import IoAError
 from ioa_p2p.identity import PeerId
-from ioa_p2p.teaming.trust import MAX_YOUNG, TRUST_AGE, YOUNG_PENALTY, TrustPolicy
+from ioa_p2p.teaming.trust import MAX_UNPROVEN, MAX_YOUNG, TRUST_AGE, YOUNG_PENALTY, TrustPolicy
 
 GOAL_TOPIC_PREFIX = "goal: "
 Brain = Literal["auto", "offline", "llm"]
@@ -73,11 +73,12 @@ class GoalsConfig:
     young_penalty: float = _amount(YOUNG_PENALTY)  # score units off a young, unproven card (0: off)
     max_young: int = _amount(MAX_YOUNG)  # young members a team takes unless nothing else covers a need
     trust_age: float = _amount(TRUST_AGE)  # seconds a card must be held before its peer is established
+    max_unproven: int = _amount(MAX_UNPROVEN)  # members with no task done on record, unless nothing else fits
     trusted: tuple[str, ...] = setting((), one_or_list=True, check=_peer_ids)  # peer IDs never young
 
     def trust(self) -> TrustPolicy:
         """The age- and evidence-weighted trust policy (:mod:`ioa_p2p.teaming.trust`)."""
-        return TrustPolicy(self.young_penalty, self.max_young, self.trust_age)
+        return TrustPolicy(self.young_penalty, self.max_young, self.trust_age, self.max_unproven)
 
     @classmethod
     def from_section(cls, table: dict[str, Any]) -> GoalsConfig:

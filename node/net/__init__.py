@@ -8,6 +8,7 @@
   HTTPS) run only if something uses them; installed here, before anything imports ``libp2p``
 - ``libp2p_patches.py``  every workaround for a py-libp2p 0.8.1 problem, each with a test that notices
   upstream
+- ``peer_records.py``    patch 24: Kademlia's signed peer records verified once per peer and record
 - ``idle_traffic.py``    patch 22: yamux window credit in halves of the window, not on every read
 - ``addrs.py``           address scopes, wildcard expansion, what a node advertises and dials (pure)
 - ``interfaces.py``      this machine's interface addresses (``ifaddr``), cached and refreshed
@@ -43,6 +44,8 @@
   when none answers), peer discovery
 - ``lazy_select.py``     outbound streams whose multistream-select negotiation rides with the first
   request (one round trip instead of three)
+- ``sources.py``         the source network (/24, /48 or relay) of the DHT request being served: per-source
+  rate limits
 - ``kad_slots.py``       which inbound DHT streams are served: idle ones end, and make room for newcomers
   (patch 23)
 - ``kad.py``             batched fresh Kademlia lookups, puts and provides over py-libp2p's KadDHT; serving

@@ -53,6 +53,7 @@ from ioa_p2p.node.net.kad_io import (
     run_lookup,
     serves_dht,
 )
+from ioa_p2p.node.net.sources import current_source
 
 log = logging.getLogger("ioa_p2p.node.net.kad")
 
@@ -84,6 +85,8 @@ async def prepare_dht(
             log.debug("identify push after moving the DHT protocol failed: %s", exc)
     if hasattr(validator, "stored"):
         validator.stored = lambda key: dht.value_store.get(str(key).encode("utf-8")) is not None
+    if admission is not None:  # the source network of the request being served (node/net/sources.py)
+        admission.source = current_source
     dht.register_validator(namespace, validator)
     if admission is not None:
         guard_providers(dht, admission)

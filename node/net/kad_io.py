@@ -6,14 +6,15 @@
   (:mod:`~ioa_p2p.node.net.lazy_select`), so an exchange on an open connection is one round trip, not
   three.
 - :func:`run_lookup`: drives a :class:`~ioa_p2p.dht.lookup.Lookup` (which peers, which keys, when it is
-  done) over the network. Each peer gets its keys in one batch; an answer is fed to the lookup as soon as
-  it arrives, so the next requests go out at once (no rounds waiting for the slowest peer). A peer silent
-  for the *hedge* is reported slow (its keys ask the next candidate as well; its late answer still
-  counts), one silent for :data:`PEER_TIMEOUT` failed. The hedge follows the answers' round trips
+  done) over the network (``GET_PROVIDERS``, ``GET_VALUE``, or ``FIND_NODE`` for the peer lookups of
+  :mod:`~ioa_p2p.node.net.routing`). Each peer gets its keys in one batch; an answer is fed to the lookup
+  as soon as it arrives, so the next requests go out at once (no rounds waiting for the slowest peer). A
+  peer silent for the *hedge* is reported slow (its keys ask the next candidate as well; its late answer
+  still counts), one silent for :data:`PEER_TIMEOUT` failed. The hedge follows the answers' round trips
   (:func:`round_trips_of`: ``srtt + 4 rttvar`` of this node's lookups, :data:`HEDGE_LOW` ..
   :data:`HEDGE_HIGH`, :data:`HEDGE` before any answer), so a loaded network is not asked twice for
-  everything. When the lookup is done, requests still in
-  flight are cancelled. Callers bound the whole lookup with their own cancel scope.
+  everything. When the lookup is done, requests still in flight are cancelled. Callers bound the whole
+  lookup with their own cancel scope.
 - Reply parsing: closer peers' and providers' addresses go into the peerstore (so they can be dialled);
   peer IDs cross into the pure lookup as their bytes. Peers whose identify says they do not serve the DHT
   (clients behind NAT) are never asked (:func:`serves_dht`).
@@ -57,7 +58,12 @@ PEER_TIMEOUT = 5.0
 ATTEMPTS = 2
 READ_CHUNK = 64 * 1024
 ADDR_TTL = 600
-PROVIDERS, VALUE = "providers", "value"
+PROVIDERS, VALUE, CLOSEST = "providers", "value", "closest"
+_REQUEST = {
+    PROVIDERS: Message.MessageType.GET_PROVIDERS,
+    VALUE: Message.MessageType.GET_VALUE,
+    CLOSEST: Message.MessageType.FIND_NODE,
+}
 
 
 def kad_protocol_in_use() -> str:
@@ -95,7 +101,8 @@ def round_trips_of(dht: Any) -> RoundTrips:
 async def run_lookup(
     dht: Any, lookup: Lookup, kind: str, on_answer: Callable[[bytes], None] | None = None
 ) -> None:
-    """Drive ``lookup`` until it is done (see the module docstring). ``kind``: providers or value;
+    """Drive ``lookup`` until it is done (see the module docstring). ``kind``: providers, value or closest
+    (``FIND_NODE``: the keys are peer IDs, the answers only name closer peers);
     ``on_answer(key)`` is called after each answer for ``key`` was applied (to use results early)."""
     send, receive = trio.open_memory_channel[tuple[bytes, list[Any] | None]](math.inf)
     started: dict[bytes, float] = {}  # peers asked and not reported slow yet
@@ -135,8 +142,7 @@ async def run_lookup(
 
 
 async def _ask(dht: Any, peer: bytes, keys: list[bytes], kind: str, send: Any) -> None:
-    kind_type = Message.MessageType.GET_PROVIDERS if kind == PROVIDERS else Message.MessageType.GET_VALUE
-    requests = [Message(type=kind_type, key=key) for key in keys]
+    requests = [Message(type=_REQUEST[kind], key=key) for key in keys]
     replies: list[Any] | None = None
     with trio.move_on_after(PEER_TIMEOUT):
         for attempt in range(ATTEMPTS):
@@ -152,13 +158,14 @@ async def _ask(dht: Any, peer: bytes, keys: list[bytes], kind: str, send: Any) -
 
 def _apply(dht: Any, lookup: Lookup, peer: bytes, replies: list[Any], kind: str) -> None:
     """Feed one peer's replies to the lookup (peer addresses into the peerstore on the way)."""
-    kind_type = Message.MessageType.GET_PROVIDERS if kind == PROVIDERS else Message.MessageType.GET_VALUE
     me = dht.local_peer_id.to_bytes()
     for key, reply in replies:
-        if reply.type != kind_type:
+        if reply.type != _REQUEST[kind]:
             continue
         closer = [p for p in _peers(dht, reply.closerPeers) if p != me and serves_dht(dht.host, ID(p))]
-        if kind == PROVIDERS:
+        if kind == CLOSEST:
+            lookup.answered(peer, key, closer)
+        elif kind == PROVIDERS:
             lookup.answered(peer, key, closer, providers=_peers(dht, reply.providerPeers))
         else:
             value = bytes(reply.record.value) if reply.HasField("record") and reply.record.value else None
@@ -262,6 +269,7 @@ def _uvarint(data: bytearray) -> tuple[int | None, int]:
 
 
 __all__ = [
+    "CLOSEST",
     "HEDGE",
     "HEDGE_HIGH",
     "HEDGE_LOW",

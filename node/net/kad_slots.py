@@ -39,6 +39,8 @@ from typing import Any
 import trio
 from libp2p.kad_dht.kad_dht import DHTMode
 
+from ioa_p2p.node.net.sources import serving_from
+
 #: Seconds a served stream may wait for its next request before it is ended.
 IDLE_TIMEOUT = 10.0
 #: Seconds a request may take to arrive from its first byte to its last (a peer trickling it is ended).
@@ -251,7 +253,8 @@ def serve_in_slots(dht: Any, slots: KadSlots | None = None) -> KadSlots:
             with contextlib.suppress(Exception):
                 await stream.close()
             return
-        await core(stream)
+        with serving_from(stream):  # per-source rate limits see where its requests came from
+            await core(stream)
 
     slots = slots or KadSlots(serve, total=int(limiter.total_tokens))
     upstream = dht.handle_stream

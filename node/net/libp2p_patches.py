@@ -105,6 +105,8 @@ tests fail loudly rather than letting a stale patch linger).
    sends them with the handshakes (3); ``tests/test_lazy_select.py`` checks the selector's shape.
 22. Yamux window credit on nearly every read: :mod:`ioa_p2p.node.net.idle_traffic` (its docstring says all).
 23. DHT handler slots kept by streams left open: :mod:`ioa_p2p.node.net.kad_slots` (its docstring says all).
+24. Signed peer records re-verified in every Kademlia message (patch 7's problem, in the DHT):
+   :mod:`ioa_p2p.node.net.peer_records` (its docstring says all).
 """
 
 from __future__ import annotations
@@ -121,8 +123,9 @@ from ioa_p2p.logs import apply_third_party_levels
 from ioa_p2p.node.net.cpu_meter import OWNER
 from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
 from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
+from ioa_p2p.node.net.peer_records import cache_kad_peer_records
 
-#: Seconds a verified signed peer record is trusted again without re-verification (patch 7).
+#: Seconds a verified signed peer record is trusted again without re-verification (patches 7 and 24).
 PEER_RECORD_RECHECK = 600.0
 PUBSUB_RECORD_MODULES = ("libp2p.pubsub.pubsub", "libp2p.pubsub.gossipsub")
 #: The py-libp2p version these patches were written against.
@@ -163,6 +166,7 @@ def apply_patches() -> None:
     apply_third_party_levels()
     use_ioa_kad_protocol()
     cache_pubsub_peer_records()
+    cache_kad_peer_records(PEER_RECORD_RECHECK)
     negotiate_upgrades_lazily()
     credit_yamux_in_halves()
     _applied = True

@@ -40,25 +40,37 @@ from dataclasses import dataclass
 from typing import Any
 
 import trio
-from libp2p.kad_dht.common import BUCKET_SIZE
 from libp2p.kad_dht.kad_dht import DHTMode, KadDHT
-from libp2p.kad_dht.utils import sort_peer_ids_by_distance
+from libp2p.peer.id import ID
 from libp2p.peer.peerinfo import PeerInfo
 from libp2p.tools.anyio_service import background_trio_service
 
+from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.errors import InvalidPeerId, IoAError
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.host import from_libp2p_id, peer_info_from_addr, to_libp2p_id
+from ioa_p2p.node.net.kad_io import CLOSEST, known_peers, run_lookup
 from ioa_p2p.node.net.kad_slots import serve_in_slots
 
 log = logging.getLogger("ioa_p2p.routing")
 
 DIAL_TIMEOUT = 10.0
 LOOKUP_TIMEOUT = 10.0
+#: Peers a self-lookup keeps (the closest named, whether asked or not) for the routing table: three times
+#: k, so a joiner learns more than its own neighbourhood (py-libp2p's lookup added every peer an answer
+#: named; the random half of the connections is drawn from the table, and gossip needs it broad).
+LEARNED = 60
 #: Dials run concurrently, at most this many at a time.
 DIAL_CONCURRENCY = 4
+#: Peer lookups of the nodes of one trio run (the agents of one process) in flight at once: the others
+#: wait their turn before their timeout starts. Measured (issue 26): with 25 agents in a process every
+#: agent's lookups ran at once, each asking busy agents of the same loop, and 75-90 % of them reached
+#: :data:`LOOKUP_TIMEOUT` and were redone, on a quiet box too. A node alone in its process looks up
+#: one at a time anyway.
+LOOKUP_SLOTS = 4
+_LOOKUPS: trio.lowlevel.RunVar[trio.Semaphore] = trio.lowlevel.RunVar("ioa_lookup_slots")
 #: Seconds between the discovery loop's checks (no I/O) for a lost connection while it waits, and the
 #: shortest gap between two rounds started by lost connections (a peer that keeps dropping us).
 DEFICIT_CHECK = 5.0
@@ -269,7 +281,7 @@ async def run_peer_discovery(
         grew = False
         with faults.boundary("peer discovery"):  # fed by other peers' FIND_NODE answers
             # the per-bucket refresh is py-libp2p's own (KadDHT's maintenance loop, every 600 s)
-            await _lookup(dht, own_key, full=False)
+            await _lookup(dht, own_key)
             dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng)
             grew = dht.routing_table.size() > table_before or dialed > 0
         delay = policy.next_delay(delay, grew, len(connected_peers()))
@@ -303,38 +315,51 @@ async def _wait_next_round(
     return False, False
 
 
-async def _lookup(dht: KadDHT, own_key: bytes, *, full: bool) -> None:
-    """Look up our own key and add the peers found to the routing table. A lookup that its timeout ends
-    keeps what it learned: the peers its answers named (py-libp2p returns its result only at the end, so
-    they are read from the peerstore, where the answers put them with their addresses), the
-    :data:`~libp2p.kad_dht.common.BUCKET_SIZE` closest of them. Measured (issue 26): in a process of 25
-    agents most lookups reached the 10 s timeout while their second round waited on busy peers, and the
-    peers the bootstrap node had named in the first were lost with the rest."""
-    peerstore = dht.host.get_peerstore()
-    known = set(peerstore.peer_ids())
+async def _lookup(dht: KadDHT, own_key: bytes) -> None:
+    """:func:`_lookup_now` in one of the run's lookup slots (:data:`LOOKUP_SLOTS`: the agents of a process
+    take turns; the wait for a turn is not part of the lookup's timeout)."""
+    async with lookup_slot():
+        await _lookup_now(dht, own_key)
+
+
+def lookup_slot() -> trio.Semaphore:
+    """The run's lookup slots (:data:`LOOKUP_SLOTS`; made on first use)."""
     try:
-        with trio.move_on_after(LOOKUP_TIMEOUT) as scope:
-            if full:
-                await dht.refresh_routing_table()
-                return
-            found = await dht.peer_routing.find_closest_peers_network(own_key)
-            for peer in found:
-                await _add_to_table(dht, peer)
-    except Exception as exc:  # the library's lookups raise assorted errors on churn
+        return _LOOKUPS.get()
+    except LookupError:
+        slots = trio.Semaphore(LOOKUP_SLOTS)
+        _LOOKUPS.set(slots)
+        return slots
+
+
+async def _lookup_now(dht: KadDHT, own_key: bytes) -> None:
+    """Look up the peers closest to us (the Kademlia self-lookup) and add the :data:`LEARNED` closest found
+    and every peer that answered to the routing table, within :data:`LOOKUP_TIMEOUT` in all; a lookup its
+    timeout ends keeps what it learned.
+
+    Our lookup driver (:func:`~ioa_p2p.node.net.kad_io.run_lookup` with ``FIND_NODE``), not py-libp2p's
+    ``find_closest_peers_network``, which under load could leave a late joiner with part of the network
+    (docs/performance.md, "A late joiner at N = 50" and the join step after it): it goes in rounds of up
+    to 10 peers and waits for the slowest of each (one busy peer held the whole round until the 10 s
+    deadline: the peers the first answers named were never asked), opens a new stream per request with
+    three round trips of protocol negotiation, checks the signed peer record of each of the 20 peers every
+    answer names (20 Ed25519 verifications per answer), and a request its deadline ended left its stream
+    open at the peer, holding one of that peer's DHT handler slots (:mod:`~ioa_p2p.node.net.kad_slots`).
+    Ours sends each request with its stream's negotiation (one round trip), asks the next candidates when a
+    peer is slow (the hedge), reads only the peer IDs and addresses an answer names, and closes its streams
+    shielded."""
+    lookup = Lookup([own_key], known_peers(dht), me=own_key, width=LEARNED)
+    try:
+        with trio.move_on_after(LOOKUP_TIMEOUT):
+            await run_lookup(dht, lookup, CLOSEST)
+    except Exception as exc:  # nothing a peer answers may end the discovery loop
         log.debug("routing table lookup failed: %s", exc)
-        return
-    if scope.cancelled_caught:
-        await _keep_learned(dht, own_key, [p for p in peerstore.peer_ids() if p not in known])
-
-
-async def _keep_learned(dht: KadDHT, own_key: bytes, learned: list[Any]) -> None:
-    """Add the closest of ``learned`` (peers new in the peerstore since a lookup began) to the table."""
-    own = dht.host.get_id()
-    closest = sort_peer_ids_by_distance(own_key, [p for p in learned if p != own])[:BUCKET_SIZE]
-    with trio.move_on_after(LOOKUP_TIMEOUT / 2):
-        for peer in closest:
-            with suppress(Exception):  # as in the lookup itself: the library raises on churn
-                await _add_to_table(dht, peer)
+    # the closest found (answered, named or still in flight when the timeout came), and every peer that
+    # answered
+    answered = [p for p in lookup.contacted if p not in lookup.dead and p not in lookup.busy]
+    for peer in dict.fromkeys([*lookup.closest(own_key), *answered]):
+        with suppress(Exception):  # the library's table raises on churn
+            await _add_to_table(dht, ID(peer))
 
 
 async def _add_to_table(dht: KadDHT, peer: Any) -> None:

@@ -167,10 +167,13 @@ class _Reader:
         starts = _columns(lines[i])
         if len(starts) < 2 or i + 1 >= len(lines):
             return i
-        if len(starts) == 2 and not _two_columns(lines, i, starts):
+        border = _RULE.match(lines[i]) is not None  # an RST simple table: its top border, then its header
+        if border and (i + 2 >= len(lines) or not lines[i + 1].strip() or _RULE.match(lines[i + 1])):
             return i
-        header = [c for _, c in _cells_at(lines[i], starts)]
-        j = i + 1
+        if not border and len(starts) == 2 and not _two_columns(lines, i, starts):
+            return i
+        header = [c for _, c in _cells_at(lines[i + 1 if border else i], starts)]
+        j = i + 2 if border else i + 1
         while j < len(lines) and (_RULE.match(lines[j]) or _header_more(lines[j], starts)):
             if not _RULE.match(lines[j]):  # a header's second line ("(m2)", "RATE/h") joins its column
                 more = _cells_at(lines[j], starts)

@@ -70,6 +70,7 @@ _WORDS = {"a": 1.0, "an": 1.0, "one": 1.0, "two": 2.0, "three": 3.0, "four": 4.0
           "ten": 10.0, "half a": 0.5, "half an": 0.5}  # fmt: skip
 _PER = re.compile(
     r"\b(?:per|each|every|a|an|for each|for every)\s+(?P<started>started\s+|part of an?\s+)?"
+    r"(?:(?:further|additional|extra|subsequent)\s+)?"  # "each further km costs EUR 0.22": per km
     r"(?:(?P<n>\d+(?:\.\d+)?)\s+)?(?P<unit>square metres?|cubic metres?|[a-zA-Z²³]+)",
     re.I,
 )
@@ -166,7 +167,9 @@ def _priced(clause: str) -> bool:
 
 def _money_rule(q: Quantity, clause: str, currency: str, money: list[Quantity]) -> Rule:
     unit = q.unit or currency
-    before = clause[max(0, q.start - 40) : q.start]
+    i = money.index(q)
+    start = max(0, q.start - 40, money[i - 1].end if i > 0 else 0)  # its own words, not the previous amount's
+    before = re.split(r"[.;]\s", clause[start : q.start])[-1]
     after = clause[q.end : q.end + 60]
     if _MINIMUM.search(before) or re.match(r"\s*(?:minimum|at least)", after, re.I):
         return Rule(MINIMUM, q.number, unit, _pers(clause, q), when=clause)

@@ -1,0 +1,55 @@
+"""Which source network a DHT request came from (per-source rate limits: ``ioa_p2p.dht.admission``).
+
+The Kademlia handler of each inbound stream runs in its own trio task (``node/net/kad_slots.py``), and
+the library's handler stores provider records and values from inside it. :func:`serving_from` marks the
+task with the stream's source network (:func:`~ioa_p2p.dht.admission.source_of`: the relay of a
+relayed connection, else the /24 or /48 of a public remote address, None for a local or private one);
+:func:`current_source` reads it where a record is admitted
+(:attr:`~ioa_p2p.dht.admission.CardAdmission.source`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import Iterator
+from typing import Any
+
+from ioa_p2p.dht.admission import source_of
+
+_SOURCE: contextvars.ContextVar[str | None] = contextvars.ContextVar("ioa_dht_source", default=None)
+
+
+def stream_source(stream: Any) -> str | None:
+    """The source network of ``stream``'s connection (None when it cannot be told: no group)."""
+    try:
+        conn = stream.muxed_conn
+        addrs = [str(a) for a in conn.get_transport_addresses() or []]
+        remote = conn.get_remote_address()
+    except Exception:  # a connection closing under us: no group, the other limits still hold
+        return None
+    for addr in addrs:
+        parts = addr.split("/")
+        if "p2p-circuit" in parts:
+            at = parts.index("p2p-circuit")
+            relay = parts[at - 1] if at >= 2 and parts[at - 2] == "p2p" else "?"
+            return source_of(relay=relay)
+    return source_of(str(remote[0])) if remote else None
+
+
+@contextlib.contextmanager
+def serving_from(stream: Any) -> Iterator[None]:
+    """Within the block (one stream's handler task), :func:`current_source` is ``stream``'s source."""
+    token = _SOURCE.set(stream_source(stream))
+    try:
+        yield
+    finally:
+        _SOURCE.reset(token)
+
+
+def current_source() -> str | None:
+    """The source network of the DHT request being handled in this task (None outside a handler)."""
+    return _SOURCE.get()
+
+
+__all__ = ["current_source", "serving_from", "stream_source"]
