@@ -65,3 +65,10 @@ def test_a_value_multiplied_by_two_counts_and_a_named_amount_added() -> None:
         plan = plan_request(goal)
         step = plan.steps[-1]
         assert step.kind == CALC and step.template.replace(" ", "").strip("()") == template, (goal, step)
+
+
+def test_a_stated_factor_keeps_every_digit() -> None:
+    plan = plan_request("Find the upload limit in MB, then convert it to bytes by multiplying by 1,048,576.")
+    assert "1048576" in plan.steps[-1].template, plan.steps
+    plan = plan_request("Look up the grant in EUR, then multiply it by 1.0000375.")
+    assert "1.0000375" in plan.steps[-1].template, plan.steps
