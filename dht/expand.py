@@ -84,6 +84,10 @@ FINER_WIDTH = 2
 #: expansions the network does not call for yet: design recall@5 0.927 instead of 0.980 at 10,000 cards
 #: estimated at 13,000 (docs/performance.md). Applied to the seeds' level (:func:`page_level`).
 SIZE_MARGIN = 1.5
+#: The same margin for the expansion level, smaller: a searcher at 2,000 peers that estimated 2,200
+#: expanded at level 12 (design recall@5 0.967 instead of 0.987), while level-8 expansions at 3,000 read
+#: pages of 12 that a tight byte budget cuts (``tests/test_page_budget.py``).
+EXPAND_MARGIN = 1.25
 #: Default bytes of sketches a search reads at most (its pages are asked best first; ~7,500 sketches of
 #: a 256-d family).
 BUDGET = 4 * 1024 * 1024
@@ -106,13 +110,11 @@ def page_level(network_size: float, enumerate_up_to: int = ENUMERATE_UP_TO) -> i
 def expand_level(network_size: float, level: int) -> int:
     """The level at which candidates found at ``level`` are expanded: the coarsest level at least as fine
     as ``level`` whose pages hold about :data:`EXPAND_OCCUPANCY` sketches or fewer, among the levels a
-    network of ``network_size`` provides (:func:`~ioa_p2p.dht.probing.provided_levels`). (No
-    :data:`SIZE_MARGIN` here yet: level-8 expansions up to 3,000 peers cost recall under a tight byte
-    budget, ``tests/test_page_budget.py``; a searcher at 2,000 that estimates 2,200 expands at level 12:
-    design recall@5 0.967 instead of 0.987.)"""
+    network of ``network_size`` provides (:func:`~ioa_p2p.dht.probing.provided_levels`), at an estimate
+    :data:`EXPAND_MARGIN` too high (level 8 up to ~2,560 peers estimated)."""
     provided = [lv for lv in provided_levels(network_size) if lv >= level]
     for lv in provided:
-        if network_size / (1 << lv) <= EXPAND_OCCUPANCY:
+        if network_size / (1 << lv) <= EXPAND_OCCUPANCY * EXPAND_MARGIN:
             return lv
     return provided[-1] if provided else level
 
@@ -327,6 +329,7 @@ class PageSearch:
 
 __all__ = [
     "BUDGET",
+    "EXPAND_MARGIN",
     "EXPAND_OCCUPANCY",
     "FETCH",
     "FINER_WIDTH",

@@ -246,6 +246,23 @@ def read_page(data: bytes | None, now_ms: int, *, decode: Decode = decode_sketch
     return out
 
 
+def read_copies(
+    values: Iterable[bytes | None], now_ms: int, *, decode: Decode = decode_sketch
+) -> list[SignedSketch]:
+    """A reader's view of the copies of one page that a lookup collected (every storing peer that answered
+    holds its own, mostly the same): each peer's entry once, its highest version (:func:`read_page`'s
+    rules). A search offers this, not every copy: with the copies of a page counted one by one, a
+    10,000-node search's seed round (48 pages read from ~3 peers each) used up its whole byte budget
+    and the search never expanded (docs/performance.md)."""
+    best: dict[PeerId, SignedSketch] = {}
+    for value in values:
+        for sketch in read_page(value, now_ms, decode=decode):
+            held = best.get(sketch.peer_id)
+            if held is None or sketch.version > held.version:
+                best[sketch.peer_id] = sketch
+    return list(best.values())
+
+
 __all__ = [
     "MAX_PAGE_SIZE",
     "PAGE_ENTRIES",
@@ -260,6 +277,7 @@ __all__ = [
     "merge_page",
     "page_key",
     "parse_page_key",
+    "read_copies",
     "read_page",
     "store_page",
     "validate_page",

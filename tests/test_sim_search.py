@@ -29,6 +29,7 @@ from ioa_p2p.identity import PeerId
 from ioa_p2p.node.discovery import pages as node_pages
 
 SETTINGS = replace(DiscoverySettings(), min_stamp_bits=8)
+EPOCH = 1_800_000_000_000
 
 
 def test_the_page_search_timing_is_the_nodes() -> None:
@@ -146,3 +147,56 @@ def test_exact_ties_are_the_cards_that_score_as_high_as_the_exact_last() -> None
     assert top[0] in (3, 9)
     assert exact_ties(world, vector, top) == {12 - top[0]}  # the other of 3 and 9
     assert exact_ties(world, vector, top, exclude=12 - top[0]) == frozenset()
+
+
+def test_a_simulated_page_holder_refuses_sketches_stamped_below_min_stamp_bits(card_set: CardSet) -> None:
+    """As the node's ``PageValidator`` (``min_sketch_bits`` = ``[discovery] min_stamp_bits``)."""
+    from ioa_p2p.card.sketch import issue_sketch, sketch_stamp_bits
+    from ioa_p2p.dht.pages import encode_page
+    from ioa_p2p.dht.sim.kad import serve_put_value
+
+    world = World(SimConfig(nodes=4, seed=1, min_stamp_bits=8), card_set)
+    owner, holder = world.nodes[1], world.nodes[2]
+    card = card_set.issue(1, world.now_ms())
+    forest = forest_for(card_set.model_id, card_set.dim)
+    stamped = card_set.sketch(1, card, world.now_ms())
+    bare = issue_sketch(
+        card_set.identities[1],
+        version=card.version,
+        model=card_set.model_id,
+        vector=card_set.vectors[1],
+        now_ms=world.now_ms(),
+        expires_at=card.card.expires_at,
+    )
+    assert sketch_stamp_bits(stamped) >= 8 > sketch_stamp_bits(bare)
+    cell = next(iter(forest.cells(stamped.vector(), (4,))))
+    key = page_key(cell, forest.model_id, forest.dim).encode("utf-8")
+    assert not serve_put_value(world, holder, owner, key, encode_page([bare.encoded]))
+    assert world.counters["page refused"] == 1 and key not in holder.values
+    assert serve_put_value(world, holder, owner, key, encode_page([stamped.encoded]))
+    assert read_page(holder.values[key], world.now_ms()) == [stamped]
+
+
+def test_levels_keep_a_margin_for_an_overestimated_network_size() -> None:
+    """The size estimate is often a third too high: a searcher keeps the level the network calls for."""
+    from ioa_p2p.dht.expand import expand_level, page_level
+
+    assert page_level(10_000) == page_level(15_000) == 8  # 10,000 peers estimated at 15,000
+    assert page_level(16_500) == 12  # a level-8 page would hold more than its 64 entries
+    assert expand_level(2_000, 8) == expand_level(2_500, 8) == 8  # 2,000 estimated at 2,500
+    assert expand_level(3_000, 8) == expand_level(10_000, 8) == 12
+
+
+def test_the_copies_of_a_page_are_read_once(card_set: CardSet) -> None:
+    """Every storing peer that answers a lookup holds its own copy of a page: a search offers each
+    peer's entry once (its highest version), so copies neither repeat candidates nor use up the budget."""
+    from ioa_p2p.dht.pages import encode_page, read_copies
+
+    now = EPOCH
+    old = [card_set.sketch(i, card_set.issue(i, now), now) for i in range(3)]
+    newer = card_set.sketch(1, card_set.issue(1, now + 1000), now + 1000)
+    copies = [encode_page(s.encoded for s in old), encode_page(s.encoded for s in old), None]
+    copies.append(encode_page([newer.encoded, old[2].encoded]))
+    read = read_copies(copies, now + 2000)
+    assert sorted(s.encoded for s in read) == sorted([old[0].encoded, newer.encoded, old[2].encoded])
+    assert read_copies([], now) == []

@@ -39,6 +39,7 @@ class CardSet:
     model_id: str
     stamp_bits: int = 8
     stamps: dict[int, bytes] = field(default_factory=dict)
+    sketch_stamps: dict[int, bytes] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)
 
     @classmethod
@@ -84,15 +85,21 @@ class CardSet:
         return card
 
     def sketch(self, index: int, card: SignedCard, now_ms: int) -> SignedSketch:
-        """The signed sketch of agent ``index``'s ``card`` (its vector is its own family's view)."""
-        return issue_sketch(
+        """The signed sketch of agent ``index``'s ``card`` (its vector is its own family's view), stamped
+        with ``stamp_bits`` as the node stamps it (version 3; the nonce found is reused by later versions)."""
+        sketch = issue_sketch(
             self.identities[index],
             version=card.version,
             model=self.model_id,
             vector=self.vectors[index],
             now_ms=now_ms,
             expires_at=card.card.expires_at,
+            stamp_bits=self.stamp_bits,
+            stamp=self.sketch_stamps.get(index, b""),
         )
+        if self.stamp_bits:
+            self.sketch_stamps[index] = getattr(sketch.body, "stamp", b"")
+        return sketch
 
     def withdraw(self, index: int, now_ms: int, version: int) -> SignedWithdrawal:
         return issue_withdrawal(self.identities[index], version=version, now_ms=now_ms, reason="simulated")

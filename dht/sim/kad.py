@@ -101,7 +101,8 @@ def serve_put_value(world: Fabric, server: SimNode, asker: SimNode, key: bytes, 
 def _store_page(world: Fabric, server: SimNode, key: bytes, text: str, value: bytes) -> bool:
     """A page put merged into the page held (``dht/pages.py``, as the node's value store does); new
     peers of a page count against the provider rate limits."""
-    admission = server.admission
+    admission, validator = server.admission, server.validator
+    assert validator is not None
     now = world.loop.now
 
     def admit(peer: PeerId) -> bool:
@@ -117,6 +118,7 @@ def _store_page(world: Fabric, server: SimNode, key: bytes, text: str, value: by
             admit,
             decode=records.decode_sketch,
             verify=records.verify_sketch,
+            min_bits=validator.page.min_stamp_bits,  # the node's PageValidator
         )
     except (InvalidMessage, ValueError):
         world.counters["page refused"] += 1

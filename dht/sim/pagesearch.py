@@ -8,11 +8,12 @@
    has nothing more to ask, ``max_pages`` were asked, or :data:`ROUNDS_SHARE` of ``find_timeout`` has
    passed (the node's ``move_on_after``: a round still running then is lost, what earlier rounds read is
    kept). One round at a time, as the node does.
-3. The candidates to fetch are chosen as the node chooses them (:func:`~ioa_p2p.dht.sketchscore.fetch_count`
-   of the ``page_fetch`` best, then :func:`~ioa_p2p.dht.fetchchoice.choose_fetch` among the
-   :data:`~ioa_p2p.dht.fetchchoice.POOL` times as many best by sketch, with the sketch-level spam
-   defences; no reputation priors and no card held: a cold node), their sketches verified, and their
-   cards fetched (:class:`~ioa_p2p.dht.sim.search.FetchRun`: owners first, then the DHT); a card of the
+3. The candidates to fetch are chosen as the node chooses them
+   (:func:`~ioa_p2p.dht.sketchscore.fetch_count` of the ``page_fetch`` best, then
+   :func:`~ioa_p2p.dht.fetchchoice.choose_fetch` among :data:`~ioa_p2p.dht.fetchchoice.POOL` times as
+   many best by sketch, with the sketch-level spam defences; no reputation priors and no card held: a
+   cold node), their sketches verified (signature, and a stamp of ``min_stamp_bits``), and their cards
+   fetched (:class:`~ioa_p2p.dht.sim.search.FetchRun`: owners first, then the DHT); a card of the
    version a sketch summarised must be that sketch's vector; the cards are ranked by cosine with the
    query (the node ranks them with its matcher; here the ranking is the same for the truth, as in
    ``SearchRun``).
@@ -23,15 +24,15 @@ The whole search is bounded by ``find_timeout`` (what was fetched by then is ran
 from __future__ import annotations
 
 from ioa_p2p.card import SignedCard
-from ioa_p2p.card.sketch import SignedSketch, matches_card
+from ioa_p2p.card.sketch import SignedSketch, matches_card, sketch_stamp_bits
 from ioa_p2p.dht.expand import PageSearch
 from ioa_p2p.dht.fetchchoice import POOL, choose_fetch
 from ioa_p2p.dht.forest import Cell
-from ioa_p2p.dht.pages import page_key, read_page
+from ioa_p2p.dht.pages import page_key, read_copies
 from ioa_p2p.dht.sim.kad import VALUE, LookupRun, start_lookup
 from ioa_p2p.dht.sim.search import FetchRun, SearchBase
 from ioa_p2p.dht.sketchscore import fetch_count
-from ioa_p2p.errors import InvalidMessage
+from ioa_p2p.errors import InvalidCard, InvalidMessage
 from ioa_p2p.identity import PeerId
 
 #: Share of ``find_timeout`` the page rounds may use; the rest is left for the card fetches (the node's
@@ -94,7 +95,7 @@ class PageSearchRun(SearchBase):
             own = self.node.values.get(key)
             if own is not None:
                 values = [*values, own]
-            self.search.offer(cell.key, [e for v in values for e in read_page(v, now, decode=decode)])
+            self.search.offer(cell.key, read_copies(values, now, decode=decode))
 
     def _fetch(self) -> None:
         world, s = self.world, self.settings
@@ -124,6 +125,8 @@ class PageSearchRun(SearchBase):
             for sketch in picked:
                 try:
                     self.world.records.verify_sketch(sketch)
+                    if sketch_stamp_bits(sketch) < self.settings.min_stamp_bits:
+                        raise InvalidCard(f"the sketch of {sketch.peer_id} is under-stamped")
                 except InvalidMessage:
                     failed.append(sketch)
             if not failed:

@@ -133,6 +133,7 @@ class World:
             min_stamp_bits=config.min_stamp_bits,
             admission=node.admission,
             parse=self.records.parse,
+            min_sketch_bits=config.min_stamp_bits,  # page entries cost what cards cost (discovery/run.py)
         )
         values = node.values
         validator.stored = lambda key: key.encode("utf-8") in values

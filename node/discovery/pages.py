@@ -41,7 +41,7 @@ from ioa_p2p.dht.fetchchoice import POOL, choose_fetch
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.lsh import CardBuckets, card_buckets
 from ioa_p2p.dht.pacing import PublishPolicy
-from ioa_p2p.dht.pages import encode_page, page_key, read_page
+from ioa_p2p.dht.pages import encode_page, page_key, read_copies
 from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, fetch_count, query_terms, settle_count
 from ioa_p2p.errors import InvalidCard, InvalidMessage, InvalidPeerId, UsageError
@@ -141,7 +141,7 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
             found = await net.get_values(list(keys), ask=settings.ask)
             now = search.now_ms()
             for key, cell in keys.items():
-                pages.offer(cell.key, [s for value in found.get(key, []) for s in read_page(value, now)])
+                pages.offer(cell.key, read_copies(found.get(key, []), now))
             rounds += 1
             cells = pages.next_cells()
     listed_at = trio.current_time()
