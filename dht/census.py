@@ -44,7 +44,11 @@ CENSUS_MAX_AGE = 2 * CENSUS_INTERVAL
 CENSUS_GROWTH = 2.0
 CENSUS_MIN_GAP = 30.0
 #: After a census that failed (no answer in time), try again after this many seconds (a forming network
-#: of nodes whose censuses fail must not hammer the few peers every node knows, the bootstrap nodes).
+#: of nodes whose censuses fail must not hammer the few peers every node knows, the bootstrap nodes),
+#: doubled after each further failure in a row, up to ``CENSUS_INTERVAL``. Measured (issue 25, N = 50
+#: processes with gossip on a loaded machine): censuses that ran out of time were retried every 30 s by
+#: every node, and the idle network's DHT traffic (census page lookups and card fetches, and serving
+#: them) kept 1.4-2.2 cores busy, which made the next censuses fail too.
 CENSUS_RETRY = 30.0
 #: Peers the routing table must hold before the first census (a node that knows only its bootstrap node
 #: has not joined: its lookups would all go through that one peer).
@@ -84,18 +88,20 @@ class CensusPolicy:
         self.taken = 0
         self.failed_count = 0
         self._retry = False  # the last try failed
+        self._failures = 0  # tries that failed in a row
 
     def due(self, now: float, size: float, table_size: int) -> bool:
         """A census is due: the node knows :data:`CENSUS_MIN_TABLE` peers, and none was taken yet (at least
-        ``retry`` after the last try), or (at least ``min_gap`` after
-        the last try) the last try failed, or the last census named under :data:`MIN_SHARE` of the
-        estimated network, or it is older than the interval, or the estimate grew by ``growth`` since."""
+        :meth:`backoff` after the last try), or (at least ``min_gap`` after the last try, and
+        :meth:`backoff` after a failed one) the last try failed, or the last census named under
+        :data:`MIN_SHARE` of the estimated network, or it is older than the interval, or the estimate grew
+        by ``growth`` since."""
         if table_size < CENSUS_MIN_TABLE:
             return False
         last = self.last
         if last is None:
-            return now - self._tried_at >= self.retry
-        if now - max(last.at, self._tried_at) < self.min_gap:
+            return now - self._tried_at >= self.backoff()
+        if now - max(last.at, self._tried_at) < max(self.min_gap, self.backoff() if self._retry else 0.0):
             return False
         weak = self._retry or len(last.named) < MIN_SHARE * size  # it proves nothing: try again soon
         return weak or now - last.at >= self.interval or size >= self.growth * max(last.size, 1.0)
@@ -103,14 +109,22 @@ class CensusPolicy:
     def started(self, now: float) -> None:
         self._tried_at = now
 
+    def backoff(self) -> float:
+        """Seconds between a failed try and the next: ``retry``, doubled for each further failure in a
+        row, at most ``interval``."""
+        doublings = max(self._failures - 1, 0)
+        return min(self.retry * 2.0 ** min(doublings, 16), max(self.interval, self.retry))
+
     def failed(self) -> None:
         self.failed_count += 1
+        self._failures += 1
         self._retry = True
 
     def record(self, census: Census) -> None:
         self.last = census
         self.taken += 1
         self._retry = False
+        self._failures = 0
 
     def status(self, now: float) -> dict[str, object]:
         last = self.last

@@ -31,16 +31,17 @@ gets a prior added to its fused score whatever the query (:meth:`~ioa_p2p.matchi
 from __future__ import annotations
 
 import threading
-from collections.abc import Collection, Mapping
-
-import numpy as np
+from collections.abc import Callable, Collection, Mapping
+from typing import TYPE_CHECKING
 
 from ioa_p2p.card import AgentCard, SignedCard
-from ioa_p2p.matching import CardProfile, HybridMatcher, Match
-from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items, free_topics
 from ioa_p2p.matching.copies import CopyIndex
-from ioa_p2p.teaming.offline import TeamPick, choose_team, team_shortlist
-from ioa_p2p.teaming.trust import NO_CAPS, TeamCaps
+from ioa_p2p.matching.encoders import WordLlamaEncoder
+
+if TYPE_CHECKING:  # the matcher, numpy and teaming load at the first card indexed or ranked (issue 26)
+    from ioa_p2p.matching import CardProfile, HybridMatcher, Match
+    from ioa_p2p.teaming.offline import TeamPick
+    from ioa_p2p.teaming.trust import TeamCaps
 
 #: Cards embedded per batch by :meth:`CardRanker.refresh` (bounds one pass of the model).
 BATCH = 256
@@ -53,6 +54,8 @@ BREADTH_CACHE = 65536
 
 def card_profile(card: AgentCard) -> CardProfile:
     """What the matcher knows of a card: its text fields and its structured capability fields."""
+    from ioa_p2p.matching import CardProfile
+
     extra = {
         name: tuple(getattr(card, name, ()) or ())
         for name in ("languages", "input_types", "output_types", "tools")
@@ -75,8 +78,11 @@ class CardRanker:
     #: Rankings asked of every ranker of this process (the matchers' models are the process's).
     queries = 0
 
-    def __init__(self, matcher: HybridMatcher, *, defences: bool = True) -> None:
-        self.matcher = matcher
+    def __init__(
+        self, matcher: HybridMatcher | Callable[[], HybridMatcher], *, defences: bool = True
+    ) -> None:
+        self._matcher: HybridMatcher | None = None if callable(matcher) else matcher
+        self._make: Callable[[], HybridMatcher] | None = matcher if callable(matcher) else None
         self.defences = defences
         self._breadth: dict[str, float] = {}  # dense text -> breadth
         self._texts: dict[str, str] = {}  # key -> dense text
@@ -90,6 +96,17 @@ class CardRanker:
         self._matcher_lock = threading.Lock()
         self._pending: dict[str, SignedCard | None] = {}  # key -> card to index, or None to remove
         self.reembedded = 0  # cards of another model embedded locally (a mixed-version network)
+
+    @property
+    def matcher(self) -> HybridMatcher:
+        """The matcher; given as a factory, made at first use (a node that never indexed or ranked a
+        card does not import it: its modules, numpy's linear algebra, the team choice)."""
+        if self._matcher is None:
+            assert self._make is not None
+            with self._queue_lock:
+                if self._matcher is None:
+                    self._matcher = self._make()
+        return self._matcher
 
     @property
     def model_id(self) -> str:
@@ -180,11 +197,15 @@ class CardRanker:
         size: int,
         exclude: Collection[str] = (),
         max_team: int = 4,
-        caps: TeamCaps = NO_CAPS,
+        caps: TeamCaps | None = None,
     ) -> tuple[TeamPick, tuple[str, ...]]:
         """The offline team (:func:`~ioa_p2p.teaming.offline.choose_team`; within ``caps``, the young and
         unproven members it takes, unless nothing else covers a need) and the shortlist an LLM team-up may
         choose from (offline team first, :func:`~ioa_p2p.teaming.offline.team_shortlist`)."""
+        from ioa_p2p.teaming.offline import choose_team, team_shortlist
+        from ioa_p2p.teaming.trust import NO_CAPS
+
+        caps = NO_CAPS if caps is None else caps
         CardRanker.queries += 1
         with self._matcher_lock:
             self._refresh_locked()
@@ -194,18 +215,27 @@ class CardRanker:
 
     def loaded(self) -> bool:
         """Whether all the matcher's models are loaded (in this process)."""
-        return self.matcher.loaded()
+        return self._matcher is not None and self._matcher.loaded()
 
     def holds_models(self) -> bool:
-        """Whether any of the matcher's models is loaded (in this process)."""
-        return self.matcher.holds_models()
+        """Whether any of the matcher's models is loaded (in this process; before the matcher is made:
+        wordllama's, which embeds the node's own card)."""
+        if self._matcher is None:
+            return WordLlamaEncoder.loaded()
+        return self._matcher.holds_models()
 
     def unload(self) -> None:
-        """Drop the matcher's models (waits for a ranking in progress; the index stays)."""
+        """Drop the matcher's models (waits for a ranking in progress; the index stays); before the
+        matcher is made, wordllama's (the card encoder)."""
+        if self._matcher is None:
+            WordLlamaEncoder.unload()
+            return
         with self._matcher_lock:
             self.matcher.unload()
 
     def _refresh_locked(self, limit: int | None = None) -> int:
+        import numpy as np
+
         done = 0
         while limit is None or done < limit:
             size = BATCH if limit is None else min(BATCH, limit - done)
@@ -237,6 +267,8 @@ class CardRanker:
         return done
 
     def _remember_text(self, key: str, profile: CardProfile) -> None:
+        from ioa_p2p.matching.breadth import breadth, card_items
+
         text = profile.dense_text()
         self._texts[key] = text
         items = card_items(profile)
@@ -251,6 +283,8 @@ class CardRanker:
         self._copies.remove(key)
 
     def _update_priors(self) -> None:
+        from ioa_p2p.matching.breadth import breadth_discount, free_topics
+
         if not self.defences:
             self._card_priors = {}
             self.matcher.set_priors({})

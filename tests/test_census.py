@@ -88,6 +88,27 @@ def test_a_census_is_taken_on_join_when_the_estimate_grows_and_on_a_timer() -> N
     assert policy.due(440.0 + CENSUS_MIN_GAP, 30.0, table_size=20)  # 12 of ~30: proves nothing
 
 
+def test_failed_censuses_in_a_row_back_off_up_to_the_interval_and_a_census_taken_resets_it() -> None:
+    """Every node of a loaded 50-node network retried its failing census every 30 s, and that traffic kept
+    the next ones failing: each further failure in a row doubles the wait, up to CENSUS_INTERVAL."""
+    policy = CensusPolicy()
+    now, waits = 0.0, []
+    for _ in range(6):
+        policy.started(now)
+        policy.failed()
+        wait = next(w for w in range(1, 2 * int(CENSUS_INTERVAL)) if policy.due(now + w, 3.0, table_size=2))
+        waits.append(wait)
+        now += wait
+    doubling = [CENSUS_RETRY * 2**i for i in range(4)]
+    assert waits == [*doubling, CENSUS_INTERVAL, CENSUS_INTERVAL]
+    policy.started(now)
+    policy.record(Census(frozenset(_peers(3)), now, 3.0))
+    policy.started(now + CENSUS_INTERVAL)
+    policy.failed()  # after a census taken, the first failure waits CENSUS_RETRY again
+    assert not policy.due(now + CENSUS_INTERVAL + CENSUS_RETRY - 1, 3.0, table_size=2)
+    assert policy.due(now + CENSUS_INTERVAL + CENSUS_RETRY, 3.0, table_size=2)
+
+
 @asynccontextmanager
 async def open_private_peer(
     tmp_path: Path, agent_table: dict[str, Any], discovery: dict[str, Any], bootstrap: Any

@@ -18,7 +18,7 @@ import trio
 
 from ioa_p2p.adapters.registry import adapter_executes_code
 from ioa_p2p.config.node_config import NodeConfig
-from ioa_p2p.errors import ConfigError
+from ioa_p2p.errors import ConfigError, ProtocolViolation
 from ioa_p2p.history.bodies import make_genesis
 from ioa_p2p.history.frames import ChatInvite, ChatInviteReply
 from ioa_p2p.identity import Identity, PeerId
@@ -312,3 +312,45 @@ async def test_a_node_whose_adapter_executes_code_accepts_only_known_inviters_by
             assert (refused.accept, code(refused)) == (False, "not-known")
             assert (await invite_fresh(stranger, nodes["open_coder"])).accept
             assert stored_chats(coder) == 1
+
+
+# --------------------------------------------------------------------------- transient failures
+
+
+@pytest.mark.slow
+async def test_an_invitation_refused_for_now_or_reset_is_asked_again_in_its_window(
+    tmp_path: Path,
+) -> None:
+    """Issue 26 (the 20-agent testnet's "unanswered" teammate): an invitee that resets the invitation's
+    stream (budgets refusing a paced peer) or answers ``busy`` is asked again until the window ends,
+    and its answer counts; a dial that fails is not."""
+    with trio.fail_after(60):
+        configs = {"host": config_for(tmp_path, "host"), "guest": config_for(tmp_path, "guest")}
+        async with open_named(tmp_path, configs) as nodes:
+            host, guest = nodes["host"], nodes["guest"]
+            invites = chats_of(guest).invites
+            refused = 0
+
+            async def refuse_twice(stream: Any) -> None:  # what a paced peer's reset stream looks like
+                nonlocal refused
+                if refused < 2:
+                    refused += 1
+                    raise ProtocolViolation("refused for now")
+                await invites.handle_invite(stream)
+
+            guest.set_stream_handler(PROTO_INVITE, refuse_twice)
+            genesis = genesis_by(host, [guest.peer_id])
+            assert await chats_of(host).invites.call_invite(guest.peer_id, genesis, None, within=10) is True
+            assert refused == 2 and chats_of(guest).status(genesis.hash) == "member"
+
+            busy = genesis_by(host, [guest.peer_id], "busy")
+            invites._deciding.add(busy.hash)  # another invitation to this chat is being checked
+
+            async def settle() -> None:
+                await trio.sleep(1.0)
+                invites._deciding.discard(busy.hash)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(settle)
+                assert await chats_of(host).invites.call_invite(guest.peer_id, busy, None, within=10) is True
+            assert chats_of(guest).status(busy.hash) == "member"

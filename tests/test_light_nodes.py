@@ -32,6 +32,20 @@ AGENT_ONLY = (
     "ioa_p2p.node.goals",
 )
 
+#: What an agent imports only at its first find, goal or invitation (issue 26, "Per-node cost"): the matcher
+#: itself (its card vector comes from :mod:`ioa_p2p.matching.encoders` alone) and the team choice.
+FIRST_USE = (
+    "ioa_p2p.matching.hybrid",
+    "ioa_p2p.matching.lexical",
+    "ioa_p2p.matching.late",
+    "ioa_p2p.matching.goals",
+    "ioa_p2p.matching.breadth",
+    "ioa_p2p.teaming.offline",
+    "ioa_p2p.teaming.coverage",
+    "ioa_p2p.teaming.llm_team",
+    "ioa_p2p.teaming.join",
+)
+
 
 def _loaded(modules: list[str], names: tuple[str, ...]) -> list[str]:
     return sorted(n for n in names if n in modules)
@@ -66,7 +80,8 @@ def test_importing_the_cli_and_the_node_loads_no_agent_or_model_code(tmp_path: P
 
 def test_a_bootstrap_node_and_an_idle_agent_load_only_what_they_use(tmp_path: Path) -> None:
     """A running bootstrap node imports no agent code; an agent with ``warm = false`` that issued its card
-    (its vector embedded) imports no model package; its first ``find`` loads the matcher's models."""
+    (its vector embedded) imports no model package, nor the matcher or the team choice (its goals service
+    runs); its first ``find`` loads the matcher and its models."""
     result = _run(
         """
         import json, sys
@@ -107,9 +122,10 @@ def test_a_bootstrap_node_and_an_idle_agent_load_only_what_they_use(tmp_path: Pa
     )
     assert _loaded(result["bootstrap"], MODEL_PACKAGES + AGENT_ONLY) == []
     assert "goals" not in result["bootstrap_services"] and "discovery" not in result["bootstrap_services"]
-    assert _loaded(result["agent"], MODEL_PACKAGES) == []
+    assert _loaded(result["agent"], MODEL_PACKAGES + FIRST_USE) == []
     assert "ioa_p2p.matching.static_model" in result["agent"]  # the card's vector: the mapped weights
     assert "onnxruntime" in result["after_find"]  # the hybrid matcher's MiniLM, loaded by the find
+    assert "ioa_p2p.matching.hybrid" in result["after_find"]
 
 
 def test_checking_bucket_pages_loads_no_numpy_and_no_matcher(tmp_path: Path) -> None:

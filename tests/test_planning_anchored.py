@@ -74,6 +74,7 @@ FUN_RUN = """\
 Students with a valid card pay EUR 4.00 less on any entry.
 A timing-chip fee of EUR 1.50 is added to every entry.
 Runners in the veterans' wave pay EUR 2.00 more on any entry because of the separate start.
+Teams of 4 to 8 runners entered together get 10 % off every team member's entry fee.
 """
 
 TOOLS = """\
@@ -198,6 +199,16 @@ def test_the_date_band_column_and_fixed_amounts_whose_condition_the_question_mee
     question: str, looked: float, expected: float
 ) -> None:
     assert charge(question, FUN_RUN, "fun-run.md", looked) == pytest.approx(expected)
+
+
+def test_a_team_of_people_each_paying_a_discounted_entry_with_the_fee_and_not_a_denied_discount() -> None:
+    q = (
+        "There are five of us entering the Riverbend 10K together as a team on 10 January 2027; none of us"
+        " is a student. What's the total?"
+    )
+    assert charge(q, FUN_RUN, "fun-run.md", 20) == pytest.approx((20 * 0.9 + 1.5) * 5)
+    q = "Two students are entering the Riverbend 5K on 5 February 2027. What do they pay altogether?"
+    assert charge(q, FUN_RUN, "fun-run.md", 15) == pytest.approx((15 - 4 + 1.5) * 2)  # no team of 2
 
 
 def test_a_count_of_items_times_the_capped_amount_per_item_and_an_exemption() -> None:

@@ -50,3 +50,25 @@ def test_a_conversion_with_its_stated_factor_takes_the_value_in_its_own_unit() -
         "Look up the upload limit in MB and convert it to bytes by multiplying by 1,048,576.", size
     )
     assert text.startswith("Calculate 16 *"), text
+
+
+def test_a_value_multiplied_by_two_counts_and_a_named_amount_added() -> None:
+    for goal, template in (
+        (
+            "Look up the Quay Inn's harbour fee per person per night, multiply it by 3 guests and 4 nights.",
+            "v1*3*4",
+        ),
+        ("Find the cabin rate per person per day, then multiply it by 2 adults and 6 days.", "v1*2*6"),
+        ("Look up the Quay Inn's room rate and add a cleaning charge of EUR 25 to it.", "v1+25"),
+        ("Find the tram pass price, then add a card fee of 4 to it.", "v1+4"),
+    ):
+        plan = plan_request(goal)
+        step = plan.steps[-1]
+        assert step.kind == CALC and step.template.replace(" ", "").strip("()") == template, (goal, step)
+
+
+def test_a_stated_factor_keeps_every_digit() -> None:
+    plan = plan_request("Find the upload limit in MB, then convert it to bytes by multiplying by 1,048,576.")
+    assert "1048576" in plan.steps[-1].template, plan.steps
+    plan = plan_request("Look up the grant in EUR, then multiply it by 1.0000375.")
+    assert "1.0000375" in plan.steps[-1].template, plan.steps

@@ -21,18 +21,50 @@ The package is self-contained (numpy, wordllama, and for the default matcher onn
 
 from __future__ import annotations
 
+import importlib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from ioa_p2p.card.schemes import HYBRID_MODEL_ID, LITE_MODEL_ID
 from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.errors import ConfigError
 
-from .base import Match, Matcher
-from .calibration import HYBRID, LITE, Calibration, JoinRule
-from .goals import Need, split_goal
-from .hybrid import HYBRID_MODEL_ID, LITE_MODEL_ID, HybridMatcher, hybrid_matcher, lite_matcher
-from .profile import CardProfile
+if TYPE_CHECKING:
+    from .base import Match, Matcher
+    from .calibration import HYBRID, LITE, Calibration, JoinRule
+    from .goals import Need, split_goal
+    from .hybrid import HybridMatcher, hybrid_matcher, lite_matcher
+    from .profile import CardProfile
+
+#: Where each re-exported name lives: imported on first use (:func:`__getattr__`), so that a node that only
+#: embeds its own card (:mod:`.encoders`, :mod:`.static_model`) never loads the matcher itself (the
+#: lexical, late-interaction and goal-splitting modules, the Snowball stemmers: ~4 MB; issue 26).
+_LAZY = {
+    "Match": "base",
+    "Matcher": "base",
+    "HYBRID": "calibration",
+    "LITE": "calibration",
+    "Calibration": "calibration",
+    "JoinRule": "calibration",
+    "Need": "goals",
+    "split_goal": "goals",
+    "HybridMatcher": "hybrid",
+    "hybrid_matcher": "hybrid",
+    "lite_matcher": "hybrid",
+    "CardProfile": "profile",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The matcher's public names, each imported from its module on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ioa_p2p.matching' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,11 +84,20 @@ def make_matcher(
     parsed = parse_section(MatcherSettings, settings, where, noun="matcher options")
     sizes = {"shortlist": parsed.shortlist, "late_capacity": parsed.late_capacity}
     options = {key: value for key, value in sizes.items() if value is not None}
+    from .hybrid import hybrid_matcher, lite_matcher
+
     if parsed.matcher == "hybrid":
         return hybrid_matcher(**options)
     if parsed.matcher == "lite":
         return lite_matcher(**options)
     raise ConfigError(f"unknown matcher {parsed.matcher!r}; use hybrid or lite")
+
+
+def is_matcher(value: object) -> bool:
+    """Whether ``value`` is a :class:`HybridMatcher`, without importing the matcher: a process that never
+    made one has not loaded its module (an idle agent whose card carries a wordllama vector)."""
+    hybrid = sys.modules.get(f"{__name__}.hybrid")
+    return hybrid is not None and isinstance(value, hybrid.HybridMatcher)
 
 
 __all__ = [
@@ -72,6 +113,7 @@ __all__ = [
     "Matcher",
     "Need",
     "hybrid_matcher",
+    "is_matcher",
     "lite_matcher",
     "make_matcher",
     "split_goal",

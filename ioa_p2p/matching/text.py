@@ -15,8 +15,6 @@ import threading
 from collections.abc import Iterable
 from typing import Any
 
-import snowballstemmer
-
 _WORD = re.compile(r"[a-z0-9]+(?:[.+#][a-z0-9]+)*[+#]*")
 
 #: Function words that carry no capability (pronouns, auxiliaries, articles, question words, fillers).
@@ -50,6 +48,8 @@ _stemmers = threading.local()
 def _stemmer() -> Any:
     stemmer = getattr(_stemmers, "english", None)
     if stemmer is None:
+        import snowballstemmer  # its 30 languages' stemmers (~1 MB): only where words are stemmed
+
         stemmer = _stemmers.english = snowballstemmer.stemmer("english")
     return stemmer
 

@@ -64,7 +64,8 @@ def anchored_expression(question: str, found: Value | None) -> tuple[str, str] |
     """(expression, unit) for a charge question from the price ``found`` and its document's rules."""
     if found is None or found.records is None:
         return None
-    money = asks_money(question) or (bool(re.search(r"\bhow much\b", question, re.I)) and found.unit in MONEY)
+    asked = re.search(r"\bhow much\b|\bwhat(?:'s| is) the total\b", question, re.I)
+    money = asks_money(question) or (bool(asked) and found.unit in MONEY)
     if not money:  # "..., how much?": money when the price looked up is
         return None
     records = found.records
@@ -97,7 +98,7 @@ def anchored_expression(question: str, found: Value | None) -> tuple[str, str] |
     if rate_rule is not None:
         for p in modifiers(records.rules, words, weight, banded, rate_rule, PERCENT):
             amount = f"({amount}) * {format_number(1 + p.number / 100)}"
-    for sign, n in _fixed(records, anchor, words, weight):
+    for sign, n in _fixed(records, anchor, words, weight, question):
         amount = f"{amount} {sign} {format_number(n)}"
     count = _count(givens, used, anchor, question)
     if count is not None:
@@ -326,7 +327,7 @@ _EVERY = re.compile(r"\b(?:to|on|for)\s+(?:every|each|any)\s+([a-z]+)", re.I)
 
 
 def _fixed(records: DocRecords, anchor: Anchor, words: frozenset[str],
-           weight: dict[str, float]) -> list[tuple[str, float]]:  # fmt: skip
+           weight: dict[str, float], question: str) -> list[tuple[str, float]]:  # fmt: skip
     """Fixed amounts of the anchor's section whose condition the question meets: "Members of a club
     ... pay EUR 5.00 less" (its subject's words are the question's), "A chip-timing fee of EUR 2.50 is
     added to every entry" (the question names the fee)."""
@@ -339,15 +340,28 @@ def _fixed(records: DocRecords, anchor: Anchor, words: frozenset[str],
         subject = _SUBJECT.match(rec.text)
         who = words_of(subject.group(1)) - GENERIC if subject else frozenset()
         named = bool(who) and who <= words  # "The VC-24R costs EUR 120 more": the question's VC-24R
-        if less and (named or fit_of((who & words) - own, weight) >= 0.5):
+        if less and (named or fit_of((who & words) - own, weight) >= 0.5) and not _negated(who, question):
             out.append(("-" if less.group("how").lower() in ("less", "off") else "+", float(less.group(1))))
         added = _ADDED.search(rec.text)
         if added:
             name = words_of(rec.text[: added.start()]) - GENERIC - own
             every = _EVERY.search(rec.text[added.end() :])  # "is added to every entry": an entry's price
-            if name & words or (every and singular(every.group(1)) in {singular(w) for w in own | words}):
+            kinds = {singular(w) for w in own | words | words_of(" ".join(anchor.record.section[-1:]))}
+            if name & words or (every and singular(every.group(1)) in kinds):  # "Entry fees": an entry
                 out.append(("+", float(added.group(1))))
     return out
+
+
+_NEGATION = re.compile(r"\b(?:no|not|nobody|none|neither|nor|without|non)\b[^.;,]*$", re.I)
+
+
+def _negated(who: frozenset[str], question: str) -> bool:
+    """Whether the question denies whom a condition is about ("nobody is in a club")."""
+    for w in who:
+        m = re.search(rf"\b{re.escape(w)}", question, re.I)
+        if m and _NEGATION.search(question[max(0, m.start() - 30) : m.start()]):
+            return True
+    return False
 
 
 def _count(givens: list[Quantity], used: set[int], anchor: Anchor, question: str) -> float | None:
@@ -359,8 +373,9 @@ def _count(givens: list[Quantity], used: set[int], anchor: Anchor, question: str
         thing = singular(g.what)
         if re.search(rf"\b(?:each|per|every|a single|one) {re.escape(thing)}", question, re.I):
             continue  # "240 parcels ... what does each parcel cost?": the price of one
-        if thing in own or (thing in _PERSONS and own & _PERSONS):  # "30 pupils" for a price per person
-            return g.number
+        per_thing = [p for p in anchor.per if p not in MEASURES]  # "per room": not per person
+        if thing in own or (thing in _PERSONS and (own & _PERSONS or not per_thing)):
+            return g.number  # "30 pupils", "six of us" for a price per person (or per nothing else)
     return None
 
 

@@ -39,13 +39,13 @@ def applied(index: int, clause: str, text: str, refs: list[int], before: list[Pl
             operand = default
         if len(quantities) == 1:
             q = quantities[0]
-            n = f"ceil({q.number:g})" if _PART_COUNTS.search(clause) else f"{q.number:g}"
+            n = f"ceil({q.number:.15g})" if _PART_COUNTS.search(clause) else f"{q.number:.15g}"
             per_time = q.unit and answer_type(clause).kind == "duration" and q.unit not in _TIME
             # how long a quantity takes at a rate: the quantity over it; a rate for a quantity: times it
             expression = f"({n} / {operand})" if per_time else f"({operand} * {n})"
         elif len(quantities) > 1 and _COSTS.search(text) and answer_type(clause).kind != "duration":
             # "cost three guards for a five-hour event": the rate times each quantity
-            expression = "(" + " * ".join([operand, *(f"{q.number:g}" for q in quantities)]) + ")"
+            expression = "(" + " * ".join([operand, *(f"{q.number:.15g}" for q in quantities)]) + ")"
         elif not quantities and re.search(r"\b(?:multiply|product|times)\b", text, re.I) and len(before) >= 2:
             expression = f"(v{before[-2].index} * v{before[-1].index})"
         elif not quantities:  # "calculate a full year of it" for an amount per month: x 12

@@ -84,7 +84,8 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     quantity = asked.kind in _NUMERIC_KINDS[:2] or (asked.kind in _NUMERIC_KINDS and bool(asked.units or how))
     quantity = quantity or asks_money(last)  # "what's the fine?": an amount of money
     # "... paid upfront. What's the total?": the total of what the statements buy
-    quantity = quantity or bool(re.match(r"what(?:'s| is) the total\b", last, re.I) and asks_money(q))
+    total = re.match(r"what(?:'s| is) the total\b", last, re.I)
+    quantity = quantity or bool(total and (asks_money(q) or last != q))
     if not re.match(r"(?:(?:by|to|in) )?(?:what|how|which)\b", last, re.I) or not quantity:
         return None
     if re.match(r"how many (?:days|weeks|months|years)\b.*\b(?:between|from|until|since)\b", last, re.I):

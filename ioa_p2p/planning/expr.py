@@ -132,6 +132,11 @@ def _apply(s: str, default: str) -> str:
         (rf"(?:an? |one |1 )?({_FRACTIONS}) of {OPERAND}", lambda f, a: f"({a} / {FRACTIONS[f]})"),
         (rf"(\d+) ({_FRACTIONS})s of {OPERAND}", lambda n, f, a: f"({a} * {n} / {FRACTIONS[f]})"),
         (rf"(twice|double|triple|thrice) {OPERAND}", lambda m, a: f"({a} * {MULTIPLES[m]})"),
+        (  # "multiply it by 2 adults and 5 nights": by each count in turn
+            rf"multiply (?:{OPERAND} )?(?:by|with) (\d+(?:\.\d+)?)(?: [a-z]+)?,? and (?:by )?(\d+(?:\.\d+)?)"
+            r"(?![\d.%]| (?:by|with)\b)",
+            lambda a, b, c: f"({a or d} * {b} * {c})",
+        ),
         (rf"multiply {OPERAND} (?:by|with) {OPERAND}", lambda a, b: f"({a} * {_pct(b)})"),
         (rf"{OPERAND} (?:times|multiplied by|x) {OPERAND}", lambda a, b: f"({a} * {_pct(b)})"),
         (rf"{OPERAND} (?:divided by|over) {OPERAND}", lambda a, b: f"({a} / {b})"),
@@ -142,6 +147,10 @@ def _apply(s: str, default: str) -> str:
         (rf"divid(?:e|ing) (?:by|through) {OPERAND}", lambda a: f"({d} / {a})"),
         (
             rf"(?:add|adding) {OPERAND} (?:to|onto) {OPERAND}",
+            lambda a, b: f"({b} * (1 + {_pct(a)}))" if a.endswith("%") else f"({b} + {a})",
+        ),
+        (  # "add a surcharge of EUR 60 to it": the amount the named thing is
+            rf"(?:add|adding) (?:an? |the )?(?:[a-z'-]+ ){{1,4}}of {OPERAND} (?:to|onto) {OPERAND}",
             lambda a, b: f"({b} * (1 + {_pct(a)}))" if a.endswith("%") else f"({b} + {a})",
         ),
         (

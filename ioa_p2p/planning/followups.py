@@ -200,7 +200,7 @@ def _bought_for(index: int, clause: str, before: list[PlanStep], source: PlanSte
         asked.group(1)
     ) != _singular(per.group(1)):
         return None
-    return PlanStep(index, CALC, clause, f"({money[0].number:g} / v{source.index})", (source.index,))
+    return PlanStep(index, CALC, clause, f"({money[0].number:.15g} / v{source.index})", (source.index,))
 
 
 _RATE_OF = re.compile(r"\bper ([a-z]+)|\b(hour|day|week|month|year|night)ly\b|\bdaily\b", re.I)
@@ -243,7 +243,7 @@ def _rate_applied(
         return None
     if len(stated) in (2, 3) and re.search(r"\b(?:total|cost|costs|price|pay|charge|bill)\b", clause, re.I):
         # "for a group of 7 riders renting for 3 days, what is the total?": the rate times each quantity
-        factors = " * ".join(f"{q.number:g}" for q in stated)
+        factors = " * ".join(f"{q.number:.15g}" for q in stated)
         return PlanStep(index, CALC, clause, f"(v{before[-1].index} * {factors})", (before[-1].index,))
     if len(stated) != 1:
         return None
@@ -282,7 +282,7 @@ def _by_capacity(
         capacity = _capacity_in(text, container)
         if capacity is not None:  # "if each table seats 8, how many tables for that many guests"
             source = refs[-1] if refs else (pending[-1] if pending else before[-1].index)
-            return PlanStep(index, CALC, clause, f"ceil(v{source} / {capacity:g})", (source,))
+            return PlanStep(index, CALC, clause, f"ceil(v{source} / {capacity:.15g})", (source,))
         sized = [
             q
             for q in quantities
@@ -290,13 +290,13 @@ def _by_capacity(
         ]
         if len(sized) == 1 and pending:  # "how many 40 kg crates can one van carry": whole items that fit
             return PlanStep(
-                index, CALC, clause, f"floor(v{pending[-1]} / {sized[0].number:g})", (pending[-1],)
+                index, CALC, clause, f"floor(v{pending[-1]} / {sized[0].number:.15g})", (pending[-1],)
             )
         holder = _holder_of(container, before, pending)
         others = [q for q in quantities if _singular(q.what or "") != container]
         if holder is not None and len(others) == 1:  # "how many pots for 75 servings"
             n = others[0].number
-            return PlanStep(index, CALC, clause, f"ceil({n:g} / v{holder})", (holder,))
+            return PlanStep(index, CALC, clause, f"ceil({n:.15g} / v{holder})", (holder,))
         return None
     lasting = _lasting(index, clause, before, pending)
     if lasting is not None:
@@ -306,7 +306,7 @@ def _by_capacity(
         times = [n for n in pending if n not in counts]
         if len(counts) == 1 and len(times) == 1:  # "60 loaves, batch after batch": batches x time of one
             n = quantities[0].number
-            return PlanStep(index, CALC, clause, f"(ceil({n:g} / v{counts[0]}) * v{times[0]})",
+            return PlanStep(index, CALC, clause, f"(ceil({n:.15g} / v{counts[0]}) * v{times[0]})",
                             (counts[0], times[0]), unit=before[times[0] - 1].unit)  # fmt: skip
     return None
 

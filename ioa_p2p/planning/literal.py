@@ -135,10 +135,10 @@ def quantities_total(text: str, index: int = 1) -> PlanStep | None:
         return None
     parts = []
     for n in found:
-        expression = conversion_expression(f"{n.number:g}", n.unit, target)
+        expression = conversion_expression(f"{n.number:.15g}", n.unit, target)
         if expression is None:
             return None
-        parts.append(f"({expression})" if n.unit != target else f"{n.number:g}")
+        parts.append(f"({expression})" if n.unit != target else f"{n.number:.15g}")
     return PlanStep(index, CALC, text, rounded(" + ".join(parts), rounding(text)), unit=target)
 
 
@@ -193,7 +193,7 @@ def percent_relation(goal: str, index: int = 1) -> PlanStep | None:
 
 def numbers_of(text: str) -> list[str]:
     """The numbers a text states, as written without thousands separators (dates and codes left out)."""
-    return [f"{n.number:g}" if n.number != int(n.number) else str(int(n.number)) for n in numbers_in(text)]
+    return [f"{n.number:.15g}" if n.number != int(n.number) else str(int(n.number)) for n in numbers_in(text)]
 
 
 _PLACES = {"one": 1, "two": 2, "three": 3, "four": 4, "1": 1, "2": 2, "3": 3, "4": 4, "0": 0, "zero": 0}

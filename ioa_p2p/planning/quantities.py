@@ -129,6 +129,8 @@ def _thing_after(rest: str, measured: bool = False) -> str:
     if measured:
         m = re.match(r"\s*of\s+([a-z][a-z-]+)", rest)
         return m.group(1) if m else ""
+    if re.match(r"\s*of (?:us|them|you)\s+(?:\w+ing|are|were|will|who|in|at|on|from)\b", rest):
+        return "people"  # "six of us entering the race": a count of people
     m = re.match(r"\s*(?:of (?:us|them|you)\s+)?([a-z][a-z-]*)(?: ([a-z][a-z-]*))?", rest)
     if not m or m.group(1) in _SKIP_THINGS:
         return ""

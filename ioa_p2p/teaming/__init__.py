@@ -21,40 +21,94 @@ calibrated weights are the matcher's calibration (:class:`ioa_p2p.matching.JoinR
 Imports: :mod:`ioa_p2p.card`, :mod:`ioa_p2p.matching`, :mod:`ioa_p2p.planning`, :mod:`ioa_p2p.llm`.
 """
 
-from ioa_p2p.teaming.candidates import Candidate
-from ioa_p2p.teaming.coverage import add_able, add_best, cover_steps, step_abilities
-from ioa_p2p.teaming.join import grow_team, in_context, join_features
-from ioa_p2p.teaming.llm_team import (
-    SEARCH_TOOL,
-    TEAM_TOOLS,
-    TEAM_UP_TOOL,
-    check_in_shortlist,
-    llm_team_from_shortlist,
-    merge_results,
-    parse_search_queries,
-    parse_team_choice,
-    render_shortlist,
-)
-from ioa_p2p.teaming.offline import (
-    NEED_POOL,
-    POOL,
-    Member,
-    NeedCover,
-    PoolScores,
-    TeamPick,
-    choose_team,
-    score_pool,
-    team_shortlist,
-)
-from ioa_p2p.teaming.trust import (
-    NO_CAPS,
-    TeamCaps,
-    TrustPolicy,
-    over_cap,
-    trust_priors,
-    unproven_keys,
-    young_keys,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ioa_p2p.teaming.candidates import Candidate
+    from ioa_p2p.teaming.coverage import add_able, add_best, cover_steps, step_abilities
+    from ioa_p2p.teaming.join import grow_team, in_context, join_features
+    from ioa_p2p.teaming.llm_team import (
+        SEARCH_TOOL,
+        TEAM_TOOLS,
+        TEAM_UP_TOOL,
+        check_in_shortlist,
+        llm_team_from_shortlist,
+        merge_results,
+        parse_search_queries,
+        parse_team_choice,
+        render_shortlist,
+    )
+    from ioa_p2p.teaming.offline import (
+        NEED_POOL,
+        POOL,
+        Member,
+        NeedCover,
+        PoolScores,
+        TeamPick,
+        choose_team,
+        score_pool,
+        team_shortlist,
+    )
+    from ioa_p2p.teaming.trust import (
+        NO_CAPS,
+        TeamCaps,
+        TrustPolicy,
+        over_cap,
+        trust_priors,
+        unproven_keys,
+        young_keys,
+    )
+
+#: Where each public name lives: imported on first use (:func:`__getattr__`), so that importing one module
+#: of the package (the goals service's :mod:`.trust`) does not load the team choice and the LLM team-up
+#: (issue 26: an idle agent loads them at its first goal or invitation).
+_LAZY = {
+    "Candidate": "candidates",
+    "add_able": "coverage",
+    "add_best": "coverage",
+    "cover_steps": "coverage",
+    "step_abilities": "coverage",
+    "grow_team": "join",
+    "in_context": "join",
+    "join_features": "join",
+    "SEARCH_TOOL": "llm_team",
+    "TEAM_TOOLS": "llm_team",
+    "TEAM_UP_TOOL": "llm_team",
+    "check_in_shortlist": "llm_team",
+    "llm_team_from_shortlist": "llm_team",
+    "merge_results": "llm_team",
+    "parse_search_queries": "llm_team",
+    "parse_team_choice": "llm_team",
+    "render_shortlist": "llm_team",
+    "NEED_POOL": "offline",
+    "POOL": "offline",
+    "Member": "offline",
+    "NeedCover": "offline",
+    "PoolScores": "offline",
+    "TeamPick": "offline",
+    "choose_team": "offline",
+    "score_pool": "offline",
+    "team_shortlist": "offline",
+    "NO_CAPS": "trust",
+    "TeamCaps": "trust",
+    "TrustPolicy": "trust",
+    "over_cap": "trust",
+    "trust_priors": "trust",
+    "unproven_keys": "trust",
+    "young_keys": "trust",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The package's public names, each imported from its module on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ioa_p2p.teaming' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "NEED_POOL",

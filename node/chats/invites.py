@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from ioa_p2p.errors import InvalidMessage, IoAError, ProtocolViolation
+from ioa_p2p.errors import (
+    DialFailed,
+    InvalidMessage,
+    IoAError,
+    IoATimeout,
+    PeerClosed,
+    PeerUnreachable,
+    ProtocolViolation,
+)
 from ioa_p2p.history.bodies import ChatGenesis, decode_genesis
 from ioa_p2p.history.dag import ChatHistory
 from ioa_p2p.history.frames import ChatInvite, ChatInviteReply, check_author
@@ -48,6 +56,10 @@ MAX_CONCURRENT_CHECKS = 4
 #: CPU (a busy machine is no reason to give up on a live peer: :mod:`~ioa_p2p.node.net.cpu_wait`), but never
 #: longer than this many times ``within``.
 INVITE_WAIT_MOST = 3.0
+#: The first pause before an invitation is asked again after a transient failure (seconds); it doubles
+#: up to :data:`RETRY_MOST`.
+RETRY_FIRST = 0.25
+RETRY_MOST = 2.0
 #: The chat ID of an ``invalid`` answer to a frame that is no invitation at all.
 NO_CHAT = bytes(32)
 
@@ -73,7 +85,9 @@ class ChatInvites:
     ) -> bool | None:
         """Invite ``peer``: True accepted, False declined, None no valid answer in time (``within``
         seconds, plus the time this process waited for a CPU meanwhile, at most ``INVITE_WAIT_MOST`` times
-        ``within``)."""
+        ``within``). A transient failure (the peer's stream refused or reset, a ``busy`` or
+        ``rate-limited`` answer) is asked again, with a growing pause, until that window ends: a peer
+        pacing this node is no reason to leave it out of a team. A failed dial is not retried."""
         node = self.chats.node
         invite = Envelope.create(
             node.identity,
@@ -81,28 +95,43 @@ class ChatInvites:
             seq=0,
             ts=self.chats.now_ms(),
         )
-        reply: Envelope | None = None
+        chat = genesis.hash.hex()[:16]
+        pause = RETRY_FIRST
+        async with open_cpu_deadline(within, most=INVITE_WAIT_MOST * within):
+            while True:
+                answer, again = await self._ask_once(peer, invite, genesis.hash)
+                if not again:
+                    return answer
+                await trio.sleep(pause)
+                pause = min(RETRY_MOST, 2 * pause)
+        log.info("invitation of %s to %s got no answer within %.1f s", peer, chat, within)
+        return None
+
+    async def _ask_once(self, peer: PeerId, invite: Envelope, chat_id: bytes) -> tuple[bool | None, bool]:
+        """One invitation stream: (answer, whether to ask again) as :meth:`call_invite` reads them."""
+        chat = chat_id.hex()[:16]
         try:
-            async with open_cpu_deadline(within, most=INVITE_WAIT_MOST * within):
-                stream = await node.open_stream(peer, PROTO_INVITE)
-                async with stream:
-                    await send(stream, invite.to_cbor())
-                    reply = await stream.receive_envelope()
-        except IoAError as exc:
-            log.info("invitation of %s to %s got no answer: %s", peer, genesis.hash.hex()[:16], exc)
-            return None
-        if reply is None:
-            chat = genesis.hash.hex()[:16]
-            log.info("invitation of %s to %s got no answer within %.1f s", peer, chat, within)
-            return None
+            stream = await self.chats.node.open_stream(peer, PROTO_INVITE)
+            async with stream:
+                await send(stream, invite.to_cbor())
+                reply = await stream.receive_envelope()
+        except DialFailed as exc:
+            log.info("invitation of %s to %s got no answer: %s", peer, chat, exc)
+            return None, False
+        except (PeerUnreachable, PeerClosed, IoATimeout) as exc:  # refused, reset, cut short: not final
+            log.info("invitation of %s to %s failed, asking again: %s", peer, chat, exc)
+            return None, True
+        except IoAError as exc:  # a malformed answer, our own budget: final
+            log.info("invitation of %s to %s got no valid answer: %s", peer, chat, exc)
+            return None, False
         body = reply.body
-        if reply.author != peer or not isinstance(body, ChatInviteReply) or body.chat_id != genesis.hash:
+        if reply.author != peer or not isinstance(body, ChatInviteReply) or body.chat_id != chat_id:
             log.warning("%s answered the invitation with a wrong reply", peer)
-            return None
+            return None, False
         if not body.accept and body.reason.split(":", 1)[0] in rules.TRANSIENT:
-            log.info("%s cannot take the invitation now: %s", peer, body.reason)
-            return None  # "not now": it stays a member and is invited again later
-        return body.accept
+            log.info("%s cannot take the invitation now, asking again: %s", peer, body.reason)
+            return None, True  # "not now": asked again until the window ends
+        return body.accept, False
 
     async def handle_invite(self, stream: FramedStream) -> None:
         try:
@@ -229,4 +258,12 @@ class ChatInvites:
             log.info("added member %s answered %s", peer, answer)
 
 
-__all__ = ["INVITE_WAIT_MOST", "PROTO_INVITE", "ChatInvites", "InvitePolicy", "accept_all"]
+__all__ = [
+    "INVITE_WAIT_MOST",
+    "PROTO_INVITE",
+    "RETRY_FIRST",
+    "RETRY_MOST",
+    "ChatInvites",
+    "InvitePolicy",
+    "accept_all",
+]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from typing import TYPE_CHECKING
@@ -57,14 +58,15 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
     from ioa_p2p.node.net.gossip import GossipSettings
 
     agent = AgentSettings.from_section(node.config.section("agent"), node.peer_id)
-    matcher = make_matcher({"matcher": settings.matcher})  # models load on first use, in worker threads
+    # The matcher is made at the first card ranked (a find, a goal, warming); its models load on first use,
+    # in worker threads. An idle agent imports neither (issue 26, docs/performance.md "Per-node cost").
+    ranker = CardRanker(functools.partial(make_matcher, {"matcher": settings.matcher}))
     embedding = node.config.section("embedding")
     # Cards carry wordllama vectors unless [embedding] backend = "matcher" (the matcher's 640-d scheme):
     # MiniLM then loads only at this node's first find, never in a node that only serves (memory budget).
     own_scheme = embedding.get("backend", "wordllama") == "matcher"
-    embedder: Embedder = matcher if own_scheme else make_embedder(embedding)
+    embedder: Embedder = ranker.matcher if own_scheme else make_embedder(embedding)
     index = make_index(settings.index, embedder.dim)
-    ranker = CardRanker(matcher)
     directory = Directory(
         embedder.model_id,
         embedder.dim,

@@ -62,7 +62,7 @@ from ioa_p2p.dht.validators import check_announcement
 from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
 from ioa_p2p.identity import PeerId
-from ioa_p2p.matching import CardProfile, HybridMatcher
+from ioa_p2p.matching import is_matcher
 from ioa_p2p.node.discovery.pages import PagePublisher, search_pages
 from ioa_p2p.node.discovery.search import CardSearch
 from ioa_p2p.node.discovery.warm import WarmState
@@ -173,18 +173,19 @@ class Discovery:
 
     async def set_agent(self, agent: AgentSettings) -> SignedCard:
         """Adopt new agent settings: re-embed, issue a new card version and announce it everywhere."""
-        if isinstance(self.embedder, HybridMatcher):  # the matcher's card scheme: every field counts
+        if is_matcher(self.embedder):  # the matcher's card scheme: every field counts
             vector = (await self._card_vectors(agent))[0]
         else:
-            vector = (
-                await self._embed([card_text(agent.name, agent.description, agent.skills, agent.task_types)])
-            )[0]
+            text = card_text(agent.name, agent.description, agent.skills, agent.task_types)
+            vector = (await self._embed([text]))[0]
         self.agent, self._vector = agent, vector
         card = await self.republish(revive=True)
         assert card is not None
         return card
 
     async def _card_vectors(self, agent: AgentSettings) -> Any:
+        from ioa_p2p.matching import CardProfile, HybridMatcher
+
         assert isinstance(self.embedder, HybridMatcher)
         fields = {key: getattr(agent, key) for key in LIST_FIELDS}
         profile = CardProfile.make(agent.name, agent.description, **fields)

@@ -27,6 +27,7 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -38,7 +39,6 @@ from ioa_p2p.errors import IoAError, NoTeam, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.llm.failures import failure_kind
 from ioa_p2p.llm.model import Model
-from ioa_p2p.matching import split_goal
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.chats.invites import INVITE_WAIT_MOST
 from ioa_p2p.node.discovery import Discovery
@@ -46,11 +46,10 @@ from ioa_p2p.node.goals.members import Members
 from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX, FormedTeam, GoalsConfig
 from ioa_p2p.node.net.cpu_wait import open_cpu_deadline
 from ioa_p2p.node.ports import NodePort
-from ioa_p2p.planning import PlanStep, plan_request
-from ioa_p2p.teaming.candidates import Candidate
-from ioa_p2p.teaming.coverage import cover_steps
-from ioa_p2p.teaming.llm_team import llm_team_from_shortlist
-from ioa_p2p.teaming.trust import trim_to_caps
+
+if TYPE_CHECKING:  # the planner and the team choice load at the first goal (issue 26: an idle agent is small)
+    from ioa_p2p.planning import PlanStep
+    from ioa_p2p.teaming.candidates import Candidate
 
 log = logging.getLogger("ioa_p2p.goals")
 
@@ -215,6 +214,8 @@ class TeamFormation:
                 wanted = False
         if wanted:
             matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=False)
+        from ioa_p2p.teaming.candidates import Candidate
+
         found = [Candidate.from_card(m.card.card, m.score) for m in matches]
         return [c for c in found if c.peer_id not in exclude]
 
@@ -227,6 +228,12 @@ class TeamFormation:
         brought in what the DHT knows) and picks a team; members able to do the offline plan's step kinds
         are added when nobody chosen can. With a model, the model picks from the offline shortlist
         (never beyond it), within a third of what is left before ``deadline``."""
+        from ioa_p2p.matching import split_goal
+        from ioa_p2p.planning import plan_request
+        from ioa_p2p.teaming.coverage import cover_steps
+        from ioa_p2p.teaming.llm_team import llm_team_from_shortlist
+        from ioa_p2p.teaming.trust import trim_to_caps
+
         discovery = self.discovery
         if discovery is None or discovery.directory.ranker is None:
             return [], ""
@@ -302,6 +309,8 @@ class TeamFormation:
 
     def _as_candidates(self, keys: Sequence[str], scores: dict[str, float]) -> list[Candidate]:
         """The candidates of ``keys`` (peer IDs) whose cards this node holds, with their ``scores``."""
+        from ioa_p2p.teaming.candidates import Candidate
+
         cards = [(key, self.members.card_of(key)) for key in keys]
         return [
             Candidate.from_card(card.card, scores.get(key, 0.0)) for key, card in cards if card is not None
