@@ -149,7 +149,9 @@ async def test_hole_punching_upgrades_a_relayed_connection_without_losing_a_mess
                 await a.services.messaging.send_text(b.peer_id, f"m{sent}")
             assert [e.body.text for e in b.services.messaging.inbox] == [f"m{i}" for i in range(sent + 1)]
             best = a.connections(b.peer_id)[0]
-            assert best["kind"] == "punched"  # new streams go to the direct connection
+            # New streams go to the direct connection. It shows as "punched" on the side whose DCUtR run saw
+            # it arrive (the loop above waits for either side); the other side may list it as "direct".
+            assert best["kind"] in ("punched", "direct")
             assert a.net.punch is not None and a.net.punch.status()["attempts"] >= 1
 
 
