@@ -123,7 +123,7 @@ from ioa_p2p.logs import apply_third_party_levels
 from ioa_p2p.node.net.cpu_meter import OWNER
 from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
 from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
-from ioa_p2p.node.net.peer_records import cache_kad_peer_records
+from ioa_p2p.node.net.peer_records import cache_kad_peer_records, install_record_consumer
 
 #: Seconds a verified signed peer record is trusted again without re-verification (patches 7 and 24).
 PEER_RECORD_RECHECK = 600.0
@@ -191,7 +191,6 @@ def use_ioa_kad_protocol() -> None:
 
 def cache_pubsub_peer_records() -> None:
     """Verify each peer's signed record once per :data:`PEER_RECORD_RECHECK` s in pubsub (patch 7)."""
-    import importlib
     import time
     import weakref
 
@@ -221,16 +220,7 @@ def cache_pubsub_peer_records() -> None:
         return ok
 
     consume.upstream = upstream  # type: ignore[attr-defined]
-    for name in PUBSUB_RECORD_MODULES:
-        module = importlib.import_module(name)
-        current = getattr(module, "maybe_consume_signed_record", None)
-        if current is None:
-            raise RuntimeError(
-                f"{name}.maybe_consume_signed_record is gone: py-libp2p changed; revisit "
-                "ioa_p2p.node.net.libp2p_patches"
-            )
-        if getattr(current, "upstream", None) is None:
-            module.maybe_consume_signed_record = consume  # type: ignore[attr-defined]
+    install_record_consumer(PUBSUB_RECORD_MODULES, consume, __name__)
 
 
 def unblock_peer(host: Any, peer_id: Any) -> None:

@@ -127,13 +127,19 @@ def cache_kad_peer_records(recheck: float) -> None:
 
     consume.upstream = upstream  # type: ignore[attr-defined]
     consume.verified = verified  # type: ignore[attr-defined]
-    for name in KAD_RECORD_MODULES:
+    install_record_consumer(KAD_RECORD_MODULES, consume, __name__)
+
+
+def install_record_consumer(modules: tuple[str, ...], consume: Any, owner: str) -> None:
+    """Put ``consume`` (which keeps the library's function as ``consume.upstream``) in place of
+    ``maybe_consume_signed_record`` in each of py-libp2p's ``modules``, once (a module already patched keeps
+    its wrapper); a module without the function means py-libp2p changed and ``owner`` needs a look."""
+    for name in modules:
         module = importlib.import_module(name)
         current = getattr(module, "maybe_consume_signed_record", None)
         if current is None:
             raise RuntimeError(
-                f"{name}.maybe_consume_signed_record is gone: py-libp2p changed; revisit "
-                "ioa_p2p.node.net.peer_records"
+                f"{name}.maybe_consume_signed_record is gone: py-libp2p changed; revisit {owner}"
             )
         if getattr(current, "upstream", None) is None:
             module.maybe_consume_signed_record = consume  # type: ignore[attr-defined]
