@@ -22,9 +22,14 @@ async def wait_connected(a, b) -> None:
 
 async def test_peers_meet_through_a_bootstrap_node(tmp_path) -> None:
     async with open_test_nodes(tmp_path, 3) as (a, b, c):
-        await wait_connected(b, c)
-        assert set(b.connected_peers()) >= {a.peer_id, c.peer_id}
-        assert set(c.connected_peers()) >= {a.peer_id, b.peer_id}
+        # b and c meet through a; each keeps (or re-dials) its bootstrap connection. Waited for as one
+        # condition: under load a connection can drop and be re-dialled between two snapshots (seen in CI).
+        with trio.fail_after(30):
+            while not (  # noqa: ASYNC110 (libp2p offers no event to wait on)
+                set(b.connected_peers()) >= {a.peer_id, c.peer_id}
+                and set(c.connected_peers()) >= {a.peer_id, b.peer_id}
+            ):
+                await trio.sleep(0.1)
         assert all(addr.endswith(f"/p2p/{a.peer_id}") for addr in a.listen_addrs())
 
 
