@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from ioa_p2p.planning.anchored import EXEMPT, anchored_expression
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
+from ioa_p2p.planning.banded import banded_expression
 from ioa_p2p.planning.clock import CLOCK, asks_time, clock_expression, clock_times, durations
 from ioa_p2p.planning.compared import compared_expression, timetable_duration
 from ioa_p2p.planning.doc_facts import (
@@ -120,6 +121,7 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
         or counted_expression(question, found.records)
         or preferred(anchored_expression(question, found), ruled_expression(question, found.records), found)
     )
+    typed = banded_expression(question, found, typed) or typed  # a percentage by the band of a quantity
     if typed is not None and _computes(typed[0]) and not _lookup_answers(question, typed, found):
         return typed  # the document's own typed rules (ruled.py, compared.py)
     facts: list[Quantity] = []
@@ -162,7 +164,8 @@ def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
     ruled = (
         ruled_expression(question, found.records, found.terms, found.number) if found.kind == NUMBER else None
     )
-    return preferred(anchored_expression(question, found), ruled, found)
+    charge = preferred(anchored_expression(question, found), ruled, found)
+    return banded_expression(question, found, charge) or charge  # a percentage by the band of a quantity
 
 
 def preferred(
