@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ioa_p2p.planning.allowance import allowance_expression
 from ioa_p2p.planning.anchored import EXEMPT, anchored_expression
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
 from ioa_p2p.planning.banded import banded_expression
@@ -119,6 +120,7 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
         compared_expression(question, found.records)
         or timetable_duration(question, found.records)
         or counted_expression(question, found.records)
+        or allowance_expression(question, found)  # "250 km per day included; each further km costs ..."
         or preferred(anchored_expression(question, found), ruled_expression(question, found.records), found)
     )
     typed = banded_expression(question, found, typed) or typed  # a percentage by the band of a quantity
@@ -161,6 +163,9 @@ def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
     compared = compared_expression(question, found.records)
     if compared is not None and _computes(compared[0]):
         return compared
+    allowed = allowance_expression(question, found)  # the units beyond an allowance, at their rate
+    if allowed is not None:
+        return allowed
     ruled = (
         ruled_expression(question, found.records, found.terms, found.number) if found.kind == NUMBER else None
     )
