@@ -1,6 +1,7 @@
 """A charge for what goes beyond an allowance (planning/allowance.py): "N units (per period) included;
 each further unit costs R", the class a label names ("Groups A to D", "Zones 1-3"), the units used and
-the periods from the question; end to end through the real retrieval and calculator adapters.
+the periods from the question; end to end through the real retrieval and calculator adapters. And a rate
+that brings a fixed fee in its own clause ("per litre plus a handling fee of EUR 12", planning/derive.py).
 
 The documents and questions are made up for these tests (a van hire, a mobile tariff, a cloud drive, a
 print shop's copier lease) and differ from every benchmark document.
@@ -22,6 +23,7 @@ from ioa_p2p.adapters.retrieval.docmodel import read_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import records_data
 from ioa_p2p.planning import CALC, LOOKUP, describe, plan_request, value_of
 from ioa_p2p.planning.allowance import allowance_expression, allowances_in
+from ioa_p2p.planning.derive import derive_expression
 from ioa_p2p.planning.records import DocRecords, records_from_data
 from ioa_p2p.planning.values import Value
 
@@ -165,3 +167,26 @@ async def test_end_to_end_through_the_retrieval_and_calculator_adapters(tmp_path
         await librarian.aclose()
         await calculator.aclose()
     assert values[len(plan.steps)].number == pytest.approx(28.8)
+
+
+FUEL = """\
+RETURN CONDITIONS
+All prices in EUR.
+
+A boat returned with less fuel is refuelled at EUR 3.10 per litre plus a handling fee of EUR 12.00.
+Cleaning: EUR 40.00 per hour.
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("We returned the boat 20 litres short. What does the refuelling cost?", 74),  # 3.10 x 20 + 12
+        ("How much is charged for refuelling 5 litres of missing fuel?", 27.5),
+    ],
+)
+def test_a_rate_brings_the_fixed_fee_of_its_own_clause(question: str, expected: float) -> None:
+    found = Value.of_number(3.1, "EUR").with_records(records(FUEL, "fuel.txt")).with_evidence((FUEL,))
+    got = derive_expression(question, found)
+    assert got is not None and got[1] == "EUR", got
+    assert value(got[0]) == pytest.approx(expected)
