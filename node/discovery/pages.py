@@ -44,6 +44,8 @@ from ioa_p2p.dht.pacing import PublishPolicy
 from ioa_p2p.dht.pages import encode_page, page_key, read_copies
 from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, fetch_count, query_terms, settle_count
+from ioa_p2p.dht.timing import collect as collect_timings
+from ioa_p2p.dht.timing import summarize as summarize_timings
 from ioa_p2p.errors import InvalidCard, InvalidMessage, InvalidPeerId, UsageError
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.discovery.fetching import fetch_ranked
@@ -134,7 +136,7 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
     )
     listing = pages.listing
     rounds = 0
-    with trio.move_on_after(ROUNDS_SHARE * settings.find_timeout):
+    with collect_timings() as listed, trio.move_on_after(ROUNDS_SHARE * settings.find_timeout):
         cells = pages.start()
         while cells:
             keys = {page_key(c, search.forest.model_id, search.forest.dim): c for c in cells}
@@ -148,7 +150,10 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
     count = fetch_count(scorer, pages.best(settings.page_fetch, exclude=[search.me]), settings.page_fetch, k)
     chosen = _verified_best(pages, count, search, _priors(search))
     wanted = [sketch.peer_id for sketch in chosen if search.needs_fetch(sketch.peer_id)]
-    fetch = await fetch_ranked(search, wanted, settle=settle_count(len(wanted), k))
+    chosen_at = trio.current_time()
+    with collect_timings() as fetched:
+        fetch = await fetch_ranked(search, wanted, settle=settle_count(len(wanted), k))
+    fetched_at = trio.current_time()
     _check_sketches(search, chosen)
     return {
         "size": round(size),
@@ -159,7 +164,11 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
         "page_bytes": pages.bytes,
         "fetched": len(wanted),
         "providers_s": listed_at - started,
-        "fetch_s": trio.current_time() - listed_at,
+        "fetch_s": fetched_at - listed_at,
+        # where each step's time went (dht/timing.py): our backlog, the remotes' answers, the slowest
+        "listing_t": summarize_timings(listed, started, listed_at),
+        "choose_s": chosen_at - listed_at,
+        "fetch_t": summarize_timings(fetched, chosen_at, fetched_at),
         **fetch,
     }
 

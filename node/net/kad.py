@@ -39,6 +39,7 @@ from libp2p.peer.id import ID
 from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.keyspace import estimate_network_size
 from ioa_p2p.dht.lookup import Lookup
+from ioa_p2p.dht.timing import record as record_timing
 from ioa_p2p.node.net import libp2p_patches as _patches
 from ioa_p2p.node.net.kad_io import (
     PEER_TIMEOUT,
@@ -158,14 +159,17 @@ async def get_values_from(
     not asked); callers bound the whole call."""
     out: dict[str, list[bytes]] = {}
 
-    async def ask(peer: bytes, keys: list[str]) -> None:
+    async def ask(peer: bytes, keys: list[str], queued: float) -> None:
         messages = [Message(type=Message.MessageType.GET_VALUE, key=k.encode("utf-8")) for k in keys]
+        timing = record_timing("owner", len(keys), queued, trio.current_time())
         with trio.move_on_after(per_peer):
             try:
                 replies = await exchange(dht.host, ID(peer), messages)
             except Exception as exc:
                 log.debug("GET_VALUE to %s failed: %r", ID(peer), exc)
                 return
+            if timing is not None:
+                timing.answered = timing.handled = trio.current_time()
             for key, reply in zip(keys, replies, strict=False):
                 if (
                     reply.type == Message.MessageType.GET_VALUE
@@ -178,7 +182,7 @@ async def get_values_from(
         for peer, keys in requests.items():
             # a peer in DHT client mode (private, behind NAT) serves no KAD requests: not worth a dial
             if peer != dht.local_peer_id.to_bytes() and serves_dht(dht.host, ID(peer)):
-                nursery.start_soon(ask, peer, keys)
+                nursery.start_soon(ask, peer, keys, trio.current_time())
     return out
 
 
