@@ -67,10 +67,13 @@ def _median(values: list[float]) -> float:
     return round(statistics.median(values), 3) if values else 0.0
 
 
-def summarize(timings: list[RequestTiming], started: float, ended: float) -> dict[str, float | int]:
+def summarize(
+    timings: list[RequestTiming], started: float, ended: float, cpu_s: float | None = None
+) -> dict[str, float | int]:
     """One step's figures: its wall time, requests (answered, failed), the median and largest answer time,
     our own backlog (queued and handled, median and largest), and the tail (wall time beyond the start of
-    the step plus the median request's queue and answer)."""
+    the step plus the median request's queue and answer); with ``cpu_s``, the CPU seconds our process used
+    meanwhile (near the wall time: the step waited for our own process, not for the remotes)."""
     answered = [t for t in timings if t.answered is not None]
     answers = [t.answered - t.sent for t in answered if t.answered is not None]
     queued = [t.sent - t.queued for t in timings]
@@ -88,6 +91,7 @@ def summarize(timings: list[RequestTiming], started: float, ended: float) -> dic
         "handled_p50_s": _median(handled),
         "handled_max_s": round(max(handled), 3) if handled else 0.0,
         "tail_s": round(max(0.0, wall - typical), 3),
+        **({} if cpu_s is None else {"cpu_s": round(cpu_s, 3)}),
     }
 
 

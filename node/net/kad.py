@@ -137,11 +137,14 @@ async def get_providers_many(
     return out
 
 
-async def get_values_many(dht: Any, keys: list[str], *, ask: int = DEFAULT_ASK) -> dict[str, list[bytes]]:
-    """Every value stored under each key by the closest peers we reach, plus our own copy (unvalidated)."""
+async def get_values_many(
+    dht: Any, keys: list[str], *, ask: int = DEFAULT_ASK, grace: float = 0.0
+) -> dict[str, list[bytes]]:
+    """Every value stored under each key by the closest peers we reach, plus our own copy (unvalidated);
+    ``grace`` > 0: ends that share of its time after every key has a value (:func:`run_lookup`)."""
     encoded = {key.encode("utf-8"): key for key in keys}
     lookup = Lookup(encoded, known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=ask)
-    await run_lookup(dht, lookup, VALUE)
+    await run_lookup(dht, lookup, VALUE, grace=grace)
     out: dict[str, list[bytes]] = {}
     for key_bytes, key in encoded.items():
         values = out[key] = lookup.values(key_bytes)

@@ -38,7 +38,7 @@ from libp2p.kad_dht.pb.kademlia_pb2 import Message
 from libp2p.peer.id import ID
 from multiaddr import Multiaddr
 
-from ioa_p2p.dht.lookup import Lookup
+from ioa_p2p.dht.lookup import Lookup, grace_after_covered
 from ioa_p2p.dht.rtt import RoundTrips
 from ioa_p2p.dht.timing import RequestTiming
 from ioa_p2p.dht.timing import record as record_timing
@@ -103,25 +103,36 @@ def round_trips_of(dht: Any) -> RoundTrips:
 
 
 async def run_lookup(
-    dht: Any, lookup: Lookup, kind: str, on_answer: Callable[[bytes], None] | None = None
+    dht: Any,
+    lookup: Lookup,
+    kind: str,
+    on_answer: Callable[[bytes], None] | None = None,
+    *,
+    grace: float = 0.0,
 ) -> None:
     """Drive ``lookup`` until it is done (see the module docstring). ``kind``: providers, value or closest
     (``FIND_NODE``: the keys are peer IDs, the answers only name closer peers);
-    ``on_answer(key)`` is called after each answer for ``key`` was applied (to use results early)."""
+    ``on_answer(key)`` is called after each answer for ``key`` was applied (to use results early).
+    ``grace`` > 0: once every key found something (:attr:`Lookup.covered`), the lookup ends after
+    :func:`~ioa_p2p.dht.lookup.grace_after_covered` (that share of the time so far) even if slower peers
+    it asked have not answered: a quick lookup does not wait for its slowest peer."""
     send, receive = trio.open_memory_channel[_Answer](math.inf)
     started: dict[bytes, float] = {}  # peers asked and not reported slow yet
     sent: dict[bytes, float] = {}  # every peer asked, until it answers
     rtt = round_trips_of(dht)
+    began, ends = trio.current_time(), math.inf
     async with trio.open_nursery() as nursery:
         while True:
             for peer, keys in lookup.requests().items():
                 started[peer] = sent[peer] = trio.current_time()
                 nursery.start_soon(_ask, dht, peer, keys, kind, send, sent[peer])
-            if lookup.done:
-                break
             now = trio.current_time()
+            if grace > 0 and ends == math.inf and lookup.covered:
+                ends = now + grace_after_covered(now - began, grace)
+            if lookup.done or now >= ends:
+                break
             hedge = rtt.wait()
-            due = [t + hedge for t in started.values()]
+            due = [t + hedge for t in started.values()] + [ends]
             with trio.move_on_after(max(0.0, min(due) - now) if due else math.inf):
                 peer, replies, timing = await receive.receive()
                 started.pop(peer, None)
