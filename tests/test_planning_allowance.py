@@ -129,6 +129,7 @@ def test_allowance_statements_typed() -> None:
         "We hired a Greenway van for 3 days and drove 760 km. What do the extra kilometres cost?",  # no class
         "We hired a Greenway class 2 van and drove 760 km. What do the extra kilometres cost?",  # no days
         "We hired a Greenway class 2 van for 3 days and drove 760 km. What is the daily rate?",  # not extra
+        "What does a Greenway class 2 van cost over 3 days with 760 km driven?",  # the whole hire
     ],
 )
 def test_nothing_without_the_class_the_periods_or_a_question_about_the_extra(question: str) -> None:

@@ -201,6 +201,7 @@ def test_a_fee_or_rebate_by_the_band_of_days_or_a_count_of_the_amount_the_questi
         "What is the Quillmoor Pro plan's monthly fee?",  # asks for no credit
         "Our Quillmoor Pro site was up 99.95 % in May. How much credit do we get?",  # in no band
         "How much credit do we get from Quillmoor?",  # no uptime stated
+        "What does our Quillmoor Pro plan cost in May after the credit for 98.6 % uptime?",  # credit applied
         "Our Quillmoor site was up 98.6 % in May. How much credit do we get?",  # no plan named, no amount
     ],
 )

@@ -40,7 +40,11 @@ _RATED = (
     re.compile(rf"{_CUR}\s*{_N}\s+(?:for |per |a |an )(?:each |every )?{_FURTHER}\s+{_W}", re.I),
     re.compile(rf"\b{_FURTHER}\s+{_W}\s+{_COSTS}\s*{_CUR}\s*{_N}", re.I),
 )
-_ASKS_EXTRA = re.compile(r"\b(?:extra|excess|further|additional|overage|over|beyond|above|more than)\b", re.I)
+_ASKS_EXTRA = re.compile(
+    r"\b(?:extra|excess|further|additional|overage)\b"
+    r"|\b(?:over|beyond|above|more than)\s+(?:the\s+|my\s+|our\s+|its\s+)?(?:allowance|limit|included|free)",
+    re.I,
+)  # "over 4 days" asks for no extra: only words about what goes beyond the allowance
 
 
 @dataclass(frozen=True, slots=True)

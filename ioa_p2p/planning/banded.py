@@ -107,7 +107,8 @@ def banded_expression(
     records = found.records
     words = words_of(question)
     for table in _tables(records):
-        if not (table[0].header - GENERIC) & words:  # the question asks for what the percentages are
+        named = table[0].header - GENERIC
+        if not named & words or _applied(question, named):  # asks for what the percentages are
             continue
         unit = table[0].band.unit
         quantity = _quantity(question, unit)
@@ -123,6 +124,14 @@ def banded_expression(
         money = found.unit if found.unit in MONEY else records.currency
         return f"({base[0]}) * {format_number(row.percent / 100)}", base[1] or money
     return None
+
+
+def _applied(question: str, named: frozenset[str]) -> bool:
+    """Whether the question asks for an amount with the percentage applied ("the price after the
+    rebate", "with the discount"), not for the percentage's amount itself."""
+    names = "|".join(re.escape(w) for w in sorted(named))
+    return re.search(rf"\b(?:with|after|including|less|minus|net of)\s+(?:the |my |our |a |any )?(?:{names})",
+                     question, re.I) is not None  # fmt: skip
 
 
 def _tables(records: DocRecords) -> list[list[BandRow]]:
