@@ -51,6 +51,8 @@ from ioa_p2p.adapters.base import Task, TaskContext, estimate, run_task
 from ioa_p2p.adapters.registry import adapter_from_config
 from ioa_p2p.adapters.retrieval import typed as typed_policy
 from ioa_p2p.planning import StepOutcome, answers, conclusion, describe, plan_request, value_of
+from ioa_p2p.planning.missing import MISSING
+from ioa_p2p.planning.refusal import refusal
 from ioa_p2p.planning.routing import Candidate, rank_members
 from ioa_p2p.planning.values import Value
 
@@ -100,6 +102,11 @@ class DryRun:
         for step in plan.steps:
             if any(n not in values for n in step.needs):
                 outcomes[step.index] = StepOutcome(step, "", None, "not started")
+                continue
+            lacking = refusal(step, values)
+            if lacking is not None:  # a value the step needs is missing: refused, never guessed
+                out.append(f"   {step.index} refused: missing {lacking.shown()}")
+                outcomes[step.index] = StepOutcome(step, "", None, MISSING, None, "", lacking)
                 continue
             text = describe(step, values)
             outcome = StepOutcome(step, "", None, "failed")
