@@ -24,9 +24,10 @@ from ioa_p2p.planning.clock import clock_times
 from ioa_p2p.planning.derive import DERIVE, derive_missing, typed_charge
 from ioa_p2p.planning.doc_facts import Quantity, singular
 from ioa_p2p.planning.missing import Missing, unapplied
+from ioa_p2p.planning.quantities import Quantity as ChargeQuantity
 from ioa_p2p.planning.tariffs import CHARGE, charge_quantities, render_charges
 from ioa_p2p.planning.types import CALC, PlanStep
-from ioa_p2p.planning.values import NUMBER, TEXT, Value, numbers_in
+from ioa_p2p.planning.values import NUMBER, TEXT, Value, format_number, numbers_in
 
 _SHIFT = re.compile(r"\(?\s*v\d+\s*[+-]\s*\d+\s*\)?")
 
@@ -66,14 +67,15 @@ def _charge_refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | No
         if value is None or value.kind != NUMBER or any(name == "per" for name, _ in value.terms):
             continue
         counted = [q for q in charge_quantities(m.group(2)) if q.number != 1.0]
-        given = [
-            Quantity(q.number, q.unit or singular(q.what), text=q.text or f"{q.number:.15g} {q.unit or q.what}")
-            for q in counted
-        ]
+        given = [Quantity(q.number, q.unit or singular(q.what), text=_written(q)) for q in counted]
         lacking = unapplied(given, [value.unit] if value.unit else [], value)
         if lacking is not None:
             return lacking
     return None
+
+
+def _written(q: ChargeQuantity) -> str:
+    return q.text or f"{format_number(q.number)} {q.unit or q.what}"
 
 
 __all__ = ["refusal"]
