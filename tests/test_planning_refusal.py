@@ -18,11 +18,12 @@ from ioa_p2p.planning import CALC, LOOKUP, Plan, PlanStep, StepOutcome, conclusi
 from ioa_p2p.planning.derive import DERIVE, derive_missing
 from ioa_p2p.planning.doc_facts import givens_in
 from ioa_p2p.planning.missing import MISSING, Missing, item_codes, names_another
+from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.records import records_from_data
 from ioa_p2p.planning.refusal import refusal
 from ioa_p2p.planning.report import goal_report
 from ioa_p2p.planning.ruled import ruled_expression
-from ioa_p2p.planning.values import Value
+from ioa_p2p.planning.values import Value, exact, format_number, numbers_in
 
 HIRE = """# Drone hire
 
@@ -157,3 +158,55 @@ def test_the_goal_report_of_a_refused_step_is_incomplete_exit_3() -> None:
     assert report["complete"] is False and report["answer"] == ""
     assert report["steps"][1]["status"] == MISSING and report["steps"][1]["missing"]["unit"] == "EUR/days"
     assert goal_exit_code("concluded", report["complete"]) == EXIT_TASKS_FAILED == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "number", "unit"),
+    [
+        ("CHF 41", 41, "CHF"),
+        ("41 CHF", 41, "CHF"),
+        ("a fee of GBP 1,200 per month", 1200, "GBP"),
+        ("£20.50", 20.5, "GBP"),
+        ("¥3000", 3000, "JPY"),
+        ("costs 30 zł", 30, "PLN"),
+        ("SEK 95 per night", 95, "SEK"),
+        ("EUR 4,290", 4290, "EUR"),
+        ("$9.99", 9.99, "USD"),
+        ("12 euros", 12, "EUR"),
+    ],
+)
+def test_currencies_are_general_iso_codes_and_symbols(text: str, number: float, unit: str) -> None:
+    (found,) = numbers_in(text)
+    assert (found.number, found.unit) == (number, unit)
+    assert format_number(found.number, found.unit) == f"{unit} {format_number(found.number)}"
+
+
+@pytest.mark.parametrize("text", ["SKU 12", "try 5 times", "ISO 9001", "PIN 4455"])
+def test_capital_words_and_lower_case_words_are_no_currency(text: str) -> None:
+    assert [n.unit for n in numbers_in(text)] == [""]
+
+
+def test_numbers_keep_every_digit_without_an_exponent() -> None:
+    assert exact(1048576.0) == "1048576" and exact(1.5e-07) == "0.00000015"
+    assert exact(1 / 1.609344, 12) == "0.621371192237" and exact(2.5) == "2.5"
+    assert format_number(12345678901.5) == "12345678901.5" and format_number(1e20) == "1" + "0" * 20
+    assert format_number(0.1 + 0.2) == "0.3" and format_number(1.5e-7, "kg") == "0.00000015 kg"
+    rated = apply_rate(
+        "How long will the Brennfeld AL-350 take to empty a 1234567.5-litre pond at full flow?"
+    )
+    assert rated is not None and rated[-1].template == "1234567.5 / v1", rated
+    costed = apply_rate("What would 1048576 business cards from Pellham Print cost?")
+    assert costed is not None and costed[-1].template == "v1 * 1048576", costed
+    assert "per business of" in costed[0].template  # a word ending in s is no plural of "busine"
+
+
+def test_a_charge_is_in_the_currency_of_the_price_it_applies() -> None:
+    plan = plan_request("What would 650 business cards from Pellham Print cost?")
+    assert plan.steps[-1].unit == "EUR"  # the planner's default currency ...
+    price = Value.of_number(0.12, "CHF")
+    outcomes = {
+        1: StepOutcome(plan.steps[0], "librarian", price, "completed"),
+        2: StepOutcome(plan.steps[1], "calculator", Value.of_number(78), "completed"),
+    }
+    text, info = conclusion(plan, outcomes)
+    assert info["answer"] == "The answer is CHF 78.", text  # ... never stated over the price's own

@@ -34,7 +34,9 @@ from ioa_p2p.planning.values import (
     TEXT,
     UNITS,
     Value,
+    exact,
     format_number,
+    is_money,
     numbers_in,
     parse_value,
 )
@@ -90,7 +92,7 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         src = (value.unit if value is not None else "") or step.fmt.removeprefix("from:")
         scale = factor(src, step.unit) if value is not None and src else None
         if value is not None and value.number is not None and scale is not None:
-            return f"Calculate {format_number(value.number)} * {scale:.12g}"
+            return f"Calculate {format_number(value.number)} * {exact(scale, 12)}"
     if step.kind == CALC and step.template == DERIVE:
         found = values.get(step.needs[0]) if step.needs else None
         derived = derive_expression(step.text, found)
@@ -335,8 +337,11 @@ def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome], index: int = 0) 
         ruled = typed_charge(step.text, found.value if found else None)
         if ruled is not None:  # the currency of the document's own rate
             return ruled[1]
-    if step.unit:
-        return step.unit
+    if step.unit:  # a charge in the currency of the price it applies, never a currency it assumed
+        money = {
+            o.value.unit for n in step.needs if (o := outcomes.get(n)) and o.value and is_money(o.value.unit)
+        }
+        return money.pop() if is_money(step.unit) and len(money) == 1 and "cent" not in money else step.unit
     if step.kind == CALC and step.template == DERIVE and step.needs:  # the derivation's unit
         found = outcomes.get(step.needs[0])
         value = found.value if found else None

@@ -36,7 +36,7 @@ from ioa_p2p.planning.missing import Missing, names_another, unapplied
 from ioa_p2p.planning.ruled import asks_money, counted_expression, ruled_expression
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import factor, unit_phrase
-from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number
+from ioa_p2p.planning.values import ALIASES, NUMBER, Value, exact, format_number
 
 Used = frozenset[tuple[str, object]]  # the facts ("f", source) and request quantities ("g", i) a chain uses
 MAX_DEPTH = 5
@@ -357,7 +357,7 @@ def _scaled(expr: str, c: float) -> str:
         return f"{expr} * {round(c)}"
     if abs(1 / c - round(1 / c)) < 1e-9:
         return f"{expr} / {round(1 / c)}"
-    return f"{expr} * {c:.12g}"
+    return f"{expr} * {exact(c, 12)}"
 
 
 def _best(
