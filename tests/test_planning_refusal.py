@@ -7,7 +7,10 @@ complete (``ioa goal`` exits 3).
 
 from __future__ import annotations
 
+import importlib.util
 import json
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -210,3 +213,27 @@ def test_a_charge_is_in_the_currency_of_the_price_it_applies() -> None:
     }
     text, info = conclusion(plan, outcomes)
     assert info["answer"] == "The answer is CHF 78.", text  # ... never stated over the price's own
+
+
+def _bench_scoring() -> ModuleType:
+    path = Path(__file__).resolve().parent.parent / "bench" / "goals_suite_scoring.py"
+    spec = importlib.util.spec_from_file_location("goals_suite_scoring_refusal_test", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_goal_benches_count_refusals_apart_from_wrong_answers() -> None:
+    scoring = _bench_scoring()
+    expected = {"type": "number", "value": 135, "tol": 0.01, "unit": "EUR"}
+    refused = {
+        "conclusion": "No answer: missing value: a rate in EUR per day [EUR/days], needed by step 2.",
+        "answer": "",
+        "steps": [{"step": 1, "status": "completed"}, {"step": 2, "status": "missing"}],
+    }
+    wrong = {"conclusion": "The answer is EUR 2900.", "answer": "The answer is EUR 2900.", "steps": []}
+    failed = {"conclusion": "No answer: the team could not complete step 1 (...): failed", "steps": []}
+    right = {"conclusion": "The answer is EUR 135.", "answer": "The answer is EUR 135.", "steps": []}
+    got = [scoring.score_result(expected, r)["miss"] for r in (refused, wrong, failed, right)]
+    assert got == [scoring.REFUSED, scoring.WRONG, scoring.NO_ANSWER, ""]
