@@ -2,7 +2,9 @@
 
 - a question that names a column whose header starts with "first" / "last" ("last entry") reads the row it
   names, not the table's first or last row;
-- a price list with dot leaders ("Rope, per metre ........ EUR 2.10") is a key and its value, not two facts;
+- a price list with dot leaders ("Rope, per metre ........ EUR 2.10") is a key and its value, not two facts,
+  and each such line is a fact of its own;
+- a row keyed by a range of weekdays ("Tuesday to Friday") answers for a day inside it;
 - an enumeration whose items are named before their numbers ("Sprint 900 places, Relay 1,200, 5K 2,500")
   gives the number of the item named, a name such as "5K" being no number;
 - a sentence of several sizes gives the size of the thing named, with the unit the sentence spells out
@@ -33,6 +35,9 @@ SHOP (open on weekends)
    Hard hat, child size ................... EUR 9.00
 
 ## Site rent
+
+Pitch fee ............................. 0.75 per day
+Power hook-up ......................... 3.40 per kW per season
 
 Pitch rent is EUR 0.60 per square metre per season.
 
@@ -81,6 +86,12 @@ async def test_a_dot_leader_joins_an_item_and_its_price(tmp_path: Path) -> None:
     ):
         value = await value_of(tmp_path, question)
         assert (value["value"], value["unit"]) == (number, "EUR"), question
+    # two leader lines one under the other are two facts, each its own key and value
+    for question, number in (
+        ("What is the Stonebeck power hook-up charge per kW?", 3.40),
+        ("How much is the pitch fee per day at Stonebeck?", 0.75),
+    ):
+        assert (await value_of(tmp_path, question))["value"] == number, question
 
 
 async def test_an_enumeration_gives_the_number_of_the_item_named_before_it(tmp_path: Path) -> None:

@@ -253,7 +253,10 @@ def facts_of(
             block_header = stripped  # (a list item wrapped onto indented lines too: its rules' context)
         first = i
         item = bool(re.match(r"([-*•]|\d+[.)])\s", stripped))
-        while i + 1 < len(lines) and _continues(lines[i + 1], item):
+        leader = bool(_LEADER.search(stripped))  # "Standing charge ..... 0.62 per day": a line of its own
+        while i + 1 < len(lines) and not leader and _continues(lines[i + 1], item):
+            if _LEADER.search(lines[i + 1]):
+                break
             i += 1
             stripped += " " + lines[i].strip()
         body = (

@@ -64,11 +64,18 @@ def split_lookup(clause: str) -> list[str] | None:
                 return None
             parts = [left, left[:cut] + " " + right]
         elif _STARTS_PHRASE.match(right) and len(left.split()) >= 2:
-            parts = [left, right]
+            parts = [left, _of_same(left, right)]  # "the price of the Gold plan and the Silver plan"
         elif _SHARED_TAIL.search(right) and not _SHARED_TAIL.search(left) and len(left.split()) <= 4:
             # "the probability and cost impact of risk R-03": two heads sharing what follows "of"
             tail = right[_SHARED_TAIL.search(right).start() :]  # type: ignore[union-attr]
             parts = [f"{left}{tail}", right if _STARTS_PHRASE.match(right) else f"the {right}"]
+            shared = _shared_head(left, right[: len(right) - len(tail)])
+            if shared is not None:  # "the baseline and forecast dates for M6": a date each
+                parts = [
+                    f"{left} {shared}{tail}",
+                    f"{_with_determiner(right[: len(right) - len(tail)])}{tail}",
+                ]
+                parts[1] = re.sub(rf"\b{re.escape(shared)}s\b", shared, parts[1], count=1)
         else:
             return None
     own = {items.group(1), items.group(2)} if items else set()
@@ -86,6 +93,30 @@ def split_lookup(clause: str) -> list[str] | None:
     second = parts[1] + (f" ({', '.join(context)})" if context else "")
     about = topic.strip()
     return [_question(p, about) for p in (parts[0], second)]
+
+
+def _of_same(left: str, right: str) -> str:
+    """ "the price of the Gold plan" and "the Silver plan": a second thing of the kind the first names (the
+    same last word), so the same attribute of it ("the price of the Silver plan"); ``right`` otherwise."""
+    head, of, thing = left.rpartition(" of ")
+    last = re.findall(r"[a-z]+", thing.lower())[-1:] if of else []
+    words = re.findall(r"[a-z]+", right.lower())
+    if not last or " of " in right or not words or words[-1] != last[0] or re.match(r"(?:how|what)\b", right):
+        return right
+    return f"{head} of {right}"
+
+
+def _shared_head(left: str, right: str) -> str | None:
+    """ "the baseline" and "forecast dates": a bare modifier and a modifier with a plural head share that
+    head, one each ("date"); None when the left part is a noun phrase of its own."""
+    words = right.split()
+    own = [w for w in left.split() if w.lower() not in ("the", "a", "an", "its", "their")]
+    plural = len(words) == 2 and re.fullmatch(r"[a-z]{3,}[^s]s", words[1]) is not None
+    return words[1][:-1] if plural and len(own) == 1 and own[0].islower() else None
+
+
+def _with_determiner(phrase: str) -> str:
+    return phrase if _STARTS_PHRASE.match(phrase) else f"the {phrase}"
 
 
 def _same_shape(a: str, b: str) -> bool:
