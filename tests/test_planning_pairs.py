@@ -74,3 +74,45 @@ def test_how_many_units_more_is_the_difference_of_the_two(goal: str) -> None:
     steps = plan_request(goal).steps
     assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC]
     assert steps[2].template == "abs(v1 - v2)"
+
+
+@pytest.mark.parametrize(
+    ("goal", "looked_up"),
+    [
+        (
+            "Find Brackwell's fee for spaying a cat, and add the microchip price that applies when it's "
+            "done during spaying.",
+            "What is the microchip price that applies when it's done during spaying (Brackwell)?",
+        ),
+        (
+            "Look up the Orla Spa day pass price and add the towel hire fee.",
+            "What is the towel hire fee (Orla Spa)?",
+        ),
+        (
+            "Find the base rent of Unit 4 at Kellow Yard, then add the service charge that applies to "
+            "ground-floor units.",
+            "What is the service charge that applies to ground-floor units (Kellow Yard)?",
+        ),
+    ],
+)
+def test_add_an_amount_to_the_value_just_found_looks_it_up(goal: str, looked_up: str) -> None:
+    steps = plan_request(goal).steps
+    assert [(s.kind, s.template) for s in steps[1:]] == [(LOOKUP, looked_up), (CALC, "( v1 + v2 )")]
+
+
+@pytest.mark.parametrize(
+    ("goal", "asked"),
+    [
+        (
+            "Look up the Dunmore Trail Run's summit cut-off, convert it to minutes, and run "
+            "`print(m * 2)` with m set to those minutes.",
+            "Look up the Dunmore Trail Run's summit cut-off (in minutes)",
+        ),
+        (
+            "Find the Pellow ferry's crossing time limit, then convert it to hours.",
+            "Find the Pellow ferry's crossing time limit",  # it asks for a time already
+        ),
+    ],
+)
+def test_a_lookup_converted_to_a_unit_of_time_asks_for_a_period(goal: str, asked: str) -> None:
+    assert plan_request(goal).steps[0].template == asked

@@ -110,3 +110,46 @@ async def test_the_size_of_the_thing_named_with_its_spelled_unit(tmp_path: Path)
     ):
         value = await value_of(tmp_path, question)
         assert (value["value"], value["unit"]) == (number, "m²"), question
+
+
+CLINIC = """# Brackwell Animal Clinic: fees
+
+## Extras
+
+- Microchipping: EUR 25.00 (EUR 15.00 when done during spaying).
+- Nail clipping: EUR 8.00.
+
+## Cut-off times
+
+Runners must reach the Dunmore summit (8.2 km) within 2 hours 40 minutes of the start and finish within
+5 hours 10 minutes; the short course closes 1 hour 50 minutes after its start.
+"""
+
+
+async def clinic_value(tmp_path: Path, question: str) -> dict[str, object]:
+    docs = tmp_path / "clinic"
+    docs.mkdir(exist_ok=True)
+    (docs / "brackwell.md").write_text(CLINIC)
+    result = await ask(hashing_adapter(docs), question)
+    assert result.ok, (result.text, question)
+    value = result.data["value"]
+    assert isinstance(value, dict)
+    return value
+
+
+async def test_an_alternative_value_in_brackets_answers_the_condition_it_names(tmp_path: Path) -> None:
+    assert (await clinic_value(tmp_path, "What does microchipping cost at Brackwell?"))["value"] == 25
+    for question in (
+        "What is the microchip price that applies when it's done during spaying (Brackwell)?",
+        "How much is microchipping at Brackwell when done during spaying?",
+    ):
+        assert (await clinic_value(tmp_path, question))["value"] == 15, question
+
+
+async def test_a_period_of_hours_and_minutes_is_one_duration(tmp_path: Path) -> None:
+    for question, minutes in (
+        ("Look up the Dunmore summit cut-off (in minutes)", 160),
+        ("How long does the short course stay open after its start at Dunmore?", 110),
+    ):
+        value = await clinic_value(tmp_path, question)
+        assert (value["value"], value["unit"]) == (minutes, "min"), question

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
-from ioa_p2p.planning.answer_types import ARITH_WORD, LOOKUP_VERB, QUESTION_START
+from ioa_p2p.planning.answer_types import ARITH_WORD, LOOKUP_VERB, QUESTION_START, TIME_UNITS
 from ioa_p2p.planning.expr import normalise
 from ioa_p2p.planning.literal import names_in
 from ioa_p2p.planning.operands import NEST_MARK
-from ioa_p2p.planning.types import LOOKUP, PlanStep
+from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 
 _VERB = re.compile(
     r"^(?:(?:please |then |and |also )*)(?:look up|find out|find|get|check|retrieve|fetch|take|read|give me|"
@@ -93,6 +94,26 @@ def split_lookup(clause: str) -> list[str] | None:
     second = parts[1] + (f" ({', '.join(context)})" if context else "")
     about = topic.strip()
     return [_question(p, about) for p in (parts[0], second)]
+
+
+def time_asked(steps: Sequence[PlanStep]) -> list[PlanStep]:
+    """A lookup whose value a later step converts to a unit of time ("look up the half-way cut-off, convert
+    it to minutes") asks for a duration: its question says so ("... (in minutes)"), so the retrieval reads
+    the period, not another figure of the same sentence."""
+    out = list(steps)
+    for step in steps:
+        m = re.fullmatch(r"v(\d+)", step.template.strip()) if step.kind == CALC else None
+        source = out[int(m.group(1)) - 1] if m and 0 < int(m.group(1)) <= len(out) else None
+        if source is None or source.kind != LOOKUP or source.unit or step.unit not in TIME_UNITS:
+            continue
+        if re.search(r"\b(?:how long|how many|when|what time|time|duration|date)\b", source.template, re.I):
+            continue  # it asks for a period or a time already
+        word = _TIME_WORDS.get(step.unit, step.unit)
+        out[source.index - 1] = replace(source, template=f"{source.template.rstrip(' ?.')} (in {word})")
+    return out
+
+
+_TIME_WORDS = {"s": "seconds", "min": "minutes", "h": "hours"}
 
 
 def _of_same(left: str, right: str) -> str:
@@ -228,4 +249,4 @@ def nested_lookups(clause: str, index: int) -> tuple[list[PlanStep], str]:
     return found, clause
 
 
-__all__ = ["nested_lookups", "label_one", "label_refs", "split_lookup", "words_of"]
+__all__ = ["label_one", "label_refs", "nested_lookups", "split_lookup", "time_asked", "words_of"]
