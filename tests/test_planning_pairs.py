@@ -116,3 +116,11 @@ def test_add_an_amount_to_the_value_just_found_looks_it_up(goal: str, looked_up:
 )
 def test_a_lookup_converted_to_a_unit_of_time_asks_for_a_period(goal: str, asked: str) -> None:
     assert plan_request(goal).steps[0].template == asked
+
+
+def test_adding_the_two_numbers_looks_nothing_up() -> None:
+    goal = (
+        "First run `print(7 * 13)` in Python. Then look up how many stops tram line 4 has. "
+        "Finally add the two numbers."
+    )
+    assert [(s.kind, s.template) for s in plan_request(goal).steps][2] == (CALC, "( v1 + v2 )")

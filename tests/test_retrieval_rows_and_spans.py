@@ -153,3 +153,36 @@ async def test_a_period_of_hours_and_minutes_is_one_duration(tmp_path: Path) -> 
     ):
         value = await clinic_value(tmp_path, question)
         assert (value["value"], value["unit"]) == (minutes, "min"), question
+
+
+LEASE = """# Licence Agreement: Studio 9, Marlow Yard
+
+**Licensor:** Marlow Yard Studios Ltd, 4 Quay Row, Fenbridge **Licensee:** Mr Tobias Renwick **Studio:** 9
+
+## 1. Fees
+
+1.1 The licence fee is EUR 640.00 per month, payable in advance.
+
+## 2. Deposit
+
+2.1 The Licensee pays a deposit of EUR 1,280.00 before moving in. The deposit is registered with the
+national Deposit Service within 30 days of receipt.
+
+2.2 The deposit, less any agreed deductions, is returned within **fifteen working days** after the
+Licensee has handed back all keys and the final inspection is done.
+"""
+
+
+async def test_a_period_in_words_answers_how_soon_whatever_the_names_in_the_head(tmp_path: Path) -> None:
+    docs = tmp_path / "lease"
+    docs.mkdir(exist_ok=True)
+    (docs / "licence.md").write_text(LEASE)
+    for question in (
+        "Once Mr Renwick has handed back all keys and the final inspection of Studio 9 at Marlow Yard is "
+        "done, how soon must his deposit be returned?",
+        "How soon is the deposit for Studio 9 at Marlow Yard returned?",
+    ):
+        result = await ask(hashing_adapter(docs), question)
+        assert result.ok, (result.text, question)
+        value = result.data["value"]
+        assert (value["value"], value["unit"]) == (15, "working days"), question

@@ -298,6 +298,8 @@ def _continues(line: str, item: bool = False) -> bool:
 
 
 _CLOCK = re.compile(r"(?<![\d.:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
+#: The lines of a document's head (title, parties, addressee, date): names there are about all of it.
+HEAD_LINES = 8
 
 
 class Scorer:
@@ -324,8 +326,9 @@ class Scorer:
         # a named term (Munich) that some fact of a document states: that document's facts must state it
         self.named = _named(question) & self.q_terms
         self.stated: dict[str, set[str]] = {}
-        for f in facts:
-            self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
+        for f in facts:  # (a name only the document's head states, its parties or addressee, is its context)
+            if f.line > HEAD_LINES:
+                self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
         self.quantities = quantities(question)
         self.measured = {(n.number, n.unit) for n in numbers_in(question) if n.unit}
         self.clocks = {_hhmm(c) for c in _CLOCK.findall(question)}

@@ -45,7 +45,10 @@ _REFERENCE = re.compile(r"\bv\d+\b")
 #: "add the microchip price that applies when ...", "and add the booking fee": an amount added to the value
 #: just found, the target implied
 _ADD_IMPLIED = re.compile(
-    r"^(?:and\s+|then\s+)?(?:add|plus)\s+(the [a-z][\w'-]*(?: [\w'-]+){0,3}?"
+    r"^(?:and\s+|then\s+)?(?:add|plus)\s+(the (?!(?:result|answer|total|sum|product|values?|figures?|"
+    r"outputs?|numbers?|amounts?|results|previous|first|second|third|last|same|two|three|both|rest|"
+    r"remainder)\b)"
+    r"[a-z][\w'-]*(?: [\w'-]+){0,3}?"
     r"(?: (?:that|which) appl(?:y|ies)\b(?: [\w'-]+){0,10})?)(?=\s*[.!]?\s*$)",
     re.I,
 )
