@@ -186,3 +186,34 @@ async def test_a_period_in_words_answers_how_soon_whatever_the_names_in_the_head
         assert result.ok, (result.text, question)
         value = result.data["value"]
         assert (value["value"], value["unit"]) == (15, "working days"), question
+
+
+RULES = """GREYWELL COMMUNITY ORCHARD - RULES 2027
+
+1. VISITS
+   1.1 The orchard is open to members from dawn to dusk. Dogs must be kept on a lead at all
+       times.
+   1.2 Ladders may only be used by two people together.
+
+2. FIRES
+   2.1 Fires are allowed only in the brick pit and only after 16:00, so that smoke does not
+       reach the school playground next door during lessons.
+   2.2 Ash is spread on the compost heaps.
+
+Why the gate closes at dusk
+The gate closes at dusk because the lane has no street lights.
+"""
+
+
+async def test_why_answers_with_the_purpose_of_the_rule_named(tmp_path: Path) -> None:
+    docs = tmp_path / "orchard"
+    docs.mkdir(exist_ok=True)
+    (docs / "rules.txt").write_text(RULES)
+    for question in (
+        "Why does Greywell Community Orchard only allow fires after 16:00?",
+        "Why are fires at the Greywell orchard allowed only in the brick pit after four?",
+    ):
+        result = await ask(hashing_adapter(docs), question)
+        assert result.ok, (result.text, question)
+        text = str(result.data["value"]["text"])
+        assert "smoke does not reach the school playground" in text and "Ash" not in text, question

@@ -93,12 +93,14 @@ def answer(
             bonus += 0.15
         if kind == "passage" and fact.kind != "heading":
             bonus += _about(fact, scorer)
-        if kind == "reason" and _CAUSE_SECTION.search(fact.context):
+        about = kind == "reason" and confidence(fact) >= 0.5 * top  # (a cause of another thing is none)
+        if about and _CAUSE_SECTION.search(fact.context):
             bonus += 0.5  # "why ...?": the section that gives the cause
-        elif kind == "reason" and _CAUSE_LEAD.match(fact.text):
+        elif about and _CAUSE_LEAD.match(fact.text):
             bonus += 0.5  # "Why the change: ...", "Reason: ...": a sentence that gives the cause
         return confidence(fact) * weights.get(fact.path.rpartition("/")[0], 1.0) + bonus
 
+    top = max((confidence(f) for f in facts), default=0.0) if kind == "reason" else 0.0
     everything = sorted(facts, key=lambda f: -rank(f))
     if kind == "passage":  # "how is X done": the section about X answers from where it opens
         openings = _openings(facts)

@@ -252,7 +252,9 @@ def facts_of(
         if not indented and following[:1].isspace():  # "ROUTE B -- daily" heads the indented block below
             block_header = stripped  # (a list item wrapped onto indented lines too: its rules' context)
         first = i
-        item = bool(re.match(r"([-*•]|\d+[.)])\s", stripped))
+        item = bool(
+            re.match(r"([-*•]|\d+[.)])\s|\d+(?:\.\d+)+\.?\s+[A-Z]", stripped)
+        )  # "3.3 Bonfires ...": a clause
         leader = bool(_LEADER.search(stripped))  # "Standing charge ..... 0.62 per day": a line of its own
         while i + 1 < len(lines) and not leader and _continues(lines[i + 1], item):
             if _LEADER.search(lines[i + 1]):
@@ -293,7 +295,9 @@ def _continues(line: str, item: bool = False) -> bool:
     s = line.strip()
     indented_ok = item and line[:1].isspace() and not re.search(r"\S\s{2,}\S", s)
     return (
-        bool(s) and (indented_ok or not line[:1].isspace()) and not re.match(r"([-*•|#+]|\d+[.)])\s", s + " ")
+        bool(s)
+        and (indented_ok or not line[:1].isspace())
+        and not re.match(r"([-*•|#+]|\d+[.)])\s|\d+(?:\.\d+)+\.?\s+[A-Z]", s + " ")
     )
 
 
