@@ -484,6 +484,23 @@ def test_gossip_reaches_every_node_through_the_nodes_validator_and_refuses_forge
     assert all(d.version_of(owner.identity.peer_id) == withdrawal.version for d in holders)
 
 
+def test_past_keep_all_a_directory_keeps_no_gossip_card_but_the_node_still_relays_it(
+    card_set: CardSet,
+) -> None:
+    """``[discovery] keep_all``, as the node's directory applies it: past it a gossip card (not asked for)
+    is not kept; the validator still passes it, so it is forwarded and reaches every node."""
+    assert GossipConfig().keep_all == DiscoverySettings().keep_all
+    world = World(SimConfig(nodes=80, seed=5), card_set)
+    world.warm_start(random_peers=30)
+    world.loop.run(until=20)
+    layer = GossipLayer(world, GossipConfig(keep_all=3))
+    layer.start()
+    world.loop.run(until=25)
+    sample = sample_announcements(world, layer, 6, random.Random(3))
+    assert sample.reached == 1.0 and sample.applied < 1.0 and layer.not_kept > 0
+    assert max(len(d) for d in layer.directories.values()) <= 3
+
+
 def test_the_announce_pacer_sets_the_gossip_rate() -> None:
     world = World(SimConfig(nodes=120, seed=6))
     world.warm_start(random_peers=40)

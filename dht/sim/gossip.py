@@ -24,8 +24,12 @@ The node's own code, driven as ``Discovery.check_gossip`` and ``Discovery.on_gos
   older than the version held): a rejected message is neither delivered nor forwarded;
 - on delivery, the gossip :class:`~ioa_p2p.dht.admission.CardAdmission` (identities new to the node per
   minute in total, versions per identity per hour) and then the node's
-  :class:`~ioa_p2p.dht.directory.Directory` (newest-version rule, withdrawals remembered). A directory
-  here holds only the cards an experiment announces (no vectors: nothing is ranked);
+  :class:`~ioa_p2p.dht.directory.Directory` (newest-version rule, withdrawals remembered, and past
+  ``keep_all`` cards only the cards the node asked for: a gossip card is then not kept, as
+  ``[discovery] keep_all`` makes the node do). A directory here holds only the cards an experiment
+  announces (no vectors: nothing is ranked). The cap bounds what a node holds, not what it relays: past
+  ``keep_all`` the node's validator still passes every valid announcement, so GossipSub forwards it
+  (the node does the same: ``check_gossip`` does not look at the directory's size);
 - when to announce: on a new version (and a withdrawal), and re-announcements paced by
   :class:`~ioa_p2p.dht.pacing.AnnouncePacer` as more peers subscribe (:meth:`GossipLayer.pace`).
 """
@@ -40,7 +44,7 @@ from typing import Any
 
 from ioa_p2p.card import SignedCard, SignedWithdrawal
 from ioa_p2p.dht.admission import CardAdmission
-from ioa_p2p.dht.directory import Directory
+from ioa_p2p.dht.directory import Directory, Offer
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.dht.sim.world import World
 from ioa_p2p.dht.validators import check_announcement
@@ -66,6 +70,8 @@ class GossipConfig:
     min_stamp_bits: int = 8
     new_cards: int = 120
     updates: int = 30
+    #: ``[discovery] keep_all`` (the node's default): past this many cards a directory keeps only wanted ones
+    keep_all: int = 20_000
 
     def __post_init__(self) -> None:
         if not 1 <= self.degree_low <= self.degree <= self.degree_high or self.heartbeat <= 0:
@@ -100,6 +106,7 @@ class GossipLayer:
         self.directories: dict[int, Directory] = {}
         self.announcements = 0
         self.over_limit = 0
+        self.not_kept = 0  # gossip cards a directory past keep_all did not keep (still forwarded)
         self._next_id = 0
         self.on_delivered: Callable[[SimNode, Message], Any] | None = None
 
@@ -235,8 +242,9 @@ class GossipLayer:
             return
         if isinstance(record, SignedWithdrawal):
             directory.withdraw(record, now_ms)
-        else:
-            directory.offer(record, now_ms, "gossip", wanted=False)
+        elif directory.offer(record, now_ms, "gossip", wanted=False) is Offer.NOT_KEPT:
+            self.not_kept += 1
+            return
         message.delivered.setdefault(node.index, self.world.loop.now)
         if self.on_delivered is not None:
             self.on_delivered(node, message)
@@ -246,7 +254,7 @@ class GossipLayer:
         if directory is None:
             cards = self.world.cards
             dim = cards.dim if cards is not None else 1
-            directory = self.directories[node.index] = Directory(NO_MODEL, dim)
+            directory = self.directories[node.index] = Directory(NO_MODEL, dim, keep_all=self.config.keep_all)
         return directory
 
     # ------------------------------------------------------------------ pacing
