@@ -5,6 +5,9 @@ py-libp2p's router cannot run here (trio tasks and streams), so its forwarding i
 node's parameters (``ioa_p2p.node.net.gossip.GossipSettings``: heartbeat 1 s, mesh degree 6 kept between
 4 and 12; the node speaks GossipSub v1.1 and v1.0, so there is no IDONTWANT):
 
+- **heartbeat**: every ``heartbeat`` seconds while the node's mesh is short, its topic peers changed
+  or a message came in the last ``settle`` seconds, every ``heartbeat_idle`` seconds after that (the
+  node's ``HeartbeatPacer``, ``[discovery] heartbeat_idle``);
 - **mesh**: every node subscribes to the card topic, so its topic peers are its connections (the ones
   peer discovery keeps, :attr:`SimNode.neighbours`); it keeps ``degree`` of them as mesh peers (a graft
   is reciprocal). Each heartbeat drops mesh peers that are gone, grafts up to ``degree`` when fewer than
@@ -63,6 +66,10 @@ class GossipConfig:
     """GossipSub's parameters as the node sets them (``GossipSettings``), and gossip's history window."""
 
     heartbeat: float = 1.0
+    #: the heartbeat once nothing changed for ``settle`` seconds (``[discovery] heartbeat_idle``, the
+    #: node's ``HeartbeatPacer``)
+    heartbeat_idle: float = 5.0
+    settle: float = 30.0
     degree: int = 6
     degree_low: int = 4
     degree_high: int = 12
@@ -107,6 +114,9 @@ class GossipLayer:
         self.announcements = 0
         self.over_limit = 0
         self.not_kept = 0  # gossip cards a directory past keep_all did not keep (still forwarded)
+        self._received: dict[int, int] = {}  # node index -> messages received (the heartbeat's pacing)
+        self._seen: dict[int, tuple[frozenset[int], int]] = {}
+        self._busy_at: dict[int, float] = {}
         self._next_id = 0
         self.on_delivered: Callable[[SimNode, Message], Any] | None = None
 
@@ -145,7 +155,7 @@ class GossipLayer:
 
     def _heartbeat(self, node: SimNode) -> None:
         world, config = self.world, self.config
-        world.loop.after(config.heartbeat, self._heartbeat, node)
+        world.loop.after(self._interval(node), self._heartbeat, node)
         if not node.online:
             return
         self._graft(node)
@@ -162,6 +172,18 @@ class GossipLayer:
         count = min(len(others), max(LAZY_MIN, int(len(others) * LAZY_SHARE)))
         for i in world.rng.sample(others, count):
             world.net.send(node, world.nodes[i], "ihave", partial_ihave(self, world.nodes[i], node, ids))
+
+    def _interval(self, node: SimNode) -> float:
+        """The node's ``HeartbeatPacer``: ``heartbeat`` while its mesh is short, its topic peers changed
+        or a message came within ``settle`` seconds, ``heartbeat_idle`` after that."""
+        config, now = self.config, self.world.loop.now
+        seen = (frozenset(node.neighbours), self._received.get(node.index, 0))
+        if node.online and (len(node.mesh) < config.degree_low or seen != self._seen.get(node.index)):
+            self._busy_at[node.index] = now
+        self._seen[node.index] = seen
+        if now - self._busy_at.get(node.index, -math.inf) < config.settle:
+            return config.heartbeat
+        return max(config.heartbeat, config.heartbeat_idle)
 
     def _ihave(self, node: SimNode, sender: SimNode, ids: list[int]) -> None:
         seen = self.seen.get(node.index, {})
@@ -192,6 +214,7 @@ class GossipLayer:
 
     def _mark(self, node: SimNode, message: Message) -> None:
         self.seen.setdefault(node.index, {})[message.mid] = None
+        self._received[node.index] = self._received.get(node.index, 0) + 1
         self.recent.setdefault(node.index, deque()).append((self.world.loop.now, message.mid))
         message.reached.setdefault(node.index, self.world.loop.now)
 
