@@ -256,6 +256,7 @@ class Fold:
     def team(self, goal: str, among: list[str] | None) -> Any:
         """The node's team choice in this mode."""
         ranker = self.world.ranker
+        ranker.refresh()  # the priors last published, as CardRanker.shortlist applies them
         kin = ranker.kinship() if self.kin else None
         return choose_team(
             goal, ranker.matcher, among=among, max_team=4, caps=self.caps, kin=kin, lead_margin=self.lead
@@ -279,7 +280,12 @@ class Fold:
         known = {k: v for k, v in ranker.priors().items() if k in self.seen} if self.defences else {}
         if policy is not None:  # a peer whose card the node never held is young by definition
             known.update((k, -policy.young_penalty) for k in self.young if k not in self.seen)
-        among = None if self.sketches is None else self.sketches.fetched(goal["goal"], known, self.defences)
+        held = self.seen if self.defences else set()  # cards the node holds (the fetch's breadth line)
+        among = (
+            None
+            if self.sketches is None
+            else self.sketches.fetched(goal["goal"], known, self.defences, held=held)
+        )
         if among is not None:
             tally.honest_fetched.append(sum(k not in spam for k in among) / max(1, len(among)))
             tally.fetched_n.append(len(among))
