@@ -146,6 +146,22 @@ def test_reputation_counts_only_evidence_the_subject_or_this_node_signed() -> No
     # being busy is no failure: an absence is weak evidence, a quarter of a failed task
     assert reputation_prior(Standing(failed=1)) < reputation_prior(Standing(absent=1)) < 0.0
     assert reputation_prior(Standing(done=1, absent=1)) > 0.0
+    # a chat strangers created: one sybil assigns another a task and reports it done; nothing is earned
+    stranger = Identity.generate()
+    fake = _message(stranger, chat, TASK_ASYNC, _turn([{"assignee": str(good.peer_id), "title": "t",
+                                                         "description": "d"}]), 1)  # fmt: skip
+    claimed = _message(good, chat, RESULT, {**result, "task_id": task_id(fake.hash.hex(), 0), "ok": True}, 2)
+    assert chat_outcomes([fake, claimed], me.peer_id, creator=stranger.peer_id) == {
+        str(good.peer_id): Standing()
+    }
+    # in a chat this node created, a member's task done for another member counts (this node chose both)
+    assert chat_outcomes([fake, claimed], me.peer_id, creator=me.peer_id)[str(good.peer_id)] == Standing(
+        done=1
+    )
+    # a result after this node gave the task up is no task done
+    late = [assign, _message(me, chat, TASK_ASYNC, _turn([], fail=(tid[0],)), 2),
+            _message(good, chat, RESULT, {**result, "task_id": tid[0], "ok": True}, 3)]  # fmt: skip
+    assert chat_outcomes(late, me.peer_id)[str(good.peer_id)] == Standing(unanswered=1)
     total = merge([out, out])
     assert total[str(bad.peer_id)].failed == 2
     assert reputation_prior(Standing()) == 0.0

@@ -4,8 +4,11 @@ Reputation here is evidence, never a claim: it is computed from verified chat me
 store's, whose every signature and hash link was checked), and only from messages whose signer cannot be
 framing someone else:
 
-- a member's own ``conv.task.result`` for a task assigned to it: ``ok`` counts as done, a failure as failed
-  (the member signed it itself);
+- a member's own ``conv.task.result`` for a task assigned to it: a failure counts as failed (the member
+  signed it itself); ``ok`` counts as done only in a chat this node created or for a task this node
+  assigned (this node is the requester, and it did not mark the task failed): in a chat strangers
+  created, colluding identities could assign each other tasks and report them done, and would earn
+  standing for work nobody asked of them;
 - a task *this node* assigned (its own signed turn) that got no result from its assignee in a chat that
   reached a conclusion, or that this node's own turn marked failed (``fail_tasks``): unanswered;
 - a ``member.remove`` *this node* signed of a member that had taken part (it had posted in the chat or
@@ -78,8 +81,12 @@ class Standing:
         return {**vars(self), "p": round(self.p, 4)}
 
 
-def chat_outcomes(history: Iterable[Envelope], me: PeerId) -> dict[str, Standing]:
-    """The standing of each member (by peer ID text) in one chat's verified history (module docstring)."""
+def chat_outcomes(
+    history: Iterable[Envelope], me: PeerId, *, creator: PeerId | None = None
+) -> dict[str, Standing]:
+    """The standing of each member (by peer ID text) in one chat's verified history (module docstring);
+    ``creator``: who signed the chat's genesis (None: not this node)."""
+    own_chat = creator == me
     assigned: dict[str, tuple[str, bool]] = {}  # task id -> (assignee, assigned by this node)
     results: dict[str, tuple[str, bool]] = {}  # task id -> (author, ok), the assignee's own first result
     failed_by_me: set[str] = set()
@@ -116,10 +123,12 @@ def chat_outcomes(history: Iterable[Envelope], me: PeerId) -> dict[str, Standing
         standing = out.setdefault(assignee, Standing())
         result = results.get(tid)
         if result is not None and result[0] == assignee:
-            if result[1]:
-                standing.done += 1
-            else:
+            if not result[1]:
                 standing.failed += 1
+            elif by_me and tid in failed_by_me:
+                standing.unanswered += 1  # too late: the requester had given it up
+            elif by_me or own_chat:
+                standing.done += 1
         elif by_me and (concluded or tid in failed_by_me):
             standing.unanswered += 1
     for member, part in rejected:
