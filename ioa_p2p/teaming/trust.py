@@ -33,6 +33,11 @@ any work is no longer *young*, but it stays **unproven** (no signed task done, n
   that a proven agent able to do the work would take; only a task done for this node (or the operator's
   trust) does. While this node has evidence for nobody (a new node), nobody is unproven.
 
+The lead is capped too (:func:`~ioa_p2p.teaming.offline.lead_first`): a young or unproven best card
+leads only when no card the caps leave alone comes within ``LEAD_MARGIN`` (one standard deviation of
+the score) of it; otherwise the best such card leads and the young or unproven one may still join as a
+member, within the caps.
+
 :class:`TeamCaps` carries both caps to team formation (:func:`~ioa_p2p.teaming.join.grow_team`,
 :func:`~ioa_p2p.teaming.offline.choose_team`, :func:`~ioa_p2p.teaming.coverage.cover_steps`).
 """
