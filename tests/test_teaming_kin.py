@@ -201,3 +201,28 @@ def test_capped_pools_are_widened_so_a_crowd_cannot_hide_the_proven_card(
     monkeypatch.setattr(offline, "CAPPED_WIDEN", 1)
     narrow = choose_team(goal, matcher, caps=caps)  # type: ignore[arg-type]
     assert narrow.keys[0] in copies  # the goal's pool of 12 is all copies: one leads, nothing else near
+
+
+def test_the_nodes_shortlist_counts_a_crowd_as_one() -> None:
+    """CardRanker.shortlist (what the goals service calls) passes its kinship to the team choice: the
+    crowd's original joins, none of the crowd does; with kin off a copy may take its place."""
+    teams = {}
+    for kin in (True, False):
+        ranker = CardRanker(lite_matcher(), defences=False, kin=kin)
+        names = {}
+        for name, text in AGENTS.items():
+            card = _signed(Identity.generate(), name, text)
+            ranker.add(card)  # type: ignore[arg-type]
+            names[str(card.peer_id)] = name  # type: ignore[attr-defined]
+        ranker.refresh()  # the honest cards were held first
+        for i, text in enumerate(CROWD * 4):
+            card = _signed(Identity.generate(), f"agent-{i}", text)
+            ranker.add(card)  # type: ignore[arg-type]
+            names[str(card.peer_id)] = f"agent-{i}"  # type: ignore[attr-defined]
+        pick, shortlist = ranker.shortlist(
+            "Translate this French report into English and plot its sales table as a bar chart", size=8
+        )
+        teams[kin] = [names[k] for k in pick.keys]
+        assert set(pick.keys) <= set(shortlist)
+    assert "plotter" in teams[True] and not any(n.startswith("agent-") for n in teams[True])
+    assert any(n.startswith("agent-") for n in teams[False])
