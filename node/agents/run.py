@@ -19,6 +19,7 @@ port and error, rewritten when one changes and removed when the block exits.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -146,7 +147,9 @@ async def open_agents(
         with single_error():
             async with trio.open_nursery() as nursery:
                 for run in agents.runs:
-                    await nursery.start(_host_agent, run, control_api, memory, cohosted, changed)
+                    await nursery.start(
+                        functools.partial(_host_agent, run, control_api, memory, cohosted, changed)
+                    )
                 yield agents
                 nursery.cancel_scope.cancel()
     finally:
