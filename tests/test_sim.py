@@ -23,6 +23,7 @@ from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.rtt import Hedges
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sim import kad, search
+from ioa_p2p.dht.sim import world as sim_world
 from ioa_p2p.dht.sim.cardflow import exact_top, network_size, publish_cards, revoke_cards, run_searches
 from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.corpus import AgentText, generated_agents, generated_queries, recombined
@@ -42,7 +43,7 @@ from ioa_p2p.errors import ExpiredCard, InvalidCard, InvalidMessage
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.discovery import loops
 from ioa_p2p.node.discovery import search as node_search
-from ioa_p2p.node.net import kad_io
+from ioa_p2p.node.net import kad_io, routing
 
 SETTINGS = replace(DiscoverySettings(), min_stamp_bits=8)
 
@@ -60,6 +61,7 @@ def test_the_node_timing_constants_are_the_simulators() -> None:
     assert (kad.HEDGE_LOW, kad.HEDGE_HIGH) == (kad_io.HEDGE_LOW, kad_io.HEDGE_HIGH)
     assert search.DIRECT_TIMEOUT == node_search.DIRECT_TIMEOUT
     assert DHT_PUBLISH_TIMEOUT == loops.DHT_PUBLISH_TIMEOUT
+    assert (sim_world.LEARNED, sim_world.LOOKUP_TIMEOUT) == (routing.LEARNED, routing.LOOKUP_TIMEOUT)
 
 
 @pytest.mark.parametrize("split", ["any", "own"])
@@ -364,6 +366,31 @@ def test_a_warm_started_network_routes_like_a_formed_one() -> None:
     world.loop.run(until=30)
     summary = LookupSummary.of(run_lookups(world, 30, random.Random(9)))
     assert summary.success == 1.0 and summary.overlap > 0.95
+
+
+def test_the_self_lookup_is_the_nodes_and_tables_its_closest_and_the_peers_that_answered() -> None:
+    """As ``routing._lookup_now``: our lookup of the node's own key from its table and connections,
+    keeping ``LEARNED`` candidates; what joins the table is the ``LEARNED`` closest found and every peer
+    that answered, nothing else an answer named (py-libp2p's offered every one: ``"py-libp2p"``)."""
+    world = World(SimConfig(nodes=400, seed=3))
+    world.warm_start(random_peers=20)
+    node = world.nodes[7]
+    before = set(node.table)
+    named: set[bytes] = set()
+    done: list[kad.LookupRun] = []
+    run = world.self_lookup(node, on_done=done.append)
+    run.on_closer = named.update
+    world.loop.run(until=world.loop.now + 30, done=lambda: bool(done))
+    assert done and run.lookup.width == sim_world.LEARNED
+    lookup = run.lookup
+    own = node.position
+    truth = sorted((n.peer for n in world.nodes if n is not node), key=lambda p: position(p) ^ own)
+    assert set(truth[:K]) <= set(lookup.closest(node.peer))  # it converged on the closest peers
+    answered = {p for p in lookup.contacted if p not in lookup.dead and p not in lookup.busy}
+    offered = set(lookup.closest(node.peer)) | answered
+    added = set(node.table) - before
+    assert added and added <= offered
+    assert named  # the answers were followed
 
 
 def test_a_lookup_starts_from_the_open_connections_as_well_as_the_table() -> None:

@@ -124,6 +124,8 @@ def answer(
         value = extract(question, fact, kind, scorer, facts)
         if value is not None:
             return Answer(in_asked_unit(question, value), fact, round(min(1.0, sure), 4))
+    if kind == "date" and not expected and re.match(r"\W*when\b", question, re.I):
+        return answer(question, facts, expected="time", scope=scope)  # "when is last entry": a clock time
     if kind in ("number", "reason", "name") and not expected:  # nothing of that kind: the best passage may
         return answer(question, facts, expected="passage", scope=scope)
     return None
@@ -198,12 +200,21 @@ def _row_and_column(fact: Fact, scorer: Scorer) -> bool:
 
 def _first_or_last(question: str, fact: Fact, facts: Sequence[Fact]) -> Fact:
     """ "The first departure": the table's first row; "the last sailing": its last (rows in line order)."""
-    which = re.search(r"\b(first|earliest|last|latest)\b", question, re.I)
+    which = re.search(r"\b(first|earliest|last|latest)\b(?:\s+([a-z]+))?", question, re.I)
     rows = [f for f in facts if fact.table and f.table == fact.table]
     if which is None or not rows:
         return fact
+    if which.group(2) and _names_column(f"{which.group(1)} {which.group(2)}", fact):
+        return fact  # "last entry on a Saturday": the "Last entry" column of the row named, no row order
     pick = min if which.group(1).lower() in ("first", "earliest") else max
     return pick(rows, key=lambda f: f.line)
+
+
+def _names_column(phrase: str, fact: Fact) -> bool:
+    """``phrase`` ("last entry", "first train") is a column header of ``fact``'s table: the question
+    names the column, not a row by its order."""
+    want = terms(phrase)
+    return any(want and want <= terms(header) for header, _ in fact.cells)
 
 
 def quotes(question: str, text: str) -> bool:

@@ -7,7 +7,9 @@
 - ``expr.py``     arithmetic instructions in words -> expressions over earlier values
 - ``natural.py``  naturally worded questions -> lookups + a computation (comparisons, totals, VAT)
 - ``relations.py`` sums, differences in a unit, changes, containers, repetitions, averages, shares
-- ``parse.py``    :func:`plan_request`: clauses and their kinds (each request a step of its own)
+- ``parse.py``    :func:`plan_request`: whole-request plans first, then each clause a step of its own
+- ``clauses.py``  a request's text -> clauses (code blocks cut out, sentences and sequencing words split)
+- ``clause_step.py`` one clause -> one step (code, a date moved, a calculation, a lookup or a task)
 - ``scene.py``    statements that set the scene join their question; deadlines (a period added to a date)
 - ``segment.py``  code pasted after a colon without a fence
 - ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions

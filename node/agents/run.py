@@ -26,6 +26,7 @@ import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -147,9 +148,7 @@ async def open_agents(
         with single_error():
             async with trio.open_nursery() as nursery:
                 for run in agents.runs:
-                    await nursery.start(
-                        functools.partial(_host_agent, run, control_api, memory, cohosted, changed)
-                    )
+                    await nursery.start(partial(_host_agent, run, control_api, memory, cohosted, changed))
                 yield agents
                 nursery.cancel_scope.cancel()
     finally:
