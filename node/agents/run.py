@@ -19,7 +19,6 @@ port and error, rewritten when one changes and removed when the block exits.
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import os
