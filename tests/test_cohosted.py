@@ -125,9 +125,15 @@ def test_the_agents_of_a_process_read_each_others_announcements_through_their_ow
         assert got["b"] == [(a, b"card-1"), (a, b"boom")] and got["c"] == [(a, b"card-1")]
         assert faults.snapshot() and cohosted.shared == 3
         announce_a(b"card-2")
-        with cohosted.hosting(late), cohosted.card_topic(late, *reader("late"), faults):
-            assert got["late"] == [(a, b"card-2")]  # a newcomer reads the last announcement of each
-    with cohosted.hosting(late), cohosted.card_topic(late, *reader("late"), faults):
+        with cohosted.hosting(late), cohosted.card_topic(late, *reader("late"), faults) as announce_late:
+            assert got["late"] == []  # until its own card is out (its discovery live)
+            announce_late(b"late-card")
+            assert got["late"] == [(a, b"card-2")]  # then the last announcement of each other agent
+            assert (late, b"late-card") in got["b"]
+            announce_late(b"late-card-2")
+            assert got["late"] == [(a, b"card-2")]  # handed once
+    with cohosted.hosting(late), cohosted.card_topic(late, *reader("late"), faults) as announce_late:
+        announce_late(b"late-card-3")
         assert got["late"] == [(a, b"card-2")]  # a left the process: its announcement is gone with it
 
 
