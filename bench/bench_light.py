@@ -1,8 +1,8 @@
 """Per-node cost of idle nodes, one OS process each: resident memory and CPU, and a coordinator's memory
 after goals and after its matcher's models were unloaded (issue 26, docs/performance.md "Light nodes").
 
-Run: python bench/bench_light.py [--nodes 5] [--settle 60] [--window 60] [--goals 3] [--unload-idle 60]
-     [--warm auto|true|false] [--idle-only] [--json]
+Run: python bench/bench_light.py [--nodes 5] [--settle 60] [--window 60] [--windows 1] [--goals 3]
+     [--unload-idle 60] [--warm auto|true|false] [--idle-only] [--json]
 
 A local testnet (``open_testnet``: a bootstrap node plus ``--nodes`` agent nodes of the sample agents, each
 ``ioa node start`` in its own process, default config but ``[discovery] warm`` and ``unload_idle``). After
@@ -11,7 +11,7 @@ the launcher (the first agent) holds every card and ``--settle`` s more:
 - RSS and PSS of every process (``/proc/PID/smaps_rollup``; PSS splits pages shared between processes,
   such as the memory-mapped wordllama weights and the libraries, between them);
 - idle CPU of every process over ``--window`` s (``utime + stime`` from ``/proc/PID/stat``), as % of one
-  core;
+  core; with ``--windows K``, K consecutive windows, averaged per process, and each window's agent median;
 - the launcher then asks ``--goals`` finds and goals (``POST /find``, ``POST /launch_goal``): its RSS
   right after, and again after ``--unload-idle`` + 35 s without a find (the models unloaded with
   ``warm = "auto"``), then the time of a find that reloads them and of the next one (the cost of
@@ -77,6 +77,15 @@ async def wait_cards(node: TestnetNode, count: int, patience: float) -> tuple[fl
     return time.monotonic() - start, held
 
 
+async def idle_window(procs: dict[str, int], seconds: float) -> dict[str, Any]:
+    """CPU of every process over ``seconds``, as % of one core, and the load at the window's end."""
+    before = {name: cpu_seconds(pid) for name, pid in procs.items()}
+    await trio.sleep(seconds)
+    out: dict[str, Any] = {n: 100 * (cpu_seconds(pid) - before[n]) / seconds for n, pid in procs.items()}
+    out["load"] = load()
+    return out
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     discovery = {
         "warm": {"auto": "auto", "true": True, "false": False}[args.warm],
@@ -100,12 +109,11 @@ async def measure(root: Path, specs: list[NodeSpec], args: argparse.Namespace) -
         out["cards_s"], out["cards_held"] = round(cards_s, 1), held  # idle is measured either way
         await trio.sleep(args.settle)
         procs = {n.name: n.pid for n in [net.bootstrap, *net.agents] if n is not None and n.pid}
-        before = {name: cpu_seconds(pid) for name, pid in procs.items()}
-        await trio.sleep(args.window)
-        cpu = {name: 100 * (cpu_seconds(pid) - before[name]) / args.window for name, pid in procs.items()}
-        mem = {name: memory(pid) for name, pid in procs.items()}
         agents = [n.name for n in net.agents]
         boot = net.bootstrap.name if net.bootstrap else ""
+        windows = [await idle_window(procs, args.window) for _ in range(args.windows)]
+        cpu = {name: statistics.mean(w[name] for w in windows) for name in procs}  # over every window
+        mem = {name: memory(pid) for name, pid in procs.items()}
         out["load_idle"] = load()
         out["bootstrap"] = {**mem[boot], "cpu_pct": round(cpu[boot], 2)}
         out["agents"] = {
@@ -115,6 +123,11 @@ async def measure(root: Path, specs: list[NodeSpec], args: argparse.Namespace) -
             "cpu_pct_median": round(statistics.median(cpu[a] for a in agents), 2),
             "cpu_pct_max": round(max(cpu[a] for a in agents), 2),
         }
+        if args.windows > 1:  # each window's agent median, and the load at its end
+            out["windows"] = [
+                {"agents_median": round(statistics.median(w[a] for a in agents), 2), "load": w["load"]}
+                for w in windows
+            ]
         print(json.dumps({"idle": out}), file=sys.stderr, flush=True)  # kept if a later step fails
         if args.idle_only:
             return out
@@ -147,6 +160,7 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=5)
     parser.add_argument("--settle", type=float, default=60.0)
     parser.add_argument("--window", type=float, default=60.0)
+    parser.add_argument("--windows", type=int, default=1, help="consecutive idle windows, CPU averaged")
     parser.add_argument("--goals", type=int, default=3)
     parser.add_argument("--unload-idle", type=float, default=60.0)
     parser.add_argument("--warm", choices=("auto", "true", "false"), default="auto")
