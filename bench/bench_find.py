@@ -56,7 +56,8 @@ from typing import Any
 
 import numpy as np
 import trio
-from find_probes import Profiles, RequestCount, summarize
+from find_probes import Profiles, RequestCount, known_split, summarize
+from find_split import set_arm, split_arms, step_medians
 from find_world import Truth, agents_and_goals
 
 from ioa_p2p.bootstrap.testnet import NodeSpec, open_testnet
@@ -190,6 +191,7 @@ async def measure(
     pages: bool = True,
     keep_all: int = 0,
     profile: str = "",
+    ab: str = "",
 ) -> None:
     """Measure one configuration and print its row (before the nodes are torn down)."""
     discovery: dict[str, Any] = {"gossip": mode == "gossip", "pages": pages}
@@ -218,6 +220,7 @@ async def measure(
         latencies, recalls, cosines = [], [], []
         answers: list[tuple[str, set[str]]] = []
         phases: list[dict[str, Any]] = []
+        arms: list[str] = []  # with --ab: which arm each find ran
         stats0 = dict(net.service.stats)
         connected0 = len(net.node.connected_peers())
         cpu0, wall0 = cpu_seconds(net.pids), time.monotonic()
@@ -233,6 +236,7 @@ async def measure(
                 for entry in list(net.service.directory):
                     if entry.card.peer_id != me:
                         net.service.directory.remove(entry.card.peer_id)
+            arms.append(set_arm(ab, q % 2 == 0))
             t0 = time.perf_counter()
             matches = await net.service.find(goal, k=5)
             latencies.append((time.perf_counter() - t0) * 1000)
@@ -258,7 +262,7 @@ async def measure(
             "size_ratio": round(size / n, 2),
             "routing_table": net.service.net.routing_table_size(),
             # the peers the size estimate counts (routing table and connections): of this network, not
-            "known": known_split(net),
+            "known": known_split(net.service.net.dht, net.summaries, net.others),
             "cpu_s_per_query": round(cpu / n_queries, 3),
             # of which the asking node's own process (embedding, page reading, card checks, ranking)
             "asker_cpu_s_per_query": round(own / n_queries, 3),
@@ -294,7 +298,7 @@ async def measure(
             },
             # each step's split (dht/timing.py), median over the finds: wall, our backlog, the remotes'
             # answers, the tail spent waiting for the slowest peer needed
-            "steps": {step: _step_medians(phases, step) for step in ("listing_t", "fetch_t")},
+            "steps": {step: step_medians(phases, step) for step in ("listing_t", "fetch_t")},
             "choose_s": round(statistics.median(_numbers(phases, "choose_s") or [0.0]), 3),
             "dht_timeouts": sum(bool(p.get("dht_timeout")) for p in phases),
             # finds that ranked the directory alone (it was provably complete: dht/census.py)
@@ -318,6 +322,8 @@ async def measure(
             "profile": summarize(Path(profile) / "find", n_queries) if profile else None,
             # per second of the idle window (``queries`` = the window's seconds)
             "profile_idle": summarize(Path(profile) / "idle", round(IDLE_WINDOW)) if profile else None,
+            # --ab: the finds of each arm (alternating, so both see the same network and load)
+            "ab": split_arms(arms, latencies, recalls, phases) if ab else None,
             "fetched_per_query": round(
                 (net.service.stats["dht_fetched"] - stats0["dht_fetched"]) / n_queries, 1
             ),
@@ -325,29 +331,11 @@ async def measure(
         print(json.dumps(row), flush=True)
 
 
-def known_split(net: BenchNet) -> list[int]:
-    """The DHT peers the asking node knows (``kad_io.known_peers``: what its size estimate counts): how many
-    are nodes of this benchmark's network, and how many are not (another network's nodes on this host)."""
-    from ioa_p2p.identity import PeerId
-    from ioa_p2p.node.net.kad_io import known_peers
-
-    ours = {s["peer_id"] for s in net.summaries} | set(net.others)
-    known = [str(PeerId.from_bytes(p)) for p in known_peers(net.service.net.dht)]
-    return [sum(p in ours for p in known), sum(p not in ours for p in known)]
-
-
 def _numbers(phases: list[dict[str, Any]], key: str) -> list[float]:
     """The figures under ``key`` of the finds that have one (a find that fell back from pages to provider
     records keeps its page search's account as a dict under ``pages``)."""
     values = [p.get(key) for p in phases]
     return [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
-
-
-def _step_medians(phases: list[dict[str, Any]], step: str) -> dict[str, float]:
-    """The median over the finds of each figure of one step's timing summary (``last_find[step]``)."""
-    steps = [p[step] for p in phases if isinstance(p.get(step), dict)]
-    keys = sorted({key for s in steps for key in s})
-    return {key: round(statistics.median(float(s.get(key, 0.0)) for s in steps), 3) for key in keys}
 
 
 def _rounded(value: Any) -> Any:
@@ -400,6 +388,13 @@ def main() -> None:
         help="py-spy the asking, bootstrap and 6 agent nodes during the queries into "
         "this folder (per configuration: DIR/N-MODE; needs py-spy in the venv); the row's 'profile' sums it",
     )
+    parser.add_argument(
+        "--ab",
+        choices=("", "prefetch", "grace", "all"),
+        default="",
+        help="alternate the finds between the code as it is and the code without this part of the find's "
+        "design (prefetch, grace, all): both arms see the same network and load; the row's 'ab' splits them",
+    )
     parser.add_argument("--one", nargs=2, metavar=("N", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     for name in ("libp2p", "ioa_p2p", "multiaddr"):
@@ -417,6 +412,7 @@ def main() -> None:
             args.pages == "on",
             args.keep_all,
             profile,
+            args.ab,
         )
         return
     print(
@@ -445,6 +441,8 @@ def main() -> None:
                 args.where,
                 "--profile",
                 args.profile,
+                "--ab",
+                args.ab,
             ]
             row = run_one(__file__, argv)
             if row is None:

@@ -21,6 +21,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -166,4 +167,16 @@ def summarize(folder: Path, queries: int, top: int = 25) -> dict[str, Any]:
     return out
 
 
-__all__ = ["RATE", "Profiles", "RequestCount", "summarize"]
+def known_split(dht: Any, summaries: list[dict[str, Any]], others: Iterable[str]) -> list[int]:
+    """The DHT peers the asking node knows (``kad_io.known_peers``: what its size estimate counts): how many
+    are nodes of this benchmark's network (``summaries``' peers and ``others``, e.g. its bootstrap node),
+    and how many are not (another network's nodes on this host)."""
+    from ioa_p2p.identity import PeerId
+    from ioa_p2p.node.net.kad_io import known_peers
+
+    ours = {s["peer_id"] for s in summaries} | set(others)
+    known = [str(PeerId.from_bytes(p)) for p in known_peers(dht)]
+    return [sum(p in ours for p in known), sum(p not in ours for p in known)]
+
+
+__all__ = ["known_split", "RATE", "Profiles", "RequestCount", "summarize"]

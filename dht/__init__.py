@@ -10,6 +10,7 @@
   slot, supersets and cards that match everything rank lower, reputation)
 - ``sketchscore.py`` how a page search scores sketches: the matcher's first stage on what a sketch carries
 - ``rtt.py``         smoothed round trips and the wait they call for (owner-first card fetches)
+- ``timing.py``      where a find's network time goes: its requests' timings per step, and their split
 - ``keyspace.py``    Kademlia positions, XOR distance, the network size estimate
 - ``kbuckets.py``    py-libp2p's Kademlia routing table as a pure data structure (for the simulator)
 - ``lookup.py``      batched iterative Kademlia lookup, a state machine (node.net or a simulator drives it)

@@ -43,9 +43,10 @@ _CURRENT: ContextVar[list[RequestTiming] | None] = ContextVar("ioa_dht_request_t
 
 
 @contextmanager
-def collect() -> Iterator[list[RequestTiming]]:
-    """Record the requests made in this context (and in tasks started from it) into the yielded list."""
-    timings: list[RequestTiming] = []
+def collect(into: list[RequestTiming] | None = None) -> Iterator[list[RequestTiming]]:
+    """Record the requests made in this context (and in tasks started from it) into the yielded list
+    (``into``, or a new one)."""
+    timings: list[RequestTiming] = [] if into is None else into
     token = _CURRENT.set(timings)
     try:
         yield timings

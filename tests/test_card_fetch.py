@@ -64,7 +64,9 @@ class ScriptedNet:
         await trio.sleep(delay)
         return {keys[0]: [self.cards[peer]]}
 
-    async def get_values(self, keys: list[str], *, ask: int, grace: float = 0.0) -> dict[str, list[bytes]]:
+    async def get_values(
+        self, keys: list[str], *, ask: int, grace: float = 0.0, on_value: Any = None
+    ) -> dict[str, list[bytes]]:
         self.lookups.append(keys)
         await trio.sleep(self.dht_delay)
         return {k: [self.dht[k]] for k in keys if k in self.dht}

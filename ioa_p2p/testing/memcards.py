@@ -181,10 +181,22 @@ class MemoryCardNet:
             return False
         return target.accept(key, value)
 
-    async def get_values(self, keys: list[str], *, ask: int, grace: float = 0.0) -> dict[str, list[bytes]]:
+    async def get_values(
+        self,
+        keys: list[str],
+        *,
+        ask: int,
+        grace: float = 0.0,
+        on_value: Callable[[str, bytes], None] | None = None,
+    ) -> dict[str, list[bytes]]:
         await trio.lowlevel.checkpoint()
         nets = [self, *self.reachable_nets()]
-        return {key: [n.values[key] for n in nets if key in n.values] for key in dict.fromkeys(keys)}
+        found = {key: [n.values[key] for n in nets if key in n.values] for key in dict.fromkeys(keys)}
+        if on_value is not None:
+            for key, values in found.items():
+                for value in values:
+                    on_value(key, value)
+        return found
 
     async def ask_values(
         self, requests: dict[PeerId, list[str]], *, per_peer: float

@@ -6,7 +6,10 @@
   publishing)
 - ``search.py``   :class:`CardSearch`: DHT lookups of provider records and card fetches (owner first)
 - ``pages.py``    bucket pages: our sketch published in them, and the find that searches them
-- ``fetching.py`` the card fetch of that find: owners first with an adaptive wait, an early end
+- ``fetching.py`` the card fetch of that find: owners first with an adaptive wait, an early end a grace
+  after the best answered
+- ``prefetch.py`` card fetches started while the pages arrive, held unapplied until the find's choice
+  (off by default: ``pages.PREFETCH``)
 - ``census.py``   the census of a small network: its publishers asked of the DHT (on join, as the
   network grows, every 5 min), the cards the directory lacks fetched; ``Discovery.directory_complete``
 - ``warm.py``     :func:`keep_matcher`: the matcher's models loaded when needed (``[discovery] warm``),

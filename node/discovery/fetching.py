@@ -2,8 +2,10 @@
 
 :func:`fetch_ranked` fetches the cards of candidates ranked best first (the page search's choice):
 
-1. every owner is asked for its own record at once, each answer verified and applied to the directory as
-   it arrives (:meth:`CardSearch.store_fetched`), its round trip fed to the search's
+1. every owner is asked for its own record at once (or, when a
+   :class:`~ioa_p2p.node.discovery.prefetch.Prefetch` asked it while the pages arrived, its answer is
+   taken from there), each answer verified and applied to the directory as it arrives
+   (:meth:`CardSearch.store_fetched`), its round trip fed to the search's
    :class:`~ioa_p2p.dht.rtt.RoundTrips`;
 2. once the best ``settle`` candidates have all answered (the others rank below them by sketch;
    :func:`~ioa_p2p.dht.sketchscore.settle_count`) the others get a grace (:data:`FETCH_GRACE` of the time
@@ -25,6 +27,7 @@ import trio
 from ioa_p2p.dht.lookup import grace_after_covered
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.identity import PeerId
+from ioa_p2p.node.discovery.prefetch import Prefetch
 from ioa_p2p.node.discovery.search import DIRECT_TIMEOUT, CardSearch
 
 #: An owner's own answer is awaited this long at most (it still counts while the DHT lookup runs).
@@ -34,7 +37,9 @@ OWNER_LIMIT = 2 * DIRECT_TIMEOUT
 FETCH_GRACE = 0.25
 
 
-async def fetch_ranked(search: CardSearch, peers: list[PeerId], *, settle: int) -> dict[str, Any]:
+async def fetch_ranked(
+    search: CardSearch, peers: list[PeerId], *, settle: int, prefetch: Prefetch | None = None
+) -> dict[str, Any]:
     """Fetch the cards of ``peers`` (best first; see the module docstring). Returns what it did:
     ``owners`` (answered by their owner), ``from_dht``, ``early`` (ended early), ``wait_s``."""
     if not peers:
@@ -55,10 +60,14 @@ async def fetch_ranked(search: CardSearch, peers: list[PeerId], *, settle: int) 
 
     async def ask_owner(peer: PeerId) -> None:
         started = trio.current_time()
-        own = await search.net.ask_values({peer: [card_key(peer)]}, per_peer=OWNER_LIMIT)
+        if prefetch is not None and prefetch.has(peer):  # asked while the pages arrived: its answer
+            own, rtt = await prefetch.wait_answer(peer) or ({}, 0.0)
+        else:
+            own = await search.net.ask_values({peer: [card_key(peer)]}, per_peer=OWNER_LIMIT)
+            rtt = trio.current_time() - started
         ok = search.store_fetched([peer], own, confirms=True)[1]
         if ok:
-            search.round_trips.sample(trio.current_time() - started)
+            search.round_trips.sample(rtt)
             result["owners"] += 1
             got(ok)
 

@@ -51,6 +51,7 @@ from ioa_p2p.dht.timing import summarize as summarize_timings
 from ioa_p2p.errors import InvalidCard, InvalidMessage, InvalidPeerId, UsageError
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.discovery.fetching import fetch_ranked
+from ioa_p2p.node.discovery.prefetch import Prefetch
 from ioa_p2p.node.discovery.search import CardSearch
 
 log = logging.getLogger("ioa_p2p.discovery")
@@ -61,6 +62,12 @@ ROUNDS_SHARE = 0.6
 #: (:func:`~ioa_p2p.dht.lookup.grace_after_covered`), not for the slowest storing peer it asked: every
 #: copy of a page merges the same puts, and a find's listing waited for the slowest of ~30 busy peers.
 LISTING_GRACE = 0.25
+#: Owner fetches of the best candidates start while the seed round's pages arrive
+#: (:mod:`~ioa_p2p.node.discovery.prefetch`). Off: measured at N = 50 processes on the 2-core box
+#: (``bench_find.py --ab all``, load 32), the ~40 early owner requests competed with the page answers
+#: for the same CPUs and a find took longer (p50 2.1 s against 1.2 s): it pays only where answers wait
+#: on the network, not on busy CPUs.
+PREFETCH = False
 
 
 class PagePublisher:
@@ -143,23 +150,35 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
     listing = pages.listing
     rounds = 0
     cpu_started = time.process_time()
-    with collect_timings() as listed, trio.move_on_after(ROUNDS_SHARE * settings.find_timeout):
-        cells = pages.start()
-        while cells:
-            keys = {page_key(c, search.forest.model_id, search.forest.dim): c for c in cells}
-            found = await net.get_values(list(keys), ask=settings.ask, grace=LISTING_GRACE)
-            now = search.now_ms()
-            for key, cell in keys.items():
-                pages.offer(cell.key, read_copies(found.get(key, []), now))
-            rounds += 1
-            cells = pages.next_cells()
-    listed_at, cpu_listed = trio.current_time(), time.process_time()
-    count = fetch_count(scorer, pages.best(settings.page_fetch, exclude=[search.me]), settings.page_fetch, k)
-    chosen = _verified_best(pages, count, search, _priors(search))
-    wanted = [s.peer_id for s in chosen if search.needs_fetch(s.peer_id, s.version)]
-    chosen_at, cpu_chosen = trio.current_time(), time.process_time()
-    with collect_timings() as fetched:
-        fetch = await fetch_ranked(search, wanted, settle=settle_count(len(wanted), k))
+    prefetch: Prefetch | None = None
+    async with trio.open_nursery() as prefetching:  # the prefetch's owner requests: ended with the find
+        with collect_timings() as listed, trio.move_on_after(ROUNDS_SHARE * settings.find_timeout):
+            cells = pages.start()
+            while cells:
+                keys = {page_key(c, search.forest.model_id, search.forest.dim): c for c in cells}
+                if PREFETCH and rounds == 0:  # the seed round: the fetch overlaps the listing
+                    prefetch = Prefetch(
+                        search, prefetching, scorer, limit=settings.page_fetch, keys=len(keys)
+                    )
+                on_value = prefetch.on_value if prefetch is not None and rounds == 0 else None
+                found = await net.get_values(
+                    list(keys), ask=settings.ask, grace=LISTING_GRACE, on_value=on_value
+                )
+                now = search.now_ms()
+                for key, cell in keys.items():
+                    pages.offer(cell.key, read_copies(found.get(key, []), now))
+                rounds += 1
+                cells = pages.next_cells()
+        listed_at, cpu_listed = trio.current_time(), time.process_time()
+        count = fetch_count(
+            scorer, pages.best(settings.page_fetch, exclude=[search.me]), settings.page_fetch, k
+        )
+        chosen = _verified_best(pages, count, search, _priors(search))
+        wanted = [s.peer_id for s in chosen if search.needs_fetch(s.peer_id, s.version)]
+        chosen_at, cpu_chosen = trio.current_time(), time.process_time()
+        with collect_timings() as fetched:
+            fetch = await fetch_ranked(search, wanted, settle=settle_count(len(wanted), k), prefetch=prefetch)
+        prefetching.cancel_scope.cancel()
     fetched_at = trio.current_time()
     _check_sketches(search, chosen)
     return {
@@ -176,6 +195,7 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
         "listing_t": summarize_timings(listed, started, listed_at, cpu_listed - cpu_started),
         "choose_s": chosen_at - listed_at,
         "fetch_t": summarize_timings(fetched, chosen_at, fetched_at, time.process_time() - cpu_chosen),
+        **({} if prefetch is None else prefetch.status(chosen_at)),
         **fetch,
     }
 
@@ -272,4 +292,4 @@ def _check_sketches(search: CardSearch, chosen: list[SignedSketch]) -> None:
             log.info("the sketch of %s does not match its card (version %d)", sketch.peer_id, sketch.version)
 
 
-__all__ = ["LISTING_GRACE", "ROUNDS_SHARE", "PagePublisher", "rest_of", "search_pages"]
+__all__ = ["LISTING_GRACE", "PREFETCH", "ROUNDS_SHARE", "PagePublisher", "rest_of", "search_pages"]

@@ -54,8 +54,15 @@ class Libp2pCardNet:
     async def put_value(self, key: str, value: bytes) -> bool:
         return await kad.put_value(self.dht, key, value)
 
-    async def get_values(self, keys: list[str], *, ask: int, grace: float = 0.0) -> dict[str, list[bytes]]:
-        return await kad.get_values_many(self.dht, keys, ask=ask, grace=grace)
+    async def get_values(
+        self,
+        keys: list[str],
+        *,
+        ask: int,
+        grace: float = 0.0,
+        on_value: Callable[[str, bytes], None] | None = None,
+    ) -> dict[str, list[bytes]]:
+        return await kad.get_values_many(self.dht, keys, ask=ask, grace=grace, on_value=on_value)
 
     async def put_pages(self, keys: list[str], value: bytes, *, ask: int) -> int:
         return await kad.put_many(self.dht, keys, value, ask=ask)

@@ -138,13 +138,34 @@ async def get_providers_many(
 
 
 async def get_values_many(
-    dht: Any, keys: list[str], *, ask: int = DEFAULT_ASK, grace: float = 0.0
+    dht: Any,
+    keys: list[str],
+    *,
+    ask: int = DEFAULT_ASK,
+    grace: float = 0.0,
+    on_value: Callable[[str, bytes], None] | None = None,
 ) -> dict[str, list[bytes]]:
     """Every value stored under each key by the closest peers we reach, plus our own copy (unvalidated);
-    ``grace`` > 0: ends that share of its time after every key has a value (:func:`run_lookup`)."""
+    ``grace`` > 0: ends that share of its time after every key has a value (:func:`run_lookup`);
+    ``on_value(key, value)`` sees each value as its answer arrives (our own copy first)."""
     encoded = {key.encode("utf-8"): key for key in keys}
     lookup = Lookup(encoded, known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=ask)
-    await run_lookup(dht, lookup, VALUE, grace=grace)
+    passed: dict[bytes, int] = {}  # values of each key already handed to on_value
+
+    def answer(key: bytes) -> None:
+        if on_value is None:
+            return
+        values = lookup.values(key)
+        for value in values[passed.get(key, 0) :]:
+            on_value(encoded[key], value)
+        passed[key] = len(values)
+
+    if on_value is not None:
+        for key_bytes, key in encoded.items():
+            record = dht.value_store.get(key_bytes)
+            if record is not None and record.value:
+                on_value(key, bytes(record.value))
+    await run_lookup(dht, lookup, VALUE, answer if on_value is not None else None, grace=grace)
     out: dict[str, list[bytes]] = {}
     for key_bytes, key in encoded.items():
         values = out[key] = lookup.values(key_bytes)
