@@ -109,6 +109,9 @@ class AnswerType:
         return self.kind in ("duration", "amount", "count", "number")
 
 
+_IN_TIME_UNIT = re.compile(r"\(?\b(?:in|into) (?:seconds|minutes|hours|days|weeks)\)?\W*$", re.I)
+
+
 def answer_type(question: str) -> AnswerType:
     """The answer type of ``question`` (see the module docstring)."""
     q = " ".join(question.lower().split())
@@ -166,6 +169,8 @@ def answer_type(question: str) -> AnswerType:
         return AnswerType("passage")
     if _WHAT_IT_COSTS.search(q):  # "what will she pay?", "what will the room hire come to?"
         return AnswerType("amount", MONEY_UNITS, per)
+    if _IN_TIME_UNIT.search(q):  # "the half-way cut-off (in minutes)": a duration, in whatever unit
+        return AnswerType("duration", TIME_UNITS, per)
     units = attribute_units(_LEFT_OUT.sub(" ", q))  # "..., leaving out VAT": no VAT rate is asked
     much = re.search(r"\bhow much (\w+)", q)
     substance = much is not None and much.group(1) not in _NOT_SUBSTANCE  # "how much sugar": a quantity

@@ -20,8 +20,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ioa_p2p.planning.allowance import allowance_expression
 from ioa_p2p.planning.anchored import EXEMPT, anchored_expression
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
+from ioa_p2p.planning.banded import banded_expression
 from ioa_p2p.planning.clock import CLOCK, asks_time, clock_expression, clock_times, durations
 from ioa_p2p.planning.compared import compared_expression, timetable_duration
 from ioa_p2p.planning.doc_facts import (
@@ -133,10 +135,12 @@ def _derive(question: str, found: Value | None) -> tuple[str, str] | Missing | N
         compared_expression(question, found.records)
         or timetable_duration(question, found.records)
         or counted_expression(question, found.records)
+        or allowance_expression(question, found)  # "250 km per day included; each further km costs ..."
         or preferred(anchored_expression(question, found), ruled_expression(question, found.records), found)
     )
+    typed = banded_expression(question, found, typed) or typed  # a percentage by the band of a quantity
     if typed is not None and _computes(typed[0]) and not _lookup_answers(question, typed, found):
-        return typed  # the document's own typed rules (ruled.py, compared.py)
+        return _with_fees(typed, found)  # the document's own typed rules (ruled.py, compared.py)
     facts: list[Quantity] = []
     for text in found.evidence:  # never a fact about another item than the question's (planning/missing.py)
         facts += [
@@ -168,7 +172,33 @@ def _derive(question: str, found: Value | None) -> tuple[str, str] | Missing | N
     scale = convert(best_unit, named[0]) if len(named) == 1 and best_unit != named[0] else None
     if scale is not None:  # "how many litres": in the unit the question names, not the documents'
         return _scaled(best.expr if " " not in best.expr else f"({best.expr})", scale), named[0]
-    return best.expr, best_unit
+    return _with_fees((best.expr, best_unit), found)
+
+
+_PLUS_FEE = re.compile(
+    r"(?:EUR|USD|GBP|CHF|€|\$|£)?\s*(\d+(?:\.\d+)?)\s*(?:per|a|an|for each)\s+[a-z²³]+\s+plus\s+(?:an?\s+)?"
+    r"(?:[a-z-]+\s+){0,3}?(?:fee|charge|surcharge)?\s*(?:of\s+)?(?:EUR|USD|GBP|CHF|€|\$|£)\s*(\d+(?:\.\d+)?)"
+    r"(?![\d.]*\s*(?:per|a|an|each)\s)",
+    re.I,
+)
+
+
+def _with_fees(derived: tuple[str, str], found: Value) -> tuple[str, str]:
+    """A charge with the fixed amounts its rates bring in their own clause ("EUR 2.40 per litre plus a
+    refuelling service fee of EUR 15.00"): each such fee added once when the rate is an operand and the
+    fee is not already."""
+    expr, unit = derived
+    if not _money(unit):
+        return derived
+    texts = [r.text for r in found.records.records] if found.records is not None else list(found.evidence)
+    numbers = set(re.findall(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])", expr))
+    fees: list[str] = []
+    for text in texts:
+        for m in _PLUS_FEE.finditer(text):
+            rate, fee = format_number(float(m.group(1))), format_number(float(m.group(2)))
+            if rate in numbers and fee not in numbers and fee not in fees:
+                fees.append(fee)
+    return (expr + "".join(f" + {f}" for f in fees), unit) if fees else derived
 
 
 def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
@@ -180,10 +210,15 @@ def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
     compared = compared_expression(question, found.records)
     if compared is not None and _computes(compared[0]):
         return compared
+    allowed = allowance_expression(question, found)  # the units beyond an allowance, at their rate
+    if allowed is not None:
+        return allowed
     ruled = (
         ruled_expression(question, found.records, found.terms, found.number) if found.kind == NUMBER else None
     )
-    return preferred(anchored_expression(question, found), ruled, found)
+    charge = preferred(anchored_expression(question, found), ruled, found)
+    banded = banded_expression(question, found, charge)  # a percentage by the band of a quantity
+    return banded or (_with_fees(charge, found) if charge is not None else None)
 
 
 def preferred(

@@ -54,8 +54,8 @@ _PER_CONTAINER = (
     r"(?:per|each|every|one|a|an|single)\s+(?:[a-z]+\s+)?{}\b|\b{}\s+(?:fills|makes|holds|seats|serves)"
 )
 _DIFFERENCE = re.compile(
-    r"\b(?:difference|differ|gap|by how much|how many (?:more|fewer|less)|how much (?:more|less|longer|"
-    r"shorter|higher|lower|cheaper|dearer|bigger|smaller|heavier|lighter|greater)"
+    r"\b(?:difference|differ|gap|by how much|how (?:many|much)(?: [\w²³/-]+)? (?:more|fewer|less|longer|"
+    r"shorter|higher|lower|cheaper|dearer|bigger|smaller|heavier|lighter|greater|larger|faster|slower)"
     r"|subtract (?:them|one from the other))\b",
     re.I,
 )
@@ -112,6 +112,8 @@ def names_new_thing(clause: str, before: list[PlanStep]) -> bool:
         ):
             continue  # a sentence's first word ("Work out ..."), unless a name of several words starts there
         word = m.group(1).rstrip("'s").lower()
+        if re.search(r"\bhow (?:many|much)\s+$", clause[: m.start()], re.I):
+            continue  # "how many GB more": the unit asked for, not a name
         if word in _NOT_NEW or len(word) < 2:
             continue
         if word not in known:

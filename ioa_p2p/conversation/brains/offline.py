@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ioa_p2p.conversation import messages as cm
-from ioa_p2p.conversation.brains.base import OFFLINE_SUFFIX, MemberInfo, handles, team_for
+from ioa_p2p.conversation.brains.base import OFFLINE_LABEL, OFFLINE_SUFFIX, MemberInfo, handles, team_for
 from ioa_p2p.conversation.messages import TaskAssignment
 from ioa_p2p.conversation.plan import SharedStep, clip_steps
 from ioa_p2p.conversation.types import ConversationView, Speak, TaskStatus, TaskView, TurnDraft
@@ -54,7 +54,7 @@ from ioa_p2p.planning.refusal import refusal
 from ioa_p2p.planning.routing import Candidate, able, rank_members
 from ioa_p2p.planning.values import Value
 
-LABEL = "offline planner"
+LABEL = OFFLINE_LABEL
 PREFIX = "[offline planner] "
 
 
