@@ -237,3 +237,17 @@ def test_the_goal_benches_count_refusals_apart_from_wrong_answers() -> None:
     right = {"conclusion": "The answer is EUR 135.", "answer": "The answer is EUR 135.", "steps": []}
     got = [scoring.score_result(expected, r)["miss"] for r in (refused, wrong, failed, right)]
     assert got == [scoring.REFUSED, scoring.WRONG, scoring.NO_ANSWER, ""]
+
+
+def test_a_comma_separated_table_is_read_as_rows_never_as_one_sentence() -> None:
+    text = (
+        "# Stock at close of business\n"
+        "sku,description,qty_on_hand,unit_cost_eur\n"
+        "KT-01,Cable ties 200 mm (pack of 100),340,2.15\n"
+        "KT-02,Masking tape 50 m,95,3.40\n"
+    )
+    records = read_document("stock.csv", text).records
+    rows = [r for r in records if r.kind == "row"]
+    assert [r.line for r in rows] == [3, 4], records
+    assert dict(rows[0].cells)["unit cost (eur)"] == "2.15" and dict(rows[1].cells)["sku"] == "KT-02"
+    assert not [r for r in records if "qty_on_hand" in r.text]  # the header is no sentence with amounts

@@ -34,7 +34,7 @@ def table_at(lines: Sequence[str], i: int) -> Table | None:
         if len(rows) >= 2:
             return rows[0][1], rows[1:], j - i
         return None
-    return _aligned_table(lines, i) or _csv_table(lines, i)
+    return _aligned_table(lines, i) or csv_table_at(lines, i)
 
 
 _BORDER = re.compile(r"^\s*[=\-]{3,}(?:\s+(?:[=\-]{2,}|\|))*\s*$")
@@ -122,7 +122,7 @@ MAX_CSV_ROWS = 500
 MAX_CSV_NAME = 40
 
 
-def _csv_table(lines: Sequence[str], i: int) -> Table | None:
+def csv_table_at(lines: Sequence[str], i: int) -> Table | None:
     """A comma-separated table at line i: a header of short names (no figures), then rows with as many
     fields; None when the lines are prose with commas."""
     line = lines[i]
@@ -164,4 +164,4 @@ def _fields(line: str) -> list[str] | None:
         return None
 
 
-__all__ = ["Table", "table_at"]
+__all__ = ["Table", "csv_table_at", "table_at"]

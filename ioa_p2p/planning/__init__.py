@@ -64,6 +64,10 @@
 - ``units.py``    units as values: conversions between units of one kind, rates
 - ``structured.py`` values from adapters' structured results (the field asked for, never a rendering)
 - ``routing.py``  which members can do a step (abilities first, wording second)
+- ``missing.py``  :class:`Missing`: a value a step needs and nobody gave (what, unit, why); when a value
+  looked up applies to none of the request's quantities; item codes that tell another item's passage
+- ``refusal.py``  steps refused before they are assigned, the missing value named (status ``missing``,
+  exit 3), never guessed
 - ``compose.py``  task texts with values bound, result values, the concluding answer
 """
 

@@ -38,7 +38,7 @@ from ioa_p2p.planning.missing import Missing, names_another, unapplied
 from ioa_p2p.planning.ruled import asks_money, counted_expression, ruled_expression
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import factor, unit_phrase
-from ioa_p2p.planning.values import ALIASES, NUMBER, Value, exact, format_number
+from ioa_p2p.planning.values import ALIASES, NUMBER, Value, exact, format_number, is_money
 
 Used = frozenset[tuple[str, object]]  # the facts ("f", source) and request quantities ("g", i) a chain uses
 MAX_DEPTH = 5
@@ -358,8 +358,8 @@ def _wants(question: str, facts: list[Quantity], found: Value) -> list[str]:
     """The units (or things) the question asks for, in the units the documents use for them."""
     asked = answer_type(question)
     wanted: list[str] = []
-    if asked.kind == "amount":
-        wanted = list(MONEY_UNITS)
+    if asked.kind == "amount":  # and the currencies the documents state amounts in (CHF, GBP ...)
+        wanted = list(dict.fromkeys([*MONEY_UNITS, *(f.unit for f in facts if is_money(f.unit))]))
     elif [u for u in asked.units if u]:
         wanted = [u for u in asked.units if u]
     else:
