@@ -344,7 +344,7 @@ async def open_node(
                             node,
                             stack,
                             node.services,
-                            card_net=net.card_net(faults),
+                            card_net=net.card_net(faults, cohosted),
                             relay_net=net.relay_net(),
                         )
                         _hint_card_addrs(node)

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from ioa_p2p.planning.expr import normalise
-from ioa_p2p.planning.values import ALIASES, numbers_in
+from ioa_p2p.planning.values import ALIASES, CURRENCIES, numbers_in
 
 #: A request to look something up ("find ...", "tell me ...").
 LOOKUP_VERB = re.compile(
@@ -53,7 +53,7 @@ ARITH_WORD = re.compile(
 )
 
 TIME_UNITS = ("s", "min", "h", "days", "weeks", "months", "years")
-MONEY_UNITS = ("EUR", "USD")
+MONEY_UNITS = CURRENCIES  # every ISO currency, the euro first (planning/values.py)
 #: attribute words -> the units a value of that attribute is given in
 ATTRIBUTE_UNITS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("weight", "weigh", "weighs", "heavy", "heavier", "mass"), ("kg", "g", "lb")),

@@ -39,7 +39,7 @@ from ioa_p2p.planning.shares import (
 )
 from ioa_p2p.planning.types import CALC, CODE, LOOKUP, PlanStep
 from ioa_p2p.planning.units import DIMENSIONS, unit_phrase
-from ioa_p2p.planning.values import ALIASES, numbers_in
+from ioa_p2p.planning.values import ALIASES, exact, is_money, numbers_in
 
 _HOW_MANY = re.compile(r"\bhow many (?:\d+(?:\.\d+)?\s*[a-z]+\s+)?([a-z]+)", re.I)
 #: "each table seats 8", "every pot makes 12", "8 per table", "tables of 8", "8 to a table"
@@ -186,7 +186,7 @@ def _over_duration(
     per = _TIME_UNIT[(m.group(1) or m.group(2)).lower()]
     seconds = DIMENSIONS["time"]
     amount = times[0].number * seconds[times[0].unit] / seconds[per]
-    return PlanStep(index, CALC, clause, f"(v{source} * {amount:.12g})", (source,))
+    return PlanStep(index, CALC, clause, f"(v{source} * {exact(amount, 12)})", (source,))
 
 
 def _bought_for(index: int, clause: str, before: list[PlanStep], source: PlanStep | None) -> PlanStep | None:
@@ -194,7 +194,7 @@ def _bought_for(index: int, clause: str, before: list[PlanStep], source: PlanSte
     asked = _HOW_MANY.search(clause)
     if source is None or asked is None:
         return None
-    money = [n for n in numbers_in(digits(clause)) if n.unit in ("EUR", "USD", "GBP")]
+    money = [n for n in numbers_in(digits(clause)) if is_money(n.unit) and n.unit != "cent"]
     per = re.search(r"\bper ([a-z]+)", source.text, re.I)
     if len(money) != 1 or per is None:
         return None
