@@ -91,7 +91,7 @@ def answer(
             bonus += 0.1  # a table cell at the row and the column the question names: the figure itself
         if per_quantity is not None and per_quantity.search(fact.text + " " + fact.context.split("\0")[0]):
             bonus += 0.15
-        if entity and not fact.cells and _key_names(fact, entity):
+        if entity and _key_names(fact, entity):
             bonus += 0.3  # "the first day of the autumn half term": the line keyed "Half term: ..."
         if kind == "passage" and fact.kind != "heading":
             bonus += _about(fact, scorer)
@@ -144,10 +144,12 @@ _OF_ENTITY = re.compile(r"\bof (?:the |an? )?([\w' -]+?)(?= at | in | for | from
 
 
 def _key_names(fact: Fact, entity: set[str]) -> bool:
-    """A ``key: value`` line whose key is the thing the question asks about ("Half term: Monday 26 ...")."""
+    """A ``key: value`` line or a table row whose key (its first cell) is the thing the question asks
+    about ("Half term: Monday 26 ...")."""
     text = fact.text.split("\0")[0]
     colon = text.find(":")
-    key = {t for t in terms(text[:colon]) if not t.isdigit()} if 0 < colon <= 60 else set()
+    key_text = fact.cells[0][1] if fact.cells else text[:colon] if 0 < colon <= 60 else ""
+    key = {t for t in terms(key_text) if not t.isdigit()}
     return bool(key) and key <= entity
 
 
