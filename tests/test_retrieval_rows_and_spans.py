@@ -217,3 +217,27 @@ async def test_why_answers_with_the_purpose_of_the_rule_named(tmp_path: Path) ->
         assert result.ok, (result.text, question)
         text = str(result.data["value"]["text"])
         assert "smoke does not reach the school playground" in text and "Ash" not in text, question
+
+
+TERMS = """# Elmcroft School: term dates 2027
+
+## Spring term 2027
+
+- First day for pupils: Tuesday 5 January 2027.
+- Half term: Monday 15 February to Friday 19 February 2027 (pupils return on Monday 22 February).
+- Last day of term: Thursday 25 March 2027.
+"""
+
+
+async def test_the_line_keyed_by_the_thing_asked_and_a_range_start(tmp_path: Path) -> None:
+    docs = tmp_path / "terms"
+    docs.mkdir(exist_ok=True)
+    (docs / "terms.md").write_text(TERMS)
+    for question, day in (
+        ("Look up the first day of the spring half term 2027 at Elmcroft School", "2027-02-15"),
+        ("When is the first day of the half term at Elmcroft in spring 2027?", "2027-02-15"),
+        ("What is the first day for pupils in the Elmcroft spring term 2027?", "2027-01-05"),
+    ):
+        result = await ask(hashing_adapter(docs), question)
+        assert result.ok, (result.text, question)
+        assert result.data["value"]["date"] == day, question

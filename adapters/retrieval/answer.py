@@ -91,6 +91,8 @@ def answer(
             bonus += 0.1  # a table cell at the row and the column the question names: the figure itself
         if per_quantity is not None and per_quantity.search(fact.text + " " + fact.context.split("\0")[0]):
             bonus += 0.15
+        if entity and _key_names(fact, entity):
+            bonus += 0.3  # "the first day of the autumn half term": the line keyed "Half term: ..."
         if kind == "passage" and fact.kind != "heading":
             bonus += _about(fact, scorer)
         about = kind == "reason" and confidence(fact) >= 0.5 * top  # (a cause of another thing is none)
@@ -101,6 +103,8 @@ def answer(
         return confidence(fact) * weights.get(fact.path.rpartition("/")[0], 1.0) + bonus
 
     top = max((confidence(f) for f in facts), default=0.0) if kind == "reason" else 0.0
+    of = _OF_ENTITY.search(question)
+    entity = {t for t in terms(of.group(1)) if not t.isdigit()} if of else set()
     everything = sorted(facts, key=lambda f: -rank(f))
     if kind == "passage":  # "how is X done": the section about X answers from where it opens
         openings = _openings(facts)
@@ -133,6 +137,20 @@ def answer(
     if kind in ("number", "reason", "name") and not expected:  # nothing of that kind: the best passage may
         return answer(question, facts, expected="passage", scope=scope)
     return None
+
+
+#: "the first day of the autumn half term at X": what the question asks about (its attribute comes before)
+_OF_ENTITY = re.compile(r"\bof (?:the |an? )?([\w' -]+?)(?= at | in | for | from |[,?.;:(]|$)", re.I)
+
+
+def _key_names(fact: Fact, entity: set[str]) -> bool:
+    """A ``key: value`` line or a table row whose key (its first cell) is the thing the question asks
+    about ("Half term: Monday 26 ...")."""
+    text = fact.text.split("\0")[0]
+    colon = text.find(":")
+    key_text = fact.cells[0][1] if fact.cells else text[:colon] if 0 < colon <= 60 else ""
+    key = {t for t in terms(key_text) if not t.isdigit()}
+    return bool(key) and key <= entity
 
 
 def _about(fact: Fact, scorer: Scorer) -> float:

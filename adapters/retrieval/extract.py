@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from datetime import date
 
 from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, quantities, stem, terms
 from ioa_p2p.adapters.retrieval.number_span import closest, number_value
@@ -24,7 +25,7 @@ from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
 from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.units import unit_in_header
-from ioa_p2p.planning.values import ALIASES, Value, dates_in, numbers_in
+from ioa_p2p.planning.values import ALIASES, MONTHS, Value, dates_in, numbers_in
 
 _AGGREGATE = re.compile(r"\b(both|all|each|every|across|combined)\b", re.I)
 _NAME = re.compile(r"\b([A-Z][a-zà-ÿ'-]+(?:\s+[A-Z][a-zà-ÿ'-]+){1,2})\b")
@@ -136,7 +137,8 @@ def units_wanted(question: str) -> tuple[str, ...]:
 
 def _date_value(kind: str, fact: Fact, scorer: Scorer, facts: Sequence[Fact]) -> Value | None:
     text = fact.text.split("\0")[0]  # a table row's own cells: a date in its header is the column's, not its
-    found = of_named_year(scorer.question, dates_in(text))  # "the marathon in 2027": not 2026's race
+    found = of_named_year(scorer.question, range_starts(text) + dates_in(text))  # "the race in 2027"
+    found = sorted(found, key=lambda d: d[0])
     if not found:
         return None
     if kind == "dates":
@@ -145,6 +147,25 @@ def _date_value(kind: str, fact: Fact, scorer: Scorer, facts: Sequence[Fact]) ->
         return Value.of_list(tuple(Value.of_date(d) for d in days))
     start, end, day = closest(list(found), text, scorer)
     return Value.of_date(day, text[start:end])
+
+
+_RANGE_START = re.compile(
+    r"\b(?P<d>\d{1,2})(?:st|nd|rd|th)? (?P<mn>[A-Za-z]{3,9})\.?\s*(?:-|–|to|until)\s*"
+    r"(?:[A-Za-z]+,? )?\d{1,2}(?:st|nd|rd|th)? [A-Za-z]{3,9}\.?,? (?P<y>\d{4})\b"
+)
+
+
+def range_starts(text: str) -> list[tuple[int, int, date]]:
+    """ "Monday 26 October to Friday 30 October 2026": the range's first day takes the year its last
+    states (2026-10-26), as :func:`~ioa_p2p.planning.values.dates_in` reads only full dates."""
+    out = []
+    for m in _RANGE_START.finditer(text):
+        month = MONTHS.get(m.group("mn").lower().rstrip("."), 0)
+        try:
+            out.append((m.start(), m.end("mn"), date(int(m.group("y")), month, int(m.group("d")))))
+        except ValueError:
+            continue
+    return out
 
 
 def _time_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
