@@ -18,6 +18,9 @@ Modes:
 - ``dht``: gossip off on every node, and the asking node's directory emptied before every query (cold): the
   answer comes only from the DHT: bucket pages (the sketches they list) and card records (``--pages on``,
   the default), or LSH provider records and card records (``--pages off``).
+- ``dht-warm``: gossip off, the directory emptied before the first query only: a node that keeps the cards
+  its earlier finds fetched (the directory is a find's card cache, by version: a card held fresh is not
+  fetched again unless a page's sketch names a newer version), as a node without gossip runs.
 - ``gossip``: the default configuration (gossip + DHT); queries start once the asking node's directory is
   complete (or after the settle time).
 
@@ -226,7 +229,7 @@ async def measure(
             cpu0, wall0, own0 = cpu_seconds(net.pids), time.monotonic(), cpu_seconds([os.getpid()])
         for q in range(n_queries):
             goal = goals[q % len(goals)]
-            if mode == "dht":
+            if mode == "dht" or (mode == "dht-warm" and q == 0):
                 for entry in list(net.service.directory):
                     if entry.card.peer_id != me:
                         net.service.directory.remove(entry.card.peer_id)
@@ -289,6 +292,10 @@ async def measure(
                     "passes",
                 )
             },
+            # each step's split (dht/timing.py), median over the finds: wall, our backlog, the remotes'
+            # answers, the tail spent waiting for the slowest peer needed
+            "steps": {step: _step_medians(phases, step) for step in ("listing_t", "fetch_t")},
+            "choose_s": round(statistics.median(_numbers(phases, "choose_s") or [0.0]), 3),
             "dht_timeouts": sum(bool(p.get("dht_timeout")) for p in phases),
             # finds that ranked the directory alone (it was provably complete: dht/census.py)
             "dht_skipped": sum(bool(p.get("dht_skipped")) for p in phases),
@@ -334,6 +341,13 @@ def _numbers(phases: list[dict[str, Any]], key: str) -> list[float]:
     records keeps its page search's account as a dict under ``pages``)."""
     values = [p.get(key) for p in phases]
     return [float(v) for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+
+
+def _step_medians(phases: list[dict[str, Any]], step: str) -> dict[str, float]:
+    """The median over the finds of each figure of one step's timing summary (``last_find[step]``)."""
+    steps = [p[step] for p in phases if isinstance(p.get(step), dict)]
+    keys = sorted({key for s in steps for key in s})
+    return {key: round(statistics.median(float(s.get(key, 0.0)) for s in steps), 3) for key in keys}
 
 
 def _rounded(value: Any) -> Any:

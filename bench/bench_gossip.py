@@ -13,17 +13,62 @@ deliveries that never came within 30 s.
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import random
 import sys
+import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import trio
-from bench_find import open_bench_nodes, run_one, wait_all_cards
+from bench_find import agent_config, run_one
+from find_world import agents_and_goals
+
+from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.identity import Identity
+from ioa_p2p.node import open_node
 
 DELIVERY_LIMIT = 30.0
+#: Seconds to wait for every directory to hold every card before the rounds start.
+SPREAD_LIMIT = 120.0
+
+
+@asynccontextmanager
+async def open_gossip_nodes(n: int, root: Path) -> AsyncIterator[list[tuple[Any, Any]]]:
+    """``n`` in-process nodes with the gossip directory only (no DHT), all bootstrapping from the first;
+    yields (node, discovery service) pairs once every node has its own card."""
+    agents, _ = agents_and_goals(n)
+    peers: list[tuple[Any, Any]] = []
+    async with AsyncExitStack() as stack:
+        for i, (name, description) in enumerate(agents):
+            bootstrap = (peers[0][0].listen_addrs()[0],) if peers else ()
+            config = NodeConfig(
+                home=root / f"n{i}",
+                bootstrap=bootstrap,
+                bootstrap_backoff=0.2,
+                raw=agent_config(name, description, {"dht": False}),
+            )
+            node = await stack.enter_async_context(
+                open_node(config, identity=Identity.generate(), write_info=False, control_api=False)
+            )
+            peers.append((node, node.services.discovery))
+        for _, service in peers:
+            await service.card_ready.wait()
+        yield peers
+
+
+async def wait_all_cards(peers: list[tuple[Any, Any]], n: int) -> int:
+    """Until every directory holds all n cards, at most SPREAD_LIMIT seconds; returns the cards held."""
+    with trio.move_on_after(SPREAD_LIMIT):
+        while any(len(s.directory) < n for _, s in peers):  # noqa: ASYNC110 (no event per card)
+            await trio.sleep(0.2)
+    return sum(len(s.directory) for _, s in peers)
 
 
 async def one_round(peers: list[tuple[object, object]], rng: random.Random) -> list[float] | None:
@@ -49,7 +94,12 @@ def progress(text: str) -> None:
 
 async def measure(n: int, rounds: int, settle: float) -> None:
     """Measure one network size and print its row (before the nodes are torn down)."""
-    async with open_bench_nodes(n, {"dht": False}) as peers:
+    with tempfile.TemporaryDirectory(prefix="ioa-bench-gossip-") as root:
+        await measure_in(n, rounds, settle, Path(root))
+
+
+async def measure_in(n: int, rounds: int, settle: float, root: Path) -> None:
+    async with open_gossip_nodes(n, root) as peers:
         started = time.monotonic()
         await wait_all_cards(peers, n)
         progress(
@@ -69,11 +119,30 @@ async def measure(n: int, rounds: int, settle: float) -> None:
             halves.append(arrivals[len(arrivals) // 2])
             alls.append(arrivals[-1])
             await trio.sleep(1.5)  # above the receivers' per-publisher flood guard
-        print(
-            f"{n:>3} {np.percentile(firsts, 50):>10.1f} {np.percentile(halves, 50):>9.1f} "
-            f"{np.percentile(alls, 50):>8.1f} {np.percentile(alls, 95):>8.1f} {lost:>5}",
-            flush=True,
-        )
+        row = {
+            "n": n,
+            "first_p50": float(np.percentile(firsts, 50)) if firsts else None,
+            "half_p50": float(np.percentile(halves, 50)) if halves else None,
+            "all_p50": float(np.percentile(alls, 50)) if alls else None,
+            "all_p95": float(np.percentile(alls, 95)) if alls else None,
+            "lost": lost,
+        }
+        print(json.dumps(row), flush=True)  # read by run_one in the parent process
+
+
+def describe(row: dict[str, Any] | None, n: str) -> str:
+    if row is None:
+        return f"{n:>3} failed (see the messages above)"
+    cells = [
+        f"{row[k]:.1f}" if row[k] is not None else "-"
+        for k in ("first_p50", "half_p50", "all_p50", "all_p95")
+    ]
+    widths = (10, 9, 8, 8)
+    return (
+        f"{row['n']:>3} "
+        + " ".join(c.rjust(w) for c, w in zip(cells, widths, strict=True))
+        + f" {row['lost']:>5}"
+    )
 
 
 def main() -> None:
@@ -95,7 +164,8 @@ def main() -> None:
         flush=True,
     )
     for n in args.sizes.split(","):
-        run_one(__file__, ["--one", n, "--rounds", str(args.rounds), "--settle", str(args.settle)])
+        row = run_one(__file__, ["--one", n, "--rounds", str(args.rounds), "--settle", str(args.settle)])
+        print(describe(row, n), flush=True)
 
 
 if __name__ == "__main__":

@@ -124,6 +124,7 @@ def form(n: int, churn: float, cards: CardSet | None, args: argparse.Namespace) 
         min_stamp_bits=8,
         refresh_lookups=args.refresh_lookups or None,
         hedge=args.hedge,
+        self_lookup=args.self_lookup,
         links=LinkModel(loss=args.loss, request_rtts=args.request_rtts, dial_rtts=args.dial_rtts),
     )
     world = World(config, cards)
@@ -150,6 +151,7 @@ def run_one(
     row: dict[str, Any] = {"N": n, "churn": churn, "loss": args.loss}
     row.update(request_rtts=args.request_rtts, dial_rtts=args.dial_rtts, connected=args.connected_tables)
     row["hedge"] = args.hedge
+    row["self_lookup"] = args.self_lookup
     row["formed_s"] = round(time.perf_counter() - started, 1)
     row["msgs/node/min"] = round(traffic.per_node_minute()["total"], 1)
     row["table"] = round(statistics.mean(world.table_sizes()), 1)
@@ -238,6 +240,8 @@ def publish_part(
         ),
         keys_per_card=round(statistics.mean(p.keys for p in published), 1) if published else 0,
         pages_p50=round(percentile([p.pages_s for p in published if p.pages_s], 0.5), 2),
+        put_p50=round(percentile([p.put_s for p in published if p.put_s], 0.5), 2),
+        provide_p50=round(percentile([p.provide_s for p in published if p.provide_s], 0.5), 2),
     )
     report("publish", row)
 
@@ -407,6 +411,13 @@ def main() -> None:
         default="adaptive",
         help="lookups hedge after srtt + 4 rttvar of the node's answers (adaptive: the node), of those over "
         "open connections and over new ones apart (by-connection) or after a fixed 0.4 s",
+    )
+    parser.add_argument(
+        "--self-lookup",
+        choices=("node", "py-libp2p"),
+        default="node",
+        help="peer discovery's lookup of a node's own key: the node's (keeps the 60 closest and the peers "
+        "that answered) or py-libp2p's (every peer named; the figures measured before 2026-11-27 18:00 UTC)",
     )
     parser.add_argument(
         "--settle", type=float, default=120.0, help="seconds a warm-started network runs before measuring"

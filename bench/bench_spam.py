@@ -11,7 +11,10 @@ no reputation), ``on`` (those defences), ``age`` (those and trust by age, ``ioa_
 with no cap on unproven members: the honest cards were held for longer than ``trust_age`` before the
 attack, a fresh spam identity is young until a task done is on record) and ``trust`` (those and the cap
 on *unproven* members, whatever their age: a team takes at most ``max_unproven`` members with no signed
-task done unless nothing proven covers a need). A spam member of a team does no work: with the defences
+task done unless nothing proven covers a need), ``lead`` (``trust`` and the lead under the caps: an
+unproven best card leads only when no proven card comes within ``LEAD_MARGIN``) and ``kin`` (``lead`` and
+near-duplicate cards counted as one in ``find`` and teams, ``ioa_p2p/teaming/kin.py``). A spam member
+of a team does no work: with the defences
 on, the node records it as a failed task (this is what its signed history would say) and its reputation
 drops. With ``age`` or ``trust``, the spam-free baseline is run again in that mode, and with one honest
 card in ``--newcomers`` young (the honest cost). ``--warm``: the node worked before the attack (a
@@ -30,7 +33,9 @@ Attacks (a spam card's text; every spam card has a new identity):
 
 Figures per attack and mode: honest recall@5 (share of the gold agents in the top 5 of ``find``; the
 baseline without spam first), the share of teams with a spam member, the largest share of teams one spam
-identity joined, and the top-5 slots spam took. Costs for an honest node: minting a card (stamp of the
+identity joined (and the largest share of a spam identity that does no work: a *sleeper* that does its
+tasks earns the evidence an honest agent earns, and the share of teams with a sleeper), and the top-5
+slots spam took. Costs for an honest node: minting a card (stamp of the
 default bits), verifying one (signature + stamp), its breadth, and indexing and ranking time with spam.
 Cards are signed for real; spam is minted without stamps (the stamp does not change ranking; its cost is
 measured separately and multiplied out). Nothing here touches the network.
@@ -72,21 +77,28 @@ from ioa_p2p.conversation.reputation import Standing, reputation_prior
 from ioa_p2p.dht.ranking import CardRanker
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching import make_matcher
-from ioa_p2p.teaming.offline import choose_team
+from ioa_p2p.teaming.offline import LEAD_MARGIN, choose_team
 from ioa_p2p.teaming.trust import NO_CAPS, TrustPolicy, trust_priors, unproven_keys
 
 DATA = data_file("teaming-dev-hard.json")
 MATCHER = ["hybrid"]  # the node's ranker (--matcher)
 #: The modes a run compares: no defences, the card and sketch defences, those with trust by age only
 #: (young cards: a penalty and a cap), and with trust by evidence too (the cap on unproven members).
-MODES = ("off", "on", "age", "trust", "strict")
+MODES = ("off", "on", "age", "trust", "strict", "lead", "kin")
 #: ``strict``: ``max_unproven = 0`` (an unproven member only when nothing proven covers a need): a setting
 #: for a node that would rather leave newcomers out, measured, not the default.
 POLICIES = {
     "age": TrustPolicy(max_unproven=None),
     "trust": TrustPolicy(),
     "strict": TrustPolicy(max_unproven=0),
+    "lead": TrustPolicy(),
+    "kin": TrustPolicy(),
 }
+#: ``lead``: ``trust`` and the lead under the caps (an unproven best card leads only when no proven card
+#: comes within ``LEAD_MARGIN``: ``teaming/offline.py``); ``kin``: those and near-duplicate cards counted
+#: as one in ``find`` and teams (``teaming/kin.py``). The earlier modes keep the best card as the lead.
+LEADS = {"lead": LEAD_MARGIN, "kin": LEAD_MARGIN}
+KIN = {"kin"}
 
 
 class World:
@@ -110,9 +122,12 @@ def build(
     *,
     attack: str = "",
     newcomers: int = 0,
+    kin: bool = False,
 ) -> World:
-    """Every card indexed, the honest ones first; every ``newcomers``-th honest card (0: none) is young."""
-    world = World(CardRanker(make_matcher({"matcher": MATCHER[0]}), defences=defences), {})
+    """Every card indexed, the honest ones first; every ``newcomers``-th honest card (0: none) is young;
+    ``kin``: the ranker counts near-duplicates as one."""
+    ranker = CardRanker(make_matcher({"matcher": MATCHER[0]}), defences=defences, kin=kin)
+    world = World(ranker, {})
     for i, (name, description) in enumerate(honest):
         identity = Identity.generate()
         card = make_card(identity, name, description)
@@ -156,6 +171,7 @@ def run(
     measured with spam; recall@5 is also given over the goals of the other half alone
     (``recall@5_new_goals``: goals the node had not met before)."""
     tally = Tally()
+    tally.delivers = world.delivers
     before = goals[0::2] if warm else []
     tally.new = {id(g) for g in goals[1::2]} if warm else set()
     Fold(world, mode, sketches, tally).run(goals, before, passes)
@@ -169,6 +185,8 @@ class Tally:
         self.recalls: list[float] = []
         self.slots = self.teams_with_spam = self.teams = self.spam_leads = self.only_spam = 0
         self.joined: Counter[str] = Counter()
+        self.sleeper_teams = 0  # teams with a sleeper (a spam identity that does its tasks)
+        self.delivers: set[str] = set()
         self.team_recalls: list[float] = []  # share of a goal's gold agents in its team (what caps cost)
         self.new: set[int] = set()  # goals (by id) the node had not met before the attack
         self.new_recalls: list[float] = []
@@ -185,6 +203,10 @@ class Tally:
             "teams_with_spam": round(self.teams_with_spam / teams, 4),
             "max_share_one_spam_identity": round(max(self.joined.values(), default=0) / teams, 4),
             "teams_led_by_spam": round(self.spam_leads / teams, 4),
+            "teams_with_sleeper": round(self.sleeper_teams / teams, 4),
+            "max_share_one_non_sleeper": round(
+                max((n for k, n in self.joined.items() if k not in self.delivers), default=0) / teams, 4
+            ),
             "teams_of_spam_only": round(self.only_spam / teams, 4),
             "spam_top5_slots": round(self.slots / (5 * teams), 4),
             "rank_ms_p50": round(statistics.median(self.rank_ms), 2),
@@ -204,6 +226,8 @@ class Fold:
         self.world, self.mode, self.sketches, self.tally = world, mode, sketches, tally
         self.defences = mode != "off"
         self.policy = POLICIES.get(mode)
+        self.lead = LEADS.get(mode)
+        self.kin = mode in KIN
         self.standings: dict[str, Standing] = {}
         self.seen: set[str] = set()  # cards fetched so far: the node knows their standing (breadth, copies)
         self.young: set[str] = set()
@@ -234,12 +258,19 @@ class Fold:
                 standing.done += 1
         self.publish()
 
+    def team(self, goal: str, among: list[str] | None) -> Any:
+        """The node's team choice in this mode."""
+        ranker = self.world.ranker
+        ranker.refresh()  # the priors last published, as CardRanker.shortlist applies them
+        kin = ranker.kinship() if self.kin else None
+        return choose_team(
+            goal, ranker.matcher, among=among, max_team=4, caps=self.caps, kin=kin, lead_margin=self.lead
+        )
+
     def run(self, measured: list[dict[str, Any]], before: list[dict[str, Any]], passes: int) -> None:
         honest = list(self.world.names)
         for goal in before:  # before the attack: no spam card is held yet
-            pick = choose_team(
-                goal["goal"], self.world.ranker.matcher, among=honest, max_team=4, caps=self.caps
-            )
+            pick = self.team(goal["goal"], honest)
             self.record(pick.keys)
         for _ in range(passes):
             for goal in measured:
@@ -254,7 +285,12 @@ class Fold:
         known = {k: v for k, v in ranker.priors().items() if k in self.seen} if self.defences else {}
         if policy is not None:  # a peer whose card the node never held is young by definition
             known.update((k, -policy.young_penalty) for k in self.young if k not in self.seen)
-        among = None if self.sketches is None else self.sketches.fetched(goal["goal"], known, self.defences)
+        held = self.seen if self.defences else set()  # cards the node holds (the fetch's breadth line)
+        among = (
+            None
+            if self.sketches is None
+            else self.sketches.fetched(goal["goal"], known, self.defences, held=held)
+        )
         if among is not None:
             tally.honest_fetched.append(sum(k not in spam for k in among) / max(1, len(among)))
             tally.fetched_n.append(len(among))
@@ -265,7 +301,7 @@ class Fold:
         if id(goal) in tally.new:
             tally.new_recalls.append(tally.recalls[-1])
         tally.slots += sum(k in spam for k in top)
-        pick = choose_team(goal["goal"], ranker.matcher, among=among, max_team=4, caps=self.caps)
+        pick = self.team(goal["goal"], among)
         tally.teams += 1
         tally.team_recalls.append(len(gold & set(pick.keys)) / len(gold) if gold else 0.0)
         bad = [k for k in pick.keys if k in spam]
@@ -273,6 +309,7 @@ class Fold:
         tally.spam_leads += bool(pick.keys) and pick.keys[0] in spam
         tally.only_spam += bool(bad) and len(bad) == len(pick.keys)
         tally.joined.update(bad)
+        tally.sleeper_teams += any(k in world.delivers for k in bad)
         self.record(pick.keys)
 
 
@@ -307,7 +344,8 @@ def main() -> None:
         "--modes", default="off,on,age,trust",
         help="off: no defences; on: card and sketch defences, reputation; age: those and young cards "
         "penalised and capped (teaming/trust.py); trust: those and the cap on unproven members; strict: "
-        "max_unproven = 0",
+        "max_unproven = 0; lead: trust and the lead under the caps; kin: lead and near-duplicates "
+        "counted as one (teaming/kin.py)",
     )  # fmt: skip
     parser.add_argument(
         "--warm", action="store_true",
@@ -353,7 +391,7 @@ def main() -> None:
     for mode in (m for m in modes if m in POLICIES):  # the honest cost of trust, without spam
         for newcomers in (0, args.newcomers) if args.newcomers else (0,):
             sketches = Sketches() if args.pages else None
-            world = build(honest, [], True, sketches, newcomers=newcomers)
+            world = build(honest, [], True, sketches, newcomers=newcomers, kin=mode in KIN)
             fresh = run(world, goals, 1, mode, sketches, warm=args.warm)
             print(
                 f"baseline (no spam) with {mode}, one honest card in {newcomers or 'none'} a newcomer: "
@@ -369,7 +407,7 @@ def main() -> None:
         for mode in modes:
             started = time.perf_counter()
             sketches = Sketches() if args.pages else None
-            world = build(honest, spam, mode != "off", sketches, attack=attack)
+            world = build(honest, spam, mode != "off", sketches, attack=attack, kin=mode in KIN)
             world.ranker.refresh()
             index_s = time.perf_counter() - started
             row = {"attack": attack, "mode": mode, "pages": args.pages, "index_s": round(index_s, 1)}
@@ -393,12 +431,15 @@ def describe(row: dict[str, Any]) -> str:
     mode = {
         "off": "without defences", "on": "with defences   ",
         "age": "defences + age  ", "trust": "defences + trust", "strict": "trust, strict   ",
+        "lead": "trust + lead    ", "kin": "trust+lead+kin  ",
     }[row["mode"]]  # fmt: skip
     return (
         f"{row['attack']:<9} {mode}  recall@5 {row['recall@5']:.3f} ({row['recall_ratio']:.2f} of baseline)  "
         f"gold in team {row['team_recall']:.3f}  "
         f"teams with spam {100 * row['teams_with_spam']:5.1f} %  one spam identity at most in "
-        f"{100 * row['max_share_one_spam_identity']:4.1f} % of teams  (led by spam "
+        f"{100 * row['max_share_one_spam_identity']:4.1f} % of teams (non-sleeper "
+        f"{100 * row['max_share_one_non_sleeper']:4.1f} %, teams with a sleeper "
+        f"{100 * row['teams_with_sleeper']:4.1f} %)  (led by spam "
         f"{100 * row['teams_led_by_spam']:4.1f} %, spam only {100 * row['teams_of_spam_only']:4.1f} %)  "
         "spam in top 5: "
         f"{100 * row['spam_top5_slots']:4.1f} % of slots  "

@@ -37,6 +37,8 @@ ASK = 3
 #: their closest peers: docs/performance.md, "Card spread at 10,000").
 BUDGET = 256
 BUDGET_PER_KEY = 16
+#: Bounds of the wait for more copies once every key of a quick lookup found something (seconds).
+GRACE_LOW, GRACE_HIGH = 0.05, 1.0
 
 
 @dataclass
@@ -178,6 +180,12 @@ class Lookup:
     def finished(self, key: bytes) -> bool:
         return self._finished(self.keys[key])
 
+    @property
+    def covered(self) -> bool:
+        """Every key finished or found something (a value, or providers): the point from which a driver
+        may stop waiting for the slower peers' further copies (:func:`grace_after_covered`)."""
+        return all(s.values or s.providers or self._finished(s) for s in self.keys.values())
+
     def providers(self, key: bytes) -> list[bytes]:
         return list(self.keys[key].providers)
 
@@ -219,4 +227,22 @@ class Lookup:
         return False
 
 
-__all__ = ["ASK", "BUDGET", "BUDGET_PER_KEY", "KeyLookup", "Lookup"]
+def grace_after_covered(elapsed: float, share: float) -> float:
+    """How long a lookup that wants a quick answer (bucket pages of a find) still waits for more copies once
+    every key found something (:attr:`Lookup.covered`) after ``elapsed`` seconds: ``share`` of that time,
+    within :data:`GRACE_LOW` .. :data:`GRACE_HIGH` seconds. The copies of a page held by different peers
+    are merges of the same puts, so a second copy adds little in a settled network; the grace lets a
+    copy that is just behind the first still count, without waiting for the slowest holder."""
+    return min(GRACE_HIGH, max(GRACE_LOW, share * elapsed))
+
+
+__all__ = [
+    "ASK",
+    "BUDGET",
+    "BUDGET_PER_KEY",
+    "GRACE_HIGH",
+    "GRACE_LOW",
+    "KeyLookup",
+    "Lookup",
+    "grace_after_covered",
+]

@@ -26,6 +26,12 @@ gets a prior added to its fused score whatever the query (:meth:`~ioa_p2p.matchi
   candidate, not a thousand: the copies rank after every card that is not one;
 - plus its reputation in the signed histories this node holds (:meth:`CardRanker.set_reputation`, from
   :mod:`ioa_p2p.conversation.reputation`).
+
+Near-duplicates count once (:mod:`ioa_p2p.teaming.kin`, with the defences; ``kin=False`` turns it off):
+cards whose vectors are closer than the population's unrelated cards ever are form a group led by its
+most senior card (proven ones first, then the one this ranker indexed first); in :meth:`CardRanker.rank`
+every other member of a group ranks after every leader, and in :meth:`CardRanker.shortlist` only the
+leader may join a team (:meth:`CardRanker.kinship`).
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ from ioa_p2p.matching.encoders import WordLlamaEncoder
 
 if TYPE_CHECKING:  # the matcher, numpy and teaming load at the first card indexed or ranked (issue 26)
     from ioa_p2p.matching import CardProfile, HybridMatcher, Match
+    from ioa_p2p.teaming.kin import Kinship
     from ioa_p2p.teaming.offline import TeamPick
     from ioa_p2p.teaming.trust import TeamCaps
 
@@ -50,6 +57,10 @@ BATCH = 256
 DUPLICATE_PENALTY = 8.0
 #: Breadth values remembered by card text.
 BREADTH_CACHE = 65536
+#: Candidates (times ``k``) :meth:`CardRanker.rank` looks at to put kin after the leaders.
+KIN_WIDEN = 4
+#: The kin threshold is measured again when the index grew or shrank by this share.
+KIN_REMEASURE = 0.1
 
 
 def card_profile(card: AgentCard) -> CardProfile:
@@ -79,11 +90,19 @@ class CardRanker:
     queries = 0
 
     def __init__(
-        self, matcher: HybridMatcher | Callable[[], HybridMatcher], *, defences: bool = True
+        self,
+        matcher: HybridMatcher | Callable[[], HybridMatcher],
+        *,
+        defences: bool = True,
+        kin: bool | None = None,
     ) -> None:
         self._matcher: HybridMatcher | None = None if callable(matcher) else matcher
         self._make: Callable[[], HybridMatcher] | None = matcher if callable(matcher) else None
         self.defences = defences
+        self.kin = defences if kin is None else kin  # near-duplicates count once (module docstring)
+        self._held: dict[str, int] = {}  # key -> arrival number (kept across versions): seniority
+        self._arrivals = 0
+        self._kin_line: tuple[int, float] | None = None  # (cards measured, kin threshold)
         self._breadth: dict[str, float] = {}  # dense text -> breadth
         self._texts: dict[str, str] = {}  # key -> dense text
         self._copies = CopyIndex()
@@ -184,11 +203,27 @@ class CardRanker:
             return self._refresh_locked(limit=count)
 
     def rank(self, query: str, k: int, *, among: Collection[str] | None = None) -> list[Match]:
-        """The ``k`` best indexed cards for ``query``, after applying the queue."""
+        """The ``k`` best indexed cards for ``query``, after applying the queue; with :attr:`kin`, the
+        members of a near-duplicate group after every group's leader (module docstring)."""
         CardRanker.queries += 1
         with self._matcher_lock:
             self._refresh_locked()
-            return self.matcher.rank(query, k, among=among)
+            kin = self._kinship_locked() if k > 0 else None
+            if kin is None:
+                return self.matcher.rank(query, k, among=among)
+            from ioa_p2p.teaming.kin import leaders_first
+
+            wide = self.matcher.rank(query, KIN_WIDEN * k, among=among)
+            by_key = {m.key: m for m in wide}
+            order = leaders_first([m.key for m in wide], kin.followers(list(by_key)))
+            return [by_key[key] for key in order[:k]]
+
+    def kinship(self) -> Kinship | None:
+        """How team formation counts near-duplicates as one (:class:`~ioa_p2p.teaming.kin.Kinship`:
+        proven cards, then the earliest indexed, lead), or None with :attr:`kin` off."""
+        with self._matcher_lock:
+            self._refresh_locked()
+            return self._kinship_locked()
 
     def shortlist(
         self,
@@ -209,7 +244,8 @@ class CardRanker:
         CardRanker.queries += 1
         with self._matcher_lock:
             self._refresh_locked()
-            pick = choose_team(goal, self.matcher, exclude=exclude, max_team=max_team, caps=caps)
+            kin = self._kinship_locked()
+            pick = choose_team(goal, self.matcher, exclude=exclude, max_team=max_team, caps=caps, kin=kin)
             keys = team_shortlist(goal, self.matcher, size=size, exclude=exclude, pick=pick)
             return pick, keys
 
@@ -266,11 +302,31 @@ class CardRanker:
             done += len(cards)
         return done
 
+    def _kinship_locked(self) -> Kinship | None:
+        if not self.kin:
+            return None
+        from ioa_p2p.teaming.kin import MIN_REFERENCE, Kinship, kin_threshold
+
+        with self._queue_lock:
+            proven = self._reference
+        reference = sorted(k for k in proven if k in self.matcher)
+        population = reference if len(reference) >= MIN_REFERENCE else None  # None: every card
+        count = len(self.matcher) if population is None else -len(population)  # what was measured
+        line = self._kin_line
+        moved = line is not None and abs(count - line[0]) > KIN_REMEASURE * abs(line[0])
+        if line is None or (line[0] < 0) != (count < 0) or moved:
+            line = self._kin_line = (count, kin_threshold(self.matcher.vectors(population)))
+        held = {k: float(v) for k, v in self._held.items()}
+        return Kinship(self.matcher.vectors, line[1], proven, held)
+
     def _remember_text(self, key: str, profile: CardProfile) -> None:
         from ioa_p2p.matching.breadth import breadth, card_items
 
         text = profile.dense_text()
         self._texts[key] = text
+        if key not in self._held:
+            self._held[key] = self._arrivals
+            self._arrivals += 1
         items = card_items(profile)
         self._copies.add(key, items)
         if self.defences and text not in self._breadth:
@@ -280,6 +336,7 @@ class CardRanker:
 
     def _forget_text(self, key: str) -> None:
         self._texts.pop(key, None)
+        self._held.pop(key, None)
         self._copies.remove(key)
 
     def _update_priors(self) -> None:
@@ -311,4 +368,4 @@ class CardRanker:
         self.matcher.set_priors({key: value for key, value in priors.items() if value})
 
 
-__all__ = ["BATCH", "DUPLICATE_PENALTY", "CardRanker", "card_profile"]
+__all__ = ["BATCH", "DUPLICATE_PENALTY", "KIN_WIDEN", "CardRanker", "card_profile"]

@@ -18,7 +18,7 @@ import os
 import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager, suppress
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -35,6 +35,7 @@ from ioa_p2p.identity import Identity, PeerId, load_key_file
 from ioa_p2p.memory import PROCESS_MEMORY, AgentMemory, ProcessMemory
 from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
+from ioa_p2p.node.net.cohosted import CoHosted
 from ioa_p2p.node.net.cpu_wait import open_cpu_deadline
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.host import parse_multiaddr, peer_info_from_addr, peer_of_addr, remote_peer_of
@@ -288,9 +289,12 @@ async def open_node(
     write_info: bool = True,
     services: bool = True,
     memory: ProcessMemory = PROCESS_MEMORY,
+    cohosted: CoHosted | None = None,
 ) -> AsyncIterator[Node]:
     """Run a node until the block exits. ``identity`` defaults to the key file under ``config.home``;
-    ``memory``: the ledger of the agents of this process (one per process; tests may pass their own)."""
+    ``memory``: the ledger of the agents of this process (one per process; tests may pass their own);
+    ``cohosted``: the agents of this process (``open_agents``), which this node joins while it runs and
+    whose connections it treats as the process's own work (:mod:`ioa_p2p.node.net.cohosted`)."""
     identity = identity or load_key_file(config.key_path)
     for addr in (*config.listen, *config.announce):
         parse_multiaddr(addr)  # fail early on a bad address
@@ -308,13 +312,14 @@ async def open_node(
     )
     tracer = open_tracer(config.section("telemetry"), config.home, str(identity.peer_id))
     faults = Faults()  # before the host: inbound streams are served inside its boundary from the start
-    budgets = NodeBudgets(Limits.from_section(config.section("limits")))
+    budgets = NodeBudgets(Limits.from_section(config.section("limits")), cohosted)
     budgets.trust_peers(peer_of_addr(a) for a in bootstrap)  # the operator named them
     inbound = InboundCap(
         budgets.limits.streams_per_peer, budgets.count_refused_early, budgets.admits, budgets=budgets
     )
     agent_memory = memory.open_agent()
-    with single_error(), _closing(agent_memory):
+    hosting = cohosted.hosting(identity.peer_id) if cohosted is not None else nullcontext()
+    with single_error(), _closing(agent_memory), hosting:
         async with (
             open_network(identity, options, faults.record, inbound) as net,
             trio.open_nursery() as nursery,
@@ -339,7 +344,7 @@ async def open_node(
                             node,
                             stack,
                             node.services,
-                            card_net=net.card_net(faults),
+                            card_net=net.card_net(faults, cohosted),
                             relay_net=net.relay_net(),
                         )
                         _hint_card_addrs(node)

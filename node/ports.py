@@ -165,8 +165,10 @@ class CardNetPort(Protocol):
         """Store here and at the closest peers; False when refused (invalid, older) or failed."""
         ...
 
-    async def get_values(self, keys: list[str], *, ask: int) -> dict[str, list[bytes]]:
-        """Every value the closest reachable peers (and we) hold under each key, unvalidated."""
+    async def get_values(self, keys: list[str], *, ask: int, grace: float = 0.0) -> dict[str, list[bytes]]:
+        """Every value the closest reachable peers (and we) hold under each key, unvalidated. ``grace`` > 0:
+        once every key has a value, wait that share of the time so far for more copies, not for the
+        slowest peer asked (:func:`~ioa_p2p.dht.lookup.grace_after_covered`)."""
         ...
 
     async def put_pages(self, keys: list[str], value: bytes, *, ask: int) -> int:

@@ -44,6 +44,18 @@ def test_a_stamp_has_the_bits_asked_for_and_costs_one_hash_to_check() -> None:
         mint(digest, 30, tries=10)
 
 
+@pytest.mark.parametrize("bits", [0, 1, 7, 8, 9, 12])
+def test_mint_returns_the_first_counter_from_start_with_the_bits(bits: int) -> None:
+    """The byte comparison of the minting loop finds exactly what counting leading zero bits finds."""
+    digest = hashlib.sha256(b"y").digest()
+    for start in (0, 1000):
+        first = next(
+            c for c in range(start, start + (1 << 16)) if stamp_bits(digest, c.to_bytes(8, "big")) >= bits
+        )
+        assert mint(digest, bits, start=start) == first.to_bytes(8, "big")
+    assert stamp_bits(digest, mint(digest, bits, context=b"other"), b"other") >= bits
+
+
 def test_the_stamp_is_bound_to_the_key_and_the_claims_not_to_the_version() -> None:
     me, other = Identity.generate(), Identity.generate()
     first = card(me)

@@ -23,6 +23,7 @@ from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.rtt import Hedges
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sim import kad, search
+from ioa_p2p.dht.sim import world as sim_world
 from ioa_p2p.dht.sim.cardflow import exact_top, network_size, publish_cards, revoke_cards, run_searches
 from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.corpus import AgentText, generated_agents, generated_queries, recombined
@@ -42,7 +43,8 @@ from ioa_p2p.errors import ExpiredCard, InvalidCard, InvalidMessage
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.discovery import loops
 from ioa_p2p.node.discovery import search as node_search
-from ioa_p2p.node.net import kad_io
+from ioa_p2p.node.net import gossip as node_gossip
+from ioa_p2p.node.net import kad_io, routing
 
 SETTINGS = replace(DiscoverySettings(), min_stamp_bits=8)
 
@@ -60,6 +62,7 @@ def test_the_node_timing_constants_are_the_simulators() -> None:
     assert (kad.HEDGE_LOW, kad.HEDGE_HIGH) == (kad_io.HEDGE_LOW, kad_io.HEDGE_HIGH)
     assert search.DIRECT_TIMEOUT == node_search.DIRECT_TIMEOUT
     assert DHT_PUBLISH_TIMEOUT == loops.DHT_PUBLISH_TIMEOUT
+    assert (sim_world.LEARNED, sim_world.LOOKUP_TIMEOUT) == (routing.LEARNED, routing.LOOKUP_TIMEOUT)
 
 
 @pytest.mark.parametrize("split", ["any", "own"])
@@ -366,6 +369,31 @@ def test_a_warm_started_network_routes_like_a_formed_one() -> None:
     assert summary.success == 1.0 and summary.overlap > 0.95
 
 
+def test_the_self_lookup_is_the_nodes_and_tables_its_closest_and_the_peers_that_answered() -> None:
+    """As ``routing._lookup_now``: our lookup of the node's own key from its table and connections,
+    keeping ``LEARNED`` candidates; what joins the table is the ``LEARNED`` closest found and every peer
+    that answered, nothing else an answer named (py-libp2p's offered every one: ``"py-libp2p"``)."""
+    world = World(SimConfig(nodes=400, seed=3))
+    world.warm_start(random_peers=20)
+    node = world.nodes[7]
+    before = set(node.table)
+    named: set[bytes] = set()
+    done: list[kad.LookupRun] = []
+    run = world.self_lookup(node, on_done=done.append)
+    run.on_closer = named.update
+    world.loop.run(until=world.loop.now + 30, done=lambda: bool(done))
+    assert done and run.lookup.width == sim_world.LEARNED
+    lookup = run.lookup
+    own = node.position
+    truth = sorted((n.peer for n in world.nodes if n is not node), key=lambda p: position(p) ^ own)
+    assert set(truth[:K]) <= set(lookup.closest(node.peer))  # it converged on the closest peers
+    answered = {p for p in lookup.contacted if p not in lookup.dead and p not in lookup.busy}
+    offered = set(lookup.closest(node.peer)) | answered
+    added = set(node.table) - before
+    assert added and added <= offered
+    assert named  # the answers were followed
+
+
 def test_a_lookup_starts_from_the_open_connections_as_well_as_the_table() -> None:
     """As ``kad_io.known_peers``: the table and every open connection; py-libp2p's own lookups (peer
     discovery) only from the table and the kept connections."""
@@ -455,6 +483,51 @@ def test_gossip_reaches_every_node_through_the_nodes_validator_and_refuses_forge
     assert len(holders) == 149
     assert all(d.get(owner.identity.peer_id) is None for d in holders)
     assert all(d.version_of(owner.identity.peer_id) == withdrawal.version for d in holders)
+
+
+def test_past_keep_all_a_directory_keeps_no_gossip_card_but_the_node_still_relays_it(
+    card_set: CardSet,
+) -> None:
+    """``[discovery] keep_all``, as the node's directory applies it: past it a gossip card (not asked for)
+    is not kept; the validator still passes it, so it is forwarded and reaches every node."""
+    assert GossipConfig().keep_all == DiscoverySettings().keep_all
+    world = World(SimConfig(nodes=80, seed=5), card_set)
+    world.warm_start(random_peers=30)
+    world.loop.run(until=20)
+    layer = GossipLayer(world, GossipConfig(keep_all=3))
+    layer.start()
+    world.loop.run(until=25)
+    sample = sample_announcements(world, layer, 6, random.Random(3))
+    assert sample.reached == 1.0 and sample.applied < 1.0 and layer.not_kept > 0
+    assert max(len(d) for d in layer.directories.values()) <= 3
+
+
+def test_the_gossip_parameters_are_the_nodes() -> None:
+    node, sim = node_gossip.GossipSettings(), GossipConfig()
+    assert (sim.heartbeat, sim.heartbeat_idle, sim.settle) == (
+        node.heartbeat,
+        node.heartbeat_idle,
+        node_gossip.HEARTBEAT_SETTLE,
+    )
+    assert (sim.degree, sim.degree_low, sim.degree_high) == (node.degree, node.degree_low, node.degree_high)
+
+
+def test_an_idle_topic_beats_at_the_idle_pace_and_a_message_brings_the_fast_one_back(
+    card_set: CardSet,
+) -> None:
+    world = World(SimConfig(nodes=40, seed=5), card_set)
+    world.warm_start(random_peers=20)
+    world.loop.run(until=5)
+    layer = GossipLayer(world)
+    layer.start()
+    world.loop.run(until=60)  # the mesh formed, nothing published for 30 s: idle
+    node = world.nodes[3]
+    assert layer._interval(node) == GossipConfig().heartbeat_idle
+    owner = world.nodes[5]
+    owner.card = card_set.issue(owner.index, world.now_ms())
+    layer.announce(owner, owner.card)
+    world.loop.run(until=world.loop.now + 3)
+    assert layer._interval(node) == GossipConfig().heartbeat
 
 
 def test_the_announce_pacer_sets_the_gossip_rate() -> None:

@@ -8,6 +8,7 @@
 - ``facts.py``    sentences, list items and table rows as facts; the IDF scorer (pure)
 - ``tables.py``   markdown, space-aligned and comma-separated tables as a header and rows of cells (pure)
 - ``extract.py``  the value a fact states, by the question's answer type (pure)
+- ``number_span.py`` the number a sentence states for a question: unit, labels, enumerations, nearness
 - ``picks.py``    a fact's numbers that are not the value (a date's day, a count) or the end of a change asked
 - ``tariff.py``   what an amount is charged per and on which terms (pure)
 - ``capacity.py`` "which room seats 150": the rows whose named column holds the stated amount (pure)

@@ -47,7 +47,7 @@ from ioa_p2p.adapters.retrieval.docmodel.wire import with_records
 from ioa_p2p.adapters.retrieval.facts import terms
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import asks_price, charge_terms, charged
-from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of
+from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of, with_reading
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
 from ioa_p2p.planning.answer_types import request_act
@@ -197,11 +197,7 @@ class DocIndex:
             found = Answer(typed[0].value, fact, typed[0].confidence, typed[0])
         elif found is not None and typed:  # the scorer's answer stands; its typed reading travels with it
             reading = reading_of(found, typed)
-            value = (
-                found.value
-                if reading is None or found.value.terms
-                else found.value.with_terms(reading.value.terms)
-            )
+            value = found.value if reading is None else with_reading(found.value, reading.value, found.fact)
             found = Answer(value, found.fact, found.score, reading)
         where = found.fact.path if found is not None else (answering[0][1].path if answering else "")
         if where and asks_price(query):  # several charges the situation incurs: each on its own terms

@@ -2,15 +2,8 @@
 
 The answer type comes from :func:`~ioa_p2p.planning.answer_types.answer_type`: a date for "when", a clock
 time for "what time", a name for "who" / "which", a version, the reason sentence for "why" (never a heading
-such as "Reason"), the passage for "how do I", else a number. A number is chosen among the fact's numbers by
-what the question asks:
-
-- its unit fits the answer type (a duration for "how long", a currency for "how much", a bare number for
-  "how many customers", the unit the attribute implies: kg for a weight);
-- a rate question's denominator ("per square metre") stands right after it;
-- a name or code the question uses (AL-500X) stands right before it ("35 °C (AL-500X: 50 °C)");
-- after the colon of a ``key: value`` line whose key holds the question's words;
-- otherwise, nearest the question's words (each weighted by its IDF).
+such as "Reason"), the passage for "how do I", else a number, chosen among the fact's numbers by what
+the question asks (:mod:`~ioa_p2p.adapters.retrieval.number_span`).
 
 A table row answers with the cell of the column whose header best matches the question; a question about
 every row ("both", "all", "across") gets the column's values as a list. "What <noun>" answers with the
@@ -23,16 +16,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
 
-from ioa_p2p.adapters.retrieval.facts import _WORD, Fact, Scorer, quantities, stem, terms
-from ioa_p2p.adapters.retrieval.picks import change_end, counts_a_thing, day_of_month, of_named_year
+from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, quantities, stem, terms
+from ioa_p2p.adapters.retrieval.number_span import closest, number_value
+from ioa_p2p.adapters.retrieval.picks import of_named_year
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
-from ioa_p2p.planning.expr import WORD_NUMBERS
 from ioa_p2p.planning.quantities import stated_quantities
-from ioa_p2p.planning.units import factor, unit_in_header
-from ioa_p2p.planning.values import ALIASES, Found, Value, dates_in, numbers_in
+from ioa_p2p.planning.units import unit_in_header
+from ioa_p2p.planning.values import ALIASES, Value, dates_in, numbers_in
 
 _AGGREGATE = re.compile(r"\b(both|all|each|every|across|combined)\b", re.I)
 _NAME = re.compile(r"\b([A-Z][a-zà-ÿ'-]+(?:\s+[A-Z][a-zà-ÿ'-]+){1,2})\b")
@@ -42,7 +34,8 @@ _CLOCK = re.compile(r"(?<![\d.:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
 _CAUSE = re.compile(
     r"\b(?:because|due to|caused by|cause[ds]?|root cause|as a result of|owing to|after|since|when|"
     r"reason|triggered|expired|expiry|ran out|broke|overload\w*|exhausted|misconfigur\w*|deleted|bug|leak\w*|"
-    r"failed|failure)\b",
+    r"failed|failure|so that|in order (?:to|that)|so as (?:to|not to)|to (?:avoid|prevent|protect|ensure|"
+    r"make sure|stop|reduce|limit|keep))\b",
     re.I,
 )
 
@@ -67,7 +60,7 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
         return _name_value(question, fact, scorer)
     if kind == "version":
         found_v = [(m.start(), m.end(), m.group()) for m in _VERSION.finditer(text)]
-        return Value.of_text(_closest(found_v, text, scorer)[2]) if found_v else None
+        return Value.of_text(closest(found_v, text, scorer)[2]) if found_v else None
     if kind == "reason":
         sentence = text.split("\0")[0].strip()
         if not _CAUSE.search(sentence) or len(sentence.split()) < 4:
@@ -80,7 +73,7 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
         return _cell_value(question, fact, scorer, facts, wanted)
     if wanted.kind == "count" and not any(f.unit == "" for f in numbers_in(text)):
         return None  # only amounts with units here: they do not count anything
-    return _number_value(question, text, scorer, wanted)
+    return number_value(question, text, scorer, wanted)
 
 
 _ASKED_NOUN = re.compile(
@@ -150,7 +143,7 @@ def _date_value(kind: str, fact: Fact, scorer: Scorer, facts: Sequence[Fact]) ->
         same = [d for f in facts if f.path == fact.path for d in dates_in(f.text)]
         days = tuple(dict.fromkeys(d for _, _, d in same)) if len(found) < 2 else tuple(d for *_, d in found)
         return Value.of_list(tuple(Value.of_date(d) for d in days))
-    start, end, day = _closest(list(found), text, scorer)
+    start, end, day = closest(list(found), text, scorer)
     return Value.of_date(day, text[start:end])
 
 
@@ -186,7 +179,7 @@ def _time_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
     text = fact.text
     clocks = [(m.start(), m.end(), f"{int(m.group(1)):02d}:{m.group(2)}") for m in _CLOCK.finditer(text)]
     clocks = [c for c in clocks if c[2] not in asked]
-    return Value.of_text(_closest(clocks, text, scorer)[2]) if clocks else None
+    return Value.of_text(closest(clocks, text, scorer)[2]) if clocks else None
 
 
 def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
@@ -217,162 +210,12 @@ def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
         and _ACTS_AS_SUBJECT.match(text[subject[0][1] :])
     ):  # "Which room can only be booked in summer?" - "The Terrace is open ... only": the subject
         return Value.of_text(re.sub(r"^the\s+", "", subject[0][2].strip(), flags=re.I))
-    return Value.of_text(_closest(list(names), text, scorer)[2].strip())
+    return Value.of_text(closest(list(names), text, scorer)[2].strip())
 
 
 _WHO_NOUN = re.compile(r"\bwho(?:'s| is| was| are| were)? (?:the |our |their |its )?([a-z]{3,})\b", re.I)
 _ACTS_AS_SUBJECT = re.compile(r"\s+(?:is|are|was|were|has|have|can|may|must|will|opens?|closes?|holds?|"
                               r"takes?|seats?|costs?|runs?)\b", re.I)  # fmt: skip
-
-
-def _number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) -> Value | None:
-    if wanted.kind == "duration":
-        spelled = periods_in(text)  # "within ten working days": the period as the document qualifies it
-        if spelled and not any(n.unit in wanted.units for n in numbers_in(text)):
-            f = _closest([(x.start, x.end, x) for x in spelled], text, scorer)[2]
-            return Value.of_number(f.number, f.unit, f.text)
-    found = [
-        f
-        for f in numbers_in(text)
-        if not (f.unit == "" and 1900 <= f.number <= 2100 and "year" not in question.lower())
-    ]
-    asked = {(n.number, n.unit) for n in numbers_in(question)}
-    found = [f for f in found if (f.number, f.unit) not in asked and (f.number, "") not in asked] or found
-    found = [f for f in found if not _stated(f, question)] or found
-    found = [f for f in found if not _clause_number(text, f)]  # "7.3 When a meal is provided ...": a label
-    found = [f for f in found if not day_of_month(text, f)] or found  # "(1 November to ...)": a date
-    if not found:
-        return None
-    units = wanted.units
-    fits = [f for f in found if f.unit in units] if units else []
-    if units == MONEY_UNITS and not fits and wanted.kind != "amount":  # a price asked: not "170 gsm"
-        found = [f for f in found if f.unit or not counts_a_thing(text, f)]
-        if not found:
-            return None
-    if wanted.kind == "amount" and not fits:
-        # "what will she pay?": an amount of money, never the "two hours" of a rule; a price list's bare
-        # figures count when they read as prices ("+ 0.02 per card", "6.50")
-        fits = [f for f in found if not f.unit and _reads_as_price(text, f)]
-        if not fits:
-            return None
-    if wanted.kind == "duration" and units and not fits:
-        return None  # "how soon ...?": a period, never the house number of an address
-    pool = fits or found
-    low = text.lower()
-    if wanted.per:  # "18.00 per square metre" for "the rate per square metre"
-        per = [f for f in pool if _per_follows(low, f.end, wanted.per)]
-        if per:
-            pool = per
-    moved = change_end(question, text, pool)  # "reset from 512 to 64": the end the question asks for
-    if moved is not None:
-        return _of(moved)
-    anchored = _after_names(pool, text, scorer) or _in_own_segment(pool, text, scorer)
-    if anchored is not None:
-        return _of(anchored)
-    colon = text.find(":")
-    if colon != -1 and terms(text[:colon]) & scorer.q_terms:
-        after = [f for f in pool if f.start > colon]
-        if after:
-            return _of(after[0])
-    spans = [(f.start, f.end, f) for f in pool]
-    return _of(_closest(spans, text, scorer)[2])
-
-
-_PERIOD = re.compile(
-    r"\b(\d+|" + "|".join(w for w in WORD_NUMBERS if " " not in w) + r")(?:-| )"
-    r"((?:working|business|calendar|clear|school|banking|full) )?(days?|weeks?|months?|hours?|years?)\b",
-    re.I,
-)
-
-
-def periods_in(text: str) -> list[Found]:
-    """Periods a text states in words or with a qualifier ("ten working days", "14 calendar days"), each in
-    its unit with the qualifier kept ("working days"): a working day is not a day."""
-    out = []
-    for m in _PERIOD.finditer(text):
-        word = m.group(1).lower()
-        number = float(word) if word.isdigit() else float(WORD_NUMBERS[word])
-        unit = ALIASES.get(m.group(3).lower(), m.group(3).lower())
-        if m.group(2):
-            unit = f"{m.group(2).strip().lower()} {m.group(3).lower().rstrip('s')}s"
-        elif word.isdigit():
-            continue  # a plain "10 days": numbers_in reads it
-        out.append(Found(m.start(), m.end(), number, unit, m.group(0)))
-    return out
-
-
-def _clause_number(text: str, f: Found) -> bool:
-    """A number that opens the fact and is followed by a capitalised word numbers a clause or a section
-    ("7.3 When a meal ...", "2. Cleaning is charged ..."): a label, never a value."""
-    return not f.unit and not text[: f.start].strip(" *#-") and bool(re.match(r"\.?\s+[A-Z]", text[f.end :]))
-
-
-def _stated(f: Found, question: str) -> bool:
-    """The question itself states this measure, in any unit ("after half an hour of pumping": 30 minutes
-    of the document is the situation, not the answer)."""
-    if not f.unit:
-        return False
-    for q in stated_quantities(question):
-        scale = factor(q.unit, f.unit) if q.unit else None
-        if scale is not None and abs(q.number * scale - f.number) < 1e-9 * max(1.0, abs(f.number)):
-            return True
-    return False
-
-
-def _reads_as_price(text: str, f: Found) -> bool:
-    after = text[f.end : f.end + 12].lower()
-    return bool(re.search(r"\.\d\d$", f.text) or re.match(r"\s*(?:per|/|each|a |an )", after))
-
-
-def _of(f: Found) -> Value:
-    return Value.of_number(f.number, f.unit, f.text)
-
-
-def _per_follows(low: str, end: int, per: str) -> bool:
-    after = low[end : end + 40]
-    head = per.split()[-1][:5]
-    if re.match(rf"\s*(?:/|per|a|an|each)\s*(?:\w+\s)?{re.escape(head)}", after):
-        return True
-    return bool(re.match(r"\s*/\s*m[²2³3]", after)) and ("metre" in per or "meter" in per)
-
-
-def _in_own_segment(pool: Sequence[Found], text: str, scorer: Scorer) -> Found | None:
-    """In an enumeration ("standard resin 8 minutes per side, tough resin 15 minutes per side, ..."), the
-    number of the one item whose own words the question uses (words every item shares do not count)."""
-    if len(pool) < 2:
-        return None
-    cuts = [0, *(m.end() for m in re.finditer(r"[,;:]\s+|\s+(?:and|or)\s+", text)), len(text) + 1]
-    segments = [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
-    owned: list[tuple[set[str], Found]] = []
-    for a, b in segments:
-        inside = [f for f in pool if a <= f.start < b]
-        if len(inside) == 1:
-            owned.append((terms(text[a:b]), inside[0]))
-    if len(owned) < 2:
-        return None
-    shared = set.intersection(*(t for t, _ in owned))
-    scored = [
-        (sum(scorer.idf.get(t, 0.0) for t in sorted((own - shared) & scorer.q_terms)), f) for own, f in owned
-    ]
-    scored.sort(key=lambda x: -x[0])
-    if scored[0][0] > 0 and scored[0][0] > scored[1][0]:
-        return scored[0][1]
-    return None
-
-
-def _after_names(pool: Sequence[Found], text: str, scorer: Scorer) -> Found | None:
-    """The number right after a mention of a code the question names ("(AL-500X: 50 °C)"), when the fact
-    mentions it in the middle (a fact about that code alone has no competing numbers)."""
-    low = text.lower()
-    best: Found | None = None
-    for code in scorer.codes:
-        for m in re.finditer(rf"(?<![\w-]){re.escape(code)}(?![\w-])", low):
-            if m.start() < 3:
-                continue
-            following = [f for f in pool if 0 <= f.start - m.end() <= 12]
-            if following and (best is None or following[0].start < best.start):
-                best = following[0]
-    return best
 
 
 def _cell_value(
@@ -453,26 +296,6 @@ _DESIGNATED = re.compile(r"\b([A-Z][a-z]{2,}) (\d{1,3})\b(?![.,:]?\d)")
 def _names(cell: str, word: str, number: str) -> bool:
     """The cell names a thing the way the question does ("Severity 1 (production down)")."""
     return re.search(rf"\b{re.escape(word)} {number}\b(?![.,:]?\d)", cell, re.I) is not None
-
-
-def _closest(spans: Sequence[tuple[int, int, Any]], text: str, scorer: Scorer) -> tuple[int, int, Any]:
-    """The span most tied to the question's words: each word weighs its IDF over its distance."""
-    anchors = [
-        (m.start(), scorer.idf.get(stem(m.group()), scorer.idf.get(m.group(), 0.0)))
-        for m in _WORD.finditer(text.lower())
-    ]
-    anchors = [(pos, w) for pos, w in anchors if w > 0]
-    if not anchors:
-        return spans[0]
-
-    def pull(span: tuple[int, int, object]) -> float:
-        total = 0.0
-        for pos, weight in anchors:
-            gap = (span[0] - pos) / 6 if span[0] >= pos else (pos - span[1]) / 4 + 2
-            total += weight / (1 + max(0.0, gap))
-        return total
-
-    return max(spans, key=pull)
 
 
 __all__ = ["counts", "extract", "units_wanted"]

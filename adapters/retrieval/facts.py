@@ -33,6 +33,9 @@ _STOP_WORDS = """
     """
 _STOP = frozenset(_STOP_WORDS.split())
 _CODE = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z]+-?\d+[a-z]?$")
+#: A dot leader between an item and its value in a price list or a spec sheet.
+_LEADER = re.compile(r"\s*(?:\.\s?){4,}\s*|\s*\u2026{2,}\s*")
+_DIGIT_CODE = re.compile(r"\d{1,4}[A-Z]{1,3}")
 _SUPERSEDED = re.compile(r"\b(superseded|replaced by|obsolete|no longer valid|outdated)\b", re.I)
 #: A section, heading or sentence about figures no longer in force (the document itself may be current).
 _OLD = re.compile(
@@ -141,6 +144,7 @@ def _named(question: str) -> set[str]:
     """Terms of the question's codes (X7, IR-2291) and capitalised words after its first word."""
     words = re.findall(r"[A-Za-z0-9]+(?:[.\-][A-Za-z0-9]+)*", question)
     out = {stem(w.lower()) for w in words[1:] if w[:1].isupper() and w.lower() not in _STOP}
+    out |= {w.lower() for w in words if _DIGIT_CODE.fullmatch(w)}  # "the 10K", "Flat 4B": names
     return out | {t for t in terms(question) if _CODE.match(t)}
 
 
@@ -158,6 +162,35 @@ def question_terms(text: str) -> set[str]:
 
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_DAY = r"(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?"
+_DAY_RANGE = re.compile(rf"\b{_DAY}\s*(?:-|–|to|until|through|thru)\s*{_DAY}(?![a-z])", re.I)
+_ONE_DAY = re.compile(rf"\b{_DAY}(?![a-z])", re.I)
+
+
+def weekdays_in(text: str) -> set[int]:
+    """The days of the week a text names (0 = Monday): ranges ("Tuesday to Friday", "Mon-Fri") in full,
+    "weekdays" / "weekends", single days ("Saturday and Sunday")."""
+    low = text.lower()
+    out: set[int] = set()
+    for m in _DAY_RANGE.finditer(low):
+        a, b = _DAY_INDEX[m.group(1)], _DAY_INDEX[m.group(2)]
+        out |= {(a + i) % 7 for i in range((b - a) % 7 + 1)}
+    rest = _DAY_RANGE.sub(" ", low)
+    out |= {_DAY_INDEX[m.group(1)] for m in _ONE_DAY.finditer(rest) if _plausible_day(m.group(0))}
+    if re.search(r"\bweekdays?\b|\bworking days?\b", low):
+        out |= {0, 1, 2, 3, 4}
+    if re.search(r"\bweekends?\b", low):
+        out |= {5, 6}
+    return out
+
+
+_DAY_INDEX = {d[:3]: i for i, d in enumerate(_WEEKDAYS)}
+
+
+def _plausible_day(word: str) -> bool:
+    """A weekday's name or its usual abbreviation ("Sat", "Sun."), not a word that starts like one."""
+    w = word.lower().rstrip(".")
+    return w in _WEEKDAYS or len(w) == 3 or w in ("tues", "thur", "thurs", "weds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,13 +252,19 @@ def facts_of(
         if not indented and following[:1].isspace():  # "ROUTE B -- daily" heads the indented block below
             block_header = stripped  # (a list item wrapped onto indented lines too: its rules' context)
         first = i
-        item = bool(re.match(r"([-*•]|\d+[.)])\s", stripped))
-        while i + 1 < len(lines) and _continues(lines[i + 1], item):
+        item = bool(
+            re.match(r"([-*•]|\d+[.)])\s|\d+(?:\.\d+)+\.?\s+[A-Z]", stripped)
+        )  # "3.3 Bonfires ...": a clause
+        leader = bool(_LEADER.search(stripped))  # "Standing charge ..... 0.62 per day": a line of its own
+        while i + 1 < len(lines) and not leader and _continues(lines[i + 1], item):
+            if _LEADER.search(lines[i + 1]):
+                break
             i += 1
             stripped += " " + lines[i].strip()
         body = (
             re.sub(r"^(?:[-*•]|\d+[.)])\s+", "", stripped).lstrip("-*• ").strip()
         )  # its label is no sentence
+        body = _LEADER.sub(": ", body)  # "Netting, per metre ....... EUR 1.35": a key and its value
         sentences = [x for x in _SENTENCE_END.split(body) if x]
         for n, sentence in enumerate(sentences):
             lead = (
@@ -256,11 +295,15 @@ def _continues(line: str, item: bool = False) -> bool:
     s = line.strip()
     indented_ok = item and line[:1].isspace() and not re.search(r"\S\s{2,}\S", s)
     return (
-        bool(s) and (indented_ok or not line[:1].isspace()) and not re.match(r"([-*•|#+]|\d+[.)])\s", s + " ")
+        bool(s)
+        and (indented_ok or not line[:1].isspace())
+        and not re.match(r"([-*•|#+]|\d+[.)])\s|\d+(?:\.\d+)+\.?\s+[A-Z]", s + " ")
     )
 
 
 _CLOCK = re.compile(r"(?<![\d.:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
+#: The lines of a document's head (title, parties, addressee, date): names there are about all of it.
+HEAD_LINES = 8
 
 
 class Scorer:
@@ -287,13 +330,15 @@ class Scorer:
         # a named term (Munich) that some fact of a document states: that document's facts must state it
         self.named = _named(question) & self.q_terms
         self.stated: dict[str, set[str]] = {}
-        for f in facts:
-            self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
+        for f in facts:  # (a name only the document's head states, its parties or addressee, is its context)
+            if f.line > HEAD_LINES:
+                self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
         self.quantities = quantities(question)
         self.measured = {(n.number, n.unit) for n in numbers_in(question) if n.unit}
         self.clocks = {_hhmm(c) for c in _CLOCK.findall(question)}
         self.total_asked = bool(_TOTAL_ASKED.search(question))
         self.years = {t for t in self.q_terms if re.fullmatch(r"(?:19|20)\d\d", t)}
+        self.days = weekdays_in(question) | {d.weekday() for _, _, d in dates_in(question)}
 
     def score(self, fact: Fact) -> float:
         own, ctx = terms(fact.text) | unit_terms(fact.text), terms(fact.context)
@@ -326,6 +371,9 @@ class Scorer:
             value *= 1.5
         if self.sibling(key):
             value *= 0.4
+        days = weekdays_in(key) if self.days else set()
+        if days:  # "on a Wednesday": the row of "Tuesday to Friday", not "Saturday and Sunday"
+            value *= 1.5 if self.days <= days else 0.6
         if self.clocks:  # "the 13:00 sailing": the row of that time
             here = {_hhmm(c) for c in _CLOCK.findall(fact.text)}
             value *= 1.5 if here & self.clocks else (0.7 if here else 1.0)

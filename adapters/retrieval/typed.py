@@ -10,12 +10,15 @@ is the typed reading of the scorer's own answer (it travels in the result's ``da
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ioa_p2p.adapters.retrieval.answer import Answer, named_row
 from ioa_p2p.adapters.retrieval.docmodel import Span, TypedAnswer, fits
 from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, terms
-from ioa_p2p.planning.values import Value
+from ioa_p2p.planning.answer_types import answer_type
+from ioa_p2p.planning.values import UNITS, Value
 
 #: How the typed model's answer is weighed against the fact scorer's (see :func:`prefer_typed`).
 TYPED_POLICY = "misfit"
@@ -44,7 +47,16 @@ def prefer_typed(
     sure = best.confidence >= TYPED_SURE * found.score
     if fit is not None and found.value.kind == "number" and fit < TYPED_LINE_SHARE * found.score:
         return False  # (a passage given for want of a figure is no figure the question's qualifiers picked)
-    return sure and fits(question, best.value) and not fits(question, found.value)
+    return sure and fits(question, best.value) and not _fits(question, found.value)
+
+
+def _fits(question: str, value: Value) -> bool:
+    """:func:`fits`, a period the document qualifies ("ten working days") fitting a duration asked too."""
+    qualified = value.kind == "number" and value.unit.split(" ")[-1] in _PERIODS and " " in value.unit
+    return fits(question, value) or (qualified and answer_type(question).kind == "duration")
+
+
+_PERIODS = frozenset({"days", "weeks", "months", "years", "hours"})
 
 
 #: The typed answer's line must score at least this share of the scorer's answer's confidence.
@@ -86,10 +98,32 @@ def reading_of(found: Answer, typed: Sequence[TypedAnswer]) -> TypedAnswer | Non
     the typed model's best (at least half its confidence), if any."""
     for t in typed:
         near = t.confidence >= 0.5 * typed[0].confidence
-        here = t.span.path == found.fact.path and t.span.line == found.fact.line
+        here = t.span.path == found.fact.path and _same_line(t.span.line, t.span.text, found.fact)
         if near and here and same_number(t.value, found.value):
             return t
     return None
+
+
+def with_reading(value: Value, reading: Value, fact: Fact) -> Value:
+    """The scorer's ``value`` with what the typed reading of the same figure adds: its terms (what an
+    amount is charged per), its unit where the fact spells it out after the number and the scorer read a
+    bare number ("125 square metres": m²; a unit only a table's header implies stays out)."""
+    if not value.unit and reading.unit and value.number is not None and _spelled(value, reading.unit, fact):
+        value = replace(value, unit=reading.unit)
+    return value if value.terms else value.with_terms(reading.terms)
+
+
+def _spelled(value: Value, unit: str, fact: Fact) -> bool:
+    spellings = sorted(UNITS.get(unit, (unit.lower(),)), key=len, reverse=True)
+    pattern = rf"{re.escape(value.text)}\s?(?:{'|'.join(re.escape(x) for x in spellings)})\b"
+    return bool(value.text) and re.search(pattern, fact.text.split("\0")[0], re.I) is not None
+
+
+def _same_line(line: int, text: str, fact: Fact) -> bool:
+    """The typed span (a record from ``line``) is the scorer's fact's line, or a paragraph that holds the
+    fact's sentence (a record of a wrapped paragraph starts where the paragraph does)."""
+    own = fact.text.split("\0")[0].strip()
+    return line == fact.line or (line < fact.line and len(own) >= 12 and own in " ".join(text.split()))
 
 
 def same_number(a: Value, b: Value) -> bool:

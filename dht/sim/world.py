@@ -9,13 +9,17 @@ and the counters. What a node does on its own follows the node's rules:
   paced by :class:`~ioa_p2p.dht.refresh.RefreshPolicy`): a lookup of its own key, a full per-bucket refresh
   at the slow pace, then dials until ``target_peers`` connections (the closest half, then random
   table peers); the next round comes ``fast`` seconds later while the table or the connections grew,
-  doubling up to ``slow`` otherwise. The lookups are py-libp2p's own in the node
-  (``find_closest_peers_network``, ``refresh_routing_table``), which cannot run here: the simulator looks
-  up with the project's :class:`~ioa_p2p.dht.lookup.Lookup` (``ask`` = 3, py-libp2p's ``BETA``) and, as
-  py-libp2p does, offers every peer an answer names to the routing table. py-libp2p's bucket refresh
-  looks up one random key per non-empty bucket (the key is hashed again before the lookup, so the
-  targets are random positions, not the bucket's); the simulator does the same, or only the
-  ``refresh_lookups`` first ones;
+  doubling up to ``slow`` otherwise. The self-lookup is the node's own (:meth:`World.self_lookup`, as
+  ``routing._lookup_now``): the project's :class:`~ioa_p2p.dht.lookup.Lookup` of its own key from its
+  table and open connections, keeping the :data:`LEARNED` closest peers named, bounded by
+  :data:`LOOKUP_TIMEOUT`; the :data:`LEARNED` closest found and every peer that answered join the
+  table (``SimConfig.self_lookup = "py-libp2p"``: as py-libp2p's ``find_closest_peers_network`` did
+  before, ``ask`` = 3 from the table only, every peer an answer names offered to the table). The
+  per-bucket refresh is py-libp2p's own in the node (``refresh_routing_table``), which cannot run here:
+  the simulator looks up one random key per non-empty bucket (py-libp2p hashes the key again before the
+  lookup, so the targets are random positions, not the bucket's), or only the ``refresh_lookups`` first
+  ones, with the project's :class:`~ioa_p2p.dht.lookup.Lookup` (``ask`` = 3, py-libp2p's ``BETA``),
+  offering every peer an answer names to the routing table, as py-libp2p does;
 - **churn** (:meth:`World.start_churn`): each node's online sessions and offline gaps are exponential,
   with means ``session`` and ``session * churn / (1 - churn)``, so a share ``churn`` of the nodes is
   offline at any moment. A node that leaves keeps its state (keys, routing table, stored records, its
@@ -35,10 +39,11 @@ from typing import Any, Literal
 from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.kbuckets import Split
 from ioa_p2p.dht.keyspace import K, position
+from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.events import EventLoop
-from ioa_p2p.dht.sim.kad import FIND_NODE, PLACE_ASK, LookupRun, round_trips, start_lookup
+from ioa_p2p.dht.sim.kad import FIND_NODE, PLACE_ASK, LookupRun, known_peers, round_trips, start_lookup
 from ioa_p2p.dht.sim.links import LinkModel, Network
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.dht.sim.records import RecordCache
@@ -47,6 +52,10 @@ from ioa_p2p.identity import Identity
 
 #: Virtual time at which runs start (a plausible wall clock in ms for card issue times).
 EPOCH_MS = 1_800_000_000_000
+#: The node's self-lookup (``ioa_p2p.node.net.routing``, pinned by ``tests/test_sim.py``): the closest
+#: peers it keeps for the routing table, and its bound in seconds.
+LEARNED = 60
+LOOKUP_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +80,9 @@ class SimConfig:
     min_stamp_bits: int = 8
     card_checks: Literal["full", "dht"] = "full"
     hedge: Literal["adaptive", "by-connection", "fixed"] = "adaptive"
+    #: ``node``: the node's self-lookup (:meth:`World.self_lookup`); ``py-libp2p``: the library's, as the
+    #: node ran it before 2026-11-27 (every figure of docs/performance.md measured before then)
+    self_lookup: Literal["node", "py-libp2p"] = "node"
 
     def __post_init__(self) -> None:
         if self.nodes < 2:
@@ -223,6 +235,9 @@ class World:
             if pending == 0:
                 self._after_discovery(node, session, before)
 
+        if self.config.self_lookup == "node":
+            self.self_lookup(node, on_done=done)
+            targets = targets[1:]
         for target in targets:
             self.find_node(node, target, on_done=done)
 
@@ -248,6 +263,30 @@ class World:
         return start_lookup(
             self, node, [key], FIND_NODE, ask=PLACE_ASK, connections=False, on_closer=learn, on_done=on_done
         )
+
+    def self_lookup(self, node: SimNode, on_done: Callable[[LookupRun], Any] | None = None) -> LookupRun:
+        """The node's self-lookup (``routing._lookup_now``): our lookup of its own key from the table and
+        the open connections (``kad_io.known_peers``), ``ask`` = 3, keeping the :data:`LEARNED` closest
+        peers named; once done, or after :data:`LOOKUP_TIMEOUT` with what it has, the :data:`LEARNED`
+        closest found and every peer that answered join the routing table."""
+        own = node.peer
+        lookup = Lookup([own], known_peers(self, node, [own], count=LEARNED), me=own, width=LEARNED)
+
+        def finished(run: LookupRun) -> None:
+            answered = [p for p in lookup.contacted if p not in lookup.dead and p not in lookup.busy]
+            node.table.add_many(list(dict.fromkeys([*lookup.closest(own), *answered])), self.ping)
+            if on_done is not None:
+                on_done(run)
+
+        run = LookupRun(self, node, lookup, FIND_NODE, on_done=finished)
+
+        def timeout() -> None:
+            if not run.finished:
+                run.finished = True  # answers still in flight are ignored, as the node's move_on_after
+                finished(run)
+
+        self.loop.after(LOOKUP_TIMEOUT, timeout)
+        return run.start()
 
     def connect_more(self, node: SimNode) -> int:
         """Dial table peers until ``target_peers`` connections are kept (the closest half, then random);

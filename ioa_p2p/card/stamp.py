@@ -26,6 +26,7 @@ and is meant to work together with the rate limits and the ranking that discount
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Mapping
 from typing import Any
 
@@ -80,15 +81,21 @@ def mint(
     ``tries`` bounds the work (:class:`~ioa_p2p.errors.InvalidCard` when it runs out)."""
     if not 0 <= bits <= MAX_BITS:
         raise UsageError(f"a card stamp has 0..{MAX_BITS} bits, not {bits}")
-    base = hashlib.sha256(context + digest)
-    limit = 1 << (256 - bits)
+    if bits == 0:
+        return start.to_bytes(8, "big")
+    copy = hashlib.sha256(context + digest).copy
+    # a hash has ``bits`` leading zero bits when, as 32 big-endian bytes, it sorts below 2**(256 - bits):
+    # comparing the bytes skips converting every hash to an int (~35 % of a try; 2**18 tries per stamp,
+    # two stamps per agent start)
+    limit = (1 << (256 - bits)).to_bytes(32, "big")
+    pack = struct.Struct(">Q").pack
     counter = start
-    end = None if tries is None else start + tries
-    while end is None or counter < end:
-        nonce = counter.to_bytes(8, "big")
-        h = base.copy()
+    end = (1 << 64) if tries is None else min(1 << 64, start + tries)
+    while counter < end:
+        h = copy()
+        nonce = pack(counter)
         h.update(nonce)
-        if int.from_bytes(h.digest(), "big") < limit:
+        if h.digest() < limit:
             return nonce
         counter += 1
     raise InvalidCard(f"no {bits}-bit stamp found in {tries} tries")

@@ -197,6 +197,19 @@ class HybridMatcher:
             if row is not None:
                 self._prior[row] = float(value)
 
+    def vectors(self, keys: Sequence[str] | None = None) -> Matrix:
+        """The indexed vectors of ``keys`` (every card's, in index order, for None), one row each; a key
+        that is not indexed gets a zero row."""
+        count = len(self._keys)
+        if keys is None:
+            return self._matrix[:count].copy()
+        out = np.zeros((len(keys), self.dim), dtype=np.float32)
+        for i, key in enumerate(keys):
+            row = self._rows.get(key)
+            if row is not None:
+                out[i] = self._matrix[row]
+        return out
+
     def prior(self, key: str) -> float:
         row = self._rows.get(key)
         return 0.0 if row is None else float(self._prior[row])

@@ -7,7 +7,9 @@
 - ``expr.py``     arithmetic instructions in words -> expressions over earlier values
 - ``natural.py``  naturally worded questions -> lookups + a computation (comparisons, totals, VAT)
 - ``relations.py`` sums, differences in a unit, changes, containers, repetitions, averages, shares
-- ``parse.py``    :func:`plan_request`: clauses and their kinds (each request a step of its own)
+- ``parse.py``    :func:`plan_request`: whole-request plans first, then each clause a step of its own
+- ``clauses.py``  a request's text -> clauses (code blocks cut out, sentences and sequencing words split)
+- ``clause_step.py`` one clause -> one step (code, a date moved, a calculation, a lookup or a task)
 - ``scene.py``    statements that set the scene join their question; deadlines (a period added to a date)
 - ``segment.py``  code pasted after a colon without a fence
 - ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions
@@ -33,6 +35,10 @@
   and percentages whose condition the question meets, a count of what it is for, an exemption
 - ``persons.py``  a party of several kinds of people ("a senior and a student"), each at its own row's
   price plus the supplements asked for
+- ``banded.py``   a percentage chosen by the band a question's quantity falls in (uptime, days of notice,
+  days late, a count), applied to the amount it is of
+- ``allowance.py`` the units beyond an allowance ("250 km per day included; each further km costs ...")
+  at their rate, for the class a label names
 - ``periods.py``  periods a document's labels state ("until 31 Dec 2026", "Apr-Oct") and the day or month
   a question names
 - ``tariffs.py``  a price applied on the documents' terms (per-unit, steps, minimums, caps; a bill's items)

@@ -11,6 +11,8 @@ team it decides here.
 - ``trust.py``      age- and evidence-weighted trust: young, unproven cards pay a score penalty; a team
   takes at most ``max_young`` young and ``max_unproven`` unproven members (no signed task done, however
   old) unless nothing else covers a need (:class:`TrustPolicy`, :class:`TeamCaps`)
+- ``kin.py``        near-duplicate cards count as one: kin groups led by the most senior card (proven,
+  then first held), the kin line relative to the population (:class:`Kinship`, :func:`kin_groups`)
 - ``coverage.py``   ability coverage: the team can do every step of the goal's offline plan
   (:func:`cover_steps`: :func:`add_able`, :func:`add_best`)
 - ``llm_team.py``   the LLM re-rank of the shortlist: IoA's ``search_agents`` / ``team_up`` tools over
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from ioa_p2p.teaming.candidates import Candidate
     from ioa_p2p.teaming.coverage import add_able, add_best, cover_steps, step_abilities
     from ioa_p2p.teaming.join import grow_team, in_context, join_features
+    from ioa_p2p.teaming.kin import Kinship, kin_groups, kin_threshold, leaders_first, seniority
     from ioa_p2p.teaming.llm_team import (
         SEARCH_TOOL,
         TEAM_TOOLS,
@@ -72,6 +75,11 @@ _LAZY = {
     "grow_team": "join",
     "in_context": "join",
     "join_features": "join",
+    "Kinship": "kin",
+    "kin_groups": "kin",
+    "kin_threshold": "kin",
+    "leaders_first": "kin",
+    "seniority": "kin",
     "SEARCH_TOOL": "llm_team",
     "TEAM_TOOLS": "llm_team",
     "TEAM_UP_TOOL": "llm_team",
@@ -118,6 +126,7 @@ __all__ = [
     "TEAM_TOOLS",
     "TEAM_UP_TOOL",
     "Candidate",
+    "Kinship",
     "Member",
     "NeedCover",
     "PoolScores",
@@ -132,6 +141,9 @@ __all__ = [
     "grow_team",
     "in_context",
     "join_features",
+    "kin_groups",
+    "kin_threshold",
+    "leaders_first",
     "llm_team_from_shortlist",
     "merge_results",
     "over_cap",
@@ -139,6 +151,7 @@ __all__ = [
     "parse_team_choice",
     "render_shortlist",
     "score_pool",
+    "seniority",
     "step_abilities",
     "team_shortlist",
     "trust_priors",

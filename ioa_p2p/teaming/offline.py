@@ -14,6 +14,11 @@
    best candidate only when no chosen member comes within ``cover_margin`` of it.
 5. Each need is reported with the member that covers it best (or none).
 
+Against a crowd of identities (:mod:`~ioa_p2p.teaming.trust`, :mod:`~ioa_p2p.teaming.kin`): with team
+caps or kinship the pools are :data:`CAPPED_WIDEN` times larger; near-duplicate cards count as one (only
+a group's leader stays in the pool: :func:`without`); and a young or unproven best card leads only when
+no card the caps leave alone comes within :data:`LEAD_MARGIN` of it (:func:`lead_first`).
+
 The join rule, ``need_threshold``, ``cover_margin`` and ``context_weight`` are calibrated per matcher on
 the dev data (``bench/bench_matching.py --calibrate``); callers may override them.
 """
@@ -29,6 +34,7 @@ from ioa_p2p.matching.base import Match, Matcher
 from ioa_p2p.matching.calibration import Calibration, JoinRule
 from ioa_p2p.matching.goals import Need, split_goal
 from ioa_p2p.teaming.join import grow_team, in_context
+from ioa_p2p.teaming.kin import Kinship
 from ioa_p2p.teaming.trust import NO_CAPS, TeamCaps
 
 POOL = 12  # best cards for the whole goal that may join (their need scores decide)
@@ -36,6 +42,9 @@ NEED_POOL = 4  # best cards of each need that may join too
 #: With team caps in force, the pools are this many times larger: ten paraphrases of a card, all
 #: unproven, would otherwise fill a need's pool and leave out the proven card a cap should pick instead.
 CAPPED_WIDEN = 4
+#: Fused units within which a card no cap limits leads instead of a better young or unproven card (one
+#: standard deviation of the matcher's score, like ``young_penalty``).
+LEAD_MARGIN = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,13 +123,18 @@ def choose_team(
     need_pool: int = NEED_POOL,
     join: JoinRule | None = None,
     caps: TeamCaps = NO_CAPS,
+    kin: Kinship | None = None,
+    lead_margin: float | None = LEAD_MARGIN,
 ) -> TeamPick:
     """Pick 1..``max_team`` members for ``goal`` from the matcher's cards (see the module docstring).
 
     ``join`` overrides the calibration's join rule (benchmarks); ``need_threshold`` is the probability a
     candidate must reach to join (the join rule's, or with no join rule the cover rule's). ``caps``: at
     most ``max_young`` young and ``max_unproven`` unproven members unless nothing else covers the need
-    (:mod:`~ioa_p2p.teaming.trust`; a young card's score penalty is the matcher's prior, set by the caller).
+    (:mod:`~ioa_p2p.teaming.trust`; a young card's score penalty is the matcher's prior, set by the caller),
+    the lead included: a young or unproven best card leads only when no card the caps leave alone comes
+    within ``lead_margin`` (None: the best card always leads). ``kin``: near-duplicate cards count as
+    one, their leader (:mod:`~ioa_p2p.teaming.kin`).
     """
     if max_team < 1:
         raise UsageError("max_team must be at least 1")
@@ -129,9 +143,13 @@ def choose_team(
     margin = cal.cover_margin if cover_margin is None else cover_margin
     weight = cal.context_weight if context_weight is None else context_weight
     rule = cal.join if join is None else join
-    if caps.young or caps.unproven:  # a capped crowd of near-copies must not hide the proven alternative
+    if caps.young or caps.unproven or kin is not None:  # a crowd of near-copies must not hide the others
         pool, need_pool = pool * CAPPED_WIDEN, need_pool * CAPPED_WIDEN
     scored = score_pool(goal, matcher, among=among, exclude=exclude, pool=pool, need_pool=need_pool)
+    if kin is not None:
+        scored = without(scored, kin.followers(list(scored.goal)))
+    if lead_margin is not None:
+        scored = lead_first(scored, caps, lead_margin)
     ranked, needs = scored.ranked, scored.needs
     if not ranked:
         return TeamPick((), tuple(NeedCover(n.text, "", 0.0) for n in needs))
@@ -149,6 +167,36 @@ def choose_team(
     else:
         chosen = _cover_rule(ranked[0].key, scored, table, cal, (threshold, margin, max_team), caps)
     return _pick(chosen, ranked, needs, table, cal)
+
+
+def without(scored: PoolScores, left_out: Collection[str]) -> PoolScores:
+    """``scored`` without the ``left_out`` keys (kin that follow a leader of the pool)."""
+    if not left_out:
+        return scored
+    gone = frozenset(left_out)
+    ranked = tuple(m for m in scored.ranked if m.key not in gone)
+    goal = {k: v for k, v in scored.goal.items() if k not in gone}
+    alone = {i: {k: v for k, v in s.items() if k not in gone} for i, s in scored.alone.items()}
+    return PoolScores(ranked, scored.needs, goal, alone)
+
+
+def lead_first(scored: PoolScores, caps: TeamCaps, margin: float = LEAD_MARGIN) -> PoolScores:
+    """``scored`` with the lead moved to the front of its ranking: the goal's best card, unless a cap
+    limits it (young or unproven) and a card no cap limits comes within ``margin`` of it (fused score for
+    the goal); the best such card leads then (a crowd of unproven cards does not win the lead
+    that a proven card about as good would take)."""
+    ranked = scored.ranked
+    if not ranked or not caps.limited(ranked[0].key):
+        return scored
+    best = scored.goal.get(ranked[0].key, ranked[0].fused)
+    for i, match in enumerate(ranked[1:], start=1):
+        if caps.limited(match.key):
+            continue
+        if scored.goal.get(match.key, match.fused) >= best - margin:
+            moved = (match, *ranked[:i], *ranked[i + 1 :])
+            return PoolScores(moved, scored.needs, scored.goal, scored.alone)
+        break
+    return scored
 
 
 def _cover_rule(
@@ -248,6 +296,8 @@ def team_shortlist(
 
 
 __all__ = [
+    "CAPPED_WIDEN",
+    "LEAD_MARGIN",
     "NEED_POOL",
     "POOL",
     "Member",
@@ -255,6 +305,8 @@ __all__ = [
     "PoolScores",
     "TeamPick",
     "choose_team",
+    "lead_first",
     "score_pool",
     "team_shortlist",
+    "without",
 ]

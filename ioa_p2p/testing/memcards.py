@@ -181,7 +181,7 @@ class MemoryCardNet:
             return False
         return target.accept(key, value)
 
-    async def get_values(self, keys: list[str], *, ask: int) -> dict[str, list[bytes]]:
+    async def get_values(self, keys: list[str], *, ask: int, grace: float = 0.0) -> dict[str, list[bytes]]:
         await trio.lowlevel.checkpoint()
         nets = [self, *self.reachable_nets()]
         return {key: [n.values[key] for n in nets if key in n.values] for key in dict.fromkeys(keys)}

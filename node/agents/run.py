@@ -5,7 +5,9 @@ owns, so all their background tasks live under one ``async with``; they share th
 models (the matcher's and wordllama's weights are loaded once per process: class-level in
 :mod:`ioa_p2p.matching.encoders`; with several agents the MiniLM encodings of card texts are shared too, so a
 card every agent receives is encoded once) and its memory ledger (:data:`ioa_p2p.memory.PROCESS_MEMORY`: each
-agent's ``start_rss`` and share, ``GET /budgets``).
+agent's ``start_rss`` and share, ``GET /budgets``). They know each other
+(:class:`~ioa_p2p.node.net.cohosted.CoHosted`): the work one does for another is the process's own, not a
+remote peer's to be charged, paced or made to wait.
 
 Agents open one after the other (so each one's ``start_rss`` is measured alone), each in its own home, with
 its key created there on first start. An agent that cannot start (a wrong adapter option, a port in use, an
@@ -23,6 +25,7 @@ import os
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -34,6 +37,7 @@ from ioa_p2p.identity import create_key_file
 from ioa_p2p.matching.encoders import MiniLMEncoder
 from ioa_p2p.memory import PROCESS_MEMORY, ProcessMemory
 from ioa_p2p.node.agents.config import AGENTS_INDEX_NAME, AgentSpec
+from ioa_p2p.node.net.cohosted import CoHosted
 from ioa_p2p.node.node import Node, open_node
 
 log = logging.getLogger("ioa_p2p.node.agents")
@@ -128,6 +132,7 @@ async def open_agents(
     agent starts, fails or stops. The block is entered once every agent has started or failed; failures are
     not raised (read :attr:`Agents.failed`)."""
     agents = Agents(specs, home / AGENTS_INDEX_NAME if home is not None else None)
+    cohosted = CoHosted()  # the agents' connections to each other are the process's own work
     if len(specs) > 1:  # every agent embeds every card it receives: the same texts, once per process
         MiniLMEncoder.share_encodings(SHARED_ENCODINGS)
 
@@ -142,7 +147,7 @@ async def open_agents(
         with single_error():
             async with trio.open_nursery() as nursery:
                 for run in agents.runs:
-                    await nursery.start(_host_agent, run, control_api, memory, changed)
+                    await nursery.start(partial(_host_agent, run, control_api, memory, cohosted, changed))
                 yield agents
                 nursery.cancel_scope.cancel()
     finally:
@@ -153,6 +158,7 @@ async def _host_agent(
     run: AgentRun,
     control_api: bool,
     memory: ProcessMemory,
+    cohosted: CoHosted,
     changed: Callable[[AgentRun], None],
     task_status: Any = trio.TASK_STATUS_IGNORED,
 ) -> None:
@@ -161,7 +167,9 @@ async def _host_agent(
     run.state = "starting"
     try:
         prepare_home(run.spec)
-        async with open_node(run.spec.config, control_api=control_api, memory=memory) as node:
+        async with open_node(
+            run.spec.config, control_api=control_api, memory=memory, cohosted=cohosted
+        ) as node:
             run.node, run.state = node, "running"
             changed(run)
             started = True

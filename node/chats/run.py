@@ -26,7 +26,8 @@ async def open_chats(
     """The chat service: store, handlers, routes, deliveries, sync loops (until the node stops)."""
     config = ChatsConfig.from_section(node.config.section("chats"))
     runs_code = _adapter_executes_code(node.config.section("agent").get("adapter"))
-    store = ChatStore.open(node.home, fsync=config.fsync)
+    # opened in a worker thread: the agents of a process start on one loop, which the others keep using
+    store = await node.run_sync(lambda: ChatStore.open(node.home, fsync=config.fsync))
     try:
         async with trio.open_nursery() as nursery:
             policy = POLICY_KNOWN if runs_code else POLICY_OPEN

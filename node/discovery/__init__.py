@@ -1,6 +1,7 @@
 """ioa_p2p.node.discovery: the discovery service (cards in the DHT and by gossip; docs/protocol.md §9).
 
-- ``service.py``  :class:`Discovery`: the node's own card, gossip checks, ``find``, DHT fetches
+- ``service.py``  :class:`Discovery`: the node's own card, ``find``, DHT fetches
+- ``intake.py``   :class:`GossipIntake`: card announcements (topic validator, flood guard, rate limits)
 - ``loops.py``    the background loops (republish, expiry, index rebuilds, announcements, catch-up, DHT
   publishing)
 - ``search.py``   :class:`CardSearch`: DHT lookups of provider records and card fetches (owner first)

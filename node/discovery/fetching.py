@@ -5,10 +5,11 @@
 1. every owner is asked for its own record at once, each answer verified and applied to the directory as
    it arrives (:meth:`CardSearch.store_fetched`), its round trip fed to the search's
    :class:`~ioa_p2p.dht.rtt.RoundTrips`;
-2. after the wait those round trips call for (``srtt + 4 rttvar``, 0.15..1 s; 1 s before any sample) the
-   fetch **ends early** when the best ``settle`` candidates have all answered (the others rank below
-   them by sketch; :func:`~ioa_p2p.dht.sketchscore.settle_count`), otherwise the owners that have not
-   answered are looked up in the DHT in one batched lookup, while their own answers still count;
+2. once the best ``settle`` candidates have all answered (the others rank below them by sketch;
+   :func:`~ioa_p2p.dht.sketchscore.settle_count`) the others get a grace (:data:`FETCH_GRACE` of the time
+   so far) and the fetch **ends early** without them; if the best have not all answered within the wait
+   the round trips call for (``srtt + 4 rttvar``, 0.15..1 s; 1 s before any sample), the owners that
+   have not answered are looked up in the DHT in one batched lookup, while their own answers still count;
 3. it ends when every candidate has a card or the DHT lookup is done; owner requests still running are
    cancelled.
 
@@ -21,12 +22,16 @@ from typing import Any
 
 import trio
 
+from ioa_p2p.dht.lookup import grace_after_covered
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.discovery.search import DIRECT_TIMEOUT, CardSearch
 
 #: An owner's own answer is awaited this long at most (it still counts while the DHT lookup runs).
 OWNER_LIMIT = 2 * DIRECT_TIMEOUT
+#: Once the best ``settle`` candidates answered, the others get this share of the time so far
+#: (:func:`~ioa_p2p.dht.lookup.grace_after_covered`), not the rest of the adaptive wait.
+FETCH_GRACE = 0.25
 
 
 async def fetch_ranked(search: CardSearch, peers: list[PeerId], *, settle: int) -> dict[str, Any]:
@@ -36,11 +41,15 @@ async def fetch_ranked(search: CardSearch, peers: list[PeerId], *, settle: int) 
         return {"owners": 0, "from_dht": 0, "early": False, "wait_s": 0.0}
     answered: set[PeerId] = set()
     finished = trio.Event()  # every candidate has a card, or the DHT lookup is done
+    settled = trio.Event()  # the best ``settle`` candidates have a card
     wait = search.round_trips.wait()
     result: dict[str, Any] = {"owners": 0, "from_dht": 0, "early": False, "wait_s": round(wait, 3)}
+    best, started = set(peers[:settle]), trio.current_time()
 
     def got(new: set[PeerId]) -> None:
         answered.update(new)
+        if answered >= best:
+            settled.set()
         if answered >= set(peers):
             finished.set()
 
@@ -64,16 +73,17 @@ async def fetch_ranked(search: CardSearch, peers: list[PeerId], *, settle: int) 
         for peer in peers:
             nursery.start_soon(ask_owner, peer)
         with trio.move_on_after(wait):
-            await finished.wait()
-        if not finished.is_set():
-            if answered >= set(peers[:settle]):
-                result["early"] = True
-                finished.set()
-            else:
-                nursery.start_soon(ask_dht, [p for p in peers if p not in answered])
+            await settled.wait()
+        if settled.is_set():  # the rest get a grace, not the whole wait
+            with trio.move_on_after(grace_after_covered(trio.current_time() - started, FETCH_GRACE)):
+                await finished.wait()
+            result["early"] = not finished.is_set()
+            finished.set()
+        else:
+            nursery.start_soon(ask_dht, [p for p in peers if p not in answered])
         await finished.wait()
         nursery.cancel_scope.cancel()
     return result
 
 
-__all__ = ["OWNER_LIMIT", "fetch_ranked"]
+__all__ = ["FETCH_GRACE", "OWNER_LIMIT", "fetch_ranked"]

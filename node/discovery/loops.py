@@ -156,31 +156,48 @@ async def revalidate_loop(service: Discovery) -> None:
 
 
 async def dht_publish_loop(service: Discovery) -> None:
-    """Keep our card record and bucket provider records in the DHT (see :class:`PublishPolicy`)."""
+    """Keep our card record and bucket provider records in the DHT (see :class:`PublishPolicy`), and our
+    sketch in its bucket pages. The three are independent and each is its own lookup and stores: they
+    run at once, so a new card is out in the time of the slowest, not of the three in turn (issue 25:
+    about 0.6 s of lookup and 0.45 s of dial and store each at 10,000 simulated nodes)."""
     await service.node.services_ready.wait()
-    net, policy = service.net, service.publish_policy
     while True:
-        policy.observe(net.routing_table_size(), trio.current_time())
-        record = service.dht_record()
-        if record is not None and policy.put_due(record[0], trio.current_time()):
-            stored = False
-            with service.node.faults.boundary("discovery publish"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-                stored = await net.put_value(card_key(service.node.peer_id), record[1])
-            if stored:
-                policy.put_done(record[0], trio.current_time())
-            else:  # refused everywhere, or no answer in time: back off, do not retry every second
-                policy.put_failed(trio.current_time())
-        keys = service.provided_keys()
-        if policy.provide_due(keys, trio.current_time()):
-            policy.provide_started(keys, trio.current_time())
-            acknowledged = 0
-            with service.node.faults.boundary("discovery provide"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-                acknowledged = await net.provide(list(keys), ask=service.settings.ask)
-            replicas = min(K, net.routing_table_size())
-            policy.provide_finished(acknowledged, len(keys) * replicas, trio.current_time())
-        if service.settings.pages:
-            await publish_pages(service)
+        service.publish_policy.observe(service.net.routing_table_size(), trio.current_time())
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_put_record, service)
+            nursery.start_soon(_provide_keys, service)
+            if service.settings.pages:
+                nursery.start_soon(publish_pages, service)
         await service.wait_dht_wake(1.0)
+
+
+async def _put_record(service: Discovery) -> None:
+    """Put our card record when :class:`PublishPolicy` says so."""
+    net, policy = service.net, service.publish_policy
+    record = service.dht_record()
+    if record is None or not policy.put_due(record[0], trio.current_time()):
+        return
+    stored = False
+    with service.node.faults.boundary("discovery publish"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
+        stored = await net.put_value(card_key(service.node.peer_id), record[1])
+    if stored:
+        policy.put_done(record[0], trio.current_time())
+    else:  # refused everywhere, or no answer in time: back off, do not retry every second
+        policy.put_failed(trio.current_time())
+
+
+async def _provide_keys(service: Discovery) -> None:
+    """Provide our bucket keys when :class:`PublishPolicy` says so."""
+    net, policy = service.net, service.publish_policy
+    keys = service.provided_keys()
+    if not policy.provide_due(keys, trio.current_time()):
+        return
+    policy.provide_started(keys, trio.current_time())
+    acknowledged = 0
+    with service.node.faults.boundary("discovery provide"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
+        acknowledged = await net.provide(list(keys), ask=service.settings.ask)
+    replicas = min(K, net.routing_table_size())
+    policy.provide_finished(acknowledged, len(keys) * replicas, trio.current_time())
 
 
 async def publish_pages(service: Discovery) -> None:

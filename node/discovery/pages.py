@@ -8,8 +8,9 @@
   peers of every key (``CardNetPort.put_pages``; each storing peer merges it), when its
   :class:`~ioa_p2p.dht.pacing.PublishPolicy` says so (new version, new keys, table grown, refresh).
 - :func:`search_pages`: a DHT find over pages (:class:`~ioa_p2p.dht.expand.PageSearch`): rounds of one
-  batched ``GET_VALUE`` each (seed pages, then the buckets of the best candidates), bounded by
-  :data:`ROUNDS_SHARE` of ``find_timeout``, sketches scored like the matcher scores cards
+  batched ``GET_VALUE`` each (seed pages, then the buckets of the best candidates; a round ends
+  :data:`LISTING_GRACE` of its time after every page has a copy, not when its slowest peer answers),
+  bounded by :data:`ROUNDS_SHARE` of ``find_timeout``, sketches scored like the matcher scores cards
   (:class:`~ioa_p2p.dht.sketchscore.SketchScorer`: family and rest cosines, term hashes); then the
   ``page_fetch`` best candidates' sketches are verified (half as many fetched when their sketches carry
   a comparable MiniLM part: :func:`~ioa_p2p.dht.sketchscore.fetch_count`) and their cards fetched
@@ -22,6 +23,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any
 
 import numpy as np
@@ -44,6 +46,8 @@ from ioa_p2p.dht.pacing import PublishPolicy
 from ioa_p2p.dht.pages import encode_page, page_key, read_copies
 from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, fetch_count, query_terms, settle_count
+from ioa_p2p.dht.timing import collect as collect_timings
+from ioa_p2p.dht.timing import summarize as summarize_timings
 from ioa_p2p.errors import InvalidCard, InvalidMessage, InvalidPeerId, UsageError
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.discovery.fetching import fetch_ranked
@@ -53,6 +57,10 @@ log = logging.getLogger("ioa_p2p.discovery")
 
 #: Share of ``find_timeout`` the page rounds may use; the rest is left for the card fetches.
 ROUNDS_SHARE = 0.6
+#: Once every page of a round has a copy, the round waits this share of its time so far for more copies
+#: (:func:`~ioa_p2p.dht.lookup.grace_after_covered`), not for the slowest storing peer it asked: every
+#: copy of a page merges the same puts, and a find's listing waited for the slowest of ~30 busy peers.
+LISTING_GRACE = 0.25
 
 
 class PagePublisher:
@@ -134,21 +142,25 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
     )
     listing = pages.listing
     rounds = 0
-    with trio.move_on_after(ROUNDS_SHARE * settings.find_timeout):
+    cpu_started = time.process_time()
+    with collect_timings() as listed, trio.move_on_after(ROUNDS_SHARE * settings.find_timeout):
         cells = pages.start()
         while cells:
             keys = {page_key(c, search.forest.model_id, search.forest.dim): c for c in cells}
-            found = await net.get_values(list(keys), ask=settings.ask)
+            found = await net.get_values(list(keys), ask=settings.ask, grace=LISTING_GRACE)
             now = search.now_ms()
             for key, cell in keys.items():
                 pages.offer(cell.key, read_copies(found.get(key, []), now))
             rounds += 1
             cells = pages.next_cells()
-    listed_at = trio.current_time()
+    listed_at, cpu_listed = trio.current_time(), time.process_time()
     count = fetch_count(scorer, pages.best(settings.page_fetch, exclude=[search.me]), settings.page_fetch, k)
     chosen = _verified_best(pages, count, search, _priors(search))
-    wanted = [sketch.peer_id for sketch in chosen if search.needs_fetch(sketch.peer_id)]
-    fetch = await fetch_ranked(search, wanted, settle=settle_count(len(wanted), k))
+    wanted = [s.peer_id for s in chosen if search.needs_fetch(s.peer_id, s.version)]
+    chosen_at, cpu_chosen = trio.current_time(), time.process_time()
+    with collect_timings() as fetched:
+        fetch = await fetch_ranked(search, wanted, settle=settle_count(len(wanted), k))
+    fetched_at = trio.current_time()
     _check_sketches(search, chosen)
     return {
         "size": round(size),
@@ -159,7 +171,11 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
         "page_bytes": pages.bytes,
         "fetched": len(wanted),
         "providers_s": listed_at - started,
-        "fetch_s": trio.current_time() - listed_at,
+        "fetch_s": fetched_at - listed_at,
+        # where each step's time went (dht/timing.py): our backlog, the remotes' answers, the slowest
+        "listing_t": summarize_timings(listed, started, listed_at, cpu_listed - cpu_started),
+        "choose_s": chosen_at - listed_at,
+        "fetch_t": summarize_timings(fetched, chosen_at, fetched_at, time.process_time() - cpu_chosen),
         **fetch,
     }
 
@@ -256,4 +272,4 @@ def _check_sketches(search: CardSearch, chosen: list[SignedSketch]) -> None:
             log.info("the sketch of %s does not match its card (version %d)", sketch.peer_id, sketch.version)
 
 
-__all__ = ["ROUNDS_SHARE", "PagePublisher", "rest_of", "search_pages"]
+__all__ = ["LISTING_GRACE", "ROUNDS_SHARE", "PagePublisher", "rest_of", "search_pages"]

@@ -47,9 +47,8 @@ from ioa_p2p.card import (
     issue_card,
     issue_withdrawal,
     next_version,
-    parse_record,
 )
-from ioa_p2p.dht.admission import CardAdmission, source_of_addrs
+from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.census import CensusPolicy
 from ioa_p2p.dht.census import directory_complete as census_complete
 from ioa_p2p.dht.directory import Directory, Match
@@ -58,11 +57,11 @@ from ioa_p2p.dht.lsh import CardBuckets, Hyperplanes
 from ioa_p2p.dht.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, PublishPolicy
 from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.settings import LIST_FIELDS, AgentSettings, DiscoverySettings
-from ioa_p2p.dht.validators import check_announcement
 from ioa_p2p.embedding import Embedder
-from ioa_p2p.errors import ConfigError, InvalidCard, InvalidMessage, UsageError
+from ioa_p2p.errors import ConfigError, InvalidCard, UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.matching import is_matcher
+from ioa_p2p.node.discovery.intake import GossipIntake
 from ioa_p2p.node.discovery.pages import PagePublisher, search_pages
 from ioa_p2p.node.discovery.search import CardSearch
 from ioa_p2p.node.discovery.warm import WarmState
@@ -70,13 +69,6 @@ from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
 log = logging.getLogger("ioa_p2p.discovery")
 
-#: Publishers whose new version the flood guard dropped are fetched from the DHT at the next catch-up
-#: ticks (up to this many tries, until the directory holds that version), so an honest update that came
-#: too soon after the previous one is late, never lost. At most STALE_MAX publishers are remembered.
-STALE_TRIES = 5
-STALE_MAX = 4096
-#: Flood guard: new card versions of one peer closer together than this are rejected.
-GOSSIP_UPDATE_INTERVAL_MS = 100
 MAX_K = FIND_MAX_K  # agents one find returns at most (the control API's limit)
 
 
@@ -115,10 +107,7 @@ class Discovery:
         self._issued = 0
         self._card_issued = trio.Event()  # set (and replaced) each time card_loop issues a card
         self._dht_wake = trio.Event()
-        self._last_update: dict[PeerId, int] = {}
         self.pacer = AnnouncePacer(most=max(ANNOUNCE_MIN_INTERVAL, settings.republish))
-        #: publisher -> (version the flood guard dropped, DHT fetches left)
-        self._stale: dict[PeerId, tuple[int, int]] = {}
         self.last_find: dict[str, Any] = {}  # what the last find did and how long each part took
         #: each agent's record in the chat histories this node holds (kept by the goals service)
         self.reputation: dict[str, Any] = {}
@@ -141,6 +130,16 @@ class Discovery:
         self.warm = WarmState(directory.ranker, settings.warm)  # node/discovery/warm.py
         self.search = CardSearch(
             node.peer_id, net, directory, settings, embedder.model_id, embedder.dim, self.now_ms, self.stats
+        )
+        #: the topic validator and delivery of card announcements (node/discovery/intake.py)
+        self.intake = GossipIntake(
+            node.peer_id,
+            directory,
+            self.search,
+            self.admission,
+            settings.min_stamp_bits,
+            self.now_ms,
+            self.stats,
         )
 
     @property
@@ -312,61 +311,12 @@ class Discovery:
     # ------------------------------------------------------------------ gossip callbacks
 
     def check_gossip(self, publisher: PeerId, data: bytes) -> bool:
-        """Topic validator: a valid, live card (stamped enough) or withdrawal of the publisher itself, not
-        older than what we hold.
-
-        Rejecting costs the forwarder GossipSub score, so only provably bad announcements are
-        rejected: re-announcements of the version we hold are accepted (and ignored on delivery).
-        A flood guard rejects a *new* version arriving less than :data:`GOSSIP_UPDATE_INTERVAL_MS`
-        after the previous one from the same publisher (an honest node issues one per
-        ``republish`` interval).
-        """
-        now = self.now_ms()
-        known = self.directory.version_of(publisher)
-        try:
-            card = check_announcement(
-                data,
-                publisher=publisher,
-                known_version=known,
-                now_ms=now,
-                min_stamp_bits=self.settings.min_stamp_bits,
-            )
-        except InvalidMessage as exc:
-            log.debug("dropped a card announcement from %s: %s", publisher, exc)
-            return False
-        if publisher != self.node.peer_id and card.version != known:
-            last = self._last_update.get(publisher)
-            if last is not None and now - last < GOSSIP_UPDATE_INTERVAL_MS:
-                log.debug("dropped a card announcement from %s: new versions too frequent", publisher)
-                if publisher in self._stale or len(self._stale) < STALE_MAX:
-                    self._stale[publisher] = (card.version, STALE_TRIES)
-                return False
-            if len(self._last_update) > 10_000:
-                self._last_update = {
-                    p: t for p, t in self._last_update.items() if now - t < GOSSIP_UPDATE_INTERVAL_MS
-                }
-            self._last_update[publisher] = now
-        return True
+        """Topic validator of card announcements (:meth:`GossipIntake.check`)."""
+        return self.intake.check(publisher, data)
 
     def on_gossip(self, publisher: PeerId, data: bytes) -> None:
-        """Apply a validated announcement, within the rate limits (:class:`CardAdmission`: identities new to
-        this node in total and per source network, versions per identity). An announcement over them is
-        dropped here, not rejected by the validator (that would cost the honest forwarder its score); its
-        card is still found through the DHT."""
-        now = self.now_ms()
-        try:
-            record = parse_record(data, now_ms=now, peer=publisher)
-        except InvalidMessage:
-            return
-        known = self.directory.version_of(publisher)
-        source = source_of_addrs(getattr(getattr(record, "card", None), "addrs", ()))  # where it is reached
-        if record.version != known and not self.admission.admit_card(
-            publisher, known=known is not None, now=now / 1000, source=source
-        ):
-            self.stats["gossip_over_limit"] += 1
-            return
-        if self.search.apply(record, now, "gossip", wanted=False).changed:
-            self.stats["gossip_accepted"] += 1
+        """Apply a validated announcement within the rate limits (:meth:`GossipIntake.deliver`)."""
+        self.intake.deliver(publisher, data)
 
     # ------------------------------------------------------------------ find
 
@@ -459,16 +409,8 @@ class Discovery:
     # ------------------------------------------------------------------ for the background loops
 
     def stale_due(self) -> list[PeerId]:
-        """Publishers whose dropped new version the directory still lacks (one try used per call)."""
-        due = []
-        for peer, (version, tries) in list(self._stale.items()):
-            held = self.directory.version_of(peer)
-            if (held is not None and held >= version) or tries <= 0:
-                del self._stale[peer]
-                continue
-            self._stale[peer] = (version, tries - 1)
-            due.append(peer)
-        return due
+        """Publishers whose dropped new version the directory still lacks (:meth:`GossipIntake.stale_due`)."""
+        return self.intake.stale_due()
 
     def withheld(self, peer: PeerId) -> bool:
         """True when ``peer`` has withdrawn its card (no need to fetch it)."""

@@ -147,8 +147,15 @@ def check_ack(reply: Any, env: Envelope, peer: PeerId) -> bytes:
 
 @asynccontextmanager
 async def open_messaging(node: NodePort) -> AsyncIterator[Messaging]:
-    replay = ReplayGuard.open(node.home, clock_ms=lambda: time.time_ns() // 1_000_000)
-    inbox = Inbox.open(node.home)
+    # opened in a worker thread: the agents of a process start on one loop, which the others keep using
+    replay = await node.run_sync(
+        lambda: ReplayGuard.open(node.home, clock_ms=lambda: time.time_ns() // 1_000_000)
+    )
+    try:
+        inbox = await node.run_sync(lambda: Inbox.open(node.home))
+    except BaseException:
+        replay.close()
+        raise
     messaging = Messaging(node, replay, inbox)
 
     node.set_stream_handler(PROTOCOL_ID, messaging.handle_stream)

@@ -37,6 +37,8 @@
   messages) held in the partial-frame budget, with a whole-message deadline
 - ``muxer_meter.py``     yamux stream buffers metered: receive window enforced, unread bytes budgeted,
   a reset stream's bytes dropped at once
+- ``cohosted.py``        the agents of one process (``[[agents]]``): their connections to each other are the
+  process's own work, not budgeted as a remote peer's
 - ``cpu_meter.py``       CPU time of the tasks serving a peer charged to it; pacing a peer that owes
 - ``cpu_wait.py``        the time this process waited for a CPU (run queue), and deadlines that do not count
   it (invitations, stream opens: a busy machine is no reason to give up on a live peer)
@@ -48,8 +50,10 @@
   rate limits
 - ``kad_slots.py``       which inbound DHT streams are served: idle ones end, and make room for newcomers
   (patch 23)
-- ``kad.py``             batched fresh Kademlia lookups, puts and provides over py-libp2p's KadDHT; serving
-  the DHT on ``/ioa/kad/1.0.0`` with our record validators
+- ``kad.py``             batched fresh Kademlia lookups over py-libp2p's KadDHT; serving the DHT on
+  ``/ioa/kad/1.0.0`` with our record validators (re-exports the next two)
+- ``kad_write.py``       puts, bucket-page puts and provider records at the closest peers of their keys
+- ``kad_store.py``       what the DHT's stores accept: provider records within rate limits, pages merged
 - ``gossip.py``          GossipSub card announcements (tuned heartbeat and limits, topic validator, drain
   task)
 - ``card_net.py``        :class:`Libp2pCardNet`: discovery's ``CardNetPort`` over ``kad.py`` and ``gossip.py``

@@ -23,6 +23,10 @@ heaviest holder's newest claim first.
   ``sync_pulls``: pulls started because of what a peer sent, per peer per period;
 - ``cpu``: CPU seconds per second spent on what each peer sends (:mod:`ioa_p2p.node.net.cpu_meter`).
 
+The other agents of this node's process (:class:`~ioa_p2p.node.net.cohosted.CoHosted`, ``[[agents]]``)
+are no remote peers: trusted as the operator's, their work is the process's own (never charged, never
+paced, no priority over strangers).
+
 ``GET /budgets`` on the control API shows what each holds and how often it refused or evicted.
 """
 
@@ -39,6 +43,7 @@ from ioa_p2p.budget import TRUST_KNOWN, TRUST_PARTNER, TRUST_STRANGER, Ledger, R
 from ioa_p2p.config.limits import Limits
 from ioa_p2p.errors import IoAError
 from ioa_p2p.identity import PeerId
+from ioa_p2p.node.net.cohosted import CoHosted
 from ioa_p2p.node.net.framing import READ_CHUNK, FramedStream
 
 
@@ -76,8 +81,10 @@ Voucher = Callable[[PeerId], int]
 
 
 class NodeBudgets:
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, cohosted: CoHosted | None = None) -> None:
         self.limits = limits
+        #: the agents of this node's process (None: it runs alone, or with nodes it does not know)
+        self.cohosted = cohosted
         self.frames = self._ledger(
             "partial_frame_bytes", limits.partial_frame_bytes_total, limits.partial_frame_bytes_per_peer
         )
@@ -166,9 +173,16 @@ class NodeBudgets:
         """The trust the CPU budget charges ``peer``'s work at (:meth:`expecting`)."""
         return max(trust, TRUST_KNOWN) if peer in self._awaited else trust
 
+    def is_cohosted(self, peer: PeerId) -> bool:
+        """Whether ``peer`` is another agent of this node's process (:mod:`~ioa_p2p.node.net.cohosted`)."""
+        return self.cohosted is not None and peer in self.cohosted
+
     def trust(self, peer: PeerId) -> int:
         """How much this node trusts ``peer`` (``TRUST_*`` of :mod:`ioa_p2p.budget`), remembered
-        for :data:`TRUST_TTL` seconds."""
+        for :data:`TRUST_TTL` seconds. The other agents of its process are partners (the operator
+        listed them)."""
+        if self.is_cohosted(peer):
+            return TRUST_PARTNER
         now = trio.current_time()
         cached = self._trust_cache.get(peer)
         if cached is not None and now - cached[1] < TRUST_TTL:
@@ -251,7 +265,10 @@ class NodeBudgets:
         """Note ``seconds`` of CPU time spent for ``peer``, which held the event loop for
         ``loop_seconds`` (default: the same). Called by the step timer between task steps, where
         no service code may run: the charge is booked (trust looked up) at the next question
-        about CPU (:meth:`owes`, :meth:`pace`, :meth:`admits`, :meth:`snapshot`)."""
+        about CPU (:meth:`owes`, :meth:`pace`, :meth:`admits`, :meth:`snapshot`). The work of another
+        agent of the process is the process's own: not charged."""
+        if self.is_cohosted(peer):
+            return
         cpu, loop = self._cpu_due.get(peer, (0.0, 0.0))
         self._cpu_due[peer] = (cpu + seconds, loop + (seconds if loop_seconds is None else loop_seconds))
 
@@ -275,6 +292,8 @@ class NodeBudgets:
         also waits (unless ``may_yield`` is false) while the event loop is congested and a trusted
         peer's work ran in the last :data:`PRIORITY_WINDOW` seconds: trusted peers' requests are
         served first."""
+        if self.is_cohosted(peer):
+            return 0.0
         self._book_cpu()
         now = self.now()
         trust = self.trust(peer)
@@ -328,6 +347,7 @@ class NodeBudgets:
             "cpu": {
                 **self.cpu.snapshot(),
                 "yielded_to_trusted": self.yielded,
+                "cohosted_agents": len(self.cohosted) if self.cohosted is not None else 1,
                 "loop_busy": round(self._loop.busy, 3) if self._loop is not None else None,
             },
             "limits": _limits_view(self.limits),

@@ -4,7 +4,8 @@ It binds the node's host and ``KadDHT`` to the functions of :mod:`ioa_p2p.node.n
 that always ask the network, ``/ioa/kad/1.0.0``, the namespace validator registered with strict
 validation) and opens the card topic with :func:`ioa_p2p.node.net.gossip.open_card_gossip`. Peer IDs leave
 this module as :class:`~ioa_p2p.identity.PeerId`: providers whose key is not Ed25519 are dropped here.
-``open_node`` makes one and passes it to ``open_discovery``.
+``open_node`` makes one and passes it to ``open_discovery``. The agents of one process also hand their
+announcements to each other directly (:meth:`~ioa_p2p.node.net.cohosted.CoHosted.card_topic`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net import kad
+from ioa_p2p.node.net.cohosted import CoHosted
 from ioa_p2p.node.net.gossip import (
     CardGossip,
     Deliver,
@@ -35,8 +37,10 @@ OnFound = Callable[[bytes, set[PeerId]], None]
 class Libp2pCardNet:
     """Card records in the node's Kademlia DHT and the card topic on its GossipSub."""
 
-    def __init__(self, host: Any, dht: Any, faults: Faults) -> None:
+    def __init__(self, host: Any, dht: Any, faults: Faults, cohosted: CoHosted | None = None) -> None:
         self.host, self.dht, self.faults = host, dht, faults
+        #: the agents of this process, which read each other's announcements directly (cohosted.py)
+        self.cohosted = cohosted
         self.pacer = ProvidePacer()  # ADD_PROVIDER per target peer, across calls
 
     def protocol(self) -> str:
@@ -50,8 +54,8 @@ class Libp2pCardNet:
     async def put_value(self, key: str, value: bytes) -> bool:
         return await kad.put_value(self.dht, key, value)
 
-    async def get_values(self, keys: list[str], *, ask: int) -> dict[str, list[bytes]]:
-        return await kad.get_values_many(self.dht, keys, ask=ask)
+    async def get_values(self, keys: list[str], *, ask: int, grace: float = 0.0) -> dict[str, list[bytes]]:
+        return await kad.get_values_many(self.dht, keys, ask=ask, grace=grace)
 
     async def put_pages(self, keys: list[str], value: bytes, *, ask: int) -> int:
         return await kad.put_many(self.dht, keys, value, ask=ask)
@@ -91,7 +95,16 @@ class Libp2pCardNet:
         self, validate: Validate, deliver: Deliver, settings: GossipSettings
     ) -> AsyncIterator[CardGossip]:
         async with open_card_gossip(self.host, validate, deliver, settings, self.faults) as gossip:
-            yield gossip
+            if self.cohosted is None:
+                yield gossip
+                return
+            me = PeerId.from_bytes(self.host.get_id().to_bytes())
+            with self.cohosted.card_topic(me, validate, deliver, self.faults) as share:
+                gossip.share = share
+                try:
+                    yield gossip
+                finally:
+                    gossip.share = None
 
 
 def _peer_ids(ids: Any) -> set[PeerId]:

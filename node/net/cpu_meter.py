@@ -181,6 +181,17 @@ def working_for(budgets: NodeBudgets, peer: PeerId) -> Iterator[None]:
         OWNER.reset(token)
 
 
+@contextmanager
+def own_work() -> Iterator[None]:
+    """Tasks started inside this block (and the current task, until it ends) do the process's own work,
+    charged to no peer (the connections between the agents of one process: :mod:`.cohosted`)."""
+    token = OWNER.set(None)
+    try:
+        yield
+    finally:
+        OWNER.reset(token)
+
+
 def pace_reads(reader: Any, budgets: NodeBudgets, peer: PeerId) -> None:
     """Make ``reader.read`` (a connection's secured reader) wait while ``peer`` owes CPU time."""
     upstream: Callable[..., Awaitable[bytes]] = reader.read
@@ -192,4 +203,12 @@ def pace_reads(reader: Any, budgets: NodeBudgets, peer: PeerId) -> None:
     reader.read = read
 
 
-__all__ = ["OWNER", "NodeLoopGauge", "StepTimer", "ensure_step_timer", "pace_reads", "working_for"]
+__all__ = [
+    "OWNER",
+    "NodeLoopGauge",
+    "StepTimer",
+    "ensure_step_timer",
+    "own_work",
+    "pace_reads",
+    "working_for",
+]

@@ -104,9 +104,13 @@ class CardGossip:
         self.published = 0
         self.received = 0
         self.rejected = 0
+        #: hands our announcements to the other agents of this process (``CoHosted.card_topic``), if any
+        self.share: Callable[[bytes], None] | None = None
 
     async def announce(self, data: bytes) -> None:
-        """Publish a card (our own) to the topic."""
+        """Publish a card (our own) to the topic (and first to the other agents of this process)."""
+        if self.share is not None:
+            self.share(data)
         await self.pubsub.publish(TOPIC, data)
         self.published += 1
 

@@ -8,7 +8,8 @@ peers can make the node hold or do inside py-libp2p (docs/security.md, "Resource
   partial-frame budget, a whole-message deadline (:func:`meter_inbound_streams`, patch 17);
 - every connection metered: yamux windows enforced, unread bytes in the node's budget, the CPU its
   tasks take charged to its peer, its reads paced while the peer owes (:func:`meter_connections`,
-  patch 18);
+  patch 18); a connection to another agent of the process is the process's own work (not charged,
+  not paced: :mod:`ioa_p2p.node.net.cohosted`);
 - yamux windows grow to at most :data:`MAX_YAMUX_WINDOW` (:func:`cap_yamux_window`, patch 19);
 - the trio instrument that times the tasks working for peers (:mod:`ioa_p2p.node.net.cpu_meter`).
 
@@ -26,7 +27,7 @@ import trio
 from ioa_p2p.errors import InvalidPeerId
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.budgets import NodeBudgets
-from ioa_p2p.node.net.cpu_meter import ensure_step_timer, pace_reads, working_for
+from ioa_p2p.node.net.cpu_meter import ensure_step_timer, own_work, pace_reads, working_for
 from ioa_p2p.node.net.inbound_meter import MessageMeter
 from ioa_p2p.node.net.muxer_meter import meter_yamux
 
@@ -100,6 +101,9 @@ def meter_connections(host: Any, budgets: NodeBudgets) -> None:
         except (InvalidPeerId, AttributeError):
             return await upstream(muxed_conn, *args, **kwargs)
         meter_yamux(muxed_conn, peer, budgets)
+        if budgets.is_cohosted(peer):  # another agent of this process: the process's own work
+            with own_work():
+                return await upstream(muxed_conn, *args, **kwargs)
         secured = getattr(muxed_conn, "secured_conn", None)
         if secured is not None and hasattr(secured, "read"):
             pace_reads(secured, budgets, peer)

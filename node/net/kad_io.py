@@ -38,8 +38,10 @@ from libp2p.kad_dht.pb.kademlia_pb2 import Message
 from libp2p.peer.id import ID
 from multiaddr import Multiaddr
 
-from ioa_p2p.dht.lookup import Lookup
+from ioa_p2p.dht.lookup import Lookup, grace_after_covered
 from ioa_p2p.dht.rtt import RoundTrips
+from ioa_p2p.dht.timing import RequestTiming
+from ioa_p2p.dht.timing import record as record_timing
 from ioa_p2p.errors import InvalidPeerId
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.lazy_select import open_lazy_stream
@@ -59,6 +61,8 @@ ATTEMPTS = 2
 READ_CHUNK = 64 * 1024
 ADDR_TTL = 600
 PROVIDERS, VALUE, CLOSEST = "providers", "value", "closest"
+#: What a request's task hands the lookup's driver: the peer, its replies (None: failed), its timing.
+_Answer = tuple[bytes, list[Any] | None, RequestTiming | None]
 _REQUEST = {
     PROVIDERS: Message.MessageType.GET_PROVIDERS,
     VALUE: Message.MessageType.GET_VALUE,
@@ -99,27 +103,38 @@ def round_trips_of(dht: Any) -> RoundTrips:
 
 
 async def run_lookup(
-    dht: Any, lookup: Lookup, kind: str, on_answer: Callable[[bytes], None] | None = None
+    dht: Any,
+    lookup: Lookup,
+    kind: str,
+    on_answer: Callable[[bytes], None] | None = None,
+    *,
+    grace: float = 0.0,
 ) -> None:
     """Drive ``lookup`` until it is done (see the module docstring). ``kind``: providers, value or closest
     (``FIND_NODE``: the keys are peer IDs, the answers only name closer peers);
-    ``on_answer(key)`` is called after each answer for ``key`` was applied (to use results early)."""
-    send, receive = trio.open_memory_channel[tuple[bytes, list[Any] | None]](math.inf)
+    ``on_answer(key)`` is called after each answer for ``key`` was applied (to use results early).
+    ``grace`` > 0: once every key found something (:attr:`Lookup.covered`), the lookup ends after
+    :func:`~ioa_p2p.dht.lookup.grace_after_covered` (that share of the time so far) even if slower peers
+    it asked have not answered: a quick lookup does not wait for its slowest peer."""
+    send, receive = trio.open_memory_channel[_Answer](math.inf)
     started: dict[bytes, float] = {}  # peers asked and not reported slow yet
     sent: dict[bytes, float] = {}  # every peer asked, until it answers
     rtt = round_trips_of(dht)
+    began, ends = trio.current_time(), math.inf
     async with trio.open_nursery() as nursery:
         while True:
             for peer, keys in lookup.requests().items():
                 started[peer] = sent[peer] = trio.current_time()
-                nursery.start_soon(_ask, dht, peer, keys, kind, send)
-            if lookup.done:
-                break
+                nursery.start_soon(_ask, dht, peer, keys, kind, send, sent[peer])
             now = trio.current_time()
+            if grace > 0 and ends == math.inf and lookup.covered:
+                ends = now + grace_after_covered(now - began, grace)
+            if lookup.done or now >= ends:
+                break
             hedge = rtt.wait()
-            due = [t + hedge for t in started.values()]
+            due = [t + hedge for t in started.values()] + [ends]
             with trio.move_on_after(max(0.0, min(due) - now) if due else math.inf):
-                peer, replies = await receive.receive()
+                peer, replies, timing = await receive.receive()
                 started.pop(peer, None)
                 asked_at = sent.pop(peer, None)
                 if replies is None:
@@ -132,6 +147,8 @@ async def run_lookup(
                     if on_answer is not None:
                         for key, _ in replies:
                             on_answer(key)
+                if timing is not None:
+                    timing.handled = trio.current_time()
                 continue
             now = trio.current_time()
             for peer, at in list(started.items()):
@@ -141,7 +158,8 @@ async def run_lookup(
         nursery.cancel_scope.cancel()
 
 
-async def _ask(dht: Any, peer: bytes, keys: list[bytes], kind: str, send: Any) -> None:
+async def _ask(dht: Any, peer: bytes, keys: list[bytes], kind: str, send: Any, queued: float) -> None:
+    timing = record_timing(kind, len(keys), queued, trio.current_time())
     requests = [Message(type=_REQUEST[kind], key=key) for key in keys]
     replies: list[Any] | None = None
     with trio.move_on_after(PEER_TIMEOUT):
@@ -149,11 +167,13 @@ async def _ask(dht: Any, peer: bytes, keys: list[bytes], kind: str, send: Any) -
             try:
                 answers = await exchange(dht.host, ID(peer), requests)
                 replies = list(zip(keys, answers, strict=False))
+                if timing is not None:
+                    timing.answered = trio.current_time()
                 break
             except Exception as exc:  # dial / negotiation / stream resets under load: retry, then give up
                 log.debug("KAD requests to %s failed (attempt %d): %r", ID(peer), attempt + 1, exc)
                 await trio.sleep(0.05 * (attempt + 1))
-    send.send_nowait((peer, replies))
+    send.send_nowait((peer, replies, timing))
 
 
 def _apply(dht: Any, lookup: Lookup, peer: bytes, replies: list[Any], kind: str) -> None:

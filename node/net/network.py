@@ -34,6 +34,7 @@ from ioa_p2p.node.net.addrs import (
 )
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.card_net import Libp2pCardNet
+from ioa_p2p.node.net.cohosted import CoHosted
 from ioa_p2p.node.net.dialer import Dialer
 from ioa_p2p.node.net.guard import close_connections, guard_host
 from ioa_p2p.node.net.host import (
@@ -268,9 +269,10 @@ class Libp2pNetwork:
 
     # ------------------------------------------------------------------ what services get
 
-    def card_net(self, faults: Faults) -> Libp2pCardNet:
-        """Discovery's network: the DHT's card records and the card topic."""
-        return Libp2pCardNet(self.host, self.dht, faults)
+    def card_net(self, faults: Faults, cohosted: CoHosted | None = None) -> Libp2pCardNet:
+        """Discovery's network: the DHT's card records and the card topic (shared directly with the other
+        agents of the process: ``cohosted``)."""
+        return Libp2pCardNet(self.host, self.dht, faults, cohosted)
 
     def relay_net(self) -> Libp2pRelayNet:
         """The relay service's network."""

@@ -1,0 +1,131 @@
+"""Card announcements arriving by gossip: the topic validator and the delivery (docs/protocol.md §9.2).
+
+:class:`GossipIntake` is what :class:`~ioa_p2p.node.discovery.service.Discovery` runs for every announcement
+on the card topic:
+
+- :meth:`GossipIntake.check` (the topic validator): a valid, live, stamped card or withdrawal of the publisher
+  itself, not older than what the directory holds; a flood guard rejects a *new* version closer than
+  :data:`GOSSIP_UPDATE_INTERVAL_MS` to the previous one of the same publisher, and remembers it so the
+  catch-up loop fetches it from the DHT (:meth:`GossipIntake.stale_due`): an honest update that came too
+  soon is late, never lost;
+- :meth:`GossipIntake.deliver`: the rate limits of new identities and versions
+  (:class:`~ioa_p2p.dht.admission.CardAdmission`, in total and per source network), then the directory
+  (through :meth:`~ioa_p2p.node.discovery.search.CardSearch.apply`).
+
+Rejecting costs the forwarder GossipSub score, so only provably bad announcements are rejected: a
+re-announcement of the version held is accepted (and ignored on delivery), and one over the rate limits is
+dropped on delivery, not rejected.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from ioa_p2p.card import parse_record
+from ioa_p2p.dht.admission import CardAdmission, source_of_addrs
+from ioa_p2p.dht.directory import Directory
+from ioa_p2p.dht.validators import check_announcement
+from ioa_p2p.errors import InvalidMessage
+from ioa_p2p.identity import PeerId
+from ioa_p2p.node.discovery.search import CardSearch
+
+log = logging.getLogger("ioa_p2p.discovery")
+
+#: Publishers whose new version the flood guard dropped are fetched from the DHT at the next catch-up
+#: ticks (up to this many tries, until the directory holds that version), so an honest update that came
+#: too soon after the previous one is late, never lost. At most STALE_MAX publishers are remembered.
+STALE_TRIES = 5
+STALE_MAX = 4096
+#: Flood guard: new card versions of one peer closer together than this are rejected.
+GOSSIP_UPDATE_INTERVAL_MS = 100
+#: Publishers whose last version time the flood guard remembers before it forgets the old ones.
+LAST_UPDATE_MAX = 10_000
+
+
+class GossipIntake:
+    """The validator and delivery of card announcements for one node's discovery service."""
+
+    def __init__(
+        self,
+        me: PeerId,
+        directory: Directory,
+        search: CardSearch,
+        admission: CardAdmission,
+        min_stamp_bits: int,
+        now_ms: Callable[[], int],
+        stats: dict[str, Any],
+    ) -> None:
+        self.me = me
+        self.directory = directory
+        self.search = search
+        self.admission = admission
+        self.min_stamp_bits = min_stamp_bits
+        self.now_ms = now_ms
+        self.stats = stats
+        self._last_update: dict[PeerId, int] = {}
+        #: publisher -> (version the flood guard dropped, DHT fetches left)
+        self._stale: dict[PeerId, tuple[int, int]] = {}
+
+    def check(self, publisher: PeerId, data: bytes) -> bool:
+        """Topic validator: True to accept (and forward) the announcement ``data`` of ``publisher``."""
+        now = self.now_ms()
+        known = self.directory.version_of(publisher)
+        try:
+            card = check_announcement(
+                data,
+                publisher=publisher,
+                known_version=known,
+                now_ms=now,
+                min_stamp_bits=self.min_stamp_bits,
+            )
+        except InvalidMessage as exc:
+            log.debug("dropped a card announcement from %s: %s", publisher, exc)
+            return False
+        if publisher != self.me and card.version != known:
+            last = self._last_update.get(publisher)
+            if last is not None and now - last < GOSSIP_UPDATE_INTERVAL_MS:
+                log.debug("dropped a card announcement from %s: new versions too frequent", publisher)
+                if publisher in self._stale or len(self._stale) < STALE_MAX:
+                    self._stale[publisher] = (card.version, STALE_TRIES)
+                return False
+            if len(self._last_update) > LAST_UPDATE_MAX:
+                self._last_update = {
+                    p: t for p, t in self._last_update.items() if now - t < GOSSIP_UPDATE_INTERVAL_MS
+                }
+            self._last_update[publisher] = now
+        return True
+
+    def deliver(self, publisher: PeerId, data: bytes) -> None:
+        """Apply a validated announcement within the rate limits (over them: dropped, counted in
+        ``stats["gossip_over_limit"]``; the card is still found through the DHT)."""
+        now = self.now_ms()
+        try:
+            record = parse_record(data, now_ms=now, peer=publisher)
+        except InvalidMessage:
+            return
+        known = self.directory.version_of(publisher)
+        source = source_of_addrs(getattr(getattr(record, "card", None), "addrs", ()))  # where it is reached
+        if record.version != known and not self.admission.admit_card(
+            publisher, known=known is not None, now=now / 1000, source=source
+        ):
+            self.stats["gossip_over_limit"] += 1
+            return
+        if self.search.apply(record, now, "gossip", wanted=False).changed:
+            self.stats["gossip_accepted"] += 1
+
+    def stale_due(self) -> list[PeerId]:
+        """Publishers whose dropped new version the directory still lacks (one try used per call)."""
+        due = []
+        for peer, (version, tries) in list(self._stale.items()):
+            held = self.directory.version_of(peer)
+            if (held is not None and held >= version) or tries <= 0:
+                del self._stale[peer]
+                continue
+            self._stale[peer] = (version, tries - 1)
+            due.append(peer)
+        return due
+
+
+__all__ = ["GOSSIP_UPDATE_INTERVAL_MS", "STALE_MAX", "STALE_TRIES", "GossipIntake"]

@@ -1,0 +1,123 @@
+"""The agents of one process (``[[agents]]``, ``open_agents``): who they are, so that they do not budget
+each other as remote peers.
+
+The per-peer budgets of :mod:`ioa_p2p.node.net.budgets` protect a node from what remote peers make it
+do: identities are free, so a stranger's work is paced in a pool, and strangers yield to trusted peers
+while the loop is congested. The agents of one process are not remote: they are this process's own
+code, on its one event loop and its one CPU, and their peer IDs are proven by the Noise handshake of
+every connection between them. Budgeting them against each other only adds waits: while they start,
+each agent is a stranger to every other (none holds another's card yet), so every agent kept the
+others waiting for its trusted bootstrap peer's work, and the CPU they took was charged per step by
+the step timer for nothing (measured: a 25-agent process, 4 of 25 cards at the coordinator after
+150 s, team formation 42.7 s p50; docs/performance.md, issue 26).
+
+So a node hosted with others (:class:`CoHosted`, one per ``open_agents``) treats their connections as
+its process's own work: not charged to a peer, never paced, trusted as the operator's (the operator
+listed them); what bounds them is the process's own CPU, as for the node's own tasks. Remote peers keep
+their per-peer budgets and pools. Nodes that merely share a trio run (tests with an attacker node
+beside its victim) are not co-hosted unless they are given the same :class:`CoHosted`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from ioa_p2p.faults import Faults
+from ioa_p2p.identity import PeerId
+
+#: ``validate(publisher, data)`` / ``deliver(publisher, data)``: a node's card-topic callbacks (gossip.py)
+CardCheck = Callable[[PeerId, bytes], bool]
+CardTake = Callable[[PeerId, bytes], None]
+
+
+@dataclass(frozen=True, slots=True)
+class _CardReader:
+    validate: CardCheck
+    deliver: CardTake
+    faults: Faults
+
+
+class CoHosted:
+    """The peer IDs of the agents that run in this process (as one ``[[agents]]`` list), and their card
+    topic in the process (:meth:`card_topic`)."""
+
+    __slots__ = ("_announced", "_caught_up", "_peers", "_readers", "shared")
+
+    def __init__(self) -> None:
+        self._peers: dict[PeerId, int] = {}
+        self._readers: dict[PeerId, _CardReader] = {}
+        #: the last record (card or withdrawal) each agent of the process announced
+        self._announced: dict[PeerId, bytes] = {}
+        #: the agents that were handed the others' announcements (at their own first announcement)
+        self._caught_up: set[PeerId] = set()
+        #: announcements handed to another agent of the process (and accepted by its validator)
+        self.shared = 0
+
+    def __contains__(self, peer: object) -> bool:
+        return peer in self._peers
+
+    def __len__(self) -> int:
+        return len(self._peers)
+
+    @contextmanager
+    def hosting(self, peer: PeerId) -> Iterator[None]:
+        """While this block runs, ``peer`` is one of the process's agents (from before its host
+        listens or dials until it has closed)."""
+        self._peers[peer] = self._peers.get(peer, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._peers.pop(peer, 1) - 1
+            if left > 0:
+                self._peers[peer] = left
+            else:
+                self._announced.pop(peer, None)
+                self._caught_up.discard(peer)
+
+    @contextmanager
+    def card_topic(
+        self, me: PeerId, validate: CardCheck, deliver: CardTake, faults: Faults
+    ) -> Iterator[Callable[[bytes], None]]:
+        """While this block runs, ``me`` reads the card announcements of the other agents of the process
+        straight from them, through its own topic validator and delivery (as if they came by gossip:
+        the same checks, rate limits and directory); the block's value announces ``me``'s records to
+        them. At its first announcement (its discovery is live: its card is out) ``me`` is also handed
+        the last announcement of every other agent of the process, so an agent that starts after the
+        others holds their cards as soon as they hold its. GossipSub still carries every announcement
+        (to the agents of other processes, and among these as a second path): this saves each agent of
+        a process the wait for its gossip mesh (25 agents x ~16-28 connections of pubsub set-up on one
+        loop) before it knows its neighbours in the process."""
+        reader = _CardReader(validate, deliver, faults)
+        self._readers[me] = reader
+        try:
+            yield lambda data: self._announce(me, data)
+        finally:
+            if self._readers.get(me) is reader:
+                del self._readers[me]
+                self._caught_up.discard(me)
+
+    def _announce(self, publisher: PeerId, data: bytes) -> None:
+        self._announced[publisher] = data
+        for peer, reader in list(self._readers.items()):
+            if peer != publisher and _hand(reader, publisher, data):
+                self.shared += 1
+        own = self._readers.get(publisher)
+        if own is not None and publisher not in self._caught_up:
+            self._caught_up.add(publisher)
+            for other, record in list(self._announced.items()):
+                if other != publisher and _hand(own, other, record):
+                    self.shared += 1
+
+
+def _hand(reader: _CardReader, publisher: PeerId, data: bytes) -> bool:
+    """Give one announcement to one agent's validator, then to its delivery if valid (a failure stops it)."""
+    with reader.faults.boundary("co-hosted card announcement", publisher):
+        if reader.validate(publisher, data):
+            reader.deliver(publisher, data)
+            return True
+    return False
+
+
+__all__ = ["CoHosted"]

@@ -1,0 +1,238 @@
+"""Writing to the Kademlia DHT: values, bucket pages and provider records at the closest peers of their keys.
+
+- :func:`put_value`: one record (a card) stored locally, validated and never replacing a better one, then
+  at the ``K`` closest peers a fresh lookup finds, in parallel (:func:`put_request` / :func:`store_at`:
+  one round trip per peer, the stream closed however the request ends; a refusal counts when the peer
+  already holds this record or a newer one, :func:`holds_record`);
+- :func:`put_many`: one value (our sketch page) under many keys: one batched lookup, then each target
+  peer gets its keys pipelined on one stream;
+- :func:`provide_many`: ``ADD_PROVIDER`` for many keys, each target peer paced by a
+  :class:`~ioa_p2p.dht.provide.ProvidePacer` (py-libp2p resets the stream of a peer that sends more than
+  10 in 10 s), unacknowledged keys retried.
+
+Everything the library raises for one peer is a missing acknowledgement, never the caller's exception;
+callers bound each whole call with their own cancel scope.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import trio
+from libp2p.kad_dht.pb.kademlia_pb2 import Message
+from libp2p.peer.id import ID
+from libp2p.peer.peerinfo import PeerInfo
+from libp2p.peer.peerstore import env_to_send_in_RPC
+
+from ioa_p2p.dht.lookup import Lookup
+from ioa_p2p.dht.provide import ProvidePacer, assign
+from ioa_p2p.node.net.kad_io import PEER_TIMEOUT, PROVIDERS, VALUE, exchange, known_peers, run_lookup
+
+log = logging.getLogger("ioa_p2p.node.net.kad")
+
+#: Peers asked per key (records are stored on the 20 closest; a few answers suffice).
+DEFAULT_ASK = 2
+#: Peers asked per key at least by the lookups that find where to store a record (better converged).
+PLACE_ASK = 3
+#: Tries per target peer of one provide round, and the back-off before a retry (times the tries so far).
+PROVIDE_ATTEMPTS = 3
+PROVIDE_RETRY = 2.0
+
+
+async def put_value(dht: Any, key: str, value: bytes, *, ask: int = DEFAULT_ASK) -> bool:
+    """Store locally (validated, never replacing a better record) and at the ``K`` closest peers a lookup
+    finds, in parallel; False when the library refused (invalid, older) or no peer stored it while peers
+    were known."""
+    try:
+        dht.validator.validate(key, value)
+        key_bytes = key.encode("utf-8")
+        old = dht.value_store.get(key_bytes)
+        if old is not None and old.value != value and dht.validator.select(key, [value, old.value]) != 0:
+            raise ValueError("refusing to replace a newer value with an older one")
+        dht.value_store.put(key_bytes, value)
+    except Exception as exc:  # validator errors, an older version
+        log.info("DHT put of %s refused: %s", key, exc)
+        return False
+    lookup = Lookup([key_bytes], known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=max(ask, PLACE_ASK))
+    await run_lookup(dht, lookup, VALUE)
+    targets = lookup.keys[key_bytes].candidates
+    stored = 0
+
+    request = put_request(dht, key_bytes)
+
+    async def store(peer: bytes) -> None:
+        nonlocal stored
+        with trio.move_on_after(PEER_TIMEOUT):
+            stored += await store_at(dht, peer, request)
+
+    async with trio.open_nursery() as nursery:
+        for peer in targets:
+            nursery.start_soon(store, peer)
+    return stored > 0 or not targets
+
+
+def put_request(dht: Any, key: bytes) -> Message:
+    """The PUT_VALUE request for the record this node holds under ``key`` (signed as stored), as
+    py-libp2p's ``_store_at_peer`` sends it. Sent with :func:`exchange`, which closes the stream even
+    when the caller's deadline ends the request (the library's client left it open at the peer, holding
+    one of its DHT handler slots: :mod:`~ioa_p2p.node.net.kad_slots`), in one round trip instead of
+    three."""
+    record, _ = dht.value_store.store[key]
+    message = Message(type=Message.MessageType.PUT_VALUE, key=key)
+    message.record.CopyFrom(record)
+    message.record.ClearField("timeReceived")
+    message.senderRecord, _ = env_to_send_in_RPC(dht.host)
+    return message
+
+
+async def store_at(dht: Any, peer: bytes, request: Message) -> bool:
+    """Send one PUT_VALUE (:func:`put_request`) to ``peer``; whether it stores the record. Its stream is
+    closed however the request ends (the caller's deadline included). A refused put counts when the
+    peer already holds this record or one the validator prefers (:func:`holds_record`): py-libp2p
+    refuses (resets) a put of the record it holds (its ``select`` keeps the held one on a tie, where
+    go-libp2p keeps the new one), so every re-put of an unchanged card failed at every peer."""
+    try:
+        [reply] = await exchange(dht.host, ID(peer), [request])
+    except Exception as exc:  # dial / negotiation / stream errors, or refused
+        log.debug("PUT_VALUE to %s failed: %r", ID(peer), exc)
+        return await holds_record(dht, peer, request)
+    return bool(reply.type == Message.MessageType.PUT_VALUE and reply.key == request.key)
+
+
+async def holds_record(dht: Any, peer: bytes, put: Message) -> bool:
+    """Whether ``peer`` answers GET_VALUE for ``put``'s key with its record or a valid one the validator
+    prefers to it (a newer version)."""
+    try:
+        [reply] = await exchange(
+            dht.host, ID(peer), [Message(type=Message.MessageType.GET_VALUE, key=put.key)]
+        )
+        held, ours = bytes(reply.record.value), bytes(put.record.value)
+        if reply.type != Message.MessageType.GET_VALUE or not held:
+            return False
+        if held == ours:
+            return True
+        key = put.key.decode("utf-8")
+        dht.validator.validate(key, held)
+        return bool(dht.validator.select(key, [ours, held]) == 1)
+    except Exception as exc:  # unreachable, reset, undecodable, invalid: it does not hold ours
+        log.debug("GET_VALUE to %s after a refused put failed: %r", ID(peer), exc)
+        return False
+
+
+async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask: int = DEFAULT_ASK) -> int:
+    """Announce ourselves as provider of ``keys`` to the ``K`` closest peers of each (and locally); returns
+    how many (peer, key) announcements were acknowledged.
+
+    One batched lookup finds the closest peers of every key; every target peer then gets its keys
+    pipelined on one stream, as many as ``pacer`` allows now (py-libp2p resets the stream past 10
+    ADD_PROVIDER per 10 s from one peer), the rest when the pacer allows. Callers bound the whole call.
+    """
+    me = dht.host.get_id()
+    addrs = list(dht.host.get_addrs())
+    for key in keys:
+        dht.provider_store.add_provider(key, PeerInfo(me, addrs))
+    if not addrs:
+        return 0
+    lookup = Lookup(keys, known_peers(dht), me=me.to_bytes(), ask=max(ask, PLACE_ASK))
+    await run_lookup(dht, lookup, PROVIDERS)
+    # every closest candidate, including those that timed out during the lookup (busy, not gone: the
+    # ADD_PROVIDER has its own tries)
+    remaining = assign({key: state.candidates for key, state in lookup.keys.items()})
+    acknowledged = 0
+    failures: dict[bytes, int] = {}
+    retry_at: dict[bytes, float] = {}
+
+    async def announce(peer: bytes, peer_keys: list[bytes]) -> None:
+        nonlocal acknowledged
+        requests = []
+        for key in peer_keys:
+            message = Message(type=Message.MessageType.ADD_PROVIDER, key=key)
+            provider = message.providerPeers.add()
+            provider.id = me.to_bytes()
+            provider.addrs.extend(addr.to_bytes() for addr in addrs)
+            requests.append(message)
+        replies: list[Any] = []
+        with trio.move_on_after(PEER_TIMEOUT):
+            try:
+                replies = await exchange(dht.host, ID(peer), requests)
+            except Exception as exc:  # reset (the peer's inbound limit), refused, unreachable
+                log.debug("ADD_PROVIDER to %s failed: %r", ID(peer), exc)
+        done = sum(r.type == Message.MessageType.ADD_PROVIDER for r in replies)
+        acknowledged += done
+        if done < len(peer_keys) and failures.get(peer, 0) < PROVIDE_ATTEMPTS - 1:
+            failures[peer] = failures.get(peer, 0) + 1  # the unacknowledged keys go again later
+            remaining[peer] = peer_keys[done:] + remaining.get(peer, [])
+            retry_at[peer] = trio.current_time() + PROVIDE_RETRY * failures[peer]
+
+    while remaining:
+        now = trio.current_time()
+        async with trio.open_nursery() as nursery:
+            for peer, peer_keys in list(remaining.items()):
+                if retry_at.get(peer, now) > now:
+                    continue
+                count = pacer.take(peer, len(peer_keys), now)
+                if count:
+                    nursery.start_soon(announce, peer, peer_keys[:count])
+                    remaining[peer] = peer_keys[count:]
+                if not remaining[peer]:
+                    del remaining[peer]
+        if remaining:
+            now = trio.current_time()
+            wake = min(max(pacer.next_free(p, now), retry_at.get(p, now)) for p in remaining)
+            await trio.sleep(max(0.05, wake - now))
+    return acknowledged
+
+
+async def put_many(dht: Any, keys: list[str], value: bytes, *, ask: int = DEFAULT_ASK) -> int:
+    """Store ``value`` under every key locally (validated; bucket pages merge) and at the ``K`` closest
+    peers of each: one batched lookup finds them, then every target peer gets its keys as ``PUT_VALUE``
+    pipelined on one stream (py-libp2p limits no rate of puts), each bounded by the per-peer timeout;
+    returns how many (peer, key) puts were acknowledged. Callers bound the whole call."""
+    stored: list[bytes] = []
+    for key in dict.fromkeys(keys):
+        try:
+            dht.validator.validate(key, value)
+            dht.value_store.put(key.encode("utf-8"), value)
+            stored.append(key.encode("utf-8"))
+        except Exception as exc:  # validator errors
+            log.info("DHT put of %s refused: %s", key, exc)
+    if not stored:
+        return 0
+    me = dht.local_peer_id.to_bytes()
+    lookup = Lookup(stored, known_peers(dht), me=me, ask=max(ask, PLACE_ASK))
+    await run_lookup(dht, lookup, VALUE)
+    plan = assign({key: state.candidates for key, state in lookup.keys.items()})
+    acknowledged = 0
+
+    async def put_at(peer: bytes, peer_keys: list[bytes]) -> None:
+        nonlocal acknowledged
+        messages = []
+        for key in peer_keys:
+            message = Message(type=Message.MessageType.PUT_VALUE, key=key)
+            message.record.key, message.record.value = key, value
+            messages.append(message)
+        with trio.move_on_after(PEER_TIMEOUT):
+            try:
+                replies = await exchange(dht.host, ID(peer), messages)
+            except Exception as exc:  # reset, refused, unreachable
+                log.debug("PUT_VALUE to %s failed: %r", ID(peer), exc)
+                return
+            acknowledged += sum(r.type == Message.MessageType.PUT_VALUE for r in replies)
+
+    async with trio.open_nursery() as nursery:
+        for peer, peer_keys in plan.items():
+            nursery.start_soon(put_at, peer, peer_keys)
+    return acknowledged
+
+
+__all__ = [
+    "DEFAULT_ASK",
+    "PLACE_ASK",
+    "holds_record",
+    "provide_many",
+    "put_many",
+    "put_request",
+    "put_value",
+    "store_at",
+]

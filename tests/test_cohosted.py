@@ -1,0 +1,162 @@
+"""The agents of one process do not budget each other as remote peers (:mod:`ioa_p2p.node.net.cohosted`):
+trusted as the operator's, their work never charged, never paced, and no reason for a node's strangers to
+yield; remote peers keep their budgets (issue 26: in a 25-agent process every agent kept the others waiting
+for its bootstrap peer's work, 4 of 25 cards at the coordinator after 150 s)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import trio
+
+from ioa_p2p.budget import TRUST_KNOWN, TRUST_PARTNER, TRUST_STRANGER
+from ioa_p2p.config.limits import Limits
+from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.faults import Faults
+from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.node.net.budgets import NodeBudgets
+from ioa_p2p.node.net.cohosted import CoHosted
+from ioa_p2p.node.node import Node, open_node
+
+from .test_chats_net import FAST, connect_all
+
+
+@dataclass
+class Loop:
+    busy: float = 1.0
+
+
+async def test_another_agent_of_the_process_is_trusted_never_charged_never_paced() -> None:
+    mate, stranger, boot = (Identity.generate().peer_id for _ in range(3))
+    cohosted = CoHosted()
+    budgets = NodeBudgets(Limits(), cohosted)
+    budgets.watch_loop(Loop(busy=1.0))  # the process's loop congested throughout, as with 25 agents
+    budgets.trust_peers([boot])
+    with cohosted.hosting(mate):
+        assert budgets.is_cohosted(mate) and not budgets.is_cohosted(stranger)
+        assert budgets.trust(mate) == TRUST_PARTNER and budgets.trust(stranger) == TRUST_STRANGER
+        budgets.charge_cpu(mate, 50.0, 500.0)  # far past any bucket or pool
+        assert budgets.cpu_delay(mate) == 0 and not budgets.owes(mate)
+        assert budgets.cpu.charged == 0 and budgets.cpu.loop_by_trust[TRUST_PARTNER] == 0
+        assert budgets.cpu_delay(stranger) == 0  # the mate's work gives strangers no reason to yield
+        assert budgets.admits(str(mate)) and not budgets.start_negotiation(budgets.trust(mate))
+        assert budgets.snapshot()["cpu"]["cohosted_agents"] == 1
+        budgets.charge_cpu(boot, 0.001, 0.001)  # the operator's bootstrap peer: still served first
+        assert budgets.cpu_delay(stranger) > 0
+        assert budgets.yielded == 1
+        budgets.charge_cpu(stranger, 5.0, 5.0)  # a remote peer keeps its own budget
+        assert budgets.cpu_delay(stranger, may_yield=False) > 0
+    budgets._trust_cache.clear()
+    assert not budgets.is_cohosted(mate) and budgets.trust(mate) == TRUST_STRANGER  # it left the process
+
+
+async def test_a_node_alone_trusts_nobody_for_sharing_its_trio_run() -> None:
+    """Nodes merely sharing a trio run (a test's attacker beside its victim) are not co-hosted."""
+    other = Identity.generate().peer_id
+    budgets = NodeBudgets(Limits())
+    budgets.add_voucher(lambda peer: TRUST_KNOWN if peer == other else TRUST_STRANGER)
+    assert not budgets.is_cohosted(other) and budgets.trust(other) == TRUST_KNOWN
+    budgets.charge_cpu(other, 5.0, 5.0)
+    assert budgets.cpu_delay(other) > 0
+    assert budgets.snapshot()["cpu"]["cohosted_agents"] == 1
+
+
+@pytest.mark.slow
+async def test_connections_between_agents_of_a_process_are_its_own_work_and_a_remote_peers_are_charged(
+    tmp_path: Path,
+) -> None:
+    cohosted = CoHosted()
+
+    def config(name: str) -> NodeConfig:
+        return NodeConfig(home=tmp_path / name, raw={"chats": FAST})
+
+    with trio.fail_after(60):
+        async with (
+            open_node(config("a"), identity=Identity.generate(), write_info=False, cohosted=cohosted) as a,
+            open_node(config("b"), identity=Identity.generate(), write_info=False, cohosted=cohosted) as b,
+            open_node(config("c"), identity=Identity.generate(), write_info=False) as remote,
+        ):
+            assert (
+                len(cohosted) == 2 and a.budgets.is_cohosted(b.peer_id) and b.budgets.is_cohosted(a.peer_id)
+            )
+            assert not remote.budgets.is_cohosted(a.peer_id)  # c runs beside them, not as one of them
+            await connect_all([a, b, remote])
+            for _ in range(10):  # a ping may fail on a loaded box: what counts is the work it made
+                await b.ping(a.peer_id)
+                await remote.ping(a.peer_id)
+            a.budgets.snapshot()  # books what the step timer noted
+            assert a.budgets.cpu.loop_by_trust[TRUST_STRANGER] > 0  # c's pings: a remote stranger's work
+            assert a.budgets.cpu.loop_by_trust[TRUST_PARTNER] == 0  # b's: the process's own
+            assert a.budgets.trust(b.peer_id) == TRUST_PARTNER
+            assert remote.budgets.trust(a.peer_id) < TRUST_PARTNER  # a stranger, or known by its card
+    assert len(cohosted) == 0  # each left the process's list when it closed
+
+
+def test_the_agents_of_a_process_read_each_others_announcements_through_their_own_validators() -> None:
+    a, b, c, late = (Identity.generate().peer_id for _ in range(4))
+    cohosted, faults = CoHosted(), Faults()
+    got: dict[str, list[tuple[PeerId, bytes]]] = {"b": [], "c": [], "late": []}
+
+    def reader(name: str, accept: bool = True):  # type: ignore[no-untyped-def]
+        def validate(publisher: PeerId, data: bytes) -> bool:
+            return accept and data != b"bad"
+
+        def deliver(publisher: PeerId, data: bytes) -> None:
+            if name == "c" and data == b"boom":
+                raise ValueError("c cannot take it")
+            got[name].append((publisher, data))
+
+        return validate, deliver
+
+    with (
+        cohosted.hosting(a),
+        cohosted.hosting(b),
+        cohosted.hosting(c),
+        cohosted.card_topic(a, *reader("a"), faults) as announce_a,
+        cohosted.card_topic(b, *reader("b"), faults),
+        cohosted.card_topic(c, *reader("c"), faults),
+    ):
+        announce_a(b"card-1")
+        assert got["b"] == got["c"] == [(a, b"card-1")]  # not to itself
+        announce_a(b"bad")  # refused by the readers' validators: not delivered
+        announce_a(b"boom")  # c's delivery fails: recorded, b still gets it
+        assert got["b"] == [(a, b"card-1"), (a, b"boom")] and got["c"] == [(a, b"card-1")]
+        assert faults.snapshot() and cohosted.shared == 3
+        announce_a(b"card-2")
+        with cohosted.hosting(late), cohosted.card_topic(late, *reader("late"), faults) as announce_late:
+            assert got["late"] == []  # until its own card is out (its discovery live)
+            announce_late(b"late-card")
+            assert got["late"] == [(a, b"card-2")]  # then the last announcement of each other agent
+            assert (late, b"late-card") in got["b"]
+            announce_late(b"late-card-2")
+            assert got["late"] == [(a, b"card-2")]  # handed once
+    with cohosted.hosting(late), cohosted.card_topic(late, *reader("late"), faults) as announce_late:
+        announce_late(b"late-card-3")
+        assert got["late"] == [(a, b"card-2")]  # a left the process: its announcement is gone with it
+
+
+@pytest.mark.slow
+async def test_agents_of_a_process_hold_each_others_cards_without_a_connection(tmp_path: Path) -> None:
+    cohosted = CoHosted()
+
+    def config(name: str) -> NodeConfig:
+        return NodeConfig(home=tmp_path / name, raw={"chats": FAST})
+
+    def cards(node: Node) -> set[PeerId]:
+        discovery = node.services.discovery
+        assert discovery is not None
+        return {card.peer_id for card in discovery.directory.cards()}
+
+    with trio.fail_after(90):
+        async with (
+            open_node(config("a"), identity=Identity.generate(), write_info=False, cohosted=cohosted) as a,
+            open_node(config("b"), identity=Identity.generate(), write_info=False, cohosted=cohosted) as b,
+            open_node(config("c"), identity=Identity.generate(), write_info=False) as outsider,
+        ):
+            while not (b.peer_id in cards(a) and a.peer_id in cards(b)):  # noqa: ASYNC110
+                await trio.sleep(0.05)
+            assert not a.is_connected(b.peer_id)  # no bootstrap, no dial: handed over in the process
+            assert not {a.peer_id, b.peer_id} & cards(outsider)  # not hosted with them: it learns nothing
+            assert outsider.peer_id not in cards(a) | cards(b)
