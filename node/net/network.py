@@ -36,7 +36,7 @@ from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.cohosted import CoHosted
 from ioa_p2p.node.net.dialer import Dialer
-from ioa_p2p.node.net.guard import close_connections, guard_host
+from ioa_p2p.node.net.guard import abort_sockets, close_connections, connections_of, guard_host
 from ioa_p2p.node.net.host import (
     from_libp2p_id,
     new_noise_host,
@@ -403,13 +403,19 @@ async def _serve(net: Libp2pNetwork, stop: trio.Event, task_status: Any = trio.T
 
 async def close_host(host: Any) -> None:
     """Close every connection of a py-libp2p ``host`` (their sockets at once), then its swarm, shielded and
-    within 5 s: py-libp2p's own teardown, cancelled, leaves the sockets to the garbage collector."""
+    within 5 s: py-libp2p's own teardown, cancelled, leaves the sockets to the garbage collector. A
+    connection whose orderly close did not end in that time (a peer that reads nothing keeps its GO_AWAY
+    from being written) has its socket closed anyway."""
+    conns = connections_of(host)
     with trio.CancelScope(shield=True), trio.move_on_after(5):
         try:
             await close_connections(host)  # all at once (the swarm closes one by one, 0.1 s each)
             await host.get_network().close()  # closes connections (and their sockets) first
         except Exception as exc:
             log.debug("swarm close: %s", exc)
+    aborted = abort_sockets(conns)
+    if aborted:
+        log.debug("closed %d sockets whose connection did not close in time", aborted)
 
 
 __all__ = ["InboundCap", "Libp2pNetwork", "NetOptions", "check_listening", "close_host", "open_network"]
