@@ -18,6 +18,9 @@ Modes:
 - ``dht``: gossip off on every node, and the asking node's directory emptied before every query (cold): the
   answer comes only from the DHT: bucket pages (the sketches they list) and card records (``--pages on``,
   the default), or LSH provider records and card records (``--pages off``).
+- ``dht-warm``: gossip off, the directory emptied before the first query only: a node that keeps the cards
+  its earlier finds fetched (the directory is a find's card cache, by version: a card held fresh is not
+  fetched again unless a page's sketch names a newer version), as a node without gossip runs.
 - ``gossip``: the default configuration (gossip + DHT); queries start once the asking node's directory is
   complete (or after the settle time).
 
@@ -226,7 +229,7 @@ async def measure(
             cpu0, wall0, own0 = cpu_seconds(net.pids), time.monotonic(), cpu_seconds([os.getpid()])
         for q in range(n_queries):
             goal = goals[q % len(goals)]
-            if mode == "dht":
+            if mode == "dht" or (mode == "dht-warm" and q == 0):
                 for entry in list(net.service.directory):
                     if entry.card.peer_id != me:
                         net.service.directory.remove(entry.card.peer_id)

@@ -54,7 +54,10 @@ anywhere in the conclusion. Numbers match within the goal's ``tol`` after normal
 decimal commas, scale words and units (a different known unit after the number does not match, a bare
 number does; a rate such as ``EUR/m²`` is judged by its first unit); dates in any common format; text
 case-insensitively on word boundaries, the ``value`` or any of its ``accept`` forms. The exit code of ``ioa
-goal`` is reported, never scored. Figures: docs/performance.md, "Goal suites".
+goal`` is reported, never scored. A goal not answered right is counted **refused** when the planner named
+the value it lacked (a step with status ``missing``, exit 3: issue 23's honest failure) and **wrong** when it
+answered with another value; the rest gave no answer for another reason. Figures: docs/performance.md,
+"Goal suites".
 """
 
 from __future__ import annotations
@@ -75,7 +78,7 @@ from typing import Any
 import goals_suite_files as suite_files
 from goals_suite_files import CATEGORIES, SUITES
 from goals_suite_network import Network
-from goals_suite_scoring import score_result
+from goals_suite_scoring import REFUSED, WRONG, score_result
 
 SUITE = SUITES["2"]  # set by main() from --suite
 
@@ -136,6 +139,8 @@ def score_table(records: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
                 "goals": len(rows),
                 "answer_ok": sum(r["answer_ok"] for r in rows),
                 "anywhere_ok": sum(r["anywhere_match"] is not None for r in rows),
+                "refused": sum(r.get("miss") == REFUSED for r in rows),
+                "wrong": sum(r.get("miss") == WRONG for r in rows),
             }
     return table
 
@@ -159,6 +164,7 @@ def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def goal_line(r: dict[str, Any]) -> str:
     verdict = "ok" if r["answer_ok"] else ("ok*" if r["anywhere_match"] is not None else "FAIL")
+    verdict = "REFUS" if verdict == "FAIL" and r.get("miss") == REFUSED else verdict
     found = r.get("answer") or (r.get("error") or {}).get("message", "")
     found = found if len(found) <= 70 else found[:67] + "..."
     extra = f"  [in conclusion: {r['anywhere_match']!r}]" if verdict == "ok*" else ""
@@ -175,16 +181,18 @@ def print_report(report: dict[str, Any]) -> None:
     tables["all" if tables else next(iter(s["by_split"]), "none")] = s["by_category"]
     for name, table in tables.items():
         label = "all goals" if name == "all" else f"{name} split"
-        print(f"\n{label:<13} {'goals':>5} {'answer':>11} {'anywhere':>11}")
+        print(f"\n{label:<13} {'goals':>5} {'answer':>11} {'anywhere':>11} {'refused':>8} {'wrong':>6}")
         for cat, row in table.items():
             n = row["goals"]
             print(
                 f"{cat:<13} {n:>5} {row['answer_ok']:>4} ({row['answer_ok'] / n:4.0%}) "
-                f"{row['anywhere_ok']:>4} ({row['anywhere_ok'] / n:4.0%})"
+                f"{row['anywhere_ok']:>4} ({row['anywhere_ok'] / n:4.0%}) "
+                f"{row.get('refused', 0):>8} {row.get('wrong', 0):>6}"
             )
     print(
         "\nanswer: the result's `answer`, else the conclusion's first line, states the expected value; "
-        "anywhere: the whole conclusion does (ok* above)"
+        "anywhere: the whole conclusion does (ok* above); refused: no answer, the missing value named "
+        "(a step 'missing', exit 3); wrong: an answer that is not the expected one"
     )
     print(
         f"exit codes of ioa goal: {s['exit_codes']}   statuses: {s['statuses']}   goals with every task "

@@ -240,6 +240,8 @@ def publish_part(
         ),
         keys_per_card=round(statistics.mean(p.keys for p in published), 1) if published else 0,
         pages_p50=round(percentile([p.pages_s for p in published if p.pages_s], 0.5), 2),
+        put_p50=round(percentile([p.put_s for p in published if p.put_s], 0.5), 2),
+        provide_p50=round(percentile([p.provide_s for p in published if p.provide_s], 0.5), 2),
     )
     report("publish", row)
 

@@ -11,7 +11,10 @@ no reputation), ``on`` (those defences), ``age`` (those and trust by age, ``ioa_
 with no cap on unproven members: the honest cards were held for longer than ``trust_age`` before the
 attack, a fresh spam identity is young until a task done is on record) and ``trust`` (those and the cap
 on *unproven* members, whatever their age: a team takes at most ``max_unproven`` members with no signed
-task done unless nothing proven covers a need). A spam member of a team does no work: with the defences
+task done unless nothing proven covers a need), ``lead`` (``trust`` and the lead under the caps: an
+unproven best card leads only when no proven card comes within ``LEAD_MARGIN``) and ``kin`` (``lead`` and
+near-duplicate cards counted as one in ``find`` and teams, ``ioa_p2p/teaming/kin.py``). A spam member
+of a team does no work: with the defences
 on, the node records it as a failed task (this is what its signed history would say) and its reputation
 drops. With ``age`` or ``trust``, the spam-free baseline is run again in that mode, and with one honest
 card in ``--newcomers`` young (the honest cost). ``--warm``: the node worked before the attack (a
@@ -30,7 +33,9 @@ Attacks (a spam card's text; every spam card has a new identity):
 
 Figures per attack and mode: honest recall@5 (share of the gold agents in the top 5 of ``find``; the
 baseline without spam first), the share of teams with a spam member, the largest share of teams one spam
-identity joined, and the top-5 slots spam took. Costs for an honest node: minting a card (stamp of the
+identity joined (and the largest share of a spam identity that does no work: a *sleeper* that does its
+tasks earns the evidence an honest agent earns, and the share of teams with a sleeper), and the top-5
+slots spam took. Costs for an honest node: minting a card (stamp of the
 default bits), verifying one (signature + stamp), its breadth, and indexing and ranking time with spam.
 Cards are signed for real; spam is minted without stamps (the stamp does not change ranking; its cost is
 measured separately and multiplied out). Nothing here touches the network.
@@ -256,6 +261,7 @@ class Fold:
     def team(self, goal: str, among: list[str] | None) -> Any:
         """The node's team choice in this mode."""
         ranker = self.world.ranker
+        ranker.refresh()  # the priors last published, as CardRanker.shortlist applies them
         kin = ranker.kinship() if self.kin else None
         return choose_team(
             goal, ranker.matcher, among=among, max_team=4, caps=self.caps, kin=kin, lead_margin=self.lead
@@ -279,7 +285,12 @@ class Fold:
         known = {k: v for k, v in ranker.priors().items() if k in self.seen} if self.defences else {}
         if policy is not None:  # a peer whose card the node never held is young by definition
             known.update((k, -policy.young_penalty) for k in self.young if k not in self.seen)
-        among = None if self.sketches is None else self.sketches.fetched(goal["goal"], known, self.defences)
+        held = self.seen if self.defences else set()  # cards the node holds (the fetch's breadth line)
+        among = (
+            None
+            if self.sketches is None
+            else self.sketches.fetched(goal["goal"], known, self.defences, held=held)
+        )
         if among is not None:
             tally.honest_fetched.append(sum(k not in spam for k in among) / max(1, len(among)))
             tally.fetched_n.append(len(among))
@@ -333,7 +344,8 @@ def main() -> None:
         "--modes", default="off,on,age,trust",
         help="off: no defences; on: card and sketch defences, reputation; age: those and young cards "
         "penalised and capped (teaming/trust.py); trust: those and the cap on unproven members; strict: "
-        "max_unproven = 0",
+        "max_unproven = 0; lead: trust and the lead under the caps; kin: lead and near-duplicates "
+        "counted as one (teaming/kin.py)",
     )  # fmt: skip
     parser.add_argument(
         "--warm", action="store_true",

@@ -22,7 +22,9 @@ Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's tas
 routing ranks first (the ``calculator``, ``python`` and ``retrieval`` adapters the bench's nodes run, the
 retrieval adapter over the suite's ``docs/``), a member whose ``can_do`` is 0 being skipped, as the nodes
 do; a result that does not answer its step (:func:`~ioa_p2p.planning.answers`) goes to the next member.
-The conclusion is the planner's and is scored like ``bench_goals_suite.py`` scores the answer. It
+A step a needed value is missing for is refused (planning/refusal.py), as the nodes do.
+The conclusion is the planner's and is scored like ``bench_goals_suite.py`` scores the answer; goals not
+answered right are counted **refused** (the missing value named) apart from **wrong** answers. It
 reproduces the network bench's answers in seconds (the network adds the chat, not the reasoning), so it is
 the loop for working on the planner; the figures to report come from ``bench_goals_suite.py``.
 
@@ -45,12 +47,14 @@ from typing import Any
 
 import trio
 from goals_suite_files import read_split, sealed_splits
-from goals_suite_scoring import score_text
+from goals_suite_scoring import REFUSED, WRONG, miss_kind, score_text
 
 from ioa_p2p.adapters.base import Task, TaskContext, estimate, run_task
 from ioa_p2p.adapters.registry import adapter_from_config
 from ioa_p2p.adapters.retrieval import typed as typed_policy
 from ioa_p2p.planning import StepOutcome, answers, conclusion, describe, plan_request, value_of
+from ioa_p2p.planning.missing import MISSING
+from ioa_p2p.planning.refusal import refusal
 from ioa_p2p.planning.routing import Candidate, rank_members
 from ioa_p2p.planning.values import Value
 
@@ -100,6 +104,11 @@ class DryRun:
         for step in plan.steps:
             if any(n not in values for n in step.needs):
                 outcomes[step.index] = StepOutcome(step, "", None, "not started")
+                continue
+            lacking = refusal(step, values)
+            if lacking is not None:  # a value the step needs is missing: refused, never guessed
+                out.append(f"   {step.index} refused: missing {lacking.shown()}")
+                outcomes[step.index] = StepOutcome(step, "", None, MISSING, None, "", lacking)
                 continue
             text = describe(step, values)
             outcome = StepOutcome(step, "", None, "failed")
@@ -163,6 +172,7 @@ async def main_async(args: argparse.Namespace) -> int:
     runs: dict[Path, DryRun] = {}
     ok: collections.Counter[str] = collections.Counter()
     total: collections.Counter[str] = collections.Counter()
+    misses: collections.Counter[tuple[str, str]] = collections.Counter()
     started = time.monotonic()
     try:
         for g in goals:
@@ -173,11 +183,14 @@ async def main_async(args: argparse.Namespace) -> int:
             hit = score_text(g["expected"], answer) is not None
             total[g["kind"]] += 1
             ok[g["kind"]] += hit
+            miss = miss_kind(hit, answer, info["steps"])
+            misses[miss, g["kind"]] += 1
             exp = g["expected"]
             if quiet:
                 continue
+            verdict = "ok  " if hit else ("REFU" if miss == REFUSED else "FAIL")
             print(
-                f"{g['id']} {g['kind']:<11} {'ok  ' if hit else 'FAIL'} {answer[:110]!r}  "
+                f"{g['id']} {g['kind']:<11} {verdict} {answer[:110]!r}  "
                 f"exp={exp.get('value', exp.get('any_of'))} {exp.get('unit', '')}",
                 flush=True,
             )
@@ -190,6 +203,9 @@ async def main_async(args: argparse.Namespace) -> int:
     kinds = [k for k in ("single", "chained", "three_agent", "natural") if k in total]
     summary = ", ".join(f"{k} {ok[k]}/{total[k]}" for k in kinds)
     print(f"{summary}; total {sum(ok.values())}/{sum(total.values())} in {time.monotonic() - started:.1f} s")
+    for label, miss in (("refused (named missing value)", REFUSED), ("wrong answer", WRONG)):
+        counts = ", ".join(f"{k} {misses[miss, k]}" for k in kinds)
+        print(f"{label}: {counts}; total {sum(misses[miss, k] for k in kinds)}")
     return 0
 
 

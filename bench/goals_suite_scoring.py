@@ -191,6 +191,21 @@ def answer_text(result: dict[str, Any]) -> tuple[str, str]:
     return (lines[0] if lines else ""), "first line"
 
 
+#: How a goal that did not answer right ended: it named a value it lacked (an honest refusal, issue 23:
+#: a step with status "missing"), it answered with a wrong value, or it gave no answer for another reason.
+REFUSED, WRONG, NO_ANSWER = "refused", "wrong", "no answer"
+
+
+def miss_kind(answer_ok: bool, answer: str, steps: Any) -> str:
+    """``""`` for a right answer, else :data:`REFUSED`, :data:`WRONG` or :data:`NO_ANSWER`: refusals that
+    name the missing value are counted apart from confident wrong answers."""
+    if answer_ok:
+        return ""
+    if isinstance(steps, list) and any(isinstance(s, dict) and s.get("status") == "missing" for s in steps):
+        return REFUSED
+    return WRONG if answer and not answer.startswith("No answer") else NO_ANSWER
+
+
 def score_result(expected: dict[str, Any], result: dict[str, Any]) -> dict[str, Any]:
     answer, source = answer_text(result)
     everything = f"{answer}\n{result.get('conclusion') or ''}"
@@ -200,6 +215,7 @@ def score_result(expected: dict[str, Any], result: dict[str, Any]) -> dict[str, 
         "answer": answer,
         "answer_source": source,
         "answer_ok": score_text(expected, answer) is not None,
+        "miss": miss_kind(score_text(expected, answer) is not None, answer, result.get("steps")),
         "anywhere_match": score_text(expected, everything),
         "conclusion_chars": len(str(result.get("conclusion") or "")),
         "tasks_completed": sum(1 for t in tasks if t.get("status") == "completed"),

@@ -7,6 +7,7 @@ import json
 import random
 import statistics
 import time
+from collections.abc import Collection
 from typing import Any
 
 import numpy as np
@@ -87,8 +88,11 @@ class Sketches:
         self._matrix = None
         self._centre = None
 
-    def fetched(self, goal: str, standing: dict[str, float], defences: bool) -> list[str]:
-        """The keys of the cards a page search that listed every sketch would fetch for ``goal``."""
+    def fetched(
+        self, goal: str, standing: dict[str, float], defences: bool, *, held: Collection[str] = ()
+    ) -> list[str]:
+        """The keys of the cards a page search that listed every sketch would fetch for ``goal``
+        (``held``: the keys whose cards the node holds: first among copies, and the breadth line)."""
         q = normalise(self.embedder.embed([goal]))[0]
         scorer = SketchScorer(q, scheme=self.embedder.model_id, terms=query_terms(goal))
         sketches = list(self.by_key.values())
@@ -109,9 +113,11 @@ class Sketches:
             self._centre = centre_of(sketches)
         priors = {self.by_key[k].peer_id: v for k, v in standing.items()}
         started = time.process_time()
+        known = {self.by_key[k].peer_id for k in held if k in self.by_key}
         chosen = choose_fetch(
-            scored, FETCH, priors=priors, centre=self._centre, query=scorer.view, defences=defences
-        )
+            scored, FETCH, priors=priors, known=known, centre=self._centre, query=scorer.view,
+            defences=defences,
+        )  # fmt: skip
         self.choose_s += time.process_time() - started
         self.choices += 1
         return [str(s.peer_id) for s in chosen]

@@ -28,11 +28,16 @@ what this node knows (its signed histories, the cards it already holds):
 - **Breadth** (:func:`centrality`): a card that claims everything embeds near the centre of all cards
   (its vector is a mean of unrelated topics), so its cosine with the centre of the candidates listed
   (``centre``), both without their component along the query (a search lists the query's
-  neighbourhood, where every relevant card is near the query), is high: with the whole directory as
-  the centre and no query, the 160 honest agents of the hard dev set measure 0.25 at the median and
-  0.46 at the 99th percentile, keyword-stuffed cards 0.51-0.74. Above :data:`CENTRAL_FREE` a sketch loses
-  :data:`CENTRAL_WEIGHT` score units per 0.1 of cosine. A flood of stuffed cards moves the centre towards
-  itself, which makes it look more central, not less.
+  neighbourhood, where every relevant card is near the query), is high. What is high depends on the
+  embedding model and on the network (:func:`central_free`): with :data:`MIN_REFERENCE` listed peers
+  this node holds a card of and has nothing against (``known``, no negative prior), the line is their
+  median plus :data:`CENTRAL_Z` spreads (median absolute deviations scaled to a standard deviation);
+  with fewer, :data:`CENTRAL_FREE`, the wordllama family's line (the 160 honest agents of the hard dev
+  set measure 0.25 at the median and 0.46 at the 99th percentile with the whole directory as the centre,
+  keyword-stuffed cards 0.51-0.74; with the hashing embedder the same honest agents measure 0.44 at the
+  median and up to 0.68, so a fixed line would cost half of them their breadth). Above the line a sketch
+  loses :data:`CENTRAL_WEIGHT` score units per 0.1 of cosine. A flood of stuffed cards moves the centre
+  towards itself, which makes it look more central, not less.
 
 Scores are the :class:`~ioa_p2p.dht.sketchscore.SketchScorer` units (standardised cosines, 1 unit is
 about 0.04-0.08 of a wordllama cosine). Measured: ``bench/bench_spam.py --pages --fetch-only``
@@ -71,6 +76,11 @@ SUPERSET_PENALTY = 100.0
 #: Breadth: cosine with the centre of the listed candidates that is free, and score units per 0.1 above.
 CENTRAL_FREE = 0.45
 CENTRAL_WEIGHT = 4.0
+#: Held, unblemished listed peers needed before their centralities set the line, and the spreads above
+#: their median it lies (the honest agents of the dev set reach 2.8 with wordllama, 2.1 with hashing).
+MIN_REFERENCE = 12
+CENTRAL_Z = 3.5
+MAD_SCALE = 1.4826
 #: Fewest distinct term hashes a sketch must list to be compared for containment (a card of two words
 #: is held by many honest cards by accident).
 MIN_TERMS = 4
@@ -101,9 +111,19 @@ def centrality(sketch: SignedSketch, centre: Vector | None, query: Vector | None
     return 0.0 if norms == 0.0 else float(u @ c) / norms
 
 
-def breadth_penalty(central: float) -> float:
-    """Score units taken off a sketch whose cosine with the centre is ``central``."""
-    return CENTRAL_WEIGHT * max(0.0, central - CENTRAL_FREE) / 0.1
+def breadth_penalty(central: float, free: float = CENTRAL_FREE) -> float:
+    """Score units taken off a sketch whose cosine with the centre is ``central`` (``free``: the line)."""
+    return CENTRAL_WEIGHT * max(0.0, central - free) / 0.1
+
+
+def central_free(reference: Sequence[float]) -> float:
+    """The centrality above which a sketch pays for its breadth: the ``reference`` centralities' median
+    plus :data:`CENTRAL_Z` spreads when there are :data:`MIN_REFERENCE` of them, else :data:`CENTRAL_FREE`."""
+    if len(reference) < MIN_REFERENCE:
+        return CENTRAL_FREE
+    values = np.asarray(reference, dtype=np.float64)
+    median = float(np.median(values))
+    return median + CENTRAL_Z * MAD_SCALE * float(np.median(np.abs(values - median)))
 
 
 def copy_groups(sketches: Sequence[SignedSketch]) -> list[list[int]]:
@@ -196,12 +216,20 @@ def choose_fetch(
         return [sketch for _, sketch in ranked[:count]]
     sketches = [sketch for _, sketch in items]
     supersets = superset_copies(sketches)
+    central = [centrality(sketch, centre, query) for sketch in sketches]
+    free = central_free(
+        [
+            c
+            for c, s in zip(central, sketches, strict=True)
+            if s.peer_id in known and trusted.get(s.peer_id, 0) >= 0
+        ]
+    )
     adjusted = [
         score
         + _prior(trusted, sketch)
-        - breadth_penalty(centrality(sketch, centre, query))
+        - breadth_penalty(c, free)
         - (SUPERSET_PENALTY if sketch.peer_id in supersets else 0.0)
-        for score, sketch in items
+        for (score, sketch), c in zip(items, central, strict=True)
     ]
 
     def member(i: int) -> tuple[bool, float, float, bytes]:
@@ -250,6 +278,8 @@ def centre_of(sketches: Iterable[SignedSketch]) -> Vector | None:
 __all__ = [
     "CENTRAL_FREE",
     "CENTRAL_WEIGHT",
+    "CENTRAL_Z",
+    "MIN_REFERENCE",
     "CONTAINED",
     "COPY_COSINE",
     "EXTRA",
@@ -260,6 +290,7 @@ __all__ = [
     "SUPERSET_COSINE",
     "SUPERSET_PENALTY",
     "breadth_penalty",
+    "central_free",
     "centrality",
     "centre_of",
     "choose_fetch",

@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import multiaddr
 import trio
 
 from ioa_p2p.config.node_config import NodeConfig
@@ -33,6 +32,7 @@ from ioa_p2p.node.messaging.service import PROTOCOL_ID
 from ioa_p2p.node.net.framing import encode_varint, frame
 from ioa_p2p.node.net.host import new_noise_host, peer_info_from_addr, to_libp2p_id
 from ioa_p2p.node.net.libp2p_patches import live_connections, quiet_libp2p_logs, unblock_peer
+from tests.raw_hosts import run_raw_host
 
 IDENTITIES = 4
 ANNOUNCED = (1 << 20) - 64  # a frame announced at ~1 MiB (the /ioa/msg limit)
@@ -69,7 +69,7 @@ async def raw_hosts(target: Target, count: int | None = None) -> AsyncIterator[l
         config = getattr(host.get_network(), "connection_config", None)
         if config is not None and hasattr(config, "outbound_stream_protocol_negotiation_timeout"):
             config.outbound_stream_protocol_negotiation_timeout = NEGOTIATE_TIMEOUT
-        async with host.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]):
+        async with run_raw_host(host):
             info = peer_info_from_addr(target.addr)
             for _ in range(5):  # a flooded victim may fail a handshake: try again
                 try:

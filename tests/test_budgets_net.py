@@ -8,7 +8,6 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import multiaddr
 import pytest
 import trio
 
@@ -24,6 +23,7 @@ from ioa_p2p.node.net.host import new_noise_host, peer_info_from_addr, to_libp2p
 from ioa_p2p.wire.control import decode_control, encode_control
 from ioa_p2p.wire.schema import build
 from tests.nodes import checked_node
+from tests.raw_hosts import run_raw_host
 
 from .test_chats_net import FAST, chats_of, connect_all
 
@@ -52,9 +52,7 @@ async def raw_hosts(node: Node, count: int) -> AsyncIterator[list[Any]]:
         hosts = []
         for _ in range(count):
             host = new_noise_host(Identity.generate())
-            await stack.enter_async_context(
-                host.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")])
-            )
+            await stack.enter_async_context(run_raw_host(host))
             await host.connect(peer_info_from_addr(node.listen_addrs()[0]))
             hosts.append(host)
         yield hosts

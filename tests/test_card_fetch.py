@@ -153,3 +153,18 @@ async def test_an_owner_that_answers_during_the_dht_lookup_ends_the_fetch(autoju
     done = await fetch_ranked(search, peers, settle=1)
     assert done["owners"] == 4 and done["from_dht"] == 0 and len(net.lookups) == 1
     assert trio.current_time() - started == pytest.approx(1.2)
+
+
+async def test_a_card_held_is_not_fetched_again_unless_a_sketch_names_a_newer_version(
+    autojump_clock: MockClock,
+) -> None:
+    """The directory is a find's card cache by version (issue 25): a card held fresh needs no fetch, one
+    whose page sketch carries a newer version does."""
+    search, net, peers = make(2, [0.05, 0.05])
+    await fetch_ranked(search, peers[:1], settle=1)
+    held = search.directory.version_of(peers[0])
+    assert held == NOW_MS
+    assert not search.needs_fetch(peers[0]) and not search.needs_fetch(peers[0], held)
+    assert search.needs_fetch(peers[0], held + 1)
+    assert search.needs_fetch(peers[1]) and search.needs_fetch(peers[1], NOW_MS)  # never held
+    assert not search.needs_fetch(search.me, NOW_MS + 5)  # our own card: never

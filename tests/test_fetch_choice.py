@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ioa_p2p.card.sketch import issue_sketch
 from ioa_p2p.conversation.reputation import Standing, reputation_prior
@@ -11,7 +12,9 @@ from ioa_p2p.dht.fetchchoice import (
     CENTRAL_FREE,
     EXTRA,
     GROUP_FETCH,
+    MIN_REFERENCE,
     breadth_penalty,
+    central_free,
     centrality,
     centre_of,
     choose_fetch,
@@ -19,7 +22,10 @@ from ioa_p2p.dht.fetchchoice import (
     superset_copies,
 )
 from ioa_p2p.dht.forest import forest_for
+from ioa_p2p.embedding import HashingEmbedder, WordLlamaEmbedder
 from ioa_p2p.identity import Identity
+
+from .test_teaming_kin import AGENTS
 
 MODEL, DIM = "example/64", 64
 NOW = 1_700_000_000_000
@@ -235,3 +241,31 @@ def test_in_a_listing_of_the_querys_neighbourhood_relevant_cards_are_not_taken_f
     assert max(with_query) < CENTRAL_FREE < min(centrality(s, centre, query) for s in stuffed)
     scored = [(9.0, s) for s in stuffed] + [(6.0 - 0.01 * i, s) for i, s in enumerate(near)]
     assert choose_fetch(scored, 10, centre=centre, query=query) == near[:10]
+
+
+@pytest.mark.parametrize(
+    "embedder", [WordLlamaEmbedder(), HashingEmbedder(256)], ids=["wordllama", "hashing"]
+)
+def test_the_breadth_line_is_set_by_the_held_cards_for_any_embedder(embedder: object) -> None:
+    """With two embedders whose centralities differ (the hashing embedder's honest cards sit above the
+    wordllama line of 0.45), the line from held cards spares every honest card and catches stuffed ones;
+    with too few held cards the wordllama family's default line applies."""
+    embed = embedder.embed  # type: ignore[attr-defined]
+    topics = list(AGENTS.values())
+    rng = np.random.default_rng(3)
+    stuffed_texts = [
+        "Expert agent: " + "; ".join(rng.choice(topics, 12, replace=False)) for _ in range(len(topics))
+    ]
+    vectors = np.asarray(embed([*topics, *stuffed_texts]), dtype=np.float64)
+    honest = [sketch(i, v) for i, v in enumerate(vectors[: len(topics)])]
+    stuffed = [sketch(200 + i, v) for i, v in enumerate(vectors[len(topics) :])]
+    centre = centre_of([*honest, *stuffed])
+    central = {s.peer_id: centrality(s, centre) for s in [*honest, *stuffed]}
+    held = [s.peer_id for s in honest]
+    free = central_free([central[p] for p in held])
+    assert max(central[s.peer_id] for s in honest) < free < min(central[s.peer_id] for s in stuffed)
+    assert central_free([central[p] for p in held[: MIN_REFERENCE - 1]]) == CENTRAL_FREE
+    scored = [(9.0, s) for s in stuffed] + [(6.0 - 0.01 * i, s) for i, s in enumerate(honest)]
+    assert choose_fetch(scored, 10, centre=centre, known=held) == honest[:10]
+    if isinstance(embedder, HashingEmbedder):  # what a fixed line would have cost the honest cards
+        assert sum(central[p] > CENTRAL_FREE for p in held) >= len(held) // 4

@@ -23,6 +23,7 @@ from ioa_p2p.api.goals import GoalResult, TaskRecord, Teammate, goal_result
 from ioa_p2p.cli.goal_cmds import launch_request
 from ioa_p2p.cli.goal_view import EventPrinter, print_result
 from ioa_p2p.conversation import messages as cm
+from ioa_p2p.conversation.brains.deferred import DeferredBrain
 from ioa_p2p.conversation.brains.llm import LLMBrain
 from ioa_p2p.conversation.brains.offline import OfflineBrain
 from ioa_p2p.conversation.costs import OUTSIDE_HEADING
@@ -155,7 +156,9 @@ def test_goals_config_section() -> None:
 def test_brain_choice_follows_goals_brain_and_model_settings() -> None:
     embedder = HashingEmbedder(32)
     brain, model = make_brain_for(GoalsConfig(), {}, embedder, env={})
-    assert isinstance(brain, OfflineBrain) and model is None and brain.label == "offline planner"
+    # the offline planner is made at the first turn (an idle agent holds no planner)
+    assert isinstance(brain, DeferredBrain) and model is None and brain.label == "offline planner"
+    assert not brain.made and isinstance(brain.brain(), OfflineBrain) and brain.made
     llm, _ = make_brain_for(
         GoalsConfig(), {"base_url": "http://127.0.0.1:9/v1", "model": "m"}, embedder, env={}
     )
@@ -164,7 +167,7 @@ def test_brain_choice_follows_goals_brain_and_model_settings() -> None:
     brain, model = make_brain_for(GoalsConfig(), {}, embedder, env=env)
     assert isinstance(brain, LLMBrain) and model is not None
     brain, model = make_brain_for(GoalsConfig(brain="offline"), {}, embedder, env=env)
-    assert isinstance(brain, OfflineBrain) and model is None
+    assert isinstance(brain, DeferredBrain) and isinstance(brain.brain(), OfflineBrain) and model is None
     with pytest.raises(ConfigError):
         make_brain_for(GoalsConfig(brain="llm"), {}, embedder, env={})
 

@@ -50,6 +50,7 @@ from ioa_p2p.node.net.gossip import TOPIC
 from ioa_p2p.node.net.host import to_libp2p_id
 from ioa_p2p.node.net.libp2p_patches import IOA_KAD_PROTOCOL
 from ioa_p2p.node.relay import HOP_PROTOCOL
+from tests.raw_hosts import run_raw_host
 
 from .conftest import NodeProcess, ioa_init
 from .hostile import Watch, send_raw, uvarint_frame, watch_victim
@@ -123,7 +124,7 @@ async def test_a_peer_with_a_secp256k1_key_is_refused_at_the_handshake(tmp_path:
         async with (
             watch_victim(tmp_path / "v") as victim,
             attacker_node(tmp_path / "a") as good,
-            foreign.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]),
+            run_raw_host(foreign),
         ):
             info = info_from_p2p_addr(multiaddr.Multiaddr(victim.node.listen_addrs()[0]))
             with pytest.raises(Exception):  # noqa: B017 - py-libp2p's swarm raises its own dial errors

@@ -26,7 +26,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import multiaddr
 import pytest
 import trio
 
@@ -41,6 +40,7 @@ from ioa_p2p.node.net.host import new_noise_host, peer_info_from_addr, peer_of_a
 from ioa_p2p.node.net.libp2p_patches import unblock_peer
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.schema import build
+from tests.raw_hosts import run_raw_host
 
 from .conftest import NodeProcess, ioa_init, ioa_init_all
 from .test_chats_process import free_port
@@ -90,7 +90,7 @@ async def run_attacker(target: str, task_status: Any = trio.TASK_STATUS_IGNORED)
     """A bare py-libp2p host with a fresh identity, connected to the victim, until cancelled."""
     identity = Identity.generate()
     host = new_noise_host(identity)
-    async with host.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]):
+    async with run_raw_host(host):
         with trio.fail_after(60):
             await host.connect(peer_info_from_addr(target))
         task_status.started((host, identity))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import multiaddr
 import pytest
 import trio
 
 from ioa_p2p.errors import ProtocolViolation
 from ioa_p2p.node.net.lazy_select import MAX_LINE, LazyStream, negotiation_lines, open_lazy_stream
+from tests.raw_hosts import run_raw_host
 
 from .conftest import open_test_nodes
 
@@ -107,9 +107,8 @@ async def test_a_real_py_libp2p_listener_serves_a_lazy_stream_and_refuses_an_unk
     server = new_noise_host(Identity.generate())
     client = new_noise_host(Identity.generate())
     server.set_stream_handler(PROTO, echo)
-    here = [multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]
     with trio.fail_after(30):
-        async with server.run(listen_addrs=here), client.run(listen_addrs=here):
+        async with run_raw_host(server), run_raw_host(client):
             await client.connect(PeerInfo(server.get_id(), server.get_addrs()))
             stream = await open_lazy_stream(client, server.get_id(), PROTO)
             await stream.write(b"ping")
@@ -219,9 +218,8 @@ async def test_two_nodes_dial_each_other_lazily_and_talk() -> None:
     a, b = new_noise_host(Identity.generate()), new_noise_host(Identity.generate())
     a.set_stream_handler(PROTO, echo)
     b.set_stream_handler(PROTO, echo)
-    here = [multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]
     with trio.fail_after(30):
-        async with a.run(listen_addrs=here), b.run(listen_addrs=here):
+        async with run_raw_host(a), run_raw_host(b):
             for dialer, listener in ((a, b), (b, a)):
                 await dialer.connect(PeerInfo(listener.get_id(), listener.get_addrs()))
                 for lazy in (True, False):  # our lazy stream and py-libp2p's own on the lazy connection

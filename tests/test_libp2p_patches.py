@@ -4,11 +4,11 @@ wrong."""
 from __future__ import annotations
 
 import libp2p.network.swarm as swarm
-import multiaddr
 import pytest
 import trio
 
 from ioa_p2p.node.net import libp2p_patches, stream_caps
+from tests.raw_hosts import run_raw_host
 
 from .conftest import open_test_nodes
 
@@ -119,7 +119,7 @@ async def _dies_of_a_raising_handler(host, dialer) -> bool:
 
     async def run(task_status=trio.TASK_STATUS_IGNORED) -> None:
         try:
-            async with host.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]):
+            async with run_raw_host(host):
                 task_status.started()
                 await trio.sleep_forever()
         except Exception:  # the host died of the handler's exception (raised out of host.run)
@@ -150,7 +150,7 @@ async def test_an_unpatched_host_still_dies_of_a_raising_handler_and_a_contained
     from ioa_p2p.node.net.host import libp2p_key_pair, new_noise_host
 
     dialer = new_noise_host(Identity.generate())
-    async with dialer.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]):
+    async with run_raw_host(dialer):
         upstream = new_host(key_pair=libp2p_key_pair(Identity.generate()))
         with trio.fail_after(30):
             died = await _dies_of_a_raising_handler(upstream, dialer)

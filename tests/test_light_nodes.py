@@ -33,8 +33,12 @@ AGENT_ONLY = (
 )
 
 #: What an agent imports only at its first find, goal or invitation (issue 26, "Per-node cost"): the matcher
-#: itself (its card vector comes from :mod:`ioa_p2p.matching.encoders` alone) and the team choice.
+#: itself (its card vector comes from :mod:`ioa_p2p.matching.encoders` alone), the team choice, and the
+#: planner with the brains that plan (made at the first turn: ``DeferredBrain``).
 FIRST_USE = (
+    "ioa_p2p.planning",
+    "ioa_p2p.conversation.brains.offline",
+    "ioa_p2p.conversation.brains.llm",
     "ioa_p2p.matching.hybrid",
     "ioa_p2p.matching.lexical",
     "ioa_p2p.matching.late",

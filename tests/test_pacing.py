@@ -175,8 +175,12 @@ def test_the_gossip_heartbeat_slows_down_only_while_nothing_happens() -> None:
     assert pacer.interval(6, peers, 0, 0.0) == 1.0  # just started
     assert pacer.interval(6, peers, 0, 29.0) == 1.0
     assert pacer.interval(6, peers, 0, 30.0) == 5.0  # 30 s without a change
-    assert pacer.interval(6, peers, 1, 40.0) == 1.0  # a message came or went
-    assert pacer.interval(6, peers, 1, 70.0) == 5.0
+    assert pacer.interval(6, peers, 1, 40.0) == 1.0  # a message came or went: its IHAVE gossip
+    assert pacer.interval(6, peers, 1, 49.0) == 1.0
+    assert pacer.interval(6, peers, 1, 50.0) == 5.0  # MESSAGE_SETTLE (10 s) later, not 30 s
+    assert pacer.interval(6, peers, 2, 52.0) == 1.0  # messages every few seconds keep it fast
+    assert pacer.interval(6, peers, 3, 58.0) == 1.0
+    assert pacer.interval(6, peers, 3, 68.0) == 5.0
     assert pacer.interval(6, peers | {"f"}, 1, 80.0) == 1.0  # a peer subscribed
     assert pacer.interval(6, peers | {"f"}, 1, 200.0) == 5.0
     assert pacer.interval(3, peers | {"f"}, 1, 202.0) == 1.0  # the mesh is short of peers

@@ -1,7 +1,7 @@
 """Issue 11 on a real local network of node processes, through the ``ioa`` command: the planner's steps are
 routed by ability, a rejected step is re-routed, retrieval below its threshold fails honestly, the
 conclusion's first line is the answer, ``--json`` carries ``answer`` / ``steps`` / ``citations``, and
-``ioa goal`` exits 3 when a needed step failed.
+``ioa goal`` exits 3 when a needed step failed or a needed value is missing (issue 23: the value named).
 """
 
 from __future__ import annotations
@@ -125,3 +125,17 @@ async def test_planned_goals_answer_first_reroute_and_fail_honestly(tmp_path: Pa
             assert lookups[0]["assignee_name"] == "librarian"
             assert "step 2/2" not in tasks_by_title(result)  # never run on a missing value
             assert not result["citations"]
+
+            # a needed value is absent from the documents (no hire rate for the K2, only its list price):
+            # the derivation is refused, not guessed from the list price; the conclusion names the
+            # missing rate first, the step is "missing", nobody was asked to do it and the exit code is 3
+            code, result = await goal_json(
+                coordinator.home, "What would hiring the K2 survey drone cost for 3 days?", *TEAM
+            )
+            assert code == EXIT_INCOMPLETE, result["conclusion"]
+            first = result["conclusion"].splitlines()[0]
+            assert first.startswith("No answer: missing value: a rate in EUR per day"), first
+            assert result["answer"] == "" and result["complete"] is False
+            refused = result["steps"][-1]
+            assert refused["status"] == "missing" and refused["missing"]["unit"] == "EUR/days", refused
+            assert f"step {len(result['steps'])}/{len(result['steps'])}" not in tasks_by_title(result)

@@ -12,6 +12,7 @@ from libp2p.security.insecure.transport import PLAINTEXT_PROTOCOL_ID, InsecureTr
 
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.net.host import SECURITY_PROTOCOLS, new_noise_host
+from tests.raw_hosts import run_raw_host
 
 from .conftest import open_test_nodes
 
@@ -37,7 +38,7 @@ async def test_plaintext_dial_is_refused(tmp_path) -> None:
             key_pair=key_pair,
             sec_opt={PLAINTEXT_PROTOCOL_ID: InsecureTransport(key_pair)},
         )
-        async with plaintext_only.run(listen_addrs=[multiaddr.Multiaddr("/ip4/127.0.0.1/tcp/0")]):
+        async with run_raw_host(plaintext_only):
             info = info_from_p2p_addr(multiaddr.Multiaddr(ours.listen_addrs()[0]))
             with trio.fail_after(20), pytest.raises(Exception) as caught:  # noqa: B017
                 await plaintext_only.connect(info)

@@ -43,6 +43,7 @@ from ioa_p2p.errors import ExpiredCard, InvalidCard, InvalidMessage
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.discovery import loops
 from ioa_p2p.node.discovery import search as node_search
+from ioa_p2p.node.net import gossip as node_gossip
 from ioa_p2p.node.net import kad_io, routing
 
 SETTINGS = replace(DiscoverySettings(), min_stamp_bits=8)
@@ -482,6 +483,51 @@ def test_gossip_reaches_every_node_through_the_nodes_validator_and_refuses_forge
     assert len(holders) == 149
     assert all(d.get(owner.identity.peer_id) is None for d in holders)
     assert all(d.version_of(owner.identity.peer_id) == withdrawal.version for d in holders)
+
+
+def test_past_keep_all_a_directory_keeps_no_gossip_card_but_the_node_still_relays_it(
+    card_set: CardSet,
+) -> None:
+    """``[discovery] keep_all``, as the node's directory applies it: past it a gossip card (not asked for)
+    is not kept; the validator still passes it, so it is forwarded and reaches every node."""
+    assert GossipConfig().keep_all == DiscoverySettings().keep_all
+    world = World(SimConfig(nodes=80, seed=5), card_set)
+    world.warm_start(random_peers=30)
+    world.loop.run(until=20)
+    layer = GossipLayer(world, GossipConfig(keep_all=3))
+    layer.start()
+    world.loop.run(until=25)
+    sample = sample_announcements(world, layer, 6, random.Random(3))
+    assert sample.reached == 1.0 and sample.applied < 1.0 and layer.not_kept > 0
+    assert max(len(d) for d in layer.directories.values()) <= 3
+
+
+def test_the_gossip_parameters_are_the_nodes() -> None:
+    node, sim = node_gossip.GossipSettings(), GossipConfig()
+    assert (sim.heartbeat, sim.heartbeat_idle, sim.settle) == (
+        node.heartbeat,
+        node.heartbeat_idle,
+        node_gossip.HEARTBEAT_SETTLE,
+    )
+    assert (sim.degree, sim.degree_low, sim.degree_high) == (node.degree, node.degree_low, node.degree_high)
+
+
+def test_an_idle_topic_beats_at_the_idle_pace_and_a_message_brings_the_fast_one_back(
+    card_set: CardSet,
+) -> None:
+    world = World(SimConfig(nodes=40, seed=5), card_set)
+    world.warm_start(random_peers=20)
+    world.loop.run(until=5)
+    layer = GossipLayer(world)
+    layer.start()
+    world.loop.run(until=60)  # the mesh formed, nothing published for 30 s: idle
+    node = world.nodes[3]
+    assert layer._interval(node) == GossipConfig().heartbeat_idle
+    owner = world.nodes[5]
+    owner.card = card_set.issue(owner.index, world.now_ms())
+    layer.announce(owner, owner.card)
+    world.loop.run(until=world.loop.now + 3)
+    assert layer._interval(node) == GossipConfig().heartbeat
 
 
 def test_the_announce_pacer_sets_the_gossip_rate() -> None:

@@ -7,7 +7,7 @@ from ioa_p2p.card import issue_card
 from ioa_p2p.conversation.messages import CONCLUSION, RESULT, TASK_ASYNC, task_id
 from ioa_p2p.conversation.reputation import Standing, chat_outcomes, merge, reputation_prior
 from ioa_p2p.dht.ranking import CardRanker
-from ioa_p2p.history.bodies import KIND_MEMBER_REMOVE, ChatMessage
+from ioa_p2p.history.bodies import KIND_MEMBER_REMOVE, KIND_TEXT, ChatMessage
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching import CardProfile, make_matcher
 from ioa_p2p.matching.breadth import (
@@ -115,7 +115,7 @@ def _turn(tasks: list[dict], fail: tuple[str, ...] = ()) -> dict:  # type: ignor
 
 
 def test_reputation_counts_only_evidence_the_subject_or_this_node_signed() -> None:
-    me, good, bad, silent, kicked = (Identity.generate() for _ in range(5))
+    me, good, bad, silent, kicked, absent = (Identity.generate() for _ in range(6))
     chat = bytes([7]) * 32
     assign = _message(
         me,
@@ -131,7 +131,9 @@ def test_reputation_counts_only_evidence_the_subject_or_this_node_signed() -> No
         _message(good, chat, RESULT, {**result, "task_id": tid[0], "ok": True}, 2),
         _message(bad, chat, RESULT, {**result, "task_id": tid[1], "ok": False, "failure": "error"}, 3),
         _message(good, chat, RESULT, {**result, "task_id": tid[2], "ok": False}, 4),  # not its task
+        _message(kicked, chat, KIND_TEXT, {"text": "buy my course"}, 5),
         _message(me, chat, KIND_MEMBER_REMOVE, {"member": kicked.peer_id.raw}, 5),
+        _message(me, chat, KIND_MEMBER_REMOVE, {"member": absent.peer_id.raw}, 5),  # declined or silent
         _message(bad, chat, KIND_MEMBER_REMOVE, {"member": good.peer_id.raw}, 6),  # another's word: ignored
         _message(me, chat, CONCLUSION, CONCLUDED, 7),
     ]  # fmt: skip
@@ -139,7 +141,27 @@ def test_reputation_counts_only_evidence_the_subject_or_this_node_signed() -> No
     assert out[str(good.peer_id)] == Standing(done=1)
     assert out[str(bad.peer_id)] == Standing(failed=1)
     assert out[str(silent.peer_id)] == Standing(unanswered=1)
-    assert out[str(kicked.peer_id)] == Standing(rejected=1)
+    assert out[str(kicked.peer_id)] == Standing(rejected=1)  # removed after it took part
+    assert out[str(absent.peer_id)] == Standing(absent=1)  # removed before: a decline or no answer
+    # being busy is no failure: an absence is weak evidence, a quarter of a failed task
+    assert reputation_prior(Standing(failed=1)) < reputation_prior(Standing(absent=1)) < 0.0
+    assert reputation_prior(Standing(done=1, absent=1)) > 0.0
+    # a chat strangers created: one sybil assigns another a task and reports it done; nothing is earned
+    stranger = Identity.generate()
+    fake = _message(stranger, chat, TASK_ASYNC, _turn([{"assignee": str(good.peer_id), "title": "t",
+                                                         "description": "d"}]), 1)  # fmt: skip
+    claimed = _message(good, chat, RESULT, {**result, "task_id": task_id(fake.hash.hex(), 0), "ok": True}, 2)
+    assert chat_outcomes([fake, claimed], me.peer_id, creator=stranger.peer_id) == {
+        str(good.peer_id): Standing()
+    }
+    # in a chat this node created, a member's task done for another member counts (this node chose both)
+    assert chat_outcomes([fake, claimed], me.peer_id, creator=me.peer_id)[str(good.peer_id)] == Standing(
+        done=1
+    )
+    # a result after this node gave the task up is no task done
+    late = [assign, _message(me, chat, TASK_ASYNC, _turn([], fail=(tid[0],)), 2),
+            _message(good, chat, RESULT, {**result, "task_id": tid[0], "ok": True}, 3)]  # fmt: skip
+    assert chat_outcomes(late, me.peer_id)[str(good.peer_id)] == Standing(unanswered=1)
     total = merge([out, out])
     assert total[str(bad.peer_id)].failed == 2
     assert reputation_prior(Standing()) == 0.0

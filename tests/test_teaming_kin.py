@@ -154,9 +154,8 @@ def test_find_shows_a_crowd_once_after_the_other_cards() -> None:
         for card in honest:
             ranker.add(card)  # type: ignore[arg-type]
         ranker.refresh()  # the honest cards were held first
-        ranker.set_reference([str(c.peer_id) for c in honest])  # type: ignore[attr-defined]  # and proven
         crowd[kin] = set()
-        for i, text in enumerate(CROWD * 3):
+        for i, text in enumerate(CROWD):
             card = _signed(Identity.generate(), f"agent-{i}", text)
             ranker.add(card)  # type: ignore[arg-type]
             crowd[kin].add(str(card.peer_id))  # type: ignore[attr-defined]
@@ -181,3 +180,49 @@ def test_an_unproven_lead_gives_way_to_a_proven_card_within_the_margin() -> None
     assert lead_first(close, TeamCaps()).ranked[0].key == "copy"  # no caps: the best card leads
     assert lead_first(close, caps, 0.1).ranked[0].key == "copy"
     assert [m.key for m in lead_first(close, caps).ranked] == ["plotter", "copy", "newcomer", "other"]
+
+
+def test_capped_pools_are_widened_so_a_crowd_cannot_hide_the_proven_card(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """CAPPED_WIDEN: with caps in force the pools are four times larger. Thirty unproven copies of the
+    plotter that outrank it fill the goal's pool of 12; only the wider pool still holds the proven
+    plotter that the caps let lead instead of a copy."""
+    import ioa_p2p.teaming.offline as offline
+
+    crowd = [f"{AGENTS['plotter']} Sales tables as bar charts, {word}." for word in ("fast", "cheap")] * 15
+    matcher, _ = _matcher(crowd)
+    copies = frozenset(f"copy-{i}" for i in range(len(crowd)))
+    caps = TeamCaps(unproven=copies | {"newcomer"}, max_unproven=0)
+    goal = "Translate this French report into English and plot its sales table as a bar chart"
+    assert offline.CAPPED_WIDEN == 4
+    wide = choose_team(goal, matcher, caps=caps)  # type: ignore[arg-type]
+    assert wide.keys[:2] == ("plotter", "translator")  # the proven plotter leads (within the margin)
+    monkeypatch.setattr(offline, "CAPPED_WIDEN", 1)
+    narrow = choose_team(goal, matcher, caps=caps)  # type: ignore[arg-type]
+    assert narrow.keys[0] in copies  # the goal's pool of 12 is all copies: one leads, nothing else near
+
+
+def test_the_nodes_shortlist_counts_a_crowd_as_one() -> None:
+    """CardRanker.shortlist (what the goals service calls) passes its kinship to the team choice: the
+    crowd's original joins, none of the crowd does; with kin off a copy may take its place."""
+    teams = {}
+    for kin in (True, False):
+        ranker = CardRanker(lite_matcher(), defences=False, kin=kin)
+        names = {}
+        for name, text in AGENTS.items():
+            card = _signed(Identity.generate(), name, text)
+            ranker.add(card)  # type: ignore[arg-type]
+            names[str(card.peer_id)] = name  # type: ignore[attr-defined]
+        ranker.refresh()  # the honest cards were held first
+        for i, text in enumerate(CROWD * 4):
+            card = _signed(Identity.generate(), f"agent-{i}", text)
+            ranker.add(card)  # type: ignore[arg-type]
+            names[str(card.peer_id)] = f"agent-{i}"  # type: ignore[attr-defined]
+        pick, shortlist = ranker.shortlist(
+            "Translate this French report into English and plot its sales table as a bar chart", size=8
+        )
+        teams[kin] = [names[k] for k in pick.keys]
+        assert set(pick.keys) <= set(shortlist)
+    assert "plotter" in teams[True] and not any(n.startswith("agent-") for n in teams[True])
+    assert any(n.startswith("agent-") for n in teams[False])

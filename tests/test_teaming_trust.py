@@ -112,11 +112,23 @@ def test_an_old_unproven_copy_gives_way_to_a_proven_card_past_the_cap() -> None:
     assert TeamCaps(frozenset({"a"}), 1, frozenset({"a", "b"}), 1).blocks("b", ["a"])
 
 
-def test_a_team_chosen_elsewhere_is_trimmed_to_the_caps_keeping_its_first_member() -> None:
+def test_a_team_chosen_elsewhere_keeps_to_the_caps_with_offline_stand_ins() -> None:
     caps = TeamCaps(unproven=frozenset({"spam-1", "spam-2", "newcomer"}), max_unproven=1)
-    assert trim_to_caps(["spam-1", "proven", "spam-2", "newcomer"], caps) == ["spam-1", "proven"]
-    assert trim_to_caps(["proven", "spam-1", "spam-2"], caps) == ["proven", "spam-1"]
+    offline = ["proven", "other-proven", "plotter"]  # the offline team, chosen within the caps
+    picked = ["spam-1", "proven", "spam-2", "newcomer"]
+    assert trim_to_caps(picked, caps, offline) == ["spam-1", "proven", "other-proven", "plotter"]
+    assert trim_to_caps(["proven", "spam-1", "spam-2"], caps, offline) == ["proven", "spam-1", "other-proven"]
     assert trim_to_caps(["spam-1"], TeamCaps(unproven=frozenset({"spam-1"}), max_unproven=0)) == ["spam-1"]
+    # nothing else covers what they were chosen for (no stand-in left): the blocked members stay
+    assert trim_to_caps(["proven", "spam-1", "spam-2"], caps) == ["proven", "spam-1", "spam-2"]
+    assert trim_to_caps(["spam-1", "spam-2", "newcomer"], caps, ["proven"]) == [
+        "spam-1",
+        "proven",
+        "newcomer",
+    ]
+    # a stand-in the caps block is no stand-in
+    blocked = TeamCaps(unproven=frozenset({"spam-1", "spam-2", "new-2"}), max_unproven=1)
+    assert trim_to_caps(["spam-1", "spam-2"], blocked, ["new-2", "proven"]) == ["spam-1", "proven"]
 
 
 def _candidate(key: str, score: float, abilities: tuple[str, ...] = ()) -> Candidate:

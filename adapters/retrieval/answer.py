@@ -18,6 +18,7 @@ from ioa_p2p.adapters.retrieval.capacity import fitting_rows
 from ioa_p2p.adapters.retrieval.docmodel import TypedAnswer
 from ioa_p2p.adapters.retrieval.extract import counts, extract
 from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, facts_of, section_of, superseded, terms
+from ioa_p2p.adapters.retrieval.number_span import periods_in
 from ioa_p2p.adapters.retrieval.superlative import extreme_row
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import answer_type
@@ -80,6 +81,7 @@ def answer(
         fits = any(n.unit in wanted for n in found) or bool(
             fact.cells and found and not any(n.unit for n in found)
         )
+        fits = fits or (asked.kind == "duration" and bool(periods_in(fact.text)))  # "ten working days"
         bonus = (
             0.1 if wanted and fits else 0.0
         )  # a table's cells carry no unit: the header or the doc says it
@@ -91,12 +93,14 @@ def answer(
             bonus += 0.15
         if kind == "passage" and fact.kind != "heading":
             bonus += _about(fact, scorer)
-        if kind == "reason" and _CAUSE_SECTION.search(fact.context):
+        about = kind == "reason" and confidence(fact) >= 0.5 * top  # (a cause of another thing is none)
+        if about and _CAUSE_SECTION.search(fact.context):
             bonus += 0.5  # "why ...?": the section that gives the cause
-        elif kind == "reason" and _CAUSE_LEAD.match(fact.text):
+        elif about and _CAUSE_LEAD.match(fact.text):
             bonus += 0.5  # "Why the change: ...", "Reason: ...": a sentence that gives the cause
         return confidence(fact) * weights.get(fact.path.rpartition("/")[0], 1.0) + bonus
 
+    top = max((confidence(f) for f in facts), default=0.0) if kind == "reason" else 0.0
     everything = sorted(facts, key=lambda f: -rank(f))
     if kind == "passage":  # "how is X done": the section about X answers from where it opens
         openings = _openings(facts)
@@ -115,7 +119,7 @@ def answer(
     for fact in ordered:
         sure = confidence(top_row) if fact is extreme and top_row is not None else confidence(fact)
         if kind not in ("passage", "reason") and sure < 0.1:
-            break
+            continue  # ranked with bonuses: a weak fact ahead of a surer one ends nothing
         if quotes(question, fact.text):  # a line that quotes the request itself answers nothing
             continue
         if kind == "passage" and fact.text.split("\0")[0].rstrip().endswith("?"):

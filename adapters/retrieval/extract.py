@@ -34,7 +34,8 @@ _CLOCK = re.compile(r"(?<![\d.:])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
 _CAUSE = re.compile(
     r"\b(?:because|due to|caused by|cause[ds]?|root cause|as a result of|owing to|after|since|when|"
     r"reason|triggered|expired|expiry|ran out|broke|overload\w*|exhausted|misconfigur\w*|deleted|bug|leak\w*|"
-    r"failed|failure)\b",
+    r"failed|failure|so that|in order (?:to|that)|so as (?:to|not to)|to (?:avoid|prevent|protect|ensure|"
+    r"make sure|stop|reduce|limit|keep))\b",
     re.I,
 )
 

@@ -252,8 +252,13 @@ def facts_of(
         if not indented and following[:1].isspace():  # "ROUTE B -- daily" heads the indented block below
             block_header = stripped  # (a list item wrapped onto indented lines too: its rules' context)
         first = i
-        item = bool(re.match(r"([-*•]|\d+[.)])\s", stripped))
-        while i + 1 < len(lines) and _continues(lines[i + 1], item):
+        item = bool(
+            re.match(r"([-*•]|\d+[.)])\s|\d+(?:\.\d+)+\.?\s+[A-Z]", stripped)
+        )  # "3.3 Bonfires ...": a clause
+        leader = bool(_LEADER.search(stripped))  # "Standing charge ..... 0.62 per day": a line of its own
+        while i + 1 < len(lines) and not leader and _continues(lines[i + 1], item):
+            if _LEADER.search(lines[i + 1]):
+                break
             i += 1
             stripped += " " + lines[i].strip()
         body = (
@@ -290,11 +295,15 @@ def _continues(line: str, item: bool = False) -> bool:
     s = line.strip()
     indented_ok = item and line[:1].isspace() and not re.search(r"\S\s{2,}\S", s)
     return (
-        bool(s) and (indented_ok or not line[:1].isspace()) and not re.match(r"([-*•|#+]|\d+[.)])\s", s + " ")
+        bool(s)
+        and (indented_ok or not line[:1].isspace())
+        and not re.match(r"([-*•|#+]|\d+[.)])\s|\d+(?:\.\d+)+\.?\s+[A-Z]", s + " ")
     )
 
 
 _CLOCK = re.compile(r"(?<![\d.:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
+#: The lines of a document's head (title, parties, addressee, date): names there are about all of it.
+HEAD_LINES = 8
 
 
 class Scorer:
@@ -321,8 +330,9 @@ class Scorer:
         # a named term (Munich) that some fact of a document states: that document's facts must state it
         self.named = _named(question) & self.q_terms
         self.stated: dict[str, set[str]] = {}
-        for f in facts:
-            self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
+        for f in facts:  # (a name only the document's head states, its parties or addressee, is its context)
+            if f.line > HEAD_LINES:
+                self.stated.setdefault(f.path, set()).update(terms(f.text) & self.named)
         self.quantities = quantities(question)
         self.measured = {(n.number, n.unit) for n in numbers_in(question) if n.unit}
         self.clocks = {_hhmm(c) for c in _CLOCK.findall(question)}

@@ -38,6 +38,7 @@ def number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) -
         for f in numbers_in(text)
         if not (f.unit == "" and 1900 <= f.number <= 2100 and "year" not in question.lower())
     ]
+    found = _compound_periods(text, found) if wanted.kind == "duration" else found
     asked = {(n.number, n.unit) for n in numbers_in(question)}
     found = [f for f in found if (f.number, f.unit) not in asked and (f.number, "") not in asked] or found
     found = [f for f in found if not _stated(f, question)] or found
@@ -124,6 +125,24 @@ def _spelled_unit(text: str, f: Found) -> Found:
     return Found(f.start, m.end(), f.number, ALIASES[m.group(1).lower()], text[f.start : m.end()])
 
 
+_LARGER = {"min": "h", "s": "min", "h": "days"}
+_SCALE = {"min": 60, "s": 60, "h": 24}
+
+
+def _compound_periods(text: str, found: list[Found]) -> list[Found]:
+    """ "3 hours 15 minutes", "1 h and 30 min": one period, in the smaller unit (195 min)."""
+    out: list[Found] = []
+    for f in found:
+        last = out[-1] if out else None
+        joined = last is not None and _LARGER.get(f.unit) == last.unit
+        if joined and last is not None and re.fullmatch(r",?\s*(?:and\s+)?", text[last.end : f.start]):
+            number = last.number * _SCALE[f.unit] + f.number
+            out[-1] = Found(last.start, f.end, number, f.unit, text[last.start : f.end])
+            continue
+        out.append(f)
+    return out
+
+
 def _glued_code(text: str, f: Found) -> bool:
     """A bare number with letters glued to it ("10K", "4B", "3D"): part of a name, never a value."""
     return not f.unit and bool(re.match(r"[A-Za-z]", text[f.end : f.end + 1]))
@@ -163,7 +182,10 @@ def _in_own_segment(pool: Sequence[Found], text: str, scorer: Scorer) -> Found |
     number of the one item whose own words the question uses (words every item shares do not count)."""
     if len(pool) < 2:
         return None
-    cuts = [0, *(m.end() for m in re.finditer(r"[,;:]\s+|\s+(?:and|or)\s+", text)), len(text) + 1]
+    cuts = [0, *(m.end() for m in re.finditer(r"[,;:]\s+|\s+(?:and|or)\s+", text))]
+    # "EUR 25.00 (EUR 15.00 when done during neutering)": an alternative value in brackets is an item too
+    cuts += [m.end() for m in re.finditer(r"\s\(", text) if any(0 <= f.start - m.end() <= 6 for f in pool)]
+    cuts = sorted(set(cuts)) + [len(text) + 1]
     segments = [(a, b) for a, b in zip(cuts, cuts[1:], strict=False) if b > a]
     owned: list[tuple[set[str], set[str], Found]] = []
     for a, b in segments:

@@ -17,6 +17,7 @@ from dataclasses import replace
 from ioa_p2p.adapters.retrieval.answer import Answer, named_row
 from ioa_p2p.adapters.retrieval.docmodel import Span, TypedAnswer, fits
 from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, terms
+from ioa_p2p.planning.answer_types import answer_type
 from ioa_p2p.planning.values import UNITS, Value
 
 #: How the typed model's answer is weighed against the fact scorer's (see :func:`prefer_typed`).
@@ -46,7 +47,16 @@ def prefer_typed(
     sure = best.confidence >= TYPED_SURE * found.score
     if fit is not None and found.value.kind == "number" and fit < TYPED_LINE_SHARE * found.score:
         return False  # (a passage given for want of a figure is no figure the question's qualifiers picked)
-    return sure and fits(question, best.value) and not fits(question, found.value)
+    return sure and fits(question, best.value) and not _fits(question, found.value)
+
+
+def _fits(question: str, value: Value) -> bool:
+    """:func:`fits`, a period the document qualifies ("ten working days") fitting a duration asked too."""
+    qualified = value.kind == "number" and value.unit.split(" ")[-1] in _PERIODS and " " in value.unit
+    return fits(question, value) or (qualified and answer_type(question).kind == "duration")
+
+
+_PERIODS = frozenset({"days", "weeks", "months", "years", "hours"})
 
 
 #: The typed answer's line must score at least this share of the scorer's answer's confidence.

@@ -5,6 +5,9 @@ py-libp2p's router cannot run here (trio tasks and streams), so its forwarding i
 node's parameters (``ioa_p2p.node.net.gossip.GossipSettings``: heartbeat 1 s, mesh degree 6 kept between
 4 and 12; the node speaks GossipSub v1.1 and v1.0, so there is no IDONTWANT):
 
+- **heartbeat**: every ``heartbeat`` seconds while the node's mesh is short, its topic peers changed
+  or a message came in the last ``settle`` seconds, every ``heartbeat_idle`` seconds after that (the
+  node's ``HeartbeatPacer``, ``[discovery] heartbeat_idle``);
 - **mesh**: every node subscribes to the card topic, so its topic peers are its connections (the ones
   peer discovery keeps, :attr:`SimNode.neighbours`); it keeps ``degree`` of them as mesh peers (a graft
   is reciprocal). Each heartbeat drops mesh peers that are gone, grafts up to ``degree`` when fewer than
@@ -24,8 +27,12 @@ The node's own code, driven as ``Discovery.check_gossip`` and ``Discovery.on_gos
   older than the version held): a rejected message is neither delivered nor forwarded;
 - on delivery, the gossip :class:`~ioa_p2p.dht.admission.CardAdmission` (identities new to the node per
   minute in total, versions per identity per hour) and then the node's
-  :class:`~ioa_p2p.dht.directory.Directory` (newest-version rule, withdrawals remembered). A directory
-  here holds only the cards an experiment announces (no vectors: nothing is ranked);
+  :class:`~ioa_p2p.dht.directory.Directory` (newest-version rule, withdrawals remembered, and past
+  ``keep_all`` cards only the cards the node asked for: a gossip card is then not kept, as
+  ``[discovery] keep_all`` makes the node do). A directory here holds only the cards an experiment
+  announces (no vectors: nothing is ranked). The cap bounds what a node holds, not what it relays: past
+  ``keep_all`` the node's validator still passes every valid announcement, so GossipSub forwards it
+  (the node does the same: ``check_gossip`` does not look at the directory's size);
 - when to announce: on a new version (and a withdrawal), and re-announcements paced by
   :class:`~ioa_p2p.dht.pacing.AnnouncePacer` as more peers subscribe (:meth:`GossipLayer.pace`).
 """
@@ -40,7 +47,7 @@ from typing import Any
 
 from ioa_p2p.card import SignedCard, SignedWithdrawal
 from ioa_p2p.dht.admission import CardAdmission
-from ioa_p2p.dht.directory import Directory
+from ioa_p2p.dht.directory import Directory, Offer
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.dht.sim.world import World
 from ioa_p2p.dht.validators import check_announcement
@@ -59,6 +66,10 @@ class GossipConfig:
     """GossipSub's parameters as the node sets them (``GossipSettings``), and gossip's history window."""
 
     heartbeat: float = 1.0
+    #: the heartbeat once nothing changed for ``settle`` seconds (``[discovery] heartbeat_idle``, the
+    #: node's ``HeartbeatPacer``)
+    heartbeat_idle: float = 5.0
+    settle: float = 30.0
     degree: int = 6
     degree_low: int = 4
     degree_high: int = 12
@@ -66,6 +77,8 @@ class GossipConfig:
     min_stamp_bits: int = 8
     new_cards: int = 120
     updates: int = 30
+    #: ``[discovery] keep_all`` (the node's default): past this many cards a directory keeps only wanted ones
+    keep_all: int = 20_000
 
     def __post_init__(self) -> None:
         if not 1 <= self.degree_low <= self.degree <= self.degree_high or self.heartbeat <= 0:
@@ -100,6 +113,10 @@ class GossipLayer:
         self.directories: dict[int, Directory] = {}
         self.announcements = 0
         self.over_limit = 0
+        self.not_kept = 0  # gossip cards a directory past keep_all did not keep (still forwarded)
+        self._received: dict[int, int] = {}  # node index -> messages received (the heartbeat's pacing)
+        self._seen: dict[int, tuple[frozenset[int], int]] = {}
+        self._busy_at: dict[int, float] = {}
         self._next_id = 0
         self.on_delivered: Callable[[SimNode, Message], Any] | None = None
 
@@ -138,7 +155,7 @@ class GossipLayer:
 
     def _heartbeat(self, node: SimNode) -> None:
         world, config = self.world, self.config
-        world.loop.after(config.heartbeat, self._heartbeat, node)
+        world.loop.after(self._interval(node), self._heartbeat, node)
         if not node.online:
             return
         self._graft(node)
@@ -155,6 +172,18 @@ class GossipLayer:
         count = min(len(others), max(LAZY_MIN, int(len(others) * LAZY_SHARE)))
         for i in world.rng.sample(others, count):
             world.net.send(node, world.nodes[i], "ihave", partial_ihave(self, world.nodes[i], node, ids))
+
+    def _interval(self, node: SimNode) -> float:
+        """The node's ``HeartbeatPacer``: ``heartbeat`` while its mesh is short, its topic peers changed
+        or a message came within ``settle`` seconds, ``heartbeat_idle`` after that."""
+        config, now = self.config, self.world.loop.now
+        seen = (frozenset(node.neighbours), self._received.get(node.index, 0))
+        if node.online and (len(node.mesh) < config.degree_low or seen != self._seen.get(node.index)):
+            self._busy_at[node.index] = now
+        self._seen[node.index] = seen
+        if now - self._busy_at.get(node.index, -math.inf) < config.settle:
+            return config.heartbeat
+        return max(config.heartbeat, config.heartbeat_idle)
 
     def _ihave(self, node: SimNode, sender: SimNode, ids: list[int]) -> None:
         seen = self.seen.get(node.index, {})
@@ -185,6 +214,7 @@ class GossipLayer:
 
     def _mark(self, node: SimNode, message: Message) -> None:
         self.seen.setdefault(node.index, {})[message.mid] = None
+        self._received[node.index] = self._received.get(node.index, 0) + 1
         self.recent.setdefault(node.index, deque()).append((self.world.loop.now, message.mid))
         message.reached.setdefault(node.index, self.world.loop.now)
 
@@ -235,8 +265,9 @@ class GossipLayer:
             return
         if isinstance(record, SignedWithdrawal):
             directory.withdraw(record, now_ms)
-        else:
-            directory.offer(record, now_ms, "gossip", wanted=False)
+        elif directory.offer(record, now_ms, "gossip", wanted=False) is Offer.NOT_KEPT:
+            self.not_kept += 1
+            return
         message.delivered.setdefault(node.index, self.world.loop.now)
         if self.on_delivered is not None:
             self.on_delivered(node, message)
@@ -246,7 +277,7 @@ class GossipLayer:
         if directory is None:
             cards = self.world.cards
             dim = cards.dim if cards is not None else 1
-            directory = self.directories[node.index] = Directory(NO_MODEL, dim)
+            directory = self.directories[node.index] = Directory(NO_MODEL, dim, keep_all=self.config.keep_all)
         return directory
 
     # ------------------------------------------------------------------ pacing

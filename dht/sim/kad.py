@@ -314,22 +314,25 @@ def start_lookup(
     return run.start()
 
 
-def known_peers(world: Fabric, node: SimNode, keys: list[bytes], *, connections: bool = True) -> list[bytes]:
+def known_peers(
+    world: Fabric, node: SimNode, keys: list[bytes], *, connections: bool = True, count: int = K
+) -> list[bytes]:
     """The peers a lookup starts from. The node (``kad_io.known_peers``) passes its whole routing table
-    and every open connection, of which the lookup keeps the ``K`` closest per key; here the ``K``
-    closest per key of the table and of the open connections are passed (the same candidates, without
-    sorting thousands of peers), and the connections peer discovery keeps. ``connections=False``: the
-    table's and the kept connections only (py-libp2p's own lookups)."""
+    and every open connection, of which the lookup keeps its ``width`` closest per key (``count``: ``K``,
+    or ``LEARNED`` for the self-lookup); here the ``count`` closest per key of the table and of the open
+    connections are passed (the same candidates, without sorting thousands of peers), and the
+    connections peer discovery keeps. ``connections=False``: the table's and the kept connections only
+    (py-libp2p's own lookups)."""
     table, nodes = node.table, world.nodes
     out: dict[bytes, None] = {}
     conns = list(node.conns) if connections else []
     for key in keys:
-        out.update(dict.fromkeys(table.closest(position(key), K)))
-        if len(conns) > K:
+        out.update(dict.fromkeys(table.closest(position(key), count)))
+        if len(conns) > count:
             target = position(key)
             out.update(
                 (nodes[i].peer, None)
-                for i in heapq.nsmallest(K, conns, key=lambda i: nodes[i].position ^ target)
+                for i in heapq.nsmallest(count, conns, key=lambda i: nodes[i].position ^ target)
             )
         else:
             out.update((nodes[i].peer, None) for i in conns)

@@ -270,7 +270,7 @@ class World:
         peers named; once done, or after :data:`LOOKUP_TIMEOUT` with what it has, the :data:`LEARNED`
         closest found and every peer that answered join the routing table."""
         own = node.peer
-        lookup = Lookup([own], known_peers(self, node, [own]), me=own, width=LEARNED)
+        lookup = Lookup([own], known_peers(self, node, [own], count=LEARNED), me=own, width=LEARNED)
 
         def finished(run: LookupRun) -> None:
             answered = [p for p in lookup.contacted if p not in lookup.dead and p not in lookup.busy]

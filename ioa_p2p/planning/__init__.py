@@ -35,6 +35,10 @@
   and percentages whose condition the question meets, a count of what it is for, an exemption
 - ``persons.py``  a party of several kinds of people ("a senior and a student"), each at its own row's
   price plus the supplements asked for
+- ``banded.py``   a percentage chosen by the band a question's quantity falls in (uptime, days of notice,
+  days late, a count), applied to the amount it is of
+- ``allowance.py`` the units beyond an allowance ("250 km per day included; each further km costs ...")
+  at their rate, for the class a label names
 - ``periods.py``  periods a document's labels state ("until 31 Dec 2026", "Apr-Oct") and the day or month
   a question names
 - ``tariffs.py``  a price applied on the documents' terms (per-unit, steps, minimums, caps; a bill's items)

@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from ioa_p2p.planning.expr import normalise
-from ioa_p2p.planning.values import ALIASES, numbers_in
+from ioa_p2p.planning.values import ALIASES, CURRENCIES, numbers_in
 
 #: A request to look something up ("find ...", "tell me ...").
 LOOKUP_VERB = re.compile(
@@ -53,7 +53,7 @@ ARITH_WORD = re.compile(
 )
 
 TIME_UNITS = ("s", "min", "h", "days", "weeks", "months", "years")
-MONEY_UNITS = ("EUR", "USD")
+MONEY_UNITS = CURRENCIES  # every ISO currency, the euro first (planning/values.py)
 #: attribute words -> the units a value of that attribute is given in
 ATTRIBUTE_UNITS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("weight", "weigh", "weighs", "heavy", "heavier", "mass"), ("kg", "g", "lb")),
@@ -107,6 +107,9 @@ class AnswerType:
     @property
     def numeric(self) -> bool:
         return self.kind in ("duration", "amount", "count", "number")
+
+
+_IN_TIME_UNIT = re.compile(r"\(?\b(?:in|into) (?:seconds|minutes|hours|days|weeks)\)?\W*$", re.I)
 
 
 def answer_type(question: str) -> AnswerType:
@@ -166,6 +169,8 @@ def answer_type(question: str) -> AnswerType:
         return AnswerType("passage")
     if _WHAT_IT_COSTS.search(q):  # "what will she pay?", "what will the room hire come to?"
         return AnswerType("amount", MONEY_UNITS, per)
+    if _IN_TIME_UNIT.search(q):  # "the half-way cut-off (in minutes)": a duration, in whatever unit
+        return AnswerType("duration", TIME_UNITS, per)
     units = attribute_units(_LEFT_OUT.sub(" ", q))  # "..., leaving out VAT": no VAT rate is asked
     much = re.search(r"\bhow much (\w+)", q)
     substance = much is not None and much.group(1) not in _NOT_SUBSTANCE  # "how much sugar": a quantity

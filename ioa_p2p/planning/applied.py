@@ -13,7 +13,7 @@ from ioa_p2p.planning.expr import WORD_NUMBERS, names_in, to_expression
 from ioa_p2p.planning.literal import digits, rounded, rounding
 from ioa_p2p.planning.types import CALC, TASK, PlanStep
 from ioa_p2p.planning.units import period_of, periods, unit_phrase
-from ioa_p2p.planning.values import ALIASES, numbers_in
+from ioa_p2p.planning.values import ALIASES, exact, numbers_in
 
 
 def applied(index: int, clause: str, text: str, refs: list[int], before: list[PlanStep]) -> PlanStep:
@@ -51,7 +51,7 @@ def applied(index: int, clause: str, text: str, refs: list[int], before: list[Pl
         elif not quantities:  # "calculate a full year of it" for an amount per month: x 12
             source = before[int(default[1:]) - 1]
             k = periods(period_of(source.text, per=True), period_of(clause, per=False))
-            expression = f"({default} * {k:.12g})" if k else None
+            expression = f"({default} * {exact(k, 12)})" if k else None
     unit = _target_unit(clause) or asked_unit(clause)
     week = _DEFINED_WEEK.search(clause)
     if week and expression is None:  # "five-day working weeks": a week of that many days

@@ -20,7 +20,8 @@ from typing import Any
 
 from ioa_p2p.planning.answer_types import answer_type
 from ioa_p2p.planning.clock import CLOCK
-from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
+from ioa_p2p.planning.derive import DERIVE, derive_expression, derive_missing, typed_charge
+from ioa_p2p.planning.missing import MISSING, Missing
 from ioa_p2p.planning.records import records_from_data
 from ioa_p2p.planning.structured import structured_of, structured_value
 from ioa_p2p.planning.tariffs import CHARGE, render_charges
@@ -33,7 +34,9 @@ from ioa_p2p.planning.values import (
     TEXT,
     UNITS,
     Value,
+    exact,
     format_number,
+    is_money,
     numbers_in,
     parse_value,
 )
@@ -47,9 +50,10 @@ class StepOutcome:
     step: PlanStep
     who: str = ""
     value: Value | None = None
-    status: str = "not started"  # "completed" | "failed" | "running" | "not started"
+    status: str = "not started"  # "completed" | "failed" | "missing" | "running" | "not started"
     citation: Mapping[str, Any] | None = None
     note: str = ""  # why it failed
+    missing: Missing | None = None  # status "missing": the value the step needs (planning/refusal.py)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -62,6 +66,8 @@ class StepOutcome:
         }
         if self.note:
             out["note"] = self.note
+        if self.missing is not None:
+            out["missing"] = self.missing.to_dict()
         return out
 
 
@@ -86,7 +92,7 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         src = (value.unit if value is not None else "") or step.fmt.removeprefix("from:")
         scale = factor(src, step.unit) if value is not None and src else None
         if value is not None and value.number is not None and scale is not None:
-            return f"Calculate {format_number(value.number)} * {scale:.12g}"
+            return f"Calculate {format_number(value.number)} * {exact(scale, 12)}"
     if step.kind == CALC and step.template == DERIVE:
         found = values.get(step.needs[0]) if step.needs else None
         derived = derive_expression(step.text, found)
@@ -331,8 +337,11 @@ def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome], index: int = 0) 
         ruled = typed_charge(step.text, found.value if found else None)
         if ruled is not None:  # the currency of the document's own rate
             return ruled[1]
-    if step.unit:
-        return step.unit
+    if step.unit:  # a charge in the currency of the price it applies, never a currency it assumed
+        money = {
+            o.value.unit for n in step.needs if (o := outcomes.get(n)) and o.value and is_money(o.value.unit)
+        }
+        return money.pop() if is_money(step.unit) and len(money) == 1 and "cent" not in money else step.unit
     if step.kind == CALC and step.template == DERIVE and step.needs:  # the derivation's unit
         found = outcomes.get(step.needs[0])
         value = found.value if found else None
@@ -378,7 +387,7 @@ def answer_steps(plan: Plan) -> list[int]:
     return [s.index for s in plan.steps if s.index not in needed] or [len(plan.steps)]
 
 
-_STATUS = {"running": "still running", "not started": "never started"}
+_STATUS = {"running": "still running", "not started": "never started", MISSING: "a value it needs is missing"}
 
 
 def _undisputed_derivations(outcomes: Mapping[int, StepOutcome]) -> dict[int, StepOutcome]:
@@ -387,12 +396,16 @@ def _undisputed_derivations(outcomes: Mapping[int, StepOutcome]) -> dict[int, St
     out = dict(outcomes)
     for n, o in outcomes.items():
         step = o.step
-        if o.status == "completed" or step.kind != CALC or step.template != DERIVE or not step.needs:
+        derives = step.kind == CALC and step.template == DERIVE and bool(step.needs)
+        if o.status in ("completed", MISSING) or not derives:
             continue
         found = outcomes.get(step.needs[0])
         if found is None or found.status != "completed" or found.value is None:
             continue
-        if derive_expression(step.text, found.value) is None:
+        lacking = derive_missing(step.text, found.value)
+        if lacking is not None:  # the value looked up applies to none of the request's quantities
+            out[n] = StepOutcome(step, "", None, MISSING, None, "", lacking)
+        elif derive_expression(step.text, found.value) is None:
             why = "the value looked up answers"
             out[n] = StepOutcome(step, found.who, found.value, "completed", None, why)
     return out
@@ -423,7 +436,17 @@ def conclusion(plan: Plan, outcomes: Mapping[int, StepOutcome]) -> tuple[str, di
     names = "; ".join(
         f"step {o.step.index} ({_short(o.step.text, 80)}): {_STATUS.get(o.status, o.status)}" for o in missing
     )
-    if plan.unplanned:
+    lacking = [o for o in missing if o.missing is not None]
+    if lacking and not plan.unplanned:  # the value a step needs is named first (planning/refusal.py)
+        named = "; ".join(f"{o.missing.named()}, needed by step {o.step.index}" for o in lacking if o.missing)
+        others = "; ".join(
+            f"step {o.step.index} ({_short(o.step.text, 80)}): {_STATUS.get(o.status, o.status)}"
+            for o in missing
+            if o.missing is None
+        )
+        names = f"missing value: {named}" + (f"; the team could not complete {others}" if others else "")
+        head = f"{answer} Incomplete: {names}." if answer else f"No answer: {names}."
+    elif plan.unplanned:
         head = f"No answer: {plan.unplanned}."
     elif answer and not missing:
         head = answer
@@ -437,6 +460,8 @@ def conclusion(plan: Plan, outcomes: Mapping[int, StepOutcome]) -> tuple[str, di
         if o.value is not None and final_unit(plan, outcomes, o.step.index) == CLOCK:
             value = f"{shown(o)} ({value} min after midnight)"  # a time (planning/clock.py)
         note = f" ({o.note[:120]})" if o.note and o.value is None else ""
+        if o.missing is not None:  # the step was refused: what it needs is named, not a failure
+            value, note = f"missing: {o.missing.shown()[:200]}", ""
         lines.append(f"{o.step.index}. {o.who or '-'}: {_short(o.step.text, 90)} -> {value}{note}")
     if citations:
         lines.append("")
@@ -450,6 +475,7 @@ def conclusion(plan: Plan, outcomes: Mapping[int, StepOutcome]) -> tuple[str, di
         "steps": [o.to_dict() for o in outcomes.values()],
         "citations": citations,
         "missing": [o.step.index for o in missing] or ([0] if plan.unplanned else []),
+        "missing_values": [{"step": o.step.index, **o.missing.to_dict()} for o in lacking if o.missing],
     }
     return "\n".join(lines), info
 

@@ -20,8 +20,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ioa_p2p.planning.allowance import allowance_expression
 from ioa_p2p.planning.anchored import EXEMPT, anchored_expression
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
+from ioa_p2p.planning.banded import banded_expression
 from ioa_p2p.planning.clock import CLOCK, asks_time, clock_expression, clock_times, durations
 from ioa_p2p.planning.compared import compared_expression, timetable_duration
 from ioa_p2p.planning.doc_facts import (
@@ -32,10 +34,11 @@ from ioa_p2p.planning.doc_facts import (
     givens_in,
     unit_word,
 )
+from ioa_p2p.planning.missing import Missing, names_another, unapplied
 from ioa_p2p.planning.ruled import asks_money, counted_expression, ruled_expression
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import factor, unit_phrase
-from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number
+from ioa_p2p.planning.values import ALIASES, NUMBER, Value, exact, format_number
 
 Used = frozenset[tuple[str, object]]  # the facts ("f", source) and request quantities ("g", i) a chain uses
 MAX_DEPTH = 5
@@ -97,7 +100,21 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
 
 
 def derive_expression(question: str, found: Value | None) -> tuple[str, str] | None:
-    """(expression, unit) for ``question`` from the passages ``found`` was read from (its evidence)."""
+    """(expression, unit) for ``question`` from the passages ``found`` was read from (its evidence); None
+    when nothing is to be derived (the value looked up answers) or a needed value is missing."""
+    derived = _derive(question, found)
+    return derived if isinstance(derived, tuple) else None
+
+
+def derive_missing(question: str, found: Value | None) -> Missing | None:
+    """The value the derivation of ``question`` needs and the documents read do not state (a rate to
+    apply to a quantity the request states, when the value looked up applies to none of it); None when
+    the derivation closes or the value looked up answers."""
+    derived = _derive(question, found)
+    return derived if isinstance(derived, Missing) else None
+
+
+def _derive(question: str, found: Value | None) -> tuple[str, str] | Missing | None:
     if found is None:
         return None
     if asks_time(question):  # a time: the request's clock time and the duration looked up
@@ -118,13 +135,19 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
         compared_expression(question, found.records)
         or timetable_duration(question, found.records)
         or counted_expression(question, found.records)
+        or allowance_expression(question, found)  # "250 km per day included; each further km costs ..."
         or preferred(anchored_expression(question, found), ruled_expression(question, found.records), found)
     )
+    typed = banded_expression(question, found, typed) or typed  # a percentage by the band of a quantity
     if typed is not None and _computes(typed[0]) and not _lookup_answers(question, typed, found):
-        return typed  # the document's own typed rules (ruled.py, compared.py)
+        return _with_fees(typed, found)  # the document's own typed rules (ruled.py, compared.py)
     facts: list[Quantity] = []
-    for text in found.evidence:
-        facts += [f for f in facts_in(text) if f.key() not in {g.key() for g in facts}]
+    for text in found.evidence:  # never a fact about another item than the question's (planning/missing.py)
+        facts += [
+            f
+            for f in facts_in(text)
+            if f.key() not in {g.key() for g in facts} and not names_another(f.text, question)
+        ]
     givens = givens_in(question)
     words = content_words(question)
     counted = [g for g in givens if g.number != 1.0]
@@ -142,12 +165,40 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
         if best is None or chain.score > best.score:
             best, best_unit = chain, want
     if best is None or best.facts == 0 or (best.facts == 1 and not _counts(best, givens)):
-        return _in_named_unit(question, found)  # nothing to compute: the value looked up answers
+        # nothing to compute: the value looked up answers, unless it applies to none of the request's
+        # quantities (EUR 12 for "a 3-hour rental"): then the rate that would apply it is missing
+        return _in_named_unit(question, found) or unapplied(counted, wants, found)
     named = [u for u in answer_type(question).units if u]
     scale = convert(best_unit, named[0]) if len(named) == 1 and best_unit != named[0] else None
     if scale is not None:  # "how many litres": in the unit the question names, not the documents'
         return _scaled(best.expr if " " not in best.expr else f"({best.expr})", scale), named[0]
-    return best.expr, best_unit
+    return _with_fees((best.expr, best_unit), found)
+
+
+_PLUS_FEE = re.compile(
+    r"(?:EUR|USD|GBP|CHF|€|\$|£)?\s*(\d+(?:\.\d+)?)\s*(?:per|a|an|for each)\s+[a-z²³]+\s+plus\s+(?:an?\s+)?"
+    r"(?:[a-z-]+\s+){0,3}?(?:fee|charge|surcharge)?\s*(?:of\s+)?(?:EUR|USD|GBP|CHF|€|\$|£)\s*(\d+(?:\.\d+)?)"
+    r"(?![\d.]*\s*(?:per|a|an|each)\s)",
+    re.I,
+)
+
+
+def _with_fees(derived: tuple[str, str], found: Value) -> tuple[str, str]:
+    """A charge with the fixed amounts its rates bring in their own clause ("EUR 2.40 per litre plus a
+    refuelling service fee of EUR 15.00"): each such fee added once when the rate is an operand and the
+    fee is not already."""
+    expr, unit = derived
+    if not _money(unit):
+        return derived
+    texts = [r.text for r in found.records.records] if found.records is not None else list(found.evidence)
+    numbers = set(re.findall(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])", expr))
+    fees: list[str] = []
+    for text in texts:
+        for m in _PLUS_FEE.finditer(text):
+            rate, fee = format_number(float(m.group(1))), format_number(float(m.group(2)))
+            if rate in numbers and fee not in numbers and fee not in fees:
+                fees.append(fee)
+    return (expr + "".join(f" + {f}" for f in fees), unit) if fees else derived
 
 
 def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
@@ -159,10 +210,15 @@ def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
     compared = compared_expression(question, found.records)
     if compared is not None and _computes(compared[0]):
         return compared
+    allowed = allowance_expression(question, found)  # the units beyond an allowance, at their rate
+    if allowed is not None:
+        return allowed
     ruled = (
         ruled_expression(question, found.records, found.terms, found.number) if found.kind == NUMBER else None
     )
-    return preferred(anchored_expression(question, found), ruled, found)
+    charge = preferred(anchored_expression(question, found), ruled, found)
+    banded = banded_expression(question, found, charge)  # a percentage by the band of a quantity
+    return banded or (_with_fees(charge, found) if charge is not None else None)
 
 
 def preferred(
@@ -336,7 +392,7 @@ def _scaled(expr: str, c: float) -> str:
         return f"{expr} * {round(c)}"
     if abs(1 / c - round(1 / c)) < 1e-9:
         return f"{expr} / {round(1 / c)}"
-    return f"{expr} * {c:.12g}"
+    return f"{expr} * {exact(c, 12)}"
 
 
 def _best(
@@ -430,4 +486,4 @@ def _through(
     return None
 
 
-__all__ = ["DERIVE", "derive_expression", "derived_plan", "typed_charge"]
+__all__ = ["DERIVE", "derive_expression", "derive_missing", "derived_plan", "typed_charge"]

@@ -41,6 +41,8 @@ STOP = frozenset(
 _UNIT_NAMES = frozenset(ALIASES.values())
 #: amounts that do not scale with a batch's size (a baking time, an oven temperature)
 _UNSCALED = frozenset({"s", "min", "h", "days", "weeks", "months", "years", "°C", "°F", "%"})
+#: units of measure a request's number may carry (a number in one counts no thing): not the periods
+_MEASURES = frozenset(_UNIT_NAMES - {"days", "weeks", "months", "years", "h", "min", "s"})
 _PERIOD_UNITS = {"days": "day", "weeks": "week", "months": "month", "years": "year"}
 
 
@@ -378,7 +380,8 @@ def givens_in(request: str) -> list[Quantity]:
     for start, end, number, unit, per in _numbers(text):
         if per or _A_YEAR.search(text[max(0, start - 24) : start]) and not unit and 1900 <= number <= 2100:
             continue  # "trips made in 2024", "since March 2023": a year names a period, it counts nothing
-        alts = _phrase_things(text[end:])
+        # a number in a unit of measure ("98.7 %", "20 kg") counts nothing else: not the months after it
+        alts = _phrase_things(text[end:]) if unit not in _MEASURES else ()
         out.append(Quantity(number, unit, (), text=text[start:end].strip(), alts=(unit, *alts)))
     for m in re.finditer(r"\b(?:a|an)\s+(?=[A-Za-z])", text):  # "a full-kiln firing": one of it
         alts = _phrase_things(text[m.end() :])

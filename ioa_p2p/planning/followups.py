@@ -39,7 +39,7 @@ from ioa_p2p.planning.shares import (
 )
 from ioa_p2p.planning.types import CALC, CODE, LOOKUP, PlanStep
 from ioa_p2p.planning.units import DIMENSIONS, unit_phrase
-from ioa_p2p.planning.values import ALIASES, numbers_in
+from ioa_p2p.planning.values import ALIASES, exact, is_money, numbers_in
 
 _HOW_MANY = re.compile(r"\bhow many (?:\d+(?:\.\d+)?\s*[a-z]+\s+)?([a-z]+)", re.I)
 #: "each table seats 8", "every pot makes 12", "8 per table", "tables of 8", "8 to a table"
@@ -54,8 +54,8 @@ _PER_CONTAINER = (
     r"(?:per|each|every|one|a|an|single)\s+(?:[a-z]+\s+)?{}\b|\b{}\s+(?:fills|makes|holds|seats|serves)"
 )
 _DIFFERENCE = re.compile(
-    r"\b(?:difference|differ|gap|by how much|how many (?:more|fewer|less)|how much (?:more|less|longer|"
-    r"shorter|higher|lower|cheaper|dearer|bigger|smaller|heavier|lighter|greater)"
+    r"\b(?:difference|differ|gap|by how much|how (?:many|much)(?: [\w²³/-]+)? (?:more|fewer|less|longer|"
+    r"shorter|higher|lower|cheaper|dearer|bigger|smaller|heavier|lighter|greater|larger|faster|slower)"
     r"|subtract (?:them|one from the other))\b",
     re.I,
 )
@@ -112,6 +112,8 @@ def names_new_thing(clause: str, before: list[PlanStep]) -> bool:
         ):
             continue  # a sentence's first word ("Work out ..."), unless a name of several words starts there
         word = m.group(1).rstrip("'s").lower()
+        if re.search(r"\bhow (?:many|much)\s+$", clause[: m.start()], re.I):
+            continue  # "how many GB more": the unit asked for, not a name
         if word in _NOT_NEW or len(word) < 2:
             continue
         if word not in known:
@@ -184,7 +186,7 @@ def _over_duration(
     per = _TIME_UNIT[(m.group(1) or m.group(2)).lower()]
     seconds = DIMENSIONS["time"]
     amount = times[0].number * seconds[times[0].unit] / seconds[per]
-    return PlanStep(index, CALC, clause, f"(v{source} * {amount:.12g})", (source,))
+    return PlanStep(index, CALC, clause, f"(v{source} * {exact(amount, 12)})", (source,))
 
 
 def _bought_for(index: int, clause: str, before: list[PlanStep], source: PlanStep | None) -> PlanStep | None:
@@ -192,7 +194,7 @@ def _bought_for(index: int, clause: str, before: list[PlanStep], source: PlanSte
     asked = _HOW_MANY.search(clause)
     if source is None or asked is None:
         return None
-    money = [n for n in numbers_in(digits(clause)) if n.unit in ("EUR", "USD", "GBP")]
+    money = [n for n in numbers_in(digits(clause)) if is_money(n.unit) and n.unit != "cent"]
     per = re.search(r"\bper ([a-z]+)", source.text, re.I)
     if len(money) != 1 or per is None:
         return None

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
-from ioa_p2p.planning.answer_types import ARITH_WORD, LOOKUP_VERB, QUESTION_START
+from ioa_p2p.planning.answer_types import ARITH_WORD, LOOKUP_VERB, QUESTION_START, TIME_UNITS
 from ioa_p2p.planning.expr import normalise
 from ioa_p2p.planning.literal import names_in
 from ioa_p2p.planning.operands import NEST_MARK
-from ioa_p2p.planning.types import LOOKUP, PlanStep
+from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 
 _VERB = re.compile(
     r"^(?:(?:please |then |and |also )*)(?:look up|find out|find|get|check|retrieve|fetch|take|read|give me|"
@@ -64,11 +65,18 @@ def split_lookup(clause: str) -> list[str] | None:
                 return None
             parts = [left, left[:cut] + " " + right]
         elif _STARTS_PHRASE.match(right) and len(left.split()) >= 2:
-            parts = [left, right]
+            parts = [left, _of_same(left, right)]  # "the price of the Gold plan and the Silver plan"
         elif _SHARED_TAIL.search(right) and not _SHARED_TAIL.search(left) and len(left.split()) <= 4:
             # "the probability and cost impact of risk R-03": two heads sharing what follows "of"
             tail = right[_SHARED_TAIL.search(right).start() :]  # type: ignore[union-attr]
             parts = [f"{left}{tail}", right if _STARTS_PHRASE.match(right) else f"the {right}"]
+            shared = _shared_head(left, right[: len(right) - len(tail)])
+            if shared is not None:  # "the baseline and forecast dates for M6": a date each
+                parts = [
+                    f"{left} {shared}{tail}",
+                    f"{_with_determiner(right[: len(right) - len(tail)])}{tail}",
+                ]
+                parts[1] = re.sub(rf"\b{re.escape(shared)}s\b", shared, parts[1], count=1)
         else:
             return None
     own = {items.group(1), items.group(2)} if items else set()
@@ -86,6 +94,50 @@ def split_lookup(clause: str) -> list[str] | None:
     second = parts[1] + (f" ({', '.join(context)})" if context else "")
     about = topic.strip()
     return [_question(p, about) for p in (parts[0], second)]
+
+
+def time_asked(steps: Sequence[PlanStep]) -> list[PlanStep]:
+    """A lookup whose value a later step converts to a unit of time ("look up the half-way cut-off, convert
+    it to minutes") asks for a duration: its question says so ("... (in minutes)"), so the retrieval reads
+    the period, not another figure of the same sentence."""
+    out = list(steps)
+    for step in steps:
+        m = re.fullmatch(r"v(\d+)", step.template.strip()) if step.kind == CALC else None
+        source = out[int(m.group(1)) - 1] if m and 0 < int(m.group(1)) <= len(out) else None
+        if source is None or source.kind != LOOKUP or source.unit or step.unit not in TIME_UNITS:
+            continue
+        if re.search(r"\b(?:how long|how many|when|what time|time|duration|date)\b", source.template, re.I):
+            continue  # it asks for a period or a time already
+        word = _TIME_WORDS.get(step.unit, step.unit)
+        out[source.index - 1] = replace(source, template=f"{source.template.rstrip(' ?.')} (in {word})")
+    return out
+
+
+_TIME_WORDS = {"s": "seconds", "min": "minutes", "h": "hours"}
+
+
+def _of_same(left: str, right: str) -> str:
+    """ "the price of the Gold plan" and "the Silver plan": a second thing of the kind the first names (the
+    same last word), so the same attribute of it ("the price of the Silver plan"); ``right`` otherwise."""
+    head, of, thing = left.rpartition(" of ")
+    last = re.findall(r"[a-z]+", thing.lower())[-1:] if of else []
+    words = re.findall(r"[a-z]+", right.lower())
+    if not last or " of " in right or not words or words[-1] != last[0] or re.match(r"(?:how|what)\b", right):
+        return right
+    return f"{head} of {right}"
+
+
+def _shared_head(left: str, right: str) -> str | None:
+    """ "the baseline" and "forecast dates": a bare modifier and a modifier with a plural head share that
+    head, one each ("date"); None when the left part is a noun phrase of its own."""
+    words = right.split()
+    own = [w for w in left.split() if w.lower() not in ("the", "a", "an", "its", "their")]
+    plural = len(words) == 2 and re.fullmatch(r"[a-z]{3,}[^s]s", words[1]) is not None
+    return words[1][:-1] if plural and len(own) == 1 and own[0].islower() else None
+
+
+def _with_determiner(phrase: str) -> str:
+    return phrase if _STARTS_PHRASE.match(phrase) else f"the {phrase}"
 
 
 def _same_shape(a: str, b: str) -> bool:
@@ -197,4 +249,4 @@ def nested_lookups(clause: str, index: int) -> tuple[list[PlanStep], str]:
     return found, clause
 
 
-__all__ = ["nested_lookups", "label_one", "label_refs", "split_lookup", "words_of"]
+__all__ = ["label_one", "label_refs", "nested_lookups", "split_lookup", "time_asked", "words_of"]

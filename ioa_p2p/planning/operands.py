@@ -42,15 +42,33 @@ _OPERAND = (
     re.compile(rf"\bv\d+\s+(?:plus|minus|times|multiplied by|divided by|over)\s+{_NP}{_END}", re.I),
 )
 _REFERENCE = re.compile(r"\bv\d+\b")
+#: "add the microchip price that applies when ...", "and add the booking fee": an amount added to the value
+#: just found, the target implied
+_ADD_IMPLIED = re.compile(
+    r"^(?:and\s+|then\s+)?(?:add|plus)\s+(the (?!(?:result|answer|total|sum|product|values?|figures?|"
+    r"outputs?|numbers?|amounts?|results|previous|first|second|third|last|same|two|three|both|rest|"
+    r"remainder)\b)"
+    r"[a-z][\w'-]*(?: [\w'-]+){0,3}?"
+    r"(?: (?:that|which) appl(?:y|ies)\b(?: [\w'-]+){0,10})?)(?=\s*[.!]?\s*$)",
+    re.I,
+)
 
 
 def operand_lookups(clause: str, text: str, index: int, before: list[PlanStep]) -> tuple[list[PlanStep], str]:
     """Lookups for the operands ``clause`` names (``text`` is the clause with references as ``vN``), and
     the clause with a :data:`NEST_MARK` where each value goes."""
-    if not _REFERENCE.search(text):
+    implied = _ADD_IMPLIED.match(clause.strip()) if before else None
+    if not _REFERENCE.search(text) and implied is None:
         return [], clause
     context = context_names(before)
     found: list[PlanStep] = []
+    if implied is not None and not re.search(r"\d", implied.group(1).split(" appl")[0]):
+        phrase = implied.group(1).strip()
+        about = [n for n in context if n.lower() not in phrase.lower()]
+        question = f"What is {phrase}" + (f" ({', '.join(about)})" if about else "") + "?"
+        found.append(PlanStep(index, LOOKUP, question.rstrip("?"), question))
+        target = f"v{before[-1].index}"
+        return found, f"add {NEST_MARK.format(index)} to {target}"
     for pattern in _OPERAND:
         for m in pattern.finditer(text):
             phrase = m.group(1).strip()

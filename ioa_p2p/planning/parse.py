@@ -37,7 +37,7 @@ from ioa_p2p.planning.literal import (
     rounded,
     rounding,
 )
-from ioa_p2p.planning.lookups import nested_lookups, split_lookup
+from ioa_p2p.planning.lookups import nested_lookups, split_lookup, time_asked
 from ioa_p2p.planning.operands import (
     combined_question,
     first_things_first,
@@ -206,6 +206,7 @@ def _plan_request(goal: str) -> Plan:
             break
     if not steps:
         steps = [PlanStep(1, TASK, goal.strip()[:2000], goal.strip())]
+    steps = time_asked(steps)  # "look up the cut-off, convert it to minutes": the lookup asks for a period
     return Plan(goal, tuple(steps), len(steps), clauses[-1] if clauses else goal)
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ioa_p2p.planning.expr import WORD_NUMBERS
 from ioa_p2p.planning.literal import digits
 from ioa_p2p.planning.units import DIMENSIONS
-from ioa_p2p.planning.values import ALIASES, dates_in, numbers_in
+from ioa_p2p.planning.values import ALIASES, dates_in, is_money, numbers_in
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +116,7 @@ def stated_quantities(text: str) -> list[Quantity]:
             continue  # a year
         if re.match(r"\s*(?:st|nd|rd|th)\b|[:.]\d", spelled[n.end :]):
             continue
-        if n.unit in ("EUR", "USD", "cent", "%"):
+        if is_money(n.unit) or n.unit == "%":
             continue  # money and shares are not quantities to charge for
         what = _thing_after(spelled[n.end :]) if not n.unit else _thing_after(spelled[n.end :], measured=True)
         found.append((n.start, Quantity(n.number, n.unit, what, n.text)))

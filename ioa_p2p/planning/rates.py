@@ -22,10 +22,11 @@ from __future__ import annotations
 import re
 
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
+from ioa_p2p.planning.doc_facts import singular
 from ioa_p2p.planning.literal import digits, names_in
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import DIMENSIONS
-from ioa_p2p.planning.values import ALIASES, numbers_in
+from ioa_p2p.planning.values import ALIASES, exact, numbers_in
 
 #: what moves a quantity of each kind (the rate a "how long" question divides by)
 RATE_OF = {"volume": "maximum flow", "length": "speed", "mass": "throughput", "energy": "power"}
@@ -77,7 +78,7 @@ def apply_rate(question: str) -> tuple[PlanStep, ...] | None:
     subject = _subject(question, thing)
     if not subject:
         return None
-    n = f"{number:g}"
+    n = exact(number)
     if asked.kind == "duration" and _dimension(unit):
         at = re.search(r"\bat (?:its |the )?((?:full|maximum|max\.?|top|rated|nominal) [a-z]+|[a-z]+ rate)\b",
                        question, re.I)  # fmt: skip
@@ -89,7 +90,7 @@ def apply_rate(question: str) -> tuple[PlanStep, ...] | None:
     if asked.kind == "amount" or (asked.kind == "number" and _COST.search(question)):
         if not thing and not unit:
             return None
-        per = thing.rstrip("s") if thing and not unit else (unit or thing)
+        per = singular(thing) if thing and not unit else (unit or thing)  # "boxes" -> box, "business" stays
         q = f"What is the price per {per} of {subject} for {n} {thing or unit}?"
         lookup = PlanStep(1, LOOKUP, q.rstrip("?"), q)
         return lookup, PlanStep(2, CALC, question, f"v1 * {n}", (1,), unit=MONEY_UNITS[0])

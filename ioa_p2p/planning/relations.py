@@ -18,7 +18,7 @@ import re
 from ioa_p2p.planning.expr import FRACTIONS, MULTIPLES, WORD_NUMBERS, normalise, to_expression
 from ioa_p2p.planning.literal import names_in
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
-from ioa_p2p.planning.values import ALIASES, numbers_in
+from ioa_p2p.planning.values import ALIASES, exact, numbers_in
 
 
 def lookup_step(i: int, question: str) -> PlanStep:
@@ -256,7 +256,7 @@ def repeated(q: str) -> tuple[PlanStep, ...] | None:
     product = " * ".join(str(k) for k in factors)
     unit = ALIASES.get(asked.group(1).lower(), "")
     if stated:
-        value = f"{stated[0].number:g}"
+        value = exact(stated[0].number)
         return (calc_step(1, q, f"({value} * {product})", (), unit or stated[0].unit),)
     question = f"How many {asked.group(1)} does it take to {what}"
     return (lookup_step(1, question), calc_step(2, q, f"(v1 * {product})", (1,), unit))

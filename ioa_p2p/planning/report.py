@@ -13,8 +13,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ioa_p2p.planning.compose import StepOutcome, answers, conclusion, value_of
+from ioa_p2p.planning.missing import MISSING
 from ioa_p2p.planning.parse import plan_request
+from ioa_p2p.planning.refusal import refusal
 from ioa_p2p.planning.types import TASK, Plan
+from ioa_p2p.planning.values import Value
 
 
 def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dict[str, Any]:
@@ -34,9 +37,11 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
         complete = all(t.get("status") == "completed" for t in tasks)
         return {"answer": first, "steps": steps, "citations": citations, "complete": complete}
     outcomes: dict[int, StepOutcome] = {}
+    values: dict[int, Value] = {}
     for step in plan.steps:
         tried = [t for t in tasks if t.get("title") == f"step {step.index}/{total}"]
-        outcome = StepOutcome(step)
+        lacking = refusal(step, values) if not tried else None
+        outcome = StepOutcome(step, status=MISSING, missing=lacking) if lacking else StepOutcome(step)
         for t in reversed(tried):
             data = t.get("data") if isinstance(t.get("data"), dict) else None
             done = t.get("status") == "completed"
@@ -57,6 +62,8 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
                 str(last.get("text", ""))[:200],
             )
         outcomes[step.index] = outcome
+        if outcome.value is not None:
+            values[step.index] = outcome.value
     _, info = conclusion(plan, outcomes)
     return {
         "answer": info["answer"],  # "" when a needed step failed (the conclusion says what is missing)

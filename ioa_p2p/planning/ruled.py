@@ -35,6 +35,7 @@ import re
 
 from ioa_p2p.planning.answer_types import answer_type
 from ioa_p2p.planning.doc_facts import convert, singular, unit_word
+from ioa_p2p.planning.missing import names_another
 from ioa_p2p.planning.quantities import Quantity
 from ioa_p2p.planning.records import CAPACITY, PERCENT, RATE, SURCHARGE, VAT, DocRecords, DocRule
 from ioa_p2p.planning.rule_apply import (
@@ -92,7 +93,9 @@ def ruled_expression(
     words = words_of(question)
     weight = word_weights(records)
     rates = [r for r in rules if r.kind == RATE and r.unit in MONEY]
-    bases = [r for r in rates if not _EXTRA.search(r.when)]
+    # a rate of another item ("the K1 can be hired for EUR 45 per day" for the K2) is no base: a price
+    # from the wrong passage would be a confident wrong answer (planning/missing.py)
+    bases = [r for r in rates if not _EXTRA.search(r.when) and not names_another(r.when, question)]
     added = _added_words(question)
     asked = words - added  # the words of the charges added ("with linen") do not choose the base
     scored = [

@@ -23,7 +23,7 @@ from ioa_p2p.planning.literal import digits
 from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, PlanStep
 from ioa_p2p.planning.units import period_of, periods, unit_phrase
-from ioa_p2p.planning.values import ALIASES, numbers_in
+from ioa_p2p.planning.values import ALIASES, exact, numbers_in
 
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*(?:%|per ?cent\b)", re.I)
 _LESS = re.compile(
@@ -57,7 +57,7 @@ def percent_step(index: int, clause: str, source: PlanStep | None) -> PlanStep |
     found = source.kind == LOOKUP  # a percentage the documents give (a calculation's own % is no share)
     if stated or len(others) != 1 or not found or not _SOURCE_SHARE.search(source.text):
         return None
-    amount = f"{others[0].number:g}"
+    amount = exact(others[0].number)
     if _LESS.search(clause) or (
         re.search(r"\bappl(?:y|ied)\b", clause, re.I) and _SOURCE_LESS.search(source.text)
     ):
@@ -85,7 +85,7 @@ def per_unit_step(index: int, clause: str, source: PlanStep | None) -> PlanStep 
     stated = [q for q in stated_quantities(digits(source.text)) if q.unit == unit]
     if len(stated) != 1 or _PER_UNIT.search(source.text):
         return None
-    return PlanStep(index, CALC, clause, f"(v{source.index} / {stated[0].number:g})", (source.index,))
+    return PlanStep(index, CALC, clause, f"(v{source.index} / {exact(stated[0].number)})", (source.index,))
 
 
 _SHIFT = re.compile(
@@ -135,7 +135,9 @@ def period_step(index: int, clause: str, source: PlanStep | None) -> PlanStep | 
     k = periods(src, dst) if src and dst else None
     if k is None:
         return None
-    return PlanStep(index, CALC, clause, f"(v{source.index} * {k:.12g})", (source.index,), unit=source.unit)
+    return PlanStep(
+        index, CALC, clause, f"(v{source.index} * {exact(k, 12)})", (source.index,), unit=source.unit
+    )
 
 
 _DAYS_ASKED = re.compile(r"\bhow (?:many (?:calendar |working |business )?(?:days|weeks)|long)\b", re.I)

@@ -104,11 +104,12 @@ def render_charges(expression: str, values: Mapping[int, Value]) -> str:
     and every ``part(vA of vB)`` of an allowance (planning/allowances.py)."""
     expression = render_parts(expression, values)
     return CHARGE.sub(
-        lambda m: render_charge(values.get(int(m.group(1))), _quantities(m.group(2))), expression
+        lambda m: render_charge(values.get(int(m.group(1))), charge_quantities(m.group(2))), expression
     )
 
 
-def _quantities(raw: str) -> list[Quantity]:
+def charge_quantities(raw: str) -> list[Quantity]:
+    """The quantities of a ``charge(vN; 3 days; 2 adults)``: ``; 3 days; 2 adults``."""
     out = []
     for part in raw.split(";"):
         m = re.match(r"\s*([\d.]+)\s+(.+?)(?: at ([a-z]+))?\s*$", part)
@@ -238,4 +239,4 @@ def _wrap(x: str) -> str:
     return x if re.fullmatch(r"[\w.]+", x) else f"({x})"
 
 
-__all__ = ["CHARGE", "charge_plan", "render_charge", "render_charges"]
+__all__ = ["CHARGE", "charge_plan", "charge_quantities", "render_charge", "render_charges"]

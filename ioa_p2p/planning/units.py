@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ioa_p2p.planning.values import exact
+
 DIMENSIONS: dict[str, dict[str, float]] = {
     "mass": {"g": 1.0, "kg": 1000.0, "t": 1e6, "lb": 453.59237},
     "volume": {"ml": 1.0, "L": 1000.0, "m³": 1e6},
@@ -91,7 +93,7 @@ def conversion_expression(number: str, src: str, dst: str) -> str | None:
     if (src, dst) in _TEMPERATURE:
         return _TEMPERATURE[(src, dst)].format(n=number)
     scale = factor(src, dst)
-    return None if scale is None else f"{number} * {scale:.12g}"
+    return None if scale is None else f"{number} * {exact(scale, 12)}"
 
 
 def unit_in_header(header: str, aliases: dict[str, str]) -> str:

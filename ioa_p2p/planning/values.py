@@ -12,6 +12,7 @@ import math
 import re
 from dataclasses import dataclass, field, replace
 from datetime import date
+from decimal import Decimal
 from typing import Any
 
 from ioa_p2p.planning.clock import CLOCK, render_clock
@@ -62,14 +63,36 @@ UNITS: dict[str, tuple[str, ...]] = {
     "°F": ("°f", "fahrenheit", "degrees fahrenheit"),
 }
 ALIASES = {alias: unit for unit, spellings in UNITS.items() for alias in spellings}
+#: ISO 4217 codes a number may carry before or after it, written in capitals ("CHF 41", "41 CHF"); the
+#: euro and the dollar first (the default currency of a charge is the first)
+CURRENCIES: tuple[str, ...] = (
+    "EUR", "USD", "GBP", "CHF", "JPY", "CNY", "SEK", "NOK", "DKK", "ISK", "PLN", "CZK", "HUF", "RON", "BGN",
+    "HRK", "RSD", "TRY", "UAH", "RUB", "CAD", "AUD", "NZD", "MXN", "BRL", "ARS", "CLP", "COP", "PEN", "INR",
+    "PKR", "BDT", "LKR", "IDR", "MYR", "SGD", "THB", "VND", "PHP", "KRW", "HKD", "TWD", "ILS", "AED", "SAR",
+    "QAR", "KWD", "EGP", "MAD", "NGN", "KES", "ZAR", "GHS", "TND",
+)  # fmt: skip
+#: currency symbols written before (or after) an amount
+SYMBOLS = {
+    "€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "₹": "INR", "₩": "KRW", "₺": "TRY", "₽": "RUB",
+    "₪": "ILS", "₴": "UAH", "฿": "THB", "₫": "VND", "₦": "NGN", "₱": "PHP", "zł": "PLN",
+}  # fmt: skip
+_CURRENCY_SET = frozenset(CURRENCIES)
+
+
+def is_money(unit: str) -> bool:
+    """A currency (its ISO code) or a cent: the unit of an amount of money."""
+    return unit in _CURRENCY_SET or unit == "cent"
+
+
 SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "mn": 1e6, "bn": 1e9}
 _MONTH_WORDS = "january february march april may june july august september october november december"
 MONTHS = {name: i for i, full in enumerate(_MONTH_WORDS.split(), 1) for name in {full, full[:3], full[:4]}}
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _NUMBER = re.compile(
-    r"(?P<cur>(?:EUR|USD|€|\$)\s?)?(?<![\w.,/-])(?P<sign>[-−])?(?P<num>" + _NUM + r")(?![\w]*-\w)"
-    r"(?P<tail>\s?(?:%|°C|per cent|[A-Za-z€$³²]+(?:/[A-Za-z³²]+)?)?)",
+    r"(?P<cur>(?:\b(?:" + "|".join(CURRENCIES) + r")|[€$£¥₹₩₺₽₪₴฿₫₦₱])\s?)?(?<![\w.,/-])(?P<sign>[-−])?"
+    r"(?P<num>" + _NUM + r")(?![\w]*-\w)"
+    r"(?P<tail>\s?(?:%|°C|per cent|[A-Za-zł€$£¥₹₩₺₽₪₴฿₫₦₱³²]+(?:/[A-Za-z³²]+)?)?)",
 )
 _CODE_BEFORE = re.compile(r"[A-Za-z][-]?$")
 _NOT_NUMBER = re.compile(
@@ -192,6 +215,20 @@ def _terms_of(raw: Any) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
+def exact(number: float, significant: int = 0) -> str:
+    """Every digit of ``number``, never an exponent (1048576 -> ``1048576``, 1.5e-07 -> ``0.00000015``):
+    how a number stated in a request or a document is written into a step's expression; a conversion
+    factor is first rounded to ``significant`` digits (1/1.609344 to 12: ``0.621371192237``)."""
+    if not math.isfinite(number):
+        return str(number)
+    if significant:
+        number = float(f"{number:.{significant}g}")
+    if number == int(number):
+        return str(int(number))
+    shown = format(Decimal(repr(number)), "f")
+    return shown.rstrip("0").rstrip(".") if "." in shown else shown
+
+
 def format_number(number: float, unit: str = "") -> str:
     if not math.isfinite(number):
         return str(number)
@@ -201,12 +238,14 @@ def format_number(number: float, unit: str = "") -> str:
         shown = str(int(number))
     else:
         shown = f"{number:.10g}" if abs(number) >= 1e-4 else f"{number:.6g}"
-        if "e" not in shown and "." in shown:
+        if "e" in shown:  # 12345678901.5 or 1.5e-07: every digit, no exponent
+            shown = exact(float(f"{number:.15g}"))
+        elif "." in shown:
             rounded = f"{number:.6f}".rstrip("0").rstrip(".")
             shown = rounded if abs(float(rounded) - number) < 1e-9 * max(1.0, abs(number)) else shown
     if not unit:
         return shown
-    if unit in ("EUR", "USD"):
+    if unit in _CURRENCY_SET:
         return f"{unit} {shown}"
     return f"{shown}{unit}" if unit == "%" else f"{shown} {unit}"
 
@@ -235,10 +274,14 @@ def numbers_in(text: str) -> list[Found]:
         if m.group("sign"):
             number = -number
         unit, end = "", m.end("num")
-        tail = m.group("tail").strip().lower()
+        raw = m.group("tail").strip()
+        tail = raw.lower()
         if m.group("cur"):
-            unit = "EUR" if m.group("cur").strip() in ("EUR", "€") else "USD"
-        if tail in SCALES:
+            cur = m.group("cur").strip()
+            unit = SYMBOLS.get(cur, cur)
+        if not unit and (raw in _CURRENCY_SET or raw in SYMBOLS):  # "41 CHF", "20 zł"
+            unit, end = SYMBOLS.get(raw, raw), m.end("tail")
+        elif tail in SCALES:
             number *= SCALES[tail]
             end = m.end("tail")
         elif tail in ALIASES and not unit:
@@ -306,15 +349,19 @@ def parse_value(text: str) -> Value | None:
 
 __all__ = [
     "ALIASES",
+    "CURRENCIES",
     "DATE",
     "LIST",
     "NUMBER",
+    "SYMBOLS",
     "TEXT",
     "UNITS",
     "Found",
     "Value",
     "dates_in",
+    "exact",
     "format_number",
+    "is_money",
     "numbers_in",
     "parse_value",
 ]

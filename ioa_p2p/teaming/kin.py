@@ -5,17 +5,23 @@ and each of the ten ranks about as well as the card it copies. Counted one by on
 at every slot a team or a top 5 offers. Counted as one, they compete *with each other* for one.
 
 Two cards are **kin** when their card vectors are closer than the population's unrelated cards ever are:
-the cosine ``threshold`` is ``mean + z * std`` of the cosines of *random pairs* of cards
-(:func:`kin_threshold`; :data:`KIN_Z` = 6.5 standard deviations). It is relative to the embedding model (a
-model whose vectors share a large common component has a high mean) and to the population (a network
-of generalists). The population is the *proven* cards (a signed task done for this node, or trusted)
-once there are :data:`MIN_REFERENCE` of them, so a flood cannot move the line; before that, every card
-held (a flood of paraphrases raises the mean, so the line moves *up*: grouping gets more cautious, never
-more aggressive). Measured on the 160 honest agents of the hard dev set (written with near-miss
-agents on purpose): the most alike honest pair lies 5.8 (wordllama alone, ``lite``) and 6.1 (wordllama +
-MiniLM, ``hybrid``) standard deviations above the mean, so no honest card is kin to another with either
-embedder the node ships, while with the honest cards as the population 56-60 % of the held-out
-attacker's cards have an honest card above the line (``docs/matching.md``).
+the cosine ``threshold`` is ``median + z * spread`` of the cosines of *random pairs* of cards
+(:func:`kin_threshold`; the spread is the median absolute deviation scaled to a standard deviation, and
+:data:`KIN_Z` = 7.5). It is relative to the embedding model (a model whose vectors share a large common
+component has a high median) and to the population (a network of generalists), and robust: a crowd of
+copies, whose pairs are all alike, does not widen the spread. The population is the *proven* cards (a
+signed task done for this node, or trusted) once there are :data:`MIN_REFERENCE` of them, so a flood
+cannot move the line; before that, every card held (a flood of paraphrases raises the median, so the
+line moves *up*: grouping gets more cautious, never more aggressive).
+
+Measured on the 160 honest agents of the hard dev set (written with near-miss agents on purpose) and
+the held-out attacker's 1,600 cards (``bench/spam_attacks.py``), with the honest cards as the
+population: wordllama alone (``lite``) line 0.65, wordllama + MiniLM (``hybrid``) 0.61, against an
+honest card's nearest honest neighbour at 0.55 / 0.57 at most (no honest card is kin to another), while
+52 % / 59 % of the attacker's cards have an honest card above the line. With every card as the
+population (a node with no evidence, under the flood) the lines are 0.83 / 0.82 and 29 % / 26 % of the
+attacker's cards are caught. The hashing embedder's cosines are heavy-tailed (its line is 0.93): there
+the rule is cautious and catches near-verbatim copies only.
 
 **Groups** (:func:`kin_groups`) are formed by *leaders*, in seniority order (:func:`seniority`): proven
 cards first (a signed task done for this node, or trusted), then by how long this node has held the
@@ -41,22 +47,27 @@ import numpy.typing as npt
 
 from ioa_p2p.errors import UsageError
 
-#: Standard deviations of the random-pair cosine above its mean at which two cards are kin.
-KIN_Z = 6.5
+#: Spreads (scaled median absolute deviations) of the random-pair cosine above its median at which two
+#: cards are kin.
+KIN_Z = 7.5
+#: The median absolute deviation times this estimates a normal distribution's standard deviation.
+MAD_SCALE = 1.4826
 #: Random pairs sampled to measure the population (the rows of at most this many cards).
 SAMPLE = 256
 #: Fewest cards for a population to say anything; with fewer nobody is kin.
 MIN_CARDS = 16
 #: Proven cards needed before they alone are the population (:func:`kin_threshold`).
-MIN_REFERENCE = MIN_CARDS
+MIN_REFERENCE = 50
 
 Matrix = npt.NDArray[np.float32]
 
 
 def kin_threshold(vectors: Matrix, *, z: float = KIN_Z, seed: int = 0) -> float:
-    """The cosine above which two of these cards' vectors are kin: ``mean + z * std`` of the cosines of
-    the pairs among at most :data:`SAMPLE` rows (a fixed-seed sample: the same index gives the same
-    line); above 1 (nobody is kin) for fewer than :data:`MIN_CARDS` rows."""
+    """The cosine above which two of these cards' vectors are kin: ``median + z * spread`` of the cosines
+    of the pairs among at most :data:`SAMPLE` rows (the spread: the median absolute deviation, scaled to a
+    standard deviation; robust, so a crowd of copies, whose pairs are all alike, does not widen it); a
+    fixed-seed sample, so the same index gives the same line; above 1 (nobody is kin) for fewer than
+    :data:`MIN_CARDS` rows."""
     n = len(vectors)
     if n < MIN_CARDS:
         return 2.0
@@ -65,7 +76,9 @@ def kin_threshold(vectors: Matrix, *, z: float = KIN_Z, seed: int = 0) -> float:
         rows = vectors[np.random.default_rng(seed).choice(n, SAMPLE, replace=False)]
     units = _units(rows)
     cosines = (units @ units.T)[np.triu_indices(len(units), 1)]
-    return float(cosines.mean() + z * cosines.std())
+    median = float(np.median(cosines))
+    spread = MAD_SCALE * float(np.median(np.abs(cosines - median)))
+    return median + z * spread
 
 
 def seniority(keys: Collection[str], proven: Collection[str], held: Mapping[str, float]) -> list[str]:

@@ -14,6 +14,11 @@
    best candidate only when no chosen member comes within ``cover_margin`` of it.
 5. Each need is reported with the member that covers it best (or none).
 
+Against a crowd of identities (:mod:`~ioa_p2p.teaming.trust`, :mod:`~ioa_p2p.teaming.kin`): with team
+caps or kinship the pools are :data:`CAPPED_WIDEN` times larger; near-duplicate cards count as one (only
+a group's leader stays in the pool: :func:`without`); and a young or unproven best card leads only when
+no card the caps leave alone comes within :data:`LEAD_MARGIN` of it (:func:`lead_first`).
+
 The join rule, ``need_threshold``, ``cover_margin`` and ``context_weight`` are calibrated per matcher on
 the dev data (``bench/bench_matching.py --calibrate``); callers may override them.
 """

@@ -33,6 +33,11 @@ any work is no longer *young*, but it stays **unproven** (no signed task done, n
   that a proven agent able to do the work would take; only a task done for this node (or the operator's
   trust) does. While this node has evidence for nobody (a new node), nobody is unproven.
 
+The lead is capped too (:func:`~ioa_p2p.teaming.offline.lead_first`): a young or unproven best card
+leads only when no card the caps leave alone comes within ``LEAD_MARGIN`` (one standard deviation of
+the score) of it; otherwise the best such card leads and the young or unproven one may still join as a
+member, within the caps.
+
 :class:`TeamCaps` carries both caps to team formation (:func:`~ioa_p2p.teaming.join.grow_team`,
 :func:`~ioa_p2p.teaming.offline.choose_team`, :func:`~ioa_p2p.teaming.coverage.cover_steps`).
 """
@@ -139,12 +144,21 @@ class TeamCaps:
 NO_CAPS = TeamCaps()
 
 
-def trim_to_caps(keys: Sequence[str], caps: TeamCaps) -> list[str]:
-    """``keys`` (a team another rule chose, best first: the LLM team-up's pick from the shortlist) without
-    the members ``caps`` blocks given those kept before them; the first member always stays."""
+def trim_to_caps(keys: Sequence[str], caps: TeamCaps, stand_ins: Sequence[str] = ()) -> list[str]:
+    """``keys`` (a team another rule chose, best first: the LLM team-up's pick from the shortlist) within
+    ``caps``: a member that ``caps`` blocks, given those kept before it, is replaced by the first of
+    ``stand_ins`` (the offline team, which covered the goal's needs within the caps) that is not in the
+    team and that no cap blocks; when none is left, the blocked member stays (nothing else covers what
+    it was chosen for, the rule of :class:`TeamCaps`). The first member always stays."""
     kept: list[str] = []
+    spare = [k for k in stand_ins if k not in keys]
     for key in keys:
-        if not kept or not caps.blocks(key, kept):
+        if kept and caps.blocks(key, kept):
+            stand_in = next((k for k in spare if k not in kept and not caps.blocks(k, kept)), None)
+            if stand_in is not None:
+                spare.remove(stand_in)
+                key = stand_in
+        if key not in kept:
             kept.append(key)
     return kept
 

@@ -156,7 +156,7 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
     listed_at, cpu_listed = trio.current_time(), time.process_time()
     count = fetch_count(scorer, pages.best(settings.page_fetch, exclude=[search.me]), settings.page_fetch, k)
     chosen = _verified_best(pages, count, search, _priors(search))
-    wanted = [sketch.peer_id for sketch in chosen if search.needs_fetch(sketch.peer_id)]
+    wanted = [s.peer_id for s in chosen if search.needs_fetch(s.peer_id, s.version)]
     chosen_at, cpu_chosen = trio.current_time(), time.process_time()
     with collect_timings() as fetched:
         fetch = await fetch_ranked(search, wanted, settle=settle_count(len(wanted), k))

@@ -170,18 +170,21 @@ class CardSearch:
                         break
                 nursery.start_soon(fetch, batch)
 
-    def needs_fetch(self, peer: PeerId) -> bool:
+    def needs_fetch(self, peer: PeerId, version: int | None = None) -> bool:
         """A peer whose card we hold fresh, or whose withdrawal we learned recently, is not fetched again
-        (fresh: learned or confirmed within ``card_refresh`` seconds)."""
+        (fresh: learned or confirmed within ``card_refresh`` seconds), unless ``version`` (what a page's
+        sketch of it says) is newer than the card held: the directory is the find's card cache, by
+        version."""
         if peer == self.me:
             return False
         now = self.now_ms()
         refresh = self.settings.card_refresh * 1000
         withdrawn = self.directory.withdrawn(peer, now)
+        newer = version is not None and version > (self.directory.version_of(peer) or 0)
         if withdrawn is not None and now - withdrawn <= refresh:
-            return False
+            return newer
         entry = self.directory.entry(peer, now)
-        return entry is None or now - entry.learned_ms > refresh
+        return entry is None or now - entry.learned_ms > refresh or newer
 
     async def fetch(self, peers: list[PeerId], *, direct: bool = True, wanted: bool = True) -> int:
         """Fetch the newest cards of ``peers``: from each peer itself first (every node serves its own

@@ -64,7 +64,8 @@ class ReputationBook:
             known = self._per_chat.get(chat_id)
             if known is not None and known[0] == len(history):
                 continue
-            self._per_chat[chat_id] = (len(history), chat_outcomes(history, me))
+            creator = self.chats.get(chat_id).creator
+            self._per_chat[chat_id] = (len(history), chat_outcomes(history, me, creator=creator))
             changed = True
         if changed:
             self.standings = merge(outcomes for _, outcomes in self._per_chat.values())

@@ -16,8 +16,7 @@ from contextlib import asynccontextmanager
 
 import trio
 
-from ioa_p2p.conversation.brains.base import Brain
-from ioa_p2p.conversation.brains.llm import CONTEXT_TOKENS, LLMBrain
+from ioa_p2p.conversation.brains.base import CONTEXT_TOKENS, Brain
 from ioa_p2p.embedding import Embedder, make_embedder
 from ioa_p2p.errors import IoAError
 from ioa_p2p.llm.model import Model
@@ -89,7 +88,7 @@ def compose_goals(
 ) -> Goals:
     """The parts of the goals service, each given what it works with."""
     members = Members(node, discovery, runtime.card)
-    context_tokens = brain.context_tokens if isinstance(brain, LLMBrain) else CONTEXT_TOKENS
+    context_tokens: int = getattr(brain, "context_tokens", CONTEXT_TOKENS)  # an LLM brain's model's
     teams = TeamFormation(node, chats, discovery, config, members, model, context_tokens=context_tokens)
     drivers = Drivers(config, nursery)
     trace_peers = TracePeers(node)

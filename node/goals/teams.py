@@ -272,11 +272,13 @@ class TeamFormation:
                         max_team=max_team,
                         context_tokens=self.context_tokens,
                     )
-                    kept = set(
-                        trim_to_caps([c.peer_id for c in picked], caps)
-                    )  # the model obeys the caps too
+                    # the model obeys the caps too: a member past them yields to an offline member
+                    kept = trim_to_caps([c.peer_id for c in picked], caps, pick.keys)
+                    known = {c.peer_id: c for c in (*self._as_candidates(keys, scores), *picked)}
                     return [
-                        Teammate(c.peer_id, c.name, c.score) for c in picked if c.peer_id in kept - {self.me}
+                        Teammate(k, known[k].name, known[k].score)
+                        for k in kept
+                        if k in known and k != self.me
                     ], ""
                 except IoAError as exc:
                     fallback = failure_kind(exc)

@@ -103,11 +103,11 @@ class CoHosted:
         for peer, reader in list(self._readers.items()):
             if peer != publisher and _hand(reader, publisher, data):
                 self.shared += 1
-        reader = self._readers.get(publisher)
-        if reader is not None and publisher not in self._caught_up:
+        own = self._readers.get(publisher)
+        if own is not None and publisher not in self._caught_up:
             self._caught_up.add(publisher)
             for other, record in list(self._announced.items()):
-                if other != publisher and _hand(reader, other, record):
+                if other != publisher and _hand(own, other, record):
                     self.shared += 1
 
 

@@ -304,7 +304,7 @@ class Libp2pNetwork:
             await stack.enter_async_context(self.host.run(listen_addrs=listen))
         except OSError as exc:
             raise UsageError(f"cannot listen on {list(self.options.listen)}: {exc.strerror or exc}") from None
-        stack.push_async_callback(_close_swarm, self.host)  # connections (and sockets) close first
+        stack.push_async_callback(close_host, self.host)  # connections (and sockets) close first
         check_listening(self.host, self.options.listen, listen)
         self.dht = new_dht(self.host, client=self.options.nat.mode == "private")
         await stack.enter_async_context(run_dht(self.dht))
@@ -314,7 +314,7 @@ class Libp2pNetwork:
                 self.punch = HolePuncher(self.host, self.listen_addrs, self.local_view)
                 await stack.enter_async_context(self.punch.run())
         # unwinding starts by closing every connection: the services' exits then wait on nothing
-        stack.push_async_callback(_close_swarm, self.host)
+        stack.push_async_callback(close_host, self.host)
 
     def _run_tasks(self, nursery: trio.Nursery) -> None:
         self._nursery = nursery
@@ -401,7 +401,9 @@ async def _serve(net: Libp2pNetwork, stop: trio.Event, task_status: Any = trio.T
             shield.deadline = trio.current_time() + SHUTDOWN_TIMEOUT
 
 
-async def _close_swarm(host: Any) -> None:
+async def close_host(host: Any) -> None:
+    """Close every connection of a py-libp2p ``host`` (their sockets at once), then its swarm, shielded and
+    within 5 s: py-libp2p's own teardown, cancelled, leaves the sockets to the garbage collector."""
     with trio.CancelScope(shield=True), trio.move_on_after(5):
         try:
             await close_connections(host)  # all at once (the swarm closes one by one, 0.1 s each)
@@ -410,4 +412,4 @@ async def _close_swarm(host: Any) -> None:
             log.debug("swarm close: %s", exc)
 
 
-__all__ = ["InboundCap", "Libp2pNetwork", "NetOptions", "check_listening", "open_network"]
+__all__ = ["InboundCap", "Libp2pNetwork", "NetOptions", "check_listening", "close_host", "open_network"]

@@ -28,6 +28,11 @@ from ioa_p2p.card import AgentCard
 from ioa_p2p.conversation.repair import PASS_TEXT
 from ioa_p2p.conversation.types import ConversationView, Speak, TurnDraft
 
+#: The offline planner's label, shown with its turns (known before the planner is imported).
+OFFLINE_LABEL = "offline planner"
+#: The context an LLM brain's prompt may fill when its model does not say (tokens).
+CONTEXT_TOKENS = 4096
+
 
 @dataclass(frozen=True, slots=True)
 class MemberInfo:
@@ -127,7 +132,9 @@ def team_for(view: ConversationView, team: Sequence[MemberInfo]) -> list[MemberI
 RULE_PASS_TEXT = PASS_TEXT
 
 __all__ = [
+    "CONTEXT_TOKENS",
     "FALLBACK_PREFIX",
+    "OFFLINE_LABEL",
     "OFFLINE_PREFIX",
     "Brain",
     "MemberInfo",

@@ -28,7 +28,7 @@ from dataclasses import replace
 from typing import Any
 
 from ioa_p2p.conversation import messages as cm
-from ioa_p2p.conversation.brains.base import MemberInfo, fallback_note, handles, team_for
+from ioa_p2p.conversation.brains.base import CONTEXT_TOKENS, MemberInfo, fallback_note, handles, team_for
 from ioa_p2p.conversation.brains.offline import PREFIX, OfflineBrain, step_title
 from ioa_p2p.conversation.brains.prompt import TURN_FORMAT, aliases, turn_prompt, turn_schema
 from ioa_p2p.conversation.messages import TaskAssignment
@@ -56,7 +56,6 @@ MESSAGE_TYPES: Mapping[str, str] = {
 
 #: Tokens a turn answer may use (``max_tokens``); the prompt gets ``context_tokens`` minus this.
 TURN_MAX_TOKENS = 1024
-CONTEXT_TOKENS = 4096
 
 
 class LLMBrain:

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ioa_p2p.conversation import messages as cm
-from ioa_p2p.conversation.brains.base import OFFLINE_SUFFIX, MemberInfo, handles, team_for
+from ioa_p2p.conversation.brains.base import OFFLINE_LABEL, OFFLINE_SUFFIX, MemberInfo, handles, team_for
 from ioa_p2p.conversation.messages import TaskAssignment
 from ioa_p2p.conversation.plan import SharedStep, clip_steps
 from ioa_p2p.conversation.types import ConversationView, Speak, TaskStatus, TaskView, TurnDraft
@@ -48,11 +48,13 @@ from ioa_p2p.planning import (
     plan_request,
     value_of,
 )
+from ioa_p2p.planning.missing import MISSING, Missing
 from ioa_p2p.planning.posted import posted_plan
+from ioa_p2p.planning.refusal import refusal
 from ioa_p2p.planning.routing import Candidate, able, rank_members
 from ioa_p2p.planning.values import Value
 
-LABEL = "offline planner"
+LABEL = OFFLINE_LABEL
 PREFIX = "[offline planner] "
 
 
@@ -224,7 +226,13 @@ class Tracker:
             before = self.state(self.plan.step(n))
             if before != "done":
                 return "failed" if before == "failed" else "blocked"
+        if not tried and self.lacking(step) is not None:
+            return "failed"  # a value it needs is missing: refused, never handed out to be guessed
         return "ready"
+
+    def lacking(self, step: PlanStep) -> Missing | None:
+        """The value ``step`` needs that the values found so far do not give (planning/refusal.py)."""
+        return refusal(step, self.values())
 
     def next_assignee(self, step: PlanStep) -> str:
         return self.remaining(step)[0]
@@ -246,6 +254,8 @@ class Tracker:
                 task, value = found
                 citation = _citation(task.data)
                 out[s.index] = StepOutcome(s, _who(task, names), value, "completed", citation)
+            elif not tried and (lacking := self.lacking(s)) is not None:
+                out[s.index] = StepOutcome(s, "", None, MISSING, None, "", lacking)
             elif tried:
                 last = tried[-1]
                 status = "running" if last.status is TaskStatus.RUNNING else "failed"

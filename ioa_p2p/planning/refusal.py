@@ -1,0 +1,81 @@
+"""Steps the planner refuses to hand out: a value they need is missing (pure).
+
+:func:`refusal` is asked before a ready step is assigned, with the values of the steps done so far. It
+returns the :class:`~ioa_p2p.planning.missing.Missing` value when the step cannot be worked out honestly
+from them:
+
+- a derivation (``derive(v1)``, planning/derive.py) whose chain does not close: the value looked up is an
+  amount the documents state for none of the quantities the request states ("EUR 18" for "what will the
+  bike cost me for a round trip"), so the rate that would apply it is missing;
+- a calculation over a value that carries no number at all (a lookup answered by a sentence where the
+  calculation needs an amount): the number is missing.
+
+The drivers (the offline planner's tracker, the dry run, the goal report) treat a refused step as done
+with: status ``missing``, its :class:`Missing` in the outcome, the conclusion naming it, exit code 3.
+The same values give the same refusal on every member, so a fallback speaker refuses alike.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from ioa_p2p.planning.clock import clock_times
+from ioa_p2p.planning.derive import DERIVE, derive_missing, typed_charge
+from ioa_p2p.planning.doc_facts import Quantity, singular
+from ioa_p2p.planning.missing import Missing, unapplied
+from ioa_p2p.planning.quantities import Quantity as ChargeQuantity
+from ioa_p2p.planning.tariffs import CHARGE, charge_quantities, render_charges
+from ioa_p2p.planning.types import CALC, PlanStep
+from ioa_p2p.planning.values import NUMBER, TEXT, Value, format_number, numbers_in
+
+_SHIFT = re.compile(r"\(?\s*v\d+\s*[+-]\s*\d+\s*\)?")
+
+
+def refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | None:
+    """The value ``step`` needs and ``values`` do not give (see the module docstring); None when the step
+    can be worked out (or still waits for the steps it needs)."""
+    if step.kind != CALC or any(n not in values for n in step.needs):
+        return None
+    if step.template == DERIVE and step.needs:
+        return derive_missing(step.text, values[step.needs[0]])
+    if CHARGE.search(step.template):
+        return _charge_refusal(step, values)
+    if _SHIFT.fullmatch(step.template.strip()):
+        return None  # a date moved by a period: the date is the value (planning/compose.py date_shift)
+    for n in step.needs:
+        value = values[n]
+        if value.kind == TEXT and not numbers_in(value.text) and not clock_times(value.text):
+            shown = " ".join(value.text.split())[:80]
+            return Missing(f"a number from step {n}", "number", f'step {n} gave the text "{shown}"')
+    return None
+
+
+def _charge_refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | None:
+    """A price applied to the request's quantities (``charge(v1; 3 days)``, planning/tariffs.py): the
+    document's typed rules give the charge, or the price's own terms do; a price that is per nothing the
+    quantities measure, stated for none of them ("List price: EUR 2,900" for "hiring it for 3 days"),
+    leaves the rate missing, as does a price or a quantity the terms need and nobody gave."""
+    if CHARGE.fullmatch(step.template.strip()) and typed_charge(step.text, values.get(step.needs[0])):
+        return None  # the document's typed rules (planning/ruled.py)
+    for m in CHARGE.finditer(step.template):
+        value = values.get(int(m.group(1)))
+        rendered = render_charges(m.group(0), values)
+        gap = re.search(r"\(missing: ([^()]*)\)", rendered)
+        if gap is not None:
+            return Missing(gap.group(1), "", f"the price found: {value.shown() if value else 'none'}")
+        if value is None or value.kind != NUMBER or any(name == "per" for name, _ in value.terms):
+            continue
+        counted = [q for q in charge_quantities(m.group(2)) if q.number != 1.0]
+        given = [Quantity(q.number, q.unit or singular(q.what), text=_written(q)) for q in counted]
+        lacking = unapplied(given, [value.unit] if value.unit else [], value)
+        if lacking is not None:
+            return lacking
+    return None
+
+
+def _written(q: ChargeQuantity) -> str:
+    return q.text or f"{format_number(q.number)} {q.unit or q.what}"
+
+
+__all__ = ["refusal"]

@@ -1,0 +1,30 @@
+"""py-libp2p hosts run directly by tests (hostile peers, upstream behaviour checks), closed as a node closes.
+
+``host.run`` alone, left by cancellation or an exception, marks its connections closed but leaves their
+sockets to the garbage collector ("ResourceWarning: unclosed <socket.socket ...>" in a later test);
+:func:`run_raw_host` closes every connection and its socket on the way out, as ``open_network`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import multiaddr
+
+from ioa_p2p.node.net.network import close_host
+
+LOOPBACK = "/ip4/127.0.0.1/tcp/0"
+
+
+@asynccontextmanager
+async def run_raw_host(host: Any, *listen: str) -> AsyncIterator[Any]:
+    """Run ``host`` listening on ``listen`` (loopback, a port the OS picks, by default) until the block
+    exits, then close every connection (shielded, bounded) before py-libp2p's own teardown."""
+    addrs = [multiaddr.Multiaddr(a) for a in (listen or (LOOPBACK,))]
+    async with host.run(listen_addrs=addrs):
+        try:
+            yield host
+        finally:
+            await close_host(host)
