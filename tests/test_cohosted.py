@@ -87,7 +87,8 @@ async def test_connections_between_agents_of_a_process_are_its_own_work_and_a_re
                 await b.ping(a.peer_id)
                 await remote.ping(a.peer_id)
             a.budgets.snapshot()  # books what the step timer noted
-            assert a.budgets.cpu.loop_by_trust[TRUST_STRANGER] > 0  # c's pings: a remote stranger's work
+            # c's pings: a remote peer's work, charged (a stranger's; a known one's once a has c's card)
+            assert a.budgets.cpu.loop_by_trust[TRUST_STRANGER] + a.budgets.cpu.loop_by_trust[TRUST_KNOWN] > 0
             assert a.budgets.cpu.loop_by_trust[TRUST_PARTNER] == 0  # b's: the process's own
             assert a.budgets.trust(b.peer_id) == TRUST_PARTNER
             assert remote.budgets.trust(a.peer_id) < TRUST_PARTNER  # a stranger, or known by its card

@@ -19,9 +19,12 @@ library's ``_do_handle_stream``):
 - a request must arrive whole within ``request_timeout`` seconds of its first byte (a peer trickling
   it a byte at a time is ended the same way), and a stream holds its slot ``max_hold`` seconds in all,
   then is reset: however a peer spends a slot, it gives it back within ``max_hold``;
-- a new stream that finds no room ends the longest-idle stream (of the same peer when that peer is at
-  its own cap) and takes the slot at once: an idle stream only ever waits for a request its client
-  already sent (ours pipeline every request with the stream's opening, py-libp2p's send one);
+- a new stream that finds no room ends an idle stream (of the same peer when that peer is at its own
+  cap) and takes the slot at once: the longest-idle of the streams *left open*, those that were answered
+  and wait for another request (ours pipeline every request with the stream's opening, py-libp2p's send
+  one per stream); a stream still waiting for its first request was just opened to be served, not left
+  open (on a loaded machine its request may take seconds to arrive), and is ended for a newcomer only
+  once it has waited ``first_request_grace`` seconds, and only when no stream left open can be;
 - with no idle stream to end, the new stream waits up to ``wait`` seconds for a slot (at most
   ``max_waiting`` wait at once), then is reset as before.
 
@@ -49,6 +52,8 @@ REQUEST_TIMEOUT = 5.0
 MAX_HOLD = 30.0
 #: Streams of one peer served at once.
 PER_PEER = 4
+#: Seconds a stream waiting for its first request is safe from eviction (it was opened, not left open).
+FIRST_REQUEST_GRACE = 5.0
 #: Seconds a new stream may wait for a slot when none is idle, and how many may wait at once.
 WAIT = 2.0
 MAX_WAITING = 64
@@ -57,6 +62,10 @@ MAX_WAITING = 64
 @dataclass(eq=False, slots=True)
 class _Slot:
     peer: str
+    #: when the stream took its slot
+    opened: float = 0.0
+    #: requests read whole (a stream with none is still being opened, not left open)
+    requests: int = 0
     #: since when the handler waits for the next request (None: a request is being read or served)
     idle_since: float | None = None
     #: cancels the handler's wait for a request (set while it waits)
@@ -120,6 +129,7 @@ class KadSlots:
     idle_timeout: float = IDLE_TIMEOUT
     request_timeout: float = REQUEST_TIMEOUT
     max_hold: float = MAX_HOLD
+    first_request_grace: float = FIRST_REQUEST_GRACE
     wait: float = WAIT
     max_waiting: int = MAX_WAITING
     stats: SlotStats = field(default_factory=SlotStats)
@@ -161,7 +171,7 @@ class KadSlots:
         waited = False
         while True:
             if self._has_room(peer) or self._end_idle_for(peer):
-                slot = _Slot(peer)
+                slot = _Slot(peer, opened=trio.current_time())
                 self._slots.add(slot)
                 return slot
             if not waited:
@@ -182,16 +192,22 @@ class KadSlots:
         return self.held() < self.total and self.held(peer) < self.per_peer
 
     def _end_idle_for(self, peer: str) -> bool:
-        """End the longest-idle stream that makes room for ``peer``; False when none can."""
+        """End the idle stream that makes room for ``peer`` (the longest-idle of those left open after an
+        answer, else the longest-waiting of those past ``first_request_grace`` without a request); False
+        when none can."""
         own_cap = self.held(peer) >= self.per_peer
+        now = trio.current_time()
         idle = [
             s
             for s in self._slots
-            if not s.ending and s.idle_since is not None and (not own_cap or s.peer == peer)
+            if not s.ending
+            and s.idle_since is not None
+            and (s.requests or now - s.opened >= self.first_request_grace)
+            and (not own_cap or s.peer == peer)
         ]
         if not idle:
             return False
-        oldest = min(idle, key=lambda s: s.idle_since if s.idle_since is not None else 0.0)
+        oldest = min(idle, key=lambda s: (not s.requests, s.idle_since if s.requests else s.opened))
         oldest.end()
         self.stats.evicted += 1
         return self._has_room(peer)
@@ -230,6 +246,8 @@ class KadSlots:
                 slot.request_since = trio.current_time()
             slot.feed(data)
             if slot.between_requests:
+                if slot.request_since is not None:
+                    slot.requests += 1
                 slot.request_since = None
             return data
 
@@ -270,6 +288,7 @@ def serve_in_slots(dht: Any, slots: KadSlots | None = None) -> KadSlots:
 __all__ = [
     "IDLE_TIMEOUT",
     "MAX_HOLD",
+    "FIRST_REQUEST_GRACE",
     "MAX_WAITING",
     "PER_PEER",
     "REQUEST_TIMEOUT",
