@@ -246,4 +246,22 @@ class RelayNetPort(Protocol):
     def punch_status(self) -> dict[str, int] | None: ...
 
 
-__all__ = ["CardNetPort", "CardTopicPort", "DiscoveryPort", "NodePort", "RelayNetPort", "StreamHandler"]
+async def open_local_state(node: NodePort, fn: Callable[[], _T]) -> _T:
+    """``fn()`` (opening one of the node's SQLite files) where it costs the node's neighbours least: in
+    a worker thread when the node shares its process's loop with other agents (co-hosted, ``[[agents]]``:
+    the others keep using the loop while it starts), inline otherwise (a few ms at start, and trio's
+    MockClock tests keep their virtual time: an autojump clock jumps while a thread runs)."""
+    if node.budgets.cohosted is None:
+        return fn()
+    return await node.run_sync(fn)
+
+
+__all__ = [
+    "CardNetPort",
+    "CardTopicPort",
+    "DiscoveryPort",
+    "NodePort",
+    "RelayNetPort",
+    "StreamHandler",
+    "open_local_state",
+]

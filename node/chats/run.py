@@ -16,7 +16,7 @@ from ioa_p2p.node.chats.routes import add_routes
 from ioa_p2p.node.chats.service import Chats
 from ioa_p2p.node.chats.store import ChatStore
 from ioa_p2p.node.chats.sync import PROTO_SYNC
-from ioa_p2p.node.ports import DiscoveryPort, NodePort
+from ioa_p2p.node.ports import DiscoveryPort, NodePort, open_local_state
 
 
 @asynccontextmanager
@@ -26,8 +26,8 @@ async def open_chats(
     """The chat service: store, handlers, routes, deliveries, sync loops (until the node stops)."""
     config = ChatsConfig.from_section(node.config.section("chats"))
     runs_code = _adapter_executes_code(node.config.section("agent").get("adapter"))
-    # opened in a worker thread: the agents of a process start on one loop, which the others keep using
-    store = await node.run_sync(lambda: ChatStore.open(node.home, fsync=config.fsync))
+    # co-hosted agents open it in a worker thread: the others of the process keep using the loop
+    store = await open_local_state(node, lambda: ChatStore.open(node.home, fsync=config.fsync))
     try:
         async with trio.open_nursery() as nursery:
             policy = POLICY_KNOWN if runs_code else POLICY_OPEN

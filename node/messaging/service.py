@@ -36,6 +36,7 @@ from ioa_p2p.node.messaging.inbox import Inbox
 from ioa_p2p.node.messaging.replay import ReplayGuard
 from ioa_p2p.node.messaging.routes import add_messaging_routes
 from ioa_p2p.node.net.framing import FramedStream
+from ioa_p2p.node.ports import open_local_state
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.text import Text
 
@@ -147,12 +148,12 @@ def check_ack(reply: Any, env: Envelope, peer: PeerId) -> bytes:
 
 @asynccontextmanager
 async def open_messaging(node: NodePort) -> AsyncIterator[Messaging]:
-    # opened in a worker thread: the agents of a process start on one loop, which the others keep using
-    replay = await node.run_sync(
-        lambda: ReplayGuard.open(node.home, clock_ms=lambda: time.time_ns() // 1_000_000)
+    # co-hosted agents open them in a worker thread: the others of the process keep using the loop
+    replay = await open_local_state(
+        node, lambda: ReplayGuard.open(node.home, clock_ms=lambda: time.time_ns() // 1_000_000)
     )
     try:
-        inbox = await node.run_sync(lambda: Inbox.open(node.home))
+        inbox = await open_local_state(node, lambda: Inbox.open(node.home))
     except BaseException:
         replay.close()
         raise
