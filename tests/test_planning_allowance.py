@@ -16,16 +16,15 @@ from pathlib import Path
 import pytest
 import trio
 
-from ioa_p2p.adapters.base import Task, TaskContext, run_task
 from ioa_p2p.adapters.calculator.adapter import calculate
-from ioa_p2p.adapters.registry import adapter_from_config
 from ioa_p2p.adapters.retrieval.docmodel import read_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import records_data
-from ioa_p2p.planning import CALC, LOOKUP, describe, plan_request, value_of
 from ioa_p2p.planning.allowance import allowance_expression, allowances_in
 from ioa_p2p.planning.derive import derive_expression
 from ioa_p2p.planning.records import DocRecords, records_from_data
 from ioa_p2p.planning.values import Value
+
+from .planning_e2e import answer_through_adapters
 
 VANS = """\
 GREENWAY VAN HIRE - PRICES 2026
@@ -137,37 +136,14 @@ def test_nothing_without_the_class_the_periods_or_a_question_about_the_extra(que
     assert allowance_expression(question, found) is None
 
 
-async def _no_progress(_: object) -> None:
-    return None
-
-
 async def test_end_to_end_through_the_retrieval_and_calculator_adapters(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
     (docs / "vans.txt").write_text(VANS, encoding="utf-8")
     (docs / "copier.txt").write_text(COPIER, encoding="utf-8")
-    librarian = adapter_from_config(
-        {"name": "librarian", "adapter": "retrieval", "options": {"path": str(docs)}}
-    )
-    calculator = adapter_from_config({"name": "calculator", "adapter": "calculator"})
     goal = "We hired a Greenway class 2 van for 3 days and drove 760 km. What do the extra kilometres cost?"
-    plan = plan_request(goal)
-    values: dict[int, Value] = {}
-    try:
-        with trio.fail_after(60):
-            for step in plan.steps:
-                assert step.kind in (LOOKUP, CALC), step
-                adapter = librarian if step.kind == LOOKUP else calculator
-                task = Task(describe(step, values), (), trio.current_time() + 30, "t", "c")
-                result = await run_task(adapter, task, TaskContext(_no_progress))
-                assert result.ok, result.text
-                found = value_of(result.text, result.data, step.template)
-                assert found is not None
-                values[step.index] = found
-    finally:
-        await librarian.aclose()
-        await calculator.aclose()
-    assert values[len(plan.steps)].number == pytest.approx(28.8)
+    with trio.fail_after(60):
+        assert await answer_through_adapters(goal, docs) == pytest.approx(28.8)
 
 
 FUEL = """\

@@ -18,18 +18,18 @@ from pathlib import Path
 import pytest
 import trio
 
-from ioa_p2p.adapters.base import Task, TaskContext, run_task
 from ioa_p2p.adapters.calculator.adapter import calculate
-from ioa_p2p.adapters.registry import adapter_from_config
 from ioa_p2p.adapters.retrieval.docmodel import read_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import records_data
-from ioa_p2p.planning import CALC, LOOKUP, describe, plan_request, value_of
+from ioa_p2p.planning import CALC, LOOKUP, plan_request
 from ioa_p2p.planning.anchored import anchored_expression
 from ioa_p2p.planning.derive import derive_expression
 from ioa_p2p.planning.periods import When, asked_when, holds, period_in
 from ioa_p2p.planning.persons import party_expression, party_of
 from ioa_p2p.planning.records import DocRecords, records_from_data
 from ioa_p2p.planning.values import Value
+
+from .planning_e2e import answer_through_adapters
 
 BIKES = """\
 PEDALWORKS BIKE HIRE - PRICES 2026
@@ -290,34 +290,6 @@ def test_an_rst_simple_tables_header_is_the_line_under_its_top_border() -> None:
     ]
 
 
-async def _no_progress(_: object) -> None:
-    return None
-
-
-async def _answer(goal: str, docs: Path) -> float | None:
-    """The goal planned, each step done by the real retrieval or calculator adapter, the last value."""
-    librarian = adapter_from_config(
-        {"name": "librarian", "adapter": "retrieval", "options": {"path": str(docs)}}
-    )
-    calculator = adapter_from_config({"name": "calculator", "adapter": "calculator"})
-    plan = plan_request(goal)
-    values: dict[int, Value] = {}
-    try:
-        for step in plan.steps:
-            assert step.kind in (LOOKUP, CALC), step
-            adapter = librarian if step.kind == LOOKUP else calculator
-            task = Task(describe(step, values), (), trio.current_time() + 30, "t", "c")
-            result = await run_task(adapter, task, TaskContext(_no_progress))
-            assert result.ok, result.text
-            found = value_of(result.text, result.data, step.template)
-            assert found is not None
-            values[step.index] = found
-    finally:
-        await librarian.aclose()
-        await calculator.aclose()
-    return values[len(plan.steps)].number
-
-
 @pytest.mark.parametrize(
     ("goal", "expected"),
     [
@@ -335,4 +307,4 @@ async def test_end_to_end_through_the_retrieval_and_calculator_adapters(
     (docs / "cabins.rst").write_text(CABINS, encoding="utf-8")
     (docs / "fun-run.md").write_text(FUN_RUN, encoding="utf-8")
     with trio.fail_after(60):
-        assert await _answer(goal, docs) == pytest.approx(expected)
+        assert await answer_through_adapters(goal, docs) == pytest.approx(expected)

@@ -17,15 +17,14 @@ from pathlib import Path
 import pytest
 import trio
 
-from ioa_p2p.adapters.base import Task, TaskContext, run_task
 from ioa_p2p.adapters.calculator.adapter import calculate
-from ioa_p2p.adapters.registry import adapter_from_config
 from ioa_p2p.adapters.retrieval.docmodel import read_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import records_data
-from ioa_p2p.planning import CALC, LOOKUP, describe, plan_request, value_of
 from ioa_p2p.planning.banded import band_in, banded_expression
 from ioa_p2p.planning.records import DocRecords, records_from_data
 from ioa_p2p.planning.values import Value
+
+from .planning_e2e import answer_through_adapters
 
 HOSTING = """\
 # Quillmoor Hosting: service levels
@@ -210,33 +209,6 @@ def test_no_percentage_without_the_column_a_band_and_a_base(question: str) -> No
     assert banded_expression(question, found) is None
 
 
-async def _no_progress(_: object) -> None:
-    return None
-
-
-async def _answer(goal: str, docs: Path) -> float | None:
-    librarian = adapter_from_config(
-        {"name": "librarian", "adapter": "retrieval", "options": {"path": str(docs)}}
-    )
-    calculator = adapter_from_config({"name": "calculator", "adapter": "calculator"})
-    plan = plan_request(goal)
-    values: dict[int, Value] = {}
-    try:
-        for step in plan.steps:
-            assert step.kind in (LOOKUP, CALC), step
-            adapter = librarian if step.kind == LOOKUP else calculator
-            task = Task(describe(step, values), (), trio.current_time() + 30, "t", "c")
-            result = await run_task(adapter, task, TaskContext(_no_progress))
-            assert result.ok, result.text
-            found = value_of(result.text, result.data, step.template)
-            assert found is not None
-            values[step.index] = found
-    finally:
-        await librarian.aclose()
-        await calculator.aclose()
-    return values[len(plan.steps)].number
-
-
 @pytest.mark.parametrize(
     ("goal", "expected"),
     [
@@ -253,4 +225,4 @@ async def test_end_to_end_through_the_retrieval_and_calculator_adapters(
     (docs / "flat.txt").write_text(FLAT, encoding="utf-8")
     (docs / "terms.rst").write_text(PRINTER, encoding="utf-8")
     with trio.fail_after(60):
-        assert await _answer(goal, docs) == pytest.approx(expected)
+        assert await answer_through_adapters(goal, docs) == pytest.approx(expected)
