@@ -49,7 +49,7 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,7 +58,7 @@ import numpy as np
 import trio
 from find_probes import Profiles, RequestCount, known_split, summarize
 from find_split import set_arm, split_arms, step_medians
-from find_world import Truth, agents_and_goals
+from find_world import Truth, agent_config, agents_and_goals, open_inprocess_peers
 
 from ioa_p2p.bootstrap.testnet import NodeSpec, open_testnet
 from ioa_p2p.config.node_config import NodeConfig
@@ -98,30 +98,10 @@ def cpu_seconds(pids: list[int]) -> float:
     return total
 
 
-def agent_config(name: str, description: str, discovery: dict[str, Any]) -> dict[str, Any]:
-    return {"agent": {"name": name, "description": description}, "discovery": discovery}
-
-
 @asynccontextmanager
 async def open_inprocess(n: int, discovery: dict[str, Any], root: Path) -> AsyncIterator[BenchNet]:
-    agents, _ = agents_and_goals(n)
-    peers: list[tuple[Any, Any]] = []
-    async with AsyncExitStack() as stack:
-        for i, (name, description) in enumerate(agents):
-            bootstrap = (peers[0][0].listen_addrs()[0],) if peers else ()
-            config = NodeConfig(
-                home=root / f"n{i}",
-                bootstrap=bootstrap,
-                bootstrap_backoff=0.2,
-                raw=agent_config(name, description, discovery),
-            )
-            node = await stack.enter_async_context(
-                open_node(config, identity=Identity.generate(), write_info=False, control_api=False)
-            )
-            peers.append((node, node.services.discovery))
+    async with open_inprocess_peers(n, discovery, root) as peers:
         node, service = peers[rng_pick(n)]
-        for _, s in peers:
-            await s.card_ready.wait()
         summaries = [s.card.summary() for _, s in peers]
         yield BenchNet(node, service, summaries, [os.getpid()], {os.getpid(): "asker"})
 

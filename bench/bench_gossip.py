@@ -20,47 +20,17 @@ import random
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import trio
-from bench_find import agent_config, run_one
-from find_world import agents_and_goals
-
-from ioa_p2p.config.node_config import NodeConfig
-from ioa_p2p.identity import Identity
-from ioa_p2p.node import open_node
+from bench_find import run_one
+from find_world import open_inprocess_peers
 
 DELIVERY_LIMIT = 30.0
 #: Seconds to wait for every directory to hold every card before the rounds start.
 SPREAD_LIMIT = 120.0
-
-
-@asynccontextmanager
-async def open_gossip_nodes(n: int, root: Path) -> AsyncIterator[list[tuple[Any, Any]]]:
-    """``n`` in-process nodes with the gossip directory only (no DHT), all bootstrapping from the first;
-    yields (node, discovery service) pairs once every node has its own card."""
-    agents, _ = agents_and_goals(n)
-    peers: list[tuple[Any, Any]] = []
-    async with AsyncExitStack() as stack:
-        for i, (name, description) in enumerate(agents):
-            bootstrap = (peers[0][0].listen_addrs()[0],) if peers else ()
-            config = NodeConfig(
-                home=root / f"n{i}",
-                bootstrap=bootstrap,
-                bootstrap_backoff=0.2,
-                raw=agent_config(name, description, {"dht": False}),
-            )
-            node = await stack.enter_async_context(
-                open_node(config, identity=Identity.generate(), write_info=False, control_api=False)
-            )
-            peers.append((node, node.services.discovery))
-        for _, service in peers:
-            await service.card_ready.wait()
-        yield peers
 
 
 async def wait_all_cards(peers: list[tuple[Any, Any]], n: int) -> int:
@@ -99,7 +69,7 @@ async def measure(n: int, rounds: int, settle: float) -> None:
 
 
 async def measure_in(n: int, rounds: int, settle: float, root: Path) -> None:
-    async with open_gossip_nodes(n, root) as peers:
+    async with open_inprocess_peers(n, {"dht": False}, root) as peers:
         started = time.monotonic()
         await wait_all_cards(peers, n)
         progress(

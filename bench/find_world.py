@@ -11,13 +11,19 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from shared_data import data_file
 
 from ioa_p2p.card import card_text
+from ioa_p2p.config.node_config import NodeConfig
+from ioa_p2p.identity import Identity
 from ioa_p2p.matching import CardProfile, make_matcher
+from ioa_p2p.node import open_node
 
 DATA = data_file("teaming-dev-hard.json")
 SUBJECTS = [
@@ -105,4 +111,34 @@ class Truth:
         return {self.keys[i] for i in np.argsort(-(self.matrix @ query))[:5]}
 
 
-__all__ = ["DATA", "Truth", "agents_and_goals"]
+def agent_config(name: str, description: str, discovery: dict[str, Any]) -> dict[str, Any]:
+    return {"agent": {"name": name, "description": description}, "discovery": discovery}
+
+
+@asynccontextmanager
+async def open_inprocess_peers(
+    n: int, discovery: dict[str, Any], root: Path
+) -> AsyncIterator[list[tuple[Any, Any]]]:
+    """``n`` agent nodes in this process, all bootstrapping from the first; yields (node, discovery
+    service) pairs once every node has issued its card (bench_gossip uses these too)."""
+    agents, _ = agents_and_goals(n)
+    peers: list[tuple[Any, Any]] = []
+    async with AsyncExitStack() as stack:
+        for i, (name, description) in enumerate(agents):
+            bootstrap = (peers[0][0].listen_addrs()[0],) if peers else ()
+            config = NodeConfig(
+                home=root / f"n{i}",
+                bootstrap=bootstrap,
+                bootstrap_backoff=0.2,
+                raw=agent_config(name, description, discovery),
+            )
+            node = await stack.enter_async_context(
+                open_node(config, identity=Identity.generate(), write_info=False, control_api=False)
+            )
+            peers.append((node, node.services.discovery))
+        for _, service in peers:
+            await service.card_ready.wait()
+        yield peers
+
+
+__all__ = ["DATA", "Truth", "agent_config", "agents_and_goals", "open_inprocess_peers"]
