@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ioa_p2p.planning import CALC, LOOKUP, Plan, PlanStep, StepOutcome, Value, conclusion
+from ioa_p2p.planning import CALC, LOOKUP, Plan, PlanStep, StepOutcome, Value, conclusion, plan_request
 
 
 def _plan(template: str, question: str) -> Plan:
@@ -40,3 +40,20 @@ def test_a_number_over_a_rate_is_in_the_rates_denominator(
     }
     text, info = conclusion(plan, outcomes)
     assert info["answer"] == answer, text
+
+
+@pytest.mark.parametrize(
+    ("goal", "template", "unit"),
+    [
+        ("How many miles is 42.195 km?", "42.195 * 0.621371192237", "miles"),
+        ("How many minutes are 2.5 hours?", "2.5 * 60", "min"),
+        ("How many miles is 42.195 km, taking a mile as 1.609344 km? Two decimals please.",
+         "round(42.195 / 1.609344, 2)", "miles"),
+        ("How many kilograms are 12 lb, taking a pound as 0.4536 kg?", "12 * 0.4536", "kg"),
+    ],
+)  # fmt: skip
+def test_a_conversion_asked_as_a_question_is_a_calculation_by_the_stated_factor_first(
+    goal: str, template: str, unit: str
+) -> None:
+    plan = plan_request(goal)
+    assert [(s.kind, s.template, s.unit) for s in plan.steps] == [(CALC, template, unit)]

@@ -51,6 +51,7 @@ from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of,
 from ioa_p2p.embedding import Embedder, Matrix, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
 from ioa_p2p.planning.answer_types import request_act
+from ioa_p2p.planning.dimensions import mismatch
 from ioa_p2p.planning.values import Value
 
 KIND = "retrieval"
@@ -192,6 +193,9 @@ class DocIndex:
         facts = self.facts(answering)
         found = answer(query, facts, scope=self.scope(query))
         typed = self.typed_answers(query, answering) if typed_policy.TYPED_POLICY != "none" else []
+        # "300 mm" for "how much water": no answer, nor another figure of its sentence ("closed for 2 days")
+        wrong = {(t.span.path, t.span.line) for t in typed if mismatch(query, t.value)}
+        typed = [t for t in typed if (t.span.path, t.span.line) not in wrong]
         if typed and prefer_typed(query, found, typed, line_fit(query, facts, typed[0].span, found)):
             fact = Fact(typed[0].span.path, typed[0].span.line, typed[0].span.text, "")
             found = Answer(typed[0].value, fact, typed[0].confidence, typed[0])

@@ -102,15 +102,48 @@ def conversion(clause: str, index: int) -> PlanStep | None:
     stated = at_stated_rate(clause, index)
     if stated is not None:
         return replace(stated, template=rounded(stated.template, rounding(clause)))
-    m = _CONVERT.search(clause.replace(",", ""))
-    if not m:
+    text = clause.replace(",", "")
+    asked = _ASK_CONVERT.search(text)  # "how many miles is 42.195 km": the same conversion, asked
+    m = _CONVERT.search(text)
+    if asked:
+        number, src, dst = asked.group(2), _unit_named(asked.group(3)), _unit_named(asked.group(1))
+    elif m:
+        number, src = m.group(1), _unit_named(m.group(2))
+        dst = unit_phrase(m.group(3), ALIASES) or _unit_named(m.group(3))
+    else:
         return None
-    src = _unit_named(m.group(2))
-    dst = unit_phrase(m.group(3), ALIASES) or _unit_named(m.group(3))
-    converted = conversion_expression(m.group(1), src, dst) if src and dst else None
+    converted = _by_stated_factor(text, number, src, dst) or (
+        conversion_expression(number, src, dst) if src and dst else None
+    )
     if converted is None:
         return None
     return PlanStep(index, CALC, clause, rounded(converted, rounding(clause)), unit=dst)
+
+
+_ASK_CONVERT = re.compile(
+    r"\bhow many ([a-z°³²]+(?: [a-z³²]+)?) (?:is|are|make|makes|equals?|would be|are there in|in)\s+"
+    r"(-?\d[\d,]*(?:\.\d+)?)\s*([a-z°³²/]+(?: [a-z³²]+)?)",
+    re.I,
+)
+#: "taking a mile as 1.609344 km", "with 1 lb = 0.4536 kg", "counting a day as 7.5 hours": a factor stated
+_STATED_FACTOR = re.compile(
+    r"\b(?:taking|with|counting|using|at|where|if)\s+(?:a|an|one|1)\s+([a-z°³²]+)\s*(?:as|=|equal to|being|"
+    r"is|to be)\s+(\d+(?:\.\d+)?)\s*([a-z°³²]+)",
+    re.I,
+)
+
+
+def _by_stated_factor(text: str, number: str, src: str, dst: str) -> str | None:
+    """The conversion by the factor the request states ("taking a mile as 1.609344 km"), not ours."""
+    m = _STATED_FACTOR.search(text)
+    one, amount, other = (_unit_named(m.group(1)), m.group(2), _unit_named(m.group(3))) if m else ("", "", "")
+    if not (src and dst and one and other):
+        return None
+    if (one, other) == (dst, src):
+        return f"{number} / {amount}"
+    if (one, other) == (src, dst):
+        return f"{number} * {amount}"
+    return None
 
 
 def _unit_named(words: str) -> str:
