@@ -14,7 +14,10 @@ documents (``bench/goal_suite_nat/``), written before the planner work it measur
 wording-sensitivity set (``bench/goal_suite_para/``): ``--split train`` two paraphrases of every chained and
 three-agent goal of suite 2's train split, ``old`` the same for the old suite, ``new`` new chained and
 three-agent goals over the old suite's documents, ``all`` the three; each split file names its ``docs``.
-``--suite chain --split heldout`` is 20 chained and three-agent goals over suite 2's writer-a documents
+``--suite probe --split heldout`` is 32 goals of the four kinds over 4 folders in styles no suite uses
+(``bench/goal_suite_probe/``: CSV, an RST grid spec sheet, an incident report, a dotted price list), written
+before the planner was run on them. ``--suite chain --split heldout`` is 20 chained and three-agent goals
+over suite 2's writer-a documents
 (``bench/goal_suite_chain/``), written before the planner work it measures.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
