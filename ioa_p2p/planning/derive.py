@@ -85,6 +85,8 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     last = re.split(r"(?<=[.!?])\s+(?=[A-Z])", q)[-1]  # statements, then the question
     tail = re.split(r"\s[-\u2013\u2014:]\s", last)[-1]  # "... 5 days late - what's the fine?": the question
     last = tail if re.match(r"(?:what|how)\b", tail, re.I) else last
+    # "If I set a 10-minute run, how many seconds pass ...?": the question after its condition
+    last = re.sub(r"^(?:if|when|once|assuming|suppose)\b[^?]*?,\s+(?=(?:what|how)\b)", "", last, flags=re.I)
     asked = answer_type(last)
     how = re.match(r"how (?:much|many|far|long)\b", last, re.I)
     quantity = asked.kind in _NUMERIC_KINDS[:2] or (asked.kind in _NUMERIC_KINDS and bool(asked.units or how))
