@@ -54,6 +54,8 @@
   seconds; braking in 35 seconds"), plus the durations the question states ("a 10-minute run")
 - ``category.py`` the one row of a table of bands ("Child (4-17)", "2 to 10 kg") that holds the age or
   measure a question states, and its price: where a refused lookup's charge starts
+- ``prorata.py``  a yearly charge for the whole months left of the year the documents define, from the
+  day the question starts, where they state that rule
 - ``fees.py``     fixed fees a rate brings in its own clause ("per litre plus a service fee of EUR 15")
 - ``salvage.py``  a lookup that found no single answer still feeds the derivation its typed records close
   (:func:`accepted_value`: what every driver asks of an attempt's result)

@@ -37,6 +37,7 @@ from ioa_p2p.planning.doc_facts import (
 )
 from ioa_p2p.planning.fees import charge_unit, with_fees
 from ioa_p2p.planning.missing import Missing, names_another, unapplied
+from ioa_p2p.planning.prorata import prorated_expression
 from ioa_p2p.planning.records import NO_SINGLE_ANSWER
 from ioa_p2p.planning.ruled import asks_money, counted_expression, ruled_expression
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
@@ -108,7 +109,8 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
     """(expression, unit) for ``question`` from the passages ``found`` was read from (its evidence); None
     when nothing is to be derived (the value looked up answers) or a needed value is missing."""
     derived = _derive(question, found)
-    return derived if isinstance(derived, tuple) else None
+    worked = derived if isinstance(derived, tuple) else None
+    return prorated_expression(question, found, worked) or worked  # for the whole months left (prorata.py)
 
 
 def derive_missing(question: str, found: Value | None) -> Missing | None:
@@ -116,7 +118,11 @@ def derive_missing(question: str, found: Value | None) -> Missing | None:
     apply to a quantity the request states, when the value looked up applies to none of it); None when
     the derivation closes or the value looked up answers."""
     derived = _derive(question, found)
-    return derived if isinstance(derived, Missing) else None
+    return (
+        derived
+        if isinstance(derived, Missing) and prorated_expression(question, found, None) is None
+        else None
+    )
 
 
 def _derive(question: str, found: Value | None) -> tuple[str, str] | Missing | None:
