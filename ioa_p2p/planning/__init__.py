@@ -56,6 +56,8 @@
   measure a question states, and its price: where a refused lookup's charge starts
 - ``prorata.py``  a yearly charge for the whole months left of the year the documents define, from the
   day the question starts, where they state that rule
+- ``subject.py``  a derivation never works from a document that names none of the question's proper
+  names or item codes (refused, the facts named as missing)
 - ``fees.py``     fixed fees a rate brings in its own clause ("per litre plus a service fee of EUR 15")
 - ``salvage.py``  a lookup that found no single answer still feeds the derivation its typed records close
   (:func:`accepted_value`: what every driver asks of an attempt's result)

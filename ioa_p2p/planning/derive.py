@@ -40,6 +40,7 @@ from ioa_p2p.planning.missing import Missing, names_another, unapplied
 from ioa_p2p.planning.prorata import prorated_expression
 from ioa_p2p.planning.records import NO_SINGLE_ANSWER
 from ioa_p2p.planning.ruled import asks_money, counted_expression, ruled_expression
+from ioa_p2p.planning.subject import unnamed_subject
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import factor, unit_phrase
 from ioa_p2p.planning.values import ALIASES, NUMBER, Value, exact, format_number, is_money
@@ -128,6 +129,8 @@ def derive_missing(question: str, found: Value | None) -> Missing | None:
 def _derive(question: str, found: Value | None) -> tuple[str, str] | Missing | None:
     if found is None:
         return None
+    if (other := unnamed_subject(question, found)) is not None:  # another subject's document
+        return other
     closed = closed_expression(question, found)  # a formula, durations summed ... (planning/closed.py)
     if closed is not None or found.text.startswith(NO_SINGLE_ANSWER):
         return closed  # a lookup that found no single answer closes by such a form only (salvage.py)
