@@ -68,11 +68,17 @@
   looked up applies to none of the request's quantities; item codes that tell another item's passage
 - ``refusal.py``  steps refused before they are assigned, the missing value named (status ``missing``,
   exit 3), never guessed
-- ``compose.py``  task texts with values bound, result values, the concluding answer
+- ``compose.py``  task texts with the values of earlier steps bound (expressions, derivations, charges,
+  date shifts, code inputs)
+- ``results.py``  :class:`StepOutcome`; a result's value (data, structured, text) and whether it answers
+  its step
+- ``concluding.py`` the conclusion: the answer in its unit, one line per step, citations, missing values
 """
 
-from ioa_p2p.planning.compose import StepOutcome, answers, conclusion, describe, value_of
+from ioa_p2p.planning.compose import describe
+from ioa_p2p.planning.concluding import conclusion
 from ioa_p2p.planning.parse import plan_request
+from ioa_p2p.planning.results import StepOutcome, answers, value_of
 from ioa_p2p.planning.types import ABILITIES, CALC, CODE, DATE, KINDS, LOOKUP, TASK, Plan, PlanStep
 from ioa_p2p.planning.values import Value, parse_value
 

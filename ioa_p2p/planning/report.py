@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ioa_p2p.planning.compose import StepOutcome, answers, conclusion, value_of
+from ioa_p2p.planning.concluding import conclusion
 from ioa_p2p.planning.missing import MISSING
 from ioa_p2p.planning.parse import plan_request
 from ioa_p2p.planning.refusal import refusal
+from ioa_p2p.planning.results import StepOutcome, answers, value_of
 from ioa_p2p.planning.types import TASK, Plan
 from ioa_p2p.planning.values import Value
 
