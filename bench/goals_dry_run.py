@@ -72,6 +72,7 @@ SUITES = {
     "para": HERE / "goal_suite_para",
     "chain": HERE / "goal_suite_chain",
     "single": HERE / "goal_suite_single",
+    "probe": HERE / "goal_suite_probe",
 }
 
 
