@@ -185,6 +185,7 @@ class Node:
             "advertised": self.advertised_addrs(),
             "bootstrap": self.bootstrap.view(),
             "hole_punching": self.net.punch.status() if self.net.punch is not None else None,
+            "connections": self.net.conn_events.snapshot(),
         }
 
     async def ping(self, peer: PeerId) -> float | None:
