@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
@@ -30,6 +31,9 @@ from ioa_p2p.identity import PeerId
 #: ``validate(publisher, data)`` / ``deliver(publisher, data)``: a node's card-topic callbacks (gossip.py)
 CardCheck = Callable[[PeerId, bytes], bool]
 CardTake = Callable[[PeerId, bytes], None]
+#: ``accept(protocol, stream, opener)``: an agent serves an in-process stream another agent of the process
+#: opened to it (its handler started, True), or does not serve ``protocol`` (False): ``Node.accept_local``
+AcceptStream = Callable[[str, Any, PeerId], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +47,7 @@ class CoHosted:
     """The peer IDs of the agents that run in this process (as one ``[[agents]]`` list), and their card
     topic in the process (:meth:`card_topic`)."""
 
-    __slots__ = ("_announced", "_caught_up", "_peers", "_readers", "shared")
+    __slots__ = ("_announced", "_caught_up", "_peers", "_readers", "_servers", "shared", "local_streams")
 
     def __init__(self) -> None:
         self._peers: dict[PeerId, int] = {}
@@ -54,6 +58,9 @@ class CoHosted:
         self._caught_up: set[PeerId] = set()
         #: announcements handed to another agent of the process (and accepted by its validator)
         self.shared = 0
+        #: the agents that serve in-process streams now (``Node.accept_local``), and how many were opened
+        self._servers: dict[PeerId, AcceptStream] = {}
+        self.local_streams = 0
 
     def __contains__(self, peer: object) -> bool:
         return peer in self._peers
@@ -75,6 +82,21 @@ class CoHosted:
             else:
                 self._announced.pop(peer, None)
                 self._caught_up.discard(peer)
+
+    @contextmanager
+    def serving(self, peer: PeerId, accept: AcceptStream) -> Iterator[None]:
+        """While this block runs, the other agents of the process open their streams to ``peer`` in
+        memory (:mod:`~ioa_p2p.node.net.local_streams`), served by ``accept``."""
+        self._servers[peer] = accept
+        try:
+            yield
+        finally:
+            if self._servers.get(peer) is accept:
+                del self._servers[peer]
+
+    def server(self, peer: PeerId) -> AcceptStream | None:
+        """How to hand ``peer`` an in-process stream, when it is an agent of this process that serves them."""
+        return self._servers.get(peer)
 
     @contextmanager
     def card_topic(
