@@ -38,7 +38,8 @@
 - ``muxer_meter.py``     yamux stream buffers metered: receive window enforced, unread bytes budgeted,
   a reset stream's bytes dropped at once
 - ``cohosted.py``        the agents of one process (``[[agents]]``): their connections to each other are the
-  process's own work, not budgeted as a remote peer's; their card announcements and streams stay in the process
+  process's own work, not budgeted as a remote peer's; one view of the network's cards, one census, and
+  their streams to each other in memory
 - ``local_streams.py``   in-memory streams between the agents of one process (``Node.open_stream`` to a
   co-hosted agent): the same handlers and signed frames, no connection, no negotiation
 - ``cpu_meter.py``       CPU time of the tasks serving a peer charged to it; pacing a peer that owes
