@@ -17,8 +17,8 @@ from ioa_p2p.config.limits import Limits
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
-from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.cohosted import CoHosted
 from ioa_p2p.node.net.cpu_wait import RunnableClock
 from ioa_p2p.node.node import Node, open_node
@@ -226,9 +226,12 @@ async def test_the_agents_of_a_process_share_one_census_and_one_view_of_the_remo
 
     with trio.fail_after(150):
         remote_raw = {"agent": remote_agent, "discovery": {"gossip": False}}
-        async with open_node(
-            config("remote", remote_raw, None), identity=Identity.generate(), write_info=False
-        ) as remote, AsyncExitStack() as stack:
+        async with (
+            open_node(
+                config("remote", remote_raw, None), identity=Identity.generate(), write_info=False
+            ) as remote,
+            AsyncExitStack() as stack,
+        ):
             agents = []
             for i in range(3):
                 raw = {"agent": {"name": f"agent-{i}", "description": f"Agent {i} does tasks of kind {i}."}}
