@@ -54,10 +54,11 @@ from goals_suite_scoring import REFUSED, WRONG, miss_kind, score_text
 from ioa_p2p.adapters.base import Task, TaskContext, estimate, run_task
 from ioa_p2p.adapters.registry import adapter_from_config
 from ioa_p2p.adapters.retrieval import typed as typed_policy
-from ioa_p2p.planning import StepOutcome, answers, conclusion, describe, plan_request, value_of
+from ioa_p2p.planning import StepOutcome, conclusion, describe, plan_request, value_of
 from ioa_p2p.planning.missing import MISSING
 from ioa_p2p.planning.refusal import refusal
 from ioa_p2p.planning.routing import Candidate, rank_members
+from ioa_p2p.planning.salvage import accepted_value
 from ioa_p2p.planning.values import Value
 
 HERE = Path(__file__).resolve().parent
@@ -124,13 +125,15 @@ class DryRun:
                 if fit is not None and fit <= 0:
                     continue
                 result = await run_task(adapter, task, TaskContext(_no_progress))
-                value = value_of(result.text, result.data, step.template) if result.ok else None
-                ok = value is not None and answers(step, value, result.data)
-                shown = value.shown() if value is not None else None
+                raw = value_of(result.text, result.data, step.template) if result.ok else None
+                # its own answer, or a failed lookup's records a later derivation closes with (salvage.py)
+                value = accepted_value(plan, step, result.text, result.data, result.ok)
+                ok = value is not None
+                shown = (value or raw).shown() if (value or raw) is not None else None
                 out.append(f"   {step.index} {who} {ok=} {text[:100]!r} -> {shown!r} | {result.text[:150]!r}")
                 if ok and value is not None:
-                    raw = result.data.get("citation")
-                    citation = raw if isinstance(raw, dict) else None
+                    cited = result.data.get("citation")
+                    citation = cited if isinstance(cited, dict) else None
                     outcome = StepOutcome(step, who, value, "completed", citation)
                     values[step.index] = value
                     break

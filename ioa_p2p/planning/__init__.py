@@ -46,6 +46,19 @@
   and the quantities a request states
 - ``derive.py``   a question answered by how the documents define what it asks for: backwards from the
   unit asked for through the rates that define it, each operand given, stated or derived
+- ``closed.py``   derivations whose form the documents state outright (a formula, phases summed), tried
+  before chains of rates and the only ones a lookup that found no single answer may feed
+- ``formula.py``  a formula of the documents ("RCF = 1.118 x 10^-5 x r x N^2, where ...") solved for the
+  variable the question asks for, the others from the question or the table row it names
+- ``summed.py``   the whole duration of one item's phases the documents list ("to maximum speed in 30
+  seconds; braking in 35 seconds"), plus the durations the question states ("a 10-minute run")
+- ``category.py`` the one row of a table of bands ("Child (4-17)", "2 to 10 kg") that holds the age or
+  measure a question states, and its price: where a refused lookup's charge starts
+- ``prorata.py``  a yearly charge for the whole months left of the year the documents define, from the
+  day the question starts, where they state that rule
+- ``fees.py``     fixed fees a rate brings in its own clause ("per litre plus a service fee of EUR 15")
+- ``salvage.py``  a lookup that found no single answer still feeds the derivation its typed records close
+  (:func:`accepted_value`: what every driver asks of an attempt's result)
 - ``allowances.py`` a trip's daily allowance: its days, travel days and meals provided, on a handbook's rules
 - ``described.py`` values described in words where code or a calculation needs them (planned first, bound)
 - ``records.py``  a document's typed records and rules as the retrieval sends them (``data["records"]``, v1)
