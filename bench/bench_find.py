@@ -83,6 +83,25 @@ class BenchNet:
     pids: list[int]
     roles: dict[int, str]  # pid -> asker / bootstrap / agent (the processes ``--profile`` records)
     others: tuple[str, ...] = ()  # peer IDs of the network's nodes without a card (the bootstrap node)
+    remotes: tuple[Any, ...] = ()  # the node processes' control clients (``.call``), bootstrap included
+
+
+async def connection_events(net: BenchNet) -> dict[str, Any]:
+    """Every node's connection counters (``GET /net``'s ``connections``: opened by direction, closed by
+    reason), summed over the network: why connections were re-made."""
+    views = [net.node.net_status()["connections"]]
+    for remote in net.remotes:
+        with contextlib.suppress(Exception), trio.move_on_after(10):  # a probe: a silent node adds nothing
+            views.append((await remote.call("GET", "/net", answer_within=10)).get("connections") or {})
+    total: dict[str, Any] = {"nodes": len(views), "open": 0, "opened": {}, "closed": {}, "refused": {}}
+    for view in views:
+        total["open"] += int(view.get("open", 0))
+        for key in ("opened", "closed", "refused"):
+            for reason, count in (view.get(key) or {}).items():
+                total[key][reason] = total[key].get(reason, 0) + int(count)
+    for key in ("opened", "closed", "refused"):
+        total[key] = dict(sorted(total[key].items(), key=lambda kv: -kv[1]))
+    return total
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -145,7 +164,8 @@ async def open_processes(n: int, discovery: dict[str, Any], root: Path) -> Async
                 if n_.pid is not None and (n_.is_bootstrap or len(roles) < 1 + PROFILED_AGENTS):
                     roles[n_.pid] = "bootstrap" if n_.is_bootstrap else "agent"
             boot = tuple(str(n_.peer_id) for n_ in net.nodes.values() if n_.is_bootstrap)
-            yield BenchNet(node, service, summaries, pids, roles, boot)
+            remotes = tuple(n_ for n_ in net.nodes.values())
+            yield BenchNet(node, service, summaries, pids, roles, boot, remotes)
 
 
 async def wait_all_cards(net: BenchNet, n: int, limit: float) -> int:
@@ -192,6 +212,7 @@ async def measure(
         idle0 = cpu_seconds(net.pids)
         await trio.sleep(IDLE_WINDOW)
         idle = (cpu_seconds(net.pids) - idle0) / IDLE_WINDOW
+        conns_idle = await connection_events(net)
         if idle_profiles is not None:
             idle_profiles.stop()
         truth = Truth(net.summaries, net.service)
@@ -299,6 +320,8 @@ async def measure(
             # every find's own account (``Discovery.last_find``): where its time went
             "finds": [_rounded(p) for p in phases],
             "connected": [connected0, len(net.node.connected_peers())],
+            # every node's connections, summed: after the settle and idle window, and after the queries
+            "conn_events": {"idle": conns_idle, "end": await connection_events(net)},
             "profile": summarize(Path(profile) / "find", n_queries) if profile else None,
             # per second of the idle window (``queries`` = the window's seconds)
             "profile_idle": summarize(Path(profile) / "idle", round(IDLE_WINDOW)) if profile else None,

@@ -31,7 +31,9 @@ the loop for working on the planner; the figures to report come from ``bench_goa
 ``-v`` prints each goal's plan and every task with its result. The test split is refused: it is scored
 by ``bench_goals_suite.py`` only. ``--suite 3`` is issue 23's independent held-out suite (gzipped splits,
 ``bench/goal_suite3/README.md``); a split its ``SEALED`` file lists is run with counts per kind only (as
-``--quiet`` does for any suite), and ``-v`` is refused for it.
+``--quiet`` does for any suite), and ``-v`` is refused for it. ``--suite 4`` is the fresh blind suite
+written after suite 3's dev split was tuned against (``bench/goal_suite4/README.md``), handled the same
+way.
 """
 
 from __future__ import annotations
@@ -64,12 +66,14 @@ SUITES = {
     "1": HERE / "goal_suite",
     "2": HERE / "goal_suite2",
     "3": HERE / "goal_suite3",
+    "4": HERE / "goal_suite4",
     "nat": HERE / "goal_suite_nat",
     "nat2": HERE / "goal_suite_nat2",
     "times": HERE / "goal_suite_times",
     "para": HERE / "goal_suite_para",
     "chain": HERE / "goal_suite_chain",
     "single": HERE / "goal_suite_single",
+    "probe": HERE / "goal_suite_probe",
 }
 
 
@@ -219,7 +223,7 @@ def main() -> int:
         "--split",
         default="train",
         help=(
-            "train | dev (suite 2); dev | check (suite 1); heldout (nat, nat2, times, chain); "
+            "train | dev (suites 2, 3, 4); dev | check (suite 1); heldout (nat, nat2, times, chain); "
             "train | old | new | all (para)"
         ),
     )

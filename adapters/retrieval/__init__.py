@@ -6,7 +6,7 @@
 - ``superlative.py`` "the heaviest", "the cheapest": the table row with the extreme value of the attribute
 - ``answer.py``   the answer span, its confidence and citation from the best passages (pure)
 - ``facts.py``    sentences, list items and table rows as facts; the IDF scorer (pure)
-- ``tables.py``   markdown, space-aligned and comma-separated tables as a header and rows of cells (pure)
+- ``tables.py``   markdown, RST grid, space-aligned and comma-separated tables as a header and rows of cells
 - ``extract.py``  the value a fact states, by the question's answer type (pure)
 - ``number_span.py`` the number a sentence states for a question: unit, labels, enumerations, nearness
 - ``picks.py``    a fact's numbers that are not the value (a date's day, a count) or the end of a change asked

@@ -1,6 +1,6 @@
 """Kind ``retrieval``: answer from a local folder of documents by embedding search, with citations.
 
-The folder (option ``path``) is scanned for ``.md``, ``.txt`` and ``.rst`` files (no hidden files,
+The folder (option ``path``) is scanned for ``.md``, ``.txt``, ``.rst`` and ``.csv`` files (no hidden files,
 no symlinks, at most ``max_files`` files of at most ``max_file_kb`` KiB). Each file is cut into
 passages of about ``chunk_chars`` characters along its structure (headings start a passage,
 paragraphs and fenced code blocks are kept whole when they fit) and every passage remembers its
@@ -292,7 +292,7 @@ class RetrievalOptions:
     top_k: int = 3
     min_score: float = 0.2
     keyword_weight: float = 0.3
-    extensions: tuple[str, ...] = ("md", "txt", "rst")
+    extensions: tuple[str, ...] = ("md", "txt", "rst", "csv")
     max_files: int = 2_000
     max_file_kb: int = 1_024
     embedding: dict[str, Any] = field(default_factory=dict)  # {"backend": "wordllama"} by default

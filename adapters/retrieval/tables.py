@@ -1,12 +1,15 @@
-"""Tables in plain text (pure): markdown pipe tables, space-aligned tables (RST simple tables too) and
-comma-separated tables, each read as a header and rows of cells for :mod:`~ioa_p2p.adapters.retrieval.facts`.
+"""Tables in plain text (pure): markdown pipe tables, RST grid tables, space-aligned tables (RST simple
+tables too) and comma-separated tables, each read as a header and rows of cells for
+:mod:`~ioa_p2p.adapters.retrieval.facts`.
 
 A space-aligned table's columns stand two or more spaces apart; its header may name bands with figures
 ("1-2 days", "14+ days", "up to 5 kg": every header cell with a figure also has words, while a row has cells
-that are figures only) and may continue on a second line ("WEEKDAY" over "RATE/h"). A comma-separated table
-is a header of names and at least two rows with the same number of fields (quoted fields as the csv module
-reads them); snake_case names read as words, a unit at the end as a header's ("unit_cost_eur" -> "unit cost
-(eur)").
+that are figures only) and may continue on a second line ("WEEKDAY" over "RATE/h"). An RST grid table's
+rows may span several lines (joined cell by cell); its header is the row above ``+===+``, so a spec table
+with models as columns reads like one with models as rows. A comma-separated table is a header of names
+(words, perhaps with a figure: "trip 1405") and at least two rows with the same number of fields (quoted
+fields as the csv module reads them); snake_case names read as words, a unit at the end as a header's
+("unit_cost_eur" -> "unit cost (eur)").
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ Table = tuple[list[str], list[tuple[int, list[str]]], int]  # header, [(line off
 def table_at(lines: Sequence[str], i: int) -> Table | None:
     """A markdown, space-aligned or comma-separated table starting at line i: (header, [(offset, cells)],
     lines used)."""
+    grid = grid_table_at(lines, i)
+    if grid is not None:
+        return grid
     if lines[i].strip().startswith("|"):
         rows: list[tuple[int, list[str]]] = []
         j = i
@@ -117,6 +123,48 @@ def _band_header(cells: list[str]) -> bool:
 _BAND = re.compile(r"\d\s*(?:-|–|to)\s*\d|\d\s*\+|\b(?:up to|over|under|from|above|below)\s+\d", re.I)
 
 
+_GRID_BORDER = re.compile(r"^\s*\+(?:[-=]+\+)+\s*$")
+MAX_GRID_LINES = 200
+
+
+def grid_table_at(lines: Sequence[str], i: int) -> Table | None:
+    """An RST grid table at line i (``+----+----+`` borders, ``|`` between cells, ``+====+`` under the
+    header): each row's lines joined cell by cell ("Heat-up time" over "(to 350 °C)" is one cell). Its
+    header is the row above ``+===+`` (else the first row); the offset of a row is its first line."""
+    top = _GRID_BORDER.match(lines[i])
+    if top is None:
+        return None
+    cuts = [m.start() for m in re.finditer(r"\+", lines[i])]
+    rows: list[tuple[int, list[str]]] = []
+    header_rows = 0
+    pending: list[list[str]] = []
+    first = 0
+    j = i + 1
+    while j < min(len(lines), i + MAX_GRID_LINES):
+        line = lines[j]
+        if _GRID_BORDER.match(line):
+            if pending:
+                rows.append((first, [" ".join(p for p in parts if p) for parts in pending]))
+                pending = []
+            if "=" in line and not header_rows:
+                header_rows = len(rows)
+            j += 1
+            continue
+        if not line.strip().startswith("|"):
+            break
+        cells = [line[a + 1 : b].strip(" |") for a, b in zip(cuts, cuts[1:], strict=False)]
+        if not pending:
+            pending, first = [[] for _ in cells], j - i
+        for parts, cell in zip(pending, cells, strict=False):
+            parts.append(cell)
+        j += 1
+    if len(rows) < 2 or len(cuts) < 3:
+        return None
+    head = max(1, header_rows)
+    header = [" ".join(c for _, cells in rows[:head] for c in [cells[k]] if c) for k in range(len(cuts) - 1)]
+    return header, rows[head:], j - i
+
+
 MIN_CSV_FIELDS = 3
 MAX_CSV_ROWS = 500
 MAX_CSV_NAME = 40
@@ -132,7 +180,7 @@ def csv_table_at(lines: Sequence[str], i: int) -> Table | None:
     if (
         header is None
         or len(header) < MIN_CSV_FIELDS
-        or any(not h or len(h) > MAX_CSV_NAME or numbers_in(h) or h.endswith(".") for h in header)
+        or any(not h or len(h) > MAX_CSV_NAME or not _a_name(h) or h.endswith(".") for h in header)
     ):
         return None
     rows: list[tuple[int, list[str]]] = []
@@ -146,6 +194,12 @@ def csv_table_at(lines: Sequence[str], i: int) -> Table | None:
     if len(rows) < 2:
         return None
     return [_name(h) for h in header], rows, j - i
+
+
+def _a_name(field: str) -> bool:
+    """A header field names a column: words, perhaps with a figure ("trip 1405", "2024 revenue"), never a
+    figure, date or clock time alone (a row of data)."""
+    return bool(re.search(r"[A-Za-z]{2}", field)) and not (numbers_in(field) and len(field.split()) == 1)
 
 
 def _name(field: str) -> str:
@@ -164,4 +218,4 @@ def _fields(line: str) -> list[str] | None:
         return None
 
 
-__all__ = ["Table", "csv_table_at", "table_at"]
+__all__ = ["Table", "csv_table_at", "grid_table_at", "table_at"]

@@ -131,6 +131,8 @@ class Discovery:
         self.search = CardSearch(
             node.peer_id, net, directory, settings, embedder.model_id, embedder.dim, self.now_ms, self.stats
         )
+        if gossip is not None:  # one view of the network's cards per process of agents (cohosted.py)
+            self.search.on_new = lambda r: gossip.pass_on(r.peer_id, r.version, r.encoded)
         #: the topic validator and delivery of card announcements (node/discovery/intake.py)
         self.intake = GossipIntake(
             node.peer_id,

@@ -106,6 +106,8 @@ class CardGossip:
         self.rejected = 0
         #: hands our announcements to the other agents of this process (``CoHosted.card_topic``), if any
         self.share: Callable[[bytes], None] | None = None
+        #: hands remote records we accepted to the other agents of this process (``CoHosted.pass_on``)
+        self.relay: Callable[[PeerId, int, bytes], None] | None = None
 
     async def announce(self, data: bytes) -> None:
         """Publish a card (our own) to the topic (and first to the other agents of this process)."""
@@ -113,6 +115,11 @@ class CardGossip:
             self.share(data)
         await self.pubsub.publish(TOPIC, data)
         self.published += 1
+
+    def pass_on(self, publisher: PeerId, version: int, data: bytes) -> None:
+        """Hand a remote publisher's record we accepted to the other agents of this process, if any."""
+        if self.relay is not None:
+            self.relay(publisher, version, data)
 
     def topic_peers(self) -> int:
         """How many peers we know to be subscribed to the topic."""

@@ -4,7 +4,8 @@
   request with a buffered frame reader (the library reads varint prefixes byte by byte, and serves any
   number of requests per stream); the stream's protocol negotiation is sent with the requests
   (:mod:`~ioa_p2p.node.net.lazy_select`), so an exchange on an open connection is one round trip, not
-  three.
+  three; one that has to dial sends its requests with Noise's last message
+  (:func:`~ioa_p2p.node.net.lazy_upgrade.pipelined_dials`): dial and requests 3 round trips, not 4.
 - :func:`run_lookup`: drives a :class:`~ioa_p2p.dht.lookup.Lookup` (which peers, which keys, when it is
   done) over the network (``GET_PROVIDERS``, ``GET_VALUE``, or ``FIND_NODE`` for the peer lookups of
   :mod:`~ioa_p2p.node.net.routing`). Each peer gets its keys in one batch; an answer is fed to the lookup
@@ -45,6 +46,7 @@ from ioa_p2p.dht.timing import record as record_timing
 from ioa_p2p.errors import InvalidPeerId
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.lazy_select import open_lazy_stream
+from ioa_p2p.node.net.lazy_upgrade import pipelined_dials
 
 log = logging.getLogger("ioa_p2p.node.net.kad")
 
@@ -234,7 +236,8 @@ def _expecting(host: Any, peer: ID) -> contextlib.AbstractContextManager[None]:
 
 
 async def _exchange(host: Any, peer: ID, requests: list[Any]) -> list[Any]:
-    stream = await open_lazy_stream(host, peer, kad_protocol_in_use())
+    with pipelined_dials():  # a dial for these requests sends them with Noise's last message
+        stream = await open_lazy_stream(host, peer, kad_protocol_in_use())
     try:
         payload = b"".join(varint.encode(len(b)) + b for b in (r.SerializeToString() for r in requests))
         await stream.write(payload)

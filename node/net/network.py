@@ -35,6 +35,7 @@ from ioa_p2p.node.net.addrs import (
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.cohosted import CoHosted
+from ioa_p2p.node.net.conn_events import ConnectionEvents, watch_connections
 from ioa_p2p.node.net.dialer import Dialer
 from ioa_p2p.node.net.guard import abort_sockets, close_connections, connections_of, guard_host
 from ioa_p2p.node.net.host import (
@@ -108,6 +109,9 @@ class Libp2pNetwork:
             )
             if inbound.budgets is not None:
                 guard_host(self.host, inbound.budgets)
+        #: why connections opened and closed (``GET /net``): :mod:`~ioa_p2p.node.net.conn_events`
+        self.conn_events = ConnectionEvents()
+        watch_connections(self.host, self.conn_events)
         self.dht: Any = None
         self.interfaces = InterfaceCache()
         self.circuits: tuple[str, ...] = ()

@@ -27,7 +27,7 @@ from ioa_p2p.adapters.retrieval.docmodel.records import (
     Record,
 )
 from ioa_p2p.adapters.retrieval.facts import terms
-from ioa_p2p.adapters.retrieval.tables import csv_table_at
+from ioa_p2p.adapters.retrieval.tables import csv_table_at, grid_table_at
 
 MAX_RECORDS = 5_000
 _ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -165,7 +165,7 @@ class _Reader:
                 self._row(j + 1, header, _md_cells(lines[j]))
                 j += 1
             return j
-        csv_table = csv_table_at(lines, i)  # "sku,description,unit_cost_eur": its rows, never one sentence
+        csv_table = grid_table_at(lines, i) or csv_table_at(lines, i)  # a CSV or an RST grid table: rows
         if csv_table is not None:
             header, rows, used = csv_table
             self.tables += 1
