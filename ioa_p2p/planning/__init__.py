@@ -75,6 +75,8 @@
 - ``answer_types.py`` what a question asks for (duration, amount, count, date, time, name, reason, ...)
   and what a request asks to be done (a question, a calculation, code, a transformation)
 - ``units.py``    units as values: conversions between units of one kind, rates
+- ``dimensions.py`` what a unit measures and what a question asks to be measured; a value of another
+  dimension than asked is refused (never an answer)
 - ``structured.py`` values from adapters' structured results (the field asked for, never a rendering)
 - ``routing.py``  which members can do a step (abilities first, wording second)
 - ``missing.py``  :class:`Missing`: a value a step needs and nobody gave (what, unit, why); when a value
