@@ -322,6 +322,7 @@ class Libp2pNetwork:
 
     def _run_tasks(self, nursery: trio.Nursery) -> None:
         self._nursery = nursery
+        self.dialer.nursery = nursery  # background dials outlive their callers there (dialer.py)
         self.check_addrs()
         nursery.start_soon(self.nat.run)
         nursery.start_soon(self.interfaces.refresh_loop, self.check_addrs)
@@ -391,7 +392,7 @@ async def open_network(
                     yield net
                 finally:
                     nursery.cancel_scope.cancel()
-                    net._nursery = None
+                    net._nursery = net.dialer.nursery = None
         finally:
             stop.set()
 
