@@ -247,7 +247,7 @@ class TeamFormation:
             for i, query in enumerate(queries):
                 nursery.start_soon(search, i, query)
         ranker = discovery.directory.ranker
-        caps = self.config.trust().caps(discovery.young, discovery.unproven)
+        caps = self.config.trust().caps(discovery.young, discovery.unproven, discovery.spent)
         offline = functools.partial(
             ranker.shortlist,
             goal,
