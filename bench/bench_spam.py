@@ -17,7 +17,9 @@ near-duplicate cards counted as one in ``find`` and teams, ``ioa_p2p/teaming/kin
 (``kin`` and exposure bounded per time, ``ioa_p2p/teaming/exposure.py``: an identity joins at most one
 team per hour-long window until its first accepted task here is a window old, one more per window after
 that; the benchmark's clock puts a goal every 10 s, so the attack's goals share one window, and with
-``--warm`` the spam-free pass ended 1.5 windows before the attack). A spam member
+``--warm`` the spam-free pass ended 1.5 windows before the attack; a spent identity joins only when
+nothing else can) and ``hard`` (``exposure`` with ``strict``: a spent identity never joins as a
+member). A spam member
 of a team does no work: with the defences
 on, the node records it as a failed task (this is what its signed history would say) and its reputation
 drops. With ``age`` or ``trust``, the spam-free baseline is run again in that mode, and with one honest
@@ -70,6 +72,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from shared_data import data_file, require
@@ -83,13 +86,13 @@ from ioa_p2p.identity import Identity
 from ioa_p2p.matching import make_matcher
 from ioa_p2p.teaming.exposure import EXPOSURE_WINDOW, ExposurePolicy, TeamLog, spent_keys
 from ioa_p2p.teaming.offline import LEAD_MARGIN, choose_team
-from ioa_p2p.teaming.trust import NO_CAPS, TeamCaps, TrustPolicy, trust_priors, unproven_keys
+from ioa_p2p.teaming.trust import NO_CAPS, TrustPolicy, trust_priors, unproven_keys
 
 DATA = data_file("teaming-dev-hard.json")
 MATCHER = ["hybrid"]  # the node's ranker (--matcher)
 #: The modes a run compares: no defences, the card and sketch defences, those with trust by age only
 #: (young cards: a penalty and a cap), and with trust by evidence too (the cap on unproven members).
-MODES = ("off", "on", "age", "trust", "strict", "lead", "kin", "exposure")
+MODES = ("off", "on", "age", "trust", "strict", "lead", "kin", "exposure", "hard")
 #: ``strict``: ``max_unproven = 0`` (an unproven member only when nothing proven covers a need): a setting
 #: for a node that would rather leave newcomers out, measured, not the default.
 POLICIES = {
@@ -99,15 +102,17 @@ POLICIES = {
     "lead": TrustPolicy(),
     "kin": TrustPolicy(),
     "exposure": TrustPolicy(),
+    "hard": TrustPolicy(),
 }
 #: ``lead``: ``trust`` and the lead under the caps (an unproven best card leads only when no proven card
 #: comes within ``LEAD_MARGIN``: ``teaming/offline.py``); ``kin``: those and near-duplicate cards counted
 #: as one in ``find`` and teams (``teaming/kin.py``). The earlier modes keep the best card as the lead.
-LEADS = {"lead": LEAD_MARGIN, "kin": LEAD_MARGIN, "exposure": LEAD_MARGIN}
-KIN = {"kin", "exposure"}
+LEADS = {"lead": LEAD_MARGIN, "kin": LEAD_MARGIN, "exposure": LEAD_MARGIN, "hard": LEAD_MARGIN}
+KIN = {"kin", "exposure", "hard"}
 #: ``exposure``: ``kin`` and exposure bounded per time (``teaming/exposure.py``: an identity joins at
-#: most ``per_window`` teams per window, one more per window since its first accepted task here).
-EXPOSURE = {"exposure": ExposurePolicy()}
+#: most ``per_window`` teams per window, one more per window since its first accepted task here, unless
+#: nothing else can join); ``hard``: the same, ``strict`` (a spent identity never joins as a member).
+EXPOSURE = {"exposure": ExposurePolicy(), "hard": ExposurePolicy(strict=True)}
 #: The benchmark's clock: a goal every ``GOAL_SECONDS`` (120 goals in 20 minutes, a busy node: the
 #: attack's goals all fall in one exposure window); with ``--warm`` the spam-free pass ended
 #: ``WARM_GAP`` windows before the attack began (its evidence is that old).
@@ -289,7 +294,7 @@ class Fold:
         if self.exposure is not None:  # who reached its budget of teams in the last window, now
             joined = self.log.joined(self.now - self.exposure.window)
             spent = spent_keys(joined, self.first_done, now=self.now, policy=self.exposure)
-            caps = TeamCaps(caps.young, caps.max_young, caps.unproven, caps.max_unproven, spent)
+            caps = replace(caps, spent=spent, strict=self.exposure.strict)
         started = time.process_time()
         pick = choose_team(
             goal, ranker.matcher, among=among, max_team=4, caps=caps, kin=kin, lead_margin=self.lead
@@ -380,7 +385,7 @@ def main() -> None:
         "penalised and capped (teaming/trust.py); trust: those and the cap on unproven members; strict: "
         "max_unproven = 0; lead: trust and the lead under the caps; kin: lead and near-duplicates "
         "counted as one (teaming/kin.py); exposure: kin and each identity's teams bounded per window "
-        "(teaming/exposure.py)",
+        "(teaming/exposure.py); hard: exposure, strict",
     )  # fmt: skip
     parser.add_argument(
         "--warm", action="store_true",
@@ -467,6 +472,7 @@ def describe(row: dict[str, Any]) -> str:
         "off": "without defences", "on": "with defences   ",
         "age": "defences + age  ", "trust": "defences + trust", "strict": "trust, strict   ",
         "lead": "trust + lead    ", "kin": "trust+lead+kin  ", "exposure": "kin + exposure  ",
+        "hard": "kin + exp. strict",
     }[row["mode"]]  # fmt: skip
     return (
         f"{row['attack']:<9} {mode}  recall@5 {row['recall@5']:.3f} ({row['recall_ratio']:.2f} of baseline)  "

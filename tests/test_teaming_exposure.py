@@ -140,7 +140,8 @@ class Node:
     def team(self, goal: str) -> tuple[str, ...]:
         joined = self.log.joined(self.now - self.exposure.window)
         spent = spent_keys(joined, self.first_done, now=self.now, policy=self.exposure)
-        caps = self.policy.caps((), unproven_keys(self.keys, self.first_done), spent)
+        unproven = unproven_keys(self.keys, self.first_done)
+        caps = self.policy.caps((), unproven, spent, strict=self.exposure.strict)
         kin = Kinship(self.matcher.vectors, self.line, frozenset(self.first_done), self.held)
         return choose_team(goal, self.matcher, caps=caps, kin=kin).keys
 
@@ -161,15 +162,15 @@ def test_a_sleeper_family_cannot_exceed_its_budget_while_an_honest_newcomer_join
 ) -> None:
     """Twelve sleeper identities that do every task they get, 24 goals in one window (one every 2
     minutes). Without the defences the sleepers that won their first team join team after team (their
-    evidence makes them proven, the honest agents they copy are not). With kin and the exposure bound no
-    sleeper joins more than one team as a member; a spent card still leads a goal that nothing less
+    evidence makes them proven, the honest agents they copy are not). With kin and the strict exposure
+    bound no sleeper joins more than one team as a member; a spent card still leads a goal that nothing less
     limited matches within the margin (the two-skill goal a mixture was written for), as the honest
     specialists still lead theirs. An honest newcomer still joins the goal it alone covers; a window of
     evidence later the budget is one more team for those that kept delivering."""
     goals = GOALS * 4
     loose = Node(family, OFF, defended=False)
     assert max(loose.run(goals, every=120.0).values()) > 4  # the attack works without the defences
-    node = Node(family, ExposurePolicy(window=HOUR, per_window=1), defended=True)
+    node = Node(family, ExposurePolicy(window=HOUR, per_window=1, strict=True), defended=True)
     bound = node.run(goals, every=120.0)
     members = Counter(k for team in node.teams for k in team[1:] if k in node.sleepers)
     assert max(members.values(), default=0) <= 1
@@ -263,3 +264,27 @@ def test_the_reputation_book_counts_the_teams_of_the_chats_this_node_created() -
     off = ReputationBook(store, discovery, NO_TRUST, exposure=OFF)  # type: ignore[arg-type]
     off.update()
     assert not off.expose() and off.spent == frozenset()
+
+
+def test_a_spent_member_yields_to_any_unspent_candidate_able_to_join_else_joins() -> None:
+    """The default (not strict): the exposure bound is stronger than the unproven cap, and weaker than
+    need: a spent member joins when no other candidate reaches the join threshold."""
+    from ioa_p2p.teaming.join import stand_in
+
+    caps = TeamCaps(unproven=frozenset({"new"}), max_unproven=0, spent=frozenset({"busy"}))
+    assert stand_in((0.9, "busy"), None, (0.5, "new"), caps, 0.4) == (0.5, "new")
+    assert stand_in((0.9, "busy"), (0.45, "ok"), (0.5, "new"), caps, 0.4) == (0.45, "ok")
+    assert stand_in((0.9, "busy"), None, (0.3, "new"), caps, 0.4) == (0.9, "busy")  # nothing else can
+    assert stand_in((0.9, "new"), None, (0.5, "other"), caps, 0.4) == (0.9, "new")  # the unproven cap's rule
+
+
+def test_a_small_network_keeps_its_only_agents_for_every_goal() -> None:
+    """No crowd: twenty agents, one for each skill, 24 goals in an hour. The bound (not strict) leaves
+    every team as it was without it: nothing else can do what the spent plotter and translator do."""
+    goals = GOALS * 4
+    free = Node([], OFF, defended=True)
+    free.run(goals, every=120.0)
+    bound = Node([], ExposurePolicy(window=HOUR, per_window=1), defended=True)
+    bound.run(goals, every=120.0)
+    assert bound.teams == free.teams
+    assert all("plotter" in team for goal, team in zip(goals, bound.teams, strict=True) if "plot" in goal)

@@ -14,11 +14,20 @@ been on record, not by how much of it arrived at once.
 :meth:`~ExposurePolicy.budget` of the teams this node forms: ``per_window`` teams while no accepted
 work of it is on record, and ``per_window`` more for every whole ``window`` since its first accepted
 task for this node (``since``). An identity the operator trusts (``[goals] trusted``) has no budget. An
-identity whose teams of the last window reached its budget is *spent*
-(:func:`spent_keys`; :class:`~ioa_p2p.teaming.trust.TeamCaps` ``spent``): it may neither join nor lead
-unless nothing else covers the need (the rule of every cap: the best candidate no cap blocks joins
-instead if it reaches the join threshold; a spent best card leads only when no card the caps leave
-alone comes within :data:`~ioa_p2p.teaming.offline.LEAD_MARGIN`).
+identity whose teams of the last window reached its budget is *spent* (:func:`spent_keys`;
+:class:`~ioa_p2p.teaming.trust.TeamCaps` ``spent``):
+
+- as a member it yields to the best candidate no cap blocks, else to the best candidate that is not
+  spent (the young and unproven caps yield to this bound), if either reaches the join threshold; it
+  joins only when no other candidate able to join is there (a small network's only calculator still
+  joins every goal that needs it). With ``strict`` (``[goals] exposure_strict``) it never joins as a
+  member: the setting for a node open to a crowd of identities, where some other card always reaches
+  the threshold;
+- as the lead it yields to the best less limited card within
+  :data:`~ioa_p2p.teaming.offline.LEAD_MARGIN` (:func:`~ioa_p2p.teaming.offline.lead_first`); a spent
+  card that is clearly the goal's best match (nothing else within the margin) still leads;
+- near-duplicates share one budget: a kin group's leader is spent when one of its followers is
+  (:func:`~ioa_p2p.teaming.offline.shared_spent`).
 
 What it costs whom:
 
@@ -59,6 +68,7 @@ class ExposurePolicy:
 
     window: float = EXPOSURE_WINDOW
     per_window: int | None = PER_WINDOW
+    strict: bool = False  # a spent identity never joins as a member (else: when nothing else can)
 
     def __post_init__(self) -> None:
         if not self.window > 0:

@@ -152,7 +152,7 @@ def choose_team(
         caps = shared_spent(caps, followers)
     if lead_margin is not None:
         scored = lead_first(scored, caps, lead_margin)
-    if caps.spent and scored.ranked:  # a spent identity may lead (lead_first's rule), never join
+    if caps.strict and caps.spent and scored.ranked:  # a spent identity may lead, never join
         scored = without(scored, caps.spent - {scored.ranked[0].key})
     ranked, needs = scored.ranked, scored.needs
     if not ranked:
@@ -238,10 +238,13 @@ def _cover_rule(
             continue
         best = max(scores, key=lambda k: (scores[k], k))
         settled = [k for k in scores if not caps.blocks(k, chosen) and k not in chosen]
-        if caps.blocks(best, chosen) and settled:
-            alternative = max(settled, key=lambda k: (scores[k], k))
-            if cal.probability(scores[alternative]) >= threshold:
-                best = alternative
+        unspent = [k for k in scores if k not in caps.spent and k not in chosen]
+        if caps.blocks(best, chosen):
+            for others in (settled, unspent if best in caps.spent else []):
+                alternative = max(others, key=lambda k: (scores[k], k), default=None)
+                if alternative is not None and cal.probability(scores[alternative]) >= threshold:
+                    best = alternative
+                    break
         if best in chosen:
             continue
         own = scored.alone[need.index]  # covered: a member is about as good for the need itself

@@ -78,13 +78,17 @@ class TrustPolicy:
                 raise UsageError(f"{name} is a non-negative count (or None: no cap)")
 
     def caps(
-        self, young: Collection[str], unproven: Collection[str], spent: Collection[str] = ()
+        self,
+        young: Collection[str],
+        unproven: Collection[str],
+        spent: Collection[str] = (),
+        *,
+        strict: bool = False,
     ) -> TeamCaps:
         """The team caps of this policy over these ``young`` and ``unproven`` keys (and the ``spent``
-        ones: :func:`~ioa_p2p.teaming.exposure.spent_keys`)."""
-        return TeamCaps(
-            frozenset(young), self.max_young, frozenset(unproven), self.max_unproven, frozenset(spent)
-        )
+        ones: :func:`~ioa_p2p.teaming.exposure.spent_keys`; ``strict``: they never join as members)."""
+        young, unproven = frozenset(young), frozenset(unproven)
+        return TeamCaps(young, self.max_young, unproven, self.max_unproven, frozenset(spent), strict)
 
 
 OFF = TrustPolicy(0.0, None, 0.0, None)
@@ -127,14 +131,16 @@ def over_cap(key: str, team: Collection[str], young: Collection[str], max_young:
 class TeamCaps:
     """How many young and how many unproven members a team takes at most (module docstring); a cap of
     None is no cap. ``spent``: identities that joined as many of this node's recent teams as their
-    exposure budget allows (:mod:`~ioa_p2p.teaming.exposure`), capped at none. :data:`NO_CAPS` caps
-    nothing."""
+    exposure budget allows (:mod:`~ioa_p2p.teaming.exposure`), capped at none: one joins only when no
+    other candidate able to join is there, or with ``strict`` never as a member (it may still lead).
+    :data:`NO_CAPS` caps nothing."""
 
     young: frozenset[str] = frozenset()
     max_young: int | None = None
     unproven: frozenset[str] = frozenset()
     max_unproven: int | None = None
     spent: frozenset[str] = frozenset()
+    strict: bool = False
 
     def blocks(self, key: str, team: Collection[str]) -> bool:
         """Whether ``team`` is full of young or of unproven members for ``key`` (one of them), or ``key``

@@ -78,6 +78,7 @@ class GoalsConfig:
     trusted: tuple[str, ...] = setting((), one_or_list=True, check=_peer_ids)  # peer IDs never young
     exposure_window: float = setting(EXPOSURE_WINDOW, low=1.0)  # seconds over which teams are counted
     exposure_per_window: int = _amount(PER_WINDOW)  # teams per window with no evidence yet (0: no bound)
+    exposure_strict: bool = False  # a spent identity never joins as a member (else when nothing else can)
 
     def trust(self) -> TrustPolicy:
         """The age- and evidence-weighted trust policy (:mod:`ioa_p2p.teaming.trust`)."""
@@ -85,7 +86,7 @@ class GoalsConfig:
 
     def exposure(self) -> ExposurePolicy:
         """How many of this node's teams per window an identity joins (:mod:`ioa_p2p.teaming.exposure`)."""
-        return ExposurePolicy(self.exposure_window, self.exposure_per_window or None)
+        return ExposurePolicy(self.exposure_window, self.exposure_per_window or None, self.exposure_strict)
 
     @classmethod
     def from_section(cls, table: dict[str, Any]) -> GoalsConfig:
