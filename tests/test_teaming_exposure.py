@@ -233,6 +233,7 @@ def test_the_reputation_book_counts_the_teams_of_the_chats_this_node_created() -
             (me, now - 600, [worker, idle, partner]),
             (me, now - 300, [worker, partner]),
             (stranger, now - 200, [idle]),  # not a team this node formed
+            (me, now - 100, [worker, idle]),  # not a goal (a chat the operator opened): not a team
         ]
     ):
         chat = bytes([i + 1]) * 32
@@ -243,6 +244,7 @@ def test_the_reputation_book_counts_the_teams_of_the_chats_this_node_created() -
         history=lambda c: chats[c][3],
         get=lambda c: SimpleNamespace(
             creator=chats[c][0].peer_id,
+            topic="goal: chart and translate" if c != bytes([5]) * 32 else "a chat about lunch",
             genesis=SimpleNamespace(ts=int(chats[c][1] * 1000)),
             members=lambda: frozenset(p.peer_id for p in chats[c][2]),
         ),

@@ -23,7 +23,7 @@ done on record and not trusted, however old its card (``[goals] max_unproven`` o
 nothing proven covers a need); empty while nobody is proven.
 
 Exposure (:mod:`ioa_p2p.teaming.exposure`, ``[goals] exposure_window``, ``exposure_per_window``): the
-teams this node formed are the chats it created (their start, their members), so nothing new is stored
+teams this node formed are the goal chats it created (their start, their members), so nothing new is stored
 and the count survives restarts; an identity's first accepted work is the start of the first chat in
 which it earned ``done``. :attr:`~ioa_p2p.node.discovery.Discovery.spent` is every peer (not trusted)
 whose teams of the last window reached its budget; team formation caps it (recomputed every
@@ -40,6 +40,7 @@ from ioa_p2p.conversation.reputation import Standing, chat_outcomes, merge, repu
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX
 from ioa_p2p.teaming.exposure import OFF as NO_EXPOSURE
 from ioa_p2p.teaming.exposure import ExposurePolicy, TeamLog, spent_keys
 from ioa_p2p.teaming.trust import OFF, TrustPolicy, trust_priors, unproven_keys, young_keys
@@ -84,7 +85,7 @@ class ReputationBook:
                 continue
             chat = self.chats.get(chat_id)
             self._per_chat[chat_id] = (len(history), chat_outcomes(history, me, creator=chat.creator))
-            if chat.creator == me:  # a team this node formed: when, and who is in it
+            if chat.creator == me and chat.topic.startswith(GOAL_TOPIC_PREFIX):  # a team this node formed
                 members = tuple(sorted(str(p) for p in chat.members() if p != me))
                 self._teams[chat_id] = (chat.genesis.ts / 1000, members)
             changed = True
