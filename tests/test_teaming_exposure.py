@@ -232,12 +232,13 @@ def test_the_reputation_book_counts_the_teams_of_the_chats_this_node_created() -
             (me, now - 7200, [worker]),  # two hours ago: the worker's first accepted work
             (me, now - 600, [worker, idle, partner]),
             (me, now - 300, [worker, partner]),
-            (stranger, now - 200, [idle]),  # not a team this node formed
+            (stranger, now - 200, [idle]),  # not a team this node formed; its start is the stranger's word
             (me, now - 100, [worker, idle]),  # not a goal (a chat the operator opened): not a team
         ]
     ):
         chat = bytes([i + 1]) * 32
-        history = done_by(worker, chat) if worker in members and creator is me else []
+        doer = worker if creator is me else idle  # in the stranger's chat: a task this node assigned
+        history = done_by(doer, chat) if creator is not me or worker in members else []
         chats[chat] = (creator, started, [creator, *members], history)
     store = SimpleNamespace(
         member_chats=lambda: list(chats),

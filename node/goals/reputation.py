@@ -23,11 +23,11 @@ done on record and not trusted, however old its card (``[goals] max_unproven`` o
 nothing proven covers a need); empty while nobody is proven.
 
 Exposure (:mod:`ioa_p2p.teaming.exposure`, ``[goals] exposure_window``, ``exposure_per_window``): the
-teams this node formed are the goal chats it created (their start, their members), so nothing new is stored
-and the count survives restarts; an identity's first accepted work is the start of the first chat in
-which it earned ``done``. :attr:`~ioa_p2p.node.discovery.Discovery.spent` is every peer (not trusted)
-whose teams of the last window reached its budget; team formation caps it (recomputed every
-:data:`INTERVAL`).
+teams this node formed are the goal chats it created (their start, their members), so nothing new is
+stored and the count survives restarts; an identity's first accepted work is the start of the first
+chat this node created in which it earned ``done`` (a stranger's chat could claim any start).
+:attr:`~ioa_p2p.node.discovery.Discovery.spent` is every peer (not trusted) whose teams of the last
+window reached its budget; team formation caps it (recomputed every :data:`INTERVAL`).
 """
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ class ReputationBook:
         self.chats, self.discovery = chats, discovery
         self.trust, self.trusted, self.exposure = trust, frozenset(trusted), exposure
         self._per_chat: dict[bytes, tuple[int, dict[str, Standing]]] = {}
-        self._teams: dict[bytes, tuple[float, tuple[str, ...]]] = {}  # chats this node created
+        self._teams: dict[bytes, tuple[float, tuple[str, ...]]] = {}  # goal chats this node created
+        self._started: dict[bytes, float] = {}  # start of each chat this node created (seconds)
         self.first_done: dict[str, float] = {}  # when each peer first earned ``done`` here (seconds)
         self.spent: frozenset[str] = frozenset()
         self.standings: dict[str, Standing] = {}
@@ -85,9 +86,11 @@ class ReputationBook:
                 continue
             chat = self.chats.get(chat_id)
             self._per_chat[chat_id] = (len(history), chat_outcomes(history, me, creator=chat.creator))
-            if chat.creator == me and chat.topic.startswith(GOAL_TOPIC_PREFIX):  # a team this node formed
-                members = tuple(sorted(str(p) for p in chat.members() if p != me))
-                self._teams[chat_id] = (chat.genesis.ts / 1000, members)
+            if chat.creator == me:  # its start is this node's own signed clock, never a stranger's claim
+                self._started[chat_id] = chat.genesis.ts / 1000
+                if chat.topic.startswith(GOAL_TOPIC_PREFIX):  # a team this node formed: who is in it
+                    members = tuple(sorted(str(p) for p in chat.members() if p != me))
+                    self._teams[chat_id] = (chat.genesis.ts / 1000, members)
             changed = True
         if changed:
             self.standings = merge(outcomes for _, outcomes in self._per_chat.values())
@@ -96,10 +99,13 @@ class ReputationBook:
         return changed
 
     def _first_done(self) -> dict[str, float]:
-        """When each peer first earned ``done`` here: the start of the earliest such chat (seconds)."""
+        """When each peer first earned ``done`` here: the start of the earliest chat this node created in
+        which it did (seconds; a chat a stranger created could claim any start)."""
         out: dict[str, float] = {}
         for chat_id, (_, outcomes) in self._per_chat.items():
-            started = self.chats.get(chat_id).genesis.ts / 1000
+            started = self._started.get(chat_id)
+            if started is None:
+                continue
             for peer, standing in outcomes.items():
                 if standing.done and started < out.get(peer, float("inf")):
                     out[peer] = started
@@ -112,10 +118,10 @@ class ReputationBook:
             now = self.discovery.node.now()
             since = now - self.exposure.window  # older teams no longer count
             self._teams = {c: team for c, team in self._teams.items() if team[0] >= since}
-            log = TeamLog(limit=max(1, len(self._teams)))
+            teams = TeamLog(limit=max(1, len(self._teams)))
             for started, members in self._teams.values():
-                log.record(started, members)
-            joined = log.joined(since)
+                teams.record(started, members)
+            joined = teams.joined(since)
             spent = spent_keys(joined, self.first_done, now=now, policy=self.exposure, exempt=self.trusted)
         changed, self.spent = spent != self.spent, spent
         return changed
