@@ -114,6 +114,7 @@ class Discovery:
         #: peers held for less than [goals] trust_age with no task done (set by the goals service)
         self.young: frozenset[str] = frozenset()
         self.unproven: frozenset[str] = frozenset()  # no task done on record, however old (goals service)
+        self.spent: frozenset[str] = frozenset()  # joined their budget of this node's recent teams (goals)
         self.stats = {
             "finds": 0,
             "dht_fetched": 0,
