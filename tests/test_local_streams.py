@@ -187,11 +187,13 @@ async def test_co_hosted_agents_form_a_team_in_memory_with_no_invitation_timeout
             assert cohosted is not None and cohosted.local_streams >= 2 * (len(team) - 1)
             assert not any(n.is_connected(p) for n in nodes for p in team)  # no libp2p connection at all
             chat_id = bytes.fromhex(result.chat_id)
+            assert coordinator.services.chats is not None
+            held = len(coordinator.services.chats.get(chat_id))  # the conclusion included
             exports = []
-            for peer in team:
+            for peer in team:  # delivered in the background: wait for each member's copy to be whole
                 chats = next(n for n in nodes if n.peer_id == peer).services.chats
                 assert chats is not None
-                await chats.wait_until(lambda c=chats: len(c.get(chat_id)) >= result.messages)
+                await chats.wait_until(lambda c=chats: len(c.get(chat_id)) >= held)
                 exports.append(chats.export(chat_id))
             assert len(set(exports)) == 1
             report = audit_history(exports[0])

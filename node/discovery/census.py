@@ -161,7 +161,8 @@ async def _adopt(service: Discovery, census: Census) -> None:
         policy.failed()
         return
     policy.record(
-        Census(named, census.at, census.size, census.truncated, unavailable | census.unavailable), adopted=True
+        Census(named, census.at, census.size, census.truncated, unavailable | census.unavailable),
+        adopted=True,
     )
 
 
