@@ -71,10 +71,37 @@
 - ``compose.py``  task texts with values bound, result values, the concluding answer
 """
 
-from ioa_p2p.planning.compose import StepOutcome, answers, conclusion, describe, value_of
-from ioa_p2p.planning.parse import plan_request
-from ioa_p2p.planning.types import ABILITIES, CALC, CODE, DATE, KINDS, LOOKUP, TASK, Plan, PlanStep
-from ioa_p2p.planning.values import Value, parse_value
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ioa_p2p.planning.compose import StepOutcome, answers, conclusion, describe, value_of
+    from ioa_p2p.planning.parse import plan_request
+    from ioa_p2p.planning.types import ABILITIES, CALC, CODE, DATE, KINDS, LOOKUP, TASK, Plan, PlanStep
+    from ioa_p2p.planning.values import Value, parse_value
+
+#: Where each public name lives: imported on first use (:func:`__getattr__`), so that importing one module
+#: of the package (the calculator adapter's dates read :mod:`.values`) does not load the whole planner
+#: (issue 26: an idle agent with a calculator imported ~45 planning modules, ~2.4 MB, at start).
+_LAZY = {
+    **dict.fromkeys(("StepOutcome", "answers", "conclusion", "describe", "value_of"), "compose"),
+    "plan_request": "parse",
+    **dict.fromkeys(
+        ("ABILITIES", "CALC", "CODE", "DATE", "KINDS", "LOOKUP", "TASK", "Plan", "PlanStep"), "types"
+    ),
+    **dict.fromkeys(("Value", "parse_value"), "values"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The package's public names, each imported from its module on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ioa_p2p.planning' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ABILITIES",
