@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 import trio
+from find_netstate import network_state
 from find_probes import Profiles, RequestCount, known_split, summarize
 from find_split import set_arm, split_arms, step_medians
 from find_world import Truth, agent_config, agents_and_goals, open_inprocess_peers
@@ -84,24 +85,6 @@ class BenchNet:
     roles: dict[int, str]  # pid -> asker / bootstrap / agent (the processes ``--profile`` records)
     others: tuple[str, ...] = ()  # peer IDs of the network's nodes without a card (the bootstrap node)
     remotes: tuple[Any, ...] = ()  # the node processes' control clients (``.call``), bootstrap included
-
-
-async def connection_events(net: BenchNet) -> dict[str, Any]:
-    """Every node's connection counters (``GET /net``'s ``connections``: opened by direction, closed by
-    reason), summed over the network: why connections were re-made."""
-    views = [net.node.net_status()["connections"]]
-    for remote in net.remotes:
-        with contextlib.suppress(Exception), trio.move_on_after(10):  # a probe: a silent node adds nothing
-            views.append((await remote.call("GET", "/net", answer_within=10)).get("connections") or {})
-    total: dict[str, Any] = {"nodes": len(views), "open": 0, "opened": {}, "closed": {}, "refused": {}}
-    for view in views:
-        total["open"] += int(view.get("open", 0))
-        for key in ("opened", "closed", "refused"):
-            for reason, count in (view.get(key) or {}).items():
-                total[key][reason] = total[key].get(reason, 0) + int(count)
-    for key in ("opened", "closed", "refused"):
-        total[key] = dict(sorted(total[key].items(), key=lambda kv: -kv[1]))
-    return total
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -209,10 +192,11 @@ async def measure(
         if idle_profiles is not None:  # where the idle network's CPU goes, over the idle window
             idle_profiles.start()
             await trio.sleep(2)  # py-spy attaches
+        state_settled = await network_state(net.node, net.remotes, n) if where == "processes" else None
         idle0 = cpu_seconds(net.pids)
         await trio.sleep(IDLE_WINDOW)
         idle = (cpu_seconds(net.pids) - idle0) / IDLE_WINDOW
-        conns_idle = await connection_events(net)
+        state_idle = await network_state(net.node, net.remotes, n) if where == "processes" else None
         if idle_profiles is not None:
             idle_profiles.stop()
         truth = Truth(net.summaries, net.service)
@@ -320,8 +304,14 @@ async def measure(
             # every find's own account (``Discovery.last_find``): where its time went
             "finds": [_rounded(p) for p in phases],
             "connected": [connected0, len(net.node.connected_peers())],
-            # every node's connections, summed: after the settle and idle window, and after the queries
-            "conn_events": {"idle": conns_idle, "end": await connection_events(net)},
+            # every node's connections summed (why they opened and closed) and gossip's reach: after the
+            # settle and idle window, and after the queries (find_netstate.py)
+            "net_state": {
+                "settled": state_settled,
+                "idle": state_idle,
+                "end": await network_state(net.node, net.remotes, n) if where == "processes" else None,
+            },
+            "cores_idle_per_process": round(idle / len(net.pids), 4),
             "profile": summarize(Path(profile) / "find", n_queries) if profile else None,
             # per second of the idle window (``queries`` = the window's seconds)
             "profile_idle": summarize(Path(profile) / "idle", round(IDLE_WINDOW)) if profile else None,

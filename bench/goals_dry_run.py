@@ -56,7 +56,7 @@ from ioa_p2p.adapters.registry import adapter_from_config
 from ioa_p2p.adapters.retrieval import typed as typed_policy
 from ioa_p2p.planning import StepOutcome, conclusion, describe, plan_request, value_of
 from ioa_p2p.planning.missing import MISSING
-from ioa_p2p.planning.refusal import refusal
+from ioa_p2p.planning.refusal import dimension_refusal, refusal
 from ioa_p2p.planning.routing import Candidate, rank_members
 from ioa_p2p.planning.salvage import accepted_value
 from ioa_p2p.planning.values import Value
@@ -117,6 +117,7 @@ class DryRun:
                 continue
             text = describe(step, values)
             outcome = StepOutcome(step, "", None, "failed")
+            rejected: Value | None = None
             order = rank_members(step, self.candidates, [0.0] * len(self.candidates))
             for who in order[:3]:
                 adapter = self.agents[who]
@@ -131,12 +132,17 @@ class DryRun:
                 ok = value is not None
                 shown = (value or raw).shown() if (value or raw) is not None else None
                 out.append(f"   {step.index} {who} {ok=} {text[:100]!r} -> {shown!r} | {result.text[:150]!r}")
+                rejected = value if not ok and value is not None else rejected
                 if ok and value is not None:
                     cited = result.data.get("citation")
                     citation = cited if isinstance(cited, dict) else None
                     outcome = StepOutcome(step, who, value, "completed", citation)
                     values[step.index] = value
                     break
+            wrong_kind = dimension_refusal(step, rejected) if outcome.status != "completed" else None
+            if wrong_kind is not None:  # a value of another dimension: the quantity asked for is missing
+                out.append(f"   {step.index} refused: missing {wrong_kind.shown()}")
+                outcome = StepOutcome(step, "", None, MISSING, None, "", wrong_kind)
             outcomes[step.index] = outcome
         text, info = conclusion(plan, outcomes)
         return text, info

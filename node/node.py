@@ -40,7 +40,7 @@ from ioa_p2p.node.net.cpu_meter import own_work
 from ioa_p2p.node.net.cpu_wait import open_cpu_deadline
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.host import parse_multiaddr, peer_info_from_addr, peer_of_addr, remote_peer_of
-from ioa_p2p.node.net.local_streams import local_stream_pair
+from ioa_p2p.node.net.local_streams import LocalStream, local_stream_pair
 from ioa_p2p.node.net.nat import NatOptions
 from ioa_p2p.node.net.network import InboundCap, Libp2pNetwork, NetOptions, open_network
 from ioa_p2p.node.net.routing import BootstrapState, start_routing
@@ -247,15 +247,19 @@ class Node:
 
     def accept_local(self, protocol_id: str, stream: Any, opener: PeerId) -> bool:
         """Serve an in-process stream that ``opener``, another agent of this process, opened to this
-        node (:mod:`~ioa_p2p.node.net.local_streams`): its handler runs in this node's nursery, as the
-        process's own work (charged to no peer). False when this node does not serve ``protocol_id``
-        (or is closing)."""
+        node (:mod:`~ioa_p2p.node.net.local_streams`): its handler (ours, or the libp2p host's: the
+        DHT's) runs in this node's nursery, as the process's own work (charged to no peer). False when
+        this node does not serve ``protocol_id`` (or is closing)."""
         serve = self._local_handlers.get(protocol_id)
-        if serve is None:
+        host_handler = None if serve is not None else self.net.protocol_handler(protocol_id)
+        if serve is None and host_handler is None:
             return False
         try:
             with own_work():
-                self.nursery.start_soon(serve, stream, opener)
+                if serve is not None:
+                    self.nursery.start_soon(serve, stream, opener)
+                elif host_handler is not None:
+                    self.nursery.start_soon(host_handler, stream)
         except RuntimeError:  # the nursery is closed: this node is stopping
             return False
         return True
@@ -294,16 +298,26 @@ class Node:
 
     async def _open_local(self, peer: PeerId, protocol_id: str) -> FramedStream | None:
         """An in-process stream to ``peer`` when it is another agent of this process (None otherwise)."""
+        if not self.serves_locally(peer):
+            return None
+        mine = self.local_stream(peer, protocol_id)
+        if mine is None:
+            raise PeerUnreachable(f"{peer}, an agent of this process, does not serve {protocol_id}")
+        await trio.lowlevel.checkpoint()
+        return self.budgets.framed(mine, peer)
+
+    def local_stream(self, peer: PeerId, protocol_id: str) -> LocalStream | None:
+        """This end of a new in-process stream of ``protocol_id`` to ``peer``, served by it, when ``peer``
+        is another agent of this process that serves the protocol (None otherwise: use libp2p)."""
         cohosted = self.budgets.cohosted
         accept = cohosted.server(peer) if cohosted is not None else None
         if cohosted is None or accept is None:
             return None
         mine, theirs = local_stream_pair(protocol_id, self.peer_id, peer)
         if not accept(protocol_id, theirs, self.peer_id):
-            raise PeerUnreachable(f"{peer}, an agent of this process, does not serve {protocol_id}")
+            return None
         cohosted.local_streams += 1
-        await trio.lowlevel.checkpoint()
-        return self.budgets.framed(mine, peer)
+        return mine
 
     # ------------------------------------------------------------------ goals
 
@@ -397,6 +411,7 @@ async def open_node(
                         _hint_card_addrs(node)
                     if cohosted is not None:  # the others open their streams to it in memory from now on
                         stack.enter_context(cohosted.serving(node.peer_id, node.accept_local))
+                        net.open_local_streams_with(node.local_stream)  # its DHT requests to them too
                     add_status_routes(node)
                     node.services_ready.set()
                     if control_api:

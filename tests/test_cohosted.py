@@ -21,6 +21,7 @@ from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.cohosted import CoHosted
 from ioa_p2p.node.net.cpu_wait import RunnableClock
+from ioa_p2p.node.net.gossip import CardGossip
 from ioa_p2p.node.node import Node, open_node
 
 from .test_chats_net import FAST, connect_all
@@ -95,7 +96,19 @@ async def test_connections_between_agents_of_a_process_are_its_own_work_and_a_re
             assert a.budgets.cpu.loop_by_trust[TRUST_PARTNER] == 0  # b's: the process's own
             assert a.budgets.trust(b.peer_id) == TRUST_PARTNER
             assert remote.budgets.trust(a.peer_id) < TRUST_PARTNER  # a stranger, or known by its card
+            # gossip: with the remote peer only; the agents' announcements reach each other in the process
+            gossips = [n.services.discovery.gossip if n.services.discovery else None for n in (a, b)]
+            assert all(isinstance(g, CardGossip) for g in gossips)
+            while not all(remote.peer_id in _pubsub_peers(g) for g in gossips):  # noqa: ASYNC110
+                await trio.sleep(0.05)
+            assert b.peer_id not in _pubsub_peers(gossips[0]) and a.peer_id not in _pubsub_peers(gossips[1])
+            assert a.is_connected(b.peer_id)
     assert len(cohosted) == 0  # each left the process's list when it closed
+
+
+def _pubsub_peers(gossip: object) -> set[PeerId]:
+    assert isinstance(gossip, CardGossip)
+    return {PeerId.from_bytes(p.to_bytes()) for p in gossip.pubsub.peers}
 
 
 def test_the_agents_of_a_process_read_each_others_announcements_through_their_own_validators() -> None:

@@ -14,6 +14,7 @@ from ioa_p2p.api.launch import LaunchRequest
 from ioa_p2p.config import parse_config
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.dht.directory import Directory
+from ioa_p2p.dht.validators import card_key
 from ioa_p2p.errors import PeerClosed, PeerUnreachable
 from ioa_p2p.history.audit import audit_history
 from ioa_p2p.identity import Identity, PeerId
@@ -123,13 +124,23 @@ async def test_agents_of_a_process_open_streams_in_memory_and_remote_peers_over_
             for node in (b, outsider):
                 node.set_stream_handler(PROTO, echo)
             assert a.serves_locally(b.peer_id) and not a.serves_locally(outsider.peer_id)
+            opened = cohosted.local_streams
             stream = await a.open_stream(b.peer_id, PROTO)
             assert isinstance(stream._stream, LocalStream)
             async with stream:
                 await stream.send(b"ping")
                 assert await stream.receive() == b"from " + str(a.peer_id).encode() + b": ping"
             assert not a.is_connected(b.peer_id)  # no connection was made: the stream was in memory
-            assert cohosted.local_streams == 1
+            assert cohosted.local_streams > opened
+            # the DHT's requests too: b's own card record, asked of b, answered by b's DHT handler
+            discovery = b.services.discovery
+            assert discovery is not None and a.services.discovery is not None
+            await discovery.card_ready.wait()
+            key = card_key(b.peer_id)
+            opened = cohosted.local_streams
+            found = await a.services.discovery.net.ask_values({b.peer_id: [key]}, per_peer=10.0)
+            assert found.get(key) and cohosted.local_streams > opened
+            assert not a.is_connected(b.peer_id)
             with pytest.raises(PeerUnreachable, match="does not serve"):
                 await a.open_stream(b.peer_id, "/ioa/test/nothing/1.0.0")
             await a.connect(outsider.listen_addrs()[0])
@@ -138,7 +149,6 @@ async def test_agents_of_a_process_open_streams_in_memory_and_remote_peers_over_
             async with remote:
                 await remote.send(b"ping")
                 assert await remote.receive() == b"from " + str(a.peer_id).encode() + b": ping"
-            assert cohosted.local_streams == 1
 
 
 K = 5
@@ -187,11 +197,13 @@ async def test_co_hosted_agents_form_a_team_in_memory_with_no_invitation_timeout
             assert cohosted is not None and cohosted.local_streams >= 2 * (len(team) - 1)
             assert not any(n.is_connected(p) for n in nodes for p in team)  # no libp2p connection at all
             chat_id = bytes.fromhex(result.chat_id)
+            assert coordinator.services.chats is not None
+            held = len(coordinator.services.chats.get(chat_id))  # the conclusion included
             exports = []
-            for peer in team:
+            for peer in team:  # delivered in the background: wait for each member's copy to be whole
                 chats = next(n for n in nodes if n.peer_id == peer).services.chats
                 assert chats is not None
-                await chats.wait_until(lambda c=chats: len(c.get(chat_id)) >= result.messages)
+                await chats.wait_until(lambda c=chats: len(c.get(chat_id)) >= held)
                 exports.append(chats.export(chat_id))
             assert len(set(exports)) == 1
             report = audit_history(exports[0])

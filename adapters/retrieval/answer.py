@@ -22,6 +22,7 @@ from ioa_p2p.adapters.retrieval.number_span import periods_in
 from ioa_p2p.adapters.retrieval.superlative import extreme_row
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import answer_type
+from ioa_p2p.planning.dimensions import mismatch
 from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.units import factor
 from ioa_p2p.planning.values import ALIASES, Value, numbers_in
@@ -130,6 +131,8 @@ def answer(
             continue  # a question (a FAQ's, an example request) answers nothing
         fact = _first_or_last(question, fact, facts) if kind == "time" else fact
         value = extract(question, fact, kind, scorer, facts)
+        if value is not None and mismatch(question, value):
+            continue  # "300 mm" for "how much water": a value of another dimension answers nothing asked
         if value is not None:
             return Answer(in_asked_unit(question, value), fact, round(min(1.0, sure), 4))
     if kind == "date" and not expected and re.match(r"\W*when\b", question, re.I):

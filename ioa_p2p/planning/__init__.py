@@ -77,6 +77,8 @@
 - ``answer_types.py`` what a question asks for (duration, amount, count, date, time, name, reason, ...)
   and what a request asks to be done (a question, a calculation, code, a transformation)
 - ``units.py``    units as values: conversions between units of one kind, rates
+- ``dimensions.py`` what a unit measures and what a question asks to be measured; a value of another
+  dimension than asked is refused (never an answer)
 - ``structured.py`` values from adapters' structured results (the field asked for, never a rendering)
 - ``routing.py``  which members can do a step (abilities first, wording second)
 - ``missing.py``  :class:`Missing`: a value a step needs and nobody gave (what, unit, why); when a value
@@ -90,12 +92,41 @@
 - ``concluding.py`` the conclusion: the answer in its unit, one line per step, citations, missing values
 """
 
-from ioa_p2p.planning.compose import describe
-from ioa_p2p.planning.concluding import conclusion
-from ioa_p2p.planning.parse import plan_request
-from ioa_p2p.planning.results import StepOutcome, answers, value_of
-from ioa_p2p.planning.types import ABILITIES, CALC, CODE, DATE, KINDS, LOOKUP, TASK, Plan, PlanStep
-from ioa_p2p.planning.values import Value, parse_value
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ioa_p2p.planning.compose import describe
+    from ioa_p2p.planning.concluding import conclusion
+    from ioa_p2p.planning.parse import plan_request
+    from ioa_p2p.planning.results import StepOutcome, answers, value_of
+    from ioa_p2p.planning.types import ABILITIES, CALC, CODE, DATE, KINDS, LOOKUP, TASK, Plan, PlanStep
+    from ioa_p2p.planning.values import Value, parse_value
+
+#: Where each public name lives: imported on first use (:func:`__getattr__`), so that importing one module
+#: of the package (the calculator adapter's dates read :mod:`.values`) does not load the whole planner
+#: (issue 26: an idle agent with a calculator imported ~45 planning modules, ~2.4 MB, at start).
+_LAZY = {
+    "describe": "compose",
+    "conclusion": "concluding",
+    **dict.fromkeys(("StepOutcome", "answers", "value_of"), "results"),
+    "plan_request": "parse",
+    **dict.fromkeys(
+        ("ABILITIES", "CALC", "CODE", "DATE", "KINDS", "LOOKUP", "TASK", "Plan", "PlanStep"), "types"
+    ),
+    **dict.fromkeys(("Value", "parse_value"), "values"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The package's public names, each imported from its module on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ioa_p2p.planning' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ABILITIES",

@@ -31,6 +31,8 @@ _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next(?=,))" 
 _SPLIT = re.compile(
     rf"(?<=[.!?])\s+(?=[A-Z0-9(\u27e6])|\n+|;\s*|,?\s+(?<!\band )(?={_SEQ}\b[\s,]+\w)"
     rf"|,\s*(?:and\s+)?(?=(?:{'|'.join(ACTION)})\b)"
+    # "..., multiply it by 4, and with t set to that run <code>": a code step led by its binding
+    rf"|,\s*(?:and\s+)?(?=(?:with|using|setting|letting|binding)\s+`?\w+`?\s+(?:set|bound|equal)\b)"
     rf"|\s+and\s+(?=(?:{'|'.join(ACTION)})\b)|(?:(?<=[.!?:])\s+|\n)(?=\d[.)]\s)",
     re.IGNORECASE,
 )

@@ -18,7 +18,7 @@ from ioa_p2p.planning.missing import MISSING
 from ioa_p2p.planning.results import StepOutcome
 from ioa_p2p.planning.tariffs import CHARGE
 from ioa_p2p.planning.types import CALC, Plan
-from ioa_p2p.planning.values import NUMBER, Value, is_money
+from ioa_p2p.planning.values import ALIASES, NUMBER, Value, is_money
 
 
 def _with_unit(value: Value, unit: str) -> Value:
@@ -56,9 +56,11 @@ def final_unit(plan: Plan, outcomes: Mapping[int, StepOutcome], index: int = 0) 
         derived = derive_expression(step.text, value)
         return derived[1] if derived else (value.unit if value is not None and value.kind == "number" else "")
     if step.kind == CALC and _SCALING.fullmatch(step.template.strip()):
-        units = {o.value.unit for n in step.needs if (o := outcomes.get(n)) and o.value}
+        scaled = [o.value for n in step.needs if (o := outcomes.get(n)) and o.value]
+        units = {v.unit for v in scaled}
         if len(units) == 1 and "%" not in units:
-            return _scaled_unit(units.pop(), step.template)
+            per = next((w for v in scaled for name, w in v.terms if name == "per"), "")
+            return _scaled_unit(units.pop(), step.template, per)
     if step.kind == CALC and re.fullmatch(r"\(?\s*v\d+\s*\*\s*v\d+\s*\)?", step.template.strip()):
         seen = [o.value.unit for n in step.needs if (o := outcomes.get(n)) and o.value]
         named = [u for u in seen if u]
@@ -73,13 +75,17 @@ _SCALING = re.compile(
 )
 
 
-def _scaled_unit(unit: str, template: str) -> str:
+def _scaled_unit(unit: str, template: str, per: str = "") -> str:
     """A rate times a quantity is in the rate's numerator (L/min x min -> L); a quantity over a rate in its
-    denominator (L / (L/min) -> min); anything else keeps the unit."""
+    denominator (L / (L/min) -> min; EUR 42 over "EUR 0.50 per minute" -> min); a number over an amount is
+    in no unit of it (42 / EUR 0.5 is no amount of money); anything else keeps the unit."""
     top, _, bottom = unit.partition("/")
+    inverse = re.fullmatch(r"\(?\s*[\d.]+\s*/\s*v\d+\s*\)?", template.strip()) is not None
+    if not bottom and inverse:
+        return ALIASES.get(per.lower().strip(), "") if per else ""
     if not bottom:
         return unit
-    if re.fullmatch(r"\(?\s*[\d.]+\s*/\s*v\d+\s*\)?", template.strip()):
+    if inverse:
         return bottom
     return top if "*" in template else unit
 

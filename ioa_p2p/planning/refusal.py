@@ -10,6 +10,11 @@ from them:
 - a calculation over a value that carries no number at all (a lookup answered by a sentence where the
   calculation needs an amount): the number is missing.
 
+:func:`dimension_refusal` is asked after a step's results were all rejected: when the last one states an
+amount of a dimension the step's question cannot be answered in ("300 mm" for "how much water was lost",
+"350 °C" for "how long does it heat up": planning/dimensions.py), the quantity asked for is missing: the
+step's status is ``missing`` and the goal exits 3, never answered with a value of another dimension.
+
 The drivers (the offline planner's tracker, the dry run, the goal report) treat a refused step as done
 with: status ``missing``, its :class:`Missing` in the outcome, the conclusion naming it, exit code 3.
 The same values give the same refusal on every member, so a fallback speaker refuses alike.
@@ -22,11 +27,12 @@ from collections.abc import Mapping
 
 from ioa_p2p.planning.clock import clock_times
 from ioa_p2p.planning.derive import DERIVE, derive_missing, typed_charge
+from ioa_p2p.planning.dimensions import asked_dimensions, mismatch
 from ioa_p2p.planning.doc_facts import Quantity, singular
 from ioa_p2p.planning.missing import Missing, unapplied
 from ioa_p2p.planning.quantities import Quantity as ChargeQuantity
 from ioa_p2p.planning.tariffs import CHARGE, charge_quantities, render_charges
-from ioa_p2p.planning.types import CALC, PlanStep
+from ioa_p2p.planning.types import CALC, LOOKUP, TASK, PlanStep
 from ioa_p2p.planning.values import NUMBER, TEXT, Value, format_number, numbers_in
 
 _SHIFT = re.compile(r"\(?\s*v\d+\s*[+-]\s*\d+\s*\)?")
@@ -49,6 +55,16 @@ def refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | None:
             shown = " ".join(value.text.split())[:80]
             return Missing(f"a number from step {n}", "number", f'step {n} gave the text "{shown}"')
     return None
+
+
+def dimension_refusal(step: PlanStep, value: Value | None) -> Missing | None:
+    """The quantity ``step`` asks for, when the value a member gave is of another dimension (see the
+    module docstring); None when the value is of a dimension the question allows, or says none."""
+    reason = mismatch(step.template, value) if step.kind in (LOOKUP, TASK) else ""
+    if not reason or value is None:
+        return None
+    wanted = " or ".join(sorted(asked_dimensions(step.template)))
+    return Missing(f"the {wanted} asked for", wanted, f"{value.shown()} was found: {reason}")
 
 
 def _charge_refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | None:
@@ -78,4 +94,4 @@ def _written(q: ChargeQuantity) -> str:
     return q.text or f"{format_number(q.number)} {q.unit or q.what}"
 
 
-__all__ = ["refusal"]
+__all__ = ["dimension_refusal", "refusal"]

@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ioa_p2p.planning.concluding import conclusion
-from ioa_p2p.planning.missing import MISSING
+from ioa_p2p.planning.missing import MISSING, Missing
 from ioa_p2p.planning.parse import plan_request
-from ioa_p2p.planning.refusal import refusal
+from ioa_p2p.planning.refusal import dimension_refusal, refusal
 from ioa_p2p.planning.results import StepOutcome, value_of
 from ioa_p2p.planning.salvage import accepted_value
-from ioa_p2p.planning.types import TASK, Plan
+from ioa_p2p.planning.types import TASK, Plan, PlanStep
 from ioa_p2p.planning.values import Value
 
 
@@ -53,7 +53,11 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
                     step, str(t.get("assignee_name", "")), value, "completed", _citation(data)
                 )
                 break
-        if outcome.status != "completed" and tried:
+        last_done = tried[-1] if tried and tried[-1].get("status") == "completed" else None
+        wrong_kind = _wrong_kind(step, last_done) if outcome.status != "completed" else None
+        if wrong_kind is not None:  # a value of another dimension: the quantity asked for is missing
+            outcome = StepOutcome(step, status=MISSING, missing=wrong_kind)
+        elif outcome.status != "completed" and tried:
             last = tried[-1]
             outcome = StepOutcome(
                 step,
@@ -73,6 +77,14 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
         "citations": info["citations"],
         "complete": not info["missing"],
     }
+
+
+def _wrong_kind(step: PlanStep, task: Mapping[str, Any] | None) -> Missing | None:
+    """The quantity ``step`` asks for when the completed ``task`` gave a value of another dimension."""
+    if task is None:
+        return None
+    data = task.get("data") if isinstance(task.get("data"), dict) else None
+    return dimension_refusal(step, value_of(str(task.get("text", "")), data, step.template))
 
 
 def needs_work(plan: Plan) -> bool:

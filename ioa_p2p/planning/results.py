@@ -16,6 +16,7 @@ from typing import Any
 
 from ioa_p2p.planning.answer_types import answer_type
 from ioa_p2p.planning.compose import shifts_a_date
+from ioa_p2p.planning.dimensions import mismatch
 from ioa_p2p.planning.missing import Missing
 from ioa_p2p.planning.records import records_from_data
 from ioa_p2p.planning.structured import structured_of, structured_value
@@ -103,6 +104,8 @@ def answers(step: PlanStep, value: Value | None, data: Mapping[str, Any] | None)
         return value.kind in (NUMBER, LIST) or (value.kind == DATE_VALUE and shifts_a_date(step))
     if step.kind in (LOOKUP, TASK) and not typed_fit(step, value):
         return False  # "how long ...?" answered by a name, "convert 12 miles to km" by a text
+    if step.kind in (LOOKUP, TASK) and mismatch(step.template, value):
+        return False  # "how much water ...?" answered by "300 mm": another dimension (planning/dimensions.py)
     if step.kind == DATE:
         return value.kind in (NUMBER, DATE_VALUE)
     return True

@@ -247,7 +247,8 @@ class TeamFormation:
             for i, query in enumerate(queries):
                 nursery.start_soon(search, i, query)
         ranker = discovery.directory.ranker
-        caps = self.config.trust().caps(discovery.young, discovery.unproven)
+        strict = self.config.exposure().strict
+        caps = self.config.trust().caps(discovery.young, discovery.unproven, discovery.spent, strict=strict)
         offline = functools.partial(
             ranker.shortlist,
             goal,

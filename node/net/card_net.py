@@ -105,12 +105,16 @@ class Libp2pCardNet:
     async def open_topic(
         self, validate: Validate, deliver: Deliver, settings: GossipSettings
     ) -> AsyncIterator[CardGossip]:
-        async with open_card_gossip(self.host, validate, deliver, settings, self.faults) as gossip:
-            if self.cohosted is None:
+        cohosted = self.cohosted
+
+        def local(peer: Any) -> bool:  # another agent of this process: no pubsub stream to it
+            return cohosted is not None and any(p in cohosted for p in _peer_ids([peer]))
+
+        async with open_card_gossip(self.host, validate, deliver, settings, self.faults, local) as gossip:
+            if cohosted is None:
                 yield gossip
                 return
             me = PeerId.from_bytes(self.host.get_id().to_bytes())
-            cohosted = self.cohosted
             with cohosted.card_topic(me, validate, deliver, self.faults) as share:
                 gossip.share = share
                 gossip.relay = lambda publisher, version, data: cohosted.pass_on(me, publisher, version, data)

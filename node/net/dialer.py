@@ -20,10 +20,22 @@ The whole attempt ends before the caller's deadline (``trio.current_effective_de
 ``timeout``), and a failure is one :class:`~ioa_p2p.errors.DialFailed` naming each address tried and why
 it failed, and what was left out. Background dials (``deliberate=False``: the library's) skip a peer whose
 same addresses failed within the last backoff (1 s doubling to 30 s); a new address set is tried at once.
+
+**A background dial outlives its caller** (issue 25). The library dials for a request (a Kademlia query,
+a card fetch, a GossipSub stream) under that request's deadline, often a second or two. On a loaded
+machine the handshake of a peer waiting for a CPU takes longer; cancelling it threw away the Noise
+handshake both sides had paid for (the peer had often registered the connection already), and the next
+request dialed again: at 50 node processes on 2 cores, hundreds of abandoned connections per minute.
+Once the network runs (:attr:`Dialer.nursery`), such a dial (``deliberate=False``, no explicit address)
+runs in the network's nursery with its own bound, :data:`DIAL_TIMEOUT`; the caller waits for it until its
+own deadline and then fails as before, while the dial goes on and its connection serves the next request.
+Callers asking for the same peer meanwhile wait for that one dial. At most :data:`MAX_OUTLIVING` such
+dials run at once (beyond, a dial is the caller's, as before).
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
@@ -49,9 +61,20 @@ DEADLINE_MARGIN = 0.05
 BACKOFF = 1.0
 BACKOFF_MAX = 30.0
 ADDR_TTL = 600
+#: Background dials that may outlive their callers at once (module docstring).
+MAX_OUTLIVING = 32
 
 #: ``circuit(addr)``: a relayed connection through a ``/p2p-circuit`` address (the caller bounds it).
 CircuitDial = Callable[[str], Awaitable[Any]]
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A dial that outlives its callers: its connection or its error, once ``done``."""
+
+    done: trio.Event
+    conn: Any = None
+    error: Exception | None = None
 
 
 @dataclass(slots=True)
@@ -80,6 +103,9 @@ class Dialer:
         self.hints = hints
         self._locks: dict[ID, trio.Lock] = {}
         self._failures: dict[ID, _Failure] = {}
+        #: The network's nursery, once it runs: background dials finish there (module docstring).
+        self.nursery: trio.Nursery | None = None
+        self._pending: dict[ID, _Pending] = {}
 
     # ------------------------------------------------------------------ what we know
 
@@ -113,6 +139,12 @@ class Dialer:
         conn = self.connection(peer)
         if conn is not None:
             return conn
+        if addrs is None and not deliberate and self.nursery is not None:
+            return await self._dial_outliving(peer)
+        return await self._dial_now(peer, addrs, deliberate)
+
+    async def _dial_now(self, peer: ID, addrs: Sequence[str] | None, deliberate: bool) -> Any:
+        """One attempt, bounded by the caller's deadline (and :data:`DIAL_TIMEOUT`)."""
         deadline = (
             min(trio.current_time() + DIAL_TIMEOUT, trio.current_effective_deadline()) - DEADLINE_MARGIN
         )
@@ -132,6 +164,38 @@ class Dialer:
         finally:
             if not lock.locked() and not lock.statistics().tasks_waiting:
                 self._locks.pop(peer, None)
+
+    async def _dial_outliving(self, peer: ID) -> Any:
+        """Wait, until the caller's deadline, for the one background dial to ``peer`` (started here when
+        none runs); the dial goes on when the caller gives up."""
+        pending = self._pending.get(peer)
+        if pending is None:
+            if len(self._pending) >= MAX_OUTLIVING or self.nursery is None:
+                return await self._dial_now(peer, None, False)
+            pending = self._pending[peer] = _Pending(trio.Event())
+            self.nursery.start_soon(self._finish, peer, pending)
+        with trio.move_on_at(trio.current_effective_deadline() - DEADLINE_MARGIN):
+            await pending.done.wait()
+        if pending.conn is not None:
+            return pending.conn
+        if pending.error is not None:
+            raise copy.copy(pending.error)
+        raise DialFailed(
+            f"cannot reach {peer} within this request's deadline: the dial goes on, and a connection it "
+            "opens serves the next request"
+        )
+
+    async def _finish(self, peer: ID, pending: _Pending) -> None:
+        """A background dial (its own bound: :data:`DIAL_TIMEOUT`); never raises but Cancelled."""
+        try:
+            pending.conn = await self._dial_now(peer, None, False)
+        except IoAError as exc:  # DialFailed, PeerUnreachable: the waiters raise a copy
+            pending.error = exc
+        except Exception as exc:  # anything else py-libp2p raises: one failed dial, said once
+            pending.error = DialFailed(f"cannot reach {peer}: {_reason(exc, 0.0)}")
+        finally:
+            self._pending.pop(peer, None)
+            pending.done.set()
 
     async def _dial_locked(
         self, peer: ID, addrs: Sequence[str] | None, deliberate: bool, deadline: float

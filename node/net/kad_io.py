@@ -236,8 +236,10 @@ def _expecting(host: Any, peer: ID) -> contextlib.AbstractContextManager[None]:
 
 
 async def _exchange(host: Any, peer: ID, requests: list[Any]) -> list[Any]:
-    with pipelined_dials():  # a dial for these requests sends them with Noise's last message
-        stream = await open_lazy_stream(host, peer, kad_protocol_in_use())
+    stream = _local_stream(host, peer)
+    if stream is None:
+        with pipelined_dials():  # a dial for these requests sends them with Noise's last message
+            stream = await open_lazy_stream(host, peer, kad_protocol_in_use())
     try:
         payload = b"".join(varint.encode(len(b)) + b for b in (r.SerializeToString() for r in requests))
         await stream.write(payload)
@@ -251,6 +253,19 @@ async def _exchange(host: Any, peer: ID, requests: list[Any]) -> list[Any]:
     finally:
         with trio.CancelScope(shield=True), trio.move_on_after(1.0), contextlib.suppress(Exception):
             await stream.close()
+
+
+def _local_stream(host: Any, peer: ID) -> Any:
+    """An in-process stream to ``peer`` when it is another agent of this process (the DHT's handler there
+    answers it: no connection, no negotiation, no encryption on the process's one loop; ``Node.local_stream``,
+    :mod:`~ioa_p2p.node.net.local_streams`), else None."""
+    opener = getattr(host, "ioa_local_stream", None)
+    if opener is None:
+        return None
+    try:
+        return opener(PeerId.from_bytes(peer.to_bytes()), kad_protocol_in_use())
+    except InvalidPeerId:  # not an Ed25519 peer: never an agent of ours
+        return None
 
 
 class FrameReader:

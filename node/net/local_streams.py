@@ -20,8 +20,11 @@ closed; ``close`` is a half-close (the other end may still write), ``reset`` end
 
 from __future__ import annotations
 
+from typing import Any
+
 import trio
 from libp2p.network.stream.exceptions import StreamClosed, StreamEOF, StreamReset
+from libp2p.peer.id import ID
 
 from ioa_p2p.identity import PeerId
 
@@ -44,6 +47,20 @@ class _Direction:
         self.lot.unpark_all()
 
 
+class LocalConnection:
+    """What a py-libp2p protocol handler reads of a stream's connection (``stream.muxed_conn``): the
+    remote peer's ID; no transport address (a source network of None: the process's own)."""
+
+    def __init__(self, peer: PeerId) -> None:
+        self.peer_id = ID(peer.raw)
+
+    def get_transport_addresses(self) -> list[Any]:
+        return []
+
+    def get_remote_address(self) -> None:
+        return None
+
+
 class LocalStream:
     """One end of a stream between two agents of this process (see the module docstring)."""
 
@@ -55,6 +72,9 @@ class LocalStream:
         #: both are agents this process runs with their own keys, as a Noise handshake would prove)
         self.local, self.remote = local, remote
         self._in, self._out = incoming, outgoing
+        #: for py-libp2p's handlers (the DHT's), which read the remote peer from the stream's connection
+        self.muxed_conn = LocalConnection(remote)
+        self.metric_send_channel = None  # (the DHT handler's metrics hook: none here)
 
     def get_protocol(self) -> str:
         return self._protocol
@@ -70,7 +90,9 @@ class LocalStream:
                 data = bytes(incoming.buffer[:size])
                 del incoming.buffer[:size]
                 incoming.wake()  # a writer waiting for room
-                await trio.lowlevel.checkpoint()
+                # no yield when bytes were there (py-libp2p's DHT handler reads a varint a byte at a
+                # time: a full checkpoint per byte would wait a whole turn of the loop for each)
+                await trio.lowlevel.checkpoint_if_cancelled()
                 return data
             if incoming.closed:
                 raise StreamEOF(f"{self.remote} closed in-process stream {self._protocol}")
@@ -91,7 +113,7 @@ class LocalStream:
             await outgoing.lot.park()
         outgoing.buffer += data
         outgoing.wake()
-        await trio.lowlevel.checkpoint()
+        await trio.lowlevel.checkpoint_if_cancelled()
 
     async def close(self) -> None:
         """Half-close: the other end reads what was written, then EOF."""

@@ -48,7 +48,8 @@ from ioa_p2p.planning import (
 )
 from ioa_p2p.planning.missing import MISSING, Missing
 from ioa_p2p.planning.posted import posted_plan
-from ioa_p2p.planning.refusal import refusal
+from ioa_p2p.planning.refusal import dimension_refusal, refusal
+from ioa_p2p.planning.results import value_of
 from ioa_p2p.planning.routing import Candidate, able, rank_members
 from ioa_p2p.planning.salvage import accepted_value
 from ioa_p2p.planning.values import Value
@@ -234,6 +235,14 @@ class Tracker:
         """The value ``step`` needs that the values found so far do not give (planning/refusal.py)."""
         return refusal(step, self.values())
 
+    def wrong_kind(self, step: PlanStep) -> Missing | None:
+        """The quantity ``step`` asks for, when its last completed attempt gave a value of another
+        dimension and no attempt answered it (planning/refusal.py :func:`dimension_refusal`)."""
+        last = self.attempts[step.index][-1] if self.attempts[step.index] else None
+        if last is None or last.status is not TaskStatus.COMPLETED or self.state(step) != "failed":
+            return None
+        return dimension_refusal(step, value_of(last.text, last.data, step.template))
+
     def next_assignee(self, step: PlanStep) -> str:
         return self.remaining(step)[0]
 
@@ -256,6 +265,8 @@ class Tracker:
                 out[s.index] = StepOutcome(s, _who(task, names), value, "completed", citation)
             elif not tried and (lacking := self.lacking(s)) is not None:
                 out[s.index] = StepOutcome(s, "", None, MISSING, None, "", lacking)
+            elif tried and (wrong_kind := self.wrong_kind(s)) is not None:
+                out[s.index] = StepOutcome(s, _who(tried[-1], names), None, MISSING, None, "", wrong_kind)
             elif tried:
                 last = tried[-1]
                 status = "running" if last.status is TaskStatus.RUNNING else "failed"
