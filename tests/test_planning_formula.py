@@ -192,6 +192,18 @@ def test_a_refused_lookup_whose_records_close_nothing_stays_failed(question: str
     assert salvaged(plan, plan.steps[0], {"confidence": 0.1}) is None  # no records: nothing to salvage
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "A cart of 800 kg carries 90,000 J of kinetic energy: how fast is it going?",
+        "How fast is a 1,250 kg cart going with 62,500 joules of kinetic energy?",
+    ],
+)
+def test_how_fast_is_planned_as_a_derivation(question: str) -> None:
+    steps = plan_request(question).steps
+    assert [s.kind for s in steps] == ["lookup", "calc"] and steps[-1].template == "derive(v1)"
+
+
 async def test_end_to_end_through_the_retrieval_and_calculator_adapters(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()

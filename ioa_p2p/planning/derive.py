@@ -85,12 +85,13 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     if _time_from_documents(q):  # a time the request states plus a duration the documents state
         return (PlanStep(1, LOOKUP, q, q), PlanStep(2, CALC, q, DERIVE, (1,)))
     last = re.split(r"(?<=[.!?])\s+(?=[A-Z])", q)[-1]  # statements, then the question
-    tail = re.split(r"\s[-\u2013\u2014:]\s", last)[-1]  # "... 5 days late - what's the fine?": the question
+    # "... 5 days late - what's the fine?", "... of kinetic energy: how fast ...?": the question
+    tail = re.split(r"\s[-\u2013\u2014:]\s|(?<=[a-z]):\s", last)[-1]
     last = tail if re.match(r"(?:what|how)\b", tail, re.I) else last
     # "If I set a 10-minute run, how many seconds pass ...?": the question after its condition
     last = re.sub(r"^(?:if|when|once|assuming|suppose)\b[^?]*?,\s+(?=(?:what|how)\b)", "", last, flags=re.I)
     asked = answer_type(last)
-    how = re.match(r"how (?:much|many|far|long)\b", last, re.I)
+    how = re.match(r"how (?:much|many|far|long|fast|heavy|high|deep|wide|tall)\b", last, re.I)
     quantity = asked.kind in _NUMERIC_KINDS[:2] or (asked.kind in _NUMERIC_KINDS and bool(asked.units or how))
     quantity = quantity or asks_money(last)  # "what's the fine?": an amount of money
     # "... paid upfront. What's the total?": the total of what the statements buy
