@@ -356,6 +356,8 @@ class Scorer:
             value *= 0.6
         value *= 1 + 0.25 * len(self.codes & own)  # a code the fact itself states (not only its file's name)
         of_year = bool(self.years & everywhere)  # "trips made in 2024": the figures of that year, old or not
+        if self.years and not of_year and any(re.fullmatch(r"(?:19|20)\d\d", t) for t in everywhere):
+            value *= 0.5  # "Q4 2023": a fact of another year only (a table of 2024's figures) is not of it
         if "\0superseded" in fact.context and not self.names_superseded and not of_year:
             value *= 0.25 if self.current_asked else 0.5
         key = _key_of(fact)
@@ -398,6 +400,7 @@ class Scorer:
             return False
         head, modifier = words[-1], words[-2]
         asked = re.findall(rf"\b([a-z]+) {re.escape(head)}\b", self.question.lower())
+        asked = [w for w in asked if w not in _STOP]  # "how much sugar" names no other sugar than "caster"
         return bool(asked) and modifier not in asked and stem(modifier) not in self.q_terms
 
 
