@@ -6,8 +6,8 @@ since the lookup cost the per-peer timeout (5 s), and a provide round retried th
 (publish p50 22.9 s under 30 % churn at 5,000 simulated nodes, though the card was findable from its
 first store at ~1 s). A key is findable once a few of its closest peers hold it, so a round is done once
 
-- every key has :data:`QUORUM` (5 of 20) acknowledgements, or has no target left to hear from (each answered or
-  gave up), whichever comes first for that key, and
+- every key has :data:`QUORUM` (5 of 20) acknowledgements, or has no target left to hear from (each
+  answered or gave up), whichever comes first for that key, and
 - then the round's other requests had :func:`grace` to answer: a share of the round's time so far, so
   that live targets answering just after the quorum still count (their acknowledgements are reported)
   without waiting for the gone ones.
