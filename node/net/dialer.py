@@ -27,8 +27,10 @@ machine the handshake of a peer waiting for a CPU takes longer; cancelling it th
 handshake both sides had paid for (the peer had often registered the connection already), and the next
 request dialed again: at 50 node processes on 2 cores, hundreds of abandoned connections per minute.
 Once the network runs (:attr:`Dialer.nursery`), such a dial (``deliberate=False``, no explicit address)
-runs in the network's nursery with its own bound, :data:`DIAL_TIMEOUT`; the caller waits for it until its
-own deadline and then fails as before, while the dial goes on and its connection serves the next request.
+runs in the network's nursery with its own bound, :data:`OUTLIVING_TIMEOUT` (for the whole dial and for
+each address: nobody waits on it, and a loaded peer's handshake is still worth finishing); the caller
+waits for it until its own deadline and then fails as before, while the dial goes on and its connection
+serves the next request.
 Callers asking for the same peer meanwhile wait for that one dial. At most :data:`MAX_OUTLIVING` such
 dials run at once (beyond, a dial is the caller's, as before).
 """
@@ -61,8 +63,9 @@ DEADLINE_MARGIN = 0.05
 BACKOFF = 1.0
 BACKOFF_MAX = 30.0
 ADDR_TTL = 600
-#: Background dials that may outlive their callers at once (module docstring).
+#: Background dials that may outlive their callers at once, and the bound of each (module docstring).
 MAX_OUTLIVING = 32
+OUTLIVING_TIMEOUT = 20.0
 
 #: ``circuit(addr)``: a relayed connection through a ``/p2p-circuit`` address (the caller bounds it).
 CircuitDial = Callable[[str], Awaitable[Any]]
@@ -143,11 +146,16 @@ class Dialer:
             return await self._dial_outliving(peer)
         return await self._dial_now(peer, addrs, deliberate)
 
-    async def _dial_now(self, peer: ID, addrs: Sequence[str] | None, deliberate: bool) -> Any:
-        """One attempt, bounded by the caller's deadline (and :data:`DIAL_TIMEOUT`)."""
-        deadline = (
-            min(trio.current_time() + DIAL_TIMEOUT, trio.current_effective_deadline()) - DEADLINE_MARGIN
-        )
+    async def _dial_now(
+        self,
+        peer: ID,
+        addrs: Sequence[str] | None,
+        deliberate: bool,
+        bound: float = DIAL_TIMEOUT,
+        per_address: float = ADDRESS_TIMEOUT,
+    ) -> Any:
+        """One attempt, bounded by the caller's deadline (and ``bound``; each address by ``per_address``)."""
+        deadline = min(trio.current_time() + bound, trio.current_effective_deadline()) - DEADLINE_MARGIN
         lock = self._locks.setdefault(peer, trio.Lock())
         try:
             with trio.move_on_at(deadline) as waited:
@@ -158,7 +166,7 @@ class Dialer:
                 conn = self.connection(peer)
                 if conn is not None:
                     return conn
-                return await self._dial_locked(peer, addrs, deliberate, deadline)
+                return await self._dial_locked(peer, addrs, deliberate, deadline, per_address)
             finally:
                 lock.release()
         finally:
@@ -186,9 +194,9 @@ class Dialer:
         )
 
     async def _finish(self, peer: ID, pending: _Pending) -> None:
-        """A background dial (its own bound: :data:`DIAL_TIMEOUT`); never raises but Cancelled."""
+        """A background dial (its own bound: :data:`OUTLIVING_TIMEOUT`); never raises but Cancelled."""
         try:
-            pending.conn = await self._dial_now(peer, None, False)
+            pending.conn = await self._dial_now(peer, None, False, OUTLIVING_TIMEOUT, OUTLIVING_TIMEOUT)
         except IoAError as exc:  # DialFailed, PeerUnreachable: the waiters raise a copy
             pending.error = exc
         except Exception as exc:  # anything else py-libp2p raises: one failed dial, said once
@@ -198,7 +206,12 @@ class Dialer:
             pending.done.set()
 
     async def _dial_locked(
-        self, peer: ID, addrs: Sequence[str] | None, deliberate: bool, deadline: float
+        self,
+        peer: ID,
+        addrs: Sequence[str] | None,
+        deliberate: bool,
+        deadline: float,
+        per_address: float = ADDRESS_TIMEOUT,
     ) -> Any:
         explicit = addrs is not None
         candidates = [_normal(a, peer) for a in (addrs or self.known_addrs(peer))]
@@ -215,7 +228,7 @@ class Dialer:
         if not deliberate and failure is not None and failure.key == key and now < failure.until:
             raise DialFailed(f"cannot reach {peer}: its addresses failed {failure.backoff:.0f} s ago or less")
         attempts: list[tuple[str, str]] = []
-        conn = await _Race(self, peer, plan, attempts, deadline).run()
+        conn = await _Race(self, peer, plan, attempts, deadline, per_address).run()
         if conn is not None:
             self._failures.pop(peer, None)
             return conn
@@ -225,9 +238,9 @@ class Dialer:
             del self._failures[next(iter(self._failures))]
         raise DialFailed(_failed(peer, plan, attempts), tuple(attempts))
 
-    async def dial_direct(self, peer: ID, addr: str) -> Any:
-        """One direct dial to exactly ``addr`` (bounded by the caller and :data:`ADDRESS_TIMEOUT`)."""
-        with trio.fail_after(ADDRESS_TIMEOUT):
+    async def dial_direct(self, peer: ID, addr: str, bound: float = ADDRESS_TIMEOUT) -> Any:
+        """One direct dial to exactly ``addr`` (bounded by the caller and ``bound`` seconds)."""
+        with trio.fail_after(bound):
             conn = await dial_one_address(self.host, Multiaddr(addr), peer)
         try:
             self.host.get_peerstore().add_addrs(peer, [Multiaddr(addr)], ADDR_TTL)
@@ -240,7 +253,13 @@ class _Race:
     """Direct addresses staggered, relayed ones after them (or after the grace); first connection wins."""
 
     def __init__(
-        self, dialer: Dialer, peer: ID, plan: DialPlan, attempts: list[tuple[str, str]], deadline: float
+        self,
+        dialer: Dialer,
+        peer: ID,
+        plan: DialPlan,
+        attempts: list[tuple[str, str]],
+        deadline: float,
+        per_address: float = ADDRESS_TIMEOUT,
     ):
         self.dialer, self.peer, self.plan, self.attempts, self.deadline = (
             dialer,
@@ -249,6 +268,7 @@ class _Race:
             attempts,
             deadline,
         )
+        self.per_address = per_address
         self.winner: Any = None
         self.direct_done = trio.Event()
 
@@ -269,11 +289,14 @@ class _Race:
             async with trio.open_nursery() as nursery:
                 for addr in self.plan.direct:
                     failed = trio.Event()
-                    nursery.start_soon(self._one, addr, self.dialer.dial_direct, failed)
+                    nursery.start_soon(self._one, addr, self._direct, failed)
                     with trio.move_on_after(STAGGER):
                         await failed.wait()
         finally:
             self.direct_done.set()
+
+    async def _direct(self, peer: ID, addr: str) -> Any:
+        return await self.dialer.dial_direct(peer, addr, self.per_address)
 
     async def _relayed_all(self) -> None:
         if not self.plan.relayed:
@@ -386,4 +409,13 @@ def _failed(peer: ID, plan: DialPlan, attempts: list[tuple[str, str]]) -> str:
     return f"cannot reach {peer}: " + ". ".join(parts) + _skipped_text(plan)
 
 
-__all__ = ["ADDRESS_TIMEOUT", "DIAL_TIMEOUT", "RELAY_GRACE", "STAGGER", "CircuitDial", "Dialer"]
+__all__ = [
+    "ADDRESS_TIMEOUT",
+    "DIAL_TIMEOUT",
+    "MAX_OUTLIVING",
+    "OUTLIVING_TIMEOUT",
+    "RELAY_GRACE",
+    "STAGGER",
+    "CircuitDial",
+    "Dialer",
+]
