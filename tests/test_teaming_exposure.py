@@ -291,3 +291,18 @@ def test_a_small_network_keeps_its_only_agents_for_every_goal() -> None:
     bound.run(goals, every=120.0)
     assert bound.teams == free.teams
     assert all("plotter" in team for goal, team in zip(goals, bound.teams, strict=True) if "plot" in goal)
+
+
+def test_a_spent_member_pays_one_standard_deviation_of_score() -> None:
+    """The default bound: a spent member's goal and need scores lose SPENT_PENALTY (the lead is left
+    alone), so it joins only when it is still needed after that."""
+    from ioa_p2p.teaming.offline import SPENT_PENALTY, lowered
+
+    scored = PoolScores((), (), {"lead": 9.0, "busy": 8.0, "other": 7.5}, {0: {"busy": 6.0, "other": 5.8}})
+    low = lowered(scored, {"busy"}, SPENT_PENALTY)
+    assert SPENT_PENALTY == 1.0
+    assert low.goal == {"lead": 9.0, "busy": 7.0, "other": 7.5} and low.alone[0] == {
+        "busy": 5.0,
+        "other": 5.8,
+    }
+    assert lowered(scored, (), SPENT_PENALTY) is scored

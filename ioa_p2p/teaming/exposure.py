@@ -17,12 +17,12 @@ task for this node (``since``). An identity the operator trusts (``[goals] trust
 identity whose teams of the last window reached its budget is *spent* (:func:`spent_keys`;
 :class:`~ioa_p2p.teaming.trust.TeamCaps` ``spent``):
 
-- as a member it yields to the best candidate no cap blocks, else to the best candidate that is not
-  spent (the young and unproven caps yield to this bound), if either reaches the join threshold; it
-  joins only when no other candidate able to join is there (a small network's only calculator still
-  joins every goal that needs it). With ``strict`` (``[goals] exposure_strict``) it never joins as a
-  member: the setting for a node open to a crowd of identities, where some other card always reaches
-  the threshold;
+- as a member its scores lose :data:`~ioa_p2p.teaming.offline.SPENT_PENALTY` (one standard deviation)
+  and it yields to the best candidate no cap blocks, else to the best candidate that is not spent (the
+  young and unproven caps yield to this bound), if either reaches the join threshold; it joins only when
+  it is still needed after the penalty and no other candidate able to join is there (a small network's
+  only calculator still joins every goal that needs it). With ``strict`` (``[goals] exposure_strict``)
+  it never joins as a member;
 - as the lead it yields to the best less limited card within
   :data:`~ioa_p2p.teaming.offline.LEAD_MARGIN` (:func:`~ioa_p2p.teaming.offline.lead_first`); a spent
   card that is clearly the goal's best match (nothing else within the margin) still leads;

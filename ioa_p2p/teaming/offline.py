@@ -14,10 +14,12 @@
    best candidate only when no chosen member comes within ``cover_margin`` of it.
 5. Each need is reported with the member that covers it best (or none).
 
-Against a crowd of identities (:mod:`~ioa_p2p.teaming.trust`, :mod:`~ioa_p2p.teaming.kin`): with team
-caps or kinship the pools are :data:`CAPPED_WIDEN` times larger; near-duplicate cards count as one (only
-a group's leader stays in the pool: :func:`without`); and a young or unproven best card leads only when
-no card the caps leave alone comes within :data:`LEAD_MARGIN` of it (:func:`lead_first`).
+Against a crowd of identities (:mod:`~ioa_p2p.teaming.trust`, :mod:`~ioa_p2p.teaming.kin`,
+:mod:`~ioa_p2p.teaming.exposure`): with team caps or kinship the pools are :data:`CAPPED_WIDEN` times
+larger; near-duplicate cards count as one (only a group's leader stays in the pool: :func:`without`)
+and share one exposure budget (:func:`shared_spent`); a young, unproven or spent best card leads only
+when no less limited card comes within :data:`LEAD_MARGIN` of it (:func:`lead_first`); a spent member's
+scores lose :data:`SPENT_PENALTY` (:func:`lowered`), or with a strict bound it is left out.
 
 The join rule, ``need_threshold``, ``cover_margin`` and ``context_weight`` are calibrated per matcher on
 the dev data (``bench/bench_matching.py --calibrate``); callers may override them.
@@ -45,6 +47,9 @@ CAPPED_WIDEN = 4
 #: Fused units within which a card no cap limits leads instead of a better young or unproven card (one
 #: standard deviation of the matcher's score, like ``young_penalty``).
 LEAD_MARGIN = 1.0
+#: Fused units off a spent member's scores (its exposure budget used: :mod:`~ioa_p2p.teaming.exposure`;
+#: one standard deviation, like ``LEAD_MARGIN``): it joins only when it is still needed after it.
+SPENT_PENALTY = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,8 +157,9 @@ def choose_team(
         caps = shared_spent(caps, followers)
     if lead_margin is not None:
         scored = lead_first(scored, caps, lead_margin)
-    if caps.strict and caps.spent and scored.ranked:  # a spent identity may lead, never join
-        scored = without(scored, caps.spent - {scored.ranked[0].key})
+    if caps.spent and scored.ranked:  # a spent identity may lead; as a member it must be clearly needed
+        spent = caps.spent - {scored.ranked[0].key}
+        scored = without(scored, spent) if caps.strict else lowered(scored, spent, SPENT_PENALTY)
     ranked, needs = scored.ranked, scored.needs
     if not ranked:
         return TeamPick((), tuple(NeedCover(n.text, "", 0.0) for n in needs))
@@ -180,6 +186,19 @@ def shared_spent(caps: TeamCaps, followers: Mapping[str, str]) -> TeamCaps:
     if spent <= caps.spent:
         return caps
     return replace(caps, spent=caps.spent | spent)
+
+
+def lowered(scored: PoolScores, keys: Collection[str], penalty: float) -> PoolScores:
+    """``scored`` with ``penalty`` fused units off the goal and need scores of ``keys`` (spent members)."""
+    if not keys or not penalty:
+        return scored
+    low = frozenset(keys)
+
+    def down(scores: Mapping[str, float]) -> dict[str, float]:
+        return {k: v - penalty if k in low else v for k, v in scores.items()}
+
+    alone = {i: down(s) for i, s in scored.alone.items()}
+    return PoolScores(scored.ranked, scored.needs, down(scored.goal), alone)
 
 
 def without(scored: PoolScores, left_out: Collection[str]) -> PoolScores:
@@ -320,6 +339,7 @@ __all__ = [
     "CAPPED_WIDEN",
     "LEAD_MARGIN",
     "NEED_POOL",
+    "SPENT_PENALTY",
     "POOL",
     "Member",
     "NeedCover",
@@ -327,6 +347,7 @@ __all__ = [
     "TeamPick",
     "choose_team",
     "lead_first",
+    "lowered",
     "score_pool",
     "shared_spent",
     "team_shortlist",

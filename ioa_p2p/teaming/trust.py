@@ -131,8 +131,9 @@ def over_cap(key: str, team: Collection[str], young: Collection[str], max_young:
 class TeamCaps:
     """How many young and how many unproven members a team takes at most (module docstring); a cap of
     None is no cap. ``spent``: identities that joined as many of this node's recent teams as their
-    exposure budget allows (:mod:`~ioa_p2p.teaming.exposure`), capped at none: one joins only when no
-    other candidate able to join is there, or with ``strict`` never as a member (it may still lead).
+    exposure budget allows (:mod:`~ioa_p2p.teaming.exposure`), capped at none: one joins only when it
+    is still needed after a penalty and no other candidate able to join is there, or with ``strict``
+    never as a member (it may still lead).
     :data:`NO_CAPS` caps nothing."""
 
     young: frozenset[str] = frozenset()
