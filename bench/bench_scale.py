@@ -318,6 +318,7 @@ def main() -> None:
             with tempfile.TemporaryDirectory(prefix="ioa-bench-scale-") as tmp:
                 row = trio.run(run_one, Path(tmp), n, mode, args.per_process, args)
             rows.append(row)
+            progress(json.dumps(row))  # kept if a later size fails
             if not args.json:
                 print(table_row(row), flush=True)
     if args.json:

@@ -16,6 +16,12 @@ its process's own work: not charged to a peer, never paced, trusted as the opera
 listed them); what bounds them is the process's own CPU, as for the node's own tasks. Remote peers keep
 their per-peer budgets and pools. Nodes that merely share a trio run (tests with an attacker node
 beside its victim) are not co-hosted unless they are given the same :class:`CoHosted`.
+
+What else the agents of a process share through it (issue 26, docs/performance.md "Seventh round"):
+their card announcements (:meth:`CoHosted.card_topic`) and the remote records one of them accepted
+(:meth:`CoHosted.pass_on`), each checked again by every receiver's own validator: one view of the
+network's cards per process; one census (:attr:`CoHosted.census`); and their streams to each other,
+in memory (:meth:`CoHosted.serving`, :mod:`~ioa_p2p.node.net.local_streams`).
 """
 
 from __future__ import annotations

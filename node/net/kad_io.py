@@ -6,6 +6,8 @@
   (:mod:`~ioa_p2p.node.net.lazy_select`), so an exchange on an open connection is one round trip, not
   three; one that has to dial sends its requests with Noise's last message
   (:func:`~ioa_p2p.node.net.lazy_upgrade.pipelined_dials`): dial and requests 3 round trips, not 4.
+  With another agent of this process (``[[agents]]``) the exchange is an in-memory stream that
+  agent's DHT handler answers (:mod:`~ioa_p2p.node.net.local_streams`): no connection, no negotiation.
 - :func:`run_lookup`: drives a :class:`~ioa_p2p.dht.lookup.Lookup` (which peers, which keys, when it is
   done) over the network (``GET_PROVIDERS``, ``GET_VALUE``, or ``FIND_NODE`` for the peer lookups of
   :mod:`~ioa_p2p.node.net.routing`). Each peer gets its keys in one batch; an answer is fed to the lookup

@@ -9,7 +9,9 @@ largest share of the loop's samples, and an invitation between two of them went 
 more: docs/performance.md, issue 26). A :func:`local_stream_pair` carries the bytes from one end to the
 other directly: the frames are the same bytes (each an envelope the reader verifies), the reader keeps its
 deadlines and size limits (:class:`~ioa_p2p.node.net.framing.FramedStream`), the handler its stream budget
-and fault boundary; nothing a remote peer sees changes.
+and fault boundary; nothing a remote peer sees changes. The DHT's requests between two agents of the
+process use them too (``kad_io.exchange``), answered by py-libp2p's DHT handler of the other agent, which
+reads what it needs of a stream's connection from :class:`LocalConnection`.
 
 An end behaves as a py-libp2p stream does for :class:`~ioa_p2p.node.net.framing.FramedStream`: ``read``
 returns what is buffered (up to ``n`` bytes) or waits, raises ``StreamEOF`` after the other end closed
