@@ -89,7 +89,11 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     tail = re.split(r"\s[-\u2013\u2014:]\s|(?<=[a-z]):\s", last)[-1]
     last = tail if re.match(r"(?:what|how)\b", tail, re.I) else last
     # "If I set a 10-minute run, how many seconds pass ...?": the question after its condition
-    last = re.sub(r"^(?:if|when|once|assuming|suppose)\b[^?]*?,\s+(?=(?:what|how)\b)", "", last, flags=re.I)
+    # (only a condition that states a quantity: "Once the tenant of Unit 3C has moved out, how soon ...?"
+    # gives nothing to derive from and stays a plain lookup)
+    condition = re.match(r"(?:if|when|once|assuming|suppose)\b[^?]*?,\s+(?=(?:what|how)\b)", last, re.I)
+    if condition and re.search(r"\b\d+(?:[.,]\d+)?(?:\s+|-)[a-z]", condition.group(0), re.I):
+        last = last[condition.end() :]
     asked = answer_type(last)
     how = re.match(r"how (?:much|many|far|long|fast|heavy|high|deep|wide|tall)\b", last, re.I)
     quantity = asked.kind in _NUMERIC_KINDS[:2] or (asked.kind in _NUMERIC_KINDS and bool(asked.units or how))
