@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 import trio
+from find_netstate import network_state
 from find_probes import Profiles, RequestCount, known_split, summarize
 from find_split import set_arm, split_arms, step_medians
 from find_world import Truth, agent_config, agents_and_goals, open_inprocess_peers
@@ -83,6 +84,7 @@ class BenchNet:
     pids: list[int]
     roles: dict[int, str]  # pid -> asker / bootstrap / agent (the processes ``--profile`` records)
     others: tuple[str, ...] = ()  # peer IDs of the network's nodes without a card (the bootstrap node)
+    remotes: tuple[Any, ...] = ()  # the node processes' control clients (``.call``), bootstrap included
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -145,7 +147,8 @@ async def open_processes(n: int, discovery: dict[str, Any], root: Path) -> Async
                 if n_.pid is not None and (n_.is_bootstrap or len(roles) < 1 + PROFILED_AGENTS):
                     roles[n_.pid] = "bootstrap" if n_.is_bootstrap else "agent"
             boot = tuple(str(n_.peer_id) for n_ in net.nodes.values() if n_.is_bootstrap)
-            yield BenchNet(node, service, summaries, pids, roles, boot)
+            remotes = tuple(n_ for n_ in net.nodes.values())
+            yield BenchNet(node, service, summaries, pids, roles, boot, remotes)
 
 
 async def wait_all_cards(net: BenchNet, n: int, limit: float) -> int:
@@ -189,9 +192,11 @@ async def measure(
         if idle_profiles is not None:  # where the idle network's CPU goes, over the idle window
             idle_profiles.start()
             await trio.sleep(2)  # py-spy attaches
+        state_settled = await network_state(net.node, net.remotes, n) if where == "processes" else None
         idle0 = cpu_seconds(net.pids)
         await trio.sleep(IDLE_WINDOW)
         idle = (cpu_seconds(net.pids) - idle0) / IDLE_WINDOW
+        state_idle = await network_state(net.node, net.remotes, n) if where == "processes" else None
         if idle_profiles is not None:
             idle_profiles.stop()
         truth = Truth(net.summaries, net.service)
@@ -299,6 +304,14 @@ async def measure(
             # every find's own account (``Discovery.last_find``): where its time went
             "finds": [_rounded(p) for p in phases],
             "connected": [connected0, len(net.node.connected_peers())],
+            # every node's connections summed (why they opened and closed) and gossip's reach: after the
+            # settle and idle window, and after the queries (find_netstate.py)
+            "net_state": {
+                "settled": state_settled,
+                "idle": state_idle,
+                "end": await network_state(net.node, net.remotes, n) if where == "processes" else None,
+            },
+            "cores_idle_per_process": round(idle / len(net.pids), 4),
             "profile": summarize(Path(profile) / "find", n_queries) if profile else None,
             # per second of the idle window (``queries`` = the window's seconds)
             "profile_idle": summarize(Path(profile) / "idle", round(IDLE_WINDOW)) if profile else None,

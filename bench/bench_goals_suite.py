@@ -8,6 +8,7 @@ Run (from the repository root, with the project's venv; niced, it shares the mac
     nice -n 10 python bench/bench_goals_suite.py --split train|dev|test|all [--only ID,...] [--timeout S]
         [--keep] [--json] [--quiet] [--model URL [--model-name NAME]]
     nice -n 10 python bench/bench_goals_suite.py --suite 3 --split all --quiet   # the held-out suite 3
+    nice -n 10 python bench/bench_goals_suite.py --suite 4 --split all --quiet   # the fresh blind suite 4
     python bench/bench_goals_suite.py --suite 1 --split dev|check|all   # the old suite (issue 11)
     python bench/bench_goals_suite.py --validate [--suite 3]   # the suite files and the scorer, no network
 
@@ -27,8 +28,10 @@ train and dev; test stays sealed for good. A sealed split's goals are run and co
 text, answer or result is printed (only its id), none is in the ``--json`` report, and ``--keep`` / ``--root``
 are refused for them (they would leave the goals on disk). ``--quiet`` does the same for every goal of any
 suite. ``--validate`` also runs a suite's ``check_answers.py`` (suite 3: every answer recomputed from the
-facts its ``why`` quotes), counting a sealed goal's problems without showing them. Suites and splits:
-``goals_suite_files.py``.
+facts its ``why`` quotes), counting a sealed goal's problems without showing them. ``--suite 4`` is
+``bench/goal_suite4/`` (the fresh blind suite written after suite 3's dev split was tuned against: 8 new
+folders ``docs/d-*``, 133 goals by writer d, ``{train,dev,test}_d.json.gz``), sealed and checked the same way.
+Suites and splits: ``goals_suite_files.py``.
 
 ``--keep`` keeps the node homes, logs and every goal's raw ``--json`` result (``<root>/results/ID.json``),
 ``--root DIR`` puts them in DIR, ``--ioa PATH`` picks the ``ioa`` command (default: the one beside this
@@ -220,10 +223,10 @@ def parse_args() -> argparse.Namespace:
         "--suite",
         choices=tuple(SUITES),
         default="2",
-        help="2: goal_suite2 (default); 3: goal_suite3 (held out); 1: the old one",
+        help="2: goal_suite2 (default); 3: goal_suite3 (held out); 4: goal_suite4 (blind); 1: the old one",
     )
     parser.add_argument(
-        "--split", default="all", help="train | dev | test | all (suites 2, 3); dev | check | all (suite 1)"
+        "--split", default="all", help="train | dev | test | all (suites 2-4); dev | check | all (suite 1)"
     )
     parser.add_argument("--only", default=None, help="comma-separated goal ids (searched in every split)")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per goal (ioa goal --timeout)")

@@ -26,7 +26,7 @@ Figures per configuration:
   not all within ``--cards-timeout``);
 - ``find``: p50 / p90 of ``POST /find`` at the coordinator (wall time through its control API);
 - ``team``: p50 / p90 of ``team formed`` (the goal's ``timings.team_formed_s``: discovery + invitations)
-  over ``--goals`` goals, and how many concluded;
+  over ``--goals`` goals, and how many concluded (``--json``: the p50 of each part apart);
 - ``invites t/o``: invitations that were not answered in time (the goals' ``unanswered`` members);
 - ``budgets``: what every agent's ``GET /budgets`` (``ioa peers``) says of memory: the mean of its
   ``share_rss`` (its process's RSS beyond the RSS before the first agent opened, divided by the agents),
@@ -209,18 +209,23 @@ async def run_one(
             await call("/find", {"text": QUERIES[i % len(QUERIES)], "k": 3})
             finds.append(time.monotonic() - began)
         formed, concluded, unanswered, teams = [], 0, 0, []
+        split: list[tuple[float, float]] = []  # (discovery, invitations) seconds of each team formed
         goals_began, goals_waited = time.monotonic(), meter.waited()
         for g in range(args.goals):
             body = {"goal": GOALS[g % len(GOALS)], "timeout": 120, "team_up_depth": 0}
             result = await call("/launch_goal", body)
             formed.append(result["timings"]["team_formed_s"])
+            split.append(
+                (result["timings"].get("discovery_s", 0.0), result["timings"].get("invitations_s", 0.0))
+            )
             concluded += result["status"] == "concluded"
             unanswered += len(result["unanswered"])
             teams.append(len(result["team"]))
             meter.sample()
             progress(
                 f"N={n} {mode}: goal {g + 1}: {result['status']}, team of {len(result['team'])} formed in "
-                f"{formed[-1]:.2f} s, {len(result['unanswered'])} invitation(s) unanswered"
+                f"{formed[-1]:.2f} s (discovery {split[-1][0]:.2f} s, invitations {split[-1][1]:.2f} s), "
+                f"{len(result['unanswered'])} invitation(s) unanswered"
             )
         memory = await budgets_memory(net, meter)
         wait_goals = (meter.waited() - goals_waited) / max(1e-9, time.monotonic() - goals_began)
@@ -245,6 +250,8 @@ async def run_one(
             "team_p50_s": round(statistics.median(formed), 3) if formed else None,
             "team_p90_s": round(pct(formed, 0.9), 3) if formed else None,
             "team_median": statistics.median(teams) if teams else None,
+            "team_discovery_p50_s": round(statistics.median(d for d, _ in split), 3) if split else None,
+            "team_invitations_p50_s": round(statistics.median(i for _, i in split), 3) if split else None,
             "concluded": concluded,
             "goals": len(formed),
             "invitations_timed_out": unanswered,
@@ -311,6 +318,7 @@ def main() -> None:
             with tempfile.TemporaryDirectory(prefix="ioa-bench-scale-") as tmp:
                 row = trio.run(run_one, Path(tmp), n, mode, args.per_process, args)
             rows.append(row)
+            progress(json.dumps(row))  # kept if a later size fails
             if not args.json:
                 print(table_row(row), flush=True)
     if args.json:

@@ -4,14 +4,16 @@
         [--lookups 200] [--queries 60] [--spam 0.1] [--revalidate 720] [--split any] [--seed 1]
         [--search pages,providers] [--skip spread,revocation] [--warm-publish]
         [--parts lookups,publish,find,spread,gossip,revocation] [--loss 0.01] [--json rows.jsonl]
-        [--request-rtts 1] [--dial-rtts 3] [--connected-tables] [--hedge adaptive|by-connection|fixed]
+        [--request-rtts 1] [--dial-rtts 2] [--connected-tables] [--hedge adaptive|by-connection|fixed]
         [--settle 120] [--traffic-window 60] [--revocation-horizon 900]
 
 The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model, batched lookup state
 machine, LSH forest and probing, card validation (signatures, stamps, rate limits) and publish/refresh
 pacing over links of 50 ms one way (+ up to 10 ms jitter). A request costs 1 round trip, as the node sends
 each stream's negotiation with its request (``--request-rtts 3``: py-libp2p's own negotiation), and a new
-connection 3 more, as the node dials (``--dial-rtts 5``: py-libp2p's own). Per network size N and churn
+connection 2 more, as the node dials for a request (TCP, Noise's first exchange; the request rides with
+Noise's last message: ``--dial-rtts 3`` waits for the muxer's answer as the node did before, ``5`` is
+py-libp2p's own). Per network size N and churn
 level (the share of nodes offline at any moment, sessions of 30 min on average), after the network
 formed (every node joins, 50 per second, then 120 s; from ``--warm-from`` nodes (5,000) the network
 starts formed instead, :meth:`World.warm_start`, and runs ``--settle`` s, 120 by default):

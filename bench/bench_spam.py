@@ -12,8 +12,14 @@ with no cap on unproven members: the honest cards were held for longer than ``tr
 attack, a fresh spam identity is young until a task done is on record) and ``trust`` (those and the cap
 on *unproven* members, whatever their age: a team takes at most ``max_unproven`` members with no signed
 task done unless nothing proven covers a need), ``lead`` (``trust`` and the lead under the caps: an
-unproven best card leads only when no proven card comes within ``LEAD_MARGIN``) and ``kin`` (``lead`` and
-near-duplicate cards counted as one in ``find`` and teams, ``ioa_p2p/teaming/kin.py``). A spam member
+unproven best card leads only when no proven card comes within ``LEAD_MARGIN``), ``kin`` (``lead`` and
+near-duplicate cards counted as one in ``find`` and teams, ``ioa_p2p/teaming/kin.py``) and ``exposure``
+(``kin`` and exposure bounded per time, ``ioa_p2p/teaming/exposure.py``: an identity joins at most one
+team per hour-long window until its first accepted task here is a window old, one more per window after
+that; the benchmark's clock puts a goal every 10 s, so the attack's goals share one window, and with
+``--warm`` the spam-free pass ended 1.5 windows before the attack; a spent identity joins only when
+nothing else can) and ``hard`` (``exposure`` with ``strict``: a spent identity never joins as a
+member). A spam member
 of a team does no work: with the defences
 on, the node records it as a failed task (this is what its signed history would say) and its reputation
 drops. With ``age`` or ``trust``, the spam-free baseline is run again in that mode, and with one honest
@@ -66,6 +72,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 from shared_data import data_file, require
@@ -77,6 +84,7 @@ from ioa_p2p.conversation.reputation import Standing, reputation_prior
 from ioa_p2p.dht.ranking import CardRanker
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching import make_matcher
+from ioa_p2p.teaming.exposure import EXPOSURE_WINDOW, ExposurePolicy, TeamLog, spent_keys
 from ioa_p2p.teaming.offline import LEAD_MARGIN, choose_team
 from ioa_p2p.teaming.trust import NO_CAPS, TrustPolicy, trust_priors, unproven_keys
 
@@ -84,7 +92,7 @@ DATA = data_file("teaming-dev-hard.json")
 MATCHER = ["hybrid"]  # the node's ranker (--matcher)
 #: The modes a run compares: no defences, the card and sketch defences, those with trust by age only
 #: (young cards: a penalty and a cap), and with trust by evidence too (the cap on unproven members).
-MODES = ("off", "on", "age", "trust", "strict", "lead", "kin")
+MODES = ("off", "on", "age", "trust", "strict", "lead", "kin", "exposure", "hard")
 #: ``strict``: ``max_unproven = 0`` (an unproven member only when nothing proven covers a need): a setting
 #: for a node that would rather leave newcomers out, measured, not the default.
 POLICIES = {
@@ -93,12 +101,23 @@ POLICIES = {
     "strict": TrustPolicy(max_unproven=0),
     "lead": TrustPolicy(),
     "kin": TrustPolicy(),
+    "exposure": TrustPolicy(),
+    "hard": TrustPolicy(),
 }
 #: ``lead``: ``trust`` and the lead under the caps (an unproven best card leads only when no proven card
 #: comes within ``LEAD_MARGIN``: ``teaming/offline.py``); ``kin``: those and near-duplicate cards counted
 #: as one in ``find`` and teams (``teaming/kin.py``). The earlier modes keep the best card as the lead.
-LEADS = {"lead": LEAD_MARGIN, "kin": LEAD_MARGIN}
-KIN = {"kin"}
+LEADS = {"lead": LEAD_MARGIN, "kin": LEAD_MARGIN, "exposure": LEAD_MARGIN, "hard": LEAD_MARGIN}
+KIN = {"kin", "exposure", "hard"}
+#: ``exposure``: ``kin`` and exposure bounded per time (``teaming/exposure.py``: an identity joins at
+#: most ``per_window`` teams per window, one more per window since its first accepted task here, unless
+#: nothing else can join); ``hard``: the same, ``strict`` (a spent identity never joins as a member).
+EXPOSURE = {"exposure": ExposurePolicy(), "hard": ExposurePolicy(strict=True)}
+#: The benchmark's clock: a goal every ``GOAL_SECONDS`` (120 goals in 20 minutes, a busy node: the
+#: attack's goals all fall in one exposure window); with ``--warm`` the spam-free pass ended
+#: ``WARM_GAP`` windows before the attack began (its evidence is that old).
+GOAL_SECONDS = [10.0]
+WARM_GAP = 1.5
 
 
 class World:
@@ -193,6 +212,7 @@ class Tally:
         self.rank_ms: list[float] = []
         self.honest_fetched: list[float] = []
         self.fetched_n: list[int] = []
+        self.team_cpu_ms: list[float] = []  # CPU of choose_team per team (the defences' cost)
 
     def figures(self) -> dict[str, Any]:
         teams = max(1, self.teams)
@@ -210,6 +230,7 @@ class Tally:
             "teams_of_spam_only": round(self.only_spam / teams, 4),
             "spam_top5_slots": round(self.slots / (5 * teams), 4),
             "rank_ms_p50": round(statistics.median(self.rank_ms), 2),
+            "team_cpu_ms_p50": round(statistics.median(self.team_cpu_ms), 2),
         }
         if self.new_recalls:
             out["recall@5_new_goals"] = round(statistics.mean(self.new_recalls), 4)
@@ -232,6 +253,10 @@ class Fold:
         self.seen: set[str] = set()  # cards fetched so far: the node knows their standing (breadth, copies)
         self.young: set[str] = set()
         self.caps = NO_CAPS
+        self.exposure = EXPOSURE.get(mode)
+        self.now = 0.0  # the benchmark's clock (seconds): a goal every GOAL_SECONDS
+        self.log = TeamLog()  # the teams this node formed, for the exposure budget
+        self.first_done: dict[str, float] = {}  # when each key's first accepted task was recorded
         self.publish()
 
     def publish(self) -> None:
@@ -250,12 +275,14 @@ class Fold:
         """What the team's signed history tells this node afterwards (a spam member does no work)."""
         if not self.defences:
             return
+        self.log.record(self.now, keys)
         for key in keys:
             standing = self.standings.setdefault(key, Standing())
             if key in self.world.spam and key not in self.world.delivers:
                 standing.unanswered += 1
             else:
                 standing.done += 1
+                self.first_done.setdefault(key, self.now)
         self.publish()
 
     def team(self, goal: str, among: list[str] | None) -> Any:
@@ -263,18 +290,30 @@ class Fold:
         ranker = self.world.ranker
         ranker.refresh()  # the priors last published, as CardRanker.shortlist applies them
         kin = ranker.kinship() if self.kin else None
-        return choose_team(
-            goal, ranker.matcher, among=among, max_team=4, caps=self.caps, kin=kin, lead_margin=self.lead
+        caps = self.caps
+        if self.exposure is not None:  # who reached its budget of teams in the last window, now
+            joined = self.log.joined(self.now - self.exposure.window)
+            spent = spent_keys(joined, self.first_done, now=self.now, policy=self.exposure)
+            caps = replace(caps, spent=spent, strict=self.exposure.strict)
+        started = time.process_time()
+        pick = choose_team(
+            goal, ranker.matcher, among=among, max_team=4, caps=caps, kin=kin, lead_margin=self.lead
         )
+        self.tally.team_cpu_ms.append(1000 * (time.process_time() - started))
+        return pick
 
     def run(self, measured: list[dict[str, Any]], before: list[dict[str, Any]], passes: int) -> None:
         honest = list(self.world.names)
         for goal in before:  # before the attack: no spam card is held yet
             pick = self.team(goal["goal"], honest)
             self.record(pick.keys)
+            self.now += GOAL_SECONDS[0]
+        if before:
+            self.now += WARM_GAP * EXPOSURE_WINDOW
         for _ in range(passes):
             for goal in measured:
                 self.goal(goal)
+                self.now += GOAL_SECONDS[0]
 
     def goal(self, goal: dict[str, Any]) -> None:
         world, tally, policy, spam = self.world, self.tally, self.policy, self.world.spam
@@ -345,7 +384,8 @@ def main() -> None:
         help="off: no defences; on: card and sketch defences, reputation; age: those and young cards "
         "penalised and capped (teaming/trust.py); trust: those and the cap on unproven members; strict: "
         "max_unproven = 0; lead: trust and the lead under the caps; kin: lead and near-duplicates "
-        "counted as one (teaming/kin.py)",
+        "counted as one (teaming/kin.py); exposure: kin and each identity's teams bounded per window "
+        "(teaming/exposure.py); hard: exposure, strict",
     )  # fmt: skip
     parser.add_argument(
         "--warm", action="store_true",
@@ -431,7 +471,8 @@ def describe(row: dict[str, Any]) -> str:
     mode = {
         "off": "without defences", "on": "with defences   ",
         "age": "defences + age  ", "trust": "defences + trust", "strict": "trust, strict   ",
-        "lead": "trust + lead    ", "kin": "trust+lead+kin  ",
+        "lead": "trust + lead    ", "kin": "trust+lead+kin  ", "exposure": "kin + exposure  ",
+        "hard": "kin + exp. strict",
     }[row["mode"]]  # fmt: skip
     return (
         f"{row['attack']:<9} {mode}  recall@5 {row['recall@5']:.3f} ({row['recall_ratio']:.2f} of baseline)  "
@@ -443,7 +484,8 @@ def describe(row: dict[str, Any]) -> str:
         f"{100 * row['teams_led_by_spam']:4.1f} %, spam only {100 * row['teams_of_spam_only']:4.1f} %)  "
         "spam in top 5: "
         f"{100 * row['spam_top5_slots']:4.1f} % of slots  "
-        f"(rank p50 {row['rank_ms_p50']} ms, index {row['index_s']} s)"
+        f"(rank p50 {row['rank_ms_p50']} ms, team CPU p50 {row['team_cpu_ms_p50']} ms, "
+        f"index {row['index_s']} s)"
         + (f"  cards fetched per find {row['cards_fetched']}" if "cards_fetched" in row else "")
         + (
             f"  new goals: recall@5 {row['recall@5_new_goals']:.3f} ({row['new_goals_ratio']:.2f})"

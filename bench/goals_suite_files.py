@@ -9,9 +9,9 @@ Each file is ``{"goals": [...]}``, each goal ``{"id", "kind" (or "category"), "g
 printed, only counts per kind. A suite's ``test`` split is always sealed; a suite folder may seal more
 splits with a ``SEALED`` file (one split name per line, ``#`` comments): suite 3 is wholly sealed until the
 coordinator opens its train and dev splits by editing that file. ``--validate`` counts the problems of a
-sealed split's goals without showing them. A suite folder may hold ``check_answers.py`` (suite 3), whose
-``goal_problems(goal, docs)`` recomputes every answer from the facts its ``why`` lists; ``--validate`` runs
-it.
+sealed split's goals without showing them. A suite folder may hold ``check_answers.py`` (suites 3 and 4),
+whose ``goal_problems(goal, docs)`` recomputes every answer from the facts its ``why`` lists; ``--validate``
+runs it.
 """
 
 from __future__ import annotations
@@ -94,6 +94,10 @@ SUITES = {
     # issue 23's independent held-out suite: one writer, 13 new folders, every split gzipped and sealed
     # until the coordinator opens train and dev (bench/goal_suite3/README.md)
     "3": Suite("3", HERE / "goal_suite3", ("train", "dev", "test"), False),
+    # issue 23's fresh blind suite after suite 3's dev split was tuned against: writer d, 8 new folders,
+    # gzipped splits, test sealed for good, train and dev until the coordinator opens them
+    # (bench/goal_suite4/README.md)
+    "4": Suite("4", HERE / "goal_suite4", ("train", "dev", "test"), False),
     # a private held-out suite of natural and three-agent goals (bench/goal_suite_nat/README.md)
     "nat": Suite("nat", HERE / "goal_suite_nat", ("heldout",), False),
     # a second one, natural goals over rule-like documents (bench/goal_suite_nat2/README.md)

@@ -22,6 +22,7 @@ from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sim.cardflow import exact_ties, exact_top, publish_cards
 from ioa_p2p.dht.sim.cards import CardSet
+from ioa_p2p.dht.sim.links import LinkModel
 from ioa_p2p.dht.sim.pagesearch import PageSearchRun
 from ioa_p2p.dht.sim.preload import preload_cards
 from ioa_p2p.embedding import WordLlamaEmbedder, normalise
@@ -96,9 +97,10 @@ def main() -> None:
         split="any",
         refresh_lookups=2,
         hedge="adaptive",
+        self_lookup="node",
         loss=0.0,
         request_rtts=1,
-        dial_rtts=3,
+        dial_rtts=LinkModel().dial_rtts,
         warm_from=1000,
         connected_tables=True,
         settle=20.0,

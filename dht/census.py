@@ -72,6 +72,24 @@ class Census:
     unavailable: frozenset[PeerId] = frozenset()
 
 
+@dataclass(slots=True)
+class SharedCensus:
+    """The census of the agents of one process (``[[agents]]``): they are nodes of one network, so the
+    publishers one of them counted are the others' too. One census runs at a time in the process
+    (``taking``); each agent adopts the newest (``last``) instead of taking its own, and fetches the
+    cards it lacks among those named (handed to it in the process, mostly, before it asks)."""
+
+    last: Census | None = None
+    taking: bool = False
+
+    def newer_than(self, census: Census | None) -> Census | None:
+        """The process's census when it is newer than ``census`` (an agent's own), else None."""
+        last = self.last
+        if last is None or (census is not None and last.at <= census.at):
+            return None
+        return last
+
+
 class CensusPolicy:
     """When to take a census, and the last one taken (see the module docstring)."""
 
@@ -86,6 +104,8 @@ class CensusPolicy:
         self.last: Census | None = None
         self._tried_at = -math.inf
         self.taken = 0
+        #: censuses of this node's process adopted (taken by another of its agents: SharedCensus)
+        self.adopted = 0
         self.failed_count = 0
         self._retry = False  # the last try failed
         self._failures = 0  # tries that failed in a row
@@ -109,6 +129,10 @@ class CensusPolicy:
     def started(self, now: float) -> None:
         self._tried_at = now
 
+    def may_retry(self, now: float) -> bool:
+        """False while the back-off of a failed try runs (:meth:`backoff`)."""
+        return not self._retry or now - self._tried_at >= self.backoff()
+
     def backoff(self) -> float:
         """Seconds between a failed try and the next: ``retry``, doubled for each further failure in a
         row, at most ``interval``."""
@@ -120,9 +144,10 @@ class CensusPolicy:
         self._failures += 1
         self._retry = True
 
-    def record(self, census: Census) -> None:
+    def record(self, census: Census, *, adopted: bool = False) -> None:
         self.last = census
-        self.taken += 1
+        self.taken += not adopted
+        self.adopted += adopted
         self._retry = False
         self._failures = 0
 
@@ -130,6 +155,7 @@ class CensusPolicy:
         last = self.last
         return {
             "taken": self.taken,
+            "adopted": self.adopted,
             "failed": self.failed_count,
             "named": None if last is None else len(last.named),
             "age_s": None if last is None else round(now - last.at, 1),
@@ -172,5 +198,6 @@ __all__ = [
     "MIN_SHARE",
     "Census",
     "CensusPolicy",
+    "SharedCensus",
     "directory_complete",
 ]

@@ -17,7 +17,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager, nullcontext, suppress
 from pathlib import Path
 from typing import Any, TypeVar
@@ -36,9 +36,11 @@ from ioa_p2p.memory import PROCESS_MEMORY, AgentMemory, ProcessMemory
 from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.cohosted import CoHosted
+from ioa_p2p.node.net.cpu_meter import own_work
 from ioa_p2p.node.net.cpu_wait import open_cpu_deadline
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.host import parse_multiaddr, peer_info_from_addr, peer_of_addr, remote_peer_of
+from ioa_p2p.node.net.local_streams import LocalStream, local_stream_pair
 from ioa_p2p.node.net.nat import NatOptions
 from ioa_p2p.node.net.network import InboundCap, Libp2pNetwork, NetOptions, open_network
 from ioa_p2p.node.net.routing import BootstrapState, start_routing
@@ -114,6 +116,8 @@ class Node:
         self.started = time.time()
         #: Spans of goals, turns, tasks and model calls (:mod:`ioa_p2p.node.telemetry`; no-op by default).
         self.tracer: Tracer = tracer or NOOP_TRACER
+        #: the stream handlers by protocol, for in-process streams from co-hosted agents (accept_local)
+        self._local_handlers: dict[str, Callable[[Any, PeerId], Awaitable[None]]] = {}
 
     # ------------------------------------------------------------------ clock and worker threads
 
@@ -185,6 +189,7 @@ class Node:
             "advertised": self.advertised_addrs(),
             "bootstrap": self.bootstrap.view(),
             "hole_punching": self.net.punch.status() if self.net.punch is not None else None,
+            "connections": self.net.conn_events.snapshot(),
         }
 
     async def ping(self, peer: PeerId) -> float | None:
@@ -204,19 +209,16 @@ class Node:
 
     def set_stream_handler(self, protocol_id: str, handler: StreamHandler) -> None:
         """Serve ``protocol_id``: each inbound stream becomes a FramedStream whose ``remote`` is the
-        Noise-authenticated peer. Any exception but cancellation ends only that stream (reset), and is
-        counted in ``node.faults``: nothing a peer sends can end the node.
+        Noise-authenticated peer (or the co-hosted agent that opened it in memory: :meth:`accept_local`).
+        Any exception but cancellation ends only that stream (reset), and is counted in ``node.faults``:
+        nothing a peer sends can end the node.
 
         Each stream holds one unit of the ``streams`` budget while its handler runs: past the peer's
         cap it is reset at once; past the node's total, the newest stream of the peer holding the most
         is reset instead (when that peer holds more than this one), else this one."""
         streams = self.budgets.streams
 
-        async def wrapped(stream: Any) -> None:
-            remote = remote_peer_of(stream)
-            if remote is None:
-                await stream.reset()
-                return
+        async def serve(stream: Any, remote: PeerId) -> None:
             scope = trio.CancelScope()
             claim = streams.try_claim(remote, 1, scope.cancel, self.budgets.trust(remote))
             if claim is None:
@@ -233,7 +235,34 @@ class Node:
                 framed.release_budget()
             await (framed.close() if ok else framed.reset())
 
+        async def wrapped(stream: Any) -> None:
+            remote = remote_peer_of(stream)
+            if remote is None:
+                await stream.reset()
+                return
+            await serve(stream, remote)
+
+        self._local_handlers[protocol_id] = serve
         self.net.set_stream_handler(protocol_id, wrapped)
+
+    def accept_local(self, protocol_id: str, stream: Any, opener: PeerId) -> bool:
+        """Serve an in-process stream that ``opener``, another agent of this process, opened to this
+        node (:mod:`~ioa_p2p.node.net.local_streams`): its handler (ours, or the libp2p host's: the
+        DHT's) runs in this node's nursery, as the process's own work (charged to no peer). False when
+        this node does not serve ``protocol_id`` (or is closing)."""
+        serve = self._local_handlers.get(protocol_id)
+        host_handler = None if serve is not None else self.net.protocol_handler(protocol_id)
+        if serve is None and host_handler is None:
+            return False
+        try:
+            with own_work():
+                if serve is not None:
+                    self.nursery.start_soon(serve, stream, opener)
+                elif host_handler is not None:
+                    self.nursery.start_soon(host_handler, stream)
+        except RuntimeError:  # the nursery is closed: this node is stopping
+            return False
+        return True
 
     async def open_stream(self, peer: PeerId, protocol_id: str) -> FramedStream:
         """Open a stream to ``peer``: connect through the one dial path (direct addresses, then relays;
@@ -244,6 +273,9 @@ class Node:
         timeout = STREAM_OPEN_TIMEOUT
         if peer == self.peer_id:
             raise UsageError("cannot open a stream to this node itself")
+        local = await self._open_local(peer, protocol_id)
+        if local is not None:
+            return local
         last: Exception | None = None
         async with open_cpu_deadline(timeout, most=STREAM_OPEN_MOST * timeout) as scope:
             await self.net.connect_peer(peer)  # DialFailed / PeerUnreachable: nothing to retry here
@@ -257,6 +289,35 @@ class Node:
         if scope.cancelled_caught:
             raise IoATimeout(f"opening {protocol_id} to {peer} took longer than {timeout:.1f} s")
         raise PeerUnreachable(f"connected to {peer}, but cannot open {protocol_id} there: {last}")
+
+    def serves_locally(self, peer: PeerId) -> bool:
+        """Whether ``peer`` is another agent of this process that takes its streams in memory (no
+        connection to it is needed: :meth:`open_stream` reaches it at once)."""
+        cohosted = self.budgets.cohosted
+        return cohosted is not None and cohosted.server(peer) is not None
+
+    async def _open_local(self, peer: PeerId, protocol_id: str) -> FramedStream | None:
+        """An in-process stream to ``peer`` when it is another agent of this process (None otherwise)."""
+        if not self.serves_locally(peer):
+            return None
+        mine = self.local_stream(peer, protocol_id)
+        if mine is None:
+            raise PeerUnreachable(f"{peer}, an agent of this process, does not serve {protocol_id}")
+        await trio.lowlevel.checkpoint()
+        return self.budgets.framed(mine, peer)
+
+    def local_stream(self, peer: PeerId, protocol_id: str) -> LocalStream | None:
+        """This end of a new in-process stream of ``protocol_id`` to ``peer``, served by it, when ``peer``
+        is another agent of this process that serves the protocol (None otherwise: use libp2p)."""
+        cohosted = self.budgets.cohosted
+        accept = cohosted.server(peer) if cohosted is not None else None
+        if cohosted is None or accept is None:
+            return None
+        mine, theirs = local_stream_pair(protocol_id, self.peer_id, peer)
+        if not accept(protocol_id, theirs, self.peer_id):
+            return None
+        cohosted.local_streams += 1
+        return mine
 
     # ------------------------------------------------------------------ goals
 
@@ -348,6 +409,9 @@ async def open_node(
                             relay_net=net.relay_net(),
                         )
                         _hint_card_addrs(node)
+                    if cohosted is not None:  # the others open their streams to it in memory from now on
+                        stack.enter_context(cohosted.serving(node.peer_id, node.accept_local))
+                        net.open_local_streams_with(node.local_stream)  # its DHT requests to them too
                     add_status_routes(node)
                     node.services_ready.set()
                     if control_api:

@@ -32,6 +32,7 @@ import trio
 from ioa_p2p.card import SignedCard
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.census import SharedCensus
 from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
@@ -90,6 +91,10 @@ class NodePort(Protocol):
 
     def connected_peers(self) -> list[PeerId]: ...
     def is_connected(self, peer: PeerId) -> bool: ...
+    def serves_locally(self, peer: PeerId) -> bool:
+        """``peer`` is another agent of this process: streams to it are in memory, no connection needed."""
+        ...
+
     def peer_addrs(self, peer: PeerId) -> list[str]: ...
     def connections(self, peer: PeerId) -> list[dict[str, Any]]:
         """Each open connection to ``peer``: ``{"kind": "direct"|"relayed"|"punched", "addr", ...}``."""
@@ -143,6 +148,11 @@ class CardTopicPort(Protocol):
     def topic_peers(self) -> int: ...
     def topic_peer_ids(self) -> list[PeerId]: ...
     def mesh_peers(self) -> int: ...
+    def pass_on(self, publisher: PeerId, version: int, data: bytes) -> None:
+        """Hand a remote publisher's record this node accepted (it changed the directory) to the other
+        agents of its process (``[[agents]]``: one view of the network's cards per process; a no-op for
+        a node alone in its process)."""
+        ...
 
 
 class CardNetPort(Protocol):
@@ -203,6 +213,11 @@ class CardNetPort(Protocol):
         ...
 
     def routing_table_size(self) -> int: ...
+    def shared_census(self) -> SharedCensus | None:
+        """The census this node's process shares among its agents (``[[agents]]``); None for a node
+        alone in its process."""
+        ...
+
     def card_peers(self) -> list[PeerId]:
         """Peers of the routing table and connections that announced GossipSub by identify: the nodes that
         publish a card (a bootstrap node or a peer not identified yet is left out)."""

@@ -8,7 +8,8 @@ import hashlib
 import pytest
 
 from ioa_p2p.card import AgentCardV3, card_digest, issue_card, parse_card, stamp_bits
-from ioa_p2p.card.stamp import STAMP_CONTEXT, content_digest, mint
+from ioa_p2p.card.sketch import issue_sketch
+from ioa_p2p.card.stamp import PAUSE_TRIES, STAMP_CONTEXT, content_digest, mint, yield_gil
 from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.validators import CardValidator, card_key, check_announcement
 from ioa_p2p.errors import InvalidCard, OverBudget, SignatureError, UnsupportedVersion
@@ -170,3 +171,46 @@ def test_a_node_of_the_previous_release_rejects_a_v3_card_as_an_unknown_version(
             parse_card(stamped.encoded, now_ms=NOW + 1)
     finally:
         REGISTRY[("agent_card", 3)] = removed
+
+
+def test_mint_pauses_every_pause_tries_and_finds_the_same_nonce() -> None:
+    """``pause`` (the node's :func:`yield_gil`, in its worker thread) is called once per
+    :data:`PAUSE_TRIES` tries and changes nothing in what is found."""
+    digest = hashlib.sha256(b"pause").digest()
+    plain = mint(digest, 12)
+    calls: list[int] = []
+    assert mint(digest, 12, pause=lambda: calls.append(1)) == plain
+    tried = int.from_bytes(plain, "big") + 1
+    assert len(calls) == (tried - 1) // PAUSE_TRIES  # no pause after the try that found it
+    calls.clear()
+    with pytest.raises(InvalidCard):  # a bounded mint pauses as often and still ends
+        mint(digest, 40, tries=3 * PAUSE_TRIES + 5, pause=lambda: calls.append(1))
+    assert len(calls) == 3
+    yield_gil()  # a pause that only lets other threads take the GIL
+
+
+class _Paused(Exception):
+    pass
+
+
+def _stop() -> None:
+    raise _Paused
+
+
+def test_issuing_a_card_or_a_sketch_passes_the_pause_to_mint() -> None:
+    """At 40 bits the first :data:`PAUSE_TRIES` tries find no stamp (odds ~1e-9): the pause is reached."""
+    identity = Identity.generate()
+    with pytest.raises(_Paused):
+        card(identity, bits=40, pause=_stop)
+    with pytest.raises(_Paused):
+        issue_sketch(
+            identity,
+            version=1,
+            model="m",
+            vector=[0.5, -1.0, 2.0],
+            now_ms=NOW,
+            expires_at=NOW + 60_000,
+            scheme="m",
+            stamp_bits=40,
+            pause=_stop,
+        )

@@ -20,6 +20,7 @@ from ioa_p2p.dht.census import (
     CENSUS_RETRY,
     Census,
     CensusPolicy,
+    SharedCensus,
     directory_complete,
 )
 from ioa_p2p.identity import Identity, PeerId
@@ -107,6 +108,19 @@ def test_failed_censuses_in_a_row_back_off_up_to_the_interval_and_a_census_taken
     policy.failed()  # after a census taken, the first failure waits CENSUS_RETRY again
     assert not policy.due(now + CENSUS_INTERVAL + CENSUS_RETRY - 1, 3.0, table_size=2)
     assert policy.due(now + CENSUS_INTERVAL + CENSUS_RETRY, 3.0, table_size=2)
+
+
+def test_the_agents_of_a_process_adopt_the_newest_census_one_of_them_took() -> None:
+    shared, own = SharedCensus(), Census(frozenset(_peers(3)), 50.0, 3.0)
+    assert shared.newer_than(None) is None  # nothing taken in the process yet
+    shared.last = Census(frozenset(_peers(4)), 60.0, 4.0)
+    assert shared.newer_than(None) is shared.last and shared.newer_than(own) is shared.last
+    assert shared.newer_than(Census(frozenset(), 60.0, 4.0)) is None  # not newer than the agent's own
+    policy = CensusPolicy()
+    assert policy.may_retry(0.0)
+    policy.started(10.0)
+    policy.failed()  # an adoption whose fetches ran out of time waits the back-off, as a census does
+    assert not policy.may_retry(10.0 + CENSUS_RETRY - 1) and policy.may_retry(10.0 + CENSUS_RETRY)
 
 
 @asynccontextmanager

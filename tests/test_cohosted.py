@@ -5,6 +5,7 @@ for its bootstrap peer's work, 4 of 25 cards at the coordinator after 150 s)."""
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,8 +17,11 @@ from ioa_p2p.config.limits import Limits
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.cohosted import CoHosted
+from ioa_p2p.node.net.cpu_wait import RunnableClock
+from ioa_p2p.node.net.gossip import CardGossip
 from ioa_p2p.node.node import Node, open_node
 
 from .test_chats_net import FAST, connect_all
@@ -92,7 +96,19 @@ async def test_connections_between_agents_of_a_process_are_its_own_work_and_a_re
             assert a.budgets.cpu.loop_by_trust[TRUST_PARTNER] == 0  # b's: the process's own
             assert a.budgets.trust(b.peer_id) == TRUST_PARTNER
             assert remote.budgets.trust(a.peer_id) < TRUST_PARTNER  # a stranger, or known by its card
+            # gossip: with the remote peer only; the agents' announcements reach each other in the process
+            gossips = [n.services.discovery.gossip if n.services.discovery else None for n in (a, b)]
+            assert all(isinstance(g, CardGossip) for g in gossips)
+            while not all(remote.peer_id in _pubsub_peers(g) for g in gossips):  # noqa: ASYNC110
+                await trio.sleep(0.05)
+            assert b.peer_id not in _pubsub_peers(gossips[0]) and a.peer_id not in _pubsub_peers(gossips[1])
+            assert a.is_connected(b.peer_id)
     assert len(cohosted) == 0  # each left the process's list when it closed
+
+
+def _pubsub_peers(gossip: object) -> set[PeerId]:
+    assert isinstance(gossip, CardGossip)
+    return {PeerId.from_bytes(p.to_bytes()) for p in gossip.pubsub.peers}
 
 
 def test_the_agents_of_a_process_read_each_others_announcements_through_their_own_validators() -> None:
@@ -161,3 +177,94 @@ async def test_agents_of_a_process_hold_each_others_cards_without_a_connection(t
             assert not a.is_connected(b.peer_id)  # no bootstrap, no dial: handed over in the process
             assert not {a.peer_id, b.peer_id} & cards(outsider)  # not hosted with them: it learns nothing
             assert outsider.peer_id not in cards(a) | cards(b)
+
+
+def test_a_remote_record_one_agent_accepted_is_handed_to_the_others_once_per_version() -> None:
+    a, b, c, late = (Identity.generate().peer_id for _ in range(4))
+    remote, other_remote = Identity.generate().peer_id, Identity.generate().peer_id
+    cohosted, faults = CoHosted(), Faults()
+    got: dict[str, list[tuple[PeerId, bytes]]] = {"a": [], "b": [], "c": [], "late": []}
+
+    def reader(name: str):  # type: ignore[no-untyped-def]
+        def validate(publisher: PeerId, data: bytes) -> bool:
+            return data != b"forged"  # each agent's own validator decides
+
+        def deliver(publisher: PeerId, data: bytes) -> None:
+            got[name].append((publisher, data))
+
+        return validate, deliver
+
+    with (
+        cohosted.hosting(a),
+        cohosted.hosting(b),
+        cohosted.hosting(c),
+        cohosted.card_topic(a, *reader("a"), faults),
+        cohosted.card_topic(b, *reader("b"), faults),
+        cohosted.card_topic(c, *reader("c"), faults),
+    ):
+        cohosted.pass_on(a, remote, 3, b"remote-v3")  # a took it from gossip or the DHT
+        assert got["b"] == got["c"] == [(remote, b"remote-v3")] and got["a"] == []  # not back to a
+        cohosted.pass_on(b, remote, 3, b"remote-v3")  # it changed b's directory too: not handed again
+        cohosted.pass_on(c, remote, 2, b"remote-v2")  # an older version: not handed on
+        assert got["b"] == got["c"] == [(remote, b"remote-v3")] and cohosted.passed == 2
+        cohosted.pass_on(c, remote, 4, b"forged")  # the others' own validators refuse it
+        assert got["a"] == [] and got["b"] == [(remote, b"remote-v3")] and cohosted.passed == 2
+        cohosted.pass_on(a, b, 9, b"mate")  # an agent of the process: its records go by its announcements
+        assert got["c"] == [(remote, b"remote-v3")]
+        cohosted.pass_on(b, other_remote, 1, b"other-v1")
+        with cohosted.hosting(late), cohosted.card_topic(late, *reader("late"), faults) as announce_late:
+            assert got["late"] == []
+            announce_late(b"late-card")  # its first announcement: the process's view of the network with it
+            assert got["late"] == [(other_remote, b"other-v1")]  # (the forged v4 refused by late too)
+
+
+@pytest.mark.slow
+async def test_the_agents_of_a_process_share_one_census_and_one_view_of_the_remote_cards(
+    tmp_path: Path, runnable_clock: RunnableClock
+) -> None:
+    """A remote node whose card is in the DHT only (its gossip off): one agent of the process counts the
+    publishers and fetches the card, the others adopt that census and are handed the card (each through
+    its own validator), instead of each taking its own census of the DHT."""
+    cohosted = CoHosted()
+    remote_agent = {"name": "chef", "description": "plans dinner menus and cooking recipes"}
+
+    def config(name: str, raw: dict[str, object], boot: Node | None) -> NodeConfig:
+        bootstrap = (boot.listen_addrs()[0],) if boot is not None else ()
+        return NodeConfig(home=tmp_path / name, bootstrap=bootstrap, bootstrap_backoff=0.2, raw=raw)
+
+    def discovery(node: Node) -> Discovery:
+        service = node.services.discovery
+        assert service is not None
+        return service
+
+    with trio.fail_after(150):
+        remote_raw = {"agent": remote_agent, "discovery": {"gossip": False}}
+        async with (
+            open_node(
+                config("remote", remote_raw, None), identity=Identity.generate(), write_info=False
+            ) as remote,
+            AsyncExitStack() as stack,
+        ):
+            agents = []
+            for i in range(3):
+                raw = {"agent": {"name": f"agent-{i}", "description": f"Agent {i} does tasks of kind {i}."}}
+                agents.append(
+                    await stack.enter_async_context(
+                        open_node(
+                            config(f"a{i}", raw, remote),
+                            identity=Identity.generate(),
+                            write_info=False,
+                            cohosted=cohosted,
+                        )
+                    )
+                )
+            services = [discovery(a) for a in agents]
+            while not all(  # noqa: ASYNC110
+                s.census.last is not None and remote.peer_id in s.directory for s in services
+            ):
+                await trio.sleep(0.1)
+            taken = sum(s.census.taken for s in services)
+            adopted = sum(s.census.adopted for s in services)
+            assert taken >= 1 and adopted >= 2, [s.census.status(trio.current_time()) for s in services]
+            assert taken < len(services)  # not one census per agent
+            assert cohosted.passed >= 2  # the remote card, fetched by the census taker, handed to the others

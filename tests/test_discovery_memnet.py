@@ -456,3 +456,25 @@ async def test_the_census_fetches_a_card_gossip_never_brought_and_then_finds_ski
         assert seeker.directory.entry(plotter) is not None
         found = await seeker.find("draw a chart of these numbers", k=1)
         assert names(found) == ["plotter"] and seeker.last_find.get("dht_skipped")
+
+
+async def test_the_provided_keys_are_computed_once_per_card_and_levels(
+    tmp_path: Path, autojump_clock: MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The DHT publishing loop asks for the provided keys every second: they are the same object until the
+    card (or the levels the network's size calls for) changes, so the cells are projected once per card."""
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    async with open_agents(net, cards, tmp_path, ["plotter"], {"matcher": "lite"}) as agents:
+        first = discovery_of(agents[0])
+        await first.card_ready.wait()
+        keys = first.provided_keys()
+        assert keys and first.provided_keys() is keys
+        await trio.sleep(30)  # the loop ran ~30 times meanwhile
+        assert first.provided_keys() is keys
+        monkeypatch.setattr(first.net, "network_size", lambda: 10_000.0)  # a finer level is due
+        grown = first.provided_keys()
+        assert grown is not keys and set(keys) < set(grown)
+        monkeypatch.undo()
+        await first.set_agent(dataclasses.replace(first.agent, description="Draws bar charts"))
+        assert first.provided_keys() is not keys

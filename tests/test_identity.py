@@ -38,3 +38,23 @@ def test_bad_peer_ids(text) -> None:
 @given(st.binary(max_size=64))
 def test_base58_roundtrip(data) -> None:
     assert b58decode(b58encode(data)) == data
+
+
+def test_a_peer_ids_text_and_verifying_key_are_made_once_and_the_caches_are_bounded() -> None:
+    """``str(peer)`` (in every stream timeout's message) and ``verify`` (every message) reuse the base58
+    text and the Ed25519 key object of a peer seen before; both caches keep at most ``PEER_CACHE`` peers."""
+    from ioa_p2p.identity import PEER_CACHE, _peer_text, _verifying_key
+
+    signer = Identity.generate()
+    peer = signer.peer_id
+    text = str(peer)
+    assert str(PeerId.from_bytes(peer.raw)) is text and PeerId.from_string(text) == peer
+    signature = signer.sign(b"data")
+    assert peer.verify(signature, b"data") and not peer.verify(signature, b"other")
+    assert _verifying_key.cache_info().hits >= 1
+    for _ in range(PEER_CACHE + 10):
+        str(Identity.generate().peer_id)
+    info = _peer_text.cache_info()
+    assert info.maxsize == PEER_CACHE and info.currsize == PEER_CACHE
+    assert _verifying_key.cache_info().maxsize == PEER_CACHE
+    assert str(peer) == text  # dropped from the cache: made again, the same

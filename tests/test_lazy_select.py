@@ -235,3 +235,150 @@ async def test_two_nodes_dial_each_other_lazily_and_talk() -> None:
                         got += chunk
                     assert got == b"echo:hi"
                     await stream.close()
+
+
+# ------------------------------------------------- a dial made for a request (lazy_upgrade.pipelined_dials)
+
+
+async def test_a_dial_for_a_request_does_not_wait_for_the_muxer_answer() -> None:
+    from libp2p.abc import ISecureConn
+    from libp2p.protocol_muxer.exceptions import MultiselectClientError
+    from libp2p.protocol_muxer.generic_selector import GenericMultistreamSelector
+
+    from ioa_p2p.node.net import libp2p_patches
+    from ioa_p2p.node.net.lazy_upgrade import pipelined_dials
+
+    class SecureRecorder(Recorder):
+        pass
+
+    ISecureConn.register(SecureRecorder)
+    libp2p_patches.apply_patches()
+    selector: GenericMultistreamSelector[str] = GenericMultistreamSelector()
+    selector.add_handler("/yamux/1.0.0", "yamux")
+    conn = SecureRecorder([_line(b"/multistream/1.0.0") + _line(b"/yamux/1.0.0") + b"frames"])
+    with pipelined_dials():
+        assert await selector.select(conn, True, 5) == ("/yamux/1.0.0", "yamux")
+    assert conn.writes == [negotiation_lines("/yamux/1.0.0")] and conn.replies  # nothing read yet
+    await conn.write(b"SYN + request")  # the first stream goes at once
+    assert await conn.read(100) == b"frames"  # the muxer's first read took the answer off first
+    assert "read" not in vars(conn)
+
+    refused = SecureRecorder([_line(b"/multistream/1.0.0") + _line(b"na")])
+    with pipelined_dials():
+        await selector.select(refused, True, 5)
+    with pytest.raises(MultiselectClientError, match="does not support /yamux/1.0.0"):
+        await refused.read(12)  # a refusal fails the muxer's read (and so the request), not the dial
+
+    closed = SecureRecorder([])  # a listener that refused our key closes the connection
+    with pipelined_dials():
+        await selector.select(closed, True, 5)
+    with pytest.raises(MultiselectClientError, match="closed during the negotiation"):
+        await closed.read(12)
+
+    outside = SecureRecorder([_line(b"/multistream/1.0.0") + _line(b"/yamux/1.0.0")])
+    await selector.select(outside, True, 5)  # outside the block a dial waits for the answer, as before
+    assert not outside.replies
+
+
+async def test_a_pipelined_dial_to_a_silent_listener_fails_its_read_within_the_negotiation_timeout() -> None:
+    from libp2p.abc import ISecureConn
+    from libp2p.protocol_muxer.exceptions import MultiselectClientError
+    from libp2p.protocol_muxer.generic_selector import GenericMultistreamSelector
+
+    from ioa_p2p.node.net import libp2p_patches
+    from ioa_p2p.node.net.lazy_upgrade import pipelined_dials
+
+    class Silent(Recorder):
+        async def read(self, n: int | None = None) -> bytes:
+            await trio.sleep_forever()
+            raise AssertionError("unreachable")
+
+    ISecureConn.register(Silent)
+    libp2p_patches.apply_patches()
+    selector: GenericMultistreamSelector[str] = GenericMultistreamSelector()
+    selector.add_handler("/yamux/1.0.0", "yamux")
+    silent = Silent([])
+    with pipelined_dials():
+        await selector.select(silent, True, 0.2)
+    with trio.fail_after(10), pytest.raises(MultiselectClientError, match="no answer to /yamux/1.0.0"):
+        await silent.read(12)  # the muxer's read loop ends, and with it the connection
+
+
+async def test_requests_ride_with_the_dial_between_real_hosts() -> None:
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.host import new_noise_host
+    from ioa_p2p.node.net.lazy_upgrade import pipelined_dials
+
+    async def echo(stream) -> None:
+        await stream.write(b"echo:" + await stream.read(1024))
+        await stream.close()
+
+    a, b, c = (new_noise_host(Identity.generate()) for _ in range(3))
+    for host in (a, b, c):
+        host.set_stream_handler(PROTO, echo)
+    with trio.fail_after(30):
+        async with run_raw_host(a), run_raw_host(b), run_raw_host(c):
+            for dialer, listener in ((a, b), (c, a)):
+                dialer.get_peerstore().add_addrs(listener.get_id(), listener.get_addrs(), 600)
+                assert not dialer.get_network().get_connections(listener.get_id())
+                for attempt in range(2):  # the first dials (pipelined), the second reuses the connection
+                    with pipelined_dials():
+                        stream = await open_lazy_stream(dialer, listener.get_id(), PROTO)
+                    await stream.write(b"hi%d" % attempt)
+                    got = b""
+                    while len(got) < 8:
+                        chunk = await stream.read(1024)
+                        assert chunk
+                        got += chunk
+                    assert got == b"echo:hi%d" % attempt
+                    await stream.close()
+                # py-libp2p's own negotiation on the pipelined connection, and the listener's way back
+                stream = await dialer.new_stream(listener.get_id(), [PROTO])
+                await stream.write(b"ok")
+                assert await stream.read(1024) == b"echo:ok"
+                await stream.close()
+
+
+async def test_a_refused_dialer_fails_its_pipelined_request_and_the_listener_still_serves() -> None:
+    from libp2p import new_host
+    from libp2p.crypto.secp256k1 import create_new_key_pair as new_secp256k1_key_pair
+    from libp2p.crypto.x25519 import create_new_key_pair as new_x25519_key_pair
+    from libp2p.security.noise.transport import PROTOCOL_ID as NOISE_PROTOCOL_ID
+    from libp2p.security.noise.transport import Transport as NoiseTransport
+    from libp2p.stream_muxer.yamux.yamux import PROTOCOL_ID as YAMUX_PROTOCOL_ID
+    from libp2p.stream_muxer.yamux.yamux import Yamux
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.net.host import new_noise_host
+    from ioa_p2p.node.net.lazy_upgrade import pipelined_dials
+
+    served = 0
+
+    async def echo(stream) -> None:
+        nonlocal served
+        served += 1
+        await stream.write(b"echo:" + await stream.read(1024))
+        await stream.close()
+
+    key_pair = new_secp256k1_key_pair()  # the node's Noise accepts Ed25519 peers only
+    noise = NoiseTransport(key_pair, noise_privkey=new_x25519_key_pair().private_key)
+    foreign = new_host(
+        key_pair=key_pair, sec_opt={NOISE_PROTOCOL_ID: noise}, muxer_opt={YAMUX_PROTOCOL_ID: Yamux}
+    )
+    listener, good = new_noise_host(Identity.generate()), new_noise_host(Identity.generate())
+    listener.set_stream_handler(PROTO, echo)
+    with trio.fail_after(60):
+        async with run_raw_host(listener), run_raw_host(foreign), run_raw_host(good):
+            foreign.get_peerstore().add_addrs(listener.get_id(), listener.get_addrs(), 600)
+            with pytest.raises(Exception):  # noqa: B017 - refused: whatever the stream or the swarm raises
+                with pipelined_dials():
+                    stream = await open_lazy_stream(foreign, listener.get_id(), PROTO)
+                await stream.write(b"hi")
+                if not await stream.read(1024):  # a clean end of the stream is a refusal too
+                    raise EOFError("refused")
+            assert served == 0
+            good.get_peerstore().add_addrs(listener.get_id(), listener.get_addrs(), 600)
+            with pipelined_dials():
+                stream = await open_lazy_stream(good, listener.get_id(), PROTO)
+            await stream.write(b"hi")
+            assert await stream.read(1024) == b"echo:hi"

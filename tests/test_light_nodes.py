@@ -193,6 +193,33 @@ def test_checking_bucket_pages_loads_no_numpy_and_no_matcher(tmp_path: Path) -> 
     assert _loaded(modules, ("numpy", "ioa_p2p.matching", "snowballstemmer") + MODEL_PACKAGES) == []
 
 
+def test_the_calculator_loads_no_planner_and_stemming_loads_english_only(tmp_path: Path) -> None:
+    """An agent with the calculator adapter reads the planner's values (its dates): that no longer runs the
+    planner package's ``__init__`` (the whole planner, ~45 modules); stemming a card's terms loads
+    snowballstemmer's English stemmer, not its 30 other languages, with the same stems."""
+    result = _run(
+        """
+        import json, sys
+        import ioa_p2p.adapters.calculator
+        calculator = sorted(sys.modules)
+        from ioa_p2p.matching.text import stem
+        words = ["running", "agents", "calculations", "happiness", "generously", "conditional", "skies"]
+        stems = [stem(w) for w in words]
+        stemmed = sorted(sys.modules)
+        import snowballstemmer
+        full = snowballstemmer.stemmer("english")
+        from ioa_p2p.planning import Value, plan_request  # the package's names, on first use
+        print(json.dumps({"calculator": calculator, "stemmed": stemmed, "plan": callable(plan_request),
+                          "same": stems == [full.stemWord(w) for w in words], "value": Value.__name__}))
+        """,
+        tmp_path,
+    )
+    assert "ioa_p2p.planning.values" in result["calculator"]
+    assert _loaded(result["calculator"], ("ioa_p2p.planning.parse", "ioa_p2p.planning.compose")) == []
+    assert not any(m == "snowballstemmer" or m.startswith("snowballstemmer.") for m in result["stemmed"])
+    assert result["same"] and result["plan"] and result["value"] == "Value"
+
+
 def test_warm_takes_a_boolean_or_auto_and_unload_idle_seconds() -> None:
     from ioa_p2p.dht.settings import DiscoverySettings
     from ioa_p2p.errors import ConfigError

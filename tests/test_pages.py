@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 import pytest
@@ -215,3 +216,37 @@ def test_the_integer_prefix_a_storing_peer_checks_is_the_float64_code(model: str
                 assert forest.prefix(raw, table, level) == codes[table] & ((1 << level) - 1)
     with pytest.raises(UsageError):
         forest.prefix(bytes(dim + 1), 0, 4)
+
+
+def test_the_publisher_makes_its_page_and_keys_once_per_sketch_and_levels() -> None:
+    """The publishing loop asks :meth:`PagePublisher.record` every second: the same sketch at the same
+    levels returns what was made (no new cells or page); a network grown into a finer level, or a new card
+    version, makes them again."""
+    from ioa_p2p.card import issue_card
+    from ioa_p2p.dht.lsh import card_buckets
+    from ioa_p2p.dht.probing import provided_levels
+    from ioa_p2p.node.discovery.pages import PagePublisher
+
+    identity = Identity.generate()
+    rng = np.random.default_rng(7)
+    vector = rng.standard_normal(64)
+    vector /= np.linalg.norm(vector)
+
+    def signed(version: int) -> Any:
+        return issue_card(
+            identity, name="plotter", description="plots charts", model="m", vector=vector,
+            version=version, now_ms=NOW,
+        )  # fmt: skip
+
+    lsh = card_buckets("m", 64)
+    publisher = PagePublisher()
+    first = signed(1)
+    made = publisher.record(identity, first, vector, lsh, NOW, 10.0)
+    assert made is not None
+    assert publisher.record(identity, first, vector, lsh, NOW + 1000, 12.0) is made  # same sketch, levels
+    big = 10_000.0
+    assert provided_levels(big) != provided_levels(10.0)
+    grown = publisher.record(identity, first, vector, lsh, NOW, big)
+    assert grown is not None and grown is not made and len(grown[0]) > len(made[0])
+    renewed = publisher.record(identity, signed(2), vector, lsh, NOW, big)
+    assert renewed is not None and renewed is not grown and renewed[1] != grown[1]  # a new sketch's page

@@ -11,11 +11,11 @@ import pytest
 
 from ioa_p2p.api.goals import EXIT_TASKS_FAILED, goal_exit_code
 from ioa_p2p.planning import LOOKUP, PlanStep, plan_request
-from ioa_p2p.planning.compose import answers
 from ioa_p2p.planning.dimensions import asked_dimensions, dimension_of, mismatch
 from ioa_p2p.planning.missing import MISSING
 from ioa_p2p.planning.refusal import dimension_refusal
 from ioa_p2p.planning.report import goal_report
+from ioa_p2p.planning.results import answers
 from ioa_p2p.planning.values import Value
 
 from .test_retrieval import ask, hashing_adapter

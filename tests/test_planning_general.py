@@ -11,7 +11,7 @@ import pytest
 
 from ioa_p2p.planning import CALC, CODE, DATE, LOOKUP, TASK, Value, describe, plan_request, value_of
 from ioa_p2p.planning.answer_types import answer_type, request_act
-from ioa_p2p.planning.compose import answers
+from ioa_p2p.planning.results import answers
 from ioa_p2p.planning.segment import fence_code
 from ioa_p2p.planning.units import factor
 

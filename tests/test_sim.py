@@ -428,11 +428,12 @@ def test_hedges_keep_round_trips_over_open_and_new_connections_apart() -> None:
 
 
 def test_lookups_hedge_after_the_round_trips_the_node_measured() -> None:
-    """Dialled peers answer after ~0.45 s: a fixed 0.4 s hedge asks their stand-ins too; the node's
+    """Where dialled peers answer after ~0.45 s (a dial of 3 round trips, as before the request rode with
+    Noise's last message, or slower links), a fixed 0.4 s hedge asks their stand-ins too; the node's
     measured hedge (srtt + 4 rttvar) waits for them, so lookups send fewer requests."""
     messages = {}
     for hedge in ("fixed", "adaptive", "by-connection"):
-        world = World(SimConfig(nodes=300, seed=8, hedge=hedge))
+        world = World(SimConfig(nodes=300, seed=8, hedge=hedge, links=LinkModel(dial_rtts=3)))
         world.warm_start(random_peers=60)
         world.loop.run(until=30)
         summary = LookupSummary.of(run_lookups(world, 40, random.Random(9)))

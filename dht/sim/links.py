@@ -13,9 +13,13 @@ What a request costs (:class:`LinkModel`, one-way times in seconds):
 - a request to a peer without an open connection first takes ``dial_rtts`` more: py-libp2p 0.8.1 waits
   for TCP, multistream for the security protocol (2), Noise XX, multistream for the muxer (2): 5; the
   node's dialer sends its single security protocol with Noise's first message and its muxer's lines
-  with Noise's last, waiting only for the muxer's answer (``ioa_p2p.node.net.lazy_upgrade``): TCP,
-  Noise's first exchange, Noise's last message with the muxer lines: 3. The defaults count the
-  sequential exchanges of the handshakes; they were not measured through a delay line;
+  with Noise's last (``ioa_p2p.node.net.lazy_upgrade``), and every request the simulator models is a KAD
+  exchange (lookups, puts, provides, page and card fetches: ``ioa_p2p.node.net.kad_io.exchange``), whose
+  dial does not wait for the muxer's answer: the request rides with Noise's last message
+  (``pipelined_dials``). So TCP, Noise's first exchange, then the request's own round trip: 2
+  (``dial_rtts=3`` models the node before 2026-11-27 21:30 UTC, when it waited for the muxer's answer).
+  Measured through a delay line (``bench/bench_dial.py``, relay without the TCP handshake): dial and
+  request 2.0 round trips pipelined, 3.7 waiting for the muxer's answer, 1.1 on an open connection;
 - the server spends ``service`` seconds per request (CPU, the same for every request);
 - bandwidth is not modelled (a KAD message is a few hundred bytes, a card 1.5 kB).
 
@@ -49,7 +53,7 @@ class LinkModel:
     loss: float = 0.0
     rto: float = 0.200
     request_rtts: int = 1
-    dial_rtts: int = 3
+    dial_rtts: int = 2
     service: float = 0.001
     max_connections: int = 1024
 

@@ -14,7 +14,11 @@
   all), and the next pass starts when the pacer or a retry allows. The whole round is bounded by
   :data:`DHT_PUBLISH_TIMEOUT`, as the node's publishing loop bounds it.
 
-Both report when they finished (``on_done``); the experiments time them.
+Each run ends as the node's does (:mod:`~ioa_p2p.dht.quorum`): once every key has a quorum of
+acknowledgements (or no target left to hear from) and the round's other requests had the grace, or at
+once when every target has been heard from; acknowledgements after that are not counted.
+
+All report when they finished (``on_done``); the experiments time them.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from functools import partial
 from typing import Any
 
 from ioa_p2p.dht.provide import WINDOW, ProvidePacer, assign
+from ioa_p2p.dht.quorum import StoreQuorum, grace
 from ioa_p2p.dht.sim.fabric import Fabric
 from ioa_p2p.dht.sim.kad import (
     DEFAULT_ASK,
@@ -55,6 +60,40 @@ class _PlacingRun:
         self.ask = max(ask, PLACE_ASK)
         self.started_at = world.loop.now
         self.finished_at: float | None = None
+        self.quorum: StoreQuorum | None = None
+        self._grace_set = False
+        self._over = False  # the quorum's grace is over: the round ends once nothing holds it
+
+    def _target(self, plan: dict[bytes, list[bytes]]) -> None:
+        """Start counting the round's acknowledgements: ``plan`` maps each target peer to its keys."""
+        targets: dict[bytes, list[bytes]] = {}
+        for peer, keys in plan.items():
+            for key in keys:
+                targets.setdefault(key, []).append(peer)
+        self.quorum = StoreQuorum(targets)
+
+    def _heard(self, peer: bytes, acked: list[bytes], gave_up: list[bytes]) -> None:
+        """``peer`` acknowledged ``acked`` and will not be asked ``gave_up`` again; ends the round as
+        ``ioa_p2p.node.net.kad_write.QuorumRound`` does."""
+        quorum = self.quorum
+        if quorum is None or self.finished_at is not None:
+            return
+        quorum.acked(peer, acked)
+        quorum.gave_up(peer, gave_up)
+        if quorum.settled or (self._over and not self._holding()):
+            self._finish()
+        elif quorum.reached and not self._grace_set:
+            self._grace_set = True
+            self.world.loop.after(grace(self.world.loop.now - self.started_at), self._grace_over)
+
+    def _holding(self) -> bool:
+        """Keys not sent yet that the round sends, quorum or not (a provide round's paced keys)."""
+        return False
+
+    def _grace_over(self) -> None:
+        self._over = True
+        if not self._holding():
+            self._finish()
 
     def _finish(self) -> None:
         if self.finished_at is not None:
@@ -108,6 +147,7 @@ class PutRun(_PlacingRun):
         if not self.targets:
             self._done(True)
             return
+        self._target({peer: [self.key] for peer in self.targets})
         for peer in self.targets:
             target = world.node_of(peer)
             self._waiting.add(peer)
@@ -133,10 +173,10 @@ class PutRun(_PlacingRun):
             return
         self._waiting.discard(peer)
         self.stored += bool(ok)
+        self.ok = self.stored > 0
         if ok and self.first_stored_at is None:
             self.first_stored_at = self.world.loop.now
-        if not self._waiting:
-            self._done(self.stored > 0)
+        self._heard(peer, [self.key] if ok else [], [self.key])
 
     def _done(self, ok: bool) -> None:
         self.ok = ok
@@ -164,6 +204,7 @@ class PagePutRun(_PlacingRun):
         self.expected = 0
         self.acknowledged = 0
         self._waiting: set[bytes] = set()
+        self._plan: dict[bytes, list[bytes]] = {}
 
     def start(self) -> PagePutRun:
         for key in self.keys:  # our own copy, as a put stores locally first
@@ -181,6 +222,8 @@ class PagePutRun(_PlacingRun):
         if not plan:
             self._finish()
             return
+        self._target(plan)
+        self._plan = plan
         for peer, keys in plan.items():
             self._waiting.add(peer)
             world.loop.after(PEER_TIMEOUT, self._stored, peer, 0)
@@ -195,16 +238,16 @@ class PagePutRun(_PlacingRun):
                     partial(self._stored, peer),
                 )
 
-    def _serve(self, target: SimNode, keys: list[bytes]) -> int:
-        return sum(serve_put_value(self.world, target, self.node, key, self.value) for key in keys)
+    def _serve(self, target: SimNode, keys: list[bytes]) -> list[bytes]:
+        return [key for key in keys if serve_put_value(self.world, target, self.node, key, self.value)]
 
-    def _stored(self, peer: bytes, done: int) -> None:
+    def _stored(self, peer: bytes, stored: list[bytes] | int) -> None:
         if peer not in self._waiting or self.finished_at is not None:
             return
         self._waiting.discard(peer)
-        self.acknowledged += done
-        if not self._waiting:
-            self._finish()
+        acked = stored if isinstance(stored, list) else []
+        self.acknowledged += len(acked)
+        self._heard(peer, acked, self._plan[peer])
 
 
 class ProvideRun(_PlacingRun):
@@ -227,6 +270,8 @@ class ProvideRun(_PlacingRun):
         self.failures: dict[bytes, int] = {}
         self.retry_at: dict[bytes, float] = {}
         self._outstanding: dict[bytes, int] = {}  # peer -> the token of its announcement in flight
+        self._asked: set[tuple[bytes, bytes]] = set()  # (peer, key) sent at least once
+        self._answered: set[bytes] = set()  # peers whose last try got an answer (a refusal included)
         self._token = 0
         self.pacer = self._pacer()
 
@@ -250,6 +295,10 @@ class ProvideRun(_PlacingRun):
             return
         self.remaining = assign({key: state.candidates for key, state in run.lookup.keys.items()})
         self.expected = sum(len(keys) for keys in self.remaining.values())
+        self._target(self.remaining)
+        if not self.remaining:
+            self._finish()
+            return
         self._pass()
 
     def _pass(self) -> None:
@@ -262,17 +311,29 @@ class ProvideRun(_PlacingRun):
             count = self.pacer.take(peer, len(keys), now)
             if count:
                 self._announce(peer, keys[:count])
+                self._asked.update((peer, key) for key in keys[:count])
                 self.remaining[peer] = keys[count:]
             if not self.remaining[peer]:
                 del self.remaining[peer]
-        if not self._outstanding:
+        if self._over and not self._holding():
+            self._finish()
+        elif not self._outstanding:
             self._after_pass()
+
+    def _holding(self) -> bool:
+        return any(
+            peer in self._answered or (peer, key) not in self._asked
+            for peer, keys in self.remaining.items()
+            for key in keys
+        )
 
     def _announce(self, peer: bytes, keys: list[bytes]) -> None:
         world = self.world
         self._token += 1
         token = self._outstanding[peer] = self._token
-        timeout = partial(world.loop.at, world.loop.now + PEER_TIMEOUT, self._acked, peer, keys, 0, token)
+        timeout = partial(
+            world.loop.at, world.loop.now + PEER_TIMEOUT, self._acked, peer, keys, 0, token, False
+        )
         target = world.node_of(peer)
         if target is None:
             timeout()
@@ -292,16 +353,23 @@ class ProvideRun(_PlacingRun):
     def _acked_by(self, peer: bytes, keys: list[bytes], token: int, done: int) -> None:
         self._acked(peer, keys, done, token)
 
-    def _acked(self, peer: bytes, keys: list[bytes], done: int, token: int) -> None:
+    def _acked(self, peer: bytes, keys: list[bytes], done: int, token: int, answered: bool = True) -> None:
         if self._outstanding.get(peer) != token or self.finished_at is not None:
             return
         del self._outstanding[peer]
         self.acknowledged += done
-        if done < len(keys) and self.failures.get(peer, 0) < PROVIDE_ATTEMPTS - 1:
+        retry = done < len(keys) and self.failures.get(peer, 0) < PROVIDE_ATTEMPTS - 1
+        if answered:
+            self._answered.add(peer)
+        else:
+            self._answered.discard(peer)
+        if retry:
             self.failures[peer] = self.failures.get(peer, 0) + 1
             self.remaining[peer] = keys[done:] + self.remaining.get(peer, [])
             self.retry_at[peer] = self.world.loop.now + PROVIDE_RETRY * self.failures[peer]
-        if not self._outstanding:
+        # a silent peer's retry does not hold the round; one that answered (a refusal) does
+        self._heard(peer, keys[:done], [] if retry and answered else keys[done:])
+        if not self._outstanding and self.finished_at is None:
             self._after_pass()
 
     def _after_pass(self) -> None:

@@ -94,8 +94,22 @@ class PunchView(ApiObject):
 
 
 @dataclass(frozen=True, slots=True)
+class ConnectionCounts(ApiObject):
+    """This node's connections since it started: ``opened`` by direction (``inbound``, ``outbound``),
+    ``closed`` by the first reason its muxer saw (``remote closed``, ``remote GO_AWAY <code>``, ``read error
+    <type>``, ``frame body timeout``, ``local: <who asked>``), ``refused`` (not registered: connection
+    limits), and ``open`` (opened minus closed)."""
+
+    open: int
+    opened: Mapping[str, int]
+    closed: Mapping[str, int]
+    refused: Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
 class NetStatus(ApiObject):
-    """``GET /net``: reachability, listen and advertised addresses, bootstrap peers, hole punching."""
+    """``GET /net``: reachability, listen and advertised addresses, bootstrap peers, hole punching, and
+    why connections opened and closed (``connections``)."""
 
     peer_id: str
     reachability: ReachabilityView
@@ -103,6 +117,7 @@ class NetStatus(ApiObject):
     advertised: tuple[str, ...]
     bootstrap: tuple[BootstrapView, ...]
     hole_punching: PunchView | None
+    connections: ConnectionCounts | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,6 +359,7 @@ __all__ = [
     "BootstrapView",
     "BudgetsReply",
     "CpuView",
+    "ConnectionCounts",
     "ConnectionView",
     "ConnectReply",
     "ConnectRequest",

@@ -21,7 +21,7 @@ The exact wire layout is in ``docs/protocol.md §9``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, cast  # noqa: F401  (wire.message_type resolves Body's ClassVar hints here)
 
@@ -291,11 +291,13 @@ def issue_card(
     tools: Sequence[str] = (),
     stamp_bits: int = 0,
     stamp: bytes = b"",
+    pause: Callable[[], None] | None = None,
 ) -> SignedCard:
     """Build and sign this node's card: version 3 with a stamp of ``stamp_bits`` bits (``stamp``: a nonce
     found before for the same content, reused when it still has enough bits; otherwise one is minted,
-    which takes about ``2**stamp_bits`` hashes); without a stamp, version 2 when a structured field is
-    set, else version 1. Raises :class:`InvalidCard` when a field is out of bounds."""
+    which takes about ``2**stamp_bits`` hashes, calling ``pause`` now and then: :func:`.stamp.mint`);
+    without a stamp, version 2 when a structured field is set, else version 1. Raises
+    :class:`InvalidCard` when a field is out of bounds."""
     raw = encode_vector(vector)
     structured = {
         "languages": tuple(languages),
@@ -322,7 +324,8 @@ def issue_card(
     )
     if stamp_bits > 0:
         digest = card_digest(body)
-        nonce = stamp if stamp and bits_of(digest, stamp) >= stamp_bits else mint(digest, stamp_bits)
+        fits = stamp and bits_of(digest, stamp) >= stamp_bits
+        nonce = stamp if fits else mint(digest, stamp_bits, pause=pause)
         body = _new_card({**extra, "stamp": nonce}, **{k: getattr(body, k) for k in _V1_FIELDS})
     envelope = Envelope.create(identity, body, seq=version, ts=now_ms)
     encoded = envelope.to_cbor()

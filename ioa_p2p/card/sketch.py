@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar  # noqa: F401  (wire.message_type resolves ClassVar here)
 
@@ -277,13 +277,14 @@ def issue_sketch(
     terms: Sequence[str] = (),
     stamp_bits: int = 0,
     stamp: bytes = b"",
+    pause: Callable[[], None] | None = None,
 ) -> SignedSketch:
     """Sign the sketch of this node's card ``version``; ``vector`` is the family's view of the card vector
     (``CardBuckets.view``), ``model`` the family's model id. With a ``scheme`` (the card's model id) the
     sketch is version 2: ``rest`` (the card vector after the view; None or empty: none) and ``terms`` (the
     card's content terms) are added. With ``stamp_bits`` it is version 3, stamped (``stamp``: a nonce
     found before for the same content, reused when it still has enough bits; otherwise one is minted,
-    about ``2**stamp_bits`` hashes: blocking)."""
+    about ``2**stamp_bits`` hashes: blocking; ``pause`` as :func:`.stamp.mint`'s)."""
     raw = quantise(vector)
     fields: dict[str, Any] = {
         "peer": identity.peer_id,
@@ -306,7 +307,7 @@ def issue_sketch(
         if stamp_bits > 0:
             digest = sketch_digest(body)
             fits = stamp and _bits_of(digest, stamp, SKETCH_STAMP_CONTEXT) >= stamp_bits
-            nonce = stamp if fits else mint(digest, stamp_bits, context=SKETCH_STAMP_CONTEXT)
+            nonce = stamp if fits else mint(digest, stamp_bits, context=SKETCH_STAMP_CONTEXT, pause=pause)
             body = CardSketchV3(**v2, stamp=nonce)
     envelope = Envelope.create(identity, body, seq=version, ts=now_ms)
     return SignedSketch(envelope, envelope.to_cbor())

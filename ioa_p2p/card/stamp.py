@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ioa_p2p.errors import InvalidCard, UsageError
@@ -38,6 +39,8 @@ STAMP_CONTEXT = b"ioa-p2p/card-stamp/v1\x00"
 MAX_NONCE = 32
 #: Most bits anyone may ask a stamp to have (beyond that minting would not end in practice).
 MAX_BITS = 40
+#: :func:`mint` calls its ``pause`` once every this many tries (about 1 ms of hashing here).
+PAUSE_TRIES = 1024
 #: The capability fields a stamp covers, in addition to the peer (``docs/protocol.md`` section 9.1.1).
 STAMPED_FIELDS = (
     "name",
@@ -75,10 +78,19 @@ def stamp_bits(digest: bytes, nonce: bytes, context: bytes = STAMP_CONTEXT) -> i
 
 
 def mint(
-    digest: bytes, bits: int, *, start: int = 0, tries: int | None = None, context: bytes = STAMP_CONTEXT
+    digest: bytes,
+    bits: int,
+    *,
+    start: int = 0,
+    tries: int | None = None,
+    context: bytes = STAMP_CONTEXT,
+    pause: Callable[[], None] | None = None,
 ) -> bytes:
     """A nonce giving ``digest`` at least ``bits`` leading zero bits (about ``2**bits`` hashes; blocking).
-    ``tries`` bounds the work (:class:`~ioa_p2p.errors.InvalidCard` when it runs out)."""
+    ``tries`` bounds the work (:class:`~ioa_p2p.errors.InvalidCard` when it runs out). ``pause`` is called
+    every :data:`PAUSE_TRIES` tries: in a worker thread, :func:`yield_gil` (the loop holds the GIL hashing,
+    and a thread that waits for it, the node's event loop, would otherwise get it only when the
+    interpreter forces a switch, after 5 ms at best and tens of ms on a loaded machine)."""
     if not 0 <= bits <= MAX_BITS:
         raise UsageError(f"a card stamp has 0..{MAX_BITS} bits, not {bits}")
     if bits == 0:
@@ -92,13 +104,35 @@ def mint(
     counter = start
     end = (1 << 64) if tries is None else min(1 << 64, start + tries)
     while counter < end:
-        h = copy()
-        nonce = pack(counter)
-        h.update(nonce)
-        if h.digest() < limit:
-            return nonce
-        counter += 1
+        stop = end if pause is None else min(end, counter + PAUSE_TRIES)
+        while counter < stop:
+            h = copy()
+            nonce = pack(counter)
+            h.update(nonce)
+            if h.digest() < limit:
+                return nonce
+            counter += 1
+        if pause is not None and counter < end:
+            pause()
     raise InvalidCard(f"no {bits}-bit stamp found in {tries} tries")
 
 
-__all__ = ["MAX_BITS", "MAX_NONCE", "STAMPED_FIELDS", "STAMP_CONTEXT", "content_digest", "mint", "stamp_bits"]
+def yield_gil() -> None:
+    """A ``pause`` for :func:`mint` run in a worker thread: releases the GIL for a moment, so that a thread
+    waiting for it (the event loop, woken by the network) takes it now. Measured (a trio loop waking every
+    2 ms beside a minting thread, load 22-33 on 2 cores): wake-up delay p50 10-34 ms without it, 0.25-0.43
+    ms with it (0.13-0.20 ms with no minting thread), at the same hashing rate."""
+    time.sleep(0)
+
+
+__all__ = [
+    "MAX_BITS",
+    "MAX_NONCE",
+    "PAUSE_TRIES",
+    "STAMPED_FIELDS",
+    "STAMP_CONTEXT",
+    "content_digest",
+    "mint",
+    "stamp_bits",
+    "yield_gil",
+]

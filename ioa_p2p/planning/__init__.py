@@ -46,6 +46,21 @@
   and the quantities a request states
 - ``derive.py``   a question answered by how the documents define what it asks for: backwards from the
   unit asked for through the rates that define it, each operand given, stated or derived
+- ``closed.py``   derivations whose form the documents state outright (a formula, phases summed), tried
+  before chains of rates and the only ones a lookup that found no single answer may feed
+- ``formula.py``  a formula of the documents ("RCF = 1.118 x 10^-5 x r x N^2, where ...") solved for the
+  variable the question asks for, the others from the question or the table row it names
+- ``summed.py``   the whole duration of one item's phases the documents list ("to maximum speed in 30
+  seconds; braking in 35 seconds"), plus the durations the question states ("a 10-minute run")
+- ``category.py`` the one row of a table of bands ("Child (4-17)", "2 to 10 kg") that holds the age or
+  measure a question states, and its price: where a refused lookup's charge starts
+- ``prorata.py``  a yearly charge for the whole months left of the year the documents define, from the
+  day the question starts, where they state that rule
+- ``subject.py``  a derivation never works from a document that names none of the question's proper
+  names or item codes (refused, the facts named as missing)
+- ``fees.py``     fixed fees a rate brings in its own clause ("per litre plus a service fee of EUR 15")
+- ``salvage.py``  a lookup that found no single answer still feeds the derivation its typed records close
+  (:func:`accepted_value`: what every driver asks of an attempt's result)
 - ``allowances.py`` a trip's daily allowance: its days, travel days and meals provided, on a handbook's rules
 - ``described.py`` values described in words where code or a calculation needs them (planned first, bound)
 - ``records.py``  a document's typed records and rules as the retrieval sends them (``data["records"]``, v1)
@@ -70,13 +85,48 @@
   looked up applies to none of the request's quantities; item codes that tell another item's passage
 - ``refusal.py``  steps refused before they are assigned, the missing value named (status ``missing``,
   exit 3), never guessed
-- ``compose.py``  task texts with values bound, result values, the concluding answer
+- ``compose.py``  task texts with the values of earlier steps bound (expressions, derivations, charges,
+  date shifts, code inputs)
+- ``results.py``  :class:`StepOutcome`; a result's value (data, structured, text) and whether it answers
+  its step
+- ``concluding.py`` the conclusion: the answer in its unit, one line per step, citations, missing values
 """
 
-from ioa_p2p.planning.compose import StepOutcome, answers, conclusion, describe, value_of
-from ioa_p2p.planning.parse import plan_request
-from ioa_p2p.planning.types import ABILITIES, CALC, CODE, DATE, KINDS, LOOKUP, TASK, Plan, PlanStep
-from ioa_p2p.planning.values import Value, parse_value
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ioa_p2p.planning.compose import describe
+    from ioa_p2p.planning.concluding import conclusion
+    from ioa_p2p.planning.parse import plan_request
+    from ioa_p2p.planning.results import StepOutcome, answers, value_of
+    from ioa_p2p.planning.types import ABILITIES, CALC, CODE, DATE, KINDS, LOOKUP, TASK, Plan, PlanStep
+    from ioa_p2p.planning.values import Value, parse_value
+
+#: Where each public name lives: imported on first use (:func:`__getattr__`), so that importing one module
+#: of the package (the calculator adapter's dates read :mod:`.values`) does not load the whole planner
+#: (issue 26: an idle agent with a calculator imported ~45 planning modules, ~2.4 MB, at start).
+_LAZY = {
+    "describe": "compose",
+    "conclusion": "concluding",
+    **dict.fromkeys(("StepOutcome", "answers", "value_of"), "results"),
+    "plan_request": "parse",
+    **dict.fromkeys(
+        ("ABILITIES", "CALC", "CODE", "DATE", "KINDS", "LOOKUP", "TASK", "Plan", "PlanStep"), "types"
+    ),
+    **dict.fromkeys(("Value", "parse_value"), "values"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The package's public names, each imported from its module on first use."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ioa_p2p.planning' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ABILITIES",

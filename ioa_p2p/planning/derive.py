@@ -25,6 +25,7 @@ from ioa_p2p.planning.anchored import EXEMPT, anchored_expression
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
 from ioa_p2p.planning.banded import banded_expression
 from ioa_p2p.planning.clock import CLOCK, asks_time, clock_expression, clock_times, durations
+from ioa_p2p.planning.closed import closed_expression
 from ioa_p2p.planning.compared import compared_expression, timetable_duration
 from ioa_p2p.planning.doc_facts import (
     Quantity,
@@ -34,8 +35,12 @@ from ioa_p2p.planning.doc_facts import (
     givens_in,
     unit_word,
 )
+from ioa_p2p.planning.fees import charge_unit, with_fees
 from ioa_p2p.planning.missing import Missing, names_another, unapplied
+from ioa_p2p.planning.prorata import prorated_expression
+from ioa_p2p.planning.records import NO_SINGLE_ANSWER
 from ioa_p2p.planning.ruled import asks_money, counted_expression, ruled_expression
+from ioa_p2p.planning.subject import unnamed_subject
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import factor, unit_phrase
 from ioa_p2p.planning.values import ALIASES, NUMBER, Value, exact, format_number, is_money
@@ -80,10 +85,17 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     if _time_from_documents(q):  # a time the request states plus a duration the documents state
         return (PlanStep(1, LOOKUP, q, q), PlanStep(2, CALC, q, DERIVE, (1,)))
     last = re.split(r"(?<=[.!?])\s+(?=[A-Z])", q)[-1]  # statements, then the question
-    tail = re.split(r"\s[-\u2013\u2014:]\s", last)[-1]  # "... 5 days late - what's the fine?": the question
+    # "... 5 days late - what's the fine?", "... of kinetic energy: how fast ...?": the question
+    tail = re.split(r"\s[-\u2013\u2014:]\s|(?<=[a-z]):\s", last)[-1]
     last = tail if re.match(r"(?:what|how)\b", tail, re.I) else last
+    # "If I set a 10-minute run, how many seconds pass ...?": the question after its condition
+    # (only a condition that states a quantity: "Once the tenant of Unit 3C has moved out, how soon ...?"
+    # gives nothing to derive from and stays a plain lookup)
+    condition = re.match(r"(?:if|when|once|assuming|suppose)\b[^?]*?,\s+(?=(?:what|how)\b)", last, re.I)
+    if condition and re.search(r"\b\d+(?:[.,]\d+)?(?:\s+|-)[a-z]", condition.group(0), re.I):
+        last = last[condition.end() :]
     asked = answer_type(last)
-    how = re.match(r"how (?:much|many|far|long)\b", last, re.I)
+    how = re.match(r"how (?:much|many|far|long|fast|heavy|high|deep|wide|tall)\b", last, re.I)
     quantity = asked.kind in _NUMERIC_KINDS[:2] or (asked.kind in _NUMERIC_KINDS and bool(asked.units or how))
     quantity = quantity or asks_money(last)  # "what's the fine?": an amount of money
     # "... paid upfront. What's the total?": the total of what the statements buy
@@ -103,7 +115,8 @@ def derive_expression(question: str, found: Value | None) -> tuple[str, str] | N
     """(expression, unit) for ``question`` from the passages ``found`` was read from (its evidence); None
     when nothing is to be derived (the value looked up answers) or a needed value is missing."""
     derived = _derive(question, found)
-    return derived if isinstance(derived, tuple) else None
+    worked = derived if isinstance(derived, tuple) else None
+    return prorated_expression(question, found, worked) or worked  # for the whole months left (prorata.py)
 
 
 def derive_missing(question: str, found: Value | None) -> Missing | None:
@@ -111,12 +124,21 @@ def derive_missing(question: str, found: Value | None) -> Missing | None:
     apply to a quantity the request states, when the value looked up applies to none of it); None when
     the derivation closes or the value looked up answers."""
     derived = _derive(question, found)
-    return derived if isinstance(derived, Missing) else None
+    return (
+        derived
+        if isinstance(derived, Missing) and prorated_expression(question, found, None) is None
+        else None
+    )
 
 
 def _derive(question: str, found: Value | None) -> tuple[str, str] | Missing | None:
     if found is None:
         return None
+    if (other := unnamed_subject(question, found)) is not None:  # another subject's document
+        return other
+    closed = closed_expression(question, found)  # a formula, durations summed ... (planning/closed.py)
+    if closed is not None or found.text.startswith(NO_SINGLE_ANSWER):
+        return closed  # a lookup that found no single answer closes by such a form only (salvage.py)
     if asks_time(question):  # a time: the request's clock time and the duration looked up
         timed = clock_expression(question, _minutes_of(found) or _evidence_minutes(question, found))
         stated = clock_times(found.text) if found.kind != NUMBER else []
@@ -140,7 +162,7 @@ def _derive(question: str, found: Value | None) -> tuple[str, str] | Missing | N
     )
     typed = banded_expression(question, found, typed) or typed  # a percentage by the band of a quantity
     if typed is not None and _computes(typed[0]) and not _lookup_answers(question, typed, found):
-        return _with_fees(typed, found)  # the document's own typed rules (ruled.py, compared.py)
+        return with_fees(typed, found)  # the document's own typed rules (ruled.py, compared.py)
     facts: list[Quantity] = []
     for text in found.evidence:  # never a fact about another item than the question's (planning/missing.py)
         facts += [
@@ -172,33 +194,7 @@ def _derive(question: str, found: Value | None) -> tuple[str, str] | Missing | N
     scale = convert(best_unit, named[0]) if len(named) == 1 and best_unit != named[0] else None
     if scale is not None:  # "how many litres": in the unit the question names, not the documents'
         return _scaled(best.expr if " " not in best.expr else f"({best.expr})", scale), named[0]
-    return _with_fees((best.expr, best_unit), found)
-
-
-_PLUS_FEE = re.compile(
-    r"(?:EUR|USD|GBP|CHF|€|\$|£)?\s*(\d+(?:\.\d+)?)\s*(?:per|a|an|for each)\s+[a-z²³]+\s+plus\s+(?:an?\s+)?"
-    r"(?:[a-z-]+\s+){0,3}?(?:fee|charge|surcharge)?\s*(?:of\s+)?(?:EUR|USD|GBP|CHF|€|\$|£)\s*(\d+(?:\.\d+)?)"
-    r"(?![\d.]*\s*(?:per|a|an|each)\s)",
-    re.I,
-)
-
-
-def _with_fees(derived: tuple[str, str], found: Value) -> tuple[str, str]:
-    """A charge with the fixed amounts its rates bring in their own clause ("EUR 2.40 per litre plus a
-    refuelling service fee of EUR 15.00"): each such fee added once when the rate is an operand and the
-    fee is not already."""
-    expr, unit = derived
-    if not _money(unit):
-        return derived
-    texts = [r.text for r in found.records.records] if found.records is not None else list(found.evidence)
-    numbers = set(re.findall(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])", expr))
-    fees: list[str] = []
-    for text in texts:
-        for m in _PLUS_FEE.finditer(text):
-            rate, fee = format_number(float(m.group(1))), format_number(float(m.group(2)))
-            if rate in numbers and fee not in numbers and fee not in fees:
-                fees.append(fee)
-    return (expr + "".join(f" + {f}" for f in fees), unit) if fees else derived
+    return with_fees((best.expr, best_unit), found)
 
 
 def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
@@ -207,6 +203,8 @@ def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
     its rules give; None when they give none."""
     if found is None or found.records is None:
         return None
+    if found.text.startswith(NO_SINGLE_ANSWER):  # no price found: only a form the documents state closes
+        return closed_expression(question, found)
     compared = compared_expression(question, found.records)
     if compared is not None and _computes(compared[0]):
         return compared
@@ -218,7 +216,7 @@ def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
     )
     charge = preferred(anchored_expression(question, found), ruled, found)
     banded = banded_expression(question, found, charge)  # a percentage by the band of a quantity
-    return banded or (_with_fees(charge, found) if charge is not None else None)
+    return banded or (with_fees(charge, found) if charge is not None else None)
 
 
 def preferred(
@@ -326,17 +324,12 @@ def _lookup_answers(question: str, typed: tuple[str, str], found: Value) -> bool
     lookup read another amount in that unit (the fee the question names, not the membership's price)."""
     named = re.search(r"\bhow (?:many|much) ([a-z²³]+)", question, re.I)  # "how many kilometres"
     unit = ALIASES.get(named.group(1).lower(), "") if named else ""
-    if unit and typed[1] and _money(typed[1]) != _money(unit):
+    if unit and typed[1] and charge_unit(typed[1]) != charge_unit(unit):
         return True
     if not _TRIVIAL.fullmatch(typed[0]) or found.kind != NUMBER or found.number is None:
         return False
     stated = [g for g in givens_in(question) if g.number != 1.0]
     return not stated and found.unit == typed[1]
-
-
-def _money(unit: str) -> bool:
-    """A currency (EUR, GBP, CHF...) or a cent: the unit of a charge."""
-    return unit in MONEY_UNITS or unit == "cent" or re.fullmatch(r"[A-Z]{3}", unit) is not None
 
 
 def _counts(chain: Chain, givens: list[Quantity]) -> bool:

@@ -28,6 +28,8 @@ SURCHARGE = "surcharge"
 CAPACITY = "capacity"
 ROUNDING = "rounding"
 RULE_KINDS = frozenset({RATE, MINIMUM, CAP, PERCENT, VAT, SURCHARGE, CAPACITY, ROUNDING})
+#: The text of a value that states no answer and carries a document's records (planning/salvage.py)
+NO_SINGLE_ANSWER = "(no single answer; the typed records of)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,4 +156,4 @@ def _list(x: Any) -> list[Any]:
     return x if isinstance(x, list) else []
 
 
-__all__ = ["Band", "DocRecord", "DocRecords", "DocRule", "records_from_data"]
+__all__ = ["NO_SINGLE_ANSWER", "Band", "DocRecord", "DocRecords", "DocRule", "records_from_data"]

@@ -12,10 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ioa_p2p.planning.compose import StepOutcome, answers, conclusion, value_of
+from ioa_p2p.planning.concluding import conclusion
 from ioa_p2p.planning.missing import MISSING, Missing
 from ioa_p2p.planning.parse import plan_request
 from ioa_p2p.planning.refusal import dimension_refusal, refusal
+from ioa_p2p.planning.results import StepOutcome, value_of
+from ioa_p2p.planning.salvage import accepted_value
 from ioa_p2p.planning.types import TASK, Plan, PlanStep
 from ioa_p2p.planning.values import Value
 
@@ -45,8 +47,8 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
         for t in reversed(tried):
             data = t.get("data") if isinstance(t.get("data"), dict) else None
             done = t.get("status") == "completed"
-            value = value_of(str(t.get("text", "")), data, step.template) if done else None
-            if value is not None and answers(step, value, data):
+            value = accepted_value(plan, step, str(t.get("text", "")), data, done)  # planning/salvage.py
+            if value is not None and t.get("status") in ("completed", "failed"):
                 outcome = StepOutcome(
                     step, str(t.get("assignee_name", "")), value, "completed", _citation(data)
                 )

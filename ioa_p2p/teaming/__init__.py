@@ -11,6 +11,9 @@ team it decides here.
 - ``trust.py``      age- and evidence-weighted trust: young, unproven cards pay a score penalty; a team
   takes at most ``max_young`` young and ``max_unproven`` unproven members (no signed task done, however
   old) unless nothing else covers a need (:class:`TrustPolicy`, :class:`TeamCaps`)
+- ``exposure.py``   exposure bounded per time: an identity joins at most ``per_window`` of this node's
+  teams per window, one more per window since its first accepted task here (:class:`ExposurePolicy`,
+  :class:`TeamLog`, :func:`spent_keys`; a spent identity is capped in :class:`TeamCaps`)
 - ``kin.py``        near-duplicate cards count as one: kin groups led by the most senior card (proven,
   then first held), the kin line relative to the population (:class:`Kinship`, :func:`kin_groups`)
 - ``coverage.py``   ability coverage: the team can do every step of the goal's offline plan
@@ -29,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ioa_p2p.teaming.candidates import Candidate
     from ioa_p2p.teaming.coverage import add_able, add_best, cover_steps, step_abilities
+    from ioa_p2p.teaming.exposure import ExposurePolicy, TeamLog, spent_keys
     from ioa_p2p.teaming.join import grow_team, in_context, join_features
     from ioa_p2p.teaming.kin import Kinship, kin_groups, kin_threshold, leaders_first, seniority
     from ioa_p2p.teaming.llm_team import (
@@ -72,6 +76,9 @@ _LAZY = {
     "add_best": "coverage",
     "cover_steps": "coverage",
     "step_abilities": "coverage",
+    "ExposurePolicy": "exposure",
+    "TeamLog": "exposure",
+    "spent_keys": "exposure",
     "grow_team": "join",
     "in_context": "join",
     "join_features": "join",
@@ -126,11 +133,13 @@ __all__ = [
     "TEAM_TOOLS",
     "TEAM_UP_TOOL",
     "Candidate",
+    "ExposurePolicy",
     "Kinship",
     "Member",
     "NeedCover",
     "PoolScores",
     "TeamCaps",
+    "TeamLog",
     "TeamPick",
     "TrustPolicy",
     "add_able",
@@ -152,6 +161,7 @@ __all__ = [
     "render_shortlist",
     "score_pool",
     "seniority",
+    "spent_keys",
     "step_abilities",
     "team_shortlist",
     "trust_priors",

@@ -77,6 +77,7 @@ def grow_team(
     while len(team) < max_team:
         best: tuple[float, str] | None = None
         settled: tuple[float, str] | None = None  # the best candidate no cap blocks
+        unspent: tuple[float, str] | None = None  # the best candidate that is not spent
         for key in sorted(goal):
             if key in team:
                 continue
@@ -85,12 +86,33 @@ def grow_team(
                 best = (p, key)
             if not caps.blocks(key, team) and (settled is None or p > settled[0]):
                 settled = (p, key)
+            if key not in caps.spent and (unspent is None or p > unspent[0]):
+                unspent = (p, key)
         if best is None or best[0] < threshold:
             break
-        if caps.blocks(best[1], team) and settled is not None and settled[0] >= threshold:
-            best = settled
+        if caps.blocks(best[1], team):
+            best = stand_in(best, settled, unspent, caps, threshold)
         team.append(best[1])
     return team
 
 
-__all__ = ["grow_team", "in_context", "join_features"]
+def stand_in(
+    best: tuple[float, str],
+    settled: tuple[float, str] | None,
+    unspent: tuple[float, str] | None,
+    caps: TeamCaps,
+    threshold: float,
+) -> tuple[float, str]:
+    """Who joins when the ``best`` candidate (probability, key) is blocked by a cap: the best candidate
+    no cap blocks (``settled``) if it reaches ``threshold``; else, when ``best`` is spent (its exposure
+    budget used: :mod:`~ioa_p2p.teaming.exposure`), the best candidate that is not spent (``unspent``;
+    the young and unproven caps yield to the exposure bound) if it reaches ``threshold``; else ``best``
+    itself (nothing else able to join is there)."""
+    if settled is not None and settled[0] >= threshold:
+        return settled
+    if best[1] in caps.spent and unspent is not None and unspent[0] >= threshold:
+        return unspent
+    return best
+
+
+__all__ = ["grow_team", "in_context", "join_features", "stand_in"]

@@ -14,10 +14,12 @@
    best candidate only when no chosen member comes within ``cover_margin`` of it.
 5. Each need is reported with the member that covers it best (or none).
 
-Against a crowd of identities (:mod:`~ioa_p2p.teaming.trust`, :mod:`~ioa_p2p.teaming.kin`): with team
-caps or kinship the pools are :data:`CAPPED_WIDEN` times larger; near-duplicate cards count as one (only
-a group's leader stays in the pool: :func:`without`); and a young or unproven best card leads only when
-no card the caps leave alone comes within :data:`LEAD_MARGIN` of it (:func:`lead_first`).
+Against a crowd of identities (:mod:`~ioa_p2p.teaming.trust`, :mod:`~ioa_p2p.teaming.kin`,
+:mod:`~ioa_p2p.teaming.exposure`): with team caps or kinship the pools are :data:`CAPPED_WIDEN` times
+larger; near-duplicate cards count as one (only a group's leader stays in the pool: :func:`without`)
+and share one exposure budget (:func:`shared_spent`); a young, unproven or spent best card leads only
+when no less limited card comes within :data:`LEAD_MARGIN` of it (:func:`lead_first`); a spent member's
+scores lose :data:`SPENT_PENALTY` (:func:`lowered`), or with a strict bound it is left out.
 
 The join rule, ``need_threshold``, ``cover_margin`` and ``context_weight`` are calibrated per matcher on
 the dev data (``bench/bench_matching.py --calibrate``); callers may override them.
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ioa_p2p.errors import UsageError
 from ioa_p2p.matching.base import Match, Matcher
@@ -45,6 +47,9 @@ CAPPED_WIDEN = 4
 #: Fused units within which a card no cap limits leads instead of a better young or unproven card (one
 #: standard deviation of the matcher's score, like ``young_penalty``).
 LEAD_MARGIN = 1.0
+#: Fused units off a spent member's scores (its exposure budget used: :mod:`~ioa_p2p.teaming.exposure`;
+#: one standard deviation, like ``LEAD_MARGIN``): it joins only when it is still needed after it.
+SPENT_PENALTY = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,13 +148,18 @@ def choose_team(
     margin = cal.cover_margin if cover_margin is None else cover_margin
     weight = cal.context_weight if context_weight is None else context_weight
     rule = cal.join if join is None else join
-    if caps.young or caps.unproven or kin is not None:  # a crowd of near-copies must not hide the others
+    if caps.active or kin is not None:  # a crowd of near-copies must not hide the others
         pool, need_pool = pool * CAPPED_WIDEN, need_pool * CAPPED_WIDEN
     scored = score_pool(goal, matcher, among=among, exclude=exclude, pool=pool, need_pool=need_pool)
     if kin is not None:
-        scored = without(scored, kin.followers(list(scored.goal)))
+        followers = kin.followers(list(scored.goal))
+        scored = without(scored, followers)
+        caps = shared_spent(caps, followers)
     if lead_margin is not None:
         scored = lead_first(scored, caps, lead_margin)
+    if caps.spent and scored.ranked:  # a spent identity may lead; as a member it must be clearly needed
+        spent = caps.spent - {scored.ranked[0].key}
+        scored = without(scored, spent) if caps.strict else lowered(scored, spent, SPENT_PENALTY)
     ranked, needs = scored.ranked, scored.needs
     if not ranked:
         return TeamPick((), tuple(NeedCover(n.text, "", 0.0) for n in needs))
@@ -169,6 +179,28 @@ def choose_team(
     return _pick(chosen, ranked, needs, table, cal)
 
 
+def shared_spent(caps: TeamCaps, followers: Mapping[str, str]) -> TeamCaps:
+    """``caps`` with a kin group's leader spent when one of its followers is: near-duplicates share one
+    exposure budget (a family that takes turns among its identities is still one candidate)."""
+    spent = {leader for follower, leader in followers.items() if follower in caps.spent}
+    if spent <= caps.spent:
+        return caps
+    return replace(caps, spent=caps.spent | spent)
+
+
+def lowered(scored: PoolScores, keys: Collection[str], penalty: float) -> PoolScores:
+    """``scored`` with ``penalty`` fused units off the goal and need scores of ``keys`` (spent members)."""
+    if not keys or not penalty:
+        return scored
+    low = frozenset(keys)
+
+    def down(scores: Mapping[str, float]) -> dict[str, float]:
+        return {k: v - penalty if k in low else v for k, v in scores.items()}
+
+    alone = {i: down(s) for i, s in scored.alone.items()}
+    return PoolScores(scored.ranked, scored.needs, down(scored.goal), alone)
+
+
 def without(scored: PoolScores, left_out: Collection[str]) -> PoolScores:
     """``scored`` without the ``left_out`` keys (kin that follow a leader of the pool)."""
     if not left_out:
@@ -182,21 +214,26 @@ def without(scored: PoolScores, left_out: Collection[str]) -> PoolScores:
 
 def lead_first(scored: PoolScores, caps: TeamCaps, margin: float = LEAD_MARGIN) -> PoolScores:
     """``scored`` with the lead moved to the front of its ranking: the goal's best card, unless a cap
-    limits it (young or unproven) and a card no cap limits comes within ``margin`` of it (fused score for
-    the goal); the best such card leads then (a crowd of unproven cards does not win the lead
-    that a proven card about as good would take)."""
+    limits it (young, unproven or spent) and a less limited card (:meth:`TeamCaps.tier`) comes within
+    ``margin`` of it (fused score for the goal); the best of the least limited such cards leads then (a
+    crowd of unproven cards does not win the lead that a proven card about as good would take, and a
+    spent identity does not lead while an unspent one about as good is there)."""
     ranked = scored.ranked
     if not ranked or not caps.limited(ranked[0].key):
         return scored
-    best = scored.goal.get(ranked[0].key, ranked[0].fused)
+    best, tier = scored.goal.get(ranked[0].key, ranked[0].fused), caps.tier(ranked[0].key)
+    choice: int | None = None
     for i, match in enumerate(ranked[1:], start=1):
-        if caps.limited(match.key):
-            continue
-        if scored.goal.get(match.key, match.fused) >= best - margin:
-            moved = (match, *ranked[:i], *ranked[i + 1 :])
-            return PoolScores(moved, scored.needs, scored.goal, scored.alone)
-        break
-    return scored
+        if scored.goal.get(match.key, match.fused) < best - margin:
+            break
+        if caps.tier(match.key) < tier:
+            choice, tier = i, caps.tier(match.key)
+            if tier == 0:
+                break
+    if choice is None:
+        return scored
+    moved = (ranked[choice], *ranked[:choice], *ranked[choice + 1 :])
+    return PoolScores(moved, scored.needs, scored.goal, scored.alone)
 
 
 def _cover_rule(
@@ -220,10 +257,13 @@ def _cover_rule(
             continue
         best = max(scores, key=lambda k: (scores[k], k))
         settled = [k for k in scores if not caps.blocks(k, chosen) and k not in chosen]
-        if caps.blocks(best, chosen) and settled:
-            alternative = max(settled, key=lambda k: (scores[k], k))
-            if cal.probability(scores[alternative]) >= threshold:
-                best = alternative
+        unspent = [k for k in scores if k not in caps.spent and k not in chosen]
+        if caps.blocks(best, chosen):
+            for others in (settled, unspent if best in caps.spent else []):
+                alternative = max(others, key=lambda k: (scores[k], k), default=None)
+                if alternative is not None and cal.probability(scores[alternative]) >= threshold:
+                    best = alternative
+                    break
         if best in chosen:
             continue
         own = scored.alone[need.index]  # covered: a member is about as good for the need itself
@@ -299,6 +339,7 @@ __all__ = [
     "CAPPED_WIDEN",
     "LEAD_MARGIN",
     "NEED_POOL",
+    "SPENT_PENALTY",
     "POOL",
     "Member",
     "NeedCover",
@@ -306,7 +347,9 @@ __all__ = [
     "TeamPick",
     "choose_team",
     "lead_first",
+    "lowered",
     "score_pool",
+    "shared_spent",
     "team_shortlist",
     "without",
 ]

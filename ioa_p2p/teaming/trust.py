@@ -77,9 +77,18 @@ class TrustPolicy:
             if cap is not None and cap < 0:
                 raise UsageError(f"{name} is a non-negative count (or None: no cap)")
 
-    def caps(self, young: Collection[str], unproven: Collection[str]) -> TeamCaps:
-        """The team caps of this policy over these ``young`` and ``unproven`` keys."""
-        return TeamCaps(frozenset(young), self.max_young, frozenset(unproven), self.max_unproven)
+    def caps(
+        self,
+        young: Collection[str],
+        unproven: Collection[str],
+        spent: Collection[str] = (),
+        *,
+        strict: bool = False,
+    ) -> TeamCaps:
+        """The team caps of this policy over these ``young`` and ``unproven`` keys (and the ``spent``
+        ones: :func:`~ioa_p2p.teaming.exposure.spent_keys`; ``strict``: they never join as members)."""
+        young, unproven = frozenset(young), frozenset(unproven)
+        return TeamCaps(young, self.max_young, unproven, self.max_unproven, frozenset(spent), strict)
 
 
 OFF = TrustPolicy(0.0, None, 0.0, None)
@@ -121,24 +130,48 @@ def over_cap(key: str, team: Collection[str], young: Collection[str], max_young:
 @dataclass(frozen=True, slots=True)
 class TeamCaps:
     """How many young and how many unproven members a team takes at most (module docstring); a cap of
-    None is no cap. :data:`NO_CAPS` caps nothing."""
+    None is no cap. ``spent``: identities that joined as many of this node's recent teams as their
+    exposure budget allows (:mod:`~ioa_p2p.teaming.exposure`), capped at none: one joins only when it
+    is still needed after a penalty and no other candidate able to join is there, or with ``strict``
+    never as a member (it may still lead).
+    :data:`NO_CAPS` caps nothing."""
 
     young: frozenset[str] = frozenset()
     max_young: int | None = None
     unproven: frozenset[str] = frozenset()
     max_unproven: int | None = None
+    spent: frozenset[str] = frozenset()
+    strict: bool = False
 
     def blocks(self, key: str, team: Collection[str]) -> bool:
-        """Whether ``team`` is full of young or of unproven members for ``key`` (one of them)."""
-        return over_cap(key, team, self.young, self.max_young) or over_cap(
-            key, team, self.unproven, self.max_unproven
+        """Whether ``team`` is full of young or of unproven members for ``key`` (one of them), or ``key``
+        is spent."""
+        return (
+            key in self.spent
+            or over_cap(key, team, self.young, self.max_young)
+            or over_cap(key, team, self.unproven, self.max_unproven)
         )
 
     def limited(self, key: str) -> bool:
-        """Whether some cap could ever block ``key`` (it is young or unproven under a cap)."""
-        return (self.max_young is not None and key in self.young) or (
-            self.max_unproven is not None and key in self.unproven
+        """Whether some cap could ever block ``key`` (it is young or unproven under a cap, or spent)."""
+        return (
+            key in self.spent
+            or (self.max_young is not None and key in self.young)
+            or (self.max_unproven is not None and key in self.unproven)
         )
+
+    def tier(self, key: str) -> int:
+        """How limited ``key`` is: 0 not at all, 1 young or unproven under a cap, 2 spent (its budget of
+        this node's teams used: :mod:`~ioa_p2p.teaming.exposure`); the lead goes to the least limited
+        card within the margin (:func:`~ioa_p2p.teaming.offline.lead_first`)."""
+        if key in self.spent:
+            return 2
+        return 1 if self.limited(key) else 0
+
+    @property
+    def active(self) -> bool:
+        """Whether some key is capped at all (team formation then widens its pools)."""
+        return bool(self.young or self.unproven or self.spent)
 
 
 NO_CAPS = TeamCaps()

@@ -30,6 +30,7 @@ from contextlib import asynccontextmanager
 import trio
 
 from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.census import SharedCensus
 from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.gossip import Deliver, GossipSettings, Validate
@@ -73,6 +74,9 @@ class MemoryCardTopic:
 
     def topic_peers(self) -> int:
         return len(self._peers())
+
+    def pass_on(self, publisher: PeerId, version: int, data: bytes) -> None:
+        """Each memory node is alone in its process: nothing to hand on."""
 
     def topic_peer_ids(self) -> list[PeerId]:
         return [t.net.peer_id for t in self._peers()]
@@ -240,6 +244,9 @@ class MemoryCardNet:
 
     def routing_table_size(self) -> int:
         return len(self.reachable_nets())
+
+    def shared_census(self) -> SharedCensus | None:
+        return None  # each memory node is alone in its process
 
     def card_peers(self) -> list[PeerId]:
         return [n.peer_id for n in self.reachable_nets() if n.topic is not None]

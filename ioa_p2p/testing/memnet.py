@@ -169,6 +169,9 @@ class MemoryNode:
     def is_connected(self, peer: PeerId) -> bool:
         return peer in self.network.links_of(self.peer_id)
 
+    def serves_locally(self, peer: PeerId) -> bool:
+        return False
+
     def peer_addrs(self, peer: PeerId) -> list[str]:
         return [ADDR_PREFIX + str(peer)]
 

@@ -192,7 +192,8 @@ class ChatSync:
             for cid in chat_ids:
                 hist = chats.find(cid)
                 for peer in sorted(hist.members() - {chats.me}) if hist is not None else ():
-                    if connected_only and not chats.node.is_connected(peer):
+                    reachable = chats.node.is_connected(peer) or chats.node.serves_locally(peer)
+                    if connected_only and not reachable:
                         continue
                     if self.pacer.may_start(peer, force=force):
                         nursery.start_soon(one, cid, peer)

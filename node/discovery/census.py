@@ -89,38 +89,81 @@ def _held(service: Discovery, peer: PeerId) -> bool:
 
 
 async def census_loop(service: Discovery) -> None:
-    """See the module docstring."""
+    """See the module docstring. The agents of one process (``[[agents]]``) share their census
+    (:class:`~ioa_p2p.dht.census.SharedCensus`): one of them takes it, the others adopt it."""
     await service.node.services_ready.wait()
     policy, settings, net = service.census, service.settings, service.net
+    shared = net.shared_census()
     while True:
         await trio.sleep(CENSUS_TICK)
         now, size = trio.current_time(), net.network_size()
         if service.directory.partial or size > settings.enumerate:
             continue
+        if shared is not None:
+            newer = shared.newer_than(policy.last)
+            if newer is not None and policy.may_retry(now):
+                await _adopt(service, newer)
+                continue
+            if shared.taking:  # another agent of the process is counting: its census will do
+                continue
         if not policy.due(now, size, net.routing_table_size()):
             continue
-        policy.started(now)
-        census: Census | None = None
-        bound = CENSUS_TIMEOUT_FACTOR * settings.find_timeout
-        with service.node.faults.boundary("discovery census"), trio.move_on_after(bound):
-            named, truncated = await take_census(service)
-            census = Census(named, now, size, truncated)
-        if census is None or not census.named:
-            policy.failed()
-            continue
-        unavailable: frozenset[PeerId] | None = None
-        with service.node.faults.boundary("discovery census"), trio.move_on_after(bound):
-            unavailable = await fill_from_census(service, census.named)
-        if unavailable is None:  # the fetches ran out of time: what is missing stays missing
-            policy.failed()
-            continue
-        policy.record(Census(census.named, now, size, census.truncated, unavailable))
-        log.debug(
-            "census: %d publishers named, %d without a record, %d cards held",
-            len(census.named),
-            len(unavailable),
-            len(service.directory),
-        )
+        if shared is not None:
+            shared.taking = True
+        try:
+            census = await _take(service, now, size)
+        finally:
+            if shared is not None:
+                shared.taking = False
+        if census is not None and shared is not None:
+            shared.last = census
+
+
+async def _take(service: Discovery, now: float, size: float) -> Census | None:
+    """Take a census and fill the directory from it (recorded in the node's policy); None if it failed."""
+    policy, bound = service.census, CENSUS_TIMEOUT_FACTOR * service.settings.find_timeout
+    policy.started(now)
+    census: Census | None = None
+    with service.node.faults.boundary("discovery census"), trio.move_on_after(bound):
+        named, truncated = await take_census(service)
+        census = Census(named, now, size, truncated)
+    if census is None or not census.named:
+        policy.failed()
+        return None
+    unavailable: frozenset[PeerId] | None = None
+    with service.node.faults.boundary("discovery census"), trio.move_on_after(bound):
+        unavailable = await fill_from_census(service, census.named)
+    if unavailable is None:  # the fetches ran out of time: what is missing stays missing
+        policy.failed()
+        return None
+    census = Census(census.named, now, size, census.truncated, unavailable)
+    policy.record(census)
+    log.debug(
+        "census: %d publishers named, %d without a record, %d cards held",
+        len(census.named),
+        len(unavailable),
+        len(service.directory),
+    )
+    return census
+
+
+async def _adopt(service: Discovery, census: Census) -> None:
+    """Take another agent's census of this process as this node's own: fetch the cards it lacks among
+    the publishers named (few: the process hands its agents every card one of them accepted), then
+    record it, with the peers no record could be found of."""
+    policy, bound = service.census, CENSUS_TIMEOUT_FACTOR * service.settings.find_timeout
+    policy.started(trio.current_time())
+    named = census.named - {service.node.peer_id}
+    unavailable: frozenset[PeerId] | None = None
+    with service.node.faults.boundary("discovery census"), trio.move_on_after(bound):
+        unavailable = await fill_from_census(service, named)
+    if unavailable is None:  # tried again after the policy's back-off
+        policy.failed()
+        return
+    policy.record(
+        Census(named, census.at, census.size, census.truncated, unavailable | census.unavailable),
+        adopted=True,
+    )
 
 
 __all__ = [

@@ -38,9 +38,10 @@ from ioa_p2p.card.sketch import (
     matches_card,
     sketch_stamp_bits,
 )
+from ioa_p2p.card.stamp import yield_gil
 from ioa_p2p.dht.expand import PageSearch
 from ioa_p2p.dht.fetchchoice import POOL, choose_fetch
-from ioa_p2p.dht.forest import forest_for
+from ioa_p2p.dht.forest import Forest, forest_for
 from ioa_p2p.dht.lsh import CardBuckets, card_buckets
 from ioa_p2p.dht.pacing import PublishPolicy
 from ioa_p2p.dht.pages import encode_page, page_key, read_copies
@@ -76,6 +77,9 @@ class PagePublisher:
     def __init__(self) -> None:
         self.policy = PublishPolicy()
         self._sketch: SignedSketch | None = None
+        #: the last page and keys :meth:`record` made, with the sketch, forest and levels they came from
+        #: (the publishing loop asks every second: the cells and the page are worth making once each)
+        self._made: tuple[SignedSketch, Forest, tuple[int, ...], tuple[tuple[str, ...], bytes]] | None = None
 
     def stale(self, card: SignedCard) -> bool:
         """Whether :meth:`record` must issue a new sketch for ``card`` (it may mint a stamp: blocking)."""
@@ -112,11 +116,17 @@ class PagePublisher:
                 terms=card_terms(card.card),
                 stamp_bits=stamp_bits,
                 stamp=held.stamp if isinstance(held, CardSketchV3) else b"",
+                pause=yield_gil,  # run in a worker thread: the event loop keeps its wake-ups
             )
         forest = forest_for(lsh.planes.model_id, lsh.planes.dim)
         levels = provided_levels(network_size)
+        made = self._made
+        if made is not None and made[0] is sketch and made[1] is forest and made[2] == levels:
+            return made[3]
         keys = tuple(page_key(c, forest.model_id, forest.dim) for c in forest.cells(sketch.vector(), levels))
-        return keys, encode_page([sketch.encoded])
+        result = keys, encode_page([sketch.encoded])
+        self._made = (sketch, forest, levels, result)
+        return result
 
 
 def rest_of(lsh: CardBuckets, vector: Any) -> Any:

@@ -77,6 +77,9 @@ class CardSearch:
         #: is not one of them and its card was never held (a held young peer has it in the ranker's priors)
         self.settled: frozenset[str] | None = None
         self.young_penalty = 0.0
+        #: called with each remote record that changed the directory (the other agents of this process
+        #: get it too: ``CardTopicPort.pass_on``; set by discovery when the card topic runs)
+        self.on_new: Callable[[CardRecord], None] | None = None
 
     async def lookup(self, vector: Any) -> dict[str, Any]:
         """Ask the DHT for the providers of the query's LSH buckets and fetch their cards.
@@ -264,10 +267,15 @@ class CardSearch:
         least 1.2 x ``republish``), so a card only the DHT still vouches for is dropped at
         ``revalidate + find_timeout`` (the bound on revocation, docs/performance.md)."""
         if isinstance(record, SignedWithdrawal):
-            return self.directory.withdraw(record, now)
-        offer = self.directory.offer(record, now, source, wanted=wanted)
-        if offer is Offer.UNCHANGED and confirms:
-            self.directory.touch(record.peer_id, now)
+            offer = self.directory.withdraw(record, now)
+            new = offer is Offer.WITHDRAWN
+        else:
+            offer = self.directory.offer(record, now, source, wanted=wanted)
+            if offer is Offer.UNCHANGED and confirms:
+                self.directory.touch(record.peer_id, now)
+            new = offer.changed
+        if new and self.on_new is not None and record.peer_id != self.me:
+            self.on_new(record)
         return offer
 
 

@@ -48,6 +48,7 @@ from ioa_p2p.card import (
     issue_withdrawal,
     next_version,
 )
+from ioa_p2p.card.stamp import yield_gil
 from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.census import CensusPolicy
 from ioa_p2p.dht.census import directory_complete as census_complete
@@ -107,6 +108,9 @@ class Discovery:
         self._issued = 0
         self._card_issued = trio.Event()  # set (and replaced) each time card_loop issues a card
         self._dht_wake = trio.Event()
+        #: the last :meth:`provided_keys` and what they were computed from (the publishing loop asks every
+        #: second; the cells' projections are worth computing only when an input changed)
+        self._provided: tuple[tuple[object, ...], tuple[int, ...], tuple[bytes, ...]] | None = None
         self.pacer = AnnouncePacer(most=max(ANNOUNCE_MIN_INTERVAL, settings.republish))
         self.last_find: dict[str, Any] = {}  # what the last find did and how long each part took
         #: each agent's record in the chat histories this node holds (kept by the goals service)
@@ -114,6 +118,7 @@ class Discovery:
         #: peers held for less than [goals] trust_age with no task done (set by the goals service)
         self.young: frozenset[str] = frozenset()
         self.unproven: frozenset[str] = frozenset()  # no task done on record, however old (goals service)
+        self.spent: frozenset[str] = frozenset()  # joined their budget of this node's recent teams (goals)
         self.stats = {
             "finds": 0,
             "dht_fetched": 0,
@@ -131,6 +136,8 @@ class Discovery:
         self.search = CardSearch(
             node.peer_id, net, directory, settings, embedder.model_id, embedder.dim, self.now_ms, self.stats
         )
+        if gossip is not None:  # one view of the network's cards per process of agents (cohosted.py)
+            self.search.on_new = lambda r: gossip.pass_on(r.peer_id, r.version, r.encoded)
         #: the topic validator and delivery of card announcements (node/discovery/intake.py)
         self.intake = GossipIntake(
             node.peer_id,
@@ -253,6 +260,7 @@ class Discovery:
             ttl_ms=int(self.settings.ttl * 1000),
             stamp_bits=self.settings.stamp_bits,
             stamp=stamp,
+            pause=yield_gil,  # the event loop keeps its wake-ups while the stamp is minted
         )
         try:
             card = await self.node.run_sync(issue, gil_bound=True)
@@ -428,9 +436,19 @@ class Discovery:
         if self.card is None or self._vector is None or self.withdrawal is not None:
             return ()
         levels = provided_levels(self.net.network_size())
+        inputs = (self.card, self._vector, self.forest, self.lsh)
+        memo = self._provided
+        if (
+            memo is not None
+            and memo[1] == levels
+            and all(a is b for a, b in zip(memo[0], inputs, strict=True))
+        ):
+            return memo[2]
         forest = [cell.key for cell in self.forest.cells(self.lsh.view(self._vector), levels)]
         old = [b.key for b in self.lsh.buckets(self._vector)] if self.settings.lsh_v1 else []
-        return tuple(forest + old)
+        keys = tuple(forest + old)
+        self._provided = (inputs, levels, keys)
+        return keys
 
     async def wait_dht_wake(self, timeout: float) -> None:  # noqa: ASYNC109 - the loop's pace
         """Until our card changes, at most ``timeout`` seconds."""

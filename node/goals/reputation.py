@@ -21,6 +21,13 @@ across restarts), nobody is young: a penalty for everyone would only lower every
 Age is not evidence: :attr:`~ioa_p2p.node.discovery.Discovery.unproven` is every peer held with no task
 done on record and not trusted, however old its card (``[goals] max_unproven`` of them per team, unless
 nothing proven covers a need); empty while nobody is proven.
+
+Exposure (:mod:`ioa_p2p.teaming.exposure`, ``[goals] exposure_window``, ``exposure_per_window``): the
+teams this node formed are the goal chats it created (their start, their members), so nothing new is
+stored and the count survives restarts; an identity's first accepted work is the start of the first
+chat this node created in which it earned ``done`` (a stranger's chat could claim any start).
+:attr:`~ioa_p2p.node.discovery.Discovery.spent` is every peer (not trusted) whose teams of the last
+window reached its budget; team formation caps it (recomputed every :data:`INTERVAL`).
 """
 
 from __future__ import annotations
@@ -33,6 +40,9 @@ from ioa_p2p.conversation.reputation import Standing, chat_outcomes, merge, repu
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX
+from ioa_p2p.teaming.exposure import OFF as NO_EXPOSURE
+from ioa_p2p.teaming.exposure import ExposurePolicy, TeamLog, spent_keys
 from ioa_p2p.teaming.trust import OFF, TrustPolicy, trust_priors, unproven_keys, young_keys
 
 log = logging.getLogger("ioa_p2p.goals")
@@ -44,11 +54,21 @@ class ReputationBook:
     """Standings per chat (recomputed when a chat's history grew) and their merge."""
 
     def __init__(
-        self, chats: Chats, discovery: Discovery, trust: TrustPolicy = OFF, trusted: tuple[str, ...] = ()
+        self,
+        chats: Chats,
+        discovery: Discovery,
+        trust: TrustPolicy = OFF,
+        trusted: tuple[str, ...] = (),
+        *,
+        exposure: ExposurePolicy = NO_EXPOSURE,
     ) -> None:
         self.chats, self.discovery = chats, discovery
-        self.trust, self.trusted = trust, frozenset(trusted)
+        self.trust, self.trusted, self.exposure = trust, frozenset(trusted), exposure
         self._per_chat: dict[bytes, tuple[int, dict[str, Standing]]] = {}
+        self._teams: dict[bytes, tuple[float, tuple[str, ...]]] = {}  # goal chats this node created
+        self._started: dict[bytes, float] = {}  # start of each chat this node created (seconds)
+        self.first_done: dict[str, float] = {}  # when each peer first earned ``done`` here (seconds)
+        self.spent: frozenset[str] = frozenset()
         self.standings: dict[str, Standing] = {}
         self.young: frozenset[str] = frozenset()
         self.unproven: frozenset[str] = frozenset()
@@ -64,12 +84,46 @@ class ReputationBook:
             known = self._per_chat.get(chat_id)
             if known is not None and known[0] == len(history):
                 continue
-            creator = self.chats.get(chat_id).creator
-            self._per_chat[chat_id] = (len(history), chat_outcomes(history, me, creator=creator))
+            chat = self.chats.get(chat_id)
+            self._per_chat[chat_id] = (len(history), chat_outcomes(history, me, creator=chat.creator))
+            if chat.creator == me:  # its start is this node's own signed clock, never a stranger's claim
+                self._started[chat_id] = chat.genesis.ts / 1000
+                if chat.topic.startswith(GOAL_TOPIC_PREFIX):  # a team this node formed: who is in it
+                    members = tuple(sorted(str(p) for p in chat.members() if p != me))
+                    self._teams[chat_id] = (chat.genesis.ts / 1000, members)
             changed = True
         if changed:
             self.standings = merge(outcomes for _, outcomes in self._per_chat.values())
+            self.first_done = self._first_done()
             self._pin_members()
+        return changed
+
+    def _first_done(self) -> dict[str, float]:
+        """When each peer first earned ``done`` here: the start of the earliest chat this node created in
+        which it did (seconds; a chat a stranger created could claim any start)."""
+        out: dict[str, float] = {}
+        for chat_id, (_, outcomes) in self._per_chat.items():
+            started = self._started.get(chat_id)
+            if started is None:
+                continue
+            for peer, standing in outcomes.items():
+                if standing.done and started < out.get(peer, float("inf")):
+                    out[peer] = started
+        return out
+
+    def expose(self) -> bool:
+        """Recompute the spent peers (module docstring); True when the set changed."""
+        spent: frozenset[str] = frozenset()
+        if self.exposure.per_window is not None:
+            now = self.discovery.node.now()
+            since = now - self.exposure.window  # older teams no longer count
+            self._teams = {c: team for c, team in self._teams.items() if team[0] >= since}
+            teams = TeamLog(limit=max(1, len(self._teams)))
+            for started, members in self._teams.values():
+                teams.record(started, members)
+            joined = teams.joined(since)
+            spent = spent_keys(joined, self.first_done, now=now, policy=self.exposure, exempt=self.trusted)
+        changed, self.spent = spent != self.spent, spent
         return changed
 
     def _pin_members(self) -> None:
@@ -111,6 +165,7 @@ class ReputationBook:
         self.discovery.reputation = self.standings
         self.discovery.young = self.young
         self.discovery.unproven = self.unproven
+        self.discovery.spent = self.spent
         self.discovery.search.settled = self.settled
         self.discovery.search.young_penalty = self.trust.young_penalty
 
@@ -119,7 +174,7 @@ async def reputation_loop(book: ReputationBook) -> None:
     while True:
         with book.discovery.node.faults.boundary("reputation"):
             changed = book.update()
-            if book.age() or changed:
+            if book.age() | book.expose() or changed:
                 book.publish()
         await trio.sleep(INTERVAL)
 

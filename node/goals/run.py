@@ -60,7 +60,9 @@ async def open_goals(node: NodePort, chats: Chats, discovery: Discovery | None) 
             if discovery is not None and runtime.card is not None:
                 await _merge_adapter_card(discovery, runtime)
             if discovery is not None:
-                book = ReputationBook(chats, discovery, config.trust(), config.trusted)
+                book = ReputationBook(
+                    chats, discovery, config.trust(), config.trusted, exposure=config.exposure()
+                )
                 nursery.start_soon(reputation_loop, book)
             goals.drivers.resume()
             try:

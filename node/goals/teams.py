@@ -146,8 +146,8 @@ class TeamFormation:
             open_cpu_deadline(timeout, most=INVITE_WAIT_MOST * timeout),
             trio.open_nursery() as nursery,
         ):
-            for peer in peers:
-                if not node.is_connected(peer):
+            for peer in peers:  # an agent of this process needs no connection: its streams are in memory
+                if not node.is_connected(peer) and not node.serves_locally(peer):
                     nursery.start_soon(one, peer)
 
     def continuation(self, chat_id: bytes, previous: Sequence[str] | None) -> FormedTeam:
@@ -247,7 +247,8 @@ class TeamFormation:
             for i, query in enumerate(queries):
                 nursery.start_soon(search, i, query)
         ranker = discovery.directory.ranker
-        caps = self.config.trust().caps(discovery.young, discovery.unproven)
+        strict = self.config.exposure().strict
+        caps = self.config.trust().caps(discovery.young, discovery.unproven, discovery.spent, strict=strict)
         offline = functools.partial(
             ranker.shortlist,
             goal,

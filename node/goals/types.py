@@ -19,6 +19,7 @@ from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.conversation.messages import ConvStart
 from ioa_p2p.errors import IoAError
 from ioa_p2p.identity import PeerId
+from ioa_p2p.teaming.exposure import EXPOSURE_WINDOW, PER_WINDOW, ExposurePolicy
 from ioa_p2p.teaming.trust import MAX_UNPROVEN, MAX_YOUNG, TRUST_AGE, YOUNG_PENALTY, TrustPolicy
 
 GOAL_TOPIC_PREFIX = "goal: "
@@ -75,10 +76,17 @@ class GoalsConfig:
     trust_age: float = _amount(TRUST_AGE)  # seconds a card must be held before its peer is established
     max_unproven: int = _amount(MAX_UNPROVEN)  # members with no task done on record, unless nothing else fits
     trusted: tuple[str, ...] = setting((), one_or_list=True, check=_peer_ids)  # peer IDs never young
+    exposure_window: float = setting(EXPOSURE_WINDOW, low=1.0)  # seconds over which teams are counted
+    exposure_per_window: int = _amount(PER_WINDOW)  # teams per window with no evidence yet (0: no bound)
+    exposure_strict: bool = False  # a spent identity never joins as a member (else when nothing else can)
 
     def trust(self) -> TrustPolicy:
         """The age- and evidence-weighted trust policy (:mod:`ioa_p2p.teaming.trust`)."""
         return TrustPolicy(self.young_penalty, self.max_young, self.trust_age, self.max_unproven)
+
+    def exposure(self) -> ExposurePolicy:
+        """How many of this node's teams per window an identity joins (:mod:`ioa_p2p.teaming.exposure`)."""
+        return ExposurePolicy(self.exposure_window, self.exposure_per_window or None, self.exposure_strict)
 
     @classmethod
     def from_section(cls, table: dict[str, Any]) -> GoalsConfig:

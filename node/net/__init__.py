@@ -10,6 +10,10 @@
   upstream
 - ``peer_records.py``    patch 24: Kademlia's signed peer records verified once per peer and record
 - ``idle_traffic.py``    patch 22: yamux window credit in halves of the window, not on every read
+- ``atomic_writes.py``   patch 25: a secure (Noise) write is sent whole or not at all, whatever cancels its
+  caller (a cancelled write used to desynchronise the session and drop the connection)
+- ``conn_events.py``     why connections open and close: counters per node by direction and reason
+  (``GET /net``'s ``connections``)
 - ``addrs.py``           address scopes, wildcard expansion, what a node advertises and dials (pure)
 - ``interfaces.py``      this machine's interface addresses (``ifaddr``), cached and refreshed
 - ``dialer.py``          the one dial path: direct addresses first, then relays, one deadline, ``DialFailed``
@@ -38,7 +42,10 @@
 - ``muxer_meter.py``     yamux stream buffers metered: receive window enforced, unread bytes budgeted,
   a reset stream's bytes dropped at once
 - ``cohosted.py``        the agents of one process (``[[agents]]``): their connections to each other are the
-  process's own work, not budgeted as a remote peer's
+  process's own work, not budgeted as a remote peer's; one view of the network's cards, one census, and
+  their streams to each other in memory
+- ``local_streams.py``   in-memory streams between the agents of one process (``Node.open_stream`` to a
+  co-hosted agent): the same handlers and signed frames, no connection, no negotiation
 - ``cpu_meter.py``       CPU time of the tasks serving a peer charged to it; pacing a peer that owes
 - ``cpu_wait.py``        the time this process waited for a CPU (run queue), and deadlines that do not count
   it (invitations, stream opens: a busy machine is no reason to give up on a live peer)

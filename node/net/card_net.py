@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.census import SharedCensus
 from ioa_p2p.dht.provide import ProvidePacer
 from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.faults import Faults
@@ -86,6 +87,9 @@ class Libp2pCardNet:
     async def provide(self, keys: list[bytes], *, ask: int) -> int:
         return await kad.provide_many(self.dht, keys, self.pacer, ask=ask)
 
+    def shared_census(self) -> SharedCensus | None:
+        return self.cohosted.census if self.cohosted is not None else None
+
     def routing_table_size(self) -> int:
         return kad.routing_table_size(self.dht)
 
@@ -101,17 +105,23 @@ class Libp2pCardNet:
     async def open_topic(
         self, validate: Validate, deliver: Deliver, settings: GossipSettings
     ) -> AsyncIterator[CardGossip]:
-        async with open_card_gossip(self.host, validate, deliver, settings, self.faults) as gossip:
-            if self.cohosted is None:
+        cohosted = self.cohosted
+
+        def local(peer: Any) -> bool:  # another agent of this process: no pubsub stream to it
+            return cohosted is not None and any(p in cohosted for p in _peer_ids([peer]))
+
+        async with open_card_gossip(self.host, validate, deliver, settings, self.faults, local) as gossip:
+            if cohosted is None:
                 yield gossip
                 return
             me = PeerId.from_bytes(self.host.get_id().to_bytes())
-            with self.cohosted.card_topic(me, validate, deliver, self.faults) as share:
+            with cohosted.card_topic(me, validate, deliver, self.faults) as share:
                 gossip.share = share
+                gossip.relay = lambda publisher, version, data: cohosted.pass_on(me, publisher, version, data)
                 try:
                     yield gossip
                 finally:
-                    gossip.share = None
+                    gossip.share = gossip.relay = None
 
 
 def _peer_ids(ids: Any) -> set[PeerId]:

@@ -16,6 +16,12 @@ its process's own work: not charged to a peer, never paced, trusted as the opera
 listed them); what bounds them is the process's own CPU, as for the node's own tasks. Remote peers keep
 their per-peer budgets and pools. Nodes that merely share a trio run (tests with an attacker node
 beside its victim) are not co-hosted unless they are given the same :class:`CoHosted`.
+
+What else the agents of a process share through it (issue 26, docs/performance.md "Seventh round"):
+their card announcements (:meth:`CoHosted.card_topic`) and the remote records one of them accepted
+(:meth:`CoHosted.pass_on`), each checked again by every receiver's own validator: one view of the
+network's cards per process; one census (:attr:`CoHosted.census`); and their streams to each other,
+in memory (:meth:`CoHosted.serving`, :mod:`~ioa_p2p.node.net.local_streams`).
 """
 
 from __future__ import annotations
@@ -23,13 +29,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
+from ioa_p2p.dht.census import SharedCensus
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
 
 #: ``validate(publisher, data)`` / ``deliver(publisher, data)``: a node's card-topic callbacks (gossip.py)
 CardCheck = Callable[[PeerId, bytes], bool]
 CardTake = Callable[[PeerId, bytes], None]
+#: ``accept(protocol, stream, opener)``: an agent serves an in-process stream another agent of the process
+#: opened to it (its handler started, True), or does not serve ``protocol`` (False): ``Node.accept_local``
+AcceptStream = Callable[[str, Any, PeerId], bool]
+#: Remote publishers whose newest record the process remembers to hand to its agents (oldest dropped first).
+VIEW_MAX = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +56,18 @@ class CoHosted:
     """The peer IDs of the agents that run in this process (as one ``[[agents]]`` list), and their card
     topic in the process (:meth:`card_topic`)."""
 
-    __slots__ = ("_announced", "_caught_up", "_peers", "_readers", "shared")
+    __slots__ = (
+        "_announced",
+        "_caught_up",
+        "_peers",
+        "_readers",
+        "_servers",
+        "_view",
+        "census",
+        "local_streams",
+        "passed",
+        "shared",
+    )
 
     def __init__(self) -> None:
         self._peers: dict[PeerId, int] = {}
@@ -54,6 +78,16 @@ class CoHosted:
         self._caught_up: set[PeerId] = set()
         #: announcements handed to another agent of the process (and accepted by its validator)
         self.shared = 0
+        #: remote publishers -> (version, record) of the newest record an agent of the process accepted from
+        #: the network, handed to the others (:meth:`pass_on`)
+        self._view: dict[PeerId, tuple[int, bytes]] = {}
+        #: remote records handed to another agent of the process (and accepted by its validator)
+        self.passed = 0
+        #: the census of the process's agents (node/discovery/census.py): one taken at a time, adopted by all
+        self.census = SharedCensus()
+        #: the agents that serve in-process streams now (``Node.accept_local``), and how many were opened
+        self._servers: dict[PeerId, AcceptStream] = {}
+        self.local_streams = 0
 
     def __contains__(self, peer: object) -> bool:
         return peer in self._peers
@@ -75,6 +109,21 @@ class CoHosted:
             else:
                 self._announced.pop(peer, None)
                 self._caught_up.discard(peer)
+
+    @contextmanager
+    def serving(self, peer: PeerId, accept: AcceptStream) -> Iterator[None]:
+        """While this block runs, the other agents of the process open their streams to ``peer`` in
+        memory (:mod:`~ioa_p2p.node.net.local_streams`), served by ``accept``."""
+        self._servers[peer] = accept
+        try:
+            yield
+        finally:
+            if self._servers.get(peer) is accept:
+                del self._servers[peer]
+
+    def server(self, peer: PeerId) -> AcceptStream | None:
+        """How to hand ``peer`` an in-process stream, when it is an agent of this process that serves them."""
+        return self._servers.get(peer)
 
     @contextmanager
     def card_topic(
@@ -109,6 +158,30 @@ class CoHosted:
             for other, record in list(self._announced.items()):
                 if other != publisher and _hand(own, other, record):
                     self.shared += 1
+            for other, (_, record) in list(self._view.items()):
+                if other != publisher and _hand(own, other, record):
+                    self.passed += 1
+
+    def pass_on(self, receiver: PeerId, publisher: PeerId, version: int, data: bytes) -> None:
+        """``receiver``, an agent of the process, accepted a record (card or withdrawal) of the remote
+        ``publisher`` that changed its directory (by gossip, or fetched from the DHT or its owner): hand it
+        to the other agents of the process through their own validators and deliveries, once per version
+        in the process. So the process holds one view of the network's cards: a card any of its agents
+        learnt is every agent's, where each agent waited for its own gossip mesh and its own DHT fetches
+        before (with 4 processes of 25 agents, 33 of 100 cards at a coordinator after 150 s). Remote
+        peers see nothing of it; the records are the publishers' own signed bytes."""
+        if publisher in self._peers:  # an agent of this process: its own announcements go by _announce
+            return
+        held = self._view.get(publisher)
+        if held is not None and held[0] >= version:
+            return
+        self._view.pop(publisher, None)
+        self._view[publisher] = (version, data)
+        while len(self._view) > VIEW_MAX:
+            del self._view[next(iter(self._view))]
+        for peer, reader in list(self._readers.items()):
+            if peer not in (receiver, publisher) and _hand(reader, publisher, data):
+                self.passed += 1
 
 
 def _hand(reader: _CardReader, publisher: PeerId, data: bytes) -> bool:

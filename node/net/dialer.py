@@ -20,10 +20,24 @@ The whole attempt ends before the caller's deadline (``trio.current_effective_de
 ``timeout``), and a failure is one :class:`~ioa_p2p.errors.DialFailed` naming each address tried and why
 it failed, and what was left out. Background dials (``deliberate=False``: the library's) skip a peer whose
 same addresses failed within the last backoff (1 s doubling to 30 s); a new address set is tried at once.
+
+**A background dial outlives its caller** (issue 25). The library dials for a request (a Kademlia query,
+a card fetch, a GossipSub stream) under that request's deadline, often a second or two. On a loaded
+machine the handshake of a peer waiting for a CPU takes longer; cancelling it threw away the Noise
+handshake both sides had paid for (the peer had often registered the connection already), and the next
+request dialed again: at 50 node processes on 2 cores, hundreds of abandoned connections per minute.
+Once the network runs (:attr:`Dialer.nursery`), such a dial (``deliberate=False``, no explicit address)
+runs in the network's nursery with its own bound, :data:`OUTLIVING_TIMEOUT` (for the whole dial and for
+each address: nobody waits on it, and a loaded peer's handshake is still worth finishing); the caller
+waits for it until its own deadline and then fails as before, while the dial goes on and its connection
+serves the next request.
+Callers asking for the same peer meanwhile wait for that one dial. At most :data:`MAX_OUTLIVING` such
+dials run at once (beyond, a dial is the caller's, as before).
 """
 
 from __future__ import annotations
 
+import copy
 import logging
 import os
 from collections.abc import Awaitable, Callable, Sequence
@@ -49,9 +63,21 @@ DEADLINE_MARGIN = 0.05
 BACKOFF = 1.0
 BACKOFF_MAX = 30.0
 ADDR_TTL = 600
+#: Background dials that may outlive their callers at once, and the bound of each (module docstring).
+MAX_OUTLIVING = 32
+OUTLIVING_TIMEOUT = 20.0
 
 #: ``circuit(addr)``: a relayed connection through a ``/p2p-circuit`` address (the caller bounds it).
 CircuitDial = Callable[[str], Awaitable[Any]]
+
+
+@dataclass(slots=True)
+class _Pending:
+    """A dial that outlives its callers: its connection or its error, once ``done``."""
+
+    done: trio.Event
+    conn: Any = None
+    error: Exception | None = None
 
 
 @dataclass(slots=True)
@@ -80,6 +106,9 @@ class Dialer:
         self.hints = hints
         self._locks: dict[ID, trio.Lock] = {}
         self._failures: dict[ID, _Failure] = {}
+        #: The network's nursery, once it runs: background dials finish there (module docstring).
+        self.nursery: trio.Nursery | None = None
+        self._pending: dict[ID, _Pending] = {}
 
     # ------------------------------------------------------------------ what we know
 
@@ -113,9 +142,20 @@ class Dialer:
         conn = self.connection(peer)
         if conn is not None:
             return conn
-        deadline = (
-            min(trio.current_time() + DIAL_TIMEOUT, trio.current_effective_deadline()) - DEADLINE_MARGIN
-        )
+        if addrs is None and not deliberate and self.nursery is not None:
+            return await self._dial_outliving(peer)
+        return await self._dial_now(peer, addrs, deliberate)
+
+    async def _dial_now(
+        self,
+        peer: ID,
+        addrs: Sequence[str] | None,
+        deliberate: bool,
+        bound: float = DIAL_TIMEOUT,
+        per_address: float = ADDRESS_TIMEOUT,
+    ) -> Any:
+        """One attempt, bounded by the caller's deadline (and ``bound``; each address by ``per_address``)."""
+        deadline = min(trio.current_time() + bound, trio.current_effective_deadline()) - DEADLINE_MARGIN
         lock = self._locks.setdefault(peer, trio.Lock())
         try:
             with trio.move_on_at(deadline) as waited:
@@ -126,15 +166,52 @@ class Dialer:
                 conn = self.connection(peer)
                 if conn is not None:
                     return conn
-                return await self._dial_locked(peer, addrs, deliberate, deadline)
+                return await self._dial_locked(peer, addrs, deliberate, deadline, per_address)
             finally:
                 lock.release()
         finally:
             if not lock.locked() and not lock.statistics().tasks_waiting:
                 self._locks.pop(peer, None)
 
+    async def _dial_outliving(self, peer: ID) -> Any:
+        """Wait, until the caller's deadline, for the one background dial to ``peer`` (started here when
+        none runs); the dial goes on when the caller gives up."""
+        pending = self._pending.get(peer)
+        if pending is None:
+            if len(self._pending) >= MAX_OUTLIVING or self.nursery is None:
+                return await self._dial_now(peer, None, False)
+            pending = self._pending[peer] = _Pending(trio.Event())
+            self.nursery.start_soon(self._finish, peer, pending)
+        with trio.move_on_at(trio.current_effective_deadline() - DEADLINE_MARGIN):
+            await pending.done.wait()
+        if pending.conn is not None:
+            return pending.conn
+        if pending.error is not None:
+            raise copy.copy(pending.error)
+        raise DialFailed(
+            f"cannot reach {peer} within this request's deadline: the dial goes on, and a connection it "
+            "opens serves the next request"
+        )
+
+    async def _finish(self, peer: ID, pending: _Pending) -> None:
+        """A background dial (its own bound: :data:`OUTLIVING_TIMEOUT`); never raises but Cancelled."""
+        try:
+            pending.conn = await self._dial_now(peer, None, False, OUTLIVING_TIMEOUT, OUTLIVING_TIMEOUT)
+        except IoAError as exc:  # DialFailed, PeerUnreachable: the waiters raise a copy
+            pending.error = exc
+        except Exception as exc:  # anything else py-libp2p raises: one failed dial, said once
+            pending.error = DialFailed(f"cannot reach {peer}: {_reason(exc, 0.0)}")
+        finally:
+            self._pending.pop(peer, None)
+            pending.done.set()
+
     async def _dial_locked(
-        self, peer: ID, addrs: Sequence[str] | None, deliberate: bool, deadline: float
+        self,
+        peer: ID,
+        addrs: Sequence[str] | None,
+        deliberate: bool,
+        deadline: float,
+        per_address: float = ADDRESS_TIMEOUT,
     ) -> Any:
         explicit = addrs is not None
         candidates = [_normal(a, peer) for a in (addrs or self.known_addrs(peer))]
@@ -151,7 +228,7 @@ class Dialer:
         if not deliberate and failure is not None and failure.key == key and now < failure.until:
             raise DialFailed(f"cannot reach {peer}: its addresses failed {failure.backoff:.0f} s ago or less")
         attempts: list[tuple[str, str]] = []
-        conn = await _Race(self, peer, plan, attempts, deadline).run()
+        conn = await _Race(self, peer, plan, attempts, deadline, per_address).run()
         if conn is not None:
             self._failures.pop(peer, None)
             return conn
@@ -161,9 +238,9 @@ class Dialer:
             del self._failures[next(iter(self._failures))]
         raise DialFailed(_failed(peer, plan, attempts), tuple(attempts))
 
-    async def dial_direct(self, peer: ID, addr: str) -> Any:
-        """One direct dial to exactly ``addr`` (bounded by the caller and :data:`ADDRESS_TIMEOUT`)."""
-        with trio.fail_after(ADDRESS_TIMEOUT):
+    async def dial_direct(self, peer: ID, addr: str, bound: float = ADDRESS_TIMEOUT) -> Any:
+        """One direct dial to exactly ``addr`` (bounded by the caller and ``bound`` seconds)."""
+        with trio.fail_after(bound):
             conn = await dial_one_address(self.host, Multiaddr(addr), peer)
         try:
             self.host.get_peerstore().add_addrs(peer, [Multiaddr(addr)], ADDR_TTL)
@@ -176,7 +253,13 @@ class _Race:
     """Direct addresses staggered, relayed ones after them (or after the grace); first connection wins."""
 
     def __init__(
-        self, dialer: Dialer, peer: ID, plan: DialPlan, attempts: list[tuple[str, str]], deadline: float
+        self,
+        dialer: Dialer,
+        peer: ID,
+        plan: DialPlan,
+        attempts: list[tuple[str, str]],
+        deadline: float,
+        per_address: float = ADDRESS_TIMEOUT,
     ):
         self.dialer, self.peer, self.plan, self.attempts, self.deadline = (
             dialer,
@@ -185,6 +268,7 @@ class _Race:
             attempts,
             deadline,
         )
+        self.per_address = per_address
         self.winner: Any = None
         self.direct_done = trio.Event()
 
@@ -205,11 +289,14 @@ class _Race:
             async with trio.open_nursery() as nursery:
                 for addr in self.plan.direct:
                     failed = trio.Event()
-                    nursery.start_soon(self._one, addr, self.dialer.dial_direct, failed)
+                    nursery.start_soon(self._one, addr, self._direct, failed)
                     with trio.move_on_after(STAGGER):
                         await failed.wait()
         finally:
             self.direct_done.set()
+
+    async def _direct(self, peer: ID, addr: str) -> Any:
+        return await self.dialer.dial_direct(peer, addr, self.per_address)
 
     async def _relayed_all(self) -> None:
         if not self.plan.relayed:
@@ -322,4 +409,13 @@ def _failed(peer: ID, plan: DialPlan, attempts: list[tuple[str, str]]) -> str:
     return f"cannot reach {peer}: " + ". ".join(parts) + _skipped_text(plan)
 
 
-__all__ = ["ADDRESS_TIMEOUT", "DIAL_TIMEOUT", "RELAY_GRACE", "STAGGER", "CircuitDial", "Dialer"]
+__all__ = [
+    "ADDRESS_TIMEOUT",
+    "DIAL_TIMEOUT",
+    "MAX_OUTLIVING",
+    "OUTLIVING_TIMEOUT",
+    "RELAY_GRACE",
+    "STAGGER",
+    "CircuitDial",
+    "Dialer",
+]

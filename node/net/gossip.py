@@ -106,6 +106,8 @@ class CardGossip:
         self.rejected = 0
         #: hands our announcements to the other agents of this process (``CoHosted.card_topic``), if any
         self.share: Callable[[bytes], None] | None = None
+        #: hands remote records we accepted to the other agents of this process (``CoHosted.pass_on``)
+        self.relay: Callable[[PeerId, int, bytes], None] | None = None
 
     async def announce(self, data: bytes) -> None:
         """Publish a card (our own) to the topic (and first to the other agents of this process)."""
@@ -113,6 +115,11 @@ class CardGossip:
             self.share(data)
         await self.pubsub.publish(TOPIC, data)
         self.published += 1
+
+    def pass_on(self, publisher: PeerId, version: int, data: bytes) -> None:
+        """Hand a remote publisher's record we accepted to the other agents of this process, if any."""
+        if self.relay is not None:
+            self.relay(publisher, version, data)
 
     def topic_peers(self) -> int:
         """How many peers we know to be subscribed to the topic."""
@@ -150,17 +157,18 @@ def speaks_pubsub(host: Any, peer: Any) -> bool | None:
     return any(str(p) in GOSSIP_PROTOCOLS for p in protocols)
 
 
-def bound_registration(host: Any, pubsub: Pubsub) -> None:
+def bound_registration(host: Any, pubsub: Pubsub, local: Callable[[Any], bool] = lambda peer: False) -> None:
     """Make py-libp2p's per-connection registration give up on peers without pubsub (see the module doc).
 
     Upstream calls ``_handle_new_peer_with_retry(peer)`` on every new connection with no time limit; the
-    replacement skips peers that announced no GossipSub protocol and bounds the others to
-    :data:`PEER_REGISTER_TIMEOUT` (the maintenance task takes over after that).
+    replacement skips peers that announced no GossipSub protocol, and the ``local`` ones (the other agents
+    of this process), and bounds the others to :data:`PEER_REGISTER_TIMEOUT` (the maintenance task takes
+    over after that).
     """
     upstream = pubsub._handle_new_peer_with_retry
 
     async def register(peer_id: Any, timeout: float | None = None) -> None:  # noqa: ASYNC109 - upstream's signature
-        if speaks_pubsub(host, peer_id) is False:
+        if speaks_pubsub(host, peer_id) is False or local(peer_id):
             return
         await upstream(peer_id, PEER_REGISTER_TIMEOUT if timeout is None else timeout)
 
@@ -174,9 +182,14 @@ async def open_card_gossip(
     deliver: Deliver,
     settings: GossipSettings | None = None,
     faults: Faults | None = None,
+    local: Callable[[Any], bool] = lambda peer: False,
 ) -> AsyncIterator[CardGossip]:
     """Run the card topic. ``faults`` counts exceptions stopped while handling received messages (a
-    message that makes ``validate``, ``deliver`` or the library raise is dropped; nothing else stops)."""
+    message that makes ``validate``, ``deliver`` or the library raise is dropped; nothing else stops).
+    ``local(peer)``: a peer (libp2p ID) that is another agent of this process, with which no pubsub
+    stream is opened: their announcements reach each other in the process (``CoHosted``), and each
+    pubsub peer costs both a stream, its negotiation, the subscription exchange and the mesh upkeep on
+    the process's one loop (~10 % of a 25-agent process's samples, py-spy, issue 26)."""
     settings = settings or GossipSettings()
     faults = faults or Faults()
     router = GossipSub(
@@ -200,7 +213,7 @@ async def open_card_gossip(
         strict_signing=True,
         max_inbound_rpc_size=MAX_CARD_SIZE * 4 + 64 * 1024,
     )
-    bound_registration(host, pubsub)
+    bound_registration(host, pubsub, local)
     contain_pubsub_messages(pubsub, faults.record)
     gossip = CardGossip(pubsub, router)
 
@@ -219,11 +232,11 @@ async def open_card_gossip(
         subscription = await pubsub.subscribe(TOPIC)
         async with trio.open_nursery() as nursery:
             for peer in host.get_connected_peers():  # connected before pubsub existed
-                if speaks_pubsub(host, peer) is not False:
+                if speaks_pubsub(host, peer) is not False and not local(peer):
                     nursery.start_soon(_register_quietly, pubsub, peer, faults)
             nursery.start_soon(_drain, subscription, gossip, deliver, faults)
             pacer = HeartbeatPacer(settings.heartbeat, settings.heartbeat_idle, settings.degree_low)
-            nursery.start_soon(_maintain, host, pubsub, gossip, pacer)
+            nursery.start_soon(_maintain, host, pubsub, gossip, pacer, local)
             try:
                 yield gossip
             finally:
@@ -236,7 +249,13 @@ async def _register_quietly(pubsub: Pubsub, peer: Any, faults: Faults) -> None:
         await pubsub.ensure_peer_stream(peer, PEER_REGISTER_TIMEOUT)
 
 
-async def _maintain(host: Any, pubsub: Pubsub, gossip: CardGossip, heartbeat: HeartbeatPacer) -> None:
+async def _maintain(
+    host: Any,
+    pubsub: Pubsub,
+    gossip: CardGossip,
+    heartbeat: HeartbeatPacer,
+    local: Callable[[Any], bool] = lambda peer: False,
+) -> None:
     """Repair what py-libp2p's Pubsub loses when connections churn.
 
     When a connection closes while another to the same peer stays up, Pubsub can keep a peer without a
@@ -269,7 +288,7 @@ async def _maintain(host: Any, pubsub: Pubsub, gossip: CardGossip, heartbeat: He
             backoff.keep_only(connected)
             now = trio.current_time()
             for peer in connected:
-                if peer in pubsub.peers or peer in pending:
+                if peer in pubsub.peers or peer in pending or local(peer):
                     continue
                 speaks = speaks_pubsub(host, peer)
                 if speaks is False and not backoff.known(peer):

@@ -10,13 +10,17 @@
   :class:`~ioa_p2p.dht.provide.ProvidePacer` (py-libp2p resets the stream of a peer that sends more than
   10 in 10 s), unacknowledged keys retried.
 
-Everything the library raises for one peer is a missing acknowledgement, never the caller's exception;
-callers bound each whole call with their own cancel scope.
+Each round ends once every key has a quorum of acknowledgements and the other targets had a grace to
+answer (:mod:`~ioa_p2p.dht.quorum`, :class:`QuorumRound`), not when the slowest target timed out: under
+churn the targets that left since the lookup no longer cost the per-peer timeout, nor a provide round
+its retries. Everything the library raises for one peer is a missing acknowledgement, never the caller's
+exception; callers bound each whole call with their own cancel scope.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import trio
@@ -27,6 +31,7 @@ from libp2p.peer.peerstore import env_to_send_in_RPC
 
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.provide import ProvidePacer, assign
+from ioa_p2p.dht.quorum import StoreQuorum, grace
 from ioa_p2p.node.net.kad_io import PEER_TIMEOUT, PROVIDERS, VALUE, exchange, known_peers, run_lookup
 
 log = logging.getLogger("ioa_p2p.node.net.kad")
@@ -38,6 +43,55 @@ PLACE_ASK = 3
 #: Tries per target peer of one provide round, and the back-off before a retry (times the tries so far).
 PROVIDE_ATTEMPTS = 3
 PROVIDE_RETRY = 2.0
+
+
+class QuorumRound:
+    """Ends a round of stores (the nursery whose scope :meth:`watch` is given) once its
+    :class:`~ioa_p2p.dht.quorum.StoreQuorum` is reached and :func:`~ioa_p2p.dht.quorum.grace` has passed,
+    or at once when every target has been heard from. Report each answer with :meth:`acked` or
+    :meth:`gave_up`."""
+
+    def __init__(self, targets: dict[bytes, list[bytes]], began: float) -> None:
+        self.quorum = StoreQuorum(targets)
+        self.began = began  # when the round started (its lookup included)
+        self._wake = trio.Event()
+
+    def acked(self, peer: bytes, keys: list[bytes]) -> None:
+        self.quorum.acked(peer, keys)
+        self._wake.set()
+
+    def gave_up(self, peer: bytes, keys: list[bytes]) -> None:
+        self.quorum.gave_up(peer, keys)
+        self._wake.set()
+
+    async def _until(self, condition: str) -> None:
+        while not getattr(self.quorum, condition):
+            await self._wake.wait()
+            self._wake = trio.Event()
+
+    def note(self) -> None:
+        """Something ``holding`` (see :meth:`watch`) depends on changed."""
+        self._wake.set()
+
+    async def watch(self, scope: trio.CancelScope, holding: Callable[[], bool] = lambda: False) -> None:
+        """Cancel ``scope`` when the round is over; not while ``holding()`` (keys not sent yet, e.g. held
+        back by a pacer: they are not gone targets) is true."""
+        await self._until("reached")
+        with trio.move_on_after(grace(trio.current_time() - self.began)):
+            await self._until("settled")
+        while holding() and not self.quorum.settled:
+            await self._wake.wait()
+            self._wake = trio.Event()
+        scope.cancel()
+
+
+def by_key(plan: dict[bytes, list[bytes]]) -> dict[bytes, list[bytes]]:
+    """``{peer: keys}`` turned into ``{key: peers}``."""
+    out: dict[bytes, list[bytes]] = {}
+    for peer, keys in plan.items():
+        for key in keys:
+            out.setdefault(key, []).append(peer)
+    return out
 
 
 async def put_value(dht: Any, key: str, value: bytes, *, ask: int = DEFAULT_ASK) -> bool:
@@ -54,22 +108,24 @@ async def put_value(dht: Any, key: str, value: bytes, *, ask: int = DEFAULT_ASK)
     except Exception as exc:  # validator errors, an older version
         log.info("DHT put of %s refused: %s", key, exc)
         return False
+    began = trio.current_time()
     lookup = Lookup([key_bytes], known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=max(ask, PLACE_ASK))
     await run_lookup(dht, lookup, VALUE)
     targets = lookup.keys[key_bytes].candidates
-    stored = 0
-
     request = put_request(dht, key_bytes)
+    done = QuorumRound({key_bytes: list(targets)}, began)
 
     async def store(peer: bytes) -> None:
-        nonlocal stored
+        ok = False
         with trio.move_on_after(PEER_TIMEOUT):
-            stored += await store_at(dht, peer, request)
+            ok = await store_at(dht, peer, request)
+        (done.acked if ok else done.gave_up)(peer, [key_bytes])
 
     async with trio.open_nursery() as nursery:
+        nursery.start_soon(done.watch, nursery.cancel_scope)
         for peer in targets:
             nursery.start_soon(store, peer)
-    return stored > 0 or not targets
+    return done.quorum.stored(key_bytes) > 0 or not targets
 
 
 def put_request(dht: Any, key: bytes) -> Message:
@@ -134,14 +190,27 @@ async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask:
         dht.provider_store.add_provider(key, PeerInfo(me, addrs))
     if not addrs:
         return 0
+    began = trio.current_time()
     lookup = Lookup(keys, known_peers(dht), me=me.to_bytes(), ask=max(ask, PLACE_ASK))
     await run_lookup(dht, lookup, PROVIDERS)
     # every closest candidate, including those that timed out during the lookup (busy, not gone: the
     # ADD_PROVIDER has its own tries)
     remaining = assign({key: state.candidates for key, state in lookup.keys.items()})
+    done = QuorumRound(by_key(remaining), began)
     acknowledged = 0
     failures: dict[bytes, int] = {}
     retry_at: dict[bytes, float] = {}
+    asked: set[tuple[bytes, bytes]] = set()
+    answered: set[bytes] = set()  # peers whose last try got an answer, a refusal included (not gone)
+
+    def holding() -> bool:
+        """Keys the pacer held back, or retries of peers that answered: the round sends them, quorum or
+        not (only silent targets, likely gone, are left to the quorum)."""
+        return any(
+            peer in answered or (peer, key) not in asked
+            for peer, peer_keys in remaining.items()
+            for key in peer_keys
+        )
 
     async def announce(peer: bytes, peer_keys: list[bytes]) -> None:
         nonlocal acknowledged
@@ -153,34 +222,50 @@ async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask:
             provider.addrs.extend(addr.to_bytes() for addr in addrs)
             requests.append(message)
         replies: list[Any] = []
+        answered.discard(peer)
         with trio.move_on_after(PEER_TIMEOUT):
             try:
                 replies = await exchange(dht.host, ID(peer), requests)
             except Exception as exc:  # reset (the peer's inbound limit), refused, unreachable
                 log.debug("ADD_PROVIDER to %s failed: %r", ID(peer), exc)
-        done = sum(r.type == Message.MessageType.ADD_PROVIDER for r in replies)
-        acknowledged += done
-        if done < len(peer_keys) and failures.get(peer, 0) < PROVIDE_ATTEMPTS - 1:
+            answered.add(peer)
+        stored = sum(r.type == Message.MessageType.ADD_PROVIDER for r in replies)
+        acknowledged += stored
+        done.acked(peer, peer_keys[:stored])
+        if stored < len(peer_keys) and failures.get(peer, 0) < PROVIDE_ATTEMPTS - 1:
             failures[peer] = failures.get(peer, 0) + 1  # the unacknowledged keys go again later
-            remaining[peer] = peer_keys[done:] + remaining.get(peer, [])
+            remaining[peer] = peer_keys[stored:] + remaining.get(peer, [])
             retry_at[peer] = trio.current_time() + PROVIDE_RETRY * failures[peer]
+            if peer not in answered:  # silent: its retry does not hold the round
+                done.gave_up(peer, peer_keys[stored:])
+        else:
+            done.gave_up(peer, peer_keys[stored:])
+        done.note()
 
-    while remaining:
-        now = trio.current_time()
-        async with trio.open_nursery() as nursery:
-            for peer, peer_keys in list(remaining.items()):
-                if retry_at.get(peer, now) > now:
-                    continue
-                count = pacer.take(peer, len(peer_keys), now)
-                if count:
-                    nursery.start_soon(announce, peer, peer_keys[:count])
-                    remaining[peer] = peer_keys[count:]
-                if not remaining[peer]:
-                    del remaining[peer]
-        if remaining:
+    async def passes() -> None:
+        while remaining:
             now = trio.current_time()
-            wake = min(max(pacer.next_free(p, now), retry_at.get(p, now)) for p in remaining)
-            await trio.sleep(max(0.05, wake - now))
+            async with trio.open_nursery() as nursery:
+                for peer, peer_keys in list(remaining.items()):
+                    if retry_at.get(peer, now) > now:
+                        continue
+                    count = pacer.take(peer, len(peer_keys), now)
+                    if count:
+                        nursery.start_soon(announce, peer, peer_keys[:count])
+                        asked.update((peer, key) for key in peer_keys[:count])
+                        remaining[peer] = peer_keys[count:]
+                    if not remaining[peer]:
+                        del remaining[peer]
+                done.note()
+            if remaining:
+                now = trio.current_time()
+                wake = min(max(pacer.next_free(p, now), retry_at.get(p, now)) for p in remaining)
+                await trio.sleep(max(0.05, wake - now))
+
+    async with trio.open_nursery() as outer:
+        outer.start_soon(done.watch, outer.cancel_scope, holding)
+        await passes()
+        outer.cancel_scope.cancel()
     return acknowledged
 
 
@@ -200,9 +285,11 @@ async def put_many(dht: Any, keys: list[str], value: bytes, *, ask: int = DEFAUL
     if not stored:
         return 0
     me = dht.local_peer_id.to_bytes()
+    began = trio.current_time()
     lookup = Lookup(stored, known_peers(dht), me=me, ask=max(ask, PLACE_ASK))
     await run_lookup(dht, lookup, VALUE)
     plan = assign({key: state.candidates for key, state in lookup.keys.items()})
+    done = QuorumRound(by_key(plan), began)
     acknowledged = 0
 
     async def put_at(peer: bytes, peer_keys: list[bytes]) -> None:
@@ -212,15 +299,23 @@ async def put_many(dht: Any, keys: list[str], value: bytes, *, ask: int = DEFAUL
             message = Message(type=Message.MessageType.PUT_VALUE, key=key)
             message.record.key, message.record.value = key, value
             messages.append(message)
+        acked: list[bytes] = []
         with trio.move_on_after(PEER_TIMEOUT):
             try:
                 replies = await exchange(dht.host, ID(peer), messages)
+                acked = [
+                    k
+                    for k, r in zip(peer_keys, replies, strict=False)
+                    if r.type == Message.MessageType.PUT_VALUE
+                ]
             except Exception as exc:  # reset, refused, unreachable
                 log.debug("PUT_VALUE to %s failed: %r", ID(peer), exc)
-                return
-            acknowledged += sum(r.type == Message.MessageType.PUT_VALUE for r in replies)
+        acknowledged += len(acked)
+        done.acked(peer, acked)
+        done.gave_up(peer, peer_keys)
 
     async with trio.open_nursery() as nursery:
+        nursery.start_soon(done.watch, nursery.cancel_scope)
         for peer, peer_keys in plan.items():
             nursery.start_soon(put_at, peer, peer_keys)
     return acknowledged
@@ -228,6 +323,8 @@ async def put_many(dht: Any, keys: list[str], value: bytes, *, ask: int = DEFAUL
 
 __all__ = [
     "DEFAULT_ASK",
+    "QuorumRound",
+    "by_key",
     "PLACE_ASK",
     "holds_record",
     "provide_many",

@@ -13,10 +13,21 @@ the ``GenericMultistreamSelector`` behind both steps):
   round trip, not two). It waits because Noise XX authenticates the dialer only with its third message:
   the answer is the dialer's proof that the listener accepted its key (a refused dialer's ``connect``
   fails, as before; ``tests/test_hostile_libp2p.py``), and the listener's side of the connection exists
-  once it came back.
+  once it came back;
+- muxer, lazily, for a dial made to send a request (:func:`pipelined_dials`, which
+  :func:`~ioa_p2p.node.net.kad_io.exchange` sets around its stream's open): the selector returns at once,
+  so the first stream's frames (yamux's SYN, the stream's negotiation and the request) follow the muxer
+  lines with Noise's third message, and the muxer's answer is taken off the connection by the muxer's
+  first read (:func:`defer_echo`, bounded by the negotiation timeout). The listener was authenticated by
+  Noise's second message, so the request goes encrypted to the very peer asked; what the dialer no
+  longer knows before it sends is whether the listener accepted *its* key: a refusal now fails the
+  request (the listener closes, the muxer's read fails and resets the stream) instead of the dial.
 
 A dial then costs 3 round trips (TCP, Noise's first exchange, Noise's last message with the muxer lines)
-instead of 5. The multistream-select spec allows a dialer that proposes a single protocol to send data
+instead of 5, and a dial made for a request 2 before the request (the request rides with Noise's last
+message: dial and request together 3 round trips, not 4).
+
+The multistream-select spec allows a dialer that proposes a single protocol to send data
 after it without waiting (go-libp2p's lazy client does); a conforming listener reads its negotiation
 lines one at a time, so the bytes after them wait on the connection. Listening is unchanged, and so are
 dials through a circuit relay (:func:`_relayed`: relayed dials stalled with the lazy negotiation, the
@@ -30,12 +41,30 @@ and dials real hosts both ways.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import contextlib
+import math
+from collections.abc import Awaitable, Callable, Iterator
+from contextvars import ContextVar
 from typing import Any
 
 import trio
 
 from ioa_p2p.node.net.lazy_select import MAX_LINE, MULTISTREAM, NOT_SUPPORTED, negotiation_lines
+
+#: Set (in this task and the tasks it starts) while a dial's first stream may go before the muxer's answer.
+_PIPELINED: ContextVar[bool] = ContextVar("ioa_pipelined_dials", default=False)
+
+
+@contextlib.contextmanager
+def pipelined_dials() -> Iterator[None]:
+    """Within: a dial this task starts (``new_stream`` to a peer without a connection) does not wait for
+    the listener's muxer answer before the first stream goes out (see the module docstring). A dial of
+    another task that waits for this one (py-libp2p shares a dial in progress) shares its connection."""
+    token = _PIPELINED.set(True)
+    try:
+        yield
+    finally:
+        _PIPELINED.reset(token)
 
 
 def negotiate_upgrades_lazily() -> None:
@@ -59,6 +88,9 @@ def negotiate_upgrades_lazily() -> None:
             raise MultiselectClientError(f"writing the negotiation of {protocol} failed: {exc}") from exc
         if isinstance(conn, ISecureConn):  # the muxer: wait for the answer (the listener accepted us)
             timeout = args[0] if args else kwargs.get("negotiate_timeout", DEFAULT_NEGOTIATE_TIMEOUT)
+            if _PIPELINED.get():  # ... unless a request is waiting: the muxer's first read takes it
+                defer_echo(conn, str(protocol), within=timeout)
+                return protocol, handler
             with trio.move_on_after(timeout) as scope:
                 await read_echo(conn.read, str(protocol))
             if scope.cancelled_caught:
@@ -82,13 +114,19 @@ def _relayed(conn: Any) -> bool:
         return False
 
 
-def defer_echo(conn: Any, protocol: str) -> None:
+def defer_echo(conn: Any, protocol: str, *, within: float | None = None) -> None:
     """Make ``conn``'s next read first take the listener's answer (:func:`read_echo`) off the
-    connection; from then on ``conn.read`` is the connection's own again."""
+    connection (``MultiselectClientError`` when it has not come ``within`` seconds of that read's
+    start); from then on ``conn.read`` is the connection's own again."""
+    from libp2p.protocol_muxer.exceptions import MultiselectClientError
+
     own_read = conn.read
 
     async def read(n: int | None = None) -> bytes:
-        await read_echo(own_read, protocol)
+        with trio.move_on_after(math.inf if within is None else within) as scope:
+            await read_echo(own_read, protocol)
+        if scope.cancelled_caught:
+            raise MultiselectClientError(f"no answer to {protocol} within {within} s")
         if "read" in vars(conn):
             del conn.read  # the class's own read again
         return bytes(await own_read(n))
@@ -138,4 +176,4 @@ async def read_echo(read: Callable[[int], Awaitable[bytes]], protocol: str) -> N
         raise MultiselectClientError(f"listener answered {echo[:64]!r} to {protocol}")
 
 
-__all__ = ["defer_echo", "negotiate_upgrades_lazily", "read_echo"]
+__all__ = ["defer_echo", "negotiate_upgrades_lazily", "pipelined_dials", "read_echo"]

@@ -107,6 +107,10 @@ tests fail loudly rather than letting a stale patch linger).
 23. DHT handler slots kept by streams left open: :mod:`ioa_p2p.node.net.kad_slots` (its docstring says all).
 24. Signed peer records re-verified in every Kademlia message (patch 7's problem, in the DHT):
    :mod:`ioa_p2p.node.net.peer_records` (its docstring says all).
+25. A cancelled write broke its connection: Noise spends a nonce before the socket write, so a writer
+   cancelled in between (a deadline, a hedged request) desynchronised the session and the peer dropped
+   the connection (``NoiseInvalidMessage``); at N = 50 processes the idle network spent ~2 cores
+   re-making connections. :mod:`ioa_p2p.node.net.atomic_writes` (its docstring says all).
 """
 
 from __future__ import annotations
@@ -120,6 +124,7 @@ import libp2p
 import libp2p.network.swarm as _swarm
 
 from ioa_p2p.logs import apply_third_party_levels
+from ioa_p2p.node.net.atomic_writes import atomic_secure_writes
 from ioa_p2p.node.net.cpu_meter import OWNER
 from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
 from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
@@ -169,6 +174,7 @@ def apply_patches() -> None:
     cache_kad_peer_records(PEER_RECORD_RECHECK)
     negotiate_upgrades_lazily()
     credit_yamux_in_halves()
+    atomic_secure_writes()
     _applied = True
 
 

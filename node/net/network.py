@@ -35,6 +35,7 @@ from ioa_p2p.node.net.addrs import (
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.cohosted import CoHosted
+from ioa_p2p.node.net.conn_events import ConnectionEvents, watch_connections
 from ioa_p2p.node.net.dialer import Dialer
 from ioa_p2p.node.net.guard import abort_sockets, close_connections, connections_of, guard_host
 from ioa_p2p.node.net.host import (
@@ -108,6 +109,9 @@ class Libp2pNetwork:
             )
             if inbound.budgets is not None:
                 guard_host(self.host, inbound.budgets)
+        #: why connections opened and closed (``GET /net``): :mod:`~ioa_p2p.node.net.conn_events`
+        self.conn_events = ConnectionEvents()
+        watch_connections(self.host, self.conn_events)
         self.dht: Any = None
         self.interfaces = InterfaceCache()
         self.circuits: tuple[str, ...] = ()
@@ -241,6 +245,17 @@ class Libp2pNetwork:
     def set_stream_handler(self, protocol: str, handler: Callable[[Any], Any]) -> None:
         self.host.set_stream_handler(protocol, handler)
 
+    def protocol_handler(self, protocol: str) -> Callable[[Any], Any] | None:
+        """The host's handler of ``protocol`` (the DHT's, identify's...), for an in-process stream."""
+        handlers = getattr(self.host.get_mux(), "handlers", {})
+        handler: Callable[[Any], Any] | None = handlers.get(protocol)
+        return handler
+
+    def open_local_streams_with(self, opener: Callable[[PeerId, str], Any]) -> None:
+        """``opener(peer, protocol)``: an in-process stream to another agent of this process (None: not
+        one); the DHT's requests to such a peer use it instead of a libp2p stream (``kad_io.exchange``)."""
+        self.host.ioa_local_stream = opener
+
     def add_hints(self, hints: Callable[[PeerId], list[str]]) -> None:
         """More addresses of a peer to try (its signed card), asked at every dial."""
 
@@ -318,6 +333,7 @@ class Libp2pNetwork:
 
     def _run_tasks(self, nursery: trio.Nursery) -> None:
         self._nursery = nursery
+        self.dialer.nursery = nursery  # background dials outlive their callers there (dialer.py)
         self.check_addrs()
         nursery.start_soon(self.nat.run)
         nursery.start_soon(self.interfaces.refresh_loop, self.check_addrs)
@@ -387,7 +403,7 @@ async def open_network(
                     yield net
                 finally:
                     nursery.cancel_scope.cancel()
-                    net._nursery = None
+                    net._nursery = net.dialer.nursery = None
         finally:
             stop.set()
 

@@ -42,16 +42,16 @@ from ioa_p2p.planning import (
     Plan,
     PlanStep,
     StepOutcome,
-    answers,
     conclusion,
     describe,
     plan_request,
-    value_of,
 )
 from ioa_p2p.planning.missing import MISSING, Missing
 from ioa_p2p.planning.posted import posted_plan
 from ioa_p2p.planning.refusal import dimension_refusal, refusal
+from ioa_p2p.planning.results import value_of
 from ioa_p2p.planning.routing import Candidate, able, rank_members
+from ioa_p2p.planning.salvage import accepted_value
 from ioa_p2p.planning.values import Value
 
 LABEL = OFFLINE_LABEL
@@ -206,11 +206,12 @@ class Tracker:
         return [p for p in self.ranking[step.index - 1] if p not in tried]
 
     def answer_of(self, step: PlanStep) -> tuple[TaskView, Value] | None:
-        """The latest completed attempt whose result answers the step, with its value."""
+        """The latest attempt whose result answers the step (or, for a lookup that found no single answer,
+        whose records a later derivation closes with: planning/salvage.py), with its value."""
         for t in reversed(self.attempts[step.index]):
-            if t.status is TaskStatus.COMPLETED:
-                value = value_of(t.text, t.data, step.template)
-                if answers(step, value, t.data) and value is not None:
+            if t.status is not TaskStatus.RUNNING:  # a failed lookup's records may close a derivation
+                value = accepted_value(self.plan, step, t.text, t.data, t.status is TaskStatus.COMPLETED)
+                if value is not None:
                     return t, value
         return None
 

@@ -1,0 +1,72 @@
+"""The state of a ``bench_find`` network, read from every node's control API: why connections opened
+and closed (``GET /net``'s ``connections``, summed), and how far gossip got (cards held, card-topic and
+mesh peers, connections: min / median / max over the nodes). Issue 25: at 50 node processes the idle
+network re-made its connections, and gossip left nodes without cards."""
+
+from __future__ import annotations
+
+import contextlib
+import statistics
+from typing import Any
+
+import trio
+
+#: Seconds a node may take to answer one control call (a busy node process answers late, not never).
+CALL_WITHIN = 10.0
+
+
+async def _call(remote: Any, path: str) -> Any:
+    with contextlib.suppress(Exception), trio.move_on_after(CALL_WITHIN):  # a probe: silence adds nothing
+        return await remote.call("GET", path, answer_within=CALL_WITHIN)
+    return None
+
+
+def sum_connections(views: list[dict[str, Any]]) -> dict[str, Any]:
+    """Connection counters of several nodes (``ConnectionCounts`` as JSON) summed, most frequent first."""
+    total: dict[str, Any] = {"nodes": len(views), "open": 0, "opened": {}, "closed": {}, "refused": {}}
+    for view in views:
+        total["open"] += int(view.get("open", 0))
+        for key in ("opened", "closed", "refused"):
+            for reason, count in (view.get(key) or {}).items():
+                total[key][reason] = total[key].get(reason, 0) + int(count)
+    for key in ("opened", "closed", "refused"):
+        total[key] = dict(sorted(total[key].items(), key=lambda kv: -kv[1]))
+    return total
+
+
+def spread(values: list[int]) -> list[float]:
+    """[min, median, max] (empty: no value)."""
+    return [min(values), statistics.median(values), max(values)] if values else []
+
+
+async def network_state(node: Any, remotes: tuple[Any, ...], n_cards: int) -> dict[str, Any]:
+    """Every node's connection counters summed, and gossip's reach over the agent nodes (``GET /net`` and
+    ``GET /card``'s status: neither pings nor dials anything)."""
+    views = [node.net_status()["connections"]]
+    cards, topic, mesh, links = [len(node.services.discovery.directory)], [], [], [views[0]["open"]]
+    for remote in remotes:
+        net = await _call(remote, "/net")
+        view = (net or {}).get("connections") or {}
+        views.append(view)
+        if getattr(remote, "is_bootstrap", False):
+            continue
+        if view:
+            links.append(int(view.get("open", 0)))
+        status = ((await _call(remote, "/card")) or {}).get("status") or {}
+        if status:
+            cards.append(int(status.get("cards", 0)))
+            gossip = status.get("gossip") or {}
+            if gossip:
+                topic.append(int(gossip.get("topic_peers", 0)))
+                mesh.append(int(gossip.get("mesh_peers", 0)))
+    return {
+        "connections": sum_connections(views),
+        "cards": spread(cards),
+        "nodes_with_every_card": sum(c >= n_cards for c in cards),
+        "topic_peers": spread(topic),
+        "mesh_peers": spread(mesh),
+        "connections_open": spread(links),
+    }
+
+
+__all__ = ["network_state", "spread", "sum_connections"]

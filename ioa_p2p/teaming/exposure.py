@@ -1,0 +1,147 @@
+"""Exposure bounded per time: an identity joins a few of this node's teams per window until its evidence
+has aged (pure).
+
+Evidence of work cannot tell a *sleeper* from an honest agent: an attacker's identity that does every
+task it gets, accepted by the requester, earns the standing an honest agent earns
+(:mod:`~ioa_p2p.conversation.reputation`), and one done task used to make it *proven* at once, free of
+the caps of :mod:`~ioa_p2p.teaming.trust`. Proven, it then won need after need over honest agents this
+node had not worked with yet, each win earning more evidence: one sleeper identity joined 3-4 % of a
+node's teams (``bench/bench_spam.py``, the patient attacker). What a thousand identities cannot buy
+is *time with evidence*: each must earn its own, and this rule makes evidence count by how long it has
+been on record, not by how much of it arrived at once.
+
+:class:`ExposurePolicy`: over any ``window`` seconds, an identity may join at most
+:meth:`~ExposurePolicy.budget` of the teams this node forms: ``per_window`` teams while no accepted
+work of it is on record, and ``per_window`` more for every whole ``window`` since its first accepted
+task for this node (``since``). An identity the operator trusts (``[goals] trusted``) has no budget. An
+identity whose teams of the last window reached its budget is *spent* (:func:`spent_keys`;
+:class:`~ioa_p2p.teaming.trust.TeamCaps` ``spent``):
+
+- as a member its scores lose :data:`~ioa_p2p.teaming.offline.SPENT_PENALTY` (one standard deviation)
+  and it yields to the best candidate no cap blocks, else to the best candidate that is not spent (the
+  young and unproven caps yield to this bound), if either reaches the join threshold; it joins only when
+  it is still needed after the penalty and no other candidate able to join is there (a small network's
+  only calculator still joins every goal that needs it). With ``strict`` (``[goals] exposure_strict``)
+  it never joins as a member;
+- as the lead it yields to the best less limited card within
+  :data:`~ioa_p2p.teaming.offline.LEAD_MARGIN` (:func:`~ioa_p2p.teaming.offline.lead_first`); a spent
+  card that is clearly the goal's best match (nothing else within the margin) still leads;
+- near-duplicates share one budget: a kin group's leader is spent when one of its followers is
+  (:func:`~ioa_p2p.teaming.offline.shared_spent`).
+
+What it costs whom:
+
+- an attacker: each identity gets ``per_window`` teams per window at first, then one more per window of
+  evidence it keeps up, each paid with real accepted work; a thousand identities buy a thousand small
+  shares, none large, and the kin rule (:mod:`~ioa_p2p.teaming.kin`) folds near-copies into one;
+- an honest newcomer: the same path (one team per window at first, and a fair share grows with every
+  window it keeps delivering); it still joins whenever nothing else covers what it brings;
+- an established honest agent: nothing once its first accepted task here is a few windows old (its
+  budget then exceeds what any one agent is asked for); on a node that has just started (no evidence on
+  record) every agent is a newcomer for the first windows: the honest cost measured in
+  ``bench/bench_spam.py`` (mode ``exposure``) and ``docs/matching.md``.
+
+:class:`TeamLog` is the memory of the teams this node formed (time and members, bounded); a node
+rebuilds it from the chats it created (``node/goals/reputation.py``), so it survives restarts.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, deque
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+
+from ioa_p2p.errors import UsageError
+
+#: Seconds over which an identity's teams are counted (and per which its budget grows).
+EXPOSURE_WINDOW = 3600.0
+#: Teams per window an identity may join with no accepted work on record (and the budget's step).
+PER_WINDOW = 1
+#: Teams a :class:`TeamLog` remembers at most (the oldest are forgotten first).
+MAX_TEAMS = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class ExposurePolicy:
+    """How many of this node's teams per ``window`` seconds an identity may join (module docstring);
+    ``per_window`` None: no bound (:data:`OFF`)."""
+
+    window: float = EXPOSURE_WINDOW
+    per_window: int | None = PER_WINDOW
+    strict: bool = False  # a spent identity never joins as a member (else: when nothing else can)
+
+    def __post_init__(self) -> None:
+        if not self.window > 0:
+            raise UsageError("the exposure window is a positive number of seconds")
+        if self.per_window is not None and self.per_window < 1:
+            raise UsageError("per_window is a positive count of teams (or None: no bound)")
+
+    def budget(self, since: float | None, now: float) -> int | None:
+        """Teams of one window an identity may join: ``per_window``, and ``per_window`` more for every
+        whole window since its first accepted work for this node (``since``, seconds; None: none on
+        record); None when this policy bounds nothing."""
+        if self.per_window is None:
+            return None
+        windows = 0 if since is None else int(max(0.0, now - since) // self.window)
+        return self.per_window * (1 + windows)
+
+
+OFF = ExposurePolicy(per_window=None)
+
+
+class TeamLog:
+    """The teams this node formed: when (seconds) and their members, oldest first, at most ``limit``."""
+
+    def __init__(self, limit: int = MAX_TEAMS) -> None:
+        if limit < 1:
+            raise UsageError("a team log remembers at least one team")
+        self._teams: deque[tuple[float, tuple[str, ...]]] = deque(maxlen=limit)
+
+    def __len__(self) -> int:
+        return len(self._teams)
+
+    def record(self, when: float, keys: Iterable[str]) -> None:
+        """A team formed at ``when`` with these members (lead included); out of order is fine."""
+        self._teams.append((when, tuple(dict.fromkeys(keys))))
+
+    def joined(self, since: float) -> Counter[str]:
+        """How many of the teams formed at or after ``since`` each key joined."""
+        out: Counter[str] = Counter()
+        for when, keys in self._teams:
+            if when >= since:
+                out.update(keys)
+        return out
+
+
+def spent_keys(
+    joined: Mapping[str, int],
+    first_done: Mapping[str, float],
+    *,
+    now: float,
+    policy: ExposurePolicy,
+    exempt: Collection[str] = (),
+) -> frozenset[str]:
+    """The keys whose teams of the last window (``joined``: :meth:`TeamLog.joined` from ``now - window``)
+    reached their budget (:meth:`ExposurePolicy.budget`; ``first_done``: when this node first recorded
+    accepted work of each key, seconds), apart from ``exempt`` ones (trusted)."""
+    if policy.per_window is None:
+        return frozenset()
+    out = set()
+    for key, count in joined.items():
+        if key in exempt:
+            continue
+        budget = policy.budget(first_done.get(key), now)
+        if budget is not None and count >= budget:
+            out.add(key)
+    return frozenset(out)
+
+
+__all__ = [
+    "EXPOSURE_WINDOW",
+    "MAX_TEAMS",
+    "OFF",
+    "PER_WINDOW",
+    "ExposurePolicy",
+    "TeamLog",
+    "spent_keys",
+]

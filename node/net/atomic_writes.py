@@ -1,0 +1,88 @@
+"""Patch 25 of :mod:`ioa_p2p.node.net.libp2p_patches`: a secure write is sent whole or not at all.
+
+**The problem (the root cause of the connection churn at N = 50, issue 25).** py-libp2p's Noise session
+encrypts a message (which spends the session's next nonce) and only then awaits the socket: yamux's
+``_write_frame`` takes its write lock, ``SecureSession.write`` encrypts, and the TCP stream's own write
+lock and ``send_all`` are checkpoints. A task cancelled there (its caller's deadline expired, a hedged
+request cancelled as the other copy answered, a find's grace ended) leaves the nonce spent with nothing
+sent, or half a Noise message on the wire. The peer then fails to decrypt every later message
+(``NoiseInvalidMessage``) and drops the connection; both sides dial again: a Noise handshake, identify and
+GossipSub's subscription exchange each. The busier the machine, the more deadlines expire inside that
+window, and the re-made connections made it busier still: at 50 node processes on 2 cores the idle
+network spent ~2 cores on it (docs/performance.md, "Gossip + DHT at N = 50"). The per-node connection
+counters (:mod:`~ioa_p2p.node.net.conn_events`) showed it: at N = 25, 55 of 111 closed connections
+ended with ``read error NoiseInvalidMessage`` at one end and nearly all of the rest were the other end
+of those (``remote closed``).
+
+**What we do.** :func:`atomic_secure_writes` wraps ``SecureSession.write``: a caller already cancelled
+raises before anything is encrypted; otherwise the whole message is encrypted and sent under a shield, so
+a cancellation arriving meanwhile takes effect at the caller's next checkpoint. The shielded part has its
+own bound, :data:`WRITE_BOUND`: a write still waiting after that (the peer has stopped reading and the
+socket's buffer is full) closes the connection, since part of the message may be on the wire, and raises
+``ConnectionClosedError`` as a broken connection does. The sentinel test
+(``tests/test_atomic_writes.py``) shows that an unpatched session still loses its connection to
+cancelled writers and that a patched one keeps it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import trio
+
+log = logging.getLogger("ioa_p2p.net")
+
+#: Seconds a secure write may take once it started (shielded from its caller's cancellation); past this
+#: the connection is closed: its peer has not read for that long with the socket's buffer full.
+WRITE_BOUND = 10.0
+#: Seconds closing such a connection may take.
+CLOSE_BOUND = 1.0
+
+
+def atomic_secure_writes() -> None:
+    """Make ``SecureSession.write`` all or nothing under cancellation (idempotent, process-wide)."""
+    from libp2p.io.exceptions import ConnectionClosedError
+    from libp2p.security.secure_session import SecureSession
+
+    global _UPSTREAM
+    upstream = getattr(SecureSession, "write", None)
+    if upstream is None:
+        raise RuntimeError("py-libp2p's SecureSession has no write any more: revisit libp2p_patches")
+    if getattr(upstream, "ioa_atomic", False):
+        return
+    _UPSTREAM = upstream
+
+    async def write(self: Any, data: bytes) -> None:
+        await trio.lowlevel.checkpoint_if_cancelled()  # cancelled already: nothing encrypted, nothing sent
+        with trio.CancelScope(shield=True) as scope:
+            scope.deadline = trio.current_time() + WRITE_BOUND
+            await upstream(self, data)
+        if scope.cancelled_caught:
+            await _abandon(self)
+            raise ConnectionClosedError(f"a write of {len(data)} bytes took over {WRITE_BOUND:.0f} s")
+
+    write.ioa_atomic = True  # type: ignore[attr-defined]
+    SecureSession.write = write  # type: ignore[method-assign]
+
+
+async def _abandon(session: Any) -> None:
+    """Close a session whose write did not finish (part of a message may be on the wire)."""
+    with trio.CancelScope(shield=True) as scope:
+        scope.deadline = trio.current_time() + CLOSE_BOUND
+        try:
+            await session.close()
+        except Exception as exc:  # already broken: closed enough
+            log.debug("closing a session after a stuck write: %s", exc)
+
+
+#: ``SecureSession.write`` as upstream ships it (kept for the patch's test).
+_UPSTREAM: Any = None
+
+
+def upstream_secure_write() -> Any:
+    """Upstream's ``SecureSession.write`` (after :func:`atomic_secure_writes`; None before)."""
+    return _UPSTREAM
+
+
+__all__ = ["CLOSE_BOUND", "WRITE_BOUND", "atomic_secure_writes", "upstream_secure_write"]

@@ -1,0 +1,158 @@
+"""Why connections open and close: a counter per node, by direction and reason (``GET /net``'s
+``connections``; issue 25).
+
+A node that keeps re-making connections pays a Noise handshake, identify and GossipSub's subscription
+exchange on both sides each time; at 50 node processes on 2 cores that was most of an idle network's CPU
+(docs/performance.md, "Gossip + DHT at N = 50"). These counters say which side ended each connection and
+why, from the muxer's own account:
+
+- ``opened``: ``inbound`` / ``outbound`` (the swarm's ``add_conn``);
+- ``refused``: a connection the swarm would not register (its connection limits), by exception;
+- ``closed``: the first reason the connection's yamux session saw: ``remote closed`` (end of stream
+  between frames: the peer or its kernel closed the socket), ``remote GO_AWAY <code>``, ``read error
+  <type>`` (a reset socket, a Noise frame that failed to decrypt), ``frame body timeout``, or ``local``
+  followed by who asked (the code path that called close: a node shutting down, the swarm's pruner...).
+
+Installed by :func:`watch_connections` (per host) over two process-wide wraps of py-libp2p's ``Yamux``
+(:func:`_patch_yamux`, once): ``close`` and ``_cleanup_on_error`` note a reason on the session before
+they run. Only sessions registered through a watched swarm are counted (``_ioa_conn_events``).
+"""
+
+from __future__ import annotations
+
+import collections
+import functools
+import sys
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+#: Frames of these files are the close machinery itself, not who asked for the close.
+_MACHINERY = ("yamux.py", "swarm_connection.py", "conn_events.py")
+#: yamux frame type of GO_AWAY and its error codes (the spec's names).
+_GO_AWAY = 3
+_GO_AWAY_CODES = {0: "normal", 1: "protocol error", 2: "internal error", 3: "garbage collected"}
+#: Distinct reasons kept per counter (a hostile or buggy peer cannot grow the map without bound).
+MAX_REASONS = 64
+
+
+class ConnectionEvents:
+    """Counters of one node's connections: opened by direction, closed and refused by reason."""
+
+    def __init__(self) -> None:
+        self.opened: collections.Counter[str] = collections.Counter()
+        self.closed: collections.Counter[str] = collections.Counter()
+        self.refused: collections.Counter[str] = collections.Counter()
+
+    def note_open(self, direction: str) -> None:
+        self.opened[direction if direction in ("inbound", "outbound") else "unknown"] += 1
+
+    def note_close(self, reason: str) -> None:
+        _count(self.closed, reason)
+
+    def note_refused(self, reason: str) -> None:
+        _count(self.refused, reason)
+
+    def snapshot(self) -> dict[str, Any]:
+        """``{"opened": {...}, "closed": {...}, "refused": {...}, "open": n}`` (most frequent first)."""
+        opened, closed = sum(self.opened.values()), sum(self.closed.values())
+        return {
+            "open": max(0, opened - closed),
+            "opened": dict(self.opened.most_common()),
+            "closed": dict(self.closed.most_common()),
+            "refused": dict(self.refused.most_common()),
+        }
+
+
+def _count(counter: collections.Counter[str], reason: str) -> None:
+    if reason not in counter and len(counter) >= MAX_REASONS:
+        reason = "other"
+    counter[reason] += 1
+
+
+def watch_connections(host: Any, events: ConnectionEvents) -> None:
+    """Count ``host``'s connections in ``events`` (call before the host listens or dials)."""
+    _patch_yamux()
+    network = host.get_network()
+    upstream = network.add_conn
+
+    async def add_conn(muxed_conn: Any, direction: str = "unknown", *args: Any, **kwargs: Any) -> Any:
+        muxed_conn._ioa_conn_events = events
+        try:
+            swarm_conn = await upstream(muxed_conn, direction, *args, **kwargs)
+        except Exception as exc:
+            events.note_refused(f"{type(exc).__name__}: {str(exc)[:60]}")
+            raise
+        events.note_open(direction)
+        return swarm_conn
+
+    add_conn.metered = getattr(upstream, "metered", False)  # type: ignore[attr-defined]
+    network.add_conn = add_conn
+
+
+def _patch_yamux() -> None:
+    """Wrap ``Yamux.close`` and ``Yamux._cleanup_on_error`` (process-wide, once) to note the first
+    reason a session ends on the session and count it in its node's :class:`ConnectionEvents`."""
+    from libp2p.stream_muxer.yamux.yamux import Yamux
+
+    if getattr(Yamux.close, "ioa_watched", False):
+        return
+    close, cleanup = Yamux.close, Yamux._cleanup_on_error
+
+    @functools.wraps(close)
+    async def watched_close(self: Any, *args: Any, **kwargs: Any) -> None:
+        caller = sys._getframe(1)
+        _note(self, lambda: f"local: {_asker(caller)}")
+        await close(self, *args, **kwargs)
+
+    @functools.wraps(cleanup)
+    async def watched_cleanup(self: Any) -> None:
+        caller, exc = sys._getframe(1), sys.exc_info()[1]
+        _note(self, lambda: _failure(caller, exc))
+        await cleanup(self)
+
+    watched_close.ioa_watched = True  # type: ignore[attr-defined]
+    Yamux.close = watched_close  # type: ignore[method-assign]
+    Yamux._cleanup_on_error = watched_cleanup  # type: ignore[method-assign]
+
+
+def _note(session: Any, reason: Any) -> None:
+    """Count the session's first end (later calls on a session already ending add nothing)."""
+    if getattr(session, "_ioa_close_reason", None) is not None or session.event_closed.is_set():
+        return
+    session._ioa_close_reason = text = reason()
+    events = getattr(session, "_ioa_conn_events", None)
+    if events is not None:
+        events.note_close(text)
+
+
+def _asker(frame: FrameType | None) -> str:
+    """The first two callers outside the close machinery: ``module.function < module.function``."""
+    names: list[str] = []
+    while frame is not None and len(names) < 2:
+        file = Path(frame.f_code.co_filename).name
+        if file not in _MACHINERY:
+            names.append(f"{Path(file).stem}.{frame.f_code.co_name}")
+        frame = frame.f_back
+    return " < ".join(names) or "unknown"
+
+
+def _failure(frame: FrameType | None, exc: BaseException | None) -> str:
+    """Why yamux's read loop gave up: the exception it handles, or the frame it just read."""
+    if exc is not None:
+        name = type(exc).__name__
+        if name == "IncompleteReadError":
+            return "remote closed" if getattr(exc, "is_clean_close", False) else "remote closed mid-frame"
+        if name == "TooSlowError":
+            return "frame body timeout"
+        return f"read error {name}"
+    local = frame.f_locals if frame is not None else {}
+    if local.get("typ") == _GO_AWAY:
+        code = local.get("error_code")
+        return f"remote GO_AWAY {_GO_AWAY_CODES.get(code, code) if isinstance(code, int) else '?'}"
+    if "header" in local and len(local.get("header") or b"") != 12:
+        return "short header"
+    return "oversized frame" if local.get("typ") == 0 else "muxer error"
+
+
+__all__ = ["MAX_REASONS", "ConnectionEvents", "watch_connections"]

@@ -1,0 +1,132 @@
+"""Patch 25 (``node/net/atomic_writes.py``): a cancelled writer no longer breaks its connection, and the
+per-node connection counters (``node/net/conn_events.py``) say why a connection ended.
+
+Real py-libp2p hosts (TCP, Noise, yamux) on 127.0.0.1. Writers on one connection are cancelled at random
+moments (deadlines of 0-2 ms, as a hedged request or a find's grace cancels its slower requests): before
+the patch the peer soon failed to decrypt (``NoiseInvalidMessage``) and dropped the connection."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+import trio
+from libp2p.peer.peerinfo import PeerInfo
+
+from ioa_p2p.identity import Identity
+from ioa_p2p.node.net.atomic_writes import upstream_secure_write
+from ioa_p2p.node.net.conn_events import MAX_REASONS, ConnectionEvents, watch_connections
+from ioa_p2p.node.net.host import new_noise_host
+
+from .raw_hosts import run_raw_host
+
+PROTO = "/test/sink/1"
+WRITERS = 32
+#: Rounds of writes at most: the unpatched session breaks within the first round or two (measured: every
+#: run of 32 writers x 200 writes broke it); the patched one must survive all of them.
+ROUNDS = 4
+
+
+async def _sink(stream: Any) -> None:
+    try:
+        while await stream.read(65536):
+            pass
+    except Exception:  # the stream or connection ended: nothing to drain any more
+        return
+
+
+@asynccontextmanager
+async def _pair() -> AsyncIterator[tuple[Any, Any, ConnectionEvents, ConnectionEvents]]:
+    a, b = new_noise_host(Identity.generate()), new_noise_host(Identity.generate())
+    events_a, events_b = ConnectionEvents(), ConnectionEvents()
+    watch_connections(a, events_a)
+    watch_connections(b, events_b)
+    b.set_stream_handler(PROTO, _sink)
+    async with run_raw_host(a), run_raw_host(b):
+        await a.connect(PeerInfo(b.get_id(), b.get_addrs()))
+        yield a, b, events_a, events_b
+
+
+async def _cancelled_writes(a: Any, b: Any, seed: int) -> bool:
+    """Rounds of writes, each under a 0-2 ms deadline, from many tasks over a few streams of one
+    connection; True while the connection stays up."""
+    rng = random.Random(seed)
+    streams = [await a.new_stream(b.get_id(), [PROTO]) for _ in range(8)]
+
+    async def writer(index: int) -> None:
+        stream = streams[index % len(streams)]
+        for _ in range(200):
+            with trio.move_on_after(rng.random() * 0.002):
+                try:
+                    await stream.write(b"x" * rng.randint(10, 3000))
+                except Exception:  # the connection broke: the round ends
+                    return
+
+    for _ in range(ROUNDS):
+        async with trio.open_nursery() as nursery:
+            for i in range(WRITERS):
+                nursery.start_soon(writer, i)
+        await trio.sleep(0.2)  # the peer reads what was sent
+        if not a.get_network().get_connections(b.get_id()):
+            return False
+    return True
+
+
+@pytest.mark.slow
+async def test_cancelled_writers_keep_the_connection() -> None:
+    with trio.fail_after(120):
+        async with _pair() as (a, b, events_a, events_b):
+            assert await _cancelled_writes(a, b, seed=1)
+            assert events_a.snapshot()["closed"] == {} and events_b.snapshot()["closed"] == {}
+            assert events_a.snapshot()["opened"] == {"outbound": 1}
+            assert events_b.snapshot()["opened"] == {"inbound": 1}
+
+
+@pytest.mark.slow
+async def test_upstream_session_still_breaks_under_cancelled_writers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sentinel: with upstream's write the same writers break the connection, and the counters name
+    the cause. When this fails, upstream may have made its writes atomic: revisit patch 25."""
+    from libp2p.security.secure_session import SecureSession
+
+    new_noise_host(Identity.generate())  # the patches are in place (so the upstream write is known)
+    monkeypatch.setattr(SecureSession, "write", upstream_secure_write())
+    with trio.fail_after(120):
+        async with _pair() as (a, b, events_a, events_b):
+            assert not await _cancelled_writes(a, b, seed=1)
+            await trio.sleep(0.5)
+            closed = {**events_a.snapshot()["closed"], **events_b.snapshot()["closed"]}
+    assert closed.get("read error NoiseInvalidMessage") == 1, closed
+
+
+@pytest.mark.slow
+async def test_counters_name_a_local_close_and_the_remote_end() -> None:
+    with trio.fail_after(60):
+        async with _pair() as (a, b, events_a, events_b):
+            for conn in a.get_network().get_connections(b.get_id()):
+                await conn.close()
+            with trio.fail_after(10):
+                for _ in itertools.count():
+                    if not b.get_network().get_connections(a.get_id()):
+                        break
+                    await trio.sleep(0.05)
+            closed_a = events_a.snapshot()["closed"]
+            assert list(closed_a.values()) == [1], closed_a
+            assert next(iter(closed_a)).startswith("local: test_atomic_writes.test_counters_name_a_local"), (
+                closed_a
+            )
+            closed_b = events_b.snapshot()["closed"]
+            assert sum(closed_b.values()) == 1
+            assert next(iter(closed_b)) in ("remote GO_AWAY normal", "remote closed"), closed_b
+            assert events_a.snapshot()["open"] == 0 and events_b.snapshot()["open"] == 0
+
+
+def test_reasons_are_bounded() -> None:
+    events = ConnectionEvents()
+    for i in range(MAX_REASONS + 10):
+        events.note_close(f"read error Kind{i}")
+    closed = events.snapshot()["closed"]
+    assert len(closed) == MAX_REASONS + 1 and closed["other"] == 10
