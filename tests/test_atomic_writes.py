@@ -130,3 +130,57 @@ def test_reasons_are_bounded() -> None:
         events.note_close(f"read error Kind{i}")
     closed = events.snapshot()["closed"]
     assert len(closed) == MAX_REASONS + 1 and closed["other"] == 10
+
+
+class _FakeNoise:
+    """What ``SecureSession.write`` writes through: records whole messages, each taking ``delay`` s."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.sent: list[bytes] = []
+
+    async def write_msg(self, data: bytes) -> None:
+        await trio.sleep(self.delay)
+        self.sent.append(data)
+
+
+class _FakeSession:
+    def __init__(self, delay: float) -> None:
+        self.conn = _FakeNoise(delay)
+        self.closed = False
+
+    async def close(self) -> None:
+        self.closed = True
+
+
+def _patched_write() -> Any:
+    from libp2p.security.secure_session import SecureSession
+
+    new_noise_host(Identity.generate())  # the patches are in place
+    return SecureSession.write
+
+
+async def test_a_cancelled_caller_sends_nothing(autojump_clock: Any) -> None:
+    write, session = _patched_write(), _FakeSession(0.0)
+    with trio.CancelScope() as scope:
+        scope.cancel()
+        await write(session, b"hello")
+    assert scope.cancelled_caught and session.conn.sent == [] and not session.closed
+
+
+async def test_a_write_under_way_finishes_before_its_callers_cancellation(autojump_clock: Any) -> None:
+    write, session = _patched_write(), _FakeSession(1.0)
+    with trio.move_on_after(0.2) as scope:
+        await write(session, b"hello")
+    assert scope.cancel_called and session.conn.sent == [b"hello"] and not session.closed
+
+
+async def test_a_write_stuck_past_its_bound_closes_the_session(autojump_clock: Any) -> None:
+    from libp2p.io.exceptions import ConnectionClosedError
+
+    from ioa_p2p.node.net.atomic_writes import WRITE_BOUND
+
+    write, session = _patched_write(), _FakeSession(WRITE_BOUND + 5)
+    with pytest.raises(ConnectionClosedError, match="took over"):
+        await write(session, b"hello")
+    assert session.closed and session.conn.sent == []

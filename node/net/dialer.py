@@ -63,9 +63,11 @@ DEADLINE_MARGIN = 0.05
 BACKOFF = 1.0
 BACKOFF_MAX = 30.0
 ADDR_TTL = 600
-#: Background dials that may outlive their callers at once, and the bound of each (module docstring).
+#: Background dials that may outlive their callers at once, and the bound of each, for the whole dial and
+#: for each address (module docstring): the listener's own upgrade bound (py-libp2p's
+#: ``inbound_upgrade_timeout``, 10 s) ends a longer handshake anyway.
 MAX_OUTLIVING = 32
-OUTLIVING_TIMEOUT = 20.0
+OUTLIVING_TIMEOUT = DIAL_TIMEOUT
 
 #: ``circuit(addr)``: a relayed connection through a ``/p2p-circuit`` address (the caller bounds it).
 CircuitDial = Callable[[str], Awaitable[Any]]
