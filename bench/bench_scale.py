@@ -187,7 +187,7 @@ async def run_one(
     specs = specs_for(n)
     per = 1 if mode == "processes" else min(per_process, n)
     launched = time.monotonic()
-    async with open_testnet(root, specs, per_process=per, start_timeout=600) as net:
+    async with open_testnet(root, specs, per_process=per, start_timeout=args.start_timeout) as net:
         up = time.monotonic() - launched
         meter = Meter(net)
         progress(f"N={n} {mode}: {len(meter.pids)} agent processes up in {up:.1f} s")
@@ -298,6 +298,7 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=10.0, help="seconds after the cards arrived")
     parser.add_argument("--idle", type=float, default=20.0, help="seconds of idle CPU measured at the end")
     parser.add_argument("--cards-timeout", type=float, default=180.0)
+    parser.add_argument("--start-timeout", type=float, default=600.0, help="seconds for every agent to start")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     logging.basicConfig(level=logging.CRITICAL)
