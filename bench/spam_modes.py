@@ -1,0 +1,297 @@
+"""The modes ``bench_spam.py`` compares and one node's run of goals in a mode: the directory of honest and
+spam cards (:func:`build`), the node's ranking, team choice and the evidence its teams leave
+(:class:`Fold`), and the figures over every goal (:class:`Tally`). See ``bench_spam.py`` for what the
+modes are and what is measured."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
+
+from spam_attacks import spam_behaviour
+from spam_world import Sketches, make_card
+
+from ioa_p2p.conversation.reputation import Standing, reputation_prior
+from ioa_p2p.dht.ranking import CardRanker
+from ioa_p2p.identity import Identity
+from ioa_p2p.matching import make_matcher
+from ioa_p2p.teaming.exposure import EXPOSURE_WINDOW, ExposurePolicy, TeamLog, spent_keys
+from ioa_p2p.teaming.offline import LEAD_MARGIN, choose_team
+from ioa_p2p.teaming.trust import NO_CAPS, TrustPolicy, trust_priors, unproven_keys
+
+MATCHER = ["hybrid"]  # the node's ranker (--matcher)
+#: The modes a run compares: no defences, the card and sketch defences, those with trust by age only
+#: (young cards: a penalty and a cap), and with trust by evidence too (the cap on unproven members).
+MODES = ("off", "on", "age", "trust", "strict", "lead", "kin", "exposure", "hard")
+#: ``strict``: ``max_unproven = 0`` (an unproven member only when nothing proven covers a need): a setting
+#: for a node that would rather leave newcomers out, measured, not the default.
+POLICIES = {
+    "age": TrustPolicy(max_unproven=None),
+    "trust": TrustPolicy(),
+    "strict": TrustPolicy(max_unproven=0),
+    "lead": TrustPolicy(),
+    "kin": TrustPolicy(),
+    "exposure": TrustPolicy(),
+    "hard": TrustPolicy(),
+}
+#: ``lead``: ``trust`` and the lead under the caps (an unproven best card leads only when no proven card
+#: comes within ``LEAD_MARGIN``: ``teaming/offline.py``); ``kin``: those and near-duplicate cards counted
+#: as one in ``find`` and teams (``teaming/kin.py``). The earlier modes keep the best card as the lead.
+LEADS = {"lead": LEAD_MARGIN, "kin": LEAD_MARGIN, "exposure": LEAD_MARGIN, "hard": LEAD_MARGIN}
+KIN = {"kin", "exposure", "hard"}
+#: ``exposure``: ``kin`` and exposure bounded per time (``teaming/exposure.py``: an identity joins at
+#: most ``per_window`` teams per window, one more per window since its first accepted task here, unless
+#: nothing else can join); ``hard``: the same, ``strict`` (a spent identity never joins as a member).
+EXPOSURE = {"exposure": ExposurePolicy(), "hard": ExposurePolicy(strict=True)}
+#: The benchmark's clock: a goal every ``GOAL_SECONDS`` (120 goals in 20 minutes, a busy node: the
+#: attack's goals all fall in one exposure window); with ``--warm`` the spam-free pass ended
+#: ``WARM_GAP`` windows before the attack began (its evidence is that old).
+GOAL_SECONDS = [10.0]
+WARM_GAP = 1.5
+
+
+class World:
+    """One directory: the ranker over every card, the honest cards' names, and what each spam identity is
+    (``aged``: as old as the honest cards; ``delivers``: it does its tasks) and which honest ones are
+    newcomers (``young_honest``: held for less than ``trust_age``, no task done yet)."""
+
+    def __init__(self, ranker: CardRanker, names: dict[str, str]) -> None:
+        self.ranker, self.names = ranker, names
+        self.spam: set[str] = set()
+        self.aged: set[str] = set()
+        self.delivers: set[str] = set()
+        self.young_honest: set[str] = set()
+
+
+def build(
+    honest: list[tuple[str, str]],
+    spam: list[tuple[str, tuple[str, ...]]],
+    defences: bool,
+    sketches: Sketches | None = None,
+    *,
+    attack: str = "",
+    newcomers: int = 0,
+    kin: bool = False,
+) -> World:
+    """Every card indexed, the honest ones first; every ``newcomers``-th honest card (0: none) is young;
+    ``kin``: the ranker counts near-duplicates as one."""
+    ranker = CardRanker(make_matcher({"matcher": MATCHER[0]}), defences=defences, kin=kin)
+    world = World(ranker, {})
+    for i, (name, description) in enumerate(honest):
+        identity = Identity.generate()
+        card = make_card(identity, name, description)
+        world.ranker.add(card)
+        world.names[str(card.peer_id)] = name
+        if newcomers and i % newcomers == 0:
+            world.young_honest.add(str(card.peer_id))
+        if sketches is not None:
+            sketches.add(identity, card)
+    world.ranker.refresh()  # the honest cards were there first
+    for i, (description, skills) in enumerate(spam):
+        identity = Identity.generate()
+        card = make_card(identity, f"agent-{i}", description, skills)
+        world.ranker.add(card)
+        key = str(card.peer_id)
+        world.spam.add(key)
+        aged, delivers = spam_behaviour(attack, i)
+        if aged:
+            world.aged.add(key)
+        if delivers:
+            world.delivers.add(key)
+        if sketches is not None:
+            sketches.add(identity, card)
+    return world
+
+
+def run(
+    world: World,
+    goals: list[dict[str, Any]],
+    passes: int,
+    mode: str,
+    sketches: Sketches | None = None,
+    *,
+    warm: bool = False,
+) -> dict[str, Any]:
+    """Every goal ``passes`` times in ``mode`` (:data:`MODES`): recall@5 of ``find``, the teams chosen,
+    and what each team's signed history tells the node afterwards (with the defences on).
+
+    ``warm``: the node worked before the attack: a spam-free pass over every other goal (its teams'
+    signed outcomes are this node's evidence: every honest member did its task), then every goal is
+    measured with spam; recall@5 is also given over the goals of the other half alone
+    (``recall@5_new_goals``: goals the node had not met before)."""
+    tally = Tally()
+    tally.delivers = world.delivers
+    before = goals[0::2] if warm else []
+    tally.new = {id(g) for g in goals[1::2]} if warm else set()
+    Fold(world, mode, sketches, tally).run(goals, before, passes)
+    return tally.figures()
+
+
+class Tally:
+    """What the measured goals gave, over every fold."""
+
+    def __init__(self) -> None:
+        self.recalls: list[float] = []
+        self.slots = self.teams_with_spam = self.teams = self.spam_leads = self.only_spam = 0
+        self.joined: Counter[str] = Counter()
+        self.sleeper_teams = 0  # teams with a sleeper (a spam identity that does its tasks)
+        self.delivers: set[str] = set()
+        self.team_recalls: list[float] = []  # share of a goal's gold agents in its team (what caps cost)
+        self.new: set[int] = set()  # goals (by id) the node had not met before the attack
+        self.new_recalls: list[float] = []
+        self.rank_ms: list[float] = []
+        self.honest_fetched: list[float] = []
+        self.fetched_n: list[int] = []
+        self.team_cpu_ms: list[float] = []  # CPU of choose_team per team (the defences' cost)
+
+    def figures(self) -> dict[str, Any]:
+        teams = max(1, self.teams)
+        out = {
+            "recall@5": round(statistics.mean(self.recalls), 4),
+            "team_recall": round(statistics.mean(self.team_recalls), 4),
+            "teams": self.teams,
+            "teams_with_spam": round(self.teams_with_spam / teams, 4),
+            "max_share_one_spam_identity": round(max(self.joined.values(), default=0) / teams, 4),
+            "teams_led_by_spam": round(self.spam_leads / teams, 4),
+            "teams_with_sleeper": round(self.sleeper_teams / teams, 4),
+            "max_share_one_non_sleeper": round(
+                max((n for k, n in self.joined.items() if k not in self.delivers), default=0) / teams, 4
+            ),
+            "teams_of_spam_only": round(self.only_spam / teams, 4),
+            "spam_top5_slots": round(self.slots / (5 * teams), 4),
+            "rank_ms_p50": round(statistics.median(self.rank_ms), 2),
+            "team_cpu_ms_p50": round(statistics.median(self.team_cpu_ms), 2),
+        }
+        if self.new_recalls:
+            out["recall@5_new_goals"] = round(statistics.mean(self.new_recalls), 4)
+        if self.honest_fetched:
+            out["honest_share_of_fetched"] = round(statistics.mean(self.honest_fetched), 3)
+            out["cards_fetched"] = round(statistics.mean(self.fetched_n), 1)
+        return out
+
+
+class Fold:
+    """One node's run of goals from a fresh state (no standing known, nothing fetched yet)."""
+
+    def __init__(self, world: World, mode: str, sketches: Sketches | None, tally: Tally) -> None:
+        self.world, self.mode, self.sketches, self.tally = world, mode, sketches, tally
+        self.defences = mode != "off"
+        self.policy = POLICIES.get(mode)
+        self.lead = LEADS.get(mode)
+        self.kin = mode in KIN
+        self.standings: dict[str, Standing] = {}
+        self.seen: set[str] = set()  # cards fetched so far: the node knows their standing (breadth, copies)
+        self.young: set[str] = set()
+        self.caps = NO_CAPS
+        self.exposure = EXPOSURE.get(mode)
+        self.now = 0.0  # the benchmark's clock (seconds): a goal every GOAL_SECONDS
+        self.log = TeamLog()  # the teams this node formed, for the exposure budget
+        self.first_done: dict[str, float] = {}  # when each key's first accepted task was recorded
+        self.publish()
+
+    def publish(self) -> None:
+        """The ranker's priors and the team caps from what the node knows now."""
+        priors = {k: reputation_prior(s) for k, s in self.standings.items()} if self.defences else {}
+        if self.policy is not None:
+            self.young = young_now(self.world, self.standings)
+            unproven = unproven_keys(self.world.names.keys() | self.world.spam, proven_keys(self.standings))
+            self.caps = self.policy.caps(self.young, unproven)
+            self.world.ranker.set_reference(proven_keys(self.standings))  # as the node: proven cards
+            for key, value in trust_priors(self.young, self.policy).items():
+                priors[key] = priors.get(key, 0.0) + value
+        self.world.ranker.set_reputation(priors)
+
+    def record(self, keys: Sequence[str]) -> None:
+        """What the team's signed history tells this node afterwards (a spam member does no work)."""
+        if not self.defences:
+            return
+        self.log.record(self.now, keys)
+        for key in keys:
+            standing = self.standings.setdefault(key, Standing())
+            if key in self.world.spam and key not in self.world.delivers:
+                standing.unanswered += 1
+            else:
+                standing.done += 1
+                self.first_done.setdefault(key, self.now)
+        self.publish()
+
+    def team(self, goal: str, among: list[str] | None) -> Any:
+        """The node's team choice in this mode."""
+        ranker = self.world.ranker
+        ranker.refresh()  # the priors last published, as CardRanker.shortlist applies them
+        kin = ranker.kinship() if self.kin else None
+        caps = self.caps
+        if self.exposure is not None:  # who reached its budget of teams in the last window, now
+            joined = self.log.joined(self.now - self.exposure.window)
+            spent = spent_keys(joined, self.first_done, now=self.now, policy=self.exposure)
+            caps = replace(caps, spent=spent, strict=self.exposure.strict)
+        started = time.process_time()
+        pick = choose_team(
+            goal, ranker.matcher, among=among, max_team=4, caps=caps, kin=kin, lead_margin=self.lead
+        )
+        self.tally.team_cpu_ms.append(1000 * (time.process_time() - started))
+        return pick
+
+    def run(self, measured: list[dict[str, Any]], before: list[dict[str, Any]], passes: int) -> None:
+        honest = list(self.world.names)
+        for goal in before:  # before the attack: no spam card is held yet
+            pick = self.team(goal["goal"], honest)
+            self.record(pick.keys)
+            self.now += GOAL_SECONDS[0]
+        if before:
+            self.now += WARM_GAP * EXPOSURE_WINDOW
+        for _ in range(passes):
+            for goal in measured:
+                self.goal(goal)
+                self.now += GOAL_SECONDS[0]
+
+    def goal(self, goal: dict[str, Any]) -> None:
+        world, tally, policy, spam = self.world, self.tally, self.policy, self.world.spam
+        ranker = world.ranker
+        by_name = {v: k for k, v in world.names.items()}
+        gold = {by_name[n] for n in goal["team"] if n in by_name}
+        started = time.perf_counter()
+        known = {k: v for k, v in ranker.priors().items() if k in self.seen} if self.defences else {}
+        if policy is not None:  # a peer whose card the node never held is young by definition
+            known.update((k, -policy.young_penalty) for k in self.young if k not in self.seen)
+        held = self.seen if self.defences else set()  # cards the node holds (the fetch's breadth line)
+        among = (
+            None
+            if self.sketches is None
+            else self.sketches.fetched(goal["goal"], known, self.defences, held=held)
+        )
+        if among is not None:
+            tally.honest_fetched.append(sum(k not in spam for k in among) / max(1, len(among)))
+            tally.fetched_n.append(len(among))
+            self.seen.update(among)
+        top = [m.key for m in ranker.rank(goal["goal"], 5, among=among)]
+        tally.rank_ms.append((time.perf_counter() - started) * 1000)
+        tally.recalls.append(len(gold & set(top)) / len(gold) if gold else 0.0)
+        if id(goal) in tally.new:
+            tally.new_recalls.append(tally.recalls[-1])
+        tally.slots += sum(k in spam for k in top)
+        pick = self.team(goal["goal"], among)
+        tally.teams += 1
+        tally.team_recalls.append(len(gold & set(pick.keys)) / len(gold) if gold else 0.0)
+        bad = [k for k in pick.keys if k in spam]
+        tally.teams_with_spam += bool(bad)
+        tally.spam_leads += bool(pick.keys) and pick.keys[0] in spam
+        tally.only_spam += bool(bad) and len(bad) == len(pick.keys)
+        tally.joined.update(bad)
+        tally.sleeper_teams += any(k in world.delivers for k in bad)
+        self.record(pick.keys)
+
+
+def proven_keys(standings: dict[str, Standing]) -> set[str]:
+    return {k for k, s in standings.items() if s.done}
+
+
+def young_now(world: World, standings: dict[str, Standing]) -> set[str]:
+    """The young keys (:func:`~ioa_p2p.teaming.trust.young_keys`): spam that is not aged and honest
+    newcomers, unless a task done is on record (every other card was held for longer than ``trust_age``)."""
+    proven = proven_keys(standings)
+    return {k for k in (world.spam - world.aged) | world.young_honest if k not in proven}
