@@ -7,6 +7,7 @@ The pure core (no network I/O; CONTRIBUTING.md and docs/architecture.md give the
 - ``identity.py``        Ed25519 identity; the libp2p peer ID that carries its public key; key files
 - ``budget.py``          resource budgets: amounts held per peer (:class:`Ledger`) and work per period
 - ``faults.py``          counting the exceptions stopped at task boundaries (nothing a peer sends ends a node)
+- ``lazy.py``            :func:`lazy_exports`: a package's public names imported on first use
 - ``wire/``              canonical CBOR, the signed versioned envelope, the ``message_type`` schema mechanism
 - ``config/``            ``$IOA_HOME``, ``config.toml``, the ``[limits]`` table
 - ``card.py``            the signed capability card of an agent

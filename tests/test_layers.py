@@ -23,7 +23,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("errors", ("ioa_p2p.errors",)),
     (
         "core basics",
-        ("ioa_p2p.logs", "ioa_p2p.identity", "ioa_p2p.budget", "ioa_p2p.faults", "ioa_p2p.memory"),
+        (
+            "ioa_p2p.logs",
+            "ioa_p2p.identity",
+            "ioa_p2p.budget",
+            "ioa_p2p.faults",
+            "ioa_p2p.memory",
+            "ioa_p2p.lazy",
+        ),
     ),
     ("wire", ("ioa_p2p.wire",)),
     ("config", ("ioa_p2p.config", "ioa_p2p.telemetry")),

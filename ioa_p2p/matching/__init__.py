@@ -21,7 +21,6 @@ The package is self-contained (numpy, wordllama, and for the default matcher onn
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from ioa_p2p.card.schemes import HYBRID_MODEL_ID, LITE_MODEL_ID
 from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.errors import ConfigError
+from ioa_p2p.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .base import Match, Matcher
@@ -57,14 +57,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The matcher's public names, each imported from its module on first use."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ioa_p2p.matching' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 @dataclass(frozen=True, slots=True)

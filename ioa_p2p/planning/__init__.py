@@ -92,8 +92,9 @@
 - ``concluding.py`` the conclusion: the answer in its unit, one line per step, citations, missing values
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ioa_p2p.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ioa_p2p.planning.compose import describe
@@ -118,14 +119,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The package's public names, each imported from its module on first use."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ioa_p2p.planning' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

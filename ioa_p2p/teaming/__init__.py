@@ -26,8 +26,9 @@ calibrated weights are the matcher's calibration (:class:`ioa_p2p.matching.JoinR
 Imports: :mod:`ioa_p2p.card`, :mod:`ioa_p2p.matching`, :mod:`ioa_p2p.planning`, :mod:`ioa_p2p.llm`.
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ioa_p2p.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ioa_p2p.teaming.candidates import Candidate
@@ -115,14 +116,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    """The package's public names, each imported from its module on first use."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'ioa_p2p.teaming' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

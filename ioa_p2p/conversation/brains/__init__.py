@@ -8,8 +8,9 @@
 The node chooses one from its ``[goals] brain`` and ``[model]`` tables (``ioa_p2p.node.goals.brain``).
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ioa_p2p.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from ioa_p2p.conversation.brains.base import Brain, MemberInfo, handles, team_for
@@ -30,13 +31,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = ["Brain", "DeferredBrain", "LLMBrain", "MemberInfo", "OfflineBrain", "handles", "team_for"]
