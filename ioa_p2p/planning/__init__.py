@@ -46,6 +46,8 @@
   and the quantities a request states
 - ``derive.py``   a question answered by how the documents define what it asks for: backwards from the
   unit asked for through the rates that define it, each operand given, stated or derived
+- ``chains.py``   the search behind it: chains of rates from the unit asked for back to the quantities
+  given or stated, scored by how well their facts fit the question
 - ``closed.py``   derivations whose form the documents state outright (a formula, phases summed), tried
   before chains of rates and the only ones a lookup that found no single answer may feed
 - ``formula.py``  a formula of the documents ("RCF = 1.118 x 10^-5 x r x N^2, where ...") solved for the
@@ -63,6 +65,8 @@
   (:func:`accepted_value`: what every driver asks of an attempt's result)
 - ``allowances.py`` a trip's daily allowance: its days, travel days and meals provided, on a handbook's rules
 - ``described.py`` values described in words where code or a calculation needs them (planned first, bound)
+- ``operations.py`` operations whose operands are named in words ("multiply the X of A by 3": looked up
+  first), clauses that restate an earlier value, "the one in ...", conversions of an earlier value
 - ``records.py``  a document's typed records and rules as the retrieval sends them (``data["records"]``, v1)
 - ``coordinated.py`` one request about two things ("the A and B prices", "between the X of A and the X of
   B", "the P-1 and P-2 ... together"): a lookup each and the relation asked for

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ioa_p2p.planning import described, natural
+from ioa_p2p.planning import described, natural, operations
 from ioa_p2p.planning.answer_types import QUESTION_START
 from ioa_p2p.planning.clause_step import TEAM_ASK, make_step
 from ioa_p2p.planning.clauses import REPORT_ONLY, asked_after_statements, codeish, meta_only, request_clauses
@@ -131,9 +131,9 @@ def _plan_request(goal: str) -> Plan:
         steps.extend(hoisted)  # "run <code> where n is the stops on line 7": that value planned first
         if bound is None:
             continue
-        if described.restates(bound, steps):  # "Take that", "Compute the product first": no new step
+        if operations.restates(bound, steps):  # "Take that", "Compute the product first": no new step
             continue
-        facts, clause = described.operand_facts(bound, steps)
+        facts, clause = operations.operand_facts(bound, steps)
         if facts:  # "multiply 9.8 by the efficiency of the X7": the efficiency looked up first
             steps.extend(facts)
             made = make_step(clause, steps, blocks, nested=tuple(s.index for s in facts))
@@ -145,8 +145,8 @@ def _plan_request(goal: str) -> Plan:
         if steps and declared and unit_phrase(declared.group(1), ALIASES):  # "the number it prints is in kWh"
             steps[-1] = replace(steps[-1], unit=unit_phrase(declared.group(1), ALIASES))
             continue
-        described.source_unit(clause, steps)  # "convert the code's output from kWh to MJ": its unit is kWh
-        if converted := described.conversion_question(clause, steps):  # "How many MJ is that?"
+        operations.source_unit(clause, steps)  # "convert the code's output from kWh to MJ": its unit is kWh
+        if converted := operations.conversion_question(clause, steps):  # "How many MJ is that?"
             steps.append(converted)
             continue
         if steps and format_only(clause):  # "Two decimals, please.": how the previous result is shown
@@ -165,7 +165,7 @@ def _plan_request(goal: str) -> Plan:
         if alone is not None:
             steps.append(alone)
             continue
-        explicit = codeish(clause) or described.explicit_operation(clause, steps)  # "take 9 away from it"
+        explicit = codeish(clause) or operations.explicit_operation(clause, steps)  # "take 9 away from it"
         later = None if explicit else over_earlier(len(steps) + 1, clause, steps, refs)
         if later is not None:  # "how many tables for 130 guests", "what is the difference?"
             steps.append(later)
@@ -176,7 +176,7 @@ def _plan_request(goal: str) -> Plan:
             continue
         pair = (split_lookup(clause) or split_questions(clause)) if not codeish(clause) else None
         if pair is not None:  # "find the A and the B": two lookups, each with the context both share
-            for question in described.one_anaphora(list(pair)):
+            for question in operations.one_anaphora(list(pair)):
                 steps.append(PlanStep(len(steps) + 1, LOOKUP, question.rstrip("?"), question))
             continue
         both = coordinated(clause, len(steps) + 1) if not refs and not codeish(clause) else None
