@@ -11,6 +11,7 @@ import pytest
 
 from ioa_p2p.api.goals import EXIT_TASKS_FAILED, goal_exit_code
 from ioa_p2p.planning import LOOKUP, PlanStep, plan_request
+from ioa_p2p.planning.derive import derive_expression, derive_missing
 from ioa_p2p.planning.dimensions import asked_dimensions, dimension_of, mismatch
 from ioa_p2p.planning.missing import MISSING
 from ioa_p2p.planning.refusal import dimension_refusal
@@ -126,3 +127,52 @@ async def test_the_retrieval_reads_on_to_a_fact_of_the_dimension_asked(
     (docs / "delmont-incident.md").write_text(LEAK)
     result = await ask(hashing_adapter(docs), question)
     assert result.ok and result.text.startswith(shown), result.text
+
+
+@pytest.mark.parametrize(
+    ("question", "wrong", "right"),
+    [
+        (
+            "Leaving Tarnby on the 09:10 bus, what's the earliest I can be in Ostra?",
+            _n(6.4, "EUR"),
+            _n(25, "min"),
+        ),
+        ("What time does the last Ostra ferry sail?", _n(12, "kg"), _n(40, "min")),
+        ("When is the Pellin invoice due?", _n(84, "EUR"), _n(30, "days")),
+        (
+            "The site was down 9 hours. What share of the fee comes back as credit?",
+            _n(840, "EUR"),
+            _n(25, "%"),
+        ),
+        ("Late by a week - what percentage of the deposit is kept?", _n(120, "EUR"), _n(50, "%")),
+    ],
+)
+def test_times_dates_and_shares_asked_refuse_other_dimensions_not_the_durations_that_move_them(
+    question: str, wrong: Value, right: Value
+) -> None:
+    assert mismatch(question, wrong), (question, wrong, asked_dimensions(question))
+    assert not mismatch(question, right), (question, right)
+
+
+@pytest.mark.parametrize(
+    ("question", "evidence"),
+    [
+        (
+            "The Tarnby site was down 9 hours in a 30-day month. What share of the monthly fee is credited?",
+            "The Tarnby monthly fee is EUR 42 per day of service.",
+        ),
+        (
+            "Leaving the Ostra depot at 08:15, what's the earliest I can be at Pellin?",
+            "An Ostra to Pellin day ticket costs EUR 6.40.",
+        ),
+    ],
+)
+def test_a_derivation_of_another_dimension_than_asked_is_missing_never_an_answer(
+    question: str, evidence: str
+) -> None:
+    number = 42.0 if "42" in evidence else 6.4
+    found = Value.of_number(number, "EUR").with_evidence((evidence,))
+    lacking = derive_missing(question, found)
+    assert lacking is not None, lacking  # the rate to apply, or the clock time asked for
+    assert "clock time" in lacking.what or "%" in lacking.unit, lacking
+    assert derive_expression(question, found) is None

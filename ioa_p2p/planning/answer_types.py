@@ -125,7 +125,9 @@ def answer_type(question: str) -> AnswerType:
                  r"open|close|sail)\w*\b|\b(?:departure|arrival) time\b|"
                  r"\b(?:first|last|next|earliest|latest) (?:departure|arrival|sailing|train|bus|ferry)\b|"
                  r"\b(?:start|starting|opening|closing|boarding|check-in|check-out|kick-off|pick-up) time\b|"
-                 r"\bwhen (?:the |a |an )?[\w: ]*?\b(?:reach|arriv|leav|depart|sail)\w*\b",
+                 r"\bwhen (?:the |a |an )?[\w: ]*?\b(?:reach|arriv|leav|depart|sail)\w*\b|"
+                 r"\b(?:earliest|latest) (?:i|we|you|they|he|she|one) (?:can|could|will|would|may) "
+                 r"(?:be|get|arrive|reach)\b",
                  q):  # fmt: skip
         return AnswerType("time")
     if re.search(r"^\s*(?:on )?when\b|\b(?:what|which) (?:date|day)\b|\bon what day\b|\bwhen (?:was|is|did|"

@@ -37,6 +37,7 @@ from ioa_p2p.planning.chains import (
 from ioa_p2p.planning.clock import CLOCK, asks_time, clock_expression, clock_times, durations
 from ioa_p2p.planning.closed import closed_expression
 from ioa_p2p.planning.compared import compared_expression, timetable_duration
+from ioa_p2p.planning.dimensions import asked_dimensions, dimension_of
 from ioa_p2p.planning.doc_facts import Quantity, content_words, convert, facts_in, givens_in
 from ioa_p2p.planning.fees import charge_unit, with_fees
 from ioa_p2p.planning.missing import Missing, names_another, unapplied
@@ -109,6 +110,24 @@ def derive_missing(question: str, found: Value | None) -> Missing | None:
 
 
 def _derive(question: str, found: Value | None) -> tuple[str, str] | Missing | None:
+    derived = _derive_any(question, found)
+    if found is None or isinstance(derived, Missing):
+        return derived
+    # what the derivation gives must be of a dimension the question asks for: "EUR 11340" never answers
+    # "what share of the fee", nor "EUR 6.40" "the earliest I can be there" (planning/dimensions.py)
+    unit = derived[1] if derived is not None else found.unit if found.kind == NUMBER else ""
+    have, wanted = dimension_of(unit), asked_dimensions(question)
+    if not have or not wanted or have in wanted or (derived is None and "/" in unit):
+        return derived
+    shown = f"{derived[0]} {unit}" if derived is not None else found.shown()
+    named = " or ".join(sorted(_DIMENSION_NAMES.get(w, w) for w in wanted))
+    return Missing(f"the {named} asked for", "", f"{shown} is a {have} ({unit}): no rule gives it")
+
+
+_DIMENSION_NAMES = {"clock": "clock time", "time": "duration"}
+
+
+def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing | None:
     if found is None:
         return None
     if (other := unnamed_subject(question, found)) is not None:  # another subject's document

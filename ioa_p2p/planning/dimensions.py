@@ -14,6 +14,9 @@ how much does it cost, what is the price / fee  money
 the weight of, how heavy                        mass
 the temperature of, how hot                     temperature
 how much <substance> ("how much water")         mass, volume, money, energy, share, time
+what time, the earliest I can be there           clock (or time: a duration moves it)
+when, which day, the deadline                    date (or time)
+what share / percentage of                       share
 ==============================================  ==========================
 
 :func:`mismatch` says when a value's unit **cannot** be an answer to its question ("300 mm" for "how much
@@ -63,6 +66,9 @@ _NOT_SUBSTANCE = frozenset(
 #: ("how much water", "how much gas" in kWh, "how much deposit", "how much leave"): never a length, a
 #: temperature, an area, a power or a voltage
 _AMOUNT_OF = frozenset({"mass", "volume", "money", "energy", "share", "time"})
+_SHARE_ASKED = re.compile(
+    r"(?:^|[,.:;!?\u2013\u2014-])\s*(?:what|which) (?:percentage|share|proportion|per ?cent)\b|\bwhat %"
+)
 _MONEY_WORDS = re.compile(r"\b(?:cost|costs|price|prices|fee|fees|fare|fares|charge|charged|rent|pay|paid)\b")
 _WEIGHT = re.compile(r"\b(?:weight|weigh|weighs|heavy|heavier|mass)\b")
 _TEMPERATURE = re.compile(r"\b(?:temperature|how hot|how cold|how warm)\b")
@@ -75,6 +81,10 @@ def asked_dimensions(question: str) -> frozenset[str]:
     asked = answer_type(question)
     if asked.kind == "duration":
         return frozenset({"time"})
+    if asked.kind in ("time", "date"):  # a clock time or a date; a duration is what moves one
+        return frozenset({"clock" if asked.kind == "time" else "date", "time"})
+    if _SHARE_ASKED.search(q):  # "what share of the fee": a percentage, never the amount itself
+        return frozenset({"share"})
     many = re.search(r"\bhow many ([\w³²-]+(?: metres| meters)?)", q)
     if many:
         unit = ALIASES.get(many.group(1), "") or ALIASES.get(many.group(1).split()[0], "")
