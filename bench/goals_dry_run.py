@@ -16,9 +16,12 @@ three-agent goal of suite 2's train split, ``old`` the same for the old suite, `
 three-agent goals over the old suite's documents, ``all`` the three; each split file names its ``docs``.
 ``--suite probe --split heldout`` is 32 goals of the four kinds over 4 folders in styles no suite uses
 (``bench/goal_suite_probe/``: CSV, an RST grid spec sheet, an incident report, a dotted price list), written
-before the planner was run on them. ``--suite chain --split heldout`` is 20 chained and three-agent goals
-over suite 2's writer-a documents
-(``bench/goal_suite_chain/``), written before the planner work it measures.
+before the planner was run on them. ``--suite probe2 --split heldout`` is the second such set (56 goals over 7
+folders: a YAML reference and an INI file, an FAQ, numbered terms with cross-references, a changelog, an HTML
+table, a JSON feed, a markdown checklist; ``bench/goal_suite_probe2/``), six of its goals to be refused (their
+value is in no document: right when a step is named missing). ``--suite chain --split heldout`` is 20
+chained and three-agent goals over suite 2's writer-a documents (``bench/goal_suite_chain/``), written before
+the planner work it measures.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -52,7 +55,7 @@ from typing import Any
 
 import trio
 from goals_suite_files import read_split, sealed_splits
-from goals_suite_scoring import REFUSED, WRONG, miss_kind, score_text
+from goals_suite_scoring import REFUSED, WRONG, goal_hit, miss_kind
 
 from ioa_p2p.adapters.base import Task, TaskContext, estimate, run_task
 from ioa_p2p.adapters.registry import adapter_from_config
@@ -77,6 +80,7 @@ SUITES = {
     "chain": HERE / "goal_suite_chain",
     "single": HERE / "goal_suite_single",
     "probe": HERE / "goal_suite_probe",
+    "probe2": HERE / "goal_suite_probe2",
 }
 
 
@@ -189,6 +193,7 @@ async def main_async(args: argparse.Namespace) -> int:
     ok: collections.Counter[str] = collections.Counter()
     total: collections.Counter[str] = collections.Counter()
     misses: collections.Counter[tuple[str, str]] = collections.Counter()
+    must_refuse: collections.Counter[bool] = collections.Counter()
     started = time.monotonic()
     try:
         for g in goals:
@@ -196,9 +201,11 @@ async def main_async(args: argparse.Namespace) -> int:
             run = runs.get(g["docs"]) or runs.setdefault(g["docs"], DryRun(g["docs"]))
             text, info = await run.run(g["goal"], lines)
             answer = info["answer"] or text.splitlines()[0]
-            hit = score_text(g["expected"], answer) is not None
+            hit = goal_hit(g["expected"], answer, info["steps"])
             total[g["kind"]] += 1
             ok[g["kind"]] += hit
+            if g["expected"]["type"] == "refused":  # counted in its kind too
+                must_refuse[hit] += 1
             miss = miss_kind(hit, answer, info["steps"])
             misses[miss, g["kind"]] += 1
             exp = g["expected"]
@@ -207,7 +214,7 @@ async def main_async(args: argparse.Namespace) -> int:
             verdict = "ok  " if hit else ("REFU" if miss == REFUSED else "FAIL")
             print(
                 f"{g['id']} {g['kind']:<11} {verdict} {answer[:110]!r}  "
-                f"exp={exp.get('value', exp.get('any_of'))} {exp.get('unit', '')}",
+                f"exp={exp.get('value', exp.get('any_of', exp.get('missing')))} {exp.get('unit', '')}",
                 flush=True,
             )
             if args.verbose:
@@ -222,6 +229,8 @@ async def main_async(args: argparse.Namespace) -> int:
     for label, miss in (("refused (named missing value)", REFUSED), ("wrong answer", WRONG)):
         counts = ", ".join(f"{k} {misses[miss, k]}" for k in kinds)
         print(f"{label}: {counts}; total {sum(misses[miss, k] for k in kinds)}")
+    if must_refuse:
+        print(f"goals that must be refused: {must_refuse[True]}/{must_refuse.total()} refused")
     return 0
 
 

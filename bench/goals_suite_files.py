@@ -102,6 +102,9 @@ SUITES = {
     "nat": Suite("nat", HERE / "goal_suite_nat", ("heldout",), False),
     # a second one, natural goals over rule-like documents (bench/goal_suite_nat2/README.md)
     "nat2": Suite("nat2", HERE / "goal_suite_nat2", ("heldout",), False),
+    # the second probe set: 7 folders in new styles, six goals that must be refused
+    # (bench/goal_suite_probe2/README.md)
+    "probe2": Suite("probe2", HERE / "goal_suite_probe2", ("heldout",), False),
 }
 
 

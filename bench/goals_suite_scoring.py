@@ -16,6 +16,12 @@ a rate or a scaled amount whose first part is known ("EUR/m²", "m³/h", "EUR th
 things ("customers"; "" for a bare number); a number followed by a different known unit does not match.
 Dates: 2025-04-22, 2025/04/22, 22.04.2025, 22/04/2025 and 04/22/2025, 22 April 2025, 22nd of April 2025,
 April 22, 2025, Apr 22nd 2025. Text: case-insensitive, any whitespace, on word boundaries.
+
+A goal whose value is in no document must be refused (issue 23: the missing value named, exit 3)::
+
+    {"type": "refused", "missing": "the Fee for a 150 sq ft unit"}   # right when a step is "missing"
+
+No text states a refusal (``score_text`` gives None); :func:`goal_hit` judges it from the result's steps.
 """
 
 from __future__ import annotations
@@ -138,6 +144,8 @@ def dates_in(text: str) -> list[tuple[date, str]]:
 def score_text(expected: dict[str, Any], text: str) -> str | None:
     """The matching piece of ``text`` when it states the expected answer, else None."""
     kind = expected["type"]
+    if kind == "refused":  # judged from the steps (goal_hit), never from a text
+        return None
     if kind == "number":
         value, tol = float(expected["value"]), float(expected["tol"])
         unit = expected_unit(expected.get("unit"))
@@ -196,12 +204,27 @@ def answer_text(result: dict[str, Any]) -> tuple[str, str]:
 REFUSED, WRONG, NO_ANSWER = "refused", "wrong", "no answer"
 
 
+def refused_step(steps: Any) -> bool:
+    """Did the result name a value it lacked (a step with status ``missing``)?"""
+    return isinstance(steps, list) and any(
+        isinstance(s, dict) and s.get("status") == "missing" for s in steps
+    )
+
+
+def goal_hit(expected: dict[str, Any], answer: str, steps: Any) -> bool:
+    """Is the goal answered right: the expected value stated in ``answer``, or, for a goal that must be
+    refused, a step named missing."""
+    if expected["type"] == "refused":
+        return refused_step(steps)
+    return score_text(expected, answer) is not None
+
+
 def miss_kind(answer_ok: bool, answer: str, steps: Any) -> str:
     """``""`` for a right answer, else :data:`REFUSED`, :data:`WRONG` or :data:`NO_ANSWER`: refusals that
     name the missing value are counted apart from confident wrong answers."""
     if answer_ok:
         return ""
-    if isinstance(steps, list) and any(isinstance(s, dict) and s.get("status") == "missing" for s in steps):
+    if refused_step(steps):
         return REFUSED
     return WRONG if answer and not answer.startswith("No answer") else NO_ANSWER
 
@@ -210,13 +233,15 @@ def score_result(expected: dict[str, Any], result: dict[str, Any]) -> dict[str, 
     answer, source = answer_text(result)
     everything = f"{answer}\n{result.get('conclusion') or ''}"
     tasks = result.get("tasks") or []
+    hit = goal_hit(expected, answer, result.get("steps"))
+    refusal = expected["type"] == "refused"
     return {
         "status": result.get("status"),
         "answer": answer,
         "answer_source": source,
-        "answer_ok": score_text(expected, answer) is not None,
-        "miss": miss_kind(score_text(expected, answer) is not None, answer, result.get("steps")),
-        "anywhere_match": score_text(expected, everything),
+        "answer_ok": hit,
+        "miss": miss_kind(hit, answer, result.get("steps")),
+        "anywhere_match": ("refused" if hit else None) if refusal else score_text(expected, everything),
         "conclusion_chars": len(str(result.get("conclusion") or "")),
         "tasks_completed": sum(1 for t in tasks if t.get("status") == "completed"),
         "tasks": len(tasks),
@@ -259,10 +284,24 @@ SELF_TEST: tuple[tuple[dict[str, Any], str, bool], ...] = (
 )
 
 
+#: (expected, answer, steps, right?): a refusal is judged from the steps, a value from the answer
+HIT_TEST: tuple[tuple[dict[str, Any], str, Any, bool], ...] = (
+    ({"type": "refused", "missing": "x"}, "", [{"status": "completed"}, {"status": "missing"}], True),
+    ({"type": "refused", "missing": "x"}, "EUR 12", [{"status": "completed"}], False),
+    ({"type": "refused", "missing": "x"}, "", None, False),
+    ({"type": "number", "value": 12, "tol": 0.01}, "EUR 12", [{"status": "missing"}], True),
+    ({"type": "number", "value": 12, "tol": 0.01}, "", [{"status": "missing"}], False),
+)
+
+
 def self_test() -> list[str]:
     """Failures of the scorer on the forms above (empty when it works)."""
     return [
         f"score_text({exp}, {text!r}) should {'match' if want else 'not match'}"
         for exp, text, want in SELF_TEST
         if (score_text(exp, text) is not None) != want
+    ] + [
+        f"goal_hit({exp}, {answer!r}, {steps}) should be {want}"
+        for exp, answer, steps, want in HIT_TEST
+        if goal_hit(exp, answer, steps) != want
     ]
