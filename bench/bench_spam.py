@@ -74,7 +74,7 @@ from typing import Any
 from shared_data import data_file, require
 from spam_costs import costs, entry_costs, stamp_costs
 from spam_modes import KIN, MATCHER, POLICIES, build, run
-from spam_world import Sketches, fetch_only, spam_for
+from spam_world import CENTRE, Sketches, fetch_only, spam_for
 
 DATA = data_file("teaming-dev-hard.json")
 
@@ -108,6 +108,11 @@ def main() -> None:
         help="the node worked before the attack: a spam-free pass over every other goal (its evidence), "
         "then every goal measured with spam",
     )  # fmt: skip
+    parser.add_argument(
+        "--centre", default="all", choices=("all", "honest-first", "spam-first"),
+        help="with --pages: the fetch's breadth centre: every sketch, or the node's breadth sample (the "
+        "first 64 sketches of each level-4 page of table 0) with the honest or the spam cards first",
+    )  # fmt: skip
     parser.add_argument("--stamps", action="store_true", help="only the stamp's mint and verify costs")
     parser.add_argument(
         "--newcomers", type=int, default=4,
@@ -115,6 +120,7 @@ def main() -> None:
     )  # fmt: skip
     args = parser.parse_args()
     MATCHER[0] = args.matcher
+    CENTRE[0] = args.centre
     data = json.loads(require(DATA).read_text(encoding="utf-8"))
     honest = [(a["name"], a["description"]) for a in data["agents"]]
     goals = [g for g in data["goals"] if g.get("team")]

@@ -10,7 +10,8 @@ fetch (:func:`~ioa_p2p.dht.sketchscore.fetch_count`, then
 :func:`~ioa_p2p.dht.fetchchoice.choose_fetch` among ``POOL`` times as many, a cold node). Printed:
 recall@5 of the chosen cards against the exact top 5, the same for the 5 best by sketch score (what the
 listing allowed), the centrality of each exact top-5 card that was listed but not chosen, and the
-quantiles of the centrality of the 200 best candidates; then with the breadth penalty off and the
+quantiles of the centrality of the 200 best candidates; then with the breadth centre of the listed
+candidates (the node's before the whole network's sample of pages), the breadth penalty off and the
 superset penalty off, to see which defence drops honest cards.
 """
 
@@ -38,13 +39,19 @@ from ioa_p2p.embedding import WordLlamaEmbedder, normalise
 NOW = 1_800_000_000_000
 
 
-def evaluate(label: str, searches: list[Any], cards: CardSet, index: dict[Any, int]) -> None:
+def evaluate(
+    label: str, searches: list[Any], cards: CardSet, index: dict[Any, int], listed_centre: bool = False
+) -> None:
+    """``listed_centre``: the breadth centre of the candidates listed (what the node used before the
+    whole network's sample of pages, ``PageSearch.centre``)."""
     fetch = DiscoverySettings().page_fetch
     recall, listed, missed = [], [], []
     for query, exact, search in searches:
         count = fetch_count(search.scorer, search.best(fetch), fetch, 5)
         pool = search.best(fetchchoice.POOL * count)
         centre = search.centre()
+        if listed_centre:
+            centre = fetchchoice.centre_of(sketch for _, sketch in search.candidates.values())
         picked = fetchchoice.choose_fetch(search.scored(pool), count, centre=centre, query=search.query)
         got = [index[s.peer_id] for s in picked]
         top = sorted(got, key=lambda i: -float(cards.vectors[i] @ query))[:5]
@@ -95,6 +102,7 @@ def main() -> None:
         searches.append((query, exact, search))
     print(f"{source}: built and searched in {time.perf_counter() - began:.0f} s", flush=True)
     evaluate("defences as the node", searches, cards, index)
+    evaluate("centre of the listed candidates (before)", searches, cards, index, listed_centre=True)
     free, penalty = fetchchoice.CENTRAL_FREE, fetchchoice.SUPERSET_PENALTY
     fetchchoice.CENTRAL_FREE = 10.0
     evaluate("breadth penalty off", searches, cards, index)

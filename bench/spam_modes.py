@@ -90,6 +90,7 @@ def build(
             world.young_honest.add(str(card.peer_id))
         if sketches is not None:
             sketches.add(identity, card)
+            sketches.honest.add(str(card.peer_id))
     world.ranker.refresh()  # the honest cards were there first
     for i, (description, skills) in enumerate(spam):
         identity = Identity.generate()

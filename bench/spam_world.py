@@ -15,8 +15,10 @@ from spam_attacks import HELDOUT, heldout_texts
 
 from ioa_p2p.card import card_text, issue_card
 from ioa_p2p.card.sketch import issue_sketch
-from ioa_p2p.dht.expand import FETCH
+from ioa_p2p.dht.expand import FETCH, SAMPLE_TABLE
 from ioa_p2p.dht.fetchchoice import POOL, centre_of, choose_fetch
+from ioa_p2p.dht.forest import LEVELS, forest_for
+from ioa_p2p.dht.pages import PAGE_ENTRIES
 from ioa_p2p.dht.ranking import card_profile
 from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, query_terms
 from ioa_p2p.embedding import WordLlamaEmbedder, normalise
@@ -26,6 +28,11 @@ from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items
 from ioa_p2p.matching.calibration import HYBRID, WORDLLAMA
 
 NOW = 1_800_000_000_000
+#: The fetch's breadth centre (``--centre``): ``all`` (every sketch, spam included: pages whose entries
+#: turned over in proportion to the population), or the node's breadth sample (``PageSearch.centre``: the
+#: first 64 sketches to reach each level-4 page of table 0) with the honest cards first (``honest-first``:
+#: the attack came after the network formed) or the spam first (``spam-first``: it filled those pages).
+CENTRE = ["all"]
 KEYWORDS = (
     "python", "sql", "translation", "legal advice", "medical questions", "finance", "image generation",
     "video editing", "weather", "cooking", "travel planning", "math", "charts", "email", "code review",
@@ -76,6 +83,7 @@ class Sketches:
         self.choices = 0
         self._centre: Any = None
         self._matrix: Any = None
+        self.honest: set[str] = set()  # keys of the honest cards (``spam-first`` puts them last)
 
     def add(self, identity: Identity, card: Any) -> None:
         c = card.card
@@ -110,7 +118,7 @@ class Sketches:
             key=lambda item: -item[0],
         )[: POOL * FETCH]  # the node's pool: the best candidates by sketch score
         if self._centre is None:
-            self._centre = centre_of(sketches)
+            self._centre = self.centre(sketches)
         priors = {self.by_key[k].peer_id: v for k, v in standing.items()}
         started = time.process_time()
         known = {self.by_key[k].peer_id for k in held if k in self.by_key}
@@ -121,6 +129,23 @@ class Sketches:
         self.choose_s += time.process_time() - started
         self.choices += 1
         return [str(s.peer_id) for s in chosen]
+
+    def centre(self, sketches: list[Any]) -> Any:
+        """The breadth centre :data:`CENTRE` names (``sketches``: honest ones first, as added)."""
+        if CENTRE[0] == "all":
+            return centre_of(sketches)
+        if CENTRE[0] == "spam-first":
+            honest = [s for s in sketches if str(s.peer_id) in self.honest]
+            sketches = [s for s in sketches if str(s.peer_id) not in self.honest] + honest
+        forest = forest_for(self.embedder.model_id, len(sketches[0].vector()))
+        pages: dict[int, int] = {}
+        sample = []
+        for sketch in sketches:
+            cell = forest.cells(sketch.vector(), (LEVELS[0],))[SAMPLE_TABLE]
+            if pages.get(cell.prefix, 0) < PAGE_ENTRIES:
+                pages[cell.prefix] = pages.get(cell.prefix, 0) + 1
+                sample.append(sketch)
+        return centre_of(sample)
 
 
 class Standings:
@@ -170,6 +195,7 @@ def fetch_only(
         identity = Identity.generate()
         card = make_card(identity, name, description)
         base.add(identity, card)
+        base.honest.add(str(card.peer_id))
         names[name] = str(card.peer_id)
         cards[str(card.peer_id)] = card
     rng = random.Random(25)
@@ -211,7 +237,7 @@ def fetch_only(
     for attack in attacks:
         world = Sketches()
         world.embedder, world.by_key = base.embedder, dict(base.by_key)
-        world.card_bytes = dict(base.card_bytes)
+        world.card_bytes, world.honest = dict(base.card_bytes), set(base.honest)
         spam: set[str] = set()
         for i, (description, skills) in enumerate(spam_for(attack, honest, ratio * len(honest), rng)):
             identity = Identity.generate()

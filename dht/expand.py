@@ -25,6 +25,21 @@ buckets find each other well. :class:`PageSearch` therefore:
    :func:`~ioa_p2p.dht.fetchchoice.choose_fetch`, given :meth:`PageSearch.centre`), which the node ranks
    with its matcher.
 
+**The breadth centre** (:meth:`PageSearch.centre`): a card that claims everything lies near the centre of
+*all* cards, so that is what its breadth is measured against. Up to a few hundred peers the listing is
+the whole network and its candidates give that centre. A probing search lists only the query's
+neighbourhood (0.4 of the cards at 10,000), whose centre the best honest cards there share: measured
+against it they looked broad and were not fetched (recall@5 0.907 of exact at 10,000 simulated nodes,
+``docs/performance.md``). So a probing search also reads, with its seed round, the 16 level-4 pages of
+table :data:`SAMPLE_TABLE` (every card is in exactly one of them; each holds the first 64 that reached
+it: ~1,000 sketches from the whole network, ~450 KB of 256-d sketches, outside ``budget``, none made a
+candidate) and takes the centre from them once they hold :data:`SAMPLE_MIN` sketches. This holds for a
+cold node (no card held, no evidence) and rests on no card's claim about itself (a storing peer admits
+an entry only in its own bucket, so no identity is in two of these pages). A flood of stuffed cards
+that reaches these pages moves the centre towards itself, which makes it look more central, not less;
+a flood of far-off cards that filled them first could move it away (each page keeps its first 64
+entries until they expire): that costs a stamped identity per entry, 1,024 of them, kept fresh.
+
 A listing whose pages look incomplete continues: when one came back full (the network outgrew the
 listing) as a probing search at level 8; when it only holds fewer entries than
 :data:`~ioa_p2p.dht.probing.LISTING_COVERAGE` of the estimated network (the estimate, from the routing
@@ -88,6 +103,11 @@ SIZE_MARGIN = 1.5
 #: expanded at level 12 (design recall@5 0.967 instead of 0.987), while level-8 expansions at 3,000 read
 #: pages of 12 that a tight byte budget cuts (``tests/test_page_budget.py``).
 EXPAND_MARGIN = 1.25
+#: The pages a probing search reads for its breadth centre (module docstring): the level-4 pages of this
+#: table (16: the whole network, 64 sketches each at most), and the fewest sketches they must hold to set
+#: the centre (fewer, e.g. pages not reached: the candidates' centre).
+SAMPLE_TABLE = 0
+SAMPLE_MIN = 64
 #: Default bytes of sketches a search reads at most (its pages are asked best first; ~7,500 sketches of
 #: a 256-d family).
 BUDGET = 4 * 1024 * 1024
@@ -163,9 +183,18 @@ class PageSearch:
         self._read_at: dict[int, tuple[int, int]] = {}  # level -> (bytes, pages) read at it
         self._entries = 0
         self._sum = np.zeros_like(self.query)  # of the candidates' unit vectors (the query's shape)
+        #: the breadth sample (module docstring): its page keys, those read for it alone (a probing
+        #: search's), the peers in it and the sum of their unit vectors; bytes read for it alone
+        self._sample_keys = {
+            forest.cell(SAMPLE_TABLE, LEVELS[0], prefix).key for prefix in range(1 << LEVELS[0])
+        }
+        self._sample_only: set[bytes] = set()
+        self._sampled: set[PeerId] = set()
+        self._sample_sum = np.zeros_like(self.query)
+        self.sample_bytes = 0
 
     def start(self) -> list[Cell]:
-        """The seed pages."""
+        """The seed pages; for a probing search, with the breadth sample's (module docstring)."""
         plan = plan_probes(
             self.forest,
             self.query,
@@ -174,10 +203,25 @@ class PageSearch:
             enumerate_up_to=max(self.enumerate_up_to, PAGE_LISTING),
             level=self.level,
         )
-        return self._ask(plan.cells)
+        cells = self._ask(plan.cells)
+        if self.level is None:
+            return cells  # a listing: its level-4 pages are the sample
+        sample = self._ask(
+            self.forest.cell(SAMPLE_TABLE, LEVELS[0], prefix) for prefix in range(1 << LEVELS[0])
+        )
+        self._sample_only.update(cell.key for cell in sample)
+        return cells + sample
 
     def offer(self, cell_key: bytes, sketches: Iterable[SignedSketch]) -> None:
         """What the page of ``cell_key`` held (an empty or missing page is an answer too)."""
+        if cell_key in self._sample_only:
+            sketches = list(sketches)
+            self.sample_bytes += sum(len(sketch.encoded) for sketch in sketches)
+            self._sample(sketches)
+            return
+        if cell_key in self._sample_keys:
+            sketches = list(sketches)
+            self._sample(sketches)
         count = size = 0
         for sketch in sketches:
             count += 1
@@ -301,9 +345,25 @@ class PageSearch:
             self._sum -= self._unit(held[1])
 
     def centre(self) -> npt.NDArray[np.float64] | None:
-        """The sum of the candidates' unit vectors (those of the query's shape; None: none): the centre a
-        card that claims everything lies near (:func:`~ioa_p2p.dht.fetchchoice.centrality`)."""
+        """The centre a card that claims everything lies near (:func:`~ioa_p2p.dht.fetchchoice.centrality`;
+        None: none): the sum of the breadth sample's unit vectors once it holds :data:`SAMPLE_MIN`
+        sketches (module docstring), else of the candidates' (those of the query's shape)."""
+        if len(self._sampled) >= SAMPLE_MIN and float(np.linalg.norm(self._sample_sum)) > 0:
+            return self._sample_sum.copy()
         return self._sum.copy() if self.candidates and float(np.linalg.norm(self._sum)) > 0 else None
+
+    @property
+    def sampled(self) -> int:
+        """Distinct sketches in the breadth sample."""
+        return len(self._sampled)
+
+    def _sample(self, sketches: Iterable[SignedSketch]) -> None:
+        """Add a sample page's sketches (each peer once) to the breadth centre; a page read for the
+        sample alone counts in :attr:`sample_bytes`, not against ``budget``."""
+        for sketch in sketches:
+            if sketch.peer_id not in self._sampled:
+                self._sampled.add(sketch.peer_id)
+                self._sample_sum += self._unit(sketch)
 
     def _unit(self, sketch: SignedSketch) -> npt.NDArray[np.float64]:
         v = sketch.vector()
@@ -338,6 +398,8 @@ __all__ = [
     "NEW_SHARE",
     "PAGE_LISTING",
     "PAGE_OCCUPANCY",
+    "SAMPLE_MIN",
+    "SAMPLE_TABLE",
     "SIZE_MARGIN",
     "WIDTH",
     "PageSearch",

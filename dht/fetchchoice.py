@@ -26,9 +26,10 @@ what this node knows (its signed histories, the cards it already holds):
   The card it holds is not touched, so writing a short card out of an honest card's words cannot push
   the honest card down (the honest card is like it: cosine above :data:`SUPERSET_COSINE`).
 - **Breadth** (:func:`centrality`): a card that claims everything embeds near the centre of all cards
-  (its vector is a mean of unrelated topics), so its cosine with the centre of the candidates listed
-  (``centre``), both without their component along the query (a search lists the query's
-  neighbourhood, where every relevant card is near the query), is high. What is high depends on the
+  (its vector is a mean of unrelated topics), so its cosine with the centre of all cards (``centre``:
+  :meth:`~ioa_p2p.dht.expand.PageSearch.centre`, the whole network's sample of pages, or the listed
+  candidates where they are the whole network), both without their component along the query (near
+  the query every relevant card is alike), is high. What is high depends on the
   embedding model and on the network (:func:`central_free`): with :data:`MIN_REFERENCE` listed peers
   this node holds a card of and has nothing against (``known``, no negative prior), the line is their
   median plus :data:`CENTRAL_Z` spreads (median absolute deviations scaled to a standard deviation);
