@@ -5,6 +5,7 @@ network re-made its connections, and gossip left nodes without cards."""
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import statistics
 from typing import Any
@@ -34,6 +35,38 @@ def sum_connections(views: list[dict[str, Any]]) -> dict[str, Any]:
     return total
 
 
+def pair_closes(views: list[dict[str, Any]]) -> dict[str, Any]:
+    """The nodes' recent closes (``connections.recent``) matched by their TCP addresses (one connection's
+    two records have them swapped): ``pairs``: "reason at one end | reason at the other" (the two sorted),
+    how often; ``unmatched``: closes whose other end's record was not among the recent ones; ``streams``:
+    the protocols open at the closes that were not clean (not ``remote closed`` / GO_AWAY / local)."""
+    by_addrs: dict[tuple[str, str], dict[str, Any]] = {}
+    for view in views:
+        for close in view.get("recent") or ():
+            if close.get("local") and close.get("remote"):
+                by_addrs[(close["local"], close["remote"])] = close
+    pairs: collections.Counter[str] = collections.Counter()
+    unmatched: collections.Counter[str] = collections.Counter()
+    streams: collections.Counter[str] = collections.Counter()
+    for (local, remote), close in by_addrs.items():
+        other = by_addrs.get((remote, local))
+        if other is None:
+            unmatched[close["reason"]] += 1
+        elif local < remote:
+            pairs[" | ".join(sorted((close["reason"], other["reason"])))] += 1
+        if (
+            not close["reason"].startswith(("remote closed", "remote GO_AWAY", "local"))
+            or "mid" in close["reason"]
+        ):
+            for protocol in close.get("streams") or ["(none)"]:
+                streams[protocol] += 1
+    return {
+        "pairs": dict(pairs.most_common(12)),
+        "unmatched": dict(unmatched.most_common(8)),
+        "streams": dict(streams.most_common(12)),
+    }
+
+
 def spread(values: list[int]) -> list[float]:
     """[min, median, max] (empty: no value)."""
     return [min(values), statistics.median(values), max(values)] if values else []
@@ -61,6 +94,7 @@ async def network_state(node: Any, remotes: tuple[Any, ...], n_cards: int) -> di
                 mesh.append(int(gossip.get("mesh_peers", 0)))
     return {
         "connections": sum_connections(views),
+        "closes": pair_closes(views),
         "cards": spread(cards),
         "nodes_with_every_card": sum(c >= n_cards for c in cards),
         "topic_peers": spread(topic),
@@ -69,4 +103,4 @@ async def network_state(node: Any, remotes: tuple[Any, ...], n_cards: int) -> di
     }
 
 
-__all__ = ["network_state", "spread", "sum_connections"]
+__all__ = ["network_state", "pair_closes", "spread", "sum_connections"]

@@ -94,16 +94,35 @@ class PunchView(ApiObject):
 
 
 @dataclass(frozen=True, slots=True)
+class CloseView(ApiObject):
+    """One of the last connections that closed: why (as counted in ``closed``), the peer (the last 8
+    characters of its ID), ``inbound`` / ``outbound``, its age in seconds, the protocols of its streams
+    open then, its TCP addresses (``local``, ``remote``; empty when unknown, e.g. relayed) and, when it
+    ended inside a Noise message, the bytes of it received and expected (``bytes``)."""
+
+    reason: str
+    peer: str
+    direction: str
+    age_s: float | None = None
+    streams: tuple[str, ...] = ()
+    local: str = ""
+    remote: str = ""
+    bytes: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class ConnectionCounts(ApiObject):
     """This node's connections since it started: ``opened`` by direction (``inbound``, ``outbound``),
-    ``closed`` by the first reason its muxer saw (``remote closed``, ``remote GO_AWAY <code>``, ``read error
-    <type>``, ``frame body timeout``, ``local: <who asked>``), ``refused`` (not registered: connection
-    limits), and ``open`` (opened minus closed)."""
+    ``closed`` by the first reason its muxer saw (``remote closed``, ``remote closed mid-frame``, ``short
+    reads``, ``remote GO_AWAY <code>``, ``read error <type>``, ``frame body timeout``, ``local: <who
+    asked>``), ``refused`` (not registered: connection limits), ``open`` (opened minus closed) and the
+    last closes with their details (``recent``, at most 32)."""
 
     open: int
     opened: Mapping[str, int]
     closed: Mapping[str, int]
     refused: Mapping[str, int]
+    recent: tuple[CloseView, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,6 +378,7 @@ __all__ = [
     "BootstrapView",
     "BudgetsReply",
     "CpuView",
+    "CloseView",
     "ConnectionCounts",
     "ConnectionView",
     "ConnectReply",

@@ -12,8 +12,10 @@
 - ``idle_traffic.py``    patch 22: yamux window credit in halves of the window, not on every read
 - ``atomic_writes.py``   patch 25: a secure (Noise) write is sent whole or not at all, whatever cancels its
   caller (a cancelled write used to desynchronise the session and drop the connection)
-- ``conn_events.py``     why connections open and close: counters per node by direction and reason
-  (``GET /net``'s ``connections``)
+- ``whole_reads.py``     patch 26: a Noise message read in many pieces no longer ends its connection
+  (upstream's ``read_exactly`` gave up after 100 short reads with the socket open)
+- ``conn_events.py``     why connections open and close: counters per node by direction and reason, and
+  the last closes with their details (``GET /net``'s ``connections``)
 - ``addrs.py``           address scopes, wildcard expansion, what a node advertises and dials (pure)
 - ``interfaces.py``      this machine's interface addresses (``ifaddr``), cached and refreshed
 - ``dialer.py``          the one dial path: direct addresses first, then relays, one deadline, ``DialFailed``

@@ -31,6 +31,8 @@ from typing import Any
 
 import trio
 
+from ioa_p2p.node.net.conn_events import ABANDONED
+
 log = logging.getLogger("ioa_p2p.net")
 
 #: Seconds a secure write may take once it started (shielded from its caller's cancellation); past this
@@ -67,7 +69,9 @@ def atomic_secure_writes() -> None:
 
 
 async def _abandon(session: Any) -> None:
-    """Close a session whose write did not finish (part of a message may be on the wire)."""
+    """Close a session whose write did not finish (part of a message may be on the wire); its muxer's
+    end is counted as ``local: stuck write`` (:mod:`.conn_events`), not as the peer's."""
+    setattr(session, ABANDONED, "stuck write")
     with trio.CancelScope(shield=True) as scope:
         scope.deadline = trio.current_time() + CLOSE_BOUND
         try:

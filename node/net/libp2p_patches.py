@@ -111,6 +111,8 @@ tests fail loudly rather than letting a stale patch linger).
    cancelled in between (a deadline, a hedged request) desynchronised the session and the peer dropped
    the connection (``NoiseInvalidMessage``); at N = 50 processes the idle network spent ~2 cores
    re-making connections. :mod:`ioa_p2p.node.net.atomic_writes` (its docstring says all).
+26. A Noise message read in more than 100 pieces ended its connection (``read_exactly`` gave up with the
+   socket open): :mod:`ioa_p2p.node.net.whole_reads` (its docstring says all).
 """
 
 from __future__ import annotations
@@ -129,6 +131,7 @@ from ioa_p2p.node.net.cpu_meter import OWNER
 from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
 from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
 from ioa_p2p.node.net.peer_records import cache_kad_peer_records, install_record_consumer
+from ioa_p2p.node.net.whole_reads import read_messages_whole
 
 #: Seconds a verified signed peer record is trusted again without re-verification (patches 7 and 24).
 PEER_RECORD_RECHECK = 600.0
@@ -175,6 +178,7 @@ def apply_patches() -> None:
     negotiate_upgrades_lazily()
     credit_yamux_in_halves()
     atomic_secure_writes()
+    read_messages_whole()
     _applied = True
 
 
