@@ -62,7 +62,7 @@ from ioa_p2p.adapters.registry import adapter_from_config
 from ioa_p2p.adapters.retrieval import typed as typed_policy
 from ioa_p2p.planning import StepOutcome, conclusion, describe, plan_request, value_of
 from ioa_p2p.planning.missing import MISSING
-from ioa_p2p.planning.refusal import dimension_refusal, refusal
+from ioa_p2p.planning.refusal import absence_refusal, dimension_refusal, refusal
 from ioa_p2p.planning.routing import Candidate, rank_members
 from ioa_p2p.planning.salvage import accepted_value
 from ioa_p2p.planning.values import Value
@@ -125,6 +125,8 @@ class DryRun:
             text = describe(step, values)
             outcome = StepOutcome(step, "", None, "failed")
             rejected: Value | None = None
+            failures: list[dict[str, Any] | None] = []  # the failed attempts' data (absence_refusal)
+            last_failed = False
             order = rank_members(step, self.candidates, [0.0] * len(self.candidates))
             for who in order[:3]:
                 adapter = self.agents[who]
@@ -133,6 +135,9 @@ class DryRun:
                 if fit is not None and fit <= 0:
                     continue
                 result = await run_task(adapter, task, TaskContext(_no_progress))
+                last_failed = not result.ok
+                if last_failed:
+                    failures.append(result.data)
                 raw = value_of(result.text, result.data, step.template) if result.ok else None
                 # its own answer, or a failed lookup's records a later derivation closes with (salvage.py)
                 value = accepted_value(plan, step, result.text, result.data, result.ok)
@@ -147,6 +152,8 @@ class DryRun:
                     values[step.index] = value
                     break
             wrong_kind = dimension_refusal(step, rejected) if outcome.status != "completed" else None
+            if outcome.status != "completed" and last_failed and wrong_kind is None:
+                wrong_kind = absence_refusal(step, failures)  # the documents state none (planning/refusal.py)
             if wrong_kind is not None:  # a value of another dimension: the quantity asked for is missing
                 out.append(f"   {step.index} refused: missing {wrong_kind.shown()}")
                 outcome = StepOutcome(step, "", None, MISSING, None, "", wrong_kind)

@@ -1,6 +1,7 @@
 """ioa_p2p.adapters.retrieval: the ``retrieval`` adapter: answers from a folder of documents.
 
 - ``adapter.py``  options, the document index, the adapter (search, can_do, run)
+- ``formats.py``  YAML, INI, TOML, JSON and HTML files read as the text the rest understands (pure)
 - ``chunks.py``   documents cut into cited passages along their structure (pure)
 - ``scope.py``   the document set a question names (its subject's name) weighs the others down
 - ``superlative.py`` "the heaviest", "the cheapest": the table row with the extreme value of the attribute

@@ -1,7 +1,9 @@
 """Kind ``retrieval``: answer from a local folder of documents by embedding search, with citations.
 
-The folder (option ``path``) is scanned for ``.md``, ``.txt``, ``.rst`` and ``.csv`` files (no hidden files,
-no symlinks, at most ``max_files`` files of at most ``max_file_kb`` KiB). Each file is cut into
+The folder (option ``path``) is scanned for ``.md``, ``.txt``, ``.rst`` and ``.csv`` files and for
+configuration files, data feeds and web pages (``.yaml``, ``.yml``, ``.ini``, ``.cfg``, ``.conf``, ``.toml``,
+``.json``, ``.html``, ``.htm``: read as the text the rest understands, :mod:`.formats`); no hidden files,
+no symlinks, at most ``max_files`` files of at most ``max_file_kb`` KiB. Each file is cut into
 passages of about ``chunk_chars`` characters along its structure (headings start a passage,
 paragraphs and fenced code blocks are kept whole when they fit) and every passage remembers its
 line range and heading trail. Passages are embedded with :mod:`ioa_p2p.embedding` (option
@@ -45,6 +47,7 @@ from ioa_p2p.adapters.retrieval.chunks import (
 from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, ranked, read_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import with_records
 from ioa_p2p.adapters.retrieval.facts import terms
+from ioa_p2p.adapters.retrieval.formats import STRUCTURED, readable
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import asks_price, charge_terms, charged
 from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of, with_reading
@@ -52,6 +55,7 @@ from ioa_p2p.embedding import Embedder, Matrix, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
 from ioa_p2p.planning.answer_types import request_act
 from ioa_p2p.planning.dimensions import mismatch
+from ioa_p2p.planning.refusal import ABSENT
 from ioa_p2p.planning.values import Value
 
 KIND = "retrieval"
@@ -133,7 +137,7 @@ class DocIndex:
 
     def _embed_file(self, rel: str, key: tuple[int, int]) -> _FileEntry:
         raw = (self.root / rel).read_bytes()[: self.options.max_file_kb * 1024]
-        text = raw.decode("utf-8", "replace")
+        text = readable(rel, raw.decode("utf-8", "replace"))  # YAML, INI, JSON, HTML: as text (formats.py)
         passages = chunk_document(rel, text, self.options.chunk_chars)
         matrix = self.embedder.embed([p.embedding_text() for p in passages])
         title = next((line.strip().lstrip("# ") for line in text.splitlines() if line.strip()), "")
@@ -296,7 +300,13 @@ class RetrievalOptions:
     top_k: int = 3
     min_score: float = 0.2
     keyword_weight: float = 0.3
-    extensions: tuple[str, ...] = ("md", "txt", "rst", "csv")
+    extensions: tuple[str, ...] = (
+        "md",
+        "txt",
+        "rst",
+        "csv",
+        *sorted(suffix.lstrip(".") for suffix in STRUCTURED),
+    )
     max_files: int = 2_000
     max_file_kb: int = 1_024
     embedding: dict[str, Any] = field(default_factory=dict)  # {"backend": "wordllama"} by default
@@ -404,7 +414,7 @@ class RetrievalAdapter:
                 TASK_ERROR,
                 f"no passage in {self.root.name} matches the question well enough "
                 f"(best score {best:.2f} < min_score {self.options.min_score:g})",
-                data={"index": stats},
+                data={"index": stats, ABSENT: True},  # the documents do not state it (planning/refusal.py)
             )
         if found is None or found.score < self.options.min_answer_score:
             shown = f"best {found.score:.2f}: {found.fact.text[:200]!r}" if found else "none found"
@@ -415,7 +425,12 @@ class RetrievalAdapter:
                 # the best-matching document's typed records still travel: a planner derives from them
                 data=with_records(
                     self.index.document_of(good[0][1].path),
-                    {"index": stats, "confidence": found.score if found else 0.0, "query": query},
+                    {
+                        "index": stats,
+                        "confidence": found.score if found else 0.0,
+                        "query": query,
+                        ABSENT: True,
+                    },
                 ),
             )
         await ctx.progress(f"found {len(good)} passage(s)", 1.0)

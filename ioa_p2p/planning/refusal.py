@@ -15,6 +15,12 @@ amount of a dimension the step's question cannot be answered in ("300 mm" for "h
 "350 °C" for "how long does it heat up": planning/dimensions.py), the quantity asked for is missing: the
 step's status is ``missing`` and the goal exits 3, never answered with a value of another dimension.
 
+:func:`absence_refusal` is asked when every attempt at a lookup failed: when an agent that searched the
+documents reported that nothing in them answers the step (its result data carries ``absent``: the retrieval
+adapter's "no passage matches" and "nothing answers this"), the value the step asks for is missing: a
+question about a plan, a release or a product no document has ("the enterprise plan", "version 3.5")
+exits 3 naming it, like any other missing value, instead of ending as a failed task.
+
 The drivers (the offline planner's tracker, the dry run, the goal report) treat a refused step as done
 with: status ``missing``, its :class:`Missing` in the outcome, the conclusion naming it, exit code 3.
 The same values give the same refusal on every member, so a fallback speaker refuses alike.
@@ -23,7 +29,8 @@ The same values give the same refusal on every member, so a fallback speaker ref
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ioa_p2p.planning.clock import clock_times
 from ioa_p2p.planning.derive import DERIVE, derive_missing, typed_charge
@@ -67,6 +74,19 @@ def dimension_refusal(step: PlanStep, value: Value | None) -> Missing | None:
     return Missing(f"the {wanted} asked for", wanted, f"{value.shown()} was found: {reason}")
 
 
+#: The key of a task result's data by which an agent says the documents it searched do not state the answer.
+ABSENT = "absent"
+
+
+def absence_refusal(step: PlanStep, attempts: Sequence[Mapping[str, Any] | None]) -> Missing | None:
+    """What ``step`` asks for, when it is a lookup and an agent that searched the documents said none of
+    them answers it (``attempts``: the failed attempts' result data); None otherwise."""
+    if step.kind != LOOKUP or not any(isinstance(d, Mapping) and d.get(ABSENT) for d in attempts):
+        return None
+    asked = " ".join(step.template.split()).rstrip("?.!")[:120]
+    return Missing(f'what step {step.index} asks for ("{asked}")', "", "no document searched states it")
+
+
 def _charge_refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | None:
     """A price applied to the request's quantities (``charge(v1; 3 days)``, planning/tariffs.py): the
     document's typed rules give the charge, or the price's own terms do; a price that is per nothing the
@@ -94,4 +114,4 @@ def _written(q: ChargeQuantity) -> str:
     return q.text or f"{format_number(q.number)} {q.unit or q.what}"
 
 
-__all__ = ["dimension_refusal", "refusal"]
+__all__ = ["ABSENT", "absence_refusal", "dimension_refusal", "refusal"]

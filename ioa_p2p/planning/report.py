@@ -15,7 +15,7 @@ from typing import Any
 from ioa_p2p.planning.concluding import conclusion
 from ioa_p2p.planning.missing import MISSING, Missing
 from ioa_p2p.planning.parse import plan_request
-from ioa_p2p.planning.refusal import dimension_refusal, refusal
+from ioa_p2p.planning.refusal import absence_refusal, dimension_refusal, refusal
 from ioa_p2p.planning.results import StepOutcome, value_of
 from ioa_p2p.planning.salvage import accepted_value
 from ioa_p2p.planning.types import TASK, Plan, PlanStep
@@ -55,6 +55,8 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
                 break
         last_done = tried[-1] if tried and tried[-1].get("status") == "completed" else None
         wrong_kind = _wrong_kind(step, last_done) if outcome.status != "completed" else None
+        if outcome.status != "completed" and tried and last_done is None:  # nothing in the documents
+            wrong_kind = absence_refusal(step, [_data(t) for t in tried if t.get("status") != "completed"])
         if wrong_kind is not None:  # a value of another dimension: the quantity asked for is missing
             outcome = StepOutcome(step, status=MISSING, missing=wrong_kind)
         elif outcome.status != "completed" and tried:
@@ -77,6 +79,11 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
         "citations": info["citations"],
         "complete": not info["missing"],
     }
+
+
+def _data(task: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    data = task.get("data")
+    return data if isinstance(data, dict) else None
 
 
 def _wrong_kind(step: PlanStep, task: Mapping[str, Any] | None) -> Missing | None:

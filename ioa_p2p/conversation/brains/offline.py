@@ -48,7 +48,7 @@ from ioa_p2p.planning import (
 )
 from ioa_p2p.planning.missing import MISSING, Missing
 from ioa_p2p.planning.posted import posted_plan
-from ioa_p2p.planning.refusal import dimension_refusal, refusal
+from ioa_p2p.planning.refusal import absence_refusal, dimension_refusal, refusal
 from ioa_p2p.planning.results import value_of
 from ioa_p2p.planning.routing import Candidate, able, rank_members
 from ioa_p2p.planning.salvage import accepted_value
@@ -238,9 +238,12 @@ class Tracker:
     def wrong_kind(self, step: PlanStep) -> Missing | None:
         """The quantity ``step`` asks for, when its last completed attempt gave a value of another
         dimension and no attempt answered it (planning/refusal.py :func:`dimension_refusal`)."""
-        last = self.attempts[step.index][-1] if self.attempts[step.index] else None
-        if last is None or last.status is not TaskStatus.COMPLETED or self.state(step) != "failed":
+        tried = self.attempts[step.index]
+        last = tried[-1] if tried else None
+        if last is None or self.state(step) != "failed":
             return None
+        if last.status is not TaskStatus.COMPLETED:  # the documents searched state none (absence_refusal)
+            return absence_refusal(step, [t.data for t in tried if t.status is not TaskStatus.COMPLETED])
         return dimension_refusal(step, value_of(last.text, last.data, step.template))
 
     def next_assignee(self, step: PlanStep) -> str:
