@@ -41,10 +41,13 @@ def pair_closes(views: list[dict[str, Any]]) -> dict[str, Any]:
     how often; ``unmatched``: closes whose other end's record was not among the recent ones; ``streams``:
     the protocols open at the closes that were not clean (not ``remote closed`` / GO_AWAY / local)."""
     by_addrs: dict[tuple[str, str], dict[str, Any]] = {}
+    samples: list[dict[str, Any]] = []  # closes without both addresses (the socket was gone), a few
     for view in views:
         for close in view.get("recent") or ():
             if close.get("local") and close.get("remote"):
                 by_addrs[(close["local"], close["remote"])] = close
+            elif len(samples) < 4:
+                samples.append(close)
     pairs: collections.Counter[str] = collections.Counter()
     unmatched: collections.Counter[str] = collections.Counter()
     streams: collections.Counter[str] = collections.Counter()
@@ -64,6 +67,7 @@ def pair_closes(views: list[dict[str, Any]]) -> dict[str, Any]:
         "pairs": dict(pairs.most_common(12)),
         "unmatched": dict(unmatched.most_common(8)),
         "streams": dict(streams.most_common(12)),
+        "without_addresses": samples,
     }
 
 
