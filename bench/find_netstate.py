@@ -40,30 +40,36 @@ def pair_closes(views: list[dict[str, Any]]) -> dict[str, Any]:
     two records have them swapped): ``pairs``: "reason at one end | reason at the other" (the two sorted),
     how often; ``unmatched``: closes whose other end's record was not among the recent ones; ``streams``:
     the protocols open at the closes that were not clean (not ``remote closed`` / GO_AWAY / local)."""
-    by_addrs: dict[tuple[str, str], dict[str, Any]] = {}
-    for view in views:
-        for close in view.get("recent") or ():
-            if close.get("local") and close.get("remote"):
-                by_addrs[(close["local"], close["remote"])] = close
+    closes: list[dict[str, Any]] = [c for view in views for c in view.get("recent") or ()]
+    by_pair = {(c["local"], c["remote"]): c for c in closes if c.get("local") and c.get("remote")}
+    # the dialer's port is the one address unique to a connection: its local, the listener's remote
+    dialer_side = {c["local"]: c for c in closes if c.get("direction") == "outbound" and c.get("local")}
+    listener_side = {c["remote"]: c for c in closes if c.get("direction") == "inbound" and c.get("remote")}
+    samples = [c for c in closes if not c.get("local")][:4]  # the socket was gone: a few
     pairs: collections.Counter[str] = collections.Counter()
     unmatched: collections.Counter[str] = collections.Counter()
     streams: collections.Counter[str] = collections.Counter()
-    for (local, remote), close in by_addrs.items():
-        other = by_addrs.get((remote, local))
+    counted: set[int] = set()
+    for close in closes:
+        other = by_pair.get((close.get("remote"), close.get("local")))  # type: ignore[arg-type]
+        if other is None and close.get("direction") == "inbound":
+            other = dialer_side.get(close.get("remote") or "-")
+        if other is None and close.get("direction") == "outbound":
+            other = listener_side.get(close.get("local") or "-")
         if other is None:
             unmatched[close["reason"]] += 1
-        elif local < remote:
+        elif id(close) not in counted:
+            counted.update((id(close), id(other)))
             pairs[" | ".join(sorted((close["reason"], other["reason"])))] += 1
-        if (
-            not close["reason"].startswith(("remote closed", "remote GO_AWAY", "local"))
-            or "mid" in close["reason"]
-        ):
+        reason = close["reason"]
+        if not reason.startswith(("remote closed", "remote GO_AWAY", "local")) or "mid" in reason:
             for protocol in close.get("streams") or ["(none)"]:
                 streams[protocol] += 1
     return {
         "pairs": dict(pairs.most_common(12)),
         "unmatched": dict(unmatched.most_common(8)),
         "streams": dict(streams.most_common(12)),
+        "without_addresses": samples,
     }
 
 

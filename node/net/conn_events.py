@@ -173,6 +173,7 @@ def _details(session: Any, exc: BaseException | None) -> dict[str, Any]:
     if sock is not None and sock.fileno() != -1:
         with _quiet():
             out["local"] = "{}:{}".format(*sock.getsockname()[:2])
+        with _quiet():  # a reset socket no longer has a peer name
             out["remote"] = "{}:{}".format(*sock.getpeername()[:2])
     if exc is not None and type(exc).__name__ == "IncompleteReadError":
         out["bytes"] = [int(getattr(exc, "received_bytes", 0)), int(getattr(exc, "expected_bytes", 0))]
