@@ -1,7 +1,7 @@
 """Scale: N agents as N processes, or several agents to a process (``ioa node start`` with ``[[agents]]``).
 
 Run: python bench/bench_scale.py [--sizes 10,25,50,100] [--modes processes,agents] [--per-process 25]
-                                 [--goals 5] [--finds 10] [--settle 10] [--idle 20] [--json]
+                                 [--goals 5] [--finds 10] [--settle 10] [--idle 20] [--watch S] [--json]
 
 Each configuration is a local testnet (``open_testnet``: a bootstrap node, then N agents on 127.0.0.1 with
 real Noise + yamux over TCP, DHT, gossip, SQLite): agent 0 is the coordinator (no adapter, it launches the
@@ -56,6 +56,7 @@ from typing import Any
 
 import trio
 from bench_goal import CHATS, GOAL_SETTINGS, GOALS, LAUNCHER, agent_table, progress
+from scale_watch import watch_loop
 
 from ioa_p2p.bootstrap.testnet import NodeSpec, Testnet, open_testnet
 from ioa_p2p.control_client import ControlClient
@@ -191,7 +192,11 @@ async def run_one(
         up = time.monotonic() - launched
         meter = Meter(net)
         progress(f"N={n} {mode}: {len(meter.pids)} agent processes up in {up:.1f} s")
-        cards_s, cards = await wait_cards(net, n, args.cards_timeout, meter)
+        async with trio.open_nursery() as watching:
+            if args.watch:
+                watching.start_soon(watch_loop, net, args.watch, progress)
+            cards_s, cards = await wait_cards(net, n, args.cards_timeout, meter)
+            watching.cancel_scope.cancel()
         cpu_start = meter.cpu()
         wait_start = meter.waited() / (time.monotonic() - launched)
         progress(
@@ -299,6 +304,7 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=20.0, help="seconds of idle CPU measured at the end")
     parser.add_argument("--cards-timeout", type=float, default=180.0)
     parser.add_argument("--start-timeout", type=float, default=600.0, help="seconds for every agent to start")
+    parser.add_argument("--watch", type=float, default=0.0, help="print what agents hold every S s (cards)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     logging.basicConfig(level=logging.CRITICAL)

@@ -110,6 +110,29 @@ def test_failed_censuses_in_a_row_back_off_up_to_the_interval_and_a_census_taken
     assert policy.due(now + CENSUS_INTERVAL + CENSUS_RETRY, 3.0, table_size=2)
 
 
+def test_a_census_behind_the_publishers_the_node_knows_is_taken_again_with_a_doubling_gap() -> None:
+    """Issue 26: a census taken while 100 agents started named those whose pages were out; the cards gossip
+    missed stayed missing until the interval. Knowing publishers it did not name makes it due after the
+    min gap; each such census that names nobody new doubles the wait, up to the interval."""
+    policy, peers = CensusPolicy(), _peers(25)
+    policy.started(0.0)
+    policy.record(Census(frozenset(peers[:20]), 0.0, 30.0))  # 20 of ~30: not weak
+    assert not policy.due(CENSUS_MIN_GAP, 31.0, table_size=20)  # nothing known beyond it: stable
+    assert not policy.due(CENSUS_MIN_GAP - 1, 31.0, table_size=20, unnamed=5)  # at most one per min gap
+    assert policy.due(CENSUS_MIN_GAP, 31.0, table_size=20, unnamed=5)  # behind: publishers it did not name
+    now, waits = CENSUS_MIN_GAP, []
+    for _ in range(6):  # a publisher that never appears in the pages: the census names nobody new
+        policy.started(now)
+        policy.record(Census(frozenset(peers[:20]), now, 30.0))
+        wait = next(w for w in range(1, 2 * int(CENSUS_INTERVAL)) if policy.due(now + w, 31.0, 20, unnamed=1))
+        waits.append(wait)
+        now += wait
+    assert waits == [CENSUS_MIN_GAP * 2**i for i in range(1, 4)] + [CENSUS_INTERVAL] * 3
+    policy.started(now)
+    policy.record(Census(frozenset(peers), now, 30.0))  # named new publishers: the gap is the min again
+    assert policy.due(now + CENSUS_MIN_GAP, 31.0, table_size=20, unnamed=1)
+
+
 def test_the_agents_of_a_process_adopt_the_newest_census_one_of_them_took() -> None:
     shared, own = SharedCensus(), Census(frozenset(_peers(3)), 50.0, 3.0)
     assert shared.newer_than(None) is None  # nothing taken in the process yet

@@ -7,8 +7,9 @@ proves): who publishes cards, asked of the DHT, and the cards the directory lack
 - :func:`fill_from_census`: fetches the records of the named publishers the directory holds nothing of
   (owners first, then the DHT; :data:`FILL_BATCH` at a time), and says which could not be had;
 - :func:`census_loop`: takes a census when :class:`~ioa_p2p.dht.census.CensusPolicy` says so (on join, when
-  the size estimate grows, every ``CENSUS_INTERVAL``), only while the network is small enough to be listed
-  and the directory keeps every card. This is the node's anti-entropy with the DHT: a node that joined
+  the size estimate grows, every ``CENSUS_INTERVAL``, and when the last one is behind: card publishers
+  known that it did not name), only while the network is small enough to be listed and the directory
+  keeps every card. This is the node's anti-entropy with the DHT: a node that joined
   late, or missed announcements, holds every card within one census, not at the owners' next version.
 """
 
@@ -19,7 +20,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from ioa_p2p.dht.census import CENSUS_LEVEL, CENSUS_TABLE, Census
+from ioa_p2p.dht.census import CENSUS_LEVEL, CENSUS_TABLE, Census, CensusPolicy
 from ioa_p2p.dht.pages import PAGE_ENTRIES, page_key, read_page
 from ioa_p2p.errors import InvalidMessage
 from ioa_p2p.identity import PeerId
@@ -106,7 +107,7 @@ async def census_loop(service: Discovery) -> None:
                 continue
             if shared.taking:  # another agent of the process is counting: its census will do
                 continue
-        if not policy.due(now, size, net.routing_table_size()):
+        if not policy.due(now, size, net.routing_table_size(), _unnamed(service, policy, now)):
             continue
         if shared is not None:
             shared.taking = True
@@ -117,6 +118,19 @@ async def census_loop(service: Discovery) -> None:
                 shared.taking = False
         if census is not None and shared is not None:
             shared.last = census
+
+
+def _unnamed(service: Discovery, policy: CensusPolicy, now: float) -> int:
+    """Card publishers this node knows (cards held, routing table, connections) that its last census did
+    not name: the network grew since it was taken (:meth:`~ioa_p2p.dht.census.CensusPolicy.due`); 0 while
+    a census that is behind would not be due yet anyway."""
+    census = policy.last
+    if census is None or now - census.at < policy.behind_gap():
+        return 0
+    me, named = service.node.peer_id, census.named
+    known = {entry.card.peer_id for entry in service.directory}
+    known.update(service.net.card_peers())
+    return sum(1 for peer in known if peer != me and peer not in named)
 
 
 async def _take(service: Discovery, now: float, size: float) -> Census | None:
