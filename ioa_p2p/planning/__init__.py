@@ -58,6 +58,8 @@
   measure a question states, and its price: where a refused lookup's charge starts
 - ``prorata.py``  a yearly charge for the whole months left of the year the documents define, from the
   day the question starts, where they state that rule
+- ``accounted.py`` every quantity a question gives is accounted for by the answer worked out for it (used,
+  converted, or selecting a band; a room's price counts no people): else refused, the quantity named
 - ``subject.py``  a derivation never works from a document that names none of the question's proper
   names or item codes (refused, the facts named as missing)
 - ``fees.py``     fixed fees a rate brings in its own clause ("per litre plus a service fee of EUR 15")

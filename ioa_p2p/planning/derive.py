@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 
+from ioa_p2p.planning.accounted import unaccounted
 from ioa_p2p.planning.allowance import allowance_expression
 from ioa_p2p.planning.anchored import EXEMPT, anchored_expression
 from ioa_p2p.planning.answer_types import answer_type
@@ -118,13 +119,24 @@ def _derive(question: str, found: Value | None) -> tuple[str, str] | Missing | N
     unit = derived[1] if derived is not None else found.unit if found.kind == NUMBER else ""
     have, wanted = dimension_of(unit), asked_dimensions(question)
     if not have or not wanted or have in wanted or (derived is None and "/" in unit):
-        return derived
+        return _accounted(question, derived, found)
     shown = f"{derived[0]} {unit}" if derived is not None else found.shown()
     named = " or ".join(sorted(_DIMENSION_NAMES.get(w, w) for w in wanted))
     return Missing(f"the {named} asked for", "", f"{shown} is a {have} ({unit}): no rule gives it")
 
 
 _DIMENSION_NAMES = {"clock": "clock time", "time": "duration"}
+
+
+def _accounted(
+    question: str, derived: tuple[str, str] | None, found: Value
+) -> tuple[str, str] | Missing | None:
+    """``derived`` when it (or the value looked up, when nothing is derived) accounts for every quantity
+    the question gives; else the rule that would apply the first one it ignores (planning/accounted.py)."""
+    if derived is None and (found.kind != NUMBER or found.number is None):
+        return derived
+    expression = derived[0] if derived is not None else format_number(found.number or 0.0)
+    return unaccounted(question, expression, found) or derived
 
 
 def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing | None:

@@ -32,6 +32,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ioa_p2p.planning.accounted import unaccounted
 from ioa_p2p.planning.clock import clock_times
 from ioa_p2p.planning.derive import DERIVE, derive_missing, typed_charge
 from ioa_p2p.planning.dimensions import asked_dimensions, mismatch
@@ -92,8 +93,11 @@ def _charge_refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | No
     document's typed rules give the charge, or the price's own terms do; a price that is per nothing the
     quantities measure, stated for none of them ("List price: EUR 2,900" for "hiring it for 3 days"),
     leaves the rate missing, as does a price or a quantity the terms need and nobody gave."""
-    if CHARGE.fullmatch(step.template.strip()) and typed_charge(step.text, values.get(step.needs[0])):
-        return None  # the document's typed rules (planning/ruled.py)
+    found = values.get(step.needs[0]) if step.needs else None
+    typed = typed_charge(step.text, found) if CHARGE.fullmatch(step.template.strip()) else None
+    taken = [q for m in CHARGE.finditer(step.template) for q in charge_quantities(m.group(2))]
+    if typed is not None:  # the document's typed rules (planning/ruled.py), if they apply all it gives
+        return unaccounted(step.text, typed[0], found, taken)
     for m in CHARGE.finditer(step.template):
         value = values.get(int(m.group(1)))
         rendered = render_charges(m.group(0), values)
@@ -107,6 +111,8 @@ def _charge_refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | No
         lacking = unapplied(given, [value.unit] if value.unit else [], value)
         if lacking is not None:
             return lacking
+    if CHARGE.fullmatch(step.template.strip()):  # the price's own terms: applied to all the question gives
+        return unaccounted(step.text, render_charges(step.template, values), found, taken)
     return None
 
 
