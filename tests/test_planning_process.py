@@ -111,7 +111,8 @@ async def test_planned_goals_answer_first_reroute_and_fail_honestly(tmp_path: Pa
             assert result["answer"] == "The answer is 1998."
 
             # nothing in the documents answers: the lookup fails (below the retrieval threshold), no other
-            # member "completes" it, the conclusion says what is missing and the exit code is 3
+            # member "completes" it, the conclusion names what the lookup asked for as the missing value
+            # (planning/refusal.py absence_refusal) and the exit code is 3
             code, result = await goal_json(
                 coordinator.home,
                 "Look up the boiling point of the coolant in the Q9 reactor, then double it.",
@@ -119,7 +120,10 @@ async def test_planned_goals_answer_first_reroute_and_fail_honestly(tmp_path: Pa
             )
             assert code == EXIT_INCOMPLETE, result["conclusion"]
             assert result["answer"] == "" and result["complete"] is False
-            assert result["conclusion"].startswith("No answer: the team could not complete step 1 (Look up")
+            assert result["conclusion"].startswith(
+                'No answer: missing value: what step 1 asks for ("Look up the boiling point of the coolant'
+            )
+            assert [s["status"] for s in result["steps"]][:1] == ["missing"]
             lookups = tasks_by_title(result)["step 1/2"]
             assert lookups and all(t["status"] == "failed" for t in lookups)
             assert lookups[0]["assignee_name"] == "librarian"

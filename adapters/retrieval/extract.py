@@ -20,7 +20,7 @@ from datetime import date
 
 from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, quantities, stem, terms
 from ioa_p2p.adapters.retrieval.number_span import closest, number_value
-from ioa_p2p.adapters.retrieval.picks import of_named_year
+from ioa_p2p.adapters.retrieval.picks import of_named_year, range_end
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
 from ioa_p2p.planning.quantities import stated_quantities
@@ -200,6 +200,10 @@ def _time_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
     text = fact.text
     clocks = [(m.start(), m.end(), f"{int(m.group(1)):02d}:{m.group(2)}") for m in _CLOCK.finditer(text)]
     clocks = [c for c in clocks if c[2] not in asked]
+    span = range_end(question, text)  # "when does access end": the end of "between 07:00 and 20:00"
+    chosen = [c for c in clocks if span is not None and c[0] == span[0]]
+    if chosen:
+        return Value.of_text(chosen[0][2])
     return Value.of_text(closest(clocks, text, scorer)[2]) if clocks else None
 
 

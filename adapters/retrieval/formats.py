@@ -14,8 +14,9 @@ tables, the typed records) works on them unchanged:
 - **JSON** (``.json``): a scalar is a list item ``- key words: value``, an object a heading over its members,
   an array of objects a pipe table (one row per object, a column per scalar key), an array of scalars a
   list item.
-- **HTML** (``.html``, ``.htm``): headings, paragraphs, list items and ``<table>`` rows (a pipe table, the
-  first row its header); scripts, styles and tags dropped, entities decoded.
+- **HTML** (``.html``, ``.htm``): the ``<title>`` first (the page's name: a user asks by it), then headings,
+  paragraphs, list items and ``<table>`` rows (a pipe table, the first row its header); scripts, styles
+  and tags dropped, entities decoded.
 
 JSON and HTML are rendered anew, so their citations count the rendered lines. A file that does not parse is
 read as it is.
@@ -354,6 +355,6 @@ def _html_text(text: str) -> str:
     parser.flush()
     title = " ".join(parser.title.split())
     lines = parser.lines
-    if title and not any(line.startswith("# ") for line in lines[:2]):
+    if title and not any(line == "# " + title for line in lines[:2]):  # the page's name: its first line
         lines = ["# " + title, "", *lines]
     return "\n".join(lines).strip() + "\n"

@@ -3,8 +3,9 @@
 Used by :mod:`~ioa_p2p.adapters.retrieval.extract`: the day of a date written without its year ("1
 November") is part of the date; a bare number followed by the thing it counts or measures ("170 gsm",
 "12 cards") is no price; a change "from 512 to 64" answers "... reset to?" with its end and "... changed
-from?" with its start; a date question that names the year of what it asks about ("the marathon in 2027",
-"the Kittering Marathon 2027") is answered by a date of that year only.
+from?" with its start; a span of times "between 07:00 and 20:00" answers "when does it end?" with its end
+and "when does it open?" with its start; a date question that names the year of what it asks about ("the
+marathon in 2027", "the Kittering Marathon 2027") is answered by a date of that year only.
 """
 
 from __future__ import annotations
@@ -30,6 +31,29 @@ def change_end(question: str, text: str, pool: Sequence[Found]) -> Found | None:
         if len(ends) >= 2:
             return ends[0] if end == "from" else ends[1]
     return None
+
+
+_RANGE = re.compile(
+    r"(?:\bbetween\s+|\bfrom\s+)?(?P<a>\d{1,2}[:.]\d{2})\s*(?:-|–|to|until|till|and)\s*(?P<b>\d{1,2}[:.]\d{2})"
+)
+_ASKS_END = re.compile(
+    r"\b(?:end|ends|ending|close|closes|closing|finish\w*|until|till|latest|stop\w*|shut\w*)\b"
+)
+_ASKS_START = re.compile(r"\b(?:start\w*|open|opens|opening|begin\w*|earliest|from what time)\b")
+
+
+def range_end(question: str, text: str) -> tuple[int, int] | None:
+    """A span of two times ("between 07:00 and 20:00", "09:00-17:30") where the question asks when it ends
+    ("what time does access end", "until when") or starts ("when do the doors open"): the (start, end)
+    offsets of that end in ``text``; None when the fact states no span or the question asks neither."""
+    q = question.lower()
+    wants_end, wants_start = bool(_ASKS_END.search(q)), bool(_ASKS_START.search(q))
+    if wants_end == wants_start:
+        return None
+    m = _RANGE.search(text)
+    if m is None:
+        return None
+    return m.span("b") if wants_end else m.span("a")
 
 
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
@@ -69,4 +93,4 @@ def of_named_year(question: str, found: Sequence[DateFound]) -> list[DateFound]:
     return [d for d in found if d[2].year in years] if years else list(found)
 
 
-__all__ = ["change_end", "counts_a_thing", "day_of_month", "of_named_year"]
+__all__ = ["change_end", "counts_a_thing", "day_of_month", "of_named_year", "range_end"]

@@ -43,6 +43,12 @@ _UNIT_WORDS = (
 )
 
 
+_PERCENT = r"(\d+(?:\.\d+)?%)"
+#: what a percentage named by these words does to the amount it is on: takes it off, or adds it
+_LESS = r"discount|reduction|rebate|markdown|off"
+_MORE = r"vat|tax|surcharge|mark-?up|service charge|tip|levy|interest"
+
+
 def normalise(text: str) -> str:
     s = re.sub(r"\b[a-z]{2,}-\d[\w-]*", "code", text.lower())  # AL-200 names a product: no "- 200"
     s = re.sub(r"(?<=\d),(?=\d{3}\b)", "", s)
@@ -87,6 +93,20 @@ def _apply(s: str, default: str) -> str:
         (rf"{OPERAND} factorial|factorial of {OPERAND}", lambda a, b=None: f"factorial({a or b})"),
         (rf"{OPERAND} (?:raised )?to the power (?:of )?{OPERAND}", lambda a, b: f"({a} ** {b})"),
         (rf"{OPERAND}\s*(?:%|percentage|percent) of {OPERAND}", lambda a, b: f"({a} / 100 * {b})"),
+        (  # "with the 12% discount", "after a 5 % rebate on v1": the amount less the share
+            rf"(?:{OPERAND} )?(?:with|after|less|minus|apply|applying) (?:the |a |an )?{_PERCENT} "
+            rf"(?:[a-z'-]+ ){{0,2}}?(?:{_LESS})\b(?: (?:on|to|from) {OPERAND})?",
+            lambda b, p, a=None: f"({a or b or d} * (1 - {_pct(p)}))",
+        ),
+        (  # "with the 19% VAT", "including a 10 % service charge on v2": the amount plus the share
+            rf"(?:{OPERAND} )?(?:with|plus|including|incl|apply|applying) (?:the |a |an )?{_PERCENT} "
+            rf"(?:[a-z'-]+ ){{0,2}}?(?:{_MORE})\b(?: (?:on|to) {OPERAND})?",
+            lambda b, p, a=None: f"({a or b or d} * (1 + {_pct(p)}))",
+        ),
+        (  # "the 25% deposit on v1", "a 3% commission of v2": the share the words name
+            rf"(?:the |a |an )?{_PERCENT} (?:[a-z'-]+ ){{1,3}}?(?:on|of) {OPERAND}",
+            lambda p, a: f"({_pct(p)} * {a})",
+        ),
         (
             rf"(?:increase|raise|mark up) {OPERAND} by {OPERAND}|{OPERAND} (?:increased|raised|marked up) by "
             rf"{OPERAND}",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from ioa_p2p.planning.coordinated import shared_words
 from ioa_p2p.planning.expr import normalise, to_expression
 from ioa_p2p.planning.relations import (
     SCALE,
@@ -171,7 +172,7 @@ def _days_between(q: str) -> tuple[PlanStep, ...] | None:
         r"\bfrom (.+?) (?:to|until|till) (.+)$", q, re.I
     )
     if m:
-        a, b = m.group(1), m.group(2)
+        a, b = shared_words(m.group(1), m.group(2))  # "the app 3.4.0 and 3.4.1 releases": both releases
     else:
         m = re.search(r"\b(?:days|weeks) (after|before) (.+?) (?:does|did|do|is|was|will) (.+)$", q, re.I)
         if not m:
