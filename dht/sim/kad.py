@@ -31,6 +31,9 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from ioa_p2p.dht.keyspace import K, position
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.pages import PAGE_PREFIX, store_page
@@ -326,19 +329,48 @@ def known_peers(
     table, nodes = node.table, world.nodes
     out: dict[bytes, None] = {}
     conns = list(node.conns) if connections else []
+    many = len(conns) > count
+    if many:
+        index = np.fromiter(conns, dtype=np.int64, count=len(conns))
+        top = _top_positions(nodes)[index]
     for key in keys:
-        out.update(dict.fromkeys(table.closest(position(key), count)))
-        if len(conns) > count:
-            target = position(key)
-            out.update(
-                (nodes[i].peer, None)
-                for i in heapq.nsmallest(count, conns, key=lambda i: nodes[i].position ^ target)
-            )
+        target = position(key)
+        out.update(dict.fromkeys(table.closest(target, count)))
+        if many:
+            out.update((nodes[i].peer, None) for i in _closest_of(nodes, index, top, target, count))
         else:
             out.update((nodes[i].peer, None) for i in conns)
-    for index in node.neighbours:
-        out[nodes[index].peer] = None
+    for i in node.neighbours:
+        out[nodes[i].peer] = None
     return list(out)
+
+
+#: Bits of a keyspace position (SHA-256) and of its prefix the nearest connections are preselected by.
+POSITION_BITS = 256
+PREFIX_BITS = 64
+_prefixes: list[tuple[list[SimNode], npt.NDArray[np.uint64]]] = []  # the last network's, at most one
+
+
+def _top_positions(nodes: list[SimNode]) -> npt.NDArray[np.uint64]:
+    """The top :data:`PREFIX_BITS` of each node's position, by index (made once per network)."""
+    if not _prefixes or _prefixes[0][0] is not nodes or len(_prefixes[0][1]) != len(nodes):
+        shift = POSITION_BITS - PREFIX_BITS
+        top = np.fromiter((n.position >> shift for n in nodes), dtype=np.uint64, count=len(nodes))
+        _prefixes[:] = [(nodes, top)]
+    return _prefixes[0][1]
+
+
+def _closest_of(
+    nodes: list[SimNode], index: npt.NDArray[np.int64], top: npt.NDArray[np.uint64], target: int, count: int
+) -> list[int]:
+    """The ``count`` nodes of ``index`` closest to ``target`` by XOR, closest first: what
+    ``heapq.nsmallest(count, index, key=distance)`` returns. The distance's top bits order every pair
+    whose top bits differ, so the ``count`` closest are among those whose top distance is at most the
+    ``count``-th smallest; only those are compared in full."""
+    near = top ^ np.uint64(target >> (POSITION_BITS - PREFIX_BITS))
+    bound = np.partition(near, count - 1)[count - 1]
+    chosen = index[near <= bound].tolist()
+    return heapq.nsmallest(count, chosen, key=lambda i: nodes[i].position ^ target)
 
 
 __all__ = [

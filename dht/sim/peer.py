@@ -37,6 +37,7 @@ class SimNode:
         "session",
         "joined_at",
         "table",
+        "position",
         "conns",
         "values",
         "providers",
@@ -66,6 +67,8 @@ class SimNode:
         self.session = 0
         self.joined_at = 0.0
         self.table = RoutingTable(self.peer, split=split)
+        #: the node's keyspace position (its table's; an attribute, read millions of times a run)
+        self.position = self.table.own_position
         self.conns: dict[int, None] = {}
         self.values: dict[bytes, bytes] = {}
         self.providers: dict[bytes, list[bytes]] = {}
@@ -86,10 +89,6 @@ class SimNode:
         self.busy: dict[str, Any] = {}  # operations in flight by name (one of each at a time)
         #: the lookups' round trips, whose wait is the hedge (None: the fixed ``kad.HEDGE``)
         self.round_trips: Hedges | None = None
-
-    @property
-    def position(self) -> int:
-        return self.table.own_position
 
     def count_sent(self, kind: str, count: int) -> None:
         self.sent += count

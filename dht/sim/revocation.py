@@ -132,8 +132,8 @@ def revoke_everywhere(
     revalidate_ms = int(settings.revalidate * 1000)
 
     def look(node: SimNode) -> None:
-        if world.loop.now - begin >= horizon:
-            return
+        if world.loop.now - begin >= horizon or not _holds(node, held, old):
+            return  # past the horizon, or nothing of ``old`` left here to revalidate (it stays dropped)
         world.loop.after(LOOK, look, node)
         if not node.online:
             return
