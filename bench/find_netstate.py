@@ -14,6 +14,8 @@ import trio
 
 #: Seconds a node may take to answer one control call (a busy node process answers late, not never).
 CALL_WITHIN = 10.0
+#: Nodes asked at once.
+PARALLEL_CALLS = 10
 
 
 async def _call(remote: Any, path: str) -> Any:
@@ -83,15 +85,27 @@ async def network_state(node: Any, remotes: tuple[Any, ...], n_cards: int) -> di
     ``GET /card``'s status: neither pings nor dials anything)."""
     views = [node.net_status()["connections"]]
     cards, topic, mesh, links = [len(node.services.discovery.directory)], [], [], [views[0]["open"]]
-    for remote in remotes:
-        net = await _call(remote, "/net")
+    answers: dict[int, tuple[Any, Any]] = {}
+    limit = trio.Semaphore(PARALLEL_CALLS)
+
+    async def ask(i: int, remote: Any) -> None:
+        async with limit:
+            net = await _call(remote, "/net")
+            card = None if getattr(remote, "is_bootstrap", False) else await _call(remote, "/card")
+        answers[i] = (net, card)
+
+    async with trio.open_nursery() as nursery:  # a busy node answers late: ask several at once
+        for i, remote in enumerate(remotes):
+            nursery.start_soon(ask, i, remote)
+    for i, remote in enumerate(remotes):
+        net, card = answers.get(i, (None, None))
         view = (net or {}).get("connections") or {}
         views.append(view)
         if getattr(remote, "is_bootstrap", False):
             continue
         if view:
             links.append(int(view.get("open", 0)))
-        status = ((await _call(remote, "/card")) or {}).get("status") or {}
+        status = (card or {}).get("status") or {}
         if status:
             cards.append(int(status.get("cards", 0)))
             gossip = status.get("gossip") or {}

@@ -55,7 +55,7 @@ def _tcp(host: Any, peer: Any) -> Any:
 
 
 async def _until_closed(events: ConnectionEvents) -> dict[str, Any]:
-    with trio.fail_after(15):
+    with trio.fail_after(40):
         for _ in itertools.count():
             if events.snapshot()["closed"]:
                 return events.snapshot()
@@ -65,7 +65,7 @@ async def _until_closed(events: ConnectionEvents) -> dict[str, Any]:
 
 @pytest.mark.slow
 async def test_an_end_inside_a_noise_message_is_the_remote_s_and_both_ends_are_recorded() -> None:
-    with trio.fail_after(60):
+    with trio.fail_after(120):
         async with _pair() as (a, b, events_a, events_b):
             tcp = _tcp(a, b.get_id())
             await tcp.write(b"\x00\x40" + b"x" * 10)  # a Noise message of 64 bytes, 10 of them sent
@@ -81,22 +81,29 @@ async def test_an_end_inside_a_noise_message_is_the_remote_s_and_both_ends_are_r
     assert at_b["remote"].startswith("127.0.0.1:") and at_b["local"].startswith("127.0.0.1:")
 
 
+#: Bytes of the message sent a byte at a time: four times the reads upstream's ``read_exactly`` retries.
+PIECES = 400
+
+
 async def _message_in_pieces(a: Any, b: Any) -> None:
-    """A Noise message of 256 bytes from a to b, sent a byte at a time (more pieces than py-libp2p's
-    ``read_exactly`` retries: 100), on a socket that stays open."""
+    """A Noise message of :data:`PIECES` bytes from a to b, sent a byte at a time (the TCP stream's write
+    lock held throughout: no other frame of a's gets between the pieces), on a socket that stays open."""
     tcp = _tcp(a, b.get_id())
-    await tcp.write(b"\x01\x00")
-    for _ in range(150):
-        await tcp.write(b"y")
-        await trio.sleep(0.002)
-    await trio.sleep(0.3)
+    async with tcp.write_lock:
+        await tcp.stream.send_all(PIECES.to_bytes(2, "big"))
+        for _ in range(PIECES):
+            try:
+                await tcp.stream.send_all(b"y")
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return  # b gave up on the connection (upstream's reader): a's end closed with it
+            await trio.sleep(0.002)
 
 
 @pytest.mark.slow
 async def test_a_message_sent_in_many_pieces_keeps_its_connection() -> None:
     """Patch 26: the reader waits for the rest of the message (here: bytes that are no valid Noise
     message, so once whole it fails to decrypt; what matters is that it was read whole)."""
-    with trio.fail_after(60):
+    with trio.fail_after(120):
         async with _pair() as (a, b, events_a, events_b):
             await _message_in_pieces(a, b)
             seen_b = await _until_closed(events_b)
@@ -114,18 +121,18 @@ async def test_upstream_reader_ends_a_connection_whose_message_comes_in_pieces(
 
     new_noise_host(Identity.generate())  # the patches are in place (so the upstream reader is known)
     monkeypatch.setattr(msgio, "read_exactly", upstream_read_exactly())
-    with trio.fail_after(60):
+    with trio.fail_after(120):
         async with _pair() as (a, b, events_a, events_b):
             await _message_in_pieces(a, b)
             seen_b = await _until_closed(events_b)
     assert seen_b["closed"] == {"short reads": 1}, seen_b
     (at_b,) = seen_b["recent"]
-    assert at_b["bytes"][1] == 256 and 0 < at_b["bytes"][0] < 256, at_b
+    assert at_b["bytes"][1] == PIECES and 0 < at_b["bytes"][0] < PIECES, at_b
 
 
 @pytest.mark.slow
 async def test_a_given_up_write_is_counted_as_local_at_the_writer() -> None:
-    with trio.fail_after(60):
+    with trio.fail_after(120):
         async with _pair() as (a, b, events_a, events_b):
             (conn,) = a.get_network().get_connections(b.get_id())
             await _abandon(conn.muxed_conn.secured_conn)
