@@ -98,3 +98,34 @@ def test_a_count_of_people_is_required_only_where_the_documents_price_per_person
     lacking = unaccounted(question, "123 * 3", taxed)
     assert lacking is not None and "2 adults" in lacking.what, lacking
     assert unaccounted(question, "123 * 3 + 2.5 * 2 * 3", taxed) is None
+
+
+LIDO = """# Fairmead Lido: tickets
+
+| Ticket | Price |
+|---|---|
+| Adult (18+) | EUR 6.00 |
+| Child (4-17) | EUR 3.50 |
+"""
+
+
+def test_rows_priced_for_a_kind_of_person_require_the_count_of_people() -> None:
+    records = records_from_data(json.loads(json.dumps(records_data(read_document("lido.md", LIDO)))))
+    found = _found(3.5, "EUR", LIDO).with_records(records)
+    question = "Our group of 3 children, each aged 8, visits Fairmead Lido. What do their tickets cost?"
+    lacking = unaccounted(question, "3.5", found)
+    assert lacking is not None and "3 children" in lacking.what, lacking
+    assert unaccounted(question, "3.5 * 3", found) is None
+
+
+def test_a_charges_planned_durations_and_counts_are_its_rules_to_apply_its_measures_are_not() -> None:
+    from ioa_p2p.planning.quantities import stated_quantities as planned
+
+    question = "Night tariff, 31-day month: 180 kWh at night and 260 kWh by day. What's the bill?"
+    taken = planned("31 days; 180 kWh; 260 kWh")
+    found = _found(0.17, "EUR", "Night units: 0.17 per kWh")
+    lacking = unaccounted(question, "0.17 * 180 + 0.47 * 30", found, taken)
+    assert lacking is not None and "260 kWh" in lacking.what, lacking  # a measure the charge dropped
+    assert (
+        unaccounted(question, "0.17 * 180 + 0.31 * 260 + 0.47 * 30", found, taken) is None
+    )  # 31 days: split

@@ -59,7 +59,7 @@ def stated_quantities(question: str) -> list[Quantity]:
     of people) once the words that only qualify something are masked."""
     text = re.sub(r"(\d)-(?=[a-z])", r"\1 ", spelled(question))  # "a 3-day hire": 3 days
     masked = _AGE.sub(_mask, _DAYS.sub(_mask, text))
-    masked = re.sub(r"(?<![\w.,])(\d+)(?![\w.]|,\d)", lambda m: _label(masked_text=masked, m=m), masked)
+    masked = re.sub(r"(?<![\w.,])(\d+)(?![\w.]|,\d)", lambda m: _label(masked, m), masked)
     return [q for q in read_quantities(masked) if q.unit != "%"]
 
 
@@ -81,6 +81,8 @@ _PEOPLE = (
 _PEOPLE_WORD = re.compile(rf"^{_PEOPLE}$", re.I)
 #: a document that prices per person ("EUR 2.88 per person per night", "each adult pays ...")
 _PER_PERSON = re.compile(rf"\b(?:per|each|every|a|an)\s+{_PEOPLE}\b|\bpp\b", re.I)
+#: a table row priced for one kind of person ("Child (4-17) | 3.50", "- Adults: EUR 12")
+_PERSON_ROW = re.compile(rf"^[\s|*-]*{_PEOPLE}\b", re.I | re.M)
 
 
 def _priced_per_person(found: Value | None) -> bool:
@@ -89,7 +91,8 @@ def _priced_per_person(found: Value | None) -> bool:
     rules = found.records.rules if found.records is not None else []
     if any(_PEOPLE_WORD.match(per) for rule in rules for per in rule.per):
         return True
-    return any(_PER_PERSON.search(text) for text in found.evidence) or not found.evidence
+    texts = [*found.evidence, *(r.text for r in found.records.records)] if found.records else found.evidence
+    return any(_PER_PERSON.search(t) or _PERSON_ROW.search(t) for t in texts) or not texts
 
 
 def _numbers(expression: str) -> list[float]:
@@ -123,20 +126,28 @@ def _source_lines(found: Value | None) -> list[list[float]]:
     return out
 
 
+#: the dimensions of a charge's planned quantities its rules may apply without writing them out (a stay's
+#: nights split between two seasons' rates, people a room's price does not count); a measure (kWh, kg, km)
+#: the charge never uses is still unaccounted for
+_SPLIT = frozenset({"time", "count"})
+
+
 def unaccounted(
     question: str, expression: str, found: Value | None, taken: Sequence[Quantity] = ()
 ) -> Missing | None:
     """The first quantity ``question`` gives that ``expression`` (worked out from ``found``) does not
     account for, as the missing rule that would apply it; None when every one is accounted for.
     ``taken`` are the quantities the step itself was planned with (a charge's ``charge(v1; 3 nights)``):
-    the rules it applies decide how each counts, so they are never asked for again."""
+    the rules it applies decide how a duration or a count among them counts (:data:`_SPLIT`)."""
     if re.fullmatch(r"\s*0(?:\s*\*\s*1)?\s*", expression):
         return None  # an exemption ("junior cardholders are never charged"): nothing to apply
     numbers = _numbers(expression)
     lines = _source_lines(found)
     for quantity in stated_quantities(question):
-        if any(t.number == quantity.number and t.unit == quantity.unit for t in taken):
-            continue
+        if quantity.dimension in _SPLIT and any(
+            t.number == quantity.number and t.unit == quantity.unit for t in taken
+        ):
+            continue  # nights split between seasons, people a room's price does not count: the rules'
         if _used(quantity.number, numbers) or _banded(quantity.number, found):
             continue
         if any(quantity.number in line for line in lines):
