@@ -85,6 +85,11 @@ def test_json_objects_become_headings_and_arrays_of_objects_tables() -> None:
     assert "| name | weight g | price | baked on |" in text
     assert "| Spelt tin | 750 | 4.6 | daily |" in text
     assert readable("broken.json", "{not json") == "{not json"
+    deep = "[" * 100_000 + "]" * 100_000  # past the recursion limit: read as it is, never a crash
+    assert readable("deep.json", deep) == deep
+    nested = '{"a": ' * 5000 + "1" + "}" * 5000  # nests deeper than the parser and renderer recurse
+    assert readable("nested.json", nested) == nested
+    assert readable("feed.json", '{"a": ' * 300 + "1" + "}" * 300).startswith("# feed\n")  # deep, rendered
 
 
 def test_html_tables_lists_and_headings_without_scripts_or_styles() -> None:

@@ -67,6 +67,9 @@ class Item:
     amount: Found
     label: frozenset[str]
     from_heading: bool  # the label is its section's heading (a row of figures only)
+    #: the price a class of payers pays instead of the line's price before it ("Pitch fee EUR 18;
+    #: charities pay EUR 9"): chosen, it replaces that price, never adds to it
+    alternative: bool = False
 
 
 def items_of(fact: Fact) -> list[Item]:
@@ -85,9 +88,16 @@ def items_of(fact: Fact) -> list[Item]:
         own = _label(segment)
         label = own or _label(carried)  # "Storage: the first 24 hours are free; then EUR 25 for each day"
         if label:
-            out.append(Item(fact, _shifted(amounts[0], fact.text, segment), frozenset(label), False))
+            instead = bool(out) and _PAYER.match(segment) is not None  # "...; members pay EUR 4"
+            out.append(Item(fact, _shifted(amounts[0], fact.text, segment), frozenset(label), False, instead))
         carried = ""
     return out
+
+
+#: a segment whose subject is a class of payers ("charities pay", "members are charged", "under-16s pay")
+_PAYER = re.compile(
+    r"^\s*(?:but\s+|while\s+|and\s+)?(?:[\w'-]+\s+){1,3}(?:pays?|are charged|is charged)\b", re.I
+)
 
 
 def _shifted(found: Found, text: str, segment: str) -> Found:
@@ -217,10 +227,14 @@ def bill_items(
             break
     if not picked:
         return None
+    # a class of payers' own price replaces the price it is an alternative to ("charities pay EUR 9")
+    replaced = {id(p.fact) for p in picked if p.alternative}
+    kept = [n for n, p in enumerate(picked) if p.alternative or id(p.fact) not in replaced]
+    picked, values = [picked[n] for n in kept], [values[n] for n in kept]
     charged = list(zip(picked, values, strict=True))
     charged += _per_stated(question, charged, items, rules, scorer)
-    if len(charged) < (1 if focus else 2):  # one item: only when the asking sentence names it itself
-        return None
+    if len(charged) < (1 if focus or replaced else 2):  # one item: when the asking sentence names it
+        return None  # itself, or it is the price a class of payers the question names pays instead
     if len(charged) == 1 and found is not None and any(_named(i.label, focus) for i in items_of(found)):
         return None  # the fact found for the question already answers what it asks: it stays the answer
     return [(item.fact, value) for item, value in charged]

@@ -18,9 +18,9 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, quantities, stem, terms
+from ioa_p2p.adapters.retrieval.facts import SECTION, Fact, Scorer, quantities, stem, terms
 from ioa_p2p.adapters.retrieval.number_span import closest, number_value
-from ioa_p2p.adapters.retrieval.picks import of_named_year, range_end
+from ioa_p2p.adapters.retrieval.picks import of_named_year, range_end, section_version
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
 from ioa_p2p.planning.quantities import stated_quantities
@@ -60,6 +60,9 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
     if kind == "name":
         return _name_value(question, fact, scorer)
     if kind == "version":
+        released = section_version(question, fact.context.split(SECTION, 1)[-1])  # "### Removed" of a release
+        if released is not None:
+            return Value.of_text(released)
         found_v = [(m.start(), m.end(), m.group()) for m in _VERSION.finditer(text)]
         return Value.of_text(closest(found_v, text, scorer)[2]) if found_v else None
     if kind == "reason":

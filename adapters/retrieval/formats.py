@@ -71,11 +71,10 @@ def readable(path: str, text: str) -> str:
     if suffix in (".ini", ".cfg", ".conf", ".toml"):
         return "\n".join(_ini_lines(text.splitlines()))
     if suffix == ".json":
-        try:
-            data = json.loads(text)
-        except ValueError:
+        try:  # a feed nested past Python's recursion limit is read as it is, like one that does not parse
+            return "\n".join(_json_lines(json.loads(text), _title(path), 1))
+        except (ValueError, RecursionError):
             return text
-        return "\n".join(_json_lines(data, _title(path), 1))
     if suffix in (".html", ".htm"):
         return _html_text(text)
     return text

@@ -56,6 +56,35 @@ def range_end(question: str, text: str) -> tuple[int, int] | None:
     return m.span("b") if wants_end else m.span("a")
 
 
+_SECTION_VERBS = {
+    "add": "added",
+    "introduc": "added",
+    "new": "added",
+    "remov": "removed",
+    "drop": "removed",
+    "fix": "fixed",
+    "deprecat": "deprecated",
+    "chang": "changed",
+    "secur": "security",
+}
+_ASKED_VERB = re.compile(r"\b(" + "|".join(_SECTION_VERBS) + r")[a-z]*\b", re.I)
+_TRAIL_VERSION = re.compile(r"\[?\bv?(\d+\.\d+(?:\.\d+)?)\b\]?")
+
+
+def section_version(question: str, trail: str) -> str | None:
+    """Release notes: a line under a section named by what the question asks happened ("in which version
+    was X removed?" and "## [3.3.0] > ### Removed") belongs to that release: its version, from the heading
+    trail, whatever other version the line mentions ("deprecated since 3.1.0"); None when the question asks
+    no such change or the trail has no such section or no version."""
+    verbs = {_SECTION_VERBS[m.group(1).lower()] for m in _ASKED_VERB.finditer(question)}
+    parts = [p.strip() for p in trail.split(">")]
+    leads = [p.lower().strip("# ").split()[:1] for p in parts]  # a section's first word: "Removed"
+    if not verbs or not any(lead and lead[0] in verbs for lead in leads):
+        return None
+    versions = [m.group(1) for p in parts for m in _TRAIL_VERSION.finditer(p)]
+    return versions[-1] if versions else None
+
+
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 
 
@@ -93,4 +122,4 @@ def of_named_year(question: str, found: Sequence[DateFound]) -> list[DateFound]:
     return [d for d in found if d[2].year in years] if years else list(found)
 
 
-__all__ = ["change_end", "counts_a_thing", "day_of_month", "of_named_year", "range_end"]
+__all__ = ["change_end", "counts_a_thing", "day_of_month", "of_named_year", "range_end", "section_version"]
