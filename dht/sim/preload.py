@@ -26,11 +26,14 @@ import bisect
 import random
 from collections.abc import Sequence
 
+import numpy as np
+
 from ioa_p2p.dht.forest import Forest
 from ioa_p2p.dht.keyspace import K, position
 from ioa_p2p.dht.pages import PAGE_ENTRIES, encode_page, page_key
 from ioa_p2p.dht.probing import provided_levels
 from ioa_p2p.dht.sim.cardflow import network_size
+from ioa_p2p.dht.sim.kad import POSITION_BITS, PREFIX_BITS
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.dht.sim.search import key_of
 from ioa_p2p.dht.sim.world import World
@@ -46,11 +49,20 @@ class KeyspaceIndex:
     def __init__(self, nodes: Sequence[SimNode]) -> None:
         self.nodes = sorted((n for n in nodes if n.online), key=lambda n: n.position)
         self.positions = [n.position for n in self.nodes]
+        #: the top bits of each position (numpy): a window's nearest are preselected by them
+        self.tops = np.array([p >> (POSITION_BITS - PREFIX_BITS) for p in self.positions], dtype=np.uint64)
 
     def closest(self, key: bytes, count: int = K) -> list[SimNode]:
+        """The ``count`` online nodes closest to ``key`` by XOR, closest first."""
         target = position(key)
         at = bisect.bisect_left(self.positions, target)
-        window = self.nodes[max(0, at - WINDOW) : at + WINDOW]
+        lo = max(0, at - WINDOW)
+        near = self.tops[lo : at + WINDOW] ^ np.uint64(target >> (POSITION_BITS - PREFIX_BITS))
+        if len(near) > count:  # the top bits order every pair whose top bits differ: compare the rest
+            bound = np.partition(near, count - 1)[count - 1]
+            window = [self.nodes[lo + int(i)] for i in np.flatnonzero(near <= bound)]
+        else:
+            window = self.nodes[lo : at + WINDOW]
         return sorted(window, key=lambda n: n.position ^ target)[:count]
 
 
