@@ -86,13 +86,20 @@ async def network_state(node: Any, remotes: tuple[Any, ...], n_cards: int) -> di
     views = [node.net_status()["connections"]]
     cards, topic, mesh, links = [len(node.services.discovery.directory)], [], [], [views[0]["open"]]
     answers: dict[int, tuple[Any, Any]] = {}
+    paced: list[int] = []  # per node: pieces of peers' work the CPU budgets made wait (GET /budgets)
+    busy: list[float] = []  # per node: the event loop's busy share
     limit = trio.Semaphore(PARALLEL_CALLS)
 
     async def ask(i: int, remote: Any) -> None:
         async with limit:
             net = await _call(remote, "/net")
             card = None if getattr(remote, "is_bootstrap", False) else await _call(remote, "/card")
+            budgets = await _call(remote, "/budgets")
         answers[i] = (net, card)
+        cpu = (budgets or {}).get("cpu") or {}
+        if cpu:
+            paced.append(int(cpu.get("paced", 0)))
+            busy.append(float(cpu.get("loop_busy") or 0.0))
 
     async with trio.open_nursery() as nursery:  # a busy node answers late: ask several at once
         for i, remote in enumerate(remotes):
@@ -120,6 +127,9 @@ async def network_state(node: Any, remotes: tuple[Any, ...], n_cards: int) -> di
         "topic_peers": spread(topic),
         "mesh_peers": spread(mesh),
         "connections_open": spread(links),
+        # the CPU budgets' pacing (a paced peer's connection is not read: its writes wait)
+        "paced": {"total": sum(paced), "per_node": spread(paced)},
+        "loop_busy": spread([round(b, 2) for b in busy]),
     }
 
 

@@ -115,6 +115,7 @@ def watch_connections(host: Any, events: ConnectionEvents) -> None:
             events.note_refused(f"{type(exc).__name__}: {str(exc)[:60]}")
             raise
         muxed_conn._ioa_swarm_conn = swarm_conn
+        muxed_conn._ioa_addrs = _addresses(muxed_conn)  # the socket may be gone by the close
         events.note_open(direction)
         return swarm_conn
 
@@ -169,12 +170,7 @@ def _details(session: Any, exc: BaseException | None) -> dict[str, Any]:
     with _quiet():
         protocols = sorted(str(s.get_protocol()) for s in list(getattr(swarm_conn, "streams", ())))
         out["streams"] = protocols[:16]
-    sock = _socket_of(session)
-    if sock is not None and sock.fileno() != -1:
-        with _quiet():
-            out["local"] = "{}:{}".format(*sock.getsockname()[:2])
-        with _quiet():  # a reset socket no longer has a peer name
-            out["remote"] = "{}:{}".format(*sock.getpeername()[:2])
+    out.update(getattr(session, "_ioa_addrs", None) or _addresses(session))
     if exc is not None and type(exc).__name__ == "IncompleteReadError":
         out["bytes"] = [int(getattr(exc, "received_bytes", 0)), int(getattr(exc, "expected_bytes", 0))]
     return out
@@ -183,6 +179,18 @@ def _details(session: Any, exc: BaseException | None) -> dict[str, Any]:
 def _quiet() -> contextlib.suppress:
     """Suppress what a half-torn-down connection raises while its details are read."""
     return contextlib.suppress(Exception)
+
+
+def _addresses(session: Any) -> dict[str, str]:
+    """``local`` and ``remote`` ``ip:port`` of the TCP socket under a session (what it can tell)."""
+    out: dict[str, str] = {}
+    sock = _socket_of(session)
+    if sock is not None and sock.fileno() != -1:
+        with _quiet():
+            out["local"] = "{}:{}".format(*sock.getsockname()[:2])
+        with _quiet():  # a reset socket no longer has a peer name
+            out["remote"] = "{}:{}".format(*sock.getpeername()[:2])
+    return out
 
 
 def _socket_of(session: Any) -> Any:
