@@ -58,7 +58,7 @@ import trio
 from bench_goal import CHATS, GOAL_SETTINGS, GOALS, LAUNCHER, agent_table, progress
 from scale_watch import watch_loop
 
-from ioa_p2p.bootstrap.testnet import NodeSpec, Testnet, open_testnet
+from ioa_p2p.bootstrap.testnet import NodeSpec, Testnet, TestnetNode, open_testnet
 from ioa_p2p.control_client import ControlClient
 from ioa_p2p.testing.kinds import register_test_kinds
 
@@ -76,6 +76,8 @@ QUERIES = (
 #: agent holds ~120 MB RSS (~85 MB PSS; docs/performance.md, "Light nodes"), 101 processes peaked at ~12 GB.
 PROCESS_MB = 125
 CLOCK = os.sysconf("SC_CLK_TCK")
+#: Agents asked for ``GET /budgets`` at once.
+BUDGETS_AT_ONCE = 8
 ROWS: list[dict[str, Any]] = []
 
 
@@ -161,20 +163,31 @@ async def budgets_memory(net: Testnet, meter: Meter) -> dict[str, Any]:
     """What each agent's ``GET /budgets`` says of its memory (what ``ioa peers`` prints), against
     ``/proc``: agents counted per process, the mean ``share_rss`` (MB), and the largest difference (MB)
     between an agent's reported process RSS and its process's ``/proc`` RSS read just after."""
-    shares, worst, wrong_count = [], 0.0, 0
-    for node in net.agents:
+    shares: list[float] = []
+    worst, wrong_count, failed = 0.0, 0, 0
+    limiter = trio.CapacityLimiter(BUDGETS_AT_ONCE)  # 100 agents one by one took over 5 min on a busy box
+
+    async def one(node: TestnetNode) -> None:
+        nonlocal worst, wrong_count, failed
         client = ControlClient(node.home, timeout=60)
         try:
-            memory = (await trio.to_thread.run_sync(lambda c=client: c.call("GET", "/budgets")))["memory"]
-        except Exception as exc:  # a figure lost, not the run
-            progress(f"{node.name}: GET /budgets failed: {exc}")
-            continue
+            async with limiter:
+                memory = (await trio.to_thread.run_sync(lambda: client.call("GET", "/budgets")))["memory"]
+        except Exception:  # a figure lost, not the run
+            failed += 1
+            return
         same = sum(1 for other in net.agents if other.pid == node.pid)
         wrong_count += memory["agents"] != same
         if memory.get("share_rss") is not None:
             shares.append(memory["share_rss"] / 2**20)
         if memory.get("process_rss") is not None and node.pid is not None:
             worst = max(worst, abs(memory["process_rss"] - rss_bytes(node.pid)) / 2**20)
+
+    async with trio.open_nursery() as nursery:
+        for node in net.agents:
+            nursery.start_soon(one, node)
+    if failed:
+        progress(f"GET /budgets failed at {failed} agent(s)")
     return {
         "budgets_share_mb": round(statistics.mean(shares), 1) if shares else None,
         "budgets_rss_diff_mb": round(worst, 1),

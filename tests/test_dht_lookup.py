@@ -22,6 +22,7 @@ from ioa_p2p.dht.probing import (
     rank_providers,
 )
 from ioa_p2p.dht.provide import ProvidePacer, assign
+from ioa_p2p.dht.quorum import QUORUM
 
 
 def peers(n: int, seed: int = 1) -> list[bytes]:
@@ -274,6 +275,25 @@ def test_publish_policy_puts_new_versions_at_once_and_retries_short_provide_roun
     policy.provide_finished(8, 8, 21.0)
     assert not policy.provide_due(keys, 100.0) and policy.provide_due(keys, 20.0 + PROVIDE_REFRESH)
     assert policy.provide_due((b"c",), 25.0)  # new keys
+
+
+def test_a_publish_round_that_met_its_store_quorum_is_not_repeated_before_the_refresh() -> None:
+    """Issue 26: rounds end once every key has QUORUM acknowledgements and a grace passed, so measuring
+    them against K per key repeated every round that went well (after 10, 20, 40, ... s); 100 agents in
+    one process re-put their pages for good. The node's target is the quorum of each key."""
+    from ioa_p2p.node.discovery.loops import round_target
+
+    keys = (b"a", b"b", b"c")
+    assert round_target(len(keys), 50) == 3 * QUORUM and round_target(len(keys), 2) == 3 * 2
+    policy = PublishPolicy()
+    policy.observe(50, 0.0)
+    policy.provide_started(keys, 10.0)
+    policy.provide_finished(3 * (QUORUM + 1), round_target(len(keys), 50), 12.0)  # quorum and one more
+    assert not policy.provide_due(keys, 12.0 + 10 * PROVIDE_RETRY)
+    assert policy.provide_due(keys, 10.0 + PROVIDE_REFRESH)
+    policy.provide_started(keys, 5000.0)
+    policy.provide_finished(2, round_target(len(keys), 50), 5001.0)  # most keys without their quorum
+    assert policy.provide_due(keys, 5001.0 + PROVIDE_RETRY)
 
 
 def test_the_default_budget_grows_with_the_keys_of_a_batched_lookup() -> None:

@@ -23,7 +23,10 @@ grew into a steady load on it. :func:`speaks_pubsub` reads the protocols the pee
 peers whose identify has not answered yet are asked with a bounded retry, then again with a per-peer
 back-off (2 s doubling to 60 s); peers that announced no GossipSub protocol are not asked on connection,
 only by the maintenance task, once after 30 s and then at most once a minute, with a single attempt
-(their identify may have answered before their pubsub started, and an identify push can be lost).
+(their identify may have answered before their pubsub started, and an identify push can be lost). For the
+same reason a node that joins the topic pushes identify to the peers it is already connected to (its DHT
+join connects it to many before its discovery starts): they learn at once that it speaks GossipSub, so
+they register it and count it as a card publisher (:func:`_tell_protocols`).
 
 The same task re-sends our subscription to every peer, which repairs peers that forgot it when a
 connection churned. It does so when the node's connections changed (at most every
@@ -47,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import trio
+from libp2p.identity.identify_push.identify_push import push_identify_to_peers
 from libp2p.pubsub.gossipsub import PROTOCOL_ID, PROTOCOL_ID_V11, PROTOCOL_ID_V12, GossipSub
 from libp2p.pubsub.pubsub import Pubsub
 from libp2p.tools.anyio_service import background_trio_service
@@ -73,6 +77,8 @@ RESUBSCRIBE_MAX = 160.0
 HEARTBEAT_SETTLE = 30.0
 #: Seconds of fast heartbeats after a message came or went (see :class:`HeartbeatPacer`).
 MESSAGE_SETTLE = 10.0
+#: Seconds the identify push telling connected peers that we speak GossipSub now may take (best effort).
+PUSH_TIMEOUT = 10.0
 
 #: validate(publisher, data) -> accept?   deliver(publisher, data) -> None (after validation)
 Validate = Callable[[PeerId, bytes], bool]
@@ -231,9 +237,12 @@ async def open_card_gossip(
         pubsub.set_topic_validator(TOPIC, topic_validator, False)
         subscription = await pubsub.subscribe(TOPIC)
         async with trio.open_nursery() as nursery:
-            for peer in host.get_connected_peers():  # connected before pubsub existed
-                if speaks_pubsub(host, peer) is not False and not local(peer):
+            earlier = [p for p in host.get_connected_peers() if not local(p)]  # before pubsub existed
+            for peer in earlier:
+                if speaks_pubsub(host, peer) is not False:
                     nursery.start_soon(_register_quietly, pubsub, peer, faults)
+            if earlier:
+                nursery.start_soon(_tell_protocols, host, earlier)
             nursery.start_soon(_drain, subscription, gossip, deliver, faults)
             pacer = HeartbeatPacer(settings.heartbeat, settings.heartbeat_idle, settings.degree_low)
             nursery.start_soon(_maintain, host, pubsub, gossip, pacer, local)
@@ -241,6 +250,21 @@ async def open_card_gossip(
                 yield gossip
             finally:
                 nursery.cancel_scope.cancel()
+
+
+async def _tell_protocols(host: Any, peers: list[Any]) -> None:
+    """Push identify to the peers connected before our pubsub existed: the identify they got when they
+    connected listed no GossipSub protocol, so they would not register us (and counted us as no card
+    publisher: no catch-up fetch of our card) until a maintenance probe a minute later. Measured (issue
+    26, 4 processes of 25 agents): an agent's DHT join connects it to ~30 remote agents before its
+    discovery starts; the agents that started after the first few in each process had 1-9 card-topic
+    peers among those connections, and 40 % of the other processes' cards never reached a coordinator
+    (all of them late starters' whose announcements found no gossip neighbour)."""
+    try:
+        with trio.move_on_after(PUSH_TIMEOUT):
+            await push_identify_to_peers(host, set(peers))
+    except Exception as exc:  # best effort: the maintenance task asks these peers later anyway
+        log.debug("identify push after joining the card topic failed: %s", exc)
 
 
 async def _register_quietly(pubsub: Pubsub, peer: Any, faults: Faults) -> None:
@@ -266,6 +290,7 @@ async def _maintain(
     subscription to all peers (idempotent for them) so those that forgot it learn it again.
     """
     pending: set[Any] = set()
+    silent: set[Any] = set()  # peers backed off because their identify named no GossipSub
     backoff = RegisterBackoff()
     resubscribe = ResubscribePacer()
 
@@ -286,6 +311,7 @@ async def _maintain(
             await trio.sleep(MAINTAIN_INTERVAL)
             connected = host.get_connected_peers()
             backoff.keep_only(connected)
+            silent.intersection_update(connected)
             now = trio.current_time()
             for peer in connected:
                 if peer in pubsub.peers or peer in pending or local(peer):
@@ -295,6 +321,10 @@ async def _maintain(
                     # Identify said no GossipSub, but it may have answered before the peer's pubsub
                     # started (and an identify push can be lost): ask rarely rather than never.
                     backoff.failed(peer, now, delay=REGISTER_BACKOFF_MAX / 2)
+                    silent.add(peer)
+                elif speaks and peer in silent:  # its identify push says it speaks GossipSub now: ask
+                    silent.discard(peer)
+                    backoff.forget(peer)
                 if backoff.due(peer, now):
                     pending.add(peer)
                     timeout = 1.0 if speaks is False else PEER_REGISTER_TIMEOUT

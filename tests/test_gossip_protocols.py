@@ -1,0 +1,41 @@
+"""A node that joins the card topic after it connected to a peer tells that peer (identify push), so the
+peer registers it as a gossip neighbour and counts it as a card publisher at once, not a minute later
+(issue 26: agents whose DHT join connected them to remote agents before their discovery started were
+nobody's gossip neighbour there, and their cards never reached the other processes). Real py-libp2p
+hosts on 127.0.0.1."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import trio
+from libp2p.peer.peerinfo import info_from_p2p_addr
+
+from ioa_p2p.identity import Identity
+from ioa_p2p.node.net.gossip import open_card_gossip, speaks_pubsub
+from ioa_p2p.node.net.host import new_noise_host
+from tests.raw_hosts import run_raw_host
+
+
+def _addr(host: Any) -> Any:
+    return info_from_p2p_addr(host.get_addrs()[0])
+
+
+async def _until(holds: Callable[[], bool]) -> None:
+    while not holds():  # noqa: ASYNC110 - polls py-libp2p's peerstore, which signals nothing
+        await trio.sleep(0.05)
+
+
+async def test_a_peer_connected_before_the_topic_opened_learns_that_we_speak_gossipsub() -> None:
+    accept = lambda publisher, data: True  # noqa: E731 - no card is sent in this test
+    take = lambda publisher, data: None  # noqa: E731
+    early, late = new_noise_host(Identity.generate()), new_noise_host(Identity.generate())
+    with trio.fail_after(60):
+        async with run_raw_host(early), run_raw_host(late), open_card_gossip(early, accept, take):
+            await late.connect(_addr(early))  # the late one knows no pubsub yet
+            await _until(lambda: speaks_pubsub(early, late.get_id()) is not None)  # identify answered
+            assert speaks_pubsub(early, late.get_id()) is False
+            async with open_card_gossip(late, accept, take) as gossip:
+                await _until(lambda: speaks_pubsub(early, late.get_id()) is True)  # pushed, not in a minute
+                await _until(lambda: gossip.topic_peers() > 0)  # the early one's subscription reached it
