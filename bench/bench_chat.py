@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from chat_star import STAR_IDLE, SUBMIT, Relay, StarMember
+from chat_star import SUBMIT, Relay, StarMember, join_relay
 
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.errors import IoAError
@@ -49,7 +49,6 @@ from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node import Node, open_node
 from ioa_p2p.node.chats.service import Chats
 from ioa_p2p.node.net.libp2p_patches import quiet_libp2p_logs
-from ioa_p2p.wire import canonical
 from ioa_p2p.wire.envelope import Envelope
 
 FAST = {"sync_interval": 30.0, "retry_initial": 0.1, "retry_max": 0.5}
@@ -137,14 +136,7 @@ async def bench_star(root: Path, n: int, latency: int, burst: int, relay_addr: s
             identities[0], [i.peer_id for i in identities[1:]], "star", now_ms=1, nonce=bytes(16)
         )
         members = [StarMember(node, genesis) for node in nodes]
-        streams = []
-        for node in nodes:
-            relay = await node.connect(relay_addr)
-            stream = await node.open_stream(relay, SUBMIT)
-            stream.read_timeout = STAR_IDLE
-            await stream.send(canonical.encode({"genesis": genesis.to_cbor()}))
-            assert await stream.receive() == b"joined"
-            streams.append(stream)
+        streams = [await join_relay(node, relay_addr, genesis) for node in nodes]
 
         async def submit(k: int, text: str) -> None:
             member = members[k]
@@ -203,11 +195,7 @@ async def member_server(home: Path, star: bool) -> None:
         if star:
             genesis_hex, relay_addr = (await stdin.readline()).split()
             member = StarMember(node, Envelope.from_cbor(bytes.fromhex(genesis_hex)))
-            relay = await node.connect(relay_addr)
-            stream = await node.open_stream(relay, SUBMIT)
-            stream.read_timeout = STAR_IDLE
-            await stream.send(canonical.encode({"genesis": member.history.genesis.to_cbor()}))
-            assert await stream.receive() == b"joined"
+            await join_relay(node, relay_addr, member.history.genesis)
             print("joined", flush=True)
         while await stdin.readline():
             pass
@@ -292,11 +280,8 @@ async def bench_star_processes(root: Path, n: int, latency: int, relay_addr: str
             if line.strip() != "joined":
                 raise RuntimeError(f"a star member did not join the relay: {line!r}")
         member = StarMember(leader, genesis)
-        relay = await connect_retrying(leader, relay_addr)
-        stream = await leader.open_stream(relay, SUBMIT)
-        stream.read_timeout = STAR_IDLE
-        await stream.send(canonical.encode({"genesis": genesis.to_cbor()}))
-        assert await stream.receive() == b"joined"
+        await connect_retrying(leader, relay_addr)
+        stream = await join_relay(leader, relay_addr, genesis)
         await trio.sleep(SETTLE)
         samples = []
         for i in range(WARMUP + latency):

@@ -15,6 +15,7 @@ from typing import Any
 
 import trio
 
+from ioa_p2p.budget import TRUST_PARTNER, TRUST_STRANGER
 from ioa_p2p.errors import IoAError
 from ioa_p2p.history.dag import ChatHistory, Entry
 from ioa_p2p.identity import PeerId
@@ -60,6 +61,21 @@ class StarMember:
             await self.changed.wait()
 
 
+async def join_relay(node: Node, relay_addr: str, genesis: Envelope) -> Any:
+    """Connect to the relay, trust it (the operator named it, as a bootstrap peer: its streams are not
+    paced or refused as a stranger's while this node starts), open the submit stream and join the chat;
+    the stream, once the relay said ``joined``."""
+    relay = await node.connect(relay_addr)
+    node.budgets.trust_peers([relay])
+    stream = await node.open_stream(relay, SUBMIT)
+    stream.read_timeout = STAR_IDLE
+    await stream.send(canonical.encode({"genesis": genesis.to_cbor()}))
+    answer = await stream.receive()
+    if answer != b"joined":
+        raise RuntimeError(f"the relay answered {answer!r} to a join")
+    return stream
+
+
 class Relay:
     """The central relay (run in its own process with --relay-server): one room per chat."""
 
@@ -69,11 +85,19 @@ class Relay:
         self.rooms: dict[bytes, dict[PeerId, Any]] = {}
         self.pending: dict[Any, deque[bytes]] = {}
         self.waiting: dict[bytes, tuple[int, Any]] = {}
+        self.members: set[PeerId] = set()
+        node.budgets.add_voucher(self.vouch)
+
+    def vouch(self, peer: PeerId) -> int:
+        """The members of a chat the relay serves are its partners (as members of a direct chat are
+        each other's: ``chats.partners``), so their streams are not paced as strangers'."""
+        return TRUST_PARTNER if peer in self.members else TRUST_STRANGER
 
     async def handle_submit(self, stream: Any) -> None:
         stream.read_timeout = STAR_IDLE
         join = canonical.decode(await stream.receive())
         genesis = Envelope.from_cbor(join["genesis"])
+        self.members |= ChatHistory(genesis).members()
         self.store.add_chat(genesis.hash, genesis.to_cbor(), STATUS_MEMBER, 0)
         room = self.rooms.setdefault(genesis.hash, {})
         peer = stream.remote

@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 import trio
@@ -40,6 +41,10 @@ log = logging.getLogger("ioa_p2p.discovery")
 CATCH_UP_INTERVAL = 2.0
 CATCH_UP_RETRY = 30.0
 CATCH_UP_BATCH = 32
+#: Seconds between the announce loop's checks for new topic peers (no I/O). A re-announcement waits at
+#: least :data:`~ioa_p2p.dht.pacing.ANNOUNCE_MIN_INTERVAL` (3 s) after the last one anyway; checking
+#: every 0.5 s woke an idle node twice a second for it (issue 26).
+ANNOUNCE_CHECK = 2.0
 #: One put or one provide round may take this long at most (a provide round is paced per target peer).
 DHT_PUBLISH_TIMEOUT = 60.0
 
@@ -84,7 +89,7 @@ async def announce_loop(service: Discovery) -> None:
     assert gossip is not None
     await service.node.services_ready.wait()
     while True:
-        await trio.sleep(0.5)
+        await trio.sleep(ANNOUNCE_CHECK)
         peers = gossip.topic_peers()
         if service.pacer.due(peers, trio.current_time()):
             await service.announce()
@@ -160,24 +165,37 @@ async def dht_publish_loop(service: Discovery) -> None:
     """Keep our card record and bucket provider records in the DHT (see :class:`PublishPolicy`), and our
     sketch in its bucket pages. The three are independent and each is its own lookup and stores: they
     run at once, so a new card is out in the time of the slowest, not of the three in turn (issue 25:
-    about 0.6 s of lookup and 0.45 s of dial and store each at 10,000 simulated nodes)."""
+    about 0.6 s of lookup and 0.45 s of dial and store each at 10,000 simulated nodes). The loop asks
+    every second (or when woken) which of them is due, without I/O, and starts tasks only for those: an
+    idle node's tick starts none (it started three a second, issue 26)."""
     await service.node.services_ready.wait()
     while True:
-        service.publish_policy.observe(service.net.routing_table_size(), trio.current_time())
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(_put_record, service)
-            nursery.start_soon(_provide_keys, service)
-            if service.settings.pages:
-                nursery.start_soon(publish_pages, service)
+        now = trio.current_time()
+        service.publish_policy.observe(service.net.routing_table_size(), now)
+        jobs = [_put_due(service, now), _provide_due(service, now)]
+        if service.settings.pages:
+            jobs.append(_pages_due(service, now))
+        due = [job for job in jobs if job is not None]
+        if due:
+            async with trio.open_nursery() as nursery:
+                for job in due:
+                    nursery.start_soon(job)
         await service.wait_dht_wake(1.0)
 
 
-async def _put_record(service: Discovery) -> None:
-    """Put our card record when :class:`PublishPolicy` says so."""
-    net, policy = service.net, service.publish_policy
+Job = Callable[[], Awaitable[None]]
+
+
+def _put_due(service: Discovery, now: float) -> Job | None:
+    """The put of our card record, when :class:`PublishPolicy` says it is due (None: not now)."""
     record = service.dht_record()
-    if record is None or not policy.put_due(record[0], trio.current_time()):
-        return
+    if record is None or not service.publish_policy.put_due(record[0], now):
+        return None
+    return functools.partial(_put_record, service, record)
+
+
+async def _put_record(service: Discovery, record: tuple[int, bytes]) -> None:
+    net, policy = service.net, service.publish_policy
     stored = False
     with service.node.faults.boundary("discovery publish"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
         stored = await net.put_value(card_key(service.node.peer_id), record[1])
@@ -199,12 +217,16 @@ def round_target(keys: int, table: int) -> int:
     return keys * min(QUORUM, K, table)
 
 
-async def _provide_keys(service: Discovery) -> None:
-    """Provide our bucket keys when :class:`PublishPolicy` says so."""
-    net, policy = service.net, service.publish_policy
+def _provide_due(service: Discovery, now: float) -> Job | None:
+    """The provide round of our bucket keys, when :class:`PublishPolicy` says it is due."""
     keys = service.provided_keys()
-    if not policy.provide_due(keys, trio.current_time()):
-        return
+    if not service.publish_policy.provide_due(keys, now):
+        return None
+    return functools.partial(_provide_keys, service, keys)
+
+
+async def _provide_keys(service: Discovery, keys: tuple[bytes, ...]) -> None:
+    net, policy = service.net, service.publish_policy
     policy.provide_started(keys, trio.current_time())
     acknowledged = 0
     with service.node.faults.boundary("discovery provide"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
@@ -214,13 +236,28 @@ async def _provide_keys(service: Discovery) -> None:
     )
 
 
-async def publish_pages(service: Discovery) -> None:
-    """Put our page under its keys when due (called by the DHT publishing loop)."""
+def _pages_due(service: Discovery, now: float) -> Job | None:
+    """Putting our page under its keys: due when a new sketch must be made (its stamp is minted in a
+    worker thread, :func:`publish_pages`) or when the pages' :class:`PublishPolicy` says so."""
     publisher, card, vector = service.pages, service.card, service.card_vector
     if card is None or vector is None or service.withdrawal is not None:
-        return
-    record = functools.partial(
-        publisher.record,
+        return None
+    if publisher.stale(card):
+        return functools.partial(publish_pages, service)
+    made = _page_record(service)()
+    if made is None:
+        return None
+    publisher.policy.observe(service.net.routing_table_size(), now)
+    if not publisher.policy.provide_due(_page_marker(made), now):
+        return None
+    return functools.partial(_put_pages, service, made)
+
+
+def _page_record(service: Discovery) -> Callable[[], tuple[tuple[str, ...], bytes] | None]:
+    card, vector = service.card, service.card_vector
+    assert card is not None and vector is not None
+    return functools.partial(
+        service.pages.record,
         service.node.identity,
         card,
         vector,
@@ -229,22 +266,38 @@ async def publish_pages(service: Discovery) -> None:
         service.net.network_size(),
         service.settings.stamp_bits,
     )
-    # a new sketch may be stamped (0.1 s of CPU at 18 bits, once per content): in a worker thread
+
+
+def _page_marker(made: tuple[tuple[str, ...], bytes]) -> tuple[bytes, ...]:
+    keys, page = made
+    return tuple(k.encode("utf-8") for k in keys) + (page,)  # a new sketch is a change too
+
+
+async def publish_pages(service: Discovery) -> None:
+    """Make a new sketch (a stamp: 0.1 s of CPU at 18 bits, once per content, in a worker thread) and put
+    its page when due."""
+    publisher, card = service.pages, service.card
+    if card is None or service.card_vector is None or service.withdrawal is not None:
+        return
+    record = _page_record(service)
     made = await service.node.run_sync(record, gil_bound=True) if publisher.stale(card) else record()
     if made is None:
         return
-    keys, page = made
-    marker = tuple(k.encode("utf-8") for k in keys) + (page,)  # a new sketch is a change too
     now = trio.current_time()
     publisher.policy.observe(service.net.routing_table_size(), now)
-    if not publisher.policy.provide_due(marker, now):
-        return
-    publisher.policy.provide_started(marker, now)
+    if publisher.policy.provide_due(_page_marker(made), now):
+        await _put_pages(service, made)
+
+
+async def _put_pages(service: Discovery, made: tuple[tuple[str, ...], bytes]) -> None:
+    keys, page = made
+    policy = service.pages.policy
+    policy.provide_started(_page_marker(made), trio.current_time())
     acknowledged = 0
     with service.node.faults.boundary("discovery pages"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
         acknowledged = await service.net.put_pages(list(keys), page, ask=service.settings.ask)
     target = round_target(len(keys), service.net.routing_table_size())
-    publisher.policy.provide_finished(acknowledged, target, trio.current_time())
+    policy.provide_finished(acknowledged, target, trio.current_time())
 
 
 __all__ = [

@@ -33,7 +33,10 @@ connection churned. It does so when the node's connections changed (at most ever
 :data:`RESUBSCRIBE_FIRST` s) and otherwise at a doubling interval up to :data:`RESUBSCRIBE_MAX`
 (:class:`ResubscribePacer`): an idle node re-sent it every 10 s before, 1.6 messages a second out and
 in at 16 connections, the largest part of an idle node's pubsub traffic (docs/performance.md, "Light
-nodes"). It also paces the GossipSub heartbeat (:class:`HeartbeatPacer`): ``heartbeat`` (1 s) while the
+nodes"); with the interval capped at 160 s an idle agent of 25 still wrote all of its 0.13 pubsub RPCs a
+second as these re-sends, so the cap is now 640 s (a change of connections still sends one within
+:data:`RESUBSCRIBE_FIRST` s: the repair this is for follows churn). It also paces the GossipSub
+heartbeat (:class:`HeartbeatPacer`): ``heartbeat`` (1 s) while the
 mesh is short of peers, the topic's peers change or messages flow, ``heartbeat_idle`` once nothing
 happened for :data:`HEARTBEAT_SETTLE` s. Messages are pushed along the mesh at once whatever the
 heartbeat; what waits for it is mesh repair and the IHAVE gossip that repairs missed messages (py-libp2p
@@ -72,7 +75,7 @@ GOSSIP_PROTOCOLS = frozenset(str(p) for p in (PROTOCOL_ID_V12, PROTOCOL_ID_V11, 
 #: Our subscription is re-sent to every peer at most this often (after the connections changed), and at
 #: least every :data:`RESUBSCRIBE_MAX` s (the wait doubling from this while nothing changes).
 RESUBSCRIBE_FIRST = 10.0
-RESUBSCRIBE_MAX = 160.0
+RESUBSCRIBE_MAX = 640.0
 #: Seconds without mesh shortage or topic-peer change before the heartbeat slows down.
 HEARTBEAT_SETTLE = 30.0
 #: Seconds of fast heartbeats after a message came or went (see :class:`HeartbeatPacer`).

@@ -74,6 +74,9 @@ _LOOKUPS: trio.lowlevel.RunVar[trio.Semaphore] = trio.lowlevel.RunVar("ioa_looku
 #: Seconds between the discovery loop's checks (no I/O) for a lost connection while it waits, and the
 #: shortest gap between two rounds started by lost connections (a peer that keeps dropping us).
 DEFICIT_CHECK = 5.0
+#: Seconds between checks (no I/O) that a bootstrap connection is still up; a dropped one is dialled
+#: again this long after at most (it was checked every second: an idle node's wake-up per bootstrap peer).
+CONNECTED_CHECK = 5.0
 LOST_ROUND_GAP = 30.0
 
 
@@ -197,7 +200,7 @@ async def keep_bootstrap_connected(
     while True:
         if is_connected(target):
             delay = backoff
-            await trio.sleep(max(backoff, 1.0))
+            await trio.sleep(max(backoff, CONNECTED_CHECK))
             if not is_connected(target):
                 state.dropped(addr)
             continue
