@@ -12,7 +12,7 @@ from trio.testing import MockClock
 from ioa_p2p.errors import PeerRejected, PeerUnreachable
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
-from ioa_p2p.node.relay.autorelay import COOLDOWN_MAX, KEEPER_POLL, Reservations
+from ioa_p2p.node.relay.autorelay import COOLDOWN, COOLDOWN_MAX, KEEPER_POLL, Reservations
 
 
 class FakeNode:
@@ -49,6 +49,8 @@ class FakeRelayNet:
     def __init__(self, node: FakeNode) -> None:
         self.node = node
         self.refuse = False
+        #: RESERVEs still to fail as a relay that accepts connections but serves no HOP yet (it is starting)
+        self.not_serving = 0
         self.asked = 0
         self.circuit_addrs: list[str] = []
 
@@ -56,12 +58,18 @@ class FakeRelayNet:
         self.asked += 1
         if not self.node.is_connected(relay):
             raise PeerUnreachable(f"not connected to {relay}")
+        if self.not_serving > 0:
+            self.not_serving -= 1
+            raise PeerUnreachable(f"cannot ask {relay} for a relay reservation: protocol not supported")
         if self.refuse:
             raise PeerRejected("RESERVATION_REFUSED")
         return int(time.time()) + 600, (f"/ip4/127.0.0.1/tcp/4001/p2p/{relay}",)
 
     def set_circuit_addrs(self, addrs: list[str]) -> None:
         self.circuit_addrs = addrs
+
+    def relay_candidates(self) -> list[PeerId]:
+        return []
 
 
 def keeper() -> tuple[Reservations, FakeNode, FakeRelayNet, str]:
@@ -117,3 +125,72 @@ async def test_a_pinned_relay_that_refuses_while_connected_is_left_alone_for_its
         assert 4 <= net.asked <= 7  # at 0, 1, 3, 7, 15, 31 s: the backoff, not once per poll
         assert COOLDOWN_MAX >= 60
         nursery.cancel_scope.cancel()
+
+
+async def test_a_restarted_relay_that_is_not_serving_yet_is_asked_again_within_seconds(
+    autojump_clock: MockClock,
+) -> None:
+    """The flaky testnet test's cause: a restarted relay accepts connections before its HOP service is up.
+    The first RESERVE after the reconnection fails while connected; the retry must not wait the backoff
+    the dial failures grew while the relay was down (here 32 s): the new connection starts it over."""
+    reservations, node, net, addr = keeper()
+    relay = node.relay
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: reservations.keep(relay, addr, pinned=True))
+        await trio.sleep(1)
+        assert relay in reservations.held
+        node.relay_up = False
+        node.connected.discard(relay)
+        await trio.sleep(40)
+        assert relay not in reservations.held
+        # back: the bootstrap keeper connects at once, the relay's HOP service answers a second later
+        node.relay_up = True
+        node.connected.add(relay)
+        net.not_serving = 1
+        back = trio.current_time()
+        await reservations.wait_change()  # released (already) or the reservation
+        while relay not in reservations.held:
+            await reservations.wait_change()
+        assert trio.current_time() - back <= 2 * KEEPER_POLL + COOLDOWN
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_refusal_while_connected_backs_off_again_after_a_reconnection(
+    autojump_clock: MockClock,
+) -> None:
+    """Refusals on one connection double the wait (1, 2, 4 ... s); a new connection to the relay (it
+    restarted) starts the wait over, whatever the refusals before it grew it to."""
+    reservations, node, net, addr = keeper()
+    relay = node.relay
+    net.refuse = True
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: reservations.keep(relay, addr, pinned=True))
+        await trio.sleep(50)  # refused at 0, 1, 3, 7, 15, 31 s; the next ask would be at 63 s
+        assert net.asked == 6
+        node.relay_up = False  # it restarts (the keeper sees that at its next poll), then grants
+        node.connected.discard(relay)
+        await trio.sleep(2.5 * KEEPER_POLL)
+        net.refuse = False
+        node.relay_up = True
+        node.connected.add(relay)
+        await trio.sleep(2 * KEEPER_POLL + COOLDOWN)
+        assert relay in reservations.held
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_pinned_relay_gets_no_automatic_keeper_of_its_own() -> None:
+    """A relay held pinned is no candidate for an automatic reservation (two keepers on one relay would
+    release each other's reservation)."""
+    relay = Identity.generate().peer_id
+    node = FakeNode(relay)
+    boot = f"/ip4/127.0.0.1/tcp/4001/p2p/{relay}"
+    reservations = Reservations(
+        node,  # type: ignore[arg-type]
+        FakeRelayNet(node),  # type: ignore[arg-type]
+        wanted=2,
+        bootstrap=(boot,),
+        is_private=lambda: True,
+    )
+    assert [p for p, _ in reservations.candidates()] == [relay]
+    reservations.pin(relay)
+    assert reservations.candidates() == []

@@ -5,14 +5,18 @@ Two kinds of reservation, both on :class:`Reservations`:
 - **pinned**: every address of ``[relay] reserve`` (and every bootstrap peer with ``reserve_on_bootstrap``)
   is held for as long as the node runs, whatever its reachability;
 - **automatic** (auto relay): while the node is *private* (AutoNAT found it behind a NAT, or
-  ``[node] reachability = "private"``) it holds ``[relay] reservations`` of them (default 2) on relays
-  chosen among the bootstrap peers, then connected peers that announced the hop protocol (public nodes relay
-  for others by default, ``[relay] auto_hop``). Once public again it lets them go.
+  ``[node] reachability = "private"``) it holds ``[relay] reservations`` of them (default 2; pinned ones
+  held count toward it) on relays chosen among the bootstrap peers, then connected peers that announced the
+  hop protocol (public nodes relay for others by default, ``[relay] auto_hop``). Once public again it lets
+  them go.
 
 Each reservation has a keeper task: connect to the relay (the node's dial path), reserve, renew at half the
 remaining lifetime, and when the relay connection drops or a renewal fails, give the slot back. A relay that
-failed is left alone for a backoff (1 s doubling to 60 s) and another candidate takes its place at once; a
-pinned relay is tried again at the end of its backoff, or as soon as the node is connected to it again.
+failed is left alone for a backoff (1 s doubling to 60 s, from 1 s again once it granted a reservation) and
+another candidate takes its place at once; a pinned relay (never also an automatic candidate) is tried
+again as soon as the node is connected to it again, or at the end of its dial backoff; one that failed on a
+live connection waits its own backoff, which a new connection starts over (a restarted relay accepts
+connections before it serves HOP: :meth:`Reservations._wait_retry`).
 Every change updates the node's ``/p2p-circuit`` addresses (advertised in its card and peer record).
 """
 
@@ -40,6 +44,25 @@ COOLDOWN = 1.0
 COOLDOWN_MAX = 60.0
 #: A reservation is renewed at half its remaining lifetime, and never later than this before it ends.
 RENEW_MARGIN = 30.0
+
+
+@dataclass(slots=True)
+class _Backoff:
+    """A pinned keeper's two waits between failed attempts (:meth:`Reservations._wait_retry`)."""
+
+    dial: float = COOLDOWN / 2
+    refused: float = COOLDOWN / 2
+
+    def next_dial(self) -> float:
+        self.dial = min(self.dial * 2, COOLDOWN_MAX)
+        return self.dial
+
+    def next_refused(self) -> float:
+        self.refused = min(self.refused * 2, COOLDOWN_MAX)
+        return self.refused
+
+    def reconnected(self) -> None:
+        self.refused = COOLDOWN / 2
 
 
 @dataclass(slots=True)
@@ -84,6 +107,7 @@ class Reservations:
         self.held: dict[PeerId, Reservation] = {}
         self._auto: dict[PeerId, trio.CancelScope] = {}
         self._cooldown: dict[PeerId, tuple[float, float]] = {}
+        self._pinned: set[PeerId] = set()
         self._changed = trio.Event()
 
     # ------------------------------------------------------------------ state
@@ -127,20 +151,19 @@ class Reservations:
         if self.held.pop(relay, None) is not None:
             self._publish()
 
+    def pin(self, relay: PeerId) -> None:
+        """``relay`` has a pinned keeper (:meth:`keep` with ``pinned``): no automatic keeper competes with
+        it for the same slot (each would release the other's reservation). Call before the keepers start."""
+        self._pinned.add(relay)
+
     async def keep(self, relay: PeerId, addr: str | None, *, pinned: bool) -> None:
         """Hold a reservation on ``relay`` until cancelled (pinned) or until it fails once (automatic)."""
-        delay = COOLDOWN
+        backoff = _Backoff()
         while True:
-            reservation: Reservation | None = None
-            with self.node.faults.boundary("relay reservation", relay):  # whatever the relay answers
-                try:
-                    with trio.fail_after(RELAY_TIMEOUT):
-                        await (self.node.connect(addr) if addr else self.node.connect_peer(relay))
-                    reservation = await self.reserve(relay, pinned=pinned)
-                except (IoAError, trio.TooSlowError) as exc:
-                    log.info("no relay reservation on %s (%s)", addr or relay, exc)
+            reservation = await self._try_reserve(relay, addr, pinned)
             if reservation is not None:
-                delay = COOLDOWN
+                backoff = _Backoff()
+                self._cooldown.pop(relay, None)  # it served us: a later failure starts a fresh cooldown
                 log.info("holding a relay reservation on %s until %d", relay, reservation.expires)
                 while await self._renew_or_drop(relay):
                     pass
@@ -148,19 +171,40 @@ class Reservations:
             if not pinned:
                 self._cool(relay)
                 return
-            await self._wait_retry(relay, delay)
-            delay = min(delay * 2, COOLDOWN_MAX)
+            await self._wait_retry(relay, backoff)
 
-    async def _wait_retry(self, relay: PeerId, delay: float) -> None:
-        """Wait ``delay`` seconds before trying a pinned relay again, or, when the node was not connected
-        to it, only until it is again (the bootstrap keeper redialled it, or it dialled us): a relay that
-        restarted is reserved on within :data:`KEEPER_POLL`, not at the end of a backoff grown while it
-        was down (up to :data:`COOLDOWN_MAX`). A relay that refused while connected waits the whole
-        ``delay``."""
+    async def _try_reserve(self, relay: PeerId, addr: str | None, pinned: bool) -> Reservation | None:
+        """Connect to ``relay`` and reserve; None (logged) when either fails."""
+        with self.node.faults.boundary("relay reservation", relay):  # whatever the relay answers
+            try:
+                with trio.fail_after(RELAY_TIMEOUT):
+                    await (self.node.connect(addr) if addr else self.node.connect_peer(relay))
+                return await self.reserve(relay, pinned=pinned)
+            except (IoAError, trio.TooSlowError) as exc:
+                connected = "connected" if self.node.is_connected(relay) else "not connected"
+                log.info("no relay reservation on %s (%s; %s)", addr or relay, exc, connected)
+        return None
+
+    async def _wait_retry(self, relay: PeerId, backoff: _Backoff) -> None:
+        """Wait before asking a pinned relay again. Two backoffs (1 s doubling to :data:`COOLDOWN_MAX`):
+
+        - the relay failed while the node is connected to it (it refused, or it serves no HOP yet: a
+          restarted relay accepts connections before its relay service is up): wait the *refusal* backoff,
+          which only failures on a live connection grow, and which a new connection starts over;
+        - the node is not connected to it (it is down, or restarting): wait until it is again (the
+          bootstrap keeper redialled it, or it dialled us), polled every :data:`KEEPER_POLL`, or until the
+          *dial* backoff has passed (then dial it ourselves).
+
+        So a relay that comes back is asked within about a poll of the new connection, not at the end of a
+        backoff grown while it was down (up to :data:`COOLDOWN_MAX`: the flaky testnet test)."""
         if self.node.is_connected(relay):
-            await trio.sleep(delay)
+            with trio.move_on_after(backoff.next_refused()):
+                while self.node.is_connected(relay):  # noqa: ASYNC110 - libp2p has no event for it
+                    await trio.sleep(KEEPER_POLL)
+                backoff.reconnected()  # dropped meanwhile: the next connection is a new relay to ask
             return
-        with trio.move_on_after(delay):
+        backoff.reconnected()
+        with trio.move_on_after(backoff.next_dial()):
             while not self.node.is_connected(relay):  # noqa: ASYNC110 - libp2p has no event for it
                 await trio.sleep(KEEPER_POLL)
 
@@ -203,6 +247,8 @@ class Reservations:
         for peer, addr in out:
             if peer in seen or peer == self.node.peer_id or peer in self.held or peer in self._auto:
                 continue
+            if peer in self._pinned:
+                continue
             seen.add(peer)
             until, _ = self._cooldown.get(peer, (0.0, 0.0))
             if until <= now:
@@ -210,13 +256,11 @@ class Reservations:
         return result
 
     async def run_auto(self, nursery: trio.Nursery) -> None:
-        """While private, keep ``wanted`` automatic reservations; let them go once public."""
+        """While private, keep ``wanted`` reservations (a pinned one counts: it makes this node as
+        reachable as an automatic one would), topped up with automatic ones; let those go once public."""
         while True:
             if self.is_private():
-                live = [p for p, r in self.held.items() if not r.pinned] + [
-                    p for p in self._auto if p not in self.held
-                ]
-                missing = self.wanted - len(set(live))
+                missing = self.wanted - len(set(self.held) | set(self._auto))
                 for relay, addr in self.candidates()[: max(0, missing)]:
                     nursery.start_soon(self._auto_keeper, relay, addr)
             else:

@@ -264,6 +264,8 @@ async def open_relay(node: NodePort, net: RelayNetPort | None = None) -> AsyncIt
             log.warning("[relay].reserve is ignored: [relay].client is false")
         elif keeper is not None:
             for target in targets:
+                keeper.pin(peer_of_addr(target))
+            for target in targets:
                 nursery.start_soon(lambda t=target: keeper.keep(peer_of_addr(t), t, pinned=True))
             nursery.start_soon(keeper.run_auto, nursery)
         try:
