@@ -144,7 +144,7 @@ class DryRun:
                 ok = value is not None
                 shown = (value or raw).shown() if (value or raw) is not None else None
                 out.append(f"   {step.index} {who} {ok=} {text[:100]!r} -> {shown!r} | {result.text[:150]!r}")
-                rejected = value if not ok and value is not None else rejected
+                rejected = raw if not ok and raw is not None else rejected  # as the nodes: the last value
                 if ok and value is not None:
                     cited = result.data.get("citation")
                     citation = cited if isinstance(cited, dict) else None

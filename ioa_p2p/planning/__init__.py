@@ -60,6 +60,8 @@
   day the question starts, where they state that rule
 - ``accounted.py`` every quantity a question gives is accounted for by the answer worked out for it (used,
   converted, or selecting a band; a room's price counts no people): else refused, the quantity named
+- ``relative.py`` a value the documents state relative to another quantity ("20 °C lower than the
+  conventional temperature") is never the level asked for: the base is named missing
 - ``subject.py``  a derivation never works from a document that names none of the question's proper
   names or item codes (refused, the facts named as missing)
 - ``fees.py``     fixed fees a rate brings in its own clause ("per litre plus a service fee of EUR 15")

@@ -102,6 +102,37 @@ def clock_expression(question: str, found_minutes: float | None = None) -> tuple
     return str(times[0]) + "".join(sign + _number(s) for s in spans), CLOCK
 
 
+_ARRIVES = re.compile(r"\b(?:gets?|getting) (?:to|in|into|back to)\b|\barriv\w*\b|\breach\w*\b", re.I)
+#: a sentence that states a departure ("runs from the hotel ... from 07:40", "leaves at", "departs")
+_DEPARTS = re.compile(r"\b(?:runs?|leaves?|departs?|departures?|sails?|from)\b", re.I)
+_ARRIVAL_WORD = re.compile(r"\b(?:arr|arrives?|arrivals?|reach\w*)\b", re.I)
+#: a sentence that states how long the journey takes ("The ride takes 18 minutes", "a 25-minute crossing")
+_JOURNEY = re.compile(
+    r"\b(?:ride|journey|crossing|trip|drive|walk|transfer|transit|flight|travel(?:ling)? time)\b", re.I
+)
+
+
+def journey_arrival(question: str, found_text: str, evidence: tuple[str, ...]) -> str | None:
+    """ "What time does the first shuttle get to the venue?" answered by a departure time: that time plus
+    the one journey duration the same passage states ("The ride takes 18 minutes"), as an expression in
+    minutes since midnight; None when the question asks no arrival, states a clock time itself, the time
+    found is no departure, or the passage states no single journey duration."""
+    stated = clock_times(found_text)
+    if not _ARRIVES.search(question) or clock_times(question) or len(stated) != 1:
+        return None
+    shown = re.search(r"\d{1,2}[:.]\d{2}", found_text)
+    for passage in evidence:
+        sentences = re.split(r"(?<=[.!?])\s+|\n", passage)
+        source = [t for t in sentences if shown is not None and shown.group(0) in t]
+        if not source:
+            continue
+        if not _DEPARTS.search(source[0]) or _ARRIVAL_WORD.search(source[0]):
+            return None  # an arrival time already, or no departure
+        spans = [d for t in sentences if _JOURNEY.search(t) and not clock_times(t) for d in durations(t)]
+        return f"{stated[0]} + {_number(spans[0])}" if len(spans) == 1 else None
+    return None
+
+
 def render_clock(minutes: float) -> str:
     """``HH:MM`` for minutes since midnight, the day roll-over stated ("00:25 (next day)")."""
     if not math.isfinite(minutes):
@@ -126,4 +157,12 @@ def _number(n: float) -> str:
     return str(int(n)) if n == int(n) else f"{n:.6g}"
 
 
-__all__ = ["CLOCK", "asks_time", "clock_expression", "clock_times", "durations", "render_clock"]
+__all__ = [
+    "CLOCK",
+    "asks_time",
+    "clock_expression",
+    "clock_times",
+    "durations",
+    "journey_arrival",
+    "render_clock",
+]

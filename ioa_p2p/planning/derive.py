@@ -35,7 +35,14 @@ from ioa_p2p.planning.chains import (
     scaled,
     stated_amount,
 )
-from ioa_p2p.planning.clock import CLOCK, asks_time, clock_expression, clock_times, durations
+from ioa_p2p.planning.clock import (
+    CLOCK,
+    asks_time,
+    clock_expression,
+    clock_times,
+    durations,
+    journey_arrival,
+)
 from ioa_p2p.planning.closed import closed_expression
 from ioa_p2p.planning.compared import compared_expression, timetable_duration
 from ioa_p2p.planning.dimensions import asked_dimensions, dimension_of
@@ -61,7 +68,7 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     timed = clock_expression(q)
     if timed is not None:  # "leave at 08:40, the drive takes 2 h 35 min: what time ...": a time
         return (PlanStep(1, CALC, q, timed[0], unit=CLOCK),)
-    if _time_from_documents(q):  # a time the request states plus a duration the documents state
+    if _time_from_documents(q) or _arrival_asked(q):  # a time plus a duration the documents state
         return (PlanStep(1, LOOKUP, q, q), PlanStep(2, CALC, q, DERIVE, (1,)))
     last = re.split(r"(?<=[.!?])\s+(?=[A-Z])", q)[-1]  # statements, then the question
     # "... 5 days late - what's the fine?", "... of kinetic energy: how fast ...?": the question
@@ -150,6 +157,9 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
     if asks_time(question):  # a time: the request's clock time and the duration looked up
         timed = clock_expression(question, _minutes_of(found) or _evidence_minutes(question, found))
         stated = clock_times(found.text) if found.kind != NUMBER else []
+        arrival = journey_arrival(question, found.text, found.evidence) if timed is None else None
+        if arrival is not None:  # a departure the documents state plus the journey they state
+            return arrival, CLOCK
         if timed is None and len(stated) == 1:  # the time looked up answers
             return f"{stated[0]} * 1", CLOCK
         return timed
@@ -290,6 +300,15 @@ def _time_from_documents(question: str) -> bool:
             )
         )
     )
+
+
+def _arrival_asked(question: str) -> bool:
+    """A question asking when something gets to a place that states no clock time ("What time does the
+    first shuttle get to the venue?"): the time looked up may be a departure the journey moves on."""
+    return asks_time(question) and not clock_times(question) and bool(_ARRIVAL_ASKED.search(question))
+
+
+_ARRIVAL_ASKED = re.compile(r"\b(?:gets?|getting) (?:to|in|into|back to)\b|\barriv\w*\b|\breach\w*\b", re.I)
 
 
 def _minutes_of(found: Value) -> float | None:

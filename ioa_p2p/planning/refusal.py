@@ -39,6 +39,7 @@ from ioa_p2p.planning.dimensions import asked_dimensions, mismatch
 from ioa_p2p.planning.doc_facts import Quantity, singular
 from ioa_p2p.planning.missing import Missing, unapplied
 from ioa_p2p.planning.quantities import Quantity as ChargeQuantity
+from ioa_p2p.planning.relative import relative_base
 from ioa_p2p.planning.tariffs import CHARGE, charge_quantities, render_charges
 from ioa_p2p.planning.types import CALC, LOOKUP, TASK, PlanStep
 from ioa_p2p.planning.values import NUMBER, TEXT, Value, format_number, numbers_in
@@ -69,6 +70,9 @@ def dimension_refusal(step: PlanStep, value: Value | None) -> Missing | None:
     """The quantity ``step`` asks for, when the value a member gave is of another dimension (see the
     module docstring); None when the value is of a dimension the question allows, or says none."""
     reason = mismatch(step.template, value) if step.kind in (LOOKUP, TASK) else ""
+    base = relative_base(step.template, value) if step.kind in (LOOKUP, TASK) and not reason else ""
+    if base and value is not None:  # an offset from another quantity: that quantity is what is missing
+        return Missing(base, "", f"{value.shown()} was found, stated relative to it")
     if not reason or value is None:
         return None
     wanted = " or ".join(sorted(asked_dimensions(step.template)))

@@ -19,6 +19,7 @@ from ioa_p2p.planning.compose import shifts_a_date
 from ioa_p2p.planning.dimensions import mismatch
 from ioa_p2p.planning.missing import Missing
 from ioa_p2p.planning.records import records_from_data
+from ioa_p2p.planning.relative import relative_base
 from ioa_p2p.planning.structured import structured_of, structured_value
 from ioa_p2p.planning.types import CALC, DATE, LOOKUP, TASK, PlanStep
 from ioa_p2p.planning.values import ALIASES, LIST, NUMBER, TEXT, UNITS, Value, numbers_in, parse_value
@@ -106,6 +107,8 @@ def answers(step: PlanStep, value: Value | None, data: Mapping[str, Any] | None)
         return False  # "how long ...?" answered by a name, "convert 12 miles to km" by a text
     if step.kind in (LOOKUP, TASK) and mismatch(step.template, value):
         return False  # "how much water ...?" answered by "300 mm": another dimension (planning/dimensions.py)
+    if step.kind in (LOOKUP, TASK) and relative_base(step.template, value):
+        return False  # "20 °C lower than the conventional temperature": an offset, not the level asked
     if step.kind == DATE:
         return value.kind in (NUMBER, DATE_VALUE)
     return True
