@@ -227,6 +227,9 @@ def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
     names = [(m.start(), m.end(), m.group(1)) for m in _NAME.finditer(text)]
     if not names and not re.search(r"\bwho\b", question, re.I):
         names = [(m.start(), m.end(), m.group(0)) for m in _ENTITY.finditer(text) if m.start() > 0]
+    coded = _codes_of_asked_kind(question, text)  # "which CVE ...": the CVE-2026-0117 the line names
+    if coded:
+        return Value.of_text(coded[0])
     names = [n for n in names if not (terms(n[2]) & scorer.q_terms)]
     if not names:
         return None
@@ -239,6 +242,23 @@ def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
     ):  # "Which room can only be booked in summer?" - "The Terrace is open ... only": the subject
         return Value.of_text(re.sub(r"^the\s+", "", subject[0][2].strip(), flags=re.I))
     return Value.of_text(closest(list(names), text, scorer)[2].strip())
+
+
+_CODE_OF = re.compile(r"\b([A-Z]{2,6})-\d[\w.-]*\b")
+
+
+def _codes_of_asked_kind(question: str, text: str) -> list[str]:
+    """ "Which CVE was fixed ...", "what RFC defines ...": the codes of ``text`` whose prefix is the kind of
+    thing the question asks which of (CVE-2026-0117, RFC-9110), never one the question itself names."""
+    asked = _ASKED_NOUN.match(question)
+    if asked is None:
+        return []
+    kind = asked.group(1).upper()
+    return [
+        m.group(0)
+        for m in _CODE_OF.finditer(text)
+        if m.group(1) == kind and m.group(0).lower() not in question.lower()
+    ]
 
 
 _WHO_NOUN = re.compile(r"\bwho(?:'s| is| was| are| were)? (?:the |our |their |its )?([a-z]{3,})\b", re.I)
