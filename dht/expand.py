@@ -32,7 +32,7 @@ neighbourhood (0.4 of the cards at 10,000), whose centre the best honest cards t
 against it they looked broad and were not fetched (recall@5 0.907 of exact at 10,000 simulated nodes,
 ``docs/performance.md``). So a probing search also reads, with its seed round, the 16 level-4 pages of
 table :data:`SAMPLE_TABLE` (every card is in exactly one of them; each holds the first 64 that reached
-it: ~1,000 sketches from the whole network, ~450 KB of 256-d sketches, outside ``budget``, none made a
+it: ~1,000 sketches from the whole network, ~650 KB of stamped 256-d sketches, outside ``budget``, none made a
 candidate) and takes the centre from them once they hold :data:`SAMPLE_MIN` sketches. This holds for a
 cold node (no card held, no evidence) and rests on no card's claim about itself (a storing peer admits
 an entry only in its own bucket, so no identity is in two of these pages). A flood of stuffed cards

@@ -465,3 +465,18 @@ def test_no_online_node_holds_a_withdrawn_card_15_minutes_later_under_churn(card
     assert max(run.holding_online.values()) > 0  # ... and held the old card for a while
     assert run.holding_online[15] == 0.0
     assert all(share == 0.0 for share in run.probes_old.values())  # no find got the old card
+
+
+def test_a_put_past_the_storing_peers_rate_limit_is_refused_not_raised(card_set: CardSet) -> None:
+    """The admission budget of card records (``CardAdmission``) refuses a put with ``OverBudget``; a
+    simulated storing peer answers it as the node's does (not stored), and the run goes on (a 2,000-node
+    revocation run under churn ended on it: read repair put one owner's records at a peer many times)."""
+    world = _world(40, cards=card_set)
+    node, server = world.nodes[5], world.nodes[9]
+    key = key_of(node.peer)
+    stored = [
+        kad.serve_put_value(world, server, node, key, card_set.issue(5, world.now_ms(), version=v).encoded)
+        for v in range(world.now_ms(), world.now_ms() + 400)
+    ]
+    assert stored[0] and not all(stored)
+    assert world.counters["put over budget"] == stored.count(False) > 0

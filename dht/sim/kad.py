@@ -40,7 +40,7 @@ from ioa_p2p.dht.pages import PAGE_PREFIX, store_page
 from ioa_p2p.dht.rtt import Hedges
 from ioa_p2p.dht.sim.fabric import Fabric
 from ioa_p2p.dht.sim.peer import SimNode
-from ioa_p2p.errors import InvalidMessage
+from ioa_p2p.errors import InvalidMessage, OverBudget
 from ioa_p2p.identity import PeerId
 
 #: Seconds before a silent peer is reported slow, and before it is given up (``kad_io``): the hedge
@@ -93,6 +93,9 @@ def serve_put_value(world: Fabric, server: SimNode, asker: SimNode, key: bytes, 
         validator.validate(text, value)
     except (InvalidMessage, ValueError):
         world.counters["put refused"] += 1
+        return False
+    except OverBudget:  # the admission rate limit: the node refuses the put (alive, try later)
+        world.counters["put over budget"] += 1
         return False
     old = server.values.get(key)
     if old is not None and old != value and validator.select(text, [value, old]) != 0:
