@@ -1,8 +1,10 @@
 """The ``ioa`` command: a thin click layer over the library.
 
-Each module registers its commands on :data:`main`:
+Each module registers its commands on :data:`main`, imported when its command is asked for
+(``lazy_group.py``: ``ioa node start`` holds no other command's module):
 
 - ``_base.py``           the ``main`` group, output and error handling shared by every command
+- ``lazy_group.py``      which module registers each command (``COMMANDS``), loaded on first use
 - ``identity_cmds.py``   ``ioa init``, ``ioa id``
 - ``node_cmds.py``       ``ioa node start``, ``ioa peers``, ``ioa faults``, ``ioa send``, ``ioa inbox``
 - ``adapter_cmds.py``    ``ioa adapters``
@@ -23,18 +25,6 @@ stderr (with ``--json``, a JSON object ``{"error": {"type", "message"}}`` on std
 
 from __future__ import annotations
 
-from ioa_p2p.cli import adapter_cmds as adapter_cmds  # noqa: E402  (ioa adapters)
-from ioa_p2p.cli import bootstrap_cmds, testnet_cmds  # noqa: E402, F401  (bootstrap, relay, testnet)
-from ioa_p2p.cli import card_cmds as card_cmds  # noqa: E402  (ioa card)
-from ioa_p2p.cli import chat_cmds as chat_cmds  # noqa: E402
-from ioa_p2p.cli import config_cmds as config_cmds  # noqa: E402  (ioa config check)
-from ioa_p2p.cli import demo_cmds as demo_cmds  # noqa: E402  (ioa demo)
-from ioa_p2p.cli import find_cmds as find_cmds  # noqa: E402  (ioa find)
-from ioa_p2p.cli import gateway_cmds as gateway_cmds  # noqa: E402  (ioa a2a serve, ioa mcp)
-from ioa_p2p.cli import goal_cmds as goal_cmds  # noqa: E402  (ioa goal)
-from ioa_p2p.cli import identity_cmds as identity_cmds  # noqa: E402  (registers commands)
-from ioa_p2p.cli import node_cmds as node_cmds  # noqa: E402
-from ioa_p2p.cli import ui_cmds as ui_cmds  # noqa: E402, F401  (ioa ui)
 from ioa_p2p.cli._base import main
 
 __all__ = ["main"]

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 import click
 import trio
 
+from ioa_p2p.cli.lazy_group import LazyGroup
 from ioa_p2p.config.node_config import ioa_home
 from ioa_p2p.errors import IoAError
 from ioa_p2p.logs import setup_logging
@@ -27,7 +28,7 @@ class Context:
         self.verbosity = verbosity
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option(
     "--home",
     type=click.Path(path_type=Path),
