@@ -28,6 +28,7 @@ from ioa_p2p.api.peers import RelayConnectRequest
 from ioa_p2p.api.status import ChatsEvent, NetworkEvent, NetworkView, NodeEvent, NodeStatus
 from ioa_p2p.api.stream import Cursor, StreamItem
 from ioa_p2p.control_client import AsyncControlClient, ControlClient, Endpoint
+from ioa_p2p.control_client.aio import response_lines
 from ioa_p2p.control_client.chat_stream import ChatStreamItem
 from ioa_p2p.errors import ControlAPIError, InvalidField, IoAError
 from ioa_p2p.node import Node
@@ -196,8 +197,7 @@ async def first_status_event(node: Node, path: str) -> tuple[str, Any]:
     ident = ""
     async with httpx.AsyncClient(timeout=30) as http, http.stream("GET", url, headers=headers) as response:
         assert response.status_code == 200
-        lines = response.aiter_lines()
-        async with aclosing(lines):
+        async with response_lines(response) as lines:
             async for line in lines:
                 if line.startswith("id: "):
                     ident = line[4:]
@@ -213,8 +213,7 @@ async def chat_events(node: Node, chat: str, count: int) -> list[Any]:
     events: list[Any] = []
     async with httpx.AsyncClient(timeout=30) as http, http.stream("GET", url, headers=headers) as response:
         assert response.status_code == 200
-        lines = response.aiter_lines()
-        async with aclosing(lines):
+        async with response_lines(response) as lines:
             async for line in lines:
                 if line.startswith("data: "):
                     events.append(json.loads(line[6:]))
