@@ -131,28 +131,28 @@ def open_gateway_net(root: Path) -> Iterator[GatewayNet]:
 def _start_gateways(gw: GatewayNet) -> None:
     logs = gw.root / "logs"
     logs.mkdir(exist_ok=True)
-    a2a_log = (logs / "a2a.log").open("wb")
-    gw.processes.append(
-        subprocess.Popen(
-            gw.ioa("a2a", "serve", "--listen", "127.0.0.1:0"),
-            stdout=a2a_log,
-            stderr=subprocess.STDOUT,
-            env=clean_env(),
-            start_new_session=True,
-        )  # fmt: skip
-    )
+    with (logs / "a2a.log").open("wb") as a2a_log:  # the child writes its own copy of the file
+        gw.processes.append(
+            subprocess.Popen(
+                gw.ioa("a2a", "serve", "--listen", "127.0.0.1:0"),
+                stdout=a2a_log,
+                stderr=subprocess.STDOUT,
+                env=clean_env(),
+                start_new_session=True,
+            )  # fmt: skip
+        )
     info = _wait_for(lambda: _json(gw.front / "a2a.json"), "the A2A gateway", logs / "a2a.log")
     gw.a2a_url, gw.a2a_token = info["url"], (gw.front / "a2a.token").read_text().strip()
-    mcp_log = (logs / "mcp.log").open("wb")
-    gw.processes.append(
-        subprocess.Popen(
-            gw.ioa("mcp", "--http", "127.0.0.1:0"),
-            stdout=mcp_log,
-            stderr=subprocess.STDOUT,
-            env=clean_env(),
-            start_new_session=True,
-        )  # fmt: skip
-    )
+    with (logs / "mcp.log").open("wb") as mcp_log:  # the child writes its own copy of the file
+        gw.processes.append(
+            subprocess.Popen(
+                gw.ioa("mcp", "--http", "127.0.0.1:0"),
+                stdout=mcp_log,
+                stderr=subprocess.STDOUT,
+                env=clean_env(),
+                start_new_session=True,
+            )  # fmt: skip
+        )
     line = _wait_for(lambda: _line(logs / "mcp.log", "mcp server on "), "the MCP server", logs / "mcp.log")
     gw.mcp_url = line.split("mcp server on ", 1)[1].split(";", 1)[0]
     gw.mcp_token = (gw.front / "mcp.token").read_text().strip()

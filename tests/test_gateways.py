@@ -3,6 +3,7 @@ A2A gateway, the mcp package's client over stdio and over streamable HTTP in fro
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -42,6 +43,7 @@ from cryptography.hazmat.primitives.asymmetric import ed25519
 from google.protobuf.json_format import MessageToDict
 
 from ioa_p2p.control_client import ControlClient
+from ioa_p2p.control_client.aio import response_lines
 from ioa_p2p.gateways.a2a.card import EXTENSION, verify_agent_card
 from ioa_p2p.identity import PeerId
 
@@ -79,6 +81,24 @@ def ask(
     message.context_id, message.task_id = context, task
     message.metadata.update({"skill": skill, **options})
     return SendMessageRequest(message=message)
+
+
+async def only_reply(client: Client, request: SendMessageRequest) -> StreamResponse:
+    """The one reply of a non-streaming client's ``send_message``, read to the end of its generators (one
+    left half-way is garbage collected with a ResourceWarning, and so is each generator under it)."""
+    replies = [reply async for reply in client.send_message(request)]
+    assert len(replies) == 1, replies
+    return replies[0]
+
+
+async def drop_stream(events: AsyncIterator[StreamResponse], http: httpx.AsyncClient) -> None:
+    """Drop a task's event stream as a client that goes away does: its connection closes. The SDK's
+    generators then end on the closed connection (closing the outer one alone would leave those under
+    it, the SDK's and httpx's, to the garbage collector, each a ResourceWarning)."""
+    await http.aclose()
+    with contextlib.suppress(Exception):  # whatever the SDK makes of the closed connection
+        async for _ in events:
+            pass
 
 
 async def updates(client: Client, task_id: str) -> int:
@@ -209,8 +229,11 @@ async def test_a_stream_stays_alive_for_a_client_with_a_short_read_timeout(net: 
     with trio.fail_after(60):
         async with http_client(net.a2a_token) as http:
             http.timeout = httpx.Timeout(5.0)  # what httpx.AsyncClient() gives the SDK's client by default
-            async with http.stream("POST", net.a2a_url, json=body, headers=headers) as response:
-                async for line in response.aiter_lines():
+            async with (
+                http.stream("POST", net.a2a_url, json=body, headers=headers) as response,
+                response_lines(response) as lines,
+            ):
+                async for line in lines:
                     if line.startswith("data:") and not task_id:
                         task_id = json.loads(line[5:])["result"]["task"]["id"]
                     pings += line.startswith(": ping")
@@ -225,11 +248,12 @@ async def test_a_client_that_resubscribes_after_a_drop_misses_no_event_and_sees_
     net: GatewayNet,
 ) -> None:
     with trio.fail_after(90):
+        async with http_client(net.a2a_token) as gone:
+            events = (await a2a_client(net, gone)).send_message(ask(SLOW_GOAL))
+            before = await stream_until(events, "progress")
+            await drop_stream(events, gone)  # the connection drops; the goal goes on without this client
         async with http_client(net.a2a_token) as http:
             client = await a2a_client(net, http)
-            events = client.send_message(ask(SLOW_GOAL))
-            before = await stream_until(events, "progress")
-            await events.aclose()  # the connection drops; the goal goes on without this client
             task_id = before[0].task.id
             while await updates(client, task_id) < len(before) + 2:  # noqa: ASYNC110 - another process's state
                 await trio.sleep(0.2)  # events happen while nobody listens
@@ -254,11 +278,11 @@ async def test_a_follow_up_in_the_same_context_continues_the_chat(net: GatewayNe
     with trio.fail_after(60):
         async with http_client(net.a2a_token) as http:
             client = await a2a_client(net, http, streaming=False)
-            first = await anext(client.send_message(ask("Calculate 17 * 23", skill="run_task")))
+            first = await only_reply(client, ask("Calculate 17 * 23", skill="run_task"))
             again = ask("Calculate 2 ** 5", skill="run_task", context=first.task.context_id)
-            second = await anext(client.send_message(again))
+            second = await only_reply(client, again)
             with pytest.raises(UnsupportedOperationError, match="terminal state"):
-                await anext(client.send_message(ask("more", task=first.task.id)))
+                await only_reply(client, ask("more", task=first.task.id))
     one, two = result_data(first.task), result_data(second.task)
     assert (one["answer"], two["answer"]) == ("The answer is 391.", "The answer is 32.")
     assert first.task.status.state == second.task.status.state == DONE
@@ -275,14 +299,14 @@ async def test_bad_requests_get_the_documented_a2a_errors(net: GatewayNet) -> No
             with pytest.raises(TaskNotFoundError):
                 await client.cancel_task(CancelTaskRequest(id="no-such-task"))
             with pytest.raises(InvalidParamsError, match="max_turns"):
-                await anext(client.send_message(ask("Calculate 1 + 1", max_turns=0)))
-            unknown = await anext(client.send_message(ask("Calculate 1 + 1", team=["nobody"])))
+                await only_reply(client, ask("Calculate 1 + 1", max_turns=0))
+            unknown = await only_reply(client, ask("Calculate 1 + 1", team=["nobody"]))
             assert unknown.task.status.state == TaskState.TASK_STATE_FAILED  # found out on the network
             assert "no agent named 'nobody'" in unknown.task.status.message.parts[0].text
             file_part = ask("x")
             file_part.message.parts.append(Part(raw=b"\x00", filename="a.bin"))
             with pytest.raises(ContentTypeNotSupportedError):
-                await anext(client.send_message(file_part))
+                await only_reply(client, file_part)
         async with http_client(net.a2a_token) as http:  # a client of its own: the SDK's adds its headers
             raw = await rpc(http, net, b'{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": ')
             wrong = await rpc(
@@ -293,13 +317,35 @@ async def test_bad_requests_get_the_documented_a2a_errors(net: GatewayNet) -> No
             old = await rpc(http, net, json.dumps({"jsonrpc": "2.0", "id": 4, "method": "GetTask",
                                                    "params": {"id": "t"}}), version=None)  # fmt: skip
             headers = {"Content-Type": "application/json", "A2A-Version": "1.0"}
-            big = await http.post(net.a2a_url, content=b"[" + b" " * (2 << 20) + b"]", headers=headers)
+            body = b"[" + b" " * (2 << 20) + b"]"
+            sized = {**headers, "Content-Length": str(len(body))}
+            request = http.build_request("POST", net.a2a_url, headers=sized)
+            request.stream = OneChunk(body)
+            big = await http.send(request)
         assert big.status_code == 413 and big.json()["error"]["code"] == -32600  # never parsed
         async with http_client("not-the-token-" + net.a2a_token[:8]) as bad:
             client = await a2a_client(net, bad)
             with pytest.raises(A2AClientError, match="401"):
-                await anext(client.send_message(ask("Calculate 1 + 1")))
+                await only_reply(client, ask("Calculate 1 + 1"))
     assert [r["error"]["code"] for r in (raw, wrong, typed, old)] == [-32700, -32601, -32602, -32009]
+
+
+class OneChunk(httpx.AsyncByteStream):
+    """A request body sent as one chunk, iterated without an async generator: httpx's own body stream is
+    one, and a server that answers before it read the whole body (413) leaves it half-way, to be garbage
+    collected with a ResourceWarning."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data: bytes | None = data
+
+    def __aiter__(self) -> OneChunk:  # type: ignore[override]
+        return self
+
+    async def __anext__(self) -> bytes:
+        if self.data is None:
+            raise StopAsyncIteration
+        data, self.data = self.data, None
+        return data
 
 
 async def rpc(

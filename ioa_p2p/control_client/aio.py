@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -84,6 +85,25 @@ from ioa_p2p.errors import ControlAPIError, InvalidField, IoATimeout, NodeNotRun
 Q = TypeVar("Q", bound=ApiObject)
 R = TypeVar("R")
 T = TypeVar("T")
+
+
+@asynccontextmanager
+async def response_lines(response: httpx.Response) -> AsyncIterator[AsyncIterator[str]]:
+    """The lines of a streamed ``response``; on leaving the block (also early: a caller that stopped
+    reading, a ``break``) the response is closed and httpx's chain of generators under the line iterator
+    (text, bytes, raw, the transport's and httpcore's) runs to its end on the closed socket. Left
+    unfinished they would be garbage collected half-way, each a ResourceWarning (an async generator not
+    exhausted), and closing the outer one alone does not close those under it."""
+    lines = response.aiter_lines()
+    try:
+        yield lines
+    finally:
+        await response.aclose()
+        try:
+            async for _ in lines:  # at most what was buffered, then the closed socket's error
+                pass
+        except (httpx.HTTPError, httpx.StreamError):
+            pass
 
 
 class AsyncControlClient:
@@ -323,18 +343,17 @@ class AsyncControlClient:
             reader = SseReader()
             dropped: Exception = ControlAPIError(f"the node closed the stream {route.path}")
             try:
-                async for line in response.aiter_lines():
-                    raw = reader.feed(line)
-                    item = state.saw(raw) if raw is not None else None
-                    if item is not None:
-                        attempts = resume
-                        yield item
+                async with response_lines(response) as lines:
+                    async for line in lines:
+                        raw = reader.feed(line)
+                        item = state.saw(raw) if raw is not None else None
+                        if item is not None:
+                            attempts = resume
+                            yield item
             except httpx.TimeoutException:
                 raise IoATimeout(f"the node went quiet while streaming {route.path}") from None
             except httpx.TransportError as exc:
                 dropped = exc
-            finally:
-                await response.aclose()
             if attempts <= 0:
                 if isinstance(dropped, ControlAPIError):
                     raise dropped
@@ -349,19 +368,18 @@ class AsyncControlClient:
             reader = SseReader()
             dropped: Exception = ControlAPIError("the node closed the goal stream before the goal ended")
             try:
-                async for line in response.aiter_lines():  # read to its end: httpx's generators finish
-                    item = reader.feed(line)
-                    if item is not None and not state.ended:
-                        state.saw(item)
-                        yield item
+                async with response_lines(response) as lines:
+                    async for line in lines:
+                        item = reader.feed(line)
+                        if item is not None and not state.ended:
+                            state.saw(item)
+                            yield item
                 if not state.needs_end:
                     return
             except httpx.TimeoutException:
                 raise IoATimeout("the node went quiet while streaming goal events") from None
             except httpx.TransportError as exc:
                 dropped = exc
-            finally:
-                await response.aclose()
             if attempts <= 0 or not state.resumable:
                 raise ControlAPIError(f"the goal stream broke: {dropped}; see the node's log")
             attempts -= 1
