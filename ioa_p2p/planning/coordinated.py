@@ -49,8 +49,8 @@ def two_things(clause: str) -> tuple[str, str, str] | None:
     """The two things a request names as a pair and the request with a slot for one ("{}")."""
     m = _BETWEEN.search(clause)
     if m is not None:  # "between the X of A and B in C": both the X of ... in C (planning/shared.py)
-        a, b = shared_attribute(m.group("a"), m.group("b"))
-        return a, b, clause[: m.start()] + "{}" + clause[m.end() :]
+        first, second = shared_attribute(m.group("a"), m.group("b"))
+        return first, second, clause[: m.start()] + "{}" + clause[m.end() :]
     for m in _PAIR.finditer(clause):
         a, b = m.group("a").split(), m.group("b").split()
         article = a[0] if a[0] in ("The", "A", "An") and len(a) > 1 else ""  # "The P-1 and the P-2 ..."
