@@ -224,6 +224,9 @@ def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
         key = fact.cells[0][1].strip()
         lettered = re.search(r"[A-Za-z]", key) is not None  # a clock time or a figure is no name
         return Value.of_text(key) if key and lettered and not (terms(key) <= scorer.q_terms) else None
+    owner = _bracketed_person(question, text, scorer)
+    if owner is not None:  # "Who is in charge of the raffle?" - "Raffle (Mei)": the owner in brackets
+        return Value.of_text(owner)
     names = [(m.start(), m.end(), m.group(1)) for m in _NAME.finditer(text)]
     if not names and not re.search(r"\bwho\b", question, re.I):
         names = [(m.start(), m.end(), m.group(0)) for m in _ENTITY.finditer(text) if m.start() > 0]
@@ -259,6 +262,26 @@ def _codes_of_asked_kind(question: str, text: str) -> list[str]:
         for m in _CODE_OF.finditer(text)
         if m.group(1) == kind and m.group(0).lower() not in question.lower()
     ]
+
+
+_BRACKETED = re.compile(r"\(([A-Z][a-zà-ÿ'-]+(?:\s+[A-Z][a-zà-ÿ'-]+){0,2})\)")
+_WEEKDAY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NOT_PEOPLE = frozenset(MONTHS) | frozenset(_WEEKDAY_WORDS) | frozenset(d[:3] for d in _WEEKDAY_WORDS)
+
+
+def _bracketed_person(question: str, text: str, scorer: Scorer) -> str | None:
+    """A "who" question about a thing the line names with a person's name in brackets after it ("Raffle
+    (Mei)", "Gate (Ade Obi)", the checklist and task-list way of naming an owner): that name; None when the
+    question asks no "who", the line has no such bracket or its words are the question's own."""
+    if not re.search(r"\bwho\b", question, re.I):
+        return None
+    for m in _BRACKETED.finditer(text):
+        words = m.group(1).split()
+        if any(w.lower() in _NOT_PEOPLE for w in words) or terms(m.group(1)) & scorer.q_terms:
+            continue
+        if terms(text[: m.start()]) & scorer.q_terms:  # the thing before it is one the question names
+            return m.group(1)
+    return None
 
 
 _WHO_NOUN = re.compile(r"\bwho(?:'s| is| was| are| were)? (?:the |our |their |its )?([a-z]{3,})\b", re.I)

@@ -74,6 +74,8 @@
 - ``records.py``  a document's typed records and rules as the retrieval sends them (``data["records"]``, v1)
 - ``coordinated.py`` one request about two things ("the A and B prices", "between the X of A and the X of
   B", "the P-1 and P-2 ... together"): a lookup each and the relation asked for
+- ``shared.py``   two coordinated phrases with the words they share spelt out in each ("the 3.4.0 and
+  3.4.1 releases", "the scores of the Kenya lot and the Brazil lot in the feed")
 - ``measured.py`` a quantity counted in a unit a stated rate or an earlier value defines ("38.5 hours to
   days at 7.7 hours per day": divided; "how many weeks are 150 hours" after the week's length)
 - ``ordered.py``  two earlier values in the order a relation names them ("A as a percentage of B", "what

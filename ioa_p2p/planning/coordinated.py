@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from ioa_p2p.planning.ordered import percent_of, times_as
+from ioa_p2p.planning.shared import shared_attribute
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 
 _TOKEN = r"[A-Z0-9][\w&./-]*(?<![.])"
@@ -47,8 +48,9 @@ _NOT_A_THING = re.compile(r"^(?:[A-Z][a-z]+day|January|February|March|April|May|
 def two_things(clause: str) -> tuple[str, str, str] | None:
     """The two things a request names as a pair and the request with a slot for one ("{}")."""
     m = _BETWEEN.search(clause)
-    if m is not None:
-        return m.group("a"), m.group("b"), clause[: m.start()] + "{}" + clause[m.end() :]
+    if m is not None:  # "between the X of A and B in C": both the X of ... in C (planning/shared.py)
+        first, second = shared_attribute(m.group("a"), m.group("b"))
+        return first, second, clause[: m.start()] + "{}" + clause[m.end() :]
     for m in _PAIR.finditer(clause):
         a, b = m.group("a").split(), m.group("b").split()
         article = a[0] if a[0] in ("The", "A", "An") and len(a) > 1 else ""  # "The P-1 and the P-2 ..."
@@ -119,29 +121,4 @@ def _question(text: str) -> str:
     return f"What is {text}?"
 
 
-#: a token that names one of a kind: a version, a number, a code ("3.4.0", "12", "AL-350", "Q4")
-_ITEM = re.compile(r"(?:v?\d+(?:[.,]\d+)*[a-z]?|[A-Z]+-?\d[\w-]*|[A-Z]\d+)")
-
-
-_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b(?!-)", re.I)
-
-
-def shared_words(a: str, b: str) -> tuple[str, str]:
-    """Two coordinated phrases with the words they share spelt out in each: "the nimbus 3.4.0" and "3.4.1
-    releases" -> "the nimbus 3.4.0 release" and "the nimbus 3.4.1 release". When ``a`` ends and ``b`` starts
-    with an item of one kind (a version, a number, a code), ``a``'s words before its item qualify both and
-    ``b``'s words after its item name what both are; otherwise the phrases are returned as they are."""
-    wa, wb = a.split(), b.split()
-    if len(wa) < 1 or len(wb) < 1 or not (_ITEM.fullmatch(wa[-1]) and _ITEM.fullmatch(wb[0])):
-        return a, b
-    before, after = wa[:-1], wb[1:]
-    if not all(re.fullmatch(r"[a-z][a-z'-]*[?.!]?", w) for w in after) or _MONTH.search(a + " " + b):
-        return a, b  # "3 March 2025" and "9 April 2025": dates, no shared words
-    head = " ".join(after).rstrip("?.!")
-    singular = re.sub(r"(?<=[a-z]{3})s$", "", head) if head and not head.endswith("ss") else head
-    first = " ".join([*wa, singular]).strip()
-    second = " ".join([*before, wb[0], singular]).strip()
-    return first, second
-
-
-__all__ = ["coordinated", "shared_words", "two_things"]
+__all__ = ["coordinated", "two_things"]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 
-from ioa_p2p.planning.coordinated import shared_words
 from ioa_p2p.planning.expr import normalise, to_expression
 from ioa_p2p.planning.relations import (
     SCALE,
@@ -32,6 +31,7 @@ from ioa_p2p.planning.relations import (
     sum_of_two,
     unit_comparison,
 )
+from ioa_p2p.planning.shared import shared_words
 from ioa_p2p.planning.tariffs import charge_plan
 from ioa_p2p.planning.types import DATE, PlanStep
 from ioa_p2p.planning.values import ALIASES, dates_in

@@ -25,6 +25,7 @@ from dataclasses import replace
 from ioa_p2p.planning.answer_types import request_act
 from ioa_p2p.planning.literal import names_in
 from ioa_p2p.planning.quantities import stated_quantities
+from ioa_p2p.planning.shared import shared_attribute
 from ioa_p2p.planning.types import CALC, CODE, LOOKUP, TASK, PlanStep
 
 #: Where a looked-up operand's value goes in a clause (parse.make_step replaces it by ``vN``).
@@ -175,6 +176,7 @@ def combined_question(clause: str) -> tuple[PlanStep, ...] | None:
             expression = f"(v1 {_OPS[m.group(2).lower()]} v2)"
         if re.search(r"\d", a + b) or not names_in(text) or len(a.split()) < 2 or len(b.split()) < 2:
             return None
+        a, b = shared_attribute(a, b)  # "the scores of the Kenya lot and the Brazil lot": both scores
         about = [n for n in names_in(a) if n not in b]
         second = b + (f" ({', '.join(about)})" if about else "")
         first = PlanStep(1, LOOKUP, f"What is {a}", f"What is {a}?")
