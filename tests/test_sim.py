@@ -470,7 +470,7 @@ def test_no_online_node_holds_a_withdrawn_card_15_minutes_later_under_churn(card
 def test_a_put_past_the_storing_peers_rate_limit_is_refused_not_raised(card_set: CardSet) -> None:
     """The admission budget of card records (``CardAdmission``) refuses a put with ``OverBudget``; a
     simulated storing peer answers it as the node's does (not stored), and the run goes on (a 2,000-node
-    revocation run under churn ended on it: read repair put one owner's records at a peer many times)."""
+    revocation run under churn ended on it)."""
     world = _world(40, cards=card_set)
     node, server = world.nodes[5], world.nodes[9]
     key = key_of(node.peer)
