@@ -5,6 +5,7 @@ gives up a stuck write."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import socket
 from collections.abc import AsyncIterator
@@ -149,3 +150,49 @@ def test_recent_closes_are_bounded() -> None:
     recent = events.snapshot()["recent"]
     assert len(recent) == RECENT and recent[-1]["peer"] == f"p{RECENT + 4}"
     assert events.snapshot()["closed"] == {"remote closed": RECENT + 5}
+
+
+@pytest.mark.slow
+async def test_a_peer_that_stops_reading_has_its_connection_given_up_by_the_writer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The N = 50 churn's mechanism, end to end: b stops reading a's connection (as the CPU budgets'
+    pacing does for a peer that owes time); a's writes fill the socket buffers and one outlasts
+    ``WRITE_BOUND``; a gives the session up (``local: stuck write``) and b, reading again, finds the
+    stream ended inside a Noise message (``remote closed mid-frame``): one connection, both ends."""
+    import ioa_p2p.node.net.atomic_writes as atomic_writes
+
+    monkeypatch.setattr(atomic_writes, "WRITE_BOUND", 0.5)
+    with trio.fail_after(120):
+        async with _pair() as (a, b, events_a, events_b):
+            # streams first (their negotiation needs b reading); each may send yamux's initial
+            # window (256 KiB) unread: 64 of them are more than loopback's socket buffers hold
+            streams = [await a.new_stream(b.get_id(), [PROTO]) for _ in range(64)]
+            (conn_b,) = b.get_network().get_connections(a.get_id())
+            secured_b = conn_b.muxed_conn.secured_conn
+            resume = trio.Event()
+            own_read = secured_b.read
+
+            async def paused_read(*args: Any, **kwargs: Any) -> bytes:
+                await resume.wait()
+                return bytes(await own_read(*args, **kwargs))
+
+            secured_b.read = paused_read
+
+            async def fill(stream: Any) -> None:
+                with contextlib.suppress(Exception):  # the write that is given up raises
+                    for _ in range(5):
+                        await stream.write(b"z" * 50_000)
+
+            with trio.move_on_after(30):
+                async with trio.open_nursery() as nursery:
+                    for stream in streams:
+                        nursery.start_soon(fill, stream)
+            seen_a = await _until_closed(events_a)
+            resume.set()
+            seen_b = await _until_closed(events_b)
+    assert seen_a["closed"] == {"local: stuck write": 1}, seen_a
+    assert seen_b["closed"] == {"remote closed mid-frame": 1}, seen_b
+    (at_a,), (at_b,) = seen_a["recent"], seen_b["recent"]
+    assert (at_a["local"], at_a["remote"]) == (at_b["remote"], at_b["local"]), (at_a, at_b)
+    assert 0 < at_b["bytes"][0] < at_b["bytes"][1], at_b
