@@ -32,6 +32,11 @@ Figures per configuration:
   ``share_rss`` (its process's RSS beyond the RSS before the first agent opened, divided by the agents),
   agents whose count of agents in their process was wrong, and the largest difference between a reported
   process RSS and ``/proc`` (printed, and in ``--json``);
+- ``--watch S`` (:mod:`scale_watch`): while the cards spread, every ``S`` s, what the coordinator and one
+  agent of every other process hold (cards, and how many of other processes' agents), their card-topic
+  and mesh peers, gossip counters, routing table, fetches, connections to their own process / other
+  processes / the bootstrap node, and the start places of the other processes' agents whose cards they
+  lack (docs/performance.md, "Eighth round");
 - ``CPU wait %``: the share of wall time an agent process's event-loop thread was runnable but waiting in
   the kernel's run queue for a CPU (``/proc/PID/schedstat``; mean over the agent processes), from launch
   until every card arrived / while the goals ran: how much of the machine the processes got, which

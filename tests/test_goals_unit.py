@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -311,3 +312,42 @@ def test_the_cli_builds_the_launch_and_names_the_wrong_option() -> None:
     ):
         with pytest.raises(UsageError, match=f"^{option}: "):
             launch_request(*args)  # type: ignore[arg-type]
+
+
+class _Directory:
+    partial = False
+
+
+class _Discovery:
+    """What ``TeamFormation.candidates`` reads of discovery: ``find`` (recording ``use_dht``) and whether a
+    census proves the directory complete."""
+
+    def __init__(self, complete: bool) -> None:
+        self.complete = complete
+        self.asked: list[bool | None] = []
+        self.directory = _Directory()
+
+    def directory_complete(self) -> bool:
+        return self.complete
+
+    async def find(
+        self, text: str, k: int = 5, *, use_dht: bool | None = None, include_self: bool = True
+    ) -> list:
+        self.asked.append(use_dht)
+        return []  # no local card reaches the threshold
+
+
+@pytest.mark.parametrize(("complete", "asked"), [(False, [False, True]), (True, [False])])
+async def test_team_candidates_ask_the_dht_only_while_no_census_proves_the_directory_complete(
+    complete: bool, asked: list[bool]
+) -> None:
+    """Issue 26: with every card held (a census of the network's publishers), a query no card matches well
+    asked the DHT anyway, 2-9 s of each team's formation among 100 agents of one process."""
+    from ioa_p2p.node.goals.teams import TeamFormation
+    from ioa_p2p.node.goals.types import GoalsConfig
+
+    discovery = _Discovery(complete)
+    node: Any = SimpleNamespace(peer_id="me")  # all candidates() reads of the node
+    formation = TeamFormation(node, None, discovery, GoalsConfig(), None, None, context_tokens=1000)  # type: ignore[arg-type]
+    assert await formation.candidates("translate a text into French") == []
+    assert discovery.asked == asked

@@ -195,7 +195,9 @@ class TeamFormation:
     async def candidates(self, query: str, exclude: Sequence[str] = ()) -> list[Candidate]:
         """The shortlist for ``query``: the local directory first; the DHT too (for at most ``dht_wait``
         seconds) when ``[goals] dht_lookup`` is ``always``, or ``auto`` and no local card reaches the
-        threshold."""
+        threshold, unless a census proves the directory complete
+        (:meth:`~ioa_p2p.node.discovery.Discovery.directory_complete`: the DHT would name the same cards;
+        100 agents in one process spent 2-9 s of each team's formation in such lookups, issue 26)."""
         cfg = self.config
         if self.discovery is None:  # no discovery: nobody to shortlist
             return []
@@ -206,7 +208,10 @@ class TeamFormation:
         usable = [m for m in matches if str(m.card.peer_id) not in exclude]
         partial = self.discovery.directory.partial  # past [discovery] keep_all: the DHT has the rest
         wanted = cfg.dht_lookup == "always" or (
-            cfg.dht_lookup == "auto" and (partial or not usable or usable[0].score < cfg.threshold)
+            cfg.dht_lookup == "auto"
+            and (partial or not usable or usable[0].score < cfg.threshold)
+            # a census proves the directory lists the whole network: the DHT would name the same cards
+            and not self.discovery.directory_complete()
         )
         if wanted:  # bounded: whatever the lookup fetched meanwhile is in the directory for the retry below
             with trio.move_on_after(cfg.dht_wait):
