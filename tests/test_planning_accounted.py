@@ -129,3 +129,26 @@ def test_a_charges_planned_durations_and_counts_are_its_rules_to_apply_its_measu
     assert (
         unaccounted(question, "0.17 * 180 + 0.31 * 260 + 0.47 * 30", found, taken) is None
     )  # 31 days: split
+
+
+def test_a_band_of_the_row_read_and_a_product_of_two_measures_account_for_them() -> None:
+    leave = _found(27, "", "| Service | Days |\n| 5 to 9 years | 27 |\n| 10 years or more | 30 |")
+    question = "How many days of leave does a full-timer with 6 years' service at Orla get?"
+    assert unaccounted(question, "27", leave) is None  # the row's band holds the 6 years
+    assert unaccounted("How many days of leave after 12 years' service?", "27", leave) is not None
+    banner = "What would a 3 m by 0.8 m banner from Pellin Print cost?"
+    assert unaccounted(banner, "max(18 * 2.4, 45)", _found(45, "EUR", "18.00 per square metre")) is None
+
+
+def test_a_measure_rounded_up_by_the_rules_and_one_of_what_a_rate_is_per_are_accounted_for() -> None:
+    berth = _found(
+        3.2, "EUR", "Visiting boats pay EUR 3.20 per metre per night, rounded up to the next half metre."
+    )
+    question = "A 9.3 m yacht stays at Orla Marina. What is the berth charge?"
+    assert unaccounted(question, "max(3.2 * 9.5, 22)", berth) is None  # 9.3 m rounded up to 9.5
+    assert unaccounted(question, "max(3.2 * 12, 22)", berth) is not None  # no rounding gives 12
+    gas = _found(95, "kWh", "Over one heating season the heating uses 95 kWh per square metre.")
+    assert (
+        unaccounted("How much gas does the Pellin office burn over one heating season?", "95 * 420", gas)
+        is None
+    )

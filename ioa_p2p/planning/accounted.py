@@ -17,9 +17,11 @@ or the line the value was read from states it ("A 3-day hire costs EUR 120" for 
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
+from ioa_p2p.planning.banded import band_in
 from ioa_p2p.planning.doc_facts import spelled
 from ioa_p2p.planning.missing import Missing
 from ioa_p2p.planning.quantities import Quantity
@@ -99,8 +101,19 @@ def _numbers(expression: str) -> list[float]:
     return [float(t) for t in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?!\w|\.\d)", expression)]
 
 
+#: the steps a rule may round a measure up to before it is charged ("rounded up to the next half metre")
+_STEPS = (0.1, 0.25, 0.5, 1.0, 5.0, 10.0, 15.0, 30.0, 60.0)
+
+
 def _used(number: float, numbers: list[float]) -> bool:
-    return any(abs(n - number * f) <= 1e-6 * max(1.0, abs(n)) for n in numbers for f in _FACTORS)
+    """``number`` (as stated, converted by a unit factor, or rounded up to a step) is in ``numbers``."""
+    close = [n for n in numbers for f in _FACTORS if abs(n - number * f) <= 1e-6 * max(1.0, abs(n))]
+    rounded = [n for n in numbers if n > number and any(_is_step_up(number, n, step) for step in _STEPS)]
+    return bool(close or rounded)
+
+
+def _is_step_up(number: float, n: float, step: float) -> bool:
+    return abs(n - math.ceil(number / step - 1e-9) * step) <= 1e-9 and n - number < step
 
 
 def _banded(number: float, found: Value | None) -> bool:
@@ -111,19 +124,29 @@ def _banded(number: float, found: Value | None) -> bool:
     return any(rule.band is not None and rule.band.holds(number) for rule in records.rules)
 
 
-def _source_lines(found: Value | None) -> list[list[float]]:
-    """The numbers of each line of the evidence that states the found value (the row or sentence it was
-    read from: "A 3-day hire of the K2 costs EUR 120" accounts for "a 3-day hire")."""
+def _source_lines(found: Value | None) -> list[str]:
+    """The lines of the evidence that state the found value (the row or sentence it was read from: "A
+    3-day hire of the K2 costs EUR 120" accounts for "a 3-day hire", "5 to 9 years | 27" for "6 years")."""
     if found is None or found.kind != NUMBER or found.number is None:
         return []
     shown = format_number(found.number)
     out = []
     for text in found.evidence:
         for line in text.splitlines():
-            numbers = _numbers(re.sub(r"(\d)-(?=[a-z])", r"\1 ", spelled(line)).replace(",", ""))
-            if shown in line.replace(",", "") and found.number in numbers:
-                out.append(numbers)
+            plain = re.sub(r"(\d)-(?=[a-z])", r"\1 ", spelled(line)).replace(",", "")
+            if shown in plain and found.number in _numbers(plain):
+                out.append(plain)
     return out
+
+
+def _stated_by(quantity: Quantity, line: str) -> bool:
+    """The line states the quantity's number, or a band in its unit (one of its cells) that holds it."""
+    if quantity.number in _numbers(line):
+        return True
+    bands = [band_in(cell) for cell in re.split(r"[|;]", line)]
+    return any(
+        band is not None and band.unit == quantity.unit and band.holds(quantity.number) for band in bands
+    )
 
 
 #: the dimensions of a charge's planned quantities its rules may apply without writing them out (a stay's
@@ -143,14 +166,20 @@ def unaccounted(
         return None  # an exemption ("junior cardholders are never charged"): nothing to apply
     numbers = _numbers(expression)
     lines = _source_lines(found)
-    for quantity in stated_quantities(question):
+    stated = stated_quantities(question)
+    for quantity in stated:
+        if quantity.number == 1:
+            continue  # "one night", "one heating season": one of what the rate is per
         if quantity.dimension in _SPLIT and any(
             t.number == quantity.number and t.unit == quantity.unit for t in taken
         ):
             continue  # nights split between seasons, people a room's price does not count: the rules'
         if _used(quantity.number, numbers) or _banded(quantity.number, found):
             continue
-        if any(quantity.number in line for line in lines):
+        others = [o.number for o in stated if o is not quantity]
+        if any(abs(n - quantity.number * other) <= 1e-9 * max(1.0, n) for n in numbers for other in others):
+            continue  # "a 3 m by 0.8 m banner": 2.4 m² used
+        if any(_stated_by(quantity, line) for line in lines):
             continue
         if not quantity.unit and _PEOPLE_WORD.match(quantity.what) and not _priced_per_person(found):
             continue  # "two adults in a double room": a room's price counts no people
