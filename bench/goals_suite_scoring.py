@@ -212,10 +212,13 @@ def refused_step(steps: Any) -> bool:
 
 
 def goal_hit(expected: dict[str, Any], answer: str, steps: Any) -> bool:
-    """Is the goal answered right: the expected value stated in ``answer``, or, for a goal that must be
-    refused, a step named missing."""
+    """Is the goal answered right: the expected value stated in ``answer`` (an answer that says there is
+    none never is, whatever numbers its explanation holds), or, for a goal that must be refused, a step
+    named missing."""
     if expected["type"] == "refused":
         return refused_step(steps)
+    if answer.startswith("No answer"):  # "No answer: ..., needed by step 2." never states a 2
+        return False
     return score_text(expected, answer) is not None
 
 

@@ -239,6 +239,20 @@ def test_the_goal_benches_count_refusals_apart_from_wrong_answers() -> None:
     assert got == [scoring.REFUSED, scoring.WRONG, scoring.NO_ANSWER, ""]
 
 
+def test_a_no_answer_conclusion_is_never_scored_right_by_a_number_in_its_explanation() -> None:
+    scoring = _bench_scoring()
+    expected = {"type": "number", "value": 2, "tol": 0.01}
+    refused = {
+        "conclusion": "No answer: missing value: the fee per night, needed by step 2.",
+        "answer": "",
+        "steps": [{"step": 1, "status": "completed"}, {"step": 2, "status": "missing"}],
+    }
+    failed = {"conclusion": "No answer: step 2 failed after 2 attempts.", "steps": []}
+    right = {"conclusion": "The answer is 2.", "answer": "The answer is 2.", "steps": []}
+    got = [scoring.score_result(expected, r)["miss"] for r in (refused, failed, right)]
+    assert got == [scoring.REFUSED, scoring.NO_ANSWER, ""]
+
+
 def test_a_comma_separated_table_is_read_as_rows_never_as_one_sentence() -> None:
     text = (
         "# Stock at close of business\n"
