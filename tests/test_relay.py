@@ -210,11 +210,15 @@ async def test_circuit_data_limit_cuts_the_relayed_connection(tmp_path: Path) ->
             relay = await _start(stack, tmp_path, "relay", relay={"hop": True, "circuit_bytes": 48 * 1024})
             raddr = relay.listen_addrs()[0]
             hidden = await _start(stack, tmp_path, "hidden", listen=(), relay={"reserve": [raddr]})
-            caller = await _start(stack, tmp_path, "caller")
+            # The caller listens nowhere either: else the hidden peer, which can dial out, may connect to it
+            # directly (its peer discovery learns the caller's address from the relay's DHT), the messages
+            # then take that direct connection and never meet the circuit's limit (failed 2 of 4 runs).
+            caller = await _start(stack, tmp_path, "caller", listen=())
             await hidden.services.relay.wait_reservation(relay.peer_id)
             await caller.connect(raddr)
             await caller.services.relay.connect_via(circuit_addr(raddr, hidden.peer_id))
             await caller.services.messaging.send_text(hidden.peer_id, "small")
+            assert [c["kind"] for c in caller.net.connections(hidden.peer_id)] == ["relayed"]
             # The same 100 kB message passes a relay with default limits (the first test); here it breaks
             # the circuit's 48 KiB budget and the relay resets the connection.
             with pytest.raises((PeerClosed, PeerUnreachable, IoATimeout)):
