@@ -198,6 +198,7 @@ async def search_pages(search: CardSearch, vector: Any, text: str = "", k: int =
         "listing": listing,
         "providers": len(pages.candidates),
         "page_bytes": pages.bytes,
+        "sample_bytes": pages.sample_bytes,  # the breadth centre's pages (dht/expand.py), outside the budget
         "fetched": len(wanted),
         "providers_s": listed_at - started,
         "fetch_s": fetched_at - listed_at,
