@@ -192,7 +192,10 @@ async def test_a_peer_that_stops_reading_has_its_connection_given_up_by_the_writ
             resume.set()
             seen_b = await _until_closed(events_b)
     assert seen_a["closed"] == {"local: stuck write": 1}, seen_a
-    assert seen_b["closed"] == {"remote closed mid-frame": 1}, seen_b
+    # b finds the stream ended inside a message, or reset when a's socket closed with b's bytes unread
+    (reason_b,) = seen_b["closed"]
+    assert reason_b in ("remote closed mid-frame", "read error ConnectionClosedError"), seen_b
     (at_a,), (at_b,) = seen_a["recent"], seen_b["recent"]
     assert (at_a["local"], at_a["remote"]) == (at_b["remote"], at_b["local"]), (at_a, at_b)
-    assert 0 < at_b["bytes"][0] < at_b["bytes"][1], at_b
+    if reason_b == "remote closed mid-frame":
+        assert 0 < at_b["bytes"][0] < at_b["bytes"][1], at_b
