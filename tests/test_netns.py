@@ -158,6 +158,8 @@ def test_homes_reach_each_other_and_hole_punching_upgrades_a_pair(world: World) 
         )
     finally:
         print(f"\nconnections between homes: {kinds()}")
+        punching = {n: world[n].call("GET", "/relay").get("hole_punching") for n in ("calc", "coder")}
+        print(f"hole punching: {punching}")
     _send(world, *pair)  # and traffic flows after the upgrade
     _send(world, pair[1], pair[0])
 
