@@ -3,6 +3,7 @@
 - ``adapter.py``  options, the document index, the adapter (search, can_do, run)
 - ``formats.py``  YAML, INI, TOML, JSON and HTML files read as the text the rest understands (pure)
 - ``chunks.py``   documents cut into cited passages along their structure (pure)
+- ``passage_scores.py`` a passage's score for a query: cosine blended with keyword overlap (pure)
 - ``scope.py``   the document set a question names (its subject's name) weighs the others down
 - ``superlative.py`` "the heaviest", "the cheapest": the table row with the extreme value of the attribute
 - ``answer.py``   the answer span, its confidence and citation from the best passages (pure)

@@ -48,6 +48,7 @@ from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, ranked, r
 from ioa_p2p.adapters.retrieval.docmodel.wire import with_records
 from ioa_p2p.adapters.retrieval.facts import terms
 from ioa_p2p.adapters.retrieval.formats import STRUCTURED, readable
+from ioa_p2p.adapters.retrieval.passage_scores import content_words, score_passages
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import asks_price, charge_terms, charged
 from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of, with_reading
@@ -63,32 +64,6 @@ MAX_QUERY_CHARS = 2_000
 SHOWN_PASSAGE_CHARS = 1_200
 MAX_DOCUMENT_CHARS = 16_000
 MAX_DOCUMENT_BYTES = 24_000  # with the passages (<= 3 x 2,400 chars) well inside MAX_DATA_BYTES
-
-
-# --------------------------------------------------------------------------- scoring (pure)
-
-_STOP_WORDS = (
-    "a an and are as at be by can do does for from how i in is it of on or the this to what when "
-    "where which who why with you your about into me my please tell find show give explain"
-)
-_STOP = frozenset(_STOP_WORDS.split())
-
-
-def content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z0-9_]{2,}", text.lower()) if w not in _STOP}
-
-
-def score_passages(
-    query_vec: Matrix, matrix: Matrix, query: str, passages: Sequence[Passage], keyword_weight: float
-) -> np.ndarray[Any, np.dtype[np.float64]]:
-    cosine = (matrix @ query_vec.reshape(-1)).astype(np.float64)
-    words = content_words(query)
-    if not words or keyword_weight == 0:
-        return cosine
-    overlap = np.array(
-        [len(words & content_words(p.heading + " " + p.path + " " + p.text)) / len(words) for p in passages]
-    )
-    return (1 - keyword_weight) * cosine + keyword_weight * overlap
 
 
 # --------------------------------------------------------------------------- the index
