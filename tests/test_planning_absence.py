@@ -8,7 +8,6 @@ goal benches count it as a refusal. Made-up documents and wordings (a chandlery'
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from types import ModuleType
 
@@ -23,6 +22,7 @@ from ioa_p2p.planning.refusal import ABSENT, absence_refusal
 from ioa_p2p.planning.report import goal_report
 
 from .conv_sim import Sim
+from .goal_suite_checks import BENCH, load_module
 from .test_offline_brain import MEMBERS, TEAM, real_runner
 from .test_retrieval import ask, hashing_adapter
 
@@ -98,12 +98,7 @@ def test_the_offline_planner_names_the_unanswered_lookup_as_missing() -> None:
 
 
 def _scoring() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "bench" / "goals_suite_scoring.py"
-    spec = importlib.util.spec_from_file_location("goals_suite_scoring_absence_test", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("goals_suite_scoring_absence_test", BENCH / "goals_suite_scoring.py")
 
 
 def test_a_goal_that_must_be_refused_is_right_only_when_a_step_is_missing() -> None:

@@ -7,9 +7,7 @@ complete (``ioa goal`` exits 3).
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -27,6 +25,8 @@ from ioa_p2p.planning.refusal import refusal
 from ioa_p2p.planning.report import goal_report
 from ioa_p2p.planning.ruled import ruled_expression
 from ioa_p2p.planning.values import Value, exact, format_number, numbers_in
+
+from .goal_suite_checks import BENCH, load_module
 
 HIRE = """# Drone hire
 
@@ -216,12 +216,7 @@ def test_a_charge_is_in_the_currency_of_the_price_it_applies() -> None:
 
 
 def _bench_scoring() -> ModuleType:
-    path = Path(__file__).resolve().parent.parent / "bench" / "goals_suite_scoring.py"
-    spec = importlib.util.spec_from_file_location("goals_suite_scoring_refusal_test", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module("goals_suite_scoring_refusal_test", BENCH / "goals_suite_scoring.py")
 
 
 def test_the_goal_benches_count_refusals_apart_from_wrong_answers() -> None:

@@ -16,31 +16,10 @@ from ioa_p2p.teaming.exposure import OFF, ExposurePolicy, TeamLog, spent_keys
 from ioa_p2p.teaming.offline import PoolScores, lead_first
 from ioa_p2p.teaming.trust import trim_to_caps
 
+from .test_teaming_kin import AGENTS  # an honest population: agents that do unrelated things
+
 HOUR = 3600.0
 
-#: An honest population: agents that do unrelated things.
-AGENTS = {
-    "plotter": "Draws charts and plots from CSV tables with matplotlib: line, bar and scatter plots.",
-    "translator": "Translates documents between English, French and German, keeping the layout.",
-    "weather": "Current weather and seven-day forecasts for any city in the world.",
-    "calculator": "Exact arithmetic: percentages, fractions, powers, sums and averages.",
-    "scribe": "Transcribes audio recordings of meetings and interviews into text.",
-    "lawyer": "Reviews rental contracts and flags unfair clauses under tenancy law.",
-    "chef": "Suggests recipes from the ingredients in your fridge, with cooking times.",
-    "travel": "Plans trips: train and flight connections, hotels and day-by-day itineraries.",
-    "coder": "Reviews Python pull requests for bugs, style and missing tests.",
-    "tax": "Prepares income tax returns and lists the deductions you may claim.",
-    "music": "Composes short piano melodies and exports them as MIDI files.",
-    "garden": "Diagnoses plant diseases from photos of leaves and suggests treatments.",
-    "fitness": "Writes weekly workout plans for strength and endurance training.",
-    "sql": "Writes and optimises SQL queries for PostgreSQL databases.",
-    "security": "Scans web servers for known vulnerabilities and misconfigured TLS.",
-    "medic": "Explains medical lab results in plain language for patients.",
-    "astronomy": "Tells which planets and satellites are visible tonight from your location.",
-    "chess": "Analyses chess games move by move and points out blunders.",
-    "realestate": "Estimates apartment prices from size, location and recent sales.",
-    "poet": "Writes rhyming poems for birthdays, weddings and other occasions.",
-}
 #: An honest newcomer (no task done for this node yet) that alone does what one goal asks.
 NEWCOMER = {"birder": "Identifies bird species from recordings of their songs and calls."}
 #: Sleeper family, shape 1: the plotter's card in other words, each from a new identity.
