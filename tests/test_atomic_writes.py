@@ -9,20 +9,18 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import pytest
 import trio
-from libp2p.peer.peerinfo import PeerInfo
 
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.net.atomic_writes import upstream_secure_write
-from ioa_p2p.node.net.conn_events import MAX_REASONS, ConnectionEvents, watch_connections
+from ioa_p2p.node.net.conn_events import MAX_REASONS, ConnectionEvents
 from ioa_p2p.node.net.host import new_noise_host
 
-from .raw_hosts import run_raw_host
+from .raw_hosts import watched_pair
 
 PROTO = "/test/sink/1"
 WRITERS = 32
@@ -39,16 +37,8 @@ async def _sink(stream: Any) -> None:
         return
 
 
-@asynccontextmanager
-async def _pair() -> AsyncIterator[tuple[Any, Any, ConnectionEvents, ConnectionEvents]]:
-    a, b = new_noise_host(Identity.generate()), new_noise_host(Identity.generate())
-    events_a, events_b = ConnectionEvents(), ConnectionEvents()
-    watch_connections(a, events_a)
-    watch_connections(b, events_b)
-    b.set_stream_handler(PROTO, _sink)
-    async with run_raw_host(a), run_raw_host(b):
-        await a.connect(PeerInfo(b.get_id(), b.get_addrs()))
-        yield a, b, events_a, events_b
+def _pair() -> AbstractAsyncContextManager[tuple[Any, Any, ConnectionEvents, ConnectionEvents]]:
+    return watched_pair(PROTO, _sink)
 
 
 async def _cancelled_writes(a: Any, b: Any, seed: int) -> bool:

@@ -14,15 +14,14 @@ from typing import Any
 
 import pytest
 import trio
-from libp2p.peer.peerinfo import PeerInfo
 
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.net.atomic_writes import _abandon
-from ioa_p2p.node.net.conn_events import RECENT, ConnectionEvents, watch_connections
+from ioa_p2p.node.net.conn_events import RECENT, ConnectionEvents
 from ioa_p2p.node.net.host import new_noise_host
 from ioa_p2p.node.net.whole_reads import upstream_read_exactly
 
-from .raw_hosts import run_raw_host
+from .raw_hosts import watched_pair
 
 PROTO = "/test/idle/1"
 
@@ -33,13 +32,7 @@ async def _hold(stream: Any) -> None:
 
 @asynccontextmanager
 async def _pair() -> AsyncIterator[tuple[Any, Any, ConnectionEvents, ConnectionEvents]]:
-    a, b = new_noise_host(Identity.generate()), new_noise_host(Identity.generate())
-    events_a, events_b = ConnectionEvents(), ConnectionEvents()
-    watch_connections(a, events_a)
-    watch_connections(b, events_b)
-    b.set_stream_handler(PROTO, _hold)
-    async with run_raw_host(a), run_raw_host(b):
-        await a.connect(PeerInfo(b.get_id(), b.get_addrs()))
+    async with watched_pair(PROTO, _hold) as (a, b, events_a, events_b):
         await a.new_stream(b.get_id(), [PROTO])  # a stream open at the close: its protocol is recorded
         yield a, b, events_a, events_b
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import subprocess
 import sys
 import threading
 
@@ -220,3 +221,49 @@ def test_threads_stemming_at_once_get_the_stems_one_thread_gets() -> None:
     finally:
         sys.setswitchinterval(interval)
     assert failures == []
+
+
+STEMMER_RACE = """
+import importlib
+import sys
+import threading
+import types
+
+from ioa_p2p.matching import text
+
+real_import = importlib.import_module
+stems, errors, others = [], [], []
+
+
+def second_thread():
+    try:
+        stems.append(text.new_english_stemmer().stemWord("running"))
+    except Exception as exc:  # the module seen half imported
+        errors.append(repr(exc))
+
+
+def importing(name, *args):
+    if name.endswith(".english_stemmer") and not others:  # the module is in sys.modules, not yet run
+        sys.modules[name] = types.ModuleType(name)
+        other = threading.Thread(target=second_thread)
+        others.append(other)
+        other.start()
+        other.join(0.5)
+        del sys.modules[name]
+    return real_import(name, *args)
+
+
+importlib.import_module = importing
+stems.append(text.new_english_stemmer().stemWord("running"))
+others[0].join(10)
+print(errors or stems)
+"""
+
+
+def test_threads_that_stem_first_at_once_each_get_a_whole_stemmer() -> None:
+    """The first stemmers of a process (agents' cards stemmed in worker threads) are made at once: none
+    sees the English module half imported (AttributeError: partially initialized module)."""
+    out = subprocess.run(  # a fresh process: the race is in the first import
+        [sys.executable, "-c", STEMMER_RACE], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert out.returncode == 0 and out.stdout.strip() == "['run', 'run']", out.stdout + out.stderr[-2000:]

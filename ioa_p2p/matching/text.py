@@ -65,6 +65,14 @@ def new_english_stemmer() -> Any:
     imports every language's module (39 modules, ~2.3 MB resident in every agent, which stems its card's
     terms). The English module and the two it imports are loaded as a private package whose path is
     snowballstemmer's directory (its ``__init__`` is not run); the whole package where that fails."""
+    with _import_lock:  # another thread's import puts the module in sys.modules before it is run
+        return _import_english_stemmer()
+
+
+_import_lock = threading.Lock()
+
+
+def _import_english_stemmer() -> Any:
     held = sys.modules.get(f"{_SNOWBALL_EN}.english_stemmer")
     if held is not None:
         return held.EnglishStemmer()
