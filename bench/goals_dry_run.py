@@ -19,7 +19,10 @@ three-agent goals over the old suite's documents, ``all`` the three; each split 
 before the planner was run on them. ``--suite probe2 --split heldout`` is the second such set (56 goals over 7
 folders: a YAML reference and an INI file, an FAQ, numbered terms with cross-references, a changelog, an HTML
 table, a JSON feed, a markdown checklist; ``bench/goal_suite_probe2/``), six of its goals to be refused (their
-value is in no document: right when a step is named missing). ``--suite chain --split heldout`` is 20
+value is in no document: right when a step is named missing). ``--suite probe3n --split heldout`` is 31
+naturally worded goals that need several rules of their folder composed, over 5 folders in new styles (an
+e-mail reply, a TOML tariff, a timetable leaflet, a rate card with footnotes, a hire board;
+``bench/goal_suite_probe3n/``), six of them to be refused. ``--suite chain --split heldout`` is 20
 chained and three-agent goals over suite 2's writer-a documents (``bench/goal_suite_chain/``), written before
 the planner work it measures.
 
@@ -81,6 +84,7 @@ SUITES = {
     "single": HERE / "goal_suite_single",
     "probe": HERE / "goal_suite_probe",
     "probe2": HERE / "goal_suite_probe2",
+    "probe3n": HERE / "goal_suite_probe3n",
 }
 
 

@@ -105,6 +105,9 @@ SUITES = {
     # the second probe set: 7 folders in new styles, six goals that must be refused
     # (bench/goal_suite_probe2/README.md)
     "probe2": Suite("probe2", HERE / "goal_suite_probe2", ("heldout",), False),
+    # natural questions that compose several rules, 5 folders in new styles, six to be refused
+    # (bench/goal_suite_probe3n/README.md)
+    "probe3n": Suite("probe3n", HERE / "goal_suite_probe3n", ("heldout",), False),
 }
 
 
