@@ -1,4 +1,5 @@
-"""Recompute every expected answer of the natural composition probe (p-compose) from the facts its ``why`` lists (stdlib only).
+"""Recompute every expected answer of the natural composition probe from the facts its ``why`` lists
+(stdlib only).
 
 README
 ======

@@ -1,4 +1,4 @@
-"""Writes heldout.json: the natural composition probe (issue 23, class 7; p-compose). Run: python make_goals.py
+"""Writes heldout.json: the natural composition probe (issue 23, class 7). Run: python make_goals.py
 
 Every goal is naturally worded and needs several rules of its folder chained (a rate times people times
 nights plus a tax, blocks of a tariff then a share then VAT, a train then the next ferry, a weight band then a
@@ -31,12 +31,13 @@ def refused(missing):
 
 
 GOALS = [
-    # --- a hostel's e-mail reply: per person per night, per room, once per stay, half price, long-stay discount
+    # --- a hostel's e-mail reply: per person per night, per room, once per stay, half price, long stays
     (
         "What do three friends pay altogether for dorm beds at Gullhaven for 4 nights in June, with the "
         "tourist tax?",
         num(400.80),
-        "«EUR 31 per person per night» «tourist tax of EUR 2.40 per person per night» Check: 3*4*31 + 3*4*2.40",
+        "«EUR 31 per person per night» «tourist tax of EUR 2.40 per person per night» "
+        "Check: 3*4*31 + 3*4*2.40",
         GH,
     ),
     (
@@ -99,7 +100,8 @@ GOALS = [
         TW,
     ),
     (
-        "A house with a large meter used 50 m³ of water in one quarter. What is its Tessaline bill before VAT?",
+        "A house with a large meter used 50 m³ of water in one quarter. What is its Tessaline bill before "
+        "VAT?",
         num(182.00),
         "«large_meter_eur_per_quarter = 41.00» «eur_per_m3 = 1.20» «eur_per_m3 = 1.65» «eur_per_m3 = 2.10» "
         "«share_of_water_pct = 90» «eur_per_m3 = 1.35» Check: 41 + 15*1.20 + 25*1.65 + 10*2.10 + 0.9*50*1.35",
@@ -166,7 +168,8 @@ GOALS = [
     (
         "What does Kiln charge, VAT included, to send a 4.2 kg parcel next-day?",
         num(11.28),
-        "«over 2 kg up to 5 kg | EUR 9.40» «VAT at 20% is added to the total of each order» Check: 9.40 * 1.2",
+        "«over 2 kg up to 5 kg | EUR 9.40» «VAT at 20% is added to the total of each order» "
+        "Check: 9.40 * 1.2",
         KC,
     ),
     (
@@ -217,7 +220,8 @@ GOALS = [
     (
         "What does a sit-on-top kayak cost at Brackenfold for an hour and a quarter?",
         num(45.00),
-        "«EUR 24 for the first 30 minutes, then EUR 7 for every further 15 minutes» Check: 24 + (75 - 30) / 15 * 7",
+        "«EUR 24 for the first 30 minutes, then EUR 7 for every further 15 minutes» "
+        "Check: 24 + (75 - 30) / 15 * 7",
         BB,
     ),
     (
