@@ -88,6 +88,7 @@ async def network_state(node: Any, remotes: tuple[Any, ...], n_cards: int) -> di
     answers: dict[int, tuple[Any, Any]] = {}
     paced: list[int] = []  # per node: pieces of peers' work the CPU budgets made wait (GET /budgets)
     busy: list[float] = []  # per node: the event loop's busy share
+    grants: list[int] = []  # per node: paced reads let go after cpu_meter.READ_PACE_MAX
     limit = trio.Semaphore(PARALLEL_CALLS)
 
     async def ask(i: int, remote: Any) -> None:
@@ -100,6 +101,7 @@ async def network_state(node: Any, remotes: tuple[Any, ...], n_cards: int) -> di
         if cpu:
             paced.append(int(cpu.get("paced", 0)))
             busy.append(float(cpu.get("loop_busy") or 0.0))
+            grants.append(int(cpu.get("read_grants", 0)))
 
     async with trio.open_nursery() as nursery:  # a busy node answers late: ask several at once
         for i, remote in enumerate(remotes):
@@ -129,6 +131,8 @@ async def network_state(node: Any, remotes: tuple[Any, ...], n_cards: int) -> di
         "connections_open": spread(links),
         # the CPU budgets' pacing (a paced peer's connection is not read: its writes wait)
         "paced": {"total": sum(paced), "per_node": spread(paced)},
+        # paced connections read anyway after READ_PACE_MAX (so that the other end's writes progress)
+        "read_grants": {"total": sum(grants), "per_node": spread(grants)},
         "loop_busy": spread([round(b, 2) for b in busy]),
     }
 

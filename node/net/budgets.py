@@ -32,6 +32,7 @@ paced, no priority over strangers).
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -125,6 +126,8 @@ class NodeBudgets:
         self._trusted_until = -1.0
         #: how often a stranger waited for a trusted peer's work
         self.yielded = 0
+        #: how often a connection's read was let go unpaid (``cpu_meter.READ_PACE_MAX``)
+        self.read_grants = 0
         #: strangers' inbound streams in protocol negotiation now
         self.negotiating = 0
 
@@ -316,15 +319,24 @@ class NodeBudgets:
         """Wait while ``peer`` owes CPU time (its own, or its pool's): the next piece of its work
         starts only when it is paid back. Waits for trusted peers' work end after :data:`MAX_YIELD`
         seconds (what it owes itself, or its pool, is still paid)."""
+        await self.pace_at_most(peer, math.inf)
+
+    async def pace_at_most(self, peer: PeerId, at_most: float) -> bool:
+        """:meth:`pace`, for ``at_most`` seconds: True when ``peer`` owes nothing any more, False when
+        the bound ended the wait (it still owes)."""
         start = self.now()
         while True:
-            wait = self.cpu_delay(peer, may_yield=self.now() - start < MAX_YIELD)
+            now = self.now()
+            wait = self.cpu_delay(peer, may_yield=now - start < MAX_YIELD)
             if wait <= 0:
-                return
+                return True
+            left = start + at_most - now
+            if left <= 0:
+                return False
             self.cpu.paced += 1
             # spread the wake-ups: a pool's members paced together would all resume in one batch
             # of the event loop and hold it for as long as their work takes
-            await trio.sleep(min(wait, 1.0) * (1.0 + random.random()))
+            await trio.sleep(min(min(wait, 1.0) * (1.0 + random.random()), left))
 
     @staticmethod
     def now() -> float:
@@ -347,6 +359,7 @@ class NodeBudgets:
             "cpu": {
                 **self.cpu.snapshot(),
                 "yielded_to_trusted": self.yielded,
+                "read_grants": self.read_grants,
                 "cohosted_agents": len(self.cohosted) if self.cohosted is not None else 1,
                 "loop_busy": round(self._loop.busy, 3) if self._loop is not None else None,
             },

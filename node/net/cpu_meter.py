@@ -9,7 +9,8 @@ times each step of such a task and charges it to the peer's CPU budget (``NodeBu
 :class:`~ioa_p2p.budget.WorkBudget`, per peer and per pool of strangers / known peers).
 
 A peer that owes CPU time waits: its connection is not read (:func:`pace_reads`: its bytes stay in
-the kernel and TCP slows it down), its frames are not taken from our buffers
+the kernel and TCP slows it down; for :data:`READ_PACE_MAX` at most, then it is read for a while, so
+that its writes still make progress), its frames are not taken from our buffers
 (``FramedStream``), py-libp2p's handlers do not get its next message (``inbound_meter``), its new
 streams are refused before negotiation (``NodeBudgets.admits``) and its gossip is dropped
 (``libp2p_patches.contain_pubsub_messages``).
@@ -18,6 +19,7 @@ streams are refused before negotiation (``NodeBudgets.admits``) and its gossip i
 from __future__ import annotations
 
 import contextvars
+import math
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -192,12 +194,34 @@ def own_work() -> Iterator[None]:
         OWNER.reset(token)
 
 
+#: The longest a connection's reads wait in one stretch for its peer's CPU debt (seconds). Well below
+#: the other end's bound on one write (``atomic_writes.WRITE_BOUND``, 10 s): a connection left unread for
+#: longer fills the socket buffers, the peer's write outlasts its bound and the peer gives the whole
+#: connection up (``local: stuck write`` there, ``remote closed mid-frame`` here: 93 of 93 such closes at
+#: N = 50 were paced reads, docs/performance.md).
+READ_PACE_MAX = 2.0
+#: After a stretch cut short by :data:`READ_PACE_MAX`, how long the connection is read without pacing
+#: (seconds): long enough to drain the socket buffers, so the peer's blocked write goes through.
+READ_GRANT = 0.5
+
+
 def pace_reads(reader: Any, budgets: NodeBudgets, peer: PeerId) -> None:
-    """Make ``reader.read`` (a connection's secured reader) wait while ``peer`` owes CPU time."""
+    """Make ``reader.read`` (a connection's secured reader) wait while ``peer`` owes CPU time, but
+    never more than :data:`READ_PACE_MAX` in a row: then the connection is read freely for
+    :data:`READ_GRANT` seconds (its debt stays: the next read after the grant is paced again).
+    Reading a paced peer's bytes costs little (decrypting, demultiplexing into its streams' buffers,
+    both bounded: yamux's windows and ``[limits] unread_bytes_*``); its streams' frames and messages
+    are still paced one by one (``FramedStream``, ``inbound_meter``) and its new streams refused
+    while it owes (``NodeBudgets.admits``). What the grant buys is that the other end's writes make
+    progress: only a peer that stopped reading for good has its connection given up."""
     upstream: Callable[..., Awaitable[bytes]] = reader.read
+    unpaced_until = -math.inf
 
     async def read(*args: Any, **kwargs: Any) -> bytes:
-        await budgets.pace(peer)
+        nonlocal unpaced_until
+        if trio.current_time() >= unpaced_until and not await budgets.pace_at_most(peer, READ_PACE_MAX):
+            unpaced_until = trio.current_time() + READ_GRANT
+            budgets.read_grants += 1
         return await upstream(*args, **kwargs)
 
     reader.read = read
@@ -205,6 +229,8 @@ def pace_reads(reader: Any, budgets: NodeBudgets, peer: PeerId) -> None:
 
 __all__ = [
     "OWNER",
+    "READ_GRANT",
+    "READ_PACE_MAX",
     "NodeLoopGauge",
     "StepTimer",
     "ensure_step_timer",
