@@ -34,6 +34,7 @@ from ioa_p2p.faults import Faults, single_error
 from ioa_p2p.identity import Identity, PeerId, load_key_file
 from ioa_p2p.memory import PROCESS_MEMORY, AgentMemory, ProcessMemory
 from ioa_p2p.node.control.server import ControlAPI
+from ioa_p2p.node.net.arrivals import PeerArrivals
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.cohosted import CoHosted
 from ioa_p2p.node.net.cpu_meter import own_work
@@ -165,6 +166,11 @@ class Node:
 
     async def wait_addrs_change(self) -> None:
         await self.net.wait_addrs_change()
+
+    @property
+    def arrivals(self) -> PeerArrivals:
+        """Connections as they open (for work a reconnection starts: the chats' pulls and retries)."""
+        return self.net.arrivals
 
     def connected_peers(self) -> list[PeerId]:
         """Connected peers (only Ed25519 peers can connect; any other ID is left out)."""

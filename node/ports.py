@@ -38,6 +38,7 @@ from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.memory import AgentMemory
 from ioa_p2p.node.control.server import ControlAPI
+from ioa_p2p.node.net.arrivals import PeerArrivals
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.gossip import Deliver, GossipSettings, Validate
@@ -87,6 +88,11 @@ class NodePort(Protocol):
 
     async def wait_addrs_change(self) -> None:
         """Until the advertised addresses change (a relay reservation, reachability, interfaces)."""
+        ...
+
+    @property
+    def arrivals(self) -> PeerArrivals:
+        """Connections as they open (:mod:`~ioa_p2p.node.net.arrivals`): for work a reconnection starts."""
         ...
 
     def connected_peers(self) -> list[PeerId]: ...

@@ -94,3 +94,24 @@ async def test_a_member_that_missed_everything_pulls_the_history(
             await b.sync_now(handle.chat_id)  # (deliveries retried meanwhile may bring some first)
             assert [e.hash for e in b.history(handle.chat_id)] == [e.hash for e in a.history(handle.chat_id)]
             assert len(b.history(handle.chat_id)) == 40
+
+
+async def test_a_reconnection_retries_at_once_without_polling(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    """A delivery backing off to a peer that was away is retried the moment the peer connects again
+    (the connection wakes the chats' watch: no time passes), not at its next backoff or poll."""
+    net = MemoryNetwork()
+    with trio.fail_after(600):
+        async with open_chat_nodes(net, tmp_path, 2) as nodes:
+            (a_node, a), (b_node, b) = nodes
+            handle = await a.create_chat([b_node.peer_id], "reconnect")
+            net.partition(b_node.peer_id)
+            await a.post(handle.chat_id, "text", {"text": "while b is away"})
+            await trio.sleep(100.25)  # a's worker backs off (retry_max 30 s)
+            assert len(b.get(handle.chat_id)) == 0
+            net.heal(b_node.peer_id)
+            start = trio.current_time()
+            await b_node.connect_peer(a_node.peer_id)  # b comes back and connects
+            await wait_count(b, handle.chat_id, 1)
+            assert trio.current_time() - start < 0.1  # virtual seconds: woken by the connection itself

@@ -41,6 +41,7 @@ from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.memory import ProcessMemory
 from ioa_p2p.node.control.server import ControlAPI
+from ioa_p2p.node.net.arrivals import PeerArrivals
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.ports import StreamHandler
@@ -130,6 +131,7 @@ class MemoryNode:
         self.tracer: Tracer = NOOP_TRACER
         self.handlers: dict[str, StreamHandler] = {}
         self.streams: list[MemoryStream] = []
+        self.arrivals = PeerArrivals()  # told of every new link (MemoryNetwork.link)
 
     def now(self) -> float:
         """Wall-clock seconds: the network's epoch plus the trio clock's time since it started."""
@@ -241,7 +243,12 @@ class MemoryNetwork:
     def link(self, a: PeerId, b: PeerId) -> None:
         if b not in self.nodes or a == b or (self._cut & {a, b}):
             raise PeerUnreachable(f"{b} cannot be reached from {a} on the memory network")
-        self._links.add(frozenset((a, b)))
+        link = frozenset((a, b))
+        if link not in self._links:  # a new connection, as both ends' hosts would register it
+            self._links.add(link)
+            for one, other in ((a, b), (b, a)):
+                if one in self.nodes:
+                    self.nodes[one].arrivals.note(other)
 
     def partition(self, peer: PeerId) -> None:
         """Cut ``peer`` off: its links drop, its open streams are reset, nobody can dial it or be dialed."""

@@ -292,16 +292,16 @@ class ChatSync:
             await trio.sleep(self.chats.config.sync_interval * (0.75 + 0.5 * self.chats.rng.random()))
             await self.sync_now(connected_only=True)
 
-    async def run_connection_watch(self, interval: float = 0.5) -> None:
-        """On every new connection: pull shared chats from that peer and retry its deliveries."""
+    async def run_connection_watch(self) -> None:
+        """On every new connection: pull shared chats from that peer and retry its deliveries (woken by
+        the connection itself, :attr:`NodePort.arrivals`: no polling while nothing connects)."""
         node = self.chats.node
-        known: set[PeerId] = set(node.connected_peers())
+        arrivals = node.arrivals
+        seen = arrivals.count
         while True:
-            await trio.sleep(interval)
-            current = set(node.connected_peers())
-            for peer in current - known:
+            seen, peers = await arrivals.wait_after(seen)
+            for peer in peers if peers is not None else node.connected_peers():
                 self.on_connected(peer)
-            known = current
 
     def on_connected(self, peer: PeerId) -> None:
         """A new connection: the peer is reachable; pull the loaded chats shared with it."""

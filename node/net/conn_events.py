@@ -32,6 +32,7 @@ import contextlib
 import functools
 import socket as socket_module
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -100,8 +101,11 @@ def _count(counter: collections.Counter[str], reason: str) -> None:
     counter[reason] += 1
 
 
-def watch_connections(host: Any, events: ConnectionEvents) -> None:
-    """Count ``host``'s connections in ``events`` (call before the host listens or dials)."""
+def watch_connections(
+    host: Any, events: ConnectionEvents, on_open: Callable[[Any], None] | None = None
+) -> None:
+    """Count ``host``'s connections in ``events`` (call before the host listens or dials); ``on_open``
+    is told the (py-libp2p) peer ID of every connection the swarm registered."""
     _patch_yamux()
     network = host.get_network()
     upstream = network.add_conn
@@ -117,6 +121,8 @@ def watch_connections(host: Any, events: ConnectionEvents) -> None:
         muxed_conn._ioa_swarm_conn = swarm_conn
         muxed_conn._ioa_addrs = _addresses(muxed_conn)  # the socket may be gone by the close
         events.note_open(direction)
+        if on_open is not None:
+            on_open(muxed_conn.peer_id)
         return swarm_conn
 
     add_conn.metered = getattr(upstream, "metered", False)  # type: ignore[attr-defined]

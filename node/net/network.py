@@ -32,6 +32,7 @@ from ioa_p2p.node.net.addrs import (
     split_circuit,
     strip_peer,
 )
+from ioa_p2p.node.net.arrivals import PeerArrivals
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.cohosted import CoHosted
@@ -111,7 +112,9 @@ class Libp2pNetwork:
                 guard_host(self.host, inbound.budgets)
         #: why connections opened and closed (``GET /net``): :mod:`~ioa_p2p.node.net.conn_events`
         self.conn_events = ConnectionEvents()
-        watch_connections(self.host, self.conn_events)
+        #: every connection as it opens, for services that act on a (re)connection
+        self.arrivals = PeerArrivals()
+        watch_connections(self.host, self.conn_events, self._arrived)
         self.dht: Any = None
         self.interfaces = InterfaceCache()
         self.circuits: tuple[str, ...] = ()
@@ -190,6 +193,10 @@ class Libp2pNetwork:
 
     def is_connected(self, peer: PeerId) -> bool:
         return bool(live_connections(self.host, to_libp2p_id(peer)))
+
+    def _arrived(self, libp2p_peer: Any) -> None:
+        with suppress(InvalidPeerId):  # only Ed25519 peers are ours (as in :meth:`connected_peers`)
+            self.arrivals.note(from_libp2p_id(libp2p_peer))
 
     def peer_addrs(self, peer: PeerId) -> list[str]:
         return self.dialer.known_addrs(to_libp2p_id(peer))
