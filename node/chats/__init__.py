@@ -7,6 +7,7 @@
 - ``config.py``     the ``[chats]`` table
 - ``store.py``      :class:`ChatStore`: SQLite (WAL), persist before ack, durable outbox, partners,
   quarantine
+- ``schema.py``     the store's tables, their migrations, the rows read from them; sqlite3 errors as ours
 - ``loading.py``    stored chats loaded when first used; undecodable rows quarantined; listing views;
   idle invitations expired
 - ``partners.py``   :class:`Partners`: the peers this node worked with (trusted by its budgets)

@@ -1,15 +1,7 @@
 """The durable chat store: one SQLite file, ``$IOA_HOME/chats.sqlite3``, in WAL mode.
 
-Tables (schema version 3, ``PRAGMA user_version``; a version 1 file gains ``chats.inviter``, a
-version 2 file ``chats.topic`` and the ``partners`` and ``quarantine`` tables)::
-
-    chats      chat_id PK, genesis (signed envelope CBOR), status, joined_ms, inviter (NULL: created
-               here), topic (the genesis topic, so start-up need not decode any genesis)
-    messages   hash PK, chat_id, author, seq, depth, ts, kind, raw   (insertion order = rowid)
-    outbox     (hash, peer) PK, chat_id, added_ms                   (deliveries not yet acknowledged)
-    evidence   chat_id, first, second                               (equivocation proofs)
-    partners   peer PK, since_ms          (peers this node worked with: in a chat it created or posted in)
-    quarantine id PK, chat_id, hash, raw, reason, at_ms   (rows that could not be decoded, kept aside)
+The tables, their migrations and the row types are in :mod:`~ioa_p2p.node.chats.schema` (re-exported
+here).
 
 Rules the chat service relies on:
 
@@ -22,7 +14,7 @@ Rules the chat service relies on:
 - the author's own message and its outbox rows are written in one transaction, so after a crash
   every own message is either absent or still queued for delivery.
 
-Every sqlite3 error is translated into :class:`ioa_p2p.errors.StoreError` here.
+Every sqlite3 error is translated into :class:`ioa_p2p.errors.StoreError` here (:func:`store_error`).
 """
 
 from __future__ import annotations
@@ -31,98 +23,20 @@ import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
-from ioa_p2p.errors import StorageFull, StoreError
 from ioa_p2p.identity import PeerId
-
-STORE_FILE_NAME = "chats.sqlite3"
-SCHEMA_VERSION = 3
-
-STATUS_MEMBER = "member"
-STATUS_DECLINED = "declined"
-STATUS_LEFT = "left"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS chats (
-    chat_id   BLOB PRIMARY KEY,
-    genesis   BLOB NOT NULL,
-    status    TEXT NOT NULL,
-    joined_ms INTEGER NOT NULL,
-    inviter   BLOB,
-    topic     TEXT
-);
-CREATE TABLE IF NOT EXISTS messages (
-    hash    BLOB PRIMARY KEY,
-    chat_id BLOB NOT NULL REFERENCES chats(chat_id),
-    author  BLOB NOT NULL,
-    seq     INTEGER NOT NULL,
-    depth   INTEGER NOT NULL,
-    ts      INTEGER NOT NULL,
-    kind    TEXT NOT NULL,
-    raw     BLOB NOT NULL
-);
-CREATE INDEX IF NOT EXISTS messages_by_chat ON messages (chat_id);
-CREATE TABLE IF NOT EXISTS outbox (
-    hash     BLOB NOT NULL,
-    peer     BLOB NOT NULL,
-    chat_id  BLOB NOT NULL,
-    added_ms INTEGER NOT NULL,
-    PRIMARY KEY (hash, peer)
-);
-CREATE INDEX IF NOT EXISTS outbox_by_peer ON outbox (peer);
-CREATE TABLE IF NOT EXISTS evidence (
-    chat_id BLOB NOT NULL,
-    first   BLOB NOT NULL,
-    second  BLOB NOT NULL,
-    PRIMARY KEY (chat_id, first, second)
-);
-CREATE TABLE IF NOT EXISTS partners (
-    peer     BLOB PRIMARY KEY,
-    since_ms INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS quarantine (
-    id      INTEGER PRIMARY KEY,
-    chat_id BLOB,
-    hash    BLOB,
-    raw     BLOB,
-    reason  TEXT NOT NULL,
-    at_ms   INTEGER NOT NULL
-);
-"""
-
-
-@dataclass(frozen=True, slots=True)
-class ChatRow:
-    chat_id: bytes
-    genesis: bytes
-    status: str
-    joined_ms: int
-    inviter: bytes | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class QuarantinedRow:
-    """A stored row that could not be decoded: kept aside, reported, flagged by the audit."""
-
-    chat_id: bytes | None
-    hash: bytes | None  # None: the chat's genesis
-    raw: bytes | None
-    reason: str
-    at_ms: int
-
-
-@dataclass(frozen=True, slots=True)
-class MessageRow:
-    hash: bytes
-    chat_id: bytes
-    author: bytes
-    seq: int
-    depth: int
-    ts: int
-    kind: str
-    raw: bytes
+from ioa_p2p.node.chats.schema import (
+    STATUS_DECLINED,
+    STATUS_LEFT,
+    STATUS_MEMBER,
+    STORE_FILE_NAME,
+    ChatRow,
+    MessageRow,
+    QuarantinedRow,
+    open_database,
+    store_error,
+)
 
 
 class ChatStore:
@@ -130,34 +44,9 @@ class ChatStore:
 
     def __init__(self, path: Path, *, fsync: bool = False) -> None:
         self.path = path
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            mode = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise StoreError(f"{path}: SQLite refused WAL mode (got {mode!r})")
-            self._db.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
-            self._db.execute("PRAGMA foreign_keys=ON")
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version not in (0, 1, 2, SCHEMA_VERSION):
-                raise StoreError(
-                    f"{path} has chat store schema {version}; this version reads {SCHEMA_VERSION}. "
-                    "Upgrade ioa-p2p, or move the file away to start with an empty store"
-                )
-            self._db.executescript(_SCHEMA)
-            if version == 1:  # schema 2 added who invited this node to each chat
-                self._db.execute("ALTER TABLE chats ADD COLUMN inviter BLOB")
-            if version in (1, 2):  # schema 3: the topic column, partners, quarantine
-                self._db.execute("ALTER TABLE chats ADD COLUMN topic TEXT")
-            self._db.execute("CREATE INDEX IF NOT EXISTS chats_by_inviter ON chats (inviter, status)")
-            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            #: the schema version the file had before this open (0: a new file)
-            self.upgraded_from = int(version)
-        except sqlite3.Error as exc:
-            raise StoreError(
-                f"cannot open the chat store {path}: {exc}; check the disk and permissions "
-                "(a corrupt file can be moved away, losing local chat history)"
-            ) from None
+        self._db, version = open_database(path, fsync=fsync)
+        #: the schema version the file had before this open (0: a new file)
+        self.upgraded_from = version
 
     @classmethod
     def open(cls, home: Path, *, fsync: bool = False) -> ChatStore:
@@ -462,13 +351,6 @@ class ChatStore:
                 "SELECT first, second FROM evidence WHERE chat_id = ?", (chat_id,)
             ).fetchall()
         return [(row[0], row[1]) for row in rows]
-
-
-def store_error(path: Path, what: str, exc: sqlite3.Error) -> StoreError:
-    """Our error for a sqlite3 error: :class:`StorageFull` when the disk is full."""
-    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc):
-        return StorageFull(f"chat store {path}: cannot {what}: the disk is full; free space and try again")
-    return StoreError(f"chat store {path}: cannot {what}: {exc}")
 
 
 __all__ = [

@@ -11,7 +11,9 @@
 - ``eventlog.py`` bounded, numbered event logs read from a cursor (resumable streams)
 - ``drivers.py``  one chat driver per goal chat; the invitation policy
 - ``driver.py``   :class:`ChatDriver`: the trio layer that drives the conversations of one goal chat
-- ``rounds.py``   one round as the driver tracks it; the typed items of the driver's queue
+- ``rounds.py``   one round as the driver tracks it (begun from its ``conv.start``, messages routed to
+  it); the typed items of the driver's queue
+- ``endings.py``  how a round ended: its outcome and ``concluded`` / ``aborted`` event (pure)
 - ``describe.py`` a verified message's event (``start``, ``turn``, ``progress``, ``result``...) (pure)
 - ``turns.py``    this node's turn under its deadline; ``conv.plan`` / ``conv.cancel`` messages
 - ``tasks.py``    doing a task assigned to this node: on its adapter, or through a sub-team

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import logging
 import math
-from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import TypeVar, TypeVarTuple
@@ -36,14 +35,12 @@ from typing import TypeVar, TypeVarTuple
 import trio
 
 from ioa_p2p.api.events import (
-    AbortedEvent,
     ChatEvent,
-    ConcludedEvent,
     MemberLeftEvent,
     RejectedEvent,
 )
 from ioa_p2p.conversation import messages as cm
-from ioa_p2p.conversation.brains.base import Brain, fallback_kind, turn_origin
+from ioa_p2p.conversation.brains.base import Brain
 from ioa_p2p.conversation.inputs import (
     ConversationInput,
     MemberLeft,
@@ -56,8 +53,7 @@ from ioa_p2p.conversation.inputs import (
     net_decisions,
     postable,
 )
-from ioa_p2p.conversation.machine import Conversation
-from ioa_p2p.conversation.messages import ConvStart, TaskOutcome
+from ioa_p2p.conversation.messages import TaskOutcome
 from ioa_p2p.conversation.plan import PLAN, PlanUpdate
 from ioa_p2p.conversation.types import (
     Aborted,
@@ -70,16 +66,23 @@ from ioa_p2p.conversation.types import (
     Rejected,
     Speak,
     StartTask,
-    append_costs,
-    compose_conclusion,
 )
-from ioa_p2p.errors import InvalidContent, InvalidMessage, IoAError, MessageTooLarge, UnknownChat
+from ioa_p2p.errors import InvalidContent, InvalidMessage, IoAError, MessageTooLarge
 from ioa_p2p.history.bodies import KIND_MEMBER_LEAVE, KIND_MEMBER_REMOVE, ChatMessage, member_of
 from ioa_p2p.node.chats import Chats
-from ioa_p2p.node.goals.describe import describe_message, describe_start, describe_task
+from ioa_p2p.node.goals.describe import describe_message, describe_start
+from ioa_p2p.node.goals.endings import round_ending, slim_result
 from ioa_p2p.node.goals.eventlog import EventLog
 from ioa_p2p.node.goals.members import Members
-from ioa_p2p.node.goals.rounds import DriverItem, EnvelopeArrived, Round, RoundInput
+from ioa_p2p.node.goals.rounds import (
+    DriverItem,
+    EnvelopeArrived,
+    Round,
+    RoundInput,
+    floor_tip,
+    open_round,
+    route_of,
+)
 from ioa_p2p.node.goals.tasks import TaskRunner
 from ioa_p2p.node.goals.trace_peers import TracePeers
 from ioa_p2p.node.goals.turns import SIDE_KINDS, side_message, take_turn_bounded
@@ -89,8 +92,6 @@ from ioa_p2p.telemetry import tracer as tr
 from ioa_p2p.wire.envelope import Envelope
 
 log = logging.getLogger("ioa_p2p.goals")
-#: Task turns whose trace a round remembers at most (a hostile member cannot grow it without bound).
-MAX_TASK_TRACES = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,8 +165,8 @@ class ChatDriver:
         try:
             if wait_for_chat:
                 with trio.move_on_after(wait_for_chat):
-                    await chats.wait_until(lambda: _known(chats, self.chat_id))
-            if not _known(chats, self.chat_id):
+                    await chats.wait_until(lambda: chats.find(self.chat_id) is not None)
+            if chats.find(self.chat_id) is None:
                 log.info("chat %s never arrived; dropping its driver", self.hex[:16])
                 return
             async with chats.subscribe(self.chat_id, replay=True) as channel, trio.open_nursery() as nursery:
@@ -239,7 +240,7 @@ class ChatDriver:
             return
         msg_id, author, kind = env.hash.hex(), str(env.author), body.kind
         if kind == cm.START:
-            self._start_round(env, msg_id, author, body.content, now, pending)
+            self._start_round(env, msg_id, body.content, now, pending)
         elif kind in SIDE_KINDS:
             names = self.members.name_of
             rid, event, decision = side_message(
@@ -250,16 +251,11 @@ class ChatDriver:
             if event is not None:
                 self.emit(event)
         elif kind.startswith("conv."):
-            round_id = self._route(kind, body.content)
+            round_id = route_of(self._msg_round, kind, body.content)
             if round_id is not None:
                 self._msg_round[msg_id] = round_id
-                found = self.rounds.get(round_id)
-                if found is not None:
-                    found.messages += 1
-                    found.bytes += len(env.to_cbor())
-                    trace = body.content.get("trace") if kind in cm.TASK_KINDS else None
-                    if isinstance(trace, str) and len(found.task_traces) < MAX_TASK_TRACES:
-                        found.task_traces[msg_id] = trace
+                if (found := self.rounds.get(round_id)) is not None:
+                    found.count(msg_id, env, kind, body.content)
             targets = [round_id] if round_id is not None else list(self.rounds)
             arrived = MessageArrived(Incoming(msg_id, author, kind, body.content))
             for rid in targets:
@@ -274,44 +270,21 @@ class ChatDriver:
                 self._feed(rid, pending, MemberLeft(gone), now)
             self.emit(MemberLeftEvent(self.hex, gone, self.members.name_of(gone)))
 
-    def _route(self, kind: str, content: object) -> str | None:
-        """The round a conv.* message belongs to (turns by ``prev``, results/progress by task id)."""
-        if not isinstance(content, dict):
-            return None
-        if kind in cm.TURN_KINDS:
-            prev = content.get("prev")
-            return self._msg_round.get(prev) if isinstance(prev, str) else None
-        task_id = content.get("task_id")
-        if isinstance(task_id, str):
-            return self._msg_round.get(task_id.rpartition("#")[0])
-        return None
-
     def _start_round(
-        self,
-        env: Envelope,
-        msg_id: str,
-        author: str,
-        content: object,
-        now: float,
-        pending: dict[str, list[Decision]],
+        self, env: Envelope, msg_id: str, content: object, now: float, pending: dict[str, list[Decision]]
     ) -> None:
+        ever = {str(m) for m in self.chats.get(self.chat_id).ever_members()}
         try:
-            start = ConvStart.from_content(content)
+            r = open_round(env, msg_id, content, ever, self.me, now, self.members.names)
         except InvalidContent as exc:
-            log.info("ignoring a bad conv.start in chat %s: %s", self.hex[:16], exc)
+            log.info("ignoring a conv.start in chat %s: %s", self.hex[:16], exc)
             return
-        members = {str(m) for m in self.chats.get(self.chat_id).ever_members()}
-        if start.initiator != author or not set(start.members) <= members:
-            log.info("ignoring a conv.start in chat %s: wrong initiator or non-members", self.hex[:16])
-            return
-        conv = Conversation(start, me=self.me, start_id=msg_id, now=now)
-        conv.names = self.members.names(start.members)
-        r = Round(msg_id, start, conv, env.ts, bytes=len(env.to_cbor()))
         self.rounds[msg_id] = r
         self._msg_round[msg_id] = msg_id
         self.reserved = False
-        self.emit(describe_start(self.hex, start, msg_id, self.members.name_of))
-        pending.setdefault(msg_id, []).extend(conv.on_tick(now))
+        self.emit(describe_start(self.hex, r.start, msg_id, self.members.name_of))
+        assert r.conv is not None
+        pending.setdefault(msg_id, []).extend(r.conv.on_tick(now))
 
     # ------------------------------------------------------------------ decisions
 
@@ -320,7 +293,7 @@ class ChatDriver:
             if isinstance(d, Post):
                 await self._post(r, d)
             elif isinstance(d, Speak):
-                if r.active and r.conv is not None and d.token.tip == _tip(r.conv):
+                if r.active and r.conv is not None and d.token.tip == floor_tip(r.conv):
                     self._spawn(self._speak, r, d)
             elif isinstance(d, StartTask):
                 if r.active and d.task.task_id not in r.running:
@@ -355,13 +328,7 @@ class ChatDriver:
             except MessageTooLarge:
                 if post.kind != cm.RESULT:
                     raise
-                note = "\n[result files dropped: the message was over the chat's size limit]"
-                slim = {
-                    **content,
-                    "files": {},
-                    "text": str(content.get("text", ""))[: cm.MAX_TEXT - 100] + note,
-                }
-                await chats.post(self.chat_id, post.kind, slim)
+                await chats.post(self.chat_id, post.kind, slim_result(content))
         except IoAError as exc:
             log.warning("chat %s: could not post %s: %s", self.hex[:16], post.kind, exc)
 
@@ -414,40 +381,12 @@ class ChatDriver:
     def _finish(self, r: Round, final: Concluded | Aborted) -> None:
         if r.outcome is not None or r.conv is None:
             return
-        view = r.conv.view()
         for scope in r.running.values():
             scope.cancel()
         r.running.clear()
-        event: ConcludedEvent | AbortedEvent
-        if isinstance(final, Concluded):
-            status, text, author, forced, reason = "concluded", final.text, final.author, final.forced, ""
-            name = self.members.name_of(author) if author else ""
-            event = ConcludedEvent(self.hex, r.round_id, text, forced, author, name)
-        else:
-            status, author, forced, reason = "aborted", "", False, final.reason
-            names = self.members.names(r.start.members)
-            text = compose_conclusion(view, [f"Aborted: {final.reason}."], names)
-            text = append_costs(text, view, names)
-            event = AbortedEvent(self.hex, r.round_id, text, reason=reason)
-        origins = Counter(turn_origin(t.text) for t in view.turns)
-        fallbacks = Counter(k for t in view.turns if (k := fallback_kind(t.text)) is not None)
-        latest = r.plans.latest()
-        r.outcome = RoundOutcome(
-            round_id=r.round_id,
-            status=status,
-            conclusion=text,
-            author=author,
-            forced=forced,
-            reason=reason,
-            tasks=[describe_task(t, self.members.name_of) for t in view.tasks],
-            turns=len(view.turns),
-            messages=r.messages,
-            bytes=r.bytes,
-            ended_ms=int(self.node.now() * 1000),
-            origins=dict(origins),
-            fallbacks=dict(fallbacks),
-            plan=[s.to_content() for s in latest.steps] if latest is not None else [],
-            plan_versions=len(r.plans.updates),
+        members, now_ms = self.members, int(self.node.now() * 1000)
+        r.outcome, event = round_ending(
+            self.hex, r, r.conv.view(), final, members.name_of, members.names, now_ms
         )
         r.conv = None  # an ended round takes no more input; free its state
         self.emit(event)
@@ -458,20 +397,6 @@ class ChatDriver:
 
 
 # --------------------------------------------------------------------------- helpers (pure)
-
-
-def _tip(conv: Conversation) -> str:
-    """The id of the turn the floor is at (the round's start before the first turn)."""
-    turns = conv.view().turns
-    return turns[-1].msg_id if turns else conv.start_id
-
-
-def _known(chats: Chats, chat_id: bytes) -> bool:
-    try:
-        chats.get(chat_id)
-    except UnknownChat:
-        return False
-    return True
 
 
 def _drain(channel: trio.MemoryReceiveChannel[_T]) -> list[_T]:
