@@ -58,6 +58,15 @@
   measure a question states, and its price: where a refused lookup's charge starts
 - ``prorata.py``  a yearly charge for the whole months left of the year the documents define, from the
   day the question starts, where they state that rule
+- ``rulebook.py`` a document's typed rules with what their words say, read once per document: the quantity
+  a rate is stated over ("per 45 minutes"), first and further periods, started periods in full, a
+  percentage's threshold and ages, what it is not off, its minimum, exemptions by age
+- ``party.py``    the people a question is about: counts and the ages it states ("two adults and our
+  9-year-old", "a couple", "alone")
+- ``rule_part.py`` one rate of a document applied on its own terms (a part of a composed charge): its band,
+  its measure over the quantity it is stated over, first and further periods, people by age, its bounds
+- ``composer.py`` a charge composed of several rules (a base, the other charges the question names, the
+  percentages whose condition holds, VAT), every given quantity used, or none (issue 23, class 7)
 - ``accounted.py`` every quantity a question gives is accounted for by the answer worked out for it (used,
   converted, or selecting a band; a room's price counts no people): else refused, the quantity named
 - ``relative.py`` a value the documents state relative to another quantity ("20 °C lower than the

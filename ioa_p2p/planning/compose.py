@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 
 from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
 from ioa_p2p.planning.tariffs import CHARGE, render_charges
@@ -54,6 +55,8 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         ruled = typed_charge(step.text, values.get(step.needs[0]))
         if ruled is not None:  # the document's typed rules applied to the request (planning/ruled.py)
             return f"Calculate {ruled[0]}"
+    if step.kind == CALC and CHARGE.search(step.template) and step.needs:
+        step = _with_composed(step, values)  # "(charge(v1; 4.2 kg) * (1 + v2 / 100))": its rules composed
     shifted = date_shift(step, values) if step.kind == CALC else None
     if shifted is not None:  # "add 90 days to that date": date arithmetic, not a sum of numbers
         return f"Calculate {shifted}"
@@ -90,6 +93,17 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         code = "\n".join([*lines, step.template])
         return f"Run this Python code:\n```python\n{code}\n```"
     return re.sub(r"\{(\d+)\}", lambda m: _plain(values.get(int(m.group(1)))), step.template)
+
+
+def _with_composed(step: PlanStep, values: Mapping[int, Value]) -> PlanStep:
+    """``step`` with each ``charge(vN; ...)`` inside a larger calculation replaced by the charge composed
+    from the document's rules (planning/composer.py), when they compose one."""
+
+    def sub(m: re.Match[str]) -> str:
+        composed = typed_charge(step.text, values.get(int(m.group(1))), vat=False)
+        return f"({composed[0]})" if composed is not None else m.group(0)
+
+    return replace(step, template=CHARGE.sub(sub, step.template))
 
 
 _SHIFT = re.compile(r"\(?\s*v(\d+)\s*([+-])\s*(\d+)\s*\)?")

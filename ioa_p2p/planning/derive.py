@@ -45,6 +45,7 @@ from ioa_p2p.planning.clock import (
 )
 from ioa_p2p.planning.closed import closed_expression
 from ioa_p2p.planning.compared import compared_expression, timetable_duration
+from ioa_p2p.planning.composer import composed_charge, composed_rate
 from ioa_p2p.planning.dimensions import asked_dimensions, dimension_of
 from ioa_p2p.planning.doc_facts import Quantity, content_words, convert, facts_in, givens_in
 from ioa_p2p.planning.fees import charge_unit, with_fees
@@ -152,6 +153,8 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
     if (other := unnamed_subject(question, found)) is not None:  # another subject's document
         return other
     closed = closed_expression(question, found)  # a formula, durations summed ... (planning/closed.py)
+    if closed is None and found.text.startswith(NO_SINGLE_ANSWER):  # the document's rules composed
+        closed = composed_charge(question, found.records) or composed_rate(question, found.records)
     if closed is not None or found.text.startswith(NO_SINGLE_ANSWER):
         return closed  # a lookup that found no single answer closes by such a form only (salvage.py)
     if asks_time(question):  # a time: the request's clock time and the duration looked up
@@ -163,6 +166,9 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
         if timed is None and len(stated) == 1:  # the time looked up answers
             return f"{stated[0]} * 1", CLOCK
         return timed
+    rate = composed_rate(question, found.records)  # "per minute" of a rate stated per 45 minutes
+    if rate is not None:
+        return rate
     if answer_type(question).per and not [g for g in givens_in(question) if g.number != 1.0]:
         # "the rate per km": a rate the documents state (in the unit asked for, if named), not a total worked
         # out with it; but "what does a Plus contract for the VC-24R cost per year": the price plus the
@@ -172,7 +178,8 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
             return anchored
         return _in_named_unit(question, found)
     typed = (
-        compared_expression(question, found.records)
+        composed_charge(question, found.records, looked=looked_amounts(found))  # several rules composed
+        or compared_expression(question, found.records)
         or timetable_duration(question, found.records)
         or counted_expression(question, found.records)
         or allowance_expression(question, found)  # "250 km per day included; each further km costs ..."
@@ -215,14 +222,20 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
     return with_fees((best.expr, best_unit), found)
 
 
-def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
-    """(expression, unit) for a charge step from the answer document's typed rules: a comparison of two
-    of its prices, or (when the retrieval read no terms of its own and itemised no bill) the charge
-    its rules give; None when they give none."""
+def typed_charge(question: str, found: Value | None, *, vat: bool = True) -> tuple[str, str] | None:
+    """(expression, unit) for a charge step from the answer document's typed rules: several of its rules
+    composed, a comparison of two of its prices, or (when the retrieval read no terms of its own and
+    itemised no bill) the charge its rules give; None when they give none. ``vat=False``: the charge
+    inside a calculation that adds VAT itself (only a composition of rules then)."""
     if found is None or found.records is None:
         return None
+    composed = composed_charge(question, found.records, vat=vat, looked=looked_amounts(found))  # composer.py
     if found.text.startswith(NO_SINGLE_ANSWER):  # no price found: only a form the documents state closes
-        return closed_expression(question, found)
+        return closed_expression(question, found) or composed
+    if composed is not None:
+        return composed
+    if not vat:
+        return None
     compared = compared_expression(question, found.records)
     if compared is not None and _computes(compared[0]):
         return compared
@@ -235,6 +248,16 @@ def typed_charge(question: str, found: Value | None) -> tuple[str, str] | None:
     charge = preferred(anchored_expression(question, found), ruled, found)
     banded = banded_expression(question, found, charge)  # a percentage by the band of a quantity
     return banded or (with_fees(charge, found) if charge is not None else None)
+
+
+def looked_amounts(found: Value) -> tuple[float, ...] | None:
+    """The amounts a lookup found, one of which a composition of rules must start from; None when it
+    found no single answer (the rules alone decide, planning/salvage.py)."""
+    if found.text.startswith(NO_SINGLE_ANSWER):
+        return None
+    if found.kind == NUMBER and found.number is not None:
+        return (found.number,)
+    return tuple(i.number for i in found.items if i.kind == NUMBER and i.number is not None)
 
 
 def preferred(

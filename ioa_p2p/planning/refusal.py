@@ -98,7 +98,8 @@ def _charge_refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | No
     quantities measure, stated for none of them ("List price: EUR 2,900" for "hiring it for 3 days"),
     leaves the rate missing, as does a price or a quantity the terms need and nobody gave."""
     found = values.get(step.needs[0]) if step.needs else None
-    typed = typed_charge(step.text, found) if CHARGE.fullmatch(step.template.strip()) else None
+    whole = CHARGE.fullmatch(step.template.strip()) is not None
+    typed = typed_charge(step.text, found, vat=whole)  # inside a calculation: only a composition of rules
     taken = [q for m in CHARGE.finditer(step.template) for q in charge_quantities(m.group(2))]
     if typed is not None:  # the document's typed rules (planning/ruled.py), if they apply all it gives
         return unaccounted(step.text, typed[0], found, taken)

@@ -95,6 +95,10 @@ class _Reader:
                 and not paragraph
             ):
                 end, definition = _indented_after(lines, i + 1)
+                if _LEADER.match(nxt) and len(line.strip()) <= 60:  # "FARES" over dotted lines: a heading
+                    self._push(_LEADER_HEADING, _clean(line))
+                    i += 1
+                    continue
                 if definition and not _ITEM.match(line) and len(line.strip()) <= 60:
                     self._add(
                         TERM, i + 1, f"{line.strip()}: {definition}", key=_clean(line), value=definition
@@ -103,9 +107,11 @@ class _Reader:
                     continue
             leader = _LEADER.match(line)
             if leader and not paragraph:  # "Porridge with berries ........ 5.20"
-                key, value = _clean(leader.group("key")), leader.group("value").strip()
+                key = _clean(leader.group("key"))
+                end, more = _leader_continued(lines, i + 1, leader.start("value"))
+                value = " ".join([leader.group("value").strip(), *more])  # "then EUR 7 for every ..."
                 self._add(FIELD, i + 1, f"{key}: {value}", key=key, value=value)
-                i += 1
+                i = end
                 continue
             item = _ITEM.match(line)
             field = _FIELD.match(line)
@@ -245,6 +251,8 @@ class _Reader:
         self.records.append(record)
 
 
+#: the level of a short line over indented dotted lines ("FARES"): below every underlined or # heading
+_LEADER_HEADING = 99
 _RULE = re.compile(r"^\s*[-=_~+*]{3,}[-=_~+* ]*$")
 _LEADER = re.compile(r"^\s*(?P<key>[^.\s][^.]*?[^.\s])\s*\.{3,}\s*(?P<value>\S.*)$")
 _CURRENCY = re.compile(
@@ -306,6 +314,19 @@ def _cells_at(line: str, starts: list[int]) -> list[tuple[int, str]]:
                 break
         out.append((start, line[start:end].strip()))
     return out
+
+
+def _leader_continued(lines: Sequence[str], i: int, column: int) -> tuple[int, list[str]]:
+    """The lines that go on a leader line's value: indented under it (to its value's column, give or
+    take two), none of them a leader line, a list item or a table row of their own."""
+    out = []
+    while i < len(lines) and lines[i].strip() and not _LEADER.match(lines[i]):
+        indent = len(lines[i]) - len(lines[i].lstrip())
+        if indent < max(column - 2, 4) or _ITEM.match(lines[i]) or "|" in lines[i]:
+            break
+        out.append(lines[i].strip())
+        i += 1
+    return i, out
 
 
 def _continued_item(lines: Sequence[str], i: int) -> tuple[int, list[str]]:
