@@ -21,7 +21,10 @@ folders: a YAML reference and an INI file, an FAQ, numbered terms with cross-ref
 table, a JSON feed, a markdown checklist; ``bench/goal_suite_probe2/``), six of its goals to be refused (their
 value is in no document: right when a step is named missing). ``--suite chain --split heldout`` is 20
 chained and three-agent goals over suite 2's writer-a documents (``bench/goal_suite_chain/``), written before
-the planner work it measures.
+the planner work it measures. ``--suite probe3 --split heldout`` is the third (78 goals over 8 folders: a
+man page, committee minutes, a bill of materials, a league table, an API error reference, a lab protocol,
+loyalty terms, a tide calendar; ``bench/goal_suite_probe3/``), 18 of them to be refused (absent values and
+near misses: another year, version, product, unit or condition).
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -81,6 +84,7 @@ SUITES = {
     "single": HERE / "goal_suite_single",
     "probe": HERE / "goal_suite_probe",
     "probe2": HERE / "goal_suite_probe2",
+    "probe3": HERE / "goal_suite_probe3",
 }
 
 

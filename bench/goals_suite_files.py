@@ -105,6 +105,9 @@ SUITES = {
     # the second probe set: 7 folders in new styles, six goals that must be refused
     # (bench/goal_suite_probe2/README.md)
     "probe2": Suite("probe2", HERE / "goal_suite_probe2", ("heldout",), False),
+    # the third: 8 more folders in new styles, 18 goals that must be refused, among them near misses
+    # (another year, version, product, unit or condition; bench/goal_suite_probe3/README.md)
+    "probe3": Suite("probe3", HERE / "goal_suite_probe3", ("heldout",), False),
 }
 
 
