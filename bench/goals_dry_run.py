@@ -24,7 +24,10 @@ naturally worded goals that need several rules of their folder composed, over 5 
 e-mail reply, a TOML tariff, a timetable leaflet, a rate card with footnotes, a hire board;
 ``bench/goal_suite_probe3n/``), six of them to be refused. ``--suite chain --split heldout`` is 20
 chained and three-agent goals over suite 2's writer-a documents (``bench/goal_suite_chain/``), written before
-the planner work it measures.
+the planner work it measures. ``--suite probe3 --split heldout`` is the third (78 goals over 8 folders: a
+man page, committee minutes, a bill of materials, a league table, an API error reference, a lab protocol,
+loyalty terms, a tide calendar; ``bench/goal_suite_probe3/``), 18 of them to be refused (absent values and
+near misses: another year, version, product, unit or condition).
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -85,6 +88,8 @@ SUITES = {
     "probe": HERE / "goal_suite_probe",
     "probe2": HERE / "goal_suite_probe2",
     "probe3n": HERE / "goal_suite_probe3n",
+
+    "probe3": HERE / "goal_suite_probe3",
 }
 
 
