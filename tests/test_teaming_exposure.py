@@ -12,7 +12,14 @@ from ioa_p2p.errors import UsageError
 from ioa_p2p.matching import CardProfile, lite_matcher
 from ioa_p2p.matching.base import Match
 from ioa_p2p.teaming import Kinship, TeamCaps, TrustPolicy, choose_team, kin_threshold, unproven_keys
-from ioa_p2p.teaming.exposure import OFF, ExposurePolicy, TeamLog, newcomers_closed, spent_keys
+from ioa_p2p.teaming.exposure import (
+    OFF,
+    ExposurePolicy,
+    TeamLog,
+    newcomers_closed,
+    spent_keys,
+    unproven_slots_left,
+)
 from ioa_p2p.teaming.offline import PoolScores, lead_first
 from ioa_p2p.teaming.trust import trim_to_caps
 
@@ -123,10 +130,10 @@ class Node:
         joined = self.log.joined(self.now - self.exposure.window)
         spent = spent_keys(joined, self.first_done, now=self.now, policy=self.exposure)
         unproven = unproven_keys(self.keys, self.first_done)
-        closed = self.total and newcomers_closed(
-            self.log, self.first_done, now=self.now, policy=self.exposure
-        )
-        caps = self.policy.caps((), unproven, spent, strict=self.exposure.strict, closed=closed)
+        left = None
+        if self.total:
+            left = unproven_slots_left(self.log, self.first_done, now=self.now, policy=self.exposure)
+        caps = self.policy.caps((), unproven, spent, strict=self.exposure.strict, unproven_left=left)
         kin = Kinship(self.matcher.vectors, self.line, frozenset(self.first_done), self.held)
         return choose_team(goal, self.matcher, caps=caps, kin=kin).keys
 
@@ -246,9 +253,11 @@ def test_the_reputation_book_counts_the_teams_of_the_chats_this_node_created() -
     # the worker: two teams this hour, a budget of three (two windows of evidence); the idle member: one
     # team with nothing accepted on record, its budget; the partner is trusted
     assert book.spent == {str(idle.peer_id)}
+    # and the idle member took the window's one slot for unproven identities (unproven_per_window = 1)
+    assert book.left == 0
     assert not book.expose()  # unchanged
     now += 2 * HOUR  # an hour later no team of the last window is left
-    assert book.expose() and book.spent == frozenset()
+    assert book.expose() and book.spent == frozenset() and book.left == 1
     off = ReputationBook(store, discovery, NO_TRUST, exposure=OFF)  # type: ignore[arg-type]
     off.update()
     assert not off.expose() and off.spent == frozenset()
@@ -308,6 +317,8 @@ def test_the_unproven_members_of_a_window_are_counted_over_every_team() -> None:
     assert log.unproven_joins(0.0, {}) == 0  # no evidence at all: nobody unproven
     policy = ExposurePolicy(window=HOUR, per_window=1, unproven_per_window=2)
     assert newcomers_closed(log, first_done, now=30.0, policy=policy, exempt={"d"})
+    assert unproven_slots_left(log, first_done, now=30.0, policy=policy) == 0  # 3 given, never below 0
+    assert unproven_slots_left(log, first_done, now=30.0, policy=OFF) is None
     assert not newcomers_closed(log, first_done, now=HOUR + 15.0, policy=policy)  # the window moved on
     assert not newcomers_closed(log, first_done, now=30.0, policy=OFF)
     with pytest.raises(UsageError):
@@ -318,13 +329,15 @@ def test_a_closed_window_takes_an_unproven_member_only_where_nothing_proven_can_
     from ioa_p2p.teaming.join import stand_in
 
     policy = TrustPolicy(max_unproven=1)
-    open_caps = policy.caps((), {"new"})
-    caps = policy.caps((), {"new"}, closed=True)
+    open_caps, caps = policy.caps((), {"new"}, unproven_left=3), policy.caps((), {"new"}, unproven_left=0)
     assert open_caps.max_unproven == 1 and caps.max_unproven == 0
     assert not open_caps.blocks("new", ["lead"]) and caps.blocks("new", ["lead"])
+    assert caps.closed_to("new") and not open_caps.closed_to("new") and caps.tier("new") == 3
+    assert caps.over_total("new", ["lead"]) and not open_caps.over_total("new", ["lead", "new2"])
     assert stand_in((0.9, "new"), (0.5, "proven"), None, caps, 0.4) == (0.5, "proven")
     assert stand_in((0.9, "new"), (0.3, "proven"), None, caps, 0.4) == (0.9, "new")  # needed: it joins
-    assert TrustPolicy(max_unproven=None).caps((), {"new"}, closed=True).max_unproven is None
+    assert TrustPolicy(max_unproven=None).caps((), {"new"}, unproven_left=0).max_unproven is None
+    assert policy.caps((), {"new"}).unproven_left is None  # no total bound
 
 
 @pytest.mark.parametrize("family", [PARAPHRASES * 4, MIXTURES * 4], ids=["paraphrases", "mixtures"])

@@ -45,12 +45,15 @@ What it costs whom:
 many identities there are: with ten sleepers per honest card, each sleeper joining one team as a
 newcomer (its budget) and doing its task, a sleeper was in 12.5 % of teams. Over any ``window`` the
 teams this node forms give at most ``unproven_per_window`` member slots to identities unproven at the
-time (no accepted work here before that team: :meth:`TeamLog.unproven_joins`); once they are given
-(:func:`newcomers_closed`) a team takes an unproven member only where no proven candidate able to join
-is there (``max_unproven`` 0 for that team: :meth:`~ioa_p2p.teaming.trust.TrustPolicy.caps`
-``closed``). Newcomers, honest or not, then share a few slots per window, whatever the number of
-identities; a newcomer whose skill nothing proven covers still joins every team that needs it. Its
-cost, how long an honest newcomer waits for its first team, is measured in ``bench/bench_spam.py``.
+time (no accepted work here before that team: :meth:`TeamLog.unproven_joins`): a team takes at most
+the slots left (:func:`unproven_slots_left`; ``TeamCaps.unproven_left``), and past them an unproven
+candidate joins only where no proven one can, for a need it covers clearly better than the team
+(:func:`~ioa_p2p.teaming.join.grow_team`); once they are all given (:func:`newcomers_closed`) an
+unproven card leads only when clearly better than any proven one
+(:func:`~ioa_p2p.teaming.offline.lead_first`). Newcomers, honest or not, then share a few slots per
+window, whatever the number of identities; a newcomer whose skill nothing proven covers still joins
+every team that needs it. Its cost, how long an honest newcomer waits for its first team, is measured
+in ``bench/bench_spam.py``.
 
 :class:`TeamLog` is the memory of the teams this node formed (time and members, bounded); a node
 rebuilds it from the chats it created (``node/goals/reputation.py``), so it survives restarts.
@@ -84,7 +87,7 @@ class ExposurePolicy:
     window: float = EXPOSURE_WINDOW
     per_window: int | None = PER_WINDOW
     strict: bool = False  # a spent identity never joins as a member (else: when nothing else can)
-    #: unproven members per window over all teams (:func:`newcomers_closed`); None: no total bound
+    #: unproven members per window over all teams (:func:`unproven_slots_left`); None: no total bound
     unproven_per_window: int | None = UNPROVEN_PER_WINDOW
 
     def __post_init__(self) -> None:
@@ -171,6 +174,23 @@ def spent_keys(
     return frozenset(out)
 
 
+def unproven_slots_left(
+    log: TeamLog,
+    first_done: Mapping[str, float],
+    *,
+    now: float,
+    policy: ExposurePolicy,
+    exempt: Collection[str] = (),
+) -> int | None:
+    """Member slots the window still gives unproven identities: ``policy.unproven_per_window`` less those
+    this node's teams of the last window gave (:meth:`TeamLog.unproven_joins`), at least 0; None when
+    there is no total bound (:meth:`~ioa_p2p.teaming.trust.TrustPolicy.caps` ``unproven_left``)."""
+    if policy.unproven_per_window is None:
+        return None
+    used = log.unproven_joins(now - policy.window, first_done, exempt)
+    return max(0, policy.unproven_per_window - used)
+
+
 def newcomers_closed(
     log: TeamLog,
     first_done: Mapping[str, float],
@@ -179,13 +199,8 @@ def newcomers_closed(
     policy: ExposurePolicy,
     exempt: Collection[str] = (),
 ) -> bool:
-    """Whether this node's teams of the last window gave unproven identities their total of member slots
-    (``policy.unproven_per_window``; :meth:`TeamLog.unproven_joins`): then a team takes an unproven
-    member only where nothing proven can join in its place (``TeamCaps.max_unproven`` 0:
-    :meth:`~ioa_p2p.teaming.trust.TrustPolicy.caps` ``closed``)."""
-    if policy.unproven_per_window is None:
-        return False
-    return log.unproven_joins(now - policy.window, first_done, exempt) >= policy.unproven_per_window
+    """Whether this node's teams of the last window gave unproven identities all their member slots."""
+    return unproven_slots_left(log, first_done, now=now, policy=policy, exempt=exempt) == 0
 
 
 __all__ = [
@@ -198,4 +213,5 @@ __all__ = [
     "TeamLog",
     "newcomers_closed",
     "spent_keys",
+    "unproven_slots_left",
 ]

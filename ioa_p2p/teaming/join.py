@@ -29,7 +29,7 @@ from ioa_p2p.teaming.trust import NO_CAPS, TeamCaps
 Scores = Mapping[str, float]
 #: Fused units (one standard deviation of the matcher's score) by which an unproven candidate must cover
 #: some need better than every chosen member to join when the window's unproven slots are given
-#: (``TeamCaps.closed``) and no proven candidate can join in its place.
+#: (``TeamCaps.over_total``) and no proven candidate can join in its place.
 NEED_MARGIN = 1.0
 
 
@@ -75,10 +75,10 @@ def grow_team(
     ``goal``. Ties go to the smaller key, so the choice does not depend on the pool's order. ``caps``
     (:mod:`~ioa_p2p.teaming.trust`): once the team holds ``max_young`` young or ``max_unproven`` unproven
     members, the best candidate that no cap blocks joins in place of a blocked one, if it reaches
-    ``threshold``; else the blocked one may, for a need it covers by :data:`NEED_MARGIN` better than
-    every chosen member (what it brings is not covered); else the team is complete. While the window's
-    unproven slots are given (``caps.closed``) a proven candidate, even a spent one, joins before an
-    unproven one, under the same condition.
+    ``threshold``; else the blocked one may (nothing else covers what it brings). While the window's
+    unproven slots are given (``caps.over_total``) a blocked unproven candidate yields to the best proven
+    one, even a spent one, if it reaches ``threshold``, and whichever of the two it is joins only for a
+    need it covers by :data:`NEED_MARGIN` better than every chosen member; else the team is complete.
     """
     team = [lead]
     while len(team) < max_team:
@@ -104,8 +104,8 @@ def grow_team(
             break
         if caps.blocks(best[1], team):
             chosen = stand_in(best, settled, unspent, caps, threshold)
-            if chosen == best and caps.capped(best[1], team):  # nothing uncapped stands in for it
-                if caps.closed_to(best[1]) and known is not None and known[0] >= threshold:
+            if chosen == best and caps.over_total(best[1], team):  # nothing uncapped stands in for it
+                if known is not None and known[0] >= threshold:
                     chosen = known
                 if join_features(chosen[1], team, goal, needs)[ADVANTAGE] < NEED_MARGIN:
                     break  # what it brings is covered: the team is complete

@@ -51,7 +51,7 @@ LEAD_MARGIN = 1.0
 #: one standard deviation, like ``LEAD_MARGIN``): it joins only when it is still needed after it.
 SPENT_PENALTY = 1.0
 #: How many times :data:`LEAD_MARGIN` an unproven best card must lead by while the window's unproven slots
-#: are given (``TeamCaps.closed``: :mod:`~ioa_p2p.teaming.exposure`): it leads only when clearly better
+#: are given (``TeamCaps.closed_to``: :mod:`~ioa_p2p.teaming.exposure`): it leads only when clearly better
 #: than any proven card.
 CLOSED_LEAD_FACTOR = 2.0
 
@@ -222,7 +222,7 @@ def lead_first(scored: PoolScores, caps: TeamCaps, margin: float = LEAD_MARGIN) 
     ``margin`` of it (fused score for the goal); the best of the least limited such cards leads then (a
     crowd of unproven cards does not win the lead that a proven card about as good would take, and a
     spent identity does not lead while an unspent one about as good is there). While the window's
-    unproven slots are given (``caps.closed``) an unproven best card must lead by
+    unproven slots are given (``caps.closed_to``) an unproven best card must lead by
     :data:`CLOSED_LEAD_FACTOR` times ``margin``."""
     ranked = scored.ranked
     if not ranked or not caps.limited(ranked[0].key):

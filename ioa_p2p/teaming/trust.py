@@ -84,16 +84,19 @@ class TrustPolicy:
         spent: Collection[str] = (),
         *,
         strict: bool = False,
-        closed: bool = False,
+        unproven_left: int | None = None,
     ) -> TeamCaps:
         """The team caps of this policy over these ``young`` and ``unproven`` keys (and the ``spent``
         ones: :func:`~ioa_p2p.teaming.exposure.spent_keys`; ``strict``: they never join as members).
-        ``closed``: this node's teams gave unproven identities their slots of the window
-        (:func:`~ioa_p2p.teaming.exposure.newcomers_closed`): ``max_unproven`` is 0 for this team."""
+        ``unproven_left``: the member slots the window still gives unproven identities over all teams
+        (:func:`~ioa_p2p.teaming.exposure.unproven_slots_left`; None: no such bound): this team's cap on
+        unproven members is at most that."""
         young, unproven = frozenset(young), frozenset(unproven)
-        if closed and self.max_unproven is not None:
-            return TeamCaps(young, self.max_young, unproven, 0, frozenset(spent), strict, closed=True)
-        return TeamCaps(young, self.max_young, unproven, self.max_unproven, frozenset(spent), strict)
+        cap = self.max_unproven
+        if cap is None or unproven_left is None:
+            return TeamCaps(young, self.max_young, unproven, cap, frozenset(spent), strict)
+        left = max(0, unproven_left)
+        return TeamCaps(young, self.max_young, unproven, min(cap, left), frozenset(spent), strict, left)
 
 
 OFF = TrustPolicy(0.0, None, 0.0, None)
@@ -138,11 +141,12 @@ class TeamCaps:
     None is no cap. ``spent``: identities that joined as many of this node's recent teams as their
     exposure budget allows (:mod:`~ioa_p2p.teaming.exposure`), capped at none: one joins only when it
     is still needed after a penalty and no other candidate able to join is there, or with ``strict``
-    never as a member (it may still lead). ``closed``: this node's teams gave unproven identities their
-    member slots of the window (:func:`~ioa_p2p.teaming.exposure.newcomers_closed`): ``max_unproven`` is
-    0, and an unproven candidate no proven one can replace joins only for a need it covers clearly
-    better than every chosen member (:func:`~ioa_p2p.teaming.join.grow_team`), not merely as the one
-    candidate left above the join threshold.
+    never as a member (it may still lead). ``unproven_left``: the member slots the window still gives
+    unproven identities over all of this node's teams (:func:`~ioa_p2p.teaming.exposure.unproven_slots_left`;
+    None: no such bound); past them (:meth:`over_total`) an unproven candidate no proven one can replace
+    joins only for a need it covers clearly better than every chosen member
+    (:func:`~ioa_p2p.teaming.join.grow_team`), not merely as the one candidate left above the join
+    threshold, and with none left (:meth:`closed_to`) an unproven card leads only when clearly best.
     :data:`NO_CAPS` caps nothing."""
 
     young: frozenset[str] = frozenset()
@@ -151,7 +155,7 @@ class TeamCaps:
     max_unproven: int | None = None
     spent: frozenset[str] = frozenset()
     strict: bool = False
-    closed: bool = False
+    unproven_left: int | None = None
 
     def blocks(self, key: str, team: Collection[str]) -> bool:
         """Whether ``team`` is full of young or of unproven members for ``key`` (one of them), or ``key``
@@ -185,8 +189,15 @@ class TeamCaps:
         )
 
     def closed_to(self, key: str) -> bool:
-        """Whether ``key`` is unproven while the window's unproven slots are given (``closed``)."""
-        return self.closed and key in self.unproven
+        """Whether ``key`` is unproven while the window gives unproven identities no slot any more."""
+        return self.unproven_left == 0 and key in self.unproven
+
+    def over_total(self, key: str, team: Collection[str]) -> bool:
+        """Whether ``key`` is unproven and ``team`` holds as many unproven members as the window's slots
+        left (``unproven_left``)."""
+        if self.unproven_left is None or key not in self.unproven:
+            return False
+        return sum(k in self.unproven for k in team) >= self.unproven_left
 
     @property
     def active(self) -> bool:

@@ -258,7 +258,7 @@ class TeamFormation:
             discovery.unproven,
             discovery.spent,
             strict=strict,
-            closed=discovery.newcomers_closed,
+            unproven_left=discovery.unproven_left,
         )
         offline = functools.partial(
             ranker.shortlist,
