@@ -90,6 +90,8 @@ async def settle_and_idle(net: BenchNet, m: Measured, settle: float) -> None:
     seconds; never less), then measure the idle network's CPU over ``IDLE_WINDOW``."""
     started = time.monotonic()
     m.cards_before = await wait_all_cards(net, m.n, settle) if m.mode == "gossip" else 0
+    held = m.cards_before or len(net.service.directory)
+    progress(f"asker holds {held} cards after {time.monotonic() - started:.0f} s")
     await trio.sleep(max(0.0, settle - (time.monotonic() - started)))
     idle_profiles = Profiles(Path(m.profile) / "idle", net.roles) if m.profile else None
     if idle_profiles is not None:  # where the idle network's CPU goes, over the idle window
@@ -97,6 +99,7 @@ async def settle_and_idle(net: BenchNet, m: Measured, settle: float) -> None:
         await trio.sleep(2)  # py-spy attaches
     processes = m.where == "processes"
     m.states["settled"] = await network_state(net.node, net.remotes, m.n) if processes else None
+    progress("settled; idle window")
     idle0 = cpu_seconds(net.pids)
     await trio.sleep(IDLE_WINDOW)
     m.idle = (cpu_seconds(net.pids) - idle0) / IDLE_WINDOW
@@ -134,6 +137,7 @@ async def run_queries(net: BenchNet, m: Measured) -> None:
         t0 = time.perf_counter()
         matches = await net.service.find(goal, k=5)
         m.latencies.append((time.perf_counter() - t0) * 1000)
+        progress(f"find {q + 1}/{m.n_queries}: {m.latencies[-1]:.0f} ms")
         m.phases.append(dict(net.service.last_find))
         answers.append((goal, {str(match.card.peer_id) for match in matches}))
     m.cpu, m.wall = cpu_seconds(net.pids) - cpu0, time.monotonic() - wall0
@@ -146,6 +150,11 @@ async def run_queries(net: BenchNet, m: Measured) -> None:
         m.cosines.append(len(got & truth.cosine(goal)) / 5)
     m.fetched = net.service.stats["dht_fetched"] - fetched0
     m.connected.append(len(net.node.connected_peers()))
+
+
+def progress(what: str) -> None:
+    """A line on stderr (a run its time bound ends still says how far it got)."""
+    print(f"# {time.strftime('%H:%M:%S')} load {os.getloadavg()[0]:.1f}: {what}", file=sys.stderr, flush=True)
 
 
 HEADER = (

@@ -19,7 +19,11 @@ team per hour-long window until its first accepted task here is a window old, on
 that; the benchmark's clock puts a goal every 10 s, so the attack's goals share one window, and with
 ``--warm`` the spam-free pass ended 1.5 windows before the attack; a spent identity joins only when
 nothing else can) and ``hard`` (``exposure`` with ``strict``: a spent identity never joins as a
-member). A spam member
+member) and ``total`` (``exposure`` and the total bound: all teams together give unproven identities
+``--unproven-per-window`` member slots per window, then a team takes an unproven member only where no
+proven one can join; the node's default). The honest newcomers' wait: from the first goal that needs an
+honest agent with no accepted work on record (in its gold team) to its first team, on the benchmark's
+clock (``--goal-seconds`` between goals). A spam member
 of a team does no work: with the defences
 on, the node records it as a failed task (this is what its signed history would say) and its reputation
 drops. With ``age`` or ``trust``, the spam-free baseline is run again in that mode, and with one honest
@@ -73,8 +77,10 @@ from typing import Any
 
 from shared_data import data_file, require
 from spam_costs import costs, entry_costs, stamp_costs
-from spam_modes import KIN, MATCHER, POLICIES, build, run
+from spam_modes import EXPOSURE, GOAL_SECONDS, KIN, MATCHER, POLICIES, build, run
 from spam_world import CENTRE, Sketches, fetch_only, spam_for
+
+from ioa_p2p.teaming.exposure import ExposurePolicy
 
 DATA = data_file("teaming-dev-hard.json")
 
@@ -101,7 +107,8 @@ def main() -> None:
         "penalised and capped (teaming/trust.py); trust: those and the cap on unproven members; strict: "
         "max_unproven = 0; lead: trust and the lead under the caps; kin: lead and near-duplicates "
         "counted as one (teaming/kin.py); exposure: kin and each identity's teams bounded per window "
-        "(teaming/exposure.py); hard: exposure, strict",
+        "(teaming/exposure.py); hard: exposure, strict; total: exposure and the total bound on unproven "
+        "members per window",
     )  # fmt: skip
     parser.add_argument(
         "--warm", action="store_true",
@@ -118,7 +125,17 @@ def main() -> None:
         "--newcomers", type=int, default=4,
         help="with trust: the spam-free baseline again with one honest card in N young (the honest cost)",
     )  # fmt: skip
+    parser.add_argument(
+        "--unproven-per-window", type=int, default=None,
+        help="with total: member slots per window all teams give to unproven identities (the node's default)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--goal-seconds", type=float, default=GOAL_SECONDS[0], help="the benchmark's clock between two goals"
+    )
     args = parser.parse_args()
+    GOAL_SECONDS[0] = args.goal_seconds
+    if args.unproven_per_window is not None:
+        EXPOSURE["total"] = ExposurePolicy(unproven_per_window=args.unproven_per_window)
     MATCHER[0] = args.matcher
     CENTRE[0] = args.centre
     data = json.loads(require(DATA).read_text(encoding="utf-8"))
@@ -160,7 +177,8 @@ def main() -> None:
                 f"recall@5 {fresh['recall@5']:.3f} ({fresh['recall@5'] / base['recall@5']:.3f} of baseline; "
                 f"gold in team {fresh['team_recall']:.3f}; rank p50 {fresh['rank_ms_p50']} ms"
                 + (f"; new goals {fresh['recall@5_new_goals']:.3f}" if "recall@5_new_goals" in fresh else "")
-                + ")",
+                + ")"
+                + newcomer_text(fresh),
                 flush=True,
             )
     rng = random.Random(25)
@@ -194,7 +212,7 @@ def describe(row: dict[str, Any]) -> str:
         "off": "without defences", "on": "with defences   ",
         "age": "defences + age  ", "trust": "defences + trust", "strict": "trust, strict   ",
         "lead": "trust + lead    ", "kin": "trust+lead+kin  ", "exposure": "kin + exposure  ",
-        "hard": "kin + exp. strict",
+        "hard": "kin + exp. strict", "total": "kin + exp. + total",
     }[row["mode"]]  # fmt: skip
     return (
         f"{row['attack']:<9} {mode}  recall@5 {row['recall@5']:.3f} ({row['recall_ratio']:.2f} of baseline)  "
@@ -214,6 +232,19 @@ def describe(row: dict[str, Any]) -> str:
             if "new_goals_ratio" in row
             else ""
         )
+        + newcomer_text(row)
+    )
+
+
+def newcomer_text(row: dict[str, Any]) -> str:
+    """How long honest newcomers waited for their first team (the benchmark's clock)."""
+    if "newcomers_needed" not in row:
+        return ""
+    return (
+        f"  honest newcomers: {row['newcomers_needed']} needed, "
+        f"{100 * row['newcomers_joined']:.0f} % joined, "
+        f"wait p50 {row['newcomer_wait_s_p50']} s p90 {row['newcomer_wait_s_p90']} s max "
+        f"{row['newcomer_wait_s_max']} s"
     )
 
 

@@ -19,14 +19,14 @@ from ioa_p2p.conversation.reputation import Standing, reputation_prior
 from ioa_p2p.dht.ranking import CardRanker
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching import make_matcher
-from ioa_p2p.teaming.exposure import EXPOSURE_WINDOW, ExposurePolicy, TeamLog, spent_keys
+from ioa_p2p.teaming.exposure import EXPOSURE_WINDOW, ExposurePolicy, TeamLog, spent_keys, unproven_slots_left
 from ioa_p2p.teaming.offline import LEAD_MARGIN, choose_team
 from ioa_p2p.teaming.trust import NO_CAPS, TrustPolicy, trust_priors, unproven_keys
 
 MATCHER = ["hybrid"]  # the node's ranker (--matcher)
 #: The modes a run compares: no defences, the card and sketch defences, those with trust by age only
 #: (young cards: a penalty and a cap), and with trust by evidence too (the cap on unproven members).
-MODES = ("off", "on", "age", "trust", "strict", "lead", "kin", "exposure", "hard")
+MODES = ("off", "on", "age", "trust", "strict", "lead", "kin", "exposure", "hard", "total")
 #: ``strict``: ``max_unproven = 0`` (an unproven member only when nothing proven covers a need): a setting
 #: for a node that would rather leave newcomers out, measured, not the default.
 POLICIES = {
@@ -37,16 +37,29 @@ POLICIES = {
     "kin": TrustPolicy(),
     "exposure": TrustPolicy(),
     "hard": TrustPolicy(),
+    "total": TrustPolicy(),
 }
 #: ``lead``: ``trust`` and the lead under the caps (an unproven best card leads only when no proven card
 #: comes within ``LEAD_MARGIN``: ``teaming/offline.py``); ``kin``: those and near-duplicate cards counted
 #: as one in ``find`` and teams (``teaming/kin.py``). The earlier modes keep the best card as the lead.
-LEADS = {"lead": LEAD_MARGIN, "kin": LEAD_MARGIN, "exposure": LEAD_MARGIN, "hard": LEAD_MARGIN}
-KIN = {"kin", "exposure", "hard"}
+LEADS = {
+    "lead": LEAD_MARGIN,
+    "kin": LEAD_MARGIN,
+    "exposure": LEAD_MARGIN,
+    "hard": LEAD_MARGIN,
+    "total": LEAD_MARGIN,
+}
+KIN = {"kin", "exposure", "hard", "total"}
 #: ``exposure``: ``kin`` and exposure bounded per time (``teaming/exposure.py``: an identity joins at
 #: most ``per_window`` teams per window, one more per window since its first accepted task here, unless
 #: nothing else can join); ``hard``: the same, ``strict`` (a spent identity never joins as a member).
-EXPOSURE = {"exposure": ExposurePolicy(), "hard": ExposurePolicy(strict=True)}
+#: ``total``: ``exposure`` and the total bound on unproven members over all teams per window (the node's
+#: default: ``[goals] unproven_per_window``; ``--unproven-per-window``).
+EXPOSURE = {
+    "exposure": ExposurePolicy(unproven_per_window=None),
+    "hard": ExposurePolicy(strict=True, unproven_per_window=None),
+    "total": ExposurePolicy(),
+}
 #: The benchmark's clock: a goal every ``GOAL_SECONDS`` (120 goals in 20 minutes, a busy node: the
 #: attack's goals all fall in one exposure window); with ``--warm`` the spam-free pass ended
 #: ``WARM_GAP`` windows before the attack began (its evidence is that old).
@@ -148,6 +161,11 @@ class Tally:
         self.honest_fetched: list[float] = []
         self.fetched_n: list[int] = []
         self.team_cpu_ms: list[float] = []  # CPU of choose_team per team (the defences' cost)
+        #: honest agents first needed (in a goal's gold team) with no accepted work on record yet: when
+        #: (the benchmark's clock), and when each first joined a team after that
+        self.newcomer_needed: dict[str, float] = {}
+        self.newcomer_joined: dict[str, float] = {}
+        self.end = 0.0  # the benchmark's clock after the last measured goal
 
     def figures(self) -> dict[str, Any]:
         teams = max(1, self.teams)
@@ -167,12 +185,28 @@ class Tally:
             "rank_ms_p50": round(statistics.median(self.rank_ms), 2),
             "team_cpu_ms_p50": round(statistics.median(self.team_cpu_ms), 2),
         }
+        out.update(self.newcomer_figures())
         if self.new_recalls:
             out["recall@5_new_goals"] = round(statistics.mean(self.new_recalls), 4)
         if self.honest_fetched:
             out["honest_share_of_fetched"] = round(statistics.mean(self.honest_fetched), 3)
             out["cards_fetched"] = round(statistics.mean(self.fetched_n), 1)
         return out
+
+    def newcomer_figures(self) -> dict[str, Any]:
+        """How long an honest newcomer waited for its first team after a goal first needed it (the
+        benchmark's clock, seconds; one that never joined waited until the run's end at least)."""
+        needed, joined = self.newcomer_needed, self.newcomer_joined
+        if not needed:
+            return {}
+        waits = sorted(joined.get(k, self.end) - t for k, t in needed.items())
+        return {
+            "newcomers_needed": len(needed),
+            "newcomers_joined": round(len(joined) / len(needed), 4),
+            "newcomer_wait_s_p50": round(statistics.median(waits), 1),
+            "newcomer_wait_s_p90": round(waits[int(0.9 * (len(waits) - 1))], 1),
+            "newcomer_wait_s_max": round(waits[-1], 1),
+        }
 
 
 class Fold:
@@ -230,6 +264,9 @@ class Fold:
             joined = self.log.joined(self.now - self.exposure.window)
             spent = spent_keys(joined, self.first_done, now=self.now, policy=self.exposure)
             caps = replace(caps, spent=spent, strict=self.exposure.strict)
+            left = unproven_slots_left(self.log, self.first_done, now=self.now, policy=self.exposure)
+            if left is not None and caps.max_unproven is not None:  # TrustPolicy.caps(unproven_left=)
+                caps = replace(caps, max_unproven=min(caps.max_unproven, left), unproven_left=left)
         started = time.process_time()
         pick = choose_team(
             goal, ranker.matcher, among=among, max_team=4, caps=caps, kin=kin, lead_margin=self.lead
@@ -249,6 +286,7 @@ class Fold:
             for goal in measured:
                 self.goal(goal)
                 self.now += GOAL_SECONDS[0]
+        self.tally.end = self.now
 
     def goal(self, goal: dict[str, Any]) -> None:
         world, tally, policy, spam = self.world, self.tally, self.policy, self.world.spam
@@ -275,7 +313,13 @@ class Fold:
         if id(goal) in tally.new:
             tally.new_recalls.append(tally.recalls[-1])
         tally.slots += sum(k in spam for k in top)
+        for key in gold - spam:  # an honest agent this goal needs, with no accepted work here yet
+            if key not in self.first_done and key not in tally.newcomer_needed:
+                tally.newcomer_needed[key] = self.now
         pick = self.team(goal["goal"], among)
+        for key in pick.keys:
+            if key in tally.newcomer_needed:
+                tally.newcomer_joined.setdefault(key, self.now)
         tally.teams += 1
         tally.team_recalls.append(len(gold & set(pick.keys)) / len(gold) if gold else 0.0)
         bad = [k for k in pick.keys if k in spam]

@@ -12,7 +12,14 @@ from ioa_p2p.errors import UsageError
 from ioa_p2p.matching import CardProfile, lite_matcher
 from ioa_p2p.matching.base import Match
 from ioa_p2p.teaming import Kinship, TeamCaps, TrustPolicy, choose_team, kin_threshold, unproven_keys
-from ioa_p2p.teaming.exposure import OFF, ExposurePolicy, TeamLog, spent_keys
+from ioa_p2p.teaming.exposure import (
+    OFF,
+    ExposurePolicy,
+    TeamLog,
+    newcomers_closed,
+    spent_keys,
+    unproven_slots_left,
+)
 from ioa_p2p.teaming.offline import PoolScores, lead_first
 from ioa_p2p.teaming.trust import trim_to_caps
 
@@ -102,7 +109,9 @@ class Node:
     near-duplicates count as one (kin) and ``exposure`` bounds each identity's teams; else only the cap on
     unproven members holds (the defences before this rule)."""
 
-    def __init__(self, sleepers: Sequence[str], exposure: ExposurePolicy, *, defended: bool) -> None:
+    def __init__(
+        self, sleepers: Sequence[str], exposure: ExposurePolicy, *, defended: bool, total: bool = False
+    ) -> None:
         self.matcher = lite_matcher()
         cards = {name: CardProfile.make(name, text) for name, text in {**AGENTS, **NEWCOMER}.items()}
         self.sleepers = {f"sleeper-{i}": text for i, text in enumerate(sleepers)}
@@ -115,12 +124,16 @@ class Node:
         self.log, self.now = TeamLog(), 0.0
         self.first_done: dict[str, float] = {}
         self.teams: list[tuple[str, ...]] = []
+        self.total = total  # the window's total of unproven members bounds the teams too
 
     def team(self, goal: str) -> tuple[str, ...]:
         joined = self.log.joined(self.now - self.exposure.window)
         spent = spent_keys(joined, self.first_done, now=self.now, policy=self.exposure)
         unproven = unproven_keys(self.keys, self.first_done)
-        caps = self.policy.caps((), unproven, spent, strict=self.exposure.strict)
+        left = None
+        if self.total:
+            left = unproven_slots_left(self.log, self.first_done, now=self.now, policy=self.exposure)
+        caps = self.policy.caps((), unproven, spent, strict=self.exposure.strict, unproven_left=left)
         kin = Kinship(self.matcher.vectors, self.line, frozenset(self.first_done), self.held)
         return choose_team(goal, self.matcher, caps=caps, kin=kin).keys
 
@@ -240,9 +253,11 @@ def test_the_reputation_book_counts_the_teams_of_the_chats_this_node_created() -
     # the worker: two teams this hour, a budget of three (two windows of evidence); the idle member: one
     # team with nothing accepted on record, its budget; the partner is trusted
     assert book.spent == {str(idle.peer_id)}
+    # and the idle member took the window's one slot for unproven identities (unproven_per_window = 1)
+    assert book.left == 0
     assert not book.expose()  # unchanged
     now += 2 * HOUR  # an hour later no team of the last window is left
-    assert book.expose() and book.spent == frozenset()
+    assert book.expose() and book.spent == frozenset() and book.left == 1
     off = ReputationBook(store, discovery, NO_TRUST, exposure=OFF)  # type: ignore[arg-type]
     off.update()
     assert not off.expose() and off.spent == frozenset()
@@ -285,3 +300,63 @@ def test_a_spent_member_pays_one_standard_deviation_of_score() -> None:
         "other": 5.8,
     }
     assert lowered(scored, (), SPENT_PENALTY) is scored
+
+
+def test_the_unproven_members_of_a_window_are_counted_over_every_team() -> None:
+    """A member slot counts when its identity had no accepted work on record before that team (the team
+    that brought its first accepted work counts it), trusted identities never, and a team formed while
+    the node had evidence for nobody counts none (nobody was unproven then)."""
+    log = TeamLog()
+    log.record(0.0, ["a", "b"])  # the node's first team: no evidence yet
+    log.record(10.0, ["a", "c", "d"])  # a proven by then; c earns its first accepted work here; d trusted
+    log.record(20.0, ["c", "e"])  # c proven by then; e never delivers
+    first_done = {"a": 0.0, "b": 0.0, "c": 10.0, "d": 10.0}
+    assert log.unproven_joins(0.0, first_done, exempt={"d"}) == 2  # c at 10, e at 20
+    assert log.unproven_joins(15.0, first_done, exempt={"d"}) == 1  # the window's teams only
+    assert log.unproven_joins(0.0, first_done) == 3
+    assert log.unproven_joins(0.0, {}) == 0  # no evidence at all: nobody unproven
+    policy = ExposurePolicy(window=HOUR, per_window=1, unproven_per_window=2)
+    assert newcomers_closed(log, first_done, now=30.0, policy=policy, exempt={"d"})
+    assert unproven_slots_left(log, first_done, now=30.0, policy=policy) == 0  # 3 given, never below 0
+    assert unproven_slots_left(log, first_done, now=30.0, policy=OFF) is None
+    assert not newcomers_closed(log, first_done, now=HOUR + 15.0, policy=policy)  # the window moved on
+    assert not newcomers_closed(log, first_done, now=30.0, policy=OFF)
+    with pytest.raises(UsageError):
+        ExposurePolicy(unproven_per_window=0)
+
+
+def test_a_closed_window_takes_an_unproven_member_only_where_nothing_proven_can_join() -> None:
+    from ioa_p2p.teaming.join import stand_in
+
+    policy = TrustPolicy(max_unproven=1)
+    open_caps, caps = policy.caps((), {"new"}, unproven_left=3), policy.caps((), {"new"}, unproven_left=0)
+    assert open_caps.max_unproven == 1 and caps.max_unproven == 0
+    assert not open_caps.blocks("new", ["lead"]) and caps.blocks("new", ["lead"])
+    assert caps.closed_to("new") and not open_caps.closed_to("new") and caps.tier("new") == 3
+    assert caps.over_total("new", ["lead"]) and not open_caps.over_total("new", ["lead", "new2"])
+    assert stand_in((0.9, "new"), (0.5, "proven"), None, caps, 0.4) == (0.5, "proven")
+    assert stand_in((0.9, "new"), (0.3, "proven"), None, caps, 0.4) == (0.9, "new")  # needed: it joins
+    assert TrustPolicy(max_unproven=None).caps((), {"new"}, unproven_left=0).max_unproven is None
+    assert policy.caps((), {"new"}).unproven_left is None  # no total bound
+
+
+@pytest.mark.parametrize("family", [PARAPHRASES * 4, MIXTURES * 4], ids=["paraphrases", "mixtures"])
+def test_many_sleeper_identities_share_the_windows_few_unproven_slots(family: list[str]) -> None:
+    """The bound per identity does not bound how many identities there are: on a node whose honest agents
+    have three windows of evidence, twelve sleepers (kin off: each its own identity) each join a team of
+    the window as a newcomer and do their task. With the total bound (one unproven slot per window) one
+    sleeper identity gets in; a closed window also keeps out an unproven member that covers nothing the
+    team lacks. An honest newcomer that alone covers a goal still leads it."""
+    goals = GOALS * 4
+    policy = ExposurePolicy(window=HOUR, per_window=1, unproven_per_window=1)
+    nodes = []
+    for total in (False, True):
+        node = Node(family, policy, defended=False, total=total)
+        node.first_done, node.now = dict.fromkeys(AGENTS, 0.0), 3 * HOUR
+        nodes.append((node, node.run(goals, every=120.0)))
+    (per_identity, loose), (bounded, tight) = nodes
+    assert len(loose) >= 9 and len(tight) <= 1  # sleeper identities in the window's teams
+    assert sum(any(k in bounded.sleepers for k in team[1:]) for team in bounded.teams) <= 1
+    assert newcomers_closed(bounded.log, bounded.first_done, now=bounded.now, policy=policy)
+    bounded.run(["Which bird is singing in this recording of a dawn chorus?"], every=120.0)
+    assert bounded.teams[-1] == ("birder",)

@@ -13,7 +13,9 @@ team it decides here.
   old) unless nothing else covers a need (:class:`TrustPolicy`, :class:`TeamCaps`)
 - ``exposure.py``   exposure bounded per time: an identity joins at most ``per_window`` of this node's
   teams per window, one more per window since its first accepted task here (:class:`ExposurePolicy`,
-  :class:`TeamLog`, :func:`spent_keys`; a spent identity is capped in :class:`TeamCaps`)
+  :class:`TeamLog`, :func:`spent_keys`; a spent identity is capped in :class:`TeamCaps`), and all
+  teams together give unproven identities ``unproven_per_window`` member slots per window
+  (:func:`unproven_slots_left`)
 - ``kin.py``        near-duplicate cards count as one: kin groups led by the most senior card (proven,
   then first held), the kin line relative to the population (:class:`Kinship`, :func:`kin_groups`)
 - ``coverage.py``   ability coverage: the team can do every step of the goal's offline plan
@@ -33,7 +35,13 @@ from ioa_p2p.lazy import lazy_exports
 if TYPE_CHECKING:
     from ioa_p2p.teaming.candidates import Candidate
     from ioa_p2p.teaming.coverage import add_able, add_best, cover_steps, step_abilities
-    from ioa_p2p.teaming.exposure import ExposurePolicy, TeamLog, spent_keys
+    from ioa_p2p.teaming.exposure import (
+        ExposurePolicy,
+        TeamLog,
+        newcomers_closed,
+        spent_keys,
+        unproven_slots_left,
+    )
     from ioa_p2p.teaming.join import grow_team, in_context, join_features
     from ioa_p2p.teaming.kin import Kinship, kin_groups, kin_threshold, leaders_first, seniority
     from ioa_p2p.teaming.llm_team import (
@@ -80,6 +88,8 @@ _LAZY = {
     "ExposurePolicy": "exposure",
     "TeamLog": "exposure",
     "spent_keys": "exposure",
+    "newcomers_closed": "exposure",
+    "unproven_slots_left": "exposure",
     "grow_team": "join",
     "in_context": "join",
     "join_features": "join",
@@ -149,6 +159,7 @@ __all__ = [
     "leaders_first",
     "llm_team_from_shortlist",
     "merge_results",
+    "newcomers_closed",
     "over_cap",
     "parse_search_queries",
     "parse_team_choice",
@@ -160,5 +171,6 @@ __all__ = [
     "team_shortlist",
     "trust_priors",
     "unproven_keys",
+    "unproven_slots_left",
     "young_keys",
 ]

@@ -41,12 +41,27 @@ What it costs whom:
   record) every agent is a newcomer for the first windows: the honest cost measured in
   ``bench/bench_spam.py`` (mode ``exposure``) and ``docs/matching.md``.
 
+**A total over all identities** (``unproven_per_window``). A bound per identity does not bound how
+many identities there are: with ten sleepers per honest card, each sleeper joining one team as a
+newcomer (its budget) and doing its task, a sleeper was in 12.5 % of teams. Over any ``window`` the
+teams this node forms give at most ``unproven_per_window`` member slots to identities unproven at the
+time (no accepted work here before that team: :meth:`TeamLog.unproven_joins`): a team takes at most
+the slots left (:func:`unproven_slots_left`; ``TeamCaps.unproven_left``), and past them an unproven
+candidate joins only where no proven one can, for a need it covers clearly better than the team
+(:func:`~ioa_p2p.teaming.join.grow_team`); once they are all given (:func:`newcomers_closed`) an
+unproven card leads only when clearly better than any proven one
+(:func:`~ioa_p2p.teaming.offline.lead_first`). Newcomers, honest or not, then share a few slots per
+window, whatever the number of identities; a newcomer whose skill nothing proven covers still joins
+every team that needs it. Its cost, how long an honest newcomer waits for its first team, is measured
+in ``bench/bench_spam.py``.
+
 :class:`TeamLog` is the memory of the teams this node formed (time and members, bounded); a node
 rebuilds it from the chats it created (``node/goals/reputation.py``), so it survives restarts.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter, deque
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
@@ -57,6 +72,9 @@ from ioa_p2p.errors import UsageError
 EXPOSURE_WINDOW = 3600.0
 #: Teams per window an identity may join with no accepted work on record (and the budget's step).
 PER_WINDOW = 1
+#: Member slots per window that all of this node's teams together give to unproven identities (no
+#: accepted work here before that team), apart from those that nothing proven could fill.
+UNPROVEN_PER_WINDOW = 1
 #: Teams a :class:`TeamLog` remembers at most (the oldest are forgotten first).
 MAX_TEAMS = 4096
 
@@ -69,12 +87,16 @@ class ExposurePolicy:
     window: float = EXPOSURE_WINDOW
     per_window: int | None = PER_WINDOW
     strict: bool = False  # a spent identity never joins as a member (else: when nothing else can)
+    #: unproven members per window over all teams (:func:`unproven_slots_left`); None: no total bound
+    unproven_per_window: int | None = UNPROVEN_PER_WINDOW
 
     def __post_init__(self) -> None:
         if not self.window > 0:
             raise UsageError("the exposure window is a positive number of seconds")
         if self.per_window is not None and self.per_window < 1:
             raise UsageError("per_window is a positive count of teams (or None: no bound)")
+        if self.unproven_per_window is not None and self.unproven_per_window < 1:
+            raise UsageError("unproven_per_window is a positive count of members (or None: no bound)")
 
     def budget(self, since: float | None, now: float) -> int | None:
         """Teams of one window an identity may join: ``per_window``, and ``per_window`` more for every
@@ -86,7 +108,7 @@ class ExposurePolicy:
         return self.per_window * (1 + windows)
 
 
-OFF = ExposurePolicy(per_window=None)
+OFF = ExposurePolicy(per_window=None, unproven_per_window=None)
 
 
 class TeamLog:
@@ -112,6 +134,22 @@ class TeamLog:
                 out.update(keys)
         return out
 
+    def unproven_joins(
+        self, since: float, first_done: Mapping[str, float], exempt: Collection[str] = ()
+    ) -> int:
+        """Member slots of the teams formed at or after ``since`` that went to an identity unproven then:
+        no accepted work of it on record before that team (``first_done``: when this node first recorded
+        accepted work of each key; the team that brought its first accepted work counts it as unproven),
+        apart from ``exempt`` ones (trusted). A team formed while this node had evidence for nobody
+        counts none (nobody was unproven: :func:`~ioa_p2p.teaming.trust.unproven_keys`)."""
+        first_evidence = min(first_done.values(), default=math.inf)
+        count = 0
+        for when, keys in self._teams:
+            if when < since or first_evidence >= when:
+                continue
+            count += sum(k not in exempt and first_done.get(k, math.inf) >= when for k in keys)
+        return count
+
 
 def spent_keys(
     joined: Mapping[str, int],
@@ -136,12 +174,44 @@ def spent_keys(
     return frozenset(out)
 
 
+def unproven_slots_left(
+    log: TeamLog,
+    first_done: Mapping[str, float],
+    *,
+    now: float,
+    policy: ExposurePolicy,
+    exempt: Collection[str] = (),
+) -> int | None:
+    """Member slots the window still gives unproven identities: ``policy.unproven_per_window`` less those
+    this node's teams of the last window gave (:meth:`TeamLog.unproven_joins`), at least 0; None when
+    there is no total bound (:meth:`~ioa_p2p.teaming.trust.TrustPolicy.caps` ``unproven_left``)."""
+    if policy.unproven_per_window is None:
+        return None
+    used = log.unproven_joins(now - policy.window, first_done, exempt)
+    return max(0, policy.unproven_per_window - used)
+
+
+def newcomers_closed(
+    log: TeamLog,
+    first_done: Mapping[str, float],
+    *,
+    now: float,
+    policy: ExposurePolicy,
+    exempt: Collection[str] = (),
+) -> bool:
+    """Whether this node's teams of the last window gave unproven identities all their member slots."""
+    return unproven_slots_left(log, first_done, now=now, policy=policy, exempt=exempt) == 0
+
+
 __all__ = [
     "EXPOSURE_WINDOW",
     "MAX_TEAMS",
     "OFF",
     "PER_WINDOW",
     "ExposurePolicy",
+    "UNPROVEN_PER_WINDOW",
     "TeamLog",
+    "newcomers_closed",
     "spent_keys",
+    "unproven_slots_left",
 ]

@@ -27,6 +27,10 @@ from ioa_p2p.matching.calibration import ADVANTAGE, GAP, GOAL, JoinRule
 from ioa_p2p.teaming.trust import NO_CAPS, TeamCaps
 
 Scores = Mapping[str, float]
+#: Fused units (one standard deviation of the matcher's score) by which an unproven candidate must cover
+#: some need better than every chosen member to join when the window's unproven slots are given
+#: (``TeamCaps.over_total``) and no proven candidate can join in its place.
+NEED_MARGIN = 1.0
 
 
 def in_context(need: Scores, goal: Scores, weight: float) -> dict[str, float]:
@@ -71,13 +75,17 @@ def grow_team(
     ``goal``. Ties go to the smaller key, so the choice does not depend on the pool's order. ``caps``
     (:mod:`~ioa_p2p.teaming.trust`): once the team holds ``max_young`` young or ``max_unproven`` unproven
     members, the best candidate that no cap blocks joins in place of a blocked one, if it reaches
-    ``threshold``; else the blocked one may (nothing else covers what it brings).
+    ``threshold``; else the blocked one may (nothing else covers what it brings). While the window's
+    unproven slots are given (``caps.over_total``) a blocked unproven candidate yields to the best proven
+    one, even a spent one, if it reaches ``threshold``, and whichever of the two it is joins only for a
+    need it covers by :data:`NEED_MARGIN` better than every chosen member; else the team is complete.
     """
     team = [lead]
     while len(team) < max_team:
         best: tuple[float, str] | None = None
         settled: tuple[float, str] | None = None  # the best candidate no cap blocks
         unspent: tuple[float, str] | None = None  # the best candidate that is not spent
+        known: tuple[float, str] | None = None  # the best candidate that only the exposure bound limits
         for key in sorted(goal):
             if key in team:
                 continue
@@ -86,12 +94,22 @@ def grow_team(
                 best = (p, key)
             if not caps.blocks(key, team) and (settled is None or p > settled[0]):
                 settled = (p, key)
+            if caps.capped(key, team):
+                continue
             if key not in caps.spent and (unspent is None or p > unspent[0]):
                 unspent = (p, key)
+            if known is None or p > known[0]:
+                known = (p, key)
         if best is None or best[0] < threshold:
             break
         if caps.blocks(best[1], team):
-            best = stand_in(best, settled, unspent, caps, threshold)
+            chosen = stand_in(best, settled, unspent, caps, threshold)
+            if chosen == best and caps.over_total(best[1], team):  # nothing uncapped stands in for it
+                if known is not None and known[0] >= threshold:
+                    chosen = known
+                if join_features(chosen[1], team, goal, needs)[ADVANTAGE] < NEED_MARGIN:
+                    break  # what it brings is covered: the team is complete
+            best = chosen
         team.append(best[1])
     return team
 
@@ -115,4 +133,4 @@ def stand_in(
     return best
 
 
-__all__ = ["grow_team", "in_context", "join_features", "stand_in"]
+__all__ = ["NEED_MARGIN", "grow_team", "in_context", "join_features", "stand_in"]

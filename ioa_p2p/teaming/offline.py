@@ -50,6 +50,10 @@ LEAD_MARGIN = 1.0
 #: Fused units off a spent member's scores (its exposure budget used: :mod:`~ioa_p2p.teaming.exposure`;
 #: one standard deviation, like ``LEAD_MARGIN``): it joins only when it is still needed after it.
 SPENT_PENALTY = 1.0
+#: How many times :data:`LEAD_MARGIN` an unproven best card must lead by while the window's unproven slots
+#: are given (``TeamCaps.closed_to``: :mod:`~ioa_p2p.teaming.exposure`): it leads only when clearly better
+#: than any proven card.
+CLOSED_LEAD_FACTOR = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,10 +221,14 @@ def lead_first(scored: PoolScores, caps: TeamCaps, margin: float = LEAD_MARGIN) 
     limits it (young, unproven or spent) and a less limited card (:meth:`TeamCaps.tier`) comes within
     ``margin`` of it (fused score for the goal); the best of the least limited such cards leads then (a
     crowd of unproven cards does not win the lead that a proven card about as good would take, and a
-    spent identity does not lead while an unspent one about as good is there)."""
+    spent identity does not lead while an unspent one about as good is there). While the window's
+    unproven slots are given (``caps.closed_to``) an unproven best card must lead by
+    :data:`CLOSED_LEAD_FACTOR` times ``margin``."""
     ranked = scored.ranked
     if not ranked or not caps.limited(ranked[0].key):
         return scored
+    if caps.closed_to(ranked[0].key):
+        margin *= CLOSED_LEAD_FACTOR
     best, tier = scored.goal.get(ranked[0].key, ranked[0].fused), caps.tier(ranked[0].key)
     choice: int | None = None
     for i, match in enumerate(ranked[1:], start=1):
@@ -340,6 +348,7 @@ __all__ = [
     "LEAD_MARGIN",
     "NEED_POOL",
     "SPENT_PENALTY",
+    "CLOSED_LEAD_FACTOR",
     "POOL",
     "Member",
     "NeedCover",

@@ -84,11 +84,19 @@ class TrustPolicy:
         spent: Collection[str] = (),
         *,
         strict: bool = False,
+        unproven_left: int | None = None,
     ) -> TeamCaps:
         """The team caps of this policy over these ``young`` and ``unproven`` keys (and the ``spent``
-        ones: :func:`~ioa_p2p.teaming.exposure.spent_keys`; ``strict``: they never join as members)."""
+        ones: :func:`~ioa_p2p.teaming.exposure.spent_keys`; ``strict``: they never join as members).
+        ``unproven_left``: the member slots the window still gives unproven identities over all teams
+        (:func:`~ioa_p2p.teaming.exposure.unproven_slots_left`; None: no such bound): this team's cap on
+        unproven members is at most that."""
         young, unproven = frozenset(young), frozenset(unproven)
-        return TeamCaps(young, self.max_young, unproven, self.max_unproven, frozenset(spent), strict)
+        cap = self.max_unproven
+        if cap is None or unproven_left is None:
+            return TeamCaps(young, self.max_young, unproven, cap, frozenset(spent), strict)
+        left = max(0, unproven_left)
+        return TeamCaps(young, self.max_young, unproven, min(cap, left), frozenset(spent), strict, left)
 
 
 OFF = TrustPolicy(0.0, None, 0.0, None)
@@ -133,7 +141,12 @@ class TeamCaps:
     None is no cap. ``spent``: identities that joined as many of this node's recent teams as their
     exposure budget allows (:mod:`~ioa_p2p.teaming.exposure`), capped at none: one joins only when it
     is still needed after a penalty and no other candidate able to join is there, or with ``strict``
-    never as a member (it may still lead).
+    never as a member (it may still lead). ``unproven_left``: the member slots the window still gives
+    unproven identities over all of this node's teams (:func:`~ioa_p2p.teaming.exposure.unproven_slots_left`;
+    None: no such bound); past them (:meth:`over_total`) an unproven candidate no proven one can replace
+    joins only for a need it covers clearly better than every chosen member
+    (:func:`~ioa_p2p.teaming.join.grow_team`), not merely as the one candidate left above the join
+    threshold, and with none left (:meth:`closed_to`) an unproven card leads only when clearly best.
     :data:`NO_CAPS` caps nothing."""
 
     young: frozenset[str] = frozenset()
@@ -142,15 +155,12 @@ class TeamCaps:
     max_unproven: int | None = None
     spent: frozenset[str] = frozenset()
     strict: bool = False
+    unproven_left: int | None = None
 
     def blocks(self, key: str, team: Collection[str]) -> bool:
         """Whether ``team`` is full of young or of unproven members for ``key`` (one of them), or ``key``
         is spent."""
-        return (
-            key in self.spent
-            or over_cap(key, team, self.young, self.max_young)
-            or over_cap(key, team, self.unproven, self.max_unproven)
-        )
+        return key in self.spent or self.capped(key, team)
 
     def limited(self, key: str) -> bool:
         """Whether some cap could ever block ``key`` (it is young or unproven under a cap, or spent)."""
@@ -162,11 +172,32 @@ class TeamCaps:
 
     def tier(self, key: str) -> int:
         """How limited ``key`` is: 0 not at all, 1 young or unproven under a cap, 2 spent (its budget of
-        this node's teams used: :mod:`~ioa_p2p.teaming.exposure`); the lead goes to the least limited
-        card within the margin (:func:`~ioa_p2p.teaming.offline.lead_first`)."""
+        this node's teams used: :mod:`~ioa_p2p.teaming.exposure`), 3 unproven while the window's unproven
+        slots are given (:meth:`closed_to`: a proven agent that is busy is worth more than an unknown
+        one); the lead goes to the least limited card within the margin
+        (:func:`~ioa_p2p.teaming.offline.lead_first`)."""
+        if self.closed_to(key):
+            return 3
         if key in self.spent:
             return 2
         return 1 if self.limited(key) else 0
+
+    def capped(self, key: str, team: Collection[str]) -> bool:
+        """Whether ``team`` is full of young or of unproven members for ``key`` (one of them)."""
+        return over_cap(key, team, self.young, self.max_young) or over_cap(
+            key, team, self.unproven, self.max_unproven
+        )
+
+    def closed_to(self, key: str) -> bool:
+        """Whether ``key`` is unproven while the window gives unproven identities no slot any more."""
+        return self.unproven_left == 0 and key in self.unproven
+
+    def over_total(self, key: str, team: Collection[str]) -> bool:
+        """Whether ``key`` is unproven and ``team`` holds as many unproven members as the window's slots
+        left (``unproven_left``)."""
+        if self.unproven_left is None or key not in self.unproven:
+            return False
+        return sum(k in self.unproven for k in team) >= self.unproven_left
 
     @property
     def active(self) -> bool:

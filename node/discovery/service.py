@@ -119,6 +119,8 @@ class Discovery:
         self.young: frozenset[str] = frozenset()
         self.unproven: frozenset[str] = frozenset()  # no task done on record, however old (goals service)
         self.spent: frozenset[str] = frozenset()  # joined their budget of this node's recent teams (goals)
+        #: member slots the window still gives unproven peers over this node's teams (goals service)
+        self.unproven_left: int | None = None
         self.stats = {
             "finds": 0,
             "dht_fetched": 0,

@@ -28,6 +28,10 @@ stored and the count survives restarts; an identity's first accepted work is the
 chat this node created in which it earned ``done`` (a stranger's chat could claim any start).
 :attr:`~ioa_p2p.node.discovery.Discovery.spent` is every peer (not trusted) whose teams of the last
 window reached its budget; team formation caps it (recomputed every :data:`INTERVAL`).
+:attr:`~ioa_p2p.node.discovery.Discovery.unproven_left` is how many of the ``[goals]
+unproven_per_window`` member slots the teams of the last window left for unproven peers (no accepted
+work here before that team, not trusted): past them a team takes an unproven member only where nothing
+proven can join (:func:`~ioa_p2p.teaming.exposure.unproven_slots_left`).
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX
 from ioa_p2p.teaming.exposure import OFF as NO_EXPOSURE
-from ioa_p2p.teaming.exposure import ExposurePolicy, TeamLog, spent_keys
+from ioa_p2p.teaming.exposure import ExposurePolicy, TeamLog, spent_keys, unproven_slots_left
 from ioa_p2p.teaming.trust import OFF, TrustPolicy, trust_priors, unproven_keys, young_keys
 
 log = logging.getLogger("ioa_p2p.goals")
@@ -69,6 +73,7 @@ class ReputationBook:
         self._started: dict[bytes, float] = {}  # start of each chat this node created (seconds)
         self.first_done: dict[str, float] = {}  # when each peer first earned ``done`` here (seconds)
         self.spent: frozenset[str] = frozenset()
+        self.left: int | None = None  # slots the window still gives unproven peers (None: no bound)
         self.standings: dict[str, Standing] = {}
         self.young: frozenset[str] = frozenset()
         self.unproven: frozenset[str] = frozenset()
@@ -112,18 +117,23 @@ class ReputationBook:
         return out
 
     def expose(self) -> bool:
-        """Recompute the spent peers (module docstring); True when the set changed."""
+        """Recompute the spent peers and whether the window's slots for unproven peers are given (module
+        docstring); True when either changed."""
         spent: frozenset[str] = frozenset()
-        if self.exposure.per_window is not None:
+        left: int | None = None
+        policy = self.exposure
+        if policy.per_window is not None or policy.unproven_per_window is not None:
             now = self.discovery.node.now()
-            since = now - self.exposure.window  # older teams no longer count
+            since = now - policy.window  # older teams no longer count
             self._teams = {c: team for c, team in self._teams.items() if team[0] >= since}
             teams = TeamLog(limit=max(1, len(self._teams)))
             for started, members in self._teams.values():
                 teams.record(started, members)
             joined = teams.joined(since)
-            spent = spent_keys(joined, self.first_done, now=now, policy=self.exposure, exempt=self.trusted)
-        changed, self.spent = spent != self.spent, spent
+            spent = spent_keys(joined, self.first_done, now=now, policy=policy, exempt=self.trusted)
+            left = unproven_slots_left(teams, self.first_done, now=now, policy=policy, exempt=self.trusted)
+        changed = spent != self.spent or left != self.left
+        self.spent, self.left = spent, left
         return changed
 
     def _pin_members(self) -> None:
@@ -166,6 +176,7 @@ class ReputationBook:
         self.discovery.young = self.young
         self.discovery.unproven = self.unproven
         self.discovery.spent = self.spent
+        self.discovery.unproven_left = self.left
         self.discovery.search.settled = self.settled
         self.discovery.search.young_penalty = self.trust.young_penalty
 

@@ -253,7 +253,13 @@ class TeamFormation:
                 nursery.start_soon(search, i, query)
         ranker = discovery.directory.ranker
         strict = self.config.exposure().strict
-        caps = self.config.trust().caps(discovery.young, discovery.unproven, discovery.spent, strict=strict)
+        caps = self.config.trust().caps(
+            discovery.young,
+            discovery.unproven,
+            discovery.spent,
+            strict=strict,
+            unproven_left=discovery.unproven_left,
+        )
         offline = functools.partial(
             ranker.shortlist,
             goal,

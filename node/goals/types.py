@@ -19,7 +19,7 @@ from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.conversation.messages import ConvStart
 from ioa_p2p.errors import IoAError
 from ioa_p2p.identity import PeerId
-from ioa_p2p.teaming.exposure import EXPOSURE_WINDOW, PER_WINDOW, ExposurePolicy
+from ioa_p2p.teaming.exposure import EXPOSURE_WINDOW, PER_WINDOW, UNPROVEN_PER_WINDOW, ExposurePolicy
 from ioa_p2p.teaming.trust import MAX_UNPROVEN, MAX_YOUNG, TRUST_AGE, YOUNG_PENALTY, TrustPolicy
 
 GOAL_TOPIC_PREFIX = "goal: "
@@ -79,6 +79,8 @@ class GoalsConfig:
     exposure_window: float = setting(EXPOSURE_WINDOW, low=1.0)  # seconds over which teams are counted
     exposure_per_window: int = _amount(PER_WINDOW)  # teams per window with no evidence yet (0: no bound)
     exposure_strict: bool = False  # a spent identity never joins as a member (else when nothing else can)
+    #: member slots per window all teams give to unproven identities, apart from those nothing proven fills
+    unproven_per_window: int = _amount(UNPROVEN_PER_WINDOW)  # 0: no total bound
 
     def trust(self) -> TrustPolicy:
         """The age- and evidence-weighted trust policy (:mod:`ioa_p2p.teaming.trust`)."""
@@ -86,7 +88,12 @@ class GoalsConfig:
 
     def exposure(self) -> ExposurePolicy:
         """How many of this node's teams per window an identity joins (:mod:`ioa_p2p.teaming.exposure`)."""
-        return ExposurePolicy(self.exposure_window, self.exposure_per_window or None, self.exposure_strict)
+        return ExposurePolicy(
+            self.exposure_window,
+            self.exposure_per_window or None,
+            self.exposure_strict,
+            self.unproven_per_window or None,
+        )
 
     @classmethod
     def from_section(cls, table: dict[str, Any]) -> GoalsConfig:
