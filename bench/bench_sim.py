@@ -23,10 +23,13 @@ starts formed instead, :meth:`World.warm_start`, and runs ``--settle`` s, 120 by
   online node to the key is among the 20 returned), overlap with the 20 closest online nodes, latency
   p50/p95, hops (mean; log2 N beside it), messages per lookup;
 - **publish**: every online node issues a signed card (8-bit stamps) at a random moment of 60 s and puts
-  and provides it as the node does; p50/p95 of the time until both finished. From ``--preload-from``
-  nodes (5,000) only ``--publishers`` (300) do, after the cards of all others were placed as a
-  publishing round that reached every target leaves them (record, provider records and complete bucket
-  pages at each key's closest nodes: :func:`~ioa_p2p.dht.sim.preload.preload_cards`);
+  and provides it as the node does (record put, sketch pages, provider records, each storing early at
+  the candidates surely among a key's closest: ``--early-rank``): p50/p95 of the time until every key
+  of the three had its quorum of acknowledgements (``placed``: the card findable at its closest peers)
+  and until every round was over (``publish``: quorum and grace, or every target heard from). From
+  ``--preload-from`` nodes (5,000) only ``--publishers`` (300) do, after the cards of all others were
+  placed as a publishing round that reached every target leaves them (record, provider records and
+  complete bucket pages at each key's closest nodes: :func:`~ioa_p2p.dht.sim.preload.preload_cards`);
 - **find**: ``--queries`` DHT-only capability searches from random nodes (no directory: what a node of a
   large network relies on): recall@5 against the exact top 5 over every card (same cosine ranking), and,
   when the shared data set is there, recall@5 of the gold team for the DHT search and for the exact one;
@@ -63,6 +66,7 @@ from shared_data import data_file
 from sim_parts import find_part, gossip_part, publish_part, revocation_part
 from sim_report import peak_mb, print_table, report, write_row
 
+from ioa_p2p.dht.early import SURE_RANK
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sim.cardflow import card_spread
@@ -118,6 +122,7 @@ def form(n: int, churn: float, cards: CardSet | None, args: argparse.Namespace) 
         refresh_lookups=args.refresh_lookups or None,
         hedge=args.hedge,
         self_lookup=args.self_lookup,
+        early_rank=args.early_rank,
         links=LinkModel(loss=args.loss, request_rtts=args.request_rtts, dial_rtts=args.dial_rtts),
     )
     world = World(config, cards)
@@ -145,6 +150,7 @@ def run_one(
     row.update(request_rtts=args.request_rtts, dial_rtts=args.dial_rtts, connected=args.connected_tables)
     row["hedge"] = args.hedge
     row["self_lookup"] = args.self_lookup
+    row["early_rank"] = args.early_rank
     row["formed_s"] = round(time.perf_counter() - started, 1)
     row["msgs/node/min"] = round(traffic.per_node_minute()["total"], 1)
     row["table"] = round(statistics.mean(world.table_sizes()), 1)
@@ -261,6 +267,14 @@ def main() -> None:
         "that answered) or py-libp2p's (every peer named; the figures measured before 2026-11-27 18:00 UTC)",
     )
     parser.add_argument(
+        "--early-rank",
+        type=float,
+        default=SURE_RANK,
+        help="a put, page put or provide round stores during its lookup at candidates nearer than this "
+        "many N-ths of the keyspace (dht/early.py; 0: only once the lookup is done, the node before "
+        "2026-11-28)",
+    )
+    parser.add_argument(
         "--settle", type=float, default=120.0, help="seconds a warm-started network runs before measuring"
     )
     parser.add_argument(
@@ -269,6 +283,13 @@ def main() -> None:
     parser.add_argument("--gossip-sample", type=int, default=20, help="announcements followed")
     parser.add_argument("--rate-window", type=float, default=600.0, help="seconds of announce pacing")
     parser.add_argument("--no-repair", dest="repair", action="store_false", help="no DHT read repair")
+    parser.add_argument(
+        "--no-rejoin",
+        dest="rejoin",
+        action="store_false",
+        help="revocation: a node back from a gap keeps returning the cards it held until their age says "
+        "revalidate (the node before 2026-11-28), instead of holding them as suspects until confirmed",
+    )
     parser.add_argument(
         "--revocation-horizon",
         type=float,

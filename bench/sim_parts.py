@@ -42,8 +42,15 @@ def publish_part(
         return
     published = publish_cards(world, forest, publishers, rng, window=60)
     done = [p.done_s for p in published if p.done_s is not None]
+    placed = [p.placed_s for p in published]
+    reached = [s for s in placed if s is not None]
     row.update(
         published=len(published),
+        # every key of the put, pages and provide round stored at its quorum (the card findable)
+        placed_p50=round(percentile(reached, 0.5), 2),
+        placed_p95=round(percentile(reached, 0.95), 2),
+        placed_share=round(len(reached) / max(1, len(placed)), 3),
+        # every round over (the quorum and its grace, or every target heard from)
         publish_p50=round(percentile(done, 0.5), 2),
         publish_p95=round(percentile(done, 0.95), 2),
         first_store_p50=round(percentile([p.put_first_s for p in published if p.put_first_s], 0.5), 2),
@@ -154,6 +161,7 @@ def revocation_part(
         rng,
         repair=args.repair,
         horizon=args.revocation_horizon,
+        rejoin=args.rejoin,
     )
     online_holding = run.holding_online
     late = [m for m, share in online_holding.items() if share > 0]
@@ -162,6 +170,11 @@ def revocation_part(
         revoke_fetch=run.by_fetch,
         revoke_dropped=run.by_expiry,
         revoke_95_s=round(run.time_to(0.95), 1),
+        # of the holders online at some moment of the horizon (one offline throughout learns nothing)
+        revoke_reachable=round(run.reachable / max(1, run.holders), 3),
+        revoke_95_reachable_s=round(run.time_to(0.95, run.reachable), 1),
+        revoke_share_at_15min=round(sum(1 for t in run.dropped_at if t <= 900) / max(1, run.holders), 3),
+        returning_max=max(run.returning_online.values(), default=0.0),
         revoke_last_holding_min=max(late, default=0),
         holding_at_15min=round(online_holding.get(15, math.nan), 4),
         returning_max_after_13min=max((v for m, v in run.returning_online.items() if m >= 13), default=0.0),

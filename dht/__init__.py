@@ -16,6 +16,7 @@
 - ``lookup.py``      batched iterative Kademlia lookup, a state machine (node.net or a simulator drives it)
 - ``provide.py``     pacing of ADD_PROVIDER per target peer (py-libp2p's 10 per 10 s limit)
 - ``quorum.py``      when a round of DHT stores is done: a quorum of each key's targets, then a grace
+- ``early.py``       stores sent while the lookup runs, to the candidates surely among a key's closest
 - ``pacing.py``      when discovery re-announces its card by gossip and re-publishes it in the DHT
 - ``refresh.py``     when a node looks up peers, and which peers it stays connected to
 - ``index.py``       vector indexes: exact numpy, annoy snapshot + exact delta with background rebuilds (pure)

@@ -22,6 +22,7 @@ from ioa_p2p.dht.directory import Directory, Offer
 from ioa_p2p.dht.validators import CardValidator, card_key, check_announcement
 from ioa_p2p.errors import AuthorMismatch, ExpiredCard, InvalidCard, ReplayedCard
 from ioa_p2p.identity import Identity
+from ioa_p2p.node.discovery import loops
 from ioa_p2p.testing.memcards import MemoryCards
 from ioa_p2p.testing.memnet import MemoryNetwork
 from ioa_p2p.wire.envelope import Envelope
@@ -97,6 +98,54 @@ def test_unconfirmed_entries_are_listed_then_dropped() -> None:
     directory.touch(a.peer_id, NOW + 6_000)
     assert directory.unconfirmed(3_000, NOW + 8_500) == [b.peer_id]
     assert directory.drop_unconfirmed(3_000, NOW + 8_500) == [b.peer_id] and b.peer_id not in directory
+
+
+def test_a_node_back_from_a_gap_returns_no_card_it_held_until_confirmed_again() -> None:
+    directory = Directory("m", 2, stale_after_ms=60_000)
+    a, b, me = Identity.generate(), Identity.generate(), Identity.generate()
+    directory.offer(card(a, 1), NOW, "gossip")
+    directory.offer(card(b, 1), NOW + 1_000, "dht")
+    directory.offer(card(me, 1), NOW, "self")
+    back = NOW + 20_000  # within stale_after_ms: without the gap rule both would be returned
+    directory.rejoined(back)
+    assert {c.peer_id for c in directory.cards(back)} == {me.peer_id}  # our own card is no suspect
+    assert directory.suspects() == [a.peer_id, b.peer_id]  # oldest first, to confirm at once
+    assert directory.unconfirmed(30_000, back) == []  # not yet due by age...
+    assert directory.drop_unconfirmed(30_000, back) == []  # ... and not dropped for being suspects
+    directory.touch(b.peer_id, back + 500)  # confirmed again (its owner answered)
+    assert {c.peer_id for c in directory.cards(back + 500)} == {me.peer_id, b.peer_id}
+    assert directory.suspects() == [a.peer_id]
+    assert directory.offer(card(a, 2), back + 600, "gossip") is Offer.UPDATED  # a new version: confirmed
+    assert directory.suspects() == [] and len(directory.cards(back + 600)) == 3
+
+
+async def test_a_node_that_slept_through_a_withdrawal_stops_returning_the_card_at_once(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    """A node whose wall clock jumped (it was asleep) while a card was withdrawn holds every card as a
+    suspect: no read returns the withdrawn card from its next revalidation pass on, long before the card's
+    own revalidation would have come (revalidate 360 s)."""
+    net = MemoryNetwork()
+    cards = MemoryCards(net)
+    timing = {"ttl": 1800.0, "republish": 300.0, "revalidate": 360.0}
+    async with open_agents(net, cards, tmp_path, ["plotter", "weather", "translator"], timing) as agents:
+        await wait_cards(agents, 3)
+        plotter, plotter_id = discovery_of(agents[0]), agents[0][0].peer_id
+        sleeper = discovery_of(agents[2])
+        net.partition(agents[2][0].peer_id)
+        await plotter.withdraw("retired")
+        await trio.sleep(2)
+        net.heal(agents[2][0].peer_id)
+        net.epoch += 120.0  # the sleeper's wall clock moved on while its loops did not run
+        asleep_for = trio.current_time()
+        assert sleeper.directory.get(plotter_id) is not None  # it holds the old card
+        await trio.sleep(2 * loops.REVALIDATE_INTERVAL)
+        now = sleeper.now_ms()
+        assert plotter_id not in {c.peer_id for c in sleeper.directory.cards(now)}
+        assert "plotter" not in names(await sleeper.find(PLOT, k=4, use_dht=False))
+        while sleeper.directory.get(plotter_id) is not None:  # noqa: ASYNC110
+            await trio.sleep(1)
+        assert trio.current_time() - asleep_for < 60  # the fetch found the withdrawal, not the age rule
 
 
 def test_gossip_accepts_a_withdrawal_only_from_its_peer_and_not_a_replayed_older_card() -> None:

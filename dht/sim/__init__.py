@@ -13,6 +13,7 @@ clock. No I/O and no wall clock: a run is reproducible from its seed. ``bench/be
 - ``records.py``   card records verified once per distinct bytes (same outcome as parsing every time)
 - ``fabric.py``    the ``Protocol`` of what the simulated protocols need of the network
 - ``kad.py``       lookups driven over the network, and what a DHT server answers
+- ``placing.py``   what a round of stores shares: its lookup, early stores, quorum and times
 - ``publish.py``   putting a card record and providing its bucket keys
 - ``search.py``    DHT-only capability search and card fetches (owner first, then the DHT)
 - ``world.py``     the network: joining, peer discovery, churn

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -33,14 +33,15 @@ import numpy.typing as npt
 
 from ioa_p2p.card import SignedCard
 from ioa_p2p.dht.forest import Forest
-from ioa_p2p.dht.keyspace import K, estimate_network_size, position
+from ioa_p2p.dht.keyspace import K, position
 from ioa_p2p.dht.pages import encode_page, page_key
 from ioa_p2p.dht.probing import provided_levels
+from ioa_p2p.dht.quorum import round_target
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sim.kad import serve_add_providers, serve_put_value
 from ioa_p2p.dht.sim.pagesearch import PageSearchRun
 from ioa_p2p.dht.sim.peer import SimNode
-from ioa_p2p.dht.sim.publish import PagePutRun, ProvideRun, PutRun
+from ioa_p2p.dht.sim.publish import PagePutRun, ProvideRun, PutRun, network_size
 from ioa_p2p.dht.sim.search import FetchRun, SearchResult, SearchRun, key_of
 from ioa_p2p.dht.sim.world import World
 
@@ -59,6 +60,10 @@ class Published:
     expected: int = 0
     keys: int = 0
     pages_s: float | None = 0.0  # the sketch pages' put (0: none published)
+    #: when every key of the put, the pages and the provide round had its quorum (the card findable
+    #: at its closest peers), by part; a part without a quorum in its round is missing
+    placed: dict[str, float] = field(default_factory=dict)
+    parts: int = 0
 
     @property
     def done_s(self) -> float | None:
@@ -66,11 +71,12 @@ class Published:
             return None
         return max(self.put_s, self.provide_s, self.pages_s)
 
-
-def network_size(world: World, node: SimNode) -> float:
-    """The node's estimate of the network's size (its table's closest peers and its connections)."""
-    known = node.table.closest(node.position, K) + [world.nodes[i].peer for i in node.neighbours]
-    return estimate_network_size(node.peer, known)
+    @property
+    def placed_s(self) -> float | None:
+        """Seconds until every part had its quorum on every key (None: some part never did)."""
+        if len(self.placed) < self.parts:
+            return None
+        return max(self.placed.values(), default=0.0)
 
 
 def publish_card(world: World, node: SimNode, forest: Forest, *, pages: bool = True) -> Published:
@@ -94,15 +100,19 @@ def publish_card(world: World, node: SimNode, forest: Forest, *, pages: bool = T
             for c in forest.cells(sketch.vector(), levels)
         ]
         out.pages_s = None
+        out.parts += 1
 
         def pages_done(run: PagePutRun) -> None:
             out.pages_s = run.elapsed
+            _placed(out, "pages", run.placed_s)
 
         PagePutRun(world, node, page_keys, encode_page([sketch.encoded]), pages_done).start()
     if policy.put_due(card.version, now):
+        out.parts += 1
 
         def put_done(run: PutRun) -> None:
             out.put_s, out.put_ok = run.elapsed, run.ok
+            _placed(out, "put", run.placed_s)
             if run.first_stored_at is not None:
                 out.put_first_s = run.first_stored_at - run.started_at
             if run.ok:
@@ -111,15 +121,24 @@ def publish_card(world: World, node: SimNode, forest: Forest, *, pages: bool = T
         PutRun(world, node, key_of(node.peer), card.encoded, put_done).start()
     if policy.provide_due(keys, now):
         policy.provide_started(keys, now)
+        out.parts += 1
 
         def provided(run: ProvideRun) -> None:
             out.provide_s, out.acknowledged, out.expected = run.elapsed, run.acknowledged, run.expected
-            policy.provide_finished(run.acknowledged, run.expected, world.loop.now)
+            _placed(out, "provide", run.placed_s)
+            # judged as the node's loop judges it: against a quorum per key, not K (``round_target``)
+            target = round_target(len(keys), len(node.table))
+            policy.provide_finished(run.acknowledged, target, world.loop.now)
 
         ProvideRun(world, node, list(keys), provided).start()
     else:
         out.provide_s = 0.0
     return out
+
+
+def _placed(out: Published, part: str, seconds: float | None) -> None:
+    if seconds is not None:
+        out.placed[part] = seconds
 
 
 def publish_cards(

@@ -29,6 +29,8 @@ class Fabric(Protocol):
     stats: Counter[str]
     cards: CardSet | None
     nodes: list[SimNode]
+    #: stores are sent during a lookup to candidates nearer than ``early_rank / N`` (0: none early)
+    early_rank: float
 
     def now_ms(self) -> int:
         """Virtual time as a wall clock in milliseconds (what cards are issued and checked at)."""

@@ -14,34 +14,38 @@
   all), and the next pass starts when the pacer or a retry allows. The whole round is bounded by
   :data:`DHT_PUBLISH_TIMEOUT`, as the node's publishing loop bounds it.
 
-Each run ends as the node's does (:mod:`~ioa_p2p.dht.quorum`): once every key has a quorum of
-acknowledgements (or no target left to hear from) and the round's other requests had the grace, or at
+While the lookup runs, each answer sends the key's store at once to the candidates surely among its
+closest (:class:`~ioa_p2p.dht.early.EarlyPlacement`, from the node's size estimate: ``world.early_rank``,
+0 for the node before 2026-11-28); once it is done, the rest of the ``K`` closest are sent theirs. Each
+run ends as the node's does (:mod:`~ioa_p2p.dht.quorum`): once the lookup is done, every key has a quorum
+of acknowledgements (or no target left to hear from) and the round's other requests had the grace, or at
 once when every target has been heard from; acknowledgements after that are not counted.
+:attr:`PlacingRun.placed_at` is when every key first had its quorum (the record findable at its closest
+peers), which can come before the lookup is over.
 
 All report when they finished (``on_done``); the experiments time them.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from ioa_p2p.dht.provide import WINDOW, ProvidePacer, assign
-from ioa_p2p.dht.quorum import StoreQuorum, grace
+from ioa_p2p.dht.provide import WINDOW, ProvidePacer
 from ioa_p2p.dht.sim.fabric import Fabric
 from ioa_p2p.dht.sim.kad import (
     DEFAULT_ASK,
     PEER_TIMEOUT,
-    PLACE_ASK,
     PROVIDERS,
     VALUE,
     LookupRun,
     serve_add_providers,
     serve_put_value,
-    start_lookup,
 )
 from ioa_p2p.dht.sim.peer import SimNode
+from ioa_p2p.dht.sim.placing import PlacingRun, network_size
 from ioa_p2p.errors import InvalidMessage
 
 #: Tries per target peer of one provide round, and the back-off before a retry (times the tries so far).
@@ -52,62 +56,7 @@ DHT_PUBLISH_TIMEOUT = 60.0
 PASS_MIN_SLEEP = 0.05
 
 
-class _PlacingRun:
-    """What the three runs share: who places what, when it started and finished, and ``on_done``."""
-
-    def __init__(self, world: Fabric, node: SimNode, on_done: Callable[[Any], Any] | None, ask: int) -> None:
-        self.world, self.node, self.on_done = world, node, on_done
-        self.ask = max(ask, PLACE_ASK)
-        self.started_at = world.loop.now
-        self.finished_at: float | None = None
-        self.quorum: StoreQuorum | None = None
-        self._grace_set = False
-        self._over = False  # the quorum's grace is over: the round ends once nothing holds it
-
-    def _target(self, plan: dict[bytes, list[bytes]]) -> None:
-        """Start counting the round's acknowledgements: ``plan`` maps each target peer to its keys."""
-        targets: dict[bytes, list[bytes]] = {}
-        for peer, keys in plan.items():
-            for key in keys:
-                targets.setdefault(key, []).append(peer)
-        self.quorum = StoreQuorum(targets)
-
-    def _heard(self, peer: bytes, acked: list[bytes], gave_up: list[bytes]) -> None:
-        """``peer`` acknowledged ``acked`` and will not be asked ``gave_up`` again; ends the round as
-        ``ioa_p2p.node.net.kad_write.QuorumRound`` does."""
-        quorum = self.quorum
-        if quorum is None or self.finished_at is not None:
-            return
-        quorum.acked(peer, acked)
-        quorum.gave_up(peer, gave_up)
-        if quorum.settled or (self._over and not self._holding()):
-            self._finish()
-        elif quorum.reached and not self._grace_set:
-            self._grace_set = True
-            self.world.loop.after(grace(self.world.loop.now - self.started_at), self._grace_over)
-
-    def _holding(self) -> bool:
-        """Keys not sent yet that the round sends, quorum or not (a provide round's paced keys)."""
-        return False
-
-    def _grace_over(self) -> None:
-        self._over = True
-        if not self._holding():
-            self._finish()
-
-    def _finish(self) -> None:
-        if self.finished_at is not None:
-            return
-        self.finished_at = self.world.loop.now
-        if self.on_done is not None:
-            self.on_done(self)
-
-    @property
-    def elapsed(self) -> float:
-        return (self.finished_at if self.finished_at is not None else self.world.loop.now) - self.started_at
-
-
-class PutRun(_PlacingRun):
+class PutRun(PlacingRun):
     """Store ``value`` under ``key`` at the closest peers (see the module docstring)."""
 
     def __init__(
@@ -138,35 +87,45 @@ class PutRun(_PlacingRun):
             self._done(False)
             return self
         self.node.values[self.key] = self.value
-        start_lookup(self.world, self.node, [self.key], VALUE, ask=self.ask, on_done=self._placed)
+        self._look_up([self.key], VALUE)
         return self
 
+    def _send_early(self, plan: dict[bytes, list[bytes]]) -> None:
+        for peer in plan:
+            self._store_at(peer)
+
     def _placed(self, run: LookupRun) -> None:
-        world = self.world
         self.targets = list(run.lookup.keys[self.key].candidates)
+        rest = self._final(run)
+        if self.early is not None:
+            self.targets = list(dict.fromkeys([*self.early.targets(self.key), *self.targets]))
         if not self.targets:
             self._done(True)
             return
-        self._target({peer: [self.key] for peer in self.targets})
-        for peer in self.targets:
-            target = world.node_of(peer)
-            self._waiting.add(peer)
-            at = world.loop.now
-            timeout = partial(world.loop.at, at + PEER_TIMEOUT, self._stored, peer, False)
-            if target is None:
-                timeout()
-                continue
-            eta = world.net.request(
-                self.node,
-                target,
-                "put_value",
-                1,
-                partial(serve_put_value, world, target, self.node, self.key, self.value),
-                partial(self._stored, peer),
-                timeout,
-            )
-            if eta > at + PEER_TIMEOUT:  # the answer would come too late (links.Network.request)
-                timeout()
+        for peer in rest:
+            self._store_at(peer)
+        self._check()
+
+    def _store_at(self, peer: bytes) -> None:
+        world = self.world
+        target = world.node_of(peer)
+        self._waiting.add(peer)
+        at = world.loop.now
+        timeout = partial(world.loop.at, at + PEER_TIMEOUT, self._stored, peer, False)
+        if target is None:
+            timeout()
+            return
+        eta = world.net.request(
+            self.node,
+            target,
+            "put_value",
+            1,
+            partial(serve_put_value, world, target, self.node, self.key, self.value),
+            partial(self._stored, peer),
+            timeout,
+        )
+        if eta > at + PEER_TIMEOUT:  # the answer would come too late (links.Network.request)
+            timeout()
 
     def _stored(self, peer: bytes, ok: bool) -> None:
         if peer not in self._waiting or self.finished_at is not None:
@@ -183,7 +142,7 @@ class PutRun(_PlacingRun):
         self._finish()
 
 
-class PagePutRun(_PlacingRun):
+class PagePutRun(PlacingRun):
     """Put ``value`` (a page holding the node's own sketch) under every key of ``keys`` at the closest
     peers of each, as ``ioa_p2p.node.net.kad.put_many`` does: one batched lookup (``ask`` >=
     :data:`~ioa_p2p.dht.sim.kad.PLACE_ASK`), then every target peer gets its keys on one stream
@@ -203,30 +162,38 @@ class PagePutRun(_PlacingRun):
         self.keys, self.value = list(dict.fromkeys(keys)), value
         self.expected = 0
         self.acknowledged = 0
-        self._waiting: set[bytes] = set()
-        self._plan: dict[bytes, list[bytes]] = {}
+        self._waiting: dict[int, tuple[bytes, list[bytes]]] = {}  # request token -> (peer, its keys)
+        self._token = 0
+        self._heard_keys = 0  # (peer, key) puts answered or given up
 
     def start(self) -> PagePutRun:
         for key in self.keys:  # our own copy, as a put stores locally first
             serve_put_value(self.world, self.node, self.node, key, self.value)
         self.world.loop.after(DHT_PUBLISH_TIMEOUT, self._finish)
-        start_lookup(self.world, self.node, self.keys, VALUE, ask=self.ask, on_done=self._placed)
+        self._look_up(self.keys, VALUE)
         return self
+
+    def _send_early(self, plan: dict[bytes, list[bytes]]) -> None:
+        self._send(plan)
 
     def _placed(self, run: LookupRun) -> None:
         if self.finished_at is not None:
             return
-        world = self.world
-        plan = assign({key: state.candidates for key, state in run.lookup.keys.items()})
-        self.expected = sum(len(keys) for keys in plan.values())
-        if not plan:
+        plan = self._final(run)
+        self._send(plan)
+        self.expected = sum(len(keys) for _, keys in self._waiting.values()) + self._heard_keys
+        if not self.expected:
             self._finish()
             return
-        self._target(plan)
-        self._plan = plan
+        self._check()
+
+    def _send(self, plan: dict[bytes, list[bytes]]) -> None:
+        world = self.world
         for peer, keys in plan.items():
-            self._waiting.add(peer)
-            world.loop.after(PEER_TIMEOUT, self._stored, peer, 0)
+            self._token += 1
+            token = self._token
+            self._waiting[token] = (peer, keys)
+            world.loop.after(PEER_TIMEOUT, self._stored, token, 0)
             target = world.node_of(peer)
             if target is not None:
                 world.net.request(
@@ -235,22 +202,24 @@ class PagePutRun(_PlacingRun):
                     "put_value",
                     len(keys),
                     partial(self._serve, target, keys),
-                    partial(self._stored, peer),
+                    partial(self._stored, token),
                 )
 
     def _serve(self, target: SimNode, keys: list[bytes]) -> list[bytes]:
         return [key for key in keys if serve_put_value(self.world, target, self.node, key, self.value)]
 
-    def _stored(self, peer: bytes, stored: list[bytes] | int) -> None:
-        if peer not in self._waiting or self.finished_at is not None:
+    def _stored(self, token: int, stored: list[bytes] | int) -> None:
+        sent = self._waiting.pop(token, None)
+        if sent is None or self.finished_at is not None:
             return
-        self._waiting.discard(peer)
+        peer, keys = sent
         acked = stored if isinstance(stored, list) else []
         self.acknowledged += len(acked)
-        self._heard(peer, acked, self._plan[peer])
+        self._heard_keys += len(keys)
+        self._heard(peer, acked, keys)
 
 
-class ProvideRun(_PlacingRun):
+class ProvideRun(PlacingRun):
     """Announce ``node`` as provider of ``keys`` to the closest peers of each (see the module docstring)."""
 
     def __init__(
@@ -269,7 +238,9 @@ class ProvideRun(_PlacingRun):
         self.remaining: dict[bytes, list[bytes]] = {}
         self.failures: dict[bytes, int] = {}
         self.retry_at: dict[bytes, float] = {}
-        self._outstanding: dict[bytes, int] = {}  # peer -> the token of its announcement in flight
+        self._outstanding: dict[int, bytes] = {}  # token of each announcement in flight -> its peer
+        self._pass_tokens: set[int] = set()  # those a pass sent (a pass waits for them, not early ones)
+        self._wake_at = math.inf  # when the next pass is scheduled
         self._asked: set[tuple[bytes, bytes]] = set()  # (peer, key) sent at least once
         self._answered: set[bytes] = set()  # peers whose last try got an answer (a refusal included)
         self._token = 0
@@ -287,16 +258,35 @@ class ProvideRun(_PlacingRun):
         for key in self.keys:
             self.node.add_provider(key, self.node.peer)
         self.world.loop.after(DHT_PUBLISH_TIMEOUT, self._finish)
-        start_lookup(self.world, self.node, self.keys, PROVIDERS, ask=self.ask, on_done=self._placed)
+        self._look_up(self.keys, PROVIDERS)
         return self
+
+    def _queue(self, plan: dict[bytes, list[bytes]]) -> None:
+        for peer, keys in plan.items():
+            if keys:
+                self.remaining.setdefault(peer, []).extend(keys)
+                self.expected += len(keys)
+
+    def _send_early(self, plan: dict[bytes, list[bytes]]) -> None:
+        """Announce now what the pacer allows (not part of a pass); the rest waits for the passes."""
+        now = self.world.loop.now
+        for peer, keys in plan.items():
+            self.expected += len(keys)
+            count = self.pacer.take(peer, len(keys), now)
+            if count:
+                self._announce(peer, keys[:count], in_pass=False)
+            if keys[count:]:
+                self.remaining.setdefault(peer, []).extend(keys[count:])
+        if self.remaining and not self._pass_tokens:
+            self._after_pass()
 
     def _placed(self, run: LookupRun) -> None:
         if self.finished_at is not None:
             return
-        self.remaining = assign({key: state.candidates for key, state in run.lookup.keys.items()})
-        self.expected = sum(len(keys) for keys in self.remaining.values())
-        self._target(self.remaining)
-        if not self.remaining:
+        # every closest candidate, including those that timed out during the lookup (busy, not gone)
+        self._queue(self._final(run))
+        if not self.remaining and not self._outstanding:
+            self._check()
             self._finish()
             return
         self._pass()
@@ -305,19 +295,19 @@ class ProvideRun(_PlacingRun):
         if self.finished_at is not None:
             return
         now = self.world.loop.now
+        self._wake_at = math.inf
         for peer, keys in list(self.remaining.items()):
             if self.retry_at.get(peer, now) > now:
                 continue
             count = self.pacer.take(peer, len(keys), now)
             if count:
-                self._announce(peer, keys[:count])
-                self._asked.update((peer, key) for key in keys[:count])
+                self._announce(peer, keys[:count], in_pass=True)
                 self.remaining[peer] = keys[count:]
             if not self.remaining[peer]:
                 del self.remaining[peer]
         if self._over and not self._holding():
             self._finish()
-        elif not self._outstanding:
+        elif not self._pass_tokens:
             self._after_pass()
 
     def _holding(self) -> bool:
@@ -327,10 +317,14 @@ class ProvideRun(_PlacingRun):
             for key in keys
         )
 
-    def _announce(self, peer: bytes, keys: list[bytes]) -> None:
+    def _announce(self, peer: bytes, keys: list[bytes], *, in_pass: bool) -> None:
         world = self.world
+        self._asked.update((peer, key) for key in keys)
         self._token += 1
-        token = self._outstanding[peer] = self._token
+        token = self._token
+        self._outstanding[token] = peer
+        if in_pass:
+            self._pass_tokens.add(token)
         timeout = partial(
             world.loop.at, world.loop.now + PEER_TIMEOUT, self._acked, peer, keys, 0, token, False
         )
@@ -354,9 +348,10 @@ class ProvideRun(_PlacingRun):
         self._acked(peer, keys, done, token)
 
     def _acked(self, peer: bytes, keys: list[bytes], done: int, token: int, answered: bool = True) -> None:
-        if self._outstanding.get(peer) != token or self.finished_at is not None:
+        if token not in self._outstanding or self.finished_at is not None:
             return
-        del self._outstanding[peer]
+        del self._outstanding[token]
+        self._pass_tokens.discard(token)
         self.acknowledged += done
         retry = done < len(keys) and self.failures.get(peer, 0) < PROVIDE_ATTEMPTS - 1
         if answered:
@@ -369,16 +364,33 @@ class ProvideRun(_PlacingRun):
             self.retry_at[peer] = self.world.loop.now + PROVIDE_RETRY * self.failures[peer]
         # a silent peer's retry does not hold the round; one that answered (a refusal) does
         self._heard(peer, keys[:done], [] if retry and answered else keys[done:])
-        if not self._outstanding and self.finished_at is None:
+        if not self._pass_tokens and self.finished_at is None:
             self._after_pass()
 
     def _after_pass(self) -> None:
+        quorum = self.quorum
         if not self.remaining:
-            self._finish()
+            if quorum is not None and quorum.final and not self._outstanding:
+                self._finish()
             return
         now = self.world.loop.now
         wake = min(max(self.pacer.next_free(p, now), self.retry_at.get(p, now)) for p in self.remaining)
-        self.world.loop.after(max(PASS_MIN_SLEEP, wake - now), self._pass)
+        at = now + max(PASS_MIN_SLEEP, wake - now)
+        if at < self._wake_at:
+            self._wake_at = at
+            self.world.loop.at(at, self._pass_at, at)
+
+    def _pass_at(self, at: float) -> None:
+        if at == self._wake_at:
+            self._pass()
 
 
-__all__ = ["DHT_PUBLISH_TIMEOUT", "PROVIDE_ATTEMPTS", "PROVIDE_RETRY", "PagePutRun", "ProvideRun", "PutRun"]
+__all__ = [
+    "DHT_PUBLISH_TIMEOUT",
+    "PROVIDE_ATTEMPTS",
+    "PROVIDE_RETRY",
+    "PagePutRun",
+    "ProvideRun",
+    "PutRun",
+    "network_size",
+]

@@ -13,6 +13,9 @@ found replaces the card; the same version confirms it only when its owner answer
 has does not: ``CardSearch.apply``); cards unconfirmed for ``revalidate + find_timeout`` are dropped.
 ``repair``: DHT reads put the newest record back at stale closest peers (:mod:`~ioa_p2p.dht.replicas`);
 ``dht_confirms``: the rule before 2026-11-27 (a DHT copy of the version held confirmed it), for comparison.
+``rejoin``: a node back from a gap (a new session) treats every card it held as a suspect, returned by no
+read until confirmed again and revalidated at once (:meth:`~ioa_p2p.dht.directory.Directory.rejoined`,
+as the node's revalidation loop does since 2026-11-28); ``False``: the rule before.
 
 Every :data:`PROBE_EVERY` seconds, ``probes`` random online nodes that do not hold a card fetch it as a
 ``find`` would (owner first, then the DHT): a probe that gets the old card is a node that would return
@@ -63,9 +66,13 @@ class RevocationRun:
     returning_online: dict[int, float] = field(default_factory=dict)
     probes_old: dict[int, float] = field(default_factory=dict)  # minute -> share of probe fetches: old
     repaired: int = 0
+    #: (holder, card) pairs whose holder was online at some moment of the horizon: a holder offline
+    #: throughout can learn nothing, and returns nothing either (it answers no one)
+    reachable: int = 0
 
-    def time_to(self, share: float) -> float:
-        need = math.ceil(share * self.holders)
+    def time_to(self, share: float, of: int | None = None) -> float:
+        """Seconds until ``share`` of the holders (or of ``of`` of them) dropped their old card."""
+        need = math.ceil(share * (self.holders if of is None else of))
         ordered = sorted(self.dropped_at)
         return ordered[need - 1] if 0 < need <= len(ordered) else math.inf
 
@@ -82,6 +89,7 @@ def revoke_everywhere(
     dht_confirms: bool = False,
     horizon: float = 900.0,
     probes: int = 20,
+    rejoin: bool = True,
 ) -> RevocationRun:
     """Withdraw the cards of ``owners`` and follow every node's copy for ``horizon`` s (module docstring)."""
     cards = world.cards
@@ -130,6 +138,8 @@ def revoke_everywhere(
         PutRun(world, owner, key_of(owner.peer), withdrawal.encoded, partial(put_done, owner)).start()
 
     revalidate_ms = int(settings.revalidate * 1000)
+    sessions = {node.index: node.session for node in holders}  # the session each loop last ran in
+    seen_online = {node.index for node in holders if node.online}
 
     def look(node: SimNode) -> None:
         if world.loop.now - begin >= horizon or not _holds(node, held, old):
@@ -137,9 +147,16 @@ def revoke_everywhere(
         world.loop.after(LOOK, look, node)
         if not node.online:
             return
+        seen_online.add(node.index)
         directory = layer._directory(node)
         now = world.now_ms()
-        due = [p for p in directory.unconfirmed(revalidate_ms, now) if p in old]
+        if rejoin and sessions[node.index] != node.session:  # back from a gap: the node's loop notices
+            sessions[node.index] = node.session
+            directory.rejoined(now)
+        suspects = directory.suspects() if rejoin else []
+        due = list(
+            dict.fromkeys(p for p in [*suspects, *directory.unconfirmed(revalidate_ms, now)] if p in old)
+        )
         if due:
             peers = [p.raw for p in due]
             run = FetchRun(world, node, peers, settings, lambda _: None, repair=repair)
@@ -192,6 +209,7 @@ def revoke_everywhere(
         t += PROBE_EVERY
     world.loop.run(begin + horizon + 2 * settings.find_timeout)
     layer.on_delivered = None
+    result.reachable = len(seen_online) * len(old)
     return result
 
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ioa_p2p.dht.admission import CardAdmission
+from ioa_p2p.dht.early import SURE_RANK
 from ioa_p2p.dht.kbuckets import Split
 from ioa_p2p.dht.keyspace import K, position
 from ioa_p2p.dht.lookup import Lookup
@@ -80,6 +81,9 @@ class SimConfig:
     min_stamp_bits: int = 8
     card_checks: Literal["full", "dht"] = "full"
     hedge: Literal["adaptive", "by-connection", "fixed"] = "adaptive"
+    #: stores sent during the lookup to candidates nearer than ``early_rank / N`` of the keyspace
+    #: (:mod:`~ioa_p2p.dht.early`, the node since 2026-11-28); 0: only once the lookup is done
+    early_rank: float = SURE_RANK
     #: ``node``: the node's self-lookup (:meth:`World.self_lookup`); ``py-libp2p``: the library's, as the
     #: node ran it before 2026-11-27 (every figure of docs/performance.md measured before then)
     self_lookup: Literal["node", "py-libp2p"] = "node"
@@ -103,6 +107,7 @@ class World:
         self.counters: Counter[str] = Counter()
         self.stats: Counter[str] = Counter()  # messages sent, by kind
         self.cards = cards
+        self.early_rank = config.early_rank
         if cards is not None and len(cards) < config.nodes:
             raise ValueError(f"{len(cards)} cards for {config.nodes} nodes")
         identities = (

@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING
 import trio
 
 from ioa_p2p.dht.index import AnnoyIndex
-from ioa_p2p.dht.keyspace import K
-from ioa_p2p.dht.quorum import QUORUM
+from ioa_p2p.dht.quorum import round_target
 from ioa_p2p.dht.validators import card_key
 
 if TYPE_CHECKING:
@@ -135,16 +134,28 @@ async def catch_up_loop(service: Discovery) -> None:
 #: Seconds between revalidation rounds, and cards asked again per round at most.
 REVALIDATE_INTERVAL = 5.0
 REVALIDATE_BATCH = 256
+#: Seconds the wall clock may run ahead of the loop's monotonic clock over one pass before the node counts
+#: as back from a gap (asleep: the monotonic clock stops while the machine is suspended).
+REJOIN_GAP = 30.0
 
 
 async def revalidate_loop(service: Discovery) -> None:
-    """See the module docstring."""
+    """See the module docstring. A pass that finds the wall clock :data:`REJOIN_GAP` s further on than the
+    loop's own (monotonic) clock says the node was asleep: every card it holds is a suspect, skipped by
+    reads and confirmed first (:meth:`~ioa_p2p.dht.directory.Directory.rejoined`)."""
     settings = service.settings
+    wall, mono = service.now_ms(), trio.current_time()
     while True:
         await trio.sleep(REVALIDATE_INTERVAL)
         now = service.now_ms()
         directory = service.directory
-        due = directory.unconfirmed(int(settings.revalidate * 1000), now, limit=REVALIDATE_BATCH)
+        if (now - wall) / 1000 - (trio.current_time() - mono) > REJOIN_GAP:
+            directory.rejoined(now)
+            log.info("back from a gap: the cards held are confirmed again before they are returned")
+        wall, mono = now, trio.current_time()
+        due = directory.suspects(limit=REVALIDATE_BATCH)
+        due += directory.unconfirmed(int(settings.revalidate * 1000), now, limit=REVALIDATE_BATCH)
+        due = list(dict.fromkeys(due))[:REVALIDATE_BATCH]
         if due:
             with (
                 service.node.faults.boundary("discovery revalidation"),
@@ -203,18 +214,6 @@ async def _put_record(service: Discovery, record: tuple[int, bytes]) -> None:
         policy.put_done(record[0], trio.current_time())
     else:  # refused everywhere, or no answer in time: back off, do not retry every second
         policy.put_failed(trio.current_time())
-
-
-def round_target(keys: int, table: int) -> int:
-    """The acknowledgements a provide or page round that went well gets: a quorum of each key's targets
-    (:data:`~ioa_p2p.dht.quorum.QUORUM`; the round ends once every key has it and a grace has passed,
-    :mod:`~ioa_p2p.node.net.kad_write`), not all ``K`` of them. Measured against ``K`` per key, a round
-    that met its quorum on a busy machine (a few more answers in the grace) looked like one that "reached
-    fewer than half the peers it should" and was run again after 10, 20, 40, ... s: 100 agents in one
-    process re-put their pages for good, each round a lookup and ~20 stores per key (py-spy: the
-    process's DHT page stores took 22-38 % of its loop 8 minutes after start, and team formation 104 s;
-    issue 26)."""
-    return keys * min(QUORUM, K, table)
 
 
 def _provide_due(service: Discovery, now: float) -> Job | None:

@@ -10,11 +10,14 @@
   :class:`~ioa_p2p.dht.provide.ProvidePacer` (py-libp2p resets the stream of a peer that sends more than
   10 in 10 s), unacknowledged keys retried.
 
-Each round ends once every key has a quorum of acknowledgements and the other targets had a grace to
-answer (:mod:`~ioa_p2p.dht.quorum`, :class:`QuorumRound`), not when the slowest target timed out: under
-churn the targets that left since the lookup no longer cost the per-peer timeout, nor a provide round
-its retries. Everything the library raises for one peer is a missing acknowledgement, never the caller's
-exception; callers bound each whole call with their own cancel scope.
+While a round's lookup runs, each answer sends the key's store at once to the candidates surely among
+its closest (:class:`~ioa_p2p.dht.early.EarlyPlacement`, from the node's size estimate), and a key whose
+own lookup is over sends the rest of its closest without waiting for the batch's slowest key. Each round
+ends once the lookup is done, every key has a quorum of acknowledgements and the other targets had a
+grace to answer (:mod:`~ioa_p2p.dht.quorum`, :class:`QuorumRound`), not when the slowest target timed
+out: under churn the targets that left since the lookup no longer cost the per-peer timeout, nor a
+provide round its retries. Everything the library raises for one peer is a missing acknowledgement,
+never the caller's exception; callers bound each whole call with their own cancel scope.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ from libp2p.peer.id import ID
 from libp2p.peer.peerinfo import PeerInfo
 from libp2p.peer.peerstore import env_to_send_in_RPC
 
+from ioa_p2p.dht.early import EarlyPlacement
+from ioa_p2p.dht.keyspace import estimate_network_size
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.provide import ProvidePacer, assign
 from ioa_p2p.dht.quorum import StoreQuorum, grace
@@ -51,10 +56,19 @@ class QuorumRound:
     or at once when every target has been heard from. Report each answer with :meth:`acked` or
     :meth:`gave_up`."""
 
-    def __init__(self, targets: dict[bytes, list[bytes]], began: float) -> None:
-        self.quorum = StoreQuorum(targets)
+    def __init__(self, targets: dict[bytes, list[bytes]], began: float, *, final: bool = True) -> None:
+        self.quorum = StoreQuorum(targets, final=final)
         self.began = began  # when the round started (its lookup included)
         self._wake = trio.Event()
+
+    def add(self, key: bytes, peers: list[bytes]) -> None:
+        """Stores of ``key`` sent to ``peers`` while the lookup runs."""
+        self.quorum.add(key, peers)
+
+    def finalise(self, targets: dict[bytes, list[bytes]]) -> None:
+        """The lookup is done: ``targets`` (key -> peers) are the last ones."""
+        self.quorum.finalise(targets)
+        self._wake.set()
 
     def acked(self, peer: bytes, keys: list[bytes]) -> None:
         self.quorum.acked(peer, keys)
@@ -85,6 +99,26 @@ class QuorumRound:
         scope.cancel()
 
 
+def early_placement(dht: Any, keys: list[bytes]) -> EarlyPlacement:
+    """Which of ``keys``' targets get their store during the lookup (:mod:`~ioa_p2p.dht.early`)."""
+    return EarlyPlacement(keys, estimate_network_size(dht.local_peer_id.to_bytes(), known_peers(dht)))
+
+
+def due_now(early: EarlyPlacement, lookup: Lookup, key: bytes) -> list[bytes]:
+    """After an answer for ``key``: its candidates within the early line, and once its own lookup is over,
+    the rest of its closest (not sent yet)."""
+    due = early.due(key, lookup.closest(key))
+    if lookup.finished(key):
+        due += early.rest({key: list(lookup.keys[key].candidates)})[key]
+    return due
+
+
+def final_targets(early: EarlyPlacement, lookup: Lookup) -> dict[bytes, list[bytes]]:
+    """The lookup is done: each key's closest candidates (every one, including those that timed out
+    during the lookup: busy, not gone) not sent yet."""
+    return early.rest({key: list(state.candidates) for key, state in lookup.keys.items()})
+
+
 def by_key(plan: dict[bytes, list[bytes]]) -> dict[bytes, list[bytes]]:
     """``{peer: keys}`` turned into ``{key: peers}``."""
     out: dict[bytes, list[bytes]] = {}
@@ -110,10 +144,9 @@ async def put_value(dht: Any, key: str, value: bytes, *, ask: int = DEFAULT_ASK)
         return False
     began = trio.current_time()
     lookup = Lookup([key_bytes], known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=max(ask, PLACE_ASK))
-    await run_lookup(dht, lookup, VALUE)
-    targets = lookup.keys[key_bytes].candidates
+    early = early_placement(dht, [key_bytes])
     request = put_request(dht, key_bytes)
-    done = QuorumRound({key_bytes: list(targets)}, began)
+    done = QuorumRound({key_bytes: []}, began, final=False)
 
     async def store(peer: bytes) -> None:
         ok = False
@@ -123,9 +156,19 @@ async def put_value(dht: Any, key: str, value: bytes, *, ask: int = DEFAULT_ASK)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(done.watch, nursery.cancel_scope)
-        for peer in targets:
+
+        def send(key: bytes) -> None:
+            due = due_now(early, lookup, key)
+            done.add(key, due)
+            for peer in due:
+                nursery.start_soon(store, peer)
+
+        await run_lookup(dht, lookup, VALUE, send)
+        rest = final_targets(early, lookup)
+        done.finalise(rest)
+        for peer in rest[key_bytes]:
             nursery.start_soon(store, peer)
-    return done.quorum.stored(key_bytes) > 0 or not targets
+    return done.quorum.stored(key_bytes) > 0 or not early.targets(key_bytes)
 
 
 def put_request(dht: Any, key: bytes) -> Message:
@@ -192,11 +235,9 @@ async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask:
         return 0
     began = trio.current_time()
     lookup = Lookup(keys, known_peers(dht), me=me.to_bytes(), ask=max(ask, PLACE_ASK))
-    await run_lookup(dht, lookup, PROVIDERS)
-    # every closest candidate, including those that timed out during the lookup (busy, not gone: the
-    # ADD_PROVIDER has its own tries)
-    remaining = assign({key: state.candidates for key, state in lookup.keys.items()})
-    done = QuorumRound(by_key(remaining), began)
+    early = early_placement(dht, keys)
+    remaining: dict[bytes, list[bytes]] = {}
+    done = QuorumRound({key: [] for key in keys}, began, final=False)
     acknowledged = 0
     failures: dict[bytes, int] = {}
     retry_at: dict[bytes, float] = {}
@@ -264,7 +305,26 @@ async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask:
 
     async with trio.open_nursery() as outer:
         outer.start_soon(done.watch, outer.cancel_scope, holding)
-        await passes()
+        async with trio.open_nursery() as early_sends:
+
+            def send(key: bytes) -> None:
+                """Announce what is due early now, as the pacer allows (the rest goes with the passes)."""
+                due = due_now(early, lookup, key)
+                done.add(key, due)
+                now = trio.current_time()
+                for peer in due:
+                    if pacer.take(peer, 1, now):
+                        asked.add((peer, key))
+                        early_sends.start_soon(announce, peer, [key])
+                    else:
+                        remaining.setdefault(peer, []).append(key)
+
+            await run_lookup(dht, lookup, PROVIDERS, send)
+            rest = final_targets(early, lookup)
+            done.finalise(rest)
+            for peer, peer_keys in assign(rest).items():
+                remaining.setdefault(peer, []).extend(peer_keys)
+            await passes()
         outer.cancel_scope.cancel()
     return acknowledged
 
@@ -287,9 +347,8 @@ async def put_many(dht: Any, keys: list[str], value: bytes, *, ask: int = DEFAUL
     me = dht.local_peer_id.to_bytes()
     began = trio.current_time()
     lookup = Lookup(stored, known_peers(dht), me=me, ask=max(ask, PLACE_ASK))
-    await run_lookup(dht, lookup, VALUE)
-    plan = assign({key: state.candidates for key, state in lookup.keys.items()})
-    done = QuorumRound(by_key(plan), began)
+    early = early_placement(dht, stored)
+    done = QuorumRound({key: [] for key in stored}, began, final=False)
     acknowledged = 0
 
     async def put_at(peer: bytes, peer_keys: list[bytes]) -> None:
@@ -316,7 +375,17 @@ async def put_many(dht: Any, keys: list[str], value: bytes, *, ask: int = DEFAUL
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(done.watch, nursery.cancel_scope)
-        for peer, peer_keys in plan.items():
+
+        def send(key: bytes) -> None:
+            due = due_now(early, lookup, key)
+            done.add(key, due)
+            for peer in due:
+                nursery.start_soon(put_at, peer, [key])
+
+        await run_lookup(dht, lookup, VALUE, send)
+        rest = final_targets(early, lookup)
+        done.finalise(rest)
+        for peer, peer_keys in assign(rest).items():
             nursery.start_soon(put_at, peer, peer_keys)
     return acknowledged
 
@@ -325,6 +394,9 @@ __all__ = [
     "DEFAULT_ASK",
     "QuorumRound",
     "by_key",
+    "due_now",
+    "early_placement",
+    "final_targets",
     "PLACE_ASK",
     "holds_record",
     "provide_many",
