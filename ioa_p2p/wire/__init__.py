@@ -2,7 +2,8 @@
 
 - ``canonical.py``  canonical (deterministic) CBOR: the one encoding every signed object uses
 - ``schema.py``     :class:`Body` (frozen slotted dataclasses whose annotations are the schema), the
-  ``(type, version)`` registry filled by :func:`message_type`, typed value checks
+  ``(type, version)`` registry filled by :func:`message_type`, each body's compiled decoder
+- ``limits.py``     :class:`Limit` (a field's limits, in its annotation), plain-data and typed value checks
 - ``envelope.py``   :class:`Envelope`: the signed, versioned envelope every application message travels in
 - ``control.py``    unsigned control frames (``{"t", "tv", "b"}``) used inside authenticated streams
 - ``text.py``       the ``text`` body of direct messages

@@ -11,8 +11,10 @@
 - ``loading.py``    stored chats loaded when first used; undecodable rows quarantined; listing views;
   idle invitations expired
 - ``partners.py``   :class:`Partners`: the peers this node worked with (trusted by its budgets)
+- ``subscribers.py`` who hears of accepted messages and joined chats; waiting for a change
 - ``streams.py``    bounded sends, opens and waits shared by the chat protocols; ``chat.ack`` frames
-- ``invites.py``    invitations, ``/ioa/chat/invite/1.0.0``, and the application's invitation policy
+- ``invites.py``    invitations, ``/ioa/chat/invite/1.0.0`` (a new chat's invitees answer in its
+  :class:`ChatHandle`), and the application's invitation policy
 - ``admission.py``  who may invite this node: policy, rate limits, budgets
 - ``verify.py``     checking an invitation's ``added_by`` against the inviter's history
 - ``delivery.py``   delivery, ``/ioa/chat/deliver/1.0.0``: outbox workers, retries with backoff, acks

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import trio
@@ -64,6 +65,23 @@ RETRY_MOST = 2.0
 NO_CHAT = bytes(32)
 
 
+@dataclass(frozen=True, slots=True)
+class ChatHandle:
+    """A created chat: its ID, genesis and how the invitees answered."""
+
+    chat_id: bytes
+    genesis: Envelope
+    accepted: tuple[PeerId, ...]
+    declined: tuple[PeerId, ...]
+    unanswered: tuple[PeerId, ...]
+
+    @property
+    def topic(self) -> str:
+        body = self.genesis.body
+        assert isinstance(body, ChatGenesis)
+        return body.topic
+
+
 async def accept_all(genesis: Envelope) -> bool:
     """The default invitation policy."""
     return True
@@ -79,6 +97,21 @@ class ChatInvites:
         self.admission = admission
         self._checks = trio.Semaphore(MAX_CONCURRENT_CHECKS)
         self._deciding: set[bytes] = set()
+
+    async def invite_all(self, peers: Sequence[PeerId], genesis: Envelope, *, within: float) -> ChatHandle:
+        """Invite every peer of a new chat at once (each as :meth:`call_invite`); how they answered."""
+        answers: dict[PeerId, bool | None] = {}
+
+        async def ask(peer: PeerId) -> None:
+            answers[peer] = await self.call_invite(peer, genesis, None, within=within)
+
+        async with trio.open_nursery() as nursery:
+            for peer in peers:
+                nursery.start_soon(ask, peer)
+        accepted = tuple(p for p in peers if answers.get(p) is True)
+        declined = tuple(p for p in peers if answers.get(p) is False)
+        unanswered = tuple(p for p in peers if answers.get(p) is None)
+        return ChatHandle(genesis.hash, genesis, accepted, declined, unanswered)
 
     async def call_invite(
         self, peer: PeerId, genesis: Envelope, added_by: bytes | None, *, within: float

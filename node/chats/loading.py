@@ -10,13 +10,14 @@ match its bytes, is moved to the store's ``quarantine`` table (kept, reported in
 :func:`quarantine_view`, flagged by the audit of an export), and the chat is served without it (its
 descendants wait for it as pending messages; a sync from any member brings a good copy). A chat
 whose genesis does not decode is quarantined whole. Nothing stops the node from starting.
+:func:`list_views` lists the chats without loading those that hold no message.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Container, Mapping
 from typing import Any
 
 from ioa_p2p.errors import HistoryViolation, InvalidMessage
@@ -123,6 +124,28 @@ def light_info(store: ChatStore, chat_id: bytes, status: str, messages: int) -> 
     }
 
 
+def list_views(
+    store: ChatStore,
+    statuses: Mapping[bytes, str],
+    loaded: Container[bytes],
+    info: Callable[[bytes], dict[str, Any] | None],
+) -> list[dict[str, Any]]:
+    """Every chat's view: ``info(chat_id)`` (None: the chat could not be loaded), but a chat that holds
+    no message and is not ``loaded`` is described from its genesis alone (its members are the genesis
+    members), so listing does not load it."""
+    counts = store.message_counts()
+    out = []
+    for chat_id, status in list(statuses.items()):
+        view = None
+        if chat_id not in loaded and not counts.get(chat_id):
+            view = light_info(store, chat_id, status, 0)
+        if view is None:
+            view = info(chat_id)
+        if view is not None:
+            out.append(view)
+    return out
+
+
 def upgrade(store: ChatStore, me: PeerId, partners: Partners, now_ms: int) -> None:
     """Once, for a store written before schema 3: fill in each chat's topic, and the partners of
     chats this node created or posted in (members named by their genesis)."""
@@ -161,4 +184,4 @@ def _hex(digest: Any) -> str:
     return digest.hex()[:16] if isinstance(digest, bytes) else repr(digest)[:16]
 
 
-__all__ = ["chat_view", "expire_idle", "light_info", "quarantine_view", "rebuild", "upgrade"]
+__all__ = ["chat_view", "expire_idle", "light_info", "list_views", "quarantine_view", "rebuild", "upgrade"]

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ioa_p2p.errors import StorageFull, StoreError
+from ioa_p2p.history.dag import Entry
 
 STORE_FILE_NAME = "chats.sqlite3"
 SCHEMA_VERSION = 3
@@ -112,6 +113,14 @@ class MessageRow:
     raw: bytes
 
 
+def message_row(entry: Entry) -> MessageRow:
+    """The row of a verified message."""
+    env, msg = entry.env, entry.msg
+    return MessageRow(
+        entry.hash, msg.chat_id, env.author.raw, env.seq, entry.depth, env.ts, msg.kind, env.to_cbor()
+    )
+
+
 def open_database(path: Path, *, fsync: bool = False) -> tuple[sqlite3.Connection, int]:
     """The store's connection (autocommit, WAL; ``fsync``: ``synchronous=FULL``) with the current schema,
     and the schema version the file had before (0: a new file). Raises :class:`StoreError`."""
@@ -160,6 +169,7 @@ __all__ = [
     "ChatRow",
     "MessageRow",
     "QuarantinedRow",
+    "message_row",
     "open_database",
     "store_error",
 ]

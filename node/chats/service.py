@@ -5,8 +5,8 @@ The service speaks three protocols (wire details in docs/protocol.md §10), one 
 durable outbox, acks, retries with backoff) and ``sync`` (``/ioa/chat/sync/1.0.0``: pulls on
 start, on (re)connect, periodically and on unknown parents); ``routes`` adds the control
 routes, ``streams`` holds the bounded stream helpers they share, ``ports`` what they see of this
-service. This module holds what they share: every chat's history and status, the rules applied to a
-received message, the store.
+service, ``subscribers`` who hears of what it accepts. This module holds what they share: every
+chat's history and status, the rules applied to a received message, the store.
 
 :func:`~ioa_p2p.node.chats.run.open_chats` runs the service; the application uses :class:`Chats`
 (``node.services.chats``):
@@ -20,13 +20,11 @@ period, by ``[limits]`` (``node.budgets``, :mod:`ioa_p2p.node.net.budgets`).
 from __future__ import annotations
 
 import logging
-import math
 import random
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -56,11 +54,13 @@ from ioa_p2p.identity import PeerId
 from ioa_p2p.node.chats.admission import POLICY_OPEN, Admission, DiscoveryDirectory
 from ioa_p2p.node.chats.config import ChatsConfig
 from ioa_p2p.node.chats.delivery import ChatDelivery
-from ioa_p2p.node.chats.invites import ChatInvites, InvitePolicy
-from ioa_p2p.node.chats.loading import chat_view, expire_idle, light_info, quarantine_view, rebuild, upgrade
+from ioa_p2p.node.chats.invites import ChatHandle, ChatInvites, InvitePolicy
+from ioa_p2p.node.chats.loading import chat_view, expire_idle, list_views, quarantine_view, rebuild, upgrade
 from ioa_p2p.node.chats.partners import Partners
-from ioa_p2p.node.chats.store import STATUS_LEFT, STATUS_MEMBER, ChatStore, MessageRow
+from ioa_p2p.node.chats.schema import message_row
+from ioa_p2p.node.chats.store import STATUS_LEFT, STATUS_MEMBER, ChatStore
 from ioa_p2p.node.chats.streams import make_ack
+from ioa_p2p.node.chats.subscribers import Subscribers
 from ioa_p2p.node.chats.sync import ChatSync
 from ioa_p2p.wire.envelope import Envelope
 
@@ -68,23 +68,6 @@ if TYPE_CHECKING:
     from ioa_p2p.node.ports import DiscoveryPort, NodePort
 
 log = logging.getLogger("ioa_p2p.chats")
-
-
-@dataclass(frozen=True, slots=True)
-class ChatHandle:
-    """A created chat: its ID, genesis and how the invitees answered."""
-
-    chat_id: bytes
-    genesis: Envelope
-    accepted: tuple[PeerId, ...]
-    declined: tuple[PeerId, ...]
-    unanswered: tuple[PeerId, ...]
-
-    @property
-    def topic(self) -> str:
-        body = self.genesis.body
-        assert isinstance(body, ChatGenesis)
-        return body.topic
 
 
 class Chats:
@@ -110,9 +93,7 @@ class Chats:
         self.rng = rng or random.Random()
         self._histories: dict[bytes, ChatHistory] = {}
         self._status: dict[bytes, str] = {}
-        self._subscribers: dict[bytes, list[trio.MemorySendChannel[Envelope]]] = {}
-        self._join_subscribers: list[trio.MemorySendChannel[bytes]] = []
-        self._changed = trio.Event()
+        self.subscribers = Subscribers()
         self.rejected = 0  # frames and messages refused (counted for tests and `ioa chats`)
         #: invited chats that expired without ever getting a message (``invite_idle_expiry``)
         self.expired = 0
@@ -203,19 +184,12 @@ class Chats:
         return self.get(chat_id).envelopes()
 
     def list_chats(self) -> list[dict[str, Any]]:
-        """Every chat; one that holds no message and is not loaded is described from its genesis
-        alone (its members are the genesis members), so listing does not load it."""
-        counts = self.store.message_counts()
-        out = []
-        for chat_id, status in list(self._status.items()):
-            if chat_id not in self._histories and not counts.get(chat_id):
-                info = light_info(self.store, chat_id, status, 0)
-                if info is not None:
-                    out.append(info)
-                    continue
-            if self.find(chat_id) is not None:
-                out.append(self.chat_info(chat_id))
-        return out
+        """Every chat (:func:`~ioa_p2p.node.chats.loading.list_views`: listing loads no chat)."""
+
+        def info(chat_id: bytes) -> dict[str, Any] | None:
+            return self.chat_info(chat_id) if self.find(chat_id) is not None else None
+
+        return list_views(self.store, self._status, self._histories, info)
 
     def quarantine(self, chat_id: bytes | None = None) -> list[dict[str, Any]]:
         """Stored rows that could not be decoded and were kept aside (of one chat, or all)."""
@@ -242,49 +216,26 @@ class Chats:
         """A channel of the chat's new verified messages, each after its parents (causal order).
         ``replay``: first every message already held. Unbounded: drain it."""
         hist = self.get(chat_id)
-        send, receive = trio.open_memory_channel[Envelope](math.inf)
-        if replay:
-            for env in hist.envelopes():
-                send.send_nowait(env)
-        self._subscribers.setdefault(chat_id, []).append(send)
-        try:
-            yield receive
-        finally:
-            self._subscribers[chat_id].remove(send)
-            send.close()
+        async with self.subscribers.messages(chat_id, hist.envelopes() if replay else ()) as channel:
+            yield channel
 
-    @asynccontextmanager
-    async def subscribe_joins(self) -> AsyncIterator[trio.MemoryReceiveChannel[bytes]]:
+    def subscribe_joins(self) -> AbstractAsyncContextManager[trio.MemoryReceiveChannel[bytes]]:
         """A channel of the IDs of chats this node joins from now on (created here or accepted
         invitations), sent as soon as the chat exists locally: subscribe to it with
         ``replay=True`` so no message that arrived in between is missed."""
-        send, receive = trio.open_memory_channel[bytes](math.inf)
-        self._join_subscribers.append(send)
-        try:
-            yield receive
-        finally:
-            self._join_subscribers.remove(send)
-            send.close()
+        return self.subscribers.joins()
 
     async def wait_until(self, predicate: Callable[[], bool]) -> None:
         """Wait until ``predicate()`` holds, re-checked after every change (callers bound the wait)."""
-        while not predicate():
-            await self._changed.wait()
+        await self.subscribers.wait_until(predicate)
 
     def notify(self) -> None:
-        self._changed.set()
-        self._changed = trio.Event()
+        self.subscribers.notify()
 
     # ------------------------------------------------------------------ storing
 
     def _persist(self, entry: Entry) -> None:
-        self.store.insert_message(_row(entry))
-
-    def _publish(self, entries: Iterable[Entry]) -> None:
-        for entry in entries:
-            for send in self._subscribers.get(entry.msg.chat_id, ()):
-                send.send_nowait(entry.env)
-        self.notify()
+        self.store.insert_message(message_row(entry))
 
     def accept(self, env: Envelope, digest: bytes, remote: PeerId, size: int | None = None) -> ChatAck:
         """Verify-checked envelope from ``remote`` (``size`` encoded bytes) -> rules, persist,
@@ -309,7 +260,7 @@ class Chats:
         for _, problem in result.rejected:
             self._record_violation(body.chat_id, problem)
         if result.stored:
-            self._publish(result.stored)
+            self.subscribers.publish(result.stored)
         if result.duplicate:
             return make_ack(digest, ACK_DUPLICATE)
         if result.missing:
@@ -353,22 +304,12 @@ class Chats:
         chat_id = genesis.hash
         self.join(genesis, chat_id, STATUS_MEMBER)
         self.partners.add(others, self.now_ms())
-        answers: dict[PeerId, bool | None] = {}
         timeout = self.config.invite_timeout if invite_timeout is None else invite_timeout
-
-        async def ask(peer: PeerId) -> None:
-            answers[peer] = await self.invites.call_invite(peer, genesis, None, within=timeout)
-
-        async with trio.open_nursery() as nursery:
-            for peer in others:
-                nursery.start_soon(ask, peer)
-        accepted = tuple(p for p in others if answers.get(p) is True)
-        declined = tuple(p for p in others if answers.get(p) is False)
-        unanswered = tuple(p for p in others if answers.get(p) is None)
+        handle = await self.invites.invite_all(others, genesis, within=timeout)
         if remove_decliners:
-            for peer in declined:
+            for peer in handle.declined:
                 await self.post(chat_id, KIND_MEMBER_REMOVE, {"member": peer.raw})
-        return ChatHandle(chat_id, genesis, accepted, declined, unanswered)
+        return handle
 
     async def post(self, chat_id: bytes, kind: str, content: dict[str, Any]) -> Envelope:
         """Sign, persist (with its outbox rows) and queue a message for every member; returns it
@@ -384,28 +325,20 @@ class Chats:
         if not isinstance(verdict, Ready):  # pragma: no cover - composed on our own heads
             raise UsageError(f"could not compose a message on chat {chat_id.hex()[:16]}...")
         entry = verdict.entry
-        after = self._members_after(hist, entry, before)
-        recipients = sorted((before | after) - {self.me})
-        self.store.insert_own(_row(entry), recipients, self.now_ms())
+        added = PeerId.from_bytes(entry.msg.content["member"]) if kind == KIND_MEMBER_ADD else None
+        recipients = sorted((before | {added} if added is not None else before) - {self.me})
+        self.store.insert_own(message_row(entry), recipients, self.now_ms())
         self.partners.add(recipients, self.now_ms())
         hist.commit(entry)
-        self._publish([entry])
+        self.subscribers.publish([entry])
         for peer in recipients:
             self.delivery.wake(peer)
         if kind == KIND_MEMBER_LEAVE:
             self._status[chat_id] = STATUS_LEFT
             self.store.set_status(chat_id, STATUS_LEFT)
-        if kind == KIND_MEMBER_ADD:
-            added = PeerId.from_bytes(content["member"])
+        if added is not None:
             self.invites.invite_added(chat_id, added, entry.hash)
         return env
-
-    @staticmethod
-    def _members_after(hist: ChatHistory, entry: Entry, before: frozenset[PeerId]) -> frozenset[PeerId]:
-        msg = entry.msg
-        if msg.kind == KIND_MEMBER_ADD:
-            return before | {PeerId.from_bytes(msg.content["member"])}
-        return before
 
     async def add_member(self, chat_id: bytes, peer: PeerId) -> Envelope:
         return await self.post(chat_id, KIND_MEMBER_ADD, {"member": peer.raw})
@@ -429,8 +362,7 @@ class Chats:
         joined = status == STATUS_MEMBER and self._status.get(chat_id) != STATUS_MEMBER
         self._status[chat_id] = status
         if joined:
-            for send in self._join_subscribers:
-                send.send_nowait(chat_id)
+            self.subscribers.joined(chat_id)
         self.notify()
         return hist
 
@@ -447,7 +379,7 @@ class Chats:
         def in_use(chat_id: bytes) -> bool:
             hist = self._histories.get(chat_id)
             busy = hist is not None and bool(len(hist) or hist.pending_count)
-            return busy or bool(self._subscribers.get(chat_id))
+            return busy or self.subscribers.watched(chat_id)
 
         expired = expire_idle(self.store, self.now_ms() - int(self.config.invite_idle_expiry * 1000), in_use)
         for chat_id in expired:
@@ -471,14 +403,6 @@ class Chats:
         for peer in self.store.outbox_peers():
             self.delivery.wake(peer)
         await self.sync.resume()
-
-
-def _row(entry: Entry) -> MessageRow:
-    env = entry.env
-    msg = entry.msg
-    return MessageRow(
-        entry.hash, msg.chat_id, env.author.raw, env.seq, entry.depth, env.ts, msg.kind, env.to_cbor()
-    )
 
 
 __all__ = ["ChatHandle", "Chats"]

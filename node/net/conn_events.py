@@ -48,8 +48,8 @@ _GO_AWAY_CODES = {0: "normal", 1: "protocol error", 2: "internal error", 3: "gar
 MAX_REASONS = 64
 #: Closes kept with their details (``recent``).
 RECENT = 32
-#: Attributes leading from a yamux session down to its TCP stream (Noise session -> its packet reader ->
-#: RawConnection -> TrioTCPStream -> trio.SocketStream), and our wrappers'.
+#: Attributes leading from a py-libp2p connection down to its TCP stream (SwarmConn -> Yamux -> Noise
+#: session -> its packet reader -> RawConnection -> TrioTCPStream -> trio.SocketStream), and our wrappers'.
 TRANSPORT_ATTRS = (
     "muxed_conn",
     "secured_conn",
@@ -190,7 +190,7 @@ def _quiet() -> contextlib.suppress:
 def _addresses(session: Any) -> dict[str, str]:
     """``local`` and ``remote`` ``ip:port`` of the TCP socket under a session (what it can tell)."""
     out: dict[str, str] = {}
-    sock = _socket_of(session)
+    sock = socket_of(session)
     if sock is not None and sock.fileno() != -1:
         with _quiet():
             out["local"] = "{}:{}".format(*sock.getsockname()[:2])
@@ -199,9 +199,10 @@ def _addresses(session: Any) -> dict[str, str]:
     return out
 
 
-def _socket_of(session: Any) -> Any:
-    """The TCP socket under a yamux session (None: not found, e.g. a relayed connection)."""
-    obj, seen = session, 0
+def socket_of(conn: Any) -> Any:
+    """The TCP socket under a py-libp2p connection or any layer of it (a yamux session...); None: not found,
+    e.g. a relayed connection."""
+    obj, seen = conn, 0
     while obj is not None and seen < 12:
         if isinstance(obj, trio.SocketStream):
             return obj.socket
@@ -213,7 +214,7 @@ def _socket_of(session: Any) -> Any:
 def _socket_state(session: Any) -> str:
     """Whether the peer ended the TCP stream: ``eof``, ``open`` (no end of stream: nothing or more data
     waiting), ``closed`` (closed here, under the muxer) or ``unknown``."""
-    sock = _socket_of(session)
+    sock = socket_of(session)
     if sock is None:
         return "unknown"
     if sock.fileno() == -1:
@@ -265,4 +266,12 @@ def _failure(frame: FrameType | None, exc: BaseException | None, session: Any = 
     return "oversized frame" if local.get("typ") == 0 else "muxer error"
 
 
-__all__ = ["ABANDONED", "MAX_REASONS", "RECENT", "TRANSPORT_ATTRS", "ConnectionEvents", "watch_connections"]
+__all__ = [
+    "ABANDONED",
+    "MAX_REASONS",
+    "RECENT",
+    "TRANSPORT_ATTRS",
+    "ConnectionEvents",
+    "socket_of",
+    "watch_connections",
+]

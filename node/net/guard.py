@@ -27,6 +27,7 @@ import trio
 from ioa_p2p.errors import InvalidPeerId
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.budgets import NodeBudgets
+from ioa_p2p.node.net.conn_events import socket_of
 from ioa_p2p.node.net.cpu_meter import ensure_step_timer, own_work, pace_reads, working_for
 from ioa_p2p.node.net.inbound_meter import MessageMeter
 from ioa_p2p.node.net.muxer_meter import meter_yamux
@@ -127,19 +128,6 @@ async def close_connections(host: Any) -> None:
             nursery.start_soon(close, conn)
 
 
-#: Attributes leading from a py-libp2p connection down to its TCP stream (SwarmConn -> Yamux -> Noise
-#: session -> its packet reader -> RawConnection -> TrioTCPStream -> trio.SocketStream), and our wrappers'.
-_TRANSPORT_ATTRS = (
-    "muxed_conn",
-    "secured_conn",
-    "conn",
-    "read_writer",
-    "read_write_closer",
-    "stream",
-    "_inner",
-)
-
-
 def connections_of(host: Any) -> list[Any]:
     """Every connection the host's swarm holds now."""
     network = host.get_network()
@@ -154,15 +142,10 @@ def abort_sockets(conns: list[Any]) -> int:
     collector: a long-running node would keep the descriptor."""
     aborted = 0
     for conn in conns:
-        obj, seen = conn, 0
-        while obj is not None and seen < 12:
-            if isinstance(obj, trio.SocketStream):
-                if obj.socket.fileno() != -1:
-                    obj.socket.close()
-                    aborted += 1
-                break
-            obj = next((getattr(obj, a) for a in _TRANSPORT_ATTRS if getattr(obj, a, None) is not None), None)
-            seen += 1
+        sock = socket_of(conn)
+        if sock is not None and sock.fileno() != -1:
+            sock.close()
+            aborted += 1
     return aborted
 
 
