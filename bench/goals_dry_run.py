@@ -88,7 +88,6 @@ SUITES = {
     "probe": HERE / "goal_suite_probe",
     "probe2": HERE / "goal_suite_probe2",
     "probe3n": HERE / "goal_suite_probe3n",
-
     "probe3": HERE / "goal_suite_probe3",
 }
 

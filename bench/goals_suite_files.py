@@ -108,7 +108,6 @@ SUITES = {
     # natural questions that compose several rules, 5 folders in new styles, six to be refused
     # (bench/goal_suite_probe3n/README.md)
     "probe3n": Suite("probe3n", HERE / "goal_suite_probe3n", ("heldout",), False),
-
     # the third: 8 more folders in new styles, 18 goals that must be refused, among them near misses
     # (another year, version, product, unit or condition; bench/goal_suite_probe3/README.md)
     "probe3": Suite("probe3", HERE / "goal_suite_probe3", ("heldout",), False),
