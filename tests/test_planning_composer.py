@@ -144,3 +144,16 @@ def test_a_single_rule_is_left_to_the_single_rule_readings() -> None:
 def test_a_rule_the_question_names_but_the_chain_leaves_out_stops_it() -> None:
     q = "Two adults camp at Ferncombe on one pitch for 3 nights and buy firewood. Total with the levy?"
     assert composed_charge(q, _records("camp.txt", CAMPSITE)) is None  # firewood: no count given
+
+
+STANDBY = """\
+## Standby pay
+
+Technicians on standby receive EUR 30 per day on standby and EUR 50 per hour worked on a callout.
+"""
+
+
+def test_the_chain_whose_base_uses_the_question_s_hours_wins() -> None:
+    q = "A technician works 2 hours on a callout on Sunday. Pay for that day, standby allowance included?"
+    records = _records("policy.md", STANDBY)
+    assert _value(composed_charge(q, records, looked=(30.0,))) == 50 * 2 + 30  # not 30 * 2 / 24
