@@ -144,3 +144,25 @@ def test_a_single_rule_is_left_to_the_single_rule_readings() -> None:
 def test_a_rule_the_question_names_but_the_chain_leaves_out_stops_it() -> None:
     q = "Two adults camp at Ferncombe on one pitch for 3 nights and buy firewood. Total with the levy?"
     assert composed_charge(q, _records("camp.txt", CAMPSITE)) is None  # firewood: no count given
+
+
+STANDBY = """\
+## Standby pay
+
+Technicians on standby receive EUR 30 per day on standby and EUR 50 per hour worked on a callout.
+"""
+
+
+def test_the_chain_whose_base_uses_the_question_s_hours_wins() -> None:
+    q = "A technician works 2 hours on a callout on Sunday. Pay for that day, standby allowance included?"
+    records = _records("policy.md", STANDBY)
+    assert _value(composed_charge(q, records, looked=(30.0,))) == 50 * 2 + 30  # not 30 * 2 / 24
+
+
+def test_a_band_cell_with_both_bounds_keeps_both() -> None:
+    from ioa_p2p.planning.banded import band_in
+
+    band = band_in("over 4 litres up to 9 litres")
+    assert band is not None and (band.low, band.high, band.low_open, band.high_open) == (4, 9, True, False)
+    band = band_in("more than 2 up to 7 days")
+    assert band is not None and (band.low, band.high, band.low_open) == (2, 7, True)

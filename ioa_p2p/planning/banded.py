@@ -38,13 +38,19 @@ from ioa_p2p.planning.rule_fit import GENERIC, MONEY, rule_givens, words_of
 from ioa_p2p.planning.values import ALIASES, MONTHS, Value, format_number, numbers_in
 
 _NUM = r"(?<![\d:.])(\d+(?:[.,]\d+)?)(?![\d:])"  # never a clock time's part
-_UNIT = r"\s*(%|[A-Za-z²³]+)?"
+_UNIT = r"\s*(%|(?!(?:up|to|and|or|but)\b)[A-Za-z²³]+)?"  # "over 2 up to 5": "up" is no unit
 _PERCENT = re.compile(rf"^\s*{_NUM}\s*(?:%|per ?cent)(?P<of>.*)$", re.I)
 _NONE = re.compile(r"^\s*(?:none|nil|free|no (?:charge|fee|credit)|-|–|0)\s*$", re.I)
 _BOUND_WORDS = re.compile(r"\b(?:but|and)\b|,|;", re.I)
 #: (pattern, which bounds it sets): low, high; open or closed
 _BOUNDS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(rf"\b(?:from )?{_NUM}{_UNIT}\s*(?:to|-|–|until)\s*{_NUM}{_UNIT}", re.I), "range"),
+    (
+        re.compile(
+            rf"\b(?:from )?{_NUM}(?:\s*(?!up\b|to\b)(%|[A-Za-z²³]+))?\s*(?:to|-|–|until)\s*{_NUM}{_UNIT}",
+            re.I,
+        ),
+        "range",
+    ),  # fmt: skip
     (re.compile(rf"\b(?:at least|from|minimum(?: of)?|not less than) {_NUM}{_UNIT}", re.I), "low"),
     (re.compile(rf"\b{_NUM}{_UNIT}\s*(?:or more|and more|or over|and over|or above|\+)", re.I), "low"),
     (re.compile(rf"\b(?:below|less than|under|fewer than) {_NUM}{_UNIT}", re.I), "high_open"),
@@ -69,10 +75,11 @@ def band_in(text: str) -> Band | None:
     low, high, low_open, high_open, unit = -math.inf, math.inf, False, False, ""
     found = False
     for part in _BOUND_WORDS.split(text):
-        for pattern, kind in _BOUNDS:
-            m = pattern.search(part)
-            if m is None:
+        taken: list[tuple[int, int]] = []  # "over 2 kg up to 5 kg": both bounds, each read once
+        for kind, m in ((k, m) for p, k in _BOUNDS for m in p.finditer(part)):
+            if any(m.start() < end and start < m.end() for start, end in taken):
                 continue
+            taken.append(m.span())
             groups = [g for g in m.groups()]
             u = _unit(groups[-1] or (groups[1] if kind == "range" else None) or "")
             unit = unit or u
@@ -91,7 +98,6 @@ def band_in(text: str) -> Band | None:
                 if n < high or (n == high and kind == "high_open"):
                     high, high_open = n, kind == "high_open"
             found = True
-            break
     if not found or low > high:
         return None
     return Band(low, high, low_open, high_open, unit)

@@ -53,6 +53,8 @@ from ioa_p2p.planning.ruled import asks_money
 from ioa_p2p.planning.values import format_number
 
 MAX_EXTRAS = 2
+#: how many of the best-fitting rates are tried as the base of a chain
+MAX_BASES = 3
 #: how well another charge's own words must fit the question to be named by it
 NAMED = 0.9
 
@@ -62,7 +64,7 @@ def composed_charge(
 ) -> tuple[str, str] | None:
     """(expression, currency) of the charge the question asks for (see the module docstring), or None;
     ``vat=False`` leaves VAT to a step of its own; ``looked``: the amounts the lookup found, one of which
-    must be the base (None: the lookup found none, the rules alone decide)."""
+    must be in the chain (None: the lookup found none, the rules alone decide)."""
     if records is None or not _asks_charge(question) or _RATE_ASKED.search(question):
         return None
     book = rulebook(records)
@@ -75,22 +77,29 @@ def composed_charge(
     bases = [
         p for t in book.rates if not t.beyond and (p := part_of(t, book, givens, party, asked, base=True))
     ]
-    bases = [
-        bounded(p, book)
-        for p in bases
-        if p.score >= 1.0 and (looked is None or _among(p.term.number, looked))
-    ]
+    bases = [bounded(p, book) for p in bases if p.score >= 1.0]
     if not bases:
         return None
     bases.sort(key=lambda p: (len(p.used), p.score), reverse=True)  # the one that uses most, then fits best
-    base = bases[0]
-    second = bases[1] if len(bases) > 1 else None
-    if (
-        second is not None
-        and (len(second.used), second.score) == (len(base.used), base.score)
-        and second.expr != base.expr
-    ):
-        return None  # two rates fit as well: not for this solver to choose
+    chains = []  # (the base's rank, the chain) for each base whose chain closes
+    for base in bases[:MAX_BASES]:
+        chain = _chain(base, book, records, givens, party, question, vat, looked)
+        if chain is not None:
+            chains.append(((len(base.used), base.score), chain))
+    if not chains:
+        return None
+    if len(chains) > 1 and chains[1][0] == chains[0][0] and chains[1][1][0] != chains[0][1][0]:
+        return None  # two chains fit as well and disagree: not for this solver to choose
+    return chains[0][1]
+
+
+def _chain(base: Part, book: Rulebook, records: DocRecords, givens: list[Quantity],
+           party: tuple[Member, ...] | None, question: str, vat: bool,
+           looked: tuple[float, ...] | None) -> tuple[str, str] | None:  # fmt: skip
+    """The charge built on ``base``: its percentages, the other charges the question names, VAT; None
+    unless it uses every given quantity, composes more than one rule and leaves out no rule the question
+    names (see the module docstring)."""
+    words = words_of(question) - GENERIC
     used, people, composite = set(base.used), base.people, base.composite
     judged: list[int] = []  # the records of the percentages weighed
     expr = _with_percents(book, base, givens, party, words, used, judged)
@@ -119,6 +128,8 @@ def composed_charge(
         return None
     if not composite:
         return None  # one rule applied as it is: the planner's single-rule readings (ruled.py) answer it
+    if looked is not None and not any(_among(p.term.number, looked) for p in (base, *extras)):
+        return None  # the price the lookup found is in no part of the chain: another reading of the question
     if _named_unused(book, records, base, extras, used_records, words - _names(question)):
         return None  # a rule the question names is not in the chain: the chain is not the whole answer
     return expr, records.currency or base.term.rule.unit
@@ -314,12 +325,12 @@ def _extras(book: Rulebook, base: Part, givens: list[Quantity], party: tuple[Mem
     # "with the tourist tax", "we need wetsuits"; never the owner's name ("with Lumen Car Hire")
     named_words = _added(question) - _excluded(question) - book.about
     words = words_of(question) - GENERIC
+    asked = words - _added(question)
     for t in book.rates:
-        if t is base.term or t.beyond or t.rule.band is not None or t.rule.record == base.term.rule.record:
+        if t is base.term or t.beyond or t.first or t.rule.band is not None:
             continue
-        own = (
-            t.lead - base.term.lead - base.term.words - _SAYS_NOTHING
-        )  # its name, not the words around it ("hire", "dorms")
+        # its name, less the base's name and the base's words the question chose it by ("next-day")
+        own = t.lead - base.term.lead - (base.term.words & asked) - _SAYS_NOTHING
         if book.fit(own & named_words) < NAMED:
             continue
         part = part_of(t, book, givens, party, words, base=False)

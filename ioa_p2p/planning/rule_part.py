@@ -60,6 +60,16 @@ def question_givens(question: str, records: DocRecords, party: tuple[Member, ...
             text = text[: m.start()] + " " + text[m.end() :]
     if not extra and _ONE_HOUR.search(text):
         extra.append(Quantity(60.0, "min", "", "an hour"))
+    if _THAT_DAY.search(text):  # "their pay for that day": one day, if a rate is per day
+        extra.append(Quantity(1.0, "", "day", "that day"))
+    stay = _STAY.search(text)  # "from 5 to 8 October": three nights
+    if (
+        stay
+        and not re.search(r"\bnights?\b", text, re.I)
+        and 0 < int(stay.group(2)) - int(stay.group(1)) <= 60
+    ):
+        extra.append(Quantity(float(int(stay.group(2)) - int(stay.group(1))), "", "nights", stay.group(0)))
+        text = text[: stay.start()] + " " + text[stay.end() :]
     people = counted(party) if party else frozenset()
     out = []
     for g in rule_givens(text, records.rules):
@@ -73,7 +83,14 @@ def question_givens(question: str, records: DocRecords, party: tuple[Member, ...
     return [*out, *extra]
 
 
+_THAT_DAY = re.compile(r"\b(?:for|on|over)\s+(?:that|the|a|one|this)\s+day\b", re.I)
 _NOT_COUNTS = frozenset({"want", "way", "order", "us", "them"})
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+#: a stay between two days of one month: its nights ("from 5 to 8 October", "12-15 May")
+_STAY = re.compile(
+    rf"\b(?:from\s+)?(\d{{1,2}})(?:st|nd|rd|th)?\s*(?:to|until|till|-|\u2013)\s*(\d{{1,2}})(?:st|nd|rd|th)?\s+{_MONTH}\b",
+    re.I,
+)
 
 
 def part_of(t: Term, book: Rulebook, givens: list[Quantity], party: tuple[Member, ...] | None,
@@ -203,12 +220,21 @@ def _further(t: Term, book: Rulebook) -> Term | None:
 
 
 def _given_in(givens: list[Quantity], unit: str, used: set[int]) -> int | None:
-    for i, g in enumerate(givens):
-        if i not in used and g.unit and conv(g.unit, unit) is not None:
+    """The given quantity a rate per ``unit`` applies to: one in that unit or counting it first, then one
+    convertible to it (never hours into a rate per day: 3 hours are not 0.125 of a day's allowance)."""
+    free = [(i, g) for i, g in enumerate(givens) if i not in used]
+    for i, g in free:
+        if g.unit == unit or (not g.unit and singular(g.what) == _COUNTED.get(unit, "")):
             return i
-        if i not in used and unit == "night" and singular(g.what) == "night":
+    for i, g in free:
+        if g.unit and conv(g.unit, unit) is not None and not (g.unit in _SUB_DAY and unit in _CALENDAR):
             return i
     return None
+
+
+_COUNTED = {"night": "night", "days": "day", "weeks": "week", "months": "month"}
+_SUB_DAY = frozenset({"s", "min", "h"})
+_CALENDAR = frozenset({"days", "weeks", "months", "years", "night"})
 
 
 def conv(src: str, dst: str) -> float | None:

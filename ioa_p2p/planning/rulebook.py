@@ -186,6 +186,8 @@ _AGES_UNDER = re.compile(
 _AGES_OVER = re.compile(r"\b(?:aged\s+)?(\d{2})\s*(?:and|or)\s+(?:over|older|above)\b|\bover\s+(\d{2})s?\b"
                         r"(?=[^.]{0,20}\b(?:pay|get|receive|eat|travel)\b)", re.I)  # fmt: skip
 _NOT_OFF = re.compile(r"\bnot (?:off|on|applied to|for)\s+(?:the\s+)?([^).;]+)", re.I)
+_CLAUSE_BREAK = re.compile(r"\s+(?:and|or|while|whereas|but)\s+|[,;]\s*")
+_OWN_PER = re.compile(rf"\s*(?:per|a|an|each|every)\s+{_UNIT_WORD}\b", re.I)
 _FREE = re.compile(r"\b(?:don't|do not|does not|doesn't|never) pay\b|\b(?:travel|go|stay|eat|enter|are) "
                    r"free\b|\bfree of charge\b|\bexempt\b", re.I)  # fmt: skip
 
@@ -206,11 +208,23 @@ def _dim(unit: str) -> str:
     return "time" if convert(unit, "min") is not None or unit == "night" else unit
 
 
+def _amount_end(rule: DocRule) -> int:
+    """Where a rule's amount ends in its clause (0 when it cannot be found)."""
+    m = re.search(rf"(?<![\d.]){re.escape(f'{rule.number:g}')}(?:\.\d+)?(?![\d])", rule.when)
+    return m.end() if m else 0
+
+
 def _lead(rule: DocRule) -> frozenset[str]:
-    """The words of a rule's clause before its amount."""
+    """The words of a rule's clause before its amount, from the last "and" / "," / ";" before it ("... per
+    day on call and EUR 65 per hour": none; "..., and the family room sleeps four for EUR 118": the
+    family room's)."""
     shown = re.escape(f"{rule.number:g}")
     m = re.search(rf"(?<![\d.]){shown}(?:\.\d+)?(?![\d])", rule.when) or re.search(r"\d", rule.when)
-    return words_of(rule.when[: m.start()] if m else rule.when) - GENERIC
+    before = rule.when[: m.start()] if m else rule.when
+    key, _, rest = before.partition(":")  # a field's name stays its subject ("Wetsuits: EUR 6 ...")
+    parts = _CLAUSE_BREAK.split(rest if _ and len(key) <= 60 else before)
+    lead = (key + " " if _ and len(key) <= 60 else "") + parts[-1]
+    return words_of(lead) - GENERIC
 
 
 def _term(rule: DocRule, started_doc: bool, last_first: dict[str, Term]) -> Term:
@@ -231,6 +245,9 @@ def _term(rule: DocRule, started_doc: bool, last_first: dict[str, Term]) -> Term
         measure, amount = _unit(over.group(2)), _number(over.group(1))
     if measure and measure not in MEASURES:
         measure, amount = "", 1.0
+    own = _OWN_PER.match(when[_amount_end(rule) :])  # "EUR 65 per hour spent on ...": its own measure
+    if not measure and own and _unit(own.group(1)) in MEASURES:
+        measure = _unit(own.group(1))
     if not measure:
         measure = next((p for p in rule.per if p in MEASURES), "")
     started = rule.started or started_doc or bool(_STARTED.search(when))
