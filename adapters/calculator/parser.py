@@ -52,6 +52,11 @@ _UNICODE = str.maketrans(
         "³": "^3",
     }
 )
+#: "the 2024-25 season", "the 2023/24 tax year": a span of years named by what follows, not 2024 - 25
+_SEASON = re.compile(
+    r"(?<![\d.])(?:19|20)\d{2}\s?[-/]\s?(?:\d{2}|(?:19|20)\d{2})(?![\d.])"
+    r"(?=\s+(?!(?:plus|minus|times|divided|multiplied|over|and|mod|to|of|is|equals)\b)[a-z])"
+)
 _THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d]|,\d)")
 _DATE = re.compile(r"\b\d{4}-\d{1,2}-\d{1,2}\b|\b\d{1,2}/\d{1,2}/\d{4}\b")
 _TIMES_X = re.compile(r"(?<=[\d)])\s*x\s*(?=[\d(])")
@@ -80,6 +85,7 @@ class Tok:
 def normalise(text: str) -> str:
     text = text.lower().translate(_UNICODE).replace("**", "^")
     text = _DATE.sub(" date ", text)  # 2024-01-05 is a date, not 2024 - 1 - 5
+    text = _SEASON.sub(" season ", text)
     text = _THOUSANDS.sub(lambda m: m.group(0).replace(",", ""), text)
     for pattern, repl in _PHRASE_RES:
         text = pattern.sub(repl, text)

@@ -6,6 +6,7 @@
 - ``passage_scores.py`` a passage's score for a query: cosine blended with keyword overlap (pure)
 - ``scope.py``   the document set a question names (its subject's name) weighs the others down
 - ``superlative.py`` "the heaviest", "the cheapest": the table row with the extreme value of the attribute
+- ``qualifiers.py`` a question's year, version, code, name or calendar date the answer's document must name
 - ``answer.py``   the answer span, its confidence and citation from the best passages (pure)
 - ``facts.py``    sentences, list items and table rows as facts; the IDF scorer (pure)
 - ``tables.py``   markdown, RST grid, space-aligned and comma-separated tables as a header and rows of cells

@@ -49,6 +49,7 @@ from ioa_p2p.adapters.retrieval.docmodel.wire import with_records
 from ioa_p2p.adapters.retrieval.facts import terms
 from ioa_p2p.adapters.retrieval.formats import STRUCTURED, readable
 from ioa_p2p.adapters.retrieval.passage_scores import content_words, score_passages
+from ioa_p2p.adapters.retrieval.qualifiers import unnamed_qualifiers
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import asks_price, charge_terms, charged
 from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of, with_reading
@@ -411,6 +412,15 @@ class RetrievalAdapter:
         await ctx.progress(f"found {len(good)} passage(s)", 1.0)
         fact = found.fact
         entry = self.index.files.get(fact.path)
+        lines = "\n".join(entry.lines) if entry else ""
+        unnamed = unnamed_qualifiers(query, lines, fact.path, fact.text) if entry else []
+        if unnamed:  # a near miss: the answer's document names no year, version, item the question does
+            shown = ", ".join(q.shown for q in unnamed)
+            return TaskResult.failed(
+                TASK_ERROR,
+                f"{fact.path} never names {shown}: its {found.value.shown()!r} answers another question",
+                data={"index": stats, "query": query, "unnamed": [q.shown for q in unnamed], ABSENT: True},
+            )
         # the whole document the answer was read from: where a quantity's operands are defined
         whole = "\n".join(entry.lines)[:MAX_DOCUMENT_CHARS] if entry else ""
         document = whole.encode()[:MAX_DOCUMENT_BYTES].decode(errors="ignore")  # data stays within its bound
