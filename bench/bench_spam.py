@@ -21,9 +21,9 @@ that; the benchmark's clock puts a goal every 10 s, so the attack's goals share 
 nothing else can) and ``hard`` (``exposure`` with ``strict``: a spent identity never joins as a
 member) and ``total`` (``exposure`` and the total bound: all teams together give unproven identities
 ``--unproven-per-window`` member slots per window, then a team takes an unproven member only where no
-proven one can join; the node's default). The honest newcomers' wait: from the first goal that needs an
-honest agent with no accepted work on record (in its gold team) to its first team, on the benchmark's
-clock (``--goal-seconds`` between goals). A spam member
+proven one can join; ``[goals] unproven_per_window``, off by default, 1 here). The honest
+newcomers' wait: from the first goal that needs an honest agent with no accepted work on record (in its
+gold team) to its first team, on the benchmark's clock (``--goal-seconds`` between goals). A spam member
 of a team does no work: with the defences
 on, the node records it as a failed task (this is what its signed history would say) and its reputation
 drops. With ``age`` or ``trust``, the spam-free baseline is run again in that mode, and with one honest
@@ -127,7 +127,7 @@ def main() -> None:
     )  # fmt: skip
     parser.add_argument(
         "--unproven-per-window", type=int, default=None,
-        help="with total: member slots per window all teams give to unproven identities (the node's default)",
+        help="with total: member slots per window all teams give to unproven identities (default 1)",
     )  # fmt: skip
     parser.add_argument(
         "--goal-seconds", type=float, default=GOAL_SECONDS[0], help="the benchmark's clock between two goals"

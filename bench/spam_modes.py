@@ -53,12 +53,12 @@ KIN = {"kin", "exposure", "hard", "total"}
 #: ``exposure``: ``kin`` and exposure bounded per time (``teaming/exposure.py``: an identity joins at
 #: most ``per_window`` teams per window, one more per window since its first accepted task here, unless
 #: nothing else can join); ``hard``: the same, ``strict`` (a spent identity never joins as a member).
-#: ``total``: ``exposure`` and the total bound on unproven members over all teams per window (the node's
-#: default: ``[goals] unproven_per_window``; ``--unproven-per-window``).
+#: ``total``: ``exposure`` and the total bound on unproven members over all teams per window (``[goals]
+#: unproven_per_window``, off by default; here 1, or ``--unproven-per-window``).
 EXPOSURE = {
     "exposure": ExposurePolicy(unproven_per_window=None),
     "hard": ExposurePolicy(strict=True, unproven_per_window=None),
-    "total": ExposurePolicy(),
+    "total": ExposurePolicy(unproven_per_window=1),
 }
 #: The benchmark's clock: a goal every ``GOAL_SECONDS`` (120 goals in 20 minutes, a busy node: the
 #: attack's goals all fall in one exposure window); with ``--warm`` the spam-free pass ended

@@ -119,3 +119,53 @@ def test_read_pacing_stays_well_inside_the_writers_bound() -> None:
     """A stretch of pacing plus its grant is far shorter than the bound on one write at the other end."""
     assert READ_GRANT > 0 and READ_PACE_MAX > 0
     assert READ_PACE_MAX + READ_GRANT <= atomic_writes.WRITE_BOUND / 4
+
+
+class _UnitPipe(_Pipe):
+    """A pipe that holds ``PIPE_MESSAGES`` units: a message of n units needs n reads of one unit each
+    (as a Noise message of 64 KiB needs many reads when the reader takes a yamux frame at a time)."""
+
+    async def write_msg(self, data: bytes) -> None:
+        for _ in data:
+            await self.send.send(b"u")
+
+
+async def test_many_short_paced_reads_count_as_one_stretch(autojump_clock: MockClock) -> None:
+    """Each read of the peer's connection costs it enough CPU time to wait ~1.5 s before the next (no
+    single wait reaches ``READ_PACE_MAX``: what the N = 50 run showed, 466,089 pacings and no grant). A
+    16-unit message through a 4-unit pipe then needs 12 paced reads, ~18 s, past the writer's bound;
+    the waits of consecutive paced reads are summed, so the connection gets its grant and the write
+    goes through."""
+    write = _secure_write()
+    budgets = NodeBudgets(Limits())
+    peer = Identity.generate().peer_id
+    pipe = _UnitPipe()
+    writer, reader = _Writer(pipe), _Reader(pipe)
+    upstream = reader.read
+
+    async def costly_read(n: int | None = None) -> bytes:
+        unit = await upstream(n)
+        budgets.charge_cpu(peer, 0.3, 0.3)  # what handling it cost: the peer owes ~1.5 s again
+        return unit
+
+    reader.read = costly_read  # type: ignore[method-assign]
+    pace_reads(reader, budgets, peer)
+    failed: list[Exception] = []
+
+    async def write_all() -> None:
+        try:
+            for _ in range(4):
+                await write(writer, b"x" * 16)
+        except Exception as exc:  # the writer gave the connection up
+            failed.append(exc)
+
+    async def read_all() -> None:
+        for _ in range(64):
+            await reader.read()
+
+    with trio.move_on_after(300):  # a failed write leaves the reader waiting: the mock clock ends it
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(read_all)
+            nursery.start_soon(write_all)
+    assert not failed and not writer.closed, failed
+    assert budgets.read_grants >= 1 and budgets.cpu.paced > 0

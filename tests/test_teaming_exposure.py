@@ -246,7 +246,7 @@ def test_the_reputation_book_counts_the_teams_of_the_chats_this_node_created() -
     discovery = SimpleNamespace(
         node=SimpleNamespace(now=lambda: now, peer_id=me.peer_id), directory=directory
     )
-    policy = ExposurePolicy(window=HOUR, per_window=1)
+    policy = ExposurePolicy(window=HOUR, per_window=1, unproven_per_window=1)
     book = ReputationBook(store, discovery, NO_TRUST, (str(partner.peer_id),), exposure=policy)  # type: ignore[arg-type]
     assert book.update() and book.first_done == {str(worker.peer_id): now - 7200}
     assert book.expose()

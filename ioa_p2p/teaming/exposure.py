@@ -73,8 +73,11 @@ EXPOSURE_WINDOW = 3600.0
 #: Teams per window an identity may join with no accepted work on record (and the budget's step).
 PER_WINDOW = 1
 #: Member slots per window that all of this node's teams together give to unproven identities (no
-#: accepted work here before that team), apart from those that nothing proven could fill.
-UNPROVEN_PER_WINDOW = 1
+#: accepted work here before that team), apart from those that nothing proven could fill; 0: no such
+#: bound, the default (measured in ``bench/bench_spam.py``, mode ``total``: on a node that worked before
+#: the attack it halved the teams with spam at a 13 % cost in honest team quality; on a node with no
+#: evidence it helped little and let one early-proven sleeper into 3.3 % of teams: docs/matching.md).
+UNPROVEN_PER_WINDOW = 0
 #: Teams a :class:`TeamLog` remembers at most (the oldest are forgotten first).
 MAX_TEAMS = 4096
 
@@ -88,7 +91,7 @@ class ExposurePolicy:
     per_window: int | None = PER_WINDOW
     strict: bool = False  # a spent identity never joins as a member (else: when nothing else can)
     #: unproven members per window over all teams (:func:`unproven_slots_left`); None: no total bound
-    unproven_per_window: int | None = UNPROVEN_PER_WINDOW
+    unproven_per_window: int | None = UNPROVEN_PER_WINDOW or None
 
     def __post_init__(self) -> None:
         if not self.window > 0:

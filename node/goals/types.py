@@ -80,7 +80,7 @@ class GoalsConfig:
     exposure_per_window: int = _amount(PER_WINDOW)  # teams per window with no evidence yet (0: no bound)
     exposure_strict: bool = False  # a spent identity never joins as a member (else when nothing else can)
     #: member slots per window all teams give to unproven identities, apart from those nothing proven fills
-    unproven_per_window: int = _amount(UNPROVEN_PER_WINDOW)  # 0: no total bound
+    unproven_per_window: int = _amount(UNPROVEN_PER_WINDOW)  # 0 (the default): no total bound
 
     def trust(self) -> TrustPolicy:
         """The age- and evidence-weighted trust policy (:mod:`ioa_p2p.teaming.trust`)."""
