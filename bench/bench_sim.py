@@ -64,7 +64,7 @@ from typing import Any
 import numpy as np
 from shared_data import data_file
 from sim_parts import find_part, gossip_part, publish_part, revocation_part
-from sim_report import peak_mb, print_table, report, write_row
+from sim_report import peak_mb, print_table, report, settle_gc, write_row
 
 from ioa_p2p.dht.early import SURE_RANK
 from ioa_p2p.dht.forest import forest_for
@@ -126,6 +126,7 @@ def form(n: int, churn: float, cards: CardSet | None, args: argparse.Namespace) 
         links=LinkModel(loss=args.loss, request_rtts=args.request_rtts, dial_rtts=args.dial_rtts),
     )
     world = World(config, cards)
+    settle_gc()
     if n >= args.warm_from:
         world.warm_start(connected_tables=args.connected_tables)
         world.loop.run(until=args.settle)
@@ -133,6 +134,7 @@ def form(n: int, churn: float, cards: CardSet | None, args: argparse.Namespace) 
         world.join_all()
         world.loop.run(until=n * config.join_spacing + 120)
     world.start_churn()
+    settle_gc()
     return world
 
 
