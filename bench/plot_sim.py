@@ -36,7 +36,8 @@ def load(paths: list[str]) -> list[dict[str, Any]]:
 
 def label(row: dict[str, Any]) -> str:
     loss = f", loss {row['loss']:g}" if row.get("loss") else ""
-    return f"N={row['N']:,}, churn {row['churn']:g}{loss}"
+    gap = "" if row.get("rejoin", True) else ", no gap rule"
+    return f"N={row['N']:,}, churn {row['churn']:g}{loss}{gap}"
 
 
 def plot_lookups(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
