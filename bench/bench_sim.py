@@ -37,8 +37,12 @@ starts formed instead, :meth:`World.warm_start`, and runs ``--settle`` s, 120 by
   own description: the share that found it;
 - **revocation**: 5 owners withdraw their cards and go offline at once (the worst case: only the DHT
   has the withdrawal); 40 holders of each old card revalidate at a random moment of ``--revalidate``
-  seconds (the node's default 720): the time until 95 % of holders saw the withdrawal, and per minute
-  the share of online nodes holding an old card and the share whose reads would return one;
+  seconds (the node's default 720): the time until 95 % of holders saw the withdrawal (``revoke_95_s``),
+  until 95 % of the holders online at some moment of the horizon did (``revoke_95_reachable_s``: one
+  offline throughout learns nothing and answers no one), and per minute the share of online nodes
+  holding an old card and the share whose reads would return one (``returning_max``: the most of any
+  minute); a node back from a gap holds its cards as suspects until confirmed (``--no-rejoin``: the rule
+  before 2026-11-28);
 - **spam** (``--spam s``): a share s of the nodes are fresh identities whose cards stuff 10 to 30 honest
   capability sentences together (what claims everything); their cards are published like any other and
   searches report the honest recall and the share of top-5 slots spam took. Ranking here is plain cosine:
@@ -64,7 +68,7 @@ from typing import Any
 import numpy as np
 from shared_data import data_file
 from sim_parts import find_part, gossip_part, publish_part, revocation_part
-from sim_report import peak_mb, print_table, report, write_row
+from sim_report import peak_mb, print_table, report, settle_gc, write_row
 
 from ioa_p2p.dht.early import SURE_RANK
 from ioa_p2p.dht.forest import forest_for
@@ -126,6 +130,7 @@ def form(n: int, churn: float, cards: CardSet | None, args: argparse.Namespace) 
         links=LinkModel(loss=args.loss, request_rtts=args.request_rtts, dial_rtts=args.dial_rtts),
     )
     world = World(config, cards)
+    settle_gc()
     if n >= args.warm_from:
         world.warm_start(connected_tables=args.connected_tables)
         world.loop.run(until=args.settle)
@@ -133,6 +138,7 @@ def form(n: int, churn: float, cards: CardSet | None, args: argparse.Namespace) 
         world.join_all()
         world.loop.run(until=n * config.join_spacing + 120)
     world.start_churn()
+    settle_gc()
     return world
 
 

@@ -13,7 +13,7 @@ finding a fresh card t seconds after it was published), ``sim-latency.png`` (loo
 and dials are costed: ``--request-rtts``, ``--dial-rtts``, ``--connected-tables``), ``sim-scale.png``
 (hops beside log2 N, lookup latency and search recall@5 against N, no churn), ``sim-loss.png`` (lookups
 against ``--loss``), ``sim-recall.png`` (the page search's recall@5 against the exact search, and its
-time, against N); ``--plots`` picks.
+time, against N), ``sim-publish.png`` (placed, round over and first store per run); ``--plots`` picks.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ def load(paths: list[str]) -> list[dict[str, Any]]:
 
 def label(row: dict[str, Any]) -> str:
     loss = f", loss {row['loss']:g}" if row.get("loss") else ""
-    return f"N={row['N']:,}, churn {row['churn']:g}{loss}"
+    gap = "" if row.get("rejoin", True) else ", no gap rule"
+    return f"N={row['N']:,}, churn {row['churn']:g}{loss}{gap}"
 
 
 def plot_lookups(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
@@ -230,6 +231,35 @@ def plot_recall(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
     return True
 
 
+def plot_publish(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
+    """Publish times by run (N, churn, ``--early-rank``): when every key had its quorum (placed: the card
+    findable) and when the rounds were over, p50 and p95, and the first store."""
+    rows = [r for r in rows if "placed_p50" in r]
+    if not rows:
+        return False
+    fig, axis = plt.subplots(figsize=(10, 4))
+    names = [f"{label(r)}\nearly rank {r.get('early_rank', 0):g}" for r in rows]
+    x = list(range(len(rows)))
+    for shift, key, style in (
+        (-0.2, "placed", "placed (every key at its quorum)"),
+        (0.0, "publish", "round over"),
+        (0.2, "first_store", "first store"),
+    ):
+        p50 = [r[f"{key}_p50"] for r in rows]
+        p95 = [r[f"{key}_p95"] for r in rows]
+        axis.bar([i + shift for i in x], p50, width=0.2, label=f"{style}, p50")
+        axis.scatter([i + shift for i in x], p95, marker="_", s=300, color="black")
+    axis.axhline(1.0, color="grey", linestyle=":", label="target at 10,000: 1 s")
+    axis.set_xticks(x, names, fontsize=7)
+    axis.set(ylabel="seconds (50 ms links; bar p50, dash p95)")
+    axis.legend(fontsize=8)
+    fig.suptitle("Publishing a card: stores during the lookup (early rank > 0) or after it")
+    fig.tight_layout()
+    fig.savefig(out / "sim-publish.png", dpi=100)
+    plt.close(fig)
+    return True
+
+
 def plot_loss(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
     """Lookup p50/p95 and success against the share of link crossings lost (retransmitted), per N and
     churn."""
@@ -261,7 +291,9 @@ def main() -> None:
     parser.add_argument("rows", nargs="+")
     parser.add_argument("--out", default="docs/img")
     parser.add_argument(
-        "--plots", default="lookups,gossip,revocation,spread,latency,scale,loss,recall", help="which to write"
+        "--plots",
+        default="lookups,gossip,revocation,spread,latency,scale,loss,recall,publish",
+        help="which to write",
     )
     args = parser.parse_args()
     try:
@@ -284,6 +316,7 @@ def main() -> None:
         plot_scale,
         plot_loss,
         plot_recall,
+        plot_publish,
     ):
         if plot.__name__.removeprefix("plot_") in wanted and plot(plt, rows, out):
             print(f"wrote {out / ('sim-' + plot.__name__.removeprefix('plot_') + '.png')}")

@@ -180,6 +180,7 @@ def revocation_part(
         returning_max_after_13min=max((v for m, v in run.returning_online.items() if m >= 13), default=0.0),
         probes_old_max_after_13min=max((v for m, v in run.probes_old.items() if m >= 13), default=0.0),
         repaired=run.repaired,
+        rejoin=args.rejoin,
     )
     row["holding_by_min"] = {m: round(v, 4) for m, v in sorted(online_holding.items())}
     row["probes_old_by_min"] = {m: round(v, 3) for m, v in sorted(run.probes_old.items())}

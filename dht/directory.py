@@ -54,8 +54,29 @@ from ioa_p2p.errors import UsageError
 from ioa_p2p.identity import PeerId
 
 DEFAULT_MAX_CARDS = 200_000
+#: Seconds the wall clock may run ahead of the monotonic clock between two readings before the node
+#: counts as back from a gap (:class:`GapWatch`: asleep, the monotonic clock stops while suspended).
+REJOIN_GAP = 30.0
 #: Withdrawals remembered at most (each a few dozen bytes).
 MAX_WITHDRAWN = 100_000
+
+
+class GapWatch:
+    """Notices that the node was away: between two readings (wall clock in ms, monotonic clock in s) the
+    wall clock ran more than ``gap_s`` seconds ahead, as it does while a machine sleeps. The node reads
+    it before every find and on every revalidation pass, and calls :meth:`Directory.rejoined` when it
+    says so."""
+
+    __slots__ = ("gap_s", "_last")
+
+    def __init__(self, gap_s: float = REJOIN_GAP) -> None:
+        self.gap_s = gap_s
+        self._last: tuple[int, float] | None = None
+
+    def back(self, wall_ms: int, mono_s: float) -> bool:
+        """Record a reading; True when the wall clock ran ``gap_s`` ahead since the last one."""
+        last, self._last = self._last, (wall_ms, mono_s)
+        return last is not None and (wall_ms - last[0]) / 1000 - (mono_s - last[1]) > self.gap_s
 
 
 class Offer(enum.Enum):
@@ -394,4 +415,13 @@ class Directory:
         return [e.card for e in self._entries.values() if self.returnable(e, now_ms)]
 
 
-__all__ = ["DEFAULT_MAX_CARDS", "MAX_WITHDRAWN", "Directory", "Entry", "Match", "Offer"]
+__all__ = [
+    "REJOIN_GAP",
+    "GapWatch",
+    "DEFAULT_MAX_CARDS",
+    "MAX_WITHDRAWN",
+    "Directory",
+    "Entry",
+    "Match",
+    "Offer",
+]

@@ -23,6 +23,8 @@ failed, answered or not, like libp2p's ``provide``).
 
 from __future__ import annotations
 
+import bisect
+import heapq
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -53,14 +55,24 @@ class KeyLookup:
     values: list[bytes] = field(default_factory=list)
 
     def merge(self, peers: Iterable[bytes], width: int) -> None:
+        """Keep the ``width`` closest of the candidates and ``peers`` (closest first)."""
         target, current = self.target, self.candidates
         if len(current) >= width:  # only a peer closer than the farthest kept one can enter
             farthest = position(current[width - 1]) ^ target
-            peers = [p for p in peers if position(p) ^ target < farthest]
-            if not peers:
+            near = [(d, p) for p in peers if (d := position(p) ^ target) < farthest and p not in current]
+            if not near:
                 return
-        merged = dict.fromkeys([*current, *peers])
-        self.candidates = sorted(merged, key=lambda p: position(p) ^ target)[:width]
+            if len(near) == 1:  # the common case late in a lookup: one insertion, no sort
+                d, p = near[0]
+                i = bisect.bisect_left(current, d, key=lambda c: position(c) ^ target)
+                self.candidates = [*current[:i], p, *current[i : width - 1]]
+                return
+        else:
+            near = [(position(p) ^ target, p) for p in peers]
+        # distances are distinct for distinct peers, so the pairs sort by distance alone
+        merged = {p: d for d, p in near}
+        merged.update((p, position(p) ^ target) for p in current)
+        self.candidates = [p for _, p in heapq.nsmallest(width, zip(merged.values(), merged, strict=True))]
 
 
 class Lookup:

@@ -4,6 +4,7 @@ withdrawn or replaced card after ``revalidate + find_timeout``, including a node
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from ioa_p2p.card import (
     newest_record,
     parse_record,
 )
-from ioa_p2p.dht.directory import Directory, Offer
+from ioa_p2p.dht.directory import Directory, GapWatch, Offer
 from ioa_p2p.dht.validators import CardValidator, card_key, check_announcement
 from ioa_p2p.errors import AuthorMismatch, ExpiredCard, InvalidCard, ReplayedCard
 from ioa_p2p.identity import Identity
@@ -100,6 +101,15 @@ def test_unconfirmed_entries_are_listed_then_dropped() -> None:
     assert directory.drop_unconfirmed(3_000, NOW + 8_500) == [b.peer_id] and b.peer_id not in directory
 
 
+def test_a_gap_is_the_wall_clock_running_ahead_of_the_monotonic_one() -> None:
+    watch = GapWatch(gap_s=30.0)
+    assert not watch.back(NOW, 100.0)  # a first reading
+    assert not watch.back(NOW + 5_000, 105.0)  # both ran 5 s
+    assert not watch.back(NOW + 40_000, 115.0)  # 25 s ahead: a slow clock step, not a gap
+    assert watch.back(NOW + 200_000, 120.0)  # 155 s ahead: asleep
+    assert not watch.back(NOW + 205_000, 125.0)
+
+
 def test_a_node_back_from_a_gap_returns_no_card_it_held_until_confirmed_again() -> None:
     directory = Directory("m", 2, stale_after_ms=60_000)
     a, b, me = Identity.generate(), Identity.generate(), Identity.generate()
@@ -139,10 +149,11 @@ async def test_a_node_that_slept_through_a_withdrawal_stops_returning_the_card_a
         net.epoch += 120.0  # the sleeper's wall clock moved on while its loops did not run
         asleep_for = trio.current_time()
         assert sleeper.directory.get(plotter_id) is not None  # it holds the old card
+        # its first read after the gap notices it (the clocks disagree) and skips the card
+        assert "plotter" not in names(await sleeper.find(PLOT, k=4, use_dht=False))
         await trio.sleep(2 * loops.REVALIDATE_INTERVAL)
         now = sleeper.now_ms()
         assert plotter_id not in {c.peer_id for c in sleeper.directory.cards(now)}
-        assert "plotter" not in names(await sleeper.find(PLOT, k=4, use_dht=False))
         while sleeper.directory.get(plotter_id) is not None:  # noqa: ASYNC110
             await trio.sleep(1)
         assert trio.current_time() - asleep_for < 60  # the fetch found the withdrawal, not the age rule
@@ -259,3 +270,38 @@ async def test_a_card_only_the_dht_still_holds_is_dropped_within_the_bound(
             await trio.sleep(1)
             assert trio.current_time() - gone_at <= bound + 30, "the DHT's copy kept the card alive"
         assert observer.stats["revalidated"] >= 1 and observer.stats["dropped_unconfirmed"] >= 1
+
+
+def test_simulated_nodes_back_from_a_gap_under_churn_return_no_withdrawn_card() -> None:
+    """The simulator's revocation under 30 % churn (dht/sim/revocation.py): without the gap rule, nodes
+    back from a short gap return the withdrawn card until its age says revalidate; with it, no online
+    node's read returns it at any minute, and every holder that came back dropped it."""
+    from ioa_p2p.dht.forest import forest_for
+    from ioa_p2p.dht.settings import DiscoverySettings
+    from ioa_p2p.dht.sim.cardflow import publish_cards
+    from ioa_p2p.dht.sim.cards import CardSet
+    from ioa_p2p.dht.sim.corpus import generated_agents
+    from ioa_p2p.dht.sim.gossip import GossipLayer
+    from ioa_p2p.dht.sim.revocation import revoke_everywhere
+    from ioa_p2p.dht.sim.world import SimConfig, World
+    from ioa_p2p.embedding import HashingEmbedder
+
+    card_set = CardSet.build(generated_agents(60), HashingEmbedder(), seed=1, stamp_bits=8)
+    settings = DiscoverySettings(min_stamp_bits=8)
+    returning = {}
+    for rejoin in (False, True):
+        world = World(SimConfig(nodes=60, seed=9, churn=0.3, session=600.0), card_set)
+        world.warm_start(random_peers=30)
+        world.loop.run(until=20)
+        world.start_churn()
+        rng = random.Random(5)
+        publish_cards(world, forest_for(card_set.model_id, card_set.dim), world.nodes, rng, window=10)
+        layer = GossipLayer(world)
+        layer.start()
+        owners = rng.sample([n for n in world.nodes[1:] if n.online and n.card is not None], 2)
+        run = revoke_everywhere(world, layer, settings, owners, rng, horizon=900, probes=6, rejoin=rejoin)
+        returning[rejoin] = max(run.returning_online.values())
+        if rejoin:
+            assert len(run.dropped_at) == run.reachable  # every holder online at some moment dropped it
+            assert all(share == 0.0 for share in run.probes_old.values())
+    assert returning[False] > 0 and returning[True] == 0.0

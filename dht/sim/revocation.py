@@ -13,9 +13,10 @@ found replaces the card; the same version confirms it only when its owner answer
 has does not: ``CardSearch.apply``); cards unconfirmed for ``revalidate + find_timeout`` are dropped.
 ``repair``: DHT reads put the newest record back at stale closest peers (:mod:`~ioa_p2p.dht.replicas`);
 ``dht_confirms``: the rule before 2026-11-27 (a DHT copy of the version held confirmed it), for comparison.
-``rejoin``: a node back from a gap (a new session) treats every card it held as a suspect, returned by no
-read until confirmed again and revalidated at once (:meth:`~ioa_p2p.dht.directory.Directory.rejoined`,
-as the node's revalidation loop does since 2026-11-28); ``False``: the rule before.
+``rejoin``: a node back from a gap (a new session) notices it at its next read or revalidation pass and
+treats every card it held as a suspect, returned by no read until confirmed again and revalidated at once
+(:meth:`~ioa_p2p.dht.directory.Directory.rejoined`, as the node does since 2026-11-28); ``False``: the
+rule before.
 
 Every :data:`PROBE_EVERY` seconds, ``probes`` random online nodes that do not hold a card fetch it as a
 ``find`` would (owner first, then the DHT): a probe that gets the old card is a node that would return
@@ -141,6 +142,13 @@ def revoke_everywhere(
     sessions = {node.index: node.session for node in holders}  # the session each loop last ran in
     seen_online = {node.index for node in holders if node.online}
 
+    def notice(node: SimNode) -> None:
+        """A read or a revalidation pass of ``node``: back from a gap (a new session), the node's clocks
+        tell it (``Discovery.note_clocks``) and every card it holds becomes a suspect."""
+        if rejoin and node.index in sessions and sessions[node.index] != node.session:
+            sessions[node.index] = node.session
+            layer._directory(node).rejoined(world.now_ms())
+
     def look(node: SimNode) -> None:
         if world.loop.now - begin >= horizon or not _holds(node, held, old):
             return  # past the horizon, or nothing of ``old`` left here to revalidate (it stays dropped)
@@ -150,9 +158,7 @@ def revoke_everywhere(
         seen_online.add(node.index)
         directory = layer._directory(node)
         now = world.now_ms()
-        if rejoin and sessions[node.index] != node.session:  # back from a gap: the node's loop notices
-            sessions[node.index] = node.session
-            directory.rejoined(now)
+        notice(node)
         suspects = directory.suspects() if rejoin else []
         due = list(
             dict.fromkeys(p for p in [*suspects, *directory.unconfirmed(revalidate_ms, now)] if p in old)
@@ -188,6 +194,8 @@ def revoke_everywhere(
         holding = sum(1 for n in online if any((n.index, p) in held for p in old))
         result.holding_online[minute] = holding / max(1, len(online))
         now = world.now_ms()
+        for n in online:  # a read notices a gap first
+            notice(n)
         returning = sum(1 for n in online if _returns(layer, n, held, old, now))
         result.returning_online[minute] = returning / max(1, len(online))
         got: list[bool] = []

@@ -134,25 +134,18 @@ async def catch_up_loop(service: Discovery) -> None:
 #: Seconds between revalidation rounds, and cards asked again per round at most.
 REVALIDATE_INTERVAL = 5.0
 REVALIDATE_BATCH = 256
-#: Seconds the wall clock may run ahead of the loop's monotonic clock over one pass before the node counts
-#: as back from a gap (asleep: the monotonic clock stops while the machine is suspended).
-REJOIN_GAP = 30.0
 
 
 async def revalidate_loop(service: Discovery) -> None:
-    """See the module docstring. A pass that finds the wall clock :data:`REJOIN_GAP` s further on than the
-    loop's own (monotonic) clock says the node was asleep: every card it holds is a suspect, skipped by
-    reads and confirmed first (:meth:`~ioa_p2p.dht.directory.Directory.rejoined`)."""
+    """See the module docstring. Each pass first notes the clocks (:meth:`Discovery.note_clocks`): a node
+    back from a gap (asleep) holds every card as a suspect, skipped by reads and confirmed first."""
     settings = service.settings
-    wall, mono = service.now_ms(), trio.current_time()
+    service.note_clocks()
     while True:
         await trio.sleep(REVALIDATE_INTERVAL)
+        service.note_clocks()
         now = service.now_ms()
         directory = service.directory
-        if (now - wall) / 1000 - (trio.current_time() - mono) > REJOIN_GAP:
-            directory.rejoined(now)
-            log.info("back from a gap: the cards held are confirmed again before they are returned")
-        wall, mono = now, trio.current_time()
         due = directory.suspects(limit=REVALIDATE_BATCH)
         due += directory.unconfirmed(int(settings.revalidate * 1000), now, limit=REVALIDATE_BATCH)
         due = list(dict.fromkeys(due))[:REVALIDATE_BATCH]

@@ -52,7 +52,7 @@ from ioa_p2p.card.stamp import yield_gil
 from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.census import CensusPolicy
 from ioa_p2p.dht.census import directory_complete as census_complete
-from ioa_p2p.dht.directory import Directory, Match
+from ioa_p2p.dht.directory import Directory, GapWatch, Match
 from ioa_p2p.dht.forest import Forest
 from ioa_p2p.dht.lsh import CardBuckets, Hyperplanes
 from ioa_p2p.dht.pacing import ANNOUNCE_MIN_INTERVAL, AnnouncePacer, PublishPolicy
@@ -135,6 +135,7 @@ class Discovery:
         #: who publishes cards in a small network, asked of the DHT (node/discovery/census.py)
         self.census = CensusPolicy()
         self.warm = WarmState(directory.ranker, settings.warm)  # node/discovery/warm.py
+        self.gap = GapWatch()  # a gap (asleep) makes every card held a suspect (Directory.rejoined)
         self.search = CardSearch(
             node.peer_id, net, directory, settings, embedder.model_id, embedder.dim, self.now_ms, self.stats
         )
@@ -330,6 +331,14 @@ class Discovery:
 
     # ------------------------------------------------------------------ find
 
+    def note_clocks(self) -> None:
+        """Before a read and on each revalidation pass: back from a gap, every card held is a suspect
+        until confirmed again (:class:`~ioa_p2p.dht.directory.GapWatch`)."""
+        now = self.now_ms()
+        if self.gap.back(now, trio.current_time()):
+            self.directory.rejoined(now)
+            log.info("back from a gap: the cards held are confirmed again before they are returned")
+
     async def find(
         self, text: str, k: int = 5, *, use_dht: bool | None = None, include_self: bool = True
     ) -> list[Match]:
@@ -341,6 +350,7 @@ class Discovery:
         if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
             raise UsageError(f"k must be an integer between 1 and {MAX_K}")
         self.stats["finds"] += 1
+        self.note_clocks()
         started = trio.current_time()
         timings: dict[str, Any] = {}
         ask_dht = self.settings.dht if use_dht is None else use_dht
