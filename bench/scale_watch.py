@@ -28,13 +28,17 @@ def _process_of(net: Testnet) -> dict[str, int]:
 
 
 def watched(net: Testnet) -> list[TestnetNode]:
-    """The coordinator and the first agent of every other process."""
+    """The coordinator, the first agent of every other process and the last started of every process
+    (the late starters are the ones whose cards were lost across processes: docs/performance.md)."""
     out: list[TestnetNode] = []
     seen: set[int | None] = set()
+    last: dict[int | None, TestnetNode] = {}
     for node in net.agents:
         if node.name == "coordinator" or node.pid not in seen:
             out.append(node)
             seen.add(node.pid)
+        last[node.pid] = node
+    out.extend(node for node in last.values() if node not in out)
     return out
 
 

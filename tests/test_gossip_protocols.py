@@ -13,6 +13,7 @@ import trio
 from libp2p.peer.peerinfo import info_from_p2p_addr
 
 from ioa_p2p.identity import Identity
+from ioa_p2p.node.net import gossip as gossip_module
 from ioa_p2p.node.net.gossip import open_card_gossip, speaks_pubsub
 from ioa_p2p.node.net.host import new_noise_host
 from tests.raw_hosts import run_raw_host
@@ -39,3 +40,34 @@ async def test_a_peer_connected_before_the_topic_opened_learns_that_we_speak_gos
             async with open_card_gossip(late, accept, take) as gossip:
                 await _until(lambda: speaks_pubsub(early, late.get_id()) is True)  # pushed, not in a minute
                 await _until(lambda: gossip.topic_peers() > 0)  # the early one's subscription reached it
+
+
+async def test_a_peer_that_subscribed_to_us_is_registered_back_when_the_identify_push_was_lost(
+    monkeypatch: Any,
+) -> None:
+    """The push is best effort (a loaded peer loses it): a peer whose identify said no GossipSub but that
+    sent us its subscription on its own pubsub stream speaks GossipSub, and is registered back at once,
+    not after the 30 s back-off of peers that speak none (both hosts then count each other as topic peers).
+    """
+
+    early, late = new_noise_host(Identity.generate()), new_noise_host(Identity.generate())
+    push = gossip_module._tell_protocols
+
+    async def lost_from_late(host: Any, peers: list[Any]) -> None:
+        if host is not late:
+            await push(host, peers)
+
+    monkeypatch.setattr(gossip_module, "_tell_protocols", lost_from_late)
+    accept = lambda publisher, data: True  # noqa: E731 - no card is sent in this test
+    take = lambda publisher, data: None  # noqa: E731
+    with trio.fail_after(20):  # the back-off alone would register the late one after 30 s
+        async with run_raw_host(early), run_raw_host(late):
+            await late.connect(_addr(early))  # connected (and identified) before either joined the topic
+            await _until(lambda: speaks_pubsub(early, late.get_id()) is not None)
+            assert speaks_pubsub(early, late.get_id()) is False
+            async with open_card_gossip(early, accept, take) as early_gossip:
+                await _until(lambda: speaks_pubsub(late, early.get_id()) is True)  # the early one's push
+                async with open_card_gossip(late, accept, take) as late_gossip:
+                    await _until(lambda: early_gossip.topic_peers() > 0)  # the late one registered with it
+                    assert speaks_pubsub(early, late.get_id()) is False  # no push came
+                    await _until(lambda: late_gossip.topic_peers() > 0)  # it registered the late one back

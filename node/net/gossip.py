@@ -26,7 +26,12 @@ only by the maintenance task, once after 30 s and then at most once a minute, wi
 (their identify may have answered before their pubsub started, and an identify push can be lost). For the
 same reason a node that joins the topic pushes identify to the peers it is already connected to (its DHT
 join connects it to many before its discovery starts): they learn at once that it speaks GossipSub, so
-they register it and count it as a card publisher (:func:`_tell_protocols`).
+they register it and count it as a card publisher (:func:`_tell_protocols`). That push is best effort
+(bounded, and lost on a loaded peer), so the maintenance task also takes a peer that sent us its
+subscription on its own pubsub stream as speaking GossipSub, whatever its identify said, and registers
+it at once: a late joiner that registered with us is registered back within :data:`MAINTAIN_INTERVAL`.
+Measured (issue 26, 4 processes of 25 agents): the agents that started last in each process had 4-23
+connections to other processes' agents but 0 card-topic peers, their cards never reaching them.
 
 The same task re-sends our subscription to every peer, which repairs peers that forgot it when a
 connection churned. It does so when the node's connections changed (at most every
@@ -166,18 +171,24 @@ def speaks_pubsub(host: Any, peer: Any) -> bool | None:
     return any(str(p) in GOSSIP_PROTOCOLS for p in protocols)
 
 
+def subscribed(pubsub: Pubsub, peer: Any) -> bool:
+    """Whether ``peer`` sent us its subscription to the card topic on its own pubsub stream: it speaks
+    GossipSub, whatever its identify said when it connected."""
+    return peer in pubsub.peer_topics.get(TOPIC, ())
+
+
 def bound_registration(host: Any, pubsub: Pubsub, local: Callable[[Any], bool] = lambda peer: False) -> None:
     """Make py-libp2p's per-connection registration give up on peers without pubsub (see the module doc).
 
     Upstream calls ``_handle_new_peer_with_retry(peer)`` on every new connection with no time limit; the
-    replacement skips peers that announced no GossipSub protocol, and the ``local`` ones (the other agents
-    of this process), and bounds the others to :data:`PEER_REGISTER_TIMEOUT` (the maintenance task takes
-    over after that).
+    replacement skips peers that announced no GossipSub protocol (unless they sent us their subscription:
+    :func:`subscribed`), and the ``local`` ones (the other agents of this process), and bounds the others
+    to :data:`PEER_REGISTER_TIMEOUT` (the maintenance task takes over after that).
     """
     upstream = pubsub._handle_new_peer_with_retry
 
     async def register(peer_id: Any, timeout: float | None = None) -> None:  # noqa: ASYNC109 - upstream's signature
-        if speaks_pubsub(host, peer_id) is False or local(peer_id):
+        if local(peer_id) or (speaks_pubsub(host, peer_id) is False and not subscribed(pubsub, peer_id)):
             return
         await upstream(peer_id, PEER_REGISTER_TIMEOUT if timeout is None else timeout)
 
@@ -319,13 +330,15 @@ async def _maintain(
             for peer in connected:
                 if peer in pubsub.peers or peer in pending or local(peer):
                     continue
-                speaks = speaks_pubsub(host, peer)
+                # A peer that sent us its subscription over its own pubsub stream speaks GossipSub,
+                # whatever its identify said when it connected (see the module docstring).
+                speaks = True if subscribed(pubsub, peer) else speaks_pubsub(host, peer)
                 if speaks is False and not backoff.known(peer):
                     # Identify said no GossipSub, but it may have answered before the peer's pubsub
                     # started (and an identify push can be lost): ask rarely rather than never.
                     backoff.failed(peer, now, delay=REGISTER_BACKOFF_MAX / 2)
                     silent.add(peer)
-                elif speaks and peer in silent:  # its identify push says it speaks GossipSub now: ask
+                elif speaks and peer in silent:  # its identify push or its subscription says it speaks it now
                     silent.discard(peer)
                     backoff.forget(peer)
                 if backoff.due(peer, now):

@@ -80,9 +80,18 @@ def kad_protocol_in_use() -> str:
 
 
 def known_peers(dht: Any) -> list[bytes]:
-    """Every peer the node knows for routing (its routing table and its connections) as ID bytes, leaving
-    out peers whose identify says they do not serve the DHT (clients: nodes behind NAT run in client mode)."""
+    """Every peer the node knows for routing (its routing table and its connections, and the other agents
+    of its process, which answer in memory) as ID bytes, leaving out peers whose identify says they do
+    not serve the DHT (clients: nodes behind NAT run in client mode).
+
+    The agents of the process are where a lookup of a co-hosted agent may start even before it has a
+    routing table: an agent that starts after the others, on a process loop busy with their start-up,
+    had its lookups end at their timeout behind a slow bootstrap answer and kept a table of 1-5 peers
+    (docs/performance.md, issue 26); its process-mates answer at once with the network's peers they know."""
     peers = set(dht.routing_table.get_peer_ids()) | set(dht.host.get_connected_peers())
+    mates = getattr(dht.host, "ioa_local_peers", None)
+    if mates is not None:
+        peers.update(mates())
     peers.discard(dht.local_peer_id)
     return [p.to_bytes() for p in peers if serves_dht(dht.host, p)]
 

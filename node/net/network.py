@@ -123,6 +123,7 @@ class Libp2pNetwork:
         self.hop: HopServer | None = None
         self._addrs_changed = trio.Event()
         self._last_advertised: tuple[str, ...] = ()
+        self._mates: Callable[[], list[PeerId]] = list  # the other agents of this process (none yet)
         circuit = self._dial_through_relay if options.relay_client else None
         self.dialer = Dialer(self.host, self.local_view, circuit=circuit)
         route_dials(self.host, lambda peer: self.dialer.dial(peer, deliberate=False))
@@ -258,10 +259,22 @@ class Libp2pNetwork:
         handler: Callable[[Any], Any] | None = handlers.get(protocol)
         return handler
 
-    def open_local_streams_with(self, opener: Callable[[PeerId, str], Any]) -> None:
+    def open_local_streams_with(
+        self, opener: Callable[[PeerId, str], Any], mates: Callable[[], list[PeerId]]
+    ) -> None:
         """``opener(peer, protocol)``: an in-process stream to another agent of this process (None: not
-        one); the DHT's requests to such a peer use it instead of a libp2p stream (``kad_io.exchange``)."""
+        one); the DHT's requests to such a peer use it instead of a libp2p stream (``kad_io.exchange``).
+        ``mates()``: the other agents of the process that serve such streams now; every DHT lookup may
+        start from them (``kad_io.known_peers``: they answer in memory), and peer discovery neither dials
+        them nor counts a connection to them (``routing.start_routing``)."""
         self.host.ioa_local_stream = opener
+        self.host.ioa_local_peers = lambda: [to_libp2p_id(peer) for peer in mates()]
+        self._mates = mates
+
+    def local_peers(self) -> list[PeerId]:
+        """The other agents of this process that take streams in memory (none until
+        :meth:`open_local_streams_with`)."""
+        return self._mates()
 
     def add_hints(self, hints: Callable[[PeerId], list[str]]) -> None:
         """More addresses of a peer to try (its signed card), asked at every dial."""

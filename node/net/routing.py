@@ -24,7 +24,11 @@ Newcomers need no lookup of ours to be found: their own lookups and dials reach 
 query adds its sender to our routing table. (With ``slow`` at 60 s, the refresh lookups were about half
 the CPU an idle node spent at 25 nodes: docs/performance.md, "Light nodes".) The library's own
 connection manager, which would dial every peer in the peerstore, is switched off
-(:func:`ioa_p2p.node.net.libp2p_patches.disable_auto_connector`). Before this policy, nodes refreshed every
+(:func:`ioa_p2p.node.net.libp2p_patches.disable_auto_connector`). An agent hosted with others
+(``[[agents]]``) counts and dials only peers outside its process toward ``target_peers``: the others
+of its process reach it in memory, and connections to them carried nothing its remote neighbours
+could use (measured, issue 26: the agents that started last in a process of 25 held no connection
+outside it, so their cards reached no other process). Before this policy, nodes refreshed every
 second for 15 s and dialed up to 64 peers each: at 25+ nodes on one 2-core machine the lookups alone kept a
 core busy and opening any stream took ~1 s.
 """
@@ -249,14 +253,21 @@ def start_routing(
     async def connect_peer(peer: PeerId) -> None:
         await net.connect_peer(peer, deliberate=False)
 
+    def remote_peers() -> list[PeerId]:
+        """The connections that count: not those to the other agents of this process (co-hosted agents
+        reach each other in memory; a connection between them carries nothing of use)."""
+        mates = set(net.local_peers())
+        return [peer for peer in net.connected_peers() if peer not in mates]
+
     nursery.start_soon(
         lambda: run_peer_discovery(
             net.dht,
             connect_peer,
-            net.connected_peers,
+            remote_peers,
             policy=RefreshPolicy(slow=config.refresh_max, target_peers=config.target_peers),
             trigger=trigger,
             faults=faults,
+            skip=lambda peer: peer in set(net.local_peers()),
         )
     )
 
@@ -269,8 +280,10 @@ async def run_peer_discovery(
     policy: RefreshPolicy | None = None,
     trigger: RefreshTrigger | None = None,
     faults: Faults | None = None,
+    skip: Callable[[PeerId], bool] = lambda peer: False,
 ) -> None:
-    """Look up peers and keep ``policy.target_peers`` connections, at the pace ``policy`` decides."""
+    """Look up peers and keep ``policy.target_peers`` connections, at the pace ``policy`` decides;
+    ``skip(peer)``: never dial ``peer`` (another agent of this process)."""
     policy = policy or RefreshPolicy()
     trigger = trigger or RefreshTrigger()
     rng = random.Random()
@@ -287,7 +300,7 @@ async def run_peer_discovery(
         with faults.boundary("peer discovery"):  # fed by other peers' FIND_NODE answers
             # the per-bucket refresh is py-libp2p's own (KadDHT's maintenance loop, every 600 s)
             await _lookup(dht, own_key)
-            dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng)
+            dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng, skip)
             grew = dht.routing_table.size() > table_before or dialed > 0
         delay = policy.next_delay(delay, grew, len(connected_peers()))
         poked, lost = await _wait_next_round(
@@ -383,11 +396,14 @@ async def _connect_more(
     connected_peers: Callable[[], list[PeerId]],
     policy: RefreshPolicy,
     rng: random.Random,
+    skip: Callable[[PeerId], bool] = lambda peer: False,
 ) -> int:
     by_distance = []
     for p in dht.routing_table.find_local_closest_peers(own_key, count=dht.routing_table.size() or 1):
         with suppress(InvalidPeerId):  # a FIND_NODE reply can name any ID; only Ed25519 peers can connect
-            by_distance.append(from_libp2p_id(p))
+            peer = from_libp2p_id(p)
+            if not skip(peer):
+                by_distance.append(peer)
     todo = policy.peers_to_dial(by_distance, set(connected_peers()), rng)
     dialed = 0
     limiter = trio.CapacityLimiter(DIAL_CONCURRENCY)
