@@ -20,9 +20,10 @@ the launcher (the first agent) holds every card and ``--settle`` s more:
 
 ``--per-process K`` runs the agents K to a process (``[[agents]]``; an agent's CPU is then its process's
 divided by K). ``--probes P`` adds P more agents, each alone in its own process and started once the
-others are up, that keep up to ``--probe-peers`` connections (``[node] target_peers``, default: every
-other node): the idle cost of one node with that many peers connected (its RSS, CPU and the connections
-it held, from ``GET /net``), whatever the others' packing.
+others are up, that keep up to ``--probe-peers`` connections (``[node] target_peers``; 0, the default:
+every other node; a comma-separated list starts P agents for each value): the idle cost of one node with
+that many peers connected (its RSS, CPU and the connections it held, from ``GET /net``), whatever the
+others' packing.
 
 Figures are per process; the load of the machine (``uptime``) is printed with them.
 """
@@ -54,7 +55,7 @@ GOALS = (
 )
 CLK = os.sysconf("SC_CLK_TCK")
 #: Seconds the probes may take to hold their connections before the idle windows start anyway.
-PROBE_PATIENCE = 90.0
+PROBE_PATIENCE = 60.0
 
 
 def memory(pid: int) -> dict[str, int]:
@@ -142,6 +143,7 @@ async def measure(root: Path, specs: list[NodeSpec], args: argparse.Namespace) -
                     **mem[p.name],
                     "cpu_pct": round(cpu[p.name], 2),
                     "windows": [round(w[p.name], 2) for w in windows],
+                    "name": p.name,
                     "connections": (await p.call("GET", "/net"))["connections"]["open"],
                 }
                 for p in probes
@@ -196,16 +198,18 @@ async def start_probes(
     ``--probe-peers`` connections; when each has held that many (or :data:`PROBE_PATIENCE` s passed)."""
     if args.probes <= 0:
         return []
-    peers = args.probe_peers or args.nodes + args.probes
+    targets = [int(t) for t in str(args.probe_peers).split(",")] if args.probe_peers else [0]
+    targets = [t or args.nodes + args.probes * len(targets) for t in targets]  # 0: every node
     specs = [
         NodeSpec(
-            f"probe-{i}",
+            f"probe-{peers}-{i}",
             {
                 **template.config,
-                "agent": {**template.config["agent"], "name": f"probe-{i}"},
+                "agent": {**template.config["agent"], "name": f"probe-{peers}-{i}"},
                 "node": {**template.config.get("node", {}), "bootstrap": bootstrap, "target_peers": peers},
             },
         )
+        for peers in targets
         for i in range(args.probes)
     ]
     probe_net = await stack.enter_async_context(
@@ -213,8 +217,9 @@ async def start_probes(
     )
     probes = probe_net.agents
     with trio.move_on_after(PROBE_PATIENCE):
-        for probe in probes:
-            while (await probe.call("GET", "/net"))["connections"]["open"] < min(peers, args.nodes):  # noqa: ASYNC110
+        for probe, spec in zip(probes, specs, strict=True):
+            want = min(spec.config["node"]["target_peers"], args.nodes)
+            while (await probe.call("GET", "/net"))["connections"]["open"] < want:  # noqa: ASYNC110
                 await trio.sleep(2)
     return probes
 
@@ -232,7 +237,11 @@ def main() -> None:
     parser.add_argument("--idle-only", action="store_true", help="stop after the idle figures (no goals)")
     parser.add_argument("--per-process", type=int, default=1, help="agents to a process")
     parser.add_argument("--probes", type=int, default=0, help="more agents, one process each, measured")
-    parser.add_argument("--probe-peers", type=int, default=0, help="their target_peers (0: every node)")
+    parser.add_argument(
+        "--probe-peers",
+        default="0",
+        help="their target_peers, comma-separated: --probes of each (0: every node)",
+    )
     parser.add_argument("--start-timeout", type=float, default=300.0)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
