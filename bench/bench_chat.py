@@ -20,8 +20,15 @@ so the direct figures include every member's verification and SQLite work on one
 
 ``--mode processes``: one OS process per member, as deployed (the timed member in the benchmark's
 process, every other member its own ``bench_chat.py --member`` process, the relay its own process), so
-neither mode pays for the others' members on its core. Latency only (the throughput burst needs every
-member to post at once: in-process mode).
+neither mode pays for the others' members on its core. The same member processes serve both modes (each
+is a member of the direct chat and of the relay's room), and the timed messages alternate between the
+modes (direct, star, star, direct, ...) once every member process is quiet (its start-up work done):
+both modes meet the same load of the machine, so their ratio says what the paths cost, not which mode's
+minute the box was busier in. Latency only (the throughput burst needs every member to post at once:
+in-process mode).
+
+SIGTERM or Ctrl-C stop every member and relay process; they are also told to end should the benchmark's
+process die without cleaning up (Linux ``PR_SET_PDEATHSIG``).
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ import argparse
 import contextlib
 import json
 import logging
+import signal
 import subprocess
 import sys
 import tempfile
@@ -55,6 +63,11 @@ FAST = {"sync_interval": 30.0, "retry_initial": 0.1, "retry_max": 0.5}
 TEXT = "x" * 100
 SETTLE = 5.0
 WARMUP = 5
+#: Member processes count as settled when each used less than this share of a core over one second.
+QUIET_SHARE = 0.05
+#: Seconds the benchmark waits at most for that.
+QUIET_MOST = 60.0
+PR_SET_PDEATHSIG = 1
 
 
 def pct(values: list[float], q: float) -> float:
@@ -206,7 +219,24 @@ async def member_server(home: Path, star: bool) -> None:
 def _spawn_member(home: Path, log: Path, star: bool) -> Any:
     args = [sys.executable, __file__, "--member", str(home), *(["--star"] if star else [])]
     with log.open("w") as stderr:
-        return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True)
+        return subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            preexec_fn=_die_with_parent,  # noqa: PLW1509 - no threads exist when members are spawned
+        )
+
+
+def _die_with_parent() -> None:
+    """In a child, before it runs: SIGTERM when the benchmark's process dies, however it dies (even
+    SIGKILL, which runs no cleanup), so no member or relay process outlives it (Linux; elsewhere the
+    benchmark's own SIGTERM/Ctrl-C handling still stops them)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 @asynccontextmanager
@@ -220,21 +250,28 @@ async def open_member_processes(root: Path, n: int, star: bool) -> AsyncIterator
             procs.append(_spawn_member(home, root / f"p{i}.log", star))
         members = []
         for proc in procs:
-            line = await trio.to_thread.run_sync(proc.stdout.readline)
+            line = await trio.to_thread.run_sync(proc.stdout.readline, abandon_on_cancel=True)
             if not line.startswith("addr "):
                 raise RuntimeError(f"a member process did not start: {line!r} (see its log in {root})")
             members.append((proc, line.split()[1]))
         yield members
     finally:
-        for proc in procs:
+        stop_processes(procs)
+
+
+def stop_processes(procs: list[Any]) -> None:
+    """SIGTERM to each (its stdin closed first), then SIGKILL to any still running after 10 s."""
+    for proc in procs:
+        if proc.stdin is not None:
             with contextlib.suppress(OSError):
                 proc.stdin.close()
-            proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 async def connect_retrying(node: Node, addr: str, tries: int = 3) -> PeerId:
@@ -248,53 +285,88 @@ async def connect_retrying(node: Node, addr: str, tries: int = 3) -> PeerId:
     raise AssertionError("unreachable")
 
 
-async def bench_direct_processes(root: Path, n: int, latency: int) -> dict[str, float]:
-    base = root / f"pdirect{n}"
-    async with open_member_processes(base, n - 1, star=False) as members, open_members(base, 1) as nodes:
-        leader = nodes[0]
-        peers = [await connect_retrying(leader, addr) for _, addr in members]
-        await trio.sleep(SETTLE)
-        sender: Chats = leader.services.chats
-        handle = await sender.create_chat(peers, "bench")
-        samples = []
-        for i in range(WARMUP + latency):
-            start = time.perf_counter()
-            await sender.post(handle.chat_id, "text", {"text": f"{TEXT} {i}"})
-            await sender.wait_until(lambda: sender.store.outbox_size() == 0)
-            if i >= WARMUP:
-                samples.append(time.perf_counter() - start)
-    return {"p50_ms": pct(samples, 0.5) * 1000, "p95_ms": pct(samples, 0.95) * 1000, "msgs_per_s": 0.0}
+async def wait_quiet(pids: list[int], most: float = QUIET_MOST) -> float:
+    """Seconds until every process of ``pids`` ran or waited to run for under :data:`QUIET_SHARE` of a
+    second over one second (their start-up work done: stamps minted, cards put, DHT settled), at most
+    ``most``. Waiting counts: on a loaded machine a process with work left may get no CPU at all."""
+    start = time.monotonic()
+    while time.monotonic() - start < most:
+        before = {pid: busy_seconds(pid) for pid in pids}
+        await trio.sleep(1.0)
+        if all(busy_seconds(pid) - before[pid] < QUIET_SHARE for pid in pids):
+            break
+    return time.monotonic() - start
 
 
-async def bench_star_processes(root: Path, n: int, latency: int, relay_addr: str) -> dict[str, float]:
-    base = root / f"pstar{n}"
+def busy_seconds(pid: int) -> float:
+    """Seconds ``pid`` has run on a CPU plus waited in a run queue for one (``/proc/PID/schedstat``; 0
+    where there is none)."""
+    try:
+        with open(f"/proc/{pid}/schedstat", encoding="ascii") as f:
+            on_cpu, waiting = f.read().split()[:2]
+    except (OSError, ValueError):
+        return 0.0
+    return (int(on_cpu) + int(waiting)) / 1e9
+
+
+async def bench_processes(
+    root: Path, n: int, latency: int, relay_addr: str, relay_pid: int
+) -> dict[str, dict[str, float]]:
+    """Direct and star over the same member processes, their timed messages interleaved (direct, star,
+    star, direct, ...): both modes meet the same machine load, minute by minute, so their ratio says what
+    the paths cost rather than which mode's minute the box was busier in."""
+    base = root / f"p{n}"
     async with open_member_processes(base, n - 1, star=True) as members, open_members(base, 1) as nodes:
         leader = nodes[0]
-        ids = [PeerId.from_string(addr.rsplit("/p2p/", 1)[1]) for _, addr in members]
-        genesis = make_genesis(leader.identity, ids, "star", now_ms=1, nonce=bytes(16))
+        peers = [await connect_retrying(leader, addr) for _, addr in members]
+        # the direct chat (every member process serves it) and the star room, joined by the same members
+        sender: Chats = leader.services.chats
+        handle = await sender.create_chat(peers, "bench")
+        genesis = make_genesis(leader.identity, peers, "star", now_ms=1, nonce=bytes(16))
         for proc, _ in members:
             proc.stdin.write(f"{genesis.to_cbor().hex()} {relay_addr}\n")
             proc.stdin.flush()
         for proc, _ in members:
-            line = await trio.to_thread.run_sync(proc.stdout.readline)
+            line = await trio.to_thread.run_sync(proc.stdout.readline, abandon_on_cancel=True)
             if line.strip() != "joined":
                 raise RuntimeError(f"a star member did not join the relay: {line!r}")
         member = StarMember(leader, genesis)
         await connect_retrying(leader, relay_addr)
         stream = await join_relay(leader, relay_addr, genesis)
         await trio.sleep(SETTLE)
-        samples = []
-        for i in range(WARMUP + latency):
-            start = time.perf_counter()
+        quiet_s = await wait_quiet([proc.pid for proc, _ in members] + [relay_pid])
+
+        async def direct(i: int) -> None:
+            await sender.post(handle.chat_id, "text", {"text": f"{TEXT} {i}"})
+            await sender.wait_until(lambda: sender.store.outbox_size() == 0)
+
+        async def star(i: int) -> None:
             env = member.history.compose(leader.identity, "text", {"text": f"{TEXT} {i}"}, now_ms=2)
             member.history.add(env, persist=member.persist)
             await stream.send(env.to_cbor())
             await stream.receive()  # the relay's ack: every member stored it
-            if i >= WARMUP:
-                samples.append(time.perf_counter() - start)
+
+        samples: dict[str, list[float]] = {"direct": [], "star": []}
+        for i in range(WARMUP + latency):
+            order = (
+                (("direct", direct), ("star", star)) if i % 2 == 0 else (("star", star), ("direct", direct))
+            )
+            for mode, one in order:
+                start = time.perf_counter()
+                await one(i)
+                if i >= WARMUP:
+                    samples[mode].append(time.perf_counter() - start)
         await stream.close()
         member.store.close()
-    return {"p50_ms": pct(samples, 0.5) * 1000, "p95_ms": pct(samples, 0.95) * 1000, "msgs_per_s": 0.0}
+    return {
+        mode: {
+            "p50_ms": pct(s, 0.5) * 1000,
+            "p95_ms": pct(s, 0.95) * 1000,
+            "msgs_per_s": 0.0,
+            "quiet_s": quiet_s,
+        }
+        for mode, s in samples.items()
+    }
 
 
 async def relay_server(home: Path) -> None:
@@ -310,25 +382,48 @@ async def relay_server(home: Path) -> None:
 
 
 async def run(
-    sizes: list[int], latency: int, burst: int, root: Path, relay_addr: str, processes: bool
+    sizes: list[int], latency: int, burst: int, root: Path, relay_addr: str, relay_pid: int, processes: bool
 ) -> None:
     quiet()
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_end_on_sigterm, signals, nursery.cancel_scope)
+            await _run_sizes(sizes, latency, burst, root, relay_addr, relay_pid, processes)
+            nursery.cancel_scope.cancel()
+
+
+async def _end_on_sigterm(signals: Any, scope: trio.CancelScope) -> None:
+    """SIGTERM ends the run as Ctrl-C does: every member process is stopped on the way out."""
+    async for _ in signals:
+        print("bench_chat: SIGTERM, stopping the member processes", file=sys.stderr, flush=True)
+        scope.cancel()
+        raise Terminated
+
+
+class Terminated(Exception):
+    """The benchmark was told to stop (SIGTERM)."""
+
+
+async def _run_sizes(
+    sizes: list[int], latency: int, burst: int, root: Path, relay_addr: str, relay_pid: int, processes: bool
+) -> None:
     print(f"{'members':>7} {'mode':>6} {'p50 ms':>8} {'p95 ms':>8} {'msgs/s':>8} {'direct/star p50':>16}")
     for n in sizes:
-        p50: dict[str, float] = {}
+        p50 = 0.0
+        if processes:
+            both = await bench_processes(root, n, latency, relay_addr, relay_pid)
+            print(
+                f"# {n} members: member processes quiet after {both['direct']['quiet_s']:.1f} s", flush=True
+            )
         for mode in ("direct", "star"):
             if processes:
-                figures = await (
-                    bench_direct_processes(root, n, latency)
-                    if mode == "direct"
-                    else bench_star_processes(root, n, latency, relay_addr)
-                )
+                figures = both[mode]
             elif mode == "direct":
                 figures = await bench_direct(root, n, latency, burst)
             else:
                 figures = await bench_star(root, n, latency, burst, relay_addr)
-            p50[mode] = figures["p50_ms"]
-            ratio = f"{p50['direct'] / p50['star']:16.2f}" if mode == "star" else ""
+            p50 = figures["p50_ms"] if mode == "direct" else p50
+            ratio = f"{p50 / figures['p50_ms']:16.2f}" if mode == "star" else ""
             rate = f"{figures['msgs_per_s']:8.0f}" if figures["msgs_per_s"] else f"{'-':>8}"
             print(
                 f"{n:>7} {mode:>6} {figures['p50_ms']:8.2f} {figures['p95_ms']:8.2f} {rate} {ratio}",
@@ -364,21 +459,29 @@ def main() -> None:
         return
     root = Path(tempfile.mkdtemp(prefix="bench-chat-"))
     (root / "relay").mkdir()
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)  # until trio runs (it takes SIGTERM over then)
     with (root / "relay.log").open("w") as log:
         relay = subprocess.Popen(
             [sys.executable, __file__, "--relay-server", str(root / "relay")],
             stdout=subprocess.PIPE,
             stderr=log,
             text=True,
+            preexec_fn=_die_with_parent,  # noqa: PLW1509 - no threads yet
         )
     try:
         assert relay.stdout is not None
         relay_addr = relay.stdout.readline().strip()
         sizes = [int(s) for s in args.sizes.split(",")]
-        trio.run(run, sizes, args.latency, args.burst, root, relay_addr, args.mode == "processes")
+        processes = args.mode == "processes"
+        trio.run(run, sizes, args.latency, args.burst, root, relay_addr, relay.pid, processes)
+    except* Terminated:
+        sys.exit(128 + signal.SIGTERM)
     finally:
-        relay.terminate()
-        relay.wait(10)
+        stop_processes([relay])
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,8 @@
 after goals and after its matcher's models were unloaded (issue 26, docs/performance.md "Light nodes").
 
 Run: python bench/bench_light.py [--nodes 5] [--settle 60] [--window 60] [--windows 1] [--goals 3]
-     [--unload-idle 60] [--warm auto|true|false] [--idle-only] [--json]
+     [--unload-idle 60] [--warm auto|true|false] [--idle-only] [--per-process K] [--probes P]
+     [--probe-peers M] [--json]
 
 A local testnet (``open_testnet``: a bootstrap node plus ``--nodes`` agent nodes of the sample agents, each
 ``ioa node start`` in its own process, default config but ``[discovery] warm`` and ``unload_idle``). After
@@ -17,18 +18,27 @@ the launcher (the first agent) holds every card and ``--settle`` s more:
   ``warm = "auto"``), then the time of a find that reloads them and of the next one (the cost of
   unloading: the same models, so no quality cost).
 
+``--per-process K`` runs the agents K to a process (``[[agents]]``; an agent's CPU is then its process's
+divided by K). ``--probes P`` adds P more agents, each alone in its own process and started once the
+others are up, that keep up to ``--probe-peers`` connections (``[node] target_peers``; 0, the default:
+every other node; a comma-separated list starts P agents for each value): the idle cost of one node with
+that many peers connected (its RSS, CPU and the connections it held, from ``GET /net``), whatever the
+others' packing.
+
 Figures are per process; the load of the machine (``uptime``) is printed with them.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
 import statistics
 import sys
 import tempfile
 import time
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +54,8 @@ GOALS = (
     "What is the weather forecast for Paris tomorrow?",
 )
 CLK = os.sysconf("SC_CLK_TCK")
+#: Seconds the probes may take to hold their connections before the idle windows start anyway.
+PROBE_PATIENCE = 60.0
 
 
 def memory(pid: int) -> dict[str, int]:
@@ -103,17 +115,39 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 async def measure(root: Path, specs: list[NodeSpec], args: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {"nodes": args.nodes, "warm": args.warm, "load_start": load()}
-    async with open_testnet(root, specs, start_timeout=300) as net:
+    start = time.monotonic()
+    async with AsyncExitStack() as stack:
+        net = await stack.enter_async_context(
+            open_testnet(root, specs, start_timeout=args.start_timeout, per_process=args.per_process)
+        )
+        out["start_s"] = round(time.monotonic() - start, 1)
         launcher = net.agents[0]
         cards_s, held = await wait_cards(launcher, args.nodes, args.cards_timeout)
         out["cards_s"], out["cards_held"] = round(cards_s, 1), held  # idle is measured either way
+        probes = await start_probes(stack, root, net.bootstrap_addrs(), specs[0], args)
         await trio.sleep(args.settle)
         procs = {n.name: n.pid for n in [net.bootstrap, *net.agents] if n is not None and n.pid}
+        procs.update({p.name: p.pid for p in probes if p.pid})
         agents = [n.name for n in net.agents]
         boot = net.bootstrap.name if net.bootstrap else ""
         windows = [await idle_window(procs, args.window) for _ in range(args.windows)]
         cpu = {name: statistics.mean(w[name] for w in windows) for name in procs}  # over every window
         mem = {name: memory(pid) for name, pid in procs.items()}
+        if args.per_process > 1:  # an agent's share of its process
+            sharing = collections.Counter(procs[a] for a in agents)
+            for a in agents:
+                cpu[a] /= sharing[procs[a]]
+        if probes:
+            out["probes"] = [
+                {
+                    **mem[p.name],
+                    "cpu_pct": round(cpu[p.name], 2),
+                    "windows": [round(w[p.name], 2) for w in windows],
+                    "name": p.name,
+                    "connections": (await p.call("GET", "/net"))["connections"]["open"],
+                }
+                for p in probes
+            ]
         out["load_idle"] = load()
         out["bootstrap"] = {**mem[boot], "cpu_pct": round(cpu[boot], 2)}
         out["agents"] = {
@@ -123,6 +157,8 @@ async def measure(root: Path, specs: list[NodeSpec], args: argparse.Namespace) -
             "cpu_pct_median": round(statistics.median(cpu[a] for a in agents), 2),
             "cpu_pct_max": round(max(cpu[a] for a in agents), 2),
         }
+        if args.per_process > 1:  # RSS per process, not per agent
+            out["agents"]["processes"] = len(set(procs[a] for a in agents))
         if args.windows > 1:  # each window's agent median, and the load at its end
             out["windows"] = [
                 {"agents_median": round(statistics.median(w[a] for a in agents), 2), "load": w["load"]}
@@ -155,6 +191,39 @@ async def measure(root: Path, specs: list[NodeSpec], args: argparse.Namespace) -
     return out
 
 
+async def start_probes(
+    stack: AsyncExitStack, root: Path, bootstrap: list[str], template: NodeSpec, args: argparse.Namespace
+) -> list[TestnetNode]:
+    """``--probes`` agents, one process each, bootstrapping from the running testnet and keeping up to
+    ``--probe-peers`` connections; when each has held that many (or :data:`PROBE_PATIENCE` s passed)."""
+    if args.probes <= 0:
+        return []
+    targets = [int(t) for t in str(args.probe_peers).split(",")] if args.probe_peers else [0]
+    targets = [t or args.nodes + args.probes * len(targets) for t in targets]  # 0: every node
+    specs = [
+        NodeSpec(
+            f"probe-{peers}-{i}",
+            {
+                **template.config,
+                "agent": {**template.config["agent"], "name": f"probe-{peers}-{i}"},
+                "node": {**template.config.get("node", {}), "bootstrap": bootstrap, "target_peers": peers},
+            },
+        )
+        for peers in targets
+        for i in range(args.probes)
+    ]
+    probe_net = await stack.enter_async_context(
+        open_testnet(root / "probes", specs, bootstrap=False, start_timeout=args.start_timeout)
+    )
+    probes = probe_net.agents
+    with trio.move_on_after(PROBE_PATIENCE):
+        for probe, spec in zip(probes, specs, strict=True):
+            want = min(spec.config["node"]["target_peers"], args.nodes)
+            while (await probe.call("GET", "/net"))["connections"]["open"] < want:  # noqa: ASYNC110
+                await trio.sleep(2)
+    return probes
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--nodes", type=int, default=5)
@@ -166,6 +235,14 @@ def main() -> None:
     parser.add_argument("--warm", choices=("auto", "true", "false"), default="auto")
     parser.add_argument("--cards-timeout", type=float, default=300.0)
     parser.add_argument("--idle-only", action="store_true", help="stop after the idle figures (no goals)")
+    parser.add_argument("--per-process", type=int, default=1, help="agents to a process")
+    parser.add_argument("--probes", type=int, default=0, help="more agents, one process each, measured")
+    parser.add_argument(
+        "--probe-peers",
+        default="0",
+        help="their target_peers, comma-separated: --probes of each (0: every node)",
+    )
+    parser.add_argument("--start-timeout", type=float, default=300.0)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     result = trio.run(run, args)
