@@ -5,6 +5,8 @@
 - ``agents/``       several agents in one process: ``[[agents]]``, :func:`open_agents` over ``open_node``
 - ``config_check.py`` the tables of ``config.toml``: the template ``ioa init`` writes, ``ioa config check``
 - ``ports.py``      the ``typing.Protocol`` ports services depend on (:class:`NodePort`, ``DiscoveryPort``)
+- ``sqlite_files.py`` the services' local SQLite files (chats, inbox, replay guard): opened one way,
+  their errors translated once
 - ``net/``          everything that touches py-libp2p: host, framing, routing, Kademlia, gossip, relay
   transport, resource budgets, every py-libp2p patch
 - ``control/``      the local HTTP/JSON control API and the routes about the node itself

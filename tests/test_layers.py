@@ -44,7 +44,10 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("adapters", ("ioa_p2p.adapters",)),
     ("dht", ("ioa_p2p.dht",)),
     ("node.net", ("ioa_p2p.node.net",)),
-    ("node.control and ports", ("ioa_p2p.node.control", "ioa_p2p.node.ports", "ioa_p2p.node.telemetry")),
+    (
+        "node.control and ports",
+        ("ioa_p2p.node.control", "ioa_p2p.node.ports", "ioa_p2p.node.telemetry", "ioa_p2p.node.sqlite_files"),
+    ),
     ("node services", ("ioa_p2p.node.messaging", "ioa_p2p.node.relay", "ioa_p2p.node.chats")),
     ("node discovery", ("ioa_p2p.node.discovery",)),
     ("node goals", ("ioa_p2p.node.goals",)),

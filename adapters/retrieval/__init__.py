@@ -1,6 +1,7 @@
 """ioa_p2p.adapters.retrieval: the ``retrieval`` adapter: answers from a folder of documents.
 
-- ``adapter.py``  options, the document index, the adapter (search, can_do, run)
+- ``adapter.py``  the adapter (search, can_do, run)
+- ``index.py``    its options; the document index: passages and vectors per file, answers read from them
 - ``formats.py``  YAML, INI, TOML, JSON and HTML files read as the text the rest understands (pure)
 - ``chunks.py``   documents cut into cited passages along their structure (pure)
 - ``passage_scores.py`` a passage's score for a query: cosine blended with keyword overlap (pure)

@@ -21,44 +21,24 @@ files that changed. Embedding runs in a worker thread, off the node's event loop
 
 from __future__ import annotations
 
-import os
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-import numpy as np
 import trio
 
 from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, TaskResult, parse_options
 from ioa_p2p.adapters.needs import AdapterNeeds
-from ioa_p2p.adapters.retrieval import typed as typed_policy
-from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, expected_kind, facts_of, quotes
-from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
-from ioa_p2p.adapters.retrieval.bill import bill_items
-from ioa_p2p.adapters.retrieval.chunks import (
-    Passage,
-    chunk_document,
-    section_openers,
-    whole_blocks,
-    with_caption,
-)
-from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, ranked, read_document
+from ioa_p2p.adapters.retrieval.answer import Answer
+from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import with_records
-from ioa_p2p.adapters.retrieval.facts import terms
-from ioa_p2p.adapters.retrieval.formats import STRUCTURED, readable
+from ioa_p2p.adapters.retrieval.index import DocIndex, RetrievalOptions, scan_folder
 from ioa_p2p.adapters.retrieval.passage_scores import content_words, score_passages
 from ioa_p2p.adapters.retrieval.qualifiers import unnamed_qualifiers
-from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
-from ioa_p2p.adapters.retrieval.tariff import asks_price, charge_terms, charged
-from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of, with_reading
-from ioa_p2p.embedding import Embedder, Matrix, make_embedder
+from ioa_p2p.embedding import Embedder, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
 from ioa_p2p.planning.answer_types import request_act
-from ioa_p2p.planning.dimensions import mismatch
 from ioa_p2p.planning.refusal import ABSENT
-from ioa_p2p.planning.values import Value
 
 KIND = "retrieval"
 MAX_QUERY_CHARS = 2_000
@@ -67,231 +47,7 @@ MAX_DOCUMENT_CHARS = 16_000
 MAX_DOCUMENT_BYTES = 24_000  # with the passages (<= 3 x 2,400 chars) well inside MAX_DATA_BYTES
 
 
-# --------------------------------------------------------------------------- the index
-
-
-@dataclass(slots=True)
-class _FileEntry:
-    key: tuple[int, int]  # (size, mtime_ns)
-    passages: list[Passage]
-    matrix: Matrix
-    title: str = ""  # the first non-blank line
-    superseded: bool = False  # its head says it was superseded / replaced
-    lines: tuple[str, ...] = ()  # the file's lines (a passage cut inside a table is read whole)
-    document: Document | None = None  # the typed records (docmodel), read once with the file
-
-
-@dataclass(slots=True)
-class DocIndex:
-    """Passages and their vectors for one folder, rebuilt per changed file."""
-
-    root: Path
-    embedder: Embedder
-    options: RetrievalOptions
-    files: dict[str, _FileEntry] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)
-    sets: dict[str, str] = field(default_factory=dict)  # document set -> its paths and text, lower case
-
-    def refresh(self) -> bool:
-        """Re-scan the folder; re-embed changed files. Returns True if anything changed. Blocking."""
-        found, skipped = scan_folder(self.root, self.options)
-        changed = set(self.files) != set(found)
-        fresh: dict[str, _FileEntry] = {}
-        for rel, key in found.items():
-            entry = self.files.get(rel)
-            if entry is None or entry.key != key:
-                entry = self._embed_file(rel, key)
-                changed = True
-            fresh[rel] = entry
-        self.files, self.skipped = fresh, skipped
-        if changed or not self.sets:
-            texts: dict[str, list[str]] = {}
-            for rel, entry in sorted(fresh.items()):
-                texts.setdefault(set_of(rel), []).extend([rel, *entry.lines])
-            self.sets = {s: "\n".join(lines).lower() for s, lines in texts.items()}
-        return changed
-
-    def _embed_file(self, rel: str, key: tuple[int, int]) -> _FileEntry:
-        raw = (self.root / rel).read_bytes()[: self.options.max_file_kb * 1024]
-        text = readable(rel, raw.decode("utf-8", "replace"))  # YAML, INI, JSON, HTML: as text (formats.py)
-        passages = chunk_document(rel, text, self.options.chunk_chars)
-        matrix = self.embedder.embed([p.embedding_text() for p in passages])
-        title = next((line.strip().lstrip("# ") for line in text.splitlines() if line.strip()), "")
-        old = is_superseded(text) or bool(
-            re.search(r"(?:^|[-_./])(?:superseded|obsolete|outdated)(?:[-_./]|$)", rel)
-        )
-        document = read_document(rel, text)
-        return _FileEntry(key, passages, matrix, title[:200], old, tuple(text.splitlines()), document)
-
-    def document_of(self, path: str) -> Document | None:
-        return entry.document if (entry := self.files.get(path)) is not None else None
-
-    def documents(self) -> list[Document]:
-        """The typed records of every file (read once per file version, at load)."""
-        return [e.document for e in self.files.values() if e.document is not None]
-
-    def all(self) -> tuple[list[Passage], Matrix]:
-        passages = [p for entry in self.files.values() for p in entry.passages]
-        mats = [entry.matrix for entry in self.files.values() if len(entry.passages)]
-        matrix = np.vstack(mats) if mats else np.zeros((0, self.embedder.dim), dtype=np.float32)
-        return passages, matrix
-
-    def search(self, query: str, k: int = 0) -> list[tuple[float, Passage]]:
-        passages, matrix = self.all()
-        if not passages:
-            return []
-        query_vec = self.embedder.embed([query])[0]
-        scores = score_passages(query_vec, matrix, query, passages, self.options.keyword_weight)
-        weights = self.scope(query)  # a question that names its subject: that document set
-        if weights:
-            scores = scores * np.array([weights.get(set_of(p.path), 1.0) for p in passages])
-        order = np.argsort(-scores, kind="stable")[: k or self.options.top_k]
-        return [(float(scores[i]), passages[i]) for i in order]
-
-    def scope(self, query: str) -> dict[str, float]:
-        return scope_weights(query, self.sets)
-
-    def facts(self, hits: Sequence[tuple[float, Passage]]) -> list[Fact]:
-        """The facts of the passages found (answer spans are read from them)."""
-        out: list[Fact] = []
-        for score, p in hits:
-            entry = self.files.get(p.path)
-            title, old = (entry.title, entry.superseded) if entry else ("", False)
-            start, text = whole_blocks(entry.lines, p) if entry else (p.start_line, p.text)
-            heading = with_caption(p.heading, entry.lines, start) if entry else p.heading
-            out += facts_of(p.path, start, heading, text, old, title, score)
-        return out
-
-    def find_answer(self, query: str) -> tuple[list[tuple[float, Passage]], Answer | None]:
-        """The passages for ``query`` and the answer span read from the best candidates. Blocking."""
-        hits = self.search(query, max(self.options.top_k, self.options.answer_candidates))
-        # a passage that quotes the request (an example of it in the docs) holds no answer to it
-        answering = [(s, p) for s, p in hits if not quotes(query, p.text)]
-        if expected_kind(query) == "passage":  # "how is X done": where the section about X opens, too
-            openers = section_openers(answering, {k: e.passages for k, e in self.files.items()})
-            answering += [(s, p) for s, p in openers if not quotes(query, p.text)]
-        facts = self.facts(answering)
-        found = answer(query, facts, scope=self.scope(query))
-        typed = self.typed_answers(query, answering) if typed_policy.TYPED_POLICY != "none" else []
-        # "300 mm" for "how much water": no answer, nor another figure of its sentence ("closed for 2 days")
-        wrong = {(t.span.path, t.span.line) for t in typed if mismatch(query, t.value)}
-        typed = [t for t in typed if (t.span.path, t.span.line) not in wrong]
-        if typed and prefer_typed(query, found, typed, line_fit(query, facts, typed[0].span, found)):
-            fact = Fact(typed[0].span.path, typed[0].span.line, typed[0].span.text, "")
-            found = Answer(typed[0].value, fact, typed[0].confidence, typed[0])
-        elif found is not None and typed:  # the scorer's answer stands; its typed reading travels with it
-            reading = reading_of(found, typed)
-            value = found.value if reading is None else with_reading(found.value, reading.value, found.fact)
-            found = Answer(value, found.fact, found.score, reading)
-        where = found.fact.path if found is not None else (answering[0][1].path if answering else "")
-        if where and asks_price(query):  # several charges the situation incurs: each on its own terms
-            found_fact = found.fact if found is not None else None
-            items = bill_items(query, self.folder_facts(where), self.folder_names(where), found_fact)
-            if items:  # charges the question names outright: as sure as a good single answer
-                sure = max(found.score if found is not None else 0.0, BILL_CONFIDENCE)
-                value = items[0][1] if len(items) == 1 else Value.of_list(tuple(v for _, v in items))
-                return hits, Answer(value, items[0][0], sure)
-        if found is not None and charged(query, found.value):  # a price: what it is per, on what terms
-            rules = self.folder_facts(found.fact.path)
-            terms = charge_terms(query, found.fact, found.value, rules)
-            if terms:
-                found = Answer(found.value.with_terms(terms), found.fact, found.score, found.typed)
-        return hits, found
-
-    def typed_answers(self, query: str, hits: Sequence[tuple[float, Passage]]) -> list[TypedAnswer]:
-        """The typed document model's best answers (docmodel) from the documents the passages found are
-        in, each weighted by its best passage's score and the question's scope."""
-        scope = self.scope(query)
-        weights: dict[str, float] = {}
-        for score, p in hits:
-            weight = max(score, 0.0) * scope.get(set_of(p.path), 1.0)
-            weights[p.path] = max(weights.get(p.path, 0.0), weight)
-        top = max(weights.values(), default=0.0)
-        if top > 0:  # the best document counts whole: the typed model's confidence is its own
-            weights = {path: w / top for path, w in weights.items()}
-        documents = [d for d in self.documents() if d.path in weights]
-        return ranked(query, documents, weights, typed_policy.TYPED_CANDIDATES) if documents else []
-
-    def folder_names(self, path: str) -> set[str]:
-        """The terms of the file names and titles of ``path``'s folder (names, not charges)."""
-        folder = path.rpartition("/")[0]
-        names = [f"{rel} {e.title}" for rel, e in self.files.items() if rel.rpartition("/")[0] == folder]
-        return terms(re.sub(r"[_\-./]+", " ", " ".join(names)))
-
-    def folder_facts(self, path: str) -> list[Fact]:
-        """The facts of every document in ``path``'s folder (where the rules of a price are stated)."""
-        folder = path.rpartition("/")[0]
-        out: list[Fact] = []
-        for rel, entry in sorted(self.files.items()):
-            if rel.rpartition("/")[0] != folder:
-                continue
-            seen: set[tuple[int, str]] = set()
-            for p in entry.passages:
-                if len(out) < MAX_RULE_FACTS:
-                    start, text = whole_blocks(entry.lines, p)  # a table cut by a passage: read whole
-                    heading = with_caption(p.heading, entry.lines, start)
-                    for f in facts_of(rel, start, heading, text, entry.superseded, entry.title):
-                        if (f.line, f.text) not in seen:
-                            seen.add((f.line, f.text))
-                            out.append(f)
-        return out[:MAX_RULE_FACTS]
-
-
-BILL_CONFIDENCE = 0.3
-MAX_RULE_FACTS = 2_000
-
-
-def scan_folder(root: Path, o: RetrievalOptions) -> tuple[dict[str, tuple[int, int]], list[str]]:
-    """Document files under ``root`` -> (size, mtime_ns); skipped files with the reason."""
-    found: dict[str, tuple[int, int]] = {}
-    skipped: list[str] = []
-    suffixes = {"." + e.lower().lstrip(".") for e in o.extensions}
-    for dirpath, dirs, names in os.walk(root, followlinks=False):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(names):
-            path = Path(dirpath, name)
-            rel = path.relative_to(root).as_posix()
-            if name.startswith(".") or path.suffix.lower() not in suffixes:
-                continue
-            if path.is_symlink() or not path.is_file():
-                skipped.append(f"{rel} (symlink or not a regular file)")
-                continue
-            if len(found) >= o.max_files:
-                skipped.append(f"{rel} (over max_files = {o.max_files})")
-                continue
-            stat = path.stat()
-            if stat.st_size > o.max_file_kb * 1024:
-                skipped.append(f"{rel} ({stat.st_size} bytes; only the first {o.max_file_kb} KiB used)")
-            found[rel] = (stat.st_size, stat.st_mtime_ns)
-    return found, skipped[:100]
-
-
 # --------------------------------------------------------------------------- the adapter
-
-
-@dataclass(frozen=True, slots=True)
-class RetrievalOptions:
-    path: str
-    chunk_chars: int = 800
-    top_k: int = 3
-    min_score: float = 0.2
-    keyword_weight: float = 0.3
-    extensions: tuple[str, ...] = (
-        "md",
-        "txt",
-        "rst",
-        "csv",
-        *sorted(suffix.lstrip(".") for suffix in STRUCTURED),
-    )
-    max_files: int = 2_000
-    max_file_kb: int = 1_024
-    embedding: dict[str, Any] = field(default_factory=dict)  # {"backend": "wordllama"} by default
-    name: str = "doc-retrieval"
-    description: str = ""
-    skills: tuple[str, ...] = ("document search", "question answering", "citations")
-    #: An answer span below this confidence (0..1, see answer.py) fails the task: nothing answers it.
-    min_answer_score: float = 0.15
-    answer_candidates: int = 16  # passages the answer span is looked for in
 
 
 #: Words of an arithmetic task that name nothing to search for.

@@ -4,6 +4,7 @@
 - ``launch.py`` :class:`LaunchRequest` (a goal to launch, checked when built) and the launch limits
 - ``goals.py`` a goal's result (:class:`GoalResult`), the goals a node knows, cancelling, exit codes
 - ``events.py`` the typed events of a goal, their JSON both ways (:func:`decode_event`)
+- ``chat_events.py`` the events' base, the parts they carry, the events of a goal chat
 - ``stream.py`` event streams: cursors, NDJSON and server-sent events, both ways
 - ``peers.py`` this node and its peers: identity, connections, direct messages, relays, faults, budgets
 - ``chats.py`` group chats: the ``/chats...`` routes

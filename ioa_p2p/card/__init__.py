@@ -1,6 +1,7 @@
 """ioa_p2p.card: the records an agent publishes about itself (pure: no I/O, no clock).
 
-- ``record.py``      the signed agent card (versions 1-3), issuing, parsing, selection of the newest
+- ``record.py``      the signed agent card (versions 1-3), parsing, selection of the newest
+- ``issuing.py``     issuing this node's card: its text, vector bytes, version, stamp, signature
 - ``fields.py``      checks of a card's fields (text and tag limits, the embedding vector)
 - ``stamp.py``       the card stamp: a proof of work bound to the card's key and capability content
 - ``schemes.py``     the model IDs of the matcher's two card vector schemes (constants only)
@@ -12,6 +13,7 @@ Wire formats: ``docs/protocol.md`` section 9.1.
 
 from typing import TYPE_CHECKING, Any
 
+from ioa_p2p.card.issuing import card_text, encode_vector, issue_card, next_version
 from ioa_p2p.card.record import (
     DEFAULT_TTL_MS,
     MAX_ADDR,
@@ -32,12 +34,8 @@ from ioa_p2p.card.record import (
     SignedCard,
     card_digest,
     card_stamp_bits,
-    card_text,
     check_fresh,
-    encode_vector,
-    issue_card,
     newer_than,
-    next_version,
     parse_card,
     select_newest,
     structured_fields,

@@ -14,22 +14,23 @@ A card is an :class:`~ioa_p2p.wire.Envelope` whose body is an :class:`AgentCard`
 
 Selection: a card replaces another card of the same peer only when its ``version`` is strictly
 greater (:func:`newer_than`); equal or older versions never replace. Versions come from
-:func:`next_version` (``max(now_ms, previous + 1)``), so they keep increasing across restarts.
+:func:`~ioa_p2p.card.issuing.next_version` (``max(now_ms, previous + 1)``), so they keep increasing
+across restarts. Issuing a card is :mod:`ioa_p2p.card.issuing`'s.
 
 The exact wire layout is in ``docs/protocol.md §9``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, cast  # noqa: F401  (wire.message_type resolves Body's ClassVar hints here)
 
 from ioa_p2p.card.fields import MAX_DIM, check_tags, check_text, check_vector
-from ioa_p2p.card.stamp import MAX_NONCE, content_digest, mint
+from ioa_p2p.card.stamp import MAX_NONCE, STAMPED_FIELDS, content_digest
 from ioa_p2p.card.stamp import stamp_bits as bits_of
 from ioa_p2p.errors import AuthorMismatch, ExpiredCard, InvalidCard, InvalidMessage, MessageTooLarge
-from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.identity import PeerId
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.schema import Body, message_type
 
@@ -151,7 +152,7 @@ class AgentCardV3(AgentCardV2):
 
 def card_digest(card: AgentCard) -> bytes:
     """The digest a card's stamp is computed over (:func:`ioa_p2p.card.stamp.content_digest`)."""
-    fields = {name: getattr(card, name, ()) for name in STAMPED}
+    fields = {name: getattr(card, name, ()) for name in STAMPED_FIELDS}
     return content_digest(card.peer.raw, fields)
 
 
@@ -240,103 +241,6 @@ class SignedCard:
         }
 
 
-def encode_vector(vector: Sequence[float] | npt.NDArray[Any]) -> bytes:
-    """A vector as little-endian float32 bytes (the card's ``vector`` field)."""
-    import numpy as np
-
-    array = np.asarray(vector, dtype="<f4")
-    if array.ndim != 1:
-        raise InvalidCard(f"an embedding is one-dimensional, got shape {array.shape}")
-    return array.tobytes()
-
-
-def card_text(name: str, description: str, skills: Iterable[str] = (), task_types: Iterable[str] = ()) -> str:
-    """The text a node embeds for its own card (deterministic, so peers could recompute it).
-
-    The description leads (the name only stands in when there is no description: on the teaming dev
-    set, adding names like ``py-plotter`` lowered Top@1 from 0.90 to 0.83); skills and task types follow.
-    """
-    parts = [description.strip() or name.strip()]
-    skills = list(skills)
-    task_types = list(task_types)
-    if skills:
-        parts.append("Skills: " + ", ".join(skills) + ".")
-    if task_types:
-        parts.append("Tasks: " + ", ".join(task_types) + ".")
-    return " ".join(parts)
-
-
-def next_version(previous: int | None, now_ms: int) -> int:
-    """A version above ``previous`` that also keeps increasing across restarts (it tracks the clock)."""
-    return now_ms if previous is None else max(now_ms, previous + 1)
-
-
-def issue_card(
-    identity: Identity,
-    *,
-    name: str,
-    description: str,
-    model: str,
-    vector: Sequence[float] | npt.NDArray[Any],
-    version: int,
-    now_ms: int,
-    ttl_ms: int = DEFAULT_TTL_MS,
-    skills: Sequence[str] = (),
-    adapter: str = "",
-    task_types: Sequence[str] = (),
-    addrs: Sequence[str] = (),
-    languages: Sequence[str] = (),
-    input_types: Sequence[str] = (),
-    output_types: Sequence[str] = (),
-    tools: Sequence[str] = (),
-    stamp_bits: int = 0,
-    stamp: bytes = b"",
-    pause: Callable[[], None] | None = None,
-) -> SignedCard:
-    """Build and sign this node's card: version 3 with a stamp of ``stamp_bits`` bits (``stamp``: a nonce
-    found before for the same content, reused when it still has enough bits; otherwise one is minted,
-    which takes about ``2**stamp_bits`` hashes, calling ``pause`` now and then: :func:`.stamp.mint`);
-    without a stamp, version 2 when a structured field is set, else version 1. Raises
-    :class:`InvalidCard` when a field is out of bounds."""
-    raw = encode_vector(vector)
-    structured = {
-        "languages": tuple(languages),
-        "input_types": tuple(input_types),
-        "output_types": tuple(output_types),
-        "tools": tuple(tools),
-    }
-    extra: dict[str, Any] = structured if any(structured.values()) or stamp_bits > 0 else {}
-    body = _new_card(
-        extra,
-        peer=identity.peer_id,
-        name=name,
-        description=description,
-        skills=tuple(skills),
-        adapter=adapter,
-        task_types=tuple(task_types),
-        model=model,
-        dim=len(raw) // 4,
-        vector=raw,
-        addrs=tuple(addrs),
-        version=version,
-        issued_at=now_ms,
-        expires_at=now_ms + ttl_ms,
-    )
-    if stamp_bits > 0:
-        digest = card_digest(body)
-        fits = stamp and bits_of(digest, stamp) >= stamp_bits
-        nonce = stamp if fits else mint(digest, stamp_bits, pause=pause)
-        body = _new_card({**extra, "stamp": nonce}, **{k: getattr(body, k) for k in _V1_FIELDS})
-    envelope = Envelope.create(identity, body, seq=version, ts=now_ms)
-    encoded = envelope.to_cbor()
-    if len(encoded) > MAX_CARD_SIZE:
-        raise InvalidCard(
-            f"the card encodes to {len(encoded)} bytes, over the limit of {MAX_CARD_SIZE}; "
-            "shorten the description or use a smaller embedding"
-        )
-    return SignedCard(envelope, encoded)
-
-
 def parse_card(data: bytes, *, now_ms: int, peer: PeerId | None = None) -> SignedCard:
     """Decode, verify and check a card against the caller's clock ``now_ms``.
 
@@ -413,42 +317,6 @@ def select_newest(cards: Sequence[SignedCard | None]) -> int | None:
     return best
 
 
-def _new_card(extra: dict[str, Any], **fields: Any) -> AgentCard:
-    """Construct a card body: version 3 when ``extra`` has a stamp, 2 when it has the structured fields,
-    else 1 (mypy does not see the dataclass ``__init__`` made by ``message_type``)."""
-    kind = AgentCardV3 if "stamp" in extra else AgentCardV2 if extra else AgentCard
-    card: AgentCard = cast(Any, kind)(**fields, **extra)
-    return card
-
-
-_V1_FIELDS = (
-    "peer",
-    "name",
-    "description",
-    "skills",
-    "adapter",
-    "task_types",
-    "model",
-    "dim",
-    "vector",
-    "addrs",
-    "version",
-    "issued_at",
-    "expires_at",
-)
-STAMPED = (
-    "name",
-    "description",
-    "skills",
-    "adapter",
-    "task_types",
-    *STRUCTURED_FIELDS,
-    "model",
-    "dim",
-    "vector",
-)
-
-
 __all__ = [
     "AgentCardV2",
     "AgentCardV3",
@@ -461,12 +329,8 @@ __all__ = [
     "SignedCard",
     "card_digest",
     "card_stamp_bits",
-    "card_text",
     "check_fresh",
-    "encode_vector",
-    "issue_card",
     "newer_than",
-    "next_version",
     "parse_card",
     "select_newest",
     "structured_fields",

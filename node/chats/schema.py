@@ -22,8 +22,10 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from ioa_p2p.errors import StorageFull, StoreError
+from ioa_p2p.errors import StoreError
 from ioa_p2p.history.dag import Entry
+from ioa_p2p.node.sqlite_files import open_sqlite
+from ioa_p2p.node.sqlite_files import store_error as sqlite_store_error
 
 STORE_FILE_NAME = "chats.sqlite3"
 SCHEMA_VERSION = 3
@@ -125,12 +127,9 @@ def open_database(path: Path, *, fsync: bool = False) -> tuple[sqlite3.Connectio
     """The store's connection (autocommit, WAL; ``fsync``: ``synchronous=FULL``) with the current schema,
     and the schema version the file had before (0: a new file). Raises :class:`StoreError`."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-        mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-        if str(mode).lower() != "wal":
+        db, mode = open_sqlite(path, synchronous="FULL" if fsync else "NORMAL")
+        if mode != "wal":
             raise StoreError(f"{path}: SQLite refused WAL mode (got {mode!r})")
-        db.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
         db.execute("PRAGMA foreign_keys=ON")
         version = db.execute("PRAGMA user_version").fetchone()[0]
         if version not in (0, 1, 2, SCHEMA_VERSION):
@@ -154,10 +153,8 @@ def open_database(path: Path, *, fsync: bool = False) -> tuple[sqlite3.Connectio
 
 
 def store_error(path: Path, what: str, exc: sqlite3.Error) -> StoreError:
-    """Our error for a sqlite3 error: :class:`StorageFull` when the disk is full."""
-    if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_FULL or "disk is full" in str(exc):
-        return StorageFull(f"chat store {path}: cannot {what}: the disk is full; free space and try again")
-    return StoreError(f"chat store {path}: cannot {what}: {exc}")
+    """Our error for a sqlite3 error of the chat store: :class:`StorageFull` when the disk is full."""
+    return sqlite_store_error("chat store", path, what, exc)
 
 
 __all__ = [

@@ -37,6 +37,7 @@ from ioa_p2p.node.chats.schema import (
     open_database,
     store_error,
 )
+from ioa_p2p.node.sqlite_files import close_quietly
 
 
 class ChatStore:
@@ -53,8 +54,7 @@ class ChatStore:
         return cls(home / STORE_FILE_NAME, fsync=fsync)
 
     def close(self) -> None:
-        with contextlib.suppress(sqlite3.Error):  # closing: nothing left to save
-            self._db.close()
+        close_quietly(self._db)
 
     @contextmanager
     def _errors(self, what: str) -> Iterator[None]:

@@ -10,20 +10,20 @@ memory. A row that cannot be decoded any more (a file written by another version
 from __future__ import annotations
 
 import collections
-import contextlib
 import logging
-import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 
-from ioa_p2p.errors import InvalidMessage, StoreError
+from ioa_p2p.errors import InvalidMessage
+from ioa_p2p.node.sqlite_files import close_quietly, open_sqlite, store_errors
 from ioa_p2p.wire.envelope import Envelope
 
 INBOX_FILE_NAME = "msg_inbox.sqlite3"
 INBOX_SIZE = 1000
 
 log = logging.getLogger("ioa_p2p.messaging")
+_ADVICE = "check the disk and permissions (a corrupt file can be moved away: the inbox then starts empty)"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS inbox (
@@ -41,10 +41,7 @@ class Inbox:
         self.size = size
         self._rows: collections.deque[tuple[int, Envelope]] = collections.deque(maxlen=size)
         with self._errors("open"):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db, _ = open_sqlite(path)
             self._db.executescript(_SCHEMA)
             rows = self._db.execute(
                 "SELECT id, envelope FROM inbox WHERE id > (SELECT COALESCE(MAX(id), 0) FROM inbox) - ? "
@@ -62,18 +59,10 @@ class Inbox:
         return cls(home / INBOX_FILE_NAME, size)
 
     def close(self) -> None:
-        with contextlib.suppress(sqlite3.Error):
-            self._db.close()
+        close_quietly(self._db)
 
-    @contextmanager
-    def _errors(self, what: str) -> Iterator[None]:
-        try:
-            yield
-        except sqlite3.Error as exc:
-            raise StoreError(
-                f"inbox store {self.path}: cannot {what}: {exc}; check the disk and permissions "
-                "(a corrupt file can be moved away: the inbox then starts empty)"
-            ) from None
+    def _errors(self, what: str) -> AbstractContextManager[None]:
+        return store_errors("inbox store", self.path, what, _ADVICE)
 
     def append(self, env: Envelope, data: bytes) -> None:
         """Store ``env`` (``data``: its bytes as received) durably, dropping the oldest beyond ``size``."""

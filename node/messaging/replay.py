@@ -20,14 +20,13 @@ author is refused (code ``busy``) until one is; authors already tracked are serv
 
 from __future__ import annotations
 
-import contextlib
-import sqlite3
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 
-from ioa_p2p.errors import ReplayedMessage, StoreError
+from ioa_p2p.errors import ReplayedMessage
 from ioa_p2p.identity import PeerId
+from ioa_p2p.node.sqlite_files import close_quietly, open_sqlite, store_errors
 
 REPLAY_FILE_NAME = "msg_replay.sqlite3"
 #: How old (by its own ts) a message of an author this node does not track may be.
@@ -36,6 +35,10 @@ WINDOW_MS = 15 * 60 * 1000
 MAX_FUTURE_MS = 5 * 60 * 1000
 DEFAULT_MAX_AUTHORS = 100_000
 
+_ADVICE = (
+    "check the disk and permissions "
+    "(a corrupt file can be moved away: replay protection then restarts from the time window)"
+)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS authors (
     author BLOB PRIMARY KEY,
@@ -69,10 +72,7 @@ class ReplayGuard:
         self.max_future_ms = max_future_ms
         self._clock_ms = clock_ms
         with self._errors("open"):
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db, _ = open_sqlite(path)
             self._db.executescript(_SCHEMA)
             self._count = int(self._db.execute("SELECT COUNT(*) FROM authors").fetchone()[0])
 
@@ -81,18 +81,10 @@ class ReplayGuard:
         return cls(home / REPLAY_FILE_NAME, clock_ms=clock_ms, **limits)
 
     def close(self) -> None:
-        with contextlib.suppress(sqlite3.Error):
-            self._db.close()
+        close_quietly(self._db)
 
-    @contextmanager
-    def _errors(self, what: str) -> Iterator[None]:
-        try:
-            yield
-        except sqlite3.Error as exc:
-            raise StoreError(
-                f"replay store {self.path}: cannot {what}: {exc}; check the disk and permissions "
-                "(a corrupt file can be moved away: replay protection then restarts from the time window)"
-            ) from None
+    def _errors(self, what: str) -> AbstractContextManager[None]:
+        return store_errors("replay store", self.path, what, _ADVICE)
 
     def __len__(self) -> int:
         return self._count
