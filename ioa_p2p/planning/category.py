@@ -19,13 +19,9 @@ from dataclasses import dataclass
 
 from ioa_p2p.planning.banded import band_in
 from ioa_p2p.planning.records import DocRecord, DocRecords
+from ioa_p2p.planning.rule_fit import ages_in as stated_ages
 from ioa_p2p.planning.values import CURRENCIES, numbers_in
 
-_AGE = re.compile(
-    r"\b(?:aged|age|ages|at the age of)\s+(\d{1,3})\b|\b(\d{1,3})[- ]years?[- ]old\b|"
-    r"\b(\d{1,3})-year-olds?\b",
-    re.I,
-)
 _FREE = re.compile(r"^\s*(?:free|none|no charge|-|0)\s*$", re.I)
 
 
@@ -37,8 +33,8 @@ class CategoryRow:
 
 
 def ages_in(question: str) -> list[float]:
-    """The ages a question states ("aged 10", "a 7-year-old", "12 years old")."""
-    return [float(next(g for g in m.groups() if g)) for m in _AGE.finditer(question)]
+    """The ages a question states, in years (planning/rule_fit.py reads them, for every rule alike)."""
+    return [q.number for q in stated_ages(question)]
 
 
 def category_row(question: str, records: DocRecords | None) -> CategoryRow | None:

@@ -78,7 +78,12 @@ def rule_givens(question: str, rules: list[DocRule]) -> list[Quantity]:
     return rounded
 
 
-_AGE_WORDS = re.compile(r"\b\d+[- ]years?[- ]old\b|\baged \d+\b|\b\d+ years of age\b", re.I)
+#: the one reading of a stated age (planning/category.py and the rules' bands use it): "a 16-year-old",
+#: "12 years old", "aged 70", "age 9", "at the age of 4", "15 years of age", "7-year-olds"
+_AGE_WORDS = re.compile(
+    r"\b\d{1,3}[- ]years?[- ]olds?\b|\b(?:aged|age|ages|at the age of)\s+\d{1,3}\b|\b\d{1,3} years of age\b",
+    re.I,
+)
 
 
 def ages_in(question: str) -> list[Quantity]:
