@@ -316,6 +316,7 @@ def _cell_value(
     per_quantity = (
         per_dimension_pattern([q.dimension for q in stated_quantities(question)]) if money else None
     )
+    asked_words = set(re.findall(r"[a-z]{4,}", question.lower()))
 
     def col_score(header: str) -> float:
         named = {t for t in terms(header) & q_terms if not t.startswith("u_")}  # units: below, by kind
@@ -325,6 +326,8 @@ def _cell_value(
             score += 1.0  # "how many hours": the column "Runtime (h)"
         if abbreviated & terms(header):
             score += 2.0  # "Zone 2" named, the column "Z2 Standard": its abbreviation
+        if not named and abbreviates(header, asked_words):
+            score += 1.0  # "how many points": the column "Pts", not "Pos"
         if per_quantity is not None and per_quantity.search(header):
             score += 1.0  # "for five hours": the column of the rate per hour
         if money and re.search(r"\b(?:min(?:imum|\.)|max(?:imum|\.)|capacity|stay|seats?)\b", header, re.I):
@@ -370,3 +373,22 @@ def _names(cell: str, word: str, number: str) -> bool:
 
 
 __all__ = ["counts", "extract", "units_wanted"]
+
+
+_VOWELS = frozenset("aeiou")
+
+
+def abbreviates(header: str, words: set[str]) -> bool:
+    """Is ``header`` (one short word: "Pts", "Qty", "Amt") an abbreviation of one of ``words``: same first
+    letter, the rest a subsequence of that word's later consonants ("pts" in "points"; "pos" is not, its
+    "o" is no consonant)."""
+    head = header.strip().lower().rstrip(".")
+    if not re.fullmatch(r"[a-z]{2,4}", head):
+        return False
+    for word in words:
+        if word[0] != head[0] or len(word) < len(head) + 2 or word.startswith(head):
+            continue
+        rest = iter(c for c in word[1:] if c not in _VOWELS)
+        if all(c in rest for c in head[1:]):
+            return True
+    return False
