@@ -122,3 +122,20 @@ async def test_a_fixed_width_table_answers_from_the_abbreviated_column(tmp_path:
     )
     found = await ask(hashing_adapter(docs), "How many points do Tolbury Rinks have in the Ashmere league?")
     assert found.ok and found.data["value"]["text"].startswith("24")
+
+
+async def test_who_questions_read_a_role_or_a_label_beside_a_name(tmp_path: Path) -> None:
+    """ "Who chaired" answers the name before "(chair)"; "who is the top scorer" the name a "Top scorer:"
+    label names, not the club in brackets after it (adapters/retrieval/extract.py)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "choir-minutes.md").write_text(
+        "# Penhallow Choir: AGM minutes\n\n"
+        "Present: Ruth Delacey (treasurer), Owen Marsh (chair), Ida Fenwick (librarian).\n\n"
+        "Longest-serving member: Bryn Talfan (Tregaron Tenors), 31 years.\n"
+    )
+    adapter = hashing_adapter(docs)
+    chair = await ask(adapter, "Who chaired the Penhallow choir's AGM?")
+    assert chair.ok and chair.text.startswith("Owen Marsh")
+    longest = await ask(adapter, "Who is the Penhallow choir's longest-serving member?")
+    assert longest.ok and longest.text.startswith("Bryn Talfan")

@@ -265,6 +265,10 @@ def _codes_of_asked_kind(question: str, text: str) -> list[str]:
 
 
 _BRACKETED = re.compile(r"\(([A-Z][a-zà-ÿ'-]+(?:\s+[A-Z][a-zà-ÿ'-]+){0,2})\)")
+#: a role in brackets after a person's name ("(chair)", "(treasurer)") and the name itself (two or three
+#: capitalised words right before it)
+_ROLE = re.compile(r"\(([a-z][a-z' -]{2,30})\)")
+_NAME_BEFORE = re.compile(r"([A-Z][a-zà-ÿ'’-]+(?:\s+[A-Z][a-zà-ÿ'’-]+){1,2})\s*$")
 _WEEKDAY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NOT_PEOPLE = frozenset(MONTHS) | frozenset(_WEEKDAY_WORDS) | frozenset(d[:3] for d in _WEEKDAY_WORDS)
 
@@ -272,14 +276,25 @@ _NOT_PEOPLE = frozenset(MONTHS) | frozenset(_WEEKDAY_WORDS) | frozenset(d[:3] fo
 def _bracketed_person(question: str, text: str, scorer: Scorer) -> str | None:
     """A "who" question about a thing the line names with a person's name in brackets after it ("Raffle
     (Mei)", "Gate (Ade Obi)", the checklist and task-list way of naming an owner): that name; None when the
-    question asks no "who", the line has no such bracket or its words are the question's own."""
+    question asks no "who", the line has no such bracket or its words are the question's own. A role in
+    brackets the question names ("who chaired": "Hana Okafor (chair)") gives the name before it, and so
+    does a label the question names before a person's name ("Top scorer: Jonah Kessler (Carrow
+    Athletic)")."""
     if not re.search(r"\bwho\b", question, re.I):
         return None
+    for m in _ROLE.finditer(text):  # "Hana Okafor (chair)" for "who chaired": the person the role follows
+        name = _NAME_BEFORE.search(text[: m.start()])
+        if name and terms(m.group(1)) & scorer.q_terms:
+            return name.group(1)
     for m in _BRACKETED.finditer(text):
         words = m.group(1).split()
         if any(w.lower() in _NOT_PEOPLE for w in words) or terms(m.group(1)) & scorer.q_terms:
             continue
         if terms(text[: m.start()]) & scorer.q_terms:  # the thing before it is one the question names
+            name = _NAME_BEFORE.search(text[: m.start()])
+            label = text[: name.start()] if name else ""
+            if name and re.search(r":\s*$", label) and terms(label) & scorer.q_terms:
+                return name.group(1)  # "Top scorer: Jonah Kessler (Carrow Athletic)": the person labelled
             return m.group(1)
     return None
 
