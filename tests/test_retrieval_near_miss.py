@@ -99,3 +99,43 @@ async def test_the_retrieval_abstains_on_a_near_miss_and_answers_the_right_row(t
     near = await ask(adapter, "What did the Wexcombe boathouse insurance cost in 2021?")
     assert not near.ok and near.data[ABSENT] is True and near.data["unnamed"] == ["2021"]
     assert "never names 2021" in near.text
+
+
+def test_a_short_column_header_abbreviates_the_word_asked() -> None:
+    """ "How many points" picks the column "Pts" over "Pos" (adapters/retrieval/extract.py)."""
+    from ioa_p2p.adapters.retrieval.extract import abbreviates
+
+    asked = {"points", "quantity", "weight"}
+    assert abbreviates("Pts", asked) and abbreviates("Qty", asked) and abbreviates("Wt.", asked)
+    assert not abbreviates("Pos", asked) and not abbreviates("P", asked) and not abbreviates("Club", asked)
+
+
+async def test_a_fixed_width_table_answers_from_the_abbreviated_column(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "bowls-league.txt").write_text(
+        "ASHMERE BOWLS LEAGUE - TABLE\n\n"
+        "Pos  Team              P   W   L   Pts\n"
+        "  1  Ashmere Greens   12  10   2    30\n"
+        "  2  Tolbury Rinks    12   8   4    24\n"
+        "  3  Corrin Park      12   5   7    15\n"
+    )
+    found = await ask(hashing_adapter(docs), "How many points do Tolbury Rinks have in the Ashmere league?")
+    assert found.ok and found.data["value"]["text"].startswith("24")
+
+
+async def test_who_questions_read_a_role_or_a_label_beside_a_name(tmp_path: Path) -> None:
+    """ "Who chaired" answers the name before "(chair)"; "who is the top scorer" the name a "Top scorer:"
+    label names, not the club in brackets after it (adapters/retrieval/extract.py)."""
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "choir-minutes.md").write_text(
+        "# Penhallow Choir: AGM minutes\n\n"
+        "Present: Ruth Delacey (treasurer), Owen Marsh (chair), Ida Fenwick (librarian).\n\n"
+        "Longest-serving member: Bryn Talfan (Tregaron Tenors), 31 years.\n"
+    )
+    adapter = hashing_adapter(docs)
+    chair = await ask(adapter, "Who chaired the Penhallow choir's AGM?")
+    assert chair.ok and chair.text.startswith("Owen Marsh")
+    longest = await ask(adapter, "Who is the Penhallow choir's longest-serving member?")
+    assert longest.ok and longest.text.startswith("Bryn Talfan")

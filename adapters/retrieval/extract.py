@@ -265,6 +265,10 @@ def _codes_of_asked_kind(question: str, text: str) -> list[str]:
 
 
 _BRACKETED = re.compile(r"\(([A-Z][a-zà-ÿ'-]+(?:\s+[A-Z][a-zà-ÿ'-]+){0,2})\)")
+#: a role in brackets after a person's name ("(chair)", "(treasurer)") and the name itself (two or three
+#: capitalised words right before it)
+_ROLE = re.compile(r"\(([a-z][a-z' -]{2,30})\)")
+_NAME_BEFORE = re.compile(r"([A-Z][a-zà-ÿ'’-]+(?:\s+[A-Z][a-zà-ÿ'’-]+){1,2})\s*$")
 _WEEKDAY_WORDS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NOT_PEOPLE = frozenset(MONTHS) | frozenset(_WEEKDAY_WORDS) | frozenset(d[:3] for d in _WEEKDAY_WORDS)
 
@@ -272,14 +276,25 @@ _NOT_PEOPLE = frozenset(MONTHS) | frozenset(_WEEKDAY_WORDS) | frozenset(d[:3] fo
 def _bracketed_person(question: str, text: str, scorer: Scorer) -> str | None:
     """A "who" question about a thing the line names with a person's name in brackets after it ("Raffle
     (Mei)", "Gate (Ade Obi)", the checklist and task-list way of naming an owner): that name; None when the
-    question asks no "who", the line has no such bracket or its words are the question's own."""
+    question asks no "who", the line has no such bracket or its words are the question's own. A role in
+    brackets the question names ("who chaired": "Hana Okafor (chair)") gives the name before it, and so
+    does a label the question names before a person's name ("Top scorer: Jonah Kessler (Carrow
+    Athletic)")."""
     if not re.search(r"\bwho\b", question, re.I):
         return None
+    for m in _ROLE.finditer(text):  # "Hana Okafor (chair)" for "who chaired": the person the role follows
+        name = _NAME_BEFORE.search(text[: m.start()])
+        if name and terms(m.group(1)) & scorer.q_terms:
+            return name.group(1)
     for m in _BRACKETED.finditer(text):
         words = m.group(1).split()
         if any(w.lower() in _NOT_PEOPLE for w in words) or terms(m.group(1)) & scorer.q_terms:
             continue
         if terms(text[: m.start()]) & scorer.q_terms:  # the thing before it is one the question names
+            name = _NAME_BEFORE.search(text[: m.start()])
+            label = text[: name.start()] if name else ""
+            if name and re.search(r":\s*$", label) and terms(label) & scorer.q_terms:
+                return name.group(1)  # "Top scorer: Jonah Kessler (Carrow Athletic)": the person labelled
             return m.group(1)
     return None
 
@@ -316,6 +331,7 @@ def _cell_value(
     per_quantity = (
         per_dimension_pattern([q.dimension for q in stated_quantities(question)]) if money else None
     )
+    asked_words = set(re.findall(r"[a-z]{4,}", question.lower()))
 
     def col_score(header: str) -> float:
         named = {t for t in terms(header) & q_terms if not t.startswith("u_")}  # units: below, by kind
@@ -325,6 +341,8 @@ def _cell_value(
             score += 1.0  # "how many hours": the column "Runtime (h)"
         if abbreviated & terms(header):
             score += 2.0  # "Zone 2" named, the column "Z2 Standard": its abbreviation
+        if not named and abbreviates(header, asked_words):
+            score += 1.0  # "how many points": the column "Pts", not "Pos"
         if per_quantity is not None and per_quantity.search(header):
             score += 1.0  # "for five hours": the column of the rate per hour
         if money and re.search(r"\b(?:min(?:imum|\.)|max(?:imum|\.)|capacity|stay|seats?)\b", header, re.I):
@@ -370,3 +388,22 @@ def _names(cell: str, word: str, number: str) -> bool:
 
 
 __all__ = ["counts", "extract", "units_wanted"]
+
+
+_VOWELS = frozenset("aeiou")
+
+
+def abbreviates(header: str, words: set[str]) -> bool:
+    """Is ``header`` (one short word: "Pts", "Qty", "Amt") an abbreviation of one of ``words``: same first
+    letter, the rest a subsequence of that word's later consonants ("pts" in "points"; "pos" is not, its
+    "o" is no consonant)."""
+    head = header.strip().lower().rstrip(".")
+    if not re.fullmatch(r"[a-z]{2,4}", head):
+        return False
+    for word in words:
+        if word[0] != head[0] or len(word) < len(head) + 2 or word.startswith(head):
+            continue
+        rest = iter(c for c in word[1:] if c not in _VOWELS)
+        if all(c in rest for c in head[1:]):
+            return True
+    return False
