@@ -34,6 +34,7 @@ import argparse
 import collections
 import json
 import os
+import signal
 import statistics
 import sys
 import tempfile
@@ -99,6 +100,27 @@ async def idle_window(procs: dict[str, int], seconds: float) -> dict[str, Any]:
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    """:func:`run_testnet`, ended by SIGTERM as by Ctrl-C: the testnet's processes stopped on the way out
+    (a SIGTERM left to Python's default would end this process alone and leave them running)."""
+    result: dict[str, Any] = {}
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        async with trio.open_nursery() as nursery:
+
+            async def end_on_sigterm() -> None:
+                async for _ in signals:
+                    print("bench_light: SIGTERM, stopping the testnet", file=sys.stderr, flush=True)
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(end_on_sigterm)
+            result = await run_testnet(args)
+            nursery.cancel_scope.cancel()
+    if not result:
+        raise SystemExit(128 + signal.SIGTERM)
+    return result
+
+
+async def run_testnet(args: argparse.Namespace) -> dict[str, Any]:
     discovery = {
         "warm": {"auto": "auto", "true": True, "false": False}[args.warm],
         "unload_idle": args.unload_idle,
