@@ -250,3 +250,30 @@ def test_the_publisher_makes_its_page_and_keys_once_per_sketch_and_levels() -> N
     assert grown is not None and grown is not made and len(grown[0]) > len(made[0])
     renewed = publisher.record(identity, signed(2), vector, lsh, NOW, big)
     assert renewed is not None and renewed is not grown and renewed[1] != grown[1]  # a new sketch's page
+
+
+def test_the_publisher_makes_no_page_for_an_expired_card() -> None:
+    """A node starved for longer than its card's TTL (a 6 s TTL, a loaded machine) asked for the page of
+    its current card once that card had expired: the sketch would live 0 ms, InvalidCard ended the node
+    (tests/test_discovery_net.py, under load). Nothing is made until the republished card comes."""
+    from ioa_p2p.card import issue_card
+    from ioa_p2p.dht.lsh import card_buckets
+    from ioa_p2p.node.discovery.pages import PagePublisher
+
+    identity = Identity.generate()
+    vector = np.random.default_rng(3).standard_normal(64)
+    vector /= np.linalg.norm(vector)
+
+    def signed(version: int, now_ms: int) -> Any:
+        return issue_card(
+            identity, name="plotter", description="plots charts", model="m", vector=vector,
+            version=version, now_ms=now_ms, ttl_ms=6_000,
+        )  # fmt: skip
+
+    lsh, publisher = card_buckets("m", 64), PagePublisher()
+    card = signed(1, NOW)
+    assert publisher.record(identity, card, vector, lsh, NOW + 6_000, 10.0) is None  # expired: no page
+    assert publisher.record(identity, card, vector, lsh, NOW + 5_999, 10.0) is not None
+    assert publisher.record(identity, card, vector, lsh, NOW + 7_000, 10.0) is None  # not the old page
+    renewed = publisher.record(identity, signed(2, NOW + 7_000), vector, lsh, NOW + 7_000, 10.0)
+    assert renewed is not None

@@ -10,6 +10,7 @@
 - ``qualifiers.py`` a question's year, version, code, name or calendar date the answer's document must name
 - ``answer.py``   the answer span, its confidence and citation from the best passages (pure)
 - ``facts.py``    sentences, list items and table rows as facts; the IDF scorer (pure)
+- ``terms.py``    the terms of a text: stems, stop words, codes, units, weekdays; a question's terms (pure)
 - ``tables.py``   markdown, RST grid, space-aligned and comma-separated tables as a header and rows of cells
 - ``extract.py``  the value a fact states, by the question's answer type (pure)
 - ``number_span.py`` the number a sentence states for a question: unit, labels, enumerations, nearness

@@ -20,22 +20,20 @@ from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.chunks import is_caption
 from ioa_p2p.adapters.retrieval.tables import table_at
-from ioa_p2p.planning.values import ALIASES, dates_in, numbers_in
+from ioa_p2p.adapters.retrieval.terms import (
+    CODE,
+    STOP,
+    named_terms,
+    question_terms,
+    stem,
+    terms,
+    unit_terms,
+    weekdays_in,
+)
+from ioa_p2p.planning.values import dates_in, numbers_in
 
-_WORD = re.compile(r"[a-z0-9]+(?:[.\-][a-z0-9]+)*")
-_STOP_WORDS = """
-    a an the of in on at to for by with from and or is are was were be been do does did what which
-    who whom when where how much many it its this that these those there their our we i you me my
-    your please tell find look up get give search according document documents docs value number
-    amount what's whats s than as per into about can could would should may might will shall has
-    have had any all both each every across over under after before between she he her him his they them
-    us mum dad
-    """
-_STOP = frozenset(_STOP_WORDS.split())
-_CODE = re.compile(r"^(?=.*\d)(?=.*[a-z])[a-z]+-?\d+[a-z]?$")
 #: A dot leader between an item and its value in a price list or a spec sheet.
 _LEADER = re.compile(r"\s*(?:\.\s?){4,}\s*|\s*\u2026{2,}\s*")
-_DIGIT_CODE = re.compile(r"\d{1,4}[A-Z]{1,3}")
 _SUPERSEDED = re.compile(r"\b(superseded|replaced by|obsolete|no longer valid|outdated)\b", re.I)
 #: A section, heading or sentence about figures no longer in force (the document itself may be current).
 _OLD = re.compile(
@@ -51,146 +49,6 @@ _TOTAL_ASKED = re.compile(r"\b(?:total|overall|full[- ]year|annual|whole year|in
 _TOTAL_ROW = frozenset({"total", "fy", "full year", "year", "all", "sum", "overall", "grand total"})
 _RANGE = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s*(?:-|–|to)\s*(\d[\d,]*(?:\.\d+)?)")
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(])")
-#: question words that name an attribute under another word
-SYNONYMS = {
-    "longest": "maximum",
-    "most": "maximum",
-    "shortest": "minimum",
-    "least": "minimum",
-    "heavy": "weight",
-    "heavier": "weight",
-    "weigh": "weight",
-    "lighter": "weight",
-    "light": "weight",
-    "cost": "price",
-    "costs": "price",
-    "expensive": "price",
-    "cheaper": "price",
-    "pay": "price",
-    "long": "length",
-    "longer": "length",
-    "sold": "sell",
-    "sale": "sell",
-    "sales": "sell",
-    "effect": "valid",
-    "effective": "valid",
-    "teaches": "tutor",
-    "teach": "tutor",
-    "taught": "tutor",
-    "teacher": "tutor",
-    "reach": "arr",
-    "reaches": "arr",
-    "arrive": "arr",
-    "arrives": "arr",
-    "arrival": "arr",
-    "leave": "dep",
-    "leaves": "dep",
-    "depart": "dep",
-    "departs": "dep",
-    "departure": "dep",
-}
-
-
-def stem(word: str) -> str:
-    if re.search(r"(ch|sh|x|ss|z)es$", word) and len(word) > 5:
-        return word[:-2]
-    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("s", "")):
-        if (
-            len(word) > len(suffix) + 2
-            and not word.endswith("ss")
-            and word.endswith(suffix)
-            and not _CODE.match(word)
-        ):
-            word = word[: -len(suffix)] + keep
-            if suffix in ("ing", "ed") and len(word) > 3 and word[-1] == word[-2] and word[-1] not in "ls":
-                word = word[:-1]  # capped -> cap, shipped -> ship
-            return word
-    return word
-
-
-_PER_WORDS = {
-    "h": "hour", "hr": "hour", "d": "day", "min": "minute", "hourly": "hour", "daily": "day",
-    "nightly": "night", "weekly": "week", "monthly": "month", "yearly": "year", "annual": "year",
-    "annually": "year",
-}  # fmt: skip
-_PER_UNIT = re.compile(
-    r"(?:/|\b)(h|hr|d|min|hourly|daily|nightly|weekly|monthly|yearly|annual|annually)\b(?!\.\d)", re.I
-)
-_DESIGNATED = re.compile(r"\b([A-Za-z]{3,}) ([A-Z]|\d{1,3})\b(?![.,:]?\d)")
-
-
-def terms(text: str, *, years: bool = True) -> set[str]:
-    """Content terms: lower-cased, stemmed, stop words out; hyphenated codes kept whole and in parts; a
-    noun with a designator ("Route A", "Zone 4", "Line 2") also as one term (``route#a``)."""
-    text = _PER_UNIT.sub(lambda m: " " + _PER_WORDS[m.group(1).lower()], text)  # "RATE/h": a rate per hour
-    out: set[str] = {f"{stem(m.group(1).lower())}#{m.group(2).lower()}" for m in _DESIGNATED.finditer(text)}
-    for token in _WORD.findall(text.lower()):
-        parts = [token, *token.split("-")] if "-" in token else [token]
-        year = re.fullmatch(r"[a-z]{1,3}((?:19|20)\d{2})", token) if years else None
-        if year:  # a fact's FY2023 is about 2023 too (a question's FY2023 stays precise)
-            parts.append(year.group(1))
-        out.update(stem(p) for p in parts if p not in _STOP and (len(p) > 1 or p.isdigit()))
-    return out
-
-
-def unit_terms(text: str) -> set[str]:
-    """The units a text names, as terms ("litres" and "(L/min)" meet as ``u_l``): the fact scorer's only."""
-    return {
-        f"u_{ALIASES[t].lower()}" for t in _WORD.findall(text.lower()) if t in ALIASES and t not in ("s", "t")
-    }
-
-
-def _named(question: str) -> set[str]:
-    """Terms of the question's codes (X7, IR-2291) and capitalised words after its first word."""
-    words = re.findall(r"[A-Za-z0-9]+(?:[.\-][A-Za-z0-9]+)*", question)
-    out = {stem(w.lower()) for w in words[1:] if w[:1].isupper() and w.lower() not in _STOP}
-    out |= {w.lower() for w in words if _DIGIT_CODE.fullmatch(w)}  # "the 10K", "Flat 4B": names
-    return out | {t for t in terms(question) if _CODE.match(t)}
-
-
-def question_terms(text: str) -> set[str]:
-    """A question's terms, with the attribute its adjectives and verbs name ("heavy" -> weight) and the
-    kind of day a day or date is ("Saturday", "14 June 2025" -> weekend)."""
-    words = {w for w in _WORD.findall(text.lower())}
-    out = terms(text, years=False) | {stem(SYNONYMS[w]) for w in words if w in SYNONYMS} | unit_terms(text)
-    days = {d.weekday() for _, _, d in dates_in(text)} | {i for i, d in enumerate(_WEEKDAYS) if d in words}
-    if days and all(d >= 5 for d in days):
-        out.add("weekend")
-    elif days and all(d < 5 for d in days):
-        out.add("weekday")
-    return out
-
-
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_DAY = r"(mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?"
-_DAY_RANGE = re.compile(rf"\b{_DAY}\s*(?:-|–|to|until|through|thru)\s*{_DAY}(?![a-z])", re.I)
-_ONE_DAY = re.compile(rf"\b{_DAY}(?![a-z])", re.I)
-
-
-def weekdays_in(text: str) -> set[int]:
-    """The days of the week a text names (0 = Monday): ranges ("Tuesday to Friday", "Mon-Fri") in full,
-    "weekdays" / "weekends", single days ("Saturday and Sunday")."""
-    low = text.lower()
-    out: set[int] = set()
-    for m in _DAY_RANGE.finditer(low):
-        a, b = _DAY_INDEX[m.group(1)], _DAY_INDEX[m.group(2)]
-        out |= {(a + i) % 7 for i in range((b - a) % 7 + 1)}
-    rest = _DAY_RANGE.sub(" ", low)
-    out |= {_DAY_INDEX[m.group(1)] for m in _ONE_DAY.finditer(rest) if _plausible_day(m.group(0))}
-    if re.search(r"\bweekdays?\b|\bworking days?\b", low):
-        out |= {0, 1, 2, 3, 4}
-    if re.search(r"\bweekends?\b", low):
-        out |= {5, 6}
-    return out
-
-
-_DAY_INDEX = {d[:3]: i for i, d in enumerate(_WEEKDAYS)}
-
-
-def _plausible_day(word: str) -> bool:
-    """A weekday's name or its usual abbreviation ("Sat", "Sun."), not a word that starts like one."""
-    w = word.lower().rstrip(".")
-    return w in _WEEKDAYS or len(w) == 3 or w in ("tues", "thur", "thurs", "weds")
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,16 +177,18 @@ class Scorer:
                 df[t] = df.get(t, 0) + 1
         # in a fixed order: sums of floats in a set's (hash-seeded) order would break ties differently per run
         self.idf = {t: math.log(1 + n / (1 + df.get(t, 0))) for t in sorted(self.q_terms)}
-        for t in _named(question) & self.q_terms:  # names and codes pin the answer down: they weigh double
+        for t in (
+            named_terms(question) & self.q_terms
+        ):  # names and codes pin the answer down: they weigh double
             self.idf[t] *= 2
         self.total = sum(v for t, v in self.idf.items() if not t.startswith("u_")) or 1.0  # units: a bonus
-        self.codes = {t for t in self.q_terms if _CODE.match(t)}
+        self.codes = {t for t in self.q_terms if CODE.match(t)}
         self.names_superseded = bool(_SUPERSEDED.search(question) or _OLD_ASKED.search(question))
         self.current_asked = bool(
             re.search(r"\b(?:current|currently|now|latest|new|today|valid)\b", question, re.I)
         )
         # a named term (Munich) that some fact of a document states: that document's facts must state it
-        self.named = _named(question) & self.q_terms
+        self.named = named_terms(question) & self.q_terms
         self.stated: dict[str, set[str]] = {}
         for f in facts:  # (a name only the document's head states, its parties or addressee, is its context)
             if f.line > HEAD_LINES:
@@ -349,7 +209,7 @@ class Scorer:
         everywhere = own | ctx
         for code in self.codes:
             family = re.match(r"[a-z]+", code)
-            siblings = {t for t in everywhere if _CODE.match(t) and t != code}
+            siblings = {t for t in everywhere if CODE.match(t) and t != code}
             if family and code not in everywhere and any(s.startswith(family.group()) for s in siblings):
                 value *= 0.33
         for _name in self.stated.get(fact.path, set()) - own - ctx:
@@ -400,7 +260,7 @@ class Scorer:
             return False
         head, modifier = words[-1], words[-2]
         asked = re.findall(rf"\b([a-z]+) {re.escape(head)}\b", self.question.lower())
-        asked = [w for w in asked if w not in _STOP]  # "how much sugar" names no other sugar than "caster"
+        asked = [w for w in asked if w not in STOP]  # "how much sugar" names no other sugar than "caster"
         return bool(asked) and modifier not in asked and stem(modifier) not in self.q_terms
 
 
@@ -455,6 +315,7 @@ def superseded(text: str) -> bool:
 
 __all__ = [
     "SECTION",
+    "unit_terms",
     "Fact",
     "Scorer",
     "facts_of",

@@ -18,8 +18,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ioa_p2p.adapters.retrieval.facts import _WORD, Scorer, stem, terms
+from ioa_p2p.adapters.retrieval.facts import Scorer, stem, terms
 from ioa_p2p.adapters.retrieval.picks import change_end, counts_a_thing, day_of_month
+from ioa_p2p.adapters.retrieval.terms import WORD
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType
 from ioa_p2p.planning.expr import WORD_NUMBERS
 from ioa_p2p.planning.quantities import stated_quantities
@@ -226,7 +227,7 @@ def closest(spans: Sequence[tuple[int, int, Any]], text: str, scorer: Scorer) ->
     """The span most tied to the question's words: each word weighs its IDF over its distance."""
     anchors = [
         (m.start(), scorer.idf.get(stem(m.group()), scorer.idf.get(m.group(), 0.0)))
-        for m in _WORD.finditer(text.lower())
+        for m in WORD.finditer(text.lower())
     ]
     anchors = [(pos, w) for pos, w in anchors if w > 0]
     if not anchors:

@@ -29,7 +29,17 @@ from __future__ import annotations
 from ioa_p2p.conversation import messages as cm
 from ioa_p2p.conversation.messages import ConvStart, TaskOutcome, TaskProgress, Turn
 from ioa_p2p.conversation.repair import repair_turn
-from ioa_p2p.conversation.tree import WHY, Status, TreeTask, TurnNode, failed, preference, turn_view
+from ioa_p2p.conversation.tree import (
+    Status,
+    TreeTask,
+    TurnNode,
+    chain_of,
+    child_node,
+    failed,
+    invalid_turn,
+    preference,
+    turn_view,
+)
 from ioa_p2p.conversation.types import (
     Aborted,
     CancelTask,
@@ -242,12 +252,7 @@ class Conversation:
         return task is not None and self._status(task, node)[0] is TaskStatus.RUNNING
 
     def _chain(self, holder: str) -> tuple[str, ...]:
-        """The fallback rotation: the holder, then every other member in ``start.members`` order after it."""
-        i = self._members.index(holder)
-        return tuple(self._members[(i + k) % len(self._members)] for k in range(len(self._members)))
-
-    def _successor(self, member: str) -> str:
-        return self._chain(member)[1] if len(self._members) > 1 else member
+        return chain_of(self._members, holder)
 
     def _rebuild(self) -> None:
         root = TurnNode(self.start_id, "", None, -1, (self.start.first_speaker,), (), 0, {}, {})
@@ -259,7 +264,7 @@ class Conversation:
             for child_id in sorted(self._children_of.get(node.msg_id, ())):
                 author, turn = self._turns[child_id]
                 if self._invalid(node, author, turn) is None:
-                    child = self._child(node, child_id, author, turn)
+                    child = child_node(node, child_id, author, turn, self._members, self.start.max_self_turns)
                     node.children.append(child)
                     stack.append(child)
         for node in reversed(order):  # children come after their parent in ``order``
@@ -271,65 +276,7 @@ class Conversation:
 
     def _invalid(self, parent: TurnNode, author: str, turn: Turn) -> str | None:
         """Why ``turn`` by ``author`` is not a valid successor of ``parent`` (None when it is valid)."""
-        if parent.concluded:
-            return "the conversation already concluded"
-        if turn.prev != parent.msg_id or turn.height != parent.height + 1:
-            return "the turn's prev/height do not follow its parent"
-        if turn.height >= self.start.max_turns:
-            return "max_turns reached"
-        chain = self._chain(parent.queue[0])
-        if turn.level >= len(chain) or chain[turn.level] != author:
-            return f"{author} does not hold the floor at level {turn.level}"
-        if turn.height == self.start.max_turns - 1 and turn.kind != cm.CONCLUSION:
-            return "the last turn allowed by max_turns must be a conclusion"
-        if any(t not in parent.tasks for t in turn.fail_tasks):
-            return "fail_tasks names an unknown task"
-        if turn.kind != cm.CONCLUSION:
-            pending = [t for t in parent.waiting if self._running_at(t, parent)]
-            if any(t not in turn.fail_tasks for t in pending):
-                return "the floor waits for running tasks it does not declare failed"
-        members = set(self._members)
-        if any(n not in members for n in turn.next):
-            return "next names a non-member"
-        if any(t.assignee not in members for t in turn.tasks):
-            return "a task is assigned to a non-member"
-        if turn.kind == cm.PAUSE and (not turn.triggers or any(t not in parent.tasks for t in turn.triggers)):
-            return "a pause must name known tasks as triggers"
-        return None
-
-    def _child(self, parent: TurnNode, msg_id: str, author: str, turn: Turn) -> TurnNode:
-        tasks = dict(parent.tasks)
-        mode = "sync" if turn.kind == cm.TASK_SYNC else "async"
-        new_ids = []
-        for i, t in enumerate(turn.tasks):
-            tid = cm.task_id(msg_id, i)
-            tasks[tid] = TreeTask(tid, author, t.assignee, t.title, t.description, mode, turn.height)
-            new_ids.append(tid)
-        declared = dict(parent.declared)
-        for tid in turn.fail_tasks:
-            why = WHY.get(turn.reason, "cancelled")
-            declared.setdefault(tid, f"declared failed by {author} at turn {turn.height} ({why})")
-        rest = tuple(q for q in parent.queue[1:] if q != author)
-        waiting: tuple[str, ...] = ()
-        if turn.kind == cm.TASK_SYNC:
-            queue, waiting = (author, *rest), tuple(new_ids)
-        elif turn.kind == cm.PAUSE:
-            queue, waiting = (author, *rest), turn.triggers
-        elif turn.kind == cm.CONCLUSION:
-            queue = (author,)
-        else:
-            queue = tuple(dict.fromkeys(rest + turn.next))
-        streak = parent.streak if parent.author == author else 0
-        if turn.kind in (cm.DISCUSSION, cm.TASK_ASYNC) and queue and queue[0] == author:
-            if streak >= self.start.max_self_turns:
-                queue = queue[1:]  # the self-turn cap: the floor goes to someone else
-            else:
-                streak += 1
-        if not queue:
-            queue = (self._successor(author),)
-        node = TurnNode(msg_id, author, turn, turn.height, queue, waiting, streak, tasks, declared)
-        node.concluded = turn.kind == cm.CONCLUSION
-        return node
+        return invalid_turn(parent, author, turn, self.start, self._members, self._running_at)
 
     def _path(self, node: TurnNode) -> list[TurnNode]:
         path = [self._root]

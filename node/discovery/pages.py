@@ -97,9 +97,11 @@ class PagePublisher:
         stamp_bits: int = 0,
     ) -> tuple[tuple[str, ...], bytes] | None:
         """The page keys of our current ``card`` (its ``vector``, our scheme's family ``lsh``) and the page
-        to put under them (None: a family too large to sketch). Blocking when a new sketch content is
-        stamped (``stamp_bits``): call it through ``NodePort.run_sync``."""
-        if lsh.planes.dim > MAX_SKETCH_DIM:
+        to put under them (None: a family too large to sketch, or a card expired at ``now_ms``: a node
+        starved for longer than its card's TTL publishes its republished card's page, not a dead one's).
+        Blocking when a new sketch content is stamped (``stamp_bits``): call it through
+        ``NodePort.run_sync``."""
+        if lsh.planes.dim > MAX_SKETCH_DIM or card.is_expired(now_ms):
             return None
         sketch = self._sketch
         if sketch is None or self.stale(card):
