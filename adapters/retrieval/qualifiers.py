@@ -38,7 +38,7 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from ioa_p2p.adapters.retrieval.facts import weekdays_in
+from ioa_p2p.adapters.retrieval.terms import weekdays_in
 from ioa_p2p.planning.values import ALIASES, CURRENCIES, MONTHS, dates_in
 
 _WEEKDAYS = frozenset(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
