@@ -139,3 +139,22 @@ async def test_who_questions_read_a_role_or_a_label_beside_a_name(tmp_path: Path
     assert chair.ok and chair.text.startswith("Owen Marsh")
     longest = await ask(adapter, "Who is the Penhallow choir's longest-serving member?")
     assert longest.ok and longest.text.startswith("Bryn Talfan")
+
+
+def test_a_temperature_the_answering_fact_does_not_hold_at() -> None:
+    fact = "Opened jars keep for up to 10 days at 4 °C."
+    missing = unnamed_qualifiers("How long does an opened jar keep at room temperature?", "x", "", fact)
+    assert [(q.kind, q.shown) for q in missing] == [("temperature", "room temperature")]
+    assert unnamed_qualifiers("How long does an opened jar keep in the fridge?", "x", "", fact) == []
+    assert unnamed_qualifiers("How long does an opened jar keep at 5 °C?", "x", "", fact) == []
+    assert unnamed_qualifiers("How long does an opened jar keep?", "x", "", fact) == []  # none asked
+
+
+def test_a_weekday_the_answering_fact_excludes() -> None:
+    fact = "Guided walks: Saturdays in June at 10:00, two hours."
+    sunday = unnamed_qualifiers("When do the guided walks start on Sundays?", "x", "", fact)
+    assert [(q.kind, q.shown) for q in sunday] == [("weekday", "Sunday")]
+    assert unnamed_qualifiers("When do the guided walks start on Saturday?", "x", "", fact) == []
+    assert (
+        unnamed_qualifiers("Is the hall open on Sunday?", "x", "", "Open Friday to Sunday, 10:00-16:00") == []
+    )

@@ -18,6 +18,8 @@ none of the forms of one of the question's qualifiers:
   weekday, a unit or a currency), matched on word boundaries, its plural and possessive too;
 - a **day of the week** ("on Sundays") when the answering fact holds on other days only ("Saturdays in
   April at 14:00"; "Friday to Sunday" holds on Sunday);
+- a **temperature** ("kept at room temperature") when the answering fact states only temperatures more
+  than 3 °C away ("at 4 °C for up to 3 days");
 - a **calendar date** (day and month) when the document is a calendar (three or more of its lines open
   with a date) and states this one in none of its forms ("12 April" where the rows run from 1 to 7 April).
 
@@ -109,7 +111,29 @@ def unnamed_qualifiers(question: str, document: str, path: str = "", fact: str =
     the question asks about when the answering ``fact`` holds on other days only."""
     text = f"{document}\n{path.replace('-', ' ').replace('_', ' ').replace('/', ' ')}\n{path}"
     missing = [q for q in qualifiers(question) if not q.named_in(text)]
-    return missing + _unstated_dates(question, document) + _other_days(question, fact)
+    return (
+        missing
+        + _unstated_dates(question, document)
+        + _other_days(question, fact)
+        + _other_temps(question, fact)
+    )
+
+
+def _other_temps(question: str, fact: str) -> list[Qualifier]:
+    """ "How long can a gel be kept at room temperature?" answered by "kept at 4 °C for up to 3 days": the
+    fact's own temperatures are all far (over 3 °C) from every one the question states."""
+    asked = _temperatures(question)
+    said = _temperatures(fact) if asked and fact else []
+    if not said or any(abs(a - b) <= 3 for a in asked for b in said):
+        return []
+    shown = _TEMPERATURE.search(question) or _TEMPERATURE_WORD.search(question)
+    return [Qualifier(shown.group(0) if shown else "the temperature asked", "temperature", ())]
+
+
+def _temperatures(text: str) -> list[float]:
+    """The temperatures ``text`` states (°C), "room temperature" as 20, a fridge as 4, a freezer as -18."""
+    found = [float(m.group(1).replace("−", "-")) for m in _TEMPERATURE.finditer(text)]
+    return found + [_TEMPERATURE_WORDS[m.group(1).lower()[:5]] for m in _TEMPERATURE_WORD.finditer(text)]
 
 
 def _other_days(question: str, fact: str) -> list[Qualifier]:
@@ -221,6 +245,9 @@ _ROW_DATE = re.compile(
     re.IGNORECASE,
 )
 _PLURAL_DAYS = re.compile(r"\b((?:mon|tues|wednes|thurs|fri|satur|sun)day)s\b", re.IGNORECASE)
+_TEMPERATURE = re.compile(r"([-−]?\d+(?:\.\d+)?)\s*°\s*C\b")
+_TEMPERATURE_WORD = re.compile(r"\b(room temperature|refrigerat\w*|fridge|frozen|freezer)\b", re.IGNORECASE)
+_TEMPERATURE_WORDS = {"room ": 20.0, "refri": 4.0, "fridg": 4.0, "froze": -18.0, "freez": -18.0}
 _DAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _MONTH_WORDS = "January February March April May June July August September October November December"
 _MONTH_NAMES = _MONTH_WORDS.split()
