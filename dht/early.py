@@ -25,10 +25,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from ioa_p2p.dht.keyspace import KEYSPACE, position
+from ioa_p2p.dht.keyspace import KEYSPACE, K, position
 
 #: A candidate nearer to a key than ``SURE_RANK / N`` of the keyspace is stored at during the lookup.
 SURE_RANK = 8
+#: Below this size estimate nothing is sent early: a lookup there is a hop or two, and with every peer
+#: within the line each peer would get a stream per key (a 6-node test network's puts then failed).
+EARLY_FROM = 4 * K
 
 
 class EarlyPlacement:
@@ -38,7 +41,8 @@ class EarlyPlacement:
     __slots__ = ("line", "sent")
 
     def __init__(self, keys: Iterable[bytes], network_size: float, rank: float = SURE_RANK) -> None:
-        self.line = int(KEYSPACE * rank / max(network_size, 1.0)) if rank > 0 else 0
+        early = rank > 0 and network_size >= EARLY_FROM
+        self.line = int(KEYSPACE * rank / network_size) if early else 0
         self.sent: dict[bytes, set[bytes]] = {key: set() for key in keys}
 
     def due(self, key: bytes, candidates: Sequence[bytes]) -> list[bytes]:
@@ -68,9 +72,14 @@ class EarlyPlacement:
             out[key] = fresh
         return out
 
+    @property
+    def active(self) -> bool:
+        """Whether anything is sent before the lookup is over (a line drawn: a large enough network)."""
+        return self.line > 0
+
     def targets(self, key: bytes) -> set[bytes]:
         """Every peer sent ``key`` so far."""
         return self.sent.get(key, set())
 
 
-__all__ = ["SURE_RANK", "EarlyPlacement"]
+__all__ = ["EARLY_FROM", "SURE_RANK", "EarlyPlacement"]

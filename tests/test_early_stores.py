@@ -7,9 +7,10 @@ import random
 
 import pytest
 import trio
+import trio.lowlevel
 import trio.testing
 
-from ioa_p2p.dht.early import SURE_RANK, EarlyPlacement
+from ioa_p2p.dht.early import EARLY_FROM, SURE_RANK, EarlyPlacement
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.keyspace import KEYSPACE, position
 from ioa_p2p.dht.quorum import QUORUM, StoreQuorum, grace, round_target
@@ -20,10 +21,10 @@ from ioa_p2p.dht.sim.publish import PutRun
 from ioa_p2p.dht.sim.search import key_of
 from ioa_p2p.dht.sim.world import SimConfig, World
 from ioa_p2p.embedding import HashingEmbedder
-from ioa_p2p.node.net.kad_write import QuorumRound
+from ioa_p2p.node.net.kad_write import AnswerBatch, QuorumRound
 
 KEY = b"/ioa/page/some-key"
-PEERS = [bytes([i]) * 8 for i in range(40)]
+PEERS = [i.to_bytes(2, "big") * 4 for i in range(200)]
 
 
 def by_distance(peers: list[bytes]) -> list[bytes]:
@@ -44,6 +45,8 @@ def test_early_stores_go_to_the_candidates_within_the_line_once_and_the_rest_aft
     assert rest == {KEY: [p for p in ordered[:20] if p not in inside]}
     assert early.targets(KEY) == set(ordered[:20])
     assert EarlyPlacement([KEY], len(PEERS), rank=0).due(KEY, ordered) == []  # early stores off
+    small = EarlyPlacement([KEY], EARLY_FROM - 1)  # a lookup of a hop or two: nothing early
+    assert not small.active and small.due(KEY, ordered) == []
     # a larger network draws the line closer: fewer candidates are sure
     assert len(EarlyPlacement([KEY], 100 * len(PEERS)).due(KEY, ordered)) < len(inside)
 
@@ -139,3 +142,23 @@ def test_a_simulated_card_is_placed_before_its_lookups_are_over_with_early_store
         assert run.placed_at is not None and run.finished_at is not None
         assert run.placed_at <= run.finished_at
     assert placed[SURE_RANK][6] < placed[0.0][6]  # the median card is findable sooner
+
+
+def test_the_stores_due_after_one_answer_go_to_each_peer_on_one_stream() -> None:
+    sent: list[tuple[bytes, list[bytes]]] = []
+
+    async def send(peer: bytes, keys: list[bytes]) -> None:
+        sent.append((peer, keys))
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            batch = AnswerBatch(nursery, send)
+            batch.add(b"k1", [b"p", b"q"])  # one answer reports its keys in turn, no checkpoint between
+            batch.add(b"k2", [b"p"])
+            batch.add(b"k3", [])
+            await trio.lowlevel.checkpoint()
+            await trio.lowlevel.checkpoint()
+            batch.add(b"k4", [b"p"])  # the next answer: a new stream
+
+    trio.run(main)
+    assert sorted(sent) == [(b"p", [b"k1", b"k2"]), (b"p", [b"k4"]), (b"q", [b"k1"])]

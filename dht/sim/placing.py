@@ -56,6 +56,8 @@ class PlacingRun:
         if run is None or early is None or quorum is None or self.finished_at is not None or quorum.final:
             return
         lookup = run.lookup
+        if not early.active:
+            return
         due = early.due(key, lookup.closest(key))
         if lookup.finished(key):  # this key's lookup is over: the rest of its closest, not the batch's end
             due += early.rest({key: list(lookup.keys[key].candidates)})[key]

@@ -111,10 +111,13 @@ def revoke_everywhere(
             directory.offer(card, learned, "gossip", wanted=True)
             held[(node.index, peer)] = None
 
+    seen_online = {node.index for node in holders if node.online}  # holders online at some moment
+
     def dropped(node: SimNode, how: str) -> None:
         directory = layer._directory(node)
         for peer in old:
             if (node.index, peer) in held and directory.get(peer) is None:
+                seen_online.add(node.index)  # it dropped it, so it was online (a gossip just after a gap)
                 del held[(node.index, peer)]
                 result.dropped_at.append(world.loop.now - begin)
                 setattr(result, how, getattr(result, how) + 1)
@@ -140,7 +143,6 @@ def revoke_everywhere(
 
     revalidate_ms = int(settings.revalidate * 1000)
     sessions = {node.index: node.session for node in holders}  # the session each loop last ran in
-    seen_online = {node.index for node in holders if node.online}
 
     def notice(node: SimNode) -> None:
         """A read or a revalidation pass of ``node``: back from a gap (a new session), the node's clocks

@@ -23,7 +23,7 @@ never the caller's exception; callers bound each whole call with their own cance
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import trio
@@ -106,7 +106,9 @@ def early_placement(dht: Any, keys: list[bytes]) -> EarlyPlacement:
 
 def due_now(early: EarlyPlacement, lookup: Lookup, key: bytes) -> list[bytes]:
     """After an answer for ``key``: its candidates within the early line, and once its own lookup is over,
-    the rest of its closest (not sent yet)."""
+    the rest of its closest (not sent yet); nothing in a network too small for early stores."""
+    if not early.active:
+        return []
     due = early.due(key, lookup.closest(key))
     if lookup.finished(key):
         due += early.rest({key: list(lookup.keys[key].candidates)})[key]
@@ -117,6 +119,27 @@ def final_targets(early: EarlyPlacement, lookup: Lookup) -> dict[bytes, list[byt
     """The lookup is done: each key's closest candidates (every one, including those that timed out
     during the lookup: busy, not gone) not sent yet."""
     return early.rest({key: list(state.candidates) for key, state in lookup.keys.items()})
+
+
+class AnswerBatch:
+    """The stores due after one answer of a lookup, sent per peer on one stream: the lookup reports each
+    key of an answer in turn without a checkpoint between them, so a task started at the first one runs
+    once they are all in."""
+
+    def __init__(self, nursery: trio.Nursery, send: Callable[[bytes, list[bytes]], Awaitable[None]]) -> None:
+        self.nursery, self.send = nursery, send
+        self.plan: dict[bytes, list[bytes]] = {}
+
+    def add(self, key: bytes, peers: list[bytes]) -> None:
+        if peers and not self.plan:
+            self.nursery.start_soon(self._flush)
+        for peer in peers:
+            self.plan.setdefault(peer, []).append(key)
+
+    async def _flush(self) -> None:
+        plan, self.plan = self.plan, {}
+        for peer, keys in plan.items():
+            self.nursery.start_soon(self.send, peer, keys)
 
 
 def by_key(plan: dict[bytes, list[bytes]]) -> dict[bytes, list[bytes]]:
@@ -307,17 +330,21 @@ async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask:
         outer.start_soon(done.watch, outer.cancel_scope, holding)
         async with trio.open_nursery() as early_sends:
 
+            async def announce_early(peer: bytes, peer_keys: list[bytes]) -> None:
+                """What the pacer allows now (the rest goes with the passes)."""
+                count = pacer.take(peer, len(peer_keys), trio.current_time())
+                if peer_keys[count:]:
+                    remaining.setdefault(peer, []).extend(peer_keys[count:])
+                if count:
+                    asked.update((peer, key) for key in peer_keys[:count])
+                    await announce(peer, peer_keys[:count])
+
+            batch = AnswerBatch(early_sends, announce_early)
+
             def send(key: bytes) -> None:
-                """Announce what is due early now, as the pacer allows (the rest goes with the passes)."""
                 due = due_now(early, lookup, key)
                 done.add(key, due)
-                now = trio.current_time()
-                for peer in due:
-                    if pacer.take(peer, 1, now):
-                        asked.add((peer, key))
-                        early_sends.start_soon(announce, peer, [key])
-                    else:
-                        remaining.setdefault(peer, []).append(key)
+                batch.add(key, due)
 
             await run_lookup(dht, lookup, PROVIDERS, send)
             rest = final_targets(early, lookup)
@@ -376,11 +403,12 @@ async def put_many(dht: Any, keys: list[str], value: bytes, *, ask: int = DEFAUL
     async with trio.open_nursery() as nursery:
         nursery.start_soon(done.watch, nursery.cancel_scope)
 
+        batch = AnswerBatch(nursery, put_at)
+
         def send(key: bytes) -> None:
             due = due_now(early, lookup, key)
             done.add(key, due)
-            for peer in due:
-                nursery.start_soon(put_at, peer, [key])
+            batch.add(key, due)
 
         await run_lookup(dht, lookup, VALUE, send)
         rest = final_targets(early, lookup)
@@ -392,6 +420,7 @@ async def put_many(dht: Any, keys: list[str], value: bytes, *, ask: int = DEFAUL
 
 __all__ = [
     "DEFAULT_ASK",
+    "AnswerBatch",
     "QuorumRound",
     "by_key",
     "due_now",
