@@ -166,3 +166,11 @@ def test_a_band_cell_with_both_bounds_keeps_both() -> None:
     assert band is not None and (band.low, band.high, band.low_open, band.high_open) == (4, 9, True, False)
     band = band_in("more than 2 up to 7 days")
     assert band is not None and (band.low, band.high, band.low_open) == (2, 7, True)
+
+
+def test_a_rate_asked_per_unit_is_derived_not_only_looked_up() -> None:
+    from ioa_p2p.planning import plan_request
+    from ioa_p2p.planning.derive import DERIVE
+
+    plan = plan_request("What is the day cruiser at the canal per minute?")
+    assert [s.template for s in plan.steps][-1] == DERIVE
