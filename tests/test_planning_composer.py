@@ -178,7 +178,9 @@ def test_a_rate_asked_per_unit_is_derived_not_only_looked_up() -> None:
 
 def test_a_season_s_name_is_no_party_and_a_free_allowance_is_left_to_the_single_rule_reading() -> None:
     assert party_of("What was the winter 2025/26 adult return fare?") is None
-    waiting = _records("rates.txt", "Waiting beyond the first 10 minutes costs EUR 2 per started 5 minutes.\n")
+    waiting = _records(
+        "rates.txt", "Waiting beyond the first 10 minutes costs EUR 2 per started 5 minutes.\n"
+    )
     book = rulebook(waiting)
     assert book.rates[0].beyond == 10  # never a base of its own here: planning/ruled.py applies it
     assert composed_charge("A driver waited 23 minutes. What is the waiting charge?", waiting) is None
