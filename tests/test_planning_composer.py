@@ -166,3 +166,21 @@ def test_a_band_cell_with_both_bounds_keeps_both() -> None:
     assert band is not None and (band.low, band.high, band.low_open, band.high_open) == (4, 9, True, False)
     band = band_in("more than 2 up to 7 days")
     assert band is not None and (band.low, band.high, band.low_open) == (2, 7, True)
+
+
+def test_a_rate_asked_per_unit_is_derived_not_only_looked_up() -> None:
+    from ioa_p2p.planning import plan_request
+    from ioa_p2p.planning.derive import DERIVE
+
+    plan = plan_request("What is the day cruiser at the canal per minute?")
+    assert [s.template for s in plan.steps][-1] == DERIVE
+
+
+def test_a_season_s_name_is_no_party_and_a_free_allowance_is_left_to_the_single_rule_reading() -> None:
+    assert party_of("What was the winter 2025/26 adult return fare?") is None
+    waiting = _records(
+        "rates.txt", "Waiting beyond the first 10 minutes costs EUR 2 per started 5 minutes.\n"
+    )
+    book = rulebook(waiting)
+    assert book.rates[0].beyond == 10  # never a base of its own here: planning/ruled.py applies it
+    assert composed_charge("A driver waited 23 minutes. What is the waiting charge?", waiting) is None

@@ -59,6 +59,7 @@ from ioa_p2p.planning.units import factor, unit_phrase
 from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number
 
 DERIVE = "derive(v1)"
+_IN_UNIT_PER = re.compile(r"\bin\s+[a-z³² ]+\s+(?:per|an?)\s+\w+\s*\??$", re.I)
 _NUMERIC_KINDS = ("amount", "duration", "count", "number")
 
 
@@ -85,6 +86,11 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     how = re.match(r"how (?:much|many|far|long|fast|heavy|high|deep|wide|tall)\b", last, re.I)
     quantity = asked.kind in _NUMERIC_KINDS[:2] or (asked.kind in _NUMERIC_KINDS and bool(asked.units or how))
     quantity = quantity or asks_money(last)  # "what's the fine?": an amount of money
+    # "what is a paddleboard per minute?": a rate the documents may state over another quantity
+    # ("the flow in cubic metres per hour" is a value converted after its lookup, not this)
+    quantity = quantity or bool(
+        asked.per and re.match(r"what(?:'s| is| does)\b", last, re.I) and not _IN_UNIT_PER.search(last)
+    )
     # "... paid upfront. What's the total?": the total of what the statements buy
     total = re.match(r"what(?:'s| is) the total\b", last, re.I)
     quantity = quantity or bool(total and (asks_money(q) or last != q))

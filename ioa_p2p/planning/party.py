@@ -20,7 +20,7 @@ _PEOPLE = (
     r"members|colleagues|visitors|pupils|travellers|walkers|riders|participants|attendees|delegates|us"
 )
 _GROUP = re.compile(
-    rf"\b{_NUM}\s+(?:of\s+(?=us\b|them\b))?({_PEOPLE}|them)\b(?:\s+aged\s+([\d ,and]+))?", re.I
+    rf"(?<![/.\d-])\b{_NUM}\s+(?:of\s+(?=us\b|them\b))?({_PEOPLE}|them)\b(?:\s+aged\s+([\d ,and]+))?", re.I
 )
 _YEAR_OLD = re.compile(r"\b(?:a|an|one|our|my|their|his|her)\s+(\d{1,2})[- ]years?[- ]old\b", re.I)
 _COUPLE = re.compile(r"\b(?:a|the) couple\b|\bboth of us\b|\bwe both\b|\bmy (?:wife|husband|partner) and I\b",

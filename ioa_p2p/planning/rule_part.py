@@ -51,7 +51,7 @@ def unit_of(word: str) -> str:
 def question_givens(question: str, records: DocRecords, party: tuple[Member, ...] | None) -> list[Quantity]:
     """The quantities the question gives, without its people (the party) and its ages; a duration in
     words ("an hour and a quarter") as minutes."""
-    text = question
+    text = _SEASON.sub(" ", question)  # "winter 2024/25", "in 2026": a period's name, not a quantity
     extra: list[Quantity] = []
     for pattern, minutes in _DURATIONS:
         m = pattern.search(text)
@@ -83,6 +83,7 @@ def question_givens(question: str, records: DocRecords, party: tuple[Member, ...
     return [*out, *extra]
 
 
+_SEASON = re.compile(r"\b(?:19|20)\d{2}(?:/\d{2,4})?\b")
 _THAT_DAY = re.compile(r"\b(?:for|on|over)\s+(?:that|the|a|one|this)\s+day\b", re.I)
 _NOT_COUNTS = frozenset({"want", "way", "order", "us", "them"})
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"

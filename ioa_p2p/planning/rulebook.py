@@ -250,6 +250,8 @@ def _term(rule: DocRule, started_doc: bool, last_first: dict[str, Term]) -> Term
         measure = _unit(own.group(1))
     if not measure:
         measure = next((p for p in rule.per if p in MEASURES), "")
+    if not beyond and rule.beyond:  # "beyond the first 10 minutes ... per started 5 minutes": the rules'
+        beyond = rule.beyond  # own reading of what is free; a part of its own (planning/ruled.py applies it)
     started = rule.started or started_doc or bool(_STARTED.search(when))
     if rule.started and rule.step != 1:
         amount = rule.step
