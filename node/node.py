@@ -406,8 +406,13 @@ async def open_node(
                 # exception raised in the block is never replaced by a Cancelled from our own scope.
                 async with AsyncExitStack() as stack:
                     if cohosted is not None:  # its DHT requests to the others in memory, from the first
-                        me = node.peer_id
-                        net.open_local_streams_with(node.local_stream, lambda: cohosted.serving_peers(me))
+                        me = node.peer_id  # and its lookups start from what the others know, too
+                        net.open_local_streams_with(
+                            node.local_stream,
+                            lambda: cohosted.serving_peers(me),
+                            lambda: cohosted.remote_routes(me),
+                        )
+                        stack.enter_context(cohosted.sharing_routes(me, net.routes))
                     start_routing(net, node.bootstrap, config, nursery, faults)
                     if services:
                         await open_services(

@@ -37,7 +37,7 @@ async def test_an_agent_whose_bootstrap_is_unreachable_joins_through_its_process
 ) -> None:
     cohosted = CoHosted()
     nobody = f"/ip4/127.0.0.1/tcp/9/p2p/{Identity.generate().peer_id}"  # nothing listens there
-    with trio.fail_after(120):
+    with trio.fail_after(60):
         async with open_node(_config(tmp_path, "r", []), identity=Identity.generate(), write_info=False) as r:
             (r_addr,) = r.listen_addrs()[:1]
             first = _config(tmp_path, "a1", [r_addr])

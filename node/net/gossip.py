@@ -22,8 +22,9 @@ attempt costs both sides a failed protocol negotiation; with every node connecte
 grew into a steady load on it. :func:`speaks_pubsub` reads the protocols the peer announced by identify:
 peers whose identify has not answered yet are asked with a bounded retry, then again with a per-peer
 back-off (2 s doubling to 60 s); peers that announced no GossipSub protocol are not asked on connection,
-only by the maintenance task, once after 30 s and then at most once a minute, with a single attempt
-(their identify may have answered before their pubsub started, and an identify push can be lost). For the
+only by the maintenance task, once after :data:`SILENT_FIRST` s and then at most once a minute, with a
+single attempt (their identify may have answered before their pubsub started, and an identify push can
+be lost). For the
 same reason a node that joins the topic pushes identify to the peers it is already connected to (its DHT
 join connects it to many before its discovery starts): they learn at once that it speaks GossipSub, so
 they register it and count it as a card publisher (:func:`_tell_protocols`). That push is best effort
@@ -85,8 +86,17 @@ RESUBSCRIBE_MAX = 640.0
 HEARTBEAT_SETTLE = 30.0
 #: Seconds of fast heartbeats after a message came or went (see :class:`HeartbeatPacer`).
 MESSAGE_SETTLE = 10.0
-#: Seconds the identify push telling connected peers that we speak GossipSub now may take (best effort).
-PUSH_TIMEOUT = 10.0
+#: Seconds the identify push telling connected peers that we speak GossipSub now may take (best effort;
+#: 10 s before: a co-hosted agent pushes to its 10-20 remote connections on a busy process loop).
+PUSH_TIMEOUT = 30.0
+#: A peer whose identify named no GossipSub is first asked after this many seconds, then once a minute,
+#: each time with :data:`SILENT_ATTEMPT_TIMEOUT` (a peer without pubsub refuses the protocol at once,
+#: so the bound only matters for a busy one; 30 s and 1 s before: when two agents had identified each
+#: other before either joined the topic and both identify pushes were lost on busy loops, neither
+#: registered the other for minutes: 4 groups of 8 co-hosted agents, 0-1 card-topic peers at 7-20
+#: connections after 92 s, bench/cross_diag.py).
+SILENT_FIRST = 10.0
+SILENT_ATTEMPT_TIMEOUT = 5.0
 
 #: validate(publisher, data) -> accept?   deliver(publisher, data) -> None (after validation)
 Validate = Callable[[PeerId, bytes], bool]
@@ -336,14 +346,14 @@ async def _maintain(
                 if speaks is False and not backoff.known(peer):
                     # Identify said no GossipSub, but it may have answered before the peer's pubsub
                     # started (and an identify push can be lost): ask rarely rather than never.
-                    backoff.failed(peer, now, delay=REGISTER_BACKOFF_MAX / 2)
+                    backoff.failed(peer, now, delay=SILENT_FIRST)
                     silent.add(peer)
                 elif speaks and peer in silent:  # its identify push or its subscription says it speaks it now
                     silent.discard(peer)
                     backoff.forget(peer)
                 if backoff.due(peer, now):
                     pending.add(peer)
-                    timeout = 1.0 if speaks is False else PEER_REGISTER_TIMEOUT
+                    timeout = SILENT_ATTEMPT_TIMEOUT if speaks is False else PEER_REGISTER_TIMEOUT
                     nursery.start_soon(register, peer, timeout)
             topic_peers = frozenset(pubsub.peer_topics.get(TOPIC, ()))
             messages = gossip.published + gossip.received + gossip.rejected

@@ -38,7 +38,7 @@ from __future__ import annotations
 import logging
 import math
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence, Set
 from contextlib import AbstractAsyncContextManager, suppress
 from dataclasses import dataclass
 from typing import Any
@@ -267,9 +267,25 @@ def start_routing(
             policy=RefreshPolicy(slow=config.refresh_max, target_peers=config.target_peers),
             trigger=trigger,
             faults=faults,
-            skip=lambda peer: peer in set(net.local_peers()),
+            mates=net.local_peers,
+            joined=lambda: _joined_count(net, remote_peers()),
         )
     )
+
+
+def _joined_count(net: Any, remote: list[PeerId]) -> int:
+    """The connections that decide whether a node has joined (:class:`RefreshPolicy` ``low_peers``): its
+    remote ones; for an agent hosted with others, also its process-mates once it reaches every remote
+    peer they know (100 agents in one process beside a bootstrap node have joined with one remote
+    connection each: their pace must not stay at ``short_max``). A late starter whose process-mates
+    know remote peers it has not reached has not joined: it keeps looking up at the fast pace."""
+    mates = net.local_peers()
+    if not mates:
+        return len(remote)
+    reached = {peer.raw for peer in remote}
+    if any(peer.to_bytes() not in reached for peer, _ in net.mates_routes()):
+        return len(remote)
+    return len(remote) + len(mates)
 
 
 async def run_peer_discovery(
@@ -280,10 +296,13 @@ async def run_peer_discovery(
     policy: RefreshPolicy | None = None,
     trigger: RefreshTrigger | None = None,
     faults: Faults | None = None,
-    skip: Callable[[PeerId], bool] = lambda peer: False,
+    mates: Callable[[], list[PeerId]] = list,
+    joined: Callable[[], int] | None = None,
 ) -> None:
-    """Look up peers and keep ``policy.target_peers`` connections, at the pace ``policy`` decides;
-    ``skip(peer)``: never dial ``peer`` (another agent of this process)."""
+    """Look up peers and keep ``policy.target_peers`` connections, at the pace ``policy`` decides.
+    ``mates()``: the other agents of this process, never dialled; a node that reaches them in memory
+    may have joined without remote connections. ``joined()``: the connections that decide whether the
+    node has joined (default: ``connected_peers``; see :func:`_joined_count`)."""
     policy = policy or RefreshPolicy()
     trigger = trigger or RefreshTrigger()
     rng = random.Random()
@@ -300,9 +319,10 @@ async def run_peer_discovery(
         with faults.boundary("peer discovery"):  # fed by other peers' FIND_NODE answers
             # the per-bucket refresh is py-libp2p's own (KadDHT's maintenance loop, every 600 s)
             await _lookup(dht, own_key)
+            skip = set(mates())
             dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng, skip)
             grew = dht.routing_table.size() > table_before or dialed > 0
-        delay = policy.next_delay(delay, grew, len(connected_peers()))
+        delay = policy.next_delay(delay, grew, joined() if joined else len(connected_peers()))
         poked, lost = await _wait_next_round(
             trigger, delay, connected_peers, policy.target_peers, not_before=lost_at + LOST_ROUND_GAP
         )
@@ -396,13 +416,13 @@ async def _connect_more(
     connected_peers: Callable[[], list[PeerId]],
     policy: RefreshPolicy,
     rng: random.Random,
-    skip: Callable[[PeerId], bool] = lambda peer: False,
+    skip: Set[PeerId] = frozenset(),
 ) -> int:
     by_distance = []
     for p in dht.routing_table.find_local_closest_peers(own_key, count=dht.routing_table.size() or 1):
         with suppress(InvalidPeerId):  # a FIND_NODE reply can name any ID; only Ed25519 peers can connect
             peer = from_libp2p_id(p)
-            if not skip(peer):
+            if peer not in skip:
                 by_distance.append(peer)
     todo = policy.peers_to_dial(by_distance, set(connected_peers()), rng)
     dialed = 0
