@@ -31,6 +31,7 @@
 - ``relay_net.py``       :class:`Libp2pRelayNet`: the relay service's ``RelayNetPort``
 - ``punch.py``           hole punching (DCUtR): one initiator per pair, punched connections remembered,
   listen ports read from the listen addresses, LAN addresses offered peer to peer
+- ``punch_budget.py``    when a peer may be hole punched again: bursts of 3, growing cooldowns (pure)
 - ``stream_caps.py``     inbound streams capped per peer and by the node's budgets before negotiation
   (patch 10)
 - ``source_dial.py``     TCP dials from the listen port (hole punching) that close their socket when cancelled

@@ -16,6 +16,16 @@ relayed connection initiates; when both did (each dialed the other through a rel
 smaller peer ID does. It also reports which direct connections a punch made (``ioa peers`` shows them as
 ``punched``) and counts attempts and successes.
 
+**Our retry policy.** The library gives a peer 3 attempts and gives them back only when a connection to
+the peer closes, and a failed attempt takes 21 s (3 rounds of dials of up to 5 s, 2 s apart). A punch
+either works in its first round (within a fraction of a second, measured in the netns world) or not at
+all: the rounds after it repeat the same timing, set by one ``SYNC``, so on a busy machine the attempts
+were spent on rounds that could not work, and a peer whose 3 attempts failed was never punched again.
+So: the dial rounds of an attempt end :data:`PUNCH_DEADLINE` seconds after they began (on both sides: a
+new attempt, with a new ``SYNC``, is what has a chance), and the initiator's attempts follow
+:class:`~ioa_p2p.node.net.punch_budget.PunchBudget` (bursts of 3, a growing cooldown between failed
+bursts, a success forgets the failures) instead of the library's lifetime budget.
+
 And where the library reads *our listen ports*: it takes them from ``host.get_addrs()`` (its
 ``_local_tcp_listen_addrs``), both to predict the address it tells the peer (the NAT's external IP, our
 listen port) and to bind the source of its dials to that port. But ``get_addrs()`` is what we advertise
@@ -44,6 +54,7 @@ from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+import trio
 from libp2p.relay.circuit_v2 import dcutr
 from libp2p.relay.circuit_v2.dcutr import PROTOCOL_ID as DCUTR_PROTOCOL_ID
 from libp2p.relay.circuit_v2.dcutr import DCUtRProtocol
@@ -52,11 +63,15 @@ from multiaddr import Multiaddr
 
 from ioa_p2p.node.net.addrs import LocalView, parse_direct, plan_dial, scope_of
 from ioa_p2p.node.net.libp2p_patches import live_connections
+from ioa_p2p.node.net.punch_budget import PunchBudget
 from ioa_p2p.node.net.source_dial import close_source_dials_on_failure
 
 log = logging.getLogger("ioa_p2p.punch")
 
 DCUTR_PROTOCOL = str(DCUTR_PROTOCOL_ID)
+#: Seconds the dial rounds of one hole punch may take, from their start: the first round (the library's
+#: ``_HOLE_PUNCH_ROUND_TIMEOUT``, 5 s) and a little more (module docstring).
+PUNCH_DEADLINE = 6.0
 
 
 #: Each host's listen addresses (multiaddr text), for the library's ``_local_tcp_listen_addrs``.
@@ -114,18 +129,24 @@ class HolePuncher:
         self._punched: weakref.WeakSet[Any] = weakref.WeakSet()
         self.attempts = 0
         self.successes = 0
+        self.budget = PunchBudget()
         self._wrap_protocol()
 
     def _wrap_protocol(self) -> None:
         perform_upstream = _require(self.protocol, "_perform_hole_punch")
         offer_upstream = _require(self.protocol, "_get_observed_addrs")
         initiate = _require(self.protocol, "initiate_hole_punch")
+        library_attempts: dict[Any, int] = _require(self.protocol, "_hole_punch_attempts")
         host = self.host
 
         async def perform(peer_id: Any, addrs: Any, as_responder: bool = False) -> bool:
             before = {id(c) for c in live_connections(host, peer_id)}
             self.attempts += 1
-            ok = bool(await perform_upstream(peer_id, self.usable(addrs), as_responder))
+            began, ok = trio.current_time(), False
+            with trio.move_on_after(PUNCH_DEADLINE):
+                ok = bool(await perform_upstream(peer_id, self.usable(addrs), as_responder))
+            took, side = trio.current_time() - began, "initiator" if as_responder else "responder"
+            log.info("hole punch with %s as %s: %s in %.1f s", peer_id, side, "ok" if ok else "failed", took)
             if ok:
                 self.successes += 1
                 for conn in live_connections(host, peer_id):
@@ -137,9 +158,13 @@ class HolePuncher:
             return self.with_lan_addrs(list(await offer_upstream()))
 
         async def initiate_if_ours(peer_id: Any) -> bool:
-            if not self.initiates(peer_id):
+            if not self.initiates(peer_id) or not self.budget.may_try(peer_id, trio.current_time()):
                 return False
-            return bool(await initiate(peer_id))
+            ok = bool(await initiate(peer_id))
+            # our budget, not the library's: it counted an attempt only if one began
+            if library_attempts.pop(peer_id, 0) or ok:
+                self.budget.record(peer_id, ok, trio.current_time())
+            return ok
 
         self.protocol._perform_hole_punch = perform  # type: ignore[method-assign]
         self.protocol._get_observed_addrs = offer  # type: ignore[method-assign]
