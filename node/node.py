@@ -405,14 +405,6 @@ async def open_node(
                 # Services exit (in reverse order) before the background tasks are cancelled, so an
                 # exception raised in the block is never replaced by a Cancelled from our own scope.
                 async with AsyncExitStack() as stack:
-                    if cohosted is not None:  # its DHT requests to the others in memory, from the first
-                        me = node.peer_id  # and its lookups start from what the others know, too
-                        net.open_local_streams_with(
-                            node.local_stream,
-                            lambda: cohosted.serving_peers(me),
-                            lambda: cohosted.remote_routes(me),
-                        )
-                        stack.enter_context(cohosted.sharing_routes(me, net.routes))
                     start_routing(net, node.bootstrap, config, nursery, faults)
                     if services:
                         await open_services(
@@ -425,6 +417,7 @@ async def open_node(
                         _hint_card_addrs(node)
                     if cohosted is not None:  # the others open their streams to it in memory from now on
                         stack.enter_context(cohosted.serving(node.peer_id, node.accept_local))
+                        net.open_local_streams_with(node.local_stream)  # its DHT requests to them too
                     add_status_routes(node)
                     node.services_ready.set()
                     if control_api:

@@ -43,10 +43,6 @@ CardTake = Callable[[PeerId, bytes], None]
 AcceptStream = Callable[[str, Any, PeerId], bool]
 #: Remote publishers whose newest record the process remembers to hand to its agents (oldest dropped first).
 VIEW_MAX = 10_000
-#: ``routes()``: the peers (libp2p ID, addresses) an agent's DHT knows: its routing table and connections
-Routes = Callable[[], list[tuple[Any, list[Any]]]]
-#: Remote peers of the process's agents that seed a co-hosted agent's lookup (:meth:`CoHosted.remote_routes`).
-ROUTES_SHARED = 60
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +61,6 @@ class CoHosted:
         "_caught_up",
         "_peers",
         "_readers",
-        "_routes",
         "_servers",
         "_view",
         "census",
@@ -93,8 +88,6 @@ class CoHosted:
         #: the agents that serve in-process streams now (``Node.accept_local``), and how many were opened
         self._servers: dict[PeerId, AcceptStream] = {}
         self.local_streams = 0
-        #: each running agent's routes (:meth:`sharing_routes`)
-        self._routes: dict[PeerId, Routes] = {}
 
     def __contains__(self, peer: object) -> bool:
         return peer in self._peers
@@ -127,42 +120,6 @@ class CoHosted:
         finally:
             if self._servers.get(peer) is accept:
                 del self._servers[peer]
-
-    @contextmanager
-    def sharing_routes(self, peer: PeerId, routes: Routes) -> Iterator[None]:
-        """While this block runs, ``routes()`` (the peers ``peer``'s DHT knows, with their addresses)
-        seed the other agents' lookups (:meth:`remote_routes`)."""
-        self._routes[peer] = routes
-        try:
-            yield
-        finally:
-            if self._routes.get(peer) is routes:
-                del self._routes[peer]
-
-    def remote_routes(self, other_than: PeerId, limit: int = ROUTES_SHARED) -> list[tuple[Any, list[Any]]]:
-        """Up to ``limit`` peers outside this process (libp2p ID, addresses) that the process's agents
-        (``other_than`` apart) know for routing: where a co-hosted agent's DHT lookups start besides
-        its own table. An agent that starts after the others learns the network from them at once (the
-        last agents to start in a process of 25 kept a routing table of 1-5 peers, their lookups ended
-        behind a slow bootstrap answer on the busy process loop: docs/performance.md, issue 26). Only
-        remote peers: seeded with its process-mates, whose answers come first from memory, a lookup
-        ended among them and a process that started beside others stayed an island."""
-        mates = {peer.raw for peer in self._peers}
-        out: dict[Any, list[Any]] = {}
-        for peer, routes in list(self._routes.items()):
-            if peer == other_than:
-                continue
-            for libp2p_id, addrs in routes():
-                if libp2p_id not in out and libp2p_id.to_bytes() not in mates:
-                    out[libp2p_id] = addrs
-                    if len(out) >= limit:
-                        return list(out.items())
-        return list(out.items())
-
-    def serving_peers(self, other_than: PeerId) -> list[PeerId]:
-        """The agents of the process that serve in-process streams now, ``other_than`` apart: where an
-        agent's DHT lookups may start (they answer in memory, naming the network's peers they know)."""
-        return [peer for peer in self._servers if peer != other_than]
 
     def server(self, peer: PeerId) -> AcceptStream | None:
         """How to hand ``peer`` an in-process stream, when it is an agent of this process that serves them."""

@@ -86,17 +86,12 @@ RESUBSCRIBE_MAX = 640.0
 HEARTBEAT_SETTLE = 30.0
 #: Seconds of fast heartbeats after a message came or went (see :class:`HeartbeatPacer`).
 MESSAGE_SETTLE = 10.0
-#: Seconds the identify push telling connected peers that we speak GossipSub now may take (best effort;
-#: 10 s before: a co-hosted agent pushes to its 10-20 remote connections on a busy process loop).
-PUSH_TIMEOUT = 30.0
-#: A peer whose identify named no GossipSub is first asked after this many seconds, then once a minute,
-#: each time with :data:`SILENT_ATTEMPT_TIMEOUT` (a peer without pubsub refuses the protocol at once,
-#: so the bound only matters for a busy one; 30 s and 1 s before: when two agents had identified each
-#: other before either joined the topic and both identify pushes were lost on busy loops, neither
-#: registered the other for minutes: 4 groups of 8 co-hosted agents, 0-1 card-topic peers at 7-20
-#: connections after 92 s, bench/cross_diag.py).
-SILENT_FIRST = 10.0
-SILENT_ATTEMPT_TIMEOUT = 5.0
+#: Seconds the identify push telling connected peers that we speak GossipSub now may take (best effort).
+PUSH_TIMEOUT = 10.0
+#: A peer whose identify named no GossipSub is first asked after this many seconds, then at most once a
+#: minute, each time with :data:`SILENT_ATTEMPT_TIMEOUT`.
+SILENT_FIRST = 30.0
+SILENT_ATTEMPT_TIMEOUT = 1.0
 
 #: validate(publisher, data) -> accept?   deliver(publisher, data) -> None (after validation)
 Validate = Callable[[PeerId, bytes], bool]

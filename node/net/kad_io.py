@@ -80,27 +80,9 @@ def kad_protocol_in_use() -> str:
 
 
 def known_peers(dht: Any) -> list[bytes]:
-    """Every peer the node knows for routing (its routing table and its connections; for an agent hosted
-    with others, those others and the remote peers they know) as ID bytes, leaving out peers whose
-    identify says they do not serve the DHT (clients: nodes behind NAT run in client mode).
-
-    An agent that starts after the others of its process, on a loop busy with their start-up, had its
-    lookups end at their timeout behind a slow bootstrap answer and kept a table of 1-5 peers
-    (docs/performance.md, issue 26). Its process-mates answer at once, from memory, and the remote peers
-    they know (``CoHosted.remote_routes``, their addresses put in the peerstore) keep its lookups from
-    ending among the process's own agents when several processes start together."""
+    """Every peer the node knows for routing (its routing table and its connections) as ID bytes, leaving
+    out peers whose identify says they do not serve the DHT (clients: nodes behind NAT run in client mode)."""
     peers = set(dht.routing_table.get_peer_ids()) | set(dht.host.get_connected_peers())
-    mates = getattr(dht.host, "ioa_local_peers", None)
-    if mates is not None:
-        peers.update(mates())
-    routes = getattr(dht.host, "ioa_mates_routes", None)
-    if routes is not None:
-        peerstore = dht.host.get_peerstore()
-        for peer, addrs in routes():
-            if not _has_addrs(peerstore, peer):
-                with contextlib.suppress(Exception):
-                    peerstore.add_addrs(peer, addrs, ADDR_TTL)
-            peers.add(peer)
     peers.discard(dht.local_peer_id)
     return [p.to_bytes() for p in peers if serves_dht(dht.host, p)]
 

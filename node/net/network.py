@@ -123,8 +123,6 @@ class Libp2pNetwork:
         self.hop: HopServer | None = None
         self._addrs_changed = trio.Event()
         self._last_advertised: tuple[str, ...] = ()
-        self._mates: Callable[[], list[PeerId]] = list  # the other agents of this process (none yet)
-        self._mates_routes: Callable[[], list[tuple[Any, list[Any]]]] = list
         circuit = self._dial_through_relay if options.relay_client else None
         self.dialer = Dialer(self.host, self.local_view, circuit=circuit)
         route_dials(self.host, lambda peer: self.dialer.dial(peer, deliberate=False))
@@ -260,50 +258,10 @@ class Libp2pNetwork:
         handler: Callable[[Any], Any] | None = handlers.get(protocol)
         return handler
 
-    def open_local_streams_with(
-        self,
-        opener: Callable[[PeerId, str], Any],
-        mates: Callable[[], list[PeerId]],
-        routes: Callable[[], list[tuple[Any, list[Any]]]],
-    ) -> None:
+    def open_local_streams_with(self, opener: Callable[[PeerId, str], Any]) -> None:
         """``opener(peer, protocol)``: an in-process stream to another agent of this process (None: not
-        one); the DHT's requests to such a peer use it instead of a libp2p stream (``kad_io.exchange``).
-        ``mates()``: the other agents of the process that serve such streams now; peer discovery neither
-        dials them nor counts a connection to them (``routing.start_routing``); every DHT lookup may start
-        from them (they answer in memory) and from ``routes()``: peers outside the process that its other
-        agents know (libp2p ID, addresses; ``kad_io.known_peers``, ``CoHosted.remote_routes``)."""
+        one); the DHT's requests to such a peer use it instead of a libp2p stream (``kad_io.exchange``)."""
         self.host.ioa_local_stream = opener
-        self.host.ioa_mates_routes = routes
-        self.host.ioa_local_peers = lambda: [to_libp2p_id(peer) for peer in mates()]
-        self._mates = mates
-        self._mates_routes = routes
-
-    def mates_routes(self) -> list[tuple[Any, list[Any]]]:
-        """The remote peers the other agents of this process know (none until
-        :meth:`open_local_streams_with`)."""
-        return self._mates_routes()
-
-    def routes(self) -> list[tuple[Any, list[Any]]]:
-        """The peers this node's DHT knows (routing table and connections) with their addresses (libp2p
-        types), for the other agents of its process (``CoHosted.sharing_routes``)."""
-        dht, peerstore = self.dht, self.host.get_peerstore()
-        if dht is None:  # not open yet
-            return []
-        peers = set(dht.routing_table.get_peer_ids()) | set(self.host.get_connected_peers())
-        out = []
-        for peer in peers:
-            try:
-                addrs = peerstore.addrs(peer)
-            except Exception:  # PeerStoreError: no address known
-                continue
-            if addrs:
-                out.append((peer, list(addrs)))
-        return out
-
-    def local_peers(self) -> list[PeerId]:
-        """The other agents of this process that take streams in memory (none until
-        :meth:`open_local_streams_with`)."""
-        return self._mates()
 
     def add_hints(self, hints: Callable[[PeerId], list[str]]) -> None:
         """More addresses of a peer to try (its signed card), asked at every dial."""

@@ -24,11 +24,7 @@ Newcomers need no lookup of ours to be found: their own lookups and dials reach 
 query adds its sender to our routing table. (With ``slow`` at 60 s, the refresh lookups were about half
 the CPU an idle node spent at 25 nodes: docs/performance.md, "Light nodes".) The library's own
 connection manager, which would dial every peer in the peerstore, is switched off
-(:func:`ioa_p2p.node.net.libp2p_patches.disable_auto_connector`). An agent hosted with others
-(``[[agents]]``) counts and dials only peers outside its process toward ``target_peers``: the others
-of its process reach it in memory, and connections to them carried nothing its remote neighbours
-could use (measured, issue 26: the agents that started last in a process of 25 held no connection
-outside it, so their cards reached no other process). Before this policy, nodes refreshed every
+(:func:`ioa_p2p.node.net.libp2p_patches.disable_auto_connector`). Before this policy, nodes refreshed every
 second for 15 s and dialed up to 64 peers each: at 25+ nodes on one 2-core machine the lookups alone kept a
 core busy and opening any stream took ~1 s.
 """
@@ -38,7 +34,7 @@ from __future__ import annotations
 import logging
 import math
 import random
-from collections.abc import Awaitable, Callable, Sequence, Set
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, suppress
 from dataclasses import dataclass
 from typing import Any
@@ -253,39 +249,16 @@ def start_routing(
     async def connect_peer(peer: PeerId) -> None:
         await net.connect_peer(peer, deliberate=False)
 
-    def remote_peers() -> list[PeerId]:
-        """The connections that count: not those to the other agents of this process (co-hosted agents
-        reach each other in memory; a connection between them carries nothing of use)."""
-        mates = set(net.local_peers())
-        return [peer for peer in net.connected_peers() if peer not in mates]
-
     nursery.start_soon(
         lambda: run_peer_discovery(
             net.dht,
             connect_peer,
-            remote_peers,
+            net.connected_peers,
             policy=RefreshPolicy(slow=config.refresh_max, target_peers=config.target_peers),
             trigger=trigger,
             faults=faults,
-            mates=net.local_peers,
-            joined=lambda: _joined_count(net, remote_peers()),
         )
     )
-
-
-def _joined_count(net: Any, remote: list[PeerId]) -> int:
-    """The connections that decide whether a node has joined (:class:`RefreshPolicy` ``low_peers``): its
-    remote ones; for an agent hosted with others, also its process-mates once it reaches every remote
-    peer they know (100 agents in one process beside a bootstrap node have joined with one remote
-    connection each: their pace must not stay at ``short_max``). A late starter whose process-mates
-    know remote peers it has not reached has not joined: it keeps looking up at the fast pace."""
-    mates = net.local_peers()
-    if not mates:
-        return len(remote)
-    reached = {peer.raw for peer in remote}
-    if any(peer.to_bytes() not in reached for peer, _ in net.mates_routes()):
-        return len(remote)
-    return len(remote) + len(mates)
 
 
 async def run_peer_discovery(
@@ -296,13 +269,8 @@ async def run_peer_discovery(
     policy: RefreshPolicy | None = None,
     trigger: RefreshTrigger | None = None,
     faults: Faults | None = None,
-    mates: Callable[[], list[PeerId]] = list,
-    joined: Callable[[], int] | None = None,
 ) -> None:
-    """Look up peers and keep ``policy.target_peers`` connections, at the pace ``policy`` decides.
-    ``mates()``: the other agents of this process, never dialled; a node that reaches them in memory
-    may have joined without remote connections. ``joined()``: the connections that decide whether the
-    node has joined (default: ``connected_peers``; see :func:`_joined_count`)."""
+    """Look up peers and keep ``policy.target_peers`` connections, at the pace ``policy`` decides."""
     policy = policy or RefreshPolicy()
     trigger = trigger or RefreshTrigger()
     rng = random.Random()
@@ -319,10 +287,9 @@ async def run_peer_discovery(
         with faults.boundary("peer discovery"):  # fed by other peers' FIND_NODE answers
             # the per-bucket refresh is py-libp2p's own (KadDHT's maintenance loop, every 600 s)
             await _lookup(dht, own_key)
-            skip = set(mates())
-            dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng, skip)
+            dialed = await _connect_more(dht, own_key, connect_peer, connected_peers, policy, rng)
             grew = dht.routing_table.size() > table_before or dialed > 0
-        delay = policy.next_delay(delay, grew, joined() if joined else len(connected_peers()))
+        delay = policy.next_delay(delay, grew, len(connected_peers()))
         poked, lost = await _wait_next_round(
             trigger, delay, connected_peers, policy.target_peers, not_before=lost_at + LOST_ROUND_GAP
         )
@@ -416,14 +383,11 @@ async def _connect_more(
     connected_peers: Callable[[], list[PeerId]],
     policy: RefreshPolicy,
     rng: random.Random,
-    skip: Set[PeerId] = frozenset(),
 ) -> int:
     by_distance = []
     for p in dht.routing_table.find_local_closest_peers(own_key, count=dht.routing_table.size() or 1):
         with suppress(InvalidPeerId):  # a FIND_NODE reply can name any ID; only Ed25519 peers can connect
-            peer = from_libp2p_id(p)
-            if peer not in skip:
-                by_distance.append(peer)
+            by_distance.append(from_libp2p_id(p))
     todo = policy.peers_to_dial(by_distance, set(connected_peers()), rng)
     dialed = 0
     limiter = trio.CapacityLimiter(DIAL_CONCURRENCY)
