@@ -32,6 +32,7 @@ adds the reasons, never a goal's text or answer), exit 0 when every goal checks 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import re
 import subprocess
@@ -288,3 +289,24 @@ def check_main(
                 )
     print(f"{total} goals checked, {bad} with problems")
     return 1 if bad else 0
+
+
+@dataclass(frozen=True)
+class HeldoutProbe:
+    """A probe folder (``docs/`` and ``heldout.json``, facts quoted in «guillemets»): its checker, reader
+    and the ``goal_problems``/``main`` its ``check_answers.py`` exposes."""
+
+    root: Path
+    checker: AnswerChecker = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "checker", AnswerChecker(self.root / "docs", quote=GUILLEMETS))
+
+    def read_split(self, name: str = "heldout") -> list[dict[str, Any]]:
+        return list(json.loads((self.root / f"{name}.json").read_text(encoding="utf-8"))["goals"])
+
+    def goal_problems(self, g: dict[str, Any], docs: dict[str, str]) -> list[str]:
+        return self.checker.goal_problems(g, docs)
+
+    def main(self, description: str, argv: list[str] | None = None) -> int:
+        return check_main(self.checker, [("heldout", self.read_split)], description, argv)

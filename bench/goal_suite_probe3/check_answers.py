@@ -17,7 +17,6 @@ goal checks out, 1 otherwise.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,24 +25,16 @@ HERE = Path(__file__).resolve().parent
 if str(HERE.parent) not in sys.path:  # run as a script: the shared checker lives in bench/
     sys.path.insert(0, str(HERE.parent))
 
-from goals_suite_check import GUILLEMETS, AnswerChecker, check_main  # noqa: E402
+from goals_suite_check import HeldoutProbe  # noqa: E402
 
-DOCS = HERE / "docs"
-CHECKER = AnswerChecker(DOCS, quote=GUILLEMETS)
-
-
-def read_split(name: str = "heldout") -> list[dict[str, Any]]:
-    return list(json.loads((HERE / f"{name}.json").read_text(encoding="utf-8"))["goals"])
+PROBE = HeldoutProbe(HERE)
+read_split = PROBE.read_split
 
 
 def goal_problems(g: dict[str, Any], docs: dict[str, str]) -> list[str]:
     """What is wrong with one goal (``bench/goals_suite_files.py`` --validate calls this)."""
-    return CHECKER.goal_problems(g, docs)
-
-
-def main(argv: list[str] | None = None) -> int:
-    return check_main(CHECKER, [("heldout", read_split)], (__doc__ or "").split("\n\n")[0], argv)
+    return PROBE.goal_problems(g, docs)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(PROBE.main((__doc__ or "").split("\n\n")[0]))
