@@ -56,6 +56,7 @@ from ioa_p2p.planning.ruled import asks_money, counted_expression, ruled_express
 from ioa_p2p.planning.subject import unnamed_subject
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import factor, unit_phrase
+from ioa_p2p.planning.valued import valued_expression
 from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number
 
 DERIVE = "derive(v1)"
@@ -172,6 +173,9 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
         if timed is None and len(stated) == 1:  # the time looked up answers
             return f"{stated[0]} * 1", CLOCK
         return timed
+    valued = valued_expression(question, found)  # cover on a declared value, VAT on a bill (valued.py)
+    if valued is not None:
+        return valued
     rate = composed_rate(question, found.records)  # "per minute" of a rate stated per 45 minutes
     if rate is not None:
         return rate
