@@ -60,7 +60,8 @@
   day the question starts, where they state that rule
 - ``rulebook.py`` a document's typed rules with what their words say, read once per document: the quantity
   a rate is stated over ("per 45 minutes"), first and further periods, started periods in full, a
-  percentage's threshold and ages, what it is not off, its minimum, exemptions by age
+  percentage's threshold and ages, what it is not off, its minimum, exemptions by age, "charged per started
+  hour", a longer period's price capping a shorter one's charge
 - ``party.py``    the people a question is about: counts and the ages it states ("two adults and our
   9-year-old", "a couple", "alone")
 - ``rule_part.py`` one rate of a document applied on its own terms (a part of a composed charge): its band,
