@@ -58,3 +58,27 @@ def test_without_the_cap_the_hours_are_charged_as_they_are() -> None:
     q = "What does renting a single kayak for 6 hours from Tidewater cost?"
     found = composed_charge(q, _records(NO_CAP), looked=(7.0,))
     assert found is None or _value(found) == 42  # one rule applied as it is: the single-rule readings
+
+
+STEAM = """\
+# Harrowgate Steam Network - heat prices 2027
+
+Prices in EUR. Steam is billed per MWh in tiers counted over the contract year:
+
+| Tier            | Price per MWh |
+|-----------------|--------------:|
+| first 10 MWh    | 90.00         |
+| next 15 MWh     | 82.00         |
+| above 25 MWh    | 75.00         |
+
+Customers paying by standing order get a 3 % discount on the steam charge.
+"""
+
+
+def test_a_tiered_consumption_charge_splits_the_quantity_over_its_tiers() -> None:
+    q = "What does Harrowgate bill for 31 MWh of steam in a year for a customer paying by standing order?"
+    found = composed_charge(q, _records(STEAM), looked=(75.0,))
+    assert math.isclose(_value(found), (10 * 90 + 15 * 82 + 6 * 75) * 0.97)
+    q = "What does Harrowgate bill for 12 MWh over the year?"
+    found = composed_charge(q, _records(STEAM), looked=(82.0,))
+    assert math.isclose(_value(found), 10 * 90 + 2 * 82)  # not 12 at the second tier's price

@@ -64,7 +64,8 @@
   hour", a longer period's price capping a shorter one's charge
 - ``party.py``    the people a question is about: counts and the ages it states ("two adults and our
   9-year-old", "a couple", "alone")
-- ``rule_part.py`` one rate of a document applied on its own terms (a part of a composed charge): its band,
+- ``rule_part.py`` one rate of a document applied on its own terms (a part of a composed charge): its band
+  or its tiers (each tier's part of the quantity),
   its measure over the quantity it is stated over, first and further periods, people by age, its bounds
 - ``composer.py`` a charge composed of several rules (a base, the other charges the question names, the
   percentages whose condition holds, VAT), every given quantity used, or none (issue 23, class 7)
