@@ -53,6 +53,7 @@ from ioa_p2p.planning.missing import Missing, names_another, unapplied
 from ioa_p2p.planning.prorata import prorated_expression
 from ioa_p2p.planning.records import NO_SINGLE_ANSWER
 from ioa_p2p.planning.ruled import asks_money, counted_expression, ruled_expression
+from ioa_p2p.planning.season import out_of_period
 from ioa_p2p.planning.subject import unnamed_subject
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import factor, unit_phrase
@@ -159,6 +160,8 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
         return None
     if (other := unnamed_subject(question, found)) is not None:  # another subject's document
         return other
+    if (outside := out_of_period(question, found)) is not None:  # December, prices for April-October
+        return outside
     closed = closed_expression(question, found)  # a formula, durations summed ... (planning/closed.py)
     if closed is None and found.text.startswith(NO_SINGLE_ANSWER):  # the document's rules composed
         closed = composed_charge(question, found.records) or composed_rate(question, found.records)
