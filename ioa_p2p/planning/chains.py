@@ -182,7 +182,10 @@ def _through(
         back = convert(f.per[0], want)
         if back is None:
             return None
-        amounts = [a for a in facts if not a.per]  # an amount over a rate per the unit asked for
+        # an amount over a rate per the unit asked for; for the unit asked for itself, an amount per item
+        # of a batch counts too, times the items the request states ("7.5 g of butter per biscuit" x 60
+        # biscuits, over 250 g a block)
+        amounts = [a for a in facts if not a.per or (a.per_item and depth == 0)]
         sub = best_chain(f.unit, amounts, givens, words, found, depth + 1, used, budget)
         if sub is None or sub.facts + sum(1 for k, _ in sub.used if k == "g") == 0:
             return None
