@@ -67,7 +67,9 @@
 - ``kad_write.py``       puts, bucket-page puts and provider records at the closest peers of their keys
 - ``kad_store.py``       what the DHT's stores accept: provider records within rate limits, pages merged
 - ``gossip.py``          GossipSub card announcements (tuned heartbeat and limits, topic validator, drain
-  task)
+  task, registration and subscription upkeep)
+- ``gossip_pacing.py``   when that upkeep acts: heartbeat pace, subscription re-sends, registration
+  back-off (pure)
 - ``card_net.py``        :class:`Libp2pCardNet`: discovery's ``CardNetPort`` over ``kad.py`` and ``gossip.py``
 """
 
