@@ -49,3 +49,21 @@ def test_whole_bags_for_the_items_asked_for() -> None:
     derived = derive_expression(q, found)
     assert derived is not None and "ceil(" in derived[0]
     assert _value(derived) == 2  # 25 g a roll x 80 = 2 kg: two bags
+
+
+def test_a_calendar_span_is_never_counted_in_hours_of_a_price_per_hour() -> None:
+    from ioa_p2p.planning.chains import MAX_EXPANSIONS, best_chain
+    from ioa_p2p.planning.doc_facts import Quantity
+    from ioa_p2p.planning.quantities import stated_quantities
+    from ioa_p2p.planning.tariffs import render_charge
+
+    coaching = Value.of_number(45, "EUR").with_terms((("per", "h"),))
+    assert render_charge(coaching, stated_quantities("a pause of 5 weeks")) == "(missing: a quantity in h)"
+    assert render_charge(coaching, stated_quantities("for 3 hours")) == "(45 * 3)"
+    q = "What does coaching cost for 5 weeks?"
+    rate = Quantity(45.0, "EUR", ("h",), frozenset({"coaching"}), frozenset({"coaching"}), "EUR 45 per hour")
+    found = Value.of_number(45, "EUR")
+    chain = best_chain(
+        "EUR", [rate], givens_in(q), frozenset({"coaching"}), found, 0, frozenset(), [MAX_EXPANSIONS]
+    )
+    assert chain is None or "168" not in chain.expr  # never 45 x the 840 hours of five weeks

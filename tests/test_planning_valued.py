@@ -89,3 +89,11 @@ def test_the_derivation_uses_it_where_a_rate_applies_to_none_of_the_quantities()
     q = "What would Osterley charge to insure a consignment I value at EUR 1,130?"
     derived = derive_expression(q, _found(2.2))
     assert derived is not None and math.isclose(_value(derived), 8.8)
+
+
+def test_a_rule_that_leaves_out_the_price_looked_up_is_never_preferred() -> None:
+    from ioa_p2p.planning.derive import preferred
+
+    found = _found(12)  # the handling fee found; the typed rules chose the pallet rate
+    assert preferred(None, ("48 * 504", "EUR"), found) is None
+    assert preferred(None, ("12 * 3", "EUR"), found) == ("12 * 3", "EUR")

@@ -138,11 +138,22 @@ def _given(want: str, givens: list[Quantity], used: Used, counted: bool) -> list
     for i, g in enumerate(givens):
         if ("g", i) in used or (g.number != 1.0) != counted:
             continue
-        c = next((c for u in (g.alts or (g.unit,)) if u and (c := convert(u, want)) is not None), None)
+        c = next((c for u in (g.alts or (g.unit,)) if u and not _clock_of_calendar(u, want)
+                  and (c := convert(u, want)) is not None), None)  # fmt: skip
         if c is not None:
             weight = GIVEN_WEIGHT if counted else ONE_WEIGHT
             out.append(Chain(0.0, weight, scaled(number_text(g.number), c), used | {("g", i)}, 0))
     return out
+
+
+_SUB_DAY = frozenset({"s", "min", "h"})
+_CALENDAR = frozenset({"days", "weeks", "months", "years", "night"})
+
+
+def _clock_of_calendar(given: str, want: str) -> bool:
+    """A span of the calendar ("for 7 weeks") is never counted in hours or minutes of a rate per hour:
+    a charge per hour is for the hours something is used, which no calendar span states."""
+    return given in _CALENDAR and want in _SUB_DAY
 
 
 def _through(

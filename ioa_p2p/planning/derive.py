@@ -58,7 +58,7 @@ from ioa_p2p.planning.subject import unnamed_subject
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import factor, unit_phrase
 from ioa_p2p.planning.valued import valued_expression
-from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number
+from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number, is_money
 
 DERIVE = "derive(v1)"
 _IN_UNIT_PER = re.compile(r"\bin\s+[a-z³² ]+\s+(?:per|an?)\s+\w+\s*\??$", re.I)
@@ -314,9 +314,15 @@ def preferred(
     """The charge of a question the rules exempt (0); the typed rules' charge when it is worked out from
     the price looked up (it reads bands, tiers and other charges too) unless only the anchored reading
     applies a bound ("at most 10 days charged"); else the charge worked out from the price looked up and
-    the rules around it (planning/anchored.py); else the typed rules' own choice."""
+    the rules around it (planning/anchored.py); else the typed rules' own choice, but only when it starts
+    from the amount of money looked up (a late charge of EUR 15 is never answered by a cleaning fee times
+    the hours of three weeks)."""
     ruled = ruled if ruled is not None and _computes(ruled[0]) else None
     anchored = anchored if anchored is not None and _computes(anchored[0]) else None
+    if ruled is not None and anchored is None and found.number is not None and is_money(found.unit):
+        shown = re.escape(format_number(found.number))
+        if not re.search(rf"(?<![\d.]){shown}(?![\d.])", ruled[0]):
+            ruled = None  # the price looked up is in no part of it: another charge's rule, never the answer
     if anchored is not None and anchored[0] == EXEMPT:  # "Junior cardholders are never charged ..."
         return anchored
     if ruled is not None and found.number is not None:
