@@ -92,16 +92,18 @@ class TeamFormation:
         min_team = sub.min_team if sub else 0
         t0 = time.perf_counter()  # wall time (a RunnableClock run: trio time leaves out waits)
         fallback = ""
+        marks: dict[str, float] = {}  # the parts of discovery (wall seconds), for the goal's timings
         if team:
             chosen = await self.resolve(team)
         else:
-            chosen, fallback = await self.choose(goal, max_team, exclude, deadline)
+            chosen, fallback = await self.choose(goal, max_team, exclude, deadline, marks)
             if fallback:
                 emit(TeamFallbackEvent(fallback))
         if len(chosen) < min_team:
             raise NoTeam(f"found {len(chosen)} candidate teammates, {min_team} needed")
         t1 = time.perf_counter()
         await self.reach([PeerId.from_string(t.peer_id) for t in chosen])
+        marks["reach_s"] = time.perf_counter() - t1
         handle = await self.chats.create_chat(
             [PeerId.from_string(t.peer_id) for t in chosen],
             f"{GOAL_TOPIC_PREFIX}{goal}"[:4000],
@@ -119,7 +121,7 @@ class TeamFormation:
         def pick(peers: Sequence[PeerId]) -> tuple[Teammate, ...]:
             return tuple(by_peer.get(str(p), Teammate(str(p), self.members.name_of(str(p)))) for p in peers)
 
-        timings = {"discovery_s": t1 - t0, "invitations_s": t2 - t1, "team_formed_s": t2 - t0}
+        timings = {**marks, "discovery_s": t1 - t0, "invitations_s": t2 - t1, "team_formed_s": t2 - t0}
         return FormedTeam(
             handle.chat_id,
             pick(handle.accepted),
@@ -214,6 +216,7 @@ class TeamFormation:
             and not self.discovery.directory_complete()
         )
         if wanted:  # bounded: whatever the lookup fetched meanwhile is in the directory for the retry below
+            log.debug("find %r asks the DHT (directory complete: no)", query[:60])
             with trio.move_on_after(cfg.dht_wait):
                 matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=True)
                 wanted = False
@@ -225,9 +228,16 @@ class TeamFormation:
         return [c for c in found if c.peer_id not in exclude]
 
     async def choose(
-        self, goal: str, max_team: int, exclude: Sequence[str], deadline: float = math.inf
+        self,
+        goal: str,
+        max_team: int,
+        exclude: Sequence[str],
+        deadline: float = math.inf,
+        marks: dict[str, float] | None = None,
     ) -> tuple[list[Teammate], str]:
-        """The teammates, and the failure kind when the LLM team-up failed ("" otherwise).
+        """The teammates, and the failure kind when the LLM team-up failed ("" otherwise); ``marks``
+        gets the wall seconds of its parts (``find_s``: the finds, ``rank_s``: the offline shortlist,
+        ``cover_s``: the plan and its steps' coverage).
 
         The offline matcher ranks the local directory (after the goal's and its clauses' finds have
         brought in what the DHT knows) and picks a team; members able to do the offline plan's step kinds
@@ -244,6 +254,8 @@ class TeamFormation:
             return [], ""
         queries = list(dict.fromkeys([goal[:2000], *(n.text for n in split_goal(goal))]))[:MAX_QUERIES]
         found: list[list[Candidate]] = [[] for _ in queries]
+        marks = {} if marks is None else marks
+        began = time.perf_counter()
 
         async def search(i: int, query: str) -> None:  # fills the directory (DHT lookups as configured)
             found[i] = await self.candidates(query, exclude)
@@ -251,6 +263,7 @@ class TeamFormation:
         async with trio.open_nursery() as nursery:
             for i, query in enumerate(queries):
                 nursery.start_soon(search, i, query)
+        marks["find_s"] = time.perf_counter() - began
         ranker = discovery.directory.ranker
         strict = self.config.exposure().strict
         caps = self.config.trust().caps(
@@ -268,7 +281,9 @@ class TeamFormation:
             max_team=max_team,
             caps=caps,
         )
+        began = time.perf_counter()
         pick, keys = await self.node.run_sync(offline)
+        marks["rank_s"] = time.perf_counter() - began
         scores = {m.key: m.score for m in pick.members}
         fallback = ""
         if self.model is not None and keys:
@@ -296,6 +311,7 @@ class TeamFormation:
                     fallback = failure_kind(exc)
             log.warning("LLM team-up failed (%s); keeping the offline choice", fallback)
         # ability coverage: every step of the offline plan has a member able to do it, and its best agent
+        began = time.perf_counter()
         steps = plan_request(goal).steps
         pool = [c for batch in found for c in batch if c.peer_id not in {*exclude, self.me}]
         best = await self.node.run_sync(functools.partial(self._best_for, steps, [*exclude, self.me]))
@@ -308,6 +324,7 @@ class TeamFormation:
             threshold=self.config.threshold,
             caps=caps,
         )
+        marks["cover_s"] = time.perf_counter() - began
         return [Teammate(c.peer_id, c.name, c.score) for c in members], fallback
 
     def _best_for(self, steps: Sequence[PlanStep], exclude: Sequence[str]) -> list[Candidate | None]:
