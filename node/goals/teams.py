@@ -194,12 +194,15 @@ class TeamFormation:
                 return Teammate(str(match.card.peer_id), match.card.card.name, match.score)
         raise UsageError(f"no agent named {name!r} is known to this node; check `ioa find` or give a peer ID")
 
-    async def candidates(self, query: str, exclude: Sequence[str] = ()) -> list[Candidate]:
+    async def candidates(
+        self, query: str, exclude: Sequence[str] = (), marks: dict[str, float] | None = None
+    ) -> list[Candidate]:
         """The shortlist for ``query``: the local directory first; the DHT too (for at most ``dht_wait``
         seconds) when ``[goals] dht_lookup`` is ``always``, or ``auto`` and no local card reaches the
         threshold, unless a census proves the directory complete
         (:meth:`~ioa_p2p.node.discovery.Discovery.directory_complete`: the DHT would name the same cards;
-        100 agents in one process spent 2-9 s of each team's formation in such lookups, issue 26)."""
+        100 agents in one process spent 2-9 s of each team's formation in such lookups, issue 26).
+        ``marks["dht_finds"]`` counts the finds that asked the DHT."""
         cfg = self.config
         if self.discovery is None:  # no discovery: nobody to shortlist
             return []
@@ -216,7 +219,8 @@ class TeamFormation:
             and not self.discovery.directory_complete()
         )
         if wanted:  # bounded: whatever the lookup fetched meanwhile is in the directory for the retry below
-            log.debug("find %r asks the DHT (directory complete: no)", query[:60])
+            if marks is not None:
+                marks["dht_finds"] = marks.get("dht_finds", 0.0) + 1
             with trio.move_on_after(cfg.dht_wait):
                 matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=True)
                 wanted = False
@@ -237,7 +241,7 @@ class TeamFormation:
     ) -> tuple[list[Teammate], str]:
         """The teammates, and the failure kind when the LLM team-up failed ("" otherwise); ``marks``
         gets the wall seconds of its parts (``find_s``: the finds, ``rank_s``: the offline shortlist,
-        ``cover_s``: the plan and its steps' coverage).
+        ``cover_s``: the plan and its steps' coverage) and ``dht_finds``, the finds that asked the DHT.
 
         The offline matcher ranks the local directory (after the goal's and its clauses' finds have
         brought in what the DHT knows) and picks a team; members able to do the offline plan's step kinds
@@ -258,7 +262,7 @@ class TeamFormation:
         began = time.perf_counter()
 
         async def search(i: int, query: str) -> None:  # fills the directory (DHT lookups as configured)
-            found[i] = await self.candidates(query, exclude)
+            found[i] = await self.candidates(query, exclude, marks)
 
         async with trio.open_nursery() as nursery:
             for i, query in enumerate(queries):
