@@ -62,6 +62,8 @@
   rate limits
 - ``kad_slots.py``       which inbound DHT streams are served: idle ones end, and make room for newcomers
   (patch 23)
+- ``lookup_slots.py``    how many peer lookups the agents of a process run at once; a joining node's go
+  first
 - ``kad.py``             batched fresh Kademlia lookups over py-libp2p's KadDHT; serving the DHT on
   ``/ioa/kad/1.0.0`` with our record validators (re-exports the next two)
 - ``kad_write.py``       puts, bucket-page puts and provider records at the closest peers of their keys

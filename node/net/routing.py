@@ -53,6 +53,7 @@ from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.host import from_libp2p_id, peer_info_from_addr, to_libp2p_id
 from ioa_p2p.node.net.kad_io import CLOSEST, known_peers, run_lookup
 from ioa_p2p.node.net.kad_slots import serve_in_slots
+from ioa_p2p.node.net.lookup_slots import JOINING_TABLE, LookupSlots
 
 log = logging.getLogger("ioa_p2p.routing")
 
@@ -65,12 +66,10 @@ LEARNED = 60
 #: Dials run concurrently, at most this many at a time.
 DIAL_CONCURRENCY = 4
 #: Peer lookups of the nodes of one trio run (the agents of one process) in flight at once: the others
-#: wait their turn before their timeout starts. Measured (issue 26): with 25 agents in a process every
-#: agent's lookups ran at once, each asking busy agents of the same loop, and 75-90 % of them reached
-#: :data:`LOOKUP_TIMEOUT` and were redone, on a quiet box too. A node alone in its process looks up
-#: one at a time anyway.
+#: wait their turn before their timeout starts, a joining node's ahead of routine ones
+#: (:mod:`~ioa_p2p.node.net.lookup_slots`). A node alone in its process looks up one at a time anyway.
 LOOKUP_SLOTS = 4
-_LOOKUPS: trio.lowlevel.RunVar[trio.Semaphore] = trio.lowlevel.RunVar("ioa_lookup_slots")
+_LOOKUPS: trio.lowlevel.RunVar[LookupSlots] = trio.lowlevel.RunVar("ioa_lookup_slots")
 #: Seconds between the discovery loop's checks (no I/O) for a lost connection while it waits, and the
 #: shortest gap between two rounds started by lost connections (a peer that keeps dropping us).
 DEFICIT_CHECK = 5.0
@@ -322,17 +321,18 @@ async def _wait_next_round(
 
 async def _lookup(dht: KadDHT, own_key: bytes) -> None:
     """:func:`_lookup_now` in one of the run's lookup slots (:data:`LOOKUP_SLOTS`: the agents of a process
-    take turns; the wait for a turn is not part of the lookup's timeout)."""
-    async with lookup_slot():
+    take turns, a node whose table holds fewer than :data:`JOINING_TABLE` peers first; the wait for a turn
+    is not part of the lookup's timeout)."""
+    async with lookup_slots().slot(joining=dht.routing_table.size() < JOINING_TABLE):
         await _lookup_now(dht, own_key)
 
 
-def lookup_slot() -> trio.Semaphore:
+def lookup_slots() -> LookupSlots:
     """The run's lookup slots (:data:`LOOKUP_SLOTS`; made on first use)."""
     try:
         return _LOOKUPS.get()
     except LookupError:
-        slots = trio.Semaphore(LOOKUP_SLOTS)
+        slots = LookupSlots(LOOKUP_SLOTS)
         _LOOKUPS.set(slots)
         return slots
 
