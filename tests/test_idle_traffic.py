@@ -82,6 +82,17 @@ def test_yamux_rtt_pings_every_two_minutes() -> None:
     assert "RTT_MEASURE_INTERVAL" in inspect.getsource(yamux.Yamux._measure_rtt_loop)
 
 
+def test_yamux_sweeps_closed_streams_every_two_minutes() -> None:
+    """The sweeper's interval is a module constant it reads before each sleep, and the patch sets it."""
+    import libp2p.stream_muxer.yamux.yamux as yamux
+
+    idle_traffic.credit_yamux_in_halves()
+    assert yamux._STALE_STREAM_SWEEP_INTERVAL == idle_traffic.STALE_SWEEP_INTERVAL == 120.0
+    assert "trio.sleep(_STALE_STREAM_SWEEP_INTERVAL)" in inspect.getsource(yamux.Yamux._stale_stream_sweeper)
+    # what it reclaims waits longer than before, not forever: its grace is shorter than one interval
+    assert yamux._STALE_STREAM_GRACE_SECONDS < idle_traffic.STALE_SWEEP_INTERVAL
+
+
 async def test_small_messages_cost_no_window_updates_with_the_patch(monkeypatch: pytest.MonkeyPatch) -> None:
     from libp2p.stream_muxer.yamux.yamux import YamuxStream
 

@@ -21,6 +21,11 @@ Also here: yamux measures each connection's RTT with a PING every ``RTT_MEASURE_
 node, the largest part of its frames once the window credit was fixed. :func:`credit_yamux_in_halves`
 sets it to :data:`RTT_PING_INTERVAL` (120 s): the RTT only tunes receive windows, and a PING every
 2 minutes still keeps NAT mappings of TCP connections alive (RFC 5382 asks NATs to keep them 2 h).
+Each connection's stale-stream sweeper likewise woke every ``_STALE_STREAM_SWEEP_INTERVAL`` (30 s): at
+100 connections 3.3 wake-ups a second of an idle node, each taking the connection's stream lock to find
+nothing. It runs every :data:`STALE_SWEEP_INTERVAL` (120 s) now: what it reclaims is the bookkeeping of
+streams closed 60 s ago with unread bytes, which the ``unread`` ledger bounds meanwhile
+(:mod:`~ioa_p2p.node.net.muxer_meter` drops a reset stream's bytes at once).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ from typing import Any
 
 #: Seconds between yamux's RTT PINGs on each connection (upstream: 30 s; an int there).
 RTT_PING_INTERVAL = 120
+#: Seconds between yamux's sweeps of closed streams on each connection (upstream: 30 s).
+STALE_SWEEP_INTERVAL = 120.0
 #: Upstream's ``YamuxStream._auto_tune_and_send_window_update``, kept when the patch goes in.
 _upstream: Any = None
 
@@ -74,7 +81,12 @@ def credit_yamux_in_halves() -> None:
             raise RuntimeError(f"py-libp2p's YamuxStream has no {name} any more: revisit idle_traffic.py")
     if not hasattr(yamux, "RTT_MEASURE_INTERVAL"):
         raise RuntimeError("py-libp2p's yamux has no RTT_MEASURE_INTERVAL any more: revisit idle_traffic.py")
+    if not hasattr(yamux, "_STALE_STREAM_SWEEP_INTERVAL"):
+        raise RuntimeError(
+            "py-libp2p's yamux has no _STALE_STREAM_SWEEP_INTERVAL any more: revisit idle_traffic.py"
+        )
     yamux.RTT_MEASURE_INTERVAL = max(yamux.RTT_MEASURE_INTERVAL, RTT_PING_INTERVAL)
+    yamux._STALE_STREAM_SWEEP_INTERVAL = max(yamux._STALE_STREAM_SWEEP_INTERVAL, STALE_SWEEP_INTERVAL)
     _upstream = YamuxStream._auto_tune_and_send_window_update
     YamuxStream._auto_tune_and_send_window_update = credit_in_halves  # type: ignore[method-assign]
 
@@ -86,4 +98,10 @@ def upstream_credit() -> Any:
     return _upstream
 
 
-__all__ = ["RTT_PING_INTERVAL", "credit_in_halves", "credit_yamux_in_halves", "upstream_credit"]
+__all__ = [
+    "RTT_PING_INTERVAL",
+    "STALE_SWEEP_INTERVAL",
+    "credit_in_halves",
+    "credit_yamux_in_halves",
+    "upstream_credit",
+]
