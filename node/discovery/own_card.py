@@ -2,9 +2,9 @@
 agent settings, issuing (stamped) card versions and withdrawals, announcing them by gossip, and what the
 publishing loop puts in the DHT (our record under ``/ioa/card/<us>``, the bucket keys we provide).
 
-Settings adopted with :meth:`OwnCard.adopt_agent` are embedded and issued by :meth:`OwnCard.card_loop`
+Settings adopted with :meth:`CardOwner.adopt_agent` are embedded and issued by :meth:`CardOwner.card_loop`
 (in the background, so a node starts before any model loads); the first version is announced only once
-every node service is open (:meth:`OwnCard.go_live`).
+every node service is open (:meth:`CardOwner.go_live`).
 """
 
 from __future__ import annotations
@@ -41,30 +41,23 @@ from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 log = logging.getLogger("ioa_p2p.discovery")
 
 
-class OwnCard:
+class CardOwner:
     """This node's card and withdrawal: issued, announced, and published (with :attr:`search`'s LSH
     scheme) by the discovery service that extends it."""
 
+    # set by the discovery service before :meth:`_start_own_card`
+    node: NodePort
+    net: CardNetPort
+    settings: DiscoverySettings
+    agent: AgentSettings
+    embedder: Embedder
+    directory: Directory
+    gossip: CardTopicPort | None
     #: the DHT searches of the discovery service (its forest and LSH scheme place our card)
     search: CardSearch
 
-    def __init__(
-        self,
-        node: NodePort,
-        settings: DiscoverySettings,
-        agent: AgentSettings,
-        embedder: Embedder,
-        directory: Directory,
-        gossip: CardTopicPort | None,
-        net: CardNetPort,
-    ) -> None:
-        self.node = node
-        self.net = net
-        self.settings = settings
-        self.agent = agent
-        self.embedder = embedder
-        self.directory = directory
-        self.gossip = gossip
+    def _start_own_card(self) -> None:
+        """No card yet: the state :meth:`adopt_agent` and :meth:`card_loop` fill."""
         self.publish_policy = PublishPolicy()
         self.card: SignedCard | None = None
         self.withdrawal: SignedWithdrawal | None = None  # set while our card is withdrawn
@@ -78,7 +71,7 @@ class OwnCard:
         #: the last :meth:`provided_keys` and what they were computed from (the publishing loop asks every
         #: second; the cells' projections are worth computing only when an input changed)
         self._provided: tuple[tuple[object, ...], tuple[int, ...], tuple[bytes, ...]] | None = None
-        self.pacer = AnnouncePacer(most=max(ANNOUNCE_MIN_INTERVAL, settings.republish))
+        self.pacer = AnnouncePacer(most=max(ANNOUNCE_MIN_INTERVAL, self.settings.republish))
 
     @property
     def forest(self) -> Forest:
@@ -278,4 +271,4 @@ class OwnCard:
         self._dht_wake = trio.Event()
 
 
-__all__ = ["OwnCard"]
+__all__ = ["CardOwner"]

@@ -49,7 +49,7 @@ from ioa_p2p.embedding import Embedder
 from ioa_p2p.errors import UsageError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.discovery.intake import GossipIntake
-from ioa_p2p.node.discovery.own_card import OwnCard
+from ioa_p2p.node.discovery.own_card import CardOwner
 from ioa_p2p.node.discovery.pages import PagePublisher, search_pages
 from ioa_p2p.node.discovery.search import CardSearch
 from ioa_p2p.node.discovery.warm import WarmState
@@ -60,9 +60,9 @@ log = logging.getLogger("ioa_p2p.discovery")
 MAX_K = FIND_MAX_K  # agents one find returns at most (the control API's limit)
 
 
-class Discovery(OwnCard):
+class Discovery(CardOwner):
     """The discovery service of one node (``node.services.discovery``): finds, gossip, DHT fetches; its own
-    card is :class:`~ioa_p2p.node.discovery.own_card.OwnCard`'s."""
+    card is :class:`~ioa_p2p.node.discovery.own_card.CardOwner`'s."""
 
     def __init__(
         self,
@@ -74,7 +74,14 @@ class Discovery(OwnCard):
         gossip: CardTopicPort | None,
         net: CardNetPort,
     ) -> None:
-        super().__init__(node, settings, agent, embedder, directory, gossip, net)
+        self.node = node
+        self.net = net
+        self.settings = settings
+        self.agent = agent
+        self.embedder = embedder
+        self.directory = directory
+        self.gossip = gossip
+        self._start_own_card()
         #: rate limits of gossip announcements (the DHT's records have their own: :attr:`dht_admission`)
         self.admission = CardAdmission(
             new_cards=settings.new_cards, updates=settings.updates, me=node.peer_id
