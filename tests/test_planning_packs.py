@@ -67,3 +67,13 @@ def test_a_calendar_span_is_never_counted_in_hours_of_a_price_per_hour() -> None
         "EUR", [rate], givens_in(q), frozenset({"coaching"}), found, 0, frozenset(), [MAX_EXPANSIONS]
     )
     assert chain is None or "168" not in chain.expr  # never 45 x the 840 hours of five weeks
+
+
+def test_a_duration_over_a_rate_stays_in_the_unit_the_rate_is_stated_in() -> None:
+    doc = (
+        "| Model | Battery | Flight time |\n|---|---|---|\n| T4 | 5,400 mAh | 25 min |\n\n"
+        "The quick charger delivers 1,800 mAh per hour."
+    )
+    q = "How long does the quick charger take to fill a Model T4 battery?"
+    derived = derive_expression(q, Value.of_number(5400, "mAh").with_evidence((doc,)))
+    assert derived is not None and derived[1] == "h" and _value(derived) == 3  # not 180 min

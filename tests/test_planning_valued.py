@@ -97,3 +97,9 @@ def test_a_rule_that_leaves_out_the_price_looked_up_is_never_preferred() -> None
     found = _found(12)  # the handling fee found; the typed rules chose the pallet rate
     assert preferred(None, ("48 * 504", "EUR"), found) is None
     assert preferred(None, ("12 * 3", "EUR"), found) == ("12 * 3", "EUR")
+
+
+def test_the_rule_is_read_when_the_lookup_found_only_a_heading() -> None:
+    found = replace(Value.of_text("Damaged crates."), records=_records())  # no amount found at all
+    q = "Our crate was damaged; the repair value is EUR 95. What does Osterley bill for it?"
+    assert _value(valued_expression(q, found)) == 107

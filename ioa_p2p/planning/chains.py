@@ -202,6 +202,7 @@ def _through(
             return None
         top = sub.expr if " " not in sub.expr else f"({sub.expr})"
         expr = scaled(f"{top} / {number_text(f.number)}", back)
+        rel -= 0.0 if back == 1.0 else CONVERSION_COST  # "1700 mAh per hour": in hours, as stated
         return Chain(rel + sub.rel, sub.given, expr, sub.used, sub.facts + 1)
     return None
 

@@ -65,8 +65,10 @@ _VAT_ASKED = re.compile(r"\bhow much (?:vat|value added tax)\b|\bwhat (?:is|woul
 
 def valued_expression(question: str, found: Value | None) -> tuple[str, str] | None:
     """(expression, currency) of the charge ``question`` asks for on the one amount of money it gives,
-    read from the record of the amount ``found`` (see the module docstring); None when there is none."""
-    if found is None or found.records is None or found.number is None:
+    read from the record of ``found``'s document that states such a rule and fits the question best (the
+    record of the amount found, of two that fit as well; see the module docstring); None when there is
+    none."""
+    if found is None or found.records is None:
         return None
     amounts = [n for n in numbers_in(question) if n.unit in MONEY]
     if len(amounts) != 1:
@@ -85,7 +87,7 @@ def valued_expression(question: str, found: Value | None) -> tuple[str, str] | N
 def _best_reading(question: str, records: DocRecords, value: float, found: Value) -> str | None:
     """The bounded charge of the record that states such a rule and fits the question best (its words,
     then whether it states the amount the lookup found); None when none does, or two fit as well."""
-    shown = re.escape(format_number(found.number or 0.0))
+    shown = re.escape(format_number(found.number)) if found.number is not None else r"(?!)"
     looked = re.compile(rf"(?<![\d.]){shown}(?:\.0+|(?<=\.\d)0+)?(?![\d]|[.]\d)")
     words = words_of(question) - GENERIC - _VALUE_WORDS  # what is charged, not how the value is said
     weights = word_weights(records)
