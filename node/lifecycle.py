@@ -109,7 +109,8 @@ async def open_node(
                         _hint_card_addrs(node)
                     if cohosted is not None:  # the others open their streams to it in memory from now on
                         stack.enter_context(cohosted.serving(node.peer_id, node.accept_local))
-                        net.open_local_streams_with(node.local_stream)  # its DHT requests to them too
+                        me = node.peer_id  # its DHT requests to them too; a joining self-lookup asks them
+                        net.open_local_streams_with(node.local_stream, lambda: cohosted.serving_peers(me))
                     add_status_routes(node)
                     node.services_ready.set()
                     if control_api:

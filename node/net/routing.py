@@ -69,6 +69,8 @@ DIAL_CONCURRENCY = 4
 #: wait their turn before their timeout starts, a joining node's ahead of routine ones
 #: (:mod:`~ioa_p2p.node.net.lookup_slots`). A node alone in its process looks up one at a time anyway.
 LOOKUP_SLOTS = 4
+#: Other agents of its process a joining node's self-lookup asks too (:func:`joining_seeds`).
+JOINING_SEEDS = 8
 _LOOKUPS: trio.lowlevel.RunVar[LookupSlots] = trio.lowlevel.RunVar("ioa_lookup_slots")
 #: Seconds between the discovery loop's checks (no I/O) for a lost connection while it waits, and the
 #: shortest gap between two rounds started by lost connections (a peer that keeps dropping us).
@@ -323,8 +325,24 @@ async def _lookup(dht: KadDHT, own_key: bytes) -> None:
     """:func:`_lookup_now` in one of the run's lookup slots (:data:`LOOKUP_SLOTS`: the agents of a process
     take turns, a node whose table holds fewer than :data:`JOINING_TABLE` peers first; the wait for a turn
     is not part of the lookup's timeout)."""
-    async with lookup_slots().slot(joining=dht.routing_table.size() < JOINING_TABLE):
-        await _lookup_now(dht, own_key)
+    joining = dht.routing_table.size() < JOINING_TABLE
+    async with lookup_slots().slot(joining=joining):
+        await _lookup_now(dht, own_key, joining_seeds(dht) if joining else [])
+
+
+def joining_seeds(dht: KadDHT, rng: random.Random | None = None) -> list[bytes]:
+    """Where a joining node's self-lookup starts besides the peers it knows: up to :data:`JOINING_SEEDS`
+    other agents of its process (none for a node alone in its process), which answer in memory with the
+    peers closest to it that they know, remote ones included. Measured (issue 26, ``bench/cross_diag.py``
+    2 x 12 with a probe of every self-lookup): an agent that starts after the others knew only the
+    bootstrap node, whose answer (4-8 s through the process's busy loop) missed the 5 s per-peer timeout
+    lookup after lookup, so it kept a table of 1, no remote connection and no card-topic peer for a minute
+    and more. Only while joining: a node whose table is filled asks the network, not its process."""
+    mates = getattr(dht.host, "ioa_local_peers", None)
+    if mates is None:
+        return []
+    found = [p.to_bytes() for p in mates() if p != dht.local_peer_id]
+    return (rng or random.Random()).sample(found, min(JOINING_SEEDS, len(found)))
 
 
 def lookup_slots() -> LookupSlots:
@@ -337,7 +355,7 @@ def lookup_slots() -> LookupSlots:
         return slots
 
 
-async def _lookup_now(dht: KadDHT, own_key: bytes) -> None:
+async def _lookup_now(dht: KadDHT, own_key: bytes, seeds: list[bytes] | None = None) -> None:
     """Look up the peers closest to us (the Kademlia self-lookup) and add the :data:`LEARNED` closest found
     and every peer that answered to the routing table, within :data:`LOOKUP_TIMEOUT` in all; a lookup its
     timeout ends keeps what it learned.
@@ -353,7 +371,8 @@ async def _lookup_now(dht: KadDHT, own_key: bytes) -> None:
     Ours sends each request with its stream's negotiation (one round trip), asks the next candidates when a
     peer is slow (the hedge), reads only the peer IDs and addresses an answer names, and closes its streams
     shielded."""
-    lookup = Lookup([own_key], known_peers(dht), me=own_key, width=LEARNED)
+    start = list(dict.fromkeys([*known_peers(dht), *(seeds or [])]))
+    lookup = Lookup([own_key], start, me=own_key, width=LEARNED)
     try:
         with trio.move_on_after(LOOKUP_TIMEOUT):
             await run_lookup(dht, lookup, CLOSEST)
