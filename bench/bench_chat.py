@@ -37,6 +37,7 @@ import argparse
 import contextlib
 import json
 import logging
+import os
 import signal
 import subprocess
 import sys
@@ -299,14 +300,22 @@ async def wait_quiet(pids: list[int], most: float = QUIET_MOST) -> float:
 
 
 def busy_seconds(pid: int) -> float:
-    """Seconds ``pid`` has run on a CPU plus waited in a run queue for one (``/proc/PID/schedstat``; 0
-    where there is none)."""
+    """Seconds the threads of ``pid`` have run on a CPU plus waited in a run queue for one
+    (``/proc/PID/task/*/schedstat``; 0 where there is none). Every thread: ``/proc/PID/schedstat`` is
+    the main thread's alone, and a node mints its stamps in a worker thread."""
+    total = 0.0
     try:
-        with open(f"/proc/{pid}/schedstat", encoding="ascii") as f:
-            on_cpu, waiting = f.read().split()[:2]
-    except (OSError, ValueError):
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
         return 0.0
-    return (int(on_cpu) + int(waiting)) / 1e9
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="ascii") as f:
+                on_cpu, waiting = f.read().split()[:2]
+        except (OSError, ValueError):
+            continue  # the thread ended meanwhile
+        total += (int(on_cpu) + int(waiting)) / 1e9
+    return total
 
 
 async def bench_processes(
@@ -334,7 +343,8 @@ async def bench_processes(
         await connect_retrying(leader, relay_addr)
         stream = await join_relay(leader, relay_addr, genesis)
         await trio.sleep(SETTLE)
-        quiet_s = await wait_quiet([proc.pid for proc, _ in members] + [relay_pid])
+        # the author's own process too: its node mints its stamps in a worker thread while the members start
+        quiet_s = await wait_quiet([proc.pid for proc, _ in members] + [relay_pid, os.getpid()])
 
         async def direct(i: int) -> None:
             await sender.post(handle.chat_id, "text", {"text": f"{TEXT} {i}"})
