@@ -15,10 +15,11 @@ import trio
 
 from ioa_p2p.config.node_config import NodeConfig, parse_config
 from ioa_p2p.identity import Identity
+from ioa_p2p.node import open_node
 from ioa_p2p.node.net.cohosted import CoHosted
 from ioa_p2p.node.net.host import to_libp2p_id
 from ioa_p2p.node.net.routing import JOINING_SEEDS, joining_seeds
-from ioa_p2p.node.node import Node, open_node
+from ioa_p2p.node.node import Node
 
 from .test_chats_net import FAST
 

@@ -23,6 +23,7 @@ from trio.testing import MockClock
 from ioa_p2p.dht.keyspace import position
 from ioa_p2p.dht.lookup import ANSWERED, PENDING, SLOW, Lookup
 from ioa_p2p.dht.rtt import MISS_PRIOR, SPARE_FROM, Hedges, Unreached
+from ioa_p2p.dht.sim.world import SimConfig, World
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.net import kad_io
 
@@ -237,3 +238,23 @@ async def test_a_slow_peer_whose_handshake_is_through_is_not_suspected(
     await _lookup(dht)
     assert not kad_io.unreached_of(dht).holds(slow, trio.current_time())
     assert kad_io.hedges_of(dht).missed == 0.0
+
+
+def test_the_simulated_nodes_hedge_and_remember_unreached_peers_as_the_node_does() -> None:
+    """``SimConfig.hedge``'s default is ``kad_io``'s: a reach wait for dials, the same bounds, the same
+    memory of peers not reached (``kad_io.hedges_of`` / ``unreached_of`` on a DHT object)."""
+
+    class _Dht:
+        pass
+
+    node, dht = World(SimConfig(nodes=2)).nodes[0], _Dht()
+    mine, theirs = node.round_trips, kad_io.hedges_of(dht)
+    assert mine is not None and mine.reach is not None and theirs.reach is not None
+    for a, b in ((mine.open, theirs.open), (mine.reach, theirs.reach)):
+        assert (a.low, a.high, a.initial) == (b.low, b.high, b.initial)
+    assert mine.missed == theirs.missed and mine.spare() == theirs.spare()
+    assert node.unreached is not None
+    assert (node.unreached.ttl, node.unreached.limit) == (
+        kad_io.unreached_of(dht).ttl,
+        kad_io.unreached_of(dht).limit,
+    )

@@ -64,26 +64,6 @@ def test_the_node_timing_constants_are_the_simulators() -> None:
     assert kad.REACH_LOW == kad_io.REACH_LOW
 
 
-def test_the_simulated_nodes_hedge_and_remember_unreached_peers_as_the_node_does() -> None:
-    """``SimConfig.hedge``'s default is ``kad_io``'s: a reach wait for dials, the same bounds, the same
-    memory of peers not reached (``kad_io.hedges_of`` / ``unreached_of`` on a DHT object)."""
-
-    class _Dht:
-        pass
-
-    node, dht = World(SimConfig(nodes=2)).nodes[0], _Dht()
-    mine, theirs = node.round_trips, kad_io.hedges_of(dht)
-    assert mine is not None and mine.reach is not None and theirs.reach is not None
-    for a, b in ((mine.open, theirs.open), (mine.reach, theirs.reach)):
-        assert (a.low, a.high, a.initial) == (b.low, b.high, b.initial)
-    assert mine.missed == theirs.missed and mine.spare() == theirs.spare()
-    assert node.unreached is not None
-    assert (node.unreached.ttl, node.unreached.limit) == (
-        kad_io.unreached_of(dht).ttl,
-        kad_io.unreached_of(dht).limit,
-    )
-
-
 @pytest.mark.parametrize("split", ["any", "own"])
 def test_closest_peers_are_those_of_a_full_sort_by_xor_distance(split: kbuckets.Split) -> None:
     rng = random.Random(7)
