@@ -67,10 +67,10 @@ class RequestCount:
         self.requests = 0
         upstream = kad_io._exchange
 
-        async def counted(host: Any, peer: Any, requests: list[Any]) -> list[Any]:
+        async def counted(host: Any, peer: Any, requests: list[Any], on_open: Any = None) -> list[Any]:
             self.streams += 1
             self.requests += len(requests)
-            return await upstream(host, peer, requests)
+            return await upstream(host, peer, requests, on_open)
 
         kad_io._exchange = counted  # type: ignore[assignment]
 

@@ -9,7 +9,8 @@
 - ``fetchchoice.py`` which candidates a page search fetches: the sketch-level spam defences (copies share a
   slot, supersets and cards that match everything rank lower, reputation)
 - ``sketchscore.py`` how a page search scores sketches: the matcher's first stage on what a sketch carries
-- ``rtt.py``         smoothed round trips and the wait they call for (owner-first card fetches)
+- ``rtt.py``         smoothed round trips and the wait they call for (owner-first card fetches; a lookup's
+  hedges with the dial's reach wait; peers recently not reached)
 - ``timing.py``      where a find's network time goes: its requests' timings per step, and their split
 - ``keyspace.py``    Kademlia positions, XOR distance, the network size estimate
 - ``kbuckets.py``    py-libp2p's Kademlia routing table as a pure data structure (for the simulator)

@@ -78,12 +78,14 @@ def network(monkeypatch: pytest.MonkeyPatch) -> list[_FakeDHT]:
     """The fake network the test's DHT is put in (``network.append(dht)``)."""
     nodes: list[_FakeDHT] = []
 
-    async def exchange(host: Any, peer: ID, requests: list[Any]) -> list[Any]:
+    async def exchange(host: Any, peer: ID, requests: list[Any], on_open: Any = None) -> list[Any]:
         dht = nodes[0]
         dht.asked.append(peer.to_bytes())
         named = dht.answers.get(peer.to_bytes())
         if named is None:
-            await trio.sleep_forever()
+            await trio.sleep_forever()  # a silent peer: not even its handshake answers
+        if on_open is not None:
+            on_open()
         replies = []
         for request in requests:
             assert request.type == Message.MessageType.FIND_NODE
