@@ -71,6 +71,8 @@
   percentages whose condition holds, VAT), every given quantity used, or none (issue 23, class 7)
 - ``valued.py``   a charge on an amount of money the question gives: cover per block of a declared value
   (a free first amount, a floor, a cap), a percentage of a price, a value plus a fee, the VAT on a bill
+- ``yearly.py``   a year of a monthly price paid at once, on the document's rule for it ("11 monthly fees
+  instead of 12", an annual discount)
 - ``season.py``   a month, day or weekday outside every period the document states, one of them a sentence
   saying what it covers ("this season (1 April to 31 October)", "Mondays to Saturdays only"): refused
 - ``accounted.py`` every quantity a question gives is accounted for by the answer worked out for it (used,

@@ -59,6 +59,7 @@ from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import factor, unit_phrase
 from ioa_p2p.planning.valued import valued_expression
 from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number, is_money
+from ioa_p2p.planning.yearly import yearly_expression
 
 DERIVE = "derive(v1)"
 _IN_UNIT_PER = re.compile(r"\bin\s+[a-z³² ]+\s+(?:per|an?)\s+\w+\s*\??$", re.I)
@@ -177,6 +178,7 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
             return f"{stated[0]} * 1", CLOCK
         return timed
     valued = valued_expression(question, found)  # cover on a declared value, VAT on a bill (valued.py)
+    valued = valued or yearly_expression(question, found)  # a year of a monthly fee paid up front
     if valued is not None:
         return valued
     rate = composed_rate(question, found.records)  # "per minute" of a rate stated per 45 minutes
