@@ -20,7 +20,7 @@ from ioa_p2p.errors import IoAError
 from ioa_p2p.history.dag import ChatHistory, Entry
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node import Node
-from ioa_p2p.node.chats.service import _row
+from ioa_p2p.node.chats.schema import message_row
 from ioa_p2p.node.chats.store import STATUS_MEMBER, ChatStore
 from ioa_p2p.wire import canonical
 from ioa_p2p.wire.envelope import Envelope
@@ -44,7 +44,7 @@ class StarMember:
         node.set_stream_handler(FORWARD, self.handle_forward)
 
     def persist(self, entry: Entry) -> None:
-        self.store.insert_message(_row(entry))
+        self.store.insert_message(message_row(entry))
 
     async def handle_forward(self, stream: Any) -> None:
         stream.read_timeout = STAR_IDLE
