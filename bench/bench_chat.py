@@ -12,7 +12,8 @@ Star: the same members, but every message goes through ONE central relay in a se
 (like IoA's server): the member signs and persists it, sends it to the relay, which verifies and
 persists it, forwards it to every other member (each verifies, persists, acks the relay) and acks
 the sender once all did. Same latency and throughput definitions. Both modes run in the same run.
-The relay and the star's members: bench/chat_star.py.
+The relay and the star's members: bench/chat_star.py; the member and relay processes of
+``--mode processes``: bench/chat_procs.py.
 
 Each configuration first lets the nodes settle for 5 s (start-up DHT and discovery work) and sends
 5 warm-up messages that are not counted. All members share one Python thread (in-process nodes),
@@ -34,7 +35,6 @@ process die without cleaning up (Linux ``PR_SET_PDEATHSIG``).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import logging
 import os
@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from chat_procs import die_with_parent, open_member_processes, stop_processes, wait_quiet
 from chat_star import SUBMIT, Relay, StarMember, join_relay
 
 from ioa_p2p.config.node_config import NodeConfig
@@ -64,11 +65,6 @@ FAST = {"sync_interval": 30.0, "retry_initial": 0.1, "retry_max": 0.5}
 TEXT = "x" * 100
 SETTLE = 5.0
 WARMUP = 5
-#: Member processes count as settled when each used less than this share of a core over one second.
-QUIET_SHARE = 0.05
-#: Seconds the benchmark waits at most for that.
-QUIET_MOST = 60.0
-PR_SET_PDEATHSIG = 1
 
 
 def pct(values: list[float], q: float) -> float:
@@ -217,64 +213,6 @@ async def member_server(home: Path, star: bool) -> None:
         print(f"member: stdin closed, stopping; cpu budget {json.dumps(cpu)}", file=sys.stderr, flush=True)
 
 
-def _spawn_member(home: Path, log: Path, star: bool) -> Any:
-    args = [sys.executable, __file__, "--member", str(home), *(["--star"] if star else [])]
-    with log.open("w") as stderr:
-        return subprocess.Popen(
-            args,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            preexec_fn=_die_with_parent,  # noqa: PLW1509 - no threads exist when members are spawned
-        )
-
-
-def _die_with_parent() -> None:
-    """In a child, before it runs: SIGTERM when the benchmark's process dies, however it dies (even
-    SIGKILL, which runs no cleanup), so no member or relay process outlives it (Linux; elsewhere the
-    benchmark's own SIGTERM/Ctrl-C handling still stops them)."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-
-
-@asynccontextmanager
-async def open_member_processes(root: Path, n: int, star: bool) -> AsyncIterator[list[tuple[Any, str]]]:
-    """``n`` member processes (``--member``), each ready, with its ``addr``; stopped on exit."""
-    procs: list[Any] = []
-    try:
-        for i in range(n):
-            home = root / f"p{i}"
-            home.mkdir(parents=True, exist_ok=True)
-            procs.append(_spawn_member(home, root / f"p{i}.log", star))
-        members = []
-        for proc in procs:
-            line = await trio.to_thread.run_sync(proc.stdout.readline, abandon_on_cancel=True)
-            if not line.startswith("addr "):
-                raise RuntimeError(f"a member process did not start: {line!r} (see its log in {root})")
-            members.append((proc, line.split()[1]))
-        yield members
-    finally:
-        stop_processes(procs)
-
-
-def stop_processes(procs: list[Any]) -> None:
-    """SIGTERM to each (its stdin closed first), then SIGKILL to any still running after 10 s."""
-    for proc in procs:
-        if proc.stdin is not None:
-            with contextlib.suppress(OSError):
-                proc.stdin.close()
-        proc.terminate()
-    for proc in procs:
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 async def connect_retrying(node: Node, addr: str, tries: int = 3) -> PeerId:
     """``node.connect(addr)``, tried again on failure (member processes answer late on a loaded machine)."""
     for attempt in range(tries):
@@ -286,38 +224,6 @@ async def connect_retrying(node: Node, addr: str, tries: int = 3) -> PeerId:
     raise AssertionError("unreachable")
 
 
-async def wait_quiet(pids: list[int], most: float = QUIET_MOST) -> float:
-    """Seconds until every process of ``pids`` ran or waited to run for under :data:`QUIET_SHARE` of a
-    second over one second (their start-up work done: stamps minted, cards put, DHT settled), at most
-    ``most``. Waiting counts: on a loaded machine a process with work left may get no CPU at all."""
-    start = time.monotonic()
-    while time.monotonic() - start < most:
-        before = {pid: busy_seconds(pid) for pid in pids}
-        await trio.sleep(1.0)
-        if all(busy_seconds(pid) - before[pid] < QUIET_SHARE for pid in pids):
-            break
-    return time.monotonic() - start
-
-
-def busy_seconds(pid: int) -> float:
-    """Seconds the threads of ``pid`` have run on a CPU plus waited in a run queue for one
-    (``/proc/PID/task/*/schedstat``; 0 where there is none). Every thread: ``/proc/PID/schedstat`` is
-    the main thread's alone, and a node mints its stamps in a worker thread."""
-    total = 0.0
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return 0.0
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="ascii") as f:
-                on_cpu, waiting = f.read().split()[:2]
-        except (OSError, ValueError):
-            continue  # the thread ended meanwhile
-        total += (int(on_cpu) + int(waiting)) / 1e9
-    return total
-
-
 async def bench_processes(
     root: Path, n: int, latency: int, relay_addr: str, relay_pid: int
 ) -> dict[str, dict[str, float]]:
@@ -325,7 +231,10 @@ async def bench_processes(
     star, direct, ...): both modes meet the same machine load, minute by minute, so their ratio says what
     the paths cost rather than which mode's minute the box was busier in."""
     base = root / f"p{n}"
-    async with open_member_processes(base, n - 1, star=True) as members, open_members(base, 1) as nodes:
+    async with (
+        open_member_processes(Path(__file__), base, n - 1, star=True) as members,
+        open_members(base, 1) as nodes,
+    ):
         leader = nodes[0]
         peers = [await connect_retrying(leader, addr) for _, addr in members]
         # the direct chat (every member process serves it) and the star room, joined by the same members
@@ -476,7 +385,7 @@ def main() -> None:
             stdout=subprocess.PIPE,
             stderr=log,
             text=True,
-            preexec_fn=_die_with_parent,  # noqa: PLW1509 - no threads yet
+            preexec_fn=die_with_parent,  # noqa: PLW1509 - no threads yet
         )
     try:
         assert relay.stdout is not None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -69,13 +68,26 @@ async def open_peers(
         yield peers
 
 
-async def wait_until(check: Callable[[], Any], what: str, limit: float = 30.0) -> None:
+async def wait_until(
+    check: Callable[[], Any], what: str, limit: float = 30.0, state: Callable[[], str] | None = None
+) -> None:
+    """Until ``check()`` is true, at most ``limit`` s; ``state()``: what the failure message shows of the
+    nodes (so that a timeout under load says which part was slow)."""
+    checks, began = 0, trio.current_time()
     with trio.move_on_after(limit):
-        for _ in itertools.count():
+        while True:
             if await check():
                 return
+            checks += 1
             await trio.sleep(0.2)
-    pytest.fail(f"timed out after {limit} s waiting for {what}")
+    done = f"{checks} checks done in {trio.current_time() - began:.1f} s"
+    pytest.fail(f"timed out after {limit} s waiting for {what} ({done})" + (f": {state()}" if state else ""))
+
+
+def find_state(service: Discovery, peer: Any) -> str:
+    """What a node's last find did and whether it holds ``peer``'s card (for :func:`wait_until`)."""
+    held = service.directory.get(peer) is not None
+    return f"finds {service.stats['finds']}, last {service.last_find}, holds the card: {held}"
 
 
 def names(matches: list[Any]) -> list[str]:
@@ -185,7 +197,10 @@ async def test_an_agent_that_stops_is_gone_after_its_card_expires(tmp_path: Path
                 async def forecaster_found() -> bool:
                     return names(await service.find("will it rain tomorrow", k=1)) == ["forecaster"]
 
-                await wait_until(forecaster_found, "the forecaster found")
+                def why() -> str:
+                    return find_state(service, stopping.peer_id)
+
+                await wait_until(forecaster_found, "the forecaster found", state=why)
                 first = max(m.card.expires_at for m in await service.find("will it rain tomorrow", k=1))
 
                 # While it runs, its card outlives the TTL: it is republished. Wait on that condition (a

@@ -1,0 +1,126 @@
+"""The member and relay processes of ``bench_chat.py --mode processes``: tied to the benchmark's life,
+stopped together, and waited for until their start-up work is done (``/proc/PID/schedstat``)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import trio
+
+#: Member processes count as settled when each used less than this share of a core over one second.
+QUIET_SHARE = 0.05
+#: Seconds the benchmark waits at most for that.
+QUIET_MOST = 60.0
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """In a child, before it runs: SIGTERM when the benchmark's process dies, however it dies (even
+    SIGKILL, which runs no cleanup), so no member or relay process outlives it (Linux; elsewhere the
+    benchmark's own SIGTERM/Ctrl-C handling still stops them)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
+def stop_processes(procs: list[Any]) -> None:
+    """SIGTERM to each (its stdin closed first), then SIGKILL to any still running after 10 s."""
+    for proc in procs:
+        if proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+async def wait_quiet(pids: list[int], most: float = QUIET_MOST) -> float:
+    """Seconds until every process of ``pids`` ran or waited to run for under :data:`QUIET_SHARE` of a
+    second over one second (their start-up work done: stamps minted, cards put, DHT settled), at most
+    ``most``. Waiting counts: on a loaded machine a process with work left may get no CPU at all."""
+    start = time.monotonic()
+    while time.monotonic() - start < most:
+        before = {pid: busy_seconds(pid) for pid in pids}
+        await trio.sleep(1.0)
+        if all(busy_seconds(pid) - before[pid] < QUIET_SHARE for pid in pids):
+            break
+    return time.monotonic() - start
+
+
+def busy_seconds(pid: int) -> float:
+    """Seconds the threads of ``pid`` have run on a CPU plus waited in a run queue for one
+    (``/proc/PID/task/*/schedstat``; 0 where there is none). Every thread: ``/proc/PID/schedstat`` is
+    the main thread's alone, and a node mints its stamps in a worker thread."""
+    total = 0.0
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return 0.0
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="ascii") as f:
+                on_cpu, waiting = f.read().split()[:2]
+        except (OSError, ValueError):
+            continue  # the thread ended meanwhile
+        total += (int(on_cpu) + int(waiting)) / 1e9
+    return total
+
+
+def _spawn_member(script: Path, home: Path, log: Path, star: bool) -> Any:
+    args = [sys.executable, str(script), "--member", str(home), *(["--star"] if star else [])]
+    with log.open("w") as stderr:
+        return subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            preexec_fn=die_with_parent,  # noqa: PLW1509 - no threads exist when members are spawned
+        )
+
+
+@asynccontextmanager
+async def open_member_processes(
+    script: Path, root: Path, n: int, star: bool
+) -> AsyncIterator[list[tuple[Any, str]]]:
+    """``n`` member processes (``script --member``), each ready, with its ``addr``; stopped on exit."""
+    procs: list[Any] = []
+    try:
+        for i in range(n):
+            home = root / f"p{i}"
+            home.mkdir(parents=True, exist_ok=True)
+            procs.append(_spawn_member(script, home, root / f"p{i}.log", star))
+        members = []
+        for proc in procs:
+            line = await trio.to_thread.run_sync(proc.stdout.readline, abandon_on_cancel=True)
+            if not line.startswith("addr "):
+                raise RuntimeError(f"a member process did not start: {line!r} (see its log in {root})")
+            members.append((proc, line.split()[1]))
+        yield members
+    finally:
+        stop_processes(procs)
+
+
+__all__ = [
+    "QUIET_MOST",
+    "QUIET_SHARE",
+    "busy_seconds",
+    "die_with_parent",
+    "open_member_processes",
+    "stop_processes",
+    "wait_quiet",
+]
