@@ -248,7 +248,8 @@ async def run_one(
             progress(
                 f"N={n} {mode}: goal {g + 1}: {result['status']}, team of {len(result['team'])} formed in "
                 f"{formed[-1]:.2f} s (discovery {split[-1][0]:.2f} s, invitations {split[-1][1]:.2f} s), "
-                f"{len(result['unanswered'])} invitation(s) unanswered"
+                f"{len(result['unanswered'])} invitation(s) unanswered; "
+                + " ".join(f"{k} {v:.3f}" for k, v in sorted(result["timings"].items()))
             )
         memory = await budgets_memory(net, meter)
         wait_goals = (meter.waited() - goals_waited) / max(1e-9, time.monotonic() - goals_began)

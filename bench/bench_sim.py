@@ -4,7 +4,7 @@
         [--lookups 200] [--queries 60] [--spam 0.1] [--revalidate 720] [--split any] [--seed 1]
         [--search pages,providers] [--skip spread,revocation] [--warm-publish]
         [--parts lookups,publish,find,spread,gossip,revocation] [--loss 0.01] [--json rows.jsonl]
-        [--request-rtts 1] [--dial-rtts 2] [--connected-tables] [--hedge adaptive|by-connection|fixed]
+        [--request-rtts 1] [--dial-rtts 2] [--connected-tables] [--hedge reach|adaptive|by-connection|fixed]
         [--settle 120] [--traffic-window 60] [--revocation-horizon 900]
 
 The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model, batched lookup state
@@ -260,9 +260,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--hedge",
-        choices=("adaptive", "by-connection", "fixed"),
-        default="adaptive",
-        help="lookups hedge after srtt + 4 rttvar of the node's answers (adaptive: the node), of those over "
+        choices=("reach", "adaptive", "by-connection", "fixed"),
+        default="reach",
+        help="lookups hedge as the node does (reach: a dialled request once its handshake is late, peers "
+        "recently not reached not waited for), after srtt + 4 rttvar of all the node's answers (adaptive: "
+        "the node before 2026-11-28), of those over "
         "open connections and over new ones apart (by-connection) or after a fixed 0.4 s",
     )
     parser.add_argument(

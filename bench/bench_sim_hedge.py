@@ -8,8 +8,10 @@ formed with every node connected to its table's peers (:meth:`World.warm_start`)
 lookups per refresh, 120 s of formation, then churn (if any), 60 s of traffic and ``--lookups``
 FIND_NODE lookups of random keys from random online nodes, as ``bench_sim.py --parts lookups
 --connected-tables --refresh-lookups 2`` measures them. Hedges (``SimConfig.hedge``): ``fixed`` 0.4 s;
-``adaptive`` ``srtt + 4 rttvar`` of all the node's answers (``kad_io``, the node); ``by-connection`` the
-same kept apart for answers over open connections and dialled ones (:class:`~ioa_p2p.dht.rtt.Hedges`).
+``adaptive`` ``srtt + 4 rttvar`` of all the node's answers (``kad_io`` before 2026-11-28); ``by-connection``
+the same kept apart for answers over open connections and dialled ones (:class:`~ioa_p2p.dht.rtt.Hedges`);
+``reach`` the node now (a dial hedged once its handshake misses the reach wait, peers not reached
+remembered, a spare candidate per key while dials miss).
 ``--dial-rtts 2``: the first request rides with the dialer's last handshake message (not the node's).
 Virtual time only: the figures do not depend on load; each row prints its CPU seconds.
 """
@@ -61,8 +63,8 @@ def main() -> None:
     args = parser.parse_args()
     hedges = args.hedge.split(",")
     for hedge in hedges:
-        if hedge not in ("fixed", "adaptive", "by-connection"):
-            parser.error(f"--hedge: fixed, adaptive or by-connection, not {hedge!r}")
+        if hedge not in ("fixed", "adaptive", "by-connection", "reach"):
+            parser.error(f"--hedge: fixed, adaptive, by-connection or reach, not {hedge!r}")
     dials = [int(x) for x in args.dial_rtts.split(",")]
     churns = [float(x) for x in args.churn.split(",")]
     print(

@@ -96,7 +96,7 @@ def main() -> None:
         seed=args.seed,
         split="any",
         refresh_lookups=2,
-        hedge="adaptive",
+        hedge="reach",
         self_lookup="node",
         loss=0.0,
         request_rtts=1,

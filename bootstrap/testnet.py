@@ -30,7 +30,6 @@ the config files they become are in :mod:`ioa_p2p.bootstrap.specs` (re-exported 
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
@@ -38,13 +37,10 @@ import sys
 from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
-from typing import Any, TypeVar
 
 import tomli_w
 import trio
 
-from ioa_p2p.api.codec import ApiObject, Empty, JsonValue
-from ioa_p2p.api.routes import PEERS, Route
 from ioa_p2p.bootstrap.specs import (
     BOOTSTRAP_NAME,
     LOCAL_LISTEN,
@@ -53,8 +49,15 @@ from ioa_p2p.bootstrap.specs import (
     node_config,
     shared_config,
 )
+from ioa_p2p.bootstrap.testnet_node import (
+    TestnetNode,
+    has_peer_line,
+    log_tail,
+    read_info,
+    signal_process,
+    stop_all,
+)
 from ioa_p2p.config.node_config import CONFIG_FILE_NAME, NODE_INFO_FILE_NAME, TOKEN_FILE_NAME
-from ioa_p2p.control_client import ControlClient
 from ioa_p2p.errors import IoAError, IoATimeout, NodeProcessError, UsageError
 from ioa_p2p.identity import PeerId, create_key_file
 
@@ -62,73 +65,7 @@ from ioa_p2p.identity import PeerId, create_key_file
 START_TIMEOUT = 60.0
 #: Seconds between SIGTERM and SIGKILL on shutdown.
 STOP_TIMEOUT = 10.0
-CONTROL_TIMEOUT = 15.0
 POLL = 0.05
-Q = TypeVar("Q", bound=ApiObject)
-R = TypeVar("R")
-
-
-class TestnetNode:
-    """A node process of a :class:`Testnet`."""
-
-    __test__ = False  # not a pytest test class
-
-    def __init__(self, spec: NodeSpec, home: Path, *, is_bootstrap: bool) -> None:
-        self.spec = spec
-        self.name = spec.name
-        self.home = home
-        self.log_path = home.parent / f"{spec.name}.log"
-        #: The process's own node when this agent shares a process with others (``per_process``).
-        self.host: TestnetNode | None = None
-        self.is_bootstrap = is_bootstrap
-        self.control = ControlClient(home, timeout=CONTROL_TIMEOUT)
-        self.process: trio.Process | None = None
-        self.peer_id: PeerId | None = None
-        self.addrs: list[str] = []
-
-    @property
-    def pid(self) -> int | None:
-        return self.process.pid if self.process else None
-
-    @property
-    def running(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
-    async def call(
-        self, method: str, path: str, body: JsonValue = None, *, answer_within: float | None = None
-    ) -> Any:
-        """A raw control API call (``ControlClient.call``) run in a worker thread (the JSON answer);
-        ``answer_within``: seconds the node may stay silent (default :data:`CONTROL_TIMEOUT`; a call that
-        answers when its work is done, such as ``POST /launch_goal``, needs that work's bound)."""
-
-        def call() -> JsonValue:
-            return self.control.call(method, path, body, timeout=answer_within)
-
-        # trio's KI-protection decorator hides this keyword from mypy.
-        return await trio.to_thread.run_sync(call, abandon_on_cancel=True)  # type: ignore[call-arg,unused-ignore]
-
-    async def request(self, route: Route[Q, R], request: Q) -> R:
-        """A typed control API call (``ControlClient.request``) run in a worker thread."""
-
-        def call() -> R:
-            return self.control.request(route, request)
-
-        return await trio.to_thread.run_sync(call, abandon_on_cancel=True)  # type: ignore[call-arg,unused-ignore]
-
-    async def peers(self) -> set[PeerId]:
-        return {PeerId.from_string(p.peer_id) for p in await self.request(PEERS, Empty())}
-
-    def log_text(self, offset: int = 0) -> str:
-        """The node's log (stdout and stderr of every run), from byte ``offset``."""
-        try:
-            with open(self.log_path, "rb") as log:
-                log.seek(offset)
-                return log.read().decode("utf-8", errors="replace")
-        except OSError:
-            return ""
-
-    def __repr__(self) -> str:
-        return f"TestnetNode({self.name!r}, pid={self.pid}, peer_id={self.peer_id})"
 
 
 class Testnet:
@@ -198,10 +135,10 @@ class Testnet:
                 if process.poll() is not None:
                     raise NodeProcessError(
                         f"testnet node {node.name!r} exited with code {process.returncode} before it "
-                        f"was ready; its log {node.log_path} ends with:\n{_tail(node.log_text(offset))}"
+                        f"was ready; its log {node.log_path} ends with:\n{log_tail(node.log_text(offset))}"
                     )
-                info = _read_info(node.home)
-                if info.get("pid") == process.pid and _has_peer_line(node.log_text(offset), node.name):
+                info = read_info(node.home)
+                if info.get("pid") == process.pid and has_peer_line(node.log_text(offset), node.name):
                     node.peer_id = PeerId.from_string(info["peer_id"])
                     node.addrs = [str(a) for a in info.get("addrs", [])]
                     return
@@ -209,7 +146,7 @@ class Testnet:
         if scope.cancelled_caught:
             raise IoATimeout(
                 f"testnet node {node.name!r} was not ready within {self.start_timeout:.0f} s; "
-                f"see {node.log_path}:\n{_tail(node.log_text(offset))}"
+                f"see {node.log_path}:\n{log_tail(node.log_text(offset))}"
             )
 
     async def _start(self, nodes: Sequence[TestnetNode], extra: Mapping[str, Sequence[str]]) -> None:
@@ -262,7 +199,7 @@ class Testnet:
         if not node.running:
             return node.process.returncode if node.process else None
         assert node.process is not None
-        _signal(node.process.pid, sig, group=sig == signal.SIGKILL)
+        signal_process(node.process.pid, sig, group=sig == signal.SIGKILL)
         if not wait or sig not in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT):
             return None
         with trio.move_on_after(self.stop_timeout):
@@ -274,7 +211,7 @@ class Testnet:
         node = self[name]
         if node.process is None:
             raise UsageError(f"testnet node {name!r} was never started")
-        await _stop_all([node], self.stop_timeout)
+        await stop_all([node], self.stop_timeout)
         code = node.process.returncode
         if code is None:  # survived SIGKILL for 5 s: the kernel is in trouble
             raise IoATimeout(f"testnet node {name!r} (pid {node.process.pid}) does not exit")
@@ -321,7 +258,7 @@ class Testnet:
     async def aclose(self) -> None:
         """Stop every node (SIGTERM, then SIGKILL after ``stop_timeout``); safe to call twice."""
         with trio.CancelScope(shield=True):
-            await _stop_all([n for n in (*self.nodes.values(), *self.hosts) if n.process], self.stop_timeout)
+            await stop_all([n for n in (*self.nodes.values(), *self.hosts) if n.process], self.stop_timeout)
 
 
 @asynccontextmanager
@@ -386,55 +323,6 @@ def _prepare(net: Testnet, spec: NodeSpec, bootstrap: Sequence[str], *, is_boots
     node = TestnetNode(spec, home, is_bootstrap=is_bootstrap)
     net.nodes[spec.name] = node
     return node
-
-
-async def _stop_all(nodes: Sequence[TestnetNode], grace: float) -> None:
-    """SIGTERM the running ones, wait up to ``grace`` seconds, SIGKILL the process groups of stragglers, reap,
-    and SIGKILL whatever is left in each group (an adapter's subprocess, for instance)."""
-    unique = {id(n.process): n.process for n in nodes if n.process is not None}  # agents share processes
-    live = [process for process in unique.values() if process.poll() is None]
-    for process in live:
-        _signal(process.pid, signal.SIGTERM, group=False)
-    await _wait_all(live, grace)
-    for process in live:
-        if process.poll() is None:
-            _signal(process.pid, signal.SIGKILL, group=True)
-    await _wait_all(live, 5.0)
-    for process in live:  # just reaped: the group id cannot have been reused yet
-        _signal(process.pid, signal.SIGKILL, group=True)
-
-
-async def _wait_all(processes: Sequence[trio.Process], seconds: float) -> None:
-    with trio.move_on_after(seconds):
-        async with trio.open_nursery() as nursery:
-            for process in processes:
-                nursery.start_soon(process.wait)
-
-
-def _signal(pid: int, sig: int, *, group: bool) -> None:
-    with suppress(ProcessLookupError, PermissionError):
-        if group:
-            os.killpg(pid, sig)  # start_new_session: the process group id is the node's pid
-        else:
-            os.kill(pid, sig)
-
-
-def _read_info(home: Path) -> dict[str, Any]:
-    try:
-        info = json.loads((home / NODE_INFO_FILE_NAME).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return info if isinstance(info, dict) else {}
-
-
-def _has_peer_line(text: str, name: str) -> bool:
-    """The node printed its peer ID (``peer id``; an agent of a shared process: ``agent NAME: peer id``)."""
-    own = f"agent {name}: peer id "
-    return any(line.startswith(("peer id ", own)) for line in text.splitlines())
-
-
-def _tail(text: str, lines: int = 20) -> str:
-    return "\n".join(text.splitlines()[-lines:]) or "(empty)"
 
 
 __all__ = [

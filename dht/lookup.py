@@ -16,6 +16,13 @@ its keys move on at once, so one slow peer delays nothing but its own answer. A 
 (for other keys) once its batch is done; ``budget`` bounds the distinct peers one lookup may contact
 (by default :data:`BUDGET`, or :data:`BUDGET_PER_KEY` per key when that is more).
 
+``suspect(peer)`` (the node's recently unreached peers, ``ioa_p2p.dht.rtt.Unreached``): such a peer is
+still asked when its turn comes, but counts as slow from the start, so its keys ask the next candidate
+at once; if it answers (it is back), the answer counts as any slow peer's does. ``spare`` (set by the
+driver under churn, ``Hedges.spare``): each key also asks that many candidates beyond its ``ask``
+closest, so that when one of those has gone its stand-in is already asked; the termination rule is
+unchanged (the ``ask`` closest usable candidates answered).
+
 What a key collects: the providers (``GET_PROVIDERS``) or values (``GET_VALUE``) of every answer;
 :meth:`Lookup.closest` gives the peers to store a record at (the ``width`` closest not known to have
 failed, answered or not, like libp2p's ``provide``).
@@ -25,7 +32,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ioa_p2p.dht.keyspace import K, position
@@ -87,6 +94,8 @@ class Lookup:
         ask: int = ASK,
         width: int = K,
         budget: int | None = None,
+        suspect: Callable[[bytes], bool] | None = None,
+        spare: int = 0,
     ) -> None:
         keys = list(dict.fromkeys(keys))
         if budget is None:
@@ -96,6 +105,8 @@ class Lookup:
                 f"a lookup needs 1 <= ask <= width and budget >= 1, got {ask}, {width}, {budget}"
             )
         self.me, self.ask, self.width, self.budget = me, ask, width, budget
+        self.suspect = suspect
+        self.spare = spare
         start = [p for p in dict.fromkeys(known) if p != me]
         self.keys: dict[bytes, KeyLookup] = {}
         for key in dict.fromkeys(keys):
@@ -103,6 +114,7 @@ class Lookup:
             state.merge(start, width)
             self.keys[key] = state
         self.busy: set[bytes] = set()  # peers with a batch in flight
+        self.hedged: set[bytes] = set()  # busy peers reported slow (or suspected): not waited for
         self.dead: set[bytes] = set()  # peers that failed (never asked again)
         self.contacted: set[bytes] = set()
         self.messages = 0  # (peer, key) requests issued
@@ -114,10 +126,11 @@ class Lookup:
         :meth:`failed`); empty when nothing more can be asked until an answer comes."""
         plan: dict[bytes, list[bytes]] = {}
         contacts = len(self.contacted)
+        suspect = self.suspect
         for state in self.keys.values():
             if self._finished(state):
                 continue
-            need = self.ask
+            need = self.ask + self.spare
             for peer in state.candidates:
                 if need == 0:
                     break
@@ -126,14 +139,19 @@ class Lookup:
                     need -= 1
                 elif status in (SLOW, FAILED) or peer in self.dead:
                     continue
-                elif peer in self.busy:  # asked for other keys: this key waits for that batch
-                    need -= 1
+                elif peer in self.busy:  # asked for other keys: this key waits for that batch,
+                    if peer not in self.hedged:  # unless it is slow there: then the next one stands in
+                        need -= 1
                 elif peer in plan or peer in self.contacted or contacts < self.budget:
                     if peer not in plan and peer not in self.contacted:
                         contacts += 1
                     plan.setdefault(peer, []).append(state.key)
-                    state.asked[peer] = PENDING
-                    need -= 1
+                    if suspect is not None and suspect(peer):  # asked, not waited for
+                        state.asked[peer] = SLOW
+                        self.hedged.add(peer)
+                    else:
+                        state.asked[peer] = PENDING
+                        need -= 1
         for peer, keys in plan.items():
             self.busy.add(peer)
             self.contacted.add(peer)
@@ -165,6 +183,7 @@ class Lookup:
     def batch_done(self, peer: bytes) -> None:
         """``peer``'s batch is over (keys it did not answer count as failed for that peer)."""
         self.busy.discard(peer)
+        self.hedged.discard(peer)
         for state in self.keys.values():
             if state.asked.get(peer) in (PENDING, SLOW):
                 state.asked[peer] = FAILED
@@ -175,7 +194,10 @@ class Lookup:
         self.batch_done(peer)
 
     def slow(self, peer: bytes) -> None:
-        """``peer`` has not answered within the hedging delay: ask the next candidates meanwhile."""
+        """``peer`` has not answered within the hedging delay: ask the next candidates meanwhile (for
+        its keys, and for the keys it would be asked next once its batch is done)."""
+        if peer in self.busy:
+            self.hedged.add(peer)
         for state in self.keys.values():
             if state.asked.get(peer) == PENDING:
                 state.asked[peer] = SLOW
@@ -216,7 +238,7 @@ class Lookup:
             status = state.asked.get(peer)
             if status == FAILED or peer in self.dead:
                 continue
-            if status == SLOW:  # hedged: the next candidates stand in for it
+            if status == SLOW or (status is None and peer in self.hedged):  # the next ones stand in for it
                 waiting = True
                 continue
             if status != ANSWERED:

@@ -8,14 +8,38 @@ short on a loaded one (every late owner costs a DHT lookup, which loads the netw
 ``rttvar = r / 2``) and waits ``srtt + 4 * rttvar``, bounded by ``[low, high]``. Before any sample it
 waits ``initial``. Each sample is bounded by ``high`` (a late answer says the wait was too short, not that
 the next one should take a minute).
+
+A lookup's hedge (``ioa_p2p.node.net.kad_io``, and the simulator) uses :class:`Hedges`: requests over an
+open connection wait what their own round trips call for; a request that has to dial first is hedged in
+two stages: until the dial's handshake is through (the peer answered Noise's first message: it is there),
+the *reach* wait, from the handshakes measured; after it, the wait of a request on an open connection. A
+peer that has gone never answers the handshake, so it is noticed after the reach wait (~2 round trips)
+instead of after a whole dial and request's wait. :class:`Unreached` remembers the peers that missed
+their reach wait or failed, for a while: later lookups still ask them (one may be back) but do not wait
+for them (``Lookup(suspect=...)``).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable
 
 #: Defaults of the owner-first wait of a card fetch (seconds).
 LOW, HIGH, INITIAL = 0.15, 1.0, 1.0
+#: Lower bound of the reach wait (seconds): a dial's handshake takes 2 round trips (TCP, Noise's first
+#: exchange), so below it a live peer behind a 50 ms link would be suspected.
+REACH_LOW = 0.2
+#: How long a peer that missed its reach wait or failed stays suspected (seconds), and how many are kept.
+SUSPECT_TTL = 120.0
+SUSPECT_LIMIT = 4096
+#: Share of recent dials that missed their reach wait from which a lookup asks one spare candidate per
+#: key beyond ``ask`` (the stand-in of a peer that has gone is then already asked), and the weight of
+#: each dial in that share (an exponential average over ~16 dials).
+SPARE_FROM = 0.05
+MISS_WEIGHT = 1 / 16
+#: The share a node assumes before its own dials tell (an open network has churn until shown otherwise:
+#: a node spares for its first ~25 dials, then only while peers keep missing).
+MISS_PRIOR = 0.25
 
 
 class RoundTrips:
@@ -50,15 +74,26 @@ class RoundTrips:
 
 class Hedges:
     """A lookup's hedge per kind of request: round trips to peers asked over an open connection and to
-    peers that had to be dialled first are kept apart (a dial costs three round trips more), and each
-    request waits what its own kind calls for (one estimator for both, as ``kad_io`` keeps, mixes them
-    into a wait between the two). Measured in the simulator only, not used by the node: it saves a
-    quarter of a lookup's requests without churn and does not shorten lookups under churn
-    (docs/performance.md, "Discovery at 1,000 to 10,000 nodes, simulated")."""
+    peers that had to be dialled first are kept apart (a dial costs two round trips more), and each
+    request waits what its own kind calls for (one estimator for both, as ``kad_io`` kept before
+    2026-11-28, mixes them into a wait between the two). With ``reach`` (the node's lookups), a dialled
+    request is hedged in two stages (module docstring): :meth:`reach_wait` until its handshake is through,
+    then ``wait(True)``; ``dialled`` is then unused."""
 
-    def __init__(self, *, low: float = LOW, high: float = HIGH, initial: float = INITIAL) -> None:
+    def __init__(
+        self,
+        *,
+        low: float = LOW,
+        high: float = HIGH,
+        initial: float = INITIAL,
+        reach: bool = False,
+        reach_low: float = REACH_LOW,
+    ) -> None:
         self.open = RoundTrips(low=low, high=high, initial=initial)
         self.dialled = RoundTrips(low=low, high=high, initial=initial)
+        self.reach = RoundTrips(low=reach_low, high=high, initial=initial) if reach else None
+        #: share of recent dials whose handshake missed the reach wait (peers gone: churn)
+        self.missed = MISS_PRIOR
 
     @classmethod
     def shared(cls, *, low: float = LOW, high: float = HIGH, initial: float = INITIAL) -> Hedges:
@@ -70,8 +105,16 @@ class Hedges:
     def fresh(self) -> Hedges:
         """The same kind of hedges without any sample (a restarted node's)."""
         rt = self.open
-        make = Hedges.shared if self.dialled is rt else Hedges
-        return make(low=rt.low, high=rt.high, initial=rt.initial)
+        if self.dialled is rt:
+            return Hedges.shared(low=rt.low, high=rt.high, initial=rt.initial)
+        reach = self.reach
+        return Hedges(
+            low=rt.low,
+            high=rt.high,
+            initial=rt.initial,
+            reach=reach is not None,
+            reach_low=REACH_LOW if reach is None else reach.low,
+        )
 
     def wait(self, connected: bool) -> float:
         return (self.open if connected else self.dialled).wait()
@@ -79,5 +122,71 @@ class Hedges:
     def sample(self, seconds: float, connected: bool) -> None:
         (self.open if connected else self.dialled).sample(seconds)
 
+    def reach_wait(self) -> float | None:
+        """Seconds a dialled request may take to get through its handshake before it is hedged (None:
+        dialled requests are hedged as a whole, ``wait(False)``)."""
+        return None if self.reach is None else self.reach.wait()
 
-__all__ = ["HIGH", "INITIAL", "LOW", "Hedges", "RoundTrips"]
+    def sample_reach(self, seconds: float) -> None:
+        """One dial's handshake took ``seconds`` (no-op without ``reach``)."""
+        if self.reach is not None:
+            self.reach.sample(seconds)
+
+    def note_dial(self, missed: bool) -> None:
+        """A dial's handshake was through within its reach wait (``missed=False``) or not."""
+        self.missed += ((1.0 if missed else 0.0) - self.missed) * MISS_WEIGHT
+
+    def spare(self) -> int:
+        """Candidates a lookup asks per key beyond ``ask``: 1 once :data:`SPARE_FROM` of recent dials
+        missed their reach wait (a network with churn), else 0 (no extra request without churn)."""
+        return 1 if self.reach is not None and self.missed >= SPARE_FROM else 0
+
+
+class Unreached:
+    """Peers recently not reached (a dial's handshake past its reach wait, or a failed request), each for
+    ``ttl`` seconds, at most ``limit`` (the oldest forgotten first). Pure: the caller passes the time."""
+
+    def __init__(self, *, ttl: float = SUSPECT_TTL, limit: int = SUSPECT_LIMIT) -> None:
+        if ttl <= 0 or limit < 1:
+            raise ValueError("Unreached needs ttl > 0 and limit >= 1")
+        self.ttl, self.limit = ttl, limit
+        self._until: dict[Hashable, float] = {}  # insertion-ordered: oldest note first
+
+    def note(self, peer: Hashable, now: float) -> None:
+        until = self._until
+        until.pop(peer, None)
+        until[peer] = now + self.ttl
+        if len(until) > self.limit:
+            del until[next(iter(until))]
+
+    def clear(self, peer: Hashable) -> None:
+        """``peer`` answered: no longer suspected."""
+        self._until.pop(peer, None)
+
+    def holds(self, peer: Hashable, now: float) -> bool:
+        until = self._until.get(peer)
+        if until is None:
+            return False
+        if until <= now:
+            del self._until[peer]
+            return False
+        return True
+
+    def __len__(self) -> int:
+        return len(self._until)
+
+
+__all__ = [
+    "HIGH",
+    "INITIAL",
+    "LOW",
+    "MISS_PRIOR",
+    "MISS_WEIGHT",
+    "REACH_LOW",
+    "SPARE_FROM",
+    "SUSPECT_LIMIT",
+    "SUSPECT_TTL",
+    "Hedges",
+    "RoundTrips",
+    "Unreached",
+]

@@ -1,6 +1,7 @@
 """ioa_p2p.node: the running peer (installed from the top-level ``node/`` folder).
 
-- ``node.py``       :func:`open_node` and :class:`Node`: host, DHT, bootstrap, control API, services
+- ``lifecycle.py``  :func:`open_node`: host, DHT, bootstrap, services, control API, opened in order
+- ``node.py``       :class:`Node`: what services see of the running peer (clock, threads, streams)
 - ``services.py``   :class:`NodeServices`, :func:`open_services`: the services composed explicitly, in order
 - ``agents/``       several agents in one process: ``[[agents]]``, :func:`open_agents` over ``open_node``
 - ``config_check.py`` the tables of ``config.toml``: the template ``ioa init`` writes, ``ioa config check``
@@ -17,7 +18,8 @@
 - ``goals/``        goals: team formation, the conversation driver, tasks on the adapter
 """
 
+from ioa_p2p.node.lifecycle import open_node
 from ioa_p2p.node.net.framing import FramedStream
-from ioa_p2p.node.node import Node, open_node
+from ioa_p2p.node.node import Node
 
 __all__ = ["FramedStream", "Node", "open_node"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -110,7 +111,18 @@ class NodeProcess:
             if self.proc.poll() is not None:
                 raise AssertionError(f"node exited early ({self.proc.returncode}):\n" + "\n".join(lines))
             time.sleep(0.1)
-        raise AssertionError(f"node at {self.home} did not start listening in {timeout} s")
+        stuck = self.stuck_report()
+        raise AssertionError(f"node at {self.home} did not start listening in {timeout} s\n{stuck}")
+
+    def stuck_report(self, tail: int = 800) -> str:
+        """The node's stacks (threads, then trio tasks: ``ioa_p2p.cli.stacks``) and its log's last lines."""
+        if self.proc.poll() is None:
+            for sig in (signal.SIGUSR1, signal.SIGUSR2):
+                self.proc.send_signal(sig)
+                time.sleep(1.0)
+        self.log.seek(0)
+        lines = self.log.read().splitlines()
+        return "--- node log (last lines) ---\n" + "\n".join(lines[-tail:])
 
     def ioa(self, *args: str, timeout: float = 30.0) -> subprocess.CompletedProcess[str]:
         return subprocess.run(

@@ -18,11 +18,12 @@ from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.discovery import Discovery
+from ioa_p2p.node.lifecycle import open_node
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.cohosted import CoHosted
 from ioa_p2p.node.net.cpu_wait import RunnableClock
 from ioa_p2p.node.net.gossip import CardGossip
-from ioa_p2p.node.node import Node, open_node
+from ioa_p2p.node.node import Node
 
 from .test_chats_net import FAST, connect_all
 

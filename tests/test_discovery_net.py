@@ -16,7 +16,7 @@ from ioa_p2p.card import SignedCard, issue_card
 from ioa_p2p.config.node_config import NodeConfig
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.errors import UsageError
-from ioa_p2p.identity import Identity
+from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node import open_node
 from ioa_p2p.node.control.server import ControlRequest
 from ioa_p2p.node.discovery import Discovery, open_discovery
@@ -287,6 +287,16 @@ def bad_cards(victim: Identity, genuine: SignedCard, attacker: Identity) -> dict
     }
 
 
+async def ask_value(service: Discovery, peer: PeerId, key: str) -> list[bytes]:
+    """The values ``peer`` serves under ``key`` (a KAD GET_VALUE to it alone; a request lost under load is
+    sent again, at most 3 times)."""
+    for _ in range(3):
+        found = await service.net.ask_values({peer: [key]}, per_peer=20.0)
+        if found.get(key):
+            return found[key]
+    return []
+
+
 async def test_bad_cards_are_rejected_by_the_dht_and_the_gossip_validators(tmp_path: Path) -> None:
     with trio.fail_after(90):
         async with open_peers(tmp_path, 3) as peers:
@@ -324,6 +334,17 @@ async def test_bad_cards_are_rejected_by_the_dht_and_the_gossip_validators(tmp_p
                 await observer.search.fetch([victim_node.peer_id], direct=False)
                 fetched = observer.directory.get(victim_node.peer_id)
                 assert fetched is not None and fetched.to_bytes() == genuine.to_bytes(), name
+                # That lookup may end on the victim's copy before the attacker answers (fewer candidates
+                # than `ask`: one answer is enough, a hedged slow peer is not waited for), so the
+                # attacker's own answer is asked of it directly and goes through the same checks.
+                rejected = observer.stats["dht_rejected"]
+                served = await ask_value(observer, attacker_node.peer_id, key)
+                assert served == [value], name
+                observer.search.store_fetched([victim_node.peer_id], {key: served}, confirms=False)
+                fetched = observer.directory.get(victim_node.peer_id)
+                assert fetched is not None and fetched.to_bytes() == genuine.to_bytes(), name
+                valid_but_old = name == "replayed-older-version"
+                assert observer.stats["dht_rejected"] == rejected + (0 if valid_but_old else 1), name
             invalid = [
                 name for name in bad if name != "replayed-older-version"
             ]  # the replay is valid, just old

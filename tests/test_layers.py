@@ -56,6 +56,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         (
             "ioa_p2p.node.services",
             "ioa_p2p.node.node",
+            "ioa_p2p.node.lifecycle",
             "ioa_p2p.node.status",
             "ioa_p2p.node.agents",
             "ioa_p2p.node",

@@ -20,11 +20,12 @@ from ioa_p2p.history.audit import audit_history
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.agents import agent_specs, open_agents
 from ioa_p2p.node.agents.config import agents_file_plan
+from ioa_p2p.node.lifecycle import open_node
 from ioa_p2p.node.net.cohosted import CoHosted
 from ioa_p2p.node.net.cpu_wait import RunnableClock
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.local_streams import WINDOW, LocalStream, local_stream_pair
-from ioa_p2p.node.node import Node, open_node
+from ioa_p2p.node.node import Node
 
 from .test_chats_net import FAST
 

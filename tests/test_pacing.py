@@ -11,7 +11,7 @@ from trio.testing import MockClock
 from ioa_p2p.dht.pacing import AnnouncePacer
 from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.identity import Identity
-from ioa_p2p.node.net.gossip import HeartbeatPacer, RegisterBackoff, ResubscribePacer
+from ioa_p2p.node.net.gossip_pacing import HeartbeatPacer, RegisterBackoff, ResubscribePacer
 from ioa_p2p.node.net.routing import DEFICIT_CHECK, RefreshTrigger, _wait_next_round
 
 

@@ -124,3 +124,16 @@ def test_control_api_needs_the_token(tmp_path) -> None:
         assert bad.returncode == 2 and "error:" in bad.stderr
     finally:
         assert a.stop() == 0
+
+
+def test_a_running_node_dumps_its_threads_and_tasks_on_request(tmp_path) -> None:
+    ioa_init(tmp_path / "a")
+    a = NodeProcess(tmp_path / "a")
+    try:
+        a.wait_listening()
+        report = a.stuck_report()
+        assert "most recent call first" in report  # SIGUSR1: faulthandler's thread stacks
+        assert "--- trio tasks ---" in report and "_run_node" in report  # SIGUSR2: the task tree
+        assert a.ioa("peers", "--json").returncode == 0  # the node goes on
+    finally:
+        assert a.stop() == 0

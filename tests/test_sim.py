@@ -61,6 +61,7 @@ def test_the_node_timing_constants_are_the_simulators() -> None:
     assert search.DIRECT_TIMEOUT == node_search.DIRECT_TIMEOUT
     assert DHT_PUBLISH_TIMEOUT == loops.DHT_PUBLISH_TIMEOUT
     assert (sim_world.LEARNED, sim_world.LOOKUP_TIMEOUT) == (routing.LEARNED, routing.LOOKUP_TIMEOUT)
+    assert kad.REACH_LOW == kad_io.REACH_LOW
 
 
 @pytest.mark.parametrize("split", ["any", "own"])

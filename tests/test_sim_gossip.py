@@ -18,6 +18,7 @@ from ioa_p2p.dht.sim.gossipflow import announcement_rate, sample_announcements
 from ioa_p2p.dht.sim.world import SimConfig, World
 from ioa_p2p.embedding import HashingEmbedder
 from ioa_p2p.node.net import gossip as node_gossip
+from ioa_p2p.node.net import gossip_pacing
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +81,7 @@ def test_the_gossip_parameters_are_the_nodes() -> None:
     assert (sim.heartbeat, sim.heartbeat_idle, sim.settle) == (
         node.heartbeat,
         node.heartbeat_idle,
-        node_gossip.HEARTBEAT_SETTLE,
+        gossip_pacing.HEARTBEAT_SETTLE,
     )
     assert (sim.degree, sim.degree_low, sim.degree_high) == (node.degree, node.degree_low, node.degree_high)
 

@@ -356,7 +356,10 @@ def _cell_value(
             score += 0.5  # "the café revenue": the Revenue column, not the Cafés count
         return score
 
-    header, cell = max(columns, key=lambda hc: (col_score(hc[0]), -columns.index(hc)))
+    def cell_score(cell: str) -> float:  # "the capacity in mAh": the cell stating mAh ("LiPo, 4200 mAh")
+        return 1.0 if wanted.units and any(n.unit in wanted.units for n in numbers_in(cell)) else 0.0
+
+    header, cell = max(columns, key=lambda hc: (col_score(hc[0]) + cell_score(hc[1]), -columns.index(hc)))
     row_key = fact.cells[0][1] if fact.cells else ""
     if _AGGREGATE.search(question) and not (terms(row_key) & q_terms):
         rows = [f for f in facts if f.table == fact.table and f.table]

@@ -114,8 +114,9 @@ def facts_of(
             re.match(r"([-*•]|\d+[.)])\s|\d+(?:\.\d+)+\.?\s+[A-Z]", stripped)
         )  # "3.3 Bonfires ...": a clause
         leader = bool(_LEADER.search(stripped))  # "Standing charge ..... 0.62 per day": a line of its own
+        keyed = bool(_KEY_LINE.match(stripped))  # "BOM revision:  7": one key, one value, one fact
         while i + 1 < len(lines) and not leader and _continues(lines[i + 1], item):
-            if _LEADER.search(lines[i + 1]):
+            if _LEADER.search(lines[i + 1]) or keyed and _KEY_LINE.match(lines[i + 1]):
                 break
             i += 1
             stripped += " " + lines[i].strip()
@@ -159,6 +160,8 @@ def _continues(line: str, item: bool = False) -> bool:
     )
 
 
+#: A ``key: value`` line of a document's head or a record ("Currency:      EUR"): a key of a few words.
+_KEY_LINE = re.compile(r"[A-Z][A-Za-z0-9()/&'-]*(?: [A-Za-z0-9()/&'-]+){0,3}:\s+\S")
 _CLOCK = re.compile(r"(?<![\d.:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
 #: The lines of a document's head (title, parties, addressee, date): names there are about all of it.
 HEAD_LINES = 8
@@ -204,12 +207,14 @@ class Scorer:
         own, ctx = terms(fact.text) | unit_terms(fact.text), terms(fact.context)
         if fact.cells:  # a table row's subject is the heading right above its table ("### Fixed Home 12")
             own = own | (terms(section_of(fact).split(">")[-1]) & self.named)
+        squashed = {_squashed(t) for t in own | ctx if CODE.match(t)}
+        ctx = ctx | {c for c in self.codes - own if _squashed(c) in squashed}  # "KD-4" in "kd4-bom.txt"
         got = sum(w * (1.0 if t in own else 0.6 if t in ctx else 0.0) for t, w in self.idf.items())
         value = got / self.total
         everywhere = own | ctx
         for code in self.codes:
             family = re.match(r"[a-z]+", code)
-            siblings = {t for t in everywhere if CODE.match(t) and t != code}
+            siblings = {t for t in everywhere if CODE.match(t) and _squashed(t) != _squashed(code)}
             if family and code not in everywhere and any(s.startswith(family.group()) for s in siblings):
                 value *= 0.33
         for _name in self.stated.get(fact.path, set()) - own - ctx:
@@ -262,6 +267,11 @@ class Scorer:
         asked = re.findall(rf"\b([a-z]+) {re.escape(head)}\b", self.question.lower())
         asked = [w for w in asked if w not in STOP]  # "how much sugar" names no other sugar than "caster"
         return bool(asked) and modifier not in asked and stem(modifier) not in self.q_terms
+
+
+def _squashed(code: str) -> str:
+    """A code without its separators: "KD-4" and "kd4" (a file's name) name the same model."""
+    return re.sub(r"[^a-z0-9]", "", code.lower())
 
 
 def _hhmm(clock: str) -> str:

@@ -48,6 +48,9 @@ from ioa_p2p.identity import PeerId
 #: (:func:`round_trips`), as ``kad_io.run_lookup`` waits.
 HEDGE = 0.4
 HEDGE_LOW, HEDGE_HIGH = 0.4, 1.5
+#: The lower bound of a dial's reach wait, and how long a peer not reached is suspected (``kad_io``).
+REACH_LOW = 0.2
+SUSPECT_TTL = 120.0
 PEER_TIMEOUT = 5.0
 #: Peers asked per key; at least this many by the lookups that place records (``kad``).
 DEFAULT_ASK = 2
@@ -57,9 +60,13 @@ FIND_NODE, PROVIDERS, VALUE = "find_node", "get_providers", "get_value"
 Answer = tuple[list[bytes], list[bytes], bytes | None]  # closer peers, providers, value
 
 
-def round_trips(by_connection: bool = True) -> Hedges:
-    """A node's measured round trips as ``kad_io.round_trips_of`` starts them (their wait is the hedge);
-    ``by_connection=False``: one estimator for requests on open connections and dialled ones."""
+def round_trips(by_connection: bool = True, *, reach: bool = False) -> Hedges:
+    """A node's measured round trips as ``kad_io.round_trips_of`` starts them (their wait is the hedge):
+    ``reach`` (the node since 2026-11-28): by connection, a dialled request hedged at its handshake's
+    reach wait first (:class:`~ioa_p2p.dht.rtt.Hedges`); ``by_connection=False``: one estimator for
+    requests on open connections and dialled ones (the node before)."""
+    if reach:
+        return Hedges(low=HEDGE_LOW, high=HEDGE_HIGH, initial=HEDGE, reach=True, reach_low=REACH_LOW)
     make = Hedges if by_connection else Hedges.shared
     return make(low=HEDGE_LOW, high=HEDGE_HIGH, initial=HEDGE)
 
@@ -169,6 +176,8 @@ class LookupRun:
         "contacted",
         "answers",
         "dialled",
+        "reach",
+        "due",
     )
 
     def __init__(
@@ -197,6 +206,14 @@ class LookupRun:
         #: ``GET_VALUE``: what each peer that answered held under each key (None: nothing)
         self.answers: dict[bytes, dict[bytes, bytes | None]] = {}
         self.dialled: set[bytes] = set()  # peers asked without an open connection (their last ask)
+        self.reach: dict[bytes, float] = {}  # dialled peers in flight: when their handshake is through
+        self.due: dict[bytes, float] = {}  # peers in flight: when they are reported slow
+        unreached = node.unreached
+        if unreached is not None and lookup.suspect is None:  # as kad_io.run_lookup does
+            loop = world.loop
+            lookup.suspect = lambda peer: unreached.holds(peer, loop.now)
+        if node.round_trips is not None:
+            lookup.spare = node.round_trips.spare()
 
     @property
     def elapsed(self) -> float:
@@ -219,10 +236,13 @@ class LookupRun:
                 self.dialled.discard(peer)
             else:
                 self.dialled.add(peer)
-            hedge = HEDGE if hedges is None else hedges.wait(connected)
+            reach_wait = None if hedges is None or connected else hedges.reach_wait()
             self.hedged.discard(peer)
             self.contacted += 1
             if target is None:  # a made-up peer ID: nobody will answer
+                self.reach[peer] = math.inf
+                self.due[peer] = at + (HEDGE if hedges is None else reach_wait or hedges.wait(connected))
+                loop.at(self.due[peer], self._hedge, peer, at)
                 loop.after(PEER_TIMEOUT, self._timeout, peer, at)
                 continue
             eta = world.net.request(
@@ -232,28 +252,44 @@ class LookupRun:
                 len(keys),
                 partial(serve_find, world, target, node, keys, self.kind),
                 partial(self._answered, peer, keys),
-                partial(self._lost, peer, at, hedge),
+                partial(self._lost, peer, at),
             )
+            if hedges is None:
+                hedge_at = at + HEDGE
+            elif reach_wait is None:
+                hedge_at = at + hedges.wait(connected)
+            else:  # two stages, as kad_io: the handshake within the reach wait, then the request's own wait
+                reach_at = self.reach[peer] = world.net.reach_at
+                hedge_at = at + reach_wait if reach_at > at + reach_wait else reach_at + hedges.wait(True)
+            self.due[peer] = hedge_at
             # the timers are scheduled only when they would fire before the answer (links.Network.request)
-            if eta > at + hedge:
-                loop.after(hedge, self._hedge, peer, at)
+            if eta > hedge_at:
+                loop.at(hedge_at, self._hedge, peer, at)
             if eta > at + PEER_TIMEOUT:
                 loop.after(PEER_TIMEOUT, self._timeout, peer, at)
         if self.lookup.done:
             self._finish()
 
-    def _lost(self, peer: bytes, at: float, hedge: float) -> None:
+    def _lost(self, peer: bytes, at: float) -> None:
         """No answer will come from ``peer``: the timers skipped when it was asked fire at their times."""
         loop = self.world.loop
-        loop.at(at + hedge, self._hedge, peer, at)
+        loop.at(self.due.get(peer, at + HEDGE), self._hedge, peer, at)
         loop.at(at + PEER_TIMEOUT, self._timeout, peer, at)
 
     def _answered(self, peer: bytes, keys: list[bytes], answers: list[Answer]) -> None:
         if self.finished:
             return
         asked_at = self.in_flight.pop(peer, None)
-        if asked_at is not None and self.node.round_trips is not None:
-            self.node.round_trips.sample(self.world.loop.now - asked_at, peer not in self.dialled)
+        hedges, reach_at = self.node.round_trips, self.reach.pop(peer, None)
+        if asked_at is not None and hedges is not None:
+            hedges.sample(self.world.loop.now - asked_at, peer not in self.dialled)
+            if reach_at is not None:
+                hedges.sample_reach(reach_at - asked_at)
+                hedges.sample(self.world.loop.now - reach_at, True)  # the request after the handshake
+                if peer not in self.hedged:  # reached within its wait (the node notes it at the handshake)
+                    hedges.note_dial(missed=False)
+        if self.node.unreached is not None:
+            self.node.unreached.clear(peer)
         lookup, hops = self.lookup, self.hops
         hop = hops.get(peer, 1)
         for key, (closer, providers, value) in zip(keys, answers, strict=True):
@@ -275,6 +311,11 @@ class LookupRun:
 
     def _hedge(self, peer: bytes, at: float) -> None:
         if not self.finished and self.in_flight.get(peer) == at and peer not in self.hedged:
+            now, unreached = self.world.loop.now, self.node.unreached
+            if unreached is not None and self.reach.get(peer, 0.0) > now:  # its handshake is not through
+                unreached.note(peer, now)
+                if self.node.round_trips is not None:
+                    self.node.round_trips.note_dial(missed=True)
             self.hedged.add(peer)
             self.lookup.slow(peer)
             self._pump()
@@ -282,6 +323,8 @@ class LookupRun:
     def _timeout(self, peer: bytes, at: float) -> None:
         if not self.finished and self.in_flight.get(peer) == at:
             del self.in_flight[peer]
+            if self.node.unreached is not None:
+                self.node.unreached.note(peer, self.world.loop.now)
             self.lookup.failed(peer)
             self._pump()
 
@@ -384,6 +427,8 @@ __all__ = [
     "HEDGE_LOW",
     "PEER_TIMEOUT",
     "PLACE_ASK",
+    "REACH_LOW",
+    "SUSPECT_TTL",
     "PROVIDERS",
     "VALUE",
     "Answer",

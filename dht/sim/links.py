@@ -71,6 +71,9 @@ class Network:
         self.loop, self.rng, self.model = loop, rng, model
         self.dials = 0
         self.failed_dials = 0
+        #: when the handshake of the last :meth:`request`'s dial is through (the listener answered Noise's
+        #: first message; ``inf``: offline, nothing will answer), or when it was sent (no dial)
+        self.reach_at = 0.0
 
     def crossing(self) -> float:
         """The time of one one-way crossing of a link."""
@@ -123,21 +126,23 @@ class Network:
         (if ``src`` is still in the same session and ``serve`` returned something).
 
         Returns when the answer will be back if ``dst`` stays online and answers (``inf`` when it is
-        offline now): the link times are drawn now, so a caller whose timers would fire only after the
+        offline now; :attr:`reach_at`: when a dial's handshake is through): the link times are drawn
+        now, so a caller whose timers would fire only after the
         answer need not schedule them. When ``dst`` turns out not to answer (it went offline before the
         request arrived, or ``serve`` returned ``None``), ``lost()`` runs then, for the caller to
         schedule the timers it skipped."""
         m = self.model
-        legs = 2 * m.request_rtts - 1
+        loop = self.loop
+        handshake = 0.0
         if dst.index not in src.conns:
-            legs += 2 * m.dial_rtts
+            handshake = self.crossings(2 * m.dial_rtts)
             self.dials += 1
             if not dst.online:
                 self.failed_dials += 1
+        self.reach_at = loop.now + handshake if dst.online else math.inf
         src.count_sent(kind, count)
-        there = self.crossings(legs)
+        there = handshake + self.crossings(2 * m.request_rtts - 1)
         back = m.service + self.crossing()
-        loop = self.loop
         loop.after(there, self._serve, src, src.session, dst, kind, count, serve, answer, back, lost)
         return loop.now + there + back if dst.online else math.inf
 

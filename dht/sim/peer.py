@@ -20,7 +20,7 @@ from ioa_p2p.dht.kbuckets import RoutingTable, Split
 from ioa_p2p.dht.keyspace import K
 from ioa_p2p.dht.pacing import AnnouncePacer, PublishPolicy
 from ioa_p2p.dht.provide import ProvidePacer
-from ioa_p2p.dht.rtt import Hedges
+from ioa_p2p.dht.rtt import Hedges, Unreached
 from ioa_p2p.dht.validators import IoaNamespaceValidator
 from ioa_p2p.identity import Identity
 
@@ -57,6 +57,7 @@ class SimNode:
         "stats",
         "busy",
         "round_trips",
+        "unreached",
     )
 
     def __init__(self, index: int, identity: Identity, stats: Counter[str], *, split: Split = "any") -> None:
@@ -89,6 +90,8 @@ class SimNode:
         self.busy: dict[str, Any] = {}  # operations in flight by name (one of each at a time)
         #: the lookups' round trips, whose wait is the hedge (None: the fixed ``kad.HEDGE``)
         self.round_trips: Hedges | None = None
+        #: peers its lookups recently failed to reach (None: every peer waited for; ``kad_io``'s own)
+        self.unreached: Unreached | None = None
 
     def count_sent(self, kind: str, count: int) -> None:
         self.sent += count
@@ -117,6 +120,8 @@ class SimNode:
         self.provide_pacer = None
         if self.round_trips is not None:
             self.round_trips = self.round_trips.fresh()
+        if self.unreached is not None:
+            self.unreached = Unreached(ttl=self.unreached.ttl, limit=self.unreached.limit)
         self.mesh = []
         self.neighbours = []
 

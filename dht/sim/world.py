@@ -42,9 +42,18 @@ from ioa_p2p.dht.kbuckets import Split
 from ioa_p2p.dht.keyspace import K, position
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.refresh import RefreshPolicy
+from ioa_p2p.dht.rtt import Unreached
 from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.events import EventLoop
-from ioa_p2p.dht.sim.kad import FIND_NODE, PLACE_ASK, LookupRun, known_peers, round_trips, start_lookup
+from ioa_p2p.dht.sim.kad import (
+    FIND_NODE,
+    PLACE_ASK,
+    SUSPECT_TTL,
+    LookupRun,
+    known_peers,
+    round_trips,
+    start_lookup,
+)
 from ioa_p2p.dht.sim.links import LinkModel, Network
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.dht.sim.records import RecordCache
@@ -62,10 +71,13 @@ LOOKUP_TIMEOUT = 10.0
 @dataclass(frozen=True, slots=True)
 class SimConfig:
     """One simulated network. ``refresh_lookups``: bucket-refresh lookups per full refresh at most
-    (``None``: one per non-empty bucket, as py-libp2p). ``hedge``: each node's lookups hedge after
-    ``srtt + 4 rttvar`` of its own answers' round trips (``adaptive``, as ``kad_io`` does), or of those
-    over open connections and of dialled ones apart (``by-connection``, :class:`~ioa_p2p.dht.rtt.Hedges`;
-    not the node's), or after the fixed ``kad.HEDGE``."""
+    (``None``: one per non-empty bucket, as py-libp2p). ``hedge``: each node's lookups hedge as
+    ``kad_io`` does (``reach``: a request on an open connection after ``srtt + 4 rttvar`` of such
+    requests, a dialled one once its handshake missed the reach wait or after that wait from the
+    handshake's end, and peers recently not reached asked without being waited for), or after ``srtt +
+    4 rttvar`` of all its answers (``adaptive``: the node before 2026-11-28), or of those over open
+    connections and of dialled ones apart (``by-connection``, :class:`~ioa_p2p.dht.rtt.Hedges`), or after
+    the fixed ``kad.HEDGE``."""
 
     nodes: int
     seed: int = 1
@@ -80,7 +92,7 @@ class SimConfig:
     updates: int = 30
     min_stamp_bits: int = 8
     card_checks: Literal["full", "dht"] = "full"
-    hedge: Literal["adaptive", "by-connection", "fixed"] = "adaptive"
+    hedge: Literal["reach", "adaptive", "by-connection", "fixed"] = "reach"
     #: stores sent during the lookup to candidates nearer than ``early_rank / N`` of the keyspace
     #: (:mod:`~ioa_p2p.dht.early`, the node since 2026-11-28); 0: only once the lookup is done
     early_rank: float = SURE_RANK
@@ -119,7 +131,10 @@ class World:
         self.by_peer = {n.peer: n for n in self.nodes}
         for node in self.nodes:
             self._add_validator(node)
-            if config.hedge != "fixed":
+            if config.hedge == "reach":
+                node.round_trips = round_trips(reach=True)
+                node.unreached = Unreached(ttl=SUSPECT_TTL)
+            elif config.hedge != "fixed":
                 node.round_trips = round_trips(by_connection=config.hedge == "by-connection")
         self.bootstrap = self.nodes[0]
         self.joined = 0

@@ -18,6 +18,7 @@ Each module registers its commands on :data:`main`, imported when its command is
 - ``testnet_cmds.py``    ``ioa testnet up``
 - ``gateway_cmds.py``    ``ioa a2a serve``, ``ioa mcp`` (the gateways: ``ioa_p2p.gateways``)
 - ``ui_cmds.py``         ``ioa ui``: the dashboard's URL with a one-time login code
+- ``stacks.py``          ``kill -USR1`` / ``-USR2`` on a node: its threads' stacks / its trio task tree
 
 Exit codes: 0 ok, 1 failure, 2 usage error or unreadable input. Errors print one line ``error: ...`` on
 stderr (with ``--json``, a JSON object ``{"error": {"type", "message"}}`` on stdout instead).

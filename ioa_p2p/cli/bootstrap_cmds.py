@@ -58,7 +58,9 @@ def bootstrap_start(
 ) -> None:
     """Start a bootstrap node; runs until SIGINT/SIGTERM. Prints `listening on <multiaddr>` lines."""
     from ioa_p2p.bootstrap.bootnode import bootstrap_config
+    from ioa_p2p.cli.stacks import install_stack_dumps
 
+    install_stack_dumps()  # kill -USR1 / -USR2: where a node that does not answer is stuck
     home = get_home(ctx)
     config = bootstrap_config(
         load_config(home, path=config_file), relay=relay, listen=listen, bootstrap=others

@@ -102,8 +102,10 @@ def node_start(
     each a node with its own home, key, card, adapter, host and control API; prints `agent NAME: ...`
     lines."""
     from ioa_p2p.cli.node_agents import plan_of_config, read_agents_file, run_agents
+    from ioa_p2p.cli.stacks import install_stack_dumps
     from ioa_p2p.memory import limit_malloc_arenas
 
+    install_stack_dumps()  # kill -USR1 / -USR2: where a node that does not answer is stuck
     limit_malloc_arenas()  # before any thread: a node's worker threads would each keep an arena resident
     home = get_home(ctx)
     config = load_config(home, path=config_file)

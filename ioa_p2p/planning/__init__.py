@@ -60,13 +60,19 @@
   day the question starts, where they state that rule
 - ``rulebook.py`` a document's typed rules with what their words say, read once per document: the quantity
   a rate is stated over ("per 45 minutes"), first and further periods, started periods in full, a
-  percentage's threshold and ages, what it is not off, its minimum, exemptions by age
+  percentage's threshold and ages, what it is not off, its minimum, exemptions by age, "charged per started
+  hour", a longer period's price capping a shorter one's charge
 - ``party.py``    the people a question is about: counts and the ages it states ("two adults and our
   9-year-old", "a couple", "alone")
-- ``rule_part.py`` one rate of a document applied on its own terms (a part of a composed charge): its band,
+- ``rule_part.py`` one rate of a document applied on its own terms (a part of a composed charge): its band
+  or its tiers (each tier's part of the quantity),
   its measure over the quantity it is stated over, first and further periods, people by age, its bounds
 - ``composer.py`` a charge composed of several rules (a base, the other charges the question names, the
   percentages whose condition holds, VAT), every given quantity used, or none (issue 23, class 7)
+- ``valued.py``   a charge on an amount of money the question gives: cover per block of a declared value
+  (a free first amount, a floor, a cap), a percentage of a price, a value plus a fee, the VAT on a bill
+- ``season.py``   a month, day or weekday outside every period the document states, one of them a sentence
+  saying what it covers ("this season (1 April to 31 October)", "Mondays to Saturdays only"): refused
 - ``accounted.py`` every quantity a question gives is accounted for by the answer worked out for it (used,
   converted, or selecting a band; a room's price counts no people): else refused, the quantity named
 - ``relative.py`` a value the documents state relative to another quantity ("20 °C lower than the

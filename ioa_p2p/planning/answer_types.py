@@ -178,7 +178,13 @@ def answer_type(question: str) -> AnswerType:
     substance = much is not None and much.group(1) not in _NOT_SUBSTANCE  # "how much sugar": a quantity
     if much and not substance and (not units or units == MONEY_UNITS):
         return AnswerType("amount", MONEY_UNITS, per)
+    named = _IN_UNIT.search(q)  # "the capacity in mAh": the unit the request names, not the attribute's
+    if named and ALIASES.get(named.group(1)) and ALIASES[named.group(1)] not in units:
+        units = (ALIASES[named.group(1)],)
     return AnswerType("number", units, per)
+
+
+_IN_UNIT = re.compile(r"\bin ([a-zµ°%³²]{2,})\b")
 
 
 #: "the race day of the marathon", "the day of the fair": a day as the thing asked for (a date), not a day's

@@ -138,11 +138,22 @@ def _given(want: str, givens: list[Quantity], used: Used, counted: bool) -> list
     for i, g in enumerate(givens):
         if ("g", i) in used or (g.number != 1.0) != counted:
             continue
-        c = next((c for u in (g.alts or (g.unit,)) if u and (c := convert(u, want)) is not None), None)
+        c = next((c for u in (g.alts or (g.unit,)) if u and not _clock_of_calendar(u, want)
+                  and (c := convert(u, want)) is not None), None)  # fmt: skip
         if c is not None:
             weight = GIVEN_WEIGHT if counted else ONE_WEIGHT
             out.append(Chain(0.0, weight, scaled(number_text(g.number), c), used | {("g", i)}, 0))
     return out
+
+
+_SUB_DAY = frozenset({"s", "min", "h"})
+_CALENDAR = frozenset({"days", "weeks", "months", "years", "night"})
+
+
+def _clock_of_calendar(given: str, want: str) -> bool:
+    """A span of the calendar ("for 7 weeks") is never counted in hours or minutes of a rate per hour:
+    a charge per hour is for the hours something is used, which no calendar span states."""
+    return given in _CALENDAR and want in _SUB_DAY
 
 
 def _through(
@@ -182,12 +193,16 @@ def _through(
         back = convert(f.per[0], want)
         if back is None:
             return None
-        amounts = [a for a in facts if not a.per]  # an amount over a rate per the unit asked for
+        # an amount over a rate per the unit asked for; for the unit asked for itself, an amount per item
+        # of a batch counts too, times the items the request states ("7.5 g of butter per biscuit" x 60
+        # biscuits, over 250 g a block)
+        amounts = [a for a in facts if not a.per or (a.per_item and depth == 0)]
         sub = best_chain(f.unit, amounts, givens, words, found, depth + 1, used, budget)
         if sub is None or sub.facts + sum(1 for k, _ in sub.used if k == "g") == 0:
             return None
         top = sub.expr if " " not in sub.expr else f"({sub.expr})"
         expr = scaled(f"{top} / {number_text(f.number)}", back)
+        rel -= 0.0 if back == 1.0 else CONVERSION_COST  # "1700 mAh per hour": in hours, as stated
         return Chain(rel + sub.rel, sub.given, expr, sub.used, sub.facts + 1)
     return None
 

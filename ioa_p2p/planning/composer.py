@@ -31,6 +31,7 @@ quantity ("EUR 18 per 45 minutes") divided out.
 
 from __future__ import annotations
 
+import math
 import re
 
 from ioa_p2p.planning.doc_facts import WORD_NUMBERS, convert, singular
@@ -77,7 +78,7 @@ def composed_charge(
     bases = [
         p for t in book.rates if not t.beyond and (p := part_of(t, book, givens, party, asked, base=True))
     ]
-    bases = [bounded(p, book) for p in bases if p.score >= 1.0]
+    bases = [_period_capped(bounded(p, book), book, givens) for p in bases if p.score >= 1.0]
     if not bases:
         return None
     bases.sort(key=lambda p: (len(p.used), p.score), reverse=True)  # the one that uses most, then fits best
@@ -239,6 +240,26 @@ def _with_percents(book: Rulebook, base: Part, givens: list[Quantity], party: tu
         else:
             expr = f"{expr} + {group(base.expr)} * {share}"
     return expr
+
+
+def _period_capped(base: Part, book: Rulebook, givens: list[Quantity]) -> Part:
+    """A charge by a shorter period at most the price of the longer periods it spans, where the document
+    says so ("a single day's hire never costs more than the day price": 7 hours at EUR 9 an hour, EUR 45
+    a day, is ``min(9 * 7, 45 * 1)``); the longer period's rate is the one of the base's own record."""
+    t = base.term
+    if not book.period_cap or not t.measure or convert(t.measure, "min") is None:
+        return base
+    longer = [x for x in book.rates if x.rule.record == t.rule.record and x is not t and x.measure
+              and (k := convert(x.measure, t.measure)) is not None and k * x.over > t.over]  # fmt: skip
+    given = next((g for i, g in enumerate(givens) if i in base.used and g.unit
+                  and convert(g.unit, t.measure) is not None), None)  # fmt: skip
+    if not longer or given is None:
+        return base
+    cap = min(longer, key=lambda x: (convert(x.measure, t.measure) or 0.0) * x.over)
+    spans = (convert(given.unit, cap.measure) or 0.0) * given.number / cap.over
+    periods = format_number(float(math.ceil(spans - 1e-9)))
+    expr = f"min({base.expr}, {format_number(cap.number)} * {periods})"
+    return Part(t, expr, base.used, base.score, base.people, True)
 
 
 def _in_band(p: Term, givens: list[Quantity], party: tuple[Member, ...] | None) -> int | None:

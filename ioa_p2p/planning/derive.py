@@ -47,16 +47,18 @@ from ioa_p2p.planning.closed import closed_expression
 from ioa_p2p.planning.compared import compared_expression, timetable_duration
 from ioa_p2p.planning.composer import composed_charge, composed_rate
 from ioa_p2p.planning.dimensions import asked_dimensions, dimension_of
-from ioa_p2p.planning.doc_facts import Quantity, content_words, convert, facts_in, givens_in
+from ioa_p2p.planning.doc_facts import Quantity, content_words, convert, facts_in, givens_in, singular
 from ioa_p2p.planning.fees import charge_unit, with_fees
 from ioa_p2p.planning.missing import Missing, names_another, unapplied
 from ioa_p2p.planning.prorata import prorated_expression
 from ioa_p2p.planning.records import NO_SINGLE_ANSWER
 from ioa_p2p.planning.ruled import asks_money, counted_expression, ruled_expression
+from ioa_p2p.planning.season import out_of_period
 from ioa_p2p.planning.subject import unnamed_subject
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import factor, unit_phrase
-from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number
+from ioa_p2p.planning.valued import valued_expression
+from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number, is_money
 
 DERIVE = "derive(v1)"
 _IN_UNIT_PER = re.compile(r"\bin\s+[a-z³² ]+\s+(?:per|an?)\s+\w+\s*\??$", re.I)
@@ -158,6 +160,8 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
         return None
     if (other := unnamed_subject(question, found)) is not None:  # another subject's document
         return other
+    if (outside := out_of_period(question, found)) is not None:  # December, prices for April-October
+        return outside
     closed = closed_expression(question, found)  # a formula, durations summed ... (planning/closed.py)
     if closed is None and found.text.startswith(NO_SINGLE_ANSWER):  # the document's rules composed
         closed = composed_charge(question, found.records) or composed_rate(question, found.records)
@@ -172,6 +176,9 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
         if timed is None and len(stated) == 1:  # the time looked up answers
             return f"{stated[0]} * 1", CLOCK
         return timed
+    valued = valued_expression(question, found)  # cover on a declared value, VAT on a bill (valued.py)
+    if valued is not None:
+        return valued
     rate = composed_rate(question, found.records)  # "per minute" of a rate stated per 45 minutes
     if rate is not None:
         return rate
@@ -201,10 +208,12 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
             for f in facts_in(text)
             if f.key() not in {g.key() for g in facts} and not names_another(f.text, question)
         ]
-    givens = givens_in(question)
+    givens, facts = item_labels(question, givens_in(question), facts)  # "how many 250 g blocks"
     words = content_words(question)
     counted = [g for g in givens if g.number != 1.0]
     wants = asked_units(question, facts, found)
+    labelled = _LABELLED.search(question)  # "how many 1.5 kg bags": bags are asked for, not kg
+    wants = [singular(labelled.group(3).lower())] if labelled else wants
     if not counted and stated_amount(found, facts, wants):
         return _in_named_unit(question, found)  # the documents state it; in the unit asked for, if named
     best: Chain | None = None
@@ -225,7 +234,40 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
     scale = convert(best_unit, named[0]) if len(named) == 1 and best_unit != named[0] else None
     if scale is not None:  # "how many litres": in the unit the question names, not the documents'
         return scaled(best.expr if " " not in best.expr else f"({best.expr})", scale), named[0]
+    if not dimension_of(best_unit) and " / " in best.expr and _HOW_MANY_THINGS.search(question):
+        return f"ceil({best.expr})", best_unit  # "how many blocks must I buy": whole ones, rounded up
     return with_fees((best.expr, best_unit), found)
+
+
+_HOW_MANY_THINGS = re.compile(
+    r"\bhow many\b[^?]*\b(?:buy|need|order|get|take|use|open|fill|book|hire)\b", re.I
+)
+_LABELLED = re.compile(
+    r"\bhow many\s+(\d+(?:[.,]\d+)?)[\s-]*([a-zA-Z²³]+)\s+([a-z]+?)(?:es|s)?\b(?!\s+(?:of|per)\s+\d)", re.I
+)
+
+
+def item_labels(
+    question: str, givens: list[Quantity], facts: list[Quantity]
+) -> tuple[list[Quantity], list[Quantity]]:
+    """A measure that labels the item a question asks to count ("how many 250 g blocks", "how many 2.5 L
+    tins") is the size of that item, not an operand: taken out of the givens and stated as a fact per
+    item (250 g per block), unless the documents state that size already."""
+    m = _LABELLED.search(question)
+    if m is None:
+        return givens, facts
+    number, unit = float(m.group(1).replace(",", ".")), ALIASES.get(m.group(2).lower(), "")
+    item = singular(m.group(3).lower())
+    if not unit:
+        return givens, facts
+    label = [g for g in givens if g.number == number and g.unit == unit]
+    if not label:
+        return givens, facts
+    rest = [g for g in givens if g is not label[0]]
+    if any(f.per == (item,) and f.unit == unit for f in facts):
+        return rest, facts
+    size = Quantity(number, unit, (item,), frozenset({item, unit}), frozenset({item}), m.group(0))
+    return rest, [*facts, size]
 
 
 def typed_charge(question: str, found: Value | None, *, vat: bool = True) -> tuple[str, str] | None:
@@ -272,9 +314,15 @@ def preferred(
     """The charge of a question the rules exempt (0); the typed rules' charge when it is worked out from
     the price looked up (it reads bands, tiers and other charges too) unless only the anchored reading
     applies a bound ("at most 10 days charged"); else the charge worked out from the price looked up and
-    the rules around it (planning/anchored.py); else the typed rules' own choice."""
+    the rules around it (planning/anchored.py); else the typed rules' own choice, but only when it starts
+    from the amount of money looked up (a late charge of EUR 15 is never answered by a cleaning fee times
+    the hours of three weeks)."""
     ruled = ruled if ruled is not None and _computes(ruled[0]) else None
     anchored = anchored if anchored is not None and _computes(anchored[0]) else None
+    if ruled is not None and anchored is None and found.number is not None and is_money(found.unit):
+        shown = re.escape(format_number(found.number))
+        if not re.search(rf"(?<![\d.]){shown}(?![\d.])", ruled[0]):
+            ruled = None  # the price looked up is in no part of it: another charge's rule, never the answer
     if anchored is not None and anchored[0] == EXEMPT:  # "Junior cardholders are never charged ..."
         return anchored
     if ruled is not None and found.number is not None:

@@ -44,6 +44,7 @@ _OF_UNIT: dict[str, str] = {
     **dict.fromkeys(("°C", "°F"), "temperature"),
     "%": "share",
     "V": "voltage",
+    "mAh": "charge",
 }
 
 

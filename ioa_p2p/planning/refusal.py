@@ -40,6 +40,7 @@ from ioa_p2p.planning.doc_facts import Quantity, singular
 from ioa_p2p.planning.missing import Missing, unapplied
 from ioa_p2p.planning.quantities import Quantity as ChargeQuantity
 from ioa_p2p.planning.relative import relative_base
+from ioa_p2p.planning.season import out_of_period
 from ioa_p2p.planning.tariffs import CHARGE, charge_quantities, render_charges
 from ioa_p2p.planning.types import CALC, LOOKUP, TASK, PlanStep
 from ioa_p2p.planning.values import NUMBER, TEXT, Value, format_number, numbers_in
@@ -69,6 +70,11 @@ def refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | None:
 def dimension_refusal(step: PlanStep, value: Value | None) -> Missing | None:
     """The quantity ``step`` asks for, when the value a member gave is of another dimension (see the
     module docstring); None when the value is of a dimension the question allows, or says none."""
+    outside = out_of_period(step.template, value) if step.kind == LOOKUP else None
+    if (
+        outside is not None
+    ):  # a time the document does not cover ("the first Sunday train", planning/season.py)
+        return outside
     reason = mismatch(step.template, value) if step.kind in (LOOKUP, TASK) else ""
     base = relative_base(step.template, value) if step.kind in (LOOKUP, TASK) and not reason else ""
     if base and value is not None:  # an offset from another quantity: that quantity is what is missing
@@ -98,6 +104,8 @@ def _charge_refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | No
     quantities measure, stated for none of them ("List price: EUR 2,900" for "hiring it for 3 days"),
     leaves the rate missing, as does a price or a quantity the terms need and nobody gave."""
     found = values.get(step.needs[0]) if step.needs else None
+    if (outside := out_of_period(step.text, found)) is not None:  # December, prices for April-October
+        return outside
     whole = CHARGE.fullmatch(step.template.strip()) is not None
     typed = typed_charge(step.text, found, vat=whole)  # inside a calculation: only a composition of rules
     taken = [q for m in CHARGE.finditer(step.template) for q in charge_quantities(m.group(2))]

@@ -19,6 +19,7 @@ from ioa_p2p.planning.doc_facts import convert, singular, unit_word
 from ioa_p2p.planning.party import Member, counted, head_count
 from ioa_p2p.planning.quantities import Quantity
 from ioa_p2p.planning.records import MINIMUM, DocRecords
+from ioa_p2p.planning.rule_apply import tiered_amount
 from ioa_p2p.planning.rule_fit import MONEY, rule_givens
 from ioa_p2p.planning.rulebook import MEASURES, Rulebook, Term
 from ioa_p2p.planning.values import format_number
@@ -136,6 +137,12 @@ def part_of(t: Term, book: Rulebook, givens: list[Quantity], party: tuple[Member
             score += 1.0
             return _counted(t, expr, used, score, givens, party, words)
         score += 1.0
+        if t.rule.tier:  # "first 8 MWh at 84, next 12 MWh at 79, above 20 MWh at 71.50": each tier's part
+            tiers = [x.rule for x in book.rates if x.rule.tier and x.rule.per == t.rule.per]
+            tiered = tiered_amount(t.rule, tiers, [Quantity(q, t.measure, "", "")])
+            if tiered is None:
+                return None
+            return _counted(t, f"({tiered})", used, score, givens, party, words)
     expr = " * ".join([format_number(t.number), *[f for f in factors if f]])
     return _counted(t, expr, used, score, givens, party, words)
 
@@ -169,7 +176,7 @@ def _counted(t: Term, expr: str, used: set[int], score: float, givens: list[Quan
             expr = f"{group(expr)} * {format_number(givens[i].number)}"
             score += 1.0
     composite = t.first or t.over != 1.0 or (people and (t.exempt is not None or bool(t.ages_share)))
-    composite = composite or t.rule.band is not None or "ceil" in expr or _rounded_up(expr)
+    composite = composite or t.rule.band is not None or "ceil" in expr or _rounded_up(expr) or t.rule.tier
     return Part(t, expr, frozenset(used), score, people, composite)
 
 

@@ -91,6 +91,8 @@ class Rulebook:
     started: bool  # the document charges every started period in full
     rated: frozenset[int]  # the records that state a rate
     about: frozenset[str]  # the words of the document's path (its owner's name, not a charge)
+    period_cap: bool = False  # a longer period's price caps a charge by the shorter one ("never more
+    # than the day price")
 
     def bounds(self, t: Term) -> list[DocRule]:
         """The minimums and caps about ``t``: of its record, or of the records right after it that state
@@ -142,7 +144,8 @@ def rulebook(records: DocRecords) -> Rulebook:
                 df[w] = df.get(w, 0) + 1
     rated = frozenset(i for i, r in enumerate(records.records) if any(x.kind == RATE for x in r.rules))
     about = words_of(re.sub(r"[_./-]+", " ", records.path))
-    return Rulebook(tuple(terms), {w: 1.0 / n for w, n in df.items()}, started_doc, rated, about)
+    capped = any(_PERIOD_CAP.search(r.text) for r in records.records)
+    return Rulebook(tuple(terms), {w: 1.0 / n for w, n in df.items()}, started_doc, rated, about, capped)
 
 
 def _percent_record(book: Rulebook, record: int) -> bool:
@@ -169,7 +172,16 @@ _STARTED = re.compile(r"\bper started\b|\bor part (?:thereof|of (?:an?|one) \w+)
 _STARTED_DOC = re.compile(
     r"\b(?:every|each|any)\s+(?:period|hour|block|day|unit|part)\b[^.]{0,40}\bstart\w*\b[^.]{0,30}"
     r"\b(?:charged|counted|billed|paid)\s+(?:in full|as (?:a )?(?:full|whole))|\bor part thereof\b|"
-    r"\b(?:part|started) (?:periods?|hours?|days?) (?:is|are) (?:charged|billed|counted) (?:in full|as)",
+    r"\b(?:part|started) (?:periods?|hours?|days?) (?:is|are) (?:charged|billed|counted) (?:in full|as)|"
+    r"\b(?:charged|billed|priced) (?:per|by the|for each|for every) started (?:period|hour|day|block|unit)\b",
+    re.I,
+)
+#: "never costs more than the day price", "capped at the daily rate", "the weekly price applies": a
+#: charge by a shorter period is at most the price of the longer one (planning/composer.py)
+_PERIOD_CAP = re.compile(
+    r"\b(?:never|not|no)\b[^.]{0,30}\bmore than the (?:day|daily|week|weekly|month|monthly)(?:'s)? "
+    r"(?:price|rate|charge|tariff)\b|\b(?:capped|limited) (?:at|to) the (?:day|daily|week|weekly|monthly) "
+    r"(?:price|rate|charge)\b|\bthe (?:day|daily|week|weekly|month|monthly) (?:price|rate) applies\b",
     re.I,
 )
 _THRESHOLD = re.compile(

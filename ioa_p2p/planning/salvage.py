@@ -28,6 +28,7 @@ from ioa_p2p.planning.category import ages_in, category_row
 from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
 from ioa_p2p.planning.records import NO_SINGLE_ANSWER, DocRecords, records_from_data
 from ioa_p2p.planning.results import MAX_EVIDENCE_CHARS, answers, value_of
+from ioa_p2p.planning.season import out_of_period
 from ioa_p2p.planning.tariffs import CHARGE
 from ioa_p2p.planning.types import CALC, LOOKUP, Plan, PlanStep
 from ioa_p2p.planning.values import Value, format_number, numbers_in
@@ -40,7 +41,9 @@ def accepted_value(
     answers the step, else the records of a lookup a later derivation closes with (see the module
     docstring); None when neither."""
     value = value_of(text, data, step.template) if completed else None
-    if value is not None and answers(step, value, data):
+    # a time the document does not cover is no answer (planning/season.py; refusal.py names it missing)
+    outside = step.kind == LOOKUP and out_of_period(step.template, value) is not None
+    if value is not None and answers(step, value, data) and not outside:
         return value
     return salvaged(plan, step, data)
 

@@ -149,6 +149,8 @@ def render_charge(value: Value | None, quantities: list[Quantity]) -> str:
             return f"(missing: a quantity in {unit})"
         used.add(picked)
         q = quantities[picked]
+        if q.unit in _CALENDAR and ALIASES.get(unit, unit) in _SUB_DAY:  # "7 weeks" at a price per hour
+            return f"(missing: a quantity in {unit})"  # the hours of use: no calendar span states them
         x = _convert(q, unit)
         if i == primary:
             x = _on_terms(x, unit, terms)
@@ -161,6 +163,10 @@ def render_charge(value: Value | None, quantities: list[Quantity]) -> str:
     if "cap" in terms and per:
         expression = f"min({expression}, {_number_of(terms['cap'])})"
     return f"({expression})"
+
+
+_SUB_DAY = frozenset({"s", "min", "h"})
+_CALENDAR = frozenset({"days", "weeks", "months", "years", "night"})
 
 
 def _pick(

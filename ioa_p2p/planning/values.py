@@ -36,6 +36,7 @@ UNITS: dict[str, tuple[str, ...]] = {
     "kWh": ("kwh",),
     "MWh": ("mwh",),
     "Wh": ("wh",),
+    "mAh": ("mah",),
     "kW": ("kw",),
     "W": ("w", "watt", "watts"),
     "MJ": ("mj", "megajoule", "megajoules"),

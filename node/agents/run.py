@@ -1,7 +1,7 @@
 """``async with open_agents(specs) as agents:``: several agents (whole nodes) in one process, one trio loop.
 
-Every agent is an :func:`~ioa_p2p.node.node.open_node` hosted by its own task in the one nursery this block
-owns, so all their background tasks live under one ``async with``; they share the process's imports, its
+Every agent is an :func:`~ioa_p2p.node.lifecycle.open_node` hosted by its own task in the one nursery this
+block owns, so all their background tasks live under one ``async with``; they share the process's imports, its
 models (the matcher's and wordllama's weights are loaded once per process: class-level in
 :mod:`ioa_p2p.matching.encoders`; with several agents the MiniLM encodings of card texts are shared too, so a
 card every agent receives is encoded once) and its memory ledger (:data:`ioa_p2p.memory.PROCESS_MEMORY`: each
@@ -37,8 +37,9 @@ from ioa_p2p.identity import create_key_file
 from ioa_p2p.matching.encoders import MiniLMEncoder
 from ioa_p2p.memory import PROCESS_MEMORY, ProcessMemory
 from ioa_p2p.node.agents.config import AGENTS_INDEX_NAME, AgentSpec
+from ioa_p2p.node.lifecycle import open_node
 from ioa_p2p.node.net.cohosted import CoHosted
-from ioa_p2p.node.node import Node, open_node
+from ioa_p2p.node.node import Node
 
 log = logging.getLogger("ioa_p2p.node.agents")
 #: Card texts whose MiniLM encodings the agents of a process share (~25 KB each, filled as cards arrive).

@@ -1,6 +1,8 @@
 """ioa_p2p.node.discovery: the discovery service (cards in the DHT and by gossip; docs/protocol.md §9).
 
-- ``service.py``  :class:`Discovery`: the node's own card, ``find``, DHT fetches
+- ``service.py``  :class:`Discovery`: ``find``, gossip callbacks, DHT fetches
+- ``own_card.py`` :class:`CardOwner` (Discovery's base): the node's own card, issued, withdrawn, announced
+  and what it publishes in the DHT
 - ``intake.py``   :class:`GossipIntake`: card announcements (topic validator, flood guard, rate limits)
 - ``loops.py``    the background loops (republish, expiry, index rebuilds, announcements, catch-up, DHT
   publishing)

@@ -92,16 +92,18 @@ class TeamFormation:
         min_team = sub.min_team if sub else 0
         t0 = time.perf_counter()  # wall time (a RunnableClock run: trio time leaves out waits)
         fallback = ""
+        marks: dict[str, float] = {}  # the parts of discovery (wall seconds), for the goal's timings
         if team:
             chosen = await self.resolve(team)
         else:
-            chosen, fallback = await self.choose(goal, max_team, exclude, deadline)
+            chosen, fallback = await self.choose(goal, max_team, exclude, deadline, marks)
             if fallback:
                 emit(TeamFallbackEvent(fallback))
         if len(chosen) < min_team:
             raise NoTeam(f"found {len(chosen)} candidate teammates, {min_team} needed")
         t1 = time.perf_counter()
         await self.reach([PeerId.from_string(t.peer_id) for t in chosen])
+        marks["reach_s"] = time.perf_counter() - t1
         handle = await self.chats.create_chat(
             [PeerId.from_string(t.peer_id) for t in chosen],
             f"{GOAL_TOPIC_PREFIX}{goal}"[:4000],
@@ -119,7 +121,7 @@ class TeamFormation:
         def pick(peers: Sequence[PeerId]) -> tuple[Teammate, ...]:
             return tuple(by_peer.get(str(p), Teammate(str(p), self.members.name_of(str(p)))) for p in peers)
 
-        timings = {"discovery_s": t1 - t0, "invitations_s": t2 - t1, "team_formed_s": t2 - t0}
+        timings = {**marks, "discovery_s": t1 - t0, "invitations_s": t2 - t1, "team_formed_s": t2 - t0}
         return FormedTeam(
             handle.chat_id,
             pick(handle.accepted),
@@ -192,12 +194,15 @@ class TeamFormation:
                 return Teammate(str(match.card.peer_id), match.card.card.name, match.score)
         raise UsageError(f"no agent named {name!r} is known to this node; check `ioa find` or give a peer ID")
 
-    async def candidates(self, query: str, exclude: Sequence[str] = ()) -> list[Candidate]:
+    async def candidates(
+        self, query: str, exclude: Sequence[str] = (), marks: dict[str, float] | None = None
+    ) -> list[Candidate]:
         """The shortlist for ``query``: the local directory first; the DHT too (for at most ``dht_wait``
         seconds) when ``[goals] dht_lookup`` is ``always``, or ``auto`` and no local card reaches the
         threshold, unless a census proves the directory complete
         (:meth:`~ioa_p2p.node.discovery.Discovery.directory_complete`: the DHT would name the same cards;
-        100 agents in one process spent 2-9 s of each team's formation in such lookups, issue 26)."""
+        100 agents in one process spent 2-9 s of each team's formation in such lookups, issue 26).
+        ``marks["dht_finds"]`` counts the finds that asked the DHT."""
         cfg = self.config
         if self.discovery is None:  # no discovery: nobody to shortlist
             return []
@@ -214,6 +219,8 @@ class TeamFormation:
             and not self.discovery.directory_complete()
         )
         if wanted:  # bounded: whatever the lookup fetched meanwhile is in the directory for the retry below
+            if marks is not None:
+                marks["dht_finds"] = marks.get("dht_finds", 0.0) + 1
             with trio.move_on_after(cfg.dht_wait):
                 matches = await find(query, k=cfg.shortlist, include_self=False, use_dht=True)
                 wanted = False
@@ -225,9 +232,16 @@ class TeamFormation:
         return [c for c in found if c.peer_id not in exclude]
 
     async def choose(
-        self, goal: str, max_team: int, exclude: Sequence[str], deadline: float = math.inf
+        self,
+        goal: str,
+        max_team: int,
+        exclude: Sequence[str],
+        deadline: float = math.inf,
+        marks: dict[str, float] | None = None,
     ) -> tuple[list[Teammate], str]:
-        """The teammates, and the failure kind when the LLM team-up failed ("" otherwise).
+        """The teammates, and the failure kind when the LLM team-up failed ("" otherwise); ``marks``
+        gets the wall seconds of its parts (``find_s``: the finds, ``rank_s``: the offline shortlist,
+        ``cover_s``: the plan and its steps' coverage) and ``dht_finds``, the finds that asked the DHT.
 
         The offline matcher ranks the local directory (after the goal's and its clauses' finds have
         brought in what the DHT knows) and picks a team; members able to do the offline plan's step kinds
@@ -244,13 +258,16 @@ class TeamFormation:
             return [], ""
         queries = list(dict.fromkeys([goal[:2000], *(n.text for n in split_goal(goal))]))[:MAX_QUERIES]
         found: list[list[Candidate]] = [[] for _ in queries]
+        marks = {} if marks is None else marks
+        began = time.perf_counter()
 
         async def search(i: int, query: str) -> None:  # fills the directory (DHT lookups as configured)
-            found[i] = await self.candidates(query, exclude)
+            found[i] = await self.candidates(query, exclude, marks)
 
         async with trio.open_nursery() as nursery:
             for i, query in enumerate(queries):
                 nursery.start_soon(search, i, query)
+        marks["find_s"] = time.perf_counter() - began
         ranker = discovery.directory.ranker
         strict = self.config.exposure().strict
         caps = self.config.trust().caps(
@@ -268,7 +285,9 @@ class TeamFormation:
             max_team=max_team,
             caps=caps,
         )
+        began = time.perf_counter()
         pick, keys = await self.node.run_sync(offline)
+        marks["rank_s"] = time.perf_counter() - began
         scores = {m.key: m.score for m in pick.members}
         fallback = ""
         if self.model is not None and keys:
@@ -296,6 +315,7 @@ class TeamFormation:
                     fallback = failure_kind(exc)
             log.warning("LLM team-up failed (%s); keeping the offline choice", fallback)
         # ability coverage: every step of the offline plan has a member able to do it, and its best agent
+        began = time.perf_counter()
         steps = plan_request(goal).steps
         pool = [c for batch in found for c in batch if c.peer_id not in {*exclude, self.me}]
         best = await self.node.run_sync(functools.partial(self._best_for, steps, [*exclude, self.me]))
@@ -308,6 +328,7 @@ class TeamFormation:
             threshold=self.config.threshold,
             caps=caps,
         )
+        marks["cover_s"] = time.perf_counter() - began
         return [Teammate(c.peer_id, c.name, c.score) for c in members], fallback
 
     def _best_for(self, steps: Sequence[PlanStep], exclude: Sequence[str]) -> list[Candidate | None]:

@@ -62,12 +62,16 @@
   rate limits
 - ``kad_slots.py``       which inbound DHT streams are served: idle ones end, and make room for newcomers
   (patch 23)
+- ``lookup_slots.py``    how many peer lookups the agents of a process run at once; a joining node's go
+  first
 - ``kad.py``             batched fresh Kademlia lookups over py-libp2p's KadDHT; serving the DHT on
   ``/ioa/kad/1.0.0`` with our record validators (re-exports the next two)
 - ``kad_write.py``       puts, bucket-page puts and provider records at the closest peers of their keys
 - ``kad_store.py``       what the DHT's stores accept: provider records within rate limits, pages merged
 - ``gossip.py``          GossipSub card announcements (tuned heartbeat and limits, topic validator, drain
-  task)
+  task, registration and subscription upkeep)
+- ``gossip_pacing.py``   when that upkeep acts: heartbeat pace, subscription re-sends, registration
+  back-off (pure)
 - ``card_net.py``        :class:`Libp2pCardNet`: discovery's ``CardNetPort`` over ``kad.py`` and ``gossip.py``
 """
 

@@ -121,6 +121,11 @@ class CoHosted:
             if self._servers.get(peer) is accept:
                 del self._servers[peer]
 
+    def serving_peers(self, other_than: PeerId) -> list[PeerId]:
+        """The agents of the process that take in-process streams now, ``other_than`` apart (where a
+        joining agent's self-lookup may start: they answer in memory, naming the peers they know)."""
+        return [peer for peer in self._servers if peer != other_than]
+
     def server(self, peer: PeerId) -> AcceptStream | None:
         """How to hand ``peer`` an in-process stream, when it is an agent of this process that serves them."""
         return self._servers.get(peer)

@@ -13,11 +13,18 @@
   :mod:`~ioa_p2p.node.net.routing`). Each peer gets its keys in one batch; an answer is fed to the lookup
   as soon as it arrives, so the next requests go out at once (no rounds waiting for the slowest peer). A
   peer silent for the *hedge* is reported slow (its keys ask the next candidate as well; its late answer
-  still counts), one silent for :data:`PEER_TIMEOUT` failed. The hedge follows the answers' round trips
-  (:func:`round_trips_of`: ``srtt + 4 rttvar`` of this node's lookups, :data:`HEDGE_LOW` ..
+  still counts), one silent for :data:`PEER_TIMEOUT` failed. The hedge follows measured round trips
+  (:func:`hedges_of`, :class:`~ioa_p2p.dht.rtt.Hedges`: ``srtt + 4 rttvar``, :data:`HEDGE_LOW` ..
   :data:`HEDGE_HIGH`, :data:`HEDGE` before any answer), so a loaded network is not asked twice for
-  everything. When the lookup is done, requests still in flight are cancelled. Callers bound the whole
-  lookup with their own cancel scope.
+  everything: a request over an open connection waits what those requests take; one that has to dial
+  waits first for the dial's handshake (the peer answered Noise's first message: it is there) within
+  the *reach* wait measured from earlier handshakes (at least :data:`REACH_LOW`), then what a request
+  on an open connection takes. A peer that has gone never answers the handshake, so it is noticed
+  after ~2 round trips, not after a dial and a request's wait. Peers that missed their reach wait or
+  failed are remembered for :data:`~ioa_p2p.dht.rtt.SUSPECT_TTL` (:func:`unreached_of`): later lookups
+  still ask them but do not wait for them; while dials keep missing (churn), each key also asks one
+  spare candidate (``Hedges.spare``). When the lookup is done, requests still in flight are cancelled.
+  Callers bound the whole lookup with their own cancel scope.
 - Reply parsing: closer peers' and providers' addresses go into the peerstore (so they can be dialled);
   peer IDs cross into the pure lookup as their bytes. Peers whose identify says they do not serve the DHT
   (clients behind NAT) are never asked (:func:`serves_dht`).
@@ -42,7 +49,7 @@ from libp2p.peer.id import ID
 from multiaddr import Multiaddr
 
 from ioa_p2p.dht.lookup import Lookup, grace_after_covered
-from ioa_p2p.dht.rtt import RoundTrips
+from ioa_p2p.dht.rtt import REACH_LOW, Hedges, RoundTrips, Unreached
 from ioa_p2p.dht.timing import RequestTiming
 from ioa_p2p.dht.timing import record as record_timing
 from ioa_p2p.errors import InvalidPeerId
@@ -61,12 +68,15 @@ HEDGE = 0.4
 HEDGE_LOW, HEDGE_HIGH = 0.4, 1.5
 #: Seconds before a peer that has not answered is given up.
 PEER_TIMEOUT = 5.0
+# REACH_LOW (from dht/rtt.py): a dial's handshake (TCP, Noise's first exchange) never gets less.
 ATTEMPTS = 2
 READ_CHUNK = 64 * 1024
 ADDR_TTL = 600
 PROVIDERS, VALUE, CLOSEST = "providers", "value", "closest"
-#: What a request's task hands the lookup's driver: the peer, its replies (None: failed), its timing.
+#: What a request's task hands the lookup's driver: the peer, its replies (None: failed; :data:`_REACHED`:
+#: its dial's handshake is through, the replies follow), its timing.
 _Answer = tuple[bytes, list[Any] | None, RequestTiming | None]
+_REACHED: list[Any] = []
 _REQUEST = {
     PROVIDERS: Message.MessageType.GET_PROVIDERS,
     VALUE: Message.MessageType.GET_VALUE,
@@ -96,14 +106,37 @@ def serves_dht(host: Any, peer: ID) -> bool:
     return not protocols or kad_protocol_in_use() in protocols
 
 
-def round_trips_of(dht: Any) -> RoundTrips:
-    """The round trips of ``dht``'s lookup requests (kept on the DHT object: one per node)."""
-    rtt = getattr(dht, "_ioa_round_trips", None)
-    if not isinstance(rtt, RoundTrips):
-        rtt = RoundTrips(low=HEDGE_LOW, high=HEDGE_HIGH, initial=HEDGE)
+def hedges_of(dht: Any) -> Hedges:
+    """The measured round trips of ``dht``'s lookup requests, whose waits are the hedges (kept on the DHT
+    object: one per node)."""
+    hedges = getattr(dht, "_ioa_hedges", None)
+    if not isinstance(hedges, Hedges):
+        hedges = Hedges(low=HEDGE_LOW, high=HEDGE_HIGH, initial=HEDGE, reach=True, reach_low=REACH_LOW)
         with contextlib.suppress(AttributeError):
-            dht._ioa_round_trips = rtt
-    return rtt
+            dht._ioa_hedges = hedges
+    return hedges
+
+
+def round_trips_of(dht: Any) -> RoundTrips:
+    """The round trips of ``dht``'s lookup requests over open connections (:func:`hedges_of`)."""
+    return hedges_of(dht).open
+
+
+def unreached_of(dht: Any) -> Unreached:
+    """The peers ``dht``'s lookups recently failed to reach (kept on the DHT object: one per node)."""
+    unreached = getattr(dht, "_ioa_unreached", None)
+    if not isinstance(unreached, Unreached):
+        unreached = Unreached()
+        with contextlib.suppress(AttributeError):
+            dht._ioa_unreached = unreached
+    return unreached
+
+
+def _connected(host: Any, peer: ID) -> bool:
+    try:
+        return bool(host.get_network().connections.get(peer))
+    except Exception:  # not a swarm (a test double): count it as a dial
+        return False
 
 
 async def run_lookup(
@@ -121,44 +154,74 @@ async def run_lookup(
     :func:`~ioa_p2p.dht.lookup.grace_after_covered` (that share of the time so far) even if slower peers
     it asked have not answered: a quick lookup does not wait for its slowest peer."""
     send, receive = trio.open_memory_channel[_Answer](math.inf)
-    started: dict[bytes, float] = {}  # peers asked and not reported slow yet
+    hedges, unreached = hedges_of(dht), unreached_of(dht)
+    if lookup.suspect is None:
+        lookup.suspect = lambda peer: unreached.holds(peer, trio.current_time())
+    lookup.spare = hedges.spare()
+    due: dict[bytes, float] = {}  # peers asked and not reported slow yet: when they will be
     sent: dict[bytes, float] = {}  # every peer asked, until it answers
-    rtt = round_trips_of(dht)
+    dialling: set[bytes] = set()  # peers asked by a dial whose handshake is not through yet
+    dialled: set[bytes] = set()  # peers asked by a dial, until they answer
+    reached: dict[bytes, float] = {}  # dialled peers whose handshake is through: when it was
     began, ends = trio.current_time(), math.inf
     async with trio.open_nursery() as nursery:
         while True:
             for peer, keys in lookup.requests().items():
-                started[peer] = sent[peer] = trio.current_time()
-                nursery.start_soon(_ask, dht, peer, keys, kind, send, sent[peer])
+                now = sent[peer] = trio.current_time()
+                reach = None if _connected(dht.host, ID(peer)) else hedges.reach_wait()
+                if reach is None:
+                    due[peer] = now + hedges.wait(True)
+                    dialled.discard(peer)
+                else:
+                    due[peer] = now + reach
+                    dialling.add(peer)
+                    dialled.add(peer)
+                nursery.start_soon(_ask, dht, peer, keys, kind, send, now)
             now = trio.current_time()
             if grace > 0 and ends == math.inf and lookup.covered:
                 ends = now + grace_after_covered(now - began, grace)
             if lookup.done or now >= ends:
                 break
-            hedge = rtt.wait()
-            due = [t + hedge for t in started.values()] + [ends]
-            with trio.move_on_after(max(0.0, min(due) - now) if due else math.inf):
+            with trio.move_on_after(max(0.0, min([*due.values(), ends]) - now)):
                 peer, replies, timing = await receive.receive()
-                started.pop(peer, None)
+                now = trio.current_time()
+                if replies is _REACHED:
+                    if peer in dialling and peer in sent:
+                        dialling.discard(peer)
+                        reached[peer] = now
+                        hedges.sample_reach(now - sent[peer])
+                        hedges.note_dial(missed=False)
+                        if peer in due:  # not reported slow yet: now it waits as on an open connection
+                            due[peer] = now + hedges.wait(True)
+                    continue
+                due.pop(peer, None)
+                dialling.discard(peer)
                 asked_at = sent.pop(peer, None)
                 if replies is None:
+                    unreached.note(peer, now)
                     lookup.failed(peer)
                 else:
+                    unreached.clear(peer)
                     if asked_at is not None:
-                        rtt.sample(trio.current_time() - asked_at)
+                        hedges.sample(now - asked_at, peer not in dialled)
+                    if peer in reached:  # after its handshake, a request as on an open connection
+                        hedges.sample(now - reached.pop(peer), True)
                     _apply(dht, lookup, peer, replies, kind)
                     lookup.batch_done(peer)
                     if on_answer is not None:
                         for key, _ in replies:
                             on_answer(key)
                 if timing is not None:
-                    timing.handled = trio.current_time()
+                    timing.handled = now
                 continue
             now = trio.current_time()
-            for peer, at in list(started.items()):
-                if now >= at + hedge:
+            for peer, at in list(due.items()):
+                if now >= at:
+                    if peer in dialling:  # its handshake is not through: probably gone
+                        unreached.note(peer, now)
+                        hedges.note_dial(missed=True)
                     lookup.slow(peer)
-                    del started[peer]  # still in flight: its answer is applied when it comes
+                    del due[peer]  # still in flight: its answer is applied when it comes
         nursery.cancel_scope.cancel()
 
 
@@ -166,10 +229,14 @@ async def _ask(dht: Any, peer: bytes, keys: list[bytes], kind: str, send: Any, q
     timing = record_timing(kind, len(keys), queued, trio.current_time())
     requests = [Message(type=_REQUEST[kind], key=key) for key in keys]
     replies: list[Any] | None = None
+
+    def reached() -> None:
+        send.send_nowait((peer, _REACHED, None))
+
     with trio.move_on_after(PEER_TIMEOUT):
         for attempt in range(ATTEMPTS):
             try:
-                answers = await exchange(dht.host, ID(peer), requests)
+                answers = await exchange(dht.host, ID(peer), requests, on_open=reached)
                 replies = list(zip(keys, answers, strict=False))
                 if timing is not None:
                     timing.answered = trio.current_time()
@@ -220,12 +287,15 @@ def _has_addrs(peerstore: Any, peer: ID) -> bool:
         return False
 
 
-async def exchange(host: Any, peer: ID, requests: list[Any]) -> list[Any]:
+async def exchange(
+    host: Any, peer: ID, requests: list[Any], *, on_open: Callable[[], None] | None = None
+) -> list[Any]:
     """Send ``requests`` pipelined on one KAD stream; read one reply per request, in order. The stream's
     negotiation rides with the requests (:mod:`~ioa_p2p.node.net.lazy_select`): one round trip in all.
-    Meanwhile the peer's work for us (its answer) is not paced as a stranger's (``NodeBudgets.expecting``)."""
+    Meanwhile the peer's work for us (its answer) is not paced as a stranger's (``NodeBudgets.expecting``).
+    ``on_open()`` runs once the stream is open (after a dial: the peer answered the handshake)."""
     with _expecting(host, peer):
-        return await _exchange(host, peer, requests)
+        return await _exchange(host, peer, requests, on_open)
 
 
 def _expecting(host: Any, peer: ID) -> contextlib.AbstractContextManager[None]:
@@ -237,11 +307,15 @@ def _expecting(host: Any, peer: ID) -> contextlib.AbstractContextManager[None]:
         return contextlib.nullcontext()
 
 
-async def _exchange(host: Any, peer: ID, requests: list[Any]) -> list[Any]:
+async def _exchange(
+    host: Any, peer: ID, requests: list[Any], on_open: Callable[[], None] | None = None
+) -> list[Any]:
     stream = _local_stream(host, peer)
     if stream is None:
         with pipelined_dials():  # a dial for these requests sends them with Noise's last message
             stream = await open_lazy_stream(host, peer, kad_protocol_in_use())
+    if on_open is not None:
+        on_open()
     try:
         payload = b"".join(varint.encode(len(b)) + b for b in (r.SerializeToString() for r in requests))
         await stream.write(payload)
@@ -314,10 +388,13 @@ __all__ = [
     "HEDGE_HIGH",
     "HEDGE_LOW",
     "PEER_TIMEOUT",
+    "REACH_LOW",
     "FrameReader",
     "exchange",
     "kad_protocol_in_use",
+    "hedges_of",
     "known_peers",
     "round_trips_of",
     "run_lookup",
+    "unreached_of",
 ]

@@ -258,10 +258,15 @@ class Libp2pNetwork:
         handler: Callable[[Any], Any] | None = handlers.get(protocol)
         return handler
 
-    def open_local_streams_with(self, opener: Callable[[PeerId, str], Any]) -> None:
+    def open_local_streams_with(
+        self, opener: Callable[[PeerId, str], Any], mates: Callable[[], list[PeerId]] = list
+    ) -> None:
         """``opener(peer, protocol)``: an in-process stream to another agent of this process (None: not
-        one); the DHT's requests to such a peer use it instead of a libp2p stream (``kad_io.exchange``)."""
+        one); the DHT's requests to such a peer use it instead of a libp2p stream (``kad_io.exchange``).
+        ``mates()``: the other agents of the process that take such streams now (a joining node's
+        self-lookup also asks a few of them: ``routing.joining_seeds``)."""
         self.host.ioa_local_stream = opener
+        self.host.ioa_local_peers = lambda: [to_libp2p_id(peer) for peer in mates()]
 
     def add_hints(self, hints: Callable[[PeerId], list[str]]) -> None:
         """More addresses of a peer to try (its signed card), asked at every dial."""

@@ -53,6 +53,7 @@ from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.host import from_libp2p_id, peer_info_from_addr, to_libp2p_id
 from ioa_p2p.node.net.kad_io import CLOSEST, known_peers, run_lookup
 from ioa_p2p.node.net.kad_slots import serve_in_slots
+from ioa_p2p.node.net.lookup_slots import JOINING_TABLE, LookupSlots
 
 log = logging.getLogger("ioa_p2p.routing")
 
@@ -65,12 +66,12 @@ LEARNED = 60
 #: Dials run concurrently, at most this many at a time.
 DIAL_CONCURRENCY = 4
 #: Peer lookups of the nodes of one trio run (the agents of one process) in flight at once: the others
-#: wait their turn before their timeout starts. Measured (issue 26): with 25 agents in a process every
-#: agent's lookups ran at once, each asking busy agents of the same loop, and 75-90 % of them reached
-#: :data:`LOOKUP_TIMEOUT` and were redone, on a quiet box too. A node alone in its process looks up
-#: one at a time anyway.
+#: wait their turn before their timeout starts, a joining node's ahead of routine ones
+#: (:mod:`~ioa_p2p.node.net.lookup_slots`). A node alone in its process looks up one at a time anyway.
 LOOKUP_SLOTS = 4
-_LOOKUPS: trio.lowlevel.RunVar[trio.Semaphore] = trio.lowlevel.RunVar("ioa_lookup_slots")
+#: Other agents of its process a joining node's self-lookup asks too (:func:`joining_seeds`).
+JOINING_SEEDS = 8
+_LOOKUPS: trio.lowlevel.RunVar[LookupSlots] = trio.lowlevel.RunVar("ioa_lookup_slots")
 #: Seconds between the discovery loop's checks (no I/O) for a lost connection while it waits, and the
 #: shortest gap between two rounds started by lost connections (a peer that keeps dropping us).
 DEFICIT_CHECK = 5.0
@@ -322,22 +323,39 @@ async def _wait_next_round(
 
 async def _lookup(dht: KadDHT, own_key: bytes) -> None:
     """:func:`_lookup_now` in one of the run's lookup slots (:data:`LOOKUP_SLOTS`: the agents of a process
-    take turns; the wait for a turn is not part of the lookup's timeout)."""
-    async with lookup_slot():
-        await _lookup_now(dht, own_key)
+    take turns, a node whose table holds fewer than :data:`JOINING_TABLE` peers first; the wait for a turn
+    is not part of the lookup's timeout)."""
+    joining = dht.routing_table.size() < JOINING_TABLE
+    async with lookup_slots().slot(joining=joining):
+        await _lookup_now(dht, own_key, joining_seeds(dht) if joining else [])
 
 
-def lookup_slot() -> trio.Semaphore:
+def joining_seeds(dht: KadDHT, rng: random.Random | None = None) -> list[bytes]:
+    """Where a joining node's self-lookup starts besides the peers it knows: up to :data:`JOINING_SEEDS`
+    other agents of its process (none for a node alone in its process), which answer in memory with the
+    peers closest to it that they know, remote ones included. Measured (issue 26, ``bench/cross_diag.py``
+    2 x 12 with a probe of every self-lookup): an agent that starts after the others knew only the
+    bootstrap node, whose answer (4-8 s through the process's busy loop) missed the 5 s per-peer timeout
+    lookup after lookup, so it kept a table of 1, no remote connection and no card-topic peer for a minute
+    and more. Only while joining: a node whose table is filled asks the network, not its process."""
+    mates = getattr(dht.host, "ioa_local_peers", None)
+    if mates is None:
+        return []
+    found = [p.to_bytes() for p in mates() if p != dht.local_peer_id]
+    return (rng or random.Random()).sample(found, min(JOINING_SEEDS, len(found)))
+
+
+def lookup_slots() -> LookupSlots:
     """The run's lookup slots (:data:`LOOKUP_SLOTS`; made on first use)."""
     try:
         return _LOOKUPS.get()
     except LookupError:
-        slots = trio.Semaphore(LOOKUP_SLOTS)
+        slots = LookupSlots(LOOKUP_SLOTS)
         _LOOKUPS.set(slots)
         return slots
 
 
-async def _lookup_now(dht: KadDHT, own_key: bytes) -> None:
+async def _lookup_now(dht: KadDHT, own_key: bytes, seeds: list[bytes] | None = None) -> None:
     """Look up the peers closest to us (the Kademlia self-lookup) and add the :data:`LEARNED` closest found
     and every peer that answered to the routing table, within :data:`LOOKUP_TIMEOUT` in all; a lookup its
     timeout ends keeps what it learned.
@@ -353,7 +371,8 @@ async def _lookup_now(dht: KadDHT, own_key: bytes) -> None:
     Ours sends each request with its stream's negotiation (one round trip), asks the next candidates when a
     peer is slow (the hedge), reads only the peer IDs and addresses an answer names, and closes its streams
     shielded."""
-    lookup = Lookup([own_key], known_peers(dht), me=own_key, width=LEARNED)
+    start = list(dict.fromkeys([*known_peers(dht), *(seeds or [])]))
+    lookup = Lookup([own_key], start, me=own_key, width=LEARNED)
     try:
         with trio.move_on_after(LOOKUP_TIMEOUT):
             await run_lookup(dht, lookup, CLOSEST)

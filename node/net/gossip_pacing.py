@@ -1,0 +1,138 @@
+"""How often the card topic's upkeep acts (pure; times in seconds, no I/O): the GossipSub heartbeat, the
+re-sending of our subscription, and the back-off of pubsub registrations that failed.
+
+The gossip maintenance task (:func:`ioa_p2p.node.net.gossip._maintain`) re-sends our subscription to every
+peer, which repairs peers that forgot it when a connection churned. It does so when the node's connections
+changed (at most every :data:`RESUBSCRIBE_FIRST` s) and otherwise at a doubling interval up to
+:data:`RESUBSCRIBE_MAX` (:class:`ResubscribePacer`): an idle node re-sent it every 10 s before, 1.6 messages a
+second out and in at 16 connections, the largest part of an idle node's pubsub traffic (docs/performance.md,
+"Light nodes"); with the interval capped at 160 s an idle agent of 25 still wrote all of its 0.13 pubsub RPCs
+a second as these re-sends, so the cap is now 640 s (a change of connections still sends one within
+:data:`RESUBSCRIBE_FIRST` s: the repair this is for follows churn). It also paces the GossipSub heartbeat
+(:class:`HeartbeatPacer`): ``heartbeat`` (1 s) while the mesh is short of peers, the topic's peers change or
+messages flow, ``heartbeat_idle`` once nothing happened for :data:`HEARTBEAT_SETTLE` s. Messages are pushed
+along the mesh at once whatever the heartbeat; what waits for it is mesh repair and the IHAVE gossip that
+repairs missed messages (py-libp2p reads the interval before each sleep, so a change takes effect after the
+current one).
+
+Registration attempts with a peer whose identify has not answered back off per peer
+(:class:`RegisterBackoff`: :data:`MAINTAIN_INTERVAL` doubling to :data:`REGISTER_BACKOFF_MAX`).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+#: The maintenance task's period, and the first registration back-off.
+MAINTAIN_INTERVAL = 2.0
+#: Back-off between registration attempts with one peer whose identify has not answered (doubling).
+REGISTER_BACKOFF_MAX = 60.0
+#: Our subscription is re-sent to every peer at most this often (after the connections changed), and at
+#: least every :data:`RESUBSCRIBE_MAX` s (the wait doubling from this while nothing changes).
+RESUBSCRIBE_FIRST = 10.0
+RESUBSCRIBE_MAX = 640.0
+#: Seconds without mesh shortage or topic-peer change before the heartbeat slows down.
+HEARTBEAT_SETTLE = 30.0
+#: Seconds of fast heartbeats after a message came or went (see :class:`HeartbeatPacer`).
+MESSAGE_SETTLE = 10.0
+
+__all__ = [
+    "HEARTBEAT_SETTLE",
+    "MAINTAIN_INTERVAL",
+    "MESSAGE_SETTLE",
+    "REGISTER_BACKOFF_MAX",
+    "RESUBSCRIBE_FIRST",
+    "RESUBSCRIBE_MAX",
+    "HeartbeatPacer",
+    "RegisterBackoff",
+    "ResubscribePacer",
+]
+
+
+class ResubscribePacer:
+    """When the maintenance task re-sends our subscription to every peer (pure; times in seconds): when
+    the connections changed since the last time, at most every ``first`` s; otherwise after a wait that
+    starts at ``first`` and doubles while nothing changes, up to ``most``."""
+
+    def __init__(self, first: float = RESUBSCRIBE_FIRST, most: float = RESUBSCRIBE_MAX) -> None:
+        self.first, self.most = first, most
+        self.gap = first
+        self.last_at = -math.inf
+        self.connections: frozenset[int] | None = None
+
+    def due(self, connections: frozenset[int], now: float) -> bool:
+        since = now - self.last_at
+        return since >= self.gap or (connections != self.connections and since >= self.first)
+
+    def sent(self, connections: frozenset[int], now: float) -> None:
+        changed = connections != self.connections
+        self.gap = self.first if changed else min(self.gap * 2, self.most)
+        self.connections, self.last_at = connections, now
+
+
+class HeartbeatPacer:
+    """The GossipSub heartbeat interval (pure; times in seconds): ``fast`` while the mesh holds fewer than
+    ``degree_low`` peers or for ``settle`` s after the topic's peers changed; ``fast`` for ``message_settle``
+    s after a message came or went; ``idle`` otherwise (never below ``fast``).
+
+    What a message needs from the heartbeat is the IHAVE gossip of its ID, sent in the ``gossip_window``
+    (3) heartbeats after it entered the message cache (the mesh pushes it at once, whatever the
+    heartbeat): :data:`MESSAGE_SETTLE` covers the heartbeat already under way (up to ``idle``), the
+    maintenance task's sampling (:data:`MAINTAIN_INTERVAL`) and three fast heartbeats. A message used
+    to hold the fast pace for ``settle`` (30 s): with every card re-published every 10 minutes, an idle
+    node of 25 saw one every ~24 s and beat at 1 s most of the time (issue 26)."""
+
+    def __init__(
+        self,
+        fast: float,
+        idle: float,
+        degree_low: int,
+        settle: float = HEARTBEAT_SETTLE,
+        message_settle: float = MESSAGE_SETTLE,
+    ) -> None:
+        self.fast, self.idle = fast, max(fast, idle)
+        self.degree_low, self.settle, self.message_settle = degree_low, settle, message_settle
+        self.busy_at = -math.inf
+        self.message_at = -math.inf
+        self._peers: frozenset[Any] | None = None
+        self._messages: int | None = None
+
+    def interval(self, mesh: int, topic_peers: frozenset[Any], messages: int, now: float) -> float:
+        if mesh < self.degree_low or topic_peers != self._peers:
+            self.busy_at = now
+        if messages != self._messages:
+            self.message_at = now
+        self._peers, self._messages = topic_peers, messages
+        if now - self.busy_at < self.settle or now - self.message_at < self.message_settle:
+            return self.fast
+        return self.idle
+
+
+class RegisterBackoff:
+    """Per-peer back-off for registration attempts that failed (pure bookkeeping)."""
+
+    def __init__(self, first: float = MAINTAIN_INTERVAL, most: float = REGISTER_BACKOFF_MAX) -> None:
+        self.first, self.most = first, most
+        self._next: dict[Any, tuple[float, float]] = {}  # peer -> (next attempt at, current delay)
+
+    def due(self, peer: Any, now: float) -> bool:
+        entry = self._next.get(peer)
+        return entry is None or now >= entry[0]
+
+    def failed(self, peer: Any, now: float, delay: float | None = None) -> None:
+        """One more failure: wait ``delay`` (default: twice the last wait, at first ``first``)."""
+        if delay is None:
+            delay = min(self._next[peer][1] * 2, self.most) if peer in self._next else self.first
+        self._next[peer] = (now + delay, delay)
+
+    def known(self, peer: Any) -> bool:
+        return peer in self._next
+
+    def forget(self, peer: Any) -> None:
+        self._next.pop(peer, None)
+
+    def keep_only(self, peers: Any) -> None:
+        keep = set(peers)
+        for peer in [p for p in self._next if p not in keep]:
+            del self._next[peer]
