@@ -32,7 +32,7 @@ def test_the_chat_benchmarks_quiet_check_counts_worker_threads() -> None:
         "import bench_chat\n"
         "spent = []\n"
         "def work():\n"
-        "    sum(range(20_000_000))\n"
+        "    sum(range(40_000_000))\n"
         "    spent.append(time.thread_time())\n"
         "main = f'/proc/{os.getpid()}/task/{os.getpid()}/schedstat'\n"
         "main_busy = lambda: sum(int(x) for x in open(main).read().split()[:2]) / 1e9\n"
@@ -48,4 +48,4 @@ def test_the_chat_benchmarks_quiet_check_counts_worker_threads() -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     others, worker_cpu = map(float, done.stdout.split()[-2:])  # besides the main thread; its CPU
     assert worker_cpu > 0.05
-    assert others >= 0.95 * worker_cpu  # the worker's CPU is counted (the main thread's file: none of it)
+    assert others >= 0.9 * worker_cpu  # the worker's CPU is counted (the main thread's file: none of it)
