@@ -62,21 +62,23 @@ async def wait_quiet(pids: list[int], most: float = QUIET_MOST) -> float:
 
 
 def busy_seconds(pid: int) -> float:
-    """Seconds the threads of ``pid`` have run on a CPU plus waited in a run queue for one
-    (``/proc/PID/task/*/schedstat``; 0 where there is none). Every thread: ``/proc/PID/schedstat`` is
-    the main thread's alone, and a node mints its stamps in a worker thread."""
-    total = 0.0
+    """Seconds the threads of ``pid`` have run on a CPU plus waited in a run queue for one; 0 where there
+    is none. Every thread: ``/proc/PID/schedstat`` is the main thread's alone, and a node mints its stamps
+    in a worker thread. The CPU time is the process's (``/proc/PID/stat``, ended threads included), the
+    wait the sum of its live threads' (``/proc/PID/task/*/schedstat``)."""
     try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
         tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
+    except (OSError, IndexError):
         return 0.0
+    total = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
     for tid in tids:
         try:
             with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="ascii") as f:
-                on_cpu, waiting = f.read().split()[:2]
-        except (OSError, ValueError):
+                total += int(f.read().split()[1]) / 1e9
+        except (OSError, ValueError, IndexError):
             continue  # the thread ended meanwhile
-        total += (int(on_cpu) + int(waiting)) / 1e9
     return total
 
 
