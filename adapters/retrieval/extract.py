@@ -22,6 +22,7 @@ from ioa_p2p.adapters.retrieval.facts import SECTION, Fact, Scorer, quantities, 
 from ioa_p2p.adapters.retrieval.number_span import closest, number_value
 from ioa_p2p.adapters.retrieval.picks import of_named_year, range_end, section_version
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
+from ioa_p2p.adapters.retrieval.terms import STOP
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
 from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.units import unit_in_header
@@ -51,6 +52,8 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
     if kind == "time":
         return _time_value(question, fact, scorer)
     named = _named_column(question, fact) if fact.cells and kind in ("name", "number") else None
+    if named is None and fact.cells and kind == "name":
+        named = _worded_column(question, fact)  # "who supplies ...": the Supplier column's words
     if named is not None:  # "what cabin ...": the Cabin column of the row, its words
         return Value.of_text(otherwise(named, question))
     figure = _named_column(question, fact, figures=True) if fact.cells and kind == "name" else None
@@ -101,6 +104,30 @@ def _named_column(question: str, fact: Fact, figures: bool = False) -> str | Non
         ):
             return cell.strip()
     return None
+
+
+def _worded_column(question: str, fact: Fact) -> str | None:
+    """The words of the row's cell under a column a word of the question names by its stem ("who
+    supplies" -> "Supplier", "which code means" -> "Code"), never a cell the question itself states (the
+    row's key) nor a figure; the column named by the earliest such word; None when none is."""
+    words = [w for w in re.findall(r"[a-z]{4,}", question.lower()) if w not in STOP]
+    asked = terms(question)
+    best: tuple[int, str] | None = None
+    for header, cell in fact.cells:
+        text = cell.strip()
+        own = {t for t in terms(text) if len(t) > 2}
+        if not text or numbers_in(text) or dates_in(text) or own and len(own & asked) * 2 >= len(own):
+            continue
+        heads = [h for h in re.findall(r"[a-z]{4,}", header.lower()) if h not in STOP]
+        at = next((k for k, w in enumerate(words) if any(_same_stem(w, h) for h in heads)), None)
+        if at is not None and (best is None or at < best[0]):
+            best = (at, text)
+    return best[1] if best else None
+
+
+def _same_stem(a: str, b: str) -> bool:
+    n = min(len(a), len(b), 6)
+    return n >= 4 and a[:n] == b[:n] and abs(len(a) - len(b)) <= 4
 
 
 _ASKED_OF = re.compile(r"^\W*(?:and\s+)?what(?:'s| is| was| are| were) the ([a-z]{3,}) (?:of|for)\b", re.I)

@@ -20,6 +20,9 @@ none of the forms of one of the question's qualifiers:
   April at 14:00"; "Friday to Sunday" holds on Sunday);
 - a **temperature** ("kept at room temperature") when the answering fact states only temperatures more
   than 3 °C away ("at 4 °C for up to 3 days");
+- a **group** ("a Standard member") when the answering fact is limited to another group the question does
+  not name ("Gold members may instead ...") and the document tells the groups apart (a key line
+  "Standard: ..." or "Standard members ...");
 - a **calendar date** (day and month) when the document is a calendar (three or more of its lines open
   with a date) and states this one in none of its forms ("12 April" where the rows run from 1 to 7 April).
 
@@ -116,7 +119,52 @@ def unnamed_qualifiers(question: str, document: str, path: str = "", fact: str =
         + _unstated_dates(question, document)
         + _other_days(question, fact)
         + _other_temps(question, fact)
+        + _other_groups(question, fact, document)
     )
+
+
+def _other_groups(question: str, fact: str, document: str) -> list[Qualifier]:
+    """ "What does a Basic Orbit subscriber pay?" answered by "Premium subscribers pay EUR 9": the fact is
+    limited to a group (capitalised words before a noun the question names too) of which the question
+    names none, it names none of the question's own words for that group, and the document names the
+    question's group elsewhere ("Basic subscribers ..."): two groups the document tells apart."""
+    out: list[Qualifier] = []
+    for m in _GROUP.finditer(question):
+        if m.start() == 0:
+            continue  # a question's first word is capitalised anyway
+        asked = set(m.group(1).split())
+        noun = m.group(2).lower().rstrip("s")
+        said = {
+            w
+            for g in _GROUP.finditer(fact)
+            if g.group(2).lower().rstrip("s") == noun
+            for w in g.group(1).split()
+            if w.lower() not in _NOT_GROUP
+        }
+        defined = {
+            w
+            for g in _GROUP.finditer(document)
+            if g.group(2).lower().rstrip("s") == noun
+            for w in g.group(1).split()
+        }
+        defined |= set(_GROUP_KEY.findall(document))  # "2.1 Standard: every member."
+        other = said and not any(_word_in(w, question) for w in said)
+        if other and asked & defined - said and not any(_word_in(w, fact) for w in asked):
+            out.append(Qualifier(f"{m.group(1).strip()} {m.group(2)}", "group", ()))
+    return out
+
+
+def _word_in(word: str, text: str) -> bool:
+    return re.search(rf"\b{re.escape(word)}\b", text) is not None
+
+
+#: capitalised words right before a noun: "a Standard Brightlane member", "Gold members may ..."
+_GROUP = re.compile(r"((?:[A-Z][a-z]+ ){1,2})([a-z]{4,})\b")
+#: a group the document defines as a key of its own line ("2.1 Standard: every member.", "Gold: ...")
+_GROUP_KEY = re.compile(r"^\s*(?:[\d.]+\s+|[-*]\s+)?([A-Z][a-z]+):", re.M)
+_NOT_GROUP = frozenset(
+    "all any each every the a an our your their its some most many new existing other such these those".split()  # noqa: SIM905, E501
+)
 
 
 def _other_temps(question: str, fact: str) -> list[Qualifier]:

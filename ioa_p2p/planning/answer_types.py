@@ -141,6 +141,8 @@ def answer_type(question: str) -> AnswerType:
         not relative
     ):
         return AnswerType("name")
+    if re.search(r"^\W*what (?:does|do|did) .+ (?:mean|stand for|signify)\W*$", q):
+        return AnswerType("name")  # "what does code E42 mean?": its meaning, in words
     if re.search(r"\bwhich version\b|\bversion\b", q):
         return AnswerType("version")
     many = re.search(r"\bhow many ([\w-]+)|\bnumber of ([\w-]+)", q)

@@ -24,6 +24,7 @@ from ioa_p2p.planning.lookups import words_of
 from ioa_p2p.planning.operands import NEST_MARK, context_names
 from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.types import CALC, CODE, LOOKUP, TASK, PlanStep
+from ioa_p2p.planning.values import ALIASES
 
 
 def _names_step(span: str, before: list[PlanStep]) -> bool:
@@ -228,3 +229,25 @@ __all__ = [
     "restates",
     "source_unit",
 ]
+
+
+_TIMES_CONST = re.compile(r"\(?\s*v(\d+)\s*\*\s*(\d+(?:\.\d+)?)\s*\)?")
+_PER_BASE = re.compile(r"\bper (\d+(?:[.,]\d+)?)\s*([a-zµ°³²]+)\b", re.I)
+
+
+def per_base(steps: tuple[PlanStep, ...]) -> tuple[PlanStep, ...]:
+    """A rate looked up "per 100 mL" applied to "350 mL" is 3.5 times the rate, not 350: a calculation
+    ``vK * M`` whose step states M in the unit the lookup's rate is per N of becomes ``vK * M / N``."""
+    out = list(steps)
+    for n, step in enumerate(steps):
+        m = _TIMES_CONST.fullmatch(step.template.strip()) if step.kind == CALC else None
+        source = steps[int(m.group(1)) - 1] if m and 0 < int(m.group(1)) <= len(steps) else None
+        per = _PER_BASE.search(source.text) if source is not None and source.kind == LOOKUP else None
+        if m is None or per is None:
+            continue
+        base, unit = float(per.group(1).replace(",", ".")), ALIASES.get(per.group(2).lower())
+        amount = m.group(2)
+        stated = re.search(rf"(?<![\d.]){re.escape(amount)}\s*([a-zµ°³²]+)\b", step.text, re.I)
+        if base > 1 and unit and stated and ALIASES.get(stated.group(1).lower()) == unit:
+            out[n] = replace(step, template=f"(v{m.group(1)} * {amount} / {per.group(1).replace(',', '.')})")
+    return tuple(out)

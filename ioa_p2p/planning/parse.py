@@ -67,6 +67,8 @@ _COMBINES = re.compile(
 def plan_request(goal: str) -> Plan:
     """The plan for ``goal`` (always at least one step when the goal has text)."""
     plan = _plan_request(goal)
+    based = operations.per_base(plan.steps)  # "per 100 mL" applied to "350 mL": 3.5 times the rate
+    plan = replace(plan, steps=based) if based != plan.steps else plan
     shown = shown_in_base(plan.steps)  # "What is 18 x 47 in binary?": the product shown in binary
     if shown == plan.steps:
         return plan
