@@ -29,17 +29,17 @@ def test_the_chat_benchmarks_quiet_check_counts_worker_threads() -> None:
     script = (
         "import os, sys, threading, time\n"
         f"sys.path.insert(0, {str(BENCH)!r})\n"
-        "import bench_chat\n"
+        "import chat_procs\n"
         "spent = []\n"
         "def work():\n"
         "    sum(range(40_000_000))\n"
         "    spent.append(time.thread_time())\n"
         "main = f'/proc/{os.getpid()}/task/{os.getpid()}/schedstat'\n"
         "main_busy = lambda: sum(int(x) for x in open(main).read().split()[:2]) / 1e9\n"
-        "before, main_before = bench_chat.busy_seconds(os.getpid()), main_busy()\n"
+        "before, main_before = chat_procs.busy_seconds(os.getpid()), main_busy()\n"
         "worker = threading.Thread(target=work)\n"
         "worker.start(); worker.join()\n"
-        "others = bench_chat.busy_seconds(os.getpid()) - before - (main_busy() - main_before)\n"
+        "others = chat_procs.busy_seconds(os.getpid()) - before - (main_busy() - main_before)\n"
         "print(others, spent[0])\n"
     )
     done = subprocess.run(
