@@ -42,3 +42,10 @@ async def test_the_column_a_question_word_names(tmp_path: Path) -> None:
     assert await _value(
         tmp_path, "Which Tenby fault code means that the warp tension sensor is out of range?"
     ) == ("F-110")
+
+
+def test_an_activity_time_is_a_span() -> None:
+    assert answer_type("Find the drying time of the Orla varnish").kind == "duration"
+    assert answer_type("What is the baking time for the rye loaf?").kind == "duration"
+    assert answer_type("What is the opening time of the Orla pool?").kind == "time"  # a clock time
+    assert answer_type("What does a ticket to the Deep Time exhibition cost?").kind != "duration"  # a name

@@ -173,6 +173,8 @@ def answer_type(question: str) -> AnswerType:
         return AnswerType("passage")
     if _WHAT_IT_COSTS.search(q):  # "what will she pay?", "what will the room hire come to?"
         return AnswerType("amount", MONEY_UNITS, per)
+    if _SPAN_TIME.search(question):  # "the run time of a midi gel": how long (never a name: "Deep Time")
+        return AnswerType("duration", TIME_UNITS, per)
     if _IN_TIME_UNIT.search(q):  # "the half-way cut-off (in minutes)": a duration, in whatever unit
         return AnswerType("duration", TIME_UNITS, per)
     units = attribute_units(_LEFT_OUT.sub(" ", q))  # "..., leaving out VAT": no VAT rate is asked
@@ -194,6 +196,12 @@ _IN_UNIT = re.compile(r"\bin ([a-zµ°%³²]{2,})\b")
 _DAY_ASKED = re.compile(
     r"^\W*(?:please )?(?:look up|find|get|give|tell me|check|what(?:'s| is| was| will be))\s+"
     r"the (?:[a-z-]+ )?day\b(?=\s+(?:of|for|in|at|when)\b|\s*[?.,;]|\s*$)"
+)
+#: "<activity> time" (run, setting, cooking, lead ...): a span; clock times ("opening time") are asked above
+_SPAN_TIME = re.compile(
+    r"\b(?!(?:what|the|a|an|local|summer|winter|any|same|each|every|first|last|next|this|that|one|its|their"
+    r"|your|our|free|spare|part|full|real|peak|off|meal|tea|lunch|dinner|bed|play|closing|opening)\b)"
+    r"[a-z]{3,} time\b(?! zone| slot| of day| (?:at|on|when)\b)"
 )
 _SHARE_ASKED = re.compile(r"\b(?:what|which) (?:percentage|share|proportion|per ?cent)\b|\bwhat %")
 #: "which <attribute>" where the attribute is a measure: its answer is a figure
