@@ -137,3 +137,13 @@ def test_a_running_node_dumps_its_threads_and_tasks_on_request(tmp_path) -> None
         assert a.ioa("peers", "--json").returncode == 0  # the node goes on
     finally:
         assert a.stop() == 0
+
+
+def test_stack_dumps_are_skipped_where_stderr_is_no_file(monkeypatch) -> None:
+    """``ioa node start`` run by click's test runner (stderr without a file descriptor) still starts."""
+    import io
+
+    from ioa_p2p.cli.stacks import install_stack_dumps
+
+    monkeypatch.setattr("sys.stderr", io.StringIO())
+    install_stack_dumps()  # no exception: nothing to register on

@@ -11,8 +11,10 @@ Both are read-only: the node goes on as before.
 from __future__ import annotations
 
 import faulthandler
+import io
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from types import FrameType
 
@@ -23,7 +25,14 @@ __all__ = ["install_stack_dumps", "task_tree_lines"]
 
 def install_stack_dumps() -> None:
     """On POSIX: ``kill -USR1 <pid>`` prints every thread's stack, ``kill -USR2 <pid>`` the trio task tree
-    (when the signal arrives inside ``trio.run``), both on stderr."""
+    (when the signal arrives inside ``trio.run``), both on stderr. Nothing when stderr is no file or the
+    caller is not the main thread (a command run by a test runner or inside another program)."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        return  # stderr is no file (the command runs inside a test runner or an embedding program)
+    if threading.current_thread() is not threading.main_thread():
+        return  # signal handlers belong to the main thread
     if hasattr(signal, "SIGUSR1"):
         faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True, chain=False)
     if hasattr(signal, "SIGUSR2"):
