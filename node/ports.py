@@ -43,6 +43,7 @@ from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.gossip import Deliver, GossipSettings, Validate
 from ioa_p2p.node.net.relay_limits import HopLimits
+from ioa_p2p.node.net.store_round import Started
 from ioa_p2p.telemetry.tracer import Tracer
 
 if TYPE_CHECKING:  # the directory (and the matcher it ranks with) is an agent's: a bootstrap imports none
@@ -177,8 +178,18 @@ class CardNetPort(Protocol):
         within ``admission``'s rate limits."""
         ...
 
-    async def put_value(self, key: str, value: bytes) -> bool:
-        """Store here and at the closest peers; False when refused (invalid, older) or failed."""
+    async def put_value(
+        self,
+        key: str,
+        value: bytes,
+        *,
+        complete: bool = False,
+        task_status: Started[bool] = trio.TASK_STATUS_IGNORED,
+    ) -> bool:
+        """Store here and at the closest peers; False when refused (invalid, older) or failed. Started with
+        ``nursery.start``: answered once a quorum of the closest peers stored it (the rest of the round
+        goes on in that nursery); ``complete`` (a withdrawal): the round goes on until every closest
+        peer answered or timed out, not only a grace after its quorum."""
         ...
 
     async def get_values(
@@ -195,9 +206,17 @@ class CardNetPort(Protocol):
         sees each value as it arrives (before the lookup ends)."""
         ...
 
-    async def put_pages(self, keys: list[str], value: bytes, *, ask: int) -> int:
+    async def put_pages(
+        self,
+        keys: list[str],
+        value: bytes,
+        *,
+        ask: int,
+        task_status: Started[int] = trio.TASK_STATUS_IGNORED,
+    ) -> int:
         """Put the bucket page ``value`` under every key here and at the closest peers of each (each
-        storing peer merges it into the page it holds); how many (peer, key) puts were acknowledged."""
+        storing peer merges it into the page it holds); how many (peer, key) puts were acknowledged
+        (started with ``nursery.start``: once every key has its quorum, as :meth:`put_value`)."""
         ...
 
     async def ask_values(
@@ -214,8 +233,11 @@ class CardNetPort(Protocol):
         """The providers of each key; ``on_found(key, providers)`` sees them as answers arrive."""
         ...
 
-    async def provide(self, keys: list[bytes], *, ask: int) -> int:
-        """Announce ourselves as provider of ``keys``; how many (peer, key) announcements were acked."""
+    async def provide(
+        self, keys: list[bytes], *, ask: int, task_status: Started[int] = trio.TASK_STATUS_IGNORED
+    ) -> int:
+        """Announce ourselves as provider of ``keys``; how many (peer, key) announcements were acked
+        (started with ``nursery.start``: once every key has its quorum, as :meth:`put_value`)."""
         ...
 
     def routing_table_size(self) -> int: ...

@@ -5,9 +5,11 @@
   says both are due): the record put (:class:`~ioa_p2p.dht.sim.publish.PutRun`) and the provider
   records of its bucket keys at the levels the node's network-size estimate calls for
   (:func:`~ioa_p2p.dht.probing.provided_levels`, :class:`~ioa_p2p.dht.sim.publish.ProvideRun`), both at
-  once. A card's *publish time* is when the later of the two finished (every target answered or timed
-  out); :attr:`Published.put_first_s` is when the first closest peer stored the record (from then on a
-  DHT fetch can find it).
+  once. A card's *publish time* is when the later of them answered its caller: every key at its quorum
+  (the card findable), as ``nursery.start`` returns in the node's publishing loop; the rounds go on
+  after that (:attr:`Published.round_s`: until every target answered or timed out, or the quorum's
+  grace). :attr:`Published.put_first_s` is when the first closest peer stored the record (from then on
+  a DHT fetch can find it).
 - :func:`run_searches`: DHT-only capability searches (:class:`~ioa_p2p.dht.sim.pagesearch.PageSearchRun`
   over bucket pages, or :class:`~ioa_p2p.dht.sim.search.SearchRun` over provider records) from
   random online nodes; each result is held against the exact search over every card published (the same
@@ -41,6 +43,7 @@ from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sim.kad import serve_add_providers, serve_put_value
 from ioa_p2p.dht.sim.pagesearch import PageSearchRun
 from ioa_p2p.dht.sim.peer import SimNode
+from ioa_p2p.dht.sim.placing import PlacingRun
 from ioa_p2p.dht.sim.publish import PagePutRun, ProvideRun, PutRun, network_size
 from ioa_p2p.dht.sim.search import FetchRun, SearchResult, SearchRun, key_of
 from ioa_p2p.dht.sim.world import World
@@ -56,14 +59,35 @@ class Published:
     put_first_s: float | None = None
     provide_s: float | None = None
     put_ok: bool = False
-    acknowledged: int = 0
-    expected: int = 0
     keys: int = 0
     pages_s: float | None = 0.0  # the sketch pages' put (0: none published)
     #: when every key of the put, the pages and the provide round had its quorum (the card findable
     #: at its closest peers), by part; a part without a quorum in its round is missing
     placed: dict[str, float] = field(default_factory=dict)
     parts: int = 0
+    #: the rounds (put, pages, provide), which go on after answering (their later acknowledgements count)
+    runs: list[PlacingRun] = field(default_factory=list)
+    provide: ProvideRun | None = None
+
+    @property
+    def acknowledged(self) -> int:
+        """(peer, key) announcements of the provide round acknowledged, its later ones included."""
+        return 0 if self.provide is None else self.provide.acknowledged
+
+    @property
+    def expected(self) -> int:
+        return 0 if self.provide is None else self.provide.expected
+
+    @property
+    def over(self) -> bool:
+        """Every round ended (not only answered)."""
+        return all(run.finished_at is not None for run in self.runs)
+
+    @property
+    def round_s(self) -> float | None:
+        """Seconds until the last of its rounds ended (None: one has not)."""
+        ends = [run.round_s for run in self.runs]
+        return None if any(end is None for end in ends) else max((e or 0.0 for e in ends), default=0.0)
 
     @property
     def done_s(self) -> float | None:
@@ -106,7 +130,7 @@ def publish_card(world: World, node: SimNode, forest: Forest, *, pages: bool = T
             out.pages_s = run.elapsed
             _placed(out, "pages", run.placed_s)
 
-        PagePutRun(world, node, page_keys, encode_page([sketch.encoded]), pages_done).start()
+        out.runs.append(PagePutRun(world, node, page_keys, encode_page([sketch.encoded]), pages_done).start())
     if policy.put_due(card.version, now):
         out.parts += 1
 
@@ -118,19 +142,21 @@ def publish_card(world: World, node: SimNode, forest: Forest, *, pages: bool = T
             if run.ok:
                 policy.put_done(card.version, world.loop.now)
 
-        PutRun(world, node, key_of(node.peer), card.encoded, put_done).start()
+        out.runs.append(PutRun(world, node, key_of(node.peer), card.encoded, put_done).start())
     if policy.provide_due(keys, now):
         policy.provide_started(keys, now)
         out.parts += 1
 
         def provided(run: ProvideRun) -> None:
-            out.provide_s, out.acknowledged, out.expected = run.elapsed, run.acknowledged, run.expected
+            out.provide_s = run.elapsed
             _placed(out, "provide", run.placed_s)
             # judged as the node's loop judges it: against a quorum per key, not K (``round_target``)
             target = round_target(len(keys), len(node.table))
             policy.provide_finished(run.acknowledged, target, world.loop.now)
 
-        ProvideRun(world, node, list(keys), provided).start()
+        out.provide = ProvideRun(world, node, list(keys), provided)
+        out.runs.append(out.provide)
+        out.provide.start()
     else:
         out.provide_s = 0.0
     return out
@@ -164,10 +190,10 @@ def publish_cards(
         world.loop.at(begin + rng.random() * window, go, node)
     world.loop.run(begin + window)
     end = world.loop.now + settle
-    waiting = [p for p in out if p.done_s is None]
+    waiting = [p for p in out if p.done_s is None or not p.over]  # answered, and every round ended
     while waiting and world.loop.now < end:  # (checking after every event would cost O(cards) each)
         world.loop.run(min(end, world.loop.now + 1.0))
-        waiting = [p for p in waiting if p.done_s is None]
+        waiting = [p for p in waiting if p.done_s is None or not p.over]
     return out
 
 
@@ -425,7 +451,9 @@ def revoke_cards(
         version = owner.card.version + 1
         withdrawal = cards.withdraw(owner.index, world.now_ms(), version)
         owner.withdrawal = withdrawal
-        PutRun(world, owner, key_of(owner.peer), withdrawal.encoded, partial(put_done, owner)).start()
+        PutRun(
+            world, owner, key_of(owner.peer), withdrawal.encoded, partial(put_done, owner), complete=True
+        ).start()
         online = [n for n in world.nodes if n.online and n not in owners]
         for node in rng.sample(online, min(holders, len(online))):
             result.holders += 1

@@ -1,7 +1,13 @@
 """What a simulated round of stores shares (:class:`PlacingRun`): its lookup, the stores sent while the
-lookup runs (:class:`~ioa_p2p.dht.early.EarlyPlacement`), the quorum that ends it
-(:mod:`~ioa_p2p.dht.quorum`, as ``ioa_p2p.node.net.kad_write.QuorumRound``) and its times. The runs
-themselves (record put, page put, provide round) are :mod:`~ioa_p2p.dht.sim.publish`."""
+lookup runs (:class:`~ioa_p2p.dht.early.EarlyPlacement`), the quorum that answers its caller and ends it
+(:mod:`~ioa_p2p.dht.quorum`, as ``ioa_p2p.node.net.store_round`` does in the node) and its times. The
+runs themselves (record put, page put, provide round) are :mod:`~ioa_p2p.dht.sim.publish`.
+
+Two moments, as in the node: the caller's wait ends (:attr:`PlacingRun.returned_at`, ``on_done``) once
+every key has its quorum (:attr:`StoreQuorum.placed <ioa_p2p.dht.quorum.StoreQuorum.placed>`, the
+record findable), and the round goes on until its quorum and grace, or every target heard from
+(:attr:`PlacingRun.finished_at`); acknowledgements in between still count. A ``complete`` round (a
+withdrawal's tombstone) ends, and only then answers its caller, when every target has been heard from."""
 
 from __future__ import annotations
 
@@ -26,11 +32,20 @@ def network_size(world: Fabric, node: SimNode) -> float:
 class PlacingRun:
     """What the three runs share: who places what, when it started and finished, and ``on_done``."""
 
-    def __init__(self, world: Fabric, node: SimNode, on_done: Callable[[Any], Any] | None, ask: int) -> None:
+    def __init__(
+        self,
+        world: Fabric,
+        node: SimNode,
+        on_done: Callable[[Any], Any] | None,
+        ask: int,
+        complete: bool = False,
+    ) -> None:
         self.world, self.node, self.on_done = world, node, on_done
         self.ask = max(ask, PLACE_ASK)
+        self.complete = complete
         self.started_at = world.loop.now
-        self.finished_at: float | None = None
+        self.returned_at: float | None = None  # the caller's wait ended (``on_done``): the quorum placed
+        self.finished_at: float | None = None  # the round ended
         self.placed_at: float | None = None  # every key had its quorum (findable at its closest peers)
         self.looked_up_at: float | None = None  # the lookup was done
         self.quorum: StoreQuorum | None = None
@@ -98,11 +113,13 @@ class PlacingRun:
         assert quorum is not None
         if self.placed_at is None and quorum.placed:
             self.placed_at = self.world.loop.now
+            if not self.complete:
+                self._return()
         if not quorum.final:
             return
         if quorum.settled or (self._over and not self._holding()):
             self._finish()
-        elif quorum.reached and not self._grace_set:
+        elif quorum.reached and not self._grace_set and not self.complete:
             self._grace_set = True
             self.world.loop.after(grace(self.world.loop.now - self.started_at), self._grace_over)
 
@@ -115,18 +132,31 @@ class PlacingRun:
         if not self._holding():
             self._finish()
 
+    def _return(self) -> None:
+        """The caller's wait ends (``on_done``); the round may go on."""
+        if self.returned_at is not None:
+            return
+        self.returned_at = self.world.loop.now
+        if self.on_done is not None:
+            self.on_done(self)
+
     def _finish(self) -> None:
         if self.finished_at is not None:
             return
         self.finished_at = self.world.loop.now
         if self.placed_at is None and self.quorum is not None and self.quorum.placed:
             self.placed_at = self.finished_at
-        if self.on_done is not None:
-            self.on_done(self)
+        self._return()
 
     @property
     def elapsed(self) -> float:
-        return (self.finished_at if self.finished_at is not None else self.world.loop.now) - self.started_at
+        """Seconds the caller waited (so far)."""
+        return (self.returned_at if self.returned_at is not None else self.world.loop.now) - self.started_at
+
+    @property
+    def round_s(self) -> float | None:
+        """Seconds until the round ended (None: not yet)."""
+        return None if self.finished_at is None else self.finished_at - self.started_at
 
     @property
     def placed_s(self) -> float | None:

@@ -19,11 +19,11 @@ closest (:class:`~ioa_p2p.dht.early.EarlyPlacement`, from the node's size estima
 0 for the node before 2026-11-28); once it is done, the rest of the ``K`` closest are sent theirs. Each
 run ends as the node's does (:mod:`~ioa_p2p.dht.quorum`): once the lookup is done, every key has a quorum
 of acknowledgements (or no target left to hear from) and the round's other requests had the grace, or at
-once when every target has been heard from; acknowledgements after that are not counted.
-:attr:`PlacingRun.placed_at` is when every key first had its quorum (the record findable at its closest
-peers), which can come before the lookup is over.
-
-All report when they finished (``on_done``); the experiments time them.
+once when every target has been heard from (a ``complete`` put, a withdrawal's tombstone: only then);
+acknowledgements after that are not counted. :attr:`PlacingRun.placed_at` is when every key first had
+its quorum (the record findable at its closest peers), which can come before the lookup is over: then
+the caller's wait ends (``on_done``, :attr:`PlacingRun.returned_at`, as ``nursery.start`` returns in
+the node's publishing loop) and the round goes on. The experiments time both.
 """
 
 from __future__ import annotations
@@ -68,8 +68,9 @@ class PutRun(PlacingRun):
         on_done: Callable[[PutRun], Any] | None = None,
         *,
         ask: int = DEFAULT_ASK,
+        complete: bool = False,
     ) -> None:
-        super().__init__(world, node, on_done, ask)
+        super().__init__(world, node, on_done, ask, complete)
         self.key, self.value = key, value
         self.first_stored_at: float | None = None  # when the first peer acknowledged it
         self.stored = 0

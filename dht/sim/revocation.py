@@ -139,7 +139,9 @@ def revoke_everywhere(
         owner.withdrawal = withdrawal
         owner.values[key_of(owner.peer)] = withdrawal.encoded
         layer.announce(owner, withdrawal)
-        PutRun(world, owner, key_of(owner.peer), withdrawal.encoded, partial(put_done, owner)).start()
+        PutRun(
+            world, owner, key_of(owner.peer), withdrawal.encoded, partial(put_done, owner), complete=True
+        ).start()
 
     revalidate_ms = int(settings.revalidate * 1000)
     sessions = {node.index: node.session for node in holders}  # the session each loop last ran in

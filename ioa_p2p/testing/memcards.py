@@ -34,6 +34,7 @@ from ioa_p2p.dht.census import SharedCensus
 from ioa_p2p.dht.validators import RecordValidator
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.gossip import Deliver, GossipSettings, Validate
+from ioa_p2p.node.net.store_round import Started
 from ioa_p2p.testing.memnet import MemoryNetwork, MemoryNode
 
 PROTOCOL = "memory-dht"
@@ -160,22 +161,38 @@ class MemoryCardNet:
             self.values[key] = merged.page
         return True
 
-    async def put_pages(self, keys: list[str], value: bytes, *, ask: int) -> int:
+    async def put_pages(
+        self,
+        keys: list[str],
+        value: bytes,
+        *,
+        ask: int,
+        task_status: Started[int] = trio.TASK_STATUS_IGNORED,
+    ) -> int:
         await trio.lowlevel.checkpoint()
         acknowledged = 0
         for key in dict.fromkeys(keys):
             if not self.accept(key, value):
                 continue
             acknowledged += sum(net.accept(key, value) for net in self.reachable_nets())
+        task_status.started(acknowledged)  # every reachable peer stored it at once: no later stores
         return acknowledged
 
-    async def put_value(self, key: str, value: bytes) -> bool:
+    async def put_value(
+        self,
+        key: str,
+        value: bytes,
+        *,
+        complete: bool = False,
+        task_status: Started[bool] = trio.TASK_STATUS_IGNORED,
+    ) -> bool:
         await trio.lowlevel.checkpoint()
-        if not self.accept(key, value):
-            return False
-        for net in self.reachable_nets():
-            net.accept(key, value)
-        return True
+        ok = self.accept(key, value)
+        if ok:
+            for net in self.reachable_nets():
+                net.accept(key, value)
+        task_status.started(ok)
+        return ok
 
     async def store_at(self, peer: PeerId, key: str, value: bytes) -> bool:
         """Ask ``peer`` to store a record, skipping our own check (what a hostile peer does)."""
@@ -229,7 +246,9 @@ class MemoryCardNet:
                 on_found(key, set(peers))
         return found
 
-    async def provide(self, keys: list[bytes], *, ask: int) -> int:
+    async def provide(
+        self, keys: list[bytes], *, ask: int, task_status: Started[int] = trio.TASK_STATUS_IGNORED
+    ) -> int:
         await trio.lowlevel.checkpoint()
         acknowledged = 0
         for key in keys:
@@ -240,6 +259,7 @@ class MemoryCardNet:
                 ):
                     net.providers.setdefault(key, set()).add(self.peer_id)
                     acknowledged += 1
+        task_status.started(acknowledged)
         return acknowledged
 
     def routing_table_size(self) -> int:

@@ -22,13 +22,14 @@ import functools
 import logging
 import math
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 import trio
 
 from ioa_p2p.dht.index import AnnoyIndex
 from ioa_p2p.dht.quorum import round_target
 from ioa_p2p.dht.validators import card_key
+from ioa_p2p.node.net.store_round import Started
 
 if TYPE_CHECKING:
     from ioa_p2p.node.discovery.service import Discovery
@@ -169,25 +170,74 @@ async def dht_publish_loop(service: Discovery) -> None:
     """Keep our card record and bucket provider records in the DHT (see :class:`PublishPolicy`), and our
     sketch in its bucket pages. The three are independent and each is its own lookup and stores: they
     run at once, so a new card is out in the time of the slowest, not of the three in turn (issue 25:
-    about 0.6 s of lookup and 0.45 s of dial and store each at 10,000 simulated nodes). The loop asks
-    every second (or when woken) which of them is due, without I/O, and starts tasks only for those: an
-    idle node's tick starts none (it started three a second, issue 26)."""
+    about 0.6 s of lookup and 0.45 s of dial and store each at 10,000 simulated nodes). Each is done
+    once a quorum of its keys' closest peers stored it (the card is findable); the round's other stores
+    go on in this loop's ``background`` nursery (:func:`_run_round`). The loop asks every second (or
+    when woken) which of them is due, without I/O, and starts tasks only for those: an idle node's tick
+    starts none (it started three a second, issue 26)."""
     await service.node.services_ready.wait()
-    while True:
-        now = trio.current_time()
-        service.publish_policy.observe(service.net.routing_table_size(), now)
-        jobs = [_put_due(service, now), _provide_due(service, now)]
-        if service.settings.pages:
-            jobs.append(_pages_due(service, now))
-        due = [job for job in jobs if job is not None]
-        if due:
-            async with trio.open_nursery() as nursery:
-                for job in due:
-                    nursery.start_soon(job)
-        await service.wait_dht_wake(1.0)
+    async with trio.open_nursery() as background:
+        while True:
+            now = trio.current_time()
+            service.publish_policy.observe(service.net.routing_table_size(), now)
+            jobs = [_put_due(service, now), _provide_due(service, now)]
+            if service.settings.pages:
+                jobs.append(_pages_due(service, now))
+            due = [job for job in jobs if job is not None]
+            if due:
+                async with trio.open_nursery() as nursery:
+                    for job in due:
+                        nursery.start_soon(job, background)
+            await service.wait_dht_wake(1.0)
 
 
-Job = Callable[[], Awaitable[None]]
+#: A publishing job: it waits for its round's quorum; the round's later stores go on in the nursery given.
+Job = Callable[[trio.Nursery], Awaitable[None]]
+T = TypeVar("T")
+
+
+class _Once(Generic[T]):
+    """A task status that passes on only its first value (a round answers at its quorum or at its end)."""
+
+    def __init__(self, outer: Started[T]) -> None:
+        self.outer, self.done = outer, False
+
+    def started(self, value: T) -> None:
+        if not self.done:
+            self.done = True
+            self.outer.started(value)
+
+
+async def _run_round(
+    service: Discovery,
+    where: str,
+    background: trio.Nursery,
+    call: Callable[..., Awaitable[T]],
+    failed: T,
+) -> T:
+    """Start the round of stores ``call`` (a ``CardNetPort`` method taking ``task_status``) in
+    ``background`` and wait for its answer (once a quorum of each key's closest peers stored it:
+    ``ioa_p2p.node.net.store_round``) for at most :data:`DHT_PUBLISH_TIMEOUT`; ``failed`` when it
+    failed or did not answer in time (the round is then cancelled). What the round sends after its
+    answer stays in ``background``, within the node's fault boundary and the round's own bound."""
+    result = failed
+    with trio.move_on_after(DHT_PUBLISH_TIMEOUT):
+        result = await background.start(_guarded_round, service, where, call, failed)
+    return result
+
+
+async def _guarded_round(
+    service: Discovery,
+    where: str,
+    call: Callable[..., Awaitable[T]],
+    failed: T,
+    *,
+    task_status: Started[T] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    status: _Once[T] = _Once(task_status)
+    with service.node.faults.boundary(where):
+        await call(task_status=status)
+    status.started(failed)  # it raised before answering
 
 
 def _put_due(service: Discovery, now: float) -> Job | None:
@@ -198,11 +248,15 @@ def _put_due(service: Discovery, now: float) -> Job | None:
     return functools.partial(_put_record, service, record)
 
 
-async def _put_record(service: Discovery, record: tuple[int, bytes]) -> None:
+async def _put_record(service: Discovery, record: tuple[int, bytes], background: trio.Nursery) -> None:
+    """Put our card, or our withdrawal: a tombstone's round goes on, and this waits, until every closest
+    peer of our key answered or timed out (``complete``; each store within the per-peer timeout), so
+    that every live one holds it, not only a quorum and those that answered within the grace."""
     net, policy = service.net, service.publish_policy
-    stored = False
-    with service.node.faults.boundary("discovery publish"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-        stored = await net.put_value(card_key(service.node.peer_id), record[1])
+    withdrawal = service.withdrawal
+    tombstone = withdrawal is not None and withdrawal.version == record[0]
+    put = functools.partial(net.put_value, card_key(service.node.peer_id), record[1], complete=tombstone)
+    stored = await _run_round(service, "discovery publish", background, put, False)
     if stored:
         policy.put_done(record[0], trio.current_time())
     else:  # refused everywhere, or no answer in time: back off, do not retry every second
@@ -217,12 +271,11 @@ def _provide_due(service: Discovery, now: float) -> Job | None:
     return functools.partial(_provide_keys, service, keys)
 
 
-async def _provide_keys(service: Discovery, keys: tuple[bytes, ...]) -> None:
+async def _provide_keys(service: Discovery, keys: tuple[bytes, ...], background: trio.Nursery) -> None:
     net, policy = service.net, service.publish_policy
     policy.provide_started(keys, trio.current_time())
-    acknowledged = 0
-    with service.node.faults.boundary("discovery provide"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-        acknowledged = await net.provide(list(keys), ask=service.settings.ask)
+    provide = functools.partial(net.provide, list(keys), ask=service.settings.ask)
+    acknowledged = await _run_round(service, "discovery provide", background, provide, 0)
     policy.provide_finished(
         acknowledged, round_target(len(keys), net.routing_table_size()), trio.current_time()
     )
@@ -265,9 +318,9 @@ def _page_marker(made: tuple[tuple[str, ...], bytes]) -> tuple[bytes, ...]:
     return tuple(k.encode("utf-8") for k in keys) + (page,)  # a new sketch is a change too
 
 
-async def publish_pages(service: Discovery) -> None:
+async def publish_pages(service: Discovery, background: trio.Nursery) -> None:
     """Make a new sketch (a stamp: 0.1 s of CPU at 18 bits, once per content, in a worker thread) and put
-    its page when due."""
+    its page when due (the round's later stores in ``background``)."""
     publisher, card = service.pages, service.card
     if card is None or service.card_vector is None or service.withdrawal is not None:
         return
@@ -278,16 +331,17 @@ async def publish_pages(service: Discovery) -> None:
     now = trio.current_time()
     publisher.policy.observe(service.net.routing_table_size(), now)
     if publisher.policy.provide_due(_page_marker(made), now):
-        await _put_pages(service, made)
+        await _put_pages(service, made, background)
 
 
-async def _put_pages(service: Discovery, made: tuple[tuple[str, ...], bytes]) -> None:
+async def _put_pages(
+    service: Discovery, made: tuple[tuple[str, ...], bytes], background: trio.Nursery
+) -> None:
     keys, page = made
     policy = service.pages.policy
     policy.provide_started(_page_marker(made), trio.current_time())
-    acknowledged = 0
-    with service.node.faults.boundary("discovery pages"), trio.move_on_after(DHT_PUBLISH_TIMEOUT):
-        acknowledged = await service.net.put_pages(list(keys), page, ask=service.settings.ask)
+    put = functools.partial(service.net.put_pages, list(keys), page, ask=service.settings.ask)
+    acknowledged = await _run_round(service, "discovery pages", background, put, 0)
     target = round_target(len(keys), service.net.routing_table_size())
     policy.provide_finished(acknowledged, target, trio.current_time())
 

@@ -67,6 +67,8 @@
 - ``kad.py``             batched fresh Kademlia lookups over py-libp2p's KadDHT; serving the DHT on
   ``/ioa/kad/1.0.0`` with our record validators (re-exports the next two)
 - ``kad_write.py``       puts, bucket-page puts and provider records at the closest peers of their keys
+- ``store_round.py``     one round of those stores: its caller answered at the quorum (``nursery.start``),
+  the round ended after the grace, or at every target for a tombstone
 - ``kad_store.py``       what the DHT's stores accept: provider records within rate limits, pages merged
 - ``gossip.py``          GossipSub card announcements (tuned heartbeat and limits, topic validator, drain
   task, registration and subscription upkeep)

@@ -14,6 +14,8 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import trio
+
 from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.census import SharedCensus
 from ioa_p2p.dht.provide import ProvidePacer
@@ -30,6 +32,7 @@ from ioa_p2p.node.net.gossip import (
     open_card_gossip,
     speaks_pubsub,
 )
+from ioa_p2p.node.net.store_round import Started
 
 #: ``on_found(key, providers)``: providers of ``key`` known so far, called as answers arrive.
 OnFound = Callable[[bytes, set[PeerId]], None]
@@ -52,8 +55,15 @@ class Libp2pCardNet:
     ) -> None:
         await kad.prepare_dht(self.host, self.dht, namespace, validator, admission)
 
-    async def put_value(self, key: str, value: bytes) -> bool:
-        return await kad.put_value(self.dht, key, value)
+    async def put_value(
+        self,
+        key: str,
+        value: bytes,
+        *,
+        complete: bool = False,
+        task_status: Started[bool] = trio.TASK_STATUS_IGNORED,
+    ) -> bool:
+        return await kad.put_value(self.dht, key, value, complete=complete, task_status=task_status)
 
     async def get_values(
         self,
@@ -65,8 +75,15 @@ class Libp2pCardNet:
     ) -> dict[str, list[bytes]]:
         return await kad.get_values_many(self.dht, keys, ask=ask, grace=grace, on_value=on_value)
 
-    async def put_pages(self, keys: list[str], value: bytes, *, ask: int) -> int:
-        return await kad.put_many(self.dht, keys, value, ask=ask)
+    async def put_pages(
+        self,
+        keys: list[str],
+        value: bytes,
+        *,
+        ask: int,
+        task_status: Started[int] = trio.TASK_STATUS_IGNORED,
+    ) -> int:
+        return await kad.put_many(self.dht, keys, value, ask=ask, task_status=task_status)
 
     async def ask_values(
         self, requests: dict[PeerId, list[str]], *, per_peer: float
@@ -84,8 +101,10 @@ class Libp2pCardNet:
         found = await kad.get_providers_many(self.dht, keys, ask=ask, on_found=found_now)
         return {key: _peer_ids(ids) for key, ids in found.items()}
 
-    async def provide(self, keys: list[bytes], *, ask: int) -> int:
-        return await kad.provide_many(self.dht, keys, self.pacer, ask=ask)
+    async def provide(
+        self, keys: list[bytes], *, ask: int, task_status: Started[int] = trio.TASK_STATUS_IGNORED
+    ) -> int:
+        return await kad.provide_many(self.dht, keys, self.pacer, ask=ask, task_status=task_status)
 
     def shared_census(self) -> SharedCensus | None:
         return self.cohosted.census if self.cohosted is not None else None

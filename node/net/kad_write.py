@@ -16,8 +16,12 @@ own lookup is over sends the rest of its closest without waiting for the batch's
 ends once the lookup is done, every key has a quorum of acknowledgements and the other targets had a
 grace to answer (:mod:`~ioa_p2p.dht.quorum`, :class:`QuorumRound`), not when the slowest target timed
 out: under churn the targets that left since the lookup no longer cost the per-peer timeout, nor a
-provide round its retries. Everything the library raises for one peer is a missing acknowledgement,
-never the caller's exception; callers bound each whole call with their own cancel scope.
+provide round its retries. A caller that starts a round with ``nursery.start(put_value, ...)`` (the
+node's publishing loop) has its answer earlier, once every key has its quorum (the record is findable):
+the rest of the round goes on in that nursery (:mod:`~ioa_p2p.node.net.store_round`), bounded by
+:data:`ROUND_LIMIT`; awaited directly, a round answers at its end. Everything the library raises for one
+peer is a missing acknowledgement, never the caller's exception; callers bound their wait with their own
+cancel scope.
 """
 
 from __future__ import annotations
@@ -36,8 +40,8 @@ from ioa_p2p.dht.early import EarlyPlacement
 from ioa_p2p.dht.keyspace import estimate_network_size
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.provide import ProvidePacer, assign
-from ioa_p2p.dht.quorum import StoreQuorum, grace
 from ioa_p2p.node.net.kad_io import PEER_TIMEOUT, PROVIDERS, VALUE, exchange, known_peers, run_lookup
+from ioa_p2p.node.net.store_round import ROUND_LIMIT, Handoff, QuorumRound, Started
 
 log = logging.getLogger("ioa_p2p.node.net.kad")
 
@@ -48,55 +52,6 @@ PLACE_ASK = 3
 #: Tries per target peer of one provide round, and the back-off before a retry (times the tries so far).
 PROVIDE_ATTEMPTS = 3
 PROVIDE_RETRY = 2.0
-
-
-class QuorumRound:
-    """Ends a round of stores (the nursery whose scope :meth:`watch` is given) once its
-    :class:`~ioa_p2p.dht.quorum.StoreQuorum` is reached and :func:`~ioa_p2p.dht.quorum.grace` has passed,
-    or at once when every target has been heard from. Report each answer with :meth:`acked` or
-    :meth:`gave_up`."""
-
-    def __init__(self, targets: dict[bytes, list[bytes]], began: float, *, final: bool = True) -> None:
-        self.quorum = StoreQuorum(targets, final=final)
-        self.began = began  # when the round started (its lookup included)
-        self._wake = trio.Event()
-
-    def add(self, key: bytes, peers: list[bytes]) -> None:
-        """Stores of ``key`` sent to ``peers`` while the lookup runs."""
-        self.quorum.add(key, peers)
-
-    def finalise(self, targets: dict[bytes, list[bytes]]) -> None:
-        """The lookup is done: ``targets`` (key -> peers) are the last ones."""
-        self.quorum.finalise(targets)
-        self._wake.set()
-
-    def acked(self, peer: bytes, keys: list[bytes]) -> None:
-        self.quorum.acked(peer, keys)
-        self._wake.set()
-
-    def gave_up(self, peer: bytes, keys: list[bytes]) -> None:
-        self.quorum.gave_up(peer, keys)
-        self._wake.set()
-
-    async def _until(self, condition: str) -> None:
-        while not getattr(self.quorum, condition):
-            await self._wake.wait()
-            self._wake = trio.Event()
-
-    def note(self) -> None:
-        """Something ``holding`` (see :meth:`watch`) depends on changed."""
-        self._wake.set()
-
-    async def watch(self, scope: trio.CancelScope, holding: Callable[[], bool] = lambda: False) -> None:
-        """Cancel ``scope`` when the round is over; not while ``holding()`` (keys not sent yet, e.g. held
-        back by a pacer: they are not gone targets) is true."""
-        await self._until("reached")
-        with trio.move_on_after(grace(trio.current_time() - self.began)):
-            await self._until("settled")
-        while holding() and not self.quorum.settled:
-            await self._wake.wait()
-            self._wake = trio.Event()
-        scope.cancel()
 
 
 def early_placement(dht: Any, keys: list[bytes]) -> EarlyPlacement:
@@ -151,10 +106,22 @@ def by_key(plan: dict[bytes, list[bytes]]) -> dict[bytes, list[bytes]]:
     return out
 
 
-async def put_value(dht: Any, key: str, value: bytes, *, ask: int = DEFAULT_ASK) -> bool:
+async def put_value(
+    dht: Any,
+    key: str,
+    value: bytes,
+    *,
+    ask: int = DEFAULT_ASK,
+    complete: bool = False,
+    task_status: Started[bool] = trio.TASK_STATUS_IGNORED,
+) -> bool:
     """Store locally (validated, never replacing a better record) and at the ``K`` closest peers a lookup
     finds, in parallel; False when the library refused (invalid, older) or no peer stored it while peers
-    were known."""
+    were known. Started with ``nursery.start``, the caller has its answer once a quorum stored it and
+    the round's other stores go on in that nursery (:mod:`~ioa_p2p.node.net.store_round`); ``complete``
+    (a tombstone): the round waits for every target, not only a grace after its quorum, and answers
+    only then."""
+    handoff: Handoff[bool] = Handoff(task_status)
     try:
         dht.validator.validate(key, value)
         key_bytes = key.encode("utf-8")
@@ -164,12 +131,16 @@ async def put_value(dht: Any, key: str, value: bytes, *, ask: int = DEFAULT_ASK)
         dht.value_store.put(key_bytes, value)
     except Exception as exc:  # validator errors, an older version
         log.info("DHT put of %s refused: %s", key, exc)
+        handoff.release(False)
         return False
     began = trio.current_time()
     lookup = Lookup([key_bytes], known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=max(ask, PLACE_ASK))
     early = early_placement(dht, [key_bytes])
     request = put_request(dht, key_bytes)
-    done = QuorumRound({key_bytes: []}, began, final=False)
+    done = QuorumRound({key_bytes: []}, began, final=False, complete=complete)
+
+    def result() -> bool:
+        return done.quorum.stored(key_bytes) > 0 or not early.targets(key_bytes)
 
     async def store(peer: bytes) -> None:
         ok = False
@@ -177,21 +148,25 @@ async def put_value(dht: Any, key: str, value: bytes, *, ask: int = DEFAULT_ASK)
             ok = await store_at(dht, peer, request)
         (done.acked if ok else done.gave_up)(peer, [key_bytes])
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(done.watch, nursery.cancel_scope)
+    with trio.move_on_at(began + ROUND_LIMIT):
+        async with trio.open_nursery() as nursery:
+            # a tombstone (``complete``) answers at the round's end: every target heard from
+            placed = (lambda: None) if complete else (lambda: handoff.release(result()))
+            nursery.start_soon(done.watch, nursery.cancel_scope, lambda: False, placed)
 
-        def send(key: bytes) -> None:
-            due = due_now(early, lookup, key)
-            done.add(key, due)
-            for peer in due:
+            def send(key: bytes) -> None:
+                due = due_now(early, lookup, key)
+                done.add(key, due)
+                for peer in due:
+                    nursery.start_soon(store, peer)
+
+            await run_lookup(dht, lookup, VALUE, send)
+            rest = final_targets(early, lookup)
+            done.finalise(rest)
+            for peer in rest[key_bytes]:
                 nursery.start_soon(store, peer)
-
-        await run_lookup(dht, lookup, VALUE, send)
-        rest = final_targets(early, lookup)
-        done.finalise(rest)
-        for peer in rest[key_bytes]:
-            nursery.start_soon(store, peer)
-    return done.quorum.stored(key_bytes) > 0 or not early.targets(key_bytes)
+    handoff.release(result())
+    return result()
 
 
 def put_request(dht: Any, key: bytes) -> Message:
@@ -242,19 +217,30 @@ async def holds_record(dht: Any, peer: bytes, put: Message) -> bool:
         return False
 
 
-async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask: int = DEFAULT_ASK) -> int:
+async def provide_many(
+    dht: Any,
+    keys: list[bytes],
+    pacer: ProvidePacer,
+    *,
+    ask: int = DEFAULT_ASK,
+    task_status: Started[int] = trio.TASK_STATUS_IGNORED,
+) -> int:
     """Announce ourselves as provider of ``keys`` to the ``K`` closest peers of each (and locally); returns
-    how many (peer, key) announcements were acknowledged.
+    how many (peer, key) announcements were acknowledged (started with ``nursery.start``: when every key
+    has its quorum, the round going on in that nursery, :mod:`~ioa_p2p.node.net.store_round`).
 
     One batched lookup finds the closest peers of every key; every target peer then gets its keys
     pipelined on one stream, as many as ``pacer`` allows now (py-libp2p resets the stream past 10
-    ADD_PROVIDER per 10 s from one peer), the rest when the pacer allows. Callers bound the whole call.
+    ADD_PROVIDER per 10 s from one peer), the rest when the pacer allows. The round is bounded by
+    :data:`~ioa_p2p.node.net.store_round.ROUND_LIMIT`; callers bound their wait.
     """
+    handoff: Handoff[int] = Handoff(task_status)
     me = dht.host.get_id()
     addrs = list(dht.host.get_addrs())
     for key in keys:
         dht.provider_store.add_provider(key, PeerInfo(me, addrs))
     if not addrs:
+        handoff.release(0)
         return 0
     began = trio.current_time()
     lookup = Lookup(keys, known_peers(dht), me=me.to_bytes(), ask=max(ask, PLACE_ASK))
@@ -326,41 +312,52 @@ async def provide_many(dht: Any, keys: list[bytes], pacer: ProvidePacer, *, ask:
                 wake = min(max(pacer.next_free(p, now), retry_at.get(p, now)) for p in remaining)
                 await trio.sleep(max(0.05, wake - now))
 
-    async with trio.open_nursery() as outer:
-        outer.start_soon(done.watch, outer.cancel_scope, holding)
-        async with trio.open_nursery() as early_sends:
+    with trio.move_on_at(began + ROUND_LIMIT):
+        async with trio.open_nursery() as outer:
+            outer.start_soon(done.watch, outer.cancel_scope, holding, lambda: handoff.release(acknowledged))
+            async with trio.open_nursery() as early_sends:
 
-            async def announce_early(peer: bytes, peer_keys: list[bytes]) -> None:
-                """What the pacer allows now (the rest goes with the passes)."""
-                count = pacer.take(peer, len(peer_keys), trio.current_time())
-                if peer_keys[count:]:
-                    remaining.setdefault(peer, []).extend(peer_keys[count:])
-                if count:
-                    asked.update((peer, key) for key in peer_keys[:count])
-                    await announce(peer, peer_keys[:count])
+                async def announce_early(peer: bytes, peer_keys: list[bytes]) -> None:
+                    """What the pacer allows now (the rest goes with the passes)."""
+                    count = pacer.take(peer, len(peer_keys), trio.current_time())
+                    if peer_keys[count:]:
+                        remaining.setdefault(peer, []).extend(peer_keys[count:])
+                    if count:
+                        asked.update((peer, key) for key in peer_keys[:count])
+                        await announce(peer, peer_keys[:count])
 
-            batch = AnswerBatch(early_sends, announce_early)
+                batch = AnswerBatch(early_sends, announce_early)
 
-            def send(key: bytes) -> None:
-                due = due_now(early, lookup, key)
-                done.add(key, due)
-                batch.add(key, due)
+                def send(key: bytes) -> None:
+                    due = due_now(early, lookup, key)
+                    done.add(key, due)
+                    batch.add(key, due)
 
-            await run_lookup(dht, lookup, PROVIDERS, send)
-            rest = final_targets(early, lookup)
-            done.finalise(rest)
-            for peer, peer_keys in assign(rest).items():
-                remaining.setdefault(peer, []).extend(peer_keys)
-            await passes()
-        outer.cancel_scope.cancel()
+                await run_lookup(dht, lookup, PROVIDERS, send)
+                rest = final_targets(early, lookup)
+                done.finalise(rest)
+                for peer, peer_keys in assign(rest).items():
+                    remaining.setdefault(peer, []).extend(peer_keys)
+                await passes()
+            outer.cancel_scope.cancel()
+    handoff.release(acknowledged)
     return acknowledged
 
 
-async def put_many(dht: Any, keys: list[str], value: bytes, *, ask: int = DEFAULT_ASK) -> int:
+async def put_many(
+    dht: Any,
+    keys: list[str],
+    value: bytes,
+    *,
+    ask: int = DEFAULT_ASK,
+    task_status: Started[int] = trio.TASK_STATUS_IGNORED,
+) -> int:
     """Store ``value`` under every key locally (validated; bucket pages merge) and at the ``K`` closest
     peers of each: one batched lookup finds them, then every target peer gets its keys as ``PUT_VALUE``
     pipelined on one stream (py-libp2p limits no rate of puts), each bounded by the per-peer timeout;
-    returns how many (peer, key) puts were acknowledged. Callers bound the whole call."""
+    returns how many (peer, key) puts were acknowledged (started with ``nursery.start``: when every key
+    has its quorum, the round going on in that nursery, :mod:`~ioa_p2p.node.net.store_round`)."""
+    handoff: Handoff[int] = Handoff(task_status)
     stored: list[bytes] = []
     for key in dict.fromkeys(keys):
         try:
@@ -370,6 +367,7 @@ async def put_many(dht: Any, keys: list[str], value: bytes, *, ask: int = DEFAUL
         except Exception as exc:  # validator errors
             log.info("DHT put of %s refused: %s", key, exc)
     if not stored:
+        handoff.release(0)
         return 0
     me = dht.local_peer_id.to_bytes()
     began = trio.current_time()
@@ -400,26 +398,32 @@ async def put_many(dht: Any, keys: list[str], value: bytes, *, ask: int = DEFAUL
         done.acked(peer, acked)
         done.gave_up(peer, peer_keys)
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(done.watch, nursery.cancel_scope)
+    with trio.move_on_at(began + ROUND_LIMIT):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                done.watch, nursery.cancel_scope, lambda: False, lambda: handoff.release(acknowledged)
+            )
 
-        batch = AnswerBatch(nursery, put_at)
+            batch = AnswerBatch(nursery, put_at)
 
-        def send(key: bytes) -> None:
-            due = due_now(early, lookup, key)
-            done.add(key, due)
-            batch.add(key, due)
+            def send(key: bytes) -> None:
+                due = due_now(early, lookup, key)
+                done.add(key, due)
+                batch.add(key, due)
 
-        await run_lookup(dht, lookup, VALUE, send)
-        rest = final_targets(early, lookup)
-        done.finalise(rest)
-        for peer, peer_keys in assign(rest).items():
-            nursery.start_soon(put_at, peer, peer_keys)
+            await run_lookup(dht, lookup, VALUE, send)
+            rest = final_targets(early, lookup)
+            done.finalise(rest)
+            for peer, peer_keys in assign(rest).items():
+                nursery.start_soon(put_at, peer, peer_keys)
+    handoff.release(acknowledged)
     return acknowledged
 
 
 __all__ = [
     "DEFAULT_ASK",
+    "ROUND_LIMIT",
+    "Handoff",
     "AnswerBatch",
     "QuorumRound",
     "by_key",
