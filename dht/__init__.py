@@ -13,6 +13,8 @@
   hedges with the dial's reach wait; peers recently not reached)
 - ``timing.py``      where a find's network time goes: its requests' timings per step, and their split
 - ``keyspace.py``    Kademlia positions, XOR distance, the network size estimate
+- ``netsize.py``     the node's stable size estimate: the routing table's draw pooled with its finished
+  lookups' draws, damped so that a find's table count does not flip
 - ``kbuckets.py``    py-libp2p's Kademlia routing table as a pure data structure (for the simulator)
 - ``lookup.py``      batched iterative Kademlia lookup, a state machine (node.net or a simulator drives it)
 - ``provide.py``     pacing of ADD_PROVIDER per target peer (py-libp2p's 10 per 10 s limit)

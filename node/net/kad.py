@@ -37,7 +37,6 @@ from libp2p.kad_dht.pb.kademlia_pb2 import Message
 from libp2p.peer.id import ID
 
 from ioa_p2p.dht.admission import CardAdmission
-from ioa_p2p.dht.keyspace import estimate_network_size
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.timing import record as record_timing
 from ioa_p2p.node.net import libp2p_patches as _patches
@@ -48,6 +47,7 @@ from ioa_p2p.node.net.kad_io import (
     exchange,
     kad_protocol_in_use,
     known_peers,
+    network_size,
     run_lookup,
     serves_dht,
 )
@@ -212,11 +212,6 @@ async def get_values_from(
 
 def routing_table_size(dht: Any) -> int:
     return int(dht.routing_table.size())
-
-
-def network_size(dht: Any) -> float:
-    """How many peers the network has, estimated from the routing table (:mod:`ioa_p2p.dht.keyspace`)."""
-    return estimate_network_size(dht.local_peer_id.to_bytes(), known_peers(dht))
 
 
 __all__ = [

@@ -48,7 +48,9 @@ from libp2p.kad_dht.pb.kademlia_pb2 import Message
 from libp2p.peer.id import ID
 from multiaddr import Multiaddr
 
+from ioa_p2p.dht.keyspace import estimate_network_size
 from ioa_p2p.dht.lookup import Lookup, grace_after_covered
+from ioa_p2p.dht.netsize import SizeEstimate
 from ioa_p2p.dht.rtt import REACH_LOW, Hedges, RoundTrips, Unreached
 from ioa_p2p.dht.timing import RequestTiming
 from ioa_p2p.dht.timing import record as record_timing
@@ -130,6 +132,39 @@ def unreached_of(dht: Any) -> Unreached:
         with contextlib.suppress(AttributeError):
             dht._ioa_unreached = unreached
     return unreached
+
+
+def size_estimate_of(dht: Any) -> SizeEstimate:
+    """The pooled size estimate of ``dht``'s node (:mod:`~ioa_p2p.dht.netsize`; kept on the DHT object)."""
+    estimate = getattr(dht, "_ioa_size", None)
+    if not isinstance(estimate, SizeEstimate):
+        estimate = SizeEstimate(dht.local_peer_id.to_bytes())
+        with contextlib.suppress(AttributeError):
+            dht._ioa_size = estimate
+    return estimate
+
+
+def network_size(dht: Any) -> float:
+    """How many peers the network has: the routing table's estimate (:mod:`~ioa_p2p.dht.keyspace`) pooled
+    with the draws of the node's finished lookups, damped (:class:`~ioa_p2p.dht.netsize.SizeEstimate`)."""
+    known = known_peers(dht)
+    local = estimate_network_size(dht.local_peer_id.to_bytes(), known)
+    try:
+        now = trio.current_time()
+    except RuntimeError:  # outside trio (no lookup ran there either): the routing table's estimate
+        return local
+    return size_estimate_of(dht).estimate(local, len(known), now)
+
+
+def _offer_sizes(dht: Any, lookup: Lookup, kind: str) -> None:
+    """Each key whose lookup finished is a draw of the network's size (:mod:`~ioa_p2p.dht.netsize`); a
+    peer lookup's key is a peer's own position (not independent of the peers'): not offered."""
+    if kind == CLOSEST:
+        return
+    estimate, now = size_estimate_of(dht), trio.current_time()
+    for key, state in lookup.keys.items():
+        if lookup.finished(key):
+            estimate.offer(key, state.candidates, now)
 
 
 def _connected(host: Any, peer: ID) -> bool:
@@ -223,6 +258,7 @@ async def run_lookup(
                     lookup.slow(peer)
                     del due[peer]  # still in flight: its answer is applied when it comes
         nursery.cancel_scope.cancel()
+    _offer_sizes(dht, lookup, kind)
 
 
 async def _ask(dht: Any, peer: bytes, keys: list[bytes], kind: str, send: Any, queued: float) -> None:
@@ -394,7 +430,9 @@ __all__ = [
     "kad_protocol_in_use",
     "hedges_of",
     "known_peers",
+    "network_size",
     "round_trips_of",
     "run_lookup",
+    "size_estimate_of",
     "unreached_of",
 ]

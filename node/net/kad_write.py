@@ -37,10 +37,17 @@ from libp2p.peer.peerinfo import PeerInfo
 from libp2p.peer.peerstore import env_to_send_in_RPC
 
 from ioa_p2p.dht.early import EarlyPlacement
-from ioa_p2p.dht.keyspace import estimate_network_size
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.provide import ProvidePacer, assign
-from ioa_p2p.node.net.kad_io import PEER_TIMEOUT, PROVIDERS, VALUE, exchange, known_peers, run_lookup
+from ioa_p2p.node.net.kad_io import (
+    PEER_TIMEOUT,
+    PROVIDERS,
+    VALUE,
+    exchange,
+    known_peers,
+    network_size,
+    run_lookup,
+)
 from ioa_p2p.node.net.store_round import ROUND_LIMIT, Handoff, QuorumRound, Started
 
 log = logging.getLogger("ioa_p2p.node.net.kad")
@@ -56,7 +63,7 @@ PROVIDE_RETRY = 2.0
 
 def early_placement(dht: Any, keys: list[bytes]) -> EarlyPlacement:
     """Which of ``keys``' targets get their store during the lookup (:mod:`~ioa_p2p.dht.early`)."""
-    return EarlyPlacement(keys, estimate_network_size(dht.local_peer_id.to_bytes(), known_peers(dht)))
+    return EarlyPlacement(keys, network_size(dht))
 
 
 def due_now(early: EarlyPlacement, lookup: Lookup, key: bytes) -> list[bytes]:
