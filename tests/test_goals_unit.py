@@ -351,3 +351,44 @@ async def test_team_candidates_ask_the_dht_only_while_no_census_proves_the_direc
     formation = TeamFormation(node, None, discovery, GoalsConfig(), None, None, context_tokens=1000)  # type: ignore[arg-type]
     assert await formation.candidates("translate a text into French") == []
     assert discovery.asked == asked
+
+
+async def test_a_goals_clauses_are_split_off_the_loop_while_the_whole_goals_find_runs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 26: the first split of a goal loads the grammar's lexicon (~1 s); on the event loop it held up
+    every agent of a 100-agent process, and the goal's finds waited for it. Now the split runs in the
+    node's worker thread while the whole goal's find goes on (the find is seen before the split ends)."""
+    import threading
+
+    import ioa_p2p.matching as matching
+    from ioa_p2p.node.goals.teams import TeamFormation
+    from ioa_p2p.node.goals.types import GoalsConfig
+
+    goal = "Write a short announcement. Then translate it into French."
+    found_goal = threading.Event()
+    split_in: list[tuple[bool, bool]] = []  # (on the loop's thread, the goal's find seen meanwhile)
+    real_split = matching.split_goal
+
+    def slow_split(text: str):  # type: ignore[no-untyped-def]
+        seen = found_goal.wait(10)  # the whole goal's find starts meanwhile (on the loop)
+        split_in.append((threading.current_thread() is threading.main_thread(), seen))
+        return real_split(text)
+
+    class Finds(_Discovery):
+        async def find(
+            self, text: str, k: int = 5, *, use_dht: bool | None = None, include_self: bool = True
+        ) -> list:
+            if text == goal:
+                found_goal.set()
+            self.asked.append(use_dht)
+            return []
+
+    monkeypatch.setattr(matching, "split_goal", slow_split)
+    node: Any = SimpleNamespace(peer_id="me", run_sync=lambda job: trio.to_thread.run_sync(job))
+    discovery = Finds(complete=True)
+    formation = TeamFormation(node, None, discovery, GoalsConfig(), None, None, context_tokens=1000)  # type: ignore[arg-type]
+    with trio.fail_after(30):
+        found = await formation.find_all(goal, (), {})
+    assert split_in == [(False, True)]
+    assert len(found) == len(discovery.asked) >= 2  # the goal and its clauses, each found once

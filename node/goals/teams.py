@@ -247,8 +247,6 @@ class TeamFormation:
         brought in what the DHT knows) and picks a team; members able to do the offline plan's step kinds
         are added when nobody chosen can. With a model, the model picks from the offline shortlist
         (never beyond it), within a third of what is left before ``deadline``."""
-        from ioa_p2p.matching import split_goal
-        from ioa_p2p.planning import plan_request
         from ioa_p2p.teaming.coverage import cover_steps
         from ioa_p2p.teaming.llm_team import llm_team_from_shortlist
         from ioa_p2p.teaming.trust import trim_to_caps
@@ -256,17 +254,9 @@ class TeamFormation:
         discovery = self.discovery
         if discovery is None or discovery.directory.ranker is None:
             return [], ""
-        queries = list(dict.fromkeys([goal[:2000], *(n.text for n in split_goal(goal))]))[:MAX_QUERIES]
-        found: list[list[Candidate]] = [[] for _ in queries]
         marks = {} if marks is None else marks
         began = time.perf_counter()
-
-        async def search(i: int, query: str) -> None:  # fills the directory (DHT lookups as configured)
-            found[i] = await self.candidates(query, exclude, marks)
-
-        async with trio.open_nursery() as nursery:
-            for i, query in enumerate(queries):
-                nursery.start_soon(search, i, query)
+        found = await self.find_all(goal, exclude, marks)
         marks["find_s"] = time.perf_counter() - began
         ranker = discovery.directory.ranker
         strict = self.config.exposure().strict
@@ -316,9 +306,8 @@ class TeamFormation:
             log.warning("LLM team-up failed (%s); keeping the offline choice", fallback)
         # ability coverage: every step of the offline plan has a member able to do it, and its best agent
         began = time.perf_counter()
-        steps = plan_request(goal).steps
         pool = [c for batch in found for c in batch if c.peer_id not in {*exclude, self.me}]
-        best = await self.node.run_sync(functools.partial(self._best_for, steps, [*exclude, self.me]))
+        steps, best = await self.node.run_sync(functools.partial(self._plan_best, goal, [*exclude, self.me]))
         members = cover_steps(
             self._as_candidates(pick.keys, scores),
             pool,
@@ -330,6 +319,38 @@ class TeamFormation:
         )
         marks["cover_s"] = time.perf_counter() - began
         return [Teammate(c.peer_id, c.name, c.score) for c in members], fallback
+
+    async def find_all(
+        self, goal: str, exclude: Sequence[str], marks: dict[str, float]
+    ) -> list[list[Candidate]]:
+        """The candidates of the goal and of each of its clauses (at most :data:`MAX_QUERIES` queries),
+        their finds concurrent. The whole goal's find starts at once, the clauses' when the goal is
+        split, in a worker thread: the first split loads the grammar's lexicon (~1 s, issue 26), which on
+        the loop held up every agent of the process, this goal's find and its invitees included."""
+        from ioa_p2p.matching import split_goal
+
+        by_query: dict[str, list[Candidate]] = {}
+
+        async def search(query: str) -> None:  # fills the directory (DHT lookups as configured)
+            by_query[query] = await self.candidates(query, exclude, marks)
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(search, goal[:2000])
+            needs = await self.node.run_sync(functools.partial(split_goal, goal))
+            queries = list(dict.fromkeys([goal[:2000], *(n.text for n in needs)]))[:MAX_QUERIES]
+            for query in queries[1:]:
+                nursery.start_soon(search, query)
+        return [by_query.get(query, []) for query in queries]
+
+    def _plan_best(
+        self, goal: str, exclude: Sequence[str]
+    ) -> tuple[Sequence[PlanStep], list[Candidate | None]]:
+        """The offline plan's steps of ``goal`` and the best-ranked card for each (blocking: a worker
+        thread; the plan reads the goal's grammar, the matcher embeds the steps' texts)."""
+        from ioa_p2p.planning import plan_request
+
+        steps = plan_request(goal).steps
+        return steps, self._best_for(steps, exclude)
 
     def _best_for(self, steps: Sequence[PlanStep], exclude: Sequence[str]) -> list[Candidate | None]:
         """The best-ranked card for each step's text (blocking: the matcher runs in a worker thread)."""

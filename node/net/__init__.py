@@ -74,6 +74,7 @@
   task, registration and subscription upkeep)
 - ``gossip_pacing.py``   when that upkeep acts: heartbeat pace, subscription re-sends, registration
   back-off (pure)
+- ``gossip_carry.py``    a co-hosted agent's signed announcement forwarded through its process-mates' mesh
 - ``card_net.py``        :class:`Libp2pCardNet`: discovery's ``CardNetPort`` over ``kad.py`` and ``gossip.py``
 """
 

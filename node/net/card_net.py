@@ -134,13 +134,16 @@ class Libp2pCardNet:
                 yield gossip
                 return
             me = PeerId.from_bytes(self.host.get_id().to_bytes())
-            with cohosted.card_topic(me, validate, deliver, self.faults) as share:
-                gossip.share = share
+            with (
+                cohosted.card_topic(me, validate, deliver, self.faults) as share,
+                cohosted.carrying(me, gossip.mesh_peers, gossip.carrier.offer) as carry,
+            ):
+                gossip.share, gossip.carry = share, carry
                 gossip.relay = lambda publisher, version, data: cohosted.pass_on(me, publisher, version, data)
                 try:
                     yield gossip
                 finally:
-                    gossip.share = gossip.relay = None
+                    gossip.share = gossip.relay = gossip.carry = None
 
 
 def _peer_ids(ids: Any) -> set[PeerId]:

@@ -20,8 +20,10 @@ beside its victim) are not co-hosted unless they are given the same :class:`CoHo
 What else the agents of a process share through it (issue 26, docs/performance.md "Seventh round"):
 their card announcements (:meth:`CoHosted.card_topic`) and the remote records one of them accepted
 (:meth:`CoHosted.pass_on`), each checked again by every receiver's own validator: one view of the
-network's cards per process; one census (:attr:`CoHosted.census`); and their streams to each other,
-in memory (:meth:`CoHosted.serving`, :mod:`~ioa_p2p.node.net.local_streams`).
+network's cards per process; the way out for an agent's announcement (:meth:`CoHosted.carrying`: the
+agents with the largest gossip mesh forward it, :mod:`~ioa_p2p.node.net.gossip_carry`); one census
+(:attr:`CoHosted.census`); and their streams to each other, in memory (:meth:`CoHosted.serving`,
+:mod:`~ioa_p2p.node.net.local_streams`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ CardTake = Callable[[PeerId, bytes], None]
 #: ``accept(protocol, stream, opener)``: an agent serves an in-process stream another agent of the process
 #: opened to it (its handler started, True), or does not serve ``protocol`` (False): ``Node.accept_local``
 AcceptStream = Callable[[str, Any, PeerId], bool]
+#: Process-mates that forward one agent's announcement to their gossip mesh (:meth:`CoHosted.carrying`).
+CARRIERS = 2
 #: Remote publishers whose newest record the process remembers to hand to its agents (oldest dropped first).
 VIEW_MAX = 10_000
 
@@ -58,6 +62,7 @@ class CoHosted:
 
     __slots__ = (
         "_announced",
+        "_carriers",
         "_caught_up",
         "_peers",
         "_readers",
@@ -65,6 +70,7 @@ class CoHosted:
         "_view",
         "census",
         "local_streams",
+        "carried",
         "passed",
         "shared",
     )
@@ -88,6 +94,10 @@ class CoHosted:
         #: the agents that serve in-process streams now (``Node.accept_local``), and how many were opened
         self._servers: dict[PeerId, AcceptStream] = {}
         self.local_streams = 0
+        #: the agents that forward the others' signed announcements to their gossip mesh (:meth:`carrying`)
+        self._carriers: dict[PeerId, tuple[Callable[[], int], Callable[[Any], bool]]] = {}
+        #: announcements handed to a carrier (and queued by it)
+        self.carried = 0
 
     def __contains__(self, peer: object) -> bool:
         return peer in self._peers
@@ -167,6 +177,29 @@ class CoHosted:
                 if other != publisher and _hand(own, other, record):
                     self.passed += 1
 
+    @contextmanager
+    def carrying(
+        self, me: PeerId, mesh: Callable[[], int], offer: Callable[[Any], bool]
+    ) -> Iterator[Callable[[Any], None]]:
+        """While this block runs, ``me`` may forward the other agents' announcements (their signed pubsub
+        messages, handed to ``offer``) to its gossip mesh, of ``mesh()`` remote peers; the block's value
+        hands ``me``'s own signed announcement to the :data:`CARRIERS` agents with the largest mesh
+        (:mod:`~ioa_p2p.node.net.gossip_carry`: an agent that started after the others of its process has
+        no remote gossip neighbour of its own for a while)."""
+        entry = (mesh, offer)
+        self._carriers[me] = entry
+        try:
+            yield lambda msg: self._carry(me, msg)
+        finally:
+            if self._carriers.get(me) is entry:
+                del self._carriers[me]
+
+    def _carry(self, origin: PeerId, msg: Any) -> None:
+        meshes = {peer: mesh() for peer, (mesh, _) in self._carriers.items() if peer != origin}
+        for peer in pick_carriers(meshes):
+            if self._carriers[peer][1](msg):
+                self.carried += 1
+
     def pass_on(self, receiver: PeerId, publisher: PeerId, version: int, data: bytes) -> None:
         """``receiver``, an agent of the process, accepted a record (card or withdrawal) of the remote
         ``publisher`` that changed its directory (by gossip, or fetched from the DHT or its owner): hand it
@@ -189,6 +222,14 @@ class CoHosted:
                 self.passed += 1
 
 
+def pick_carriers(meshes: dict[PeerId, int], most: int = CARRIERS) -> list[PeerId]:
+    """Up to ``most`` agents with the largest mesh (a mesh of 0 carries nothing), the earlier listed first
+    among equals."""
+    ranked = sorted((-size, i) for i, size in enumerate(meshes.values()) if size > 0)
+    peers = list(meshes)
+    return [peers[i] for _, i in ranked[:most]]
+
+
 def _hand(reader: _CardReader, publisher: PeerId, data: bytes) -> bool:
     """Give one announcement to one agent's validator, then to its delivery if valid (a failure stops it)."""
     with reader.faults.boundary("co-hosted card announcement", publisher):
@@ -198,4 +239,4 @@ def _hand(reader: _CardReader, publisher: PeerId, data: bytes) -> bool:
     return False
 
 
-__all__ = ["CoHosted"]
+__all__ = ["CARRIERS", "CoHosted", "pick_carriers"]

@@ -56,6 +56,7 @@ from ioa_p2p.card import MAX_CARD_SIZE
 from ioa_p2p.errors import InvalidPeerId
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
+from ioa_p2p.node.net.gossip_carry import Carrier, carry_loop, signed_message
 from ioa_p2p.node.net.gossip_pacing import (
     MAINTAIN_INTERVAL,
     HeartbeatPacer,
@@ -110,13 +111,21 @@ class CardGossip:
         self.share: Callable[[bytes], None] | None = None
         #: hands remote records we accepted to the other agents of this process (``CoHosted.pass_on``)
         self.relay: Callable[[PeerId, int, bytes], None] | None = None
+        #: hands the signed message of our announcement to the agents of this process that will forward
+        #: it to their own gossip mesh (``CoHosted.carry``; :mod:`~ioa_p2p.node.net.gossip_carry`)
+        self.carry: Callable[[Any], None] | None = None
+        self.carrier = Carrier()
 
     async def announce(self, data: bytes) -> None:
-        """Publish a card (our own) to the topic (and first to the other agents of this process)."""
+        """Publish a card (our own) to the topic (and first to the other agents of this process, which
+        also forward the signed message to their mesh: :meth:`carry`)."""
         if self.share is not None:
             self.share(data)
-        await self.pubsub.publish(TOPIC, data)
+        msg = signed_message(self.pubsub, TOPIC, data)
+        await self.pubsub.push_msg(self.pubsub.my_id, msg)
         self.published += 1
+        if self.carry is not None:
+            self.carry(msg)
 
     def pass_on(self, publisher: PeerId, version: int, data: bytes) -> None:
         """Hand a remote publisher's record we accepted to the other agents of this process, if any."""
@@ -246,6 +255,7 @@ async def open_card_gossip(
             if earlier:
                 nursery.start_soon(_tell_protocols, host, earlier)
             nursery.start_soon(_drain, subscription, gossip, deliver, faults)
+            nursery.start_soon(carry_loop, pubsub, gossip.carrier, faults)
             pacer = HeartbeatPacer(settings.heartbeat, settings.heartbeat_idle, settings.degree_low)
             nursery.start_soon(_maintain, host, pubsub, gossip, pacer, local)
             try:
