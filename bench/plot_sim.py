@@ -241,12 +241,13 @@ def plot_publish(plt: Any, rows: list[dict[str, Any]], out: Path) -> bool:
     names = [f"{label(r)}\nearly rank {r.get('early_rank', 0):g}" for r in rows]
     x = list(range(len(rows)))
     for shift, key, style in (
-        (-0.2, "placed", "placed (every key at its quorum)"),
-        (0.0, "publish", "round over"),
+        (-0.2, "placed", "placed: every key at its quorum (the publish is done, since d-publish2)"),
+        (0.0, "round", "round over"),
         (0.2, "first_store", "first store"),
     ):
-        p50 = [r[f"{key}_p50"] for r in rows]
-        p95 = [r[f"{key}_p95"] for r in rows]
+        # rows before 2026-11-28 10:00 UTC: "publish" was the round's end (no "round" key)
+        p50 = [r.get(f"{key}_p50", r.get("publish_p50")) if key == "round" else r[f"{key}_p50"] for r in rows]
+        p95 = [r.get(f"{key}_p95", r.get("publish_p95")) if key == "round" else r[f"{key}_p95"] for r in rows]
         axis.bar([i + shift for i in x], p50, width=0.2, label=f"{style}, p50")
         axis.scatter([i + shift for i in x], p95, marker="_", s=300, color="black")
     axis.axhline(1.0, color="grey", linestyle=":", label="target at 10,000: 1 s")
