@@ -78,7 +78,7 @@ from typing import Any
 from shared_data import data_file, require
 from spam_costs import costs, entry_costs, stamp_costs
 from spam_modes import EXPOSURE, GOAL_SECONDS, KIN, MATCHER, POLICIES, build, run
-from spam_world import CENTRE, Sketches, fetch_only, spam_for
+from spam_world import CENTRE, PROVEN_FETCH, Sketches, fetch_only, spam_for
 
 from ioa_p2p.teaming.exposure import ExposurePolicy
 
@@ -120,6 +120,10 @@ def main() -> None:
         help="with --pages: the fetch's breadth centre: every sketch, or the node's breadth sample (the "
         "first 64 sketches of each level-4 page of table 0) with the honest or the spam cards first",
     )  # fmt: skip
+    parser.add_argument(
+        "--proven-fetch", default="on", choices=("on", "off"),
+        help="with --pages: the fetch keeps slots for proven candidates (dht/fetchevidence.py); off: before",
+    )  # fmt: skip
     parser.add_argument("--stamps", action="store_true", help="only the stamp's mint and verify costs")
     parser.add_argument(
         "--newcomers", type=int, default=4,
@@ -138,6 +142,7 @@ def main() -> None:
         EXPOSURE["total"] = ExposurePolicy(unproven_per_window=args.unproven_per_window)
     MATCHER[0] = args.matcher
     CENTRE[0] = args.centre
+    PROVEN_FETCH[0] = args.proven_fetch == "on"
     data = json.loads(require(DATA).read_text(encoding="utf-8"))
     honest = [(a["name"], a["description"]) for a in data["agents"]]
     goals = [g for g in data["goals"] if g.get("team")]
@@ -150,7 +155,9 @@ def main() -> None:
         print(json.dumps(entry) if args.json else text)
         return None
     if args.pages and args.fetch_only:
-        return fetch_only(honest, goals, args.ratio, args.attacks.split(","), args.json, args.passes)
+        return fetch_only(
+            honest, goals, args.ratio, args.attacks.split(","), args.json, args.passes, args.warm
+        )
     modes = args.modes.split(",")
     print(
         f"# {len(honest)} honest cards, {len(goals)} goals x {args.passes} passes, spam ratio {args.ratio}:1",

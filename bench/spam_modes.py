@@ -301,7 +301,13 @@ class Fold:
         among = (
             None
             if self.sketches is None
-            else self.sketches.fetched(goal["goal"], known, self.defences, held=held)
+            else self.sketches.fetched(
+                goal["goal"],
+                known,
+                self.defences,
+                held=held,
+                proven=proven_keys(self.standings) if self.defences else (),
+            )  # fmt: skip
         )
         if among is not None:
             tally.honest_fetched.append(sum(k not in spam for k in among) / max(1, len(among)))

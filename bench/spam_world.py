@@ -15,6 +15,7 @@ from spam_attacks import HELDOUT, heldout_texts
 
 from ioa_p2p.card import card_text, issue_card
 from ioa_p2p.card.sketch import issue_sketch
+from ioa_p2p.conversation.reputation import Standing, reputation_prior
 from ioa_p2p.dht.expand import FETCH, SAMPLE_TABLE
 from ioa_p2p.dht.fetchchoice import POOL, centre_of, choose_fetch
 from ioa_p2p.dht.forest import LEVELS, forest_for
@@ -33,6 +34,8 @@ NOW = 1_800_000_000_000
 #: first 64 sketches to reach each level-4 page of table 0) with the honest cards first (``honest-first``:
 #: the attack came after the network formed) or the spam first (``spam-first``: it filled those pages).
 CENTRE = ["all"]
+#: Whether the fetch keeps slots for proven candidates (``--proven-fetch``; ``dht/fetchevidence.py``).
+PROVEN_FETCH = [True]
 KEYWORDS = (
     "python", "sql", "translation", "legal advice", "medical questions", "finance", "image generation",
     "video editing", "weather", "cooking", "travel planning", "math", "charts", "email", "code review",
@@ -97,10 +100,17 @@ class Sketches:
         self._centre = None
 
     def fetched(
-        self, goal: str, standing: dict[str, float], defences: bool, *, held: Collection[str] = ()
+        self,
+        goal: str,
+        standing: dict[str, float],
+        defences: bool,
+        *,
+        held: Collection[str] = (),
+        proven: Collection[str] = (),
     ) -> list[str]:
         """The keys of the cards a page search that listed every sketch would fetch for ``goal``
-        (``held``: the keys whose cards the node holds: first among copies, and the breadth line)."""
+        (``held``: the keys whose cards the node holds: first among copies, and the breadth line;
+        ``proven``: the keys with a task done for the node, unless :data:`PROVEN_FETCH` is off)."""
         q = normalise(self.embedder.embed([goal]))[0]
         scorer = SketchScorer(q, scheme=self.embedder.model_id, terms=query_terms(goal))
         sketches = list(self.by_key.values())
@@ -122,9 +132,10 @@ class Sketches:
         priors = {self.by_key[k].peer_id: v for k, v in standing.items()}
         started = time.process_time()
         known = {self.by_key[k].peer_id for k in held if k in self.by_key}
+        good = {self.by_key[k].peer_id for k in proven if k in self.by_key} if PROVEN_FETCH[0] else set()
         chosen = choose_fetch(
             scored, FETCH, priors=priors, known=known, centre=self._centre, query=scorer.view,
-            defences=defences,
+            defences=defences, proven=good,
         )  # fmt: skip
         self.choose_s += time.process_time() - started
         self.choices += 1
@@ -180,13 +191,18 @@ def fetch_only(
     attacks: list[str],
     as_json: bool,
     passes: int,
+    warm: bool = False,
 ) -> None:
     """The page search's fetch alone: the share of each goal's gold agents among the cards fetched, the
     share of fetch slots spam takes and the cards fetched per find (the cost), with the sketch-level
     defences (:mod:`~ioa_p2p.dht.fetchchoice`) off and on. Reputation is not exercised here (no team is
     formed); with the defences the node learns the standing of every card it fetches (:class:`Standings`,
     in the order they are fetched, as a node that knows no card beforehand would) and carries it back to
-    the sketches of the next finds. Every goal runs ``passes`` times."""
+    the sketches of the next finds. Every goal runs ``passes`` times.
+
+    ``warm``: the node worked before the attack: the honest members of the gold teams of every other goal
+    did a task for it (proven, with the reputation prior of one task done, their cards held); the figures
+    are also given over the goals of the other half alone (``gold_fetched_new``)."""
     base = Sketches()
     embed_items = make_matcher({"matcher": "lite"}).embed_items
     names: dict[str, str] = {}
@@ -200,21 +216,35 @@ def fetch_only(
         cards[str(card.peer_id)] = card
     rng = random.Random(25)
 
+    proven = {names[n] for g in goals[0::2] for n in g["team"] if n in names} if warm else set()
+    new_goals = {id(g) for g in goals[1::2]} if warm else set()
+    done = reputation_prior(Standing(done=1))
+
     def measure(sketches: Sketches, spam: set[str], defences: bool) -> dict[str, float]:
-        gold_share, spam_slots, fetched_count, fetched_bytes = [], [], [], []
+        gold_share, spam_slots, fetched_count, fetched_bytes, new_share = [], [], [], [], []
+        proven_slots: list[float] = []
         sketches.choose_s, sketches.choices = 0.0, 0
         learner = Standings(embed_items) if defences else None
-        priors: dict[str, float] = {}
+        priors: dict[str, float] = dict.fromkeys(proven, done) if defences else {}
+        held = set(proven) if defences else set()
         for goal in [g for _ in range(passes) for g in goals]:
-            fetched = set(sketches.fetched(goal["goal"], priors, defences))
+            fetched = set(sketches.fetched(goal["goal"], priors, defences, held=held, proven=held & proven))
             fetched_bytes.append(sum(sketches.card_bytes[k] for k in fetched))
             if learner is not None:
-                priors = learner.learn([(k, cards[k]) for k in sorted(fetched)])
+                learned = learner.learn([(k, cards[k]) for k in sorted(fetched)])
+                priors = {
+                    k: learned.get(k, 0.0) + (done if k in proven else 0.0) for k in learned.keys() | proven
+                }
             gold = {names[n] for n in goal["team"] if n in names}
             gold_share.append(len(gold & fetched) / len(gold) if gold else 0.0)
+            if id(goal) in new_goals:
+                new_share.append(gold_share[-1])
             spam_slots.append(len(fetched & spam) / max(1, len(fetched)))
+            proven_slots.append(len(fetched & proven) / max(1, len(fetched)))
             fetched_count.append(len(fetched))
         return {
+            **({"proven_fetch_slots": round(statistics.mean(proven_slots), 4)} if proven else {}),
+            **({"gold_fetched_new": round(statistics.mean(new_share), 4)} if new_share else {}),
             "gold_fetched": round(statistics.mean(gold_share), 4),
             "spam_fetch_slots": round(statistics.mean(spam_slots), 4),
             "cards_fetched": round(statistics.mean(fetched_count), 1),
@@ -224,13 +254,13 @@ def fetch_only(
 
     print(
         f"# fetch only: {len(honest)} honest cards, {len(goals)} goals x {passes} passes, {FETCH} slots, "
-        f"ratio {ratio}:1"
+        f"ratio {ratio}:1" + (f", warm ({len(proven)} honest agents proven)" if warm else "")
     )
     clean = {d: measure(base, set(), d) for d in (False, True)}
     for d, row in clean.items():
         print(
             f"baseline (no spam), sketch defences {'on ' if d else 'off'}: gold agents among the fetched "
-            f"{row['gold_fetched']:.3f}, cards fetched per find {row['cards_fetched']} "
+            f"{row['gold_fetched']:.3f}{extra_text(row)}, cards fetched per find {row['cards_fetched']} "
             f"({row['card_kb_fetched']} KB), fetch choice {row['choose_ms']} ms CPU",
             flush=True,
         )
@@ -253,8 +283,18 @@ def fetch_only(
                 json.dumps(row)
                 if as_json
                 else f"{attack:<10} sketch defences {'on ' if defences else 'off'}  gold among fetched "
-                f"{row['gold_fetched']:.3f} ({row['gold_ratio']:.2f} of baseline)  spam in fetch slots "
+                f"{row['gold_fetched']:.3f} ({row['gold_ratio']:.2f} of baseline){extra_text(row)}  "
+                f"spam in fetch slots "
                 f"{100 * row['spam_fetch_slots']:5.1f} %  cards fetched per find {row['cards_fetched']} "
                 f"({row['card_kb_fetched']} KB; choice {row['choose_ms']} ms CPU)",
                 flush=True,
             )
+
+
+def extra_text(row: dict[str, Any]) -> str:
+    """The warm node's figures of a fetch-only row: gold among the fetched over the goals it had not met,
+    and the share of the fetch that went to proven peers."""
+    out = f", new goals {row['gold_fetched_new']:.3f}" if "gold_fetched_new" in row else ""
+    return out + (
+        f", proven in fetch {100 * row['proven_fetch_slots']:.1f} %" if "proven_fetch_slots" in row else ""
+    )

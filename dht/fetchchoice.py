@@ -53,6 +53,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ioa_p2p.card.sketch import SignedSketch, sketch_terms
+from ioa_p2p.dht.fetchevidence import proven_first
 from ioa_p2p.identity import PeerId
 
 #: Score units per unit of a negative reputation prior.
@@ -201,6 +202,7 @@ def choose_fetch(
     centre: Vector | None = None,
     query: Vector | None = None,
     defences: bool = True,
+    proven: Collection[PeerId] = (),
 ) -> list[SignedSketch]:
     """The candidates whose cards a search fetches, from ``(sketch score, sketch)`` pairs: the best
     member of each of the ``count`` best distinct contents, best first, then the other members of the
@@ -208,8 +210,11 @@ def choose_fetch(
 
     ``priors``: reputation priors by peer; ``known``: peers whose current card this node holds (first
     among copies, fetched for free); ``centre``: the sum or mean of the listed candidates' unit vectors
-    (:func:`centrality`), ``query`` the query's unit vector in the sketches' space. With ``defences``
-    off only the reputation prior acts (what the node did before)."""
+    (:func:`centrality`), ``query`` the query's unit vector in the sketches' space; ``proven``: peers with
+    a signed task done for this node (or trusted): first among copies after held ones, and up to
+    :data:`~ioa_p2p.dht.fetchevidence.PROVEN_SHARE` of the slots go to proven contents that score near the
+    last slot (:func:`~ioa_p2p.dht.fetchevidence.proven_first`). With ``defences`` off only the reputation
+    prior acts (what the node did before)."""
     trusted = priors or {}
     items = list(scored)
     if not defences:
@@ -233,11 +238,18 @@ def choose_fetch(
         for (score, sketch), c in zip(items, central, strict=True)
     ]
 
-    def member(i: int) -> tuple[bool, float, float, bytes]:
-        return _order(adjusted[i], sketches[i], trusted, known)
+    proven_set = frozenset(proven)
+
+    def member(i: int) -> tuple[bool, bool, float, float, bytes]:
+        held, score, standing, raw = _order(adjusted[i], sketches[i], trusted, known)
+        return (held, sketches[i].peer_id not in proven_set, score, standing, raw)
 
     groups = [sorted(g, key=member) for g in copy_groups(sketches)]
     groups.sort(key=lambda g: (-max(adjusted[i] for i in g), sketches[g[0]].peer_id.raw))
+    if proven_set:  # fetch slots for proven contents near the last slot (dht/fetchevidence.py)
+        flags = [any(sketches[i].peer_id in proven_set for i in g) for g in groups]
+        best = [max(adjusted[i] for i in g) for g in groups]
+        groups = [groups[i] for i in proven_first(best, flags, count)]
     firsts = [sketches[g[0]] for g in groups[:count]]
     cap = int(count * (1 + EXTRA))
     extras = [sketches[i] for g in groups[:FULL_GROUPS] for i in g[1:GROUP_FETCH]]

@@ -214,6 +214,7 @@ def test_the_node_fetches_only_sketches_whose_signature_verifies_and_skips_cards
         needs_fetch=lambda peer: peer != original.peer_id,
         settled=None,
         young_penalty=0.0,
+        proven=frozenset(),
         settings=settings,
     )
     assert _verified_best(search, 6, node) == []  # type: ignore[arg-type]  # none of these is stamped

@@ -245,12 +245,19 @@ def _young_priors(
     return out
 
 
+def _proven(search: CardSearch, pool: list[SignedSketch]) -> set[PeerId]:
+    """The listed peers with a signed task done for this node, or trusted (``CardSearch.proven``)."""
+    proven = search.proven
+    return {s.peer_id for s in pool if str(s.peer_id) in proven} if proven else set()
+
+
 def _verified_best(
     pages: PageSearch, count: int, search: CardSearch, priors: dict[PeerId, float] | None = None
 ) -> list[SignedSketch]:
     """The candidates (not us) to fetch: ``count`` distinct contents and the copies
     :func:`~ioa_p2p.dht.fetchchoice.choose_fetch` adds, chosen among the :data:`POOL` times ``count`` best
-    by sketch score with the sketch-level spam defences (reputation, copies, supersets, breadth), among
+    by sketch score with the sketch-level spam defences (reputation, copies, supersets, breadth, slots for
+    proven peers), among
     those whose sketch signature verifies and whose stamp has ``[discovery] min_stamp_bits`` (a page
     holder that stored under-stamped entries gains their makers nothing); the others are dropped and the
     choice is made again."""
@@ -267,6 +274,7 @@ def _verified_best(
             known=known,
             centre=pages.centre(),
             query=pages.query,
+            proven=_proven(search, pool),
         )
         failed = []
         for sketch in picked:

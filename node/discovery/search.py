@@ -77,6 +77,9 @@ class CardSearch:
         #: is not one of them and its card was never held (a held young peer has it in the ranker's priors)
         self.settled: frozenset[str] | None = None
         self.young_penalty = 0.0
+        #: the peers with a signed task done for this node, or trusted (set by the goals service): a page
+        #: search keeps some fetch slots for them (:mod:`ioa_p2p.dht.fetchevidence`)
+        self.proven: frozenset[str] = frozenset()
         #: called with each remote record that changed the directory (the other agents of this process
         #: get it too: ``CardTopicPort.pass_on``; set by discovery when the card topic runs)
         self.on_new: Callable[[CardRecord], None] | None = None

@@ -178,6 +178,7 @@ class ReputationBook:
         self.discovery.spent = self.spent
         self.discovery.unproven_left = self.left
         self.discovery.search.settled = self.settled
+        self.discovery.search.proven = frozenset(self.proven)
         self.discovery.search.young_penalty = self.trust.young_penalty
 
 
