@@ -19,11 +19,13 @@ the launcher (the first agent) holds every card and ``--settle`` s more:
   unloading: the same models, so no quality cost).
 
 ``--per-process K`` runs the agents K to a process (``[[agents]]``; an agent's CPU is then its process's
-divided by K). ``--probes P`` adds P more agents, each alone in its own process and started once the
-others are up, that keep up to ``--probe-peers`` connections (``[node] target_peers``; 0, the default:
-every other node; a comma-separated list starts P agents for each value): the idle cost of one node with
-that many peers connected (its RSS, CPU and the connections it held, from ``GET /net``), whatever the
-others' packing.
+divided by K; each process's RSS, CPU per agent and CPU per window are listed apart: with ``--nodes 101
+--per-process 100`` the last agent runs alone in its own process, started with the others, a node of a
+101-node network measured on its own). ``--probes P`` adds P more agents, each alone in its own process
+and started once the others are up, that keep up to ``--probe-peers`` connections (``[node]
+target_peers``; 0, the default: every other node; a comma-separated list starts P agents for each
+value): the idle cost of one node with that many peers connected (its RSS, CPU and the connections it
+held, from ``GET /net``), whatever the others' packing.
 
 Figures are per process; the load of the machine (``uptime``) is printed with them.
 """
@@ -155,10 +157,10 @@ async def measure(root: Path, specs: list[NodeSpec], args: argparse.Namespace) -
         windows = [await idle_window(procs, args.window) for _ in range(args.windows)]
         cpu = {name: statistics.mean(w[name] for w in windows) for name in procs}  # over every window
         mem = {name: memory(pid) for name, pid in procs.items()}
-        if args.per_process > 1:  # an agent's share of its process
-            sharing = collections.Counter(procs[a] for a in agents)
-            for a in agents:
-                cpu[a] /= sharing[procs[a]]
+        sharing = collections.Counter(procs[a] for a in agents)
+        share = {a: sharing[procs[a]] for a in agents}  # agents in a's process
+        for a in agents:  # an agent's share of its process
+            cpu[a] /= share[a]
         if probes:
             out["probes"] = [
                 {
@@ -179,11 +181,15 @@ async def measure(root: Path, specs: list[NodeSpec], args: argparse.Namespace) -
             "cpu_pct_median": round(statistics.median(cpu[a] for a in agents), 2),
             "cpu_pct_max": round(max(cpu[a] for a in agents), 2),
         }
-        if args.per_process > 1:  # RSS per process, not per agent
+        if args.per_process > 1:  # RSS per process, not per agent; each process's own figures
             out["agents"]["processes"] = len(set(procs[a] for a in agents))
+            out["processes"] = await process_rows(net.agents, procs, mem, cpu, windows)
         if args.windows > 1:  # each window's agent median, and the load at its end
             out["windows"] = [
-                {"agents_median": round(statistics.median(w[a] for a in agents), 2), "load": w["load"]}
+                {
+                    "agents_median": round(statistics.median(w[a] / share[a] for a in agents), 2),
+                    "load": w["load"],
+                }
                 for w in windows
             ]
         print(json.dumps({"idle": out}), file=sys.stderr, flush=True)  # kept if a later step fails
@@ -211,6 +217,33 @@ async def measure(root: Path, specs: list[NodeSpec], args: argparse.Namespace) -
             out[key] = round((time.monotonic() - start) * 1000)
         out["load_end"] = load()
     return out
+
+
+async def process_rows(
+    agents: list[TestnetNode],
+    procs: dict[str, int],
+    mem: dict[str, dict[str, int]],
+    cpu: dict[str, float],
+    windows: list[dict[str, Any]],
+) -> list[dict[str, Any]]:
+    """Each agent process: its agents, RSS (PSS), CPU per agent over the windows and the process's CPU in
+    each window; an agent alone in its process also says how many connections it held."""
+    by_pid: dict[int, list[TestnetNode]] = collections.defaultdict(list)
+    for agent in agents:
+        by_pid[procs[agent.name]].append(agent)
+    rows = []
+    for members in by_pid.values():
+        first = members[0].name
+        row: dict[str, Any] = {
+            "agents": len(members),
+            **mem[first],
+            "cpu_pct_per_agent": round(cpu[first], 3),
+            "windows_pct": [round(w[first], 2) for w in windows],
+        }
+        if len(members) == 1:
+            row["connections"] = (await members[0].call("GET", "/net"))["connections"]["open"]
+        rows.append(row)
+    return rows
 
 
 async def start_probes(
