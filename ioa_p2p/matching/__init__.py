@@ -14,6 +14,8 @@ The package is self-contained (numpy, wordllama, and for the default matcher onn
   match everything); :mod:`~ioa_p2p.matching.copies`: which cards copy an earlier card.
 - :mod:`~ioa_p2p.matching.encoders`: the two sentence encoders, loaded on first use and unloaded on
   request; :mod:`~ioa_p2p.matching.static_model`: wordllama's weights memory-mapped (no per-process copy);
+  :mod:`~ioa_p2p.matching.llama_bpe`: its tokenizer in plain Python (the ``tokenizers`` extension not
+  imported by an agent that embeds only its own card);
   :mod:`~ioa_p2p.matching.int8_graph`: MiniLM's ONNX graph rewritten so that its weights stay int8.
 
 ``docs/matching.md`` has the measurements behind the choice and the integration plan.

@@ -6,9 +6,10 @@ wordllama's training and configuration code (pydantic among it): ~47 MB of resid
 process, though a node embeds a few short texts (its card, a query). :class:`StaticModel` maps the same file
 read-only instead: only the pages of the tokens a text uses become resident, they are file-backed (the
 kernel may drop them and shares them between every process on the machine), and nothing of wordllama's
-Python code is imported (only ``tokenizers`` for its tokenizer file). The vectors are exactly wordllama's
-(``WordLlamaInference.embed(norm=False)``): the same padded batch, the same float32 pooling expression, and
-float16 -> float32 is exact (``tests/test_embedding.py`` compares them).
+Python code is imported, nor ``tokenizers``: its tokenizer file is read by :mod:`.llama_bpe` (the same
+ids in plain Python; ~1 MB instead of the extension's ~4.4 MB, which stayed imported). The vectors are
+exactly wordllama's (``WordLlamaInference.embed(norm=False)``): the same padded batch, the same float32
+pooling expression, and float16 -> float32 is exact (``tests/test_embedding.py`` compares them).
 
 Trap (the field notes): the wheel ships ``tokenizers/`` and ``weights/`` beside the package; nothing is
 ever downloaded here. A missing or malformed file raises :class:`~ioa_p2p.errors.ConfigError`.
@@ -27,6 +28,8 @@ import numpy as np
 import numpy.typing as npt
 
 from ioa_p2p.errors import ConfigError
+
+from .llama_bpe import LlamaBpe
 
 CONFIG = "l2_supercat"
 WEIGHTS = f"weights/{CONFIG}_256.safetensors"
@@ -67,7 +70,7 @@ def map_tensor(path: Path, key: str = TENSOR) -> npt.NDArray[Any]:
 class StaticModel:
     """Mean-pooled static token embeddings over memory-mapped weights (see the module docstring)."""
 
-    def __init__(self, weights: npt.NDArray[Any], tokenizer: Any) -> None:
+    def __init__(self, weights: npt.NDArray[Any], tokenizer: LlamaBpe) -> None:
         self.weights = weights
         self.tokenizer = tokenizer
 
@@ -75,18 +78,7 @@ class StaticModel:
     def open(cls, folder: Path | None = None) -> StaticModel:
         """The l2_supercat model shipped in the wordllama wheel (``folder``: its package folder)."""
         folder = folder or wordllama_folder()
-        weights = map_tensor(folder / WEIGHTS)
-        try:
-            from tokenizers import Tokenizer
-
-            tokenizer = Tokenizer.from_file(str(folder / TOKENIZER))
-        except ImportError as exc:  # pragma: no cover - a dependency of the package
-            raise ConfigError("the tokenizers package is missing: pip install tokenizers") from exc
-        except Exception as exc:  # tokenizers raises its own exception type for a bad or missing file
-            raise ConfigError(f"cannot load the wordllama tokenizer in {folder}: {exc}") from exc
-        tokenizer.enable_padding()
-        tokenizer.no_truncation()
-        return cls(weights, tokenizer)
+        return cls(map_tensor(folder / WEIGHTS), LlamaBpe.from_file(folder / TOKENIZER))
 
     @property
     def dim(self) -> int:
@@ -97,9 +89,10 @@ class StaticModel:
         out = np.empty((len(texts), self.dim), dtype=np.float32)
         for i in range(0, len(texts), BATCH):
             chunk = list(texts[i : i + BATCH])
-            encoded = self.tokenizer.encode_batch(chunk, is_pretokenized=False, add_special_tokens=False)
-            ids = np.array([enc.ids for enc in encoded], dtype=np.int32)
-            mask = np.array([enc.attention_mask for enc in encoded], dtype=np.float32)
+            encoded = self.tokenizer.encode_batch(chunk)
+            width = max(len(e) for e in encoded)  # padded to the longest (id 0, masked), as wordllama's
+            ids = np.array([e + [0] * (width - len(e)) for e in encoded], dtype=np.int32)
+            mask = np.array([[1] * len(e) + [0] * (width - len(e)) for e in encoded], dtype=np.float32)
             np.clip(ids, 0, self.weights.shape[0] - 1, out=ids)
             rows = np.asarray(self.weights[ids], dtype=np.float32)
             mask_sum = np.maximum(mask.sum(axis=1, keepdims=True), 1.0).astype(np.float32)
