@@ -61,6 +61,11 @@ sharing a slot, supersets, breadth) on or off with the others. The ranker's prio
 that indexed every card, honest ones first. ``--fetch-only`` measures the fetch choice alone (wordllama
 only, minutes instead of hours on a loaded machine).
 
+``--proven-fetch on|off`` (with ``--pages``): the fetch gives up to a quarter of its slots to proven peers
+near its last slot (``dht/fetchevidence.py``; on, the node's default) or not (before it); with
+``--fetch-only --warm`` the honest members of the gold teams of every other goal are proven and held.
+``--data``: another shared data set of the same shape (``teaming-dev.json``).
+
 ``--attacks`` also takes the held-out generator's attacks (``spam_attacks.py``: ``paraphrase``,
 ``mixture``, ``focused`` and ``heldout``, a mix of the three), written as a second attacker the
 sketch-level defences were not tuned on, and ``patient`` (the held-out texts from identities as old as
