@@ -3,7 +3,8 @@
     .venv/bin/python bench/bench_spam.py [--ratio 10] [--passes 2] [--attacks stuffed,superset,clone]
 
 Honest cards: the 160 agents of ``teaming-dev-hard.json`` (shared data; the benchmark says so and stops
-when it is absent); queries and gold teams: its 120 goals. For each attack, ``ratio`` spam identities per
+when it is absent; ``--data teaming-dev.json``: the 12 agents and 48 goals of the easy set); queries and
+gold teams: its 120 goals. For each attack, ``ratio`` spam identities per
 honest card (1,600 by default) join the directory of one node, and every goal is run ``passes`` times in
 order, through the node's own ranker (:class:`~ioa_p2p.dht.ranking.CardRanker` over the hybrid matcher) and
 team choice (``choose_team``), in each of ``--modes``: ``off`` (no breadth discount, duplicates not merged,
@@ -60,6 +61,11 @@ sharing a slot, supersets, breadth) on or off with the others. The ranker's prio
 that indexed every card, honest ones first. ``--fetch-only`` measures the fetch choice alone (wordllama
 only, minutes instead of hours on a loaded machine).
 
+``--proven-fetch on|off`` (with ``--pages``): the fetch gives up to a quarter of its slots to proven peers
+near its last slot (``dht/fetchevidence.py``; on, the node's default) or not (before it); with
+``--fetch-only --warm`` the honest members of the gold teams of every other goal are proven and held.
+``--data``: another shared data set of the same shape (``teaming-dev.json``).
+
 ``--attacks`` also takes the held-out generator's attacks (``spam_attacks.py``: ``paraphrase``,
 ``mixture``, ``focused`` and ``heldout``, a mix of the three), written as a second attacker the
 sketch-level defences were not tuned on, and ``patient`` (the held-out texts from identities as old as
@@ -91,6 +97,10 @@ def main() -> None:
     parser.add_argument("--passes", type=int, default=2, help="times every goal is run")
     parser.add_argument("--attacks", default="stuffed,superset,clone,reworded")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--data", default=DATA.name,
+        help="the shared data set (honest agents and goals with gold teams) in the shared data folder",
+    )  # fmt: skip
     parser.add_argument(
         "--matcher", default="hybrid", choices=("hybrid", "lite"),
         help="the ranker's matcher (lite: wordllama + BM25, the node's fallback; hours less CPU)",
@@ -143,7 +153,7 @@ def main() -> None:
     MATCHER[0] = args.matcher
     CENTRE[0] = args.centre
     PROVEN_FETCH[0] = args.proven_fetch == "on"
-    data = json.loads(require(DATA).read_text(encoding="utf-8"))
+    data = json.loads(require(data_file(args.data)).read_text(encoding="utf-8"))
     honest = [(a["name"], a["description"]) for a in data["agents"]]
     goals = [g for g in data["goals"] if g.get("team")]
     rows: list[dict[str, Any]] = []

@@ -201,6 +201,7 @@ def test_the_reputation_book_marks_young_peers_and_lowers_them_once_someone_is_e
     book.publish()
     assert discovery.young == {key["new"]} and discovery.unproven == {key["old"], key["new"]}
     assert search.settled == {key["old"], key["partner"], key["worker"]} and search.young_penalty == 1.0
+    assert search.proven == {key["partner"], key["worker"]}  # the page search's fetch slots for them
     assert ranker.reference == {key["partner"], key["worker"]}  # breadth's reference: proven cards only
     assert ranker.priors[key["new"]] == pytest.approx(reputation_prior(Standing(failed=1)) - 1.0)
     assert key["partner"] not in ranker.priors and ranker.priors[key["worker"]] > 0
