@@ -49,11 +49,14 @@ def line(node: Node, group: int, place: int) -> str:
     same = sum(1 for g in conns if g == group)
     other = sum(1 for g in conns if g is not None and g != group)
     topic = [_group_of(p) for p in gossip.topic_peer_ids()]  # type: ignore[attr-defined]
+    # the peers it opened its own pubsub stream to (registered), whose subscriptions make its topic peers
+    registered = [_group_of(p.to_base58()) for p in gossip.pubsub.peers]  # type: ignore[attr-defined]
     table = [_group_of(p.to_base58()) for p in node.net.dht.routing_table.get_peer_ids()]
     held = [_group_of(e.card.peer_id) for e in discovery.directory]
     return (
         f"g{group}#{place:<2} cards {len(held):3} ({sum(1 for g in held if g not in (None, group))} other) "
         f"topic {len(topic)} ({sum(1 for g in topic if g not in (None, group))} other) "
+        f"registered {sum(1 for g in registered if g not in (None, group))} other "
         f"table {len(table)} ({sum(1 for g in table if g not in (None, group))} other) "
         f"conns same {same} other {other}"
     )

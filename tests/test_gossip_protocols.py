@@ -72,3 +72,33 @@ async def test_a_peer_that_subscribed_to_us_is_registered_back_when_the_identify
                     await _until(lambda: early_gossip.topic_peers() > 0)  # the late one registered with it
                     assert speaks_pubsub(early, late.get_id()) is False  # no push came
                     await _until(lambda: late_gossip.topic_peers() > 0)  # it registered the late one back
+
+
+async def test_two_peers_that_connected_before_either_opened_the_topic_register_when_every_push_is_lost(
+    monkeypatch: Any,
+) -> None:
+    """Issue 26: two agents of different processes connect during their DHT joins, before either opened
+    the card topic, and both identify pushes are lost on their busy loops. The one whose topic opens second
+    tries the other once whatever its old identify said (``register_anyway``); before, every deliberate
+    attempt went through the filter that skips peers whose identify named no GossipSub, so neither ever
+    tried, and they stayed strangers (0 card-topic peers across processes for 45-60 s)."""
+
+    async def lost(host: Any, peers: list[Any]) -> None:
+        return None
+
+    monkeypatch.setattr(gossip_module, "_tell_protocols", lost)
+    monkeypatch.setattr(gossip_module, "SILENT_FIRST", 600.0)  # the maintenance's rare tries: not here
+    accept = lambda publisher, data: True  # noqa: E731 - no card is sent in this test
+    take = lambda publisher, data: None  # noqa: E731
+    one, two = new_noise_host(Identity.generate()), new_noise_host(Identity.generate())
+    with trio.fail_after(30):
+        async with run_raw_host(one), run_raw_host(two):
+            await two.connect(_addr(one))
+            await _until(lambda: speaks_pubsub(one, two.get_id()) is not None)
+            await _until(lambda: speaks_pubsub(two, one.get_id()) is not None)
+            assert speaks_pubsub(one, two.get_id()) is False and speaks_pubsub(two, one.get_id()) is False
+            async with (
+                open_card_gossip(one, accept, take) as first,
+                open_card_gossip(two, accept, take) as second,  # opens second: it tries the first
+            ):
+                await _until(lambda: first.topic_peers() > 0 and second.topic_peers() > 0)

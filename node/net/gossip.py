@@ -15,24 +15,24 @@ for lookups.
 
 py-libp2p's Pubsub learns peers from connection events, so peers connected before it was created are
 registered explicitly at start, and a maintenance task repairs registrations and subscriptions that
-connection churn loses (see :func:`_maintain`). Registration is only attempted with peers that can
-answer: py-libp2p retries opening a pubsub stream forever (every 10 s) to any connected peer, including
-ones that do not speak GossipSub at all (a bootstrap node, another implementation's DHT-only peer). Each
-attempt costs both sides a failed protocol negotiation; with every node connected to the bootstrap that
-grew into a steady load on it. :func:`speaks_pubsub` reads the protocols the peer announced by identify:
-peers whose identify has not answered yet are asked with a bounded retry, then again with a per-peer
-back-off (2 s doubling to 60 s); peers that announced no GossipSub protocol are not asked on connection,
-only by the maintenance task, once after :data:`SILENT_FIRST` s and then at most once a minute, with a
-single attempt (their identify may have answered before their pubsub started, and an identify push can
-be lost). For the
-same reason a node that joins the topic pushes identify to the peers it is already connected to (its DHT
-join connects it to many before its discovery starts): they learn at once that it speaks GossipSub, so
-they register it and count it as a card publisher (:func:`_tell_protocols`). That push is best effort
-(bounded, and lost on a loaded peer), so the maintenance task also takes a peer that sent us its
-subscription on its own pubsub stream as speaking GossipSub, whatever its identify said, and registers
-it at once: a late joiner that registered with us is registered back within :data:`MAINTAIN_INTERVAL`.
-Measured (issue 26, 4 processes of 25 agents): the agents that started last in each process had 4-23
-connections to other processes' agents but 0 card-topic peers, their cards never reaching them.
+connection churn loses (see :func:`_maintain`). Registration is only attempted with peers that can answer:
+py-libp2p retries opening a pubsub stream forever (every 10 s) to any connected peer, including ones that
+do not speak GossipSub at all (a bootstrap node, another implementation's DHT-only peer). Each attempt
+costs both sides a failed protocol negotiation; with every node connected to the bootstrap that grew into
+a steady load on it. :func:`speaks_pubsub` reads the protocols the peer announced by identify: peers whose
+identify has not answered yet are asked with a bounded retry, then again with a per-peer back-off (2 s
+doubling to 60 s); peers that announced no GossipSub protocol are not asked on connection, only once when
+our topic opens and by the maintenance task, once after :data:`SILENT_FIRST` s and then at most once a
+minute, each a bounded attempt (:func:`register_anyway`: their identify may have answered before their
+pubsub started, and an identify push can be lost). For the same reason a node that joins the topic pushes
+identify to the peers it is already connected to (its DHT join connects it to many before its discovery
+starts): they learn at once that it speaks GossipSub, so they register it and count it as a card publisher
+(:func:`_tell_protocols`). That push is best effort (bounded, and lost on a loaded peer), so the
+maintenance task also takes a peer that sent us its subscription on its own pubsub stream as speaking
+GossipSub, whatever its identify said, and registers it at once: a late joiner that registered with us is
+registered back within :data:`MAINTAIN_INTERVAL`. Measured (issue 26, 4 processes of 25 agents): the
+agents that started last in each process had 4-23 connections to other processes' agents but 0 card-topic
+peers, their cards never reaching them.
 
 The same task re-sends our subscription to every peer (repairing peers that forgot it when a connection
 churned) and paces the GossipSub heartbeat, both as :mod:`ioa_p2p.node.net.gossip_pacing` decides.
@@ -75,7 +75,7 @@ PUSH_TIMEOUT = 10.0
 #: A peer whose identify named no GossipSub is first asked after this many seconds, then at most once a
 #: minute, each time with :data:`SILENT_ATTEMPT_TIMEOUT`.
 SILENT_FIRST = 30.0
-SILENT_ATTEMPT_TIMEOUT = 1.0
+SILENT_ATTEMPT_TIMEOUT = 5.0
 
 #: validate(publisher, data) -> accept?   deliver(publisher, data) -> None (after validation)
 Validate = Callable[[PeerId, bytes], bool]
@@ -190,6 +190,21 @@ def bound_registration(host: Any, pubsub: Pubsub, local: Callable[[Any], bool] =
         await upstream(peer_id, PEER_REGISTER_TIMEOUT if timeout is None else timeout)
 
     pubsub._handle_new_peer_with_retry = register  # type: ignore[method-assign]
+    pubsub._ioa_register_anyway = upstream  # type: ignore[attr-defined]
+
+
+async def register_anyway(pubsub: Pubsub, peer: Any, timeout: float) -> bool:  # noqa: ASYNC109
+    """Try to open a pubsub stream to ``peer`` within ``timeout``, whatever its identify said (the
+    deliberate attempts: at topic open, and the maintenance task's rare ones to silent peers). Through
+    ``ensure_peer_stream`` these went to :func:`bound_registration`'s filter, which skips a peer whose
+    identify named no GossipSub: they never tried, and two agents that connected before either opened the
+    topic stayed strangers until an identify push got through (issue 26: 0 card-topic peers across
+    processes for 45-60 s). True when the peer is registered."""
+    if peer in pubsub.peers:
+        return True
+    upstream = getattr(pubsub, "_ioa_register_anyway", pubsub._handle_new_peer_with_retry)
+    await upstream(peer, timeout)
+    return peer in pubsub.peers
 
 
 @asynccontextmanager
@@ -249,9 +264,11 @@ async def open_card_gossip(
         subscription = await pubsub.subscribe(TOPIC)
         async with trio.open_nursery() as nursery:
             earlier = [p for p in host.get_connected_peers() if not local(p)]  # before pubsub existed
-            for peer in earlier:
-                if speaks_pubsub(host, peer) is not False:
-                    nursery.start_soon(_register_quietly, pubsub, peer, faults)
+            for peer in earlier:  # their identify is older than their topic may be: ask them all once
+                timeout = (
+                    SILENT_ATTEMPT_TIMEOUT if speaks_pubsub(host, peer) is False else PEER_REGISTER_TIMEOUT
+                )
+                nursery.start_soon(_register_quietly, pubsub, peer, faults, timeout)
             if earlier:
                 nursery.start_soon(_tell_protocols, host, earlier)
             nursery.start_soon(_drain, subscription, gossip, deliver, faults)
@@ -279,10 +296,15 @@ async def _tell_protocols(host: Any, peers: list[Any]) -> None:
         log.debug("identify push after joining the card topic failed: %s", exc)
 
 
-async def _register_quietly(pubsub: Pubsub, peer: Any, faults: Faults) -> None:
+async def _register_quietly(
+    pubsub: Pubsub,
+    peer: Any,
+    faults: Faults,
+    timeout: float = PEER_REGISTER_TIMEOUT,  # noqa: ASYNC109 - the library's retry bound
+) -> None:
     """Register one peer with Pubsub; whatever the peer does meanwhile fails this registration only."""
     with faults.boundary("pubsub registration", str(peer)):
-        await pubsub.ensure_peer_stream(peer, PEER_REGISTER_TIMEOUT)
+        await register_anyway(pubsub, peer, timeout)
 
 
 async def _maintain(
@@ -308,7 +330,7 @@ async def _maintain(
 
     async def register(peer: Any, timeout: float) -> None:  # noqa: ASYNC109 - passed to the library
         try:
-            if await pubsub.ensure_peer_stream(peer, timeout):
+            if await register_anyway(pubsub, peer, timeout):
                 backoff.forget(peer)
             else:
                 backoff.failed(peer, trio.current_time())
