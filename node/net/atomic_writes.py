@@ -22,11 +22,22 @@ socket's buffer is full) closes the connection, since part of the message may be
 ``ConnectionClosedError`` as a broken connection does. The sentinel test
 (``tests/test_atomic_writes.py``) shows that an unpatched session still loses its connection to
 cancelled writers and that a patched one keeps it.
+
+**The bound counts from the write's last progress** (issue 25, d-n50b). A peer whose event loop is
+saturated still reads, slowly: at N = 50 processes on 2 cores (load ~50, every loop busy) 166
+connections were given up as ``local: stuck write`` while the CPU budgets' paced reads never reached
+their bound (0 read grants), i.e. writes that were moving were abandoned because the socket's buffer
+ahead of them drained slower than 10 s. :func:`atomic_secure_writes` therefore also wraps py-libp2p's
+``TrioTCPStream.write``: under a secure write, a message longer than :data:`WRITE_PIECE` is handed to
+the socket in pieces (under the stream's write lock, so nothing interleaves), and each piece the socket
+accepts (the peer read as much) moves the write's deadline to :data:`WRITE_BOUND` from then. Only a
+peer that read nothing for :data:`WRITE_BOUND` loses the connection.
 """
 
 from __future__ import annotations
 
 import logging
+from contextvars import ContextVar
 from typing import Any
 
 import trio
@@ -35,9 +46,14 @@ from ioa_p2p.node.net.conn_events import ABANDONED
 
 log = logging.getLogger("ioa_p2p.net")
 
-#: Seconds a secure write may take once it started (shielded from its caller's cancellation); past this
-#: the connection is closed: its peer has not read for that long with the socket's buffer full.
+#: Seconds a secure write may go without progress once it started (shielded from its caller's
+#: cancellation); past this the connection is closed: its peer has not read for that long with the
+#: socket's buffer full.
 WRITE_BOUND = 10.0
+#: Bytes handed to the socket at a time by a secure write; each piece accepted is progress.
+WRITE_PIECE = 16 * 1024
+#: The deadline of the secure write under way in this task (its TCP write moves it on progress).
+_WRITING: ContextVar[trio.CancelScope | None] = ContextVar("ioa_secure_write", default=None)
 #: Seconds closing such a connection may take.
 CLOSE_BOUND = 1.0
 
@@ -59,13 +75,54 @@ def atomic_secure_writes() -> None:
         await trio.lowlevel.checkpoint_if_cancelled()  # cancelled already: nothing encrypted, nothing sent
         with trio.CancelScope(shield=True) as scope:
             scope.deadline = trio.current_time() + WRITE_BOUND
-            await upstream(self, data)
+            token = _WRITING.set(scope)
+            try:
+                await upstream(self, data)
+            finally:
+                _WRITING.reset(token)
         if scope.cancelled_caught:
             await _abandon(self)
-            raise ConnectionClosedError(f"a write of {len(data)} bytes took over {WRITE_BOUND:.0f} s")
+            raise ConnectionClosedError(
+                f"a write of {len(data)} bytes took over {WRITE_BOUND:.0f} s without progress"
+            )
 
     write.ioa_atomic = True  # type: ignore[attr-defined]
     SecureSession.write = write  # type: ignore[method-assign]
+    _write_tcp_in_pieces()
+
+
+def _write_tcp_in_pieces() -> None:
+    """Wrap ``TrioTCPStream.write``: under a secure write, long messages go out in pieces, each moving the
+    write's deadline (module docstring); upstream's error translation is kept."""
+    from libp2p.io.exceptions import ConnectionClosedError
+    from libp2p.io.trio import TrioTCPStream
+
+    global _UPSTREAM_TCP
+    upstream = TrioTCPStream.write
+    if getattr(upstream, "ioa_pieces", False):
+        return
+    _UPSTREAM_TCP = upstream
+
+    async def write(self: Any, data: bytes) -> None:
+        scope = _WRITING.get()
+        if scope is None or len(data) <= WRITE_PIECE:
+            await upstream(self, data)
+            return
+        view = memoryview(data)
+        async with self.write_lock:
+            try:
+                for start in range(0, len(view), WRITE_PIECE):
+                    await self.stream.send_all(view[start : start + WRITE_PIECE])
+                    scope.deadline = trio.current_time() + WRITE_BOUND
+            except trio.BrokenResourceError as error:  # as upstream: the remote reset the connection
+                raise ConnectionClosedError(
+                    f"TCP connection reset by remote peer: {error}", transport="tcp"
+                ) from error
+            except trio.ClosedResourceError:  # as upstream: closed locally, nothing to report
+                return
+
+    write.ioa_pieces = True  # type: ignore[attr-defined]
+    TrioTCPStream.write = write  # type: ignore[method-assign]
 
 
 async def _abandon(session: Any) -> None:
@@ -89,4 +146,20 @@ def upstream_secure_write() -> Any:
     return _UPSTREAM
 
 
-__all__ = ["CLOSE_BOUND", "WRITE_BOUND", "atomic_secure_writes", "upstream_secure_write"]
+#: ``TrioTCPStream.write`` as upstream ships it (kept for the patch's test).
+_UPSTREAM_TCP: Any = None
+
+
+def upstream_tcp_write() -> Any:
+    """Upstream's ``TrioTCPStream.write`` (after :func:`atomic_secure_writes`; None before)."""
+    return _UPSTREAM_TCP
+
+
+__all__ = [
+    "CLOSE_BOUND",
+    "WRITE_BOUND",
+    "WRITE_PIECE",
+    "atomic_secure_writes",
+    "upstream_secure_write",
+    "upstream_tcp_write",
+]

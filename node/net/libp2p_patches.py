@@ -110,7 +110,8 @@ tests fail loudly rather than letting a stale patch linger).
 25. A cancelled write broke its connection: Noise spends a nonce before the socket write, so a writer
    cancelled in between (a deadline, a hedged request) desynchronised the session and the peer dropped
    the connection (``NoiseInvalidMessage``); at N = 50 processes the idle network spent ~2 cores
-   re-making connections. :mod:`ioa_p2p.node.net.atomic_writes` (its docstring says all).
+   re-making connections. :mod:`ioa_p2p.node.net.atomic_writes` (its docstring says all); its bound on
+   a stuck write counts from the write's last progress (``TrioTCPStream.write`` in pieces).
 26. A Noise message read in more than 100 pieces ended its connection (``read_exactly`` gave up with the
    socket open): :mod:`ioa_p2p.node.net.whole_reads` (its docstring says all).
 """
