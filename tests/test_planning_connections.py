@@ -110,6 +110,34 @@ def test_the_planner_derives_a_connection_and_refuses_one_the_timetable_cannot_m
     assert missing is not None and "connection" in missing.what
 
 
+ROUTE = """\
+# Brook Valley buses: route 4
+
+Departures from Lowford (Monday to Friday): 06:50, 09:20, 11:35.
+
+Journey times: Lowford to Mill End takes 20 minutes; Mill End to Hatherby takes 45 minutes.
+"""
+
+SAILINGS = """\
+SATURDAY SAILINGS
+
+  Pell dep.      Garra dep.
+  08:00          09:15
+  12:30          13:45
+"""
+
+
+def test_one_route_of_legs_stated_together_and_no_trip_from_a_row_of_departures() -> None:
+    assert _answer("If I catch the 09:20 bus from Lowford, when do I reach Hatherby?", ROUTE) == "10:25"
+    assert (("Pell dep.", 8 * 60), ("Garra dep.", 9 * 60 + 15)) not in _table(SAILINGS).trips
+    assert (
+        connection_expression(
+            "If I catch the 08:00 boat from Pell, when do I get to Garra?", _table(SAILINGS)
+        )
+        is None
+    )
+
+
 def test_other_time_questions_are_no_connections() -> None:
     assert not asks_connection("What time does the first boat leave Arran Jetty?")
     assert not asks_connection("How long does the crossing to Innis Mor take?")

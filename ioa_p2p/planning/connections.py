@@ -43,7 +43,8 @@ class Timetable:
 
 _TIME = re.compile(r"(?<![\d:.])([01]?\d|2[0-3]):([0-5]\d)(?![\d:])")
 _PLACE_WORDS = re.compile(r"[A-Za-z][A-Za-z'\-]*")
-_NOT_PLACE = frozenset({"dep", "arr", "departs", "arrives", "depart", "arrive", "d", "a", "sailing", "train"})
+_NOT_PLACE_WORDS = "dep arr departs arrives depart arrive departures arrivals d a sailing train"
+_NOT_PLACE = frozenset(_NOT_PLACE_WORDS.split())
 _LEG = re.compile(
     r"(?:from\s+)?(?P<a>[A-Z][\w'\-]*(?:\s+[A-Za-z][\w'\-]*){0,2}?)\s*(?:->|→|\bto\b)\s*"
     r"(?P<b>[A-Z][\w'\-]*(?:\s+[A-Z][\w'\-]*){0,2})"
@@ -56,7 +57,9 @@ _LEG_WORDS = re.compile(r"\b(?:journey|crossing|ride|sailing|flight)\b", re.I)  
 
 def place_of(text: str) -> str:
     """The place a timetable line opens with: its words before the first clock time, without dep/arr."""
-    head = _TIME.split(text, maxsplit=1)[0]
+    head = re.sub(r"\([^)]*\)", " ", _TIME.split(text, maxsplit=1)[0])  # "(Monday to Saturday)"
+    after = re.search(r"\bfrom\s+(.*)", head, re.I)  # "Departures from Ashby:"
+    head = after.group(1) if after else head
     words = [w for w in _PLACE_WORDS.findall(head) if w.lower().rstrip(".") not in _NOT_PLACE]
     return " ".join(words)
 
@@ -83,41 +86,78 @@ def timetable(lines: Sequence[str], rows: Sequence[Sequence[tuple[str, str]]] = 
         block = [(place, times)] if place else []
     for row in rows:
         stops = [(h.strip(), clock_times(c)[0]) for h, c in row if _TIME.fullmatch(c.strip())]
-        if len(stops) >= 2:
+        if len(stops) >= 2 and not _departures_only(stops):
             trips.append(tuple(stops))
     return Timetable(tuple(_ordered(t) for t in trips if len(t) >= 2), _change_time(lines))
 
 
 def timetable_of(records: DocRecords | None) -> Timetable:
     """The timetable of a document's typed records (lines in order; table rows by their cells)."""
-    ordered = sorted(records.records, key=lambda r: r.line) if records is not None else []
-    return timetable([r.text for r in ordered if not r.cells], [r.cells for r in ordered if r.cells])
+    lines: list[str] = []
+    rows: list[tuple[tuple[str, str], ...]] = []
+    for r in sorted(records.records, key=lambda r: r.line) if records is not None else []:
+        if r.cells and any(re.search(r"\d", h) for h, _ in r.cells[1:]):  # columns of sailings ("K1-01")
+            lines.append(" ".join(c for _, c in r.cells))  # a place's row of times, as a leaflet's line
+        elif r.cells:
+            rows.append(r.cells)
+        else:
+            lines.append(r.text)
+    return timetable(lines, rows)
 
 
-def _legs(lines: Sequence[str]) -> list[tuple[str, str, float]]:
-    """(from, to, minutes) of every sentence that states how long a leg takes and names both ends."""
-    out: list[tuple[str, str, float]] = []
-    for line in lines:
-        for sentence in re.split(r"(?<=[.!?])\s+", line):
+_DEP = re.compile(r"\b(?:dep|departs?|departures?)\b\.?", re.I)
+_ARR = re.compile(r"\b(?:arr|arrives?|arrivals?)\b\.?", re.I)
+
+
+def _departures_only(stops: Sequence[Stop]) -> bool:
+    """A row of departures from several places ("Port Ailin dep. | Carrick Isle dep."): each a sailing of
+    its own, not one trip (a stop after the first marked "dep" is one only where it is marked "arr" too)."""
+    arrived = {_ARR.sub("", p).strip().lower() for p, _ in stops if _ARR.search(p)}
+    later = [_DEP.sub("", p).strip().lower() for p, _ in stops[1:] if _DEP.search(p)]
+    return any(place not in arrived for place in later)
+
+
+def _legs(lines: Sequence[str]) -> list[tuple[str, str, float, int]]:
+    """(from, to, minutes, line) of every sentence that states how long a leg takes and names both ends."""
+    out: list[tuple[str, str, float, int]] = []
+    for n, line in enumerate(lines):
+        for sentence in re.split(r"(?<=[.!?;])\s+", line):
             m = _LEG.search(sentence)
             spans = durations(sentence)
             if m and len(spans) == 1 and _TAKES.search(sentence) and not clock_times(sentence):
-                out.append((m.group("a").strip(), m.group("b").strip(), spans[0]))
+                out.append((m.group("a").strip(), m.group("b").strip(), spans[0], n))
     return out
 
 
 def _block_trips(
-    block: list[tuple[str, list[int]]], legs: list[tuple[str, str, float]]
+    block: list[tuple[str, list[int]]], legs: list[tuple[str, str, float, int]]
 ) -> list[tuple[Stop, ...]]:
     if len(block) >= 2:
         return [tuple((place, times[j]) for place, times in block) for j in range(len(block[0][1]))]
     if len(block) == 1:  # one place's departures: the leg from it that a sentence states
         place, times = block[0]
-        found = [(b, span) for a, b, span in legs if same_place(a, place)]
-        if len(found) == 1:
-            to, span = found[0]
-            return [((place, t), (to, round(t + span))) for t in times]
+        route = _route(place, legs)
+        return [tuple((p, round(t + m)) for p, m in route) for t in times] if len(route) >= 2 else []
     return []
+
+
+def _route(place: str, legs: list[tuple[str, str, float, int]]) -> list[tuple[str, float]]:
+    """The stops from ``place`` along the legs the document states, one after another while exactly one
+    leg leaves the last stop, each stated on the line of the one before or the next ("Ashby to Tarn
+    Bridge takes 25 minutes; Tarn Bridge to Kellow takes 35": one route; a train's leg and a ferry's on
+    lines of their own are two services), each with its minutes from ``place``."""
+    route = [(place, 0.0)]
+    line = -1  # the line of the last leg taken: the next one is stated on it or on the next line
+    while len(route) <= len(legs):
+        here, minutes = route[-1]
+        onward = [
+            (b, span, n) for a, b, span, n in legs if same_place(a, here) and (line < 0 or n - line in (0, 1))
+        ]
+        if len(onward) != 1 or any(same_place(onward[0][0], p) for p, _ in route):
+            break
+        route.append((onward[0][0], minutes + onward[0][1]))
+        line = onward[0][2]
+    return route
 
 
 def _ordered(trip: tuple[Stop, ...]) -> tuple[Stop, ...]:
