@@ -8,6 +8,7 @@
 - ``scope.py``   the document set a question names (its subject's name) weighs the others down
 - ``superlative.py`` "the heaviest", "the cheapest": the table row with the extreme value of the attribute
 - ``qualifiers.py`` a question's year, version, code, name or calendar date the answer's document must name
+- ``focus.py``    a situated question asked again by its subject in the documents' words (after a near miss)
 - ``answer.py``   the answer span, its confidence and citation from the best passages (pure)
 - ``facts.py``    sentences, list items and table rows as facts; the IDF scorer (pure)
 - ``terms.py``    the terms of a text: stems, stop words, codes, units, weekdays; a question's terms (pure)

@@ -31,8 +31,10 @@ from ioa_p2p.adapters.retrieval.chunks import (
 )
 from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, ranked, read_document
 from ioa_p2p.adapters.retrieval.facts import terms
+from ioa_p2p.adapters.retrieval.focus import focus_query, situated
 from ioa_p2p.adapters.retrieval.formats import STRUCTURED, readable
 from ioa_p2p.adapters.retrieval.passage_scores import score_passages
+from ioa_p2p.adapters.retrieval.qualifiers import Qualifier, unnamed_qualifiers
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import asks_price, charge_terms, charged
 from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of, with_reading
@@ -90,6 +92,7 @@ class DocIndex:
     files: dict[str, _FileEntry] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
     sets: dict[str, str] = field(default_factory=dict)  # document set -> its paths and text, lower case
+    _vocabulary: set[str] | None = None  # the stems of every document's terms (focus.py)
 
     def refresh(self) -> bool:
         """Re-scan the folder; re-embed changed files. Returns True if anything changed. Blocking."""
@@ -108,6 +111,7 @@ class DocIndex:
             for rel, entry in sorted(fresh.items()):
                 texts.setdefault(set_of(rel), []).extend([rel, *entry.lines])
             self.sets = {s: "\n".join(lines).lower() for s, lines in texts.items()}
+            self._vocabulary = None
         return changed
 
     def _embed_file(self, rel: str, key: tuple[int, int]) -> _FileEntry:
@@ -162,7 +166,35 @@ class DocIndex:
         return out
 
     def find_answer(self, query: str) -> tuple[list[tuple[float, Passage]], Answer | None]:
-        """The passages for ``query`` and the answer span read from the best candidates. Blocking."""
+        """The passages for ``query`` and the answer span read from the best candidates. A question that
+        states a situation answered from a document that never names what the question names (a near
+        miss, qualifiers.py) is asked again by its subject (focus.py): the answer of a document that names
+        it all replaces the near miss. Blocking."""
+        hits, found = self.answer_as_asked(query)
+        subject = found is not None and any(q.kind in SUBJECT_KINDS for q in self.unnamed(query, found))
+        if found is None or not subject or not situated(query):
+            return hits, found  # (a fact of another weekday or group is a near miss of the right document)
+        focused = focus_query(query, self.vocabulary())
+        again, refound = self.answer_as_asked(focused) if focused else ([], None)
+        sure = refound is not None and refound.score >= self.options.min_answer_score
+        if sure and refound is not None and not self.unnamed(query, refound):
+            return again, refound
+        return hits, found
+
+    def unnamed(self, query: str, found: Answer) -> list[Qualifier]:
+        """What ``query`` names that the document ``found`` was read from never names (qualifiers.py)."""
+        entry = self.files.get(found.fact.path)
+        lines = "\n".join(entry.lines) if entry else ""
+        return unnamed_qualifiers(query, lines, found.fact.path, found.fact.text) if entry else []
+
+    def vocabulary(self) -> set[str]:
+        """The terms of every document (their stems), read once per change of the folder."""
+        if self._vocabulary is None:
+            self._vocabulary = terms("\n".join(self.sets.values()))
+        return self._vocabulary
+
+    def answer_as_asked(self, query: str) -> tuple[list[tuple[float, Passage]], Answer | None]:
+        """The passages for ``query`` and the answer read from them, the question as worded. Blocking."""
         hits = self.search(query, max(self.options.top_k, self.options.answer_candidates))
         # a passage that quotes the request (an example of it in the docs) holds no answer to it
         answering = [(s, p) for s, p in hits if not quotes(query, p.text)]
@@ -237,6 +269,8 @@ class DocIndex:
 
 
 BILL_CONFIDENCE = 0.3
+#: near misses that mean another document: the question's names and codes are not in it (qualifiers.py)
+SUBJECT_KINDS = frozenset({"name", "code", "compound"})
 MAX_RULE_FACTS = 2_000
 
 
@@ -265,4 +299,11 @@ def scan_folder(root: Path, o: RetrievalOptions) -> tuple[dict[str, tuple[int, i
     return found, skipped[:100]
 
 
-__all__ = ["BILL_CONFIDENCE", "MAX_RULE_FACTS", "DocIndex", "RetrievalOptions", "scan_folder"]
+__all__ = [
+    "BILL_CONFIDENCE",
+    "MAX_RULE_FACTS",
+    "SUBJECT_KINDS",
+    "DocIndex",
+    "RetrievalOptions",
+    "scan_folder",
+]

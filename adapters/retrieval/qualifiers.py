@@ -184,13 +184,17 @@ def _temperatures(text: str) -> list[float]:
     return found + [_TEMPERATURE_WORDS[m.group(1).lower()[:5]] for m in _TEMPERATURE_WORD.finditer(text)]
 
 
+#: a fact that names days of the week as the ones it does not hold on
+_EXCLUDING = re.compile(r"\b(?:outside|except|excluding|other than|apart from|not on)\b", re.I)
+
+
 def _other_days(question: str, fact: str) -> list[Qualifier]:
     """ "Do the trips leave on Sundays?" answered by "trips on Saturdays at 14:00": the fact's own days of
     the week exclude every day the question names."""
     asked = weekdays_in(_PLURAL_DAYS.sub(r"\1", question))
     said = weekdays_in(_PLURAL_DAYS.sub(r"\1", fact)) if asked and fact else set()
-    if not said or asked & said:
-        return []
+    if not said or asked & said or _EXCLUDING.search(fact):
+        return []  # "outside office hours (Monday to Friday)": the days named are the ones it excludes
     return [Qualifier(" or ".join(_DAY_NAMES[d] for d in sorted(asked)), "weekday", ())]
 
 

@@ -97,6 +97,7 @@
   days at 7.7 hours per day": divided; "how many weeks are 150 hours" after the week's length)
 - ``ordered.py``  two earlier values in the order a relation names them ("A as a percentage of B", "what
   share of B is A", "how many times as heavy as B", "the X per Y")
+- ``connections.py`` timetable connections: trips read from a timetable, the change time, the next departure
 - ``compared.py`` two values of one document compared; durations read from a timetable's clock times
 - ``refs.py``     references to earlier values ("it", "that price", "both", "the second")
 - ``code.py``     code steps: the block, its variables and the values bound to them; blocks cut out of a

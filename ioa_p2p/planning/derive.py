@@ -46,6 +46,7 @@ from ioa_p2p.planning.clock import (
 from ioa_p2p.planning.closed import closed_expression
 from ioa_p2p.planning.compared import compared_expression, timetable_duration
 from ioa_p2p.planning.composer import composed_charge, composed_rate
+from ioa_p2p.planning.connections import asks_connection, connection_expression, timetable_of
 from ioa_p2p.planning.dimensions import asked_dimensions, dimension_of
 from ioa_p2p.planning.doc_facts import Quantity, content_words, convert, facts_in, givens_in, singular
 from ioa_p2p.planning.fees import charge_unit, with_fees
@@ -73,7 +74,7 @@ def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
     timed = clock_expression(q)
     if timed is not None:  # "leave at 08:40, the drive takes 2 h 35 min: what time ...": a time
         return (PlanStep(1, CALC, q, timed[0], unit=CLOCK),)
-    if _time_from_documents(q) or _arrival_asked(q):  # a time plus a duration the documents state
+    if _time_from_documents(q) or _arrival_asked(q) or asks_connection(q):  # a time plus the documents' ones
         return (PlanStep(1, LOOKUP, q, q), PlanStep(2, CALC, q, DERIVE, (1,)))
     last = re.split(r"(?<=[.!?])\s+(?=[A-Z])", q)[-1]  # statements, then the question
     # "... 5 days late - what's the fine?", "... of kinetic energy: how fast ...?": the question
@@ -163,6 +164,12 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
         return other
     if (outside := out_of_period(question, found)) is not None:  # December, prices for April-October
         return outside
+    connection = connection_expression(question, timetable_of(found.records)) if found.records else None
+    if connection is not None:  # arrive by one service, change, the next departure (planning/connections.py)
+        return connection
+    if asks_connection(question):  # never the time looked up: a departure is no arrival at the place asked
+        where = found.records.path if found.records is not None else "the documents read"
+        return Missing("a connection the question asks for", CLOCK, f"{where} states no trip that makes it")
     closed = closed_expression(question, found)  # a formula, durations summed ... (planning/closed.py)
     if closed is None and found.text.startswith(NO_SINGLE_ANSWER):  # the document's rules composed
         closed = composed_charge(question, found.records) or composed_rate(question, found.records)
