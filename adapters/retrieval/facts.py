@@ -121,7 +121,7 @@ def facts_of(
             i += 1
             stripped += " " + lines[i].strip()
         term = term_of(lines, first) if indented else ""  # "--retries=N" above its indented description
-        while indented and i + 1 < len(lines) and _wraps(line, lines[i + 1], stripped):
+        while term and i + 1 < len(lines) and _wraps(line, lines[i + 1], stripped):
             i += 1  # "... before tarnsync gives" / "up on that file.": one sentence wrapped
             stripped += " " + lines[i].strip()
         body = (
@@ -170,14 +170,20 @@ def _indent(line: str) -> int:
 
 def term_of(lines: Sequence[str], i: int) -> str:
     """The term an indented description belongs to (a definition list, a man page's options): the line
-    just above its paragraph, with no blank line between, indented less (" " + its text); "" for none."""
+    just above its paragraph, with no blank line between, indented at least 4 columns less, short and no
+    sentence (" " + its text); "" for none."""
     depth = _indent(lines[i])
     j = i - 1
     while j >= 0 and lines[j].strip() and _indent(lines[j]) == depth:
         j -= 1
-    if j < 0 or not lines[j].strip() or _indent(lines[j]) >= depth or table_at(lines, j) is not None:
+    if j < 0 or not lines[j].strip() or _indent(lines[j]) > depth - 4 or table_at(lines, j) is not None:
         return ""
-    return " " + lines[j].strip()
+    term = lines[j].strip()
+    # a term is short and no sentence or label of its own ("--retries=N", "Pot life"; never "Energy, per
+    # monthly billing period:" or a rule whose sentence wraps)
+    if len(term.split()) > 4 or re.search(r"[.:;,]$", term):
+        return ""
+    return " " + term
 
 
 def _wraps(line: str, following: str, text: str) -> bool:
