@@ -120,6 +120,10 @@ def facts_of(
                 break
             i += 1
             stripped += " " + lines[i].strip()
+        term = term_of(lines, first) if indented else ""  # "--retries=N" above its indented description
+        while term and i + 1 < len(lines) and _wraps(line, lines[i + 1], stripped):
+            i += 1  # "... before tarnsync gives" / "up on that file.": one sentence wrapped
+            stripped += " " + lines[i].strip()
         body = (
             re.sub(r"^(?:[-*•]|\d+[.)])\s+", "", stripped).lstrip("-*• ").strip()
         )  # its label is no sentence
@@ -129,7 +133,7 @@ def facts_of(
             lead = (
                 f" {sentences[0]}" if n else ""
             )  # "Tutor: H. Quayle." belongs to the course its paragraph opens
-            out.append(Fact(path, start_line + first, sentence, f"{context0} {block_header}{lead}"))
+            out.append(Fact(path, start_line + first, sentence, f"{context0} {block_header}{term}{lead}"))
         i += 1
     old_section = bool(_OLD.search(heading))
 
@@ -157,6 +161,40 @@ def _continues(line: str, item: bool = False) -> bool:
         bool(s)
         and (indented_ok or not line[:1].isspace())
         and not re.match(r"([-*•|#+]|\d+[.)])\s|\d+(?:\.\d+)+\.?\s+[A-Z]", s + " ")
+    )
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def term_of(lines: Sequence[str], i: int) -> str:
+    """The term an indented description belongs to (a definition list, a man page's options): the line
+    just above its paragraph, with no blank line between, indented at least 4 columns less, short and no
+    sentence (" " + its text); "" for none."""
+    depth = _indent(lines[i])
+    j = i - 1
+    while j >= 0 and lines[j].strip() and _indent(lines[j]) == depth:
+        j -= 1
+    if j < 0 or not lines[j].strip() or _indent(lines[j]) > depth - 4 or table_at(lines, j) is not None:
+        return ""
+    term = lines[j].strip()
+    # a term is short and no sentence or label of its own ("--retries=N", "Pot life"; never "Energy, per
+    # monthly billing period:" or a rule whose sentence wraps)
+    if len(term.split()) > 4 or re.search(r"[.:;,]$", term):
+        return ""
+    return " " + term
+
+
+def _wraps(line: str, following: str, text: str) -> bool:
+    """An indented line wrapped onto the next (the same indent, a sentence not yet ended, going on in
+    lower case): "... before tarnsync gives" / "up on that file."."""
+    return (
+        bool(following.strip())
+        and _indent(following) == _indent(line)
+        and following.strip()[:1].islower()
+        and not re.search(r"[.:;!?]$", text)
+        and not re.search(r"\S\s{2,}\S", following.strip())
     )
 
 

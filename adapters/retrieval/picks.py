@@ -24,13 +24,39 @@ def change_end(question: str, text: str, pool: Sequence[Found]) -> Found | None:
     end = "to" if re.search(r"\bto$|\b(?:to|into) (?:what|which|how)\b", q) else ""
     end = end or ("from" if re.search(r"\bfrom$|\bfrom (?:what|which|how)\b", q) else "")
     if not end:
-        return None
+        return _old_or_new(q, text, pool)
     for m in re.finditer(r"\bfrom\s+(\S+(?:\s\S+)?)\s+to\s", text):
         start, stop = m.start(1), m.end()
         ends = [f for f in pool if start <= f.start < stop + 16]
         if len(ends) >= 2:
             return ends[0] if end == "from" else ends[1]
     return None
+
+
+_OLD = re.compile(r"\b(?:(?<![-\w])(?<!years )(?<!year )old|previous|former|original|earlier|prior)\b")
+_NEW = re.compile(r"\b(?:new|now|current|currently|latest|updated|revised|raised)\b")
+#: "now 20 GiB (was 5 GiB)", "EUR 78, up from EUR 70", "64 (previously 512)": the old value after the cue
+_WAS = re.compile(r"\(\s*(?:was|previously|formerly|before|old)\b|\b(?:up|down|raised|cut|lowered) from\b")
+
+
+def _old_or_new(q: str, text: str, pool: Sequence[Found]) -> Found | None:
+    """A fact that states a change ("from 70 to 78", "now 20 (was 5)") and a question that asks for the old
+    value or the new one (but not both): that value; None otherwise."""
+    old, new = bool(_OLD.search(q)), bool(_NEW.search(q))
+    if old == new:
+        return None
+    for m in re.finditer(r"\bfrom\s+(\S+(?:\s\S+)?)\s+to\s", text):
+        ends = [f for f in pool if m.start(1) <= f.start < m.end() + 16]
+        if len(ends) >= 2:
+            return ends[0] if old else ends[1]
+    cue = _WAS.search(text)
+    if cue is None:
+        return None
+    before = [f for f in pool if f.end <= cue.start()]
+    after = [f for f in pool if f.start >= cue.end()]
+    if not before or not after:
+        return None
+    return after[0] if old else before[-1]
 
 
 _RANGE = re.compile(

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from enum import Enum
+from typing import cast
 
 _TOKEN = re.compile(r"[A-Za-z][A-Za-z'\u2019-]*|\d[\d.,:/%x-]*|[^\sA-Za-z\d]")
 
@@ -69,6 +71,11 @@ def _lexicon():  # type: ignore[no-untyped-def]  # lemminflect has no type hints
     from lemminflect import getAllLemmas  # noqa: PLC0415  # lazy: its tables load on first use
 
     return getAllLemmas
+
+
+def lexicon() -> Callable[[str], dict[str, tuple[str, ...]]]:
+    """The lexicon's lookup: a word -> its lemmas by word class ("old" -> {"ADJ": ("old",), ...})."""
+    return cast("Callable[[str], dict[str, tuple[str, ...]]]", _lexicon())
 
 
 @functools.lru_cache(maxsize=65536)

@@ -95,6 +95,9 @@
   3.4.1 releases", "the scores of the Kenya lot and the Brazil lot in the feed")
 - ``measured.py`` a quantity counted in a unit a stated rate or an earlier value defines ("38.5 hours to
   days at 7.7 hours per day": divided; "how many weeks are 150 hours" after the week's length)
+- ``scaled.py``   a value looked up scaled to a later step's amount: by the ratio to the amount the lookup
+  states ("a EUR 5 voucher" -> "EUR 40 of vouchers"), things counted in an amount (ceil(amount / size)),
+  a percentage applied to an amount (added or taken off, as its name says)
 - ``ordered.py``  two earlier values in the order a relation names them ("A as a percentage of B", "what
   share of B is A", "how many times as heavy as B", "the X per Y")
 - ``connections.py`` timetable connections: trips read from a timetable, the change time, the next departure

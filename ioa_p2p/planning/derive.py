@@ -239,6 +239,10 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
         # nothing to compute: the value looked up answers, unless it applies to none of the request's
         # quantities (EUR 12 for "a 3-hour rental"): then the rate that would apply it is missing
         return _in_named_unit(question, found) or unapplied(counted, wants, found)
+    if not counted and _ignores_found(best.expr, found):
+        # nothing given, and the chain works from other facts than the value looked up ("the unit cost of
+        # the X": the labour rate times a lead time in days): the value looked up answers
+        return _in_named_unit(question, found)
     named = [u for u in answer_type(question).units if u]
     scale = convert(best_unit, named[0]) if len(named) == 1 and best_unit != named[0] else None
     if scale is not None:  # "how many litres": in the unit the question names, not the documents'
@@ -420,6 +424,14 @@ def _evidence_minutes(question: str, found: Value) -> float | None:
             if len(spans) == 1 and fit > 0 and (best is None or fit > best[0]):
                 best = (fit, spans[0])
     return best[1] if best else None
+
+
+def _ignores_found(expression: str, found: Value) -> bool:
+    """Whether a derivation leaves out the number the lookup found (a lookup that found one)."""
+    if found.kind != NUMBER or found.number is None:
+        return False
+    shown = re.escape(format_number(found.number))
+    return re.search(rf"(?<![\d.]){shown}(?![\d.])", expression) is None
 
 
 def _computes(expression: str) -> bool:

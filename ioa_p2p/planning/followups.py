@@ -56,7 +56,9 @@ _PER_CONTAINER = (
 _DIFFERENCE = re.compile(
     r"\b(?:difference|differ|gap|by how much|how (?:many|much)(?: [\w²³/-]+)? (?:more|fewer|less|longer|"
     r"shorter|higher|lower|cheaper|dearer|bigger|smaller|heavier|lighter|greater|larger|faster|slower)"
-    r"|subtract (?:them|one from the other))\b",
+    r"|subtract (?:them|one from the other)|by how (?:much|many)(?: [\w²³/-]+)?"
+    r"|how (?:much|many)\b[^?]*\b(?:went (?:up|down)|rose|risen|grew|grown|increased|fell|fallen|dropped"
+    r"|decreased|changed))\b",
     re.I,
 )
 _PRODUCT = re.compile(

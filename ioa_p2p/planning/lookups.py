@@ -21,6 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ioa_p2p.matching.grammar import lexicon
 from ioa_p2p.planning.answer_types import ARITH_WORD, LOOKUP_VERB, QUESTION_START, TIME_UNITS
 from ioa_p2p.planning.expr import normalise
 from ioa_p2p.planning.literal import names_in
@@ -65,7 +66,9 @@ def split_lookup(clause: str) -> list[str] | None:
                 return None
             parts = [left, left[:cut] + " " + right]
         elif _STARTS_PHRASE.match(right) and len(left.split()) >= 2:
-            parts = [left, _of_same(left, right)]  # "the price of the Gold plan and the Silver plan"
+            # "the old and the new annual fee": the old one's head is the new one's ("the old annual fee");
+            # "the price of the Gold plan and the Silver plan": the same attribute of the second thing
+            parts = [_modifier_head(left, right) or left, _of_same(left, right)]
         elif _SHARED_TAIL.search(right) and not _SHARED_TAIL.search(left) and len(left.split()) <= 4:
             # "the probability and cost impact of risk R-03": two heads sharing what follows "of"
             tail = right[_SHARED_TAIL.search(right).start() :]  # type: ignore[union-attr]
@@ -114,6 +117,29 @@ def time_asked(steps: Sequence[PlanStep]) -> list[PlanStep]:
 
 
 _TIME_WORDS = {"s": "seconds", "min": "minutes", "h": "hours"}
+
+
+def _modifier_head(left: str, right: str) -> str | None:
+    """ "the old" and "the new annual plot fee in the minutes": two modifiers of one head, so "the old annual
+    plot fee in the minutes"; None when the left part may be a noun phrase of its own ("the deposit and
+    the monthly rent"): its one word must be able to modify (an adjective or a participle), and so must the
+    right part's first word."""
+    own = left.split()
+    words = right.split()
+    if len(own) != 2 or len(words) < 3 or own[0].lower() != words[0].lower():
+        return None
+    if not (_modifies(own[1]) and _modifies(words[1])):
+        return None
+    return f"{left} {' '.join(words[2:])}"
+
+
+def _modifies(word: str) -> bool:
+    """A word that can stand before a noun as its modifier: an adjective in the lexicon, or a participle
+    ("reduced", "discounted")."""
+    low = word.lower()
+    if not re.fullmatch(r"[a-z]{3,}", low):
+        return False
+    return "ADJ" in lexicon()(low) or (low.endswith("ed") and "VERB" in lexicon()(low))
 
 
 def _of_same(left: str, right: str) -> str:

@@ -66,7 +66,20 @@ def percent_of(clause: str, before: list[PlanStep], a: int, b: int) -> str | Non
         )
     whole = whole if whole is not None else b
     part = a if whole == b else b
+    before_cue = clause[: m.start()] if _AS_PART.match(m.group(0)) else clause[m.end() :]
+    change = _CHANGE.search(before_cue)
+    if change is not None:  # "the rise as a percentage of the old fee": the change is the part
+        fall = change.group(0).lower().startswith(_FALLS)
+        part_of = f"(v{whole} - v{part})" if fall else f"(v{part} - v{whole})"
+        return f"({part_of} / v{whole} * 100)"
     return f"(v{part} / v{whole} * 100)"
+
+
+#: a change from one value to the other named as the part ("the rise as a percentage of the old fee")
+_CHANGE = re.compile(
+    r"\b(?:rise|increase|growth|gain|jump|change|drop|fall|decrease|decline|reduction|cut|saving)s?\b", re.I
+)
+_FALLS = ("drop", "fall", "decrease", "decline", "reduction", "cut", "saving")
 
 
 def times_as(clause: str, before: list[PlanStep], a: int, b: int) -> str | None:

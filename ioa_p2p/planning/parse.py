@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ioa_p2p.planning import described, natural, operations
+from ioa_p2p.planning import described, natural, operations, scaled
 from ioa_p2p.planning.answer_types import QUESTION_START
 from ioa_p2p.planning.clause_step import TEAM_ASK, make_step
 from ioa_p2p.planning.clauses import REPORT_ONLY, asked_after_statements, codeish, meta_only, request_clauses
@@ -68,6 +68,9 @@ def plan_request(goal: str) -> Plan:
     """The plan for ``goal`` (always at least one step when the goal has text)."""
     plan = _plan_request(goal)
     based = operations.per_base(plan.steps)  # "per 100 mL" applied to "350 mL": 3.5 times the rate
+    based = scaled.stated_base(based)  # "a EUR 5 voucher" takes 500 points: "EUR 40 of vouchers" 8 times
+    based = scaled.counted_in_size(based)  # parts of 8 MiB in a 200 MiB file: ceil(200 / 8)
+    based = scaled.applied_percentage(based)  # "apply the VAT rate to a net EUR 200": 200 * (1 + rate)
     plan = replace(plan, steps=based) if based != plan.steps else plan
     shown = shown_in_base(plan.steps)  # "What is 18 x 47 in binary?": the product shown in binary
     if shown == plan.steps:
