@@ -50,3 +50,14 @@ def test_only_a_question_about_one_end_picks_it() -> None:
     assert range_end("What are the delivery hours?", text) is None  # neither end: the whole span is asked
     assert range_end("When does it open and when does it close?", text) is None  # both
     assert range_end("When does it close?", "Closes at 17:00 on Fridays.") is None  # no span
+
+
+def test_the_first_service_of_a_run_is_its_start_and_a_shuttle_asks_no_end() -> None:
+    """ "The first minibus" of "every 15 minutes from 06:50 to 08:05" is 06:50; "shuttle" is no "shut"."""
+    text = "A minibus runs from Harlow Lodge to the campus every 15 minutes from 06:50 to 08:05."
+    start = range_end("When does the first minibus from Harlow Lodge reach the campus?", text)
+    assert start is not None and text[start[0] : start[1]] == "06:50"
+    shuttle = "Guests take the hotel shuttle between 06:50 and 08:05."
+    assert range_end("Which hotel shuttle goes to the campus?", shuttle) is None
+    last = range_end("When does the last shuttle leave?", shuttle)  # "last": neither end asked
+    assert last is None

@@ -63,9 +63,9 @@ _RANGE = re.compile(
     r"(?:\bbetween\s+|\bfrom\s+)?(?P<a>\d{1,2}[:.]\d{2})\s*(?:-|–|to|until|till|and)\s*(?P<b>\d{1,2}[:.]\d{2})"
 )
 _ASKS_END = re.compile(
-    r"\b(?:end|ends|ending|close|closes|closing|finish\w*|until|till|latest|stop\w*|shut\w*)\b"
+    r"\b(?:end|ends|ending|close|closes|closing|finish\w*|until|till|latest|stop\w*|shuts?|shutting)\b"
 )
-_ASKS_START = re.compile(r"\b(?:start\w*|open|opens|opening|begin\w*|earliest|from what time)\b")
+_ASKS_START = re.compile(r"\b(?:start\w*|open|opens|opening|begin\w*|earliest|first|from what time)\b")
 
 
 def range_end(question: str, text: str) -> tuple[int, int] | None:
