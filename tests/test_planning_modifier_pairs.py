@@ -1,6 +1,7 @@
 """Issue 23 (p-chain5): "the old and the new annual fee" asks for two fees, the old one's head spelt out
 from the new one's (planning/lookups.py); "the rise as a percentage of the old fee" is the change over the
-old value, not the new value over it (planning/ordered.py). Made-up requests."""
+old value, not the new value over it (planning/ordered.py); "how many points separate A from B" is the
+difference of the points of each (planning/coordinated.py). Made-up requests."""
 
 from __future__ import annotations
 
@@ -45,3 +46,18 @@ def test_a_change_as_a_percentage_of_one_value(goal: str, template: str) -> None
     steps = plan_request(goal).steps
     assert steps[-1].kind == CALC
     assert steps[-1].template.replace(" ", "") == template.replace(" ", "")
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [
+        "How many votes separated Anna Berg and Tom Lund in the Wexby ward count?",
+        "How many points separate Orrin Rovers from Kettle Vale in the Dunlow table?",
+    ],
+)
+def test_what_separates_two_named_things_is_the_difference_of_their_values(goal: str) -> None:
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC]
+    assert steps[2].template.replace(" ", "") == "abs(v1-v2)"
+    assert "Anna Berg" in steps[0].template or "Orrin Rovers" in steps[0].template
+    assert "Tom Lund" in steps[1].template or "Kettle Vale" in steps[1].template

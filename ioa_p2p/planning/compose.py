@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
+from ioa_p2p.planning.doc_facts import givens_in
 from ioa_p2p.planning.tariffs import CHARGE, render_charges
 from ioa_p2p.planning.types import CALC, CODE, DATE, PlanStep
 from ioa_p2p.planning.units import DIMENSIONS, factor, unit_phrase
@@ -44,6 +45,9 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         scale = factor(src, step.unit) if value is not None and src else None
         if value is not None and value.number is not None and scale is not None:
             return f"Calculate {format_number(value.number)} * {exact(scale, 12)}"
+    product = _product_in_unit(step, values) if step.kind == CALC else None
+    if product is not None:  # "42 W over 8,760 hours, in kWh": W x h = Wh, then in kWh
+        return product
     if step.kind == CALC and step.template == DERIVE:
         found = values.get(step.needs[0]) if step.needs else None
         derived = derive_expression(step.text, found)
@@ -93,6 +97,26 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         code = "\n".join([*lines, step.template])
         return f"Run this Python code:\n```python\n{code}\n```"
     return re.sub(r"\{(\d+)\}", lambda m: _plain(values.get(int(m.group(1)))), step.template)
+
+
+_TIMES_STATED = re.compile(r"\(?\s*v(\d+)\s*\*\s*(\d+(?:\.\d+)?)\s*\)?")
+
+
+def _product_in_unit(step: PlanStep, values: Mapping[int, Value]) -> str | None:
+    """A value times an amount the step states is in the product of their units ("42 W" over "8,760
+    hours": Wh), converted to the unit the step asks for (kWh: x 0.001); None when the value converts to
+    that unit itself, or the two units make no known one."""
+    m = _TIMES_STATED.fullmatch(step.template.strip())
+    value = values.get(int(m.group(1))) if m and step.unit else None
+    if m is None or value is None or value.kind != NUMBER or value.number is None or not value.unit:
+        return None
+    stated = [g for g in givens_in(step.text) if g.number == float(m.group(2)) and g.unit]
+    if not stated or factor(value.unit, step.unit) is not None:
+        return None
+    scale = factor(value.unit + stated[0].unit, step.unit)  # "W" + "h": "Wh"
+    if scale is None or scale == 1.0:
+        return None
+    return f"Calculate {format_number(value.number)} * {m.group(2)} * {exact(scale, 12)}"
 
 
 def _with_composed(step: PlanStep, values: Mapping[int, Value]) -> PlanStep:

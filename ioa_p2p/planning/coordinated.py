@@ -25,12 +25,14 @@ _BETWEEN = re.compile(
     r"\b(?:(?:the\s+)?(?:difference|gap|ratio|distance)\s+)?between\s+(?P<a>(?:the|a|an)\s+[^,;:?]+?)\s+and\s+(?P<b>(?:the|a|an)\s+[^,;:?]+?)\s*(?=[?.!]|$)",
     re.I,
 )
+#: "how many points separate A from B", "what separates A and B": two named things, their difference
+_SEPARATE = re.compile(rf"\bseparat(?:e|es|ed)\s+(?P<a>{_NAME})\s+(?:from|and)\s+(?P<b>{_NAME})(?![:\w])")
 _SUM = re.compile(
     r"\b(?:together|combined|in total|altogether|in all|add(?:ed)? up|sum(?: of)?|total of)\b", re.I
 )
 _DIFFERENCE = re.compile(
     r"\b(?:difference|by how much|how much (?:more|less|higher|lower|longer|shorter|heavier|lighter)"
-    r"|how many (?:more|fewer)|exceeds?|gap)\b",
+    r"|how many (?:more|fewer)|exceeds?|gap|separat(?:e|es|ed))\b",
     re.I,
 )
 _AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
@@ -51,6 +53,9 @@ def two_things(clause: str) -> tuple[str, str, str] | None:
     if m is not None:  # "between the X of A and B in C": both the X of ... in C (planning/shared.py)
         first, second = shared_attribute(m.group("a"), m.group("b"))
         return first, second, clause[: m.start()] + "{}" + clause[m.end() :]
+    apart = _SEPARATE.search(clause)
+    if apart is not None:  # "how many points separate A from B": the points of each, their difference
+        return apart.group("a"), apart.group("b"), clause[: apart.start()] + "for {}" + clause[apart.end() :]
     for m in _PAIR.finditer(clause):
         a, b = m.group("a").split(), m.group("b").split()
         article = a[0] if a[0] in ("The", "A", "An") and len(a) > 1 else ""  # "The P-1 and the P-2 ..."
