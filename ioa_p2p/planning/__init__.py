@@ -10,7 +10,11 @@
 - ``parse.py``    :func:`plan_request`: whole-request plans first, then each clause a step of its own
 - ``clauses.py``  a request's text -> clauses (code blocks cut out, sentences and sequencing words split)
 - ``clause_step.py`` one clause -> one step (code, a date moved, a calculation, a lookup or a task)
-- ``scene.py``    statements that set the scene join their question; deadlines (a period added to a date)
+- ``scene.py``    statements that set the scene join their question; deadlines (a period added to a date);
+  a calculation after a lead phrase that names its value ("Using the rate of X, estimate Y as rate x 5"): the
+  value looked up first
+- ``counted.py``  counts of kinds each priced by an earlier lookup ("2 adults plus 3 children" after the
+  adult's and the child's fares): ``2 * v1 + 3 * v2``
 - ``segment.py``  code pasted after a colon without a fence
 - ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation

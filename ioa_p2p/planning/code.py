@@ -106,13 +106,16 @@ def _named_bindings(text: str, before: list[PlanStep]) -> list[tuple[str, int]]:
     for m in _BIND_NAMED.finditer(text):
         wanted = words_of(m.group(2))
         hits = [s.index for s in before if wanted and wanted <= words_of(s.text)]
-        if len(hits) > 1:  # "the band 2 price": the one step that names its numbers too
-            tokens = set(re.findall(r"[a-z0-9]+", m.group(2).lower()))
-            texts = {s.index: s.text.lower() for s in before}
-            hits = [n for n in hits if tokens <= set(re.findall(r"[a-z0-9]+", texts[n]))]
+        if len(hits) > 1:  # "the band 2 price": the step that also names its numbers, where one does
+            numbers = _numbers_of(m.group(2))
+            hits = [s.index for s in before if s.index in hits and numbers and numbers <= _numbers_of(s.text)]
         if len(hits) == 1:
             out.append((m.group(1), hits[0]))
     return out
+
+
+def _numbers_of(text: str) -> set[str]:
+    return set(re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", text))
 
 
 def inline_code(clause: str) -> str | None:

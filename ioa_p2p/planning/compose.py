@@ -66,7 +66,8 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         return f"Calculate {shifted}"
     if step.kind == CALC:
         expression = render_charges(step.template, values)  # a price on its terms, written out
-        percent_context = re.compile(r"\bv(\d+)\s*/\s*100\b")
+        # "v1 / 100", "(v1 * 236500) / 100": the expression turns the percentage into a fraction itself
+        percent_context = re.compile(r"(?:[\d.]+\s*\*\s*)?\bv(\d+)(?:\s*\*\s*[\d.]+)?\s*\)?\s*/\s*100\b")
         bare = {int(m.group(1)) for m in percent_context.finditer(expression)}
         # inputs are converted to the unit asked for only when they all are in one unit (tonnes -> kg);
         # a product of values in different units (days x hours per day) is left as it is

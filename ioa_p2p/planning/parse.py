@@ -26,6 +26,7 @@ from ioa_p2p.planning.clause_step import TEAM_ASK, make_step
 from ioa_p2p.planning.clauses import REPORT_ONLY, asked_after_statements, codeish, meta_only, request_clauses
 from ioa_p2p.planning.code import MARK_RE
 from ioa_p2p.planning.coordinated import coordinated
+from ioa_p2p.planning.counted import counted_kinds
 from ioa_p2p.planning.derive import derived_plan
 from ioa_p2p.planning.expr import to_expression
 from ioa_p2p.planning.followups import over_earlier
@@ -51,7 +52,15 @@ from ioa_p2p.planning.operands import (
 )
 from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.refs import resolve
-from ioa_p2p.planning.scene import as_question, deadline_plan, is_question, join_scenes, lead_to_end, shifted
+from ioa_p2p.planning.scene import (
+    as_question,
+    deadline_plan,
+    is_question,
+    join_scenes,
+    lead_to_end,
+    led_lookup,
+    shifted,
+)
 from ioa_p2p.planning.tariffs import charge_plan
 from ioa_p2p.planning.types import CALC, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import unit_phrase
@@ -137,6 +146,14 @@ def _plan_request(goal: str) -> Plan:
         if bound is None:
             continue
         if operations.restates(bound, steps):  # "Take that", "Compute the product first": no new step
+            continue
+        led = led_lookup(bound, len(steps) + 1) if not MARK_RE.search(bound) else None
+        if led is not None:  # "Using the rate of X, estimate Y as rate x 5": the rate looked up first
+            steps.append(led[0])
+            bound = led[1]
+        counted = counted_kinds(bound, steps, len(steps) + 1)
+        if counted is not None:  # "2 adults plus 3 children" after the adult's and the child's fares
+            steps.append(counted)
             continue
         facts, clause = operations.operand_facts(bound, steps)
         if facts:  # "multiply 9.8 by the efficiency of the X7": the efficiency looked up first

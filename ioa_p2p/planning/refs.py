@@ -34,7 +34,7 @@ _NOUN_REF = re.compile(
 )
 _PLAIN_REF = re.compile(
     r"\b(?:that|this) (?:result|answer|number|value|product|sum|total|amount|figure|percentage|difference|"
-    r"quotient|date|count)\b|\b(?:the|your) (?:result|answer|previous result|number|value|amount)\b(?! of)"
+    r"quotient|date|count)\b|\b(?:the|your|my) (?:result|answer|previous result|number|value|amount)\b(?! of)"
     r"|\bthe (?:total|product|sum)\b(?! of| [a-z]+ of)"
     r"|\b(?:it|that|this)\b",
     re.I,

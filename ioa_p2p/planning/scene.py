@@ -49,7 +49,14 @@ def is_statement(clause: str, codeish: Callable[[str], bool] = lambda _: False) 
         and not is_question(c)
         and not codeish(c)
         and not _NOT_SCENE.search(c)
+        and not _led_request(c)
     )
+
+
+def _led_request(clause: str) -> bool:
+    """ "Using the rate of X, estimate Y as ...": a request after a lead phrase asks for something itself."""
+    m = _LEAD.match(clause)
+    return m is not None and request_act(m.group("rest")) != "other"
 
 
 def join_scenes(clauses: list[str], codeish: Callable[[str], bool] = lambda _: False) -> list[str]:
@@ -138,6 +145,29 @@ def lead_to_end(clause: str) -> str:
     return f"{rest.rstrip(' ?.')}{end} ({m.group('lead')})"
 
 
+_USING = re.compile(
+    r"^(?:using|with|taking|given|from) (?P<fact>(?:the|its) (?P<words>[^,?()]{3,80})),\s+(?P<rest>\S.*)$",
+    re.I,
+)
+
+
+def led_lookup(clause: str, index: int) -> tuple[PlanStep, str] | None:
+    """ "Using the peak failure rate of X, estimate failures as rate x 236,500 / 100": a calculation that
+    names the value its lead phrase introduces by that value's head noun ("rate"). The value is looked up
+    first (step ``index``) and the calculation (returned) works on it; ``None`` when the calculation does
+    not name the lead's value."""
+    m = _USING.match(clause.strip())
+    if not m or request_act(m.group("rest")) != "compute":
+        return None
+    head = re.split(r"\s+(?:of|for|in|at|on)\s+", m.group("words"))[0].split()[-1]
+    named = re.compile(rf"\b(?:the )?{re.escape(head)}\b", re.I)
+    if len(head) < 3 or not named.search(m.group("rest")):
+        return None
+    fact = m.group("fact")
+    lookup = PlanStep(index, LOOKUP, f"Look up {fact}", f"What is {fact}?")
+    return lookup, named.sub("it", m.group("rest"), count=1)
+
+
 _WORK_OUT = re.compile(
     r"^(?:please\s+)?(?:calculate|compute|work out|figure out|determine|estimate)\s+"
     r"(?=(?:what|how|which|when)\b)",
@@ -179,6 +209,7 @@ def shifted(steps: tuple[PlanStep, ...], offset: int) -> list[PlanStep]:
 
 
 __all__ = [
+    "led_lookup",
     "as_question",
     "deadline_plan",
     "is_question",

@@ -1,0 +1,52 @@
+"""Counts of kinds, each priced by an earlier lookup (pure).
+
+"Get the adult fare and the one for a child. Work out the cost for 2 adults plus 3 children": each count
+names a kind that exactly one earlier lookup is about (its own word, no other lookup's), so the cost is
+``2 * v1 + 3 * v2``. :func:`counted_kinds` returns that calculation, or ``None`` when a count names no
+lookup, names one ambiguously, or fewer than two kinds are counted (one count is the ordinary "N at that
+price", planned elsewhere).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ioa_p2p.planning.answer_types import request_act
+from ioa_p2p.planning.code import MARK_RE
+from ioa_p2p.planning.literal import digits
+from ioa_p2p.planning.lookups import words_of
+from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
+
+_COUNT = re.compile(r"(?<![\w.,-])(\d+)\s+([a-z][a-z-]{2,})\b", re.I)
+#: A count joined to the next by words that add (never "per", "of", "at": those are rates and sizes).
+_JOINED = re.compile(r"^\s*(?:,\s*)?(?:plus|and|\+|,|with)\s*$", re.I)
+
+
+def counted_kinds(clause: str, before: Sequence[PlanStep], index: int) -> PlanStep | None:
+    """The calculation ``N1 * vA + N2 * vB ...`` for a clause counting kinds the earlier lookups price."""
+    if MARK_RE.search(clause) or request_act(clause) != "compute":
+        return None
+    lookups = [s for s in before if s.kind == LOOKUP]
+    if len(lookups) < 2:
+        return None
+    labels = {s.index: words_of(s.text) for s in lookups}
+    text = digits(clause)
+    counts = list(_COUNT.finditer(text))
+    if len(counts) < 2 or any(
+        not _JOINED.match(text[a.end() : b.start()]) for a, b in zip(counts, counts[1:], strict=False)
+    ):
+        return None
+    terms: list[tuple[str, int]] = []
+    for m in counts:
+        key = next(iter(words_of(m.group(2))), "")
+        hits = [n for n, words in labels.items() if key and key in words]
+        if len(hits) != 1 or hits[0] in {n for _, n in terms}:
+            return None
+        terms.append((m.group(1), hits[0]))
+    expression = " + ".join(f"{count} * v{n}" for count, n in terms)
+    needs = tuple(n for _, n in terms)
+    return PlanStep(index, CALC, clause, f"({expression})", needs)
+
+
+__all__ = ["counted_kinds"]
