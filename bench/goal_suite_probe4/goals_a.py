@@ -45,8 +45,9 @@ GOALS_A = [
     ),
     (
         "chained",
-        "Look up the Harrowgate premium before tax, then run `print(round(p * 1.12, 2))` with p set to it.",
-        num(685.89),
+        "Look up the Harrowgate premium before tax, then run `print(round(p * 1.12 / 12, 2))` with p set "
+        "to it.",
+        num(57.16),
         "«Annual premium before tax ............. EUR 612.40» Check: run(p=612.40)",
         [HP],
     ),
@@ -62,8 +63,9 @@ GOALS_A = [
     (
         "three_agent",
         "Find the Harrowgate monthly instalment and the total annual premium, compute how much more twelve "
-        "instalments cost than paying in one go, and give that to `print(f'{extra:.2f}')` as extra.",
-        num(24.03, "EUR"),
+        "instalments cost than paying in one go, and give that to `print(f'{extra * 100:.0f} cents')` as "
+        "extra.",
+        num(2403),
         "«12 instalments of EUR 59.16» «Total annual premium .................. EUR 685.89» "
         "Check: run(extra=12 * 59.16 - 685.89)",
         [HP],
@@ -96,11 +98,11 @@ GOALS_A = [
     ),
     (
         "natural",
-        "A burst pipe ruined EUR 3,800 worth of furniture in my house. After the excess, how much should "
+        "A burst pipe ruined EUR 3,900 worth of furniture in my house. After the excess, how much should "
         "I get back from my home insurer?",
-        num(3200, "EUR"),
+        num(3300, "EUR"),
         "«Escape of water excess (Sections A and B): EUR 600, in place of the section excess.» "
-        "Check: 3800 - 600",
+        "Check: 3900 - 600",
         [HP],
     ),
     (

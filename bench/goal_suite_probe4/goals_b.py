@@ -66,8 +66,9 @@ GOALS_B = [
     (
         "three_agent",
         "From Korvane's refund rule, take the monthly deduction and the floor, work out after how many full "
-        "months the floor is reached, and have `print(int(m))` show it with m bound to that.",
-        num(40),
+        "months the floor is reached, and have `print(f'{m / 12:.1f} years')` show it in years with m bound "
+        "to that.",
+        num(3.3, "years", 0.06),
         "«we refund the purchase price less 1.5 % for each full month since delivery, but never less than "
         "40 % of the purchase price» Check: run(m=(100 - 40) / 1.5)",
         [KW],
@@ -188,8 +189,9 @@ GOALS_B = [
     (
         "three_agent",
         "Look up how much the Wyndle learn-to-row course costs and how many sessions it has, divide to get "
-        "the price of one session, and let `print(f'{per:.2f} per session')` show it with per bound to it.",
-        num(20, "EUR"),
+        "the price of one session, and let `print(f'{per * 5:.2f} for five sessions')` show it with per "
+        "bound to it.",
+        num(100, "EUR"),
         "«Learn-to-row course: 8 sessions for EUR 160.» Check: run(per=160 / 8)",
         [WR],
     ),
@@ -314,8 +316,8 @@ GOALS_B = [
     ),
     (
         "natural",
-        "Below how many votes would a Saltings Ward candidate have lost the deposit?",
-        num(259.8),
+        "What was the deposit threshold in Saltings Ward, in votes?",
+        num(259.8, "", 0.25),
         "«less than 5 % of the valid votes forfeits the EUR 150 deposit» «Ballot papers issued: 5,262» "
         "«Total 66» Check: 0.05 * (5262 - 66)",
         [PE],

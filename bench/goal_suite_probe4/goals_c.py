@@ -27,11 +27,11 @@ GOALS_C = [
     ),
     (
         "chained",
-        "Find the days to harvest for parsnip and for carrot on the Tollerby chart, then give the "
-        "difference.",
-        num(55, "days"),
-        "«| Parsnip | Tender and True | - | Mar-May | 1.5 | 15 | 30 | 130 | 220 |» "
-        "«| Carrot | Nantes Amber | - | Apr-Jul | 1 | 5 | 30 | 75 | 800 |» Check: 130 - 75",
+        "Find the days to harvest for the Sturon onion sets and for the carrot on the Tollerby chart, then "
+        "give the difference.",
+        num(65, "days"),
+        "«| Onion (sets) | Sturon | - | Mar-Apr | 2 | 10 | 30 | 140 | - |» "
+        "«| Carrot | Nantes Amber | - | Apr-Jul | 1 | 5 | 30 | 75 | 800 |» Check: 140 - 75",
         [TS],
     ),
     (
@@ -53,8 +53,8 @@ GOALS_C = [
     (
         "three_agent",
         "Get the beetroot seeds per gram, multiply by the grams in a standard packet, then run "
-        "`print(n // 2)` with n bound to the product.",
-        num(60),
+        "`print(n * 5)` with n bound to the product.",
+        num(600),
         "«| Beetroot | Crimson Globe | Mar | Apr-Jul | 2.5 | 10 | 30 | 60 | 60 |» «A packet holds 2 "
         "g of seed» "
         "Check: run(n=60 * 2)",
@@ -89,10 +89,10 @@ GOALS_C = [
     ),
     (
         "natural",
-        "How many parsnip stations can I sow from one Tollerby packet?",
-        num(220),
+        "How many parsnip stations can I sow from two Tollerby packets?",
+        num(440),
         "«| Parsnip | Tender and True | - | Mar-May | 1.5 | 15 | 30 | 130 | 220 |» «A packet holds 2 g of "
-        "seed» «Parsnip and beetroot: sow 2 seeds per station» Check: 2 * 220 / 2",
+        "seed» «Parsnip and beetroot: sow 2 seeds per station» Check: 2 * 2 * 220 / 2",
         [TS],
     ),
     (
