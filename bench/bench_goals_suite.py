@@ -31,7 +31,8 @@ suite. ``--validate`` also runs a suite's ``check_answers.py`` (suite 3: every a
 facts its ``why`` quotes), counting a sealed goal's problems without showing them. ``--suite 4`` is
 ``bench/goal_suite4/`` (the fresh blind suite written after suite 3's dev split was tuned against: 8 new
 folders ``docs/d-*``, 133 goals by writer d, ``{train,dev,test}_d.json.gz``), sealed and checked the same way.
-Suites and splits: ``goals_suite_files.py``.
+``--suite probe4 --split heldout`` is the fourth blind probe (``bench/goal_suite_probe4/``: 122 goals of
+the four kinds over 9 folders, 25 to be refused). Suites and splits: ``goals_suite_files.py``.
 
 ``--keep`` keeps the node homes, logs and every goal's raw ``--json`` result (``<root>/results/ID.json``),
 ``--root DIR`` puts them in DIR, ``--ioa PATH`` picks the ``ioa`` command (default: the one beside this

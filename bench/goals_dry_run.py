@@ -27,7 +27,10 @@ chained and three-agent goals over suite 2's writer-a documents (``bench/goal_su
 the planner work it measures. ``--suite probe3 --split heldout`` is the third (78 goals over 8 folders: a
 man page, committee minutes, a bill of materials, a league table, an API error reference, a lab protocol,
 loyalty terms, a tide calendar; ``bench/goal_suite_probe3/``), 18 of them to be refused (absent values and
-near misses: another year, version, product, unit or condition).
+near misses: another year, version, product, unit or condition). ``--suite probe4 --split heldout`` is the
+fourth (122 goals of the four kinds over 9 folders: an insurance schedule, a firmware changelog, a fare
+matrix, warranty terms, a club tariff, an election declaration, a sowing chart, a weather log, a dosing
+chart; ``bench/goal_suite_probe4/``), 25 of them to be refused.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -89,6 +92,7 @@ SUITES = {
     "probe2": HERE / "goal_suite_probe2",
     "probe3n": HERE / "goal_suite_probe3n",
     "probe3": HERE / "goal_suite_probe3",
+    "probe4": HERE / "goal_suite_probe4",
 }
 
 

@@ -111,6 +111,9 @@ SUITES = {
     # the third: 8 more folders in new styles, 18 goals that must be refused, among them near misses
     # (another year, version, product, unit or condition; bench/goal_suite_probe3/README.md)
     "probe3": Suite("probe3", HERE / "goal_suite_probe3", ("heldout",), False),
+    # the fourth: 9 more folders in new styles, all four kinds, 25 goals that must be refused (absent values
+    # and near misses; bench/goal_suite_probe4/README.md)
+    "probe4": Suite("probe4", HERE / "goal_suite_probe4", ("heldout",), False),
 }
 
 
