@@ -29,6 +29,7 @@ import bisect
 import heapq
 import json
 import logging
+import os
 import re
 import subprocess
 import sys
@@ -149,7 +150,8 @@ def build_in_child(path: Path) -> Tables | None:
     then exits."""
     try:  # this file as a script (-P: its folder not on sys.path): nothing of the matcher, nor numpy
         argv = [sys.executable, "-P", __file__, str(path)]
-        done = subprocess.run(argv, capture_output=True, timeout=CHILD_TIMEOUT, check=False)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("IOA_")}  # no node's home or parent
+        done = subprocess.run(argv, capture_output=True, timeout=CHILD_TIMEOUT, check=False, env=env)
         if done.returncode == 0:
             return Tables.from_bytes(done.stdout)
         lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
