@@ -21,6 +21,7 @@ from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.agents import agent_specs, open_agents
 from ioa_p2p.node.agents.config import agents_file_plan
 from ioa_p2p.node.lifecycle import open_node
+from ioa_p2p.node.net.card_net import Libp2pCardNet
 from ioa_p2p.node.net.cohosted import CoHosted
 from ioa_p2p.node.net.cpu_wait import RunnableClock
 from ioa_p2p.node.net.framing import FramedStream
@@ -138,6 +139,13 @@ async def test_agents_of_a_process_open_streams_in_memory_and_remote_peers_over_
             assert discovery is not None and a.services.discovery is not None
             await discovery.card_ready.wait()
             key = card_key(b.peer_id)
+            net = discovery.net
+            assert isinstance(net, Libp2pCardNet)
+            with trio.fail_after(30):  # card_ready = issued; b's publish loop then stores it at b first
+                while True:  # no event marks a local store
+                    if net.dht.value_store.get(key.encode()) is not None:
+                        break
+                    await trio.sleep(0.05)
             opened = cohosted.local_streams
             found = await a.services.discovery.net.ask_values({b.peer_id: [key]}, per_peer=10.0)
             assert found.get(key) and cohosted.local_streams > opened
