@@ -19,43 +19,24 @@ from ioa_p2p.dht.lookup import GRACE_HIGH, GRACE_LOW, Lookup, grace_after_covere
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.net import kad, kad_io
 
+from .fake_dht import EmptyStore, FakePeerstore, FakeTable
+
 KEY = "/ioa/page/test"
-
-
-class _Peerstore:
-    def addrs(self, peer: ID) -> list[Any]:
-        return ["/ip4/127.0.0.1/tcp/1"]
-
-    def get_protocols(self, peer: ID) -> list[str]:
-        return []
-
-
-class _Table:
-    def __init__(self, peers: list[bytes]) -> None:
-        self.peers = [ID(p) for p in peers]
-
-    def get_peer_ids(self) -> list[ID]:
-        return list(self.peers)
-
-
-class _Store:
-    def get(self, key: bytes) -> None:
-        return None
 
 
 class _FakeDHT:
     def __init__(self, known: list[bytes]) -> None:
         self.local_peer_id = ID(Identity.generate().peer_id.raw)
-        self.routing_table = _Table(known)
-        self.value_store = _Store()
+        self.routing_table = FakeTable(known)
+        self.value_store = EmptyStore()
         self.host = self
         kad_io.hedges_of(self).missed = 0.0  # every dial reached its peer so far: no spare requests
 
     def get_connected_peers(self) -> list[ID]:
         return []
 
-    def get_peerstore(self) -> _Peerstore:
-        return _Peerstore()
+    def get_peerstore(self) -> FakePeerstore:
+        return FakePeerstore()
 
 
 @pytest.fixture

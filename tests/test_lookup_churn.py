@@ -27,6 +27,8 @@ from ioa_p2p.dht.sim.world import SimConfig, World
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.net import kad_io
 
+from .fake_dht import FakePeerstore, FakeTable
+
 KEY = b"some key"
 
 
@@ -149,33 +151,17 @@ def test_unreached_peers_are_forgotten_after_their_time_or_an_answer_and_bounded
 # ---------------------------------------------------------------------- the node's driver
 
 
-class _Peerstore:
-    def addrs(self, peer: ID) -> list[Any]:
-        return ["/ip4/127.0.0.1/tcp/1"]
-
-    def get_protocols(self, peer: ID) -> list[str]:
-        return []
-
-
-class _Table:
-    def __init__(self, peers: list[bytes]) -> None:
-        self.peers = [ID(p) for p in peers]
-
-    def get_peer_ids(self) -> list[ID]:
-        return list(self.peers)
-
-
 class _FakeDHT:
     def __init__(self, known: list[bytes]) -> None:
         self.local_peer_id = ID(Identity.generate().peer_id.raw)
-        self.routing_table = _Table(known)
+        self.routing_table = FakeTable(known)
         self.host = self
 
     def get_connected_peers(self) -> list[ID]:
         return []
 
-    def get_peerstore(self) -> _Peerstore:
-        return _Peerstore()
+    def get_peerstore(self) -> FakePeerstore:
+        return FakePeerstore()
 
 
 @pytest.fixture

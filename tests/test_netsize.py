@@ -24,6 +24,8 @@ from ioa_p2p.dht.keyspace import K, closest, estimate_network_size, position
 from ioa_p2p.dht.netsize import HYSTERESIS, KEYS, MAX_AGE, SizeEstimate, key_estimate
 from ioa_p2p.node.net import kad, kad_io
 
+from .fake_dht import EmptyStore, FakePeerstore, FakeTable
+
 PREFIX = b"\x00\x24\x08\x01\x12\x20"  # an Ed25519 peer ID's multihash prefix: positions are SHA-256 anyway
 
 
@@ -142,40 +144,19 @@ def test_this_node_counts_among_a_keys_closest() -> None:
     assert draw == (K - 1) * 2**256 / d_k
 
 
-class _Peerstore:
-    def addrs(self, peer: ID) -> list[Any]:
-        return ["/ip4/127.0.0.1/tcp/1"]
-
-    def get_protocols(self, peer: ID) -> list[str]:
-        return []
-
-
-class _Table:
-    def __init__(self, peers: list[bytes]) -> None:
-        self.peers = [ID(p) for p in peers]
-
-    def get_peer_ids(self) -> list[ID]:
-        return list(self.peers)
-
-
-class _Store:
-    def get(self, key: bytes) -> None:
-        return None
-
-
 class _FakeDHT:
     def __init__(self, own: bytes, known: list[bytes]) -> None:
         self.local_peer_id = ID(own)
-        self.routing_table = _Table(known)
-        self.value_store = _Store()
+        self.routing_table = FakeTable(known)
+        self.value_store = EmptyStore()
         self.host = self
         kad_io.hedges_of(self).missed = 0.0
 
     def get_connected_peers(self) -> list[ID]:
         return []
 
-    def get_peerstore(self) -> _Peerstore:
-        return _Peerstore()
+    def get_peerstore(self) -> FakePeerstore:
+        return FakePeerstore()
 
 
 async def test_a_nodes_finished_lookups_steady_its_size_estimate(

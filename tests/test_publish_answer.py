@@ -41,6 +41,8 @@ from ioa_p2p.node.discovery import loops
 from ioa_p2p.node.net import kad_io, kad_write
 from ioa_p2p.node.net.kad_io import PEER_TIMEOUT
 
+from .fake_dht import FakePeerstore
+
 PEERS = [Identity.generate().peer_id.raw for _ in range(20)]
 PAGE = "/ioa/page/a-key"
 HANDSHAKE, ANSWER = 0.1, 0.1  # each lookup request: a dial's handshake, then its answer
@@ -53,14 +55,6 @@ class FakeNet:
     store_after: dict[bytes, float | None] = field(default_factory=dict)
     stored: dict[bytes, float] = field(default_factory=dict)  # peer -> when it stored
     first_store: float | None = None  # when the first store was sent (the lookup is over)
-
-
-class _Peerstore:
-    def addrs(self, peer: ID) -> list[Any]:
-        return ["/ip4/127.0.0.1/tcp/1"]
-
-    def get_protocols(self, peer: ID) -> list[str]:
-        return []
 
 
 class _Table:
@@ -98,8 +92,8 @@ class FakeDHT:
     def get_connected_peers(self) -> list[ID]:
         return []
 
-    def get_peerstore(self) -> _Peerstore:
-        return _Peerstore()
+    def get_peerstore(self) -> FakePeerstore:
+        return FakePeerstore()
 
 
 @pytest.fixture
