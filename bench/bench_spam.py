@@ -64,6 +64,8 @@ only, minutes instead of hours on a loaded machine).
 ``--proven-fetch on|off`` (with ``--pages``): the fetch gives up to a quarter of its slots to proven peers
 near its last slot (``dht/fetchevidence.py``; on, the node's default) or not (before it); with
 ``--fetch-only --warm`` the honest members of the gold teams of every other goal are proven and held.
+``--arrival flood|trickle|restart|none`` (with ``--pages``): when the node first saw each identity, the
+evidence ``dht/arrival.py`` takes to the fetch (``spam_world.ARRIVAL``); ``none``: before it.
 ``--data``: another shared data set of the same shape (``teaming-dev.json``).
 
 ``--attacks`` also takes the held-out generator's attacks (``spam_attacks.py``: ``paraphrase``,
@@ -84,7 +86,7 @@ from typing import Any
 from shared_data import data_file, require
 from spam_costs import costs, entry_costs, stamp_costs
 from spam_modes import EXPOSURE, GOAL_SECONDS, KIN, MATCHER, POLICIES, build, run
-from spam_world import CENTRE, PROVEN_FETCH, Sketches, fetch_only, spam_for
+from spam_world import ARRIVAL, CENTRE, PROVEN_FETCH, Sketches, fetch_only, spam_for
 
 from ioa_p2p.teaming.exposure import ExposurePolicy
 
@@ -134,6 +136,11 @@ def main() -> None:
         "--proven-fetch", default="on", choices=("on", "off"),
         help="with --pages: the fetch keeps slots for proven candidates (dht/fetchevidence.py); off: before",
     )  # fmt: skip
+    parser.add_argument(
+        "--arrival", default="flood", choices=("flood", "trickle", "restart", "none"),
+        help="with --pages: when the node first saw each card (dht/arrival.py): the spam in one hour of a "
+        "node up for two weeks, spread over them, a node started just before, or no arrival evidence",
+    )  # fmt: skip
     parser.add_argument("--stamps", action="store_true", help="only the stamp's mint and verify costs")
     parser.add_argument(
         "--newcomers", type=int, default=4,
@@ -153,6 +160,7 @@ def main() -> None:
     MATCHER[0] = args.matcher
     CENTRE[0] = args.centre
     PROVEN_FETCH[0] = args.proven_fetch == "on"
+    ARRIVAL[0] = args.arrival
     data = json.loads(require(data_file(args.data)).read_text(encoding="utf-8"))
     honest = [(a["name"], a["description"]) for a in data["agents"]]
     goals = [g for g in data["goals"] if g.get("team")]

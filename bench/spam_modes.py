@@ -5,6 +5,7 @@ modes are and what is measured."""
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from collections import Counter
@@ -118,6 +119,8 @@ def build(
             world.delivers.add(key)
         if sketches is not None:
             sketches.add(identity, card)
+    if sketches is not None:  # when the node first saw each card (spam_world.ARRIVAL)
+        sketches.schedule(attack, random.Random(f"arrival-{attack}"), recent=world.young_honest)
     return world
 
 

@@ -16,6 +16,7 @@ from spam_attacks import HELDOUT, heldout_texts
 from ioa_p2p.card import card_text, issue_card
 from ioa_p2p.card.sketch import issue_sketch
 from ioa_p2p.conversation.reputation import Standing, reputation_prior
+from ioa_p2p.dht.arrival import WINDOW_MS, ArrivalBook
 from ioa_p2p.dht.expand import FETCH, SAMPLE_TABLE
 from ioa_p2p.dht.fetchchoice import POOL, centre_of, choose_fetch
 from ioa_p2p.dht.forest import LEVELS, forest_for
@@ -36,6 +37,14 @@ NOW = 1_800_000_000_000
 CENTRE = ["all"]
 #: Whether the fetch keeps slots for proven candidates (``--proven-fetch``; ``dht/fetchevidence.py``).
 PROVEN_FETCH = [True]
+#: When the node first saw each identity (``--arrival``; ``dht/arrival.py``): ``flood`` (the node ran for
+#: two weeks: a quarter of the honest cards were there when it started, the rest joined one by one at
+#: random times, and the spam came in one hour: three days before the goals for the ``patient``
+#: attacker, half an hour before for the others), ``trickle`` (the spam spread over the same two weeks as
+#: the honest cards: an attacker that knows the defence), ``restart`` (the node started half an hour
+#: before the goals: everything arrived at once, no evidence) or ``none`` (no arrival evidence: before).
+ARRIVAL = ["flood"]
+DAY_MS = 86_400_000
 KEYWORDS = (
     "python", "sql", "translation", "legal advice", "medical questions", "finance", "image generation",
     "video editing", "weather", "cooking", "travel planning", "math", "charts", "email", "code review",
@@ -87,6 +96,7 @@ class Sketches:
         self._centre: Any = None
         self._matrix: Any = None
         self.honest: set[str] = set()  # keys of the honest cards (``spam-first`` puts them last)
+        self.arrivals: ArrivalBook | None = None  # when the node first saw each identity (:meth:`schedule`)
 
     def add(self, identity: Identity, card: Any) -> None:
         c = card.card
@@ -133,13 +143,47 @@ class Sketches:
         started = time.process_time()
         known = {self.by_key[k].peer_id for k in held if k in self.by_key}
         good = {self.by_key[k].peer_id for k in proven if k in self.by_key} if PROVEN_FETCH[0] else set()
+        exempt = {self.by_key[k].peer_id for k in proven if k in self.by_key}
+        flood = (
+            self.arrivals.penalties((s.peer_id for _, s in scored), NOW, exempt=exempt)
+            if defences and self.arrivals is not None
+            else None
+        )
         chosen = choose_fetch(
             scored, FETCH, priors=priors, known=known, centre=self._centre, query=scorer.view,
-            defences=defences, proven=good,
+            defences=defences, proven=good, flood=flood,
         )  # fmt: skip
         self.choose_s += time.process_time() - started
         self.choices += 1
         return [str(s.peer_id) for s in chosen]
+
+    def schedule(self, attack: str, rng: random.Random, recent: Collection[str] = ()) -> None:
+        """When the node first saw each card (:data:`ARRIVAL`; ``recent``: honest newcomers, seen in the
+        last hour)."""
+        if ARRIVAL[0] == "none":
+            self.arrivals = None
+            return
+        start = NOW - (DAY_MS // 2 // 24 if ARRIVAL[0] == "restart" else 14 * DAY_MS)
+        book = ArrivalBook(start)
+        spam = [k for k in self.by_key if k not in self.honest]
+        honest = [k for k in self.by_key if k in self.honest and k not in recent]
+        times: list[tuple[int, str]] = [(NOW - rng.randrange(WINDOW_MS), k) for k in recent]
+        if ARRIVAL[0] == "restart":
+            times += [(start + rng.randrange(WINDOW_MS // 6), k) for k in [*honest, *spam]]
+        else:
+            settled = len(honest) // 4
+            times += [(start + rng.randrange(WINDOW_MS // 6), k) for k in honest[:settled]]
+            times += [
+                (start + rng.randrange(WINDOW_MS, NOW - start - 2 * WINDOW_MS), k) for k in honest[settled:]
+            ]
+            if ARRIVAL[0] == "trickle":
+                times += [(start + rng.randrange(WINDOW_MS, NOW - start - 2 * WINDOW_MS), k) for k in spam]
+            else:
+                at = NOW - (3 * DAY_MS if attack == "patient" else WINDOW_MS // 2)
+                times += [(at + rng.randrange(WINDOW_MS // 2), k) for k in spam]
+        for t, key in sorted(times):
+            book.note(self.by_key[key].peer_id, t)
+        self.arrivals = book
 
     def centre(self, sketches: list[Any]) -> Any:
         """The breadth centre :data:`CENTRE` names (``sketches``: honest ones first, as added)."""
@@ -215,6 +259,7 @@ def fetch_only(
         names[name] = str(card.peer_id)
         cards[str(card.peer_id)] = card
     rng = random.Random(25)
+    base.schedule("", random.Random("arrival-"))
 
     proven = {names[n] for g in goals[0::2] for n in g["team"] if n in names} if warm else set()
     new_goals = {id(g) for g in goals[1::2]} if warm else set()
@@ -275,6 +320,7 @@ def fetch_only(
             world.add(identity, card)
             spam.add(str(card.peer_id))
             cards[str(card.peer_id)] = card
+        world.schedule(attack, random.Random(f"arrival-{attack}"))
         for defences in (False, True):
             row: dict[str, Any] = {"attack": attack, "sketch_defences": defences}
             row.update(measure(world, spam, defences))

@@ -9,6 +9,8 @@
 - ``fetchchoice.py`` which candidates a page search fetches: the sketch-level spam defences (copies share a
   slot, supersets and cards that match everything rank lower, reputation)
 - ``fetchevidence.py`` fetch slots for proven candidates (evidence that costs no fetch)
+- ``arrival.py``     when identities first reached this node (by gossip), and which came in a flood of new
+  ones: score a page search takes off their sketches before it fetches
 - ``sketchscore.py`` how a page search scores sketches: the matcher's first stage on what a sketch carries
 - ``rtt.py``         smoothed round trips and the wait they call for (owner-first card fetches; a lookup's
   hedges with the dial's reach wait; peers recently not reached)

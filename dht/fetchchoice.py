@@ -39,6 +39,11 @@ what this node knows (its signed histories, the cards it already holds):
   median and up to 0.68, so a fixed line would cost half of them their breadth). Above the line a sketch
   loses :data:`CENTRAL_WEIGHT` score units per 0.1 of cosine. A flood of stuffed cards moves the centre
   towards itself, which makes it look more central, not less.
+- **Floods of new identities** (``flood``, from :class:`~ioa_p2p.dht.arrival.ArrivalBook`: when each
+  identity first reached this node by gossip, the node's own observation, never a claim): a sketch whose
+  identity arrived in an hour that brought many times the node's usual number of new identities loses
+  up to :data:`~ioa_p2p.dht.arrival.FLOOD_WEIGHT` score units (proven peers exempt), so on a node with no
+  signed outcomes yet the honest cards that joined one by one win the fetch slots within that margin.
 
 Scores are the :class:`~ioa_p2p.dht.sketchscore.SketchScorer` units (standardised cosines, 1 unit is
 about 0.04-0.08 of a wordllama cosine). Measured: ``bench/bench_spam.py --pages --fetch-only``
@@ -203,6 +208,7 @@ def choose_fetch(
     query: Vector | None = None,
     defences: bool = True,
     proven: Collection[PeerId] = (),
+    flood: Mapping[PeerId, float] | None = None,
 ) -> list[SignedSketch]:
     """The candidates whose cards a search fetches, from ``(sketch score, sketch)`` pairs: the best
     member of each of the ``count`` best distinct contents, best first, then the other members of the
@@ -213,9 +219,11 @@ def choose_fetch(
     (:func:`centrality`), ``query`` the query's unit vector in the sketches' space; ``proven``: peers with
     a signed task done for this node (or trusted): first among copies after held ones, and up to
     :data:`~ioa_p2p.dht.fetchevidence.PROVEN_SHARE` of the slots go to proven contents that score near the
-    last slot (:func:`~ioa_p2p.dht.fetchevidence.proven_first`). With ``defences`` off only the reputation
-    prior acts (what the node did before)."""
+    last slot (:func:`~ioa_p2p.dht.fetchevidence.proven_first`); ``flood``: score units taken off peers that
+    reached this node in a flood of new identities (:meth:`~ioa_p2p.dht.arrival.ArrivalBook.penalties`).
+    With ``defences`` off only the reputation prior acts (what the node did before)."""
     trusted = priors or {}
+    flooded = flood or {}
     items = list(scored)
     if not defences:
         ranked = sorted(items, key=lambda it: _order(it[0] + _prior(trusted, it[1]), it[1], trusted, known))
@@ -235,6 +243,7 @@ def choose_fetch(
         + _prior(trusted, sketch)
         - breadth_penalty(c, free)
         - (SUPERSET_PENALTY if sketch.peer_id in supersets else 0.0)
+        - flooded.get(sketch.peer_id, 0.0)
         for (score, sketch), c in zip(items, central, strict=True)
     ]
 

@@ -118,6 +118,26 @@ async def test_cards_of_every_node_are_found_best_match_first(
         assert "plotter" not in names(mine) and len(mine) == 3
 
 
+async def test_gossip_notes_when_each_identity_first_reached_the_node(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    """The arrival book (dht/arrival.py) a page search takes its flood evidence from is fed by the card
+    topic: every other agent's identity, once, at the time its first announcement came; never our own."""
+    net = MemoryNetwork()
+    async with open_agents(net, MemoryCards(net), tmp_path, list(AGENTS)) as agents:
+        await wait_cards(agents, len(AGENTS))
+        for agent in agents:
+            search = discovery_of(agent).search
+            others = {a[0].peer_id for a in agents} - {agent[0].peer_id}
+            assert {p for p in others if search.arrivals.first_seen(p) is not None} == others
+            assert search.arrivals.first_seen(agent[0].peer_id) is None
+            first = {p: search.arrivals.first_seen(p) for p in others}
+            assert all(t is not None and t <= search.now_ms() for t in first.values())
+        await trio.sleep(120)  # re-announcements do not move a first arrival
+        assert {p: search.arrivals.first_seen(p) for p in others} == first
+        assert len(search.arrivals) == len(others)
+
+
 async def test_without_gossip_cards_are_found_through_the_dht_buckets(
     tmp_path: Path, autojump_clock: MockClock
 ) -> None:

@@ -8,7 +8,9 @@ on the card topic:
   :data:`GOSSIP_UPDATE_INTERVAL_MS` to the previous one of the same publisher, and remembers it so the
   catch-up loop fetches it from the DHT (:meth:`GossipIntake.stale_due`): an honest update that came too
   soon is late, never lost;
-- :meth:`GossipIntake.deliver`: the rate limits of new identities and versions
+- :meth:`GossipIntake.deliver`: the publisher's first arrival noted
+  (:class:`~ioa_p2p.dht.arrival.ArrivalBook`: a page search's evidence of floods of new identities), the
+  rate limits of new identities and versions
   (:class:`~ioa_p2p.dht.admission.CardAdmission`, in total and per source network), then the directory
   (through :meth:`~ioa_p2p.node.discovery.search.CardSearch.apply`).
 
@@ -105,6 +107,8 @@ class GossipIntake:
             record = parse_record(data, now_ms=now, peer=publisher)
         except InvalidMessage:
             return
+        if publisher != self.me:  # seen, within the limits or not: when it came is evidence (dht/arrival.py)
+            self.search.arrivals.note(publisher, now)
         known = self.directory.version_of(publisher)
         source = source_of_addrs(getattr(getattr(record, "card", None), "addrs", ()))  # where it is reached
         if record.version != known and not self.admission.admit_card(

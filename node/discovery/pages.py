@@ -251,13 +251,19 @@ def _proven(search: CardSearch, pool: list[SignedSketch]) -> set[PeerId]:
     return {s.peer_id for s in pool if str(s.peer_id) in proven} if proven else set()
 
 
+def _flood(search: CardSearch, pool: list[SignedSketch], proven: set[PeerId]) -> dict[PeerId, float]:
+    """Score units off the listed peers that reached this node in a flood of new identities, proven ones
+    exempt (:meth:`~ioa_p2p.dht.arrival.ArrivalBook.penalties`)."""
+    return search.arrivals.penalties((s.peer_id for s in pool), search.now_ms(), exempt=proven)
+
+
 def _verified_best(
     pages: PageSearch, count: int, search: CardSearch, priors: dict[PeerId, float] | None = None
 ) -> list[SignedSketch]:
     """The candidates (not us) to fetch: ``count`` distinct contents and the copies
     :func:`~ioa_p2p.dht.fetchchoice.choose_fetch` adds, chosen among the :data:`POOL` times ``count`` best
     by sketch score with the sketch-level spam defences (reputation, copies, supersets, breadth, slots for
-    proven peers), among
+    proven peers, floods of new identities), among
     those whose sketch signature verifies and whose stamp has ``[discovery] min_stamp_bits`` (a page
     holder that stored under-stamped entries gains their makers nothing); the others are dropped and the
     choice is made again."""
@@ -267,6 +273,7 @@ def _verified_best(
         if not pool:
             return []
         known = {s.peer_id for s in pool if not search.needs_fetch(s.peer_id)}
+        proven = _proven(search, pool)
         picked = choose_fetch(
             pages.scored(pool),
             count,
@@ -274,7 +281,8 @@ def _verified_best(
             known=known,
             centre=pages.centre(),
             query=pages.query,
-            proven=_proven(search, pool),
+            proven=proven,
+            flood=_flood(search, pool, proven),
         )
         failed = []
         for sketch in picked:

@@ -22,6 +22,7 @@ from typing import Any
 import trio
 
 from ioa_p2p.card import CardRecord, SignedWithdrawal, newest_record, parse_record
+from ioa_p2p.dht.arrival import ArrivalBook
 from ioa_p2p.dht.directory import Directory, Offer
 from ioa_p2p.dht.forest import Forest, forest_for
 from ioa_p2p.dht.lsh import CardBuckets, Hyperplanes, card_buckets
@@ -80,6 +81,9 @@ class CardSearch:
         #: the peers with a signed task done for this node, or trusted (set by the goals service): a page
         #: search keeps some fetch slots for them (:mod:`ioa_p2p.dht.fetchevidence`)
         self.proven: frozenset[str] = frozenset()
+        #: when each identity's card first reached this node by gossip, and the floods of new identities
+        #: (:mod:`ioa_p2p.dht.arrival`): a page search takes score off sketches that came in one
+        self.arrivals = ArrivalBook(now_ms())
         #: called with each remote record that changed the directory (the other agents of this process
         #: get it too: ``CardTopicPort.pass_on``; set by discovery when the card topic runs)
         self.on_new: Callable[[CardRecord], None] | None = None

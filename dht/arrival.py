@@ -1,0 +1,165 @@
+"""When identities first reached this node, and which of them came in a flood (pure).
+
+A stranger with a thousand fresh identities can write plausible cards (a paraphrase of an honest card
+has no trait its sketch shows), stamp each one and keep them live for longer than ``trust_age``. What
+it cannot fake is *when this node first saw them*: the node watches the card topic for as long as it
+runs, and honest agents join a network a few at a time, while a thousand identities that were minted
+to take over a capability arrive together (the admission limits, ``dht/admission.py``, spread them over
+minutes, not days). :class:`ArrivalBook` keeps, per identity, the time this node first saw a valid,
+stamped card of it, and per hour-long window how many new identities arrived. A window is a *flood*
+when it brought more than :data:`SLACK` times the node's usual number (the median over its last
+:data:`HISTORY_WINDOWS` windows, at least :data:`MIN_BASE`); an identity's flood share
+(:meth:`ArrivalBook.excess`) is the share of its window's arrivals beyond that, and
+:meth:`ArrivalBook.penalties` turns it into score units a page search takes off the identity's sketch
+before it chooses what to fetch (:func:`~ioa_p2p.dht.fetchchoice.choose_fetch`, ``flood``).
+
+What this evidence is worth, stated plainly:
+
+- it needs history: arrivals in the node's first :data:`WARMUP_WINDOWS` (everything already in the
+  network arrives at once when a node starts) and before :data:`MIN_WINDOWS` full windows have passed
+  are not judged, and a node that restarted knows nothing (nothing is penalised then: no evidence is
+  no evidence);
+- an attacker that trickles its identities in at the network's usual rate is not seen, at the price
+  of time: to move the median it must keep that rate up for half of :data:`HISTORY_WINDOWS` (a week);
+- honest agents that join in the same window as a flood share its penalty until they do a task for
+  this node (proven peers are exempt), and an attacker that floods when an honest group joins makes
+  that group look like part of its flood (each of its identities still pays a stamp);
+- it is a penalty, never a credit: an identity the book does not know (evicted past
+  :data:`CAPACITY`, or only ever seen on pages) loses nothing.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import OrderedDict
+from collections.abc import Collection, Iterable, Mapping
+
+from ioa_p2p.identity import PeerId
+
+#: Length of a window (ms) over which new identities are counted.
+WINDOW_MS = 3_600_000
+#: Windows of history whose median count is the node's usual rate (two weeks of hours).
+HISTORY_WINDOWS = 14 * 24
+#: The node's first windows: what was already in the network arrives at once; not judged.
+WARMUP_WINDOWS = 1
+#: Full windows of history (after the warm-up) needed before any window is judged.
+MIN_WINDOWS = 6
+#: A window is a flood past this many times the usual count; the usual count is at least MIN_BASE.
+SLACK = 4.0
+MIN_BASE = 1.0
+#: Score units (:class:`~ioa_p2p.dht.sketchscore.SketchScorer`: standardised cosines) an identity whose
+#: whole window is flood loses at most; the same as the margin within which a proven candidate wins a
+#: fetch slot (:data:`~ioa_p2p.dht.fetchevidence.PROVEN_MARGIN`): an entry that came in a flood yields to
+#: one that did not when they score within that margin.
+FLOOD_WEIGHT = 3.0
+#: Identities remembered at most (the oldest first seen are forgotten first: unknown, never penalised).
+CAPACITY = 65_536
+
+
+class ArrivalBook:
+    """First-seen times of identities at this node and the count of new ones per window (bounded)."""
+
+    def __init__(
+        self,
+        started_ms: int,
+        *,
+        window_ms: int = WINDOW_MS,
+        history: int = HISTORY_WINDOWS,
+        capacity: int = CAPACITY,
+    ) -> None:
+        if window_ms <= 0 or history <= 0 or capacity <= 0:
+            raise ValueError("window_ms, history and capacity must be positive")
+        self.started_ms = started_ms
+        self.window_ms, self.history, self.capacity = window_ms, history, capacity
+        self._first: OrderedDict[PeerId, int] = OrderedDict()
+        self._counts: dict[int, int] = {}
+        self._pruned = 0  # the window up to which old counts were dropped
+
+    def __len__(self) -> int:
+        return len(self._first)
+
+    def window(self, at_ms: int) -> int:
+        """The index of the window ``at_ms`` falls in (0: the node's first)."""
+        return (at_ms - self.started_ms) // self.window_ms
+
+    def note(self, peer: PeerId, now_ms: int) -> bool:
+        """Record that ``peer`` was seen at ``now_ms``; True when it is new to the book."""
+        if peer in self._first:
+            return False
+        self._first[peer] = now_ms
+        w = self.window(now_ms)
+        self._counts[w] = self._counts.get(w, 0) + 1
+        while len(self._first) > self.capacity:
+            self._first.popitem(last=False)
+        if w > self._pruned:  # counts older than the history are never read again
+            self._pruned = w
+            for old in [k for k in self._counts if k < w - self.history - WARMUP_WINDOWS]:
+                del self._counts[old]
+        return True
+
+    def first_seen(self, peer: PeerId) -> int | None:
+        return self._first.get(peer)
+
+    def usual(self, now_ms: int) -> float | None:
+        """The usual count of new identities per window: the median over the full windows of the last
+        :attr:`history` after the warm-up (empty ones count), at least :data:`MIN_BASE`; None while
+        fewer than :data:`MIN_WINDOWS` full windows have passed since the warm-up."""
+        last = self.window(now_ms) - 1  # the last full window
+        first = max(WARMUP_WINDOWS, last - self.history + 1)
+        if last - first + 1 < MIN_WINDOWS:
+            return None
+        counts = [self._counts.get(w, 0) for w in range(first, last + 1)]
+        return max(MIN_BASE, float(statistics.median(counts)))
+
+    def excess(self, peer: PeerId, now_ms: int, usual: float | None = None) -> float:
+        """The share of the arrivals of ``peer``'s window beyond :data:`SLACK` times the usual count (0:
+        unknown peer, a warm-up window, not enough history, or no flood)."""
+        seen = self._first.get(peer)
+        if seen is None:
+            return 0.0
+        w = self.window(seen)
+        base = self.usual(now_ms) if usual is None else usual
+        if base is None or w < WARMUP_WINDOWS:
+            return 0.0
+        count = self._counts.get(w, 0)
+        return max(0.0, 1.0 - SLACK * base / count) if count else 0.0
+
+    def penalties(
+        self,
+        peers: Iterable[PeerId],
+        now_ms: int,
+        *,
+        weight: float = FLOOD_WEIGHT,
+        exempt: Collection[PeerId] = (),
+    ) -> dict[PeerId, float]:
+        """Score units to take off each of ``peers`` that came in a flood (``weight`` times its
+        :meth:`excess`), none for ``exempt`` peers (proven: a task done for this node outweighs when it
+        arrived); peers with no penalty are left out."""
+        base = self.usual(now_ms)
+        if base is None:
+            return {}
+        out: dict[PeerId, float] = {}
+        for peer in peers:
+            if peer in exempt:
+                continue
+            share = self.excess(peer, now_ms, base)
+            if share > 0.0:
+                out[peer] = weight * share
+        return out
+
+    def counts(self) -> Mapping[int, int]:
+        """New identities per window index (a copy)."""
+        return dict(self._counts)
+
+
+__all__ = [
+    "CAPACITY",
+    "FLOOD_WEIGHT",
+    "HISTORY_WINDOWS",
+    "MIN_BASE",
+    "MIN_WINDOWS",
+    "SLACK",
+    "WARMUP_WINDOWS",
+    "WINDOW_MS",
+    "ArrivalBook",
+]

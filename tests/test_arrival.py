@@ -1,0 +1,134 @@
+"""When identities first reached this node, and floods of them (pure: dht/arrival.py and its use in
+choose_fetch)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ioa_p2p.dht.arrival import (
+    FLOOD_WEIGHT,
+    MIN_WINDOWS,
+    SLACK,
+    WINDOW_MS,
+    ArrivalBook,
+)
+from ioa_p2p.dht.fetchchoice import choose_fetch
+from ioa_p2p.identity import Identity, PeerId
+
+from .test_fetch_choice import DIM, sketch
+
+START = 1_700_000_000_000
+HOUR = WINDOW_MS
+
+
+def peer(i: int) -> PeerId:
+    return Identity(bytes([i % 256, i // 256, 77]) + b"\x05" * 29).peer_id
+
+
+def steady_book(hours: int = 48, per_hour: int = 2) -> ArrivalBook:
+    """A node up for ``hours``: 30 identities at its start, then ``per_hour`` new ones every hour."""
+    book = ArrivalBook(START)
+    for i in range(30):
+        book.note(peer(i), START + 1000 * i)
+    n = 30
+    for h in range(1, hours):
+        for j in range(per_hour):
+            book.note(peer(n), START + h * HOUR + 60_000 * (j + 1))
+            n += 1
+    return book
+
+
+def test_first_seen_is_kept_and_each_identity_counts_once() -> None:
+    book = ArrivalBook(START)
+    assert book.note(peer(1), START + 5) is True
+    assert book.note(peer(1), START + 2 * HOUR) is False
+    assert book.first_seen(peer(1)) == START + 5
+    assert book.first_seen(peer(2)) is None
+    assert len(book) == 1 and book.counts() == {0: 1}
+    with pytest.raises(ValueError):
+        ArrivalBook(START, window_ms=0)
+
+
+def test_nothing_is_judged_without_history_or_in_the_nodes_first_window() -> None:
+    """A node that just started sees the whole network at once: no flood, no penalty."""
+    book = ArrivalBook(START)
+    everyone = [peer(i) for i in range(500)]
+    for i, p in enumerate(everyone):
+        book.note(p, START + i)
+    now = START + (MIN_WINDOWS - 1) * HOUR
+    assert book.usual(now) is None and book.penalties(everyone, now) == {}
+    later = START + 30 * HOUR  # enough history now, but the start window is never judged
+    assert book.usual(later) == 1.0
+    assert book.penalties(everyone, later) == {}
+
+
+def test_a_flood_of_new_identities_is_penalised_and_the_steady_arrivals_are_not() -> None:
+    book = steady_book()
+    now = START + 48 * HOUR
+    steady = [peer(i) for i in range(30 + 2 * 47)]
+    flood = [peer(1000 + i) for i in range(400)]
+    for i, p in enumerate(flood):
+        book.note(p, now + 10 * i)
+    assert book.usual(now + HOUR) == 2.0
+    penalties = book.penalties([*steady, *flood], now + HOUR)
+    assert set(penalties) == set(flood)
+    expected = FLOOD_WEIGHT * (1 - SLACK * 2.0 / 400)
+    assert all(v == pytest.approx(expected) for v in penalties.values())
+    # a proven identity that came with the flood keeps its place: evidence of work outweighs arrival
+    assert flood[0] not in book.penalties(flood, now + HOUR, exempt={flood[0]})
+    # a window a little above the usual rate is no flood
+    quiet = steady_book()
+    for i in range(int(SLACK * 2)):
+        quiet.note(peer(2000 + i), now + i)
+    assert quiet.penalties([peer(2000 + i) for i in range(8)], now + HOUR) == {}
+
+
+def test_a_trickle_at_the_usual_rate_is_not_a_flood_and_the_history_is_bounded() -> None:
+    """An attacker that spreads its identities over the node's history raises the usual count: nothing
+    is penalised (what it pays is time), and old windows are forgotten."""
+    book = steady_book(hours=400, per_hour=6)
+    now = START + 400 * HOUR
+    assert book.usual(now) == 6.0
+    assert book.penalties([peer(30 + i) for i in range(6 * 399)], now) == {}
+    assert min(book.counts()) >= 399 - book.history - 1
+
+
+def test_the_book_forgets_the_oldest_identities_past_its_capacity() -> None:
+    book = ArrivalBook(START, capacity=10)
+    for i in range(25):
+        book.note(peer(i), START + i)
+    assert len(book) == 10
+    assert book.first_seen(peer(0)) is None and book.first_seen(peer(24)) == START + 24
+
+
+def test_a_flood_yields_its_fetch_slots_to_entries_that_came_one_by_one() -> None:
+    """Thirty plausible sketches from a flood score a little above eight honest ones: the score alone
+    fetches the flood; with the arrival evidence the honest entries win the slots within the margin, and
+    the best flooded sketch still beats an honest one far below it."""
+    rng = np.random.default_rng(11)
+    book = steady_book()
+    now = START + 48 * HOUR
+    spam = [sketch(600 + i, rng.normal(size=DIM)) for i in range(30)]
+    honest = [sketch(700 + i, rng.normal(size=DIM)) for i in range(8)]
+    for i, s in enumerate(honest):
+        book.note(s.peer_id, START + (10 + i) * HOUR + 1)
+    for i, s in enumerate(spam):
+        book.note(s.peer_id, now + 10 * i)
+    for i in range(300):  # the rest of the flood, listed for other queries
+        book.note(peer(3000 + i), now + 1000 + i)
+    scored = [(9.0 - 0.02 * i, s) for i, s in enumerate(spam)]
+    scored += [(8.0 - 0.01 * i, s) for i, s in enumerate(honest)]
+    scored += [(0.0, sketch(800, rng.normal(size=DIM)))]
+    plain = choose_fetch(scored, 8)
+    assert plain == spam[:8]
+    flood = book.penalties((s.peer_id for _, s in scored), now + HOUR)
+    assert set(flood) == {s.peer_id for s in spam}
+    chosen = choose_fetch(scored, 8, flood=flood)
+    assert chosen == honest
+    # the evidence is the node's own: without the defences nothing changes
+    assert choose_fetch(scored, 8, flood=flood, defences=False) == plain
+    assert (
+        choose_fetch(scored, 9, flood=flood)[:8] == honest
+        and choose_fetch(scored, 9, flood=flood)[8] == spam[0]
+    )
