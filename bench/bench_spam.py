@@ -85,7 +85,7 @@ from typing import Any
 
 from shared_data import data_file, require
 from spam_costs import costs, entry_costs, stamp_costs
-from spam_modes import EXPOSURE, GOAL_SECONDS, KIN, MATCHER, POLICIES, build, run
+from spam_modes import BAR_FLOODED, EXPOSURE, GOAL_SECONDS, KIN, MATCHER, POLICIES, build, run
 from spam_world import ARRIVAL, CENTRE, PROVEN_FETCH, Sketches, fetch_only, spam_for
 
 from ioa_p2p.teaming.exposure import ExposurePolicy
@@ -141,6 +141,11 @@ def main() -> None:
         help="with --pages: when the node first saw each card (dht/arrival.py): the spam in one hour of a "
         "node up for two weeks, spread over them, a node started just before, or no arrival evidence",
     )  # fmt: skip
+    parser.add_argument(
+        "--bar-flooded", default="on", choices=("on", "off"),
+        help="with --pages and an exposure mode: a spent identity still under a flood's penalty never "
+        "joins as a member (TeamCaps.barred); off: it joins where nothing else can (before)",
+    )  # fmt: skip
     parser.add_argument("--stamps", action="store_true", help="only the stamp's mint and verify costs")
     parser.add_argument(
         "--newcomers", type=int, default=4,
@@ -161,6 +166,7 @@ def main() -> None:
     CENTRE[0] = args.centre
     PROVEN_FETCH[0] = args.proven_fetch == "on"
     ARRIVAL[0] = args.arrival
+    BAR_FLOODED[0] = args.bar_flooded == "on"
     data = json.loads(require(data_file(args.data)).read_text(encoding="utf-8"))
     honest = [(a["name"], a["description"]) for a in data["agents"]]
     goals = [g for g in data["goals"] if g.get("team")]

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from spam_attacks import spam_behaviour
-from spam_world import Sketches, make_card
+from spam_world import NOW, Sketches, make_card
 
 from ioa_p2p.conversation.reputation import Standing, reputation_prior
 from ioa_p2p.dht.ranking import CardRanker
@@ -65,6 +65,9 @@ EXPOSURE = {
 #: attack's goals all fall in one exposure window); with ``--warm`` the spam-free pass ended
 #: ``WARM_GAP`` windows before the attack began (its evidence is that old).
 GOAL_SECONDS = [10.0]
+#: Whether a spent identity still under a flood's penalty is barred from joining as a member
+#: (``TeamCaps.barred``; ``--bar-flooded``).
+BAR_FLOODED = [True]
 WARM_GAP = 1.5
 
 
@@ -266,7 +269,7 @@ class Fold:
         if self.exposure is not None:  # who reached its budget of teams in the last window, now
             joined = self.log.joined(self.now - self.exposure.window)
             spent = spent_keys(joined, self.first_done, now=self.now, policy=self.exposure)
-            caps = replace(caps, spent=spent, strict=self.exposure.strict)
+            caps = replace(caps, spent=spent, strict=self.exposure.strict, barred=self.flooded(spent))
             left = unproven_slots_left(self.log, self.first_done, now=self.now, policy=self.exposure)
             if left is not None and caps.max_unproven is not None:  # TrustPolicy.caps(unproven_left=)
                 caps = replace(caps, max_unproven=min(caps.max_unproven, left), unproven_left=left)
@@ -276,6 +279,18 @@ class Fold:
         )
         self.tally.team_cpu_ms.append(1000 * (time.process_time() - started))
         return pick
+
+    def flooded(self, keys: frozenset[str]) -> frozenset[str]:
+        """The ``keys`` still under a flood's penalty (``dht/arrival.py``, as the node's
+        ``CardSearch.flooded``): a spent one never joins as a member (``TeamCaps.barred``)."""
+        book = None if self.sketches is None else self.sketches.arrivals
+        if book is None or not keys or not BAR_FLOODED[0]:
+            return frozenset()
+        by_peer = {self.sketches.by_key[k].peer_id: k for k in keys if k in self.sketches.by_key}
+        since = {
+            p: NOW - int(1000 * (self.now - self.first_done.get(k, self.now))) for p, k in by_peer.items()
+        }
+        return frozenset(by_peer[p] for p in book.penalties(by_peer, NOW, proven_since=since))
 
     def run(self, measured: list[dict[str, Any]], before: list[dict[str, Any]], passes: int) -> None:
         honest = list(self.world.names)
@@ -310,6 +325,7 @@ class Fold:
                 self.defences,
                 held=held,
                 proven=proven_keys(self.standings) if self.defences else (),
+                proof={k: int(1000 * (self.now - t)) for k, t in self.first_done.items()},
             )  # fmt: skip
         )
         if among is not None:

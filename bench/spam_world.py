@@ -7,7 +7,7 @@ import json
 import random
 import statistics
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 
 import numpy as np
@@ -117,10 +117,12 @@ class Sketches:
         *,
         held: Collection[str] = (),
         proven: Collection[str] = (),
+        proof: Mapping[str, int] | None = None,
     ) -> list[str]:
         """The keys of the cards a page search that listed every sketch would fetch for ``goal``
         (``held``: the keys whose cards the node holds: first among copies, and the breadth line;
-        ``proven``: the keys with a task done for the node, unless :data:`PROVEN_FETCH` is off)."""
+        ``proven``: the keys with a task done for the node, unless :data:`PROVEN_FETCH` is off; ``proof``:
+        how long ago (ms) each proven key's first accepted task was, absent: just now)."""
         q = normalise(self.embedder.embed([goal]))[0]
         scorer = SketchScorer(q, scheme=self.embedder.model_id, terms=query_terms(goal))
         sketches = list(self.by_key.values())
@@ -143,9 +145,9 @@ class Sketches:
         started = time.process_time()
         known = {self.by_key[k].peer_id for k in held if k in self.by_key}
         good = {self.by_key[k].peer_id for k in proven if k in self.by_key} if PROVEN_FETCH[0] else set()
-        exempt = {self.by_key[k].peer_id for k in proven if k in self.by_key}
+        since = {self.by_key[k].peer_id: NOW - (proof or {}).get(k, 0) for k in proven if k in self.by_key}
         flood = (
-            self.arrivals.penalties((s.peer_id for _, s in scored), NOW, exempt=exempt)
+            self.arrivals.penalties((s.peer_id for _, s in scored), NOW, proven_since=since)
             if defences and self.arrivals is not None
             else None
         )

@@ -13,6 +13,10 @@ when it brought more than :data:`SLACK` times the node's usual number (the media
 :meth:`ArrivalBook.penalties` turns it into score units a page search takes off the identity's sketch
 before it chooses what to fetch (:func:`~ioa_p2p.dht.fetchchoice.choose_fetch`, ``flood``).
 
+A *sleeper* (one identity of a flood that does its tasks, to earn the standing an honest agent earns) is
+not let off by one task: evidence of work lifts the penalty a share per window of it
+(:func:`unproven_share`), so a burst of accepted tasks in one hour lifts no more than one task does.
+
 What this evidence is worth, stated plainly:
 
 - it needs history: arrivals in the node's first :data:`WARMUP_WINDOWS` (everything already in the
@@ -21,9 +25,10 @@ What this evidence is worth, stated plainly:
   no evidence);
 - an attacker that trickles its identities in at the network's usual rate is not seen, at the price
   of time: to move the median it must keep that rate up for half of :data:`HISTORY_WINDOWS` (a week);
-- honest agents that join in the same window as a flood share its penalty until they do a task for
-  this node (proven peers are exempt), and an attacker that floods when an honest group joins makes
-  that group look like part of its flood (each of its identities still pays a stamp);
+- honest agents that join in the same window as a flood share its penalty until they have done work
+  for this node for a while (:func:`unproven_share`: the first accepted task lifts a third, each hour
+  since another third; operator-trusted peers are exempt), and an attacker that floods when an honest
+  group joins makes that group look like part of its flood (each of its identities still pays a stamp);
 - it is a penalty, never a credit: an identity the book does not know (evicted past
   :data:`CAPACITY`, or only ever seen on pages) loses nothing.
 """
@@ -52,6 +57,12 @@ MIN_BASE = 1.0
 #: fetch slot (:data:`~ioa_p2p.dht.fetchevidence.PROVEN_MARGIN`): an entry that came in a flood yields to
 #: one that did not when they score within that margin.
 FLOOD_WEIGHT = 3.0
+#: Evidence of work lifts the penalty by a share per window of it, never all at once: an identity's first
+#: accepted task here lifts 1 / PROOF_WINDOWS, each window (ms) since that first task one more share, so a
+#: sleeper (one of a flood that does its tasks to earn standing) keeps most of its penalty for hours
+#: however many tasks it does in a burst; operator-trusted peers are exempt.
+PROOF_WINDOWS = 3
+PROOF_WINDOW_MS = WINDOW_MS
 #: Identities remembered at most (the oldest first seen are forgotten first: unknown, never penalised).
 CAPACITY = 65_536
 
@@ -131,18 +142,21 @@ class ArrivalBook:
         *,
         weight: float = FLOOD_WEIGHT,
         exempt: Collection[PeerId] = (),
+        proven_since: Mapping[PeerId, int] | None = None,
     ) -> dict[PeerId, float]:
-        """Score units to take off each of ``peers`` that came in a flood (``weight`` times its
-        :meth:`excess`), none for ``exempt`` peers (proven: a task done for this node outweighs when it
-        arrived); peers with no penalty are left out."""
+        """Score units to take off each of ``peers`` that came in a flood: ``weight`` times its
+        :meth:`excess`, times what its evidence of work leaves (:func:`unproven_share`; ``proven_since``:
+        when each proven peer's first accepted task here was, ms); none for ``exempt`` peers (trusted by
+        the operator); peers with no penalty are left out."""
         base = self.usual(now_ms)
         if base is None:
             return {}
+        since = proven_since or {}
         out: dict[PeerId, float] = {}
         for peer in peers:
             if peer in exempt:
                 continue
-            share = self.excess(peer, now_ms, base)
+            share = self.excess(peer, now_ms, base) * unproven_share(since.get(peer), now_ms)
             if share > 0.0:
                 out[peer] = weight * share
         return out
@@ -152,14 +166,27 @@ class ArrivalBook:
         return dict(self._counts)
 
 
+def unproven_share(first_done_ms: int | None, now_ms: int) -> float:
+    """What is left of a flood penalty for an identity whose first accepted task here was at
+    ``first_done_ms`` (None: none): 1 without one, else ``1 - k / PROOF_WINDOWS`` with ``k`` one plus the
+    whole :data:`PROOF_WINDOW_MS` windows since (0 after ``PROOF_WINDOWS - 1`` windows)."""
+    if first_done_ms is None:
+        return 1.0
+    k = 1 + max(0, now_ms - first_done_ms) // PROOF_WINDOW_MS
+    return max(0.0, 1.0 - k / PROOF_WINDOWS)
+
+
 __all__ = [
     "CAPACITY",
     "FLOOD_WEIGHT",
     "HISTORY_WINDOWS",
     "MIN_BASE",
     "MIN_WINDOWS",
+    "PROOF_WINDOWS",
+    "PROOF_WINDOW_MS",
     "SLACK",
     "WARMUP_WINDOWS",
     "WINDOW_MS",
     "ArrivalBook",
+    "unproven_share",
 ]

@@ -9,9 +9,12 @@ import pytest
 from ioa_p2p.dht.arrival import (
     FLOOD_WEIGHT,
     MIN_WINDOWS,
+    PROOF_WINDOW_MS,
+    PROOF_WINDOWS,
     SLACK,
     WINDOW_MS,
     ArrivalBook,
+    unproven_share,
 )
 from ioa_p2p.dht.fetchchoice import choose_fetch
 from ioa_p2p.identity import Identity, PeerId
@@ -132,3 +135,59 @@ def test_a_flood_yields_its_fetch_slots_to_entries_that_came_one_by_one() -> Non
         choose_fetch(scored, 9, flood=flood)[:8] == honest
         and choose_fetch(scored, 9, flood=flood)[8] == spam[0]
     )
+
+
+def test_work_lifts_a_flood_penalty_a_share_per_window_never_at_once() -> None:
+    assert unproven_share(None, START) == 1.0
+    assert unproven_share(START, START) == pytest.approx(1 - 1 / PROOF_WINDOWS)
+    assert unproven_share(START, START + PROOF_WINDOW_MS - 1) == pytest.approx(1 - 1 / PROOF_WINDOWS)
+    assert unproven_share(START, START + PROOF_WINDOW_MS) == pytest.approx(1 - 2 / PROOF_WINDOWS)
+    assert unproven_share(START, START + PROOF_WINDOWS * PROOF_WINDOW_MS) == 0.0
+    assert unproven_share(START + 5, START) == pytest.approx(1 - 1 / PROOF_WINDOWS)  # a clock step back
+
+
+def test_a_sleeper_that_did_its_tasks_keeps_most_of_its_penalty_for_hours() -> None:
+    """One identity of a flood does every task it gets: its first accepted task lifts a third of its
+    penalty, a burst of more tasks in the same hour nothing more; after the proof windows it is clear.
+    An operator-trusted peer of the flood is exempt at once."""
+    book = steady_book()
+    now = START + 48 * HOUR
+    flood = [peer(4000 + i) for i in range(300)]
+    for i, p in enumerate(flood):
+        book.note(p, now + i)
+    sleeper, trusted = flood[0], flood[1]
+    later = now + HOUR
+    full = book.penalties([sleeper], later)[sleeper]
+    worked = book.penalties(
+        [sleeper, trusted], later, exempt={trusted}, proven_since={sleeper: later - 60_000}
+    )
+    assert trusted not in worked
+    assert worked[sleeper] == pytest.approx(full * (1 - 1 / PROOF_WINDOWS))
+    cleared = later + PROOF_WINDOWS * PROOF_WINDOW_MS
+    assert sleeper not in book.penalties([sleeper], cleared, proven_since={sleeper: later - 60_000})
+
+
+def test_the_nodes_search_bars_the_spent_identities_still_under_a_flood() -> None:
+    """``CardSearch.flooded`` (what ``node/goals/teams.py`` bars from member slots when spent): the keys
+    with a flood penalty left after their evidence of work; trusted and cleared ones are not; text that
+    is no peer ID is skipped."""
+    from ioa_p2p.node.discovery.search import CardSearch
+
+    book = steady_book()
+    now = START + 48 * HOUR
+    flood = [peer(5000 + i) for i in range(300)]
+    for i, p in enumerate(flood):
+        book.note(p, now + i)
+    search = CardSearch.__new__(CardSearch)
+    search.arrivals, search.now_ms = book, lambda: now + HOUR
+    sleeper, trusted, cleared, honest = flood[0], flood[1], flood[2], peer(40)
+    search.proven = frozenset(str(p) for p in (sleeper, trusted, cleared))
+    search.proven_since = {
+        str(sleeper): now + HOUR - 1,
+        str(cleared): now + HOUR - PROOF_WINDOWS * PROOF_WINDOW_MS,
+    }
+    search.trusted = frozenset({str(trusted)})
+    keys = [str(p) for p in (sleeper, trusted, cleared, honest, flood[3])] + ["not a peer id"]
+    assert search.flooded(keys) == {str(sleeper), str(flood[3])}
+    penalties = search.flood_penalties([sleeper, flood[3]])
+    assert penalties[sleeper] == pytest.approx(penalties[flood[3]] * (1 - 1 / PROOF_WINDOWS))

@@ -194,7 +194,6 @@ def test_the_node_fetches_only_sketches_whose_signature_verifies_and_skips_cards
     from types import SimpleNamespace
 
     from ioa_p2p.card.sketch import SignedSketch, quantise
-    from ioa_p2p.dht.arrival import ArrivalBook
     from ioa_p2p.node.discovery.pages import _verified_best
 
     rng = np.random.default_rng(11)
@@ -216,8 +215,7 @@ def test_the_node_fetches_only_sketches_whose_signature_verifies_and_skips_cards
         settled=None,
         young_penalty=0.0,
         proven=frozenset(),
-        arrivals=ArrivalBook(0),
-        now_ms=lambda: 0,
+        flood_penalties=lambda peers: {},  # no flood seen (tests/test_arrival.py)
         settings=settings,
     )
     assert _verified_best(search, 6, node) == []  # type: ignore[arg-type]  # none of these is stamped

@@ -91,7 +91,6 @@ def test_the_node_gives_its_proven_peers_fetch_slots() -> None:
     ranked past the fetch but near its last slot is fetched, one far off the query is not."""
     from types import SimpleNamespace
 
-    from ioa_p2p.dht.arrival import ArrivalBook
     from ioa_p2p.dht.expand import PageSearch
     from ioa_p2p.dht.forest import forest_for
     from ioa_p2p.node.discovery.pages import _verified_best
@@ -117,8 +116,7 @@ def test_the_node_gives_its_proven_peers_fetch_slots() -> None:
         settled=None,
         young_penalty=0.0,
         proven=frozenset(),
-        arrivals=ArrivalBook(0),
-        now_ms=lambda: 0,
+        flood_penalties=lambda peers: {},  # no flood seen (tests/test_arrival.py)
         settings=SimpleNamespace(min_stamp_bits=0),
     )
     assert worker not in _verified_best(search, count, node)  # type: ignore[arg-type]

@@ -360,3 +360,32 @@ def test_many_sleeper_identities_share_the_windows_few_unproven_slots(family: li
     assert newcomers_closed(bounded.log, bounded.first_done, now=bounded.now, policy=policy)
     bounded.run(["Which bird is singing in this recording of a dawn chorus?"], every=120.0)
     assert bounded.teams[-1] == ("birder",)
+
+
+def test_a_spent_identity_from_a_flood_is_barred_even_where_it_alone_covers_a_need() -> None:
+    """``TeamCaps.barred`` (the spent identities still under a flood's penalty, dht/arrival.py): where a
+    spent honest agent would join because nothing else covers a need, a barred one does not, in the
+    offline team, in ability coverage and in the LLM team-up's pick; it may still lead."""
+    from ioa_p2p.teaming.candidates import Candidate
+    from ioa_p2p.teaming.coverage import add_able
+
+    matcher = lite_matcher()
+    cards = {name: CardProfile.make(name, text) for name, text in {**AGENTS, **NEWCOMER}.items()}
+    matcher.index(cards)
+    goal = "Draw bar and line charts of the sales table in this CSV file, and identify one bird song"
+    free = choose_team(goal, matcher).keys
+    assert free[0] != "birder" and "birder" in free
+    spent = TrustPolicy(max_unproven=None, young_penalty=0.0).caps((), (), spent={"birder"})
+    assert "birder" in choose_team(goal, matcher, caps=spent).keys  # needed: it joins
+    barred = TeamCaps(spent=frozenset({"birder"}), barred=frozenset({"birder"}))
+    assert "birder" not in choose_team(goal, matcher, caps=barred).keys
+    birds = "Identify the bird species singing in these recordings"
+    assert choose_team(birds, matcher, caps=barred).keys[0] == "birder"  # the lead is left alone
+    # the LLM team-up's pick: a barred member with no stand-in is dropped, a spent one stays
+    assert trim_to_caps(["lead", "birder"], barred, ["lead"]) == ["lead"]
+    assert trim_to_caps(["lead", "birder"], spent, ["lead"]) == ["lead", "birder"]
+    # ability coverage: a barred agent is never added for a step, a spent one when no other can
+    lead = Candidate("lead", "lead", "plots", 0.9, abilities=("plot",))
+    birder = Candidate("birder", "birder", "birds", 0.8, abilities=("audio",))
+    assert add_able([lead], [lead, birder], [["audio"]], max_team=4, caps=spent) == [lead, birder]
+    assert add_able([lead], [lead, birder], [["audio"]], max_team=4, caps=barred) == [lead]

@@ -41,14 +41,18 @@ def add_able(
 ) -> list[Candidate]:
     """``members`` plus, for each ability set in ``wanted`` that no member has, the best-scoring candidate
     of ``pool`` that has one of them (the plan's steps need someone able to do them), up to ``max_team``;
-    one that ``caps`` blocks only when every able candidate is blocked."""
+    one that ``caps`` blocks only when every able candidate is blocked, never a ``barred`` one."""
     team = list(members)
     for abilities in wanted:
         want = {a.lower() for a in abilities}
         if not want or any(want & {a.lower() for a in m.abilities} for m in team):
             continue
         able = sorted((c for c in pool if want & {a.lower() for a in c.abilities}), key=lambda c: -c.score)
-        fresh = [c for c in able if c.peer_id not in {m.peer_id for m in team}]
+        fresh = [
+            c
+            for c in able
+            if c.peer_id not in {m.peer_id for m in team} and str(c.peer_id) not in caps.barred
+        ]
         keys = [str(m.peer_id) for m in team]
         open_ = [c for c in fresh if not caps.blocks(str(c.peer_id), keys)]
         if (open_ or fresh) and len(team) < max_team:

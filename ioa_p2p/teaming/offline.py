@@ -163,7 +163,8 @@ def choose_team(
         scored = lead_first(scored, caps, lead_margin)
     if caps.spent and scored.ranked:  # a spent identity may lead; as a member it must be clearly needed
         spent = caps.spent - {scored.ranked[0].key}
-        scored = without(scored, spent) if caps.strict else lowered(scored, spent, SPENT_PENALTY)
+        barred = spent if caps.strict else spent & caps.barred
+        scored = lowered(without(scored, barred), spent - barred, SPENT_PENALTY)
     ranked, needs = scored.ranked, scored.needs
     if not ranked:
         return TeamPick((), tuple(NeedCover(n.text, "", 0.0) for n in needs))

@@ -147,7 +147,9 @@ class TeamCaps:
     joins only for a need it covers clearly better than every chosen member
     (:func:`~ioa_p2p.teaming.join.grow_team`), not merely as the one candidate left above the join
     threshold, and with none left (:meth:`closed_to`) an unproven card leads only when clearly best.
-    :data:`NO_CAPS` caps nothing."""
+    ``barred``: spent identities that never join as members, however needed (``strict`` for them alone:
+    the spent ones that reached this node in a flood of new identities and have not yet shed it by work
+    here, :mod:`~ioa_p2p.dht.arrival`; they may still lead). :data:`NO_CAPS` caps nothing."""
 
     young: frozenset[str] = frozenset()
     max_young: int | None = None
@@ -156,6 +158,7 @@ class TeamCaps:
     spent: frozenset[str] = frozenset()
     strict: bool = False
     unproven_left: int | None = None
+    barred: frozenset[str] = frozenset()
 
     def blocks(self, key: str, team: Collection[str]) -> bool:
         """Whether ``team`` is full of young or of unproven members for ``key`` (one of them), or ``key``
@@ -213,7 +216,8 @@ def trim_to_caps(keys: Sequence[str], caps: TeamCaps, stand_ins: Sequence[str] =
     ``caps``: a member that ``caps`` blocks, given those kept before it, is replaced by the first of
     ``stand_ins`` (the offline team, which covered the goal's needs within the caps) that is not in the
     team and that no cap blocks; when none is left, the blocked member stays (nothing else covers what
-    it was chosen for, the rule of :class:`TeamCaps`). The first member always stays."""
+    it was chosen for, the rule of :class:`TeamCaps`), unless it is ``barred``. The first member always
+    stays."""
     kept: list[str] = []
     spare = [k for k in stand_ins if k not in keys]
     for key in keys:
@@ -222,6 +226,8 @@ def trim_to_caps(keys: Sequence[str], caps: TeamCaps, stand_ins: Sequence[str] =
             if stand_in is not None:
                 spare.remove(stand_in)
                 key = stand_in
+            elif key in caps.barred:
+                continue
         if key not in kept:
             kept.append(key)
     return kept

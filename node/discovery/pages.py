@@ -251,12 +251,6 @@ def _proven(search: CardSearch, pool: list[SignedSketch]) -> set[PeerId]:
     return {s.peer_id for s in pool if str(s.peer_id) in proven} if proven else set()
 
 
-def _flood(search: CardSearch, pool: list[SignedSketch], proven: set[PeerId]) -> dict[PeerId, float]:
-    """Score units off the listed peers that reached this node in a flood of new identities, proven ones
-    exempt (:meth:`~ioa_p2p.dht.arrival.ArrivalBook.penalties`)."""
-    return search.arrivals.penalties((s.peer_id for s in pool), search.now_ms(), exempt=proven)
-
-
 def _verified_best(
     pages: PageSearch, count: int, search: CardSearch, priors: dict[PeerId, float] | None = None
 ) -> list[SignedSketch]:
@@ -282,7 +276,7 @@ def _verified_best(
             centre=pages.centre(),
             query=pages.query,
             proven=proven,
-            flood=_flood(search, pool, proven),
+            flood=search.flood_penalties(s.peer_id for s in pool),
         )
         failed = []
         for sketch in picked:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import logging
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import trio
@@ -30,7 +30,7 @@ from ioa_p2p.dht.probing import listing_incomplete, needs_finer, plan_probes, ra
 from ioa_p2p.dht.rtt import RoundTrips
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.validators import card_key, check_stamp
-from ioa_p2p.errors import InvalidMessage
+from ioa_p2p.errors import InvalidMessage, InvalidPeerId
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.ports import CardNetPort
 
@@ -81,12 +81,37 @@ class CardSearch:
         #: the peers with a signed task done for this node, or trusted (set by the goals service): a page
         #: search keeps some fetch slots for them (:mod:`ioa_p2p.dht.fetchevidence`)
         self.proven: frozenset[str] = frozenset()
+        #: of those, when each first did accepted work here (ms; absent: just now) and the ones the
+        #: operator trusts: how much of a flood penalty their evidence lifts (:mod:`ioa_p2p.dht.arrival`)
+        self.proven_since: dict[str, int] = {}
+        self.trusted: frozenset[str] = frozenset()
         #: when each identity's card first reached this node by gossip, and the floods of new identities
         #: (:mod:`ioa_p2p.dht.arrival`): a page search takes score off sketches that came in one
         self.arrivals = ArrivalBook(now_ms())
         #: called with each remote record that changed the directory (the other agents of this process
         #: get it too: ``CardTopicPort.pass_on``; set by discovery when the card topic runs)
         self.on_new: Callable[[CardRecord], None] | None = None
+
+    def flood_penalties(self, peers: Iterable[PeerId]) -> dict[PeerId, float]:
+        """Score units off ``peers`` that reached this node in a flood of new identities, lifted a share per
+        window of accepted work here (:attr:`proven_since`), none for :attr:`trusted` peers
+        (:meth:`~ioa_p2p.dht.arrival.ArrivalBook.penalties`)."""
+        now = self.now_ms()
+        listed = list(peers)
+        since = {p: self.proven_since.get(str(p), now) for p in listed if str(p) in self.proven}
+        trusted = {p for p in listed if str(p) in self.trusted}
+        return self.arrivals.penalties(listed, now, exempt=trusted, proven_since=since)
+
+    def flooded(self, keys: Iterable[str]) -> frozenset[str]:
+        """The ``keys`` (peer ID text) that still carry a flood penalty (:meth:`flood_penalties`): a spent
+        one of them never joins a team as a member (``TeamCaps.barred``)."""
+        peers = {}
+        for key in keys:
+            try:
+                peers[PeerId.from_string(key)] = key
+            except InvalidPeerId:
+                continue
+        return frozenset(peers[p] for p in self.flood_penalties(peers))
 
     async def lookup(self, vector: Any) -> dict[str, Any]:
         """Ask the DHT for the providers of the query's LSH buckets and fetch their cards.

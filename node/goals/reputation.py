@@ -179,6 +179,10 @@ class ReputationBook:
         self.discovery.unproven_left = self.left
         self.discovery.search.settled = self.settled
         self.discovery.search.proven = frozenset(self.proven)
+        self.discovery.search.proven_since = {
+            peer: int(1000 * t) for peer, t in self.first_done.items() if peer in self.proven
+        }
+        self.discovery.search.trusted = self.trusted
         self.discovery.search.young_penalty = self.trust.young_penalty
 
 

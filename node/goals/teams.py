@@ -22,6 +22,7 @@ model when the service starts):
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 import math
@@ -267,6 +268,8 @@ class TeamFormation:
             strict=strict,
             unproven_left=discovery.unproven_left,
         )
+        if caps.spent and not strict:  # spent and still under a flood's penalty: never a member
+            caps = dataclasses.replace(caps, barred=discovery.search.flooded(caps.spent))
         offline = functools.partial(
             ranker.shortlist,
             goal,
