@@ -19,6 +19,10 @@ without a fetch can:
   first among copies; a negative prior lowers a sketch's score); a young, never-held peer's penalty is the
   node's first-seen time (``CardSearch.settled``).
 
+- **Arrival** (:mod:`~ioa_p2p.dht.arrival`, ``flood`` in :func:`~ioa_p2p.dht.fetchchoice.choose_fetch`):
+  the identities that reached this node in a flood of new ones lose score before the fetch, which is
+  what a node with no signed outcomes yet has (a cold node: no proven peer to give slots to).
+
 Left out on purpose: a stamp above the network's ``min_stamp_bits`` earns nothing (an attacker buys bits
 per identity for minutes of CPU; an honest card at the default would lose its slot to one that paid); a
 page entry's bucket count is one per table by construction (a storing peer admits an entry only in its

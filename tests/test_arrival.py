@@ -17,6 +17,7 @@ from ioa_p2p.dht.arrival import (
     unproven_share,
 )
 from ioa_p2p.dht.fetchchoice import choose_fetch
+from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.identity import Identity, PeerId
 
 from .test_fetch_choice import DIM, sketch
@@ -180,6 +181,7 @@ def test_the_nodes_search_bars_the_spent_identities_still_under_a_flood() -> Non
         book.note(p, now + i)
     search = CardSearch.__new__(CardSearch)
     search.arrivals, search.now_ms = book, lambda: now + HOUR
+    search.settings = DiscoverySettings()
     sleeper, trusted, cleared, honest = flood[0], flood[1], flood[2], peer(40)
     search.proven = frozenset(str(p) for p in (sleeper, trusted, cleared))
     search.proven_since = {
@@ -191,3 +193,49 @@ def test_the_nodes_search_bars_the_spent_identities_still_under_a_flood() -> Non
     assert search.flooded(keys) == {str(sleeper), str(flood[3])}
     penalties = search.flood_penalties([sleeper, flood[3]])
     assert penalties[sleeper] == pytest.approx(penalties[flood[3]] * (1 - 1 / PROOF_WINDOWS))
+    search.settings = DiscoverySettings(flood_weight=0.0)  # [discovery] flood_weight = 0: off
+    assert search.flooded(keys) == frozenset() and search.flood_penalties(flood) == {}
+
+
+def test_the_nodes_page_search_fetches_entries_that_came_one_by_one_before_a_flood() -> None:
+    """``_verified_best`` (the node's fetch choice) takes the flood penalties of its real
+    ``CardSearch.flood_penalties``: listed entries of a flood lose the slots to those that came one by
+    one; on a node with no arrival history the same listing fetches the flood."""
+    from ioa_p2p.dht.expand import PageSearch
+    from ioa_p2p.dht.forest import forest_for
+    from ioa_p2p.node.discovery.pages import _verified_best
+    from ioa_p2p.node.discovery.search import CardSearch
+
+    from .test_fetch_choice import MODEL
+
+    rng = np.random.default_rng(12)
+    query = rng.normal(size=DIM)
+    flood = [sketch(900 + i, query + 0.3 * rng.normal(size=DIM)) for i in range(30)]
+    honest = [sketch(950 + i, query + 0.5 * rng.normal(size=DIM)) for i in range(8)]
+    now = START + 48 * HOUR
+
+    def node(book: ArrivalBook) -> CardSearch:
+        search = CardSearch.__new__(CardSearch)
+        search.me, search.arrivals, search.now_ms = peer(999), book, lambda: now + HOUR
+        search.needs_fetch = lambda peer, version=None: True  # type: ignore[method-assign]
+        search.settled, search.young_penalty = None, 0.0
+        search.proven, search.proven_since, search.trusted = frozenset(), {}, frozenset()
+        search.settings = DiscoverySettings(min_stamp_bits=0)
+        return search
+
+    def listing() -> PageSearch:
+        pages = PageSearch(forest_for(MODEL, DIM), query, 100.0)
+        pages.offer(b"page", [*flood, *honest])
+        return pages
+
+    book = steady_book()
+    for i, s in enumerate(honest):
+        book.note(s.peer_id, START + (5 + i) * HOUR)
+    for i, s in enumerate(flood):
+        book.note(s.peer_id, now + i)
+    for i in range(300):
+        book.note(peer(6000 + i), now + 100 + i)
+    blind = _verified_best(listing(), 8, node(ArrivalBook(now)))
+    assert sum(s in flood for s in blind) >= 6  # the flood's sketches score higher
+    watched = _verified_best(listing(), 8, node(book))
+    assert set(watched) == set(honest)

@@ -95,12 +95,16 @@ class CardSearch:
     def flood_penalties(self, peers: Iterable[PeerId]) -> dict[PeerId, float]:
         """Score units off ``peers`` that reached this node in a flood of new identities, lifted a share per
         window of accepted work here (:attr:`proven_since`), none for :attr:`trusted` peers
-        (:meth:`~ioa_p2p.dht.arrival.ArrivalBook.penalties`)."""
+        (:meth:`~ioa_p2p.dht.arrival.ArrivalBook.penalties`, ``[discovery] flood_weight`` units at most; 0:
+        none)."""
+        weight = self.settings.flood_weight
+        if weight <= 0:
+            return {}
         now = self.now_ms()
         listed = list(peers)
         since = {p: self.proven_since.get(str(p), now) for p in listed if str(p) in self.proven}
         trusted = {p for p in listed if str(p) in self.trusted}
-        return self.arrivals.penalties(listed, now, exempt=trusted, proven_since=since)
+        return self.arrivals.penalties(listed, now, weight=weight, exempt=trusted, proven_since=since)
 
     def flooded(self, keys: Iterable[str]) -> frozenset[str]:
         """The ``keys`` (peer ID text) that still carry a flood penalty (:meth:`flood_penalties`): a spent
