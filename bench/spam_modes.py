@@ -326,6 +326,7 @@ class Fold:
                 held=held,
                 proven=proven_keys(self.standings) if self.defences else (),
                 proof={k: int(1000 * (self.now - t)) for k, t in self.first_done.items()},
+                young=dict.fromkeys(self.young, policy.young_penalty) if policy is not None else None,
             )  # fmt: skip
         )
         if among is not None:

@@ -16,9 +16,9 @@ from spam_attacks import HELDOUT, heldout_texts
 from ioa_p2p.card import card_text, issue_card
 from ioa_p2p.card.sketch import issue_sketch
 from ioa_p2p.conversation.reputation import Standing, reputation_prior
-from ioa_p2p.dht.arrival import WINDOW_MS, ArrivalBook
+from ioa_p2p.dht.arrival import WINDOW_MS, ArrivalBook, beyond
 from ioa_p2p.dht.expand import FETCH, SAMPLE_TABLE
-from ioa_p2p.dht.fetchchoice import POOL, centre_of, choose_fetch
+from ioa_p2p.dht.fetchchoice import POOL, PRIOR_WEIGHT, centre_of, choose_fetch
 from ioa_p2p.dht.forest import LEVELS, forest_for
 from ioa_p2p.dht.pages import PAGE_ENTRIES
 from ioa_p2p.dht.ranking import card_profile
@@ -118,11 +118,14 @@ class Sketches:
         held: Collection[str] = (),
         proven: Collection[str] = (),
         proof: Mapping[str, int] | None = None,
+        young: Mapping[str, float] | None = None,
     ) -> list[str]:
         """The keys of the cards a page search that listed every sketch would fetch for ``goal``
         (``held``: the keys whose cards the node holds: first among copies, and the breadth line;
         ``proven``: the keys with a task done for the node, unless :data:`PROVEN_FETCH` is off; ``proof``:
-        how long ago (ms) each proven key's first accepted task was, absent: just now)."""
+        how long ago (ms) each proven key's first accepted task was, absent: just now; ``young``: the young
+        keys and the prior their youth costs them, which a flood penalty is net of, as the node's
+        ``CardSearch.fetch_flood``)."""
         q = normalise(self.embedder.embed([goal]))[0]
         scorer = SketchScorer(q, scheme=self.embedder.model_id, terms=query_terms(goal))
         sketches = list(self.by_key.values())
@@ -151,6 +154,9 @@ class Sketches:
             if defences and self.arrivals is not None
             else None
         )
+        if flood and young:
+            paid = {self.by_key[k].peer_id: PRIOR_WEIGHT * v for k, v in young.items() if k in self.by_key}
+            flood = beyond(flood, paid)
         chosen = choose_fetch(
             scored, FETCH, priors=priors, known=known, centre=self._centre, query=scorer.view,
             defences=defences, proven=good, flood=flood,

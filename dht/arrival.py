@@ -166,6 +166,14 @@ class ArrivalBook:
         return dict(self._counts)
 
 
+def beyond(penalties: Mapping[PeerId, float], already: Mapping[PeerId, float]) -> dict[PeerId, float]:
+    """``penalties`` less what each peer already pays for the same suspicion (``already``: score units,
+    e.g. the young penalty of an identity first held less than ``trust_age`` ago: a flood is new
+    identities too, so a young one pays the larger of the two, not both); peers left with none dropped."""
+    out = {p: v - already.get(p, 0.0) for p, v in penalties.items()}
+    return {p: v for p, v in out.items() if v > 0.0}
+
+
 def unproven_share(first_done_ms: int | None, now_ms: int) -> float:
     """What is left of a flood penalty for an identity whose first accepted task here was at
     ``first_done_ms`` (None: none): 1 without one, else ``1 - k / PROOF_WINDOWS`` with ``k`` one plus the
@@ -188,5 +196,6 @@ __all__ = [
     "WARMUP_WINDOWS",
     "WINDOW_MS",
     "ArrivalBook",
+    "beyond",
     "unproven_share",
 ]

@@ -239,3 +239,31 @@ def test_the_nodes_page_search_fetches_entries_that_came_one_by_one_before_a_flo
     assert sum(s in flood for s in blind) >= 6  # the flood's sketches score higher
     watched = _verified_best(listing(), 8, node(book))
     assert set(watched) == set(honest)
+
+
+def test_a_young_identity_of_a_flood_pays_the_larger_penalty_not_both() -> None:
+    """``beyond`` and ``CardSearch.fetch_flood``: the fetch already charges a young identity its young
+    penalty (a prior, PRIOR_WEIGHT units per unit); a flood penalty comes on top only where it is larger.
+    Barring from teams (``flooded``) reads the whole flood penalty."""
+    from ioa_p2p.dht.arrival import beyond
+    from ioa_p2p.dht.fetchchoice import PRIOR_WEIGHT
+    from ioa_p2p.node.discovery.search import CardSearch
+
+    assert beyond({peer(1): 3.0, peer(2): 1.0}, {peer(1): 2.0, peer(2): 2.0}) == {peer(1): 1.0}
+    book = steady_book()
+    now = START + 48 * HOUR
+    flood = [peer(7000 + i) for i in range(300)]
+    for i, p in enumerate(flood):
+        book.note(p, now + i)
+    search = CardSearch.__new__(CardSearch)
+    search.arrivals, search.now_ms = book, lambda: now + HOUR
+    search.settings = DiscoverySettings()
+    search.proven, search.proven_since, search.trusted = frozenset(), {}, frozenset()
+    search.settled, search.young_penalty = frozenset({str(flood[1])}), 1.0  # flood[0] is young
+    whole = search.flood_penalties(flood[:2])
+    net = search.fetch_flood(flood[:2])
+    assert net[flood[0]] == pytest.approx(whole[flood[0]] - PRIOR_WEIGHT * 1.0)
+    assert net[flood[1]] == whole[flood[1]]  # not young: the whole penalty
+    assert search.flooded([str(flood[0])]) == {str(flood[0])}
+    search.settled = None  # trust off: nobody is young
+    assert search.fetch_flood(flood[:2]) == whole

@@ -215,7 +215,7 @@ def test_the_node_fetches_only_sketches_whose_signature_verifies_and_skips_cards
         settled=None,
         young_penalty=0.0,
         proven=frozenset(),
-        flood_penalties=lambda peers: {},  # no flood seen (tests/test_arrival.py)
+        fetch_flood=lambda peers: {},  # no flood seen (tests/test_arrival.py)
         settings=settings,
     )
     assert _verified_best(search, 6, node) == []  # type: ignore[arg-type]  # none of these is stamped

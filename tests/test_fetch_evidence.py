@@ -116,7 +116,7 @@ def test_the_node_gives_its_proven_peers_fetch_slots() -> None:
         settled=None,
         young_penalty=0.0,
         proven=frozenset(),
-        flood_penalties=lambda peers: {},  # no flood seen (tests/test_arrival.py)
+        fetch_flood=lambda peers: {},  # no flood seen (tests/test_arrival.py)
         settings=SimpleNamespace(min_stamp_bits=0),
     )
     assert worker not in _verified_best(search, count, node)  # type: ignore[arg-type]

@@ -276,7 +276,7 @@ def _verified_best(
             centre=pages.centre(),
             query=pages.query,
             proven=proven,
-            flood=search.flood_penalties(s.peer_id for s in pool),
+            flood=search.fetch_flood(s.peer_id for s in pool),
         )
         failed = []
         for sketch in picked:

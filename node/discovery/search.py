@@ -22,8 +22,9 @@ from typing import Any
 import trio
 
 from ioa_p2p.card import CardRecord, SignedWithdrawal, newest_record, parse_record
-from ioa_p2p.dht.arrival import ArrivalBook
+from ioa_p2p.dht.arrival import ArrivalBook, beyond
 from ioa_p2p.dht.directory import Directory, Offer
+from ioa_p2p.dht.fetchchoice import PRIOR_WEIGHT
 from ioa_p2p.dht.forest import Forest, forest_for
 from ioa_p2p.dht.lsh import CardBuckets, Hyperplanes, card_buckets
 from ioa_p2p.dht.probing import listing_incomplete, needs_finer, plan_probes, rank_providers
@@ -105,6 +106,16 @@ class CardSearch:
         since = {p: self.proven_since.get(str(p), now) for p in listed if str(p) in self.proven}
         trusted = {p for p in listed if str(p) in self.trusted}
         return self.arrivals.penalties(listed, now, weight=weight, exempt=trusted, proven_since=since)
+
+    def fetch_flood(self, peers: Iterable[PeerId]) -> dict[PeerId, float]:
+        """:meth:`flood_penalties` less the young penalty a young peer already pays in the fetch (as a
+        reputation prior, ``PRIOR_WEIGHT`` units per unit): a young identity of a flood pays the larger
+        of the two (:func:`~ioa_p2p.dht.arrival.beyond`)."""
+        flood = self.flood_penalties(peers)
+        settled, young = self.settled, PRIOR_WEIGHT * self.young_penalty
+        if settled is None or young <= 0 or not flood:
+            return flood
+        return beyond(flood, {p: young for p in flood if str(p) not in settled})
 
     def flooded(self, keys: Iterable[str]) -> frozenset[str]:
         """The ``keys`` (peer ID text) that still carry a flood penalty (:meth:`flood_penalties`): a spent
