@@ -25,6 +25,8 @@
 - ``early.py``       stores sent while the lookup runs, to the candidates surely among a key's closest
 - ``pacing.py``      when discovery re-announces its card by gossip and re-publishes it in the DHT
 - ``refresh.py``     when a node looks up peers, and which peers it stays connected to
+- ``rejoin.py``      how a joining node retries its bootstrap peers: jittered back-off, patience before a
+  warning, longer waits once it knows other peers
 - ``index.py``       vector indexes: exact numpy, annoy snapshot + exact delta with background rebuilds (pure)
 - ``directory.py``   local directory of verified cards: newest version wins, expiry, similarity search (pure)
 - ``census.py``      when a small network's publishers are asked of the DHT, and whether the directory then

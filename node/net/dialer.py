@@ -9,7 +9,9 @@ the DHT, GossipSub, identify, any ``new_stream`` to a peer not connected) call i
    addresses of the peer's latest signed card) are ordered and filtered by
    :func:`~ioa_p2p.node.net.addrs.plan_dial`;
 3. direct addresses are dialed one after another, each starting :data:`STAGGER` s after the previous one
-   (at once when it failed), every one bounded by :data:`ADDRESS_TIMEOUT`; each dial goes to exactly that
+   (at once when it failed), every one bounded by :data:`ADDRESS_TIMEOUT` (a peer with a single address:
+   by the whole attempt's bound, as there is nothing to move on to; a handshake abandoned at 5 s on a busy
+   machine was work thrown away on both sides, then done again: issue 26); each dial goes to exactly that
    address (py-libp2p's own ``dial_peer`` would try only the first TCP address it knows, and refuses a
    peer for 60 s after a failure);
 4. relayed (``/p2p-circuit``) addresses start once every direct dial failed, or :data:`RELAY_GRACE` s after
@@ -230,6 +232,8 @@ class Dialer:
         if not deliberate and failure is not None and failure.key == key and now < failure.until:
             raise DialFailed(f"cannot reach {peer}: its addresses failed {failure.backoff:.0f} s ago or less")
         attempts: list[tuple[str, str]] = []
+        if len(plan.direct) + len(plan.relayed) == 1:  # no other address to move on to: the whole bound
+            per_address = max(per_address, deadline - now)
         conn = await _Race(self, peer, plan, attempts, deadline, per_address).run()
         if conn is not None:
             self._failures.pop(peer, None)

@@ -47,6 +47,7 @@ from libp2p.tools.anyio_service import background_trio_service
 
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.refresh import RefreshPolicy
+from ioa_p2p.dht.rejoin import JoinBackoff
 from ioa_p2p.errors import InvalidPeerId, IoAError
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
@@ -81,6 +82,10 @@ DEFICIT_CHECK = 5.0
 #: connections drop and are re-dialled under load, failed once at load 62.
 CONNECTED_CHECK = 1.0
 LOST_ROUND_GAP = 30.0
+#: Seconds of timed-out bootstrap dials before a node that never joined warns (:class:`JoinBackoff`).
+JOIN_PATIENCE = 60.0
+#: The longest wait between bootstrap dials once the node knows other peers (it is in the network).
+SEEDED_BACKOFF_MAX = 120.0
 
 
 class RefreshTrigger:
@@ -155,11 +160,12 @@ class BootstrapState:
             self.joined = True
         self._warned = False
 
-    def failed(self, addr: str, error: str, retry_in: float) -> None:
+    def failed(self, addr: str, error: str, retry_in: float, *, quiet: bool = False) -> None:
+        """A dial of ``addr`` failed; ``quiet``: not (yet) worth a warning (:class:`JoinBackoff`)."""
         peer = self.peers[addr]
         peer.connected, peer.last_error = False, error
         peer.attempts += 1
-        if any(p.connected for p in self.peers.values()):
+        if any(p.connected for p in self.peers.values()) or quiet:
             log.info("bootstrap %s not reachable (%s); retrying in %.1f s", addr, error, retry_in)
             return
         if all(p.attempts for p in self.peers.values()) and not self._warned:
@@ -195,14 +201,26 @@ async def keep_bootstrap_connected(
     backoff_max: float,
     on_connected: Callable[[PeerId], Any],
     state: BootstrapState | None = None,
+    knows_others: Callable[[], bool] | None = None,
+    patience: float = JOIN_PATIENCE,
+    rng: random.Random | None = None,
 ) -> None:
-    """Dial ``addr`` until connected; back off exponentially between failures; re-dial when dropped."""
+    """Dial ``addr`` until connected; re-dial when dropped. Between failed dials it waits as
+    :class:`~ioa_p2p.dht.rejoin.JoinBackoff` decides (``backoff`` growing to ``backoff_max`` with jitter,
+    so joiners that failed together do not retry together; longer once ``knows_others()``: the node met
+    other peers, through which it is in the network anyway). A dial that timed out is said as a warning
+    only after ``patience`` s of trying (a bootstrap node busy with other joiners answers late); one that
+    was refused or failed otherwise, at once."""
     state = state or BootstrapState([addr])
+    seeded_cap = max(backoff_max, SEEDED_BACKOFF_MAX)
+    policy = JoinBackoff(base=backoff, cap=backoff_max, seeded_cap=seeded_cap, patience=patience)
+    rng = rng or random.Random()
     target = from_libp2p_id(peer_info_from_addr(addr).peer_id)
-    delay = backoff
+    started = trio.current_time()
+    delay = 0.0
     while True:
         if is_connected(target):
-            delay = backoff
+            delay = 0.0
             await trio.sleep(max(backoff, CONNECTED_CHECK))
             if not is_connected(target):
                 state.dropped(addr)
@@ -211,13 +229,25 @@ async def keep_bootstrap_connected(
             with trio.fail_after(DIAL_TIMEOUT):
                 await connect(addr)
         except (IoAError, trio.TooSlowError) as exc:
+            timed_out = isinstance(exc, trio.TooSlowError) or _timed_out(exc)
             reason = str(exc) if isinstance(exc, IoAError) else f"no answer within {DIAL_TIMEOUT:.0f} s"
-            state.failed(addr, reason, delay)
+            seeded = knows_others() if knows_others is not None else False
+            delay = policy.next_delay(delay, rng, seeded=seeded)
+            tried_for = trio.current_time() - started if timed_out else policy.patience
+            warn = policy.should_warn(tried_for=tried_for, joined=state.joined, seeded=seeded)
+            state.failed(addr, reason, delay, quiet=not warn)
             await trio.sleep(delay)
-            delay = min(delay * 2, backoff_max)
             continue
         state.connected(addr, trio.current_time())
         await on_connected(target)
+
+
+def _timed_out(exc: IoAError) -> bool:
+    """Whether a failed dial only timed out (the peer may be busy), rather than being refused."""
+    attempts = getattr(exc, "attempts", ())
+    reasons = [why for _, why in attempts] or [str(exc)]
+    slow = ("no answer within", "did not finish in time", "deadline came first")
+    return all(any(word in why for word in slow) for why in reasons)
 
 
 def start_routing(
@@ -234,6 +264,11 @@ def start_routing(
             log.debug("could not add bootstrap peer %s to the routing table: %s", peer, exc)
         trigger.poke()
 
+    bootstrap_peers = {peer_info_from_addr(a).peer_id for a in state.peers}
+
+    def knows_others() -> bool:  # peers besides the bootstrap ones: the node can join through them
+        return _knows_others(net, bootstrap_peers)
+
     for addr in state.peers:
         nursery.start_soon(
             lambda a=addr: keep_bootstrap_connected(
@@ -244,6 +279,7 @@ def start_routing(
                 backoff_max=config.bootstrap_backoff_max,
                 on_connected=on_bootstrap,
                 state=state,
+                knows_others=knows_others,
             )
         )
 
@@ -260,6 +296,12 @@ def start_routing(
             faults=faults,
         )
     )
+
+
+def _knows_others(net: Any, bootstrap_peers: set[ID]) -> bool:
+    """Whether the node's routing table or connections hold a peer that is not a bootstrap peer."""
+    known = set(net.dht.routing_table.get_peer_ids()) | set(net.host.get_connected_peers())
+    return bool(known - bootstrap_peers)
 
 
 async def run_peer_discovery(
