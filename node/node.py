@@ -30,6 +30,7 @@ from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.memory import PROCESS_MEMORY, AgentMemory
 from ioa_p2p.node.control.server import ControlAPI
 from ioa_p2p.node.net.arrivals import PeerArrivals
+from ioa_p2p.node.net.bootstrap_keeper import BootstrapState
 from ioa_p2p.node.net.budgets import NodeBudgets
 from ioa_p2p.node.net.cpu_meter import own_work
 from ioa_p2p.node.net.cpu_wait import open_cpu_deadline
@@ -37,7 +38,6 @@ from ioa_p2p.node.net.framing import FramedStream
 from ioa_p2p.node.net.host import remote_peer_of
 from ioa_p2p.node.net.local_streams import LocalStream, local_stream_pair
 from ioa_p2p.node.net.network import Libp2pNetwork
-from ioa_p2p.node.net.routing import BootstrapState
 from ioa_p2p.node.ports import StreamHandler
 from ioa_p2p.node.services import NodeServices
 from ioa_p2p.telemetry.tracer import NOOP_TRACER, Tracer

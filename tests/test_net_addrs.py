@@ -24,6 +24,7 @@ from ioa_p2p.node.net.addrs import (
     strip_peer,
     world_has_a_way_in,
 )
+from ioa_p2p.node.net.bootstrap_keeper import BootstrapState
 from ioa_p2p.node.net.observed import ObservedAddrs, candidate_addrs, observer_group
 from ioa_p2p.node.net.reachability import ReachabilityTracker
 from ioa_p2p.node.net.relay_limits import (
@@ -34,7 +35,6 @@ from ioa_p2p.node.net.relay_limits import (
     Refused,
     RelayLedger,
 )
-from ioa_p2p.node.net.routing import BootstrapState
 
 #: a fixed key: the peer ID is part of a test ID below, the same in every process collecting the tests
 PEER = str(Identity(bytes(range(32))).peer_id)

@@ -1,5 +1,5 @@
 """Joining a busy bootstrap node: jittered back-off, patience before the warning, peers already known
-(``ioa_p2p.dht.rejoin`` pure; ``routing.keep_bootstrap_connected`` under trio's MockClock)."""
+(``ioa_p2p.dht.rejoin`` pure; ``bootstrap_keeper.keep_bootstrap_connected`` under trio's MockClock)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from trio.testing import MockClock
 from ioa_p2p.dht.rejoin import JoinBackoff
 from ioa_p2p.errors import DialFailed
 from ioa_p2p.identity import Identity, PeerId
-from ioa_p2p.node.net.routing import BootstrapState, keep_bootstrap_connected
+from ioa_p2p.node.net.bootstrap_keeper import BootstrapState, keep_bootstrap_connected
 
 
 @pytest.fixture

@@ -205,3 +205,42 @@ async def test_the_nodes_of_one_process_look_up_a_few_at_a_time_each_within_its_
             nursery.start_soon(_lookup, _joined, own)
     assert most[0] == LOOKUP_SLOTS and finished[0] == agents  # none cut by its timeout
     assert trio.current_time() - start == 16.0 > LOOKUP_TIMEOUT  # four turns of four seconds
+
+
+async def test_a_joining_node_learns_peers_while_every_lookup_slot_is_taken(
+    network: list[_FakeDHT], autojump_clock: MockClock
+) -> None:
+    """100 agents of a process joining at once queued for the run's lookup slots, each lookup holding
+    its slot up to 10 s (issue 26, ``bench/bench_join.py``): a joining node now asks the peers it knows
+    first, outside the slots, and its table holds the peers its bootstrap named while others' lookups
+    still hold every slot."""
+    own, boot, *named = _ids(22)
+    dht = _FakeDHT(own, [boot], {boot: named})
+    network.append(dht)
+    release = trio.Event()
+
+    async def hold_a_slot() -> None:
+        async with routing.lookup_slots().slot(joining=False):
+            await release.wait()
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(LOOKUP_SLOTS):
+            nursery.start_soon(hold_a_slot)
+        await trio.sleep(0.1)
+        nursery.start_soon(_lookup, dht, own)
+        await trio.sleep(routing.FIRST_CONTACT_TIMEOUT + 1)
+        assert set(named) <= dht.table() and dht.asked == [boot]  # learned, no slot taken yet
+        release.set()
+
+
+async def test_a_node_that_knows_nobody_takes_no_lookup_slot(
+    network: list[_FakeDHT], autojump_clock: MockClock
+) -> None:
+    own = _ids(1)[0]
+    dht = _FakeDHT(own, [], {})
+    network.append(dht)
+    slots = routing.lookup_slots()
+    async with slots.slot(joining=False):  # the only thing that could make it wait
+        with trio.fail_after(0.01):
+            await _lookup(dht, own)  # type: ignore[arg-type]
+    assert dht.asked == [] and slots.counts.at_once == 1

@@ -54,8 +54,10 @@
 - ``cpu_meter.py``       CPU time of the tasks serving a peer charged to it; pacing a peer that owes
 - ``cpu_wait.py``        the time this process waited for a CPU (run queue), and deadlines that do not count
   it (invitations, stream opens: a busy machine is no reason to give up on a live peer)
-- ``routing.py``         the node's Kademlia DHT instance, bootstrap dialing with backoff (and what it says
-  when none answers), peer discovery
+- ``routing.py``         the node's Kademlia DHT instance, peer discovery (a joining node's first contact
+  outside the lookup slots)
+- ``bootstrap_keeper.py`` bootstrap dialing with jittered backoff, re-dialled when dropped, and what it
+  says when none answers (after a patience for a busy bootstrap node)
 - ``lazy_select.py``     outbound streams whose multistream-select negotiation rides with the first
   request (one round trip instead of three)
 - ``sources.py``         the source network (/24, /48 or relay) of the DHT request being served: per-source

@@ -34,9 +34,8 @@ from __future__ import annotations
 import logging
 import math
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, suppress
-from dataclasses import dataclass
 from typing import Any
 
 import trio
@@ -47,10 +46,10 @@ from libp2p.tools.anyio_service import background_trio_service
 
 from ioa_p2p.dht.lookup import Lookup
 from ioa_p2p.dht.refresh import RefreshPolicy
-from ioa_p2p.dht.rejoin import JoinBackoff
 from ioa_p2p.errors import InvalidPeerId, IoAError
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
+from ioa_p2p.node.net.bootstrap_keeper import BootstrapState, keep_bootstrap_connected
 from ioa_p2p.node.net.host import from_libp2p_id, peer_info_from_addr, to_libp2p_id
 from ioa_p2p.node.net.kad_io import CLOSEST, known_peers, run_lookup
 from ioa_p2p.node.net.kad_slots import serve_in_slots
@@ -58,7 +57,7 @@ from ioa_p2p.node.net.lookup_slots import JOINING_TABLE, LookupSlots
 
 log = logging.getLogger("ioa_p2p.routing")
 
-DIAL_TIMEOUT = 10.0
+DIAL_TIMEOUT = 10.0  # a dial of a routing-table peer
 LOOKUP_TIMEOUT = 10.0
 #: Peers a self-lookup keeps (the closest named, whether asked or not) for the routing table: three times
 #: k, so a joiner learns more than its own neighbourhood (py-libp2p's lookup added every peer an answer
@@ -72,20 +71,14 @@ DIAL_CONCURRENCY = 4
 LOOKUP_SLOTS = 4
 #: Other agents of its process a joining node's self-lookup asks too (:func:`joining_seeds`).
 JOINING_SEEDS = 8
+#: Peers a joining node asks first, outside the lookup slots (:func:`_first_contact`), and within how long.
+FIRST_CONTACT = 4
+FIRST_CONTACT_TIMEOUT = 5.0
 _LOOKUPS: trio.lowlevel.RunVar[LookupSlots] = trio.lowlevel.RunVar("ioa_lookup_slots")
 #: Seconds between the discovery loop's checks (no I/O) for a lost connection while it waits, and the
 #: shortest gap between two rounds started by lost connections (a peer that keeps dropping us).
 DEFICIT_CHECK = 5.0
-#: Seconds between checks (no I/O) that a bootstrap connection is still up; a dropped one is dialled
-#: again this long after at most. Kept at 1 s: 5 s was tried (issue 26, one wake-up a second less per
-#: bootstrap peer, ~0.004 % of a core) and tests/test_node.py's meeting through a bootstrap node, whose
-#: connections drop and are re-dialled under load, failed once at load 62.
-CONNECTED_CHECK = 1.0
 LOST_ROUND_GAP = 30.0
-#: Seconds of timed-out bootstrap dials before a node that never joined warns (:class:`JoinBackoff`).
-JOIN_PATIENCE = 60.0
-#: The longest wait between bootstrap dials once the node knows other peers (it is in the network).
-SEEDED_BACKOFF_MAX = 120.0
 
 
 class RefreshTrigger:
@@ -126,128 +119,6 @@ def new_dht(host: Any, *, client: bool = False) -> KadDHT:
     )
     serve_in_slots(dht)  # idle streams cannot keep newcomers out of the DHT (patch 23)
     return dht
-
-
-@dataclass(slots=True)
-class _BootstrapPeer:
-    addr: str
-    connected: bool = False
-    attempts: int = 0
-    last_error: str = ""
-    joined_at: float | None = None
-
-
-class BootstrapState:
-    """The bootstrap peers and how dialing each goes (``GET /net``); says once, clearly, when none is
-    reachable, and when the node joined."""
-
-    def __init__(self, addrs: Sequence[str]) -> None:
-        self.peers = {addr: _BootstrapPeer(addr) for addr in addrs}
-        self._warned = False
-        self.joined = False
-
-    def connected(self, addr: str, now: float) -> None:
-        peer = self.peers[addr]
-        peer.connected, peer.last_error = True, ""
-        peer.joined_at = peer.joined_at or now
-        if not self.joined or self._warned:  # said loudly only after the warning that none answered
-            log.log(
-                logging.WARNING if self._warned else logging.INFO,
-                "%s the network through bootstrap peer %s",
-                "joined" if not self.joined else "back in touch with",
-                addr,
-            )
-            self.joined = True
-        self._warned = False
-
-    def failed(self, addr: str, error: str, retry_in: float, *, quiet: bool = False) -> None:
-        """A dial of ``addr`` failed; ``quiet``: not (yet) worth a warning (:class:`JoinBackoff`)."""
-        peer = self.peers[addr]
-        peer.connected, peer.last_error = False, error
-        peer.attempts += 1
-        if any(p.connected for p in self.peers.values()) or quiet:
-            log.info("bootstrap %s not reachable (%s); retrying in %.1f s", addr, error, retry_in)
-            return
-        if all(p.attempts for p in self.peers.values()) and not self._warned:
-            self._warned = True
-            tried = "; ".join(f"{p.addr}: {p.last_error}" for p in self.peers.values())
-            after = " (the node keeps working with the peers it knows)" if self.joined else ""
-            log.warning(
-                "no bootstrap peer is reachable%s: %s. Retrying with backoff up to %s; peers can still "
-                "dial this node",
-                after,
-                tried,
-                "30 s" if retry_in <= 30 else f"{retry_in:.0f} s",
-            )
-        else:
-            log.info("bootstrap %s not reachable (%s); retrying in %.1f s", addr, error, retry_in)
-
-    def dropped(self, addr: str) -> None:
-        self.peers[addr].connected = False
-
-    def view(self) -> list[dict[str, Any]]:
-        return [
-            {"addr": p.addr, "connected": p.connected, "attempts": p.attempts, "last_error": p.last_error}
-            for p in self.peers.values()
-        ]
-
-
-async def keep_bootstrap_connected(
-    connect: Callable[[str], Any],
-    is_connected: Callable[[PeerId], bool],
-    addr: str,
-    *,
-    backoff: float,
-    backoff_max: float,
-    on_connected: Callable[[PeerId], Any],
-    state: BootstrapState | None = None,
-    knows_others: Callable[[], bool] | None = None,
-    patience: float = JOIN_PATIENCE,
-    rng: random.Random | None = None,
-) -> None:
-    """Dial ``addr`` until connected; re-dial when dropped. Between failed dials it waits as
-    :class:`~ioa_p2p.dht.rejoin.JoinBackoff` decides (``backoff`` growing to ``backoff_max`` with jitter,
-    so joiners that failed together do not retry together; longer once ``knows_others()``: the node met
-    other peers, through which it is in the network anyway). A dial that timed out is said as a warning
-    only after ``patience`` s of trying (a bootstrap node busy with other joiners answers late); one that
-    was refused or failed otherwise, at once."""
-    state = state or BootstrapState([addr])
-    seeded_cap = max(backoff_max, SEEDED_BACKOFF_MAX)
-    policy = JoinBackoff(base=backoff, cap=backoff_max, seeded_cap=seeded_cap, patience=patience)
-    rng = rng or random.Random()
-    target = from_libp2p_id(peer_info_from_addr(addr).peer_id)
-    started = trio.current_time()
-    delay = 0.0
-    while True:
-        if is_connected(target):
-            delay = 0.0
-            await trio.sleep(max(backoff, CONNECTED_CHECK))
-            if not is_connected(target):
-                state.dropped(addr)
-            continue
-        try:
-            with trio.fail_after(DIAL_TIMEOUT):
-                await connect(addr)
-        except (IoAError, trio.TooSlowError) as exc:
-            timed_out = isinstance(exc, trio.TooSlowError) or _timed_out(exc)
-            reason = str(exc) if isinstance(exc, IoAError) else f"no answer within {DIAL_TIMEOUT:.0f} s"
-            seeded = knows_others() if knows_others is not None else False
-            delay = policy.next_delay(delay, rng, seeded=seeded)
-            tried_for = trio.current_time() - started if timed_out else policy.patience
-            warn = policy.should_warn(tried_for=tried_for, joined=state.joined, seeded=seeded)
-            state.failed(addr, reason, delay, quiet=not warn)
-            await trio.sleep(delay)
-            continue
-        state.connected(addr, trio.current_time())
-        await on_connected(target)
-
-
-def _timed_out(exc: IoAError) -> bool:
-    """Whether a failed dial only timed out (the peer may be busy), rather than being refused."""
-    attempts = getattr(exc, "attempts", ())
-    reasons = [why for _, why in attempts] or [str(exc)]
-    slow = ("no answer within", "did not finish in time", "deadline came first")
-    return all(any(word in why for word in slow) for why in reasons)
 
 
 def start_routing(
@@ -366,10 +237,38 @@ async def _wait_next_round(
 async def _lookup(dht: KadDHT, own_key: bytes) -> None:
     """:func:`_lookup_now` in one of the run's lookup slots (:data:`LOOKUP_SLOTS`: the agents of a process
     take turns, a node whose table holds fewer than :data:`JOINING_TABLE` peers first; the wait for a turn
-    is not part of the lookup's timeout)."""
-    joining = dht.routing_table.size() < JOINING_TABLE
+    is not part of the lookup's timeout). A node that knows nobody to ask takes no slot; a joining node
+    first asks the few peers it knows, outside the slots (:func:`_first_contact`)."""
+    table = dht.routing_table.size()
+    joining = table < JOINING_TABLE
+    seeds = joining_seeds(dht) if joining else []
+    if not table and not seeds and not known_peers(dht):
+        return  # nobody to ask yet (its bootstrap not connected): a slot would only keep others waiting
+    if joining:
+        await _first_contact(dht, own_key, seeds)
+        joining = dht.routing_table.size() < JOINING_TABLE
     async with lookup_slots().slot(joining=joining):
-        await _lookup_now(dht, own_key, joining_seeds(dht) if joining else [])
+        await _lookup_now(dht, own_key, seeds if joining else [])
+
+
+async def _first_contact(dht: KadDHT, own_key: bytes, seeds: list[bytes]) -> None:
+    """A joining node's first answers: one ``FIND_NODE`` of its own key to each of up to
+    :data:`FIRST_CONTACT` peers it knows (its bootstrap peers first, then process-mates), within
+    :data:`FIRST_CONTACT_TIMEOUT`, outside the lookup slots; the peers their answers name join its table.
+
+    Measured (issue 26, ``bench/bench_join.py --joiners 100``): 100 nodes of one process joining at once
+    queued their self-lookups for the run's 4 slots, each lookup holding its slot up to 10 s (asking the
+    peers the bootstrap named, dialling each); after 60 s 96 lookups still waited and the median routing
+    table held the bootstrap node alone. One request each costs the bootstrap node little (it served the
+    100 joiners with under 2 % of a core) and gives every joiner peers to dial and ask at once."""
+    start = list(dict.fromkeys([*known_peers(dht), *seeds]))[:FIRST_CONTACT]
+    lookup = Lookup([own_key], start, me=own_key, width=LEARNED, ask=len(start), budget=len(start))
+    try:
+        with trio.move_on_after(FIRST_CONTACT_TIMEOUT):
+            await run_lookup(dht, lookup, CLOSEST)
+    except Exception as exc:  # nothing a peer answers may end the discovery loop
+        log.debug("first contact failed: %s", exc)
+    await _learn(dht, lookup, own_key)
 
 
 def joining_seeds(dht: KadDHT, rng: random.Random | None = None) -> list[bytes]:
@@ -420,8 +319,12 @@ async def _lookup_now(dht: KadDHT, own_key: bytes, seeds: list[bytes] | None = N
             await run_lookup(dht, lookup, CLOSEST)
     except Exception as exc:  # nothing a peer answers may end the discovery loop
         log.debug("routing table lookup failed: %s", exc)
-    # the closest found (answered, named or still in flight when the timeout came), and every peer that
-    # answered
+    await _learn(dht, lookup, own_key)
+
+
+async def _learn(dht: KadDHT, lookup: Lookup, own_key: bytes) -> None:
+    """Add to the routing table the closest peers ``lookup`` found (answered, named or still in flight
+    when its timeout came) and every peer that answered."""
     answered = [p for p in lookup.contacted if p not in lookup.dead and p not in lookup.busy]
     for peer in dict.fromkeys([*lookup.closest(own_key), *answered]):
         with suppress(Exception):  # the library's table raises on churn
