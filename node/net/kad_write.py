@@ -113,6 +113,34 @@ def by_key(plan: dict[bytes, list[bytes]]) -> dict[bytes, list[bytes]]:
     return out
 
 
+class PlacementRound:
+    """What every store round shares (:func:`put_value`, :func:`put_many`, :func:`provide_many`): one batched
+    lookup of its keys' closest peers (at least :data:`PLACE_ASK` asked per key), the stores each answer
+    makes due (:func:`due_now`), and its quorum (:class:`QuorumRound`), begun now."""
+
+    def __init__(self, dht: Any, keys: list[bytes], me: bytes, *, ask: int, complete: bool = False) -> None:
+        self.dht = dht
+        self.began = trio.current_time()
+        self.lookup = Lookup(keys, known_peers(dht), me=me, ask=max(ask, PLACE_ASK))
+        self.early = early_placement(dht, keys)
+        self.done = QuorumRound({key: [] for key in keys}, self.began, final=False, complete=complete)
+
+    async def place(self, kind: str, send: Callable[[bytes, list[bytes]], None]) -> dict[bytes, list[bytes]]:
+        """Run the lookup (``kind``: VALUE or PROVIDERS); ``send(key, peers)`` after each answer with the
+        stores due now (counted in the quorum first); then the targets not sent yet, by key (counted too)."""
+        lookup, early, done = self.lookup, self.early, self.done
+
+        def answered(key: bytes) -> None:
+            due = due_now(early, lookup, key)
+            done.add(key, due)
+            send(key, due)
+
+        await run_lookup(self.dht, lookup, kind, answered)
+        rest = final_targets(early, lookup)
+        done.finalise(rest)
+        return rest
+
+
 async def put_value(
     dht: Any,
     key: str,
@@ -140,11 +168,9 @@ async def put_value(
         log.info("DHT put of %s refused: %s", key, exc)
         handoff.release(False)
         return False
-    began = trio.current_time()
-    lookup = Lookup([key_bytes], known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=max(ask, PLACE_ASK))
-    early = early_placement(dht, [key_bytes])
+    placing = PlacementRound(dht, [key_bytes], dht.local_peer_id.to_bytes(), ask=ask, complete=complete)
+    early, done = placing.early, placing.done
     request = put_request(dht, key_bytes)
-    done = QuorumRound({key_bytes: []}, began, final=False, complete=complete)
 
     def result() -> bool:
         return done.quorum.stored(key_bytes) > 0 or not early.targets(key_bytes)
@@ -155,21 +181,17 @@ async def put_value(
             ok = await store_at(dht, peer, request)
         (done.acked if ok else done.gave_up)(peer, [key_bytes])
 
-    with trio.move_on_at(began + ROUND_LIMIT):
+    with trio.move_on_at(placing.began + ROUND_LIMIT):
         async with trio.open_nursery() as nursery:
             # a tombstone (``complete``) answers at the round's end: every target heard from
             placed = (lambda: None) if complete else (lambda: handoff.release(result()))
             nursery.start_soon(done.watch, nursery.cancel_scope, lambda: False, placed)
 
-            def send(key: bytes) -> None:
-                due = due_now(early, lookup, key)
-                done.add(key, due)
+            def send(key: bytes, due: list[bytes]) -> None:
                 for peer in due:
                     nursery.start_soon(store, peer)
 
-            await run_lookup(dht, lookup, VALUE, send)
-            rest = final_targets(early, lookup)
-            done.finalise(rest)
+            rest = await placing.place(VALUE, send)
             for peer in rest[key_bytes]:
                 nursery.start_soon(store, peer)
     handoff.release(result())
@@ -249,11 +271,9 @@ async def provide_many(
     if not addrs:
         handoff.release(0)
         return 0
-    began = trio.current_time()
-    lookup = Lookup(keys, known_peers(dht), me=me.to_bytes(), ask=max(ask, PLACE_ASK))
-    early = early_placement(dht, keys)
+    placing = PlacementRound(dht, keys, me.to_bytes(), ask=ask)
+    done = placing.done
     remaining: dict[bytes, list[bytes]] = {}
-    done = QuorumRound({key: [] for key in keys}, began, final=False)
     acknowledged = 0
     failures: dict[bytes, int] = {}
     retry_at: dict[bytes, float] = {}
@@ -319,7 +339,7 @@ async def provide_many(
                 wake = min(max(pacer.next_free(p, now), retry_at.get(p, now)) for p in remaining)
                 await trio.sleep(max(0.05, wake - now))
 
-    with trio.move_on_at(began + ROUND_LIMIT):
+    with trio.move_on_at(placing.began + ROUND_LIMIT):
         async with trio.open_nursery() as outer:
             outer.start_soon(done.watch, outer.cancel_scope, holding, lambda: handoff.release(acknowledged))
             async with trio.open_nursery() as early_sends:
@@ -333,16 +353,7 @@ async def provide_many(
                         asked.update((peer, key) for key in peer_keys[:count])
                         await announce(peer, peer_keys[:count])
 
-                batch = AnswerBatch(early_sends, announce_early)
-
-                def send(key: bytes) -> None:
-                    due = due_now(early, lookup, key)
-                    done.add(key, due)
-                    batch.add(key, due)
-
-                await run_lookup(dht, lookup, PROVIDERS, send)
-                rest = final_targets(early, lookup)
-                done.finalise(rest)
+                rest = await placing.place(PROVIDERS, AnswerBatch(early_sends, announce_early).add)
                 for peer, peer_keys in assign(rest).items():
                     remaining.setdefault(peer, []).extend(peer_keys)
                 await passes()
@@ -376,11 +387,8 @@ async def put_many(
     if not stored:
         handoff.release(0)
         return 0
-    me = dht.local_peer_id.to_bytes()
-    began = trio.current_time()
-    lookup = Lookup(stored, known_peers(dht), me=me, ask=max(ask, PLACE_ASK))
-    early = early_placement(dht, stored)
-    done = QuorumRound({key: [] for key in stored}, began, final=False)
+    placing = PlacementRound(dht, stored, dht.local_peer_id.to_bytes(), ask=ask)
+    done = placing.done
     acknowledged = 0
 
     async def put_at(peer: bytes, peer_keys: list[bytes]) -> None:
@@ -405,22 +413,12 @@ async def put_many(
         done.acked(peer, acked)
         done.gave_up(peer, peer_keys)
 
-    with trio.move_on_at(began + ROUND_LIMIT):
+    with trio.move_on_at(placing.began + ROUND_LIMIT):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(
                 done.watch, nursery.cancel_scope, lambda: False, lambda: handoff.release(acknowledged)
             )
-
-            batch = AnswerBatch(nursery, put_at)
-
-            def send(key: bytes) -> None:
-                due = due_now(early, lookup, key)
-                done.add(key, due)
-                batch.add(key, due)
-
-            await run_lookup(dht, lookup, VALUE, send)
-            rest = final_targets(early, lookup)
-            done.finalise(rest)
+            rest = await placing.place(VALUE, AnswerBatch(nursery, put_at).add)
             for peer, peer_keys in assign(rest).items():
                 nursery.start_soon(put_at, peer, peer_keys)
     handoff.release(acknowledged)
@@ -432,6 +430,7 @@ __all__ = [
     "ROUND_LIMIT",
     "Handoff",
     "AnswerBatch",
+    "PlacementRound",
     "QuorumRound",
     "by_key",
     "due_now",
