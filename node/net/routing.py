@@ -246,7 +246,10 @@ async def _lookup(dht: KadDHT, own_key: bytes) -> None:
         return  # nobody to ask yet (its bootstrap not connected): a slot would only keep others waiting
     if joining:
         await _first_contact(dht, own_key, seeds)
+        learned = dht.routing_table.size() > table
         joining = dht.routing_table.size() < JOINING_TABLE
+        if joining and not learned:  # a lookup from the same peers would learn nothing either: the
+            return  # next round asks them again (their tables fill as other joiners reach them)
     async with lookup_slots().slot(joining=joining):
         await _lookup_now(dht, own_key, seeds if joining else [])
 
