@@ -8,6 +8,8 @@
 - ``scope.py``   the document set a question names (its subject's name) weighs the others down
 - ``superlative.py`` "the heaviest", "the cheapest": the table row with the extreme value of the attribute
 - ``qualifiers.py`` a question's year, version, code, name or calendar date the answer's document must name
+- ``agreement.py`` the answering fact must agree with the question's month, log day, band, designator and
+  specification (a near miss otherwise); ``near_misses`` joins it with qualifiers.py (pure)
 - ``focus.py``    a situated question asked again by its subject in the documents' words (after a near miss)
 - ``answer.py``   the answer span, its confidence and citation from the best passages (pure)
 - ``facts.py``    sentences, list items and table rows as facts; the IDF scorer (pure)

@@ -29,12 +29,12 @@ import trio
 
 from ioa_p2p.adapters.base import TASK_ERROR, AdapterCard, Task, TaskContext, TaskResult, parse_options
 from ioa_p2p.adapters.needs import AdapterNeeds
+from ioa_p2p.adapters.retrieval.agreement import near_misses
 from ioa_p2p.adapters.retrieval.answer import Answer
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import with_records
 from ioa_p2p.adapters.retrieval.index import DocIndex, RetrievalOptions, scan_folder
 from ioa_p2p.adapters.retrieval.passage_scores import content_words, score_passages
-from ioa_p2p.adapters.retrieval.qualifiers import unnamed_qualifiers
 from ioa_p2p.embedding import Embedder, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
 from ioa_p2p.planning.answer_types import request_act
@@ -169,7 +169,7 @@ class RetrievalAdapter:
         fact = found.fact
         entry = self.index.files.get(fact.path)
         lines = "\n".join(entry.lines) if entry else ""
-        unnamed = unnamed_qualifiers(query, lines, fact.path, fact.text) if entry else []
+        unnamed = near_misses(query, lines, fact.path, fact.text) if entry else []
         if unnamed:  # a near miss: the answer's document names no year, version, item the question does
             shown = ", ".join(q.shown for q in unnamed)
             return TaskResult.failed(

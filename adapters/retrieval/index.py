@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ioa_p2p.adapters.retrieval import typed as typed_policy
+from ioa_p2p.adapters.retrieval.agreement import near_misses
 from ioa_p2p.adapters.retrieval.answer import Answer, Fact, answer, expected_kind, facts_of, quotes
 from ioa_p2p.adapters.retrieval.answer import superseded as is_superseded
 from ioa_p2p.adapters.retrieval.bill import bill_items
@@ -34,7 +35,7 @@ from ioa_p2p.adapters.retrieval.facts import terms
 from ioa_p2p.adapters.retrieval.focus import focus_query, situated
 from ioa_p2p.adapters.retrieval.formats import STRUCTURED, readable
 from ioa_p2p.adapters.retrieval.passage_scores import score_passages
-from ioa_p2p.adapters.retrieval.qualifiers import Qualifier, unnamed_qualifiers
+from ioa_p2p.adapters.retrieval.qualifiers import Qualifier
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import asks_price, charge_terms, charged
 from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of, with_reading
@@ -185,7 +186,7 @@ class DocIndex:
         """What ``query`` names that the document ``found`` was read from never names (qualifiers.py)."""
         entry = self.files.get(found.fact.path)
         lines = "\n".join(entry.lines) if entry else ""
-        return unnamed_qualifiers(query, lines, found.fact.path, found.fact.text) if entry else []
+        return near_misses(query, lines, found.fact.path, found.fact.text) if entry else []
 
     def vocabulary(self) -> set[str]:
         """The terms of every document (their stems), read once per change of the folder."""
