@@ -24,7 +24,7 @@ from ioa_p2p.dht.rtt import Hedges
 from ioa_p2p.dht.settings import DiscoverySettings
 from ioa_p2p.dht.sim import kad, search
 from ioa_p2p.dht.sim import world as sim_world
-from ioa_p2p.dht.sim.cardflow import exact_top, network_size, publish_cards, revoke_cards, run_searches
+from ioa_p2p.dht.sim.cardflow import exact_top, network_size, publish_cards, run_searches
 from ioa_p2p.dht.sim.cards import CardSet
 from ioa_p2p.dht.sim.corpus import AgentText, generated_agents, generated_queries, recombined
 from ioa_p2p.dht.sim.events import EventLoop
@@ -34,7 +34,7 @@ from ioa_p2p.dht.sim.measure import LookupSummary, Traffic, run_for, run_lookups
 from ioa_p2p.dht.sim.preload import KeyspaceIndex, preload_cards
 from ioa_p2p.dht.sim.publish import DHT_PUBLISH_TIMEOUT, PutRun
 from ioa_p2p.dht.sim.records import RecordCache
-from ioa_p2p.dht.sim.revocation import revoke_everywhere
+from ioa_p2p.dht.sim.revocation import revoke_cards, revoke_everywhere
 from ioa_p2p.dht.sim.search import key_of
 from ioa_p2p.dht.sim.world import EPOCH_MS, SimConfig, World
 from ioa_p2p.embedding import HashingEmbedder, normalise
