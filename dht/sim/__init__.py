@@ -18,8 +18,10 @@ clock. No I/O and no wall clock: a run is reproducible from its seed. ``bench/be
 - ``search.py``    DHT-only capability search and card fetches (owner first, then the DHT)
 - ``world.py``     the network: joining, peer discovery, churn
 - ``measure.py``   lookup and traffic measurements
-- ``cardflow.py``  publish, search, card spread and revocation measurements
+- ``cardflow.py``  publish, search and card spread measurements
 - ``gossip.py``    the card topic: GossipSub's mesh, forwarding and IHAVE/IWANT, with the node's validator,
   rate limits, directory and announce pacing
 - ``gossipflow.py`` gossip measurements: propagation time, messages per announcement, announcement rate
+- ``revocation.py`` revocation measurements: withdrawals found in the DHT by revalidating holders, and at
+  scale with gossip, the DHT and churn together
 """

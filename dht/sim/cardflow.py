@@ -1,4 +1,5 @@
-"""Measurements of cards in the simulator: publishing, capability search, spread and revocation.
+"""Measurements of cards in the simulator: publishing, capability search and spread (revocation:
+:mod:`~ioa_p2p.dht.sim.revocation`).
 
 - :func:`publish_cards`: the chosen nodes issue a real signed card each, at random moments of a window,
   and publish it as the node's DHT loop does on a new version (:class:`~ioa_p2p.dht.pacing.PublishPolicy`
@@ -16,10 +17,6 @@
   ranking over all cards: top ``k`` by cosine) and, when the query has one, against its gold team.
 - :func:`card_spread`: how many nodes find a fresh card by its own description ``t`` seconds after its
   owner started publishing it.
-- :func:`revoke_cards`: owners withdraw their cards (a signed withdrawal with a higher version, put in
-  the DHT like a card; provider records stay, as py-libp2p cannot remove them); every node that holds
-  the old card revalidates it at its own moment of the revalidation period (owner first, then the DHT, as
-  ``CardSearch.fetch`` does) and the time until it sees the withdrawal is recorded.
 """
 
 from __future__ import annotations
@@ -27,13 +24,10 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import partial
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ioa_p2p.card import SignedCard
 from ioa_p2p.dht.forest import Forest
 from ioa_p2p.dht.keyspace import K, position
 from ioa_p2p.dht.pages import encode_page, page_key
@@ -45,7 +39,7 @@ from ioa_p2p.dht.sim.pagesearch import PageSearchRun
 from ioa_p2p.dht.sim.peer import SimNode
 from ioa_p2p.dht.sim.placing import PlacingRun
 from ioa_p2p.dht.sim.publish import PagePutRun, ProvideRun, PutRun, network_size
-from ioa_p2p.dht.sim.search import FetchRun, SearchResult, SearchRun, key_of
+from ioa_p2p.dht.sim.search import SearchResult, SearchRun, key_of
 from ioa_p2p.dht.sim.world import World
 
 
@@ -386,85 +380,8 @@ def card_spread(
     return {t: sum(v) / len(v) if v else float("nan") for t, v in hits.items()}
 
 
-#: Seconds between two looks at a holder that was offline when its revalidation was due.
-RETRY = 5.0
-
-
-@dataclass
-class Revocation:
-    """When each holder of a withdrawn card saw the withdrawal (seconds after it was issued)."""
-
-    withdrawn: int
-    holders: int
-    seen_after: list[float]
-    put_ok: int
-
-    def share_by(self, seconds: float) -> float:
-        return sum(1 for s in self.seen_after if s <= seconds) / max(1, self.holders)
-
-    def time_to(self, share: float) -> float:
-        """Seconds until ``share`` of the holders saw a withdrawal (inf if they never did)."""
-        need = int(np.ceil(share * self.holders))
-        ordered = sorted(self.seen_after)
-        return ordered[need - 1] if 0 < need <= len(ordered) else float("inf")
-
-
-def revoke_cards(
-    world: World,
-    settings: DiscoverySettings,
-    owners: Sequence[SimNode],
-    holders: int,
-    rng: random.Random,
-    *,
-    owners_leave: bool = False,
-) -> Revocation:
-    """``owners`` withdraw their cards now; ``holders`` random online nodes (not owners) hold each old
-    card and revalidate it at a uniformly random moment of ``settings.revalidate``; a holder offline then
-    revalidates once it is back (it is looked at every :data:`RETRY` s). ``owners_leave``: each owner goes
-    offline right after its withdrawal was put (the holders must find it in the DHT). The run ends when
-    every holder saw its withdrawal, or two periods later."""
-    cards = world.cards
-    assert cards is not None
-    begin = world.loop.now
-    result = Revocation(len(owners), 0, [], 0)
-
-    def put_done(owner: SimNode, run: PutRun) -> None:
-        result.put_ok += run.ok
-        if owners_leave:
-            world.leave(owner, for_good=True)
-
-    def revalidate(node: SimNode, owner: SimNode, version: int) -> None:
-        if not node.online:
-            world.loop.after(RETRY, revalidate, node, owner, version)
-            return
-
-        def fetched(records: dict[bytes, SignedCard]) -> None:
-            if owner.peer in withdrawals and withdrawals[owner.peer].version >= version:
-                result.seen_after.append(world.loop.now - begin)
-
-        withdrawals: dict[bytes, Any] = {}
-        FetchRun(world, node, [owner.peer], settings, fetched, withdrawals=withdrawals).start()
-
-    for owner in owners:
-        if owner.card is None:
-            continue
-        version = owner.card.version + 1
-        withdrawal = cards.withdraw(owner.index, world.now_ms(), version)
-        owner.withdrawal = withdrawal
-        PutRun(
-            world, owner, key_of(owner.peer), withdrawal.encoded, partial(put_done, owner), complete=True
-        ).start()
-        online = [n for n in world.nodes if n.online and n not in owners]
-        for node in rng.sample(online, min(holders, len(online))):
-            result.holders += 1
-            world.loop.at(begin + rng.random() * settings.revalidate, revalidate, node, owner, version)
-    world.loop.run(begin + 2 * settings.revalidate, done=lambda: len(result.seen_after) >= result.holders)
-    return result
-
-
 __all__ = [
     "Published",
-    "Revocation",
     "SearchSample",
     "card_spread",
     "exact_ties",
@@ -473,6 +390,5 @@ __all__ = [
     "publish_card",
     "warm_publish",
     "publish_cards",
-    "revoke_cards",
     "run_searches",
 ]

@@ -18,6 +18,11 @@ treats every card it held as a suspect, returned by no read until confirmed agai
 (:meth:`~ioa_p2p.dht.directory.Directory.rejoined`, as the node does since 2026-11-28); ``False``: the
 rule before.
 
+:func:`revoke_cards` (DHT only): owners withdraw their cards (a signed withdrawal with a higher version, put
+in the DHT like a card; provider records stay, as py-libp2p cannot remove them); every node that holds the
+old card revalidates it at its own moment of the revalidation period (owner first, then the DHT, as
+``CardSearch.fetch`` does) and the time until it sees the withdrawal is recorded (:class:`Revocation`).
+
 Every :data:`PROBE_EVERY` seconds, ``probes`` random online nodes that do not hold a card fetch it as a
 ``find`` would (owner first, then the DHT): a probe that gets the old card is a node that would return
 it. :class:`RevocationRun` reports, per minute, the share of online nodes that hold an old card, the
@@ -242,4 +247,80 @@ def _holds(node: SimNode, held: dict[tuple[int, Any], None], old: dict[Any, Sign
     return any((node.index, p) in held for p in old)
 
 
-__all__ = ["LOOK", "PROBE_EVERY", "RevocationRun", "revoke_everywhere"]
+#: Seconds between two looks at a holder that was offline when its revalidation was due.
+RETRY = 5.0
+
+
+@dataclass
+class Revocation:
+    """When each holder of a withdrawn card saw the withdrawal (seconds after it was issued)."""
+
+    withdrawn: int
+    holders: int
+    seen_after: list[float]
+    put_ok: int
+
+    def share_by(self, seconds: float) -> float:
+        return sum(1 for s in self.seen_after if s <= seconds) / max(1, self.holders)
+
+    def time_to(self, share: float) -> float:
+        """Seconds until ``share`` of the holders saw a withdrawal (inf if they never did)."""
+        need = math.ceil(share * self.holders)
+        ordered = sorted(self.seen_after)
+        return ordered[need - 1] if 0 < need <= len(ordered) else float("inf")
+
+
+def revoke_cards(
+    world: World,
+    settings: DiscoverySettings,
+    owners: Sequence[SimNode],
+    holders: int,
+    rng: random.Random,
+    *,
+    owners_leave: bool = False,
+) -> Revocation:
+    """``owners`` withdraw their cards now; ``holders`` random online nodes (not owners) hold each old
+    card and revalidate it at a uniformly random moment of ``settings.revalidate``; a holder offline then
+    revalidates once it is back (it is looked at every :data:`RETRY` s). ``owners_leave``: each owner goes
+    offline right after its withdrawal was put (the holders must find it in the DHT). The run ends when
+    every holder saw its withdrawal, or two periods later."""
+    cards = world.cards
+    assert cards is not None
+    begin = world.loop.now
+    result = Revocation(len(owners), 0, [], 0)
+
+    def put_done(owner: SimNode, run: PutRun) -> None:
+        result.put_ok += run.ok
+        if owners_leave:
+            world.leave(owner, for_good=True)
+
+    def revalidate(node: SimNode, owner: SimNode, version: int) -> None:
+        if not node.online:
+            world.loop.after(RETRY, revalidate, node, owner, version)
+            return
+
+        def fetched(records: dict[bytes, SignedCard]) -> None:
+            if owner.peer in withdrawals and withdrawals[owner.peer].version >= version:
+                result.seen_after.append(world.loop.now - begin)
+
+        withdrawals: dict[bytes, Any] = {}
+        FetchRun(world, node, [owner.peer], settings, fetched, withdrawals=withdrawals).start()
+
+    for owner in owners:
+        if owner.card is None:
+            continue
+        version = owner.card.version + 1
+        withdrawal = cards.withdraw(owner.index, world.now_ms(), version)
+        owner.withdrawal = withdrawal
+        PutRun(
+            world, owner, key_of(owner.peer), withdrawal.encoded, partial(put_done, owner), complete=True
+        ).start()
+        online = [n for n in world.nodes if n.online and n not in owners]
+        for node in rng.sample(online, min(holders, len(online))):
+            result.holders += 1
+            world.loop.at(begin + rng.random() * settings.revalidate, revalidate, node, owner, version)
+    world.loop.run(begin + 2 * settings.revalidate, done=lambda: len(result.seen_after) >= result.holders)
+    return result
+
+
+__all__ = ["LOOK", "PROBE_EVERY", "RETRY", "Revocation", "RevocationRun", "revoke_cards", "revoke_everywhere"]

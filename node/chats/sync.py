@@ -136,7 +136,7 @@ class ChatSync:
         async with stream:
             while True:
                 with within(ACK_TIMEOUT, f"sync of {chat_id.hex()[:16]} from {peer}"):
-                    header = await self._request(stream, hist)
+                    header = await call_sync(stream, hist)
                     if header.status != "ok" or header.count > SYNC_LIMIT:
                         if header.status == STATUS_BUSY:
                             log.debug("%s is busy: sync of %s later", peer, chat_id.hex()[:16])
@@ -146,20 +146,6 @@ class ChatSync:
                     received += await self._receive_batch(stream, peer, header.count)
                     if not header.more or header.count == 0:
                         return received
-
-    async def _request(self, stream: FramedStream, hist: ChatHistory) -> SyncBatch:
-        """Send this node's version of the chat; the responder's batch header."""
-        version = hist.version()
-        authors = sorted(version)
-        request = build(
-            SyncRequest,
-            chat_id=hist.chat_id,
-            authors=tuple(authors),
-            seqs=tuple(version[a] for a in authors),
-            limit=SYNC_LIMIT,
-        )
-        await send(stream, encode_control(request))
-        return decode_control(await stream.receive(), SyncBatch)
 
     async def _receive_batch(self, stream: FramedStream, peer: PeerId, count: int) -> int:
         """Accept ``count`` envelopes from the stream; how many were new."""
@@ -317,4 +303,20 @@ def _batch(chat_id: bytes, status: str) -> SyncBatch:
     return build(SyncBatch, chat_id=chat_id, status=status, count=0, more=False)
 
 
-__all__ = ["PROTO_SYNC", "PULLS_PER_PEER", "STATUS_BUSY", "SYNC_LIMIT", "ChatSync"]
+async def call_sync(stream: FramedStream, hist: ChatHistory) -> SyncBatch:
+    """Send this node's version of the chat (a ``SyncRequest`` for up to :data:`SYNC_LIMIT` messages);
+    the responder's batch header (its messages follow on ``stream``)."""
+    version = hist.version()
+    authors = sorted(version)
+    request = build(
+        SyncRequest,
+        chat_id=hist.chat_id,
+        authors=tuple(authors),
+        seqs=tuple(version[a] for a in authors),
+        limit=SYNC_LIMIT,
+    )
+    await send(stream, encode_control(request))
+    return decode_control(await stream.receive(), SyncBatch)
+
+
+__all__ = ["PROTO_SYNC", "PULLS_PER_PEER", "STATUS_BUSY", "SYNC_LIMIT", "ChatSync", "call_sync"]

@@ -20,13 +20,10 @@ import trio
 from ioa_p2p.errors import HistoryViolation, InvalidMessage, IoAError, ProtocolViolation
 from ioa_p2p.history.bodies import KIND_MEMBER_ADD, MAX_CHAT_MESSAGE_SIZE, member_of
 from ioa_p2p.history.dag import ChatHistory
-from ioa_p2p.history.frames import SyncBatch, SyncRequest
 from ioa_p2p.identity import PeerId
-from ioa_p2p.node.chats.streams import open_within, send
-from ioa_p2p.node.chats.sync import PROTO_SYNC, SYNC_LIMIT
-from ioa_p2p.wire.control import decode_control, encode_control
+from ioa_p2p.node.chats.streams import open_within
+from ioa_p2p.node.chats.sync import PROTO_SYNC, SYNC_LIMIT, call_sync
 from ioa_p2p.wire.envelope import Envelope
-from ioa_p2p.wire.schema import build
 
 if TYPE_CHECKING:
     from ioa_p2p.node.ports import NodePort
@@ -61,17 +58,7 @@ async def _pull_until(node: NodePort, hist: ChatHistory, peer: PeerId, wanted: b
     stream = await open_within(node, peer, PROTO_SYNC, 10.0)
     async with stream:
         while wanted not in hist and len(hist) < MAX_VERIFY_MESSAGES:
-            version = hist.version()
-            authors = sorted(version)
-            request = build(
-                SyncRequest,
-                chat_id=hist.chat_id,
-                authors=tuple(authors),
-                seqs=tuple(version[a] for a in authors),
-                limit=SYNC_LIMIT,
-            )
-            await send(stream, encode_control(request))
-            header = decode_control(await stream.receive(), SyncBatch)
+            header = await call_sync(stream, hist)
             if header.status != "ok" or header.count > SYNC_LIMIT:
                 raise ProtocolViolation(f"{peer} answered the sync request with {header.status!r}")
             for _ in range(header.count):
