@@ -87,7 +87,10 @@ async def _side_by_side(home: Path, specs: list) -> None:
             writer.nursery.start_soon(boom)  # the last running agent fails: none runs any more
             await agents.none_running.wait()
             assert agents.nodes == [] and agents["writer"].state == "failed"
-    assert changes[:4] == [("calc", "running"), ("bad", "failed"), ("busy", "failed"), ("writer", "running")]
+    # the first agent opens alone, the others together (node/agents/run.py START_CONCURRENCY): each
+    # changed once while opening, in whatever order their starts ended
+    assert changes[0] == ("calc", "running")
+    assert sorted(changes[1:4]) == [("bad", "failed"), ("busy", "failed"), ("writer", "running")]
     assert changes[4:] == [("calc", "failed"), ("writer", "failed")]
 
 

@@ -9,8 +9,15 @@ agent's ``start_rss`` and share, ``GET /budgets``). They know each other
 (:class:`~ioa_p2p.node.net.cohosted.CoHosted`): the work one does for another is the process's own, not a
 remote peer's to be charged, paced or made to wait.
 
-Agents open one after the other (so each one's ``start_rss`` is measured alone), each in its own home, with
-its key created there on first start. An agent that cannot start (a wrong adapter option, a port in use, an
+The first agent opens alone (it loads what the process loads once, and its ``start_rss`` shows it), the
+others up to :data:`START_CONCURRENCY` at a time, in the order of their specs, each in its own home, with its
+key created there on first start (their ``start_rss`` is then the process's growth while up to that many
+opened). Opening one after the other made a process's start the sum of every agent's start, and each start
+is many awaits in a row, each waiting a whole turn of a loop that the agents already up keep busy:
+measured (issue 26, docs/performance.md "Joining a busy bootstrap node"), the last agents of two groups of 15
+took 7-88 s each to open (their host 4-65 s), and 2 x 50 and 4 x 25 processes did not start in 200 s.
+
+An agent that cannot start (a wrong adapter option, a port in use, an
 unreadable key) is recorded with its typed error and the others go on; one that stops later with an error is
 recorded the same way, never taking the others with it. The process's home holds ``agents.json``
 (:data:`~ioa_p2p.node.agents.config.AGENTS_INDEX_NAME`): every agent's name, home, peer ID, state, control
@@ -44,6 +51,8 @@ from ioa_p2p.node.node import Node
 log = logging.getLogger("ioa_p2p.node.agents")
 #: Card texts whose MiniLM encodings the agents of a process share (~25 KB each, filled as cards arrive).
 SHARED_ENCODINGS = 1024
+#: Agents of a process opening at once after the first (module docstring).
+START_CONCURRENCY = 4
 
 AgentState = Literal["waiting", "starting", "running", "failed", "stopped"]
 
@@ -147,16 +156,37 @@ async def open_agents(
     try:
         with single_error():
             async with trio.open_nursery() as nursery:
-                for run in agents.runs:
-                    await nursery.start(partial(_host_agent, run, control_api, memory, cohosted, changed))
+                host = partial(_host_agent, control_api=control_api, memory=memory, cohosted=cohosted)
+                await _open_all(nursery, agents.runs, partial(host, changed=changed))
                 yield agents
                 nursery.cancel_scope.cancel()
     finally:
         agents.remove_index()
 
 
+async def _open_all(nursery: trio.Nursery, runs: Sequence[AgentRun], host: Callable[..., Any]) -> None:
+    """Start ``host(run)`` in ``nursery`` for every run: the first alone, then :data:`START_CONCURRENCY`
+    at a time in order; return once every one started or failed."""
+    if not runs:
+        return
+    await nursery.start(partial(host, runs[0]))
+    slots = trio.Semaphore(START_CONCURRENCY)
+
+    async def open_one(run: AgentRun) -> None:
+        try:
+            await nursery.start(partial(host, run))
+        finally:
+            slots.release()
+
+    async with trio.open_nursery() as opening:
+        for run in runs[1:]:  # a slot taken here, in the specs' order, before its task starts
+            await slots.acquire()
+            opening.start_soon(open_one, run)
+
+
 async def _host_agent(
     run: AgentRun,
+    *,
     control_api: bool,
     memory: ProcessMemory,
     cohosted: CoHosted,
@@ -202,4 +232,4 @@ def prepare_home(spec: AgentSpec) -> None:
         create_key_file(spec.config.key_path)
 
 
-__all__ = ["AgentRun", "AgentState", "Agents", "open_agents", "prepare_home"]
+__all__ = ["START_CONCURRENCY", "AgentRun", "AgentState", "Agents", "open_agents", "prepare_home"]
