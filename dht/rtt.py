@@ -17,6 +17,16 @@ peer that has gone never answers the handshake, so it is noticed after the reach
 instead of after a whole dial and request's wait. :class:`Unreached` remembers the peers that missed
 their reach wait or failed, for a while: later lookups still ask them (one may be back) but do not wait
 for them (``Lookup(suspect=...)``).
+
+Both are about peers that have **gone**, and a peer this node holds a connection to has not: a request
+that failed over an open connection was reset or timed out by a **busy** peer. Such a peer is neither
+noted nor suspected (:meth:`Unreached.failed`, :meth:`Unreached.suspects`), and a lookup whose first
+candidates are all connected asks no spare (:meth:`Hedges.spare` with ``dialling=False``). Measured
+(issue 25, d-n50c): 50 node processes on the 2-core box, every one connected to every other; their
+start-up overloaded the box, requests failed, nearly every peer became a suspect that nobody waited for,
+so each self-lookup asked 26 peers instead of 5 (each page, put and provide lookup likewise), and that
+load kept requests failing: the idle network used 1.7-1.8 cores for as long as it ran (0.2-0.3 at
+89883d3, before this module's churn rules).
 """
 
 from __future__ import annotations
@@ -136,10 +146,12 @@ class Hedges:
         """A dial's handshake was through within its reach wait (``missed=False``) or not."""
         self.missed += ((1.0 if missed else 0.0) - self.missed) * MISS_WEIGHT
 
-    def spare(self) -> int:
+    def spare(self, *, dialling: bool = True) -> int:
         """Candidates a lookup asks per key beyond ``ask``: 1 once :data:`SPARE_FROM` of recent dials
-        missed their reach wait (a network with churn), else 0 (no extra request without churn)."""
-        return 1 if self.reach is not None and self.missed >= SPARE_FROM else 0
+        missed their reach wait (a network with churn), else 0 (no extra request without churn);
+        0 as well when the lookup dials none of its first candidates (``dialling=False``: a connected
+        peer has not gone, and a node that never dials keeps the churn prior :data:`MISS_PRIOR`)."""
+        return 1 if dialling and self.reach is not None and self.missed >= SPARE_FROM else 0
 
 
 class Unreached:
@@ -158,6 +170,17 @@ class Unreached:
         until[peer] = now + self.ttl
         if len(until) > self.limit:
             del until[next(iter(until))]
+
+    def failed(self, peer: Hashable, now: float, *, connected: bool) -> None:
+        """A request to ``peer`` failed: noted unless this node holds a connection to it (then the peer
+        is there and busy, not gone: module docstring)."""
+        if not connected:
+            self.note(peer, now)
+
+    def suspects(self, peer: Hashable, now: float, *, connected: bool) -> bool:
+        """Whether a lookup should ask ``peer`` without waiting for it: noted and not connected now (a
+        noted peer that is connected again is back)."""
+        return not connected and self.holds(peer, now)
 
     def clear(self, peer: Hashable) -> None:
         """``peer`` answered: no longer suspected."""

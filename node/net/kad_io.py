@@ -23,7 +23,10 @@
   after ~2 round trips, not after a dial and a request's wait. Peers that missed their reach wait or
   failed are remembered for :data:`~ioa_p2p.dht.rtt.SUSPECT_TTL` (:func:`unreached_of`): later lookups
   still ask them but do not wait for them; while dials keep missing (churn), each key also asks one
-  spare candidate (``Hedges.spare``). When the lookup is done, requests still in flight are cancelled.
+  spare candidate (``Hedges.spare``). A peer this node is connected to has not gone: its failed request
+  (busy: reset, timed out) is not remembered, it is never suspected, and a lookup that dials none of its
+  first candidates asks no spare (``dht/rtt.py``: what suspecting busy peers cost at N = 50). When the
+  lookup is done, requests still in flight are cancelled.
   Callers bound the whole lookup with their own cancel scope.
 - Reply parsing: closer peers' and providers' addresses go into the peerstore (so they can be dialled);
   peer IDs cross into the pure lookup as their bytes. Peers whose identify says they do not serve the DHT
@@ -167,6 +170,16 @@ def _offer_sizes(dht: Any, lookup: Lookup, kind: str) -> None:
             estimate.offer(key, state.candidates, now)
 
 
+def _dials_ahead(host: Any, lookup: Lookup) -> bool:
+    """Whether any key's first candidates (its ``ask`` closest and the spare after them) include a peer this
+    node is not connected to: only then may a request miss on a gone peer (``Hedges.spare``)."""
+    return any(
+        not _connected(host, ID(peer))
+        for state in lookup.keys.values()
+        for peer in state.candidates[: lookup.ask + 1]
+    )
+
+
 def _connected(host: Any, peer: ID) -> bool:
     try:
         return bool(host.get_network().connections.get(peer))
@@ -190,9 +203,12 @@ async def run_lookup(
     it asked have not answered: a quick lookup does not wait for its slowest peer."""
     send, receive = trio.open_memory_channel[_Answer](math.inf)
     hedges, unreached = hedges_of(dht), unreached_of(dht)
+    host = dht.host
     if lookup.suspect is None:
-        lookup.suspect = lambda peer: unreached.holds(peer, trio.current_time())
-    lookup.spare = hedges.spare()
+        lookup.suspect = lambda peer: unreached.suspects(
+            peer, trio.current_time(), connected=_connected(host, ID(peer))
+        )
+    lookup.spare = hedges.spare(dialling=_dials_ahead(host, lookup))
     due: dict[bytes, float] = {}  # peers asked and not reported slow yet: when they will be
     sent: dict[bytes, float] = {}  # every peer asked, until it answers
     dialling: set[bytes] = set()  # peers asked by a dial whose handshake is not through yet
@@ -232,8 +248,8 @@ async def run_lookup(
                 due.pop(peer, None)
                 dialling.discard(peer)
                 asked_at = sent.pop(peer, None)
-                if replies is None:
-                    unreached.note(peer, now)
+                if replies is None:  # busy (connected) or gone: only a gone peer is suspected
+                    unreached.failed(peer, now, connected=_connected(dht.host, ID(peer)))
                     lookup.failed(peer)
                 else:
                     unreached.clear(peer)
