@@ -9,8 +9,7 @@ minutes, not days). :class:`ArrivalBook` keeps, per identity, the time this node
 stamped card of it that its admission limits let in, and per hour-long window how many new identities
 arrived. A window is a *flood* when it brought more than :data:`SLACK` times the node's usual number
 (the median over its last :data:`HISTORY_WINDOWS` windows, at least :data:`MIN_BASE`); an identity's
-flood share
-(:meth:`ArrivalBook.excess`) is the share of its window's arrivals beyond that, and
+flood share (:meth:`ArrivalBook.excess`) is the share of its window's arrivals beyond that, and
 :meth:`ArrivalBook.penalties` turns it into score units a page search takes off the identity's sketch
 before it chooses what to fetch (:func:`~ioa_p2p.dht.fetchchoice.choose_fetch`, ``flood``).
 
