@@ -6,10 +6,10 @@ it cannot fake is *when this node first saw them*: the node watches the card top
 runs, and honest agents join a network a few at a time, while a thousand identities that were minted
 to take over a capability arrive together (the admission limits, ``dht/admission.py``, spread them over
 minutes, not days). :class:`ArrivalBook` keeps, per identity, the time this node first saw a valid,
-stamped card of it, and per hour-long window how many new identities arrived. A window is a *flood*
-when it brought more than :data:`SLACK` times the node's usual number (the median over its last
-:data:`HISTORY_WINDOWS` windows, at least :data:`MIN_BASE`); an identity's flood share
-(:meth:`ArrivalBook.excess`) is the share of its window's arrivals beyond that, and
+stamped card of it that its admission limits let in, and per hour-long window how many new identities
+arrived. A window is a *flood* when it brought more than :data:`SLACK` times the node's usual number
+(the median over its last :data:`HISTORY_WINDOWS` windows, at least :data:`MIN_BASE`); an identity's
+flood share (:meth:`ArrivalBook.excess`) is the share of its window's arrivals beyond that, and
 :meth:`ArrivalBook.penalties` turns it into score units a page search takes off the identity's sketch
 before it chooses what to fetch (:func:`~ioa_p2p.dht.fetchchoice.choose_fetch`, ``flood``).
 
@@ -30,7 +30,9 @@ What this evidence is worth, stated plainly:
   since another third; operator-trusted peers are exempt), and an attacker that floods when an honest
   group joins makes that group look like part of its flood (each of its identities still pays a stamp);
 - it is a penalty, never a credit: an identity the book does not know (evicted past
-  :data:`CAPACITY`, or only ever seen on pages) loses nothing.
+  :data:`CAPACITY`, or only ever seen on pages) loses nothing; so an attacker can make the book forget
+  a flood by bringing :data:`CAPACITY` more identities after it (the node notes only announcements
+  within its admission limits, 120 new identities a minute: 9 hours, each identity stamped).
 """
 
 from __future__ import annotations

@@ -8,11 +8,10 @@ on the card topic:
   :data:`GOSSIP_UPDATE_INTERVAL_MS` to the previous one of the same publisher, and remembers it so the
   catch-up loop fetches it from the DHT (:meth:`GossipIntake.stale_due`): an honest update that came too
   soon is late, never lost;
-- :meth:`GossipIntake.deliver`: the publisher's first arrival noted
-  (:class:`~ioa_p2p.dht.arrival.ArrivalBook`: a page search's evidence of floods of new identities), the
-  rate limits of new identities and versions
-  (:class:`~ioa_p2p.dht.admission.CardAdmission`, in total and per source network), then the directory
-  (through :meth:`~ioa_p2p.node.discovery.search.CardSearch.apply`).
+- :meth:`GossipIntake.deliver`: the rate limits of new identities and versions
+  (:class:`~ioa_p2p.dht.admission.CardAdmission`, in total and per source network), the publisher's first
+  arrival noted (:class:`~ioa_p2p.dht.arrival.ArrivalBook`: a page search's evidence of floods of new
+  identities), then the directory (through :meth:`~ioa_p2p.node.discovery.search.CardSearch.apply`).
 
 Rejecting costs the forwarder GossipSub score, so only provably bad announcements are rejected: a
 re-announcement of the version held is accepted (and ignored on delivery), and one over the rate limits is
@@ -107,8 +106,6 @@ class GossipIntake:
             record = parse_record(data, now_ms=now, peer=publisher)
         except InvalidMessage:
             return
-        if publisher != self.me:  # seen, within the limits or not: when it came is evidence (dht/arrival.py)
-            self.search.arrivals.note(publisher, now)
         known = self.directory.version_of(publisher)
         source = source_of_addrs(getattr(getattr(record, "card", None), "addrs", ()))  # where it is reached
         if record.version != known and not self.admission.admit_card(
@@ -116,6 +113,8 @@ class GossipIntake:
         ):
             self.stats["gossip_over_limit"] += 1
             return
+        if publisher != self.me:  # when it came is evidence (dht/arrival.py); admitted only, so that
+            self.search.arrivals.note(publisher, now)  # forgetting a flood takes 65,536 admissions (9 h)
         if self.search.apply(record, now, "gossip", wanted=False).changed:
             self.stats["gossip_accepted"] += 1
 
