@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from ioa_p2p.adapters.retrieval.facts import SECTION, Fact, Scorer, quantities, stem, terms
-from ioa_p2p.adapters.retrieval.number_span import closest, number_value
+from ioa_p2p.adapters.retrieval.number_span import closest, holds_stated, number_value
 from ioa_p2p.adapters.retrieval.picks import of_named_year, range_end, section_version
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.adapters.retrieval.terms import STOP
@@ -340,6 +340,7 @@ def _cell_value(
     ]
     given = set(quantities(question))  # "at 10 °C": the row's key column, not its answer
     columns = [(h, c) for h, c in columns if {n.number for n in numbers_in(c)} - given] or columns
+    columns = [(h, c) for h, c in columns if not holds_stated(c, question)] or columns  # "22 to 29.9 kg"
     names = _DESIGNATED.findall(question)  # "Severity 1": the cell that names the row, never its answer
     columns = [(h, c) for h, c in columns if not any(_names(c, w, n) for w, n in names)] or columns
     if wanted.kind == "count":  # "how many bags": a bare number, not the bag size

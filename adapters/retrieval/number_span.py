@@ -149,6 +149,20 @@ def _glued_code(text: str, f: Found) -> bool:
     return not f.unit and bool(re.match(r"[A-Za-z]", text[f.end : f.end + 1]))
 
 
+_RANGE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:to|-|–)\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)?\.?")
+
+
+def holds_stated(cell: str, question: str) -> bool:
+    """A table cell that is a band holding a quantity the question states ("22 to 29.9 kg" for "a 25 kg
+    child"): the row's key, chosen by that quantity, never its answer (issue 23, p-rule)."""
+    m = _RANGE.fullmatch(cell.strip())
+    if m is None:
+        return False
+    low, high = float(m.group(1)), float(m.group(2))
+    unit = ALIASES.get((m.group(3) or "").lower(), "")
+    return any(low <= q.number <= high and q.unit == unit for q in stated_quantities(question) if unit)
+
+
 def _stated(f: Found, question: str) -> bool:
     """The question itself states this measure, in any unit ("after half an hour of pumping": 30 minutes
     of the document is the situation, not the answer)."""

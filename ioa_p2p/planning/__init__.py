@@ -85,6 +85,15 @@
   conventional temperature") is never the level asked for: the base is named missing
 - ``subject.py``  a derivation never works from a document that names none of the question's proper
   names or item codes (refused, the facts named as missing)
+- ``rule_reader.py`` one sentence of the documents read into a typed rule (issue 23, p-rule): a factor
+  ("1.6 times the single"), a discount ("one third off"), a surcharge ("adds EUR 20"), a charge over a
+  quantity (a base fee, a grace or free allowance, started steps, a minimum quantity, a cap, a floor), a
+  share per unit with a floor, the classes exempt; applied to an amount or a quantity as an expression
+- ``rule_bands.py`` the range a band row holds ("11 to 15.9 kg", "over 20") and the one threshold a rule's
+  sentence states for where it applies ("Upland gardens (above 200 m)")
+- ``rule_step.py`` a step that applies a rule the documents name to an earlier value ("take the Valley
+  Railcard discount off it": ``rule(v1)``, read from the value's own document or refused by name); a
+  charge on the terms its own sentence states; a rule whose condition the question's quantity meets
 - ``fees.py``     fixed fees a rate brings in its own clause ("per litre plus a service fee of EUR 15")
 - ``salvage.py``  a lookup that found no single answer still feeds the derivation its typed records close
   (:func:`accepted_value`: what every driver asks of an attempt's result)

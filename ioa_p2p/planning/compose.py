@@ -16,6 +16,13 @@ from dataclasses import replace
 
 from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
 from ioa_p2p.planning.doc_facts import givens_in
+from ioa_p2p.planning.rule_step import (
+    RULE,
+    conditional_rule,
+    rule_expression,
+    stated_charge,
+    stated_combination,
+)
 from ioa_p2p.planning.tariffs import CHARGE, render_charges
 from ioa_p2p.planning.types import CALC, CODE, DATE, PlanStep
 from ioa_p2p.planning.units import DIMENSIONS, factor, unit_phrase
@@ -45,15 +52,23 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
         scale = factor(src, step.unit) if value is not None and src else None
         if value is not None and value.number is not None and scale is not None:
             return f"Calculate {format_number(value.number)} * {exact(scale, 12)}"
+    stated = (stated_charge(step, values) or stated_combination(step, values)) if step.kind == CALC else None
+    if stated is not None:  # the price's own sentence states its terms (planning/rule_step.py)
+        return f"Calculate {stated}"
     product = _product_in_unit(step, values) if step.kind == CALC else None
     if product is not None:  # "42 W over 8,760 hours, in kWh": W x h = Wh, then in kWh
         return product
     if step.kind == CALC and step.template == DERIVE:
         found = values.get(step.needs[0]) if step.needs else None
         derived = derive_expression(step.text, found)
+        conditioned = conditional_rule(step.text, found) if derived is None else None
+        if conditioned is not None:  # a rule whose condition the question's quantity meets (rule_step.py)
+            return f"Calculate {conditioned}"
         if derived is None:  # nothing to derive: the value looked up answers (times one, for the calculator)
             return f"Calculate {_number(found, False) if found else '(missing)'} * 1"
         return f"Calculate {derived[0]}"
+    if step.kind == CALC and RULE.fullmatch(step.template.strip()):  # a documented rule (rule_step.py)
+        return f"Calculate {rule_expression(step, values) or '(missing)'}"
     if step.kind == CALC and CHARGE.fullmatch(step.template.strip()) and step.needs:
         # the document's typed rules; the price's own terms, when the retrieval read them, stand
         ruled = typed_charge(step.text, values.get(step.needs[0]))

@@ -52,6 +52,7 @@ from ioa_p2p.planning.operands import (
 )
 from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.refs import resolve
+from ioa_p2p.planning.rule_step import rule_clause, split_rule_clauses
 from ioa_p2p.planning.scene import (
     as_question,
     deadline_plan,
@@ -104,6 +105,7 @@ def _plan_request(goal: str) -> Plan:
     clauses = join_scenes(clauses, codeish)  # "I got back on 3 May. What's the last day ...?": one
     clauses = join_statements(clauses, codeish)  # "A 4.6 m trailer pays per metre; work out its fare": one
     clauses = split_calculations(first_things_first(clauses))  # "... the rate first."; "15 * 4 and 9 * 7"
+    clauses = split_rule_clauses(clauses)  # "add the X surcharge, and hand the total to this code": two
     clauses[:1] = [as_question(c) for c in clauses[:1]]  # "work out what ...": before any value is known
     if len(clauses) == 1 and not MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
         alone = literal_step(clauses[0], 1) if not codeish(clauses[0]) else None
@@ -177,6 +179,10 @@ def _plan_request(goal: str) -> Plan:
                 steps.append(steps.pop())
             continue
         if found_statement(clause, steps):  # "The depot pays a rate per km. Find it": the statement
+            continue
+        ruled = rule_clause(clause, steps)
+        if ruled is not None:  # "take the Valley Railcard discount off it": the documents' rule applied
+            steps.append(ruled)
             continue
         if not MARK_RE.search(clause):  # "Going by the handbook, how many ...?": the question first
             clause = lead_to_end(clause) if steps else as_question(lead_to_end(clause))

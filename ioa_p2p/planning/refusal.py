@@ -40,6 +40,7 @@ from ioa_p2p.planning.doc_facts import Quantity, singular
 from ioa_p2p.planning.missing import Missing, unapplied
 from ioa_p2p.planning.quantities import Quantity as ChargeQuantity
 from ioa_p2p.planning.relative import relative_base
+from ioa_p2p.planning.rule_step import RULE, rule_missing, stated_charge
 from ioa_p2p.planning.season import out_of_period
 from ioa_p2p.planning.tariffs import CHARGE, charge_quantities, render_charges
 from ioa_p2p.planning.types import CALC, LOOKUP, TASK, PlanStep
@@ -55,8 +56,10 @@ def refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | None:
         return None
     if step.template == DERIVE and step.needs:
         return derive_missing(step.text, values[step.needs[0]])
-    if CHARGE.search(step.template):
-        return _charge_refusal(step, values)
+    if RULE.fullmatch(step.template.strip()):  # a documented rule applied: read, or named as missing
+        return rule_missing(step, values)
+    if CHARGE.search(step.template):  # a charge on its own sentence's terms (rule_step.py) is worked out
+        return None if stated_charge(step, values) is not None else _charge_refusal(step, values)
     if _SHIFT.fullmatch(step.template.strip()):
         return None  # a date moved by a period: the date is the value (planning/compose.py date_shift)
     for n in step.needs:
