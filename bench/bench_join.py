@@ -86,6 +86,9 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             out["table_median_every_10s"] = tables_over_time
             slots = lookup_slots()
             out["lookup_slots"] = {"waiting": slots.waiting, **dataclasses.asdict(slots.counts)}
+            with trio.move_on_after(20):
+                conns = (await boot.call("GET", "/net"))["connections"]
+                out["boot_connections"] = {k: v for k, v in conns.items() if isinstance(v, int)}
             span = trio.current_time() - t0
             out["boot_cpu_pct"] = round(100 * (cpu_seconds(boot.pid) - boot_cpu0) / span, 1)
             out["joiners_cpu_pct"] = round(100 * (cpu_seconds(os.getpid()) - own_cpu0) / span, 1)
