@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_find.py [--sizes 10,25,50] [--queries 30] [--modes dht,gossip]
                                          [--mode processes|inprocess] [--settle 60] [--json]
-                                         [--pages on|off] [--keep-all N] [--profile DIR]
+                                         [--pages on|off] [--keep-all N] [--profile DIR] [--watch S]
 
 Two ways to run the N nodes (real libp2p hosts on 127.0.0.1: TCP, Noise, yamux, the real DHT and gossip):
 
@@ -69,6 +69,7 @@ async def measure(
     keep_all: int = 0,
     profile: str = "",
     ab: str = "",
+    watch: float = 0.0,
 ) -> None:
     """Measure one configuration and print its row (before the nodes are torn down)."""
     discovery: dict[str, Any] = {"gossip": mode == "gossip", "pages": pages}
@@ -78,21 +79,27 @@ async def measure(
     opener = open_processes if where == "processes" else open_inprocess
     m = Measured(n, mode, where, n_queries, pages, keep_all, profile, ab)
     async with opener(n, discovery, root) as net:
-        await settle_and_idle(net, m, settle)
+        await settle_and_idle(net, m, settle, watch)
         await run_queries(net, m)
         if where == "processes":
             m.states["end"] = await network_state(net.node, net.remotes, n)
         print(json.dumps(find_row(m, net)), flush=True)
 
 
-async def settle_and_idle(net: BenchNet, m: Measured, settle: float) -> None:
+async def settle_and_idle(net: BenchNet, m: Measured, settle: float, watch: float = 0.0) -> None:
     """Let the network settle (in gossip mode: until the asking node holds every card, at most ``settle``
-    seconds; never less), then measure the idle network's CPU over ``IDLE_WINDOW``."""
+    seconds; never less), then measure the idle network's CPU over ``IDLE_WINDOW``. ``watch`` > 0: every
+    ``watch`` seconds of the settle, a line on stderr says how many cores the node processes used (does
+    the network settle, and when)."""
     started = time.monotonic()
-    m.cards_before = await wait_all_cards(net, m.n, settle) if m.mode == "gossip" else 0
-    held = m.cards_before or len(net.service.directory)
-    progress(f"asker holds {held} cards after {time.monotonic() - started:.0f} s")
-    await trio.sleep(max(0.0, settle - (time.monotonic() - started)))
+    async with trio.open_nursery() as nursery:
+        if watch > 0:
+            nursery.start_soon(watch_cores, net, watch)
+        m.cards_before = await wait_all_cards(net, m.n, settle) if m.mode == "gossip" else 0
+        held = m.cards_before or len(net.service.directory)
+        progress(f"asker holds {held} cards after {time.monotonic() - started:.0f} s")
+        await trio.sleep(max(0.0, settle - (time.monotonic() - started)))
+        nursery.cancel_scope.cancel()
     idle_profiles = Profiles(Path(m.profile) / "idle", net.roles) if m.profile else None
     if idle_profiles is not None:  # where the idle network's CPU goes, over the idle window
         idle_profiles.start()
@@ -107,6 +114,16 @@ async def settle_and_idle(net: BenchNet, m: Measured, settle: float) -> None:
     m.pids = len(net.pids)
     if idle_profiles is not None:
         idle_profiles.stop()
+
+
+async def watch_cores(net: BenchNet, every: float) -> None:
+    """Every ``every`` seconds, the cores the network's processes used since the last line (stderr)."""
+    started, last, cpu = time.monotonic(), time.monotonic(), cpu_seconds(net.pids)
+    while True:
+        await trio.sleep(every)
+        now, used = time.monotonic(), cpu_seconds(net.pids)
+        progress(f"+{now - started:.0f} s: the network used {(used - cpu) / (now - last):.2f} cores")
+        last, cpu = now, used
 
 
 async def run_queries(net: BenchNet, m: Measured) -> None:
@@ -205,6 +222,12 @@ def main() -> None:
         help="alternate the finds between the code as it is and the code without this part of the find's "
         "design (prefetch, grace, all): both arms see the same network and load; the row's 'ab' splits them",
     )
+    parser.add_argument(
+        "--watch",
+        type=float,
+        default=0.0,
+        help="every WATCH seconds of the settle, print (stderr) the cores the node processes used",
+    )
     parser.add_argument("--one", nargs=2, metavar=("N", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     for name in ("libp2p", "ioa_p2p", "multiaddr"):
@@ -223,6 +246,7 @@ def main() -> None:
             args.keep_all,
             profile,
             args.ab,
+            args.watch,
         )
         return
     print(
@@ -253,6 +277,8 @@ def main() -> None:
                 args.profile,
                 "--ab",
                 args.ab,
+                "--watch",
+                str(args.watch),
             ]
             row = run_one(__file__, argv)
             if row is None:
