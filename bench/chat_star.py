@@ -1,7 +1,9 @@
 """The central star relay of bench/bench_chat.py, IoA-server style, and the members that talk only to it.
 
-:class:`Relay` (its own process, ``bench_chat.py --relay-server``): one room per chat; it verifies and
-persists every message a member submits on :data:`SUBMIT`, forwards it to every other member on
+:class:`Relay` (its own process, ``bench_chat.py --relay-server``): one room per chat; it verifies every
+message a member submits on :data:`SUBMIT`, checks it against the chat's rules (its author is the submitter
+and a member, the seq chain, the parents: what a member checks before it acks, and what a real relay must,
+else any joiner posts as anyone), persists it, forwards it to every other member on
 :data:`FORWARD` and acks the sender once every one of them acked. :class:`StarMember` persists and acks
 what the relay forwards.
 """
@@ -16,7 +18,7 @@ from typing import Any
 import trio
 
 from ioa_p2p.budget import TRUST_PARTNER, TRUST_STRANGER
-from ioa_p2p.errors import IoAError
+from ioa_p2p.errors import HistoryViolation, IoAError
 from ioa_p2p.history.dag import ChatHistory, Entry
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node import Node
@@ -83,6 +85,11 @@ class Relay:
         self.node = node
         self.store = ChatStore.open(home)
         self.rooms: dict[bytes, dict[PeerId, Any]] = {}
+        #: each room's history: the relay checks what a member submits against the chat's rules (its author
+        #: is the submitter and a member, its seq chain and parents) before it stores and forwards it, as
+        #: a member does before it acks and as a real relay must (else any joiner could post as anyone)
+        self.histories: dict[bytes, ChatHistory] = {}
+        self.origins: dict[bytes, Any] = {}
         self.pending: dict[Any, deque[bytes]] = {}
         self.waiting: dict[bytes, tuple[int, Any]] = {}
         self.members: set[PeerId] = set()
@@ -99,6 +106,7 @@ class Relay:
         genesis = Envelope.from_cbor(join["genesis"])
         self.members |= ChatHistory(genesis).members()
         self.store.add_chat(genesis.hash, genesis.to_cbor(), STATUS_MEMBER, 0)
+        history = self.histories.setdefault(genesis.hash, ChatHistory(genesis))
         room = self.rooms.setdefault(genesis.hash, {})
         peer = stream.remote
         forward = await self.open_forward(peer)
@@ -110,19 +118,40 @@ class Relay:
             while True:
                 data = await stream.receive()
                 env = Envelope.from_cbor(data)  # verify
-                self.store.insert_message(_relay_row(env, env.body))  # persist, then forward
-                others = [room[p] for p in room if p != peer]
-                self.waiting[env.hash] = (len(others), stream)
-                if not others:
+                if env.author != peer:
+                    await stream.send(b"rejected: a member submits its own messages")
+                    continue
+                try:  # the chat's rules; persist, then forward (with any message it released)
+                    result = history.add(env, env.hash, persist=self.persist, source=peer)
+                except HistoryViolation as exc:
+                    await stream.send(f"rejected: {exc}".encode())
+                    continue
+                if result.duplicate:  # stored and forwarded before: every member acked it
                     await stream.send(env.hash)
-                for other in others:
-                    self.pending[other].append(env.hash)
-                    await other.send(data)
+                    continue
+                self.origins[env.hash] = stream  # (a message held for its parents is acked once released)
+                for entry in result.stored:
+                    await self.forward(room, entry)
         except Exception as exc:
             print(f"relay: submit stream of {peer} failed: {exc!r}", file=sys.stderr, flush=True)
             raise
         finally:
             room.pop(peer, None)
+
+    def persist(self, entry: Entry) -> None:
+        self.store.insert_message(message_row(entry))
+
+    async def forward(self, room: dict[PeerId, Any], entry: Entry) -> None:
+        """Send a stored message to every member but its author; its author is acked once all acked."""
+        origin = self.origins.pop(entry.hash)
+        others = [room[p] for p in room if p != entry.env.author]
+        self.waiting[entry.hash] = (len(others), origin)
+        if not others:
+            await origin.send(entry.hash)
+        raw = entry.env.to_cbor()
+        for other in others:
+            self.pending[other].append(entry.hash)
+            await other.send(raw)
 
     async def open_forward(self, peer: PeerId) -> Any:
         """The forward stream to a joining member, tried again on failure (on a loaded machine a member
@@ -153,9 +182,3 @@ class Relay:
                 await origin.send(digest)
             else:
                 self.waiting[digest] = (left - 1, origin)
-
-
-def _relay_row(env: Envelope, body: Any) -> Any:
-    from ioa_p2p.node.chats.store import MessageRow
-
-    return MessageRow(env.hash, body.chat_id, env.author.raw, env.seq, 0, env.ts, body.kind, env.to_cbor())
