@@ -138,7 +138,6 @@ class DryRun:
             outcome = StepOutcome(step, "", None, "failed")
             rejected: Value | None = None
             failures: list[dict[str, Any] | None] = []  # the failed attempts' data (absence_refusal)
-            last_failed = False
             order = rank_members(step, self.candidates, [0.0] * len(self.candidates))
             for who in order[:3]:
                 adapter = self.agents[who]
@@ -147,15 +146,18 @@ class DryRun:
                 if fit is not None and fit <= 0:
                     continue
                 result = await run_task(adapter, task, TaskContext(_no_progress))
-                last_failed = not result.ok
-                if last_failed:
+                if not result.ok:
                     failures.append(result.data)
                 raw = value_of(result.text, result.data, step.template) if result.ok else None
                 # its own answer, or a failed lookup's records a later derivation closes with (salvage.py)
                 value = accepted_value(plan, step, result.text, result.data, result.ok)
                 ok = value is not None
                 shown = (value or raw).shown() if (value or raw) is not None else None
-                out.append(f"   {step.index} {who} {ok=} {text[:100]!r} -> {shown!r} | {result.text[:150]!r}")
+                sure = result.data.get("confidence") if isinstance(result.data, dict) else None
+                conf = f" conf={sure:.2f}" if isinstance(sure, float) else ""
+                out.append(
+                    f"   {step.index} {who} {ok=}{conf} {text[:100]!r} -> {shown!r} | {result.text[:150]!r}"
+                )
                 rejected = raw if not ok and raw is not None else rejected  # as the nodes: the last value
                 if ok and value is not None:
                     cited = result.data.get("citation")
@@ -164,7 +166,7 @@ class DryRun:
                     values[step.index] = value
                     break
             wrong_kind = dimension_refusal(step, rejected) if outcome.status != "completed" else None
-            if outcome.status != "completed" and last_failed and wrong_kind is None:
+            if outcome.status != "completed" and wrong_kind is None:
                 wrong_kind = absence_refusal(step, failures)  # the documents state none (planning/refusal.py)
             if wrong_kind is not None:  # a value of another dimension: the quantity asked for is missing
                 out.append(f"   {step.index} refused: missing {wrong_kind.shown()}")

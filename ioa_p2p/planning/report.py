@@ -55,7 +55,7 @@ def goal_report(goal: str, tasks: Sequence[Mapping[str, Any]], text: str) -> dic
                 break
         last_done = tried[-1] if tried and tried[-1].get("status") == "completed" else None
         wrong_kind = _wrong_kind(step, last_done) if outcome.status != "completed" else None
-        if outcome.status != "completed" and tried and last_done is None:  # nothing in the documents
+        if outcome.status != "completed" and tried and wrong_kind is None:  # nothing in the documents
             wrong_kind = absence_refusal(step, [_data(t) for t in tried if t.get("status") != "completed"])
         if wrong_kind is not None:  # a value of another dimension: the quantity asked for is missing
             outcome = StepOutcome(step, status=MISSING, missing=wrong_kind)

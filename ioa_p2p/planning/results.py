@@ -4,7 +4,8 @@
 - :func:`value_of` reads a result's value: its ``data["value"]`` when the adapter gave one (with the
   evidence and typed records the retrieval sent), else its structured answer, else the value its text states;
 - :func:`answers` says whether a completed result answers its step (a calculation that returns no number,
-  a lookup without a value or of the wrong answer type, code that printed nothing do not).
+  a lookup without a value or of the wrong answer type, code that printed nothing do not; nor a lookup
+  "answered" by arithmetic over the numbers its own question states, :func:`restated`).
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ def answers(step: PlanStep, value: Value | None, data: Mapping[str, Any] | None)
     """Whether a completed result answers its step (the planner never accepts one that does not)."""
     if value is None:
         return False
+    if restated(step, data):
+        return False  # "the 2025-2 edition" worked out as 2025 - 2: nothing was looked up
     if data and "sub_chat" in data and step.kind in (CALC, DATE, LOOKUP):
         return value.kind in (NUMBER, DATE_VALUE, LIST)
     if step.kind == LOOKUP and _counts(step.template) and value.unit in _AMOUNT_UNITS:
@@ -115,6 +118,24 @@ def answers(step: PlanStep, value: Value | None, data: Mapping[str, Any] | None)
 
 
 _AMOUNT_UNITS = frozenset(UNITS) - {"cycles"}
+_DIGITS = re.compile(r"\d+(?:\.\d+)?")
+
+
+def restated(step: PlanStep, data: Mapping[str, Any] | None) -> bool:
+    """Whether a lookup's result is arithmetic over numbers its own question states only (the result data's
+    ``results``: the calculations a calculator made): "2025 - 2" for "the 2025-2 edition", "60 * 50 * 40"
+    for "a box measuring 60 x 50 x 40 cm". A lookup asks for a value in the documents; such a result looked
+    nothing up, so it answers another question, whatever the member's confidence."""
+    calcs = data.get("results") if step.kind == LOOKUP and data else None
+    if not isinstance(calcs, list) or not calcs:
+        return False
+    asked = {float(n) for n in _DIGITS.findall(step.template)}
+    for calc in calcs:
+        expression = calc.get("expression") if isinstance(calc, Mapping) else None
+        used = {float(n) for n in _DIGITS.findall(expression)} if isinstance(expression, str) else set()
+        if not used or not used <= asked:
+            return False
+    return True
 
 
 def typed_fit(step: PlanStep, value: Value) -> bool:
@@ -138,4 +159,12 @@ def _counts(question: str) -> bool:
     return m is not None and (m.group(1) or m.group(2)).lower() not in ALIASES
 
 
-__all__ = ["MAX_EVIDENCE", "MAX_EVIDENCE_CHARS", "StepOutcome", "answers", "typed_fit", "value_of"]
+__all__ = [
+    "MAX_EVIDENCE",
+    "MAX_EVIDENCE_CHARS",
+    "StepOutcome",
+    "answers",
+    "restated",
+    "typed_fit",
+    "value_of",
+]

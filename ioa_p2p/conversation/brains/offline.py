@@ -242,9 +242,12 @@ class Tracker:
         last = tried[-1] if tried else None
         if last is None or self.state(step) != "failed":
             return None
+        failures = [t.data for t in tried if t.status is not TaskStatus.COMPLETED]
         if last.status is not TaskStatus.COMPLETED:  # the documents searched state none (absence_refusal)
-            return absence_refusal(step, [t.data for t in tried if t.status is not TaskStatus.COMPLETED])
-        return dimension_refusal(step, value_of(last.text, last.data, step.template))
+            return absence_refusal(step, failures)
+        # a value of another dimension; else the documents' "none", whatever a later member made up
+        wrong = dimension_refusal(step, value_of(last.text, last.data, step.template))
+        return wrong if wrong is not None else absence_refusal(step, failures)
 
     def next_assignee(self, step: PlanStep) -> str:
         return self.remaining(step)[0]
