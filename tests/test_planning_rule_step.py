@@ -166,3 +166,13 @@ def test_a_fee_and_a_rate_combine_as_their_sentence_states() -> None:
     assert describe(step, values) == "Calculate 70 + 52 * ceil(2 / 0.5) * 0.5"
     other = {n: Value.of_number(x, "EUR").with_evidence((doc,)) for n, x in ((1, 70), (2, 40))}
     assert stated_combination(step, other) is None  # no sentence states these two together
+
+
+def test_a_fraction_of_the_value_is_no_quantity_of_time() -> None:
+    goal = (
+        "Get the berth limit per pontoon from the Wenlow notes, take three quarters of it, and feed the "
+        "result as q into `print(int(q))`."
+    )
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [LOOKUP, CALC, CODE]
+    assert steps[1].template.replace(" ", "") == "(v1*3/4)"

@@ -236,6 +236,10 @@ def _rate_applied(
         r"\b(?:divide|divided|multiply|multiplied|add|subtract|deduct|minus|plus|times)\b", clause, re.I
     ):
         return None  # an operation in words: the calculation's own
+    if re.search(
+        r"\b(?:half|halves|thirds?|quarters?|fourths?|fifths?|sixths?|tenths?)\s+of\b", clause, re.I
+    ):
+        return None  # "three quarters of it": a fraction of the value, not 3 quarters of a year (p-rule)
     if re.search(r"\b(?:date|when|after|before|later|earlier)\b", clause, re.I):
         return None  # a date moved by a period: the date steps'
     if before[-1].kind != LOOKUP:
