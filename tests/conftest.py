@@ -36,6 +36,32 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     shutil.rmtree(TEST_KINDS_FOLDER, ignore_errors=True)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[pytest.TestReport]:
+    """A failure inside nested nurseries (a node's services) is an exception group more than ten levels
+    deep, whose traceback Python cuts at ``max_group_depth`` 10, before the message that says what failed
+    (``wait_until``'s "timed out after 30 s waiting for ..."): each innermost exception is added to the
+    report as its own section: type, message and the line of ours that raised it."""
+    report: pytest.TestReport = yield
+    error = call.excinfo.value if call.excinfo is not None else None
+    if report.failed and isinstance(error, BaseExceptionGroup):
+        report.sections.append(("innermost exceptions", "\n".join(_leaves(error))))
+    return report
+
+
+def _leaves(error: BaseException) -> Iterator[str]:
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from _leaves(inner)
+        return
+    where, tb = "", error.__traceback__
+    while tb is not None:  # the innermost frame of our code (not a library's, not pytest's ``fail``)
+        if "site-packages" not in tb.tb_frame.f_code.co_filename:
+            where = f" ({tb.tb_frame.f_code.co_filename}:{tb.tb_lineno})"
+        tb = tb.tb_next
+    yield f"{type(error).__name__}: {error}{where}"
+
+
 @pytest.fixture
 def runnable_clock() -> Iterator[RunnableClock]:
     """The trio clock of a process that runs several nodes on one loop (``ioa node start`` with
