@@ -11,8 +11,8 @@ Each goal of ``heldout.json`` is changed in one way and checked again with the s
 (``bench/goals_suite_check.py``): a number becomes ``value * 1.07 + 1``, a date moves a day later, a text
 answer gets a letter added (to its value and every accepted form), and a goal that must be refused gets an
 ``Absent:`` list of its first source's first three words (a phrase that source holds; «the» is not in every
-document). Prints how many mutants were caught; exit code 0
-when every one was, 1 otherwise (with the ids that slipped through).
+document). Prints how many mutants were caught; exit code 0 when every one was, 1 otherwise (with the ids
+that slipped through).
 """
 
 from __future__ import annotations
