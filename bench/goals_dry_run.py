@@ -30,7 +30,11 @@ loyalty terms, a tide calendar; ``bench/goal_suite_probe3/``), 18 of them to be 
 near misses: another year, version, product, unit or condition). ``--suite probe4 --split heldout`` is the
 fourth (122 goals of the four kinds over 9 folders: an insurance schedule, a firmware changelog, a fare
 matrix, warranty terms, a club tariff, an election declaration, a sowing chart, a weather log, a dosing
-chart; ``bench/goal_suite_probe4/``), 25 of them to be refused.
+chart; ``bench/goal_suite_probe4/``), 25 of them to be refused. ``--suite probe5 --split heldout`` is the
+fifth (161 goals of the four kinds over 11 folders: a payroll allowance appendix, a bin collection
+calendar, a grant call, a boiler service manual, a lift pass grid, a tile adhesive data sheet, a council tax
+leaflet, a roaming guide, a tunnel toll order, a herbicide label, angling permits and byelaws;
+``bench/goal_suite_probe5/``), 43 of them to be refused.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -93,6 +97,7 @@ SUITES = {
     "probe3n": HERE / "goal_suite_probe3n",
     "probe3": HERE / "goal_suite_probe3",
     "probe4": HERE / "goal_suite_probe4",
+    "probe5": HERE / "goal_suite_probe5",
 }
 
 

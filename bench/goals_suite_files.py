@@ -114,6 +114,9 @@ SUITES = {
     # the fourth: 9 more folders in new styles, all four kinds, 25 goals that must be refused (absent values
     # and near misses; bench/goal_suite_probe4/README.md)
     "probe4": Suite("probe4", HERE / "goal_suite_probe4", ("heldout",), False),
+    # the fifth: 11 more folders in new styles, all four kinds, 43 goals that must be refused (absent values
+    # and near misses; bench/goal_suite_probe5/README.md)
+    "probe5": Suite("probe5", HERE / "goal_suite_probe5", ("heldout",), False),
 }
 
 
