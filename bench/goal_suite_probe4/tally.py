@@ -8,47 +8,19 @@ Run (from the repository root)::
     nice -n 10 .venv/bin/python bench/goals_dry_run.py --suite probe4 --split heldout \\
         | python bench/goal_suite_probe4/tally.py
 
-Reads the dry run's per-goal lines (``ID KIND ok|REFU|FAIL 'answer' exp=...``) from stdin and prints, per
-kind: goals right, refused (a missing value named), wrong (a value given) and no answer, first over the
-goals that have an answer, then over those that must be refused (right = refused). Prints no goal text.
+The counting is ``bench/goals_probe_tally.py`` (shared by the probes).
 """
 
 from __future__ import annotations
 
-import collections
-import json
 import sys
 from pathlib import Path
 
-KINDS = ("single", "chained", "three_agent", "natural")
+HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:  # run as a script: the shared tally lives in bench/
+    sys.path.insert(0, str(HERE.parent))
 
-
-def main() -> int:
-    goals = json.loads(Path(__file__).with_name("heldout.json").read_text(encoding="utf-8"))["goals"]
-    must = {g["id"] for g in goals if g["expected"]["type"] == "refused"}
-    counts: collections.Counter[tuple[str, bool, str]] = collections.Counter()
-    seen = 0
-    for line in sys.stdin:
-        parts = line.split(maxsplit=3)
-        if len(parts) < 4 or parts[1] not in KINDS or parts[2] not in ("ok", "REFU", "FAIL"):
-            continue
-        seen += 1
-        verdict = {"ok": "right", "REFU": "refused"}.get(parts[2])
-        if verdict is None:
-            verdict = "no answer" if parts[3].startswith(("'No answer", '"No answer')) else "wrong"
-        counts[parts[1], parts[0] in must, verdict] += 1
-    for refusal, title in ((False, "goals with an answer"), (True, "goals that must be refused")):
-        print(f"{title}:")
-        for kind in KINDS:
-            row = {v: counts[kind, refusal, v] for v in ("right", "refused", "wrong", "no answer")}
-            n = sum(row.values())
-            print(
-                f"  {kind:<11} {row['right']}/{n} right, {row['refused']} refused, {row['wrong']} wrong, "
-                f"{row['no answer']} no answer"
-            )
-    print(f"{seen} goal lines read")
-    return 0 if seen else 1
-
+from goals_probe_tally import tally  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(tally(HERE / "heldout.json", sys.stdin))
