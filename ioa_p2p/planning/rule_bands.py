@@ -6,30 +6,12 @@ applies ("Upland gardens (above 200 m)": :func:`condition_of`).
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass
 
+from ioa_p2p.planning.records import Band
 from ioa_p2p.planning.rule_reader import NUM as _NUM
 from ioa_p2p.planning.rule_reader import num, unit_of
 from ioa_p2p.planning.values import ALIASES
-
-
-@dataclass(frozen=True, slots=True)
-class Band:
-    """A range a band row holds: ``low <= x <= high`` (or strict where ``*_open``)."""
-
-    low: float = -math.inf
-    high: float = math.inf
-    low_open: bool = False
-    high_open: bool = False
-    unit: str = ""
-
-    def holds(self, x: float) -> bool:
-        above = x > self.low if self.low_open else x >= self.low
-        below = x < self.high if self.high_open else x <= self.high
-        return above and below
-
 
 _BAND_CELL = re.compile(
     rf"^(?:(?P<lo>{_NUM})\s*(?:to|-|–|—)\s*(?P<hi>{_NUM})|(?:up\s+to|under|below|less\s+than|<=?)\s*(?P<under>{_NUM})"
