@@ -3,6 +3,7 @@
     .venv/bin/python bench/bench_find.py [--sizes 10,25,50] [--queries 30] [--modes dht,gossip]
                                          [--mode processes|inprocess] [--settle 60] [--json]
                                          [--pages on|off] [--keep-all N] [--profile DIR] [--watch S]
+                                         [--misses]
 
 Two ways to run the N nodes (real libp2p hosts on 127.0.0.1: TCP, Noise, yamux, the real DHT and gossip):
 
@@ -49,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 import trio
+from find_misses import MissProbe
 from find_nets import BenchNet, cpu_seconds, open_inprocess, open_processes, wait_all_cards
 from find_netstate import network_state
 from find_probes import Profiles, RequestCount
@@ -70,6 +72,7 @@ async def measure(
     profile: str = "",
     ab: str = "",
     watch: float = 0.0,
+    misses: bool = False,
 ) -> None:
     """Measure one configuration and print its row (before the nodes are torn down)."""
     discovery: dict[str, Any] = {"gossip": mode == "gossip", "pages": pages}
@@ -78,6 +81,7 @@ async def measure(
     root = Path(tempfile.mkdtemp(prefix=f"ioa-bench-find-{os.getpid()}-"))
     opener = open_processes if where == "processes" else open_inprocess
     m = Measured(n, mode, where, n_queries, pages, keep_all, profile, ab)
+    m.misses = misses
     async with opener(n, discovery, root) as net:
         await settle_and_idle(net, m, settle, watch)
         await run_queries(net, m)
@@ -144,6 +148,7 @@ async def run_queries(net: BenchNet, m: Measured) -> None:
         profiles.start()
         await trio.sleep(2)  # py-spy attaches
         cpu0, wall0, own0 = cpu_seconds(net.pids), time.monotonic(), cpu_seconds([os.getpid()])
+    probe = MissProbe() if m.misses else None
     for q in range(m.n_queries):
         goal = goals[q % len(goals)]
         if m.mode == "dht" or (m.mode == "dht-warm" and q == 0):
@@ -151,12 +156,17 @@ async def run_queries(net: BenchNet, m: Measured) -> None:
                 if entry.card.peer_id != me:
                     net.service.directory.remove(entry.card.peer_id)
         m.arms.append(set_arm(m.ab, q % 2 == 0))
+        if probe is not None:
+            probe.reset()
         t0 = time.perf_counter()
         matches = await net.service.find(goal, k=5)
         m.latencies.append((time.perf_counter() - t0) * 1000)
         progress(f"find {q + 1}/{m.n_queries}: {m.latencies[-1]:.0f} ms")
         m.phases.append(dict(net.service.last_find))
         answers.append((goal, {str(match.card.peer_id) for match in matches}))
+        if probe is not None:  # why each exact top-5 card the find did not return was missed
+            m.phases[-1]["misses"] = await probe.explain(net, truth.ranked(goal), answers[-1][1])
+            progress(f"  misses: {json.dumps(m.phases[-1]['misses']['missed'])}")
     m.cpu, m.wall = cpu_seconds(net.pids) - cpu0, time.monotonic() - wall0
     m.own = cpu_seconds([os.getpid()]) - own0
     m.streams, m.requests = (b - a for a, b in zip(sent0, sent.snapshot(), strict=True))
@@ -228,6 +238,13 @@ def main() -> None:
         default=0.0,
         help="every WATCH seconds of the settle, print (stderr) the cores the node processes used",
     )
+    parser.add_argument(
+        "--misses",
+        action="store_true",
+        help="after each find, say why each exact top-5 card it did not return was missed "
+        "(bench/find_misses.py; asks every node for the listed pages after a find whose listing missed "
+        "a publisher: the CPU figures include it)",
+    )
     parser.add_argument("--one", nargs=2, metavar=("N", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     for name in ("libp2p", "ioa_p2p", "multiaddr"):
@@ -247,6 +264,7 @@ def main() -> None:
             profile,
             args.ab,
             args.watch,
+            args.misses,
         )
         return
     print(
@@ -279,6 +297,7 @@ def main() -> None:
                 args.ab,
                 "--watch",
                 str(args.watch),
+                *(["--misses"] if args.misses else []),
             ]
             row = run_one(__file__, argv)
             if row is None:

@@ -60,6 +60,7 @@ class Measured:
     connected: list[int] = field(default_factory=list)  # the asking node's connections before / after
     states: dict[str, Any] = field(default_factory=dict)  # network_state after settle / idle / at the end
     pids: int = 1  # processes measured
+    misses: bool = False  # --misses: each find's account says why it missed a card (find_misses.py)
 
 
 def pct(values: list[float], p: float) -> float:
