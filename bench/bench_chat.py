@@ -30,6 +30,12 @@ in-process mode).
 
 SIGTERM or Ctrl-C stop every member and relay process; they are also told to end should the benchmark's
 process die without cleaning up (Linux ``PR_SET_PDEATHSIG``).
+
+Links: every process listens and dials on 127.0.0.1, so by default no link has any latency and the figures
+are the CPU and scheduling cost of each path alone (``--latency`` is the number of timed messages, not a
+delay). ``--link-delay MS`` runs the whole benchmark in a network namespace whose loopback holds every
+packet MS ms (root): every link then costs MS each way in both modes, so a direct message and its acks
+cross two links and a star message four, as on a network (``chat_procs.run_with_link_delay``).
 """
 
 from __future__ import annotations
@@ -49,7 +55,13 @@ from pathlib import Path
 from typing import Any
 
 import trio
-from chat_procs import die_with_parent, open_member_processes, stop_processes, wait_quiet
+from chat_procs import (
+    die_with_parent,
+    open_member_processes,
+    run_with_link_delay,
+    stop_processes,
+    wait_quiet,
+)
 from chat_star import SUBMIT, Relay, StarMember, join_relay
 
 from ioa_p2p.config.node_config import NodeConfig
@@ -373,6 +385,13 @@ def main() -> None:
         default="inprocess",
         help="members in one process or one each",
     )
+    parser.add_argument(
+        "--link-delay",
+        type=float,
+        default=0.0,
+        help="ms every link holds each packet, each way (a network namespace; root)",
+    )
+    parser.add_argument("--inside-links", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--relay-server", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--member", type=Path, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--star", action="store_true", help=argparse.SUPPRESS)
@@ -383,6 +402,11 @@ def main() -> None:
     if args.member:
         trio.run(member_server, args.member, args.star)
         return
+    if args.link_delay > 0 and not args.inside_links:
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)  # the namespace and its processes go on the way out
+        sys.exit(
+            run_with_link_delay([sys.executable, __file__, *sys.argv[1:], "--inside-links"], args.link_delay)
+        )
     root = Path(tempfile.mkdtemp(prefix="bench-chat-"))
     (root / "relay").mkdir()
     signal.signal(signal.SIGTERM, _exit_on_sigterm)  # until trio runs (it takes SIGTERM over then)

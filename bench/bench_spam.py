@@ -64,8 +64,10 @@ only, minutes instead of hours on a loaded machine).
 ``--proven-fetch on|off`` (with ``--pages``): the fetch gives up to a quarter of its slots to proven peers
 near its last slot (``dht/fetchevidence.py``; on, the node's default) or not (before it); with
 ``--fetch-only --warm`` the honest members of the gold teams of every other goal are proven and held.
-``--arrival flood|trickle|restart|none`` (with ``--pages``): when the node first saw each identity, the
-evidence ``dht/arrival.py`` takes to the fetch (``spam_world.ARRIVAL``); ``none``: before it.
+``--arrival flood|trickle|restart|forget|none`` (with ``--pages``): when the node first saw each identity,
+the evidence ``dht/arrival.py`` takes to the fetch (``spam_world.ARRIVAL``; ``restart``: the node restarted
+after the flood, its record kept in a real SQLite file; ``forget``: restarted with no record kept);
+``none``: before it.
 ``--data``: another shared data set of the same shape (``teaming-dev.json``).
 
 ``--attacks`` also takes the held-out generator's attacks (``spam_attacks.py``: ``paraphrase``,
@@ -86,7 +88,7 @@ from typing import Any
 from shared_data import data_file, require
 from spam_costs import costs, entry_costs, stamp_costs
 from spam_modes import BAR_FLOODED, EXPOSURE, GOAL_SECONDS, KIN, MATCHER, POLICIES, build, run
-from spam_world import ARRIVAL, CENTRE, PROVEN_FETCH, Sketches, fetch_only, spam_for
+from spam_world import ARRIVAL, CENTRE, DUP, PROVEN_FETCH, Sketches, fetch_only, spam_for
 
 from ioa_p2p.teaming.exposure import ExposurePolicy
 
@@ -137,14 +139,20 @@ def main() -> None:
         help="with --pages: the fetch keeps slots for proven candidates (dht/fetchevidence.py); off: before",
     )  # fmt: skip
     parser.add_argument(
-        "--arrival", default="flood", choices=("flood", "trickle", "restart", "none"),
+        "--arrival", default="flood", choices=("flood", "trickle", "restart", "forget", "none"),
         help="with --pages: when the node first saw each card (dht/arrival.py): the spam in one hour of a "
-        "node up for two weeks, spread over them, a node started just before, or no arrival evidence",
+        "node up for two weeks, spread over them, that node restarted just before (its record kept), a "
+        "node started just before (nothing kept), or no arrival evidence",
     )  # fmt: skip
     parser.add_argument(
         "--bar-flooded", default="on", choices=("on", "off"),
         help="with --pages and an exposure mode: a spent identity still under a flood's penalty never "
         "joins as a member (TeamCaps.barred); off: it joins where nothing else can (before)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--dup", type=float, default=0.0,
+        help="with --pages: score units off unproven cards with many unproven near-duplicates "
+        "(spam_world.DUP: evidence measured against the trickle attacker; 0: off, the node's default)",
     )  # fmt: skip
     parser.add_argument("--stamps", action="store_true", help="only the stamp's mint and verify costs")
     parser.add_argument(
@@ -166,6 +174,7 @@ def main() -> None:
     CENTRE[0] = args.centre
     PROVEN_FETCH[0] = args.proven_fetch == "on"
     ARRIVAL[0] = args.arrival
+    DUP[0] = args.dup
     BAR_FLOODED[0] = args.bar_flooded == "on"
     data = json.loads(require(data_file(args.data)).read_text(encoding="utf-8"))
     honest = [(a["name"], a["description"]) for a in data["agents"]]

@@ -1,5 +1,6 @@
 """The member and relay processes of ``bench_chat.py --mode processes``: tied to the benchmark's life,
-stopped together, and waited for until their start-up work is done (``/proc/PID/schedstat``)."""
+stopped together, and waited for until their start-up work is done (``/proc/PID/schedstat``); and the
+links between them, delayed as a network's would be (``--link-delay``: :func:`run_with_link_delay`)."""
 
 from __future__ import annotations
 
@@ -82,6 +83,40 @@ def busy_seconds(pid: int) -> float:
     return total
 
 
+def run_with_link_delay(argv: list[str], ms: float) -> int:
+    """Run ``argv`` (the benchmark again) in a new network namespace whose loopback holds every packet
+    ``ms`` milliseconds; its exit code. Every process of the run is inside, so every link between two of
+    them (author-member and, for the star, author-relay and relay-member) costs ``ms`` each way, the same
+    for both modes: a direct message and its ack cross two links, a star message and its ack four, as
+    on a network. ``tc netem`` where the kernel has it, else a userspace NFQUEUE delay line in this
+    process (:mod:`ioa_p2p.testing.netns.delay`). Needs root; the namespace and every process in it go
+    when this returns, also on SIGTERM or Ctrl-C."""
+    from ioa_p2p.testing.netns.delay import add_delay
+    from ioa_p2p.testing.netns.lab import Lab, in_netns, netns_unavailable
+
+    why = netns_unavailable()
+    if why is not None:
+        raise SystemExit(f"--link-delay needs a network namespace: {why}")
+    with Lab("chat") as lab:
+        netns = lab.add_namespace("links")
+        mechanism, lines = add_delay([(netns, "lo")], ms)
+        print(f"# every link: {ms:g} ms each way ({mechanism} on the loopback of {netns})", flush=True)
+        try:
+            child = subprocess.Popen(
+                in_netns(netns, argv),
+                preexec_fn=die_with_parent,  # noqa: PLW1509 - the delay line's thread only reads netlink
+            )
+            try:
+                return child.wait()
+            finally:
+                if child.poll() is None:
+                    child.terminate()
+                    child.wait(10)
+        finally:
+            for line in lines:
+                line.stop()
+
+
 def _spawn_member(script: Path, home: Path, log: Path, star: bool) -> Any:
     args = [sys.executable, str(script), "--member", str(home), *(["--star"] if star else [])]
     with log.open("w") as stderr:
@@ -123,6 +158,7 @@ __all__ = [
     "busy_seconds",
     "die_with_parent",
     "open_member_processes",
+    "run_with_link_delay",
     "stop_processes",
     "wait_quiet",
 ]

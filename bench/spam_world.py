@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 import random
 import statistics
+import tempfile
 import time
 from collections.abc import Collection, Mapping
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -28,6 +30,7 @@ from ioa_p2p.identity import Identity
 from ioa_p2p.matching import make_matcher
 from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items
 from ioa_p2p.matching.calibration import HYBRID, WORDLLAMA
+from ioa_p2p.node.discovery.arrival_store import open_arrivals
 
 NOW = 1_800_000_000_000
 #: The fetch's breadth centre (``--centre``): ``all`` (every sketch, spam included: pages whose entries
@@ -41,9 +44,18 @@ PROVEN_FETCH = [True]
 #: two weeks: a quarter of the honest cards were there when it started, the rest joined one by one at
 #: random times, and the spam came in one hour: three days before the goals for the ``patient``
 #: attacker, half an hour before for the others), ``trickle`` (the spam spread over the same two weeks as
-#: the honest cards: an attacker that knows the defence), ``restart`` (the node started half an hour
-#: before the goals: everything arrived at once, no evidence) or ``none`` (no arrival evidence: before).
+#: the honest cards: an attacker that knows the defence), ``restart`` (as ``flood``, then the node
+#: restarted half an hour before the goals: its record kept in a real ``arrivals.sqlite3`` and resumed,
+#: ``node/discovery/arrival_store.py``), ``forget`` (the node started half an hour before the goals:
+#: everything arrived at once, no evidence: a restart before the record was kept) or ``none`` (no arrival
+#: evidence: before).
 ARRIVAL = ["flood"]
+#: Near-duplicate evidence (``--dup WEIGHT``, measured for the trickle attacker, not a node default): an
+#: unproven card with more than DUP_FREE unproven others within DUP_COSINE (wordllama sketch cosine) loses
+#: up to WEIGHT score units before the fetch (full at 2 x DUP_FREE more); 0: off.
+DUP = [0.0]
+DUP_COSINE = 0.5
+DUP_FREE = 4
 DAY_MS = 86_400_000
 KEYWORDS = (
     "python", "sql", "translation", "legal advice", "medical questions", "finance", "image generation",
@@ -97,6 +109,8 @@ class Sketches:
         self._matrix: Any = None
         self.honest: set[str] = set()  # keys of the honest cards (``spam-first`` puts them last)
         self.arrivals: ArrivalBook | None = None  # when the node first saw each identity (:meth:`schedule`)
+        self._dense: dict[str, int] | None = None  # unproven near-duplicates of each key (:data:`DUP`)
+        self._dense_for: frozenset[Any] = frozenset()
 
     def add(self, identity: Identity, card: Any) -> None:
         c = card.card
@@ -108,6 +122,7 @@ class Sketches:
         self.card_bytes[str(card.peer_id)] = len(card.encoded)
         self._matrix = None
         self._centre = None
+        self._dense = None
 
     def fetched(
         self,
@@ -157,6 +172,10 @@ class Sketches:
         if flood and young:
             paid = {self.by_key[k].peer_id: PRIOR_WEIGHT * v for k, v in young.items() if k in self.by_key}
             flood = beyond(flood, paid)
+        if defences and DUP[0] > 0:
+            flood = dict(flood or {})
+            for peer, units in self.dup_penalties(sketches, good | known).items():
+                flood[peer] = max(units, flood.get(peer, 0.0))
         chosen = choose_fetch(
             scored, FETCH, priors=priors, known=known, centre=self._centre, query=scorer.view,
             defences=defences, proven=good, flood=flood,
@@ -165,18 +184,38 @@ class Sketches:
         self.choices += 1
         return [str(s.peer_id) for s in chosen]
 
+    def dup_penalties(self, sketches: list[Any], proven: Collection[Any]) -> dict[Any, float]:
+        """:data:`DUP`'s score units off each unproven sketch with many unproven near-duplicates (counted
+        over every sketch listed: a perfect listing; the proven and held are neither counted nor
+        penalised)."""
+        if self._dense is None or self._dense_for != frozenset(proven):
+            self._dense_for = frozenset(proven)
+            rows = self._matrix
+            unproven = np.array([s.peer_id not in proven for s in sketches])
+            near = (rows @ rows.T) >= DUP_COSINE
+            np.fill_diagonal(near, False)
+            counts = (near & unproven[None, :]).sum(axis=1)
+            self._dense = {
+                str(s.peer_id): int(c) for s, c, u in zip(sketches, counts, unproven, strict=True) if u
+            }
+        out = {}
+        for key, n in self._dense.items():
+            if n > DUP_FREE:
+                out[self.by_key[key].peer_id] = DUP[0] * min(1.0, (n - DUP_FREE) / (2 * DUP_FREE))
+        return out
+
     def schedule(self, attack: str, rng: random.Random, recent: Collection[str] = ()) -> None:
         """When the node first saw each card (:data:`ARRIVAL`; ``recent``: honest newcomers, seen in the
         last hour)."""
         if ARRIVAL[0] == "none":
             self.arrivals = None
             return
-        start = NOW - (DAY_MS // 2 // 24 if ARRIVAL[0] == "restart" else 14 * DAY_MS)
+        start = NOW - (DAY_MS // 2 // 24 if ARRIVAL[0] == "forget" else 14 * DAY_MS)
         book = ArrivalBook(start)
         spam = [k for k in self.by_key if k not in self.honest]
         honest = [k for k in self.by_key if k in self.honest and k not in recent]
         times: list[tuple[int, str]] = [(NOW - rng.randrange(WINDOW_MS), k) for k in recent]
-        if ARRIVAL[0] == "restart":
+        if ARRIVAL[0] == "forget":
             times += [(start + rng.randrange(WINDOW_MS // 6), k) for k in [*honest, *spam]]
         else:
             settled = len(honest) // 4
@@ -189,8 +228,15 @@ class Sketches:
             else:
                 at = NOW - (3 * DAY_MS if attack == "patient" else WINDOW_MS // 2)
                 times += [(at + rng.randrange(WINDOW_MS // 2), k) for k in spam]
+        restart = NOW - WINDOW_MS // 2
+        if ARRIVAL[0] == "restart":  # up to the restart, then the record saved, the node started again
+            times, after = [x for x in times if x[0] < restart], [x for x in times if x[0] >= restart]
         for t, key in sorted(times):
             book.note(self.by_key[key].peer_id, t)
+        if ARRIVAL[0] == "restart":
+            book = restarted(book, restart)
+            for t, key in sorted(after):
+                book.note(self.by_key[key].peer_id, t)
         self.arrivals = book
 
     def centre(self, sketches: list[Any]) -> Any:
@@ -209,6 +255,19 @@ class Sketches:
                 pages[cell.prefix] = pages.get(cell.prefix, 0) + 1
                 sample.append(sketch)
         return centre_of(sample)
+
+
+def restarted(book: ArrivalBook, at_ms: int) -> ArrivalBook:
+    """``book`` saved in a real ``arrivals.sqlite3`` (the node's store) and resumed there at ``at_ms``."""
+    with tempfile.TemporaryDirectory(prefix="ioa-bench-arrivals-") as home:
+        _, store = open_arrivals(Path(home), book.started_ms)
+        assert store is not None
+        store.save(book.drain(at_ms - 1))
+        store.close()
+        again, store = open_arrivals(Path(home), at_ms)
+        assert store is not None
+        store.close()
+    return again
 
 
 class Standings:

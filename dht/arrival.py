@@ -21,8 +21,11 @@ What this evidence is worth, stated plainly:
 
 - it needs history: arrivals in the node's first :data:`WARMUP_WINDOWS` (everything already in the
   network arrives at once when a node starts) and before :data:`MIN_WINDOWS` full windows have passed
-  are not judged, and a node that restarted knows nothing (nothing is penalised then: no evidence is
-  no evidence);
+  are not judged (nothing is penalised then: no evidence is no evidence). The book survives a restart
+  (:class:`ArrivalState`, kept by ``node/discovery/arrival_store.py``): a resumed book judges the floods
+  it saw before; the first window after each (re)start is not judged (what joined while the node was
+  down arrives at once, as at a first start), and windows the node was down for are left out of the
+  usual count (no arrivals seen is not no arrivals);
 - an attacker that trickles its identities in at the network's usual rate is not seen, at the price
   of time: to move the median it must keep that rate up for half of :data:`HISTORY_WINDOWS` (a week);
 - honest agents that join in the same window as a flood share its penalty until they have done work
@@ -40,6 +43,7 @@ from __future__ import annotations
 import statistics
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
 
 from ioa_p2p.identity import PeerId
 
@@ -69,6 +73,36 @@ PROOF_WINDOW_MS = WINDOW_MS
 CAPACITY = 65_536
 
 
+#: Changes remembered between two saves at most (:meth:`ArrivalBook.drain`); past it the next save rewrites
+#: the whole book.
+PENDING_MAX = 2 * CAPACITY
+
+
+@dataclass(frozen=True, slots=True)
+class ArrivalState:
+    """What a node keeps of its :class:`ArrivalBook` across restarts: the book's origin (window 0 starts
+    there), first-seen times (oldest first), new identities per window, the windows the node was running
+    in (``watched``) and those not judged (``blind``: the first after each start)."""
+
+    origin_ms: int
+    first: tuple[tuple[PeerId, int], ...]
+    counts: Mapping[int, int]
+    watched: frozenset[int]
+    blind: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
+class ArrivalChanges:
+    """What changed since the last save (:meth:`ArrivalBook.drain`): first-seen times added, identities
+    forgotten, or (``rewrite``) every first-seen time held; and the windows to keep (a few hundred)."""
+
+    origin_ms: int
+    added: tuple[tuple[PeerId, int], ...]
+    forgotten: tuple[PeerId, ...]
+    rewrite: bool
+    windows: tuple[tuple[int, int, bool], ...]  # (window, new identities, blind), watched ones only
+
+
 class ArrivalBook:
     """First-seen times of identities at this node and the count of new ones per window (bounded)."""
 
@@ -82,11 +116,44 @@ class ArrivalBook:
     ) -> None:
         if window_ms <= 0 or history <= 0 or capacity <= 0:
             raise ValueError("window_ms, history and capacity must be positive")
-        self.started_ms = started_ms
+        self.started_ms = started_ms  # the book's origin: window 0 starts there
         self.window_ms, self.history, self.capacity = window_ms, history, capacity
         self._first: OrderedDict[PeerId, int] = OrderedDict()
         self._counts: dict[int, int] = {}
         self._pruned = 0  # the window up to which old counts were dropped
+        self._run = 0  # the window this run of the node started in (watched from there on)
+        self._watched: set[int] = set()  # windows of earlier runs the node was running in
+        self._blind: set[int] = set(range(WARMUP_WINDOWS))
+        self._pending: OrderedDict[PeerId, int | None] = OrderedDict()  # since the last save
+        self._rewrite = False
+
+    @classmethod
+    def resume(
+        cls,
+        state: ArrivalState,
+        now_ms: int,
+        *,
+        window_ms: int = WINDOW_MS,
+        history: int = HISTORY_WINDOWS,
+        capacity: int = CAPACITY,
+    ) -> ArrivalBook:
+        """The book a node kept (``state``), restarted at ``now_ms``: what it saw before is judged as
+        before; this start's first windows are not, and the time it was down is no history. Raises
+        ``ValueError`` for a state that cannot be this node's (an origin after ``now_ms``)."""
+        if state.origin_ms > now_ms:
+            raise ValueError("the arrival record starts after now (the clock went back?)")
+        book = cls(state.origin_ms, window_ms=window_ms, history=history, capacity=capacity)
+        book._run = book.window(now_ms)
+        oldest = book._run - history - WARMUP_WINDOWS
+        book._watched = {w for w in state.watched if oldest <= w < book._run}
+        book._blind = {w for w in state.blind if w >= oldest} | set(
+            range(book._run, book.window(now_ms + WARMUP_WINDOWS * window_ms - 1) + 1)
+        )
+        book._counts = {w: c for w, c in state.counts.items() if w >= oldest and c > 0}
+        book._pruned = book._run
+        for peer, ms in state.first[-capacity:]:
+            book._first[peer] = ms
+        return book
 
     def __len__(self) -> int:
         return len(self._first)
@@ -100,29 +167,80 @@ class ArrivalBook:
         if peer in self._first:
             return False
         self._first[peer] = now_ms
+        self._changed(peer, now_ms)
         w = self.window(now_ms)
         self._counts[w] = self._counts.get(w, 0) + 1
         while len(self._first) > self.capacity:
-            self._first.popitem(last=False)
+            self._changed(self._first.popitem(last=False)[0], None)
         if w > self._pruned:  # counts older than the history are never read again
             self._pruned = w
-            for old in [k for k in self._counts if k < w - self.history - WARMUP_WINDOWS]:
+            oldest = w - self.history - WARMUP_WINDOWS
+            for old in [k for k in self._counts if k < oldest]:
                 del self._counts[old]
+            self._watched = {k for k in self._watched if k >= oldest}
+            self._blind = {k for k in self._blind if k >= oldest}
         return True
+
+    def _changed(self, peer: PeerId, ms: int | None) -> None:
+        """Note for the next save that ``peer`` was added (``ms``) or forgotten (None)."""
+        if self._rewrite:
+            return
+        self._pending.pop(peer, None)
+        self._pending[peer] = ms
+        if len(self._pending) > PENDING_MAX:  # nobody saves: the next save rewrites everything
+            self._pending.clear()
+            self._rewrite = True
+
+    def unsaved(self) -> None:
+        """A save of :meth:`drain`'s changes failed: the next drain gives every first-seen time held."""
+        self._pending.clear()
+        self._rewrite = True
+
+    def watched(self, w: int) -> bool:
+        """Whether the node was running in window ``w`` (this run, or an earlier one it kept)."""
+        return w >= self._run or w in self._watched
+
+    def drain(self, now_ms: int) -> ArrivalChanges:
+        """What to save now: the first-seen changes since the last drain (then forgotten here) and the
+        windows of the history that the node watched."""
+        added = tuple((p, ms) for p, ms in self._pending.items() if ms is not None)
+        forgotten = tuple(p for p, ms in self._pending.items() if ms is None)
+        if self._rewrite:
+            added, forgotten = tuple(self._first.items()), ()
+        rewrite, self._rewrite = self._rewrite, False
+        self._pending.clear()
+        return ArrivalChanges(self.started_ms, added, forgotten, rewrite, self._windows(now_ms))
+
+    def _windows(self, now_ms: int) -> tuple[tuple[int, int, bool], ...]:
+        last = self.window(now_ms)
+        oldest = last - self.history - WARMUP_WINDOWS
+        ws = {w for w in self._watched if w >= oldest} | set(range(max(self._run, oldest), last + 1))
+        return tuple((w, self._counts.get(w, 0), w in self._blind) for w in sorted(ws))
+
+    def state(self, now_ms: int) -> ArrivalState:
+        """Everything the book holds (what :meth:`resume` takes)."""
+        windows = self._windows(now_ms)
+        return ArrivalState(
+            self.started_ms,
+            tuple(self._first.items()),
+            {w: c for w, c, _ in windows if c},
+            frozenset(w for w, _, _ in windows),
+            frozenset(w for w, _, b in windows if b),
+        )
 
     def first_seen(self, peer: PeerId) -> int | None:
         return self._first.get(peer)
 
     def usual(self, now_ms: int) -> float | None:
         """The usual count of new identities per window: the median over the full windows of the last
-        :attr:`history` after the warm-up (empty ones count), at least :data:`MIN_BASE`; None while
-        fewer than :data:`MIN_WINDOWS` full windows have passed since the warm-up."""
+        :attr:`history` that the node watched, past each start's warm-up (empty ones count), at least
+        :data:`MIN_BASE`; None while fewer than :data:`MIN_WINDOWS` such windows have passed."""
         last = self.window(now_ms) - 1  # the last full window
-        first = max(WARMUP_WINDOWS, last - self.history + 1)
-        if last - first + 1 < MIN_WINDOWS:
+        first = max(0, last - self.history + 1)
+        ws = [w for w in range(first, last + 1) if self.watched(w) and w not in self._blind]
+        if len(ws) < MIN_WINDOWS:
             return None
-        counts = [self._counts.get(w, 0) for w in range(first, last + 1)]
-        return max(MIN_BASE, float(statistics.median(counts)))
+        return max(MIN_BASE, float(statistics.median(self._counts.get(w, 0) for w in ws)))
 
     def excess(self, peer: PeerId, now_ms: int, usual: float | None = None) -> float:
         """The share of the arrivals of ``peer``'s window beyond :data:`SLACK` times the usual count (0:
@@ -132,7 +250,7 @@ class ArrivalBook:
             return 0.0
         w = self.window(seen)
         base = self.usual(now_ms) if usual is None else usual
-        if base is None or w < WARMUP_WINDOWS:
+        if base is None or w in self._blind:
             return 0.0
         count = self._counts.get(w, 0)
         return max(0.0, 1.0 - SLACK * base / count) if count else 0.0
@@ -192,12 +310,15 @@ __all__ = [
     "HISTORY_WINDOWS",
     "MIN_BASE",
     "MIN_WINDOWS",
+    "PENDING_MAX",
     "PROOF_WINDOWS",
     "PROOF_WINDOW_MS",
     "SLACK",
     "WARMUP_WINDOWS",
     "WINDOW_MS",
     "ArrivalBook",
+    "ArrivalChanges",
+    "ArrivalState",
     "beyond",
     "unproven_share",
 ]

@@ -38,6 +38,8 @@
     min_stamp_bits = 16     # cards with a weaker stamp are refused (0 in a network with previous releases)
     flood_weight = 3.0      # score a page search takes off the sketches of identities that reached this node
                             # in a flood of new ones (dht/arrival.py; 0: off, nor are they barred from teams)
+    keep_arrivals = true    # keep when each identity first arrived (the flood evidence) across restarts, in
+                            # $IOA_HOME/arrivals.sqlite3 (bounded: 65,536 identities, two weeks of hours)
     revalidate = 720        # a card not confirmed for this long is asked again (owner, then DHT), and
                             # dropped if still unconfirmed a find_timeout later (withdrawals reach every
                             # node within revalidate + find_timeout, 12.2 min by default)
@@ -99,6 +101,8 @@ class DiscoverySettings:
     min_stamp_bits: int = setting(16, low=0, high=MAX_BITS)
     #: score units off sketches of identities that came in a flood of new ones (``dht.arrival.FLOOD_WEIGHT``)
     flood_weight: float = setting(3.0, low=0.0, high=100.0)
+    #: keep the arrival record across restarts (``node/discovery/arrival_store.py``); false: memory only
+    keep_arrivals: bool = True
     #: default: 720, or 1.2 * republish when that is longer
     revalidate: float = setting(720.0, low=5.0, high=MAX_TTL, unit="seconds")
     new_cards: int = setting(120, low=1, high=1_000_000)

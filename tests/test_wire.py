@@ -230,3 +230,47 @@ def test_fuzz_mutated_envelopes_raise_only_our_error(data) -> None:
     cut = data.draw(st.integers(0, len(raw)))
     with contextlib.suppress(InvalidMessage):
         Envelope.from_cbor(bytes(raw[:cut]))
+
+
+# --------------------------------------------------------------------------- the kept encoding
+
+
+def _fresh(env: Envelope) -> bytes:
+    """The full encoding made from the envelope's fields, nothing kept."""
+    return canonical.encode({**env.unsigned_value(), "sig": env.sig})
+
+
+def test_a_signed_envelope_keeps_the_encoding_its_fields_make() -> None:
+    for env in (v1(), Envelope.create(KEY, Text(text="t", data={"xs": [1.5, b"\x00"]}), seq=9, ts=5)):
+        assert env.to_cbor() == _fresh(env)
+        assert env.to_cbor() is env.to_cbor()  # encoded once
+        assert env.signing_bytes() == SIGNING_CONTEXT + canonical.encode(env.unsigned_value())
+
+
+def test_a_verified_envelope_keeps_the_bytes_it_was_decoded_from() -> None:
+    data = bytes.fromhex(kat.V2_ENVELOPE_HEX)
+    env = Envelope.from_cbor(data)
+    assert env.to_cbor() == data == _fresh(env)
+    assert env.hash.hex() == kat.V2_HASH_HEX
+    unverified = Envelope.from_cbor(data, verify=False)  # nothing kept before the signature is checked
+    assert unverified._cbor is None
+    assert unverified.to_cbor() == data
+
+
+def test_received_bytes_that_are_not_what_the_fields_encode_to_are_not_kept(monkeypatch) -> None:
+    import ioa_p2p.wire.envelope as envelope_module
+
+    data = v1().to_cbor()
+    monkeypatch.setattr(envelope_module, "_full_encoding", lambda encoded, sig: b"something else")
+    env = Envelope.from_cbor(data)
+    assert env._cbor is None
+    assert env.to_cbor() == _fresh(env)
+    assert env.hash.hex() == kat.V1_HASH_HEX
+
+
+def test_a_changed_copy_does_not_keep_the_original_encoding() -> None:
+    env = v1()
+    env.to_cbor()
+    other = dataclasses.replace(env, author=OTHER.peer_id)
+    assert other.to_cbor() == _fresh(other) != env.to_cbor()
+    assert other == dataclasses.replace(Envelope.from_cbor(env.to_cbor()), author=OTHER.peer_id)

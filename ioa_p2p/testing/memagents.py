@@ -20,6 +20,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from ioa_p2p.identity import Identity
 from ioa_p2p.node.services import NodeServices, open_services
 from ioa_p2p.testing.memcards import MemoryCards
 from ioa_p2p.testing.memnet import MemoryNetwork, MemoryNode
@@ -45,10 +46,18 @@ def memory_config(raw: Mapping[str, Any] | None = None) -> dict[str, Any]:
 
 @asynccontextmanager
 async def open_memory_agent(
-    net: MemoryNetwork, cards: MemoryCards, home: Path, raw: Mapping[str, Any] | None = None
+    net: MemoryNetwork,
+    cards: MemoryCards,
+    home: Path,
+    raw: Mapping[str, Any] | None = None,
+    identity: Identity | None = None,
 ) -> AsyncIterator[tuple[MemoryNode, NodeServices]]:
-    """A memory node running every node service until the block exits (services close first)."""
-    async with net.open_node(home, raw=memory_config(raw)) as node, AsyncExitStack() as stack:
+    """A memory node running every node service until the block exits (services close first); the same
+    ``identity`` and ``home`` restart a node."""
+    async with (
+        net.open_node(home, raw=memory_config(raw), identity=identity) as node,
+        AsyncExitStack() as stack,
+    ):
         services = NodeServices()
         await open_services(node, stack, services, card_net=cards.net_of(node))
         node.services_ready.set()

@@ -14,6 +14,11 @@ Wire form: one canonical CBOR map (see :mod:`ioa_p2p.wire.canonical`) with exact
 The signature covers ``SIGNING_CONTEXT || canonical_cbor(map without "sig")``. The message hash (its ID) is
 SHA-256 of the full canonical encoding including the signature.
 
+An envelope encodes itself once: the full encoding is kept beside its fields (``to_cbor``), assembled from the
+signed bytes when it is signed (``"sig"`` sorts last among the keys, so the full map is the signed map with
+one more entry) and, for a received envelope, taken from the bytes it was decoded from once they are proven
+to be exactly what its fields encode to (checked against the encoding the signature is verified over).
+
 The body's schema and the registry of body types are :mod:`ioa_p2p.wire.schema`.
 """
 
@@ -22,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ioa_p2p.errors import (
@@ -41,6 +46,9 @@ ENVELOPE_VERSION = 1
 MAX_MESSAGE_SIZE = 1 << 20
 SIGNING_CONTEXT = b"ioa-p2p/envelope/v1\x00"
 _ENVELOPE_KEYS = frozenset({"v", "t", "tv", "a", "ts", "seq", "b", "sig"})
+#: The last entry of a full encoding: CBOR text "sig", then the header of a 64-byte byte string.
+_SIG_ENTRY = b"csig\x58\x40"
+_MAP7, _MAP8 = b"\xa7", b"\xa8"  # CBOR map headers of 7 and 8 entries
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +60,8 @@ class Envelope:
     ts: int
     body: Body
     sig: bytes = b""
+    #: the full canonical encoding, once known (not a field of the message: see :meth:`to_cbor`)
+    _cbor: bytes | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def create(cls, identity: Identity, body: Body, *, seq: int, ts: int | None = None) -> Envelope:
@@ -60,7 +70,14 @@ class Envelope:
         unsigned = cls(author=identity.peer_id, seq=seq, ts=ts, body=body)
         check_uint("seq", seq)
         check_uint("ts", ts)
-        return dataclasses.replace(unsigned, sig=identity.sign(unsigned.signing_bytes()))
+        encoded = canonical.encode(unsigned.unsigned_value())
+        signed = dataclasses.replace(unsigned, sig=identity.sign(SIGNING_CONTEXT + encoded))
+        signed._keep(_full_encoding(encoded, signed.sig))
+        return signed
+
+    def _keep(self, cbor: bytes | None) -> None:
+        if cbor is not None:
+            object.__setattr__(self, "_cbor", cbor)  # a cache beside frozen fields
 
     def unsigned_value(self) -> dict[str, Any]:
         return {
@@ -77,7 +94,12 @@ class Envelope:
         return SIGNING_CONTEXT + canonical.encode(self.unsigned_value())
 
     def to_cbor(self) -> bytes:
-        return canonical.encode({**self.unsigned_value(), "sig": self.sig})
+        """The full canonical encoding (encoded once, then kept)."""
+        cbor = self._cbor
+        if cbor is None:
+            cbor = canonical.encode({**self.unsigned_value(), "sig": self.sig})
+            self._keep(cbor)
+        return cbor
 
     @property
     def hash(self) -> bytes:
@@ -90,7 +112,11 @@ class Envelope:
 
     def verify(self) -> None:
         """Raise :class:`SignatureError` unless ``sig`` is the author's signature of this envelope."""
-        if not self.author.verify(self.sig, self.signing_bytes()):
+        self._verify(canonical.encode(self.unsigned_value()))
+
+    def _verify(self, encoded: bytes) -> None:
+        """:meth:`verify` given the canonical encoding of :meth:`unsigned_value`."""
+        if not self.author.verify(self.sig, SIGNING_CONTEXT + encoded):
             raise SignatureError(
                 f"signature of a {self.body.TYPE!r} message from {self.author} does not verify"
             )
@@ -102,7 +128,14 @@ class Envelope:
         value = canonical.decode(data, max_size=MAX_MESSAGE_SIZE, check_items=False)
         env = cls.from_value(value)
         if verify:
-            env.verify()
+            encoded = canonical.encode(env.unsigned_value())  # what the signature covers, from the fields
+            env._verify(encoded)
+            # the received bytes are the envelope's encoding when its fields encode to exactly them (an
+            # envelope whose fields encode otherwise keeps re-encoding them, as before: its hash and
+            # stored form are those of its fields)
+            full = _full_encoding(encoded, env.sig)
+            if full is not None and full == data:
+                env._keep(bytes(data))
         return env
 
     @classmethod
@@ -141,6 +174,13 @@ class Envelope:
             body=body_cls.from_value(value["b"]),
             sig=sig,
         )
+
+
+def _full_encoding(encoded: bytes, sig: bytes) -> bytes | None:
+    """The full canonical encoding, from the unsigned map's and the signature (None: not the usual form)."""
+    if encoded[:1] != _MAP7 or len(sig) != 64:
+        return None
+    return _MAP8 + encoded[1:] + _SIG_ENTRY + sig
 
 
 # --------------------------------------------------------------------------- schema machinery

@@ -4,6 +4,8 @@
 - ``own_card.py`` :class:`CardOwner` (Discovery's base): the node's own card, issued, withdrawn, announced
   and what it publishes in the DHT
 - ``intake.py``   :class:`GossipIntake`: card announcements (topic validator, flood guard, rate limits)
+- ``arrival_store.py`` the arrival record (when identities first arrived) kept across restarts in
+  ``$IOA_HOME/arrivals.sqlite3``
 - ``loops.py``    the background loops (republish, expiry, index rebuilds, announcements, catch-up, DHT
   publishing)
 - ``search.py``   :class:`CardSearch`: DHT lookups of provider records and card fetches (owner first)

@@ -13,7 +13,7 @@ from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.settings import AgentSettings, DiscoverySettings
 from ioa_p2p.dht.validators import NAMESPACE, IoaNamespaceValidator
 from ioa_p2p.identity import PeerId
-from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
+from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort, open_local_state
 
 if TYPE_CHECKING:
     from ioa_p2p.node.discovery.service import Discovery
@@ -51,6 +51,7 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
     from ioa_p2p.embedding import Embedder, make_embedder
     from ioa_p2p.matching import make_matcher
     from ioa_p2p.node.discovery import loops
+    from ioa_p2p.node.discovery.arrival_store import keep_arrivals, open_arrivals
     from ioa_p2p.node.discovery.census import census_loop
     from ioa_p2p.node.discovery.routes import add_discovery_routes
     from ioa_p2p.node.discovery.service import Discovery
@@ -97,6 +98,12 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
             gossip = await stack.enter_async_context(net.open_topic(validate, deliver, gossip_settings))
         service = Discovery(node, settings, agent, embedder, directory, gossip, net)
         service.dht_admission = admission
+        store = None
+        if settings.keep_arrivals:  # the flood evidence survives a restart (arrival_store.py)
+            now = service.now_ms()
+            service.search.arrivals, store = await open_local_state(
+                node, lambda: open_arrivals(node.home, now)
+            )
         node.budgets.add_voucher(service.vouch)  # a peer whose valid card we hold is "known"
         service.adopt_agent(agent)  # the card is issued in the background: start does not wait for models
         async with trio.open_nursery() as nursery:
@@ -106,6 +113,8 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
             nursery.start_soon(loops.expiry_loop, service)
             nursery.start_soon(loops.rebuild_loop, service)
             nursery.start_soon(loops.revalidate_loop, service)
+            if store is not None:
+                nursery.start_soon(keep_arrivals, service.search, store)
             if settings.dht:
                 nursery.start_soon(loops.dht_publish_loop, service)
             # [discovery] warm and unload_idle: the models loaded when needed, unloaded when idle
