@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -215,6 +215,8 @@ class DocIndex:
             reading = reading_of(found, typed)
             value = found.value if reading is None else with_reading(found.value, reading.value, found.fact)
             found = Answer(value, found.fact, found.score, reading)
+        if found is not None and asks_price(query):  # a table's bare figure in the document's currency
+            found = self.in_currency(found)
         where = found.fact.path if found is not None else (answering[0][1].path if answering else "")
         if where and asks_price(query):  # several charges the situation incurs: each on its own terms
             found_fact = found.fact if found is not None else None
@@ -229,6 +231,16 @@ class DocIndex:
             if terms:
                 found = Answer(found.value.with_terms(terms), found.fact, found.score, found.typed)
         return hits, found
+
+    def in_currency(self, found: Answer) -> Answer:
+        """A figure read from a table cell with no unit ("70.00" under "Price per MWh"), in the currency
+        its document states its prices in ("Prices in EUR"); the answer as found otherwise."""
+        value, document = found.value, self.document_of(found.fact.path)
+        if value.kind != "number" or value.unit or not found.fact.cells or document is None:
+            return found
+        if not document.currency:
+            return found
+        return Answer(replace(value, unit=document.currency), found.fact, found.score, found.typed)
 
     def typed_answers(self, query: str, hits: Sequence[tuple[float, Passage]]) -> list[TypedAnswer]:
         """The typed document model's best answers (docmodel) from the documents the passages found are
