@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ioa_p2p.adapters.retrieval.described import definitions, described_designator
 from ioa_p2p.adapters.retrieval.facts import _band
 from ioa_p2p.adapters.retrieval.keyed import extreme_column
 from ioa_p2p.adapters.retrieval.rowkeys import other_season, unlisted_row_key
@@ -216,3 +217,39 @@ async def test_an_unlisted_length_or_another_season_is_refused(tmp_path: Path) -
     ):
         result = await ask(adapter, question)
         assert not result.ok and result.data.get(ABSENT) is True, result.text
+
+
+BRIDGE = """PORTHAVEN BRIDGE - CHARGES ORDER 2027
+
+1. CATEGORIES
+   Category A   Bicycles and e-scooters
+   Category B   Cars and vans up to 3.5 t
+   Category C   Goods vehicles over 3.5 t with 2 axles; minibuses
+   Category D   Goods vehicles with 3 or more axles
+
+2. CHARGE PER CROSSING (EUR)
+                  Day      Overnight
+   Category A     0.40     0.20
+   Category B     2.30     1.10
+   Category C     6.90     3.20
+   Category D    11.50     5.40
+"""
+
+
+def test_a_described_class_is_the_one_its_definition_fits() -> None:
+    lines = BRIDGE.splitlines()
+    assert [d for d, _ in definitions(lines)["Category"]] == [f"Category {c}" for c in "ABCD"]
+    assert described_designator("the overnight charge for a 2-axle lorry over 3.5 t", lines) == "Category C"
+    assert described_designator("What does an e-scooter pay by day?", lines) == "Category A"
+    assert described_designator("What does a vehicle pay?", lines) is None  # two descriptions share it
+    assert described_designator("the Category D day charge for my van", lines) is None  # one is named
+
+
+async def test_a_described_class_is_answered_from_its_row_in_the_tables_currency(tmp_path: Path) -> None:
+    docs = _docs(tmp_path, "porthaven-charges-2027.txt", BRIDGE)
+    lorry = await _value(
+        docs, "How much is an overnight crossing of Porthaven Bridge for a 2-axle lorry over 3.5 t?"
+    )
+    assert (lorry["value"], lorry["unit"]) == (3.2, "EUR")
+    named = await _value(docs, "What is the Category D day charge at Porthaven Bridge?")
+    assert (named["value"], named["unit"]) == (11.5, "EUR")
