@@ -88,7 +88,17 @@ from typing import Any
 from shared_data import data_file, require
 from spam_costs import costs, entry_costs, stamp_costs
 from spam_modes import BAR_FLOODED, EXPOSURE, GOAL_SECONDS, KIN, MATCHER, POLICIES, build, run
-from spam_world import ARRIVAL, CENTRE, DUP, PROVEN_FETCH, Sketches, fetch_only, spam_for
+from spam_world import (
+    ARRIVAL,
+    CENTRE,
+    DUP,
+    DUP_COSINE,
+    DUP_FREE,
+    PROVEN_FETCH,
+    Sketches,
+    fetch_only,
+    spam_for,
+)
 
 from ioa_p2p.teaming.exposure import ExposurePolicy
 
@@ -154,6 +164,8 @@ def main() -> None:
         help="with --pages: score units off unproven cards with many unproven near-duplicates "
         "(spam_world.DUP: evidence measured against the trickle attacker; 0: off, the node's default)",
     )  # fmt: skip
+    parser.add_argument("--dup-free", type=int, default=4, help="with --dup: near-duplicates let off")
+    parser.add_argument("--dup-cosine", type=float, default=0.5, help="with --dup: near means this cosine")
     parser.add_argument("--stamps", action="store_true", help="only the stamp's mint and verify costs")
     parser.add_argument(
         "--newcomers", type=int, default=4,
@@ -174,7 +186,7 @@ def main() -> None:
     CENTRE[0] = args.centre
     PROVEN_FETCH[0] = args.proven_fetch == "on"
     ARRIVAL[0] = args.arrival
-    DUP[0] = args.dup
+    DUP[0], DUP_FREE[0], DUP_COSINE[0] = args.dup, args.dup_free, args.dup_cosine
     BAR_FLOODED[0] = args.bar_flooded == "on"
     data = json.loads(require(data_file(args.data)).read_text(encoding="utf-8"))
     honest = [(a["name"], a["description"]) for a in data["agents"]]

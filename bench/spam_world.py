@@ -51,11 +51,12 @@ PROVEN_FETCH = [True]
 #: evidence: before).
 ARRIVAL = ["flood"]
 #: Near-duplicate evidence (``--dup WEIGHT``, measured for the trickle attacker, not a node default): an
-#: unproven card with more than DUP_FREE unproven others within DUP_COSINE (wordllama sketch cosine) loses
-#: up to WEIGHT score units before the fetch (full at 2 x DUP_FREE more); 0: off.
+#: unproven card with more than DUP_FREE unproven others within DUP_COSINE (wordllama sketch cosine;
+#: ``--dup-free``, ``--dup-cosine``) loses up to WEIGHT score units before the fetch (all of it at 2 x
+#: DUP_FREE more); 0: off.
 DUP = [0.0]
-DUP_COSINE = 0.5
-DUP_FREE = 4
+DUP_COSINE = [0.5]
+DUP_FREE = [4]
 DAY_MS = 86_400_000
 KEYWORDS = (
     "python", "sql", "translation", "legal advice", "medical questions", "finance", "image generation",
@@ -192,7 +193,7 @@ class Sketches:
             self._dense_for = frozenset(proven)
             rows = self._matrix
             unproven = np.array([s.peer_id not in proven for s in sketches])
-            near = (rows @ rows.T) >= DUP_COSINE
+            near = (rows @ rows.T) >= DUP_COSINE[0]
             np.fill_diagonal(near, False)
             counts = (near & unproven[None, :]).sum(axis=1)
             self._dense = {
@@ -200,8 +201,8 @@ class Sketches:
             }
         out = {}
         for key, n in self._dense.items():
-            if n > DUP_FREE:
-                out[self.by_key[key].peer_id] = DUP[0] * min(1.0, (n - DUP_FREE) / (2 * DUP_FREE))
+            if n > DUP_FREE[0]:
+                out[self.by_key[key].peer_id] = DUP[0] * min(1.0, (n - DUP_FREE[0]) / (2 * DUP_FREE[0]))
         return out
 
     def schedule(self, attack: str, rng: random.Random, recent: Collection[str] = ()) -> None:

@@ -14,6 +14,7 @@ import trio
 from trio.testing import MockClock
 
 from ioa_p2p.history.audit import audit_history
+from ioa_p2p.node.chats.pacing import QUIET_MAX_ROUNDS
 from ioa_p2p.node.chats.run import open_chats
 from ioa_p2p.node.chats.service import Chats
 from ioa_p2p.testing.memnet import MemoryNetwork, MemoryNode
@@ -115,3 +116,43 @@ async def test_a_reconnection_retries_at_once_without_polling(
             await b_node.connect_peer(a_node.peer_id)  # b comes back and connects
             await wait_count(b, handle.chat_id, 1)
             assert trio.current_time() - start < 0.1  # virtual seconds: woken by the connection itself
+
+
+async def test_a_quiet_chat_is_pulled_less_often_until_a_message_arrives(
+    tmp_path: Path, autojump_clock: MockClock
+) -> None:
+    """The periodic sync pulls a chat every round while messages arrive; while its pulls bring nothing it
+    pulls it every 2, 4, then QUIET_MAX_ROUNDS rounds (each pull is a stream to every member), and a new
+    message makes it pull every round again."""
+    net = MemoryNetwork()
+    with trio.fail_after(3600):
+        async with open_chat_nodes(net, tmp_path, 3) as nodes:
+            (a_node, a), (b_node, b), (c_node, c) = nodes
+            handle = await a.create_chat([b_node.peer_id, c_node.peer_id], "quiet")
+            chat_id = handle.chat_id
+            await a.post(chat_id, "text", {"text": "hello"})
+            for chats in (a, b, c):
+                await wait_count(chats, chat_id, 1)
+            asked_by_b: list[float] = []
+            answer = a.sync._answer
+
+            def counting_answer(request, remote, on_evict):  # type: ignore[no-untyped-def]
+                if remote == b_node.peer_id:
+                    asked_by_b.append(trio.current_time())
+                return answer(request, remote, on_evict)
+
+            a.sync._answer = counting_answer  # type: ignore[method-assign]
+            rounds = 40  # of sync_interval (10 s) each, jittered by +-25 %
+            await trio.sleep(rounds * b.config.sync_interval)
+            assert b.sync.quiet.rounds_between(chat_id) == QUIET_MAX_ROUNDS
+            # every round would pull it 40 times; quiet: rounds 1, 3, 7, 15, then every 8th
+            assert 4 <= len(asked_by_b) <= 4 + rounds // QUIET_MAX_ROUNDS
+            gaps = [later - earlier for earlier, later in zip(asked_by_b, asked_by_b[1:], strict=False)]
+            assert max(gaps) <= QUIET_MAX_ROUNDS * b.config.sync_interval * 1.25 + 1
+
+            await c.post(chat_id, "text", {"text": "back to work"})
+            await wait_count(b, chat_id, 2)
+            assert b.sync.quiet.rounds_between(chat_id) == 1  # active again: pulled every round
+            before = len(asked_by_b)
+            await trio.sleep(3 * b.config.sync_interval)
+            assert len(asked_by_b) >= before + 2

@@ -119,6 +119,6 @@ async def test_a_two_line_header_is_one_header_even_when_a_passage_cuts_the_tabl
     (docs / "rates.txt").write_text(HALLS)
     adapter = hashing_adapter(docs, chunk_chars=200)  # the table is cut over several passages
     result = await ask(adapter, "What is the weekend hourly rate of the Orwin Chapel?")
-    assert result.ok and result.data["value"]["text"] == "160", result.text
+    assert result.ok and result.data["value"]["text"] == "EUR 160", result.text
     result = await ask(adapter, "What is the minimum hire of the Garden Room at Orwin Town Halls, in hours?")
     assert result.ok and result.data["value"]["text"] == "2 h", result.text

@@ -10,12 +10,19 @@
 - ``qualifiers.py`` a question's year, version, code, name or calendar date the answer's document must name
 - ``agreement.py`` the answering fact must agree with the question's month, log day, band, designator and
   specification (a near miss otherwise); ``near_misses`` joins it with qualifiers.py (pure)
+- ``rowkeys.py``  a table row keyed by a length the question does not ask ("1 day" for "a 3-day pass"), a
+  season the document is not for: near misses agreement.py adds (pure)
 - ``focus.py``    a situated question asked again by its subject in the documents' words (after a near miss)
+- ``described.py`` a class the question describes ("a 2-axle lorry over 3.5 t") and the document defines
+  ("Class 3  Goods vehicles over 3.5 t with 2 axles"): the question is asked again with it named (pure)
 - ``answer.py``   the answer span, its confidence and citation from the best passages (pure)
 - ``facts.py``    sentences, list items and table rows as facts; the IDF scorer (pure)
 - ``terms.py``    the terms of a text: stems, stop words, codes, units, weekdays; a question's terms (pure)
-- ``tables.py``   markdown, RST grid, space-aligned and comma-separated tables as a header and rows of cells
+- ``tables.py``   markdown (outer pipes or none), RST grid, space-aligned (a stub column, a two-part row key)
+  and comma-separated tables as a header and rows of cells
 - ``extract.py``  the value a fact states, by the question's answer type (pure)
+- ``keyed.py``    values read by what the question names: a listing's key ("Zone 2: ..., Serbia"), a clock
+  time a column's header states, the column of the extreme asked ("Tmin"), a ratio cell ("15/9") (pure)
 - ``number_span.py`` the number a sentence states for a question: unit, labels, enumerations, nearness
 - ``picks.py``    a fact's numbers that are not the value (a date's day, a count) or the end of a change asked
 - ``tariff.py``   what an amount is charged per and on which terms (pure)

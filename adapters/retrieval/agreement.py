@@ -18,7 +18,11 @@ on (the task fails as ``absent``, the planner names the value missing, exit 3):
   that the document names in no form: "Section F", "Sections A and F", "Sec. F" / "R2" (the noun
   abbreviated), or a line keyed by "F" in a document that uses the noun;
 - a **specification** ("the 250 mg/5 mL suspension"): a ratio of two units the question states when the
-  document states that ratio of the same units only with other numbers ("160 mg/5 mL").
+  document states that ratio of the same units only with other numbers ("160 mg/5 mL");
+- a **row key** of a table priced by length or size ("1 day", "6 days" as rows): a quantity the question
+  states in that unit ("a 3-day pass") that no row's key states (rowkeys.py);
+- a **season** the question names ("summer 2027") when the document's title names another ("WINTER
+  2026/27") and never the one asked (rowkeys.py).
 
 None of these reads wording of one suite: each compares a class of value (a month, a day, a quantity, an
 identifier, a ratio) between the question and the evidence. Names are not checked in a question about the
@@ -30,6 +34,7 @@ from __future__ import annotations
 import re
 
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier, unnamed_qualifiers
+from ioa_p2p.adapters.retrieval.rowkeys import other_season, unlisted_row_key
 from ioa_p2p.planning.values import ALIASES, MONTHS, numbers_in
 
 _MONTH_NAMES = (
@@ -82,6 +87,8 @@ def disagreements(question: str, document: str, path: str = "", fact: str = "") 
         + _outside_bands(question, fact)
         + _unnamed_designators(question, document, path)
         + _other_specs(question, document)
+        + unlisted_row_key(question, document, fact)
+        + other_season(question, document, path)
     )
 
 

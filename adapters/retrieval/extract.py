@@ -19,6 +19,14 @@ from collections.abc import Sequence
 from datetime import date
 
 from ioa_p2p.adapters.retrieval.facts import SECTION, Fact, Scorer, quantities, stem, terms
+from ioa_p2p.adapters.retrieval.keyed import (
+    asked_extreme,
+    extreme_column,
+    header_time,
+    listing_key,
+    range_end_of,
+    ratio_cell,
+)
 from ioa_p2p.adapters.retrieval.number_span import closest, holds_stated, number_value
 from ioa_p2p.adapters.retrieval.picks import of_named_year, range_end, section_version
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
@@ -210,7 +218,7 @@ def _time_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
     if fact.cells:
         cells = [(h, clock(c)) for h, c in fact.cells if clock(c) and clock(c) not in asked]
         if not cells:
-            return None
+            return header_time(question, fact, scorer, asked)
         q_terms = scorer.q_terms
         low = question.lower()
         to = re.search(r"\b(?:reach(?:es)?|arriv\w* (?:at|in)|get to|to|for|into)\s+((?:[a-z]+ ?){1,3})", low)
@@ -239,6 +247,9 @@ def _time_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
 
 def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
     text = fact.text.split("\0")[0]
+    key = listing_key(question, text, scorer)
+    if key is not None:
+        return Value.of_text(key)
     if (
         fact.cells
     ):  # the cell of the column the question names ("who is the owner": Owner), else the row's key
@@ -360,9 +371,17 @@ def _cell_value(
         per_dimension_pattern([q.dimension for q in stated_quantities(question)]) if money else None
     )
     asked_words = set(re.findall(r"[a-z]{4,}", question.lower()))
+    extreme = asked_extreme(question)
+
+    # the terms that name the row (the key column's header, "Band D": the key "D" under "Band") name no
+    # column ("Ratio to Band D")
+    key_header = terms(fact.cells[0][0]) if fact.cells else set()
+    row_named = key_header | {t for t in terms(f"{fact.cells[0][0]} {fact.cells[0][1]}") if "#" in t}
 
     def col_score(header: str) -> float:
-        named = {t for t in terms(header) & q_terms if not t.startswith("u_")}  # units: below, by kind
+        named = {t for t in terms(header) & q_terms if not t.startswith("u_")} - row_named  # units: by kind
+        bare = terms(re.sub(r"\([^)]*\)", " ", header))  # "CHILD (6-12)": its figures qualify, name nothing
+        named = {t for t in named if not t[:1].isdigit() or t in bare}
         score = sum(scorer.idf.get(t, 0.0) for t in sorted(named))
         score += 1.0 if per and per in header.lower() else 0.0
         if wanted.units and unit_in_header(header, ALIASES) in wanted.units:
@@ -371,6 +390,7 @@ def _cell_value(
             score += 2.0  # "Zone 2" named, the column "Z2 Standard": its abbreviation
         if not named and abbreviates(header, asked_words):
             score += 1.0  # "how many points": the column "Pts", not "Pos"
+        score += extreme_column(header, extreme)  # "the minimum temperature": "Tmin", never "Tmax"
         if per_quantity is not None and per_quantity.search(header):
             score += 1.0  # "for five hours": the column of the rate per hour
         if money and re.search(r"\b(?:min(?:imum|\.)|max(?:imum|\.)|capacity|stay|seats?)\b", header, re.I):
@@ -399,10 +419,15 @@ def _cell_value(
                 values.append(Value.of_number(nums[0].number, nums[0].unit, nums[0].text))
         if len(values) > 1:
             return Value.of_list(tuple(values))
+    ratio = ratio_cell(question, header, cell)
+    if ratio is not None:  # "15/9" in a "Ratio to Band D" column: the ratio as written
+        return ratio
     nums = numbers_in(cell)
     if nums:
         pick = next((n for n in nums if n.unit in wanted.units), nums[0])
+        end = range_end_of(question, cell, nums)  # "the top of the range": "EUR 10,001 - 40,000" -> 40,000
         unit = pick.unit or unit_in_header(header, ALIASES)  # "Green coffee roasted (tonnes)": 66.8 t
+        pick = end or pick
         if wanted.units == ("%",) and unit != "%" and "%" not in header:
             return None  # a percentage asked ("the VAT rate"): a figure of another kind is none
         return Value.of_number(pick.number, unit, pick.text)

@@ -152,6 +152,15 @@ def section_of(fact: Fact) -> str:
     return fact.context.split("\0")[0].partition(SECTION)[2]
 
 
+def row_designators(fact: Fact) -> set[str]:
+    """The designators a table row names ("band#f" for the row keyed "F" under "Band", "zone#2" for a
+    cell "Zone 2"): from its own cells and its key under the first header, never from a header that
+    names one ("Ratio to Band D" names no row)."""
+    cells = fact.text.split("\0")[0]
+    key = f" {fact.cells[0][0].strip()} {fact.cells[0][1].strip()}" if fact.cells else ""
+    return {t for t in terms(cells + key) if "#" in t}
+
+
 def _continues(line: str, item: bool = False) -> bool:
     """A wrapped line of the same paragraph (not blank, a list item, a heading, a table or indented; a list
     item's wrapped lines are indented under it)."""
@@ -245,6 +254,9 @@ class Scorer:
         own, ctx = terms(fact.text) | unit_terms(fact.text), terms(fact.context)
         if fact.cells:  # a table row's subject is the heading right above its table ("### Fixed Home 12")
             own = own | (terms(section_of(fact).split(">")[-1]) & self.named)
+            own = {t for t in own if "#" not in t} | row_designators(fact)  # not its header's "Band D"
+            figures = {t for t in terms(fact.text.split("\0")[0]) if t[:1].isdigit()}
+            own = {t for t in own if not t[:1].isdigit()} | figures  # not its header's "(6-12)"
         squashed = {_squashed(t) for t in own | ctx if CODE.match(t)}
         ctx = ctx | {c for c in self.codes - own if _squashed(c) in squashed}  # "KD-4" in "kd4-bom.txt"
         got = sum(w * (1.0 if t in own else 0.6 if t in ctx else 0.0) for t, w in self.idf.items())
@@ -349,11 +361,18 @@ def _band(key: str) -> tuple[float, float] | None:
     if len(nums) != 1:
         return None
     n = nums[0]
-    if re.search(r"\d\s*\+|\b(?:over|above|beyond|more than|from|at least|and more|or more)\b", low):
+    # the word bounds the figure itself ("over 10 kg", "up to EUR 50", "5 kg or more"); a word elsewhere in
+    # the key does not ("Flue length max (60/100 mm)": an attribute, its figure a size)
+    if re.search(rf"\d\s*\+|\b(?:over|above|beyond|more than|from|at least){_TO_FIGURE}|"
+                 r"\d[^.;,]{0,12}?\b(?:and more|or more)\b", low):  # fmt: skip
         return n, math.inf
-    if re.search(r"\b(?:up to|under|below|less than|first|max(?:imum)?|at most|within)\b", low):
+    if re.search(rf"\b(?:up to|under|below|less than|first|max(?:imum)?|at most|within){_TO_FIGURE}", low):
         return 0.0, n
     return None
+
+
+#: after a band's word: the figure it bounds, perhaps after a currency ("up to EUR 50", "max. 20 kg")
+_TO_FIGURE = r"\.?\s*(?:[a-z€£$]{1,3}\s?)?\d"
 
 
 def superseded(text: str) -> bool:

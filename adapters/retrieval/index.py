@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +30,9 @@ from ioa_p2p.adapters.retrieval.chunks import (
     whole_blocks,
     with_caption,
 )
+from ioa_p2p.adapters.retrieval.described import described_designator
 from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, ranked, read_document
-from ioa_p2p.adapters.retrieval.facts import terms
+from ioa_p2p.adapters.retrieval.facts import row_designators, terms
 from ioa_p2p.adapters.retrieval.focus import focus_query, situated
 from ioa_p2p.adapters.retrieval.formats import STRUCTURED, readable
 from ioa_p2p.adapters.retrieval.passage_scores import score_passages
@@ -40,6 +41,7 @@ from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import asks_price, charge_terms, charged
 from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of, with_reading
 from ioa_p2p.embedding import Embedder, Matrix
+from ioa_p2p.planning.answer_types import MONEY_UNITS
 from ioa_p2p.planning.dimensions import mismatch
 from ioa_p2p.planning.values import Value
 
@@ -172,6 +174,7 @@ class DocIndex:
         miss, qualifiers.py) is asked again by its subject (focus.py): the answer of a document that names
         it all replaces the near miss. Blocking."""
         hits, found = self.answer_as_asked(query)
+        hits, found = self.as_described(query, hits, found)
         subject = found is not None and any(q.kind in SUBJECT_KINDS for q in self.unnamed(query, found))
         if found is None or not subject or not situated(query):
             return hits, found  # (a fact of another weekday or group is a near miss of the right document)
@@ -180,6 +183,26 @@ class DocIndex:
         sure = refound is not None and refound.score >= self.options.min_answer_score
         if sure and refound is not None and not self.unnamed(query, refound):
             return again, refound
+        return hits, found
+
+    def as_described(
+        self, query: str, hits: list[tuple[float, Passage]], found: Answer | None
+    ) -> tuple[list[tuple[float, Passage]], Answer | None]:
+        """A question that describes a class its document defines ("a 2-axle lorry over 3.5 t" for
+        "Class 3  Goods vehicles over 3.5 t with 2 axles") asked again with the class named (described.py),
+        when the answer found is not of that class; the answer of the question as asked otherwise."""
+        paths = list(dict.fromkeys([*([found.fact.path] if found else []), *(p.path for _, p in hits[:3])]))
+        for path in paths:
+            entry = self.files.get(path)
+            designator = described_designator(query, entry.lines) if entry else None
+            if designator is None:
+                continue
+            named = {t for t in terms(designator) if "#" in t}
+            if found is not None and found.fact.cells and named <= row_terms(found.fact):
+                return hits, found  # the answer is the row of the class described already
+            again, refound = self.answer_as_asked(f"{query} ({designator})")
+            if refound is not None and named <= row_terms(refound.fact):
+                return again, refound
         return hits, found
 
     def unnamed(self, query: str, found: Answer) -> list[Qualifier]:
@@ -204,6 +227,8 @@ class DocIndex:
             answering += [(s, p) for s, p in openers if not quotes(query, p.text)]
         facts = self.facts(answering)
         found = answer(query, facts, scope=self.scope(query))
+        if found is not None:  # a table's bare figure in the currency its heading or document states
+            found = self.in_currency(found, asks_price(query))
         typed = self.typed_answers(query, answering) if typed_policy.TYPED_POLICY != "none" else []
         # "300 mm" for "how much water": no answer, nor another figure of its sentence ("closed for 2 days")
         wrong = {(t.span.path, t.span.line) for t in typed if mismatch(query, t.value)}
@@ -229,6 +254,20 @@ class DocIndex:
             if terms:
                 found = Answer(found.value.with_terms(terms), found.fact, found.score, found.typed)
         return hits, found
+
+    def in_currency(self, found: Answer, price: bool) -> Answer:
+        """A figure read from a table cell with no unit ("70.00" under "Price per MWh"), in the currency
+        the table's heading states ("TOLLS PER CROSSING (EUR)") or, for a ``price`` asked, the one its
+        document states its prices in ("Prices in EUR"); the answer as found otherwise."""
+        value, document = found.value, self.document_of(found.fact.path)
+        if value.kind != "number" or value.unit or not found.fact.cells:
+            return found
+        stated = _BRACKETED_CURRENCY.search(found.fact.context.split("\0")[0])  # "TOLLS ... (EUR)"
+        currency = stated.group(1) if stated and stated.group(1) in MONEY_UNITS else ""
+        currency = currency or (document.currency if document is not None and price else "")
+        if not currency:
+            return found
+        return Answer(replace(value, unit=currency), found.fact, found.score, found.typed)
 
     def typed_answers(self, query: str, hits: Sequence[tuple[float, Passage]]) -> list[TypedAnswer]:
         """The typed document model's best answers (docmodel) from the documents the passages found are
@@ -269,6 +308,13 @@ class DocIndex:
         return out[:MAX_RULE_FACTS]
 
 
+def row_terms(fact: Fact) -> set[str]:
+    """The terms a fact itself states (a table row: its cells and its key under the first header)."""
+    return terms(fact.text.split("\0")[0]) | (row_designators(fact) if fact.cells else set())
+
+
+#: a heading or title that states the currency of the table under it: "LIFT PASS PRICES (EUR)"
+_BRACKETED_CURRENCY = re.compile(r"\(([A-Z]{3})\)")
 BILL_CONFIDENCE = 0.3
 #: near misses that mean another document: the question's names and codes are not in it (qualifiers.py)
 SUBJECT_KINDS = frozenset({"name", "code", "compound"})

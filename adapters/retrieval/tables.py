@@ -40,7 +40,33 @@ def table_at(lines: Sequence[str], i: int) -> Table | None:
         if len(rows) >= 2:
             return rows[0][1], rows[1:], j - i
         return None
-    return _aligned_table(lines, i) or csv_table_at(lines, i)
+    return bare_pipe_table_at(lines, i) or _aligned_table(lines, i) or csv_table_at(lines, i)
+
+
+#: a markdown table's delimiter row without the outer pipes ("---- | :---: | ----")
+_BARE_DELIMITER = re.compile(r"^\s*:?-{2,}:?(?:\s*\|\s*:?-{2,}:?)+\s*\|?\s*$")
+
+
+def bare_pipe_table_at(lines: Sequence[str], i: int) -> Table | None:
+    """A markdown pipe table written without its outer pipes ("Band | Ratio" over "---- | -----", as
+    GitHub's markdown allows): the header at line i, its delimiter row right below, then the rows that
+    hold as many cells (a row with fewer or more ends the table)."""
+    if "|" not in lines[i] or i + 1 >= len(lines) or not _BARE_DELIMITER.match(lines[i + 1]):
+        return None
+    header = _bare_cells(lines[i])
+    if len(header) != len(_bare_cells(lines[i + 1])) or len(header) < 2:
+        return None
+    rows: list[tuple[int, list[str]]] = []
+    j = i + 2
+    while j < len(lines) and "|" in lines[j] and len(cells := _bare_cells(lines[j])) == len(header):
+        rows.append((j - i, cells))
+        j += 1
+    return (header, rows, j - i) if rows else None
+
+
+def _bare_cells(line: str) -> list[str]:
+    """The cells of a pipe table's line, outer pipes or not."""
+    return [c.strip() for c in line.strip().removeprefix("|").removesuffix("|").split("|")]
 
 
 _BORDER = re.compile(r"^\s*[=\-]{3,}(?:\s+(?:[=\-]{2,}|\|))*\s*$")
@@ -56,9 +82,16 @@ def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[
             kept.append((j - i, re.split(r"\s{2,}", lines[j].strip())))
         j += 1
     figures = [n for n in numbers_in(lines[i]) if not (n.unit == "" and 1900 <= n.number <= 2100)]
-    if len(kept) < 2 or figures and not _BORDER.match(lines[i]) and not _band_header(kept[0][1]):
+    if len(kept) < 2:
+        return None
+    stub = _stub_header(lines[i], lines[i + kept[1][0]])
+    named = _band_header(kept[0][1]) or _labelled_header(kept[0][1]) or stub
+    if figures and not _BORDER.match(lines[i]) and not named:
         return None  # a header may name a year ("(2024)") or bands ("1-2 days"); a row of figures is none
     (_, header), rows = kept[0], kept[1:]
+    if stub:  # "      CX 28   CX 35" over "  Weight   31 kg   34 kg": the rows' label column has no header
+        header = ["", *header]
+    rows = [(at, _joined_key(cells, len(header), lines[i], lines[i + at])) for at, cells in rows]
     second = lines[i + kept[1][0]]
     if len(rows) >= 2 and _continues_header(header, rows[0][1], second, lines, i + kept[1][0]):
         header = _merged_header(lines[i], second)  # "WEEKDAY" over "RATE/h": one header, "WEEKDAY RATE/h"
@@ -111,6 +144,37 @@ def _merged_header(top: str, below: str) -> list[str]:
         best = min(range(len(heads)), key=lambda k: abs(heads[k][0] - start))
         merged[best] = f"{merged[best]} {text}"
     return merged
+
+
+def _stub_header(header: str, row: str) -> bool:
+    """A header line over a stub column ("            CX 28    CX 35" over "  Weight (empty)   31 kg   34
+    kg"): it starts right of where the row's first cell (its label) ends, has one cell fewer than the row,
+    every cell with letters (a model, a column's name)."""
+    heads, cells = _cells_at(header), _cells_at(row)
+    return (
+        len(heads) >= 1
+        and len(cells) == len(heads) + 1
+        and heads[0][0] > cells[0][0] + len(cells[0][1])
+        and all(re.search(r"[A-Za-z]", text) for _, text in heads)
+    )
+
+
+def _joined_key(cells: list[str], width: int, header: str, row: str) -> list[str]:
+    """A row whose key spans two cells under the header's first column ("1 day    Low    46    37" under
+    "PASS     ADULT  YOUTH"): the two joined ("1 day Low"), so the row has a cell per column."""
+    heads, found = _cells_at(header), _cells_at(row)
+    if len(cells) != width + 1 or len(found) != len(cells) or len(heads) != width or width < 2:
+        return cells
+    if found[1][0] >= heads[1][0]:  # its second cell stands under the second column: no two-part key
+        return cells
+    return [f"{cells[0]} {cells[1]}", *cells[2:]]
+
+
+def _labelled_header(cells: list[str]) -> bool:
+    """Header cells that are names, a figure only in brackets ("Day Pass (24 h)", "Max. load (kg)"):
+    three cells or more, each with a word of three letters or more outside its brackets."""
+    bare = [re.sub(r"\([^)]*\)", "", c) for c in cells]
+    return len(cells) >= 3 and all(re.search(r"[A-Za-z]{3}", b) and not re.search(r"\d", b) for b in bare)
 
 
 def _band_header(cells: list[str]) -> bool:
@@ -218,4 +282,4 @@ def _fields(line: str) -> list[str] | None:
         return None
 
 
-__all__ = ["Table", "csv_table_at", "grid_table_at", "table_at"]
+__all__ = ["Table", "bare_pipe_table_at", "csv_table_at", "grid_table_at", "table_at"]

@@ -89,14 +89,20 @@ _PER_WORDS = {
 _PER_UNIT = re.compile(
     r"(?:/|\b)(h|hr|d|min|hourly|daily|nightly|weekly|monthly|yearly|annual|annually)\b(?!\.\d)", re.I
 )
-_DESIGNATED = re.compile(r"\b([A-Za-z]{3,}) ([A-Z]|\d{1,3})\b(?![.,:]?\d)")
+_DESIGNATED = re.compile(r"\b([A-Za-z]{3,}) ([A-Z](?:\+[A-Z])*(?![\w+])|\d{1,3}\b)(?![.,:]?\d)")
 
 
 def terms(text: str, *, years: bool = True) -> set[str]:
     """Content terms: lower-cased, stemmed, stop words out; hyphenated codes kept whole and in parts; a
     noun with a designator ("Route A", "Zone 4", "Line 2") also as one term (``route#a``)."""
-    text = _PER_UNIT.sub(lambda m: " " + _PER_WORDS[m.group(1).lower()], text)  # "RATE/h": a rate per hour
-    out: set[str] = {f"{stem(m.group(1).lower())}#{m.group(2).lower()}" for m in _DESIGNATED.finditer(text)}
+    designated = list(_DESIGNATED.finditer(text))  # "Band D", "Zone H": a designator, never "per day"
+    out: set[str] = {f"{stem(m.group(1).lower())}#{m.group(2).lower()}" for m in designated}
+    ends = {m.start(2) for m in designated if m.group(2).isalpha()}
+
+    def per_word(m: re.Match[str]) -> str:
+        return m.group(0) if m.start(1) in ends else " " + _PER_WORDS[m.group(1).lower()]
+
+    text = _PER_UNIT.sub(per_word, text)  # "RATE/h": a rate per hour
     for token in WORD.findall(text.lower()):
         parts = [token, *token.split("-")] if "-" in token else [token]
         year = re.fullmatch(r"[a-z]{1,3}((?:19|20)\d{2})", token) if years else None

@@ -44,6 +44,11 @@ def prefer_typed(
         return False
     if best.kind not in TYPED_KINDS:  # "what X" may ask for a name or a number: the scorer's stands
         return False
+    asked = answer_type(question)
+    if best.value.kind == "number" and asked.kind == "name" and found.fact.cells:
+        return False  # "which pay grade ...": a table's name asked, whatever the typed reader makes of "pay"
+    if found.value.unit and asked.units == (found.value.unit,) and best.value.unit != found.value.unit:
+        return False  # "what share ...": the scorer's 75 % is of the one unit asked for
     sure = best.confidence >= TYPED_SURE * found.score
     if fit is not None and found.value.kind == "number" and fit < TYPED_LINE_SHARE * found.score:
         return False  # (a passage given for want of a figure is no figure the question's qualifiers picked)

@@ -260,6 +260,7 @@ class Chats:
         for _, problem in result.rejected:
             self._record_violation(body.chat_id, problem)
         if result.stored:
+            self.sync.quiet.active(body.chat_id)
             self.subscribers.publish(result.stored)
         if result.duplicate:
             return make_ack(digest, ACK_DUPLICATE)
@@ -330,6 +331,7 @@ class Chats:
         self.store.insert_own(message_row(entry), recipients, self.now_ms())
         self.partners.add(recipients, self.now_ms())
         hist.commit(entry)
+        self.sync.quiet.active(chat_id)
         self.subscribers.publish([entry])
         for peer in recipients:
             self.delivery.wake(peer)

@@ -16,8 +16,10 @@ and a node runs at most :data:`PULLS_PER_PEER` pulls to one peer at a time. Ever
 chat, and pulls start at most ``sync_pulls_total`` times per period, 32 at once.
 
 What is pulled when: at start, the chats active in the last :data:`RESUME_WINDOW` (the others when
-first used; their members push what this node missed); on a new connection and every
-``sync_interval``, the chats used since the start (loaded), from that peer / from connected members.
+first used; their members push what this node missed); on a new connection, the chats used since the
+start (loaded) shared with that peer; every ``sync_interval``, the loaded chats from their connected
+members, a quiet chat (its last periodic pulls brought nothing) less often
+(:class:`~ioa_p2p.node.chats.pacing.QuietChats`).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from ioa_p2p.history.bodies import MAX_CHAT_MESSAGE_SIZE
 from ioa_p2p.history.dag import ChatHistory
 from ioa_p2p.history.frames import ACK_STORED, SYNC_INVALID, SYNC_TOO_LARGE, SyncBatch, SyncRequest
 from ioa_p2p.identity import PeerId
-from ioa_p2p.node.chats.pacing import PullPacer
+from ioa_p2p.node.chats.pacing import PullPacer, QuietChats
 from ioa_p2p.node.chats.store import STATUS_MEMBER
 from ioa_p2p.node.chats.streams import ACK_TIMEOUT, open_within, send, within
 from ioa_p2p.node.net.framing import FramedStream
@@ -80,6 +82,7 @@ class ChatSync:
         self.pacer = PullPacer(
             trio.current_time, per_period=limits.sync_pulls_total, period=limits.sync_period
         )
+        self.quiet = QuietChats()
 
     # ------------------------------------------------------------------ requester
 
@@ -276,7 +279,21 @@ class ChatSync:
     async def run_periodic_sync(self) -> None:
         while True:
             await trio.sleep(self.chats.config.sync_interval * (0.75 + 0.5 * self.chats.rng.random()))
-            await self.sync_now(connected_only=True)
+            await self.periodic_round()
+
+    async def periodic_round(self) -> None:
+        """Pull the loaded member chats due this round from their connected members (a quiet chat is
+        due every few rounds only: :class:`~ioa_p2p.node.chats.pacing.QuietChats`)."""
+        loaded = self.chats.loaded_member_chats()
+        self.quiet.forget(set(loaded))
+
+        async def pull_chat(chat_id: bytes) -> None:
+            self.quiet.pulled(chat_id, await self.sync_now(chat_id, connected_only=True))
+
+        async with trio.open_nursery() as nursery:
+            for chat_id in loaded:
+                if self.quiet.due(chat_id):
+                    nursery.start_soon(pull_chat, chat_id)
 
     async def run_connection_watch(self) -> None:
         """On every new connection: pull shared chats from that peer and retry its deliveries (woken by
