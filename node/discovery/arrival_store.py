@@ -63,8 +63,8 @@ class UnreadableRecord(ValueError):
 
 
 class ArrivalStore:
-    """One SQLite file holding an arrival book (synchronous calls; the service runs them off its loop
-    where that matters: ``open_local_state``)."""
+    """One SQLite file holding an arrival book (synchronous calls: :func:`open_arrivals` runs through
+    ``open_local_state``, in a worker thread when agents share the process; a save is a few ms, inline)."""
 
     def __init__(self, path: Path, db: sqlite3.Connection) -> None:
         self.path, self._db = path, db
