@@ -5,6 +5,8 @@
   of that unit ("a 3-day pass") that no row's key states: the row answers another question (its price is
   for another length), so the answer is refused, naming the quantity. A table with a single such row (a
   rate: "1 hour | EUR 12") is not checked: scaling a rate is the planner's.
+- :func:`other_model`: the question names a model ("the CX 42") and the document names only other models
+  of its family ("CX 28 / CX 35").
 - :func:`other_season`: the question names a season ("summer 2027", "in winter") and the document's head
   (its first lines, its path) names another season and the document never names the one asked.
 """
@@ -14,8 +16,9 @@ from __future__ import annotations
 import re
 
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier
+from ioa_p2p.planning.answer_types import MONEY_UNITS
 from ioa_p2p.planning.quantities import stated_quantities
-from ioa_p2p.planning.values import numbers_in
+from ioa_p2p.planning.values import ALIASES, numbers_in
 
 #: a key that bounds a range of quantities rather than stating one
 _BOUNDED = re.compile(
@@ -94,4 +97,24 @@ def other_season(question: str, document: str, path: str = "") -> list[Qualifier
     return [Qualifier(season, "season", ()) for season in sorted(asked) if season not in named_doc]
 
 
-__all__ = ["other_season", "unlisted_row_key"]
+#: a model code as products are named: two to four capitals and a number ("CX 42", "HP-12", "TX400")
+_MODEL = re.compile(r"(?<![\w-])([A-Z]{2,4})[ -]?(\d{1,4})(?![\w.,/-])\s*(%|[A-Za-z]+)?")
+
+
+def other_model(question: str, document: str) -> list[Qualifier]:
+    """A model the question names ("the CX 42") in a document that names other models of its family
+    ("CX 28 / CX 35") and never this one, in any spacing: the answer is another model's."""
+    out = []
+    for m in _MODEL.finditer(question):
+        prefix, number = m.group(1), m.group(2)
+        after = (m.group(3) or "").lower()
+        if prefix in MONEY_UNITS or prefix.lower() in ALIASES or after == "%" or after in ALIASES:
+            continue  # "EUR 40", "KW 5", "CO 40 ppm": an amount, no model
+        family = re.compile(rf"(?<![\w-]){prefix}[ -]?(\d{{1,4}})(?![\d])")
+        numbers = {f.group(1) for f in family.finditer(document)}
+        if numbers and number not in numbers:
+            out.append(Qualifier(f"{prefix} {number}", "model", ()))
+    return out
+
+
+__all__ = ["other_model", "other_season", "unlisted_row_key"]
