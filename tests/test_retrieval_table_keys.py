@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ioa_p2p.adapters.retrieval.agreement import disagreements
 from ioa_p2p.adapters.retrieval.described import definitions, described_designator
 from ioa_p2p.adapters.retrieval.facts import _band
 from ioa_p2p.adapters.retrieval.keyed import extreme_column
@@ -256,4 +257,7 @@ async def test_a_described_class_is_answered_from_its_row_in_the_tables_currency
     )
     assert (lorry["value"], lorry["unit"]) == (3.2, "EUR")
     named = await _value(docs, "What is the Category D day charge at Porthaven Bridge?")
+    assert not disagreements(
+        "the Class 4 toll", "   Class 4   Goods vehicles with 3 or more axles"
+    )  # "Class"
     assert (named["value"], named["unit"]) == (11.5, "EUR")

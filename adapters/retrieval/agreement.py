@@ -257,10 +257,11 @@ def designators(question: str) -> list[tuple[str, str]]:
 
 
 def _designator_named(noun: str, ident: str, document: str) -> bool:
-    stem = re.escape(noun.lower().rstrip("s"))
+    low = noun.lower()
+    stem = re.escape(low[:-1] if low.endswith("s") and not low.endswith("ss") else low)  # "Class": class
     i = re.escape(ident)
     joint = r"(?:\s*,\s*|\s+and\s+|\s+or\s+|\s*&\s*|\s*(?:-|–|to)\s*)"
-    listed = rf"\b(?i:{stem}s?)\.?\s+(?:[A-Z0-9]{{1,3}}{joint})*{i}\b"
+    listed = rf"\b(?i:{stem}(?:es|s)?)\.?\s+(?:[A-Z0-9]{{1,3}}{joint})*{i}\b"
     if re.search(listed, document, re.IGNORECASE if ident.isdigit() else 0):
         return True
     short = "|".join(re.escape(noun[:k]) for k in (1, 2, 3))  # "R2", "Sec. F": the noun abbreviated

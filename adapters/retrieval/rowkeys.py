@@ -2,8 +2,9 @@
 
 - :func:`unlisted_row_key`: the answering fact is a row of a table whose rows are keyed by a quantity of
   one unit ("1 day", "6 days"; "up to 5 kg" is a band, agreement.py's) and the question states a quantity
-  of that unit ("a 3-day pass") that no row's key states: the row answers another question (its price is
-  for another length), so the answer is refused, naming the quantity. A table with a single such row (a
+  of that unit ("a 3-day pass") that no row's key states: the row (whichever, the "Season" row too)
+  answers another question (its price is for another length), so the answer is refused, naming the
+  quantity. A table with a single such row (a
   rate: "1 hour | EUR 12") is not checked: scaling a rate is the planner's.
 - :func:`other_model`: the question names a model ("the CX 42") and the document names only other models
   of its family ("CX 28 / CX 35").
@@ -37,22 +38,26 @@ def unlisted_row_key(question: str, document: str, fact: str) -> list[Qualifier]
     if " | " not in row:
         return []
     key = row.split(" | ")[0].strip()
-    keyed = [n for n in numbers_in(key) if n.unit]
-    if len(keyed) != 1 or _BOUNDED.search(key):  # "more than 3 years", "up to 5 kg": a band (agreement.py)
-        return []
-    unit = keyed[0].unit
-    asked = [q for q in stated_quantities(question) if q.unit == unit]
-    if not asked:
-        return []
-    lengths = {n for line in _table_lines(document, key) for n in _key_quantities(line, unit)}
-    if len(lengths) < 2:
-        return []
-    return [Qualifier(q.text, "quantity", ()) for q in asked if q.number not in lengths]
+    if len([n for n in numbers_in(key) if n.unit]) > 1 or _BOUNDED.search(key):
+        return []  # "more than 3 years", "up to 5 kg": a band (agreement.py)
+    lines = _table_lines(document, key)
+    if any(_BOUNDED.search(_first_cell(line)) for line in lines):
+        return []  # a table of bands ("1-2 days", "7+ days"): agreement.py's
+    out = []
+    for q in stated_quantities(question):
+        lengths = {n for line in lines for n in _key_quantities(line, q.unit)} if q.unit else set()
+        if len(lengths) >= 2 and q.number not in lengths:  # (the "Season" row of a table of 1 and 6 days too)
+            out.append(Qualifier(q.text, "quantity", ()))
+    return out
+
+
+def _first_cell(line: str) -> str:
+    m = _FIRST_CELL.match(line)
+    return m.group(1) if m else ""
 
 
 def _key_quantities(line: str, unit: str) -> list[float]:
-    m = _FIRST_CELL.match(line)
-    cell = m.group(1) if m else ""
+    cell = _first_cell(line)
     return [n.number for n in numbers_in(cell) if n.unit == unit]
 
 
