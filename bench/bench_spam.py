@@ -86,7 +86,7 @@ import time
 from typing import Any
 
 from shared_data import data_file, require
-from spam_costs import costs, entry_costs, stamp_costs
+from spam_costs import arrival_costs, costs, entry_costs, stamp_costs
 from spam_modes import BAR_FLOODED, EXPOSURE, GOAL_SECONDS, KIN, MATCHER, POLICIES, build, run
 from spam_world import (
     ARRIVAL,
@@ -168,6 +168,10 @@ def main() -> None:
     parser.add_argument("--dup-cosine", type=float, default=0.5, help="with --dup: near means this cosine")
     parser.add_argument("--stamps", action="store_true", help="only the stamp's mint and verify costs")
     parser.add_argument(
+        "--arrival-costs", action="store_true",
+        help="only the kept arrival record's costs when full (open at start, saves, file size)",
+    )  # fmt: skip
+    parser.add_argument(
         "--newcomers", type=int, default=4,
         help="with trust: the spam-free baseline again with one honest card in N young (the honest cost)",
     )  # fmt: skip
@@ -192,6 +196,14 @@ def main() -> None:
     honest = [(a["name"], a["description"]) for a in data["agents"]]
     goals = [g for g in data["goals"] if g.get("team")]
     rows: list[dict[str, Any]] = []
+    if args.arrival_costs:
+        row = arrival_costs()
+        print(
+            json.dumps(row)
+            if args.json
+            else "arrival record: " + ", ".join(f"{k} {v}" for k, v in row.items())
+        )
+        return None
     if args.stamps:
         for row in stamp_costs(args.ratio * len(honest)):
             print(json.dumps(row) if args.json else "stamp: " + ", ".join(f"{k} {v}" for k, v in row.items()))

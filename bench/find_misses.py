@@ -14,7 +14,8 @@ gives every exact top-5 card the find did not return one reason:
   ``read`` the ranks of the copies the listing read of that page (and whether each named it). A card
   held by none (``holders`` empty) was never stored, or expired; one held at ranks the listing did not
   read is a replica the listing never asked. ``unlisted`` places every publisher the listing did not name
-  (not only the top 5's) the same way.
+  (not only the top 5's) the same way, and ``replicas`` sums up, over every publisher, how many of the
+  two closest nodes to its page key hold its entry (what a listing reads) and how many of the 20 closest.
 """
 
 from __future__ import annotations
@@ -102,8 +103,7 @@ class MissProbe:
                 unlisted.append(peer)
         # every publisher the listing did not name (the top 5's among them), placed in the pages
         publishers = {s["peer_id"] for s in net.summaries} - {str(net.node.peer_id)}
-        absent = sorted(publishers - listed) if SURVEY_ALL else unlisted
-        survey = await self._survey(net, search, absent) if absent else {}
+        survey = await self._survey(net, search, sorted(publishers) if SURVEY_ALL else unlisted)
         out.update({p: survey[p] for p in unlisted})
         copies = [len(v) for k, v in self.copies.items()]
         return {
@@ -111,7 +111,12 @@ class MissProbe:
             "listed": len(listed),
             "fetched": len(wanted),
             "copies_per_page": sorted(copies),
-            "unlisted": {p[-6:]: {k: v for k, v in w.items() if k != "why"} for p, w in survey.items()},
+            "unlisted": {
+                p[-6:]: {k: v for k, v in w.items() if k != "why"}
+                for p, w in survey.items()
+                if p not in listed
+            },
+            "replicas": replicas(survey.values()),
         }
 
     async def _survey(self, net: Any, search: Any, peers: list[str]) -> dict[str, Any]:
@@ -166,6 +171,7 @@ class MissProbe:
             out[peer] = {
                 "why": "not listed",
                 "holders": sorted(rank[n] for n in holders[key]),
+                "asker_rank": rank[me],
                 "read": read,
                 "answered": len(copies),
                 "nodes": len(nodes),
@@ -173,4 +179,28 @@ class MissProbe:
         return out
 
 
-__all__ = ["MissProbe"]
+def replicas(placed: Any) -> dict[str, Any]:
+    """How well the publishers' entries are replicated where a listing reads them: of the two closest
+    nodes to each entry's page key other than the asking node (the copies a listing with ``ask = 2``
+    reads), how many hold it (publishers by that count; ``nowhere``: held by no node), and the median
+    number of holders among the 20 closest."""
+    near: dict[int, int] = {0: 0, 1: 0, 2: 0}
+    nowhere, in20 = 0, []
+    for entry in placed:
+        holders = entry.get("holders", [])
+        if not holders:
+            nowhere += 1
+            continue
+        asker = entry.get("asker_rank", -1)
+        others = [r - (r > asker) for r in holders if r != asker]
+        near[sum(r < 2 for r in others)] += 1
+        in20.append(sum(r < 20 for r in others))
+    return {
+        "of_2_closest": near,
+        "nowhere": nowhere,
+        "in_20_closest_p50": sorted(in20)[len(in20) // 2] if in20 else 0,
+        "in_20_closest_min": min(in20, default=0),
+    }
+
+
+__all__ = ["MissProbe", "replicas"]

@@ -130,3 +130,44 @@ def entry_costs(count: int = 8) -> dict[str, Any]:
 
 
 __all__ = ["costs", "entry_costs", "stamp_costs"]
+
+
+def arrival_costs(rounds: int = 3) -> dict[str, Any]:
+    """The kept arrival record (``node/discovery/arrival_store.py``) when full (``CAPACITY`` identities over
+    two weeks): opening and resuming it at start, a first save of all of it, a minute's save of 120 new
+    identities (the admission limit), and the file's size; medians over ``rounds`` (a fresh file each)."""
+    import statistics
+    import tempfile
+    from pathlib import Path
+
+    from ioa_p2p.dht.arrival import CAPACITY, WINDOW_MS
+    from ioa_p2p.identity import PeerId
+    from ioa_p2p.node.discovery.arrival_store import ARRIVALS_FILE_NAME, open_arrivals
+
+    peers = [PeerId.from_public_key(i.to_bytes(32, "big")) for i in range(CAPACITY + 120)]
+    step, now = 14 * 24 * WINDOW_MS // CAPACITY, NOW + 14 * 24 * WINDOW_MS
+    figures: dict[str, list[float]] = {"open_ms": [], "full_save_ms": [], "minute_save_ms": [], "file_mb": []}
+    for _ in range(rounds):
+        with tempfile.TemporaryDirectory(prefix="ioa-bench-arrivals-") as folder:
+            home = Path(folder)
+            book, store = open_arrivals(home, NOW)
+            assert store is not None
+            for i, peer in enumerate(peers[:CAPACITY]):
+                book.note(peer, NOW + i * step)
+            started = time.perf_counter()
+            store.save(book.drain(now))
+            figures["full_save_ms"].append(1000 * (time.perf_counter() - started))
+            for i, peer in enumerate(peers[CAPACITY:]):
+                book.note(peer, now + i)
+            started = time.perf_counter()
+            store.save(book.drain(now + 60_000))
+            figures["minute_save_ms"].append(1000 * (time.perf_counter() - started))
+            store.close()
+            files = [home / ARRIVALS_FILE_NAME, *home.glob(ARRIVALS_FILE_NAME + "-*")]
+            figures["file_mb"].append(sum(f.stat().st_size for f in files) / 1e6)
+            started = time.perf_counter()
+            again, store = open_arrivals(home, now + 120_000)
+            figures["open_ms"].append(1000 * (time.perf_counter() - started))
+            assert store is not None and len(again) == CAPACITY
+            store.close()
+    return {"identities": CAPACITY, **{k: round(statistics.median(v), 1) for k, v in figures.items()}}

@@ -23,9 +23,10 @@ What this evidence is worth, stated plainly:
   network arrives at once when a node starts) and before :data:`MIN_WINDOWS` full windows have passed
   are not judged (nothing is penalised then: no evidence is no evidence). The book survives a restart
   (:class:`ArrivalState`, kept by ``node/discovery/arrival_store.py``): a resumed book judges the floods
-  it saw before; the first window after each (re)start is not judged (what joined while the node was
-  down arrives at once, as at a first start), and windows the node was down for are left out of the
-  usual count (no arrivals seen is not no arrivals);
+  it saw before; the hour after a restart (what joined while the node was down arrives at once) is a
+  flood only past :data:`SLACK` times the usual count times one plus the windows it was down
+  (:data:`NEVER` judged: the first start's), and windows the node was down for are left out of the usual
+  count (no arrivals seen is not no arrivals);
 - an attacker that trickles its identities in at the network's usual rate is not seen, at the price
   of time: to move the median it must keep that rate up for half of :data:`HISTORY_WINDOWS` (a week);
 - honest agents that join in the same window as a flood share its penalty until they have done work
@@ -71,6 +72,8 @@ PROOF_WINDOWS = 3
 PROOF_WINDOW_MS = WINDOW_MS
 #: Identities remembered at most (the oldest first seen are forgotten first: unknown, never penalised).
 CAPACITY = 65_536
+#: A catch-up window (:attr:`ArrivalBook.catch_up`) that is never judged: the node's first start.
+NEVER = -1
 
 
 #: Changes remembered between two saves at most (:meth:`ArrivalBook.drain`); past it the next save rewrites
@@ -82,13 +85,14 @@ PENDING_MAX = 2 * CAPACITY
 class ArrivalState:
     """What a node keeps of its :class:`ArrivalBook` across restarts: the book's origin (window 0 starts
     there), first-seen times (oldest first), new identities per window, the windows the node was running
-    in (``watched``) and those not judged (``blind``: the first after each start)."""
+    in (``watched``) and its catch-up windows (the first after each start: how many windows the node had
+    been down before it, :data:`NEVER` for the first start's)."""
 
     origin_ms: int
     first: tuple[tuple[PeerId, int], ...]
     counts: Mapping[int, int]
     watched: frozenset[int]
-    blind: frozenset[int]
+    catch_up: Mapping[int, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +104,7 @@ class ArrivalChanges:
     added: tuple[tuple[PeerId, int], ...]
     forgotten: tuple[PeerId, ...]
     rewrite: bool
-    windows: tuple[tuple[int, int, bool], ...]  # (window, new identities, blind), watched ones only
+    windows: tuple[tuple[int, int, int | None], ...]  # (window, new identities, catch-up), watched ones
 
 
 class ArrivalBook:
@@ -123,7 +127,8 @@ class ArrivalBook:
         self._pruned = 0  # the window up to which old counts were dropped
         self._run = 0  # the window this run of the node started in (watched from there on)
         self._watched: set[int] = set()  # windows of earlier runs the node was running in
-        self._blind: set[int] = set(range(WARMUP_WINDOWS))
+        #: the first windows after each start: how many windows the node had been down (NEVER: first start)
+        self.catch_up: dict[int, int] = dict.fromkeys(range(WARMUP_WINDOWS), NEVER)
         self._pending: OrderedDict[PeerId, int | None] = OrderedDict()  # since the last save
         self._rewrite = False
 
@@ -138,7 +143,8 @@ class ArrivalBook:
         capacity: int = CAPACITY,
     ) -> ArrivalBook:
         """The book a node kept (``state``), restarted at ``now_ms``: what it saw before is judged as
-        before; this start's first windows are not, and the time it was down is no history. Raises
+        before; this start's first windows are catch-up windows (:attr:`catch_up`: allowed the arrivals
+        of the windows it was down), and the time it was down is no history. Raises
         ``ValueError`` for a state that cannot be this node's (an origin after ``now_ms``)."""
         if state.origin_ms > now_ms:
             raise ValueError("the arrival record starts after now (the clock went back?)")
@@ -146,9 +152,11 @@ class ArrivalBook:
         book._run = book.window(now_ms)
         oldest = book._run - history - WARMUP_WINDOWS
         book._watched = {w for w in state.watched if oldest <= w < book._run}
-        book._blind = {w for w in state.blind if w >= oldest} | set(
-            range(book._run, book.window(now_ms + WARMUP_WINDOWS * window_ms - 1) + 1)
-        )
+        before = [w for w in state.watched if w <= book._run]
+        down = min(history, max(0, book._run - max(before) - 1)) if before else NEVER
+        book.catch_up = {w: n for w, n in state.catch_up.items() if w >= oldest}
+        for w in range(book._run, book.window(now_ms + WARMUP_WINDOWS * window_ms - 1) + 1):
+            book.catch_up[w] = down
         book._counts = {w: c for w, c in state.counts.items() if w >= oldest and c > 0}
         book._pruned = book._run
         for peer, ms in state.first[-capacity:]:
@@ -178,7 +186,7 @@ class ArrivalBook:
             for old in [k for k in self._counts if k < oldest]:
                 del self._counts[old]
             self._watched = {k for k in self._watched if k >= oldest}
-            self._blind = {k for k in self._blind if k >= oldest}
+            self.catch_up = {k: v for k, v in self.catch_up.items() if k >= oldest}
         return True
 
     def _changed(self, peer: PeerId, ms: int | None) -> None:
@@ -211,11 +219,11 @@ class ArrivalBook:
         self._pending.clear()
         return ArrivalChanges(self.started_ms, added, forgotten, rewrite, self._windows(now_ms))
 
-    def _windows(self, now_ms: int) -> tuple[tuple[int, int, bool], ...]:
+    def _windows(self, now_ms: int) -> tuple[tuple[int, int, int | None], ...]:
         last = self.window(now_ms)
         oldest = last - self.history - WARMUP_WINDOWS
         ws = {w for w in self._watched if w >= oldest} | set(range(max(self._run, oldest), last + 1))
-        return tuple((w, self._counts.get(w, 0), w in self._blind) for w in sorted(ws))
+        return tuple((w, self._counts.get(w, 0), self.catch_up.get(w)) for w in sorted(ws))
 
     def state(self, now_ms: int) -> ArrivalState:
         """Everything the book holds (what :meth:`resume` takes)."""
@@ -225,7 +233,7 @@ class ArrivalBook:
             tuple(self._first.items()),
             {w: c for w, c, _ in windows if c},
             frozenset(w for w, _, _ in windows),
-            frozenset(w for w, _, b in windows if b),
+            {w: n for w, _, n in windows if n is not None},
         )
 
     def first_seen(self, peer: PeerId) -> int | None:
@@ -237,23 +245,25 @@ class ArrivalBook:
         :data:`MIN_BASE`; None while fewer than :data:`MIN_WINDOWS` such windows have passed."""
         last = self.window(now_ms) - 1  # the last full window
         first = max(0, last - self.history + 1)
-        ws = [w for w in range(first, last + 1) if self.watched(w) and w not in self._blind]
+        ws = [w for w in range(first, last + 1) if self.watched(w) and w not in self.catch_up]
         if len(ws) < MIN_WINDOWS:
             return None
         return max(MIN_BASE, float(statistics.median(self._counts.get(w, 0) for w in ws)))
 
     def excess(self, peer: PeerId, now_ms: int, usual: float | None = None) -> float:
-        """The share of the arrivals of ``peer``'s window beyond :data:`SLACK` times the usual count (0:
-        unknown peer, a warm-up window, not enough history, or no flood)."""
+        """The share of the arrivals of ``peer``'s window beyond :data:`SLACK` times the usual count, times
+        one plus the windows the node had been down in a catch-up window (0: unknown peer, the first
+        start's window, not enough history, or no flood)."""
         seen = self._first.get(peer)
         if seen is None:
             return 0.0
         w = self.window(seen)
         base = self.usual(now_ms) if usual is None else usual
-        if base is None or w in self._blind:
+        down = self.catch_up.get(w, 0)
+        if base is None or down == NEVER:
             return 0.0
         count = self._counts.get(w, 0)
-        return max(0.0, 1.0 - SLACK * base / count) if count else 0.0
+        return max(0.0, 1.0 - SLACK * base * (1 + down) / count) if count else 0.0
 
     def penalties(
         self,
@@ -310,6 +320,7 @@ __all__ = [
     "HISTORY_WINDOWS",
     "MIN_BASE",
     "MIN_WINDOWS",
+    "NEVER",
     "PENDING_MAX",
     "PROOF_WINDOWS",
     "PROOF_WINDOW_MS",

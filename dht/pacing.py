@@ -6,7 +6,7 @@ both follow these rules.
 - :class:`AnnouncePacer`: when to re-announce our card by gossip because more peers subscribed;
 - :class:`PublishPolicy`: when to put our card record into the DHT and when to provide its bucket keys
   (new version, new keys, the routing table grown enough and settled, the periodic refresh);
-- :func:`grew_enough`: the growth rule both use.
+- :func:`grew_enough`, :func:`regrown`: the growth rules both use.
 """
 
 from __future__ import annotations
@@ -43,6 +43,16 @@ class AnnouncePacer:
         self.gap = min(self.gap * 2, self.most)
 
 
+def regrown(size: int, published_at: int) -> bool:
+    """The routing table holds at least :data:`REGROWTH` more peers than when we last published (and at
+    least one more): a record's closest peers then likely include peers that were not there, the first
+    ones a reader asks (issue 25: a node whose round went out at a table of 26 was never placed again in
+    a network of 50, :func:`grew_enough` waiting for 52; its page was missing from the copies a listing
+    read). Used once the table has settled for :data:`SETTLED_REPLACE` s: one more round when a forming
+    network stops growing, not one per joiner."""
+    return size > published_at and size >= (1 + REGROWTH) * published_at
+
+
 def grew_enough(size: int, published_at: int) -> bool:
     """The routing table grew enough since we last published that other peers may now be closest
     to our keys (it at least doubled, e.g. from empty): worth publishing again."""
@@ -51,6 +61,10 @@ def grew_enough(size: int, published_at: int) -> bool:
 
 #: Seconds the routing table must keep its size before a growth-triggered re-publish.
 SETTLE = 3.0
+#: Once the routing table has kept its size this long (the network around us stopped forming), a record
+#: placed while the table was at least :data:`REGROWTH` smaller is placed again (:func:`regrown`).
+SETTLED_REPLACE = 20.0
+REGROWTH = 0.1
 #: Bucket keys are provided again this often: peers that joined since may now be the closest to them,
 #: and peers that stored them may have left (records live 48 h on py-libp2p peers).
 PROVIDE_REFRESH = 1800.0
@@ -71,8 +85,11 @@ class PublishPolicy:
     least doubled since the last put (:func:`grew_enough`, sizes are high-water marks so churn does not
     re-trigger), has kept its size for :data:`SETTLE` s (a forming network causes one re-put when it
     settles, not one per doubling), and the gap since the last put has passed (1 s after a new version's
-    put, doubling with each growth re-put up to :data:`PUT_GAP_MAX`). Keys are provided when they
-    change, when the table has doubled and settled, every :data:`PROVIDE_REFRESH` s, and again after
+    put, doubling with each growth re-put up to :data:`PUT_GAP_MAX`); also when the table grew by
+    :data:`REGROWTH` since and then kept its size for :data:`SETTLED_REPLACE` s (:func:`regrown`: the
+    last round went out before the network around us had formed). Keys are provided when they
+    change, when the table has doubled and settled (or regrown and settled long), every
+    :data:`PROVIDE_REFRESH` s, and again after
     :data:`PROVIDE_RETRY` s (doubling) when a round reached fewer than half the peers it should have (the
     peers were overloaded or unreachable); at most every :data:`PROVIDE_MIN_GAP` s, and only once the
     routing table knows a peer. A put that no peer acknowledged (:meth:`put_failed`) is tried again
@@ -101,19 +118,23 @@ class PublishPolicy:
         if size != self.last_size:
             self.last_size, self.size_changed_at = size, now
 
-    def settled(self, now: float) -> bool:
-        return now - self.size_changed_at >= SETTLE
+    def settled(self, now: float, long: bool = False) -> bool:
+        return now - self.size_changed_at >= (SETTLED_REPLACE if long else SETTLE)
+
+    def _grown(self, placed_at: int, now: float) -> bool:
+        """The table doubled since a round placed at ``placed_at`` peers and settled, or grew by
+        :data:`REGROWTH` and stayed so for :data:`SETTLED_REPLACE` s."""
+        size = self.last_size
+        return (grew_enough(size, placed_at) and self.settled(now)) or (
+            regrown(size, placed_at) and self.settled(now, long=True)
+        )
 
     def put_due(self, version: int, now: float) -> bool:
         if now < self.put_retry_at:
             return False
         if version != self.put_version:
             return True
-        return (
-            grew_enough(self.last_size, self.put_size)
-            and self.settled(now)
-            and now - self.put_at >= self.put_gap
-        )
+        return self._grown(self.put_size, now) and now - self.put_at >= self.put_gap
 
     def put_done(self, version: int, now: float) -> None:
         """A put of ``version`` succeeded at ``now``."""
@@ -132,7 +153,7 @@ class PublishPolicy:
             return False
         return (
             keys != self.provided
-            or (grew_enough(self.last_size, self.provide_size) and self.settled(now))
+            or self._grown(self.provide_size, now)
             or now - self.provide_at >= self.refresh
             or now >= self.retry_at
         )
@@ -157,8 +178,11 @@ __all__ = [
     "ANNOUNCE_MIN_INTERVAL",
     "PROVIDE_REFRESH",
     "PUT_GAP_MAX",
+    "REGROWTH",
     "SETTLE",
+    "SETTLED_REPLACE",
     "AnnouncePacer",
     "PublishPolicy",
     "grew_enough",
+    "regrown",
 ]

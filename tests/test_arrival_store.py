@@ -11,7 +11,7 @@ import pytest
 import trio
 from trio.testing import MockClock
 
-from ioa_p2p.dht.arrival import MIN_WINDOWS, WINDOW_MS, ArrivalBook
+from ioa_p2p.dht.arrival import FLOOD_WEIGHT, MIN_WINDOWS, NEVER, SLACK, WINDOW_MS, ArrivalBook
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.discovery.arrival_store import (
     ARRIVALS_FILE_NAME,
@@ -59,12 +59,33 @@ def test_a_restarted_node_still_knows_which_identities_came_in_a_flood(tmp_path:
     after = again.penalties([*flood, peer(40)], restart)
     assert set(after) == set(flood)
     assert after[flood[0]] == pytest.approx(before[flood[0]])
-    # what arrives in the first hour after the restart (joined while the node was down) is not judged
-    late = [peer(3000 + i) for i in range(300)]
-    for i, p in enumerate(late):
-        assert again.note(p, restart + 1000 + i)
     assert again.note(flood[0], restart + 5000) is False  # known before the restart: not new
-    assert again.penalties(late, restart + 2 * HOUR) == {}
+    store.close()
+
+
+def test_the_hour_after_a_restart_allows_the_catch_up_and_judges_a_flood_beyond_it(tmp_path: Path) -> None:
+    """What joined while the node was down arrives at once after its restart: up to SLACK times the usual
+    count for each window it was down and the one it restarts in is no flood; a flood timed for the
+    restart is. The first start's window is never judged."""
+    book, _, now = flooded_book()  # usual: two new identities an hour
+    saved(tmp_path, book, now)
+    restart = now + 4 * HOUR  # down for three windows
+    again, store = open_arrivals(tmp_path, restart)
+    assert store is not None
+    w = again.window(restart)
+    assert again.catch_up[w] == 3 and again.catch_up[0] == NEVER
+    catch_up = [peer(3000 + i) for i in range(int(SLACK * 2 * 4))]  # all the allowance
+    for i, p in enumerate(catch_up):
+        again.note(p, restart + 1000 + i)
+    later = restart + 2 * HOUR
+    assert again.usual(later) == 2.0  # the catch-up hour does not count towards the usual rate
+    assert again.penalties(catch_up, later) == {}
+    timed = [peer(4000 + i) for i in range(300)]  # a flood timed for the restart
+    for i, p in enumerate(timed):
+        again.note(p, restart + 5000 + i)
+    penalties = again.penalties([*catch_up, *timed], later)
+    assert set(penalties) == {*catch_up, *timed}  # one window: every arrival of it shares the excess
+    assert penalties[timed[0]] == pytest.approx(FLOOD_WEIGHT * (1 - SLACK * 2.0 * 4 / (len(catch_up) + 300)))
     store.close()
 
 
@@ -104,10 +125,10 @@ def test_changes_are_saved_incrementally_and_the_file_stays_bounded(tmp_path: Pa
     store.close()
     db = sqlite3.connect(tmp_path / ARRIVALS_FILE_NAME)
     rows = db.execute("SELECT COUNT(*), MIN(ms) FROM first_seen").fetchone()
-    windows = db.execute("SELECT w, count, blind FROM windows ORDER BY w").fetchall()
+    windows = db.execute("SELECT w, count, catch_up FROM windows ORDER BY w").fetchall()
     db.close()
     assert rows == (50, START + HOUR + 70)  # the oldest were forgotten in the file too
-    assert windows == [(0, 30, 1), (1, 90, 0), (2, 0, 0)]
+    assert windows == [(0, 30, NEVER), (1, 90, None), (2, 0, None)]
     again, store = open_arrivals(tmp_path, START + 3 * HOUR, capacity=50)
     assert len(again) == 50 and again.first_seen(peer(119)) == START + HOUR + 119
     assert again.first_seen(peer(69)) is None and again.counts() == {0: 30, 1: 90}

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ioa_p2p.adapters.retrieval.agreement import disagreements
 from ioa_p2p.adapters.retrieval.described import definitions, described_designator
 from ioa_p2p.adapters.retrieval.facts import _band
 from ioa_p2p.adapters.retrieval.keyed import extreme_column
-from ioa_p2p.adapters.retrieval.rowkeys import other_season, unlisted_row_key
+from ioa_p2p.adapters.retrieval.rowkeys import other_model, other_season, unlisted_row_key
 from ioa_p2p.adapters.retrieval.tables import bare_pipe_table_at, table_at
 from ioa_p2p.adapters.retrieval.terms import terms
 from ioa_p2p.planning.refusal import ABSENT
@@ -207,6 +208,10 @@ def test_a_row_key_or_a_season_the_question_does_not_ask_is_a_near_miss() -> Non
     assert [q.shown for q in other_season("Kestra adult 1-day ticket for summer 2028", TICKETS)] == ["summer"]
     assert other_season("Kestra adult 1-day ticket in winter", TICKETS) == []
     assert other_season("the summer 2028 timetable", "Timetable 2028\nDaily departures") == []
+    pumps = "KARVO TX 20 / TX 30 PUMPS\n  Flow   40 l/min   55 l/min\n"
+    assert [q.shown for q in other_model("What flow does the Karvo TX 25 give?", pumps)] == ["TX 25"]
+    assert other_model("What flow does the Karvo TX-30 give?", pumps) == other_model("the TX30", pumps) == []
+    assert other_model("What does EUR 40 buy at Karvo?", pumps) == []  # an amount, no model
 
 
 async def test_an_unlisted_length_or_another_season_is_refused(tmp_path: Path) -> None:
@@ -252,4 +257,7 @@ async def test_a_described_class_is_answered_from_its_row_in_the_tables_currency
     )
     assert (lorry["value"], lorry["unit"]) == (3.2, "EUR")
     named = await _value(docs, "What is the Category D day charge at Porthaven Bridge?")
+    assert not disagreements(
+        "the Class 4 toll", "   Class 4   Goods vehicles with 3 or more axles"
+    )  # "Class"
     assert (named["value"], named["unit"]) == (11.5, "EUR")

@@ -22,7 +22,9 @@ on (the task fails as ``absent``, the planner names the value missing, exit 3):
 - a **row key** of a table priced by length or size ("1 day", "6 days" as rows): a quantity the question
   states in that unit ("a 3-day pass") that no row's key states (rowkeys.py);
 - a **season** the question names ("summer 2027") when the document's title names another ("WINTER
-  2026/27") and never the one asked (rowkeys.py).
+  2026/27") and never the one asked (rowkeys.py);
+- a **model** the question names ("the CX 42") when the document names only others of its family ("CX 28
+  / CX 35") (rowkeys.py).
 
 None of these reads wording of one suite: each compares a class of value (a month, a day, a quantity, an
 identifier, a ratio) between the question and the evidence. Names are not checked in a question about the
@@ -34,7 +36,7 @@ from __future__ import annotations
 import re
 
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier, unnamed_qualifiers
-from ioa_p2p.adapters.retrieval.rowkeys import other_season, unlisted_row_key
+from ioa_p2p.adapters.retrieval.rowkeys import other_model, other_season, unlisted_row_key
 from ioa_p2p.planning.values import ALIASES, MONTHS, numbers_in
 
 _MONTH_NAMES = (
@@ -89,6 +91,7 @@ def disagreements(question: str, document: str, path: str = "", fact: str = "") 
         + _other_specs(question, document)
         + unlisted_row_key(question, document, fact)
         + other_season(question, document, path)
+        + other_model(question, document)
     )
 
 
@@ -254,10 +257,11 @@ def designators(question: str) -> list[tuple[str, str]]:
 
 
 def _designator_named(noun: str, ident: str, document: str) -> bool:
-    stem = re.escape(noun.lower().rstrip("s"))
+    low = noun.lower()
+    stem = re.escape(low[:-1] if low.endswith("s") and not low.endswith("ss") else low)  # "Class": class
     i = re.escape(ident)
     joint = r"(?:\s*,\s*|\s+and\s+|\s+or\s+|\s*&\s*|\s*(?:-|–|to)\s*)"
-    listed = rf"\b(?i:{stem}s?)\.?\s+(?:[A-Z0-9]{{1,3}}{joint})*{i}\b"
+    listed = rf"\b(?i:{stem}(?:es|s)?)\.?\s+(?:[A-Z0-9]{{1,3}}{joint})*{i}\b"
     if re.search(listed, document, re.IGNORECASE if ident.isdigit() else 0):
         return True
     short = "|".join(re.escape(noun[:k]) for k in (1, 2, 3))  # "R2", "Sec. F": the noun abbreviated

@@ -201,8 +201,8 @@ class DocIndex:
             if found is not None and found.fact.cells and named <= row_terms(found.fact):
                 return hits, found  # the answer is the row of the class described already
             again, refound = self.answer_as_asked(f"{query} ({designator})")
-            if refound is not None and named <= row_terms(refound.fact):
-                return again, refound
+            if refound is not None and refound.fact.cells and named <= row_designators(refound.fact):
+                return again, refound  # (the class's row: a sentence that mentions it is no answer)
         return hits, found
 
     def unnamed(self, query: str, found: Answer) -> list[Qualifier]:

@@ -2,9 +2,12 @@
 
 - :func:`unlisted_row_key`: the answering fact is a row of a table whose rows are keyed by a quantity of
   one unit ("1 day", "6 days"; "up to 5 kg" is a band, agreement.py's) and the question states a quantity
-  of that unit ("a 3-day pass") that no row's key states: the row answers another question (its price is
-  for another length), so the answer is refused, naming the quantity. A table with a single such row (a
+  of that unit ("a 3-day pass") that no row's key states: the row (whichever, the "Season" row too)
+  answers another question (its price is for another length), so the answer is refused, naming the
+  quantity. A table with a single such row (a
   rate: "1 hour | EUR 12") is not checked: scaling a rate is the planner's.
+- :func:`other_model`: the question names a model ("the CX 42") and the document names only other models
+  of its family ("CX 28 / CX 35").
 - :func:`other_season`: the question names a season ("summer 2027", "in winter") and the document's head
   (its first lines, its path) names another season and the document never names the one asked.
 """
@@ -14,8 +17,9 @@ from __future__ import annotations
 import re
 
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier
+from ioa_p2p.planning.answer_types import MONEY_UNITS
 from ioa_p2p.planning.quantities import stated_quantities
-from ioa_p2p.planning.values import numbers_in
+from ioa_p2p.planning.values import ALIASES, numbers_in
 
 #: a key that bounds a range of quantities rather than stating one
 _BOUNDED = re.compile(
@@ -34,22 +38,26 @@ def unlisted_row_key(question: str, document: str, fact: str) -> list[Qualifier]
     if " | " not in row:
         return []
     key = row.split(" | ")[0].strip()
-    keyed = [n for n in numbers_in(key) if n.unit]
-    if len(keyed) != 1 or _BOUNDED.search(key):  # "more than 3 years", "up to 5 kg": a band (agreement.py)
-        return []
-    unit = keyed[0].unit
-    asked = [q for q in stated_quantities(question) if q.unit == unit]
-    if not asked:
-        return []
-    lengths = {n for line in _table_lines(document, key) for n in _key_quantities(line, unit)}
-    if len(lengths) < 2:
-        return []
-    return [Qualifier(q.text, "quantity", ()) for q in asked if q.number not in lengths]
+    if len([n for n in numbers_in(key) if n.unit]) > 1 or _BOUNDED.search(key):
+        return []  # "more than 3 years", "up to 5 kg": a band (agreement.py)
+    lines = _table_lines(document, key)
+    if any(_BOUNDED.search(_first_cell(line)) for line in lines):
+        return []  # a table of bands ("1-2 days", "7+ days"): agreement.py's
+    out = []
+    for q in stated_quantities(question):
+        lengths = {n for line in lines for n in _key_quantities(line, q.unit)} if q.unit else set()
+        if len(lengths) >= 2 and q.number not in lengths:  # (the "Season" row of a table of 1 and 6 days too)
+            out.append(Qualifier(q.text, "quantity", ()))
+    return out
+
+
+def _first_cell(line: str) -> str:
+    m = _FIRST_CELL.match(line)
+    return m.group(1) if m else ""
 
 
 def _key_quantities(line: str, unit: str) -> list[float]:
-    m = _FIRST_CELL.match(line)
-    cell = m.group(1) if m else ""
+    cell = _first_cell(line)
     return [n.number for n in numbers_in(cell) if n.unit == unit]
 
 
@@ -94,4 +102,24 @@ def other_season(question: str, document: str, path: str = "") -> list[Qualifier
     return [Qualifier(season, "season", ()) for season in sorted(asked) if season not in named_doc]
 
 
-__all__ = ["other_season", "unlisted_row_key"]
+#: a model code as products are named: two to four capitals and a number ("CX 42", "HP-12", "TX400")
+_MODEL = re.compile(r"(?<![\w-])([A-Z]{2,4})[ -]?(\d{1,4})(?![\w.,/-])\s*(%|[A-Za-z]+)?")
+
+
+def other_model(question: str, document: str) -> list[Qualifier]:
+    """A model the question names ("the CX 42") in a document that names other models of its family
+    ("CX 28 / CX 35") and never this one, in any spacing: the answer is another model's."""
+    out = []
+    for m in _MODEL.finditer(question):
+        prefix, number = m.group(1), m.group(2)
+        after = (m.group(3) or "").lower()
+        if prefix in MONEY_UNITS or prefix.lower() in ALIASES or after == "%" or after in ALIASES:
+            continue  # "EUR 40", "KW 5", "CO 40 ppm": an amount, no model
+        family = re.compile(rf"(?<![\w-]){prefix}[ -]?(\d{{1,4}})(?![\d])")
+        numbers = {f.group(1) for f in family.finditer(document)}
+        if numbers and number not in numbers:
+            out.append(Qualifier(f"{prefix} {number}", "model", ()))
+    return out
+
+
+__all__ = ["other_model", "other_season", "unlisted_row_key"]

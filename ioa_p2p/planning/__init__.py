@@ -94,6 +94,15 @@
 - ``rule_step.py`` a step that applies a rule the documents name to an earlier value ("take the Valley
   Railcard discount off it": ``rule(v1)``, read from the value's own document or refused by name); a
   charge on the terms its own sentence states; a rule whose condition the question's quantity meets
+- ``situated.py`` a natural question's charge from the rules of its value's document that its situation
+  selects (issue 23, p-chain): the value on its own sentence's terms (two tiers ...), a first item's price
+  plus each further one's for the count given, other charges the question adds by name, the factors and
+  discounts its words or quantities select; an amount stated for a quantity scaled to the given one; a
+  charge solved for the quantity that reaches an amount
+- ``situation_words.py`` the words of a situated question and of the rule subjects it selects (stems,
+  the telling words of a document)
+- ``operand_rules.py`` a rule the situation selects applied to the fact it names in words ("half the
+  adult day price": a table cell) times the count given; a share of an amount the question gives
 - ``fees.py``     fixed fees a rate brings in its own clause ("per litre plus a service fee of EUR 15")
 - ``salvage.py``  a lookup that found no single answer still feeds the derivation its typed records close
   (:func:`accepted_value`: what every driver asks of an attempt's result)

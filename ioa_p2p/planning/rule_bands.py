@@ -57,7 +57,7 @@ def band_for(bands: list[tuple[Band, list[str]]], x: float) -> list[str] | None:
 
 _CONDITION = re.compile(
     rf"\b(?P<op>above|over|more\s+than|exceeding|higher\s+than|below|under|less\s+than|lower\s+than)\s+"
-    rf"(?P<n>{_NUM})\s?(?P<u>[a-z%°]+)\b",
+    rf"\+?(?P<n>{_NUM})\s?(?P<u>[a-z%°]+)\b",
     re.I,
 )
 

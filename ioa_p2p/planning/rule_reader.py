@@ -112,11 +112,26 @@ class Rule:
     floor: float | None = None  # the result is never less than this (SHARE_PER_UNIT: a share)
     exempt: tuple[str, ...] = ()  # classes the rule does not apply to
     fraction_text: str = ""  # "1/3" when the share was stated in words (the expression keeps it exact)
+    first: float = 0.0  # CHARGE in tiers: the first this many units at ``rate`` ...
+    further: float | None = None  # ... and every unit beyond them at this rate
 
 
+#: the largest multiplier a rule states ("1.6 times the single", "3 times the charge"); a larger number
+#: before "times" is a year or a count ("APRIL 2026 Times and heights")
+MAX_FACTOR = 20.0
 _FACTOR = re.compile(rf"(?P<f>{NUM})\s?(?:times|x|×)\s+(?:the\s+|its\s+|that\s+)?\w", re.I)
 _MULTIPLE = re.compile(r"\b(twice|double|three times|triple)\s+(?:the|its|that|an?)\b", re.I)
-_HALF_OF = re.compile(r"\bpays?\s+half\s+(?:the|of|its)\b|\bhalf[- ]price\b", re.I)
+#: "every time given above is doubled", "the fee is halved": the amount the rule is about times a factor
+_MULTIPLIED = re.compile(r"\b(?:is|are|gets?|will\s+be|be)\s+(doubled|tripled|trebled|halved)\b", re.I)
+_MULTIPLIED_BY = {"doubled": 2.0, "tripled": 3.0, "trebled": 3.0, "halved": 0.5}
+#: a charge in two tiers: "EUR 0.38 per km for the first 5,000 km in a year, EUR 0.30 per km beyond that"
+_TIERS = re.compile(
+    rf"{_money('r')}\s*(?:per|a|an|each|/)\s*(?P<u1>[\w-]+)(?:\s+of\s+[\w-]+)?\s+for\s+the\s+first\s+(?P<n>{NUM})\s?(?P<nu>[\w-]+)"
+    rf"[^.;]*?[,;]\s*(?:and\s+|then\s+|but\s+)?{_money('s')}\s*(?:per|a|an|each|/)\s*(?P<u2>[\w-]+)(?:\s+of\s+[\w-]+)?\s+"
+    r"(?:beyond|after|above|over|thereafter|for\s+(?:each|every)\s+(?:further|additional|other))\b",
+    re.I,
+)
+_HALF_OF = re.compile(r"\b(?:pays?|at|for|costs?|charged)\s+half\s+(?:the|of|its)\b|\bhalf[- ]price\b", re.I)
 _PAY_SHARE = re.compile(rf"\b(?:pays?|costs?|charged|is)\s+(?:only\s+)?{_share('s')}\s+of\s+the\b", re.I)
 _OFF = re.compile(
     rf"{_share('s')}\s+(?:off|discount|reduction|less|cheaper|lower)\b|"
@@ -237,6 +252,9 @@ def read_rule(text: str) -> Rule | None:
             exempt=exempt,
         )
     rates = list(_RATE.finditer(text))
+    tiered = _tiered(text, exempt) if len(rates) == 2 else None
+    if tiered is not None:
+        return tiered
     if len(rates) > 1:
         return (
             None  # two prices per unit ("5.1 to 12 kg: EUR 2.80 per kg over 12 kg: EUR 2.40 per kg"): bands
@@ -244,10 +262,14 @@ def read_rule(text: str) -> Rule | None:
     if rates:
         return _charge(text, rates[0], exempt)
     forms: list[Rule] = []
-    if m := _FACTOR.search(text):
+    if (m := _FACTOR.search(text)) and 0 < num(m.group("f")) <= MAX_FACTOR:  # never "APRIL 2026 Times"
         forms.append(Rule(FACTOR, text, factor=num(m.group("f")), exempt=exempt))
     if m := _MULTIPLE.search(text):
         forms.append(Rule(FACTOR, text, factor=_MULTIPLES[m.group(1).lower()], exempt=exempt))
+    if m := _MULTIPLIED.search(text):
+        factor = _MULTIPLIED_BY[m.group(1).lower()]
+        forms.append(Rule(FACTOR, text, factor=factor, fraction_text="1/2" if factor == 0.5 else "",
+                          exempt=exempt))  # fmt: skip
     if _HALF_OF.search(text):
         forms.append(Rule(FACTOR, text, factor=0.5, fraction_text="1/2", exempt=exempt))
     if m := _PAY_SHARE.search(text):
@@ -272,6 +294,22 @@ def read_rule(text: str) -> Rule | None:
     rule = forms[0]
     return Rule(rule.kind, text, rule.factor, rule.share, rule.add, cap=cap, floor=floor, exempt=exempt,
                 fraction_text=rule.fraction_text)  # fmt: skip
+
+
+def _tiered(text: str, exempt: tuple[str, ...]) -> Rule | None:
+    """A charge in two tiers of one unit (:data:`_TIERS`), or None."""
+    m = _TIERS.search(text)
+    if m is None:
+        return None
+    per = unit_of(m.group("u1"))
+    if unit_of(m.group("u2")) != per or unit_of(m.group("nu")) != per:
+        return None  # the tiers or the first units in another unit: not one charge
+    first, further = _amount(m, "r"), _amount(m, "s")
+    if first is None or further is None:
+        return None
+    cap, floor = _bounds(text)
+    return Rule(CHARGE, text, rate=first, per=per, first=num(m.group("n")), further=further, cap=cap,
+                floor=floor, exempt=exempt)  # fmt: skip
 
 
 def _fraction(m: re.Match[str], name: str) -> str:
@@ -335,7 +373,14 @@ def _share_text(rule: Rule) -> str:
 def apply_to_amount(rule: Rule, amount: float) -> str | None:
     """The expression of ``rule`` applied to ``amount`` (a price, a fee, a value found), or None when the
     rule is a charge over a quantity (it needs one: :func:`apply_to_quantity`)."""
-    shown = format_number(amount)
+    return apply_to_expression(rule, format_number(amount))
+
+
+def apply_to_expression(rule: Rule, shown: str) -> str | None:
+    """:func:`apply_to_amount` on an amount that is itself an expression (a sum of charges: grouped)."""
+    if rule.kind in (FACTOR, DISCOUNT) or (rule.kind == SURCHARGE and rule.share):
+        plain = re.fullmatch(r"-?[\d.]+", shown) or (shown.startswith("(") and _balanced(shown))
+        shown = shown if plain else f"({shown})"
     if rule.kind == FACTOR:
         factor = rule.fraction_text or format_number(rule.factor)
         return _bounded(f"{shown} * {factor}", rule)
@@ -346,6 +391,16 @@ def apply_to_amount(rule: Rule, amount: float) -> str | None:
     if rule.kind == SURCHARGE:
         return _bounded(f"{shown} + {format_number(rule.add)}", rule)
     return None
+
+
+def _balanced(text: str) -> bool:
+    """Whether ``text``'s first "(" closes at its end ("(a) + (b)" is two groups, not one)."""
+    depth = 0
+    for i, c in enumerate(text):
+        depth += (c == "(") - (c == ")")
+        if depth == 0 and i < len(text) - 1:
+            return False
+    return True
 
 
 def apply_to_quantity(rule: Rule, quantity: float, unit: str = "", amount: float | None = None) -> str | None:
@@ -373,6 +428,10 @@ def apply_to_quantity(rule: Rule, quantity: float, unit: str = "", amount: float
     elif rule.started:
         units = f"ceil({units})"
     charge = f"{format_number(rule.rate)} * {units}"
+    if rule.further is not None:  # two tiers: the first units at the rate, the rest at the further rate
+        first = format_number(rule.first)
+        rest = f"{format_number(rule.further)} * max({units} - {first}, 0)"
+        charge = f"{format_number(rule.rate)} * min({units}, {first}) + {rest}"
     if rule.add:
         charge = f"{format_number(rule.add)} + {charge}"
     return _bounded(charge, rule)

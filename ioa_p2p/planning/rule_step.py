@@ -111,6 +111,16 @@ def _overlap(wanted: set[str], words: set[str]) -> int:
     return sum(1 for w in wanted if any(_alike(w, x) for x in words))
 
 
+def word_overlap(wanted: set[str], words: set[str]) -> int:
+    """How many of ``wanted`` have a form among ``words`` ("late" / "later", "receive" / "receiving")."""
+    return _overlap(wanted, words)
+
+
+def sentences_of(value: Value) -> list[str]:
+    """The sentences, table rows, headings and list items of a value's evidence and document."""
+    return _sentences(value)
+
+
 def _sentences(value: Value) -> list[str]:
     texts = [*value.evidence]
     if value.records is not None:
@@ -230,6 +240,11 @@ def stated_charge(step: PlanStep, values: Mapping[int, Value]) -> str | None:
     return expressions.pop() if len(expressions) == 1 else None
 
 
+#: a rule about every value its document states before it ("every time given above is doubled")
+_BACK = re.compile(r"\b(?:given|stated|listed|shown|quoted)\s+above\b|\b(?:all|every|each)\s+(?:of\s+)?the\s+"
+                   r"(?:times|prices|values|figures|rates)\s+above\b", re.I)  # fmt: skip
+
+
 def conditional_rule(question: str, found: Value | None) -> str | None:
     """The value found with the one rule of its document whose condition the question's quantity meets
     ("My allotment is 260 m up. How many days to harvest?" and "Upland gardens (above 200 m): days to
@@ -248,8 +263,8 @@ def conditional_rule(question: str, found: Value | None) -> str | None:
         measured = [q for q in stated if q.unit == band.unit]
         if len(measured) != 1 or not band.holds(measured[0].number):
             continue
-        if _overlap(wanted - {band.unit.lower()}, _words(sentence)) < 1:
-            continue
+        if _overlap(wanted - {band.unit.lower()}, _words(sentence)) < 1 and not _BACK.search(sentence):
+            continue  # about something else, unless it is about every value stated before it
         expression = apply_to_amount(rule, found.number)
         if expression is not None:
             expressions.add(expression)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from ioa_p2p.dht.arrival import CAPACITY, WINDOW_MS, ArrivalBook, ArrivalChanges, ArrivalState
+from ioa_p2p.dht.arrival import CAPACITY, NEVER, WINDOW_MS, ArrivalBook, ArrivalChanges, ArrivalState
 from ioa_p2p.errors import InvalidPeerId, StoreError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.sqlite_files import close_quietly, open_sqlite, store_errors
@@ -44,16 +44,16 @@ ARRIVALS_FILE_NAME = "arrivals.sqlite3"
 SAVE_EVERY = 60.0
 #: How far (ms) a first-seen time kept may lie ahead of the clock at start before the record is suspect.
 MAX_AHEAD_MS = 10 * 60 * 1000
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _ADVICE = "check the disk and permissions; the node keeps the arrival record in memory meanwhile"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS first_seen (peer BLOB PRIMARY KEY, ms INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS windows (
-    w     INTEGER PRIMARY KEY,
-    count INTEGER NOT NULL,
-    blind INTEGER NOT NULL
+    w        INTEGER PRIMARY KEY,
+    count    INTEGER NOT NULL,
+    catch_up INTEGER
 );
 """
 
@@ -63,8 +63,8 @@ class UnreadableRecord(ValueError):
 
 
 class ArrivalStore:
-    """One SQLite file holding an arrival book (synchronous calls; the service runs them off its loop
-    where that matters: ``open_local_state``)."""
+    """One SQLite file holding an arrival book (synchronous calls: :func:`open_arrivals` runs through
+    ``open_local_state``, in a worker thread when agents share the process; a save is a few ms, inline)."""
 
     def __init__(self, path: Path, db: sqlite3.Connection) -> None:
         self.path, self._db = path, db
@@ -88,8 +88,8 @@ class ArrivalStore:
                 )
                 db.execute("DELETE FROM windows")
                 db.executemany(
-                    "INSERT INTO windows (w, count, blind) VALUES (?, ?, ?)",
-                    [(w, c, int(b)) for w, c, b in changes.windows],
+                    "INSERT INTO windows (w, count, catch_up) VALUES (?, ?, ?)",
+                    list(changes.windows),
                 )
                 db.execute("COMMIT")
             except BaseException:
@@ -154,16 +154,21 @@ def read_state(db: sqlite3.Connection, now_ms: int, capacity: int = CAPACITY) ->
             first.append((PeerId.from_bytes(raw), min(ms, now_ms)))
         except InvalidPeerId as exc:
             raise UnreadableRecord(f"a first-seen row that names no peer ({exc})") from None
-    counts, watched, blind = {}, set(), set()
-    for w, count, is_blind in db.execute("SELECT w, count, blind FROM windows"):
-        if not all(isinstance(v, int) for v in (w, count, is_blind)) or count < 0:
-            raise UnreadableRecord(f"a window row ({w!r}, {count!r}, {is_blind!r}) that is no count")
+    counts, watched, catch_up = {}, set(), {}
+    for w, count, down in db.execute("SELECT w, count, catch_up FROM windows"):
+        if (
+            not isinstance(w, int)
+            or not isinstance(count, int)
+            or count < 0
+            or not (down is None or (isinstance(down, int) and down >= NEVER))
+        ):
+            raise UnreadableRecord(f"a window row ({w!r}, {count!r}, {down!r}) that is no count")
         watched.add(w)
         counts[w] = count
-        if is_blind:
-            blind.add(w)
+        if down is not None:
+            catch_up[w] = down
     first.reverse()
-    return ArrivalState(origin, tuple(first), counts, frozenset(watched), frozenset(blind))
+    return ArrivalState(origin, tuple(first), counts, frozenset(watched), catch_up)
 
 
 def open_arrivals(
