@@ -42,6 +42,7 @@ class MissProbe:
         from ioa_p2p.node.discovery import pages as pages_module
 
         self.search: Any = None
+        self.recording = True  # the find runs (its page requests are timed)
         self.wanted: list[Any] = []
         self.copies: dict[bytes, list[tuple[bytes, bytes | None]]] = {}
         probe = self
@@ -84,7 +85,8 @@ class MissProbe:
         self.exchanges: list[tuple[bytes, float]] = []
 
         async def exchange(host: Any, peer: Any, requests: list[Any], on_open: Any = None) -> list[Any]:
-            if not requests or not bytes(requests[0].key).startswith(b"/ioa/page/"):
+            page = bool(requests) and bytes(requests[0].key).startswith(b"/ioa/page/")
+            if not page or not probe.recording:  # the find's own page requests only, not the survey's
                 return await upstream_exchange(host, peer, requests, on_open)
             began = trio.current_time()
             try:
@@ -96,9 +98,11 @@ class MissProbe:
 
     def reset(self) -> None:
         self.search, self.wanted, self.copies, self.exchanges = None, [], {}, []
+        self.recording = True
 
     async def explain(self, net: Any, gold: set[str], got: set[str]) -> dict[str, Any]:
         """Each card of ``gold`` (peer ID text) not in ``got``, with its reason (module docstring)."""
+        self.recording = False
         search = self.search
         if search is None:
             return {"missed": {}, "note": "no page search ran"}
