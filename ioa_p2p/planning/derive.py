@@ -51,7 +51,7 @@ from ioa_p2p.planning.dimensions import asked_dimensions, dimension_of
 from ioa_p2p.planning.doc_facts import Quantity, content_words, convert, facts_in, givens_in, singular
 from ioa_p2p.planning.fees import charge_unit, with_fees
 from ioa_p2p.planning.missing import Missing, names_another, unapplied
-from ioa_p2p.planning.operand_rules import operand_charge, share_of_given
+from ioa_p2p.planning.operand_rules import class_price, operand_charge, share_of_given
 from ioa_p2p.planning.prorata import prorated_expression
 from ioa_p2p.planning.records import NO_SINGLE_ANSWER
 from ioa_p2p.planning.rule_step import conditional_rule
@@ -198,6 +198,7 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
         return timed
     situated = stated_terms(question, found) or situated_charge(question, found)
     situated = situated or operand_charge(question, found) or share_of_given(question, found)
+    situated = situated or class_price(question, found)
     if situated is not None:  # the value found on its own terms, with what the situation adds (situated.py)
         return situated  # or the rule it selects on the fact that rule names (operand_rules.py)
     valued = valued_expression(question, found)  # cover on a declared value, VAT on a bill (valued.py)
@@ -307,7 +308,7 @@ def typed_charge(question: str, found: Value | None, *, vat: bool = True) -> tup
     if found is None or found.records is None:
         return None
     situated = stated_terms(question, found) or situated_charge(question, found)
-    situated = situated or operand_charge(question, found)
+    situated = situated or operand_charge(question, found) or class_price(question, found)
     if situated is not None:  # the value found on its own terms, with what the situation adds (situated.py)
         return situated  # or the rule it selects on the fact that rule names (operand_rules.py)
     composed = composed_charge(question, found.records, vat=vat, looked=looked_amounts(found))  # composer.py
