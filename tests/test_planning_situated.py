@@ -20,6 +20,7 @@ from ioa_p2p.planning.records import DocRecords, records_from_data
 from ioa_p2p.planning.rule_reader import CHARGE, FACTOR, apply_to_expression, apply_to_quantity, read_rule
 from ioa_p2p.planning.situated import (
     floor_reached,
+    inverted_rule,
     quantity_for,
     scaled_to_given,
     situated_charge,
@@ -292,3 +293,36 @@ def test_no_class_price_without_an_age_or_a_period() -> None:
 def test_the_age_of_the_one_who_asks(question: str, age: float | None) -> None:
     party = party_of(question)
     assert party is not None and len(party) == 1 and party[0].age == age
+
+
+LIBRARY = """\
+Wexley Libraries - charges
+
+Overdue adult books: EUR 0.30 per day after a 2-day grace period, capped at EUR 6.
+Damaged items are refunded at the purchase price less 2 % for each full month since purchase, but never
+less than 50 % of the purchase price.
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "found", "expected", "unit"),
+    [
+        ("After how many days does the fine on an overdue adult book reach its cap?", 0.3, 22, "days"),
+        ("After how many days does an overdue book's fine reach EUR 3?", 0.3, 12, "days"),
+        ("How many full months until the refund on a damaged item reaches its floor?", 2.0, 25, "months"),
+    ],
+)
+def test_a_rule_solved_for_the_quantity_a_question_asks(
+    question: str, found: float, expected: float, unit: str
+) -> None:
+    value = _found(found, "EUR" if found == 0.3 else "%", doc=LIBRARY)
+    solved = inverted_rule(question, value)
+    assert solved is not None and _eval(solved[0]) == expected and solved[1] == unit, solved
+    derived = derive_expression(question, value)
+    assert derived is not None and _eval(derived[0]) == expected, derived
+
+
+def test_an_amount_beyond_the_cap_or_no_inversion_asked_solves_nothing() -> None:
+    value = _found(0.3, doc=LIBRARY)
+    assert inverted_rule("After how many days does the fine reach EUR 9?", value) is None  # above the cap
+    assert inverted_rule("How many days late was the book?", value) is None

@@ -98,7 +98,7 @@
   selects (issue 23, p-chain): the value on its own sentence's terms (two tiers ...), a first item's price
   plus each further one's for the count given, other charges the question adds by name, the factors and
   discounts its words or quantities select; an amount stated for a quantity scaled to the given one; a
-  charge solved for the quantity that reaches an amount
+  charge solved for the quantity that reaches an amount, its cap or its floor ("after how many days ...")
 - ``situation_words.py`` the words of a situated question and of the rule subjects it selects (stems,
   the telling words of a document)
 - ``operand_rules.py`` a rule the situation selects applied to the fact it names in words ("half the

@@ -57,7 +57,7 @@ from ioa_p2p.planning.records import NO_SINGLE_ANSWER
 from ioa_p2p.planning.rule_step import conditional_rule
 from ioa_p2p.planning.ruled import asks_money, counted_expression, ruled_expression
 from ioa_p2p.planning.season import out_of_period
-from ioa_p2p.planning.situated import scaled_to_given, situated_charge, stated_terms
+from ioa_p2p.planning.situated import inverted_rule, scaled_to_given, situated_charge, stated_terms
 from ioa_p2p.planning.subject import unnamed_subject
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import factor, unit_phrase
@@ -196,7 +196,9 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
         if timed is None and len(stated) == 1:  # the time looked up answers
             return f"{stated[0]} * 1", CLOCK
         return timed
-    situated = stated_terms(question, found) or situated_charge(question, found)
+    situated = (
+        inverted_rule(question, found) or stated_terms(question, found) or situated_charge(question, found)
+    )
     situated = situated or operand_charge(question, found) or share_of_given(question, found)
     situated = situated or class_price(question, found)
     if situated is not None:  # the value found on its own terms, with what the situation adds (situated.py)
