@@ -227,8 +227,8 @@ class DocIndex:
             answering += [(s, p) for s, p in openers if not quotes(query, p.text)]
         facts = self.facts(answering)
         found = answer(query, facts, scope=self.scope(query))
-        if found is not None:  # a table's bare figure in the currency its heading or document states
-            found = self.in_currency(found, asks_price(query))
+        if found is not None:  # a table's bare figure in the currency its heading states ("(EUR)")
+            found = self.in_currency(found, False)
         typed = self.typed_answers(query, answering) if typed_policy.TYPED_POLICY != "none" else []
         # "300 mm" for "how much water": no answer, nor another figure of its sentence ("closed for 2 days")
         wrong = {(t.span.path, t.span.line) for t in typed if mismatch(query, t.value)}
@@ -240,6 +240,8 @@ class DocIndex:
             reading = reading_of(found, typed)
             value = found.value if reading is None else with_reading(found.value, reading.value, found.fact)
             found = Answer(value, found.fact, found.score, reading)
+        if found is not None and asks_price(query):  # or, for a price, the one its document states
+            found = self.in_currency(found, True)
         where = found.fact.path if found is not None else (answering[0][1].path if answering else "")
         if where and asks_price(query):  # several charges the situation incurs: each on its own terms
             found_fact = found.fact if found is not None else None
