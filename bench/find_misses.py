@@ -42,6 +42,7 @@ class MissProbe:
         from ioa_p2p.node.discovery import pages as pages_module
 
         self.search: Any = None
+        self.recording = True  # the find runs (its page requests are timed)
         self.wanted: list[Any] = []
         self.copies: dict[bytes, list[tuple[bytes, bytes | None]]] = {}
         probe = self
@@ -77,12 +78,31 @@ class MissProbe:
             upstream_answered(lookup, peer, key, closer, **kwargs)
 
         lookup_module.Lookup.answered = answered  # type: ignore[method-assign]
+        from ioa_p2p.node.net import kad_io
+
+        upstream_exchange = kad_io._exchange
+        #: the page requests of the find: (peer, seconds from send to reply or failure)
+        self.exchanges: list[tuple[bytes, float]] = []
+
+        async def exchange(host: Any, peer: Any, requests: list[Any], on_open: Any = None) -> list[Any]:
+            page = bool(requests) and bytes(requests[0].key).startswith(b"/ioa/page/")
+            if not page or not probe.recording:  # the find's own page requests only, not the survey's
+                return await upstream_exchange(host, peer, requests, on_open)
+            began = trio.current_time()
+            try:
+                return await upstream_exchange(host, peer, requests, on_open)
+            finally:
+                self.exchanges.append((peer.to_bytes(), trio.current_time() - began))
+
+        kad_io._exchange = exchange  # type: ignore[assignment]
 
     def reset(self) -> None:
-        self.search, self.wanted, self.copies = None, [], {}
+        self.search, self.wanted, self.copies, self.exchanges = None, [], {}, []
+        self.recording = True
 
     async def explain(self, net: Any, gold: set[str], got: set[str]) -> dict[str, Any]:
         """Each card of ``gold`` (peer ID text) not in ``got``, with its reason (module docstring)."""
+        self.recording = False
         search = self.search
         if search is None:
             return {"missed": {}, "note": "no page search ran"}
@@ -117,7 +137,17 @@ class MissProbe:
                 if p not in listed
             },
             "replicas": replicas(survey.values()),
+            # pages whose every copy read was empty (a key with no value ends when its closest answered)
+            "empty_pages": sum(not any(v for _, v in read) for read in self.copies.values()),
+            "slowest": self._slowest(net),
         }
+
+    def _slowest(self, net: Any) -> list[list[Any]]:
+        """The three slowest page requests of the find: seconds, and which node (``bootstrap`` or the
+        last characters of its peer ID)."""
+        boot = {r.peer_id.raw for r in net.remotes if r.is_bootstrap and r.peer_id is not None}
+        slow = sorted(self.exchanges, key=lambda e: -e[1])[:3]
+        return [[round(t, 3), "bootstrap" if p in boot else p.hex()[-6:]] for p, t in slow]
 
     async def _survey(self, net: Any, search: Any, peers: list[str]) -> dict[str, Any]:
         """Ask every node for the listing's level-4 pages of table 0 and place each of ``peers`` in them."""

@@ -14,11 +14,13 @@ import pytest
 from ioa_p2p.adapters.retrieval.docmodel import read_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import records_data
 from ioa_p2p.planning.derive import derive_expression
-from ioa_p2p.planning.operand_rules import operand_charge, share_of_given
+from ioa_p2p.planning.operand_rules import class_price, operand_charge, share_of_given
+from ioa_p2p.planning.party import party_of
 from ioa_p2p.planning.records import DocRecords, records_from_data
 from ioa_p2p.planning.rule_reader import CHARGE, FACTOR, apply_to_expression, apply_to_quantity, read_rule
 from ioa_p2p.planning.situated import (
     floor_reached,
+    inverted_rule,
     quantity_for,
     scaled_to_given,
     situated_charge,
@@ -244,3 +246,83 @@ def test_the_units_after_which_a_share_per_unit_reaches_its_floor() -> None:
     solved = floor_reached(rule)
     assert solved is not None and _eval(solved) == 28  # 100 - 2.5 x 28 = 30
     assert floor_reached(read_rule("Holders of a Bluefin card get 12 % off all rentals.") or rule) is None
+
+
+POOL = """\
+# Amberley Lido - swim passes 2026
+
+| Pass                   | Standard | Senior* | Child (4-15) |
+|------------------------|----------|---------|--------------|
+| Single session         | EUR 6    | EUR 4   | EUR 3        |
+| Month (30 days)        | EUR 55   | EUR 38  | EUR 25       |
+
+\\* Senior: swimmers aged 60 and over.
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("I'm 72 and want to swim four sessions at Amberley Lido. What will it cost?", 4 * 4),
+        ("I'm 9, and I swim three sessions. What do I pay?", 3 * 3),
+        ("I'm 35 and swim five sessions. What do I pay?", 5 * 6),  # no class holds: the plain column
+    ],
+)
+def test_the_column_of_the_class_the_person_is_in(question: str, expected: float) -> None:
+    priced = class_price(question, _found(55.0, doc=POOL))
+    assert priced is not None and math.isclose(_eval(priced[0]), expected), priced
+
+
+def test_no_class_price_without_an_age_or_a_period() -> None:
+    found = _found(55.0, doc=POOL)
+    assert class_price("We want to swim four sessions. What will it cost?", found) is None  # no age
+    assert class_price("I'm 72. What does a session cost?", found) is None  # nothing counted
+    assert class_price("I'm 72 and swim 4 sessions with 2 towels. What will it cost?", found) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "age"),
+    [
+        ("I'm 67 and want to fish three days.", 67.0),
+        ("I am 16, and I'd like a pass.", 16.0),
+        ("I'm 23 years old and hire a car.", 23.0),
+        ("I'm 3 km from the lido; what does a swim cost?", None),  # a distance, no age
+        ("I'm 2000 metres up.", None),
+    ],
+)
+def test_the_age_of_the_one_who_asks(question: str, age: float | None) -> None:
+    party = party_of(question)
+    assert party is not None and len(party) == 1 and party[0].age == age
+
+
+LIBRARY = """\
+Wexley Libraries - charges
+
+Overdue adult books: EUR 0.30 per day after a 2-day grace period, capped at EUR 6.
+Damaged items are refunded at the purchase price less 2 % for each full month since purchase, but never
+less than 50 % of the purchase price.
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "found", "expected", "unit"),
+    [
+        ("After how many days does the fine on an overdue adult book reach its cap?", 0.3, 22, "days"),
+        ("After how many days does an overdue book's fine reach EUR 3?", 0.3, 12, "days"),
+        ("How many full months until the refund on a damaged item reaches its floor?", 2.0, 25, "months"),
+    ],
+)
+def test_a_rule_solved_for_the_quantity_a_question_asks(
+    question: str, found: float, expected: float, unit: str
+) -> None:
+    value = _found(found, "EUR" if found == 0.3 else "%", doc=LIBRARY)
+    solved = inverted_rule(question, value)
+    assert solved is not None and _eval(solved[0]) == expected and solved[1] == unit, solved
+    derived = derive_expression(question, value)
+    assert derived is not None and _eval(derived[0]) == expected, derived
+
+
+def test_an_amount_beyond_the_cap_or_no_inversion_asked_solves_nothing() -> None:
+    value = _found(0.3, doc=LIBRARY)
+    assert inverted_rule("After how many days does the fine reach EUR 9?", value) is None  # above the cap
+    assert inverted_rule("How many days late was the book?", value) is None

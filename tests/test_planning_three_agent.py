@@ -104,6 +104,19 @@ def test_a_count_no_lookup_is_about_is_not_priced_by_a_guess() -> None:
     assert made is not None and made.template == "(2 * v2 + 5 * v1)" and made.needs == (2, 1)
 
 
+def test_counts_in_words_of_kinds_a_compound_word_names() -> None:
+    from ioa_p2p.planning.counted import counted_kinds
+    from ioa_p2p.planning.types import PlanStep
+
+    before = [
+        PlanStep(1, LOOKUP, "What is the Brisk Haulage overnight subsistence?", "q"),
+        PlanStep(2, LOOKUP, "What is the yearly glove allowance at Brisk Haulage?", "q"),
+    ]
+    made = counted_kinds("Compute nine nights plus two glove payments.", before, 3)  # "overnight" ends in it
+    assert made is not None and made.template == "(9 * v1 + 2 * v2)"
+    assert counted_kinds("Compute nine sub plus two gloves.", before, 3) is None  # a prefix names nothing
+
+
 @pytest.mark.parametrize(
     ("template", "task"),
     [

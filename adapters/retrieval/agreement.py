@@ -281,9 +281,27 @@ def _unnamed_designators(question: str, document: str, path: str) -> list[Qualif
     text = f"{document}\n{path}"
     return [
         Qualifier(f"{noun} {ident}", "designator", ())
-        for noun, ident in designators(question)
+        for noun, ident in [*designators(question), *_lettered_i(question, document)]
         if not _designator_named(noun, ident, text)
     ]
+
+
+#: "Band I": the letter I after a noun (left out of designators, where "Can I ..." is a pronoun)
+_DESIGNATOR_I = re.compile(r"(?<![\w-])([A-Z][a-z]{2,})\s+I(?![\w.,:/'’-])")
+
+
+def _lettered_i(question: str, document: str) -> list[tuple[str, str]]:
+    """ "Band I" where the document letters that noun's designators ("Band A", "Band D"): a designator,
+    whoever asks (the pronoun "I" follows no noun the document letters)."""
+    out = []
+    for m in _DESIGNATOR_I.finditer(question):
+        noun = m.group(1)
+        if noun in _NOT_DESIGNATOR:
+            continue
+        letters = set(re.findall(rf"\b{re.escape(noun)}\s+([A-HJ-Z])\b", document))
+        if len(letters) >= 2:
+            out.append((noun, "I"))
+    return out
 
 
 # --------------------------------------------------------------------------- specifications

@@ -39,6 +39,7 @@ from ioa_p2p.adapters.retrieval.passage_scores import score_passages
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import asks_price, charge_terms, charged
+from ioa_p2p.adapters.retrieval.terms import question_terms
 from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of, with_reading
 from ioa_p2p.embedding import Embedder, Matrix
 from ioa_p2p.planning.answer_types import MONEY_UNITS
@@ -227,8 +228,9 @@ class DocIndex:
             answering += [(s, p) for s, p in openers if not quotes(query, p.text)]
         facts = self.facts(answering)
         found = answer(query, facts, scope=self.scope(query))
-        if found is not None:  # a table's bare figure in the currency its heading or document states
-            found = self.in_currency(found, asks_price(query))
+        if found is not None:  # a table's bare figure in the currency its heading states ("(EUR)"), or
+            # the document's for a price from a row the question names ("group D": the row "D")
+            found = self.in_currency(found, asks_price(query) and names_row(query, found.fact))
         typed = self.typed_answers(query, answering) if typed_policy.TYPED_POLICY != "none" else []
         # "300 mm" for "how much water": no answer, nor another figure of its sentence ("closed for 2 days")
         wrong = {(t.span.path, t.span.line) for t in typed if mismatch(query, t.value)}
@@ -240,6 +242,8 @@ class DocIndex:
             reading = reading_of(found, typed)
             value = found.value if reading is None else with_reading(found.value, reading.value, found.fact)
             found = Answer(value, found.fact, found.score, reading)
+        if found is not None and asks_price(query):  # or, for a price, the one its document states
+            found = self.in_currency(found, True)
         where = found.fact.path if found is not None else (answering[0][1].path if answering else "")
         if where and asks_price(query):  # several charges the situation incurs: each on its own terms
             found_fact = found.fact if found is not None else None
@@ -306,6 +310,15 @@ class DocIndex:
                             seen.add((f.line, f.text))
                             out.append(f)
         return out[:MAX_RULE_FACTS]
+
+
+def names_row(query: str, fact: Fact) -> bool:
+    """The question names this table row: its key's words or its designator ("group D")."""
+    if not fact.cells:
+        return False
+    asked = question_terms(query)
+    key = {t for t in terms(fact.cells[0][1]) if not t.isdigit()}
+    return bool(key and key <= asked) or bool(row_designators(fact) & asked)
 
 
 def row_terms(fact: Fact) -> set[str]:

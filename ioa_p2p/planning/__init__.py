@@ -67,7 +67,7 @@
   percentage's threshold and ages, what it is not off, its minimum, exemptions by age, "charged per started
   hour", a longer period's price capping a shorter one's charge
 - ``party.py``    the people a question is about: counts and the ages it states ("two adults and our
-  9-year-old", "a couple", "alone")
+  9-year-old", "a couple", "alone", "I'm 67")
 - ``rule_part.py`` one rate of a document applied on its own terms (a part of a composed charge): its band
   or its tiers (each tier's part of the quantity),
   its measure over the quantity it is stated over, first and further periods, people by age, its bounds
@@ -98,11 +98,13 @@
   selects (issue 23, p-chain): the value on its own sentence's terms (two tiers ...), a first item's price
   plus each further one's for the count given, other charges the question adds by name, the factors and
   discounts its words or quantities select; an amount stated for a quantity scaled to the given one; a
-  charge solved for the quantity that reaches an amount
+  charge solved for the quantity that reaches an amount, its cap or its floor ("after how many days ...")
 - ``situation_words.py`` the words of a situated question and of the rule subjects it selects (stems,
   the telling words of a document)
 - ``operand_rules.py`` a rule the situation selects applied to the fact it names in words ("half the
-  adult day price": a table cell) times the count given; a share of an amount the question gives
+  adult day price": a table cell) times the count given; a share of an amount the question gives; the
+  price in the column of the class the asker's age falls in ("Concession: aged 65 and over") times the
+  periods counted
 - ``fees.py``     fixed fees a rate brings in its own clause ("per litre plus a service fee of EUR 15")
 - ``salvage.py``  a lookup that found no single answer still feeds the derivation its typed records close
   (:func:`accepted_value`: what every driver asks of an attempt's result)

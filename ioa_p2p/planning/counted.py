@@ -40,13 +40,19 @@ def counted_kinds(clause: str, before: Sequence[PlanStep], index: int) -> PlanSt
     terms: list[tuple[str, int]] = []
     for m in counts:
         key = next(iter(words_of(m.group(2))), "")
-        hits = [n for n, words in labels.items() if key and key in words]
+        hits = [n for n, words in labels.items() if key and _names(key, words)]
         if len(hits) != 1 or hits[0] in {n for _, n in terms}:
             return None
         terms.append((m.group(1), hits[0]))
     expression = " + ".join(f"{count} * v{n}" for count, n in terms)
     needs = tuple(n for _, n in terms)
     return PlanStep(index, CALC, clause, f"({expression})", needs)
+
+
+def _names(key: str, words: set[str] | frozenset[str]) -> bool:
+    """Whether a lookup's words name the counted kind: the word itself, or a compound that ends in it
+    ("11 nights" and "the overnight allowance"; never a mere prefix: "freezer" is no "free")."""
+    return key in words or (len(key) >= 4 and any(w.endswith(key) and len(w) > len(key) for w in words))
 
 
 __all__ = ["counted_kinds"]

@@ -51,13 +51,13 @@ from ioa_p2p.planning.dimensions import asked_dimensions, dimension_of
 from ioa_p2p.planning.doc_facts import Quantity, content_words, convert, facts_in, givens_in, singular
 from ioa_p2p.planning.fees import charge_unit, with_fees
 from ioa_p2p.planning.missing import Missing, names_another, unapplied
-from ioa_p2p.planning.operand_rules import operand_charge, share_of_given
+from ioa_p2p.planning.operand_rules import class_price, operand_charge, share_of_given
 from ioa_p2p.planning.prorata import prorated_expression
 from ioa_p2p.planning.records import NO_SINGLE_ANSWER
 from ioa_p2p.planning.rule_step import conditional_rule
 from ioa_p2p.planning.ruled import asks_money, counted_expression, ruled_expression
 from ioa_p2p.planning.season import out_of_period
-from ioa_p2p.planning.situated import scaled_to_given, situated_charge, stated_terms
+from ioa_p2p.planning.situated import inverted_rule, scaled_to_given, situated_charge, stated_terms
 from ioa_p2p.planning.subject import unnamed_subject
 from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 from ioa_p2p.planning.units import factor, unit_phrase
@@ -196,8 +196,11 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
         if timed is None and len(stated) == 1:  # the time looked up answers
             return f"{stated[0]} * 1", CLOCK
         return timed
-    situated = stated_terms(question, found) or situated_charge(question, found)
+    situated = (
+        inverted_rule(question, found) or stated_terms(question, found) or situated_charge(question, found)
+    )
     situated = situated or operand_charge(question, found) or share_of_given(question, found)
+    situated = situated or class_price(question, found)
     if situated is not None:  # the value found on its own terms, with what the situation adds (situated.py)
         return situated  # or the rule it selects on the fact that rule names (operand_rules.py)
     valued = valued_expression(question, found)  # cover on a declared value, VAT on a bill (valued.py)
@@ -307,7 +310,7 @@ def typed_charge(question: str, found: Value | None, *, vat: bool = True) -> tup
     if found is None or found.records is None:
         return None
     situated = stated_terms(question, found) or situated_charge(question, found)
-    situated = situated or operand_charge(question, found)
+    situated = situated or operand_charge(question, found) or class_price(question, found)
     if situated is not None:  # the value found on its own terms, with what the situation adds (situated.py)
         return situated  # or the rule it selects on the fact that rule names (operand_rules.py)
     composed = composed_charge(question, found.records, vat=vat, looked=looked_amounts(found))  # composer.py

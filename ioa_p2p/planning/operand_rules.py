@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 
 from ioa_p2p.planning.doc_facts import givens_in, singular
-from ioa_p2p.planning.records import DocRecords
+from ioa_p2p.planning.party import party_of
+from ioa_p2p.planning.records import Band, DocRecords
 from ioa_p2p.planning.rule_reader import DISCOUNT, FACTOR, apply_to_expression, read_rule, unit_of
 from ioa_p2p.planning.rule_step import sentences_of
 from ioa_p2p.planning.situation_words import STOP, selects, stem, telling_stems, words_in
@@ -117,6 +118,69 @@ def _given_amounts(question: str) -> list[tuple[float, str]]:
     return out
 
 
+def class_price(question: str, found: Value | None) -> tuple[str, str] | None:
+    """The price of the table column whose class of person holds the age the question states ("I'm 67":
+    "Concession*" where a note defines "Concession: anglers aged 65 and over"; "Junior (under 16)"; else
+    the one column that states no class), in the row of the period the question counts ("three days":
+    "Day (one beat)"), times that count: ``12 * 3``. None unless each of those is one."""
+    party = party_of(question)
+    if found is None or found.records is None or party is None or len(party) != 1 or party[0].age is None:
+        return None
+    age = party[0].age
+    periods = [g for g in givens_in(question) if g.number not in (1.0, age)]
+    if len(periods) != 1:
+        return None  # one period counted, and nothing else the price would have to use
+    said = [a for a in (periods[0].unit, *periods[0].alts) if a]
+    period = {singular(a.lower()) for a in said} | {unit_of(a) for a in said}
+    notes = [r.text for r in found.records.records if not r.cells]
+    prices = set()
+    for record in found.records.records:
+        if len(record.cells) < 3:
+            continue
+        label = {singular(w) for w in words_in(re.sub(r"\([^)]*\)", " ", record.cells[0][1]))}
+        if not label & period:
+            continue
+        columns = [(h, _class_band(h, notes), c) for h, c in record.cells[1:]]
+        held = [c for _, band, c in columns if band is not None and band.holds(age)]
+        plain = [c for _, band, c in columns if band is None]
+        cell = held[0] if len(held) == 1 else plain[0] if not held and len(plain) == 1 else None
+        amounts = [n.number for n in numbers_in(cell or "") if is_money(n.unit) and n.number is not None]
+        if len(amounts) == 1:
+            prices.add(amounts[0])
+    if len(prices) != 1:
+        return None
+    expr = f"{format_number(prices.pop())} * {format_number(periods[0].number)}"
+    return expr, found.records.currency or "EUR"
+
+
+_AGED = re.compile(
+    r"\baged\s+(?P<lo>\d{1,3})\s+(?:and|or)\s+(?:over|above|older)|\baged\s+(?P<a>\d{1,3})\s*(?:-|to)\s*(?P<b>\d{1,3})|"
+    r"\b(?:aged\s+)?under\s+(?P<hi>\d{1,3})\b|\b(?P<plus>\d{1,3})\s*\+|\((?P<c>\d{1,3})\s*(?:-|–|to)\s*(?P<d>\d{1,3})\)",
+    re.I,
+)
+
+
+def _class_band(header: str, notes: list[str]) -> Band | None:
+    """The ages a column's class covers: in the header ("Junior (under 16)", "Senior 65+") or in the note
+    that defines its name ("* Concession: anglers aged 65 and over"); None for a column of no class."""
+    name = re.sub(r"\(.*|[*†‡]+", "", header).strip()
+    texts = [header] + [n for n in notes if name and re.match(rf"^\W*{re.escape(name)}\s*:", n.strip(), re.I)]
+    for text in texts:
+        m = _AGED.search(text)
+        if m is None:
+            continue
+        if m.group("lo"):
+            return Band(low=float(m.group("lo")))
+        if m.group("a"):
+            return Band(low=float(m.group("a")), high=float(m.group("b")))
+        if m.group("c"):
+            return Band(low=float(m.group("c")), high=float(m.group("d")))
+        if m.group("hi"):
+            return Band(high=float(m.group("hi")), high_open=True)
+        return Band(low=float(m.group("plus")))
+    return None
+
+
 def _resolved(operand: str, records: DocRecords) -> tuple[float, str] | None:
     """The one amount of a table cell whose row label and column header hold every word of ``operand``
     (its kind of amount aside), with the row's label; None for none or several."""
@@ -136,4 +200,4 @@ def _resolved(operand: str, records: DocRecords) -> tuple[float, str] | None:
     return found.pop() if len(found) == 1 else None
 
 
-__all__ = ["operand_charge", "share_of_given"]
+__all__ = ["class_price", "operand_charge", "share_of_given"]

@@ -26,6 +26,8 @@ _YEAR_OLD = re.compile(r"\b(?:a|an|one|our|my|their|his|her)\s+(\d{1,2})[- ]year
 _COUPLE = re.compile(r"\b(?:a|the) couple\b|\bboth of us\b|\bwe both\b|\bmy (?:wife|husband|partner) and I\b",
                      re.I)  # fmt: skip
 _ALONE = re.compile(r"\b(?:alone|on my own|by myself|just me|for myself|solo)\b", re.I)
+#: "I'm 67 and ...", "I am 16, ...": the age of the one who asks (never "I'm 3 km away")
+_I_AM = re.compile(r"\bI(?:'m|’m|\s+am)\s+(\d{1,3})(?:\s+years?\s+old)?(?=\s*(?:,|\.|;|\band\b|\bwith\b|$))")
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I'll|I've|me|my)\b")
 
 
@@ -54,6 +56,9 @@ def party_of(question: str) -> tuple[Member, ...] | None:
         return tuple(out)
     if _COUPLE.search(question):
         return (Member(2.0),)
+    me = _I_AM.search(question)
+    if me is not None and 0 < float(me.group(1)) <= 110:
+        return (Member(1.0, float(me.group(1))),)
     if _ALONE.search(question) or _FIRST_PERSON.search(question):
         return (Member(1.0),)
     return None

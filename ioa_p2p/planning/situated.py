@@ -155,6 +155,47 @@ _FOR_STATED = re.compile(
 )
 
 
+def inverted_rule(question: str, found: Value | None) -> tuple[str, str] | None:
+    """Rule inversion asked in words: "after how many days does the fine reach its cap / EUR 4?", "how many
+    months until the refund reaches its floor?": the one rule of the found value's document charged per
+    that unit (its own sentence first), solved for the quantity (:func:`quantity_for`,
+    :func:`floor_reached`); (expression, the unit asked). None when the question asks no such thing, no
+    rule or several fit, or the amount is never reached."""
+    m = _INVERSE.search(question)
+    if m is None or found is None or found.records is None:
+        return None
+    unit = unit_of(m.group("u") or m.group("v"))
+    amounts = [n.number for n in numbers_in(question) if is_money(n.unit) and n.number is not None]
+    floor = bool(re.search(r"\b(?:floor|minimum|lowest)\b", m.group(0), re.I))
+    own = set(_own_sentences(found, money=found.kind == NUMBER and is_money(found.unit)))
+    exprs: dict[bool, set[str]] = {True: set(), False: set()}
+    for sentence in _doc_sentences(found):
+        rule = read_rule(sentence)
+        if rule is None or rule.per != unit:
+            continue
+        if floor:
+            expr = floor_reached(rule)
+        elif len(amounts) == 1:
+            expr = quantity_for(rule, amounts[0])
+        elif (
+            len(amounts) == 0 and rule.cap is not None and re.search(r"\b(?:cap|maximum|limit)\b", m.group(0))
+        ):
+            expr = quantity_for(rule, rule.cap)
+        else:
+            expr = None
+        if expr is not None:
+            exprs[sentence in own].add(expr)
+    chosen = exprs[True] or exprs[False]
+    return (chosen.pop(), unit) if len(chosen) == 1 else None
+
+
+_INVERSE = re.compile(
+    r"\b(?:after|within|in)\s+how\s+many\s+(?:full\s+|whole\s+)?(?P<u>[a-z]+)\b[^?]*?\b(?:reach(?:es|ed)?|hits?)\b[^?]*"
+    r"|\bhow\s+many\s+(?:full\s+|whole\s+)?(?P<v>[a-z]+)\b[^?]*?\b(?:until|before|till)\b[^?]*?\b(?:reach(?:es|ed)?|hits?)\b[^?]*",
+    re.I,
+)
+
+
 def floor_reached(rule: Rule) -> str | None:
     """Rule inversion for a share per unit with a floor ("the purchase price less 1.5 % for each full month,
     but never less than 40 %"): the units after which the floor is reached, ``ceil((1 - 0.4) / 0.015)``;
@@ -357,4 +398,11 @@ def _modifiers(
 _PER = re.compile(r"\b(?:each|every|per)\b", re.I)
 
 
-__all__ = ["floor_reached", "quantity_for", "scaled_to_given", "situated_charge", "stated_terms"]
+__all__ = [
+    "floor_reached",
+    "inverted_rule",
+    "quantity_for",
+    "scaled_to_given",
+    "situated_charge",
+    "stated_terms",
+]

@@ -40,7 +40,13 @@ office) should talk directly. The address exchange of a hole punch is between tw
 ``CONNECT`` carries, after the library's predicted addresses, our private-network listen addresses, and
 the addresses we dial on a peer's word go through the dialer's scope rule
 (:func:`~ioa_p2p.node.net.addrs.plan_dial`: a private address only inside one of our networks, never
-our own address, loopback only for a peer on this machine). A peer in the same office is then dialed at
+our own address, loopback only for a peer on this machine). The rule guards every dial of a hole punch
+(:meth:`HolePuncher.may_dial`, wrapping the library's ``_dial_peer``), not only the offered list: the
+library stores the offered addresses in the peerstore and dials all the peer's peerstore addresses, in
+the plain dial before the exchange and in the punch rounds. Measured in the netns world, where three
+homes number their agents 192.168.1.10: every punch between two of them also dialed 192.168.1.10:4001
+from 192.168.1.10:4001, a TCP connection of the node to itself (Linux completes it: a simultaneous
+open with itself), beside the real punch dials from the same port. A peer in the same office is then dialed at
 its LAN address and the relayed connection is upgraded to a direct one within one round (the
 connection shows as ``punched``); a peer in another network numbered alike gets a dial that Noise
 refuses (another peer ID answers), which costs nothing more.
@@ -136,6 +142,7 @@ class HolePuncher:
         perform_upstream = _require(self.protocol, "_perform_hole_punch")
         offer_upstream = _require(self.protocol, "_get_observed_addrs")
         initiate = _require(self.protocol, "initiate_hole_punch")
+        dial_upstream = _require(self.protocol, "_dial_peer")
         library_attempts: dict[Any, int] = _require(self.protocol, "_hole_punch_attempts")
         host = self.host
 
@@ -158,14 +165,28 @@ class HolePuncher:
             return self.with_lan_addrs(list(await offer_upstream()))
 
         async def initiate_if_ours(peer_id: Any) -> bool:
-            if not self.initiates(peer_id) or not self.budget.may_try(peer_id, trio.current_time()):
+            now = trio.current_time()
+            if not self.initiates(peer_id) or not self.budget.may_try(peer_id, now):
+                log.debug("hole punch with %s: not ours to start now (%s)", peer_id, _kinds(host, peer_id))
                 return False
+            kinds = _kinds(host, peer_id)
             ok = bool(await initiate(peer_id))
+            log.info(
+                "hole punch with %s started by the auto-drive (%s): %s in %.1f s",
+                *(peer_id, kinds, "ok" if ok else "failed", trio.current_time() - now),
+            )
             # our budget, not the library's: it counted an attempt only if one began
             if library_attempts.pop(peer_id, 0) or ok:
                 self.budget.record(peer_id, ok, trio.current_time())
             return ok
 
+        async def dial_in_scope(peer_id: Any, addr: Any, *args: Any, **kwargs: Any) -> None:
+            if not self.may_dial(peer_id, addr):
+                log.debug("hole punch with %s: %s not dialed (the dialer's scope rule)", peer_id, addr)
+                return
+            await dial_upstream(peer_id, addr, *args, **kwargs)
+
+        self.protocol._dial_peer = dial_in_scope  # type: ignore[method-assign]
         self.protocol._perform_hole_punch = perform  # type: ignore[method-assign]
         self.protocol._get_observed_addrs = offer  # type: ignore[method-assign]
         self.protocol.initiate_hole_punch = initiate_if_ours  # type: ignore[method-assign]
@@ -174,9 +195,24 @@ class HolePuncher:
         """Of the addresses a peer gave, those the dialer's scope rule lets us dial (module docstring)."""
         if self.local is None:
             return addrs
-        plan = plan_dial([str(a) for a in addrs], self.local())
-        keep = set(plan.direct) | set(plan.relayed)
+        keep = self._in_scope([str(a) for a in addrs])
         return [a for a in addrs if str(a) in keep]
+
+    def may_dial(self, peer_id: Any, addr: Any) -> bool:
+        """Whether the dialer's scope rule lets a hole punch dial ``addr`` of ``peer_id``, judged with
+        the peer's other known addresses (module docstring)."""
+        if self.local is None:
+            return True
+        try:
+            known = [str(a) for a in self.host.get_peerstore().addrs(peer_id)]
+        except Exception:  # no address known
+            known = []
+        return str(addr) in self._in_scope([str(addr), *known])
+
+    def _in_scope(self, addrs: list[str]) -> set[str]:
+        assert self.local is not None
+        plan = plan_dial(addrs, self.local())
+        return set(plan.direct) | set(plan.relayed)
 
     def with_lan_addrs(self, offered: list[bytes]) -> list[bytes]:
         """``offered`` (the library's predicted addresses) and then our private-network listen addresses."""
@@ -207,6 +243,12 @@ class HolePuncher:
 
     def status(self) -> dict[str, int]:
         return {"attempts": self.attempts, "successes": self.successes}
+
+
+def _kinds(host: Any, peer_id: Any) -> str:
+    """The connections to ``peer_id``, e.g. ``inbound relayed, outbound direct`` (for the logs)."""
+    conns = live_connections(host, peer_id)
+    return ", ".join(f"{_direction(c)} {'relayed' if _relayed(c) else 'direct'}" for c in conns) or "none"
 
 
 def _require(protocol: Any, name: str) -> Any:
