@@ -326,3 +326,9 @@ def test_an_amount_beyond_the_cap_or_no_inversion_asked_solves_nothing() -> None
     value = _found(0.3, doc=LIBRARY)
     assert inverted_rule("After how many days does the fine reach EUR 9?", value) is None  # above the cap
     assert inverted_rule("How many days late was the book?", value) is None
+
+
+def test_further_items_without_each() -> None:
+    doc = "Bike hire\n  First bike ........ EUR 18.00\n  Additional bikes .... EUR 12.00\n"
+    composed = situated_charge("We need three bikes. What do we pay?", _found(18.0, doc=doc))
+    assert composed is not None and math.isclose(_eval(composed[0]), 18 + 12 * 2), composed

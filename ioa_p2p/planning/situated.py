@@ -52,7 +52,8 @@ from ioa_p2p.planning.values import NUMBER, Value, format_number, is_money, numb
 _FIRST = re.compile(r"^(?:the\s+)?(?:first|one|a\s+single|single)\s+(?P<what>[a-z][\w\s-]*?)\s*[:.]", re.I)
 _UP_TO = re.compile(r"^(?:up\s+to|at\s+most)\s+(?P<n>\d+)\s+(?P<what>[a-z][\w\s-]*?)\s*[:.]", re.I)
 _FURTHER = re.compile(
-    r"^(?:each|every|any|per)\s+(?:additional|further|extra|other|subsequent)\s+(?P<what>[a-z][\w\s-]*?)\s*[:.]",
+    r"^(?:(?:each|every|any|per)\s+(?:additional|further|extra|other|subsequent)|additional|further|extra|"
+    r"subsequent)\s+(?P<what>[a-z][\w\s-]*?)\s*[:.]",
     re.I,
 )
 _ADDS = re.compile(
