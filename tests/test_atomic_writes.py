@@ -81,14 +81,9 @@ async def test_upstream_session_still_breaks_under_cancelled_writers(monkeypatch
     """The sentinel: with upstream's write the same writers break the connection, and the counters name
     the cause. When this fails, upstream may have made its writes atomic: revisit patch 25."""
     from libp2p.security.secure_session import SecureSession
-    from libp2p.stream_muxer.yamux.yamux import Yamux
-
-    from ioa_p2p.node.net.frame_batches import upstream_write_frame
 
     new_noise_host(Identity.generate())  # the patches are in place (so the upstream write is known)
     monkeypatch.setattr(SecureSession, "write", upstream_secure_write())
-    # upstream's frame writes too: patch 27's batches shield the write under way as patch 25 does
-    monkeypatch.setattr(Yamux, "_write_frame", upstream_write_frame())
     with trio.fail_after(120):
         async with _pair() as (a, b, events_a, events_b):
             assert not await _cancelled_writes(a, b, seed=1)

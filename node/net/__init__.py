@@ -14,8 +14,6 @@
   caller (a cancelled write used to desynchronise the session and drop the connection)
 - ``whole_reads.py``     patch 26: a Noise message read in many pieces no longer ends its connection
   (upstream's ``read_exactly`` gave up after 100 short reads with the socket open)
-- ``frame_batches.py``   patch 27: the yamux frames queued on a connection go out in one secure write
-  (upstream wrote them one at a time under a FIFO lock, ~5 loop turns each, the reader's ACKs among them)
 - ``arrivals.py``        connections as they open, numbered, for work a (re)connection starts (the chats'
   pulls and retries) without polling ``connected_peers``
 - ``conn_events.py``     why connections open and close: counters per node by direction and reason, and

@@ -114,10 +114,6 @@ tests fail loudly rather than letting a stale patch linger).
    a stuck write counts from the write's last progress (``TrioTCPStream.write`` in pieces).
 26. A Noise message read in more than 100 pieces ended its connection (``read_exactly`` gave up with the
    socket open): :mod:`ioa_p2p.node.net.whole_reads` (its docstring says all).
-27. Yamux frames written one at a time under a FIFO lock, ~5 loop turns each, the reader's ACKs among
-   them: on a loaded loop a connection wrote a few frames a second and stopped reading, and new streams
-   between processes outlasted their negotiation bound. :mod:`ioa_p2p.node.net.frame_batches` (its
-   docstring says all).
 """
 
 from __future__ import annotations
@@ -133,7 +129,6 @@ import libp2p.network.swarm as _swarm
 from ioa_p2p.logs import apply_third_party_levels
 from ioa_p2p.node.net.atomic_writes import atomic_secure_writes
 from ioa_p2p.node.net.cpu_meter import OWNER
-from ioa_p2p.node.net.frame_batches import batch_yamux_writes
 from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
 from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
 from ioa_p2p.node.net.peer_records import cache_kad_peer_records, install_record_consumer
@@ -184,7 +179,6 @@ def apply_patches() -> None:
     negotiate_upgrades_lazily()
     credit_yamux_in_halves()
     atomic_secure_writes()
-    batch_yamux_writes()
     read_messages_whole()
     _applied = True
 
