@@ -34,7 +34,12 @@ chart; ``bench/goal_suite_probe4/``), 25 of them to be refused. ``--suite probe5
 fifth (161 goals of the four kinds over 11 folders: a payroll allowance appendix, a bin collection
 calendar, a grant call, a boiler service manual, a lift pass grid, a tile adhesive data sheet, a council tax
 leaflet, a roaming guide, a tunnel toll order, a herbicide label, angling permits and byelaws;
-``bench/goal_suite_probe5/``), 43 of them to be refused.
+``bench/goal_suite_probe5/``), 43 of them to be refused. ``--suite probe6 --split heldout`` is the sixth
+(142 goals of the four kinds over 11 folders: an AsciiDoc lesson price list, an XML translation rate card,
+a semicolon CSV of tower hire rates with decimal commas, a livery yard's letter, an org-mode campsite
+tariff, a mountain hut's recfile, a chess congress entry form, a pest control contract schedule, a
+MediaWiki dive centre page, a piano tuner's TSV, a studio invoice with its terms;
+``bench/goal_suite_probe6/``), 42 of them to be refused.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -98,6 +103,7 @@ SUITES = {
     "probe3": HERE / "goal_suite_probe3",
     "probe4": HERE / "goal_suite_probe4",
     "probe5": HERE / "goal_suite_probe5",
+    "probe6": HERE / "goal_suite_probe6",
 }
 
 

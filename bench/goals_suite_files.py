@@ -117,6 +117,9 @@ SUITES = {
     # the fifth: 11 more folders in new styles, all four kinds, 43 goals that must be refused (absent values
     # and near misses; bench/goal_suite_probe5/README.md)
     "probe5": Suite("probe5", HERE / "goal_suite_probe5", ("heldout",), False),
+    # the sixth: 11 more folders in new styles and domains, all four kinds, 42 goals that must be refused
+    # (absent values and near misses; bench/goal_suite_probe6/README.md)
+    "probe6": Suite("probe6", HERE / "goal_suite_probe6", ("heldout",), False),
 }
 
 
