@@ -215,3 +215,23 @@ async def test_the_answer_carries_its_whole_document_bounded(tmp_path: Path) -> 
     document = result.data["document"]
     assert document["path"] == "cafe.md" and "seats 42 guests" in document["text"]
     assert len(document["text"].encode()) <= 24_000
+
+
+async def test_tab_and_semicolon_tables_are_read_by_content(tmp_path: Path) -> None:
+    # a table whose cells are separated by tabs or semicolons is read as a table (the cell at the asked row)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "fees.txt").write_text(
+        "Harbour fees\n\nService\tFee EUR\tBooking\nMooring\t31\tnone\nCrane lift\t85\tone week\n"
+    )
+    (docs / "hut.md").write_text(
+        "# Hut prices\n\nRoom;Price CHF;Meals\nDormitory bed;38;breakfast\nTwin room;96;half board\n"
+    )
+    adapter = hashing_adapter(docs)
+    crane = await ask(adapter, "What is the fee for a crane lift?")
+    assert crane.ok and crane.data["passages"][0]["path"] == "fees.txt", crane.text
+    assert "85" in crane.text.splitlines()[0] and "31" not in crane.text.splitlines()[0], crane.text
+    twin = await ask(adapter, "What is the price of a twin room?")
+    assert twin.ok and twin.data["passages"][0]["path"] == "hut.md", twin.text
+    assert "96" in twin.text.splitlines()[0] and "38" not in twin.text.splitlines()[0], twin.text
+    await adapter.aclose()

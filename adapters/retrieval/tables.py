@@ -230,17 +230,19 @@ def grid_table_at(lines: Sequence[str], i: int) -> Table | None:
 
 
 MIN_CSV_FIELDS = 3
+CSV_SEPARATORS = (",", "\t", ";")
 MAX_CSV_ROWS = 500
 MAX_CSV_NAME = 40
 
 
 def csv_table_at(lines: Sequence[str], i: int) -> Table | None:
-    """A comma-separated table at line i: a header of short names (no figures), then rows with as many
-    fields; None when the lines are prose with commas."""
+    """A comma-, tab- or semicolon-separated table at line i (the separator the header line uses most): a
+    header of short names (no figures), then rows with as many fields; None when the lines are prose."""
     line = lines[i]
-    if line[:1].isspace() or line.count(",") < MIN_CSV_FIELDS - 1:
+    sep = max(CSV_SEPARATORS, key=line.count)
+    if line[:1].isspace() or line.count(sep) < MIN_CSV_FIELDS - 1:
         return None
-    header = _fields(line)
+    header = _fields(line, sep)
     if (
         header is None
         or len(header) < MIN_CSV_FIELDS
@@ -250,7 +252,7 @@ def csv_table_at(lines: Sequence[str], i: int) -> Table | None:
     rows: list[tuple[int, list[str]]] = []
     j = i + 1
     while j < len(lines) and len(rows) < MAX_CSV_ROWS and lines[j].strip():
-        cells = _fields(lines[j])
+        cells = _fields(lines[j], sep)
         if cells is None or len(cells) != len(header):
             break
         rows.append((j - i, cells))
@@ -275,9 +277,11 @@ def _name(field: str) -> str:
     return " ".join(parts)
 
 
-def _fields(line: str) -> list[str] | None:
+def _fields(line: str, sep: str = ",") -> list[str] | None:
     try:
-        return [f.strip() for f in next(csv.reader([line.strip()]))]
+        return [
+            f.strip() for f in next(csv.reader([line.strip(" \r\n" if sep == "\t" else None)], delimiter=sep))
+        ]
     except (csv.Error, StopIteration):
         return None
 
