@@ -6,28 +6,24 @@ check_answers.py recomputes every answer from the documents; mutate_check.py pro
 is caught.
 """
 
-import json
+import sys
 from pathlib import Path
 
-from goals_a import GOALS_A
-from goals_b import GOALS_B
-from goals_c import GOALS_C
+HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:  # run as a script: the shared writer lives in bench/
+    sys.path.insert(0, str(HERE.parent))
+
+from goals_a import GOALS_A  # noqa: E402
+from goals_b import GOALS_B  # noqa: E402
+from goals_c import GOALS_C  # noqa: E402
+from goals_probe_write import write_heldout  # noqa: E402
 
 GOALS = GOALS_A + GOALS_B + GOALS_C
+WRITER = "p-probe7 probe (written without reading the planner, before running it on these goals)"
 
 
 def main() -> None:
-    goals = [
-        {"id": f"w-{i:03d}", "kind": k, "goal": g, "expected": e, "why": w, "sources": s}
-        for i, (k, g, e, w, s) in enumerate(GOALS, 1)
-    ]
-    head = {
-        "writer": "p-probe7 probe (written without reading the planner, before running it on these goals)",
-        "docs": "docs",
-    }
-    lines = [json.dumps(g, ensure_ascii=False) for g in goals]  # one goal a line: the file stays short
-    body = json.dumps(head, ensure_ascii=False)[:-1] + ', "goals": [\n' + ",\n".join(lines) + "\n]}\n"
-    Path(__file__).with_name("heldout.json").write_text(body)
+    write_heldout(HERE, GOALS, prefix="w", writer=WRITER)
 
 
 if __name__ == "__main__":
