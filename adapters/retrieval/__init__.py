@@ -3,6 +3,8 @@
 - ``adapter.py``  the adapter (search, can_do, run)
 - ``index.py``    its options; the document index: passages and vectors per file, answers read from them
 - ``formats.py``  YAML, INI, TOML, JSON and HTML files read as the text the rest understands (pure)
+- ``markup.py``   AsciiDoc, Org, MediaWiki, recfile and XML documents rendered as that text (pure)
+- ``text_sniff.py`` a file of an unlisted suffix read when its first bytes are UTF-8 text
 - ``chunks.py``   documents cut into cited passages along their structure (pure)
 - ``passage_scores.py`` a passage's score for a query: cosine blended with keyword overlap (pure)
 - ``scope.py``   the document set a question names (its subject's name) weighs the others down
@@ -10,6 +12,8 @@
 - ``qualifiers.py`` a question's year, version, code, name or calendar date the answer's document must name
 - ``agreement.py`` the answering fact must agree with the question's month, log day, band, designator and
   specification (a near miss otherwise); ``near_misses`` joins it with qualifiers.py (pure)
+- ``subject.py``  a content word of the question the answering document never uses ("a hot shower" over a
+  price list of beds and meals): a near miss the adapter adds (pure)
 - ``rowkeys.py``  a table row keyed by a length the question does not ask ("1 day" for "a 3-day pass"), a
   season the document is not for: near misses agreement.py adds (pure)
 - ``focus.py``    a situated question asked again by its subject in the documents' words (after a near miss)

@@ -40,6 +40,7 @@ from ioa_p2p.adapters.retrieval.qualifiers import Qualifier
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
 from ioa_p2p.adapters.retrieval.tariff import asks_price, charge_terms, charged
 from ioa_p2p.adapters.retrieval.terms import question_terms
+from ioa_p2p.adapters.retrieval.text_sniff import looks_like_text
 from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of, with_reading
 from ioa_p2p.embedding import Embedder, Matrix
 from ioa_p2p.planning.answer_types import MONEY_UNITS
@@ -61,6 +62,8 @@ class RetrievalOptions:
         "csv",
         *sorted(suffix.lstrip(".") for suffix in STRUCTURED),
     )
+    #: a file of another suffix (or none) is read too when its first bytes are UTF-8 text (text_sniff.py)
+    sniff_text: bool = True
     max_files: int = 2_000
     max_file_kb: int = 1_024
     embedding: dict[str, Any] = field(default_factory=dict)  # {"backend": "wordllama"} by default
@@ -344,7 +347,7 @@ def scan_folder(root: Path, o: RetrievalOptions) -> tuple[dict[str, tuple[int, i
         for name in sorted(names):
             path = Path(dirpath, name)
             rel = path.relative_to(root).as_posix()
-            if name.startswith(".") or path.suffix.lower() not in suffixes:
+            if name.startswith(".") or not _readable_suffix(path, suffixes, o.sniff_text):
                 continue
             if path.is_symlink() or not path.is_file():
                 skipped.append(f"{rel} (symlink or not a regular file)")
@@ -357,6 +360,13 @@ def scan_folder(root: Path, o: RetrievalOptions) -> tuple[dict[str, tuple[int, i
                 skipped.append(f"{rel} ({stat.st_size} bytes; only the first {o.max_file_kb} KiB used)")
             found[rel] = (stat.st_size, stat.st_mtime_ns)
     return found, skipped[:100]
+
+
+def _readable_suffix(path: Path, suffixes: set[str], sniff: bool) -> bool:
+    """A listed suffix, or (with ``sniff``) a file whose first bytes read as UTF-8 text."""
+    if path.suffix.lower() in suffixes:
+        return True
+    return sniff and path.is_file() and not path.is_symlink() and looks_like_text(path)
 
 
 __all__ = [
