@@ -7,12 +7,13 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import trio
 
 from ioa_p2p.card import issue_card
 from ioa_p2p.dht.admission import SOURCE_SHARE, CardAdmission, observed_from, observed_source
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.discovery.intake import GossipIntake
-from ioa_p2p.node.net.sources import ArrivedVia, peer_source
+from ioa_p2p.node.net.sources import ArrivedVia, peer_origin, peer_source
 
 NOW_MS = 1_700_000_000_000
 MODEL = "test-model"
@@ -117,3 +118,25 @@ def test_the_forwarders_source_is_its_connections_address_or_relay() -> None:
     assert peer_source(host(conn([], ("2001:db8::1", 1))), "P") is None  # documentation range: not public
     assert peer_source(host(conn([], ("2a00:1450:4001:81c::200e", 1))), "P") == "2a00:1450:4001::/48"
     assert peer_source(host(), "P") is None  # not connected: no group
+
+
+async def test_the_forwarders_origin_is_read_from_real_connections_to_several_loopback_addresses() -> None:
+    from libp2p.peer.peerinfo import PeerInfo
+
+    from ioa_p2p.node.net.host import new_noise_host
+    from tests.raw_hosts import run_raw_host
+
+    me = new_noise_host(Identity.generate())
+    two, three = new_noise_host(Identity.generate()), new_noise_host(Identity.generate())
+    async with (
+        run_raw_host(me),
+        run_raw_host(two, "/ip4/127.0.0.2/tcp/0"),
+        run_raw_host(three, "/ip4/127.0.0.3/tcp/0"),
+    ):
+        with trio.fail_after(30):
+            await me.connect(PeerInfo(two.get_id(), two.get_addrs()))
+            await me.connect(PeerInfo(three.get_id(), three.get_addrs()))
+        assert peer_origin(me, two.get_id()) == ("127.0.0.2", None)
+        assert peer_origin(me, three.get_id()) == ("127.0.0.3", None)
+        assert peer_source(me, two.get_id()) is None  # loopback forms no source group (a local testnet)
+        assert peer_origin(me, new_noise_host(Identity.generate()).get_id()) == (None, None)  # not connected

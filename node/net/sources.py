@@ -34,27 +34,38 @@ def stream_source(stream: Any) -> str | None:
 def peer_source(host: Any, peer: Any) -> str | None:
     """The source network of our (first) connection to ``peer``: a gossip forwarder (None: no
     connection, or one that cannot be told)."""
+    ip, relay = peer_origin(host, peer)
+    return source_of(ip, relay)
+
+
+def peer_origin(host: Any, peer: Any) -> tuple[str | None, str | None]:
+    """(remote IP, relay peer ID) of our (first) connection to ``peer`` ((None, None): not connected)."""
     try:
         conns = host.get_network().get_connections(peer)
-        return conn_source(conns[0].muxed_conn) if conns else None
+        return conn_origin(conns[0].muxed_conn) if conns else (None, None)
     except Exception:  # a connection closing under us: no group, the other limits still hold
-        return None
+        return None, None
 
 
 def conn_source(conn: Any) -> str | None:
     """The source network of the muxed connection ``conn``."""
+    ip, relay = conn_origin(conn)
+    return source_of(ip, relay)
+
+
+def conn_origin(conn: Any) -> tuple[str | None, str | None]:
+    """(remote IP, relay peer ID) of the muxed connection ``conn``: the relay when it is relayed."""
     try:
         addrs = [str(a) for a in conn.get_transport_addresses() or []]
         remote = conn.get_remote_address()
     except Exception:  # a connection closing under us: no group, the other limits still hold
-        return None
+        return None, None
     for addr in addrs:
         parts = addr.split("/")
         if "p2p-circuit" in parts:
             at = parts.index("p2p-circuit")
-            relay = parts[at - 1] if at >= 2 and parts[at - 2] == "p2p" else "?"
-            return source_of(relay=relay)
-    return source_of(str(remote[0])) if remote else None
+            return None, (parts[at - 1] if at >= 2 and parts[at - 2] == "p2p" else "?")
+    return (str(remote[0]) if remote else None), None
 
 
 class ArrivedVia:
@@ -90,4 +101,13 @@ def current_source() -> str | None:
     return _SOURCE.get()
 
 
-__all__ = ["ArrivedVia", "conn_source", "current_source", "peer_source", "serving_from", "stream_source"]
+__all__ = [
+    "ArrivedVia",
+    "conn_origin",
+    "conn_source",
+    "peer_origin",
+    "current_source",
+    "peer_source",
+    "serving_from",
+    "stream_source",
+]
