@@ -26,9 +26,9 @@ is a member of the direct chat and of the relay's room), and the timed messages 
 modes (direct, star, star, direct, ...) once every member process is quiet (its start-up work done):
 both modes meet the same load of the machine, so their ratio says what the paths cost, not which mode's
 minute the box was busier in. Each mode's CPU per timed message is printed too (the author, each other
-member, the relay: ``/proc/PID/task/*/schedstat`` around each message; work left over from one message
-counts for the next, whichever mode). Latency only (the throughput burst needs every member to post at once:
-in-process mode).
+member, the relay: ``/proc/PID/task/*/schedstat`` of each thread around each message; work left over
+from one message counts for the next, whichever mode). Latency only (the throughput burst needs every
+member to post at once: in-process mode).
 
 SIGTERM or Ctrl-C stop every member and relay process; they are also told to end should the benchmark's
 process die without cleaning up (Linux ``PR_SET_PDEATHSIG``).
@@ -58,11 +58,12 @@ from typing import Any
 
 import trio
 from chat_procs import (
-    cpu_seconds,
+    cpu_between,
     die_with_parent,
     open_member_processes,
     run_with_link_delay,
     stop_processes,
+    thread_cpu,
     wait_quiet,
 )
 from chat_star import SUBMIT, Relay, StarMember, join_relay
@@ -291,14 +292,14 @@ async def bench_processes(
                 (("direct", direct), ("star", star)) if i % 2 == 0 else (("star", star), ("direct", direct))
             )
             for mode, one in order:
-                cpu_before = [cpu_seconds(pid) for pid in reversed(pids)][::-1]  # the author's own last
+                cpu_before = [thread_cpu(pid) for pid in reversed(pids)][::-1]  # the author's own last
                 start = time.perf_counter()
                 await one(i)
                 if i >= WARMUP:
                     samples[mode].append(time.perf_counter() - start)
-                    cpu_after = [cpu_seconds(pid) for pid in pids]  # the author's own first
+                    cpu_after = [thread_cpu(pid) for pid in pids]  # the author's own first
                     for k, (b, a) in enumerate(zip(cpu_before, cpu_after, strict=True)):
-                        spent[mode][k] += a - b
+                        spent[mode][k] += cpu_between(b, a)
         await stream.close()
         member.store.close()
     return {
