@@ -15,7 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 
 
-@pytest.mark.parametrize("script", ["bench_chat.py", "bench_light.py", "bench_step_timer.py"])
+@pytest.mark.parametrize(
+    "script", ["bench_chat.py", "bench_chat_steps.py", "bench_light.py", "bench_step_timer.py"]
+)
 def test_the_benchmark_starts_and_prints_its_usage(script: str) -> None:
     done = subprocess.run(
         [sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT
