@@ -6,15 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import trio
-
-from ioa_p2p.adapters import Task, TaskResult, load_adapter, run_task
-from ioa_p2p.adapters.retrieval.adapter import RetrievalAdapter
 from ioa_p2p.adapters.retrieval.formats import readable
 from ioa_p2p.adapters.retrieval.index import RetrievalOptions, scan_folder
 from ioa_p2p.adapters.retrieval.markup import pipe_table, render_markup
 from ioa_p2p.adapters.retrieval.subject import noun_phrase_words, unmentioned_subjects
 from ioa_p2p.adapters.retrieval.text_sniff import is_text
+
+from .test_retrieval import ask, hashing_adapter
 
 ADOC = """= Harbour Kayak Hire
 :revdate: 2026-03-01
@@ -161,17 +159,6 @@ def test_a_subject_the_document_never_mentions() -> None:
         "hook",
         "up",
     ]
-
-
-def hashing_adapter(docs: Path) -> RetrievalAdapter:
-    made = load_adapter("retrieval", {"path": str(docs), "embedding": {"backend": "hashing"}})
-    assert isinstance(made, RetrievalAdapter)
-    return made
-
-
-async def ask(adapter: RetrievalAdapter, question: str) -> TaskResult:
-    with trio.fail_after(60):
-        return await run_task(adapter, Task.create(question, timeout=60))
 
 
 async def test_markup_documents_answer_and_absent_subjects_are_refused(tmp_path: Path) -> None:
