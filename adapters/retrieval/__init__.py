@@ -3,6 +3,9 @@
 - ``adapter.py``  the adapter (search, can_do, run)
 - ``index.py``    its options; the document index: passages and vectors per file, answers read from them
 - ``formats.py``  YAML, INI, TOML, JSON and HTML files read as the text the rest understands (pure)
+- ``sniff.py``    whether a file is UTF-8 text, by its content (the ``read_any_text`` option)
+- ``markup.py``   AsciiDoc, org-mode, MediaWiki, XML, recfile, dotted leaders and ``||`` rows read by their
+  form as the same text (pure)
 - ``chunks.py``   documents cut into cited passages along their structure (pure)
 - ``passage_scores.py`` a passage's score for a query: cosine blended with keyword overlap (pure)
 - ``scope.py``   the document set a question names (its subject's name) weighs the others down
@@ -19,7 +22,7 @@
 - ``facts.py``    sentences, list items and table rows as facts; the IDF scorer (pure)
 - ``terms.py``    the terms of a text: stems, stop words, codes, units, weekdays; a question's terms (pure)
 - ``tables.py``   markdown (outer pipes or none), RST grid, space-aligned (a stub column, a two-part row key)
-  and comma-separated tables as a header and rows of cells
+  and comma-, tab- or semicolon-separated tables (decimal commas) as a header and rows of cells
 - ``extract.py``  the value a fact states, by the question's answer type (pure)
 - ``keyed.py``    values read by what the question names: a listing's key ("Zone 2: ..., Serbia"), a clock
   time a column's header states, the column of the extreme asked ("Tmin"), a ratio cell ("15/9") (pure)
