@@ -135,7 +135,8 @@ async def test_answers_with_citations(tmp_path: Path) -> None:
     knot = await ask(adapter, "Which knot makes a fixed loop at the end of a rope?")
     assert knot.data["passages"][0]["path"] == "sub/boats.rst"
     index = result.data["index"]
-    assert index["files"] == 3 and index["model"].startswith("hashing/")
+    # issue 23: every UTF-8 text file is read by content (read_any_text), ignored.py too; hidden ones never
+    assert index["files"] == 4 and index["model"].startswith("hashing/")
     assert any("link.md" in s for s in index["skipped"])  # symlink not followed
     for p in result.data["passages"] + knot.data["passages"]:
         assert "outside" not in p["text"] and p["path"] != ".hidden/secret.md"
@@ -156,7 +157,7 @@ async def test_index_is_cached_and_follows_changes(tmp_path: Path) -> None:
     result = await ask(adapter, "What is magma called at the surface?")
     assert adapter.builds == 2
     assert adapter.index.files["garden.md"] is garden_entry  # unchanged file not re-embedded
-    assert set(adapter.index.files) == {"garden.md", "cooking.txt", "new.md"}
+    assert set(adapter.index.files) == {"garden.md", "cooking.txt", "new.md", "ignored.py"}  # text: read
     assert result.ok and result.data["passages"][0]["path"] == "new.md"
     await adapter.aclose()
 

@@ -15,6 +15,8 @@
   specification (a near miss otherwise); ``near_misses`` joins it with qualifiers.py (pure)
 - ``rowkeys.py``  a table row keyed by a length the question does not ask ("1 day" for "a 3-day pass"), a
   season the document is not for: near misses agreement.py adds (pure)
+- ``unknown.py``  the thing a question prices named by a word its answering document never uses: a near
+  miss agreement.py adds (pure)
 - ``focus.py``    a situated question asked again by its subject in the documents' words (after a near miss)
 - ``described.py`` a class the question describes ("a 2-axle lorry over 3.5 t") and the document defines
   ("Class 3  Goods vehicles over 3.5 t with 2 axles"): the question is asked again with it named (pure)

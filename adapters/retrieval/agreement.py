@@ -37,6 +37,7 @@ import re
 
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier, unnamed_qualifiers
 from ioa_p2p.adapters.retrieval.rowkeys import other_model, other_season, unlisted_row_key
+from ioa_p2p.adapters.retrieval.unknown import unknown_terms
 from ioa_p2p.planning.values import ALIASES, MONTHS, numbers_in
 
 _MONTH_NAMES = (
@@ -97,8 +98,12 @@ def disagreements(question: str, document: str, path: str = "", fact: str = "") 
 
 def near_misses(question: str, document: str, path: str = "", fact: str = "") -> list[Qualifier]:
     """What makes the answering ``fact`` a near miss: a qualifier its document never names
-    (qualifiers.py) or one the fact disagrees with (:func:`disagreements`)."""
-    return unnamed_qualifiers(question, document, path, fact) + disagreements(question, document, path, fact)
+    (qualifiers.py), one the fact disagrees with (:func:`disagreements`), or a word naming the thing
+    priced that the document never uses (unknown.py)."""
+    missing = unnamed_qualifiers(question, document, path, fact) + disagreements(
+        question, document, path, fact
+    )
+    return missing + unknown_terms(question, document, path)
 
 
 # --------------------------------------------------------------------------- months

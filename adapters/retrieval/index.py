@@ -64,8 +64,8 @@ class RetrievalOptions:
         *sorted(suffix.lstrip(".") for suffix in STRUCTURED),
     )
     #: read every other file of the folder that is UTF-8 text by its content (sniff.py), its markup by form
-    #: (markup.py); off by default: see docs/performance.md "Reading any text file" for why
-    read_any_text: bool = False
+    #: (markup.py); docs/performance.md "Reading the files a user keeps" has its figures
+    read_any_text: bool = True
     max_files: int = 2_000
     max_file_kb: int = 1_024
     embedding: dict[str, Any] = field(default_factory=dict)  # {"backend": "wordllama"} by default
