@@ -25,8 +25,10 @@ neither mode pays for the others' members on its core. The same member processes
 is a member of the direct chat and of the relay's room), and the timed messages alternate between the
 modes (direct, star, star, direct, ...) once every member process is quiet (its start-up work done):
 both modes meet the same load of the machine, so their ratio says what the paths cost, not which mode's
-minute the box was busier in. Latency only (the throughput burst needs every member to post at once:
-in-process mode).
+minute the box was busier in. Each mode's CPU per timed message is printed too (the author, each other
+member, the relay: ``/proc/PID/task/*/schedstat`` of each thread around each message; work left over
+from one message counts for the next, whichever mode). Latency only (the throughput burst needs every
+member to post at once: in-process mode).
 
 SIGTERM or Ctrl-C stop every member and relay process; they are also told to end should the benchmark's
 process die without cleaning up (Linux ``PR_SET_PDEATHSIG``).
@@ -56,10 +58,12 @@ from typing import Any
 
 import trio
 from chat_procs import (
+    cpu_between,
     die_with_parent,
     open_member_processes,
     run_with_link_delay,
     stop_processes,
+    thread_cpu,
     wait_quiet,
 )
 from chat_star import SUBMIT, Relay, StarMember, join_relay
@@ -280,15 +284,22 @@ async def bench_processes(
             await stream.receive()  # the relay's ack: every member stored it
 
         samples: dict[str, list[float]] = {"direct": [], "star": []}
+        # CPU seconds each process spent during each mode's timed messages: author, members, relay
+        pids = [os.getpid()] + [proc.pid for proc, _ in members] + [relay_pid]
+        spent: dict[str, list[float]] = {"direct": [0.0] * len(pids), "star": [0.0] * len(pids)}
         for i in range(WARMUP + latency):
             order = (
                 (("direct", direct), ("star", star)) if i % 2 == 0 else (("star", star), ("direct", direct))
             )
             for mode, one in order:
+                cpu_before = [thread_cpu(pid) for pid in reversed(pids)][::-1]  # the author's own last
                 start = time.perf_counter()
                 await one(i)
                 if i >= WARMUP:
                     samples[mode].append(time.perf_counter() - start)
+                    cpu_after = [thread_cpu(pid) for pid in pids]  # the author's own first
+                    for k, (b, a) in enumerate(zip(cpu_before, cpu_after, strict=True)):
+                        spent[mode][k] += cpu_between(b, a)
         await stream.close()
         member.store.close()
     return {
@@ -298,6 +309,11 @@ async def bench_processes(
             "p95_ms": pct(s, 0.95) * 1000,
             "msgs_per_s": 0.0,
             "quiet_s": quiet_s,
+            # CPU ms per timed message: the author, each other member (mean and most), the relay
+            "author_cpu_ms": spent[mode][0] / len(s) * 1000,
+            "member_cpu_ms": sum(spent[mode][1:-1]) / (len(pids) - 2) / len(s) * 1000,
+            "member_cpu_max_ms": max(spent[mode][1:-1]) / len(s) * 1000,
+            "relay_cpu_ms": spent[mode][-1] / len(s) * 1000,
         }
         for mode, s in samples.items()
     }
@@ -367,6 +383,15 @@ async def _run_sizes(
                 f"{figures['p95_ms']:8.2f} {rate} {ratio}",
                 flush=True,
             )
+        if processes:
+            for mode in ("direct", "star"):
+                f = both[mode]
+                print(
+                    f"# {n} members, {mode}: CPU ms per message: author {f['author_cpu_ms']:.2f}, each other "
+                    f"member {f['member_cpu_ms']:.2f} (most {f['member_cpu_max_ms']:.2f}), "
+                    f"relay {f['relay_cpu_ms']:.2f}",
+                    flush=True,
+                )
 
 
 def quiet() -> None:

@@ -83,6 +83,29 @@ def busy_seconds(pid: int) -> float:
     return total
 
 
+def thread_cpu(pid: int) -> dict[int, int]:
+    """CPU nanoseconds each live thread of ``pid`` has run (``/proc/PID/task/*/schedstat``: the ticks of
+    ``/proc/PID/stat`` are 10 ms, coarser than one message's work); empty where there is none."""
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return {}
+    spent: dict[int, int] = {}
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="ascii") as f:
+                spent[int(tid)] = int(f.read().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue  # the thread ended meanwhile
+    return spent
+
+
+def cpu_between(before: dict[int, int], after: dict[int, int]) -> float:
+    """CPU seconds a process's threads ran between two :func:`thread_cpu` readings: a thread started
+    meanwhile counts from 0, one that ended meanwhile is left out (never a negative figure)."""
+    return sum(ns - before.get(tid, 0) for tid, ns in after.items()) / 1e9
+
+
 def run_with_link_delay(argv: list[str], ms: float) -> int:
     """Run ``argv`` (the benchmark again) in a new network namespace whose loopback holds every packet
     ``ms`` milliseconds; its exit code. Every process of the run is inside, so every link between two of
@@ -156,9 +179,11 @@ __all__ = [
     "QUIET_MOST",
     "QUIET_SHARE",
     "busy_seconds",
+    "cpu_between",
     "die_with_parent",
     "open_member_processes",
     "run_with_link_delay",
     "stop_processes",
+    "thread_cpu",
     "wait_quiet",
 ]

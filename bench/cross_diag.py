@@ -29,6 +29,7 @@ from ioa_p2p.bootstrap.specs import NodeSpec, shared_config
 from ioa_p2p.bootstrap.testnet import open_testnet
 from ioa_p2p.config.node_config import load_config
 from ioa_p2p.node.agents import agent_specs, open_agents, plan_of_config
+from ioa_p2p.node.net import identify_retry
 from ioa_p2p.node.node import Node
 from ioa_p2p.testing.kinds import register_test_kinds
 
@@ -48,6 +49,11 @@ def line(node: Node, group: int, place: int) -> str:
     conns = [_group_of(p.to_base58()) for p in host.get_connected_peers()]
     same = sum(1 for g in conns if g == group)
     other = sum(1 for g in conns if g is not None and g != group)
+    known = sum(
+        1
+        for p in host.get_connected_peers()
+        if _group_of(p.to_base58()) not in (None, group) and identify_retry.identified(host, p)
+    )
     topic = [_group_of(p) for p in gossip.topic_peer_ids()]  # type: ignore[attr-defined]
     # the peers it opened its own pubsub stream to (registered), whose subscriptions make its topic peers
     registered = [_group_of(p.to_base58()) for p in gossip.pubsub.peers]  # type: ignore[attr-defined]
@@ -58,7 +64,7 @@ def line(node: Node, group: int, place: int) -> str:
         f"topic {len(topic)} ({sum(1 for g in topic if g not in (None, group))} other) "
         f"registered {sum(1 for g in registered if g not in (None, group))} other "
         f"table {len(table)} ({sum(1 for g in table if g not in (None, group))} other) "
-        f"conns same {same} other {other}"
+        f"conns same {same} other {other} (identified {known})"
     )
 
 
@@ -121,7 +127,12 @@ def main() -> None:
     parser.add_argument("--per-group", type=int, default=12)
     parser.add_argument("--seconds", type=float, default=180.0)
     parser.add_argument("--every", type=float, default=10.0)
+    parser.add_argument(
+        "--no-identify-retry", action="store_true", help="one identify per connection (upstream's), for A/B"
+    )
     args = parser.parse_args()
+    if args.no_identify_retry:
+        identify_retry.RETRY_DELAYS = ()
     logging.basicConfig(level=logging.WARNING)
     trio.run(run, args.groups, args.per_group, args.seconds, args.every)
 

@@ -31,8 +31,10 @@ node's own records are never limited. The limits come from ``[discovery]``
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import ipaddress
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from typing import Any
 
 from ioa_p2p.budget import RateBudget
@@ -76,6 +78,25 @@ def source_of_addrs(addrs: Iterable[str]) -> str | None:
                 if found is not None:
                     return found
     return None
+
+
+_OBSERVED: contextvars.ContextVar[str | None] = contextvars.ContextVar("ioa_observed_source", default=None)
+
+
+@contextlib.contextmanager
+def observed_from(source: str | None) -> Iterator[None]:
+    """Within the block, :func:`observed_source` is ``source``: the source network of the connection the
+    announcement being delivered arrived on (the gossip layer sets it around each delivery)."""
+    token = _OBSERVED.set(source)
+    try:
+        yield
+    finally:
+        _OBSERVED.reset(token)
+
+
+def observed_source() -> str | None:
+    """The observed source of the announcement being delivered (None: not known, outside a delivery)."""
+    return _OBSERVED.get()
 
 
 class CardAdmission:
@@ -141,6 +162,8 @@ __all__ = [
     "PROVIDERS_TOTAL",
     "SOURCE_SHARE",
     "CardAdmission",
+    "observed_from",
+    "observed_source",
     "source_of",
     "source_of_addrs",
 ]

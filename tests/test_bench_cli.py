@@ -4,6 +4,7 @@ modules: ``bench/chat_star.py`` imported a helper a refactoring renamed, and not
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 
 
-@pytest.mark.parametrize("script", ["bench_chat.py", "bench_light.py", "bench_step_timer.py"])
+@pytest.mark.parametrize(
+    "script", ["bench_chat.py", "bench_chat_steps.py", "bench_light.py", "bench_step_timer.py"]
+)
 def test_the_benchmark_starts_and_prints_its_usage(script: str) -> None:
     done = subprocess.run(
         [sys.executable, str(BENCH / script), "--help"], capture_output=True, text=True, timeout=60, cwd=ROOT
@@ -49,3 +52,19 @@ def test_the_chat_benchmarks_quiet_check_counts_worker_threads() -> None:
     others, worker_cpu = map(float, done.stdout.split()[-2:])  # besides the main thread; its CPU
     assert worker_cpu > 0.05
     assert others >= 0.9 * worker_cpu  # the worker's CPU is counted (the main thread's file: none of it)
+
+
+def test_the_chat_benchmarks_cpu_per_message_counts_threads_and_is_never_negative() -> None:
+    """``cpu_between`` counts a thread started between two readings from 0 and leaves out one that ended:
+    a worker thread that ended made the figure negative when live threads' totals were subtracted."""
+    sys.path.insert(0, str(BENCH))
+    try:
+        import chat_procs
+    finally:
+        sys.path.remove(str(BENCH))
+    assert chat_procs.cpu_between({1: 5_000_000, 2: 9_000_000}, {1: 7_000_000, 3: 1_000_000}) == 0.003
+    assert chat_procs.cpu_between({1: 5}, {}) == 0.0
+    reading = chat_procs.thread_cpu(os.getpid())
+    assert os.getpid() in reading and reading[os.getpid()] > 0
+    sum(range(2_000_000))
+    assert chat_procs.cpu_between(reading, chat_procs.thread_cpu(os.getpid())) > 0

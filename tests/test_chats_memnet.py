@@ -156,3 +156,40 @@ async def test_a_quiet_chat_is_pulled_less_often_until_a_message_arrives(
             before = len(asked_by_b)
             await trio.sleep(3 * b.config.sync_interval)
             assert len(asked_by_b) >= before + 2
+
+
+async def test_a_drained_outbox_is_not_read_again_and_a_post_during_a_batch_still_goes(
+    tmp_path: Path, autojump_clock: MockClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A delivery session reads the peer's outbox once per batch it sends: a batch that was the whole
+    outbox and all acknowledged leaves it empty, so the session waits without reading it again; a
+    message posted while a batch awaits its acks wakes the session, which reads and delivers it."""
+    net = MemoryNetwork()
+    with trio.fail_after(600):  # virtual seconds
+        async with open_chat_nodes(net, tmp_path, 2) as nodes:
+            (a_node, a), (b_node, b) = nodes
+            handle = await a.create_chat([b_node.peer_id], "reads")
+            chat_id = handle.chat_id
+            await a.post(chat_id, "text", {"text": "warm"})
+            await a.wait_until(lambda: a.store.outbox_size() == 0)
+            reads: list[int] = []
+            upstream = a.store.outbox
+
+            def outbox(peer, limit=1000):  # type: ignore[no-untyped-def]
+                rows = upstream(peer, limit)
+                reads.append(len(rows))
+                return rows
+
+            monkeypatch.setattr(a.store, "outbox", outbox)
+            for i in range(5):
+                await a.post(chat_id, "text", {"text": f"one {i}"})
+                await a.wait_until(lambda: a.store.outbox_size() == 0)
+            assert reads.count(0) <= 1 and len(reads) <= 6  # one read per batch (the session was open)
+            # posts while a batch waits for its ack: each wakes the session, nothing is left behind
+            for i in range(3):
+                await a.post(chat_id, "text", {"text": f"two {i}"})
+            await a.wait_until(lambda: a.store.outbox_size() == 0)
+            await wait_count(b, chat_id, 1 + 5 + 3)
+            assert [e.msg.content["text"] for e in b.get(chat_id).entries()[-3:]] == [
+                f"two {i}" for i in range(3)
+            ]

@@ -228,3 +228,50 @@ def test_a_batch_of_steps_reads_the_cpu_clock_once_and_charges_each_step_its_sha
     timer.after_io_wait(0.0)
     timer.before_io_wait(0.0)  # a batch without owned steps charges nothing and reads no CPU clock
     assert len(charged) == 2 and clock.cpu_reads == 2
+
+
+class _ShareTime(_PreemptedTime):
+    """The thread has a CPU for ``share`` of the wall time (settable); counts CPU clock reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.share, self._cpu, self._at = 0.5, 0.0, 0.0
+
+    def thread_time(self) -> float:
+        self.cpu_reads += 1
+        self._cpu += (self.now - self._at) * self.share
+        self._at = self.now
+        return self._cpu
+
+
+def test_the_cpu_clock_is_read_over_one_batch_per_sample_interval_and_its_share_charged_between(
+    monkeypatch: Any,
+) -> None:
+    """Short batches close together (a busy stretch: a chat message is ~20 loop iterations) read the CPU
+    clock over the first and charge the others its share; a batch beginning CPU_SAMPLE_EVERY or more after
+    the last sampled one measures again, whatever its length, so a changed share is charged from then."""
+    clock = _ShareTime()
+    monkeypatch.setattr(cpu_meter, "time", clock)
+    timer, node = StepTimer(), NodeBudgets(Limits())
+    peer = Identity.generate().peer_id
+    charged: list[tuple[float, float]] = []
+    monkeypatch.setattr(node, "charge_cpu", lambda p, cpu, loop: charged.append((cpu, loop)))
+
+    def batch(seconds: float) -> None:
+        timer.after_io_wait(0.0)
+        _step(timer, clock, _working_for(node, peer), seconds)
+        timer.before_io_wait(0.0)
+        clock.now += 0.0005  # waiting for I/O between iterations
+
+    batch(0.001)  # sampled: the thread ran half the time
+    assert clock.cpu_reads == 2 and timer.samples == 1 and abs(timer.cpu_share - 0.5) < 1e-9
+    clock.share = 1.0  # the machine's other processes went quiet
+    for _ in range(4):  # within CPU_SAMPLE_EVERY of the sampled batch's start: no CPU clock read
+        batch(0.001)
+    assert clock.cpu_reads == 2 and timer.samples == 1
+    assert all(abs(cpu - loop * 0.5) < 1e-12 for cpu, loop in charged)  # the last measured share
+    clock.now += cpu_meter.CPU_SAMPLE_EVERY
+    batch(0.001)  # due again: measured, the new share charged
+    assert clock.cpu_reads == 4 and timer.samples == 2 and abs(timer.cpu_share - 1.0) < 1e-9
+    assert abs(charged[-1][0] - 0.001) < 1e-9 and len(charged) == 6
+    assert abs(timer.loop_seconds - 0.006) < 1e-9  # loop time is every step's own, sampled or not

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import trio
+import trio.testing
 from hypothesis import given
 from hypothesis import strategies as st
 from libp2p.network.stream.exceptions import StreamEOF
@@ -198,3 +199,90 @@ async def test_a_heavier_peers_partial_frame_is_evicted_for_a_lighter_one(autoju
         assert await light.receive() == b"z" * 1000
     assert failures and "evicted" in str(failures[0])
     assert budget.held_total == 0 and budget.evicted == 1
+
+
+# ---------------------------------------------------------------- FramedStream sends
+
+
+class SlowWriteStream(FakeStream):
+    """Each write yields in the middle (as a socket write may), recording what was written in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.written: list[bytes] = []
+
+    async def write(self, data: bytes) -> None:
+        half = len(data) // 2
+        self.written.append(data[:half])
+        await trio.lowlevel.checkpoint()
+        self.written.append(data[half:])
+
+
+class _Steps(trio.abc.Instrument):
+    """Counts the steps of one task (each a return from a schedule point)."""
+
+    def __init__(self, task: trio.lowlevel.Task) -> None:
+        self.task, self.steps = task, 0
+
+    def before_task_step(self, task: trio.lowlevel.Task) -> None:
+        if task is self.task:
+            self.steps += 1
+
+
+async def test_a_send_on_a_free_stream_writes_before_yielding() -> None:
+    """An uncontended send takes the send lock without a schedule point (the write is the checkpoint):
+    the sending task reaches the write in the step it started the send in."""
+    raw, stream = framed()
+    steps = _Steps(trio.lowlevel.current_task())
+    at_write: list[int] = []
+
+    async def write(data: bytes) -> None:
+        at_write.append(steps.steps)
+        await trio.lowlevel.checkpoint()
+
+    raw.write = write  # type: ignore[method-assign]
+    trio.lowlevel.add_instrument(steps)
+    try:
+        for _ in range(3):
+            before = steps.steps
+            await stream.send(b"hello")
+            assert at_write[-1] == before
+    finally:
+        trio.lowlevel.remove_instrument(steps)
+
+
+async def test_concurrent_sends_never_interleave_their_frames() -> None:
+    """Senders that meet a write under way wait for it: each payload is written whole, in turn."""
+    raw = SlowWriteStream()
+    stream = FramedStream(raw, PEER)
+    payloads = [bytes([i]) * (10 + i) for i in range(5)]
+    async with trio.open_nursery() as nursery:
+        for p in payloads:
+            nursery.start_soon(stream.send, p)
+    joined = [raw.written[i] + raw.written[i + 1] for i in range(0, len(raw.written), 2)]
+    assert sorted(joined) == sorted(frame(p) for p in payloads)
+
+
+async def test_a_cancelled_send_writes_nothing_and_leaves_the_lock_usable() -> None:
+    """A send whose scope is already cancelled writes nothing, on a free lock too; a sender cancelled
+    while another's write holds the lock gives up without it; the next sends go."""
+    raw = SlowWriteStream()
+    stream = FramedStream(raw, PEER)
+    with trio.CancelScope() as scope:
+        scope.cancel()
+        await stream.send(b"never")
+    gate = trio.Event()
+
+    async def blocked_write(data: bytes) -> None:
+        raw.written.append(data)
+        await gate.wait()
+
+    raw.write = blocked_write  # type: ignore[method-assign]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(stream.send, b"first")
+        await trio.testing.wait_all_tasks_blocked()  # 'first' is in its write, holding the lock
+        with trio.move_on_after(0.05):
+            await stream.send(b"second")
+        gate.set()
+    await stream.send(b"third")
+    assert raw.written == [frame(b"first"), frame(b"third")]

@@ -12,6 +12,7 @@ huge integers, deep nesting, keys that are not text. Sizes are kept so the whole
 from __future__ import annotations
 
 import contextlib
+import math
 import types
 import typing
 from typing import Any
@@ -364,3 +365,27 @@ def _signed_foreign(type_name: str, version: int, body: Any, seq: int) -> bytes 
     if signing is None:
         return None
     return _foreign({**unsigned, "sig": KEY.sign(SIGNING_CONTEXT + signing)})
+
+
+def test_a_control_frame_breaking_the_item_rules_is_refused_by_its_schema() -> None:
+    """Control frames are decoded like envelopes (no whole-value item walk): an opaque, non-text or
+    non-finite item anywhere still ends in an InvalidMessage, never in a body."""
+    from ioa_p2p.errors import InvalidMessage
+    from ioa_p2p.history.frames import ChatAck
+    from ioa_p2p.wire.control import decode_control
+
+    good = {"hash": bytes(32), "status": "stored", "missing": [], "reason": ""}
+    bad_bodies = [
+        {**good, "reason": math.nan},
+        {**good, "missing": [bytes(32), 7]},
+        {**good, "reason": cbor2.CBORSimpleValue(40)},
+        {**good, 1: "x"},
+    ]
+    frames = [{"t": "chat.ack", "tv": 1, "b": body} for body in bad_bodies]
+    frames += [{"t": "chat.ack", "tv": 1, "b": good, 2: 0}, {"t": "chat.ack", "tv": 1.5, "b": good}]
+    for value in frames:
+        data = cbor2.dumps(value, canonical=True)
+        with pytest.raises(InvalidMessage):
+            decode_control(data, ChatAck)
+    ack = decode_control(cbor2.dumps({"t": "chat.ack", "tv": 1, "b": good}, canonical=True), ChatAck)
+    assert ack.status == "stored" and ack.hash == bytes(32)

@@ -122,6 +122,20 @@ def test_a_designator_must_be_named_in_a_form_of_the_document() -> None:
     assert [(q.kind, q.shown) for q in gap] == [("designator", "Section F")]
 
 
+def test_lower_case_designators_and_a_noun_the_document_numbers_itself() -> None:
+    zones = "Delivery by zone: Zone A EUR 40, Zone B EUR 55, Zones C and D EUR 80."
+    assert designators("Look up the delivery charge for zone E") == [("zone", "E")]
+    assert [q.shown for q in disagreements("Look up the delivery charge for zone E", zones)] == ["zone E"]
+    assert disagreements("Look up the delivery charge for zone D", zones) == []
+    studios = "Studio 1: 70 per hour (north light). Studio 2: 55 per hour. A 3 hour minimum applies."
+    gap = disagreements("What's the hourly rate for Studio 3 at Ambersley?", studios)
+    assert [(q.kind, q.shown) for q in gap] == [("designator", "Studio 3")]  # its "3" is an hour count
+    assert disagreements("What's the hourly rate for Studio 2 at Ambersley?", studios) == []
+    rooms = "Rooms 1-4 sleep two; Rooms 5 to 8 sleep four. Room rate: 60 a night."
+    assert disagreements("What does Room 3 cost a night at the inn?", rooms) == []  # in a numbered range
+    assert [q.shown for q in disagreements("What does Room 9 cost a night at the inn?", rooms)] == ["Room 9"]
+
+
 def test_a_specification_the_document_states_otherwise_is_a_near_miss() -> None:
     assert disagreements("How much 120 mg/5 mL Pondamol for a 12 kg child?", CHART) == []
     other = disagreements("How much 250 mg/5 mL Pondamol for a 12 kg child?", CHART)

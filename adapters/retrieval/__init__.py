@@ -3,9 +3,8 @@
 - ``adapter.py``  the adapter (search, can_do, run)
 - ``index.py``    its options; the document index: passages and vectors per file, answers read from them
 - ``formats.py``  YAML, INI, TOML, JSON and HTML files read as the text the rest understands (pure)
-- ``sniff.py``    whether a file is UTF-8 text, by its content (the ``read_any_text`` option)
-- ``markup.py``   AsciiDoc, org-mode, MediaWiki, XML, recfile, dotted leaders and ``||`` rows read by their
-  form as the same text (pure)
+- ``markup.py``   AsciiDoc, Org, MediaWiki, recfile and XML documents rendered as that text (pure)
+- ``text_sniff.py`` a file of an unlisted suffix read when its first bytes are UTF-8 text
 - ``chunks.py``   documents cut into cited passages along their structure (pure)
 - ``passage_scores.py`` a passage's score for a query: cosine blended with keyword overlap (pure)
 - ``scope.py``   the document set a question names (its subject's name) weighs the others down
@@ -13,10 +12,10 @@
 - ``qualifiers.py`` a question's year, version, code, name or calendar date the answer's document must name
 - ``agreement.py`` the answering fact must agree with the question's month, log day, band, designator and
   specification (a near miss otherwise); ``near_misses`` joins it with qualifiers.py (pure)
+- ``subject.py``  a content word of the question the answering document never uses ("a hot shower" over a
+  price list of beds and meals): a near miss the adapter adds (pure)
 - ``rowkeys.py``  a table row keyed by a length the question does not ask ("1 day" for "a 3-day pass"), a
   season the document is not for: near misses agreement.py adds (pure)
-- ``unknown.py``  the thing a question prices named by a word its answering document never uses: a near
-  miss agreement.py adds (pure)
 - ``focus.py``    a situated question asked again by its subject in the documents' words (after a near miss)
 - ``described.py`` a class the question describes ("a 2-axle lorry over 3.5 t") and the document defines
   ("Class 3  Goods vehicles over 3.5 t with 2 axles"): the question is asked again with it named (pure)
@@ -24,7 +23,7 @@
 - ``facts.py``    sentences, list items and table rows as facts; the IDF scorer (pure)
 - ``terms.py``    the terms of a text: stems, stop words, codes, units, weekdays; a question's terms (pure)
 - ``tables.py``   markdown (outer pipes or none), RST grid, space-aligned (a stub column, a two-part row key)
-  and comma-, tab- or semicolon-separated tables (decimal commas) as a header and rows of cells
+  and comma-separated tables as a header and rows of cells
 - ``extract.py``  the value a fact states, by the question's answer type (pure)
 - ``keyed.py``    values read by what the question names: a listing's key ("Zone 2: ..., Serbia"), a clock
   time a column's header states, the column of the extreme asked ("Tmin"), a ratio cell ("15/9") (pure)

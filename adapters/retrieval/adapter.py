@@ -1,8 +1,10 @@
 """Kind ``retrieval``: answer from a local folder of documents by embedding search, with citations.
 
-The folder (option ``path``) is scanned for ``.md``, ``.txt``, ``.rst`` and ``.csv`` files and for
+The folder (option ``path``) is scanned for ``.md``, ``.txt``, ``.rst``, ``.csv`` and ``.tsv`` files, for
 configuration files, data feeds and web pages (``.yaml``, ``.yml``, ``.ini``, ``.cfg``, ``.conf``, ``.toml``,
-``.json``, ``.html``, ``.htm``: read as the text the rest understands, :mod:`.formats`); no hidden files,
+``.json``, ``.html``, ``.htm``: :mod:`.formats`), for AsciiDoc, Org, MediaWiki, recfile and XML documents
+(:mod:`.markup`), all read as the text the rest understands, and (option ``sniff_text``, on by default) for
+any other file whose first bytes are UTF-8 text (:mod:`.text_sniff`); no hidden files,
 no symlinks, at most ``max_files`` files of at most ``max_file_kb`` KiB. Each file is cut into
 passages of about ``chunk_chars`` characters along its structure (headings start a passage,
 paragraphs and fenced code blocks are kept whole when they fit) and every passage remembers its
@@ -35,6 +37,8 @@ from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import with_records
 from ioa_p2p.adapters.retrieval.index import DocIndex, RetrievalOptions, scan_folder
 from ioa_p2p.adapters.retrieval.passage_scores import content_words, score_passages
+from ioa_p2p.adapters.retrieval.subject import unmentioned_subjects
+from ioa_p2p.adapters.retrieval.tariff import charged
 from ioa_p2p.embedding import Embedder, make_embedder
 from ioa_p2p.errors import AdapterOptionsError, IoAError, TaskRejected
 from ioa_p2p.planning.answer_types import request_act
@@ -170,6 +174,8 @@ class RetrievalAdapter:
         entry = self.index.files.get(fact.path)
         lines = "\n".join(entry.lines) if entry else ""
         unnamed = near_misses(query, lines, fact.path, fact.text) if entry else []
+        if entry and charged(query, found.value):  # the thing priced
+            unnamed += unmentioned_subjects(query, lines, fact.path)  # is no other thing's price (subject.py)
         if unnamed:  # a near miss: the answer's document names no year, version, item the question does
             shown = ", ".join(q.shown for q in unnamed)
             return TaskResult.failed(

@@ -37,7 +37,6 @@ import re
 
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier, unnamed_qualifiers
 from ioa_p2p.adapters.retrieval.rowkeys import other_model, other_season, unlisted_row_key
-from ioa_p2p.adapters.retrieval.unknown import unknown_terms
 from ioa_p2p.planning.values import ALIASES, MONTHS, numbers_in
 
 _MONTH_NAMES = (
@@ -98,12 +97,8 @@ def disagreements(question: str, document: str, path: str = "", fact: str = "") 
 
 def near_misses(question: str, document: str, path: str = "", fact: str = "") -> list[Qualifier]:
     """What makes the answering ``fact`` a near miss: a qualifier its document never names
-    (qualifiers.py), one the fact disagrees with (:func:`disagreements`), or a word naming the thing
-    priced that the document never uses (unknown.py)."""
-    missing = unnamed_qualifiers(question, document, path, fact) + disagreements(
-        question, document, path, fact
-    )
-    return missing + unknown_terms(question, document, path)
+    (qualifiers.py) or one the fact disagrees with (:func:`disagreements`)."""
+    return unnamed_qualifiers(question, document, path, fact) + disagreements(question, document, path, fact)
 
 
 # --------------------------------------------------------------------------- months
@@ -231,6 +226,8 @@ def _outside_bands(question: str, fact: str) -> list[Qualifier]:
 # --------------------------------------------------------------------------- designators
 
 _DESIGNATOR = re.compile(r"(?<![\w-])([A-Z][a-z]{2,})\s+([A-HJ-Z]|\d{1,3})(?![\w.,:/-])")
+#: "zone E", "band C": a lower-case noun and a capital letter (a lower-case noun's number is a quantity)
+_LOWER_DESIGNATOR = re.compile(r"(?<![\w-])([a-z]{3,})\s+([A-HJ-Z])(?![\w.,:/'’-])")
 _AFTER = re.compile(r"\s*(%|[A-Za-zµ]+)")
 _NOT_DESIGNATOR_WORDS = """
     The This That What Which Who How When Where Why Find Take Get Look Add Multiply Divide Subtract Compute
@@ -246,7 +243,7 @@ def designators(question: str) -> list[tuple[str, str]]:
     if _SITUATION.search(question):
         return []
     out = []
-    for m in _DESIGNATOR.finditer(question):
+    for m in [*_DESIGNATOR.finditer(question), *_LOWER_DESIGNATOR.finditer(question)]:
         noun, ident = m.group(1), m.group(2)
         before = question[: m.start()].rstrip()
         if not before or before[-1] in ".!?:;\n`\"'(":
@@ -277,8 +274,20 @@ def _designator_named(noun: str, ident: str, document: str) -> bool:
     keyed = rf"^\s*(?:[|*-]\s*)?{i}(?:\s*[|.:)]|\s{{2,}}|\t)"
     if re.search(keyed, document, re.M):
         return True
-    if ident.isdigit():  # a numbered designator in a range or a column of numbers: looked for leniently
-        return re.search(rf"(?<![\w.]){i}(?![\w.])", document) is not None
+    if ident.isdigit():  # a numbered designator in a range or a column of numbers: looked for leniently,
+        return _in_numbered_range(stem, int(ident), document) or (  # unless the document numbers the noun
+            re.search(rf"\b{stem}(?:es|s)?\.?\s+\d", document, re.I)
+            is None  # itself ("Studio 1", "Studio 2")
+            and re.search(rf"(?<![\w.]){i}(?![\w.])", document) is not None
+        )
+    return False
+
+
+def _in_numbered_range(stem: str, number: int, document: str) -> bool:
+    """ "Rooms 1-4", "studios 2 to 5": the noun's numbers as a range that holds ``number``."""
+    for m in re.finditer(rf"\b{stem}(?:es|s)?\.?\s+(\d{{1,3}})\s*(?:-|–|to)\s*(\d{{1,3}})\b", document, re.I):
+        if int(m.group(1)) <= number <= int(m.group(2)):
+            return True
     return False
 
 

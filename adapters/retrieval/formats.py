@@ -29,10 +29,12 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
+from ioa_p2p.adapters.retrieval.markup import MARKUP_FORMATS, render_markup
+
 LINE_FORMATS = frozenset({".yaml", ".yml", ".ini", ".cfg", ".conf", ".toml"})
 RENDERED_FORMATS = frozenset({".json", ".html", ".htm"})
 #: every suffix this module renders (the retrieval's default ``extensions`` include them)
-STRUCTURED = LINE_FORMATS | RENDERED_FORMATS
+STRUCTURED = LINE_FORMATS | RENDERED_FORMATS | MARKUP_FORMATS | {".tsv"}
 MAX_DEPTH = 6  # headings: "#" to "######"
 
 _KEY_VALUE = re.compile(
@@ -77,7 +79,8 @@ def readable(path: str, text: str) -> str:
             return text
     if suffix in (".html", ".htm"):
         return _html_text(text)
-    return text
+    rendered = render_markup(suffix, text)  # AsciiDoc, Org, MediaWiki, recfile, XML (markup.py)
+    return text if rendered is None else rendered
 
 
 def words_of(key: str) -> str:

@@ -35,13 +35,12 @@ from ioa_p2p.adapters.retrieval.docmodel import Document, TypedAnswer, ranked, r
 from ioa_p2p.adapters.retrieval.facts import row_designators, terms
 from ioa_p2p.adapters.retrieval.focus import focus_query, situated
 from ioa_p2p.adapters.retrieval.formats import STRUCTURED, readable
-from ioa_p2p.adapters.retrieval.markup import markup_text
 from ioa_p2p.adapters.retrieval.passage_scores import score_passages
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier
 from ioa_p2p.adapters.retrieval.scope import scope_weights, set_of
-from ioa_p2p.adapters.retrieval.sniff import not_text
 from ioa_p2p.adapters.retrieval.tariff import asks_price, charge_terms, charged
 from ioa_p2p.adapters.retrieval.terms import question_terms
+from ioa_p2p.adapters.retrieval.text_sniff import looks_like_text
 from ioa_p2p.adapters.retrieval.typed import line_fit, prefer_typed, reading_of, with_reading
 from ioa_p2p.embedding import Embedder, Matrix
 from ioa_p2p.planning.answer_types import MONEY_UNITS
@@ -63,9 +62,8 @@ class RetrievalOptions:
         "csv",
         *sorted(suffix.lstrip(".") for suffix in STRUCTURED),
     )
-    #: read every other file of the folder that is UTF-8 text by its content (sniff.py), its markup by form
-    #: (markup.py); docs/performance.md "Reading the files a user keeps" has its figures
-    read_any_text: bool = True
+    #: a file of another suffix (or none) is read too when its first bytes are UTF-8 text (text_sniff.py)
+    sniff_text: bool = True
     max_files: int = 2_000
     max_file_kb: int = 1_024
     embedding: dict[str, Any] = field(default_factory=dict)  # {"backend": "wordllama"} by default
@@ -126,8 +124,6 @@ class DocIndex:
     def _embed_file(self, rel: str, key: tuple[int, int]) -> _FileEntry:
         raw = (self.root / rel).read_bytes()[: self.options.max_file_kb * 1024]
         text = readable(rel, raw.decode("utf-8", "replace"))  # YAML, INI, JSON, HTML: as text (formats.py)
-        if not self._native(rel):  # any other text file: its markup read by form (markup.py)
-            text = markup_text(text)
         passages = chunk_document(rel, text, self.options.chunk_chars)
         matrix = self.embedder.embed([p.embedding_text() for p in passages])
         title = next((line.strip().lstrip("# ") for line in text.splitlines() if line.strip()), "")
@@ -136,9 +132,6 @@ class DocIndex:
         )
         document = read_document(rel, text)
         return _FileEntry(key, passages, matrix, title[:200], old, tuple(text.splitlines()), document)
-
-    def _native(self, rel: str) -> bool:
-        return "." + rel.rsplit(".", 1)[-1].lower() in _suffixes(self.options)
 
     def document_of(self, path: str) -> Document | None:
         return entry.document if (entry := self.files.get(path)) is not None else None
@@ -344,29 +337,20 @@ SUBJECT_KINDS = frozenset({"name", "code", "compound"})
 MAX_RULE_FACTS = 2_000
 
 
-def _suffixes(o: RetrievalOptions) -> set[str]:
-    return {"." + e.lower().lstrip(".") for e in o.extensions}
-
-
 def scan_folder(root: Path, o: RetrievalOptions) -> tuple[dict[str, tuple[int, int]], list[str]]:
     """Document files under ``root`` -> (size, mtime_ns); skipped files with the reason."""
     found: dict[str, tuple[int, int]] = {}
     skipped: list[str] = []
-    suffixes = _suffixes(o)
+    suffixes = {"." + e.lower().lstrip(".") for e in o.extensions}
     for dirpath, dirs, names in os.walk(root, followlinks=False):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(names):
             path = Path(dirpath, name)
             rel = path.relative_to(root).as_posix()
-            if name.startswith("."):
-                continue
-            if path.suffix.lower() not in suffixes and not o.read_any_text:
+            if name.startswith(".") or not _readable_suffix(path, suffixes, o.sniff_text):
                 continue
             if path.is_symlink() or not path.is_file():
                 skipped.append(f"{rel} (symlink or not a regular file)")
-                continue
-            if path.suffix.lower() not in suffixes and (why := not_text(path)):
-                skipped.append(f"{rel} ({why})")
                 continue
             if len(found) >= o.max_files:
                 skipped.append(f"{rel} (over max_files = {o.max_files})")
@@ -376,6 +360,13 @@ def scan_folder(root: Path, o: RetrievalOptions) -> tuple[dict[str, tuple[int, i
                 skipped.append(f"{rel} ({stat.st_size} bytes; only the first {o.max_file_kb} KiB used)")
             found[rel] = (stat.st_size, stat.st_mtime_ns)
     return found, skipped[:100]
+
+
+def _readable_suffix(path: Path, suffixes: set[str], sniff: bool) -> bool:
+    """A listed suffix, or (with ``sniff``) a file whose first bytes read as UTF-8 text."""
+    if path.suffix.lower() in suffixes:
+        return True
+    return sniff and path.is_file() and not path.is_symlink() and looks_like_text(path)
 
 
 __all__ = [

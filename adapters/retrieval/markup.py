@@ -1,345 +1,352 @@
-"""Markup a user keeps, read by its FORM (not its file name) as the markdown-like text the retrieval's
-passages, headings, facts and tables understand (pure).
+"""Markup people keep their documents in, read as the markdown-like text the retrieval understands (pure).
 
-:func:`markup_text` looks at the lines and renders the first form it recognises:
+:mod:`.formats` renders configuration files, feeds and web pages; this module renders the lightweight
+markups and record files of notes, wikis and exports, so passages, headings, facts and tables work on them
+unchanged. Each is recognised by its file's suffix and rendered line for line where it can be:
 
-- **XML** (the text opens with ``<?xml`` or an element and parses): an element's text is a list item
-  ``- path words (attributes): text``; elements that repeat under one parent with attributes are a pipe
-  table (a column per attribute, one row per element); an element holding others is a heading.
-- **AsciiDoc** (``= Title`` / ``== Section`` lines, ``|===`` tables, ``key:: value``): ``#`` headings, pipe
-  tables, ``- key: value`` items; ``:attr: value`` header lines and ``[...]`` block attributes dropped.
-- **org-mode** (``#+TITLE:``, ``* headings``, ``|---+---|`` rules, ``:PROPERTIES:`` drawers): ``#``
-  headings, pipe tables with markdown rules, a drawer's ``:KEY: value`` an item.
-- **MediaWiki** (``== Section ==``, ``{| ... |}`` tables): ``#`` headings, ``!``/``|`` cells split on
-  ``!!``/``||`` into pipe tables, ``''emphasis''`` dropped, ``# item`` numbered items.
-- **recfile** (``%rec: Type`` and ``Key: value`` records separated by blank lines, ``+`` continuations):
-  a ``%rec`` type is a heading; records of one type that share their keys a pipe table, others ``- key:
-  value`` items under a heading named by the record's first field.
-- Any other text line for line, with **dotted leaders** (``Item ........ 12.50`` -> ``- Item: 12.50``) and
-  ``||`` rows (``|| a || b ||`` -> ``| a | b |``) made plain; tab- and semicolon-separated tables are left as
-  they are (tables.py reads them, decimal commas included).
+- **AsciiDoc** (``.adoc``, ``.asciidoc``): ``= Title`` / ``== Section`` headings, ``|===`` tables (one
+  cell per ``|``, a row over several lines; the first row the header), ``key:: value`` definitions and
+  ``:attr: value`` attributes as list items, ``*`` / ``**`` lists, ``*bold*`` marks dropped, block
+  attributes (``[cols=...]``) and delimiters dropped.
+- **Org** (``.org``): ``#+TITLE:`` the title, ``*`` headings (one level below it), tables as they are
+  with their ``|---+---|`` rules made markdown's, ``:PROPERTIES:`` drawers as list items.
+- **MediaWiki** (``.wiki``, ``.mediawiki``): ``== Section ==`` headings, ``{| ... |}`` tables (``!`` header
+  cells, ``|-`` rows, ``||`` / ``!!`` cells on one line), ``*`` / ``#`` lists, ``''`` emphasis and
+  ``[[link|label]]`` reduced to their text.
+- **recfile** (``.rec``): ``%rec: Type`` a heading, consecutive records with the same fields a table
+  (a column per field), a record of its own fields as list items, ``+`` continuation lines joined, ``#``
+  comments as prose.
+- **XML** (``.xml``): the first comment as the title; an element's attributes and text as list items under a
+  heading named by its tag; repeated sibling elements of one tag a table (a column per attribute, the
+  element's text last). A file that does not parse is read as it is.
 """
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Sequence
 
-from ioa_p2p.adapters.retrieval.formats import words_of
-
-MAX_XML_CHARS = 1_048_576  # a larger feed is read as text
-_ADOC_HEADING = re.compile(r"^(=+)\s+(\S.*?)\s*$")
-_ADOC_ATTR = re.compile(r"^:[\w-]+:.*$")
-_ADOC_DEFINITION = re.compile(r"^(?P<key>[^:\s][^:]*?)::\s+(?P<value>\S.*)$")
-_ORG_HEADING = re.compile(r"^(\*+)\s+(\S.*)$")
-_ORG_KEYWORD = re.compile(r"^#\+(?P<key>\w+):\s*(?P<value>.*)$")
-_ORG_PROPERTY = re.compile(r"^\s*:(?P<key>[\w-]+):\s+(?P<value>\S.*)$")
-_ORG_RULE = re.compile(r"^\s*\|[-+]+\|?\s*$")
-_WIKI_HEADING = re.compile(r"^(=+)\s*(\S.*?)\s*\1\s*$")
-_REC_FIELD = re.compile(r"^(?P<key>[A-Za-z%][\w -]{0,60}?):\s*(?P<value>.*)$")
-_LEADER = re.compile(r"^(?P<item>\s*\S.*?\S)\s*(?:\.\s?){4,}\.?\s*(?P<value>\S.*)$")
-_DOUBLE_BAR_ROW = re.compile(r"^\s*\|\|.*\|\|\s*$")
+MARKUP_FORMATS = frozenset({".adoc", ".asciidoc", ".org", ".wiki", ".mediawiki", ".rec", ".xml"})
+MAX_DEPTH = 6
 
 
-def markup_text(text: str) -> str:
-    """``text`` rendered by its form (see the module docstring); unchanged when no form is recognised."""
+def render_markup(suffix: str, text: str) -> str | None:
+    """``text`` of a file ending in ``suffix`` rendered as markdown-like text; None for another suffix."""
     lines = text.splitlines()
-    if _looks_xml(text):
-        rendered = _xml_text(text)
-        if rendered is not None:
-            return rendered
-    if _is_recfile(lines):
-        return "\n".join(_rec_lines(lines))
-    if _is_wiki(lines):
-        return "\n".join(_wiki_lines(lines))
-    if _is_adoc(lines):
-        return "\n".join(_adoc_lines(lines))
-    if _is_org(lines):
-        return "\n".join(_org_lines(lines))
-    return "\n".join(_plain_lines(lines))
+    if suffix in (".adoc", ".asciidoc"):
+        return "\n".join(_adoc(lines))
+    if suffix == ".org":
+        return "\n".join(_org(lines))
+    if suffix in (".wiki", ".mediawiki"):
+        return "\n".join(_wiki(lines))
+    if suffix == ".rec":
+        return "\n".join(_rec(lines))
+    if suffix == ".xml":
+        return _xml(text)
+    return None
 
 
-# --------------------------------------------------------------------------- which form
+#: a cell longer than this is prose (a rule, a note): its rows are read as list items, not table cells
+PROSE_CELL = 60
 
 
-def _looks_xml(text: str) -> bool:
-    head = text.lstrip("\ufeff \t\r\n")[:200]
-    return head.startswith("<?xml") or bool(re.match(r"<[A-Za-z_][\w.-]*[\s>/]", head))
-
-
-def _is_recfile(lines: list[str]) -> bool:
-    return any(line.startswith("%rec:") for line in lines)
-
-
-def _is_wiki(lines: list[str]) -> bool:
-    return any(line.startswith("{|") for line in lines) or (
-        sum(bool(_WIKI_HEADING.match(line)) and line.startswith("==") for line in lines) >= 2
-    )
-
-
-def _is_adoc(lines: list[str]) -> bool:
-    tables = sum(line.strip() == "|===" for line in lines)
-    headings = sum(bool(_ADOC_HEADING.match(line)) and not line.rstrip().endswith("=") for line in lines)
-    return tables >= 2 or headings >= 2
-
-
-def _is_org(lines: list[str]) -> bool:
-    keywords = sum(bool(_ORG_KEYWORD.match(line)) for line in lines)
-    rules = sum(bool(_ORG_RULE.match(line)) and "+" in line for line in lines)
-    drawers = sum(line.strip() == ":PROPERTIES:" for line in lines)
-    return keywords + rules + drawers >= 1 and any(_ORG_HEADING.match(line) for line in lines)
-
-
-# --------------------------------------------------------------------------- shared pieces
-
-
-def _row(cells: list[str]) -> str:
-    return "| " + " | ".join(c.strip().replace("|", "/") for c in cells) + " |"
-
-
-def _table(header: list[str], rows: list[list[str]]) -> list[str]:
-    width = len(header)
-    out = [_row(header), "|" + "---|" * width]
-    for cells in rows:
-        out.append(_row((cells + [""] * width)[:width]))
-    return out
-
-
-def _plain_lines(lines: list[str]) -> list[str]:
-    out: list[str] = []
-    for line in lines:
-        if _DOUBLE_BAR_ROW.match(line):
-            out.append(_row([c for c in line.strip().strip("|").split("||")]))
-            continue
-        leader = _LEADER.match(line)
-        if leader and re.search(r"\d", leader["value"]):
-            out.append(f"- {leader['item'].strip()}: {leader['value'].strip()}")
-            continue
-        out.append(line)
-    return out
+def pipe_table(rows: Sequence[Sequence[str]]) -> list[str]:
+    """``rows`` (the first the header) as a markdown pipe table, short rows padded; rows whose cells hold
+    prose as list items ``- first cell: the other cells``."""
+    if not rows:
+        return []
+    if any(len(c) > PROSE_CELL for r in rows[1:] for c in r):
+        items = [
+            f"- {r[0]}: " + "; ".join(c for c in r[1:] if c) if len(r) > 1 else f"- {r[0]}" for r in rows[1:]
+        ]
+        return [*items, ""]
+    width = max(len(r) for r in rows)
+    padded = [[*(c.replace("|", "/") for c in r), *([""] * (width - len(r)))] for r in rows]
+    out = ["| " + " | ".join(padded[0]) + " |", "|" + "---|" * width]
+    out += ["| " + " | ".join(r) + " |" for r in padded[1:]]
+    return [*out, ""]
 
 
 # --------------------------------------------------------------------------- AsciiDoc
 
+_ADOC_HEADING = re.compile(r"^(=+)\s+(.+?)\s*$")
+_ADOC_ATTR = re.compile(r"^:([\w-]+):\s*(.*)$")
+_ADOC_DEF = re.compile(r"^(.+?)::\s+(.*)$")
+_ADOC_LIST = re.compile(r"^(\*+|\.+|-)\s+(.*)$")
+_BOLD = re.compile(r"(?<![\w*])\*{1,2}([^*\n]+?)\*{1,2}(?![\w*])")
 
-def _adoc_lines(lines: list[str]) -> list[str]:
-    out: list[str] = []
-    table: list[list[str]] | None = None
-    for line in lines:
-        stripped = line.strip()
-        if stripped == "|===":
-            if table is None:
-                table = []
-            else:
-                out += _table(table[0], table[1:]) if table else []
-                table = None
+
+def _adoc(lines: list[str]) -> Iterable[str]:
+    i = 0
+    while i < len(lines):
+        line = lines[i].rstrip()
+        if line.startswith("|==="):
+            end = next((j for j in range(i + 1, len(lines)) if lines[j].startswith("|===")), len(lines))
+            yield from pipe_table(_adoc_rows(lines[i + 1 : end]))
+            i = end + 1
             continue
-        if table is not None:
-            if stripped.startswith("|"):
-                table.append([c.strip() for c in stripped[1:].split("|")])
-            elif stripped and table:
-                table[-1][-1] += " " + stripped
+        i += 1
+        if re.match(r"^\[.*\]$", line) or line in ("----", "....", "====", "****", "--", "+"):
             continue
-        heading = _ADOC_HEADING.match(line)
-        definition = _ADOC_DEFINITION.match(stripped)
-        if heading:
-            out.append("#" * min(len(heading[1]), 6) + " " + heading[2])
-        elif _ADOC_ATTR.match(stripped) or (stripped.startswith("[") and stripped.endswith("]")):
-            out.append("")
-        elif definition:
-            out.append(f"- {definition['key'].strip()}: {definition['value'].strip()}")
+        if line.startswith("//"):
+            continue
+        if m := _ADOC_HEADING.match(line):
+            yield "#" * min(len(m[1]), MAX_DEPTH) + " " + _plain(m[2])
+        elif m := _ADOC_ATTR.match(line):
+            if m[2]:
+                yield f"- {m[1].replace('-', ' ')}: {m[2]}"
+        elif m := _ADOC_LIST.match(line):
+            yield "- " + _plain(m[2])
+        elif m := _ADOC_DEF.match(line):
+            yield f"- {_plain(m[1])}: {_plain(m[2])}"
         else:
-            out.append(re.sub(r"\*(\S[^*]*?)\*", r"\1", line))
-    return out
+            yield _plain(line)
 
 
-# --------------------------------------------------------------------------- org-mode
+def _adoc_rows(body: list[str]) -> list[list[str]]:
+    """Table lines between ``|===`` markers as rows; the first line's cell count is the width."""
+    cells: list[str] = []
+    width = 0
+    for raw in body:
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith("|"):
+            parts = [_plain(c.strip()) for c in line.split("|")[1:]]
+            width = width or len(parts)
+            cells.extend(parts)
+        elif cells:
+            cells[-1] = f"{cells[-1]} {_plain(line)}".strip()
+    width = width or 1
+    return [cells[k : k + width] for k in range(0, len(cells), width)]
 
 
-def _org_lines(lines: list[str]) -> list[str]:
-    out: list[str] = []
-    drawer = False
-    for line in lines:
-        stripped = line.strip()
-        keyword = _ORG_KEYWORD.match(stripped)
-        heading = _ORG_HEADING.match(line)
-        if stripped in (":PROPERTIES:", ":END:"):
-            drawer = stripped == ":PROPERTIES:"
-            out.append("")
-        elif drawer and (prop := _ORG_PROPERTY.match(line)):
-            out.append(f"- {words_of(prop['key'])}: {prop['value'].strip()}")
-        elif keyword:
-            key = keyword["key"].lower()
-            out.append("# " + keyword["value"] if key == "title" else f"- {key}: {keyword['value']}")
-        elif heading:
-            out.append("#" * min(len(heading[1]) + 1, 6) + " " + heading[2])
-        elif _ORG_RULE.match(line):
-            cells = stripped.strip("|").split("+")
-            out.append("|" + "---|" * len(cells))
+def _plain(text: str) -> str:
+    return _BOLD.sub(r"\1", text).replace("`", "")
+
+
+# --------------------------------------------------------------------------- Org
+
+_ORG_HEADING = re.compile(r"^(\*+)\s+(.+?)\s*$")
+_ORG_KEYWORD = re.compile(r"^#\+(\w+):\s*(.*)$")
+_ORG_PROPERTY = re.compile(r"^\s*:([\w-]+):\s*(.*)$")
+
+
+def _org(lines: list[str]) -> Iterable[str]:
+    for raw in lines:
+        line = raw.rstrip()
+        if m := _ORG_KEYWORD.match(line):
+            key, value = m[1].lower(), m[2]
+            if key == "title":
+                yield "# " + value
+            elif value and key not in ("options", "startup", "begin_src", "end_src"):
+                yield f"- {key}: {value}"
+        elif m := _ORG_HEADING.match(line):
+            yield "#" * min(len(m[1]) + 1, MAX_DEPTH) + " " + _plain(m[2])
+        elif re.match(r"^\s*\|[-+]+\|?\s*$", line):
+            yield "|" + "---|" * line.count("+") + "---|"
+        elif m := _ORG_PROPERTY.match(line):
+            if m[1].upper() not in ("PROPERTIES", "END") and m[2]:
+                yield f"- {m[1].lower().replace('_', ' ')}: {m[2]}"
+        elif line.lstrip().startswith("# "):
+            yield line.lstrip()[2:]
         else:
-            out.append(re.sub(r"(?<!\w)[*/=~](\S[^*/=~]*?)[*/=~](?!\w)", r"\1", line))
-    return out
+            yield line
 
 
 # --------------------------------------------------------------------------- MediaWiki
 
-
-def _wiki_cells(body: str, mark: str) -> list[str]:
-    cells = body.split(mark + mark) if mark + mark in body else [body]
-    # a cell's "attributes | text": keep the text
-    return [c.split("|", 1)[1] if "|" in c and "=" in c.split("|", 1)[0] else c for c in cells]
+_WIKI_HEADING = re.compile(r"^(=+)\s*(.+?)\s*\1\s*$")
+_WIKI_LINK = re.compile(r"\[\[(?:[^\]|]*\|)?([^\]]*)\]\]")
+_WIKI_EXTERNAL = re.compile(r"\[(?:https?|ftp)://\S+\s+([^\]]*)\]")
 
 
-def _wiki_lines(lines: list[str]) -> list[str]:
-    out: list[str] = []
-    header: list[str] = []
-    rows: list[list[str]] = []
-    in_table = False
-    for line in lines:
-        stripped = line.strip()
-        if stripped.startswith("{|"):
-            in_table, header, rows = True, [], [[]]
-            out.append("")
-            continue
-        if in_table:
-            if stripped.startswith("|}"):
-                body = [r for r in rows if r]
-                out += _table(header or body[0], body if header else body[1:]) if header or body else []
-                out.append("")
-                in_table = False
-            elif stripped.startswith("|-"):
+def _wiki(lines: list[str]) -> Iterable[str]:
+    rows: list[list[str]] | None = None
+    for raw in lines:
+        line = raw.rstrip()
+        if rows is not None:
+            if line.startswith("|}"):
+                yield from pipe_table([r for r in rows if r])
+                rows = None
+            elif line.startswith("|-"):
                 rows.append([])
-            elif stripped.startswith("!"):
-                header += [_wiki_text(c) for c in _wiki_cells(stripped[1:], "!")]
-            elif stripped.startswith("|+"):
-                out.append(_wiki_text(stripped[2:]))
-            elif stripped.startswith("|"):
-                rows[-1] += [_wiki_text(c) for c in _wiki_cells(stripped[1:], "|")]
+            elif line.startswith("|+"):
+                continue
+            elif line.startswith(("!", "|")):
+                sep = "!!" if line.startswith("!") else "||"
+                cells = [_wiki_cell(c) for c in line[1:].split(sep)]
+                if not rows:
+                    rows.append([])
+                rows[-1].extend(cells)
+            elif line.strip() and rows and rows[-1]:
+                rows[-1][-1] = f"{rows[-1][-1]} {_wiki_text(line.strip())}"
             continue
-        heading = _WIKI_HEADING.match(line)
-        if heading:
-            out.append("#" * min(len(heading[1]), 6) + " " + _wiki_text(heading[2]))
-        elif re.match(r"^#+\s", line):
-            out.append("1. " + _wiki_text(line.lstrip("#").strip()))
+        if line.startswith("{|"):
+            rows = [[]]
+        elif m := _WIKI_HEADING.match(line):
+            yield "#" * min(len(m[1]), MAX_DEPTH) + " " + _wiki_text(m[2])
+        elif m := re.match(r"^([*#]+)\s*(.*)$", line):
+            yield "- " + _wiki_text(m[2])
+        elif m := re.match(r"^;\s*(.+?)\s*:\s*(.*)$", line):
+            yield f"- {_wiki_text(m[1])}: {_wiki_text(m[2])}"
         else:
-            out.append(_wiki_text(line))
-    return out
+            yield _wiki_text(line)
+    if rows is not None:
+        yield from pipe_table([r for r in rows if r])
+
+
+def _wiki_cell(cell: str) -> str:
+    """A table cell without its attributes (``style="..." | text``)."""
+    if "|" in cell and "[[" not in cell and "=" in cell.split("|", 1)[0]:
+        cell = cell.split("|", 1)[1]
+    return _wiki_text(cell.strip())
 
 
 def _wiki_text(text: str) -> str:
-    text = re.sub(r"'{2,}", "", text)
-    text = re.sub(r"\[\[(?:[^|\]]*\|)?([^\]]*)\]\]", r"\1", text)
-    return re.sub(r"\[\S+\s+([^\]]*)\]", r"\1", text).strip() if text.strip() else ""
+    text = _WIKI_LINK.sub(r"\1", _WIKI_EXTERNAL.sub(r"\1", text))
+    return re.sub(r"'{2,}", "", text).replace("<br>", " ").replace("<br />", " ")
 
 
 # --------------------------------------------------------------------------- recfile
 
-
-def _rec_records(lines: list[str]) -> list[tuple[str, list[tuple[str, str]]]]:
-    """(type, [(key, value)]) per record; ``+`` lines continue the last value."""
-    records: list[tuple[str, list[tuple[str, str]]]] = []
-    kind, fields = "", list[tuple[str, str]]()
-    for line in [*lines, ""]:
-        if line.startswith("#"):
-            continue
-        if not line.strip():
-            if fields:
-                records.append((kind, fields))
-            fields = []
-            continue
-        if line.startswith("+") and fields:
-            key, value = fields[-1]
-            fields[-1] = (key, f"{value} {line[1:].strip()}".strip())
-            continue
-        m = _REC_FIELD.match(line)
-        if m is None:
-            continue
-        if m["key"] == "%rec":
-            kind = m["value"].strip()
-        elif not m["key"].startswith("%"):
-            fields.append((m["key"].strip(), m["value"].strip()))
-    return records
+_REC_FIELD = re.compile(r"^([A-Za-z%][\w-]*(?: [\w-]+)*):\s?(.*)$")
 
 
-def _rec_lines(lines: list[str]) -> list[str]:
-    comments = [line.lstrip("#").strip() for line in lines if line.startswith("#")]
-    out = ["# " + comments[0], *comments[1:], ""] if comments else []
-    records = _rec_records(lines)
-    kinds = list(dict.fromkeys(kind for kind, _ in records))
-    for kind in kinds:
-        group = [fields for k, fields in records if k == kind]
-        out += [f"## {kind}" if kind else "## Records", ""]
-        keys = [key for key, _ in group[0]]
-        same = all([key for key, _ in fields] == keys for fields in group)
-        if same and len(group) >= 2 and all(len(value) <= 80 for f in group for _, value in f):
-            out += [*_table(keys, [[value for _, value in fields] for fields in group]), ""]
+def _rec(lines: list[str]) -> Iterable[str]:
+    records: list[list[tuple[str, str]]] = []
+    current: list[tuple[str, str]] = []
+
+    def flush() -> Iterable[str]:
+        if current:
+            records.append(list(current))
+            current.clear()
+        yield from _rec_group(records)
+        records.clear()
+
+    for raw in lines:
+        line = raw.rstrip()
+        if line.startswith("%rec:"):
+            yield from flush()
+            yield "## " + line[5:].strip()
+        elif line.startswith("%"):
             continue
-        for fields in group:
-            (key0, value0), rest = fields[0], fields[1:]
-            out += [f"### {value0}" if rest else f"- {key0}: {value0}"]
-            out += [f"- {key}: {value}" for key, value in rest] + [""]
-    return out
+        elif line.startswith("#"):
+            yield from flush()
+            yield line.lstrip("#").strip()
+        elif not line.strip():
+            if current:
+                records.append(list(current))
+                current.clear()
+        elif line.startswith("+") and current:
+            key, value = current[-1]
+            current[-1] = (key, f"{value} {line[1:].strip()}".strip())
+        elif m := _REC_FIELD.match(line):
+            current.append((m[1], m[2].strip()))
+        else:
+            yield from flush()
+            yield line
+    yield from flush()
+
+
+def _rec_group(records: list[list[tuple[str, str]]]) -> Iterable[str]:
+    """Runs of records with the same fields as tables; a record unlike its neighbours as list items."""
+    k = 0
+    while k < len(records):
+        keys = [f for f, _ in records[k]]
+        end = k + 1
+        while end < len(records) and [f for f, _ in records[end]] == keys:
+            end += 1
+        if end - k >= 2 and len(set(keys)) == len(keys):
+            yield from pipe_table([keys, *([v for _, v in r] for r in records[k:end])])
+        else:
+            for record in records[k:end]:
+                (_, first), *rest = record
+                if len(rest) == 1:  # "Rule: Arrival / Text: ...": the one other field is what it says
+                    yield f"- {first}: {rest[0][1]}"
+                else:
+                    yield f"- {first}: " + "; ".join(f"{f} {v}" for f, v in rest) if rest else f"- {first}"
+            yield ""
+        k = end
 
 
 # --------------------------------------------------------------------------- XML
 
+_LOCAL = re.compile(r"^\{[^}]*\}")
 
-def _xml_text(text: str) -> str | None:
-    if len(text) > MAX_XML_CHARS or "<!DOCTYPE" in text or "<!ENTITY" in text:
-        return None  # (no entity expansion: a DTD is read as text)
+
+def _xml(text: str) -> str:
     try:
-        root = ET.fromstring(text.lstrip("\ufeff"))
-    except ET.ParseError:
-        return None
-    comments = re.findall(r"<!--(.*?)-->", text[: text.find("<" + root.tag)], re.S)
-    title = " ".join(comments[0].split()) if comments else words_of(_local(root.tag))
-    out = ["# " + title, *_attribute_items(root), ""]
-    _xml_children(root, 2, [], out)
+        root = ET.fromstring(text)
+    except (ET.ParseError, ValueError):
+        return text
+    out: list[str] = []
+    comment = re.search(r"<!--(.*?)-->", text, re.S)
+    if comment and comment.start() < text.find("<" + root.tag.split("}")[-1]):
+        out += ["# " + " ".join(comment[1].split()), ""]
+    _xml_element(root, 1 if not out else 2, out)
     return "\n".join(out)
 
 
-def _local(tag: str) -> str:
-    return tag.rsplit("}", 1)[-1]
+def _tag(element: ET.Element) -> str:
+    return _LOCAL.sub("", str(element.tag)).replace("-", " ").replace("_", " ")
 
 
-def _attribute_items(element: ET.Element) -> list[str]:
-    return [f"- {words_of(_local(k))}: {v}" for k, v in element.attrib.items()]
+def _words(name: str) -> str:
+    return _LOCAL.sub("", name).replace("-", " ").replace("_", " ")
 
 
-def _xml_children(element: ET.Element, depth: int, path: list[str], out: list[str]) -> None:
+def _xml_text(element: ET.Element) -> str:
+    return " ".join((element.text or "").split())
+
+
+def _xml_element(element: ET.Element, depth: int, out: list[str]) -> None:
     children = list(element)
-    by_tag: dict[str, list[ET.Element]] = {}
-    for child in children:
-        by_tag.setdefault(child.tag, []).append(child)
-    done: set[str] = set()
-    for child in children:
-        tag = child.tag
-        name = words_of(_local(tag))
-        same = by_tag[tag]
-        if tag in done:
-            continue
-        if len(same) >= 2 and all(not list(c) for c in same) and any(c.attrib for c in same):
-            done.add(tag)
-            keys = list(dict.fromkeys(k for c in same for k in c.attrib))
-            texts = any((c.text or "").strip() for c in same)
-            header = [words_of(_local(k)) for k in keys] + ([name] if texts else [])
-            rows = [[c.attrib.get(k, "") for k in keys] + ([_text(c)] if texts else []) for c in same]
-            out += ["", *_table(header, rows), ""]
-        elif list(child):
-            out += ["", "#" * min(depth, 6) + " " + " ".join([*path, name][-2:]), *_attribute_items(child)]
-            if (child.text or "").strip():
-                out.append(" ".join((child.text or "").split()))
-            _xml_children(child, depth + 1, [*path, name], out)
+    text = _xml_text(element)
+    if not children:
+        out.append(_xml_leaf(element, text))
+        return
+    out.append("#" * min(depth, MAX_DEPTH) + " " + _tag(element))
+    out += [f"- {_words(k)}: {v}" for k, v in element.attrib.items()]
+    if text:
+        out.append(text)
+    out.append("")
+    k = 0
+    while k < len(children):
+        end = k + 1
+        while end < len(children) and children[end].tag == children[k].tag:
+            end += 1
+        run = children[k:end]
+        if len(run) >= 2 and all(not list(c) for c in run) and any(c.attrib for c in run):
+            out += _xml_table(run)
         else:
-            label = child.attrib.get("name") or name
-            notes = "; ".join(f"{words_of(_local(k))} {v}" for k, v in child.attrib.items() if k != "name")
-            body = _text(child)
-            value = "; ".join(v for v in (body, notes) if v)
-            out.append(f"- {label}: {value}" if value else f"- {label}")
+            for child in run:
+                _xml_element(child, depth + 1, out)
+        k = end
+    out.append("")
 
 
-def _text(element: ET.Element) -> str:
-    return " ".join("".join(element.itertext()).split())
+def _xml_leaf(element: ET.Element, text: str) -> str:
+    attrs = "; ".join(f"{_words(k)} {v}" for k, v in element.attrib.items())
+    name = element.attrib.get("name") or element.attrib.get("id")
+    label = f"{_tag(element)} {name}" if name else _tag(element)
+    rest = "; ".join(f"{_words(k)} {v}" for k, v in element.attrib.items() if k not in ("name", "id"))
+    body = "; ".join(p for p in (text, rest if name else attrs) if p)
+    return f"- {label}: {body}" if body else f"- {label}"
 
 
-__all__ = ["markup_text"]
+def _xml_table(run: list[ET.Element]) -> list[str]:
+    columns: list[str] = []
+    for element in run:
+        columns += [k for k in element.attrib if k not in columns]
+    texts = [_xml_text(e) for e in run]
+    header = [_words(c) for c in columns] + (["text"] if any(texts) else [])
+    tail = any(texts)
+    rows = [
+        [e.attrib.get(c, "") for c in columns] + [t][: int(tail)] for e, t in zip(run, texts, strict=True)
+    ]
+    return ["", f"{_tag(run[0])}:", *pipe_table([header, *rows])]
+
+
+__all__ = ["MARKUP_FORMATS", "pipe_table", "render_markup"]

@@ -11,6 +11,7 @@ withdrawal's tombstone) ends, and only then answers its caller, when every targe
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import Any
 
@@ -29,8 +30,9 @@ def network_size(world: Fabric, node: SimNode) -> float:
     return estimate_network_size(node.peer, known)
 
 
-class PlacingRun:
-    """What the three runs share: who places what, when it started and finished, and ``on_done``."""
+class PlacingRun(ABC):
+    """What the three runs share: who places what, when it started and finished, and ``on_done``. A run
+    (:mod:`~ioa_p2p.dht.sim.publish`) says how it sends stores (:meth:`_send_early`, :meth:`_placed`)."""
 
     def __init__(
         self,
@@ -80,12 +82,13 @@ class PlacingRun:
             quorum.add(key, due)
             self._send_early({peer: [key] for peer in due})
 
+    @abstractmethod
     def _send_early(self, plan: dict[bytes, list[bytes]]) -> None:
         """Send ``plan`` (peer -> keys) now, while the lookup runs."""
-        raise NotImplementedError
 
+    @abstractmethod
     def _placed(self, run: LookupRun) -> None:
-        raise NotImplementedError
+        """The lookup of ``run`` is done: send the rest of the round's stores (:meth:`_final`)."""
 
     def _final(self, run: LookupRun) -> dict[bytes, list[bytes]]:
         """The lookup is done: the targets of its keys not sent early, as ``peer -> keys``; the round's

@@ -28,8 +28,12 @@ def encode_control(body: Body) -> bytes:
 
 
 def decode_control(data: bytes, expected: type[B]) -> B:
-    """Decode a control frame of type ``expected``; raises InvalidMessage subclasses."""
-    value = canonical.decode(data, max_size=MAX_CONTROL_SIZE)
+    """Decode a control frame of type ``expected``; raises InvalidMessage subclasses.
+
+    As for an envelope, the item rules (text map keys, finite floats, no simple values) are checked by
+    the frame's shape below and the body's schema (``canonical.check_item`` on its opaque fields only),
+    not by a second walk of the whole value; the bytes are still proven canonical."""
+    value = canonical.decode(data, max_size=MAX_CONTROL_SIZE, check_items=False)
     if not isinstance(value, dict) or set(value) != {"t", "tv", "b"}:
         raise SchemaError("a control frame is a map with exactly the keys t, tv, b")
     type_name, version = value["t"], value["tv"]

@@ -97,20 +97,27 @@ class ChatDelivery:
     async def _deliver_session(self, peer: PeerId) -> None:
         stream = await open_within(self.chats.node, peer, PROTO_DELIVER, self.chats.config.stream_timeout)
         async with stream:
+            items = self.store.outbox(peer, limit=BATCH)
             while True:
-                items = self.store.outbox(peer, limit=BATCH)
                 if not items:
                     self._wake[peer] = trio.Event()
                     with trio.move_on_after(IDLE_CLOSE) as idle:
                         await self._wake[peer].wait()
                     if idle.cancelled_caught:
                         return
+                    items = self.store.outbox(peer, limit=BATCH)
                     continue
-                await self._deliver_batch(stream, peer, items)
+                # every row queued for the peer from now on wakes it (``wake``): a batch that was all
+                # the outbox held and was all acknowledged leaves it empty unless that happened
+                woken = self._wake[peer] = trio.Event()
+                drained = await self._deliver_batch(stream, peer, items) and len(items) < BATCH
+                items = [] if drained and not woken.is_set() else self.store.outbox(peer, limit=BATCH)
 
     async def _deliver_batch(
         self, stream: FramedStream, peer: PeerId, items: list[tuple[bytes, bytes]]
-    ) -> None:
+    ) -> bool:
+        """Send ``items`` and take their acks; True when every one was acknowledged done (its outbox
+        row deleted), False when some stay queued (missing parents pushed first, a re-invitation)."""
         frames, sent = [], []
         for chat_id, digest in items:
             raw = self.store.message_raw(digest)
@@ -128,6 +135,7 @@ class ChatDelivery:
                 await self._on_ack(peer, chat_id, digest, ack, done)
         self.store.acked(done, peer)
         self.chats.notify()
+        return len(done) == len(items)
 
     async def _on_ack(
         self, peer: PeerId, chat_id: bytes, digest: bytes, ack: ChatAck, done: list[bytes]

@@ -9,7 +9,8 @@ on the card topic:
   catch-up loop fetches it from the DHT (:meth:`GossipIntake.stale_due`): an honest update that came too
   soon is late, never lost;
 - :meth:`GossipIntake.deliver`: the rate limits of new identities and versions
-  (:class:`~ioa_p2p.dht.admission.CardAdmission`, in total and per source network), the publisher's first
+  (:class:`~ioa_p2p.dht.admission.CardAdmission`, in total and per source network: the connection the
+  announcement arrived on, :func:`~ioa_p2p.dht.admission.observed_source`), the publisher's first
   arrival noted (:class:`~ioa_p2p.dht.arrival.ArrivalBook`: a page search's evidence of floods of new
   identities), then the directory (through :meth:`~ioa_p2p.node.discovery.search.CardSearch.apply`).
 
@@ -25,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ioa_p2p.card import parse_record
-from ioa_p2p.dht.admission import CardAdmission, source_of_addrs
+from ioa_p2p.dht.admission import CardAdmission, observed_source, source_of_addrs
 from ioa_p2p.dht.directory import Directory
 from ioa_p2p.dht.validators import check_announcement
 from ioa_p2p.errors import InvalidMessage
@@ -107,7 +108,9 @@ class GossipIntake:
         except InvalidMessage:
             return
         known = self.directory.version_of(publisher)
-        source = source_of_addrs(getattr(getattr(record, "card", None), "addrs", ()))  # where it is reached
+        source = observed_source()  # the connection it arrived on (set by the gossip layer)
+        if source is None:  # handed over in the process: the network the card's addresses name
+            source = source_of_addrs(getattr(getattr(record, "card", None), "addrs", ()))
         if record.version != known and not self.admission.admit_card(
             publisher, known=known is not None, now=now / 1000, source=source
         ):

@@ -14,6 +14,8 @@
   caller (a cancelled write used to desynchronise the session and drop the connection)
 - ``whole_reads.py``     patch 26: a Noise message read in many pieces no longer ends its connection
   (upstream's ``read_exactly`` gave up after 100 short reads with the socket open)
+- ``identify_retry.py``  patch 27: identify tried again (bounded, backing off) on a connection whose first
+  identify failed (upstream tried once; the peer's protocols stayed unknown, GossipSub never registered it)
 - ``arrivals.py``        connections as they open, numbered, for work a (re)connection starts (the chats'
   pulls and retries) without polling ``connected_peers``
 - ``conn_events.py``     why connections open and close: counters per node by direction and reason, and

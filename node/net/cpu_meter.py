@@ -38,6 +38,10 @@ OWNER: contextvars.ContextVar[tuple[NodeBudgets, PeerId] | None] = contextvars.C
 )
 #: The window over which :attr:`StepTimer.busy` is measured (seconds).
 BUSY_WINDOW = 0.25
+#: The step timer reads the thread's CPU clock (a system call) over a batch of steps that begins at least
+#: this many seconds after the last batch it read it over began; a batch in between is charged the share
+#: of a CPU that last batch measured (issue 26: a chat message is 17-21 loop iterations in a member).
+CPU_SAMPLE_EVERY = 0.01
 _TIMER: trio.lowlevel.RunVar[StepTimer | None] = trio.lowlevel.RunVar("ioa_step_timer", default=None)
 
 
@@ -49,9 +53,9 @@ class StepTimer(trio.abc.Instrument):
     holding the GIL), and the **loop** time, the wall clock the step held the event loop
     (``time.perf_counter``), charged to its pool. While a step runs no other task of the node
     does, whoever takes the CPU from the process meanwhile (the CPU time of a step is its loop time
-    times the share of its batch's wall time the thread had a CPU, ``time.thread_time`` read once per
-    batch of steps: :meth:`_charge_batch`): on a machine whose other processes
-    leave the node a fraction of a core, a step of 1 ms of CPU holds the loop for several ms, and
+    times the share of a batch's wall time the thread had a CPU, ``time.thread_time`` read over a batch
+    of steps every :data:`CPU_SAMPLE_EVERY` at most: :meth:`_charge_batch`): on a machine whose other
+    processes leave the node a fraction of a core, a step of 1 ms of CPU holds the loop for several ms, and
     a good peer's work waits that long. Measured (issue 20): charged in CPU time alone, 64
     stranger identities stayed inside a pool of 0.4 CPU seconds per second while they held the
     loop 60-95 % of the time, the node getting 10-25 % of a core. Steps of the node's own tasks
@@ -75,9 +79,15 @@ class StepTimer(trio.abc.Instrument):
         #: completed window of :data:`BUSY_WINDOW` seconds
         self.busy = 0.0
         self._batch: float | None = None
-        #: the thread's CPU and wall clocks at the first owned step of the current batch (None: none yet)
+        #: the wall clock at the first owned step of the current batch (None: none yet), and the thread's
+        #: CPU clock then when the batch is a sampled one (None: not sampled)
+        self._batch_wall: float | None = None
         self._batch_cpu: float | None = None
-        self._batch_wall = 0.0
+        #: the share of its wall time the thread had a CPU in the last sampled batch, and when it began
+        self.cpu_share = 1.0
+        self._sampled_at = -math.inf
+        #: batches whose CPU share was measured (the CPU clock read twice), for tests and benchmarks
+        self.samples = 0
         #: loop seconds of each owner's steps in the current batch, charged when the batch ends
         self._owed: dict[tuple[NodeBudgets, PeerId], float] = {}
         self._window = time.perf_counter()
@@ -106,16 +116,22 @@ class StepTimer(trio.abc.Instrument):
 
     def _charge_batch(self, now: float) -> None:
         """Charge the owned steps of the batch that ends: each its loop time, and as CPU time its loop
-        time times the share of the batch's wall time (from its first owned step) the thread had a CPU.
+        time times the share of the wall time the thread had a CPU (:attr:`cpu_share`: this batch's, from
+        its first owned step, when it is sampled; else the last sampled batch's).
         The thread's CPU clock is a system call (2-16 us on the test machine, against ~0.1-0.7 us for
         the wall clock): read per step, twice, it was ~20 % of a 25-agent process's samples; read per
-        batch it is paid once for all the steps of a loop iteration."""
+        batch, twice per loop iteration; read over a batch every :data:`CPU_SAMPLE_EVERY` at most, it is
+        paid once for the many short iterations of a busy stretch, and still for every long one."""
         owed, self._owed = self._owed, {}
+        began, self._batch_wall = self._batch_wall, None
         started, self._batch_cpu = self._batch_cpu, None
-        if not owed or started is None:
+        if not owed or began is None:
             return
-        span = now - self._batch_wall
-        ratio = min(1.0, max(0.0, time.thread_time() - started) / span) if span > 0 else 1.0
+        if started is not None:
+            span = now - began
+            self.cpu_share = min(1.0, max(0.0, time.thread_time() - started) / span) if span > 0 else 1.0
+            self.samples += 1
+        ratio = self.cpu_share
         for (node, peer), wall in owed.items():
             cpu = wall * ratio
             self.seconds += cpu
@@ -139,9 +155,11 @@ class StepTimer(trio.abc.Instrument):
         owner = task.context.get(OWNER)
         self._owner = owner
         if owner is not None:
-            self._wall = time.perf_counter()
-            if self._batch_cpu is None:
-                self._batch_cpu, self._batch_wall = time.thread_time(), self._wall
+            self._wall = now = time.perf_counter()
+            if self._batch_wall is None:
+                self._batch_wall = now
+                if now - self._sampled_at >= CPU_SAMPLE_EVERY:
+                    self._sampled_at, self._batch_cpu = now, time.thread_time()
 
     def after_task_step(self, task: trio.lowlevel.Task) -> None:
         owner, self._owner = self._owner, None
@@ -238,6 +256,7 @@ def pace_reads(reader: Any, budgets: NodeBudgets, peer: PeerId) -> None:
 
 
 __all__ = [
+    "CPU_SAMPLE_EVERY",
     "OWNER",
     "READ_GRANT",
     "READ_PACE_MAX",

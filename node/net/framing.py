@@ -152,13 +152,22 @@ class FramedStream:
     async def send_many(self, frames: Iterable[bytes]) -> None:
         """Write several frames in one stream write (much faster than one write per frame)."""
         payload = b"".join(frame(f) for f in frames)
-        async with self._send_lock:
-            try:
-                await self._stream.write(payload)
-            except (StreamClosed, StreamReset, StreamEOF) as exc:
-                raise PeerClosed(f"stream to {self.remote} closed while sending: {exc!r}") from None
-            except StreamError as exc:
-                raise PeerClosed(f"stream to {self.remote} failed while sending: {exc}") from None
+        lock = self._send_lock
+        # A free lock is taken without yielding (``async with`` yields once: a loop iteration per
+        # frame), the write being the schedule point; a cancelled send still writes nothing.
+        await trio.lowlevel.checkpoint_if_cancelled()
+        if lock.locked():
+            await lock.acquire()
+        else:
+            lock.acquire_nowait()
+        try:
+            await self._stream.write(payload)
+        except (StreamClosed, StreamReset, StreamEOF) as exc:
+            raise PeerClosed(f"stream to {self.remote} closed while sending: {exc!r}") from None
+        except StreamError as exc:
+            raise PeerClosed(f"stream to {self.remote} failed while sending: {exc}") from None
+        finally:
+            lock.release()
 
     async def send_envelope(self, env: Envelope) -> None:
         await self.send(env.to_cbor())

@@ -53,6 +53,7 @@ from libp2p.pubsub.pubsub import Pubsub
 from libp2p.tools.anyio_service import background_trio_service
 
 from ioa_p2p.card import MAX_CARD_SIZE
+from ioa_p2p.dht.admission import observed_from
 from ioa_p2p.errors import InvalidPeerId
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
@@ -64,6 +65,7 @@ from ioa_p2p.node.net.gossip_pacing import (
     ResubscribePacer,
 )
 from ioa_p2p.node.net.libp2p_patches import contain_pubsub_messages
+from ioa_p2p.node.net.sources import ArrivedVia, peer_source
 
 log = logging.getLogger("ioa_p2p.node.net.gossip")
 
@@ -107,6 +109,8 @@ class CardGossip:
         self.published = 0
         self.received = 0
         self.rejected = 0
+        #: the connection each validated message arrived on, until its delivery (per-source limits)
+        self.via = ArrivedVia()
         #: hands our announcements to the other agents of this process (``CoHosted.card_topic``), if any
         self.share: Callable[[bytes], None] | None = None
         #: hands remote records we accepted to the other agents of this process (``CoHosted.pass_on``)
@@ -148,6 +152,11 @@ class CardGossip:
 
     def mesh_peers(self) -> int:
         return len(self.router.mesh.get(TOPIC, ()))
+
+
+def _message_key(msg: Any) -> tuple[bytes, bytes]:
+    """A message's identity in pubsub (its publisher and sequence number)."""
+    return bytes(getattr(msg, "from_id", b"") or b""), bytes(getattr(msg, "seqno", b"") or b"")
 
 
 def _publisher(msg: Any) -> PeerId | None:
@@ -256,6 +265,8 @@ async def open_card_gossip(
             accepted = publisher is not None and validate(publisher, bytes(msg.data))
         if not accepted:
             gossip.rejected += 1
+        else:  # what the node observed, not what the card claims: the forwarder's connection
+            gossip.via.note(_message_key(msg), peer_source(host, forwarder))
         return accepted
 
     async with background_trio_service(pubsub), background_trio_service(router):
@@ -393,8 +404,9 @@ async def _drain(subscription: Any, gossip: CardGossip, deliver: Deliver, faults
         if publisher is None:
             continue
         gossip.received += 1
-        with faults.boundary("gossip delivery", publisher):  # one bad message must not stop the drain
-            deliver(publisher, bytes(msg.data))
+        source = gossip.via.take(_message_key(msg))
+        with faults.boundary("gossip delivery", publisher), observed_from(source):  # one bad message
+            deliver(publisher, bytes(msg.data))  # must not stop the drain
 
 
 __all__ = ["TOPIC", "CardGossip", "GossipSettings", "open_card_gossip"]

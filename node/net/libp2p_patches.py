@@ -114,6 +114,9 @@ tests fail loudly rather than letting a stale patch linger).
    a stuck write counts from the write's last progress (``TrioTCPStream.write`` in pieces).
 26. A Noise message read in more than 100 pieces ended its connection (``read_exactly`` gave up with the
    socket open): :mod:`ioa_p2p.node.net.whole_reads` (its docstring says all).
+27. Identify ran once per connection: a failed first identify left the peer's protocols unknown (no
+   GossipSub registration) for the connection's life: :mod:`ioa_p2p.node.net.identify_retry` (its
+   docstring says all).
 """
 
 from __future__ import annotations
@@ -129,6 +132,7 @@ import libp2p.network.swarm as _swarm
 from ioa_p2p.logs import apply_third_party_levels
 from ioa_p2p.node.net.atomic_writes import atomic_secure_writes
 from ioa_p2p.node.net.cpu_meter import OWNER
+from ioa_p2p.node.net.identify_retry import retry_identify
 from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
 from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
 from ioa_p2p.node.net.peer_records import cache_kad_peer_records, install_record_consumer
@@ -180,6 +184,7 @@ def apply_patches() -> None:
     credit_yamux_in_halves()
     atomic_secure_writes()
     read_messages_whole()
+    retry_identify()
     _applied = True
 
 
