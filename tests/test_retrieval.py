@@ -217,6 +217,20 @@ async def test_the_answer_carries_its_whole_document_bounded(tmp_path: Path) -> 
     assert len(document["text"].encode()) <= 24_000
 
 
+async def test_decimal_commas_of_a_semicolon_table_are_points(tmp_path: Path) -> None:
+    # issue 23: where ';' separates the cells, "6,20" is 6.2 (a comma-separated file keeps its commas)
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ferry.csv").write_text(
+        "Route;Adult fare EUR;Child fare EUR\n"
+        "Harlow-Isle;9,50;4,75\nIsle-Point;6,20;3,10\nPoint-Bay;7,40;3,70\n"
+    )
+    adapter = hashing_adapter(docs)
+    fare = await ask(adapter, "What is the adult fare from Isle to Point?")
+    assert fare.ok and "6.2" in fare.text.splitlines()[0], fare.text
+    await adapter.aclose()
+
+
 async def test_tab_and_semicolon_tables_are_read_by_content(tmp_path: Path) -> None:
     # a table whose cells are separated by tabs or semicolons is read as a table (the cell at the asked row)
     docs = tmp_path / "docs"

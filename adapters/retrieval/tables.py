@@ -278,12 +278,15 @@ def _name(field: str) -> str:
 
 
 def _fields(line: str, sep: str = ",") -> list[str] | None:
+    """The cells of one line; where ``;`` separates them, a decimal comma is a point ("12,50" -> "12.50")."""
     try:
-        return [
-            f.strip() for f in next(csv.reader([line.strip(" \r\n" if sep == "\t" else None)], delimiter=sep))
-        ]
+        cells = next(csv.reader([line.strip(" \r\n" if sep == "\t" else None)], delimiter=sep))
     except (csv.Error, StopIteration):
         return None
+    return [_DECIMAL_COMMA.sub(r"\1.\2", f.strip()) if sep == ";" else f.strip() for f in cells]
+
+
+_DECIMAL_COMMA = re.compile(r"(?<![\d,.])(\d+),(\d{1,2})(?![\d,])")
 
 
 __all__ = ["Table", "bare_pipe_table_at", "csv_table_at", "grid_table_at", "table_at"]
