@@ -34,8 +34,9 @@ folders ``docs/d-*``, 133 goals by writer d, ``{train,dev,test}_d.json.gz``), se
 ``--suite probe4 --split heldout`` is the fourth blind probe (``bench/goal_suite_probe4/``: 122 goals of
 the four kinds over 9 folders, 25 to be refused), ``--suite probe5 --split heldout`` the fifth
 (``bench/goal_suite_probe5/``: 161 goals over 11 folders, 43 to be refused), ``--suite probe6 --split
-heldout`` the sixth (``bench/goal_suite_probe6/``: 142 goals over 11 folders, 42 to be refused). Suites and
-splits: ``goals_suite_files.py``.
+heldout`` the sixth (``bench/goal_suite_probe6/``: 142 goals over 11 folders, 42 to be refused), ``--suite
+probe7 --split heldout`` the seventh (``bench/goal_suite_probe7/``: 90 goals over 9 folders, 22 to be
+refused). Suites and splits: ``goals_suite_files.py``.
 
 ``--keep`` keeps the node homes, logs and every goal's raw ``--json`` result (``<root>/results/ID.json``),
 ``--root DIR`` puts them in DIR, ``--ioa PATH`` picks the ``ioa`` command (default: the one beside this

@@ -39,7 +39,11 @@ leaflet, a roaming guide, a tunnel toll order, a herbicide label, angling permit
 a semicolon CSV of tower hire rates with decimal commas, a livery yard's letter, an org-mode campsite
 tariff, a mountain hut's recfile, a chess congress entry form, a pest control contract schedule, a
 MediaWiki dive centre page, a piano tuner's TSV, a studio invoice with its terms;
-``bench/goal_suite_probe6/``), 42 of them to be refused.
+``bench/goal_suite_probe6/``), 42 of them to be refused. ``--suite probe7 --split heldout`` is the seventh
+(90 goals of the four kinds over 9 folders: a YAML gym membership policy, an HTML coworking plan table, a
+school trip letter with a consent form, a JSON kennels price export, an INI skip hire rate sheet, a tariff
+e-mail, an escape rooms FAQ, a Markdown honey show schedule, a CSV observatory programme;
+``bench/goal_suite_probe7/``), 22 of them to be refused.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -104,6 +108,7 @@ SUITES = {
     "probe4": HERE / "goal_suite_probe4",
     "probe5": HERE / "goal_suite_probe5",
     "probe6": HERE / "goal_suite_probe6",
+    "probe7": HERE / "goal_suite_probe7",
 }
 
 

@@ -3,7 +3,7 @@
 README
 ======
 
-Shared by the probes' ``mutate_check.py`` (probe5, probe6); run one of those, e.g.::
+Shared by the probes' ``mutate_check.py`` (probe5, probe6, probe7); run one of those, e.g.::
 
     python bench/goal_suite_probe6/mutate_check.py
 

@@ -120,6 +120,9 @@ SUITES = {
     # the sixth: 11 more folders in new styles and domains, all four kinds, 42 goals that must be refused
     # (absent values and near misses; bench/goal_suite_probe6/README.md)
     "probe6": Suite("probe6", HERE / "goal_suite_probe6", ("heldout",), False),
+    # the seventh: 9 more folders in new styles and domains, all four kinds, 22 goals that must be refused
+    # (absent values and near misses; bench/goal_suite_probe7/README.md)
+    "probe7": Suite("probe7", HERE / "goal_suite_probe7", ("heldout",), False),
 }
 
 
