@@ -3,6 +3,7 @@
 - ``adapter.py``  the adapter (search, can_do, run)
 - ``index.py``    its options; the document index: passages and vectors per file, answers read from them
 - ``formats.py``  YAML, INI, TOML, JSON and HTML files read as the text the rest understands (pure)
+- ``mail.py``     saved e-mail messages (.eml, .mbox): subject, sender, date and the decoded body (pure)
 - ``markup.py``   AsciiDoc, Org, MediaWiki, recfile and XML documents rendered as that text (pure)
 - ``text_sniff.py`` a file of an unlisted suffix read when its first bytes are UTF-8 text
 - ``chunks.py``   documents cut into cited passages along their structure (pure)

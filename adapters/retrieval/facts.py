@@ -30,6 +30,7 @@ from ioa_p2p.adapters.retrieval.terms import (
     unit_terms,
     weekdays_in,
 )
+from ioa_p2p.adapters.retrieval.validity import out_of_validity
 from ioa_p2p.planning.values import dates_in, numbers_in
 
 #: A dot leader between an item and its value in a price list or a spec sheet.
@@ -234,6 +235,7 @@ class Scorer:
         self.total = sum(v for t, v in self.idf.items() if not t.startswith("u_")) or 1.0  # units: a bonus
         self.codes = {t for t in self.q_terms if CODE.match(t)}
         self.names_superseded = bool(_SUPERSEDED.search(question) or _OLD_ASKED.search(question))
+        self.question = question
         self.current_asked = bool(
             re.search(r"\b(?:current|currently|now|latest|new|today|valid)\b", question, re.I)
         )
@@ -273,7 +275,9 @@ class Scorer:
         of_year = bool(self.years & everywhere)  # "trips made in 2024": the figures of that year, old or not
         if self.years and not of_year and any(re.fullmatch(r"(?:19|20)\d\d", t) for t in everywhere):
             value *= 0.5  # "Q4 2023": a fact of another year only (a table of 2024's figures) is not of it
-        if "\0superseded" in fact.context and not self.names_superseded and not of_year:
+        if out_of_validity(self.question, fact.text):  # "until 30 April 2026" for "from May 2026"
+            value *= 0.25
+        elif "\0superseded" in fact.context and not self.names_superseded and not of_year:
             value *= 0.25 if self.current_asked else 0.5
         key = _key_of(fact)
         band = _band(key)

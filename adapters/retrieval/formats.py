@@ -17,6 +17,8 @@ tables, the typed records) works on them unchanged:
 - **HTML** (``.html``, ``.htm``): the ``<title>`` first (the page's name: a user asks by it), then headings,
   paragraphs, list items and ``<table>`` rows (a pipe table, the first row its header); scripts, styles
   and tags dropped, entities decoded.
+- **E-mail** (``.eml``, ``.mbox``): the subject as a heading, sender and date, the decoded body
+  (mail.py).
 
 JSON and HTML are rendered anew, so their citations count the rendered lines. A file that does not parse is
 read as it is.
@@ -29,12 +31,13 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
+from ioa_p2p.adapters.retrieval.mail import MAIL_FORMATS, render_mail
 from ioa_p2p.adapters.retrieval.markup import MARKUP_FORMATS, render_markup
 
 LINE_FORMATS = frozenset({".yaml", ".yml", ".ini", ".cfg", ".conf", ".toml"})
 RENDERED_FORMATS = frozenset({".json", ".html", ".htm"})
 #: every suffix this module renders (the retrieval's default ``extensions`` include them)
-STRUCTURED = LINE_FORMATS | RENDERED_FORMATS | MARKUP_FORMATS | {".tsv"}
+STRUCTURED = LINE_FORMATS | RENDERED_FORMATS | MARKUP_FORMATS | MAIL_FORMATS | {".tsv"}
 MAX_DEPTH = 6  # headings: "#" to "######"
 
 _KEY_VALUE = re.compile(
@@ -79,6 +82,9 @@ def readable(path: str, text: str) -> str:
             return text
     if suffix in (".html", ".htm"):
         return _html_text(text)
+    mail = render_mail(suffix, text, _html_text)  # saved e-mail messages (mail.py)
+    if mail is not None:
+        return mail
     rendered = render_markup(suffix, text)  # AsciiDoc, Org, MediaWiki, recfile, XML (markup.py)
     return text if rendered is None else rendered
 

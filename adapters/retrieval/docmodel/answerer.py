@@ -24,6 +24,7 @@ from ioa_p2p.adapters.retrieval.docmodel.question import MONEY_WORDS, Query, rea
 from ioa_p2p.adapters.retrieval.docmodel.records import FIELD, ROW, TERM, Document, Record, TypedAnswer
 from ioa_p2p.adapters.retrieval.docmodel.spans import cause, clause_of, clocks, names, situation_branch
 from ioa_p2p.adapters.retrieval.facts import stem, terms
+from ioa_p2p.adapters.retrieval.validity import out_of_validity
 from ioa_p2p.planning.values import Value, dates_in
 
 CONTEXT_WEIGHT = 0.6
@@ -108,7 +109,7 @@ def ranked(
 
 
 def _adjust(query: Query, r: Record, c: _Candidate) -> float:
-    factor = 1.0
+    factor = 0.25 if out_of_validity(query.text, r.text) else 1.0  # "until 30 April 2026" for "May 2026"
     q = c.quantity
     if q is not None:
         if any(_same_amount(s, q) for s in query.stated):

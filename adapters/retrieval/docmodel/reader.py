@@ -179,6 +179,8 @@ class _Reader:
                 self._row(i + offset + 1, header, cells)
             return i + used
         starts = _columns(lines[i])
+        if i + 1 < len(lines) and (stub := _stub_column(lines[i], lines[i + 1], starts)) is not None:
+            starts = [stub, *starts]  # "      Plan A   Plan B" over "  Fee   5   7": the label column
         if len(starts) < 2 or i + 1 >= len(lines):
             return i
         border = _RULE.match(lines[i]) is not None  # an RST simple table: its top border, then its header
@@ -188,7 +190,7 @@ class _Reader:
             return i
         header = [c for _, c in _cells_at(lines[i + 1 if border else i], starts)]
         j = i + 2 if border else i + 1
-        while j < len(lines) and (_RULE.match(lines[j]) or _header_more(lines[j], starts)):
+        while j < len(lines) and (_RULE.match(lines[j]) or _header_more(lines[j], starts, not header[0])):
             if not _RULE.match(lines[j]):  # a header's second line ("(m2)", "RATE/h") joins its column
                 more = _cells_at(lines[j], starts)
                 header = [f"{h} {m}".strip() for h, (_, m) in zip(header, more, strict=False)]
@@ -277,10 +279,12 @@ def currency_of(text: str) -> str:
     return _CURRENCY_NAMES.get(cur.lower(), cur.upper())
 
 
-def _header_more(line: str, starts: list[int]) -> bool:
-    """A header's continuation line: cells under the header's columns, none of them a plain number."""
-    cells = [c for _, c in _cells_at(line, starts) if c]
-    if not cells or not line.strip() or not re.match(r"^\s", line):
+def _header_more(line: str, starts: list[int], stub: bool = False) -> bool:
+    """A header's continuation line: cells under the header's columns, none of them a plain number (and
+    none under a ``stub`` column the header leaves empty: that is a row's label)."""
+    found = _cells_at(line, starts)
+    cells = [c for _, c in found if c]
+    if not cells or not line.strip() or not re.match(r"^\s", line) or stub and found[0][1]:
         return False
     return not any(re.fullmatch(r"[-\d.,:]+", c) for c in cells)  # a number or a clock time is data
 
@@ -298,6 +302,24 @@ def _columns(line: str) -> list[int]:
     if "|" in line or "  " not in line.strip():
         return []
     return [m.start() for m in re.finditer(r"(?:(?<=\s\s)|^)\S", line)]
+
+
+def _stub_column(header: str, row: str, starts: list[int]) -> int | None:
+    """Where a stub column starts: a header line (indented, cells two or more spaces apart, or one cell)
+    over rows that hold one cell more, a label that ends before the header's first cell, the other cells
+    under the header's ("                Plan A     Plan B" over "  Session fee    0.35       none")."""
+    heads = starts or ([len(header) - len(header.lstrip())] if header.strip() else [])
+    cells = _columns(row) or ([len(row) - len(row.lstrip())] if row.strip() else [])
+    if not heads or len(cells) != len(heads) + 1 or "|" in header or _RULE.match(header):
+        return None
+    label_end = cells[0] + len(re.split(r"\s{2,}", row.strip())[0])
+    if heads[0] <= label_end or not all(
+        re.search(r"[A-Za-z]", c) for c in re.split(r"\s{2,}", header.strip())
+    ):
+        return None
+    if any(abs(a - b) > 3 for a, b in zip(cells[1:], heads, strict=True)):
+        return None
+    return cells[0]
 
 
 def _cells_at(line: str, starts: list[int]) -> list[tuple[int, str]]:
