@@ -26,6 +26,7 @@
 - ``tables.py``   markdown (outer pipes or none), RST grid, space-aligned (a stub column, a two-part row key)
   and comma-separated tables as a header and rows of cells
 - ``extract.py``  the value a fact states, by the question's answer type (pure)
+- ``clock_value.py`` the clock time (or the day) a fact states for a "what time" / "when" question (pure)
 - ``keyed.py``    values read by what the question names: a listing's key ("Zone 2: ..., Serbia"), a clock
   time a column's header states, the column of the extreme asked ("Tmin"), a ratio cell ("15/9") (pure)
 - ``number_span.py`` the number a sentence states for a question: unit, labels, enumerations, nearness

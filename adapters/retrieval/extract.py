@@ -18,17 +18,17 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
+from ioa_p2p.adapters.retrieval.clock_value import time_value
 from ioa_p2p.adapters.retrieval.facts import SECTION, Fact, Scorer, quantities, stem, terms
 from ioa_p2p.adapters.retrieval.keyed import (
     asked_extreme,
     extreme_column,
-    header_time,
     listing_key,
     range_end_of,
     ratio_cell,
 )
 from ioa_p2p.adapters.retrieval.number_span import closest, holds_stated, number_value
-from ioa_p2p.adapters.retrieval.picks import of_named_year, range_end, section_version
+from ioa_p2p.adapters.retrieval.picks import of_named_year, section_version
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.adapters.retrieval.terms import STOP
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
@@ -58,7 +58,7 @@ def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequenc
     if kind in ("date", "dates"):
         return _date_value(kind, fact, scorer, facts)
     if kind == "time":
-        return _time_value(question, fact, scorer)
+        return time_value(question, fact, scorer)
     named = _named_column(question, fact) if fact.cells and kind in ("name", "number") else None
     if named is None and fact.cells and kind == "name":
         named = _worded_column(question, fact)  # "who supplies ...": the Supplier column's words
@@ -204,45 +204,6 @@ def range_starts(text: str) -> list[tuple[int, int, date]]:
         except ValueError:
             continue
     return out
-
-
-def _time_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
-    """A clock time: in a timetable row, the cell of the column the question names ("reach Carrick Isle"
-    -> "Carrick Isle arr."), never the time the question itself states; else the nearest to its words."""
-    asked = {f"{int(m.group(1)):02d}:{m.group(2)}" for m in _CLOCK.finditer(question)}
-
-    def clock(cell: str) -> str:
-        m = _CLOCK.search(cell)
-        return f"{int(m.group(1)):02d}:{m.group(2)}" if m else ""
-
-    if fact.cells:
-        cells = [(h, clock(c)) for h, c in fact.cells if clock(c) and clock(c) not in asked]
-        if not cells:
-            return header_time(question, fact, scorer, asked)
-        q_terms = scorer.q_terms
-        low = question.lower()
-        to = re.search(r"\b(?:reach(?:es)?|arriv\w* (?:at|in)|get to|to|for|into)\s+((?:[a-z]+ ?){1,3})", low)
-        src = re.search(r"\b(?:from|leav\w*|depart\w*(?: from)?)\s+((?:[a-z]+ ?){1,3})", low)
-
-        def col_score(header: str) -> float:
-            score = sum(scorer.idf.get(t, 0.0) for t in sorted(terms(header) & q_terms))
-            h = terms(header)
-            if to and "arr" in h and terms(to.group(1)) & h:
-                score += 2.0  # "reach Carrick Isle": the Carrick Isle arrival column
-            if src and "dep" in h and terms(src.group(1)) & h and not (to and "arr" in q_terms):
-                score += 2.0  # "the first departure from Tobarin": the Tobarin departure column
-            return score
-
-        best = max(cells, key=lambda hc: (col_score(hc[0]), -cells.index(hc)))
-        return Value.of_text(best[1])
-    text = fact.text
-    clocks = [(m.start(), m.end(), f"{int(m.group(1)):02d}:{m.group(2)}") for m in _CLOCK.finditer(text)]
-    clocks = [c for c in clocks if c[2] not in asked]
-    span = range_end(question, text)  # "when does access end": the end of "between 07:00 and 20:00"
-    chosen = [c for c in clocks if span is not None and c[0] == span[0]]
-    if chosen:
-        return Value.of_text(chosen[0][2])
-    return Value.of_text(closest(clocks, text, scorer)[2]) if clocks else None
 
 
 def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:

@@ -68,6 +68,7 @@ def number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) -
         per = [f for f in pool if _per_follows(low, f.end, wanted.per)]
         if per:
             pool = per
+    pool = range_ends(question, text, pool)  # "4 to 10 players" for "the most players": 10
     moved = change_end(question, text, pool)  # "reset from 512 to 64": the end the question asks for
     if moved is not None:
         return _of(moved)
@@ -81,6 +82,24 @@ def number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) -
             return _of(after[0])
     spans = [(f.start, f.end, f) for f in pool]
     return _of(closest(spans, text, scorer)[2])
+
+
+_UPPER_ASKED = re.compile(r"\b(?:max|maximum|most|at most|upper|largest|biggest|highest|longest)\b", re.I)
+_LOWER_ASKED = re.compile(r"\b(?:min|minimum|least|fewest|smallest|lowest|shortest)\b", re.I)
+_BETWEEN = re.compile(r"\s*(?:to|-|–|—)\s*$")
+
+
+def range_ends(question: str, text: str, pool: list[Found]) -> list[Found]:
+    """The upper ends of the ranges ``text`` states ("4 to 10 players", "2-6 hours") when the question asks
+    for a maximum, their lower ends for a minimum; ``pool`` itself otherwise (or when it holds no range)."""
+    upper, lower = bool(_UPPER_ASKED.search(question)), bool(_LOWER_ASKED.search(question))
+    if upper == lower:
+        return pool
+    ends = []
+    for a, b in zip(pool, pool[1:], strict=False):
+        if (a.unit in ("", b.unit)) and _BETWEEN.match(text[a.end : b.start]) and a.number < b.number:
+            ends.append(b if upper else Found(a.start, a.end, a.number, b.unit, a.text))
+    return ends or pool
 
 
 _PERIOD = re.compile(

@@ -103,8 +103,10 @@ def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[
     starts = [at for at, _ in _cells_at(lines[i])]
     for offset, cells in rows:
         raw = lines[i + offset]
-        if len(cells) < width and body and raw[:1].isspace() and len(starts) == width:
+        indent = len(raw) - len(raw.lstrip())
+        if len(cells) < width and body and raw[:1].isspace() and len(starts) == width and indent >= starts[0]:
             # a row's cell wrapped onto an indented line ("chainage" / "480-620 m"): joined to its column
+            # (a line that starts left of the table's first column is prose after it, never a wrapped cell)
             merged = list(body[-1][1])
             for start, text in _cells_at(raw):
                 column = min(range(width), key=lambda k: abs(starts[k] - start))

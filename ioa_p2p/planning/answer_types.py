@@ -53,6 +53,7 @@ ARITH_WORD = re.compile(
 )
 
 TIME_UNITS = ("s", "min", "h", "days", "weeks", "months", "years")
+_LENGTH_UNITS = ("km", "m", "miles", "cm", "mm")
 MONEY_UNITS = CURRENCIES  # every ISO currency, the euro first (planning/values.py)
 #: attribute words -> the units a value of that attribute is given in
 ATTRIBUTE_UNITS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
@@ -92,7 +93,7 @@ ATTRIBUTE_UNITS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("capacity", "energy"), ("kWh", "Wh")),
     (("power", "output"), ("kW", "W")),
     (("temperature", "hot", "warm", "cold"), ("°C",)),
-    (("distance", "far", "length", "long", "range"), ("km", "m", "miles", "cm", "mm")),
+    (("distance", "far", "length", "long", "range"), _LENGTH_UNITS),
     (("voltage",), ("V",)),
     (("efficiency", "discount", "vat", "share", "percentage", "percent", "margin", "growth"), ("%",)),
 )
@@ -158,6 +159,8 @@ def answer_type(question: str) -> AnswerType:
         r"\bhow long\b(?! is| are| was)|\bhow much time\b|\bduration\b|\bhow soon\b|\bwithin how\b", q
     ):
         return AnswerType("duration", TIME_UNITS, per)
+    if re.search(r"\bhow long (?:is|are|was|were)\b", q):  # "how long is a game / the trail": whichever
+        return AnswerType("number", (*_LENGTH_UNITS, *TIME_UNITS), per)  # the document states
     if _SHARE_ASKED.search(q):  # "what percentage is the surcharge": a share, whatever it is of
         return AnswerType("number", ("%",), per)
     measured = _MEASURE_ASKED.search(q)  # "which pool size", "which rate": a figure, not a name
@@ -189,6 +192,13 @@ def answer_type(question: str) -> AnswerType:
 
 
 _IN_UNIT = re.compile(r"\bin ([a-zµ°%³²]{2,})\b")
+
+
+def hour_or_day(question: str) -> bool:
+    """Whether a clock-time question may be answered by a day too: "when do entries close?" (an hour or a
+    date, whichever the document gives), never "what time ...?"."""
+    q = question.lower()
+    return bool(re.match(r"\W*when\b", q)) and not re.search(r"\btime\b", q)
 
 
 #: "the race day of the marathon", "the day of the fair": a day as the thing asked for (a date), not a day's
@@ -305,6 +315,7 @@ def request_act(text: str) -> str:
 
 
 __all__ = [
+    "hour_or_day",
     "ARITH_WORD",
     "LOOKUP_VERB",
     "QUESTION_START",

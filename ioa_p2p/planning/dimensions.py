@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 
-from ioa_p2p.planning.answer_types import answer_type
+from ioa_p2p.planning.answer_types import answer_type, hour_or_day
 from ioa_p2p.planning.values import ALIASES, NUMBER, Value, is_money
 
 _OF_UNIT: dict[str, str] = {
@@ -82,6 +82,8 @@ def asked_dimensions(question: str) -> frozenset[str]:
     asked = answer_type(question)
     if asked.kind == "duration":
         return frozenset({"time"})
+    if asked.kind == "time" and hour_or_day(q):
+        return frozenset({"clock", "date", "time"})  # "when do entries close": an hour or a day
     if asked.kind in ("time", "date"):  # a clock time or a date; a duration is what moves one
         return frozenset({"clock" if asked.kind == "time" else "date", "time"})
     if _SHARE_ASKED.search(q):  # "what share of the fee": a percentage, never the amount itself

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ioa_p2p.planning.answer_types import answer_type
+from ioa_p2p.planning.answer_types import answer_type, hour_or_day
 from ioa_p2p.planning.compose import shifts_a_date
 from ioa_p2p.planning.dimensions import mismatch
 from ioa_p2p.planning.missing import Missing
@@ -148,7 +148,8 @@ def typed_fit(step: PlanStep, value: Value) -> bool:
     if asked.kind in ("date", "dates"):
         return value.kind in (DATE_VALUE, LIST)
     if asked.kind == "time":
-        return value.kind == TEXT and bool(re.search(r"\d{1,2}[:.]\d{2}", value.text))
+        clock = value.kind == TEXT and bool(re.search(r"\d{1,2}[:.]\d{2}", value.text))
+        return clock or (value.kind == DATE_VALUE and hour_or_day(step.template))  # "when ... close?"
     if step.kind == TASK and re.search(r"\b(?:convert|express)\b.*\b(?:to|into|in)\b", step.template, re.I):
         return value.kind == NUMBER  # a conversion gives a number, never the request's own words back
     return True

@@ -34,7 +34,7 @@ _ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _UNDERLINE = re.compile(r"^\s*([=\-~^\"'`*+#])\1{2,}\s*$")
 _BOLD_LINE = re.compile(r"^\s*(?:\*\*|__)(.+?)(?:\*\*|__)\s*$")
 _ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)]|[a-z][.)])\s+(.*)$")
-_FIELD = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?([A-Za-z][^:|]{0,60}?)(?:\*\*)?\s*:\s+(\S.*)$")
+_FIELD = re.compile(r"^\s*(?:[-*+]\s+)?(?:\*\*)?([A-Za-z][^:|*]{0,60}?)(?:\*\*)?\s*:(?:\*\*)?\s+(\S.*)$")
 _MD_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(\"'])")
 _GAP = re.compile(r"\S+(?:\s\S+)*")
@@ -119,7 +119,8 @@ class _Reader:
             if field and not paragraph and not continued:
                 key, value = _clean(field.group(1)), field.group(2).strip()
                 if len(key.split()) <= 8 and not key.lower().startswith(("http", "note")):
-                    self._add(FIELD, i + 1, _clean(line), key=key, value=value)
+                    for piece in _fields_of(line):  # "Staging: 8:00 · Judging: 11:00": a field each
+                        self._add(FIELD, i + 1, _clean(piece[0]), key=piece[1], value=piece[2])
                     i += 1
                     continue
             if item:
@@ -287,6 +288,22 @@ def _header_more(line: str, starts: list[int], stub: bool = False) -> bool:
     if not cells or not line.strip() or not re.match(r"^\s", line) or stub and found[0][1]:
         return False
     return not any(re.fullmatch(r"[-\d.,:]+", c) for c in cells)  # a number or a clock time is data
+
+
+_FIELD_SEPARATOR = re.compile(r"\s+[·•|]\s+")
+
+
+def _fields_of(line: str) -> list[tuple[str, str, str]]:
+    """The fields of a line, (text, key, value) each: one, or several a middle dot or bar separates when
+    every piece is a ``key: value`` field of its own ("**Staging:** 8:00-10:30 · **Judging:** 11:00")."""
+    pieces = _FIELD_SEPARATOR.split(line.strip())
+    matched = [_FIELD.match(p) for p in pieces]
+    if len(pieces) > 1 and all(matched):
+        return [
+            (p, _clean(m.group(1)), m.group(2).strip()) for p, m in zip(pieces, matched, strict=True) if m
+        ]
+    whole = _FIELD.match(line)
+    return [(line, _clean(whole.group(1)), whole.group(2).strip())] if whole else []
 
 
 def _clean(text: str) -> str:
