@@ -92,3 +92,36 @@ def test_when_may_be_answered_by_a_day_what_time_only_by_a_clock() -> None:
     assert "date" not in asked_dimensions("What time do the gates open at the Brackley Cheese Fair?")
     assert hour_or_day("When does the ferry leave?")
     assert not hour_or_day("When is the ferry's departure time?")
+
+
+PRICES = """# Ellerby Studios: hire and prizes
+
+Rooms
+- Rehearsal room beyond your included hours: EUR 14 per hour (the Live Room, up to 9 players: EUR 27 per hour)
+
+Minimum booking
+- off peak: 1
+- peak: 3
+
+| Category | Entry | 1st | 2nd | 3rd |
+|---|---|---|---|---|
+| 4 | Solo piano, any style | £40 | £25 | £10 |
+| 5 | Duet, own arrangement | £60 | £35 | £15 |
+"""
+
+
+async def test_brackets_ordinals_and_contrary_keys(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "ellerby.md").write_text(PRICES)
+    adapter = hashing_adapter(docs)
+    for question, expected in (
+        ("What is the hourly rate for Ellerby's Live Room?", 27.0),
+        ("What does an Ellerby rehearsal room cost per hour beyond your included hours?", 14.0),
+        ("What is the minimum booking at Ellerby in a peak period?", 3.0),
+        ("What is the minimum booking at Ellerby off peak?", 1.0),
+        ("What's the second prize in category 5 at Ellerby?", 35.0),
+    ):
+        result = await ask(adapter, question)
+        assert result.ok, result.text
+        assert result.data["value"].get("value") == expected, (question, result.text)

@@ -13,6 +13,8 @@
 - ``qualifiers.py`` a question's year, version, code, name or calendar date the answer's document must name
 - ``agreement.py`` the answering fact must agree with the question's month, log day, band, designator and
   specification (a near miss otherwise); ``near_misses`` joins it with qualifiers.py (pure)
+- ``validity.py`` a fact's dated validity ("until 30 April 2026") against the month a question asks (pure)
+- ``brackets.py`` which side of a bracket a question is about ("EUR 18 (the Boardroom: EUR 32)") (pure)
 - ``subject.py``  a content word of the question the answering document never uses ("a hot shower" over a
   price list of beds and meals): a near miss the adapter adds (pure)
 - ``rowkeys.py``  a table row keyed by a length the question does not ask ("1 day" for "a 3-day pass"), a

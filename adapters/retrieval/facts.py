@@ -209,6 +209,7 @@ def _wraps(line: str, following: str, text: str) -> bool:
 
 
 #: A ``key: value`` line of a document's head or a record ("Currency:      EUR"): a key of a few words.
+_CONTRARY = re.compile(r"\b(off|non|without|excluding|except|outside)[\s-]+([a-z]{3,})")
 _KEY_LINE = re.compile(r"[A-Z][A-Za-z0-9()/&'-]*(?: [A-Za-z0-9()/&'-]+){0,3}:\s+\S")
 _CLOCK = re.compile(r"(?<![\d.:])(?:[01]?\d|2[0-3]):[0-5]\d(?![\d:])")
 #: The lines of a document's head (title, parties, addressee, date): names there are about all of it.
@@ -220,6 +221,7 @@ class Scorer:
 
     def __init__(self, question: str, facts: Sequence[Fact]) -> None:
         self.question = question
+        self.low = question.lower()
         self.q_terms = question_terms(question)
         n = max(1, len(facts))
         df: dict[str, int] = {}
@@ -236,6 +238,7 @@ class Scorer:
         self.codes = {t for t in self.q_terms if CODE.match(t)}
         self.names_superseded = bool(_SUPERSEDED.search(question) or _OLD_ASKED.search(question))
         self.question = question
+        self.low = question.lower()
         self.current_asked = bool(
             re.search(r"\b(?:current|currently|now|latest|new|today|valid)\b", question, re.I)
         )
@@ -251,6 +254,17 @@ class Scorer:
         self.total_asked = bool(_TOTAL_ASKED.search(question))
         self.years = {t for t in self.q_terms if re.fullmatch(r"(?:19|20)\d\d", t)}
         self.days = weekdays_in(question) | {d.weekday() for _, _, d in dates_in(question)}
+
+    def contrary(self, key: str) -> bool:
+        """A fact's key that negates a word of the question the question does not negate ("off peak",
+        "non-member", "without breakfast" for "peak", "member", "breakfast")."""
+        low = key.lower()
+        for m in _CONTRARY.finditer(low):
+            word = stem(m.group(2))
+            negated = rf"\b{m.group(1)}[\s-]+{re.escape(m.group(2))}"
+            if word in self.q_terms and not re.search(negated, self.low):
+                return True
+        return False
 
     def score(self, fact: Fact) -> float:
         own, ctx = terms(fact.text) | unit_terms(fact.text), terms(fact.context)
@@ -280,6 +294,8 @@ class Scorer:
         elif "\0superseded" in fact.context and not self.names_superseded and not of_year:
             value *= 0.25 if self.current_asked else 0.5
         key = _key_of(fact)
+        if self.contrary(key):  # "off peak: 2" for "a peak period", "non-members" for "members"
+            value *= 0.5
         band = _band(key)
         if band is not None and self.quantities:  # volume bands, weight bands: the one the quantity is in
             value *= 1.6 if any(band[0] <= q <= band[1] for q in self.quantities) else 0.4

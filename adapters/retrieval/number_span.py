@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ioa_p2p.adapters.retrieval.brackets import favoured_bracket
 from ioa_p2p.adapters.retrieval.facts import Scorer, stem, terms
 from ioa_p2p.adapters.retrieval.picks import change_end, counts_a_thing, day_of_month
 from ioa_p2p.adapters.retrieval.terms import WORD
@@ -72,6 +73,9 @@ def number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) -
     moved = change_end(question, text, pool)  # "reset from 512 to 64": the end the question asks for
     if moved is not None:
         return _of(moved)
+    bracketed = _by_bracket(pool, text, question)  # "EUR 18 per hour (the Boardroom: EUR 32 per hour)"
+    if bracketed is not None:
+        return _of(bracketed)
     anchored = _after_names(pool, text, scorer) or _in_own_segment(pool, text, scorer)
     if anchored is not None:
         return _of(anchored)
@@ -209,6 +213,19 @@ def _per_follows(low: str, end: int, per: str) -> bool:
     if re.match(rf"\s*(?:/|per|a|an|each)\s*(?:\w+\s)?{re.escape(head)}", after):
         return True
     return bool(re.match(r"\s*/\s*m[²2³3]", after)) and ("metre" in per or "meter" in per)
+
+
+def _by_bracket(pool: Sequence[Found], text: str, question: str) -> Found | None:
+    """The one pool number inside the bracket the question is about while others stand outside it
+    (brackets.py): "EUR 18 per hour (the Boardroom: EUR 32 per hour)" for the Boardroom's rate."""
+    span = favoured_bracket(text, question)
+    if span is None:
+        return None
+    inside = [f for f in pool if span[0] <= f.start < span[1]]
+    outside = {f.unit for f in pool if not span[0] <= f.start < span[1] and f.unit}
+    if len(inside) > 1:  # "(the Boardroom, up to 12 people: EUR 32 per hour)": the one in the outside's unit
+        inside = [f for f in inside if f.unit in outside]
+    return inside[0] if len(inside) == 1 and len(pool) > 1 else None
 
 
 def _in_own_segment(pool: Sequence[Found], text: str, scorer: Scorer) -> Found | None:

@@ -108,8 +108,15 @@ def terms(text: str, *, years: bool = True) -> set[str]:
         year = re.fullmatch(r"[a-z]{1,3}((?:19|20)\d{2})", token) if years else None
         if year:  # a fact's FY2023 is about 2023 too (a question's FY2023 stays precise)
             parts.append(year.group(1))
+        parts = [_ORDINALS.get(p, p) for p in parts]  # "first prize" meets a "1st" column
         out.update(stem(p) for p in parts if p not in STOP and (len(p) > 1 or p.isdigit()))
     return out
+
+
+_ORDINAL_WORDS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth")
+#: a "1st" column is the question's "first" (a word, not a figure: "1st" is no quantity)
+_ORDINALS = {f"{n}{'st' if n == 1 else 'nd' if n == 2 else 'rd' if n == 3 else 'th'}": w
+             for n, w in enumerate(_ORDINAL_WORDS, 1)}  # fmt: skip
 
 
 def unit_terms(text: str) -> set[str]:

@@ -18,6 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ioa_p2p.adapters.retrieval.brackets import favoured_bracket
 from ioa_p2p.adapters.retrieval.docmodel.bands import band_of
 from ioa_p2p.adapters.retrieval.docmodel.quantity import UNIT_ALIASES, Quantity, convert, quantities_in
 from ioa_p2p.adapters.retrieval.docmodel.question import MONEY_WORDS, Query, read_question
@@ -109,8 +110,12 @@ def ranked(
 
 
 def _adjust(query: Query, r: Record, c: _Candidate) -> float:
-    factor = 0.25 if out_of_validity(query.text, r.text) else 1.0  # "until 30 April 2026" for "May 2026"
     q = c.quantity
+    factor = 0.25 if out_of_validity(query.text, r.text) else 1.0  # "until 30 April 2026" for "May 2026"
+    own = r.value if r.kind == FIELD else r.text  # the text a record's quantities are placed in
+    side = favoured_bracket(own, query.text) if q is not None else None
+    if side is not None and q is not None:  # "EUR 18 per hour (the Boardroom: EUR 32 per hour)"
+        factor *= 1.25 if side[0] <= q.start < side[1] else 0.8
     if q is not None:
         if any(_same_amount(s, q) for s in query.stated):
             return 0.15  # the question states it ("after half an hour": not "30 minutes"): not the answer
