@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ioa_p2p.adapters.retrieval.agreement import designators
 from ioa_p2p.adapters.retrieval.docmodel.reader import read_document
 from ioa_p2p.adapters.retrieval.tables import table_at
 from ioa_p2p.planning.answer_types import answer_type, hour_or_day
@@ -125,3 +126,25 @@ async def test_brackets_ordinals_and_contrary_keys(tmp_path: Path) -> None:
         result = await ask(adapter, question)
         assert result.ok, result.text
         assert result.data["value"].get("value") == expected, (question, result.text)
+
+
+LETTER = """Brindle Lane Primary School
+Year 3 farm visit to Hollins Farm
+
+Dear parents and carers,
+
+Year 3 will visit Hollins Farm on Thursday 14 May 2026. The total cost is £18 per child.
+"""
+
+
+async def test_a_capitalised_unit_before_its_number_is_a_designator(tmp_path: Path) -> None:
+    assert designators("How much does the Year 4 farm visit cost per child?") == [("Year", "4")]
+    assert designators("What is the fee in year 4 of the lease?") == []  # a quantity's unit, lower case
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "farm-letter.txt").write_text(LETTER)
+    adapter = hashing_adapter(docs)
+    right = await ask(adapter, "How much does the Year 3 farm visit to Hollins Farm cost per child?")
+    assert right.ok and right.data["value"].get("value") == 18.0, right.text
+    other = await ask(adapter, "How much does the Year 4 farm visit to Hollins Farm cost per child?")
+    assert not other.ok and "Year 4" in other.text, other.text

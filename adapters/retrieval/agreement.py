@@ -234,6 +234,8 @@ _NOT_DESIGNATOR_WORDS = """
     Calculate Convert Run Print Then And Each Every Step Item Mon Tue Wed Thu Fri Sat Sun
     """
 _NOT_DESIGNATOR = frozenset(_NOT_DESIGNATOR_WORDS.split())
+#: units that number things when written before the number and capitalised ("Year 6", "Week 3", "Day 2")
+_ORDINAL_UNITS = frozenset({"years", "weeks", "days", "months", "h"})
 _SITUATION = re.compile(r"\b(?:i|i'm|i've|i'd|my|we|we're|we'd|we've|our|us)\b", re.IGNORECASE)
 
 
@@ -249,8 +251,9 @@ def designators(question: str) -> list[tuple[str, str]]:
         if not before or before[-1] in ".!?:;\n`\"'(":
             continue
         low = noun.lower()
-        if noun in _NOT_DESIGNATOR or low[:3] in MONTHS or low in ALIASES or noun.upper() in ("EUR", "USD"):
-            continue
+        unit_named = low in ALIASES and not (noun[:1].isupper() and ALIASES[low] in _ORDINAL_UNITS)
+        if noun in _NOT_DESIGNATOR or low[:3] in MONTHS or unit_named or noun.upper() in ("EUR", "USD"):
+            continue  # "Year 6", "Week 3", "Day 2" (a capitalised unit before its number) stay: designators
         after = _AFTER.match(question, m.end())
         if ident.isdigit() and after and (after.group(1) == "%" or after.group(1).lower() in ALIASES):
             continue  # "Add 3 kg": a quantity, not a designator
