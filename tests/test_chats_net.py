@@ -1,4 +1,9 @@
-"""Chats over real libp2p hosts on 127.0.0.1: concurrency, partitions, rejections, invitations."""
+"""Chats over real libp2p hosts on 127.0.0.1: concurrency, partitions, rejections, invitations.
+
+Every test runs on the ``runnable_clock`` (tests/conftest.py): four nodes on one event loop share one CPU
+thread, and on a loaded machine that thread waits in the run queue most of the time (a 7 s test took 43-55 s
+with three busy loops on its core). The tests' bounds and the nodes' timeouts then count the time the loop
+could run, never less than a quarter of real time, so they still fail a hang, not a busy machine."""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ from ioa_p2p.node.chats.delivery import PROTO_DELIVER
 from ioa_p2p.node.chats.invites import PROTO_INVITE
 from ioa_p2p.node.chats.service import Chats
 from ioa_p2p.node.chats.sync import PROTO_SYNC
+from ioa_p2p.node.net.cpu_wait import RunnableClock
 from ioa_p2p.node.net.host import to_libp2p_id
 from ioa_p2p.wire import canonical
 from ioa_p2p.wire.control import decode_control
@@ -78,7 +84,9 @@ def stored_hashes(node: Node, chat_id: bytes) -> set[bytes]:
     return {row.hash for row in chats_of(node).store.messages(chat_id)}
 
 
-async def test_four_members_talk_concurrently_and_end_identical(tmp_path: Path) -> None:
+async def test_four_members_talk_concurrently_and_end_identical(
+    tmp_path: Path, runnable_clock: RunnableClock
+) -> None:
     with trio.fail_after(60):
         async with open_nodes(tmp_path, 4) as nodes:
             creator = chats_of(nodes[0])
@@ -116,7 +124,7 @@ async def test_four_members_talk_concurrently_and_end_identical(tmp_path: Path) 
                     await chats.wait_until(lambda c=chats: not c.store.outbox_size())
 
 
-async def test_subscribe_gets_messages_in_causal_order(tmp_path: Path) -> None:
+async def test_subscribe_gets_messages_in_causal_order(tmp_path: Path, runnable_clock: RunnableClock) -> None:
     with trio.fail_after(40):
         async with open_nodes(tmp_path, 2) as (a, b):
             async with chats_of(b).subscribe_joins() as joins:
@@ -198,7 +206,9 @@ class Partition:
         await connect_all(self.nodes)
 
 
-async def test_a_partitioned_member_converges_after_reconnect(tmp_path: Path) -> None:
+async def test_a_partitioned_member_converges_after_reconnect(
+    tmp_path: Path, runnable_clock: RunnableClock
+) -> None:
     with trio.fail_after(60):
         async with open_nodes(tmp_path, 3) as nodes:
             a, b, c = nodes
@@ -227,7 +237,9 @@ async def send_raw(stream: Any, frame: bytes) -> ChatAck:
     return decode_control(await stream.receive(), ChatAck)
 
 
-async def test_bad_frames_are_rejected_without_disturbing_the_chat(tmp_path: Path) -> None:
+async def test_bad_frames_are_rejected_without_disturbing_the_chat(
+    tmp_path: Path, runnable_clock: RunnableClock
+) -> None:
     with trio.fail_after(60):
         async with open_nodes(tmp_path, 4) as nodes:
             a, b, c, outsider = nodes
@@ -296,7 +308,7 @@ async def test_bad_frames_are_rejected_without_disturbing_the_chat(tmp_path: Pat
             assert chat_id not in chats_of(outsider)._histories
 
 
-async def test_declines_adds_and_leaves(tmp_path: Path) -> None:
+async def test_declines_adds_and_leaves(tmp_path: Path, runnable_clock: RunnableClock) -> None:
     with trio.fail_after(60):
         async with open_nodes(tmp_path, 4) as nodes:
             a, b, c, d = nodes
@@ -328,7 +340,7 @@ async def test_declines_adds_and_leaves(tmp_path: Path) -> None:
             assert chats_of(c).find(chat_id) is None
 
 
-async def test_restart_resumes_from_the_store(tmp_path: Path) -> None:
+async def test_restart_resumes_from_the_store(tmp_path: Path, runnable_clock: RunnableClock) -> None:
     ids = [Identity.generate() for _ in range(3)]
     with trio.fail_after(60):
         async with open_nodes(tmp_path, 2, identities=ids[:2]) as (a, b):
@@ -353,7 +365,9 @@ async def test_restart_resumes_from_the_store(tmp_path: Path) -> None:
                 assert len({chats_of(n).export(chat_id) for n in (a, b, c)}) == 1
 
 
-async def test_a_member_offline_at_creation_is_invited_again_and_catches_up(tmp_path: Path) -> None:
+async def test_a_member_offline_at_creation_is_invited_again_and_catches_up(
+    tmp_path: Path, runnable_clock: RunnableClock
+) -> None:
     ids = [Identity.generate() for _ in range(3)]
     with trio.fail_after(60):
         async with open_nodes(tmp_path, 2, identities=ids[:2]) as (a, b):
@@ -374,7 +388,9 @@ async def test_a_member_offline_at_creation_is_invited_again_and_catches_up(tmp_
                 await wait_messages([a, b, c], handle.chat_id, 4)
 
 
-async def test_a_message_with_missing_parents_waits_and_they_are_fetched(tmp_path: Path) -> None:
+async def test_a_message_with_missing_parents_waits_and_they_are_fetched(
+    tmp_path: Path, runnable_clock: RunnableClock
+) -> None:
     with trio.fail_after(60):
         async with open_nodes(tmp_path, 3, sync_interval=600.0) as nodes:
             a, b, c = nodes

@@ -80,9 +80,16 @@ async def wait_until(
 
 
 def find_state(service: Discovery, peer: Any) -> str:
-    """What a node's last find did and whether it holds ``peer``'s card (for :func:`wait_until`)."""
+    """What a node's last find did, whether it holds ``peer``'s card and what its gossip intake dropped (for
+    :func:`wait_until`)."""
     held = service.directory.get(peer) is not None
-    return f"finds {service.stats['finds']}, last {service.last_find}, holds the card: {held}"
+    connected = service.node.is_connected(peer)
+    admission = service.intake.admission.snapshot()
+    refused = {name: part["refused"] for name, part in admission.items() if isinstance(part, dict)}
+    return (
+        f"last find {service.last_find}, holds the card: {held}, connected: {connected}, "
+        f"{dict(service.stats)}, gossip admission refused {refused}"
+    )
 
 
 def names(matches: list[Any]) -> list[str]:

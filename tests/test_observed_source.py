@@ -34,7 +34,10 @@ class _Search:
 
     def __init__(self, directory: _Directory) -> None:
         self.directory = directory
-        self.arrivals = SimpleNamespace(note=lambda peer, now: None)
+        first: dict[PeerId, int] = {}  # what the intake reads and notes of the arrival book
+        self.arrivals = SimpleNamespace(
+            note=lambda peer, now: first.setdefault(peer, now), first_seen=first.get
+        )
 
     def apply(self, record, now: int, how: str, wanted: bool):  # type: ignore[no-untyped-def]
         self.directory.held[record.envelope.author] = record.version
@@ -93,6 +96,24 @@ def test_renewals_of_known_cards_are_not_charged_to_the_forwarders_new_identity_
         intake.deliver(publisher, data)
     assert publisher in directory.held
     assert observed_source() is None  # the observed source holds within a delivery only
+
+
+def test_a_card_that_lapsed_here_comes_back_as_an_update_not_as_a_new_identity() -> None:
+    """A card that expired from the directory before its next version arrived (late, on a loaded node)
+    does not make its publisher a stranger again: the next version is charged to the publisher's update
+    budget (30 an hour), not to the new identities' one card a minute each, which refused it for a minute
+    (tests/test_discovery_net.py's expiry test, under load: the agent was never found again)."""
+    intake, directory, stats = _intake(new_cards=120)
+    publisher, data = _card(3)
+    intake.deliver(publisher, data)
+    assert directory.held[publisher] == NOW_MS
+    del directory.held[publisher]  # lapsed: the directory holds nothing of it any more
+    for later in range(1, 4):  # its next versions, within the same minute
+        _, renewed = _card(3, version=NOW_MS + later)
+        intake.deliver(publisher, renewed)
+        assert directory.held[publisher] == NOW_MS + later
+        del directory.held[publisher]
+    assert stats["gossip_over_limit"] == 0
 
 
 def test_arrived_via_is_bounded_and_taken_once() -> None:

@@ -10,7 +10,8 @@ on the card topic:
   soon is late, never lost;
 - :meth:`GossipIntake.deliver`: the rate limits of new identities and versions
   (:class:`~ioa_p2p.dht.admission.CardAdmission`, in total and per source network: the connection the
-  announcement arrived on, :func:`~ioa_p2p.dht.admission.observed_source`), the publisher's first
+  announcement arrived on, :func:`~ioa_p2p.dht.admission.observed_source`; a publisher the arrival book
+  already knows counts as known though its card lapsed from the directory), the publisher's first
   arrival noted (:class:`~ioa_p2p.dht.arrival.ArrivalBook`: a page search's evidence of floods of new
   identities), then the directory (through :meth:`~ioa_p2p.node.discovery.search.CardSearch.apply`).
 
@@ -111,8 +112,11 @@ class GossipIntake:
         source = observed_source()  # the connection it arrived on (set by the gossip layer)
         if source is None:  # handed over in the process: the network the card's addresses name
             source = source_of_addrs(getattr(getattr(record, "card", None), "addrs", ()))
+        # a publisher whose card this node admitted before is no new identity, though its card lapsed here
+        # (it came late on a loaded node): its versions are charged as updates, not one new card a minute
+        seen = known is not None or self.search.arrivals.first_seen(publisher) is not None
         if record.version != known and not self.admission.admit_card(
-            publisher, known=known is not None, now=now / 1000, source=source
+            publisher, known=seen, now=now / 1000, source=source
         ):
             self.stats["gossip_over_limit"] += 1
             return
