@@ -27,6 +27,11 @@ target_peers``; 0, the default: every other node; a comma-separated list starts 
 value): the idle cost of one node with that many peers connected (its RSS, CPU and the connections it
 held, from ``GET /net``), whatever the others' packing.
 
+``per_node_per_minute``: the agents' messages by kind over the idle windows (median, mean and max per
+agent and minute; :mod:`traffic_census`): card-topic RPCs sent and received by kind (our announcements,
+forwarded cards, subscriptions, IHAVE / IWANT / GRAFT / PRUNE), heartbeats, our own announcements by
+reason (growth of the topic, renewals), Kademlia requests by type and DHT streams served.
+
 Figures are per process; the load of the machine (``uptime``) is printed with them.
 """
 
@@ -45,6 +50,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
+import traffic_census
 import trio
 
 from ioa_p2p.bootstrap.agents import MAX_NODES, AgentPlan, agent_specs
@@ -154,7 +160,9 @@ async def measure(root: Path, specs: list[NodeSpec], args: argparse.Namespace) -
         procs.update({p.name: p.pid for p in probes if p.pid})
         agents = [n.name for n in net.agents]
         boot = net.bootstrap.name if net.bootstrap else ""
+        counted = await traffic_census.snapshot(net.agents)  # messages by kind over the windows
         windows = [await idle_window(procs, args.window) for _ in range(args.windows)]
+        out["per_node_per_minute"] = traffic_census.rates(counted, await traffic_census.snapshot(net.agents))
         cpu = {name: statistics.mean(w[name] for w in windows) for name in procs}  # over every window
         mem = {name: memory(pid) for name, pid in procs.items()}
         sharing = collections.Counter(procs[a] for a in agents)

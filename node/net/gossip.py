@@ -66,6 +66,7 @@ from ioa_p2p.node.net.gossip_pacing import (
 )
 from ioa_p2p.node.net.libp2p_patches import contain_pubsub_messages
 from ioa_p2p.node.net.sources import ArrivedVia, peer_source
+from ioa_p2p.node.net.traffic import GossipTraffic, tally_pubsub
 
 log = logging.getLogger("ioa_p2p.node.net.gossip")
 
@@ -119,6 +120,8 @@ class CardGossip:
         #: it to their own gossip mesh (``CoHosted.carry``; :mod:`~ioa_p2p.node.net.gossip_carry`)
         self.carry: Callable[[Any], None] | None = None
         self.carrier = Carrier()
+        #: the topic's RPCs sent and received by kind (:mod:`~ioa_p2p.node.net.traffic`)
+        self.traffic = GossipTraffic()
 
     async def announce(self, data: bytes) -> None:
         """Publish a card (our own) to the topic (and first to the other agents of this process, which
@@ -152,6 +155,9 @@ class CardGossip:
 
     def mesh_peers(self) -> int:
         return len(self.router.mesh.get(TOPIC, ()))
+
+    def traffic_counts(self) -> dict[str, Any]:
+        return self.traffic.to_json()
 
 
 def _message_key(msg: Any) -> tuple[bytes, bytes]:
@@ -257,6 +263,7 @@ async def open_card_gossip(
     bound_registration(host, pubsub, local)
     contain_pubsub_messages(pubsub, faults.record)
     gossip = CardGossip(pubsub, router)
+    tally_pubsub(pubsub, router, gossip.traffic)
 
     def topic_validator(forwarder: Any, msg: Any) -> bool:
         publisher = _publisher(msg)
