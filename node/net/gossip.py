@@ -58,6 +58,7 @@ from ioa_p2p.errors import InvalidPeerId
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.gossip_carry import Carrier, carry_loop, signed_message
+from ioa_p2p.node.net.gossip_mesh import graft_as_specified
 from ioa_p2p.node.net.gossip_pacing import (
     MAINTAIN_INTERVAL,
     HeartbeatPacer,
@@ -253,6 +254,7 @@ async def open_card_gossip(
         # Adaptive gossip stretches the heartbeat to 30-60 s whenever it judges the network unhealthy.
         adaptive_gossip_enabled=False,
     )
+    graft_as_specified(router)  # not 2 grafts every heartbeat, then prunes (node/net/gossip_mesh.py)
     pubsub = Pubsub(
         host,
         router,
