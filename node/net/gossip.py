@@ -34,8 +34,9 @@ registered back within :data:`MAINTAIN_INTERVAL`. Measured (issue 26, 4 processe
 agents that started last in each process had 4-23 connections to other processes' agents but 0 card-topic
 peers, their cards never reaching them.
 
-The same task re-sends our subscription to every peer (repairing peers that forgot it when a connection
-churned) and paces the GossipSub heartbeat, both as :mod:`ioa_p2p.node.net.gossip_pacing` decides.
+The same task re-sends our subscription to the peers whose connections changed, and now and then to every
+peer (repairing peers that forgot it when a connection churned), and paces the GossipSub heartbeat, both
+as :mod:`ioa_p2p.node.net.gossip_pacing` decides.
 """
 
 from __future__ import annotations
@@ -341,7 +342,8 @@ async def _maintain(
     nodes with 7-9 connections each knew only 2-6 topic peers). Every few seconds: register every
     connected peer that speaks pubsub and that Pubsub does not have (peers whose identify has not
     answered yet with a per-peer back-off); and, when :class:`ResubscribePacer` says so, re-announce our
-    subscription to all peers (idempotent for them) so those that forgot it learn it again.
+    subscription (idempotent for them) to the peers whose connections changed, and now and then to all
+    peers, so those that forgot it learn it again.
     """
     pending: set[Any] = set()
     silent: set[Any] = set()  # peers backed off because their identify named no GossipSub
@@ -391,18 +393,33 @@ async def _maintain(
                 gossip.mesh_peers(), topic_peers, messages, now
             )
             connections = connection_ids(host)
-            if resubscribe.due(connections, now):
-                resubscribe.sent(connections, now)
-                packet, subopt = pubsub._build_announce_rpc(TOPIC, subscribe=True)
+            peers, full = resubscribe.plan(connections, now)
+            if peers:
+                resubscribe.sent(connections, peers, full, now)
                 try:
-                    await pubsub.message_all_peers(packet.SerializeToString(), announce=subopt)
+                    await resend_subscription(pubsub, None if full else peers)
                 except Exception as exc:
                     log.debug("re-announcing our subscription failed: %s", exc)
 
 
-def connection_ids(host: Any) -> frozenset[int]:
-    """Identities of the host's open connections (a new or closed connection changes the set)."""
-    return frozenset(id(conn) for conns in host.get_network().connections.values() for conn in conns)
+def connection_ids(host: Any) -> dict[Any, frozenset[int]]:
+    """Each connected peer's open connections, by identity (a new or closed connection changes its set)."""
+    return {
+        peer: frozenset(map(id, conns)) for peer, conns in host.get_network().connections.items() if conns
+    }
+
+
+async def resend_subscription(pubsub: Pubsub, peers: list[Any] | None) -> None:
+    """Send our subscription to the card topic to ``peers`` (None: every pubsub peer), through their
+    outbound queues as py-libp2p's own announcement does (a full queue retries it)."""
+    packet, subopt = pubsub._build_announce_rpc(TOPIC, subscribe=True)
+    if peers is None:
+        await pubsub.message_all_peers(packet.SerializeToString(), announce=subopt)
+        return
+    for peer in peers:
+        queue = pubsub.peer_queues.get(peer)
+        if queue is not None:
+            pubsub._enqueue_or_retry_announce(peer, queue, packet, subopt)
 
 
 async def _drain(subscription: Any, gossip: CardGossip, deliver: Deliver, faults: Faults) -> None:
