@@ -74,3 +74,12 @@ def test_a_backed_off_peer_is_not_grafted(monkeypatch: Any) -> None:
 def test_the_patch_refuses_a_router_without_the_hook() -> None:
     with pytest.raises(RuntimeError, match="revisit"):
         graft_as_specified(SimpleNamespace(mesh={}))
+
+
+def test_pubsub_internals_the_subscription_resends_use_exist() -> None:
+    """``gossip.resend_subscription`` builds py-libp2p's announcement RPC and queues it per peer; this
+    fails when an upgrade moves them."""
+    from libp2p.pubsub.pubsub import Pubsub
+
+    assert callable(Pubsub._build_announce_rpc) and callable(Pubsub._enqueue_or_retry_announce)
+    assert "peer_queues" in Pubsub.__annotations__
