@@ -17,8 +17,10 @@ from typing import Any
 
 import trio
 
-#: Seconds one agent may take to answer (a busy process answers late).
-CALL_WITHIN = 10.0
+#: Seconds one agent may take to answer (a busy process answers late: 50 agents to a process at N = 100
+#: left every ask of 10 s unanswered), and agents asked at once.
+CALL_WITHIN = 30.0
+PARALLEL = 8
 
 
 def flatten(status: dict[str, Any]) -> dict[str, float]:
@@ -40,35 +42,38 @@ def flatten(status: dict[str, Any]) -> dict[str, float]:
     return out
 
 
-async def snapshot(agents: list[Any]) -> tuple[float, dict[str, dict[str, float]]]:
-    """(monotonic time, {agent name: its counters}); agents that did not answer are left out."""
-    got: dict[str, dict[str, float]] = {}
+async def snapshot(agents: list[Any]) -> dict[str, tuple[float, dict[str, float]]]:
+    """{agent name: (monotonic time of its answer, its counters)}; agents that did not answer are left out."""
+    got: dict[str, tuple[float, dict[str, float]]] = {}
+    limit = trio.Semaphore(PARALLEL)
 
     async def one(agent: Any) -> None:
-        try:
-            with trio.move_on_after(CALL_WITHIN):
-                reply = await agent.call("GET", "/card")
-                got[agent.name] = flatten(reply["status"])
-        except Exception:  # a probe: a silent agent is one missing row
-            return
+        async with limit:
+            try:
+                with trio.move_on_after(CALL_WITHIN):
+                    reply = await agent.call("GET", "/card", answer_within=CALL_WITHIN)
+                    got[agent.name] = (time.monotonic(), flatten(reply["status"]))
+            except Exception:  # a probe: a silent agent is one missing row
+                return
 
     async with trio.open_nursery() as nursery:
         for agent in agents:
             nursery.start_soon(one, agent)
-    return time.monotonic(), got
+    return got
 
 
 def rates(
-    before: tuple[float, dict[str, dict[str, float]]], after: tuple[float, dict[str, dict[str, float]]]
+    before: dict[str, tuple[float, dict[str, float]]], after: dict[str, tuple[float, dict[str, float]]]
 ) -> dict[str, Any]:
-    """Per kind, the agents' counts per minute between the two snapshots: median, mean and max; and the
-    window's seconds and the agents counted."""
-    seconds = after[0] - before[0]
-    names = sorted(set(before[1]) & set(after[1]))
-    kinds = sorted({k for n in names for k in (*before[1][n], *after[1][n])})
-    out: dict[str, Any] = {"seconds": round(seconds, 1), "agents": len(names)}
+    """Per kind, each agent's count per minute between its two answers: the median, mean and max over
+    the agents; and the median seconds between an agent's answers and how many agents were counted."""
+    names = sorted(n for n in set(before) & set(after) if after[n][0] > before[n][0])
+    seconds = {n: after[n][0] - before[n][0] for n in names}
+    kinds = sorted({k for n in names for k in (*before[n][1], *after[n][1])})
+    out: dict[str, Any] = {"seconds": round(statistics.median(seconds.values()), 1) if names else 0}
+    out["agents"] = len(names)
     for kind in kinds:
-        per = [60 * (after[1][n].get(kind, 0) - before[1][n].get(kind, 0)) / seconds for n in names]
+        per = [60 * (after[n][1].get(kind, 0) - before[n][1].get(kind, 0)) / seconds[n] for n in names]
         if any(per):
             out[kind] = {
                 "median": round(statistics.median(per), 2),
