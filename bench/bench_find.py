@@ -57,6 +57,7 @@ from find_probes import Profiles, RequestCount
 from find_row import IDLE_WINDOW, Measured, find_row
 from find_split import set_arm
 from find_world import Truth, agents_and_goals
+from traffic_census import rates
 
 ROWS: list[dict[str, Any]] = []
 
@@ -87,6 +88,7 @@ async def measure(
         await run_queries(net, m)
         if where == "processes":
             m.states["end"] = await network_state(net.node, net.remotes, n)
+            m.states["end"].pop("counters")
         print(json.dumps(find_row(m, net)), flush=True)
 
 
@@ -115,6 +117,9 @@ async def settle_and_idle(net: BenchNet, m: Measured, settle: float, watch: floa
     await trio.sleep(IDLE_WINDOW)
     m.idle = (cpu_seconds(net.pids) - idle0) / IDLE_WINDOW
     m.states["idle"] = await network_state(net.node, net.remotes, m.n) if processes else None
+    if processes:  # the agents' messages by kind per minute, from before to after the idle window
+        counted = [m.states[k].pop("counters") for k in ("settled", "idle")]
+        m.states["per_node_per_minute"] = rates(*counted)
     m.pids = len(net.pids)
     if idle_profiles is not None:
         idle_profiles.stop()

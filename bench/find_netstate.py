@@ -8,9 +8,11 @@ from __future__ import annotations
 import collections
 import contextlib
 import statistics
+import time
 from typing import Any
 
 import trio
+from traffic_census import flatten
 
 #: Seconds a node may take to answer one control call (a busy node process answers late, not never).
 CALL_WITHIN = 10.0
@@ -89,6 +91,7 @@ async def network_state(node: Any, remotes: tuple[Any, ...], n_cards: int) -> di
     paced: list[int] = []  # per node: pieces of peers' work the CPU budgets made wait (GET /budgets)
     busy: list[float] = []  # per node: the event loop's busy share
     grants: list[int] = []  # per node: paced reads let go after cpu_meter.READ_PACE_MAX
+    counters: dict[str, tuple[float, dict[str, float]]] = {}  # per agent: its messages by kind
     limit = trio.Semaphore(PARALLEL_CALLS)
 
     async def ask(i: int, remote: Any) -> None:
@@ -106,6 +109,7 @@ async def network_state(node: Any, remotes: tuple[Any, ...], n_cards: int) -> di
     async with trio.open_nursery() as nursery:  # a busy node answers late: ask several at once
         for i, remote in enumerate(remotes):
             nursery.start_soon(ask, i, remote)
+    now = time.monotonic()  # the asks' end: the counters' time (traffic_census.rates)
     for i, remote in enumerate(remotes):
         net, card = answers.get(i, (None, None))
         view = (net or {}).get("connections") or {}
@@ -116,6 +120,7 @@ async def network_state(node: Any, remotes: tuple[Any, ...], n_cards: int) -> di
             links.append(int(view.get("open", 0)))
         status = (card or {}).get("status") or {}
         if status:
+            counters[str(i)] = (now, flatten(status))
             cards.append(int(status.get("cards", 0)))
             gossip = status.get("gossip") or {}
             if gossip:
@@ -134,6 +139,7 @@ async def network_state(node: Any, remotes: tuple[Any, ...], n_cards: int) -> di
         # paced connections read anyway after READ_PACE_MAX (so that the other end's writes progress)
         "read_grants": {"total": sum(grants), "per_node": spread(grants)},
         "loop_busy": spread([round(b, 2) for b in busy]),
+        "counters": counters,  # for traffic_census.rates; taken out of the row
     }
 
 

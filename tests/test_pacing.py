@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 import random
+from collections.abc import Callable
+from types import SimpleNamespace
 
 import pytest
 import trio
@@ -11,6 +15,7 @@ from trio.testing import MockClock
 from ioa_p2p.dht.pacing import AnnouncePacer
 from ioa_p2p.dht.refresh import RefreshPolicy
 from ioa_p2p.identity import Identity
+from ioa_p2p.node.discovery.loops import announce_loop
 from ioa_p2p.node.net.gossip_pacing import HeartbeatPacer, RegisterBackoff, ResubscribePacer
 from ioa_p2p.node.net.routing import DEFICIT_CHECK, RefreshTrigger, _wait_next_round
 
@@ -102,7 +107,21 @@ def test_announce_pacer_reannounces_on_growth_with_doubling_gaps() -> None:
     assert times == [3, 9, 21, 45, 93, 189]  # gaps 3, 6, 12, 24, 48, 96: O(log T), not O(N)
     pacer.announced(peers, 200.0)  # e.g. a new card version
     assert not pacer.due(peers, 10_000.0)  # no growth, no announcement
-    assert pacer.due(peers + 1, 10_000.0)
+    assert not pacer.due(peers + 1, 10_000.0)  # one more peer of 200: not worth a flood of the topic
+    assert pacer.due(peers + 50, 10_000.0)  # a quarter more
+
+
+def test_announce_pacer_waits_for_the_topic_to_grow_by_a_fraction() -> None:
+    pacer = AnnouncePacer(first=3.0, most=600.0, growth=0.25)
+    pacer.announced(20, 0.0)
+    counts = []
+    for t in range(0, 1200, 2):  # the announce loop's 2 s looks; one more peer every 10 s
+        peers = 20 + t // 10
+        if pacer.due(peers, float(t)):
+            counts.append(peers)
+            pacer.reannounced(peers, float(t))
+    # a quarter more each time (the one-peer rule re-announced whenever the doubling gap had passed)
+    assert counts == [25, 32, 40, 50, 63, 79, 99, 137]
 
 
 def test_register_backoff_accepts_an_explicit_first_wait() -> None:
@@ -114,20 +133,33 @@ def test_register_backoff_accepts_an_explicit_first_wait() -> None:
     assert not backoff.due("p", 89.9) and backoff.due("p", 90.0)  # doubled, capped at 60 s
 
 
-def test_resubscription_backs_off_while_connections_stay_and_follows_churn() -> None:
-    pacer = ResubscribePacer(first=10.0, most=80.0)
-    same = frozenset({1, 2, 3})
+def test_resubscription_goes_to_every_peer_at_a_doubling_pace_while_nothing_changes() -> None:
+    pacer = ResubscribePacer(first=10.0, most=240.0, full=60.0)
+    same = {"a": frozenset({1}), "b": frozenset({2}), "c": frozenset({3})}
     sent = []
-    for t in range(0, 300, 2):  # the maintenance task's 2 s ticks, connections unchanged
-        if pacer.due(same, float(t)):
+    for t in range(0, 600, 2):  # the maintenance task's 2 s ticks, connections unchanged
+        peers, full = pacer.plan(same, float(t))
+        if peers:
+            assert full and sorted(peers) == ["a", "b", "c"]
             sent.append(t)
-            pacer.sent(same, float(t))
-    assert sent == [0, 10, 30, 70, 150, 230]  # waits 10, 20, 40, then 80 s at most
-    churned = frozenset({1, 2, 4})  # a connection closed, another opened
-    assert not pacer.due(churned, 238.0)  # never more often than every 10 s
-    assert pacer.due(churned, 240.0)
-    pacer.sent(churned, 240.0)
-    assert not pacer.due(churned, 249.0) and pacer.due(churned, 250.0)  # back to the first wait
+            pacer.sent(same, peers, full, float(t))
+    assert sent == [60, 180, 420]  # waits 60, 120, then 240 s at most
+
+
+def test_resubscription_after_churn_goes_only_to_the_peers_that_changed() -> None:
+    pacer = ResubscribePacer(first=10.0, most=640.0, full=60.0)
+    before = {"a": frozenset({1}), "b": frozenset({2}), "c": frozenset({3})}
+    assert pacer.plan(before, 0.0) == ([], False)  # the peers at start were greeted by py-libp2p
+    churned = {"a": frozenset({1}), "b": frozenset({4}), "d": frozenset({5})}  # b reconnected, d is new
+    peers, full = pacer.plan(churned, 2.0)
+    assert sorted(peers) == ["b", "d"] and not full
+    pacer.sent(churned, peers, full, 2.0)
+    assert pacer.plan(churned, 4.0) == ([], False)  # nothing changed since
+    again = {**churned, "a": frozenset({1, 6})}  # a second connection to a
+    assert pacer.plan(again, 8.0) == ([], False)  # never more often than every 10 s
+    assert pacer.plan(again, 12.0) == (["a"], False)
+    peers, full = pacer.plan(again, 60.0)  # the full round comes anyway
+    assert full and sorted(peers) == ["a", "b", "d"]
 
 
 async def test_discovery_waits_its_delay_unless_poked_or_a_connection_is_lost(
@@ -195,3 +227,45 @@ def test_py_libp2p_still_refreshes_its_routing_table_itself() -> None:
 
     assert kad.ROUTING_TABLE_REFRESH_INTERVAL <= 600
     assert "self.refresh_routing_table()" in inspect.getsource(kad.KadDHT._run_main_loop)
+
+
+class AnnouncingService:
+    """What :func:`~ioa_p2p.node.discovery.loops.announce_loop` uses of the discovery service: its
+    gossip's topic peers (``peers_at(now)``), the pacer, the counters and ``announce``, which records when
+    it ran and with how many peers (as ``CardOwner.announce`` tells the pacer)."""
+
+    def __init__(self, peers_at: Callable[[float], int]) -> None:
+        self.peers_at = peers_at
+        self.gossip = SimpleNamespace(topic_peers=lambda: peers_at(trio.current_time()))
+        self.node = SimpleNamespace(services_ready=trio.Event())
+        self.node.services_ready.set()
+        self.pacer = AnnouncePacer(most=600.0)
+        self.stats = {"announced_growth": 0}
+        self.announced: list[tuple[float, int]] = []
+
+    async def announce(self) -> None:
+        now = trio.current_time()
+        self.announced.append((now, self.peers_at(now)))
+        self.pacer.announced(self.peers_at(now), now)
+
+
+async def test_the_announce_loop_reannounces_a_growing_topic_log_times(autojump_clock: MockClock) -> None:
+    """A network forming around a node for 8 minutes (one more topic peer every 5 s, to 96), then
+    churning (a peer leaves and comes back every 10 s): a re-announcement per quarter of growth, none
+    while the topic only churns (with the one-peer rule: 3, 9, 21, 45, 93, 189 and 381 s, each a flood of
+    the whole topic)."""
+    start = trio.current_time()
+
+    def peers_at(now: float) -> int:
+        since = now - start
+        return min(96, int(since // 5)) - (1 if since > 480 and int(since // 10) % 2 else 0)
+
+    service = AnnouncingService(peers_at)
+    await service.announce()  # the first announcement, as go_live makes it (no peer yet)
+    with trio.move_on_after(1800):
+        await announce_loop(service)  # type: ignore[arg-type]
+    counts = [peers for _, peers in service.announced]
+    assert service.stats["announced_growth"] == len(counts) - 1 <= 1 + round(math.log(96, 1.25))
+    assert all(b >= 1.25 * a for a, b in itertools.pairwise(counts[1:]))
+    assert max(t for t, _ in service.announced) - start <= 480 + 600  # none long after the growth ended
+    assert counts[-1] >= 0.8 * 96  # the last re-announcement reached most of the grown topic

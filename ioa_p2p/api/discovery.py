@@ -92,6 +92,8 @@ class GossipStatus(ApiObject):
     published: int
     received: int
     rejected: int
+    #: the topic's RPCs by kind: ``sent`` / ``received`` counts, ``heartbeats`` (absent from older nodes)
+    traffic: Annotated[JsonObject | None, Json(omit="none")] = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +129,10 @@ class DiscoveryStatus(ApiObject):
     dropped_unconfirmed: int = 0
     directory_partial: bool = False
     withdrawn: bool = False
+    #: Kademlia requests sent by type and DHT streams served (absent from older nodes)
+    kad_traffic: Annotated[JsonObject | None, Json(omit="none")] = None
+    announced_growth: int = 0
+    renewals: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 import trio
 
@@ -56,6 +57,9 @@ class MemoryCardTopic:
         for topic in [self, *self._peers()]:
             topic.receive(me, data)
         self.published += 1
+
+    def traffic_counts(self) -> dict[str, Any]:
+        return {}  # no RPCs: announcements are handed over in memory
 
     def receive(self, publisher: PeerId, data: bytes) -> None:
         """Validate, then deliver one announcement, like the libp2p topic validator and drain task."""
@@ -264,6 +268,9 @@ class MemoryCardNet:
 
     def routing_table_size(self) -> int:
         return len(self.reachable_nets())
+
+    def kad_traffic(self) -> dict[str, Any]:
+        return {}  # records are read in memory, not requested
 
     def shared_census(self) -> SharedCensus | None:
         return None  # each memory node is alone in its process

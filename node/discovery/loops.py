@@ -52,6 +52,7 @@ DHT_PUBLISH_TIMEOUT = 60.0
 async def republish_loop(service: Discovery) -> None:
     while True:
         await trio.sleep(service.settings.republish)
+        service.stats["renewals"] += 1
         await service.republish()
 
 
@@ -92,6 +93,7 @@ async def announce_loop(service: Discovery) -> None:
         await trio.sleep(ANNOUNCE_CHECK)
         peers = gossip.topic_peers()
         if service.pacer.due(peers, trio.current_time()):
+            service.stats["announced_growth"] += 1
             await service.announce()
             service.pacer.reannounced(peers, trio.current_time())
 

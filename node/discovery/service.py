@@ -105,6 +105,8 @@ class Discovery(CardOwner):
             "revalidated": 0,
             "dropped_unconfirmed": 0,
             "sketch_mismatch": 0,
+            "announced_growth": 0,  # re-announcements because more peers subscribed (announce_loop)
+            "renewals": 0,  # new versions of our card every ``republish`` s (republish_loop)
         }
         self.pages = PagePublisher()  # our sketch in bucket pages (node/discovery/pages.py)
         #: who publishes cards in a small network, asked of the DHT (node/discovery/census.py)

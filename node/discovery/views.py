@@ -40,6 +40,7 @@ def status(self: Discovery) -> dict[str, Any]:
         "matcher": self.warm.to_json(),
         "kad_protocol": self.net.protocol(),
         "routing_table": self.net.routing_table_size(),
+        "kad_traffic": self.net.kad_traffic() or None,
         "gossip": None
         if gossip is None
         else {
@@ -48,6 +49,7 @@ def status(self: Discovery) -> dict[str, Any]:
             "published": gossip.published,
             "received": gossip.received,
             "rejected": gossip.rejected,
+            "traffic": gossip.traffic_counts() or None,
         },
         **self.stats,
     }

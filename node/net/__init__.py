@@ -79,6 +79,9 @@
 - ``gossip_pacing.py``   when that upkeep acts: heartbeat pace, subscription re-sends, registration
   back-off (pure)
 - ``gossip_carry.py``    a co-hosted agent's signed announcement forwarded through its process-mates' mesh
+- ``gossip_mesh.py``     opportunistic grafting as GossipSub v1.1 specifies it (py-libp2p's grafted and
+  pruned on every heartbeat)
+- ``traffic.py``         the card topic's RPCs and the Kademlia requests counted by kind (``GET /card``)
 - ``card_net.py``        :class:`Libp2pCardNet`: discovery's ``CardNetPort`` over ``kad.py`` and ``gossip.py``
 """
 

@@ -33,6 +33,7 @@ from ioa_p2p.node.net.gossip import (
     speaks_pubsub,
 )
 from ioa_p2p.node.net.store_round import Started
+from ioa_p2p.node.net.traffic import kad_traffic
 
 #: ``on_found(key, providers)``: providers of ``key`` known so far, called as answers arrive.
 OnFound = Callable[[bytes, set[PeerId]], None]
@@ -111,6 +112,10 @@ class Libp2pCardNet:
 
     def routing_table_size(self) -> int:
         return kad.routing_table_size(self.dht)
+
+    def kad_traffic(self) -> dict[str, Any]:
+        traffic = kad_traffic(self.dht.host)
+        return traffic.to_json() if traffic is not None else {}
 
     def network_size(self) -> float:
         return kad.network_size(self.dht)

@@ -34,8 +34,9 @@ registered back within :data:`MAINTAIN_INTERVAL`. Measured (issue 26, 4 processe
 agents that started last in each process had 4-23 connections to other processes' agents but 0 card-topic
 peers, their cards never reaching them.
 
-The same task re-sends our subscription to every peer (repairing peers that forgot it when a connection
-churned) and paces the GossipSub heartbeat, both as :mod:`ioa_p2p.node.net.gossip_pacing` decides.
+The same task re-sends our subscription to the peers whose connections changed, and now and then to every
+peer (repairing peers that forgot it when a connection churned), and paces the GossipSub heartbeat, both
+as :mod:`ioa_p2p.node.net.gossip_pacing` decides.
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from ioa_p2p.errors import InvalidPeerId
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.gossip_carry import Carrier, carry_loop, signed_message
+from ioa_p2p.node.net.gossip_mesh import graft_as_specified
 from ioa_p2p.node.net.gossip_pacing import (
     MAINTAIN_INTERVAL,
     HeartbeatPacer,
@@ -66,6 +68,7 @@ from ioa_p2p.node.net.gossip_pacing import (
 )
 from ioa_p2p.node.net.libp2p_patches import contain_pubsub_messages
 from ioa_p2p.node.net.sources import ArrivedVia, peer_source
+from ioa_p2p.node.net.traffic import GossipTraffic, tally_pubsub
 
 log = logging.getLogger("ioa_p2p.node.net.gossip")
 
@@ -119,6 +122,8 @@ class CardGossip:
         #: it to their own gossip mesh (``CoHosted.carry``; :mod:`~ioa_p2p.node.net.gossip_carry`)
         self.carry: Callable[[Any], None] | None = None
         self.carrier = Carrier()
+        #: the topic's RPCs sent and received by kind (:mod:`~ioa_p2p.node.net.traffic`)
+        self.traffic = GossipTraffic()
 
     async def announce(self, data: bytes) -> None:
         """Publish a card (our own) to the topic (and first to the other agents of this process, which
@@ -152,6 +157,9 @@ class CardGossip:
 
     def mesh_peers(self) -> int:
         return len(self.router.mesh.get(TOPIC, ()))
+
+    def traffic_counts(self) -> dict[str, Any]:
+        return self.traffic.to_json()
 
 
 def _message_key(msg: Any) -> tuple[bytes, bytes]:
@@ -247,6 +255,7 @@ async def open_card_gossip(
         # Adaptive gossip stretches the heartbeat to 30-60 s whenever it judges the network unhealthy.
         adaptive_gossip_enabled=False,
     )
+    graft_as_specified(router)  # not 2 grafts every heartbeat, then prunes (node/net/gossip_mesh.py)
     pubsub = Pubsub(
         host,
         router,
@@ -257,6 +266,7 @@ async def open_card_gossip(
     bound_registration(host, pubsub, local)
     contain_pubsub_messages(pubsub, faults.record)
     gossip = CardGossip(pubsub, router)
+    tally_pubsub(pubsub, router, gossip.traffic)
 
     def topic_validator(forwarder: Any, msg: Any) -> bool:
         publisher = _publisher(msg)
@@ -332,7 +342,8 @@ async def _maintain(
     nodes with 7-9 connections each knew only 2-6 topic peers). Every few seconds: register every
     connected peer that speaks pubsub and that Pubsub does not have (peers whose identify has not
     answered yet with a per-peer back-off); and, when :class:`ResubscribePacer` says so, re-announce our
-    subscription to all peers (idempotent for them) so those that forgot it learn it again.
+    subscription (idempotent for them) to the peers whose connections changed, and now and then to all
+    peers, so those that forgot it learn it again.
     """
     pending: set[Any] = set()
     silent: set[Any] = set()  # peers backed off because their identify named no GossipSub
@@ -382,18 +393,33 @@ async def _maintain(
                 gossip.mesh_peers(), topic_peers, messages, now
             )
             connections = connection_ids(host)
-            if resubscribe.due(connections, now):
-                resubscribe.sent(connections, now)
-                packet, subopt = pubsub._build_announce_rpc(TOPIC, subscribe=True)
+            peers, full = resubscribe.plan(connections, now)
+            if peers:
+                resubscribe.sent(connections, peers, full, now)
                 try:
-                    await pubsub.message_all_peers(packet.SerializeToString(), announce=subopt)
+                    await resend_subscription(pubsub, None if full else peers)
                 except Exception as exc:
                     log.debug("re-announcing our subscription failed: %s", exc)
 
 
-def connection_ids(host: Any) -> frozenset[int]:
-    """Identities of the host's open connections (a new or closed connection changes the set)."""
-    return frozenset(id(conn) for conns in host.get_network().connections.values() for conn in conns)
+def connection_ids(host: Any) -> dict[Any, frozenset[int]]:
+    """Each connected peer's open connections, by identity (a new or closed connection changes its set)."""
+    return {
+        peer: frozenset(map(id, conns)) for peer, conns in host.get_network().connections.items() if conns
+    }
+
+
+async def resend_subscription(pubsub: Pubsub, peers: list[Any] | None) -> None:
+    """Send our subscription to the card topic to ``peers`` (None: every pubsub peer), through their
+    outbound queues as py-libp2p's own announcement does (a full queue retries it)."""
+    packet, subopt = pubsub._build_announce_rpc(TOPIC, subscribe=True)
+    if peers is None:
+        await pubsub.message_all_peers(packet.SerializeToString(), announce=subopt)
+        return
+    for peer in peers:
+        queue = pubsub.peer_queues.get(peer)
+        if queue is not None:
+            pubsub._enqueue_or_retry_announce(peer, queue, packet, subopt)
 
 
 async def _drain(subscription: Any, gossip: CardGossip, deliver: Deliver, faults: Faults) -> None:

@@ -1,14 +1,16 @@
 """How often the card topic's upkeep acts (pure; times in seconds, no I/O): the GossipSub heartbeat, the
 re-sending of our subscription, and the back-off of pubsub registrations that failed.
 
-The gossip maintenance task (:func:`ioa_p2p.node.net.gossip._maintain`) re-sends our subscription to every
-peer, which repairs peers that forgot it when a connection churned. It does so when the node's connections
-changed (at most every :data:`RESUBSCRIBE_FIRST` s) and otherwise at a doubling interval up to
-:data:`RESUBSCRIBE_MAX` (:class:`ResubscribePacer`): an idle node re-sent it every 10 s before, 1.6 messages a
-second out and in at 16 connections, the largest part of an idle node's pubsub traffic (docs/performance.md,
-"Light nodes"); with the interval capped at 160 s an idle agent of 25 still wrote all of its 0.13 pubsub RPCs
-a second as these re-sends, so the cap is now 640 s (a change of connections still sends one within
-:data:`RESUBSCRIBE_FIRST` s: the repair this is for follows churn). It also paces the GossipSub heartbeat
+The gossip maintenance task (:func:`ioa_p2p.node.net.gossip._maintain`) re-sends our subscription to
+peers, which repairs peers that forgot it when a connection churned. It re-sends it to the peers whose
+connections changed since it last sent them (a connection opened or closed: the churn the repair is for),
+at most every :data:`RESUBSCRIBE_FIRST` s, and to every peer at a doubling interval from
+:data:`RESUBSCRIBE_FULL_FIRST` up to :data:`RESUBSCRIBE_MAX` (:class:`ResubscribePacer`). An idle node
+re-sent it to every peer every 10 s at first (1.6 messages a second out and in at 16 connections);
+then to every peer whenever any connection changed and at a doubling interval from 10 s (an idle agent
+of 25 peers still sent 48 subscription RPCs a minute ~3 minutes after its start, the largest kind of its
+pubsub RPCs: ``bench/bench_light.py``'s ``per_node_per_minute``, 2026-11-28); now a change costs one RPC
+per peer that changed. It also paces the GossipSub heartbeat
 (:class:`HeartbeatPacer`): ``heartbeat`` (1 s) while the mesh is short of peers, the topic's peers change or
 messages flow, ``heartbeat_idle`` once nothing happened for :data:`HEARTBEAT_SETTLE` s. Messages are pushed
 along the mesh at once whatever the heartbeat; what waits for it is mesh repair and the IHAVE gossip that
@@ -28,9 +30,10 @@ from typing import Any
 MAINTAIN_INTERVAL = 2.0
 #: Back-off between registration attempts with one peer whose identify has not answered (doubling).
 REGISTER_BACKOFF_MAX = 60.0
-#: Our subscription is re-sent to every peer at most this often (after the connections changed), and at
-#: least every :data:`RESUBSCRIBE_MAX` s (the wait doubling from this while nothing changes).
+#: Our subscription is re-sent to the peers whose connections changed at most this often.
 RESUBSCRIBE_FIRST = 10.0
+#: ... and to every peer after this many seconds, the wait doubling up to :data:`RESUBSCRIBE_MAX`.
+RESUBSCRIBE_FULL_FIRST = 60.0
 RESUBSCRIBE_MAX = 640.0
 #: Seconds without mesh shortage or topic-peer change before the heartbeat slows down.
 HEARTBEAT_SETTLE = 30.0
@@ -43,6 +46,7 @@ __all__ = [
     "MESSAGE_SETTLE",
     "REGISTER_BACKOFF_MAX",
     "RESUBSCRIBE_FIRST",
+    "RESUBSCRIBE_FULL_FIRST",
     "RESUBSCRIBE_MAX",
     "HeartbeatPacer",
     "RegisterBackoff",
@@ -51,24 +55,45 @@ __all__ = [
 
 
 class ResubscribePacer:
-    """When the maintenance task re-sends our subscription to every peer (pure; times in seconds): when
-    the connections changed since the last time, at most every ``first`` s; otherwise after a wait that
-    starts at ``first`` and doubles while nothing changes, up to ``most``."""
+    """To which peers the maintenance task re-sends our subscription (pure; times in seconds).
 
-    def __init__(self, first: float = RESUBSCRIBE_FIRST, most: float = RESUBSCRIBE_MAX) -> None:
+    :meth:`plan` takes each connected peer's connections (any hashable identities) and returns the peers
+    to send it to now: every peer when the full round is due (after ``full`` s, the wait doubling up to
+    ``most``), else the peers whose connections differ from those at the last send to them (a new peer
+    counts), at most every ``first`` s; :meth:`sent` records the send."""
+
+    def __init__(
+        self,
+        first: float = RESUBSCRIBE_FIRST,
+        most: float = RESUBSCRIBE_MAX,
+        full: float = RESUBSCRIBE_FULL_FIRST,
+    ) -> None:
         self.first, self.most = first, most
-        self.gap = first
-        self.last_at = -math.inf
-        self.connections: frozenset[int] | None = None
+        self.gap = full
+        self.started_at: float | None = None
+        self.full_at = -math.inf
+        self.changed_at = -math.inf
+        self.seen: dict[Any, frozenset[Any]] = {}
 
-    def due(self, connections: frozenset[int], now: float) -> bool:
-        since = now - self.last_at
-        return since >= self.gap or (connections != self.connections and since >= self.first)
+    def plan(self, connections: dict[Any, frozenset[Any]], now: float) -> tuple[list[Any], bool]:
+        """(peers to send to now, whether that is the full round)."""
+        if self.started_at is None:
+            self.started_at = self.full_at = now
+            self.seen = dict(connections)  # the peers py-libp2p greeted with our subscription
+        if now - self.full_at >= self.gap:
+            return list(connections), True
+        if now - self.changed_at < self.first:
+            return [], False
+        return [peer for peer, conns in connections.items() if self.seen.get(peer) != conns], False
 
-    def sent(self, connections: frozenset[int], now: float) -> None:
-        changed = connections != self.connections
-        self.gap = self.first if changed else min(self.gap * 2, self.most)
-        self.connections, self.last_at = connections, now
+    def sent(self, connections: dict[Any, frozenset[Any]], peers: list[Any], full: bool, now: float) -> None:
+        if full:
+            self.full_at, self.gap = now, min(self.gap * 2, self.most)
+            self.seen = dict(connections)
+            return
+        self.changed_at = now
+        self.seen = {peer: conns for peer, conns in self.seen.items() if peer in connections}
+        self.seen.update((peer, connections[peer]) for peer in peers)
 
 
 class HeartbeatPacer:

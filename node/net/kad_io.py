@@ -61,6 +61,7 @@ from ioa_p2p.errors import InvalidPeerId
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.lazy_select import open_lazy_stream
 from ioa_p2p.node.net.lazy_upgrade import pipelined_dials
+from ioa_p2p.node.net.traffic import kad_traffic
 
 log = logging.getLogger("ioa_p2p.node.net.kad")
 
@@ -368,6 +369,9 @@ async def _exchange(
             stream = await open_lazy_stream(host, peer, kad_protocol_in_use())
     if on_open is not None:
         on_open()
+    traffic = kad_traffic(host)
+    if traffic is not None:
+        traffic.note_requests(requests)
     try:
         payload = b"".join(varint.encode(len(b)) + b for b in (r.SerializeToString() for r in requests))
         await stream.write(payload)

@@ -43,6 +43,7 @@ import trio
 from libp2p.kad_dht.kad_dht import DHTMode
 
 from ioa_p2p.node.net.sources import serving_from
+from ioa_p2p.node.net.traffic import kad_traffic
 
 #: Seconds a served stream may wait for its next request before it is ended.
 IDLE_TIMEOUT = 10.0
@@ -266,11 +267,15 @@ def serve_in_slots(dht: Any, slots: KadSlots | None = None) -> KadSlots:
             "ioa_p2p.node.net.kad_slots"
         )
 
+    traffic = kad_traffic(dht.host)
+
     async def serve(stream: Any) -> None:
         if dht.mode == DHTMode.CLIENT:  # as upstream: a client offers no DHT
             with contextlib.suppress(Exception):
                 await stream.close()
             return
+        if traffic is not None:
+            traffic.served += 1
         with serving_from(stream):  # per-source rate limits see where its requests came from
             await core(stream)
 

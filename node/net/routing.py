@@ -54,6 +54,7 @@ from ioa_p2p.node.net.host import from_libp2p_id, peer_info_from_addr, to_libp2p
 from ioa_p2p.node.net.kad_io import CLOSEST, known_peers, run_lookup
 from ioa_p2p.node.net.kad_slots import serve_in_slots
 from ioa_p2p.node.net.lookup_slots import JOINING_TABLE, LookupSlots
+from ioa_p2p.node.net.traffic import count_kad
 
 log = logging.getLogger("ioa_p2p.routing")
 
@@ -117,6 +118,7 @@ def new_dht(host: Any, *, client: bool = False) -> KadDHT:
         max_peers_per_subnet=0,
         max_peers_per_subnet_table=0,
     )
+    count_kad(host)  # requests sent and streams served, by kind (node/net/traffic.py)
     serve_in_slots(dht)  # idle streams cannot keep newcomers out of the DHT (patch 23)
     return dht
 
