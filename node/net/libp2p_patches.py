@@ -117,6 +117,9 @@ tests fail loudly rather than letting a stale patch linger).
 27. Identify ran once per connection: a failed first identify left the peer's protocols unknown (no
    GossipSub registration) for the connection's life: :mod:`ioa_p2p.node.net.identify_retry` (its
    docstring says all).
+28. Every yamux frame waited its turn under the connection's write lock (4-5 scheduler turns each), and the
+   muxer's reader waited there to ACK each new stream, reading nothing meanwhile (issue 26's convoy):
+   :mod:`ioa_p2p.node.net.frame_writes` (its docstring says all).
 """
 
 from __future__ import annotations
@@ -132,6 +135,7 @@ import libp2p.network.swarm as _swarm
 from ioa_p2p.logs import apply_third_party_levels
 from ioa_p2p.node.net.atomic_writes import atomic_secure_writes
 from ioa_p2p.node.net.cpu_meter import OWNER
+from ioa_p2p.node.net.frame_writes import write_frames_at_once
 from ioa_p2p.node.net.identify_retry import retry_identify
 from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
 from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
@@ -183,6 +187,7 @@ def apply_patches() -> None:
     negotiate_upgrades_lazily()
     credit_yamux_in_halves()
     atomic_secure_writes()
+    write_frames_at_once()
     read_messages_whole()
     retry_identify()
     _applied = True
