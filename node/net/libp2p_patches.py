@@ -120,6 +120,8 @@ tests fail loudly rather than letting a stale patch linger).
 28. Every yamux frame waited its turn under the connection's write lock (4-5 scheduler turns each), and the
    muxer's reader waited there to ACK each new stream, reading nothing meanwhile (issue 26's convoy):
    :mod:`ioa_p2p.node.net.frame_writes` (its docstring says all).
+29. Every stream's open and close ran each swarm notifee in a task of its own (a nursery, three tasks,
+   2-3 scheduler passes per stream): :mod:`ioa_p2p.node.net.stream_events` (its docstring says all).
 """
 
 from __future__ import annotations
@@ -140,6 +142,7 @@ from ioa_p2p.node.net.identify_retry import retry_identify
 from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
 from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
 from ioa_p2p.node.net.peer_records import cache_kad_peer_records, install_record_consumer
+from ioa_p2p.node.net.stream_events import notify_stream_events_inline
 from ioa_p2p.node.net.whole_reads import read_messages_whole
 
 #: Seconds a verified signed peer record is trusted again without re-verification (patches 7 and 24).
@@ -188,6 +191,7 @@ def apply_patches() -> None:
     credit_yamux_in_halves()
     atomic_secure_writes()
     write_frames_at_once()
+    notify_stream_events_inline()
     read_messages_whole()
     retry_identify()
     _applied = True
