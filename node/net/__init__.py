@@ -20,6 +20,8 @@
   the muxer's reader never waits behind the lock (its ACK / RST / PING answers are queued)
 - ``stream_events.py``   patch 29: a stream's open and close tell the swarm's notifees in the caller's task
   (upstream ran a task per notifee for every stream event)
+- ``quick_locks.py``     patch 30: py-libp2p's per-connection and per-stream locks taken without a schedule
+  point when free (every 64th free acquire still yields)
 - ``arrivals.py``        connections as they open, numbered, for work a (re)connection starts (the chats'
   pulls and retries) without polling ``connected_peers``
 - ``conn_events.py``     why connections open and close: counters per node by direction and reason, and

@@ -122,6 +122,8 @@ tests fail loudly rather than letting a stale patch linger).
    :mod:`ioa_p2p.node.net.frame_writes` (its docstring says all).
 29. Every stream's open and close ran each swarm notifee in a task of its own (a nursery, three tasks,
    2-3 scheduler passes per stream): :mod:`ioa_p2p.node.net.stream_events` (its docstring says all).
+30. A free lock still cost a scheduler pass; py-libp2p takes several per read and write:
+   :mod:`ioa_p2p.node.net.quick_locks` (its docstring says all).
 """
 
 from __future__ import annotations
@@ -142,6 +144,7 @@ from ioa_p2p.node.net.identify_retry import retry_identify
 from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
 from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
 from ioa_p2p.node.net.peer_records import cache_kad_peer_records, install_record_consumer
+from ioa_p2p.node.net.quick_locks import take_free_locks_at_once
 from ioa_p2p.node.net.stream_events import notify_stream_events_inline
 from ioa_p2p.node.net.whole_reads import read_messages_whole
 
@@ -192,6 +195,7 @@ def apply_patches() -> None:
     atomic_secure_writes()
     write_frames_at_once()
     notify_stream_events_inline()
+    take_free_locks_at_once()
     read_messages_whole()
     retry_identify()
     _applied = True
