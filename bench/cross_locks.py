@@ -56,6 +56,11 @@ def dump_write_locks() -> None:
         print(f"    holders x{count}: ... {bottom}", flush=True)
     for queued, whole in sorted(longest, reverse=True)[:SHOWN]:
         print(f"    holder ({queued} waiting): {whole}", flush=True)
+    writers = [w for w in (getattr(c, "ioa_frames", None) for c in conns) if w is not None]
+    if writers:  # patch 28: which path the frames took, what is queued now
+        totals = {k: sum(getattr(w, k) for w in writers) for k in ("at_once", "queued", "waited", "tails")}
+        pending = sum(len(w.control) for w in writers)
+        print(f"  frames (patch 28) {totals}, control frames queued now {pending}", flush=True)
     stats = trio.lowlevel.current_statistics()
     print(f"  trio tasks runnable {stats.tasks_runnable}, living {stats.tasks_living}", flush=True)
     runnable: collections.Counter[str] = collections.Counter()

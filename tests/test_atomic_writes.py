@@ -18,6 +18,7 @@ import trio
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.net.atomic_writes import upstream_secure_write
 from ioa_p2p.node.net.conn_events import MAX_REASONS, ConnectionEvents
+from ioa_p2p.node.net.frame_writes import upstream_write_frame
 from ioa_p2p.node.net.host import new_noise_host
 
 from .raw_hosts import watched_pair
@@ -79,11 +80,14 @@ async def test_cancelled_writers_keep_the_connection() -> None:
 @pytest.mark.slow
 async def test_upstream_session_still_breaks_under_cancelled_writers(monkeypatch: pytest.MonkeyPatch) -> None:
     """The sentinel: with upstream's write the same writers break the connection, and the counters name
-    the cause. When this fails, upstream may have made its writes atomic: revisit patch 25."""
+    the cause. When this fails, upstream may have made its writes atomic: revisit patch 25. (Upstream's
+    yamux frame writes too: patch 28's frames sent at once never reach ``SecureSession.write``.)"""
     from libp2p.security.secure_session import SecureSession
+    from libp2p.stream_muxer.yamux.yamux import Yamux
 
     new_noise_host(Identity.generate())  # the patches are in place (so the upstream write is known)
     monkeypatch.setattr(SecureSession, "write", upstream_secure_write())
+    monkeypatch.setattr(Yamux, "_write_frame", upstream_write_frame())
     with trio.fail_after(120):
         async with _pair() as (a, b, events_a, events_b):
             assert not await _cancelled_writes(a, b, seed=1)

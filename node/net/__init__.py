@@ -16,6 +16,12 @@
   (upstream's ``read_exactly`` gave up after 100 short reads with the socket open)
 - ``identify_retry.py``  patch 27: identify tried again (bounded, backing off) on a connection whose first
   identify failed (upstream tried once; the peer's protocols stayed unknown, GossipSub never registered it)
+- ``frame_writes.py``    patch 28: a yamux frame goes out at once when the connection's write lock is free;
+  the muxer's reader never waits behind the lock (its ACK / RST / PING answers are queued)
+- ``stream_events.py``   patch 29: a stream's open and close tell the swarm's notifees in the caller's task
+  (upstream ran a task per notifee for every stream event)
+- ``quick_locks.py``     patch 30: py-libp2p's per-connection and per-stream locks taken without a schedule
+  point when free (every 64th free acquire still yields)
 - ``arrivals.py``        connections as they open, numbered, for work a (re)connection starts (the chats'
   pulls and retries) without polling ``connected_peers``
 - ``conn_events.py``     why connections open and close: counters per node by direction and reason, and

@@ -37,6 +37,7 @@ peer that read nothing for :data:`WRITE_BOUND` loses the connection.
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any
 
@@ -60,7 +61,6 @@ CLOSE_BOUND = 1.0
 
 def atomic_secure_writes() -> None:
     """Make ``SecureSession.write`` all or nothing under cancellation (idempotent, process-wide)."""
-    from libp2p.io.exceptions import ConnectionClosedError
     from libp2p.security.secure_session import SecureSession
 
     global _UPSTREAM
@@ -73,22 +73,30 @@ def atomic_secure_writes() -> None:
 
     async def write(self: Any, data: bytes) -> None:
         await trio.lowlevel.checkpoint_if_cancelled()  # cancelled already: nothing encrypted, nothing sent
-        with trio.CancelScope(shield=True) as scope:
-            scope.deadline = trio.current_time() + WRITE_BOUND
-            token = _WRITING.set(scope)
-            try:
-                await upstream(self, data)
-            finally:
-                _WRITING.reset(token)
-        if scope.cancelled_caught:
-            await _abandon(self)
-            raise ConnectionClosedError(
-                f"a write of {len(data)} bytes took over {WRITE_BOUND:.0f} s without progress"
-            )
+        await write_whole(self, len(data), lambda: upstream(self, data))
 
     write.ioa_atomic = True  # type: ignore[attr-defined]
     SecureSession.write = write  # type: ignore[method-assign]
     _write_tcp_in_pieces()
+
+
+async def write_whole(session: Any, size: int, send: Callable[[], Awaitable[None]]) -> None:
+    """Run ``send()`` (``size`` bytes of ``session`` going out) shielded from its caller's cancellation,
+    bounded by :data:`WRITE_BOUND` from its last progress; past that the session is closed and
+    ``ConnectionClosedError`` raised (part of a message may be on the wire). Patch 28
+    (:mod:`.frame_writes`) sends the rest of a frame the socket did not take at once through it."""
+    from libp2p.io.exceptions import ConnectionClosedError
+
+    with trio.CancelScope(shield=True) as scope:
+        scope.deadline = trio.current_time() + WRITE_BOUND
+        token = _WRITING.set(scope)
+        try:
+            await send()
+        finally:
+            _WRITING.reset(token)
+    if scope.cancelled_caught:
+        await _abandon(session)
+        raise ConnectionClosedError(f"a write of {size} bytes took over {WRITE_BOUND:.0f} s without progress")
 
 
 def _write_tcp_in_pieces() -> None:
@@ -162,4 +170,5 @@ __all__ = [
     "atomic_secure_writes",
     "upstream_secure_write",
     "upstream_tcp_write",
+    "write_whole",
 ]

@@ -117,6 +117,13 @@ tests fail loudly rather than letting a stale patch linger).
 27. Identify ran once per connection: a failed first identify left the peer's protocols unknown (no
    GossipSub registration) for the connection's life: :mod:`ioa_p2p.node.net.identify_retry` (its
    docstring says all).
+28. Every yamux frame waited its turn under the connection's write lock (4-5 scheduler turns each), and the
+   muxer's reader waited there to ACK each new stream, reading nothing meanwhile (issue 26's convoy):
+   :mod:`ioa_p2p.node.net.frame_writes` (its docstring says all).
+29. Every stream's open and close ran each swarm notifee in a task of its own (a nursery, three tasks,
+   2-3 scheduler passes per stream): :mod:`ioa_p2p.node.net.stream_events` (its docstring says all).
+30. A free lock still cost a scheduler pass; py-libp2p takes several per read and write:
+   :mod:`ioa_p2p.node.net.quick_locks` (its docstring says all).
 """
 
 from __future__ import annotations
@@ -132,10 +139,13 @@ import libp2p.network.swarm as _swarm
 from ioa_p2p.logs import apply_third_party_levels
 from ioa_p2p.node.net.atomic_writes import atomic_secure_writes
 from ioa_p2p.node.net.cpu_meter import OWNER
+from ioa_p2p.node.net.frame_writes import write_frames_at_once
 from ioa_p2p.node.net.identify_retry import retry_identify
 from ioa_p2p.node.net.idle_traffic import credit_yamux_in_halves
 from ioa_p2p.node.net.lazy_upgrade import negotiate_upgrades_lazily
 from ioa_p2p.node.net.peer_records import cache_kad_peer_records, install_record_consumer
+from ioa_p2p.node.net.quick_locks import take_free_locks_at_once
+from ioa_p2p.node.net.stream_events import notify_stream_events_inline
 from ioa_p2p.node.net.whole_reads import read_messages_whole
 
 #: Seconds a verified signed peer record is trusted again without re-verification (patches 7 and 24).
@@ -183,6 +193,9 @@ def apply_patches() -> None:
     negotiate_upgrades_lazily()
     credit_yamux_in_halves()
     atomic_secure_writes()
+    write_frames_at_once()
+    notify_stream_events_inline()
+    take_free_locks_at_once()
     read_messages_whole()
     retry_identify()
     _applied = True
