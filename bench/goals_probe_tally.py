@@ -18,6 +18,12 @@ must be refused. A goal that must be refused is counted right two ways:
   conclusion still states a price although one step was missing (probe7 x-003) is wrong here.
 
 Prints no goal text.
+
+Old vs strict on the base of branch p-probe9 (9e3c15e), 2026-11-28 23:13-23:18 UTC, load 11.7-9.1, one
+``goals_dry_run.py --suite probeN --split heldout`` each (nice -n 5), piped here: must-refuse goals right
+probe2 4/6 -> 4/6, probe3 14/18 -> 14/18, probe3n 5/6 -> 5/6, probe4 21/25 -> 20/25 (s-039), probe5 29/43
+-> 29/43, probe6 30/42 -> 30/42, probe7 14/22 -> 13/22 (x-003); every other ``ok`` must-refuse conclusion
+was already a ``No answer: ...``. probe8's first run (23:21 UTC, load 8.3): 13/20 -> 13/20.
 """
 
 from __future__ import annotations
