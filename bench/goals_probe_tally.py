@@ -11,7 +11,8 @@ Run (from the repository root), for any probe folder ``bench/goal_suite_<name>/`
 (each probe's ``tally.py`` does the same for its own folder). It reads the dry run's per-goal lines
 (``ID KIND ok|REFU|FAIL 'answer' exp=...``) and prints, per kind: goals right, refused (a missing value
 named), wrong (a value given) and no answer, first over the goals that have an answer, then over those that
-must be refused. A goal that must be refused is counted right two ways:
+must be refused. A goal that must be refused is right only by the strict rule (its ``right`` column); the
+old rule's count is printed beside it:
 
 - **old**: the dry run's verdict (``ok``: some step was refused as missing), whatever the conclusion says;
 - **strict**: ``ok`` *and* the conclusion is a refusal (``No answer: ...``), not a value: a goal whose
@@ -48,7 +49,7 @@ def tally(heldout: Path, lines: Iterable[str]) -> int:
     goals = json.loads(heldout.read_text(encoding="utf-8"))["goals"]
     must = {g["id"] for g in goals if g["expected"]["type"] == "refused"}
     counts: collections.Counter[tuple[str, bool, str]] = collections.Counter()
-    strict: collections.Counter[str] = collections.Counter()
+    old: collections.Counter[str] = collections.Counter()
     seen = 0
     for line in lines:
         parts = line.split(maxsplit=3)
@@ -58,22 +59,24 @@ def tally(heldout: Path, lines: Iterable[str]) -> int:
         verdict = {"ok": "right", "REFU": "refused"}.get(parts[2])
         if verdict is None:
             verdict = "no answer" if is_refusal(parts[3]) else "wrong"
+        if parts[0] in must and verdict == "right":
+            old[parts[1]] += 1
+            if not is_refusal(parts[3]):  # a step was missing, yet the conclusion states a value
+                verdict = "wrong"
         counts[parts[1], parts[0] in must, verdict] += 1
-        if parts[0] in must and verdict == "right" and is_refusal(parts[3]):
-            strict[parts[1]] += 1
     for refusal, title in ((False, "goals with an answer"), (True, "goals that must be refused")):
         print(f"{title}:")
         for kind in KINDS:
             row = {v: counts[kind, refusal, v] for v in VERDICTS}
             n = sum(row.values())
-            extra = f" (strict: {strict[kind]}/{n} ended refused)" if refusal else ""
+            extra = f" (old rule: {old[kind]}/{n} right)" if refusal else ""
             print(
                 f"  {kind:<11} {row['right']}/{n} right, {row['refused']} refused, {row['wrong']} wrong, "
                 f"{row['no answer']} no answer{extra}"
             )
     n_must = sum(counts[k, True, v] for k in KINDS for v in VERDICTS)
-    old = sum(counts[k, True, "right"] for k in KINDS)
-    print(f"must be refused: old {old}/{n_must} right, strict {strict.total()}/{n_must} right")
+    strict = sum(counts[k, True, "right"] for k in KINDS)
+    print(f"must be refused: old {old.total()}/{n_must} right, strict {strict}/{n_must} right")
     print(f"{seen} goal lines read")
     return 0 if seen else 1
 
