@@ -43,7 +43,10 @@ MediaWiki dive centre page, a piano tuner's TSV, a studio invoice with its terms
 (90 goals of the four kinds over 9 folders: a YAML gym membership policy, an HTML coworking plan table, a
 school trip letter with a consent form, a JSON kennels price export, an INI skip hire rate sheet, a tariff
 e-mail, an escape rooms FAQ, a Markdown honey show schedule, a CSV observatory programme;
-``bench/goal_suite_probe7/``), 22 of them to be refused.
+``bench/goal_suite_probe7/``), 22 of them to be refused. ``--suite probe8 --split heldout`` is the eighth
+(100 goals over 10 folders: AGM minutes with action items, an .ics calendar, a call transcript, a
+reStructuredText charges list, a fixed-width meter report, numbered terms with exceptions, a chat export,
+an OCR'd flyer, an SQL fee dump, a LaTeX fee sheet; ``bench/goal_suite_probe8/``), 20 of them to be refused.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -109,6 +112,7 @@ SUITES = {
     "probe5": HERE / "goal_suite_probe5",
     "probe6": HERE / "goal_suite_probe6",
     "probe7": HERE / "goal_suite_probe7",
+    "probe8": HERE / "goal_suite_probe8",
 }
 
 

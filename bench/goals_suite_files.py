@@ -123,6 +123,9 @@ SUITES = {
     # the seventh: 9 more folders in new styles and domains, all four kinds, 22 goals that must be refused
     # (absent values and near misses; bench/goal_suite_probe7/README.md)
     "probe7": Suite("probe7", HERE / "goal_suite_probe7", ("heldout",), False),
+    # the eighth blind probe: 100 goals over 10 folders in new styles, 20 to be refused
+    # (absent values and near misses; bench/goal_suite_probe8/README.md)
+    "probe8": Suite("probe8", HERE / "goal_suite_probe8", ("heldout",), False),
 }
 
 

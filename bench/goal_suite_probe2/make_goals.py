@@ -6,7 +6,13 @@ recomputes every answer from the documents.
 """
 
 import json
+import sys
 from pathlib import Path
+
+if str(Path(__file__).resolve().parents[1]) not in sys.path:  # run as a script: the kinds live in bench/
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from goals_probe_kinds import day, num, refused, text  # noqa: E402, F401
 
 CQ, CP = "q-cobalt-queue/broker-reference.yaml", "q-cobalt-queue/cloud-plans.ini"
 FP = "q-fairmoor-pool/faq.md"
@@ -15,23 +21,6 @@ NS = "q-nimbus-sync/CHANGELOG.md"
 LC = "q-larchfield-cinema/tickets.html"
 OC = "q-orrin-coffee/green-offers.json"
 WF = "q-wrenbury-fete/setup-checklist.md"
-
-
-def num(value, unit="", tol=0.01):
-    return {"type": "number", "value": value, "tol": tol, "unit": unit}
-
-
-def text(value, *accept):
-    return {"type": "text", "value": value, "accept": list(accept)}
-
-
-def day(iso):
-    return {"type": "date", "value": iso}
-
-
-def refused(missing):
-    """The value the goal needs is in no document: the planner must name it missing (exit 3)."""
-    return {"type": "refused", "missing": missing}
 
 
 GOALS = [

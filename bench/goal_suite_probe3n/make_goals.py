@@ -8,7 +8,14 @@ be refused lists ``Absent: «...»`` instead. check_answers.py recomputes every 
 """
 
 import json
+import sys
 from pathlib import Path
+
+if str(Path(__file__).resolve().parents[1]) not in sys.path:  # run as a script: the kinds live in bench/
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import goals_probe_kinds  # noqa: E402
+from goals_probe_kinds import refused  # noqa: E402
 
 GH = "n-gullhaven-hostel/reply-from-reception.txt"
 TW = "n-tessaline-water/tariff-2027.toml"
@@ -18,16 +25,12 @@ BB = "n-brackenfold-boats/hire-board.txt"
 
 
 def num(value, unit="EUR", tol=0.01):
-    return {"type": "number", "value": value, "tol": tol, "unit": unit}
+    """A number answer; this probe's answers are in EUR unless said."""
+    return goals_probe_kinds.num(value, unit, tol)
 
 
 def clock_time(value):
     return {"type": "text", "value": value, "accept": [value.lstrip("0")]}
-
-
-def refused(missing):
-    """The value the goal needs is in no document: the planner must name it missing (exit 3)."""
-    return {"type": "refused", "missing": missing}
 
 
 GOALS = [

@@ -1,5 +1,13 @@
 """Answer kinds and document paths shared by the probe4 goal lists (goals_a.py, goals_b.py, goals_c.py)."""
 
+import sys
+from pathlib import Path
+
+if str(Path(__file__).resolve().parents[1]) not in sys.path:  # run as a script: the kinds live in bench/
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from goals_probe_kinds import day, num, refused, text  # noqa: E402, F401
+
 HP = "s-harrowgate-home-policy/policy-schedule.txt"
 VF = "s-vexa-r7-firmware/CHANGELOG.md"
 CF = "s-caldmoor-fare-matrix/anytime-singles-2026.txt"
@@ -9,20 +17,3 @@ PE = "s-pellam-election/declaration-of-result.txt"
 TS = "s-tollerby-sowing-chart/sowing-chart.md"
 BW = "s-brackley-weather-log/daily-log-may-2026.txt"
 CD = "s-calmadol-dosing/dosing-chart-children.md"
-
-
-def num(value, unit="", tol=0.01):
-    return {"type": "number", "value": value, "tol": tol, "unit": unit}
-
-
-def text(value, *accept):
-    return {"type": "text", "value": value, "accept": list(accept)}
-
-
-def day(iso):
-    return {"type": "date", "value": iso}
-
-
-def refused(missing):
-    """The documents do not answer: the planner must name the value missing (exit 3)."""
-    return {"type": "refused", "missing": missing}

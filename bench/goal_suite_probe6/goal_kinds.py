@@ -1,5 +1,13 @@
 """Answer kinds and document paths shared by the probe6 goal lists (goals_a.py, goals_b.py, goals_c.py)."""
 
+import sys
+from pathlib import Path
+
+if str(Path(__file__).resolve().parents[1]) not in sys.path:  # run as a script: the kinds live in bench/
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from goals_probe_kinds import day, num, refused, text  # noqa: E402, F401
+
 DS = "w-tamsin-driving-school/tamsin-lessons-and-packages-2026.adoc"
 TR = "w-orlo-translation-rates/orlo-rate-card-2026-27.xml"
 KH = "w-kestle-scaffold-hire/kestle-hire-rates-2026.csv"
@@ -11,20 +19,3 @@ FP = "w-felgate-pest-control/agreement-schedule-2-charges-rev-c.txt"
 BD = "w-brisa-dive-centre/brisa-prices-2026.wiki"
 QP = "w-quarrel-piano-services/quarrel-rates-2026.tsv"
 AS = "w-ambersley-photo-studio/invoice-AS-2026-0147-and-terms.txt"
-
-
-def num(value, unit="", tol=0.01):
-    return {"type": "number", "value": value, "tol": tol, "unit": unit}
-
-
-def text(value, *accept):
-    return {"type": "text", "value": value, "accept": list(accept)}
-
-
-def day(iso):
-    return {"type": "date", "value": iso}
-
-
-def refused(missing):
-    """The documents do not answer: the planner must name the value missing (exit 3)."""
-    return {"type": "refused", "missing": missing}
