@@ -48,8 +48,12 @@
 - ``tariffs.py``  a price applied on the documents' terms (per-unit, steps, minimums, caps; a bill's items)
 - ``doc_facts.py`` quantities and rates read from document text (what each is per, the words around it)
   and the quantities a request states
+- ``derive_plan.py`` which questions a derivation answers (a quantity, a time moved by a duration the
+  documents define, an arrival, a connection) and their plan: a lookup and ``derive(v1)``
 - ``derive.py``   a question answered by how the documents define what it asks for: backwards from the
   unit asked for through the rates that define it, each operand given, stated or derived
+- ``typed_charge.py`` a charge from the answer document's typed rules (situated, composed, compared,
+  an allowance, ruled or anchored on the price looked up) and which of two readings wins
 - ``chains.py``   the search behind it: chains of rates from the unit asked for back to the quantities
   given or stated, scored by how well their facts fit the question
 - ``closed.py``   derivations whose form the documents state outright (a formula, phases summed), tried

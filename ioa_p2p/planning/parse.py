@@ -27,7 +27,7 @@ from ioa_p2p.planning.clauses import REPORT_ONLY, asked_after_statements, codeis
 from ioa_p2p.planning.code import MARK_RE
 from ioa_p2p.planning.coordinated import coordinated
 from ioa_p2p.planning.counted import counted_kinds
-from ioa_p2p.planning.derive import derived_plan
+from ioa_p2p.planning.derive_plan import derived_plan
 from ioa_p2p.planning.expr import to_expression
 from ioa_p2p.planning.followups import over_earlier
 from ioa_p2p.planning.literal import (
