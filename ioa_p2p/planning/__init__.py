@@ -20,6 +20,8 @@
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation
 - ``applied.py``  calculations over earlier values asked for in words (rates, periods, shares on top)
 - ``rates.py``    natural questions that apply a rate from the documents to the request's quantity
+- ``savings.py``  what one option saves over another after two lookups of prices ("how much does the card
+  save compared with paying for ten single visits"): the difference of two costs, the counted one scaled
 - ``followups.py`` requests over earlier values they do not name: containers for a number of things
   (rounded up), repeated batches, two values combined by what the result is called, a rate just found
   applied to a follow-up question's quantity

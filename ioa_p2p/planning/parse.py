@@ -53,6 +53,7 @@ from ioa_p2p.planning.operands import (
 from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.rule_step import rule_clause, split_rule_clauses
+from ioa_p2p.planning.savings import saving_step
 from ioa_p2p.planning.scene import (
     as_question,
     deadline_plan,
@@ -187,6 +188,10 @@ def _plan_request(goal: str) -> Plan:
         if not MARK_RE.search(clause):  # "Going by the handbook, how many ...?": the question first
             clause = lead_to_end(clause) if steps else as_question(lead_to_end(clause))
         refs, _ = resolve(clause, steps)
+        saved = saving_step(len(steps) + 1, clause, steps) if not codeish(clause) else None
+        if saved is not None:  # "how much does the card save over ten single visits": two costs' difference
+            steps.append(saved)
+            continue
         alone = literal_step(clause, len(steps) + 1) if not refs and not codeish(clause) else None
         if alone is not None and steps and alone.kind == CALC and len(_literals(alone.template)) < 2:
             alone = None  # "work out seven hours of hire including 21 % VAT": the earlier value is implied
