@@ -59,3 +59,13 @@ def test_no_saving_step_where_the_options_are_not_the_two_values(clause: str) ->
 
 def test_no_saving_step_after_one_lookup() -> None:
     assert saving_step(2, "How much does the card save?", [_lookup(1, "What is the swim card")]) is None
+
+
+def test_the_smaller_from_the_larger_is_the_difference_not_two_lookups() -> None:
+    goal = (
+        "Take the porter's and the cook's daily allowances at Orrel, subtract the smaller from the larger, "
+        "and pass the gap as d to `print(d * 5)`."
+    )
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC, CODE]
+    assert steps[2].template.replace(" ", "") == "abs(v1-v2)"

@@ -55,3 +55,25 @@ def test_a_shared_head_feeds_the_calculation_and_the_code() -> None:
     assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC, CODE]
     assert "member sauna price at Parrow baths" in steps[0].template
     assert "non-member sauna price at Parrow baths" in steps[1].template
+
+
+def test_an_owner_and_a_source_go_with_both_lookups() -> None:
+    assert split_lookup("Retrieve Hallam Yard's weekday and weekend hire rates") == [
+        "What is Hallam Yard's weekday hire rate?",
+        "What is Hallam Yard's weekend hire rate?",
+    ]
+    parts = split_lookup("From the Orrel staff handbook take the porter's and the cook's daily allowances")
+    assert parts is not None
+    assert parts[0].startswith("What is the porter's daily allowance in the Orrel staff handbook")
+    assert parts[1].startswith("What is the cook's daily allowance in the Orrel staff handbook")
+
+
+def test_a_sum_handed_to_code_is_its_own_step() -> None:
+    goal = (
+        "Get the Hallam Yard weekday and weekend hire rates, add them, and hand the sum to `print(x / 2)` "
+        "as x."
+    )
+    steps = plan_request(goal).steps
+    assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC, CODE]
+    assert steps[2].template.replace(" ", "") == "(v1+v2)"
+    assert steps[3].bindings == (("x", 3),)

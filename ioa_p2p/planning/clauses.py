@@ -24,7 +24,7 @@ ACTION_WORDS = """
     execute write use print tell give determine work figure sum deduct retrieve fetch read double
     triple halve evaluate round translate encode decode reverse sort summarise summarize spell list express
     plug pass feed insert substitute store save bind assign supply apply turn split share increase decrease
-    reduce raise average
+    reduce raise average hand
 """
 ACTION = ACTION_WORDS.split()
 _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next(?=,))"  # "the next ferry" is no step

@@ -58,7 +58,9 @@ _DIFFERENCE = re.compile(
     r"shorter|higher|lower|cheaper|dearer|bigger|smaller|heavier|lighter|greater|larger|faster|slower)"
     r"|subtract (?:them|one from the other)|by how (?:much|many)(?: [\w²³/-]+)?"
     r"|how (?:much|many)\b[^?]*\b(?:went (?:up|down)|rose|risen|grew|grown|increased|fell|fallen|dropped"
-    r"|decreased|changed))\b",
+    r"|decreased|changed)"  # "work out the rise", "that day's range", "how far apart they are"
+    r"|(?:the|its|their|that|this|the day's|that day's) (?:rise|increase|decrease|drop|fall|range|spread)"
+    r"|how far apart)\b",
     re.I,
 )
 _PRODUCT = re.compile(

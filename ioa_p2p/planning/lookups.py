@@ -36,6 +36,11 @@ _VERB = re.compile(
     r"tell me|search for|look for|what (?:is|are|were|was))\s+",
     re.I,
 )
+_SOURCE_LEAD = re.compile(
+    r"^(?:from|in|according to|going by) ([^,.;:]{3,60}?),?\s+"
+    r"(?=(?:take|find|get|look up|read|retrieve|fetch)\b)",
+    re.I,
+)
 _STARTS_PHRASE = re.compile(r"^(?:the|how|what|which|when|who|its|their|a|an)\b", re.I)
 _ITEM = r"[A-Z]{1,4}[-]?\d{1,4}[A-Za-z]?|\d{4}|[A-Z][\w-]*"
 _TWO_ITEMS = re.compile(rf"\b({_ITEM}) and ({_ITEM})\b(?= [a-z])")
@@ -50,6 +55,9 @@ _IRREGULAR = {"children": "child", "people": "person", "men": "man", "women": "w
 def split_lookup(clause: str) -> list[str] | None:
     """Two lookup questions for a lookup of two values (see the module docstring), or None."""
     topic, _, body = clause.rpartition(":") if re.search(r":\s*\w", clause) else ("", "", clause)
+    lead = _SOURCE_LEAD.match(body.strip())  # "From Varrow's grade table take ...": where both are read
+    source = f" in {lead.group(1)}" if lead is not None else ""
+    body = body.strip()[lead.end() :] if lead is not None else body
     verb = _VERB.match(body.strip())
     if verb is None:
         return None
@@ -103,7 +111,7 @@ def split_lookup(clause: str) -> list[str] | None:
     ]
     second = parts[1] + (f" ({', '.join(context)})" if context else "")
     about = topic.strip()
-    return [_question(p, about) for p in (parts[0], second)]
+    return [_question(p + source, about) for p in (parts[0], second)]
 
 
 def time_asked(steps: Sequence[PlanStep]) -> list[PlanStep]:
@@ -148,7 +156,7 @@ def _shared_plural(left: str, right: str) -> tuple[str, str] | None:
     ("the junior season" and "the junior day permit prices": "the junior season permit price"). None when
     the left part is a noun phrase of its own ("the deposit and the monthly fees") or the right part has no
     plural head of values."""
-    det = re.match(r"(?:the|its|their)\s+", left, re.I)
+    det = re.match(r"(?:the|its|their)\s+|(?-i:[A-Z][\w&-]*(?: [A-Z0-9][\w&-]*)*)'s\s+", left, re.I)
     own = left[det.end() :].split() if det else []
     cut = _NP_END.search(right)
     phrase, tail = (right[: cut.start()], right[cut.start() :]) if cut else (right, "")

@@ -158,6 +158,10 @@ def _plan_request(goal: str) -> Plan:
         if counted is not None:  # "2 adults plus 3 children" after the adult's and the child's fares
             steps.append(counted)
             continue
+        saved = saving_step(len(steps) + 1, bound, steps) if not codeish(bound) else None
+        if saved is not None:  # "how much does the card save over ten single visits": two costs' difference
+            steps.append(saved)
+            continue
         facts, clause = operations.operand_facts(bound, steps)
         if facts:  # "multiply 9.8 by the efficiency of the X7": the efficiency looked up first
             steps.extend(facts)
@@ -188,10 +192,6 @@ def _plan_request(goal: str) -> Plan:
         if not MARK_RE.search(clause):  # "Going by the handbook, how many ...?": the question first
             clause = lead_to_end(clause) if steps else as_question(lead_to_end(clause))
         refs, _ = resolve(clause, steps)
-        saved = saving_step(len(steps) + 1, clause, steps) if not codeish(clause) else None
-        if saved is not None:  # "how much does the card save over ten single visits": two costs' difference
-            steps.append(saved)
-            continue
         alone = literal_step(clause, len(steps) + 1) if not refs and not codeish(clause) else None
         if alone is not None and steps and alone.kind == CALC and len(_literals(alone.template)) < 2:
             alone = None  # "work out seven hours of hire including 21 % VAT": the earlier value is implied

@@ -6,7 +6,8 @@ one", "what a member saves per night" or "how much more would six separate days 
 asks for the difference of two costs: each option is one of the values found, the one the request counts
 ("ten peak visits") taken that many times. The count goes to the value whose lookup does not state it
 already (the card is a 10-visit card: the ten visits are single ones), else to the value whose words it
-counts. A saving is a size: the difference is taken as a positive amount.
+counts. A saving is a size: the difference is taken as a positive amount. So is "subtract the smaller
+from the larger" after two lookups.
 
 A request that states more than one count, names something no earlier lookup names, or comes after
 fewer than two unused lookups is no such step (None): the other rules plan it.
@@ -27,6 +28,12 @@ _MORE_THAN = re.compile(
     r"[^?]*\bcost\b[^?]*\bthan\b",
     re.I,
 )
+#: "subtract the smaller from the larger": the two values' difference, whichever is which
+_SMALLER_FROM_LARGER = re.compile(
+    r"\b(?:subtract|take|deduct) the (?:smaller|lower|cheaper|lesser)(?: one| value| amount| price| rate)?"
+    r" (?:from|off) the (?:larger|higher|bigger|dearer|greater)\b",
+    re.I,
+)
 #: a count of things: "10 peak visits", "6 separate days" (not "EUR 10", "10 %", "the 6-day pass")
 _COUNT = re.compile(r"(?<![\w.,-])(\d+)\s+((?:[a-z][a-z-]*\s+){0,2}[a-z][a-z-]*)", re.I)
 _NOT_COUNTED = re.compile(r"(?:%|per ?cent|eur|gbp|usd|chf|nzd|aud|cad|pounds?|euros?|dollars?)\b", re.I)
@@ -35,13 +42,15 @@ _NOT_COUNTED = re.compile(r"(?:%|per ?cent|eur|gbp|usd|chf|nzd|aud|cad|pounds?|e
 def saving_step(index: int, clause: str, before: list[PlanStep]) -> PlanStep | None:
     """The difference of the two costs ``clause`` compares (see the module docstring), or None."""
     text = digits(clause)
-    if not (_SAVING.search(text) or _MORE_THAN.search(text)):
+    if not (_SAVING.search(text) or _MORE_THAN.search(text) or _SMALLER_FROM_LARGER.search(text)):
         return None
     pending = [n for n in unused(before) if before[n - 1].kind == LOOKUP]
     if len(pending) < 2 or names_new_thing(clause, before):
         return None
     a, b = pending[-2], pending[-1]
-    counts = [m for m in _COUNT.finditer(text) if not _NOT_COUNTED.match(m.group(2))]
+    counts = [  # "than one full day": the option itself, not a count of it
+        m for m in _COUNT.finditer(text) if not _NOT_COUNTED.match(m.group(2)) and m.group(1) != "1"
+    ]
     if len(counts) > 1 or re.search(r"\d\s*%", text):
         return None
     expression = f"abs(v{a} - v{b})"
