@@ -33,6 +33,8 @@ _SPLIT = re.compile(
     rf"|,\s*(?:and\s+)?(?=(?:{'|'.join(ACTION)})\b)"
     # "..., multiply it by 4, and with t set to that run <code>": a code step led by its binding
     rf"|,\s*(?:and\s+)?(?=(?:with|using|setting|letting|binding)\s+`?\w+`?\s+(?:set|bound|equal)\b)"
+    # "..., and let <code> round it", "and have <code> report ...": the code's own step
+    rf"|,\s*(?:and\s+)?(?=(?:let|have|make)\s+\u27e6)"
     rf"|\s+and\s+(?=(?:{'|'.join(ACTION)})\b)|(?:(?<=[.!?:])\s+|\n)(?=\d[.)]\s)",
     re.IGNORECASE,
 )
