@@ -22,6 +22,8 @@
 - ``rates.py``    natural questions that apply a rate from the documents to the request's quantity
 - ``savings.py``  what one option saves over another after two lookups of prices ("how much does the card
   save compared with paying for ten single visits"): the difference of two costs, the counted one scaled
+- ``on_top.py``   a percentage looked up (VAT, a discount) applied to an amount looked up: "what is one month
+  including VAT?" after the price and the VAT rate
 - ``followups.py`` requests over earlier values they do not name: containers for a number of things
   (rounded up), repeated batches, two values combined by what the result is called, a rate just found
   applied to a follow-up question's quantity

@@ -39,6 +39,7 @@ from ioa_p2p.planning.literal import (
     rounding,
 )
 from ioa_p2p.planning.lookups import nested_lookups, split_lookup, time_asked
+from ioa_p2p.planning.on_top import on_top_step
 from ioa_p2p.planning.operands import (
     combined_question,
     first_things_first,
@@ -159,6 +160,7 @@ def _plan_request(goal: str) -> Plan:
             steps.append(counted)
             continue
         saved = saving_step(len(steps) + 1, bound, steps) if not codeish(bound) else None
+        saved = saved or (on_top_step(len(steps) + 1, bound, steps) if not codeish(bound) else None)
         if saved is not None:  # "how much does the card save over ten single visits": two costs' difference
             steps.append(saved)
             continue
