@@ -21,3 +21,12 @@ def test_a_change_between_two_values_is_their_difference(goal: str) -> None:
     steps = plan_request(goal).steps
     assert [s.kind for s in steps] == [LOOKUP, LOOKUP, CALC]
     assert steps[-1].template.replace(" ", "") == "abs(v1-v2)"
+
+
+def test_a_rise_in_percent_is_no_plain_difference() -> None:
+    goal = (
+        "Look up the Tollan parking permit for 2025 and for 2026. Work out the rise from 2025 to 2026 in "
+        "percent and assign it to r before executing: print(f'{r:.1f}%')"
+    )
+    steps = plan_request(goal).steps
+    assert not any(s.template.replace(" ", "") == "abs(v1-v2)" for s in steps)

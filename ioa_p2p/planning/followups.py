@@ -60,6 +60,7 @@ _DIFFERENCE = re.compile(
     r"|how (?:much|many)\b[^?]*\b(?:went (?:up|down)|rose|risen|grew|grown|increased|fell|fallen|dropped"
     r"|decreased|changed)"  # "work out the rise", "that day's range", "how far apart they are"
     r"|(?:the|its|their|that|this|the day's|that day's) (?:rise|increase|decrease|drop|fall|range|spread)"
+    r"(?![^.;?]*(?:\bper ?cent|\bpercentage\b|%))"  # "the rise in percent": a change over the old value
     r"|how far apart)\b",
     re.I,
 )
