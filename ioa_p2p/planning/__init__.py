@@ -20,6 +20,10 @@
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation
 - ``applied.py``  calculations over earlier values asked for in words (rates, periods, shares on top)
 - ``rates.py``    natural questions that apply a rate from the documents to the request's quantity
+- ``savings.py``  what one option saves over another after two lookups of prices ("how much does the card
+  save compared with paying for ten single visits"): the difference of two costs, the counted one scaled
+- ``on_top.py``   a percentage looked up (VAT, a discount) applied to an amount looked up: "what is one month
+  including VAT?" after the price and the VAT rate
 - ``followups.py`` requests over earlier values they do not name: containers for a number of things
   (rounded up), repeated batches, two values combined by what the result is called, a rate just found
   applied to a follow-up question's quantity
@@ -48,8 +52,12 @@
 - ``tariffs.py``  a price applied on the documents' terms (per-unit, steps, minimums, caps; a bill's items)
 - ``doc_facts.py`` quantities and rates read from document text (what each is per, the words around it)
   and the quantities a request states
+- ``derive_plan.py`` which questions a derivation answers (a quantity, a time moved by a duration the
+  documents define, an arrival, a connection) and their plan: a lookup and ``derive(v1)``
 - ``derive.py``   a question answered by how the documents define what it asks for: backwards from the
   unit asked for through the rates that define it, each operand given, stated or derived
+- ``typed_charge.py`` a charge from the answer document's typed rules (situated, composed, compared,
+  an allowance, ruled or anchored on the price looked up) and which of two readings wins
 - ``chains.py``   the search behind it: chains of rates from the unit asked for back to the quantities
   given or stated, scored by how well their facts fit the question
 - ``closed.py``   derivations whose form the documents state outright (a formula, phases summed), tried

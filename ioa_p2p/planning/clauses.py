@@ -24,7 +24,7 @@ ACTION_WORDS = """
     execute write use print tell give determine work figure sum deduct retrieve fetch read double
     triple halve evaluate round translate encode decode reverse sort summarise summarize spell list express
     plug pass feed insert substitute store save bind assign supply apply turn split share increase decrease
-    reduce raise average
+    reduce raise average hand
 """
 ACTION = ACTION_WORDS.split()
 _SEQ = r"(?:and then|then|after that|afterwards|and finally|finally|next(?=,))"  # "the next ferry" is no step
@@ -33,6 +33,8 @@ _SPLIT = re.compile(
     rf"|,\s*(?:and\s+)?(?=(?:{'|'.join(ACTION)})\b)"
     # "..., multiply it by 4, and with t set to that run <code>": a code step led by its binding
     rf"|,\s*(?:and\s+)?(?=(?:with|using|setting|letting|binding)\s+`?\w+`?\s+(?:set|bound|equal)\b)"
+    # "..., and let <code> round it", "and have <code> report ...": the code's own step
+    rf"|,\s*(?:and\s+)?(?=(?:let|have|make)\s+\u27e6)"
     rf"|\s+and\s+(?=(?:{'|'.join(ACTION)})\b)|(?:(?<=[.!?:])\s+|\n)(?=\d[.)]\s)",
     re.IGNORECASE,
 )

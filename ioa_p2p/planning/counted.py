@@ -33,10 +33,20 @@ def counted_kinds(clause: str, before: Sequence[PlanStep], index: int) -> PlanSt
     labels = {s.index: words_of(s.text) for s in lookups}
     text = digits(clause)
     counts = list(_COUNT.finditer(text))
-    if len(counts) < 2 or any(
-        not _JOINED.match(text[a.end() : b.start()]) for a, b in zip(counts, counts[1:], strict=False)
-    ):
+    if len(counts) < 2:
         return None
+    if any(not _JOINED.match(text[a.end() : b.start()]) for a, b in zip(counts, counts[1:], strict=False)):
+        counts = []  # "4 weeks of full livery plus 1 full clip": each count's words name its kind
+    terms = _named_terms(counts, labels) or _described_terms(text, labels)
+    if terms is None:
+        return None
+    expression = " + ".join(f"{count} * v{n}" for count, n in terms)
+    needs = tuple(n for _, n in terms)
+    return PlanStep(index, CALC, clause, f"({expression})", needs)
+
+
+def _named_terms(counts: list[re.Match[str]], labels: dict[int, set[str]]) -> list[tuple[str, int]] | None:
+    """Each count's kind named by its first word, that exactly one lookup is about."""
     terms: list[tuple[str, int]] = []
     for m in counts:
         key = next(iter(words_of(m.group(2))), "")
@@ -44,9 +54,40 @@ def counted_kinds(clause: str, before: Sequence[PlanStep], index: int) -> PlanSt
         if len(hits) != 1 or hits[0] in {n for _, n in terms}:
             return None
         terms.append((m.group(1), hits[0]))
-    expression = " + ".join(f"{count} * v{n}" for count, n in terms)
-    needs = tuple(n for _, n in terms)
-    return PlanStep(index, CALC, clause, f"({expression})", needs)
+    return terms or None
+
+
+#: "4 weeks of full livery", "2 litres of tea": a count and the words up to what joins the next count
+_TERM = re.compile(
+    r"(?<![\w.,-])(\d+)\s+((?:[a-z][\w'-]*\s*){1,5}?)(?=\s*(?:,|\+|\bplus\b|\band\b|\bwith\b|[.?!;]|$))",
+    re.I,
+)
+
+
+def _described_terms(text: str, labels: dict[int, set[str]]) -> list[tuple[str, int]] | None:
+    """Each count's kind told by its words: the one lookup sharing most of them (hyphenated words by their
+    parts too: "full livery" and "the full-livery weekly price"); None unless every count, joined to the
+    next by adding words, names its own lookup."""
+    found = list(_TERM.finditer(text))
+    if len(found) < 2 or any(
+        not _JOINED.match(text[a.end() : b.start()]) for a, b in zip(found, found[1:], strict=False)
+    ):
+        return None
+    parts = {n: _parts(words) for n, words in labels.items()}
+    terms: list[tuple[str, int]] = []
+    for m in found:
+        own = _parts(words_of(m.group(2)))
+        fits = sorted(((len(own & p), n) for n, p in parts.items()), reverse=True)
+        if fits[0][0] == 0 or (len(fits) > 1 and fits[1][0] == fits[0][0]):
+            return None
+        if fits[0][1] in {n for _, n in terms}:
+            return None
+        terms.append((m.group(1), fits[0][1]))
+    return terms
+
+
+def _parts(words: set[str] | frozenset[str]) -> set[str]:
+    return {w for word in words for w in (word, *word.split("-")) if len(w) > 2}
 
 
 def _names(key: str, words: set[str] | frozenset[str]) -> bool:

@@ -10,9 +10,10 @@ charger take": the battery's mAh over the charger's mAh per hour). Of the chains
 facts fit the question's words best and that uses the request's quantities wins; it becomes one expression
 for the calculator (``420 * 95 * 0.11``). The search over chains is :mod:`~ioa_p2p.planning.chains`.
 
-The plan (:func:`derived_plan`): a lookup of the question (its result carries the passages it was read
-from, ``Value.evidence``) and a ``calc`` step ``derive(v1)`` whose task text :func:`derive_expression`
-writes from those passages; when no chain closes, the looked-up value itself is the answer.
+The plan (:func:`~ioa_p2p.planning.derive_plan.derived_plan`, re-exported here): a lookup of the question
+(its result carries the passages it was read from, ``Value.evidence``) and a ``calc`` step ``derive(v1)``
+whose task text :func:`derive_expression` writes from those passages; when no chain closes, the looked-up
+value itself is the answer. The typed rules' charge it tries first is planning/typed_charge.py.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import re
 
 from ioa_p2p.planning.accounted import unaccounted
 from ioa_p2p.planning.allowance import allowance_expression
-from ioa_p2p.planning.anchored import EXEMPT, anchored_expression
+from ioa_p2p.planning.anchored import anchored_expression
 from ioa_p2p.planning.answer_types import answer_type
 from ioa_p2p.planning.banded import banded_expression
 from ioa_p2p.planning.chains import (
@@ -47,6 +48,7 @@ from ioa_p2p.planning.closed import closed_expression
 from ioa_p2p.planning.compared import compared_expression, timetable_duration
 from ioa_p2p.planning.composer import composed_charge, composed_rate
 from ioa_p2p.planning.connections import asks_connection, connection_expression, timetable_of
+from ioa_p2p.planning.derive_plan import DERIVE, derived_plan
 from ioa_p2p.planning.dimensions import asked_dimensions, dimension_of
 from ioa_p2p.planning.doc_facts import Quantity, content_words, convert, facts_in, givens_in, singular
 from ioa_p2p.planning.fees import charge_unit, with_fees
@@ -55,60 +57,15 @@ from ioa_p2p.planning.operand_rules import class_price, operand_charge, share_of
 from ioa_p2p.planning.prorata import prorated_expression
 from ioa_p2p.planning.records import NO_SINGLE_ANSWER
 from ioa_p2p.planning.rule_step import conditional_rule
-from ioa_p2p.planning.ruled import asks_money, counted_expression, ruled_expression
+from ioa_p2p.planning.ruled import counted_expression, ruled_expression
 from ioa_p2p.planning.season import out_of_period
 from ioa_p2p.planning.situated import inverted_rule, scaled_to_given, situated_charge, stated_terms
 from ioa_p2p.planning.subject import unnamed_subject
-from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
+from ioa_p2p.planning.typed_charge import computes, looked_amounts, preferred, typed_charge
 from ioa_p2p.planning.units import factor, unit_phrase
 from ioa_p2p.planning.valued import valued_expression
-from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number, is_money
+from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number
 from ioa_p2p.planning.yearly import yearly_expression
-
-DERIVE = "derive(v1)"
-_IN_UNIT_PER = re.compile(r"\bin\s+[a-z³² ]+\s+(?:per|an?)\s+\w+\s*\??$", re.I)
-_NUMERIC_KINDS = ("amount", "duration", "count", "number")
-
-
-def derived_plan(question: str) -> tuple[PlanStep, ...] | None:
-    """A lookup of ``question`` and the derivation of its answer from the passages found; None for a
-    question that does not ask for a quantity."""
-    q = question.strip()
-    timed = clock_expression(q)
-    if timed is not None:  # "leave at 08:40, the drive takes 2 h 35 min: what time ...": a time
-        return (PlanStep(1, CALC, q, timed[0], unit=CLOCK),)
-    if _time_from_documents(q) or _arrival_asked(q) or asks_connection(q):  # a time plus the documents' ones
-        return (PlanStep(1, LOOKUP, q, q), PlanStep(2, CALC, q, DERIVE, (1,)))
-    last = re.split(r"(?<=[.!?])\s+(?=[A-Z])", q)[-1]  # statements, then the question
-    # "... 5 days late - what's the fine?", "... of kinetic energy: how fast ...?": the question
-    tail = re.split(r"\s[-\u2013\u2014:]\s|(?<=[a-z]):\s", last)[-1]
-    last = tail if re.match(r"(?:what|how)\b", tail, re.I) else last
-    # "If I set a 10-minute run, how many seconds pass ...?": the question after its condition
-    # (only a condition that states a quantity: "Once the tenant of Unit 3C has moved out, how soon ...?"
-    # gives nothing to derive from and stays a plain lookup)
-    condition = re.match(r"(?:if|when|once|assuming|suppose)\b[^?]*?,\s+(?=(?:what|how)\b)", last, re.I)
-    if condition and re.search(r"\b\d+(?:[.,]\d+)?(?:\s+|-)[a-z]", condition.group(0), re.I):
-        last = last[condition.end() :]
-    asked = answer_type(last)
-    how = re.match(r"how (?:much|many|far|long|fast|heavy|high|deep|wide|tall)\b", last, re.I)
-    quantity = asked.kind in _NUMERIC_KINDS[:2] or (asked.kind in _NUMERIC_KINDS and bool(asked.units or how))
-    quantity = quantity or asks_money(last)  # "what's the fine?": an amount of money
-    # "what is a paddleboard per minute?": a rate the documents may state over another quantity
-    # ("the flow in cubic metres per hour" is a value converted after its lookup, not this)
-    quantity = quantity or bool(
-        asked.per and re.match(r"what(?:'s| is| does)\b", last, re.I) and not _IN_UNIT_PER.search(last)
-    )
-    # "... paid upfront. What's the total?": the total of what the statements buy
-    total = re.match(r"what(?:'s| is) the total\b", last, re.I)
-    quantity = quantity or bool(total and (asks_money(q) or last != q))
-    if not re.match(r"(?:(?:by|to|in) )?(?:what|how|which)\b", last, re.I) or not quantity:
-        return None
-    if re.match(r"how many (?:days|weeks|months|years)\b.*\b(?:between|from|until|since)\b", last, re.I):
-        return None  # a date difference, not a quantity the documents define
-    return (
-        PlanStep(1, LOOKUP, q, q),
-        PlanStep(2, CALC, q, DERIVE, (1,)),
-    )
 
 
 def derive_expression(question: str, found: Value | None) -> tuple[str, str] | None:
@@ -227,7 +184,7 @@ def _derive_any(question: str, found: Value | None) -> tuple[str, str] | Missing
         or preferred(anchored_expression(question, found), ruled_expression(question, found.records), found)
     )
     typed = banded_expression(question, found, typed) or typed  # a percentage by the band of a quantity
-    if typed is not None and _computes(typed[0]) and not _lookup_answers(question, typed, found):
+    if typed is not None and computes(typed[0]) and not _lookup_answers(question, typed, found):
         return with_fees(typed, found)  # the document's own typed rules (ruled.py, compared.py)
     facts: list[Quantity] = []
     for text in found.evidence:  # never a fact about another item than the question's (planning/missing.py)
@@ -302,77 +259,6 @@ def item_labels(
     return rest, [*facts, size]
 
 
-def typed_charge(question: str, found: Value | None, *, vat: bool = True) -> tuple[str, str] | None:
-    """(expression, unit) for a charge step from the answer document's typed rules: several of its rules
-    composed, a comparison of two of its prices, or (when the retrieval read no terms of its own and
-    itemised no bill) the charge its rules give; None when they give none. ``vat=False``: the charge
-    inside a calculation that adds VAT itself (only a composition of rules then)."""
-    if found is None or found.records is None:
-        return None
-    situated = stated_terms(question, found) or situated_charge(question, found)
-    situated = situated or operand_charge(question, found) or class_price(question, found)
-    if situated is not None:  # the value found on its own terms, with what the situation adds (situated.py)
-        return situated  # or the rule it selects on the fact that rule names (operand_rules.py)
-    composed = composed_charge(question, found.records, vat=vat, looked=looked_amounts(found))  # composer.py
-    if found.text.startswith(NO_SINGLE_ANSWER):  # no price found: only a form the documents state closes
-        return closed_expression(question, found) or composed
-    if composed is not None:
-        return composed
-    if not vat:
-        return None
-    compared = compared_expression(question, found.records)
-    if compared is not None and _computes(compared[0]):
-        return compared
-    allowed = allowance_expression(question, found)  # the units beyond an allowance, at their rate
-    if allowed is not None:
-        return allowed
-    ruled = (
-        ruled_expression(question, found.records, found.terms, found.number) if found.kind == NUMBER else None
-    )
-    charge = preferred(anchored_expression(question, found), ruled, found)
-    banded = banded_expression(question, found, charge)  # a percentage by the band of a quantity
-    return banded or (with_fees(charge, found) if charge is not None else None)
-
-
-def looked_amounts(found: Value) -> tuple[float, ...] | None:
-    """The amounts a lookup found, one of which a composition of rules must start from; None when it
-    found no single answer (the rules alone decide, planning/salvage.py)."""
-    if found.text.startswith(NO_SINGLE_ANSWER):
-        return None
-    if found.kind == NUMBER and found.number is not None:
-        return (found.number,)
-    return tuple(i.number for i in found.items if i.kind == NUMBER and i.number is not None)
-
-
-def preferred(
-    anchored: tuple[str, str] | None, ruled: tuple[str, str] | None, found: Value
-) -> tuple[str, str] | None:
-    """The charge of a question the rules exempt (0); the typed rules' charge when it is worked out from
-    the price looked up (it reads bands, tiers and other charges too) unless only the anchored reading
-    applies a bound ("at most 10 days charged"); else the charge worked out from the price looked up and
-    the rules around it (planning/anchored.py); else the typed rules' own choice, but only when it starts
-    from the amount of money looked up (a late charge of EUR 15 is never answered by a cleaning fee times
-    the hours of three weeks)."""
-    ruled = ruled if ruled is not None and _computes(ruled[0]) else None
-    anchored = anchored if anchored is not None and _computes(anchored[0]) else None
-    if ruled is not None and anchored is None and found.number is not None and is_money(found.unit):
-        shown = re.escape(format_number(found.number))
-        if not re.search(rf"(?<![\d.]){shown}(?![\d.])", ruled[0]):
-            ruled = None  # the price looked up is in no part of it: another charge's rule, never the answer
-    if anchored is not None and anchored[0] == EXEMPT:  # "Junior cardholders are never charged ..."
-        return anchored
-    if ruled is not None and found.number is not None:
-        shown = re.escape(format_number(found.number))
-        if re.search(rf"(?<![\d.]){shown}(?![\d.])", ruled[0]):  # both from the price looked up
-            bounds = set(_BOUNDS.findall(anchored[0] if anchored else "")) - set(_BOUNDS.findall(ruled[0]))
-            # the price's own bounds ("at most 10 days charged per rental") beat document-wide ones
-            return anchored if anchored is not None and bounds else ruled  # a bound only one reads wins
-    return anchored or ruled
-
-
-_BOUNDS = re.compile(r"\b(?:min|max|floor|ceil)\([^()]*\)")
-
-
 _IN_UNIT = re.compile(r"\b(?:in|into|as) (?:a number of )?([a-z]+)\b", re.I)
 
 
@@ -398,30 +284,6 @@ def _in_named_unit(question: str, found: Value) -> tuple[str, str] | None:
 _HOW_MANY = re.compile(
     r"\bhow (?:many|much) ((?:[a-z²³]+ ){1,4}?)(?:does|do|did|is|are|was|were|will|would|can|could)\b", re.I
 )
-
-
-def _time_from_documents(question: str) -> bool:
-    """A question asking for a time that states one clock time, no duration, and asks how a duration
-    ("the crossing time", "how long ... takes") the documents define moves it on."""
-    return (
-        asks_time(question)
-        and len(clock_times(question)) == 1
-        and not durations(question)
-        and bool(
-            re.search(
-                r"\b(?:takes?|taking|crossing time|journey time|travel time|duration)\b", question, re.I
-            )
-        )
-    )
-
-
-def _arrival_asked(question: str) -> bool:
-    """A question asking when something gets to a place that states no clock time ("What time does the
-    first shuttle get to the venue?"): the time looked up may be a departure the journey moves on."""
-    return asks_time(question) and not clock_times(question) and bool(_ARRIVAL_ASKED.search(question))
-
-
-_ARRIVAL_ASKED = re.compile(r"\b(?:gets?|getting) (?:to|in|into|back to)\b|\barriv\w*\b|\breach\w*\b", re.I)
 
 
 def _minutes_of(found: Value) -> float | None:
@@ -457,11 +319,6 @@ def _ignores_found(expression: str, found: Value) -> bool:
     return re.search(rf"(?<![\d.]){shown}(?![\d.])", expression) is None
 
 
-def _computes(expression: str) -> bool:
-    """Whether an expression has anything to compute (a bare amount is the value looked up)."""
-    return bool(re.search(r"[-+*/(]", expression.lstrip("-")))
-
-
 _TRIVIAL = re.compile(r"\s*-?\d+(?:\.\d+)?\s*\*\s*1\s*")
 
 
@@ -480,4 +337,12 @@ def _lookup_answers(question: str, typed: tuple[str, str], found: Value) -> bool
     return not stated and found.unit == typed[1]
 
 
-__all__ = ["DERIVE", "derive_expression", "derive_missing", "derived_plan", "typed_charge"]
+__all__ = [
+    "DERIVE",
+    "derive_expression",
+    "derive_missing",
+    "derived_plan",
+    "item_labels",
+    "preferred",
+    "typed_charge",
+]

@@ -58,7 +58,10 @@ _DIFFERENCE = re.compile(
     r"shorter|higher|lower|cheaper|dearer|bigger|smaller|heavier|lighter|greater|larger|faster|slower)"
     r"|subtract (?:them|one from the other)|by how (?:much|many)(?: [\w²³/-]+)?"
     r"|how (?:much|many)\b[^?]*\b(?:went (?:up|down)|rose|risen|grew|grown|increased|fell|fallen|dropped"
-    r"|decreased|changed))\b",
+    r"|decreased|changed)"  # "work out the rise", "that day's range", "how far apart they are"
+    r"|(?:the|its|their|that|this|the day's|that day's) (?:rise|increase|decrease|drop|fall|range|spread)"
+    r"(?![^.;?]*(?:\bper ?cent|\bpercentage\b|%))"  # "the rise in percent": a change over the old value
+    r"|how far apart)\b",
     re.I,
 )
 _PRODUCT = re.compile(
@@ -247,16 +250,41 @@ def _rate_applied(
     if request_act(clause) not in ("question", "compute") or not answer_type(clause).numeric:
         return None
     stated = [q for q in stated_quantities(digits(clause)) if q.dimension]
+    costed = len(stated) in (2, 3) and re.search(
+        r"\b(?:total|cost|costs|price|pay|charge|bill)\b", clause, re.I
+    )
+    factors = " * ".join(f"{q.number:.15g}" for q in stated)
+    both = _both_named(clause, before, pending) if costed else None
+    if both is not None:  # "two visitor adults for three nights with breakfast": both prices, per quantity
+        return PlanStep(index, CALC, clause, f"((v{both[0]} + v{both[1]}) * {factors})", both)
     if label_refs(clause, before, ())[1]:
         return None
-    if len(stated) in (2, 3) and re.search(r"\b(?:total|cost|costs|price|pay|charge|bill)\b", clause, re.I):
+    if costed:
         # "for a group of 7 riders renting for 3 days, what is the total?": the rate times each quantity
-        factors = " * ".join(f"{q.number:.15g}" for q in stated)
         return PlanStep(index, CALC, clause, f"(v{before[-1].index} * {factors})", (before[-1].index,))
     if len(stated) != 1:
         return None
     step = applied(index, clause, clause, [before[-1].index], before)
     return step if step.kind == CALC else None
+
+
+_COST_WORD = re.compile(r"\b(?:total|cost|costs|price|pay|charge|bill)\b", re.I)
+
+
+def _both_named(clause: str, before: list[PlanStep], pending: list[int]) -> tuple[int, int] | None:
+    """The last two unused lookups when the clause names each by a word the other lacks (the overnight
+    price and the half-board price, for "two non-member adults for two nights with half board"): both
+    are paid per the quantities stated."""
+    if len(pending) < 2 or any(before[n - 1].kind != LOOKUP for n in pending[-2:]):
+        return None
+    a, b = pending[-2], pending[-1]
+    said = _parts(words_of(clause))
+    own_a, own_b = _parts(words_of(before[a - 1].text)), _parts(words_of(before[b - 1].text))
+    return (a, b) if (own_a - own_b) & said and (own_b - own_a) & said else None
+
+
+def _parts(words: set[str]) -> set[str]:
+    return {w for word in words for w in (word, *word.split("-")) if len(w) > 2}
 
 
 def _singular(word: str) -> str:

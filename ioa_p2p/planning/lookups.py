@@ -6,6 +6,8 @@
   FY2023 total revenue", "Linden & Rowe's FY2024 total revenue";
 - two qualifiers of a shared head: "the return fares for an adult and for a child" -> "the return fares for
   an adult", "the return fares for a child";
+- modifiers sharing a plural head of values: "the adult and the child 1-day prices for high season" ->
+  "the adult 1-day price for high season", "the child 1-day price for high season";
 - two phrases: "the sugar for one batch and how many jars a batch fills", "the time the alert fired and
   the time the incident was resolved"; names the first one uses (the company, the product) and a topic
   given before a colon ("Lemon curd at Marrow Lane: find ...") go with both.
@@ -23,6 +25,7 @@ from dataclasses import replace
 
 from ioa_p2p.matching.grammar import lexicon
 from ioa_p2p.planning.answer_types import ARITH_WORD, LOOKUP_VERB, QUESTION_START, TIME_UNITS
+from ioa_p2p.planning.doc_facts import singular as _singular
 from ioa_p2p.planning.expr import normalise
 from ioa_p2p.planning.literal import names_in
 from ioa_p2p.planning.operands import NEST_MARK
@@ -31,6 +34,11 @@ from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
 _VERB = re.compile(
     r"^(?:(?:please |then |and |also )*)(?:look up|find out|find|get|check|retrieve|fetch|take|read|give me|"
     r"tell me|search for|look for|what (?:is|are|were|was))\s+",
+    re.I,
+)
+_SOURCE_LEAD = re.compile(
+    r"^(?:from|in|according to|going by) ([^,.;:]{3,60}?),?\s+"
+    r"(?=(?:take|find|get|look up|read|retrieve|fetch)\b)",
     re.I,
 )
 _STARTS_PHRASE = re.compile(r"^(?:the|how|what|which|when|who|its|their|a|an)\b", re.I)
@@ -47,6 +55,9 @@ _IRREGULAR = {"children": "child", "people": "person", "men": "man", "women": "w
 def split_lookup(clause: str) -> list[str] | None:
     """Two lookup questions for a lookup of two values (see the module docstring), or None."""
     topic, _, body = clause.rpartition(":") if re.search(r":\s*\w", clause) else ("", "", clause)
+    lead = _SOURCE_LEAD.match(body.strip())  # "From Varrow's grade table take ...": where both are read
+    source = f" in {lead.group(1)}" if lead is not None else ""
+    body = body.strip()[lead.end() :] if lead is not None else body
     verb = _VERB.match(body.strip())
     if verb is None:
         return None
@@ -65,6 +76,10 @@ def split_lookup(clause: str) -> list[str] | None:
             if cut == -1:
                 return None
             parts = [left, left[:cut] + " " + right]
+        elif (plural := _shared_plural(left, right)) is not None:
+            # "the adult and the child 1-day prices for high season": one price each, "the adult 1-day price
+            # for high season" and "the child 1-day price for high season"
+            parts = list(plural)
         elif _STARTS_PHRASE.match(right) and len(left.split()) >= 2:
             # "the old and the new annual fee": the old one's head is the new one's ("the old annual fee");
             # "the price of the Gold plan and the Silver plan": the same attribute of the second thing
@@ -96,7 +111,7 @@ def split_lookup(clause: str) -> list[str] | None:
     ]
     second = parts[1] + (f" ({', '.join(context)})" if context else "")
     about = topic.strip()
-    return [_question(p, about) for p in (parts[0], second)]
+    return [_question(p + source, about) for p in (parts[0], second)]
 
 
 def time_asked(steps: Sequence[PlanStep]) -> list[PlanStep]:
@@ -131,6 +146,57 @@ def _modifier_head(left: str, right: str) -> str | None:
     if not (_modifies(own[1]) and _modifies(words[1])):
         return None
     return f"{left} {' '.join(words[2:])}"
+
+
+def _shared_plural(left: str, right: str) -> tuple[str, str] | None:
+    """ "the member" and "the non-member overnight prices for an adult": bare modifiers and modifiers with a
+    plural head share that head and what follows it, one each ("the member overnight price for an adult",
+    "the non-member overnight price for an adult"); so are the words before the one that tells the two
+    apart ("the motorcycle peak" and "off-peak tolls": "the motorcycle off-peak toll") and those after it
+    ("the junior season" and "the junior day permit prices": "the junior season permit price"). None when
+    the left part is a noun phrase of its own ("the deposit and the monthly fees") or the right part has no
+    plural head of values."""
+    det = re.match(r"(?:the|its|their)\s+|(?-i:[A-Z][\w&-]*(?: [A-Z0-9][\w&-]*)*)'s\s+", left, re.I)
+    own = left[det.end() :].split() if det else []
+    cut = _NP_END.search(right)
+    phrase, tail = (right[: cut.start()], right[cut.start() :]) if cut else (right, "")
+    words = phrase.split()
+    words = words[1:] if words and re.fullmatch(r"the|its|their", words[0], re.I) else words
+    if not own or len(own) > 3 or not words or re.search(r"[,;:]", left + phrase):
+        return None
+    head = _singular(words[-1])
+    if head == words[-1].lower() or head not in _VALUE_HEADS or not words[-1].islower():
+        return None  # no plural head of values ("the Band A charge" is one already; "the opening hours")
+    last = own[-1].lower().removesuffix("'s")
+    if last in _OWN_VALUES or _singular(last) != last:
+        return None  # "the deposit", "the fees": a value of its own
+    mods = words[:-1]
+    same = 0  # a prefix both state ("the junior season" and "the junior day permit prices")
+    while same < min(len(own), len(mods)) - 1 and own[same].lower() == mods[same].lower():
+        same += 1
+    prefix, own, mods = own[:same], own[same:], mods[same:]
+    # one word tells the two apart (season, day): the left's words before it and the right's after it are
+    # shared ("the family winter" and "summer berth rates": "the family summer berth rate")
+    if not mods:
+        return None
+    first = [*prefix, *own, *mods[1:], head]
+    second = [*prefix, *own[:-1], *mods, head]
+    said = next((i for i, w in enumerate(mods) if w.endswith("'s")), None)
+    if own[-1].endswith("'s") and said is not None:  # "the forklift driver's", "the warehouse operative's"
+        first, second = [*prefix, *own, *mods[said + 1 :], head], [*prefix, *mods, head]
+    the = det.group(0) if det else "the "
+    return f"{the}{' '.join(first)}{tail}", f"{the}{' '.join(second)}{tail}"
+
+
+_NP_END = re.compile(r"\s+(?:of|for|in|at|on|from|with|per|during|under|over)\b", re.I)
+_VALUE_HEADS = frozenset(
+    """price fee rate charge cost toll fare deposit tax premium amount total salary wage pay rent fine levy
+    surcharge discount allowance limit date deadline tariff supplement""".split()  # noqa: SIM905
+)
+_OWN_VALUES = _VALUE_HEADS | frozenset(
+    """weight length time duration distance number count height width depth capacity size age name address
+    speed power volume area score result total minimum maximum""".split()  # noqa: SIM905
+)
 
 
 def _modifies(word: str) -> bool:

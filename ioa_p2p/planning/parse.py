@@ -27,7 +27,7 @@ from ioa_p2p.planning.clauses import REPORT_ONLY, asked_after_statements, codeis
 from ioa_p2p.planning.code import MARK_RE
 from ioa_p2p.planning.coordinated import coordinated
 from ioa_p2p.planning.counted import counted_kinds
-from ioa_p2p.planning.derive import derived_plan
+from ioa_p2p.planning.derive_plan import derived_plan
 from ioa_p2p.planning.expr import to_expression
 from ioa_p2p.planning.followups import over_earlier
 from ioa_p2p.planning.literal import (
@@ -39,6 +39,7 @@ from ioa_p2p.planning.literal import (
     rounding,
 )
 from ioa_p2p.planning.lookups import nested_lookups, split_lookup, time_asked
+from ioa_p2p.planning.on_top import on_top_step
 from ioa_p2p.planning.operands import (
     combined_question,
     first_things_first,
@@ -53,6 +54,7 @@ from ioa_p2p.planning.operands import (
 from ioa_p2p.planning.rates import apply_rate
 from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.rule_step import rule_clause, split_rule_clauses
+from ioa_p2p.planning.savings import saving_step
 from ioa_p2p.planning.scene import (
     as_question,
     deadline_plan,
@@ -156,6 +158,11 @@ def _plan_request(goal: str) -> Plan:
         counted = counted_kinds(bound, steps, len(steps) + 1)
         if counted is not None:  # "2 adults plus 3 children" after the adult's and the child's fares
             steps.append(counted)
+            continue
+        saved = saving_step(len(steps) + 1, bound, steps) if not codeish(bound) else None
+        saved = saved or (on_top_step(len(steps) + 1, bound, steps) if not codeish(bound) else None)
+        if saved is not None:  # "how much does the card save over ten single visits": two costs' difference
+            steps.append(saved)
             continue
         facts, clause = operations.operand_facts(bound, steps)
         if facts:  # "multiply 9.8 by the efficiency of the X7": the efficiency looked up first

@@ -25,11 +25,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ioa_p2p.planning.category import ages_in, category_row
-from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
+from ioa_p2p.planning.derive import DERIVE, derive_expression
 from ioa_p2p.planning.records import NO_SINGLE_ANSWER, DocRecords, records_from_data
 from ioa_p2p.planning.results import MAX_EVIDENCE_CHARS, answers, value_of
 from ioa_p2p.planning.season import out_of_period
 from ioa_p2p.planning.tariffs import CHARGE
+from ioa_p2p.planning.typed_charge import typed_charge
 from ioa_p2p.planning.types import CALC, LOOKUP, Plan, PlanStep
 from ioa_p2p.planning.values import Value, format_number, numbers_in
 

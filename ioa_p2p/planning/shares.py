@@ -111,19 +111,26 @@ def date_shift_step(index: int, clause: str, source: PlanStep | None) -> PlanSte
 
 _SPLIT = re.compile(
     r"\b(?:split|share|divide|shared|split up)\b[^.;]*?\b(?:between|among|amongst|by|across)\s+(\d+)\b"
-    r"|\bper (?:person|head|guest|family|member) (?:for|among|between)\s+(\d+)\b",
+    r"|\bper (?:person|head|guest|family|member) (?:for|among|between)\s+(\d+)\b"
+    # "split it into 4 equal payments", "each of the ten monthly instalments": a total in that many parts
+    r"|\b(?:split|divide|spread)\b[^.;]*?\b(?:into|over)\s+(\d+)\s+(?:equal\s+)?(?:[a-z-]+\s+)?"
+    r"(?:instalments|installments|payments|parts|shares|portions|bills|invoices)\b"
+    r"|\beach of (?:the |its |their )?(?:[a-z-]+ )?(\d+)\s+(?:[a-z-]+\s+){0,2}"
+    r"(?:instalments|installments|payments|parts|shares|portions|bills|invoices)\b",
     re.I,
 )
 
 
 def split_step(index: int, clause: str, source: PlanStep | None) -> PlanStep | None:
-    """ "split it between 6 families": the earlier value over the number of parts."""
+    """ "split it between 6 families", "each of the ten monthly instalments": the earlier value over the
+    number of parts."""
     if source is None:
         return None
     m = _SPLIT.search(digits(clause))
     if m is None:
         return None
-    return PlanStep(index, CALC, clause, f"(v{source.index} / {m.group(1) or m.group(2)})", (source.index,))
+    parts = next(g for g in m.groups() if g)
+    return PlanStep(index, CALC, clause, f"(v{source.index} / {parts})", (source.index,))
 
 
 def period_step(index: int, clause: str, source: PlanStep | None) -> PlanStep | None:
