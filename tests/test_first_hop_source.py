@@ -19,7 +19,7 @@ from libp2p.pubsub.pb import rpc_pb2
 from libp2p.pubsub.validators import PUBSUB_SIGNING_PREFIX
 
 from ioa_p2p.card import issue_card
-from ioa_p2p.dht.admission import SOURCE_SHARE, CardAdmission, observed_from
+from ioa_p2p.dht.admission import SOURCE_SHARE, CardAdmission, observed_from, source_of
 from ioa_p2p.dht.arrival import ArrivalBook
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.discovery.intake import GossipIntake
@@ -192,3 +192,38 @@ def test_the_validator_holds_back_new_identities_over_their_sources_share_and_ne
     with observed_from("9.9.9.0/24"):  # another source has its own share
         assert node.intake.check(spam[-1].peer_id, _card(spam[-1], NOW_MS))
     assert node.intake.check(spam[-2].peer_id, _card(spam[-2], NOW_MS))  # unobserved: no source group
+
+
+def test_loopback_and_private_hosts_are_sources_of_their_own_only_when_asked() -> None:
+    assert source_of("127.0.0.2") is None and source_of("10.1.2.3") is None  # a local testnet: no groups
+    assert source_of("127.0.0.2", local=True) == "127.0.0.2/32"
+    assert source_of("10.1.2.3", local=True) == "10.1.2.3/32"
+    assert source_of("fd00::5", local=True) == "fd00::5/128"
+    assert source_of("8.8.8.8", local=True) == "8.8.8.0/24"  # public addresses group as before
+
+
+def test_the_first_hop_pays_the_source_share_and_delivery_does_not_pay_it_again() -> None:
+    admission = CardAdmission(new_cards=NEW_CARDS)
+    assert all(admission.admit_first_hop("8.8.4.0/24", 0.0) for _ in range(SHARE))
+    assert not admission.admit_first_hop("8.8.4.0/24", 0.0)
+    assert admission.admit_first_hop(None, 0.0)  # no source group: only the other limits hold
+    for i in range(SHARE):  # the validator paid: delivery takes the identity and total limits only
+        assert admission.admit_card(f"p{i}", known=False, now=0.0, source="8.8.4.0/24", source_paid=True)
+    assert not admission.admit_card("q", known=False, now=0.0, source="8.8.4.0/24")  # unpaid: over
+    assert admission.snapshot()["per_source_refused"] == 2
+
+
+def test_the_mesh_model_forwards_a_flood_only_up_to_the_first_hops_shares() -> None:
+    """bench/spam_sources.py, small: the rule after holds back most of a one-source flood at its first
+    hops, so the mesh carries a fraction of the messages, and the honest newcomers still arrive."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    from spam_sources import propagate
+
+    kwargs: dict[str, Any] = {"sources": 1, "identities": 200, "minutes": 2, "nodes": 12, "newcomers": 4}
+    before, after = propagate(first_hop=False, **kwargs), propagate(first_hop=True, **kwargs)
+    assert before.held_back == 0 and after.held_back > 0
+    assert after.forwarded * 5 < before.forwarded
+    assert after.honest_stored >= before.honest_stored  # the flood spends fewer forwarders' shares
