@@ -312,8 +312,16 @@ def sources_placements(args: argparse.Namespace, identities: int) -> list[dict[s
             )
             row = describe_sources(sources, first_hop, flood, identities)
             print(json.dumps(row) if args.json else "flood: " + ", ".join(f"{k} {v}" for k, v in row.items()))
+            last = out[-1] if out and first_hop else None
+            if last is not None and abs(last["spam_at_far"] - row["spam_at_far"]) <= SAME_SPAM:
+                last["rule"] = "before and after (the same spam held)"  # the teams would be the same: once
+                continue
             out.append(row)
     return out
+
+
+#: Placements whose far node holds within this many spam identities of each other are run once.
+SAME_SPAM = 5
 
 
 def describe(row: dict[str, Any]) -> str:
