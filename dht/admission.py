@@ -184,6 +184,11 @@ class CardAdmission:
         """May one more provider record (or page entry) of ``peer`` be stored?"""
         return peer == self.me or self._take(self.providers, peer, now, source)
 
+    def first_hop_open(self, source: Hashable | None, now: float) -> bool:
+        """Has ``source`` a unit of its share of :attr:`new_cards` left (the validator asks before it
+        spends a signature and stamp check on a new identity's announcement); None: no group, always."""
+        return source is None or self.by_source[self.new_cards.name].available(source, now) >= 1
+
     def _take(
         self,
         budget: RateBudget,

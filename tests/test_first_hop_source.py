@@ -182,7 +182,10 @@ def test_the_validator_holds_back_new_identities_over_their_sources_share_and_ne
             with observed_from("8.8.4.0/24"):
                 node.intake.deliver(identity.peer_id, data)
     assert checks == [(True, False)] * SHARE + [(False, True)] * 5
-    assert len(node.directory.held) == SHARE and node.stats["gossip_held_back"] == 5
+    with observed_from("8.8.4.0/24") as seen:  # over its share: held back before any signature check
+        assert not node.intake.check(Identity.generate().peer_id, b"not even a card")
+    assert seen.held_back and node.stats["gossip_held_back"] == 6
+    assert len(node.directory.held) == SHARE
     assert node.stats["gossip_over_limit"] == 0  # the validator paid the share: delivery did not again
     clock[0] += 1000
     for identity in spam[:SHARE]:  # renewals through the same source: never held back

@@ -11,8 +11,10 @@ on the card topic:
   The share of new identities of the announcement's first-hop source (the connection it arrived on,
   :func:`~ioa_p2p.dht.admission.observed_source`: the publisher's own, or its forwarder's) is checked
   here too (:meth:`~ioa_p2p.dht.admission.CardAdmission.admit_first_hop`): past it the announcement is
-  *held back* (not forwarded, not remembered as invalid), so a flood from one source stops at the first
-  honest hop instead of crossing the mesh; renewals of identities held are never held back;
+  *held back* (not forwarded, not remembered as invalid; a source with no share left is told before the
+  signature and stamp are checked, so a flood costs its first hop no verification past the share), so a
+  flood from one source stops at the first honest hop instead of crossing the mesh; renewals of
+  identities held are never held back;
 - :meth:`GossipIntake.deliver`: the rate limits of new identities and versions
   (:class:`~ioa_p2p.dht.admission.CardAdmission`, per identity, in total and per source network; a new
   identity's source share was paid by the validator), the publisher's first arrival and its source noted
@@ -86,6 +88,12 @@ class GossipIntake:
         """Topic validator: True to accept (and forward) the announcement ``data`` of ``publisher``."""
         now = self.now_ms()
         known = self.directory.version_of(publisher)
+        if (
+            known is None
+            and publisher != self.me
+            and not self.admission.first_hop_open(observed_source(), now / 1000)
+        ):
+            return self._hold_back(publisher)  # no share left: not worth a signature and stamp check
         try:
             card = check_announcement(
                 data,
@@ -116,15 +124,18 @@ class GossipIntake:
     def _first_hop(self, publisher: PeerId, version: int, now: int) -> bool:
         """A new identity's announcement within its first-hop source's share (taken now), else held back."""
         if not self.admission.admit_first_hop(observed_source(), now / 1000):
-            log.debug("held back a new identity's card from %s: its source is over its share", publisher)
-            self.stats["gossip_held_back"] += 1
-            hold_back()
-            return False
+            return self._hold_back(publisher)
         if observed_source() is not None:
             self._paid[(publisher, version)] = None
             while len(self._paid) > PAID_MAX:
                 self._paid.popitem(last=False)
         return True
+
+    def _hold_back(self, publisher: PeerId) -> bool:
+        log.debug("held back a new identity's card from %s: its source is over its share", publisher)
+        self.stats["gossip_held_back"] += 1
+        hold_back()
+        return False
 
     def deliver(self, publisher: PeerId, data: bytes) -> None:
         """Apply a validated announcement within the rate limits (over them: dropped, counted in
