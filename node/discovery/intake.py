@@ -3,17 +3,16 @@
 :class:`GossipIntake` is what :class:`~ioa_p2p.node.discovery.service.Discovery` runs for every announcement
 on the card topic:
 
-- :meth:`GossipIntake.check` (the topic validator): a valid, live, stamped card or withdrawal of the publisher
-  itself, not older than what the directory holds; a flood guard rejects a *new* version closer than
-  :data:`GOSSIP_UPDATE_INTERVAL_MS` to the previous one of the same publisher, and remembers it so the
+- :meth:`GossipIntake.check` (the topic validator): a valid, live, stamped card or withdrawal of the
+  publisher itself, not older than what the directory holds; a flood guard rejects a *new* version closer
+  than :data:`GOSSIP_UPDATE_INTERVAL_MS` to the previous one of the same publisher, and remembers it so the
   catch-up loop fetches it from the DHT (:meth:`GossipIntake.stale_due`): an honest update that came too
-  soon is late, never lost;
-  The share of new identities of the announcement's first-hop source (the connection it arrived on,
-  :func:`~ioa_p2p.dht.admission.observed_source`: the publisher's own, or its forwarder's) is checked
-  here too (:meth:`~ioa_p2p.dht.admission.CardAdmission.admit_first_hop`): past it the announcement is
-  *held back* (not forwarded, not remembered as invalid; a source with no share left is told before the
-  signature and stamp are checked, so a flood costs its first hop no verification past the share), so a
-  flood from one source stops at the first honest hop instead of crossing the mesh; renewals of
+  soon is late, never lost; the share of new identities of the announcement's first-hop source (the
+  connection it arrived on, :func:`~ioa_p2p.dht.admission.observed_source`: the publisher's own, or its
+  forwarder's) is checked here too (:meth:`~ioa_p2p.dht.admission.CardAdmission.admit_first_hop`): past it
+  the announcement is *held back* (not forwarded, not remembered as invalid; a source with no share left is
+  told before the signature and stamp are checked, so a flood costs its first hop no verification past the
+  share), so a flood from one source stops at the first honest hop instead of crossing the mesh; renewals of
   identities held are never held back;
 - :meth:`GossipIntake.deliver`: the rate limits of new identities and versions
   (:class:`~ioa_p2p.dht.admission.CardAdmission`, per identity, in total and per source network; a new
@@ -149,7 +148,8 @@ class GossipIntake:
         observed = source = observed_source()  # the connection it arrived on (set by the gossip layer)
         if source is None:  # handed over in the process: the network the card's addresses name
             source = source_of_addrs(getattr(getattr(record, "card", None), "addrs", ()))
-        paid = self._paid.pop((publisher, record.version), 0) is None  # by the validator
+        paid = (publisher, record.version) in self._paid  # the source's share, taken by the validator
+        self._paid.pop((publisher, record.version), None)
         if record.version != known and not self.admission.admit_card(
             publisher, known=known is not None, now=now / 1000, source=source, source_paid=paid
         ):
