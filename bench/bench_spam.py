@@ -70,6 +70,13 @@ after the flood, its record kept in a real SQLite file; ``forget``: restarted wi
 ``none``: before it.
 ``--data``: another shared data set of the same shape (``teaming-dev.json``).
 
+``--sources 1,4,100`` (``spam_sources.py``): where the spam comes from. A flood of the attack's identities
+from that many source networks (each connected to 3 honest first hops) crosses a 40-node gossip mesh with
+every node's real rate limits for ``--flood-minutes``, under the rule before (per-source limits at
+delivery, everything forwarded) and after (held back at the first hop over the source's share); the
+figures at a node two hops from the attacker (spam identities it stores, honest newcomers it stores, mesh
+messages), then each attack and mode is run with only the spam identities that node stores.
+
 ``--attacks`` also takes the held-out generator's attacks (``spam_attacks.py``: ``paraphrase``,
 ``mixture``, ``focused`` and ``heldout``, a mix of the three), written as a second attacker the
 sketch-level defences were not tuned on, and ``patient`` (the held-out texts from identities as old as
@@ -88,6 +95,8 @@ from typing import Any
 from shared_data import data_file, require
 from spam_costs import arrival_costs, costs, entry_costs, stamp_costs
 from spam_modes import BAR_FLOODED, EXPOSURE, GOAL_SECONDS, KIN, MATCHER, POLICIES, build, run
+from spam_sources import describe as describe_sources
+from spam_sources import propagate
 from spam_world import (
     ARRIVAL,
     CENTRE,
@@ -182,6 +191,15 @@ def main() -> None:
     parser.add_argument(
         "--goal-seconds", type=float, default=GOAL_SECONDS[0], help="the benchmark's clock between two goals"
     )
+    parser.add_argument(
+        "--sources", default="",
+        help="comma-separated numbers of source networks the attacker's identities sit behind: the flood "
+        "crosses a gossip mesh before (limits at delivery) and after (held back at the first hop), and the "
+        "teams are run with what a node two hops away stores (spam_sources.py)",
+    )  # fmt: skip
+    parser.add_argument("--flood-minutes", type=int, default=10, help="with --sources: the flood's length")
+    parser.add_argument("--sources-only", action="store_true", help="with --sources: the mesh figures only")
+    parser.add_argument("--mesh-seed", type=int, default=25, help="with --sources: the mesh and the timing")
     args = parser.parse_args()
     GOAL_SECONDS[0] = args.goal_seconds
     if args.unproven_per_window is not None:
@@ -215,6 +233,9 @@ def main() -> None:
         return fetch_only(
             honest, goals, args.ratio, args.attacks.split(","), args.json, args.passes, args.warm
         )
+    placements = sources_placements(args, args.ratio * len(honest))
+    if args.sources_only:
+        return None
     modes = args.modes.split(",")
     print(
         f"# {len(honest)} honest cards, {len(goals)} goals x {args.passes} passes, spam ratio {args.ratio}:1",
@@ -247,14 +268,17 @@ def main() -> None:
             )
     rng = random.Random(25)
     for attack in args.attacks.split(","):
-        spam = spam_for(attack, honest, args.ratio * len(honest), rng)
-        for mode in modes:
+        spam_all = spam_for(attack, honest, args.ratio * len(honest), rng)
+        for placement, mode in ((p, m) for p in placements for m in modes):
+            spam = spam_all if placement is None else spam_all[: placement["spam_at_far"]]
             started = time.perf_counter()
             sketches = Sketches() if args.pages else None
             world = build(honest, spam, mode != "off", sketches, attack=attack, kin=mode in KIN)
             world.ranker.refresh()
             index_s = time.perf_counter() - started
             row = {"attack": attack, "mode": mode, "pages": args.pages, "index_s": round(index_s, 1)}
+            if placement is not None:
+                row["placement"] = {k: placement[k] for k in ("rule", "sources", "spam_at_far")}
             row["warm"] = args.warm
             row.update(run(world, goals, args.passes, mode, sketches, warm=args.warm))
             row["recall_ratio"] = round(row["recall@5"] / base["recall@5"], 3)
@@ -271,6 +295,35 @@ def main() -> None:
     )
 
 
+def sources_placements(args: argparse.Namespace, identities: int) -> list[dict[str, Any] | None]:
+    """The flood's figures for each ``--sources`` count, before and after (printed), or ``[None]``."""
+    if not args.sources:
+        return [None]
+    out: list[dict[str, Any] | None] = []
+    for sources in (int(x) for x in args.sources.split(",")):
+        for first_hop in (False, True):
+            flood = propagate(
+                sources=sources,
+                identities=identities,
+                minutes=args.flood_minutes,
+                first_hop=first_hop,
+                nodes=40,
+                seed=args.mesh_seed,
+            )
+            row = describe_sources(sources, first_hop, flood, identities)
+            print(json.dumps(row) if args.json else "flood: " + ", ".join(f"{k} {v}" for k, v in row.items()))
+            last = out[-1] if out and first_hop else None
+            if last is not None and abs(last["spam_at_far"] - row["spam_at_far"]) <= SAME_SPAM:
+                last["rule"] = "before and after (the same spam held)"  # the teams would be the same: once
+                continue
+            out.append(row)
+    return out
+
+
+#: Placements whose far node holds within this many spam identities of each other are run once.
+SAME_SPAM = 5
+
+
 def describe(row: dict[str, Any]) -> str:
     mode = {
         "off": "without defences", "on": "with defences   ",
@@ -278,7 +331,11 @@ def describe(row: dict[str, Any]) -> str:
         "lead": "trust + lead    ", "kin": "trust+lead+kin  ", "exposure": "kin + exposure  ",
         "hard": "kin + exp. strict", "total": "kin + exp. + total",
     }[row["mode"]]  # fmt: skip
-    return (
+    where = row.get("placement")
+    prefix = (
+        f"[{where['sources']} sources, {where['rule']}, {where['spam_at_far']} spam held] " if where else ""
+    )
+    return prefix + (
         f"{row['attack']:<9} {mode}  recall@5 {row['recall@5']:.3f} ({row['recall_ratio']:.2f} of baseline)  "
         f"gold in team {row['team_recall']:.3f}  "
         f"teams with spam {100 * row['teams_with_spam']:5.1f} %  one spam identity at most in "

@@ -16,10 +16,20 @@ public IPv4 address, the /48 of a public IPv6 address, or the relay a relayed co
 identities behind one address (or one relay) share a quarter of what the node stores for strangers;
 four networks are needed to exhaust a total. Addresses that are not public (loopback, private and
 link-local ranges: a local testnet, a LAN) form no source group: there the limits per identity and in
-total hold alone. For DHT records the source is the connection the request came on (the node layer
+total hold alone, unless ``[discovery] local_sources`` makes each such host (its whole address) a source
+of its own. For DHT records the source is the connection the request came on (the node layer
 sets :attr:`CardAdmission.source`); for gossip announcements, which arrive through forwarders, it is the
-network the card says its owner is reached at (a card whose addresses lie is not reachable, so it gains
-nothing from lying: it cannot be invited).
+connection the announcement arrived on (:func:`observed_from`; only an announcement handed over inside the
+process, unobserved, falls back to the network the card says its owner is reached at).
+
+**At the first hop.** The share of new identities per source binds in the gossip topic validator, before
+the announcement is forwarded (:meth:`CardAdmission.admit_first_hop`): a node whose neighbour (the
+publisher itself, or whoever forwards for it) brings more new identities than its share rejects the rest,
+so a flood from one source does not cross the mesh to spend the shares of the honest forwarders further
+on; only what the first honest hop let through travels on. Such a refusal is *held back*
+(:func:`hold_back`): not forwarded, and not remembered as invalid, so the same card arriving through
+another neighbour with share left still passes. Renewals (new versions of identities the node holds)
+are never held back: they pay the per-identity ``updates`` budget at delivery.
 
 A node keeps one :class:`CardAdmission` for the DHT records it stores for others and one for the gossip
 announcements it applies to its directory. What is refused is not stored; the sender (or the gossip
@@ -35,6 +45,7 @@ import contextlib
 import contextvars
 import ipaddress
 from collections.abc import Callable, Hashable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from ioa_p2p.budget import RateBudget
@@ -46,19 +57,20 @@ PROVIDERS_TOTAL = 1200
 SOURCE_SHARE = 0.25
 
 
-def source_of(ip: str | None = None, relay: str | None = None) -> str | None:
+def source_of(ip: str | None = None, relay: str | None = None, *, local: bool = False) -> str | None:
     """The source network of a connection from ``ip`` (through the relay ``relay``, a peer ID text, when
     it is relayed): ``relay:<id>``, ``a.b.c.0/24``, ``x:x:x::/48``; None for an address that is not
-    public (or not an address): no source group."""
+    public (or not an address): no source group. ``local``: an address that is not public is a source
+    of its own (``127.0.0.2/32``: each host of a LAN or local testnet)."""
     if relay:
         return f"relay:{relay}"
     try:
         address = ipaddress.ip_address((ip or "").strip("[]"))
     except ValueError:
         return None
-    if not address.is_global:
+    if not address.is_global and not local:
         return None
-    prefix = 24 if address.version == 4 else 48
+    prefix = address.max_prefixlen if not address.is_global else 24 if address.version == 4 else 48
     return str(ipaddress.ip_network(f"{address}/{prefix}", strict=False))
 
 
@@ -80,23 +92,45 @@ def source_of_addrs(addrs: Iterable[str]) -> str | None:
     return None
 
 
-_OBSERVED: contextvars.ContextVar[str | None] = contextvars.ContextVar("ioa_observed_source", default=None)
+@dataclass(slots=True)
+class Observation:
+    """What the gossip layer observed of the announcement being validated or delivered: ``source``, the
+    source network of the connection it arrived on (None: not known); ``held_back``, set by the validator
+    (:func:`hold_back`) when it refuses the announcement for its source's share only."""
+
+    source: str | None
+    held_back: bool = False
+
+
+_OBSERVED: contextvars.ContextVar[Observation | None] = contextvars.ContextVar(
+    "ioa_observed_source", default=None
+)
 
 
 @contextlib.contextmanager
-def observed_from(source: str | None) -> Iterator[None]:
+def observed_from(source: str | None) -> Iterator[Observation]:
     """Within the block, :func:`observed_source` is ``source``: the source network of the connection the
-    announcement being delivered arrived on (the gossip layer sets it around each delivery)."""
-    token = _OBSERVED.set(source)
+    announcement being validated or delivered arrived on (the gossip layer sets it around each)."""
+    observation = Observation(source)
+    token = _OBSERVED.set(observation)
     try:
-        yield
+        yield observation
     finally:
         _OBSERVED.reset(token)
 
 
 def observed_source() -> str | None:
     """The observed source of the announcement being delivered (None: not known, outside a delivery)."""
-    return _OBSERVED.get()
+    observation = _OBSERVED.get()
+    return None if observation is None else observation.source
+
+
+def hold_back() -> None:
+    """Mark the announcement being validated as refused for its source's share only (the gossip layer
+    neither forwards it nor remembers it as invalid); nothing outside :func:`observed_from`."""
+    observation = _OBSERVED.get()
+    if observation is not None:
+        observation.held_back = True
 
 
 class CardAdmission:
@@ -121,19 +155,50 @@ class CardAdmission:
         #: sets it: the connection a DHT request came on); None: no source group
         self.source: Callable[[], Hashable | None] = lambda: None
 
-    def admit_card(self, peer: Hashable, *, known: bool, now: float, source: Hashable | None = None) -> bool:
+    def admit_card(
+        self,
+        peer: Hashable,
+        *,
+        known: bool,
+        now: float,
+        source: Hashable | None = None,
+        source_paid: bool = False,
+    ) -> bool:
         """May a record (card or withdrawal) of ``peer`` be stored? ``known``: we hold a record of it;
-        ``source``: the source network it came from (default: :attr:`source`)."""
+        ``source``: the source network it came from (default: :attr:`source`); ``source_paid``: its
+        source's share was already taken (:meth:`admit_first_hop`)."""
         if peer == self.me:
             return True
-        return self._take(self.updates if known else self.new_cards, peer, now, source)
+        budget = self.updates if known else self.new_cards
+        return self._take(budget, peer, now, None if source_paid else source, by_source=not source_paid)
+
+    def admit_first_hop(self, source: Hashable | None, now: float) -> bool:
+        """May one more new identity's announcement that arrived from ``source`` be accepted and forwarded
+        (the gossip validator asks; its delivery then pays the per-identity and total limits with
+        ``source_paid``)? Takes one unit of the source's share of :attr:`new_cards`; None: no group."""
+        if source is None:
+            return True
+        return self.by_source[self.new_cards.name].take(source, 1, now)
 
     def admit_provider(self, peer: Hashable, now: float, source: Hashable | None = None) -> bool:
         """May one more provider record (or page entry) of ``peer`` be stored?"""
         return peer == self.me or self._take(self.providers, peer, now, source)
 
-    def _take(self, budget: RateBudget, peer: Hashable, now: float, source: Hashable | None) -> bool:
-        group = self.source() if source is None else source
+    def first_hop_open(self, source: Hashable | None, now: float) -> bool:
+        """Has ``source`` a unit of its share of :attr:`new_cards` left (the validator asks before it
+        spends a signature and stamp check on a new identity's announcement); None: no group, always."""
+        return source is None or self.by_source[self.new_cards.name].available(source, now) >= 1
+
+    def _take(
+        self,
+        budget: RateBudget,
+        peer: Hashable,
+        now: float,
+        source: Hashable | None,
+        *,
+        by_source: bool = True,
+    ) -> bool:
+        group = None if not by_source else self.source() if source is None else source
         per_source = self.by_source[budget.name]
         if group is not None and per_source.available(group, now) < 1:
             per_source.refused += 1
@@ -162,6 +227,8 @@ __all__ = [
     "PROVIDERS_TOTAL",
     "SOURCE_SHARE",
     "CardAdmission",
+    "Observation",
+    "hold_back",
     "observed_from",
     "observed_source",
     "source_of",

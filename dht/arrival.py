@@ -6,11 +6,12 @@ it cannot fake is *when this node first saw them*: the node watches the card top
 runs, and honest agents join a network a few at a time, while a thousand identities that were minted
 to take over a capability arrive together (the admission limits, ``dht/admission.py``, spread them over
 minutes, not days). :class:`ArrivalBook` keeps, per identity, the time this node first saw a valid,
-stamped card of it that its admission limits let in, and per hour-long window how many new identities
-arrived. A window is a *flood* when it brought more than :data:`SLACK` times the node's usual number
-(the median over its last :data:`HISTORY_WINDOWS` windows, at least :data:`MIN_BASE`); an identity's
-flood share (:meth:`ArrivalBook.excess`) is the share of its window's arrivals beyond that, and
-:meth:`ArrivalBook.penalties` turns it into score units a page search takes off the identity's sketch
+stamped card of it that its admission limits let in (and the source network it came from, where the node
+observed it: :meth:`ArrivalBook.first_source`, for limits and ranking by source), and per hour-long window
+how many new identities arrived. A window is a *flood* when it brought more than :data:`SLACK` times the
+node's usual number (the median over its last :data:`HISTORY_WINDOWS` windows, at least :data:`MIN_BASE`);
+an identity's flood share (:meth:`ArrivalBook.excess`) is the share of its window's arrivals beyond that,
+and :meth:`ArrivalBook.penalties` turns it into score units a page search takes off the identity's sketch
 before it chooses what to fetch (:func:`~ioa_p2p.dht.fetchchoice.choose_fetch`, ``flood``).
 
 A *sleeper* (one identity of a flood that does its tasks, to earn the standing an honest agent earns) is
@@ -44,7 +45,7 @@ from __future__ import annotations
 import statistics
 from collections import OrderedDict
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ioa_p2p.identity import PeerId
 
@@ -74,6 +75,9 @@ PROOF_WINDOW_MS = WINDOW_MS
 CAPACITY = 65_536
 #: A catch-up window (:attr:`ArrivalBook.catch_up`) that is never judged: the node's first start.
 NEVER = -1
+#: The longest first-seen source kept (``relay:<peer id>``, ``a.b.c.0/24``, ``x:x:x::/48``); a longer one
+#: is not kept.
+MAX_SOURCE_LEN = 128
 
 
 #: Changes remembered between two saves at most (:meth:`ArrivalBook.drain`); past it the next save rewrites
@@ -93,6 +97,8 @@ class ArrivalState:
     counts: Mapping[int, int]
     watched: frozenset[int]
     catch_up: Mapping[int, int]
+    #: the source network each identity's first admitted announcement arrived from, where it was observed
+    sources: Mapping[PeerId, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +111,8 @@ class ArrivalChanges:
     forgotten: tuple[PeerId, ...]
     rewrite: bool
     windows: tuple[tuple[int, int, int | None], ...]  # (window, new identities, catch-up), watched ones
+    #: first-seen sources of the identities in ``added`` that have one
+    sources: Mapping[PeerId, str] = field(default_factory=dict)
 
 
 class ArrivalBook:
@@ -123,6 +131,8 @@ class ArrivalBook:
         self.started_ms = started_ms  # the book's origin: window 0 starts there
         self.window_ms, self.history, self.capacity = window_ms, history, capacity
         self._first: OrderedDict[PeerId, int] = OrderedDict()
+        #: the source network of each identity's first arrival, where it was observed (a subset of _first)
+        self._source: dict[PeerId, str] = {}
         self._counts: dict[int, int] = {}
         self._pruned = 0  # the window up to which old counts were dropped
         self._run = 0  # the window this run of the node started in (watched from there on)
@@ -161,6 +171,9 @@ class ArrivalBook:
         book._pruned = book._run
         for peer, ms in state.first[-capacity:]:
             book._first[peer] = ms
+            source = state.sources.get(peer)
+            if source is not None and len(source) <= MAX_SOURCE_LEN:
+                book._source[peer] = source
         return book
 
     def __len__(self) -> int:
@@ -170,16 +183,22 @@ class ArrivalBook:
         """The index of the window ``at_ms`` falls in (0: the node's first)."""
         return (at_ms - self.started_ms) // self.window_ms
 
-    def note(self, peer: PeerId, now_ms: int) -> bool:
-        """Record that ``peer`` was seen at ``now_ms``; True when it is new to the book."""
+    def note(self, peer: PeerId, now_ms: int, source: str | None = None) -> bool:
+        """Record that ``peer`` was seen at ``now_ms``, arriving from the source network ``source`` (what
+        the node observed: the connection it came on; None: not known); True when it is new to the book
+        (a later arrival changes neither its time nor its source)."""
         if peer in self._first:
             return False
         self._first[peer] = now_ms
+        if source is not None and len(source) <= MAX_SOURCE_LEN:
+            self._source[peer] = source
         self._changed(peer, now_ms)
         w = self.window(now_ms)
         self._counts[w] = self._counts.get(w, 0) + 1
         while len(self._first) > self.capacity:
-            self._changed(self._first.popitem(last=False)[0], None)
+            gone = self._first.popitem(last=False)[0]
+            self._source.pop(gone, None)
+            self._changed(gone, None)
         if w > self._pruned:  # counts older than the history are never read again
             self._pruned = w
             oldest = w - self.history - WARMUP_WINDOWS
@@ -217,7 +236,8 @@ class ArrivalBook:
             added, forgotten = tuple(self._first.items()), ()
         rewrite, self._rewrite = self._rewrite, False
         self._pending.clear()
-        return ArrivalChanges(self.started_ms, added, forgotten, rewrite, self._windows(now_ms))
+        sources = {p: self._source[p] for p, _ in added if p in self._source}
+        return ArrivalChanges(self.started_ms, added, forgotten, rewrite, self._windows(now_ms), sources)
 
     def _windows(self, now_ms: int) -> tuple[tuple[int, int, int | None], ...]:
         last = self.window(now_ms)
@@ -234,10 +254,20 @@ class ArrivalBook:
             {w: c for w, c, _ in windows if c},
             frozenset(w for w, _, _ in windows),
             {w: n for w, _, n in windows if n is not None},
+            dict(self._source),
         )
 
     def first_seen(self, peer: PeerId) -> int | None:
         return self._first.get(peer)
+
+    def first_source(self, peer: PeerId) -> str | None:
+        """The source network ``peer``'s first admitted announcement arrived from (None: not observed, or
+        not in the book)."""
+        return self._source.get(peer)
+
+    def from_source(self, source: str) -> int:
+        """How many identities of the book first arrived from ``source``."""
+        return sum(1 for s in self._source.values() if s == source)
 
     def usual(self, now_ms: int) -> float | None:
         """The usual count of new identities per window: the median over the full windows of the last
@@ -319,6 +349,7 @@ __all__ = [
     "FLOOD_WEIGHT",
     "HISTORY_WINDOWS",
     "MIN_BASE",
+    "MAX_SOURCE_LEN",
     "MIN_WINDOWS",
     "NEVER",
     "PENDING_MAX",

@@ -46,6 +46,8 @@
     new_cards = 120         # cards of identities new to this node accepted per minute, in total
     updates = 30            # new versions accepted per identity and hour
     eclipse_protection = true
+    local_sources = false   # a gossip neighbour with a loopback, private or link-local address is a source
+                            # of its own for the per-source limits (a LAN; false: such peers form none)
     max_cards = 200000      # local directory size
     keep_all = 20000        # past this many cards, keep only those this node needs (finds use the DHT)
     matcher = "hybrid"      # offline ranking: "hybrid" (wordllama + MiniLM int8 + BM25) or "lite"
@@ -108,6 +110,8 @@ class DiscoverySettings:
     new_cards: int = setting(120, low=1, high=1_000_000)
     updates: int = setting(30, low=1, high=1_000_000)
     eclipse_protection: bool = True
+    #: gossip neighbours with addresses that are not public are sources of their own (``dht/admission.py``)
+    local_sources: bool = False
     max_cards: int = setting(200_000, low=1, high=10_000_000)
     keep_all: int = setting(20_000, low=1, high=10_000_000)
     matcher: Literal["hybrid", "lite"] = "hybrid"

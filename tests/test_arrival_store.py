@@ -136,6 +136,55 @@ def test_changes_are_saved_incrementally_and_the_file_stays_bounded(tmp_path: Pa
     store.close()
 
 
+def test_the_first_seen_source_of_each_identity_is_kept_across_a_restart_and_bounded(tmp_path: Path) -> None:
+    book = ArrivalBook(START, capacity=50)
+    for i in range(60):  # the first ten are forgotten (capacity 50), their sources with them
+        source = "8.8.4.0/24" if i % 2 else None  # every other one arrived unobserved
+        book.note(peer(i), START + i, source)
+    book.note(peer(59), START + 100, "9.9.9.0/24")  # a later arrival changes neither time nor source
+    book.note(peer(60), START + 101, "x" * 500)  # longer than any source: not kept
+    assert book.first_source(peer(59)) == "8.8.4.0/24" and book.first_source(peer(1)) is None
+    assert book.from_source("8.8.4.0/24") == 25
+    saved(tmp_path, book, START + 200)
+    again, store = open_arrivals(tmp_path, START + HOUR, capacity=50)
+    assert store is not None
+    assert again.first_source(peer(59)) == "8.8.4.0/24" and again.first_source(peer(58)) is None
+    assert again.first_source(peer(60)) is None and again.first_seen(peer(60)) == START + 101
+    assert again.from_source("8.8.4.0/24") == 25  # the odd ones of 11..59 (0..10 forgotten)
+    store.close()
+    db = sqlite3.connect(tmp_path / ARRIVALS_FILE_NAME)
+    assert db.execute("SELECT count(*) FROM first_seen WHERE source IS NOT NULL").fetchone() == (25,)
+    db.close()
+
+
+def test_a_record_of_schema_version_2_is_read_and_gains_sources(tmp_path: Path) -> None:
+    """A node upgraded from the release before keeps its flood evidence (no source known for it)."""
+    path = tmp_path / ARRIVALS_FILE_NAME
+    db = sqlite3.connect(path)
+    db.executescript(
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
+        "CREATE TABLE first_seen (peer BLOB PRIMARY KEY, ms INTEGER NOT NULL);"
+        "CREATE TABLE windows (w INTEGER PRIMARY KEY, count INTEGER NOT NULL, catch_up INTEGER);"
+    )
+    db.executemany(
+        "INSERT INTO meta VALUES (?, ?)", [("version", 2), ("origin_ms", START), ("window_ms", WINDOW_MS)]
+    )
+    db.execute("INSERT INTO first_seen VALUES (?, ?)", (peer(1).raw, START + 5))
+    db.execute("INSERT INTO windows VALUES (0, 1, ?)", (NEVER,))
+    db.commit()
+    db.close()
+    book, store = open_arrivals(tmp_path, START + HOUR)
+    assert store is not None and not (tmp_path / (ARRIVALS_FILE_NAME + ".corrupt")).exists()
+    assert book.first_seen(peer(1)) == START + 5 and book.first_source(peer(1)) is None
+    book.note(peer(2), START + HOUR + 1, "relay:QmRelay")
+    store.save(book.drain(START + HOUR + 2))
+    store.close()
+    again, store = open_arrivals(tmp_path, START + 2 * HOUR)
+    assert again.first_source(peer(2)) == "relay:QmRelay" and again.first_seen(peer(1)) == START + 5
+    assert store is not None
+    store.close()
+
+
 @pytest.mark.parametrize(
     "damage",
     ["garbage", "truncated", "foreign", "version", "bad peer", "ahead"],
@@ -157,7 +206,7 @@ def test_a_damaged_record_is_moved_aside_and_an_empty_one_starts(
             statement = {
                 "foreign": "ALTER TABLE meta RENAME COLUMN value TO other",  # another program's
                 "version": "UPDATE meta SET value = 99 WHERE key = 'version'",
-                "bad peer": "INSERT INTO first_seen VALUES (x'0102', 5)",
+                "bad peer": "INSERT INTO first_seen (peer, ms) VALUES (x'0102', 5)",
                 "ahead": f"UPDATE meta SET value = {now + 100 * HOUR} WHERE key = 'origin_ms'",
             }[damage]
             db.execute(statement)

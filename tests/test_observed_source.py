@@ -11,6 +11,7 @@ import trio
 
 from ioa_p2p.card import issue_card
 from ioa_p2p.dht.admission import SOURCE_SHARE, CardAdmission, observed_from, observed_source
+from ioa_p2p.dht.arrival import ArrivalBook
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.discovery.intake import GossipIntake
 from ioa_p2p.node.net.sources import ArrivedVia, peer_origin, peer_source
@@ -34,10 +35,7 @@ class _Search:
 
     def __init__(self, directory: _Directory) -> None:
         self.directory = directory
-        first: dict[PeerId, int] = {}  # what the intake reads and notes of the arrival book
-        self.arrivals = SimpleNamespace(
-            note=lambda peer, now: first.setdefault(peer, now), first_seen=first.get
-        )
+        self.arrivals = ArrivalBook(NOW_MS)
 
     def apply(self, record, now: int, how: str, wanted: bool):  # type: ignore[no-untyped-def]
         self.directory.held[record.envelope.author] = record.version
@@ -46,7 +44,7 @@ class _Search:
 
 def _intake(new_cards: int) -> tuple[GossipIntake, _Directory, dict[str, int]]:
     directory = _Directory()
-    stats = {"gossip_over_limit": 0, "gossip_accepted": 0}
+    stats = {"gossip_over_limit": 0, "gossip_accepted": 0, "gossip_held_back": 0}
     me = Identity(b"\xee" * 32).peer_id
     intake = GossipIntake(
         me, directory, _Search(directory), CardAdmission(new_cards=new_cards), 0, lambda: NOW_MS, stats

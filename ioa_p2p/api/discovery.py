@@ -125,6 +125,8 @@ class DiscoveryStatus(ApiObject):
     dht_rejected: int
     gossip_accepted: int
     gossip_over_limit: int = 0
+    #: new identities' announcements held back by the topic validator (their first-hop source's share)
+    gossip_held_back: int = 0
     revalidated: int = 0
     dropped_unconfirmed: int = 0
     directory_partial: bool = False

@@ -1,7 +1,8 @@
 """The arrival record across restarts: ``$IOA_HOME/arrivals.sqlite3`` (``[discovery] keep_arrivals``).
 
 What the node keeps is :class:`~ioa_p2p.dht.arrival.ArrivalBook`'s evidence: when each identity first
-reached it by gossip and how many new identities each hour brought. Without it a restarted node forgot
+reached it by gossip, from which source network (where observed: the connection its first admitted
+announcement came on), and how many new identities each hour brought. Without it a restarted node forgot
 which identities came in a flood (``docs/performance.md``, "Spam: floods of new identities"); with it the
 restarted node judges them as before (:meth:`~ioa_p2p.dht.arrival.ArrivalBook.resume`).
 
@@ -16,8 +17,9 @@ restarted node judges them as before (:meth:`~ioa_p2p.dht.arrival.ArrivalBook.re
   transaction. The discovery service saves every :data:`SAVE_EVERY` seconds and when it stops; a crash
   loses at most that much (arrivals since, which the next start's warm-up does not judge either way).
 
-Bounded like the book: at most its ``capacity`` identities (forgotten ones are deleted) and the windows
-of its history.
+Bounded like the book: at most its ``capacity`` identities (forgotten ones are deleted, their source with
+them), sources of at most :data:`~ioa_p2p.dht.arrival.MAX_SOURCE_LEN` characters, and the windows of its
+history. A record of schema version 2 (no sources) is read as it is and gains the column.
 """
 
 from __future__ import annotations
@@ -29,7 +31,15 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from ioa_p2p.dht.arrival import CAPACITY, NEVER, WINDOW_MS, ArrivalBook, ArrivalChanges, ArrivalState
+from ioa_p2p.dht.arrival import (
+    CAPACITY,
+    MAX_SOURCE_LEN,
+    NEVER,
+    WINDOW_MS,
+    ArrivalBook,
+    ArrivalChanges,
+    ArrivalState,
+)
 from ioa_p2p.errors import InvalidPeerId, StoreError
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.sqlite_files import close_quietly, open_sqlite, store_errors
@@ -44,12 +54,14 @@ ARRIVALS_FILE_NAME = "arrivals.sqlite3"
 SAVE_EVERY = 60.0
 #: How far (ms) a first-seen time kept may lie ahead of the clock at start before the record is suspect.
 MAX_AHEAD_MS = 10 * 60 * 1000
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+#: Earlier schema versions read as they are (2: first-seen rows without a source).
+READABLE_VERSIONS = (2, SCHEMA_VERSION)
 
 _ADVICE = "check the disk and permissions; the node keeps the arrival record in memory meanwhile"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS first_seen (peer BLOB PRIMARY KEY, ms INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS first_seen (peer BLOB PRIMARY KEY, ms INTEGER NOT NULL, source TEXT);
 CREATE TABLE IF NOT EXISTS windows (
     w        INTEGER PRIMARY KEY,
     count    INTEGER NOT NULL,
@@ -83,8 +95,8 @@ class ArrivalStore:
                     db.execute("DELETE FROM first_seen")
                 db.executemany("DELETE FROM first_seen WHERE peer = ?", [(p.raw,) for p in changes.forgotten])
                 db.executemany(
-                    "INSERT OR REPLACE INTO first_seen (peer, ms) VALUES (?, ?)",
-                    [(p.raw, ms) for p, ms in changes.added],
+                    "INSERT OR REPLACE INTO first_seen (peer, ms, source) VALUES (?, ?, ?)",
+                    [(p.raw, ms, changes.sources.get(p)) for p, ms in changes.added],
                 )
                 db.execute("DELETE FROM windows")
                 db.executemany(
@@ -125,6 +137,13 @@ async def keep_arrivals(search: CardSearch, store: ArrivalStore) -> None:
         store.close()
 
 
+def _add_sources(db: sqlite3.Connection) -> None:
+    """Give a version 2 record's ``first_seen`` table its ``source`` column (none known for its rows)."""
+    columns = {str(row[1]) for row in db.execute("PRAGMA table_info(first_seen)")}
+    if "source" not in columns:
+        db.execute("ALTER TABLE first_seen ADD COLUMN source TEXT")
+
+
 def _write_meta(db: sqlite3.Connection, origin_ms: int) -> None:
     db.executemany(
         "INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
@@ -138,22 +157,26 @@ def read_state(db: sqlite3.Connection, now_ms: int, capacity: int = CAPACITY) ->
     meta = {str(k): v for k, v in db.execute("SELECT key, value FROM meta")}
     if not meta:
         return None
-    if meta.get("version") != SCHEMA_VERSION:
-        raise UnreadableRecord(f"version {meta.get('version')!r}, this node reads {SCHEMA_VERSION}")
+    if meta.get("version") not in READABLE_VERSIONS:
+        raise UnreadableRecord(f"version {meta.get('version')!r}, this node reads {READABLE_VERSIONS}")
     if meta.get("window_ms") != WINDOW_MS:
         raise UnreadableRecord(f"windows of {meta.get('window_ms')!r} ms, this node counts {WINDOW_MS}")
     origin = meta.get("origin_ms")
     if not isinstance(origin, int) or origin > now_ms:
         raise UnreadableRecord(f"it starts at {origin!r} ms, after this node's clock ({now_ms} ms)")
     first: list[tuple[PeerId, int]] = []
-    rows = db.execute("SELECT peer, ms FROM first_seen ORDER BY ms DESC LIMIT ?", (capacity,))
-    for raw, ms in rows:
+    sources: dict[PeerId, str] = {}
+    rows = db.execute("SELECT peer, ms, source FROM first_seen ORDER BY ms DESC LIMIT ?", (capacity,))
+    for raw, ms, source in rows:
         if not isinstance(ms, int) or ms > now_ms + MAX_AHEAD_MS or not isinstance(raw, bytes):
             raise UnreadableRecord(f"a first-seen time {ms!r} that is no time before now")
         try:
-            first.append((PeerId.from_bytes(raw), min(ms, now_ms)))
+            peer = PeerId.from_bytes(raw)
         except InvalidPeerId as exc:
             raise UnreadableRecord(f"a first-seen row that names no peer ({exc})") from None
+        first.append((peer, min(ms, now_ms)))
+        if isinstance(source, str) and 0 < len(source) <= MAX_SOURCE_LEN:  # anything else: not known
+            sources[peer] = source
     counts, watched, catch_up = {}, set(), {}
     for w, count, down in db.execute("SELECT w, count, catch_up FROM windows"):
         if (
@@ -168,7 +191,7 @@ def read_state(db: sqlite3.Connection, now_ms: int, capacity: int = CAPACITY) ->
         if down is not None:
             catch_up[w] = down
     first.reverse()
-    return ArrivalState(origin, tuple(first), counts, frozenset(watched), catch_up)
+    return ArrivalState(origin, tuple(first), counts, frozenset(watched), catch_up, sources)
 
 
 def open_arrivals(
@@ -184,6 +207,7 @@ def open_arrivals(
         return _start_over(path, now_ms, capacity, exc)
     try:
         db.executescript(_SCHEMA)
+        _add_sources(db)
         state = read_state(db, now_ms, capacity)
         book = ArrivalBook(now_ms, capacity=capacity)
         if state is not None:

@@ -94,6 +94,7 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
                 heartbeat=settings.heartbeat,
                 heartbeat_idle=settings.heartbeat_idle,
                 eclipse_protection=settings.eclipse_protection,
+                local_sources=settings.local_sources,
             )
             gossip = await stack.enter_async_context(net.open_topic(validate, deliver, gossip_settings))
         service = Discovery(node, settings, agent, embedder, directory, gossip, net)

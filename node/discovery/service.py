@@ -102,6 +102,7 @@ class Discovery(CardOwner):
             "dht_rejected": 0,
             "gossip_accepted": 0,
             "gossip_over_limit": 0,
+            "gossip_held_back": 0,
             "revalidated": 0,
             "dropped_unconfirmed": 0,
             "sketch_mismatch": 0,

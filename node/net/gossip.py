@@ -81,6 +81,8 @@ PUSH_TIMEOUT = 10.0
 #: minute, each time with :data:`SILENT_ATTEMPT_TIMEOUT`.
 SILENT_FIRST = 30.0
 SILENT_ATTEMPT_TIMEOUT = 5.0
+#: Message IDs held back by the validator waiting for py-libp2p to (not) cache their verdict, at most.
+HELD_BACK_PENDING = 1024
 
 #: validate(publisher, data) -> accept?   deliver(publisher, data) -> None (after validation)
 Validate = Callable[[PeerId, bytes], bool]
@@ -101,6 +103,9 @@ class GossipSettings:
     seen_ttl: int = 120
     #: Keep the eclipse-protection IP-diversity grafting (useless on a loopback testnet).
     eclipse_protection: bool = True
+    #: A forwarder with an address that is not public is a source of its own (per-source limits on a LAN
+    #: or a local testnet; ``[discovery] local_sources``); off: such forwarders form no source group.
+    local_sources: bool = False
 
 
 class CardGossip:
@@ -112,6 +117,8 @@ class CardGossip:
         self.published = 0
         self.received = 0
         self.rejected = 0
+        #: messages refused for their first-hop source's share only (not forwarded, not remembered)
+        self.held_back = 0
         #: the connection each validated message arrived on, until its delivery (per-source limits)
         self.via = ArrivedVia()
         #: hands our announcements to the other agents of this process (``CoHosted.card_topic``), if any
@@ -268,15 +275,23 @@ async def open_card_gossip(
     gossip = CardGossip(pubsub, router)
     tally_pubsub(pubsub, router, gossip.traffic)
 
+    forget = forget_held_back(pubsub)
+
     def topic_validator(forwarder: Any, msg: Any) -> bool:
         publisher = _publisher(msg)
         accepted = False
-        with faults.boundary("gossip validator", publisher):
+        # what the node observed, not what the card claims: the forwarder's connection (the first hop's
+        # share of new identities is checked here, before the message is forwarded)
+        source = peer_source(host, forwarder, local=settings.local_sources)
+        with faults.boundary("gossip validator", publisher), observed_from(source) as seen:
             accepted = publisher is not None and validate(publisher, bytes(msg.data))
-        if not accepted:
+        if accepted:
+            gossip.via.note(_message_key(msg), source)
+        elif seen.held_back:  # over its source's share: not forwarded, and not remembered as invalid
+            gossip.held_back += 1
+            forget(msg)
+        else:
             gossip.rejected += 1
-        else:  # what the node observed, not what the card claims: the forwarder's connection
-            gossip.via.note(_message_key(msg), peer_source(host, forwarder))
         return accepted
 
     async with background_trio_service(pubsub), background_trio_service(router):
@@ -400,6 +415,33 @@ async def _maintain(
                     await resend_subscription(pubsub, None if full else peers)
                 except Exception as exc:
                     log.debug("re-announcing our subscription failed: %s", exc)
+
+
+def forget_held_back(pubsub: Pubsub) -> Callable[[Any], None]:
+    """``forget(msg)``: do not keep the validator's verdict on ``msg`` (py-libp2p caches every verdict for
+    minutes by message ID, and answers a copy from another forwarder with it). A message held back for
+    its first-hop source's share is invalid only through that forwarder: the same card from another
+    neighbour, with share left, is validated afresh. The verdict is cached right after the validator
+    returns, so the ID waits in a small set until then (bounded: one entry per message in validation)."""
+    pending: set[bytes] = set()
+    cache = getattr(pubsub, "validation_cache", None)
+    if cache is None:  # a py-libp2p without the cache: nothing to forget
+        return lambda msg: None
+    put = cache.put
+
+    def put_unless_held_back(msg_id: bytes, result: Any) -> None:
+        if msg_id in pending:
+            pending.discard(msg_id)
+            return
+        put(msg_id, result)
+
+    cache.put = put_unless_held_back
+
+    def forget(msg: Any) -> None:
+        if len(pending) < HELD_BACK_PENDING:
+            pending.add(pubsub._msg_id_constructor(msg))
+
+    return forget
 
 
 def connection_ids(host: Any) -> dict[Any, frozenset[int]]:

@@ -6,8 +6,10 @@ task with the stream's source network (:func:`~ioa_p2p.dht.admission.source_of`:
 relayed connection, else the /24 or /48 of a public remote address, None for a local or private one);
 :func:`current_source` reads it where a record is admitted
 (:attr:`~ioa_p2p.dht.admission.CardAdmission.source`). For gossip, :func:`peer_source` is the
-forwarder's connection, which the topic validator notes in :class:`ArrivedVia` and the delivery sets
-(:func:`~ioa_p2p.dht.admission.observed_from`) for the per-source limits of announcements.
+forwarder's connection: the topic validator checks the share of new identities of that source there (the
+first hop, :meth:`~ioa_p2p.dht.admission.CardAdmission.admit_first_hop`), notes it in :class:`ArrivedVia`,
+and the delivery sets it again (:func:`~ioa_p2p.dht.admission.observed_from`) for the other limits and the
+arrival record.
 """
 
 from __future__ import annotations
@@ -31,11 +33,12 @@ def stream_source(stream: Any) -> str | None:
         return None
 
 
-def peer_source(host: Any, peer: Any) -> str | None:
+def peer_source(host: Any, peer: Any, *, local: bool = False) -> str | None:
     """The source network of our (first) connection to ``peer``: a gossip forwarder (None: no
-    connection, or one that cannot be told)."""
+    connection, or one that cannot be told). ``local``: a host with an address that is not public is a
+    source of its own (``[discovery] local_sources``)."""
     ip, relay = peer_origin(host, peer)
-    return source_of(ip, relay)
+    return source_of(ip, relay, local=local)
 
 
 def peer_origin(host: Any, peer: Any) -> tuple[str | None, str | None]:
