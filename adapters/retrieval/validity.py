@@ -19,20 +19,8 @@ from __future__ import annotations
 
 import re
 
-_MONTHS = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
+from ioa_p2p.planning.values import MONTHS
+
 _MONTH = (
     r"(Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sept?(?:ember)?"
     r"|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)"
@@ -51,8 +39,7 @@ _STARTS = {"from": 0, "since": 0, "as of": 0, "starting": 0, "effective": 0, "va
 
 
 def _month(token: str) -> int:
-    low = token.lower().rstrip(".")
-    return next((n + 1 for n, name in enumerate(_MONTHS) if name.startswith(low[:3])), 0)
+    return MONTHS.get(token.lower().rstrip(".")[:3], 0)
 
 
 def _index(month: str, year: str) -> int:
