@@ -17,8 +17,6 @@
 - ``brackets.py`` which side of a bracket a question is about ("EUR 18 (the Boardroom: EUR 32)") (pure)
 - ``subject.py``  a content word of the question the answering document never uses ("a hot shower" over a
   price list of beds and meals): a near miss the adapter adds (pure)
-- ``synonyms.py`` the document's word closest to a question's word in wordllama's space ("yacht" / "boat"):
-  a subject named otherwise is not missing (pure)
 - ``rowkeys.py``  a table row keyed by a length the question does not ask ("1 day" for "a 3-day pass"), a
   season the document is not for: near misses agreement.py adds (pure)
 - ``focus.py``    a situated question asked again by its subject in the documents' words (after a near miss)

@@ -12,8 +12,7 @@ miss. What is not a subject word: stop words, the words of asking and computing 
 "multiply", "pass ... to print"), time and count units ("night", "week", "people"), units, numbers and
 number words, the adjectives of asking ("how long", "how far"), words inside code (backticks), names
 (qualifiers.py checks those). A word counts as used when the document has it in any form: the same stem,
-or a word sharing its first letters (``snorkelling`` / ``snorkel``, ``moving`` / ``move``), or a word
-close to it in the embedding space (``yacht`` / ``boat``: :mod:`.synonyms`).
+or a word sharing its first letters (``snorkelling`` / ``snorkel``, ``moving`` / ``move``).
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ from __future__ import annotations
 import re
 
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier
-from ioa_p2p.adapters.retrieval.synonyms import document_words, named_otherwise
 from ioa_p2p.adapters.retrieval.terms import CODE, STOP, stem, terms
 from ioa_p2p.planning.values import ALIASES
 
@@ -64,19 +62,15 @@ def unmentioned_subjects(question: str, document: str, path: str = "") -> list[Q
     asked = [w for w in noun_phrase_words(_asking_part(text)) if _is_subject(w)]
     if not asked:
         return []
-    whole = f"{document}\n{path.replace('-', ' ').replace('_', ' ').replace('/', ' ')}"
-    used = terms(whole)
+    used = terms(f"{document}\n{path.replace('-', ' ').replace('_', ' ').replace('/', ' ')}")
     prefixes = {t[:SHARED_PREFIX] for t in used if len(t) >= SHARED_PREFIX}
-    missing: list[str] = []
+    missing = []
     for word in dict.fromkeys(asked):
         s = stem(word)
         if s in used or (len(s) >= SHARED_PREFIX and s[:SHARED_PREFIX] in prefixes):
             continue
-        missing.append(word)
-    if missing:  # named otherwise ("yacht" / "boat"): close in the embedding space (synonyms.py)
-        words = document_words(whole, STOP)
-        missing = [w for w in missing if not named_otherwise(w, words)]
-    return [Qualifier(w, "subject", ()) for w in missing]
+        missing.append(Qualifier(word, "subject", ()))
+    return missing
 
 
 def _asking_part(text: str) -> str:
