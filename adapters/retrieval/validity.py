@@ -18,6 +18,7 @@ A fact with both bounds ("from 1 May 2026 until 30 April 2027") holds between th
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ioa_p2p.planning.values import MONTHS
 
@@ -46,9 +47,11 @@ def _index(month: str, year: str) -> int:
     return int(year) * 12 + _month(month) - 1
 
 
-def asked_month_indices(question: str) -> list[int]:
-    """The months (year * 12 + month - 1) ``question`` names with their year."""
-    return [_index(m.group(1), m.group(2)) for m in _ASKED.finditer(question) if _month(m.group(1))]
+@lru_cache(maxsize=64)
+def asked_month_indices(question: str) -> tuple[int, ...]:
+    """The months (year * 12 + month - 1) ``question`` names with their year (read once per question:
+    every fact is judged against it)."""
+    return tuple(_index(m.group(1), m.group(2)) for m in _ASKED.finditer(question) if _month(m.group(1)))
 
 
 def validity(fact: str) -> tuple[int | None, int | None]:
