@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ioa_p2p.adapters.retrieval.calendar_ics import render_ics
 from ioa_p2p.adapters.retrieval.formats import readable
+from ioa_p2p.adapters.retrieval.ruled_tables import render_ruled
 from ioa_p2p.adapters.retrieval.sql_dump import looks_like_sql, render_sql
 
 from .test_retrieval import ask, hashing_adapter
@@ -107,3 +108,37 @@ async def test_questions_over_a_dump_and_a_calendar(tmp_path: Path) -> None:
     assert result.ok and result.data["value"].get("value") == 32.0, result.text
     result = await ask(adapter, "On which date is the last Fenwick learn to row session?")
     assert result.ok and "2027-03-06" in result.text, result.text
+
+
+REPORT = """HARLOW DISTRICT HEAT                                   RUN 2027-02-03   PAGE 1
+WINTER READINGS - ACCOUNTS BY STREET
+-------------------------------------------------------------------------------
+ACCT   OCCUPIER            PREV MWH  CURR MWH  USE KWH  BAND    TOTAL
+------ ------------------- -------- --------- -------- ----- --------
+400112 OKONJO, T              12.40     13.10      700 RES      98.10
+400118 ST BRIDE PARISH HALLS  30.00     31.95     1950 COM     310.45
+-------------------------------------------------------------------------------
+NOTES: ALL AMOUNTS IN EUR.
+"""
+
+
+def test_a_fixed_width_report_reads_as_a_pipe_table_line_for_line() -> None:
+    text = render_ruled(".txt", REPORT)
+    assert text is not None
+    lines, old = text.splitlines(), REPORT.splitlines()
+    assert len(lines) == len(old) and lines[:3] == old[:3] and lines[-2:] == old[-2:]  # citations kept
+    assert (
+        lines[3] == "| ACCT | OCCUPIER | PREV MWH | CURR MWH | USE KWH | BAND | TOTAL |"
+    )  # two-word headers
+    assert lines[4] == "|---|---|---|---|---|---|---|"
+    # a name two characters wider than its column stays in it
+    assert lines[6] == "| 400118 | ST BRIDE PARISH HALLS | 30.00 | 31.95 | 1950 | COM | 310.45 |"
+    assert render_ruled(".md", REPORT) is None and render_ruled(".txt", "No table - here.\n") is None
+
+
+async def test_a_row_of_a_fixed_width_report_is_found_by_its_name(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "heat-report.txt").write_text(REPORT)
+    result = await ask(hashing_adapter(docs), "How many kWh did St Bride Parish Halls use this winter?")
+    assert result.ok and result.data["value"].get("value") == 1950, result.text

@@ -21,6 +21,8 @@ tables, the typed records) works on them unchanged:
   (mail.py).
 - **SQL dumps** (``.sql``, or a ``.txt`` of ``INSERT``/``CREATE TABLE`` statements): each table's rows as a
   pipe table under its name, comments as prose (sql_dump.py).
+- **Fixed-width reports** (plain text): a table whose columns a line of dash runs marks becomes a pipe
+  table line for line (ruled_tables.py).
 - **iCalendar** (``.ics``): each event under its summary, its date, time, duration, repetition and last
   date as ``key: value`` lines, its description as prose (calendar_ics.py).
 
@@ -38,6 +40,7 @@ from typing import Any
 from ioa_p2p.adapters.retrieval.calendar_ics import ICS_FORMATS, render_ics
 from ioa_p2p.adapters.retrieval.mail import MAIL_FORMATS, render_mail
 from ioa_p2p.adapters.retrieval.markup import MARKUP_FORMATS, render_markup
+from ioa_p2p.adapters.retrieval.ruled_tables import render_ruled
 from ioa_p2p.adapters.retrieval.sql_dump import SQL_FORMATS, render_sql
 
 LINE_FORMATS = frozenset({".yaml", ".yml", ".ini", ".cfg", ".conf", ".toml"})
@@ -99,6 +102,9 @@ def readable(path: str, text: str) -> str:
     calendar = render_ics(suffix, text)  # iCalendar: events with dates, times, repetitions (calendar_ics.py)
     if calendar is not None:
         return calendar
+    ruled = render_ruled(suffix, text)  # fixed-width reports: columns marked by dash runs (ruled_tables.py)
+    if ruled is not None:
+        return ruled
     rendered = render_markup(suffix, text)  # AsciiDoc, Org, MediaWiki, recfile, XML (markup.py)
     return text if rendered is None else rendered
 

@@ -239,7 +239,17 @@ def _header_unit(header: str) -> str:
     for word in re.findall(r"[a-z]{4,}", header.lower()):  # "Days of annual leave", "Weight in grams"
         if word in UNIT_ALIASES and word not in ("per", "each"):
             return UNIT_ALIASES[word]
+    last = header.strip().lower().rsplit(None, 1)[-1] if header.strip() else ""
+    if last in _HEADER_UNITS:  # a report's "USE M3", "ENERGY KWH", "WEIGHT KG"
+        return UNIT_ALIASES[last]
     return ""
+
+
+#: unit abbreviations a header may end with (no word of English: "in", "at", "day", "p" are not here)
+_HEADER_UNITS = frozenset((
+    "kg", "kgs", "ml", "m3", "m2", "m³", "m²", "sqm", "lb", "lbs", "kwh", "mwh", "wh", "kw", "km",
+    "cm", "mm", "eur", "usd", "gbp", "chf", "sek", "nok", "dkk", "jpy", "gb", "mb", "tb", "hrs",
+))  # fmt: skip
 
 
 def _header_per(header: str) -> str:
