@@ -142,3 +142,11 @@ async def test_a_row_of_a_fixed_width_report_is_found_by_its_name(tmp_path: Path
     (docs / "heat-report.txt").write_text(REPORT)
     result = await ask(hashing_adapter(docs), "How many kWh did St Bride Parish Halls use this winter?")
     assert result.ok and result.data["value"].get("value") == 1950, result.text
+
+
+async def test_a_rows_key_is_never_its_figure_and_a_bill_is_its_total(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "heat-report.txt").write_text(REPORT)
+    result = await ask(hashing_adapter(docs), "How much does Okonjo pay for the winter readings?")
+    assert result.ok and result.data["value"].get("value") == 98.1, result.text  # not the account 400112
