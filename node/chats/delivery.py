@@ -7,11 +7,9 @@ reconnect wakes it early. ``missing`` acks make the sender push the parents firs
 ``unknown-chat`` ack re-invites a member that never answered its invitation.
 
 What a message's fan-out costs the sender per member is kept to the frame and its ack: one deadline
-bounds a batch's send and its acks together; the ``stored`` ack a member owes for a message is encoded
-once per message and compared byte for byte (a canonical encoding: equal bytes are that ack; anything
-else is decoded); the outbox rows of the acks taken in one pass of the event loop, from every member,
-are deleted in one transaction, then the change waiters are woken once (:meth:`ChatDelivery.flush_acks`,
-also run before any outbox read, so an acknowledged row is never sent again).
+bounds a batch's send and its acks together, and the usual ack (``stored``) is neither encoded by the
+member nor decoded by the sender: it is assembled from its constant bytes and the hash, and compared
+byte for byte (:func:`~ioa_p2p.history.frames.stored_ack_frame`; any other answer is decoded and checked).
 """
 
 from __future__ import annotations
@@ -38,6 +36,8 @@ from ioa_p2p.history.frames import (
     ACK_STORED,
     ACK_UNKNOWN_CHAT,
     ChatAck,
+    encode_ack,
+    stored_ack_frame,
 )
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.chats.streams import ACK_TIMEOUT, make_ack, open_within, send, within
@@ -53,8 +53,6 @@ log = logging.getLogger("ioa_p2p.chats")
 PROTO_DELIVER = "/ioa/chat/deliver/1.0.0"
 BATCH = 256
 IDLE_CLOSE = 5.0
-#: ``stored`` ack frames kept, one per recent message (every member's ack of it is compared to it).
-STORED_ACKS = 256
 
 
 class ChatDelivery:
@@ -65,10 +63,6 @@ class ChatDelivery:
         self.store = chats.store
         self._nursery = nursery
         self._wake: dict[PeerId, trio.Event] = {}
-        #: acknowledged deliveries whose outbox rows are not deleted yet (:meth:`flush_acks`)
-        self._acked: list[tuple[bytes, PeerId]] = []
-        self._flush_due = False
-        self._stored_acks: dict[bytes, bytes] = {}
 
     # ------------------------------------------------------------------ sender
 
@@ -92,7 +86,6 @@ class ChatDelivery:
         delay = config.retry_initial
         while True:
             self._wake[peer] = trio.Event()
-            self.flush_acks()
             if not self.store.outbox(peer, limit=1):
                 await self._wake[peer].wait()
                 continue
@@ -111,7 +104,6 @@ class ChatDelivery:
     async def _deliver_session(self, peer: PeerId) -> None:
         stream = await open_within(self.chats.node, peer, PROTO_DELIVER, self.chats.config.stream_timeout)
         async with stream:
-            self.flush_acks()
             items = self.store.outbox(peer, limit=BATCH)
             while True:
                 if not items:
@@ -120,25 +112,20 @@ class ChatDelivery:
                         await self._wake[peer].wait()
                     if idle.cancelled_caught:
                         return
-                    self.flush_acks()
                     items = self.store.outbox(peer, limit=BATCH)
                     continue
                 # every row queued for the peer from now on wakes it (``wake``): a batch that was all
                 # the outbox held and was all acknowledged leaves it empty unless that happened
                 woken = self._wake[peer] = trio.Event()
                 drained = await self._deliver_batch(stream, peer, items) and len(items) < BATCH
-                if drained and not woken.is_set():
-                    items = []
-                else:
-                    self.flush_acks()
-                    items = self.store.outbox(peer, limit=BATCH)
+                items = [] if drained and not woken.is_set() else self.store.outbox(peer, limit=BATCH)
 
     async def _deliver_batch(
         self, stream: FramedStream, peer: PeerId, items: list[tuple[bytes, bytes]]
     ) -> bool:
         """Send ``items`` and take their acks, within one deadline; True when every one was acknowledged
-        done (its outbox row to be deleted by :meth:`flush_acks`), False when some stay queued (missing
-        parents pushed first, a re-invitation)."""
+        done (its outbox row deleted), False when some stay queued (missing parents pushed first, a
+        re-invitation)."""
         frames, sent = [], []
         for chat_id, digest in items:
             raw = self.store.message_raw(digest)
@@ -151,51 +138,16 @@ class ChatDelivery:
             await stream.send_many(frames)
             for chat_id, digest in sent:
                 data = await stream.receive()
-                if data == self._stored_ack(digest):  # the usual answer, known byte for byte
+                if data == stored_ack_frame(digest):  # the usual answer, known byte for byte
                     done.append(digest)
                     continue
                 ack = decode_control(data, ChatAck)
                 if ack.hash != digest:
                     raise ProtocolViolation(f"{peer} acknowledged the wrong message")
                 await self._on_ack(peer, chat_id, digest, ack, done)
-        self._ack_done(peer, done)
-        if len(done) != len(sent):
-            self.chats.notify()  # rows re-queued or dropped: the outbox changed
-        return len(done) == len(items)
-
-    def _stored_ack(self, digest: bytes) -> bytes:
-        """The ``stored`` ack frame of ``digest``, encoded once for every member that acks it."""
-        frame = self._stored_acks.get(digest)
-        if frame is None:
-            frame = self._stored_acks[digest] = encode_control(make_ack(digest, ACK_STORED))
-            if len(self._stored_acks) > STORED_ACKS:
-                del self._stored_acks[next(iter(self._stored_acks))]
-        return frame
-
-    def _ack_done(self, peer: PeerId, digests: list[bytes]) -> None:
-        """``peer`` holds ``digests``: their outbox rows go in the next :meth:`flush_acks`, run once the
-        tasks runnable now (the other members' workers taking their acks) have had their turn."""
-        if not digests:
-            return
-        self._acked.extend((digest, peer) for digest in digests)
-        if not self._flush_due:
-            self._flush_due = True
-            self._nursery.start_soon(self._flush_soon)
-
-    async def _flush_soon(self) -> None:
-        with self.chats.node.faults.boundary("chat delivery acks"):
-            self.flush_acks()
-
-    def flush_acks(self) -> None:
-        """Delete the outbox rows of every acknowledgement taken so far, in one transaction, and wake the
-        change waiters (``Chats.wait_until``). Rows a failed delete leaves are delivered again (the
-        member answers ``duplicate``)."""
-        self._flush_due = False
-        if not self._acked:
-            return
-        acked, self._acked = self._acked, []
-        self.store.acked_pairs(acked)
+        self.store.acked(done, peer)
         self.chats.notify()
+        return len(done) == len(items)
 
     async def _on_ack(
         self, peer: PeerId, chat_id: bytes, digest: bytes, ack: ChatAck, done: list[bytes]
@@ -203,7 +155,6 @@ class ChatDelivery:
         if ack.status in (ACK_STORED, ACK_DUPLICATE):
             done.append(digest)
         elif ack.status == ACK_MISSING:
-            self.flush_acks()  # a parent acked as stored but not yet deleted would be ignored below
             hist = self.chats.find(chat_id)
             have = [m for m in ack.missing if hist is not None and m in hist]
             self.store.add_outbox(chat_id, have, peer, self.chats.now_ms())
@@ -250,7 +201,7 @@ class ChatDelivery:
                 stream.count_refusal()
                 continue
             ack = self.chats.accept(env, env.hash, stream.remote, len(data))
-            await send(stream, encode_control(ack))
+            await send(stream, encode_ack(ack))
 
 
 def _added_by(hist: ChatHistory, peer: PeerId) -> bytes | None:
@@ -264,4 +215,4 @@ def _added_by(hist: ChatHistory, peer: PeerId) -> bytes | None:
     return None
 
 
-__all__ = ["BATCH", "IDLE_CLOSE", "PROTO_DELIVER", "STORED_ACKS", "ChatDelivery"]
+__all__ = ["BATCH", "IDLE_CLOSE", "PROTO_DELIVER", "ChatDelivery"]

@@ -53,8 +53,6 @@ async def open_chats(
                 yield chats
             finally:
                 nursery.cancel_scope.cancel()
-                with node.faults.boundary("chat delivery acks"):
-                    chats.delivery.flush_acks()  # the acks taken last: not delivered again after a restart
     finally:
         store.close()
 

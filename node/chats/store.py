@@ -279,13 +279,6 @@ class ChatStore:
                 "DELETE FROM outbox WHERE hash = ? AND peer = ?", [(d, peer.raw) for d in digests]
             )
 
-    def acked_pairs(self, acked: Iterable[tuple[bytes, PeerId]]) -> None:
-        """Delete the outbox rows of ``(hash, peer)`` acknowledgements, in one transaction."""
-        with self.transaction():
-            self._db.executemany(
-                "DELETE FROM outbox WHERE hash = ? AND peer = ?", [(d, p.raw) for d, p in acked]
-            )
-
     def drop_outbox(self, chat_id: bytes, peer: PeerId) -> None:
         with self._errors("update the outbox"):
             self._db.execute("DELETE FROM outbox WHERE chat_id = ? AND peer = ?", (chat_id, peer.raw))
