@@ -65,18 +65,23 @@ def test_every_other_answer_is_encoded_in_full() -> None:
 async def test_a_fan_out_neither_encodes_nor_decodes_a_stored_ack(
     tmp_path: Path, autojump_clock: MockClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Seven members store five messages: 35 acks, none decoded by the author nor encoded by a member."""
+    """Seven members store five messages: 35 ``stored`` acks, none decoded by the author nor encoded by a
+    member (a member that got a message by sync first answers ``duplicate``: that one is)."""
     decoded: list[Any] = []
     encoded: list[Any] = []
     real_decode, real_encode = delivery.decode_control, delivery.encode_control
 
     def counting_decode(data: bytes, expected: type) -> Any:
-        decoded.append(expected)
-        return real_decode(data, expected)
+        value = real_decode(data, expected)
+        decoded.append(value)
+        return value
 
     def counting_encode(body: Any) -> bytes:
         encoded.append(body)
         return real_encode(body)
+
+    def stored(values: list[Any]) -> list[Any]:
+        return [v for v in values if isinstance(v, ChatAck) and v.status == ACK_STORED]
 
     net = MemoryNetwork()
     with trio.fail_after(600):  # virtual seconds
@@ -91,7 +96,8 @@ async def test_a_fan_out_neither_encodes_nor_decodes_a_stored_ack(
                 await author.wait_until(lambda: author.store.outbox_size() == 0)
             for _, chats in members:
                 await wait_count(chats, handle.chat_id, 5)
-    assert decoded == [] and encoded == []
+    assert stored(decoded) == [] and stored(encoded) == []
+    assert len(decoded) <= 2  # the odd duplicate, not one decode per ack
 
 
 async def test_an_ack_for_another_message_is_still_refused(
