@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any, ClassVar, TypeVar  # noqa: F401  (Body's ClassVar hints)
 
 from ioa_p2p.errors import SchemaError, SignatureError
-from ioa_p2p.history.bodies import MAX_MEMBERS, MAX_PARENTS, check_hash
+from ioa_p2p.history.bodies import HASH_LEN, MAX_MEMBERS, MAX_PARENTS, check_hash
 from ioa_p2p.identity import PeerId
+from ioa_p2p.wire.control import encode_control
 from ioa_p2p.wire.envelope import Envelope
 from ioa_p2p.wire.schema import Body, message_type
 
@@ -82,6 +83,34 @@ class ChatAck(Body):
             raise SchemaError("chat.ack lists too many missing hashes")
 
 
+def _stored_ack_parts() -> tuple[bytes, bytes]:
+    """The bytes of a ``stored`` ack frame before and after its hash (canonical CBOR is deterministic, and
+    the hash is the only part that varies)."""
+    marker = bytes(range(HASH_LEN))
+    frame = encode_control(ChatAck(hash=marker, status=ACK_STORED, missing=(), reason=""))
+    before, after = frame.split(marker)
+    return before, after
+
+
+_STORED_BEFORE, _STORED_AFTER = _stored_ack_parts()
+
+
+def stored_ack_frame(digest: bytes) -> bytes:
+    """The ``chat.ack`` control frame saying ``digest`` (a 32-byte message hash) is ``stored``: exactly
+    ``encode_control`` of that ack, assembled from its constant parts. A member answers most messages with
+    it, and a sender compares each ack it takes with it byte for byte before decoding anything else (equal
+    bytes are that ack: the encoding is canonical), so the common ack is neither encoded nor decoded."""
+    check_hash(digest, "chat.ack hash")
+    return _STORED_BEFORE + digest + _STORED_AFTER
+
+
+def encode_ack(ack: ChatAck) -> bytes:
+    """``ack`` as a control frame (:func:`stored_ack_frame` for the common ``stored`` answer)."""
+    if ack.status == ACK_STORED and len(ack.hash) == HASH_LEN and not ack.missing and not ack.reason:
+        return stored_ack_frame(ack.hash)
+    return encode_control(ack)
+
+
 @message_type("chat.sync_req", 1)
 class SyncRequest(Body):
     """Pull request: "I hold every message of ``authors[i]`` up to ``seqs[i]``; send the rest"."""
@@ -143,4 +172,6 @@ __all__ = [
     "SyncBatch",
     "SyncRequest",
     "check_author",
+    "encode_ack",
+    "stored_ack_frame",
 ]

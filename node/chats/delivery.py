@@ -5,6 +5,11 @@ chat rules, **persists**, then answers one ``chat.ack`` control frame per messag
 worker per peer delivers until acknowledged, retrying with exponential backoff (with jitter); a
 reconnect wakes it early. ``missing`` acks make the sender push the parents first; an
 ``unknown-chat`` ack re-invites a member that never answered its invitation.
+
+What a message's fan-out costs the sender per member is kept to the frame and its ack: one deadline
+bounds a batch's send and its acks together, and the usual ack (``stored``) is neither encoded by the
+member nor decoded by the sender: it is assembled from its constant bytes and the hash, and compared
+byte for byte (:func:`~ioa_p2p.history.frames.stored_ack_frame`; any other answer is decoded and checked).
 """
 
 from __future__ import annotations
@@ -31,6 +36,8 @@ from ioa_p2p.history.frames import (
     ACK_STORED,
     ACK_UNKNOWN_CHAT,
     ChatAck,
+    encode_ack,
+    stored_ack_frame,
 )
 from ioa_p2p.identity import PeerId
 from ioa_p2p.node.chats.streams import ACK_TIMEOUT, make_ack, open_within, send, within
@@ -116,8 +123,9 @@ class ChatDelivery:
     async def _deliver_batch(
         self, stream: FramedStream, peer: PeerId, items: list[tuple[bytes, bytes]]
     ) -> bool:
-        """Send ``items`` and take their acks; True when every one was acknowledged done (its outbox
-        row deleted), False when some stay queued (missing parents pushed first, a re-invitation)."""
+        """Send ``items`` and take their acks, within one deadline; True when every one was acknowledged
+        done (its outbox row deleted), False when some stay queued (missing parents pushed first, a
+        re-invitation)."""
         frames, sent = [], []
         for chat_id, digest in items:
             raw = self.store.message_raw(digest)
@@ -125,11 +133,15 @@ class ChatDelivery:
                 continue
             frames.append(raw)
             sent.append((chat_id, digest))
-        await send(stream, *frames)
         done: list[bytes] = []
-        with within(ACK_TIMEOUT, f"acknowledgements from {peer}"):
+        with within(ACK_TIMEOUT, f"delivering to {peer} and taking its acknowledgements"):
+            await stream.send_many(frames)
             for chat_id, digest in sent:
-                ack = decode_control(await stream.receive(), ChatAck)
+                data = await stream.receive()
+                if data == stored_ack_frame(digest):  # the usual answer, known byte for byte
+                    done.append(digest)
+                    continue
+                ack = decode_control(data, ChatAck)
                 if ack.hash != digest:
                     raise ProtocolViolation(f"{peer} acknowledged the wrong message")
                 await self._on_ack(peer, chat_id, digest, ack, done)
@@ -189,7 +201,7 @@ class ChatDelivery:
                 stream.count_refusal()
                 continue
             ack = self.chats.accept(env, env.hash, stream.remote, len(data))
-            await send(stream, encode_control(ack))
+            await send(stream, encode_ack(ack))
 
 
 def _added_by(hist: ChatHistory, peer: PeerId) -> bytes | None:
