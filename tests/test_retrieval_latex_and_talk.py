@@ -191,3 +191,31 @@ async def test_a_price_on_a_flyer_is_found_under_its_column_caption(tmp_path: Pa
     (docs / "supper-ocr.txt").write_text(FLYER)
     result = await ask(hashing_adapter(docs), "What does a trifle cost at the Knott End harvest supper?")
     assert result.ok and result.data["value"].get("value") == 6, result.text
+
+
+TERMS = """HOLMFIRTH SCOOTERS - RULES OF HIRE
+1. Prices
+1.1 Unlocking costs EUR 1.00, then EUR 0.20 per
+    minute.
+1.2 Day pass: EUR 9.00 for rides of up to 30 minutes each.
+2. Returns
+2.1 A scooter left outside a bay: EUR 15.00.
+2.2 Exception to 2.1: no fee when every bay within 300 metres is full.
+"""
+
+
+def test_numbered_terms_read_as_one_item_per_clause() -> None:
+    lines = readable("rules.txt", TERMS).split("\n")
+    assert lines[1] == "## 1. Prices" and lines[5] == "## 2. Returns"
+    assert lines[2] == "- 1.1 Unlocking costs EUR 1.00, then EUR 0.20 per"
+    assert lines[3] == "    minute."  # the clause's continuation stays under it
+    assert lines[4].startswith("- 1.2 Day pass")
+    assert readable("notes.txt", "1.1 one\n1.2 two\nplain") == "1.1 one\n1.2 two\nplain"  # too few clauses
+
+
+async def test_a_clause_is_a_fact_of_its_own(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "holmfirth-rules.txt").write_text(TERMS)
+    result = await ask(hashing_adapter(docs), "How much is a Holmfirth scooter day pass?")
+    assert result.ok and result.data["value"].get("value") == 9, result.text

@@ -31,6 +31,8 @@ tables, the typed records) works on them unchanged:
   a speaker): a list item per turn, money said in words signed (conversation.py).
 - **Laid-out notices** (plain text, most lines indented, many with wide gaps: an OCR'd flyer): side-by-side
   columns as captioned lines, gaps as ``;`` (layout.py).
+- **Numbered terms** (plain text, four or more lines opening with ``3.1``-style numbers): a list item per
+  clause, ``3. Prices`` a heading (clauses.py).
 
 JSON and HTML are rendered anew, so their citations count the rendered lines. A file that does not parse is
 read as it is.
@@ -44,6 +46,7 @@ from html.parser import HTMLParser
 from typing import Any
 
 from ioa_p2p.adapters.retrieval.calendar_ics import ICS_FORMATS, render_ics
+from ioa_p2p.adapters.retrieval.clauses import render_clauses
 from ioa_p2p.adapters.retrieval.conversation import render_conversation
 from ioa_p2p.adapters.retrieval.latex import LATEX_FORMATS, render_latex
 from ioa_p2p.adapters.retrieval.layout import render_layout
@@ -130,6 +133,9 @@ def readable(path: str, text: str) -> str:
     notice = render_layout(suffix, text)  # flyers and posters laid out with spaces (layout.py)
     if notice is not None:
         return notice
+    terms = render_clauses(suffix, text)  # numbered terms: a list item per clause (clauses.py)
+    if terms is not None:
+        return terms
     rendered = render_markup(suffix, text)  # AsciiDoc, Org, MediaWiki, recfile, XML (markup.py)
     return text if rendered is None else rendered
 
