@@ -219,3 +219,16 @@ async def test_a_clause_is_a_fact_of_its_own(tmp_path: Path) -> None:
     (docs / "holmfirth-rules.txt").write_text(TERMS)
     result = await ask(hashing_adapter(docs), "How much is a Holmfirth scooter day pass?")
     assert result.ok and result.data["value"].get("value") == 9, result.text
+
+
+async def test_the_amount_for_a_group_named_after_it_is_the_groups(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "larkfield-club.md").write_text(
+        "# Larkfield Chess Club\n\nMembership this season is £45, or £20 for juniors and students.\n"
+    )
+    adapter = hashing_adapter(docs)
+    result = await ask(adapter, "What is Larkfield chess club membership for juniors?")
+    assert result.ok and result.data["value"].get("value") == 20, result.text
+    result = await ask(adapter, "How much is Larkfield Chess Club membership this season?")
+    assert result.ok and result.data["value"].get("value") == 45, result.text
