@@ -11,6 +11,7 @@ from pathlib import Path
 from ioa_p2p.adapters.retrieval.conversation import render_conversation, spoken_money, with_years
 from ioa_p2p.adapters.retrieval.formats import readable
 from ioa_p2p.adapters.retrieval.latex import looks_like_latex, render_latex
+from ioa_p2p.adapters.retrieval.layout import clock_times
 from ioa_p2p.adapters.retrieval.qualifiers import unnamed_qualifiers
 from ioa_p2p.adapters.retrieval.tables import table_at
 
@@ -176,7 +177,7 @@ def test_a_laid_out_flyer_reads_as_captioned_columns_line_for_line() -> None:
     assert len(lines) == len(FLYER.split("\n")) - 1  # line for line (the last newline aside)
     assert "- Mains: hotpot £9; veggie pie £8.50" in lines  # the left column under its caption
     assert "- Puddings: crumble £4; trifle (serves 2) £6" in lines
-    assert "- doors 6pm; food 7pm" in lines  # one line's gap
+    assert "- doors 6:00 pm; food 7:00 pm" in lines  # one line's gap; informal times as clock times
     assert "- Ticket For Four (2 ad + 2 ch) £25" in lines  # a priced line in capitals is no caption
     assert "raffle" in out and not any(line.startswith(" ") for line in lines)
     assert (
@@ -232,3 +233,10 @@ async def test_the_amount_for_a_group_named_after_it_is_the_groups(tmp_path: Pat
     assert result.ok and result.data["value"].get("value") == 20, result.text
     result = await ask(adapter, "How much is Larkfield Chess Club membership this season?")
     assert result.ok and result.data["value"].get("value") == 45, result.text
+
+
+def test_informal_times_of_day_read_as_clock_times() -> None:
+    assert clock_times("gates 11am, racing 3pm & 4.30pm, talk 10 a.m.") == (
+        "gates 11:00 am, racing 3:00 pm & 4:30 pm, talk 10:00 am"
+    )
+    assert clock_times("1.5 pm of rain, £5pm, 13pm, 10-4") == "1.5 pm of rain, £5pm, 13pm, 10-4"

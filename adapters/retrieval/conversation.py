@@ -12,6 +12,7 @@ that open with a time stamp or a chat date and a speaker's name) and rendered li
   indented, under it;
 - money said in words, as speech recognition writes it (``75 pounds``, ``a 30 pound fee``,
   ``12 euros``, ``40 quid``), with its sign (``£75``, ``EUR 12``) so it reads as a price;
+- a time of day written informally (``7.30pm``) a clock time (``7:30 pm``, layout.py);
 - in a chat export, a date said without its year (``Sat 7 Nov``, ``FRIDAY 11 Dec``) given the year of
   its first occurrence on or after the message's own date (``7 Nov 2026`` in a message of 2 September
   2026; ``10 Jan 2027`` in one of December 2026), so it reads as a date;
@@ -25,6 +26,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from ioa_p2p.adapters.retrieval.layout import clock_times
 from ioa_p2p.planning.values import MONTHS
 
 #: the suffixes whose text is tested for a conversation (other formats have their own structure)
@@ -56,7 +58,7 @@ def render_conversation(suffix: str, text: str) -> str | None:
     for line in lines:
         turn = pattern.match(line)
         if turn:
-            said = spoken_money(turn.group("said"))
+            said = clock_times(spoken_money(turn.group("said")))
             sent = _day_of(turn.groupdict().get("day") or "")
             out.append(f"- {turn.group('who')}: {with_years(said, sent) if sent else said}".rstrip())
             in_turn = True

@@ -19,6 +19,7 @@ by content (most lines indented and centred, many with wide gaps inside, no pipe
   with ``; `` (a piece that continues an open bracket or a trailing comma with a space); blank lines
   fill the rest of the paragraph so later lines keep their numbers;
 - any other line is stripped of its indent and ornaments (``* ~ !!``) and its gaps become ``; ``;
+- a time of day written informally (``2pm``, ``4.30pm``) a clock time (``2:00 pm``);
 - every line is then a fact of its own, a list item (a flyer's lines are no sentences; read as one
   paragraph they would run together), its capitals in case when it holds a value (``Family Ticket ...
   £10`` is no section caption); a caption alone (``ENTRY``) stays as it is.
@@ -116,7 +117,16 @@ def _centre(piece: tuple[int, str]) -> float:
 
 
 def _clean(text: str) -> str:
-    return re.sub(r"\s{2,}", " ", _ORNAMENT.sub("", text)).strip()
+    return clock_times(re.sub(r"\s{2,}", " ", _ORNAMENT.sub("", text)).strip())
+
+
+_INFORMAL_TIME = re.compile(r"(?<![\d.:£$€])\b(1[0-2]|0?[1-9])(?:[.:]([0-5]\d))?\s?([ap])\.?m\b\.?", re.I)
+
+
+def clock_times(text: str) -> str:
+    """Times of day written informally ("2pm", "4.30pm", "11 a.m.") as clock times ("2:00 pm", "4:30 pm",
+    "11:00 am"), the form a "what time" question is answered in."""
+    return _INFORMAL_TIME.sub(lambda m: f"{m.group(1)}:{m.group(2) or '00'} {m.group(3).lower()}m", text)
 
 
 def _column(texts: list[str]) -> str:
