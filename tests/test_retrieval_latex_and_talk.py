@@ -14,6 +14,8 @@ from ioa_p2p.adapters.retrieval.latex import looks_like_latex, render_latex
 from ioa_p2p.adapters.retrieval.layout import clock_times
 from ioa_p2p.adapters.retrieval.qualifiers import unnamed_qualifiers
 from ioa_p2p.adapters.retrieval.tables import table_at
+from ioa_p2p.adapters.retrieval.tariff import charged
+from ioa_p2p.planning.values import Value
 
 from .test_retrieval import ask, hashing_adapter
 
@@ -240,3 +242,10 @@ def test_informal_times_of_day_read_as_clock_times() -> None:
         "gates 11:00 am, racing 3:00 pm & 4:30 pm, talk 10:00 am"
     )
     assert clock_times("1.5 pm of rain, £5pm, 13pm, 10-4") == "1.5 pm of rain, £5pm, 13pm, 10-4"
+
+
+def test_a_fine_or_how_much_asks_a_charge() -> None:
+    money = Value.of_number(5.0, "EUR")
+    assert charged("What's the daily overdue fine on an e-reader?", money)
+    assert charged("How much per minute is a cargo bike?", money)
+    assert not charged("How much per minute is a cargo bike?", Value.of_number(5.0, "min"))
