@@ -12,6 +12,7 @@ from ioa_p2p.adapters.retrieval.calendar_ics import render_ics
 from ioa_p2p.adapters.retrieval.formats import readable
 from ioa_p2p.adapters.retrieval.ruled_tables import render_ruled
 from ioa_p2p.adapters.retrieval.sql_dump import looks_like_sql, render_sql
+from ioa_p2p.planning.answer_types import answer_type
 
 from .test_retrieval import ask, hashing_adapter
 
@@ -142,3 +143,36 @@ async def test_a_row_of_a_fixed_width_report_is_found_by_its_name(tmp_path: Path
     (docs / "heat-report.txt").write_text(REPORT)
     result = await ask(hashing_adapter(docs), "How many kWh did St Bride Parish Halls use this winter?")
     assert result.ok and result.data["value"].get("value") == 1950, result.text
+
+
+async def test_a_rows_key_is_never_its_figure_and_a_bill_is_its_total(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "heat-report.txt").write_text(REPORT)
+    result = await ask(hashing_adapter(docs), "How much does Okonjo pay for the winter readings?")
+    assert result.ok and result.data["value"].get("value") == 98.1, result.text  # not the account 400112
+
+
+BANDS = """# Coldharbour Parish - Parish Charges 2027
+
+Band | Property value | Ratio to Band D | Annual charge
+---- | -------------- | --------------- | -------------
+C | £52,001 to £68,000 | 8/9 | £212.40
+D | £68,001 to £88,000 | 9/9 | £238.95
+
+The Hayloft (a barn loft, 48 m²) seats 30; the Mill Room seats 12.
+"""
+
+
+async def test_a_tax_is_money_and_square_metres_are_no_count(tmp_path: Path) -> None:
+    assert answer_type("How many square metres is the Hayloft?").units == ("m²",)
+    assert answer_type("How many cubic metres does the tank hold?").units == ("m³",)
+    assert "GBP" in answer_type("What is the Band C parish tax for 2027?").units
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "charges.md").write_text(BANDS)
+    adapter = hashing_adapter(docs)
+    result = await ask(adapter, "What is the Band C parish tax at Coldharbour?")  # the charge, not the value
+    assert result.ok and result.data["value"].get("value") == 212.4, result.text
+    result = await ask(adapter, "How many square metres is the Coldharbour Hayloft?")
+    assert result.ok and result.data["value"].get("value") == 48, result.text

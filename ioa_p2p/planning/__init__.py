@@ -99,6 +99,8 @@
   share per unit with a floor, the classes exempt; applied to an amount or a quantity as an expression
 - ``rule_bands.py`` the range a band row holds ("11 to 15.9 kg", "over 20") and the one threshold a rule's
   sentence states for where it applies ("Upland gardens (above 200 m)")
+- ``own_clause.py`` the clause of a rule's sentence that states its own percentage: a concession table read
+  as one sentence gives each row's percentage the words of its row, not every row's (the condition checked)
 - ``rule_step.py`` a step that applies a rule the documents name to an earlier value ("take the Valley
   Railcard discount off it": ``rule(v1)``, read from the value's own document or refused by name); a
   charge on the terms its own sentence states; a rule whose condition the question's quantity meets

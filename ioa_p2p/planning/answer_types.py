@@ -85,6 +85,8 @@ ATTRIBUTE_UNITS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
             "credit",
             "surcharge",
             "bill",
+            "tax",
+            "taxes",
             "charges",
             "prices",
         ),
@@ -146,10 +148,10 @@ def answer_type(question: str) -> AnswerType:
         return AnswerType("name")  # "what does code E42 mean?": its meaning, in words
     if re.search(r"\bwhich version\b|\bversion\b", q):
         return AnswerType("version")
-    many = re.search(r"\bhow many ([\w-]+)|\bnumber of ([\w-]+)", q)
+    many = re.search(r"\bhow many ((?:square |cubic |sq\.? )?[\w-]+)|\bnumber of ([\w-]+)", q)
     if many:
         word = (many.group(1) or many.group(2)).lower()
-        unit = ALIASES.get(word, "")
+        unit = ALIASES.get(word, "") or area_or_volume(word)  # "how many square metres": m², no count
         if unit in TIME_UNITS:
             return AnswerType("duration", (unit,), per)
         if unit:
@@ -189,6 +191,15 @@ def answer_type(question: str) -> AnswerType:
     if named and ALIASES.get(named.group(1)) and ALIASES[named.group(1)] not in units:
         units = (ALIASES[named.group(1)],)
     return AnswerType("number", units, per)
+
+
+def area_or_volume(words: str) -> str:
+    """``square metres`` -> m², ``cubic metres`` -> m³, ``square feet`` -> ft²; "" for anything else."""
+    power, _, base = words.partition(" ")
+    base_unit = ALIASES.get(base, "")
+    if not base_unit or base_unit not in ("m", "cm", "mm", "km", "ft", "feet", "in", "yd"):
+        return ""
+    return base_unit + ("²" if power.startswith(("square", "sq")) else "³")
 
 
 _IN_UNIT = re.compile(r"\bin ([a-zµ°%³²]{2,})\b")
@@ -324,6 +335,7 @@ __all__ = [
     "TIME_UNITS",
     "AnswerType",
     "answer_type",
+    "area_or_volume",
     "attribute_units",
     "request_act",
 ]

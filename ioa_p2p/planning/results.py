@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ioa_p2p.planning.answer_types import answer_type, hour_or_day
+from ioa_p2p.planning.answer_types import answer_type, area_or_volume, hour_or_day
 from ioa_p2p.planning.compose import shifts_a_date
 from ioa_p2p.planning.dimensions import mismatch
 from ioa_p2p.planning.missing import Missing
@@ -156,8 +156,11 @@ def typed_fit(step: PlanStep, value: Value) -> bool:
 
 
 def _counts(question: str) -> bool:
-    m = re.search(r"\bhow many ([\w-]+)|\bnumber of ([\w-]+)", question, re.I)
-    return m is not None and (m.group(1) or m.group(2)).lower() not in ALIASES
+    m = re.search(r"\bhow many ((?:square |cubic |sq\.? )?[\w-]+)|\bnumber of ([\w-]+)", question, re.I)
+    if m is None:
+        return False
+    word = (m.group(1) or m.group(2)).lower()
+    return word not in ALIASES and not area_or_volume(word)  # "how many square metres": no count
 
 
 __all__ = [

@@ -36,6 +36,7 @@ import re
 from ioa_p2p.planning.answer_types import answer_type
 from ioa_p2p.planning.doc_facts import convert, singular, unit_word
 from ioa_p2p.planning.missing import names_another
+from ioa_p2p.planning.own_clause import own_clause
 from ioa_p2p.planning.quantities import Quantity
 from ioa_p2p.planning.records import CAPACITY, PERCENT, RATE, SURCHARGE, VAT, DocRecords, DocRule
 from ioa_p2p.planning.rule_apply import (
@@ -233,7 +234,7 @@ def modifiers(rules: list[DocRule], words: frozenset[str], weight: dict[str, flo
         if banded and any(_holds(r, g) for g in givens):
             out.append(r)
             continue
-        subject = _subject(r.when)
+        subject = _subject(own_clause(r.when, r.number) if kind == PERCENT else r.when)  # its own row's words
         if fit_of(subject & words - rule_words(rate) - GENERIC, weight) >= 0.5:
             out.append(r)
     return out
