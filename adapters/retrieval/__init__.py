@@ -8,6 +8,9 @@
 - ``sql_dump.py`` SQL dumps: CREATE TABLE / INSERT rows as pipe tables, comments as prose (pure)
 - ``calendar_ics.py`` iCalendar events: date, time, duration, repetition and last date as fields (pure)
 - ``ruled_tables.py`` fixed-width reports: columns a rule line of dash runs marks, as pipe tables (pure)
+- ``latex.py``    LaTeX sources: sections, tabulars as pipe tables, list items, comments dropped (pure)
+- ``conversation.py`` call transcripts and chat exports: a list item per turn, spoken money signed, a chat's
+  year-less dates given their year (pure)
 - ``text_sniff.py`` a file of an unlisted suffix read when its first bytes are UTF-8 text
 - ``chunks.py``   documents cut into cited passages along their structure (pure)
 - ``passage_scores.py`` a passage's score for a query: cosine blended with keyword overlap (pure)

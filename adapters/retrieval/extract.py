@@ -218,6 +218,12 @@ def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
         asked = {stem(noun.group(1).lower())} if noun else scorer.q_terms
         for header, cell in fact.cells[1:]:
             words = terms(header) - {"name"}
+            if (
+                _WHO_COLUMN.fullmatch(header.strip())
+                and re.search(r"\bwho\b", question, re.I)
+                and cell.strip()
+            ):
+                return Value.of_text(cell.strip())  # an action list's "who" column: the person it names
             if words & asked and re.search(r"[A-Za-z]{2}", cell) and not numbers_in(cell):
                 return Value.of_text(cell.strip())
         key = fact.cells[0][1].strip()
@@ -246,6 +252,7 @@ def _name_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
     return Value.of_text(closest(list(names), text, scorer)[2].strip())
 
 
+_WHO_COLUMN = re.compile(r"(?:by )?who(?:m)?|owner|responsible|assigned(?: to)?|action by|lead", re.I)
 _CODE_OF = re.compile(r"\b([A-Z]{2,6})-\d[\w.-]*\b")
 
 

@@ -84,7 +84,8 @@ def facts_of(
     while i < len(lines):
         line = lines[i]
         stripped = line.strip()
-        if not stripped or stripped.startswith("#") or is_caption(line):
+        titled = stripped.startswith("#") and not ("|" in stripped and table_at(lines, i))  # "# | who"
+        if not stripped or titled or is_caption(line):
             if stripped:  # a heading, or a plain-text caption ("GREEN COFFEE"): what follows is about it
                 block_header = stripped.lstrip("# ")
                 out.append(Fact(path, start_line + i, block_header, context0, kind="heading"))

@@ -25,6 +25,14 @@ tables, the typed records) works on them unchanged:
   table line for line (ruled_tables.py).
 - **iCalendar** (``.ics``): each event under its summary, its date, time, duration, repetition and last
   date as ``key: value`` lines, its description as prose (calendar_ics.py).
+- **LaTeX** (``.tex``, or a ``.txt`` whose content is LaTeX): sections as headings, ``tabular`` as pipe
+  tables, ``\\item`` as list items, comments dropped, line for line (latex.py).
+- **Call transcripts and chat exports** (plain text whose lines open with a time stamp or a chat date and
+  a speaker): a list item per turn, money said in words signed (conversation.py).
+- **Laid-out notices** (plain text, most lines indented, many with wide gaps: an OCR'd flyer): side-by-side
+  columns as captioned lines, gaps as ``;`` (layout.py).
+- **Numbered terms** (plain text, four or more lines opening with ``3.1``-style numbers): a list item per
+  clause, ``3. Prices`` a heading (clauses.py).
 
 JSON and HTML are rendered anew, so their citations count the rendered lines. A file that does not parse is
 read as it is.
@@ -38,6 +46,10 @@ from html.parser import HTMLParser
 from typing import Any
 
 from ioa_p2p.adapters.retrieval.calendar_ics import ICS_FORMATS, render_ics
+from ioa_p2p.adapters.retrieval.clauses import render_clauses
+from ioa_p2p.adapters.retrieval.conversation import render_conversation
+from ioa_p2p.adapters.retrieval.latex import LATEX_FORMATS, render_latex
+from ioa_p2p.adapters.retrieval.layout import render_layout
 from ioa_p2p.adapters.retrieval.mail import MAIL_FORMATS, render_mail
 from ioa_p2p.adapters.retrieval.markup import MARKUP_FORMATS, render_markup
 from ioa_p2p.adapters.retrieval.ruled_tables import render_ruled
@@ -47,7 +59,14 @@ LINE_FORMATS = frozenset({".yaml", ".yml", ".ini", ".cfg", ".conf", ".toml"})
 RENDERED_FORMATS = frozenset({".json", ".html", ".htm"})
 #: every suffix this module renders (the retrieval's default ``extensions`` include them)
 STRUCTURED = (
-    LINE_FORMATS | RENDERED_FORMATS | MARKUP_FORMATS | MAIL_FORMATS | SQL_FORMATS | ICS_FORMATS | {".tsv"}
+    LINE_FORMATS
+    | RENDERED_FORMATS
+    | MARKUP_FORMATS
+    | MAIL_FORMATS
+    | SQL_FORMATS
+    | ICS_FORMATS
+    | LATEX_FORMATS
+    | {".tsv"}
 )
 MAX_DEPTH = 6  # headings: "#" to "######"
 
@@ -102,9 +121,21 @@ def readable(path: str, text: str) -> str:
     calendar = render_ics(suffix, text)  # iCalendar: events with dates, times, repetitions (calendar_ics.py)
     if calendar is not None:
         return calendar
+    latex = render_latex(suffix, text)  # LaTeX sources: sections, tabulars, lists (latex.py)
+    if latex is not None:
+        return latex
+    talk = render_conversation(suffix, text)  # call transcripts, chat exports: a turn per item
+    if talk is not None:
+        return talk
     ruled = render_ruled(suffix, text)  # fixed-width reports: columns marked by dash runs (ruled_tables.py)
     if ruled is not None:
         return ruled
+    notice = render_layout(suffix, text)  # flyers and posters laid out with spaces (layout.py)
+    if notice is not None:
+        return notice
+    terms = render_clauses(suffix, text)  # numbered terms: a list item per clause (clauses.py)
+    if terms is not None:
+        return terms
     rendered = render_markup(suffix, text)  # AsciiDoc, Org, MediaWiki, recfile, XML (markup.py)
     return text if rendered is None else rendered
 

@@ -251,11 +251,18 @@ def _in_own_segment(pool: Sequence[Found], text: str, scorer: Scorer) -> Found |
     def weight(words: set[str]) -> float:
         return sum(scorer.idf.get(t, 0.0) for t in sorted((words - shared) & scorer.q_terms))
 
-    scored = [(weight(before) + 0.5 * weight(after), f) for before, after, f in owned]
+    # "£65, or £40 for students": words after "for" name the item its number is for, as a label before does
+    scored = [
+        (weight(before) + (1.0 if _FOR.match(text, f.end) else 0.5) * weight(after), f)
+        for before, after, f in owned
+    ]
     scored.sort(key=lambda x: -x[0])
     if scored[0][0] > 0 and scored[0][0] > scored[1][0]:
         return scored[0][1]
     return None
+
+
+_FOR = re.compile(r"\s*(?:each\s+|a\s+head\s+)?for\s+(?!the\s+first\b|up\s+to\b|\d)", re.I)
 
 
 def _after_names(pool: Sequence[Found], text: str, scorer: Scorer) -> Found | None:

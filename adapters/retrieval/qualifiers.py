@@ -23,6 +23,8 @@ none of the forms of one of the question's qualifiers:
 - a **group** ("a Standard member") when the answering fact is limited to another group the question does
   not name ("Gold members may instead ...") and the document tells the groups apart (a key line
   "Standard: ..." or "Standard members ...");
+- a group the asker says they are **outside of** ("I'm not a member", "a non-resident") when the
+  answering fact is limited to it ("£295 for members only", "members' rate only");
 - a **calendar date** (day and month) when the document is a calendar (three or more of its lines open
   with a date) and states this one in none of its forms ("12 April" where the rows run from 1 to 7 April).
 
@@ -120,7 +122,25 @@ def unnamed_qualifiers(question: str, document: str, path: str = "", fact: str =
         + _other_days(question, fact)
         + _other_temps(question, fact)
         + _other_groups(question, fact, document)
+        + _excluded_group(question, fact)
     )
+
+
+#: the asker says they are outside a group: "I'm not a club member", "as a non-member", "non-residents"
+_NOT_IN = re.compile(r"\bnot (?:a |an |yet a )?(?:[a-z]+ )?([a-z]{4,}?)s?\b|\bnon-?\s?([a-z]{4,}?)s?\b", re.I)
+
+
+def _excluded_group(question: str, fact: str) -> list[Qualifier]:
+    """ "I'm not a club member; what would I pay?" answered by "costs £295 for members only": the fact is
+    limited to a group (``members only``, ``only for members``, ``members' rate only``) the question says
+    the asker is outside of."""
+    out: list[Qualifier] = []
+    for m in _NOT_IN.finditer(question):
+        noun = (m.group(1) or m.group(2)).lower()
+        limited = rf"\b{noun}s?'?(?:\s+(?:rate|price|fee)s?)?\s+only\b|\bonly\s+(?:for|to)\s+{noun}s\b"
+        if re.search(limited, fact, re.I) and not re.search(rf"\bnon-?\s?{noun}", fact, re.I):
+            out.append(Qualifier(m.group(0), "group", ()))
+    return out
 
 
 def _other_groups(question: str, fact: str, document: str) -> list[Qualifier]:

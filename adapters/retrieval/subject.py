@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier
-from ioa_p2p.adapters.retrieval.terms import CODE, STOP, stem, terms
+from ioa_p2p.adapters.retrieval.terms import CODE, STOP, stem, terms, weekdays_in
 from ioa_p2p.planning.values import ALIASES
 
 _FRAME_TEXT = """
@@ -49,6 +49,7 @@ PHRASE_WORDS = 4
 _SENTENCE = re.compile(r"(?<=[.?!])\s+(?=[A-Z(])")
 _CODE_SPAN = re.compile(r"`[^`]*`")
 _TOKEN = re.compile(r"[A-Za-z][\w'’-]*|\d[\d.,]*|[^\sA-Za-z\d]")
+_DAY_WORD = re.compile(r"week(?:day|end)s?")
 _ARTICLES = frozenset({"a", "an", "the", "one", "each", "every"})
 _SITUATION = re.compile(r"\b(?:i|i'm|i've|i'd|my|we|we're|we'd|we've|our|us)\b", re.IGNORECASE)
 
@@ -65,9 +66,15 @@ def unmentioned_subjects(question: str, document: str, path: str = "") -> list[Q
     used = terms(f"{document}\n{path.replace('-', ' ').replace('_', ' ').replace('/', ' ')}")
     prefixes = {t[:SHARED_PREFIX] for t in used if len(t) >= SHARED_PREFIX}
     missing = []
+    dated = bool(weekdays_in(document))  # it tells days apart: "weekday" / "weekend" are its terms
     for word in dict.fromkeys(asked):
         s = stem(word)
-        if s in used or (len(s) >= SHARED_PREFIX and s[:SHARED_PREFIX] in prefixes):
+        if (
+            dated
+            and _DAY_WORD.fullmatch(word.lower())
+            or s in used
+            or (len(s) >= SHARED_PREFIX and s[:SHARED_PREFIX] in prefixes)
+        ):
             continue
         missing.append(Qualifier(word, "subject", ()))
     return missing

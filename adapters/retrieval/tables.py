@@ -50,18 +50,31 @@ _BARE_DELIMITER = re.compile(r"^\s*:?-{2,}:?(?:\s*\|\s*:?-{2,}:?)+\s*\|?\s*$")
 def bare_pipe_table_at(lines: Sequence[str], i: int) -> Table | None:
     """A markdown pipe table written without its outer pipes ("Band | Ratio" over "---- | -----", as
     GitHub's markdown allows): the header at line i, its delimiter row right below, then the rows that
-    hold as many cells (a row with fewer or more ends the table)."""
-    if "|" not in lines[i] or i + 1 >= len(lines) or not _BARE_DELIMITER.match(lines[i + 1]):
+    hold as many cells (a row with fewer or more ends the table). Without a delimiter row (the action list
+    of minutes, a text export: "#  | what | who | by"), a header of short wordy cells over at least two rows
+    of as many cells, three columns or more."""
+    if "|" not in lines[i] or i + 1 >= len(lines):
         return None
     header = _bare_cells(lines[i])
-    if len(header) != len(_bare_cells(lines[i + 1])) or len(header) < 2:
+    ruled = _BARE_DELIMITER.match(lines[i + 1]) is not None
+    if ruled and len(header) != len(_bare_cells(lines[i + 1])) or len(header) < 2:
+        return None
+    if not ruled and not _plain_header(header, lines[i + 1 : i + 3]):
         return None
     rows: list[tuple[int, list[str]]] = []
-    j = i + 2
+    j = i + 2 if ruled else i + 1
     while j < len(lines) and "|" in lines[j] and len(cells := _bare_cells(lines[j])) == len(header):
         rows.append((j - i, cells))
         j += 1
     return (header, rows, j - i) if rows else None
+
+
+def _plain_header(header: list[str], below: Sequence[str]) -> bool:
+    """A pipe-separated line that heads a table with no delimiter row: three or more short cells without
+    digits (a cell may be "#"), and the two lines below hold as many cells each."""
+    if len(header) < 3 or any(len(c) > 30 or re.search(r"\d", c) for c in header):
+        return False
+    return len(below) == 2 and all("|" in b and len(_bare_cells(b)) == len(header) for b in below)
 
 
 def _bare_cells(line: str) -> list[str]:

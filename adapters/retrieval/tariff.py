@@ -261,7 +261,9 @@ def charged(question: str, value: Value) -> bool:
 
 
 _PRICE_WORDS = re.compile(
-    r"\b(?:cost|costs|price|pay|charge|charged|fee|fees|rate|bill|hire|come to|worth|claim|owe)\b", re.I
+    r"\b(?:cost|costs|price|pay|charge|charged|fee|fees|fine|fines|rate|bill|hire|come to|worth|"
+    r"claim|owe|how much)\b",
+    re.I,
 )
 
 
