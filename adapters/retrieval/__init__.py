@@ -5,6 +5,9 @@
 - ``formats.py``  YAML, INI, TOML, JSON and HTML files read as the text the rest understands (pure)
 - ``mail.py``     saved e-mail messages (.eml, .mbox): subject, sender, date and the decoded body (pure)
 - ``markup.py``   AsciiDoc, Org, MediaWiki, recfile and XML documents rendered as that text (pure)
+- ``sql_dump.py`` SQL dumps: CREATE TABLE / INSERT rows as pipe tables, comments as prose (pure)
+- ``calendar_ics.py`` iCalendar events: date, time, duration, repetition and last date as fields (pure)
+- ``ruled_tables.py`` fixed-width reports: columns a rule line of dash runs marks, as pipe tables (pure)
 - ``text_sniff.py`` a file of an unlisted suffix read when its first bytes are UTF-8 text
 - ``chunks.py``   documents cut into cited passages along their structure (pure)
 - ``passage_scores.py`` a passage's score for a query: cosine blended with keyword overlap (pure)

@@ -191,7 +191,7 @@ def is_caption(line: str) -> bool:
     s = line.strip()
     if not s or line[:1].isspace() or len(s) > MAX_CAPTION_CHARS or s[-1] in ".,;":
         return False
-    if re.search(r"\S\s{2,}\S", s):  # cells of a table row
+    if re.search(r"\S\s{2,}\S", s) or (s.startswith("|") and s.count("|") >= 3):  # cells of a table row
         return False
     letters = [c for c in re.sub(r"\([^)]*\)", "", s) if c.isalpha()]
     return len(letters) >= 4 and all(c.isupper() for c in letters)

@@ -317,6 +317,8 @@ def _cell_value(
     columns = [(h, c) for h, c in columns if not any(_names(c, w, n) for w, n in names)] or columns
     if wanted.kind == "count":  # "how many bags": a bare number, not the bag size
         columns = [(h, c) for h, c in columns if any(n.unit == "" for n in numbers_in(c))] or columns
+    if wanted.numeric and fact.cells and len(columns) > 1 and columns[0] == fact.cells[0]:
+        columns = columns[1:]  # "100256 | ELMSTEAD VILLAGE HALL | ...": the key names the row, not its figure
     if not columns:
         return None
     q_terms = scorer.q_terms
@@ -358,6 +360,8 @@ def _cell_value(
             score -= 0.5  # a price is asked: not a limit's column
         if money and re.search(r"\b(?:rates?|prices?|charges?|fees?|costs?|fares?|eur)\b|€", header, re.I):
             score += 1.0  # a price is asked: a column of prices
+        elif money and re.search(r"\b(?:total|amount|due|balance)\b", header, re.I):
+            score += 0.75  # or of what is charged in all ("TOTAL", "Amount due")
         other = unit_in_header(header, ALIASES)
         if money and other and other not in MONEY_UNITS and other != "cent":
             score -= 3.0  # "MIN. HIRE (hours)", "AREA (m2)": a quantity of another kind

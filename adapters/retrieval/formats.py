@@ -19,6 +19,12 @@ tables, the typed records) works on them unchanged:
   and tags dropped, entities decoded.
 - **E-mail** (``.eml``, ``.mbox``): the subject as a heading, sender and date, the decoded body
   (mail.py).
+- **SQL dumps** (``.sql``, or a ``.txt`` of ``INSERT``/``CREATE TABLE`` statements): each table's rows as a
+  pipe table under its name, comments as prose (sql_dump.py).
+- **Fixed-width reports** (plain text): a table whose columns a line of dash runs marks becomes a pipe
+  table line for line (ruled_tables.py).
+- **iCalendar** (``.ics``): each event under its summary, its date, time, duration, repetition and last
+  date as ``key: value`` lines, its description as prose (calendar_ics.py).
 
 JSON and HTML are rendered anew, so their citations count the rendered lines. A file that does not parse is
 read as it is.
@@ -31,13 +37,18 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
+from ioa_p2p.adapters.retrieval.calendar_ics import ICS_FORMATS, render_ics
 from ioa_p2p.adapters.retrieval.mail import MAIL_FORMATS, render_mail
 from ioa_p2p.adapters.retrieval.markup import MARKUP_FORMATS, render_markup
+from ioa_p2p.adapters.retrieval.ruled_tables import render_ruled
+from ioa_p2p.adapters.retrieval.sql_dump import SQL_FORMATS, render_sql
 
 LINE_FORMATS = frozenset({".yaml", ".yml", ".ini", ".cfg", ".conf", ".toml"})
 RENDERED_FORMATS = frozenset({".json", ".html", ".htm"})
 #: every suffix this module renders (the retrieval's default ``extensions`` include them)
-STRUCTURED = LINE_FORMATS | RENDERED_FORMATS | MARKUP_FORMATS | MAIL_FORMATS | {".tsv"}
+STRUCTURED = (
+    LINE_FORMATS | RENDERED_FORMATS | MARKUP_FORMATS | MAIL_FORMATS | SQL_FORMATS | ICS_FORMATS | {".tsv"}
+)
 MAX_DEPTH = 6  # headings: "#" to "######"
 
 _KEY_VALUE = re.compile(
@@ -85,6 +96,15 @@ def readable(path: str, text: str) -> str:
     mail = render_mail(suffix, text, _html_text)  # saved e-mail messages (mail.py)
     if mail is not None:
         return mail
+    dump = render_sql(suffix, text)  # SQL dumps: INSERT rows as tables (sql_dump.py)
+    if dump is not None:
+        return dump
+    calendar = render_ics(suffix, text)  # iCalendar: events with dates, times, repetitions (calendar_ics.py)
+    if calendar is not None:
+        return calendar
+    ruled = render_ruled(suffix, text)  # fixed-width reports: columns marked by dash runs (ruled_tables.py)
+    if ruled is not None:
+        return ruled
     rendered = render_markup(suffix, text)  # AsciiDoc, Org, MediaWiki, recfile, XML (markup.py)
     return text if rendered is None else rendered
 

@@ -29,6 +29,7 @@ from ioa_p2p.adapters.retrieval.validity import out_of_validity
 from ioa_p2p.planning.values import Value, dates_in
 
 CONTEXT_WEIGHT = 0.6
+_WORD = re.compile(r"[^\W\d_]{2,}")
 MAX_CANDIDATES = 40_000
 
 
@@ -61,6 +62,13 @@ def _own(r: Record) -> set[str]:
     return set(r.words)
 
 
+def _named(doc: Document, query: Query) -> frozenset[str]:
+    """The question's words that name the document itself ("at Oakridge" for "Oakridge fee table export"):
+    they choose the document, not a record in it: a record that repeats them ("Oakridge Care Cat") holds
+    them as every record of the document does, as its context."""
+    return frozenset(query.terms) & terms(f"{doc.title} {re.sub(r'[_./-]+', ' ', doc.path)}")
+
+
 def _context(r: Record, doc: Document) -> set[str]:
     """The words around a record: its section trail, a row's headers, its document's title and path."""
     return set(r.context)
@@ -86,15 +94,16 @@ def ranked(
         return []
     w = _Weights(query, [r for _, r in records])
     scored: list[tuple[float, TypedAnswer]] = []
+    named = {d.path: _named(d, query) for d in docs}
     for doc, r in records:
-        own, ctx = _own(r), _context(r, doc)
+        own, ctx = _own(r) - named[doc.path], _context(r, doc)
         base = sum(v * (1.0 if t in own else CONTEXT_WEIGHT if t in ctx else 0.0) for t, v in w.idf.items())
         base /= w.total
         if weights is not None:
             base *= weights.get(doc.path, 0.0)
         if base <= 0.05:
             continue
-        for c in _candidates(query, r, w, doc.currency)[:50]:
+        for c in _candidates(query, r, w, doc.currency, named[doc.path])[:50]:
             score = base * c.fit * (0.35 + 0.65 * c.near) * _adjust(query, r, c)
             if score > 0:
                 per = c.quantity.per if c.quantity else ""
@@ -161,9 +170,11 @@ def _same_per(a: str, b: str) -> bool:
 # --------------------------------------------------------------------------- candidates per record
 
 
-def _candidates(query: Query, r: Record, w: _Weights, currency: str) -> list[_Candidate]:
+def _candidates(
+    query: Query, r: Record, w: _Weights, currency: str, named: frozenset[str] | set[str] = frozenset()
+) -> list[_Candidate]:
     if r.kind == ROW:
-        return _row_candidates(query, r, w, currency)
+        return _row_candidates(query, r, w, currency, named)
     if r.kind == TERM and query.kind == "definition":
         near = w.share(terms(r.key))
         return [_Candidate(Value.of_text(r.value), 1.0, near, r.key)]
@@ -174,9 +185,11 @@ def _candidates(query: Query, r: Record, w: _Weights, currency: str) -> list[_Ca
     return _text_candidates(query, r.text, w, r.text, quantities=list(r.quantities))
 
 
-def _row_candidates(query: Query, r: Record, w: _Weights, currency: str) -> list[_Candidate]:
+def _row_candidates(
+    query: Query, r: Record, w: _Weights, currency: str, named: frozenset[str] | set[str] = frozenset()
+) -> list[_Candidate]:
     out = []
-    key_terms = terms(r.cells[0][1]) if r.cells else set()
+    key_terms = (terms(r.cells[0][1]) - named) if r.cells else set()  # "Oakridge Care Cat": not by "Oakridge"
     for n, (header, cell) in enumerate(r.cells):
         if not cell:
             continue
@@ -188,7 +201,8 @@ def _row_candidates(query: Query, r: Record, w: _Weights, currency: str) -> list
         qs = quantities_in(cell)
         if qs:
             q = qs[0]
-            priced = _header_words(header) or query.kind == "amount"  # "All fares in EUR": its price cells
+            # "All fares in EUR": its price cells, never a count in a text ("booster, 2 consultations")
+            priced = _header_words(header) or (query.kind == "amount" and len(_WORD.findall(cell)) <= 2)
             unit = q.unit or _header_unit(header) or (currency if priced else "")
             if (per and not q.per) or unit != q.unit:
                 q = Quantity(q.number, unit, q.text, q.start, q.end, q.per or per, q.per_amount, q.high)
@@ -225,7 +239,17 @@ def _header_unit(header: str) -> str:
     for word in re.findall(r"[a-z]{4,}", header.lower()):  # "Days of annual leave", "Weight in grams"
         if word in UNIT_ALIASES and word not in ("per", "each"):
             return UNIT_ALIASES[word]
+    last = header.strip().lower().rsplit(None, 1)[-1] if header.strip() else ""
+    if last in _HEADER_UNITS:  # a report's "USE M3", "ENERGY KWH", "WEIGHT KG"
+        return UNIT_ALIASES[last]
     return ""
+
+
+#: unit abbreviations a header may end with (no word of English: "in", "at", "day", "p" are not here)
+_HEADER_UNITS = frozenset((
+    "kg", "kgs", "ml", "m3", "m2", "m³", "m²", "sqm", "lb", "lbs", "kwh", "mwh", "wh", "kw", "km",
+    "cm", "mm", "eur", "usd", "gbp", "chf", "sek", "nok", "dkk", "jpy", "gb", "mb", "tb", "hrs",
+))  # fmt: skip
 
 
 def _header_per(header: str) -> str:
