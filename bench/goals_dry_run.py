@@ -47,6 +47,10 @@ e-mail, an escape rooms FAQ, a Markdown honey show schedule, a CSV observatory p
 (100 goals over 10 folders: AGM minutes with action items, an .ics calendar, a call transcript, a
 reStructuredText charges list, a fixed-width meter report, numbered terms with exceptions, a chat export,
 an OCR'd flyer, an SQL fee dump, a LaTeX fee sheet; ``bench/goal_suite_probe8/``), 20 of them to be refused.
+``--suite probe9 --split heldout`` is the ninth (100 goals over 10 folders: an electricity bill, a railway
+engineering notice, a school newsletter, a league rulebook with a fines schedule, a shipping manifest, an .srt
+subtitle file, an auction catalogue, a unified diff of a price file, a BBCode forum thread, a bank statement;
+``bench/goal_suite_probe9/``), 20 of them to be refused.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -113,6 +117,7 @@ SUITES = {
     "probe6": HERE / "goal_suite_probe6",
     "probe7": HERE / "goal_suite_probe7",
     "probe8": HERE / "goal_suite_probe8",
+    "probe9": HERE / "goal_suite_probe9",
 }
 
 

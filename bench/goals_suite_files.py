@@ -126,6 +126,9 @@ SUITES = {
     # the eighth blind probe: 100 goals over 10 folders in new styles, 20 to be refused
     # (absent values and near misses; bench/goal_suite_probe8/README.md)
     "probe8": Suite("probe8", HERE / "goal_suite_probe8", ("heldout",), False),
+    # the ninth blind probe: 100 goals over 10 folders in new styles, 20 to be refused
+    # (absent values and near misses; bench/goal_suite_probe9/README.md)
+    "probe9": Suite("probe9", HERE / "goal_suite_probe9", ("heldout",), False),
 }
 
 
