@@ -23,6 +23,12 @@ structure, not the wording:
   request and are dropped; other brackets ("(kWh)", "(aged 5-15)") stay, and clause splitting never
   cuts inside them.
 
+- a clause that **names the inputs it looks up** ("the charge for a classic bike (c) and an e-bike (e)",
+  "the soprano and alto counts as s and a") loses the names, and each value it is planned into is bound
+  to its name in order (:func:`input_marks`, :func:`bind_marks`);
+- a **leading question** that the clauses after it gather values for (a lookup verb, no reference back)
+  and answer with code is the request's purpose, no lookup of its own (:func:`purpose_dropped`).
+
 Operands of operations named in words (looked up or run first) are :mod:`~ioa_p2p.planning.operations`.
 """
 
