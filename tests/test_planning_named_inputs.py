@@ -110,3 +110,10 @@ def test_adding_two_values_nothing_found_yet_looks_each_up_first() -> None:
 def test_adding_onto_an_earlier_value_is_no_pair_of_lookups() -> None:
     plan = plan_request("Look up the Fellside Vets consultation fee. Add the out-of-hours surcharge to it.")
     assert [s.kind for s in plan.steps].count(LOOKUP) == 2  # the fee, the surcharge: not three
+
+
+def test_a_second_part_with_its_own_determiner_keeps_only_its_own_words() -> None:
+    assert split_lookup("Find the dog dental and the vaccination fees for a rescue") == [
+        "What is the dog dental fee for a rescue?",
+        "What is the vaccination fee for a rescue?",  # not "the dog vaccination fee"
+    ]

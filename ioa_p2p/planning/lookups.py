@@ -193,7 +193,8 @@ def _shared_plural(left: str, right: str) -> tuple[str, str] | None:
     cut = _NP_END.search(right)
     phrase, tail = (right[: cut.start()], right[cut.start() :]) if cut else (right, "")
     words = phrase.split()
-    words = words[1:] if words and re.fullmatch(r"the|its|their", words[0], re.I) else words
+    own_det = bool(words) and re.fullmatch(r"the|its|their", words[0], re.I) is not None
+    words = words[1:] if own_det else words
     if not own or len(own) > 3 or not words or re.search(r"[,;:]", left + phrase):
         return None
     head = _singular(words[-1])
@@ -212,7 +213,7 @@ def _shared_plural(left: str, right: str) -> tuple[str, str] | None:
     if not mods:
         return None
     first = [*prefix, *own, *mods[1:], head]
-    second = [*prefix, *own[:-1], *mods, head]
+    second = [*prefix, *([] if own_det else own[:-1]), *mods, head]  # "the microchip fees": its own words
     said = next((i for i, w in enumerate(mods) if w.endswith("'s")), None)
     if own[-1].endswith("'s") and said is not None:  # "the forklift driver's", "the warehouse operative's"
         first, second = [*prefix, *own, *mods[said + 1 :], head], [*prefix, *mods, head]
