@@ -119,7 +119,8 @@
 - ``salvage.py``  a lookup that found no single answer still feeds the derivation its typed records close
   (:func:`accepted_value`: what every driver asks of an attempt's result)
 - ``allowances.py`` a trip's daily allowance: its days, travel days and meals provided, on a handbook's rules
-- ``described.py`` values described in words where code or a calculation needs them (planned first, bound)
+- ``described.py`` values described in words where code or a calculation needs them (planned first, bound);
+  inputs named where they are looked up ("the A (a) and the B (b)"), a leading question code answers
 - ``operations.py`` operations whose operands are named in words ("multiply the X of A by 3": looked up
   first), clauses that restate an earlier value, "the one in ...", conversions of an earlier value
 - ``records.py``  a document's typed records and rules as the retrieval sends them (``data["records"]``, v1)

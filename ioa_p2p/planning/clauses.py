@@ -57,6 +57,7 @@ _DOT = "\u2024"
 _ABBREVIATION = re.compile(
     r"\b(?:No|Nr|Nos|St|Dr|Mr|Mrs|Ms|Fig|Vol|approx|incl|excl|e\.g|i\.e|vs|cf|ca|Co|Ltd|Inc|Jr|Sr|p|pp)"
     r"\.(?= \S)"
+    r"|(?<![\w.])[A-Z]\.(?= [A-Z][a-z]+(?:'|\u2019)s\b)"  # an initial: "M. Aldridge's readings"
 )
 #: Clauses after a natural question that only say how to work it out ("Look up both figures and give the
 #: percentage to two decimals."): the question's own steps do that.

@@ -16,7 +16,7 @@ import re
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
 from ioa_p2p.planning.lookups import words_of
 from ioa_p2p.planning.segment import looks_like_code, parses
-from ioa_p2p.planning.types import CODE, TASK, PlanStep
+from ioa_p2p.planning.types import CALC, CODE, LOOKUP, TASK, PlanStep
 
 #: Where a fenced code block was cut out of a request (its number in the request's blocks).
 MARK = "\u27e6code{}\u27e7"
@@ -58,6 +58,7 @@ def code_step(
     bindings += [(m.group(2), int(m.group(1)[1:])) for m in _BIND_TO.finditer(text)]
     bindings += [(m.group(2), int(m.group(1)[1:])) for m in _BIND_AS.finditer(text)]
     bindings += [b for b in _named_bindings(text, before) if b[0] not in {n for n, _ in bindings}]
+    explicit = bool(bindings)
     if bindings:  # "... and b to the cleaning fee" after a binding with its verb
         named = {b for b, _ in bindings}
         bindings += [
@@ -76,9 +77,19 @@ def code_step(
         pool = [n for n in refs if n not in {v for _, v in bindings}] or (
             [before[-1].index] if before and not bindings else []
         )  # an explicit binding ("with x set to the result") binds only what it names
-        for name, ref in zip(free, pool, strict=False):
+        by_words = (
+            matched_names(free, [s for s in before if s.index in pool])
+            if 1 < len(free) == len(set(pool)) == len(pool)
+            else None
+        )  # "run <code> with both": "rate" for the daily rate, "dep" for the deposit
+        for name, ref in by_words or zip(free, pool, strict=False):
             bindings.append((name, ref))
         unbound = [n for n in free if n not in {b for b, _ in bindings}]
+        if unbound and not explicit and len(refs) < len(free_names(block)):
+            recent = recent_bindings(free_names(block), before)  # "take the A (a) and the B (b), run ..."
+            if recent is not None:
+                bindings = [b for b in bindings if b[0] not in dict(recent)] + recent
+                unbound = []
         if unbound:  # never run code with a variable missing: the plan says which one has no value
             return PlanStep(
                 index, CODE, _short(clause), block, (), tuple(bindings), fmt="missing:" + ",".join(unbound)
@@ -90,6 +101,47 @@ def code_step(
         return PlanStep(index, TASK, clause, clause, tuple(refs))
     code, needs = generated
     return PlanStep(index, CODE, clause, code, needs, tuple((f"v{n}", n) for n in needs))
+
+
+def recent_bindings(names: list[str], before: list[PlanStep]) -> list[tuple[str, int]] | None:
+    """Each of the code's ``names`` bound to one of the last ``len(names)`` values (lookups or
+    calculations, the clause naming none): by the name the step's own words give it ("the classic bike's
+    charge (c)", "the soprano count as s"), else by a word of the step the name abbreviates ("prev" for
+    "the previous reading", "rate" for "the hourly rate"), one to one; a single name left over takes the
+    single step left over. None when any name stays unmatched or two names claim one step."""
+    recent = before[-len(names) :] if 1 < len(names) <= len(before) else []
+    if not recent or any(s.kind not in (LOOKUP, CALC) for s in recent):
+        return None
+    return matched_names(names, recent)
+
+
+def matched_names(names: list[str], recent: list[PlanStep]) -> list[tuple[str, int]] | None:
+    """Each of ``names`` bound to one of the steps ``recent`` by the words of the step (see
+    :func:`recent_bindings`), one to one; None when that does not bind every name."""
+    out: dict[str, int] = {}
+    for name in names:  # a name the step states for its value: "(c)", "as s"
+        hits = [s.index for s in recent if re.search(rf"\((?:`)?{name}(?:`)?\)|\bas `?{name}`?\b", s.text)]
+        if len(hits) == 1:
+            out[name] = hits[0]
+    for name in names:  # "curr" for "current", "rate" for "hourly rate": words of three letters or more
+        if name in out or len(name) < 3:
+            continue
+        low = name.lower()
+        hits = [
+            s.index
+            for s in recent
+            if s.index not in out.values()
+            and any(w.startswith(low) or (len(w) >= 4 and low.startswith(w)) for w in words_of(s.text))
+        ]
+        if len(hits) == 1:
+            out[name] = hits[0]
+    left = [n for n in names if n not in out]
+    rest = [s.index for s in recent if s.index not in out.values()]
+    if len(left) == 1 and len(rest) == 1:
+        out[left[0]] = rest[0]
+    if len(out) != len(names) or len(set(out.values())) != len(names):
+        return None
+    return [(n, out[n]) for n in names]
 
 
 _BIND_NAMED = re.compile(

@@ -23,6 +23,12 @@ structure, not the wording:
   request and are dropped; other brackets ("(kWh)", "(aged 5-15)") stay, and clause splitting never
   cuts inside them.
 
+- a clause that **names the inputs it looks up** ("the charge for a classic bike (c) and an e-bike (e)",
+  "the soprano and alto counts as s and a") loses the names, and each value it is planned into is bound
+  to its name in order (:func:`input_marks`, :func:`bind_marks`);
+- a **leading question** that the clauses after it gather values for (a lookup verb, no reference back)
+  and answer with code is the request's purpose, no lookup of its own (:func:`purpose_dropped`).
+
 Operands of operations named in words (looked up or run first) are :mod:`~ioa_p2p.planning.operations`.
 """
 
@@ -32,6 +38,7 @@ import re
 from collections.abc import Callable
 
 from ioa_p2p.planning.code import MARK_RE, free_names, inline_code
+from ioa_p2p.planning.literal import names_in
 from ioa_p2p.planning.lookups import words_of
 from ioa_p2p.planning.refs import resolve
 from ioa_p2p.planning.types import TASK, Plan, PlanStep
@@ -206,6 +213,62 @@ def _planned(desc: str, plan: Planner) -> tuple[PlanStep, ...] | None:
     return sub.steps
 
 
+_AS_NAMES = re.compile(
+    r",?\s+as\s+`?([A-Za-z_]\w*)`?((?:\s*(?:,|\band\b)\s*`?[A-Za-z_]\w*`?)*)"
+    r"(?=\s*(?:\([^()]*\))?\s*[.;,]?\s*$)"  # "... as s and a", "... as s and a (Pinefold)"
+)
+_PAREN_NAME = re.compile(r"\s*\(`?([A-Za-z_]\w*)`?\)")
+
+
+def input_marks(clause: str, inputs: set[str]) -> tuple[str, list[str]]:
+    """(``clause`` without the names it gives its values, those names in order) for a clause that names
+    the code inputs it looks up: "the classic bike's charge (c) and the e-bike's (e)", "take the soprano
+    and alto counts as s and a". Each value the clause is planned into is then bound to its name, in order;
+    a clause naming no input, or code, is returned as it is."""
+    if MARK_RE.search(clause) or not inputs:
+        return clause, []
+    marks = [m.group(1) for m in _PAREN_NAME.finditer(clause)]
+    if marks and all(n in inputs for n in marks) and len(set(marks)) == len(marks):
+        return _PAREN_NAME.sub("", clause), marks
+    tail = _AS_NAMES.search(clause)
+    if tail is not None:
+        names = [tail.group(1), *re.findall(r"[A-Za-z_]\w*", re.sub(r"\band\b", " ", tail.group(2)))]
+        if len(names) > 1 and all(n in inputs for n in names) and len(set(names)) == len(names):
+            return clause[: tail.start()] + clause[tail.end() :], names
+    return clause, []
+
+
+_GATHERS = re.compile(r"^(?:then\s+)?(?:take|look up|find|get|read|fetch|pull|use)\b", re.I)
+_BACK = re.compile(r"\b(?:it|that|this|these|those|them|the (?:answer|result))\b", re.I)
+
+
+def purpose_dropped(clauses: list[str], blocks: list[str]) -> list[str]:
+    """``clauses`` without a leading question that the clauses after it say how to answer: they gather its
+    values (a lookup verb, no reference back) and end in code that reads inputs ("What share of the choir
+    are sopranos? Take the soprano and alto counts as s and a and run <code>"). The question is the
+    purpose, not a value of its own: looked up, it would fetch a neighbour of what the code computes."""
+    if len(clauses) < 2 or not clauses[0].rstrip().endswith("?") or code_of(clauses[0], blocks) is not None:
+        return clauses
+    rest = clauses[1:]
+    if not _GATHERS.match(rest[0].strip()) or _BACK.search(MARK_RE.sub(" ", rest[0])):
+        return clauses
+    code = code_of(rest[-1], blocks)
+    if code is None or not free_names(code) or any(code_of(c, blocks) for c in rest[:-1]):
+        return clauses
+    names = [n for n in names_in(clauses[0]) if n not in MARK_RE.sub(" ", " ".join(rest))]
+    if names:  # "... to the Ashcombe AGM?": what the gathered values are about
+        rest[0] = f"{rest[0].rstrip(' .,')} ({', '.join(names)})"
+    return rest
+
+
+def bind_marks(marks: list[str], new: list[PlanStep], declared: dict[str, int]) -> None:
+    """The names :func:`input_marks` took from a clause bound, in order, to the values it was planned into
+    (``declared`` updated); nothing bound when the counts differ (the code then says which is missing)."""
+    values = [s for s in new if s.kind != TASK]
+    if marks and len(values) == len(marks):
+        declared.update({name: step.index for name, step in zip(marks, values, strict=True)})
+
+
 def hoist(
     clause: str,
     before: list[PlanStep],
@@ -265,6 +328,9 @@ __all__ = [
     "code_of",
     "drop_hints",
     "hoist",
+    "bind_marks",
+    "purpose_dropped",
+    "input_marks",
     "mask_brackets",
     "split",
     "unmask",

@@ -54,6 +54,10 @@ _IRREGULAR = {"children": "child", "people": "person", "men": "man", "women": "w
 
 def split_lookup(clause: str) -> list[str] | None:
     """Two lookup questions for a lookup of two values (see the module docstring), or None."""
+    trailing = re.search(r"\s*\(((?-i:[A-Z])[^()]*)\)\s*[.?]?\s*$", clause)  # "... counts (Pinefold)": both's
+    if trailing is not None:
+        pair = split_lookup(clause[: trailing.start()])
+        return [f"{q.rstrip('?')} ({trailing.group(1)})?" for q in pair] if pair else None
     topic, _, body = clause.rpartition(":") if re.search(r":\s*\w", clause) else ("", "", clause)
     lead = _SOURCE_LEAD.match(body.strip())  # "From Varrow's grade table take ...": where both are read
     source = f" in {lead.group(1)}" if lead is not None else ""
@@ -110,8 +114,36 @@ def split_lookup(clause: str) -> list[str] | None:
         and not any(_same_shape(n, m) for m in second_names)
     ]
     second = parts[1] + (f" ({', '.join(context)})" if context else "")
+    after = re.search(r" (?:of|for|in|from|on|at) ", parts[1])  # the second's subject, not its own kind
+    theirs = [n for n in names_in(parts[1]) if n not in own and n in parts[1][after.end() :]] if after else []
+    if not names_in(parts[0]) and theirs:
+        parts[0] += f" ({', '.join(theirs)})"  # "the length in days and the price of Youth Stage 1-2"
     about = topic.strip()
     return [_question(p + source, about) for p in (parts[0], second)]
+
+
+_ADD_TWO = re.compile(
+    r"^(?:then\s+|now\s+|first\s+)?(?:add(?: up)?|sum|total)\s+(?=(?:the|its|their)\b)(.+)$", re.I
+)
+_ONTO = re.compile(r"\b(?:to|onto|on to)\s+(?:it|that|this|them|the (?:result|total|answer))\b", re.I)
+
+
+def added_lookups(clause: str, index: int) -> list[PlanStep] | None:
+    """ "Add the Green and the Labour votes in Ward 3", "add up the adult and the child permit prices": two
+    values the request names but no earlier step gives, a lookup each (as :func:`split_lookup` splits "find
+    the A and the B"), then their sum. None when the clause adds to an earlier value ("add it to ...")."""
+    m = _ADD_TWO.match(clause.strip().rstrip(" .?"))
+    if m is None or _ONTO.search(clause) or re.search(r"\b(?:to|from)\s+the\b", m.group(1), re.I):
+        return None
+    pair = split_lookup(f"Find {m.group(1)}")
+    if pair is None:
+        return None
+    a, b = index, index + 1
+    return [
+        PlanStep(a, LOOKUP, pair[0].rstrip("?"), pair[0]),
+        PlanStep(b, LOOKUP, pair[1].rstrip("?"), pair[1]),
+        PlanStep(b + 1, CALC, clause.strip(), f"v{a} + v{b}", (a, b)),
+    ]
 
 
 def time_asked(steps: Sequence[PlanStep]) -> list[PlanStep]:
@@ -156,12 +188,13 @@ def _shared_plural(left: str, right: str) -> tuple[str, str] | None:
     ("the junior season" and "the junior day permit prices": "the junior season permit price"). None when
     the left part is a noun phrase of its own ("the deposit and the monthly fees") or the right part has no
     plural head of values."""
-    det = re.match(r"(?:the|its|their)\s+|(?-i:[A-Z][\w&-]*(?: [A-Z0-9][\w&-]*)*)'s\s+", left, re.I)
+    det = re.match(r"(?:the|its|their)\s+|(?-i:[A-Z][\w&.-]*(?: [A-Z0-9][\w&-]*)*)'s\s+", left, re.I)
     own = left[det.end() :].split() if det else []
     cut = _NP_END.search(right)
     phrase, tail = (right[: cut.start()], right[cut.start() :]) if cut else (right, "")
     words = phrase.split()
-    words = words[1:] if words and re.fullmatch(r"the|its|their", words[0], re.I) else words
+    own_det = bool(words) and re.fullmatch(r"the|its|their", words[0], re.I) is not None
+    words = words[1:] if own_det else words
     if not own or len(own) > 3 or not words or re.search(r"[,;:]", left + phrase):
         return None
     head = _singular(words[-1])
@@ -180,7 +213,7 @@ def _shared_plural(left: str, right: str) -> tuple[str, str] | None:
     if not mods:
         return None
     first = [*prefix, *own, *mods[1:], head]
-    second = [*prefix, *own[:-1], *mods, head]
+    second = [*prefix, *([] if own_det else own[:-1]), *mods, head]  # "the microchip fees": its own words
     said = next((i for i, w in enumerate(mods) if w.endswith("'s")), None)
     if own[-1].endswith("'s") and said is not None:  # "the forklift driver's", "the warehouse operative's"
         first, second = [*prefix, *own, *mods[said + 1 :], head], [*prefix, *mods, head]
@@ -188,10 +221,10 @@ def _shared_plural(left: str, right: str) -> tuple[str, str] | None:
     return f"{the}{' '.join(first)}{tail}", f"{the}{' '.join(second)}{tail}"
 
 
-_NP_END = re.compile(r"\s+(?:of|for|in|at|on|from|with|per|during|under|over)\b", re.I)
+_NP_END = re.compile(r"\s+(?:of|for|in|at|on|from|with|per|during|under|over|off(?![\w-]))\b", re.I)
 _VALUE_HEADS = frozenset(
     """price fee rate charge cost toll fare deposit tax premium amount total salary wage pay rent fine levy
-    surcharge discount allowance limit date deadline tariff supplement""".split()  # noqa: SIM905
+    surcharge discount allowance limit date deadline tariff supplement reading count score""".split()  # noqa: SIM905
 )
 _OWN_VALUES = _VALUE_HEADS | frozenset(
     """weight length time duration distance number count height width depth capacity size age name address
@@ -211,12 +244,16 @@ def _modifies(word: str) -> bool:
 def _of_same(left: str, right: str) -> str:
     """ "the price of the Gold plan" and "the Silver plan": a second thing of the kind the first names (the
     same last word), so the same attribute of it ("the price of the Silver plan"); ``right`` otherwise."""
-    head, of, thing = left.rpartition(" of ")
-    last = re.findall(r"[a-z]+", thing.lower())[-1:] if of else []
+    cut = max(left.rfind(" of "), left.rfind(" for "))  # "the charge for a classic bike" and "an e-bike"
+    prep = left[cut:].split()[0] if cut > 0 else ""
+    head, thing = (left[:cut], left[cut + len(prep) + 2 :]) if prep else (left, "")
+    last = re.findall(r"[a-z]+", thing.lower())[-1:] if prep else []
     words = re.findall(r"[a-z]+", right.lower())
-    if not last or " of " in right or not words or words[-1] != last[0] or re.match(r"(?:how|what)\b", right):
+    # "for a panel van" and "a small car": two things of a kind, however named
+    kinds = re.match(r"an? ", thing) and re.fullmatch(r"an? [\w-]+(?: [\w-]+)?", right)
+    if not last or re.search(r" (?:of|for) ", right) or not words or (words[-1] != last[0] and not kinds):
         return right
-    return f"{head} of {right}"
+    return right if re.match(r"(?:how|what)\b", right) else f"{head} {prep} {right}"
 
 
 def _shared_head(left: str, right: str) -> str | None:
@@ -341,4 +378,12 @@ def nested_lookups(clause: str, index: int) -> tuple[list[PlanStep], str]:
     return found, clause
 
 
-__all__ = ["label_one", "label_refs", "nested_lookups", "split_lookup", "time_asked", "words_of"]
+__all__ = [
+    "added_lookups",
+    "label_one",
+    "label_refs",
+    "nested_lookups",
+    "split_lookup",
+    "time_asked",
+    "words_of",
+]

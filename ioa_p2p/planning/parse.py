@@ -38,7 +38,7 @@ from ioa_p2p.planning.literal import (
     rounded,
     rounding,
 )
-from ioa_p2p.planning.lookups import nested_lookups, split_lookup, time_asked
+from ioa_p2p.planning.lookups import added_lookups, nested_lookups, split_lookup, time_asked
 from ioa_p2p.planning.on_top import on_top_step
 from ioa_p2p.planning.operands import (
     combined_question,
@@ -108,6 +108,7 @@ def _plan_request(goal: str) -> Plan:
     clauses = join_statements(clauses, codeish)  # "A 4.6 m trailer pays per metre; work out its fare": one
     clauses = split_calculations(first_things_first(clauses))  # "... the rate first."; "15 * 4 and 9 * 7"
     clauses = split_rule_clauses(clauses)  # "add the X surcharge, and hand the total to this code": two
+    clauses = described.purpose_dropped(clauses, blocks)  # "What share ...? Take A and B and run <code>"
     clauses[:1] = [as_question(c) for c in clauses[:1]]  # "work out what ...": before any value is known
     if len(clauses) == 1 and not MARK_RE.search(clauses[0]) and not TEAM_ASK.search(clauses[0]):
         alone = literal_step(clauses[0], 1) if not codeish(clauses[0]) else None
@@ -144,7 +145,11 @@ def _plan_request(goal: str) -> Plan:
             steps_ = (*natural_steps[:-1], last)
             return Plan(goal, steps_, len(steps_), clauses[0])
     steps: list[PlanStep] = []
+    marked: tuple[list[str], int] = ([], 0)  # the code inputs a clause names and where its steps start
     for clause in clauses:
+        described.bind_marks(marked[0], steps[marked[1] :], named)
+        clause, marks = described.input_marks(clause, inputs)  # "the charge for a classic bike (c) and ..."
+        marked = (marks, len(steps))
         hoisted, bound = described.hoist(clause, steps, blocks, inputs, named, plan_request)
         steps.extend(hoisted)  # "run <code> where n is the stops on line 7": that value planned first
         if bound is None:
@@ -208,6 +213,10 @@ def _plan_request(goal: str) -> Plan:
         own = _own_plan(clause) if not refs and not codeish(clause) else None
         if own is not None:  # a question of its own among other requests: planned as if alone
             steps.extend(shifted(own, len(steps)))
+            continue
+        added = added_lookups(clause, len(steps) + 1) if not refs and not codeish(clause) else None
+        if added is not None:  # "add the A and the B" with nothing found yet: a lookup each, then the sum
+            steps.extend(added)
             continue
         pair = (split_lookup(clause) or split_questions(clause)) if not codeish(clause) else None
         if pair is not None:  # "find the A and the B": two lookups, each with the context both share

@@ -43,7 +43,7 @@ from ioa_p2p.planning.relative import relative_base
 from ioa_p2p.planning.rule_step import RULE, rule_missing, stated_charge
 from ioa_p2p.planning.season import out_of_period
 from ioa_p2p.planning.tariffs import CHARGE, charge_quantities, render_charges
-from ioa_p2p.planning.types import CALC, LOOKUP, TASK, PlanStep
+from ioa_p2p.planning.types import CALC, CODE, LOOKUP, TASK, PlanStep
 from ioa_p2p.planning.values import NUMBER, TEXT, Value, format_number, numbers_in
 
 _SHIFT = re.compile(r"\(?\s*v\d+\s*[+-]\s*\d+\s*\)?")
@@ -52,6 +52,8 @@ _SHIFT = re.compile(r"\(?\s*v\d+\s*[+-]\s*\d+\s*\)?")
 def refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | None:
     """The value ``step`` needs and ``values`` do not give (see the module docstring); None when the step
     can be worked out (or still waits for the steps it needs)."""
+    if step.kind == CODE and all(n in values for n in step.needs):
+        return _code_read_twice(step, values)
     if step.kind != CALC or any(n not in values for n in step.needs):
         return None
     if step.template == DERIVE and step.needs:
@@ -67,7 +69,49 @@ def refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | None:
         if value.kind == TEXT and not numbers_in(value.text) and not clock_times(value.text):
             shown = " ".join(value.text.split())[:80]
             return Missing(f"a number from step {n}", "number", f'step {n} gave the text "{shown}"')
+    return same_read_twice(step, values)
+
+
+#: A difference or a ratio of two earlier values (what two equal operands make 0 or 1 of).
+_CONTRAST = re.compile(
+    r"^\(?\s*(?:abs\()?\s*\(?\s*v(\d+)\s*[-/]\s*v(\d+)\s*\)?\s*\)?(?:\s*[*/]\s*100(?:\.0)?)?\s*\)?$"
+    r"|^\(?\s*100(?:\.0)?\s*\*\s*\(?\s*v(\d+)\s*[-/]\s*v(\d+)\s*\)?(?:\s*/\s*v\d+)?\s*\)?$"
+)
+
+
+def same_read_twice(step: PlanStep, values: Mapping[int, Value]) -> Missing | None:
+    """Two lookups contrasted (a difference, a ratio) that read the same number from the same passage:
+    the second operand was not found, its neighbour was taken (probe7 x-004, probe4 s-004: "the escape of
+    water excess" and "the Contents excess" both EUR 150 off one row). Refused, the second named as
+    missing, rather than a difference of 0 or a ratio of 1 that answers nothing."""
+    shown = re.sub(r"^round\((.*), \d+\)$", r"\1", step.template.strip())  # "round(v1 / v2, 2)"
+    m = _CONTRAST.match(shown)
+    return _read_twice([int(g) for g in (m.groups() if m else ()) if g], values)
+
+
+def _code_read_twice(step: PlanStep, values: Mapping[int, Value]) -> Missing | None:
+    """:func:`same_read_twice` for code that subtracts or divides two of its inputs ("(curr - prev)")."""
+    bound = dict(step.bindings)
+    for x, y in ((x, y) for x in bound for y in bound if x != y):
+        if re.search(rf"(?<![\w.]){x}\s*[-/]\s*{y}(?![\w(])", step.template):
+            return _read_twice([bound[x], bound[y]], values)
     return None
+
+
+def _read_twice(refs: list[int], values: Mapping[int, Value]) -> Missing | None:
+    if len(refs) != 2 or refs[0] == refs[1] or any(n not in values for n in refs):
+        return None
+    a, b = values[refs[0]], values[refs[1]]
+    if a.kind != NUMBER or b.kind != NUMBER or a.number != b.number or a.unit != b.unit:
+        return None
+    if not a.evidence or a.evidence[:1] != b.evidence[:1]:
+        return None  # read from different passages: two equal values, each found
+    later = max(refs)
+    return Missing(
+        f"the value step {later} asks for",
+        b.unit,
+        f"step {later} gave {b.shown()}, the number step {min(refs)} read from the same passage",
+    )
 
 
 def dimension_refusal(step: PlanStep, value: Value | None) -> Missing | None:
@@ -136,4 +180,4 @@ def _written(q: ChargeQuantity) -> str:
     return q.text or f"{format_number(q.number)} {q.unit or q.what}"
 
 
-__all__ = ["ABSENT", "absence_refusal", "dimension_refusal", "refusal"]
+__all__ = ["ABSENT", "absence_refusal", "dimension_refusal", "refusal", "same_read_twice"]
