@@ -232,10 +232,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--ab",
-        choices=("", "prefetch", "grace", "all"),
+        choices=("", "prefetch", "grace", "fallback", "all"),
         default="",
         help="alternate the finds between the code as it is and the code without this part of the find's "
-        "design (prefetch, grace, all): both arms see the same network and load; the row's 'ab' splits them",
+        "design (prefetch, grace, fallback, all): both arms see the same network and load; the row's 'ab' "
+        "splits them",
     )
     parser.add_argument(
         "--watch",

@@ -29,7 +29,9 @@ def set_arm(ab: str, first: bool) -> str:
     is (with ``prefetch``: with the prefetch, which is off by default); the second turns off ``ab``'s part:
     ``prefetch`` (card fetches started while pages arrive), ``grace`` (a listing round ends when every
     page has a copy, the fetch when the best answered; off: no listing grace, the fetch waits up to 1 s
-    for the rest), or ``all`` (grace; the prefetch is off in both arms)."""
+    for the rest), ``fallback`` (after the adaptive wait only the best unanswered owners are looked up
+    and the fetch ends once the best answered; off: every unanswered owner is looked up and the fetch
+    waits for the lookup's end) or ``all`` (grace and fallback; the prefetch is off in both arms)."""
     from ioa_p2p.node.discovery import fetching, pages
 
     on = first or not ab
@@ -38,6 +40,7 @@ def set_arm(ab: str, first: bool) -> str:
     grace = on or ab not in ("grace", "all")
     pages.LISTING_GRACE = 0.25 if grace else 0.0
     fetching.FETCH_GRACE = 0.25 if grace else 100.0
+    fetching.BEST_ONLY = on or ab not in ("fallback", "all")
     return "on" if on else "off"
 
 

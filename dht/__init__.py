@@ -29,6 +29,7 @@
   warning, longer waits once it knows other peers
 - ``index.py``       vector indexes: exact numpy, annoy snapshot + exact delta with background rebuilds (pure)
 - ``directory.py``   local directory of verified cards: newest version wins, expiry, similarity search (pure)
+- ``catchup.py``    when the discovery catch-up asks again for a card it could not get (doubling retries)
 - ``census.py``      when a small network's publishers are asked of the DHT, and whether the directory then
   provably lists every card (a find may skip the DHT)
 - ``validators.py``  validators of ``/ioa/card/<peer id>`` DHT records (duck-typed for py-libp2p) and of

@@ -157,6 +157,35 @@ async def test_an_owner_that_answers_during_the_dht_lookup_ends_the_fetch(autoju
     assert trio.current_time() - started == pytest.approx(1.2)
 
 
+async def test_a_late_top_owner_ends_the_fetch_without_the_lookups_end_and_the_tail_is_not_looked_up(
+    autojump_clock: MockClock,
+) -> None:
+    """Issue 25 (d-n50e): at N = 50 processes a slow find's best owner answered after the adaptive wait,
+    and the fetch then waited for the whole DHT lookup (11-45 requests to busy peers) it had started for
+    every unanswered candidate, the tail below the best included. Now only the best unanswered are looked
+    up, and once the best have all answered the tail gets a grace, not the lookup's end."""
+    search, net, peers = make(6, [1.2, 0.05, 0.05, 0.05, 0.05, None])
+    net.dht_delay = 5.0
+    started = trio.current_time()
+    done = await fetch_ranked(search, peers, settle=3)
+    assert net.lookups == [[card_key(peers[0])]]  # not the silent tail candidate peers[5]
+    assert done["owners"] == 5 and done["from_dht"] == 0 and done["early"]
+    took = trio.current_time() - started
+    assert took == pytest.approx(1.2 + grace_after_covered(1.2, FETCH_GRACE)) and took < 1.0 + net.dht_delay
+
+
+async def test_the_lookup_of_the_best_ends_the_fetch_when_their_owners_stay_silent(
+    autojump_clock: MockClock,
+) -> None:
+    search, net, peers = make(4, [None, 0.05, 0.05, None])
+    net.dht[card_key(peers[0])] = net.cards[peers[0]]
+    started = trio.current_time()
+    done = await fetch_ranked(search, peers, settle=2)
+    assert net.lookups == [[card_key(peers[0])]]
+    assert done["owners"] == 2 and done["from_dht"] == 1
+    assert trio.current_time() - started == pytest.approx(1.0 + net.dht_delay)
+
+
 async def test_a_card_held_is_not_fetched_again_unless_a_sketch_names_a_newer_version(
     autojump_clock: MockClock,
 ) -> None:

@@ -10,10 +10,13 @@
 2. once the best ``settle`` candidates have all answered (the others rank below them by sketch;
    :func:`~ioa_p2p.dht.sketchscore.settle_count`) the others get a grace (:data:`FETCH_GRACE` of the time
    so far) and the fetch **ends early** without them; if the best have not all answered within the wait
-   the round trips call for (``srtt + 4 rttvar``, 0.15..1 s; 1 s before any sample), the owners that
-   have not answered are looked up in the DHT in one batched lookup, while their own answers still count;
-3. it ends when every candidate has a card or the DHT lookup is done; owner requests still running are
-   cancelled.
+   the round trips call for (``srtt + 4 rttvar``, 0.15..1 s; 1 s before any sample), the best owners that
+   have not answered (not the candidates below them: the ranking does not need those) are looked up in
+   the DHT in one batched lookup, while their own answers still count;
+3. it ends when every candidate has a card, or the DHT lookup is done, or the best have all answered
+   (from their owners or the DHT) and the others' grace is over: a late owner's answer ends it without
+   waiting for the lookup's slowest peer (issue 25, d-n50e: at N = 50 processes a slow find waited for a
+   lookup of 11-45 requests after its owners had answered); owner requests still running are cancelled.
 
 The caller bounds the whole fetch with its cancel scope (``find_timeout``).
 """
@@ -35,6 +38,10 @@ OWNER_LIMIT = 2 * DIRECT_TIMEOUT
 #: Once the best ``settle`` candidates answered, the others get this share of the time so far
 #: (:func:`~ioa_p2p.dht.lookup.grace_after_covered`), not the rest of the adaptive wait.
 FETCH_GRACE = 0.25
+#: After the adaptive wait only the best unanswered candidates are looked up in the DHT and the fetch ends
+#: once the best have answered (plus the grace); False: every unanswered candidate is looked up and the
+#: fetch waits for the lookup's end (what it did before d-n50e; ``bench_find.py --ab fallback``).
+BEST_ONLY = True
 
 
 async def fetch_ranked(
@@ -78,21 +85,32 @@ async def fetch_ranked(
         got(late)
         finished.set()
 
+    async def settled_or_finished() -> None:
+        async with trio.open_nursery() as race:
+            for event in (settled, finished):
+                race.start_soon(_set_then_cancel, event, race.cancel_scope)
+
     async with trio.open_nursery() as nursery:
         for peer in peers:
             nursery.start_soon(ask_owner, peer)
         with trio.move_on_after(wait):
             await settled.wait()
-        if settled.is_set():  # the rest get a grace, not the whole wait
+        if not settled.is_set():  # only the best the ranking needs are looked up, not the tail below them
+            nursery.start_soon(
+                ask_dht, [p for p in peers[: settle if BEST_ONLY else None] if p not in answered]
+            )
+            await (settled_or_finished() if BEST_ONLY else finished.wait())
+        if not finished.is_set():  # the rest get a grace, not the whole wait or the DHT lookup's end
             with trio.move_on_after(grace_after_covered(trio.current_time() - started, FETCH_GRACE)):
                 await finished.wait()
             result["early"] = not finished.is_set()
-            finished.set()
-        else:
-            nursery.start_soon(ask_dht, [p for p in peers if p not in answered])
-        await finished.wait()
         nursery.cancel_scope.cancel()
     return result
 
 
-__all__ = ["FETCH_GRACE", "OWNER_LIMIT", "fetch_ranked"]
+async def _set_then_cancel(event: trio.Event, scope: trio.CancelScope) -> None:
+    await event.wait()
+    scope.cancel()
+
+
+__all__ = ["BEST_ONLY", "FETCH_GRACE", "OWNER_LIMIT", "fetch_ranked"]

@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import functools
 import logging
-import math
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 import trio
 
+from ioa_p2p.dht.catchup import BATCH, RETRY, CatchUpPacer
 from ioa_p2p.dht.index import AnnoyIndex
 from ioa_p2p.dht.quorum import round_target
 from ioa_p2p.dht.validators import card_key
+from ioa_p2p.identity import PeerId
 from ioa_p2p.node.net.store_round import Started
 
 if TYPE_CHECKING:
@@ -36,11 +37,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("ioa_p2p.discovery")
 
-#: Seconds between catch-up rounds (neighbours' cards fetched from the DHT), and before asking the DHT
-#: again for one neighbour's card it did not have.
+#: Seconds between catch-up rounds (neighbours' cards fetched from their owners, then the DHT), before
+#: asking again for a card the catch-up did not get (doubling, :class:`~ioa_p2p.dht.catchup.CatchUpPacer`),
+#: and how long each owner may take (longer than a find's: nobody waits for the catch-up).
 CATCH_UP_INTERVAL = 2.0
-CATCH_UP_RETRY = 30.0
-CATCH_UP_BATCH = 32
+CATCH_UP_RETRY = RETRY
+CATCH_UP_BATCH = BATCH
+CATCH_UP_OWNER_WAIT = 5.0
 #: Seconds between the announce loop's checks for new topic peers (no I/O). A re-announcement waits at
 #: least :data:`~ioa_p2p.dht.pacing.ANNOUNCE_MIN_INTERVAL` (3 s) after the last one anyway; checking
 #: every 0.5 s woke an idle node twice a second for it (issue 26).
@@ -103,35 +106,35 @@ async def catch_up_loop(service: Discovery) -> None:
     its neighbours' cards this way) and of the other card publishers we know (routing table, connections:
     :meth:`~ioa_p2p.node.ports.CardNetPort.card_peers`), and the versions the flood guard dropped.
 
+    Paced by :class:`~ioa_p2p.dht.catchup.CatchUpPacer`: a card not got is asked for again after 30 s,
+    30 s, then 60, 120 ... up to 480 s (a card is missing exactly when the network is too busy to answer, and
+    asking again at a constant pace kept a forming N = 50 network busy: issue 25, d-n50e).
+
     Gossip is best effort: under start-up load a peer's pubsub stream lags its connection by up to a
     minute, forwarders that owe CPU time have their gossip dropped, and an announcement made before the
     mesh formed is repeated only when the announcer gains topic peers; a card lost that way would reach
     a node that is not the owner's neighbour only with the owner's next version (``republish``)."""
     gossip = service.gossip
     assert gossip is not None
-    asked_at: dict[object, float] = {}
+    pacer: CatchUpPacer[PeerId] = CatchUpPacer()
     while True:
         await trio.sleep(CATCH_UP_INTERVAL)
         now = trio.current_time()
-        missing = [
+        lacking = [
             p
             for p in dict.fromkeys([*gossip.topic_peer_ids(), *service.net.card_peers()])
-            if service.directory.entry(p, service.now_ms()) is None
-            and not service.withheld(p)
-            and now - asked_at.get(p, -math.inf) >= CATCH_UP_RETRY
-        ][:CATCH_UP_BATCH]
+            if service.directory.entry(p, service.now_ms()) is None and not service.withheld(p)
+        ]
+        missing = pacer.due(lacking, now)
+        pacer.asked(missing, now)
         missing += service.stale_due()[: max(0, CATCH_UP_BATCH - len(missing))]
         if not missing:
             continue
-        for peer in missing:
-            asked_at[peer] = now
-        if len(asked_at) > 4 * CATCH_UP_BATCH + len(missing):
-            asked_at = {p: t for p, t in asked_at.items() if now - t < CATCH_UP_RETRY}
         with (
             service.node.faults.boundary("discovery catch-up"),
-            trio.move_on_after(service.settings.find_timeout),
+            trio.move_on_after(service.settings.find_timeout + CATCH_UP_OWNER_WAIT),
         ):
-            await service.fetch_cards(missing, wanted=False)
+            await service.fetch_cards(missing, wanted=False, owner_wait=CATCH_UP_OWNER_WAIT)
 
 
 #: Seconds between revalidation rounds, and cards asked again per round at most.

@@ -236,19 +236,28 @@ class CardSearch:
         entry = self.directory.entry(peer, now)
         return entry is None or now - entry.learned_ms > refresh or newer
 
-    async def fetch(self, peers: list[PeerId], *, direct: bool = True, wanted: bool = True) -> int:
+    async def fetch(
+        self,
+        peers: list[PeerId],
+        *,
+        direct: bool = True,
+        wanted: bool = True,
+        owner_wait: float = DIRECT_TIMEOUT,
+    ) -> int:
         """Fetch the newest cards of ``peers``: from each peer itself first (every node serves its own
         record, the freshest copy, in one request; not with ``direct=False``), then, for the peers that
         did not answer with a valid record, from the DHT in one batched lookup. ``wanted=False``: cards of
         peers the directory holds nothing of are stored only while it keeps every card
-        (:class:`~ioa_p2p.dht.directory.Directory` ``keep_all``). Returns how many records changed the
-        directory."""
+        (:class:`~ioa_p2p.dht.directory.Directory` ``keep_all``); ``owner_wait``: seconds each owner may
+        take (a background fetch waits longer than a find: a request given up under load wasted its dial
+        and the owner's work, and the DHT lookup after it costs more). Returns how many records changed
+        the directory."""
         if not peers:
             return 0
         keys = {peer: card_key(peer) for peer in peers}
         stored, answered = 0, set[PeerId]()
         if direct:
-            own = await self.net.ask_values({p: [k] for p, k in keys.items()}, per_peer=DIRECT_TIMEOUT)
+            own = await self.net.ask_values({p: [k] for p, k in keys.items()}, per_peer=owner_wait)
             stored, answered = self.store_fetched(peers, own, wanted, confirms=True)
         rest = [p for p in peers if p not in answered]
         if rest:

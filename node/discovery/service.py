@@ -51,7 +51,7 @@ from ioa_p2p.identity import PeerId
 from ioa_p2p.node.discovery.intake import GossipIntake
 from ioa_p2p.node.discovery.own_card import CardOwner
 from ioa_p2p.node.discovery.pages import PagePublisher, search_pages
-from ioa_p2p.node.discovery.search import CardSearch
+from ioa_p2p.node.discovery.search import DIRECT_TIMEOUT, CardSearch
 from ioa_p2p.node.discovery.warm import WarmState
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
@@ -233,9 +233,11 @@ class Discovery(CardOwner):
         await self.fetch_cards([peer])
         return self.directory.get(peer, self.now_ms())
 
-    async def fetch_cards(self, peers: list[PeerId], *, wanted: bool = True) -> int:
+    async def fetch_cards(
+        self, peers: list[PeerId], *, wanted: bool = True, owner_wait: float = DIRECT_TIMEOUT
+    ) -> int:
         """Fetch and store the newest records of ``peers`` (:meth:`CardSearch.fetch`); how many were new."""
-        return await self.search.fetch(peers, wanted=wanted)
+        return await self.search.fetch(peers, wanted=wanted, owner_wait=owner_wait)
 
     # ------------------------------------------------------------------ for the background loops
 

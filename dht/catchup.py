@@ -1,0 +1,79 @@
+"""When the discovery catch-up asks again for a card it could not get (pure; times in seconds).
+
+The catch-up loop (:func:`~ioa_p2p.node.discovery.loops.catch_up_loop`) fetches the cards of the card
+publishers a node knows and holds no card of: the owner first, then the DHT. It is anti-entropy, not a
+find: nobody waits for it, so it must not be what keeps a forming network busy. Before this module it
+asked again every 30 s for every card still missing, and a card is missing exactly when the network is
+too busy to answer (the owner's request timed out, the DHT lookup's holders did not answer in time): at
+N = 50 processes on the 2-core box (issue 25, d-n50e) every node asked again for its ~30 missing cards
+every 30 s, each ask an owner request and a DHT lookup, and that load kept the next asks failing.
+
+:class:`CatchUpPacer` asks for a card at once the first time, then waits :data:`RETRY` seconds after each
+of the first two failed asks (as before: a card lost to one busy moment comes 30 s later), doubling after
+each further failure of the same peer up to :data:`RETRY_MAX` (0, 30, 60, 120, 240, 480, 960 s: a busy
+network's retries fall off geometrically instead of staying constant), and at most :data:`BATCH` peers per
+round. A
+peer whose card arrived (by gossip, a census, a find) is forgotten: it starts over if it goes missing
+again (a new version dropped, an expiry). Memory is bounded by :data:`REMEMBER`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from typing import Generic, TypeVar
+
+#: Seconds before the first retry of a peer whose card the catch-up could not get, the ceiling the
+#: doubling stops at, peers asked per round at most, and peers remembered at most.
+RETRY = 30.0
+RETRY_MAX = 480.0
+BATCH = 32
+REMEMBER = 4096
+
+K = TypeVar("K", bound=Hashable)
+
+
+class CatchUpPacer(Generic[K]):
+    """Which missing peers a catch-up round asks (see the module docstring)."""
+
+    def __init__(
+        self, retry: float = RETRY, retry_max: float = RETRY_MAX, batch: int = BATCH, remember: int = REMEMBER
+    ) -> None:
+        if not 0 < retry <= retry_max or batch < 1 or remember < batch:
+            raise ValueError("CatchUpPacer needs 0 < retry <= retry_max, batch >= 1, remember >= batch")
+        self.retry, self.retry_max, self.batch, self.remember = retry, retry_max, batch, remember
+        #: peer -> (when it was last asked, asks in a row that did not get its card)
+        self._asked: dict[K, tuple[float, int]] = {}
+
+    def due(self, missing: Iterable[K], now: float) -> list[K]:
+        """The peers of ``missing`` (in order; duplicates once) to ask now, :data:`BATCH` at most; the
+        peers remembered and not in ``missing`` are forgotten (their cards arrived)."""
+        wanted = list(dict.fromkeys(missing))
+        present = set(wanted)
+        for peer in [p for p in self._asked if p not in present]:
+            del self._asked[peer]
+        out: list[K] = []
+        for peer in wanted:
+            if len(out) >= self.batch:
+                break
+            last = self._asked.get(peer)
+            if last is None or now - last[0] >= self.wait(last[1]):
+                out.append(peer)
+        return out
+
+    def wait(self, failures: int) -> float:
+        """Seconds after an ask before the next, when ``failures`` asks in a row got nothing."""
+        return min(self.retry * 2.0 ** min(max(failures - 2, 0), 16), self.retry_max)
+
+    def asked(self, peers: Iterable[K], now: float) -> None:
+        """``peers`` are being asked at ``now`` (each counts as a failure until its card arrives)."""
+        for peer in peers:
+            failures = self._asked.pop(peer, (now, 0))[1]
+            self._asked[peer] = (now, failures + 1)
+        while len(self._asked) > self.remember:
+            del self._asked[next(iter(self._asked))]
+
+    def failures(self, peer: K) -> int:
+        return self._asked.get(peer, (0.0, 0))[1]
+
+
+__all__ = ["BATCH", "REMEMBER", "RETRY", "RETRY_MAX", "CatchUpPacer"]
