@@ -9,10 +9,17 @@ import time
 import trio
 from trio.testing import MockClock
 
-from ioa_p2p.errors import PeerRejected, PeerUnreachable
+from ioa_p2p.errors import DialFailed, PeerRejected, PeerUnreachable
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
-from ioa_p2p.node.relay.autorelay import COOLDOWN, COOLDOWN_MAX, KEEPER_POLL, Reservations
+from ioa_p2p.node.relay.autorelay import (
+    COOLDOWN,
+    COOLDOWN_MAX,
+    KEEPER_POLL,
+    PORT_CLOSED_REDIAL,
+    Reservations,
+    port_closed,
+)
 
 
 class FakeNode:
@@ -23,13 +30,18 @@ class FakeNode:
         self.faults = Faults()
         self.relay = relay
         self.relay_up = True
+        #: While the relay is down, its host refuses our dials (the dialer's DialFailed, as when the relay
+        #: process restarts) rather than not answering them.
+        self.port_closed = False
         self.connected: set[PeerId] = set()
         self.dials = 0
 
     async def connect(self, addr: str) -> PeerId:
         self.dials += 1
+        if not self.relay_up and self.port_closed:
+            raise DialFailed(f"cannot reach {addr}", (("/ip4/127.0.0.1/tcp/4001", "connection refused"),))
         if not self.relay_up:
-            raise PeerUnreachable(f"{addr}: connection refused")
+            raise PeerUnreachable(f"{addr}: no answer within 10.0 s")
         self.connected.add(self.relay)
         return self.relay
 
@@ -194,3 +206,56 @@ async def test_a_pinned_relay_gets_no_automatic_keeper_of_its_own() -> None:
     assert [p for p, _ in reservations.candidates()] == [relay]
     reservations.pin(relay)
     assert reservations.candidates() == []
+
+
+async def test_a_pinned_relay_restarting_for_long_is_reserved_on_within_seconds_of_listening(
+    autojump_clock: MockClock,
+) -> None:
+    """The flaky testnet test, second cause: the relay restarts for 33 s (a loaded machine) and nothing
+    else connects to it when it is back (the bootstrap keeper's jittered backoff is up to 120 s once the
+    node knows other peers). Its host refused every dial meanwhile: the keeper redials within
+    PORT_CLOSED_REDIAL of it listening again (before: dials at 1, 3, 7, 15, 31, 63 s, 30 s after it)."""
+    reservations, node, net, addr = keeper()
+    relay = node.relay
+    node.port_closed = True
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: reservations.keep(relay, addr, pinned=True))
+        await trio.sleep(1)
+        assert relay in reservations.held
+        node.relay_up = False
+        node.connected.discard(relay)
+        await trio.sleep(33)
+        assert relay not in reservations.held
+        assert node.dials <= 1 + 33 / PORT_CLOSED_REDIAL + 3  # a few seconds apart, not every poll
+        node.relay_up = True
+        back = trio.current_time()
+        while relay not in reservations.held:
+            await reservations.wait_change()
+        assert trio.current_time() - back <= PORT_CLOSED_REDIAL + KEEPER_POLL
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_relay_that_does_not_answer_is_dialled_with_the_doubling_backoff(
+    autojump_clock: MockClock,
+) -> None:
+    """Dials that time out (the host is down or unreachable) keep backing off to COOLDOWN_MAX."""
+    reservations, node, _net, addr = keeper()
+    relay = node.relay
+    node.relay_up = False
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lambda: reservations.keep(relay, addr, pinned=True))
+        await trio.sleep(100)
+        assert node.dials <= 8  # at 0, 1, 3, 7, 15, 31, 63 s
+        nursery.cancel_scope.cancel()
+
+
+def test_only_a_dial_refused_at_every_address_says_the_port_is_closed() -> None:
+    refused = "connection refused"
+    assert port_closed(DialFailed("x", (("/ip4/127.0.0.1/tcp/1", refused), ("/ip6/::1/tcp/1", refused))))
+    assert not port_closed(
+        DialFailed(
+            "x", (("/ip4/127.0.0.1/tcp/1", refused), ("/ip4/10.0.0.2/tcp/1", "no answer within 5.0 s"))
+        )
+    )
+    assert not port_closed(DialFailed("x"))
+    assert not port_closed(PeerUnreachable("connection refused"))

@@ -79,11 +79,19 @@ async def wait_until(
     pytest.fail(f"timed out after {limit} s waiting for {what} ({done})" + (f": {state()}" if state else ""))
 
 
-def find_state(service: Discovery, peer: Any) -> str:
+def find_state(service: Discovery, peer: Any, other: Discovery | None = None) -> str:
     """What a node's last find did, whether it holds ``peer``'s card and what its gossip intake dropped (for
-    :func:`wait_until`)."""
+    :func:`wait_until`); with ``other`` (``peer``'s service), whether each knows the other subscribed to
+    the card topic and how many cards ``other`` announced."""
     held = service.directory.get(peer) is not None
-    connected = service.node.is_connected(peer)
+    connected = str(service.node.is_connected(peer))
+    if service.gossip is not None and other is not None and other.gossip is not None:
+        me = service.node.peer_id
+        connected += (
+            f", topic peer here: {peer in service.gossip.topic_peer_ids()}, "
+            f"we are its topic peer: {me in other.gossip.topic_peer_ids()}, "
+            f"its announcements: {other.gossip.published}, mesh here {service.gossip.mesh_peers()}"
+        )
     admission = service.intake.admission.snapshot()
     refused = {name: part["refused"] for name, part in admission.items() if isinstance(part, dict)}
     return (
@@ -194,13 +202,13 @@ async def test_an_agent_that_stops_is_gone_after_its_card_expires(tmp_path: Path
             node, service = peers[0]
             async with open_peer(
                 tmp_path, 50, {"name": "forecaster", "description": "weather forecasts"}, settings, node
-            ) as (stopping, _):
+            ) as (stopping, stopping_service):
 
                 async def forecaster_found() -> bool:
                     return names(await service.find("will it rain tomorrow", k=1)) == ["forecaster"]
 
                 def why() -> str:
-                    return find_state(service, stopping.peer_id)
+                    return find_state(service, stopping.peer_id, stopping_service)
 
                 await wait_until(forecaster_found, "the forecaster found", state=why)
                 first = max(m.card.expires_at for m in await service.find("will it rain tomorrow", k=1))

@@ -27,6 +27,8 @@ from ioa_p2p.bootstrap.testnet import NodeSpec, open_testnet
 from ioa_p2p.conversation.messages import ConvStart, TaskAssignment, Turn
 from ioa_p2p.telemetry import TelemetrySettings, parse_traceparent
 
+from .test_goals_process import wait_cards
+
 FAST_CHATS = {"sync_interval": 2.0, "retry_initial": 0.1, "retry_max": 1.0, "invite_timeout": 5.0}
 TRACE = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
 
@@ -58,6 +60,9 @@ async def test_one_goal_is_one_trace_across_the_launcher_and_its_member(tmp_path
     with trio.fail_after(240):
         async with open_testnet(tmp_path / "net", specs) as net:
             await net.wait_mesh()
+            # Connected is not known: the goal names its team, so the calculator's card (its latest
+            # version) must be at the coordinator before the goal starts.
+            await wait_cards(net, net["coordinator"], 1)
             result = await net["coordinator"].call(
                 "POST", "/launch_goal", {"goal": "Calculate 17 * 23", "team": "calculator", "timeout": 90}
             )
