@@ -294,7 +294,13 @@ def check_main(
 @dataclass(frozen=True)
 class HeldoutProbe:
     """A probe folder (``docs/`` and ``heldout.json``, facts quoted in «guillemets»): its checker, reader
-    and the ``goal_problems``/``main`` its ``check_answers.py`` exposes."""
+    and the ``goal_problems``/``main`` its ``check_answers.py`` exposes.
+
+    ``python bench/goal_suite_probeN/check_answers.py`` prints counts and problem ids (``--show``: also
+    the reasons). Every fact quoted in «guillemets» occurs in the goal's sources, the ``Check`` expression
+    (with ``run(**vars)`` running the goal's own code) gives the expected answer, a single lookup's text
+    answer is in its sources, and a goal that must be refused names what is missing and its ``Absent:``
+    phrases occur in none of its sources. Exit code 0 when every goal checks out, 1 otherwise."""
 
     root: Path
     checker: AnswerChecker = field(init=False)

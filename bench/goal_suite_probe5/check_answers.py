@@ -1,40 +1,16 @@
-"""Recompute every expected answer of the fifth probe set from the facts its ``why`` lists (stdlib only).
+"""The answer check of the fifth probe set: ``HeldoutProbe`` in ``bench/goals_suite_check.py``.
 
-README
-======
-
-Run (from the repository root)::
-
-    python bench/goal_suite_probe5/check_answers.py            # prints counts and problem ids
-    python bench/goal_suite_probe5/check_answers.py --show     # also the reasons
-
-The checks are those of ``bench/goals_suite_check.py`` (shared with suites 3 and 4 and the other probes):
-every fact quoted in «guillemets» occurs in the goal's sources, the ``Check`` expression (with
-``run(**vars)`` running the goal's own code) gives the expected answer, a single lookup's text answer is in
-its sources, and a goal that must be refused names what is missing and its ``Absent:`` phrases occur in none
-of its sources. Exit code 0 when every goal checks out, 1 otherwise.
+python bench/goal_suite_probe5/check_answers.py [--show]
 """
-
-from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
-HERE = Path(__file__).resolve().parent
-if str(HERE.parent) not in sys.path:  # run as a script: the shared checker lives in bench/
-    sys.path.insert(0, str(HERE.parent))
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the shared checker lives in bench/
 from goals_suite_check import HeldoutProbe  # noqa: E402
 
-PROBE = HeldoutProbe(HERE)
-read_split = PROBE.read_split
-
-
-def goal_problems(g: dict[str, Any], docs: dict[str, str]) -> list[str]:
-    """What is wrong with one goal (``bench/goals_suite_files.py`` --validate calls this)."""
-    return PROBE.goal_problems(g, docs)
-
+PROBE = HeldoutProbe(Path(__file__).resolve().parent)
+read_split, goal_problems = PROBE.read_split, PROBE.goal_problems
 
 if __name__ == "__main__":
-    sys.exit(PROBE.main((__doc__ or "").split("\n\n")[0]))
+    sys.exit(PROBE.main("Recompute every expected answer of the fifth probe set"))
