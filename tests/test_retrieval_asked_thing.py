@@ -105,3 +105,19 @@ async def test_a_fixed_price_for_the_measure_asked_is_the_charge(tmp_path: Path)
     assert describe(calc, {1: value}) == "Calculate 72 * 1"
     per_hour = Value.of_number(72.0, "EUR").with_terms((("per", "h"),))
     assert describe(calc, {1: per_hour}) == "Calculate 72 * (90 / 60)"  # a rate per hour: applied to 90 min
+
+
+async def test_a_percent_column_gives_its_cells_percent(tmp_path: Path) -> None:
+    (tmp_path / "quill").mkdir()
+    (tmp_path / "quill" / "rates.md").write_text(
+        "# Quillby Copy Studio: extras\n\n## Surcharges\n\n| name | percent |\n|---|---|\n"
+        "| Same-day delivery | 35 |\n| Faxed or photographed originals | 12 |\n\n## Reductions\n\n"
+        "| name | text |\n|---|---|\n| Reprints of an earlier job | Charged at 40 % of the usual price. |\n"
+    )
+    adapter = hashing_adapter(tmp_path)
+    result = await ask(
+        adapter, "By how many percent does Quillby raise its price when the originals are photographed?"
+    )
+    assert result.ok, result.text
+    value = result.data["value"]
+    assert (value["value"], value["unit"]) == (12.0, "%"), result.text
