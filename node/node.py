@@ -223,9 +223,12 @@ class Node:
             framed = self.budgets.framed(stream, remote)
             ok = False
             try:
-                with scope, self.faults.boundary(f"stream {protocol_id}", remote):
-                    await handler(framed)
-                    ok = True
+                with scope:
+                    with self.faults.boundary(f"stream {protocol_id}", remote):
+                        await handler(framed)
+                        ok = True
+                    if not ok:  # a refusal sent before the error reaches the peer before the reset
+                        await framed.linger()
             finally:
                 streams.release(claim)
                 framed.release_budget()

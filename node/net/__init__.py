@@ -14,6 +14,8 @@
   caller (a cancelled write used to desynchronise the session and drop the connection)
 - ``whole_reads.py``     patch 26: a Noise message read in many pieces no longer ends its connection
   (upstream's ``read_exactly`` gave up after 100 short reads with the socket open)
+- ``buffered_reads.py``  patch 31: a TCP read takes what the socket holds (one schedule point a chunk, not
+  two per Noise message): under load a connection no longer falls behind its peer
 - ``identify_retry.py``  patch 27: identify tried again (bounded, backing off) on a connection whose first
   identify failed (upstream tried once; the peer's protocols stayed unknown, GossipSub never registered it)
 - ``frame_writes.py``    patch 28: a yamux frame goes out at once when the connection's write lock is free;
