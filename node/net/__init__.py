@@ -47,7 +47,8 @@
 - ``source_dial.py``     TCP dials from the listen port (hole punching) that close their socket when cancelled
 - ``mdns.py``            peers on the local network by multicast DNS (``[node] mdns``)
 - ``framing.py``         length-prefixed frames over streams: buffered reader, size limit, whole-frame
-  deadline, idle timeout, partial-frame budget; every stream exception translated once
+  deadline, idle timeout, partial-frame budget; every stream exception translated once; a refusal sent
+  just before an error's reset is delivered first (``linger``)
 - ``budgets.py``         the node's resource budgets (``[limits]``) shared by the services, and how much
   the node trusts each peer (vouched for by the services)
 - ``guard.py``           :func:`guard_host`: puts the budgets into the py-libp2p host (metered reads,
