@@ -23,6 +23,15 @@ else (closing, errors: a broken socket raises ``ConnectionClosedError``, a local
 ``b""``) is upstream's. ``tests/test_buffered_reads.py`` (real hosts and sockets on 127.0.0.1): 200 Noise
 messages queued in a socket are read in a few schedule points (upstream: >= 2 each, the sentinel); bytes
 in order with concurrent readers; streams and identify between hosts under a busy loop.
+
+**A refusal and the reset behind it** (l-cross2). With this patch a reader takes a refusal's frame and the
+RST the listener sent right after it in one read and handles both in one step; yamux marks the stream
+reset and drops its unread bytes before the stream's reader runs, so the peer saw the stream closed, not
+the refusal (``tests/test_hostile_chat_frames.py``'s malformed sync requests, ``tests/test_node.py``'s
+oversize frame). Upstream's read only made that race rare (a schedule point between the two frames); go-yamux
+drops a reset stream's buffer too. The fix is on the sending side: a listener whose handler answered just
+before its error closes its side and waits for the peer's end before the reset
+(:meth:`ioa_p2p.node.net.framing.FramedStream.linger`, ``tests/test_refusal_linger.py``).
 """
 
 from __future__ import annotations
