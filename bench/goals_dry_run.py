@@ -50,7 +50,11 @@ an OCR'd flyer, an SQL fee dump, a LaTeX fee sheet; ``bench/goal_suite_probe8/``
 ``--suite probe9 --split heldout`` is the ninth (100 goals over 10 folders: an electricity bill, a railway
 engineering notice, a school newsletter, a league rulebook with a fines schedule, a shipping manifest, an .srt
 subtitle file, an auction catalogue, a unified diff of a price file, a BBCode forum thread, a bank statement;
-``bench/goal_suite_probe9/``), 20 of them to be refused.
+``bench/goal_suite_probe9/``), 20 of them to be refused. ``--suite probe10 --split heldout`` is the tenth
+(100 goals over 10 folders: a hotel folio with a voided line, a nursery tag sheet, a gym timetable grid, a
+taxi table of fares, a quoted e-mail thread, a Jupyter notebook, a GitHub issue, a datasheet with
+footnotes, a PDF-to-text leaflet, a menu with allergen columns; ``bench/goal_suite_probe10/``), 20 of them
+to be refused.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -118,6 +122,7 @@ SUITES = {
     "probe7": HERE / "goal_suite_probe7",
     "probe8": HERE / "goal_suite_probe8",
     "probe9": HERE / "goal_suite_probe9",
+    "probe10": HERE / "goal_suite_probe10",
 }
 
 
