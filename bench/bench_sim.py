@@ -5,6 +5,7 @@
         [--search pages,providers] [--skip spread,revocation] [--warm-publish]
         [--parts lookups,publish,find,spread,gossip,revocation] [--loss 0.01] [--json rows.jsonl]
         [--request-rtts 1] [--dial-rtts 2] [--connected-tables] [--hedge reach|adaptive|by-connection|fixed]
+        [--reach-own 8]
         [--settle 120] [--traffic-window 60] [--revocation-horizon 900]
 
 The simulator (:mod:`ioa_p2p.dht.sim`) drives the project's routing-table model, batched lookup state
@@ -70,6 +71,7 @@ from shared_data import data_file
 from sim_parts import find_part, gossip_part, publish_part, revocation_part
 from sim_report import peak_mb, print_table, report, settle_gc, write_row
 
+from ioa_p2p.dht import rtt
 from ioa_p2p.dht.early import SURE_RANK
 from ioa_p2p.dht.forest import forest_for
 from ioa_p2p.dht.settings import DiscoverySettings
@@ -155,6 +157,7 @@ def run_one(
     row: dict[str, Any] = {"N": n, "churn": churn, "loss": args.loss}
     row.update(request_rtts=args.request_rtts, dial_rtts=args.dial_rtts, connected=args.connected_tables)
     row["hedge"] = args.hedge
+    row["reach_own"] = args.reach_own
     row["self_lookup"] = args.self_lookup
     row["early_rank"] = args.early_rank
     row["formed_s"] = round(time.perf_counter() - started, 1)
@@ -268,6 +271,12 @@ def main() -> None:
         "open connections and over new ones apart (by-connection) or after a fixed 0.4 s",
     )
     parser.add_argument(
+        "--reach-own", type=int, default=rtt.REACH_OWN,
+        help="with --hedge reach: handshakes a node must have timed before its reach wait is its own "
+        "alone; with fewer it is at most 2 open-connection round trips (dht/rtt.py; 0: its handshakes "
+        "alone, the node before 2026-11-29)",
+    )  # fmt: skip
+    parser.add_argument(
         "--self-lookup",
         choices=("node", "py-libp2p"),
         default="node",
@@ -319,6 +328,7 @@ def main() -> None:
         "--refresh-lookups", type=int, default=0, help="bucket-refresh lookups per full refresh (0: all)"
     )
     args = parser.parse_args()
+    rtt.REACH_OWN = args.reach_own
     sizes = [int(x) for x in args.nodes.split(",")]
     churns = [float(x) for x in args.churn.split(",")]
     rows: list[dict[str, Any]] = []

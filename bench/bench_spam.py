@@ -61,6 +61,9 @@ sharing a slot, supersets, breadth) on or off with the others. The ranker's prio
 that indexed every card, honest ones first. ``--fetch-only`` measures the fetch choice alone (wordllama
 only, minutes instead of hours on a loaded machine).
 
+``--evidence-pool on|off`` (with ``--pages``): the fetch's pool (the ``POOL * page_fetch`` best candidates
+it chooses among) is cut after each peer's own evidence, its negative reputation and flood penalty
+(``fetchchoice.pool_of``; on, the node's default since 2026-11-29), or by sketch score alone (before).
 ``--proven-fetch on|off`` (with ``--pages``): the fetch gives up to a quarter of its slots to proven peers
 near its last slot (``dht/fetchevidence.py``; on, the node's default) or not (before it); with
 ``--fetch-only --warm`` the honest members of the gold teams of every other goal are proven and held.
@@ -103,6 +106,7 @@ from spam_world import (
     DUP,
     DUP_COSINE,
     DUP_FREE,
+    EVIDENCE_POOL,
     PROVEN_FETCH,
     Sketches,
     fetch_only,
@@ -164,6 +168,11 @@ def main() -> None:
         "node started just before (nothing kept), or no arrival evidence",
     )  # fmt: skip
     parser.add_argument(
+        "--evidence-pool", default="on", choices=("on", "off"),
+        help="with --pages: the fetch's pool is cut after each peer's own evidence (reputation, flood "
+        "penalty: fetchchoice.pool_of, the node since 2026-11-29) or by sketch score alone (off: before)",
+    )  # fmt: skip
+    parser.add_argument(
         "--bar-flooded", default="on", choices=("on", "off"),
         help="with --pages and an exposure mode: a spent identity still under a flood's penalty never "
         "joins as a member (TeamCaps.barred); off: it joins where nothing else can (before)",
@@ -207,6 +216,7 @@ def main() -> None:
     MATCHER[0] = args.matcher
     CENTRE[0] = args.centre
     PROVEN_FETCH[0] = args.proven_fetch == "on"
+    EVIDENCE_POOL[0] = args.evidence_pool == "on"
     ARRIVAL[0] = args.arrival
     DUP[0], DUP_FREE[0], DUP_COSINE[0] = args.dup, args.dup_free, args.dup_cosine
     BAR_FLOODED[0] = args.bar_flooded == "on"

@@ -78,13 +78,20 @@ def first_clause(text: str) -> str:
 
 
 def heldout_texts(
-    kind: str, honest: list[tuple[str, str]], count: int, rng: random.Random
+    kind: str,
+    honest: list[tuple[str, str]],
+    count: int,
+    rng: random.Random,
+    picked: list[str] | None = None,
 ) -> list[tuple[str, tuple[str, ...]]]:
-    """``count`` spam card texts (description, skills) of the held-out ``kind`` (see the module docstring)."""
+    """``count`` spam card texts (description, skills) of the held-out ``kind`` (see the module docstring);
+    ``picked``: each text's own kind is appended to it (for diagnostics; the texts are the same)."""
     out: list[tuple[str, tuple[str, ...]]] = []
     kinds = ("paraphrase", "mixture", "focused")
     for i in range(count):
         pick = kind if kind not in ("heldout", "patient") else rng.choice(kinds)
+        if picked is not None:
+            picked.append(pick)
         target = honest[i % len(honest)][1]
         if pick == "paraphrase":
             text = paraphrase(target, rng)

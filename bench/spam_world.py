@@ -20,7 +20,7 @@ from ioa_p2p.card.sketch import issue_sketch
 from ioa_p2p.conversation.reputation import Standing, reputation_prior
 from ioa_p2p.dht.arrival import WINDOW_MS, ArrivalBook, beyond
 from ioa_p2p.dht.expand import FETCH, SAMPLE_TABLE
-from ioa_p2p.dht.fetchchoice import POOL, PRIOR_WEIGHT, centre_of, choose_fetch
+from ioa_p2p.dht.fetchchoice import POOL, PRIOR_WEIGHT, centre_of, choose_fetch, pool_of
 from ioa_p2p.dht.forest import LEVELS, forest_for
 from ioa_p2p.dht.pages import PAGE_ENTRIES
 from ioa_p2p.dht.ranking import card_profile
@@ -54,6 +54,9 @@ ARRIVAL = ["flood"]
 #: unproven card with more than DUP_FREE unproven others within DUP_COSINE (wordllama sketch cosine;
 #: ``--dup-free``, ``--dup-cosine``) loses up to WEIGHT score units before the fetch (all of it at 2 x
 #: DUP_FREE more); 0: off.
+#: Whether the fetch's pool is cut after each peer's own evidence (reputation, flood penalty:
+#: ``fetchchoice.pool_of``, the node since 2026-11-29) or by sketch score alone (``--evidence-pool off``).
+EVIDENCE_POOL = [True]
 DUP = [0.0]
 DUP_COSINE = [0.5]
 DUP_FREE = [4]
@@ -154,10 +157,9 @@ class Sketches:
         mean, std = HYBRID.standard[WORDLLAMA]
         dense = ((self._matrix @ scorer.view) - mean) / std
         lexical = scorer.lexical(s.peer_id.raw for s in sketches)
-        scored = sorted(
-            ((float(d) + lexical.get(s.peer_id.raw, 0.0), s) for d, s in zip(dense, sketches, strict=True)),
-            key=lambda item: -item[0],
-        )[: POOL * FETCH]  # the node's pool: the best candidates by sketch score
+        listed = [
+            (float(d) + lexical.get(s.peer_id.raw, 0.0), s) for d, s in zip(dense, sketches, strict=True)
+        ]
         if self._centre is None:
             self._centre = self.centre(sketches)
         priors = {self.by_key[k].peer_id: v for k, v in standing.items()}
@@ -166,7 +168,7 @@ class Sketches:
         good = {self.by_key[k].peer_id for k in proven if k in self.by_key} if PROVEN_FETCH[0] else set()
         since = {self.by_key[k].peer_id: NOW - (proof or {}).get(k, 0) for k in proven if k in self.by_key}
         flood = (
-            self.arrivals.penalties((s.peer_id for _, s in scored), NOW, proven_since=since)
+            self.arrivals.penalties((s.peer_id for _, s in listed), NOW, proven_since=since)
             if defences and self.arrivals is not None
             else None
         )
@@ -177,6 +179,10 @@ class Sketches:
             flood = dict(flood or {})
             for peer, units in self.dup_penalties(sketches, good | known).items():
                 flood[peer] = max(units, flood.get(peer, 0.0))
+        if EVIDENCE_POOL[0] and defences:  # the node's pool: the best after each peer's own evidence
+            scored = pool_of(listed, POOL * FETCH, priors=priors, flood=flood)
+        else:  # the pool before 2026-11-29: the best by sketch score alone
+            scored = sorted(listed, key=lambda item: -item[0])[: POOL * FETCH]
         chosen = choose_fetch(
             scored, FETCH, priors=priors, known=known, centre=self._centre, query=scorer.view,
             defences=defences, proven=good, flood=flood,

@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -312,13 +312,21 @@ class PageSearch:
         entry = self.bytes / self._entries if self._entries else 512.0
         return min(float(PAGE_ENTRIES), max(1.0, 2 * self.size / (1 << level))) * entry
 
-    def best(self, count: int, exclude: Iterable[PeerId] = ()) -> list[SignedSketch]:
-        """The ``count`` best candidates by sketch score (ties: by peer ID bytes)."""
+    def best(
+        self, count: int, exclude: Iterable[PeerId] = (), evidence: Mapping[PeerId, float] | None = None
+    ) -> list[SignedSketch]:
+        """The ``count`` best candidates by sketch score plus the ``evidence`` units about each peer
+        (:func:`~ioa_p2p.dht.fetchchoice.evidence_units`; ties: by peer ID bytes)."""
         skip = set(exclude)
         lexical = self.scorer.lexical(p.raw for p in self.candidates)
+        units = evidence or {}
         ranked = sorted(
             (
-                (score + lexical.get(sketch.peer_id.raw, 0.0), sketch.peer_id.raw, sketch)
+                (
+                    score + lexical.get(sketch.peer_id.raw, 0.0) + units.get(sketch.peer_id, 0.0),
+                    sketch.peer_id.raw,
+                    sketch,
+                )
                 for peer, (score, sketch) in self.candidates.items()
                 if peer not in skip
             ),

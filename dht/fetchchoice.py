@@ -265,6 +265,34 @@ def choose_fetch(
     return firsts + extras[: max(0, cap - len(firsts))]
 
 
+def evidence_units(
+    peer: PeerId, priors: Mapping[PeerId, float] | None = None, flood: Mapping[PeerId, float] | None = None
+) -> float:
+    """Score units the evidence about ``peer`` itself takes off its sketch in :func:`choose_fetch`: its
+    negative reputation prior (:data:`PRIOR_WEIGHT` units per unit) and its flood penalty (0 or less)."""
+    prior = (priors or {}).get(peer, 0.0)
+    return PRIOR_WEIGHT * min(0.0, prior) - (flood or {}).get(peer, 0.0)
+
+
+def pool_of(
+    scored: Iterable[tuple[float, SignedSketch]],
+    size: int,
+    *,
+    priors: Mapping[PeerId, float] | None = None,
+    flood: Mapping[PeerId, float] | None = None,
+) -> list[tuple[float, SignedSketch]]:
+    """The ``size`` candidates :func:`choose_fetch` chooses among, from every listed ``(sketch score,
+    sketch)``: the best by score *after* the evidence about each peer (:func:`evidence_units`), scores
+    returned as given (the evidence is applied once, in :func:`choose_fetch`). Cut by sketch score alone, a
+    crowd of new identities that score above an honest candidate pushes it out of the pool, where no
+    evidence can lift it: measured (``bench/spam_fetch_misses.py``, patient attacker's flood, cold node)
+    every gold agent the fetch lost was outside the pool. Ties: by peer ID bytes."""
+    ranked = sorted(
+        scored, key=lambda it: (-(it[0] + evidence_units(it[1].peer_id, priors, flood)), it[1].peer_id.raw)
+    )
+    return ranked[:size]
+
+
 def _order(
     score: float, sketch: SignedSketch, trusted: Mapping[PeerId, float], known: Collection[PeerId]
 ) -> tuple[bool, float, float, bytes]:
@@ -317,5 +345,7 @@ __all__ = [
     "centre_of",
     "choose_fetch",
     "copy_groups",
+    "evidence_units",
+    "pool_of",
     "superset_copies",
 ]

@@ -50,6 +50,11 @@ MISS_WEIGHT = 1 / 16
 #: The share a node assumes before its own dials tell (an open network has churn until shown otherwise:
 #: a node spares for its first ~25 dials, then only while peers keep missing).
 MISS_PRIOR = 0.25
+#: Round trips a dial's handshake takes (TCP's, then Noise's first exchange), and the handshakes a node
+#: must have measured before its reach wait is its own alone: with fewer, the wait is at most what its
+#: round trips over open connections call for :data:`REACH_RTTS` of them (:meth:`Hedges.reach_wait`).
+REACH_RTTS = 2
+REACH_OWN = 8
 
 
 class RoundTrips:
@@ -134,8 +139,25 @@ class Hedges:
 
     def reach_wait(self) -> float | None:
         """Seconds a dialled request may take to get through its handshake before it is hedged (None:
-        dialled requests are hedged as a whole, ``wait(False)``)."""
-        return None if self.reach is None else self.reach.wait()
+        dialled requests are hedged as a whole, ``wait(False)``).
+
+        A node that holds connections to most of its routing table dials rarely, so its own handshake
+        estimate stays at ``initial`` or at its first samples' wide spread (RFC 6298 starts ``rttvar`` at
+        half the first sample: 3 round trips of wait) while each gone peer costs that wait. Until
+        :data:`REACH_OWN` handshakes were measured, the wait is therefore at most :data:`REACH_RTTS` times
+        the smoothed round trip over open connections plus 4 spreads of that sum (the spread of a sum of
+        ``n`` round trips grows as the square root of ``n``), within the reach floor and ``high``; after
+        that, the handshakes measured decide alone (a loaded host whose handshakes cost CPU waits longer
+        than its round trips say)."""
+        reach = self.reach
+        if reach is None:
+            return None
+        own = reach.wait()
+        rt = self.open
+        if reach.samples >= REACH_OWN or rt.srtt is None:
+            return own
+        derived = REACH_RTTS * rt.srtt + 4 * math.sqrt(REACH_RTTS) * rt.rttvar
+        return min(own, max(reach.low, min(reach.high, derived)))
 
     def sample_reach(self, seconds: float) -> None:
         """One dial's handshake took ``seconds`` (no-op without ``reach``)."""
@@ -206,6 +228,8 @@ __all__ = [
     "MISS_PRIOR",
     "MISS_WEIGHT",
     "REACH_LOW",
+    "REACH_OWN",
+    "REACH_RTTS",
     "SPARE_FROM",
     "SUSPECT_LIMIT",
     "SUSPECT_TTL",

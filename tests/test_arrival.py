@@ -241,6 +241,51 @@ def test_the_nodes_page_search_fetches_entries_that_came_one_by_one_before_a_flo
     assert set(watched) == set(honest)
 
 
+def test_a_flood_larger_than_the_pool_cannot_push_the_steady_entries_out_of_it() -> None:
+    """The pool ``choose_fetch`` chooses among (``POOL`` times the fetch count) is cut after each peer's
+    own evidence (``fetchchoice.pool_of``): cut by sketch score alone, 30 flood entries that outscore the
+    8 that came one by one fill a fetch of 2's pool of 16, and no flood penalty could lift the others back
+    in (before: both picks were the flood's)."""
+    from ioa_p2p.dht.expand import PageSearch
+    from ioa_p2p.dht.fetchchoice import POOL, evidence_units, pool_of
+    from ioa_p2p.dht.forest import forest_for
+    from ioa_p2p.node.discovery.pages import _verified_best
+    from ioa_p2p.node.discovery.search import CardSearch
+
+    from .test_fetch_choice import MODEL
+
+    rng = np.random.default_rng(12)
+    query = rng.normal(size=DIM)
+    flood = [sketch(900 + i, query + 0.3 * rng.normal(size=DIM)) for i in range(30)]
+    honest = [sketch(950 + i, query + 0.5 * rng.normal(size=DIM)) for i in range(8)]
+    now = START + 48 * HOUR
+    book = steady_book()
+    for i, s in enumerate(honest):
+        book.note(s.peer_id, START + (5 + i) * HOUR)
+    for i, s in enumerate(flood):
+        book.note(s.peer_id, now + i)
+    for i in range(300):
+        book.note(peer(6000 + i), now + 100 + i)
+    search = CardSearch.__new__(CardSearch)
+    search.me, search.arrivals, search.now_ms = peer(999), book, lambda: now + HOUR
+    search.needs_fetch = lambda peer, version=None: True  # type: ignore[method-assign]
+    search.settled, search.young_penalty = None, 0.0
+    search.proven, search.proven_since, search.trusted = frozenset(), {}, frozenset()
+    search.settings = DiscoverySettings(min_stamp_bits=0)
+    pages = PageSearch(forest_for(MODEL, DIM), query, 100.0)
+    pages.offer(b"page", [*flood, *honest])
+    assert set(pages.best(POOL * 2)) <= set(flood)  # by sketch score alone the pool is the flood's
+    picked = _verified_best(pages, 2, search)
+    assert len(picked) == 2 and set(picked) <= set(honest)
+    # the pure rule: the evidence orders the pool, the scores handed on are the sketch scores
+    penalties = search.fetch_flood(s.peer_id for s in [*flood, *honest])
+    scored = pages.scored([*flood, *honest])
+    pool = pool_of(scored, 8, flood=penalties)
+    assert {s for _, s in pool} == set(honest) and all((x, s) in scored for x, s in pool)
+    assert evidence_units(flood[0].peer_id, {flood[0].peer_id: -1.0}, penalties) < -FLOOD_WEIGHT
+    assert evidence_units(honest[0].peer_id, {honest[0].peer_id: 2.0}) == 0.0  # standing is no evidence here
+
+
 def test_a_young_identity_of_a_flood_pays_the_larger_penalty_not_both() -> None:
     """``beyond`` and ``CardSearch.fetch_flood``: the fetch already charges a young identity its young
     penalty (a prior, PRIOR_WEIGHT units per unit); a flood penalty comes on top only where it is larger.

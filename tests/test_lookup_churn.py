@@ -22,7 +22,7 @@ from trio.testing import MockClock
 
 from ioa_p2p.dht.keyspace import position
 from ioa_p2p.dht.lookup import ANSWERED, PENDING, SLOW, Lookup
-from ioa_p2p.dht.rtt import MISS_PRIOR, SPARE_FROM, Hedges, Unreached
+from ioa_p2p.dht.rtt import MISS_PRIOR, REACH_OWN, SPARE_FROM, Hedges, Unreached
 from ioa_p2p.dht.sim.world import SimConfig, World
 from ioa_p2p.identity import Identity
 from ioa_p2p.node.net import kad_io
@@ -121,6 +121,30 @@ def test_the_reach_wait_follows_measured_handshakes_within_its_floor() -> None:
     assert 0.3 <= hedges.reach_wait() < 0.4
     assert Hedges(reach=False).reach_wait() is None
     assert hedges.fresh().reach_wait() == 0.4 and hedges.fresh().reach is not None
+
+
+def test_a_node_with_few_handshakes_waits_what_its_open_round_trips_call_for() -> None:
+    """A node that holds connections to its table dials rarely: one handshake measured sets RFC 6298's
+    wide spread (a wait of 3 handshakes), while its many answers over open connections say a handshake
+    (2 round trips) takes ~0.22 s; until REACH_OWN handshakes, the wait is at most what those call for,
+    and after that its own handshakes decide (a host whose handshakes cost CPU waits longer)."""
+    hedges = Hedges(low=0.4, high=1.5, initial=0.4, reach=True, reach_low=0.2)
+    for _ in range(20):
+        hedges.sample(0.11, True)  # requests over open connections: 50 ms each way
+    assert hedges.reach_wait() == pytest.approx(0.22, abs=0.02)  # before any handshake: 2 round trips
+    hedges.sample_reach(0.22)  # own estimate alone: 0.22 + 4 * 0.11 = 0.66 s
+    assert hedges.reach_wait() == pytest.approx(0.22, abs=0.02)
+    for _ in range(REACH_OWN):
+        hedges.sample_reach(0.5)  # this host's handshakes are slow: they decide once there are enough
+    assert hedges.reach_wait() >= 0.5
+    quiet = Hedges(low=0.4, high=1.5, initial=0.4, reach=True, reach_low=0.2)
+    for _ in range(20):
+        quiet.sample(0.02, True)  # loopback round trips: never below the reach floor
+    assert quiet.reach_wait() == 0.2
+    wide = Hedges(low=0.4, high=1.5, initial=0.4, reach=True, reach_low=0.2)
+    for _ in range(20):
+        wide.sample(1.0, True)  # slow links: never more than the handshakes' own initial wait
+    assert wide.reach_wait() == 0.4
 
 
 def test_spare_requests_follow_the_share_of_dials_that_missed() -> None:

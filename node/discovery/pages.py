@@ -40,7 +40,7 @@ from ioa_p2p.card.sketch import (
 )
 from ioa_p2p.card.stamp import yield_gil
 from ioa_p2p.dht.expand import PageSearch
-from ioa_p2p.dht.fetchchoice import POOL, choose_fetch
+from ioa_p2p.dht.fetchchoice import POOL, choose_fetch, evidence_units
 from ioa_p2p.dht.forest import Forest, forest_for
 from ioa_p2p.dht.lsh import CardBuckets, card_buckets
 from ioa_p2p.dht.pacing import PublishPolicy
@@ -256,14 +256,21 @@ def _verified_best(
 ) -> list[SignedSketch]:
     """The candidates (not us) to fetch: ``count`` distinct contents and the copies
     :func:`~ioa_p2p.dht.fetchchoice.choose_fetch` adds, chosen among the :data:`POOL` times ``count`` best
-    by sketch score with the sketch-level spam defences (reputation, copies, supersets, breadth, slots for
-    proven peers, floods of new identities), among
+    by sketch score after the evidence about each peer (its negative reputation and flood penalty:
+    :func:`~ioa_p2p.dht.fetchchoice.pool_of`; a crowd that outscores an honest candidate cannot push it out
+    of the pool where no evidence lifts it) with the sketch-level spam defences (reputation, copies,
+    supersets, breadth, slots for proven peers, floods of new identities), among
     those whose sketch signature verifies and whose stamp has ``[discovery] min_stamp_bits`` (a page
     holder that stored under-stamped entries gains their makers nothing); the others are dropped and the
     choice is made again."""
     verified: set[bytes] = set()  # sketch encodings whose signature verified
     for _ in range(POOL):  # each pass drops at least one candidate whose signature failed
-        pool = pages.best(POOL * count, exclude=[search.me])
+        listed = [sketch for _, sketch in pages.candidates.values()]
+        # the evidence about each listed peer acts before the pool is cut (fetchchoice.pool_of)
+        every = _young_priors(search, listed, priors)
+        flood = search.fetch_flood(s.peer_id for s in listed)
+        evidence = {s.peer_id: evidence_units(s.peer_id, every, flood) for s in listed}
+        pool = pages.best(POOL * count, exclude=[search.me], evidence=evidence)
         if not pool:
             return []
         known = {s.peer_id for s in pool if not search.needs_fetch(s.peer_id)}
@@ -271,12 +278,12 @@ def _verified_best(
         picked = choose_fetch(
             pages.scored(pool),
             count,
-            priors=_young_priors(search, pool, priors),
+            priors=every,
             known=known,
             centre=pages.centre(),
             query=pages.query,
             proven=proven,
-            flood=search.fetch_flood(s.peer_id for s in pool),
+            flood=flood,
         )
         failed = []
         for sketch in picked:
