@@ -38,6 +38,8 @@ def flatten(status: dict[str, Any]) -> dict[str, float]:
     kad = status.get("kad_traffic") or {}
     for kind, count in (kad.get("sent") or {}).items():
         out[f"kad_sent.{kind}"] = count
+    for kind, count in (kad.get("by_caller") or {}).items():
+        out[f"kad_by.{kind}"] = count
     out["kad.served"] = kad.get("served", 0)
     return out
 
