@@ -41,6 +41,7 @@ import argparse
 import collections
 import json
 import os
+import shutil
 import signal
 import statistics
 import sys
@@ -345,6 +346,8 @@ def main() -> None:
         "their process, probes and one process of several agents (needs py-spy in the venv)",
     )
     args = parser.parse_args()
+    if args.profile and not (shutil.which("py-spy") or (Path(sys.executable).parent / "py-spy").exists()):
+        parser.error("--profile needs py-spy: pip install py-spy into the venv")
     result = trio.run(run, args)
     if args.json:
         print(json.dumps(result))
