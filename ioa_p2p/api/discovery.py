@@ -133,7 +133,6 @@ class DiscoveryStatus(ApiObject):
     withdrawn: bool = False
     #: Kademlia requests sent by type (``sent``) and by type and the loop that sent them (``by_caller``,
     #: ``CALLER.TYPE``), and DHT streams served (``served``); absent from older nodes
-
     kad_traffic: Annotated[JsonObject | None, Json(omit="none")] = None
     announced_growth: int = 0
     renewals: int = 0
