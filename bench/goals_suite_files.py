@@ -129,6 +129,9 @@ SUITES = {
     # the ninth blind probe: 100 goals over 10 folders in new styles, 20 to be refused
     # (absent values and near misses; bench/goal_suite_probe9/README.md)
     "probe9": Suite("probe9", HERE / "goal_suite_probe9", ("heldout",), False),
+    # the tenth blind probe: 100 goals over 10 folders in new styles, 20 to be refused
+    # (absent values and near misses; bench/goal_suite_probe10/README.md)
+    "probe10": Suite("probe10", HERE / "goal_suite_probe10", ("heldout",), False),
 }
 
 

@@ -186,6 +186,8 @@ def bill_items(
     None when it names fewer than two. ``rules``: the facts of the folder's documents; ``common``: the
     terms of the folder's file names and titles."""
     asked = question_words(question, common)
+    if found is not None and found.cells:  # "what excess applies ...": the column asked is no item bought
+        asked -= terms(" ".join(header for header, _ in found.cells))
     if not asked:
         return None
     scorer = Scorer(question, rules)

@@ -399,6 +399,7 @@ def _cell_value(
         pick = next((n for n in nums if n.unit in wanted.units), nums[0])
         end = range_end_of(question, cell, nums)  # "the top of the range": "EUR 10,001 - 40,000" -> 40,000
         unit = pick.unit or unit_in_header(header, ALIASES)  # "Green coffee roasted (tonnes)": 66.8 t
+        unit = unit or ("%" if _PERCENT_HEADER.fullmatch(header.strip()) else "")  # a "percent" column: 15 %
         pick = end or pick
         if wanted.units == ("%",) and unit != "%" and "%" not in header:
             return None  # a percentage asked ("the VAT rate"): a figure of another kind is none
@@ -407,6 +408,7 @@ def _cell_value(
     return Value.of_date(days[0][2]) if days else None
 
 
+_PERCENT_HEADER = re.compile(r"(?:percent(?:age)?|per cent|pct|%)", re.I)
 _DESIGNATED = re.compile(r"\b([A-Z][a-z]{2,}) (\d{1,3})\b(?![.,:]?\d)")
 
 

@@ -17,6 +17,7 @@ or a word sharing its first letters (``snorkelling`` / ``snorkel``, ``moving`` /
 
 from __future__ import annotations
 
+import os
 import re
 
 from ioa_p2p.adapters.retrieval.qualifiers import Qualifier
@@ -64,7 +65,10 @@ def unmentioned_subjects(question: str, document: str, path: str = "") -> list[Q
     if not asked:
         return []
     used = terms(f"{document}\n{path.replace('-', ' ').replace('_', ' ').replace('/', ' ')}")
-    prefixes = {t[:SHARED_PREFIX] for t in used if len(t) >= SHARED_PREFIX}
+    by_prefix: dict[str, list[str]] = {}
+    for t in used:
+        if len(t) >= SHARED_PREFIX:
+            by_prefix.setdefault(t[:SHARED_PREFIX], []).append(t)
     missing = []
     dated = bool(weekdays_in(document))  # it tells days apart: "weekday" / "weekend" are its terms
     for word in dict.fromkeys(asked):
@@ -73,11 +77,22 @@ def unmentioned_subjects(question: str, document: str, path: str = "") -> list[Q
             dated
             and _DAY_WORD.fullmatch(word.lower())
             or s in used
-            or (len(s) >= SHARED_PREFIX and s[:SHARED_PREFIX] in prefixes)
+            or any(is_form_of(s, t) for t in by_prefix.get(s[:SHARED_PREFIX], ()))
         ):
             continue
         missing.append(Qualifier(word, "subject", ()))
     return missing
+
+
+def is_form_of(word: str, other: str) -> bool:
+    """Whether two stems (sharing their first :data:`SHARED_PREFIX` letters) are forms of one word: one
+    extends the other (``snorkel`` / ``snorkell``, ``heat`` / ``heater``) or they part only in their last
+    letters (``electrical`` / ``electricity``, ``cancellation`` / ``cancelled``); ``motorcycle`` and
+    ``motorway`` share a first part and are different things."""
+    if word.startswith(other) or other.startswith(word):
+        return True
+    common = len(os.path.commonprefix([word, other]))
+    return common >= max(SHARED_PREFIX, min(len(word), len(other)) - 2)
 
 
 def _asking_part(text: str) -> str:
@@ -123,4 +138,4 @@ def _is_subject(word: str) -> bool:
     return not ({s, word} & (FRAME | STOP) or word in ALIASES or s in ALIASES)
 
 
-__all__ = ["FRAME", "noun_phrase_words", "unmentioned_subjects"]
+__all__ = ["FRAME", "is_form_of", "noun_phrase_words", "unmentioned_subjects"]

@@ -11,7 +11,10 @@ read with:
   part-way through an hour is charged for the whole hour"), a minimum quantity ("minimum hire 3 hours", a
   "MIN. HIRE (hours)" column, "a 10-minute minimum per job"), a cap ("Daily cap" column, "capped at EUR
   X"), a free allowance ("the first 24 hours are free", "get the first two hours free") and a percentage
-  off ("Registered charities receive 15 % off room hire").
+  off ("Registered charities receive 15 % off room hire") - from another sentence only when the question
+  names the case it is granted for (the charity, the cancellation), never on a plain price;
+- **for**: a measure the question states that the amount's own row states too ("a 90-minute lesson" and
+  "Motorway lesson | 90 min | 84.00"): a fixed price for that much, not a price per a unit of it.
 
 A rule applies only when the request meets its conditions: a rule sentence that names something (a
 capitalised name, a bold phrase: "In the Station Road car park Blue Badge holders ... get the first two
@@ -28,6 +31,7 @@ from collections.abc import Sequence
 from ioa_p2p.adapters.retrieval.facts import Fact, section_of, terms
 from ioa_p2p.planning.answer_types import MONEY_UNITS, answer_type
 from ioa_p2p.planning.expr import WORD_NUMBERS
+from ioa_p2p.planning.quantities import stated_quantities
 from ioa_p2p.planning.units import unit_in_header
 from ioa_p2p.planning.values import ALIASES, Value, numbers_in
 
@@ -177,6 +181,8 @@ def charge_terms(
                 if nums and unit:
                     out.append(("minimum", f"{nums[0].number:g} {nums[0].unit or unit}"))
     own = fact.text.split("\0")[0]
+    if not any(name == "per" for name, _ in out):  # "Motorway lesson | 90 min | 84.00": the price of 90 min
+        out += [("for", q) for q in _stated_in(question, own, value)]
     seen = {k for k, _ in out}
     # the topic in common words (names connect every rule of a company's documents)
     plain = re.sub(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]*", " ", question)
@@ -184,6 +190,8 @@ def charge_terms(
     usable = [f.text.split("\0")[0] for f in rules if _usable(f, fact, question, topic)]
     for rule in [own, *usable]:
         for name, found in _terms_in(rule):
+            if name == "discount" and rule is not own and not _benefit_meets(rule, own, question):
+                continue  # "students get 8 % off", "if the instructor cancels ... 15 % off": not asked
             if name not in seen:
                 out.append((name, found))
                 seen.add(name)
@@ -203,6 +211,35 @@ def _usable(rule: Fact, fact: Fact, question: str, topic: set[str]) -> bool:
     if section_of(rule) != section_of(fact) and not _overlap(terms(leaf) - _GENERIC, topic):
         return False
     return applies(rule.text.split("\0")[0], question)
+
+
+def _stated_in(question: str, own: str, value: Value) -> list[str]:
+    """The measures the question states ("a 90-minute lesson") that the amount's own row or sentence states
+    too ("90 min"): a fixed price for that much, not a price per a unit of it."""
+    found = [n for n in numbers_in(own) if n.unit and n.number != value.number]
+    return [
+        f"{q.number:g} {q.unit}"
+        for q in stated_quantities(question)
+        if q.unit and any(n.number == q.number and ALIASES.get(n.unit, n.unit) == q.unit for n in found)
+    ]
+
+
+def _benefit_meets(rule: str, own: str, question: str) -> bool:
+    """A percentage off stated in another sentence is for someone or some case ("Registered charities
+    receive 15 % off room hire", "if the instructor cancels, a voucher for 15 % off"): it counts when the
+    question names that case - a word of the rule beyond the priced thing's own row or sentence, the words
+    every price rule uses and the words of a discount itself."""
+    case = terms(_OFF.sub(" ", rule)) - terms(own) - _GENERIC - _BENEFIT_WORDS
+    named = terms(_NAMES.sub(" ", question))  # "Fernmoor Riding School": who charges, not the case
+    return bool({t for t in case if not t[0].isdigit()} & named)
+
+
+_NAMES = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][\w'-]*")
+#: the words of granting a discount: no case in them
+_BENEFIT_WORDS = frozenset(
+    {"get", "gets", "receive", "receiv", "give", "given", "off", "discount", "reduction", "all", "any",
+     "also", "can", "may", "will", "voucher", "next", "their", "your", "you", "our", "we", "they"}
+)  # fmt: skip
 
 
 def _overlap(a: set[str], b: set[str]) -> bool:

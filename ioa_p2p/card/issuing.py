@@ -79,12 +79,17 @@ def issue_card(
     stamp_bits: int = 0,
     stamp: bytes = b"",
     pause: Callable[[], None] | None = None,
+    clock: Callable[[], int] | None = None,
 ) -> SignedCard:
     """Build and sign this node's card: version 3 with a stamp of ``stamp_bits`` bits (``stamp``: a nonce
     found before for the same content, reused when it still has enough bits; otherwise one is minted,
     which takes about ``2**stamp_bits`` hashes, calling ``pause`` now and then: :func:`.stamp.mint`);
-    without a stamp, version 2 when a structured field is set, else version 1. Raises
-    :class:`InvalidCard` when a field is out of bounds."""
+    without a stamp, version 2 when a structured field is set, else version 1. ``clock`` (milliseconds):
+    when given, the card's issue time (``issued_at``, the envelope's ``ts``; ``expires_at`` is it plus
+    ``ttl_ms``) is read from it once the stamp is ready, just before signing, where later than ``now_ms``:
+    the time a caller's worker thread waited for its turn and minted is not taken from the card's
+    lifetime (the stamp does not cover the times). Raises :class:`InvalidCard` when a field is out of
+    bounds."""
     raw = encode_vector(vector)
     structured = {
         "languages": tuple(languages),
@@ -113,8 +118,13 @@ def issue_card(
         digest = card_digest(body)
         fits = stamp and bits_of(digest, stamp) >= stamp_bits
         nonce = stamp if fits else mint(digest, stamp_bits, pause=pause)
-        body = _new_card({**extra, "stamp": nonce}, **{k: getattr(body, k) for k in _V1_FIELDS})
-    envelope = Envelope.create(identity, body, seq=version, ts=now_ms)
+        extra = {**extra, "stamp": nonce}
+        body = _new_card(extra, **{k: getattr(body, k) for k in _V1_FIELDS})
+    signed_at = max(now_ms, clock()) if clock is not None else now_ms
+    if signed_at != now_ms:
+        times = {"issued_at": signed_at, "expires_at": signed_at + ttl_ms}
+        body = _new_card(extra, **{**{k: getattr(body, k) for k in _V1_FIELDS}, **times})
+    envelope = Envelope.create(identity, body, seq=version, ts=signed_at)
     encoded = envelope.to_cbor()
     if len(encoded) > MAX_CARD_SIZE:
         raise InvalidCard(

@@ -18,7 +18,9 @@ sentences:
    - less a free allowance (``max(q - 2, 0)``), rounded up to the increment (``ceil(q / 0.25) * 0.25``),
      at least the minimum (``max(q, 3)``);
    - times the price, times every other quantity it is per ("per guard per hour": 3 guards);
-   - less a percentage off, at most the cap (``min(amount, 9)``).
+   - less a percentage off, at most the cap (``min(amount, 9)``);
+   - a fixed price for the very measure the request states (a ``for`` term: "90 min" in the price's own
+     row for "a 90-minute lesson") is the charge itself (``84 * 1``, for the calculator).
 
 When the situation incurs several charges the documents list separately (the retrieval answers with the
 list of them, adapters/retrieval/bill.py), the charge is their sum, each on its own terms; a measure the
@@ -156,6 +158,8 @@ def render_charge(value: Value | None, quantities: list[Quantity]) -> str:
             x = _on_terms(x, unit, terms)
         factors.append(x)
     expression = " * ".join([_wrap(amount), *factors]) if factors else amount
+    if not factors and "for" in terms:  # the price of the very measure asked ("90 min"): the charge itself
+        expression = f"{_wrap(amount)} * 1"
     if "discount" in terms:
         expression = f"{_wrap(expression)} * (1 - {_number_of(terms['discount'])} / 100)"
     if "minimum_charge" in terms:

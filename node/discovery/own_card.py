@@ -183,6 +183,7 @@ class CardOwner:
             stamp_bits=self.settings.stamp_bits,
             stamp=stamp,
             pause=yield_gil,  # the event loop keeps its wake-ups while the stamp is minted
+            clock=self.now_ms,  # its lifetime starts when it is signed, not before its worker's turn
         )
         try:
             card = await self.node.run_sync(issue, gil_bound=True)
