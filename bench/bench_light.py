@@ -3,7 +3,7 @@ after goals and after its matcher's models were unloaded (issue 26, docs/perform
 
 Run: python bench/bench_light.py [--nodes 5] [--settle 60] [--window 60] [--windows 1] [--goals 3]
      [--unload-idle 60] [--warm auto|true|false] [--idle-only] [--per-process K] [--probes P]
-     [--probe-peers M] [--json]
+     [--probe-peers M] [--json] [--profile DIR]
 
 A local testnet (``open_testnet``: a bootstrap node plus ``--nodes`` agent nodes of the sample agents, each
 ``ioa node start`` in its own process, default config but ``[discovery] warm`` and ``unload_idle``). After
@@ -41,6 +41,7 @@ import argparse
 import collections
 import json
 import os
+import shutil
 import signal
 import statistics
 import sys
@@ -52,6 +53,7 @@ from typing import Any
 
 import traffic_census
 import trio
+from find_probes import Profiles, summarize
 
 from ioa_p2p.bootstrap.agents import MAX_NODES, AgentPlan, agent_specs
 from ioa_p2p.bootstrap.testnet import NodeSpec, TestnetNode, open_testnet
@@ -116,6 +118,20 @@ async def idle_window(procs: dict[str, int], seconds: float) -> dict[str, Any]:
     return out
 
 
+def spied_roles(procs: dict[str, int], agents: list[str], boot: str, probes: list[str]) -> dict[int, str]:
+    """The processes ``--profile`` records over the windows (pid -> role): the bootstrap node, every
+    process that holds one agent (``lone``: with ``--per-process K`` and ``--nodes`` = a multiple of K
+    plus one, the last agent), the probes, and the first process of several agents."""
+    count = collections.Counter(procs[a] for a in agents)
+    roles = {procs[boot]: "bootstrap"} if boot in procs else {}
+    roles.update({procs[a]: "lone" for a in agents if count[procs[a]] == 1})
+    roles.update({procs[p]: "probe" for p in probes if p in procs})
+    many = [procs[a] for a in agents if count[procs[a]] > 1]
+    if many:
+        roles[many[0]] = "process"
+    return roles
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     """:func:`run_testnet`, ended by SIGTERM as by Ctrl-C: the testnet's processes stopped on the way out
     (a SIGTERM left to Python's default would end this process alone and leave them running)."""
@@ -170,7 +186,14 @@ async def measure(root: Path, specs: list[NodeSpec], args: argparse.Namespace) -
         agents = [n.name for n in net.agents]
         boot = net.bootstrap.name if net.bootstrap else ""
         counted = await traffic_census.snapshot(net.agents)  # messages by kind over the windows
+        spied = spied_roles(procs, agents, boot, [p.name for p in probes]) if args.profile else {}
+        profiles = Profiles(Path(args.profile), spied) if spied else None
+        if profiles is not None:
+            profiles.start()
         windows = [await idle_window(procs, args.window) for _ in range(args.windows)]
+        if profiles is not None:
+            profiles.stop()
+            out["profile"] = summarize(Path(args.profile), 1, top=20)  # CPU seconds over the windows
         out["per_node_per_minute"] = traffic_census.rates(counted, await traffic_census.snapshot(net.agents))
         cpu = {name: statistics.mean(w[name] for w in windows) for name in procs}  # over every window
         mem = {name: memory(pid) for name, pid in procs.items()}
@@ -316,7 +339,15 @@ def main() -> None:
     )
     parser.add_argument("--start-timeout", type=float, default=300.0)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument(
+        "--profile",
+        default="",
+        help="py-spy record (raw) into this folder over the windows: the bootstrap node, agents alone in "
+        "their process, probes and one process of several agents (needs py-spy in the venv)",
+    )
     args = parser.parse_args()
+    if args.profile and not (shutil.which("py-spy") or (Path(sys.executable).parent / "py-spy").exists()):
+        parser.error("--profile needs py-spy: pip install py-spy into the venv")
     result = trio.run(run, args)
     if args.json:
         print(json.dumps(result))

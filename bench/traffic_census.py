@@ -35,9 +35,13 @@ def flatten(status: dict[str, Any]) -> dict[str, float]:
     out["own.published"] = gossip.get("published", 0)
     out["own.announced_growth"] = status.get("announced_growth", 0)
     out["own.renewals"] = status.get("renewals", 0)
+    for kind in ("revalidated", "dht_fetched", "dropped_unconfirmed", "gossip_accepted"):
+        out[f"disc.{kind}"] = status.get(kind, 0)
     kad = status.get("kad_traffic") or {}
     for kind, count in (kad.get("sent") or {}).items():
         out[f"kad_sent.{kind}"] = count
+    for kind, count in (kad.get("by_caller") or {}).items():
+        out[f"kad_by.{kind}"] = count
     out["kad.served"] = kad.get("served", 0)
     return out
 

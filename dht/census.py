@@ -40,8 +40,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ioa_p2p.dht.catchup import CatchUpPacer
 from ioa_p2p.identity import PeerId
 
 #: Seconds between censuses at most, and the age past which a census proves nothing.
@@ -85,10 +86,17 @@ class SharedCensus:
     """The census of the agents of one process (``[[agents]]``): they are nodes of one network, so the
     publishers one of them counted are the others' too. One census runs at a time in the process
     (``taking``); each agent adopts the newest (``last``) instead of taking its own, and fetches the
-    cards it lacks among those named (handed to it in the process, mostly, before it asks)."""
+    cards it lacks among those named (handed to it in the process, mostly, before it asks).
+
+    ``catch_up``: the pace of the agents' catch-up (:func:`~ioa_p2p.node.discovery.loops.catch_up_loop`),
+    shared too: a card one agent asked for is not asked for by the others until its retry is due (the
+    process hands every agent a card one of them got, so the agents lack the same cards; each asking on
+    its own pace multiplied the owner requests and DHT lookups for a missing card by the agents of the
+    process: issue 26, l-scale2)."""
 
     last: Census | None = None
     taking: bool = False
+    catch_up: CatchUpPacer[PeerId] = field(default_factory=CatchUpPacer)
 
     def newer_than(self, census: Census | None) -> Census | None:
         """The process's census when it is newer than ``census`` (an agent's own), else None."""

@@ -15,6 +15,7 @@ import trio
 from trio.testing import MockClock
 
 from ioa_p2p.dht.catchup import BATCH, RETRY, RETRY_MAX, CatchUpPacer
+from ioa_p2p.dht.census import SharedCensus
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.node.discovery.loops import CATCH_UP_INTERVAL, CATCH_UP_OWNER_WAIT, catch_up_loop
 
@@ -52,9 +53,9 @@ class CatchingUpService:
     """What ``catch_up_loop`` uses of the discovery service: ``publishers`` are known (topic peers) and
     hold no card; ``fetch_cards`` records each ask and gets nothing (a busy network)."""
 
-    def __init__(self, publishers: list[PeerId]) -> None:
+    def __init__(self, publishers: list[PeerId], shared: SharedCensus | None = None) -> None:
         self.gossip = SimpleNamespace(topic_peer_ids=lambda: list(publishers))
-        self.net = SimpleNamespace(card_peers=lambda: [])
+        self.net = SimpleNamespace(card_peers=lambda: [], shared_census=lambda: shared)
         self.directory = SimpleNamespace(entry=lambda peer, now_ms: None)
         self.node = SimpleNamespace(faults=SimpleNamespace(boundary=lambda where: contextlib.nullcontext()))
         self.settings = SimpleNamespace(find_timeout=6.0)
@@ -92,3 +93,21 @@ async def test_the_catch_up_of_a_busy_network_falls_off(autojump_clock: MockCloc
     assert (
         first[2] - first[1] >= RETRY and first[3] - first[2] >= 2 * RETRY and first[4] - first[3] >= 4 * RETRY
     )
+
+
+async def test_the_agents_of_a_process_ask_once_for_a_card_they_all_lack(autojump_clock: MockClock) -> None:
+    """Three agents of one process (one ``SharedCensus``) lacking the same 40 cards for 20 minutes: each
+    card is asked for 7 times in all, as by one agent, not 7 times by each (issue 26, l-scale2: every agent
+    of a process of K asked the same owners and ran the same DHT lookups, K times over)."""
+    publishers = [Identity(bytes([i + 1]) * 32).peer_id for i in range(40)]
+    shared = SharedCensus()
+    agents: list[Any] = [CatchingUpService(publishers, shared) for _ in range(3)]
+    with trio.move_on_after(1200):
+        async with trio.open_nursery() as nursery:
+            for agent in agents:
+                nursery.start_soon(catch_up_loop, agent)
+    asks = [peers for agent in agents for _, peers, _ in agent.asks]
+    per_peer = {p: sum(p in peers for peers in asks) for p in publishers}
+    assert max(per_peer.values()) <= 7 and min(per_peer.values()) >= 6  # before: 18-21 (three agents)
+    alone: Any = CatchingUpService(publishers)  # a node alone in its process keeps its own pace
+    assert alone.net.shared_census() is None

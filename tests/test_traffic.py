@@ -16,6 +16,7 @@ from ioa_p2p.node.net.traffic import (
     count_kad,
     count_rpc,
     kad_traffic,
+    tagged,
     tally_pubsub,
 )
 
@@ -55,7 +56,33 @@ def test_kad_requests_are_counted_by_type() -> None:
     traffic = KadTraffic()
     traffic.note_requests([Message(type=Message.FIND_NODE), Message(type=Message.FIND_NODE)])
     traffic.note_requests([Message(type=Message.PUT_VALUE)])
-    assert traffic.to_json() == {"sent": {"FIND_NODE": 2, "PUT_VALUE": 1}, "served": 0}
+    assert traffic.to_json() == {
+        "sent": {"FIND_NODE": 2, "PUT_VALUE": 1},
+        "by_caller": {"other.FIND_NODE": 2, "other.PUT_VALUE": 1},
+        "served": 0,
+    }
+
+
+async def test_kad_requests_are_counted_by_the_loop_that_started_them() -> None:
+    traffic = KadTraffic()
+
+    async def send(kind: int) -> None:
+        traffic.note_requests([Message(type=kind)])
+
+    async def loop(kind: int) -> None:
+        await send(kind)  # in the loop's task
+        async with trio.open_nursery() as nursery:  # and in a task it started
+            nursery.start_soon(send, kind)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(tagged("catch_up", loop), Message.GET_VALUE)
+        nursery.start_soon(tagged("census", loop), Message.GET_PROVIDERS)
+        nursery.start_soon(send, Message.FIND_NODE)
+    assert traffic.by_caller == {
+        "catch_up.GET_VALUE": 2,
+        "census.GET_PROVIDERS": 2,
+        "other.FIND_NODE": 1,
+    }
 
 
 def test_a_host_gets_one_kad_counter() -> None:

@@ -131,7 +131,8 @@ class DiscoveryStatus(ApiObject):
     dropped_unconfirmed: int = 0
     directory_partial: bool = False
     withdrawn: bool = False
-    #: Kademlia requests sent by type and DHT streams served (absent from older nodes)
+    #: Kademlia requests sent by type (``sent``) and by type and the loop that sent them (``by_caller``,
+    #: ``CALLER.TYPE``), and DHT streams served (``served``); absent from older nodes
     kad_traffic: Annotated[JsonObject | None, Json(omit="none")] = None
     announced_growth: int = 0
     renewals: int = 0

@@ -164,13 +164,19 @@ async def _take(service: Discovery, now: float, size: float) -> Census | None:
 async def _adopt(service: Discovery, census: Census) -> None:
     """Take another agent's census of this process as this node's own: fetch the cards it lacks among
     the publishers named (few: the process hands its agents every card one of them accepted), then
-    record it, with the peers no record could be found of."""
+    record it, with the peers no record could be found of.
+
+    The publishers the census taker just failed to get a record of (``census.unavailable``: neither
+    they nor the DHT gave one) are not asked again by each agent that adopts it: those were exactly the
+    cards the others lacked too, so every agent of a process of K asked the same unreachable owners and
+    ran the same failing DHT lookups, K - 1 times per census (issue 26, l-scale2). They stay unavailable
+    in the adopted census; each agent's catch-up asks for them at its own pace."""
     policy, bound = service.census, CENSUS_TIMEOUT_FACTOR * service.settings.find_timeout
     policy.started(trio.current_time())
     named = census.named - {service.node.peer_id}
     unavailable: frozenset[PeerId] | None = None
     with service.node.faults.boundary("discovery census"), trio.move_on_after(bound):
-        unavailable = await fill_from_census(service, named)
+        unavailable = await fill_from_census(service, named - census.unavailable)
     if unavailable is None:  # tried again after the policy's back-off
         policy.failed()
         return

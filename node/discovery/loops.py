@@ -113,10 +113,14 @@ async def catch_up_loop(service: Discovery) -> None:
     Gossip is best effort: under start-up load a peer's pubsub stream lags its connection by up to a
     minute, forwarders that owe CPU time have their gossip dropped, and an announcement made before the
     mesh formed is repeated only when the announcer gains topic peers; a card lost that way would reach
-    a node that is not the owner's neighbour only with the owner's next version (``republish``)."""
+    a node that is not the owner's neighbour only with the owner's next version (``republish``).
+
+    The agents of one process (``[[agents]]``) share one pacer (``SharedCensus.catch_up``): they lack the
+    same cards (a card one of them gets is handed to all), so one asks for it, not each of them."""
     gossip = service.gossip
     assert gossip is not None
-    pacer: CatchUpPacer[PeerId] = CatchUpPacer()
+    shared = service.net.shared_census()  # the agents of one process share one pace (SharedCensus)
+    pacer: CatchUpPacer[PeerId] = shared.catch_up if shared is not None else CatchUpPacer()
     while True:
         await trio.sleep(CATCH_UP_INTERVAL)
         now = trio.current_time()

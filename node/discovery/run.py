@@ -13,6 +13,7 @@ from ioa_p2p.dht.admission import CardAdmission
 from ioa_p2p.dht.settings import AgentSettings, DiscoverySettings
 from ioa_p2p.dht.validators import NAMESPACE, IoaNamespaceValidator
 from ioa_p2p.identity import PeerId
+from ioa_p2p.node.net.traffic import tagged
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort, open_local_state
 
 if TYPE_CHECKING:
@@ -109,24 +110,24 @@ async def open_discovery(node: NodePort, net: CardNetPort) -> AsyncIterator[Disc
         service.adopt_agent(agent)  # the card is issued in the background: start does not wait for models
         async with trio.open_nursery() as nursery:
             nursery.start_soon(service.card_loop)
-            nursery.start_soon(loops.republish_loop, service)
+            nursery.start_soon(tagged("republish", loops.republish_loop), service)
             nursery.start_soon(follow_addrs, node, service)
             nursery.start_soon(loops.expiry_loop, service)
             nursery.start_soon(loops.rebuild_loop, service)
-            nursery.start_soon(loops.revalidate_loop, service)
+            nursery.start_soon(tagged("revalidate", loops.revalidate_loop), service)
             if store is not None:
                 nursery.start_soon(keep_arrivals, service.search, store)
             if settings.dht:
-                nursery.start_soon(loops.dht_publish_loop, service)
+                nursery.start_soon(tagged("publish", loops.dht_publish_loop), service)
             # [discovery] warm and unload_idle: the models loaded when needed, unloaded when idle
             idle = settings.unload_idle
             nursery.start_soon(keep_matcher, node, ranker, service.card_ready, service.warm, idle)
             if gossip is not None:
                 nursery.start_soon(service.go_live)
-                nursery.start_soon(loops.announce_loop, service)
+                nursery.start_soon(tagged("announce", loops.announce_loop), service)
                 if settings.dht:
-                    nursery.start_soon(loops.catch_up_loop, service)
-                    nursery.start_soon(census_loop, service)
+                    nursery.start_soon(tagged("catch_up", loops.catch_up_loop), service)
+                    nursery.start_soon(tagged("census", census_loop), service)
             add_discovery_routes(node.control, node.peer_id, service)
             try:
                 yield service

@@ -54,7 +54,7 @@ from ioa_p2p.node.net.host import from_libp2p_id, peer_info_from_addr, to_libp2p
 from ioa_p2p.node.net.kad_io import CLOSEST, known_peers, run_lookup
 from ioa_p2p.node.net.kad_slots import serve_in_slots
 from ioa_p2p.node.net.lookup_slots import JOINING_TABLE, LookupSlots
-from ioa_p2p.node.net.traffic import count_kad
+from ioa_p2p.node.net.traffic import count_kad, tagged
 
 log = logging.getLogger("ioa_p2p.routing")
 
@@ -160,13 +160,16 @@ def start_routing(
         await net.connect_peer(peer, deliberate=False)
 
     nursery.start_soon(
-        lambda: run_peer_discovery(
-            net.dht,
-            connect_peer,
-            net.connected_peers,
-            policy=RefreshPolicy(slow=config.refresh_max, target_peers=config.target_peers),
-            trigger=trigger,
-            faults=faults,
+        tagged(
+            "routing",
+            lambda: run_peer_discovery(
+                net.dht,
+                connect_peer,
+                net.connected_peers,
+                policy=RefreshPolicy(slow=config.refresh_max, target_peers=config.target_peers),
+                trigger=trigger,
+                faults=faults,
+            ),
         )
     )
 

@@ -15,12 +15,16 @@ heartbeat), and counts, per RPC:
 
 ``heartbeats`` counts GossipSub heartbeats. :class:`KadTraffic` counts the Kademlia requests this node
 sent by type (``FIND_NODE``, ``GET_VALUE``, ``PUT_VALUE``, ``ADD_PROVIDER``, ``GET_PROVIDERS``; from
-:func:`~ioa_p2p.node.net.kad_io._exchange`) and the inbound DHT streams it served.
+:func:`~ioa_p2p.node.net.kad_io._exchange`) and the inbound DHT streams it served; ``by_caller`` splits the
+requests sent by the background loop that made them (``caller.TYPE``: :func:`tagged` names a loop's task,
+and the tasks it starts inherit the name; ``other`` for the rest, finds and goals among them).
 """
 
 from __future__ import annotations
 
 import collections
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
 from typing import Any
 
 from libp2p.kad_dht.pb.kademlia_pb2 import Message
@@ -109,19 +113,37 @@ def count_control(counter: collections.Counter[str], rpc: Any) -> None:
     _count_entries(counter, rpc.control)
 
 
+#: The background loop whose task (or a task it started) sends a Kademlia request (:func:`tagged`).
+KAD_CALLER: ContextVar[str] = ContextVar("ioa_kad_caller", default="other")
+
+
+def tagged(caller: str, loop: Callable[..., Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+    """``loop`` run with its Kademlia requests counted as ``caller``'s (for ``nursery.start_soon``)."""
+
+    async def run(*args: Any) -> None:
+        KAD_CALLER.set(caller)  # this task's own context: the tasks it starts copy it
+        await loop(*args)
+
+    return run
+
+
 class KadTraffic:
-    """Kademlia requests this node sent, by type, and the inbound DHT streams it served."""
+    """Kademlia requests this node sent, by type and by caller, and the inbound DHT streams it served."""
 
     def __init__(self) -> None:
         self.sent: collections.Counter[str] = collections.Counter()
+        self.by_caller: collections.Counter[str] = collections.Counter()
         self.served = 0
 
     def note_requests(self, requests: list[Any]) -> None:
+        caller = KAD_CALLER.get()
         for request in requests:
-            self.sent[_KAD_TYPES.get(int(request.type), str(request.type))] += 1
+            kind = _KAD_TYPES.get(int(request.type), str(request.type))
+            self.sent[kind] += 1
+            self.by_caller[f"{caller}.{kind}"] += 1
 
     def to_json(self) -> dict[str, Any]:
-        return {"sent": dict(self.sent), "served": self.served}
+        return {"sent": dict(self.sent), "by_caller": dict(self.by_caller), "served": self.served}
 
 
 def kad_traffic(host: Any) -> KadTraffic | None:
@@ -140,11 +162,13 @@ def count_kad(host: Any) -> KadTraffic:
 
 
 __all__ = [
+    "KAD_CALLER",
     "GossipTraffic",
     "KadTraffic",
     "count_control",
     "count_kad",
     "count_rpc",
     "kad_traffic",
+    "tagged",
     "tally_pubsub",
 ]
