@@ -51,6 +51,9 @@ an OCR'd flyer, an SQL fee dump, a LaTeX fee sheet; ``bench/goal_suite_probe8/``
 engineering notice, a school newsletter, a league rulebook with a fines schedule, a shipping manifest, an .srt
 subtitle file, an auction catalogue, a unified diff of a price file, a BBCode forum thread, a bank statement;
 ``bench/goal_suite_probe9/``), 20 of them to be refused.
+``--suite cover --split all`` (or ``s2`` / ``s3`` / ``s4``) is 505 single and chained lookups over the
+documents of suites 2, 3 and 4 about the facts their readable goals do not ask (``bench/goal_suite_cover/``);
+each split names its suite's ``docs``.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -118,6 +121,7 @@ SUITES = {
     "probe7": HERE / "goal_suite_probe7",
     "probe8": HERE / "goal_suite_probe8",
     "probe9": HERE / "goal_suite_probe9",
+    "cover": HERE / "goal_suite_cover",
 }
 
 
