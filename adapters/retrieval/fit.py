@@ -1,0 +1,139 @@
+"""Whether a value read from a fact is of the kind the question asks for (pure): an answer whose type does not
+match the question is not given; the next fact is tried, and the question is refused when none fits.
+
+- "how many sessions": a number a prose fact states of another counted thing ("5 credits", "12 books",
+  "4 unwaxed lemons") counts something else;
+- "how long does the ride take": a period said with "every" ("every 20 minutes") is how often, not how
+  long; "how often ...": an answer must be a period or a count, never a share or an amount of money;
+- "in which month": a month's name; "on which day of the week": a weekday's name.
+
+:func:`misfit` says what is wrong (for the adapter's log and its tests), or None when the value fits.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ioa_p2p.adapters.retrieval.terms import STOP
+from ioa_p2p.planning.answer_types import answer_type
+from ioa_p2p.planning.values import ALIASES, MONTHS, Value
+
+_HOW_MANY = re.compile(r"\bhow many ([a-z][a-z-]+)", re.I)
+_HOW_OFTEN = re.compile(r"\bhow often\b|\bhow frequently\b|\b(?:interval|frequency)\b", re.I)
+_HOW_LONG = re.compile(r"\bhow long\b|\bhow much time\b", re.I)
+_WHICH_MONTH = re.compile(r"\b(?:which|what) month\b", re.I)
+_WHICH_WEEKDAY = re.compile(r"\b(?:which|what) (?:day of the week|weekday)\b|\bon which day\b", re.I)
+_WEEKDAYS = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day", re.I)
+_EVERY = re.compile(r"\bevery\s+$", re.I)
+#: words that may stand between a count and the thing counted ("2 resident permits", "3 more bags")
+_BETWEEN = frozenset("more extra further additional other free full new old small large whole".split())  # noqa: SIM905
+
+
+def misfit(question: str, fact_text: str, value: Value, in_table: bool = False) -> str | None:
+    """Why ``value`` (read from ``fact_text``) does not answer ``question``'s kind; None when it does."""
+    text = fact_text.split("\0")[0]
+    if _WHICH_MONTH.search(question):
+        words = re.findall(r"[a-z]+", value.text.lower())
+        return None if any(w in MONTHS for w in words) else "a month is asked"
+    if _WHICH_WEEKDAY.search(question) and value.kind != "date":
+        return None if _WEEKDAYS.search(value.text) else "a day of the week is asked"
+    if value.kind != "number" or value.number is None:
+        return None
+    if _HOW_OFTEN.search(question):
+        if value.unit == "%" or _money(value.unit):
+            return "how often: a period or a count is asked, not a share or an amount"
+        return None
+    if _HOW_LONG.search(question) and _said_with_every(text, value):
+        return "how long: a period said with 'every' is how often"
+    noun = _counted(question)
+    if noun and not in_table:
+        other = _counts_other(text, value, noun)
+        if other:
+            return f"how many {noun}: the fact's {value.text} counts {other}"
+    return None
+
+
+def calendar_word(question: str, text: str) -> str | None:
+    """ "In which month ...": the month's name ``text`` states; "on which day of the week": the weekday's."""
+    if _WHICH_MONTH.search(question):
+        names = [w for w in re.findall(r"[A-Z][a-z]+", text) if w.lower() in MONTHS and len(w) > 3]
+        return names[0] if len(set(names)) == 1 else None
+    if _WHICH_WEEKDAY.search(question):
+        days = {m.group(0) for m in re.finditer(r"\b[A-Z][a-z]+day\b", text) if _WEEKDAYS.match(m.group(0))}
+        return days.pop() if len(days) == 1 else None
+    return None
+
+
+def states_count(question: str, text: str) -> bool:
+    """ "how many jars" over "(makes 3 jars of 250 ml)": ``text`` states a number of the thing counted."""
+    noun = _counted(question)
+    if not noun:
+        return False
+    stem = re.escape(noun[: max(4, len(noun) - 2)])
+    return bool(re.search(rf"\d[\d,.]*\s+(?:million\s+|thousand\s+)?(?:[a-z-]+\s+)?{stem}", text, re.I))
+
+
+def counts_other(question: str, text: str, end: int) -> bool:
+    """The words right after offset ``end`` of ``text`` count another thing than a "how many" question does
+    ("1,840 customers" for "how many requests")."""
+    noun = _counted(question)
+    return bool(noun) and bool(_counted_word(text[end : end + 40], noun))
+
+
+def _money(unit: str) -> bool:
+    return unit.isupper() and len(unit) == 3  # an ISO currency (EUR, USD)
+
+
+def _counted(question: str) -> str:
+    """The thing a "how many" question counts ("sessions"), when it is no unit ("how many days": a period)."""
+    if answer_type(question).kind != "count":
+        return ""
+    m = _HOW_MANY.search(question)
+    word = m.group(1).lower() if m else ""
+    return "" if not word or word in ALIASES or word in STOP else word
+
+
+def _said_with_every(text: str, value: Value) -> bool:
+    """Every mention of the value's number in ``text`` follows "every" ("every 20 minutes")."""
+    spots = _mentions(text, value)
+    return bool(spots) and all(_EVERY.search(text[max(0, s - 12) : s]) for s, _ in spots)
+
+
+def _counts_other(text: str, value: Value, noun: str) -> str:
+    """The word every mention of the value's number counts, when it is no form of ``noun`` (nor a unit, nor a
+    word the count may precede it by); "" when a mention counts ``noun`` or counts nothing said."""
+    others = []
+    for _, end in _mentions(text, value):
+        counted = _counted_word(text[end : end + 40], noun)
+        if not counted:
+            return ""
+        others.append(counted)
+    return others[0] if others else ""
+
+
+def _counted_word(after: str, noun: str) -> str:
+    """The thing the words ``after`` a number count when it is not ``noun`` ("credits" of "5 credits" for
+    sessions); "" when they count ``noun`` ("2 resident permits") or nothing ("18 on race day")."""
+    words = re.findall(r"[A-Za-z][a-z-]*", after)[:3]
+    if not re.match(r"\s*[A-Za-z]", after) or any(_same_thing(w.lower(), noun) for w in words):
+        return ""
+    first = next((w for w in words if w.lower() not in _BETWEEN), "")
+    low = first.lower()
+    return low if first[:1].islower() and low not in STOP and low not in ALIASES else ""
+
+
+def _same_thing(word: str, noun: str) -> bool:
+    """Two spellings of one counted thing: a common start of 4 letters or more covering most of the
+    shorter ("session" / "sessions", "permit" / "permits"; "place" / "places")."""
+    n = len(os.path.commonprefix([word, noun]))
+    return word == noun or (n >= 4 and n >= 0.75 * min(len(word), len(noun)))
+
+
+def _mentions(text: str, value: Value) -> list[tuple[int, int]]:
+    """Where ``text`` states the value's number (as the value was read: "12", "1,312", "0.5")."""
+    shown = re.escape(re.sub(r"^[A-Z]{3}\s*|\s*[A-Za-z%°].*$", "", value.text.strip()) or value.text)
+    return [(m.start(), m.end()) for m in re.finditer(rf"(?<![\d.,]){shown}(?![\d]|[.,]\d)", text)]
+
+
+__all__ = ["calendar_word", "counts_other", "misfit", "states_count"]
