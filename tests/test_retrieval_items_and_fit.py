@@ -135,3 +135,33 @@ def test_misfits_are_named() -> None:
     assert misfit("How often is the board refreshed?", "5 % of calls", share)
     assert misfit("In which month is it paid?", "EUR 20 in November", Value.of_number(20, "EUR", "EUR 20"))
     assert misfit("In which month is it paid?", "in November", Value.of_text("November")) is None
+
+
+def test_misfits_of_kind_per_and_designator() -> None:
+    ml = Value.of_number(2.5, "ml", "2.5 ml")
+    assert misfit("What is the minimum interval between doses?", "2.5 ml four times", ml)
+    days = Value.of_number(10, "days", "10 days")
+    assert misfit("What is the most syrup a child may have in a day?", "keeps 10 days", days)
+    assert misfit(
+        "How much buttermilk is in the pancakes?", "about 2 minutes", Value.of_number(2, "min", "2 min")
+    )
+    share = Value.of_number(60, "%", "60 %")
+    assert misfit("What is the rate per A5 flyer?", "A6 flyers cost 60 % of the A5 rate", share)
+    minutes = Value.of_number(55, "min", "55 minutes")
+    assert misfit("How long does the Route B crossing take?", "ROUTE A crossing time 55 minutes", minutes)
+    assert (
+        misfit("How long does the Route B crossing take?", "ROUTE B crossing time 55 minutes", minutes)
+        is None
+    )
+    sixty = Value.of_number(60, "", "60")
+    assert misfit("How many visitor vouchers may we buy?", "at most 60 vouchers (6 books)", sixty) is None
+    assert misfit("How many visitor vouchers may we buy?", "at most 60 books", sixty)
+
+
+async def test_a_designated_line_of_a_joined_list(tmp_path: Path) -> None:
+    text = (
+        "TIMES\n\nLINE A   NORTH QUAY <-> MILL ISLE      crossing time 40 minutes\n"
+        "LINE B   MILL ISLE <-> FARR HEAD        crossing time 15 minutes\n"
+    )
+    asked = "How long does the Line B crossing to Farr Head take?"
+    assert await answer_of(tmp_path, asked, text) == "15 min"

@@ -12,6 +12,9 @@ Airport and Portcallan Central Station"). An item's label is its words around it
 - a bracket that explains ("EUR 95.00 for a joint membership (two adults at one address)");
 - words every item has.
 
+A designator of the family the question names ("Route B") starts an item too, where lines of a list are
+joined ("ROUTE A ... crossing time 55 minutes ROUTE B ... crossing time 25 minutes").
+
 The item whose label the question's words name most (IDF-weighted; a word matches by its stem, "braking"
 for "brake"; a band or designator the question states, ``over#10``, weighs three times) is the answer,
 when it is the only best; None otherwise (the caller falls back to nearness).
@@ -39,7 +42,9 @@ def own_item(spans: Sequence[tuple[int, int, T]], text: str, scorer: Scorer) -> 
     the text is no enumeration of them or no item is named more than the others."""
     if len(spans) < 2:
         return None
-    items = _items(spans, text)
+    families = {t.split("#")[0] for t in scorer.q_terms if re.fullmatch(r"[a-z]{3,}#[a-z0-9]{1,3}", t)}
+    families -= {"over", "under", "from", "above", "below", "time"}
+    items = _items(spans, text, families)
     if len(items) < 2:
         return None
     longest_other = max(len(before.split()) for before, _, _ in items[1:])
@@ -62,7 +67,7 @@ def own_item(spans: Sequence[tuple[int, int, T]], text: str, scorer: Scorer) -> 
     return None
 
 
-def _items(spans: Sequence[tuple[int, int, T]], text: str) -> list[tuple[str, str, T]]:
+def _items(spans: Sequence[tuple[int, int, T]], text: str, families: set[str]) -> list[tuple[str, str, T]]:
     """(label words before the value, words after it, value) per item; [] when an item holds two values.
     A bracket holding a value is an item of its own ("20 minutes (goods vehicles: 40 minutes)"); words
     after it are the sentence's, no item's."""
@@ -70,6 +75,8 @@ def _items(spans: Sequence[tuple[int, int, T]], text: str) -> list[tuple[str, st
     bare = _BRACKET.sub(lambda m: m.group() if _holds(m, spans) else " " * len(m.group()), text)
     cuts = {m.end() for m in _CUT.finditer(bare) if not any(a < m.start() < b for a, b in held)}
     cuts |= {0, *(a for a, _ in held), *(b for _, b in held)}
+    for family in families:  # "ROUTE A ... 55 minutes ROUTE B ... 25 minutes": an item per route named
+        cuts |= {m.start() for m in re.finditer(rf"\b{re.escape(family)}\s+\w{{1,3}}\b", bare, re.I)}
     pieces = [(a, b) for a, b in zip(sorted(cuts), [*sorted(cuts)[1:], len(text)], strict=False) if b > a]
     merged: list[tuple[int, int]] = []
     lead = None  # "Rehearsal room beyond your included hours: EUR 14 per hour": the first item's words

@@ -15,13 +15,18 @@ from __future__ import annotations
 import os
 import re
 
-from ioa_p2p.adapters.retrieval.terms import STOP
-from ioa_p2p.planning.answer_types import answer_type
+from ioa_p2p.adapters.retrieval.terms import STOP, question_terms, terms
+from ioa_p2p.planning.answer_types import TIME_UNITS, answer_type, attribute_units
 from ioa_p2p.planning.values import ALIASES, MONTHS, Value
 
 _HOW_MANY = re.compile(r"\bhow many ([a-z][a-z-]+)", re.I)
 _HOW_OFTEN = re.compile(r"\bhow often\b|\bhow frequently\b|\b(?:interval|frequency)\b", re.I)
 _HOW_LONG = re.compile(r"\bhow long\b|\bhow much time\b", re.I)
+_AUXILIARY = frozenset("may can do does did is are was were will would should must could have has".split())  # noqa: SIM905
+#: "route#b", "zone#c", "band#4": a family word and a short code, never a band's bound ("over#200")
+_DESIGNATOR = re.compile(r"(?!(?:over|under|up|from|to|above|below|at|time|for)#)[a-z]{3,}#[a-z0-9]{1,3}")
+_PER_TIME = re.compile(r"\b(?:in|per|a|an|each|every) (second|minute|hour|day|week|month|year)\b(?!s)", re.I)
+_HOW_MUCH = re.compile(r"\bhow much ([a-z]+)\b", re.I)
 _WHICH_MONTH = re.compile(r"\b(?:which|what) month\b", re.I)
 _WHICH_WEEKDAY = re.compile(r"\b(?:which|what) (?:day of the week|weekday)\b|\bon which day\b", re.I)
 _WEEKDAYS = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day", re.I)
@@ -38,12 +43,24 @@ def misfit(question: str, fact_text: str, value: Value, in_table: bool = False) 
         return None if any(w in MONTHS for w in words) else "a month is asked"
     if _WHICH_WEEKDAY.search(question) and value.kind != "date":
         return None if _WEEKDAYS.search(value.text) else "a day of the week is asked"
+    other = _other_designator(question, text)
+    if other:
+        return f"the fact is about {other}"  # "ROUTE A ... crossing time 55 minutes" for Route B
     if value.kind != "number" or value.number is None:
         return None
+    rate = answer_type(question)
+    if rate.per and value.unit == "%" and "%" not in rate.units:  # "60 % of the A5 rate": no rate per flyer
+        return f"a rate per {rate.per} is asked, not a share"
     if _HOW_OFTEN.search(question):
-        if value.unit == "%" or _money(value.unit):
+        if value.unit and value.unit not in TIME_UNITS:  # "2.5 ml", "5 %", "EUR 20": not how often
             return "how often: a period or a count is asked, not a share or an amount"
         return None
+    per = _PER_TIME.search(question)
+    if per and value.unit == ALIASES.get(per.group(1).lower()):  # "10 days" for "the most ... in a day"
+        return f"an amount per {per.group(1)} is asked, not a number of {per.group(1)}s"
+    much = _HOW_MUCH.search(question)
+    if much and value.unit in TIME_UNITS and not attribute_units(much.group(1)) and _substance(much.group(1)):
+        return f"how much {much.group(1)}: an amount of it is asked, not a period"  # "2 min" of buttermilk
     if _HOW_LONG.search(question) and _said_with_every(text, value):
         return "how long: a period said with 'every' is how often"
     noun = _counted(question)
@@ -52,6 +69,21 @@ def misfit(question: str, fact_text: str, value: Value, in_table: bool = False) 
         if other:
             return f"how many {noun}: the fact's {value.text} counts {other}"
     return None
+
+
+def _other_designator(question: str, text: str) -> str:
+    """A designator of the family the question names ("Route B") that ``text`` gives another member of
+    ("ROUTE A"), never the asked one: what the fact is about instead ("route a"); "" otherwise."""
+    asked = {t for t in question_terms(question) if _DESIGNATOR.fullmatch(t)}
+    if not asked:
+        return ""
+    own = {t for t in terms(text) if _DESIGNATOR.fullmatch(t)}
+    for t in sorted(asked):
+        family = t.split("#")[0]
+        others = sorted(o for o in own if o.split("#")[0] == family and o != t)
+        if others and t not in own:
+            return others[0].replace("#", " ")
+    return ""
 
 
 def calendar_word(question: str, text: str) -> str | None:
@@ -81,8 +113,13 @@ def counts_other(question: str, text: str, end: int) -> bool:
     return bool(noun) and bool(_counted_word(text[end : end + 40], noun))
 
 
-def _money(unit: str) -> bool:
-    return unit.isupper() and len(unit) == 3  # an ISO currency (EUR, USD)
+def _substance(word: str) -> bool:
+    """ "how much buttermilk": a thing measured, not a verb or a pronoun ("how much is", "how much do")."""
+    return word.lower() not in STOP and word.lower() not in _NOT_SUBSTANCE and not word.endswith("ly")
+
+
+_NOT_SUBSTANCE_WORDS = "is are was were do does did will would can could should may might must it money cash "
+_NOT_SUBSTANCE = frozenset((_NOT_SUBSTANCE_WORDS + "more less time longer extra altogether overall").split())
 
 
 def _counted(question: str) -> str:
@@ -90,8 +127,13 @@ def _counted(question: str) -> str:
     if answer_type(question).kind != "count":
         return ""
     m = _HOW_MANY.search(question)
-    word = m.group(1).lower() if m else ""
-    return "" if not word or word in ALIASES or word in STOP else word
+    phrase = []  # "how many visitor vouchers may ...": the phrase's head noun, "vouchers"
+    for w in re.findall(r"[a-z][a-z-]*", question[m.end(1) - len(m.group(1)) :].lower()) if m else []:
+        if w in STOP or w in _AUXILIARY or len(phrase) == 4:
+            break
+        phrase.append(w)
+    word = phrase[-1] if phrase else ""
+    return "" if not word or word in ALIASES else word
 
 
 def _said_with_every(text: str, value: Value) -> bool:
