@@ -127,7 +127,7 @@ def _counted(question: str) -> str:
     if answer_type(question).kind != "count":
         return ""
     m = _HOW_MANY.search(question)
-    phrase = []  # "how many visitor vouchers may ...": the phrase's head noun, "vouchers"
+    phrase: list[str] = []  # "how many visitor vouchers may ...": the phrase's head noun, "vouchers"
     for w in re.findall(r"[a-z][a-z-]*", question[m.end(1) - len(m.group(1)) :].lower()) if m else []:
         if w in STOP or w in _AUXILIARY or len(phrase) == 4:
             break
