@@ -30,6 +30,7 @@ from typing import TypeVar
 from ioa_p2p.adapters.retrieval.facts import Scorer, terms
 
 T = TypeVar("T")
+Span = tuple[int, int, object]
 
 _CUT = re.compile(r"[,;:]\s+|\s+(?:and|or)\s+")
 _BRACKET = re.compile(r"\([^()]*\)")
@@ -79,13 +80,15 @@ def _items(spans: Sequence[tuple[int, int, T]], text: str, families: set[str]) -
         cuts |= {m.start() for m in re.finditer(rf"\b{re.escape(family)}\s+\w{{1,3}}\b", bare, re.I)}
     pieces = [(a, b) for a, b in zip(sorted(cuts), [*sorted(cuts)[1:], len(text)], strict=False) if b > a]
     merged: list[tuple[int, int]] = []
-    lead = None  # "Rehearsal room beyond your included hours: EUR 14 per hour": the first item's words
+    labels_after = _labels_after(pieces, spans, bare)
+    lead = None  # "Rehearsal room beyond your included hours: EUR 14 per hour": the next item's words
     for a, b in pieces:
         if any(a <= s[0] < b for s in spans):
-            merged.append((a if lead is None or merged else lead, b))
-        elif not merged:
+            merged.append((a if lead is None else lead, b))
+            lead = None
+        elif not merged or not labels_after:  # "...; the Weir Room seats 12 and costs EUR 14.00 per hour"
             lead = a if lead is None else lead
-        elif (merged[-1][0], merged[-1][1]) not in held:  # continues the item before
+        elif (merged[-1][0], merged[-1][1]) not in held:  # continues the item before ("between X and Y")
             merged[-1] = (merged[-1][0], b)
     out = []
     for a, b in merged:
@@ -95,6 +98,19 @@ def _items(spans: Sequence[tuple[int, int, T]], text: str, families: set[str]) -
         start, end, value = inside[0]
         out.append((bare[a:start].strip(" (:"), bare[end:b].strip(" )"), value))
     return out
+
+
+def _labels_after(
+    pieces: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int, object]], bare: str
+) -> bool:
+    """Whether the list's items are labelled after their values ("EUR 90.00 for pets up to 10 kg"): the first
+    item with a value has words after it other than its rate's "per hour"."""
+    for a, b in pieces:
+        inside = [s for s in spans if a <= s[0] < b]
+        if inside:
+            after = re.sub(r"^\W*(?:per|a|an|each)\s+\w+", "", bare[inside[0][1] : b])
+            return bool(terms(after))
+    return False
 
 
 def _holds(m: re.Match[str], spans: Sequence[tuple[int, int, object]]) -> bool:

@@ -59,7 +59,14 @@ def misfit(question: str, fact_text: str, value: Value, in_table: bool = False) 
     if per and value.unit == ALIASES.get(per.group(1).lower()):  # "10 days" for "the most ... in a day"
         return f"an amount per {per.group(1)} is asked, not a number of {per.group(1)}s"
     much = _HOW_MUCH.search(question)
-    if much and value.unit in TIME_UNITS and not attribute_units(much.group(1)) and _substance(much.group(1)):
+    said = much is not None and much.group(1)[:5].lower() in fact_text.lower()  # "notice" of a notice table
+    if (
+        much
+        and value.unit in TIME_UNITS
+        and not attribute_units(much.group(1))
+        and _substance(much.group(1))
+        and not said
+    ):
         return f"how much {much.group(1)}: an amount of it is asked, not a period"  # "2 min" of buttermilk
     if _HOW_LONG.search(question) and _said_with_every(text, value):
         return "how long: a period said with 'every' is how often"
