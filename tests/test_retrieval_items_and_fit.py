@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ioa_p2p.adapters.retrieval.fit import misfit
+from ioa_p2p.adapters.retrieval.fit import bare_clock_count, misfit, unnamed_row
 from ioa_p2p.planning.values import Value
 
 from .test_retrieval import ask, hashing_adapter
@@ -165,3 +165,18 @@ async def test_a_designated_line_of_a_joined_list(tmp_path: Path) -> None:
     )
     asked = "How long does the Line B crossing to Farr Head take?"
     assert await answer_of(tmp_path, asked, text) == "15 min"
+
+
+def test_a_row_the_question_does_not_name_and_a_count_per_period_are_no_answer() -> None:
+    science = (("Subject", "Science"), ("Year 9", "8"))
+    assert unnamed_row("How many maths lessons does Year 9 have?", science)
+    maths = (("Subject", "Mathematics"), ("Year 9", "7"))
+    assert not unnamed_row("How many maths lessons does Year 9 have?", maths)
+    van = (("Size", "M"), ("Example model", "Ford Transit Custom"), ("3-6 days", "66.00"))
+    assert not unnamed_row("What is the 3-6 day rate for a size M van?", van)
+    banded = (("Weight", "5 to 9 kg"), ("Dose", "4 ml"))
+    assert not unnamed_row("What is the dose for a 7 kg child?", banded)
+    table = "Mathematics | 8 | 7 \0 Subject Year 8 Year 9 CURRICULUM: LESSONS PER FORTNIGHT"
+    assert bare_clock_count("How many hours of maths does Year 9 get?", Value.of_number(7), table)
+    runtime = "10 | 31 \0 Ambient (°C) Runtime (h)"
+    assert not bare_clock_count("For how many hours does it run at 10 °C?", Value.of_number(31), runtime)

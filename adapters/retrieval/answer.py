@@ -18,8 +18,8 @@ from ioa_p2p.adapters.retrieval.capacity import fitting_rows
 from ioa_p2p.adapters.retrieval.clock_value import HOURS_ASKED
 from ioa_p2p.adapters.retrieval.docmodel import TypedAnswer
 from ioa_p2p.adapters.retrieval.extract import counts, extract
-from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, facts_of, section_of, superseded, terms
-from ioa_p2p.adapters.retrieval.fit import misfit, states_count
+from ioa_p2p.adapters.retrieval.facts import SECTION, Fact, Scorer, facts_of, section_of, superseded, terms
+from ioa_p2p.adapters.retrieval.fit import bare_clock_count, misfit, states_count, unnamed_row
 from ioa_p2p.adapters.retrieval.number_span import periods_in
 from ioa_p2p.adapters.retrieval.superlative import extreme_row
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
@@ -140,6 +140,16 @@ def answer(
             continue  # "300 mm" for "how much water": a value of another dimension answers nothing asked
         if value is not None and misfit(question, fact.text, value, in_table=bool(fact.cells)):
             continue  # "5 credits" for "how many sessions", "every 20 minutes" for "how long" (fit.py)
+        if (
+            value is not None
+            and kind == "number"
+            and fact is not extreme
+            and unnamed_row(question, fact.cells)
+        ):
+            continue  # "Science | 6 | 8" for "the hours of maths": a row the question does not name
+        table_text = f"{fact.text} {fact.context.split(SECTION)[-1]}"
+        if value is not None and fact.cells and bare_clock_count(question, value, table_text):
+            continue  # "Mathematics | 8 | 7" under "LESSONS PER FORTNIGHT" for "how many hours"
         if value is not None:
             return Answer(in_asked_unit(question, value), fact, round(min(1.0, sure), 4))
     if kind == "hours" and not expected:  # no span of two clock times: the question as its type reads

@@ -78,6 +78,34 @@ def misfit(question: str, fact_text: str, value: Value, in_table: bool = False) 
     return None
 
 
+def bare_clock_count(question: str, value: Value, table_text: str) -> bool:
+    """ "How many hours ...": a table's bare figure whose caption says it counts other things per period
+    ("Mathematics | 8 | 7" under "LESSONS PER FORTNIGHT") and never speaks of hours or minutes counts
+    those things, not hours."""
+    asked = answer_type(question)
+    if asked.kind != "duration" or not set(asked.units) <= {"h", "min", "s"} or value.unit:
+        return False
+    counted = re.search(r"\b([a-z]+s) per (?:week|fortnight|month|day|term|year)\b", table_text, re.I)
+    if counted is None or re.match(r"(?:hour|hr|minute|min|second|sec)s$", counted.group(1), re.I):
+        return False  # only a table that says what else it counts ("LESSONS PER FORTNIGHT")
+    return not re.search(r"\b(?:hours?|hrs?|h|minutes?|mins?|seconds?|secs?)\b", table_text, re.I)
+
+
+def unnamed_row(question: str, cells: tuple[tuple[str, str], ...]) -> bool:
+    """A table row keyed by words none of which the question uses, not even by its stem ("Science | 6 | 8"
+    for "hours of maths"): the question names another row. Rows keyed by figures or bands (a quantity the
+    question states picks them) and rows of one word cell the question's words cannot reach are kept."""
+    key = cells[0][1].strip() if cells else ""
+    if not key or re.search(r"\d", key) or re.search(rf"(?<!\w){re.escape(key)}(?!\w)", question, re.I):
+        return False  # ("M | Ford Transit Custom | 75.00" for "a size M van": the key itself is named)
+    asked = [w for w in re.findall(r"[a-z]{3,}", question.lower()) if w not in STOP]
+    words = [w for _, c in cells if not re.search(r"\d", c) for w in re.findall(r"[a-z]{3,}", c.lower())]
+    words = [w for w in words if w not in STOP]
+    return bool(words) and not any(
+        _same_thing(w, a) or w[:4] == a[:4] and len(a) >= 4 for w in words for a in asked
+    )
+
+
 def _other_designator(question: str, text: str) -> str:
     """A designator of the family the question names ("Route B") that ``text`` gives another member of
     ("ROUTE A"), never the asked one: what the fact is about instead ("route a"); "" otherwise."""
@@ -185,4 +213,4 @@ def _mentions(text: str, value: Value) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in re.finditer(rf"(?<![\d.,]){shown}(?![\d]|[.,]\d)", text)]
 
 
-__all__ = ["calendar_word", "counts_other", "misfit", "states_count"]
+__all__ = ["calendar_word", "counts_other", "misfit", "states_count", "unnamed_row", "bare_clock_count"]
