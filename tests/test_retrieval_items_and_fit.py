@@ -156,6 +156,11 @@ def test_misfits_of_kind_per_and_designator() -> None:
     sixty = Value.of_number(60, "", "60")
     assert misfit("How many visitor vouchers may we buy?", "at most 60 vouchers (6 books)", sixty) is None
     assert misfit("How many visitor vouchers may we buy?", "at most 60 books", sixty)
+    tickets = Value.of_number(612, "", "612")
+    assert (
+        misfit("How many customers opened tickets during it?", "612 customers opened tickets", tickets)
+        is None
+    )
 
 
 async def test_a_designated_line_of_a_joined_list(tmp_path: Path) -> None:

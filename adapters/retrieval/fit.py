@@ -164,9 +164,11 @@ def _counted(question: str) -> str:
     m = _HOW_MANY.search(question)
     phrase: list[str] = []  # "how many visitor vouchers may ...": the phrase's head noun, "vouchers"
     for w in re.findall(r"[a-z][a-z-]*", question[m.end(1) - len(m.group(1)) :].lower()) if m else []:
-        if w in STOP or w in _AUXILIARY or len(phrase) == 4:
+        if w in STOP or w in _AUXILIARY or len(phrase) == 4 or phrase and w.endswith(("ed", "ing")):
             break
         phrase.append(w)
+        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            break  # the plural ends the noun phrase ("customers opened tickets": customers)
     word = phrase[-1] if phrase else ""
     return "" if not word or word in ALIASES else word
 
