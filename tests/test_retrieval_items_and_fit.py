@@ -147,6 +147,11 @@ def test_misfits_of_kind_per_and_designator() -> None:
     )
     share = Value.of_number(60, "%", "60 %")
     assert misfit("What is the rate per A5 flyer?", "A6 flyers cost 60 % of the A5 rate", share)
+    travel = Value.of_number(75, "%", "75 %")
+    assert (
+        misfit("What is the per diem for the day of return?", "paid at 75 % of the daily rate", travel)
+        is None
+    )
     minutes = Value.of_number(55, "min", "55 minutes")
     assert misfit("How long does the Route B crossing take?", "ROUTE A crossing time 55 minutes", minutes)
     assert (
@@ -179,6 +184,8 @@ def test_a_row_the_question_does_not_name_and_a_count_per_period_are_no_answer()
     assert not unnamed_row("How many maths lessons does Year 9 have?", maths)
     van = (("Size", "M"), ("Example model", "Ford Transit Custom"), ("3-6 days", "66.00"))
     assert not unnamed_row("What is the 3-6 day rate for a size M van?", van)
+    dvds = (("Item type", "DVDs and Blu-ray discs"), ("Loan period", "7 days"))
+    assert not unnamed_row("How long can I keep a DVD?", dvds)
     banded = (("Weight", "5 to 9 kg"), ("Dose", "4 ml"))
     assert not unnamed_row("What is the dose for a 7 kg child?", banded)
     table = "Mathematics | 8 | 7 \0 Subject Year 8 Year 9 CURRICULUM: LESSONS PER FORTNIGHT"

@@ -49,7 +49,8 @@ def misfit(question: str, fact_text: str, value: Value, in_table: bool = False) 
     if value.kind != "number" or value.number is None:
         return None
     rate = answer_type(question)
-    if rate.per and value.unit == "%" and "%" not in rate.units:  # "60 % of the A5 rate": no rate per flyer
+    latin = rate.per.split()[0] in ("diem", "annum", "capita", "cent", "centum") if rate.per else False
+    if rate.per and not latin and value.unit == "%" and "%" not in rate.units:  # "60 % of the A5 rate"
         return f"a rate per {rate.per} is asked, not a share"
     if _HOW_OFTEN.search(question):
         if value.unit and value.unit not in TIME_UNITS:  # "2.5 ml", "5 %", "EUR 20": not how often
@@ -205,8 +206,8 @@ def _counted_word(after: str, noun: str) -> str:
 def _same_thing(word: str, noun: str) -> bool:
     """Two spellings of one counted thing: a common start of 4 letters or more covering most of the
     shorter ("session" / "sessions", "permit" / "permits"; "place" / "places")."""
-    n = len(os.path.commonprefix([word, noun]))
-    return word == noun or (n >= 4 and n >= 0.75 * min(len(word), len(noun)))
+    n, shorter = len(os.path.commonprefix([word, noun])), min(len(word), len(noun))
+    return word == noun or (n >= min(4, shorter) and n >= 0.75 * shorter)  # ("dvd" / "dvds")
 
 
 def _mentions(text: str, value: Value) -> list[tuple[int, int]]:
