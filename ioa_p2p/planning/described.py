@@ -52,16 +52,16 @@ _UNMASK = {v: k for k, v in _MASK.items()}
 
 _BINDING_VERB = r"(?:set to|set equal to|being|=|is|equals|equal to|equal|as|bound to|to)"
 _DESCRIBED = re.compile(
-    rf"(?:\bwith|\bwhere|\band|,)\s+`?(?P<name>[A-Za-z_]\w*)`?\s+{_BINDING_VERB}\s+"
+    rf"(?:\bwith|\bwhere|\band|,)\s+(?:(?i:let|set|make)\s+)?`?(?P<name>[A-Za-z_]\w*)`?\s+(?:{_BINDING_VERB}|be)\s+"
     r"(?P<desc>[^:\u27e6]+?)"
     rf"(?=\s*(?::|\u27e6|$)|\s*[,;]?\s+(?:and|with)\s+`?[A-Za-z_]\w*`?\s+{_BINDING_VERB}\s)",
     re.I,
 )
 _DECLARE = re.compile(
-    rf"^(?:now\s+|then\s+)?(?:set|let|make|define|assign|bind|give)\s+`?(?P<name>[A-Za-z_]\w*)`?\s+"
-    rf"(?:{_BINDING_VERB}|be|the value(?: of)?)\s+(?P<desc>.+?)[.!]?$",
+    rf"^(?:now\s+|then\s+)?(?:(?:set|let|make|define|assign|bind|give)\s+`?(?P<name>[A-Za-z_]\w*)`?\s+"
+    rf"(?:{_BINDING_VERB}|be|the value(?: of)?)|`?(?P<bare>[A-Za-z_]\w*)`?\s*:?=)\s+(?P<desc>.+?)[.!]?$",
     re.I,
-)
+)  # "Set x to ...", "let rate be ...", "x = the fee for a lost card."
 #: Descriptions that only name an earlier value (no words of their own to plan).
 GENERIC = frozenset(
     re.findall(
@@ -181,6 +181,8 @@ def join_code_parts(clauses: list[str], blocks: list[str]) -> list[str]:
 def _names_earlier(desc: str, before: list[PlanStep]) -> bool:
     """The description is an earlier value: a reference, a number, or the words of an earlier step."""
     refs, text = resolve(desc, before)
+    if not before:  # nothing is found yet: "x = the fee for a lost card" is a value to look up
+        return False
     words = words_of(re.sub(r"\bv\d+\b", " ", text)) - GENERIC
     if refs and not words:
         return True
@@ -196,7 +198,7 @@ def _as_request(desc: str) -> str:
     desc = desc.strip().rstrip(".?!")
     if re.match(r"^(?:the |an? )?(?:number|count|time|date|day|minutes|hours|days|cost|price|total)\b", desc):
         return f"What is {desc}?"
-    if re.search(r"\d|\b(?:times|plus|minus|divided|multiplied|percent|of)\b", desc):
+    if re.search(r"\d|\b(?:times|plus|minus|divided|multiplied|percent)\b", desc):
         return f"Calculate {desc}."
     return f"What is {desc}?"
 
@@ -284,8 +286,9 @@ def hoist(
 
     offset = len(before)
     declaration = _DECLARE.match(clause.strip())
-    if declaration and declaration.group("name") in inputs and code_of(clause, blocks) is None:
-        name, desc = declaration.group("name"), declaration.group("desc")
+    name = (declaration.group("name") or declaration.group("bare")) if declaration else ""
+    if declaration and name in inputs and code_of(clause, blocks) is None:
+        desc = declaration.group("desc")
         if _names_earlier(desc, before):
             refs, _ = resolve(desc, before)
             if refs:

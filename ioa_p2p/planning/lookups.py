@@ -65,7 +65,7 @@ def split_lookup(clause: str) -> list[str] | None:
     verb = _VERB.match(body.strip())
     if verb is None:
         return None
-    rest = body.strip()[verb.end() :].rstrip(" .?")
+    rest = re.sub(r"^both\s+(?:of\s+)?", "", body.strip()[verb.end() :].rstrip(" .?"), flags=re.I)
     if rest.count(" and ") != 1 or re.search(r"\bbetween\b", rest):
         return None
     items = _TWO_ITEMS.search(rest)
@@ -84,7 +84,7 @@ def split_lookup(clause: str) -> list[str] | None:
             # "the adult and the child 1-day prices for high season": one price each, "the adult 1-day price
             # for high season" and "the child 1-day price for high season"
             parts = list(plural)
-        elif _STARTS_PHRASE.match(right) and len(left.split()) >= 2:
+        elif _STARTS_PHRASE.match(right) and (len(left.split()) >= 2 or _bare_noun(left)):
             # "the old and the new annual fee": the old one's head is the new one's ("the old annual fee");
             # "the price of the Gold plan and the Silver plan": the same attribute of the second thing
             parts = [_modifier_head(left, right) or left, _of_same(left, right)]
@@ -230,6 +230,13 @@ _OWN_VALUES = _VALUE_HEADS | frozenset(
     """weight length time duration distance number count height width depth capacity size age name address
     speed power volume area score result total minimum maximum""".split()  # noqa: SIM905
 )
+
+
+def _bare_noun(word: str) -> bool:
+    """ "attendance" of "look up attendance and the quorum": one word that names a value of its own (a noun
+    that modifies nothing), so the two parts are two values."""
+    low = word.lower()
+    return re.fullmatch(r"[a-z]{4,}", low) is not None and "NOUN" in lexicon()(low) and not _modifies(low)
 
 
 def _modifies(word: str) -> bool:

@@ -207,6 +207,9 @@ def _percent_change(q: str) -> tuple[PlanStep, ...] | None:
 
 
 def _comparison(q: str) -> tuple[PlanStep, ...] | None:
+    verbed = verb_comparison(q)
+    if verbed is not None:
+        return verbed
     m = re.search(r"\bhow (?:much|many) more (.+?) (?:did|do|does|were|was|are|is) (.+?) than (.+)$", q, re.I)
     if m:
         thing, rest, other = m.groups()
@@ -228,6 +231,33 @@ def _comparison(q: str) -> tuple[PlanStep, ...] | None:
         lookup_step(1, f"{attribute} of the {m.group(2)}"),
         lookup_step(2, f"{attribute} of the {m.group(3)}"),
         calc_step(3, q, "abs(v1 - v2)", (1, 2)),
+    )
+
+
+_PAYS = r"pay|cost|charge|spend|earn|get|receive|owe"
+
+
+def verb_comparison(q: str) -> tuple[PlanStep, ...] | None:
+    """ "How much more does a non-member pay than a member for Start Sailing?": what each side pays (the
+    rest of the sentence, "for Start Sailing", goes with both), then the first less the second."""
+    m = re.search(
+        rf"\bhow much (more|less) (?:(?:do|does|did|would|will) )?(.+?) ({_PAYS})(?:e?s)?\b(.*?) "
+        r"than (.+?)\??$",
+        q,
+        re.I,
+    )
+    if not m:
+        return None
+    _, a, verb, middle, b = m.groups()
+    tail = re.search(r"\s+((?:for|on|at|in|to)\s+.+)$", b)
+    shared = middle.strip() or (tail.group(1) if tail else "")
+    b = b[: tail.start()] if tail and not middle.strip() else b
+    first, second = f"What does {a} {verb} {shared}".strip(), f"What does {b.strip()} {verb} {shared}".strip()
+    less = m.group(1).lower() == "less"  # "how much less does A pay than B": B's less A's
+    return (
+        lookup_step(1, first),
+        lookup_step(2, second),
+        calc_step(3, q, "(v2 - v1)" if less else "(v1 - v2)", (1, 2)),
     )
 
 
@@ -370,4 +400,4 @@ def _vat(q: str) -> tuple[PlanStep, ...] | None:
     )
 
 
-__all__ = ["ADJECTIVES", "CONVERSIONS", "decompose", "packed"]
+__all__ = ["ADJECTIVES", "CONVERSIONS", "decompose", "packed", "verb_comparison"]

@@ -22,6 +22,7 @@ from dataclasses import replace
 
 from ioa_p2p.planning import described, natural, operations, scaled
 from ioa_p2p.planning.answer_types import QUESTION_START
+from ioa_p2p.planning.binding import with_stated
 from ioa_p2p.planning.clause_step import TEAM_ASK, make_step
 from ioa_p2p.planning.clauses import REPORT_ONLY, asked_after_statements, codeish, meta_only, request_clauses
 from ioa_p2p.planning.code import MARK_RE
@@ -231,6 +232,9 @@ def _plan_request(goal: str) -> Plan:
         if not nested and not codeish(clause):  # "add the weekend surcharge to it": a fact to look up
             nested, clause = operand_lookups(clause, resolve(clause, steps)[1], len(steps) + 1, steps)
         steps.extend(nested)
+        code = described.code_of(clause, blocks)
+        if code is not None:  # "print(nights * rate)" after "a 3-night stay": nights = 3
+            clause = with_stated(clause, code, re.sub(r"`[^`]*`", " ", MARK_RE.sub(" ", text)), steps)
         step = make_step(clause, steps, blocks, nested=tuple(s.index for s in nested))
         if step is not None and step.kind == LOOKUP and ("/" in step.unit or step.unit.startswith("in:")):
             unit = step.unit.removeprefix("in:")  # "how many litres an hour", "... in litres per second"
@@ -255,8 +259,11 @@ def _plan_request(goal: str) -> Plan:
 
 
 def _own_plan(clause: str) -> tuple[PlanStep, ...] | None:
-    if not is_question(clause) or TEAM_ASK.search(clause):
+    if TEAM_ASK.search(clause):
         return None
+    compared = natural.verb_comparison(clause)  # "find how much more A pays than B for X": each, then less
+    if compared is not None or not is_question(clause):
+        return compared
     own = combined_question(clause)  # "What is the A plus the B?": two lookups and their combination
     own = own or charge_plan(clause) or deadline_plan(clause)  # the request's quantities applied to documents
     return own or (apply_rate(clause) if not _COMBINES.search(clause) else None)

@@ -1,0 +1,129 @@
+"""Code inputs named in words and bound to the values looked up for them (issue 23, p-bind): lists of names
+in the sentence's order, "both" / "those two", declarations ("let rate be ...", "x = the fee for ..."),
+compound names and comments naming what a name holds, quantities the request states, lookups of two
+values in one sentence. Made-up companies and wordings, none from a goal suite."""
+
+from __future__ import annotations
+
+from ioa_p2p.api.goals import EXIT_TASKS_FAILED, goal_exit_code
+from ioa_p2p.planning import CODE, LOOKUP, Plan, plan_request
+from ioa_p2p.planning.binding import code_comments, listed_names, names_only, split_name, stated_inputs
+from ioa_p2p.planning.lookups import split_lookup
+from ioa_p2p.planning.report import goal_report
+
+
+def _bound(goal: str) -> dict[str, str]:
+    """Each code input -> the text of the step whose value it is bound to (asserting the plan runs code)."""
+    plan = plan_request(goal)
+    assert not plan.unplanned, plan.unplanned
+    code = plan.steps[-1]
+    assert code.kind == CODE, plan.steps
+    texts = {s.index: s.template for s in plan.steps}
+    return {name: texts[i] for name, i in code.bindings}
+
+
+def _code(plan: Plan) -> str:
+    return plan.steps[-1].template
+
+
+def test_names_listed_in_the_sentence_take_the_values_in_its_order() -> None:
+    goal = (
+        "Look up the Kestrel flat's deposit and its monthly rent, then run `print(r + d)` with d and r bound"
+    )
+    bound = _bound(goal)
+    assert "deposit" in bound["d"] and "rent" in bound["r"]  # the code reads r first, the sentence d
+
+
+def test_a_clause_that_only_lists_names_belongs_to_the_code() -> None:
+    goal = (
+        "Look up the adult and the child day fares on the Tansy line. Take a and c, and run `print(a + c)`."
+    )
+    bound = _bound(goal)
+    assert "adult" in bound["a"] and "child" in bound["c"]
+
+
+def test_values_above_as_names() -> None:
+    goal = (
+        "Look up the Pellow Hall hire rate and the Pellow Hall caretaker fee. "
+        "Using the values above as h and k, run `print(h * 4 + k)`."
+    )
+    bound = _bound(goal)
+    assert "hire rate" in bound["h"] and "caretaker" in bound["k"]
+
+
+def test_both_bound_after_a_lookup_of_a_bare_noun_and_a_phrase() -> None:
+    goal = (
+        "How far over the threshold did the Orrin Club vote get? Look up turnout and the threshold, "
+        "then run `print(present - threshold)` with both bound."
+    )
+    bound = _bound(goal)
+    assert "threshold" in bound["threshold"] and "turnout" in bound["present"]
+
+
+def test_let_and_equals_declarations_are_looked_up_before_the_code() -> None:
+    for goal in (
+        "Let rate be the nightly rate of the Fennick cabin, then run `print(rate * 3)`.",
+        "Set rate to the nightly rate of the Fennick cabin and run `print(rate * 3)`.",
+    ):
+        plan = plan_request(goal)
+        assert not plan.unplanned, plan.unplanned
+        assert plan.steps[0].kind == LOOKUP and "nightly rate of the Fennick cabin" in plan.steps[0].template
+        assert dict(plan.steps[-1].bindings)["rate"] == 1
+    plan = plan_request("x = the fee for a lost membership card. Run `print(x * 2)`.")
+    assert not plan.unplanned and plan.steps[0].kind == LOOKUP
+    assert "fee for a lost membership card" in plan.steps[0].template
+
+
+def test_compound_names_and_word_parts_bind_by_the_lookups_words() -> None:
+    bound = _bound(
+        "Find the fee for a lost library card and the fee for a late DVD, then run "
+        "`print(fee_lost - fee_dvd)`"
+    )
+    assert "lost" in bound["fee_lost"] and "DVD" in bound["fee_dvd"]
+    bound = _bound("Find the cat spay fee and the microchip fee. Run `print(spay + chip)`.")
+    assert "microchip" in bound["chip"] and "spay" in bound["spay"]
+    assert split_name("crateWeight") == ["crate", "weight"] and split_name("fee_per_kg") == ["fee", "kg"]
+
+
+def test_comments_say_which_value_a_name_holds() -> None:
+    goal = (
+        "Look up the Fennick cabin's nightly rate and its cleaning fee, then run this:\n"
+        "```python\n# c = cleaning fee, r = nightly rate\nprint(r * 3 + c)\n```"
+    )
+    bound = _bound(goal)
+    assert "nightly rate" in bound["r"] and "cleaning fee" in bound["c"]
+    assert code_comments("print(x * 3 + y)  # y: the cleaning fee; x: the nightly rate") == {
+        "y": "the cleaning fee",
+        "x": "the nightly rate",
+    }
+
+
+def test_a_name_like_a_stated_quantity_takes_that_number() -> None:
+    goal = (
+        "We are staying 3 nights at the Fennick cabin. Look up the nightly rate and the cleaning fee, "
+        "then run `print(nights * rate + cleaning)`."
+    )
+    plan = plan_request(goal)
+    assert not plan.unplanned, plan.unplanned
+    assert _code(plan).startswith("nights = 3\n")
+    stated = stated_inputs(["guests", "nights"], "a 2-night stay for 40 guests and 12 more guests")
+    assert stated == {"nights": "2"}  # two numbers of guests: neither is the input
+
+
+def test_listing_helpers() -> None:
+    assert listed_names("take a and c and run it", ["a", "c"]) == ["a", "c"]
+    assert listed_names("as a, b, and c", ["a", "b", "c"]) == ["a", "b", "c"]
+    assert listed_names("with a bound", ["a"]) == []
+    assert names_only("Take a and c, in that order", ["a", "c"])
+    assert not names_only("Take the deposit and c", ["deposit", "c"])
+    assert split_lookup("Look up both the adult day fare and the child day fare on the Tansy line")
+    assert split_lookup("Look up turnout and the threshold") == ["What is turnout?", "What is the threshold?"]
+
+
+def test_an_input_nothing_names_is_reported_and_the_goal_exits_3() -> None:
+    goal = "Look up the Fennick cabin's nightly rate and its cleaning fee, then run `print(x * y + z)`."
+    plan = plan_request(goal)
+    assert plan.unplanned and "the code uses x" in plan.unplanned
+    report = goal_report(goal, [], "No answer: " + plan.unplanned)
+    assert report["complete"] is False
+    assert goal_exit_code("concluded", report["complete"]) == EXIT_TASKS_FAILED == 3
