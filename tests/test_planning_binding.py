@@ -127,3 +127,61 @@ def test_an_input_nothing_names_is_reported_and_the_goal_exits_3() -> None:
     report = goal_report(goal, [], "No answer: " + plan.unplanned)
     assert report["complete"] is False
     assert goal_exit_code("concluded", report["complete"]) == EXIT_TASKS_FAILED == 3
+
+
+def test_a_value_named_before_the_code_it_goes_into() -> None:
+    goal = (
+        "On the Corran lease, subtract the Plan B key deposit from the Plan B damage deposit; "
+        "the difference k then goes into `print(k // 50)`."
+    )
+    plan = plan_request(goal)
+    assert not plan.unplanned and plan.steps[-1].kind == CODE
+    assert dict(plan.steps[-1].bindings)["k"] == plan.steps[-2].index  # the difference, not a task
+    goal = (
+        "Read the Corran key deposit and the Corran damage deposit, add them, and halve the sum with "
+        "`print(d / 2)` (d is the sum)."
+    )
+    plan = plan_request(goal)
+    assert plan.steps[-1].kind == CODE and dict(plan.steps[-1].bindings)["d"] == plan.steps[-2].index
+
+
+def test_them_after_a_calculation_is_its_value() -> None:
+    goal = (
+        "Get the Tansy Cup points for a first and for a third. A grower won two firsts and one third; "
+        "work out her points and pass them as p to `print(p * 10)`."
+    )
+    plan = plan_request(goal)
+    assert not plan.unplanned
+    assert dict(plan.steps[-1].bindings)["p"] == plan.steps[-2].index == len(plan.steps) - 1
+
+
+def test_two_owners_of_one_head_and_labels_that_share_words() -> None:
+    assert split_lookup("Take this year's and last year's contents sums insured") == [
+        "What is this year's contents sums insured?",
+        "What is last year's contents sums insured?",
+    ]
+    goal = (
+        "Take the junior season and the junior day permit prices at Orrin Lake, divide the season price by "
+        "the day price, and pass the result as n to `print(int(n) + 1)`."
+    )
+    plan = plan_request(goal)
+    assert plan.steps[2].template.replace(" ", "") == "(v1/v2)"
+
+
+def test_how_much_more_one_party_pays_than_another() -> None:
+    plan = plan_request("How much more does a non-member pay than a member for the Tern Sailing course?")
+    assert [s.kind for s in plan.steps] == [LOOKUP, LOOKUP, "calc"]
+    assert "non-member pay for the Tern Sailing course" in plan.steps[0].template
+    assert "a member pay for the Tern Sailing course" in plan.steps[1].template
+    assert plan.steps[2].template == "(v1 - v2)"
+    plan = plan_request("Work out how much less a member pays than a non-member for the Tern Sailing course.")
+    assert plan.steps[2].template == "(v2 - v1)"
+
+
+def test_added_charge_named_without_an_article_is_looked_up() -> None:
+    goal = (
+        "For the Tern night walk, take the adult price, add torch hire, and run `print(c)` with c that cost."
+    )
+    plan = plan_request(goal)
+    assert any(s.kind == LOOKUP and "torch hire" in s.template for s in plan.steps)
+    assert plan.steps[-2].template.replace(" ", "") == "(v1+v2)"

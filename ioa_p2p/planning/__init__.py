@@ -16,6 +16,11 @@
 - ``counted.py``  counts of kinds each priced by an earlier lookup ("2 adults plus 3 children" after the
   adult's and the child's fares): ``2 * v1 + 3 * v2``
 - ``segment.py``  code pasted after a colon without a fence
+- ``code_names.py`` the inputs of a piece of Python: the names it reads but never sets
+- ``binding.py``  which earlier value each code input holds when the clause does not say it outright
+  (issue 23, p-bind): names listed in the sentence's order ("take a and c", "using the values above as a
+  and b"), the step's own words (``fee_per_kg``, "chip" of "microchip"), comments naming a value, a
+  quantity the request states ("nights" for "3 nights"), a description ("with a set to the deposit")
 - ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation
 - ``applied.py``  calculations over earlier values asked for in words (rates, periods, shares on top)

@@ -151,6 +151,10 @@ def code_first(clauses: list[str], blocks: list[str]) -> list[str]:
     return first + out
 
 
+#: "the difference k", "that total t": a value described, then the name of the code input it goes to
+_NAMED_VALUE = re.compile(
+    r"^(?:and\s+)?((?:the|that|this|its|their)\s+[a-z][\w -]{2,40}?)\s+`?([A-Za-z_]\w*)`?[.]?$"
+)
 _INPUT_ONLY = re.compile(rf"^(?:with|where|and)?\s*`?(?P<name>[A-Za-z_]\w*)`?\s+{_BINDING_VERB}\s+\S", re.I)
 _RUN_ONLY = re.compile(r"^(?:please\s+)?(?:run|execute|evaluate|try)\b[^\u27e6]*$", re.I)
 
@@ -161,7 +165,17 @@ def join_code_parts(clauses: list[str], blocks: list[str]) -> list[str]:
     inputs = code_inputs(clauses, blocks)
     out: list[str] = []
     for clause in clauses:
-        c = clause.strip()
+        c = re.sub(r"^\((.*)\)[.!]?$", r"\1", clause.strip())  # "<code> (d is the sum)."
+        code = code_of(c, blocks)
+        if (
+            out
+            and code is not None
+            and (m := _NAMED_VALUE.match(out[-1].strip()))
+            and m.group(2) in free_names(code)
+        ):
+            # "the difference k" / "goes into <code>": the value named, then the code it goes to
+            out[-1] = f"{c.rstrip(' .')} with {m.group(2)} set to {m.group(1)}"
+            continue
         if out and _RUN_ONLY.match(out[-1].strip()) and c.startswith("\u27e6") and MARK_RE.match(c):
             out[-1] = f"{out[-1].rstrip(' :')} {c}"
             continue

@@ -41,6 +41,9 @@ _SOURCE_LEAD = re.compile(
     r"(?=(?:take|find|get|look up|read|retrieve|fetch)\b)",
     re.I,
 )
+_TWO_OWNERS = re.compile(
+    r"^((?:the |this |last |next )?[\w -]{2,30}?'s) and ((?:the )?[\w -]{2,30}?'s) ([a-z].+)$", re.I
+)
 _STARTS_PHRASE = re.compile(r"^(?:the|how|what|which|when|who|its|their|a|an)\b", re.I)
 _ITEM = r"[A-Z]{1,4}[-]?\d{1,4}[A-Za-z]?|\d{4}|[A-Z][\w-]*"
 _TWO_ITEMS = re.compile(rf"\b({_ITEM}) and ({_ITEM})\b(?= [a-z])")
@@ -69,6 +72,7 @@ def split_lookup(clause: str) -> list[str] | None:
     if rest.count(" and ") != 1 or re.search(r"\bbetween\b", rest):
         return None
     items = _TWO_ITEMS.search(rest)
+    owners = _TWO_OWNERS.match(rest)
     if items:  # "FY2023 and FY2024 total revenue"
         head, tail = rest[: items.start()], rest[items.end() :]
         parts = [f"{head}{items.group(1)}{tail}", f"{head}{items.group(2)}{tail}"]
@@ -99,6 +103,8 @@ def split_lookup(clause: str) -> list[str] | None:
                     f"{_with_determiner(right[: len(right) - len(tail)])}{tail}",
                 ]
                 parts[1] = re.sub(rf"\b{re.escape(shared)}s\b", shared, parts[1], count=1)
+        elif owners:  # "this year's and last year's buildings sums insured": the head each
+            parts = [f"{owners.group(1)} {owners.group(3)}", f"{owners.group(2)} {owners.group(3)}"]
         else:
             return None
     own = {items.group(1), items.group(2)} if items else set()
@@ -332,6 +338,10 @@ def label_refs(text: str, before: Sequence[PlanStep], taken: Sequence[int]) -> t
         return f"v{hits[0]}"
 
     out = re.sub(r"\b[A-Za-z][\w-]*\b", swap, text)
+    # "the v1 price by the v2 price": the words every label shares name no value of their own
+    heads = "|".join(re.escape(w) for w in sorted(shared, key=len, reverse=True) if len(w) > 2)
+    if heads:
+        out = re.sub(rf"\b(?:the\s+)?(v\d+)(?:\s+(?:{heads})s?\b)+", r"\1", out, flags=re.I)
     return (out, used) if len(used) >= 2 else (text, [])
 
 
