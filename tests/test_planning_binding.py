@@ -185,3 +185,20 @@ def test_added_charge_named_without_an_article_is_looked_up() -> None:
     plan = plan_request(goal)
     assert any(s.kind == LOOKUP and "torch hire" in s.template for s in plan.steps)
     assert plan.steps[-2].template.replace(" ", "") == "(v1+v2)"
+
+
+def test_three_items_before_one_head_are_three_lookups() -> None:
+    assert split_lookup("Retrieve the 1st, 2nd and 3rd prizes of the Tansy Open") == [
+        "What is the 1st prize of the Tansy Open?",
+        "What is the 2nd prize of the Tansy Open?",
+        "What is the 3rd prize of the Tansy Open?",
+    ]
+    assert split_lookup("Look up the price of a small, a medium and a large box at Orrin Storage") == [
+        "What is the price of a small box at Orrin Storage?",
+        "What is the price of a medium box at Orrin Storage?",
+        "What is the price of a large box at Orrin Storage?",
+    ]
+    plan = plan_request(
+        "Retrieve the 1st, 2nd and 3rd prizes of the Tansy Open, add them, and run `print(p / 5)`."
+    )
+    assert plan.steps[3].template == "(v1 + v2 + v3)" and dict(plan.steps[-1].bindings)["p"] == 4

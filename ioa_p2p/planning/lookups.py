@@ -69,6 +69,9 @@ def split_lookup(clause: str) -> list[str] | None:
     if verb is None:
         return None
     rest = re.sub(r"^both\s+(?:of\s+)?", "", body.strip()[verb.end() :].rstrip(" .?"), flags=re.I)
+    three = _three_items(rest)
+    if three is not None:  # "the 1st, 2nd and 3rd prizes of the Open": one lookup each
+        return [_question(p + source, topic.strip()) for p in three]
     if rest.count(" and ") != 1 or re.search(r"\bbetween\b", rest):
         return None
     items = _TWO_ITEMS.search(rest)
@@ -128,6 +131,38 @@ def split_lookup(clause: str) -> list[str] | None:
     return [_question(p + source, about) for p in (parts[0], second)]
 
 
+_THREE = re.compile(
+    r"(?<![\w'-])([\w'-]+(?: [\w'-]+)?), ([\w'-]+(?: [\w'-]+)?),? and ([\w'-]+(?: [\w'-]+)?)(?![\w'-])"
+)
+
+
+def _one_of(word: str) -> str:
+    """The singular of a plural head ("prizes" -> "prize", "fees" -> "fee", "boxes" -> "box")."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+
+
+_THREE_WORDS = re.compile(r"(?<![\w'-])([\w'-]+), ([\w'-]+),? and ([\w'-]+)(?![\w'-])")
+
+
+def _three_items(rest: str) -> list[str] | None:
+    """ "the 1st, 2nd and 3rd prizes of the Open", "the points for a first, a second and a third": the
+    words around a list of three short items go with each (a plural head made singular); None when the
+    phrase holds no such list or another "and"."""
+    m = _THREE_WORDS.search(rest) or _THREE.search(rest)  # "1st, 2nd and 3rd" before "a first, a second"
+    if m is None or rest.count(" and ") != 1:
+        return None
+    before, after = rest[: m.start()], rest[m.end() :]
+    head = re.match(r"\s*([a-z]+)", after)
+    one = _one_of(head.group(1)) if head is not None else ""
+    if head is not None and one != head.group(1):
+        after = after[: head.start(1)] + one + after[head.end(1) :]
+    return [f"{before}{item}{after}" for item in m.groups()]
+
+
 _ADD_TWO = re.compile(
     r"^(?:then\s+|now\s+|first\s+)?(?:add(?: up)?|sum|total)\s+(?=(?:the|its|their)\b)(.+)$", re.I
 )
@@ -142,7 +177,7 @@ def added_lookups(clause: str, index: int) -> list[PlanStep] | None:
     if m is None or _ONTO.search(clause) or re.search(r"\b(?:to|from)\s+the\b", m.group(1), re.I):
         return None
     pair = split_lookup(f"Find {m.group(1)}")
-    if pair is None:
+    if pair is None or len(pair) != 2:
         return None
     a, b = index, index + 1
     return [
