@@ -10,6 +10,7 @@ from ioa_p2p.planning import CODE, LOOKUP, Plan, plan_request
 from ioa_p2p.planning.binding import code_comments, listed_names, names_only, split_name, stated_inputs
 from ioa_p2p.planning.lookups import split_lookup
 from ioa_p2p.planning.report import goal_report
+from ioa_p2p.planning.tasked import task_question
 
 
 def _bound(goal: str) -> dict[str, str]:
@@ -202,3 +203,18 @@ def test_three_items_before_one_head_are_three_lookups() -> None:
         "Retrieve the 1st, 2nd and 3rd prizes of the Tansy Open, add them, and run `print(p / 5)`."
     )
     assert plan.steps[3].template == "(v1 + v2 + v3)" and dict(plan.steps[-1].bindings)["p"] == 4
+
+
+def test_a_scenes_task_sentence_is_the_question_it_asks() -> None:
+    assert task_question("Total the tickets (Two adults are booking the Orrin boat trip)") == (
+        "What do the tickets cost in total? (Two adults are booking the Orrin boat trip)"
+    )
+    assert task_question("Work out the total before VAT (a Tansy call-out)") == (
+        "What is the total before VAT? (a Tansy call-out)"
+    )
+    assert task_question("total the deposit and the rent") is None  # two values: two lookups and a sum
+    assert task_question("Total it") is None
+    goal = "Two adults are booking the Orrin boat trip. Total the tickets and run `print(t / 2)` with t bound"
+    plan = plan_request(goal)
+    assert all(s.kind != "task" for s in plan.steps)  # asked, not handed to an agent as a task
+    assert "tickets cost in total" in plan.steps[0].template

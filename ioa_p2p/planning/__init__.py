@@ -16,6 +16,8 @@
 - ``counted.py``  counts of kinds each priced by an earlier lookup ("2 adults plus 3 children" after the
   adult's and the child's fares): ``2 * v1 + 3 * v2``
 - ``segment.py``  code pasted after a colon without a fence
+- ``tasked.py``  a scene's task sentences as the questions they ask ("Total the tickets" after the scene:
+  what the tickets cost in total), planned like a question of their own
 - ``code_names.py`` the inputs of a piece of Python: the names it reads but never sets
 - ``binding.py``  which earlier value each code input holds when the clause does not say it outright
   (issue 23, p-bind): names listed in the sentence's order ("take a and c", "using the values above as a

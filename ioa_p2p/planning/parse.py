@@ -66,6 +66,7 @@ from ioa_p2p.planning.scene import (
     shifted,
 )
 from ioa_p2p.planning.tariffs import charge_plan
+from ioa_p2p.planning.tasked import task_question
 from ioa_p2p.planning.types import CALC, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import unit_phrase
 from ioa_p2p.planning.values import ALIASES
@@ -157,6 +158,13 @@ def _plan_request(goal: str) -> Plan:
             continue
         if operations.restates(bound, steps):  # "Take that", "Compute the product first": no new step
             continue
+        asked = task_question(bound) if not MARK_RE.search(bound) else None
+        if asked is not None:  # "Total the tickets" after the scene: what they cost in total, asked
+            own = _own_plan(asked) or _own_plan(_scene_first(asked))
+            if own is not None:
+                steps.extend(shifted(own, len(steps)))
+                continue
+            bound = asked
         led = led_lookup(bound, len(steps) + 1) if not MARK_RE.search(bound) else None
         if led is not None:  # "Using the rate of X, estimate Y as rate x 5": the rate looked up first
             steps.append(led[0])
@@ -267,6 +275,12 @@ def _own_plan(clause: str) -> tuple[PlanStep, ...] | None:
     own = combined_question(clause)  # "What is the A plus the B?": two lookups and their combination
     own = own or charge_plan(clause) or deadline_plan(clause)  # the request's quantities applied to documents
     return own or (apply_rate(clause) if not _COMBINES.search(clause) else None)
+
+
+def _scene_first(question: str) -> str:
+    """ "What do X cost? (the scene)" as "The scene. What do X cost?": how a natural question is asked."""
+    m = re.match(r"^(.*\?)\s*\((.+)\)$", question.strip())
+    return f"{m.group(2).rstrip(' .')}. {m.group(1)}" if m else question
 
 
 def _shown(step: PlanStep, clause: str, index: int, steps: list[PlanStep]) -> PlanStep:
