@@ -229,6 +229,57 @@ def _same_word(name: str, word: str) -> bool:
     return name == word or name.rstrip("s") == word.rstrip("s") or (len(name) >= 4 and word.startswith(name))
 
 
+_DET = r"(?:the|a|an|its|their|our|my|your|this|that)\s"
+_STOP = (
+    r"(?=\s*(?:[,;:\u27e6]|$|\band\s+(?:with\s+)?`?(?:{n})`?\b|\band\s+"
+    + _DET
+    + r"|\b(?:then|and then|run|execute)\b))"
+)
+
+
+def described_pairs(text: str, free: Sequence[str]) -> list[tuple[str, str, tuple[int, int]]]:
+    """(name, description, span) for each code input the text names beside a description of its value:
+    "plug the deposit into d", "assign the room rate to rate", "use the adult fare for a", "adult = the
+    adult fare", "with a the adult fare", "given the adult fare a". Only names the code reads count."""
+    names = "|".join(re.escape(n) for n in sorted(free, key=len, reverse=True))
+    if not names:
+        return []
+    stop = _STOP.format(n=names)
+    forms = (  # description first, then "into/to/for/as" and the name
+        rf"(?:^|(?<=[,;:])|\b(?:and|plug|put|feed|assign|use|using|store|save|pass|give|take|taking|bind|set)\s)"
+        rf"\s*(?P<desc>{_DET}[^,;:\u27e6]+?)\s+(?:in|into|to|for|as)\s+`?(?P<name>{names})`?\b(?!\s*[=(])",
+        # the name, then "=", "is", "being", "as" or nothing, and the description
+        rf"(?:^|(?<=[,;:])|\b(?:with|where|given|and|using|let)\s)\s*`?(?P<name>{names})`?\s*"
+        rf"(?:=|:|\bis\b|\bbeing\b|\bas\b)?\s*(?P<desc>{_DET}[^,;:\u27e6]+?){stop}",
+        # "given the adult fare a and the child fare c": the description, then the name
+        rf"(?:\b(?:given|with|using|take|taking|use)\s|(?<=\band\s))\s*(?P<desc>{_DET}[^,;:\u27e6]+?)\s+"
+        rf"`?(?P<name>{names})`?(?=\s*(?:[,;:\u27e6]|$|\band\b|\bthen\b|\brun\b))",
+    )
+    found: dict[str, tuple[str, tuple[int, int]]] = {}
+    for form in forms:
+        for m in re.finditer(form, text, re.I):
+            desc = m.group("desc").strip()
+            if m.group("name") not in found:
+                found[m.group("name")] = (desc, m.span())
+    return [(name, desc, span) for name, (desc, span) in found.items()]
+
+
+def with_pairs(clause: str, free: Sequence[str]) -> str:
+    """``clause`` with each described pair (:func:`described_pairs`) restated as "with NAME set to DESC",
+    the form the code step's bindings read; unchanged when it has none or binds the names already."""
+    said = [n for n in free if re.search(rf"\b{re.escape(n)}`?\s+(?:set to|bound to|equal to)\s", clause)]
+    said += listed_names(clause, free)  # "the soprano and alto counts as s and a": named in order
+    pairs = [p for p in described_pairs(clause, [n for n in free if n not in said])]
+    if not pairs:
+        return clause
+    kept = clause
+    for _, _, (a, b) in sorted((p for p in pairs), key=lambda p: -p[2][0]):
+        kept = kept[:a] + " " + kept[b:]
+    kept = re.sub(r"\s+", " ", re.sub(r"(?:\s*\band\b)+\s*(?=[,;:]|$|\u27e6)|^\s*\band\b", " ", kept))
+    bound = " and ".join(f"with {name} set to {desc}" for name, desc, _ in pairs)
+    return f"{kept.strip(' ,;:')} {bound}"
+
+
 _BIND_NAMED = re.compile(
     r"(?:with|where|and|,)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|bound to|to)\s+"
     r"(?:the |its |their )([a-z][\w -]*?)(?=\s+and\b|\s*[,.;)]|$)",
@@ -267,4 +318,6 @@ __all__ = [
     "split_name",
     "stated_inputs",
     "with_stated",
+    "described_pairs",
+    "with_pairs",
 ]

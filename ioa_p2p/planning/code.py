@@ -16,6 +16,7 @@ from ioa_p2p.planning.binding import (
     NAMES_LEAD,
     bind_listed,
     commented_names,
+    described_pairs,
     listed_names,
     matched_names,
     named_bindings,
@@ -262,7 +263,7 @@ def join_bindings(clauses: list[str], blocks: list[str] | None = None) -> list[s
 #: "with q holding the converted figure", "put that into `cost`", "assign it to rise before executing").
 _NAMING_LEAD = re.compile(
     r"^(?:and\s+|then\s+)?(?:plug|pass|feed|put|insert|supply|substitute|assign|store|save|bind|call|name|set|"
-    r"let|use|hand|give|keep|hold|with|where|using|taking|letting)\b",
+    r"let|use|hand|give|keep|hold|with|where|using|taking|letting|given)\b",
     re.I,
 )
 _NAMING_MAX_WORDS = 10
@@ -282,7 +283,11 @@ def join_named_bindings(clauses: list[str], blocks: list[str]) -> list[str]:
             joined = [
                 p
                 for p in pending
-                if (_NAMING_LEAD.match(p.strip()) and _names_input(p, names)) or names_only(p, list(names))
+                if (
+                    _NAMING_LEAD.match(p.strip())
+                    and (_names_input(p, names) or described_pairs(p, list(names)))
+                )
+                or names_only(p, list(names))
             ]
             out.extend(p for p in pending if p not in joined)
             out.append(" and ".join([clause.rstrip(" .:"), *joined]) if joined else clause)

@@ -62,6 +62,12 @@ _DECLARE = re.compile(
     rf"(?:{_BINDING_VERB}|be|the value(?: of)?)|`?(?P<bare>[A-Za-z_]\w*)`?\s*:?=)\s+(?P<desc>.+?)[.!]?$",
     re.I,
 )  # "Set x to ...", "let rate be ...", "x = the fee for a lost card."
+_CALLED = re.compile(
+    r"^(?:and\s+|then\s+)?(?:call|name|label|store|save|keep|remember)\s+"
+    r"(?P<what>it|that|this|the result|that value|this value|the value)\s+(?:as\s+|in\s+)?"
+    r"`?(?P<name>[A-Za-z_]\w*)`?[.!]?$",
+    re.I,
+)  # "Call it a.", "store that as rent"
 #: Descriptions that only name an earlier value (no words of their own to plan).
 GENERIC = frozenset(
     re.findall(
@@ -299,6 +305,11 @@ def hoist(
     from ioa_p2p.planning.scene import shifted  # scene imports nothing of ours that imports this
 
     offset = len(before)
+    called = _CALLED.match(clause.strip())  # "Call it a.": the value just found has that name
+    if called and called.group("name") in inputs and before and code_of(clause, blocks) is None:
+        refs, _ = resolve(called.group("what"), before)
+        declared[called.group("name")] = refs[-1] if refs else before[-1].index
+        return [], None
     declaration = _DECLARE.match(clause.strip())
     name = (declaration.group("name") or declaration.group("bare")) if declaration else ""
     if declaration and name in inputs and code_of(clause, blocks) is None:

@@ -22,10 +22,11 @@ from dataclasses import replace
 
 from ioa_p2p.planning import described, natural, operations, scaled
 from ioa_p2p.planning.answer_types import QUESTION_START
-from ioa_p2p.planning.binding import with_stated
+from ioa_p2p.planning.binding import with_pairs, with_stated
 from ioa_p2p.planning.clause_step import TEAM_ASK, make_step
 from ioa_p2p.planning.clauses import REPORT_ONLY, asked_after_statements, codeish, meta_only, request_clauses
 from ioa_p2p.planning.code import MARK_RE
+from ioa_p2p.planning.code_names import free_names
 from ioa_p2p.planning.coordinated import coordinated
 from ioa_p2p.planning.counted import counted_kinds
 from ioa_p2p.planning.derive_plan import derived_plan
@@ -151,6 +152,10 @@ def _plan_request(goal: str) -> Plan:
     for clause in clauses:
         described.bind_marks(marked[0], steps[marked[1] :], named)
         clause, marks = described.input_marks(clause, inputs)  # "the charge for a classic bike (c) and ..."
+        if (
+            code := described.code_of(clause, blocks)
+        ) is not None:  # "plug the deposit into d": with d set to
+            clause = with_pairs(clause, free_names(code))
         marked = (marks, len(steps))
         hoisted, bound = described.hoist(clause, steps, blocks, inputs, named, plan_request)
         steps.extend(hoisted)  # "run <code> where n is the stops on line 7": that value planned first
