@@ -256,3 +256,12 @@ def test_call_it_names_the_value_just_found() -> None:
     goal = "Find the Orrin adult fare. Call it a. Find the Orrin child fare. Call it c. Run `print(a - c)`."
     bound = _bound(goal)
     assert "adult" in bound["a"] and "child" in bound["c"]
+
+
+def test_one_thing_compared_with_another_is_no_two_parties_comparison() -> None:
+    from ioa_p2p.planning.natural import verb_comparison
+
+    assert (
+        verb_comparison("How much more does Orrin's express delivery to Tansy cost than standard delivery?")
+        is None
+    )

@@ -252,6 +252,8 @@ def verb_comparison(q: str) -> tuple[PlanStep, ...] | None:
     tail = re.search(r"\s+((?:for|on|at|in|to)\s+.+)$", b)
     shared = middle.strip() or (tail.group(1) if tail else "")
     b = b[: tail.start()] if tail and not middle.strip() else b
+    if not shared:  # "does A's express delivery to X cost than standard delivery": not two parties, one thing
+        return None
     first, second = f"What does {a} {verb} {shared}".strip(), f"What does {b.strip()} {verb} {shared}".strip()
     less = m.group(1).lower() == "less"  # "how much less does A pay than B": B's less A's
     return (
