@@ -265,3 +265,14 @@ def test_one_thing_compared_with_another_is_no_two_parties_comparison() -> None:
         verb_comparison("How much more does Orrin's express delivery to Tansy cost than standard delivery?")
         is None
     )
+
+
+def test_a_second_value_without_its_article_is_a_lookup_of_its_own() -> None:
+    assert split_lookup("Get the Orrin hourly rate and minimum booking length") == [
+        "What is the Orrin hourly rate?",
+        "What is the minimum booking length (Orrin)?",
+    ]
+    assert split_lookup("Find the adult and child fares") == [
+        "What is the adult fare?",
+        "What is the child fare?",
+    ]

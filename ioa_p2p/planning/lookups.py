@@ -106,6 +106,8 @@ def split_lookup(clause: str) -> list[str] | None:
                     f"{_with_determiner(right[: len(right) - len(tail)])}{tail}",
                 ]
                 parts[1] = re.sub(rf"\b{re.escape(shared)}s\b", shared, parts[1], count=1)
+        elif _two_values(left, right):  # "the hourly rate and minimum booking length": two values
+            parts = [left, f"the {right}"]
         elif owners:  # "this year's and last year's buildings sums insured": the head each
             parts = [f"{owners.group(1)} {owners.group(3)}", f"{owners.group(2)} {owners.group(3)}"]
         else:
@@ -271,6 +273,15 @@ _OWN_VALUES = _VALUE_HEADS | frozenset(
     """weight length time duration distance number count height width depth capacity size age name address
     speed power volume area score result total minimum maximum""".split()  # noqa: SIM905
 )
+
+
+def _two_values(left: str, right: str) -> bool:
+    """ "the hourly rate" and "minimum booking length": each part ends in a word naming a value of its own,
+    the second without an article, so it is a second value, not a second modifier of the first's head."""
+    own, words = left.lower().split(), right.split()
+    if len(own) < 2 or not 2 <= len(words) <= 4 or not all(re.fullmatch(r"[a-z-]+", w) for w in words):
+        return False
+    return _singular(own[-1]) in _OWN_VALUES and _singular(words[-1]) in _OWN_VALUES
 
 
 def _bare_noun(word: str) -> bool:
