@@ -6,6 +6,8 @@
   the arithmetic that produces a time (a time plus or minus durations, a duration the documents state)
 - ``expr.py``     arithmetic instructions in words -> expressions over earlier values
 - ``natural.py``  naturally worded questions -> lookups + a computation (comparisons, totals, VAT)
+- ``compared_parties.py`` what two parties pay for one thing, and the difference ("how much more does a
+  non-member pay than a member for Start Sailing?")
 - ``relations.py`` sums, differences in a unit, changes, containers, repetitions, averages, shares
 - ``parse.py``    :func:`plan_request`: whole-request plans first, then each clause a step of its own
 - ``clauses.py``  a request's text -> clauses (code blocks cut out, sentences and sequencing words split)
@@ -25,6 +27,8 @@
   quantity the request states ("nights" for "3 nights"), a description ("with a set to the deposit")
 - ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation
+- ``lookups_added.py`` lookups a calculation implies ("add the A and the B", "add the X7's weight to it")
+  and a lookup asked for a period when a later step converts its value to a unit of time
 - ``applied.py``  calculations over earlier values asked for in words (rates, periods, shares on top)
 - ``rates.py``    natural questions that apply a rate from the documents to the request's quantity
 - ``savings.py``  what one option saves over another after two lookups of prices ("how much does the card

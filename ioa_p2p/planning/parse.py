@@ -40,7 +40,8 @@ from ioa_p2p.planning.literal import (
     rounded,
     rounding,
 )
-from ioa_p2p.planning.lookups import added_lookups, nested_lookups, split_lookup, time_asked
+from ioa_p2p.planning.lookups import split_lookup
+from ioa_p2p.planning.lookups_added import added_lookups, nested_lookups, time_asked
 from ioa_p2p.planning.on_top import on_top_step
 from ioa_p2p.planning.operands import (
     combined_question,

@@ -5,7 +5,7 @@
 in the scene the sentences before it set (its words in brackets, as :mod:`~ioa_p2p.planning.scene` joins
 them). So are "add up the fees", "work out the total before VAT" and "find the total for the group". A
 sentence that names two values ("total the A and the B") is two lookups and their sum
-(:func:`~ioa_p2p.planning.lookups.added_lookups`), not this.
+(:func:`~ioa_p2p.planning.lookups_added.added_lookups`), not this.
 """
 
 from __future__ import annotations
