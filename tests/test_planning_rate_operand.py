@@ -12,7 +12,8 @@ from ioa_p2p.planning import CALC, PlanStep
 from ioa_p2p.planning.compose import describe
 from ioa_p2p.planning.derive import DERIVE, derive_expression, derive_missing
 from ioa_p2p.planning.missing import Missing
-from ioa_p2p.planning.rate_operand import rate_operand
+from ioa_p2p.planning.paragraph_bounds import bounded
+from ioa_p2p.planning.rate_operand import rate_fact, rate_operand
 from ioa_p2p.planning.refusal import refusal
 from ioa_p2p.planning.situation_values import situation_values, stay_nights
 from ioa_p2p.planning.unit_offers import offers_in, with_offers
@@ -139,3 +140,42 @@ def test_a_charge_s_task_text_takes_the_document_s_offer() -> None:
     cabin = _found(86, "EUR", LODGE + OFFER)
     text = describe(PlanStep(2, CALC, question, DERIVE, (1,)), {1: cabin})
     assert text == "Calculate 86 * (7 - floor(7 / 7) * 1)", text
+
+
+WASH = """KELDER LAUNDRY -- PRICES
+
+SERVICE WASHES, priced per kg
+    up to 6 kg .................. EUR 2.90 per kg
+    over 6 kg ................... EUR 2.50 per kg
+    Minimum charge .............. EUR 8.00 per load
+
+IRONING
+    Shirts ...................... EUR 2.10 per item, capped at EUR 30 per order
+"""
+
+
+def test_a_minimum_or_a_cap_stated_beside_the_rate_bounds_the_charge() -> None:
+    kg = _found(2.9, "EUR", WASH)
+    assert bounded("2.9 * 2", kg) == "max(2.9 * 2, 8)"
+    shirts = _found(2.1, "EUR", WASH)
+    assert bounded("2.1 * 20", shirts) == "min(2.1 * 20, 30)"  # its own paragraph's cap, not the minimum
+    assert bounded("2.9 * 1", kg) == "2.9 * 1"  # the rate applied to nothing: no charge to bound
+    assert bounded("2.9 * 2 + 5", kg) == "2.9 * 2 + 5"  # not one product: which part is bounded?
+    question = "What does a 2 kg service wash cost at Kelder?"
+    text = describe(PlanStep(2, CALC, question, DERIVE, (1,)), {1: kg})
+    assert text == "Calculate max(2.9 * 2, 8)", text
+
+
+@pytest.mark.parametrize(
+    ("sentence", "number", "per"),
+    [
+        ("A member may bring a friend for EUR 7 a visit.", 7.0, ("visit",)),
+        ("Canoes EUR 15/hour, paddles included.", 15.0, ("h",)),
+        ("Tickets are EUR 6 each.", 6.0, None),  # one item's price: no rate
+    ],
+)
+def test_an_amount_a_visit_or_slash_hour_is_a_rate_of_that_unit(
+    sentence: str, number: float, per: tuple[str, ...] | None
+) -> None:
+    fact = rate_fact(_found(number, "EUR", sentence))
+    assert (fact.per if fact is not None else None) == per

@@ -121,6 +121,8 @@
   nights, per child x children), or refused naming the quantity no value fits, never the bare rate
 - ``unit_offers.py`` free units a document grants on a count ("stay 7 nights, pay for 6", "every fourth
   wash free") taken off the count a charge's expression multiplies
+- ``paragraph_bounds.py`` a minimum or maximum charge stated in the rate's own paragraph ("Minimum charge
+  ... EUR 9.00 per load") bounding the charge worked out with that rate
 - ``fees.py``     fixed fees a rate brings in its own clause ("per litre plus a service fee of EUR 15")
 - ``salvage.py``  a lookup that found no single answer still feeds the derivation its typed records close
   (:func:`accepted_value`: what every driver asks of an attempt's result)

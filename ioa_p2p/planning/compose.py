@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
 from ioa_p2p.planning.doc_facts import givens_in
+from ioa_p2p.planning.paragraph_bounds import bounded
 from ioa_p2p.planning.rule_step import (
     RULE,
     conditional_rule,
@@ -47,7 +48,8 @@ def _number(value: Value, as_fraction: bool) -> str:
 
 def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
     """The task text for ``step`` with the values of the steps it needs; a charge worked out from a value
-    looked up takes the free units its document grants off the count charged (planning/unit_offers.py)."""
+    looked up takes the free units its document grants off the count charged (planning/unit_offers.py)
+    and keeps within the minimum or cap stated beside its rate (planning/paragraph_bounds.py)."""
     text = _described(step, values)
     found = values.get(step.needs[0]) if step.kind == CALC and step.needs else None
     if (
@@ -57,7 +59,8 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
     ):
         return text
     texts = [*found.evidence, *(r.text for r in (found.records.records if found.records else ()))]
-    return "Calculate " + with_offers(text.removeprefix("Calculate "), step.text, texts)
+    worked = with_offers(text.removeprefix("Calculate "), step.text, texts)
+    return "Calculate " + bounded(worked, found)  # a minimum or cap beside the rate (paragraph_bounds.py)
 
 
 def _described(step: PlanStep, values: Mapping[int, Value]) -> str:

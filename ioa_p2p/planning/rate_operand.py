@@ -24,11 +24,12 @@ None when the value looked up is no rate (its fact is per nothing, or per one it
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from ioa_p2p.planning.doc_facts import Quantity, convert, facts_in, singular
 from ioa_p2p.planning.missing import Missing
 from ioa_p2p.planning.situation_values import SituationValue, situation_values
-from ioa_p2p.planning.values import NUMBER, Value, format_number
+from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number
 
 #: units of time a rate may be per: a rate per period answers a question that gives no duration
 _PERIODS = frozenset(
@@ -132,8 +133,20 @@ def rate_fact(found: Value) -> Quantity | None:
     for passage in found.evidence:
         for fact in facts_in(passage):
             if fact.number == found.number and fact.unit == found.unit:
-                return fact if fact.per and not fact.per_item else None
+                per = fact.per or _per_after(fact.text[fact.at :])
+                return replace(fact, per=per) if per and not fact.per_item else None
     return None
+
+
+#: "EUR 8 a visit", "EUR 12/hour", "30 EUR a day": what an amount is per when no "per" says it
+_A_UNIT = re.compile(r"^\S+(?:\s+[A-Z]{3})?(?:\s+[A-Z]{3}|\s*[\d.,]+)?\s*(?:/\s*|\s+an?\s+)([a-z]+)\b")
+
+
+def _per_after(text: str) -> tuple[str, ...]:
+    m = _A_UNIT.match(text)
+    if m is None or m.group(1) in _NOT_UNITS:
+        return ()
+    return (ALIASES.get(m.group(1), singular(m.group(1))),)
 
 
 def _asked_per(question: str, unit: str) -> bool:
