@@ -179,3 +179,15 @@ def test_an_amount_a_visit_or_slash_hour_is_a_rate_of_that_unit(
 ) -> None:
     fact = rate_fact(_found(number, "EUR", sentence))
     assert (fact.per if fact is not None else None) == per
+
+
+def test_a_word_that_only_qualifies_the_rate_s_unit_is_no_unit_of_its_own() -> None:
+    van = _found(250, "km", "Class F vans: 250 km per hire day included; each further km costs EUR 0.25.")
+    assert rate_operand("How many kilometres a day are included with a class F van?", van) is None
+    assert rate_operand("How many kilometres are included with a class F van for 3 days?", van) == (
+        "250 * 3",
+        "km",
+    )
+    crew = _found(55, "EUR", "Fitters' time is billed at EUR 55 per fitter-hour.")
+    lacking = rate_operand("What did the fitters' time cost us?", crew)
+    assert isinstance(lacking, Missing) and "fitters" in lacking.what, lacking

@@ -176,6 +176,25 @@ def _operand(unit: str, values: list[SituationValue]) -> str | None:
     return None
 
 
+def _head(unit: str, text: str) -> str:
+    """The unit a rate's words end in when ``unit`` only qualifies it ("per rental day": days)."""
+    m = re.search(rf"\bper\s+(?:{_name(unit)})\s+([a-z]+)\b", text, re.I)
+    if m is None:
+        return unit
+    word = m.group(1).lower()
+    head = ALIASES.get(word, "") or ("night" if word.startswith("night") else singular(word))
+    return head if head in _PERIODS or head in _PERSONS else unit
+
+
+def _modifies(unit: str, later: list[str], text: str) -> bool:
+    """``unit`` only qualifies the unit after it ("per rental day": the day), unless joined to it as a
+    product ("per engineer-hour": engineers times hours)."""
+    return any(
+        re.search(rf"\b(?:{_name(unit)})\s+(?:{_name(after)})\b", text, re.I) is not None
+        for after in later[:1]
+    )
+
+
 def _plural(unit: str) -> str:
     word = {"h": "hour", "min": "minute", "m²": "square metre", "km": "kilometre", "kg": "kilogram"}.get(
         unit, singular(unit)
@@ -192,7 +211,8 @@ def rate_operand(question: str, found: Value) -> tuple[str, str] | Missing | Non
         return None
     values = situation_values(question)
     operands: list[str] = []
-    for unit in dict.fromkeys(u for u in fact.per if u.lower() not in _NOT_UNITS):
+    units = [_head(u, fact.text) for u in dict.fromkeys(fact.per) if u.lower() not in _NOT_UNITS]
+    for unit in [u for i, u in enumerate(units) if not _modifies(u, units[i + 1 :], fact.text)]:
         if _asked_per(question, unit):
             continue
         operand = _operand(unit, values)
