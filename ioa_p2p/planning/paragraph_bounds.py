@@ -4,10 +4,11 @@ Price lists state the bounds of a charge in the block of lines that states the r
 their own: "up to 5 kg ... EUR 3.20 per kg / Minimum charge ... EUR 9.00 per load", "Hire: EUR 14 per
 hour, capped at EUR 60 a day", "never more than EUR 45", "a minimum fee of EUR 25 applies". A rate times
 the situation's quantity (``3.2 * 2``) is then not the charge: :func:`bounded` makes it ``max(3.2 * 2, 9)``
-(or ``min(..., 60)`` for a cap) when such a bound is stated in the **same paragraph** (the lines between
-blank lines or headings) as the rate the value was read from. A paragraph that states several bounds of
-one kind (which one holds?), an expression that is not one product with the rate in it, or one bounded
-already (``max(`` / ``min(``) is left as it is.
+(or ``min(..., 60)`` for a cap) when such a bound is stated in the rate's own line, or on a line of
+its own in the same paragraph (the lines between blank lines or headings); a cap in another rate's line
+("Late collection: EUR 5 per day, capped at EUR 30") is that rate's. Several bounds of one kind (which
+one holds?), an expression that is not one product with the rate in it, or one bounded already
+(``max(`` / ``min(``) are left as they are.
 """
 
 from __future__ import annotations
@@ -31,15 +32,22 @@ _BREAK = re.compile(r"\n\s*\n|\n(?=\s*#)|\n(?=[A-Z][A-Z &/,()-]{3,}\n)")
 
 
 def paragraph_of(found: Value) -> str:
-    """The paragraph of ``found``'s passages whose line states its number; "" when none does."""
+    """The lines of ``found``'s paragraph that bound its rate: the line that states its number, and the
+    lines of that paragraph that state a bound on their own ("Minimum charge .... EUR 9.00 per load");
+    "" when no line states its number."""
     if found.number is None:
         return ""
     for passage in found.evidence:
         for paragraph in _BREAK.split(passage):
-            for line in paragraph.splitlines():
-                if any(n.number == found.number for n in numbers_in(line)):
-                    return paragraph
+            lines = paragraph.splitlines()
+            own = next((x for x in lines if any(n.number == found.number for n in numbers_in(x))), None)
+            if own is not None:
+                return "\n".join([own, *(x for x in lines if x is not own and _OWN_LINE.match(x))])
     return ""
+
+
+#: a line that states a bound of its own, not another rate's clause
+_OWN_LINE = re.compile(r"^\s*(?:[-*\u2022]\s*)?(?:minimum|maximum|min\.|max\.)\s", re.I)
 
 
 def _amounts(pattern: re.Pattern[str], text: str) -> set[float]:
