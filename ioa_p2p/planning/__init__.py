@@ -126,6 +126,14 @@
   adult day price": a table cell) times the count given; a share of an amount the question gives; the
   price in the column of the class the asker's age falls in ("Concession: aged 65 and over") times the
   periods counted
+- ``situation_values.py`` the quantities a question's situation states, typed by what they count or
+  measure: units, things counted, a stay's nights between two dates, the party's persons and each kind
+- ``rate_operand.py`` a rate the lookup found times the situation's quantity its unit takes (per night x
+  nights, per child x children), or refused naming the quantity no value fits, never the bare rate
+- ``unit_offers.py`` free units a document grants on a count ("stay 7 nights, pay for 6", "every fourth
+  wash free") taken off the count a charge's expression multiplies
+- ``paragraph_bounds.py`` a minimum or maximum charge stated in the rate's own paragraph ("Minimum charge
+  ... EUR 9.00 per load") bounding the charge worked out with that rate
 - ``fees.py``     fixed fees a rate brings in its own clause ("per litre plus a service fee of EUR 15")
 - ``salvage.py``  a lookup that found no single answer still feeds the derivation its typed records close
   (:func:`accepted_value`: what every driver asks of an attempt's result)
