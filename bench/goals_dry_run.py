@@ -55,6 +55,9 @@ subtitle file, an auction catalogue, a unified diff of a price file, a BBCode fo
 taxi table of fares, a quoted e-mail thread, a Jupyter notebook, a GitHub issue, a datasheet with
 footnotes, a PDF-to-text leaflet, a menu with allergen columns; ``bench/goal_suite_probe10/``), 20 of them
 to be refused.
+``--suite cover --split all`` (or ``s2`` / ``s3`` / ``s4``) is 505 single and chained lookups over the
+documents of suites 2, 3 and 4 about the facts their readable goals do not ask (``bench/goal_suite_cover/``);
+each split names its suite's ``docs``.
 
 Each goal is planned with :func:`ioa_p2p.planning.plan_request`; each step's task text is written by
 :func:`~ioa_p2p.planning.describe` with the values found so far and given to the members the planner's
@@ -123,6 +126,7 @@ SUITES = {
     "probe8": HERE / "goal_suite_probe8",
     "probe9": HERE / "goal_suite_probe9",
     "probe10": HERE / "goal_suite_probe10",
+    "cover": HERE / "goal_suite_cover",
 }
 
 

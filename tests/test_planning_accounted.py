@@ -12,7 +12,7 @@ from ioa_p2p.adapters.retrieval.docmodel import read_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import records_data
 from ioa_p2p.planning import CALC, PlanStep
 from ioa_p2p.planning.accounted import stated_quantities, unaccounted
-from ioa_p2p.planning.derive import DERIVE, derive_missing
+from ioa_p2p.planning.derive import DERIVE, derive_expression, derive_missing
 from ioa_p2p.planning.records import records_from_data
 from ioa_p2p.planning.refusal import refusal
 from ioa_p2p.planning.values import Value
@@ -81,13 +81,16 @@ def test_a_band_of_the_documents_records_that_holds_the_quantity_accounts_for_it
 
 def test_a_derivation_or_a_charge_that_ignores_a_given_count_is_refused_with_it_named() -> None:
     question = "Four of us want Brisca museum day tickets. What do we pay?"
-    found = _found(16, "EUR", "Brisca museum day ticket: EUR 16 per person")
+    found = _found(16, "EUR", "Brisca museum day ticket: EUR 16")
     lacking = derive_missing(question, found)
     assert lacking is not None and "4" in lacking.what, lacking
     step = PlanStep(2, CALC, question, DERIVE, (1,))
     assert refusal(step, {1: found}) == lacking
     answered = _found(64, "EUR", "Brisca museum day tickets for 4 people: EUR 64 (EUR 16 per person)")
     assert derive_missing(question, answered) is None
+    per_person = _found(16, "EUR", "Brisca museum day ticket: EUR 16 per person")  # its unit takes the 4
+    assert derive_missing(question, per_person) is None
+    assert derive_expression(question, per_person) == ("16 * 4", "EUR")  # planning/rate_operand.py
 
 
 def test_a_count_of_people_is_required_only_where_the_documents_price_per_person() -> None:

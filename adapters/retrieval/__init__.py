@@ -38,6 +38,10 @@
 - ``keyed.py``    values read by what the question names: a listing's key ("Zone 2: ..., Serbia"), a clock
   time a column's header states, the column of the extreme asked ("Tmin"), a ratio cell ("15/9") (pure)
 - ``number_span.py`` the number a sentence states for a question: unit, labels, enumerations, nearness
+- ``enumeration.py`` the item of a list of labelled values the question names ("dogs EUR 14.50, cats EUR
+  11.00"; "check-in from 15:00, check-out by 11:00") (pure)
+- ``fit.py``      a value that is not of the kind asked ("5 credits" for "how many sessions", "every 20
+  minutes" for "how long") is no answer; "in which month" answered by the month's name (pure)
 - ``picks.py``    a fact's numbers that are not the value (a date's day, a count) or the end of a change asked
 - ``tariff.py``   what an amount is charged per and on which terms (pure)
 - ``capacity.py`` "which room seats 150": the rows whose named column holds the stated amount (pure)

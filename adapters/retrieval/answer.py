@@ -15,9 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ioa_p2p.adapters.retrieval.capacity import fitting_rows
+from ioa_p2p.adapters.retrieval.clock_value import HOURS_ASKED
 from ioa_p2p.adapters.retrieval.docmodel import TypedAnswer
 from ioa_p2p.adapters.retrieval.extract import counts, extract
-from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, facts_of, section_of, superseded, terms
+from ioa_p2p.adapters.retrieval.facts import SECTION, Fact, Scorer, facts_of, section_of, superseded, terms
+from ioa_p2p.adapters.retrieval.fit import bare_clock_count, misfit, states_count, unnamed_row
 from ioa_p2p.adapters.retrieval.number_span import periods_in
 from ioa_p2p.adapters.retrieval.superlative import extreme_row
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
@@ -82,7 +84,8 @@ def answer(
         fits = any(n.unit in wanted for n in found) or bool(
             fact.cells and found and not any(n.unit for n in found)
         )
-        fits = fits or (asked.kind == "duration" and bool(periods_in(fact.text)))  # "ten working days"
+        spelled = periods_in(fact.text)  # "ten working days", "a 3-year warranty"
+        fits = fits or bool(spelled) and (asked.kind == "duration" or any(p.unit in wanted for p in spelled))
         bonus = (
             0.1 if wanted and fits else 0.0
         )  # a table's cells carry no unit: the header or the doc says it
@@ -92,6 +95,8 @@ def answer(
             bonus += 0.1  # a table cell at the row and the column the question names: the figure itself
         if per_quantity is not None and per_quantity.search(fact.text + " " + fact.context.split("\0")[0]):
             bonus += 0.15
+        if asked.kind == "count" and states_count(question, fact.text.split("\0")[0]):
+            bonus += 0.15  # "how many requests": "3.2 million requests took longer ..."
         if entity and _key_names(fact, entity):
             bonus += 0.3  # "the first day of the autumn half term": the line keyed "Half term: ..."
         if kind == "passage" and fact.kind != "heading":
@@ -133,8 +138,22 @@ def answer(
         value = extract(question, fact, kind, scorer, facts)
         if value is not None and mismatch(question, value):
             continue  # "300 mm" for "how much water": a value of another dimension answers nothing asked
+        if value is not None and misfit(question, fact.text, value, in_table=bool(fact.cells)):
+            continue  # "5 credits" for "how many sessions", "every 20 minutes" for "how long" (fit.py)
+        if (
+            value is not None
+            and kind == "number"
+            and fact is not extreme
+            and unnamed_row(question, fact.cells)
+        ):
+            continue  # "Science | 6 | 8" for "the hours of maths": a row the question does not name
+        table_text = f"{fact.text} {fact.context.split(SECTION)[-1]}"
+        if value is not None and fact.cells and bare_clock_count(question, value, table_text):
+            continue  # "Mathematics | 8 | 7" under "LESSONS PER FORTNIGHT" for "how many hours"
         if value is not None:
             return Answer(in_asked_unit(question, value), fact, round(min(1.0, sure), 4))
+    if kind == "hours" and not expected:  # no span of two clock times: the question as its type reads
+        return answer(question, facts, expected=_KINDS.get(answer_type(question).kind, "number"), scope=scope)
     if kind == "date" and not expected and re.match(r"\W*when\b", question, re.I):
         return answer(question, facts, expected="time", scope=scope)  # "when is last entry": a clock time
     if kind in ("number", "reason", "name") and not expected:  # nothing of that kind: the best passage may
@@ -270,7 +289,10 @@ def in_asked_unit(question: str, value: Value) -> Value:
 
 
 def expected_kind(question: str) -> str:
-    """The extractor kind for ``question``: its answer type, numbers for the numeric ones."""
+    """The extractor kind for ``question``: its answer type, numbers for the numeric ones; ``hours`` for the
+    span of clock times "what are the opening hours" asks (clock_value.py)."""
+    if HOURS_ASKED.search(question) and answer_type(question).kind not in ("reason", "passage"):
+        return "hours"
     return _KINDS.get(answer_type(question).kind, "number")
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+from ioa_p2p.adapters.retrieval.enumeration import own_item
 from ioa_p2p.adapters.retrieval.facts import Fact, Scorer, terms
 from ioa_p2p.adapters.retrieval.keyed import header_time
 from ioa_p2p.adapters.retrieval.number_span import closest
@@ -60,7 +61,10 @@ def time_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
             return score
 
         best = max(cells, key=lambda hc: (col_score(hc[0]), -cells.index(hc)))
-        return Value.of_text(best[1])
+        raw = dict(fact.cells).get(best[0], "")
+        span = range_end(question, raw)  # "Saturday | 09:00 - 13:00" for "when does it close": 13:00
+        end = _CLOCK.match(raw, span[0]) if span is not None else None
+        return Value.of_text(_hhmm(raw, end) if end else best[1])
     text = fact.text
     field = _asked_field(fact, scorer)  # "Staging: 8:00 · Judging: 11:00": the field the question names
     if field is not None:
@@ -76,7 +80,43 @@ def time_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
     chosen = [c for c in clocks if span is not None and c[0] == span[0]]
     if chosen:
         return Value.of_text(chosen[0][2])
-    return Value.of_text(closest(clocks, text, scorer)[2]) if clocks else None
+    if not clocks:
+        return None
+    item = own_item(clocks, text, scorer)  # "Check-in from 15:00, check-out by 11:00" for check-out
+    return Value.of_text(item if item is not None else closest(clocks, text, scorer)[2])
+
+
+#: "what are the opening hours", "the controlled hours of Zone C": the span of two clock times asked for
+HOURS_ASKED = re.compile(
+    r"\b(?:opening|controlled|office|support|visiting|business|service|control) hours\b|"
+    r"\bhours (?:of|of the) (?:control|opening|business)\b|^\W*when is\b[^?]*\bopen\b",
+    re.I,
+)
+_SPAN = re.compile(r"(?<![\d.:])(\d{1,2}[:.]\d{2})\s*(?:-|–|to|until)\s*(\d{1,2}[:.]\d{2})(?![\d:])")
+
+
+def hours_value(question: str, fact: Fact, scorer: Scorer) -> Value | None:
+    """The hours a question asks for ("what are Northgate's opening hours on weekdays"): a span of two clock
+    times as ``09:30-18:00``, in a table row the one of the column the question names (or the row's only
+    span), in a sentence the span nearest the question's words; None when the fact states no span."""
+    if fact.cells:
+        spans = [(h, m) for h, c in fact.cells if (m := _SPAN.search(c))]
+        if not spans:
+            return None
+        scored = [(sum(scorer.idf.get(t, 0.0) for t in terms(h) & scorer.q_terms), -i, m)
+                  for i, (h, m) in enumerate(spans)]  # fmt: skip
+        best = max(scored, key=lambda x: (x[0], x[1]))
+        if best[0] <= 0 and len(spans) > 1:
+            return None  # several spans, none of a column the question names
+        m = best[2]
+    else:
+        text = fact.text.split("\0")[0]
+        found = [(x.start(), x.end(), x) for x in _SPAN.finditer(text)]
+        if not found:
+            return None
+        m = closest(found, text, scorer)[2]
+    a, b = (x.replace(".", ":").zfill(5) for x in m.groups())
+    return Value.of_text(f"{a}-{b}")
 
 
 #: where one labelled field of a line ends and the next begins ("**Judging:** 11:00 · **Hall opens:** 2 pm")
@@ -98,4 +138,4 @@ def _asked_field(fact: Fact, scorer: Scorer) -> str | None:
     return field if best > 0 and best > second else None
 
 
-__all__ = ["time_value"]
+__all__ = ["HOURS_ASKED", "hours_value", "time_value"]

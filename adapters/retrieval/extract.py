@@ -18,8 +18,9 @@ import re
 from collections.abc import Sequence
 from datetime import date
 
-from ioa_p2p.adapters.retrieval.clock_value import time_value
+from ioa_p2p.adapters.retrieval.clock_value import hours_value, time_value
 from ioa_p2p.adapters.retrieval.facts import SECTION, Fact, Scorer, quantities, stem, terms
+from ioa_p2p.adapters.retrieval.fit import calendar_word, states_count
 from ioa_p2p.adapters.retrieval.keyed import (
     asked_extreme,
     extreme_column,
@@ -28,7 +29,7 @@ from ioa_p2p.adapters.retrieval.keyed import (
     ratio_cell,
 )
 from ioa_p2p.adapters.retrieval.number_span import closest, holds_stated, number_value
-from ioa_p2p.adapters.retrieval.picks import of_named_year, section_version
+from ioa_p2p.adapters.retrieval.picks import asks_end, of_named_year, section_version
 from ioa_p2p.adapters.retrieval.tariff import per_dimension_pattern
 from ioa_p2p.adapters.retrieval.terms import STOP
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType, answer_type, attribute_units
@@ -53,15 +54,23 @@ _CAUSE = re.compile(
 def extract(question: str, fact: Fact, kind: str, scorer: Scorer, facts: Sequence[Fact]) -> Value | None:
     """The value of the kind asked for that ``fact`` states, or None."""
     text = fact.text
-    if fact.kind == "heading" and kind not in ("date", "dates", "version"):
-        return None  # a heading names a topic ("Curing", "Reason"); it answers nothing
+    counted = fact.kind == "heading" and kind == "number" and states_count(question, text)
+    if fact.kind == "heading" and kind not in ("date", "dates", "version") and not counted:
+        return None  # a heading names a topic ("Curing", "Reason"); it answers nothing (but "makes 3 jars")
     if kind in ("date", "dates"):
         return _date_value(kind, fact, scorer, facts)
     if kind == "time":
         return time_value(question, fact, scorer)
+    if kind == "hours":
+        return hours_value(question, fact, scorer)
+    named_day = calendar_word(question, text) if kind == "name" else None
+    if named_day is not None:  # "in which month is the dividend credited": "... in December"
+        return Value.of_text(named_day)
     named = _named_column(question, fact) if fact.cells and kind in ("name", "number") else None
     if named is None and fact.cells and kind == "name":
         named = _worded_column(question, fact)  # "who supplies ...": the Supplier column's words
+    if named is None and fact.cells and kind == "name":
+        named = _coded_column(fact, scorer)  # "which modem does the QS-800 have": the QS-800 column's cell
     if named is not None:  # "what cabin ...": the Cabin column of the row, its words
         return Value.of_text(otherwise(named, question))
     figure = _named_column(question, fact, figures=True) if fact.cells and kind == "name" else None
@@ -133,6 +142,15 @@ def _worded_column(question: str, fact: Fact) -> str | None:
     return best[1] if best else None
 
 
+def _coded_column(fact: Fact, scorer: Scorer) -> str | None:
+    """The words of the row's cell under the one column headed by a code the question names ("QS-800" of
+    "Specification | QS-200 | QS-400 | QS-800"), when the row's own key does not name it."""
+    if not scorer.codes or scorer.codes & terms(fact.cells[0][1]):
+        return None
+    cells = [c.strip() for h, c in fact.cells[1:] if scorer.codes & terms(h) and c.strip()]
+    return cells[0] if len(cells) == 1 and re.search(r"[A-Za-z]", cells[0]) else None  # ("5G": a name)
+
+
 def _same_stem(a: str, b: str) -> bool:
     n = min(len(a), len(b), 6)
     return n >= 4 and a[:n] == b[:n] and abs(len(a) - len(b)) <= 4
@@ -183,6 +201,11 @@ def _date_value(kind: str, fact: Fact, scorer: Scorer, facts: Sequence[Fact]) ->
         same = [d for f in facts if f.path == fact.path for d in dates_in(f.text)]
         days = tuple(dict.fromkeys(d for _, _, d in same)) if len(found) < 2 else tuple(d for *_, d in found)
         return Value.of_list(tuple(Value.of_date(d) for d in days))
+    spans = range_starts(text)
+    if spans and asks_end(scorer.question):  # "(12 June - 1 November 2026)" for "when does it end"
+        after = [d for d in found if d[0] > spans[0][0] and d[2] >= spans[0][2]]
+        if after:
+            return Value.of_date(after[0][2], text[after[0][0] : after[0][1]])
     start, end, day = closest(list(found), text, scorer)
     return Value.of_date(day, text[start:end])
 

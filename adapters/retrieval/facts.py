@@ -288,11 +288,14 @@ class Scorer:
             value *= 0.6
         value *= 1 + 0.25 * len(self.codes & own)  # a code the fact itself states (not only its file's name)
         of_year = bool(self.years & everywhere)  # "trips made in 2024": the figures of that year, old or not
+        # (a year only the document's name or title states, "rules and rents for 2026-27", is no figure's
+        # year: the old figures of its reference-only section stay old)
+        old_of_year = bool(self.years & (own | terms(fact.context.split(SECTION, 1)[-1])))
         if self.years and not of_year and any(re.fullmatch(r"(?:19|20)\d\d", t) for t in everywhere):
             value *= 0.5  # "Q4 2023": a fact of another year only (a table of 2024's figures) is not of it
         if out_of_validity(self.question, fact.text):  # "until 30 April 2026" for "from May 2026"
             value *= 0.25
-        elif "\0superseded" in fact.context and not self.names_superseded and not of_year:
+        elif "\0superseded" in fact.context and not self.names_superseded and not old_of_year:
             value *= 0.25 if self.current_asked else 0.5
         key = _key_of(fact)
         if self.contrary(key):  # "off peak: 2" for "a peak period", "non-members" for "members"

@@ -19,7 +19,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ioa_p2p.adapters.retrieval.brackets import favoured_bracket
+from ioa_p2p.adapters.retrieval.enumeration import own_item
 from ioa_p2p.adapters.retrieval.facts import Scorer, stem, terms
+from ioa_p2p.adapters.retrieval.fit import counts_other
 from ioa_p2p.adapters.retrieval.picks import change_end, counts_a_thing, day_of_month
 from ioa_p2p.adapters.retrieval.terms import WORD
 from ioa_p2p.planning.answer_types import MONEY_UNITS, AnswerType
@@ -40,6 +42,8 @@ def number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) -
         for f in numbers_in(text)
         if not (f.unit == "" and 1900 <= f.number <= 2100 and "year" not in question.lower())
     ]
+    hyphened = [p for p in periods_in(text) if re.match(r"\d+-", p.text)]  # "a 3-year warranty"
+    found = sorted([*found, *hyphened], key=lambda f: f.start)
     found = _compound_periods(text, found) if wanted.kind == "duration" else found
     asked = {(n.number, n.unit) for n in numbers_in(question)}
     found = [f for f in found if (f.number, f.unit) not in asked and (f.number, "") not in asked] or found
@@ -64,10 +68,12 @@ def number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) -
     if wanted.kind == "duration" and units and not fits:
         return None  # "how soon ...?": a period, never the house number of an address
     pool = fits or found
+    if wanted.kind == "count":  # "how many requests": never "1,840 customers" of the same sentence
+        pool = [f for f in pool if not counts_other(question, text, f.end)] or pool
     low = text.lower()
     if wanted.per:  # "18.00 per square metre" for "the rate per square metre"
         per = [f for f in pool if _per_follows(low, f.end, wanted.per)]
-        if per:
+        if per and not _trailing_per(pool, per, low):
             pool = per
     pool = range_ends(question, text, pool)  # "4 to 10 players" for "the most players": 10
     moved = change_end(question, text, pool)  # "reset from 512 to 64": the end the question asks for
@@ -76,7 +82,8 @@ def number_value(question: str, text: str, scorer: Scorer, wanted: AnswerType) -
     bracketed = _by_bracket(pool, text, question)  # "EUR 18 per hour (the Boardroom: EUR 32 per hour)"
     if bracketed is not None:
         return _of(bracketed)
-    anchored = _after_names(pool, text, scorer) or _in_own_segment(pool, text, scorer)
+    anchored = _after_names(pool, text, scorer) or own_item([(f.start, f.end, f) for f in pool], text, scorer)
+    anchored = anchored or _in_own_segment(pool, text, scorer)
     if anchored is not None:
         return _of(anchored)
     colon = text.find(":")
@@ -123,8 +130,8 @@ def periods_in(text: str) -> list[Found]:
         unit = ALIASES.get(m.group(3).lower(), m.group(3).lower())
         if m.group(2):
             unit = f"{m.group(2).strip().lower()} {m.group(3).lower().rstrip('s')}s"
-        elif word.isdigit():
-            continue  # a plain "10 days": numbers_in reads it
+        elif word.isdigit() and not m.group(0)[len(word) :].startswith("-"):
+            continue  # a plain "10 days": numbers_in reads it (never "a 3-year warranty": the period too)
         out.append(Found(m.start(), m.end(), number, unit, m.group(0)))
     return out
 
@@ -213,6 +220,15 @@ def _per_follows(low: str, end: int, per: str) -> bool:
     if re.match(rf"\s*(?:/|per|a|an|each)\s*(?:\w+\s)?{re.escape(head)}", after):
         return True
     return bool(re.match(r"\s*/\s*m[²2³3]", after)) and ("metre" in per or "meter" in per)
+
+
+def _trailing_per(pool: Sequence[Found], per: Sequence[Found], low: str) -> bool:
+    """ "dogs EUR 14.50, cats EUR 11.00, rabbits EUR 8.00 per month": a rate's "per" after the last item
+    of a list of amounts in one unit is every item's, not the last one's alone."""
+    last = pool[-1]
+    if len(pool) < 2 or list(per) != [last] or any(f.unit != last.unit for f in pool):
+        return False
+    return not re.search(r"\bper\b|/", low[pool[0].start : last.start])
 
 
 def _by_bracket(pool: Sequence[Found], text: str, question: str) -> Found | None:

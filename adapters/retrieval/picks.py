@@ -68,6 +68,14 @@ _ASKS_END = re.compile(
 _ASKS_START = re.compile(r"\b(?:start\w*|open|opens|opening|begin\w*|earliest|first|from what time)\b")
 
 
+def asks_end(question: str) -> bool | None:
+    """True when a question asks when a span ends ("when does the exhibition end"), False when it asks when
+    it starts, None when it asks neither or both."""
+    q = question.lower()
+    wants_end, wants_start = bool(_ASKS_END.search(q)), bool(_ASKS_START.search(q))
+    return None if wants_end == wants_start else wants_end
+
+
 def range_end(question: str, text: str) -> tuple[int, int] | None:
     """A span of two times ("between 07:00 and 20:00", "09:00-17:30") where the question asks when it ends
     ("what time does access end", "until when") or starts ("when do the doors open"): the (start, end)

@@ -98,7 +98,7 @@ def _aligned_table(lines: Sequence[str], i: int) -> tuple[list[str], list[tuple[
     if len(kept) < 2:
         return None
     stub = _stub_header(lines[i], lines[i + kept[1][0]])
-    named = _band_header(kept[0][1]) or _labelled_header(kept[0][1]) or stub
+    named = _band_header(kept[0][1]) or _labelled_header(kept[0][1]) or _designated_header(kept[0][1]) or stub
     if figures and not _BORDER.match(lines[i]) and not named:
         return None  # a header may name a year ("(2024)") or bands ("1-2 days"); a row of figures is none
     (_, header), rows = kept[0], kept[1:]
@@ -190,6 +190,23 @@ def _labelled_header(cells: list[str]) -> bool:
     three cells or more, each with a word of three letters or more outside its brackets."""
     bare = [re.sub(r"\([^)]*\)", "", c) for c in cells]
     return len(cells) >= 3 and all(re.search(r"[A-Za-z]{3}", b) and not re.search(r"\d", b) for b in bare)
+
+
+def _designated_header(cells: list[str]) -> bool:
+    """Header cells that name columns by one word and a number each ("Year 7  Year 8  Year 9", "Zone 1  Zone
+    2"): three cells or more, two or more of them designated by the same word, the others words."""
+    figured = [
+        re.fullmatch(r"([A-Za-z]{2,})\.?\s?(\d{1,4})", c.strip()) for c in cells if re.search(r"\d", c)
+    ]
+    words = {m.group(1).lower() for m in figured if m}
+    plain = [c for c in cells if not re.search(r"\d", c)]
+    return (
+        len(cells) >= 3
+        and len(figured) >= 2
+        and all(figured)
+        and len(words) == 1
+        and all(re.search(r"[A-Za-z]{3}", c) for c in plain)
+    )
 
 
 def _band_header(cells: list[str]) -> bool:

@@ -6,6 +6,8 @@
   the arithmetic that produces a time (a time plus or minus durations, a duration the documents state)
 - ``expr.py``     arithmetic instructions in words -> expressions over earlier values
 - ``natural.py``  naturally worded questions -> lookups + a computation (comparisons, totals, VAT)
+- ``compared_parties.py`` what two parties pay for one thing, and the difference ("how much more does a
+  non-member pay than a member for Start Sailing?")
 - ``relations.py`` sums, differences in a unit, changes, containers, repetitions, averages, shares
 - ``parse.py``    :func:`plan_request`: whole-request plans first, then each clause a step of its own
 - ``clauses.py``  a request's text -> clauses (code blocks cut out, sentences and sequencing words split)
@@ -16,8 +18,17 @@
 - ``counted.py``  counts of kinds each priced by an earlier lookup ("2 adults plus 3 children" after the
   adult's and the child's fares): ``2 * v1 + 3 * v2``
 - ``segment.py``  code pasted after a colon without a fence
+- ``tasked.py``  a scene's task sentences as the questions they ask ("Total the tickets" after the scene:
+  what the tickets cost in total), planned like a question of their own
+- ``code_names.py`` the inputs of a piece of Python: the names it reads but never sets
+- ``binding.py``  which earlier value each code input holds when the clause does not say it outright
+  (issue 23, p-bind): names listed in the sentence's order ("take a and c", "using the values above as a
+  and b"), the step's own words (``fee_per_kg``, "chip" of "microchip"), comments naming a value, a
+  quantity the request states ("nights" for "3 nights"), a description ("with a set to the deposit")
 - ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation
+- ``lookups_added.py`` lookups a calculation implies ("add the A and the B", "add the X7's weight to it")
+  and a lookup asked for a period when a later step converts its value to a unit of time
 - ``applied.py``  calculations over earlier values asked for in words (rates, periods, shares on top)
 - ``rates.py``    natural questions that apply a rate from the documents to the request's quantity
 - ``savings.py``  what one option saves over another after two lookups of prices ("how much does the card
@@ -115,6 +126,14 @@
   adult day price": a table cell) times the count given; a share of an amount the question gives; the
   price in the column of the class the asker's age falls in ("Concession: aged 65 and over") times the
   periods counted
+- ``situation_values.py`` the quantities a question's situation states, typed by what they count or
+  measure: units, things counted, a stay's nights between two dates, the party's persons and each kind
+- ``rate_operand.py`` a rate the lookup found times the situation's quantity its unit takes (per night x
+  nights, per child x children), or refused naming the quantity no value fits, never the bare rate
+- ``unit_offers.py`` free units a document grants on a count ("stay 7 nights, pay for 6", "every fourth
+  wash free") taken off the count a charge's expression multiplies
+- ``paragraph_bounds.py`` a minimum or maximum charge stated in the rate's own paragraph ("Minimum charge
+  ... EUR 9.00 per load") bounding the charge worked out with that rate
 - ``fees.py``     fixed fees a rate brings in its own clause ("per litre plus a service fee of EUR 15")
 - ``salvage.py``  a lookup that found no single answer still feeds the derivation its typed records close
   (:func:`accepted_value`: what every driver asks of an attempt's result)

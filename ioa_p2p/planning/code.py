@@ -10,13 +10,23 @@ when the clause binds nothing itself). A name left without a value is reported (
 from __future__ import annotations
 
 import ast
-import builtins
 import re
 
+from ioa_p2p.planning.binding import (
+    NAMES_LEAD,
+    bind_listed,
+    commented_names,
+    described_pairs,
+    listed_names,
+    matched_names,
+    named_bindings,
+    names_only,
+    recent_bindings,
+)
+from ioa_p2p.planning.code_names import free_names
 from ioa_p2p.planning.expr import names_in, normalise, to_expression
-from ioa_p2p.planning.lookups import words_of
 from ioa_p2p.planning.segment import looks_like_code, parses
-from ioa_p2p.planning.types import CALC, CODE, LOOKUP, TASK, PlanStep
+from ioa_p2p.planning.types import CODE, TASK, PlanStep
 
 #: Where a fenced code block was cut out of a request (its number in the request's blocks).
 MARK = "\u27e6code{}\u27e7"
@@ -38,10 +48,10 @@ _BIND_LITERAL = re.compile(
 _BIND_ELIDED = re.compile(r"(?:,|\band)\s+`?([A-Za-z_]\w*)`?\s+(?:to|as)\s+(v\d+)\b", re.I)
 #: "plug the result into this script as cost", "pass v2 to the code as `annual`": the value, then its name
 _BIND_AS = re.compile(
-    r"\b(?:plug|pass|feed|put|hand|insert|supply|give|use)\s+(v\d+)\b[^.;]*?\b(?:as|called|named)\s+"
-    r"`?([A-Za-z_]\w*)`?",
+    r"\b(?:plug|pass|feed|put|hand|insert|supply|give|use)\s+(?:v\d+ and )*(v\d+)\b[^.;]*?"
+    r"\b(?:as|called|named)\s+`?([A-Za-z_]\w*)`?(?!\s*(?:,|\band\b)\s*`?[A-Za-z_]\w*`?\s*(?:,|\band\b|to|into|in|bound|$))",
     re.I,
-)
+)  # "pass them as p" after a calculation from two values: the latest value, "them" being its plural
 #: "Bind it to `tax`", "store the result as `total`", "call that x": the value named first, the name last
 _BIND_TO = re.compile(
     r"\b(?:bind|assign|store|save|put|call|name)\s+(v\d+)\s+(?:(?:into|to|in|as)\b)?\s*`?([A-Za-z_]\w*)`?",
@@ -57,7 +67,7 @@ def code_step(
     ]
     bindings += [(m.group(2), int(m.group(1)[1:])) for m in _BIND_TO.finditer(text)]
     bindings += [(m.group(2), int(m.group(1)[1:])) for m in _BIND_AS.finditer(text)]
-    bindings += [b for b in _named_bindings(text, before) if b[0] not in {n for n, _ in bindings}]
+    bindings += [b for b in named_bindings(text, before) if b[0] not in {n for n, _ in bindings}]
     explicit = bool(bindings)
     if bindings:  # "... and b to the cleaning fee" after a binding with its verb
         named = {b for b, _ in bindings}
@@ -73,6 +83,14 @@ def code_step(
         given = {k: v for k, v in given.items() if k in free_names(block) and k not in dict(bindings)}
         block = "".join(f"{name} = {value}\n" for name, value in given.items()) + block
     if block is not None:
+        listed = [
+            n for n in listed_names(MARK_RE.sub(" ", text), free_names(block)) if n not in dict(bindings)
+        ]
+        got = bind_listed(listed, refs, before) if len(listed) > 1 else None
+        if got:  # "take a and c and run <code>", "using the values above as a and b": in the sentence's order
+            bindings, explicit = bindings + got, True
+        said = [n for n in free_names(block) if n not in dict(bindings)]
+        bindings += commented_names(said, block, before)  # "# a = adult fare, c = child fare"
         free = [n for n in free_names(block) if n not in {b for b, _ in bindings}]
         pool = [n for n in refs if n not in {v for _, v in bindings}] or (
             [before[-1].index] if before and not bindings else []
@@ -101,73 +119,6 @@ def code_step(
         return PlanStep(index, TASK, clause, clause, tuple(refs))
     code, needs = generated
     return PlanStep(index, CODE, clause, code, needs, tuple((f"v{n}", n) for n in needs))
-
-
-def recent_bindings(names: list[str], before: list[PlanStep]) -> list[tuple[str, int]] | None:
-    """Each of the code's ``names`` bound to one of the last ``len(names)`` values (lookups or
-    calculations, the clause naming none): by the name the step's own words give it ("the classic bike's
-    charge (c)", "the soprano count as s"), else by a word of the step the name abbreviates ("prev" for
-    "the previous reading", "rate" for "the hourly rate"), one to one; a single name left over takes the
-    single step left over. None when any name stays unmatched or two names claim one step."""
-    recent = before[-len(names) :] if 1 < len(names) <= len(before) else []
-    if not recent or any(s.kind not in (LOOKUP, CALC) for s in recent):
-        return None
-    return matched_names(names, recent)
-
-
-def matched_names(names: list[str], recent: list[PlanStep]) -> list[tuple[str, int]] | None:
-    """Each of ``names`` bound to one of the steps ``recent`` by the words of the step (see
-    :func:`recent_bindings`), one to one; None when that does not bind every name."""
-    out: dict[str, int] = {}
-    for name in names:  # a name the step states for its value: "(c)", "as s"
-        hits = [s.index for s in recent if re.search(rf"\((?:`)?{name}(?:`)?\)|\bas `?{name}`?\b", s.text)]
-        if len(hits) == 1:
-            out[name] = hits[0]
-    for name in names:  # "curr" for "current", "rate" for "hourly rate": words of three letters or more
-        if name in out or len(name) < 3:
-            continue
-        low = name.lower()
-        hits = [
-            s.index
-            for s in recent
-            if s.index not in out.values()
-            and any(w.startswith(low) or (len(w) >= 4 and low.startswith(w)) for w in words_of(s.text))
-        ]
-        if len(hits) == 1:
-            out[name] = hits[0]
-    left = [n for n in names if n not in out]
-    rest = [s.index for s in recent if s.index not in out.values()]
-    if len(left) == 1 and len(rest) == 1:
-        out[left[0]] = rest[0]
-    if len(out) != len(names) or len(set(out.values())) != len(names):
-        return None
-    return [(n, out[n]) for n in names]
-
-
-_BIND_NAMED = re.compile(
-    r"(?:with|where|and|,)\s+`?([A-Za-z_]\w*)`?\s+(?:set to|being|=|is|equal to|as|bound to|to)\s+"
-    r"(?:the |its |their )([a-z][\w -]*?)(?=\s+and\b|\s*[,.;)]|$)",
-    re.I,
-)
-
-
-def _named_bindings(text: str, before: list[PlanStep]) -> list[tuple[str, int]]:
-    """ "with a set to the deposit and b to the cleaning fee": each name bound to the one earlier step
-    whose words include every word of what it is set to."""
-    out: list[tuple[str, int]] = []
-    for m in _BIND_NAMED.finditer(text):
-        wanted = words_of(m.group(2))
-        hits = [s.index for s in before if wanted and wanted <= words_of(s.text)]
-        if len(hits) > 1:  # "the band 2 price": the step that also names its numbers, where one does
-            numbers = _numbers_of(m.group(2))
-            hits = [s.index for s in before if s.index in hits and numbers and numbers <= _numbers_of(s.text)]
-        if len(hits) == 1:
-            out.append((m.group(1), hits[0]))
-    return out
-
-
-def _numbers_of(text: str) -> set[str]:
-    return set(re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])", text))
 
 
 def inline_code(clause: str) -> str | None:
@@ -212,45 +163,6 @@ def _with_statements_before(before: str, piece: str) -> str:
             break
         taken.insert(0, candidate)
     return "; ".join([*taken, piece]) if taken else piece
-
-
-def free_names(code: str) -> list[str]:
-    """Names the code reads but never sets (not builtins): its inputs."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:
-        return []
-    defined = {
-        a.asname or a.name.split(".")[0]
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Import | ast.ImportFrom)
-        for a in n.names
-    }  # imports, functions, classes and their arguments are set where they are written
-    defined |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
-    defined |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in n.args}
-    stored = defined | {
-        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    }
-    loaded = [n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-    never_set = [n for n in loaded if n not in stored and not hasattr(builtins, n)]
-    return list(dict.fromkeys([*never_set, *(n for n in _read_first(tree) if n not in defined)]))
-
-
-def _read_first(tree: ast.Module) -> list[str]:
-    """Top-level names read (or updated, ``x -= 1``) before anything sets them: inputs too
-    ("while needed > 0: ... needed -= step"). Comprehension variables are set where they are used."""
-    local = {n.id for c in ast.walk(tree) if isinstance(c, ast.comprehension) for n in ast.walk(c.target)
-             if isinstance(n, ast.Name)}  # fmt: skip
-    first: dict[str, bool] = {}  # name -> first occurrence reads it
-    events: list[tuple[int, int, str, bool]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            events.append((node.lineno, node.col_offset, node.target.id, True))
-        elif isinstance(node, ast.Name):
-            events.append((node.lineno, node.col_offset, node.id, isinstance(node.ctx, ast.Load)))
-    for _, _, name, reads in sorted(events):
-        first.setdefault(name, reads)
-    return [n for n, reads in first.items() if reads and n not in local and not hasattr(builtins, n)]
 
 
 def generate_code(text: str, refs: list[int], before: list[PlanStep]) -> tuple[str, tuple[int, ...]] | None:
@@ -351,7 +263,7 @@ def join_bindings(clauses: list[str], blocks: list[str] | None = None) -> list[s
 #: "with q holding the converted figure", "put that into `cost`", "assign it to rise before executing").
 _NAMING_LEAD = re.compile(
     r"^(?:and\s+|then\s+)?(?:plug|pass|feed|put|insert|supply|substitute|assign|store|save|bind|call|name|set|"
-    r"let|use|hand|give|keep|hold|with|where|using|taking|letting)\b",
+    r"let|use|hand|give|keep|hold|with|where|using|taking|letting|given)\b",
     re.I,
 )
 _NAMING_MAX_WORDS = 10
@@ -368,13 +280,21 @@ def join_named_bindings(clauses: list[str], blocks: list[str]) -> list[str]:
         code = blocks[int(mark.group(1))] if mark else inline_code(clause)
         if code is not None:
             names = set(free_names(code))
-            joined = [p for p in pending if _names_input(p, names)]
+            joined = [
+                p
+                for p in pending
+                if (
+                    _NAMING_LEAD.match(p.strip())
+                    and (_names_input(p, names) or described_pairs(p, list(names)))
+                )
+                or names_only(p, list(names))
+            ]
             out.extend(p for p in pending if p not in joined)
             out.append(" and ".join([clause.rstrip(" .:"), *joined]) if joined else clause)
             pending = []
             continue
         out.extend(pending)
-        pending = [clause] if _NAMING_LEAD.match(clause.strip()) else []
+        pending = [clause] if _NAMING_LEAD.match(clause.strip()) or NAMES_LEAD.match(clause.strip()) else []
         if not pending:
             out.append(clause)
     return [*out, *pending]

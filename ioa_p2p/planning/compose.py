@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
 from ioa_p2p.planning.doc_facts import givens_in
+from ioa_p2p.planning.paragraph_bounds import bounded
 from ioa_p2p.planning.rule_step import (
     RULE,
     conditional_rule,
@@ -25,6 +26,7 @@ from ioa_p2p.planning.rule_step import (
 )
 from ioa_p2p.planning.tariffs import CHARGE, render_charges
 from ioa_p2p.planning.types import CALC, CODE, DATE, PlanStep
+from ioa_p2p.planning.unit_offers import with_offers
 from ioa_p2p.planning.units import DIMENSIONS, factor, unit_phrase
 from ioa_p2p.planning.values import ALIASES, LIST, NUMBER, TEXT, Value, exact, format_number, numbers_in
 from ioa_p2p.planning.values import DATE as DATE_VALUE
@@ -45,7 +47,23 @@ def _number(value: Value, as_fraction: bool) -> str:
 
 
 def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
-    """The task text for ``step`` with the values of the steps it needs."""
+    """The task text for ``step`` with the values of the steps it needs; a charge worked out from a value
+    looked up takes the free units its document grants off the count charged (planning/unit_offers.py)
+    and keeps within the minimum or cap stated beside its rate (planning/paragraph_bounds.py)."""
+    text = _described(step, values)
+    found = values.get(step.needs[0]) if step.kind == CALC and step.needs else None
+    if (
+        found is None
+        or not text.startswith("Calculate ")
+        or not (step.template == DERIVE or CHARGE.search(step.template))
+    ):
+        return text
+    texts = [*found.evidence, *(r.text for r in (found.records.records if found.records else ()))]
+    worked = with_offers(text.removeprefix("Calculate "), step.text, texts)
+    return "Calculate " + bounded(worked, found)  # a minimum or cap beside the rate (paragraph_bounds.py)
+
+
+def _described(step: PlanStep, values: Mapping[int, Value]) -> str:
     if step.kind == CALC and re.fullmatch(r"v\d+", step.template.strip()) and step.unit:
         value = values.get(int(step.template.strip()[1:]))  # a conversion: the value times the factor
         src = (value.unit if value is not None else "") or step.fmt.removeprefix("from:")

@@ -55,6 +55,7 @@ from ioa_p2p.planning.fees import charge_unit, with_fees
 from ioa_p2p.planning.missing import Missing, names_another, unapplied
 from ioa_p2p.planning.operand_rules import class_price, operand_charge, share_of_given
 from ioa_p2p.planning.prorata import prorated_expression
+from ioa_p2p.planning.rate_operand import rate_operand
 from ioa_p2p.planning.records import NO_SINGLE_ANSWER
 from ioa_p2p.planning.rule_step import conditional_rule
 from ioa_p2p.planning.ruled import counted_expression, ruled_expression
@@ -99,6 +100,8 @@ def _derive(question: str, found: Value | None) -> tuple[str, str] | Missing | N
         scaled = scaled_to_given(question, found)  # "70 mL ... treats 200 m²" for 340 m² (situated.py)
         if scaled is not None:
             return scaled
+    if found is not None and _bare(derived, found):  # a rate found: times the situation's quantity its
+        derived = rate_operand(question, found) or derived  # unit takes, or refused, that quantity named
     if found is None or isinstance(derived, Missing):
         return derived
     # what the derivation gives must be of a dimension the question asks for: "EUR 11340" never answers
@@ -320,6 +323,15 @@ def _ignores_found(expression: str, found: Value) -> bool:
 
 
 _TRIVIAL = re.compile(r"\s*-?\d+(?:\.\d+)?\s*\*\s*1\s*")
+
+
+def _bare(derived: tuple[str, str] | Missing | None, found: Value) -> bool:
+    """Nothing derived, or only the value looked up times one (no rule applied to it)."""
+    if derived is None:
+        return True
+    if isinstance(derived, Missing) or found.number is None or not _TRIVIAL.fullmatch(derived[0]):
+        return False
+    return derived[0].split("*")[0].strip() == format_number(found.number)
 
 
 def _lookup_answers(question: str, typed: tuple[str, str], found: Value) -> bool:

@@ -52,16 +52,22 @@ _UNMASK = {v: k for k, v in _MASK.items()}
 
 _BINDING_VERB = r"(?:set to|set equal to|being|=|is|equals|equal to|equal|as|bound to|to)"
 _DESCRIBED = re.compile(
-    rf"(?:\bwith|\bwhere|\band|,)\s+`?(?P<name>[A-Za-z_]\w*)`?\s+{_BINDING_VERB}\s+"
+    rf"(?:\bwith|\bwhere|\band|,)\s+(?:(?i:let|set|make)\s+)?`?(?P<name>[A-Za-z_]\w*)`?\s+(?:{_BINDING_VERB}|be)\s+"
     r"(?P<desc>[^:\u27e6]+?)"
     rf"(?=\s*(?::|\u27e6|$)|\s*[,;]?\s+(?:and|with)\s+`?[A-Za-z_]\w*`?\s+{_BINDING_VERB}\s)",
     re.I,
 )
 _DECLARE = re.compile(
-    rf"^(?:now\s+|then\s+)?(?:set|let|make|define|assign|bind|give)\s+`?(?P<name>[A-Za-z_]\w*)`?\s+"
-    rf"(?:{_BINDING_VERB}|be|the value(?: of)?)\s+(?P<desc>.+?)[.!]?$",
+    rf"^(?:now\s+|then\s+)?(?:(?:set|let|make|define|assign|bind|give)\s+`?(?P<name>[A-Za-z_]\w*)`?\s+"
+    rf"(?:{_BINDING_VERB}|be|the value(?: of)?)|`?(?P<bare>[A-Za-z_]\w*)`?\s*:?=)\s+(?P<desc>.+?)[.!]?$",
     re.I,
-)
+)  # "Set x to ...", "let rate be ...", "x = the fee for a lost card."
+_CALLED = re.compile(
+    r"^(?:and\s+|then\s+)?(?:call|name|label|store|save|keep|remember)\s+"
+    r"(?P<what>it|that|this|the result|that value|this value|the value)\s+(?:as\s+|in\s+)?"
+    r"`?(?P<name>[A-Za-z_]\w*)`?[.!]?$",
+    re.I,
+)  # "Call it a.", "store that as rent"
 #: Descriptions that only name an earlier value (no words of their own to plan).
 GENERIC = frozenset(
     re.findall(
@@ -151,6 +157,10 @@ def code_first(clauses: list[str], blocks: list[str]) -> list[str]:
     return first + out
 
 
+#: "the difference k", "that total t": a value described, then the name of the code input it goes to
+_NAMED_VALUE = re.compile(
+    r"^(?:and\s+)?((?:the|that|this|its|their)\s+[a-z][\w -]{2,40}?)\s+`?([A-Za-z_]\w*)`?[.]?$"
+)
 _INPUT_ONLY = re.compile(rf"^(?:with|where|and)?\s*`?(?P<name>[A-Za-z_]\w*)`?\s+{_BINDING_VERB}\s+\S", re.I)
 _RUN_ONLY = re.compile(r"^(?:please\s+)?(?:run|execute|evaluate|try)\b[^\u27e6]*$", re.I)
 
@@ -161,7 +171,17 @@ def join_code_parts(clauses: list[str], blocks: list[str]) -> list[str]:
     inputs = code_inputs(clauses, blocks)
     out: list[str] = []
     for clause in clauses:
-        c = clause.strip()
+        c = re.sub(r"^\((.*)\)[.!]?$", r"\1", clause.strip())  # "<code> (d is the sum)."
+        code = code_of(c, blocks)
+        if (
+            out
+            and code is not None
+            and (m := _NAMED_VALUE.match(out[-1].strip()))
+            and m.group(2) in free_names(code)
+        ):
+            # "the difference k" / "goes into <code>": the value named, then the code it goes to
+            out[-1] = f"{c.rstrip(' .')} with {m.group(2)} set to {m.group(1)}"
+            continue
         if out and _RUN_ONLY.match(out[-1].strip()) and c.startswith("\u27e6") and MARK_RE.match(c):
             out[-1] = f"{out[-1].rstrip(' :')} {c}"
             continue
@@ -181,6 +201,8 @@ def join_code_parts(clauses: list[str], blocks: list[str]) -> list[str]:
 def _names_earlier(desc: str, before: list[PlanStep]) -> bool:
     """The description is an earlier value: a reference, a number, or the words of an earlier step."""
     refs, text = resolve(desc, before)
+    if not before:  # nothing is found yet: "x = the fee for a lost card" is a value to look up
+        return False
     words = words_of(re.sub(r"\bv\d+\b", " ", text)) - GENERIC
     if refs and not words:
         return True
@@ -196,7 +218,7 @@ def _as_request(desc: str) -> str:
     desc = desc.strip().rstrip(".?!")
     if re.match(r"^(?:the |an? )?(?:number|count|time|date|day|minutes|hours|days|cost|price|total)\b", desc):
         return f"What is {desc}?"
-    if re.search(r"\d|\b(?:times|plus|minus|divided|multiplied|percent|of)\b", desc):
+    if re.search(r"\d|\b(?:times|plus|minus|divided|multiplied|percent)\b", desc):
         return f"Calculate {desc}."
     return f"What is {desc}?"
 
@@ -283,9 +305,15 @@ def hoist(
     from ioa_p2p.planning.scene import shifted  # scene imports nothing of ours that imports this
 
     offset = len(before)
+    called = _CALLED.match(clause.strip())  # "Call it a.": the value just found has that name
+    if called and called.group("name") in inputs and before and code_of(clause, blocks) is None:
+        refs, _ = resolve(called.group("what"), before)
+        declared[called.group("name")] = refs[-1] if refs else before[-1].index
+        return [], None
     declaration = _DECLARE.match(clause.strip())
-    if declaration and declaration.group("name") in inputs and code_of(clause, blocks) is None:
-        name, desc = declaration.group("name"), declaration.group("desc")
+    name = (declaration.group("name") or declaration.group("bare")) if declaration else ""
+    if declaration and name in inputs and code_of(clause, blocks) is None:
+        desc = declaration.group("desc")
         if _names_earlier(desc, before):
             refs, _ = resolve(desc, before)
             if refs:

@@ -59,7 +59,8 @@ _DIFFERENCE = re.compile(
     r"|subtract (?:them|one from the other)|by how (?:much|many)(?: [\w²³/-]+)?"
     r"|how (?:much|many)\b[^?]*\b(?:went (?:up|down)|rose|risen|grew|grown|increased|fell|fallen|dropped"
     r"|decreased|changed)"  # "work out the rise", "that day's range", "how far apart they are"
-    r"|(?:the|its|their|that|this|the day's|that day's) (?:rise|increase|decrease|drop|fall|range|spread)"
+    r"|(?:the|its|their|that|this|the day's|that day's) (?:net )?"
+    r"(?:rise|increase|decrease|drop|fall|range|spread|change)"
     r"(?![^.;?]*(?:\bper ?cent|\bpercentage\b|%))"  # "the rise in percent": a change over the old value
     r"|how far apart)\b",
     re.I,

@@ -21,15 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
 from ioa_p2p.matching.grammar import lexicon
-from ioa_p2p.planning.answer_types import ARITH_WORD, LOOKUP_VERB, QUESTION_START, TIME_UNITS
 from ioa_p2p.planning.doc_facts import singular as _singular
-from ioa_p2p.planning.expr import normalise
 from ioa_p2p.planning.literal import names_in
-from ioa_p2p.planning.operands import NEST_MARK
-from ioa_p2p.planning.types import CALC, LOOKUP, PlanStep
+from ioa_p2p.planning.types import LOOKUP, PlanStep
 
 _VERB = re.compile(
     r"^(?:(?:please |then |and |also )*)(?:look up|find out|find|get|check|retrieve|fetch|take|read|give me|"
@@ -40,6 +36,9 @@ _SOURCE_LEAD = re.compile(
     r"^(?:from|in|according to|going by) ([^,.;:]{3,60}?),?\s+"
     r"(?=(?:take|find|get|look up|read|retrieve|fetch)\b)",
     re.I,
+)
+_TWO_OWNERS = re.compile(
+    r"^((?:the |this |last |next )?[\w -]{2,30}?'s) and ((?:the )?[\w -]{2,30}?'s) ([a-z].+)$", re.I
 )
 _STARTS_PHRASE = re.compile(r"^(?:the|how|what|which|when|who|its|their|a|an)\b", re.I)
 _ITEM = r"[A-Z]{1,4}[-]?\d{1,4}[A-Za-z]?|\d{4}|[A-Z][\w-]*"
@@ -65,10 +64,14 @@ def split_lookup(clause: str) -> list[str] | None:
     verb = _VERB.match(body.strip())
     if verb is None:
         return None
-    rest = body.strip()[verb.end() :].rstrip(" .?")
+    rest = re.sub(r"^both\s+(?:of\s+)?", "", body.strip()[verb.end() :].rstrip(" .?"), flags=re.I)
+    three = _three_items(rest)
+    if three is not None:  # "the 1st, 2nd and 3rd prizes of the Open": one lookup each
+        return [_question(p + source, topic.strip()) for p in three]
     if rest.count(" and ") != 1 or re.search(r"\bbetween\b", rest):
         return None
     items = _TWO_ITEMS.search(rest)
+    owners = _TWO_OWNERS.match(rest)
     if items:  # "FY2023 and FY2024 total revenue"
         head, tail = rest[: items.start()], rest[items.end() :]
         parts = [f"{head}{items.group(1)}{tail}", f"{head}{items.group(2)}{tail}"]
@@ -84,7 +87,7 @@ def split_lookup(clause: str) -> list[str] | None:
             # "the adult and the child 1-day prices for high season": one price each, "the adult 1-day price
             # for high season" and "the child 1-day price for high season"
             parts = list(plural)
-        elif _STARTS_PHRASE.match(right) and len(left.split()) >= 2:
+        elif _STARTS_PHRASE.match(right) and (len(left.split()) >= 2 or _bare_noun(left)):
             # "the old and the new annual fee": the old one's head is the new one's ("the old annual fee");
             # "the price of the Gold plan and the Silver plan": the same attribute of the second thing
             parts = [_modifier_head(left, right) or left, _of_same(left, right)]
@@ -99,6 +102,10 @@ def split_lookup(clause: str) -> list[str] | None:
                     f"{_with_determiner(right[: len(right) - len(tail)])}{tail}",
                 ]
                 parts[1] = re.sub(rf"\b{re.escape(shared)}s\b", shared, parts[1], count=1)
+        elif _two_values(left, right):  # "the hourly rate and minimum booking length": two values
+            parts = [left, f"the {right}"]
+        elif owners:  # "this year's and last year's buildings sums insured": the head each
+            parts = [f"{owners.group(1)} {owners.group(3)}", f"{owners.group(2)} {owners.group(3)}"]
         else:
             return None
     own = {items.group(1), items.group(2)} if items else set()
@@ -122,48 +129,36 @@ def split_lookup(clause: str) -> list[str] | None:
     return [_question(p + source, about) for p in (parts[0], second)]
 
 
-_ADD_TWO = re.compile(
-    r"^(?:then\s+|now\s+|first\s+)?(?:add(?: up)?|sum|total)\s+(?=(?:the|its|their)\b)(.+)$", re.I
+_THREE = re.compile(
+    r"(?<![\w'-])([\w'-]+(?: [\w'-]+)?), ([\w'-]+(?: [\w'-]+)?),? and ([\w'-]+(?: [\w'-]+)?)(?![\w'-])"
 )
-_ONTO = re.compile(r"\b(?:to|onto|on to)\s+(?:it|that|this|them|the (?:result|total|answer))\b", re.I)
 
 
-def added_lookups(clause: str, index: int) -> list[PlanStep] | None:
-    """ "Add the Green and the Labour votes in Ward 3", "add up the adult and the child permit prices": two
-    values the request names but no earlier step gives, a lookup each (as :func:`split_lookup` splits "find
-    the A and the B"), then their sum. None when the clause adds to an earlier value ("add it to ...")."""
-    m = _ADD_TWO.match(clause.strip().rstrip(" .?"))
-    if m is None or _ONTO.search(clause) or re.search(r"\b(?:to|from)\s+the\b", m.group(1), re.I):
+def _one_of(word: str) -> str:
+    """The singular of a plural head ("prizes" -> "prize", "fees" -> "fee", "boxes" -> "box")."""
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "xes", "ches", "shes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") and len(word) > 3 else word
+
+
+_THREE_WORDS = re.compile(r"(?<![\w'-])([\w'-]+), ([\w'-]+),? and ([\w'-]+)(?![\w'-])")
+
+
+def _three_items(rest: str) -> list[str] | None:
+    """ "the 1st, 2nd and 3rd prizes of the Open", "the points for a first, a second and a third": the
+    words around a list of three short items go with each (a plural head made singular); None when the
+    phrase holds no such list or another "and"."""
+    m = _THREE_WORDS.search(rest) or _THREE.search(rest)  # "1st, 2nd and 3rd" before "a first, a second"
+    if m is None or rest.count(" and ") != 1:
         return None
-    pair = split_lookup(f"Find {m.group(1)}")
-    if pair is None:
-        return None
-    a, b = index, index + 1
-    return [
-        PlanStep(a, LOOKUP, pair[0].rstrip("?"), pair[0]),
-        PlanStep(b, LOOKUP, pair[1].rstrip("?"), pair[1]),
-        PlanStep(b + 1, CALC, clause.strip(), f"v{a} + v{b}", (a, b)),
-    ]
-
-
-def time_asked(steps: Sequence[PlanStep]) -> list[PlanStep]:
-    """A lookup whose value a later step converts to a unit of time ("look up the half-way cut-off, convert
-    it to minutes") asks for a duration: its question says so ("... (in minutes)"), so the retrieval reads
-    the period, not another figure of the same sentence."""
-    out = list(steps)
-    for step in steps:
-        m = re.fullmatch(r"v(\d+)", step.template.strip()) if step.kind == CALC else None
-        source = out[int(m.group(1)) - 1] if m and 0 < int(m.group(1)) <= len(out) else None
-        if source is None or source.kind != LOOKUP or source.unit or step.unit not in TIME_UNITS:
-            continue
-        if re.search(r"\b(?:how long|how many|when|what time|time|duration|date)\b", source.template, re.I):
-            continue  # it asks for a period or a time already
-        word = _TIME_WORDS.get(step.unit, step.unit)
-        out[source.index - 1] = replace(source, template=f"{source.template.rstrip(' ?.')} (in {word})")
-    return out
-
-
-_TIME_WORDS = {"s": "seconds", "min": "minutes", "h": "hours"}
+    before, after = rest[: m.start()], rest[m.end() :]
+    head = re.match(r"\s*([a-z]+)", after)
+    one = _one_of(head.group(1)) if head is not None else ""
+    if head is not None and one != head.group(1):
+        after = after[: head.start(1)] + one + after[head.end(1) :]
+    return [f"{before}{item}{after}" for item in m.groups()]
 
 
 def _modifier_head(left: str, right: str) -> str | None:
@@ -230,6 +225,22 @@ _OWN_VALUES = _VALUE_HEADS | frozenset(
     """weight length time duration distance number count height width depth capacity size age name address
     speed power volume area score result total minimum maximum""".split()  # noqa: SIM905
 )
+
+
+def _two_values(left: str, right: str) -> bool:
+    """ "the hourly rate" and "minimum booking length": each part ends in a word naming a value of its own,
+    the second without an article, so it is a second value, not a second modifier of the first's head."""
+    own, words = left.lower().split(), right.split()
+    if len(own) < 2 or not 2 <= len(words) <= 4 or not all(re.fullmatch(r"[a-z-]+", w) for w in words):
+        return False
+    return _singular(own[-1]) in _OWN_VALUES and _singular(words[-1]) in _OWN_VALUES
+
+
+def _bare_noun(word: str) -> bool:
+    """ "attendance" of "look up attendance and the quorum": one word that names a value of its own (a noun
+    that modifies nothing), so the two parts are two values."""
+    low = word.lower()
+    return re.fullmatch(r"[a-z]{4,}", low) is not None and "NOUN" in lexicon()(low) and not _modifies(low)
 
 
 def _modifies(word: str) -> bool:
@@ -325,6 +336,10 @@ def label_refs(text: str, before: Sequence[PlanStep], taken: Sequence[int]) -> t
         return f"v{hits[0]}"
 
     out = re.sub(r"\b[A-Za-z][\w-]*\b", swap, text)
+    # "the v1 price by the v2 price": the words every label shares name no value of their own
+    heads = "|".join(re.escape(w) for w in sorted(shared, key=len, reverse=True) if len(w) > 2)
+    if heads:
+        out = re.sub(rf"\b(?:the\s+)?(v\d+)(?:\s+(?:{heads})s?\b)+", r"\1", out, flags=re.I)
     return (out, used) if len(used) >= 2 else (text, [])
 
 
@@ -351,39 +366,9 @@ def label_one(text: str, before: Sequence[PlanStep], taken: Sequence[int]) -> tu
     return (re.sub(r"\b(v\d+)(?:\s+\1\b)+", r"\1", out), used) if used else (text, [])
 
 
-_ENTITY = r"(?:[A-Z][\w-]*\d[\w-]*|[A-Z][a-z]+ [A-Z][\w-]*)(?: [a-z]+){0,2}"
-_END = r"(?= to\b| from\b| by\b| and\b| with\b| plus\b| minus\b| times\b|[.,;?!]|$)"
-_NESTED = (
-    re.compile(rf"\bthe ({_ENTITY})'s ([a-z]+(?: [a-z]+){{0,2}}?){_END}"),  # "the X7 module's weight"
-    re.compile(
-        rf"\bthe ([a-z]+(?: [a-z]+){{0,2}}) of (?:the |an? )?({_ENTITY}){_END}"
-    ),  # "the weight of the X7"
-)
-
-
-def nested_lookups(clause: str, index: int) -> tuple[list[PlanStep], str]:
-    """A calculation that names a fact it needs ("add the X7 module's weight to it", "multiply it by the
-    price of the H3"): a lookup step for each such fact, and the clause with a mark where its value goes."""
-    if LOOKUP_VERB.match(clause) or QUESTION_START.match(clause) or not ARITH_WORD.search(normalise(clause)):
-        return [], clause
-    found: list[PlanStep] = []
-    for form, pattern in enumerate(_NESTED):
-        for m in list(pattern.finditer(clause))[:3]:
-            entity, attribute = (m.group(1), m.group(2)) if form == 0 else (m.group(2), m.group(1))
-            if re.search(r"\b(result|value|number|answer|sum|product|total|difference)\b", attribute):
-                continue
-            question = f"What is the {attribute} of the {entity}?"
-            found.append(PlanStep(index + len(found), LOOKUP, question.rstrip("?"), question))
-            clause = clause.replace(m.group(0), NEST_MARK.format(found[-1].index), 1)
-    return found, clause
-
-
 __all__ = [
-    "added_lookups",
     "label_one",
     "label_refs",
-    "nested_lookups",
     "split_lookup",
-    "time_asked",
     "words_of",
 ]

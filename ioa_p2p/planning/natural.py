@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 
+from ioa_p2p.planning.compared_parties import verb_comparison
 from ioa_p2p.planning.expr import normalise, to_expression
 from ioa_p2p.planning.relations import (
     SCALE,
@@ -207,6 +208,9 @@ def _percent_change(q: str) -> tuple[PlanStep, ...] | None:
 
 
 def _comparison(q: str) -> tuple[PlanStep, ...] | None:
+    verbed = verb_comparison(q)
+    if verbed is not None:
+        return verbed
     m = re.search(r"\bhow (?:much|many) more (.+?) (?:did|do|does|were|was|are|is) (.+?) than (.+)$", q, re.I)
     if m:
         thing, rest, other = m.groups()
@@ -370,4 +374,4 @@ def _vat(q: str) -> tuple[PlanStep, ...] | None:
     )
 
 
-__all__ = ["ADJECTIVES", "CONVERSIONS", "decompose", "packed"]
+__all__ = ["ADJECTIVES", "CONVERSIONS", "decompose", "packed", "verb_comparison"]

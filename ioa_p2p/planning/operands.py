@@ -46,7 +46,9 @@ _REFERENCE = re.compile(r"\bv\d+\b")
 #: "add the microchip price that applies when ...", "and add the booking fee": an amount added to the value
 #: just found, the target implied
 _ADD_IMPLIED = re.compile(
-    r"^(?:and\s+|then\s+)?(?:add|plus)\s+(the (?!(?:result|answer|total|sum|product|values?|figures?|"
+    r"^(?:and\s+|then\s+)?(?:add|plus)\s+((?:the |(?!(?:it|them|that|this|these|those|one|up|on|in|to|"
+    r"the|an?|its|their|his|her|my|our|your|each|every|some|any|another|together|all|both|vat|tax|\d)\b)"
+    r"(?=[a-z]))(?!(?:result|answer|total|sum|product|values?|figures?|"
     r"outputs?|numbers?|amounts?|results|previous|first|second|third|last|same|two|three|both|rest|"
     r"remainder)\b)"
     r"[a-z][\w'-]*(?: [\w'-]+){0,3}?"
@@ -88,12 +90,15 @@ def operand_lookups(clause: str, text: str, index: int, before: list[PlanStep]) 
     return found, clause
 
 
+_NO_NAME = frozenset(["for", "from", "in", "at", "on", "with", "by", "of", "the", "a", "an", "to"])
+
+
 def context_names(before: list[PlanStep]) -> list[str]:
     """The names the earlier lookups use (the company, the product), at most two."""
     names: list[str] = []
     for step in before:
-        if step.kind == LOOKUP:
-            names += [n for n in names_in(step.text) if n not in names]
+        if step.kind == LOOKUP:  # "(For the X workshop)": the capital of a sentence's first word is no name
+            names += [n for n in names_in(step.text) if n not in names and n.lower() not in _NO_NAME]
     return names[:2]
 
 

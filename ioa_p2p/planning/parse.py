@@ -22,9 +22,11 @@ from dataclasses import replace
 
 from ioa_p2p.planning import described, natural, operations, scaled
 from ioa_p2p.planning.answer_types import QUESTION_START
+from ioa_p2p.planning.binding import with_pairs, with_stated
 from ioa_p2p.planning.clause_step import TEAM_ASK, make_step
 from ioa_p2p.planning.clauses import REPORT_ONLY, asked_after_statements, codeish, meta_only, request_clauses
 from ioa_p2p.planning.code import MARK_RE
+from ioa_p2p.planning.code_names import free_names
 from ioa_p2p.planning.coordinated import coordinated
 from ioa_p2p.planning.counted import counted_kinds
 from ioa_p2p.planning.derive_plan import derived_plan
@@ -38,7 +40,8 @@ from ioa_p2p.planning.literal import (
     rounded,
     rounding,
 )
-from ioa_p2p.planning.lookups import added_lookups, nested_lookups, split_lookup, time_asked
+from ioa_p2p.planning.lookups import split_lookup
+from ioa_p2p.planning.lookups_added import added_lookups, nested_lookups, time_asked
 from ioa_p2p.planning.on_top import on_top_step
 from ioa_p2p.planning.operands import (
     combined_question,
@@ -65,6 +68,7 @@ from ioa_p2p.planning.scene import (
     shifted,
 )
 from ioa_p2p.planning.tariffs import charge_plan
+from ioa_p2p.planning.tasked import task_question
 from ioa_p2p.planning.types import CALC, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import unit_phrase
 from ioa_p2p.planning.values import ALIASES
@@ -149,6 +153,10 @@ def _plan_request(goal: str) -> Plan:
     for clause in clauses:
         described.bind_marks(marked[0], steps[marked[1] :], named)
         clause, marks = described.input_marks(clause, inputs)  # "the charge for a classic bike (c) and ..."
+        if (
+            code := described.code_of(clause, blocks)
+        ) is not None:  # "plug the deposit into d": with d set to
+            clause = with_pairs(clause, free_names(code))
         marked = (marks, len(steps))
         hoisted, bound = described.hoist(clause, steps, blocks, inputs, named, plan_request)
         steps.extend(hoisted)  # "run <code> where n is the stops on line 7": that value planned first
@@ -156,6 +164,13 @@ def _plan_request(goal: str) -> Plan:
             continue
         if operations.restates(bound, steps):  # "Take that", "Compute the product first": no new step
             continue
+        asked = task_question(bound) if not MARK_RE.search(bound) else None
+        if asked is not None:  # "Total the tickets" after the scene: what they cost in total, asked
+            own = _own_plan(asked) or _own_plan(_scene_first(asked))
+            if own is not None:
+                steps.extend(shifted(own, len(steps)))
+                continue
+            bound = asked
         led = led_lookup(bound, len(steps) + 1) if not MARK_RE.search(bound) else None
         if led is not None:  # "Using the rate of X, estimate Y as rate x 5": the rate looked up first
             steps.append(led[0])
@@ -231,6 +246,9 @@ def _plan_request(goal: str) -> Plan:
         if not nested and not codeish(clause):  # "add the weekend surcharge to it": a fact to look up
             nested, clause = operand_lookups(clause, resolve(clause, steps)[1], len(steps) + 1, steps)
         steps.extend(nested)
+        code = described.code_of(clause, blocks)
+        if code is not None:  # "print(nights * rate)" after "a 3-night stay": nights = 3
+            clause = with_stated(clause, code, re.sub(r"`[^`]*`", " ", MARK_RE.sub(" ", text)), steps)
         step = make_step(clause, steps, blocks, nested=tuple(s.index for s in nested))
         if step is not None and step.kind == LOOKUP and ("/" in step.unit or step.unit.startswith("in:")):
             unit = step.unit.removeprefix("in:")  # "how many litres an hour", "... in litres per second"
@@ -255,11 +273,20 @@ def _plan_request(goal: str) -> Plan:
 
 
 def _own_plan(clause: str) -> tuple[PlanStep, ...] | None:
-    if not is_question(clause) or TEAM_ASK.search(clause):
+    if TEAM_ASK.search(clause):
         return None
+    compared = natural.verb_comparison(clause)  # "find how much more A pays than B for X": each, then less
+    if compared is not None or not is_question(clause):
+        return compared
     own = combined_question(clause)  # "What is the A plus the B?": two lookups and their combination
     own = own or charge_plan(clause) or deadline_plan(clause)  # the request's quantities applied to documents
     return own or (apply_rate(clause) if not _COMBINES.search(clause) else None)
+
+
+def _scene_first(question: str) -> str:
+    """ "What do X cost? (the scene)" as "The scene. What do X cost?": how a natural question is asked."""
+    m = re.match(r"^(.*\?)\s*\((.+)\)$", question.strip())
+    return f"{m.group(2).rstrip(' .')}. {m.group(1)}" if m else question
 
 
 def _shown(step: PlanStep, clause: str, index: int, steps: list[PlanStep]) -> PlanStep:
