@@ -234,7 +234,8 @@ async def test_goal_with_the_llm_brain_through_a_scripted_openai_server(tmp_path
                 assert origins == (3, 0, 0), result["turn_origins"]  # the conclusion is the planner's
         requests = server.chat_requests()
         assert [bool(r.get("tools")) for r in requests[:2]] == [True, True]  # the team-up tool loop
-        assert len(requests) >= 6 and "Multiply 17 by 23" in json.dumps(requests[2]["messages"])
+        # two team-up requests and the three turns; a sixth only when the coder's result comes after the pause
+        assert len(requests) >= 5 and "Multiply 17 by 23" in json.dumps(requests[2]["messages"])
         assert all(r["max_tokens"] > 0 for r in requests)  # always bounded
         turns = [r for r in requests if not r.get("tools")]
         assert all(r["response_format"]["type"] == "json_schema" for r in turns)  # structured output
