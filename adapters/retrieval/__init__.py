@@ -23,6 +23,9 @@
 - ``brackets.py`` which side of a bracket a question is about ("EUR 18 (the Boardroom: EUR 32)") (pure)
 - ``subject.py``  a content word of the question the answering document never uses ("a hot shower" over a
   price list of beds and meals): a near miss the adapter adds (pure)
+- ``evidence_scope.py`` the answering fact must be evidence for the thing asked: no label read as an amount
+  ("14 Wren Close"), no amount the question gives read back, no past value for a question about now, the
+  thing a situated question asks about named in the document: near misses the adapter adds (pure)
 - ``rowkeys.py``  a table row keyed by a length the question does not ask ("1 day" for "a 3-day pass"), a
   season the document is not for: near misses agreement.py adds (pure)
 - ``focus.py``    a situated question asked again by its subject in the documents' words (after a near miss)

@@ -35,6 +35,7 @@ from ioa_p2p.adapters.retrieval.agreement import near_misses
 from ioa_p2p.adapters.retrieval.answer import Answer
 from ioa_p2p.adapters.retrieval.chunks import Passage, chunk_document
 from ioa_p2p.adapters.retrieval.docmodel.wire import with_records
+from ioa_p2p.adapters.retrieval.evidence_scope import scope_misses
 from ioa_p2p.adapters.retrieval.index import DocIndex, RetrievalOptions, scan_folder
 from ioa_p2p.adapters.retrieval.passage_scores import content_words, score_passages
 from ioa_p2p.adapters.retrieval.subject import unmentioned_subjects
@@ -176,6 +177,8 @@ class RetrievalAdapter:
         unnamed = near_misses(query, lines, fact.path, fact.text) if entry else []
         if entry and charged(query, found.value):  # the thing priced
             unnamed += unmentioned_subjects(query, lines, fact.path)  # is no other thing's price (subject.py)
+        if entry:  # a label, a given amount, a past value, a situated thing unnamed (evidence_scope.py)
+            unnamed += scope_misses(query, lines, fact.path, fact.text, found.value)
         if unnamed:  # a near miss: the answer's document names no year, version, item the question does
             shown = ", ".join(q.shown for q in unnamed)
             return TaskResult.failed(

@@ -27,7 +27,7 @@ from ioa_p2p.planning.values import ALIASES
 _FRAME_TEXT = """
     fare fares price prices priced cost costs costing charge charges charged charging fee fees rate rates
     pay pays paying paid payable ask asks asked quote quoted quotes tariff tariffs list listed total totals
-    amount sum
+    amount sum way ways option options thing things
     product result results answer value values figure number count much many
     worth quarter quarters third thirds previous former earlier later latest last old older
     file files sheet sheets table tables page pages
@@ -55,13 +55,17 @@ _ARTICLES = frozenset({"a", "an", "the", "one", "each", "every"})
 _SITUATION = re.compile(r"\b(?:i|i'm|i've|i'd|my|we|we're|we'd|we've|our|us)\b", re.IGNORECASE)
 
 
-def unmentioned_subjects(question: str, document: str, path: str = "") -> list[Qualifier]:
+def unmentioned_subjects(
+    question: str, document: str, path: str = "", *, situated: bool = False
+) -> list[Qualifier]:
     """The words of the things ``question`` names (its noun phrases) that ``document`` (and its path) uses
-    in no form; none for a question about the asker's own situation."""
+    in no form; none for a question about the asker's own situation, unless ``situated``: then only such a
+    question is checked, on its asking sentence alone (evidence_scope.py)."""
     text = _CODE_SPAN.sub(" ", question)
-    if _SITUATION.search(text):  # "we're two adults and a dog": the situation's words are givens
-        return []
-    asked = [w for w in noun_phrase_words(_asking_part(text)) if _is_subject(w)]
+    if bool(_SITUATION.search(text)) != situated:  # "we're two adults and a dog": the situation's words
+        return []  # are givens
+    asking = _asking_sentence(text) if situated else _asking_part(text)
+    asked = [w for w in noun_phrase_words(asking) if _is_subject(w)]
     if not asked:
         return []
     used = terms(f"{document}\n{path.replace('-', ' ').replace('_', ' ').replace('/', ' ')}")
@@ -101,6 +105,14 @@ def _asking_part(text: str) -> str:
     sentences = [x for x in _SENTENCE.split(text) if x.strip()]
     asking = [x for x in sentences if x.rstrip().endswith("?")]
     return " ".join(asking) if asking and len(asking) < len(sentences) else text
+
+
+def _asking_sentence(text: str) -> str:
+    """The last sentence that ends in a question mark (the whole text when none does): a situated
+    question's statements before it are givens."""
+    sentences = [x for x in _SENTENCE.split(text) if x.strip()]
+    asking = [x for x in sentences if x.rstrip().endswith("?")]
+    return asking[-1] if asking else text
 
 
 def noun_phrase_words(text: str) -> list[str]:

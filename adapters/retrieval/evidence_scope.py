@@ -1,0 +1,148 @@
+"""Whether the fact an answer is read from is evidence for the thing asked (pure).
+
+qualifiers.py, agreement.py and subject.py refuse an answer whose document never names a year, a version, a
+name or a content word of the question, or whose fact disagrees with a month, a band or a designator. This
+module checks what the **value and its fact** say about the question, by class, never by wording:
+
+- a **label read as an amount**: the question asks what something costs (or a balance, a fine, an
+  estimate), the value is a bare number, and its document states amounts of money with a currency, never
+  this number: a house number ("14 Wren Close"), a lot number ("104 WITHDRAWN 105 ..."), an account number
+  ("Business Saver account (71107741)"), a year group ("Year 5") answer another question;
+- an **amount the question gives, read back**: the lookup's value is an amount of money that its own
+  question states ("how much of each £42 match fee goes to the referee" answered "GBP 42", from the line
+  that states the match fee): the search found the question's words, not the thing asked;
+- a **superseded fact**: the fact marks its value as past ("Your previous tariff ... charged 14.95p",
+  "Last winter's price was ...", "the old rate", "no longer") while the question asks about no past time
+  (no "last year", "before", "previous", "back then", "did", "was"): a value of another period;
+- the **thing a situated question asks about** ("What would a hardstanding pitch cost us ...?", "What will
+  the league fine us for that?"): subject.py leaves out questions about the asker's situation, whose words
+  are givens; here the noun phrases of the **asking sentence** alone are checked, when the question has
+  statements before it or when it is one sentence.
+
+Each is a :class:`~ioa_p2p.adapters.retrieval.qualifiers.Qualifier` the retrieval abstains on (the task fails
+as ``absent``, the planner names the value missing, exit 3), like every other near miss.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ioa_p2p.adapters.retrieval.qualifiers import Qualifier
+from ioa_p2p.adapters.retrieval.subject import unmentioned_subjects
+from ioa_p2p.planning.values import CURRENCIES, NUMBER, Value, is_money, numbers_in
+
+#: words that ask for an amount of money (besides subject.py's and tariff.py's price words)
+_MONEY_ASKED = re.compile(
+    r"\b(?:cost|costs|price|prices|fee|fees|fare|fares|charge|charges|charged|pay|paying|paid|owe|owed|"
+    r"balance|fine|fined|fines|estimate|estimates|premium|deposit|refund|rent|how much)\b",
+    re.IGNORECASE,
+)
+#: amounts a document must state with a currency before a bare number of it is taken for a label
+MIN_MONEY_AMOUNTS = 2
+_CURRENCY = r"(?:[£€$]|\b(?:" + "|".join(CURRENCIES) + r")\b)"
+_AMOUNT = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+_MONEY_BEFORE = re.compile(_CURRENCY + r"\s*" + _AMOUNT)
+_MONEY_AFTER = re.compile(r"(?<![\w.,])" + _AMOUNT + r"\s?(?:" + _CURRENCY + r"|p\b|pence\b|cents?\b|c\b)")
+_MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.IGNORECASE)
+#: a fact that marks its value as past or replaced
+_PAST_FACT = re.compile(
+    r"\b(?:previous|previously|former|formerly|superseded|no longer|used to|"
+    r"old (?:price|prices|rate|rates|tariff|fee|fees|fare|fares)|"
+    r"last (?:year|season|winter|summer|spring|autumn|month|week|term|time)(?:'s|’s)?)\b",
+    re.IGNORECASE,
+)
+#: a question about a past time or a comparison with one
+_PAST_ASKED = re.compile(
+    r"\b(?:previous|previously|former|formerly|old|older|before|earlier|used to|back then|ago|compared|"
+    r"compare|comparison|was|were|did|had|last (?:year|season|winter|summer|spring|autumn|month|week|term|"
+    r"time)|(?:19|20)\d{2})\b",
+    re.IGNORECASE,
+)
+
+
+def scope_misses(question: str, document: str, path: str, fact: str, value: Value) -> list[Qualifier]:
+    """What the fact ``fact`` (of ``document`` at ``path``) and its ``value`` leave unanswered of
+    ``question`` (see the module docstring); empty when it is evidence for the thing asked."""
+    return [
+        *label_as_amount(question, document, value),
+        *amount_read_back(question, value),
+        *superseded_fact(question, fact),
+        *situated_subjects(question, document, path, value),
+    ]
+
+
+def asks_money(question: str) -> bool:
+    """Whether ``question`` asks for an amount of money."""
+    return bool(_MONEY_ASKED.search(question))
+
+
+def label_as_amount(question: str, document: str, value: Value) -> list[Qualifier]:
+    """An amount of money asked, answered with a whole number its document never states as money although
+    it states other amounts with a currency, and writes only as a label: next to a name ("14 Wren Close",
+    "Year 5"), in brackets ("account (71107741)") or opening a numbered entry ("105   A lacquered ...")."""
+    if value.kind != NUMBER or value.unit or value.number is None or not asks_money(question):
+        return []
+    if value.number != int(value.number) or value.number < 0:
+        return []
+    money = money_numbers(document)
+    if len(money) < MIN_MONEY_AMOUNTS or value.number in money:
+        return []
+    spots = list(re.finditer(rf"(?<![\w.,£€$]){int(value.number)}(?![\w£€$]|[.,]\d)", document))
+    if not spots or not all(_label_at(document, m.start(), m.end()) for m in spots):
+        return []
+    return [Qualifier(f"an amount of money ({value.shown()} is no amount it states)", "amount", ())]
+
+
+def money_numbers(text: str) -> set[float]:
+    """The numbers ``text`` states as amounts of money: after or before a currency code or symbol (any
+    spacing: "GBP   12.40"), or in pence or cents ("27.41p")."""
+    found = {float(m.group(1).replace(",", "")) for m in _MONEY_BEFORE.finditer(text)}
+    return found | {float(m.group(1).replace(",", "")) for m in _MONEY_AFTER.finditer(text)}
+
+
+def _label_at(text: str, start: int, end: int) -> bool:
+    before, after = text[max(0, start - 24) : start], text[end : end + 24]
+    if before.endswith(("(", "#", "No ", "No. ", "no. ")) or after.startswith(")"):
+        return True
+    if re.search(r"(?:^|[^\w])[A-Z][A-Za-z]* $", before) and not _MONTH.match(before.split()[-1]):
+        return True  # "Year 5", "Lot 12"
+    if re.match(r" [A-Z][a-z]+\b", after) and not _MONTH.match(after.split()[0]):
+        return True  # "14 Wren Close"
+    return bool(re.search(r"(?:^|\n)\s*$", before) and re.match(r"\s+[A-Z]", after))  # "105   A lacquered"
+
+
+def amount_read_back(question: str, value: Value) -> list[Qualifier]:
+    """A value that is an amount of money ``question`` itself states: no lookup's answer."""
+    if value.kind != NUMBER or value.number is None or not is_money(value.unit):
+        return []
+    given = [f for f in numbers_in(question) if is_money(f.unit)]
+    if not any(f.number == value.number and f.unit == value.unit for f in given):
+        return []
+    return [Qualifier(f"the amount asked ({value.shown()} is given in the question)", "restated", ())]
+
+
+def superseded_fact(question: str, fact: str) -> list[Qualifier]:
+    """A fact that marks its value as past or replaced, for a question about no past time."""
+    marked = _PAST_FACT.search(fact.split("\0")[0])
+    if marked is None or _PAST_ASKED.search(question):
+        return []
+    return [Qualifier(f"the current value (the fact states a {marked.group(0).lower()} one)", "period", ())]
+
+
+def situated_subjects(question: str, document: str, path: str, value: Value) -> list[Qualifier]:
+    """The content words of a situated question's asking sentence that ``document`` uses in no form, for an
+    amount of money asked (subject.py checks the questions that are not situated)."""
+    if value.kind != NUMBER or not asks_money(question):
+        return []
+    return unmentioned_subjects(question, document, path, situated=True)
+
+
+__all__ = [
+    "amount_read_back",
+    "asks_money",
+    "label_as_amount",
+    "money_numbers",
+    "scope_misses",
+    "situated_subjects",
+    "superseded_fact",
+]

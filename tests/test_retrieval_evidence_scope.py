@@ -1,0 +1,102 @@
+"""The fact an answer is read from is evidence for the thing asked (retrieval/evidence_scope.py).
+
+Made-up wording, none of any goal suite's.
+"""
+
+from __future__ import annotations
+
+from ioa_p2p.adapters.retrieval.evidence_scope import (
+    amount_read_back,
+    label_as_amount,
+    money_numbers,
+    scope_misses,
+    situated_subjects,
+    superseded_fact,
+)
+from ioa_p2p.planning.values import Value
+
+_BILL = """\
+HALVERN WATER                         Your water bill
+Customer 9 Orchard Row, Pellby
+Meter ref (55120987)
+  Supply charge   92 days x 41.2p per day          EUR   37.90
+  Volume          31 m3 x EUR 1.84                 EUR   57.04
+  Total                                            EUR   94.94
+Note: your previous tariff charged EUR 1.62 per m3 until 30 June.
+"""
+
+_CATALOGUE = """\
+LOTS
+211   A pair of brass candlesticks, c.1900            £60-90
+212   WITHDRAWN
+213   A walnut writing slope, brass bound             £120-180
+"""
+
+
+def test_money_numbers_reads_spaced_codes_symbols_and_pence() -> None:
+    assert {37.90, 57.04, 94.94, 1.84, 1.62, 41.2} <= money_numbers(_BILL)
+    assert 9.0 not in money_numbers(_BILL)
+
+
+def test_a_house_number_is_no_price() -> None:
+    asked = "What price per m3 do I pay for waste water at Orchard Row?"
+    missing = label_as_amount(asked, _BILL, Value.of_number(9))
+    assert [q.kind for q in missing] == ["amount"]
+
+
+def test_a_bracketed_reference_and_a_lot_number_are_no_amounts() -> None:
+    assert label_as_amount("What is the balance on meter (55120987)?", _BILL, Value.of_number(55120987))
+    assert label_as_amount("What is the estimate for lot 212?", _CATALOGUE, Value.of_number(213))
+
+
+def test_a_bare_amount_the_document_states_as_money_stands() -> None:
+    # 94.94 is stated with its currency; a decimal amount is never a label
+    assert label_as_amount("What is the total to pay?", _BILL, Value.of_number(94.94)) == []
+    assert label_as_amount("What is the total to pay?", _BILL, Value.of_number(3.5)) == []
+    # a question that asks no amount of money: a house number may be the answer
+    assert label_as_amount("Which house number is the supply address?", _BILL, Value.of_number(9)) == []
+    # a document without amounts of money: nothing to tell labels from amounts by
+    assert (
+        label_as_amount("What does a lot cost?", "Lot 4 Oak Lane\nLot 5 Elm Row\n", Value.of_number(4)) == []
+    )
+
+
+def test_an_amount_the_question_states_is_no_lookup_answer() -> None:
+    asked = "How much of each EUR 30 entry fee goes to the prize fund?"
+    assert [q.kind for q in amount_read_back(asked, Value.of_number(30, "EUR"))] == ["restated"]
+    assert amount_read_back(asked, Value.of_number(12, "EUR")) == []
+    assert amount_read_back("How much is the prize fund's share?", Value.of_number(30, "EUR")) == []
+
+
+def test_a_previous_value_does_not_answer_a_question_about_now() -> None:
+    fact = "Note: your previous tariff charged EUR 1.62 per m3 until 30 June."
+    assert [q.kind for q in superseded_fact("What do I pay per m3 of water?", fact)] == ["period"]
+    assert superseded_fact("What did I pay per m3 before July?", fact) == []
+    assert superseded_fact("What was the previous tariff's rate per m3?", fact) == []
+    assert superseded_fact("What do I pay per m3 of water?", "Volume 31 m3 x EUR 1.84") == []
+    old = "Last season's fee for a junior member was £40."
+    assert superseded_fact("What is the junior membership fee?", old)
+    assert superseded_fact("What was last season's junior fee?", old) == []
+
+
+def test_a_situated_questions_thing_asked_must_be_in_the_document() -> None:
+    asked = "We're a family of four. What would a lakeside cabin cost us for two nights?"
+    missing = situated_subjects(asked, _BILL, "halvern/bill.txt", Value.of_number(37.9, "EUR"))
+    assert "lakeside" in [q.shown for q in missing]
+    # the givens of the situation are not checked, only the asking sentence
+    given = "We're bringing our canoe and a trailer. What is the supply charge per day for us?"
+    assert situated_subjects(given, _BILL, "halvern/bill.txt", Value.of_number(41.2, "cent")) == []
+    # questions not about the asker are subject.py's (checked for prices only)
+    plain = "What does a lakeside cabin cost for two nights?"
+    assert situated_subjects(plain, _BILL, "halvern/bill.txt", Value.of_number(37.9, "EUR")) == []
+
+
+def test_scope_misses_joins_every_class_and_passes_a_good_answer() -> None:
+    fact = "  Volume          31 m3 x EUR 1.84                 EUR   57.04"
+    asked = "What do I pay per m3 of water?"
+    assert scope_misses(asked, _BILL, "halvern/bill.txt", fact, Value.of_number(1.84, "EUR")) == []
+    old = "Note: your previous tariff charged EUR 1.62 per m3 until 30 June."
+    kinds = [
+        q.kind for q in scope_misses(asked, _BILL, "halvern/bill.txt", old, Value.of_number(1.62, "EUR"))
+    ]
+    assert kinds == ["period"]
