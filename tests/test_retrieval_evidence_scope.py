@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from ioa_p2p.adapters.retrieval.evidence_scope import (
     amount_read_back,
+    asked_subjects,
     label_as_amount,
     money_numbers,
     scope_misses,
-    situated_subjects,
     superseded_fact,
 )
 from ioa_p2p.planning.values import Value
@@ -81,14 +81,19 @@ def test_a_previous_value_does_not_answer_a_question_about_now() -> None:
 
 def test_a_situated_questions_thing_asked_must_be_in_the_document() -> None:
     asked = "We're a family of four. What would a lakeside cabin cost us for two nights?"
-    missing = situated_subjects(asked, _BILL, "halvern/bill.txt", Value.of_number(37.9, "EUR"))
+    missing = asked_subjects(asked, _BILL, "halvern/bill.txt", Value.of_number(37.9, "EUR"))
     assert "lakeside" in [q.shown for q in missing]
     # the givens of the situation are not checked, only the asking sentence
     given = "We're bringing our canoe and a trailer. What is the supply charge per day for us?"
-    assert situated_subjects(given, _BILL, "halvern/bill.txt", Value.of_number(41.2, "cent")) == []
-    # questions not about the asker are subject.py's (checked for prices only)
-    plain = "What does a lakeside cabin cost for two nights?"
-    assert situated_subjects(plain, _BILL, "halvern/bill.txt", Value.of_number(37.9, "EUR")) == []
+    assert asked_subjects(given, _BILL, "halvern/bill.txt", Value.of_number(41.2, "cent")) == []
+    # a question not about the asker: its noun phrases, whatever number answers it
+    plain = "Look up what Halvern charges for a lakeside cabin"
+    assert [q.shown for q in asked_subjects(plain, _BILL, "halvern/bill.txt", Value.of_number(37))] == [
+        "lakeside",
+        "cabin",
+    ]
+    # a question that asks no amount of money is not checked here
+    assert asked_subjects("Which lakeside cabin is nearest?", _BILL, "b.txt", Value.of_number(3)) == []
 
 
 def test_scope_misses_joins_every_class_and_passes_a_good_answer() -> None:

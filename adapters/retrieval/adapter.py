@@ -178,7 +178,12 @@ class RetrievalAdapter:
         if entry and charged(query, found.value):  # the thing priced
             unnamed += unmentioned_subjects(query, lines, fact.path)  # is no other thing's price (subject.py)
         if entry:  # a label, a given amount, a past value, a situated thing unnamed (evidence_scope.py)
-            unnamed += scope_misses(query, lines, fact.path, fact.text, found.value)
+            seen = {q.shown for q in unnamed}
+            unnamed += [
+                q
+                for q in scope_misses(query, lines, fact.path, fact.text, found.value)
+                if q.shown not in seen
+            ]
         if unnamed:  # a near miss: the answer's document names no year, version, item the question does
             shown = ", ".join(q.shown for q in unnamed)
             return TaskResult.failed(

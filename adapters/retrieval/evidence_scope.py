@@ -14,10 +14,11 @@ module checks what the **value and its fact** say about the question, by class, 
 - a **superseded fact**: the fact marks its value as past ("Your previous tariff ... charged 14.95p",
   "Last winter's price was ...", "the old rate", "no longer") while the question asks about no past time
   (no "last year", "before", "previous", "back then", "did", "was"): a value of another period;
-- the **thing a situated question asks about** ("What would a hardstanding pitch cost us ...?", "What will
-  the league fine us for that?"): subject.py leaves out questions about the asker's situation, whose words
-  are givens; here the noun phrases of the **asking sentence** alone are checked, when the question has
-  statements before it or when it is one sentence.
+- the **thing asked** ("a private telescope session", "What would a hardstanding pitch cost us ...?"):
+  subject.py's check of the question's noun phrases, made for every number answered to a question that
+  asks an amount of money (the adapter makes it only when the value reads as a price: a bare "55" from a
+  CSV row passed), and for a question about the asker's situation, whose words subject.py leaves out as
+  givens, on the noun phrases of its **asking sentence** alone.
 
 Each is a :class:`~ioa_p2p.adapters.retrieval.qualifiers.Qualifier` the retrieval abstains on (the task fails
 as ``absent``, the planner names the value missing, exit 3), like every other near miss.
@@ -67,7 +68,7 @@ def scope_misses(question: str, document: str, path: str, fact: str, value: Valu
         *label_as_amount(question, document, value),
         *amount_read_back(question, value),
         *superseded_fact(question, fact),
-        *situated_subjects(question, document, path, value),
+        *asked_subjects(question, document, path, value),
     ]
 
 
@@ -129,20 +130,22 @@ def superseded_fact(question: str, fact: str) -> list[Qualifier]:
     return [Qualifier(f"the current value (the fact states a {marked.group(0).lower()} one)", "period", ())]
 
 
-def situated_subjects(question: str, document: str, path: str, value: Value) -> list[Qualifier]:
-    """The content words of a situated question's asking sentence that ``document`` uses in no form, for an
-    amount of money asked (subject.py checks the questions that are not situated)."""
+def asked_subjects(question: str, document: str, path: str, value: Value) -> list[Qualifier]:
+    """The content words of the thing an amount of money is asked for that ``document`` uses in no form:
+    subject.py's noun phrases for any number answered (the adapter asks subject.py itself only when the
+    value reads as a price), and a situated question's asking sentence."""
     if value.kind != NUMBER or not asks_money(question):
         return []
-    return unmentioned_subjects(question, document, path, situated=True)
+    plain = unmentioned_subjects(question, document, path)
+    return plain or unmentioned_subjects(question, document, path, situated=True)
 
 
 __all__ = [
     "amount_read_back",
+    "asked_subjects",
     "asks_money",
     "label_as_amount",
     "money_numbers",
     "scope_misses",
-    "situated_subjects",
     "superseded_fact",
 ]
