@@ -11,6 +11,7 @@ from ioa_p2p.adapters.retrieval.evidence_scope import (
     label_as_amount,
     money_numbers,
     scope_misses,
+    share_for_price,
     superseded_fact,
 )
 from ioa_p2p.planning.values import Value
@@ -105,3 +106,13 @@ def test_scope_misses_joins_every_class_and_passes_a_good_answer() -> None:
         q.kind for q in scope_misses(asked, _BILL, "halvern/bill.txt", old, Value.of_number(1.62, "EUR"))
     ]
     assert kinds == ["period"]
+
+
+def test_a_percentage_is_no_price_unless_a_share_is_asked() -> None:
+    share = Value.of_number(10, "%")
+    assert [q.kind for q in share_for_price("Look up the daily wetsuit rental at Orla", share)] == ["share"]
+    assert [q.kind for q in share_for_price("What is the hourly rate for a tutor?", share)] == ["share"]
+    assert share_for_price("What discount do groups get on the daily wetsuit rental?", share) == []
+    assert share_for_price("How much VAT is charged on a rental?", share) == []
+    assert share_for_price("What share of the fee goes to the club?", share) == []
+    assert share_for_price("Look up the daily wetsuit rental at Orla", Value.of_number(10, "EUR")) == []

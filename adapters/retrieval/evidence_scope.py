@@ -11,6 +11,9 @@ module checks what the **value and its fact** say about the question, by class, 
 - an **amount the question gives, read back**: the lookup's value is an amount of money that its own
   question states ("how much of each £42 match fee goes to the referee" answered "GBP 42", from the line
   that states the match fee): the search found the question's words, not the thing asked;
+- a **share for a price**: the question asks what something costs, with no word of a share ("percent",
+  "discount", "off", "surcharge", "VAT", "interest", ...), and the value is a percentage ("Groups of 4 get
+  10 % off" for "the daily drysuit rental"): a rule about the price, not the price;
 - a **superseded fact**: the fact marks its value as past ("Your previous tariff ... charged 14.95p",
   "Last winter's price was ...", "the old rate", "no longer") while the question asks about no past time
   (no "last year", "before", "previous", "back then", "did", "was"): a value of another period;
@@ -35,7 +38,15 @@ from ioa_p2p.planning.values import CURRENCIES, NUMBER, Value, is_money, numbers
 #: words that ask for an amount of money (besides subject.py's and tariff.py's price words)
 _MONEY_ASKED = re.compile(
     r"\b(?:cost|costs|price|prices|fee|fees|fare|fares|charge|charges|charged|pay|paying|paid|owe|owed|"
-    r"balance|fine|fined|fines|estimate|estimates|premium|deposit|refund|rent|how much)\b",
+    r"balance|fine|fined|fines|estimate|estimates|premium|deposit|refund|rent|rental|hire|how much|"
+    r"(?:hourly|daily|nightly|weekly|monthly|yearly|annual) rates?)\b",
+    re.IGNORECASE,
+)
+#: words by which a question about money may be answered with a percentage
+_SHARE_WORDS = re.compile(
+    r"%|\b(?:per ?cent|percentage|percent|share|proportion|discount|discounted|off|reduction|reduced|"
+    r"surcharge|supplement|uplift|markup|mark-up|increase|increased|rise|raised|vat|tax|taxes|interest|"
+    r"commission|deduction|deducted|premium|apr|aer|ear|tip|service charge|rate of)\b",
     re.IGNORECASE,
 )
 #: amounts a document must state with a currency before a bare number of it is taken for a label
@@ -67,6 +78,7 @@ def scope_misses(question: str, document: str, path: str, fact: str, value: Valu
     return [
         *label_as_amount(question, document, value),
         *amount_read_back(question, value),
+        *share_for_price(question, value),
         *superseded_fact(question, fact),
         *asked_subjects(question, document, path, value),
     ]
@@ -122,6 +134,13 @@ def amount_read_back(question: str, value: Value) -> list[Qualifier]:
     return [Qualifier(f"the amount asked ({value.shown()} is given in the question)", "restated", ())]
 
 
+def share_for_price(question: str, value: Value) -> list[Qualifier]:
+    """A percentage answered to a question that asks what something costs and names no share."""
+    if value.kind != NUMBER or value.unit != "%" or not asks_money(question) or _SHARE_WORDS.search(question):
+        return []
+    return [Qualifier(f"an amount of money ({value.shown()} is a share of one)", "share", ())]
+
+
 def superseded_fact(question: str, fact: str) -> list[Qualifier]:
     """A fact that marks its value as past or replaced, for a question about no past time."""
     marked = _PAST_FACT.search(fact.split("\0")[0])
@@ -147,5 +166,6 @@ __all__ = [
     "label_as_amount",
     "money_numbers",
     "scope_misses",
+    "share_for_price",
     "superseded_fact",
 ]
