@@ -56,6 +56,9 @@ def test_a_bare_amount_the_document_states_as_money_stands() -> None:
     assert label_as_amount("What is the total to pay?", _BILL, Value.of_number(3.5)) == []
     # a question that asks no amount of money: a house number may be the answer
     assert label_as_amount("Which house number is the supply address?", _BILL, Value.of_number(9)) == []
+    assert (
+        label_as_amount("Which meter number was the bill paid for?", _BILL, Value.of_number(55120987)) == []
+    )
     # a document without amounts of money: nothing to tell labels from amounts by
     assert (
         label_as_amount("What does a lot cost?", "Lot 4 Oak Lane\nLot 5 Elm Row\n", Value.of_number(4)) == []

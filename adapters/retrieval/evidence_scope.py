@@ -42,6 +42,8 @@ _MONEY_ASKED = re.compile(
     r"(?:hourly|daily|nightly|weekly|monthly|yearly|annual) rates?)\b",
     re.IGNORECASE,
 )
+#: a question that asks for a label: a number, code or reference of something
+_LABEL_ASKED = re.compile(r"\b(?:which|what)\b[^?.]*\b(?:number|no|reference|ref|code|id)\b", re.IGNORECASE)
 #: words by which a question about money may be answered with a percentage
 _SHARE_WORDS = re.compile(
     r"%|\b(?:per ?cent|percentage|percent|share|proportion|discount|discounted|off|reduction|reduced|"
@@ -85,8 +87,9 @@ def scope_misses(question: str, document: str, path: str, fact: str, value: Valu
 
 
 def asks_money(question: str) -> bool:
-    """Whether ``question`` asks for an amount of money."""
-    return bool(_MONEY_ASKED.search(question))
+    """Whether ``question`` asks for an amount of money (not for a number, code or reference that names
+    one: "which cheque number paid the bill")."""
+    return bool(_MONEY_ASKED.search(question)) and not _LABEL_ASKED.search(question)
 
 
 def label_as_amount(question: str, document: str, value: Value) -> list[Qualifier]:
