@@ -74,13 +74,17 @@ def test_an_amount_the_question_states_is_no_lookup_answer() -> None:
 
 def test_a_previous_value_does_not_answer_a_question_about_now() -> None:
     fact = "Note: your previous tariff charged EUR 1.62 per m3 until 30 June."
-    assert [q.kind for q in superseded_fact("What do I pay per m3 of water?", fact)] == ["period"]
-    assert superseded_fact("What did I pay per m3 before July?", fact) == []
-    assert superseded_fact("What was the previous tariff's rate per m3?", fact) == []
-    assert superseded_fact("What do I pay per m3 of water?", "Volume 31 m3 x EUR 1.84") == []
+    price = Value.of_number(1.62, "EUR")
+    assert [q.kind for q in superseded_fact("What do I pay per m3 of water?", fact, price)] == ["period"]
+    assert superseded_fact("What did I pay per m3 before July?", fact, price) == []
+    assert superseded_fact("What was the previous tariff's rate per m3?", fact, price) == []
+    assert superseded_fact("What do I pay per m3 of water?", "Volume 31 m3 x EUR 1.84", price) == []
     old = "Last season's fee for a junior member was £40."
-    assert superseded_fact("What is the junior membership fee?", old)
-    assert superseded_fact("What was last season's junior fee?", old) == []
+    assert superseded_fact("What is the junior membership fee?", old, Value.of_number(40, "GBP"))
+    assert superseded_fact("What was last season's junior fee?", old, Value.of_number(40, "GBP")) == []
+    # a fact that refers to last year for another purpose, for a question that asks no price
+    estimate = "Without a reading we estimate your use from the same month last year."
+    assert superseded_fact("Within how many days must a reading be sent?", estimate, Value.of_number(5)) == []
 
 
 def test_a_situated_questions_thing_asked_must_be_in_the_document() -> None:
@@ -96,6 +100,9 @@ def test_a_situated_questions_thing_asked_must_be_in_the_document() -> None:
         "lakeside",
         "cabin",
     ]
+    # a share asked for is no amount of money: its words are not checked here
+    shared = "What deposit secures a lakeside cabin, as a share of the charge?"
+    assert asked_subjects(shared, _BILL, "b.txt", Value.of_number(30, "%")) == []
     # a question that asks no amount of money is not checked here
     assert asked_subjects("Which lakeside cabin is nearest?", _BILL, "b.txt", Value.of_number(3)) == []
 

@@ -42,6 +42,14 @@ _MONEY_ASKED = re.compile(
     r"(?:hourly|daily|nightly|weekly|monthly|yearly|annual) rates?)\b",
     re.IGNORECASE,
 )
+#: a capitalised word inside a sentence: a name's part ("Car Hire", "Fee Schedule")
+_NAME_WORD = re.compile(r"(?<=[\w,;:'’)]\s)[A-Z][\w'’-]*")
+#: a document named by what it is about ("the rent review notice", "the fee schedule"): no price asked
+_NAMED_DOC = re.compile(
+    r"\b(?:rent|fee|fees|price|prices|charge|charges|hire|rental)\s+(?:review|notice|schedule|list|sheet|card|"
+    r"guide|leaflet|letter|terms|table|policy|agreement|page|document|file)\b",
+    re.IGNORECASE,
+)
 #: a question that asks for a label: a number, code or reference of something
 _LABEL_ASKED = re.compile(r"\b(?:which|what)\b[^?.]*\b(?:number|no|reference|ref|code|id)\b", re.IGNORECASE)
 #: words by which a question about money may be answered with a percentage
@@ -81,7 +89,7 @@ def scope_misses(question: str, document: str, path: str, fact: str, value: Valu
         *label_as_amount(question, document, value),
         *amount_read_back(question, value),
         *share_for_price(question, value),
-        *superseded_fact(question, fact),
+        *superseded_fact(question, fact, value),
         *asked_subjects(question, document, path, value),
     ]
 
@@ -89,7 +97,10 @@ def scope_misses(question: str, document: str, path: str, fact: str, value: Valu
 def asks_money(question: str) -> bool:
     """Whether ``question`` asks for an amount of money (not for a number, code or reference that names
     one: "which cheque number paid the bill")."""
-    return bool(_MONEY_ASKED.search(question)) and not _LABEL_ASKED.search(question)
+    plain = _NAME_WORD.sub(" ", question)  # "Lumen Car Hire", "the rent review notice": names, no price
+    return (
+        bool(_MONEY_ASKED.search(plain)) and not _LABEL_ASKED.search(plain) and not _NAMED_DOC.search(plain)
+    )
 
 
 def label_as_amount(question: str, document: str, value: Value) -> list[Qualifier]:
@@ -144,19 +155,30 @@ def share_for_price(question: str, value: Value) -> list[Qualifier]:
     return [Qualifier(f"an amount of money ({value.shown()} is a share of one)", "share", ())]
 
 
-def superseded_fact(question: str, fact: str) -> list[Qualifier]:
-    """A fact that marks its value as past or replaced, for a question about no past time."""
+def superseded_fact(question: str, fact: str, value: Value) -> list[Qualifier]:
+    """A fact that marks its value as past or replaced, for a question about what something costs at no
+    past time (a fact that compares with last year, "we estimate from the same month last year", is no
+    price's)."""
     marked = _PAST_FACT.search(fact.split("\0")[0])
-    if marked is None or _PAST_ASKED.search(question):
+    if (
+        marked is None
+        or _PAST_ASKED.search(question)
+        or not _money_or_bare(value)
+        or not asks_money(question)
+    ):
         return []
     return [Qualifier(f"the current value (the fact states a {marked.group(0).lower()} one)", "period", ())]
+
+
+def _money_or_bare(value: Value) -> bool:
+    return value.kind == NUMBER and (not value.unit or is_money(value.unit))
 
 
 def asked_subjects(question: str, document: str, path: str, value: Value) -> list[Qualifier]:
     """The content words of the thing an amount of money is asked for that ``document`` uses in no form:
     subject.py's noun phrases for any number answered (the adapter asks subject.py itself only when the
     value reads as a price), and a situated question's asking sentence."""
-    if value.kind != NUMBER or not asks_money(question):
+    if not _money_or_bare(value) or not asks_money(question):
         return []
     plain = unmentioned_subjects(question, document, path)
     return plain or unmentioned_subjects(question, document, path, situated=True)
