@@ -82,6 +82,9 @@ def test_a_previous_value_does_not_answer_a_question_about_now() -> None:
     old = "Last season's fee for a junior member was £40."
     assert superseded_fact("What is the junior membership fee?", old, Value.of_number(40, "GBP"))
     assert superseded_fact("What was last season's junior fee?", old, Value.of_number(40, "GBP")) == []
+    # a relative period is no superseded value
+    spend = "Gold: spend EUR 2,500 in the previous 12 months."
+    assert superseded_fact("How much must I spend to reach Gold?", spend, Value.of_number(2500, "EUR")) == []
     # a fact that refers to last year for another purpose, for a question that asks no price
     estimate = "Without a reading we estimate your use from the same month last year."
     assert superseded_fact("Within how many days must a reading be sent?", estimate, Value.of_number(5)) == []
@@ -100,6 +103,9 @@ def test_a_situated_questions_thing_asked_must_be_in_the_document() -> None:
         "lakeside",
         "cabin",
     ]
+    # a balance is asked of an account the question names in its own words: not checked
+    balance = "What was the garden's bank balance at the end of March?"
+    assert asked_subjects(balance, _BILL, "b.txt", Value.of_number(94.94, "EUR")) == []
     # a share asked for is no amount of money: its words are not checked here
     shared = "What deposit secures a lakeside cabin, as a share of the charge?"
     assert asked_subjects(shared, _BILL, "b.txt", Value.of_number(30, "%")) == []

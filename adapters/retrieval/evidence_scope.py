@@ -35,6 +35,13 @@ from ioa_p2p.adapters.retrieval.qualifiers import Qualifier
 from ioa_p2p.adapters.retrieval.subject import unmentioned_subjects
 from ioa_p2p.planning.values import CURRENCIES, NUMBER, Value, is_money, numbers_in
 
+#: words that ask what something costs: the thing asked is checked for these only (a balance or an
+#: estimate is asked of an account or a lot the question names otherwise: "the garden's bank balance")
+_PRICE_ASKED = re.compile(
+    r"\b(?:cost|costs|price|prices|fare|fares|fee|fees|charge|charges|charged|pay|paying|rent|rental|hire|"
+    r"fine|fined|(?:hourly|daily|nightly|weekly|monthly|yearly|annual) rates?)\b",
+    re.IGNORECASE,
+)
 #: words that ask for an amount of money (besides subject.py's and tariff.py's price words)
 _MONEY_ASKED = re.compile(
     r"\b(?:cost|costs|price|prices|fee|fees|fare|fares|charge|charges|charged|pay|paying|paid|owe|owed|"
@@ -66,11 +73,12 @@ _AMOUNT = r"(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
 _MONEY_BEFORE = re.compile(_CURRENCY + r"\s*" + _AMOUNT)
 _MONEY_AFTER = re.compile(r"(?<![\w.,])" + _AMOUNT + r"\s?(?:" + _CURRENCY + r"|p\b|pence\b|cents?\b|c\b)")
 _MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.IGNORECASE)
-#: a fact that marks its value as past or replaced
+#: a fact that marks its value as past or replaced ("the previous tariff", "last winter's price"; never a
+#: relative period: "in the previous 12 months", "the same month last year")
+_PRICE_NOUN = r"(?:price|prices|rate|rates|tariff|tariffs|fee|fees|fare|fares|charge|charges|cost|costs)"
 _PAST_FACT = re.compile(
-    r"\b(?:previous|previously|former|formerly|superseded|no longer|used to|"
-    r"old (?:price|prices|rate|rates|tariff|fee|fees|fare|fares)|"
-    r"last (?:year|season|winter|summer|spring|autumn|month|week|term|time)(?:'s|’s)?)\b",
+    rf"\b(?:previously|formerly|superseded|no longer|used to|(?:previous|former|old) {_PRICE_NOUN}|"
+    r"last (?:year|season|winter|summer|spring|autumn|month|week|term|time)(?:'s|’s))",
     re.IGNORECASE,
 )
 #: a question about a past time or a comparison with one
@@ -178,7 +186,11 @@ def asked_subjects(question: str, document: str, path: str, value: Value) -> lis
     """The content words of the thing an amount of money is asked for that ``document`` uses in no form:
     subject.py's noun phrases for any number answered (the adapter asks subject.py itself only when the
     value reads as a price), and a situated question's asking sentence."""
-    if not _money_or_bare(value) or not asks_money(question):
+    if (
+        not _money_or_bare(value)
+        or not asks_money(question)
+        or not _PRICE_ASKED.search(_NAME_WORD.sub(" ", question))
+    ):
         return []
     plain = unmentioned_subjects(question, document, path)
     return plain or unmentioned_subjects(question, document, path, situated=True)
