@@ -32,6 +32,7 @@ from ioa_p2p.planning.counted import counted_kinds
 from ioa_p2p.planning.derive_plan import derived_plan
 from ioa_p2p.planning.expr import to_expression
 from ioa_p2p.planning.followups import over_earlier
+from ioa_p2p.planning.gathered import gathered_plan
 from ioa_p2p.planning.literal import (
     format_only,
     literal_step,
@@ -83,6 +84,8 @@ _COMBINES = re.compile(
 def plan_request(goal: str) -> Plan:
     """The plan for ``goal`` (always at least one step when the goal has text)."""
     plan = _plan_request(goal)
+    if plan.unplanned.startswith("the code uses"):  # inputs the request names by what they are called
+        plan = gathered_plan(goal) or plan
     based = operations.per_base(plan.steps)  # "per 100 mL" applied to "350 mL": 3.5 times the rate
     based = scaled.stated_base(based)  # "a EUR 5 voucher" takes 500 points: "EUR 40 of vouchers" 8 times
     based = scaled.counted_in_size(based)  # parts of 8 MiB in a 200 MiB file: ceil(200 / 8)

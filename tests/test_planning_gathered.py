@@ -1,0 +1,172 @@
+"""Code inputs bound to the values a request gathers, by what the inputs are called (issue 23, p-three).
+
+Made-up requests in the forms people use to say which looked-up value goes into which code variable
+without binding them word by word: a list after a lookup verb, a collective ("both totals"), names listed
+against descriptions, code given before the sentence that runs it. Before this, each ended "No answer:
+the code uses X".
+"""
+
+from __future__ import annotations
+
+from ioa_p2p.planning import plan_request
+from ioa_p2p.planning.gather_items import collective_items, gather_object, listed_against, split_items
+from ioa_p2p.planning.gathered import constants
+from ioa_p2p.planning.name_match import best_fit, fit
+from ioa_p2p.planning.types import LOOKUP, Plan
+
+CODE = "code"
+
+
+def _bound(plan: Plan) -> dict[str, str]:
+    """Each code input -> the question of the lookup it is bound to."""
+    assert not plan.unplanned, plan.unplanned
+    code = plan.steps[-1]
+    assert code.kind == CODE
+    by_index = {s.index: s.template for s in plan.steps if s.kind == LOOKUP}
+    return {name: by_index[index] for name, index in code.bindings}
+
+
+# --------------------------------------------------------------------------- names against descriptions
+
+
+def test_a_name_fits_a_description_by_word_start_initials_unit_and_plural() -> None:
+    assert fit("prem", "the buyer's premium") > 0  # the start of a word
+    assert fit("rt", "their revenue tonnes") > 0  # initials
+    assert fit("kg", "the gross weight") > 0 and fit("cbm", "the volume") > 0  # units of the dimension
+    assert fit("pct", "the levy percentage") > 0  # its letters in order
+    assert fit("rally_fee", "the rally fee") > 0  # every part of a compound name
+    assert fit("kg", "the volume") == 0 and fit("rally_fee", "the deposit") == 0
+
+
+def test_best_fit_is_one_to_one_and_prefers_the_exact_form() -> None:
+    descriptions = ["the day units", "the night units", "the number of days in the period"]
+    assert best_fit(["days", "day", "night"], descriptions) == {"day": 0, "night": 1, "days": 2}
+    # one name and one description left over go together
+    assert best_fit(["x", "total"], ["the grand total", "the mystery"]) == {"total": 0, "x": 1}
+    assert best_fit(["x", "y"], ["the grand total", "the mystery"]) is None  # nothing fits: no guess
+    assert best_fit(["a"], ["one", "two"]) is None  # counts differ
+
+
+# --------------------------------------------------------------------------- the values a request lists
+
+
+def test_gather_object_drops_the_verb_and_where_to_read_it() -> None:
+    assert gather_object("Read their gross weight and volume off the delivery note") == (
+        "their gross weight and volume"
+    )
+    assert gather_object("Pull both totals from the league table") == "both totals"
+    assert gather_object("Thanks for the help") == ""
+
+
+def test_split_items_gives_each_value_the_words_it_shares() -> None:
+    assert split_items("the March rainfall, the April rainfall and the number of weeks in the season") == [
+        "the March rainfall",
+        "the April rainfall",
+        "the number of weeks in the season",
+    ]
+    assert split_items("the fares for an adult and for a child") == [
+        "the fares for an adult",
+        "the fares for a child",
+    ]
+    assert split_items("the opening and closing meter readings on the Ashby bill") == [
+        "the opening meter reading on the Ashby bill",
+        "the closing meter reading on the Ashby bill",
+    ]
+    assert split_items("the deposit and the monthly fees") == ["the deposit", "the monthly fees"]
+    assert split_items("n = 4 and the other values") == ["the other values"]
+
+
+def test_collective_items_are_described_by_the_names() -> None:
+    text = "How many more goals did Rovers score than United?"
+    got = collective_items("both totals", ["rovers", "united"], text)
+    assert got == ["the Rovers total", "the United total"]
+    assert collective_items("Hollin's two box prices", ["small", "large"], "") == [
+        "Hollin's small box price",
+        "Hollin's large box price",
+    ]
+    assert collective_items("the three prices", ["a", "b"], "") is None  # another count
+    assert collective_items("the three prices", ["c", "s", "deal"], "") is None  # names that say nothing
+    assert collective_items("the adult fare", ["adult"], "") is None  # a description, not a count
+
+
+def test_listed_against_pairs_names_and_descriptions_in_order() -> None:
+    got = listed_against(
+        "Run it with start and end set to the opening and closing meter readings on the Ashby bill",
+        ["end", "start"],
+    )
+    assert got == (
+        ["start", "end"],
+        ["the opening meter reading on the Ashby bill", "the closing meter reading on the Ashby bill"],
+    )
+    assert listed_against("with start and end set to the reading", ["start", "end"]) is None
+
+
+def test_constants_are_numbers_the_request_gives_a_name() -> None:
+    assert constants(["h", "n", "rate"], "run with h = 2,500 and n set to 4") == {"h": "2500", "n": "4"}
+
+
+# --------------------------------------------------------------------------- whole requests
+
+
+def test_a_listed_lookup_of_three_values_binds_by_name() -> None:
+    plan = plan_request(
+        "Work out the average weekly rainfall for the Corrie Farm log. Find the March rainfall, the April "
+        "rainfall and the number of weeks in the season, then run\n```python\n"
+        "print(round((march + april) / weeks, 1))\n```"
+    )
+    bound = _bound(plan)
+    assert "March rainfall" in bound["march"] and "April rainfall" in bound["april"]
+    assert "number of weeks" in bound["weeks"]
+    assert "Corrie Farm" in bound["march"]  # the request's subject goes with a lookup that names none
+
+
+def test_both_totals_are_looked_up_by_the_names_the_code_reads() -> None:
+    plan = plan_request(
+        "How many more goals did Rovers score than United? Pull both totals from the league table and run "
+        "`print(rovers - united)`."
+    )
+    bound = _bound(plan)
+    assert "Rovers total" in bound["rovers"] and "United total" in bound["united"]
+
+
+def test_units_and_their_own_thing_bind_weight_and_volume() -> None:
+    plan = plan_request(
+        "What is the load density of the pine planks? Read their weight and volume from the delivery note "
+        "and run:\n```python\nprint(round(kg / cbm, 1))\n```"
+    )
+    bound = _bound(plan)
+    assert "weight of the pine planks" in bound["kg"] and "volume" in bound["cbm"]
+
+
+def test_names_listed_against_two_values_take_them_in_order() -> None:
+    plan = plan_request(
+        "Run `print(round(close_ - open_, 2))` with open_ and close_ set to the opening and closing meter "
+        "readings on the Ashby bill."
+    )
+    bound = _bound(plan)
+    assert "opening meter reading" in bound["open_"] and "closing meter reading" in bound["close_"]
+
+
+def test_code_first_then_bound_to_an_owners_two_prices() -> None:
+    plan = plan_request(
+        "```python\nprint(large // small)\n```\nHow many small boxes cost as much as a large one? Bind "
+        "small and large to Hollin's two box prices and run the code above."
+    )
+    bound = _bound(plan)
+    assert "Hollin's small box price" in bound["small"] and "Hollin's large box price" in bound["large"]
+
+
+def test_a_constant_stays_and_the_other_values_are_looked_up() -> None:
+    plan = plan_request(
+        "We stay four nights. With n = 4 and the other values from the booking page, run this:\n"
+        "```python\ntotal = rate * n + cleaning_fee\nprint(total - deposit)\n```"
+    )
+    bound = _bound(plan)
+    assert set(bound) == {"rate", "cleaning_fee", "deposit"}
+    assert "cleaning fee" in bound["cleaning_fee"]
+    assert plan.steps[-1].template.startswith("n = 4\n")
+
+
+def test_an_input_no_description_fits_is_still_named_missing() -> None:
+    plan = plan_request("Look up the three prices and run `print(round(x + y - z, 2))`.")
+    assert not plan.steps and "the code uses" in plan.unplanned
