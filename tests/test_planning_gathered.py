@@ -9,6 +9,7 @@ the code uses X".
 from __future__ import annotations
 
 from ioa_p2p.planning import plan_request
+from ioa_p2p.planning.code_names import free_names, runnable
 from ioa_p2p.planning.gather_items import collective_items, gather_object, listed_against, split_items
 from ioa_p2p.planning.gathered import constants
 from ioa_p2p.planning.name_match import best_fit, fit
@@ -170,3 +171,64 @@ def test_a_constant_stays_and_the_other_values_are_looked_up() -> None:
 def test_an_input_no_description_fits_is_still_named_missing() -> None:
     plan = plan_request("Look up the three prices and run `print(round(x + y - z, 2))`.")
     assert not plan.steps and "the code uses" in plan.unplanned
+
+
+def test_let_with_the_second_verb_left_out_declares_both() -> None:
+    plan = plan_request(
+        "Let rate be the hourly hire rate of a canoe at Brae Lakes and hours the minimum booking length "
+        "there. Run `print(rate * hours)`."
+    )
+    bound = _bound(plan)
+    assert "hourly hire rate of a canoe" in bound["rate"] and "minimum booking length" in bound["hours"]
+
+
+def test_a_value_given_in_a_sentence_after_the_code() -> None:
+    plan = plan_request(
+        "Run the code below.\n```python\nprint(p * 1.1)\n```\nFor p use the Brae Lakes canoe hourly rate."
+    )
+    assert "Brae Lakes canoe hourly rate" in _bound(plan)["p"]
+
+
+def test_a_statement_before_the_code_is_no_value_for_it() -> None:
+    plan = plan_request(
+        "Here's my script:\n```python\nprint(a * n)\n```\na is the canoe hourly rate at Brae Lakes, n is 4."
+    )
+    assert "canoe hourly rate at Brae Lakes" in _bound(plan)["a"]
+    assert plan.steps[-1].template.startswith("n = 4\n")
+
+
+def test_plugging_a_value_into_the_code_binds_its_one_input() -> None:
+    plan = plan_request("Plug the canoe hourly rate at Brae Lakes into `print(round(r * 3.5, 2))`.")
+    assert "canoe hourly rate at Brae Lakes" in _bound(plan)["r"]
+
+
+def test_a_called_functions_parameters_are_inputs_and_a_defined_one_is_called() -> None:
+    defined = "def cost(rate, deposit, hours=3):\n    return rate * hours + deposit"
+    assert free_names(defined + "\nprint(cost(rate, deposit))") == ["rate", "deposit"]
+    assert free_names("def f(x):\n    return x * 2\nprint(f(5))") == []
+    assert runnable(defined).endswith("\nprint(cost(rate, deposit))")
+    plan = plan_request(
+        "Look up the canoe hourly rate and the deposit at Brae Lakes and pass them to this function:\n"
+        f"```python\n{defined}\n```"
+    )
+    assert plan.steps[-1].template.endswith("print(cost(rate, deposit))")
+    assert {name for name, _ in plan.steps[-1].bindings} == {"rate", "deposit"}
+
+
+def test_placeholders_become_inputs_and_a_bare_last_expression_is_printed() -> None:
+    code = "canoe = ...\nkayak = ...  # the kayak hourly rate\nprint(canoe - kayak)"
+    assert free_names(runnable(code)) == ["canoe", "kayak"]
+    assert "# kayak: the kayak hourly rate" in runnable(code)
+    assert runnable("x = 3\nround(x * rate, 2)") == "x = 3\nprint(round(x * rate, 2))"
+    assert runnable("main()") == "main()"  # a call that shows what it means to
+    plan = plan_request(
+        "Look up the Brae Lakes canoe hourly rate and the kayak hourly rate. Then:\n```python\n"
+        "canoe_rate = ...\nkayak_rate = ...\nprint(canoe_rate - kayak_rate)\n```"
+    )
+    bound = _bound(plan)
+    assert "canoe hourly rate" in bound["canoe_rate"] and "kayak hourly rate" in bound["kayak_rate"]
+
+
+def test_a_description_that_points_back_is_a_calculation_not_a_lookup() -> None:
+    plan = plan_request("Find both prices, then run `print(round(r * 2, 2))` with r as that sum.")
+    assert not any("that sum" in s.template for s in plan.steps)

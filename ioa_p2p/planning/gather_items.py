@@ -189,4 +189,37 @@ def listed_against(clause: str, inputs: list[str]) -> tuple[list[str], list[str]
     return None
 
 
-__all__ = ["GATHER_VERB", "collective_items", "gather_object", "listed_against", "split_items"]
+_DET = (
+    r"(?:the|a|an|its|their|our|my|your|this|that|how many|how much|"
+    r"(?-i:[A-Z][\w&.-]*)(?: (?-i:[A-Z][\w&.-]*))*'s)"
+)
+_DECLARED = (
+    r"(?:^|(?<=[,;:.])|\b(?:with|where|given|and|let|set|using|make|now|for)\s)\s*`?(?P<name>{names})`?\s*,?\s*"
+    r"(?:=|:|\bis\b|\bbe\b|\bbeing\b|\bas\b|\bset to\b|\bto\b|\bequal to\b|\bequals\b|\bholds?\b|"
+    r"\buse\b|\btake\b|\bput in\b|\bplug in\b)?\s*"
+    rf"(?P<desc>{_DET}\s[^,;:\u27e6]+?)"
+    r"(?=\s*(?:[,;:\u27e6]|\.\s|\.?$|\band\s+(?:let\s+|set\s+)?`?(?:{names})`?\b|\b(?:then|run|execute)\b))"
+)
+
+
+def declared_descriptions(text: str, inputs: list[str]) -> dict[str, str]:
+    """Each input the text declares beside a description of its value, the verb of a second one left out
+    or not: "let rate be the hourly rate and hours the minimum booking length", "fee is the weekly fee",
+    "with d = the deposit"; name -> the description."""
+    names = "|".join(re.escape(n) for n in sorted(inputs, key=len, reverse=True))
+    if not names:
+        return {}
+    out: dict[str, str] = {}
+    for m in re.finditer(_DECLARED.format(names=names), text, re.I):
+        out.setdefault(m.group("name"), m.group("desc").strip(" ."))
+    return out
+
+
+__all__ = [
+    "GATHER_VERB",
+    "collective_items",
+    "declared_descriptions",
+    "gather_object",
+    "listed_against",
+    "split_items",
+]

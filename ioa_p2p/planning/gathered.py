@@ -35,6 +35,7 @@ from ioa_p2p.planning.code_names import free_names
 from ioa_p2p.planning.gather_items import (
     GATHER_VERB,
     collective_items,
+    declared_descriptions,
     gather_object,
     listed_against,
     split_items,
@@ -95,6 +96,12 @@ def _code_above(clauses: list[str]) -> list[str]:
     return clauses
 
 
+_INSTRUCTION_WORDS = re.compile(
+    r"\b(Let|Run|Find|Look|Take|Get|Use|Set|Then|Now|With|Where|Pull|Read|Fetch|Bind|Call|Pass|Work|Please|"
+    r"Check|Compute|Calculate|Plug|Give|Assign)\b"
+)
+
+
 def _about(clauses: list[str]) -> tuple[list[str], str]:
     """The names the request's other clauses mention (a company, a place) and the thing they ask about
     ("the stowage density of the milled oats" -> "the milled oats"), for lookups that name neither."""
@@ -107,7 +114,8 @@ def _about(clauses: list[str]) -> tuple[list[str], str]:
             owners.append((plain.endswith(("?", ":")), m.group(1).strip()))
     owner = max(owners, key=lambda o: o[0])[1] if owners else ""
     starts = {m.group(1) for c in clauses if (m := re.match(r"\W*([A-Z][a-z]+)\b", c.strip()))}
-    found = [n for n in names_in(text) if n not in starts]  # "Work out ...": a capital, not a name
+    starts |= set(_INSTRUCTION_WORDS.findall(text))
+    found = [n for n in names_in(text) if n not in starts]  # "Work out ...", "and Let ...": no names
     return [n for n in found if not any(n != m and n in m for m in found)], owner
 
 
@@ -125,6 +133,14 @@ def _question(item: str, names: list[str], owner: str, others: set[str]) -> str:
     if re.match(r"(?i)(?:how|what|which|when|who)\b", phrase):
         return phrase[0].upper() + phrase[1:] + "?"
     return f"What is {phrase}?"
+
+
+_PLUGGED = re.compile(
+    r"^(?:then\s+|and\s+)?(?:plug|put|feed|insert|pass|give|use|take|substitute)\s+(?P<obj>.+?)\s+"
+    r"(?:into|in|to|for|with|through)\s+(?:(?:this|the|that|my)\s+)?(?:code|script|program|snippet|function)?"
+    r"\s*:?\s*\u27e6",
+    re.I,
+)
 
 
 def _gathers(clause: str) -> bool:
@@ -151,7 +167,17 @@ def _descriptions(clauses: list[str], code_at: int, inputs: list[str]) -> Descri
             named, items = against
             if set(named) == set(inputs):
                 return dict(zip(named, items, strict=True)), {i} if i != code_at else set()
+    declared: dict[str, str] = {}
+    for clause in clauses:  # each clause on its own: a name may open one ("a is the A, n is 4")
+        declared = {**declared_descriptions(MARK_RE.sub(" ", clause).strip(), inputs), **declared}
+    if set(declared) == set(inputs):  # "let rate be the A and hours the B"
+        return declared, set()
     gathering = [i for i, c in enumerate(clauses) if i != code_at and _gathers(c)]
+    plugged = _PLUGGED.match(clauses[code_at].strip())
+    if not gathering and plugged is not None:  # "Plug the A into <code>": the code's own clause
+        items = split_items(plugged.group("obj"))
+        assigned = best_fit(inputs, items) if len(items) == len(inputs) else None
+        return ({n: items[j] for n, j in assigned.items()}, set()) if assigned else None
     near = [i for i in gathering if abs(i - code_at) <= 2] or gathering
     if not near:
         return None
@@ -177,6 +203,28 @@ def _descriptions(clauses: list[str], code_at: int, inputs: list[str]) -> Descri
     return {n: clean[j] for n, j in assigned.items()}, {at}
 
 
+_REFERENCE = re.compile(
+    r"^(?:that|this|these|those|it|them|(?:the|your|my|our) (?:result|answer|output|product|sum|mean|average|"
+    r"difference|quotient|ratio|total|figure|value|number|amount)s?)\b(?!\s+(?:of|for|on|at|in)\b)",
+    re.I,
+)
+
+
+_COMPUTES = re.compile(
+    r"^(?:then\s+|and\s+)?(?:calculate|compute|work out|add|subtract|multiply|divide|average|total|sum|"
+    r"convert|round|apply|deduct|increase|reduce|take off|double|halve)\b",
+    re.I,
+)
+
+
+def _described(found: Described | None) -> Described | None:
+    """``found`` unless a description only points back at an earlier value ("that sum", "the product"):
+    that is a calculation the request asks for, never a lookup."""
+    if found is None or any(_REFERENCE.match(d.strip()) for d in found[0].values()):
+        return None
+    return found
+
+
 def _order(item: str, clauses: list[str]) -> int:
     text = " ".join(clauses).lower()
     words_ = [w for w in item.lower().split() if w not in ("the", "a", "an", "their", "its")]
@@ -193,18 +241,21 @@ def gathered_plan(goal: str) -> Plan | None:
     if found is None:
         return None
     code_at, code = found
-    after = clauses[code_at + 1 :]
+    inputs = free_names(code)
+    after = [c for c in clauses[code_at + 1 :] if not declared_descriptions(c, inputs)]  # "For p use X."
     if after and not (meta_only(after) or all(REPORT_ONLY.match(c.strip()) for c in after)):
         return None  # work after the code: the clause-by-clause plan is the one to fix
-    inputs = free_names(code)
     given = constants(inputs, MARK_RE.sub(" ", text))
     wanted = [n for n in inputs if n not in given]
     if not wanted:
         return None
-    described = _descriptions(clauses, code_at, wanted)
+    described = _described(_descriptions(clauses, code_at, wanted))
     if described is None:
         return None
     items, used = described
+    first = min(used, default=code_at)
+    if any(_COMPUTES.match(c.strip()) for c in clauses[first + 1 : code_at]):
+        return None  # "find A, calculate B from it, then run <code>": a calculation the lookups would skip
     rest = [c for i, c in enumerate(clauses) if i not in used]
     rest += [c.partition(": ")[0] + ":" for i, c in enumerate(clauses) if i in used and ": " in c]
     names, owner = _about(rest)

@@ -116,10 +116,12 @@ def fit(name: str, description: str) -> float:
 
 def best_fit(names: Sequence[str], descriptions: Sequence[str]) -> dict[str, int] | None:
     """Each name -> the index of its description, one to one, the highest total fit; every name fits its
-    own, except that one name and one description left over go together. None when the counts differ,
-    no assignment qualifies, or two assignments tie at the best."""
+    own, except that one name and one description left over go together (a single pair always does).
+    None when the counts differ, no assignment qualifies, or two assignments tie at the best."""
     if not names or len(names) != len(descriptions) or len(names) > 6:
         return None
+    if len(names) == 1:  # one value described for one input: nothing else it could be
+        return {names[0]: 0}
     table = [[fit(n, d) for d in descriptions] for n in names]
     best: tuple[float, tuple[int, ...]] | None = None
     tied = False

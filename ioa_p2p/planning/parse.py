@@ -24,7 +24,14 @@ from ioa_p2p.planning import described, natural, operations, scaled
 from ioa_p2p.planning.answer_types import QUESTION_START
 from ioa_p2p.planning.binding import with_pairs, with_stated
 from ioa_p2p.planning.clause_step import TEAM_ASK, make_step
-from ioa_p2p.planning.clauses import REPORT_ONLY, asked_after_statements, codeish, meta_only, request_clauses
+from ioa_p2p.planning.clauses import (
+    ACTION,
+    REPORT_ONLY,
+    asked_after_statements,
+    codeish,
+    meta_only,
+    request_clauses,
+)
 from ioa_p2p.planning.code import MARK_RE
 from ioa_p2p.planning.code_names import free_names
 from ioa_p2p.planning.coordinated import coordinated
@@ -70,7 +77,7 @@ from ioa_p2p.planning.scene import (
 )
 from ioa_p2p.planning.tariffs import charge_plan
 from ioa_p2p.planning.tasked import task_question
-from ioa_p2p.planning.types import CALC, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
+from ioa_p2p.planning.types import CALC, CODE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import unit_phrase
 from ioa_p2p.planning.values import ALIASES
 
@@ -84,7 +91,7 @@ _COMBINES = re.compile(
 def plan_request(goal: str) -> Plan:
     """The plan for ``goal`` (always at least one step when the goal has text)."""
     plan = _plan_request(goal)
-    if plan.unplanned.startswith("the code uses"):  # inputs the request names by what they are called
+    if plan.unplanned.startswith("the code uses") or _task_bound(plan):  # inputs named by what they hold
         plan = gathered_plan(goal) or plan
     based = operations.per_base(plan.steps)  # "per 100 mL" applied to "350 mL": 3.5 times the rate
     based = scaled.stated_base(based)  # "a EUR 5 voucher" takes 500 points: "EUR 40 of vouchers" 8 times
@@ -273,6 +280,16 @@ def _plan_request(goal: str) -> Plan:
         steps = [PlanStep(1, TASK, goal.strip()[:2000], goal.strip())]
     steps = time_asked(steps)  # "look up the cut-off, convert it to minutes": the lookup asks for a period
     return Plan(goal, tuple(steps), len(steps), clauses[-1] if clauses else goal)
+
+
+_ACTS = re.compile(rf"\b(?:{'|'.join(ACTION)}|work|average|total|add)\w*\b", re.I)
+
+
+def _task_bound(plan: Plan) -> bool:
+    """A code input bound to the result of a task step that asks for no work ("Here's my script" planned as
+    a task): no value. A task that computes ("work out the fee") is a value the code may take."""
+    tasks = {s.index for s in plan.steps if s.kind == TASK and not _ACTS.search(s.text)}
+    return any(s.kind == CODE and any(ref in tasks for _, ref in s.bindings) for s in plan.steps)
 
 
 def _own_plan(clause: str) -> tuple[PlanStep, ...] | None:
