@@ -232,3 +232,34 @@ def test_placeholders_become_inputs_and_a_bare_last_expression_is_printed() -> N
 def test_a_description_that_points_back_is_a_calculation_not_a_lookup() -> None:
     plan = plan_request("Find both prices, then run `print(round(r * 2, 2))` with r as that sum.")
     assert not any("that sum" in s.template for s in plan.steps)
+
+
+# --------------------------------------------------------------------------- a scene before the lookups
+
+
+def test_a_scene_is_the_context_of_the_lookup_that_points_back_at_it() -> None:
+    plan = plan_request(
+        "Our keeper was booked for dissent and we paid the fine a month late. Look up that fine as f and run "
+        "`print(f * 2)`."
+    )
+    assert [s.kind for s in plan.steps] == [LOOKUP, CODE]  # the scene is no task of its own
+    assert "booked for dissent" in plan.steps[0].template
+    assert dict(plan.steps[1].bindings) == {"f": 1}
+
+
+def test_a_scene_gives_its_names_to_lookups_that_name_nothing() -> None:
+    plan = plan_request(
+        "I'm booking a winter service at Cogwell Cycles and two new tyres. Look up the service price and the "
+        "price of a tyre, then run `print(service + tyres * 2)`."
+    )
+    lookups = [s for s in plan.steps if s.kind == LOOKUP]
+    assert plan.steps[0].kind == LOOKUP and len(lookups) == 2
+    assert all("Cogwell" in s.template for s in lookups)
+
+
+def test_a_scene_stays_when_work_in_words_follows() -> None:
+    plan = plan_request(
+        "86 pupils are going. Look up how many children make a group and compute the number of groups, "
+        "then run `print(g * 2)` with g set to it."
+    )
+    assert plan.steps[0].kind != LOOKUP or "86" in plan.steps[0].template

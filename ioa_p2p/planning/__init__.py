@@ -31,6 +31,8 @@
   totals", "with x and y set to the A and B balances")
 - ``name_match.py`` how well a code name fits a description (words, word starts, initials, units) and the
   best one-to-one fit
+- ``scene_context.py`` statements before the lookups of a request that runs code: the lookups' context,
+  no task of their own
 - ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation
 - ``lookups_added.py`` lookups a calculation implies ("add the A and the B", "add the X7's weight to it")

@@ -75,6 +75,7 @@ from ioa_p2p.planning.scene import (
     led_lookup,
     shifted,
 )
+from ioa_p2p.planning.scene_context import scene_as_context
 from ioa_p2p.planning.tariffs import charge_plan
 from ioa_p2p.planning.tasked import task_question
 from ioa_p2p.planning.types import CALC, CODE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
@@ -93,6 +94,7 @@ def plan_request(goal: str) -> Plan:
     plan = _plan_request(goal)
     if plan.unplanned.startswith("the code uses") or _task_bound(plan):  # inputs named by what they hold
         plan = gathered_plan(goal) or plan
+    plan = scene_as_context(plan)  # "I hold an annual X ticket. Find what it costs and run <code>"
     based = operations.per_base(plan.steps)  # "per 100 mL" applied to "350 mL": 3.5 times the rate
     based = scaled.stated_base(based)  # "a EUR 5 voucher" takes 500 points: "EUR 40 of vouchers" 8 times
     based = scaled.counted_in_size(based)  # parts of 8 MiB in a 200 MiB file: ceil(200 / 8)
