@@ -247,14 +247,21 @@ def test_a_scene_is_the_context_of_the_lookup_that_points_back_at_it() -> None:
     assert dict(plan.steps[1].bindings) == {"f": 1}
 
 
-def test_a_scene_gives_its_names_to_lookups_that_name_nothing() -> None:
+def test_a_scene_is_no_task_and_its_names_are_not_forced_on_lookups() -> None:
     plan = plan_request(
         "I'm booking a winter service at Cogwell Cycles and two new tyres. Look up the service price and the "
         "price of a tyre, then run `print(service + tyres * 2)`."
     )
-    lookups = [s for s in plan.steps if s.kind == LOOKUP]
-    assert plan.steps[0].kind == LOOKUP and len(lookups) == 2
-    assert all("Cogwell" in s.template for s in lookups)
+    assert [s.kind for s in plan.steps] == [LOOKUP, LOOKUP, CODE]
+    assert not any("booking" in s.template for s in plan.steps)
+
+
+def test_a_scene_that_names_nothing_is_the_context_of_a_lookup_that_names_nothing() -> None:
+    plan = plan_request(
+        "A newcomer books the evening pottery course with the deposit. Find what is left to pay at the first "
+        "session and run `print(due)` with due bound to that amount."
+    )
+    assert plan.steps[0].kind == LOOKUP and "evening pottery course" in plan.steps[0].template
 
 
 def test_a_scene_stays_when_work_in_words_follows() -> None:

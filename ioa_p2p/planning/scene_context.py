@@ -5,10 +5,12 @@ up that fine as f and run <code>": the first sentence says which fine, it asks f
 task of its own, it is sent to an agent (whose answer then stands beside the code's in the conclusion)
 while the lookup asks for "that fine" with nothing to say which. :func:`scene_as_context` takes such
 statements out of a plan that runs code and gives them to the lookups after them: the whole statement to a
-lookup that points back at it ("that fine", "what it costs"), the names it mentions to a lookup that names
-nothing (the whole statement when it names nothing and states no number). A statement a later step
-reads, or one that asks for work (an action verb, a question), stays; so do all of them when a step other
-than a lookup or the code follows (work in words may need their numbers).
+lookup that points back at it ("that fine", "what it costs") and to a lookup that names nothing when the
+statement names nothing either and states no number ("Find what is left to pay"). Names alone are not
+added: a name the answering passage does not repeat ("'Harbour at Dusk' is knocked down at £1,500. Find
+the resale right percentage") turns a right lookup into a refusal (probe9 z-066, measured). A statement a
+later step reads, or one that asks for work (an action verb, a question), stays; so do all of them when a
+step other than a lookup or the code follows (work in words may need their numbers).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ def _statement(step: PlanStep) -> bool:
 
 
 def _with_context(step: PlanStep, scene: str, names: list[str]) -> PlanStep:
+    """``step`` with ``scene`` as its context where it points back at it or names nothing (nor does the
+    scene, which states no number either)."""
     question = step.template.rstrip()
     mark = "?" if question.endswith("?") else ""
     body = question.rstrip("?. ")
@@ -39,8 +43,6 @@ def _with_context(step: PlanStep, scene: str, names: list[str]) -> PlanStep:
         added = scene[:_MAX_CONTEXT].rstrip(" .")
     elif not names_in(body) and not names and not re.search(r"\d", scene):
         added = scene[:_MAX_CONTEXT].rstrip(" .")  # "Find what is left to pay": the scene says of what
-    elif not names_in(body) and names:
-        added = ", ".join(n for n in names if n not in body)
     else:
         return step
     return replace(step, template=f"{body} ({added}){mark}") if added else step
