@@ -270,3 +270,28 @@ def test_a_scene_stays_when_work_in_words_follows() -> None:
         "then run `print(g * 2)` with g set to it."
     )
     assert plan.steps[0].kind != LOOKUP or "86" in plan.steps[0].template
+
+
+def test_values_found_then_called_by_names_in_order() -> None:
+    plan = plan_request(
+        "Look up the adult and child day pass prices at Brae Lakes and call them a and c, then run "
+        "`print(2 * a + c)`."
+    )
+    bound = _bound(plan)
+    assert "adult day pass price" in bound["a"] and "child day pass price" in bound["c"]
+
+
+def test_values_described_after_the_code_with_a_shared_qualifier() -> None:
+    plan = plan_request("Run `print(w * h)` with the width and length of the Brae Lakes boathouse.")
+    bound = _bound(plan)
+    assert bound["w"] == "What is the width of the Brae Lakes boathouse?"
+    assert bound["h"] == "What is the length of the Brae Lakes boathouse?"
+
+
+def test_a_function_defined_for_a_value_described_before_it() -> None:
+    plan = plan_request(
+        "Using the canoe hourly rate at Brae Lakes, run:\n"
+        "```python\ndef cost(rate):\n    return rate * 3 + 10\n```"
+    )
+    assert "canoe hourly rate at Brae Lakes" in _bound(plan)["rate"]
+    assert plan.steps[-1].template.endswith("print(cost(rate))")

@@ -126,7 +126,22 @@ def split_items(obj: str) -> list[str]:
             at = first.lower().rfind(f" {prep.group(1).lower()} ")
             if at > 0:
                 parts[k] = f"{first[:at]} {parts[k]}"
-    return [_determined(p) for p in _shared_head(parts)]
+    return [_determined(p) for p in _shared_tail(_shared_head(parts))]
+
+
+def _shared_tail(parts: list[str]) -> list[str]:
+    """ "the width" and "length of the boathouse": what qualifies the last part qualifies a short bare one
+    before it too ("the width of the boathouse")."""
+    cut = _QUALIFIER.search(parts[-1])
+    if cut is None or re.match(r"(?i)(?:how|what|which)\b", parts[-1]):
+        return parts
+    tail = parts[-1][cut.start() :]
+    if not re.match(r"\s+(?:of|for|at|in|on)\s+(?:the|a|an|this|that|their|its|(?-i:[A-Z]))\b", tail, re.I):
+        return parts  # "the number of days": the head's own words, no qualifier of the others
+    return [
+        f"{p}{tail}" if not _QUALIFIER.search(p) and len(p.split()) <= 3 and "'" not in p else p
+        for p in parts[:-1]
+    ] + [parts[-1]]
 
 
 def _determined(item: str) -> str:

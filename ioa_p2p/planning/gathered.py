@@ -143,6 +143,19 @@ _PLUGGED = re.compile(
 )
 
 
+#: "Run <code> with the width and length of the boathouse", "using the canoe hourly rate at X"
+_WITH_VALUES = re.compile(
+    r"\b(?:with|using|given|for|on)\s+(?P<obj>(?:the|a|an|its|their|(?-i:[A-Z][\w&.-]*)'s)\s[^;:]+?)"
+    r"\s*[.!]?\s*$",
+    re.I,
+)
+_CALLED_THEM = re.compile(
+    r"\s*,?\s+(?:and\s+)?(?:call|name|label|store|save|keep)\s+them\s+(?:as\s+)?"
+    r"(?P<names>`?[A-Za-z_]\w*`?(?:\s*(?:,|\band\b)\s*`?[A-Za-z_]\w*`?)+)\s*$",
+    re.I,
+)
+
+
 def _gathers(clause: str) -> bool:
     """A clause that asks for values (a lookup verb first) and holds no code."""
     plain = _after_topic(clause)
@@ -173,9 +186,16 @@ def _descriptions(clauses: list[str], code_at: int, inputs: list[str]) -> Descri
     if set(declared) == set(inputs):  # "let rate be the A and hours the B"
         return declared, set()
     gathering = [i for i, c in enumerate(clauses) if i != code_at and _gathers(c)]
-    plugged = _PLUGGED.match(clauses[code_at].strip())
-    if not gathering and plugged is not None:  # "Plug the A into <code>": the code's own clause
-        items = split_items(plugged.group("obj"))
+    prose = MARK_RE.sub(" ", clauses[code_at])
+    declares = any(  # "where ev is ...": the input is described where it is named
+        re.search(rf"(?<![\w.]){re.escape(n)}`?\s*(?:=|\bis\b|\bbeing\b|\bset to\b|\bas\b|\bbe\b)", prose)
+        for n in inputs
+    )
+    own = _PLUGGED.match(clauses[code_at].strip()) or (
+        _WITH_VALUES.search(prose) if not declares and "(" not in prose else None
+    )
+    if not gathering and own is not None:  # "Plug the A into <code>", "Run <code> with the A and B of X"
+        items = split_items(own.group("obj"))
         assigned = best_fit(inputs, items) if len(items) == len(inputs) else None
         return ({n: items[j] for n, j in assigned.items()}, set()) if assigned else None
     near = [i for i in gathering if abs(i - code_at) <= 2] or gathering
@@ -183,6 +203,14 @@ def _descriptions(clauses: list[str], code_at: int, inputs: list[str]) -> Descri
         return None
     at = min(near, key=lambda i: (abs(i - code_at), i > code_at))
     obj = gather_object(_after_topic(clauses[at]))
+    tail = _CALLED_THEM.search(obj)
+    if tail is not None:  # "... and call them a and c": the names in the order of the values
+        named = [
+            n for n in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+", tail.group("names").replace("`", "")) if n
+        ]
+        listed = split_items(obj[: tail.start()])
+        if sorted(named) == sorted(inputs) and len(listed) == len(named):
+            return dict(zip(named, listed, strict=True)), {at}
     marked = {m.group(2): m.group(1) for m in re.finditer(r"([^,;]+?)\s*\(`?([A-Za-z_]\w*)`?\)", obj)}
     items = split_items(obj) if obj else []
     if len(items) != len(inputs):
