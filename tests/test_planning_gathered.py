@@ -75,6 +75,7 @@ def test_split_items_gives_each_value_the_words_it_shares() -> None:
     ]
     assert split_items("the deposit and the monthly fees") == ["the deposit", "the monthly fees"]
     assert split_items("n = 4 and the other values") == ["the other values"]
+    assert split_items("their gross weight and volume") == ["their gross weight", "their volume"]
 
 
 def test_collective_items_are_described_by_the_names() -> None:
@@ -128,6 +129,15 @@ def test_both_totals_are_looked_up_by_the_names_the_code_reads() -> None:
     )
     bound = _bound(plan)
     assert "Rovers total" in bound["rovers"] and "United total" in bound["united"]
+    assert "(the league table)" not in bound["rovers"]  # where to read it is no part of the question
+
+
+def test_both_totals_take_the_thing_the_question_is_about() -> None:
+    plan = plan_request(
+        "How far ahead of Rovers is United in the fair play table? Pull both totals and run "
+        "`print(united - rovers)`."
+    )
+    assert _bound(plan)["united"] == "What is the United total (the fair play table)?"
 
 
 def test_units_and_their_own_thing_bind_weight_and_volume() -> None:
@@ -136,7 +146,7 @@ def test_units_and_their_own_thing_bind_weight_and_volume() -> None:
         "and run:\n```python\nprint(round(kg / cbm, 1))\n```"
     )
     bound = _bound(plan)
-    assert "weight of the pine planks" in bound["kg"] and "volume" in bound["cbm"]
+    assert "weight of the pine planks" in bound["kg"] and "volume of the pine planks" in bound["cbm"]
 
 
 def test_names_listed_against_two_values_take_them_in_order() -> None:

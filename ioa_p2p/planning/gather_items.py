@@ -126,7 +126,19 @@ def split_items(obj: str) -> list[str]:
             at = first.lower().rfind(f" {prep.group(1).lower()} ")
             if at > 0:
                 parts[k] = f"{first[:at]} {parts[k]}"
-    return [_determined(p) for p in _shared_tail(_shared_head(parts))]
+    return [_determined(p) for p in _shared_owner(_shared_tail(_shared_head(parts)))]
+
+
+def _shared_owner(parts: list[str]) -> list[str]:
+    """ "their gross weight and volume": the owner of the first is the owner of the bare ones after it."""
+    owner = re.match(r"(?i)(their|its|his|her|our|my|your)\s", parts[0])
+    if owner is None:
+        return parts
+    bare = re.compile(r"(?i)(?:the|a|an|its|their|his|her|our|my|your|how|what|which)\b")
+    return [
+        parts[0],
+        *(p if bare.match(p) or p[:1].isupper() else f"{owner.group(1)} {p}" for p in parts[1:]),
+    ]
 
 
 def _shared_tail(parts: list[str]) -> list[str]:

@@ -77,8 +77,11 @@ def _code_clause(clauses: list[str], blocks: list[str]) -> tuple[int, str] | Non
 _ABOVE = re.compile(
     r"\b(?:the|this|that) (?:code|snippet|program|script|block)(?: above| before)?\b|\bit\b(?=\s*[.!]?$)"
 )
-_OWNER = re.compile(  # "... of the milled oats?", "... on Saxby Audio's loudspeakers:"
-    r"\b(?:of|on|for)\s+((?:the\s+|[A-Z][\w&-]*(?:\s+[A-Z][\w&-]*)*'s\s+)[\w' -]+?)\s*[?:.]?\s*$"
+_IN_WHAT = "\ue003"  # where a collective's descriptions take the thing the request asks about
+_OWNER = (
+    re.compile(  # "... of the milled oats?", "... on Saxby Audio's loudspeakers:", "in the house points?"
+        r"\b(?:of|on|for|in)\s+((?:the\s+|[A-Z][\w&-]*(?:\s+[A-Z][\w&-]*)*'s\s+)[\w' -]+?)\s*[?:.]?\s*$"
+    )
 )
 
 
@@ -121,7 +124,7 @@ def _about(clauses: list[str]) -> tuple[list[str], str]:
 
 def _question(item: str, names: list[str], owner: str, others: set[str]) -> str:
     """The lookup question for one description, with the request's subjects where it names none."""
-    phrase = " ".join(item.split()).strip(" ,.")
+    phrase = " ".join(item.replace(_IN_WHAT, f"({owner})" if owner else "").split()).strip(" ,.")
     if re.match(r"(?i)(?:their|its)\b", phrase) and owner:
         phrase = re.sub(r"(?i)^(?:their|its)\b", "the", phrase) + f" of {owner}"
     own = set(words(phrase))
@@ -213,6 +216,7 @@ def _descriptions(clauses: list[str], code_at: int, inputs: list[str]) -> Descri
             return dict(zip(named, listed, strict=True)), {at}
     marked = {m.group(2): m.group(1) for m in re.finditer(r"([^,;]+?)\s*\(`?([A-Za-z_]\w*)`?\)", obj)}
     items = split_items(obj) if obj else []
+    collective = len(items) != len(inputs)
     if len(items) != len(inputs):
         # "nights = 2 and the other values": the one item left
         one = re.sub(r"^the\s+", "", items[0]) if len(items) == 1 else obj
@@ -228,6 +232,8 @@ def _descriptions(clauses: list[str], code_at: int, inputs: list[str]) -> Descri
     if len(assigned) != len(inputs):
         return None
     clean = [re.sub(r"\s*\(`?[A-Za-z_]\w*`?\)", "", it) for it in items]
+    if collective:  # "both totals": the names say which, the request's question says of what
+        clean = [f"{c} {_IN_WHAT}" for c in clean]
     return {n: clean[j] for n, j in assigned.items()}, {at}
 
 
