@@ -305,3 +305,34 @@ def test_a_function_defined_for_a_value_described_before_it() -> None:
     )
     assert "canoe hourly rate at Brae Lakes" in _bound(plan)["rate"]
     assert plan.steps[-1].template.endswith("print(cost(rate))")
+
+
+def test_inputs_are_read_in_the_order_the_code_reads_them() -> None:
+    assert free_names("print(2 * a + c)") == ["a", "c"]  # not the syntax tree's breadth-first order
+    plan = plan_request(
+        "What is the adult fare on the Brae ferry, and the child fare? Plug them into `print(2 * a + c)`."
+    )
+    bound = _bound(plan)
+    assert "adult fare" in bound["a"] and "child fare" in bound["c"]
+
+
+def test_the_codes_comments_describe_its_inputs() -> None:
+    plan = plan_request(
+        "Run this for the Brae ferry:\n```python\n# a = adult fare, c = child fare\nprint(2 * a + c)\n```"
+    )
+    bound = _bound(plan)
+    assert "adult fare" in bound["a"] and "child fare" in bound["c"]
+
+
+def test_a_list_of_inputs_after_the_code_and_names_with_their_description_in_brackets() -> None:
+    listed = plan_request(
+        "Run `print(2 * a + c)`, where:\n- a: the adult fare on the Brae ferry\n"
+        "- c: the child fare on the Brae ferry"
+    )
+    assert "adult fare on the Brae ferry" in _bound(listed)["a"]
+    bracketed = plan_request(
+        "Fill in a (adult fare) and c (child fare) from the Brae ferry timetable, then run "
+        "`print(2 * a + c)`."
+    )
+    bound = _bound(bracketed)
+    assert "adult fare" in bound["a"] and "child fare" in bound["c"]

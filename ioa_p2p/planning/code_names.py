@@ -39,7 +39,11 @@ def free_names(code: str) -> list[str]:
     loaded = [n.id for n in names if isinstance(n.ctx, ast.Load)]
     never_set = [n for n in loaded if n not in stored and not hasattr(builtins, n)]
     first = _read_first(tree, scoped)
-    return list(dict.fromkeys([*never_set, *(n for n in first if n not in defined)]))
+    found = list(dict.fromkeys([*never_set, *(n for n in first if n not in defined)]))
+    where: dict[str, tuple[int, int]] = {}  # in the order the code reads them ("2 * a + c": a, then c)
+    for n in sorted(names, key=lambda n: (n.lineno, n.col_offset)):
+        where.setdefault(n.id, (n.lineno, n.col_offset))
+    return sorted(found, key=lambda n: where.get(n, (0, 0)))
 
 
 def _parameters(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> set[str]:

@@ -24,7 +24,7 @@ from ioa_p2p.planning.name_match import name_parts
 #: A clause that gathers values: a lookup verb first.
 GATHER_VERB = re.compile(
     r"^(?:(?:then|and|now|first|so|please|just)\s+)*(?:look up|find out|find|get|read|fetch|pull|take|grab|"
-    r"check|obtain|collect|retrieve|extract|note down|note|dig out|use|using|with)\b\s*",
+    r"check|obtain|collect|retrieve|extract|note down|note|dig out|fill in|use|using|with)\b\s*",
     re.I,
 )
 _SOURCE = re.compile(
@@ -126,7 +126,7 @@ def split_items(obj: str) -> list[str]:
             at = first.lower().rfind(f" {prep.group(1).lower()} ")
             if at > 0:
                 parts[k] = f"{first[:at]} {parts[k]}"
-    return [_determined(p) for p in _shared_owner(_shared_tail(_shared_head(parts)))]
+    return [determined(p) for p in _shared_owner(_shared_tail(_shared_head(parts)))]
 
 
 def _shared_owner(parts: list[str]) -> list[str]:
@@ -156,7 +156,7 @@ def _shared_tail(parts: list[str]) -> list[str]:
     ] + [parts[-1]]
 
 
-def _determined(item: str) -> str:
+def determined(item: str) -> str:
     """ "VAT percentages" -> "the VAT percentages": a bare noun phrase given its article."""
     if re.match(r"(?i)(?:the|a|an|its|their|his|her|our|my|your|this|that|how|what|which|when|who)\b", item):
         return item
@@ -237,8 +237,12 @@ def declared_descriptions(text: str, inputs: list[str]) -> dict[str, str]:
     if not names:
         return {}
     out: dict[str, str] = {}
+    text = re.sub(r"^\s*(?:where|with)?\s*[-*\u2022]\s+", "", text)  # "where:" / "- a: the adult fare"
     for m in re.finditer(_DECLARED.format(names=names), text, re.I):
         out.setdefault(m.group("name"), m.group("desc").strip(" ."))
+    for m in re.finditer(rf"(?<![\w.])`?(?P<name>{names})`?\s*\((?P<desc>[A-Za-z][^()]{{2,60}})\)", text):
+        if m.group("desc").strip() not in inputs:  # "fill in a (adult fare) and c (child fare)"
+            out.setdefault(m.group("name"), determined(m.group("desc").strip()))
     return out
 
 
@@ -246,6 +250,7 @@ __all__ = [
     "GATHER_VERB",
     "collective_items",
     "declared_descriptions",
+    "determined",
     "gather_object",
     "listed_against",
     "split_items",

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from ioa_p2p.planning.binding import stated_inputs
+from ioa_p2p.planning.binding import code_comments, stated_inputs
 from ioa_p2p.planning.clauses import REPORT_ONLY, meta_only, request_clauses
 from ioa_p2p.planning.code import MARK_RE, inline_code
 from ioa_p2p.planning.code_names import free_names
@@ -36,6 +36,7 @@ from ioa_p2p.planning.gather_items import (
     GATHER_VERB,
     collective_items,
     declared_descriptions,
+    determined,
     gather_object,
     listed_against,
     split_items,
@@ -174,7 +175,7 @@ def _after_topic(clause: str) -> str:
 Described = tuple[dict[str, str], set[int]]
 
 
-def _descriptions(clauses: list[str], code_at: int, inputs: list[str]) -> Described | None:
+def _descriptions(clauses: list[str], code_at: int, inputs: list[str], code: str) -> Described | None:
     """Each input -> the description of its value, and the clauses that said so; None when the request
     does not describe every input."""
     for i, clause in enumerate(clauses):  # "with open_ and close set to the A and B balances"
@@ -186,6 +187,8 @@ def _descriptions(clauses: list[str], code_at: int, inputs: list[str]) -> Descri
     declared: dict[str, str] = {}
     for clause in clauses:  # each clause on its own: a name may open one ("a is the A, n is 4")
         declared = {**declared_descriptions(MARK_RE.sub(" ", clause).strip(), inputs), **declared}
+    said = code_comments(code)  # "# a = adult fare, c = child fare"
+    declared |= {n: determined(said[n]) for n in inputs if n not in declared and said.get(n)}
     if set(declared) == set(inputs):  # "let rate be the A and hours the B"
         return declared, set()
     gathering = [i for i, c in enumerate(clauses) if i != code_at and _gathers(c)]
@@ -283,7 +286,7 @@ def gathered_plan(goal: str) -> Plan | None:
     wanted = [n for n in inputs if n not in given]
     if not wanted:
         return None
-    described = _described(_descriptions(clauses, code_at, wanted))
+    described = _described(_descriptions(clauses, code_at, wanted, code))
     if described is None:
         return None
     items, used = described
