@@ -336,3 +336,11 @@ def test_a_list_of_inputs_after_the_code_and_names_with_their_description_in_bra
     )
     bound = _bound(bracketed)
     assert "adult fare" in bound["a"] and "child fare" in bound["c"]
+
+
+def test_a_value_the_request_says_how_to_work_out_is_no_lookup() -> None:
+    plan = plan_request(
+        "Run `print(round(total / 4, 2))`, total being Orrin's allowance for a 4-day trip (look up the daily "
+        "rate; travel days at half the rate)."
+    )
+    assert not plan.steps and "the code uses total" in plan.unplanned

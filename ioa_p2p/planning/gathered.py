@@ -269,9 +269,19 @@ def _order(item: str, clauses: list[str]) -> int:
     return at if at >= 0 else len(text)
 
 
+#: Brackets that say how to work a value out: the value is a calculation the lookups would skip.
+_HOW = re.compile(
+    r"\((?:look|find|get|calculate|compute|work|take|multiply|add|divide|subtract)\b[^()]*\)", re.I
+)
+
+
 def gathered_plan(goal: str) -> Plan | None:
     """The request planned as lookups bound to its code's inputs by name (see the module docstring), or
     None when it does not have that shape."""
+    if _HOW.search(
+        goal
+    ):  # "(look up the per diem; travel days at the travel-day rate)": worked out, not read
+        return None
     text, clauses, blocks = request_clauses(goal)
     clauses = _code_above(clauses)
     found = _code_clause(clauses, blocks)
