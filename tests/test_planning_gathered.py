@@ -344,3 +344,20 @@ def test_a_value_the_request_says_how_to_work_out_is_no_lookup() -> None:
         "rate; travel days at half the rate)."
     )
     assert not plan.steps and "the code uses total" in plan.unplanned
+
+
+def test_one_value_a_clause_then_the_code_with_short_names() -> None:
+    plan = plan_request(
+        "Look up the adult fare on the Brae ferry. Look up the child fare there. Then run "
+        "`print(2 * af + cf)`."
+    )
+    bound = _bound(plan)
+    assert "adult fare" in bound["af"] and "child fare" in bound["cf"]
+
+
+def test_use_a_name_for_a_description() -> None:
+    plan = plan_request(
+        "Use x for the adult fare on the Brae ferry and y for the child fare, and run `print(2 * x + y)`."
+    )
+    bound = _bound(plan)
+    assert bound["x"] == "What is the adult fare on the Brae ferry?" and "child fare" in bound["y"]

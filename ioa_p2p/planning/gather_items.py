@@ -221,9 +221,9 @@ _DET = (
     r"(?-i:[A-Z][\w&.-]*)(?: (?-i:[A-Z][\w&.-]*))*'s)"
 )
 _DECLARED = (
-    r"(?:^|(?<=[,;:.])|\b(?:with|where|given|and|let|set|using|make|now|for)\s)\s*`?(?P<name>{names})`?\s*,?\s*"
+    r"(?:^|(?<=[,;:.])|\b(?:with|where|given|and|let|set|using|make|now|for|use)\s)\s*`?(?P<name>{names})`?\s*,?\s*"
     r"(?:=|:|\bis\b|\bbe\b|\bbeing\b|\bas\b|\bset to\b|\bto\b|\bequal to\b|\bequals\b|\bholds?\b|"
-    r"\buse\b|\btake\b|\bput in\b|\bplug in\b)?\s*"
+    r"\buse\b|\btake\b|\bput in\b|\bplug in\b|\bfor\b)?\s*"
     rf"(?P<desc>{_DET}\s[^,;:\u27e6]+?)"
     r"(?=\s*(?:[,;:\u27e6]|\.\s|\.?$|\band\s+(?:let\s+|set\s+)?`?(?:{names})`?\b|\b(?:then|run|execute)\b))"
 )

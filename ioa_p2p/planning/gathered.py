@@ -166,6 +166,16 @@ def _gathers(clause: str) -> bool:
     return bool(GATHER_VERB.match(plain)) and not MARK_RE.search(clause) and inline_code(clause) is None
 
 
+def _run_before(gathering: list[int], code_at: int) -> list[int]:
+    """The gathering clauses right before the code's, one after another."""
+    run: list[int] = []
+    at = code_at - 1
+    while at in gathering:
+        run.insert(0, at)
+        at -= 1
+    return run
+
+
 def _after_topic(clause: str) -> str:
     """ "Work out the surcharge on X: find A, B and C" -> "find A, B and C" (the topic is context)."""
     head, colon, rest = clause.strip().partition(": ")
@@ -207,6 +217,13 @@ def _descriptions(clauses: list[str], code_at: int, inputs: list[str], code: str
     near = [i for i in gathering if abs(i - code_at) <= 2] or gathering
     if not near:
         return None
+    run = _run_before(gathering, code_at)
+    if len(run) > 1:  # "Look up A. Look up B there. Then run <code>": one value a clause
+        each = [split_items(gather_object(_after_topic(clauses[i]))) for i in run]
+        items = [item for found in each for item in found]
+        assigned = best_fit(inputs, items) if len(items) == len(inputs) else None
+        if assigned:
+            return {n: items[j] for n, j in assigned.items()}, set(run)
     at = min(near, key=lambda i: (abs(i - code_at), i > code_at))
     obj = gather_object(_after_topic(clauses[at]))
     tail = _CALLED_THEM.search(obj)
