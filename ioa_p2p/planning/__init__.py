@@ -25,6 +25,14 @@
   (issue 23, p-bind): names listed in the sentence's order ("take a and c", "using the values above as a
   and b"), the step's own words (``fee_per_kg``, "chip" of "microchip"), comments naming a value, a
   quantity the request states ("nights" for "3 nights"), a description ("with a set to the deposit")
+- ``gathered.py`` a request planned again when a code input is left unbound (issue 23, p-three): one lookup
+  per input, each bound to the value the request describes that its name fits, then the code
+- ``gather_items.py`` the values a request asks to gather, one description each ("find A, B and C", "both
+  totals", "with x and y set to the A and B balances")
+- ``name_match.py`` how well a code name fits a description (words, word starts, initials, units) and the
+  best one-to-one fit
+- ``scene_context.py`` statements before the lookups of a request that runs code: the lookups' context,
+  no task of their own
 - ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation
 - ``lookups_added.py`` lookups a calculation implies ("add the A and the B", "add the X7's weight to it")
