@@ -49,7 +49,8 @@ _ASKING = frozenset(
         "there what which who how much many does do did will would should could can i we you me my our your "
         "their tell give state say please exactly currently current now cost costs price priced charge "
         "charged charges fee fees pay pays paid amount rate value figure number listed list quoted shown set "
-        "apply applies applied get gets make makes take takes need needs one"
+        "apply applies applied get gets make makes take takes need needs one full standard normal usual "
+        "regular before excluding excl exclusive without"
     )
 )
 #: words asking for a value to be composed with others: the derivation decides, unless the record says it
@@ -98,7 +99,10 @@ def own_record(question: str, number: float, records: DocRecords, unit: str = ""
     sharing most words with the question when several do; None when none does."""
     asked = _stems(words_in(question))
     best: tuple[tuple[bool, int], DocRecord] | None = None
+    digits = format_number(number).split(".")[0] if number >= 20 else ""
     for record in records.records:
+        if digits not in record.text.replace(",", ""):  # cheap: no record states it
+            continue
         units = [f.unit for f in numbers_in(_plain(record.text)) if _same(f.number, number)]
         if not units:
             continue
@@ -137,12 +141,21 @@ def leftover(question: str, text: str, records: DocRecords, own: DocRecord) -> s
     the document does (they may name a rule the value is charged on), and the composing words it does not
     state ("total", "including", "after")."""
     mine = _stems(words_in(text))
-    asked = {w for w in words_in(question) if w not in _ASKING and len(w) > 1}
+    plain = _CONDITION.sub(" ", question)  # "less than 2 hours before": a condition, its number selects
+    asked = {w for w in words_in(plain) if w not in _ASKING and len(w) > 1}
     missing = {w for w in asked if _stems([w]) - mine}
     if not missing:
         return set()
     elsewhere = _stems(w for r in records.records if r is not own for w in words_in(r.text))
     return {w for w in missing if w in _COMPOSING or stem(w) in elsewhere}
+
+
+#: the words of a condition on a quantity ("less than 2 hours", "at least 18", "up to 5 kg")
+_CONDITION = re.compile(
+    r"\b(?:(?:less|fewer|more|greater|other|longer|shorter|later|earlier)\s+than|at\s+(?:least|most)|"
+    r"up\s+to|no\s+(?:more|later|less)\s+than)(?=\s+(?:\d|an?\b|one\b))",
+    re.I,
+)
 
 
 def per_stated(question: str, own: DocRecord) -> bool:
