@@ -36,12 +36,17 @@ from ioa_p2p.planning.clock import asks_time
 from ioa_p2p.planning.derive_plan import DERIVE
 from ioa_p2p.planning.dimensions import asked_dimensions, dimension_of
 from ioa_p2p.planning.doc_facts import spelled
+from ioa_p2p.planning.quantities import Quantity
 from ioa_p2p.planning.records import NO_SINGLE_ANSWER, DocRecord, DocRecords
+from ioa_p2p.planning.season import out_of_period
 from ioa_p2p.planning.situation_words import stem, words_in
+from ioa_p2p.planning.subject import unnamed_subject
 from ioa_p2p.planning.tariffs import CHARGE
 from ioa_p2p.planning.types import CALC, PlanStep
-from ioa_p2p.planning.values import NUMBER, Value, format_number, numbers_in
+from ioa_p2p.planning.values import NUMBER, Value, format_number, is_money, numbers_in
 
+#: the longest record (in words) whose words may say what its value is for: a row, a field, a sentence
+_WORDS_AT_MOST = 60
 #: words of a question that ask for a value without naming what it is of
 _ASKING = frozenset(
     words_in(
@@ -70,13 +75,15 @@ def kept_lookup(question: str, found: Value | None) -> tuple[str, str] | None:
         return None
     if found.text.startswith(NO_SINGLE_ANSWER) or asks_time(question):
         return None
+    if unnamed_subject(question, found) is not None or out_of_period(question, found) is not None:
+        return None  # another subject's document, a month outside its prices: refused by the derivation
     own = own_record(question, found.number, found.records, found.unit)
-    if own is None:
-        return None
+    if own is None or len(words_in(own.text)) > _WORDS_AT_MOST:
+        return None  # a paragraph states many things: the words it shares with the question tell little
     text = own_text(own, found.records.path, found.records)
     if unselected(question, text) or leftover(question, text, found.records, own):
         return None
-    if not per_stated(question, own):
+    if not per_stated(question, own) or unnamed_labels(question, text):
         return None
     if not _fits_dimension(question, found.unit, text):
         return None
@@ -127,7 +134,8 @@ def unselected(question: str, text: str) -> list[float]:
     stated = _numbers(text)
     bands = [b for b in (band_in(cell) for cell in re.split(r"[|;:,()]", text)) if b is not None]
     out = []
-    for quantity in stated_quantities(question):
+    amounts = [f.number for f in numbers_in(question) if is_money(f.unit)]  # "a turnover of GBP 20,000"
+    for quantity in [*stated_quantities(question), *(Quantity(n, "EUR") for n in amounts)]:
         if quantity.number == 1 or quantity.number in stated or _year(quantity.number, quantity.unit):
             continue
         if any(b.holds(quantity.number) and (not b.unit or b.unit == quantity.unit) for b in bands):
@@ -148,6 +156,24 @@ def leftover(question: str, text: str, records: DocRecords, own: DocRecord) -> s
         return set()
     elsewhere = _stems(w for r in records.records if r is not own for w in words_in(r.text))
     return {w for w in missing if w in _COMPOSING or stem(w) in elsewhere}
+
+
+def unnamed_labels(question: str, text: str) -> list[str]:
+    """The labels of the question ("Zone 4", "Year 13", "Flat 4B", "version 3.1") that the record's
+    ``text`` does not state: a value read for another zone or year is not kept (the derivation decides)."""
+    return [
+        m.group(1)
+        for m in _LABEL.finditer(question)
+        if not re.search(rf"(?<![\w.]){re.escape(m.group(1))}(?![\w]|\.\d)", text, re.I)
+    ]
+
+
+_LABEL = re.compile(
+    r"\b(?:zone|band|route|line|year|version|release|flat|room|unit|plot|pitch|bay|gate|platform|level|tier|"
+    r"grade|class|group|category|stage|phase|step|plan|tariff|size|type|model|no\.?|number|#)\s*"
+    r"(\d[\w.]*\w|\d)",
+    re.I,
+)
 
 
 #: the words of a condition on a quantity ("less than 2 hours", "at least 18", "up to 5 kg")
@@ -221,4 +247,13 @@ def _numbers(text: str) -> list[float]:
     return [n.number for n in numbers_in(_plain(text))]
 
 
-__all__ = ["kept_lookup", "kept_step", "leftover", "own_record", "own_text", "per_stated", "unselected"]
+__all__ = [
+    "kept_lookup",
+    "kept_step",
+    "leftover",
+    "own_record",
+    "own_text",
+    "per_stated",
+    "unnamed_labels",
+    "unselected",
+]
