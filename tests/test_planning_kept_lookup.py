@@ -172,3 +172,21 @@ def test_other_steps_are_left_to_the_derivation() -> None:
     assert kept_step(PlanStep(1, LOOKUP, question, question), values) is None
     assert kept_step(_calc(question), {}) is None
     assert kept_step(_calc(question), values) == "49 * 1"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # the price each: the count ordered selects the price, it is no quantity to multiply by
+        "At Tamsin Pottery, what does a glazed mug cost each when 40 are ordered?",
+        # "Flat 7C" is a code, not seven of something
+        "For how many nights in a row may visitors stay at Flat 7C without the owner's consent?",
+    ],
+)
+def test_a_count_that_only_selects_is_not_multiplied_by(question: str) -> None:
+    from ioa_p2p.planning import plan_request
+
+    plan = plan_request(question)
+    assert [s.kind for s in plan.steps][0] == LOOKUP
+    assert not any(s.kind == CALC and any(c.isdigit() for c in s.template) for s in plan.steps)
+    assert len([s for s in plan.steps if s.kind == LOOKUP]) == 1
