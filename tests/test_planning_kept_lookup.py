@@ -190,3 +190,13 @@ def test_a_count_that_only_selects_is_not_multiplied_by(question: str) -> None:
     assert [s.kind for s in plan.steps][0] == LOOKUP
     assert not any(s.kind == CALC and any(c.isdigit() for c in s.template) for s in plan.steps)
     assert len([s for s in plan.steps if s.kind == LOOKUP]) == 1
+
+
+def test_a_fee_added_to_every_item_is_asked_for_not_summed() -> None:
+    from ioa_p2p.planning import plan_request
+
+    plan = plan_request("What is the paperwork fee added to every Ostrel Couriers invoice?")
+    assert [s.kind for s in plan.steps if s.kind == LOOKUP] == [LOOKUP]
+    assert not any("+" in s.template for s in plan.steps)
+    summed = plan_request("What is the Ostrel basic fee added to the Ostrel paperwork fee?")
+    assert any("v1 + v2" in s.template for s in summed.steps)
