@@ -133,6 +133,8 @@ def test_a_label_glued_to_a_letter_is_no_quantity() -> None:
         ("What does a weekend collection of 3 parcels cost with Ostrel?", 3.5, PARCELS),
         # a unit the value's record does not state
         ("What does the hot stone massage cost per minute?", 96.0, SPA),
+        # the thing asked is not what the value's record states (another document's rule may say it)
+        ("How much interest is owed on a Fell 30K standard entry paid late?", 49.0, RACE),
         # a label the value's record does not state: read for another zone
         ("What does Ostrel charge per kg for Zone 5 parcels?", 5.4, PARCELS),
         # the kind of answer asked is not the value's

@@ -155,7 +155,13 @@ def leftover(question: str, text: str, records: DocRecords, own: DocRecord) -> s
     if not missing:
         return set()
     elsewhere = _stems(w for r in records.records if r is not own for w in words_in(r.text))
-    return {w for w in missing if w in _COMPOSING or stem(w) in elsewhere}
+    thing = _ASKED_THING.search(plain)  # "how much interest": the thing asked is the record's, or not it
+    named = {thing.group(1).lower()} if thing is not None else set()
+    return {w for w in missing if w in _COMPOSING or stem(w) in elsewhere or w in named}
+
+
+#: the thing a question asks an amount or a count of ("how much interest", "how many sessions")
+_ASKED_THING = re.compile(r"\bhow (?:much|many) ([a-z]+)\b", re.I)
 
 
 def unnamed_labels(question: str, text: str) -> list[str]:
