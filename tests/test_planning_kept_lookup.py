@@ -114,10 +114,11 @@ def test_a_rate_or_a_share_asked_for_is_not_refused(question: str, found: float,
 
 
 def test_a_label_glued_to_a_letter_is_no_quantity() -> None:
-    from ioa_p2p.planning.accounted import stated_quantities
+    from ioa_p2p.planning.kept_lookup import unselected
 
-    assert stated_quantities("What fixed charge does the Flat 7C tenant pay for a lost key?") == []
-    assert [q.number for q in stated_quantities("What does a 60 W bulb use in 10 hours?")] == [60.0, 10.0]
+    question = "What fixed charge does the Flat 7C tenant pay for a lost key?"
+    assert unselected(question, "Lost key: EUR 30") == []
+    assert unselected("What does a 60W bulb use in 10 hours?", "60W bulb: 0.06 kWh per hour") == [10.0]
 
 
 @pytest.mark.parametrize(

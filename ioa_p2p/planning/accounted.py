@@ -26,7 +26,7 @@ from ioa_p2p.planning.doc_facts import spelled
 from ioa_p2p.planning.missing import Missing
 from ioa_p2p.planning.quantities import Quantity
 from ioa_p2p.planning.quantities import stated_quantities as read_quantities
-from ioa_p2p.planning.values import ALIASES, MONTHS, NUMBER, Value, format_number
+from ioa_p2p.planning.values import MONTHS, NUMBER, Value, format_number
 
 #: The factors a stated quantity may be converted by before it appears in an expression (minutes and
 #: hours, days and weeks, grams and kilograms, per cent)
@@ -61,13 +61,8 @@ def stated_quantities(question: str) -> list[Quantity]:
     of people) once the words that only qualify something are masked."""
     text = re.sub(r"(\d)-(?=[a-z])", r"\1 ", spelled(question))  # "a 3-day hire": 3 days
     masked = _AGE.sub(_mask, _DAYS.sub(_mask, text))
-    masked = _CODE.sub(lambda m: m.group(0) if m.group(1).lower() in ALIASES else _mask(m), masked)
     masked = re.sub(r"(?<![\w.,])(\d+)(?![\w.]|,\d)", lambda m: _label(masked, m), masked)
     return [q for q in read_quantities(masked) if q.unit != "%"]
-
-
-#: a number glued to one capital letter that is no unit ("Flat 4B", "Gate 12A"): a label
-_CODE = re.compile(r"\b\d+([A-Z])\b")
 
 
 def _mask(m: re.Match[str]) -> str:

@@ -43,7 +43,7 @@ from ioa_p2p.planning.situation_words import stem, words_in
 from ioa_p2p.planning.subject import unnamed_subject
 from ioa_p2p.planning.tariffs import CHARGE
 from ioa_p2p.planning.types import CALC, PlanStep
-from ioa_p2p.planning.values import NUMBER, Value, format_number, is_money, numbers_in
+from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number, is_money, numbers_in
 
 #: the longest record (in words) whose words may say what its value is for: a row, a field, a sentence
 _WORDS_AT_MOST = 60
@@ -135,7 +135,8 @@ def unselected(question: str, text: str) -> list[float]:
     bands = [b for b in (band_in(cell) for cell in re.split(r"[|;:,()]", text)) if b is not None]
     out = []
     amounts = [f.number for f in numbers_in(question) if is_money(f.unit)]  # "a turnover of GBP 20,000"
-    for quantity in [*stated_quantities(question), *(Quantity(n, "EUR") for n in amounts)]:
+    coded = _CODE.sub(lambda m: m.group(0) if m.group(1).lower() in ALIASES else "#" + m.group(1), question)
+    for quantity in [*stated_quantities(coded), *(Quantity(n, "EUR") for n in amounts)]:
         if quantity.number == 1 or quantity.number in stated or _year(quantity.number, quantity.unit):
             continue
         if any(b.holds(quantity.number) and (not b.unit or b.unit == quantity.unit) for b in bands):
@@ -160,6 +161,8 @@ def leftover(question: str, text: str, records: DocRecords, own: DocRecord) -> s
     return {w for w in missing if w in _COMPOSING or stem(w) in elsewhere or w in named}
 
 
+#: a number glued to one capital letter that is no unit ("Flat 4B", "Gate 12A"): a label
+_CODE = re.compile(r"\b\d+([A-Z])\b")
 #: the thing a question asks an amount or a count of ("how much interest", "how many sessions")
 _ASKED_THING = re.compile(r"\bhow (?:much|many) ([a-z]+)\b", re.I)
 
