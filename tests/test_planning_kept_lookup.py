@@ -136,6 +136,8 @@ def test_a_label_glued_to_a_letter_is_no_quantity() -> None:
         ("What does the hot stone massage cost per minute?", 96.0, SPA),
         # the thing asked is not what the value's record states (another document's rule may say it)
         ("How much interest is owed on a Fell 30K standard entry paid late?", 49.0, RACE),
+        # a measure the question states ("is 120 m up", never an age) that the value's record does not
+        ("Our lodge is 120 m up. What does the facial cost at Larchside?", 58.0, SPA),
         # a label the value's record does not state: read for another zone
         ("What does Ostrel charge per kg for Zone 5 parcels?", 5.4, PARCELS),
         # the kind of answer asked is not the value's

@@ -43,7 +43,7 @@ from ioa_p2p.planning.situation_words import stem, words_in
 from ioa_p2p.planning.subject import unnamed_subject
 from ioa_p2p.planning.tariffs import CHARGE
 from ioa_p2p.planning.types import CALC, PlanStep
-from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number, is_money, numbers_in
+from ioa_p2p.planning.values import ALIASES, NUMBER, Value, format_number, numbers_in
 
 #: the longest record (in words) whose words may say what its value is for: a row, a field, a sentence
 _WORDS_AT_MOST = 60
@@ -134,14 +134,15 @@ def unselected(question: str, text: str) -> list[float]:
     stated = _numbers(text)
     bands = [b for b in (band_in(cell) for cell in re.split(r"[|;:,()]", text)) if b is not None]
     out = []
-    amounts = [f.number for f in numbers_in(question) if is_money(f.unit)]  # "a turnover of GBP 20,000"
     coded = _CODE.sub(lambda m: m.group(0) if m.group(1).lower() in ALIASES else "#" + m.group(1), question)
-    for quantity in [*stated_quantities(coded), *(Quantity(n, "EUR") for n in amounts)]:
+    # every number with a unit too: "a turnover of GBP 20,000", "my allotment is 260 m up" (never an age)
+    measured = [Quantity(f.number, f.unit) for f in numbers_in(_plain(coded)) if f.unit]
+    for quantity in [*stated_quantities(coded), *measured]:
         if quantity.number == 1 or quantity.number in stated or _year(quantity.number, quantity.unit):
             continue
         if any(b.holds(quantity.number) and (not b.unit or b.unit == quantity.unit) for b in bands):
             continue
-        out.append(quantity.number)
+        out += [quantity.number] if quantity.number not in out else []
     return out
 
 
