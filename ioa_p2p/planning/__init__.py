@@ -75,6 +75,9 @@
   documents define, an arrival, a connection) and their plan: a lookup and ``derive(v1)``
 - ``derive.py``   a question answered by how the documents define what it asks for: backwards from the
   unit asked for through the rates that define it, each operand given, stated or derived
+- ``kept_lookup.py`` a right lookup kept (issue 23, p-derive): a derivation or a charge whose value looked up
+  answers its question as asked (every quantity one or stated by the value's own row or sentence, every
+  telling word its own or naming nothing else, the rate's unit its own) gives that value, nothing applied
 - ``typed_charge.py`` a charge from the answer document's typed rules (situated, composed, compared,
   an allowance, ruled or anchored on the price looked up) and which of two readings wins
 - ``chains.py``   the search behind it: chains of rates from the unit asked for back to the quantities
