@@ -54,7 +54,12 @@ subtitle file, an auction catalogue, a unified diff of a price file, a BBCode fo
 (100 goals over 10 folders: a hotel folio with a voided line, a nursery tag sheet, a gym timetable grid, a
 taxi table of fares, a quoted e-mail thread, a Jupyter notebook, a GitHub issue, a datasheet with
 footnotes, a PDF-to-text leaflet, a menu with allergen columns; ``bench/goal_suite_probe10/``), 20 of them
-to be refused.
+to be refused. ``--suite probe11 --split heldout`` is the eleventh (100 goals over
+10 folders: a till receipt with shelf-edge labels, a payslip with its pay handbook, a penalty charge notice
+with car park tariffs, a sewing pattern envelope with a fabric counter's prices, a hill walking route card,
+a booking app's ``.env`` file with prices in pence, a local paper's classified ads, an MOT history with a
+garage price board, a granola pack label with a trade range sheet, a tenancy check-out report;
+``bench/goal_suite_probe11/``), 20 of them to be refused.
 ``--suite cover --split all`` (or ``s2`` / ``s3`` / ``s4``) is 505 single and chained lookups over the
 documents of suites 2, 3 and 4 about the facts their readable goals do not ask (``bench/goal_suite_cover/``);
 each split names its suite's ``docs``.
@@ -126,6 +131,7 @@ SUITES = {
     "probe8": HERE / "goal_suite_probe8",
     "probe9": HERE / "goal_suite_probe9",
     "probe10": HERE / "goal_suite_probe10",
+    "probe11": HERE / "goal_suite_probe11",
     "cover": HERE / "goal_suite_cover",
 }
 

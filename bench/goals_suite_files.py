@@ -132,6 +132,9 @@ SUITES = {
     # the tenth blind probe: 100 goals over 10 folders in new styles, 20 to be refused
     # (absent values and near misses; bench/goal_suite_probe10/README.md)
     "probe10": Suite("probe10", HERE / "goal_suite_probe10", ("heldout",), False),
+    # the eleventh blind probe: 100 goals over 10 folders in new styles, 20 to be refused
+    # (absent values and near misses; bench/goal_suite_probe11/README.md)
+    "probe11": Suite("probe11", HERE / "goal_suite_probe11", ("heldout",), False),
 }
 
 

@@ -125,6 +125,9 @@ async def test_goal_through_the_cli_and_ioa_http_shape_across_processes(tmp_path
         async with open_testnet(tmp_path / "net", specs) as net:
             coordinator = net["coordinator"]
             await wait_cards(net, coordinator, 2)
+            # the coder runs code, so it admits invitations only from inviters whose card it holds
+            # (invite_policy "known" by default; one DHT lookup of the inviter's card otherwise)
+            await wait_cards(net, net["coder"], 2)
             done = await ioa(coordinator.home, "goal", GOAL, "--timeout", "60", "--json")
             assert done.returncode == 0, done.stderr.decode()
             result = json.loads(done.stdout)
@@ -207,6 +210,7 @@ async def test_goal_with_the_llm_brain_through_a_scripted_openai_server(tmp_path
             async with open_testnet(tmp_path / "net", specs) as net:
                 coordinator = net["coordinator"]
                 await wait_cards(net, coordinator, 2)
+                await wait_cards(net, net["coder"], 2)  # the coder's invite_policy is "known" (above)
                 result = await call(
                     coordinator,
                     "POST",

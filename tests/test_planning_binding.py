@@ -131,7 +131,7 @@ def test_listing_helpers() -> None:
 def test_an_input_nothing_names_is_reported_and_the_goal_exits_3() -> None:
     goal = "Look up the Fennick cabin's nightly rate and its cleaning fee, then run `print(x * y + z)`."
     plan = plan_request(goal)
-    assert plan.unplanned and "the code uses x" in plan.unplanned
+    assert plan.unplanned and "the code uses" in plan.unplanned  # the inputs no value is named for
     report = goal_report(goal, [], "No answer: " + plan.unplanned)
     assert report["complete"] is False
     assert goal_exit_code("concluded", report["complete"]) == EXIT_TASKS_FAILED == 3

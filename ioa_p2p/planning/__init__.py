@@ -25,6 +25,14 @@
   (issue 23, p-bind): names listed in the sentence's order ("take a and c", "using the values above as a
   and b"), the step's own words (``fee_per_kg``, "chip" of "microchip"), comments naming a value, a
   quantity the request states ("nights" for "3 nights"), a description ("with a set to the deposit")
+- ``gathered.py`` a request planned again when a code input is left unbound (issue 23, p-three): one lookup
+  per input, each bound to the value the request describes that its name fits, then the code
+- ``gather_items.py`` the values a request asks to gather, one description each ("find A, B and C", "both
+  totals", "with x and y set to the A and B balances")
+- ``name_match.py`` how well a code name fits a description (words, word starts, initials, units) and the
+  best one-to-one fit
+- ``scene_context.py`` statements before the lookups of a request that runs code: the lookups' context,
+  no task of their own
 - ``literal.py``  self-contained calculations, percentage relations, conversions, rounding instructions
 - ``lookups.py``  a lookup of two values as two lookups; values named by what they are in a calculation
 - ``lookups_added.py`` lookups a calculation implies ("add the A and the B", "add the X7's weight to it")
@@ -67,6 +75,9 @@
   documents define, an arrival, a connection) and their plan: a lookup and ``derive(v1)``
 - ``derive.py``   a question answered by how the documents define what it asks for: backwards from the
   unit asked for through the rates that define it, each operand given, stated or derived
+- ``kept_lookup.py`` a right lookup kept (issue 23, p-derive): a derivation or a charge whose value looked up
+  answers its question as asked (every quantity one or stated by the value's own row or sentence, every
+  telling word its own or naming nothing else, the rate's unit its own) gives that value, nothing applied
 - ``typed_charge.py`` a charge from the answer document's typed rules (situated, composed, compared,
   an allowance, ruled or anchored on the price looked up) and which of two readings wins
 - ``chains.py``   the search behind it: chains of rates from the unit asked for back to the quantities

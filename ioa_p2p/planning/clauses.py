@@ -15,6 +15,7 @@ import re
 from ioa_p2p.planning import described
 from ioa_p2p.planning.answer_types import QUESTION_START, request_act
 from ioa_p2p.planning.code import MARK, MARK_RE, attach_blocks, join_bindings
+from ioa_p2p.planning.code_names import runnable
 from ioa_p2p.planning.literal import format_only
 from ioa_p2p.planning.segment import CODE_SEMICOLON, fence_code, keep_code_semicolons
 
@@ -80,7 +81,7 @@ def request_clauses(goal: str) -> tuple[str, list[str], list[str]]:
     blocks: list[str] = []
 
     def cut(m: re.Match[str]) -> str:
-        blocks.append(m.group(2).rstrip("\n"))
+        blocks.append(runnable(m.group(2).rstrip("\n")))  # made to print what it computes
         return " " + MARK.format(len(blocks) - 1) + " "
 
     text = described.drop_hints(

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from ioa_p2p.planning.derive import DERIVE, derive_expression, typed_charge
 from ioa_p2p.planning.doc_facts import givens_in
+from ioa_p2p.planning.kept_lookup import kept_step
 from ioa_p2p.planning.paragraph_bounds import bounded
 from ioa_p2p.planning.rule_step import (
     RULE,
@@ -50,6 +51,9 @@ def describe(step: PlanStep, values: Mapping[int, Value]) -> str:
     """The task text for ``step`` with the values of the steps it needs; a charge worked out from a value
     looked up takes the free units its document grants off the count charged (planning/unit_offers.py)
     and keeps within the minimum or cap stated beside its rate (planning/paragraph_bounds.py)."""
+    kept = kept_step(step, values)
+    if kept is not None:  # the value looked up answers as asked: nothing applied to it (kept_lookup.py)
+        return f"Calculate {kept}"
     text = _described(step, values)
     found = values.get(step.needs[0]) if step.kind == CALC and step.needs else None
     if (

@@ -181,6 +181,8 @@ def combined_question(clause: str) -> tuple[PlanStep, ...] | None:
             expression = f"(v1 {_OPS[m.group(2).lower()]} v2)"
         if re.search(r"\d", a + b) or not names_in(text) or len(a.split()) < 2 or len(b.split()) < 2:
             return None
+        if expression == "(v1 + v2)" and re.match(r"(?:every|each|all|any)\b", b, re.I):
+            return None  # "the chip-timing fee added to every entry": what the fee applies to, no sum
         a, b = shared_attribute(a, b)  # "the scores of the Kenya lot and the Brazil lot": both scores
         about = [n for n in names_in(a) if n not in b]
         second = b + (f" ({', '.join(about)})" if about else "")

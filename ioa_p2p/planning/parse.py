@@ -24,7 +24,14 @@ from ioa_p2p.planning import described, natural, operations, scaled
 from ioa_p2p.planning.answer_types import QUESTION_START
 from ioa_p2p.planning.binding import with_pairs, with_stated
 from ioa_p2p.planning.clause_step import TEAM_ASK, make_step
-from ioa_p2p.planning.clauses import REPORT_ONLY, asked_after_statements, codeish, meta_only, request_clauses
+from ioa_p2p.planning.clauses import (
+    ACTION,
+    REPORT_ONLY,
+    asked_after_statements,
+    codeish,
+    meta_only,
+    request_clauses,
+)
 from ioa_p2p.planning.code import MARK_RE
 from ioa_p2p.planning.code_names import free_names
 from ioa_p2p.planning.coordinated import coordinated
@@ -32,6 +39,7 @@ from ioa_p2p.planning.counted import counted_kinds
 from ioa_p2p.planning.derive_plan import derived_plan
 from ioa_p2p.planning.expr import to_expression
 from ioa_p2p.planning.followups import over_earlier
+from ioa_p2p.planning.gathered import gathered_plan
 from ioa_p2p.planning.literal import (
     format_only,
     literal_step,
@@ -67,9 +75,10 @@ from ioa_p2p.planning.scene import (
     led_lookup,
     shifted,
 )
+from ioa_p2p.planning.scene_context import scene_as_context
 from ioa_p2p.planning.tariffs import charge_plan
 from ioa_p2p.planning.tasked import task_question
-from ioa_p2p.planning.types import CALC, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
+from ioa_p2p.planning.types import CALC, CODE, LOOKUP, MAX_STEPS, TASK, Plan, PlanStep
 from ioa_p2p.planning.units import unit_phrase
 from ioa_p2p.planning.values import ALIASES
 
@@ -83,6 +92,9 @@ _COMBINES = re.compile(
 def plan_request(goal: str) -> Plan:
     """The plan for ``goal`` (always at least one step when the goal has text)."""
     plan = _plan_request(goal)
+    if plan.unplanned.startswith("the code uses") or _task_bound(plan):  # inputs named by what they hold
+        plan = gathered_plan(goal) or plan
+    plan = scene_as_context(plan)  # "I hold an annual X ticket. Find what it costs and run <code>"
     based = operations.per_base(plan.steps)  # "per 100 mL" applied to "350 mL": 3.5 times the rate
     based = scaled.stated_base(based)  # "a EUR 5 voucher" takes 500 points: "EUR 40 of vouchers" 8 times
     based = scaled.counted_in_size(based)  # parts of 8 MiB in a 200 MiB file: ceil(200 / 8)
@@ -270,6 +282,16 @@ def _plan_request(goal: str) -> Plan:
         steps = [PlanStep(1, TASK, goal.strip()[:2000], goal.strip())]
     steps = time_asked(steps)  # "look up the cut-off, convert it to minutes": the lookup asks for a period
     return Plan(goal, tuple(steps), len(steps), clauses[-1] if clauses else goal)
+
+
+_ACTS = re.compile(rf"\b(?:{'|'.join(ACTION)}|work|average|total|add)\w*\b", re.I)
+
+
+def _task_bound(plan: Plan) -> bool:
+    """A code input bound to the result of a task step that asks for no work ("Here's my script" planned as
+    a task): no value. A task that computes ("work out the fee") is a value the code may take."""
+    tasks = {s.index for s in plan.steps if s.kind == TASK and not _ACTS.search(s.text)}
+    return any(s.kind == CODE and any(ref in tasks for _, ref in s.bindings) for s in plan.steps)
 
 
 def _own_plan(clause: str) -> tuple[PlanStep, ...] | None:

@@ -37,6 +37,14 @@ _NOT_THINGS = frozenset(
 )
 
 
+#: words after a number that say it counts a thing named before it ("when 25 are ordered")
+_VERBS = frozenset("are is were was be will would get got have has had".split())  # noqa: SIM905
+#: a price asked per item ("cost each", "apiece", "the unit price"): the count only selects the price
+_EACH = re.compile(
+    r"\b(?:cost|costs|charged|priced|price|pay|is|are)\s+(?:each|apiece)\b|\bunit price\b", re.I
+)
+
+
 def _dimension(unit: str) -> str:
     return next((dim for dim, units in DIMENSIONS.items() if unit in units), "")
 
@@ -45,11 +53,14 @@ def quantity(text: str) -> tuple[float, str, str] | None:
     """The one quantity a request states: (number, unit or "", the thing counted or measured)."""
     spelled = re.sub(r"(\d)-(?=[a-z])", r"\1 ", digits(text))  # "a 5,000-litre pond"
     found = [n for n in numbers_in(spelled) if not (n.unit == "" and 1900 <= n.number <= 2100)]
+    found = [n for n in found if n.unit or not spelled[n.end : n.end + 1].isalpha()]  # "Flat 4B": a code
     if len(found) != 1:
         return None
     n = found[0]
     after = spelled[n.end :].lstrip(" -")
     words = re.findall(r"[a-z][a-z-]*", after.lower())[:4]
+    if not n.unit and words and words[0] in _VERBS:  # "when 25 are ordered": the thing is named before
+        return n.number, "", ""
     if n.unit:
         return n.number, n.unit, " ".join(w for w in words[:2] if w not in _NOT_THINGS)
     thing = next((w for w in words if w not in _NOT_THINGS and _COUNTABLE.match(w)), "")
@@ -88,8 +99,8 @@ def apply_rate(question: str) -> tuple[PlanStep, ...] | None:
         lookup = PlanStep(1, LOOKUP, f"{rate} of the {subject}", f"What is the {rate} of the {subject}?")
         return lookup, PlanStep(2, CALC, question, f"{n} / v1", (1,))
     if asked.kind == "amount" or (asked.kind == "number" and _COST.search(question)):
-        if not thing and not unit:
-            return None
+        if (not thing and not unit) or _EACH.search(question):
+            return None  # "what does a poster cost each when 25 are ordered": the price each, not times 25
         per = singular(thing) if thing and not unit else (unit or thing)  # "boxes" -> box, "business" stays
         q = f"What is the price per {per} of {subject} for {n} {thing or unit}?"
         lookup = PlanStep(1, LOOKUP, q.rstrip("?"), q)

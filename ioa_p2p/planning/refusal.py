@@ -37,6 +37,7 @@ from ioa_p2p.planning.clock import clock_times
 from ioa_p2p.planning.derive import DERIVE, derive_missing, typed_charge
 from ioa_p2p.planning.dimensions import asked_dimensions, mismatch
 from ioa_p2p.planning.doc_facts import Quantity, singular
+from ioa_p2p.planning.kept_lookup import kept_step
 from ioa_p2p.planning.missing import Missing, unapplied
 from ioa_p2p.planning.quantities import Quantity as ChargeQuantity
 from ioa_p2p.planning.relative import relative_base
@@ -55,6 +56,8 @@ def refusal(step: PlanStep, values: Mapping[int, Value]) -> Missing | None:
     if step.kind == CODE and all(n in values for n in step.needs):
         return _code_read_twice(step, values)
     if step.kind != CALC or any(n not in values for n in step.needs):
+        return None
+    if kept_step(step, values) is not None:  # the value looked up answers as asked (kept_lookup.py)
         return None
     if step.template == DERIVE and step.needs:
         return derive_missing(step.text, values[step.needs[0]])
