@@ -131,4 +131,6 @@ def test_a_percentage_is_no_price_unless_a_share_is_asked() -> None:
     assert share_for_price("What discount do groups get on the daily wetsuit rental?", share) == []
     assert share_for_price("How much VAT is charged on a rental?", share) == []
     assert share_for_price("What share of the fee goes to the club?", share) == []
+    # a share of an amount the question gives is how that price is stated
+    assert share_for_price("An invoice of EUR 900 was paid late: what is the late fee?", share) == []
     assert share_for_price("Look up the daily wetsuit rental at Orla", Value.of_number(10, "EUR")) == []

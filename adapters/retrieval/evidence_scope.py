@@ -12,7 +12,8 @@ module checks what the **value and its fact** say about the question, by class, 
   question states ("how much of each £42 match fee goes to the referee" answered "GBP 42", from the line
   that states the match fee): the search found the question's words, not the thing asked;
 - a **share for a price**: the question asks what something costs, with no word of a share ("percent",
-  "discount", "off", "surcharge", "VAT", "interest", ...), and the value is a percentage ("Groups of 4 get
+  "discount", "off", "surcharge", "VAT", "interest", ...) and no amount it could be a share of, and the value
+  is a percentage ("Groups of 4 get
   10 % off" for "the daily drysuit rental"): a rule about the price, not the price;
 - a **superseded fact**: the fact marks its value as past ("Your previous tariff ... charged 14.95p",
   "Last winter's price was ...", "the old rate", "no longer") while the question asks about no past time
@@ -160,6 +161,8 @@ def share_for_price(question: str, value: Value) -> list[Qualifier]:
     """A percentage answered to a question that asks what something costs and names no share."""
     if value.kind != NUMBER or value.unit != "%" or not asks_money(question) or _SHARE_WORDS.search(question):
         return []
+    if any(is_money(f.unit) for f in numbers_in(question)):  # "an invoice of EUR 2,400 ... the late fee?":
+        return []  # a share of the amount the question gives is how the price is stated
     return [Qualifier(f"an amount of money ({value.shown()} is a share of one)", "share", ())]
 
 

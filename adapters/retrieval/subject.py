@@ -27,7 +27,7 @@ from ioa_p2p.planning.values import ALIASES
 _FRAME_TEXT = """
     fare fares price prices priced cost costs costing charge charges charged charging fee fees rate rates
     pay pays paying paid payable ask asks asked quote quoted quotes tariff tariffs list listed total totals
-    amount sum way ways option options thing things order orders purchase
+    amount sum way ways option options thing things order orders purchase extra extras additional
     product result results answer value values figure number count much many
     worth quarter quarters third thirds previous former earlier later latest last old older
     file files sheet sheets table tables page pages
