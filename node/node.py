@@ -207,7 +207,8 @@ class Node:
         """Serve ``protocol_id``: each inbound stream becomes a FramedStream whose ``remote`` is the
         Noise-authenticated peer (or the co-hosted agent that opened it in memory: :meth:`accept_local`).
         Any exception but cancellation ends only that stream (reset), and is counted in ``node.faults``:
-        nothing a peer sends can end the node.
+        nothing a peer sends can end the node. A handler that answered (a refusal) just before its error
+        has the answer delivered first (:meth:`~ioa_p2p.node.net.framing.FramedStream.linger`).
 
         Each stream holds one unit of the ``streams`` budget while its handler runs: past the peer's
         cap it is reset at once; past the node's total, the newest stream of the peer holding the most
@@ -223,9 +224,12 @@ class Node:
             framed = self.budgets.framed(stream, remote)
             ok = False
             try:
-                with scope, self.faults.boundary(f"stream {protocol_id}", remote):
-                    await handler(framed)
-                    ok = True
+                with scope:
+                    with self.faults.boundary(f"stream {protocol_id}", remote):
+                        await handler(framed)
+                        ok = True
+                    if not ok:  # a refusal sent before the error reaches the peer before the reset
+                        await framed.linger()
             finally:
                 streams.release(claim)
                 framed.release_budget()

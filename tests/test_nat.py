@@ -172,7 +172,10 @@ async def test_a_failed_punch_leaves_the_relayed_connection_working(tmp_path: Pa
             )
             await trio.sleep(3)
             await a.services.messaging.send_text(b.peer_id, "still relayed")
-            assert kinds(a, b.peer_id) == ["relayed"]
+            # no direct connection; one relayed connection, or two when b's DHT lookup dialed a through
+            # the relay while a dialed b (seen with patch 31: both dials at the same moment; each side
+            # then holds an outbound and an inbound circuit, a case HolePuncher.initiates settles)
+            assert kinds(a, b.peer_id) in (["relayed"], ["relayed", "relayed"])
             assert [e.body.text for e in b.services.messaging.inbox] == ["first", "still relayed"]
 
 

@@ -71,6 +71,27 @@ async def test_a_loop_of_free_acquires_still_yields_now_and_then() -> None:
     assert await _other_steps(spin_on_free_locks) >= 9
 
 
+async def test_a_quick_lock_never_yields_while_held() -> None:
+    """Its every-so-often yield comes before it takes the lock: a holder parked for a pass of the loop
+    would queue every later caller behind it (issue 26, l-cross)."""
+    quick = QuickLock(trio.Lock())
+    seen_held = 0
+
+    async def watch() -> None:
+        nonlocal seen_held
+        while True:
+            seen_held += quick.locked()
+            await trio.lowlevel.checkpoint()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watch)
+        for _ in range(4 * YIELD_EVERY):
+            async with quick:
+                pass
+        nursery.cancel_scope.cancel()
+    assert seen_held == 0
+
+
 async def test_a_held_quick_lock_queues_its_waiters_in_order() -> None:
     lock = QuickLock(trio.Lock())
     order: list[int] = []

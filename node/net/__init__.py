@@ -14,6 +14,8 @@
   caller (a cancelled write used to desynchronise the session and drop the connection)
 - ``whole_reads.py``     patch 26: a Noise message read in many pieces no longer ends its connection
   (upstream's ``read_exactly`` gave up after 100 short reads with the socket open)
+- ``buffered_reads.py``  patch 31: a TCP read takes what the socket holds (one schedule point a chunk, not
+  two per Noise message): under load a connection no longer falls behind its peer
 - ``identify_retry.py``  patch 27: identify tried again (bounded, backing off) on a connection whose first
   identify failed (upstream tried once; the peer's protocols stayed unknown, GossipSub never registered it)
 - ``frame_writes.py``    patch 28: a yamux frame goes out at once when the connection's write lock is free;
@@ -45,7 +47,8 @@
 - ``source_dial.py``     TCP dials from the listen port (hole punching) that close their socket when cancelled
 - ``mdns.py``            peers on the local network by multicast DNS (``[node] mdns``)
 - ``framing.py``         length-prefixed frames over streams: buffered reader, size limit, whole-frame
-  deadline, idle timeout, partial-frame budget; every stream exception translated once
+  deadline, idle timeout, partial-frame budget; every stream exception translated once; a refusal sent
+  just before an error's reset is delivered first (``linger``)
 - ``budgets.py``         the node's resource budgets (``[limits]``) shared by the services, and how much
   the node trusts each peer (vouched for by the services)
 - ``guard.py``           :func:`guard_host`: puts the budgets into the py-libp2p host (metered reads,

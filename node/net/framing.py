@@ -46,6 +46,11 @@ DEFAULT_FRAME_TIMEOUT = 20.0
 #: Refused frames (answered with an error) one stream may send before it is reset: a peer writing
 #: garbage gets a typed answer for its first ones, not one answer per frame for ever.
 MAX_REFUSED_FRAMES = 16
+#: A stream ended by an error right after it answered (a refusal) waits this long at most, its sending side
+#: closed, for the peer to read the answer and end its side before it is reset (:meth:`FramedStream.linger`)
+LINGER_SECONDS = 3.0
+#: Bytes the peer may still send a lingering stream (read and dropped) before it is reset at once.
+LINGER_BYTES = 64 * 1024
 _MAX_VARINT_BYTES = 4  # 2**28 - 1 > any frame we accept
 
 
@@ -141,6 +146,8 @@ class FramedStream:
         self._frame_started: float | None = None
         self._last_read_at = 0.0
         self._read_scope: trio.CancelScope | None = None
+        #: a frame went out since the last :meth:`receive` began (an answer a reset now could drop unread)
+        self._answered = False
 
     @property
     def protocol(self) -> str:
@@ -162,6 +169,7 @@ class FramedStream:
             lock.acquire_nowait()
         try:
             await self._stream.write(payload)
+            self._answered = True
         except (StreamClosed, StreamReset, StreamEOF) as exc:
             raise PeerClosed(f"stream to {self.remote} closed while sending: {exc!r}") from None
         except StreamError as exc:
@@ -182,6 +190,7 @@ class FramedStream:
         frame is not complete ``frame_timeout`` seconds after its first byte, OverBudget when the frame
         does not fit the partial-frame budget. After any of these the stream is unusable: reset it."""
         decoder = self._decoder
+        self._answered = False
         if self._pace is not None:
             await self._pace(self.remote)
         try:
@@ -300,6 +309,30 @@ class FramedStream:
         self.release_budget()
         with contextlib.suppress(Exception):  # closing a broken stream: nothing left to do
             await self._stream.close()
+
+    async def linger(self) -> None:
+        """Before a reset that ends the stream after an error: when the stream's last act was an answer
+        (a refusal sent before raising), close its sending side and wait for the peer to end its side,
+        reading and dropping what it still sends, for :data:`LINGER_SECONDS` and :data:`LINGER_BYTES`
+        at most. A reset sent right behind the answer reaches the peer in the same read under load, and
+        its yamux drops a reset stream's unread bytes: the peer saw the stream reset, not the refusal.
+        Returns at once when nothing was sent since the last receive."""
+        if not self._answered:
+            return
+        self._answered = False
+        self.release_budget()
+        self._decoder.clear()
+        drained = 0
+        with trio.move_on_after(LINGER_SECONDS):
+            try:
+                await self._stream.close()
+                while drained < LINGER_BYTES:
+                    chunk = await self._stream.read(READ_CHUNK)
+                    if not chunk:
+                        return
+                    drained += len(chunk)
+            except Exception:  # the peer reset or closed it, or the connection broke: nothing to wait for
+                return
 
     async def reset(self) -> None:
         self.release_budget()

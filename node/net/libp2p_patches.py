@@ -124,6 +124,9 @@ tests fail loudly rather than letting a stale patch linger).
    2-3 scheduler passes per stream): :mod:`ioa_p2p.node.net.stream_events` (its docstring says all).
 30. A free lock still cost a scheduler pass; py-libp2p takes several per read and write:
    :mod:`ioa_p2p.node.net.quick_locks` (its docstring says all).
+31. Every TCP read was a schedule point, two per Noise message: under load a connection read about one
+   frame per pass of the loop, its bytes piled up in the kernel and new streams (identify) timed out:
+   :mod:`ioa_p2p.node.net.buffered_reads` (its docstring says all).
 """
 
 from __future__ import annotations
@@ -138,6 +141,7 @@ import libp2p.network.swarm as _swarm
 
 from ioa_p2p.logs import apply_third_party_levels
 from ioa_p2p.node.net.atomic_writes import atomic_secure_writes
+from ioa_p2p.node.net.buffered_reads import read_socket_in_chunks
 from ioa_p2p.node.net.cpu_meter import OWNER
 from ioa_p2p.node.net.frame_writes import write_frames_at_once
 from ioa_p2p.node.net.identify_retry import retry_identify
@@ -197,6 +201,7 @@ def apply_patches() -> None:
     notify_stream_events_inline()
     take_free_locks_at_once()
     read_messages_whole()
+    read_socket_in_chunks()
     retry_identify()
     _applied = True
 

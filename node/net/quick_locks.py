@@ -49,14 +49,16 @@ class QuickLock:
     async def acquire(self) -> None:
         global _count
         await trio.lowlevel.checkpoint_if_cancelled()
+        _count += 1
+        if _count % YIELD_EVERY == 0:
+            # before taking it, never while holding it: a holder parked for a pass of a busy loop queued
+            # every later caller behind it, and trio hands a lock from waiter to waiter one pass each
+            # (a reader of a connection waited seconds for its yamux stream table, issue 26)
+            await trio.lowlevel.cancel_shielded_checkpoint()
         try:
             self.inner.acquire_nowait()
         except trio.WouldBlock:
             await self.inner.acquire()
-            return
-        _count += 1
-        if _count % YIELD_EVERY == 0:
-            await trio.lowlevel.cancel_shielded_checkpoint()
 
     def acquire_nowait(self) -> None:
         self.inner.acquire_nowait()
