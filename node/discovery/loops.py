@@ -1,7 +1,7 @@
 """The background loops of a :class:`~ioa_p2p.node.discovery.service.Discovery` (started by
 :func:`~ioa_p2p.node.discovery.run.open_discovery` in its nursery; each runs until cancelled).
 
-- :func:`republish_loop`: a new card version every ``republish`` seconds;
+- :func:`republish_loop`: a new card version once ours is ``republish`` seconds old (wall clock);
 - :func:`expiry_loop`: drops expired cards from the directory as they expire;
 - :func:`rebuild_loop`: rebuilds the annoy snapshot in a worker thread when the delta grew;
 - :func:`announce_loop`: re-announces our card when more peers subscribed (:class:`AnnouncePacer`);
@@ -30,6 +30,7 @@ from ioa_p2p.dht.index import AnnoyIndex
 from ioa_p2p.dht.quorum import round_target
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.identity import PeerId
+from ioa_p2p.node.net.cpu_wait import wall_sleep
 from ioa_p2p.node.net.store_round import Started
 
 if TYPE_CHECKING:
@@ -53,8 +54,25 @@ DHT_PUBLISH_TIMEOUT = 60.0
 
 
 async def republish_loop(service: Discovery) -> None:
+    """A new version of our card once the one out is ``republish`` seconds old by the wall clock (its
+    lifetime, ``ttl``, runs by the wall clock at every peer). The loop's sleeps are on the run's clock,
+    which in a process of several agents (a ``RunnableClock``) leaves out the loop's waits for a CPU and
+    may run at a quarter of real time: one sleep of ``republish`` (600 s) could then last 2,400 s, past
+    the card's 1,800 s lifetime, and every peer dropped the card until the next version (issue 26,
+    l-idle8). So it sleeps :func:`~ioa_p2p.node.net.cpu_wait.wall_sleep` of what is left and looks again;
+    a version issued meanwhile (new addresses, new settings) starts the count again."""
+    settings = service.settings
     while True:
-        await trio.sleep(service.settings.republish)
+        card = service.card
+        if card is None or service.withdrawal is not None:  # nothing out to renew: look again later
+            await trio.sleep(wall_sleep(settings.republish))
+            if service.card is not None or service.withdrawal is not None:
+                continue  # a first card, or a withdrawal: the count starts from it
+        else:
+            left = (card.card.issued_at + settings.republish * 1000 - service.now_ms()) / 1000
+            if left > 0:
+                await trio.sleep(wall_sleep(left))
+                continue
         service.stats["renewals"] += 1
         await service.republish()
 
