@@ -2,7 +2,8 @@
 :func:`~ioa_p2p.node.discovery.run.open_discovery` in its nursery; each runs until cancelled).
 
 - :func:`republish_loop`: a new card version once ours is ``republish`` seconds old (wall clock);
-- :func:`expiry_loop`: drops expired cards from the directory as they expire;
+- :func:`expiry_loop`: drops expired cards from the directory as they expire (within
+  :data:`EXPIRY_CHECK` s; reads skip them at once);
 - :func:`rebuild_loop`: rebuilds the annoy snapshot in a worker thread when the delta grew;
 - :func:`announce_loop`: re-announces our card when more peers subscribed (:class:`AnnouncePacer`);
 - :func:`catch_up_loop`: fetches from the DHT the cards of gossip neighbours we hold none of, and the
@@ -77,14 +78,21 @@ async def republish_loop(service: Discovery) -> None:
         await service.republish()
 
 
+#: Longest sleep of the expiry loop (seconds). Reads never return an expired card (the directory checks
+#: each against the clock), so the loop only frees memory: it sleeps until the earliest expiry it knows
+#: of, at most this long (a card stored meanwhile that expires sooner goes at the next pass). It woke
+#: every second, 60 wake-ups a minute of every agent (issue 26, l-idle8).
+EXPIRY_CHECK = 30.0
+
+
 async def expiry_loop(service: Discovery) -> None:
     while True:
         gone = service.directory.expire(service.now_ms())
         if gone:
             log.debug("expired cards of %s", [p.short() for p in gone])
         next_at = service.directory.next_expiry()
-        wait = 1.0 if next_at is None else (next_at - service.now_ms()) / 1000 + 0.001
-        await trio.sleep(min(max(wait, 0.01), 1.0))
+        wait = EXPIRY_CHECK if next_at is None else (next_at - service.now_ms()) / 1000 + 0.001
+        await trio.sleep(min(max(wait, 0.01), EXPIRY_CHECK))
 
 
 async def rebuild_loop(service: Discovery) -> None:
@@ -376,6 +384,7 @@ async def _put_pages(
 __all__ = [
     "CATCH_UP_INTERVAL",
     "DHT_PUBLISH_TIMEOUT",
+    "EXPIRY_CHECK",
     "announce_loop",
     "round_target",
     "catch_up_loop",
