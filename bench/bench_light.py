@@ -88,6 +88,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK  # utime, stime
 
 
+def progress(began: float, what: str) -> None:
+    """A step of the run on stderr (seconds since the start, the load): a run ended by its timeout still
+    says how far it got."""
+    print(
+        f"bench_light: +{time.monotonic() - began:.0f} s {what} (load {load()})", file=sys.stderr, flush=True
+    )
+
+
 def load() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
@@ -176,21 +184,26 @@ async def measure(root: Path, specs: list[NodeSpec], args: argparse.Namespace) -
             open_testnet(root, specs, start_timeout=args.start_timeout, per_process=args.per_process)
         )
         out["start_s"] = round(time.monotonic() - start, 1)
+        progress(start, f"every agent up ({len(net.agents)})")
         launcher = net.agents[0]
         cards_s, held = await wait_cards(launcher, args.nodes, args.cards_timeout)
         out["cards_s"], out["cards_held"] = round(cards_s, 1), held  # idle is measured either way
+        progress(start, f"{held} of {args.nodes} cards at the launcher after {cards_s:.0f} s")
         probes = await start_probes(stack, root, net.bootstrap_addrs(), specs[0], args)
         await trio.sleep(args.settle)
+        progress(start, f"settled {args.settle:.0f} s")
         procs = {n.name: n.pid for n in [net.bootstrap, *net.agents] if n is not None and n.pid}
         procs.update({p.name: p.pid for p in probes if p.pid})
         agents = [n.name for n in net.agents]
         boot = net.bootstrap.name if net.bootstrap else ""
         counted = await traffic_census.snapshot(net.agents)  # messages by kind over the windows
+        progress(start, f"first traffic census ({len(counted)} agents answered)")
         spied = spied_roles(procs, agents, boot, [p.name for p in probes]) if args.profile else {}
         profiles = Profiles(Path(args.profile), spied) if spied else None
         if profiles is not None:
             profiles.start()
         windows = [await idle_window(procs, args.window) for _ in range(args.windows)]
+        progress(start, f"{args.windows} idle windows")
         if profiles is not None:
             profiles.stop()
             out["profile"] = summarize(Path(args.profile), 1, top=20)  # CPU seconds over the windows

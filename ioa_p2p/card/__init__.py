@@ -6,7 +6,9 @@
 - ``stamp.py``       the card stamp: a proof of work bound to the card's key and capability content
 - ``schemes.py``     the model IDs of the matcher's two card vector schemes (constants only)
 - ``sketch.py``      the signed card sketch (a quantised card vector) that bucket pages list
-- ``withdrawal.py``  the signed withdrawal (tombstone) of a card, and choosing between cards and withdrawals
+- ``withdrawal.py``  the signed withdrawal (tombstone) of a card, and choosing between cards and withdrawals;
+                     ``parse_record``, which checks a record's bytes once per process (``verified.py``)
+- ``verified.py``    the records this process already verified, by their bytes (bounded, least recent out)
 
 Wire formats: ``docs/protocol.md`` section 9.1.
 """

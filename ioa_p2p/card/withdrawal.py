@@ -23,7 +23,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar  # noqa: F401  (wire.message_type resolves Body's ClassVar hints here)
 
-from ioa_p2p.card.record import MAX_CARD_SIZE, MAX_CLOCK_SKEW_MS, MAX_TTL_MS, SignedCard, parse_card
+from ioa_p2p.card.record import (
+    MAX_CARD_SIZE,
+    MAX_CLOCK_SKEW_MS,
+    MAX_TTL_MS,
+    SignedCard,
+    check_fresh,
+    parse_card,
+)
+from ioa_p2p.card.verified import VerifiedRecords
 from ioa_p2p.errors import AuthorMismatch, ExpiredCard, InvalidCard, InvalidMessage, MessageTooLarge
 from ioa_p2p.identity import Identity, PeerId
 from ioa_p2p.wire.envelope import Envelope
@@ -118,12 +126,39 @@ def issue_withdrawal(identity: Identity, *, version: int, now_ms: int, reason: s
 
 def parse_record(data: bytes, *, now_ms: int, peer: PeerId | None = None) -> CardRecord:
     """A card (:func:`~ioa_p2p.card.record.parse_card`) or a withdrawal, verified and live at ``now_ms``;
-    ``peer``, when given, is the peer it must belong to. Raises an :class:`InvalidMessage` subclass."""
+    ``peer``, when given, is the peer it must belong to. Raises an :class:`InvalidMessage` subclass.
+    Bytes that passed before in this process (:data:`VERIFIED`) are not decoded and verified again: only
+    ``peer`` and ``now_ms`` are checked."""
     if not isinstance(data, bytes | bytearray | memoryview):
         raise InvalidCard(f"a card record is bytes, got {type(data).__name__}")
     data = bytes(data)
     if len(data) > MAX_CARD_SIZE:
         raise MessageTooLarge(f"a card record of {len(data)} bytes is over the limit of {MAX_CARD_SIZE}")
+    known = VERIFIED.get(data)
+    if known is not None:  # these bytes passed every check before: only the caller's peer and clock
+        return _recheck(known, now_ms, peer)
+    record = _parse_new(data, now_ms, peer)
+    VERIFIED.put(record.encoded, record)
+    return record
+
+
+#: The records this process verified (:mod:`ioa_p2p.card.verified`), shared by all its agents.
+VERIFIED: VerifiedRecords[CardRecord] = VerifiedRecords()
+
+
+def _recheck(record: CardRecord, now_ms: int, peer: PeerId | None) -> CardRecord:
+    """What :func:`parse_record` checks of a record verified before: the peer and the clock."""
+    if peer is not None and record.peer_id != peer:
+        what = "card" if isinstance(record, SignedCard) else "withdrawal"
+        raise InvalidCard(f"expected a record of {peer}, got the {what} of {record.peer_id}")
+    if isinstance(record, SignedCard):
+        check_fresh(record.card, now_ms)
+    else:
+        _check_live(record.withdrawal, now_ms)
+    return record
+
+
+def _parse_new(data: bytes, now_ms: int, peer: PeerId | None) -> CardRecord:
     envelope = Envelope.from_cbor(data, verify=False)
     if not isinstance(envelope.body, CardWithdrawal):
         return parse_card(data, now_ms=now_ms, peer=peer)
@@ -135,11 +170,15 @@ def parse_record(data: bytes, *, now_ms: int, peer: PeerId | None = None) -> Car
         raise InvalidCard("withdrawal envelope seq/ts must equal its version/issued_at")
     if peer is not None and body.peer != peer:
         raise InvalidCard(f"expected a record of {peer}, got the withdrawal of {body.peer}")
+    _check_live(body, now_ms)
+    return SignedWithdrawal(envelope, data)
+
+
+def _check_live(body: CardWithdrawal, now_ms: int) -> None:
     if now_ms >= body.expires_at:
         raise ExpiredCard(f"withdrawal of {body.peer} (version {body.version}) has expired")
     if body.issued_at > now_ms + MAX_CLOCK_SKEW_MS:
         raise InvalidCard(f"withdrawal of {body.peer} was issued in the future; check the clocks")
-    return SignedWithdrawal(envelope, data)
 
 
 def try_parse_record(data: bytes, *, now_ms: int, peer: PeerId | None = None) -> CardRecord | None:

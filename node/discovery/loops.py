@@ -1,8 +1,9 @@
 """The background loops of a :class:`~ioa_p2p.node.discovery.service.Discovery` (started by
 :func:`~ioa_p2p.node.discovery.run.open_discovery` in its nursery; each runs until cancelled).
 
-- :func:`republish_loop`: a new card version every ``republish`` seconds;
-- :func:`expiry_loop`: drops expired cards from the directory as they expire;
+- :func:`republish_loop`: a new card version once ours is ``republish`` seconds old (wall clock);
+- :func:`expiry_loop`: drops expired cards from the directory as they expire (within
+  :data:`EXPIRY_CHECK` s; reads skip them at once);
 - :func:`rebuild_loop`: rebuilds the annoy snapshot in a worker thread when the delta grew;
 - :func:`announce_loop`: re-announces our card when more peers subscribed (:class:`AnnouncePacer`);
 - :func:`catch_up_loop`: fetches from the DHT the cards of gossip neighbours we hold none of, and the
@@ -30,6 +31,7 @@ from ioa_p2p.dht.index import AnnoyIndex
 from ioa_p2p.dht.quorum import round_target
 from ioa_p2p.dht.validators import card_key
 from ioa_p2p.identity import PeerId
+from ioa_p2p.node.net.cpu_wait import wall_sleep
 from ioa_p2p.node.net.store_round import Started
 
 if TYPE_CHECKING:
@@ -53,10 +55,34 @@ DHT_PUBLISH_TIMEOUT = 60.0
 
 
 async def republish_loop(service: Discovery) -> None:
+    """A new version of our card once the one out is ``republish`` seconds old by the wall clock (its
+    lifetime, ``ttl``, runs by the wall clock at every peer). The loop's sleeps are on the run's clock,
+    which in a process of several agents (a ``RunnableClock``) leaves out the loop's waits for a CPU and
+    may run at a quarter of real time: one sleep of ``republish`` (600 s) could then last 2,400 s, past
+    the card's 1,800 s lifetime, and every peer dropped the card until the next version (issue 26,
+    l-idle8). So it sleeps :func:`~ioa_p2p.node.net.cpu_wait.wall_sleep` of what is left and looks again;
+    a version issued meanwhile (new addresses, new settings) starts the count again."""
+    settings = service.settings
     while True:
-        await trio.sleep(service.settings.republish)
+        card = service.card
+        if card is None or service.withdrawal is not None:  # nothing out to renew: look again later
+            await trio.sleep(wall_sleep(settings.republish))
+            if service.card is not None or service.withdrawal is not None:
+                continue  # a first card, or a withdrawal: the count starts from it
+        else:
+            left = (card.card.issued_at + settings.republish * 1000 - service.now_ms()) / 1000
+            if left > 0:
+                await trio.sleep(wall_sleep(left))
+                continue
         service.stats["renewals"] += 1
         await service.republish()
+
+
+#: Longest sleep of the expiry loop (seconds). Reads never return an expired card (the directory checks
+#: each against the clock), so the loop only frees memory: it sleeps until the earliest expiry it knows
+#: of, at most this long (a card stored meanwhile that expires sooner goes at the next pass). It woke
+#: every second, 60 wake-ups a minute of every agent (issue 26, l-idle8).
+EXPIRY_CHECK = 30.0
 
 
 async def expiry_loop(service: Discovery) -> None:
@@ -65,8 +91,8 @@ async def expiry_loop(service: Discovery) -> None:
         if gone:
             log.debug("expired cards of %s", [p.short() for p in gone])
         next_at = service.directory.next_expiry()
-        wait = 1.0 if next_at is None else (next_at - service.now_ms()) / 1000 + 0.001
-        await trio.sleep(min(max(wait, 0.01), 1.0))
+        wait = EXPIRY_CHECK if next_at is None else (next_at - service.now_ms()) / 1000 + 0.001
+        await trio.sleep(min(max(wait, 0.01), EXPIRY_CHECK))
 
 
 async def rebuild_loop(service: Discovery) -> None:
@@ -358,6 +384,7 @@ async def _put_pages(
 __all__ = [
     "CATCH_UP_INTERVAL",
     "DHT_PUBLISH_TIMEOUT",
+    "EXPIRY_CHECK",
     "announce_loop",
     "round_target",
     "catch_up_loop",

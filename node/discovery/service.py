@@ -53,6 +53,7 @@ from ioa_p2p.node.discovery.own_card import CardOwner
 from ioa_p2p.node.discovery.pages import PagePublisher, search_pages
 from ioa_p2p.node.discovery.search import DIRECT_TIMEOUT, CardSearch
 from ioa_p2p.node.discovery.warm import WarmState
+from ioa_p2p.node.net.cpu_wait import loop_monotonic
 from ioa_p2p.node.ports import CardNetPort, CardTopicPort, NodePort
 
 log = logging.getLogger("ioa_p2p.discovery")
@@ -145,8 +146,8 @@ class Discovery(CardOwner):
     def note_clocks(self) -> None:
         """Before a read and on each revalidation pass: back from a gap, every card held is a suspect
         until confirmed again (:class:`~ioa_p2p.dht.directory.GapWatch`)."""
-        now = self.now_ms()
-        if self.gap.back(now, trio.current_time()):
+        now = self.now_ms()  # against the loop's time with its waits for a CPU (a RunnableClock) counted
+        if self.gap.back(now, loop_monotonic()):
             self.directory.rejoined(now)
             log.info("back from a gap: the cards held are confirmed again before they are returned")
 

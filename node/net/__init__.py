@@ -22,6 +22,9 @@
   the muxer's reader never waits behind the lock (its ACK / RST / PING answers are queued)
 - ``stream_events.py``   patch 29: a stream's open and close tell the swarm's notifees in the caller's task
   (upstream ran a task per notifee for every stream event)
+- ``inbound_slots.py``   patch 32: an inbound connection gives back its slot of the swarm's inbound cap (250)
+  when it closes (upstream held it for the host's life: a node refused every inbound connection after
+  250 in all)
 - ``quick_locks.py``     patch 30: py-libp2p's per-connection and per-stream locks taken without a schedule
   point when free (every 64th free acquire still yields)
 - ``arrivals.py``        connections as they open, numbered, for work a (re)connection starts (the chats'

@@ -17,6 +17,9 @@ invitations between agents that were all alive and willing went unanswered.
   every timeout still ends within ``1 / MIN_RATE`` times its length. The process of several agents
   (``ioa node start`` with ``[[agents]]``) runs on it: one loop thread serves all its agents and waits
   for a CPU as long as a single-agent process does;
+- :func:`loop_monotonic`: the run's time with the waits a :class:`RunnableClock` left out added back, for
+  comparisons with the wall clock; :func:`wall_sleep`: how long to sleep on the run's clock so that a
+  wall-clock deadline is not overslept;
 - :func:`open_cpu_deadline`: a cancel scope that ends ``seconds`` after it opens, not counting the time the
   loop's thread waited for a CPU meanwhile, and never later than ``most`` seconds after it opens. A peer
   that does not answer still fails in bounded time; a live peer is not failed because this machine was
@@ -40,6 +43,9 @@ _SCHEDSTAT = "/proc/thread-self/schedstat"
 CHECK_EVERY = 0.25
 #: The slowest a :class:`RunnableClock` runs, as a share of real time (timeouts at most 4x as long).
 MIN_RATE = 0.25
+#: The shortest sleep of :func:`wall_sleep` (seconds of the run's clock; a wall deadline may pass by up to
+#: this over ``1 / MIN_RATE``).
+WALL_STEP = 1.0
 #: How often (seconds of real time) a :class:`RunnableClock` re-reads the wait, at most.
 CLOCK_REFRESH = 0.002
 
@@ -108,6 +114,34 @@ class RunnableClock(trio.abc.Clock):
         return max(0.0, deadline - self.current_time())
 
 
+def run_clock() -> trio.abc.Clock:
+    """The trio run's clock (a :class:`RunnableClock` in a process of several agents)."""
+    return trio.lowlevel.current_clock()
+
+
+def loop_monotonic() -> float:
+    """The run's time plus what its clock left out so far: on a :class:`RunnableClock` (a process of
+    several agents) the seconds that really passed, run-queue waits included, which keep pace with the
+    wall clock except while the machine sleeps; trio's time on any other clock (the kernel's monotonic
+    time on trio's own, the mock time in a test). What a wall-clock comparison needs (a
+    :class:`~ioa_p2p.dht.directory.GapWatch`): trio's time alone stands still while the loop waits for a
+    CPU, and such a wait is no sleep of the machine."""
+    now = trio.current_time()  # first: a RunnableClock adds to ``discounted`` as it reads the time
+    discounted = getattr(run_clock(), "discounted", 0.0)
+    return now + (discounted if isinstance(discounted, float) else 0.0)
+
+
+def wall_sleep(seconds: float) -> float:
+    """The seconds of the run's clock to sleep so that at most ``seconds`` of wall time pass, give or take
+    :data:`WALL_STEP`: ``seconds`` on trio's own clock; on a clock that may run slower than real time (a
+    :class:`RunnableClock`, ``min_rate``) that share of it, so a wall-clock deadline (our card's renewal
+    before it expires at every peer) is met by sleeping again with what is left."""
+    rate = getattr(run_clock(), "min_rate", 1.0)
+    if not isinstance(rate, float) or not 0 < rate < 1:
+        return seconds
+    return max(seconds * rate, min(seconds, WALL_STEP))
+
+
 def clock_is_real() -> bool:
     """Whether the trio run keeps the kernel's time (trio's own clock; not a test's ``MockClock``)."""
     return type(trio.lowlevel.current_clock()).__name__ == "SystemClock"
@@ -160,6 +194,10 @@ __all__ = [
     "MIN_RATE",
     "RunnableClock",
     "clock_is_real",
+    "loop_monotonic",
     "open_cpu_deadline",
+    "run_clock",
     "run_queue_wait",
+    "wall_sleep",
+    "WALL_STEP",
 ]

@@ -4,7 +4,8 @@ This is the only module that knows how py-libp2p wants keys, security and muxer 
 translates multiaddr / peer-info errors into ours. Only Ed25519 peers are let in: the Noise handshake with a
 peer whose identity key is of another type (secp256k1, ECDSA, RSA) fails, because every ioa-p2p peer ID
 (:class:`~ioa_p2p.identity.PeerId`) is an Ed25519 key. Inbound streams are served inside a fault boundary
-(:func:`~ioa_p2p.node.net.libp2p_patches.contain_inbound_streams`).
+(:func:`~ioa_p2p.node.net.libp2p_patches.contain_inbound_streams`); an inbound connection holds its slot of
+the swarm's inbound cap only while it is open (:func:`~ioa_p2p.node.net.inbound_slots.free_inbound_slots`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from libp2p.security.noise.transport import Transport as NoiseTransport
 from ioa_p2p.errors import InvalidAddress, InvalidPeerId
 from ioa_p2p.faults import Faults
 from ioa_p2p.identity import Identity, PeerId
+from ioa_p2p.node.net.inbound_slots import free_inbound_slots
 from ioa_p2p.node.net.libp2p_patches import (
     FaultSink,
     apply_patches,
@@ -85,6 +87,7 @@ def new_noise_host(identity: Identity, *, on_fault: FaultSink | None = None) -> 
     muxers = {k: v for k, v in create_yamux_muxer_option().items() if "yamux" in str(k)}
     host = new_host(key_pair=key_pair, sec_opt={NOISE_PROTOCOL_ID: noise}, muxer_opt=muxers)
     disable_auto_connector(host)
+    free_inbound_slots(host)  # patch 32: a closed inbound connection gives its slot back
     contain_inbound_streams(host, on_fault or HOSTS_WITHOUT_NODE.record)
     if from_libp2p_id(host.get_id()) != identity.peer_id:  # pragma: no cover - invariant
         raise RuntimeError("libp2p derived a different peer ID from our key")
