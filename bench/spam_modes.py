@@ -165,6 +165,8 @@ class Tally:
         self.new_recalls: list[float] = []
         self.rank_ms: list[float] = []
         self.honest_fetched: list[float] = []
+        self.gold_fetched: list[float] = []  # share of a goal's gold agents among the cards fetched
+        self.led: Counter[str] = Counter()  # teams each spam identity led
         self.fetched_n: list[int] = []
         self.team_cpu_ms: list[float] = []  # CPU of choose_team per team (the defences' cost)
         #: honest agents first needed (in a goal's gold team) with no accepted work on record yet: when
@@ -191,11 +193,15 @@ class Tally:
             "rank_ms_p50": round(statistics.median(self.rank_ms), 2),
             "team_cpu_ms_p50": round(statistics.median(self.team_cpu_ms), 2),
         }
+        if self.joined:  # the spam identity in most teams: of them, how many it led
+            key, count = self.joined.most_common(1)[0]
+            out["top_spam_identity"] = {"teams": count, "led": self.led[key], "sleeper": key in self.delivers}
         out.update(self.newcomer_figures())
         if self.new_recalls:
             out["recall@5_new_goals"] = round(statistics.mean(self.new_recalls), 4)
         if self.honest_fetched:
             out["honest_share_of_fetched"] = round(statistics.mean(self.honest_fetched), 3)
+            out["gold_fetched"] = round(statistics.mean(self.gold_fetched), 4)
             out["cards_fetched"] = round(statistics.mean(self.fetched_n), 1)
         return out
 
@@ -332,6 +338,7 @@ class Fold:
         if among is not None:
             tally.honest_fetched.append(sum(k not in spam for k in among) / max(1, len(among)))
             tally.fetched_n.append(len(among))
+            tally.gold_fetched.append(len(gold & set(among)) / len(gold) if gold else 0.0)
             self.seen.update(among)
         top = [m.key for m in ranker.rank(goal["goal"], 5, among=among)]
         tally.rank_ms.append((time.perf_counter() - started) * 1000)
@@ -351,6 +358,8 @@ class Fold:
         bad = [k for k in pick.keys if k in spam]
         tally.teams_with_spam += bool(bad)
         tally.spam_leads += bool(pick.keys) and pick.keys[0] in spam
+        if pick.keys and pick.keys[0] in spam:
+            tally.led[pick.keys[0]] += 1
         tally.only_spam += bool(bad) and len(bad) == len(pick.keys)
         tally.joined.update(bad)
         tally.sleeper_teams += any(k in world.delivers for k in bad)
