@@ -102,7 +102,7 @@ from typing import Any
 
 from shared_data import data_file, require
 from spam_costs import arrival_costs, costs, entry_costs, stamp_costs
-from spam_modes import BAR_FLOODED, EXPOSURE, GOAL_SECONDS, KIN, MATCHER, POLICIES, build, run
+from spam_modes import BAR_FLOODED, CEILING, EXPOSURE, GOAL_SECONDS, KIN, MATCHER, POLICIES, build, run
 from spam_sources import describe as describe_sources
 from spam_sources import propagate
 from spam_world import (
@@ -190,6 +190,11 @@ def main() -> None:
         "joins as a member (TeamCaps.barred); off: it joins where nothing else can (before)",
     )  # fmt: skip
     parser.add_argument(
+        "--ceiling", default="on", choices=("on", "off"),
+        help="with an exposure mode: a spent identity that joined its budget plus over_budget (1) teams of "
+        "the window never joins as a member (teaming/exposure.py ceiling_keys); off: before",
+    )  # fmt: skip
+    parser.add_argument(
         "--dup", type=float, default=0.0,
         help="with --pages: score units off unproven cards with many unproven near-duplicates "
         "(spam_world.DUP: evidence measured against the trickle attacker; 0: off, the node's default)",
@@ -233,6 +238,7 @@ def main() -> None:
     ARRIVAL[0] = args.arrival
     DUP[0], DUP_FREE[0], DUP_COSINE[0] = args.dup, args.dup_free, args.dup_cosine
     BAR_FLOODED[0] = args.bar_flooded == "on"
+    CEILING[0] = args.ceiling == "on"
     data = json.loads(require(data_file(args.data)).read_text(encoding="utf-8"))
     honest = [(a["name"], a["description"]) for a in data["agents"]]
     goals = [g for g in data["goals"] if g.get("team")]

@@ -145,7 +145,7 @@ class Sketches:
 
     def fetched(self, goal: str, *args: Any, **kwargs: Any) -> list[str]:
         """:meth:`fetched_one` for the goal and, with :data:`NEED_FINDS`, for each of its clauses too (as
-        ``node/goals/teams.py`` ``find_all``: at most ``MAX_QUERIES`` queries), the union, first seen first."""
+        ``node/goals/teams.py`` ``find_all``: ``MAX_QUERIES`` at most): their union, in order."""
         queries = [goal]
         if NEED_FINDS[0]:
             queries = list(dict.fromkeys([goal, *(n.text for n in split_goal(goal))]))[:MAX_QUERIES]
