@@ -76,6 +76,11 @@ near its last slot (``dht/fetchevidence.py``; on, the node's default) or not (be
 the evidence ``dht/arrival.py`` takes to the fetch (``spam_world.ARRIVAL``; ``restart``: the node restarted
 after the flood, its record kept in a real SQLite file; ``forget``: restarted with no record kept);
 ``none``: before it.
+``--need-finds on|off`` (with ``--pages``): a goal's page search also runs for each of its clauses (the
+node's ``TeamFormation.find_all``: the goal and its clauses, 6 queries at most; on, since 2026-11-29) or
+for the whole goal alone (off: the model before). ``--ceiling on|off`` (exposure modes): a spent identity
+that joined its budget plus ``over_budget`` teams of the window is barred as a member
+(``teaming/exposure.py`` ``ceiling_keys``; on, the node's default) or not (before).
 ``--data``: another shared data set of the same shape (``teaming-dev.json``).
 
 ``--sources 1,4,100`` (``spam_sources.py``): where the spam comes from. A flood of the attack's identities
