@@ -67,3 +67,54 @@ def test_a_sleeper_still_needed_joins_at_most_its_budget_and_the_ceiling_as_a_me
     leads, loose_leads = Counter(t[0] for t in node.teams), Counter(t[0] for t in loose.teams)
     assert leads["plotter"] == loose_leads["plotter"] == 12
     assert leads["translator"] == loose_leads["translator"] >= 8
+
+
+def test_the_reputation_book_hands_discovery_the_peers_past_the_ceiling() -> None:
+    """The goals service's book (node/goals/reputation.py): a peer with no accepted work here that joined
+    two of this node's goal chats this window is spent and past the ceiling (budget 1, one more); one
+    that joined one is spent only; both are handed to discovery, which team formation bars
+    (node/goals/teams.py); an hour later neither is."""
+    from types import SimpleNamespace
+
+    from ioa_p2p.identity import Identity
+    from ioa_p2p.node.goals.reputation import ReputationBook
+    from ioa_p2p.teaming.trust import OFF as NO_TRUST
+
+    me, busy, once = (Identity.generate() for _ in range(3))
+    now = 100_000.0
+    chats = {
+        bytes([1]) * 32: (now - 900, [busy, once]),
+        bytes([2]) * 32: (now - 300, [busy]),
+    }
+    store = SimpleNamespace(
+        member_chats=lambda: list(chats),
+        history=lambda c: [],
+        get=lambda c: SimpleNamespace(
+            creator=me.peer_id,
+            topic="goal: plot and translate",
+            genesis=SimpleNamespace(ts=int(chats[c][0] * 1000)),
+            members=lambda: frozenset([me.peer_id, *(p.peer_id for p in chats[c][1])]),
+        ),
+    )
+    directory = SimpleNamespace(pin=lambda members: None, ranker=None, __iter__=lambda: iter(()))
+    clock = [now]
+    discovery = SimpleNamespace(
+        node=SimpleNamespace(now=lambda: clock[0], peer_id=me.peer_id),
+        directory=directory,
+        search=SimpleNamespace(),
+    )
+    book = ReputationBook(store, discovery, NO_TRUST, exposure=ExposurePolicy(window=HOUR))  # type: ignore[arg-type]
+    book.update()
+    assert book.expose()
+    assert book.spent == {str(busy.peer_id), str(once.peer_id)}
+    assert book.over_ceiling == {str(busy.peer_id)}
+    book.publish()
+    assert discovery.over_ceiling == {str(busy.peer_id)}  # type: ignore[attr-defined]
+    clock[0] = now + 2 * HOUR
+    assert book.expose() and book.over_ceiling == frozenset() and book.spent == frozenset()
+    clock[0] = now
+    none = ReputationBook(store, discovery, NO_TRUST, exposure=ExposurePolicy(window=HOUR, over_budget=None))  # type: ignore[arg-type]
+    none.update()
+    none.expose()
+    assert none.spent == {str(busy.peer_id), str(once.peer_id)}  # spent, but no ceiling
+    assert none.over_ceiling == frozenset()
