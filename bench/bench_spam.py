@@ -40,7 +40,12 @@ Attacks (a spam card's text; every spam card has a new identity):
 - ``superset``: an honest card's description plus two to four others' (it targets that card's queries);
 - ``clone``: an honest card's description, verbatim (issued after the honest one);
 - ``reworded``: like ``superset``, with one word in eight of every copied description left out, so no
-  claim is copied verbatim (what copy detection cannot see; the breadth discount and reputation remain).
+  claim is copied verbatim (what copy detection cannot see; the breadth discount and reputation remain);
+- ``drip``: the development *trickle* attacker: each identity one of the four texts above, at random,
+  minted long before the goals (as old as the honest cards), one in five a sleeper that does its tasks
+  (``spam_attacks.PATIENT``); with ``--arrival trickle`` its identities came over two weeks at the
+  network's usual rate (no flood to see). ``--attacks dev`` is these five: the attacks defences may be
+  tuned on; the held-out generator's (below) are scored once, at the end.
 
 Figures per attack and mode: honest recall@5 (share of the gold agents in the top 5 of ``find``; the
 baseline without spam first), the share of teams with a spam member, the largest share of teams one spam
@@ -71,6 +76,11 @@ near its last slot (``dht/fetchevidence.py``; on, the node's default) or not (be
 the evidence ``dht/arrival.py`` takes to the fetch (``spam_world.ARRIVAL``; ``restart``: the node restarted
 after the flood, its record kept in a real SQLite file; ``forget``: restarted with no record kept);
 ``none``: before it.
+``--need-finds on|off`` (with ``--pages``): a goal's page search also runs for each of its clauses (the
+node's ``TeamFormation.find_all``: the goal and its clauses, 6 queries at most; on, since 2026-11-29) or
+for the whole goal alone (off: the model before). ``--ceiling on|off`` (exposure modes): a spent identity
+that joined its budget plus ``over_budget`` teams of the window is barred as a member
+(``teaming/exposure.py`` ``ceiling_keys``; on, the node's default) or not (before).
 ``--data``: another shared data set of the same shape (``teaming-dev.json``).
 
 ``--sources 1,4,100`` (``spam_sources.py``): where the spam comes from. A flood of the attack's identities
@@ -97,7 +107,7 @@ from typing import Any
 
 from shared_data import data_file, require
 from spam_costs import arrival_costs, costs, entry_costs, stamp_costs
-from spam_modes import BAR_FLOODED, EXPOSURE, GOAL_SECONDS, KIN, MATCHER, POLICIES, build, run
+from spam_modes import BAR_FLOODED, CEILING, EXPOSURE, GOAL_SECONDS, KIN, MATCHER, POLICIES, build, run
 from spam_sources import describe as describe_sources
 from spam_sources import propagate
 from spam_world import (
@@ -107,8 +117,10 @@ from spam_world import (
     DUP_COSINE,
     DUP_FREE,
     EVIDENCE_POOL,
+    NEED_FINDS,
     PROVEN_FETCH,
     Sketches,
+    attacks_of,
     fetch_only,
     spam_for,
 )
@@ -168,6 +180,11 @@ def main() -> None:
         "node started just before (nothing kept), or no arrival evidence",
     )  # fmt: skip
     parser.add_argument(
+        "--need-finds", default="on", choices=("on", "off"),
+        help="with --pages: a goal's page search runs for the goal and each of its clauses, as the node's "
+        "find_all (on), or for the whole goal alone (off: the model before 2026-11-29)",
+    )  # fmt: skip
+    parser.add_argument(
         "--evidence-pool", default="on", choices=("on", "off"),
         help="with --pages: the fetch's pool is cut after each peer's own evidence (reputation, flood "
         "penalty: fetchchoice.pool_of, the node since 2026-11-29) or by sketch score alone (off: before)",
@@ -176,6 +193,11 @@ def main() -> None:
         "--bar-flooded", default="on", choices=("on", "off"),
         help="with --pages and an exposure mode: a spent identity still under a flood's penalty never "
         "joins as a member (TeamCaps.barred); off: it joins where nothing else can (before)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--ceiling", default="on", choices=("on", "off"),
+        help="with an exposure mode: a spent identity that joined its budget plus over_budget (1) teams of "
+        "the window never joins as a member (teaming/exposure.py ceiling_keys); off: before",
     )  # fmt: skip
     parser.add_argument(
         "--dup", type=float, default=0.0,
@@ -217,9 +239,11 @@ def main() -> None:
     CENTRE[0] = args.centre
     PROVEN_FETCH[0] = args.proven_fetch == "on"
     EVIDENCE_POOL[0] = args.evidence_pool == "on"
+    NEED_FINDS[0] = args.need_finds == "on"
     ARRIVAL[0] = args.arrival
     DUP[0], DUP_FREE[0], DUP_COSINE[0] = args.dup, args.dup_free, args.dup_cosine
     BAR_FLOODED[0] = args.bar_flooded == "on"
+    CEILING[0] = args.ceiling == "on"
     data = json.loads(require(data_file(args.data)).read_text(encoding="utf-8"))
     honest = [(a["name"], a["description"]) for a in data["agents"]]
     goals = [g for g in data["goals"] if g.get("team")]
@@ -241,7 +265,7 @@ def main() -> None:
         return None
     if args.pages and args.fetch_only:
         return fetch_only(
-            honest, goals, args.ratio, args.attacks.split(","), args.json, args.passes, args.warm
+            honest, goals, args.ratio, attacks_of(args.attacks), args.json, args.passes, args.warm
         )
     placements = sources_placements(args, args.ratio * len(honest))
     if args.sources_only:
@@ -277,7 +301,7 @@ def main() -> None:
                 flush=True,
             )
     rng = random.Random(25)
-    for attack in args.attacks.split(","):
+    for attack in attacks_of(args.attacks):
         spam_all = spam_for(attack, honest, args.ratio * len(honest), rng)
         for placement, mode in ((p, m) for p in placements for m in modes):
             spam = spam_all if placement is None else spam_all[: placement["spam_at_far"]]
@@ -357,7 +381,12 @@ def describe(row: dict[str, Any]) -> str:
         f"{100 * row['spam_top5_slots']:4.1f} % of slots  "
         f"(rank p50 {row['rank_ms_p50']} ms, team CPU p50 {row['team_cpu_ms_p50']} ms, "
         f"index {row['index_s']} s)"
-        + (f"  cards fetched per find {row['cards_fetched']}" if "cards_fetched" in row else "")
+        + (
+            f"  cards fetched per find {row['cards_fetched']} (gold among them {row['gold_fetched']:.3f})"
+            if "cards_fetched" in row
+            else ""
+        )
+        + (f"  top spam identity {row['top_spam_identity']}" if "top_spam_identity" in row else "")
         + (
             f"  new goals: recall@5 {row['recall@5_new_goals']:.3f} ({row['new_goals_ratio']:.2f})"
             if "new_goals_ratio" in row

@@ -113,12 +113,18 @@ SLEEPER_SHARE = 5
 HELDOUT = ("paraphrase", "mixture", "focused", "heldout", "patient")
 
 
+#: Attacks whose identities are as old as the honest ones, one in :data:`SLEEPER_SHARE` a sleeper: the
+#: held-out ``patient`` and the development ``drip`` (``spam_world.spam_texts``: this benchmark's own texts).
+PATIENT = ("patient", "drip")
+
+
 def spam_behaviour(kind: str, index: int) -> tuple[bool, bool]:
     """``(aged, delivers)`` of the ``index``-th spam identity of attack ``kind``: aged identities are as
-    old as the honest cards; a delivering one does its tasks (the ``patient`` attacker's sleepers)."""
-    if kind != "patient":
+    old as the honest cards; a delivering one does its tasks (the ``patient`` and ``drip`` attackers'
+    sleepers)."""
+    if kind not in PATIENT:
         return False, False
     return True, index % SLEEPER_SHARE == 0
 
 
-__all__ = ["HELDOUT", "SLEEPER_SHARE", "heldout_texts", "paraphrase", "spam_behaviour"]
+__all__ = ["HELDOUT", "PATIENT", "SLEEPER_SHARE", "heldout_texts", "paraphrase", "spam_behaviour"]

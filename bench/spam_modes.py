@@ -20,7 +20,14 @@ from ioa_p2p.conversation.reputation import Standing, reputation_prior
 from ioa_p2p.dht.ranking import CardRanker
 from ioa_p2p.identity import Identity
 from ioa_p2p.matching import make_matcher
-from ioa_p2p.teaming.exposure import EXPOSURE_WINDOW, ExposurePolicy, TeamLog, spent_keys, unproven_slots_left
+from ioa_p2p.teaming.exposure import (
+    EXPOSURE_WINDOW,
+    ExposurePolicy,
+    TeamLog,
+    ceiling_keys,
+    spent_keys,
+    unproven_slots_left,
+)
 from ioa_p2p.teaming.offline import LEAD_MARGIN, choose_team
 from ioa_p2p.teaming.trust import NO_CAPS, TrustPolicy, trust_priors, unproven_keys
 
@@ -68,6 +75,9 @@ GOAL_SECONDS = [10.0]
 #: Whether a spent identity still under a flood's penalty is barred from joining as a member
 #: (``TeamCaps.barred``; ``--bar-flooded``).
 BAR_FLOODED = [True]
+#: Whether a spent identity past its budget plus ``over_budget`` teams of the window is barred from joining
+#: as a member (``teaming/exposure.py`` ``ceiling_keys``; ``--ceiling``; off: before 2026-11-29).
+CEILING = [True]
 WARM_GAP = 1.5
 
 
@@ -165,6 +175,9 @@ class Tally:
         self.new_recalls: list[float] = []
         self.rank_ms: list[float] = []
         self.honest_fetched: list[float] = []
+        self.gold_fetched: list[float] = []  # share of a goal's gold agents among the cards fetched
+        self.led: Counter[str] = Counter()  # teams each spam identity led
+        self.while_spent: Counter[str] = Counter()  # teams each identity joined with its budget spent
         self.fetched_n: list[int] = []
         self.team_cpu_ms: list[float] = []  # CPU of choose_team per team (the defences' cost)
         #: honest agents first needed (in a goal's gold team) with no accepted work on record yet: when
@@ -191,11 +204,18 @@ class Tally:
             "rank_ms_p50": round(statistics.median(self.rank_ms), 2),
             "team_cpu_ms_p50": round(statistics.median(self.team_cpu_ms), 2),
         }
+        if self.joined:  # the spam identity in most teams: of them, how many it led
+            key, count = self.joined.most_common(1)[0]
+            out["top_spam_identity"] = {
+                "teams": count, "led": self.led[key], "while_spent": self.while_spent[key],
+                "sleeper": key in self.delivers,
+            }  # fmt: skip
         out.update(self.newcomer_figures())
         if self.new_recalls:
             out["recall@5_new_goals"] = round(statistics.mean(self.new_recalls), 4)
         if self.honest_fetched:
             out["honest_share_of_fetched"] = round(statistics.mean(self.honest_fetched), 3)
+            out["gold_fetched"] = round(statistics.mean(self.gold_fetched), 4)
             out["cards_fetched"] = round(statistics.mean(self.fetched_n), 1)
         return out
 
@@ -269,7 +289,10 @@ class Fold:
         if self.exposure is not None:  # who reached its budget of teams in the last window, now
             joined = self.log.joined(self.now - self.exposure.window)
             spent = spent_keys(joined, self.first_done, now=self.now, policy=self.exposure)
-            caps = replace(caps, spent=spent, strict=self.exposure.strict, barred=self.flooded(spent))
+            barred = self.flooded(spent)
+            if CEILING[0]:  # spent and past the teams a spent identity may add (ExposurePolicy.over_budget)
+                barred |= ceiling_keys(joined, self.first_done, now=self.now, policy=self.exposure) & spent
+            caps = replace(caps, spent=spent, strict=self.exposure.strict, barred=barred)
             left = unproven_slots_left(self.log, self.first_done, now=self.now, policy=self.exposure)
             if left is not None and caps.max_unproven is not None:  # TrustPolicy.caps(unproven_left=)
                 caps = replace(caps, max_unproven=min(caps.max_unproven, left), unproven_left=left)
@@ -278,6 +301,7 @@ class Fold:
             goal, ranker.matcher, among=among, max_team=4, caps=caps, kin=kin, lead_margin=self.lead
         )
         self.tally.team_cpu_ms.append(1000 * (time.process_time() - started))
+        self.tally.while_spent.update(k for k in pick.keys if k in caps.spent)
         return pick
 
     def flooded(self, keys: frozenset[str]) -> frozenset[str]:
@@ -332,6 +356,7 @@ class Fold:
         if among is not None:
             tally.honest_fetched.append(sum(k not in spam for k in among) / max(1, len(among)))
             tally.fetched_n.append(len(among))
+            tally.gold_fetched.append(len(gold & set(among)) / len(gold) if gold else 0.0)
             self.seen.update(among)
         top = [m.key for m in ranker.rank(goal["goal"], 5, among=among)]
         tally.rank_ms.append((time.perf_counter() - started) * 1000)
@@ -351,6 +376,8 @@ class Fold:
         bad = [k for k in pick.keys if k in spam]
         tally.teams_with_spam += bool(bad)
         tally.spam_leads += bool(pick.keys) and pick.keys[0] in spam
+        if pick.keys and pick.keys[0] in spam:
+            tally.led[pick.keys[0]] += 1
         tally.only_spam += bool(bad) and len(bad) == len(pick.keys)
         tally.joined.update(bad)
         tally.sleeper_teams += any(k in world.delivers for k in bad)

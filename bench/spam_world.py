@@ -27,7 +27,7 @@ from ioa_p2p.dht.ranking import card_profile
 from ioa_p2p.dht.sketchscore import SketchScorer, card_terms, query_terms
 from ioa_p2p.embedding import WordLlamaEmbedder, normalise
 from ioa_p2p.identity import Identity
-from ioa_p2p.matching import make_matcher
+from ioa_p2p.matching import make_matcher, split_goal
 from ioa_p2p.matching.breadth import breadth, breadth_discount, card_items
 from ioa_p2p.matching.calibration import HYBRID, WORDLLAMA
 from ioa_p2p.node.discovery.arrival_store import open_arrivals
@@ -57,6 +57,12 @@ ARRIVAL = ["flood"]
 #: Whether the fetch's pool is cut after each peer's own evidence (reputation, flood penalty:
 #: ``fetchchoice.pool_of``, the node since 2026-11-29) or by sketch score alone (``--evidence-pool off``).
 EVIDENCE_POOL = [True]
+#: Whether a goal's fetch also runs for each of its clauses (``--need-finds``; the node's
+#: ``TeamFormation.find_all`` does: the goal and its clauses, ``MAX_QUERIES`` at most) or for the whole goal
+#: alone (off: the model before 2026-11-29).
+NEED_FINDS = [True]
+#: ``node/goals/teams.py`` ``MAX_QUERIES``: the goal's finds at most.
+MAX_QUERIES = 6
 DUP = [0.0]
 DUP_COSINE = [0.5]
 DUP_FREE = [4]
@@ -77,12 +83,21 @@ def make_card(identity: Identity, name: str, description: str, skills: tuple[str
     )  # fmt: skip
 
 
+#: This benchmark's own card texts (``drip`` picks one of them per identity).
+DEV_TEXTS = ("stuffed", "superset", "clone", "reworded")
+#: ``--attacks dev``: every attack of this benchmark's own generator (tune against these only).
+DEV_ATTACKS = (*DEV_TEXTS, "drip")
+
+
 def spam_texts(
     kind: str, honest: list[tuple[str, str]], count: int, rng: random.Random
 ) -> list[tuple[str, tuple[str, ...]]]:
     phrases = [d.split(",")[0].split(".")[0] for _, d in honest]
     out: list[tuple[str, tuple[str, ...]]] = []
     for i in range(count):
+        if kind == "drip":  # the development trickle attacker: one of the four texts per identity
+            out.extend(spam_texts(rng.choice(DEV_TEXTS), [honest[i % len(honest)], *honest], 1, rng))
+            continue
         if kind == "stuffed":
             picked = rng.sample(phrases, rng.randint(5, 15)) + rng.sample(KEYWORDS, rng.randint(5, 15))
             rng.shuffle(picked)
@@ -128,7 +143,18 @@ class Sketches:
         self._centre = None
         self._dense = None
 
-    def fetched(
+    def fetched(self, goal: str, *args: Any, **kwargs: Any) -> list[str]:
+        """:meth:`fetched_one` for the goal and, with :data:`NEED_FINDS`, for each of its clauses too (as
+        ``node/goals/teams.py`` ``find_all``: ``MAX_QUERIES`` at most): their union, in order."""
+        queries = [goal]
+        if NEED_FINDS[0]:
+            queries = list(dict.fromkeys([goal, *(n.text for n in split_goal(goal))]))[:MAX_QUERIES]
+        out: dict[str, None] = {}
+        for query in queries:
+            out.update(dict.fromkeys(self.fetched_one(query, *args, **kwargs)))
+        return list(out)
+
+    def fetched_one(
         self,
         goal: str,
         standing: dict[str, float],
@@ -293,6 +319,14 @@ class Standings:
                 items = card_items(card_profile(card.card))
                 self.discount[key] = -breadth_discount(breadth(items, self.embed_items))
         return {k: v for k, v in self.discount.items() if v}
+
+
+def attacks_of(text: str) -> list[str]:
+    """The attacks ``--attacks`` names (comma-separated; ``dev``: :data:`DEV_ATTACKS`)."""
+    out: list[str] = []
+    for name in (n.strip() for n in text.split(",") if n.strip()):
+        out.extend(DEV_ATTACKS if name == "dev" else (name,))
+    return list(dict.fromkeys(out))
 
 
 def spam_for(attack: str, honest: list[tuple[str, str]], count: int, rng: random.Random) -> list[Any]:

@@ -27,7 +27,15 @@ identity whose teams of the last window reached its budget is *spent* (:func:`sp
   :data:`~ioa_p2p.teaming.offline.LEAD_MARGIN` (:func:`~ioa_p2p.teaming.offline.lead_first`); a spent
   card that is clearly the goal's best match (nothing else within the margin) still leads;
 - near-duplicates share one budget: a kin group's leader is spent when one of its followers is
-  (:func:`~ioa_p2p.teaming.offline.shared_spent`).
+  (:func:`~ioa_p2p.teaming.offline.shared_spent`);
+- **a ceiling** (``over_budget``, :func:`ceiling_keys`): "still needed" lets a spent identity in only
+  ``over_budget`` more teams per window; past its budget plus that it is *barred*
+  (:class:`~ioa_p2p.teaming.trust.TeamCaps` ``barred``: never a member, however needed; it may still
+  lead when clearly the best). Without it, a *sleeper* whose card crowds out the honest card it copies
+  (the fetch held no other candidate for the need) was "needed" again and again: one such identity
+  joined 1.7 % of 240 teams formed within one window (``bench/bench_spam.py``, the patient attacker).
+  A need nothing else covers is then left uncovered for the rest of the window rather than given to an
+  identity whose whole evidence here is younger than the window.
 
 What it costs whom:
 
@@ -78,6 +86,9 @@ PER_WINDOW = 1
 #: the attack it halved the teams with spam at a 13 % cost in honest team quality; on a node with no
 #: evidence it helped little and let one early-proven sleeper into 3.3 % of teams: docs/matching.md).
 UNPROVEN_PER_WINDOW = 0
+#: Teams past its budget a spent identity may still join per window where nothing else can (then it is
+#: barred: :func:`ceiling_keys`); None: no ceiling (before 2026-11-29).
+OVER_BUDGET = 1
 #: Teams a :class:`TeamLog` remembers at most (the oldest are forgotten first).
 MAX_TEAMS = 4096
 
@@ -92,6 +103,9 @@ class ExposurePolicy:
     strict: bool = False  # a spent identity never joins as a member (else: when nothing else can)
     #: unproven members per window over all teams (:func:`unproven_slots_left`); None: no total bound
     unproven_per_window: int | None = UNPROVEN_PER_WINDOW or None
+    #: teams past its budget a spent identity may still join per window (:func:`ceiling_keys`); None: no
+    #: ceiling
+    over_budget: int | None = OVER_BUDGET
 
     def __post_init__(self) -> None:
         if not self.window > 0:
@@ -100,6 +114,8 @@ class ExposurePolicy:
             raise UsageError("per_window is a positive count of teams (or None: no bound)")
         if self.unproven_per_window is not None and self.unproven_per_window < 1:
             raise UsageError("unproven_per_window is a positive count of members (or None: no bound)")
+        if self.over_budget is not None and self.over_budget < 0:
+            raise UsageError("over_budget is a count of teams, 0 or more (or None: no ceiling)")
 
     def budget(self, since: float | None, now: float) -> int | None:
         """Teams of one window an identity may join: ``per_window``, and ``per_window`` more for every
@@ -111,7 +127,7 @@ class ExposurePolicy:
         return self.per_window * (1 + windows)
 
 
-OFF = ExposurePolicy(per_window=None, unproven_per_window=None)
+OFF = ExposurePolicy(per_window=None, unproven_per_window=None, over_budget=None)
 
 
 class TeamLog:
@@ -177,6 +193,27 @@ def spent_keys(
     return frozenset(out)
 
 
+def ceiling_keys(
+    joined: Mapping[str, int],
+    first_done: Mapping[str, float],
+    *,
+    now: float,
+    policy: ExposurePolicy,
+    exempt: Collection[str] = (),
+) -> frozenset[str]:
+    """The spent keys (:func:`spent_keys`) whose teams of the last window also used the ``over_budget``
+    teams a spent identity may still join where nothing else can: they are barred from joining as
+    members until the window moves on (``TeamCaps.barred``); empty when the policy has no ceiling."""
+    if policy.per_window is None or policy.over_budget is None:
+        return frozenset()
+    out = set()
+    for key, count in joined.items():
+        budget = policy.budget(first_done.get(key), now)
+        if key not in exempt and budget is not None and count >= budget + policy.over_budget:
+            out.add(key)
+    return frozenset(out)
+
+
 def unproven_slots_left(
     log: TeamLog,
     first_done: Mapping[str, float],
@@ -210,10 +247,12 @@ __all__ = [
     "EXPOSURE_WINDOW",
     "MAX_TEAMS",
     "OFF",
+    "OVER_BUDGET",
     "PER_WINDOW",
     "ExposurePolicy",
     "UNPROVEN_PER_WINDOW",
     "TeamLog",
+    "ceiling_keys",
     "newcomers_closed",
     "spent_keys",
     "unproven_slots_left",

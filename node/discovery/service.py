@@ -95,6 +95,7 @@ class Discovery(CardOwner):
         self.young: frozenset[str] = frozenset()
         self.unproven: frozenset[str] = frozenset()  # no task done on record, however old (goals service)
         self.spent: frozenset[str] = frozenset()  # joined their budget of this node's recent teams (goals)
+        self.over_ceiling: frozenset[str] = frozenset()  # spent, and past the teams they may add (goals)
         #: member slots the window still gives unproven peers over this node's teams (goals service)
         self.unproven_left: int | None = None
         self.stats = {

@@ -27,7 +27,9 @@ teams this node formed are the goal chats it created (their start, their members
 stored and the count survives restarts; an identity's first accepted work is the start of the first
 chat this node created in which it earned ``done`` (a stranger's chat could claim any start).
 :attr:`~ioa_p2p.node.discovery.Discovery.spent` is every peer (not trusted) whose teams of the last
-window reached its budget; team formation caps it (recomputed every :data:`INTERVAL`).
+window reached its budget; team formation caps it (recomputed every :data:`INTERVAL`);
+:attr:`~ioa_p2p.node.discovery.Discovery.over_ceiling` those whose teams also used the
+``exposure_over_budget`` teams a spent peer may add where nothing else can: never a member then.
 :attr:`~ioa_p2p.node.discovery.Discovery.unproven_left` is how many of the ``[goals]
 unproven_per_window`` member slots the teams of the last window left for unproven peers (no accepted
 work here before that team, not trusted): past them a team takes an unproven member only where nothing
@@ -46,7 +48,13 @@ from ioa_p2p.node.chats import Chats
 from ioa_p2p.node.discovery import Discovery
 from ioa_p2p.node.goals.types import GOAL_TOPIC_PREFIX
 from ioa_p2p.teaming.exposure import OFF as NO_EXPOSURE
-from ioa_p2p.teaming.exposure import ExposurePolicy, TeamLog, spent_keys, unproven_slots_left
+from ioa_p2p.teaming.exposure import (
+    ExposurePolicy,
+    TeamLog,
+    ceiling_keys,
+    spent_keys,
+    unproven_slots_left,
+)
 from ioa_p2p.teaming.trust import OFF, TrustPolicy, trust_priors, unproven_keys, young_keys
 
 log = logging.getLogger("ioa_p2p.goals")
@@ -73,6 +81,7 @@ class ReputationBook:
         self._started: dict[bytes, float] = {}  # start of each chat this node created (seconds)
         self.first_done: dict[str, float] = {}  # when each peer first earned ``done`` here (seconds)
         self.spent: frozenset[str] = frozenset()
+        self.over_ceiling: frozenset[str] = frozenset()
         self.left: int | None = None  # slots the window still gives unproven peers (None: no bound)
         self.standings: dict[str, Standing] = {}
         self.young: frozenset[str] = frozenset()
@@ -120,6 +129,7 @@ class ReputationBook:
         """Recompute the spent peers and whether the window's slots for unproven peers are given (module
         docstring); True when either changed."""
         spent: frozenset[str] = frozenset()
+        ceiling: frozenset[str] = frozenset()
         left: int | None = None
         policy = self.exposure
         if policy.per_window is not None or policy.unproven_per_window is not None:
@@ -131,9 +141,10 @@ class ReputationBook:
                 teams.record(started, members)
             joined = teams.joined(since)
             spent = spent_keys(joined, self.first_done, now=now, policy=policy, exempt=self.trusted)
+            ceiling = ceiling_keys(joined, self.first_done, now=now, policy=policy, exempt=self.trusted)
             left = unproven_slots_left(teams, self.first_done, now=now, policy=policy, exempt=self.trusted)
-        changed = spent != self.spent or left != self.left
-        self.spent, self.left = spent, left
+        changed = spent != self.spent or left != self.left or ceiling != self.over_ceiling
+        self.spent, self.left, self.over_ceiling = spent, left, ceiling
         return changed
 
     def _pin_members(self) -> None:
@@ -176,6 +187,7 @@ class ReputationBook:
         self.discovery.young = self.young
         self.discovery.unproven = self.unproven
         self.discovery.spent = self.spent
+        self.discovery.over_ceiling = self.over_ceiling
         self.discovery.unproven_left = self.left
         self.discovery.search.settled = self.settled
         self.discovery.search.proven = frozenset(self.proven)

@@ -268,8 +268,9 @@ class TeamFormation:
             strict=strict,
             unproven_left=discovery.unproven_left,
         )
-        if caps.spent and not strict:  # spent and still under a flood's penalty: never a member
-            caps = dataclasses.replace(caps, barred=discovery.search.flooded(caps.spent))
+        if caps.spent and not strict:  # under a flood's penalty or past the ceiling: never a member
+            barred = discovery.search.flooded(caps.spent) | (discovery.over_ceiling & caps.spent)
+            caps = dataclasses.replace(caps, barred=barred)
         offline = functools.partial(
             ranker.shortlist,
             goal,

@@ -19,7 +19,13 @@ from ioa_p2p.config.sections import parse_section, setting
 from ioa_p2p.conversation.messages import ConvStart
 from ioa_p2p.errors import IoAError
 from ioa_p2p.identity import PeerId
-from ioa_p2p.teaming.exposure import EXPOSURE_WINDOW, PER_WINDOW, UNPROVEN_PER_WINDOW, ExposurePolicy
+from ioa_p2p.teaming.exposure import (
+    EXPOSURE_WINDOW,
+    OVER_BUDGET,
+    PER_WINDOW,
+    UNPROVEN_PER_WINDOW,
+    ExposurePolicy,
+)
 from ioa_p2p.teaming.trust import MAX_UNPROVEN, MAX_YOUNG, TRUST_AGE, YOUNG_PENALTY, TrustPolicy
 
 GOAL_TOPIC_PREFIX = "goal: "
@@ -79,6 +85,8 @@ class GoalsConfig:
     exposure_window: float = setting(EXPOSURE_WINDOW, low=1.0)  # seconds over which teams are counted
     exposure_per_window: int = _amount(PER_WINDOW)  # teams per window with no evidence yet (0: no bound)
     exposure_strict: bool = False  # a spent identity never joins as a member (else when nothing else can)
+    #: teams past its budget a spent identity may still join per window where nothing else can (-1: any)
+    exposure_over_budget: int = setting(OVER_BUDGET, low=-1)
     #: member slots per window all teams give to unproven identities, apart from those nothing proven fills
     unproven_per_window: int = _amount(UNPROVEN_PER_WINDOW)  # 0 (the default): no total bound
 
@@ -93,6 +101,7 @@ class GoalsConfig:
             self.exposure_per_window or None,
             self.exposure_strict,
             self.unproven_per_window or None,
+            None if self.exposure_over_budget < 0 else self.exposure_over_budget,
         )
 
     @classmethod
