@@ -205,3 +205,37 @@ def test_a_fee_added_to_every_item_is_asked_for_not_summed() -> None:
     assert not any("+" in s.template for s in plan.steps)
     summed = plan_request("What is the Ostrel basic fee added to the Ostrel paperwork fee?")
     assert any("v1 + v2" in s.template for s in summed.steps)
+
+
+HALL = """\
+Pendle Row community hall - running costs
+
+The hall's heating burns 88 kWh of gas per square metre of floor area each winter. The main hall
+has a floor area of 240 square metres. Cleaning is EUR 1.90 per square metre per month. Caretaker
+time is billed at EUR 31 per caretaker-hour. The hall's minibus cruises at 70 km/h.
+"""
+
+
+@pytest.mark.parametrize(
+    ("question", "found", "unit"),
+    [
+        # a rate per square metre (the floor area is in the document): the whole is asked, not the rate
+        ("How much gas does the Pendle Row main hall burn in a winter?", 88.0, "kWh"),
+        ("What does cleaning the Pendle Row main hall cost for a year?", 1.9, "EUR"),
+        # "per caretaker-hour" is per hour: the question asks for the cost of the time, not the rate
+        ("What did the caretaker's time on the Pendle Row open day cost?", 31.0, "EUR"),
+        # a speed, not the distance asked for
+        ("How far does the Pendle Row minibus go in a morning at cruising speed?", 70.0, "km"),
+    ],
+)
+def test_a_rate_per_something_the_question_never_names_is_not_kept(
+    question: str, found: float, unit: str
+) -> None:
+    """The nat suite's losses when p-derive merged beside p-three (coordinator): "95 kWh of gas per square
+    metre" was kept as the answer to a whole season's gas."""
+    from ioa_p2p.planning.kept_lookup import kept_lookup, unasked_per
+
+    assert kept_lookup(question, _found(found, unit, HALL)) is None
+    assert unasked_per(question, HALL, found)
+    assert not unasked_per("What is the cleaning charge per square metre per month?", HALL, 1.9)
+    assert not unasked_per("What is the caretaker's hourly rate?", HALL, 31.0)

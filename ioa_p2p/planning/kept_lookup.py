@@ -85,6 +85,8 @@ def kept_lookup(question: str, found: Value | None) -> tuple[str, str] | None:
         return None
     if not per_stated(question, own) or unnamed_labels(question, text):
         return None
+    if unasked_per(question, own.text, found.number):
+        return None  # "95 kWh per square metre" for a whole season: a rate the derivation multiplies
     if not _fits_dimension(question, found.unit, text):
         return None
     return f"{format_number(found.number)} * 1", found.unit
@@ -207,6 +209,32 @@ def per_stated(question: str, own: DocRecord) -> bool:
         if root not in headings and not re.search(per, own.text, re.I):
             return False
     return True
+
+
+#: after a number: its unit (up to three words: "kWh of gas") and what it is per ("per", "/", "each", "every")
+_PER_AFTER = re.compile(
+    r"^(?:\s*[^\s\d/]+){0,3}?\s*(?:\b(?:per|each|every)\s+|/\s*)([a-z]+(?:-[a-z]+)*)", re.I
+)
+
+
+def unasked_per(question: str, text: str, number: float) -> bool:
+    """Whether ``text`` states ``number`` per something (``"95 kWh of gas per square metre"``, ``"52
+    km/h"``, ``"EUR 2.50 per square metre per month"``) that the question never names: it asks for a
+    whole the rate is a part of, not for the rate."""
+    asked = _stems(words_in(question))
+    plain = _plain(text)
+    for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", plain):
+        try:
+            value = float(m.group(0).replace(",", ""))
+        except ValueError:
+            continue
+        if not _same(value, number):
+            continue
+        per = _PER_AFTER.match(plain[m.end() : m.end() + 60])
+        unit = per.group(1).lower().split("-")[-1] if per is not None else ""  # "engineer-hour": an hour
+        if unit and stem(_PERIODS.get(unit, unit)) not in asked:
+            return True
+    return False
 
 
 def _fits_dimension(question: str, unit: str, text: str) -> bool:
