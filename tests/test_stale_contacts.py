@@ -242,17 +242,19 @@ async def test_a_lookup_does_not_wait_for_a_contact_whose_connection_the_remote_
     hedges.missed = 0.0  # no spare request: what the suspicion saves alone
     stale_contacts.watch_stale_contacts(dht, ConnectionEvents())
     stale_contacts.note_failure(dht, gone, 0.0)  # its connection ended at the remote
-    lookup = Lookup([key], kad_io.known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=2)
+    assert set(kad_io.known_peers(dht)) == {a.to_bytes(), b.to_bytes()}  # no lookup starts from it
+    named = [p.to_bytes() for p in (gone, a, b)]  # another peer's answer names it: asked, not waited for
+    me = dht.local_peer_id.to_bytes()
     started = trio.current_time()
-    await kad_io.run_lookup(dht, lookup, kad_io.CLOSEST)
+    await kad_io.run_lookup(dht, Lookup([key], named, me=me, ask=2), kad_io.CLOSEST)
     assert trio.current_time() - started == pytest.approx(0.33, abs=1e-6)  # a and b at once
     assert gone.to_bytes() in stale_contacts.contacts_of(dht)  # its request was cancelled: still stale
     # without the note, the same lookup waits the reach wait for it first
     dht = _Dht([gone, a, b])
     kad_io.hedges_of(dht).missed = 0.0
-    lookup = Lookup([key], kad_io.known_peers(dht), me=dht.local_peer_id.to_bytes(), ask=2)
+    assert len(kad_io.known_peers(dht)) == 3
     started = trio.current_time()
-    await kad_io.run_lookup(dht, lookup, kad_io.CLOSEST)
+    await kad_io.run_lookup(dht, Lookup([key], named, me=me, ask=2), kad_io.CLOSEST)
     assert trio.current_time() - started > 0.33 + 0.1
 
 

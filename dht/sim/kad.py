@@ -383,9 +383,10 @@ def known_peers(
     and every open connection, of which the lookup keeps its ``width`` closest per key (``count``: ``K``,
     or ``LEARNED`` for the self-lookup); here the ``count`` closest per key of the table and of the open
     connections are passed (the same candidates, without sorting thousands of peers), and the
-    connections peer discovery keeps. ``connections=False``: the table's and the kept connections only
-    (py-libp2p's own lookups)."""
+    connections peer discovery keeps; stale contacts of the table (``dht/contacts.py``) are left out.
+    ``connections=False``: the table's and the kept connections only (py-libp2p's own lookups)."""
     table, nodes = node.table, world.nodes
+    stale = None if node.contacts is None else node.contacts.peers  # left out, as in kad_io.known_peers
     out: dict[bytes, None] = {}
     conns = list(node.conns) if connections else []
     many = len(conns) > count
@@ -394,7 +395,7 @@ def known_peers(
         top = _top_positions(nodes)[index]
     for key in keys:
         target = position(key)
-        out.update(dict.fromkeys(table.closest(target, count)))
+        out.update(dict.fromkeys(table.closest(target, count, skip=stale)))
         if many:
             out.update((nodes[i].peer, None) for i in _closest_of(nodes, index, top, target, count))
         else:

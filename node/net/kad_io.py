@@ -100,8 +100,13 @@ def kad_protocol_in_use() -> str:
 
 def known_peers(dht: Any) -> list[bytes]:
     """Every peer the node knows for routing (its routing table and its connections) as ID bytes, leaving
-    out peers whose identify says they do not serve the DHT (clients: nodes behind NAT run in client mode)."""
-    peers = set(dht.routing_table.get_peer_ids()) | set(dht.host.get_connected_peers())
+    out peers whose identify says they do not serve the DHT (clients: nodes behind NAT run in client mode)
+    and stale contacts without a connection (:mod:`~ioa_p2p.node.net.stale_contacts`: not named to others
+    either)."""
+    connected = set(dht.host.get_connected_peers())
+    stale = contacts_of(dht).peers
+    table = {p for p in dht.routing_table.get_peer_ids() if not stale or p.to_bytes() not in stale}
+    peers = table | connected
     peers.discard(dht.local_peer_id)
     return [p.to_bytes() for p in peers if serves_dht(dht.host, p)]
 
