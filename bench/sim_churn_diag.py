@@ -155,10 +155,12 @@ def main() -> None:
     args.early_rank = SURE_RANK
     started, cpu = time.perf_counter(), time.process_time()
     world = form(args.nodes, args.churn, None, args)
-    run_for(world, args.traffic_window, Traffic(world))
+    traffic = Traffic(world)
+    run_for(world, args.traffic_window, traffic)
     settle_gc()
     row: dict[str, Any] = {"N": args.nodes, "churn": args.churn, "seed": args.seed}
     row["stale_contacts"] = args.stale_contacts
+    row["msgs/node/min"] = round(traffic.per_node_minute()["total"], 1)
     row.update(staleness(world), table=round(statistics.mean(world.table_sizes()), 1))
     row["conns_dropped"] = world.net.dropped
     rng = random.Random(args.seed * 1000 + args.nodes + int(args.churn * 100))
