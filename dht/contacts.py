@@ -84,10 +84,10 @@ class StaleContacts(Generic[P]):
         """The stale contacts whose grace ran out by ``now`` (and any the limit pushed out), forgotten
         here: the caller evicts them."""
         out, self._overdue = self._overdue, []
-        stale, limit = self._stale, now - self.grace
+        stale, grace = self._stale, self.grace
         while stale:
             peer = next(iter(stale))
-            if stale[peer][0] > limit:
+            if stale[peer][0] + grace > now:  # the sum next_due() gives: never due there and not here
                 break
             del stale[peer]
             out.append(peer)

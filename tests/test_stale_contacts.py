@@ -59,6 +59,17 @@ def test_a_stale_contact_not_heard_within_the_grace_is_due() -> None:
     assert GRACE > 0
 
 
+def test_a_contact_is_due_exactly_when_next_due_says() -> None:
+    """Rounding: ``first + grace`` may be ``now`` while ``now - grace`` is below ``first`` (a sweep
+    scheduled at ``next_due()`` then found nothing due and scheduled itself again at the same moment)."""
+    contacts = StaleContacts[str](grace=30.0)
+    first = 9.386
+    contacts.failed("a", first)
+    due = contacts.next_due()
+    assert due is not None and due - 30.0 < first  # the case: 39.386 - 30.0 is below 9.386 in floats
+    assert contacts.due(due) == ["a"]
+
+
 def test_stale_contacts_are_bounded_and_the_oldest_is_due_at_once() -> None:
     contacts = StaleContacts[int](limit=3)
     for peer in range(5):
